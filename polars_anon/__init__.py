@@ -1,0 +1,54 @@
+"""polars_anon: k-anonymization for Polars and DuckDB, with the numbers of what it cost.
+
+>>> import polars_anon as pa
+>>> pa.Hierarchy.suppression(["F", "M"]).root
+'*'
+"""
+
+from __future__ import annotations
+
+from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
+from polars_anon.algorithms import METHODS
+from polars_anon.anonymize import Anonymized, anonymize, verify_k
+from polars_anon.classes import class_size_histogram, class_sizes, is_k_anonymous, k_summary, min_class_size
+from polars_anon.errors import (
+    AnonError,
+    ColumnNotFoundError,
+    HierarchyError,
+    InfeasibleError,
+    InputError,
+    InvalidParameterError,
+    NotKAnonymousError,
+    NullValueError,
+    OutputExistsError,
+    ValueNotInHierarchyError,
+)
+from polars_anon.generalize import generalize, generalize_expr, generalize_partition
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = [
+    "METHODS",
+    "AnonError",
+    "Anonymized",
+    "ColumnNotFoundError",
+    "Hierarchy",
+    "HierarchyError",
+    "InfeasibleError",
+    "InputError",
+    "InvalidParameterError",
+    "NotKAnonymousError",
+    "NullValueError",
+    "OutputExistsError",
+    "ValueNotInHierarchyError",
+    "anonymize",
+    "class_size_histogram",
+    "class_sizes",
+    "generalize",
+    "generalize_expr",
+    "generalize_partition",
+    "is_k_anonymous",
+    "k_summary",
+    "min_class_size",
+    "verify_k",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,9 @@
+"""Literal option types shared by the public API."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Method = Literal["fulldomain", "greedy", "mondrian", "datafly", "mdav"]
+NullPolicy = Literal["error", "suppress"]
+SuppressPolicy = Literal["remove", "root"]

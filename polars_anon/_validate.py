@@ -1,0 +1,84 @@
+"""Checks shared by the entry points. Each raises an AnonError naming the culprit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import polars as pl
+
+from polars_anon.errors import (
+    ColumnNotFoundError,
+    InfeasibleError,
+    InvalidParameterError,
+    NullValueError,
+    ValueNotInHierarchyError,
+    preview,
+)
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["as_lazy", "check_choice", "check_columns", "check_k", "check_values"]
+
+
+def as_lazy(data: object) -> pl.LazyFrame:
+    """Coerce a Polars DataFrame/LazyFrame or a pandas DataFrame to a LazyFrame."""
+    if isinstance(data, pl.LazyFrame):
+        return data
+    if isinstance(data, pl.DataFrame):
+        return data.lazy()
+    if type(data).__module__.startswith("pandas"):
+        return pl.from_pandas(data).lazy()  # type: ignore[arg-type]
+    raise InvalidParameterError(
+        f"expected a Polars DataFrame or LazyFrame (or a pandas DataFrame), got {type(data).__name__}"
+    )
+
+
+def check_columns(lf: pl.LazyFrame, names: Iterable[str], what: str = "qids") -> list[str]:
+    """Raise ColumnNotFoundError when any of `names` is not a column of `lf`."""
+    names = list(names)
+    columns = lf.collect_schema().names()
+    missing = [n for n in names if n not in columns]
+    if missing:
+        raise ColumnNotFoundError(f"{what} {missing} not in the frame; its columns are {columns}")
+    return names
+
+
+def check_k(k: object, n_rows: int | None = None) -> int:
+    """k must be an integer >= 1 and, when the row count is known, at most that."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
+    if n_rows is not None and k > n_rows:
+        raise InfeasibleError(f"k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
+    return k
+
+
+def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
+    """Refuse an option outside its allowed values."""
+    if value not in allowed:
+        raise InvalidParameterError(f"{name} must be one of {list(allowed)}, got {value!r}")
+    return str(value)
+
+
+def check_values(
+    tuples: pl.DataFrame, hierarchies: Mapping[str, Hierarchy], *, allow_null: bool = False, source: str = ""
+) -> None:
+    """Every non-null value of every quasi-identifier must be a leaf of its hierarchy.
+
+    `tuples` holds the distinct quasi-identifier tuples (String columns) with a
+    ``size`` column; nulls are refused with their row count unless `allow_null`.
+    """
+    where = f" in {source}" if source else ""
+    for q, h in hierarchies.items():
+        col = tuples[q]
+        if col.null_count() and not allow_null:
+            n_null = int(tuples.filter(pl.col(q).is_null())["size"].sum())
+            raise NullValueError(
+                f"column {q!r}{where} has {n_null} null values; fill them, drop those rows, "
+                "or pass null='suppress' to publish them as the hierarchy root"
+            )
+        values = col.drop_nulls().unique().sort()
+        missing = values.filter(~values.is_in(h.leaf_labels)).to_list()
+        if missing:
+            raise ValueNotInHierarchyError(
+                f"column {q!r}{where}: {len(missing)} distinct values are not leaves of its hierarchy "
+                f"(first: {preview(missing)}); add them to the hierarchy or drop those rows"
+            )

@@ -1,0 +1,84 @@
+"""Anonymization algorithms behind one interface.
+
+An algorithm is a function ``run(task: Task) -> Plan``. It receives the validated
+input (quasi-identifiers already cast to String) and its class aggregates (one row
+per distinct quasi-identifier tuple with its ``size``: the materialized input of
+the NumPy loops), and returns the published LazyFrame plus what it wants reported.
+Register a new one in :data:`METHODS`; ``pa.anonymize(method=...)``, the namespace
+and the CLI dispatch through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["METHODS", "Plan", "Task", "recode", "register_method"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """What an algorithm is asked to do."""
+
+    lf: pl.LazyFrame
+    """Validated input; quasi-identifiers are String, nulls already mapped if allowed."""
+    aggregates: pl.DataFrame
+    """Distinct quasi-identifier tuples (String) and their ``size`` (UInt32), sorted."""
+    qids: Sequence[str]
+    hierarchies: Mapping[str, Hierarchy]
+    k: int
+    seed: int = 0
+    metric: str | None = None
+    sensitive: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.aggregates["size"].sum())
+
+
+@dataclass
+class Plan:
+    """What an algorithm returns: the published table and its own facts for the report."""
+
+    lf: pl.LazyFrame
+    suppressed: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def recode(lf: pl.LazyFrame, mapping: pl.DataFrame, qids: Sequence[str], *, suppressed: str | None = None) -> pl.LazyFrame:
+    """Publish rows through a tuple map: original quasi-identifier tuple -> published tuple.
+
+    `mapping` has the original quasi-identifiers (String) and, for each, a column
+    ``__anon_out_<qid>``. When `suppressed` names a Boolean column of `mapping`,
+    rows whose tuple is marked are removed (the others keep their order).
+    """
+    qids = list(qids)
+    out_cols = [f"__anon_out_{q}" for q in qids]
+    extra = [suppressed] if suppressed else []
+    joined = lf.join(pl.LazyFrame(mapping.select(*qids, *out_cols, *extra)), on=qids, how="left", maintain_order="left")
+    if suppressed:
+        joined = joined.filter(~pl.col(suppressed)).drop(suppressed)
+    names = lf.collect_schema().names()
+    return joined.with_columns(pl.col(o).alias(q) for q, o in zip(qids, out_cols)).select(names)
+
+
+METHODS: dict[str, Callable[[Task], Plan]] = {}
+
+
+def register_method(name: str) -> Callable[[Callable[[Task], Plan]], Callable[[Task], Plan]]:
+    """Decorator adding an algorithm to :data:`METHODS`."""
+
+    def add(fn: Callable[[Task], Plan]) -> Callable[[Task], Plan]:
+        METHODS[name] = fn
+        return fn
+
+    return add
+
+
+from polars_anon.algorithms import fulldomain  # noqa: E402,F401  (registers itself)

@@ -1,0 +1,74 @@
+"""Equivalence classes: rows sharing one quasi-identifier tuple, and their sizes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+__all__ = ["class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size"]
+
+SIZE = "size"
+
+
+def class_sizes(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
+    """One row per equivalence class: the quasi-identifier tuple and its ``size`` (UInt32).
+
+    Rows are sorted by the tuple so the result is deterministic.
+
+    >>> class_sizes(pl.LazyFrame({"a": [1, 1, 2]}), ["a"]).collect().rows()
+    [(1, 2), (2, 1)]
+    """
+    qids = list(qids)
+    return lf.group_by(qids).agg(pl.len().alias(SIZE)).sort(qids, nulls_last=True)
+
+
+def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame:
+    """One row: ``k``, ``min_class_size``, ``n_classes``, ``n_rows``, ``violating_rows``, ``k_anonymous``.
+
+    >>> k_summary(pl.LazyFrame({"a": [1, 1, 2]}), ["a"], k=2).collect().row(0)
+    (2, 1, 2, 3, 1, False)
+    """
+    sizes = lf.group_by(list(qids)).agg(pl.len().alias(SIZE))
+    return sizes.select(
+        pl.lit(k, dtype=pl.Int64).alias("k"),
+        pl.col(SIZE).min().cast(pl.Int64).fill_null(0).alias("min_class_size"),
+        pl.len().cast(pl.Int64).alias("n_classes"),
+        pl.col(SIZE).sum().cast(pl.Int64).alias("n_rows"),
+        pl.col(SIZE).filter(pl.col(SIZE) < k).sum().cast(pl.Int64).alias("violating_rows"),
+        (pl.col(SIZE).min().fill_null(k) >= k).alias("k_anonymous"),
+    )
+
+
+def min_class_size(lf: pl.LazyFrame, qids: Sequence[str]) -> int:
+    """Smallest class size (the effective k); 0 for an empty table.
+
+    >>> min_class_size(pl.LazyFrame({"a": [1, 1, 2]}), ["a"])
+    1
+    """
+    return int(k_summary(lf, qids).collect()["min_class_size"].item())
+
+
+def is_k_anonymous(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> bool:
+    """True when every class has at least `k` rows.
+
+    >>> is_k_anonymous(pl.LazyFrame({"a": [1, 1, 2, 2]}), ["a"], 2)
+    True
+    """
+    return bool(k_summary(lf, qids, k).collect()["k_anonymous"].item())
+
+
+def class_size_histogram(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
+    """How many classes have each size: columns ``size``, ``classes``, ``rows``.
+
+    >>> class_size_histogram(pl.LazyFrame({"a": [1, 1, 2]}), ["a"]).collect().rows()
+    [(1, 1, 1), (2, 1, 2)]
+    """
+    return (
+        lf.group_by(list(qids))
+        .agg(pl.len().alias(SIZE))
+        .group_by(SIZE)
+        .agg(pl.len().alias("classes"))
+        .with_columns((pl.col(SIZE).cast(pl.Int64) * pl.col("classes")).alias("rows"))
+        .sort(SIZE)
+    )

@@ -1,0 +1,69 @@
+"""Exceptions raised when polars_anon refuses input.
+
+Every refusal names the column, value or parameter at fault, what was given, what
+is allowed, and a hint. All of them derive from :class:`AnonError`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AnonError",
+    "ColumnNotFoundError",
+    "HierarchyError",
+    "InfeasibleError",
+    "InputError",
+    "InvalidParameterError",
+    "NotKAnonymousError",
+    "NullValueError",
+    "OutputExistsError",
+    "ValueNotInHierarchyError",
+]
+
+
+class AnonError(Exception):
+    """Base of every refusal of bad input."""
+
+
+class ColumnNotFoundError(AnonError, KeyError):
+    """A named column is not in the frame."""
+
+    def __str__(self) -> str:  # a plain KeyError would quote the message
+        return str(self.args[0])
+
+
+class InvalidParameterError(AnonError, ValueError):
+    """A parameter has a value outside its allowed range or set."""
+
+
+class HierarchyError(AnonError, ValueError):
+    """A hierarchy is malformed: two parents, two roots, a cycle, ragged rows, empty."""
+
+
+class ValueNotInHierarchyError(HierarchyError):
+    """A column holds values that are not leaves of its hierarchy."""
+
+
+class NullValueError(AnonError, ValueError):
+    """A quasi-identifier holds nulls and no null policy allows them."""
+
+
+class InfeasibleError(AnonError, ValueError):
+    """The request cannot be met: k larger than the table, suppression budget too small."""
+
+
+class NotKAnonymousError(AnonError):
+    """The independent check found a class smaller than k; nothing was written."""
+
+
+class OutputExistsError(AnonError, FileExistsError):
+    """The output path exists and overwriting was not asked for."""
+
+
+def preview(values: list[object], limit: int = 5) -> str:
+    """Format at most `limit` offending values for an error message."""
+    shown = [str(v) if v is None else repr(v) for v in values[:limit]]
+    return "[" + ", ".join(shown) + "]"
+
+
+class InputError(AnonError, ValueError):
+    """An input file is missing, unreadable, or not Parquet/CSV."""

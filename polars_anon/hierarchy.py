@@ -1,0 +1,547 @@
+"""Generalization hierarchies as join tables [paper 001 §3].
+
+A :class:`Hierarchy` is a rooted tree over the values of one quasi-identifier. It
+is held as two Polars tables:
+
+``nodes``
+    ``node`` (Int64 id, depth-first preorder, the root is 0), ``label`` (String),
+    ``parent`` (id, null at the root), ``level`` (leaves are 0; a node's level is
+    its longest distance down to a leaf, paper 001 §3), ``depth`` (distance from the
+    root), ``leaves`` (nl: leaves under the node), ``order_lo``/``order_hi`` (the
+    node's leaves are this contiguous range of the depth-first leaf order).
+``closure``
+    ``leaf``, ``ancestor``, ``distance``: every (leaf, ancestor) pair, the leaf
+    itself included at distance 0.
+
+NumPy lookups for the greedy loop and MDAV (:meth:`Hierarchy.lca_matrix`,
+:meth:`Hierarchy.lca`, :meth:`Hierarchy.root_weights`) are derived from the same
+tree. Labels are strings; a column is matched to its hierarchy by its values cast
+to String.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from polars_anon.errors import HierarchyError, InvalidParameterError, preview
+
+__all__ = ["Hierarchy"]
+
+_ID = pl.Int64
+
+
+class Hierarchy:
+    """A generalization hierarchy of one quasi-identifier.
+
+    Build one with a constructor: :meth:`from_csv` (ARX format), :meth:`from_rows`,
+    :meth:`from_dict`, :meth:`from_parents`, :meth:`intervals`, :meth:`masking`,
+    :meth:`suppression`.
+
+    Examples
+    --------
+    >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
+    >>> h.height, h.n_leaves, h.root
+    (3, 6, '*')
+    >>> h.label_of(h.lca(h.id_of("a"), h.id_of("c")))
+    'A'
+    """
+
+    def __init__(self, labels: Sequence[str], parents: Sequence[int]) -> None:
+        """Build from labels in depth-first preorder and parent ids (-1 at the root).
+
+        Prefer the named constructors; this one trusts its input to be a valid
+        preorder tree and is used by them after validation.
+        """
+        n = len(labels)
+        self._labels = list(labels)
+        self._parent = np.asarray(parents, dtype=np.int64)
+        depth = np.zeros(n, dtype=np.int64)
+        for i in range(1, n):
+            depth[i] = depth[self._parent[i]] + 1
+        level = np.zeros(n, dtype=np.int64)
+        leaves = np.zeros(n, dtype=np.int64)
+        is_leaf = np.ones(n, dtype=bool)
+        is_leaf[self._parent[1:]] = False
+        leaves[is_leaf] = 1
+        for i in range(n - 1, 0, -1):  # preorder reversed: children before parents
+            p = self._parent[i]
+            leaves[p] += leaves[i]
+            level[p] = max(level[p], level[i] + 1)
+        order = np.cumsum(is_leaf) - 1
+        order_lo = np.empty(n, dtype=np.int64)
+        order_hi = np.empty(n, dtype=np.int64)
+        # in preorder a subtree is a contiguous id range; its first leaf is the
+        # first leaf at or after the node, its last leaf lies leaves-1 further on
+        next_leaf = np.where(is_leaf, order, np.iinfo(np.int64).max)
+        next_leaf = np.minimum.accumulate(next_leaf[::-1])[::-1]
+        order_lo[:] = next_leaf
+        order_hi[:] = order_lo + leaves - 1
+        self._depth, self._level, self._leaves = depth, level, leaves
+        self._is_leaf = is_leaf
+        self._order_lo, self._order_hi = order_lo, order_hi
+        self._index = {label: i for i, label in enumerate(self._labels)}
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_parents(cls, parents: Mapping[str, str | None]) -> Hierarchy:
+        """Build from a mapping child label -> parent label (None for the root).
+
+        Children keep the order in which they appear in the mapping. Parent labels
+        that are not keys are added as nodes whose parent is unknown, which is an
+        error unless exactly one node is the root.
+
+        >>> Hierarchy.from_parents({"a": "A", "b": "A", "A": None}).n_leaves
+        2
+        """
+        if not parents:
+            raise HierarchyError("the hierarchy is empty: give at least one value")
+        parent_of: dict[str, str | None] = {}
+        for child, parent in parents.items():
+            child = _label(child)
+            parent_of[child] = None if parent is None else _label(parent)
+        missing = [p for p in dict.fromkeys(parent_of.values()) if p is not None and p not in parent_of]
+        if missing:
+            raise HierarchyError(
+                f"{len(missing)} parent labels are not nodes of the hierarchy (first: {preview(missing)}); "
+                "give each of them a parent, or None for the root"
+            )
+        roots = [c for c, p in parent_of.items() if p is None]
+        if len(roots) != 1:
+            raise HierarchyError(
+                f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(roots)}); "
+                "add a common top node such as '*'"
+            )
+        children: dict[str, list[str]] = {c: [] for c in parent_of}
+        for c, p in parent_of.items():
+            if p is not None:
+                children[p].append(c)
+        labels: list[str] = []
+        parent_ids: list[int] = []
+        stack: list[tuple[str, int]] = [(roots[0], -1)]
+        while stack:
+            label, parent_id = stack.pop()
+            labels.append(label)
+            parent_ids.append(parent_id)
+            me = len(labels) - 1
+            stack.extend((c, me) for c in reversed(children[label]))
+        if len(labels) != len(parent_of):
+            lost = [c for c in parent_of if c not in set(labels)]
+            raise HierarchyError(
+                f"the hierarchy has a cycle: {len(lost)} nodes never reach the root "
+                f"{roots[0]!r} (first: {preview(lost)})"
+            )
+        return cls(labels, parent_ids)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[object]], *, source: str = "rows") -> Hierarchy:
+        """Build from ARX-style rows ``[leaf, level1, ..., top]``, one per leaf.
+
+        A label repeated on consecutive positions of a row is one node (``f;f;*``).
+        All rows must have the same length; a label with two different parents, or
+        more than one top value, is refused.
+
+        >>> Hierarchy.from_rows([["a", "A", "*"], ["b", "A", "*"], ["f", "f", "*"]]).height
+        3
+        """
+        parent_of: dict[str, str | None] = {}
+        width = None
+        for number, row in enumerate(rows, start=1):
+            cells = [_label(c) for c in row]
+            if not cells or all(c == "" for c in cells):
+                continue
+            if width is None:
+                width = len(cells)
+            elif len(cells) != width:
+                raise HierarchyError(
+                    f"{source}: row {number} has {len(cells)} fields but the first row has {width}; "
+                    f"every row lists a leaf and all its levels (row: {cells!r})"
+                )
+            if "" in cells:
+                raise HierarchyError(f"{source}: row {number} has an empty field: {cells!r}")
+            chain = [c for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]
+            for child, parent in zip(chain, [*chain[1:], None]):
+                known = parent_of.get(child, parent)
+                if child in parent_of and known != parent:
+                    raise HierarchyError(
+                        f"{source}: row {number}: node {child!r} has two parents, "
+                        f"{known!r} and {parent!r}; a node has exactly one parent"
+                    )
+                parent_of[child] = parent
+        return cls.from_parents(parent_of)
+
+    @classmethod
+    def from_csv(cls, path: str | Path, *, separator: str = ";") -> Hierarchy:
+        """Read an ARX hierarchy file: one row per leaf, ``leaf;level1;...;*``, no header.
+
+        Fields holding the separator are double-quoted, as ARX writes interval
+        labels such as ``"[72;76]"``.
+
+        >>> import tempfile, os
+        >>> p = os.path.join(tempfile.mkdtemp(), "sex.csv")
+        >>> _ = open(p, "w").write("Male;*\\nFemale;*\\n")
+        >>> Hierarchy.from_csv(p).leaf_labels
+        ['Male', 'Female']
+        """
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise HierarchyError(f"cannot read hierarchy file {str(path)!r}: {exc.strerror}") from exc
+        rows = csv.reader(io.StringIO(text), delimiter=separator, quotechar='"')
+        return cls.from_rows(rows, source=str(path))
+
+    @classmethod
+    def from_dict(cls, tree: Mapping[str, object]) -> Hierarchy:
+        """Build from a nested dict with the root as its only key.
+
+        A node's children are a dict, a list of leaf labels, or None for a leaf.
+
+        >>> Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}}).leaf_labels
+        ['a', 'b', 'c']
+        """
+        if len(tree) != 1:
+            raise HierarchyError(
+                f"a nested hierarchy dict has exactly one top key (the root), got {len(tree)}: "
+                f"{preview(list(tree))}"
+            )
+        parent_of: dict[str, str | None] = {}
+
+        def walk(label: str, parent: str | None, below: object) -> None:
+            label = _label(label)
+            if label in parent_of:
+                raise HierarchyError(
+                    f"node {label!r} appears twice in the nested dict (under {parent_of[label]!r} "
+                    f"and {parent!r}); a node has exactly one parent"
+                )
+            parent_of[label] = parent
+            if below is None:
+                return
+            if isinstance(below, Mapping):
+                for child, grand in below.items():
+                    walk(child, label, grand)
+            elif isinstance(below, (list, tuple)):
+                for child in below:
+                    walk(child, label, None)
+            else:
+                raise HierarchyError(
+                    f"children of {label!r} must be a dict, a list of leaves or None, "
+                    f"got {type(below).__name__}"
+                )
+
+        (root, below), = tree.items()
+        walk(root, None, below)
+        return cls.from_parents(parent_of)
+
+    @classmethod
+    def intervals(cls, values: Iterable[object], widths: Sequence[int], *, root: str = "*") -> Hierarchy:
+        """Numeric bands: each integer value, then bands of the given widths, then `root`.
+
+        Bands are aligned to multiples of their width and labelled ``lo-hi``
+        (inclusive); each width must divide the next so that bands nest.
+
+        >>> h = Hierarchy.intervals(range(1915, 1925), [5, 10])
+        >>> h.level_map(1).filter(pl.col("label") == "1917")["value"].item()
+        '1915-1919'
+        """
+        widths = [int(w) for w in widths]
+        if not widths or any(w < 1 for w in widths):
+            raise InvalidParameterError(f"intervals: widths must be positive integers, got {widths}")
+        for a, b in zip(widths, widths[1:]):
+            if b <= a or b % a:
+                raise InvalidParameterError(
+                    f"intervals: each width must divide the next and be larger, got {a} then {b}; "
+                    "for example [5, 10, 20]"
+                )
+        numbers = []
+        for v in dict.fromkeys(values):
+            try:
+                numbers.append(int(str(v)))
+            except ValueError:
+                raise InvalidParameterError(
+                    f"intervals: value {v!r} is not an integer; interval hierarchies need integer values"
+                ) from None
+        rows = [
+            [str(v), *(f"{v // w * w}-{v // w * w + w - 1}" for w in widths), root] for v in sorted(numbers)
+        ]
+        return cls.from_rows(rows, source="intervals")
+
+    @classmethod
+    def masking(cls, values: Iterable[object], digits: int | None = None, *, char: str = "*") -> Hierarchy:
+        """Prefix masking: ``33101 -> 3310* -> 331** -> ...``, one character per level.
+
+        `digits` characters are masked from the right (all of them by default); a
+        final ``*`` root is added when the masked values still differ.
+
+        >>> Hierarchy.masking(["33101", "33102", "34000"], 3).level_map(2)["value"].to_list()
+        ['331**', '331**', '340**']
+        """
+        labels = [str(v) for v in dict.fromkeys(values)]
+        if not labels:
+            raise HierarchyError("masking: no values given; the hierarchy would be empty")
+        width = max(len(v) for v in labels)
+        digits = width if digits is None else int(digits)
+        if digits < 1:
+            raise InvalidParameterError(f"masking: digits must be >= 1, got {digits}")
+        rows = []
+        for v in sorted(labels):
+            row = [v]
+            for i in range(1, digits + 1):
+                keep = max(len(v) - i, 0)
+                row.append(v[:keep] + char * (len(v) - keep))
+            rows.append(row)
+        if len({r[-1] for r in rows}) > 1:
+            rows = [[*r, char] for r in rows]
+        return cls.from_rows(rows, source="masking")
+
+    @classmethod
+    def suppression(cls, values: Iterable[object], *, root: str = "*") -> Hierarchy:
+        """Suppression only: every value generalizes straight to `root`.
+
+        >>> Hierarchy.suppression(["F", "M"]).height
+        2
+        """
+        rows = [[str(v), root] for v in dict.fromkeys(values)]
+        if not rows:
+            raise HierarchyError("suppression: no values given; the hierarchy would be empty")
+        return cls.from_rows(rows, source="suppression")
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes."""
+        return len(self._labels)
+
+    @property
+    def n_leaves(self) -> int:
+        """nl(G): number of leaves."""
+        return int(self._leaves[0])
+
+    @property
+    def height(self) -> int:
+        """h: the number of levels, i.e. the root's level + 1 [paper 001 §4]."""
+        return int(self._level[0]) + 1
+
+    @property
+    def root(self) -> str:
+        """Label of the root."""
+        return self._labels[0]
+
+    @property
+    def labels(self) -> list[str]:
+        """Node labels by node id."""
+        return list(self._labels)
+
+    @property
+    def leaf_labels(self) -> list[str]:
+        """Leaf labels in depth-first leaf order."""
+        return [self._labels[i] for i in np.flatnonzero(self._is_leaf)]
+
+    def id_of(self, label: object) -> int:
+        """Node id of a label; raises :class:`HierarchyError` naming the label."""
+        try:
+            return self._index[str(label)]
+        except KeyError:
+            raise HierarchyError(f"{str(label)!r} is not a node of this hierarchy (root {self.root!r})") from None
+
+    def label_of(self, node: int) -> str:
+        """Label of a node id."""
+        return self._labels[int(node)]
+
+    @property
+    def parent(self) -> np.ndarray:
+        """Parent id per node (-1 at the root)."""
+        return self._parent
+
+    @property
+    def level(self) -> np.ndarray:
+        """Level per node (leaves 0)."""
+        return self._level
+
+    @property
+    def depth(self) -> np.ndarray:
+        """Depth per node (root 0)."""
+        return self._depth
+
+    @property
+    def leaves(self) -> np.ndarray:
+        """nl(v): number of leaves under each node."""
+        return self._leaves
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """Boolean mask of leaves by node id."""
+        return self._is_leaf
+
+    @cached_property
+    def nodes(self) -> pl.DataFrame:
+        """The ``nodes`` join table (see the module docstring)."""
+        return pl.DataFrame(
+            {
+                "node": np.arange(self.n_nodes, dtype=np.int64),
+                "label": self._labels,
+                "parent": pl.Series(self._parent, dtype=_ID).replace(-1, None),
+                "level": self._level,
+                "depth": self._depth,
+                "leaves": self._leaves,
+                "order_lo": self._order_lo,
+                "order_hi": self._order_hi,
+            }
+        )
+
+    @cached_property
+    def paths(self) -> pl.DataFrame:
+        """Every (node, ancestor, distance) pair, each node with itself at distance 0."""
+        anc = self.ancestors_by_depth
+        node = np.repeat(np.arange(self.n_nodes), anc.shape[1])
+        ancestor = anc.ravel()
+        keep = ancestor >= 0
+        node, ancestor = node[keep], ancestor[keep]
+        return pl.DataFrame(
+            {"node": node, "ancestor": ancestor, "distance": self._depth[node] - self._depth[ancestor]},
+            schema={"node": _ID, "ancestor": _ID, "distance": _ID},
+        ).sort("node", "distance")
+
+    @cached_property
+    def closure(self) -> pl.DataFrame:
+        """The ``closure`` join table: every (leaf, ancestor, distance)."""
+        return (
+            self.paths.filter(pl.col("node").is_in(np.flatnonzero(self._is_leaf).tolist()))
+            .rename({"node": "leaf"})
+        )
+
+    # ------------------------------------------------------------------ lookups
+    @cached_property
+    def ancestors_by_depth(self) -> np.ndarray:
+        """Matrix node x depth -> the node's ancestor at that depth (-1 below the node)."""
+        max_depth = int(self._depth.max())
+        anc = np.full((self.n_nodes, max_depth + 1), -1, dtype=np.int64)
+        anc[np.arange(self.n_nodes), self._depth] = np.arange(self.n_nodes)
+        for i in range(1, self.n_nodes):  # preorder: the parent's row is complete
+            p = self._parent[i]
+            anc[i, : self._depth[i]] = anc[p, : self._depth[i]]
+        return anc
+
+    @cached_property
+    def _at_level(self) -> np.ndarray:
+        """Matrix level x node -> published node when generalizing to that level."""
+        out = np.empty((self.height, self.n_nodes), dtype=np.int64)
+        ids = np.arange(self.n_nodes)
+        current = ids.copy()
+        for lv in range(self.height):
+            # climb while the parent's level is still <= lv (levels grow strictly upwards)
+            while True:
+                par = self._parent[current]
+                step = (par >= 0) & (self._level[np.maximum(par, 0)] <= lv)
+                if not step.any():
+                    break
+                current = np.where(step, par, current)
+            out[lv] = current
+        return out
+
+    def generalize_ids(self, level: int) -> np.ndarray:
+        """Array node id -> node published at `level`.
+
+        A value generalized to level L is published as its highest ancestor whose
+        level is at most L (itself if its own level is above L). On an ARX
+        hierarchy with equal-length rows this is the value in column L of the file.
+
+        >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
+        >>> [h.label_of(i) for i in h.generalize_ids(1)[[h.id_of("a"), h.id_of("f")]]]
+        ['A', 'f']
+        """
+        self._check_level(level)
+        return self._at_level[level]
+
+    def level_map(self, level: int) -> pl.DataFrame:
+        """Table ``label -> value``: every node's label and its label at `level`."""
+        ids = self.generalize_ids(level)
+        return pl.DataFrame({"label": self._labels, "value": [self._labels[i] for i in ids]})
+
+    def lca(self, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
+        """Lowest common ancestors of node ids `a` and `b`, element-wise (vectorized).
+
+        >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
+        >>> h.label_of(h.lca(h.id_of("e"), h.id_of("B")))
+        'B'
+        """
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        anc = self.ancestors_by_depth
+        d = np.minimum(self._depth[a], self._depth[b])
+        x, y = anc[a, d], anc[b, d]
+        while True:
+            differ = x != y
+            if not differ.any():
+                return x
+            x = np.where(differ, self._parent[x], x)
+            y = np.where(differ, self._parent[y], y)
+
+    def lca_matrix(self, max_nodes: int = 8192) -> np.ndarray:
+        """Matrix node x node -> lowest common ancestor id.
+
+        Refused above `max_nodes` nodes (memory grows with the square); use
+        :meth:`lca` on id arrays for large hierarchies such as 5-digit zip codes.
+        """
+        if self.n_nodes > max_nodes:
+            raise InvalidParameterError(
+                f"lca_matrix: the hierarchy has {self.n_nodes} nodes, more than max_nodes={max_nodes}; "
+                "use Hierarchy.lca on id arrays instead"
+            )
+        ids = np.arange(self.n_nodes)
+        return self.lca(ids[:, None], ids[None, :])
+
+    def root_weights(self, edge_weights: np.ndarray) -> np.ndarray:
+        """Cumulative edge weight from each node up to the root.
+
+        `edge_weights[n]` is the weight ω(n, parent(n)) of the edge above node n
+        (ignored at the root). The result R satisfies w(n -> m) = R[n] - R[m] for an
+        ancestor m of n [paper 001 §3].
+
+        >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
+        >>> h.root_weights(np.array([0.0, 1.0, 0.5, 0.5, 2.0])).tolist()
+        [0.0, 1.0, 1.5, 1.5, 2.0]
+        """
+        w = np.asarray(edge_weights, dtype=np.float64)
+        if w.shape != (self.n_nodes,):
+            raise InvalidParameterError(
+                f"root_weights: edge_weights must have one entry per node ({self.n_nodes}), got shape {w.shape}"
+            )
+        out = np.zeros(self.n_nodes, dtype=np.float64)
+        for i in range(1, self.n_nodes):
+            out[i] = out[self._parent[i]] + w[i]
+        return out
+
+    def cost_matrix(self, edge_weights: np.ndarray, max_nodes: int = 8192) -> np.ndarray:
+        """Cost_Q(n, m) = w(n -> LCA(n, m)) for every pair of nodes [paper 001 §3]."""
+        r = self.root_weights(edge_weights)
+        lca = self.lca_matrix(max_nodes)
+        return r[:, None] - r[lca]
+
+    def _check_level(self, level: int) -> None:
+        if not 0 <= int(level) < self.height:
+            raise InvalidParameterError(
+                f"level {level} is outside this hierarchy's levels 0..{self.height - 1} (root {self.root!r})"
+            )
+
+    def __repr__(self) -> str:
+        return f"Hierarchy(root={self.root!r}, height={self.height}, leaves={self.n_leaves}, nodes={self.n_nodes})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hierarchy):
+            return NotImplemented
+        return self._labels == other._labels and np.array_equal(self._parent, other._parent)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _label(value: object) -> str:
+    if value is None:
+        raise HierarchyError("a hierarchy label is None; every node needs a label")
+    return str(value)

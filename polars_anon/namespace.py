@@ -1,0 +1,83 @@
+"""``df.anon``, ``lf.anon`` and ``pl.col(...).anon``: thin wrappers over the modules.
+
+Each method only calls the function named in its docstring; the full
+documentation lives there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_anon.anonymize import anonymize
+from polars_anon.classes import class_sizes, k_summary
+from polars_anon.generalize import generalize, generalize_expr
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["AnonDataFrame", "AnonExpr", "AnonLazyFrame"]
+
+
+@pl.api.register_lazyframe_namespace("anon")
+class AnonLazyFrame:
+    """``lf.anon``: anonymization methods on a LazyFrame (lazy in, lazy out)."""
+
+    def __init__(self, lf: pl.LazyFrame) -> None:
+        self._lf = lf
+
+    def generalize(self, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int]) -> pl.LazyFrame:
+        """Publish qids at fixed levels; see :func:`polars_anon.generalize.generalize`."""
+        return generalize(self._lf, hierarchies, levels)
+
+    def classes(self, qids: Sequence[str]) -> pl.LazyFrame:
+        """Equivalence classes and sizes; see :func:`polars_anon.classes.class_sizes`."""
+        return class_sizes(self._lf, qids)
+
+    def check(self, qids: Sequence[str], k: int = 1) -> pl.LazyFrame:
+        """k-anonymity facts in one row; see :func:`polars_anon.classes.k_summary`."""
+        return k_summary(self._lf, qids, k)
+
+    def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.LazyFrame:
+        """k-anonymize; see :func:`polars_anon.anonymize.anonymize` (returns its LazyFrame).
+
+        The algorithm runs now (it needs the class aggregates); the returned frame is
+        lazy. Use :func:`polars_anon.anonymize` for the verified result and report.
+        """
+        return anonymize(self._lf, hierarchies=hierarchies, k=k, **kwargs).lazy()
+
+
+@pl.api.register_dataframe_namespace("anon")
+class AnonDataFrame:
+    """``df.anon``: the same methods on a DataFrame, collected."""
+
+    def __init__(self, df: pl.DataFrame) -> None:
+        self._df = df
+
+    def generalize(self, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int]) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.generalize`."""
+        return self._df.lazy().anon.generalize(hierarchies, levels).collect()
+
+    def classes(self, qids: Sequence[str]) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.classes`."""
+        return self._df.lazy().anon.classes(qids).collect()
+
+    def check(self, qids: Sequence[str], k: int = 1) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.check`."""
+        return self._df.lazy().anon.check(qids, k).collect()
+
+    def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.DataFrame:
+        """k-anonymize and verify; see :func:`polars_anon.anonymize.anonymize`."""
+        return anonymize(self._df, hierarchies=hierarchies, k=k, **kwargs).collect()
+
+
+@pl.api.register_expr_namespace("anon")
+class AnonExpr:
+    """``pl.col(c).anon``: column-level generalization (a streaming value map)."""
+
+    def __init__(self, expr: pl.Expr) -> None:
+        self._expr = expr
+
+    def generalize(self, hierarchy: Hierarchy, level: int) -> pl.Expr:
+        """Publish the column at `level`; see :func:`polars_anon.generalize.generalize_expr`."""
+        return generalize_expr(self._expr, hierarchy, level)
