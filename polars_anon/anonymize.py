@@ -144,7 +144,7 @@ def anonymize(
     >>> df = pl.DataFrame({"age": [31, 33, 38, 36], "sex": ["F", "M", "F", "M"]})
     >>> H = {"age": Hierarchy.intervals(range(30, 40), [5, 10]), "sex": Hierarchy.suppression(["F", "M"])}
     >>> anonymize(df, hierarchies=H, k=2).collect().rows()
-    [('30-34', '*'), ('30-34', '*'), ('35-39', '*'), ('35-39', '*')]
+    [('30-39', 'F'), ('30-39', 'M'), ('30-39', 'F'), ('30-39', 'M')]
     """
     start = time.perf_counter()
     lf = as_lazy(data)

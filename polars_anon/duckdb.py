@@ -6,8 +6,8 @@
 >>> "anon_class_sizes" in register(con)
 True
 >>> load_hierarchy(con, "sex", pa.Hierarchy.suppression(["F", "M"]))
->>> con.sql("SELECT anon_generalize('sex', 'F', 1)").fetchone()
-('*',)
+>>> con.sql("SELECT anon_generalize('sex', 'F', 1)").fetchall()
+[('*',)]
 """
 
 from __future__ import annotations

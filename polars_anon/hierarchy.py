@@ -279,8 +279,9 @@ class Hierarchy:
         `digits` characters are masked from the right (all of them by default); a
         final ``*`` root is added when the masked values still differ.
 
-        >>> Hierarchy.masking(["33101", "33102", "34000"], 3).level_map(2)["value"].to_list()
-        ['331**', '331**', '340**']
+        >>> h = Hierarchy.masking(["33101", "33102", "34000"], 3)
+        >>> h.level_map(2).filter(pl.col("label") == "33101")["value"].item(), h.root
+        ('331**', '*')
         """
         labels = [str(v) for v in dict.fromkeys(values)]
         if not labels:

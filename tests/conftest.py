@@ -1,0 +1,40 @@
+"""Shared fixtures. Real datasets come from ../shared/data beside the repository and
+the tests that need them skip with a clear reason when it is absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from polars_anon import Hierarchy
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+ADULT_DIR = SHARED_DATA / "adult"
+ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"needs {path} (the ../shared/data folder beside the repository); not present here")
+    return path
+
+
+@pytest.fixture(scope="session")
+def adult_dir() -> Path:
+    """Folder of the ARX Adult data and hierarchies."""
+    return _need(ADULT_DIR)
+
+
+@pytest.fixture(scope="session")
+def adult(adult_dir: Path) -> pl.DataFrame:
+    """ARX Adult: 30,162 rows, 9 columns (all read as String)."""
+    return pl.read_csv(adult_dir / "adult.csv", separator=";", infer_schema=False)
+
+
+@pytest.fixture(scope="session")
+def adult_hierarchies(adult_dir: Path) -> dict[str, Hierarchy]:
+    """The ARX hierarchies of the 8 quasi-identifiers (salary-class excluded)."""
+    return {q: Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in ADULT_QIDS}
