@@ -23,6 +23,7 @@ from polars_anon.errors import InvalidParameterError, OutputExistsError
 __all__ = ["DEMO_QIDS", "demo_hierarchy_specs", "voter_register", "write_voter_register"]
 
 CHUNK = 1_000_000
+ROW_GROUP = 131_072  # small row groups keep the streaming readers' memory flat
 FIRST = "Mary James Maria John Linda Robert Patricia Michael Jennifer David Elizabeth William Susan Richard Jessica Joseph Sarah Thomas Karen Charles Nancy Daniel Lisa Matthew Betty Anthony Sandra Mark Ashley Carlos Rosa Luis Ana Jose Wei Mei Ahmed Fatima Olga Ivan".split()
 LAST = "Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez Gonzalez Wilson Anderson Thomas Taylor Moore Jackson Martin Lee Perez Thompson White Harris Sanchez Clark Ramirez Lewis Robinson Walker Young Allen King Wright Scott Torres Nguyen Hill Flores".split()
 GENDERS = (["F", "M", "U"], [0.52, 0.46, 0.02])
@@ -102,7 +103,7 @@ def write_voter_register(path: str | Path, rows: int = 1_000_000, seed: int = 0,
                 table = voter_register(min(CHUNK, rows - start), seed, start=start).to_arrow()
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
-                writer.write_table(table, row_group_size=CHUNK)
+                writer.write_table(table, row_group_size=ROW_GROUP)
                 bar.update(table.num_rows)
         if writer is not None:
             writer.close()

@@ -79,7 +79,8 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
 
     The hierarchies must have been loaded under their column names with
     :func:`load_hierarchy`. Column names are quoted as identifiers; levels are
-    integers; no user value is formatted into the text.
+    integers; no user value is formatted into the text. Rows keep their input
+    order (a row number is carried through the lookups and sorted on).
     """
     parts = []
     for q in hierarchies:
@@ -87,4 +88,7 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
         ident = '"' + q.replace('"', '""') + '"'
         literal = "'" + q.replace("'", "''") + "'"
         parts.append(f"anon_generalize({literal}, {ident}, {lv}) AS {ident}")
-    return f"SELECT * REPLACE ({', '.join(parts)}) FROM {relation}"
+    return (
+        f"SELECT * EXCLUDE (__anon_row) REPLACE ({', '.join(parts)}) "
+        f"FROM (SELECT *, row_number() OVER () AS __anon_row FROM {relation}) ORDER BY __anon_row"
+    )

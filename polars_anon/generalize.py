@@ -21,17 +21,23 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
 
     Values are matched to node labels as strings; a value that is not a node of
     the hierarchy raises when the query runs (validate first with
-    :func:`polars_anon._validate.check_values`).
+    :func:`polars_anon._validate.check_values`). The map is a cast to an Enum of
+    the node labels followed by a gather of the published labels: unlike
+    ``replace_strict`` it streams in constant memory on the streaming engine.
 
     >>> h = Hierarchy.suppression(["F", "M"])
     >>> pl.DataFrame({"g": ["F", "M"]}).select(generalize_expr("g", h, 1))["g"].to_list()
     ['*', '*']
     """
     expr = pl.col(column) if isinstance(column, str) else column
-    m = hierarchy.level_map(level)
     if level == 0:
+        hierarchy.generalize_ids(level)  # validates the level
         return expr.cast(pl.String)
-    return expr.cast(pl.String).replace_strict(m["label"], m["value"], return_dtype=pl.String)
+    m = hierarchy.level_map(level)
+    code = expr.cast(pl.String).cast(pl.Enum(m["label"])).to_physical()
+    name = expr.meta.output_name(raise_if_undetermined=False)
+    out = pl.lit(m["value"]).gather(code)
+    return out if name is None else out.alias(name)
 
 
 def generalize(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int]) -> pl.LazyFrame:

@@ -37,3 +37,21 @@ TABLE_IB = pl.DataFrame(
     }
 )
 TABLE_I_PARTITION = [0, 0, 0, 1, 1, 1]  # {l1, l2, l3}, {l4, l5, l6}
+
+
+def is_truthful(original: pl.DataFrame, published: pl.DataFrame, hierarchies: dict[str, Hierarchy]) -> bool:
+    """Every published quasi-identifier value is its row's original value or an ancestor of it.
+
+    The frames are row-aligned (same order, same length).
+    """
+    if original.height != published.height:
+        return False
+    for q, h in hierarchies.items():
+        pairs = h.paths.select(
+            pl.col("node").replace_strict(list(range(h.n_nodes)), h.labels, return_dtype=pl.String).alias("orig"),
+            pl.col("ancestor").replace_strict(list(range(h.n_nodes)), h.labels, return_dtype=pl.String).alias("pub"),
+        )
+        rows = pl.DataFrame({"orig": original[q].cast(pl.String), "pub": published[q].cast(pl.String)})
+        if rows.join(pairs, on=["orig", "pub"], how="anti").height:
+            return False
+    return True

@@ -1,0 +1,86 @@
+"""The DuckDB macros agree with their Polars twins."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import duckdb
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_anon as pa
+from polars_anon.duckdb import generalize_sql, load_hierarchy, register, sql_files
+from tests.conftest import ADULT_QIDS
+
+
+@pytest.fixture()
+def con() -> duckdb.DuckDBPyConnection:
+    c = duckdb.connect()
+    register(c)
+    return c
+
+
+def test_every_macro_has_a_polars_twin(con: duckdb.DuckDBPyConnection) -> None:
+    """Each macro's comment names its twin `Twin: module.function`, and the twin imports."""
+    names = set(register(con))
+    documented = {}
+    for _, text in sql_files():
+        for block, name in re.findall(r"((?:--[^\n]*\n)+)CREATE OR REPLACE TEMP MACRO (anon_\w+)", text):
+            twin = re.search(r"Twin: ([\w.]+)", block)
+            assert twin, f"macro {name} has no 'Twin:' comment"
+            documented[name] = twin.group(1)
+    assert names == set(documented)
+    for name, path in documented.items():
+        parts = path.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+            break
+        else:
+            pytest.fail(f"twin {path} of {name} does not import")
+
+
+def test_register_is_idempotent(con: duckdb.DuckDBPyConnection) -> None:
+    assert register(con) == register(con)
+
+
+@pytest.mark.parametrize("levels", [
+    {"sex": 1, "age": 2, "race": 0, "marital-status": 1, "education": 3, "native-country": 1, "workclass": 2, "occupation": 1},
+    {"age": 1, "education": 1},
+])
+def test_generalized_adult_and_classes_agree(levels: dict, adult: pl.DataFrame, adult_hierarchies: dict,
+                                              con: duckdb.DuckDBPyConnection) -> None:
+    for q, h in adult_hierarchies.items():
+        load_hierarchy(con, q, h)
+    con.register("adult_src", adult.to_arrow())
+    via_sql = con.sql(generalize_sql("adult_src", adult_hierarchies, levels)).pl()
+    via_polars = pa.generalize(adult.lazy(), adult_hierarchies, levels).collect()
+    assert_frame_equal(via_sql, via_polars)  # same rows in the same order
+    con.register("published", via_polars.to_arrow())
+    qlist = "[" + ", ".join(f"'{q}'" for q in ADULT_QIDS) + "]"
+    sql_sizes = con.sql(f"SELECT * EXCLUDE (violates) FROM anon_class_sizes('published', {qlist}, k := 10)").pl()
+    pl_sizes = pa.class_sizes(via_polars.lazy(), ADULT_QIDS).collect()
+    assert_frame_equal(sql_sizes, pl_sizes.with_columns(pl.col("size").cast(pl.Int64)), check_row_order=False)
+    sql_summary = con.sql(f"FROM anon_k_summary('published', {qlist}, k := 10)").pl()
+    assert_frame_equal(sql_summary, pa.k_summary(via_polars.lazy(), ADULT_QIDS, 10).collect())
+
+
+def test_sql_errors_name_the_parameter(con: duckdb.DuckDBPyConnection) -> None:
+    con.sql("CREATE TABLE t AS SELECT 1 AS a")
+    with pytest.raises(duckdb.Error, match="k must be >= 1, got 0"):
+        con.sql("FROM anon_class_sizes('t', ['a'], k := 0)").fetchall()
+    load_hierarchy(con, "a", pa.Hierarchy.suppression(["1"]))
+    with pytest.raises(duckdb.Error, match="level must be >= 0, got -1"):
+        con.sql("SELECT anon_generalize('a', 1, -1)").fetchall()
+
+
+def test_level_map_matches(con: duckdb.DuckDBPyConnection) -> None:
+    h = pa.Hierarchy.intervals(range(20, 40), [5, 10])
+    load_hierarchy(con, "age", h)
+    assert_frame_equal(con.sql("FROM anon_level_map('age', 1)").pl(), h.level_map(1).sort("label"))

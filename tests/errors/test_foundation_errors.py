@@ -1,0 +1,125 @@
+"""Every refusal names its culprit; nothing is written on failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+import polars_anon.io
+from polars_anon import cli
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I
+
+
+def test_two_parents() -> None:
+    with pytest.raises(pa.HierarchyError, match=r"row 2: node 'a' has two parents, 'A' and 'B'"):
+        pa.Hierarchy.from_rows([["a", "A", "*"], ["a", "B", "*"]])
+
+
+def test_two_roots() -> None:
+    with pytest.raises(pa.HierarchyError, match=r"exactly one root, found 2 \(first: \['\*', '#'\]\)"):
+        pa.Hierarchy.from_rows([["a", "*"], ["b", "#"]])
+
+
+def test_cycle() -> None:
+    with pytest.raises(pa.HierarchyError, match="cycle: 2 nodes never reach the root"):
+        pa.Hierarchy.from_parents({"r": None, "x": "y", "y": "x"})
+
+
+def test_empty_hierarchy(tmp_path: Path) -> None:
+    (tmp_path / "e.csv").write_text("")
+    with pytest.raises(pa.HierarchyError, match="empty"):
+        pa.Hierarchy.from_csv(tmp_path / "e.csv")
+
+
+def test_ragged_rows(tmp_path: Path) -> None:
+    (tmp_path / "r.csv").write_text("a;A;*\nb;*\n")
+    with pytest.raises(pa.HierarchyError, match=r"r\.csv: row 2 has 2 fields but the first row has 3"):
+        pa.Hierarchy.from_csv(tmp_path / "r.csv")
+
+
+def test_missing_hierarchy_file(tmp_path: Path) -> None:
+    with pytest.raises(pa.HierarchyError, match="cannot read hierarchy file .*nope.csv"):
+        pa.Hierarchy.from_csv(tmp_path / "nope.csv")
+
+
+def test_unknown_column() -> None:
+    with pytest.raises(pa.ColumnNotFoundError, match=r"qids \['zipcode'\] not in the frame; its columns are"):
+        pa.anonymize(TABLE_I, qids=["zipcode"], hierarchies={"zipcode": ANIMAL_HIERARCHIES["race"]}, k=2)
+
+
+def test_value_not_in_hierarchy() -> None:
+    t = TABLE_I.with_columns(pl.Series("race", ["cat", "lion", "dog", "emu", "yak", "yak"]))
+    with pytest.raises(pa.ValueNotInHierarchyError, match=r"column 'race': 2 distinct values are not leaves .*\['emu', 'yak'\]"):
+        pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, k=2)
+
+
+def test_nulls_refused_with_count_or_suppressed() -> None:
+    t = TABLE_I.with_columns(pl.Series("race", ["cat", None, "dog", None, "whale", "whale"]))
+    with pytest.raises(pa.NullValueError, match="column 'race' has 2 null values"):
+        pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, k=2)
+    out = pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, k=2, null="suppress").collect()
+    assert out.height == 6 and out["race"].null_count() == 0
+
+
+@pytest.mark.parametrize("k, err, msg", [
+    (0, pa.InvalidParameterError, "k must be an integer >= 1, got 0"),
+    (2.5, pa.InvalidParameterError, "got 2.5"),
+    (7, pa.InfeasibleError, r"k=7 is larger than the table \(6 rows\); choose k <= 6"),
+])
+def test_bad_k(k: object, err: type, msg: str) -> None:
+    with pytest.raises(err, match=msg):
+        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=k)  # type: ignore[arg-type]
+
+
+def test_bad_method_and_option() -> None:
+    with pytest.raises(pa.InvalidParameterError, match="method must be one of .*got 'magic'"):
+        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=2, method="magic")  # type: ignore[arg-type]
+    with pytest.raises(pa.InvalidParameterError, match=r"does not take options \['mode'\]"):
+        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=2, mode="strict")
+
+
+def test_output_exists_is_not_overwritten(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    out.write_bytes(b"precious")
+    res = pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=3)
+    with pytest.raises(pa.OutputExistsError, match="exists; pass overwrite=True"):
+        res.sink_parquet(out)
+    assert out.read_bytes() == b"precious" and not (tmp_path / "out.report.json").exists()
+    res.sink_parquet(out, overwrite=True)
+    assert pl.read_parquet(out).height == 6
+
+
+def test_failed_check_writes_nothing(tmp_path: Path) -> None:
+    """A published frame that is not k-anonymous is refused before the rename."""
+    bad = pa.Anonymized(TABLE_I.lazy(), ["gender", "race"], 2, {})
+    with pytest.raises(pa.NotKAnonymousError, match="smallest class has 1 rows, fewer than k=2"):
+        bad.sink_parquet(tmp_path / "x.parquet")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(pa.NotKAnonymousError):
+        bad.collect()
+
+
+def test_unreadable_and_non_parquet_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.parquet").write_text("not parquet at all")
+    with pytest.raises(pa.InputError, match=r"cannot read input .*x\.parquet' as Parquet"):
+        pa.io.scan_input(tmp_path / "x.parquet")
+    with pytest.raises(pa.InputError, match="does not exist"):
+        pa.io.scan_input(tmp_path / "missing.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text('input = "x.parquet"\noutput = "o.parquet"\nk = 2\n[qids.a]\nhierarchy = "suppress"\n')
+    assert cli.main(["anonymize", str(job)]) == 2
+    assert "cannot read input" in capsys.readouterr().err and not (tmp_path / "o.parquet").exists()
+
+
+def test_bad_hierarchy_spec_and_missing_keys(tmp_path: Path) -> None:
+    from polars_anon.job import Job, hierarchy_from_spec
+
+    with pytest.raises(pa.InvalidParameterError, match=r"qid 'zip': unknown hierarchy spec \{'digits': 3\}"):
+        hierarchy_from_spec("zip", {"digits": 3}, ["1"])
+    with pytest.raises(pa.InvalidParameterError, match="missing required key 'k'"):
+        Job.from_dict({"input": "a", "output": "b", "qids": {}})
+    with pytest.raises(pa.InvalidParameterError, match="intervals: each width must divide the next"):
+        pa.Hierarchy.intervals([1, 2], [5, 7])

@@ -1,0 +1,59 @@
+"""The polars-anon command line: demo, anonymize (job file), check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+from polars_anon.demo import voter_register
+from tests.conftest import ADULT_QIDS
+
+QIDS4 = ADULT_QIDS[:4]
+
+
+def test_demo_small(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    assert cli.main(["demo", "--rows", "20000", "--k", "5", "--out", str(out)]) == 0
+    published = pl.read_parquet(out / "anonymized.parquet")
+    report = json.loads((out / "report.json").read_text())
+    assert "name" not in published.columns and published.height == 20000
+    assert published.group_by(["zip", "gender", "race", "birth_year"]).len()["len"].min() >= 5
+    assert report["min_class_size"] >= 5 and report["k"] == 5 and report["n_rows"] == 20000
+    assert {"k", "min_class_size", "n_classes", "n_rows", "suppressed", "method", "qids", "seconds"} <= set(report)
+    voters = pl.read_parquet(out / "voters.parquet")
+    assert published["voter_id"].equals(voters["voter_id"]) and published["party"].equals(voters["party"])
+    assert "checked independently" in capsys.readouterr().out
+    before = (out / "anonymized.parquet").read_bytes()
+    assert cli.main(["demo", "--rows", "20000", "--out", str(out)]) == 2  # exists, no --overwrite
+    assert (out / "anonymized.parquet").read_bytes() == before
+
+
+def test_voter_register_is_seeded() -> None:
+    assert voter_register(1000, seed=3).equals(voter_register(1000, seed=3))
+    assert not voter_register(1000, seed=3).equals(voter_register(1000, seed=4))
+
+
+def test_anonymize_job_on_adult(tmp_path: Path, adult_dir: Path) -> None:
+    qids = "\n".join(f'[qids.{q}]\nhierarchy = "{adult_dir}/adult_hierarchy_{q}.csv"' for q in QIDS4)
+    job = tmp_path / "job.toml"
+    job.write_text(f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/adult_k10.parquet"\n'
+                   f'k = 10\nmethod = "fulldomain"\nsensitive = "salary-class"\nmax_suppressed = 100\n{qids}\n')
+    assert cli.main(["anonymize", str(job)]) == 0
+    report = json.loads((tmp_path / "out" / "adult_k10.report.json").read_text())
+    published = pl.read_parquet(tmp_path / "out" / "adult_k10.parquet")
+    assert report["suppressed"] <= 100 and published.height == 30162 - report["suppressed"]
+    assert published.group_by(QIDS4).len()["len"].min() >= 10
+    assert cli.main(["check", str(tmp_path / "out" / "adult_k10.parquet"), "--qids", ",".join(QIDS4), "--k", "10"]) == 0
+
+
+def test_check_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"a": [1, 1, 2]}).write_parquet(path)
+    assert cli.main(["check", str(path), "--qids", "a", "--k", "2"]) == 1
+    assert json.loads(capsys.readouterr().out)["min_class_size"] == 1
+    assert cli.main(["check", str(path), "--qids", "b", "--k", "2"]) == 2
+    assert "qids ['b'] not in the frame" in capsys.readouterr().err

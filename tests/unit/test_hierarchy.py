@@ -1,0 +1,83 @@
+"""Hierarchy builders, tables and lookups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from polars_anon import Hierarchy
+from tests.conftest import ADULT_QIDS
+from tests.examples import FIG2, RACE
+
+
+def test_arx_csv_with_quoted_intervals_and_repeated_labels(tmp_path: Path) -> None:
+    path = tmp_path / "h.csv"
+    path.write_text('1;"[0;4]";*\n2;"[0;4]";*\n9;9;*\n')
+    h = Hierarchy.from_csv(path)
+    assert h.leaf_labels == ["1", "2", "9"]
+    assert h.level_map(1).filter(pl.col("label") == "9")["value"].item() == "9"  # `9;9;*` keeps 9 at level 1
+    assert h.nodes.filter(pl.col("label") == "[0;4]")["leaves"].item() == 2
+    assert h.level[h.id_of("9")] == 0 and h.height == 3
+
+
+def test_closure_has_every_leaf_ancestor_pair() -> None:
+    closure = FIG2.closure
+    assert closure.height == 3 * 5 + 2  # five leaves at depth 2 (3 pairs each), f at depth 1
+    got = {(FIG2.label_of(a), FIG2.label_of(b), d) for a, b, d in closure.rows()}
+    assert {("a", "a", 0), ("a", "A", 1), ("a", "*", 2), ("f", "f", 0), ("f", "*", 1)} <= got
+
+
+def test_subtrees_are_leaf_intervals() -> None:
+    nodes = RACE.nodes
+    for node, lo, hi, leaves in nodes.select("node", "order_lo", "order_hi", "leaves").rows():
+        under = RACE.closure.filter(pl.col("ancestor") == node)["leaf"].to_list()
+        ranks = sorted(RACE.leaf_labels.index(RACE.label_of(x)) for x in under)
+        assert ranks == list(range(lo, hi + 1)) and len(ranks) == leaves
+
+
+def test_intervals_masking_suppression() -> None:
+    h = Hierarchy.intervals([1917, 1931, 1915], [5, 10, 20])
+    assert [h.label_of(h.generalize_ids(lv)[h.id_of("1917")]) for lv in range(4 + 1)] == [
+        "1917", "1915-1919", "1910-1919", "1900-1919", "*"]
+    m = Hierarchy.masking(["33101", "33199", "34000"])
+    assert [m.label_of(m.generalize_ids(lv)[m.id_of("33101")]) for lv in range(m.height)] == [
+        "33101", "3310*", "331**", "33***", "3****", "*****"]
+    assert m.root == "*****" and m.height == 6
+    s = Hierarchy.suppression(["F", "M", "F"])
+    assert s.leaf_labels == ["F", "M"] and s.height == 2 and s.root == "*"
+
+
+def test_generalize_ids_on_unbalanced_tree() -> None:
+    """f sits directly under the root (level 2): at level 1 it stays f, as ARX's `f;f;*` row."""
+    ids = FIG2.generalize_ids(1)
+    assert [FIG2.label_of(ids[FIG2.id_of(x)]) for x in "abcdef"] == ["A", "A", "A", "B", "B", "f"]
+    assert set(FIG2.generalize_ids(2).tolist()) == {0}
+
+
+def test_lca_matrix_and_refusal() -> None:
+    lca = FIG2.lca_matrix()
+    assert lca.shape == (9, 9) and np.array_equal(lca, lca.T)
+    assert FIG2.label_of(lca[FIG2.id_of("d"), FIG2.id_of("e")]) == "B"
+    with pytest.raises(ValueError, match="more than max_nodes=4"):
+        FIG2.lca_matrix(max_nodes=4)
+
+
+def test_root_weights_give_path_weights() -> None:
+    w = np.zeros(FIG2.n_nodes)
+    w[FIG2.id_of("a")], w[FIG2.id_of("A")] = 0.25, 0.5
+    r = FIG2.root_weights(w)
+    assert r[FIG2.id_of("a")] - r[FIG2.id_of("A")] == 0.25 and r[FIG2.id_of("a")] == 0.75
+
+
+def test_every_adult_hierarchy_loads(adult_dir: Path, adult: pl.DataFrame) -> None:
+    """All nine ARX Adult hierarchies load and cover every value of their column."""
+    heights = {"sex": 2, "age": 5, "race": 2, "marital-status": 3, "education": 4, "native-country": 3,
+               "workclass": 3, "occupation": 3, "salary-class": 2}
+    for col, height in heights.items():
+        h = Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{col}.csv")
+        assert h.height == height, col
+        assert set(adult[col].unique().to_list()) <= set(h.leaf_labels), col
+    assert len(ADULT_QIDS) == 8
