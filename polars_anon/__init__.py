@@ -23,10 +23,13 @@ from polars_anon.errors import (
     OutputExistsError,
     ValueNotInHierarchyError,
 )
+from polars_anon.encode import ENCODINGS, encode, encoded_columns, map_to_leaves
 from polars_anon.generalize import generalize, generalize_expr, generalize_partition
 from polars_anon.hierarchy import Hierarchy
+from polars_anon import metrics
 
 __all__ = [
+    "ENCODINGS",
     "METHODS",
     "AnonError",
     "Anonymized",
@@ -43,11 +46,15 @@ __all__ = [
     "anonymize",
     "class_size_histogram",
     "class_sizes",
+    "encode",
+    "encoded_columns",
     "generalize",
     "generalize_expr",
     "generalize_partition",
     "is_k_anonymous",
     "k_summary",
+    "map_to_leaves",
+    "metrics",
     "min_class_size",
     "verify_k",
 ]

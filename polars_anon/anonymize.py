@@ -8,7 +8,7 @@ temporary file -> report JSON beside it.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from polars_anon.classes import class_sizes, k_summary
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, OutputExistsError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import report_path, write_json_atomic, write_parquet_atomic
+from polars_anon.metrics.report import report_metrics
 
 __all__ = ["Anonymized", "anonymize", "verify_k"]
 
@@ -54,6 +55,13 @@ class Anonymized:
     qids: list[str]
     k: int
     report: dict[str, Any] = field(default_factory=dict)
+    verify: Callable[[pl.LazyFrame], dict[str, Any]] | None = None
+    """The method's own check when it declares a guarantee other than classic
+    k-anonymity (``Plan.verify``, e.g. mdav with publish="permute"); None means
+    :func:`verify_k` (group the published table by its quasi-identifiers)."""
+
+    def _verify(self, lf: pl.LazyFrame) -> dict[str, Any]:
+        return self.verify(lf) if self.verify is not None else verify_k(lf, self.qids, self.k)
 
     def lazy(self) -> pl.LazyFrame:
         """The published table as a LazyFrame (not yet verified: collect or sink to verify)."""
@@ -62,7 +70,7 @@ class Anonymized:
     def collect(self) -> pl.DataFrame:
         """Collect the published table after checking it is k-anonymous."""
         df = self.lf.collect()
-        self.report.update(verify_k(df.lazy(), self.qids, self.k))
+        self.report.update(self._verify(df.lazy()))
         return df
 
     def sink_parquet(self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True) -> dict[str, Any]:
@@ -80,7 +88,7 @@ class Anonymized:
             raise OutputExistsError(f"report {str(target)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
         start = time.perf_counter()
         facts = write_parquet_atomic(
-            self.lf, path, overwrite=overwrite, verify=lambda tmp: verify_k(pl.scan_parquet(tmp), self.qids, self.k)
+            self.lf, path, overwrite=overwrite, verify=lambda tmp: self._verify(pl.scan_parquet(tmp))
         )
         self.report.update(facts)
         self.report["write_seconds"] = round(time.perf_counter() - start, 3)
@@ -153,12 +161,15 @@ def anonymize(
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
     check_columns(lf, qids, "qids")
     no_hierarchy = [q for q in qids if q not in hierarchies]
-    if no_hierarchy:
-        raise InvalidParameterError(f"qids {no_hierarchy} have no hierarchy; hierarchies are given for {list(hierarchies)}")
+    if no_hierarchy and not getattr(METHODS.get(method), "accepts_missing_hierarchies", False):  # mondrian does
+        raise InvalidParameterError(
+            f"qids {no_hierarchy} have no hierarchy; hierarchies are given for {list(hierarchies)} "
+            "(method='mondrian' accepts qids without one)"
+        )
     for q in qids:
-        if not isinstance(hierarchies[q], Hierarchy):
+        if q in hierarchies and not isinstance(hierarchies[q], Hierarchy):
             raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(hierarchies[q]).__name__}")
-    hierarchies = {q: hierarchies[q] for q in qids}
+    hierarchies = {q: hierarchies[q] for q in qids if q in hierarchies}
     check_columns(lf, drop, "drop")
     if sensitive is not None:
         check_columns(lf, [sensitive], "sensitive")
@@ -173,7 +184,7 @@ def anonymize(
     n_rows = int(aggregates["size"].sum())
     check_k(k, n_rows)
     if null == "suppress" and any(aggregates[q].null_count() for q in qids):
-        roots = [pl.col(q).fill_null(hierarchies[q].root) for q in qids]
+        roots = [pl.col(q).fill_null(h.root) for q, h in hierarchies.items()]
         lf = lf.with_columns(roots)
         aggregates = class_sizes(aggregates.lazy().with_columns(roots), qids).collect()
     task = Task(
@@ -198,7 +209,9 @@ def anonymize(
         "n_input_rows": n_rows,
         "n_input_classes": aggregates.height,
         "suppressed": plan.suppressed,
+        "guarantee": plan.guarantee,
         **plan.details,
+        "metrics": report_metrics(aggregates, qids, hierarchies, plan.details.get("levels"), k),
         "seconds": round(time.perf_counter() - start, 3),
     }
-    return Anonymized(plan.lf, qids, k, report)
+    return Anonymized(plan.lf, qids, k, report, plan.verify)

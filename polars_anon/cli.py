@@ -53,6 +53,11 @@ def _demo(args: argparse.Namespace) -> int:
         f"published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, smallest class {rep['min_class_size']:,} "
         f"(checked independently) -> {output}"
     )
+    if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
+        print(
+            f"probabilistic k-anonymity: the classes are MDAV clusters whose values were permuted; "
+            f"equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows"
+        )
     loss = rep.get("loss")
     if loss is not None:
         print(f"average cell NCP {loss:.4f}; report -> {report}; total {total:.1f} s")
@@ -73,6 +78,91 @@ def _check(args: argparse.Namespace) -> int:
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
     print(json.dumps(summary, indent=2))
     return 0 if summary["k_anonymous"] else 1
+
+
+def _hierarchy_spec(text: str) -> tuple[str, object]:
+    """``age=age.csv``, ``sex=suppress``, ``zip=mask:5``, ``year=intervals:5,10,20``."""
+    name, sep, spec = text.partition("=")
+    if not sep or not name or not spec:
+        raise AnonError(f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N or intervals:W1,W2,...)")
+    kind, colon, arg = spec.partition(":")
+    try:
+        if colon and kind == "mask":
+            return name, {"mask": int(arg)}
+        if colon and kind == "intervals":
+            return name, {"intervals": [int(w) for w in arg.split(",")]}
+    except ValueError:
+        raise AnonError(f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5 or intervals:5,10,20") from None
+    return name, spec
+
+
+def _encode(args: argparse.Namespace) -> int:
+    from polars_anon.encode import canonical, write_encoded
+    from polars_anon.job import build_hierarchies, encoding_path
+
+    encoding = canonical(args.encoding)
+    published = scan_input(args.published, separator=args.separator)
+    original = scan_input(args.original, separator=args.separator) if args.original else None
+    if args.job:
+        job = Job.load(args.job)
+        specs, base = dict(job.qids), job.base
+    else:
+        specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
+    if not specs:
+        raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
+    hierarchies = build_hierarchies(original if original is not None else published, specs, base)
+    output = Path(args.output) if args.output else encoding_path(args.published, encoding)
+    start = time.perf_counter()
+    facts = write_encoded(published, hierarchies, output, encoding, original=original, class_col=args.class_col,
+                          seed=args.seed, overwrite=args.overwrite)  # fmt: skip
+    facts["seconds"] = round(time.perf_counter() - start, 3)
+    print(json.dumps({"encoding": encoding, "output": str(output), **facts}, indent=2))
+    return 0
+
+
+def _metrics(args: argparse.Namespace) -> int:
+    from polars_anon.io import write_json_atomic
+    from polars_anon.job import build_hierarchies
+    from polars_anon.metrics import evaluate, prepare
+
+    original = scan_input(args.original, separator=args.separator)
+    anonymized = scan_input(args.anonymized, separator=args.separator)
+    job = Job.load(args.job) if args.job else None
+    specs = dict(job.qids) if job else {}
+    specs.update(_hierarchy_spec(h) for h in args.hierarchy)
+    qids = [q for q in args.qids.split(",") if q] if args.qids else list(specs)
+    if not qids:
+        raise AnonError("metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job")
+    missing = [q for q in qids if q not in specs]
+    if missing:
+        raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
+    hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
+    sensitive = args.sensitive if args.sensitive is not None else (job.sensitive if job else None)
+    k = args.k if args.k is not None else (job.k if job else None)
+    names = [n for n in args.names.split(",") if n] if args.names else None
+    data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=sensitive, k=k)
+    table = evaluate(data, names).row(0, named=True)
+    per = evaluate(data, names, by_attribute=True) if args.by_attribute else None
+    header = ["metric", "table", *(qids if per is not None else [])]
+    rows = [[name, _fmt(value), *([_fmt(v) for v in per[name]] if per is not None else [])] for name, value in table.items()]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    if args.json:
+        doc = {"original": str(args.original), "anonymized": str(args.anonymized), "qids": qids, "sensitive": sensitive,
+               "k": k, "key": args.key, "metrics": table}
+        if per is not None:
+            doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
+        write_json_atomic(doc, args.json, overwrite=args.overwrite)
+    return 0
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -96,6 +186,36 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--k", type=int, required=True)
     c.add_argument("--separator", default=",", help="CSV separator (default ',')")
     c.set_defaults(run=_check)
+    e = sub.add_parser("encode", help="encode a published table for machine learning (one column per hierarchy node)")
+    e.add_argument("published", help="the published (anonymized) Parquet or CSV file")
+    e.add_argument("--encoding", default="proportional",
+                   help="proportional (default), fillparent, fillchild, oneclass, setbinary, random, statistical")
+    e.add_argument("--original", help="the original rows (row-aligned, or sharing --class-col); proportional/statistical")
+    e.add_argument("--hierarchy", action="append", default=[], metavar="NAME=SPEC",
+                   help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)")
+    e.add_argument("--job", help="take the qids and hierarchies from this job file instead of --hierarchy")
+    e.add_argument("--class-col", help="class id column present in both files")
+    e.add_argument("--output", help="output Parquet (default <published stem>.<encoding>.parquet)")
+    e.add_argument("--seed", type=int, default=0, help="seed of the random/statistical mappings")
+    e.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    e.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    e.set_defaults(run=_encode)
+    m = sub.add_parser("metrics", help="information-loss metrics of an anonymized table against its original")
+    m.add_argument("original", help="the original Parquet or CSV file")
+    m.add_argument("anonymized", help="the anonymized Parquet or CSV file")
+    m.add_argument("--qids", help="comma-separated quasi-identifiers (default: those with a hierarchy)")
+    m.add_argument("--hierarchy", action="append", default=[], metavar="NAME=SPEC",
+                   help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)")
+    m.add_argument("--job", help="take the qids, hierarchies, sensitive attribute and k from this job file")
+    m.add_argument("--sensitive", help="sensitive (class) column, for cm and mi_loss")
+    m.add_argument("--k", type=int, help="the requested k")
+    m.add_argument("--key", help="unique row id column in both files (needed when rows were suppressed)")
+    m.add_argument("--names", help="comma-separated metric or family names (default: all)")
+    m.add_argument("--by-attribute", action="store_true", help="also show each metric per quasi-identifier")
+    m.add_argument("--json", help="also write the metrics to this JSON file")
+    m.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    m.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
+    m.set_defaults(run=_metrics)
     return p
 
 

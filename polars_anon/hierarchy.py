@@ -313,6 +313,28 @@ class Hierarchy:
             raise HierarchyError("suppression: no values given; the hierarchy would be empty")
         return cls.from_rows(rows, source="suppression")
 
+    @classmethod
+    def random_ordered(cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
+        """Random order-preserving equal-depth tree; see :func:`polars_anon.random_hierarchy.random_ordered`.
+
+        >>> Hierarchy.random_ordered(range(6), seed=0).leaf_labels
+        ['0', '1', '2', '3', '4', '5']
+        """
+        from polars_anon.random_hierarchy import random_ordered
+
+        return random_ordered(values, seed=seed, max_children=max_children, root=root)
+
+    @classmethod
+    def random_shuffled(cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
+        """Random shuffled equal-depth tree; see :func:`polars_anon.random_hierarchy.random_shuffled`.
+
+        >>> Hierarchy.random_shuffled(range(6), seed=0).n_leaves
+        6
+        """
+        from polars_anon.random_hierarchy import random_shuffled
+
+        return random_shuffled(values, seed=seed, max_children=max_children, root=root)
+
     # ------------------------------------------------------------------ facts
     @property
     def n_nodes(self) -> int:

@@ -18,11 +18,12 @@ import polars as pl
 
 from polars_anon._validate import check_columns
 from polars_anon.anonymize import anonymize
-from polars_anon.errors import InvalidParameterError
+from polars_anon.encode import canonical, write_encoded
+from polars_anon.errors import InvalidParameterError, OutputExistsError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import report_path, scan_input
+from polars_anon.io import report_path, scan_input, write_json_atomic
 
-__all__ = ["Job", "build_hierarchies", "hierarchy_from_spec", "run_job"]
+__all__ = ["Job", "build_hierarchies", "encoding_path", "hierarchy_from_spec", "run_job"]
 
 _KNOWN = {"input", "separator", "output", "k", "method", "metric", "drop", "sensitive", "seed", "encode", "qids", "null", "report"}
 
@@ -134,8 +135,10 @@ def build_hierarchies(lf: pl.LazyFrame, specs: Mapping[str, object], base: Path 
 
 def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
     """Run a job: read, anonymize, verify, write the output and its report. Returns the report."""
-    if job.encode:
-        raise InvalidParameterError(f"job file: encode {job.encode} is not available in this version; remove the key")
+    encodings = [canonical(e) for e in job.encode]
+    for path in [encoding_path(job.output, e) for e in encodings]:
+        if path.exists() and not overwrite:
+            raise OutputExistsError(f"output {str(path)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
     lf = scan_input(job.input, separator=job.separator)
     hierarchies = build_hierarchies(lf, job.qids, job.base)
     result = anonymize(
@@ -152,4 +155,33 @@ def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
         **job.options,
     )
     result.report["input"] = str(job.input)
-    return result.sink_parquet(job.output, overwrite=overwrite, report=job.report or report_path(job.output))
+    if result.report.get("suppressed") and any(e in {"proportional", "statistical"} for e in encodings):
+        raise InvalidParameterError(
+            f"job file: encode {job.encode} needs the published rows aligned with the input, but "
+            f"{result.report['suppressed']} rows were suppressed; drop 'proportional'/'statistical' or forbid suppression"
+        )
+    target = job.report or report_path(job.output)
+    report = result.sink_parquet(job.output, overwrite=overwrite, report=target)
+    if encodings:
+        published = pl.scan_parquet(job.output)
+        original = lf.drop(job.drop)
+        written = {}
+        for e in encodings:
+            path = encoding_path(job.output, e)
+            needs = e in {"proportional", "statistical"}
+            write_encoded(published, hierarchies, path, e, original=original if needs else None, seed=job.seed,
+                          overwrite=overwrite)  # fmt: skip
+            written[e] = str(path)
+        report["encodings"] = written
+        write_json_atomic(report, target, overwrite=True)
+    return report
+
+
+def encoding_path(output: str | Path, encoding: str) -> Path:
+    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet``.
+
+    >>> encoding_path("out/adult_k10.parquet", "proportional").name
+    'adult_k10.proportional.parquet'
+    """
+    output = Path(output)
+    return output.with_name(f"{output.stem}.{encoding}{output.suffix or '.parquet'}")

@@ -13,8 +13,10 @@ import polars as pl
 
 from polars_anon.anonymize import anonymize
 from polars_anon.classes import class_sizes, k_summary
+from polars_anon.encode import encode
 from polars_anon.generalize import generalize, generalize_expr
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.metrics import compute
 
 __all__ = ["AnonDataFrame", "AnonExpr", "AnonLazyFrame"]
 
@@ -46,6 +48,20 @@ class AnonLazyFrame:
         """
         return anonymize(self._lf, hierarchies=hierarchies, k=k, **kwargs).lazy()
 
+    def encode(self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any) -> pl.LazyFrame:
+        """Encode qids for machine learning; see :func:`polars_anon.encode.encode`."""
+        return encode(self._lf, hierarchies, representation, **kwargs)
+
+    def metrics(
+        self, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], hierarchies: Mapping[str, Hierarchy],
+        names: str | Sequence[str] | None = None, **kwargs: Any,
+    ) -> pl.LazyFrame:
+        """Information-loss metrics of `anonymized` against this original frame; see :func:`polars_anon.metrics.compute`.
+
+        They are computed now (one pass over both frames); the returned frame is lazy.
+        """
+        return compute(self._lf, anonymized, qids, hierarchies, names, **kwargs).lazy()
+
 
 @pl.api.register_dataframe_namespace("anon")
 class AnonDataFrame:
@@ -69,6 +85,17 @@ class AnonDataFrame:
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.DataFrame:
         """k-anonymize and verify; see :func:`polars_anon.anonymize.anonymize`."""
         return anonymize(self._df, hierarchies=hierarchies, k=k, **kwargs).collect()
+
+    def encode(self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.encode`."""
+        return self._df.lazy().anon.encode(hierarchies, representation, **kwargs).collect()
+
+    def metrics(
+        self, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], hierarchies: Mapping[str, Hierarchy],
+        names: str | Sequence[str] | None = None, **kwargs: Any,
+    ) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.metrics`."""
+        return self._df.lazy().anon.metrics(anonymized, qids, hierarchies, names, **kwargs).collect()
 
 
 @pl.api.register_expr_namespace("anon")

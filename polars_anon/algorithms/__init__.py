@@ -49,6 +49,19 @@ class Plan:
     lf: pl.LazyFrame
     suppressed: int = 0
     details: dict[str, Any] = field(default_factory=dict)
+    guarantee: str = "k-anonymity"
+    """What the independent check before returning/writing verifies. "k-anonymity"
+    (the default): the published table grouped by its quasi-identifiers has classes
+    of at least k rows. Any other value (mdav's "probabilistic") must come with
+    `verify`, which then replaces that group-by check."""
+    verify: Callable[[pl.LazyFrame], dict[str, Any]] | None = None
+    """The method's own independent check of its guarantee: takes the published
+    LazyFrame (as collected or as re-read from the written file), raises
+    NotKAnonymousError when it fails, returns facts for the report."""
+
+    def __post_init__(self) -> None:
+        if self.guarantee != "k-anonymity" and self.verify is None:
+            raise ValueError(f"a Plan with guarantee {self.guarantee!r} needs its own verify function")
 
 
 def recode(lf: pl.LazyFrame, mapping: pl.DataFrame, qids: Sequence[str], *, suppressed: str | None = None) -> pl.LazyFrame:
@@ -82,3 +95,7 @@ def register_method(name: str) -> Callable[[Callable[[Task], Plan]], Callable[[T
 
 
 from polars_anon.algorithms import fulldomain  # noqa: E402,F401  (registers itself)
+from polars_anon.algorithms import mondrian  # noqa: E402,F401  (registers itself)
+from polars_anon.algorithms import greedy  # noqa: E402,F401  (registers itself)
+from polars_anon.algorithms import datafly  # noqa: E402,F401  (registers itself)
+from polars_anon.algorithms import mdav  # noqa: E402,F401  (registers itself)

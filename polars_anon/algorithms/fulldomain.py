@@ -73,8 +73,8 @@ def search(task: Task, max_suppressed: int = 0) -> tuple[dict[str, int], int, fl
             uniq, dense = np.unique(published, return_inverse=True)
             cj.append(dense.astype(np.int64))
             nj.append(len(uniq))
-            rj.append(cost[published])
-            level_cost[j, lv] = float(size @ cost[published])
+            rj.append(size * cost[published])  # row-weighted cell costs; summed without BLAS
+            level_cost[j, lv] = float(rj[-1].sum())
         codes.append(cj)
         n_codes.append(nj)
         row_cost.append(rj)
@@ -94,7 +94,8 @@ def search(task: Task, max_suppressed: int = 0) -> tuple[dict[str, int], int, fl
         class_size = np.bincount(key, weights=size)[key]
         small = class_size < task.k
         suppressed = int(size[small].sum())
-        kept_cost = sum(float(size[~small] @ row_cost[j][vector[j]][~small]) for j in range(m))
+        kept = ~small
+        kept_cost = sum(float(row_cost[j][vector[j]][kept].sum()) for j in range(m))
         return suppressed, (kept_cost + suppressed * m) / (n_rows * m)
 
     def fails(vector: np.ndarray) -> bool:

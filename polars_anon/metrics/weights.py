@@ -18,14 +18,14 @@ Hierarchies of height 1 (a single node) carry no cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["EDGE_METRICS", "edge_weights", "root_weights", "wid"]
+__all__ = ["EDGE_METRICS", "cost_matrix", "edge_weights", "merge_cost", "root_weights", "wid"]
 
 EDGE_METRICS = ("distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm")
 
@@ -96,3 +96,61 @@ def root_weights(metric: str | Mapping[str, np.ndarray], hierarchies: Mapping[st
     """
     weights = edge_weights(metric, hierarchies) if isinstance(metric, str) else metric
     return {q: h.root_weights(np.asarray(weights[q], dtype=np.float64)) for q, h in hierarchies.items()}
+
+
+def cost_matrix(
+    h: Hierarchy, weights: np.ndarray | Callable[[Hierarchy], np.ndarray], max_nodes: int = 8192
+) -> np.ndarray:
+    """Cost_Q(n, m) = w(n -> LCA(n, m)) for every pair of nodes of `h` [paper 001 §3].
+
+    `weights` gives ω(n, parent(n)) per node (depth-first node order, the root's
+    entry ignored): an array, or any edge-weight function ``h -> array`` (for a
+    metric of :data:`EDGE_METRICS`, ``lambda h: edge_weights("ncp", {"q": h})["q"]``).
+    Row n, column m is the cost of generalizing n to the smallest node that also
+    covers m; 0 when n is already an ancestor of m. Refused above `max_nodes`
+    nodes (the matrix grows with the square): use :meth:`Hierarchy.lca` and
+    :func:`root_weights` on id arrays instead.
+
+    >>> from polars_anon.hierarchy import Hierarchy
+    >>> fig2 = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
+    >>> c = cost_matrix(fig2, lambda h: edge_weights("ncp", {"Q": h})["Q"])
+    >>> a, cc, star = fig2.id_of("a"), fig2.id_of("c"), fig2.id_of("*")
+    >>> [round(float(v), 4) for v in (c[a, cc], c[a, star], c[star, a])]  # w(a -> A) = 2/6, w(a -> *) = 5/6, 0
+    [0.3333, 0.8333, 0.0]
+    """
+    w = weights(h) if callable(weights) else weights
+    return h.cost_matrix(np.asarray(w, dtype=np.float64), max_nodes)
+
+
+def merge_cost(
+    costs: Mapping[str, np.ndarray],
+    x: Mapping[str, np.ndarray | int],
+    y: Mapping[str, np.ndarray | int],
+    size_x: np.ndarray | int,
+    size_y: np.ndarray | int,
+) -> np.ndarray | float:
+    """MC(C1, C2) = sum_i Cost_i(x_i, y_i) |C1| + Cost_i(y_i, x_i) |C2| [paper 001 §3].
+
+    `costs` maps each quasi-identifier to its :func:`cost_matrix`; `x` and `y`
+    map them to the node ids of the two classes' representatives (ints, or
+    arrays that broadcast, to price many candidate merges at once); `size_x` and
+    `size_y` are the class sizes. This is the cost of generalizing both classes
+    to their lowest common ancestors, which the greedy algorithm minimizes.
+
+    >>> from polars_anon.hierarchy import Hierarchy
+    >>> fig2 = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
+    >>> c = {"Q": cost_matrix(fig2, lambda h: edge_weights("ncp", {"Q": h})["Q"])}
+    >>> a, cc, d = fig2.id_of("a"), fig2.id_of("c"), fig2.id_of("d")
+    >>> round(float(merge_cost(c, {"Q": a}, {"Q": cc}, 2, 1)), 6)  # 2 * 2/6 + 1 * 2/6
+    1.0
+    >>> np.round(merge_cost(c, {"Q": a}, {"Q": np.array([cc, d])}, 2, np.array([1, 1])), 6).tolist()  # with d: 2 * 5/6 + 5/6
+    [1.0, 2.5]
+    """
+    missing = [q for q in costs if q not in x or q not in y]
+    if missing:
+        raise InvalidParameterError(f"merge_cost: x and y must give a node for every qid of costs; missing {missing}")
+    total: np.ndarray | float = 0.0
+    for q, c in costs.items():
+        xi, yi = np.asarray(x[q]), np.asarray(y[q])
+        total = total + c[xi, yi] * size_x + c[yi, xi] * size_y
+    return total

@@ -1,0 +1,493 @@
+"""MDAV microaggregation and probabilistic k-anonymity [paper 004 §4, Algorithms 1 and 2].
+
+1. Materialize the quasi-identifiers of every row (MDAV works on records; this is
+   the one NumPy loop DESIGN.md allows besides the greedy merge) and code them
+   (:mod:`polars_anon.algorithms._distance`).
+2. Tables larger than ``block_size`` rows are first cut into blocks by recursive
+   median cuts (Mondrian style: the attribute of widest normalized range, cut at its
+   median, categorical values in hierarchy leaf order); MDAV then runs in each block.
+3. MDAV [paper 004 Algorithm 1]: while 2k or more records remain, pick a random
+   record q (seeded), the record p furthest from q, and form a cluster of p and its
+   k - 1 nearest records. Then k to 2k - 1 remaining records form one cluster; fewer
+   than k join the last cluster. Ties go to the earlier row. As the paper forms one
+   cluster per round (classic MDAV forms two), a round starts with at least 2k
+   records and the remainder is always k to 2k - 1, so every cluster has k to 2k - 1
+   records; the "fewer than k" branch only serves a table smaller than k, which the
+   pipeline refuses.
+4. Publish, either
+   - ``publish="permute"`` (probabilistic k-anonymity, Algorithm 2): the
+     quasi-identifiers are grouped into QID blocks by mutual information with the
+     sensitive attribute (sorted by MI, consecutive pairs; an odd last one joins the
+     last pair), and inside each cluster the rows of a block are permuted together:
+     ``pl.col(q).sort_by(key).over(cluster)`` with a seeded random key per block.
+     The paper's "permute until different" is rejection sampling: clusters whose
+     permuted block equals the original are redrawn (all at once, round after round).
+     A cluster whose block values are all equal can never change; it is left as is
+     and counted in ``constant_clusters``.
+   - ``publish="aggregate"`` (classic microaggregation): numeric quasi-identifiers
+     become the cluster mean (Float64), categorical ones the cluster mode (ties: the
+     value first in hierarchy leaf order).
+
+Guarantees. ``aggregate`` gives every cluster one published tuple, so the table is
+k-anonymous in the classic sense and passes the usual group-by check (values are
+means and modes, not hierarchy ancestors: invariant 2 does not apply). ``permute``
+keeps original values, so rows of a cluster generally differ and the table is *not*
+classically k-anonymous; its plan declares ``guarantee="probabilistic"`` and its own
+independent check (:func:`verify_permutation`) replaces the group-by check: every
+cluster has at least k rows, each block's value-tuple multiset per cluster equals the
+original's, and every non-quasi-identifier column is unchanged row by row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from tqdm.auto import tqdm
+
+from polars_anon.algorithms import Plan, Task, register_method
+from polars_anon.algorithms._distance import AhmadDey, Gower, Records, encode_records, make_distance
+from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
+
+__all__ = [
+    "OPTIONS",
+    "aggregate",
+    "cluster",
+    "mdav",
+    "mutual_information",
+    "permutation_keys",
+    "permute",
+    "qid_blocks",
+    "split_blocks",
+    "verify_permutation",
+]
+
+OPTIONS = ("publish", "distance", "block_size", "numeric", "blocks")
+ROW, CLUSTER = "__anon_row", "__anon_cluster"
+MAX_ROUNDS = 200
+
+
+def _k_smallest(d: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k smallest values, ties to the lower position."""
+    kth = np.partition(d, k - 1)[k - 1]
+    less = np.flatnonzero(d < kth)
+    equal = np.flatnonzero(d == kth)[: k - len(less)]
+    return np.concatenate([less, equal])
+
+
+def mdav(num: np.ndarray, cat: np.ndarray, distance: Gower | AhmadDey, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Cluster ids (0, 1, ... in formation order) of n records [paper 004 Algorithm 1].
+
+    `num` ``(p, n)`` and `cat` ``(c, n)`` are the records as transformed by
+    ``distance.transform``. Every cluster has at least k records (when n >= k).
+
+    >>> from polars_anon.algorithms._distance import Gower, encode_records
+    >>> r = encode_records(pl.DataFrame({"x": [0.0, 1, 2, 10, 11, 12, 13]}), ["x"], [])
+    >>> g = Gower(r)
+    >>> mdav(*g.transform(r), g, 3, np.random.default_rng(0)).tolist()
+    [0, 0, 0, 1, 1, 1, 1]
+    """
+    n = num.shape[1]
+    labels = np.zeros(n, dtype=np.int64)
+    pos = np.arange(n)
+    gone = np.zeros(n)  # +inf once a record is clustered: excluded by adding/subtracting it
+    n_alive, cid = n, 0
+    while n_alive >= 2 * k:
+        if n_alive < 0.6 * len(pos):  # compact: later distances only over live records
+            keep = np.flatnonzero(gone == 0)
+            num, cat, pos, gone = num[:, keep], cat[:, keep], pos[keep], np.zeros(len(keep))
+        q = int(rng.integers(len(pos)))
+        while gone[q]:  # uniform over live records; at least 60% of positions are live
+            q = int(rng.integers(len(pos)))
+        p = int(np.argmax(distance.distances(num[:, q : q + 1], cat[:, q : q + 1], num, cat)[0] - gone))
+        dp = distance.distances(num[:, p : p + 1], cat[:, p : p + 1], num, cat)[0] + gone
+        dp[p] = -np.inf  # p itself is always in its cluster
+        chosen = _k_smallest(dp, k)
+        labels[pos[chosen]] = cid
+        gone[chosen] = np.inf
+        n_alive -= k
+        cid += 1
+    rest = pos[gone == 0]
+    if n_alive >= k:
+        labels[rest] = cid
+    elif n_alive:
+        labels[rest] = max(cid - 1, 0)
+    return labels
+
+
+def _median_cut(values: np.ndarray, k: int) -> np.ndarray:
+    """Boolean left side of a cut at the median; falls back to an exact half by position."""
+    n = len(values)
+    order = np.argsort(values, kind="stable")
+    median = values[order[n // 2]]
+    smallest = max(k, n // 4)
+    for left in (values < median, values <= median):
+        size = int(left.sum())
+        if smallest <= size <= n - smallest:
+            return left
+    left = np.zeros(n, dtype=bool)
+    left[order[: n // 2]] = True
+    return left
+
+
+def split_blocks(num: np.ndarray, cat: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
+    """Cut n records into blocks of at most `block_size` rows (each >= k when block_size >= 2k).
+
+    `num` holds numeric attributes scaled to [0, 1], `cat` categorical codes (in an
+    order where nearby codes are related, e.g. hierarchy leaf order). Each cut takes
+    the attribute of widest normalized range in the block (numeric range, or code
+    range over the attribute's code count) and cuts at its median.
+
+    >>> [b.tolist() for b in split_blocks(np.array([[0.0, 0.9, 0.1, 1.0]]), np.zeros((0, 4), int), 1, 2)]
+    [[0, 2], [1, 3]]
+    """
+    n = num.shape[1]
+    cat_span = np.maximum(cat.max(axis=1) - cat.min(axis=1), 1) if cat.size else np.ones(0)
+    stack, out = [np.arange(n)], []
+    while stack:
+        idx = stack.pop()
+        if len(idx) <= block_size:
+            out.append(idx)
+            continue
+        spread = np.concatenate([np.ptp(num[:, idx], axis=1), np.ptp(cat[:, idx], axis=1) / cat_span])
+        j = int(np.argmax(spread))
+        values = num[j, idx] if j < num.shape[0] else cat[j - num.shape[0], idx]
+        left = _median_cut(values, k)
+        stack.extend([idx[~left], idx[left]])  # left first
+    return out
+
+
+def cluster(
+    records: Records, distance: str, k: int, seed: int = 0, block_size: int = 10_000
+) -> tuple[np.ndarray, int]:
+    """Cluster ids of every record, and the number of blocks MDAV ran in.
+
+    >>> r = encode_records(pl.DataFrame({"x": [0.0, 1, 2, 10, 11, 12]}), ["x"], [])
+    >>> labels, blocks = cluster(r, "gower", 3)
+    >>> labels.tolist(), blocks
+    ([0, 0, 0, 1, 1, 1], 1)
+    """
+    dist = make_distance(distance, records)
+    num, cat = dist.transform(records)
+    if records.n <= block_size:
+        blocks = [np.arange(records.n)]
+    else:
+        blocks = split_blocks(*Gower(records).transform(records), k, block_size)
+    labels = np.empty(records.n, dtype=np.int64)
+    offset = 0
+    for b, idx in enumerate(tqdm(blocks, desc="mdav blocks", unit="block", leave=False, disable=None)):
+        local = mdav(num[:, idx], cat[:, idx], dist, k, np.random.default_rng([seed, b]))
+        labels[idx] = local + offset
+        offset += int(local.max()) + 1
+    return labels, len(blocks)
+
+
+def mutual_information(lf: pl.LazyFrame, a: str, b: str) -> pl.LazyFrame:
+    """One Float64 row ``mi``: the mutual information (nats) of columns a and b [paper 004 eq. 3].
+
+    >>> mutual_information(pl.LazyFrame({"a": [0, 0, 1, 1], "b": [5, 5, 6, 6]}), "a", "b").collect().item()
+    0.6931...
+    """
+    n = pl.col("__anon_n")
+    joint = lf.group_by(a, b).agg(pl.len().cast(pl.Float64).alias("__anon_n"))
+    return joint.select(
+        (n / n.sum() * (n * n.sum() / (n.sum().over(a) * n.sum().over(b))).log()).sum().alias("mi")
+    )
+
+
+def qid_blocks(qids: Sequence[str], mi: Mapping[str, float] | None = None) -> list[list[str]]:
+    """QID blocks [paper 004 §4]: qids sorted by MI with the sensitive attribute, in pairs.
+
+    Without `mi`, the given order. An odd last qid joins the last pair; a single qid
+    is its own block.
+
+    >>> qid_blocks(["a", "b", "c", "d", "e"], {"a": 0.1, "b": 0.5, "c": 0.3, "d": 0.0, "e": 0.2})
+    [['b', 'c'], ['e', 'a', 'd']]
+    """
+    order = list(qids) if mi is None else sorted(qids, key=lambda q: (-mi[q], list(qids).index(q)))
+    blocks = [order[i : i + 2] for i in range(0, len(order), 2)]
+    if len(blocks) > 1 and len(blocks[-1]) == 1:
+        blocks[-2].extend(blocks.pop())
+    return blocks
+
+
+def _work_frame(records: Records, labels: np.ndarray) -> pl.DataFrame:
+    cols = {q: records.num[j] for j, q in enumerate(records.numeric)}
+    cols |= {q: records.cat[j] for j, q in enumerate(records.categorical)}
+    return pl.DataFrame({CLUSTER: labels, **cols})
+
+
+def permutation_keys(
+    records: Records, labels: np.ndarray, blocks: Sequence[Sequence[str]], seed: int = 0
+) -> tuple[np.ndarray, list[int], int]:
+    """Per block, a sort key per row whose within-cluster order permutes the block [Algorithm 2].
+
+    Returns ``(keys (blocks x n), constant clusters per block, rounds)``. Clusters whose
+    permuted block would equal the original are redrawn until it differs, except
+    clusters where the block is constant (counted, left as is).
+
+    >>> r = encode_records(pl.DataFrame({"a": ["x", "y", "z", "z", "z"]}), [], ["a"])
+    >>> keys, constant, rounds = permutation_keys(r, np.array([0, 0, 0, 1, 1]), [["a"]])
+    >>> constant
+    [1]
+    """
+    n = len(labels)
+    work = _work_frame(records, labels)
+    rng = np.random.default_rng([seed, 104729])
+    keys = np.empty((len(blocks), n), dtype=np.int64)
+    constant, rounds = [], 0
+    for b, block in enumerate(blocks):
+        key = rng.permutation(n).astype(np.int64)
+        same = pl.all_horizontal(pl.col(q).n_unique() == 1 for q in block)
+        constant.append(int(work.group_by(CLUSTER).agg(same.alias("c"))["c"].sum()))
+        todo = work.with_columns(pl.Series(ROW, np.arange(n)))
+        for r in range(1, MAX_ROUNDS + 1):
+            moved = todo.with_columns(pl.Series("__anon_key", key[todo[ROW].to_numpy()])).with_columns(
+                pl.col(q).sort_by("__anon_key").over(CLUSTER).alias(f"__anon_p_{q}") for q in block
+            )
+            stuck = moved.group_by(CLUSTER).agg(
+                (~pl.any_horizontal((pl.col(q) != pl.col(f"__anon_p_{q}")).any() for q in block) & ~same).alias("s")
+            )
+            stuck = stuck.filter("s")[CLUSTER]
+            if stuck.is_empty():
+                break
+            rounds = max(rounds, r)
+            todo = todo.filter(pl.col(CLUSTER).is_in(stuck.implode()))
+            rows = todo[ROW].to_numpy()
+            key[rows] = rng.permutation(len(rows)) + n * r  # unique within a cluster
+        keys[b] = key
+    return keys, constant, rounds
+
+
+def _with_map(lf: pl.LazyFrame, mapping: pl.DataFrame) -> pl.LazyFrame:
+    return lf.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64)).join(
+        mapping.lazy(), on=ROW, how="left", maintain_order="left"
+    )
+
+
+def permute(lf: pl.LazyFrame, labels: np.ndarray, blocks: Sequence[Sequence[str]], keys: np.ndarray) -> pl.LazyFrame:
+    """Publish `lf` with each block's values permuted inside each cluster (rows keep their order).
+
+    >>> lf = pl.LazyFrame({"a": ["x", "y", "z"], "b": ["1", "2", "3"], "s": [0, 1, 2]})
+    >>> permute(lf, np.array([0, 0, 0]), [["a", "b"]], np.array([[2, 0, 1]])).collect().rows()
+    [('y', '2', 0), ('z', '3', 1), ('x', '1', 2)]
+    """
+    names = lf.collect_schema().names()
+    mapping = pl.DataFrame(
+        {
+            ROW: np.arange(len(labels), dtype=np.int64),
+            CLUSTER: labels,
+            **{f"__anon_key_{b}": keys[b] for b in range(len(blocks))},
+        }
+    )
+    return (
+        _with_map(lf, mapping)
+        .with_columns(
+            pl.col(q).sort_by(f"__anon_key_{b}").over(CLUSTER) for b, block in enumerate(blocks) for q in block
+        )
+        .select(names)
+    )
+
+
+def aggregate(lf: pl.LazyFrame, records: Records, labels: np.ndarray) -> pl.LazyFrame:
+    """Publish cluster means (numeric, Float64) and modes (categorical; ties to the lower code).
+
+    >>> r = encode_records(pl.DataFrame({"x": ["1", "2", "6"], "c": ["u", "v", "v"]}), ["x"], ["c"])
+    >>> lf = pl.LazyFrame({"x": ["1", "2", "6"], "c": ["u", "v", "v"]})
+    >>> aggregate(lf, r, np.array([0, 0, 0])).collect().rows()
+    [(3.0, 'v'), (3.0, 'v'), (3.0, 'v')]
+    """
+    names = lf.collect_schema().names()
+    n_clusters = int(labels.max()) + 1
+    sizes = np.bincount(labels, minlength=n_clusters)
+    out: dict[str, Any] = {ROW: np.arange(len(labels), dtype=np.int64)}
+    for j, q in enumerate(records.numeric):
+        means = np.bincount(labels, weights=records.num[j], minlength=n_clusters) / sizes
+        out[f"__anon_out_{q}"] = means[labels]
+    for j, q in enumerate(records.categorical):
+        n_codes = len(records.labels[j])
+        counts = np.bincount(labels * n_codes + records.cat[j], minlength=n_clusters * n_codes)
+        mode = counts.reshape(n_clusters, n_codes).argmax(axis=1)
+        out[f"__anon_out_{q}"] = pl.Series(records.labels[j]).gather(mode[labels])
+    qids = [*records.numeric, *records.categorical]
+    return (
+        _with_map(lf, pl.DataFrame(out))
+        .with_columns(pl.col(f"__anon_out_{q}").alias(q) for q in qids)
+        .select(names)
+    )
+
+
+def verify_permutation(
+    published: pl.LazyFrame, original: pl.LazyFrame, labels: np.ndarray, blocks: Sequence[Sequence[str]], k: int
+) -> dict[str, Any]:
+    """Independent check of probabilistic k-anonymity by within-cluster permutation.
+
+    Checks that the published table has the original's row count, that every
+    cluster has at least k rows, that per cluster the multiset of each block's value
+    tuples equals the original's, and that every other column is unchanged row by
+    row. Raises :class:`NotKAnonymousError`; returns ``min_class_size`` (the smallest
+    cluster), ``n_classes`` (clusters), ``n_rows`` and ``classic_min_class_size`` (the
+    smallest group of equal published quasi-identifier tuples, for comparison).
+    """
+    qids = [q for block in blocks for q in block]
+    names = original.collect_schema().names()
+    others = [c for c in names if c not in qids]
+    mapping = pl.DataFrame({ROW: np.arange(len(labels), dtype=np.int64), CLUSTER: labels})
+    n_pub = published.select(pl.len()).collect().item()  # materializes: one row
+    fail = "independent check failed: "
+    if n_pub != len(labels):
+        raise NotKAnonymousError(
+            f"{fail}the published table has {n_pub} rows, the input {len(labels)}; nothing was written"
+        )
+    sizes = np.bincount(labels)
+    if sizes.min() < k:
+        raise NotKAnonymousError(f"{fail}a cluster has {int(sizes.min())} rows, fewer than k={k}; nothing was written")
+    pub, orig = _with_map(published, mapping), _with_map(original, mapping)
+    queries = []
+    for block in blocks:
+        keys = [CLUSTER, *block]
+        a = orig.group_by(keys).agg(pl.len().alias("__anon_a"))
+        b = pub.group_by(keys).agg(pl.len().alias("__anon_b"))
+        diff = a.join(b, on=keys, how="full", coalesce=True, nulls_equal=True)
+        queries.append(diff.select((pl.col("__anon_a").fill_null(0) != pl.col("__anon_b").fill_null(0)).sum()))
+    if others:
+        both = orig.select(ROW, *others).join(
+            published.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64)).select(ROW, *others),
+            on=ROW, how="inner", suffix="__anon_pub",
+        )
+        same = pl.all_horizontal(pl.col(c).eq_missing(pl.col(f"{c}__anon_pub")) for c in others)
+        queries.append(both.select((~same).sum()))
+    queries.append(published.group_by(qids).agg(pl.len()).select(pl.col("len").min()))
+    results = [f.item() for f in pl.collect_all(queries)]  # materializes: one row each
+    for block, bad in zip(blocks, results):
+        if bad:
+            raise NotKAnonymousError(
+                f"{fail}block {list(block)}: {bad} (cluster, value) counts differ from the input, so values moved "
+                "outside their cluster; nothing was written"
+            )
+    if others and results[len(blocks)]:
+        raise NotKAnonymousError(
+            f"{fail}{results[len(blocks)]} rows changed non-quasi-identifier columns; nothing was written"
+        )
+    return {
+        "min_class_size": int(sizes.min()),
+        "n_classes": len(sizes),
+        "n_rows": int(n_pub),
+        "classic_min_class_size": int(results[-1]),
+    }
+
+
+def _options(task: Task) -> dict[str, Any]:
+    options = dict(task.options)
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise InvalidParameterError(f"method 'mdav' does not take options {unknown}; it takes {list(OPTIONS)}")
+    publish = options.get("publish", "permute")
+    if publish not in ("permute", "aggregate"):
+        raise InvalidParameterError(f"publish must be one of ['permute', 'aggregate'], got {publish!r}")
+    distance = options.get("distance", "gower")
+    if distance not in ("gower", "ahmad_dey"):
+        raise InvalidParameterError(f"distance must be one of ['gower', 'ahmad_dey'], got {distance!r}")
+    block_size = options.get("block_size", 10_000)
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 2 * task.k:
+        raise InvalidParameterError(
+            f"block_size must be an integer >= 2k = {2 * task.k}, got {block_size!r}; "
+            "blocks are cut in halves of at least k rows"
+        )
+    qids = list(task.qids)
+    numeric = options.get("numeric")
+    if numeric is None:  # qids whose values all read as numbers
+        parsed = task.aggregates.select(pl.col(q).cast(pl.Float64, strict=False).null_count() for q in qids).row(0)
+        numeric = [q for q, bad in zip(qids, parsed) if not bad]
+    else:
+        if isinstance(numeric, str) or not all(isinstance(q, str) for q in numeric):
+            raise InvalidParameterError(f"numeric must be a list of qid names, got {numeric!r}")
+        wrong = [q for q in numeric if q not in qids]
+        if wrong:
+            raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
+        for q in numeric:
+            values = task.aggregates[q].unique().sort()
+            bad = values.filter(values.cast(pl.Float64, strict=False).is_null()).to_list()
+            if bad:
+                raise InvalidParameterError(
+                    f"numeric qid {q!r} has {len(bad)} values that are not numbers (first: {preview(bad)}); "
+                    "leave it out of numeric to treat it as categorical"
+                )
+    blocks = options.get("blocks")
+    if blocks is not None:
+        if isinstance(blocks, str) or not all(
+            isinstance(b, (list, tuple)) and b and all(isinstance(q, str) for q in b) for b in blocks
+        ):
+            raise InvalidParameterError(f"blocks must be a list of non-empty lists of qid names, got {blocks!r}")
+        flat = [q for b in blocks for q in b]
+        if sorted(flat) != sorted(qids):
+            raise InvalidParameterError(
+                f"blocks must name every qid exactly once; got {[list(b) for b in blocks]}, qids are {qids}"
+            )
+        blocks = [list(b) for b in blocks]
+    numeric = [q for q in qids if q in numeric]
+    return {"publish": publish, "distance": distance, "block_size": block_size, "numeric": numeric, "blocks": blocks}
+
+
+@register_method("mdav")
+def run(task: Task) -> Plan:
+    """MDAV clustering, then within-cluster permutation or aggregation (module docstring).
+
+    Options: ``publish`` ("permute" | "aggregate", default "permute"), ``distance``
+    ("gower" | "ahmad_dey", default "gower"), ``block_size`` (default 10,000),
+    ``numeric`` (qids treated as numbers; default the qids whose values all read as
+    numbers), ``blocks`` (QID blocks for permute; default by mutual information with
+    `sensitive`, or pairs in qid order without it). Qids need no hierarchy here; a
+    given one only orders categorical codes (for the block cuts and mode ties).
+    """
+    opts = _options(task)
+    start = time.perf_counter()
+    qids = list(task.qids)
+    numeric = opts["numeric"]
+    categorical = [q for q in qids if q not in numeric]
+    frame = task.lf.select(qids).collect()  # materializes: the qid columns of every row (MDAV works on records)
+    order = {q: task.hierarchies[q].leaf_labels for q in categorical if q in task.hierarchies}
+    records = encode_records(frame, numeric, categorical, order)
+    del frame
+    labels, n_blocks = cluster(records, opts["distance"], task.k, task.seed, opts["block_size"])
+    sizes = np.bincount(labels)
+    details: dict[str, Any] = {
+        "publish": opts["publish"],
+        "distance": opts["distance"],
+        "numeric": numeric,
+        "block_size": opts["block_size"],
+        "n_blocks": n_blocks,
+        "n_clusters": len(sizes),
+        "min_cluster_size": int(sizes.min()),
+        "max_cluster_size": int(sizes.max()),
+        "mdav_seconds": round(time.perf_counter() - start, 3),
+    }
+    if opts["publish"] == "aggregate":
+        return Plan(aggregate(task.lf, records, labels), 0, details)
+    blocks, mi = opts["blocks"], None
+    if blocks is None:
+        if task.sensitive is not None:
+            frames = pl.collect_all([mutual_information(task.lf, q, task.sensitive) for q in qids])  # one row each
+            mi = {q: round(float(f.item()), 12) for q, f in zip(qids, frames)}
+        blocks = qid_blocks(qids, mi)
+    keys, constant, rounds = permutation_keys(records, labels, blocks, task.seed)
+    details |= {
+        "qid_blocks": blocks,
+        "mutual_information": mi,
+        "constant_clusters": dict(zip([",".join(b) for b in blocks], constant)),
+        "permute_rounds": rounds,
+    }
+    original = task.lf
+    return Plan(
+        permute(task.lf, labels, blocks, keys),
+        0,
+        details,
+        guarantee="probabilistic",
+        verify=lambda published: verify_permutation(published, original, labels, blocks, task.k),
+    )
+
+
+run.accepts_missing_hierarchies = True  # type: ignore[attr-defined]  (MDAV needs no hierarchy; one only orders codes)

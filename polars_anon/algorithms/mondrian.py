@@ -1,0 +1,491 @@
+"""Mondrian multidimensional partitioning, Strict and Relaxed, as breadth-first group-by rounds.
+
+[paper 002 §3.2, Algorithm 1], [paper 003 Algorithm 3]. Every quasi-identifier is
+given a total order (an *axis*): the depth-first leaf order of its hierarchy (a
+subtree is then an interval, so a class publishes its lowest common ancestor), an
+explicit list, numeric or alphabetical order, or a seeded random permutation
+[paper 003 §3.3.1]. A value's coordinate is its rank on the axis.
+
+The algorithm runs on the class aggregates (one row per distinct tuple and its
+``size``), never on the rows. Each round handles every open partition at once:
+
+1. per partition and attribute, the frequency set (a group-by on (partition,
+   rank)), its cumulative counts, the median and the normalized range
+   ``(max - min) / (global max - global min)`` (numeric values for numeric axes,
+   ranks otherwise);
+2. the cut: the attribute with the widest normalized range that has an allowable
+   cut (ties: the earlier quasi-identifier);
+3. the children: a join of the decisions back on the partition id.
+
+A partition that cannot be cut is closed. Rounds repeat until no partition is
+open (about log2(n / k) rounds).
+
+Readings taken where the papers leave room:
+
+- **Strict**: the pivot is the lower median (the value holding record
+  ``ceil(n / 2)`` in the sorted order); ``lhs = {x <= pv}``, ``rhs = {x > pv}``; the
+  cut is allowed when both sides hold at least k rows.
+- **Relaxed**: ``lhs = {x < pv}``, ``rhs = {x > pv}`` and the records equal to the
+  pivot are dealt out so that ``lhs`` holds exactly ``floor(n / 2)`` rows (paper 002:
+  "neither exceeds the median count"); the pivot is the value holding record
+  ``floor(n / 2)``. Records of one tuple may then land in two classes: the first
+  ones (in row order) go left. The cut is allowed when ``floor(n / 2) >= k`` and the
+  attribute has at least two distinct values in the partition.
+
+The DuckDB twin is the ``anon_mondrian`` macro in ``sql/mondrian.sql``; it takes
+the same coordinates (:func:`coordinates`) and gives the same partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from polars_anon.algorithms import Plan, Task, recode, register_method
+from polars_anon.errors import InvalidParameterError, NullValueError, preview
+from polars_anon.generalize import class_ancestors
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["Axis", "axes", "coordinates", "partition", "publish", "sql_inputs"]
+
+_MODES = ("strict", "relaxed")
+_ORDERS = ("hierarchy", "numeric", "alphabetical", "random")
+_PUBLISH = ("auto", "hierarchy", "range", "set")
+_T, _OFF, _PID, _SIZE = "__anon_t", "__anon_off", "__anon_pid", "__anon_size"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """The total order of one quasi-identifier.
+
+    ``labels[r]`` is the value of rank r; ``values[r]`` is its coordinate for the
+    normalized range (the number for a numeric axis, r otherwise);
+    ``hierarchy_order`` says the labels are the hierarchy's depth-first leaves.
+    """
+
+    qid: str
+    labels: list[str]
+    values: np.ndarray
+    numeric: bool
+    hierarchy_order: bool
+
+
+def _as_numbers(labels: Sequence[str]) -> np.ndarray | None:
+    try:
+        return np.array([float(v) for v in labels], dtype=np.float64)
+    except ValueError:
+        return None
+
+
+def axes(
+    present: Mapping[str, Sequence[str]],
+    hierarchies: Mapping[str, Hierarchy],
+    order: str | Mapping[str, object] | None = None,
+    seed: int = 0,
+) -> list[Axis]:
+    """The axis of each quasi-identifier.
+
+    Parameters
+    ----------
+    present
+        Quasi-identifier -> its distinct values (String), in any order.
+    hierarchies
+        The hierarchies (a quasi-identifier may have none).
+    order
+        One of ``"hierarchy"`` (depth-first leaf order; the default with a
+        hierarchy), ``"numeric"`` (the default without one when every value is a
+        number), ``"alphabetical"`` (the default otherwise, as in paper 002),
+        ``"random"`` (a permutation seeded by `seed` and the qid's position), or a
+        dict qid -> one of those or an explicit list of values.
+    seed
+        Seed of the random orders.
+
+    Examples
+    --------
+    >>> h = Hierarchy.from_dict({"*": {"A": ["b", "a"], "c": None}})
+    >>> [a.labels for a in axes({"x": ["a", "b"], "y": ["10", "9"]}, {"x": h})]
+    [['b', 'a', 'c'], ['9', '10']]
+    """
+    per_qid = order if isinstance(order, Mapping) else {q: order for q in present}
+    unknown = [q for q in per_qid if q not in present]
+    if unknown:
+        raise InvalidParameterError(f"order names {unknown}, which are not qids; the qids are {list(present)}")
+    out = []
+    for j, (q, values) in enumerate(present.items()):
+        vals = sorted({str(v) for v in values})
+        h = hierarchies.get(q)
+        how = per_qid.get(q)
+        if how is None:
+            how = "hierarchy" if h is not None else ("numeric" if _as_numbers(vals) is not None else "alphabetical")
+        if isinstance(how, str):
+            if how not in _ORDERS:
+                raise InvalidParameterError(
+                    f"order for qid {q!r} must be one of {list(_ORDERS)} or a list of its values, got {how!r}"
+                )
+            if how == "hierarchy":
+                if h is None:
+                    raise InvalidParameterError(f"order 'hierarchy' for qid {q!r}, which has no hierarchy; use 'numeric' or 'alphabetical'")
+                extra = [v for v in vals if v not in set(h.leaf_labels)]  # the root, after null="suppress"
+                labels = h.leaf_labels + [h.label_of(i) for i in sorted(h.id_of(v) for v in extra)]
+            elif how == "numeric":
+                numbers = _as_numbers(vals)
+                if numbers is None:
+                    bad = [v for v in vals if _as_numbers([v]) is None]
+                    raise InvalidParameterError(
+                        f"order 'numeric' for qid {q!r}: {len(bad)} values are not numbers (first: {preview(bad)}); "
+                        "use 'alphabetical' or a list"
+                    )
+                labels = [vals[i] for i in np.argsort(numbers, kind="stable")]
+            elif how == "alphabetical":
+                labels = vals
+            else:  # random
+                base = h.leaf_labels if h is not None else vals
+                perm = np.random.default_rng([int(seed), j]).permutation(len(base))
+                labels = [base[i] for i in perm]
+        elif isinstance(how, (list, tuple)):
+            labels = [str(v) for v in how]
+            if len(set(labels)) != len(labels):
+                dup = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
+                raise InvalidParameterError(f"order for qid {q!r} lists values twice (first: {preview(dup)}); list each once")
+            missing = sorted(set(vals) - set(labels))
+            if missing:
+                raise InvalidParameterError(
+                    f"order for qid {q!r} misses {len(missing)} values of the column (first: {preview(missing)}); "
+                    "list every value"
+                )
+            how = "explicit"
+        else:
+            raise InvalidParameterError(
+                f"order for qid {q!r} must be a string or a list of values, got {type(how).__name__}"
+            )
+        numbers = _as_numbers(labels) if how in ("hierarchy", "numeric") else None
+        numeric = numbers is not None and bool(np.all(np.diff(numbers) >= 0))
+        coords = numbers if numeric else np.arange(len(labels), dtype=np.float64)
+        out.append(Axis(q, labels, coords, numeric, how == "hierarchy"))
+    return out
+
+
+def coordinates(aggregates: pl.DataFrame, qids: Sequence[str], axis_list: Sequence[Axis]) -> pl.DataFrame:
+    """The aggregates as coordinates: ``__anon_t`` (tuple index), ``__anon_size``, and per
+    attribute j ``__anon_x{j}`` (Int64 rank) and ``__anon_v{j}`` (Float64 coordinate).
+
+    >>> ax = axes({"a": ["x", "y"]}, {})
+    >>> coordinates(pl.DataFrame({"a": ["y", "x"], "size": [2, 1]}), ["a"], ax).row(0)
+    (0, 2, 1, 1.0)
+    """
+    cols = [pl.int_range(pl.len(), dtype=pl.Int64).alias(_T), pl.col("size").cast(pl.Int64).alias(_SIZE)]
+    for j, (q, ax) in enumerate(zip(qids, axis_list)):
+        rank = pl.col(q).replace_strict(ax.labels, list(range(len(ax.labels))), return_dtype=pl.Int64)
+        cols.append(rank.alias(f"__anon_x{j}"))
+        cols.append(rank.replace_strict(list(range(len(ax.labels))), ax.values.tolist(), return_dtype=pl.Float64).alias(f"__anon_v{j}"))
+    return aggregates.select(cols)
+
+
+def sql_inputs(coords: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The coordinates in the long form of the ``anon_mondrian`` macro: ``(coords, tuples)``.
+
+    ``coords`` has ``t, dim, x, v`` (one row per tuple and attribute), ``tuples`` has ``t, size``.
+
+    >>> ax = axes({"a": ["x", "y"]}, {})
+    >>> long, tuples = sql_inputs(coordinates(pl.DataFrame({"a": ["y", "x"], "size": [2, 1]}), ["a"], ax))
+    >>> long.rows(), tuples.rows()
+    ([(0, 0, 1, 1.0), (1, 0, 0, 0.0)], [(0, 2), (1, 1)])
+    """
+    m = sum(1 for c in coords.columns if c.startswith("__anon_x"))
+    long = pl.concat(
+        [
+            coords.select(
+                pl.col(_T).alias("t"), pl.lit(j, dtype=pl.Int64).alias("dim"), pl.col(f"__anon_x{j}").alias("x"), pl.col(f"__anon_v{j}").alias("v")
+            )
+            for j in range(m)
+        ]
+    ).sort("t", "dim")
+    return long, coords.select(pl.col(_T).alias("t"), pl.col(_SIZE).alias("size"))
+
+
+def _decisions(work: pl.LazyFrame, bases: Sequence[int], k: int, mode: str, spans: Sequence[float]) -> pl.LazyFrame:
+    """One row per partition that can be cut: ``pid``, ``dim``, ``pv``, ``take``.
+
+    The frequency set of attribute j is a group-by on one integer key
+    ``pid * bases[j] + rank`` (sorted, so each partition's values come in axis order).
+    """
+    per_dim = []
+    for j, base in enumerate(bases):
+        x, v = f"__anon_x{j}", f"__anon_v{j}"
+        c, cum, pid = pl.col("c"), pl.col("cum"), pl.col(_PID)
+        first, last = pl.col("__anon_first"), pl.col("__anon_last")
+        # vectorized per-partition scans over the sorted frequency sets (no per-group agg)
+        freq = (
+            work.group_by((pl.col(_PID) * base + pl.col(x)).alias("__anon_key"))
+            .agg(c=pl.col(_SIZE).sum(), v=pl.col(v).first())
+            .sort("__anon_key")
+            .with_columns((pl.col("__anon_key") // base).alias(_PID), (pl.col("__anon_key") % base).alias("x"))
+            .with_columns(
+                c.cum_sum().alias("gc"),
+                pl.int_range(pl.len(), dtype=pl.Int64).alias("i"),
+                (pid != pid.shift(1)).fill_null(True).alias("__anon_first"),
+                (pid != pid.shift(-1)).fill_null(True).alias("__anon_last"),
+            )
+            .with_columns(
+                (pl.col("gc") - pl.when(first).then(pl.col("gc") - c).forward_fill()).alias("cum"),
+                pl.when(first).then(pl.col("v")).forward_fill().alias("v0"),
+                pl.when(first).then(pl.col("i")).forward_fill().alias("i0"),
+            )
+            .with_columns(
+                pl.when(last).then(cum).backward_fill().alias("n"),
+                pl.when(last).then(pl.col("v")).backward_fill().alias("v1"),
+                pl.when(last).then(pl.col("i")).backward_fill().alias("i1"),
+            )
+        )
+        target = (pl.col("n") + 1) // 2 if mode == "strict" else pl.col("n") // 2
+        stats = freq.filter((cum - c < target) & (cum >= target)).select(
+            _PID,
+            "n",
+            (pl.col("i1") - pl.col("i0") + 1).alias("distinct"),
+            ((pl.col("v1") - pl.col("v0")) / (spans[j] if spans[j] > 0 else 1.0)).alias("width"),
+            pl.col("x").alias("pv"),
+            cum.alias("lhs"),
+            (cum - c).alias("before"),
+        )
+        if mode == "strict":
+            allow = (pl.col("lhs") >= k) & (pl.col("n") - pl.col("lhs") >= k)
+            take = pl.col("lhs")
+        else:
+            allow = (pl.col("n") // 2 >= k) & (pl.col("distinct") >= 2)
+            take = pl.col("n") // 2 - pl.col("before")
+        per_dim.append(
+            stats.filter(allow).select(
+                _PID, pl.lit(j, dtype=pl.Int64).alias("dim"), "width", pl.col("pv").cast(pl.Int64), take.cast(pl.Int64).alias("take")
+            )
+        )
+    return (
+        pl.concat(per_dim)
+        .sort(_PID, "width", "dim", descending=[False, True, False])
+        .unique(_PID, keep="first", maintain_order=True)
+    )
+
+
+def partition(coords: pl.DataFrame, k: int, mode: str = "strict") -> tuple[pl.DataFrame, int]:
+    """Partition the coordinates (from :func:`coordinates`) into Mondrian classes.
+
+    Returns ``(segments, rounds)``: segments has ``__anon_t``, ``__anon_off`` (first
+    record of the tuple in the segment), ``__anon_size`` and ``__anon_pid`` (class id,
+    numbered by the order in which partitions were made), sorted by tuple and offset;
+    rounds counts the rounds that cut something.
+
+    >>> ax = axes({"a": [str(i) for i in range(6)]}, {})
+    >>> agg = pl.DataFrame({"a": [str(i) for i in range(6)], "size": [1] * 6})
+    >>> seg, rounds = partition(coordinates(agg, ["a"], ax), k=2)
+    >>> seg["__anon_pid"].to_list(), rounds
+    ([0, 0, 0, 1, 1, 1], 1)
+    """
+    if mode not in _MODES:
+        raise InvalidParameterError(f"mode must be one of {list(_MODES)}, got {mode!r}")
+    m = sum(1 for c in coords.columns if c.startswith("__anon_x"))
+    spans = [float(coords[f"__anon_v{j}"].max() - coords[f"__anon_v{j}"].min()) for j in range(m)]  # type: ignore[operator]
+    bases = [int(coords[f"__anon_x{j}"].max()) + 1 for j in range(m)]  # type: ignore[arg-type]
+    work = coords.with_columns(pl.lit(0, dtype=pl.Int64).alias(_OFF), pl.lit(0, dtype=pl.Int64).alias(_PID))
+    done: list[pl.DataFrame] = []
+    next_id, rounds = 1, 0
+    while work.height:
+        decided = _decisions(work.lazy(), bases, k, mode, spans).collect()  # materializes: one row per open partition
+        # per-partition lookups indexed by partition id (gathers, not joins)
+        pids = decided[_PID].to_numpy()
+        arrays = {}
+        for name in ("dim", "pv", "take"):
+            arr = np.full(next_id, -1, dtype=np.int64)
+            arr[pids] = decided[name].to_numpy()
+            arrays[name] = arr
+        rhs = np.zeros(next_id, dtype=np.int64)
+        rhs[np.sort(pids)] = next_id + np.arange(len(pids))
+        arrays["rhs"] = rhs
+        next_id += len(pids)
+        rounds += bool(len(pids))
+        looked = work.lazy().with_columns(
+            pl.lit(pl.Series(arr)).gather(pl.col(_PID)).alias(f"__anon_{name}") for name, arr in arrays.items()
+        )
+        closed = looked.filter(pl.col("__anon_dim") < 0).select(_T, _OFF, _SIZE, _PID)
+        cut = looked.filter(pl.col("__anon_dim") >= 0)
+        chosen = pl.lit(None, dtype=pl.Int64)
+        for j in reversed(range(m)):
+            chosen = pl.when(pl.col("__anon_dim") == j).then(pl.col(f"__anon_x{j}")).otherwise(chosen)
+        sel, pv, size = chosen, pl.col("__anon_pv"), pl.col(_SIZE)
+        if mode == "strict":
+            cut = cut.with_columns(pl.when(sel <= pv).then(pl.col(_PID)).otherwise(pl.col("__anon_rhs")).alias(_PID))
+        else:
+            cut = cut.with_columns(sel.alias("__anon_sel")).sort(_PID, _T, _OFF)
+            sel = pl.col("__anon_sel")
+            eq_size = pl.when(sel == pv).then(size).otherwise(0)
+            share = (pl.col("__anon_take") - (eq_size.cum_sum().over(_PID) - eq_size)).clip(0, None)
+            left = pl.when(sel < pv).then(size).when(sel > pv).then(0).otherwise(pl.min_horizontal(share, size))
+            cut = cut.with_columns(left.alias("__anon_left"))
+            keep = [c for c in work.columns if c not in (_SIZE, _PID, _OFF)]
+            lhs = cut.filter(pl.col("__anon_left") > 0).select(*keep, _OFF, pl.col("__anon_left").alias(_SIZE), _PID)
+            rhs_part = cut.filter(pl.col("__anon_left") < size).select(
+                *keep,
+                (pl.col(_OFF) + pl.col("__anon_left")).alias(_OFF),
+                (size - pl.col("__anon_left")).alias(_SIZE),
+                pl.col("__anon_rhs").alias(_PID),
+            )
+            cut = pl.concat([lhs, rhs_part])
+        closed_df, work = pl.collect_all([closed, cut.select(work.columns)])
+        done.append(closed_df)
+    segments = pl.concat(done).sort(_T, _OFF)
+    return segments, rounds
+
+
+def _labels_of(ax: Axis) -> pl.Series:
+    return pl.Series(ax.labels, dtype=pl.String)
+
+
+def publish(
+    segments: pl.DataFrame,
+    coords: pl.DataFrame,
+    qids: Sequence[str],
+    axis_list: Sequence[Axis],
+    hierarchies: Mapping[str, Hierarchy],
+    how: str | Mapping[str, str] = "auto",
+) -> pl.DataFrame:
+    """The published tuple of each class: one row per class ``__anon_pid``, one column per qid.
+
+    `how` (or a dict qid -> how): ``"hierarchy"`` the lowest common ancestor of the
+    class's values; ``"range"`` ``[lo-hi]`` on the axis (the value itself when the
+    class holds one); ``"set"`` the class's values in axis order as ``{a,b}``;
+    ``"auto"`` hierarchy when there is one, range for a numeric axis, set otherwise.
+    """
+    per_qid = dict(how) if isinstance(how, Mapping) else {q: how for q in qids}
+    unknown = [q for q in per_qid if q not in qids]
+    if unknown:
+        raise InvalidParameterError(f"publish names {unknown}, which are not qids; the qids are {list(qids)}")
+    seg = segments.lazy().join(coords.lazy().drop(_SIZE), on=_T, how="left")
+    aggs = []
+    for j, (q, ax) in enumerate(zip(qids, axis_list)):
+        x = pl.col(f"__anon_x{j}")
+        aggs += [x.min().alias(f"__anon_lo{j}"), x.max().alias(f"__anon_hi{j}"), x.unique().sort().alias(f"__anon_set{j}")]
+    bounds = seg.group_by(_PID).agg(aggs).sort(_PID).collect()  # materializes: one row per class
+    out = [bounds[_PID]]
+    for j, (q, ax) in enumerate(zip(qids, axis_list)):
+        mode = per_qid.get(q, "auto")
+        if mode not in _PUBLISH:
+            raise InvalidParameterError(f"publish for qid {q!r} must be one of {list(_PUBLISH)}, got {mode!r}")
+        h = hierarchies.get(q)
+        if mode == "auto":
+            mode = "hierarchy" if h is not None else ("range" if ax.numeric else "set")
+        lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
+        labels = np.asarray(ax.labels, dtype=object)
+        if mode == "hierarchy":
+            if h is None:
+                raise InvalidParameterError(f"publish 'hierarchy' for qid {q!r}, which has no hierarchy; use 'range' or 'set'")
+            if ax.hierarchy_order:  # leaves of a class lie in [lo, hi] of the depth-first order
+                node_ids = np.array([h.id_of(v) for v in ax.labels], dtype=np.int64)
+                top = h.lca(node_ids[lo], node_ids[hi])
+                col = [h.label_of(i) for i in top] if len(top) else []
+            else:
+                pairs = seg.select(_PID, pl.col(f"__anon_x{j}").replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String).alias(q))
+                anc = class_ancestors(pairs, {q: h}, _PID).collect()  # materializes: one row per class
+                col = bounds.select(_PID).join(anc, on=_PID, how="left", maintain_order="left")[q].to_list()
+        elif mode == "range":
+            col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]").tolist() if len(lo) else []
+        else:
+            col = bounds.select(
+                pl.col(f"__anon_set{j}").list.eval(pl.element().replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String))
+            ).to_series().to_list()
+            col = [s[0] if len(s) == 1 else "{" + ",".join(s) + "}" for s in col]
+        out.append(pl.Series(q, col, dtype=pl.String))
+    return pl.DataFrame(out)
+
+
+_DENSE_KEYS = 1 << 24
+
+
+def _gather_publish(
+    lf: pl.LazyFrame, coords: pl.DataFrame, segments: pl.DataFrame, published: pl.DataFrame, qids: Sequence[str], axis_list: Sequence[Axis]
+) -> pl.LazyFrame:
+    """Publish rows without a join: each row's tuple key (mixed-radix ranks, read through
+    an Enum cast per qid) indexes a dense array of class numbers, which indexes each
+    qid's published labels. Gathers stream and keep row order (a join keeping order
+    costs about 3x here); used when the key space has at most 2**24 tuples."""
+    key = pl.lit(0, dtype=pl.Int64)
+    ckey = np.zeros(coords.height, dtype=np.int64)
+    for j, (q, ax) in enumerate(zip(qids, axis_list)):
+        key = key * len(ax.labels) + pl.col(q).cast(pl.Enum(ax.labels)).to_physical().cast(pl.Int64)
+        ckey = ckey * len(ax.labels) + coords[f"__anon_x{j}"].to_numpy()
+    row = published.with_row_index("__anon_row").select(_PID, pl.col("__anon_row").cast(pl.Int32))
+    ordered = segments.sort(_T).join(row, on=_PID, how="left", maintain_order="left")
+    dense = np.full(int(np.prod([len(ax.labels) for ax in axis_list])), -1, dtype=np.int32)
+    dense[ckey[ordered[_T].to_numpy()]] = ordered["__anon_row"].to_numpy()
+    names = lf.collect_schema().names()
+    return (
+        lf.with_columns(pl.lit(pl.Series(dense)).gather(key).alias("__anon_class"))
+        .with_columns(pl.lit(published[q]).gather(pl.col("__anon_class")).alias(q) for q in qids)
+        .select(names)
+    )
+
+
+def _options(task: Task) -> tuple[str, object, object]:
+    options = dict(task.options)
+    mode = options.pop("mode", "strict")
+    order = options.pop("order", None)
+    how = options.pop("publish", "auto")
+    if options:
+        raise InvalidParameterError(f"method 'mondrian' does not take options {sorted(options)}; it takes mode, order, publish")
+    if mode not in _MODES:
+        raise InvalidParameterError(f"mode must be one of {list(_MODES)}, got {mode!r}")
+    if order is not None and not isinstance(order, (str, Mapping)):
+        raise InvalidParameterError(f"order must be a string or a dict qid -> order, got {type(order).__name__}")
+    if not isinstance(how, (str, Mapping)):
+        raise InvalidParameterError(f"publish must be a string or a dict qid -> publish, got {type(how).__name__}")
+    return mode, order, how
+
+
+@register_method("mondrian")
+def run(task: Task) -> Plan:
+    """Mondrian k-anonymization (see the module docstring).
+
+    Options: ``mode`` ("strict" | "relaxed", default strict), ``order`` (see
+    :func:`axes`), ``publish`` (see :func:`publish`).
+    """
+    mode, order, how = _options(task)
+    qids = list(task.qids)
+    agg = task.aggregates
+    for q in qids:
+        if q not in task.hierarchies and agg[q].null_count():
+            n_null = int(agg.filter(pl.col(q).is_null())["size"].sum())
+            raise NullValueError(
+                f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
+                "fill them, drop those rows, or give the qid a hierarchy"
+            )
+    present = {q: agg[q].unique().to_list() for q in qids}
+    axis_list = axes(present, task.hierarchies, order, task.seed)  # type: ignore[arg-type]
+    coords = coordinates(agg, qids, axis_list)
+    segments, rounds = partition(coords, task.k, mode)
+    published = publish(segments, coords, qids, axis_list, task.hierarchies, how)  # type: ignore[arg-type]
+    out_cols = [pl.col(q).alias(f"__anon_out_{q}") for q in qids]
+    seg = segments.join(published.select(_PID, *out_cols), on=_PID, how="left", maintain_order="left")
+    details = {"mode": mode, "rounds": rounds, "n_partitions": published.height}
+    tuples = agg.select(qids).with_row_index(_T).with_columns(pl.col(_T).cast(pl.Int64))
+    if seg[_T].is_unique().all():
+        space = int(np.prod([len(ax.labels) for ax in axis_list], dtype=np.float64))
+        if space <= _DENSE_KEYS:
+            return Plan(_gather_publish(task.lf, coords, segments, published, qids, axis_list), 0, details)
+        mapping = tuples.join(seg.select(_T, *[f"__anon_out_{q}" for q in qids]), on=_T, how="left", maintain_order="left")
+        return Plan(recode(task.lf, mapping, qids), 0, details)
+    # relaxed cuts split some tuples: the first records of a tuple (row order) take the first segment
+    ranges = tuples.join(seg, on=_T, maintain_order="left").select(
+        *qids, pl.col(_OFF).alias("__anon_lo"), (pl.col(_OFF) + pl.col(_SIZE)).alias("__anon_hi"), *[f"__anon_out_{q}" for q in qids]
+    )
+    names = task.lf.collect_schema().names()
+    lf = (
+        task.lf.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over(qids).alias("__anon_w"))
+        .join(ranges.lazy(), on=qids, how="left", maintain_order="left")
+        .filter((pl.col("__anon_w") >= pl.col("__anon_lo")) & (pl.col("__anon_w") < pl.col("__anon_hi")))
+        .with_columns(pl.col(f"__anon_out_{q}").alias(q) for q in qids)
+        .select(names)
+    )
+    return Plan(lf, 0, details)
+
+
+run.accepts_missing_hierarchies = True  # type: ignore[attr-defined]  (anonymize lets qids without hierarchy through)

@@ -1,0 +1,688 @@
+"""Encodings of a generalized table for machine learning [paper 000 §II-C, §III-A].
+
+Every quasi-identifier becomes a block of numeric columns, one per hierarchy node,
+named ``<qid>_<node label>`` and ordered by level, then depth-first (leaves first,
+the root last), so the output schema is known from the hierarchies before any data
+is read (:func:`encoded_columns`).
+
+``oneclass``
+    1 at the published node only (Table IIa).
+``fillparent``
+    1 at the published node and every ancestor of it (Table IIb).
+``fillchild``
+    1 at the published node and every descendant of it (Table IIc).
+``proportional``
+    the share of the class's original values that are equal to or generalize into
+    the node, M(l, Q_val) = |S(Q, val)| / |C| [paper 000 eq. 1, Table III]. Needs
+    the original leaves: a row-aligned ``original`` frame, or a class id column.
+``setbinary``
+    one column per *leaf*: 1 when the leaf lies under the published node
+    [paper 003 §3.4.1] (the leaf columns of ``fillchild``).
+
+Two more encodings map a generalized value back to one leaf [paper 002 §3.3]
+(the qid columns stay, holding leaf labels):
+
+``random``
+    a leaf under the published node, uniformly.
+``statistical``
+    a leaf under the published node, weighted by the leaf frequencies of the
+    original table (the whole table, not the class: paper 002 releases "a frequency
+    distribution of the QID values from the original data"; that is the reading
+    taken). Leaves never seen get weight 0 unless a node covers only such leaves,
+    then the draw is uniform.
+
+The random draws come from a counter-based generator (SplitMix64 of the row
+number, the seed and the column position) written as Polars expressions, so the
+same input and seed give the same bytes and the plan streams.
+
+Proportional entries are computed relationally: the (class, original leaf) counts
+are joined to the hierarchy ``closure``, summed per (class, ancestor), divided by
+the class size, pivoted wide over the known column list (``LazyFrame.pivot`` with
+``on_columns``, which stays lazy) and joined back to the rows on the class key.
+The indicator encodings join each qid to a small per-node lookup table (one row per
+hierarchy node) built from the hierarchy's ``paths``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_columns
+from polars_anon.errors import (
+    ColumnNotFoundError,
+    InvalidParameterError,
+    NullValueError,
+    ValueNotInHierarchyError,
+    preview,
+)
+from polars_anon.generalize import generalize_partition
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = [
+    "ENCODINGS",
+    "MAPPINGS",
+    "REPRESENTATIONS",
+    "encode",
+    "encoded_columns",
+    "indicator_table",
+    "leaf_frequencies",
+    "map_to_leaves",
+    "node_order",
+    "output_columns",
+    "write_encoded",
+]
+
+Representation = Literal["proportional", "fillparent", "fillchild", "oneclass", "setbinary"]
+MappingKind = Literal["random", "statistical"]
+REPRESENTATIONS: tuple[str, ...] = ("proportional", "fillparent", "fillchild", "oneclass", "setbinary")
+"""The wide encodings (one numeric column per node, or per leaf for setbinary)."""
+MAPPINGS: tuple[str, ...] = ("random", "statistical")
+"""The encodings that map a generalized value back to one leaf [paper 002 §3.3]."""
+ENCODINGS: tuple[str, ...] = REPRESENTATIONS + MAPPINGS
+"""Every name accepted by :func:`encode` (case-insensitive: ``fillParent`` works)."""
+
+_NEEDS_ORIGINAL = {"proportional", "statistical"}
+_MASK64 = (1 << 64) - 1
+
+
+def canonical(encoding: object) -> str:
+    """Normalize an encoding name (``"fillParent"`` -> ``"fillparent"``); refuse unknown ones.
+
+    >>> canonical("oneClass")
+    'oneclass'
+    """
+    name = str(encoding).lower().replace("_", "").replace("-", "")
+    if name not in ENCODINGS:
+        raise InvalidParameterError(
+            f"encoding must be one of {list(ENCODINGS)}, got {encoding!r}; "
+            "for example 'proportional' [paper 000 §III-A]"
+        )
+    return name
+
+
+def node_order(hierarchy: Hierarchy, representation: str = "proportional") -> np.ndarray:
+    """Node ids in column order: by level, then depth-first (leaves only for setbinary).
+
+    >>> from polars_anon import Hierarchy
+    >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
+    >>> [h.label_of(i) for i in node_order(h)]
+    ['a', 'b', 'c', 'A', '*']
+    """
+    ids = np.arange(hierarchy.n_nodes)
+    if canonical(representation) == "setbinary":
+        return ids[hierarchy.is_leaf]
+    return ids[np.lexsort((ids, hierarchy.level))]
+
+
+def encoded_columns(qid: str, hierarchy: Hierarchy, representation: str = "proportional") -> list[str]:
+    """The column names of one qid's block: ``<qid>_<node label>`` in :func:`node_order`.
+
+    Mappings (``random``, ``statistical``) keep the qid column itself.
+
+    >>> from polars_anon import Hierarchy
+    >>> encoded_columns("g", Hierarchy.from_dict({"*": ["M", "F"]}))
+    ['g_M', 'g_F', 'g_*']
+    """
+    if canonical(representation) in MAPPINGS:
+        return [qid]
+    return [f"{qid}_{hierarchy.label_of(i)}" for i in node_order(hierarchy, representation)]
+
+
+def output_columns(
+    columns: Sequence[str], hierarchies: Mapping[str, Hierarchy], representation: str = "proportional"
+) -> list[str]:
+    """The output schema of :func:`encode`: each qid column replaced in place by its block.
+
+    Raises :class:`InvalidParameterError` when an encoded name collides with another
+    column or with another block.
+
+    >>> from polars_anon import Hierarchy
+    >>> output_columns(["id", "g", "y"], {"g": Hierarchy.from_dict({"*": ["M", "F"]})}, "oneclass")
+    ['id', 'g_M', 'g_F', 'g_*', 'y']
+    """
+    out: list[str] = []
+    for c in columns:
+        out.extend(encoded_columns(c, hierarchies[c], representation) if c in hierarchies else [c])
+    seen: set[str] = set()
+    dup = [c for c in out if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+    if dup:
+        raise InvalidParameterError(
+            f"encoded column names collide: {preview(sorted(set(dup)))} appear twice "
+            "(a '<qid>_<node label>' name equals another column or another qid's name); "
+            "rename the column before encoding"
+        )
+    return out
+
+
+def indicator_table(qid: str, hierarchy: Hierarchy, representation: str, dtype: pl.DataType = pl.Float32) -> pl.DataFrame:
+    """Lookup table of an indicator encoding: one row per node (``__anon_label``) and its block.
+
+    This is Table II of paper 000 for ``oneclass``, ``fillparent`` and ``fillchild``
+    (and the paper 003 §3.4.1 tuple for ``setbinary``), built from the hierarchy's
+    ``paths`` (node, ancestor) pairs.
+
+    >>> from polars_anon import Hierarchy
+    >>> t = indicator_table("g", Hierarchy.from_dict({"*": ["M", "F"]}), "fillparent")
+    >>> t.row(0), t.row(2)
+    (('*', 0.0, 0.0, 1.0), ('F', 0.0, 1.0, 1.0))
+    """
+    rep = canonical(representation)
+    if rep not in {"oneclass", "fillparent", "fillchild", "setbinary"}:
+        raise InvalidParameterError(f"indicator_table: {rep!r} is not an indicator encoding")
+    order = node_order(hierarchy, rep)
+    names = encoded_columns(qid, hierarchy, rep)
+    name_of = dict(zip(order.tolist(), names))
+    paths = hierarchy.paths
+    if rep == "oneclass":
+        pairs = pl.DataFrame({"key": np.arange(hierarchy.n_nodes), "col": np.arange(hierarchy.n_nodes)})
+    elif rep == "fillparent":  # published node -> its ancestors
+        pairs = paths.select(pl.col("node").alias("key"), pl.col("ancestor").alias("col"))
+    else:  # fillchild / setbinary: published node -> its descendants (leaves only for setbinary)
+        pairs = paths.select(pl.col("ancestor").alias("key"), pl.col("node").alias("col"))
+        if rep == "setbinary":
+            pairs = pairs.filter(pl.col("col").is_in(order.tolist()))
+    labels = pl.Series(hierarchy.labels)
+    long = pairs.select(
+        pl.col("key").replace_strict(np.arange(hierarchy.n_nodes), labels, return_dtype=pl.String).alias("__anon_label"),
+        pl.col("col").replace_strict(list(name_of), list(name_of.values()), return_dtype=pl.String).alias("__anon_col"),
+        pl.lit(1.0).alias("__anon_v"),
+    )
+    wide = (
+        pl.DataFrame({"__anon_label": labels})
+        .join(
+            long.pivot("__anon_col", on_columns=names, index="__anon_label", values="__anon_v", aggregate_function="sum"),
+            on="__anon_label",
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(pl.col(names).fill_null(0.0).cast(dtype))
+    )
+    return wide.select("__anon_label", *names)
+
+
+def _cast_qids(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
+    return lf.with_columns(pl.col(q).cast(pl.String) for q in qids)
+
+
+def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], what: str, leaves_only: bool) -> None:
+    """One query: nulls and values that are not nodes (or not leaves) of their hierarchy."""
+    qids = list(hierarchies)
+    frames = pl.collect_all([published.select(pl.col(q).cast(pl.String).unique()) for q in qids])  # materializes: distinct values
+    for q, f in zip(qids, frames):
+        h = hierarchies[q]
+        values = f[q]
+        if values.null_count():
+            raise NullValueError(
+                f"column {q!r} of the {what} table has null values; encodings need a hierarchy node in every row "
+                "(anonymize with null='suppress' or drop those rows)"
+            )
+        allowed = h.leaf_labels if leaves_only else h.labels
+        missing = values.filter(~values.is_in(allowed)).sort().to_list()
+        if missing:
+            kind = "leaves" if leaves_only else "nodes"
+            raise ValueNotInHierarchyError(
+                f"column {q!r} of the {what} table: {len(missing)} distinct values are not {kind} of its hierarchy "
+                f"(first: {preview(missing)}); encode with the hierarchies the table was anonymized with"
+            )
+
+
+def _check_truthful(pairs: pl.LazyFrame, key: Sequence[str], hierarchies: Mapping[str, Hierarchy], published_of: Mapping[str, str]) -> None:
+    """Each original leaf must generalize into its row's published value (checked on distinct pairs)."""
+    for i, (q, h) in enumerate(hierarchies.items()):
+        leaf = f"__anon_leaf_{i}"
+        pub = published_of[q]
+        closure = pl.LazyFrame(
+            {
+                "__anon_l": [h.label_of(x) for x in h.closure["leaf"]],
+                "__anon_a": [h.label_of(x) for x in h.closure["ancestor"]],
+            }
+        )
+        bad = (
+            pairs.select(pl.col(pub).alias("__anon_p"), pl.col(leaf).alias("__anon_l"))
+            .unique()
+            .join(closure, on="__anon_l", how="left")
+            .group_by("__anon_p", "__anon_l")
+            .agg((pl.col("__anon_a") == pl.col("__anon_p")).any().alias("__anon_ok"))
+            .filter(~pl.col("__anon_ok"))
+            .sort("__anon_p", "__anon_l")
+            .head(5)
+            .collect()  # materializes: at most 5 offending pairs
+        )
+        if bad.height:
+            shown = [f"{l!r} -> {p!r}" for p, l in bad.select("__anon_p", "__anon_l").rows()]
+            raise InvalidParameterError(
+                f"column {q!r}: original values are not under their published value (first: [{', '.join(shown)}]); "
+                "the original and published rows must be row-aligned, or share a class id column"
+            )
+
+
+def encode(
+    published: pl.LazyFrame | pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    representation: str = "proportional",
+    *,
+    original: pl.LazyFrame | pl.DataFrame | None = None,
+    class_col: str | None = None,
+    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
+    seed: int = 0,
+    validate: bool = True,
+) -> pl.LazyFrame:
+    """Encode the quasi-identifiers of a generalized table for machine learning.
+
+    Parameters
+    ----------
+    published
+        The published (generalized) table; each qid column holds hierarchy node
+        labels. Other columns pass through untouched and in place.
+    hierarchies
+        qid -> :class:`~polars_anon.Hierarchy` (the qids to encode).
+    representation
+        One of :data:`ENCODINGS`: ``proportional`` (default), ``fillparent``,
+        ``fillchild``, ``oneclass``, ``setbinary``, ``random``, ``statistical``.
+    original
+        The original rows, needed by ``proportional`` and ``statistical``:
+        row-aligned with `published` (same count and order: what
+        :func:`polars_anon.anonymize` publishes when nothing is suppressed) when
+        `class_col` is None; otherwise any order, carrying `class_col`.
+    class_col
+        The class id column. With `original`, both frames carry it and classes are
+        defined by it. Without `original`, `published` is a *partition frame*: its qid
+        columns hold the original leaves and `class_col` the class of each row; the
+        published values are then each class's lowest common ancestors. When
+        None, a class is a distinct published qid tuple [paper 000 §III-A].
+    dtype
+        Numeric dtype of the encoded columns (Float32 by default).
+    seed
+        Seed of the ``random`` and ``statistical`` draws.
+    validate
+        Check first, in one query each, that published values are hierarchy nodes,
+        original values are leaves and lie under their published value.
+
+    Returns
+    -------
+    pl.LazyFrame
+        `published` with each qid column replaced by its block
+        (:func:`output_columns`), or, for a mapping, by a leaf label.
+
+    Raises
+    ------
+    InvalidParameterError, ColumnNotFoundError, ValueNotInHierarchyError, NullValueError
+
+    References
+    ----------
+    [paper 000 §II-C, §III-A, Table II, Table III], [paper 002 §3.3], [paper 003 §3.4.1]
+
+    Examples
+    --------
+    >>> from polars_anon import Hierarchy
+    >>> g = Hierarchy.from_dict({"*": ["M", "F"]})
+    >>> pub = pl.DataFrame({"g": ["*", "*", "*"]})
+    >>> orig = pl.DataFrame({"g": ["M", "F", "F"]})
+    >>> [round(x, 4) for x in encode(pub, {"g": g}, "proportional", original=orig).collect().row(0)]
+    [0.3333, 0.6667, 1.0]
+    >>> encode(pub, {"g": g}, "fillchild").collect().row(0)
+    (1.0, 1.0, 1.0)
+    """
+    return _apply(*_astuple(_plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)))
+
+
+def _astuple(plan: _Plan) -> tuple[pl.LazyFrame, list[_Join], list[str]]:
+    return plan.rows, plan.joins, plan.out_names
+
+
+def _plan(
+    published: pl.LazyFrame | pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    representation: str,
+    original: pl.LazyFrame | pl.DataFrame | None,
+    class_col: str | None,
+    dtype: pl.DataType | type[pl.DataType],
+    seed: int,
+    validate: bool,
+) -> _Plan:
+    """Validate the inputs and return the rows and the joins that encode them."""
+    rep = canonical(representation)
+    lf = as_lazy(published)
+    if not hierarchies:
+        raise InvalidParameterError("hierarchies is empty; give at least one qid -> Hierarchy")
+    for q, h in hierarchies.items():
+        if not isinstance(h, Hierarchy):
+            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
+    qids = check_columns(lf, list(hierarchies), "qids")
+    dtype = _check_dtype(dtype)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidParameterError(f"seed must be an integer, got {seed!r}")
+    names_in = lf.collect_schema().names()
+    if class_col is not None:
+        check_columns(lf, [class_col], "class_col")
+        if class_col in hierarchies:
+            raise InvalidParameterError(f"class_col {class_col!r} is also a qid; it must be a separate column")
+    out_names = output_columns(names_in, hierarchies, rep)
+    orig = None if original is None else as_lazy(original)
+    if orig is not None:
+        check_columns(orig, qids, "qids of original")
+        if class_col is not None:
+            check_columns(orig, [class_col], "class_col of original")
+    elif class_col is not None:  # a partition frame: original leaves + class ids
+        if validate:
+            _check_nodes(lf, hierarchies, "partition", leaves_only=True)
+        orig = lf
+        lf = generalize_partition(_cast_qids(lf, qids), hierarchies, class_col)
+    if rep in _NEEDS_ORIGINAL and orig is None:
+        raise InvalidParameterError(
+            f"representation {rep!r} needs the original values: pass original= (row-aligned with the published "
+            "rows, or sharing class_col), or a partition frame with class_col="
+        )
+    lf = _cast_qids(lf, qids)
+    if validate:
+        _check_nodes(lf, hierarchies, "published", leaves_only=False)
+        if orig is not None:
+            _check_nodes(orig, hierarchies, "original", leaves_only=True)
+    if rep in MAPPINGS:
+        freqs = leaf_frequencies(orig, hierarchies) if rep == "statistical" else None
+        return _Plan(map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names)
+    if rep == "proportional":
+        assert orig is not None
+        joins = _proportional(lf, _cast_qids(orig, qids), hierarchies, class_col, dtype, validate)
+    else:
+        joins = [
+            _Join(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"]) for q, h in hierarchies.items()
+        ]
+    return _Plan(lf, joins, out_names)
+
+
+@dataclass
+class _Plan:
+    rows: pl.LazyFrame
+    joins: list[_Join]
+    out_names: list[str]
+
+
+def _check_dtype(dtype: object) -> pl.DataType:
+    try:
+        dt = dtype() if isinstance(dtype, type) else dtype
+        ok = isinstance(dt, pl.DataType) and (dt.is_numeric() or dt == pl.Boolean)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise InvalidParameterError(f"dtype must be a numeric Polars dtype such as pl.Float32, got {dtype!r}")
+    return dt  # type: ignore[return-value]
+
+
+@dataclass
+class _Join:
+    """One join back: `right` (one row per class or per node) on `left_on` = `right_on`."""
+
+    right: pl.LazyFrame
+    left_on: list[str]
+    right_on: list[str]
+
+
+def _apply(lf: pl.LazyFrame | pl.DataFrame, joins: Sequence[_Join], out_names: Sequence[str]) -> pl.LazyFrame:
+    out = lf.lazy()
+    for j in joins:
+        out = out.join(j.right.lazy(), left_on=j.left_on, right_on=j.right_on, how="left", maintain_order="left")
+    return out.select(out_names)
+
+
+def _proportional(
+    lf: pl.LazyFrame,
+    orig: pl.LazyFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    class_col: str | None,
+    dtype: pl.DataType,
+    validate: bool,
+) -> list[_Join]:
+    """M(l, Q_val) = |S(Q, val)| / |C| per class, joined back on the class key [paper 000 eq. 1]."""
+    qids = list(hierarchies)
+    leaf_cols = [f"__anon_leaf_{i}" for i in range(len(qids))]
+    if class_col is None:  # row-aligned: the class is the published tuple
+        key = [f"__anon_key_{i}" for i in range(len(qids))]
+        pairs = pl.concat(
+            [
+                lf.select(pl.col(q).alias(k) for q, k in zip(qids, key)),
+                orig.select(pl.col(q).alias(c) for q, c in zip(qids, leaf_cols)),
+            ],
+            how="horizontal",
+        )
+        published_of = dict(zip(qids, key))
+        join_left: list[str] = qids
+    else:
+        key = [class_col]
+        pairs = orig.select(class_col, *(pl.col(q).alias(c) for q, c in zip(qids, leaf_cols)))
+        published_of = {}
+        join_left = [class_col]
+    if validate and class_col is None:
+        _check_truthful(pairs, key, hierarchies, published_of)
+    counts = pairs.group_by(*key, *leaf_cols).agg(pl.len().cast(pl.Int64).alias("__anon_n"))
+    sizes = counts.group_by(key).agg(pl.col("__anon_n").sum().alias("__anon_size"))
+    longs = []
+    all_names: list[str] = []
+    for i, (q, h) in enumerate(hierarchies.items()):
+        names = encoded_columns(q, h, "proportional")
+        all_names.extend(names)
+        name_of = dict(zip(node_order(h).tolist(), names))
+        closure = pl.LazyFrame(
+            {
+                leaf_cols[i]: [h.label_of(x) for x in h.closure["leaf"]],
+                "__anon_col": [name_of[int(x)] for x in h.closure["ancestor"]],
+            }
+        )
+        longs.append(
+            counts.group_by(*key, leaf_cols[i])
+            .agg(pl.col("__anon_n").sum())
+            .join(closure, on=leaf_cols[i])
+            .group_by(*key, "__anon_col")
+            .agg(pl.col("__anon_n").sum())
+        )
+    wide = (
+        pl.concat(longs)
+        .join(sizes, on=key)
+        .with_columns((pl.col("__anon_n") / pl.col("__anon_size")).alias("__anon_v"))
+        .pivot("__anon_col", on_columns=all_names, index=key, values="__anon_v", aggregate_function="sum")
+        .with_columns(pl.col(all_names).fill_null(0.0).cast(dtype))
+    )
+    return [_Join(wide, join_left, key)]
+
+
+def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> dict[str, np.ndarray]:
+    """Count of each leaf (in depth-first leaf order) in the original table, per qid.
+
+    >>> from polars_anon import Hierarchy
+    >>> leaf_frequencies(pl.LazyFrame({"g": ["F", "F"]}), {"g": Hierarchy.from_dict({"*": ["M", "F"]})})["g"].tolist()
+    [0, 2]
+    """
+    qids = list(hierarchies)
+    frames = pl.collect_all(  # materializes: one row per distinct leaf
+        [orig.group_by(pl.col(q).cast(pl.String)).agg(pl.len().alias("n")) for q in qids]
+    )
+    out = {}
+    for q, f in zip(qids, frames):
+        h = hierarchies[q]
+        counts = dict(zip(f[q].to_list(), f["n"].to_list()))
+        out[q] = np.array([counts.get(label, 0) for label in h.leaf_labels], dtype=np.int64)
+    return out
+
+
+def _mix64(x: int) -> int:
+    """The SplitMix64 finalizer on a Python int (decorrelates the per-seed, per-column offsets)."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def _uniform(row: pl.Expr, seed: int, stream: int) -> pl.Expr:
+    """U[0, 1) per row: SplitMix64 of (row, seed, stream) as UInt64 expressions."""
+    u64 = pl.UInt64
+    offset = _mix64(_mix64(seed & _MASK64) ^ ((stream + 1) * 0xD1342543DE82EF95 & _MASK64))
+    x = row.cast(u64) * pl.lit(0x9E3779B97F4A7C15, dtype=u64) + pl.lit(offset, dtype=u64)
+    z = (x ^ (x // pl.lit(1 << 30, dtype=u64))) * pl.lit(0xBF58476D1CE4E5B9, dtype=u64)
+    z = (z ^ (z // pl.lit(1 << 27, dtype=u64))) * pl.lit(0x94D049BB133111EB, dtype=u64)
+    z = z ^ (z // pl.lit(1 << 31, dtype=u64))
+    return (z // pl.lit(1 << 11, dtype=u64)).cast(pl.Float64) * (1.0 / (1 << 53))
+
+
+def map_to_leaves(
+    published: pl.LazyFrame | pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    how: str = "random",
+    *,
+    frequencies: Mapping[str, Sequence[int] | np.ndarray] | None = None,
+    seed: int = 0,
+    validate: bool = True,
+) -> pl.LazyFrame:
+    """Replace each generalized value by one leaf under it [paper 002 §3.3].
+
+    Parameters
+    ----------
+    published
+        Table whose qid columns hold hierarchy node labels.
+    hierarchies
+        qid -> hierarchy.
+    how
+        ``random``: uniform over the leaves under the node; ``statistical``: weighted
+        by `frequencies`.
+    frequencies
+        qid -> count per leaf in :attr:`Hierarchy.leaf_labels` order (the original
+        table's counts; :func:`encode` computes them from ``original``).
+    seed
+        Same table and seed give the same leaves.
+
+    Examples
+    --------
+    >>> from polars_anon import Hierarchy
+    >>> g = Hierarchy.from_dict({"*": ["M", "F"]})
+    >>> out = map_to_leaves(pl.DataFrame({"g": ["*", "*", "F"]}), {"g": g}, "statistical",
+    ...                     frequencies={"g": [0, 5]}).collect()
+    >>> out["g"].to_list()
+    ['F', 'F', 'F']
+    """
+    kind = canonical(how)
+    if kind not in MAPPINGS:
+        raise InvalidParameterError(f"how must be one of {list(MAPPINGS)}, got {how!r}")
+    lf = _cast_qids(as_lazy(published), list(hierarchies))
+    check_columns(lf, list(hierarchies), "qids")
+    if validate:
+        _check_nodes(lf, hierarchies, "published", leaves_only=False)
+    if kind == "statistical" and frequencies is None:
+        raise InvalidParameterError("how='statistical' needs frequencies= (or use encode(..., original=...))")
+    names = lf.collect_schema().names()
+    row = "__anon_row"
+    while row in names:
+        row = "_" + row
+    lf = lf.with_row_index(row)
+    exprs = []
+    for i, (q, h) in enumerate(hierarchies.items()):
+        lo = pl.col(q).replace_strict(h.labels, h.nodes["order_lo"], return_dtype=pl.Int64)
+        n = pl.col(q).replace_strict(h.labels, h.nodes["leaves"], return_dtype=pl.Int64)
+        u = _uniform(pl.col(row), seed, i)
+        uniform_pick = lo + (u * n).floor().cast(pl.Int64).clip(upper_bound=n - 1)
+        if kind == "random":
+            pick = uniform_pick
+        else:
+            assert frequencies is not None
+            if q not in frequencies:
+                raise ColumnNotFoundError(f"frequencies has no entry for qid {q!r}; it has {list(frequencies)}")
+            w = np.asarray(frequencies[q], dtype=np.int64)
+            if w.shape != (h.n_leaves,) or (w < 0).any():
+                raise InvalidParameterError(
+                    f"frequencies[{q!r}] must hold {h.n_leaves} counts >= 0 (one per leaf), got shape {w.shape}"
+                )
+            cum = np.concatenate([[0], np.cumsum(w)])  # cum[i] = weight of leaves before leaf i
+            hi = h.nodes["order_hi"].to_numpy()
+            base_of = cum[h.nodes["order_lo"].to_numpy()]
+            total_of = cum[hi + 1] - base_of
+            base = pl.col(q).replace_strict(h.labels, base_of, return_dtype=pl.Int64)
+            total = pl.col(q).replace_strict(h.labels, total_of, return_dtype=pl.Int64)
+            t = base + (u * total).floor().cast(pl.Int64).clip(upper_bound=total - 1)
+            weighted = pl.lit(pl.Series(cum[1:], dtype=pl.Int64)).search_sorted(t, side="right").cast(pl.Int64)
+            pick = pl.when(total > 0).then(weighted).otherwise(uniform_pick)
+        leaves = pl.Series(h.leaf_labels, dtype=pl.String)
+        exprs.append(pick.replace_strict(np.arange(h.n_leaves), leaves, return_dtype=pl.String).alias(q))
+    return lf.with_columns(exprs).select(names)
+
+
+def write_encoded(
+    published: pl.LazyFrame | pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    path: str | Path,
+    representation: str = "proportional",
+    *,
+    original: pl.LazyFrame | pl.DataFrame | None = None,
+    class_col: str | None = None,
+    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
+    seed: int = 0,
+    validate: bool = True,
+    overwrite: bool = False,
+    chunk_rows: int | None = None,
+) -> dict[str, Any]:
+    """Encode and write to Parquet: aggregate per class once, then join back chunk by chunk.
+
+    Same arguments as :func:`encode`. A wide encoding has one column per hierarchy
+    node (about 2,000 for a 5-digit zip code), and Polars' streaming engine is slow
+    on frames that wide, so the per-class (or per-node) tables are computed once
+    and the published rows are joined to them in slices of `chunk_rows` rows
+    (default: about 256 MB of encoded values per slice) and appended to one Parquet
+    file (zstd) through a temporary file, renamed at the end. Memory is bounded by
+    the slice. Mappings and partition frames stream through ``sink_parquet``.
+
+    Returns ``rows``, ``columns``, ``chunk_rows`` and ``seconds``.
+
+    >>> import tempfile, os
+    >>> from polars_anon import Hierarchy
+    >>> p = os.path.join(tempfile.mkdtemp(), "enc.parquet")
+    >>> g = Hierarchy.from_dict({"*": ["M", "F"]})
+    >>> write_encoded(pl.DataFrame({"g": ["M", "*"]}), {"g": g}, p, "fillparent")["columns"]
+    3
+    >>> pl.read_parquet(p).rows()
+    [(1.0, 0.0, 1.0), (0.0, 0.0, 1.0)]
+    """
+    import time
+
+    import pyarrow.parquet as pq
+
+    from polars_anon.io import _refuse_existing, _temporary, write_parquet_atomic
+
+    start = time.perf_counter()
+    path = Path(path)
+    _refuse_existing(path, overwrite)
+    plan = _plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+    width = len(plan.out_names)
+    if not plan.joins or (class_col is not None and original is None):
+        write_parquet_atomic(_apply(plan.rows, plan.joins, plan.out_names), path, overwrite=overwrite)
+        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+        return {"rows": rows, "columns": width, "chunk_rows": None, "seconds": round(time.perf_counter() - start, 3)}
+    if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
+        raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+    chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
+    rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
+    joins = [_Join(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
+    n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(path)
+    writer = None
+    try:
+        for offset in range(0, max(n_rows, 1), chunk):
+            part = _apply(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
+            table = part.collect(engine="in-memory").to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+            writer.write_table(table, row_group_size=chunk)
+        if writer is not None:
+            writer.close()
+            writer = None
+        _refuse_existing(path, overwrite)
+        os.replace(tmp, path)
+    finally:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
+    return {"rows": n_rows, "columns": width, "chunk_rows": chunk, "seconds": round(time.perf_counter() - start, 3)}

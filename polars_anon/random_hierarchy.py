@@ -1,0 +1,113 @@
+"""Random generalization hierarchies, order-preserving or shuffled [paper 003 §3.3.2].
+
+The procedure of the paper: start from the set of all values (the root), split it
+into a random partition of at least two parts, split each part again, until every
+part is a single value. *Ordered* trees split into runs of consecutive values (so
+only neighbours are generalized together: Datafly's "VGH (a)" of Figure 3.2);
+*shuffled* trees split into arbitrary subsets ("VGH (b)"). Then the depth
+constraint: with D the depth of the shallowest leaf, every node at depth D - 1
+gets its values as direct leaf children and everything deeper is dropped, so all
+leaves sit at depth D and full-domain recoding (Datafly) is coherent (Figure 3.3).
+
+Readings taken where the paper leaves room: a split makes between 2 and
+``max_children`` parts, the count and the cut points drawn uniformly; an inner
+node is labelled ``[first..last]`` (ordered) or ``{a,b,c}`` (shuffled, values in
+input order); the root is labelled `root`. The same values and seed give the same
+tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from polars_anon.errors import HierarchyError, InvalidParameterError, preview
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["random_ordered", "random_shuffled"]
+
+
+def _check(values: Iterable[object], max_children: int) -> list[str]:
+    labels = [str(v) for v in values]
+    if not labels:
+        raise HierarchyError("random hierarchy: no values given; the hierarchy would be empty")
+    dup = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
+    if dup:
+        raise HierarchyError(f"random hierarchy: {len(dup)} values are given twice (first: {preview(dup)}); give each once")
+    if isinstance(max_children, bool) or not isinstance(max_children, int) or max_children < 2:
+        raise InvalidParameterError(f"random hierarchy: max_children must be an integer >= 2, got {max_children!r}")
+    return labels
+
+
+def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: bool) -> Hierarchy:
+    if root in labels:
+        raise HierarchyError(f"random hierarchy: the root label {root!r} is also a value; pass another root=")
+    rng = np.random.default_rng([int(seed), 3 if ordered else 4])
+    n = len(labels)
+    if n == 1:
+        return Hierarchy.from_rows([[labels[0], root]], source="random hierarchy")
+    # nodes: (positions of its values, depth); children by parent index
+    members: list[np.ndarray] = [np.arange(n)]
+    depth = [0]
+    children: list[list[int]] = [[]]
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        pos = members[node]
+        if len(pos) == 1:
+            continue
+        parts = int(rng.integers(2, min(max_children, len(pos)) + 1))
+        cuts = np.sort(rng.choice(np.arange(1, len(pos)), parts - 1, replace=False))
+        if not ordered:
+            pos = rng.permutation(pos)
+        for piece in np.split(pos, cuts):
+            members.append(np.sort(piece))
+            depth.append(depth[node] + 1)
+            children.append([])
+            children[node].append(len(members) - 1)
+            stack.append(len(members) - 1)
+    shallowest = min(d for i, d in enumerate(depth) if len(members[i]) == 1)
+
+    def name(i: int) -> str:
+        pos = members[i]
+        if i == 0:
+            return root
+        if len(pos) == 1:
+            return labels[pos[0]]
+        if ordered:
+            return f"[{labels[pos[0]]}..{labels[pos[-1]]}]"
+        return "{" + ",".join(labels[p] for p in pos) + "}"
+
+    rows: list[list[str]] = []
+    walk = [(0, [root])]
+    while walk:  # depth-first, children in order, cut at the shallowest leaf depth
+        node, chain = walk.pop()
+        if depth[node] == shallowest - 1 or not children[node]:
+            rows.extend([labels[p], *reversed(chain)] for p in members[node])
+            continue
+        walk.extend((c, [*chain, name(c)]) for c in reversed(children[node]))
+    return Hierarchy.from_rows(rows, source="random hierarchy")
+
+
+def random_ordered(values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
+    """A random order-preserving hierarchy: every inner node is a run of consecutive values.
+
+    Values keep the given order (sort them first for a numeric or alphabetical
+    order); all leaves are at the same depth.
+
+    >>> h = random_ordered(range(1, 9), seed=1)
+    >>> h.leaf_labels == [str(v) for v in range(1, 9)], bool((h.depth[h.is_leaf] == h.height - 1).all())
+    (True, True)
+    """
+    return _build(_check(values, max_children), seed, max_children, root, ordered=True)
+
+
+def random_shuffled(values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
+    """A random hierarchy whose inner nodes are arbitrary subsets (the order is not respected).
+
+    >>> h = random_shuffled("abcdefgh", seed=1)
+    >>> sorted(h.leaf_labels) == list("abcdefgh"), bool((h.depth[h.is_leaf] == h.height - 1).all())
+    (True, True)
+    """
+    return _build(_check(values, max_children), seed, max_children, root, ordered=False)

@@ -1,0 +1,305 @@
+"""Utility of an anonymized table: train a model on one table, test it on another (imports scikit-learn).
+
+The protocols of the papers:
+
+- paper 000 §IV-B/C: an MLP (2 hidden layers of 5 and 2 neurons, relu, adam, constant
+  learning rate 1e-3, batch 200, stop after 10 epochs without improvement of the loss,
+  at most 500 epochs), 2/3 of the rows to train and 1/3 to test, 10 seeds, AUC-ROC;
+  models trained on the original table (Figure 3) or on a 100-anonymous table (Figure 4),
+  tested on k-anonymous tables in each representation.
+- paper 002 §4.1: four scenarios with a decision tree: 1 original -> original,
+  2 anonymized -> anonymized, 3 anonymized -> original (train -> test),
+  4 original -> anonymized; generalized values mapped back to leaves at random or by
+  the original frequencies (:func:`polars_anon.encode.map_to_leaves`).
+
+All tables given to one evaluation are row-aligned (the same people in the same
+order: what :func:`polars_anon.anonymize` publishes when nothing is suppressed), so a
+train/test split of row numbers applies to all of them. Readings taken: the seed
+varies the model initialisation (paper 000: "a different random seed for
+initialization"); the train/test split is fixed by `split_seed` unless `folds`
+asks for seeded k-fold cross-validation (paper 002: 6 folds).
+
+``import polars_anon`` does not load this module (it imports scikit-learn).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from sklearn.base import ClassifierMixin, clone
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, f1_score, roc_auc_score
+from sklearn.model_selection import KFold
+from sklearn.neural_network import MLPClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from polars_anon.encode import encode, leaf_frequencies, map_to_leaves
+from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["MODELS", "SCORES", "evaluate", "make_model", "scenarios", "split_rows", "summarize", "utility_grid"]
+
+MODELS = ("mlp", "tree", "logistic", "forest")
+"""Model names accepted by :func:`make_model`."""
+SCORES = ("auc", "accuracy", "f1")
+"""Score names: AUC-ROC (one-vs-rest for more than two classes), accuracy, F1 (macro above two classes)."""
+
+
+def make_model(name: str, seed: int = 0, **params: Any) -> ClassifierMixin:
+    """A fresh scikit-learn classifier with the papers' settings.
+
+    ``mlp``: paper 000 §IV-C; ``tree``: entropy decision tree (paper 002 uses ID3);
+    ``logistic`` and ``forest``: paper 003 §3.4.2. `params` override the settings.
+
+    >>> make_model("mlp").get_params()["hidden_layer_sizes"]
+    (5, 2)
+    """
+    if name == "mlp":
+        base: dict[str, Any] = {
+            "hidden_layer_sizes": (5, 2), "activation": "relu", "solver": "adam", "learning_rate": "constant",
+            "learning_rate_init": 1e-3, "batch_size": 200, "n_iter_no_change": 10, "max_iter": 500,
+        }
+        return MLPClassifier(**{**base, **params, "random_state": seed})
+    if name == "tree":
+        return DecisionTreeClassifier(**{"criterion": "entropy", **params, "random_state": seed})
+    if name == "logistic":
+        return LogisticRegression(**{"max_iter": 1000, **params, "random_state": seed})
+    if name == "forest":
+        return RandomForestClassifier(**{"n_estimators": 100, "n_jobs": 1, **params, "random_state": seed})
+    raise InvalidParameterError(f"model must be one of {list(MODELS)}, got {name!r}")
+
+
+def split_rows(n_rows: int, test_size: float = 1 / 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted (train, test) row numbers: a seeded random 1 - test_size / test_size split.
+
+    >>> train, test = split_rows(6, 1 / 3, seed=0)
+    >>> len(train), len(test), sorted([*train, *test]) == list(range(6))
+    (4, 2, True)
+    """
+    if not 0 < test_size < 1:
+        raise InvalidParameterError(f"test_size must be in (0, 1), got {test_size!r}")
+    if n_rows < 2:
+        raise InvalidParameterError(f"a train/test split needs at least 2 rows, got {n_rows}")
+    perm = np.random.default_rng(seed).permutation(n_rows)
+    n_test = min(max(1, round(n_rows * test_size)), n_rows - 1)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def _xy(table: pl.DataFrame, target: str) -> tuple[np.ndarray, np.ndarray]:
+    if target not in table.columns:
+        raise ColumnNotFoundError(f"target {target!r} not in the table; its columns are {table.columns}")
+    features = table.drop(target)
+    bad = [c for c, t in features.schema.items() if not (t.is_numeric() or t == pl.Boolean)]
+    if bad:
+        raise InvalidParameterError(
+            f"feature columns {bad} are not numeric; encode them first (polars_anon.encode) or drop them"
+        )
+    return features.to_numpy().astype(np.float32, copy=False), table[target].to_numpy()
+
+
+def _scores(model: ClassifierMixin, X: np.ndarray, y: np.ndarray, scores: Sequence[str], positive: object) -> dict[str, float]:
+    out: dict[str, float] = {}
+    classes = list(model.classes_)  # type: ignore[attr-defined]
+    pred = model.predict(X)
+    for s in scores:
+        if s == "accuracy":
+            out[s] = float(accuracy_score(y, pred))
+        elif s == "f1":
+            if len(classes) == 2:
+                out[s] = float(f1_score(y, pred, pos_label=positive if positive is not None else classes[-1]))
+            else:
+                out[s] = float(f1_score(y, pred, average="macro"))
+        elif s == "auc":
+            proba = model.predict_proba(X)  # type: ignore[attr-defined]
+            if len(np.unique(y)) < 2:
+                out[s] = float("nan")
+            elif len(classes) == 2:
+                pos = positive if positive is not None else classes[-1]
+                out[s] = float(roc_auc_score(y == pos, proba[:, classes.index(pos)]))
+            else:
+                out[s] = float(roc_auc_score(y, proba, multi_class="ovr", labels=classes))
+        else:
+            raise InvalidParameterError(f"scores must be among {list(SCORES)}, got {s!r}")
+    return out
+
+
+def utility_grid(
+    tables: Mapping[str, pl.DataFrame],
+    pairs: Iterable[tuple[str, str]],
+    target: str,
+    *,
+    model: str = "mlp",
+    seeds: Iterable[int] = range(10),
+    scores: Sequence[str] = ("auc",),
+    test_size: float = 1 / 3,
+    split_seed: int = 0,
+    folds: int | None = None,
+    positive: object = None,
+    model_params: Mapping[str, Any] | None = None,
+    raw: bool = False,
+) -> pl.DataFrame:
+    """Train on one table, test on another, for every (train, test) pair and seed.
+
+    Parameters
+    ----------
+    tables
+        name -> row-aligned table of numeric features and the `target` column.
+    pairs
+        (train table name, test table name); one model is fitted per train table,
+        seed and fold, and scored on every test table paired with it.
+    target
+        The label column.
+    model, model_params
+        See :func:`make_model`.
+    seeds
+        Model seeds (and fold seeds when `folds` is given).
+    scores
+        Names from :data:`SCORES`.
+    test_size, split_seed
+        The fixed holdout split (paper 000: 1/3 tested) when `folds` is None.
+    folds
+        k-fold cross-validation instead (shuffled with each seed; paper 002: 6).
+    positive
+        The positive label for binary AUC and F1 (default: the last label in sort order).
+    raw
+        Return one row per (train, test, seed, fold, score) instead of mean/std.
+
+    Returns
+    -------
+    pl.DataFrame
+        ``train, test, model, score, mean, std, n`` (std is the sample standard
+        deviation over seeds and folds; 0 when n = 1), sorted.
+
+    Examples
+    --------
+    >>> t = pl.DataFrame({"x": [0.0, 1.0] * 20, "y": ["a", "b"] * 20})
+    >>> utility_grid({"t": t}, [("t", "t")], "y", model="tree", seeds=[0, 1], scores=["accuracy"])["mean"].item()
+    1.0
+    """
+    pairs = list(pairs)
+    seeds = list(seeds)
+    if not seeds:
+        raise InvalidParameterError("seeds is empty; give at least one seed")
+    for tr, te in pairs:
+        for name in (tr, te):
+            if name not in tables:
+                raise InvalidParameterError(f"table {name!r} in pairs is not among tables {sorted(tables)}")
+    for tr, te in pairs:
+        if tables[tr].columns != tables[te].columns:
+            raise InvalidParameterError(
+                f"tables {tr!r} and {te!r} have different feature columns ({tables[tr].width} vs {tables[te].width}); "
+                "encode both with the same hierarchies (every representation but setbinary has one column per node)"
+            )
+    heights = {name: t.height for name, t in tables.items()}
+    if len(set(heights.values())) > 1:
+        raise InvalidParameterError(f"tables must be row-aligned (same row count), got {heights}")
+    data = {name: _xy(t, target) for name, t in tables.items() if any(name in p for p in pairs)}
+    n = next(iter(heights.values()))
+    base = make_model(model, 0, **(model_params or {}))
+    tests_of: dict[str, list[str]] = {}
+    for tr, te in pairs:
+        tests_of.setdefault(tr, [])
+        if te not in tests_of[tr]:
+            tests_of[tr].append(te)
+    rows = []
+    for seed in seeds:
+        if folds is None:
+            splits = [split_rows(n, test_size, split_seed)]
+        else:
+            splits = [(a, b) for a, b in KFold(folds, shuffle=True, random_state=seed).split(np.arange(n))]
+        for fold, (train_idx, test_idx) in enumerate(splits):
+            for tr, tests in tests_of.items():
+                X, y = data[tr]
+                est = clone(base).set_params(random_state=seed)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    est.fit(X[train_idx], y[train_idx])
+                for te in tests:
+                    Xt, yt = data[te]
+                    for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
+                        rows.append((tr, te, model, seed, fold, s, v))
+    schema = {"train": pl.String, "test": pl.String, "model": pl.String, "seed": pl.Int64, "fold": pl.Int64,
+              "score": pl.String, "value": pl.Float64}  # fmt: skip
+    out = pl.DataFrame(rows, schema=schema, orient="row")
+    return out.sort("train", "test", "score", "seed", "fold") if raw else summarize(out, ["train", "test", "model", "score"])
+
+
+def summarize(raw: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """Mean, standard deviation (ddof 1, 0 for a single value) and count of ``value`` per group, sorted.
+
+    >>> summarize(pl.DataFrame({"g": ["a", "a"], "value": [1.0, 3.0]}), ["g"]).row(0)
+    ('a', 2.0, 1.4142135623730951, 2)
+    """
+    return (
+        raw.group_by(list(by))
+        .agg(
+            pl.col("value").mean().alias("mean"),
+            pl.col("value").std().fill_null(0.0).alias("std"),
+            pl.len().cast(pl.Int64).alias("n"),
+        )
+        .sort(list(by))
+    )
+
+
+def evaluate(
+    train: pl.DataFrame, test: pl.DataFrame, target: str, **kwargs: Any
+) -> pl.DataFrame:
+    """Train on `train`, test on `test` (row-aligned); see :func:`utility_grid` for the options.
+
+    >>> t = pl.DataFrame({"x": [0.0, 1.0] * 20, "y": ["a", "b"] * 20})
+    >>> evaluate(t, t, "y", model="logistic", seeds=[0], scores=["accuracy"])["mean"].item()
+    1.0
+    """
+    return utility_grid({"train": train, "test": test}, [("train", "test")], target, **kwargs)
+
+
+def scenarios(
+    original: pl.DataFrame,
+    anonymized: pl.DataFrame,
+    target: str,
+    hierarchies: Mapping[str, Hierarchy],
+    *,
+    mapping: str = "random",
+    model: str = "tree",
+    seeds: Iterable[int] = range(10),
+    scores: Sequence[str] = ("accuracy",),
+    folds: int | None = None,
+    test_size: float = 1 / 3,
+    split_seed: int = 0,
+    positive: object = None,
+    representation: str = "setbinary",
+) -> pl.DataFrame:
+    """Paper 002's four scenarios on a row-aligned original / anonymized pair.
+
+    The anonymized qids are mapped back to leaves (`mapping`: ``random`` or
+    ``statistical``, seeded with `split_seed`; statistical uses the original
+    table's leaf counts), then both tables are encoded with `representation` over
+    the leaves (``setbinary``: one-hot of the leaves). Other feature columns must be
+    numeric.
+
+    Returns ``scenario`` (1-4), ``train``, ``test``, ``mapping``, ``model``, ``score``,
+    ``mean``, ``std``, ``n``.
+    """
+    kind = mapping.lower()
+    frequencies = leaf_frequencies(original.lazy(), hierarchies) if kind == "statistical" else None
+    mapped = map_to_leaves(anonymized, hierarchies, kind, frequencies=frequencies, seed=split_seed).collect()
+    orig_enc = encode(original, hierarchies, representation).collect()
+    anon_enc = encode(mapped, hierarchies, representation).collect()
+    pairs = [("original", "original"), ("anonymized", "anonymized"), ("anonymized", "original"), ("original", "anonymized")]
+    out = utility_grid(
+        {"original": orig_enc, "anonymized": anon_enc}, pairs, target, model=model, seeds=seeds, scores=scores,
+        folds=folds, test_size=test_size, split_seed=split_seed, positive=positive,
+    )  # fmt: skip
+    number = pl.DataFrame({"train": [p[0] for p in pairs], "test": [p[1] for p in pairs], "scenario": [1, 2, 3, 4]})
+    return (
+        out.join(number, on=["train", "test"])
+        .with_columns(pl.lit(kind).alias("mapping"))
+        .select("scenario", "train", "test", "mapping", "model", "score", "mean", "std", "n")
+        .sort("scenario", "score")
+    )

@@ -1,0 +1,73 @@
+-- anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict'): Mondrian partition
+-- [paper 002 §3.2, paper 003 Algorithm 3] as one recursive query, one recursion step per
+-- breadth-first round over every open partition.
+--   coords_tbl: (t BIGINT, dim BIGINT, x BIGINT, v DOUBLE): the rank x and coordinate v of
+--               tuple t on axis dim (polars_anon.algorithms.mondrian.coordinates, long form)
+--   tuples_tbl: (t BIGINT, size BIGINT): the distinct tuples and their row counts
+-- Returns (t, off, size, class): a tuple's records off .. off + size - 1 (row order) are in
+-- class `class` (relaxed cuts may split a tuple). Strict: lhs = x <= lower median, cut when
+-- both sides keep k rows; relaxed: lhs holds floor(n / 2) rows, records equal to the median
+-- dealt out in (t, off) order. The cut attribute is the widest normalized range with an
+-- allowable cut, ties to the lower dim.
+-- Twin: polars_anon.algorithms.mondrian.partition
+CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict') AS TABLE
+  WITH RECURSIVE r(t, off, size, pid, rnd, done) AS (
+    SELECT s.t::BIGINT, 0::BIGINT, s.size::BIGINT, 0::BIGINT, 0::BIGINT,
+           CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k)
+                WHEN split NOT IN ('strict', 'relaxed') THEN error('split must be strict or relaxed, got ' || split)
+                ELSE false END
+    FROM query_table(tuples_tbl::VARCHAR) AS s
+    UNION ALL
+    (WITH w AS (SELECT * FROM r WHERE NOT r.done),
+     co AS (SELECT * FROM query_table(coords_tbl::VARCHAR)),
+     spans AS (SELECT co.dim, max(co.v) - min(co.v) AS span FROM co GROUP BY co.dim),
+     pts AS (
+       SELECT w.pid, co.dim, co.x, any_value(co.v) AS v, sum(w.size) AS c
+       FROM w JOIN co ON co.t = w.t GROUP BY w.pid, co.dim, co.x),
+     cum AS (
+       SELECT p.*,
+              sum(p.c) OVER (PARTITION BY p.pid, p.dim ORDER BY p.x ROWS UNBOUNDED PRECEDING) AS cum,
+              sum(p.c) OVER (PARTITION BY p.pid, p.dim) AS n,
+              count(*) OVER (PARTITION BY p.pid, p.dim) AS nd,
+              (max(p.v) OVER (PARTITION BY p.pid, p.dim) - min(p.v) OVER (PARTITION BY p.pid, p.dim)) AS range
+       FROM pts AS p),
+     stats AS (
+       SELECT q.pid, q.dim, q.n, q.nd, q.x AS pv, q.cum AS lhs, q.cum - q.c AS before,
+              q.range / CASE WHEN sp.span > 0 THEN sp.span ELSE 1.0 END AS width
+       FROM cum AS q JOIN spans AS sp ON sp.dim = q.dim
+       WHERE q.cum >= CASE WHEN split = 'strict' THEN (q.n + 1) // 2 ELSE q.n // 2 END
+       QUALIFY row_number() OVER (PARTITION BY q.pid, q.dim ORDER BY q.x) = 1),
+     dec AS (
+       SELECT st.pid, st.dim, st.pv,
+              CASE WHEN split = 'strict' THEN st.lhs ELSE st.n // 2 - st.before END AS take
+       FROM stats AS st
+       WHERE CASE WHEN split = 'strict' THEN st.lhs >= k AND st.n - st.lhs >= k
+                  ELSE st.n // 2 >= k AND st.nd >= 2 END
+       QUALIFY row_number() OVER (PARTITION BY st.pid ORDER BY st.width DESC, st.dim) = 1),
+     a AS (
+       SELECT w.t, w.off, w.size, w.pid, w.rnd, d.dim, d.pv, d.take, co.x AS sel
+       FROM w LEFT JOIN dec AS d ON d.pid = w.pid
+       LEFT JOIN co ON co.t = w.t AND co.dim = d.dim),
+     b AS (
+       SELECT a.*,
+              coalesce(sum(CASE WHEN a.sel = a.pv THEN a.size ELSE 0 END) OVER (
+                PARTITION BY a.pid ORDER BY a.t, a.off ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
+       FROM a WHERE a.dim IS NOT NULL),
+     lefts AS (
+       SELECT b.*,
+              CASE WHEN split = 'strict' THEN CASE WHEN b.sel <= b.pv THEN b.size ELSE 0 END
+                   WHEN b.sel < b.pv THEN b.size
+                   WHEN b.sel > b.pv THEN 0
+                   ELSE least(greatest(b.take - b.start, 0), b.size) END AS lsize
+       FROM b),
+     parts AS (
+       SELECT l.t, l.off, l.lsize AS size, l.pid, 0 AS side, l.rnd FROM lefts AS l WHERE l.lsize > 0
+       UNION ALL
+       SELECT l.t, l.off + l.lsize, l.size - l.lsize, l.pid, 1, l.rnd FROM lefts AS l WHERE l.lsize < l.size)
+     SELECT a.t, a.off, a.size, a.pid, a.rnd, true FROM a WHERE a.dim IS NULL
+     UNION ALL
+     SELECT p.t, p.off, p.size, dense_rank() OVER (ORDER BY p.pid, p.side) - 1, p.rnd + 1, false FROM parts AS p)
+  )
+  SELECT r.t, r.off, r.size, (dense_rank() OVER (ORDER BY r.rnd, r.pid) - 1)::BIGINT AS class
+  FROM r WHERE r.done
+  ORDER BY r.t, r.off;

@@ -1,0 +1,178 @@
+"""Every metric macro of sql/metrics.sql agrees with its Polars twin to 1e-9, per attribute too."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import duckdb
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from polars_anon.duckdb import load_hierarchy, register, sql_files
+from polars_anon.metrics import METRICS, prepare
+from tests.conftest import ADULT_QIDS
+from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
+from tests.strategies import tables
+
+HELPERS = {
+    "anon_metric_pairs", "anon_metric_nodes", "anon_metric_pair_cells", "anon_metric_cells",
+    "anon_metric_levels", "anon_metric_classes", "anon_metric_pairwise",
+}  # fmt: skip
+
+
+def _macro_names() -> set[str]:
+    text = dict(sql_files())["metrics.sql"]
+    return set(re.findall(r"CREATE OR REPLACE TEMP MACRO (anon_\w+)", text))
+
+
+def test_every_metric_has_a_macro_and_back() -> None:
+    assert _macro_names() - HELPERS == {m.sql for m in METRICS.values()}
+
+
+def _sql(con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None,
+         k: int | None) -> pl.DataFrame:  # fmt: skip
+    return con.sql(f"FROM {METRICS[name].sql}('o', 'a', ?, key := ?, sensitive := ?, k := ?)", params=[qids, key, sensitive, k]).pl()
+
+
+def assert_agree(sql: pl.DataFrame, polars: pl.DataFrame, name: str) -> None:
+    """Same rows (attribute, value), values within 1e-9 (relative for large sums), same declared type."""
+    assert sql.columns == ["attribute", "value"]
+    assert sql.schema["value"] == METRICS[name].dtype == polars.schema["value"], name
+    got, want = dict(sql.iter_rows()), dict(polars.iter_rows())
+    assert set(got) == set(want) and sql.height == polars.height, name
+    for attribute, value in want.items():
+        other = got[attribute]
+        if value is None or other is None:
+            assert value is None and other is None, (name, attribute, other, value)
+        else:
+            assert math.isclose(other, value, rel_tol=1e-9, abs_tol=1e-9), (name, attribute, other, value)
+
+
+def _connect(original: pl.DataFrame, anonymized: pl.DataFrame, hierarchies: dict) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    register(con)
+    for q, h in hierarchies.items():
+        load_hierarchy(con, q, h)
+    con.register("o_frame", original.to_arrow())
+    con.register("a_frame", anonymized.to_arrow())
+    con.execute("CREATE TABLE o AS FROM o_frame")  # tables keep their row order for POSITIONAL JOIN
+    con.execute("CREATE TABLE a AS FROM a_frame")
+    return con
+
+
+# ------------------------------------------------------------------ small hand tables
+HABITAT = pl.Series("habitat", ["land", "land", "land", "sea", "sea", "land"])
+FIG2_ORIGINAL = pl.DataFrame({"Q": ["a", "b", "c", "d", "e", "f"], "G": ["M", "M", "F", "F", "M", "F"], "S": list("xxyxyy")})
+FIG2_PUBLISHED = FIG2_ORIGINAL.with_columns(Q=pl.Series(["A", "A", "*", "*", "*", "*"]), G=pl.Series(["M", "M", "F", "F", "*", "*"]))
+AGES = pa.Hierarchy.intervals([30, 31, 35, 38, 52], [5, 10])
+SMALL = {
+    "table_i": (TABLE_I.with_columns(HABITAT), TABLE_IB.with_columns(HABITAT), ANIMAL_HIERARCHIES, "habitat", None, 3),
+    "table_i_untouched": (TABLE_I.with_columns(HABITAT), TABLE_I.with_columns(HABITAT), ANIMAL_HIERARCHIES, "habitat", None, None),
+    "table_i_suppressed": (TABLE_I.with_columns(HABITAT), TABLE_IB.with_columns(HABITAT).filter(pl.col("id") != "l6"),
+                           ANIMAL_HIERARCHIES, "habitat", "id", 2),
+    "figure_2": (FIG2_ORIGINAL, FIG2_PUBLISHED, {"Q": FIG2, "G": pa.Hierarchy.suppression(["M", "F"])}, "S", None, 2),
+    "numeric": (pl.DataFrame({"age": [30, 31, 35, 38, 52], "g": list("FMFMF")}),
+                pl.DataFrame({"age": ["30-34", "30-34", "35", "30-39", "*"], "g": ["*", "*", "F", "M", "F"]}),
+                {"age": AGES, "g": pa.Hierarchy.suppression(["F", "M"])}, None, None, 1),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=sorted(SMALL))
+def small(request: pytest.FixtureRequest) -> tuple:
+    original, anonymized, hierarchies, sensitive, key, k = SMALL[request.param]
+    qids = list(hierarchies)
+    data = prepare(original, anonymized, qids, hierarchies, key=key, sensitive=sensitive, k=k)
+    return _connect(original, anonymized, hierarchies), data, qids, key, sensitive, k
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_macro_matches_polars_on_hand_tables(name: str, small: tuple) -> None:
+    con, data, qids, key, sensitive, k = small
+    if METRICS[name].needs_sensitive and sensitive is None:
+        pytest.skip(f"{name} needs a sensitive attribute; this table has none")
+    assert_agree(_sql(con, name, qids, key=key, sensitive=sensitive, k=k), METRICS[name](data).collect(), name)
+
+
+# ------------------------------------------------------------------ Adult at several k
+ADULT_CASES = [(5, 0), (20, 300), (100, 0)]
+
+
+@pytest.fixture(scope="module", params=ADULT_CASES, ids=[f"k{k}-supp{s}" for k, s in ADULT_CASES])
+def adult_case(request: pytest.FixtureRequest, adult: pl.DataFrame, adult_hierarchies: dict) -> tuple:
+    k, max_suppressed = request.param
+    original = adult.with_row_index("row")
+    anonymized = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, k=k, max_suppressed=max_suppressed).collect()
+    if max_suppressed:
+        assert anonymized.height < original.height  # rows were removed: lined up by key
+    key = "row" if max_suppressed else None
+    data = prepare(original, anonymized, ADULT_QIDS, adult_hierarchies, key=key, sensitive="salary-class", k=k)
+    return _connect(original, anonymized, adult_hierarchies), data, key, k
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_macro_matches_polars_on_adult(name: str, adult_case: tuple) -> None:
+    """ARX Adult, 8 qids, full-domain at k = 5, 20 (up to 300 rows suppressed) and 100."""
+    con, data, key, k = adult_case
+    want = METRICS[name](data).collect()
+    assert_agree(_sql(con, name, ADULT_QIDS, key=key, sensitive="salary-class", k=k), want, name)
+
+
+# ------------------------------------------------------------------ refusals
+@pytest.fixture()
+def animals() -> duckdb.DuckDBPyConnection:
+    return _connect(TABLE_I.with_columns(HABITAT), TABLE_IB.head(5).with_columns(HABITAT.head(5)), ANIMAL_HIERARCHIES)
+
+
+def test_sql_refuses_different_row_counts_without_key(animals: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="different row counts.*pass key"):
+        _sql(animals, "ncp", ["gender", "race"], key=None, sensitive=None, k=None)
+
+
+def test_sql_refuses_values_outside_the_hierarchy(animals: duckdb.DuckDBPyConnection) -> None:
+    animals.execute("UPDATE a SET race = 'unicorn' WHERE id = 'l1'")
+    with pytest.raises(duckdb.Error, match="column 'race' in the anonymized table: value 'unicorn' is not a node"):
+        _sql(animals, "ncp", ["gender", "race"], key="id", sensitive=None, k=None)
+
+
+def test_sql_refuses_a_missing_hierarchy(animals: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="qid 'habitat' has no hierarchy loaded"):
+        _sql(animals, "ncp", ["gender", "habitat"], key="id", sensitive=None, k=None)
+
+
+def test_sql_cm_needs_the_sensitive_attribute(animals: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="anon_cm needs the sensitive attribute"):
+        _sql(animals, "cm", ["gender", "race"], key="id", sensitive=None, k=None)
+
+
+def test_sql_mi_loss_needs_the_sensitive_attribute(animals: duckdb.DuckDBPyConnection) -> None:
+    with pytest.raises(duckdb.Error, match="anon_mi_loss needs the sensitive attribute"):
+        _sql(animals, "mi_loss", ["gender", "race"], key="id", sensitive=None, k=None)
+
+
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None)
+@given(t=tables(n_qids=2, max_rows=20), data=st.data())
+def test_every_macro_matches_polars_on_random_hierarchies(t: tuple, data: st.DataObject) -> None:
+    """Random trees (unbalanced, chains), a random truthful publication, lined up by position."""
+    original, hs = t
+    published = original.with_columns(
+        pl.Series(q, [data.draw(st.sampled_from(_ancestors(hs[q], v))) for v in original[q]], dtype=pl.String) for q in hs
+    )
+    original = original.with_columns(s=pl.col("q0"))
+    con = _connect(original, published, hs)
+    prepared = prepare(original, published, list(hs), hs, sensitive="s", k=2)
+    for name in METRICS:
+        assert_agree(_sql(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name)
+
+
+def _ancestors(h: pa.Hierarchy, label: str) -> list[str]:
+    node, out = h.id_of(label), []
+    while node >= 0:
+        out.append(h.label_of(node))
+        node = int(h.parent[node])
+    return out

@@ -1,0 +1,139 @@
+"""Metric properties on random hierarchies and random truthful publications.
+
+- An untouched table loses nothing; T* (every cell at its root) is 100% altered.
+- Generalizing one more cell never lowers a cell-level loss (NCP, LLM, NLLM, the
+  other cost metrics, ambiguity, granularity, ...).
+- Discernibility is monotone when a whole class is generalized (local recoding
+  works on classes), not when a single cell is: see the counter-example.
+- Values stay inside their documented ranges.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from polars_anon.metrics import METRICS, compute
+from tests.strategies import tables
+
+QIDS = ["q0", "q1"]
+CELL_MONOTONE = [
+    "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "modified", "deleted",
+    "iloss", "granularity", "ambiguity", "information_loss",
+]  # fmt: skip
+
+
+def _ancestors(h: pa.Hierarchy, label: str) -> list[str]:
+    node = h.id_of(label)
+    out = []
+    while node >= 0:
+        out.append(h.label_of(node))
+        node = int(h.parent[node])
+    return out  # the value itself first, the root last
+
+
+@st.composite
+def publications(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    """A random table and a random truthful publication of it (each cell at one of its ancestors)."""
+    df, hs = draw(tables(n_qids=2, max_rows=25))
+    published = df.with_columns(
+        pl.Series(q, [draw(st.sampled_from(_ancestors(hs[q], v))) for v in df[q]], dtype=pl.String) for q in QIDS
+    )
+    return df, published, hs
+
+
+def _all(original: pl.DataFrame, published: pl.DataFrame, hs: dict) -> dict:
+    return compute(original, published, QIDS, hs).row(0, named=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=tables(n_qids=2, max_rows=25))
+def test_untouched_table_loses_nothing(t: tuple) -> None:
+    df, hs = t
+    got = _all(df, df, hs)
+    for name, m in METRICS.items():
+        if m.untouched is not None and name in got:
+            if name == "squared_distance_error":
+                assert got[name] is None  # random hierarchies have no numeric leaves
+            else:
+                assert got[name] == pytest.approx(m.untouched, abs=1e-12), name
+    classes = pa.class_sizes(df.lazy(), QIDS).collect()["size"]
+    assert got["discernibility"] == int((classes.cast(pl.Int64) ** 2).sum())
+    assert (got["n_classes"], got["min_class_size"]) == (classes.len(), classes.min())
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=tables(n_qids=2, max_rows=25))
+def test_t_star_is_fully_altered(t: tuple) -> None:
+    df, hs = t
+    star = df.with_columns(pl.lit(hs[q].root).alias(q) for q in QIDS)
+    got = _all(df, star, hs)
+    assert got["alteration"] == pytest.approx(100.0)  # every hierarchy has >= 2 nodes: some metric sees a loss
+    assert got["precision"] == pytest.approx(0.0)
+    assert got["n_classes"] == 1 and got["diameter"] == 0 and got["discernibility"] == df.height**2
+    assert got["modified"] == got["deleted"] == 100.0  # every hierarchy has a root above its leaves
+
+
+@settings(max_examples=50, deadline=None)
+@given(p=publications(), data=st.data())
+def test_generalizing_one_more_cell_never_lowers_cell_losses(p: tuple, data: st.DataObject) -> None:
+    original, published, hs = p
+    row = data.draw(st.integers(0, published.height - 1))
+    q = data.draw(st.sampled_from(QIDS))
+    chain = _ancestors(hs[q], published[q][row])
+    if len(chain) == 1:
+        return  # already the root
+    more = published.with_columns(pl.when(pl.int_range(pl.len()) == row).then(pl.lit(chain[1])).otherwise(pl.col(q)).alias(q))
+    before, after = _all(original, published, hs), _all(original, more, hs)
+    for name in CELL_MONOTONE:
+        assert after[name] >= before[name] - 1e-9, name
+    assert after["precision"] <= before["precision"] + 1e-9
+
+
+@settings(max_examples=50, deadline=None)
+@given(p=publications(), data=st.data())
+def test_generalizing_a_whole_class_never_lowers_discernibility(p: tuple, data: st.DataObject) -> None:
+    original, published, hs = p
+    classes = published.select(QIDS).unique().sort(QIDS)
+    target = classes.row(data.draw(st.integers(0, classes.height - 1)), named=True)
+    q = data.draw(st.sampled_from(QIDS))
+    chain = _ancestors(hs[q], target[q])
+    if len(chain) == 1:
+        return
+    in_class = pl.all_horizontal(pl.col(c) == target[c] for c in QIDS)
+    more = published.with_columns(pl.when(in_class).then(pl.lit(chain[1])).otherwise(pl.col(q)).alias(q))
+    before, after = _all(original, published, hs), _all(original, more, hs)
+    assert after["discernibility"] >= before["discernibility"]
+    assert after["ncp"] >= before["ncp"] - 1e-9 and after["ambiguity"] >= before["ambiguity"] - 1e-9
+
+
+def test_one_cell_can_lower_discernibility() -> None:
+    """Why discernibility is monotone per class, not per cell: a class of 3 split 2 + 1 goes from 9 to 5."""
+    h = pa.Hierarchy.from_dict({"*": {"A": ["a", "b"]}})
+    original = pl.DataFrame({"q": ["a", "a", "b"]})
+    published = pl.DataFrame({"q": ["A", "A", "A"]})
+    one_more = pl.DataFrame({"q": ["A", "A", "*"]})
+    dm = [compute(original, t, ["q"], {"q": h}, "discernibility").item() for t in (published, one_more)]
+    assert dm == [9, 5]
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=publications())
+def test_values_stay_in_their_ranges(p: tuple) -> None:
+    original, published, hs = p
+    got = _all(original, published, hs)
+    n, m = original.height, len(QIDS)
+    for name in ("alteration", "modified", "deleted", "deleted_of_modified"):
+        assert 0.0 <= got[name] <= 100.0 + 1e-9, name
+    for name in ("precision", "hellinger", "cramers_v"):
+        assert -1e-12 <= got[name] <= 1.0 + 1e-12, name
+    for name in ("ncp", "iloss", "granularity", "total", "information_loss"):
+        assert -1e-12 <= got[name] <= n * m + 1e-9, name
+    assert got["ambiguity"] >= 1.0 - 1e-12 and 0 <= got["diameter"] <= m
+    assert n <= got["discernibility"] <= n * n
+    assert got["min_class_size"] * got["n_classes"] <= n
+    with_s = compute(original.with_columns(s=pl.col("q0")), published.with_columns(s=pl.col("q0")), QIDS, hs, "cm", sensitive="s")
+    assert 0.0 <= with_s.item() <= 1.0

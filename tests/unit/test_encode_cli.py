@@ -1,0 +1,103 @@
+"""The encode entry points: lf.anon.encode / df.anon.encode, `polars-anon encode`, and the job's encode key."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from polars_anon.cli import main
+from polars_anon.errors import InvalidParameterError
+from polars_anon.job import Job, encoding_path, run_job
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
+
+RACE_CSV = "\n".join(
+    f"{leaf};{mid};mammals"
+    for mid, leaves in {"felidae": ["cat", "lion", "tiger"], "canine": ["dog", "wolf"], "cetaceans": ["dolphin", "whale"]}.items()
+    for leaf in leaves
+)
+
+
+def test_namespace_matches_function():
+    want = [1 / 3, 2 / 3, 1.0]
+    lazy = TABLE_IB.lazy().anon.encode(ANIMAL_HIERARCHIES, original=TABLE_I).collect()
+    eager = TABLE_IB.anon.encode(ANIMAL_HIERARCHIES, "proportional", original=TABLE_I)
+    assert lazy.equals(eager)
+    assert eager.select("gender_M", "gender_F", "gender_*").row(0) == pytest.approx(want)
+    assert TABLE_IB.anon.encode(ANIMAL_HIERARCHIES, "oneclass")["race_cetaceans"].to_list() == [0, 0, 0, 1, 1, 1]
+
+
+@pytest.fixture
+def files(tmp_path):
+    TABLE_I.write_parquet(tmp_path / "orig.parquet")
+    TABLE_IB.write_parquet(tmp_path / "pub.parquet")
+    (tmp_path / "race.csv").write_text(RACE_CSV + "\n")
+    return tmp_path
+
+
+def test_cli_encode_writes_table_iii(files, capsys):
+    args = ["encode", str(files / "pub.parquet"), "--original", str(files / "orig.parquet"),
+            "--hierarchy", "gender=suppress", "--hierarchy", f"race={files / 'race.csv'}"]
+    assert main(args) == 0
+    out = pl.read_parquet(files / "pub.proportional.parquet")
+    assert json.loads(capsys.readouterr().out)["columns"] == 15
+    assert out.select("race_felidae", "race_canine", "race_mammals").row(0) == pytest.approx([2 / 3, 1 / 3, 1])
+    assert main(args) == 2  # exists: refused, file unchanged
+    assert "exists" in capsys.readouterr().err
+    assert pl.read_parquet(files / "pub.proportional.parquet").equals(out)
+
+
+def test_cli_encode_errors(files, capsys):
+    assert main(["encode", str(files / "pub.parquet"), "--hierarchy", "gender"]) == 2
+    assert "expected NAME=SPEC" in capsys.readouterr().err
+    assert main(["encode", str(files / "pub.parquet")]) == 2
+    assert "name the hierarchies" in capsys.readouterr().err
+    assert main(["encode", str(files / "pub.parquet"), "--hierarchy", "gender=suppress", "--encoding", "x"]) == 2
+    assert "encoding must be one of" in capsys.readouterr().err
+    args = ["encode", str(files / "pub.parquet"), "--hierarchy", f"race={files / 'race.csv'}"]
+    assert main(args) == 2  # proportional without --original
+    assert "needs the original values" in capsys.readouterr().err
+    assert not (files / "pub.proportional.parquet").exists()
+
+
+def test_job_encode_key_writes_beside_output(files):
+    job = Job.from_dict(
+        {"input": "orig.parquet", "output": "out/t.parquet", "k": 3, "method": "fulldomain", "drop": ["id"],
+         "encode": ["proportional", "fillParent"],
+         "qids": {"gender": {"hierarchy": "suppress"}, "race": {"hierarchy": "race.csv"}}},
+        files,
+    )
+    report = run_job(job)
+    prop = pl.read_parquet(encoding_path(job.output, "proportional"))
+    fill = pl.read_parquet(encoding_path(job.output, "fillparent"))
+    assert set(report["encodings"]) == {"proportional", "fillparent"}
+    assert json.loads((files / "out" / "t.report.json").read_text())["encodings"] == report["encodings"]
+    assert prop.height == fill.height == 6 and prop.columns == fill.columns
+    # every level of every attribute sums to 1 [paper 000 §III-B]
+    assert prop.select(pl.sum_horizontal("gender_M", "gender_F")).to_series().to_list() == pytest.approx([1.0] * 6)
+    with pytest.raises(Exception, match="exists"):
+        run_job(job)
+
+
+def test_job_unknown_encoding_writes_nothing(files):
+    job = Job.from_dict(
+        {"input": "orig.parquet", "output": "o.parquet", "k": 3, "encode": ["onehot"],
+         "qids": {"gender": {"hierarchy": "suppress"}}},
+        files,
+    )
+    with pytest.raises(InvalidParameterError, match="encoding must be one of"):
+        run_job(job)
+    assert not (files / "o.parquet").exists()
+
+
+def test_job_encode_refused_when_rows_were_suppressed(tmp_path):
+    TABLE_I.with_columns(pl.Series("x", ["a"] * 5 + ["b"])).write_parquet(tmp_path / "o.parquet")
+    job = Job.from_dict(
+        {"input": "o.parquet", "output": "p.parquet", "k": 5, "max_suppressed": 1, "encode": ["proportional"],
+         "qids": {"x": {"hierarchy": "suppress"}}},
+        tmp_path,
+    )
+    with pytest.raises(InvalidParameterError, match="1 rows were suppressed"):
+        run_job(job)
+    assert not (tmp_path / "p.parquet").exists()

@@ -1,0 +1,170 @@
+"""Greedy k-anonymization: options, errors, report, wiring (namespace, job file, CLI), Adult."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon import cli
+from polars_anon.algorithms.greedy import greedy_partition
+from polars_anon.classes import class_sizes
+from polars_anon.errors import InvalidParameterError
+from tests.conftest import ADULT_QIDS
+from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, is_truthful
+
+QIDS = ["gender", "race"]
+
+
+def greedy(df: pl.DataFrame, k: int = 3, **kw: object) -> pa.Anonymized:
+    return pa.anonymize(df, qids=QIDS, hierarchies=ANIMAL_HIERARCHIES, k=k, method="greedy", **kw)
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"mode": "x"}, r"does not take options \['mode'\]"),
+        ({"first": "last"}, r"first must be 'first' \(paper 001\) or 'smallest' \(paper 000\), got 'last'"),
+        ({"partners": "some"}, r"partners must be 'below_k' \(paper 001\) or 'all' \(paper 000\), got 'some'"),
+        (
+            {"candidates": 1},
+            r"candidates must be None or .exact. \(exact loop\), .auto. or an integer block size >= 2, got 1",
+        ),
+        ({"candidates": "many"}, r"candidates must be .* got 'many'"),
+        ({"candidates": True}, r"candidates must be .* got True"),
+        ({"metric": "discernibility"}, r"metric must be one of \['distortion', .*'wnllm'\].*got 'discernibility'"),
+        ({"metric": "ncp", "weights": {}}, r"give either metric \('ncp'\) or weights, not both"),
+        ({"weights": [1, 2]}, r"weights must be a mapping qid -> edge weights per node, got list"),
+        ({"weights": {"gender": [0, 1, 1]}}, r"one array per qid \['gender', 'race'\]; missing \['race'\]"),
+        (
+            {"weights": {"gender": [0, 1], "race": [0] * 11}},
+            r"weights\['gender'\] must have one weight per node of its hierarchy \(3",
+        ),
+        (
+            {"weights": {"gender": [0, 1, -1], "race": [0] * 11}},
+            r"weights\['gender'\] must be finite and >= 0, got \[-1.0\]",
+        ),
+        ({"weights": {"gender": [0, 1, "a"], "race": [0] * 11}}, r"weights\['gender'\] must be numbers"),
+    ],
+)
+def test_bad_options_are_refused(kw: dict[str, object], match: str) -> None:
+    with pytest.raises(InvalidParameterError, match=match):
+        greedy(TABLE_I, **kw)
+
+
+def test_k_above_the_row_count_is_refused() -> None:
+    agg = class_sizes(TABLE_I.lazy(), QIDS).collect()
+    with pytest.raises(InvalidParameterError, match=r"k must be an integer from 1 to the number of rows \(6\), got 7"):
+        greedy_partition(agg, ANIMAL_HIERARCHIES, 7)
+
+
+def test_report_details() -> None:
+    r = greedy(TABLE_I, metric="ncp")
+    r.collect()
+    rep = r.report
+    assert (
+        rep["method"] == "greedy"
+        and rep["metric"] == "ncp"
+        and rep["first"] == "first"
+        and rep["partners"] == "below_k"
+    )
+    assert (
+        rep["classes_before"] == 6
+        and rep["classes_below_k_before"] == 6
+        and rep["classes_after"] == 2
+        and rep["merges"] == 4
+        and rep["rounds"] == 1
+    )
+    assert rep["candidates"] == "auto" and rep["block"] is None and rep["loop_seconds"] >= 0
+    # Table Ib: gender all '*' (1 per cell), race 3 x mammals (1) + 3 x cetaceans (1/6): (6 + 3 + 0.5) / 12
+    assert rep["loss"] == pytest.approx((6 + 3 + 3 * 1 / 6) / 12)
+    assert greedy(TABLE_I).report["metric"] == "nllm"  # the papers' default
+
+
+def test_user_weights_steer_the_merges() -> None:
+    """Free gender and costly race: keep race, generalize gender (unlike NCP's Table Ib)."""
+    w = {"gender": [0, 1e-6, 1e-6], "race": [0] + [1.0] * 10}
+    r = greedy(TABLE_I, weights=w)
+    out = r.collect()
+    assert r.report["weights"] == "user" and r.report["metric"] is None
+    assert set(out["gender"]) == {"*"}
+    # whales and the dolphin share cetaceans; cat and lion felidae; dog has to climb to mammals
+    assert out["race"].to_list() == ["mammals", "mammals", "mammals", "cetaceans", "cetaceans", "cetaceans"]
+
+
+@pytest.mark.parametrize("partners", ["below_k", "all"])
+@pytest.mark.parametrize("first", ["first", "smallest"])
+def test_a_single_class_below_k_merges_with_the_cheapest_class(first: str, partners: str) -> None:
+    """Only (f) is below k=3: it joins the cheapest class of any size. Under NCP on Figure 2,
+    f costs 5/6 against anything; the partner pays 4 x w(x -> *): a (4 rows) 4 x 5/6,
+    [A] (4 rows, already A) 4 x 3/6, e (3 rows) 3 x 5/6. Cheapest: [A] -> the [*] class."""
+    df = pl.DataFrame({"q": ["a", "a", "b", "c", "e", "e", "e", "f"]})
+    agg = class_sizes(pl.LazyFrame({"q": ["A"] * 4 + ["e"] * 3 + ["f"]}), ["q"]).collect()
+    res = greedy_partition(
+        agg, {"q": FIG2}, 3, metric="ncp", first=first, partners=partners, candidates=None, progress=False
+    )
+    labels = [FIG2.label_of(i) for i in res.nodes["q"]]
+    assert dict(zip(agg["q"].to_list(), labels)) == {"A": "*", "e": "e", "f": "*"}
+    out = pa.anonymize(
+        df, hierarchies={"q": FIG2}, k=3, method="greedy", metric="ncp", first=first, partners=partners
+    ).collect()
+    assert out.group_by("q").len()["len"].min() >= 3
+
+
+def test_k_1_changes_nothing() -> None:
+    assert greedy(TABLE_I, k=1).collect().equals(TABLE_I)
+
+
+def test_namespace_and_partition_agree() -> None:
+    lf = TABLE_I.lazy()
+    got = lf.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3, method="greedy", metric="ncp").collect()
+    assert got.equals(TABLE_I.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3, method="greedy", metric="ncp"))
+    assert got["race"].to_list() == ["mammals"] * 3 + ["cetaceans"] * 3
+
+
+def test_blocks_at_least_the_class_count_are_the_exact_loop(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    qids = ADULT_QIDS[:5]
+    agg = class_sizes(adult.lazy(), qids).collect()
+    hs = {q: adult_hierarchies[q] for q in qids}
+    exact = greedy_partition(agg, hs, 5, candidates=None, progress=False)
+    same = greedy_partition(agg, hs, 5, candidates=agg.height, progress=False)
+    assert np.array_equal(exact.class_id, same.class_id) and exact.rounds == 1
+    named = greedy_partition(agg, hs, 5, candidates="exact", progress=False)  # the job-file spelling of None
+    assert named.block is None and np.array_equal(exact.class_id, named.class_id)
+
+
+def test_adult_pruned_is_k_anonymous_and_truthful(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    r = pa.anonymize(adult, qids=ADULT_QIDS, hierarchies=adult_hierarchies, k=10, method="greedy", candidates=64)
+    out = r.collect()
+    assert out.group_by(ADULT_QIDS).len()["len"].min() >= 10 and out.height == adult.height
+    assert out["salary-class"].equals(adult["salary-class"])
+    assert is_truthful(adult, out, adult_hierarchies)
+    assert r.report["block"] == 64 and r.report["classes_before"] == 18109
+
+
+def test_job_file_and_cli(tmp_path: Path, adult_dir: Path) -> None:
+    qids = "\n".join(f'[qids.{q}]\nhierarchy = "{adult_dir}/adult_hierarchy_{q}.csv"' for q in ADULT_QIDS[:4])
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/g.parquet"\nk = 25\nmethod = "greedy"\n'
+        f'metric = "wnllm"\nfirst = "smallest"\npartners = "all"\ncandidates = 32\n{qids}\n'
+    )
+    assert cli.main(["anonymize", str(job)]) == 0
+    rep = json.loads((tmp_path / "out" / "g.report.json").read_text())
+    assert rep["method"] == "greedy" and rep["metric"] == "wnllm" and rep["min_class_size"] >= 25
+    assert (rep["first"], rep["partners"], rep["candidates"]) == ("smallest", "all", 32)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(job.read_text().replace("candidates = 32", "candidate = 32").replace("out/g", "out/h"))
+    assert cli.main(["anonymize", str(bad)]) == 2
+    assert not (tmp_path / "out" / "h.parquet").exists()
+
+
+def test_demo_runs_greedy(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    assert cli.main(["demo", "--rows", "5000", "--k", "5", "--out", str(out), "--method", "greedy"]) == 0
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["method"] == "greedy" and rep["min_class_size"] >= 5 and rep["n_rows"] == 5000

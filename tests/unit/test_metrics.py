@@ -1,0 +1,184 @@
+"""The metric registry, compute(), the namespace, the CLI and the anonymization report."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_anon as pa
+from polars_anon.cli import main
+from polars_anon.metrics import FAMILIES, METRICS, compute, cost_matrix, edge_weights, merge_cost, prepare
+from tests.conftest import ADULT_QIDS
+from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
+
+REPO = Path(__file__).resolve().parents[2]
+ANIMALS = ["gender", "race"]
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_registry_entry_is_complete(name: str) -> None:
+    m = METRICS[name]
+    assert m.name == name == m.polars.__name__ and m.sql == f"anon_{name}"
+    assert m.family in FAMILIES and m.dtype in (pl.Int64, pl.Float64)
+    assert m.formula and m.range and m.source.startswith("paper ")
+    assert "[paper 00" in m.doc and ">>>" in m.doc  # formula, source and a running example
+
+
+def test_readme_table_lists_every_metric() -> None:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Information-loss metrics", 1)[1].split("\n## ", 1)[0]
+    for name, m in METRICS.items():
+        assert f"| `{name}` |" in section, name
+        row = next(line for line in section.splitlines() if line.startswith(f"| `{name}` |"))
+        assert ("yes" in row.split("|")[-2]) == m.needs_sensitive, name
+
+
+def test_names_families_and_defaults() -> None:
+    all_but_sensitive = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES)
+    assert all_but_sensitive.columns == [n for n, m in METRICS.items() if not m.needs_sensitive]
+    cost = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "cost")
+    assert cost.columns == [n for n, m in METRICS.items() if m.family == "cost"]
+    assert compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "classes").columns[0] == "discernibility"  # cm skipped
+    both = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["ncp", "cost", "ncp"])
+    assert both.columns == ["ncp", *[c for c in cost.columns if c != "ncp"]]  # once each, in order of first mention
+    assert all_but_sensitive.schema == {n: METRICS[n].dtype for n in all_but_sensitive.columns}
+
+
+def test_by_attribute_shape() -> None:
+    per = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["ncp", "diameter"], by_attribute=True)
+    assert per.columns == ["attribute", "ncp", "diameter"] and per["attribute"].to_list() == ANIMALS
+    assert per["ncp"].sum() == pytest.approx(compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "ncp").item())
+
+
+def test_key_and_position_agree_without_suppression() -> None:
+    by_position = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES)
+    shuffled = TABLE_IB.reverse()
+    by_key = compute(TABLE_I, shuffled, ANIMALS, ANIMAL_HIERARCHIES, key="id")
+    assert_frame_equal(by_position, by_key)
+
+
+def test_lazy_eager_and_namespace_agree() -> None:
+    eager = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, k=3)
+    assert_frame_equal(eager, compute(TABLE_I.lazy(), TABLE_IB.lazy(), ANIMALS, ANIMAL_HIERARCHIES, k=3))
+    assert_frame_equal(eager, TABLE_I.anon.metrics(TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, k=3))
+    lazy = TABLE_I.lazy().anon.metrics(TABLE_IB.lazy(), ANIMALS, ANIMAL_HIERARCHIES, k=3)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(eager, lazy.collect())
+    assert_frame_equal(eager, pa.metrics.compute(TABLE_I.to_pandas(), TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, k=3))
+
+
+def test_figure_4_cost_matrix_with_any_edge_weights() -> None:
+    """Paper 001 Figure 4 and the Cost_Q table: Cost(n, m) = w(n -> LCA(n, m)), for arbitrary edge weights."""
+    rng = np.random.default_rng(0)
+    w = rng.uniform(0.1, 1.0, FIG2.n_nodes)
+    c = cost_matrix(FIG2, w)
+    i = FIG2.id_of
+    omega = {x: w[i(x)] for x in FIG2.labels}  # ω(x, parent(x))
+    assert c[i("a"), i("*")] == pytest.approx(omega["a"] + omega["A"]) and c[i("*"), i("a")] == 0
+    assert c[i("a"), i("c")] == pytest.approx(omega["a"]) and c[i("c"), i("a")] == pytest.approx(omega["c"])
+    assert c[i("e"), i("B")] == pytest.approx(omega["e"]) and c[i("B"), i("e")] == 0
+    assert c[i("A"), i("d")] == pytest.approx(omega["A"]) and c[i("d"), i("A")] == pytest.approx(omega["d"] + omega["B"])
+    assert np.all(np.diag(c) == 0) and np.all(c[i("*")] == 0)  # the root's row is zero
+    assert np.allclose(cost_matrix(FIG2, lambda h: w), c)
+
+
+def test_merge_cost_is_the_cost_of_publishing_the_merge() -> None:
+    """MC(C1, C2) equals the NCP added by publishing both classes at their LCA tuple."""
+    costs = {q: cost_matrix(h, lambda hh, q=q: edge_weights("ncp", ANIMAL_HIERARCHIES)[q]) for q, h in ANIMAL_HIERARCHIES.items()}
+    ids = {q: h.id_of for q, h in ANIMAL_HIERARCHIES.items()}
+    x = {"gender": ids["gender"]("M"), "race": ids["race"]("cat")}
+    y = {"gender": ids["gender"]("F"), "race": ids["race"]("lion")}
+    mc = merge_cost(costs, x, y, 2, 1)
+    original = pl.DataFrame({"gender": ["M", "M", "F"], "race": ["cat", "cat", "lion"]})
+    merged = pl.DataFrame({"gender": ["*"] * 3, "race": ["felidae"] * 3})
+    assert mc == pytest.approx(compute(original, merged, ANIMALS, ANIMAL_HIERARCHIES, "ncp").item())
+    batch = merge_cost(costs, x, {q: np.array([v, v]) for q, v in y.items()}, 2, np.array([1, 1]))
+    assert np.allclose(batch, [mc, mc])
+
+
+@pytest.mark.slow
+def test_adult_report_metrics_match_compute_on_rows(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    """The report's metrics, computed on the class aggregates, equal compute() on the rows (with suppression)."""
+    original = adult.with_row_index("row")
+    result = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, k=20, max_suppressed=300)
+    assert result.report["suppressed"] > 0
+    published = result.collect()
+    rows = compute(original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["levels"])
+    report = result.report["metrics"]
+    assert list(report) == rows.columns
+    for name, value in rows.row(0, named=True).items():
+        assert report[name] == pytest.approx(value, rel=1e-9, abs=1e-9), name
+    json.dumps(report)  # plain numbers for the report file
+
+
+def test_report_has_no_metrics_without_levels() -> None:
+    from polars_anon.metrics.report import report_metrics
+
+    agg = pa.class_sizes(TABLE_I.lazy(), ANIMALS).collect()
+    assert report_metrics(agg, ANIMALS, ANIMAL_HIERARCHIES, None, 2) == {}
+    assert report_metrics(agg, ANIMALS, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2}, 2)["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+
+
+@pytest.mark.slow
+def test_adult_all_metrics_under_five_seconds(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    """The issue's bound: every metric for Adult (30,162 rows, 8 qids) in under 5 s in Polars."""
+    published = pa.anonymize(adult, qids=ADULT_QIDS, hierarchies=adult_hierarchies, k=5).collect()
+    start = time.perf_counter()
+    out = compute(adult, published, ADULT_QIDS, adult_hierarchies, sensitive="salary-class", k=5)
+    assert time.perf_counter() - start < 5.0
+    assert out.width == len(METRICS)
+
+
+# ------------------------------------------------------------------ CLI
+@pytest.fixture()
+def files(tmp_path: Path) -> Path:
+    TABLE_I.write_parquet(tmp_path / "t.parquet")
+    TABLE_IB.write_csv(tmp_path / "tb.csv")
+    rows = ["cat;felidae;mammals", "lion;felidae;mammals", "tiger;felidae;mammals", "dog;canine;mammals",
+            "wolf;canine;mammals", "dolphin;cetaceans;mammals", "whale;cetaceans;mammals"]  # fmt: skip
+    (tmp_path / "race.csv").write_text("\n".join(rows) + "\n")
+    return tmp_path
+
+
+def test_cli_prints_a_table_and_writes_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--hierarchy", "gender=suppress",
+               "--hierarchy", f"race={files / 'race.csv'}", "--k", "3", "--by-attribute", "--json", str(files / "m.json")])
+    assert rc == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["metric", "table", "gender", "race"]
+    assert next(line for line in out if line.startswith("ncp ")).split() == ["ncp", "6", "3", "3"]
+    doc = json.loads((files / "m.json").read_text())
+    assert doc["metrics"]["discernibility"] == 18 and doc["by_attribute"]["race"]["ncp"] == pytest.approx(3.0)
+    assert doc["qids"] == ANIMALS and doc["k"] == 3
+
+
+def test_cli_takes_a_job_file(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    job = files / "job.toml"
+    job.write_text('input = "t.parquet"\noutput = "out.parquet"\nk = 3\n[qids.gender]\nhierarchy = "suppress"\n'
+                   '[qids.race]\nhierarchy = "race.csv"\n')  # fmt: skip
+    assert main(["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--job", str(job), "--names", "cost,k"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == [n for n, m in METRICS.items() if m.family == "cost"] + ["k"]
+    assert lines[-1].split() == ["k", "3"]
+
+
+def test_cli_refuses_with_a_message(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--hierarchy", "gender=suppress"]
+    assert main([*args, "--names", "cm"]) == 2
+    assert "needs the sensitive attribute" in capsys.readouterr().err
+    assert main([*args, "--qids", "gender,race"]) == 2
+    assert "qids ['race'] have no hierarchy" in capsys.readouterr().err
+    (files / "m.json").write_text("{}")
+    assert main([*args, "--json", str(files / "m.json")]) == 2
+    assert "exists" in capsys.readouterr().err
+
+
+def test_prepare_counts_suppressed_rows_once() -> None:
+    data = prepare(TABLE_I, TABLE_IB.head(4), ANIMALS, ANIMAL_HIERARCHIES, key="id")
+    assert data.n_rows == 6 and data.suppressed_rows == 2

@@ -1,0 +1,83 @@
+"""compute() refuses bad input with a message naming the column, value or parameter."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.metrics import compute
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
+
+Q = ["gender", "race"]
+
+
+def test_unknown_metric() -> None:
+    with pytest.raises(pa.InvalidParameterError, match="unknown metric 'nlm'; metrics are \\['distortion'"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, ["nlm"])
+
+
+def test_metric_needing_the_sensitive_attribute() -> None:
+    with pytest.raises(pa.InvalidParameterError, match="metric 'mi_loss' needs the sensitive attribute"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, "mi_loss")
+
+
+def test_rows_removed_without_a_key() -> None:
+    with pytest.raises(pa.InputError, match="anonymized table has 5 rows and the original 6.*key="):
+        compute(TABLE_I, TABLE_IB.head(5), Q, ANIMAL_HIERARCHIES)
+
+
+def test_key_not_unique() -> None:
+    doubled = pl.concat([TABLE_IB, TABLE_IB.head(1)])
+    with pytest.raises(pa.InvalidParameterError, match="key 'id' is not unique in the anonymized table: the join gave 7 rows"):
+        compute(TABLE_I, doubled, Q, ANIMAL_HIERARCHIES, key="id")
+
+
+def test_key_missing_or_a_qid() -> None:
+    with pytest.raises(pa.ColumnNotFoundError, match="key \\['row'\\] not in the frame"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, key="row")
+    with pytest.raises(pa.InvalidParameterError, match="key 'race' is also a quasi-identifier"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, key="race")
+
+
+def test_original_value_not_a_leaf() -> None:
+    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'race' in the original table: 1 distinct values are not leaves.*'unicorn'"):
+        compute(TABLE_I.with_columns(race=pl.lit("unicorn")), TABLE_IB, Q, ANIMAL_HIERARCHIES)
+    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'race' in the original table: .* inner nodes.*'felidae'"):
+        compute(TABLE_I.with_columns(race=pl.lit("felidae")), TABLE_IB, Q, ANIMAL_HIERARCHIES)
+
+
+def test_published_value_not_a_node() -> None:
+    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'gender' in the anonymized table: 1 distinct values are not nodes.*'X'"):
+        compute(TABLE_I, TABLE_IB.with_columns(gender=pl.lit("X")), Q, ANIMAL_HIERARCHIES)
+
+
+def test_nulls() -> None:
+    with pytest.raises(pa.NullValueError, match="column 'gender' in the original table has null values"):
+        compute(TABLE_I.with_columns(gender=pl.lit(None, pl.String)), TABLE_IB, Q, ANIMAL_HIERARCHIES)
+    with pytest.raises(pa.NullValueError, match="column 'race' in the anonymized table has null values"):
+        compute(TABLE_I, TABLE_IB.with_columns(race=pl.lit(None, pl.String)), Q, ANIMAL_HIERARCHIES)
+
+
+def test_qids_and_hierarchies() -> None:
+    with pytest.raises(pa.InvalidParameterError, match="qids \\['id'\\] have no hierarchy"):
+        compute(TABLE_I, TABLE_IB, ["gender", "id"], ANIMAL_HIERARCHIES)
+    with pytest.raises(pa.ColumnNotFoundError, match="qids \\['race'\\] not in the frame"):
+        compute(TABLE_I, TABLE_IB.drop("race"), Q, ANIMAL_HIERARCHIES)
+    with pytest.raises(pa.InvalidParameterError, match="qids is empty"):
+        compute(TABLE_I, TABLE_IB, [], ANIMAL_HIERARCHIES)
+    with pytest.raises(pa.InvalidParameterError, match="hierarchies\\['race'\\] must be a Hierarchy, got dict"):
+        compute(TABLE_I, TABLE_IB, Q, {**ANIMAL_HIERARCHIES, "race": {"*": ["cat"]}})
+
+
+def test_parameters() -> None:
+    with pytest.raises(pa.InvalidParameterError, match="k must be an integer >= 1, got 0"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, k=0)
+    with pytest.raises(pa.InvalidParameterError, match="levels\\['race'\\] must be an integer in 0..2, got 3"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, levels={"race": 3})
+    with pytest.raises(pa.InvalidParameterError, match="levels names \\['age'\\], which are not qids"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, levels={"age": 1})
+    with pytest.raises(pa.ColumnNotFoundError, match="sensitive \\['income'\\] not in the frame"):
+        compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, sensitive="income")
+    with pytest.raises(pa.InvalidParameterError, match="expected a Polars DataFrame or LazyFrame"):
+        compute([1, 2], TABLE_IB, Q, ANIMAL_HIERARCHIES)  # type: ignore[arg-type]

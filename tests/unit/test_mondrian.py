@@ -1,0 +1,179 @@
+"""Mondrian strict and relaxed: hand-computed examples, Adult, options, job file and namespace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon import cli
+from polars_anon.algorithms.mondrian import axes, coordinates, partition
+from polars_anon.classes import class_sizes
+from tests.conftest import ADULT_QIDS
+
+EDU = pa.Hierarchy.from_dict(
+    {"*": {"Secondary": ["HS-Dropout", "HS-Grad"], "Further-Studies": ["Bachelors", "Masters", "PhD"]}}
+)
+# paper 003 Figure 2.6-style table: education (with a hierarchy) and zipcode (numeric, none)
+FIG26 = pl.DataFrame(
+    {
+        "id": list(range(1, 9)),
+        "education": ["HS-Dropout", "HS-Dropout", "HS-Grad", "HS-Grad", "Masters", "PhD", "Bachelors", "Bachelors"],
+        "zip": [34986, 34917, 34990, 34995, 34986, 34986, 35001, 35010],
+    }
+)
+
+
+def test_fig26_strict_hand_computed() -> None:
+    """Paper 003 Figure 2.6 / (2.1)-(2.4). Round 1: both widths are 1, education (first qid)
+    is cut at its lower median HS-Grad (4 | 4). Round 2: the secondary half is cut on zip
+    (width 78/93 > 1/4) at 34986 (2 | 2), the further-studies half on education (width
+    2/4 > 24/93) at Bachelors (2 | 2). Classes of 2 cannot be cut for k=2."""
+    r = pa.anonymize(FIG26, qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian")
+    out = r.collect()
+    assert out.rows() == [
+        (1, "HS-Dropout", "[34917-34986]"),
+        (2, "HS-Dropout", "[34917-34986]"),
+        (3, "HS-Grad", "[34990-34995]"),
+        (4, "HS-Grad", "[34990-34995]"),
+        (5, "Further-Studies", "34986"),
+        (6, "Further-Studies", "34986"),
+        (7, "Bachelors", "[35001-35010]"),
+        (8, "Bachelors", "[35001-35010]"),
+    ]
+    assert r.report["rounds"] == 2 and r.report["n_partitions"] == 4 and r.report["mode"] == "strict"
+
+
+def test_fig26_set_labels() -> None:
+    """Paper 003 (2.4): without a hierarchy a class publishes the set of its values."""
+    out = pa.anonymize(
+        FIG26, qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian", publish={"education": "set"}
+    ).collect()
+    assert out["education"].to_list()[4:6] == ["{Masters,PhD}"] * 2
+    assert out["education"].to_list()[:2] == ["HS-Dropout"] * 2
+
+
+def test_strict_cannot_cut_relaxed_can() -> None:
+    """x = 2, 3, 1, 2, 2 with k=2. Strict: lower median 2 puts 4 rows left and 1 right: no
+    allowable cut, one class. Relaxed: lhs takes floor(5/2) = 2 rows: the 1 and the first
+    2 in row order; rhs the other two 2s and the 3."""
+    df = pl.DataFrame({"x": [2, 3, 1, 2, 2]})
+    strict = pa.anonymize(df, qids=["x"], hierarchies={}, k=2, method="mondrian", mode="strict")
+    assert strict.collect()["x"].to_list() == ["[1-3]"] * 5 and strict.report["n_partitions"] == 1
+    relaxed = pa.anonymize(df, qids=["x"], hierarchies={}, k=2, method="mondrian", mode="relaxed")
+    assert relaxed.collect()["x"].to_list() == ["[1-2]", "[2-3]", "[1-2]", "[2-3]", "[2-3]"]
+    assert relaxed.report["n_partitions"] == 2
+
+
+def test_numeric_order_not_alphabetical() -> None:
+    """'9' < '10' on a numeric axis; the cut of 8, 9 | 10, 11 publishes numeric ranges."""
+    df = pl.DataFrame({"age": [10, 9, 11, 8]})
+    out = pa.anonymize(df, qids=["age"], hierarchies={}, k=2, method="mondrian").collect()
+    assert out["age"].to_list() == ["[10-11]", "[8-9]", "[10-11]", "[8-9]"]
+
+
+def test_explicit_and_random_order() -> None:
+    df = pl.DataFrame({"c": ["a", "b", "c", "d"]})
+    explicit = pa.anonymize(df, qids=["c"], hierarchies={}, k=2, method="mondrian", order={"c": ["a", "c", "b", "d"]})
+    assert explicit.collect()["c"].to_list() == ["{a,c}", "{b,d}", "{a,c}", "{b,d}"]
+    runs = [pa.anonymize(df, qids=["c"], hierarchies={}, k=2, method="mondrian", order="random", seed=s).collect() for s in (1, 1, 2, 3, 4, 5)]
+    assert runs[0].equals(runs[1])
+    assert len({tuple(r["c"]) for r in runs}) > 1  # some seed orders the values differently
+    for r in runs:
+        assert r.group_by("c").len()["len"].min() >= 2
+
+
+def test_hierarchy_with_random_order_publishes_true_lca() -> None:
+    """A random order breaks subtrees apart; the published value is still the LCA of the class."""
+    h = pa.Hierarchy.from_dict({"*": {"A": ["a", "b"], "B": ["c", "d"]}})
+    df = pl.DataFrame({"c": ["a", "b", "c", "d"] * 2})
+    for seed in range(6):
+        out = pa.anonymize(df, hierarchies={"c": h}, k=4, method="mondrian", order="random", seed=seed).collect()
+        for orig, pub in zip(df["c"], out["c"]):
+            assert pub in ("*", "A" if orig in "ab" else "B")
+
+
+def test_partition_segments_cover_tuples() -> None:
+    agg = pl.DataFrame({"x": ["1", "2", "3"], "size": [3, 4, 3]}, schema_overrides={"size": pl.UInt32})
+    seg, rounds = partition(coordinates(agg, ["x"], axes({"x": ["1", "2", "3"]}, {})), k=3, mode="relaxed")
+    # n=10: lhs takes 5 = three 1s + two 2s; rhs the other two 2s + three 3s
+    assert seg.select("__anon_t", "__anon_off", "__anon_size", "__anon_pid").rows() == [
+        (0, 0, 3, 0), (1, 0, 2, 0), (1, 2, 2, 1), (2, 0, 3, 1)
+    ]
+    assert rounds == 1
+
+
+def test_adult_strict_and_relaxed(adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy]) -> None:
+    """Both modes are k-anonymous, keep every row in order, publish ancestors; relaxed makes
+    more (smaller) classes than strict, as in paper 002 Figure 4."""
+    parts = {}
+    for mode in ("strict", "relaxed"):
+        r = pa.anonymize(adult, hierarchies=adult_hierarchies, k=10, method="mondrian", mode=mode)
+        out = r.collect()
+        assert out.height == adult.height and out["salary-class"].equals(adult["salary-class"])
+        assert out.group_by(ADULT_QIDS).len()["len"].min() >= 10
+        for q in ("age", "education"):
+            h = adult_hierarchies[q]
+            pairs = set(zip(h.paths["node"].to_list(), h.paths["ancestor"].to_list()))
+            ids = {lab: i for i, lab in enumerate(h.labels)}
+            got = pl.DataFrame({"a": adult[q], "b": out[q]}).unique().rows()
+            assert all((ids[a], ids[b]) in pairs for a, b in got)
+        parts[mode] = r.report["n_partitions"]
+    assert parts["relaxed"] > parts["strict"]
+
+
+def test_adult_partition_sizes(adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy]) -> None:
+    """Every partition has at least k rows and all rows are covered; in relaxed mode a
+    partition of 2k rows or more could still be halved, so it must hold one tuple only."""
+    agg = class_sizes(adult.lazy(), ADULT_QIDS).collect()
+    ax = axes({q: agg[q].unique().to_list() for q in ADULT_QIDS}, adult_hierarchies)
+    for mode in ("strict", "relaxed"):
+        seg, _ = partition(coordinates(agg, ADULT_QIDS, ax), 25, mode)
+        per = seg.group_by("__anon_pid").agg(pl.col("__anon_size").sum(), pl.col("__anon_t").n_unique().alias("tuples"))
+        assert per["__anon_size"].min() >= 25 and per["__anon_size"].sum() == adult.height
+        if mode == "relaxed":
+            assert per.filter(pl.col("__anon_size") >= 50)["tuples"].max() in (None, 1)
+
+
+def test_job_file_and_namespace(tmp_path: Path) -> None:
+    df = FIG26.with_columns(pl.col("zip").cast(pl.String))
+    df.write_parquet(tmp_path / "in.parquet")
+    (tmp_path / "edu.csv").write_text("\n".join(f"{leaf};{p};*" for leaf, p in [
+        ("HS-Dropout", "Secondary"), ("HS-Grad", "Secondary"), ("Bachelors", "Further-Studies"), ("Masters", "Further-Studies"), ("PhD", "Further-Studies")
+    ]) + "\n")
+    (tmp_path / "job.toml").write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\nmode = "relaxed"\n'
+        '[qids.education]\nhierarchy = "edu.csv"\n[qids.zip]\nhierarchy = { mask = 5 }\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
+    report = json.loads((tmp_path / "out.report.json").read_text())
+    assert report["method"] == "mondrian" and report["mode"] == "relaxed" and report["min_class_size"] >= 2
+    out = pl.read_parquet(tmp_path / "out.parquet")
+    assert out["id"].to_list() == list(range(1, 9))
+    lazy = FIG26.lazy().anon.k_anonymize(hierarchies={"education": EDU}, qids=["education", "zip"], k=2, method="mondrian")
+    assert lazy.collect()["zip"].to_list()[:2] == ["[34917-34986]"] * 2
+    eager = FIG26.anon.k_anonymize(hierarchies={"education": EDU}, qids=["education", "zip"], k=4, method="mondrian")
+    assert eager.group_by("education", "zip").len()["len"].min() >= 4
+
+
+def test_gather_and_join_publishing_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dense-gather publishing (small key spaces) and the tuple-map join give the same rows."""
+    import polars_anon.algorithms.mondrian as mondrian
+
+    df = FIG26.with_columns(pl.Series("region", ["n", "s", "n", "s", "n", "n", "s", "s"]))
+    kwargs = dict(qids=["education", "zip", "region"], hierarchies={"education": EDU}, k=2, method="mondrian")
+    gathered = pa.anonymize(df, **kwargs).collect()
+    monkeypatch.setattr(mondrian, "_DENSE_KEYS", 0)
+    joined = pa.anonymize(df, **kwargs).collect()
+    assert gathered.equals(joined) and gathered.group_by("education", "zip", "region").len()["len"].min() >= 2
+
+
+def test_null_suppress_publishes_root() -> None:
+    """null='suppress' maps nulls to the root before the rounds; the root sorts after the leaves."""
+    df = pl.DataFrame({"g": ["a", "b", None, "a", "b", "c"]})
+    h = {"g": pa.Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})}
+    out = pa.anonymize(df, hierarchies=h, k=2, method="mondrian", null="suppress").collect()
+    assert out["g"].to_list() == ["A", "A", "*", "A", "A", "*"]

@@ -1,0 +1,64 @@
+"""HierarchyEncoder: the scikit-learn transformer over polars_anon.encode."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
+from polars_anon.transformers import HierarchyEncoder
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_I_PARTITION
+
+X = TABLE_I.drop("id")
+NAMES = ["gender_M", "gender_F", "gender_*", "race_cat", "race_lion", "race_tiger", "race_dog", "race_wolf",
+         "race_dolphin", "race_whale", "race_felidae", "race_canine", "race_cetaceans", "race_mammals"]  # fmt: skip
+
+
+def test_feature_names_round_trip_and_polars_output():
+    enc = HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent").fit(X)
+    assert enc.get_feature_names_out().tolist() == NAMES
+    assert enc.feature_names_in_.tolist() == ["gender", "race"]
+    out = enc.set_output(transform="polars").transform(X)
+    assert isinstance(out, pl.DataFrame) and out.columns == NAMES
+    assert out.row(0) == (1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1)
+
+
+def test_pipeline_with_pandas_input():
+    pytest.importorskip("pandas")
+    y = np.array([0, 0, 0, 1, 1, 1])
+    pipe = Pipeline([("enc", HierarchyEncoder(ANIMAL_HIERARCHIES, "oneclass")), ("lr", LogisticRegression())])
+    pipe.fit(X.to_pandas(), y)
+    assert pipe.predict(X.to_pandas()).tolist() == y.tolist()
+    assert pipe[:-1].get_feature_names_out().tolist() == NAMES
+
+
+def test_proportional_with_class_ids_is_table_iii():
+    """Paper 000 Table III through the transformer (a partition frame with class ids)."""
+    part = X.with_columns(cls=pl.Series(TABLE_I_PARTITION))
+    m = HierarchyEncoder(ANIMAL_HIERARCHIES, "proportional", class_col="cls").fit_transform(part)
+    assert m.shape == (6, 14) and m.dtype == np.float32
+    assert m[0, :3] == pytest.approx([1 / 3, 2 / 3, 1]) and m[5, 3:] == pytest.approx([0, 0, 0, 0, 0, 1 / 3, 2 / 3, 0, 0, 1, 1])
+
+
+def test_proportional_without_classes_equals_fillparent():
+    a = HierarchyEncoder(ANIMAL_HIERARCHIES, "proportional").fit_transform(X)
+    b = HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent").fit_transform(X)
+    assert np.array_equal(a, b)
+
+
+def test_errors():
+    with pytest.raises(ColumnNotFoundError, match=r"qids \['race'\] not in X"):
+        HierarchyEncoder(ANIMAL_HIERARCHIES).fit(X.drop("race"))
+    with pytest.raises(InvalidParameterError, match="must be a wide encoding, got 'random'"):
+        HierarchyEncoder(ANIMAL_HIERARCHIES, "random").fit(X)
+
+
+@parametrize_with_checks(
+    [HierarchyEncoder()],
+)
+def test_sklearn_contract(estimator, check):
+    check(estimator)
