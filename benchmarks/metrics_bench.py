@@ -45,7 +45,7 @@ def _paths(rows: int) -> dict[str, Path]:
     }
 
 
-def _hierarchies(original: Path):  # noqa: ANN202
+def _hierarchies(original: Path) -> dict:
     import polars as pl
 
     from polars_anon.demo import demo_hierarchy_specs
@@ -118,7 +118,7 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
 def _timed(engine: str, names: list[str], variant: str, rows: int, memory_limit: str) -> dict[str, object]:
     cmd = ["/usr/bin/time", "-v", sys.executable, str(Path(__file__).resolve()), "one", "--engine", engine,
            "--names", ",".join(names), "--variant", variant, "--rows", str(rows), "--memory-limit", memory_limit]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -208,8 +208,10 @@ def _markdown(results: dict) -> str:
     lines = [
         f"# Information-loss metrics on a {results['rows']:,}-row voter register (k = {results['k']})",
         "",
-        f"`python benchmarks/metrics_bench.py`; {results['machine']['cpus']} CPUs; load average at start "
-        f"{', '.join(f'{x:.1f}' for x in results['machine']['load_average_at_start'])} (the machine is shared).",
+        (
+            f"`python benchmarks/metrics_bench.py`; {results['machine']['cpus']} CPUs; load average at start "
+            f"{', '.join(f'{x:.1f}' for x in results['machine']['load_average_at_start'])} (the machine is shared)."
+        ),
         "Seconds = the metric's own time from Parquet (scan, one pass, aggregates) after imports and hierarchy loading;",
         "peak = maximum resident memory of the whole process (`/usr/bin/time -v`). Rows lined up by position.",
         "",

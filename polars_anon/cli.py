@@ -123,7 +123,7 @@ def _encode(args: argparse.Namespace) -> int:
 def _metrics(args: argparse.Namespace) -> int:
     from polars_anon.io import write_json_atomic
     from polars_anon.job import build_hierarchies
-    from polars_anon.metrics import evaluate, prepare
+    from polars_anon.metrics import METRICS, evaluate, metric_names, prepare
 
     original = scan_input(args.original, separator=args.separator)
     anonymized = scan_input(args.anonymized, separator=args.separator)
@@ -139,8 +139,9 @@ def _metrics(args: argparse.Namespace) -> int:
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
     sensitive = args.sensitive if args.sensitive is not None else (job.sensitive if job else None)
     k = args.k if args.k is not None else (job.k if job else None)
-    names = [n for n in args.names.split(",") if n] if args.names else None
-    data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=sensitive, k=k)
+    names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
+    needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
+    data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=needed, k=k)
     table = evaluate(data, names).row(0, named=True)
     per = evaluate(data, names, by_attribute=True) if args.by_attribute else None
     header = ["metric", "table", *(qids if per is not None else [])]

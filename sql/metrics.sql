@@ -118,7 +118,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
 -- l_* facts) and the published node (pub, p_* facts; the root for suppressed rows), and the
 -- hierarchy's h, n_leaves, numeric, domain. Refuses an original value that is not a leaf and
 -- a published value that is not a node.
--- Twin: polars_anon.metrics.data.MetricData.pairs
+-- Twin: polars_anon.metrics.data.MetricData (its pairs, joined to node_stats)
 CREATE OR REPLACE TEMP MACRO anon_metric_pair_cells(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   pr AS (SELECT row_number() OVER () AS pair, * FROM anon_metric_pairs(orig, anon, qids, key := key, sensitive := sensitive)),

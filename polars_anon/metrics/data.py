@@ -44,7 +44,7 @@ from polars_anon.errors import (
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
-__all__ = ["MetricData", "SIZE", "SUPPRESSED", "SENSITIVE", "orig_col", "pub_col", "prepare", "from_mapping"]
+__all__ = ["SENSITIVE", "SIZE", "SUPPRESSED", "MetricData", "from_mapping", "node_stats", "orig_col", "prepare", "pub_col"]
 
 SIZE = "__anon_size"
 SUPPRESSED = "__anon_suppressed"
@@ -94,9 +94,9 @@ class MetricData:
         return int(self.pairs.filter(pl.col(SUPPRESSED))[SIZE].sum())
 
     @cached_property
-    def roots(self) -> dict[str, np.ndarray]:
-        """R per node for every edge metric: {metric: {qid: array}} flattened as (metric, qid)."""
-        return {m: root_weights(m, self.hierarchies) for m in EDGE_METRICS}  # type: ignore[return-value]
+    def roots(self) -> dict[str, dict[str, np.ndarray]]:
+        """R per node (weight up to the root) of every edge metric: ``roots[metric][qid]``."""
+        return {m: root_weights(m, self.hierarchies) for m in EDGE_METRICS}
 
     def nodes(self, i: int) -> pl.DataFrame:
         """Per-node facts of the i-th hierarchy (see :func:`node_stats`) plus R of each edge metric."""
@@ -105,7 +105,7 @@ class MetricData:
             q = self.qids[i]
             stats = node_stats(self.hierarchies[q])
             self._cache[key] = stats.with_columns(
-                pl.Series(f"r_{m}", self.roots[m][q], dtype=pl.Float64) for m in EDGE_METRICS  # type: ignore[index]
+                pl.Series(f"r_{m}", self.roots[m][q], dtype=pl.Float64) for m in EDGE_METRICS
             )
         return self._cache[key]  # type: ignore[return-value]
 

@@ -8,7 +8,7 @@ natural. The examples use paper 000 Table I anonymized to Table Ib
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 
 import polars as pl
@@ -73,7 +73,9 @@ def _mutual_information(data: MetricData, a: str, b: str) -> pl.Expr:
     return (pl.col("n") / n * (n * pl.col("n") / (pl.col("na") * pl.col("nb"))).log()).sum()
 
 
-def _pairwise(data: MetricData, columns: Sequence[tuple[str | None, str, str]], stat) -> pl.LazyFrame:  # noqa: ANN001
+def _pairwise(
+    data: MetricData, columns: Sequence[tuple[str | None, str, str]], stat: Callable[[MetricData, str, str], pl.Expr]
+) -> pl.LazyFrame:
     """One row per unordered pair of attributes: their names and ``delta`` = stat(D) - stat(D').
 
     `columns` lists (attribute name or None, original column, published column).

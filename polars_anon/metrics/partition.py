@@ -193,7 +193,7 @@ def diameter(data: MetricData) -> pl.LazyFrame:
         lower = masks[(masks >> j & 1) == 0]
         exact[lower] -= exact[lower | 1 << j]
     full = (1 << m) - 1
-    agree = [bin(mask).count("1") for mask in range(1 << m) if mask != full and exact[mask] > 0]
+    agree = [mask.bit_count() for mask in range(1 << m) if mask != full and exact[mask] > 0]
     value = m - min(agree) if agree else 0
     return stack(pl.LazyFrame({"attribute": [None], "value": [value]}, schema={"attribute": pl.String, "value": pl.Int64}), pl.concat(per))
 

@@ -18,7 +18,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells, cost, distribution, partition
 from polars_anon.metrics.data import MetricData, prepare
 
-__all__ = ["FAMILIES", "METRICS", "Metric", "compute", "evaluate"]
+__all__ = ["FAMILIES", "METRICS", "Metric", "compute", "evaluate", "metric_names"]
 
 FAMILIES = ("cost", "cells", "classes", "distribution")
 """cost: paper 001's hierarchy cost model; cells: per-cell and per-record loss over the
@@ -98,9 +98,10 @@ METRICS: dict[str, Metric] = {m.name: m for m in _ALL}
 """Every metric by name, in the order of the README table."""
 
 
-def _names(names: str | Iterable[str] | None, data: MetricData) -> list[str]:
+def metric_names(names: str | Iterable[str] | None, has_sensitive: bool) -> list[str]:
+    """Metric names from names and family names; those needing a sensitive attribute only when there is one."""
     if names is None:
-        return [n for n, m in METRICS.items() if data.sensitive is not None or not m.needs_sensitive]
+        return [n for n, m in METRICS.items() if has_sensitive or not m.needs_sensitive]
     chosen = [names] if isinstance(names, str) else list(names)
     families = {f: [n for n, m in METRICS.items() if m.family == f] for f in FAMILIES}
     out: list[str] = []
@@ -110,7 +111,7 @@ def _names(names: str | Iterable[str] | None, data: MetricData) -> list[str]:
                 raise InvalidParameterError(
                     f"unknown metric {name!r}; metrics are {list(METRICS)}, families are {list(FAMILIES)}"
                 )
-            if METRICS[name].needs_sensitive and data.sensitive is None:
+            if METRICS[name].needs_sensitive and not has_sensitive:
                 if n in families:
                     continue  # a family asked for: skip what cannot be computed
                 raise InvalidParameterError(f"metric {name!r} needs the sensitive attribute; pass sensitive='<column>'")
@@ -121,7 +122,7 @@ def _names(names: str | Iterable[str] | None, data: MetricData) -> list[str]:
 
 def evaluate(data: MetricData, names: str | Iterable[str] | None = None, *, by_attribute: bool = False) -> pl.DataFrame:
     """Compute metrics on prepared data (see :func:`compute`); all queries run together."""
-    chosen = _names(names, data)
+    chosen = metric_names(names, data.sensitive is not None)
     results = pl.collect_all([METRICS[n](data) for n in chosen])
     if by_attribute:
         columns = {"attribute": pl.Series("attribute", data.qids, dtype=pl.String)}
@@ -163,7 +164,8 @@ def compute(
         Metric names from :data:`METRICS`, family names from :data:`FAMILIES`, or
         None for every metric (those needing `sensitive` only when it is given).
     sensitive
-        The sensitive (class) attribute, for ``cm`` and ``mi_loss``.
+        The sensitive (class) attribute, for ``cm`` and ``mi_loss`` (read only
+        when one of them is asked for).
     k
         The requested k (reported as ``k``; used by ``c_avg``).
     key
@@ -194,5 +196,8 @@ def compute(
     >>> compute(t, t, ["race"], H, "cost")["alteration"].item()
     0.0
     """
+    chosen = metric_names(names, sensitive is not None)
+    if not any(METRICS[n].needs_sensitive for n in chosen):
+        sensitive = None  # the pass need not count the sensitive values
     data = prepare(original, anonymized, qids, hierarchies, key=key, sensitive=sensitive, k=k, levels=levels)
-    return evaluate(data, names, by_attribute=by_attribute)
+    return evaluate(data, chosen, by_attribute=by_attribute)

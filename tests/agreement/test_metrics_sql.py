@@ -9,14 +9,13 @@ import duckdb
 import polars as pl
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import polars_anon as pa
 from polars_anon.duckdb import load_hierarchy, register, sql_files
 from polars_anon.metrics import METRICS, prepare
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
-from tests.strategies import tables
+from tests.property.test_metrics_properties import publications
 
 HELPERS = {
     "anon_metric_pairs", "anon_metric_nodes", "anon_metric_pair_cells", "anon_metric_cells",
@@ -156,23 +155,12 @@ def test_sql_mi_loss_needs_the_sensitive_attribute(animals: duckdb.DuckDBPyConne
 
 @pytest.mark.slow
 @settings(max_examples=10, deadline=None)
-@given(t=tables(n_qids=2, max_rows=20), data=st.data())
-def test_every_macro_matches_polars_on_random_hierarchies(t: tuple, data: st.DataObject) -> None:
+@given(p=publications())
+def test_every_macro_matches_polars_on_random_hierarchies(p: tuple) -> None:
     """Random trees (unbalanced, chains), a random truthful publication, lined up by position."""
-    original, hs = t
-    published = original.with_columns(
-        pl.Series(q, [data.draw(st.sampled_from(_ancestors(hs[q], v))) for v in original[q]], dtype=pl.String) for q in hs
-    )
+    original, published, hs = p
     original = original.with_columns(s=pl.col("q0"))
     con = _connect(original, published, hs)
     prepared = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in METRICS:
         assert_agree(_sql(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name)
-
-
-def _ancestors(h: pa.Hierarchy, label: str) -> list[str]:
-    node, out = h.id_of(label), []
-    while node >= 0:
-        out.append(h.label_of(node))
-        node = int(h.parent[node])
-    return out
