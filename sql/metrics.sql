@@ -113,30 +113,31 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
          (f.n_leaves - f.leaves) / f.n_leaves * f.wid AS r_wnllm
   FROM f;
 
--- anon_metric_pair_cells(orig, anon, qids, key := NULL, sensitive := NULL): the pairs unnested
--- to one row per (pair, qid): pair, i, attribute, s, suppressed, size, the leaf (node id and
--- l_* facts) and the published node (pub, p_* facts; the root for suppressed rows), and the
--- hierarchy's h, n_leaves, numeric, domain. Refuses an original value that is not a leaf and
--- a published value that is not a node.
+-- anon_metric_pair_cells(orig, anon, qids, key := NULL, sensitive := NULL, per_pair := true):
+-- the pairs unnested to one row per (pair, qid): pair, i, attribute, s, suppressed, size, the
+-- leaf (node id and l_* facts) and the published node (pub, p_* facts; the root for
+-- suppressed rows), and the hierarchy's h, n_leaves, numeric, domain. With per_pair := false,
+-- summed per (qid, leaf, published value, suppressed) before the node lookups (pair and s
+-- NULL): the cells of the cell-level metrics, far fewer rows. Refuses an original value that
+-- is not a leaf and a published value that is not a node.
 -- Twin: polars_anon.metrics.data.MetricData (its pairs, joined to node_stats)
-CREATE OR REPLACE TEMP MACRO anon_metric_pair_cells(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_pair_cells(orig, anon, qids, key := NULL, sensitive := NULL, per_pair := true) AS TABLE
   WITH
   pr AS (SELECT row_number() OVER () AS pair, * FROM anon_metric_pairs(orig, anon, qids, key := key, sensitive := sensitive)),
   nd AS MATERIALIZED (FROM anon_metric_nodes(qids)),
+  u AS (
+    SELECT pr.pair, r.i, pr.o[r.i + 1] AS leaf_label, pr.p[r.i + 1] AS pub_label, pr.s, pr.suppressed, pr.size
+    FROM pr CROSS JOIN range(len(qids)) AS r(i) WHERE per_pair
+    UNION ALL
+    SELECT NULL, r.i, pr.o[r.i + 1], pr.p[r.i + 1], NULL, pr.suppressed, sum(pr.size)
+    FROM pr CROSS JOIN range(len(qids)) AS r(i) WHERE NOT per_pair
+    GROUP BY ALL),
   c AS (
-    SELECT pr.pair, r.i, qids[r.i + 1] AS attribute, pr.o[r.i + 1] AS leaf_label,
-           CASE WHEN pr.suppressed THEN rt.label ELSE pr.p[r.i + 1] END AS pub_label, pr.s, pr.suppressed, pr.size
-    FROM pr CROSS JOIN range(len(qids)) AS r(i)
-    JOIN nd AS rt ON rt.i = r.i AND rt.is_root)
-  SELECT c.pair, c.i, c.attribute, c.s, c.suppressed, c.size,
-         CASE WHEN l.node IS NULL OR l.level > 0
-              THEN error('column ''' || c.attribute || ''' in the original table: value '
-                         || coalesce('''' || c.leaf_label || '''', 'NULL') || ' is not a leaf of its hierarchy')
-              ELSE l.node END AS leaf,
-         CASE WHEN p.node IS NULL
-              THEN error('column ''' || c.attribute || ''' in the anonymized table: value '
-                         || coalesce('''' || c.pub_label || '''', 'NULL') || ' is not a node of its hierarchy')
-              ELSE p.node END AS pub,
+    SELECT u.pair, u.i, qids[u.i + 1] AS attribute, u.leaf_label,
+           CASE WHEN u.suppressed THEN rt.label ELSE u.pub_label END AS pub_label, u.s, u.suppressed, u.size
+    FROM u
+    JOIN nd AS rt ON rt.i = u.i AND rt.is_root)
+  SELECT c.pair, c.i, c.attribute, c.s, c.suppressed, c.size, l.node AS leaf, p.node AS pub,
          c.leaf_label, c.pub_label, p.h, p.n_leaves, p.numeric, p.domain,
          l.num_lo AS l_num_lo,
          l.r_distortion AS l_r_distortion, l.r_ncp AS l_r_ncp, l.r_total AS l_r_total, l.r_llm AS l_r_llm,
@@ -147,16 +148,21 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pair_cells(orig, anon, qids, key := NUL
          p.r_nllm AS p_r_nllm, p.r_wllm AS p_r_wllm, p.r_wnllm AS p_r_wnllm
   FROM c
   LEFT JOIN nd AS l ON l.i = c.i AND l.label = c.leaf_label
-  LEFT JOIN nd AS p ON p.i = c.i AND p.label = c.pub_label;
+  LEFT JOIN nd AS p ON p.i = c.i AND p.label = c.pub_label
+  WHERE CASE WHEN l.node IS NULL OR l.level > 0  -- a filter, so the check runs whatever columns are read
+             THEN error('column ''' || c.attribute || ''' in the original table: value '
+                        || coalesce('''' || c.leaf_label || '''', 'NULL') || ' is not a leaf of its hierarchy')
+             WHEN p.node IS NULL
+             THEN error('column ''' || c.attribute || ''' in the anonymized table: value '
+                        || coalesce('''' || c.pub_label || '''', 'NULL') || ' is not a node of its hierarchy')
+             ELSE true END;
 
--- anon_metric_cells(orig, anon, qids, key := NULL, sensitive := NULL): the pair cells summed
--- per (attribute, i, leaf, pub, suppressed): every column of anon_metric_pair_cells but pair
--- and s, with size summed.
+-- anon_metric_cells(orig, anon, qids, key := NULL, sensitive := NULL): one row per (attribute,
+-- i, leaf, pub, suppressed) with its size and the node facts of anon_metric_pair_cells.
 -- Twin: polars_anon.metrics.data.MetricData.cells
 CREATE OR REPLACE TEMP MACRO anon_metric_cells(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
-  SELECT COLUMNS(lambda c: c NOT IN ('pair', 's', 'size', 'leaf_label', 'pub_label')), sum(t.size)::BIGINT AS size
-  FROM anon_metric_pair_cells(orig, anon, qids, key := key, sensitive := sensitive) AS t
-  GROUP BY ALL;
+  SELECT COLUMNS(lambda c: c NOT IN ('pair', 's', 'leaf_label', 'pub_label'))
+  FROM anon_metric_pair_cells(orig, anon, qids, key := key, per_pair := false);
 
 -- ---------------------------------------------------------------- paper 001: the cost model
 -- anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): Distortion,
