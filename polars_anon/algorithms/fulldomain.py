@@ -16,8 +16,9 @@ suppressed). Monotonicity prunes: every generalization of a k-anonymous vector i
 k-anonymous, every specialization of a failing one fails (rows in classes smaller
 than k can only decrease when classes merge). The search stops as soon as the
 next lower bound is not below the best loss found, so the result is optimal.
-Ties go to the vector with the smaller level sum, then the lexicographically
-smaller vector.
+At equal loss the vector that suppresses fewer rows wins (so a table is
+never suppressed whole when generalizing everything costs the same), then the
+smaller level sum, then the lexicographically smaller vector.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def search(task: Task, max_suppressed: int = 0) -> tuple[dict[str, int], int, fl
     with tqdm(total=len(order), desc="full-domain lattice", unit="vector", leave=False, mininterval=0.5, disable=None) as bar:
         for done, i in enumerate(order):
             v = grid[i]
-            if best is not None and bound[i] >= best[0] - 1e-15:
+            if best is not None and (bound[i] > best[0] + 1e-15 or (bound[i] >= best[0] - 1e-15 and best[2] == 0)):
                 bar.update(len(order) - done)
                 break
             bar.update(1)
@@ -136,7 +137,7 @@ def search(task: Task, max_suppressed: int = 0) -> tuple[dict[str, int], int, fl
                     u[j] = lo
                 failing = np.vstack([failing, u])
                 continue
-            if best is None or loss < best[0] - 1e-15:
+            if best is None or loss < best[0] - 1e-15 or (loss <= best[0] + 1e-15 and suppressed < best[2]):
                 best = (loss, v, suppressed)
     if best is None:
         raise InfeasibleError(
