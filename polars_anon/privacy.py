@@ -111,6 +111,16 @@ def _tuples(df: pl.DataFrame, qids: list[str], sensitive: str, values: list[Any]
     return tuples, matrix
 
 
+def _pair(
+    original: object, published: object, qids: list[str], sensitive: str, numeric: Sequence[str] | None
+) -> tuple[pl.DataFrame, pl.DataFrame, list[str], list[str]]:
+    """Both tables' qids + sensitive column, and the qids split into numeric and categorical."""
+    o = as_lazy(original).select(*qids, sensitive).collect()  # materializes: qids + sensitive of every row
+    p = as_lazy(published).select(*qids, sensitive).collect()  # materializes: qids + sensitive of every row
+    num = _numeric([o, p], qids, numeric)
+    return o, p, num, [q for q in qids if q not in num]
+
+
 def record_linkage(
     original: pl.LazyFrame | pl.DataFrame,
     published: pl.LazyFrame | pl.DataFrame,
@@ -139,10 +149,7 @@ def record_linkage(
     0.0
     """
     qids = list(qids)
-    o = as_lazy(original).select(*qids, sensitive).collect()  # materializes: qids + sensitive of every row
-    p = as_lazy(published).select(*qids, sensitive).collect()  # materializes: qids + sensitive of every row
-    num = _numeric([o, p], qids, numeric)
-    cat = [q for q in qids if q not in num]
+    o, p, num, cat = _pair(original, published, qids, sensitive, numeric)
     values = sorted(set(o[sensitive].unique().to_list()) | set(p[sensitive].unique().to_list()), key=str)
     to = [pl.col(q).cast(pl.Float64) for q in num] + [pl.col(q).cast(pl.String) for q in cat]
     o, p = o.with_columns(to), p.with_columns(to)
@@ -194,10 +201,7 @@ def ml_inference(
     from sklearn.metrics import f1_score
 
     qids = list(qids)
-    o = as_lazy(original).select(*qids, sensitive).collect()  # materializes: qids + sensitive of every row
-    p = as_lazy(published).select(*qids, sensitive).collect()  # materializes: qids + sensitive of every row
-    num = _numeric([o, p], qids, numeric)
-    cat = [q for q in qids if q not in num]
+    o, p, num, cat = _pair(original, published, qids, sensitive, numeric)
     both = encode_records(pl.concat([o.select(qids).cast(pl.String), p.select(qids).cast(pl.String)]), num, cat)
     x = np.vstack([both.num, both.cat.astype(np.float64)]).T
     x_orig, x_pub = x[: o.height], x[o.height :]
