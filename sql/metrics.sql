@@ -113,6 +113,18 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
          (f.n_leaves - f.leaves) / f.n_leaves * f.wid AS r_wnllm
   FROM f;
 
+-- anon_metric_refuse(qids, side, i, label, node, level): true, or an error naming the column
+-- when the i-th qid's label on side 'o' (original: must be a leaf) or 'p' (anonymized: must
+-- be a node) found no node (node NULL) or is an inner node of an original value. Used as a
+-- filter so that it runs whatever columns a metric reads.
+-- Twin: polars_anon.metrics.data._check_pairs
+CREATE OR REPLACE TEMP MACRO anon_metric_refuse(qids, side, i, label, node, level) AS
+  CASE WHEN node IS NULL OR (side = 'o' AND level > 0)
+       THEN error('column ''' || qids[i + 1] || ''' in the ' || CASE WHEN side = 'o' THEN 'original' ELSE 'anonymized' END
+                  || ' table: value ' || coalesce('''' || label || '''', 'NULL') || ' is not a '
+                  || CASE WHEN side = 'o' THEN 'leaf' ELSE 'node' END || ' of its hierarchy')
+       ELSE true END;
+
 -- anon_metric_pair_cells(orig, anon, qids, key := NULL, sensitive := NULL, per_pair := true):
 -- the pairs unnested to one row per (pair, qid): pair, i, attribute, s, suppressed, size, the
 -- leaf (node id and l_* facts) and the published node (pub, p_* facts; the root for
@@ -149,13 +161,8 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pair_cells(orig, anon, qids, key := NUL
   FROM c
   LEFT JOIN nd AS l ON l.i = c.i AND l.label = c.leaf_label
   LEFT JOIN nd AS p ON p.i = c.i AND p.label = c.pub_label
-  WHERE CASE WHEN l.node IS NULL OR l.level > 0  -- a filter, so the check runs whatever columns are read
-             THEN error('column ''' || c.attribute || ''' in the original table: value '
-                        || coalesce('''' || c.leaf_label || '''', 'NULL') || ' is not a leaf of its hierarchy')
-             WHEN p.node IS NULL
-             THEN error('column ''' || c.attribute || ''' in the anonymized table: value '
-                        || coalesce('''' || c.pub_label || '''', 'NULL') || ' is not a node of its hierarchy')
-             ELSE true END;
+  WHERE anon_metric_refuse(qids, 'o', c.i, c.leaf_label, l.node, l.level)
+    AND anon_metric_refuse(qids, 'p', c.i, c.pub_label, p.node, p.level);
 
 -- anon_metric_cells(orig, anon, qids, key := NULL, sensitive := NULL): one row per (attribute,
 -- i, leaf, pub, suppressed) with its size and the node facts of anon_metric_pair_cells.
@@ -385,15 +392,24 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error(orig, anon, qids, key :
 -- ---------------------------------------------------------------- the published partition
 -- anon_metric_classes(orig, anon, qids, key := NULL, sensitive := NULL): the classes of the
 -- kept rows, over all qids (i NULL) and over each qid alone (i = its index): i, cls
--- (VARCHAR[]), s, size; and the suppressed rows as one row with cls NULL per i.
+-- (VARCHAR[]), s, size; and the suppressed rows as one row with cls NULL per i. Refuses
+-- labels outside the hierarchies as anon_metric_pair_cells does.
 -- Twin: polars_anon.metrics.partition._classes
 CREATE OR REPLACE TEMP MACRO anon_metric_classes(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key, sensitive := sensitive)),
+  nd AS (FROM anon_metric_nodes(qids)),
+  seen AS (
+    SELECT DISTINCT 'o' AS side, r.i, pr.o[r.i + 1] AS label FROM pr CROSS JOIN range(len(qids)) AS r(i)
+    UNION
+    SELECT DISTINCT 'p', r.i, pr.p[r.i + 1] FROM pr CROSS JOIN range(len(qids)) AS r(i) WHERE NOT pr.suppressed),
+  checked AS (
+    SELECT count(*) AS n FROM seen LEFT JOIN nd ON nd.i = seen.i AND nd.label = seen.label
+    WHERE anon_metric_refuse(qids, seen.side, seen.i, seen.label, nd.node, nd.level)),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT ix.i, CASE WHEN pr.suppressed THEN NULL WHEN ix.i IS NULL THEN pr.p ELSE [pr.p[ix.i + 1]] END AS cls,
-         pr.s, sum(pr.size)::BIGINT AS size
-  FROM pr CROSS JOIN ix
+         pr.s, (sum(pr.size) + 0 * any_value(checked.n))::BIGINT AS size  -- 0 * n: the check must run
+  FROM pr CROSS JOIN ix CROSS JOIN checked
   GROUP BY ALL;
 
 -- anon_discernibility(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): sum of
@@ -453,7 +469,7 @@ CREATE OR REPLACE TEMP MACRO anon_n_classes(orig, anon, qids, key := NULL, sensi
 -- Twin: polars_anon.metrics.partition.suppressed
 CREATE OR REPLACE TEMP MACRO anon_suppressed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
   WITH
-  s AS (SELECT coalesce(sum(size) FILTER (WHERE suppressed), 0)::BIGINT AS n FROM anon_metric_pairs(orig, anon, qids, key := key)),
+  s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM anon_metric_classes(orig, anon, qids, key := key) WHERE i IS NULL),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute, s.n AS value
   FROM ix CROSS JOIN s ORDER BY ix.i NULLS FIRST;
@@ -474,7 +490,7 @@ CREATE OR REPLACE TEMP MACRO anon_k(orig, anon, qids, key := NULL, sensitive := 
 -- Twin: polars_anon.metrics.partition.diameter
 CREATE OR REPLACE TEMP MACRO anon_diameter(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
   WITH
-  t AS MATERIALIZED (SELECT DISTINCT p FROM anon_metric_pairs(orig, anon, qids, key := key) WHERE NOT suppressed),
+  t AS MATERIALIZED (SELECT DISTINCT cls AS p FROM anon_metric_classes(orig, anon, qids, key := key) WHERE i IS NULL AND cls IS NOT NULL),
   masks AS (SELECT unnest(range(CASE WHEN len(qids) <= 12 THEN 1::BIGINT << len(qids) ELSE 0 END)) AS mask),
   g AS (
     SELECT masks.mask, list_select(t.p, list_filter(range(1, len(qids) + 1), lambda j: (masks.mask >> (j - 1)) & 1 = 1)) AS key,
@@ -517,31 +533,43 @@ CREATE OR REPLACE TEMP MACRO anon_hellinger(orig, anon, qids, key := NULL, sensi
 
 -- anon_metric_pairwise(orig, anon, qids, key := NULL, sensitive := NULL): for every unordered
 -- pair of attributes x < y (the qids, then the sensitive one when given, index len(qids)),
--- Cramér's V and the mutual information in orig (v_o, mi_o) and in anon (v_p, mi_p).
+-- Cramér's V and the mutual information in orig (v_o, mi_o) and in anon (v_p, mi_p). The
+-- contingency tables are read off the pairs' value lists, no row join; the labels met are
+-- checked against the hierarchies as anon_metric_pair_cells does.
 -- Twin: polars_anon.metrics.distribution._pairwise
 CREATE OR REPLACE TEMP MACRO anon_metric_pairwise(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
-  pcs AS MATERIALIZED (FROM anon_metric_pair_cells(orig, anon, qids, key := key, sensitive := sensitive)),
-  pc AS MATERIALIZED (
-    SELECT pair, i, size, leaf_label AS o, pub_label AS p FROM pcs
+  nd AS MATERIALIZED (FROM anon_metric_nodes(qids)),
+  roots AS (SELECT list(label ORDER BY i) AS labels FROM nd WHERE is_root),
+  pr AS MATERIALIZED (
+    SELECT CASE WHEN sensitive IS NULL THEN pr.o ELSE list_append(pr.o, pr.s) END AS o,
+           CASE WHEN sensitive IS NULL THEN pq.p ELSE list_append(pq.p, pr.s) END AS p, pr.size
+    FROM anon_metric_pairs(orig, anon, qids, key := key, sensitive := sensitive) AS pr
+    CROSS JOIN roots
+    CROSS JOIN LATERAL (SELECT CASE WHEN pr.suppressed THEN roots.labels ELSE pr.p END AS p) AS pq),
+  m AS (SELECT len(qids) + CASE WHEN sensitive IS NULL THEN 0 ELSE 1 END AS m),
+  ix AS (SELECT a.x, b.y FROM m, range(m.m) AS a(x), range(m.m) AS b(y) WHERE a.x < b.y),
+  joint AS MATERIALIZED (
+    SELECT ix.x, ix.y, 'o' AS side, pr.o[ix.x + 1] AS va, pr.o[ix.y + 1] AS vb, sum(pr.size) AS nab FROM pr CROSS JOIN ix GROUP BY ALL
     UNION ALL
-    SELECT DISTINCT pair, len(qids) AS i, size, s AS o, s AS p FROM pcs WHERE sensitive IS NOT NULL),
-  n AS (SELECT sum(size) AS n FROM pc WHERE i = 0),
-  joint AS (
-    SELECT a.i AS x, b.i AS y, 'o' AS side, a.o AS va, b.o AS vb, sum(a.size) AS nab FROM pc AS a JOIN pc AS b ON a.pair = b.pair AND a.i < b.i GROUP BY ALL
-    UNION ALL
-    SELECT a.i, b.i, 'p', a.p, b.p, sum(a.size) FROM pc AS a JOIN pc AS b ON a.pair = b.pair AND a.i < b.i GROUP BY ALL),
-  m AS (
+    SELECT ix.x, ix.y, 'p', pr.p[ix.x + 1], pr.p[ix.y + 1], sum(pr.size) FROM pr CROSS JOIN ix GROUP BY ALL),
+  seen AS (
+    SELECT DISTINCT side, x AS i, va AS label FROM joint UNION SELECT DISTINCT side, y, vb FROM joint),
+  checked AS (
+    SELECT count(*) AS n FROM seen LEFT JOIN nd ON nd.i = seen.i AND nd.label = seen.label
+    WHERE seen.i < len(qids) AND anon_metric_refuse(qids, seen.side, seen.i, seen.label, nd.node, nd.level)),
+  n AS (SELECT sum(size) AS n FROM pr),
+  mg AS (
     SELECT *, sum(nab) OVER (PARTITION BY x, y, side, va) AS na, sum(nab) OVER (PARTITION BY x, y, side, vb) AS nb FROM joint),
   st AS (
     SELECT x, y, side,
            sum(nab * nab / (na * nb)) - 1.0 AS phi2,
            least(count(DISTINCT va), count(DISTINCT vb)) - 1 AS dof,
            sum(nab / n.n * ln(n.n * nab / (na * nb))) AS mi
-    FROM m CROSS JOIN n GROUP BY x, y, side),
+    FROM mg CROSS JOIN n GROUP BY x, y, side),
   v AS (SELECT x, y, side, CASE WHEN dof > 0 THEN sqrt(greatest(phi2, 0.0) / dof) ELSE 0.0 END AS v, mi FROM st)
-  SELECT o.x, o.y, o.v AS v_o, p.v AS v_p, o.mi AS mi_o, p.mi AS mi_p
-  FROM v AS o JOIN v AS p ON o.x = p.x AND o.y = p.y AND o.side = 'o' AND p.side = 'p';
+  SELECT o.x, o.y, o.v AS v_o, p.v + 0 * checked.n AS v_p, o.mi AS mi_o, p.mi AS mi_p  -- 0 * n: the check must run
+  FROM v AS o JOIN v AS p ON o.x = p.x AND o.y = p.y AND o.side = 'o' AND p.side = 'p' CROSS JOIN checked;
 
 -- anon_cramers_v(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): median over qid
 -- pairs of |V in orig - V in anon| (Cramér's V); per qid over the pairs that include it;

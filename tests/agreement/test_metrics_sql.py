@@ -19,7 +19,7 @@ from tests.property.test_metrics_properties import publications
 
 HELPERS = {
     "anon_metric_pairs", "anon_metric_nodes", "anon_metric_pair_cells", "anon_metric_cells",
-    "anon_metric_levels", "anon_metric_classes", "anon_metric_pairwise",
+    "anon_metric_levels", "anon_metric_classes", "anon_metric_pairwise", "anon_metric_refuse",
 }  # fmt: skip
 
 
@@ -164,3 +164,11 @@ def test_every_macro_matches_polars_on_random_hierarchies(p: tuple) -> None:
     prepared = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in METRICS:
         assert_agree(_sql(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name)
+
+
+@pytest.mark.parametrize("name", sorted(set(METRICS) - {"k"}))
+def test_sql_refuses_values_outside_the_hierarchy_in_every_path(name: str, animals: duckdb.DuckDBPyConnection) -> None:
+    """Every macro that reads the tables checks the labels, whatever columns it uses (k reads none)."""
+    animals.execute("UPDATE a SET race = 'unicorn' WHERE id = 'l1'")
+    with pytest.raises(duckdb.Error, match="column 'race' in the anonymized table: value 'unicorn' is not a node"):
+        _sql(animals, name, ["gender", "race"], key="id", sensitive="habitat", k=None)
