@@ -172,61 +172,58 @@ CREATE OR REPLACE TEMP MACRO anon_metric_cells(orig, anon, qids, key := NULL, se
   FROM anon_metric_pair_cells(orig, anon, qids, key := key, per_pair := false);
 
 -- ---------------------------------------------------------------- paper 001: the cost model
+-- anon_metric_edge_cost(orig, anon, qids, key := NULL, metric := 'ncp'): one of the seven
+-- edge-weight metrics of paper 001 §4: sum over cells of size * (R[leaf] - R[v]), the whole
+-- table and per qid (rows attribute, value DOUBLE). The seven anon_<metric> macros call it.
+-- Twin: polars_anon.metrics.cost.edge_cost
+CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost(orig, anon, qids, key := NULL, metric := 'ncp') AS TABLE
+  WITH w AS (
+    SELECT attribute, i, size, COLUMNS(lambda c: c = 'l_r_' || metric) AS l_r, COLUMNS(lambda c: c = 'p_r_' || metric) AS p_r
+    FROM anon_metric_cells(orig, anon, qids, key := key))
+  SELECT w.attribute, sum(w.size * (w.l_r - w.p_r))::DOUBLE AS value
+  FROM w GROUP BY GROUPING SETS ((w.attribute, w.i), ()) ORDER BY w.i NULLS FIRST;
+
 -- anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): Distortion,
 -- sum over cells of R[leaf] - R[v] with the Distortion edge weights (wid factors). DOUBLE.
 -- Twin: polars_anon.metrics.cost.distortion
 CREATE OR REPLACE TEMP MACRO anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_distortion - c.p_r_distortion))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'distortion');
 
 -- anon_ncp(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): NCP, sum over cells
 -- of (nl(v) - 1) / nl(G). DOUBLE.
 -- Twin: polars_anon.metrics.cost.ncp
 CREATE OR REPLACE TEMP MACRO anon_ncp(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_ncp - c.p_r_ncp))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'ncp');
 
 -- anon_total(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): Total, sum over
 -- cells of l_v / (h - 1). DOUBLE.
 -- Twin: polars_anon.metrics.cost.total
 CREATE OR REPLACE TEMP MACRO anon_total(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_total - c.p_r_total))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'total');
 
 -- anon_llm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): LLM, sum over cells
 -- of (nl(v) - 1) h_max / h. DOUBLE.
 -- Twin: polars_anon.metrics.cost.llm
 CREATE OR REPLACE TEMP MACRO anon_llm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_llm - c.p_r_llm))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'llm');
 
 -- anon_nllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): NLLM, sum over cells
 -- of (nl(v) - 1) / nl(G) h_max / h. DOUBLE.
 -- Twin: polars_anon.metrics.cost.nllm
 CREATE OR REPLACE TEMP MACRO anon_nllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_nllm - c.p_r_nllm))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'nllm');
 
 -- anon_wllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): WLLM, sum over cells
 -- of (nl(v) - 1) wid(Q). DOUBLE.
 -- Twin: polars_anon.metrics.cost.wllm
 CREATE OR REPLACE TEMP MACRO anon_wllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_wllm - c.p_r_wllm))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'wllm');
 
 -- anon_wnllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): WNLLM, sum over
 -- cells of (nl(v) - 1) / nl(G) wid(Q). DOUBLE.
 -- Twin: polars_anon.metrics.cost.wnllm
 CREATE OR REPLACE TEMP MACRO anon_wnllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.l_r_wnllm - c.p_r_wnllm))::DOUBLE AS value
-  FROM anon_metric_cells(orig, anon, qids, key := key) AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  FROM anon_metric_edge_cost(orig, anon, qids, key := key, metric := 'wnllm');
 
 -- anon_alteration(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): percentage of
 -- alteration against T* (every cell at the root), averaged over the seven metrics; a metric

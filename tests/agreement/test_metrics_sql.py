@@ -19,7 +19,7 @@ from tests.property.test_metrics_properties import publications
 
 HELPERS = {
     "anon_metric_pairs", "anon_metric_nodes", "anon_metric_pair_cells", "anon_metric_cells",
-    "anon_metric_levels", "anon_metric_classes", "anon_metric_pairwise", "anon_metric_refuse",
+    "anon_metric_levels", "anon_metric_classes", "anon_metric_pairwise", "anon_metric_refuse", "anon_metric_edge_cost",
 }  # fmt: skip
 
 
