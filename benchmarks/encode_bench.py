@@ -4,11 +4,14 @@
    greedy 10-anonymous table, best of 5 (target: proportional < 2 s).
 2. Voter register (polars_anon.demo, 4 qids: zip mask 5, gender, race, birth year
    5/10/20 bands -> 1,978 encoded columns): a full-domain 10-anonymous table encoded
-   to Parquet with :func:`polars_anon.encode.write_encoded`, each run in a fresh
+   to Parquet with :func:`polars_anon.write_encoded`, each run in a fresh
    subprocess that reports its wall time and peak RSS (target: 15M rows < 60 s and
-   < 2.5 GB). The per-class table alone is timed too.
+   < 2.5 GB), in the ``wide`` layout (one column per node: rows x 1,978 cells) or
+   the ``classes`` layout (encoded blocks once per class + a class id per row).
+   The per-class table alone is timed too, and with ``--sql`` the DuckDB macro
+   ``anon_encode_classes`` (one row per class and column) over the same two files.
 
-Run:  python benchmarks/encode_bench.py [--rows 15000000] [--reps proportional,fillparent]
+Run:  python benchmarks/encode_bench.py [--rows 15000000] [--reps proportional,fillparent] [--layouts classes,wide] [--sql]
 Writes benchmarks/results/encode_bench.json (merged across runs, keyed by rows).
 The register and the anonymized table go to benchmarks/data/ (git-ignored).
 """
@@ -19,6 +22,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -55,7 +59,8 @@ def adult_bench(repeats: int = 5) -> dict:
 def _child(args: argparse.Namespace) -> None:
     """Runs in a subprocess: one encoding of the register, prints JSON facts."""
     from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs
-    from polars_anon.encode import _plan, write_encoded
+    from polars_anon.encode import _plan
+    from polars_anon.encoded_io import write_encoded
     from polars_anon.job import build_hierarchies
 
     voters = pl.scan_parquet(args.voters)
@@ -63,22 +68,38 @@ def _child(args: argparse.Namespace) -> None:
     published = pl.scan_parquet(args.published)
     original = voters if args.rep in ("proportional", "statistical") else None
     start = time.perf_counter()
-    if args.stage == "classes":  # the per-class table only (aggregate, closure join, pivot)
+    if args.stage == "sql":  # DuckDB: anon_encode_classes over views of the two Parquet files
+        import duckdb
+
+        from polars_anon.duckdb import load_hierarchy, register
+
+        con = duckdb.connect()
+        register(con)
+        for q, h in H.items():
+            load_hierarchy(con, q, h)
+        con.execute(f"CREATE VIEW pub AS FROM read_parquet('{args.published}')")
+        con.execute(f"CREATE VIEW orig AS FROM read_parquet('{args.voters}')")
+        start = time.perf_counter()
+        sql = "SELECT count(*), count(DISTINCT class) FROM anon_encode_classes('pub', ?, representation := ?, orig := 'orig')"
+        cells, classes = con.execute(sql, [list(H), args.rep]).fetchall()[0]
+        facts = {"long_rows": cells, "class_rows": classes}
+    elif args.stage == "classes":  # the per-class table only (aggregate, closure join, pivot)
         plan = _plan(published, H, args.rep, original, None, pl.Float32, 0, False)
         rights = pl.collect_all([j.right for j in plan.joins])
         facts = {"class_rows": sum(r.height for r in rights)}
     else:
         out = Path(args.out)
-        facts = write_encoded(published, H, out, args.rep, original=original, validate=args.validate, overwrite=True)
-        facts["bytes"] = out.stat().st_size
-        out.unlink()
+        facts = write_encoded(published, H, out, args.rep, original=original, overwrite=True, layout=args.layout)
+        files = list(out.iterdir()) if out.is_dir() else [out]
+        facts["bytes"] = sum(f.stat().st_size for f in files)
+        shutil.rmtree(out) if out.is_dir() else out.unlink()
     facts["wall_s"] = round(time.perf_counter() - start, 2)
     facts["peak_rss_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 3)
     facts["nodes"] = {q: h.n_nodes for q, h in H.items()}
     print(json.dumps(facts))
 
 
-def register_bench(rows: int, reps: list[str]) -> dict:
+def register_bench(rows: int, reps: list[str], layouts: list[str], sql: bool) -> dict:
     import polars_anon as pa
     from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs, write_voter_register
     from polars_anon.job import build_hierarchies
@@ -93,16 +114,19 @@ def register_bench(rows: int, reps: list[str]) -> dict:
         H = build_hierarchies(lf, {q: demo_hierarchy_specs()[q] for q in DEMO_QIDS})
         pa.anonymize(lf, hierarchies=H, k=10, method="fulldomain", drop=["name"]).sink_parquet(published, report=False)
     out: dict = {"rows": rows, "anonymized": "fulldomain k=10, name dropped"}
-    for rep in reps:
-        for stage in ["classes", "write"]:
-            cmd = [sys.executable, __file__, "--child", "--voters", str(voters), "--published", str(published),
-                   "--rep", rep, "--stage", stage, "--out", str(DATA / f"encoded_{rows}_{rep}.parquet")]  # fmt: skip
-            load = os.getloadavg()[0]
-            res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            facts = json.loads(res.stdout.strip().splitlines()[-1])
-            facts["load_before"] = round(load, 2)
-            out[f"{rep}/{stage}"] = facts
-            print(f"register {rows:,} {rep} {stage}: {facts}", flush=True)
+    runs = [(rep, "classes", "") for rep in reps] + [(rep, "write", layout) for layout in layouts for rep in reps]
+    runs += [(rep, "sql", "") for rep in reps if sql]
+    for rep, stage, layout in runs:
+        target = DATA / (f"encoded_{rows}_{rep}" + (".parquet" if layout == "wide" else ""))
+        cmd = [sys.executable, __file__, "--child", "--voters", str(voters), "--published", str(published),
+               "--rep", rep, "--stage", stage, "--layout", layout or "wide", "--out", str(target)]  # fmt: skip
+        load = os.getloadavg()[0]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        facts = json.loads(res.stdout.strip().splitlines()[-1])
+        facts["load_before"] = round(load, 2)
+        name = f"{rep}/{stage}" + (f"/{layout}" if layout else "")
+        out[name] = facts
+        print(f"register {rows:,} {name}: {facts}", flush=True)
     return out
 
 
@@ -110,6 +134,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=15_000_000)
     ap.add_argument("--reps", default="proportional,fillparent")
+    ap.add_argument("--layouts", default="classes,wide", help="write layouts to time (wide takes minutes per million rows)")
+    ap.add_argument("--sql", action="store_true", help="also time the DuckDB macro anon_encode_classes")
     ap.add_argument("--skip-adult", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--voters", help=argparse.SUPPRESS)
@@ -117,7 +143,7 @@ def main() -> None:
     ap.add_argument("--rep", help=argparse.SUPPRESS)
     ap.add_argument("--stage", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
-    ap.add_argument("--validate", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--layout", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         _child(args)
@@ -129,7 +155,8 @@ def main() -> None:
     results["cores"] = os.cpu_count()
     if not args.skip_adult:
         results["adult"] = adult_bench()
-    results[f"register_{args.rows}"] = register_bench(args.rows, args.reps.split(","))
+    key = f"register_{args.rows}"
+    results[key] = {**results.get(key, {}), **register_bench(args.rows, args.reps.split(","), args.layouts.split(","), args.sql)}
     path.write_text(json.dumps(results, indent=1) + "\n")
     print(f"wrote {path}")
 

@@ -9,9 +9,14 @@
 2. Runs each metric, and each family, in a fresh process under ``/usr/bin/time -v``:
    the Parquet files are scanned, the metric computed, the process's wall time,
    the metric's own time and its peak resident memory recorded. Polars reads with
-   ``pa.metrics.compute``; DuckDB runs ``FROM anon_<name>(...)`` over
-   ``read_parquet`` views (memory_limit from ``--memory-limit``, default 700MB so the
-   whole process stays under 1 GB; DuckDB spills beyond it).
+   ``pa.metrics.compute``; DuckDB makes the pairs once with
+   ``polars_anon.duckdb.metric_pairs`` over ``read_parquet`` views (with the
+   sensitive column, and the pairwise contingency tables, only when a metric of
+   the run needs them) and runs
+   ``FROM anon_<name>_of('anon_pairs', ...)`` per metric (memory_limit from
+   ``--memory-limit``, default 700MB so the whole process stays under 1 GB; DuckDB
+   spills beyond it). The direct form ``FROM anon_ncp('o', 'a', ...)`` (pairs made
+   inside the query) is timed once for comparison.
 3. Times all metrics on Adult (30,162 rows, 8 qids) in Polars, best of 3.
 
 Writes ``benchmarks/results/metrics_bench.json`` and ``.md``.
@@ -97,7 +102,8 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
     else:
         import duckdb
 
-        from polars_anon.duckdb import load_hierarchy, register
+        from polars_anon.duckdb import load_hierarchy, metric_pairs, register
+        from polars_anon.metrics import METRICS
 
         hierarchies = _hierarchies(paths["original"])
         con = duckdb.connect()
@@ -109,14 +115,27 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
         con.execute(f"CREATE VIEW a AS FROM read_parquet('{paths[variant]}')")
         t0 = time.perf_counter()
         values = {}
-        for name in names:
-            rows_ = con.sql(f"FROM anon_{name}('o', 'a', ?, key := ?, sensitive := 'party', k := ?)", params=[QIDS, key, K]).fetchall()
-            values[name] = next(v for a, v in rows_ if a is None)
+        if engine == "duckdb-direct":  # the original form: every macro reads both files again
+            for name in names:
+                rows_ = con.sql(f"FROM anon_{name}('o', 'a', ?, key := ?, sensitive := 'party', k := ?)", params=[QIDS, key, K]).fetchall()
+                values[name] = next(v for a, v in rows_ if a is None)
+        else:  # the fast form: the pairs once (with the sensitive column only when a metric needs it), then anon_<name>_of
+            sensitive = "party" if any(METRICS[n].needs_sensitive for n in names) else None
+            pairwise = any(n in ("cramers_v", "mi_loss") for n in names)  # <name>_joint only when read
+            metric_pairs(con, "o", "a", QIDS, key=key, sensitive=sensitive, pairwise=pairwise)
+            pairs_seconds = time.perf_counter() - t0
+            for name in names:
+                rows_ = con.sql(f"FROM anon_{name}_of('anon_pairs', ?, k := ?)", params=[QIDS, K]).fetchall()
+                values[name] = next(v for a, v in rows_ if a is None)
     seconds = time.perf_counter() - t0
-    return {"seconds": round(seconds, 3), "setup_seconds": round(t0 - start, 3), "values": values}
+    out = {"seconds": round(seconds, 3), "setup_seconds": round(t0 - start, 3), "values": values}
+    if engine == "duckdb":
+        out["pairs_seconds"] = round(pairs_seconds, 3)
+    return out
 
 
 def _timed(engine: str, names: list[str], variant: str, rows: int, memory_limit: str) -> dict[str, object]:
+    load = round(os.getloadavg()[0], 2)
     cmd = ["/usr/bin/time", "-v", sys.executable, str(Path(__file__).resolve()), "one", "--engine", engine,
            "--names", ",".join(names), "--variant", variant, "--rows", str(rows), "--memory-limit", memory_limit]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -126,6 +145,7 @@ def _timed(engine: str, names: list[str], variant: str, rows: int, memory_limit:
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", proc.stderr)
     result["peak_mb"] = round(int(peak.group(1)) / 1024, 1) if peak else None
+    result["load_before"] = load
     if wall:
         parts = [float(x) for x in wall.group(1).split(":")]
         result["process_seconds"] = round(sum(p * 60**i for i, p in enumerate(reversed(parts))), 2)
@@ -159,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("mode", nargs="?", default="all", choices=["all", "one"])
     p.add_argument("--rows", type=int, default=15_000_000)
-    p.add_argument("--engine", default="polars", choices=["polars", "duckdb"])
+    p.add_argument("--engine", default="polars", choices=["polars", "duckdb", "duckdb-direct"])
     p.add_argument("--names", default="")
     p.add_argument("--variant", default="full", choices=["full", "suppressed"])
     p.add_argument("--memory-limit", default="700MB", help="DuckDB memory_limit (default 700MB: the process stays under 1 GB)")
@@ -180,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_at_start": os.getloadavg()}, "anonymizations": facts, "duckdb_memory_limit": args.memory_limit,
         "per_metric": {}, "per_family": {}, "keyed": {},
     }  # fmt: skip
+    if not args.skip_duckdb:
+        r = _timed("duckdb-direct", ["ncp"], "full", args.rows, args.memory_limit)
+        results["duckdb_direct_ncp"] = r
+        print("duckdb direct form, ncp", {k: v for k, v in r.items() if k != "values"}, flush=True)
     for engine in engines:
         for name in METRICS:
             r = _timed(engine, [name], "full", args.rows, args.memory_limit)
@@ -215,8 +239,10 @@ def _markdown(results: dict) -> str:
         ),
         "Seconds = the metric's own time from Parquet (scan, one pass, aggregates) after imports and hierarchy loading;",
         "peak = maximum resident memory of the whole process (`/usr/bin/time -v`). Rows lined up by position.",
+        "DuckDB: `metric_pairs(con, 'o', 'a', qids)` once (seconds in brackets), then `FROM anon_<name>_of('anon_pairs', qids)`",
+        "per metric; the pairs carry the sensitive column only when a metric of the run needs it (cm, mi_loss).",
         "",
-        "| metric | family | Polars s | Polars peak MB | DuckDB s | DuckDB peak MB |",
+        "| metric | family | Polars s | Polars peak MB | DuckDB s (pairs) | DuckDB peak MB |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     per = results["per_metric"]
@@ -224,12 +250,22 @@ def _markdown(results: dict) -> str:
         cells = []
         for engine in ("polars", "duckdb"):
             r = per.get(engine, {}).get(name, {})
-            cells += [str(r.get("seconds", r.get("error", "-"))), str(r.get("peak_mb", "-"))]
+            value = str(r.get("seconds", r.get("error", "-"))) + (f" ({r['pairs_seconds']})" if "pairs_seconds" in r else "")
+            cells += [value, str(r.get("peak_mb", "-"))]
         lines.append(f"| `{name}` | {m.family} | " + " | ".join(cells) + " |")
-    lines += ["", "| family (all its metrics in one run) | Polars s | Polars peak MB | DuckDB s | DuckDB peak MB |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "| family (all its metrics in one run) | Polars s | Polars peak MB | DuckDB s (pairs) | DuckDB peak MB | load before (Polars, DuckDB) |",
+              "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
     for family, r in results["per_family"].get("polars", {}).items():
         d = results["per_family"].get("duckdb", {}).get(family, {})
-        lines.append(f"| {family} | {r.get('seconds', r.get('error'))} | {r.get('peak_mb')} | {d.get('seconds', d.get('error', '-'))} | {d.get('peak_mb', '-')} |")
+        dd = str(d.get("seconds", d.get("error", "-"))) + (f" ({d['pairs_seconds']})" if "pairs_seconds" in d else "")
+        lines.append(f"| {family} | {r.get('seconds', r.get('error'))} | {r.get('peak_mb')} | {dd} | {d.get('peak_mb', '-')} | "
+                     f"{r.get('load_before')}, {d.get('load_before', '-')} |")  # fmt: skip
+    direct = results.get("duckdb_direct_ncp")
+    if direct:
+        seconds = direct.get("seconds", direct.get("error"))
+        text = ("DuckDB direct form `FROM anon_ncp('o', 'a', qids)` (pairs made inside the query, every call reads "
+                f"both files): {seconds} s, peak {direct.get('peak_mb')} MB.")  # fmt: skip
+        lines += ["", text]
     lines += ["", "Cost family with up to 1,000 rows suppressed, lined up by `voter_id` (a join on the key):", ""]
     for engine, r in results["keyed"].items():
         lines.append(f"- {engine}: {r.get('seconds', r.get('error'))} s, peak {r.get('peak_mb')} MB")

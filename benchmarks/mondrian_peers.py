@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -62,9 +63,10 @@ def main() -> None:
     timings = []
     for k in args.k:
         for tool in ("anonypy", "anjana"):
+            load = os.getloadavg()[0]  # the machine is shared: recorded with each timing
             out, seconds = run_anonypy(df, k) if tool == "anonypy" else run_anjana(df, k, args.adult)
             out.to_parquet(args.out / f"{tool}_k{k}.parquet")
-            timings.append({"tool": tool, "k": k, "seconds": round(seconds, 3), "rows": len(out)})
+            timings.append({"tool": tool, "k": k, "seconds": round(seconds, 3), "rows": len(out), "load": round(load, 1)})
             print(timings[-1], flush=True)
     (args.out / "timings.json").write_text(json.dumps(timings, indent=1))
 

@@ -7,10 +7,13 @@
 
 from __future__ import annotations
 
+from polars_anon import metrics
 from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
 from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import Anonymized, anonymize, verify_k
 from polars_anon.classes import class_size_histogram, class_sizes, is_k_anonymous, k_summary, min_class_size
+from polars_anon.encode import ENCODINGS, encode, encoded_columns, map_to_leaves
+from polars_anon.encoded_io import scan_encoded, write_encoded
 from polars_anon.errors import (
     AnonError,
     ColumnNotFoundError,
@@ -23,10 +26,8 @@ from polars_anon.errors import (
     OutputExistsError,
     ValueNotInHierarchyError,
 )
-from polars_anon.encode import ENCODINGS, encode, encoded_columns, map_to_leaves
 from polars_anon.generalize import generalize, generalize_expr, generalize_partition
 from polars_anon.hierarchy import Hierarchy
-from polars_anon import metrics
 
 __all__ = [
     "ENCODINGS",
@@ -56,6 +57,8 @@ __all__ = [
     "map_to_leaves",
     "metrics",
     "min_class_size",
+    "scan_encoded",
     "verify_k",
+    "write_encoded",
 ]
 __version__ = "0.1.0"

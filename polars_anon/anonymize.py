@@ -211,7 +211,7 @@ def anonymize(
         "suppressed": plan.suppressed,
         "guarantee": plan.guarantee,
         **plan.details,
-        "metrics": report_metrics(aggregates, qids, hierarchies, plan.details.get("levels"), k),
+        "metrics": report_metrics(aggregates, qids, hierarchies, plan.details.get("levels"), k, plan.mapping),
         "seconds": round(time.perf_counter() - start, 3),
     }
     return Anonymized(plan.lf, qids, k, report, plan.verify)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-__all__ = ["class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size"]
+__all__ = ["class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size", "tuple_key"]
 
 SIZE = "size"
 
@@ -72,3 +72,27 @@ def class_size_histogram(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
         .with_columns((pl.col(SIZE).cast(pl.Int64) * pl.col("classes")).alias("rows"))
         .sort(SIZE)
     )
+
+
+def tuple_key(tuples: pl.DataFrame, qids: Sequence[str]) -> pl.Expr | None:
+    """Expression for a dense Int64 code of the quasi-identifier tuple, or None if it would overflow.
+
+    Each quasi-identifier is cast to an Enum of the values `tuples` holds (every
+    value the expression will meet must be there) and the physical codes are
+    combined with strides, so equal tuples get equal codes, in any frame, without
+    a join. The code follows the sorted order of the values, first qid fastest.
+
+    >>> t = pl.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
+    >>> t.select(tuple_key(t, ["a", "b"])).to_series().to_list()
+    [0, 3]
+    """
+    key: pl.Expr | None = None
+    stride = 1
+    for q in qids:
+        labels = tuples[q].drop_nulls().unique().sort()
+        code = pl.col(q).cast(pl.Enum(labels)).to_physical().cast(pl.Int64)
+        key = code if key is None else key + code * stride
+        stride *= max(len(labels), 1)
+        if stride >= 1 << 62:
+            return None
+    return key

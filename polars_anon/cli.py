@@ -97,7 +97,8 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    from polars_anon.encode import canonical, write_encoded
+    from polars_anon.encode import canonical
+    from polars_anon.encoded_io import write_encoded
     from polars_anon.job import build_hierarchies, encoding_path
 
     encoding = canonical(args.encoding)
@@ -111,11 +112,9 @@ def _encode(args: argparse.Namespace) -> int:
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
     hierarchies = build_hierarchies(original if original is not None else published, specs, base)
-    output = Path(args.output) if args.output else encoding_path(args.published, encoding)
-    start = time.perf_counter()
+    output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
     facts = write_encoded(published, hierarchies, output, encoding, original=original, class_col=args.class_col,
-                          seed=args.seed, overwrite=args.overwrite)  # fmt: skip
-    facts["seconds"] = round(time.perf_counter() - start, 3)
+                          seed=args.seed, overwrite=args.overwrite, layout=args.layout)  # fmt: skip
     print(json.dumps({"encoding": encoding, "output": str(output), **facts}, indent=2))
     return 0
 
@@ -133,7 +132,7 @@ def _metrics(args: argparse.Namespace) -> int:
     qids = [q for q in args.qids.split(",") if q] if args.qids else list(specs)
     if not qids:
         raise AnonError("metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job")
-    missing = [q for q in qids if q not in specs]
+    missing = [q for q in qids if specs.get(q) is None]  # a job file may list a qid without one
     if missing:
         raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
@@ -196,7 +195,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)")
     e.add_argument("--job", help="take the qids and hierarchies from this job file instead of --hierarchy")
     e.add_argument("--class-col", help="class id column present in both files")
-    e.add_argument("--output", help="output Parquet (default <published stem>.<encoding>.parquet)")
+    e.add_argument("--layout", choices=["wide", "classes"], default="wide",
+                   help="wide: one Parquet file, a column per node (default); classes: a directory with the "
+                        "encoded blocks once per class and the class id per row (read with polars_anon.scan_encoded)")
+    e.add_argument("--output", help="output Parquet or, with --layout classes, directory "
+                                    "(default <published stem>.<encoding>[.parquet])")
     e.add_argument("--seed", type=int, default=0, help="seed of the random/statistical mappings")
     e.add_argument("--separator", default=",", help="CSV separator (default ',')")
     e.add_argument("--overwrite", action="store_true", help="replace an existing output")

@@ -24,8 +24,8 @@ __all__ = ["DEMO_QIDS", "demo_hierarchy_specs", "voter_register", "write_voter_r
 
 CHUNK = 1_000_000
 ROW_GROUP = 131_072  # small row groups keep the streaming readers' memory flat
-FIRST = "Mary James Maria John Linda Robert Patricia Michael Jennifer David Elizabeth William Susan Richard Jessica Joseph Sarah Thomas Karen Charles Nancy Daniel Lisa Matthew Betty Anthony Sandra Mark Ashley Carlos Rosa Luis Ana Jose Wei Mei Ahmed Fatima Olga Ivan".split()
-LAST = "Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez Gonzalez Wilson Anderson Thomas Taylor Moore Jackson Martin Lee Perez Thompson White Harris Sanchez Clark Ramirez Lewis Robinson Walker Young Allen King Wright Scott Torres Nguyen Hill Flores".split()
+FIRST = ["Mary", "James", "Maria", "John", "Linda", "Robert", "Patricia", "Michael", "Jennifer", "David", "Elizabeth", "William", "Susan", "Richard", "Jessica", "Joseph", "Sarah", "Thomas", "Karen", "Charles", "Nancy", "Daniel", "Lisa", "Matthew", "Betty", "Anthony", "Sandra", "Mark", "Ashley", "Carlos", "Rosa", "Luis", "Ana", "Jose", "Wei", "Mei", "Ahmed", "Fatima", "Olga", "Ivan"]
+LAST = ["Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Perez", "Thompson", "White", "Harris", "Sanchez", "Clark", "Ramirez", "Lewis", "Robinson", "Walker", "Young", "Allen", "King", "Wright", "Scott", "Torres", "Nguyen", "Hill", "Flores"]
 GENDERS = (["F", "M", "U"], [0.52, 0.46, 0.02])
 RACES = (
     ["White", "Hispanic", "Black", "Asian", "Multiracial", "Other", "Native American", "Unknown", "Pacific Islander"],

@@ -45,11 +45,9 @@ hierarchy node) built from the hierarchy's ``paths``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -76,7 +74,6 @@ __all__ = [
     "map_to_leaves",
     "node_order",
     "output_columns",
-    "write_encoded",
 ]
 
 Representation = Literal["proportional", "fillparent", "fillchild", "oneclass", "setbinary"]
@@ -608,81 +605,3 @@ def map_to_leaves(
         leaves = pl.Series(h.leaf_labels, dtype=pl.String)
         exprs.append(pick.replace_strict(np.arange(h.n_leaves), leaves, return_dtype=pl.String).alias(q))
     return lf.with_columns(exprs).select(names)
-
-
-def write_encoded(
-    published: pl.LazyFrame | pl.DataFrame,
-    hierarchies: Mapping[str, Hierarchy],
-    path: str | Path,
-    representation: str = "proportional",
-    *,
-    original: pl.LazyFrame | pl.DataFrame | None = None,
-    class_col: str | None = None,
-    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
-    seed: int = 0,
-    validate: bool = True,
-    overwrite: bool = False,
-    chunk_rows: int | None = None,
-) -> dict[str, Any]:
-    """Encode and write to Parquet: aggregate per class once, then join back chunk by chunk.
-
-    Same arguments as :func:`encode`. A wide encoding has one column per hierarchy
-    node (about 2,000 for a 5-digit zip code), and Polars' streaming engine is slow
-    on frames that wide, so the per-class (or per-node) tables are computed once
-    and the published rows are joined to them in slices of `chunk_rows` rows
-    (default: about 256 MB of encoded values per slice) and appended to one Parquet
-    file (zstd) through a temporary file, renamed at the end. Memory is bounded by
-    the slice. Mappings and partition frames stream through ``sink_parquet``.
-
-    Returns ``rows``, ``columns``, ``chunk_rows`` and ``seconds``.
-
-    >>> import tempfile, os
-    >>> from polars_anon import Hierarchy
-    >>> p = os.path.join(tempfile.mkdtemp(), "enc.parquet")
-    >>> g = Hierarchy.from_dict({"*": ["M", "F"]})
-    >>> write_encoded(pl.DataFrame({"g": ["M", "*"]}), {"g": g}, p, "fillparent")["columns"]
-    3
-    >>> pl.read_parquet(p).rows()
-    [(1.0, 0.0, 1.0), (0.0, 0.0, 1.0)]
-    """
-    import time
-
-    import pyarrow.parquet as pq
-
-    from polars_anon.io import _refuse_existing, _temporary, write_parquet_atomic
-
-    start = time.perf_counter()
-    path = Path(path)
-    _refuse_existing(path, overwrite)
-    plan = _plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)
-    width = len(plan.out_names)
-    if not plan.joins or (class_col is not None and original is None):
-        write_parquet_atomic(_apply(plan.rows, plan.joins, plan.out_names), path, overwrite=overwrite)
-        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
-        return {"rows": rows, "columns": width, "chunk_rows": None, "seconds": round(time.perf_counter() - start, 3)}
-    if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
-        raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
-    chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
-    rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
-    joins = [_Join(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
-    n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
-    writer = None
-    try:
-        for offset in range(0, max(n_rows, 1), chunk):
-            part = _apply(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
-            table = part.collect(engine="in-memory").to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
-            writer.write_table(table, row_group_size=chunk)
-        if writer is not None:
-            writer.close()
-            writer = None
-        _refuse_existing(path, overwrite)
-        os.replace(tmp, path)
-    finally:
-        if writer is not None:
-            writer.close()
-        tmp.unlink(missing_ok=True)
-    return {"rows": n_rows, "columns": width, "chunk_rows": chunk, "seconds": round(time.perf_counter() - start, 3)}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -253,7 +254,7 @@ class Hierarchy:
         widths = [int(w) for w in widths]
         if not widths or any(w < 1 for w in widths):
             raise InvalidParameterError(f"intervals: widths must be positive integers, got {widths}")
-        for a, b in zip(widths, widths[1:]):
+        for a, b in itertools.pairwise(widths):
             if b <= a or b % a:
                 raise InvalidParameterError(
                     f"intervals: each width must divide the next and be larger, got {a} then {b}; "

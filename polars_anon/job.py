@@ -8,24 +8,26 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import tomllib
 
-from polars_anon._validate import check_columns
+from polars_anon._validate import check_choice, check_columns
+from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import anonymize
-from polars_anon.encode import canonical, write_encoded
+from polars_anon.encode import REPRESENTATIONS, canonical
+from polars_anon.encoded_io import LAYOUTS, write_encoded
 from polars_anon.errors import InvalidParameterError, OutputExistsError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import report_path, scan_input, write_json_atomic
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "hierarchy_from_spec", "run_job"]
 
-_KNOWN = {"input", "separator", "output", "k", "method", "metric", "drop", "sensitive", "seed", "encode", "qids", "null", "report"}
+_KNOWN = {"input", "separator", "output", "k", "method", "metric", "drop", "sensitive", "seed", "encode", "encode_layout", "qids", "null", "report"}
 
 
 @dataclass
@@ -44,6 +46,7 @@ class Job:
     seed: int = 0
     null: str = "error"
     encode: list[str] = field(default_factory=list)
+    encode_layout: str = "wide"
     report: Path | None = None
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
@@ -60,9 +63,17 @@ class Job:
             raise InvalidParameterError("job file: [qids] must name at least one column, e.g. [qids.age] hierarchy = \"age.csv\"")
         specs = {}
         for name, table in qids.items():
-            if not isinstance(table, Mapping) or "hierarchy" not in table:
-                raise InvalidParameterError(f"job file: [qids.{name}] needs a 'hierarchy' key")
-            specs[name] = table["hierarchy"]
+            if not isinstance(table, Mapping):
+                raise InvalidParameterError(f"job file: [qids.{name}] must be a table, e.g. [qids.{name}] hierarchy = \"suppress\"")
+            specs[name] = table.get("hierarchy")  # None: no hierarchy (mondrian, mdav publish without one)
+        missing = [q for q, s in specs.items() if s is None]
+        method = raw.get("method", "fulldomain")
+        if missing and method in METHODS and not getattr(METHODS[method], "accepts_missing_hierarchies", False):
+            takers = sorted(m for m, f in METHODS.items() if getattr(f, "accepts_missing_hierarchies", False))
+            raise InvalidParameterError(
+                f"job file: qids {missing} have no 'hierarchy' key, and method {method!r} needs a hierarchy for every qid; "
+                f"add e.g. [qids.{missing[0]}] hierarchy = \"suppress\", or use a method that publishes without one: {takers}"
+            )
         return cls(
             input=base / str(raw["input"]),
             output=base / str(raw["output"]),
@@ -76,6 +87,7 @@ class Job:
             seed=int(raw.get("seed", 0)),
             null=raw.get("null", "error"),
             encode=list(raw.get("encode", [])),
+            encode_layout=raw.get("encode_layout", "wide"),
             report=base / str(raw["report"]) if "report" in raw else None,
             options={k: v for k, v in raw.items() if k not in _KNOWN},
             base=base,
@@ -123,8 +135,9 @@ def hierarchy_from_spec(name: str, spec: object, values: list[object] | None = N
 
 
 def build_hierarchies(lf: pl.LazyFrame, specs: Mapping[str, object], base: Path = Path(".")) -> dict[str, Hierarchy]:
-    """Hierarchies for every qid; built-in kinds read the distinct values in one query."""
+    """Hierarchies for every qid that has one (spec None: none); built-in kinds read the distinct values in one query."""
     check_columns(lf, specs, "qids")
+    specs = {q: s for q, s in specs.items() if s is not None}  # qids without a hierarchy
     builtin = [q for q, s in specs.items() if not (isinstance(s, str) and s != "suppress") and not (isinstance(s, Mapping) and "path" in s)]
     values: dict[str, list[object]] = {}
     if builtin:
@@ -136,7 +149,10 @@ def build_hierarchies(lf: pl.LazyFrame, specs: Mapping[str, object], base: Path 
 def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
     """Run a job: read, anonymize, verify, write the output and its report. Returns the report."""
     encodings = [canonical(e) for e in job.encode]
-    for path in [encoding_path(job.output, e) for e in encodings]:
+    check_choice("job file: encode_layout", job.encode_layout, LAYOUTS)
+    layouts = {e: job.encode_layout if e in REPRESENTATIONS else "wide" for e in encodings}  # mappings: a column per qid
+    paths = {e: encoding_path(job.output, e, layouts[e]) for e in encodings}
+    for path in paths.values():
         if path.exists() and not overwrite:
             raise OutputExistsError(f"output {str(path)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
     lf = scan_input(job.input, separator=job.separator)
@@ -167,21 +183,23 @@ def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
         original = lf.drop(job.drop)
         written = {}
         for e in encodings:
-            path = encoding_path(job.output, e)
             needs = e in {"proportional", "statistical"}
-            write_encoded(published, hierarchies, path, e, original=original if needs else None, seed=job.seed,
-                          overwrite=overwrite)  # fmt: skip
-            written[e] = str(path)
+            write_encoded(published, hierarchies, paths[e], e, original=original if needs else None, seed=job.seed,
+                          overwrite=overwrite, layout=layouts[e])  # fmt: skip
+            written[e] = str(paths[e])
         report["encodings"] = written
         write_json_atomic(report, target, overwrite=True)
     return report
 
 
-def encoding_path(output: str | Path, encoding: str) -> Path:
-    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet``.
+def encoding_path(output: str | Path, encoding: str, layout: str = "wide") -> Path:
+    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet`` (a directory, no suffix, for layout "classes").
 
     >>> encoding_path("out/adult_k10.parquet", "proportional").name
     'adult_k10.proportional.parquet'
+    >>> encoding_path("out/adult_k10.parquet", "proportional", "classes").name
+    'adult_k10.proportional'
     """
     output = Path(output)
-    return output.with_name(f"{output.stem}.{encoding}{output.suffix or '.parquet'}")
+    suffix = "" if layout == "classes" else output.suffix or ".parquet"
+    return output.with_name(f"{output.stem}.{encoding}{suffix}")

@@ -1,16 +1,17 @@
--- anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict'): Mondrian partition
+-- anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict', count_dims := []): Mondrian partition
 -- [paper 002 §3.2, paper 003 Algorithm 3] as one recursive query, one recursion step per
 -- breadth-first round over every open partition.
 --   coords_tbl: (t BIGINT, dim BIGINT, x BIGINT, v DOUBLE): the rank x and coordinate v of
 --               tuple t on axis dim (polars_anon.algorithms.mondrian.coordinates, long form)
 --   tuples_tbl: (t BIGINT, size BIGINT): the distinct tuples and their row counts
 -- Returns (t, off, size, class): a tuple's records off .. off + size - 1 (row order) are in
--- class `class` (relaxed cuts may split a tuple). Strict: lhs = x <= lower median, cut when
--- both sides keep k rows; relaxed: lhs holds floor(n / 2) rows, records equal to the median
--- dealt out in (t, off) order. The cut attribute is the widest normalized range with an
--- allowable cut, ties to the lower dim.
+-- class `class` (relaxed cuts may split a tuple). Strict: lhs = x <= pv (pv the lower median)
+-- when that keeps k rows on both sides, else lhs = x < pv when that does; relaxed: lhs holds
+-- floor(n / 2) rows, records equal to the median dealt out in (t, off) order. The cut attribute is the widest
+-- normalized range with an allowable cut, ties to the lower dim; the dims listed in
+-- count_dims measure their width as (distinct values - 1) / (distinct values in the table - 1).
 -- Twin: polars_anon.algorithms.mondrian.partition
-CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict') AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict', count_dims := []::BIGINT[]) AS TABLE
   WITH RECURSIVE r(t, off, size, pid, rnd, done) AS (
     SELECT s.t::BIGINT, 0::BIGINT, s.size::BIGINT, 0::BIGINT, 0::BIGINT,
            CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k)
@@ -20,7 +21,11 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
     UNION ALL
     (WITH w AS (SELECT * FROM r WHERE NOT r.done),
      co AS (SELECT * FROM query_table(coords_tbl::VARCHAR)),
-     spans AS (SELECT co.dim, max(co.v) - min(co.v) AS span FROM co GROUP BY co.dim),
+     spans AS (
+       SELECT co.dim,
+              CASE WHEN list_contains(count_dims, co.dim) THEN (count(DISTINCT co.x) - 1)::DOUBLE
+                   ELSE max(co.v) - min(co.v) END AS span
+       FROM co GROUP BY co.dim),
      pts AS (
        SELECT w.pid, co.dim, co.x, any_value(co.v) AS v, sum(w.size) AS c
        FROM w JOIN co ON co.t = w.t GROUP BY w.pid, co.dim, co.x),
@@ -33,17 +38,27 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
        FROM pts AS p),
      stats AS (
        SELECT q.pid, q.dim, q.n, q.nd, q.x AS pv, q.cum AS lhs, q.cum - q.c AS before,
-              q.range / CASE WHEN sp.span > 0 THEN sp.span ELSE 1.0 END AS width
+              CASE WHEN list_contains(count_dims, q.dim) THEN (q.nd - 1)::DOUBLE ELSE q.range END
+                / CASE WHEN sp.span > 0 THEN sp.span ELSE 1.0 END AS width
        FROM cum AS q JOIN spans AS sp ON sp.dim = q.dim
        WHERE q.cum >= CASE WHEN split = 'strict' THEN (q.n + 1) // 2 ELSE q.n // 2 END
        QUALIFY row_number() OVER (PARTITION BY q.pid, q.dim ORDER BY q.x) = 1),
+     oks AS (
+       SELECT st.*,
+              st.lhs >= k AND st.n - st.lhs >= k AS ok_le,
+              st.before >= k AND st.n - st.before >= k AS ok_lt
+       FROM stats AS st),
+     flags AS (
+       SELECT o.*, split = 'strict' AND o.ok_lt AND NOT o.ok_le AS use_lt
+       FROM oks AS o),
      dec AS (
-       SELECT st.pid, st.dim, st.pv,
-              CASE WHEN split = 'strict' THEN st.lhs ELSE st.n // 2 - st.before END AS take
-       FROM stats AS st
-       WHERE CASE WHEN split = 'strict' THEN st.lhs >= k AND st.n - st.lhs >= k
-                  ELSE st.n // 2 >= k AND st.nd >= 2 END
-       QUALIFY row_number() OVER (PARTITION BY st.pid ORDER BY st.width DESC, st.dim) = 1),
+       SELECT f.pid, f.dim, CASE WHEN f.use_lt THEN f.pv - 1 ELSE f.pv END AS pv,
+              CASE WHEN split = 'strict' THEN CASE WHEN f.use_lt THEN f.before ELSE f.lhs END
+                   ELSE f.n // 2 - f.before END AS take
+       FROM flags AS f
+       WHERE CASE WHEN split = 'strict' THEN f.ok_le OR f.ok_lt
+                  ELSE f.n // 2 >= k AND f.nd >= 2 END
+       QUALIFY row_number() OVER (PARTITION BY f.pid ORDER BY f.width DESC, f.dim) = 1),
      a AS (
        SELECT w.t, w.off, w.size, w.pid, w.rnd, d.dim, d.pv, d.take, co.x AS sel
        FROM w LEFT JOIN dec AS d ON d.pid = w.pid

@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.classes import tuple_key
 from polars_anon.hierarchy import Hierarchy
 
 __all__ = ["METHODS", "Plan", "Task", "recode", "register_method"]
@@ -58,6 +59,13 @@ class Plan:
     """The method's own independent check of its guarantee: takes the published
     LazyFrame (as collected or as re-read from the written file), raises
     NotKAnonymousError when it fails, returns facts for the report."""
+    mapping: pl.DataFrame | None = None
+    """The tuple map of a local-recoding method, for the report's metrics: one row per
+    (original qid tuple, published qid tuple) with the original qids (String),
+    ``__anon_out_<qid>`` (published label) and ``size`` (rows), optionally a Boolean
+    ``__anon_suppressed``; class aggregates, never rows. The rows of one original
+    tuple may go to several published tuples (Mondrian's relaxed cuts). Full-domain
+    methods report ``levels`` in `details` instead."""
 
     def __post_init__(self) -> None:
         if self.guarantee != "k-anonymity" and self.verify is None:
@@ -74,7 +82,7 @@ def recode(lf: pl.LazyFrame, mapping: pl.DataFrame, qids: Sequence[str], *, supp
     qids = list(qids)
     out_cols = [f"__anon_out_{q}" for q in qids]
     extra = [suppressed] if suppressed else []
-    key = _tuple_key(mapping, qids)
+    key = tuple_key(mapping, qids)
     if key is None:  # key space too large for one Int64: join on the String tuple
         joined = lf.join(pl.LazyFrame(mapping.select(*qids, *out_cols, *extra)), on=qids, how="left", maintain_order="left")
     else:  # one Int64 key per row, from Enum codes: a much cheaper join than four String keys
@@ -85,25 +93,6 @@ def recode(lf: pl.LazyFrame, mapping: pl.DataFrame, qids: Sequence[str], *, supp
         joined = joined.filter(~pl.col(suppressed)).drop(suppressed)
     names = lf.collect_schema().names()
     return joined.with_columns(pl.col(o).alias(q) for q, o in zip(qids, out_cols)).select(names)
-
-
-def _tuple_key(mapping: pl.DataFrame, qids: Sequence[str]) -> pl.Expr | None:
-    """Expression for a dense Int64 code of the quasi-identifier tuple, or None if it would overflow.
-
-    Each quasi-identifier is cast to an Enum of the values `mapping` holds (every
-    value of the input is there: the mapping covers the class aggregates) and the
-    physical codes are combined with strides.
-    """
-    key: pl.Expr | None = None
-    stride = 1
-    for q in qids:
-        labels = mapping[q].drop_nulls().unique().sort()
-        code = pl.col(q).cast(pl.Enum(labels)).to_physical().cast(pl.Int64)
-        key = code if key is None else key + code * stride
-        stride *= max(len(labels), 1)
-        if stride >= 1 << 62:
-            return None
-    return key
 
 
 METHODS: dict[str, Callable[[Task], Plan]] = {}
@@ -119,8 +108,10 @@ def register_method(name: str) -> Callable[[Callable[[Task], Plan]], Callable[[T
     return add
 
 
-from polars_anon.algorithms import fulldomain  # noqa: E402,F401  (registers itself)
-from polars_anon.algorithms import mondrian  # noqa: E402,F401  (registers itself)
-from polars_anon.algorithms import greedy  # noqa: E402,F401  (registers itself)
-from polars_anon.algorithms import datafly  # noqa: E402,F401  (registers itself)
-from polars_anon.algorithms import mdav  # noqa: E402,F401  (registers itself)
+from polars_anon.algorithms import (
+    datafly,  # noqa: F401  (registers itself)
+    fulldomain,  # noqa: F401  (registers itself)
+    greedy,  # noqa: F401  (registers itself)
+    mdav,  # noqa: F401  (registers itself)
+    mondrian,  # noqa: F401  (registers itself)
+)

@@ -36,7 +36,7 @@ __all__ = ["search"]
 MAX_LATTICE = 5_000_000
 
 
-def _ncp_costs(h) -> np.ndarray:  # noqa: ANN001
+def _ncp_costs(h) -> np.ndarray:
     """(nl(v) - 1) / (nl(root) - 1) per node; 0 for a one-leaf hierarchy."""
     if h.n_leaves <= 1:
         return np.zeros(h.n_nodes)

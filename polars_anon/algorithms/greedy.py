@@ -644,4 +644,4 @@ def run(task: Task) -> Plan:
         "loop_seconds": round(res.seconds, 3),
         "loss": _average_ncp(agg["size"].to_numpy(), res.nodes, hierarchies),
     }
-    return Plan(published, 0, details)
+    return Plan(published, 0, details, mapping=mapping.with_columns(agg["size"]))

@@ -10,9 +10,7 @@ The algorithm runs on the class aggregates (one row per distinct tuple and its
 ``size``), never on the rows. Each round handles every open partition at once:
 
 1. per partition and attribute, the frequency set (a group-by on (partition,
-   rank)), its cumulative counts, the median and the normalized range
-   ``(max - min) / (global max - global min)`` (numeric values for numeric axes,
-   ranks otherwise);
+   rank)), its cumulative counts, the median and the normalized range (below);
 2. the cut: the attribute with the widest normalized range that has an allowable
    cut (ties: the earlier quasi-identifier);
 3. the children: a join of the decisions back on the partition id.
@@ -22,9 +20,27 @@ open (about log2(n / k) rounds).
 
 Readings taken where the papers leave room:
 
-- **Strict**: the pivot is the lower median (the value holding record
-  ``ceil(n / 2)`` in the sorted order); ``lhs = {x <= pv}``, ``rhs = {x > pv}``; the
-  cut is allowed when both sides hold at least k rows.
+- **Normalized range** ("the widest normalised range of values", paper 002): the
+  width of what the class would publish, over the same for the whole table. For a
+  qid published as a range or a hierarchy node, ``(max - min) / (table max - table
+  min)`` of its coordinates (numbers for a numeric axis, ranks otherwise); for a qid
+  published as a set (the default for a categorical qid without hierarchy),
+  ``(distinct values - 1) / (distinct values in the table - 1)``: the rank span
+  would count values the class does not hold, which its set does not publish.
+- **Strict**: the pivot pv is the lower median (the value holding record
+  ``ceil(n / 2)`` in the sorted order). Paper 003 Algorithm 3 and paper 002
+  Algorithm 1 write ``lhs = {x <= pv}``, ``rhs = {x > pv}``; that cut is impossible
+  whenever pv is the partition's largest value (a modal value holding more than
+  half the rows, e.g. sex or race on Adult, would never be cut). Both papers ask
+  only that no value lands on both sides (and paper 003 cuts "as equally as
+  possible"), so when the papers' cut does not leave k rows on both sides we take
+  the other cut next to the median, ``lhs = {x < pv}``, ``rhs = {x >= pv}``, if that
+  one does. The papers' cut is kept whenever it is allowable, even where the other
+  would be more balanced (on Adult without hierarchies that choice gives the lower
+  NCP at k = 2, 10 and 100; benchmarks/results/mondrian.md). A closed strict
+  partition then has no allowable cut at any threshold of any attribute (every
+  threshold above pv leaves fewer rows on the right than ``x <= pv``, every one
+  below fewer on the left than ``x < pv``).
 - **Relaxed**: ``lhs = {x < pv}``, ``rhs = {x > pv}`` and the records equal to the
   pivot are dealt out so that ``lhs`` holds exactly ``floor(n / 2)`` rows (paper 002:
   "neither exceeds the median count"); the pivot is the value holding record
@@ -38,8 +54,9 @@ the same coordinates (:func:`coordinates`) and gives the same partition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -49,7 +66,7 @@ from polars_anon.errors import InvalidParameterError, NullValueError, preview
 from polars_anon.generalize import class_ancestors
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["Axis", "axes", "coordinates", "partition", "publish", "sql_inputs"]
+__all__ = ["Axis", "axes", "coordinates", "partition", "publish", "publish_modes", "sql_inputs"]
 
 _MODES = ("strict", "relaxed")
 _ORDERS = ("hierarchy", "numeric", "alphabetical", "random")
@@ -206,70 +223,111 @@ def sql_inputs(coords: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return long, coords.select(pl.col(_T).alias("t"), pl.col(_SIZE).alias("size"))
 
 
-def _decisions(work: pl.LazyFrame, bases: Sequence[int], k: int, mode: str, spans: Sequence[float]) -> pl.LazyFrame:
-    """One row per partition that can be cut: ``pid``, ``dim``, ``pv``, ``take``.
+def _decider(
+    bases: Sequence[int], k: int, mode: str, spans: Sequence[float], counted: Sequence[bool], values: np.ndarray
+) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
+    """The query of one round's decisions, as a function of the open tuples ``work``:
+    one row per partition that can be cut: ``pid``, ``dim``, ``pv``, ``take``.
 
-    The frequency set of attribute j is a group-by on one integer key
-    ``pid * bases[j] + rank`` (sorted, so each partition's values come in axis order).
+    The frequency sets of all attributes come from one group-by on one integer key
+    ``(pid * m + dim) * B + rank`` (sorted, so each (partition, attribute) group comes
+    in axis order); ``values[offset(dim) + rank]`` is the coordinate. A strict cut puts
+    ``x <= pv`` left. ``counted[j]``: the width of attribute j is its number of distinct
+    values minus one (else its value range), over ``spans[j]``. The expressions are
+    built once; each round only applies them to its ``work``.
     """
-    per_dim = []
-    for j, base in enumerate(bases):
-        x, v = f"__anon_x{j}", f"__anon_v{j}"
-        c, cum, pid = pl.col("c"), pl.col("cum"), pl.col(_PID)
-        first, last = pl.col("__anon_first"), pl.col("__anon_last")
-        # vectorized per-partition scans over the sorted frequency sets (no per-group agg)
-        freq = (
-            work.group_by((pl.col(_PID) * base + pl.col(x)).alias("__anon_key"))
-            .agg(c=pl.col(_SIZE).sum(), v=pl.col(v).first())
-            .sort("__anon_key")
-            .with_columns((pl.col("__anon_key") // base).alias(_PID), (pl.col("__anon_key") % base).alias("x"))
-            .with_columns(
-                c.cum_sum().alias("gc"),
-                pl.int_range(pl.len(), dtype=pl.Int64).alias("i"),
-                (pid != pid.shift(1)).fill_null(True).alias("__anon_first"),
-                (pid != pid.shift(-1)).fill_null(True).alias("__anon_last"),
-            )
-            .with_columns(
-                (pl.col("gc") - pl.when(first).then(pl.col("gc") - c).forward_fill()).alias("cum"),
-                pl.when(first).then(pl.col("v")).forward_fill().alias("v0"),
-                pl.when(first).then(pl.col("i")).forward_fill().alias("i0"),
-            )
-            .with_columns(
-                pl.when(last).then(cum).backward_fill().alias("n"),
-                pl.when(last).then(pl.col("v")).backward_fill().alias("v1"),
-                pl.when(last).then(pl.col("i")).backward_fill().alias("i1"),
-            )
-        )
-        target = (pl.col("n") + 1) // 2 if mode == "strict" else pl.col("n") // 2
-        stats = freq.filter((cum - c < target) & (cum >= target)).select(
-            _PID,
-            "n",
-            (pl.col("i1") - pl.col("i0") + 1).alias("distinct"),
-            ((pl.col("v1") - pl.col("v0")) / (spans[j] if spans[j] > 0 else 1.0)).alias("width"),
-            pl.col("x").alias("pv"),
-            cum.alias("lhs"),
-            (cum - c).alias("before"),
-        )
-        if mode == "strict":
-            allow = (pl.col("lhs") >= k) & (pl.col("n") - pl.col("lhs") >= k)
-            take = pl.col("lhs")
-        else:
-            allow = (pl.col("n") // 2 >= k) & (pl.col("distinct") >= 2)
-            take = pl.col("n") // 2 - pl.col("before")
-        per_dim.append(
-            stats.filter(allow).select(
-                _PID, pl.lit(j, dtype=pl.Int64).alias("dim"), "width", pl.col("pv").cast(pl.Int64), take.cast(pl.Int64).alias("take")
-            )
-        )
-    return (
-        pl.concat(per_dim)
-        .sort(_PID, "width", "dim", descending=[False, True, False])
-        .unique(_PID, keep="first", maintain_order=True)
+    m, big = len(bases), max(bases)
+    offsets = np.concatenate([[0], np.cumsum(bases)[:-1]]).astype(np.int64)
+    c, cum, grp = pl.col("c"), pl.col("cum"), pl.col("__anon_g")
+    first, last = pl.col("__anon_first"), pl.col("__anon_last")
+    keys = [((pl.col(_PID) * m + j) * big + pl.col(f"__anon_x{j}")).alias("__anon_key") for j in range(m)]
+    dim = pl.col("dim")
+    split_key = [
+        (pl.col("__anon_key") // big).alias("__anon_g"),
+        (pl.col("__anon_key") // big // m).alias(_PID),
+        (pl.col("__anon_key") // big % m).alias("dim"),
+        (pl.col("__anon_key") % big).alias("x"),
+    ]
+    coord = pl.lit(pl.Series(values, dtype=pl.Float64)).gather(pl.lit(pl.Series(offsets)).gather(dim) + pl.col("x")).alias("v")
+    # vectorized per-group scans over the sorted frequency sets (no per-group agg)
+    scans = [
+        [
+            coord,
+            c.cum_sum().alias("gc"),
+            pl.int_range(pl.len(), dtype=pl.Int64).alias("i"),
+            (grp != grp.shift(1)).fill_null(True).alias("__anon_first"),
+            (grp != grp.shift(-1)).fill_null(True).alias("__anon_last"),
+        ],
+        [
+            (pl.col("gc") - pl.when(first).then(pl.col("gc") - c).forward_fill()).alias("cum"),
+            pl.when(first).then(pl.col("v")).forward_fill().alias("v0"),
+            pl.when(first).then(pl.col("i")).forward_fill().alias("i0"),
+        ],
+        [
+            pl.when(last).then(cum).backward_fill().alias("n"),
+            pl.when(last).then(pl.col("v")).backward_fill().alias("v1"),
+            pl.when(last).then(pl.col("i")).backward_fill().alias("i1"),
+        ],
+    ]
+    target = (pl.col("n") + 1) // 2 if mode == "strict" else pl.col("n") // 2
+    at_median = (cum - c < target) & (cum >= target)
+    span = pl.lit(pl.Series([sp if sp > 0 else 1.0 for sp in spans], dtype=pl.Float64)).gather(dim)
+    by_count = pl.lit(pl.Series(list(counted), dtype=pl.Boolean)).gather(dim)
+    width = (
+        pl.when(by_count).then((pl.col("i1") - pl.col("i0")).cast(pl.Float64)).otherwise(pl.col("v1") - pl.col("v0"))
+        / span  # a column: Polars divides by a scalar as a product with its reciprocal, not
+        # correctly rounded (ties such as 1/3 = 2/6 would break; the DuckDB twin divides exactly)
     )
+    stat_cols = [
+        _PID, "dim", "n", (pl.col("i1") - pl.col("i0") + 1).alias("distinct"), width.alias("width"),
+        pl.col("x").alias("pv"), cum.alias("lhs"), (cum - c).alias("before"),
+    ]  # fmt: skip
+    n, lhs, before = pl.col("n"), pl.col("lhs"), pl.col("before")
+    if mode == "strict":
+        # two strict cuts next to the median: the papers' x <= pv (lhs rows) and, only when
+        # that one is not allowable, x < pv (before rows) (module docstring)
+        ok_le = (lhs >= k) & (n - lhs >= k)
+        ok_lt = (before >= k) & (n - before >= k)
+        use_lt = ok_lt & ~ok_le
+        choose = [
+            pl.when(use_lt).then(pl.col("pv") - 1).otherwise(pl.col("pv")).alias("pv"),
+            pl.when(use_lt).then(before).otherwise(lhs).alias("lhs"),
+            (ok_le | ok_lt).alias("__anon_ok"),
+        ]
+        allow, take = pl.col("__anon_ok"), lhs
+    else:
+        choose = []
+        allow = (n // 2 >= k) & (pl.col("distinct") >= 2)
+        take = n // 2 - before
+    out_cols = [_PID, dim.cast(pl.Int64), "width", pl.col("pv").cast(pl.Int64), take.cast(pl.Int64).alias("take")]
+
+    def decide(work: pl.LazyFrame) -> pl.LazyFrame:
+        freq = pl.concat([work.select(key, _SIZE) for key in keys]).group_by("__anon_key").agg(c=pl.col(_SIZE).sum())
+        freq = freq.sort("__anon_key").with_columns(split_key)
+        for step in scans:
+            freq = freq.with_columns(step)
+        stats = freq.filter(at_median).select(stat_cols)
+        if choose:
+            stats = stats.with_columns(choose)
+        return (
+            stats.filter(allow)
+            .select(out_cols)
+            .sort(_PID, "width", "dim", descending=[False, True, False])
+            .unique(_PID, keep="first", maintain_order=True)
+        )
+
+    return decide
 
 
-def partition(coords: pl.DataFrame, k: int, mode: str = "strict") -> tuple[pl.DataFrame, int]:
+_IN_MEMORY_TUPLES = 200_000
+
+
+def partition(coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Sequence[int] = ()) -> tuple[pl.DataFrame, int]:
     """Partition the coordinates (from :func:`coordinates`) into Mondrian classes.
+
+    `count_dims`: the attributes whose normalized width is ``(distinct values - 1) /
+    (distinct values in the table - 1)`` (those published as sets); the others use
+    ``(max - min) / (table max - table min)`` of their coordinates.
 
     Returns ``(segments, rounds)``: segments has ``__anon_t``, ``__anon_off`` (first
     record of the tuple in the segment), ``__anon_size`` and ``__anon_pid`` (class id,
@@ -285,13 +343,28 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict") -> tuple[pl.Da
     if mode not in _MODES:
         raise InvalidParameterError(f"mode must be one of {list(_MODES)}, got {mode!r}")
     m = sum(1 for c in coords.columns if c.startswith("__anon_x"))
-    spans = [float(coords[f"__anon_v{j}"].max() - coords[f"__anon_v{j}"].min()) for j in range(m)]  # type: ignore[operator]
+    counted = [j in set(count_dims) for j in range(m)]
+    spans = [
+        float(coords[f"__anon_x{j}"].n_unique() - 1) if counted[j] else float(coords[f"__anon_v{j}"].max() - coords[f"__anon_v{j}"].min())  # type: ignore[operator]
+        for j in range(m)
+    ]
     bases = [int(coords[f"__anon_x{j}"].max()) + 1 for j in range(m)]  # type: ignore[arg-type]
     work = coords.with_columns(pl.lit(0, dtype=pl.Int64).alias(_OFF), pl.lit(0, dtype=pl.Int64).alias(_PID))
+    values = np.zeros(sum(bases), dtype=np.float64)  # the coordinate of each (dim, rank)
+    for j, off in enumerate(np.concatenate([[0], np.cumsum(bases)[:-1]])):
+        values[int(off) + coords[f"__anon_x{j}"].to_numpy()] = coords[f"__anon_v{j}"].to_numpy()
+    decide = _decider(bases, k, mode, spans, counted, values)
+    chosen = pl.lit(None, dtype=pl.Int64)  # the rank on the cut attribute
+    for j in reversed(range(m)):
+        chosen = pl.when(pl.col("__anon_dim") == j).then(pl.col(f"__anon_x{j}")).otherwise(chosen)
     done: list[pl.DataFrame] = []
     next_id, rounds = 1, 0
     while work.height:
-        decided = _decisions(work.lazy(), bases, k, mode, spans).collect()  # materializes: one row per open partition
+        # `work` is in memory already: on few tuples the in-memory engine saves the streaming
+        # engine's fixed cost per query (about 25 ms of a 35 ms round on Adult); on many
+        # (1.4M tuples of a 15M-row register) streaming is faster (0.25 s against 0.4 s a round)
+        engine: Literal["in-memory", "streaming"] = "in-memory" if work.height <= _IN_MEMORY_TUPLES else "streaming"
+        decided = decide(work.lazy()).collect(engine=engine)  # materializes: one row per open partition
         # per-partition lookups indexed by partition id (gathers, not joins)
         pids = decided[_PID].to_numpy()
         arrays = {}
@@ -309,9 +382,6 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict") -> tuple[pl.Da
         )
         closed = looked.filter(pl.col("__anon_dim") < 0).select(_T, _OFF, _SIZE, _PID)
         cut = looked.filter(pl.col("__anon_dim") >= 0)
-        chosen = pl.lit(None, dtype=pl.Int64)
-        for j in reversed(range(m)):
-            chosen = pl.when(pl.col("__anon_dim") == j).then(pl.col(f"__anon_x{j}")).otherwise(chosen)
         sel, pv, size = chosen, pl.col("__anon_pv"), pl.col(_SIZE)
         if mode == "strict":
             cut = cut.with_columns(pl.when(sel <= pv).then(pl.col(_PID)).otherwise(pl.col("__anon_rhs")).alias(_PID))
@@ -331,7 +401,7 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict") -> tuple[pl.Da
                 pl.col("__anon_rhs").alias(_PID),
             )
             cut = pl.concat([lhs, rhs_part])
-        closed_df, work = pl.collect_all([closed, cut.select(work.columns)])
+        closed_df, work = pl.collect_all([closed, cut.select(work.columns)], engine=engine)
         done.append(closed_df)
     segments = pl.concat(done).sort(_T, _OFF)
     return segments, rounds
@@ -339,6 +409,32 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict") -> tuple[pl.Da
 
 def _labels_of(ax: Axis) -> pl.Series:
     return pl.Series(ax.labels, dtype=pl.String)
+
+
+def publish_modes(
+    qids: Sequence[str], axis_list: Sequence[Axis], hierarchies: Mapping[str, Hierarchy], how: str | Mapping[str, str] = "auto"
+) -> list[str]:
+    """The publishing of each qid, ``"auto"`` resolved (see :func:`publish`).
+
+    >>> publish_modes(["a", "b"], axes({"a": ["x"], "b": ["1", "2"]}, {}), {})
+    ['set', 'range']
+    """
+    per_qid = dict(how) if isinstance(how, Mapping) else {q: how for q in qids}
+    unknown = [q for q in per_qid if q not in qids]
+    if unknown:
+        raise InvalidParameterError(f"publish names {unknown}, which are not qids; the qids are {list(qids)}")
+    modes = []
+    for q, ax in zip(qids, axis_list):
+        mode = per_qid.get(q, "auto")
+        if mode not in _PUBLISH:
+            raise InvalidParameterError(f"publish for qid {q!r} must be one of {list(_PUBLISH)}, got {mode!r}")
+        h = hierarchies.get(q)
+        if mode == "auto":
+            mode = "hierarchy" if h is not None else ("range" if ax.numeric else "set")
+        if mode == "hierarchy" and h is None:
+            raise InvalidParameterError(f"publish 'hierarchy' for qid {q!r}, which has no hierarchy; use 'range' or 'set'")
+        modes.append(mode)
+    return modes
 
 
 def publish(
@@ -356,33 +452,26 @@ def publish(
     class holds one); ``"set"`` the class's values in axis order as ``{a,b}``;
     ``"auto"`` hierarchy when there is one, range for a numeric axis, set otherwise.
     """
-    per_qid = dict(how) if isinstance(how, Mapping) else {q: how for q in qids}
-    unknown = [q for q in per_qid if q not in qids]
-    if unknown:
-        raise InvalidParameterError(f"publish names {unknown}, which are not qids; the qids are {list(qids)}")
+    modes = publish_modes(qids, axis_list, hierarchies, how)
     seg = segments.lazy().join(coords.lazy().drop(_SIZE), on=_T, how="left")
     aggs = []
-    for j, (q, ax) in enumerate(zip(qids, axis_list)):
+    for j, mode in enumerate(modes):
         x = pl.col(f"__anon_x{j}")
-        aggs += [x.min().alias(f"__anon_lo{j}"), x.max().alias(f"__anon_hi{j}"), x.unique().sort().alias(f"__anon_set{j}")]
+        aggs += [x.min().alias(f"__anon_lo{j}"), x.max().alias(f"__anon_hi{j}")]
+        if mode == "set":
+            aggs.append(x.unique().sort().alias(f"__anon_set{j}"))
     bounds = seg.group_by(_PID).agg(aggs).sort(_PID).collect()  # materializes: one row per class
     out = [bounds[_PID]]
-    for j, (q, ax) in enumerate(zip(qids, axis_list)):
-        mode = per_qid.get(q, "auto")
-        if mode not in _PUBLISH:
-            raise InvalidParameterError(f"publish for qid {q!r} must be one of {list(_PUBLISH)}, got {mode!r}")
+    for j, (q, ax, mode) in enumerate(zip(qids, axis_list, modes)):
         h = hierarchies.get(q)
-        if mode == "auto":
-            mode = "hierarchy" if h is not None else ("range" if ax.numeric else "set")
         lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
         labels = np.asarray(ax.labels, dtype=object)
         if mode == "hierarchy":
-            if h is None:
-                raise InvalidParameterError(f"publish 'hierarchy' for qid {q!r}, which has no hierarchy; use 'range' or 'set'")
+            assert h is not None  # publish_modes checked it
             if ax.hierarchy_order:  # leaves of a class lie in [lo, hi] of the depth-first order
                 node_ids = np.array([h.id_of(v) for v in ax.labels], dtype=np.int64)
                 top = h.lca(node_ids[lo], node_ids[hi])
-                col = [h.label_of(i) for i in top] if len(top) else []
+                col = np.asarray(h.labels, dtype=object)[top].tolist()
             else:
                 pairs = seg.select(_PID, pl.col(f"__anon_x{j}").replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String).alias(q))
                 anc = class_ancestors(pairs, {q: h}, _PID).collect()  # materializes: one row per class
@@ -390,10 +479,12 @@ def publish(
         elif mode == "range":
             col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]").tolist() if len(lo) else []
         else:
-            col = bounds.select(
-                pl.col(f"__anon_set{j}").list.eval(pl.element().replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String))
-            ).to_series().to_list()
-            col = [s[0] if len(s) == 1 else "{" + ",".join(s) + "}" for s in col]
+            members = pl.col(f"__anon_set{j}")
+            joined = members.list.eval(
+                pl.element().replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String)
+            ).list.join(",")
+            out.append(bounds.select(pl.when(members.list.len() == 1).then(joined).otherwise("{" + joined + "}").alias(q)).to_series())
+            continue
         out.append(pl.Series(q, col, dtype=pl.String))
     return pl.DataFrame(out)
 
@@ -461,18 +552,20 @@ def run(task: Task) -> Plan:
     present = {q: agg[q].unique().to_list() for q in qids}
     axis_list = axes(present, task.hierarchies, order, task.seed)  # type: ignore[arg-type]
     coords = coordinates(agg, qids, axis_list)
-    segments, rounds = partition(coords, task.k, mode)
+    modes = publish_modes(qids, axis_list, task.hierarchies, how)  # type: ignore[arg-type]
+    segments, rounds = partition(coords, task.k, mode, [j for j, p in enumerate(modes) if p == "set"])
     published = publish(segments, coords, qids, axis_list, task.hierarchies, how)  # type: ignore[arg-type]
     out_cols = [pl.col(q).alias(f"__anon_out_{q}") for q in qids]
     seg = segments.join(published.select(_PID, *out_cols), on=_PID, how="left", maintain_order="left")
     details = {"mode": mode, "rounds": rounds, "n_partitions": published.height}
     tuples = agg.select(qids).with_row_index(_T).with_columns(pl.col(_T).cast(pl.Int64))
+    counts = tuples.join(seg, on=_T, maintain_order="left").select(*qids, *[f"__anon_out_{q}" for q in qids], pl.col(_SIZE).alias("size"))
     if seg[_T].is_unique().all():
         space = int(np.prod([len(ax.labels) for ax in axis_list], dtype=np.float64))
         if space <= _DENSE_KEYS:
-            return Plan(_gather_publish(task.lf, coords, segments, published, qids, axis_list), 0, details)
+            return Plan(_gather_publish(task.lf, coords, segments, published, qids, axis_list), 0, details, mapping=counts)
         mapping = tuples.join(seg.select(_T, *[f"__anon_out_{q}" for q in qids]), on=_T, how="left", maintain_order="left")
-        return Plan(recode(task.lf, mapping, qids), 0, details)
+        return Plan(recode(task.lf, mapping, qids), 0, details, mapping=counts)
     # relaxed cuts split some tuples: the first records of a tuple (row order) take the first segment
     ranges = tuples.join(seg, on=_T, maintain_order="left").select(
         *qids, pl.col(_OFF).alias("__anon_lo"), (pl.col(_OFF) + pl.col(_SIZE)).alias("__anon_hi"), *[f"__anon_out_{q}" for q in qids]
@@ -485,7 +578,7 @@ def run(task: Task) -> Plan:
         .with_columns(pl.col(f"__anon_out_{q}").alias(q) for q in qids)
         .select(names)
     )
-    return Plan(lf, 0, details)
+    return Plan(lf, 0, details, mapping=counts)
 
 
 run.accepts_missing_hierarchies = True  # type: ignore[attr-defined]  (anonymize lets qids without hierarchy through)

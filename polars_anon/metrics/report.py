@@ -3,7 +3,10 @@
 A full-domain result (``fulldomain``, ``datafly``: the plan reports ``levels``)
 maps each distinct original tuple to one published tuple, so the tuple map with
 the class sizes is all the metrics need: a few thousand rows where the table has
-millions.
+millions. A local-recoding method (``greedy``, ``mondrian``) hands its tuple map
+over as :attr:`polars_anon.algorithms.Plan.mapping`, with a row count per
+(original tuple, published tuple): Mondrian's relaxed cuts send the rows of one
+original tuple to two classes.
 """
 
 from __future__ import annotations
@@ -52,19 +55,38 @@ def report_metrics(
     hierarchies: Mapping[str, Hierarchy],
     levels: Mapping[str, int] | None,
     k: int,
+    mapping: pl.DataFrame | None = None,
 ) -> dict[str, Any]:
     """Every metric that needs no sensitive attribute, name -> value, for the report.
 
-    Empty when the method does not publish one level per attribute (its tuple
-    map is not known here), or when the input held nulls published as roots
-    (``null="suppress"``: those rows have no original leaf). Compute them from
-    the files with :func:`polars_anon.metrics.compute` or ``polars-anon metrics``.
+    From the full-domain `levels`, or else from the method's tuple `mapping`
+    (original qids, ``__anon_out_<qid>``, ``size``, optionally a Boolean
+    ``__anon_suppressed``; see :attr:`polars_anon.algorithms.Plan.mapping`). The
+    values equal :func:`polars_anon.metrics.compute` on the published table.
+    Empty when neither is known (e.g. ``mdav``), when a qid has no hierarchy or a
+    published value is not a hierarchy node, or when the input held nulls
+    published as roots (``null="suppress"``: those rows have no original leaf).
+    Compute them from the files with :func:`polars_anon.metrics.compute` or
+    ``polars-anon metrics``.
+
+    >>> from polars_anon import Hierarchy
+    >>> H = {"g": Hierarchy.suppression(["F", "M"])}
+    >>> agg = pl.DataFrame({"g": ["F", "M"], "size": [3, 1]})
+    >>> tuple_map = pl.DataFrame({"g": ["F", "F", "M"], "__anon_out_g": ["F", "*", "*"], "size": [2, 1, 1]})
+    >>> report_metrics(agg, ["g"], H, None, 2, tuple_map)["modified"]
+    50.0
     """
-    if levels is None:
+    if any(q not in hierarchies for q in qids):
         return {}
-    mapping = levels_mapping(aggregates, qids, hierarchies, levels, k)
     try:
-        data = from_mapping(mapping, qids, hierarchies, suppressed="__anon_small", k=k, levels=levels)
+        if levels is not None:
+            tuples = levels_mapping(aggregates, qids, hierarchies, levels, k)
+            data = from_mapping(tuples, qids, hierarchies, suppressed="__anon_small", k=k, levels=levels)
+        elif mapping is not None:
+            flag = "__anon_suppressed" if "__anon_suppressed" in mapping.columns else None
+            data = from_mapping(mapping, qids, hierarchies, suppressed=flag, k=k)
+        else:
+            return {}
     except ValueNotInHierarchyError:
         return {}
     names = [n for n, m in METRICS.items() if not m.needs_sensitive]

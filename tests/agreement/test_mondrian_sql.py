@@ -29,15 +29,22 @@ def _canonical(seg: pl.DataFrame, cls: str) -> pl.DataFrame:
     return seg.join(first, on=cls).select("t", "off", "size", "first").sort("t", "off")
 
 
-def _both(con: duckdb.DuckDBPyConnection, agg: pl.DataFrame, qids: list[str], hs: dict, k: int, mode: str, order: object = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _both(
+    con: duckdb.DuckDBPyConnection, agg: pl.DataFrame, qids: list[str], hs: dict, k: int, mode: str, order: object = None, count_dims: list[int] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     ax = axes({q: agg[q].unique().to_list() for q in qids}, hs, order, seed=5)
     coords = coordinates(agg, qids, ax)
-    seg, _ = partition(coords, k, mode)
+    seg, _ = partition(coords, k, mode, count_dims or [])
     long, tuples = sql_inputs(coords)
     con.register("__long", long.to_arrow())
     con.register("__tuples", tuples.to_arrow())
     con.execute("CREATE OR REPLACE TEMP TABLE mond_coords AS FROM __long; CREATE OR REPLACE TEMP TABLE mond_tuples AS FROM __tuples")
-    sql = con.sql("FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?)", params=[k, mode]).pl()
+    if count_dims is None:  # the macro's default
+        sql = con.sql("FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?)", params=[k, mode]).pl()
+    else:
+        sql = con.sql(
+            "FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?, count_dims := ?::BIGINT[])", params=[k, mode, count_dims]
+        ).pl()
     polars = seg.rename({"__anon_t": "t", "__anon_off": "off", "__anon_size": "size", "__anon_pid": "class"})
     return _canonical(polars, "class"), _canonical(sql, "class")
 
@@ -50,13 +57,31 @@ def test_adult_same_partition(con: duckdb.DuckDBPyConnection, adult: pl.DataFram
     assert a["first"].n_unique() > adult.height // (4 * k)  # a real partition, not one class
 
 
+@pytest.mark.parametrize(("k", "mode"), [(2, "strict"), (10, "strict"), (10, "relaxed")])
+def test_adult_without_hierarchies_same_partition(con: duckdb.DuckDBPyConnection, adult: pl.DataFrame, k: int, mode: str) -> None:
+    """As published without hierarchies: categorical widths count values (count_dims), age is a range."""
+    agg = class_sizes(adult.lazy(), ADULT_QIDS).collect()
+    counted = [j for j, q in enumerate(ADULT_QIDS) if q != "age"]
+    a, b = _both(con, agg, ADULT_QIDS, {}, k, mode, None, counted)
+    assert a.equals(b)
+    assert a["first"].n_unique() > adult.height // (4 * k)
+
+
 @settings(max_examples=30, deadline=None)
-@given(t=tables(n_qids=2, max_rows=40), k=st.integers(1, 5), mode=st.sampled_from(["strict", "relaxed"]), random=st.booleans())
-def test_random_tables_same_partition(con: duckdb.DuckDBPyConnection, t: tuple[pl.DataFrame, dict], k: int, mode: str, random: bool) -> None:
+@given(
+    t=tables(n_qids=2, max_rows=40),
+    k=st.integers(1, 5),
+    mode=st.sampled_from(["strict", "relaxed"]),
+    random=st.booleans(),
+    counted=st.sampled_from([None, [], [0], [1], [0, 1]]),
+)
+def test_random_tables_same_partition(
+    con: duckdb.DuckDBPyConnection, t: tuple[pl.DataFrame, dict], k: int, mode: str, random: bool, counted: list[int] | None
+) -> None:
     df, hs = t
     assume(k <= df.height)
     agg = class_sizes(df.lazy(), ["q0", "q1"]).collect()
-    a, b = _both(con, agg, ["q0", "q1"], hs, k, mode, "random" if random else None)
+    a, b = _both(con, agg, ["q0", "q1"], hs, k, mode, "random" if random else None, counted)
     assert a.equals(b)
 
 

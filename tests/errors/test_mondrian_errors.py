@@ -55,3 +55,16 @@ def test_mondrian_without_hierarchy() -> None:
 def test_datafly_options(options: dict, message: str) -> None:
     with pytest.raises(InvalidParameterError, match=message):
         pa.anonymize(DF, qids=["c"], hierarchies=H, k=2, method="datafly", **options)
+
+
+def test_job_file_qid_without_hierarchy_needs_a_method_that_takes_it(tmp_path) -> None:
+    from polars_anon.job import Job
+
+    raw = {"input": "in.parquet", "output": "out.parquet", "k": 2, "qids": {"c": {}, "n": {"hierarchy": "suppress"}}}
+    with pytest.raises(InvalidParameterError, match=r"job file: qids \['c'\] have no 'hierarchy' key, and method 'greedy' needs a hierarchy for every qid; .*'mondrian'"):
+        Job.from_dict({**raw, "method": "greedy"})
+    with pytest.raises(InvalidParameterError, match=r"method 'fulldomain' needs a hierarchy"):
+        Job.from_dict(raw)  # the default method
+    assert Job.from_dict({**raw, "method": "mondrian"}).qids == {"c": None, "n": "suppress"}
+    with pytest.raises(InvalidParameterError, match=r"job file: \[qids.c\] must be a table"):
+        Job.from_dict({**raw, "qids": {"c": "suppress"}})

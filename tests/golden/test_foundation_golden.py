@@ -13,7 +13,7 @@ from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_I_PARTITION,
 def test_figure2_levels_and_leaves() -> None:
     """Paper 001 Figure 2: leaves are level 0, A and B level 1, the root level 2; h = 3."""
     nodes = FIG2.nodes.select("label", "level", "leaves").rows()
-    assert dict((label, (level, leaves)) for label, level, leaves in nodes) == {
+    assert {label: (level, leaves) for label, level, leaves in nodes} == {
         "*": (2, 6), "A": (1, 3), "B": (1, 2), "a": (0, 1), "b": (0, 1), "c": (0, 1),
         "d": (0, 1), "e": (0, 1), "f": (0, 1),
     }
@@ -22,7 +22,7 @@ def test_figure2_levels_and_leaves() -> None:
 
 def test_figure2_lca() -> None:
     """Paper 001 Figure 4: LCA(a, c) = A, LCA(a, *) = *, LCA(e, B) = B."""
-    lca = lambda x, y: FIG2.label_of(FIG2.lca(FIG2.id_of(x), FIG2.id_of(y)))  # noqa: E731
+    lca = lambda x, y: FIG2.label_of(FIG2.lca(FIG2.id_of(x), FIG2.id_of(y)))
     assert (lca("a", "c"), lca("a", "*"), lca("e", "B"), lca("d", "f"), lca("b", "b")) == ("A", "*", "B", "*", "b")
 
 

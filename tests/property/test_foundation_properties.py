@@ -20,7 +20,7 @@ from tests.strategies import hierarchies, tables
 def test_lca_is_the_deepest_common_ancestor(h: pa.Hierarchy, data: st.DataObject) -> None:
     a = data.draw(st.integers(0, h.n_nodes - 1))
     b = data.draw(st.integers(0, h.n_nodes - 1))
-    anc = lambda x: set(h.paths.filter(pl.col("node") == x)["ancestor"].to_list())  # noqa: E731
+    anc = lambda x: set(h.paths.filter(pl.col("node") == x)["ancestor"].to_list())
     common = anc(a) & anc(b)
     assert int(h.lca(a, b)) == max(common, key=lambda n: h.depth[n])
 

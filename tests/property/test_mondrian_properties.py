@@ -34,6 +34,27 @@ def test_mondrian_k_truthful_rows_kept(t: tuple[pl.DataFrame, dict], k: int, mod
     assert _truthful(df, out, hs)
 
 
+@settings(max_examples=30, deadline=None)
+@given(t=tables(n_qids=2, max_rows=40), k=st.integers(1, 5), counted=st.sampled_from([[], [0], [1], [0, 1]]))
+def test_strict_closed_partitions_have_no_allowable_cut(t: tuple[pl.DataFrame, dict], k: int, counted: list[int]) -> None:
+    """With both median cuts (x <= m, x < m) tried, a strict partition is closed only when
+    no threshold on any attribute leaves k rows on both sides: every threshold above the
+    lower median leaves fewer on the right than x <= m, every one below fewer on the left
+    than x < m."""
+    df, hs = t
+    assume(k <= df.height)
+    agg = class_sizes(df.lazy(), QIDS).collect()
+    coords = coordinates(agg, QIDS, axes({q: agg[q].unique().to_list() for q in QIDS}, hs))
+    seg, _ = partition(coords, k, "strict", counted)
+    rows = seg.join(coords.drop("__anon_size"), on="__anon_t")
+    for j in range(2):
+        per = (
+            rows.group_by("__anon_pid", f"__anon_x{j}").agg(pl.col("__anon_size").sum().alias("c")).sort("__anon_pid", f"__anon_x{j}")
+            .with_columns(pl.col("c").cum_sum().over("__anon_pid").alias("left"), pl.col("c").sum().over("__anon_pid").alias("n"))
+        )
+        assert per.filter((pl.col("left") >= k) & (pl.col("n") - pl.col("left") >= k)).height == 0
+
+
 def _boxes(df: pl.DataFrame, hs: dict, k: int, mode: str) -> pl.DataFrame:
     agg = class_sizes(df.lazy(), QIDS).collect()
     ax = axes({q: agg[q].unique().to_list() for q in QIDS}, hs)

@@ -208,7 +208,7 @@ def test_statistical_needs_frequencies():
 
 @pytest.mark.parametrize("rep", ["proportional", "fillchild", "random"])
 def test_write_encoded_in_chunks_equals_encode(tmp_path, rep):
-    from polars_anon.encode import write_encoded
+    from polars_anon.encoded_io import write_encoded
     from polars_anon.errors import OutputExistsError
 
     want = encode(TABLE_IB, ANIMAL_HIERARCHIES, rep, original=TABLE_I).collect()

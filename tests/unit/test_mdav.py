@@ -119,7 +119,7 @@ def test_permutation_moves_blocks_together_and_changes_every_nonconstant_cluster
     df = pl.DataFrame({"a": list("xyzxyzww"), "b": list("12312399"), "s": range(8)})
     r = encode_records(df, [], ["a", "b"])
     labels = np.array([0, 0, 0, 1, 1, 1, 2, 2])
-    keys, constant, rounds = permutation_keys(r, labels, [["a", "b"]], seed=3)
+    keys, constant, _ = permutation_keys(r, labels, [["a", "b"]], seed=3)
     assert constant == [1]  # cluster 2 is (w, 9) twice
     out = permute(df.lazy(), labels, [["a", "b"]], keys).collect()
     assert out["s"].to_list() == list(range(8))
@@ -165,7 +165,7 @@ TABLE = pl.DataFrame({
     "sex": ["F", "M", "F", "M", "M", "F", "F", "F", "M", "M", "F", "M"],
     "disease": ["flu", "flu", "cold", "cold", "hiv", "flu", "hiv", "flu", "cold", "flu", "flu", "hiv"],
 })
-H = {"age": Hierarchy.intervals(range(0, 100), [10, 50]), "sex": Hierarchy.suppression(["F", "M"])}
+H = {"age": Hierarchy.intervals(range(100), [10, 50]), "sex": Hierarchy.suppression(["F", "M"])}
 
 
 def test_anonymize_permute_reports_probabilistic_guarantee():

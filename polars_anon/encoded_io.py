@@ -1,0 +1,276 @@
+"""Writing encoded tables to disk, and reading them back, in one of two layouts.
+
+``layout="wide"`` (default)
+    one Parquet file, one row per published row and one column per hierarchy
+    node: what :func:`polars_anon.encode.encode` returns.
+``layout="classes"``
+    a directory holding the same table *normalized*: rows of one equivalence class
+    are identical in every encoding (a class is a distinct published qid tuple, or
+    a `class_col` value), so the encoded blocks are stored once per class:
+
+    - ``classes.parquet``: the class key and the encoded columns, one row per class;
+    - ``rows.parquet``: the published rows without their qid columns, plus the class
+      key (``class_id``, or `class_col`), in the published row order;
+    - ``encoding.json``: the representation, the key and the wide column order.
+
+    :func:`scan_encoded` joins the two lazily into exactly the wide table. Its size
+    is rows x (other columns + 1) plus classes x nodes, instead of rows x nodes:
+    the layout to use when hierarchies are large (a 5-digit zip code alone has
+    about 1,800 nodes) and the table is long.
+
+Both are written beside the target under a temporary name, checked, then renamed;
+an existing target is replaced only with ``overwrite=True``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+from tqdm.auto import tqdm
+
+from polars_anon._validate import check_choice
+from polars_anon.classes import tuple_key
+from polars_anon.encode import _apply, _Join, _Plan, _plan, canonical, encoded_columns
+from polars_anon.errors import InputError, InvalidParameterError
+from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import _refuse_existing, _temporary, write_parquet_atomic
+
+__all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "write_encoded"]
+
+Layout = Literal["wide", "classes"]
+LAYOUTS: tuple[str, ...] = ("wide", "classes")
+CLASS_ID = "class_id"
+"""Name of the class key column of the ``classes`` layout when classes are published tuples."""
+_FORMAT = "polars_anon encoded classes 1"
+_WIDE_WARN_CELLS = 2_000_000_000
+
+
+def write_encoded(
+    published: pl.LazyFrame | pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    path: str | Path,
+    representation: str = "proportional",
+    *,
+    original: pl.LazyFrame | pl.DataFrame | None = None,
+    class_col: str | None = None,
+    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
+    seed: int = 0,
+    validate: bool = True,
+    overwrite: bool = False,
+    layout: Layout = "wide",
+    chunk_rows: int | None = None,
+) -> dict[str, Any]:
+    """Encode and write to disk: aggregate per class once, then join back or store normalized.
+
+    Same arguments as :func:`polars_anon.encode.encode`, plus:
+
+    layout
+        ``"wide"`` (one Parquet file at `path`) or ``"classes"`` (a directory at
+        `path`: ``rows.parquet``, ``classes.parquet``, ``encoding.json``; read it
+        with :func:`scan_encoded`). The mappings (``random``, ``statistical``) keep
+        one column per qid and are always wide.
+    overwrite
+        Replace an existing `path`; refused otherwise.
+    chunk_rows
+        Wide layout only: rows per slice (default about 256 MB of encoded values).
+        Polars' streaming engine is slow on frames thousands of columns wide, so the
+        per-class (or per-node) tables are computed once and the published rows are
+        joined to them slice by slice with the in-memory engine, appended to one
+        zstd Parquet file. Memory is bounded by the slice; time grows with
+        rows x nodes.
+
+    Returns ``rows``, ``columns`` (of the wide table), ``classes`` (classes layout),
+    ``chunk_rows`` (wide) and ``seconds``.
+
+    >>> import tempfile, os
+    >>> from polars_anon import Hierarchy
+    >>> d = tempfile.mkdtemp()
+    >>> g = Hierarchy.from_dict({"*": ["M", "F"]})
+    >>> pub = pl.DataFrame({"id": [1, 2, 3], "g": ["M", "*", "M"]})
+    >>> write_encoded(pub, {"g": g}, os.path.join(d, "e.parquet"), "fillparent")["columns"]
+    4
+    >>> pl.read_parquet(os.path.join(d, "e.parquet")).row(1)
+    (2, 0.0, 0.0, 1.0)
+    >>> write_encoded(pub, {"g": g}, os.path.join(d, "e"), "fillparent", layout="classes")["classes"]
+    2
+    >>> scan_encoded(os.path.join(d, "e")).collect().row(1)
+    (2, 0.0, 0.0, 1.0)
+    """
+    start = time.perf_counter()
+    layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
+    representation = canonical(representation)
+    path = Path(path)
+    _refuse_existing(path, overwrite)
+    plan = _plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+    if layout == "classes":
+        if not plan.joins:
+            raise InvalidParameterError(
+                f"layout='classes' stores one row per class of a wide encoding; {representation!r} keeps one "
+                "column per qid (a leaf per row): use layout='wide'"
+            )
+        facts = _write_classes(plan, hierarchies, class_col, representation, path, overwrite)
+    else:
+        facts = _write_wide(plan, class_col is not None and original is None, path, overwrite, chunk_rows)
+    return {**facts, "seconds": round(time.perf_counter() - start, 3)}
+
+
+def scan_encoded(path: str | Path) -> pl.LazyFrame:
+    """Read what :func:`write_encoded` wrote, lazily, as the wide table in either layout.
+
+    For the ``classes`` layout this is ``rows`` left-joined to ``classes`` on the
+    class key (row order kept), with the wide column order restored.
+
+    >>> import tempfile, os
+    >>> from polars_anon import Hierarchy
+    >>> d = os.path.join(tempfile.mkdtemp(), "enc")
+    >>> _ = write_encoded(pl.DataFrame({"g": ["M", "F"]}), {"g": Hierarchy.from_dict({"*": ["M", "F"]})},
+    ...                   d, "oneclass", layout="classes")
+    >>> scan_encoded(d).collect().rows()
+    [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]
+    """
+    path = Path(path)
+    if path.is_file():
+        return pl.scan_parquet(path)
+    meta_path = path / "encoding.json"
+    if not meta_path.is_file():
+        raise InputError(f"{str(path)!r} is neither an encoded Parquet file nor a directory written with layout='classes'")
+    meta = json.loads(meta_path.read_text())
+    if meta.get("format") != _FORMAT:
+        raise InputError(f"{str(meta_path)!r} has format {meta.get('format')!r}; expected {_FORMAT!r}")
+    rows = pl.scan_parquet(path / "rows.parquet")
+    classes = pl.scan_parquet(path / "classes.parquet")
+    return rows.join(classes, on=meta["key"], how="left", maintain_order="left").select(meta["columns"])
+
+
+def _write_wide(plan: _Plan, streams: bool, path: Path, overwrite: bool, chunk_rows: int | None) -> dict[str, Any]:
+    import pyarrow.parquet as pq
+
+    width = len(plan.out_names)
+    if not plan.joins or streams:  # mappings and partition frames stream through sink_parquet
+        write_parquet_atomic(_apply(plan.rows, plan.joins, plan.out_names), path, overwrite=overwrite)
+        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+        return {"rows": rows, "columns": width, "chunk_rows": None}
+    if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
+        raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
+    chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
+    rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
+    joins = [_Join(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
+    n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
+    if n_rows * width > _WIDE_WARN_CELLS:
+        warnings.warn(
+            f"layout='wide' writes {n_rows:,} rows x {width:,} columns ({n_rows * width:.1e} cells, one per row and "
+            "node); this takes minutes per million rows. layout='classes' stores each class's block once "
+            "(read it back with scan_encoded)",
+            stacklevel=3,
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(path)
+    writer = None
+    try:
+        slices = range(0, max(n_rows, 1), chunk)
+        for offset in tqdm(slices, desc="encode (wide)", unit="slice", leave=False, disable=None):
+            part = _apply(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
+            table = part.collect(engine="in-memory").to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+            writer.write_table(table, row_group_size=chunk)
+        if writer is not None:
+            writer.close()
+            writer = None
+        _refuse_existing(path, overwrite)
+        os.replace(tmp, path)
+    finally:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
+    return {"rows": n_rows, "columns": width, "chunk_rows": chunk}
+
+
+def _write_classes(
+    plan: _Plan,
+    hierarchies: Mapping[str, Hierarchy],
+    class_col: str | None,
+    representation: str,
+    path: Path,
+    overwrite: bool,
+) -> dict[str, Any]:
+    """The normalized layout: one encoded row per class, the class key per row."""
+    qids = list(hierarchies)
+    encoded = [c for q, h in hierarchies.items() for c in encoded_columns(q, h, representation)]
+    rest = [c for c in plan.out_names if c not in set(encoded)]
+    by_class_col = class_col is not None and plan.joins[0].left_on == [class_col]
+    if by_class_col:  # proportional keyed by the user's class ids: the per-class table is the join's right side
+        assert class_col is not None
+        key = [class_col]
+        classes = plan.joins[0].right.rename({plan.joins[0].right_on[0]: class_col}).select(class_col, *encoded)
+        rows = plan.rows.select(rest)
+    else:  # a class is a distinct published qid tuple; its id is a code computed row by row (no join)
+        if CLASS_ID in rest:
+            raise InvalidParameterError(
+                f"layout='classes' adds a column {CLASS_ID!r}, but the published table already has one; rename it"
+            )
+        key = [CLASS_ID]
+        tuples = plan.rows.select(qids).unique().sort(qids).collect()  # materializes: one row per class
+        code = tuple_key(tuples, qids)
+        if code is None:  # too many distinct values for one Int64 code: number the sorted tuples instead
+            tuples = tuples.with_row_index(CLASS_ID).with_columns(pl.col(CLASS_ID).cast(pl.Int64))
+            rows = plan.rows.join(tuples.lazy(), on=qids, how="left", maintain_order="left").select(*rest, CLASS_ID)
+        else:
+            tuples = tuples.with_columns(code.alias(CLASS_ID))
+            rows = plan.rows.with_columns(code.alias(CLASS_ID)).select(*rest, CLASS_ID)
+        classes = _apply(tuples, plan.joins, [CLASS_ID, *encoded])
+    classes_df = classes.sort(key).collect()  # materializes: one row per class
+    meta = {"format": _FORMAT, "representation": representation, "key": key, "columns": plan.out_names}
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(path)
+    tmp.mkdir()
+    try:
+        classes_df.write_parquet(tmp / "classes.parquet")
+        rows.sink_parquet(tmp / "rows.parquet")
+        n_rows = _check_classes(tmp, key, classes_df)
+        meta.update(rows=n_rows, classes=classes_df.height)
+        (tmp / "encoding.json").write_text(json.dumps(meta, indent=2) + "\n")
+        _replace_dir(tmp, path, overwrite)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"rows": n_rows, "columns": len(plan.out_names), "classes": classes_df.height, "chunk_rows": None}
+
+
+def _check_classes(tmp: Path, key: list[str], classes: pl.DataFrame) -> int:
+    """Re-read the written rows: every row's class key must be in the classes table (fail closed)."""
+    if classes.select(pl.struct(key).is_duplicated().any()).item():
+        raise InvalidParameterError(f"class key {key} is not unique in the per-class table")
+    facts = (
+        pl.scan_parquet(tmp / "rows.parquet")
+        .select(key)
+        .join(classes.lazy().select(key), on=key, how="anti", nulls_equal=True)
+        .select(pl.len().alias("orphans"))
+        .collect()
+    )
+    if facts.item():
+        raise InvalidParameterError(f"{facts.item()} written rows have a class key {key} missing from the classes table")
+    return pl.scan_parquet(tmp / "rows.parquet").select(pl.len()).collect().item()
+
+
+def _replace_dir(tmp: Path, path: Path, overwrite: bool) -> None:
+    """Rename the finished directory into place; an old target is removed only after that."""
+    _refuse_existing(path, overwrite)
+    old = None
+    if path.exists():
+        old = _temporary(path)
+        os.replace(path, old)
+    os.replace(tmp, path)
+    if old is not None:
+        if old.is_dir():
+            shutil.rmtree(old)
+        else:
+            old.unlink()

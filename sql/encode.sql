@@ -1,0 +1,99 @@
+-- Encodings for machine learning, one row per (class, encoded column): the SQL twin of the
+-- `classes` layout of polars_anon.write_encoded (rows of one class are identical in every
+-- encoding, so a class's block is all there is to compute) [paper 000 §II-C, §III-A].
+--
+-- anon_encode_classes(anon, qids, representation := 'proportional', orig := NULL):
+--   anon            table/view name of the published rows (qid columns hold hierarchy nodes)
+--   qids            VARCHAR list; each hierarchy loaded under its qid's name
+--                   (polars_anon.duckdb.load_hierarchy)
+--   representation  proportional (share of the class's original values equal to or under
+--                   the node; needs orig), fillparent, fillchild, oneclass, setbinary (leaf
+--                   columns only)
+--   orig            table/view name of the original rows, row-aligned with anon (lined up by
+--                   position, as pa.anonymize publishes when nothing is suppressed)
+-- Result: class (VARCHAR[]: the published tuple in qids order), size (rows in the class),
+-- attribute, col ('<qid>_<node label>'), col_index (0-based position in the wide column order:
+-- the qids in order, each block by level then depth-first), value (DOUBLE); every
+-- (class, column) pair, zeros included, ordered by class then col_index. Wide, in DuckDB:
+--   PIVOT (SELECT class, col, value FROM anon_encode_classes(...)) ON col USING first(value)
+-- Twin: polars_anon.encode.encode / polars_anon.write_encoded(layout='classes')
+CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := 'proportional', orig := NULL) AS TABLE
+  WITH
+  rep AS (
+    SELECT CASE WHEN representation NOT IN ('proportional', 'fillparent', 'fillchild', 'oneclass', 'setbinary')
+                THEN error('representation must be one of proportional, fillparent, fillchild, oneclass, setbinary; got '
+                           || coalesce('''' || representation || '''', 'NULL'))
+                WHEN representation = 'proportional' AND orig IS NULL
+                THEN error('representation ''proportional'' needs the original rows: orig := ''<table>'' (row-aligned)')
+                ELSE representation END AS r),
+  pub_rows AS (
+    SELECT COLUMNS('^(' || array_to_string(list_transform(qids, lambda x: regexp_escape(x)), '|') || ')$') AS '__anon_p_\1',
+           true AS __anon_pub
+    FROM query_table(anon::VARCHAR)),
+  orig_rows AS (
+    SELECT COLUMNS(lambda c: list_contains(qids, c)), true AS __anon_orig FROM query_table(coalesce(orig, anon)::VARCHAR)),
+  grouped AS (  -- one pass over the rows: (published tuple, original tuple) counts, the original only for proportional
+    SELECT *, count(*) AS __anon_n FROM pub_rows POSITIONAL JOIN orig_rows
+    WHERE representation = 'proportional' GROUP BY ALL
+    UNION ALL BY NAME
+    SELECT *, count(*) AS __anon_n FROM pub_rows WHERE representation <> 'proportional' GROUP BY ALL),
+  pairs AS (
+    SELECT CASE WHEN representation = 'proportional' AND (__anon_pub IS NULL OR __anon_orig IS NULL)
+                THEN error('the original and the published table have different row counts; they are lined up by position')
+                ELSE list_transform(qids, lambda q: map_extract_value(pm, '__anon_p_' || q)) END AS p,
+           list_transform(qids, lambda q: map_extract_value(om, q)) AS o, __anon_n AS n
+    FROM (SELECT struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_p_')))::MAP(VARCHAR, VARCHAR) AS pm,
+                 struct_pack(*COLUMNS(lambda c: list_contains(qids, c)))::MAP(VARCHAR, VARCHAR) AS om,
+                 __anon_pub, __anon_orig, __anon_n
+          FROM grouped)),
+  cls AS (SELECT p, sum(n) AS size FROM pairs GROUP BY ALL),
+  q AS (SELECT unnest(qids) AS attribute, unnest(range(len(qids))) AS i),
+  nd AS (
+    SELECT q.i, q.attribute, n.node, n.label, n.level, n.depth, n.order_lo, n.order_hi,
+           NOT EXISTS (SELECT 1 FROM anon_nodes AS c WHERE c.hierarchy = n.hierarchy AND c.parent = n.node) AS is_leaf
+    FROM q JOIN anon_nodes AS n ON n.hierarchy = q.attribute),
+  cols AS (
+    SELECT nd.*, row_number() OVER (PARTITION BY nd.i ORDER BY nd.level, nd.node) - 1 AS k
+    FROM nd WHERE representation <> 'setbinary' OR nd.is_leaf),
+  blocks AS (
+    SELECT q.i, coalesce(sum(count(cols.node)) OVER (ORDER BY q.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS off,
+           count(cols.node) AS width
+    FROM q LEFT JOIN cols ON cols.i = q.i GROUP BY q.i),
+  published AS (  -- the node each class publishes for each qid
+    SELECT cls.p, q.i,
+           CASE WHEN nd.node IS NULL
+                THEN error('column ''' || q.attribute || ''' of the published table: value '
+                           || coalesce('''' || cls.p[q.i + 1] || '''', 'NULL') || ' is not a node of its hierarchy'
+                           || CASE WHEN (SELECT count(*) FROM anon_nodes WHERE hierarchy = q.attribute) = 0
+                                   THEN ' (no hierarchy loaded under that name)' ELSE '' END)
+                ELSE nd.node END AS node,
+           nd.depth, nd.order_lo, nd.order_hi
+    FROM cls CROSS JOIN q LEFT JOIN nd ON nd.i = q.i AND nd.label = cls.p[q.i + 1]),
+  leaf_counts AS (  -- proportional: original leaves per (class, qid), summed into every ancestor
+    SELECT pairs.p, q.i, pairs.o[q.i + 1] AS leaf_label, sum(pairs.n) AS n
+    FROM pairs CROSS JOIN q WHERE representation = 'proportional' GROUP BY ALL),
+  shares AS (
+    SELECT lc.p, lc.i, cl.ancestor AS node,
+           sum(CASE WHEN lf.node IS NULL OR NOT lf.is_leaf
+                    THEN error('column ''' || qids[lc.i + 1] || ''' of the original table: value '
+                               || coalesce('''' || lc.leaf_label || '''', 'NULL') || ' is not a leaf of its hierarchy')
+                    ELSE lc.n END) AS n
+    FROM leaf_counts AS lc
+    LEFT JOIN nd AS lf ON lf.i = lc.i AND lf.label = lc.leaf_label
+    LEFT JOIN anon_closure AS cl ON cl.hierarchy = qids[lc.i + 1] AND cl.leaf = lf.node
+    GROUP BY ALL)
+  SELECT cls.p AS class, cls.size, cols.attribute, cols.attribute || '_' || cols.label AS col,
+         blocks.off + cols.k AS col_index,
+         CASE (SELECT r FROM rep)
+           WHEN 'proportional' THEN coalesce(sh.n, 0) / cls.size
+           WHEN 'oneclass' THEN (cols.node = pub.node)::DOUBLE
+           WHEN 'fillparent' THEN (cols.order_lo <= pub.order_lo AND pub.order_hi <= cols.order_hi
+                                   AND cols.depth <= pub.depth)::DOUBLE
+           ELSE (pub.order_lo <= cols.order_lo AND cols.order_hi <= pub.order_hi AND cols.depth >= pub.depth)::DOUBLE
+         END AS value
+  FROM cls
+  CROSS JOIN cols
+  JOIN blocks ON blocks.i = cols.i
+  JOIN published AS pub ON pub.p = cls.p AND pub.i = cols.i
+  LEFT JOIN shares AS sh ON sh.p = cls.p AND sh.i = cols.i AND sh.node = cols.node
+  ORDER BY cls.p, col_index;

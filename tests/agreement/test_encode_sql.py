@@ -1,0 +1,98 @@
+"""The encodings in DuckDB (anon_encode_classes, one row per class and column) agree with Polars."""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import pytest
+
+from polars_anon.duckdb import load_hierarchy, register
+from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
+from tests.golden.test_encode_table_iii import OUR_COLUMNS, TABLE_III
+
+
+def _connect(hierarchies, **tables) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    register(con)
+    for q, h in hierarchies.items():
+        load_hierarchy(con, q, h)
+    for name, frame in tables.items():
+        con.register(name, frame.to_arrow())
+    return con
+
+
+def _sql_classes(con, qids, rep, orig: str | None = "orig") -> pl.DataFrame:
+    """SQL result, wide: one row per class, the class tuple as the qid columns, sorted."""
+    args = f"representation := '{rep}'" + (f", orig := '{orig}'" if orig else "")
+    long = con.sql(f"FROM anon_encode_classes('pub', {qids!r}, {args})").pl()
+    wide = long.pivot("col", index="class", values="value", maintain_order=True)
+    return wide.select(pl.col("class").list.to_struct(fields=qids).struct.unnest(), pl.exclude("class")).sort(qids)
+
+
+def _polars_classes(pub, hierarchies, rep, original) -> pl.DataFrame:
+    qids = list(hierarchies)
+    enc = encode(pub, hierarchies, rep, original=original, dtype=pl.Float64).collect()
+    cols = [c for q, h in hierarchies.items() for c in encoded_columns(q, h, rep)]
+    return pl.concat([pub.select(qids), enc.select(cols)], how="horizontal").unique().sort(qids)
+
+
+def test_table_iii_in_sql():
+    """Paper 000 Table III computed by the macro: classes (*, mammals) and (*, cetaceans)."""
+    con = _connect(ANIMAL_HIERARCHIES, pub=TABLE_IB, orig=TABLE_I)
+    got = _sql_classes(con, ["gender", "race"], "proportional")
+    assert got.columns == ["gender", "race", *OUR_COLUMNS]
+    assert got["race"].to_list() == ["cetaceans", "mammals"]
+    assert list(got.row(1)[2:]) == pytest.approx(TABLE_III[0], abs=1e-12)
+    assert list(got.row(0)[2:]) == pytest.approx(TABLE_III[3], abs=1e-12)
+    sizes = con.execute("SELECT DISTINCT class, size FROM anon_encode_classes('pub', ['gender', 'race'], orig := 'orig')")
+    assert sorted(r[1] for r in sizes.fetchall()) == [3, 3]
+
+
+@pytest.mark.parametrize("rep", REPRESENTATIONS)
+def test_every_representation_agrees_on_table_i(rep):
+    con = _connect(ANIMAL_HIERARCHIES, pub=TABLE_IB, orig=TABLE_I)
+    want = _polars_classes(TABLE_IB, ANIMAL_HIERARCHIES, rep, TABLE_I)
+    got = _sql_classes(con, ["gender", "race"], rep, orig="orig" if rep == "proportional" else None)
+    assert got.columns == want.columns
+    assert got.equals(want)
+
+
+@pytest.fixture(scope="module", params=[5, 50], ids=lambda k: f"k{k}")
+def adult_connection(request, adult, adult_hierarchies):
+    """Adult made k-anonymous (full-domain), with both tables and the hierarchies in DuckDB."""
+    import polars_anon as pa
+
+    pub = pa.anonymize(adult, hierarchies=adult_hierarchies, k=request.param).collect()
+    return pub, _connect(adult_hierarchies, pub=pub, orig=adult)
+
+
+@pytest.mark.parametrize("rep", ["proportional", "fillparent", "setbinary"])
+def test_adult_agrees(adult, adult_hierarchies, adult_connection, rep):
+    qids = list(adult_hierarchies)
+    pub, con = adult_connection
+    want = _polars_classes(pub, adult_hierarchies, rep, adult)
+    got = _sql_classes(con, qids, rep)
+    assert got.columns == want.columns and got.height == want.height
+    assert got.select(qids).equals(want.select(qids))
+    diff = (got.drop(qids) - want.drop(qids)).select(pl.all().abs().max()).row(0)
+    assert max(diff) < 1e-12
+
+
+def test_sql_refusals():
+    con = _connect(ANIMAL_HIERARCHIES, pub=TABLE_IB, orig=TABLE_I, short=TABLE_I.head(4),
+                   bad=TABLE_IB.with_columns(pl.lit("fish").alias("race")), inner=TABLE_IB)  # fmt: skip
+    q = "FROM anon_encode_classes('{t}', ['gender', 'race'], {a})"
+    cases = [
+        ("pub", "representation := 'onehot'", "representation must be one of"),
+        ("pub", "representation := 'proportional'", "needs the original rows"),
+        ("bad", "representation := 'oneclass'", "column 'race' of the published table: value 'fish' is not a node"),
+        ("pub", "orig := 'inner'", "column 'gender' of the original table: value '\\*' is not a leaf"),
+        ("pub", "orig := 'short'", "different row counts"),
+    ]
+    for table, args, message in cases:
+        with pytest.raises(duckdb.Error, match=message):
+            con.execute(q.format(t=table, a=args)).fetchall()
+    con.execute("DELETE FROM anon_nodes WHERE hierarchy = 'race'")
+    with pytest.raises(duckdb.Error, match="no hierarchy loaded under that name"):
+        con.execute(q.format(t="pub", a="representation := 'oneclass'")).fetchall()

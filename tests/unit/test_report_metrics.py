@@ -1,0 +1,71 @@
+"""anonymize(...).report["metrics"] equals polars_anon.metrics.compute on the published table, for every method."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.metrics import METRICS
+from tests.conftest import ADULT_QIDS
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I
+
+NAMES = [n for n, m in METRICS.items() if not m.needs_sensitive]
+CASES = [
+    ("fulldomain", {}),
+    ("greedy", {}),
+    ("greedy", {"partners": "all", "first": "smallest"}),
+    ("mondrian", {"mode": "strict"}),
+    ("mondrian", {"mode": "relaxed"}),
+]
+
+
+def assert_report_matches(original: pl.DataFrame, qids: list[str], hierarchies: dict, k: int, method: str, options: dict) -> dict:
+    result = pa.anonymize(original, qids=qids, hierarchies=hierarchies, k=k, method=method, **options)
+    published = result.collect()
+    report = result.report["metrics"]
+    assert set(report) == set(NAMES), (method, options)
+    want = pa.metrics.compute(original, published, qids, hierarchies, NAMES, k=k).row(0, named=True)
+    for name in NAMES:
+        got, expected = report[name], want[name]
+        if expected is None:
+            assert got is None, (method, name, got)
+        else:
+            assert math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-9), (method, options, name, got, expected)
+    return report
+
+
+@pytest.mark.parametrize(("method", "options"), CASES)
+def test_report_metrics_equal_compute_on_table_i(method: str, options: dict) -> None:
+    original = pl.concat([TABLE_I] * 3).with_row_index("n").with_columns(pl.col("n").cast(pl.String))
+    report = assert_report_matches(original, ["gender", "race"], ANIMAL_HIERARCHIES, 3, method, options)
+    assert report["k"] == 3 and report["min_class_size"] >= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("method", "options"), CASES)
+def test_report_metrics_equal_compute_on_adult(method: str, options: dict, adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    qids = ADULT_QIDS[:5]
+    report = assert_report_matches(adult, qids, {q: adult_hierarchies[q] for q in qids}, 25, method, options)
+    assert report["ncp"] > 0
+
+
+def test_relaxed_mondrian_splits_a_tuple_and_the_report_counts_both_parts() -> None:
+    """Eight identical rows and k = 4: the relaxed cut splits them; the mapping counts both parts."""
+    hierarchies = {"g": pa.Hierarchy.suppression(["F", "M"]), "a": pa.Hierarchy.intervals([1, 2, 3, 4], [2])}
+    original = pl.DataFrame({"g": ["F"] * 8 + ["M", "M", "M", "M"], "a": ["1"] * 8 + ["2", "3", "4", "4"]})
+    result = pa.anonymize(original, qids=["g", "a"], hierarchies=hierarchies, k=4, method="mondrian", mode="relaxed")
+    published = result.collect().rename({"g": "pg", "a": "pa"})
+    split = pl.concat([original, published], how="horizontal").filter(pl.col("g") == "F").select("pg", "pa").unique()
+    assert split.height == 2  # the eight (F, 1) rows went to two classes
+    assert_report_matches(original, ["g", "a"], hierarchies, 4, "mondrian", {"mode": "relaxed"})
+
+
+def test_mdav_reports_no_hierarchy_metrics() -> None:
+    """MDAV publishes means and modes (aggregate) or permuted leaves (permute): no tuple map of hierarchy nodes."""
+    original = pl.DataFrame({"age": [str(a) for a in (30, 31, 35, 38, 52, 53)], "g": list("FMFMFM")})
+    hierarchies = {"age": pa.Hierarchy.intervals([30, 31, 35, 38, 52, 53], [5, 10]), "g": pa.Hierarchy.suppression(["F", "M"])}
+    result = pa.anonymize(original, qids=["age", "g"], hierarchies=hierarchies, k=2, method="mdav", publish="aggregate")
+    assert result.report["metrics"] == {}
