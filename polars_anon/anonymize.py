@@ -17,7 +17,7 @@ import polars as pl
 
 from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy, check_choice, check_columns, check_k, check_values
-from polars_anon.algorithms import METHODS, Task
+from polars_anon.algorithms import METHODS, Task, refuse_missing_hierarchies
 from polars_anon.classes import class_sizes, k_summary
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, OutputExistsError
 from polars_anon.hierarchy import Hierarchy
@@ -161,11 +161,9 @@ def anonymize(
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
     check_columns(lf, qids, "qids")
     no_hierarchy = [q for q in qids if q not in hierarchies]
-    if no_hierarchy and not getattr(METHODS.get(method), "accepts_missing_hierarchies", False):  # mondrian does
-        raise InvalidParameterError(
-            f"qids {no_hierarchy} have no hierarchy; hierarchies are given for {list(hierarchies)} "
-            "(method='mondrian' accepts qids without one)"
-        )
+    refuse_missing_hierarchies(
+        method, no_hierarchy, f"qids {no_hierarchy} have no hierarchy (given for {list(hierarchies)})", "pass one in hierarchies="
+    )
     for q in qids:
         if q in hierarchies and not isinstance(hierarchies[q], Hierarchy):
             raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(hierarchies[q]).__name__}")

@@ -282,6 +282,9 @@ def metric_pairs(
         f"SELECT {decode(o_code, None)} AS o, {decode(p_code, f'{p_code} = {r_all}')} AS p, NULL::BIGINT AS s, "
         f"{p_code} = {r_all} AS suppressed, n::BIGINT AS size FROM {pairs}"
     )
+    (n_pairs,) = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0]
+    if n_pairs == 0:
+        raise InputError(f"table {original!r} has no rows: there is nothing to measure")
     if key is not None:
         total, = con.execute(f"SELECT coalesce(sum(size), 0) FROM {_ident(name)}").fetchall()[0]
         n_orig, = con.execute(f"SELECT count(*) FROM {_ident(original)}").fetchall()[0]

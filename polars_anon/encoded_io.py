@@ -18,12 +18,15 @@
     the layout to use when hierarchies are large (a 5-digit zip code alone has
     about 1,800 nodes) and the table is long.
 
-Both are written beside the target under a temporary name, checked, then renamed;
-an existing target is replaced only with ``overwrite=True``.
+Both are written beside the target under a temporary name and renamed at the end
+(the ``classes`` layout is checked first: every row's class key must be in the
+classes table); an existing target, file or directory, is replaced only with
+``overwrite=True``.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -41,14 +44,15 @@ from polars_anon.classes import tuple_key
 from polars_anon.encode import _apply, _Join, _Plan, _plan, canonical, encoded_columns
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import _refuse_existing, _temporary, write_parquet_atomic
+from polars_anon.io import _refuse_existing, _temporary
 
 __all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "write_encoded"]
 
 Layout = Literal["wide", "classes"]
 LAYOUTS: tuple[str, ...] = ("wide", "classes")
 CLASS_ID = "class_id"
-"""Name of the class key column of the ``classes`` layout when classes are published tuples."""
+"""Name of the class key column of the ``classes`` layout when classes are published tuples
+(``class_id_1``, ``class_id_2``, ... when the table already has a column of that name)."""
 _FORMAT = "polars_anon encoded classes 1"
 _WIDE_WARN_CELLS = 2_000_000_000
 
@@ -155,8 +159,14 @@ def _write_wide(plan: _Plan, streams: bool, path: Path, overwrite: bool, chunk_r
 
     width = len(plan.out_names)
     if not plan.joins or streams:  # mappings and partition frames stream through sink_parquet
-        write_parquet_atomic(_apply(plan.rows, plan.joins, plan.out_names), path, overwrite=overwrite)
-        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _temporary(path)
+        try:
+            _apply(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp)
+            rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
+            _move_into_place(tmp, path, overwrite)
+        finally:
+            tmp.unlink(missing_ok=True)
         return {"rows": rows, "columns": width, "chunk_rows": None}
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
         raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
@@ -185,8 +195,7 @@ def _write_wide(plan: _Plan, streams: bool, path: Path, overwrite: bool, chunk_r
         if writer is not None:
             writer.close()
             writer = None
-        _refuse_existing(path, overwrite)
-        os.replace(tmp, path)
+        _move_into_place(tmp, path, overwrite)
     finally:
         if writer is not None:
             writer.close()
@@ -213,20 +222,19 @@ def _write_classes(
         classes = plan.joins[0].right.rename({plan.joins[0].right_on[0]: class_col}).select(class_col, *encoded)
         rows = plan.rows.select(rest)
     else:  # a class is a distinct published qid tuple; its id is a code computed row by row (no join)
-        if CLASS_ID in rest:
-            raise InvalidParameterError(
-                f"layout='classes' adds a column {CLASS_ID!r}, but the published table already has one; rename it"
-            )
-        key = [CLASS_ID]
+        taken = {*plan.rows.collect_schema().names(), *plan.out_names}
+        names = itertools.chain([CLASS_ID], (f"{CLASS_ID}_{i}" for i in itertools.count(1)))
+        cid = next(n for n in names if n not in taken)
+        key = [cid]
         tuples = plan.rows.select(qids).unique().sort(qids).collect()  # materializes: one row per class
         code = tuple_key(tuples, qids)
         if code is None:  # too many distinct values for one Int64 code: number the sorted tuples instead
-            tuples = tuples.with_row_index(CLASS_ID).with_columns(pl.col(CLASS_ID).cast(pl.Int64))
-            rows = plan.rows.join(tuples.lazy(), on=qids, how="left", maintain_order="left").select(*rest, CLASS_ID)
+            tuples = tuples.with_row_index(cid).with_columns(pl.col(cid).cast(pl.Int64))
+            rows = plan.rows.join(tuples.lazy(), on=qids, how="left", maintain_order="left").select(*rest, cid)
         else:
-            tuples = tuples.with_columns(code.alias(CLASS_ID))
-            rows = plan.rows.with_columns(code.alias(CLASS_ID)).select(*rest, CLASS_ID)
-        classes = _apply(tuples, plan.joins, [CLASS_ID, *encoded])
+            tuples = tuples.with_columns(code.alias(cid))
+            rows = plan.rows.with_columns(code.alias(cid)).select(*rest, cid)
+        classes = _apply(tuples, plan.joins, [cid, *encoded])
     classes_df = classes.sort(key).collect()  # materializes: one row per class
     meta = {"format": _FORMAT, "representation": representation, "key": key, "columns": plan.out_names}
 
@@ -239,7 +247,7 @@ def _write_classes(
         n_rows = _check_classes(tmp, key, classes_df)
         meta.update(rows=n_rows, classes=classes_df.height)
         (tmp / "encoding.json").write_text(json.dumps(meta, indent=2) + "\n")
-        _replace_dir(tmp, path, overwrite)
+        _move_into_place(tmp, path, overwrite)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return {"rows": n_rows, "columns": len(plan.out_names), "classes": classes_df.height, "chunk_rows": None}
@@ -261,16 +269,23 @@ def _check_classes(tmp: Path, key: list[str], classes: pl.DataFrame) -> int:
     return pl.scan_parquet(tmp / "rows.parquet").select(pl.len()).collect().item()
 
 
-def _replace_dir(tmp: Path, path: Path, overwrite: bool) -> None:
-    """Rename the finished directory into place; an old target is removed only after that."""
+def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
+    """Rename the finished file or directory `tmp` to `path`.
+
+    A file replacing a file is one atomic rename. Otherwise an existing `path` (a
+    directory, or a file where a directory goes) is first renamed aside, put back if
+    the final rename fails, and removed only after it succeeded.
+    """
     _refuse_existing(path, overwrite)
     old = None
-    if path.exists():
+    if path.exists() and (path.is_dir() or tmp.is_dir()):
         old = _temporary(path)
         os.replace(path, old)
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        if old is not None:
+            os.replace(old, path)
+        raise
     if old is not None:
-        if old.is_dir():
-            shutil.rmtree(old)
-        else:
-            old.unlink()
+        shutil.rmtree(old) if old.is_dir() else old.unlink()

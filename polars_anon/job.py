@@ -17,7 +17,7 @@ import polars as pl
 import tomllib
 
 from polars_anon._validate import check_choice, check_columns
-from polars_anon.algorithms import METHODS
+from polars_anon.algorithms import refuse_missing_hierarchies
 from polars_anon.anonymize import anonymize
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, write_encoded
@@ -65,15 +65,15 @@ class Job:
         for name, table in qids.items():
             if not isinstance(table, Mapping):
                 raise InvalidParameterError(f"job file: [qids.{name}] must be a table, e.g. [qids.{name}] hierarchy = \"suppress\"")
+            unknown = sorted(set(table) - {"hierarchy"})
+            if unknown:
+                raise InvalidParameterError(f"job file: [qids.{name}] has unknown keys {unknown}; the only key is 'hierarchy'")
             specs[name] = table.get("hierarchy")  # None: no hierarchy (mondrian, mdav publish without one)
         missing = [q for q, s in specs.items() if s is None]
-        method = raw.get("method", "fulldomain")
-        if missing and method in METHODS and not getattr(METHODS[method], "accepts_missing_hierarchies", False):
-            takers = sorted(m for m, f in METHODS.items() if getattr(f, "accepts_missing_hierarchies", False))
-            raise InvalidParameterError(
-                f"job file: qids {missing} have no 'hierarchy' key, and method {method!r} needs a hierarchy for every qid; "
-                f"add e.g. [qids.{missing[0]}] hierarchy = \"suppress\", or use a method that publishes without one: {takers}"
-            )
+        refuse_missing_hierarchies(
+            raw.get("method", "fulldomain"), missing, f"job file: qids {missing} have no 'hierarchy' key",
+            f"add e.g. [qids.{missing[0] if missing else ''}] hierarchy = \"suppress\"",
+        )  # fmt: skip
         return cls(
             input=base / str(raw["input"]),
             output=base / str(raw["output"]),

@@ -17,9 +17,10 @@ from typing import Any
 import polars as pl
 
 from polars_anon.classes import tuple_key
+from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["METHODS", "Plan", "Task", "recode", "register_method"]
+__all__ = ["METHODS", "Plan", "Task", "recode", "refuse_missing_hierarchies", "register_method"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,21 @@ def recode(lf: pl.LazyFrame, mapping: pl.DataFrame, qids: Sequence[str], *, supp
 
 
 METHODS: dict[str, Callable[[Task], Plan]] = {}
+
+
+def refuse_missing_hierarchies(method: str, missing: Sequence[str], what: str, hint: str) -> None:
+    """Raise unless `method` publishes quasi-identifiers without a hierarchy (or none is missing).
+
+    `what` says how the qids lack one; `hint` how to give one. Methods opt in with
+    ``run.accepts_missing_hierarchies = True`` (mondrian, mdav).
+    """
+    if not missing or method not in METHODS or getattr(METHODS[method], "accepts_missing_hierarchies", False):
+        return  # (an unknown method is refused by its own check)
+    takers = sorted(m for m, f in METHODS.items() if getattr(f, "accepts_missing_hierarchies", False))
+    raise InvalidParameterError(
+        f"{what}, and method {method!r} needs a hierarchy for every qid; {hint}, or use a method that publishes "
+        f"without one: {takers} (e.g. method='mondrian')"
+    )
 
 
 def register_method(name: str) -> Callable[[Callable[[Task], Plan]], Callable[[Task], Plan]]:

@@ -407,10 +407,6 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Se
     return segments, rounds
 
 
-def _labels_of(ax: Axis) -> pl.Series:
-    return pl.Series(ax.labels, dtype=pl.String)
-
-
 def publish_modes(
     qids: Sequence[str], axis_list: Sequence[Axis], hierarchies: Mapping[str, Hierarchy], how: str | Mapping[str, str] = "auto"
 ) -> list[str]:

@@ -349,6 +349,8 @@ def prepare(
                 f"key {key!r} is not unique in the anonymized table: the join gave {int(pairs[SIZE].sum())} rows "
                 f"for {n_orig} original rows; use a row id column"
             )
+    if pairs.is_empty():
+        raise InputError("the original table has no rows: there is nothing to measure")
     _check_pairs(pairs, qids, ordered, orig, anon)
     # suppressed rows are published at the roots (node 0); rows stay sorted, so every sum runs in one order
     pairs = pairs.with_columns(pl.when(pl.col(SUPPRESSED)).then(0).otherwise(pl.col(c)).alias(c) for c in p_cols)

@@ -87,3 +87,12 @@ def test_pairs_without_the_contingency_tables() -> None:
     assert con.sql("FROM anon_ncp_of('anon_pairs', ?)", params=[Q]).fetchall()[0][1] > 0
     with pytest.raises(duckdb.Error, match="anon_pairs_joint"):
         con.sql("FROM anon_cramers_v_of('anon_pairs', ?)", params=[Q]).fetchall()
+
+
+@pytest.mark.parametrize("key", [None, "id"])
+def test_empty_tables_are_refused_by_both_engines(key) -> None:
+    con = _con(TABLE_I.head(0), TABLE_IB.head(0))
+    with pytest.raises(pa.InputError, match="has no rows: there is nothing to measure"):
+        metric_pairs(con, "o", "a", Q, key=key)
+    with pytest.raises(pa.InputError, match="has no rows: there is nothing to measure"):
+        pa.metrics.compute(TABLE_I.head(0), TABLE_IB.head(0), Q, ANIMAL_HIERARCHIES, "ncp", key=key)

@@ -39,7 +39,7 @@ def test_mondrian_without_hierarchy() -> None:
         pa.anonymize(DF, qids=["n"], hierarchies={}, k=2, method="mondrian", publish="hierarchy")
     with pytest.raises(NullValueError, match=r"column 'n' has 1 null values and no hierarchy"):
         pa.anonymize(DF.with_columns(pl.Series("n", [1, None, 3, 4])), qids=["n"], hierarchies={}, k=2, method="mondrian")
-    with pytest.raises(InvalidParameterError, match=r"qids \['n'\] have no hierarchy.*method='mondrian' accepts"):
+    with pytest.raises(InvalidParameterError, match=r"qids \['n'\] have no hierarchy.*needs a hierarchy for every qid.*'mondrian'"):
         pa.anonymize(DF, qids=["n"], hierarchies={}, k=2, method="datafly")
 
 
@@ -68,3 +68,5 @@ def test_job_file_qid_without_hierarchy_needs_a_method_that_takes_it(tmp_path) -
     assert Job.from_dict({**raw, "method": "mondrian"}).qids == {"c": None, "n": "suppress"}
     with pytest.raises(InvalidParameterError, match=r"job file: \[qids.c\] must be a table"):
         Job.from_dict({**raw, "qids": {"c": "suppress"}})
+    with pytest.raises(InvalidParameterError, match=r"job file: \[qids.c\] has unknown keys \['hierarcy'\]; the only key is 'hierarchy'"):
+        Job.from_dict({**raw, "method": "mondrian", "qids": {"c": {"hierarcy": "c.csv"}}})  # a typo is not "no hierarchy"

@@ -90,11 +90,32 @@ def test_classes_layout_refusals(tmp_path):
         write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, tmp_path / "x", "oneclass", layout="long")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="'random' keeps one column per qid"):
         write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, tmp_path / "x", "random", layout="classes")
-    with pytest.raises(InvalidParameterError, match="already has one; rename it"):
-        write_encoded(TABLE_IB.rename({"id": CLASS_ID}), ANIMAL_HIERARCHIES, tmp_path / "x", "oneclass", layout="classes")
-    assert not (tmp_path / "x").exists() and list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == []
     with pytest.raises(InputError, match="neither an encoded Parquet file nor a directory"):
         scan_encoded(tmp_path)
+
+
+@pytest.mark.parametrize("rename", [{"id": CLASS_ID}, {"gender": CLASS_ID}], ids=["other column", "qid"])
+def test_class_key_never_collides_with_a_column(tmp_path, rename):
+    pub = TABLE_IB.rename(rename)
+    hierarchies = {rename.get(q, q): h for q, h in ANIMAL_HIERARCHIES.items()}
+    write_encoded(pub, hierarchies, tmp_path / "c", "oneclass", layout="classes")
+    assert json.loads((tmp_path / "c" / "encoding.json").read_text())["key"] == [f"{CLASS_ID}_1"]
+    assert scan_encoded(tmp_path / "c").collect().equals(encode(pub, hierarchies, "oneclass").collect())
+
+
+@pytest.mark.parametrize("first, second", [("classes", "wide"), ("wide", "classes")])
+def test_either_layout_replaces_the_other_only_with_overwrite(tmp_path, first, second):
+    path = tmp_path / "enc"
+    write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, path, "oneclass", layout=first)
+    with pytest.raises(OutputExistsError, match="exists"):
+        write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, path, "oneclass", layout=second)
+    write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, path, "oneclass", layout=second, overwrite=True)
+    assert path.is_dir() == (second == "classes")
+    assert scan_encoded(path).collect().equals(encode(TABLE_IB, ANIMAL_HIERARCHIES, "oneclass").collect())
+    assert [p.name for p in tmp_path.iterdir()] == ["enc"]  # nothing set aside is left behind
+    write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, path, "random", overwrite=True)  # the streaming writer too
+    assert path.is_file()
 
 
 def test_classes_layout_never_overwrites_unless_asked(tmp_path):
