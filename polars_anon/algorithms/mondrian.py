@@ -560,8 +560,7 @@ def run(task: Task) -> Plan:
         space = int(np.prod([len(ax.labels) for ax in axis_list], dtype=np.float64))
         if space <= _DENSE_KEYS:
             return Plan(_gather_publish(task.lf, coords, segments, published, qids, axis_list), 0, details, mapping=counts)
-        mapping = tuples.join(seg.select(_T, *[f"__anon_out_{q}" for q in qids]), on=_T, how="left", maintain_order="left")
-        return Plan(recode(task.lf, mapping, qids), 0, details, mapping=counts)
+        return Plan(recode(task.lf, counts, qids), 0, details, mapping=counts)  # one segment per tuple: counts is the map
     # relaxed cuts split some tuples: the first records of a tuple (row order) take the first segment
     ranges = tuples.join(seg, on=_T, maintain_order="left").select(
         *qids, pl.col(_OFF).alias("__anon_lo"), (pl.col(_OFF) + pl.col(_SIZE)).alias("__anon_hi"), *[f"__anon_out_{q}" for q in qids]
