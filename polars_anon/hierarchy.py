@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from polars_anon.errors import HierarchyError, InvalidParameterError, preview
+from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
 
 __all__ = ["Hierarchy"]
 
@@ -373,6 +373,28 @@ class Hierarchy:
             return self._index[str(label)]
         except KeyError:
             raise HierarchyError(f"{str(label)!r} is not a node of this hierarchy (root {self.root!r})") from None
+
+    def ids_of(self, values: pl.Series | Sequence[object]) -> np.ndarray:
+        """Node ids of many labels at once (values are matched as strings).
+
+        The one path from labels to node ids; refuses values that are not nodes
+        with :class:`ValueNotInHierarchyError`, naming the first of them and their count.
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> h.ids_of(pl.Series(["M", "*", "F"])).tolist()
+        [2, 0, 1]
+        """
+        labels = (values if isinstance(values, pl.Series) else pl.Series(list(values))).cast(pl.String)
+        codes = labels.cast(pl.Enum(self._labels), strict=False)
+        bad = codes.is_null() & labels.is_not_null() | labels.is_null()
+        if bad.any():
+            wrong = labels.filter(bad).unique(maintain_order=True)
+            name = f"column {labels.name!r}: " if labels.name else ""
+            raise ValueNotInHierarchyError(
+                f"{name}{wrong.len()} distinct values are not nodes of the hierarchy with root {self.root!r} "
+                f"(first: {preview(wrong.head(5).to_list())})"
+            )
+        return codes.to_physical().to_numpy().astype(np.int64)
 
     def label_of(self, node: int) -> str:
         """Label of a node id."""

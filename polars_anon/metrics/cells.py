@@ -19,8 +19,10 @@ The examples use paper 000 Table I anonymized to Table Ib
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
+from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import cell_metric, stack, table_row
 from polars_anon.metrics.data import SIZE, MetricData, orig_col, pub_col
 
@@ -31,6 +33,7 @@ __all__ = [
     "granularity",
     "iloss",
     "information_loss",
+    "loss_per_node",
     "precision",
     "relative_distance",
     "squared_distance_error",
@@ -235,3 +238,19 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
     )
     return stack(table, per)
 
+
+
+def loss_per_node(h: Hierarchy) -> np.ndarray:
+    """Generalization intensity of each node: (nl(v) - 1) / (nl(root) - 1); 0 for a one-leaf hierarchy.
+
+    The one definition of the per-cell loss: the algorithms' ``loss`` (the average
+    of it over the quasi-identifier cells, a suppressed row counting 1 per cell)
+    and the report use it. 0 for a leaf, 1 for the root.
+
+    >>> from polars_anon import Hierarchy
+    >>> loss_per_node(Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})).tolist()
+    [1.0, 0.5, 0.0, 0.0, 0.0]
+    """
+    if h.n_leaves <= 1:
+        return np.zeros(h.n_nodes)
+    return (h.leaves - 1) / (h.n_leaves - 1)

@@ -105,10 +105,10 @@ def test_merge_cost_is_the_cost_of_publishing_the_merge() -> None:
 def test_adult_report_metrics_match_compute_on_rows(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
     """The report's metrics, computed on the class aggregates, equal compute() on the rows (with suppression)."""
     original = adult.with_row_index("row")
-    result = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, k=20, max_suppressed=300)
+    result = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, insensitive="row", k=20, max_suppressed=300)
     assert result.report["suppressed"] > 0
     published = result.collect()
-    rows = compute(original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["levels"])
+    rows = compute(original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["details"]["levels"])
     report = result.report["metrics"]
     assert list(report) == rows.columns
     for name, value in rows.row(0, named=True).items():
@@ -116,12 +116,15 @@ def test_adult_report_metrics_match_compute_on_rows(adult: pl.DataFrame, adult_h
     json.dumps(report)  # plain numbers for the report file
 
 
-def test_report_has_no_metrics_without_levels() -> None:
-    from polars_anon.metrics.report import report_metrics
+def test_report_metrics_from_a_levels_map() -> None:
+    """Table I at levels gender 1 (*) and race 2 (*): every cell at its root, NCP 3 x 1/... + 6 x 6/7."""
+    from polars_anon.report.metrics import map_data, report_metrics
+    from polars_anon.tuplemap import TupleMap
 
     agg = pa.class_sizes(TABLE_I.lazy(), ANIMALS).collect()
-    assert report_metrics(agg, ANIMALS, ANIMAL_HIERARCHIES, None, 2) == {}
-    assert report_metrics(agg, ANIMALS, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2}, 2)["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+    tmap = TupleMap.from_levels(agg, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2})
+    assert report_metrics(map_data(tmap, ANIMAL_HIERARCHIES, 2))["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+    assert report_metrics(None) == {}
 
 
 # ------------------------------------------------------------------ CLI
