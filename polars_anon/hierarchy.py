@@ -466,6 +466,14 @@ class Hierarchy:
         """Label of a node id."""
         return self._labels[int(node)]
 
+    def path_of(self, label: object) -> list[str]:
+        """Labels from `label` up to the root.
+
+        >>> Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}}).path_of("b")
+        ['b', 'A', '*']
+        """
+        return [self._labels[i] for i in self.ancestors_by_depth[self.id_of(label)] if i >= 0][::-1]
+
     def to_rows(self) -> list[list[str]]:
         """ARX rows ``[leaf, level1, ..., root]``, one per leaf in leaf order (what :meth:`from_rows` reads).
 
