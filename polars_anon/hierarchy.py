@@ -278,7 +278,7 @@ class Hierarchy:
         >>> h.level_map(1).filter(pl.col("label") == "1917")["value"].item()
         '1915-1919'
         >>> h = Hierarchy.intervals([12, 18, 37, 95], [5, 10], bottom=18, top=90)
-        >>> [h.label_of(h.parent[h.id_of(v)]) for v in ["12", "18", "37", "95"]]
+        >>> [h.path_of(v)[1] for v in ["12", "18", "37", "95"]]
         ['<18', '18-19', '35-39', '>=90']
         """
         return cls._from_builder(bands.rows(values, widths, root=root, bottom=bottom, top=top), "intervals")
@@ -300,8 +300,8 @@ class Hierarchy:
         >>> h.level_map(2).filter(pl.col("label") == "33101")["value"].item(), h.root
         ('331**', '*')
         >>> h = Hierarchy.masking(pl.Series([2134, 33101]))
-        >>> h.label_of(h.parent[h.id_of("2134")]), h.root
-        ('0213*', '*****')
+        >>> h.path_of("2134")
+        ['2134', '0213*', '021**', '02***', '0****', '*****']
         """
         return cls._from_builder(masks.rows(values, digits, char=char, width=width), "masking")
 
@@ -331,8 +331,8 @@ class Hierarchy:
 
         >>> import datetime as dt
         >>> h = Hierarchy.dates([dt.date(2020, 2, 29), dt.date(2019, 12, 31)], ["month", "year", "decade"])
-        >>> [h.label_of(i) for i in h.ancestors_by_depth[h.id_of("2020-02-29")]]
-        ['*', '2020-2029', '2020', '2020-02', '2020-02-29']
+        >>> h.path_of("2020-02-29")
+        ['2020-02-29', '2020-02', '2020', '2020-2029', '*']
         """
         return cls._from_builder(dates.rows(values, levels, root=root), "dates")
 
@@ -350,8 +350,8 @@ class Hierarchy:
         :mod:`polars_anon.builders.groups`.
 
         >>> h = Hierarchy.ordered(range(1, 8), [3, 2])
-        >>> [h.label_of(i) for i in h.ancestors_by_depth[h.id_of("5")]]
-        ['*', '[1..6]', '[4..6]', '5']
+        >>> h.path_of("5")
+        ['5', '[4..6]', '[1..6]', '*']
         """
         return cls._from_builder(groups.rows(values, sizes, order=order, label=label, root=root), "ordered")
 
@@ -364,8 +364,8 @@ class Hierarchy:
         :mod:`polars_anon.builders.expressions`.
 
         >>> h = Hierarchy.from_levels(["33101", "33109", "34000"], [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])
-        >>> [h.label_of(i) for i in h.ancestors_by_depth[h.id_of("34000")]]
-        ['*', '3', '340', '34000']
+        >>> h.path_of("34000")
+        ['34000', '340', '3', '*']
         """
         return cls._from_builder(expressions.rows(values, levels, root=root), "from_levels")
 

@@ -8,14 +8,16 @@ offset: ``2020-03-01 00:30:00.000000+01:00``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from polars_anon.errors import HierarchyError, InvalidParameterError
 
 __all__ = ["Row", "as_series", "distinct", "string_labels"]
 
-Row = list[str]
-"""One ARX row: ``[leaf, level1, ..., root]``."""
+Row = Sequence[str]
+"""One ARX row: ``[leaf, level1, ..., root]`` (a list or a tuple)."""
 
 
 def as_series(values: object, source: str) -> pl.Series:
