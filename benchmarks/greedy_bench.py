@@ -157,7 +157,7 @@ def published_metrics(agg: pl.DataFrame, hs: dict[str, pa.Hierarchy], nodes: dic
     out = {}
     for m in EDGE_METRICS:
         rw = root_weights(m, hs)
-        leaf = {q: np.array([hs[q].id_of(v) for v in agg[q].to_list()]) for q in hs}
+        leaf = {q: hs[q].ids_of(agg[q]) for q in hs}
         cost = sum(float((rw[q][leaf[q]] - rw[q][nodes[q]]) @ size) for q in hs)
         full = sum(float(rw[q][leaf[q]] @ size) for q in hs)
         out[m] = 100 * cost / full

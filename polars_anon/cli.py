@@ -80,18 +80,30 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _hierarchy_spec(text: str) -> tuple[str, object]:
-    """``age=age.csv``, ``sex=suppress``, ``zip=mask:5``, ``year=intervals:5,10,20``."""
+    """``age=age.csv``, ``sex=suppress``, ``zip=mask:5``, ``year=intervals:5,10,20``, ``birth=dates:month,year``,
+    ``age=ordered:5,2``, or a job file's TOML inline table: ``age={ intervals = [5, 10], bottom = 18 }``."""
+    import tomllib
+
     name, sep, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
     if not sep or not name or not spec:
-        raise AnonError(f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N or intervals:W1,W2,...)")
+        raise AnonError(f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N, intervals:W1,W2,..., "
+                        "dates:LEVEL,..., ordered:S1,S2,... or a TOML table such as { mask = 5 })")  # fmt: skip
+    if spec.startswith("{"):
+        try:
+            return name, tomllib.loads(f"spec = {spec}")["spec"]
+        except tomllib.TOMLDecodeError as exc:
+            raise AnonError(f"--hierarchy {text!r}: not a TOML inline table ({exc}); e.g. {{ intervals = [5, 10], bottom = 18 }}") from None
     kind, colon, arg = spec.partition(":")
+    if colon and kind == "dates":
+        return name, {"dates": [v.strip() for v in arg.split(",")]}
     try:
         if colon and kind == "mask":
             return name, {"mask": int(arg)}
-        if colon and kind == "intervals":
-            return name, {"intervals": [int(w) for w in arg.split(",")]}
+        if colon and kind in ("intervals", "ordered"):
+            return name, {kind: [int(w) for w in arg.split(",")]}
     except ValueError:
-        raise AnonError(f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5 or intervals:5,10,20") from None
+        raise AnonError(f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5, intervals:5,10,20 or ordered:5,2") from None
     return name, spec
 
 

@@ -13,7 +13,7 @@ report) are produced together and renamed into place only when all succeeded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import report_path, scan_input
 from polars_anon.options import describe, type_matches
 from polars_anon.outputs import Outputs
@@ -80,6 +81,8 @@ def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
         if unknown:
             raise InvalidParameterError(f"job file: [qids.{name}] has unknown keys {unknown}; the only key is 'hierarchy'")
         specs[name] = table.get("hierarchy")  # None: no hierarchy (mondrian, mdav publish without one)
+        if specs[name] is not None:
+            parse_spec(name, specs[name])  # a bad spec is refused when the job file is read
     return specs
 
 
@@ -151,44 +154,38 @@ class Job:
         return cls.from_dict(raw, path.parent)
 
 
-def hierarchy_from_spec(name: str, spec: object, values: list[object] | None = None, base: Path = Path(".")) -> Hierarchy:
-    """Build a hierarchy from a job-file spec.
+def hierarchy_from_spec(
+    name: str, spec: object, values: Sequence[object] | pl.Series | None = None, base: Path = Path(".")
+) -> Hierarchy:
+    """Build a hierarchy from a job-file spec (see :mod:`polars_anon.hierarchy_spec` for the forms).
 
-    Specs: a CSV path (relative to `base`), ``"suppress"``, ``{mask = n}``,
-    ``{intervals = [w1, w2, ...]}``, or ``{path = "...", separator = ";"}``.
-    Built-in kinds need the column's distinct `values`.
+    Specs: a CSV path (relative to `base`), ``"suppress"``, ``{mask = n, width = w}``,
+    ``{intervals = [w1, ...], bottom = b, top = t}``, ``{dates = ["month", ...]}``,
+    ``{ordered = [s1, ...], label = "...", order = [...]}`` or
+    ``{path = "...", separator = ";"}``. Built-in kinds need the column's distinct
+    `values` (a Series keeps the column's dtype: integers are masked zero-padded,
+    dates keep their String form). A bad spec is refused naming the qid and key.
 
     >>> hierarchy_from_spec("sex", "suppress", ["F", "M"]).leaf_labels
     ['F', 'M']
     """
-    if isinstance(spec, str) and spec != "suppress":
-        return Hierarchy.from_csv(base / spec)
-    if isinstance(spec, Mapping) and "path" in spec:
-        return Hierarchy.from_csv(base / str(spec["path"]), separator=str(spec.get("separator", ";")))
-    if values is None:
-        raise InvalidParameterError(f"qid {name!r}: built-in hierarchy {spec!r} needs the column's values")
-    if spec == "suppress":
-        return Hierarchy.suppression(values)
-    if isinstance(spec, Mapping) and "mask" in spec:
-        return Hierarchy.masking(values, int(spec["mask"]))
-    if isinstance(spec, Mapping) and "intervals" in spec:
-        return Hierarchy.intervals(values, list(spec["intervals"]))
-    raise InvalidParameterError(
-        f"qid {name!r}: unknown hierarchy spec {spec!r}; use a CSV path, \"suppress\", {{mask = 5}} "
-        "or {intervals = [5, 10, 20]}"
-    )
+    return build_spec(name, parse_spec(name, spec), values, base)
 
 
 def build_hierarchies(lf: pl.LazyFrame, specs: Mapping[str, object], base: Path = Path(".")) -> dict[str, Hierarchy]:
-    """Hierarchies for every qid that has one (spec None: none); built-in kinds read the distinct values in one query."""
+    """Hierarchies for every qid that has one (spec None: none).
+
+    Every spec is checked before any data is read; built-in kinds then read the
+    distinct values of their columns in one query.
+    """
     check_columns(lf, specs, "qids")
-    specs = {q: s for q, s in specs.items() if s is not None}  # qids without a hierarchy
-    builtin = [q for q, s in specs.items() if not (isinstance(s, str) and s != "suppress") and not (isinstance(s, Mapping) and "path" in s)]
-    values: dict[str, list[object]] = {}
+    parsed = {q: parse_spec(q, s) for q, s in specs.items() if s is not None}  # None: a qid without hierarchy
+    builtin = [q for q, s in parsed.items() if s.needs_values]
+    values: dict[str, pl.Series] = {}
     if builtin:
         frames = pl.collect_all([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
-        values = {q: f[q].to_list() for q, f in zip(builtin, frames)}
-    return {q: hierarchy_from_spec(q, s, values.get(q), base) for q, s in specs.items()}
+        values = {q: f[q] for q, f in zip(builtin, frames)}
+    return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
 
 
 def _layout(job: Job, encoding: str) -> str:

@@ -31,7 +31,7 @@ def reference(
         up = set(_path(h, a))
         return next(n for n in _path(h, b) if n in up)
 
-    nodes0 = {q: np.array([h.id_of(v) for v in agg[q]]) for q, h in hs.items()}
+    nodes0 = {q: h.ids_of(agg[q]) for q, h in hs.items()}
     size0 = agg["size"].to_numpy().astype(np.int64)
     order = _order(hs, nodes0, root_w_np(root_w), size0)
     classes = [{"rows": [int(i)], "rep": [int(nodes0[q][i]) for q in qids], "size": int(size0[i])} for i in order]
