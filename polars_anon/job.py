@@ -223,10 +223,10 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     for path in (job.output, target, *paths.values()):
         out.check(path)
     lf = scan_input(job.input, separator=job.separator)
-    asked = dict(
-        qids=list(job.qids), k=job.k, method=job.method, metric=job.metric, drop=job.drop, insensitive=job.insensitive,
-        sensitive=job.sensitive, seed=job.seed, null=job.null,
-    )  # fmt: skip
+    asked: dict[str, Any] = {
+        "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
+        "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
+    }  # fmt: skip
     check_request(lf.collect_schema(), hierarchies={q: DEFERRED for q, s in job.qids.items() if s is not None},
                   options=job.options, **asked)  # type: ignore[arg-type]  (before any data is read)
     hierarchies = build_hierarchies(lf, job.qids, job.base)

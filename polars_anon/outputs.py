@@ -35,9 +35,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, Self
 
-from polars_anon.errors import AnonError, OutputExistsError, OutputError
+from polars_anon.errors import AnonError, OutputError, OutputExistsError
 
 __all__ = ["Interrupted", "Outputs", "disk_error", "staged_write", "temporary_name"]
 
@@ -174,7 +174,7 @@ class Outputs:
         self._interrupted = True
         raise Interrupted(f"interrupted by {signal.Signals(signum).name}; nothing was written")
 
-    def __enter__(self) -> Outputs:
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             for sig in _SIGNALS:
                 self._handlers[sig] = signal.signal(sig, self._on_signal)

@@ -116,7 +116,7 @@ def register_method(
     return add
 
 
-from polars_anon.algorithms import (  # noqa: E402
+from polars_anon.algorithms import (
     datafly,  # noqa: F401  (registers itself)
     fulldomain,  # noqa: F401  (registers itself)
     greedy,  # noqa: F401  (registers itself)

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import polars as pl
 
 from polars_anon.errors import ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
