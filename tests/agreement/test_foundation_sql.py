@@ -11,7 +11,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_anon as pa
-from polars_anon.duckdb import generalize_sql, load_hierarchy, register, sql_files
+from polars_anon.duckdb import generalize_sql, load_hierarchies, load_hierarchy, register, sql_files
+from polars_anon.messages import K_NOT_INTEGER, LEVEL_OUT_OF_RANGE
 from tests.conftest import ADULT_QIDS
 
 
@@ -56,8 +57,7 @@ def test_register_is_idempotent(con: duckdb.DuckDBPyConnection) -> None:
 ])
 def test_generalized_adult_and_classes_agree(levels: dict, adult: pl.DataFrame, adult_hierarchies: dict,
                                               con: duckdb.DuckDBPyConnection) -> None:
-    for q, h in adult_hierarchies.items():
-        load_hierarchy(con, q, h)
+    load_hierarchies(con, adult_hierarchies)
     con.register("adult_src", adult.to_arrow())
     via_sql = con.sql(generalize_sql("adult_src", adult_hierarchies, levels)).pl()
     via_polars = pa.generalize(adult.lazy(), adult_hierarchies, levels).collect()
@@ -73,10 +73,10 @@ def test_generalized_adult_and_classes_agree(levels: dict, adult: pl.DataFrame, 
 
 def test_sql_errors_name_the_parameter(con: duckdb.DuckDBPyConnection) -> None:
     con.sql("CREATE TABLE t AS SELECT 1 AS a")
-    with pytest.raises(duckdb.Error, match="k must be >= 1, got 0"):
+    with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):
         con.sql("FROM anon_class_sizes('t', ['a'], k := 0)").fetchall()
     load_hierarchy(con, "a", pa.Hierarchy.suppression(["1"]))
-    with pytest.raises(duckdb.Error, match="level must be >= 0, got -1"):
+    with pytest.raises(duckdb.Error, match=LEVEL_OUT_OF_RANGE.pattern(where="hierarchy 'a': ", level=-1, top=1, root="*")):
         con.sql("SELECT anon_generalize('a', 1, -1)").fetchall()
 
 
