@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -49,6 +50,18 @@ def test_every_macro_has_a_polars_twin(con: duckdb.DuckDBPyConnection) -> None:
 
 def test_register_is_idempotent(con: duckdb.DuckDBPyConnection) -> None:
     assert register(con) == register(con)
+
+
+def test_register_writes_nothing_into_a_database_file(tmp_path: Path) -> None:
+    """TEMP macros and tables: a database file opened again has none of them."""
+    path = str(tmp_path / "user.duckdb")
+    with duckdb.connect(path) as c:
+        names = register(c)
+        load_hierarchies(c, {"sex": pa.Hierarchy.suppression(["F", "M"])})
+        assert "anon_generalize" in names and all(n.startswith("anon_") for n in names)
+    with duckdb.connect(path) as c:
+        assert c.sql("SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'anon_%'").fetchall() == [(0,)]
+        assert c.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'anon_%'").fetchall() == [(0,)]
 
 
 @pytest.mark.parametrize("levels", [
