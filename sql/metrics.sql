@@ -46,14 +46,14 @@
 -- Twin: polars_anon.metrics.data.prepare
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
+  __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
+    SELECT CASE WHEN anon_check_qids(orig, qids) THEN anon_check_qids(anon, qids) END AS ok),
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run)
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
            COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'),
            COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
            true AS __anon_in
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))
-    -- checked once whatever the rows, orig first; in the first CTE, where no CTE name hides a table
-    WHERE (SELECT CASE WHEN anon_check_qids(orig, qids) THEN anon_check_qids(anon, qids) END)),
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
   a AS (
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
            COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
@@ -67,7 +67,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
   g AS (
     SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none' OR starts_with(c, '__anon_p_')), __anon_s,
            __anon_in IS NULL AS __anon_no_orig, __anon_hit IS NULL AS __anon_suppressed, count(*) AS __anon_size
-    FROM j GROUP BY ALL),
+    FROM j WHERE (SELECT ok FROM __anon_chk) GROUP BY ALL),  -- checked once, whatever the rows
   m AS MATERIALIZED (
     SELECT row_number() OVER () AS pid,
            struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'))::MAP(VARCHAR, VARCHAR) AS om,
