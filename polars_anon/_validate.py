@@ -15,6 +15,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.messages import QIDS_EMPTY
 
 __all__ = ["as_lazy", "check_choice", "check_columns", "check_columns_in", "check_k", "check_values", "names_list"]
 
@@ -105,3 +106,16 @@ def check_values(
                 f"column {q!r}{where}: {len(missing)} distinct values are not leaves of its hierarchy "
                 f"(first: {preview(missing)}); add them to the hierarchy or drop those rows"
             )
+
+
+def is_integer(value: object) -> bool:
+    """Whether `value` is an int (not a bool, not a float such as 2.0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_qids(lf: pl.LazyFrame, qids: Iterable[str]) -> list[str]:
+    """Refuse an empty list of quasi-identifiers and names that are not columns of `lf`."""
+    qids = list(qids)
+    if not qids:
+        raise InvalidParameterError(QIDS_EMPTY())
+    return check_columns(lf, qids, "qids")

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from polars_anon._validate import check_k, check_qids
+
 __all__ = ["class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size", "tuple_key"]
 
 SIZE = "size"
@@ -14,29 +16,38 @@ SIZE = "size"
 def class_sizes(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     """One row per equivalence class: the quasi-identifier tuple and its ``size`` (UInt32).
 
-    Rows are sorted by the tuple so the result is deterministic.
+    Rows are sorted by the tuple so the result is deterministic. Refuses an empty
+    `qids` and names that are not columns (the refusals of ``anon_class_sizes``).
 
     >>> class_sizes(pl.LazyFrame({"a": [1, 1, 2]}), ["a"]).collect().rows()
     [(1, 2), (2, 1)]
     """
-    qids = list(qids)
+    qids = check_qids(lf, qids)
     return lf.group_by(qids).agg(pl.len().alias(SIZE)).sort(qids, nulls_last=True)
 
 
 def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame:
     """One row: ``k``, ``min_class_size``, ``n_classes``, ``n_rows``, ``violating_rows``, ``k_anonymous``.
 
+    An empty table is not k-anonymous (``k_anonymous`` is False: there is no class
+    to vouch for). Refuses an empty `qids`, names that are not columns, and `k`
+    that is not an integer >= 1 (:class:`~polars_anon.errors.InvalidParameterError`).
+
     >>> k_summary(pl.LazyFrame({"a": [1, 1, 2]}), ["a"], k=2).collect().row(0)
     (2, 1, 2, 3, 1, False)
+    >>> k_summary(pl.LazyFrame({"a": []}, schema={"a": pl.String}), ["a"]).collect()["k_anonymous"].item()
+    False
     """
-    sizes = lf.group_by(list(qids)).agg(pl.len().alias(SIZE))
+    qids = check_qids(lf, qids)
+    k = check_k(k)
+    sizes = lf.group_by(qids).agg(pl.len().alias(SIZE))
     return sizes.select(
         pl.lit(k, dtype=pl.Int64).alias("k"),
         pl.col(SIZE).min().cast(pl.Int64).fill_null(0).alias("min_class_size"),
         pl.len().cast(pl.Int64).alias("n_classes"),
         pl.col(SIZE).sum().cast(pl.Int64).alias("n_rows"),
         pl.col(SIZE).filter(pl.col(SIZE) < k).sum().cast(pl.Int64).alias("violating_rows"),
-        (pl.col(SIZE).min().fill_null(k) >= k).alias("k_anonymous"),
+        (pl.col(SIZE).min() >= k).fill_null(False).alias("k_anonymous"),
     )
 
 
@@ -50,7 +61,7 @@ def min_class_size(lf: pl.LazyFrame, qids: Sequence[str]) -> int:
 
 
 def is_k_anonymous(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> bool:
-    """True when every class has at least `k` rows.
+    """True when every class has at least `k` rows (False for an empty table); refuses `k` < 1 as :func:`k_summary`.
 
     >>> is_k_anonymous(pl.LazyFrame({"a": [1, 1, 2, 2]}), ["a"], 2)
     True
@@ -65,7 +76,7 @@ def class_size_histogram(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     [(1, 1, 1), (2, 1, 2)]
     """
     return (
-        lf.group_by(list(qids))
+        lf.group_by(check_qids(lf, qids))
         .agg(pl.len().alias(SIZE))
         .group_by(SIZE)
         .agg(pl.len().alias("classes"))
