@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import polars as pl  # noqa: F401  (the doctests)
 
 from polars_anon.errors import ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
