@@ -13,13 +13,13 @@ report) are produced together and renamed into place only when all succeeded.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
-import tomllib
 
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report

@@ -91,7 +91,7 @@ def test_date_values(days: list[dt.date], levels: list[str]) -> None:
 
 ZONES = [None, "UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Kiritimati"]
 PER_US = {"ns": 1000, "us": 1, "ms": 1 / 1000}
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 @settings(max_examples=60, deadline=None)
