@@ -146,8 +146,10 @@ def axes(
             if how == "hierarchy":
                 if h is None:
                     raise InvalidParameterError(f"order 'hierarchy' for qid {q!r}, which has no hierarchy; use 'numeric' or 'alphabetical'")
-                extra = [v for v in vals if v not in set(h.leaf_labels)]  # the root, after null="suppress"
-                labels = h.leaf_labels + [h.label_of(i) for i in sorted(h.id_of(v) for v in extra)]
+                leaves = h.leaf_labels
+                known = set(leaves)  # built once: per value it cost |values| x |leaves| (minutes for 5-digit zips)
+                extra = [v for v in vals if v not in known]  # the root, after null="suppress"
+                labels = leaves + [h.label_of(i) for i in sorted(h.id_of(v) for v in extra)]
             elif how == "numeric":
                 numbers = _as_numbers(vals)
                 if numbers is None:
@@ -466,7 +468,7 @@ def class_labels(
         if mode == "hierarchy":
             assert h is not None  # publish_modes checked it
             if ax.hierarchy_order:  # leaves of a class lie in [lo, hi] of the depth-first order
-                node_ids = np.array([h.id_of(v) for v in ax.labels], dtype=np.int64)
+                node_ids = h.ids_of(ax.labels)
                 top = h.lca(node_ids[lo], node_ids[hi])
                 col = np.asarray(h.labels, dtype=object)[top].tolist()
             else:
