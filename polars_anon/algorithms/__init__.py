@@ -122,4 +122,5 @@ from polars_anon.algorithms import (
     greedy,  # noqa: F401  (registers itself)
     mdav,  # noqa: F401  (registers itself)
     mondrian,  # noqa: F401  (registers itself)
+    topdown,  # noqa: F401  (registers itself)
 )
