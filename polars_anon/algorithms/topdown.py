@@ -527,12 +527,14 @@ def topdown_partition(aggregates: pl.DataFrame, hierarchies: Mapping[str, Hierar
     return _result(axes, qids, size, klass, suppressed, set_aside, repaired, time.perf_counter() - start)
 
 
-def _passes(axes: Sequence[_Axis], size: np.ndarray, rule: _Rule) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
+def _passes(
+    axes: Sequence[_Axis], size: np.ndarray, rule: _Rule, max_rounds: int = MAX_ROUNDS
+) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``."""
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
-    for rounds in range(1, MAX_ROUNDS + 2):
-        n_classes, aside, _ = _specialize(axes, size, todo, rule, rounds <= MAX_ROUNDS, klass, n_classes)
+    for rounds in range(1, max_rounds + 2):
+        n_classes, aside, _ = _specialize(axes, size, todo, rule, rounds <= max_rounds, klass, n_classes)
         set_aside.append(int(size[aside].sum()))
         if set_aside[-1] < rule.k or len(aside) == len(todo):
             break
