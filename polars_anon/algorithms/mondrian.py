@@ -478,11 +478,12 @@ def class_labels(
         elif mode == "range":
             col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]").tolist() if len(lo) else []
         else:
-            members = pl.col(f"__anon_set{j}")
-            joined = members.list.eval(
-                pl.element().replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String)
-            ).list.join(",")
-            out.append(bounds.select(pl.when(members.list.len() == 1).then(joined).otherwise("{" + joined + "}").alias(q)).to_series())
+            # flat, then joined per class: a replace_strict inside list.eval cost seconds per qid on 30,000 classes
+            member = pl.col(f"__anon_set{j}")
+            flat = bounds.select(_PID, member).explode(f"__anon_set{j}")
+            named = flat.with_columns(member.replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String))
+            sets = named.group_by(_PID, maintain_order=True).agg(member.str.join(","), pl.len().alias("__anon_n"))
+            out.append(sets.select(pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)).to_series())
             continue
         out.append(pl.Series(q, col, dtype=pl.String))
     return pl.DataFrame(out)
