@@ -151,6 +151,17 @@ def _maximal_failing(lattice: Lattice, v: np.ndarray, fails) -> np.ndarray:
     return u
 
 
+_CHUNK = 4096
+"""Vectors screened at once against the failing vectors known (one vectorized test per chunk)."""
+
+
+def _stops(bound: np.ndarray, best: tuple[float, np.ndarray, int, np.ndarray] | None) -> np.ndarray:
+    """Where the search may stop: no vector from there on can beat (or tie with fewer suppressed) the best."""
+    if best is None:
+        return np.zeros(len(bound), dtype=bool)
+    return (bound > best[0] + 1e-15) | ((bound >= best[0] - 1e-15) & (best[2] == 0))
+
+
 def search(task: Task, max_suppressed: int = 0) -> SearchResult:
     """Find the optimal level vector (see the module docstring)."""
     lattice = Lattice(task)
@@ -166,21 +177,34 @@ def search(task: Task, max_suppressed: int = 0) -> SearchResult:
     failing = np.empty((0, lattice.m), dtype=np.int64)
     best: tuple[float, np.ndarray, int, np.ndarray] | None = None
     with tqdm(total=len(order), desc="full-domain lattice", unit="vector", leave=False, mininterval=0.5, disable=None) as bar:
-        for done, i in enumerate(order):
-            v = grid[i]
-            if best is not None and (bound[i] > best[0] + 1e-15 or (bound[i] >= best[0] - 1e-15 and best[2] == 0)):
-                bar.update(len(order) - done)
+        start = 0
+        while start < len(order):
+            width = max(64, min(_CHUNK, (1 << 24) // max(1, len(failing) * lattice.m)))  # bounds the screening's memory
+            idx = order[start : start + width]
+            start += width
+            vs, bs = grid[idx], bound[idx]
+            known = len(failing)  # vectors below a failing one fail: screened here, the chunk at once
+            alive = ~(failing[None, :, :] >= vs[:, None, :]).all(axis=2).any(axis=1) if known else np.ones(len(idx), dtype=bool)
+            stops = _stops(bs, best)
+            stop = int(np.argmax(stops)) if stops.any() else len(idx)
+            for c in np.flatnonzero(alive):
+                if c >= stop:
+                    break
+                v = vs[c]
+                if len(failing) > known and np.any(np.all(failing[known:] >= v, axis=1)):
+                    continue
+                evaluated += 1
+                suppressed, loss, small = lattice.evaluate(v)
+                if suppressed > max_suppressed:
+                    failing = np.vstack([failing, _maximal_failing(lattice, v, fails)])
+                    continue
+                if best is None or loss < best[0] - 1e-15 or (loss <= best[0] + 1e-15 and suppressed < best[2]):
+                    best = (loss, v, suppressed, small)
+                    later = _stops(bs[c + 1 :], best)
+                    stop = c + 1 + int(np.argmax(later)) if later.any() else len(idx)
+            bar.update(min(stop, len(idx)))
+            if stop < len(idx):
                 break
-            bar.update(1)
-            if len(failing) and np.any(np.all(failing >= v, axis=1)):
-                continue
-            evaluated += 1
-            suppressed, loss, small = lattice.evaluate(v)
-            if suppressed > max_suppressed:
-                failing = np.vstack([failing, _maximal_failing(lattice, v, fails)])
-                continue
-            if best is None or loss < best[0] - 1e-15 or (loss <= best[0] + 1e-15 and suppressed < best[2]):
-                best = (loss, v, suppressed, small)
     if best is None:
         raise InfeasibleError(
             f"no full-domain generalization is {task.k}-anonymous with at most {max_suppressed} suppressed rows "
