@@ -49,7 +49,7 @@ max_suppressed : int >= 0 (default 0)
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,10 +79,11 @@ class _Rule:
     n: int
     """Aggregate rows (tuples) of the task."""
 
-    def ok(self, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray) -> np.ndarray:
+    def ok(self, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray | Callable[[], np.ndarray]) -> np.ndarray:
         """Per part, may it be a class? `sizes`: its rows; tuple ``rows[i]`` is in part ``part[i]`` (``len(sizes)``: none).
 
-        Today the rule is k rows. With privacy models it becomes
+        `part` may be a function returning that array (built only when needed). Today the
+        rule is k rows. With privacy models it becomes
         ``(sizes >= self.k) & ~constraints.violating(self.part_of(rows, part, len(sizes)))[: len(sizes)]``.
 
         >>> _Rule(3, 4).ok(np.array([2, 3, 5]), np.arange(4), np.array([0, 1, 2, 2])).tolist()
@@ -90,10 +91,10 @@ class _Rule:
         """
         return sizes >= self.k
 
-    def part_of(self, rows: np.ndarray, part: np.ndarray, n_parts: int) -> np.ndarray:
+    def part_of(self, rows: np.ndarray, part: np.ndarray | Callable[[], np.ndarray], n_parts: int) -> np.ndarray:
         """A part id for every aggregate row (`n_parts` for those in no part)."""
         out = np.full(self.n, n_parts, dtype=np.int64)
-        out[rows] = part
+        out[rows] = part() if callable(part) else part
         return out
 
 
@@ -121,9 +122,10 @@ class _Axis:
         first = np.concatenate([[0], np.cumsum(self.fanout)])[h.parent[by_parent]]
         rank[by_parent] = np.arange(len(by_parent)) - first
         anc = h.ancestors_by_depth
-        self.width = anc.shape[1]
-        # per tuple and depth d: 1 + the sibling rank of its ancestor at depth d (0 above its own depth)
-        self.slot = np.where(anc >= 0, rank[anc] + 1, 0)[self.value].ravel()
+        # per tuple and depth d: 1 + the sibling rank of its ancestor at depth d (0 above its own depth; one
+        # more column of 0 for the depth below the deepest leaf)
+        self.width = anc.shape[1] + 1
+        self.slot = np.pad(np.where(anc >= 0, rank[anc] + 1, 0), ((0, 0), (0, 1)))[self.value].ravel()
         self.table = None
         if len(self.leaf_node) <= _TABLE_LEAVES:
             self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
@@ -202,8 +204,7 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, size:
     """
     span = ax.fanout[node] + 1
     offset = np.concatenate([[0], np.cumsum(span)])
-    d = ax.depth[node][cid] + 1
-    key = offset[cid] + ax.slot[rows * ax.width + np.minimum(d, ax.width - 1)] * (d < ax.width)
+    key = offset[cid] + ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
     total = int(offset[-1])
     if total <= 4 * len(rows) + 4096:
         of_row, keys = key, np.arange(total)
@@ -232,7 +233,8 @@ def _price(ax: _Axis, j: int, op: _Open, size: np.ndarray, rule: _Rule, defer: b
     """
     node = ax.node(op.lo[j], op.hi[j])
     op.dead[:, j] |= ax.is_leaf[node]
-    live = ~op.dead[:, j]
+    # a split gains at most size x loss(node) (every part at a leaf): below the best so far, it cannot win
+    live = ~op.dead[:, j] & (op.size * ax.loss[node] > best.gain * (1 + 1e-12) + 1e-12)
     live_cls = np.flatnonzero(live)
     if not len(live_cls):
         return
@@ -254,7 +256,7 @@ def _price(ax: _Axis, j: int, op: _Open, size: np.ndarray, rule: _Rule, defer: b
     has_rest = rest > 0
     rest_cost = np.zeros(n_classes)
     rest_cost[has_rest] = rest[has_rest] * ax.cost(rest_lo[has_rest], rest_hi[has_rest])
-    rest_ok = has_rest & rule.ok(rest, rows, np.where(big[g.of_row], n_classes, cid))
+    rest_ok = has_rest & rule.ok(rest, rows, lambda: np.where(big[g.of_row], n_classes, cid))
     small_rest = has_rest & ~rest_ok & (n_big > 0)
     # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
     target = _smallest_big(big, g.size, g.cls, n_classes)
