@@ -15,7 +15,8 @@ from the top: every class boundary is a hierarchy boundary.
    attribute gives a higher final loss (0.054 / 0.079 / 0.199 against
    0.052 / 0.076 / 0.195 at k = 5 / 10 / 100), because it favours splits that
    tighten attributes by accident over the ones that open a hierarchy level.
-   Classes split breadth-first, all at once, until no split lowers the loss.
+   Classes split breadth-first, all at once, until no split lowers the loss. Ties go
+   to the earlier quasi-identifier.
 2. **Re-anonymize what was set aside.** The rows set aside (the rare values of
    each branch) are anonymized again from the roots by step 1, together; their
    classes are new classes (published tuples may equal earlier ones: classes only
@@ -24,8 +25,9 @@ from the top: every class boundary is a hierarchy boundary.
    then join the smallest child that holds k rows).
 3. **Repair.** Rows that never formed a class (fewer than k left) are merged into
    the classes by the greedy merge loop of :mod:`polars_anon.algorithms.greedy`
-   (each class given as its published tuple, the cost exactly this loss), or
-   suppressed when ``max_suppressed`` allows and that costs less.
+   (each leftover offered its :data:`_NEAREST` cheapest classes, each class given as
+   its published tuple, the merge cost exactly this loss), or suppressed when
+   ``max_suppressed`` allows and that costs less.
 4. **Suppress outliers** (only with ``max_suppressed`` > 0): a tuple whose removal
    lets the rest of its class (still k rows) be published lower, by more than
    the tuple's own cost as a suppressed row (every cell at the root, as the loss
@@ -33,10 +35,18 @@ from the top: every class boundary is a hierarchy boundary.
 
 The loss is the report's ``loss``: the mean over quasi-identifier cells of
 ``(nl(v) - 1) / (nl(root) - 1)`` (:func:`polars_anon.metrics.cells.loss_per_node`),
-a suppressed row counting 1 per cell.
+a suppressed row counting 1 per cell. Directions measured and left out: giving
+set-aside rows a higher estimated cost (x1.5 to x5, or +0.05 to +1 per row) moved
+the Adult loss by at most 0.001 either way; re-splitting classes of 2k rows or more
+has nothing to work on (on Adult at k=10, 0.5 % of the loss sits in such classes,
+each a single tuple); greedy over the set-aside rows instead of step 2 is worse on
+Adult from k=5 on (0.056 against 0.051 at k=5 after one pass).
 
 Everything runs over the class aggregates (one row per distinct tuple and its
-size) in NumPy: per round one sort per attribute over the open tuples. The rule
+size) in NumPy. A round groups the open tuples by (class, child) with dense
+counts, per attribute; it skips an attribute for a class when no child can hold k
+rows (then none can in any sub-class: the attribute is dead below) or when even
+publishing every part at a leaf would not beat the best split found. The rule
 that says whether a set of tuples may be published as a class is :meth:`_Rule.ok`,
 and every split, merge and suppression asks it.
 
