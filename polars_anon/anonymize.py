@@ -26,10 +26,10 @@ from polars_anon._validate import as_lazy
 from polars_anon.algorithms import Plan, Task
 from polars_anon.attributes import distinct_counts
 from polars_anon.classes import class_sizes
-from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.errors import NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import report_path
-from polars_anon.outputs import Outputs, staged_write
+from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
 from polars_anon.request import Request, check_data, check_request
@@ -37,9 +37,6 @@ from polars_anon.tuplemap import SIZE
 from polars_anon.verify import Verifier, verify_k
 
 __all__ = ["Anonymized", "anonymize", "prepare", "verify_k"]
-
-OUTPUT_SUFFIXES = (".parquet", ".pq")
-
 
 @dataclass
 class Anonymized:
@@ -72,11 +69,7 @@ class Anonymized:
 
         The caller commits `out` (renaming every output into place) once all are written.
         """
-        path = Path(path)
-        if path.suffix.lower() not in OUTPUT_SUFFIXES:
-            raise InvalidParameterError(f"output {str(path)!r} must end in .parquet (the published table is written as Parquet)")
-        if path.is_dir():
-            raise InvalidParameterError(f"output {str(path)!r} is a folder; give a file path ending in .parquet")
+        path = check_parquet_target(path)
         start = time.perf_counter()
 
         def write(tmp: Path) -> dict[str, Any]:
@@ -96,6 +89,7 @@ class Anonymized:
         existing output is refused unless `overwrite`; on any failure or interrupt
         nothing new remains and nothing that existed is touched. Returns the report.
         """
+        check_parquet_target(path)
         with Outputs(overwrite=overwrite) as out:
             target = report_path(path) if report is True else (Path(report) if report else None)
             if target is not None:

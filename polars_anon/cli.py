@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
@@ -179,8 +180,16 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other refusal (``--help`` still shows the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("polars-anon").strip()
+        self.exit(2, f"polars-anon: error: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
+    p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="generate a synthetic voter register and anonymize it")
     d.add_argument("--rows", type=int, default=1_000_000, help="voters to generate (default 1,000,000)")

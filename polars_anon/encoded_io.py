@@ -42,6 +42,7 @@ from polars_anon.classes import tuple_key
 from polars_anon.encode import _apply, _Join, _Plan, _plan, canonical, encoded_columns
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import Outputs, staged_write
 
 __all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "stage_encoded", "write_encoded"]
@@ -139,6 +140,8 @@ def stage_encoded(
     layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
     representation = canonical(representation)
     path = Path(path)
+    if layout == "wide" and path.suffix.lower() in CSV_SUFFIXES:
+        raise InvalidParameterError(f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet")
     out.check(path)
     plan = _plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)
     if layout == "classes" and not plan.joins:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import polars as pl
 
+from polars_anon._validate import check_columns
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
@@ -30,6 +32,8 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
     >>> pl.DataFrame({"g": ["F", "M"]}).select(generalize_expr("g", h, 1))["g"].to_list()
     ['*', '*']
     """
+    if not isinstance(hierarchy, Hierarchy):
+        raise InvalidParameterError(f"hierarchy must be a Hierarchy, got {type(hierarchy).__name__}")
     expr = pl.col(column) if isinstance(column, str) else column
     if level == 0:
         hierarchy.generalize_ids(level)  # validates the level
@@ -64,6 +68,13 @@ def generalize(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], levels: M
         raise InvalidParameterError(
             f"levels names {unknown}, which have no hierarchy; hierarchies are given for {list(hierarchies)}"
         )
+    for q, h in hierarchies.items():
+        if not isinstance(h, Hierarchy):
+            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
+        level = levels.get(q, 0)
+        if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level < h.height:
+            raise InvalidParameterError(f"levels[{q!r}] must be an integer in 0..{h.height - 1}, got {level!r}")
+    check_columns(lf, hierarchies, "hierarchies")
     return lf.with_columns(generalize_expr(q, h, int(levels.get(q, 0))).alias(q) for q, h in hierarchies.items())
 
 

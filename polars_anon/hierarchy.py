@@ -665,6 +665,8 @@ class Hierarchy:
         return r[:, None] - r[lca]
 
     def _check_level(self, level: int) -> None:
+        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
+            raise InvalidParameterError(f"level must be an integer in 0..{self.height - 1} (root {self.root!r}), got {level!r}")
         if not 0 <= int(level) < self.height:
             raise InvalidParameterError(
                 f"level {level} is outside this hierarchy's levels 0..{self.height - 1} (root {self.root!r})"

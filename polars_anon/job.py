@@ -30,7 +30,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import report_path, scan_input
 from polars_anon.options import describe, type_matches
-from polars_anon.outputs import Outputs
+from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
@@ -220,6 +220,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     """
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
+    check_parquet_target(job.output)  # before any data is read
     for path in (job.output, target, *paths.values()):
         out.check(path)
     lf = scan_input(job.input, separator=job.separator)
@@ -262,7 +263,9 @@ def encoding_path(output: str | Path, encoding: str, layout: str = "wide") -> Pa
     'adult_k10.proportional.parquet'
     >>> encoding_path("out/adult_k10.parquet", "proportional", "classes").name
     'adult_k10.proportional'
+    >>> encoding_path("published.csv", "fillparent").name   # written as Parquet: named so
+    'published.fillparent.parquet'
     """
     output = Path(output)
-    suffix = "" if layout == "classes" else output.suffix or ".parquet"
+    suffix = "" if layout == "classes" else (output.suffix if output.suffix.lower() in PARQUET_SUFFIXES else ".parquet")
     return output.with_name(f"{output.stem}.{encoding}{suffix}")
