@@ -892,3 +892,23 @@ CREATE OR REPLACE TEMP MACRO anon_mi_loss(orig, anon, qids, key := NULL, sensiti
   __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
   __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
   FROM anon_mi_loss_of('__anon_pr', qids, k := k);
+
+-- ---------------------------------------------------------------- the methods' average cell loss
+-- anon_loss_of(pairs, qids, k := NULL): mean over cells of (nl(v) - 1) / (nl(G) - 1), a
+-- suppressed row counting 1 per cell, a kept cell of a one-leaf hierarchy 0. DOUBLE in [0, 1].
+-- Twin: polars_anon.metrics.cells.loss
+CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
+  SELECT c.attribute,
+         (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1) / (c.n_leaves - 1) ELSE 0.0 END)
+          / sum(c.size))::DOUBLE AS value
+  FROM query_table(pairs || '_cells') AS c
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+
+-- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.
+-- Twin: polars_anon.metrics.cells.loss
+CREATE OR REPLACE TEMP MACRO anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
+  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
+  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
+  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
+  FROM anon_loss_of('__anon_pr', qids, k := k);

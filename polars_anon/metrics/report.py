@@ -20,7 +20,7 @@ from polars_anon.errors import ValueNotInHierarchyError
 from polars_anon.generalize import generalize_expr
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.data import from_mapping
-from polars_anon.metrics.registry import METRICS, evaluate
+from polars_anon.metrics.registry import evaluate, metric_names
 
 __all__ = ["levels_mapping", "report_metrics"]
 
@@ -57,7 +57,7 @@ def report_metrics(
     k: int,
     mapping: pl.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """Every metric that needs no sensitive attribute, name -> value, for the report.
+    """Every metric that needs no sensitive attribute (aliases left out), name -> value, for the report.
 
     From the full-domain `levels`, or else from the method's tuple `mapping`
     (original qids, ``__anon_out_<qid>``, ``size``, optionally a Boolean
@@ -89,5 +89,4 @@ def report_metrics(
             return {}
     except ValueNotInHierarchyError:
         return {}
-    names = [n for n, m in METRICS.items() if not m.needs_sensitive]
-    return evaluate(data, names).row(0, named=True)
+    return evaluate(data, metric_names(None, has_sensitive=False)).row(0, named=True)

@@ -22,8 +22,15 @@ from tests.strategies import tables
 QIDS = ["q0", "q1"]
 CELL_MONOTONE = [
     "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "modified", "deleted",
-    "iloss", "granularity", "ambiguity", "information_loss",
+    "iloss", "granularity", "loss", "ambiguity", "information_loss",
 ]  # fmt: skip
+ALL_BUT_SENSITIVE = [n for n, m in METRICS.items() if not m.needs_sensitive]  # aliases included
+WITHIN_T_STAR = [
+    "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "ambiguity", "information_loss", "discernibility",
+    "absolute_distance", "relative_distance",
+]  # fmt: skip
+"""Metrics that T* bounds for any truthful publication (entropy and the squared distance error are not bounded:
+a node's leaves can be more evenly spread, or their mean further away, than the whole domain's)."""
 
 
 def _ancestors(h: pa.Hierarchy, label: str) -> list[str]:
@@ -46,7 +53,7 @@ def publications(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
 
 
 def _all(original: pl.DataFrame, published: pl.DataFrame, hs: dict) -> dict:
-    return compute(original, published, QIDS, hs).row(0, named=True)
+    return compute(original, published, QIDS, hs, ALL_BUT_SENSITIVE).row(0, named=True)
 
 
 @settings(max_examples=40, deadline=None)
@@ -132,8 +139,21 @@ def test_values_stay_in_their_ranges(p: tuple) -> None:
         assert -1e-12 <= got[name] <= 1.0 + 1e-12, name
     for name in ("ncp", "iloss", "granularity", "total", "information_loss"):
         assert -1e-12 <= got[name] <= n * m + 1e-9, name
+    assert -1e-12 <= got["loss"] <= 1.0 + 1e-12
     assert got["ambiguity"] >= 1.0 - 1e-12 and 0 <= got["diameter"] <= m
     assert n <= got["discernibility"] <= n * n
     assert got["min_class_size"] * got["n_classes"] <= n
     with_s = compute(original.with_columns(s=pl.col("q0")), published.with_columns(s=pl.col("q0")), QIDS, hs, "cm", sensitive="s")
     assert 0.0 <= with_s.item() <= 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=publications())
+def test_normalized_values_stay_in_0_1(p: tuple) -> None:
+    """Normalized by T*, the bounded metrics are in [0, 1]; those scaled by their own range too."""
+    original, published, hs = p
+    got = compute(original, published, QIDS, hs, ALL_BUT_SENSITIVE, k=1, normalized=True).row(0, named=True)
+    bounded = WITHIN_T_STAR + [n for n, m in METRICS.items() if m.scale is not None and not m.needs_sensitive]
+    for name in bounded:
+        if got[name] is not None:
+            assert -1e-12 <= got[name] <= 1.0 + 1e-12, name
