@@ -160,7 +160,7 @@ _ALL = [
     _m(partition.cm, "classes", "paper 002 §4.2, 003 §2.2.3", "Σ rows penalty(r) / N", "[0, 1]", "fraction of rows", needs_sensitive=True,
        untouched=None, **_AS_IS),
     _m(partition.diameter, "classes", "paper 003 §2.2.6", "max Hamming distance of two published records", "[0, m]", "qids",
-       dtype=pl.Int64, untouched=None, scale=_qids, normalization="÷ m (T* gives 0)", better=None),
+       dtype=pl.Int64, untouched=None, scale=_qids, normalization="÷ m (T* gives 0)", better="higher"),
     _m(partition.k, "classes", "paper 001 §5", "requested k", "[1, n]", "rows", dtype=pl.Int64, untouched=None, **_SHARE),
     _m(partition.min_class_size, "classes", "paper 001 §5 (Fig. 9)", "min_E |E| (effective k)", "[0, n]", "rows", dtype=pl.Int64,
        untouched=None, **_SHARE),

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -157,3 +158,23 @@ def test_normalized_values_stay_in_0_1(p: tuple) -> None:
     for name in bounded:
         if got[name] is not None:
             assert -1e-12 <= got[name] <= 1.0 + 1e-12, name
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=st.lists(st.lists(st.integers(0, 2), min_size=3, max_size=3), min_size=1, max_size=30))
+def test_diameter_pairwise_and_by_subsets_agree(t: list) -> None:
+    """The two exact ways of the diameter (every pair; Moebius over subsets) and a brute force give one number."""
+    from polars_anon.metrics.partition import _diameter_by_subsets, _max_hamming
+
+    rows = np.unique(np.array(t, dtype=np.int64), axis=0)
+    brute = max((int((a != b).sum()) for a in rows for b in rows), default=0)
+    frame = pl.LazyFrame(rows, schema=["p0", "p1", "p2"], orient="row")
+    assert _max_hamming(rows) == _diameter_by_subsets(frame, ["p0", "p1", "p2"]) == brute
+
+
+def test_diameter_above_12_qids() -> None:
+    """14 qids: the pairwise way still gives the diameter (two tuples differing in 13 qids)."""
+    hs = {f"q{i}": pa.Hierarchy.suppression(["x", "y"]) for i in range(14)}
+    original = pl.DataFrame({q: ["x", "y", "x"] if q != "q0" else ["x", "x", "y"] for q in hs})
+    got = compute(original, original, list(hs), hs, "diameter").item()
+    assert got == 14  # rows 2 and 3: q0 x vs y, q1..q13 y vs x
