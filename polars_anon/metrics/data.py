@@ -45,7 +45,9 @@ from polars_anon.errors import (
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
-__all__ = ["SENSITIVE", "SIZE", "SUPPRESSED", "MetricData", "from_mapping", "node_stats", "orig_col", "prepare", "pub_col"]
+__all__ = [
+    "SENSITIVE", "SIZE", "SUPPRESSED", "MetricData", "from_mapping", "fully_suppressed", "node_stats", "orig_col", "prepare", "pub_col",
+]
 
 SIZE = "__anon_size"
 SUPPRESSED = "__anon_suppressed"
@@ -157,6 +159,34 @@ class MetricData:
                 ]
             )
         return self._cache[key]  # type: ignore[return-value]
+
+
+def fully_suppressed(data: MetricData) -> MetricData:
+    """The fully suppressed table T* of the same original rows: every quasi-identifier cell at its root.
+
+    No row is removed (T* is 1-class, n rows) and the full-domain levels are the
+    tops; k and the sensitive values are kept. The worst case that paper 001 §5
+    divides by for its percentage of alteration and paper 003 §3.5 for its
+    normalized metrics (see :func:`polars_anon.metrics.compute`, ``normalized``).
+
+    >>> from polars_anon.metrics._frames import example
+    >>> star = fully_suppressed(example())
+    >>> star.pairs.select(pub_col(0), pub_col(1), SUPPRESSED).unique().rows(), star.n_rows, star.levels
+    ([(0, 0, False)], 6, {'gender': 1, 'race': 2})
+    """
+    m = len(data.qids)
+    o_cols, p_cols = [orig_col(i) for i in range(m)], [pub_col(i) for i in range(m)]
+    extra = [SENSITIVE] if SENSITIVE in data.pairs.columns else []
+    pairs = (
+        data.pairs.lazy()
+        .with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED))
+        .group_by(*o_cols, *p_cols, *extra, SUPPRESSED)
+        .agg(pl.col(SIZE).sum())
+        .sort(*o_cols, *extra)
+        .collect()  # materializes: at most as many rows as the pairs
+    )
+    tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
+    return MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
 
 
 def node_stats(h: Hierarchy) -> pl.DataFrame:

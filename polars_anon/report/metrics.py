@@ -18,7 +18,7 @@ from polars_anon.errors import ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import MetricData, from_mapping
-from polars_anon.metrics.registry import METRICS, evaluate
+from polars_anon.metrics.registry import evaluate, metric_names
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["map_data", "map_loss", "report_metrics"]
@@ -40,7 +40,7 @@ def map_data(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy], k: int, level
 
 
 def report_metrics(data: MetricData | None) -> dict[str, Any]:
-    """Every metric that needs no sensitive attribute, name -> value ({} when `data` is None).
+    """Every metric that needs no sensitive attribute (aliases left out), name -> value ({} when `data` is None).
 
     >>> from polars_anon import Hierarchy
     >>> H = {"g": Hierarchy.suppression(["F", "M"])}
@@ -51,8 +51,7 @@ def report_metrics(data: MetricData | None) -> dict[str, Any]:
     """
     if data is None:
         return {}
-    names = [n for n, m in METRICS.items() if not m.needs_sensitive]
-    return evaluate(data, names).row(0, named=True)
+    return evaluate(data, metric_names(None, has_sensitive=False)).row(0, named=True)
 
 
 def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[float | None, dict[str, float]]:
