@@ -133,8 +133,10 @@ def test_report_metrics_from_a_levels_map() -> None:
 
     agg = pa.class_sizes(TABLE_I.lazy(), ANIMALS).collect()
     tmap = TupleMap.from_levels(agg, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2})
-    assert report_metrics(map_data(tmap, ANIMAL_HIERARCHIES, 2))["ncp"] == pytest.approx(3 + 6 * 6 / 7)
-    assert report_metrics(None) == {}
+    parts = report_metrics(map_data(tmap, ANIMAL_HIERARCHIES, 2))
+    assert parts["metrics"]["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+    assert parts["metrics_normalized"]["ncp"] == pytest.approx(1.0) and parts["metrics_normalized"]["loss"] == 1.0
+    assert report_metrics(None) == {"metrics": {}, "metrics_normalized": {}, "metric_units": {}}
 
 
 # ------------------------------------------------------------------ CLI
