@@ -94,7 +94,7 @@ def build_report(request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, pla
             "suppressed": plan.map.suppressed_rows,
             "loss": loss,
             "loss_by_qid": loss_by_qid,
-            "metrics": report_metrics(data),
+            **report_metrics(data),
             "details": details,
             "seconds": round(seconds, 3),
         }

@@ -14,7 +14,7 @@ import pytest
 import polars_anon as pa
 from polars_anon import cli
 from polars_anon.algorithms import METHODS
-from polars_anon.metrics import METRICS
+from polars_anon.metrics import METRICS, metric_names
 from polars_anon.report import schema
 
 T = pl.DataFrame({"id": list(range(24)), "age": [31, 33, 38, 36, 34, 39] * 4, "sex": ["F", "M"] * 12, "party": ["a", "b", "c"] * 8})
@@ -68,7 +68,10 @@ def test_the_schema_covers_the_registries() -> None:
     for name, method in METHODS.items():
         documented = s["$defs"][f"{name}_options"]["properties"]
         assert sorted(documented) == sorted(f.name for f in dataclasses.fields(method.options)), name
-    assert sorted(s["properties"]["metrics"]["properties"]) == sorted(n for n, m in METRICS.items() if not m.needs_sensitive)
+    reported = sorted(metric_names(None, has_sensitive=False))
+    for key in ("metrics", "metrics_normalized", "metric_units"):
+        assert sorted(s["properties"][key]["properties"]) == reported, key
+    assert {n: u["const"] for n, u in s["properties"]["metric_units"]["properties"].items()} == {n: METRICS[n].unit for n in reported}
     assert all(p.get("description") for p in s["properties"].values())
 
 
