@@ -190,8 +190,8 @@ def test_prepare_counts_suppressed_rows_once() -> None:
 
 def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
     """The report's one-pass evaluation gives the same numbers as the two separate evaluations."""
-    from polars_anon.metrics.registry import evaluate, evaluate_both
     from polars_anon.metrics._frames import example
+    from polars_anon.metrics.registry import evaluate, evaluate_both
 
     data = example()
     raw, normalized = evaluate_both(data)
