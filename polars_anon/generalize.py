@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import polars as pl
 
 from polars_anon._validate import check_columns
@@ -71,11 +70,9 @@ def generalize(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], levels: M
     for q, h in hierarchies.items():
         if not isinstance(h, Hierarchy):
             raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
-        level = levels.get(q, 0)
-        if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level < h.height:
-            raise InvalidParameterError(f"levels[{q!r}] must be an integer in 0..{h.height - 1}, got {level!r}")
+    checked = {q: h.check_level(levels.get(q, 0), f"levels[{q!r}]: ") for q, h in hierarchies.items()}
     check_columns(lf, hierarchies, "hierarchies")
-    return lf.with_columns(generalize_expr(q, h, int(levels.get(q, 0))).alias(q) for q, h in hierarchies.items())
+    return lf.with_columns(generalize_expr(q, h, checked[q]).alias(q) for q, h in hierarchies.items())
 
 
 def class_ancestors(assigned: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], class_col: str) -> pl.LazyFrame:

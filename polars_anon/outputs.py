@@ -129,7 +129,7 @@ class Outputs:
     def stage(self, final: str | Path) -> Path:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet)."""
         final = self.check(final)
-        if any(final.absolute() == f.absolute() for _, f in self._staged):
+        if any(final.resolve() == f.resolve() for _, f in self._staged):
             raise InvalidParameterError(f"output {str(final)!r} is named twice among the outputs; give each output its own path")
         missing = [p for p in [final.parent, *final.parent.parents] if not p.exists()]
         present = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)

@@ -141,8 +141,8 @@ SINK = [
 LF = T.lazy()
 GENERALIZE = [
     _c("generalize-level-without-hierarchy", lambda out: pa.generalize(LF, H, {"party": 1}), IPE, "levels names ['party']"),
-    _c("generalize-level-above-top", lambda out: pa.generalize(LF, H, {"age": 4}), IPE, "levels['age']", "0..3", "got 4"),
-    _c("generalize-level-negative", lambda out: pa.generalize(LF, H, {"age": -1}), IPE, "levels['age']", "got -1"),
+    _c("generalize-level-above-top", lambda out: pa.generalize(LF, H, {"age": 4}), IPE, "levels['age']", "level 4", "0..3"),
+    _c("generalize-level-negative", lambda out: pa.generalize(LF, H, {"age": -1}), IPE, "levels['age']", "level -1"),
     _c("generalize-level-float", lambda out: pa.generalize(LF, H, {"age": 1.5}), IPE, "levels['age']", "got 1.5"),
     _c("generalize-level-string", lambda out: pa.generalize(LF, H, {"age": "1"}), IPE, "levels['age']", "got '1'"),
     _c("generalize-column-missing", lambda out: pa.generalize(LF.drop("age"), H, {"age": 1}), CNF, "hierarchies ['age']"),
@@ -193,7 +193,7 @@ METRICS = [
 
 NAMESPACE = [
     _c("lf-anon-generalize-no-hierarchy", lambda out: LF.anon.generalize(H, {"party": 1}), IPE, "levels names ['party']"),
-    _c("df-anon-generalize-level", lambda out: T.anon.generalize(H, {"sex": 2}), IPE, "levels['sex']", "got 2"),
+    _c("df-anon-generalize-level", lambda out: T.anon.generalize(H, {"sex": 2}), IPE, "levels['sex']", "level 2", "0..1"),
     _c("lf-anon-classes-column", lambda out: LF.anon.classes(["zip"]), CNF, "qids ['zip']"),
     _c("df-anon-check-k-zero", lambda out: T.anon.check(["age"], 0), IPE, "got 0"),
     _c("lf-anon-k-anonymize-hierarchy-for-non-qid", lambda out: LF.anon.k_anonymize(qids=["age"], hierarchies=H, k=2,
