@@ -103,7 +103,7 @@ def build_report(request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, pla
             "suppressed": plan.map.suppressed_rows,
             "loss": loss,
             "loss_by_qid": loss_by_qid,
-            "metrics": report_metrics(data),
+            **report_metrics(data),
             "class_sizes": _class_sizes(aggregates[SIZE], plan.map.published_sizes()[SIZE], request.k),
             "generalization": generalization(plan.map, request.hierarchies, details.get("levels")),
             "details": details,
