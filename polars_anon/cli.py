@@ -63,8 +63,8 @@ def _explain(rep: dict) -> None:
     qids, k = ", ".join(rep["qids"]), rep["k"]
     lines = []
     if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
-        lines.append(f"probabilistic k-anonymity: the values of {qids} were permuted inside MDAV clusters of at least {k} "
-                     f"voters; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows")  # fmt: skip
+        lines.append(f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
+                     f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows")  # fmt: skip
     else:
         smallest = rep["min_class_size"]
         lines.append(f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "

@@ -28,7 +28,7 @@ __all__ = ["render_html", "write_html"]
 _SHOWN = {
     "schema_version", "k", "method", "metric", "options", "qids", "sensitive", "seed", "null", "guarantee", "columns",
     "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized", "class_sizes",
-    "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size", "write_seconds", "output", "input",
+    "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size", "write_seconds", "output", "input",
     "encodings", "null_rows", "risk", "privacy",
 }  # fmt: skip
 
@@ -191,6 +191,8 @@ def _explain(name: str) -> tuple[str, str]:
         return "", ""
     first = (m.doc.strip().splitlines() or [""])[0]
     plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", first).replace("``", "")
+    better = getattr(m, "better", "lower")
+    plain += " Higher is better." if better == "higher" else (" A fact, not a loss." if better is None else "")
     return plain, str(getattr(m, "unit", "") or "")
 
 
@@ -205,7 +207,7 @@ def _normalized(r: Mapping[str, Any]) -> str:
     if r.get("n_input_rows"):
         items.append(("suppressed share", (r.get("suppressed") or 0) / r["n_input_rows"], "share of the input rows removed"))
     if isinstance(given, Mapping):
-        items += [(n, v, _explain(n)[0]) for n, v in given.items()]
+        items += [(n, v, _explain(n)[0]) for n, v in given.items() if n != "loss"]  # the loss is listed first
     else:
         for name, value in (r.get("metrics") or {}).items():
             m = METRICS.get(name)
@@ -216,8 +218,11 @@ def _normalized(r: Mapping[str, Any]) -> str:
             elif m.range == "[0, 100]":
                 items.append((name, value / 100, _explain(name)[0] + " (shown / 100)"))
     rows = [[esc(n), fmt(v), _bar(v), esc(text)] for n, v, text in items]
-    note = "" if isinstance(given, Mapping) else (
-        "<p class=muted>Metrics whose range is [0, 1] (percentages divided by 100); the others are raw sums, listed below.</p>")
+    note = (
+        "<p class=muted>Each metric over its value on the fully suppressed table, or over its own range.</p>"
+        if isinstance(given, Mapping)
+        else "<p class=muted>Metrics whose range is [0, 1] (percentages divided by 100); the others are raw sums, listed below.</p>"
+    )
     return "<h3>Normalized figures (0 = no loss)</h3>" + table(["figure", "value", "", "meaning"], rows, numeric=True) + note
 
 
@@ -232,10 +237,11 @@ def _raw_metrics(r: Mapping[str, Any]) -> str:
     metrics = r.get("metrics") or {}
     if not metrics:
         return "<p class=muted>No information-loss metrics for this method's published values.</p>"
+    units = r.get("metric_units") or {}
     rows = []
     for name, value in metrics.items():
         text, unit = _explain(name)
-        rows.append([esc(name), fmt(value), esc(unit), esc(text)])
+        rows.append([esc(name), fmt(value), esc(units.get(name, unit)), esc(text)])
     return "<h3>Every metric (raw values)</h3>" + table(["metric", "value", "unit", "definition"], rows, numeric=True)
 
 
