@@ -247,6 +247,24 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def _report_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """``explore`` and ``report``: the commands that write pages."""
+    x = sub.add_parser("explore", parents=[common], help="run a job over a grid of k and methods: loss against risk, Pareto front")
+    x.add_argument("job", help="path to the job file (its k and method are replaced by the grid)")
+    x.add_argument("--k", default="2,5,10,20,50,100", help="comma-separated k values (default 2,5,10,20,50,100)")
+    x.add_argument("--methods", default="fulldomain,greedy,mondrian", help="comma-separated methods (default fulldomain,greedy,mondrian)")
+    x.add_argument("--risk-threshold", type=int, help="records at risk: those in classes smaller than this (default: the largest k)")
+    x.add_argument("--output", help="the table, .csv or .parquet (default <job output stem>.explore.csv); the page goes beside it (.html)")
+    x.add_argument("--no-html", action="store_true", help="write the table only")
+    x.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    x.set_defaults(run=_explore)
+    r = sub.add_parser("report", parents=[common], help="render the HTML page of an existing report JSON")
+    r.add_argument("report", help="the report JSON (<output stem>.report.json)")
+    r.add_argument("--output", help="the HTML file (default: beside the JSON, <stem>.report.html)")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing HTML file")
+    r.set_defaults(run=_report)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
     common = argparse.ArgumentParser(add_help=False)
@@ -264,20 +282,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     a.set_defaults(run=_anonymize)
-    x = sub.add_parser("explore", parents=[common], help="run a job over a grid of k and methods: loss against risk, Pareto front")
-    x.add_argument("job", help="path to the job file (its k and method are replaced by the grid)")
-    x.add_argument("--k", default="2,5,10,20,50,100", help="comma-separated k values (default 2,5,10,20,50,100)")
-    x.add_argument("--methods", default="fulldomain,greedy,mondrian", help="comma-separated methods (default fulldomain,greedy,mondrian)")
-    x.add_argument("--risk-threshold", type=int, help="records at risk: those in classes smaller than this (default: the largest k)")
-    x.add_argument("--output", help="the table, .csv or .parquet (default <job output stem>.explore.csv); the page goes beside it (.html)")
-    x.add_argument("--no-html", action="store_true", help="write the table only")
-    x.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    x.set_defaults(run=_explore)
-    r = sub.add_parser("report", parents=[common], help="render the HTML page of an existing report JSON")
-    r.add_argument("report", help="the report JSON (<output stem>.report.json)")
-    r.add_argument("--output", help="the HTML file (default: beside the JSON, <stem>.report.html)")
-    r.add_argument("--overwrite", action="store_true", help="replace an existing HTML file")
-    r.set_defaults(run=_report)
+    _report_parsers(sub, common)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")
     c.add_argument("file", help="Parquet or CSV file")
     c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")

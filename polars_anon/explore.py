@@ -35,6 +35,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._progress import bar
+from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy, check_choice, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import Aggregated, aggregate, run_method
@@ -109,14 +110,14 @@ def explore(
     *,
     hierarchies: Mapping[str, Hierarchy],
     k: Sequence[int] | int = DEFAULT_K,
-    methods: Sequence[str] | str = DEFAULT_METHODS,
+    methods: Sequence[Method] | Method = DEFAULT_METHODS,
     qids: Sequence[str] | None = None,
     metric: str | None = None,
     drop: Sequence[str] | str = (),
     sensitive: str | None = None,
     insensitive: Sequence[str] | str = (),
     seed: int = 0,
-    null: str = "error",
+    null: NullPolicy = "error",
     risk_threshold: int | None = None,
     **options: Any,
 ) -> pl.DataFrame:

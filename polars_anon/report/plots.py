@@ -38,7 +38,7 @@ METHOD_COLORS = ("#1f6f8b", "#e07a1f", "#5a8f29", "#8e44ad", "#b03a48", "#7f8c8d
 def _svg(fig: Figure) -> str:
     buf = io.StringIO()
     with matplotlib.rc_context(_STYLE):
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+        fig.savefig(buf, format="svg", metadata={"Date": None})  # constrained layout already fits the text
     return buf.getvalue()
 
 

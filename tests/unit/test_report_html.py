@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -186,3 +187,9 @@ def test_the_page_renders_in_chromium(adult_run: tuple[Path, dict, str], tmp_pat
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=np.float64)
     assert pixels.shape == (2400, 1280)
     assert pixels.std() > 20 and (pixels < 128).mean() > 0.01  # text and plots, not a blank or uniform page
+
+
+def test_import_polars_anon_does_not_load_the_plotting_library() -> None:
+    code = "import sys, polars_anon; print('matplotlib' in sys.modules, 'sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+    assert out.stdout.split() == ["False", "False"]
