@@ -110,9 +110,11 @@ def _privacy(r: Mapping[str, Any]) -> str:
         parts.append("<h3>Risk figures</h3>" + _risk(r["risk"]))
     sizes = r.get("class_sizes") or {}
     if (sizes.get("published") or {}).get("bins"):
+        after = ("none may remain after publication" if guarantee == "k-anonymity" else
+                 "equal published tuples may form smaller groups: the guarantee is the method's own")  # fmt: skip
         parts.append(figure(plots.class_size_plot(sizes, int(k or 1)), "Class-size histogram",
                             "Share of the records in classes of each size, in the input and as published; the shaded bins "
-                            "hold classes smaller than k (none may remain after publication)."))  # fmt: skip
+                            f"hold classes smaller than k ({after})."))  # fmt: skip
     return section("privacy", "Privacy", "".join(parts))
 
 
