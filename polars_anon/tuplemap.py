@@ -160,9 +160,9 @@ class TupleMap:
                 raise AssertionError("a row map must have one row per input row")
             return
         qids = list(self.qids)
-        if not self.split and self.frame.height == aggregates.height:  # one entry per tuple, in order: compare columns
-            mine = self.frame.select(*qids, SIZE)
-            if mine.equals(aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64))):
+        if self.frame.height == aggregates.height and not self.split:  # one entry per aggregate row, in order
+            same = self.frame.select(*qids, pl.col(SIZE).cast(pl.Int64)).equals(aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64)))
+            if same:
                 return
         per = self.frame.group_by(qids).agg(pl.col(SIZE).sum().alias("__anon_mapped"))
         both = aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64)).join(per, on=qids, how="full", nulls_equal=True)

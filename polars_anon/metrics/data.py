@@ -178,14 +178,20 @@ def fully_suppressed(data: MetricData) -> MetricData:
     m = len(data.qids)
     o_cols, p_cols = [orig_col(i) for i in range(m)], [pub_col(i) for i in range(m)]
     extra = [SENSITIVE] if SENSITIVE in data.pairs.columns else []
-    pairs = (
-        data.pairs.lazy()
-        .with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED))
-        .group_by(*o_cols, *p_cols, *extra, SUPPRESSED)
-        .agg(pl.col(SIZE).sum())
-        .sort(*o_cols, *extra)
-        .collect()  # materializes: at most as many rows as the pairs
-    )
+    keys = [*o_cols, *extra]
+    integers = all(data.pairs.schema[c].is_integer() for c in keys)
+    radix = [int(data.pairs[c].max() or 0) + 1 for c in keys] if integers else []
+    packed = pack_codes([pl.col(c).cast(pl.Int64) for c in keys], radix) if integers else None
+    if packed is None:
+        grouped = data.pairs.lazy().group_by(keys).agg(pl.col(SIZE).sum()).sort(keys)
+    else:  # one Int64 key: a much cheaper group-by than one column per qid
+        grouped = (
+            data.pairs.lazy().group_by(packed.alias("__anon_key")).agg(pl.col(SIZE).sum()).sort("__anon_key")
+            .select(*unpack_codes("__anon_key", radix, keys), SIZE)
+        )
+    pairs = grouped.with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED)).select(
+        data.pairs.columns
+    ).collect()  # materializes: at most as many rows as the pairs
     tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
     return MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
 

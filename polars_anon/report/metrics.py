@@ -18,7 +18,7 @@ from polars_anon.errors import ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import MetricData, from_mapping
-from polars_anon.metrics.registry import METRICS, evaluate, metric_names
+from polars_anon.metrics.registry import METRICS, evaluate_both, metric_names
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["map_data", "map_loss", "report_metrics"]
@@ -58,11 +58,8 @@ def report_metrics(data: MetricData | None) -> dict[str, dict[str, Any]]:
     if data is None:
         return {"metrics": {}, "metrics_normalized": {}, "metric_units": {}}
     names = metric_names(None, has_sensitive=False)
-    return {
-        "metrics": evaluate(data, names).row(0, named=True),
-        "metrics_normalized": evaluate(data, names, normalized=True).row(0, named=True),
-        "metric_units": {n: METRICS[n].unit for n in names},
-    }
+    raw, normalized = evaluate_both(data, names)
+    return {"metrics": raw, "metrics_normalized": normalized, "metric_units": {n: METRICS[n].unit for n in names}}
 
 
 def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[float | None, dict[str, float]]:

@@ -186,3 +186,17 @@ def test_cli_refuses_with_a_message(files: Path, capsys: pytest.CaptureFixture[s
 def test_prepare_counts_suppressed_rows_once() -> None:
     data = prepare(TABLE_I, TABLE_IB.head(4), ANIMALS, ANIMAL_HIERARCHIES, key="id")
     assert data.n_rows == 6 and data.suppressed_rows == 2
+
+
+def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
+    """The report's one-pass evaluation gives the same numbers as the two separate evaluations."""
+    from polars_anon.metrics.registry import evaluate, evaluate_both
+    from polars_anon.metrics._frames import example
+
+    data = example()
+    raw, normalized = evaluate_both(data)
+    assert raw == evaluate(data).row(0, named=True)
+    want = evaluate(data, normalized=True).row(0, named=True)
+    assert set(normalized) == set(want)
+    for name, value in want.items():
+        assert normalized[name] == (pytest.approx(value) if value is not None else None), name
