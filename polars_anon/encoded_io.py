@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon._validate import check_choice
 from polars_anon.classes import tuple_key
 from polars_anon.encode import EncodingJoin, EncodingPlan, apply_plan, canonical, encoded_columns, plan_encoding
@@ -208,7 +208,7 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
     writer = None
     try:
         slices = range(0, max(n_rows, 1), chunk)
-        for offset in tqdm(slices, desc="encode (wide)", unit="slice", leave=False, disable=None):
+        for offset in progress_bar(slices, desc="encode (wide)", unit="slice"):
             part = apply_plan(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
             table = part.collect(engine="in-memory").to_arrow()
             if writer is None:

@@ -11,7 +11,7 @@ import polars as pl
 
 from polars_anon.errors import InputError
 
-__all__ = ["CSV_SUFFIXES", "check_utf8", "report_path", "scan_input"]
+__all__ = ["CSV_SUFFIXES", "check_utf8", "html_path", "report_path", "scan_input"]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
 """Files read as CSV; every other file is read as Parquet."""
@@ -68,3 +68,13 @@ def report_path(output: str | Path) -> Path:
     """``out/adult_k10.parquet`` -> ``out/adult_k10.report.json``."""
     output = Path(output)
     return output.with_name(output.stem + ".report.json")
+
+
+def html_path(report: str | Path) -> Path:
+    """The HTML page beside a report JSON: ``out/adult_k10.report.json`` -> ``out/adult_k10.report.html``.
+
+    >>> html_path("out/adult_k10.report.json").name, html_path("out/report").name
+    ('adult_k10.report.html', 'report.html')
+    """
+    report = Path(report)
+    return report.with_suffix(".html") if report.suffix.lower() == ".json" else report.with_name(report.name + ".html")
