@@ -76,8 +76,8 @@ __all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "topdown_partition"]
 
 MAX_ROUNDS = 32
 """Re-anonymizations of the set-aside rows (step 2) before the last round, which sets nothing aside."""
-_TABLE_LEAVES = 1024
-"""Up to this many leaves an attribute keeps a leaf x leaf table of lowest common ancestors."""
+_TABLE_LEAVES = 2048
+"""Up to this many leaves an attribute keeps a leaf x leaf table of lowest common ancestors (16 MB at most)."""
 _NONE = np.iinfo(np.int64).max
 
 
@@ -135,7 +135,9 @@ class _Axis:
         # per tuple and depth d: 1 + the sibling rank of its ancestor at depth d (0 above its own depth; one
         # more column of 0 for the depth below the deepest leaf)
         self.width = anc.shape[1] + 1
-        self.slot = np.pad(np.where(anc >= 0, rank[anc] + 1, 0), ((0, 0), (0, 1)))[self.value].ravel()
+        small = np.int16 if self.fanout.max() < np.iinfo(np.int16).max else np.int32
+        slots = np.pad(np.where(anc >= 0, rank[anc] + 1, 0).astype(small), ((0, 0), (0, 1)))
+        self.slot = slots[self.value].ravel()
         self.table = None
         if len(self.leaf_node) <= _TABLE_LEAVES:
             self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
