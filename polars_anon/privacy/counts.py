@@ -1,0 +1,110 @@
+"""The relational form of the models' input: (qid tuple, sensitive value, count) per sensitive attribute.
+
+:func:`sensitive_counts` is the group-by the pipeline runs over the rows (in the
+same pass as the class sizes); :func:`encode_counts` aligns its result with the
+class aggregates (aggregate row, value code, count), the form the constraints
+work on; :func:`population_counts` does the same for a population table.
+
+>>> lf = pl.LazyFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"]})
+>>> sensitive_counts(lf, ["q"], "s").sort("q", "s").collect().rows()
+[('a', 'x', 1), ('a', 'y', 1), ('b', 'x', 1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from polars_anon.errors import InfeasibleError, InputError
+from polars_anon.privacy.base import Domain
+
+__all__ = ["COUNT", "PopulationCounts", "SensitiveCounts", "encode_counts", "population_counts", "read_population", "sensitive_counts"]
+
+COUNT = "count"
+_ROW, _CODE = "__anon_row", "__anon_code"
+
+
+def sensitive_counts(lf: pl.LazyFrame, qids: Sequence[str], attribute: str) -> pl.LazyFrame:
+    """Rows per (qid tuple, value of `attribute`): qids, attribute, ``count`` (Int64)."""
+    return lf.group_by([*qids, attribute]).agg(pl.len().cast(pl.Int64).alias(COUNT))
+
+
+@dataclass(frozen=True)
+class SensitiveCounts:
+    """One sensitive attribute over the class aggregates: a (row, code, count) triplet per (tuple, value)."""
+
+    domain: Domain
+    row: np.ndarray
+    code: np.ndarray
+    count: np.ndarray
+
+
+def value_codes(values: pl.Series, labels: pl.Series) -> np.ndarray:
+    """The code (position in `labels`) of each value; every value must be a label (nulls included)."""
+    index = pl.DataFrame({"__anon_v": labels, _CODE: np.arange(len(labels), dtype=np.int64)})
+    joined = pl.DataFrame({"__anon_v": values}).join(index, on="__anon_v", how="left", nulls_equal=True, maintain_order="left")
+    return joined[_CODE].to_numpy()
+
+
+def encode_counts(frame: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], attribute: str) -> SensitiveCounts:
+    """Align `frame` (from :func:`sensitive_counts`) with the aggregate rows; codes follow the sorted values.
+
+    >>> agg = pl.DataFrame({"q": ["a", "b"], "size": [2, 1]})
+    >>> c = encode_counts(pl.DataFrame({"q": ["b", "a", "a"], "s": ["x", "y", "x"], "count": [1, 1, 1]}), agg, ["q"], "s")
+    >>> c.row.tolist(), c.code.tolist(), c.domain.overall.round(3).tolist()
+    ([1, 0, 0], [0, 1, 0], [0.667, 0.333])
+    """
+    qids = list(qids)
+    labels = frame[attribute].unique().sort(nulls_last=True)
+    index = aggregates.select(qids).with_row_index(_ROW)
+    joined = frame.join(index, on=qids, how="left", nulls_equal=True, maintain_order="left")
+    row = joined[_ROW].cast(pl.Int64).to_numpy()
+    code = value_codes(frame[attribute], labels)
+    count = frame[COUNT].cast(pl.Int64).to_numpy()
+    totals = np.bincount(code, weights=count, minlength=len(labels))
+    overall = totals / max(float(totals.sum()), 1.0)
+    return SensitiveCounts(Domain(attribute, labels, overall), row, code, count)
+
+
+@dataclass(frozen=True)
+class PopulationCounts:
+    """A population table over the class aggregates: the count of each sample tuple, and the tuples the sample lacks."""
+
+    rows: np.ndarray
+    """(aggregate rows,) population records with the same tuple."""
+    extra: pl.DataFrame
+    """Population tuples absent from the sample: qids and ``count``."""
+    total: int
+
+
+def read_population(population: object, qids: Sequence[str], what: str) -> pl.LazyFrame:
+    """The population table as a LazyFrame of its qids (String), refusing a missing column."""
+    from polars_anon._validate import as_lazy, check_columns
+    from polars_anon.io import scan_input
+
+    lf = scan_input(Path(population)) if isinstance(population, (str, Path)) else as_lazy(population)
+    check_columns(lf, qids, f"{what}: population table columns")
+    return lf.select(pl.col(q).cast(pl.String) for q in qids)
+
+
+def population_counts(population: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], what: str) -> PopulationCounts:
+    """Align a population's tuple counts (qids, ``count``) with the aggregates; refuse one that lacks sample rows."""
+    qids = list(qids)
+    index = aggregates.select(*qids, pl.col("size").cast(pl.Int64)).with_row_index(_ROW)
+    both = index.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")
+    pcount = both[COUNT].fill_null(0).to_numpy()
+    short = both.filter(pl.col(COUNT).fill_null(0) < pl.col("size"))
+    if short.height:
+        first = short.select(qids).row(0, named=True)
+        raise InfeasibleError(
+            f"{what}: the population table does not contain the sample: {short.height} sample tuples have more rows than "
+            f"in the population (first: {first}); give the population the sample was drawn from"
+        )
+    extra = population.join(index.select(qids), on=qids, how="anti", nulls_equal=True).sort(qids, nulls_last=True)
+    if extra.height == 0 and population.height == 0:
+        raise InputError(f"{what}: the population table is empty")
+    return PopulationCounts(pcount.astype(np.int64), extra, int(population[COUNT].sum()))
