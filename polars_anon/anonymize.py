@@ -30,11 +30,16 @@ from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import report_path
 from polars_anon.outputs import Outputs, staged_write
+from polars_anon.privacy.base import Model
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import COUNT, population_counts, read_population, sensitive_counts
+from polars_anon.privacy.evaluate import build_constraints
+from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
-from polars_anon.request import Request, check_data, check_request
+from polars_anon.request import Request, check_data, check_privacy, check_request
 from polars_anon.tuplemap import SIZE
-from polars_anon.verify import Verifier, verify_k
+from polars_anon.verify import Verifier, verify_k, verify_privacy
 
 __all__ = ["Anonymized", "anonymize", "prepare", "verify_k"]
 
@@ -117,15 +122,40 @@ def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
     return lf.drop(list(request.drop)).with_columns(pl.col(q).cast(pl.String) for q in request.qids)
 
 
-def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int]]:
-    """The class aggregates and the distinct counts of undeclared columns: one pass over the data."""
-    undeclared = request.undeclared
-    queries = [class_sizes(prepared, request.qids)]
+def _counted(request: Request) -> list[str]:
+    """The sensitive attributes some model reads: their (tuple, value) counts are aggregated."""
+    return [a for a in request.sensitives if any(m.sensitive_attribute == a for m in request.privacy)]
+
+
+def _population_model(request: Request) -> Model | None:
+    tables = [m for m in request.privacy if m.needs_population_table]
+    if len({id(m.population_frame) for m in tables}) > 1:
+        raise InvalidParameterError("the privacy models name different population tables; give them one")
+    return tables[0] if tables else None
+
+
+def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], dict[str, pl.DataFrame], pl.DataFrame | None]:
+    """One pass over the data: the class aggregates, the distinct counts of undeclared columns,
+    the (tuple, sensitive value) counts the models read and the population's tuple counts."""
+    undeclared, qids, counted = request.undeclared, list(request.qids), _counted(request)
+    queries = [sensitive_counts(prepared, qids, a) for a in counted] or [class_sizes(prepared, qids)]
     if undeclared:
         queries.append(distinct_counts(prepared, undeclared))
-    frames = pl.collect_all(queries)  # materializes: one row per class (and one row of counts)
-    distinct = frames[1].row(0, named=True) if undeclared else {}
-    return frames[0], distinct
+    model = _population_model(request)
+    if model is not None:
+        pop = read_population(model.population_frame, qids, model.name)
+        queries.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
+    frames = pl.collect_all(queries)  # materializes: one row per class (per class and value; one row of counts)
+    counts = dict(zip(counted, frames[: len(counted)]))
+    rest = frames[len(counted) :] if counted else frames[1:]
+    aggregates = _sizes(frames[0], qids) if counted else frames[0]
+    distinct = rest[0].row(0, named=True) if undeclared else {}
+    return aggregates, distinct, counts, rest[-1] if model is not None else None
+
+
+def _sizes(counts: pl.DataFrame, qids: list[str]) -> pl.DataFrame:
+    """Class sizes from (tuple, value) counts, as :func:`class_sizes` gives them (sorted, UInt32)."""
+    return counts.group_by(qids).agg(pl.col(COUNT).sum().cast(pl.UInt32).alias(SIZE)).sort(qids, nulls_last=True)
 
 
 def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame, int]:
@@ -133,17 +163,60 @@ def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -
     null_rows = int(aggregates.filter(pl.any_horizontal(pl.col(q).is_null() for q in request.qids))[SIZE].sum())
     if not null_rows:
         return prepared, aggregates, 0
-    roots = [pl.col(q).fill_null(h.root) for q, h in request.hierarchies.items()]
-    merged = aggregates.lazy().with_columns(roots).group_by(request.qids).agg(pl.col(SIZE).sum().cast(pl.UInt32))
-    return prepared.with_columns(roots), merged.sort(request.qids).collect(), null_rows
+    merged = _rooted(aggregates, request, SIZE).with_columns(pl.col(SIZE).cast(pl.UInt32))
+    return prepared.with_columns(_root_exprs(request)), merged, null_rows
 
 
-def _verifier(request: Request, plan: Plan, prepared: pl.LazyFrame) -> Verifier:
-    if plan.verify is not None:
-        own = plan.verify
-        return lambda lf: own(lf, prepared)
-    qids, k = request.qids, request.k
-    return lambda lf: verify_k(lf, qids, k)
+def _root_exprs(request: Request) -> list[pl.Expr]:
+    return [pl.col(q).fill_null(h.root) for q, h in request.hierarchies.items()]
+
+
+def _rooted(frame: pl.DataFrame, request: Request, weight: str, by: Sequence[str] = ()) -> pl.DataFrame:
+    """`frame` with nulls at the roots, rows of equal (qids, `by`) summed."""
+    keys = [*request.qids, *by]
+    return frame.lazy().with_columns(_root_exprs(request)).group_by(keys).agg(pl.col(weight).sum()).sort(keys, nulls_last=True).collect()
+
+
+def _constraints(request: Request, aggregates: pl.DataFrame, counts: dict[str, pl.DataFrame], population: pl.DataFrame | None) -> Constraints:
+    """The constraints of the task (k and every model), refusing a model no generalization can meet."""
+    if request.null == "suppress":
+        counts = {a: _rooted(f, request, COUNT, [a]) for a, f in counts.items()}
+        population = None if population is None else _rooted(population, request, COUNT)
+    pop = None
+    if population is not None:
+        pop = population_counts(population, aggregates, request.qids, _population_model(request).name)  # type: ignore[union-attr]
+    hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
+    constraints = build_constraints(aggregates, request.qids, request.k, request.privacy, counts, pop, hierarchies)
+    check_privacy(constraints)
+    return constraints
+
+
+def _population_size(request: Request, n_rows: int) -> int | None:
+    """The population size a model states (its population_size, or rows / sampling_fraction), for the risk figures."""
+    for m in request.privacy:
+        if getattr(m, "population_size", None) is not None:
+            return int(m.population_size)  # type: ignore[attr-defined]
+        if getattr(m, "sampling_fraction", None) is not None:
+            return round(n_rows / m.sampling_fraction)  # type: ignore[attr-defined]
+    return None
+
+
+def _verifier(request: Request, plan: Plan, prepared: pl.LazyFrame, constraints: Constraints, input_risk: dict[str, Any],
+              population: int | None) -> Verifier:  # fmt: skip
+    """The independent check of the published rows: the method's own (MDAV's permutation, which checks the
+    models on its clusters) or k-anonymity and every model on the published classes; then the output's risk."""
+    qids = list(request.qids)
+    levels = plan.details.get("levels")
+
+    def verify(lf: pl.LazyFrame) -> dict[str, Any]:
+        if plan.verify is not None:
+            facts = plan.verify(lf, prepared)
+        else:
+            facts = verify_k(lf, qids, request.k) | verify_privacy(lf, qids, constraints, levels)
+        facts["risk"] = {"input": input_risk, "output": risk_summary(lf, qids, population_size_=population)}
+        return facts
+
+    return verify
 
 
 def _check_map(plan: Plan, aggregates: pl.DataFrame, request: Request) -> None:
@@ -167,10 +240,11 @@ def anonymize(
     method: Method = "fulldomain",
     metric: str | None = None,
     drop: Sequence[str] | str = (),
-    sensitive: str | None = None,
+    sensitive: str | Sequence[str] | None = None,
     insensitive: Sequence[str] | str = (),
     seed: int = 0,
     null: NullPolicy = "error",
+    privacy: Sequence[Model] = (),
     **options: Any,
 ) -> Anonymized:
     """Anonymize a table (k-anonymity and each method's guarantee).
@@ -192,7 +266,8 @@ def anonymize(
     drop
         Identifying columns (direct identifiers) to remove before publishing.
     sensitive
-        The sensitive attribute (published as is; privacy models and some metrics read it).
+        The sensitive attribute, or a list of them (published as is; privacy models
+        and some metrics read them; a model's attribute is sensitive without being listed).
     insensitive
         Columns published as is that would otherwise be refused because nearly every
         value is distinct (see :mod:`polars_anon.attributes`).
@@ -201,6 +276,10 @@ def anonymize(
     null
         ``"error"`` refuses nulls in a quasi-identifier with their count;
         ``"suppress"`` publishes them as the hierarchy root.
+    privacy
+        Privacy models every class must satisfy besides k (``pa.LDiversity``,
+        ``pa.TCloseness``, ... see :mod:`polars_anon.privacy`); each method enforces
+        them and the published table is checked against each before it is returned.
     **options
         The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
         keys and wrong types are refused).
@@ -224,19 +303,25 @@ def anonymize(
     schema = lf.collect_schema()
     request = check_request(
         schema, qids=qids, hierarchies=hierarchies, k=k, method=method, metric=metric, options=options,
-        drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed,
+        drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed, privacy=privacy,
     )  # fmt: skip
     prepared = prepare(lf, request)
-    aggregates, distinct = _aggregate(prepared, request)
+    aggregates, distinct, counts, population = _aggregate(prepared, request)
     check_data(aggregates, request, distinct)
     prepared, aggregates, null_rows = _roots(prepared, aggregates, request)
+    constraints = _constraints(request, aggregates, counts, population)
     records = None
     if request.method.records:
-        keep = [*request.qids, *([request.sensitive] if request.sensitive else [])]
+        keep = [*request.qids, *request.sensitives]
         records = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
-    task = Task(aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records)
+    task = Task(aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records,
+                sensitive_counts=counts, constraints=constraints)  # fmt: skip
     plan = request.method.run(task, request.options)
     _check_map(plan, aggregates, request)
     report = build_report(request, schema, aggregates, plan, time.perf_counter() - start)
     report["null_rows"] = null_rows
-    return Anonymized(publish(prepared, plan.map), report, _verifier(request, plan, prepared), prepared)
+    population = _population_size(request, constraints.n_rows)
+    input_risk = risk_summary(aggregates, list(request.qids), aggregated=True, population_size_=population)
+    report["risk"] = {"input": input_risk}
+    verifier = _verifier(request, plan, prepared, constraints, input_risk, population)
+    return Anonymized(publish(prepared, plan.map), report, verifier, prepared)

@@ -11,15 +11,17 @@ informs no one, and a vacuous "every class has k rows" must not pass for a resul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
 from polars_anon.classes import k_summary
 from polars_anon.errors import NotKAnonymousError
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.evaluate import verify_models
 
-__all__ = ["Verifier", "verify_k"]
+__all__ = ["Verifier", "verify_k", "verify_privacy"]
 
 Verifier = Callable[[pl.LazyFrame], dict[str, Any]]
 """Verifies a published LazyFrame; raises :class:`NotKAnonymousError`, returns facts for the report."""
@@ -40,3 +42,22 @@ def verify_k(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> dict[str, int]:
             f"fewer than k={k} ({summary['violating_rows']} rows in such classes); nothing was written"
         )
     return {key: int(summary[key]) for key in ("min_class_size", "n_classes", "n_rows")}
+
+
+def verify_privacy(lf: pl.LazyFrame, qids: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Group the published table by its quasi-identifiers: every class (and the table) must satisfy every model.
+
+    The models judge the published classes with the input's sensitive distributions as
+    reference; a population model matches the population generalized to `levels`.
+    Raises :class:`~polars_anon.errors.PrivacyModelError` naming the model; returns
+    ``{"privacy": [each model's status]}`` ({} without models).
+
+    >>> from polars_anon.privacy import LDiversity
+    >>> from polars_anon.privacy.evaluate import build_constraints
+    >>> t = pl.DataFrame({"q": ["a", "a"], "s": ["x", "y"]})
+    >>> c = build_constraints(t.group_by("q").len("size"), ["q"], 2, [LDiversity("s", l=2)],
+    ...                       {"s": t.group_by("q", "s").len("count")})
+    >>> verify_privacy(t.lazy(), ["q"], c)["privacy"][0]["satisfied"]
+    True
+    """
+    return verify_models(lf, qids, constraints, levels)

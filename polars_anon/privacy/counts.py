@@ -44,10 +44,12 @@ class SensitiveCounts:
 
 
 def value_codes(values: pl.Series, labels: pl.Series) -> np.ndarray:
-    """The code (position in `labels`) of each value; every value must be a label (nulls included)."""
+    """The code (position in `labels`) of each value (nulls included), -1 for a value that is not a label."""
     index = pl.DataFrame({"__anon_v": labels, _CODE: np.arange(len(labels), dtype=np.int64)})
-    joined = pl.DataFrame({"__anon_v": values}).join(index, on="__anon_v", how="left", nulls_equal=True, maintain_order="left")
-    return joined[_CODE].to_numpy()
+    joined = pl.DataFrame({"__anon_v": values.cast(labels.dtype, strict=False)}).join(
+        index, on="__anon_v", how="left", nulls_equal=True, maintain_order="left"
+    )
+    return joined[_CODE].fill_null(-1).to_numpy()
 
 
 def encode_counts(frame: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], attribute: str) -> SensitiveCounts:
