@@ -39,6 +39,15 @@ from polars_anon.privacy.counts import PopulationCounts, SensitiveCounts
 
 __all__ = ["Constraints"]
 
+
+def _ranges(lengths: np.ndarray) -> np.ndarray:
+    """0..len-1 for each length, concatenated."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    return np.arange(total, dtype=np.int64) - np.repeat(ends - lengths, lengths)
+
 CELLS = 1 << 23
 """Dense class x value cells built at once (larger partitions are checked in chunks of classes)."""
 
@@ -98,6 +107,51 @@ class Constraints:
             flat = np.bincount(class_of[s.row] * m + s.code, weights=s.count, minlength=n * m)
             counts[a] = flat.reshape(n, m).astype(np.int64)
         return ClassView(size, counts, self._population_of(class_of, n, levels) if population else None)
+
+    def view_rows(self, rows: np.ndarray, class_of: np.ndarray, n_classes: int) -> ClassView:
+        """Class statistics of classes given as (aggregate row, class) pairs; a row may sit in several classes.
+
+        For candidate splits: each candidate side is a class over the rows it would hold.
+        Population counts are the sums of the rows' own population counts.
+        """
+        rows, class_of = np.asarray(rows, dtype=np.int64), np.asarray(class_of, dtype=np.int64)
+        size = np.bincount(class_of, weights=self.size[rows], minlength=n_classes).astype(np.int64)
+        counts = {}
+        for a, s in self.sensitive.items():
+            start, order = self._by_row(a)
+            lengths = start[rows + 1] - start[rows]
+            pick = order[np.repeat(start[rows], lengths) + _ranges(lengths)]
+            owner = np.repeat(class_of, lengths)
+            m = s.domain.m
+            flat = np.bincount(owner * m + s.code[pick], weights=s.count[pick], minlength=n_classes * m)
+            counts[a] = flat.reshape(n_classes, m).astype(np.int64)
+        pop = None
+        if self.population is not None:
+            pop = np.bincount(class_of, weights=self.population.rows[rows], minlength=n_classes).astype(np.int64)
+        return ClassView(size, counts, pop)
+
+    def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray]:
+        """Triplets of `attribute` grouped by aggregate row: (row start offsets, triplet order)."""
+        cache = self.__dict__.setdefault("_rows_index", {})
+        if attribute not in cache:
+            s = self.sensitive[attribute]
+            order = np.argsort(s.row, kind="stable")
+            start = np.zeros(len(self.size) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(s.row, minlength=len(self.size)), out=start[1:])
+            cache[attribute] = (start, order)
+        return cache[attribute]
+
+    def min_size(self) -> int:
+        """The smallest class size that satisfies k, the table floor and every model that reads only class sizes.
+
+        Raises ValueError when a model reads sensitive values or a population (then size alone decides nothing).
+        """
+        if any(m.sensitive_attribute is not None or m.needs_population_table for m in self.models):
+            raise ValueError("these constraints read sensitive values or a population; class size alone does not decide them")
+        size = self.floor
+        while not self.ok(ClassView(np.array([size]), {}))[0]:
+            size += 1
+        return size
 
     def _population_of(self, class_of: np.ndarray, n: int, levels: Mapping[str, int] | None) -> np.ndarray | None:
         if self.population is None:

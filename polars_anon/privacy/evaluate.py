@@ -32,7 +32,15 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyMo
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.base import ClassView, Model
 from polars_anon.privacy.constraints import Constraints
-from polars_anon.privacy.counts import COUNT, PopulationCounts, encode_counts, population_counts, read_population, sensitive_counts, value_codes
+from polars_anon.privacy.counts import (
+    COUNT,
+    PopulationCounts,
+    encode_counts,
+    population_counts,
+    read_population,
+    sensitive_counts,
+    value_codes,
+)
 
 __all__ = ["build_constraints", "check", "population_frame", "verify_models"]
 
@@ -177,7 +185,7 @@ def check(
         "k": k,
         "k_anonymous": bool(sizes.min() >= k),
         "min_class_size": int(sizes.min()),
-        "n_classes": int(len(sizes)),
+        "n_classes": len(sizes),
         "n_rows": int(sizes.sum()),
         "models": constraints.status(view),
     }

@@ -84,7 +84,7 @@ def risk_summary(
     sizes, risks = _distributions(size)
     out: dict[str, Any] = {
         "n_rows": n,
-        "n_classes": int(len(size)),
+        "n_classes": len(size),
         "threshold": threshold,
         "prosecutor": risk_figures(size, None, "prosecutor", threshold),
         "journalist": risk_figures(size, pop, "journalist", threshold),
