@@ -42,7 +42,7 @@ from polars_anon.privacy.counts import (
     value_codes,
 )
 
-__all__ = ["build_constraints", "check", "population_frame", "verify_models"]
+__all__ = ["build_constraints", "check", "class_measures", "population_frame", "verify_models"]
 
 _CLASS = "__anon_class"
 
@@ -207,3 +207,30 @@ def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFr
         pop = generalize(pop, {q: hierarchies[q] for q in levels}, levels)
     counted = pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # materializes: one row per tuple
     return population_counts(counted, aggregates, qids, tables[0].name)
+
+
+def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model: Model) -> pl.DataFrame:
+    """Per class of the table: its qids, ``size``, the model's ``measure`` and ``satisfied`` (the table is the reference).
+
+    The Python twin of the per-class DuckDB macros (``anon_l_diversity``, ``anon_t_closeness``, ...).
+
+    >>> from polars_anon.privacy import LDiversity
+    >>> t = pl.DataFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"]})
+    >>> class_measures(t, ["q"], LDiversity("s", l=2)).rows()
+    [('a', 2, 2.0, True), ('b', 1, 1.0, False)]
+    """
+    lf = as_lazy(data)
+    qids = check_qids(lf, qids)
+    attributes = [model.sensitive_attribute] if model.sensitive_attribute is not None else []
+    check_columns(lf, attributes, f"{model.name}: attribute")
+    classes, frames = _class_frames(lf, qids, attributes)
+    aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
+    constraints = build_constraints(aggregates, qids, 1, [model], dict(zip(attributes, frames)))
+    view = constraints.view(np.arange(aggregates.height))
+    check_ = constraints.checks[0]
+    if check_.scope != "class":
+        raise InvalidParameterError(f"{model.describe()} judges the whole table, not each class; use check()")
+    measure = check_.measure(view)
+    return aggregates.select(*qids, pl.col("size").cast(pl.Int64)).with_columns(
+        pl.Series("measure", measure, dtype=pl.Float64), pl.Series("satisfied", check_.ok(view, measure))
+    )
