@@ -31,7 +31,7 @@ def entropy_l(values: list) -> float:
     return math.exp(-sum(p * math.log(p) for p in distribution(values).values()))
 
 
-def recursive_ratio(values: list, l: int) -> float:  # noqa: E741
+def recursive_ratio(values: list, l: int) -> float:
     r = sorted(Counter(values).values(), reverse=True)
     tail = sum(r[l - 1 :])
     return r[0] / tail if tail else math.inf

@@ -138,7 +138,7 @@ def test_every_algorithm_output_satisfies_every_model(t, k, model, method) -> No
 @settings(max_examples=15, deadline=None)
 @given(t=sensitive_tables(max_rows=40), k=st.integers(1, 3), model=MODELS)
 def test_mdav_aggregate_clusters_satisfy_every_model(t, k, model) -> None:
-    df, hs = t
+    df, _ = t
     assume(k <= df.height)
     try:
         out = pa.anonymize(df, qids=QIDS, hierarchies={}, insensitive="row", k=k, method="mdav", publish="aggregate",

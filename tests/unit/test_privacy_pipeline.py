@@ -25,7 +25,7 @@ T = pl.DataFrame({
 })  # fmt: skip
 
 
-def _diverse(out: pl.DataFrame, l: int) -> bool:  # noqa: E741
+def _diverse(out: pl.DataFrame, l: int) -> bool:
     return bool(out.group_by("age", "sex").agg(pl.col("disease").n_unique())["disease"].min() >= l)
 
 
