@@ -26,6 +26,7 @@ are refused upfront, as ARX refuses local recoding for these models.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -148,22 +149,25 @@ class KMap(Model):
 
     def derived_k(self, n_rows: int) -> int:
         """The sample class size that gives k-map (estimated; ARX's KMap derivation)."""
-        from scipy.stats import poisson
+        from scipy.special import gammaln, pdtr
+
+        def pmf(c: int, lam: float) -> float:
+            return math.exp(c * math.log(lam) - lam - float(gammaln(c + 1))) if lam > 0 else float(c == 0)
 
         f = n_rows / population_size("k-map", n_rows, self.population_size, self.sampling_fraction)
         lam, threshold = f * self.k, 1.0 - self.significance
         if self.estimator == "poisson":
             counter, value = 0, 0.0
             while value < threshold:
-                value = float(poisson.cdf(counter, lam))
+                value = float(pdtr(counter, lam))
                 counter += 1
                 if counter >= self.k:
                     break
             derived = counter + 1
         else:
-            norm, counter, value = 1.0 - float(poisson.pmf(0, lam)), 1, 0.0
+            norm, counter, value = 1.0 - pmf(0, lam), 1, 0.0
             while value < threshold:
-                value += float(poisson.pmf(counter, lam)) / norm if norm > 0 else 1.0
+                value += pmf(counter, lam) / norm if norm > 0 else 1.0
                 counter += 1
                 if counter >= self.k:
                     break

@@ -16,7 +16,7 @@ figure comes from them (never from rows):
 >>> t = pl.DataFrame({"q": ["a", "a", "b", "c", "c", "c"]})
 >>> r = risk(t, ["q"])
 >>> r["prosecutor"], r["sample_uniques"]
-({'highest': 1.0, 'lowest': 0.3333333333333333, 'average': 0.5, 'records_at_risk': 0.5}, 0.16666666666666666)
+({'highest': 1.0, 'lowest': 0.3333333333333333, 'average': 0.5, 'records_at_risk': 1.0}, 0.16666666666666666)
 """
 
 from __future__ import annotations

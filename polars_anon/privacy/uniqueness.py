@@ -41,17 +41,33 @@ def _hist(histogram: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
     return sizes, counts
 
 
+def _log_choose(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    from scipy.special import gammaln
+
+    return gammaln(np.asarray(a) + 1) - gammaln(np.asarray(b) + 1) - gammaln(np.asarray(a) - np.asarray(b) + 1)
+
+
+def hypergeometric_one(population: float, successes: np.ndarray, draws: float) -> np.ndarray:
+    """P(exactly one success) drawing `draws` of `population` items holding `successes` successes.
+
+    >>> round(float(hypergeometric_one(10, np.array([2]), 3)[0]), 6)  # 2 * C(8, 2) / C(10, 3)
+    0.466667
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = np.log(k) + _log_choose(population - k, draws - 1) - _log_choose(population, draws)
+    return np.where((k >= 1) & (population - k >= draws - 1), np.exp(log), 0.0)
+
+
 def zayatz(histogram: Mapping[int, int], population: float) -> float:
     """Population uniques by Zayatz's model (a count)."""
-    from scipy.stats import hypergeom
-
     sizes, counts = _hist(histogram)
     n, u = float(sizes @ counts), float(counts.sum())
     c1 = float(histogram.get(1, 0))
-    big_n = round(population)
-    p1 = hypergeom.pmf(1, big_n, sizes.astype(np.int64), int(n))
+    big_n = float(round(population))
+    p1 = hypergeometric_one(big_n, sizes, n)
     total = float((counts / u * p1).sum())
-    one = float(hypergeom.pmf(1, big_n, 1, int(n)))
+    one = float(hypergeometric_one(big_n, np.array([1.0]), n)[0])
     if total <= 0:
         return math.nan
     share = (c1 / u) * one / total
