@@ -11,7 +11,10 @@ published as the roots of every hierarchy (``suppress="root"``); the report coun
 them under ``suppressed``.
 
 Each round is one group-by over the class aggregates (one row per distinct tuple),
-never over the rows.
+never over the rows. With privacy models (``task.constraints``), a class "smaller than
+k" reads "violating k or a model": Datafly generalizes until every class satisfies every
+model or is suppressed within the budget (with ``suppress="root"`` the root class must
+satisfy them too).
 
 Reading taken for ``suppress="root"``: the suppressed rows form one class (all
 roots) together with any rows already published as all roots; that class must

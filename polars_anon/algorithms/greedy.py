@@ -18,6 +18,10 @@ lookup tables (``R[LCA(x, y)]`` and ``LCA(x, y)`` for every pair of codes) are
 precomputed, so the cost of every candidate is one vectorized gather per fused
 attribute group.
 
+With privacy models (``task.constraints``), a class is *below k* (not finished) while
+it has fewer than k rows or violates a model; each class carries its sensitive counts,
+summed when classes merge, and the merge cost is unchanged.
+
 Options (``task.options``)
 --------------------------
 first : ``"first"`` (default) | ``"smallest"``
