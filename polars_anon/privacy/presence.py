@@ -38,7 +38,7 @@ from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_fraction, check_positive
 
-__all__ = ["DeltaPresence", "KMap", "population_size"]
+__all__ = ["DeltaPresence", "KMap", "WithPopulation", "population_size"]
 
 ESTIMATORS = ("poisson", "zero-truncated-poisson")
 _POPULATION = {"expects": "a LazyFrame, DataFrame or path of the population table"}
@@ -71,8 +71,22 @@ def check_population_args(model: str, population_size: object, sampling_fraction
         check_fraction(model, "sampling_fraction", sampling_fraction, low_open=True)
 
 
+class WithPopulation:
+    """A model that may compare classes with a population table (its ``population`` field)."""
+
+    population: Any
+
+    @property
+    def needs_population_table(self) -> bool:
+        return self.population is not None
+
+    @property
+    def population_frame(self) -> Any:
+        return self.population
+
+
 @dataclass(frozen=True)
-class DeltaPresence(Model):
+class DeltaPresence(WithPopulation, Model):
     """(dmin, dmax)-presence against the population table `population` (see the module docstring)."""
 
     population: Any = field(compare=False, metadata=_POPULATION)
@@ -87,14 +101,6 @@ class DeltaPresence(Model):
         check_fraction("delta-presence", "dmax", self.dmax)
         if self.dmin > self.dmax:
             raise InvalidParameterError(f"delta-presence: dmin={self.dmin!r} is above dmax={self.dmax!r}")
-
-    @property
-    def needs_population_table(self) -> bool:
-        return True
-
-    @property
-    def population_frame(self) -> Any:
-        return self.population
 
     def bind(self, context: Context) -> Check:
         return _PresenceCheck(self)
@@ -115,7 +121,7 @@ class _PresenceCheck(Check):
 
 
 @dataclass(frozen=True)
-class KMap(Model):
+class KMap(WithPopulation, Model):
     """k-map (see the module docstring): a population table, or a population size or sampling fraction."""
 
     k: int
@@ -138,14 +144,6 @@ class KMap(Model):
         if self.population is not None:
             _check_population("k-map", self.population)
         check_population_args("k-map", self.population_size, self.sampling_fraction)
-
-    @property
-    def needs_population_table(self) -> bool:
-        return self.population is not None
-
-    @property
-    def population_frame(self) -> Any:
-        return self.population
 
     def derived_k(self, n_rows: int) -> int:
         """The sample class size that gives k-map (estimated; ARX's KMap derivation)."""

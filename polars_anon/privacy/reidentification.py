@@ -30,7 +30,13 @@ import numpy as np
 from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, Scope, check_fraction
-from polars_anon.privacy.presence import _POPULATION, _check_population, check_population_args, population_size
+from polars_anon.privacy.presence import (
+    _POPULATION,
+    WithPopulation,
+    _check_population,
+    check_population_args,
+    population_size,
+)
 from polars_anon.privacy.uniqueness import ESTIMATORS, estimate
 
 __all__ = ["AverageRisk", "PopulationUniqueness", "Risk", "record_risk", "risk_figures"]
@@ -70,7 +76,7 @@ def risk_figures(size: np.ndarray, population: np.ndarray | None, attacker: str,
 
 
 @dataclass(frozen=True)
-class Risk(Model):
+class Risk(WithPopulation, Model):
     """Bounds on one attacker's re-identification risk (see the module docstring)."""
 
     attacker: Literal["prosecutor", "journalist", "marketer"] = "prosecutor"
@@ -105,14 +111,6 @@ class Risk(Model):
     @property
     def scope(self) -> Scope:  # type: ignore[override]
         return "class" if self.average is None and self.threshold is None else "table"
-
-    @property
-    def needs_population_table(self) -> bool:
-        return self.population is not None
-
-    @property
-    def population_frame(self) -> Any:
-        return self.population
 
     def bind(self, context: Context) -> Check:
         return _RiskCheck(self)
