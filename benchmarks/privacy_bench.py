@@ -38,12 +38,12 @@ def peak_mb() -> int:
 
 
 def load() -> str:
-    return "%.1f %.1f %.1f" % os.getloadavg()
+    return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 def subcase(*args: str) -> dict:
     """Run ``privacy_bench.py _case ...`` in a fresh process and parse its last JSON line."""
-    out = subprocess.run([sys.executable, __file__, "_case", *args], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, __file__, "_case", *args], capture_output=True, text=True, check=False)
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -63,7 +63,7 @@ def _venv_python() -> Path:
     return python
 
 
-def ours(df: pl.DataFrame, qids: list[str], sensitive: str, l: int) -> dict:  # noqa: E741
+def ours(df: pl.DataFrame, qids: list[str], sensitive: str, l: int) -> dict:
     numeric = df[sensitive].dtype.is_numeric()
 
     def measures(model) -> np.ndarray:
@@ -74,7 +74,7 @@ def ours(df: pl.DataFrame, qids: list[str], sensitive: str, l: int) -> dict:  # 
     return {
         "k": int(df.group_by(qids).len()["len"].min()),
         "distinct": int(measures(pa.LDiversity(sensitive, l=1)).min()),
-        "entropy": int(math.floor(measures(pa.LDiversity(sensitive, l=1, variant="entropy")).min() + 1e-9)),
+        "entropy": math.floor(measures(pa.LDiversity(sensitive, l=1, variant="entropy")).min() + 1e-9),
         "recursive_c": float(int(finite.max())) if len(finite) else None,
         "t": float(measures(pa.TCloseness(sensitive, t=1.0, distance="ordered" if numeric else "equal")).max()),
         "beta_basic": float(measures(pa.BetaLikeness(sensitive, beta=1.0)).max()),
@@ -109,7 +109,7 @@ def main() -> None:
     for name, df, qids, sensitive in tables():
         path = DATA / (name.replace(" ", "_").replace(",", "").replace("=", "") + ".csv")
         df.write_csv(path)
-        l = 2  # noqa: E741
+        l = 2
         theirs = json.loads(subprocess.run([str(python), "-c", PYCANON, str(path), json.dumps(qids), sensitive, str(l)],
                                            capture_output=True, text=True, check=True).stdout)  # fmt: skip
         mine = ours(df, qids, sensitive, l)
