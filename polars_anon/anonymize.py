@@ -39,7 +39,7 @@ from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
 from polars_anon.request import Request, check_data, check_privacy, check_request
 from polars_anon.tuplemap import SIZE
-from polars_anon.verify import Verifier, verify_k, verify_privacy
+from polars_anon.verify import Verifier, verify_k, verify_published
 
 __all__ = ["Anonymized", "anonymize", "prepare", "verify_k"]
 
@@ -211,9 +211,11 @@ def _verifier(request: Request, plan: Plan, prepared: pl.LazyFrame, constraints:
     def verify(lf: pl.LazyFrame) -> dict[str, Any]:
         if plan.verify is not None:
             facts = plan.verify(lf, prepared)
+            classes: pl.DataFrame | pl.LazyFrame = lf
         else:
-            facts = verify_k(lf, qids, request.k) | verify_privacy(lf, qids, constraints, levels)
-        facts["risk"] = {"input": input_risk, "output": risk_summary(lf, qids, population_size_=population)}
+            facts, classes = verify_published(lf, qids, request.k, constraints, levels)
+        output = risk_summary(classes, qids, population_size_=population, aggregated=plan.verify is None)
+        facts["risk"] = {"input": input_risk, "output": output}
         return facts
 
     return verify

@@ -42,12 +42,13 @@ from polars_anon.privacy.counts import (
     value_codes,
 )
 
-__all__ = ["build_constraints", "check", "class_measures", "population_frame", "verify_models"]
+__all__ = ["build_constraints", "check", "class_frames", "class_measures", "population_frame", "verify_classes", "verify_models"]
 
 _CLASS = "__anon_class"
 
 
-def _class_frames(lf: pl.LazyFrame, keys: Sequence[str], attributes: Sequence[str]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+def class_frames(lf: pl.LazyFrame, keys: Sequence[str], attributes: Sequence[str]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """The classes of `lf` by `keys` (sorted, ``size``, a class index) and the (class, value) counts of each attribute."""
     keys = list(keys)
     queries = [lf.group_by(keys).agg(pl.len().cast(pl.Int64).alias("size"))]
     queries += [sensitive_counts(lf, keys, a) for a in attributes]
@@ -99,7 +100,15 @@ def verify_models(lf: pl.LazyFrame, keys: Sequence[str], constraints: Constraint
     """
     if constraints.k_only:
         return {}
-    classes, frames = _class_frames(lf, keys, list(constraints.sensitive))
+    classes, frames = class_frames(lf, keys, list(constraints.sensitive))
+    return verify_classes(classes, frames, keys, constraints, levels)
+
+
+def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame], keys: Sequence[str], constraints: Constraints,
+                   levels: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
+    """:func:`verify_models` on class frames already collected (from :func:`class_frames`)."""
+    if constraints.k_only:
+        return {}
     population = None
     if constraints.population is not None:
         if levels is None:
@@ -173,7 +182,7 @@ def check(
     for i, m in enumerate(models):
         if not isinstance(m, Model):
             raise InvalidParameterError(f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}")
-    classes, frames = _class_frames(lf, qids, attributes)
+    classes, frames = class_frames(lf, qids, attributes)
     if classes.height == 0:
         raise InfeasibleError("check: the table has no rows; there is nothing to check")
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
@@ -223,7 +232,7 @@ def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model
     qids = check_qids(lf, qids)
     attributes = [model.sensitive_attribute] if model.sensitive_attribute is not None else []
     check_columns(lf, attributes, f"{model.name}: attribute")
-    classes, frames = _class_frames(lf, qids, attributes)
+    classes, frames = class_frames(lf, qids, attributes)
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
     constraints = build_constraints(aggregates, qids, 1, [model], dict(zip(attributes, frames)))
     view = constraints.view(np.arange(aggregates.height))
