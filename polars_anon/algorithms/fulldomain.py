@@ -135,7 +135,8 @@ class Lattice:
         key = self.classes(vector)
         if self.constraints.k_only:
             return np.bincount(key, weights=self.size)[key] < self.k
-        dense = np.unique(key, return_inverse=True)[1].ravel()
+        present = np.bincount(key) > 0  # the codes are small (classes() keeps them below 4 x tuples): relabel densely
+        dense = (np.cumsum(present) - 1)[key]
         levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
         return self.constraints.violating(dense, levels)[dense]
 

@@ -224,7 +224,7 @@ class Constraints:
 
     def _suppress_for_tables(self, size: np.ndarray, pop: np.ndarray | None, bad: np.ndarray) -> np.ndarray:
         """Mark the smallest kept classes until every table model holds on the rest (ARX's rule)."""
-        kept = ~bad
+        kept = ~bad & (size > 0)  # a class id without rows is no class
 
         def holds(mask: np.ndarray) -> bool:
             p = None if pop is None else pop[mask]
