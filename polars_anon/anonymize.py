@@ -32,8 +32,17 @@ from polars_anon.io import report_path
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
-from polars_anon.privacy.counts import COUNT, population_counts, read_population, sensitive_counts
-from polars_anon.privacy.evaluate import build_constraints
+from polars_anon.privacy.counts import (
+    COUNT,
+    WIDE,
+    encode_counts,
+    from_wide,
+    long_counts,
+    population_counts,
+    read_population,
+    sensitive_counts,
+    wide_columns,
+)
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
@@ -134,11 +143,32 @@ def _population_model(request: Request) -> Model | None:
     return tables[0] if tables else None
 
 
-def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], dict[str, pl.DataFrame], pl.DataFrame | None]:
-    """One pass over the data: the class aggregates, the distinct counts of undeclared columns,
-    the (tuple, sensitive value) counts the models read and the population's tuple counts."""
+@dataclass
+class _Counted:
+    """What the aggregate pass counted for the models: the values of each sensitive attribute, and their counts
+    (wide: columns of the aggregates; long: a (tuple, value, count) frame), the population's tuple counts."""
+
+    labels: dict[str, pl.Series]
+    long: dict[str, pl.DataFrame]
+    population: pl.DataFrame | None
+
+    def wide(self) -> list[str]:
+        return [a for a in self.labels if a not in self.long]
+
+
+def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], _Counted]:
+    """One pass over the data: the class aggregates (with a count column per value of each sensitive
+    attribute a model reads, when it has few), the distinct counts of undeclared columns, the (tuple,
+    value) counts of attributes with many values and the population's tuple counts."""
     undeclared, qids, counted = request.undeclared, list(request.qids), _counted(request)
-    queries = [sensitive_counts(prepared, qids, a) for a in counted] or [class_sizes(prepared, qids)]
+    labels = {}
+    if counted:
+        values = pl.collect_all([prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted])  # materializes: each attribute's values
+        labels = {a: f[a] for a, f in zip(counted, values)}
+    long = [a for a in counted if len(labels[a]) > WIDE]
+    columns = [e for a in counted if a not in long for e in wide_columns(a, labels[a])]
+    queries = [prepared.group_by(qids).agg(pl.len().alias(SIZE), *columns).sort(qids, nulls_last=True) if columns else class_sizes(prepared, qids)]
+    queries += [sensitive_counts(prepared, qids, a) for a in long]
     if undeclared:
         queries.append(distinct_counts(prepared, undeclared))
     model = _population_model(request)
@@ -146,16 +176,9 @@ def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, 
         pop = read_population(model.population_frame, qids, model.name)
         queries.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
     frames = pl.collect_all(queries)  # materializes: one row per class (per class and value; one row of counts)
-    counts = dict(zip(counted, frames[: len(counted)]))
-    rest = frames[len(counted) :] if counted else frames[1:]
-    aggregates = _sizes(frames[0], qids) if counted else frames[0]
+    rest = frames[1 + len(long) :]
     distinct = rest[0].row(0, named=True) if undeclared else {}
-    return aggregates, distinct, counts, rest[-1] if model is not None else None
-
-
-def _sizes(counts: pl.DataFrame, qids: list[str]) -> pl.DataFrame:
-    """Class sizes from (tuple, value) counts, as :func:`class_sizes` gives them (sorted, UInt32)."""
-    return counts.group_by(qids).agg(pl.col(COUNT).sum().cast(pl.UInt32).alias(SIZE)).sort(qids, nulls_last=True)
+    return frames[0], distinct, _Counted(labels, dict(zip(long, frames[1 : 1 + len(long)])), rest[-1] if model is not None else None)
 
 
 def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame, int]:
@@ -163,7 +186,8 @@ def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -
     null_rows = int(aggregates.filter(pl.any_horizontal(pl.col(q).is_null() for q in request.qids))[SIZE].sum())
     if not null_rows:
         return prepared, aggregates, 0
-    merged = _rooted(aggregates, request, SIZE).with_columns(pl.col(SIZE).cast(pl.UInt32))
+    weights = [c for c in aggregates.columns if c not in request.qids]
+    merged = _rooted(aggregates, request, weights).with_columns(pl.col(SIZE).cast(pl.UInt32))
     return prepared.with_columns(_root_exprs(request)), merged, null_rows
 
 
@@ -171,24 +195,32 @@ def _root_exprs(request: Request) -> list[pl.Expr]:
     return [pl.col(q).fill_null(h.root) for q, h in request.hierarchies.items()]
 
 
-def _rooted(frame: pl.DataFrame, request: Request, weight: str, by: Sequence[str] = ()) -> pl.DataFrame:
-    """`frame` with nulls at the roots, rows of equal (qids, `by`) summed."""
+def _rooted(frame: pl.DataFrame, request: Request, weights: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
+    """`frame` with nulls at the roots, the `weights` of equal (qids, `by`) rows summed."""
     keys = [*request.qids, *by]
-    return frame.lazy().with_columns(_root_exprs(request)).group_by(keys).agg(pl.col(weight).sum()).sort(keys, nulls_last=True).collect()
+    rooted = frame.lazy().with_columns(_root_exprs(request)).group_by(keys).agg(pl.col(w).sum() for w in weights)
+    return rooted.sort(keys, nulls_last=True).collect()
 
 
-def _constraints(request: Request, aggregates: pl.DataFrame, counts: dict[str, pl.DataFrame], population: pl.DataFrame | None) -> Constraints:
-    """The constraints of the task (k and every model), refusing a model no generalization can meet."""
+def _constraints(request: Request, table: pl.DataFrame, counted: _Counted) -> tuple[Constraints, dict[str, pl.LazyFrame]]:
+    """The constraints of the task (k and every model), refusing a model no generalization can meet; and the
+    relational (tuple, value, count) frame of each sensitive attribute, for the Task."""
+    qids = list(request.qids)
+    long, population = counted.long, counted.population
     if request.null == "suppress":
-        counts = {a: _rooted(f, request, COUNT, [a]) for a, f in counts.items()}
-        population = None if population is None else _rooted(population, request, COUNT)
+        long = {a: _rooted(f, request, [COUNT], [a]) for a, f in long.items()}
+        population = None if population is None else _rooted(population, request, [COUNT])
+    aggregates = table.select(*qids, SIZE)
+    sens = {a: from_wide(table, a, counted.labels[a]) for a in counted.wide()}
+    sens |= {a: encode_counts(f, aggregates, qids, a) for a, f in long.items()}
+    frames = {a: long_counts(table, qids, a, counted.labels[a]) for a in counted.wide()} | {a: f.lazy() for a, f in long.items()}
     pop = None
     if population is not None:
-        pop = population_counts(population, aggregates, request.qids, _population_model(request).name)  # type: ignore[union-attr]
+        pop = population_counts(population, aggregates, qids, _population_model(request).name)  # type: ignore[union-attr]
     hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
-    constraints = build_constraints(aggregates, request.qids, request.k, request.privacy, counts, pop, hierarchies)
+    constraints = Constraints(aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates)
     check_privacy(constraints)
-    return constraints
+    return constraints, {a: frames[a] for a in counted.labels}
 
 
 def _population_size(request: Request, n_rows: int) -> int | None:
@@ -308,10 +340,11 @@ def anonymize(
         drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed, privacy=privacy,
     )  # fmt: skip
     prepared = prepare(lf, request)
-    aggregates, distinct, counts, population = _aggregate(prepared, request)
-    check_data(aggregates, request, distinct)
-    prepared, aggregates, null_rows = _roots(prepared, aggregates, request)
-    constraints = _constraints(request, aggregates, counts, population)
+    table, distinct, counted = _aggregate(prepared, request)
+    check_data(table, request, distinct)
+    prepared, table, null_rows = _roots(prepared, table, request)
+    constraints, counts = _constraints(request, table, counted)
+    aggregates = table.select(*request.qids, SIZE)
     records = None
     if request.method.records:
         keep = [*request.qids, *request.sensitives]

@@ -49,9 +49,10 @@ class Task:
     records: pl.DataFrame | None = None
     """Only for methods declared with ``records=True``: the quasi-identifiers (String) and,
     when there is one, the sensitive column of every input row, in row order."""
-    sensitive_counts: Mapping[str, pl.DataFrame] = field(default_factory=dict)
+    sensitive_counts: Mapping[str, pl.LazyFrame] = field(default_factory=dict)
     """Per sensitive attribute a privacy model reads: rows per (qid tuple, value), columns
-    qids, the attribute and ``count`` (the relational form of the models' input)."""
+    qids, the attribute and ``count`` (the relational form of the models' input; lazy: the
+    constraints already hold it as counts per aggregate row)."""
     constraints: Constraints = None  # type: ignore[assignment]
     """k and every privacy model, to ask of any class or partition (always present:
     k-anonymity alone when no model is asked; see :mod:`polars_anon.privacy.constraints`)."""

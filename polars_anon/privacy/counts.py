@@ -22,15 +22,68 @@ import polars as pl
 from polars_anon.errors import InfeasibleError, InputError
 from polars_anon.privacy.base import Domain
 
-__all__ = ["COUNT", "PopulationCounts", "SensitiveCounts", "encode_counts", "population_counts", "read_population", "sensitive_counts"]
+__all__ = [
+    "COUNT",
+    "WIDE",
+    "PopulationCounts",
+    "SensitiveCounts",
+    "encode_counts",
+    "from_wide",
+    "long_counts",
+    "population_counts",
+    "read_population",
+    "sensitive_counts",
+    "wide_columns",
+]
 
 COUNT = "count"
 _ROW, _CODE = "__anon_row", "__anon_code"
+WIDE = 64
+"""Attributes with at most this many values are counted as one column per value in the class-size
+group-by (one pass, a dense class x value table); others by a (tuple, value) group-by."""
 
 
 def sensitive_counts(lf: pl.LazyFrame, qids: Sequence[str], attribute: str) -> pl.LazyFrame:
     """Rows per (qid tuple, value of `attribute`): qids, attribute, ``count`` (Int64)."""
     return lf.group_by([*qids, attribute]).agg(pl.len().cast(pl.Int64).alias(COUNT))
+
+
+def wide_columns(attribute: str, labels: pl.Series) -> list[pl.Expr]:
+    """Aggregations counting each value of `attribute` (nulls included) in a class: ``__anon_n_<attribute>_<code>``.
+
+    >>> pl.DataFrame({"q": ["a", "a"], "s": ["x", None]}).group_by("q").agg(wide_columns("s", pl.Series(["x", None]))).rows()
+    [('a', 1, 1)]
+    """
+    col = pl.col(attribute)
+    return [
+        (col.is_null() if v is None else col.eq_missing(pl.lit(v, dtype=labels.dtype))).sum().cast(pl.Int64).alias(_wide(attribute, i))
+        for i, v in enumerate(labels.to_list())
+    ]
+
+
+def _wide(attribute: str, code: int) -> str:
+    return f"__anon_n_{attribute}_{code}"
+
+
+def from_wide(aggregates: pl.DataFrame, attribute: str, labels: pl.Series) -> SensitiveCounts:
+    """:class:`SensitiveCounts` from the wide count columns of the aggregates (see :func:`wide_columns`)."""
+    dense = np.stack([aggregates[_wide(attribute, i)].to_numpy() for i in range(len(labels))], axis=1).astype(np.int64)
+    row, code = np.nonzero(dense)
+    totals = dense.sum(axis=0).astype(np.float64)
+    return SensitiveCounts(Domain(attribute, labels, totals / max(float(totals.sum()), 1.0)), row, code, dense[row, code])
+
+
+def long_counts(aggregates: pl.DataFrame, qids: Sequence[str], attribute: str, labels: pl.Series) -> pl.LazyFrame:
+    """The relational form (qids, attribute, ``count``) of the wide count columns, lazily (rows with a count only)."""
+    names = [_wide(attribute, i) for i in range(len(labels))]
+    return (
+        aggregates.lazy()
+        .select(*qids, *names)
+        .unpivot(names, index=list(qids), variable_name=_CODE, value_name=COUNT)
+        .filter(pl.col(COUNT) > 0)
+        .with_columns(pl.col(_CODE).replace_strict(names, labels.to_list(), return_dtype=labels.dtype).alias(attribute))
+        .select(*qids, attribute, COUNT)
+    )
 
 
 @dataclass(frozen=True)
