@@ -74,7 +74,7 @@ def verify_published(
 
     Returns the facts and the published classes (qids and ``size``), for the risk figures.
     """
-    classes, frames = class_frames(lf, qids, list(constraints.sensitive))
+    classes, frames = class_frames(lf, qids, list(constraints.sensitive), constraints.labels)
     size = classes["size"]
     n_rows = int(size.sum())
     summary = {

@@ -89,6 +89,11 @@ class Constraints:
         return not self.models
 
     @property
+    def labels(self) -> dict[str, pl.Series]:
+        """The values of each sensitive attribute (code order)."""
+        return {a: s.domain.labels for a, s in self.sensitive.items()}
+
+    @property
     def needs_levels(self) -> bool:
         """True when population tuples absent from the sample must be generalized (pass ``levels``)."""
         return self.population is not None and self.population.extra.height > 0

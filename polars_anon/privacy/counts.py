@@ -95,6 +95,11 @@ class SensitiveCounts:
     code: np.ndarray
     count: np.ndarray
 
+    def dense(self, n: int) -> np.ndarray:
+        """(n rows, values) counts."""
+        flat = np.bincount(self.row * self.domain.m + self.code, weights=self.count, minlength=n * self.domain.m)
+        return flat.reshape(n, self.domain.m).astype(np.int64)
+
 
 def value_codes(values: pl.Series, labels: pl.Series) -> np.ndarray:
     """The code (position in `labels`) of each value (nulls included), -1 for a value that is not a label."""

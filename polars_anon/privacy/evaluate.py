@@ -34,12 +34,15 @@ from polars_anon.privacy.base import ClassView, Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
     COUNT,
+    WIDE,
     PopulationCounts,
     encode_counts,
+    from_wide,
     population_counts,
     read_population,
     sensitive_counts,
     value_codes,
+    wide_columns,
 )
 
 __all__ = ["build_constraints", "check", "class_frames", "class_measures", "population_frame", "verify_classes", "verify_models"]
@@ -47,14 +50,33 @@ __all__ = ["build_constraints", "check", "class_frames", "class_measures", "popu
 _CLASS = "__anon_class"
 
 
-def class_frames(lf: pl.LazyFrame, keys: Sequence[str], attributes: Sequence[str]) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
-    """The classes of `lf` by `keys` (sorted, ``size``, a class index) and the (class, value) counts of each attribute."""
-    keys = list(keys)
-    queries = [lf.group_by(keys).agg(pl.len().cast(pl.Int64).alias("size"))]
-    queries += [sensitive_counts(lf, keys, a) for a in attributes]
+def class_frames(
+    lf: pl.LazyFrame, keys: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series] | None = None
+) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+    """The classes of `lf` by `keys` (sorted, ``size``, a class index) and the (class, value) counts of each attribute.
+
+    An attribute whose `labels` (its known values) are few is counted in the class pass
+    itself, a column per value plus ``__anon_other_<attribute>`` (values not among them);
+    its frame is then None. One pass over `lf` in that case.
+    """
+    keys, labels = list(keys), dict(labels or {})
+    wide = [a for a in attributes if a in labels and len(labels[a]) <= WIDE]
+    columns = [e for a in wide for e in (*wide_columns(a, labels[a]), _others(a, labels[a]))]
+    queries = [lf.group_by(keys).agg(pl.len().cast(pl.Int64).alias("size"), *columns)]
+    queries += [sensitive_counts(lf, keys, a) for a in attributes if a not in wide]
     frames = pl.collect_all(queries)  # materializes: one row per class (and per class and value)
     classes = frames[0].sort(keys, nulls_last=True).with_row_index(_CLASS)
-    return classes, frames[1:]
+    rest = iter(frames[1:])
+    return classes, [None if a in wide else next(rest) for a in attributes]
+
+
+def _others(attribute: str, labels: pl.Series) -> pl.Expr:
+    known = labels.drop_nulls()
+    col = pl.col(attribute)
+    outside = col.is_not_null() & ~col.is_in(known.implode()) if len(known) else col.is_not_null()
+    if labels.null_count() == 0:
+        outside = outside | col.is_null()
+    return outside.sum().cast(pl.Int64).alias(f"__anon_other_{attribute}")
 
 
 def population_frame(constraints: Constraints, levels: Mapping[str, int]) -> pl.DataFrame:
@@ -72,12 +94,19 @@ def population_frame(constraints: Constraints, levels: Mapping[str, int]) -> pl.
     return pl.DataFrame([*labels, frame[COUNT]]).group_by(qids).agg(pl.col(COUNT).sum())
 
 
-def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFrame], constraints: Constraints,
+def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFrame | None], constraints: Constraints,
           population: pl.DataFrame | None) -> ClassView:  # fmt: skip
     n = classes.height
     counts = {}
     for attribute, frame in zip(constraints.sensitive, frames):
         domain = constraints.sensitive[attribute].domain
+        if frame is None:
+            if int(classes[f"__anon_other_{attribute}"].sum()):
+                raise PrivacyModelError(
+                    f"independent check failed: the published column {attribute!r} holds values the input does not; nothing was written"
+                )
+            counts[attribute] = from_wide(classes, attribute, domain.labels).dense(n)
+            continue
         joined = frame.join(classes.select(*keys, _CLASS), on=list(keys), how="left", nulls_equal=True, maintain_order="left")
         code = value_codes(joined[attribute], domain.labels)
         if (code < 0).any():
@@ -100,11 +129,11 @@ def verify_models(lf: pl.LazyFrame, keys: Sequence[str], constraints: Constraint
     """
     if constraints.k_only:
         return {}
-    classes, frames = class_frames(lf, keys, list(constraints.sensitive))
+    classes, frames = class_frames(lf, keys, list(constraints.sensitive), constraints.labels)
     return verify_classes(classes, frames, keys, constraints, levels)
 
 
-def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame], keys: Sequence[str], constraints: Constraints,
+def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], keys: Sequence[str], constraints: Constraints,
                    levels: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
     """:func:`verify_models` on class frames already collected (from :func:`class_frames`)."""
     if constraints.k_only:

@@ -164,3 +164,16 @@ def test_wide_and_long_counts_give_the_same_result(wide: bool, monkeypatch) -> N
     else:
         seen = test_wide_and_long_counts_give_the_same_result.seen  # type: ignore[attr-defined]
         assert frame["rows"] == seen["rows"] and frame["status"] == seen["status"]
+
+
+def test_verification_refuses_sensitive_values_the_input_lacks() -> None:
+    from polars_anon.privacy.evaluate import build_constraints
+    from polars_anon.verify import verify_published
+
+    agg = T.group_by("sex").len("size").sort("sex")
+    c = build_constraints(agg, ["sex"], 2, [pa.LDiversity("disease", l=2)], {"disease": T.group_by("sex", "disease").len("count")})
+    facts, _ = verify_published(T.lazy(), ["sex"], 2, c)
+    assert facts["privacy"][0]["satisfied"]
+    forged = T.with_columns(pl.when(pl.col("disease") == "cancer").then(pl.lit("plague")).otherwise("disease").alias("disease"))
+    with pytest.raises(PrivacyModelError, match=r"the published column 'disease' holds values the input does not"):
+        verify_published(forged.lazy(), ["sex"], 2, c)
