@@ -29,6 +29,7 @@ __all__ = [
     "SensitiveCounts",
     "encode_counts",
     "from_wide",
+    "grouped",
     "long_counts",
     "population_counts",
     "read_population",
@@ -41,6 +42,19 @@ _ROW, _CODE = "__anon_row", "__anon_code"
 WIDE = 64
 """Attributes with at most this many values are counted as one column per value in the class-size
 group-by (one pass, a dense class x value table); others by a (tuple, value) group-by."""
+
+
+def grouped(lf: pl.LazyFrame, keys: Sequence[str], *aggs: pl.Expr) -> pl.LazyFrame:
+    """``lf.group_by(keys).agg(aggs)`` with String keys grouped as Categorical (exact, and about twice as fast
+    on many rows), then read back as String.
+
+    >>> grouped(pl.LazyFrame({"q": ["a", "b", "a"]}), ["q"], pl.len()).sort("q").collect().rows()
+    [('a', 2), ('b', 1)]
+    """
+    schema = lf.collect_schema()
+    strings = [k for k in keys if schema[k] == pl.String]
+    out = lf.with_columns(pl.col(k).cast(pl.Categorical) for k in strings).group_by(list(keys)).agg(*aggs)
+    return out.with_columns(pl.col(k).cast(pl.String) for k in strings)
 
 
 def sensitive_counts(lf: pl.LazyFrame, qids: Sequence[str], attribute: str) -> pl.LazyFrame:

@@ -38,6 +38,7 @@ from polars_anon.privacy.counts import (
     PopulationCounts,
     encode_counts,
     from_wide,
+    grouped,
     population_counts,
     read_population,
     sensitive_counts,
@@ -62,7 +63,7 @@ def class_frames(
     keys, labels = list(keys), dict(labels or {})
     wide = [a for a in attributes if a in labels and len(labels[a]) <= WIDE]
     columns = [e for a in wide for e in (*wide_columns(a, labels[a]), _others(a, labels[a]))]
-    queries = [lf.group_by(keys).agg(pl.len().cast(pl.Int64).alias("size"), *columns)]
+    queries = [grouped(lf, keys, pl.len().cast(pl.Int64).alias("size"), *columns)]
     queries += [sensitive_counts(lf, keys, a) for a in attributes if a not in wide]
     frames = pl.collect_all(queries)  # materializes: one row per class (and per class and value)
     classes = frames[0].sort(keys, nulls_last=True).with_row_index(_CLASS)

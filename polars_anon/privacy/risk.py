@@ -30,7 +30,7 @@ import polars as pl
 from polars_anon._validate import as_lazy, check_qids
 from polars_anon.errors import InfeasibleError
 from polars_anon.privacy.base import Model, check_fraction
-from polars_anon.privacy.counts import COUNT, read_population
+from polars_anon.privacy.counts import COUNT, grouped, read_population
 from polars_anon.privacy.presence import check_population_args, population_size
 from polars_anon.privacy.reidentification import risk_figures
 from polars_anon.privacy.uniqueness import estimates
@@ -72,7 +72,7 @@ def risk_summary(
     `population` (qids and ``count``) gives the population count of each class.
     """
     qids = list(qids)
-    classes = data if aggregated else as_lazy(data).group_by(qids).agg(pl.len().alias("size"))
+    classes = data if aggregated else grouped(as_lazy(data), qids, pl.len().alias("size"))
     frame = classes.lazy().collect() if isinstance(classes, pl.LazyFrame) else classes  # materializes: one row per class
     pop = None
     if population is not None:
