@@ -1,6 +1,6 @@
 """Evidence for the privacy models (issue 13): what enforcing them costs, at Adult and voter-register scale.
 
-    python benchmarks/privacy_bench.py adult    # Adult grid -> results/privacy_adult.csv, .md
+    python benchmarks/privacy_bench.py adult    # Adult grid -> results/privacy_adult.csv, .md (one process per method and attribute)
     python benchmarks/privacy_bench.py voters   # 15M register, fulldomain and greedy, k=10 vs k=10 + recursive (3,2) on party
     python benchmarks/privacy_bench.py risk     # risk analysis of the 15M register, input and output
 
@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -41,8 +42,8 @@ def load() -> str:
     return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
-def subcase(*args: str) -> dict:
-    """Run ``privacy_bench.py _case ...`` in a fresh process and parse its last JSON line."""
+def subcase(*args: str) -> Any:
+    """Run ``privacy_bench.py _case ...`` in a fresh process and parse its last JSON line ({"error": ...} on failure)."""
     out = subprocess.run([sys.executable, __file__, "_case", *args], capture_output=True, text=True, check=False)
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
@@ -60,38 +61,47 @@ def _models(spec: str, sensitive: str, hs: dict) -> list:
     return [pa.TCloseness(sensitive, t=float(value), distance=distance, hierarchy=hs.get(sensitive) if distance == "hierarchical" else None)]
 
 
-def case_adult(method: str, k: int, sensitive: str, spec: str) -> dict:
+SPECS = ["k-only", "distinct=2", "distinct=3", "entropy=2", "entropy=3", "t-equal=0.1", "t-equal=0.2", "t-hierarchical=0.1", "t-hierarchical=0.2"]
+
+
+def case_adult(method: str, sensitive: str) -> list[dict]:
+    """Every k and model of the grid for one method and sensitive attribute (one process; time = anonymize + collect)."""
     qids = [q for q in QIDS8 if q != sensitive]
     df = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False)
     hs = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in [*qids, sensitive]}
     others = [c for c in df.columns if c not in qids and c != sensitive]
-    start = time.perf_counter()
-    try:
-        r = pa.anonymize(df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method=method, sensitive=sensitive,
-                         insensitive=others, privacy=_models(spec, sensitive, hs))  # fmt: skip
-        out = r.collect()
-    except pa.InfeasibleError as exc:
-        return {"method": method, "k": k, "sensitive": sensitive, "models": spec, "seconds": None, "ncp": None,
-                "homogeneity": None, "n_classes": None, "suppressed": None, "note": str(exc)[:120], "load": load()}  # fmt: skip
-    seconds = time.perf_counter() - start
-    return {
-        "method": method, "k": k, "sensitive": sensitive, "models": spec, "seconds": round(seconds, 3),
-        "ncp": None if r.report["loss"] is None else round(r.report["loss"], 4),
-        "homogeneity": round(pa.privacy.homogeneity_rate(out, qids, sensitive), 4),
-        "n_classes": r.report["n_classes"], "suppressed": r.report["suppressed"], "note": "", "load": load(),
-    }  # fmt: skip
+    rows = []
+    for k in KS:
+        for spec in SPECS:
+            start = time.perf_counter()
+            row = {"method": method, "k": k, "sensitive": sensitive, "models": spec}
+            try:
+                r = pa.anonymize(df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method=method, sensitive=sensitive,
+                                 insensitive=others, privacy=_models(spec, sensitive, hs))  # fmt: skip
+                out = r.collect()
+            except pa.InfeasibleError as exc:
+                rows.append(row | {"seconds": None, "ncp": None, "homogeneity": None, "n_classes": None, "suppressed": None,
+                                   "note": str(exc)[:160], "load": load()})  # fmt: skip
+                continue
+            rows.append(row | {
+                "seconds": round(time.perf_counter() - start, 3),
+                "ncp": None if r.report["loss"] is None else round(r.report["loss"], 4),
+                "homogeneity": round(pa.privacy.homogeneity_rate(out, qids, sensitive), 4),
+                "n_classes": r.report["n_classes"], "suppressed": r.report["suppressed"], "note": "", "load": load(),
+            })  # fmt: skip
+    return rows
 
 
 def adult() -> None:
-    specs = ["k-only", "distinct=2", "distinct=3", "entropy=2", "entropy=3", "t-equal=0.1", "t-equal=0.2", "t-hierarchical=0.1", "t-hierarchical=0.2"]
     rows = []
     for sensitive in ("salary-class", "occupation"):
         for method in METHODS:
-            for k in KS:
-                for spec in specs:
-                    row = subcase("adult", method, str(k), sensitive, spec)
-                    print(json.dumps(row), flush=True)
-                    rows.append(row)
+            part = subcase("adult", method, sensitive)
+            if isinstance(part, dict):  # an error
+                raise SystemExit(f"adult {method} {sensitive}: {part}")
+            for row in part:
+                print(json.dumps(row), flush=True)
+            rows += part
     frame = pl.DataFrame(rows, infer_schema_length=None)
     frame.write_csv(RESULTS / "privacy_adult.csv")
     _adult_markdown(frame)
@@ -197,7 +207,7 @@ if __name__ == "__main__":
     if what == "_case":
         kind, *rest = args
         if kind == "adult":
-            result = case_adult(rest[0], int(rest[1]), rest[2], rest[3])
+            result = case_adult(rest[0], rest[1])
         elif kind == "voters":
             result = case_voters(rest[0], rest[1])
         else:
