@@ -21,6 +21,7 @@ figure comes from them (never from rows):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -97,7 +98,11 @@ def risk_summary(
     if (sampling_fraction is not None or population_size_ is not None) and n:
         big_n = population_size("risk", n, population_size_, sampling_fraction)
         sizes_u, counts_u = np.unique(size, return_counts=True)
-        out["population_uniqueness"] = {"population_size": big_n, **estimates(dict(zip(sizes_u.tolist(), counts_u.tolist())), big_n)}
+        found = estimates(dict(zip(sizes_u.tolist(), counts_u.tolist())), big_n)
+        # an estimator without a solution is None (JSON has no NaN)
+        out["population_uniqueness"] = {"population_size": big_n} | {
+            key: None if isinstance(v, float) and math.isnan(v) else v for key, v in found.items()
+        }
     return out
 
 
