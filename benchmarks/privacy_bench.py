@@ -112,7 +112,8 @@ def _adult_markdown(frame: pl.DataFrame) -> None:
         "# Privacy models on Adult (benchmarks/privacy_bench.py adult)",
         "",
         "8 qids minus the sensitive attribute; time (s, one process, incl. reading) / average cell NCP / homogeneity rate",
-        "(share of records in classes with one sensitive value). `-`: infeasible (refused or no vector in budget).",
+        "(share of records in classes with one sensitive value). `-`: infeasible (refused upfront or no vector in budget);",
+        "`salary-class` has 2 values and an entropy l of at most 1.75, so l = 3 and entropy l = 2 are refused there.",
         "",
     ]
     for sensitive in frame["sensitive"].unique(maintain_order=True):
