@@ -111,7 +111,7 @@ def _adult_markdown(frame: pl.DataFrame) -> None:
     lines = [
         "# Privacy models on Adult (benchmarks/privacy_bench.py adult)",
         "",
-        "8 qids minus the sensitive attribute; time (s, one process, incl. reading) / average cell NCP / homogeneity rate",
+        "8 qids minus the sensitive attribute; time (s: anonymize and the verified collect) / average cell NCP / homogeneity rate",
         "(share of records in classes with one sensitive value). `-`: infeasible (refused upfront or no vector in budget);",
         "`salary-class` has 2 values and an entropy l of at most 1.75, so l = 3 and entropy l = 2 are refused there.",
         "",
