@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polars_anon import metrics
 from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
+from polars_anon._progress import progress
 from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import Anonymized, anonymize
 from polars_anon.classes import class_size_histogram, class_sizes, is_k_anonymous, k_summary, min_class_size
@@ -28,6 +29,7 @@ from polars_anon.errors import (
     PrivacyModelError,
     ValueNotInHierarchyError,
 )
+from polars_anon.explore import explore
 from polars_anon.generalize import generalize, generalize_expr, generalize_partition
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy import (
@@ -77,6 +79,7 @@ __all__ = [
     "class_sizes",
     "encode",
     "encoded_columns",
+    "explore",
     "generalize",
     "generalize_expr",
     "generalize_partition",
@@ -85,6 +88,7 @@ __all__ = [
     "map_to_leaves",
     "metrics",
     "min_class_size",
+    "progress",
     "risk",
     "scan_encoded",
     "verify_k",

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._progress import stage
 from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy
 from polars_anon.algorithms import Plan, Task
@@ -28,8 +29,8 @@ from polars_anon.attributes import distinct_counts
 from polars_anon.classes import class_sizes
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import report_path
-from polars_anon.outputs import Outputs, staged_write
+from polars_anon.io import html_path, report_path
+from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
@@ -50,10 +51,7 @@ from polars_anon.request import Request, check_data, check_privacy, check_reques
 from polars_anon.tuplemap import SIZE
 from polars_anon.verify import Verifier, verify_k, verify_published
 
-__all__ = ["Anonymized", "anonymize", "prepare", "verify_k"]
-
-OUTPUT_SUFFIXES = (".parquet", ".pq")
-
+__all__ = ["Aggregated", "Anonymized", "aggregate", "anonymize", "prepare", "run_method", "task_constraints", "verify_k"]
 
 @dataclass
 class Anonymized:
@@ -86,44 +84,53 @@ class Anonymized:
 
         The caller commits `out` (renaming every output into place) once all are written.
         """
-        path = Path(path)
-        if path.suffix.lower() not in OUTPUT_SUFFIXES:
-            raise InvalidParameterError(f"output {str(path)!r} must end in .parquet (the published table is written as Parquet)")
-        if path.is_dir():
-            raise InvalidParameterError(f"output {str(path)!r} is a folder; give a file path ending in .parquet")
+        path = check_parquet_target(path)
         start = time.perf_counter()
 
         def write(tmp: Path) -> dict[str, Any]:
-            self.lf.sink_parquet(tmp)
-            return self.verifier(pl.scan_parquet(tmp))
+            with stage(f"write {path.name}"):
+                self.lf.sink_parquet(tmp)
+            with stage(f"verify {path.name}"):
+                return self.verifier(pl.scan_parquet(tmp))
 
         self.report.update(staged_write(out, path, write))
         self.report["write_seconds"] = round(time.perf_counter() - start, 3)
         self.report["output"] = str(path)
 
-    def sink_parquet(self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True) -> dict[str, Any]:
-        """Write the published table to Parquet, verified, and its report JSON beside it; all or nothing.
+    def sink_parquet(
+        self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
+    ) -> dict[str, Any]:
+        """Write the published table to Parquet, verified, and its report beside it; all or nothing.
 
         The table is streamed to a temporary file in the target folder, re-read and
-        checked, and only then renamed to `path` together with the report (to
-        ``<stem>.report.json``, or the path given as `report`; False skips it). An
-        existing output is refused unless `overwrite`; on any failure or interrupt
-        nothing new remains and nothing that existed is touched. Returns the report.
+        checked, and only then renamed to `path` together with the report (JSON to
+        ``<stem>.report.json``, or the path given as `report`; False skips it) and,
+        unless `report_html` is False, its HTML page (``<stem>.report.html``, beside
+        the JSON). An existing output is refused unless `overwrite`; on any failure or
+        interrupt nothing new remains and nothing that existed is touched. Returns the report.
         """
+        check_parquet_target(path)
         with Outputs(overwrite=overwrite) as out:
             target = report_path(path) if report is True else (Path(report) if report else None)
-            if target is not None:
-                out.check(target)
+            html = html_path(target) if target is not None and report_html else None
+            for extra in (target, html):
+                if extra is not None:
+                    out.check(extra)
             self.stage(out, path)
             if target is not None:
-                write_report(out, self.report, target)
+                write_report(out, self.report, target, html=html)
             out.commit()
         return self.report
 
 
-def write_report(out: Outputs, report: dict[str, Any], path: Path) -> None:
-    """Stage the report JSON in `out`."""
-    staged_write(out, path, lambda tmp: tmp.write_text(json.dumps(jsonable(report), indent=2) + "\n"))
+def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
+    """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
+    text = json.dumps(jsonable(report), indent=2) + "\n"
+    staged_write(out, path, lambda tmp: tmp.write_text(text))
+    if html is not None:
+        from polars_anon.report.html import write_html  # imports the plotting library
+
+        write_html(out, json.loads(text), html)
 
 
 def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
@@ -202,10 +209,71 @@ def _rooted(frame: pl.DataFrame, request: Request, weights: Sequence[str], by: S
     return rooted.sort(keys, nulls_last=True).collect()
 
 
-def _constraints(request: Request, table: pl.DataFrame, counted: _Counted) -> tuple[Constraints, dict[str, pl.LazyFrame]]:
+@dataclass(frozen=True)
+class Aggregated:
+    """The input as the methods see it, after the one pass over the data and its checks.
+
+    :func:`aggregate` makes it once; :func:`run_method` runs a method on it, as often as
+    asked (``pa.anonymize`` runs one, :func:`polars_anon.explore.explore` a grid).
+    """
+
+    prepared: pl.LazyFrame
+    """The rows to publish: identifying columns dropped, qids as String, nulls at the roots under ``null="suppress"``."""
+    aggregates: pl.DataFrame
+    """One row per distinct qid tuple and its ``size`` (the methods' input)."""
+    null_rows: int
+    """Rows with a null qid published as roots (``null="suppress"``)."""
+    records: pl.DataFrame | None = None
+    """The qids (and the sensitive columns) of every row, for methods declared ``records=True``."""
+    table: pl.DataFrame | None = None
+    """The aggregates with the models' count columns (a column per value of each sensitive attribute with few)."""
+    counted: _Counted | None = None
+    """What the pass counted for the privacy models (see :func:`task_constraints`)."""
+
+
+def aggregate(lf: pl.LazyFrame, request: Request, *, records: bool | None = None) -> Aggregated:
+    """Prepare the input, aggregate it in one pass and check the data against `request`.
+
+    `records` (default: whether the request's method needs them) also collects the
+    qids of every row. The checks of the data hold for every request that differs
+    from `request` only by its method, options, metric or a k no larger.
+    """
+    prepared = prepare(lf, request)
+    with stage("aggregate classes"):
+        table, distinct, counted = _aggregate(prepared, request)
+    check_data(table, request, distinct)
+    prepared, table, null_rows = _roots(prepared, table, request)
+    rows = None
+    if request.method.records if records is None else records:
+        keep = [*request.qids, *request.sensitives]
+        rows = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
+    return Aggregated(prepared, table.select(*request.qids, SIZE), null_rows, rows, table, counted)
+
+
+def run_method(
+    data: Aggregated, request: Request, constraints: tuple[Constraints, dict[str, pl.LazyFrame]] | None = None
+) -> Plan:
+    """Run the request's method on the aggregates; its map is checked (every row once, classes of k).
+
+    `constraints` (from :func:`task_constraints`; built when not given) are what the method enforces.
+    """
+    records = data.records if request.method.records else None
+    if request.method.records and records is None:
+        raise ValueError(f"method {request.method.name!r} works on records: aggregate(..., records=True)")
+    built, counts = task_constraints(data, request) if constraints is None else constraints
+    task = Task(data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records,
+                sensitive_counts=counts, constraints=built)  # fmt: skip
+    plan = request.method.run(task, request.options)
+    _check_map(plan, data.aggregates, request)
+    return plan
+
+
+def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, dict[str, pl.LazyFrame]]:
     """The constraints of the task (k and every model), refusing a model no generalization can meet; and the
     relational (tuple, value, count) frame of each sensitive attribute, for the Task."""
-    qids = list(request.qids)
+    if data.counted is None or data.table is None or not request.privacy:
+        return Constraints(data.aggregates[SIZE].to_numpy(), request.k), {}
+    qids, table, counted = list(request.qids), data.table, data.counted
     long, population = counted.long, counted.population
     if request.null == "suppress":
         long = {a: _rooted(f, request, [COUNT], [a]) for a, f in long.items()}
@@ -339,24 +407,13 @@ def anonymize(
         schema, qids=qids, hierarchies=hierarchies, k=k, method=method, metric=metric, options=options,
         drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed, privacy=privacy,
     )  # fmt: skip
-    prepared = prepare(lf, request)
-    table, distinct, counted = _aggregate(prepared, request)
-    check_data(table, request, distinct)
-    prepared, table, null_rows = _roots(prepared, table, request)
-    constraints, counts = _constraints(request, table, counted)
-    aggregates = table.select(*request.qids, SIZE)
-    records = None
-    if request.method.records:
-        keep = [*request.qids, *request.sensitives]
-        records = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
-    task = Task(aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records,
-                sensitive_counts=counts, constraints=constraints)  # fmt: skip
-    plan = request.method.run(task, request.options)
-    _check_map(plan, aggregates, request)
-    report = build_report(request, schema, aggregates, plan, time.perf_counter() - start)
-    report["null_rows"] = null_rows
-    population = _population_size(request, constraints.n_rows)
-    input_risk = risk_summary(aggregates, list(request.qids), aggregated=True, population_size_=population)
+    data = aggregate(lf, request)
+    built = task_constraints(data, request)
+    plan = run_method(data, request, built)
+    report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
+    report["null_rows"] = data.null_rows
+    population = _population_size(request, built[0].n_rows)
+    input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
     report["risk"] = {"input": input_risk}
-    verifier = _verifier(request, plan, prepared, constraints, input_risk, population)
-    return Anonymized(publish(prepared, plan.map), report, verifier, prepared)
+    verifier = _verifier(request, plan, data.prepared, built[0], input_risk, population)
+    return Anonymized(publish(data.prepared, plan.map), report, verifier, data.prepared)

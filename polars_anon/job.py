@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
@@ -29,9 +30,9 @@ from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
-from polars_anon.io import report_path, scan_input
+from polars_anon.io import html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
-from polars_anon.outputs import Outputs
+from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
@@ -53,6 +54,7 @@ _KEYS: dict[str, Any] = {
     "encode": _NAMES,
     "encode_layout": str,
     "report": str,
+    "report_html": bool,
     "privacy": list[dict[str, Any]],
 }
 """Job keys and their types; any other top-level key is a method option."""
@@ -161,6 +163,8 @@ class Job:
     encode: list[str] = field(default_factory=list)
     encode_layout: str = "wide"
     report: Path | None = None
+    report_html: bool = True
+    """Also write the report as an HTML page beside the JSON (``<stem>.report.html``)."""
     privacy: list[PrivacySpec] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
@@ -188,6 +192,7 @@ class Job:
             encode=encode,
             encode_layout=layout,
             report=base / raw["report"] if "report" in raw else None,
+            report_html=raw.get("report_html", True),
             privacy=_privacy(raw.get("privacy", []), base),
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
@@ -274,7 +279,9 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     """
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
-    for path in (job.output, target, *paths.values()):
+    html = html_path(target) if job.report_html else None
+    check_parquet_target(job.output)  # before any data is read
+    for path in (job.output, target, *([html] if html else []), *paths.values()):
         out.check(path)
     lf = scan_input(job.input, separator=job.separator)
     asked: dict[str, Any] = {
@@ -294,9 +301,10 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         result.report["encodings"] = {}
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
-            stage_encoded(out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e))
+            with stage(f"encode {e}"):
+                stage_encoded(out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e))
             result.report["encodings"][e] = str(path)
-    write_report(out, result.report, target)
+    write_report(out, result.report, target, html=html)
     return result.report
 
 
@@ -318,7 +326,9 @@ def encoding_path(output: str | Path, encoding: str, layout: str = "wide") -> Pa
     'adult_k10.proportional.parquet'
     >>> encoding_path("out/adult_k10.parquet", "proportional", "classes").name
     'adult_k10.proportional'
+    >>> encoding_path("published.csv", "fillparent").name   # written as Parquet: named so
+    'published.fillparent.parquet'
     """
     output = Path(output)
-    suffix = "" if layout == "classes" else output.suffix or ".parquet"
+    suffix = "" if layout == "classes" else (output.suffix if output.suffix.lower() in PARQUET_SUFFIXES else ".parquet")
     return output.with_name(f"{output.stem}.{encoding}{suffix}")

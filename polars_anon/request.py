@@ -21,7 +21,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._validate import check_choice, check_columns_in, check_k, check_values, names_list
+from polars_anon._validate import check_choice, check_columns_in, check_k, check_unique, check_values, names_list
 from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError
@@ -89,9 +89,7 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
     out = list(hierarchies) if qids is None else names_list(qids, "qids")
     if not out:
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
-    dup = sorted({q for q in out if out.count(q) > 1})
-    if dup:
-        raise InvalidParameterError(f"qids lists {dup} more than once; name each quasi-identifier once")
+    check_unique(out, "qids")
     return out
 
 

@@ -23,17 +23,19 @@ smaller level sum, then the lexicographically smaller vector.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["FulldomainOptions", "Lattice", "SearchResult", "search"]
+__all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
 
 MAX_LATTICE = 5_000_000
 
@@ -183,7 +185,7 @@ def search(task: Task, max_suppressed: int = 0) -> SearchResult:
     order = np.lexsort((*grid[:, ::-1].T, grid.sum(axis=1), np.round(bound, 12)))
     failing = np.empty((0, lattice.m), dtype=np.int64)
     best: tuple[float, np.ndarray, int, np.ndarray] | None = None
-    with tqdm(total=len(order), desc="full-domain lattice", unit="vector", leave=False, mininterval=0.5, disable=None) as bar:
+    with progress_bar(total=len(order), desc="full-domain lattice", unit="vector") as bar:
         for done, i in enumerate(order):
             v = grid[i]
             if best is not None and (bound[i] > best[0] + 1e-15 or (bound[i] >= best[0] - 1e-15 and best[2] == 0)):
@@ -220,4 +222,29 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     """Full-domain generalization with the least average cell loss (see the module docstring)."""
     found = search(task, options.max_suppressed)
     tmap = TupleMap.from_levels(task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None)
-    return Plan(tmap, {"levels": found.levels, "evaluated_vectors": found.evaluated})
+    details = {"levels": found.levels, "evaluated_vectors": found.evaluated}
+    details["neighbours"] = neighbours(task, found.levels, options.max_suppressed)
+    return Plan(tmap, details)
+
+
+def neighbours(task: Task, levels: Mapping[str, int], max_suppressed: int) -> list[dict[str, Any]]:
+    """The lattice neighbours of a level vector (one qid one level up or down), evaluated as the search does.
+
+    For the report: each neighbour's ``qid``, ``step`` (-1 or +1), ``levels``, ``loss``,
+    ``suppressed`` rows and whether it is ``feasible`` (at most `max_suppressed` rows in
+    classes smaller than k). Neighbours below a feasible optimum that are feasible have
+    a higher loss or suppress more rows; those above have a loss at least as high.
+    """
+    lattice = Lattice(task)
+    chosen = np.array([int(levels[q]) for q in lattice.qids], dtype=np.int64)
+    out = []
+    for j, q in enumerate(lattice.qids):
+        for step in (-1, 1):
+            if not 0 <= chosen[j] + step < lattice.heights[j]:
+                continue
+            vector = chosen.copy()
+            vector[j] += step
+            suppressed, loss, _ = lattice.evaluate(vector)
+            out.append({"qid": q, "step": step, "levels": {p: int(v) for p, v in zip(lattice.qids, vector)},
+                        "loss": float(loss), "suppressed": int(suppressed), "feasible": suppressed <= max_suppressed})  # fmt: skip
+    return out

@@ -75,8 +75,8 @@ from typing import Any, Literal
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -348,7 +348,7 @@ def _run_blocks(
     k: int,
     smallest: bool,
     below_k: bool,
-    bar: tqdm,
+    bar: Any,
     models: _Models | None = None,
 ) -> int:
     """One round: the exact loop inside consecutive blocks of `alive` (global slots in order).
@@ -525,7 +525,8 @@ def greedy_partition(
         over the same aggregates): a class is finished only when it satisfies every
         model (and holds the table models' floor); the merge cost is unchanged.
     progress
-        tqdm's ``disable`` is ``not progress`` (None: only on a terminal).
+        Show the bar (True), hide it (False); None: :func:`polars_anon.progress`, the
+        environment, else only on a terminal (see :mod:`polars_anon._progress`).
 
     Returns
     -------
@@ -568,14 +569,7 @@ def greedy_partition(
     merges = rounds = 0
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
     n_small = int((size < k).sum()) if models is None else models.n_small(size, np.arange(c))
-    with tqdm(
-        total=n_small,
-        desc=f"greedy k={k}: classes below k",
-        unit="class",
-        leave=False,
-        mininterval=0.5,
-        disable=None if progress is None else not progress,
-    ) as bar:
+    with progress_bar(total=n_small, desc=f"greedy k={k}: classes below k", unit="class", enabled=progress) as bar:
         alive = np.arange(c, dtype=np.int64)
         while n_small and len(alive) > 1:
             width = len(alive) if block is None else min(int(block), len(alive))

@@ -47,8 +47,8 @@ from typing import Any, Literal
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.algorithms._distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
@@ -184,7 +184,7 @@ def cluster(
         blocks = split_blocks(*Gower(records).transform(records), k, block_size)
     labels = np.empty(records.n, dtype=np.int64)
     offset = 0
-    for b, idx in enumerate(tqdm(blocks, desc="mdav blocks", unit="block", leave=False, disable=None)):
+    for b, idx in enumerate(progress_bar(blocks, desc="mdav blocks", unit="block")):
         local = mdav(num[:, idx], cat[:, idx], dist, k, np.random.default_rng([seed, b]))
         labels[idx] = local + offset
         offset += int(local.max()) + 1

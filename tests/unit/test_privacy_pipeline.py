@@ -177,3 +177,16 @@ def test_verification_refuses_sensitive_values_the_input_lacks() -> None:
     forged = T.with_columns(pl.when(pl.col("disease") == "cancer").then(pl.lit("plague")).otherwise("disease").alias("disease"))
     with pytest.raises(PrivacyModelError, match=r"the published column 'disease' holds values the input does not"):
         verify_published(forged.lazy(), ["sex"], 2, c)
+
+
+def test_reports_with_models_match_the_schema(tmp_path) -> None:
+    import jsonschema
+
+    from polars_anon.report import schema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    for method, kw in (("fulldomain", {}), ("mdav", {"qids": ["age", "sex"], "hierarchies": {}})):
+        res = pa.anonymize(T, **({"hierarchies": H} | kw), k=2, method=method, insensitive="zip",
+                           privacy=[pa.LDiversity("disease", l=2), pa.AverageRisk(0.5), pa.PopulationUniqueness(0.5, sampling_fraction=0.5)])  # fmt: skip
+        res.sink_parquet(tmp_path / f"{method}.parquet")
+        validator.validate(json.loads((tmp_path / f"{method}.report.json").read_text()))
