@@ -260,7 +260,8 @@ def _metrics(args: argparse.Namespace) -> int:
     if missing:
         raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
-    sensitive = args.sensitive if args.sensitive is not None else (job.sensitive if job else None)
+    job_sensitive = (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
+    sensitive = args.sensitive if args.sensitive is not None else job_sensitive  # metrics read one (the first)
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
