@@ -166,7 +166,7 @@ def test_report_failure_leaves_nothing_and_the_rerun_works(tmp_path: Path, capsy
     assert len(err) == 1 and "no space left" in err[0] and "anon.report.json" in err[0]
     monkeypatch.undo()
     assert cli.main(["anonymize", str(job)]) == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["anon.fillparent.parquet", "anon.parquet", "anon.report.json"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["anon.fillparent.parquet", "anon.parquet", "anon.report.html", "anon.report.json"]
 
 
 def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
