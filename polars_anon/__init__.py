@@ -26,11 +26,25 @@ from polars_anon.errors import (
     NullValueError,
     OutputError,
     OutputExistsError,
+    PrivacyModelError,
     ValueNotInHierarchyError,
 )
 from polars_anon.explore import explore
 from polars_anon.generalize import generalize, generalize_expr, generalize_partition
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy import (
+    AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
+    DeltaPresence,
+    KMap,
+    LDiversity,
+    PopulationUniqueness,
+    Risk,
+    TCloseness,
+)
+from polars_anon.privacy.evaluate import check
+from polars_anon.privacy.risk import risk
 from polars_anon.verify import verify_k
 
 __all__ = [
@@ -38,18 +52,29 @@ __all__ = [
     "METHODS",
     "AnonError",
     "Anonymized",
+    "AverageRisk",
+    "BetaLikeness",
     "ColumnNotFoundError",
+    "DeltaDisclosure",
+    "DeltaPresence",
     "Hierarchy",
     "HierarchyError",
     "InfeasibleError",
     "InputError",
     "InvalidParameterError",
+    "KMap",
+    "LDiversity",
     "NotKAnonymousError",
     "NullValueError",
     "OutputError",
     "OutputExistsError",
+    "PopulationUniqueness",
+    "PrivacyModelError",
+    "Risk",
+    "TCloseness",
     "ValueNotInHierarchyError",
     "anonymize",
+    "check",
     "class_size_histogram",
     "class_sizes",
     "encode",
@@ -64,6 +89,7 @@ __all__ = [
     "metrics",
     "min_class_size",
     "progress",
+    "risk",
     "scan_encoded",
     "verify_k",
     "write_encoded",

@@ -1,7 +1,7 @@
 """``polars-anon``: batch jobs over Parquet. Thin wrapper over the modules.
 
 Bad input prints one message naming the culprit (no traceback) and exits 2;
-``check`` exits 1 when the table is not k-anonymous.
+``check`` exits 1 when the table is not k-anonymous or fails a privacy model given.
 """
 
 from __future__ import annotations
@@ -95,11 +95,56 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
+    models = _cli_models(args.model, args.job)
+    if models and summary["n_rows"]:
+        from polars_anon.privacy.evaluate import check
+        from polars_anon.report import jsonable
+
+        summary["models"] = jsonable(check(lf, qids, models, k=args.k)["models"])
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
         print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
         return 1
-    return 0 if summary["k_anonymous"] else 1
+    return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
+
+
+def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
+    """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job file."""
+    import tomllib
+
+    from polars_anon.job import _privacy
+
+    tables = []
+    for text in texts:
+        try:
+            tables.append(tomllib.loads(f"m = {text}")["m"])
+        except tomllib.TOMLDecodeError as exc:
+            raise AnonError(f"--model {text!r} is not a TOML inline table ({exc}); e.g. '{{model = \"l-diversity\", attribute = \"s\", l = 2}}'") from None
+    models = [p.model for p in _privacy(tables, Path("."))]
+    if job_path:
+        models += [p.model for p in Job.load(job_path).privacy]
+    return models
+
+
+def _risk(args: argparse.Namespace) -> int:
+    from polars_anon.privacy.risk import risk
+    from polars_anon.report import jsonable
+
+    lf = scan_input(args.file, separator=args.separator)
+    qids = [q for q in args.qids.split(",") if q]
+    if not qids:
+        raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
+    start = time.perf_counter()
+    doc = jsonable(risk(lf, qids, threshold=args.threshold, sampling_fraction=args.sampling_fraction,
+                        population_size=args.population_size, population=args.population,
+                        models=_cli_models(args.model, None)))  # fmt: skip
+    doc["seconds"] = round(time.perf_counter() - start, 3)
+    print(json.dumps(doc, indent=2))
+    if args.json:
+        with Outputs(overwrite=args.overwrite) as out:
+            staged_write(out, Path(args.json), lambda tmp: tmp.write_text(json.dumps(doc, indent=2) + "\n"))
+            out.commit()
+    return 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -215,7 +260,8 @@ def _metrics(args: argparse.Namespace) -> int:
     if missing:
         raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
-    sensitive = args.sensitive if args.sensitive is not None else (job.sensitive if job else None)
+    job_sensitive = (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
+    sensitive = args.sensitive if args.sensitive is not None else job_sensitive  # metrics read one (the first)
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
@@ -297,7 +343,23 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
     c.add_argument("--k", type=int, required=True)
     c.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    c.add_argument("--model", action="append", default=[], metavar="TOML",
+                   help="a privacy model to check as a TOML inline table, e.g. "
+                        "'{model = \"l-diversity\", attribute = \"salary\", l = 2}' (repeatable); exit 1 when one fails")
+    c.add_argument("--job", help="also check the [[privacy]] models of this job file")
     c.set_defaults(run=_check)
+    r = sub.add_parser("risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness")
+    r.add_argument("file", help="Parquet or CSV file")
+    r.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
+    r.add_argument("--threshold", type=float, default=0.2, help="a record is at risk above this risk (default 0.2)")
+    r.add_argument("--sampling-fraction", type=float, help="the table is this fraction of its population (uniqueness estimates)")
+    r.add_argument("--population-size", type=int, help="the size of the population the table was drawn from")
+    r.add_argument("--population", help="a population table (Parquet or CSV) holding the qids: journalist and marketer risk")
+    r.add_argument("--model", action="append", default=[], metavar="TOML", help="a privacy model whose status to report (repeatable)")
+    r.add_argument("--json", help="also write the figures to this JSON file")
+    r.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
+    r.set_defaults(run=_risk)
     e = sub.add_parser("encode", parents=[common], help="encode a published table for machine learning (one column per hierarchy node)")
     e.add_argument("published", help="the published (anonymized) Parquet or CSV file")
     e.add_argument("--encoding", default="proportional",

@@ -13,6 +13,7 @@ report) are produced together and renamed into place only when all succeeded.
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import html_path, report_path, scan_input
-from polars_anon.options import describe, type_matches
+from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
 
@@ -47,13 +48,14 @@ _KEYS: dict[str, Any] = {
     "metric": str,
     "drop": _NAMES,
     "insensitive": _NAMES,
-    "sensitive": str,
+    "sensitive": _NAMES,
     "seed": int,
     "null": str,
     "encode": _NAMES,
     "encode_layout": str,
     "report": str,
     "report_html": bool,
+    "privacy": list[dict[str, Any]],
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -88,6 +90,56 @@ def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
     return specs
 
 
+def _privacy(tables: list[dict[str, Any]], base: Path) -> list[PrivacySpec]:
+    """``[[privacy]]`` tables: ``model`` names the model, the other keys are its parameters (typed, unknown refused).
+
+    ``hierarchy`` (hierarchical t-closeness) is a hierarchy spec as in ``[qids]``;
+    ``population`` a Parquet or CSV path; both relative to the job file.
+    """
+    from polars_anon.privacy import MODELS
+
+    out = []
+    for i, table in enumerate(tables, 1):
+        where = f"job file: [[privacy]] table {i}"
+        name = table.get("model")
+        if name is None:
+            raise InvalidParameterError(f"{where} has no 'model' key; models: {sorted(MODELS)}")
+        check_choice(f"{where}: model", name, sorted(MODELS))
+        params = {k: v for k, v in table.items() if k not in ("model", "hierarchy")}
+        if isinstance(params.get("population"), str):
+            params["population"] = str(base / params["population"])
+        model = parse_options(MODELS[name], params, f"{where} (model {name!r})")
+        spec = table.get("hierarchy")
+        if spec is not None:
+            if getattr(model, "distance", None) != "hierarchical":
+                raise InvalidParameterError(f"{where} (model {name!r}): key 'hierarchy' is for t-closeness with distance = \"hierarchical\"")
+            parse_spec(str(model.sensitive_attribute), spec)
+        out.append(PrivacySpec(model, spec))
+    return out
+
+
+@dataclass(frozen=True)
+class PrivacySpec:
+    """A parsed ``[[privacy]]`` table: the model, and the spec of its hierarchy when it is built from the data."""
+
+    model: Any
+    hierarchy: object = None
+
+
+def _models(job: Job, lf: pl.LazyFrame) -> list[Any]:
+    """The job's models, hierarchies built (from the column's values for built-in kinds)."""
+    out = []
+    for p in job.privacy:
+        if p.hierarchy is None:
+            out.append(p.model)
+            continue
+        attribute = p.model.sensitive_attribute
+        check_columns(lf, [attribute], f"[[privacy]] model {p.model.name!r}: attribute")
+        h = build_hierarchies(lf, {attribute: p.hierarchy}, job.base)[attribute]
+        out.append(dataclasses.replace(p.model, hierarchy=h))
+    return out
+
+
 def _names(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
@@ -105,7 +157,7 @@ class Job:
     separator: str = ","
     drop: list[str] = field(default_factory=list)
     insensitive: list[str] = field(default_factory=list)
-    sensitive: str | None = None
+    sensitive: str | list[str] | None = None
     seed: int = 0
     null: str = "error"
     encode: list[str] = field(default_factory=list)
@@ -113,6 +165,7 @@ class Job:
     report: Path | None = None
     report_html: bool = True
     """Also write the report as an HTML page beside the JSON (``<stem>.report.html``)."""
+    privacy: list[PrivacySpec] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -140,6 +193,7 @@ class Job:
             encode_layout=layout,
             report=base / raw["report"] if "report" in raw else None,
             report_html=raw.get("report_html", True),
+            privacy=_privacy(raw.get("privacy", []), base),
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
         )
@@ -234,10 +288,12 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
         "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
     }  # fmt: skip
-    check_request(lf.collect_schema(), hierarchies={q: DEFERRED for q, s in job.qids.items() if s is not None},
-                  options=job.options, **asked)  # type: ignore[arg-type]  (before any data is read)
+    deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
+    deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
+    check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
+                  **asked)  # type: ignore[arg-type]  (before any data is read)
     hierarchies = build_hierarchies(lf, job.qids, job.base)
-    result = anonymize(lf, hierarchies=hierarchies, **asked, **job.options)  # type: ignore[arg-type]
+    result = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
     _refuse_misaligned(job, result)
     result.report["input"] = input_name or str(job.input)
     result.stage(out, job.output)

@@ -78,6 +78,9 @@ class Lattice:
         self.qids = list(task.qids)
         hs = [task.hierarchies[q] for q in self.qids]
         self.k = task.k
+        self.constraints = task.constraints
+        self.max_suppressed = 0
+        """Set by the search: pruning on failing vectors needs monotonicity with suppression when it is above 0."""
         self.size = agg["size"].to_numpy().astype(np.int64)
         self.n_rows, self.m = int(self.size.sum()), len(self.qids)
         self.heights = [h.height for h in hs]
@@ -122,13 +125,27 @@ class Lattice:
         return key
 
     def evaluate(self, vector: np.ndarray) -> tuple[int, float, np.ndarray]:
-        """``(suppressed rows, loss, small)`` of a vector; `small` marks tuples in classes below k."""
-        key = self.classes(vector)
-        small = (np.bincount(key, weights=self.size)[key] < self.k)
+        """``(suppressed rows, loss, small)`` of a vector; `small` marks tuples in classes that violate k or a model."""
+        small = self.violating(vector)
         suppressed = int(self.size[small].sum())
         kept = ~small
         kept_cost = sum(float(self.row_cost[j][vector[j]][kept].sum()) for j in range(self.m))
         return suppressed, (kept_cost + suppressed * self.m) / (self.n_rows * self.m), small
+
+    def violating(self, vector: np.ndarray) -> np.ndarray:
+        """Per tuple: its class at `vector` violates k or a privacy model (``task.constraints``)."""
+        key = self.classes(vector)
+        if self.constraints.k_only:
+            return np.bincount(key, weights=self.size)[key] < self.k
+        present = np.bincount(key) > 0  # the codes are small (classes() keeps them below 4 x tuples): relabel densely
+        dense = (np.cumsum(present) - 1)[key]
+        levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
+        return self.constraints.violating(dense, levels)[dense]
+
+    @property
+    def prunable(self) -> bool:
+        """Whether a failing vector's specializations fail too (the models' monotonicity, with or without suppression)."""
+        return self.constraints.monotone_suppression or (self.constraints.monotone and self.max_suppressed == 0)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Every vector and the lower bound of its loss (the loss without suppression)."""
@@ -167,6 +184,7 @@ def _stops(bound: np.ndarray, best: tuple[float, np.ndarray, int, np.ndarray] | 
 def search(task: Task, max_suppressed: int = 0) -> SearchResult:
     """Find the optimal level vector (see the module docstring)."""
     lattice = Lattice(task)
+    lattice.max_suppressed = max_suppressed
     evaluated = 0
 
     def fails(vector: np.ndarray) -> bool:
@@ -198,7 +216,8 @@ def search(task: Task, max_suppressed: int = 0) -> SearchResult:
                 evaluated += 1
                 suppressed, loss, small = lattice.evaluate(v)
                 if suppressed > max_suppressed:
-                    failing = np.vstack([failing, _maximal_failing(lattice, v, fails)])
+                    if lattice.prunable:
+                        failing = np.vstack([failing, _maximal_failing(lattice, v, fails)])
                     continue
                 if best is None or loss < best[0] - 1e-15 or (loss <= best[0] + 1e-15 and suppressed < best[2]):
                     best = (loss, v, suppressed, small)
@@ -209,12 +228,17 @@ def search(task: Task, max_suppressed: int = 0) -> SearchResult:
                 break
     if best is None:
         raise InfeasibleError(
-            f"no full-domain generalization is {task.k}-anonymous with at most {max_suppressed} suppressed rows "
-            f"({lattice.n_rows} rows); raise max_suppressed or lower k"
+            f"no full-domain generalization is {task.k}-anonymous{_models_text(task)} with at most {max_suppressed} "
+            f"suppressed rows ({lattice.n_rows} rows); raise max_suppressed or lower k"
         )
     loss, vector, suppressed, small = best
     levels = {q: int(lv) for q, lv in zip(lattice.qids, vector)}
     return SearchResult(levels, suppressed, small, float(loss), evaluated)
+
+
+def _models_text(task: Task) -> str:
+    models = task.constraints.models
+    return " and satisfies " + ", ".join(m.describe() for m in models) if models else ""
 
 
 @register_method("fulldomain", FulldomainOptions, metrics=("ncp",), default_metric="ncp")

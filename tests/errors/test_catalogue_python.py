@@ -88,7 +88,7 @@ ANONYMIZE = [
     _c("sensitive-in-drop", anon(sensitive="party", drop=["party"]), IPE, "sensitive 'party' is also in drop"),
     _c("sensitive-is-a-qid", anon(sensitive="age"), IPE, "sensitive 'age' is also a quasi-identifier"),
     _c("sensitive-not-a-column", anon(sensitive="income"), CNF, "sensitive ['income']"),
-    _c("sensitive-a-list", anon(sensitive=["party"]), IPE, "sensitive must be one column name", "['party']"),
+    _c("sensitive-not-names", anon(sensitive=["party", 3]), IPE, "sensitive must be a column name or a list", "['party', 3]"),
     _c("insensitive-is-a-qid", anon(insensitive=["id", "sex"]), IPE, "insensitive ['sex']"),
     _c("insensitive-not-a-column", anon(insensitive=["id", "ssn"]), CNF, "insensitive ['ssn']"),
     _c("null-policy-unknown", anon(null="drop"), IPE, "null must be one of", "'drop'"),
@@ -109,6 +109,32 @@ ANONYMIZE = [
     _c("mdav-numeric-not-numbers", anon(method="mdav", numeric=["sex"]), IPE, "numeric qid 'sex'", "'F'"),
     _c("mdav-block-size-below-2k", anon(method="mdav", block_size=3), IPE, "block_size", "got 3"),
     _c("mdav-blocks-miss-a-qid", anon(method="mdav", blocks=[["age"]]), IPE, "blocks must name every qid", "[['age']]"),
+]
+
+
+
+def _model(make: Callable[[], object], **over: Any) -> Callable[[Path], object]:
+    """A case body that builds a privacy model (refused at construction or by the pipeline) and anonymizes with it."""
+    return lambda out: anon(privacy=[make()], **over)(out)
+
+
+PRIVACY = [
+    _c("privacy-unknown-attribute", _model(lambda: pa.LDiversity("income", l=2)), CNF, "l-diversity: attribute ['income']"),
+    _c("privacy-attribute-is-a-qid", _model(lambda: pa.LDiversity("age", l=2)), IPE, "sensitive 'age' is also a quasi-identifier"),
+    _c("privacy-l-below-1", _model(lambda: pa.LDiversity("party", l=0)), IPE, "l-diversity on 'party'", "l must be", "got 0"),
+    _c("privacy-l-above-values", _model(lambda: pa.LDiversity("party", l=4)), pa.InfeasibleError, "l-diversity on 'party'",
+       "largest l that can be met is 3"),
+    _c("privacy-t-above-1", _model(lambda: pa.TCloseness("party", t=1.5)), IPE, "t-closeness on 'party'", "got 1.5"),
+    _c("privacy-t-below-0", _model(lambda: pa.TCloseness("party", t=-0.1)), IPE, "t must be a number in [0, 1]", "got -0.1"),
+    _c("privacy-population-lacks-sample", _model(lambda: pa.DeltaPresence(T.head(6))), pa.InfeasibleError,
+       "delta-presence", "does not contain the sample"),
+    _c("privacy-sampling-fraction-0", _model(lambda: pa.PopulationUniqueness(0.1, sampling_fraction=0.0)), IPE,
+       "population-uniqueness", "sampling_fraction", "got 0.0"),
+    _c("privacy-sampling-fraction-above-1", _model(lambda: pa.KMap(3, sampling_fraction=1.5)), IPE, "k-map", "sampling_fraction",
+       "got 1.5"),
+    _c("privacy-not-a-model", anon(privacy=["l-diversity"]), IPE, "privacy[0] must be a privacy model", "got str"),
+    _c("privacy-population-with-greedy", _model(lambda: pa.KMap(2, population=T), method="greedy"), IPE, "k-map",
+       "got method 'greedy'"),
 ]
 
 
@@ -224,6 +250,7 @@ def _option_cases() -> list[Case]:
 
 CASES = {
     "anonymize": ANONYMIZE,
+    "privacy": PRIVACY,
     "sink_parquet": SINK,
     "generalize": GENERALIZE,
     "classes": CLASSES,

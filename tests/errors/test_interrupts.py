@@ -143,7 +143,7 @@ def test_full_disk_leaves_nothing(disk: str, medium: Path, tmp_path: Path) -> No
     assert facts["same"] and facts["kept"] == "an earlier output"
 
 
-def _failing_report(out: Outputs, report: dict[str, Any], path: Path) -> None:
+def _failing_report(out: Outputs, report: dict[str, Any], path: Path, **kwargs: Any) -> None:
     def write(tmp: Path) -> None:
         tmp.write_text("{")  # a partial report, then the disk is full
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -166,7 +166,7 @@ def test_report_failure_leaves_nothing_and_the_rerun_works(tmp_path: Path, capsy
     assert len(err) == 1 and "no space left" in err[0] and "anon.report.json" in err[0]
     monkeypatch.undo()
     assert cli.main(["anonymize", str(job)]) == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["anon.fillparent.parquet", "anon.parquet", "anon.report.json"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["anon.fillparent.parquet", "anon.parquet", "anon.report.html", "anon.report.json"]
 
 
 def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,4 +179,4 @@ def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.Monk
         res.sink_parquet(tmp_path / "t.parquet")
     monkeypatch.undo()
     res.sink_parquet(tmp_path / "t.parquet")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.report.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.report.html", "t.report.json"]
