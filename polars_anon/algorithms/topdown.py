@@ -70,6 +70,8 @@ from polars_anon.algorithms.greedy import greedy_partition
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "topdown_partition"]
@@ -83,29 +85,30 @@ _NONE = np.iinfo(np.int64).max
 
 @dataclass(frozen=True)
 class _Rule:
-    """Whether sets of tuples may be published as classes: the one rule behind every split, merge and suppression."""
+    """Whether sets of tuples may be published as classes: the one rule behind every split, merge and suppression.
+
+    k rows and, with privacy models, every model of ``task.constraints`` and the table
+    models' floor (:class:`~polars_anon.privacy.constraints.Constraints`).
+    """
 
     k: int
-    n: int
-    """Aggregate rows (tuples) of the task."""
+    constraints: Constraints
 
     def ok(self, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray | Callable[[], np.ndarray]) -> np.ndarray:
         """Per part, may it be a class? `sizes`: its rows; tuple ``rows[i]`` is in part ``part[i]`` (``len(sizes)``: none).
 
-        `part` may be a function returning that array (built only when needed). Today the
-        rule is k rows. With privacy models it becomes
-        ``(sizes >= self.k) & ~constraints.violating(self.part_of(rows, part, len(sizes)))[: len(sizes)]``.
+        `part` may be a function returning that array (built only when a model needs it).
 
-        >>> _Rule(3, 4).ok(np.array([2, 3, 5]), np.arange(4), np.array([0, 1, 2, 2])).tolist()
+        >>> _Rule(3, Constraints(np.ones(4), 3)).ok(np.array([2, 3, 5]), np.arange(4), np.array([0, 1, 2, 2])).tolist()
         [False, True, True]
         """
-        return sizes >= self.k
-
-    def part_of(self, rows: np.ndarray, part: np.ndarray | Callable[[], np.ndarray], n_parts: int) -> np.ndarray:
-        """A part id for every aggregate row (`n_parts` for those in no part)."""
-        out = np.full(self.n, n_parts, dtype=np.int64)
-        out[rows] = part() if callable(part) else part
-        return out
+        good = sizes >= self.k
+        if self.constraints.k_only:
+            return good
+        part = part() if callable(part) else part
+        inside = part < len(sizes)
+        view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
+        return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
 
 class _Axis:
@@ -239,9 +242,8 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, size:
 def _price(ax: _Axis, j: int, op: _Open, size: np.ndarray, rule: _Rule, defer: bool, best: _Split) -> None:
     """Price the split of every open class on attribute `ax` (index `j`); keep it where it gains most.
 
-    Marks the attribute dead for classes where no child may be a class (:meth:`_Rule.ok`):
-    in a sub-class the node is the same and its children hold fewer rows, so it
-    stays dead below (this needs :meth:`_Rule.ok` to fail on every subset of a failing part).
+    Marks the attribute dead for classes where no child holds k rows: in a sub-class
+    the node is the same and its children hold fewer rows, so it stays dead below.
     """
     node = ax.node(op.lo[j], op.hi[j])
     op.dead[:, j] |= ax.is_leaf[node]
@@ -256,9 +258,10 @@ def _price(ax: _Axis, j: int, op: _Open, size: np.ndarray, rule: _Rule, defer: b
     node = node[live_cls]
     g = _group(ax, node, rows, cid, size)
     n_groups = len(g.size)
-    big = rule.ok(g.size, rows, g.of_row) & g.child & (g.size > 0)
+    child_k = g.child & (g.size >= rule.k)
+    op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
+    big = child_k & rule.ok(g.size, rows, g.of_row)
     n_big = np.add.reduceat(big.astype(np.int64), g.first)
-    op.dead[live_cls[n_big == 0], j] = True
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
@@ -274,13 +277,18 @@ def _price(ax: _Axis, j: int, op: _Open, size: np.ndarray, rule: _Rule, defer: b
     target = _smallest_big(big, g.size, g.cls, n_classes)
     merge = small_rest & (not defer)
     after += np.where(rest_ok | (small_rest & defer), rest_cost, 0.0)
+    if merge.any() and not rule.constraints.k_only:  # the smallest big child with the rest: a class too?
+        joined_part = np.where(merge[cid] & (~big[g.of_row] | (g.of_row == target[cid])), cid, n_classes)
+        sizes = np.where(merge, rest + g.size[np.maximum(target, 0)], 0)
+        merge &= rule.ok(sizes, rows, joined_part)
     m = np.flatnonzero(merge)
     if len(m):
         t = target[m]
         joined = (g.size[t] + rest[m]) * ax.cost(np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m]))
         after[m] += joined - g_cost[t]
     parts = n_big + rest_ok + (small_rest & defer)
-    gain = np.where(parts >= 2, op.size[live_cls] * ax.loss[node] - after, -np.inf)
+    stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
+    gain = np.where((parts >= 2) & ~stuck, op.size[live_cls] * ax.loss[node] - after, -np.inf)
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
         g_part = np.where(big, np.arange(n_groups), np.where(rest_ok[g.cls], n_groups + g.cls, np.where(merge[g.cls], target[g.cls], -1)))
@@ -385,21 +393,32 @@ def _total_cost(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray) -> f
 
 
 def _repair(
-    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], k: int, klass: np.ndarray, n_classes: int, leftover: np.ndarray
-) -> tuple[np.ndarray, int]:
-    """Step 3: the greedy merge loop over the leftover tuples and their nearest classes (each as its published tuple).
+    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], rule: _Rule, klass: np.ndarray, n_classes: int,
+    leftover: np.ndarray,
+) -> tuple[np.ndarray, int]:  # fmt: skip
+    """Step 3: the greedy merge loop over the leftover tuples and classes (each class as its published tuple).
 
     The classes offered are, for every leftover tuple, the :data:`_NEAREST` classes it
-    would join at least cost. Returns the new class per aggregate row and the class count.
+    would join at least cost (every class with privacy models: the greedy loop then
+    merges until every class satisfies them). Returns the new class per aggregate row
+    and the class count.
     """
     size = aggregates["size"].to_numpy().astype(np.int64)
     placed = np.flatnonzero(klass >= 0)
     op = _boxes(axes, size, placed, klass[placed])
-    near = _nearest(axes, op, size, leftover)
+    near = _nearest(axes, op, size, leftover) if rule.constraints.k_only else np.arange(n_classes)
     classes = _classes_frame(axes, qids, [lo[near] for lo in op.lo], [hi[near] for hi in op.hi], op.size[near])
     frame = pl.concat([classes, aggregates[leftover].select(*qids, pl.col("size").cast(pl.Int64))])
+    owner = np.full(len(size), -1, dtype=np.int64)  # frame row of each aggregate row (-1: a class not offered)
+    position = np.full(n_classes, -1, dtype=np.int64)
+    position[near] = np.arange(len(near))
+    owner[placed] = position[klass[placed]]
+    owner[leftover] = len(near) + np.arange(len(leftover))
+    models = None if rule.constraints.k_only else _regrouped(rule.constraints, owner, frame.height)
     hierarchies = {q: ax.h for q, ax in zip(qids, axes)}
-    res = greedy_partition(frame, hierarchies, k, weights=_greedy_weights(axes, qids), partners="all", progress=False)
+    res = greedy_partition(
+        frame, hierarchies, rule.k, weights=_greedy_weights(axes, qids), partners="all", progress=False, constraints=models
+    )
     new_of_class = np.arange(n_classes)  # classes not offered keep their id; the others take n_classes + greedy's
     new_of_class[near] = n_classes + res.class_id[: len(near)]
     out = np.full(len(size), -1, dtype=np.int64)
@@ -408,6 +427,17 @@ def _repair(
     kept = np.flatnonzero(out >= 0)
     out[kept], n = _dense(out[kept], n_classes + res.n_classes)
     return out, n
+
+
+def _regrouped(constraints: Constraints, owner: np.ndarray, n: int) -> Constraints:
+    """The constraints over groups of aggregate rows (``owner[i]``: the group of row i, -1 for none)."""
+    keep = owner >= 0
+    size = np.bincount(owner[keep], weights=constraints.size[keep], minlength=n).astype(np.int64)
+    sensitive = {}
+    for a, s in constraints.sensitive.items():
+        inside = owner[s.row] >= 0
+        sensitive[a] = SensitiveCounts(s.domain, owner[s.row[inside]], s.code[inside], s.count[inside])
+    return Constraints(size, constraints.k, constraints.models, sensitive, None, constraints.hierarchies)
 
 
 _NEAREST = 4
@@ -430,7 +460,7 @@ def _nearest(axes: Sequence[_Axis], op: _Open, size: np.ndarray, leftover: np.nd
 
 
 def _leftovers(
-    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], k: int, klass: np.ndarray, n_classes: int,
+    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], rule: _Rule, klass: np.ndarray, n_classes: int,
     leftover: np.ndarray, budget: int,
 ) -> tuple[np.ndarray, int, np.ndarray]:  # fmt: skip
     """Step 3: merge the leftover tuples into classes, or suppress them when the budget allows and that costs less.
@@ -438,7 +468,7 @@ def _leftovers(
     Returns ``(class per row, classes, suppressed rows)``.
     """
     size = aggregates["size"].to_numpy().astype(np.int64)
-    merged, n_merged = _repair(aggregates, qids, axes, k, klass, n_classes, leftover)
+    merged, n_merged = _repair(aggregates, qids, axes, rule, klass, n_classes, leftover)
     rows = int(size[leftover].sum())
     if rows <= budget and len(axes) * rows < _total_cost(axes, size, merged) - _total_cost(axes, size, klass):
         return klass, n_classes, leftover
@@ -497,7 +527,13 @@ def _without(x: np.ndarray, cid: np.ndarray, extreme: np.ndarray, fn: np.ufunc) 
     return np.where(alone, second[cid], extreme[cid])
 
 
-def topdown_partition(aggregates: pl.DataFrame, hierarchies: Mapping[str, Hierarchy], k: int, max_suppressed: int = 0) -> TopdownResult:
+def topdown_partition(
+    aggregates: pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    k: int,
+    max_suppressed: int = 0,
+    constraints: Constraints | None = None,
+) -> TopdownResult:
     """Top-down local recoding of class aggregates (see the module docstring).
 
     Parameters
@@ -511,6 +547,10 @@ def topdown_partition(aggregates: pl.DataFrame, hierarchies: Mapping[str, Hierar
         Minimum class size, from 1 to the number of rows.
     max_suppressed
         Rows that may be suppressed (steps 3 and 4).
+    constraints
+        Privacy models besides k (:class:`~polars_anon.privacy.constraints.Constraints`
+        over the same aggregates): every split, merge and suppression keeps each class
+        satisfying them.
 
     Examples
     --------
@@ -527,12 +567,12 @@ def topdown_partition(aggregates: pl.DataFrame, hierarchies: Mapping[str, Hierar
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n_rows, 1):
         raise InvalidParameterError(f"topdown: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}")
     axes = [_Axis(hierarchies[q], aggregates[q]) for q in qids]
-    rule = _Rule(int(k), len(size))
+    rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
     klass, n_classes, aside, set_aside = _passes(axes, size, rule)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
-        klass, n_classes, dropped = _leftovers(aggregates, qids, axes, k, klass, n_classes, aside, max_suppressed)
+        klass, n_classes, dropped = _leftovers(aggregates, qids, axes, rule, klass, n_classes, aside, max_suppressed)
         suppressed[dropped] = True
         repaired = 0 if len(dropped) else set_aside[-1]
     budget = max_suppressed - int(size[suppressed].sum())
@@ -593,7 +633,7 @@ def run(task: Task, options: TopdownOptions) -> Plan:
     qids = list(task.qids)
     hierarchies = {q: task.hierarchies[q] for q in qids}
     agg = task.aggregates
-    res = topdown_partition(agg, hierarchies, task.k, options.max_suppressed)
+    res = topdown_partition(agg, hierarchies, task.k, options.max_suppressed, task.constraints)
     details = {
         "max_suppressed": options.max_suppressed,
         "rounds": res.rounds,

@@ -11,6 +11,7 @@ import polars_anon as pa
 from polars_anon.algorithms.topdown import MAX_ROUNDS, _Axis, _passes, _Rule
 from polars_anon.classes import class_sizes
 from polars_anon.metrics.cells import loss_per_node
+from polars_anon.privacy.constraints import Constraints
 from tests.examples import is_truthful
 from tests.strategies import tables
 
@@ -109,7 +110,7 @@ def test_passes_match_the_reference(t: tuple[pl.DataFrame, dict[str, pa.Hierarch
     agg = class_sizes(df.lazy(), list(hs)).collect()
     size = agg["size"].to_numpy().astype(np.int64)
     axes = [_Axis(h, agg[q]) for q, h in hs.items()]
-    klass, n_classes, aside, _ = _passes(axes, size, _Rule(k, agg.height), max_rounds)
+    klass, n_classes, aside, _ = _passes(axes, size, _Rule(k, Constraints(size, k)), max_rounds)
     got = {frozenset(np.flatnonzero(klass == c).tolist()) for c in range(n_classes)}
     want, leftover = reference(agg, hs, k, max_rounds)
     assert got == want

@@ -13,6 +13,7 @@ import polars_anon as pa
 from polars_anon import cli
 from polars_anon.algorithms.topdown import _Axis, _outliers, _Rule, topdown_partition
 from polars_anon.errors import InvalidParameterError
+from polars_anon.privacy.constraints import Constraints
 from tests.conftest import ADULT_QIDS
 from tests.examples import is_truthful
 
@@ -71,9 +72,9 @@ def test_outlier_is_suppressed_when_the_rest_of_its_class_gains_more() -> None:
     size = agg["size"].to_numpy()
     axes = [_Axis(h, agg["age"])]
     klass = np.zeros(3, dtype=np.int64)
-    assert _outliers(axes, size, klass, _Rule(3, 3), budget=1).tolist() == [2]
-    assert _outliers(axes, size, klass, _Rule(3, 3), budget=0).tolist() == []
-    assert _outliers(axes, size, klass, _Rule(4, 3), budget=1).tolist() == []  # the rest would hold 3 < k
+    assert _outliers(axes, size, klass, _Rule(3, Constraints(size, 3)), budget=1).tolist() == [2]
+    assert _outliers(axes, size, klass, _Rule(3, Constraints(size, 3)), budget=0).tolist() == []
+    assert _outliers(axes, size, klass, _Rule(4, Constraints(size, 4)), budget=1).tolist() == []  # the rest would hold 3 < k
 
 
 def test_partition_publishes_each_class_as_its_lowest_common_ancestors() -> None:
