@@ -13,6 +13,7 @@ from polars_anon.classes import class_sizes
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.privacy.constraints import Constraints
 from tests.examples import is_truthful
+from tests.property.test_greedy_properties import _path
 from tests.strategies import tables
 
 
@@ -22,13 +23,6 @@ def _lca(h: pa.Hierarchy, nodes: list[int]) -> int:
         up = set(_path(h, top))
         top = next(a for a in _path(h, n) if a in up)
     return top
-
-
-def _path(h: pa.Hierarchy, n: int) -> list[int]:
-    path = [n]
-    while h.parent[path[-1]] >= 0:
-        path.append(int(h.parent[path[-1]]))
-    return path
 
 
 def _child(h: pa.Hierarchy, node: int, value: int) -> int | None:
