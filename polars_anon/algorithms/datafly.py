@@ -13,6 +13,12 @@ them under ``suppressed``.
 Each round is one group-by over the class aggregates (one row per distinct tuple),
 never over the rows.
 
+Datafly declares no ``metric``: its choice of attribute is the paper's (most
+distinct values), it minimizes no objective, so ``metric=`` is refused and names
+the methods that take one (``fulldomain`` finds the optimum of each objective of
+:mod:`polars_anon.algorithms.objectives`). Choosing the attribute by an objective
+instead would be another heuristic, not Datafly.
+
 Reading taken for ``suppress="root"``: the suppressed rows form one class (all
 roots) together with any rows already published as all roots; that class must
 hold at least k rows, so Datafly keeps generalizing while it would not (a

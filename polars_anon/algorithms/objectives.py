@@ -599,14 +599,6 @@ class Discernibility(Objective):
     def combine(self, parts: np.ndarray) -> np.ndarray:
         return parts
 
-    def below(self, ev: Evaluation) -> float | None:
-        """Lower bound of the key of every vector <= ``ev.vector`` (width-1 objectives), or None."""
-        return None
-
-    def below_parts(self, ev: Evaluation) -> np.ndarray | None:
-        """Per part, how much every vector <= ``ev.vector`` exceeds the floor of :meth:`slope`, or None."""
-        return None
-
     def slope(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         if self.settings.monotonic:
             return None
