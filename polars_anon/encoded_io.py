@@ -35,13 +35,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon._validate import check_choice
 from polars_anon.classes import tuple_key
-from polars_anon.encode import _apply, _Join, _Plan, _plan, canonical, encoded_columns
+from polars_anon.encode import EncodingJoin, EncodingPlan, apply_plan, canonical, encoded_columns, plan_encoding
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import Outputs, staged_write
 
 __all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "stage_encoded", "write_encoded"]
@@ -139,8 +140,10 @@ def stage_encoded(
     layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
     representation = canonical(representation)
     path = Path(path)
+    if layout == "wide" and path.suffix.lower() in CSV_SUFFIXES:
+        raise InvalidParameterError(f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet")
     out.check(path)
-    plan = _plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+    plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
     if layout == "classes" and not plan.joins:
         raise InvalidParameterError(
             f"layout='classes' stores one row per class of a wide encoding; {representation!r} keeps one "
@@ -181,19 +184,19 @@ def scan_encoded(path: str | Path) -> pl.LazyFrame:
     return rows.join(classes, on=meta["key"], how="left", maintain_order="left").select(meta["columns"])
 
 
-def _write_wide(plan: _Plan, streams: bool, tmp: Path, chunk_rows: int | None) -> dict[str, Any]:
+def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | None) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     width = len(plan.out_names)
     if not plan.joins or streams:  # mappings and partition frames stream through sink_parquet
-        _apply(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp)
+        apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp)
         rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
         return {"rows": rows, "columns": width, "chunk_rows": None}
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
         raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
     chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
     rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
-    joins = [_Join(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
+    joins = [EncodingJoin(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
     n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
     if n_rows * width > _WIDE_WARN_CELLS:
         warnings.warn(
@@ -205,8 +208,8 @@ def _write_wide(plan: _Plan, streams: bool, tmp: Path, chunk_rows: int | None) -
     writer = None
     try:
         slices = range(0, max(n_rows, 1), chunk)
-        for offset in tqdm(slices, desc="encode (wide)", unit="slice", leave=False, disable=None):
-            part = _apply(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
+        for offset in progress_bar(slices, desc="encode (wide)", unit="slice"):
+            part = apply_plan(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
             table = part.collect(engine="in-memory").to_arrow()
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
@@ -218,7 +221,7 @@ def _write_wide(plan: _Plan, streams: bool, tmp: Path, chunk_rows: int | None) -
 
 
 def _write_classes(
-    plan: _Plan,
+    plan: EncodingPlan,
     hierarchies: Mapping[str, Hierarchy],
     class_col: str | None,
     representation: str,
@@ -247,7 +250,7 @@ def _write_classes(
         else:
             tuples = tuples.with_columns(code.alias(cid))
             rows = plan.rows.with_columns(code.alias(cid)).select(*rest, cid)
-        classes = _apply(tuples, plan.joins, [cid, *encoded])
+        classes = apply_plan(tuples, plan.joins, [cid, *encoded])
     classes_df = classes.sort(key).collect()  # materializes: one row per class
     meta = {"format": _FORMAT, "representation": representation, "key": key, "columns": plan.out_names}
 

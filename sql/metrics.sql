@@ -773,3 +773,19 @@ CREATE OR REPLACE TEMP MACRO anon_cramers_v(orig, anon, qids, key := NULL, sensi
 -- Twin: polars_anon.metrics.distribution.mi_loss
 CREATE OR REPLACE TEMP MACRO anon_mi_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
   FROM anon_metric('mi_loss', orig, anon, qids, key := key, sensitive := sensitive, k := k);
+
+-- ---------------------------------------------------------------- the methods' average cell loss
+-- anon_loss_of(pairs, qids, k := NULL): mean over cells of (nl(v) - 1) / (nl(G) - 1), a
+-- suppressed row counting 1 per cell, a kept cell of a one-leaf hierarchy 0. DOUBLE in [0, 1].
+-- Twin: polars_anon.metrics.cells.loss
+CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
+  SELECT c.attribute,
+         (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1) / (c.n_leaves - 1) ELSE 0.0 END)
+          / sum(c.size))::DOUBLE AS value
+  FROM query_table(pairs || '_cells') AS c
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+
+-- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.
+-- Twin: polars_anon.metrics.cells.loss
+CREATE OR REPLACE TEMP MACRO anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('loss', orig, anon, qids, key := key, k := k);

@@ -29,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["METHODS", "Method", "Plan", "Task", "register_method"]
@@ -50,6 +51,17 @@ class Task:
     records: pl.DataFrame | None = None
     """Only for methods declared with ``records=True``: the quasi-identifiers (String) and,
     when there is one, the sensitive column of every input row, in row order."""
+    sensitive_counts: Mapping[str, pl.LazyFrame] = field(default_factory=dict)
+    """Per sensitive attribute a privacy model reads: rows per (qid tuple, value), columns
+    qids, the attribute and ``count`` (the relational form of the models' input; lazy: the
+    constraints already hold it as counts per aggregate row)."""
+    constraints: Constraints = None  # type: ignore[assignment]
+    """k and every privacy model, to ask of any class or partition (always present:
+    k-anonymity alone when no model is asked; see :mod:`polars_anon.privacy.constraints`)."""
+
+    def __post_init__(self) -> None:
+        if self.constraints is None:
+            object.__setattr__(self, "constraints", Constraints(self.aggregates["size"].to_numpy(), self.k))
 
     @property
     def n_rows(self) -> int:

@@ -28,13 +28,13 @@ lexicographically smaller vector.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.algorithms.objectives import (
     OBJECTIVES,
@@ -49,7 +49,7 @@ from polars_anon.algorithms.objectives import (
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["FulldomainOptions", "Lattice", "SearchResult", "search"]
+__all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
 
 MAX_LATTICE = 5_000_000
 CACHED_VECTORS = 64
@@ -132,6 +132,9 @@ class Lattice:
         self.qids = list(task.qids)
         self.hs = [task.hierarchies[q] for q in self.qids]
         self.k = task.k
+        self.constraints = task.constraints
+        self.max_suppressed = 0
+        """Set by the search: pruning on failing vectors needs monotonicity with suppression when it is above 0."""
         self.size = agg["size"].to_numpy().astype(np.int64)
         self.n_rows, self.m = int(self.size.sum()), len(self.qids)
         self.heights = [h.height for h in self.hs]
@@ -210,10 +213,27 @@ class Lattice:
         return cls
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
-        """Classes of `vector` and the tuples it suppresses (those in classes below k)."""
+        """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model)."""
         key = self.classes(vector)
-        small = (np.bincount(key, weights=self.size)[key] < self.k)
-        return Evaluation(self, vector, key, small)
+        return Evaluation(self, vector, key, self.violating(vector, key))
+
+    def violating(self, vector: np.ndarray, key: np.ndarray | None = None) -> np.ndarray:
+        """Per tuple: its class at `vector` violates k or a privacy model (``task.constraints``)."""
+        key = self.classes(vector) if key is None else key
+        if self.constraints.k_only:
+            return np.bincount(key, weights=self.size)[key] < self.k
+        levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
+        return self.constraints.violating(key, levels)[key]  # classes() gives dense ids
+
+    @property
+    def prunable(self) -> bool:
+        """Whether a failing vector's specializations fail too (the models' monotonicity, with or without suppression)."""
+        return self.constraints.monotone_suppression or (self.constraints.monotone and self.max_suppressed == 0)
+
+    @property
+    def monotone_suppression(self) -> bool:
+        """Whether a vector suppresses every row that a vector above it suppresses (k-anonymity and monotone models)."""
+        return self.constraints.monotone_suppression
 
 
 def _maximal_failing(lattice: Lattice, v: np.ndarray, fails: Callable[[np.ndarray], bool]) -> np.ndarray:
@@ -276,14 +296,22 @@ class _Search:
         ev = self.lat.evaluate(v.copy())
         self.count += 1
         self.suppressed[at] = ev.suppressed
-        region = self.at_most[_up(v)]
-        np.minimum(region, ev.suppressed, out=region)
-        region = self.at_least[_down(v)]
-        np.maximum(region, ev.suppressed, out=region)
+        if ev.suppressed <= self.budget:
+            if self.obj.strict:
+                self.beaten[_up(v)] = True
+            if ev.suppressed <= self.cap:
+                self._offer(at, ev, self.obj.value(ev))
         bound = self.obj.above(ev)
         if bound is not None:
             region = self.above[_up(v)]
             np.maximum(region, bound, out=region)
+        if self.lat.prunable:
+            region = self.at_most[_up(v)]
+            np.minimum(region, ev.suppressed, out=region)
+        if not self.lat.monotone_suppression:
+            return ev.suppressed  # what follows needs: below a vector, every row it suppresses is suppressed
+        region = self.at_least[_down(v)]
+        np.maximum(region, ev.suppressed, out=region)
         bound = self.obj.below(ev)
         if bound is not None:
             region = self.below[_down(v)]
@@ -294,11 +322,6 @@ class _Search:
                 self.below_parts = np.zeros((*self.suppressed.shape, len(parts)))
             region = self.below_parts[_down(v)]
             np.maximum(region, parts, out=region)
-        if ev.suppressed <= self.budget:
-            if self.obj.strict:
-                self.beaten[_up(v)] = True
-            if ev.suppressed <= self.cap:
-                self._offer(at, ev, self.obj.value(ev))
         return ev.suppressed
 
     def _offer(self, at: tuple[int, ...], ev: Evaluation, score: Score) -> None:
@@ -352,7 +375,7 @@ class _Search:
         self.floor_min = None if self.slopes is None else self.slopes[0].min(axis=0)
         self.below_bounds = type(self.obj).below is not Objective.below or type(self.obj).below_parts is not Objective.below_parts
         order = np.lexsort((*grid[:, ::-1].T, grid.sum(axis=1), *bound[:, ::-1].T))
-        with tqdm(total=len(order), desc="full-domain lattice", unit="vector", leave=False, mininterval=0.5, disable=None) as bar:
+        with progress_bar(total=len(order), desc="full-domain lattice", unit="vector") as bar:
             for done, i in enumerate(order):
                 bar.update(1)
                 v, at = grid[i], tuple(grid[i].tolist())
@@ -371,8 +394,11 @@ class _Search:
 
     def hopeless(self, at: tuple[int, ...]) -> bool:
         """Whether nothing at or below the evaluated vector `at` can win: it suppresses more rows than
-        a winner may, or the bounds it gives its down-set are above the best."""
-        if self.suppressed[at] > self.cap:
+        a winner may, or the bounds it gives its down-set are above the best (False when the privacy
+        models do not let a failing vector's specializations fail)."""
+        if not self.lat.prunable:
+            return False
+        if self.suppressed[at] > (self.cap if self.lat.monotone_suppression else self.budget):
             return True
         if self.best is None:
             return False
@@ -387,7 +413,7 @@ class _Search:
         if self.failing[at]:
             return True
         if self.suppressed[at] < 0:
-            if self.at_most[at] <= self.cap and not self.below_bounds:
+            if self.at_most[at] <= (self.cap if self.lat.monotone_suppression else self.budget) and not self.below_bounds:
                 return False
             self.record(u)
         return self.hopeless(at)
@@ -396,17 +422,23 @@ class _Search:
 def search(task: Task, max_suppressed: int = 0, settings: Settings | None = None) -> SearchResult:
     """Find the optimal level vector for the objective of `settings` (default ``ncp``; see the module docstring)."""
     lattice = Lattice(task)
+    lattice.max_suppressed = max_suppressed
     objective = make_objective(lattice, settings or Settings(max_suppressed=max_suppressed))
     state = _Search(lattice, objective, max_suppressed)
     state.run()
     if state.best is None:
         raise InfeasibleError(
-            f"no full-domain generalization is {task.k}-anonymous with at most {max_suppressed} suppressed rows "
-            f"({lattice.n_rows} rows); raise max_suppressed or lower k"
+            f"no full-domain generalization is {task.k}-anonymous{_models_text(task)} with at most {max_suppressed} "
+            f"suppressed rows ({lattice.n_rows} rows); raise max_suppressed or lower k"
         )
     _, suppressed, _, at, ev, score = state.best
     levels = {q: lv for q, lv in zip(lattice.qids, at)}
     return SearchResult(levels, suppressed, ev.small, score, objective.describe(), state.count)
+
+
+def _models_text(task: Task) -> str:
+    models = task.constraints.models
+    return " and satisfies " + ", ".join(m.describe() for m in models) if models else ""
 
 
 def objective_details(found: SearchResult) -> dict[str, object]:
@@ -420,8 +452,39 @@ def objective_details(found: SearchResult) -> dict[str, object]:
 @register_method("fulldomain", FulldomainOptions, metrics=tuple(OBJECTIVES), default_metric="ncp", check=check_options)
 def run(task: Task, options: FulldomainOptions) -> Plan:
     """Full-domain generalization that minimizes the chosen objective (see the module docstring)."""
-    found = search(task, options.max_suppressed, options.settings(task.metric or "ncp"))
+    settings = options.settings(task.metric or "ncp")
+    found = search(task, options.max_suppressed, settings)
     tmap = TupleMap.from_levels(task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None)
-    details = {"levels": found.levels, "evaluated_vectors": found.evaluated, "objective": objective_details(found)}
+    details: dict[str, Any] = {"levels": found.levels, "evaluated_vectors": found.evaluated, "objective": objective_details(found)}
+    details["neighbours"] = neighbours(task, found.levels, options.max_suppressed, settings)
     return Plan(tmap, details)
+
+
+def neighbours(task: Task, levels: Mapping[str, int], max_suppressed: int, settings: Settings | None = None) -> list[dict[str, Any]]:
+    """The lattice neighbours of a level vector (one qid one level up or down), evaluated as the search does.
+
+    For the report: each neighbour's ``qid``, ``step`` (-1 or +1), ``levels``, ``loss``
+    (the average cell NCP, as the report's ``loss``), ``value`` (the objective's, see
+    `settings`; default ``ncp``), ``suppressed`` rows and whether it is ``feasible`` (at
+    most `max_suppressed` rows in classes smaller than k or violating a model).
+    Neighbours below a feasible optimum that are feasible have a higher value or
+    suppress more rows; those above have a value at least as high.
+    """
+    lattice = Lattice(task)
+    chosen = np.array([int(levels[q]) for q in lattice.qids], dtype=np.int64)
+    ncp = make_objective(lattice, Settings(max_suppressed=max_suppressed))
+    objective = make_objective(lattice, settings or Settings(max_suppressed=max_suppressed))
+    out = []
+    for j, q in enumerate(lattice.qids):
+        for step in (-1, 1):
+            if not 0 <= chosen[j] + step < lattice.heights[j]:
+                continue
+            vector = chosen.copy()
+            vector[j] += step
+            ev = lattice.evaluate(vector)
+            value = objective.value(ev).value
+            out.append({"qid": q, "step": step, "levels": {p: int(v) for p, v in zip(lattice.qids, vector)},
+                        "loss": float(ncp.value(ev).value), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
+                        "feasible": ev.suppressed <= max_suppressed})  # fmt: skip
+    return out
 

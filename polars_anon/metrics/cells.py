@@ -24,6 +24,7 @@ import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import cell_metric, stack, table_row
+from polars_anon.metrics.cost import ncp
 from polars_anon.metrics.data import SIZE, MetricData, orig_col, pub_col
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "granularity",
     "iloss",
     "information_loss",
+    "loss",
     "loss_per_node",
     "precision",
     "relative_distance",
@@ -44,31 +46,54 @@ _LEVEL_FRACTION = pl.when(pl.col("h") > 1).then(pl.col("p_level") / (pl.col("h")
 """k_ij / |DGH_j| of a cell: published level over the hierarchy's top level."""
 
 
-def granularity(data: MetricData) -> pl.LazyFrame:
-    """Granularity [paper 003 §2.2.8]: sum over cells of (|Phi^-1(x_ij)| - 1) / |A_j|.
+granularity = ncp
+"""Granularity [paper 003 §2.2.8]: sum over cells of (|Phi^-1(x_ij)| - 1) / |A_j|: the same quantity as
+:func:`polars_anon.metrics.cost.ncp` (|Phi^-1(x)| = nl(x), |A_j| = nl(G_j)), one implementation,
+registered as an alias of ``ncp``."""
 
-    |Phi^-1(x)| is nl(x), the leaves the published value could stand for; |A_j|
-    is nl(G_j), the leaves of the hierarchy. Equal to ILoss and to NCP's total by
-    construction (all three count the leaves gained). Range [0, n m].
+iloss = ncp
+"""ILoss [paper 002 §4.2, Tao and Xiao 2008]: sum over cells of (|v_g| - 1) / |D_A|: the same quantity as
+:func:`polars_anon.metrics.cost.ncp`, one implementation, registered as an alias of ``ncp``."""
+
+
+def loss_per_node(h: Hierarchy) -> np.ndarray:
+    """Loss of publishing a cell as each node: (nl(v) - 1) / (nl(root) - 1), indexed by node id.
+
+    0 at a leaf, 1 at the root; all 0 for a one-leaf hierarchy (nothing can be
+    lost). The one place this formula lives: the ``loss`` metric and the
+    algorithms' reported ``loss`` use it.
+
+    >>> from polars_anon import Hierarchy
+    >>> loss_per_node(Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "d": None}})).tolist()  # *, A, a, b, c, d
+    [1.0, 0.6666666666666666, 0.0, 0.0, 0.0, 0.0]
+    """
+    if h.n_leaves <= 1:
+        return np.zeros(h.n_nodes)
+    return (h.leaves - 1) / (h.n_leaves - 1)
+
+
+def loss(data: MetricData) -> pl.LazyFrame:
+    """Average cell loss: the mean over quasi-identifier cells of :func:`loss_per_node` of the published value.
+
+    (nl(v) - 1) / (nl(G) - 1) per cell (the NCP of [paper 001 §4] rescaled so the
+    root costs 1), a suppressed row counting 1 in every cell (one-leaf hierarchies
+    included, as the full-domain search counts it); 0 for a kept cell of a
+    one-leaf hierarchy. This is the ``loss`` the anonymization methods report.
+    Per attribute: the mean over its cells. Range [0, 1].
 
     >>> from polars_anon.metrics._frames import example, value_of
-    >>> value_of(granularity(example()))  # gender 6 * 1/2, race 3 * 6/7 + 3 * 1/7
-    6.0
+    >>> round(value_of(loss(example())), 6)  # (6 * 1 + 3 * 6/6 + 3 * 1/6) / 12
+    0.791667
     """
-    return cell_metric(data, (_SIZE * (pl.col("p_leaves") - 1) / pl.col("n_leaves")).sum())
-
-
-def iloss(data: MetricData) -> pl.LazyFrame:
-    """ILoss [paper 002 §4.2, Tao and Xiao 2008]: sum over cells of (|v_g| - 1) / |D_A|.
-
-    |v_g|: leaves under the published value; |D_A|: leaves of the attribute's
-    hierarchy. The same sum as :func:`granularity`. Range [0, n m].
-
-    >>> from polars_anon.metrics._frames import example, value_of
-    >>> value_of(iloss(example()))
-    6.0
-    """
-    return granularity(data)
+    per_node = pl.concat(
+        pl.DataFrame({"i": np.full(h.n_nodes, i, dtype=np.int64), "pub": np.arange(h.n_nodes, dtype=np.int64), "p_loss": loss_per_node(h)})
+        for i, h in enumerate(data.hierarchies[q] for q in data.qids)
+    )
+    cells = data.cells.lazy().join(per_node.lazy(), on=["i", "pub"], how="left", maintain_order="left")
+    cell = pl.when(pl.col("suppressed")).then(1.0).otherwise(pl.col("p_loss"))
+    value = (_SIZE * cell).sum() / _SIZE.sum()
+    per = cells.group_by("attribute", "i").agg(value.alias("value")).sort("i")
+    return stack(cells.select(table_row(value)), per)
 
 
 def precision(data: MetricData) -> pl.LazyFrame:
@@ -237,20 +262,3 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
         .sort("i")
     )
     return stack(table, per)
-
-
-
-def loss_per_node(h: Hierarchy) -> np.ndarray:
-    """Generalization intensity of each node: (nl(v) - 1) / (nl(root) - 1); 0 for a one-leaf hierarchy.
-
-    The one definition of the per-cell loss: the algorithms' ``loss`` (the average
-    of it over the quasi-identifier cells, a suppressed row counting 1 per cell)
-    and the report use it. 0 for a leaf, 1 for the root.
-
-    >>> from polars_anon import Hierarchy
-    >>> loss_per_node(Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})).tolist()
-    [1.0, 0.5, 0.0, 0.0, 0.0]
-    """
-    if h.n_leaves <= 1:
-        return np.zeros(h.n_nodes)
-    return (h.leaves - 1) / (h.n_leaves - 1)

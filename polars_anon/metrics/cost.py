@@ -65,7 +65,9 @@ def distortion(data: MetricData) -> pl.LazyFrame:
 def ncp(data: MetricData) -> pl.LazyFrame:
     """Normalized Certainty Penalty [paper 001 §4, Xu et al. 2006]: sum over cells of (nl(v) - 1) / nl(G_i).
 
-    Edge weight (nl(parent) - nl(child)) / nl(G_i). Range [0, n m].
+    Edge weight (nl(parent) - nl(child)) / nl(G_i). Range [0, n m]. Paper 002's
+    ILoss and paper 003's granularity are the same sum: the registry lists them as
+    aliases of this metric (``iloss``, ``granularity``).
 
     >>> from polars_anon.metrics._frames import example, value_of
     >>> value_of(ncp(example()))  # gender 6 * 1/2, race 3 * 6/7 + 3 * 1/7

@@ -18,7 +18,7 @@ from polars_anon.errors import ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import MetricData, from_mapping
-from polars_anon.metrics.registry import METRICS, evaluate
+from polars_anon.metrics.registry import METRICS, evaluate_both, metric_names
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["map_data", "map_loss", "report_metrics"]
@@ -39,20 +39,27 @@ def map_data(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy], k: int, level
         return None
 
 
-def report_metrics(data: MetricData | None) -> dict[str, Any]:
-    """Every metric that needs no sensitive attribute, name -> value ({} when `data` is None).
+def report_metrics(data: MetricData | None) -> dict[str, dict[str, Any]]:
+    """Every metric that needs no sensitive attribute (aliases left out), for the report.
+
+    Returns ``metrics`` (name -> raw value), ``metrics_normalized`` (name -> value in
+    [0, 1]: the raw value over the same metric on the fully suppressed table, or over
+    its own range; see :attr:`polars_anon.metrics.Metric.normalization`) and
+    ``metric_units`` (name -> what the raw number counts). All empty when `data` is None.
 
     >>> from polars_anon import Hierarchy
     >>> H = {"g": Hierarchy.suppression(["F", "M"])}
     >>> agg = pl.DataFrame({"g": ["F", "M"], "size": [3, 1]})
     >>> m = TupleMap.from_labels(agg, ["g"], {"g": pl.Series(["F", "*"])})
-    >>> report_metrics(map_data(m, H, 2))["modified"]
-    25.0
+    >>> parts = report_metrics(map_data(m, H, 2))
+    >>> parts["metrics"]["modified"], parts["metrics_normalized"]["loss"], parts["metric_units"]["modified"]
+    (25.0, 0.25, '%')
     """
     if data is None:
-        return {}
-    names = [n for n, m in METRICS.items() if not m.needs_sensitive]
-    return evaluate(data, names).row(0, named=True)
+        return {"metrics": {}, "metrics_normalized": {}, "metric_units": {}}
+    names = metric_names(None, has_sensitive=False)
+    raw, normalized = evaluate_both(data, names)
+    return {"metrics": raw, "metrics_normalized": normalized, "metric_units": {n: METRICS[n].unit for n in names}}
 
 
 def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[float | None, dict[str, float]]:

@@ -67,6 +67,8 @@ TABLE_I_EXPECTED = {
     "deleted_of_modified": 100 * 9 / 12,
     "iloss": 6.0,
     "granularity": 6.0,
+    # (nl(v) - 1) / (nl(G) - 1): gender 6 cells at * (1), race 3 at mammals (1), 3 at cetaceans ((2 - 1) / (7 - 1))
+    "loss": (6 * 1 + 3 * 1 + 3 * 1 / 6) / 12,
     "precision": 1 - (6 * 1 + 3 * 1 + 3 * 1 / 2) / 12,
     "absolute_distance": None,  # race publishes mammals (level 2) and cetaceans (level 1): not full-domain
     "relative_distance": None,
@@ -112,7 +114,7 @@ def test_table_i_every_metric() -> None:
     """Paper 000 Table I -> Table Ib, every metric."""
     original = TABLE_I.with_columns(habitat=pl.Series(HABITAT))
     published = TABLE_IB.with_columns(habitat=pl.Series(HABITAT))
-    got = compute(original, published, ANIMALS, ANIMAL_HIERARCHIES, sensitive="habitat", k=3).row(0, named=True)
+    got = compute(original, published, ANIMALS, ANIMAL_HIERARCHIES, list(METRICS), sensitive="habitat", k=3).row(0, named=True)
     _check(got, TABLE_I_EXPECTED)
 
 
@@ -150,6 +152,70 @@ def test_table_i_suppressed_row() -> None:
     assert got["c_avg"] == 5 / (2 * 2)
     assert got["ncp"] == pytest.approx(6 * 1 / 2 + 3 * 6 / 7 + 2 * 1 / 7 + 6 / 7)
     assert got["deleted"] == pytest.approx(100 * (6 + 3 + 1) / 12)
+    assert got["loss"] == pytest.approx((6 + 3 + 2 * 1 / 6 + 1) / 12)  # l6 counts 1 in both cells
+
+
+def test_loss_of_one_leaf_hierarchy_and_suppressed_rows() -> None:
+    """A kept cell of a one-leaf hierarchy costs 0; a suppressed row costs 1 in every cell, that one included."""
+    h = {"c": pa.Hierarchy.suppression(["x"]), "g": pa.Hierarchy.suppression(["F", "M"])}
+    original = pl.DataFrame({"id": [1, 2, 3], "c": ["x", "x", "x"], "g": ["F", "M", "F"]})
+    published = pl.DataFrame({"id": [1, 2], "c": ["x", "*"], "g": ["F", "*"]})
+    got = compute(original, published, ["c", "g"], h, "loss", key="id", by_attribute=True)
+    # c: row 1 kept at x (0), row 2 kept at * (nl 1: 0), row 3 suppressed (1); g: 0, 1, 1
+    assert got["loss"].to_list() == pytest.approx([1 / 3, 2 / 3])
+    assert compute(original, published, ["c", "g"], h, "loss", key="id").item() == pytest.approx(3 / 6)
+
+
+# ------------------------------------------------------------------ normalized by T* (paper 003 §3.5)
+# T* of Table I publishes every gender cell as * and every race cell as mammals, no row removed.
+MI_D = {  # mutual information in the original Table I with habitat (nats)
+    ("gender", "race"): 2 / 3 * ln(2),  # H(gender) - H(gender | race): only whale is both M and F
+    ("gender", "habitat"): H(4, 2) - H(1, 2) / 2,  # M: land 1, sea 2; F: land 3
+    ("race", "habitat"): H(4, 2) - 2 / 6 * ln(2),  # only whale is both land and sea
+}
+T_STAR_I_ALL = {
+    **T_STAR_I,
+    "entropy": 6 * H(3, 3) + 6 * H(1, 1, 1, 1, 2),
+    "ambiguity": 2 * 7,
+    "information_loss": 6 + 6,
+    "discernibility": 6**2,
+    "absolute_distance": 1 + 2,
+    "relative_distance": 2.0,
+    "mi_loss": sum(MI_D.values()) / 3,  # the qids of T* are constant: no mutual information left
+}
+SCALE_I = {  # the metrics normalized by their own range
+    "alteration": 100, "modified": 100, "deleted": 100, "deleted_of_modified": 100, "loss": 1, "precision": 1, "cm": 1,
+    "hellinger": 1, "cramers_v": 1, "c_avg": 6 / 3, "diameter": 2, "k": 6, "min_class_size": 6, "n_classes": 6, "suppressed": 6,
+}  # fmt: skip
+
+
+def test_table_i_normalized() -> None:
+    """Each metric over its value on T* (hand values), or over its own range; aliases as ncp."""
+    original = TABLE_I.with_columns(habitat=pl.Series(HABITAT))
+    published = TABLE_IB.with_columns(habitat=pl.Series(HABITAT))
+    got = compute(original, published, ANIMALS, ANIMAL_HIERARCHIES, list(METRICS), sensitive="habitat", k=3, normalized=True)
+    assert set(T_STAR_I_ALL) | set(SCALE_I) | {"iloss", "granularity", "squared_distance_error"} == set(METRICS)
+    for name, raw in TABLE_I_EXPECTED.items():
+        divisor = T_STAR_I_ALL.get(METRICS[name].alias_of or name, SCALE_I.get(name))
+        want = None if raw is None else raw / divisor
+        value = got[name].item()
+        assert (value is None and want is None) or value == pytest.approx(want, rel=1e-12), name
+    assert got.schema == dict.fromkeys(METRICS, pl.Float64)
+
+
+def test_normalized_t_star_is_one() -> None:
+    """The fully suppressed table itself normalizes to 1 wherever T* is the divisor."""
+    original = TABLE_I.with_columns(habitat=pl.Series(HABITAT))
+    star = original.with_columns(gender=pl.lit("*"), race=pl.lit("mammals"))
+    got = compute(original, star, ANIMALS, ANIMAL_HIERARCHIES, sensitive="habitat", k=3, normalized=True, by_attribute=True)
+    for name in got.columns[1:]:
+        if METRICS[name].scale is None and name != "squared_distance_error":
+            assert got[name].to_list() == pytest.approx([1.0, 1.0]), name
+
+
+def test_normalized_c_avg_needs_k() -> None:
+    got = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["c_avg", "diameter"], normalized=True)
+    assert got.row(0) == (None, 0.5)
 
 
 # ------------------------------------------------------------------ paper 001 Figure 2
@@ -189,6 +255,7 @@ FIG2_EXPECTED = {
     "deleted_of_modified": 100 * 6 / 8,
     "iloss": COST_F["ncp"],
     "granularity": COST_F["ncp"],
+    "loss": (2 * 2 / 5 + 4 * 1 + 2 * 1) / 12,  # Q: 2 at A (nl 3 of 6), 4 at *; G: 2 at *
     "precision": 1 - (2 * 1 / 2 + 4 * 1 + 2 * 1) / 12,
     "absolute_distance": None,  # Q mixes A (level 1) and * (level 2), G mixes M and *
     "relative_distance": None,
@@ -220,7 +287,7 @@ FIG2_EXPECTED = {
 
 def test_figure_2_every_metric() -> None:
     """Paper 001 Figure 2 hierarchy with a gender attribute, three classes of 2, every metric."""
-    got = compute(FIG2_ORIGINAL, FIG2_PUBLISHED, ["Q", "G"], FIG2_H, sensitive="S", k=2).row(0, named=True)
+    got = compute(FIG2_ORIGINAL, FIG2_PUBLISHED, ["Q", "G"], FIG2_H, list(METRICS), sensitive="S", k=2).row(0, named=True)
     _check(got, FIG2_EXPECTED)
 
 
@@ -252,5 +319,5 @@ def test_example_data_matches_table_i() -> None:
     """The docstring examples' data is Table I -> Ib with the same habitat column."""
     from polars_anon.metrics._frames import example
 
-    got = pa.metrics.evaluate(replace(example(), k=3)).row(0, named=True)
+    got = pa.metrics.evaluate(replace(example(), k=3), list(METRICS)).row(0, named=True)
     _check(got, TABLE_I_EXPECTED)

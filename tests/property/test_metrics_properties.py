@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -22,8 +23,15 @@ from tests.strategies import tables
 QIDS = ["q0", "q1"]
 CELL_MONOTONE = [
     "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "modified", "deleted",
-    "iloss", "granularity", "ambiguity", "information_loss",
+    "iloss", "granularity", "loss", "ambiguity", "information_loss",
 ]  # fmt: skip
+ALL_BUT_SENSITIVE = [n for n, m in METRICS.items() if not m.needs_sensitive]  # aliases included
+WITHIN_T_STAR = [
+    "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "ambiguity", "information_loss", "discernibility",
+    "absolute_distance", "relative_distance",
+]  # fmt: skip
+"""Metrics that T* bounds for any truthful publication (entropy and the squared distance error are not bounded:
+a node's leaves can be more evenly spread, or their mean further away, than the whole domain's)."""
 
 
 def _ancestors(h: pa.Hierarchy, label: str) -> list[str]:
@@ -46,7 +54,7 @@ def publications(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
 
 
 def _all(original: pl.DataFrame, published: pl.DataFrame, hs: dict) -> dict:
-    return compute(original, published, QIDS, hs).row(0, named=True)
+    return compute(original, published, QIDS, hs, ALL_BUT_SENSITIVE).row(0, named=True)
 
 
 @settings(max_examples=40, deadline=None)
@@ -132,8 +140,41 @@ def test_values_stay_in_their_ranges(p: tuple) -> None:
         assert -1e-12 <= got[name] <= 1.0 + 1e-12, name
     for name in ("ncp", "iloss", "granularity", "total", "information_loss"):
         assert -1e-12 <= got[name] <= n * m + 1e-9, name
+    assert -1e-12 <= got["loss"] <= 1.0 + 1e-12
     assert got["ambiguity"] >= 1.0 - 1e-12 and 0 <= got["diameter"] <= m
     assert n <= got["discernibility"] <= n * n
     assert got["min_class_size"] * got["n_classes"] <= n
     with_s = compute(original.with_columns(s=pl.col("q0")), published.with_columns(s=pl.col("q0")), QIDS, hs, "cm", sensitive="s")
     assert 0.0 <= with_s.item() <= 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(p=publications())
+def test_normalized_values_stay_in_0_1(p: tuple) -> None:
+    """Normalized by T*, the bounded metrics are in [0, 1]; those scaled by their own range too."""
+    original, published, hs = p
+    got = compute(original, published, QIDS, hs, ALL_BUT_SENSITIVE, k=1, normalized=True).row(0, named=True)
+    bounded = WITHIN_T_STAR + [n for n, m in METRICS.items() if m.scale is not None and not m.needs_sensitive]
+    for name in bounded:
+        if got[name] is not None:
+            assert -1e-12 <= got[name] <= 1.0 + 1e-12, name
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=st.lists(st.lists(st.integers(0, 2), min_size=3, max_size=3), min_size=1, max_size=30))
+def test_diameter_pairwise_and_by_subsets_agree(t: list) -> None:
+    """The two exact ways of the diameter (every pair; Moebius over subsets) and a brute force give one number."""
+    from polars_anon.metrics.partition import _diameter_by_subsets, _max_hamming
+
+    rows = np.unique(np.array(t, dtype=np.int64), axis=0)
+    brute = max((int((a != b).sum()) for a in rows for b in rows), default=0)
+    frame = pl.LazyFrame(rows, schema=["p0", "p1", "p2"], orient="row")
+    assert _max_hamming(rows) == _diameter_by_subsets(frame, ["p0", "p1", "p2"]) == brute
+
+
+def test_diameter_above_12_qids() -> None:
+    """14 qids: the pairwise way still gives the diameter (two tuples differing in 13 qids)."""
+    hs = {f"q{i}": pa.Hierarchy.suppression(["x", "y"]) for i in range(14)}
+    original = pl.DataFrame({q: ["x", "y", "x"] if q != "q0" else ["x", "x", "y"] for q in hs})
+    got = compute(original, original, list(hs), hs, "diameter").item()
+    assert got == 14  # rows 2 and 3: q0 x vs y, q1..q13 y vs x

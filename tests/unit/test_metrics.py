@@ -23,10 +23,17 @@ ANIMALS = ["gender", "race"]
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_registry_entry_is_complete(name: str) -> None:
     m = METRICS[name]
-    assert m.name == name == m.polars.__name__ and m.sql == f"anon_{name}"
+    assert m.name == name and m.sql == f"anon_{name}"
+    assert m.polars.__name__ == (m.alias_of or name)  # an alias runs the implementation of the metric it names
     assert m.family in FAMILIES and m.dtype in (pl.Int64, pl.Float64)
-    assert m.formula and m.range and m.source.startswith("paper ")
+    assert m.formula and m.range and m.unit and m.normalization and m.source.startswith("paper ")
     assert "[paper 00" in m.doc and ">>>" in m.doc  # formula, source and a running example
+
+
+def test_aliases_are_ncp() -> None:
+    assert {n: m.alias_of for n, m in METRICS.items() if m.alias_of} == {"iloss": "ncp", "granularity": "ncp"}
+    got = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["ncp", "iloss", "granularity"]).row(0)
+    assert got[0] == got[1] == got[2] == pytest.approx(3 + 3 * 6 / 7 + 3 * 1 / 7)
 
 
 def test_readme_table_lists_every_metric() -> None:
@@ -40,9 +47,12 @@ def test_readme_table_lists_every_metric() -> None:
 
 def test_names_families_and_defaults() -> None:
     all_but_sensitive = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES)
-    assert all_but_sensitive.columns == [n for n, m in METRICS.items() if not m.needs_sensitive]
+    assert all_but_sensitive.columns == [n for n, m in METRICS.items() if not m.needs_sensitive and not m.alias_of]
+    assert "iloss" not in all_but_sensitive.columns and "ncp" in all_but_sensitive.columns  # each quantity once
     cost = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "cost")
     assert cost.columns == [n for n, m in METRICS.items() if m.family == "cost"]
+    cells = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "cells")
+    assert cells.columns[0] == "loss" and "granularity" not in cells.columns
     assert compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "classes").columns[0] == "discernibility"  # cm skipped
     both = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["ncp", "cost", "ncp"])
     assert both.columns == ["ncp", *[c for c in cost.columns if c != "ncp"]]  # once each, in order of first mention
@@ -123,8 +133,10 @@ def test_report_metrics_from_a_levels_map() -> None:
 
     agg = pa.class_sizes(TABLE_I.lazy(), ANIMALS).collect()
     tmap = TupleMap.from_levels(agg, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2})
-    assert report_metrics(map_data(tmap, ANIMAL_HIERARCHIES, 2))["ncp"] == pytest.approx(3 + 6 * 6 / 7)
-    assert report_metrics(None) == {}
+    parts = report_metrics(map_data(tmap, ANIMAL_HIERARCHIES, 2))
+    assert parts["metrics"]["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+    assert parts["metrics_normalized"]["ncp"] == pytest.approx(1.0) and parts["metrics_normalized"]["loss"] == 1.0
+    assert report_metrics(None) == {"metrics": {}, "metrics_normalized": {}, "metric_units": {}}
 
 
 # ------------------------------------------------------------------ CLI
@@ -174,3 +186,20 @@ def test_cli_refuses_with_a_message(files: Path, capsys: pytest.CaptureFixture[s
 def test_prepare_counts_suppressed_rows_once() -> None:
     data = prepare(TABLE_I, TABLE_IB.head(4), ANIMALS, ANIMAL_HIERARCHIES, key="id")
     assert data.n_rows == 6 and data.suppressed_rows == 2
+
+
+def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
+    """The report's one-pass evaluation gives the same numbers as the two separate evaluations."""
+    from polars_anon.metrics._frames import example
+    from polars_anon.metrics.registry import evaluate, evaluate_both
+
+    data = example()
+    raw, normalized = evaluate_both(data)
+    want_raw = evaluate(data).row(0, named=True)
+    assert set(raw) == set(want_raw)
+    for name, value in want_raw.items():  # the same sums, run in another query plan: equal to the last bits or so
+        assert raw[name] == (pytest.approx(value, rel=1e-12) if value is not None else None), name
+    want = evaluate(data, normalized=True).row(0, named=True)
+    assert set(normalized) == set(want)
+    for name, value in want.items():
+        assert normalized[name] == (pytest.approx(value) if value is not None else None), name
