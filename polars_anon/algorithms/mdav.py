@@ -2,7 +2,7 @@
 
 1. Materialize the quasi-identifiers of every row (MDAV works on records; this is
    the one NumPy loop DESIGN.md allows besides the greedy merge) and code them
-   (:mod:`polars_anon.algorithms._distance`).
+   (:mod:`polars_anon.distance`).
 2. Tables larger than ``block_size`` rows are first cut into blocks by recursive
    median cuts (Mondrian style: the attribute of widest normalized range, cut at its
    median, categorical values in hierarchy leaf order); MDAV then runs in each block.
@@ -50,7 +50,7 @@ import polars as pl
 
 from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
-from polars_anon.algorithms._distance import AhmadDey, Gower, Records, encode_records, make_distance
+from polars_anon.distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
 from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
@@ -90,7 +90,7 @@ def mdav(num: np.ndarray, cat: np.ndarray, distance: Gower | AhmadDey, k: int, r
     `num` ``(p, n)`` and `cat` ``(c, n)`` are the records as transformed by
     ``distance.transform``. Every cluster has at least k records (when n >= k).
 
-    >>> from polars_anon.algorithms._distance import Gower, encode_records
+    >>> from polars_anon.distance import Gower, encode_records
     >>> r = encode_records(pl.DataFrame({"x": [0.0, 1, 2, 10, 11, 12, 13]}), ["x"], [])
     >>> g = Gower(r)
     >>> mdav(*g.transform(r), g, 3, np.random.default_rng(0)).tolist()

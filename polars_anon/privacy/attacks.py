@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._validate import as_lazy
-from polars_anon.algorithms._distance import Gower, Records, encode_records
+from polars_anon.distance import Gower, Records, encode_records
 
 __all__ = ["ml_inference", "record_linkage"]
 
