@@ -28,7 +28,7 @@ lexicographically smaller vector.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -116,6 +116,10 @@ class SearchResult:
     objective: dict[str, object]
     """The objective and its settings (see :meth:`Objective.describe`)."""
     evaluated: int
+    lattice: Lattice = field(repr=False, compare=False)
+    """The lattice searched, with its tables and cached classes (the report's neighbours reuse it)."""
+    scorer: Objective = field(repr=False, compare=False)
+    """The objective the search minimized."""
 
 
 class Lattice:
@@ -433,7 +437,7 @@ def search(task: Task, max_suppressed: int = 0, settings: Settings | None = None
         )
     _, suppressed, _, at, ev, score = state.best
     levels = {q: lv for q, lv in zip(lattice.qids, at)}
-    return SearchResult(levels, suppressed, ev.small, score, objective.describe(), state.count)
+    return SearchResult(levels, suppressed, ev.small, score, objective.describe(), state.count, lattice, objective)
 
 
 def _models_text(task: Task) -> str:
@@ -456,24 +460,24 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     found = search(task, options.max_suppressed, settings)
     tmap = TupleMap.from_levels(task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None)
     details: dict[str, Any] = {"levels": found.levels, "evaluated_vectors": found.evaluated, "objective": objective_details(found)}
-    details["neighbours"] = neighbours(task, found.levels, options.max_suppressed, settings)
+    details["neighbours"] = neighbours(found, options.max_suppressed)
     return Plan(tmap, details)
 
 
-def neighbours(task: Task, levels: Mapping[str, int], max_suppressed: int, settings: Settings | None = None) -> list[dict[str, Any]]:
-    """The lattice neighbours of a level vector (one qid one level up or down), evaluated as the search does.
+def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]:
+    """The lattice neighbours of the optimum `found` (one qid one level up or down), evaluated on its lattice.
 
     For the report: each neighbour's ``qid``, ``step`` (-1 or +1), ``levels``, ``loss``
-    (the average cell NCP, as the report's ``loss``), ``value`` (the objective's, see
-    `settings`; default ``ncp``), ``suppressed`` rows and whether it is ``feasible`` (at
-    most `max_suppressed` rows in classes smaller than k or violating a model).
-    Neighbours below a feasible optimum that are feasible have a higher value or
-    suppress more rows; those above have a value at least as high.
+    (the average cell NCP, as the report's ``loss``), ``value`` (the searched objective's),
+    ``suppressed`` rows and whether it is ``feasible`` (at most `max_suppressed` rows in
+    classes smaller than k or violating a model). Neighbours below a feasible optimum
+    that are feasible have a higher value or suppress more rows; those above have a
+    value at least as high.
     """
-    lattice = Lattice(task)
-    chosen = np.array([int(levels[q]) for q in lattice.qids], dtype=np.int64)
-    ncp = make_objective(lattice, Settings(max_suppressed=max_suppressed))
-    objective = make_objective(lattice, settings or Settings(max_suppressed=max_suppressed))
+    lattice, objective = found.lattice, found.scorer
+    chosen = np.array([int(found.levels[q]) for q in lattice.qids], dtype=np.int64)
+    plain = Settings(max_suppressed=max_suppressed)  # the report's loss: unweighted NCP
+    ncp = objective if objective.settings == plain else make_objective(lattice, plain)
     out = []
     for j, q in enumerate(lattice.qids):
         for step in (-1, 1):
