@@ -53,7 +53,10 @@ __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search
 
 MAX_LATTICE = 5_000_000
 CACHED_VECTORS = 64
-"""Evaluated vectors whose classes are kept to roll later vectors up from."""
+"""At most this many evaluated vectors keep their classes, to roll later vectors up from."""
+CACHE_BYTES = 48 << 20
+"""And at most about this much memory for them (a class id per tuple each: 15M voter rows hold
+1.36M tuples, 5.4 MB a vector, so 64 of them would hold 350 MB)."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,8 @@ class Lattice:
             self.n_codes.append([len(u) for u, _ in dense])
         self._cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, int]] = OrderedDict()
         """Vector -> (class id per tuple, a tuple of each class, number of classes)."""
+        self._cached = int(np.clip(CACHE_BYTES // (8 * max(1, len(self.size))), 4, CACHED_VECTORS))
+        """How many vectors the cache keeps (:data:`CACHED_VECTORS`, fewer for many tuples: :data:`CACHE_BYTES`)."""
 
     def grid(self) -> np.ndarray:
         """Every level vector, ``(N, m)``, in C order of the heights."""
@@ -212,7 +217,7 @@ class Lattice:
         rep = np.empty(n, dtype=np.int64)
         rep[dense] = rep_base  # a tuple of each class
         self._cache[at] = (cls.astype(np.int32), rep, n)
-        if len(self._cache) > CACHED_VECTORS:
+        if len(self._cache) > self._cached:
             self._cache.popitem(last=False)
         return cls
 
