@@ -68,16 +68,17 @@ def run_one(name: str, variant: str, k: int) -> dict:
     """The child: one anonymization, its figures."""
     df, qids, hs = datasets.load(name)
     method, opts = method_options(variant, df, qids, hs)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     try:
         result = pa.anonymize(df.select(qids), hierarchies=hs, k=k, method=method, **opts)
         out = result.collect()
     except pa.errors.AnonError as exc:  # e.g. a full-domain lattice too large to search
         return {"refused": f"{type(exc).__name__}: {exc}"[:160], "seconds": round(time.perf_counter() - start, 3)}
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - start_cpu
     rep = result.report
     return {
         "seconds": round(seconds, 3),
+        "cpu_s": round(cpu, 3),
         "method_seconds": rep.get("seconds"),
         "loss": None if rep.get("loss") is None else round(rep["loss"], 4),
         "suppressed": rep["suppressed"],
@@ -111,10 +112,11 @@ def sweep(args: argparse.Namespace) -> list[dict]:
                 out, wall, peak, err = time_v(cmd, args.timeout)
                 figures = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"refused": err.strip()[-160:]}
                 limit = LIMIT.get(variant, DEFAULT_LIMIT)
-                row = {"dataset": name, "k": k, "variant": variant, "seconds": figures.get("seconds"), "wall_s": wall,
+                row = {"dataset": name, "k": k, "variant": variant, "seconds": figures.get("seconds"), "cpu_s": figures.get("cpu_s"), "wall_s": wall,
                        "peak_mb": peak, "load": round(load, 1), "loss": figures.get("loss"),
                        "suppressed": figures.get("suppressed"), "classes": figures.get("classes"),
                        "within_limit": None if figures.get("refused") else (figures.get("seconds") or 1e9) <= limit,
+                       "cpu_within_limit": None if figures.get("refused") else (figures.get("cpu_s") or 1e9) <= limit,
                        "note": figures.get("refused", "")}  # fmt: skip
                 rows.append(row)
                 print(row, flush=True)
@@ -131,11 +133,16 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join("" if r[c] is None else str(r[c]) for c in cols) + " |" for r in rows]
     over = [r for r in rows if r["within_limit"] is False]
-    summary = "every run within its limit" if not over else f"{len(over)} runs over their limit"
+    over_cpu = [r for r in rows if r["cpu_within_limit"] is False]
+    summary = ("every run within its limit" if not over else f"{len(over)} runs over their limit in wall time") + (
+        f", {len(over_cpu)} in CPU time" if over_cpu else ", every run within it in CPU time"
+    )
     (RESULTS / "every_method.md").write_text(
         "# Every method on every dataset with ARX hierarchies\n\n"
         f"`python benchmarks/every_method.py --k {' '.join(map(str, args.k))}` (each run a fresh process under "
-        "`/usr/bin/time -v`; `seconds`: pa.anonymize(...).collect(), limit 10 s, mdav 60 s; `wall_s` and `peak_mb`: "
+        "`/usr/bin/time -v`; `seconds`: pa.anonymize(...).collect(), limit 10 s, mdav 60 s; `cpu_s`: the CPU seconds of "
+        "that call, all threads (on a quiet machine the wall time is at most about that: the runs do no waiting, so "
+        "`cpu_within_limit` judges the limit when the shared machine is loaded); `wall_s` and `peak_mb`: "
         "the whole process; `load`: 1-minute load average when the run started, 2 cores shared). "
         f"{summary}.\n\n" + "\n".join(lines) + "\n"
     )
