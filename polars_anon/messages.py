@@ -23,7 +23,9 @@ from pathlib import Path
 __all__ = [
     "CHOICE",
     "COLUMNS_NOT_FOUND",
+    "DISTANCE_PARAMETER",
     "EMPTY_TABLE",
+    "HIERARCHY_NOT_LOADED",
     "K_ABOVE_ROWS",
     "K_NOT_INTEGER",
     "LEVEL_OUT_OF_RANGE",
@@ -98,9 +100,17 @@ NOT_A_LEAF = Message(
     "not_a_leaf", "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows"
 )
 """One value (SQL's ``anon_generalize`` sees one row at a time); ``check_values`` counts them all."""
+HIERARCHY_NOT_LOADED = Message(
+    "hierarchy_not_loaded", "{where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)"
+)
+"""SQL only (Python is given its hierarchies): ``where="t-closeness on 'disease': "``."""
+DISTANCE_PARAMETER = Message(
+    "distance_parameter", "{where}{parameter} is a parameter of distance {needs!r} only, got distance {distance!r}"
+)
+"""t-closeness's ``order`` and ``hierarchy`` given with another distance: ``where="t-closeness on 'disease': "``."""
 
 _ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
-        LEVEL_OUT_OF_RANGE, NOT_A_LEAF)  # fmt: skip
+        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER)  # fmt: skip
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

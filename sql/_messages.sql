@@ -71,3 +71,13 @@ CREATE OR REPLACE TEMP MACRO anon_msg_level_out_of_range("where", "level", "top"
 -- Twin: polars_anon.messages.NOT_A_LEAF
 CREATE OR REPLACE TEMP MACRO anon_msg_not_a_leaf("column", "value") AS
   'column ' || anon_msg_repr("column") || ': value ' || anon_msg_repr("value") || ' is not a leaf of its hierarchy; add it to the hierarchy or drop those rows';
+
+-- anon_msg_hierarchy_not_loaded(where, name): {where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)
+-- Twin: polars_anon.messages.HIERARCHY_NOT_LOADED
+CREATE OR REPLACE TEMP MACRO anon_msg_hierarchy_not_loaded("where", "name") AS
+  coalesce("where"::VARCHAR, 'None') || 'no hierarchy is loaded as ' || anon_msg_repr("name") || '; call polars_anon.duckdb.load_hierarchy(con, ' || anon_msg_repr("name") || ', h)';
+
+-- anon_msg_distance_parameter(where, parameter, needs, distance): {where}{parameter} is a parameter of distance {needs!r} only, got distance {distance!r}
+-- Twin: polars_anon.messages.DISTANCE_PARAMETER
+CREATE OR REPLACE TEMP MACRO anon_msg_distance_parameter("where", "parameter", "needs", "distance") AS
+  coalesce("where"::VARCHAR, 'None') || coalesce("parameter"::VARCHAR, 'None') || ' is a parameter of distance ' || anon_msg_repr("needs") || ' only, got distance ' || anon_msg_repr("distance");

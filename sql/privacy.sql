@@ -3,8 +3,8 @@
 -- reference distribution) and polars_anon.privacy.risk. A class is a struct of the qid
 -- columns (`class`); every macro refuses an empty qids, a qid or sensitive attribute that is
 -- not a column (the messages of polars_anon/messages.py), and a variant or distance outside
--- its choices. Hierarchical t-closeness has no SQL twin (it needs the sensitive attribute's
--- hierarchy; use polars_anon.privacy).
+-- its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
+-- tables of sql/hierarchy.sql (polars_anon.duckdb.load_hierarchies).
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
 -- Twin: polars_anon.privacy.counts.sensitive_counts
@@ -55,22 +55,69 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                       ELSE measure < c END AS satisfied
   FROM __anon_measures ORDER BY class;
 
--- anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal'): per class: class,
--- size, measure (the Earth Mover's distance to the table's distribution: equal ground distance,
--- or ordered over the values in sort order) and satisfied (measure <= t).
+-- anon_check_closeness(sensitive, distance, hierarchy): true, or an error when distance is
+-- not 'equal', 'ordered' or 'hierarchical', a hierarchy is named with another distance, or no
+-- hierarchy is loaded as `hierarchy` (default: the sensitive attribute's name) for 'hierarchical'.
+-- Twin: polars_anon.privacy.TCloseness (its checks)
+CREATE OR REPLACE TEMP MACRO anon_check_closeness(sensitive, distance, hierarchy) AS
+  CASE anon_check_choice('t-closeness on ' || anon_msg_repr(sensitive) || ': distance', distance, ['equal', 'ordered', 'hierarchical'])
+    WHEN 'hierarchical' THEN
+      CASE WHEN NOT EXISTS (SELECT 1 FROM anon_nodes AS __anon_n WHERE __anon_n.hierarchy = coalesce(hierarchy, sensitive))
+           THEN error(anon_msg_hierarchy_not_loaded('t-closeness on ' || anon_msg_repr(sensitive) || ': ', coalesce(hierarchy, sensitive)))
+           ELSE true END
+    ELSE
+      CASE WHEN hierarchy IS NOT NULL
+           THEN error(anon_msg_distance_parameter('t-closeness on ' || anon_msg_repr(sensitive) || ': ', 'hierarchy', 'hierarchical', distance))
+           ELSE true END END;
+
+-- anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL): per
+-- class: class, size, measure (the Earth Mover's distance to the table's distribution: equal
+-- ground distance; ordered over the values in sort order; or hierarchical, over the loaded
+-- hierarchy named `hierarchy`, by default the sensitive attribute's name, as the flow over its
+-- edges: sum over nodes N below the root of (level(parent) - level(N)) / (2 level(root)) times
+-- |sum of p - q over N's leaves|) and satisfied (measure <= t). 'hierarchical' refuses a value
+-- (matched as text) that is not a leaf of the hierarchy, naming the first in text order.
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.TCloseness
-CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal') AS TABLE
-  WITH __anon_cum AS (
+CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL) AS TABLE
+  WITH __anon_ok AS MATERIALIZED (SELECT anon_check_closeness(sensitive, distance, hierarchy) AS ok),
+  __anon_shares AS (FROM anon_class_shares(tbl, qids, sensitive) WHERE (SELECT o.ok FROM __anon_ok AS o)),
+  __anon_cum AS (
     SELECT class, size, m, p, q,
            sum(p - q) OVER (PARTITION BY class ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
-    FROM anon_class_shares(tbl, qids, sensitive)),
+    FROM __anon_shares),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
-           CASE anon_check_choice('distance', distance, ['equal', 'ordered'])
+           CASE distance
              WHEN 'equal' THEN sum(abs(p - q)) / 2
-             ELSE CASE WHEN any_value(m) > 1 THEN sum(abs(cum)) / (any_value(m) - 1) ELSE 0 END END AS measure
-    FROM __anon_cum GROUP BY class)
-  SELECT class, size, measure, measure <= t + 1e-12 AS satisfied FROM __anon_measures ORDER BY class;
+             WHEN 'ordered' THEN CASE WHEN any_value(m) > 1 THEN sum(abs(cum)) / (any_value(m) - 1) ELSE 0 END END AS measure
+    FROM __anon_cum GROUP BY class),
+  __anon_leaves AS MATERIALIZED (  -- each value of the table and its leaf node (NULL: not a leaf)
+    SELECT v.value, n.node FROM (SELECT DISTINCT value FROM __anon_shares WHERE distance = 'hierarchical') AS v
+    LEFT JOIN anon_nodes AS n ON n.hierarchy = coalesce(hierarchy, sensitive) AND n.level = 0 AND n.label = v.value::VARCHAR),
+  __anon_leaves_ok AS MATERIALIZED (
+    SELECT CASE WHEN bool_or(node IS NULL)
+                THEN error(anon_msg_not_a_leaf(sensitive, min(value::VARCHAR) FILTER (WHERE node IS NULL))) ELSE true END AS ok
+    FROM __anon_leaves),
+  __anon_edges AS (  -- each leaf, each of its ancestors below the root, and that ancestor's edge weight
+    SELECT c.leaf, c.ancestor, (p.level - a.level) / (2 * r.level) AS w
+    FROM anon_closure AS c
+    JOIN anon_nodes AS a ON a.hierarchy = c.hierarchy AND a.node = c.ancestor
+    JOIN anon_nodes AS p ON p.hierarchy = c.hierarchy AND p.node = a.parent
+    JOIN anon_nodes AS r ON r.hierarchy = c.hierarchy AND r.parent IS NULL
+    WHERE c.hierarchy = coalesce(hierarchy, sensitive)),
+  __anon_flows AS (
+    SELECT s.class, e.ancestor, any_value(e.w) AS w, sum(s.p - s.q) AS extra
+    FROM __anon_shares AS s
+    JOIN __anon_leaves AS l ON l.value IS NOT DISTINCT FROM s.value
+    JOIN __anon_edges AS e ON e.leaf = l.node
+    WHERE (SELECT o.ok FROM __anon_leaves_ok AS o)
+    GROUP BY s.class, e.ancestor),
+  __anon_hierarchical AS (SELECT class, sum(w * abs(extra)) AS measure FROM __anon_flows GROUP BY class),
+  __anon_all AS (
+    SELECT m.class, m.size,
+           CASE WHEN distance = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
+    FROM __anon_measures AS m LEFT JOIN __anon_hierarchical AS h ON h.class IS NOT DISTINCT FROM m.class)
+  SELECT class, size, measure, measure <= t + 1e-12 AS satisfied FROM __anon_all ORDER BY class;
 
 -- anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0): per class: class, size, measure
 -- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta).

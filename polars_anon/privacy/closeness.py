@@ -34,8 +34,9 @@ import numpy as np
 import polars as pl
 
 from polars_anon._validate import check_choice
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InvalidParameterError, ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.messages import DISTANCE_PARAMETER, NOT_A_LEAF
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_fraction, shares
 
 __all__ = ["TCloseness", "hierarchy_weights"]
@@ -66,10 +67,12 @@ class TCloseness(Model):
         check_fraction(where, "t", self.t)
         if self.order is not None:
             if self.distance != "ordered":
-                raise InvalidParameterError(f"{where}: order is a parameter of distance 'ordered' only, got distance {self.distance!r}")
+                raise InvalidParameterError(DISTANCE_PARAMETER(where=f"{where}: ", parameter="order", needs="ordered", distance=self.distance))
             object.__setattr__(self, "order", tuple(self.order))
         if self.hierarchy is not None and self.distance != "hierarchical":
-            raise InvalidParameterError(f"{where}: hierarchy is a parameter of distance 'hierarchical' only, got distance {self.distance!r}")
+            raise InvalidParameterError(
+                DISTANCE_PARAMETER(where=f"{where}: ", parameter="hierarchy", needs="hierarchical", distance=self.distance)
+            )
         if self.hierarchy is not None and not isinstance(self.hierarchy, Hierarchy):
             raise InvalidParameterError(f"{where}: hierarchy must be a Hierarchy, got {type(self.hierarchy).__name__}")
 
@@ -105,6 +108,17 @@ def hierarchy_weights(h: Hierarchy, labels: pl.Series) -> tuple[np.ndarray, np.n
     return member, w
 
 
+def _check_leaves(attribute: str, h: Hierarchy, labels: pl.Series) -> None:
+    """Refuse a value of `attribute` that is not a leaf of `h` (an inner node would weigh nothing), naming the first.
+
+    The first in string order, null last: ``anon_t_closeness`` names the same one.
+    """
+    outside = labels.filter(~labels.is_in(h.leaf_labels) | labels.is_null())
+    if len(outside):
+        first = outside.drop_nulls().min() if outside.null_count() < len(outside) else None
+        raise ValueNotInHierarchyError(NOT_A_LEAF(column=attribute, value=first))
+
+
 class _ClosenessCheck(Check):
     model: TCloseness
 
@@ -129,7 +143,9 @@ class _ClosenessCheck(Check):
                     f"t-closeness on {model.attribute!r}: distance 'hierarchical' needs a hierarchy of {model.attribute!r}; "
                     "give it as TCloseness(..., hierarchy=h) or in hierarchies"
                 )
-            self.member, self.weight = hierarchy_weights(h, domain.labels.cast(pl.String))
+            labels = domain.labels.cast(pl.String)
+            _check_leaves(model.attribute, h, labels)
+            self.member, self.weight = hierarchy_weights(h, labels)
 
     def measure(self, view: ClassView) -> np.ndarray:
         r = shares(view, self.model.attribute) - self.q[None, :]
