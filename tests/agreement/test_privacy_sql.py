@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from polars_anon.duckdb import register
+from polars_anon.duckdb import load_hierarchies, register
+from polars_anon.messages import CHOICE, DISTANCE_PARAMETER, HIERARCHY_NOT_LOADED
 from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
 from polars_anon.privacy.evaluate import class_measures
 
@@ -29,9 +30,9 @@ CASES = [
 ]
 
 
-def _agree(df: pl.DataFrame, qids: list[str], model, macro: str) -> None:
+def _agree(df: pl.DataFrame, qids: list[str], model, macro: str, hierarchies: dict | None = None) -> None:
     con = duckdb.connect()
-    register(con)
+    load_hierarchies(con, hierarchies or {})
     con.register("t", df.to_arrow())
     sql = macro.replace("?", "'t'", 1).replace("?", "[" + ", ".join(f"'{q}'" for q in qids) + "]", 1)
     got = con.sql(f"SELECT {', '.join(f'class.{q}' for q in qids)}, size, measure, satisfied FROM {sql}").pl()
@@ -64,6 +65,64 @@ def test_macros_match_python_on_adult(model, macro) -> None:
     _agree(df, ["sex", "race", "education"], model, macro)
 
 
+# ------------------------------------------------------------------ t-closeness, hierarchical distance
+def _tree(data: st.DataObject, leaves: list[str], name: str) -> dict | list:
+    """A random hierarchy below `name` over `leaves`: nested groups of uneven depth, some leaves hung higher."""
+    if len(leaves) <= 2 or data.draw(st.booleans()):
+        return leaves
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(leaves) - 1), min_size=1, max_size=2)))
+    chunks = [leaves[a:b] for a, b in zip([0, *cuts], [*cuts, len(leaves)])]
+    return {c[0] if len(c) == 1 else f"{name}{i}": None if len(c) == 1 else _tree(data, c, f"{name}{i}.") for i, c in enumerate(chunks)}
+
+
+def _hierarchical(attribute: str, h: pa.Hierarchy, name: str | None = None, t: float = 0.2) -> tuple:
+    named = f", hierarchy := '{name}'" if name else ""
+    return TCloseness(attribute, t=t, distance="hierarchical", hierarchy=h), (
+        f"anon_t_closeness(?, ?, '{attribute}', t := {t}, distance := 'hierarchical'{named})"
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_leaves=st.integers(1, 7), q=st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=40),
+       t=st.sampled_from([0.0, 0.1, 0.25, 0.5]), data=st.data())  # fmt: skip
+def test_hierarchical_closeness_matches_python_on_random_hierarchies(n_leaves: int, q: list[str], t: float, data) -> None:
+    """Random trees (uneven depths, leaves under inner nodes and under the root) and tables using some of their leaves."""
+    leaves = [f"v{i}" for i in range(n_leaves)]
+    h = pa.Hierarchy.from_dict({"*": _tree(data, leaves, "g")})
+    s = data.draw(st.lists(st.sampled_from(leaves), min_size=len(q), max_size=len(q)))
+    q2 = data.draw(st.lists(st.sampled_from([1, 2]), min_size=len(q), max_size=len(q)))
+    model, macro = _hierarchical("s", h, name="tree", t=t)
+    _agree(pl.DataFrame({"q": q, "q2": q2, "s": s}), ["q", "q2"], model, macro, {"tree": h})
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="shared/data/adult/adult.csv not present")
+@pytest.mark.parametrize("sensitive", ["salary-class", "occupation"])
+def test_hierarchical_closeness_matches_python_on_adult(sensitive: str) -> None:
+    """The ARX hierarchies of Adult; the hierarchy is loaded under the column's name (the default)."""
+    h = pa.Hierarchy.from_csv(ADULT.parent / f"adult_hierarchy_{sensitive}.csv")
+    df = pl.read_csv(ADULT, separator=";", infer_schema=False).select("sex", "race", "education", sensitive)
+    model, macro = _hierarchical(sensitive, h)
+    _agree(df, ["sex", "race", "education"], model, macro, {sensitive: h})
+
+
+def test_hierarchical_closeness_hand_example() -> None:
+    """The hand example of tests/golden/test_privacy_papers.py: root (level 2) -> A {a1, a2}, B {b1, b2}.
+
+    Class x = {a1, a1}: 5/8; class z = {b1, b2}: 1/2; class y = {a2, b1, b2, a2}: only the leaf
+    edges carry flow, |a1| = |a2| = 1/4 at weight 1/4 each: 1/8.
+    """
+    h = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
+    t = pl.DataFrame({"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]})
+    con = duckdb.connect()
+    load_hierarchies(con, {"disease": h})
+    con.register("t", t.to_arrow())
+    rows = con.sql("SELECT class.q, size, measure, satisfied "
+                   "FROM anon_t_closeness('t', ['q'], 's', t := 0.5, distance := 'hierarchical', hierarchy := 'disease')").fetchall()  # fmt: skip
+    assert [r[:2] for r in rows] == [("x", 2), ("y", 4), ("z", 2)]
+    assert [r[2] for r in rows] == pytest.approx([5 / 8, 1 / 8, 1 / 2])
+    assert [r[3] for r in rows] == [False, True, True]
+
+
 def test_anon_risk_matches_pa_risk() -> None:
     df = pl.DataFrame({"q": ["a", "a", "b", "c", "c", "c"], "r": ["1"] * 6})
     con = duckdb.connect()
@@ -85,3 +144,57 @@ def test_macros_refuse_like_python() -> None:
         con.sql("FROM anon_l_diversity('t', ['q'], 'salary')").fetchall()
     with pytest.raises(duckdb.Error, match=r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'"):
         con.sql("FROM anon_l_diversity('t', ['q'], 's', variant := 'mean')").fetchall()
+
+
+def _sql_error(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    with pytest.raises(duckdb.Error) as info:
+        con.sql(sql).fetchall()
+    return str(info.value).removeprefix("Invalid Input Error: ")
+
+
+def _python_error(df: pl.DataFrame, make) -> str:
+    with pytest.raises(pa.AnonError) as info:
+        class_measures(df, ["q"], make())
+    return str(info.value)
+
+
+H_AB = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
+
+
+@pytest.mark.parametrize(
+    ("values", "make", "sql"),
+    [
+        (["a1", "b1"], lambda: TCloseness("s", t=0.2, distance="tree"), "distance := 'tree'"),  # type: ignore[arg-type]
+        (["a1", "b1"], lambda: TCloseness("s", t=0.2, hierarchy=H_AB), "hierarchy := 'h'"),
+        (["a1", "b1"], lambda: TCloseness("s", t=0.2, distance="ordered", hierarchy=H_AB), "distance := 'ordered', hierarchy := 'h'"),
+        (["a1", "A", "zz", "B"], lambda: TCloseness("s", t=0.2, distance="hierarchical", hierarchy=H_AB),
+         "distance := 'hierarchical', hierarchy := 'h'"),  # an inner node is no leaf; 'A' is the first in text order
+        (["a1", None], lambda: TCloseness("s", t=0.2, distance="hierarchical", hierarchy=H_AB), "distance := 'hierarchical', hierarchy := 'h'"),
+    ],
+    ids=["unknown distance", "hierarchy with equal", "hierarchy with ordered", "not a leaf", "null"],
+)
+def test_t_closeness_refuses_with_pythons_words(values: list, make, sql: str) -> None:
+    df = pl.DataFrame({"q": ["a"] * len(values), "s": values})
+    con = duckdb.connect()
+    load_hierarchies(con, {"h": H_AB})
+    con.register("t", df.to_arrow())
+    assert _sql_error(con, f"FROM anon_t_closeness('t', ['q'], 's', {sql})") == _python_error(df, make)
+
+
+def test_t_closeness_refuses_a_hierarchy_not_loaded() -> None:
+    """Also over an empty table, and by default under the sensitive column's name."""
+    con = duckdb.connect()
+    load_hierarchies(con, {"h": H_AB})
+    con.register("t", pl.DataFrame({"q": ["a"], "s": ["a1"]}).to_arrow())
+    con.register("e", pl.DataFrame({"q": [], "s": []}, schema={"q": pl.String, "s": pl.String}).to_arrow())
+    where = "t-closeness on 's': "
+    assert _sql_error(con, "FROM anon_t_closeness('t', ['q'], 's', distance := 'hierarchical')") == HIERARCHY_NOT_LOADED(where=where, name="s")
+    assert _sql_error(con, "FROM anon_t_closeness('e', ['q'], 's', distance := 'hierarchical', hierarchy := 'hh')") == HIERARCHY_NOT_LOADED(
+        where=where, name="hh"
+    )
+    assert CHOICE(name=f"{where}distance", allowed=["equal", "ordered", "hierarchical"], value="tree") == _sql_error(
+        con, "FROM anon_t_closeness('t', ['q'], 's', distance := 'tree')"
+    )
+    assert _sql_error(con, "FROM anon_t_closeness('t', ['q'], 's', hierarchy := 'h')") == DISTANCE_PARAMETER(
+        where=where, parameter="hierarchy", needs="hierarchical", distance="equal"
+    )

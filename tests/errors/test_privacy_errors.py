@@ -7,8 +7,9 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.cli import main
-from polars_anon.errors import ColumnNotFoundError, InfeasibleError, InvalidParameterError
+from polars_anon.errors import ColumnNotFoundError, InfeasibleError, InvalidParameterError, ValueNotInHierarchyError
 from polars_anon.job import Job
+from polars_anon.messages import NOT_A_LEAF
 
 H = {"age": pa.Hierarchy.intervals(range(20, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
 T = pl.DataFrame({
@@ -92,6 +93,13 @@ def test_relaxed_mondrian_refuses_sensitive_models() -> None:
 def test_hierarchical_distance_without_hierarchy() -> None:
     with pytest.raises(InvalidParameterError, match=r"distance 'hierarchical' needs a hierarchy of 'disease'"):
         run(privacy=[pa.TCloseness("disease", t=0.5, distance="hierarchical")])
+
+
+def test_hierarchical_distance_refuses_a_value_that_is_not_a_leaf() -> None:
+    """'cold' is an inner node here: it used to weigh nothing (a silent wrong distance)."""
+    h = pa.Hierarchy.from_dict({"*": {"cold": ["cold-a", "cold-b"], "flu": None, "cancer": None}})
+    with pytest.raises(ValueNotInHierarchyError, match=NOT_A_LEAF.pattern(column="disease", value="cold")):
+        run(privacy=[pa.TCloseness("disease", t=0.5, distance="hierarchical", hierarchy=h)])
 
 
 def test_job_file_refusals_name_model_key_and_value() -> None:

@@ -24,6 +24,7 @@ from polars_anon.messages import (
     CHOICE,
     COLUMNS_NOT_FOUND,
     EMPTY_TABLE,
+    HIERARCHY_NOT_LOADED,
     K_ABOVE_ROWS,
     K_NOT_INTEGER,
     LEVEL_OUT_OF_RANGE,
@@ -111,6 +112,12 @@ MACRO_CASES = [
     ("metric: empty qids", "FROM anon_ncp('o', 'a', [])", QIDS_EMPTY.pattern()),
     ("metric pairs in SQL: a qid missing from the anonymized table", "FROM anon_metric_pairs('o', 'a_nogender', ['race', 'gender'])",
      _missing("qids", ["gender"], "a_nogender", ["id", "race"])),
+    ("t_closeness: distance", "FROM anon_t_closeness('t', ['x'], 'y', distance := 'tree')",
+     CHOICE.pattern(name="t-closeness on 'y': distance", value="tree")),
+    ("t_closeness: hierarchy not loaded, empty table", "FROM anon_t_closeness('e', ['x'], 'y', distance := 'hierarchical')",
+     HIERARCHY_NOT_LOADED.pattern(where="t-closeness on 'y': ", name="y")),
+    ("t_closeness: an INTEGER zip loses its leading zero", "FROM anon_t_closeness('t', ['x'], 'zip', distance := 'hierarchical')",
+     NOT_A_LEAF.pattern(column="zip", value="2139")),
     ("metric by name: empty qids", "FROM anon_metric('discernibility', 'o', 'a', [])", QIDS_EMPTY.pattern()),
 ]  # fmt: skip
 
