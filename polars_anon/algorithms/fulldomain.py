@@ -156,38 +156,57 @@ class Lattice:
             self.nodes.append(published)
             self.codes.append([d.astype(np.int64).reshape(-1) for _, d in dense])
             self.n_codes.append([len(u) for u, _ in dense])
-        self._cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, int]] = OrderedDict()
-        """Vector -> (class id per tuple, a tuple of each class, number of classes)."""
+        self._cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = OrderedDict()
+        """Vector -> (class id per tuple, a tuple of each class, rows of each class, number of classes)."""
 
     def grid(self) -> np.ndarray:
         """Every level vector, ``(N, m)``, in C order of the heights."""
         return np.stack(np.meshgrid(*[np.arange(hh) for hh in self.heights], indexing="ij"), -1).reshape(-1, self.m)
 
-    def _key(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """A class key of the tuples `rows` (default: all), below 4 times their number."""
+    def _dense_classes(self, vector: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+        """Dense class ids 0..n-1 of the tuples `rows` (default: all) at `vector`, and n (ids in the key's order)."""
         count = len(self.size) if rows is None else len(rows)
+        bits = max(1, (count - 1).bit_length())
+        limit = 1 << (64 - bits)  # the packed sort of _densify holds the key and a row index in 64 bits
         key = np.zeros(count, dtype=np.int64)
         stride = 1
         for j in range(self.m):
             n_j = self.n_codes[j][vector[j]]
-            if stride * n_j > 1 << 40:  # keep the combined key small: re-densify
-                key = np.unique(key, return_inverse=True)[1].astype(np.int64).reshape(-1)
-                stride = int(key.max()) + 1
+            if stride * n_j > limit:  # keep the combined key small: re-densify
+                key, stride = self._densify(key, stride, bits)
             codes = self.codes[j][vector[j]]
             key += (codes if rows is None else codes[rows]) * stride
             stride *= n_j
-        if stride > 4 * count:
-            key = np.unique(key, return_inverse=True)[1].reshape(-1)
-        return key
+        return self._densify(key, stride, bits)
 
     @staticmethod
-    def _dense(key: np.ndarray) -> tuple[np.ndarray, int]:
-        """Dense class ids 0..n-1 of a small key, and n."""
-        present = np.bincount(key) > 0
-        return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
+    def _densify(key: np.ndarray, stride: int, bits: int) -> tuple[np.ndarray, int]:
+        """Dense ids 0..n-1 of `key` (values below `stride`, ids in their order) and n.
+
+        A count when the values are few, else one sort of the key packed with the
+        row index (``bits`` hold the index): no argsort, which is slower.
+        """
+        if len(key) == 0:
+            return key, 0
+        if stride <= 4 * len(key):
+            present = np.bincount(key, minlength=stride) > 0
+            return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
+        packed = np.sort((key.astype(np.uint64) << np.uint64(bits)) | np.arange(len(key), dtype=np.uint64))
+        ordered = packed >> np.uint64(bits)
+        new = np.empty(len(key), dtype=bool)
+        new[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        ids = np.cumsum(new) - 1
+        out = np.empty(len(key), dtype=np.int64)
+        out[(packed & np.uint64((1 << bits) - 1)).astype(np.int64)] = ids
+        return out, int(ids[-1]) + 1
 
     def classes(self, vector: np.ndarray) -> np.ndarray:
-        """A dense class id per tuple: equal ids are equal published tuples at `vector`.
+        """A dense class id per tuple: equal ids are equal published tuples at `vector`."""
+        return self._classes(vector)[0]
+
+    def _classes(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """``(class id per tuple, a tuple of each class, rows of each class, number of classes)`` at `vector`.
 
         Rolled up from the cached classes of a vector below when there is one (its
         classes are unions of theirs): the work is then on their classes, not the tuples.
@@ -195,35 +214,42 @@ class Lattice:
         at = tuple(int(x) for x in vector)
         if at in self._cache:
             self._cache.move_to_end(at)
-            return self._cache[at][0]
-        base, rep_base = None, np.arange(len(self.size))
+            return self._cache[at]
+        base = None
         if self._cache:
-            vectors = np.array(list(self._cache), dtype=np.int64).reshape(len(self._cache), self.m)
-            counts = np.array([e[2] for e in self._cache.values()])
+            entries = list(self._cache.values())
+            vectors = np.array(list(self._cache), dtype=np.int64).reshape(len(entries), self.m)
+            counts = np.array([e[3] for e in entries])
             below = np.flatnonzero(np.all(vectors <= vector, axis=1))
             if len(below):
-                base, rep_base, _ = list(self._cache.values())[below[np.argmin(counts[below])]]
-        dense, n = self._dense(self._key(vector, None if base is None else rep_base))
-        cls = dense if base is None else dense[base]
+                base = entries[below[np.argmin(counts[below])]]
+        if base is None:
+            dense, n = self._dense_classes(vector)
+            cls, rep_base, rows_base = dense, np.arange(len(self.size)), self.size
+        else:
+            cls_base, rep_base, rows_base, _ = base
+            dense, n = self._dense_classes(vector, rep_base)
+            cls = dense[cls_base]
         rep = np.empty(n, dtype=np.int64)
         rep[dense] = rep_base  # a tuple of each class
-        self._cache[at] = (cls.astype(np.int32), rep, n)
+        rows = np.bincount(dense, weights=rows_base, minlength=n)
+        entry = (cls.astype(np.int32), rep, rows, n)
+        self._cache[at] = entry
         if len(self._cache) > CACHED_VECTORS:
             self._cache.popitem(last=False)
-        return cls
+        return entry
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
         """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model)."""
-        key = self.classes(vector)
-        return Evaluation(self, vector, key, self.violating(vector, key))
+        key, _, rows, _ = self._classes(vector)
+        return Evaluation(self, vector, key, rows, self._violating_classes(vector, key, rows))
 
-    def violating(self, vector: np.ndarray, key: np.ndarray | None = None) -> np.ndarray:
-        """Per tuple: its class at `vector` violates k or a privacy model (``task.constraints``)."""
-        key = self.classes(vector) if key is None else key
+    def _violating_classes(self, vector: np.ndarray, key: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Per class (dense ids of `key`, `rows` each): it violates k or a privacy model."""
         if self.constraints.k_only:
-            return np.bincount(key, weights=self.size)[key] < self.k
+            return rows < self.k
         levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
-        return self.constraints.violating(key, levels)[key]  # classes() gives dense ids
+        return self.constraints.violating(key, levels)
 
     @property
     def prunable(self) -> bool:

@@ -152,18 +152,26 @@ class Score:
 
 
 class Evaluation:
-    """One evaluated level vector: class code and suppressed flag of every tuple."""
+    """One evaluated level vector: its classes (dense ids per tuple), their rows and which are suppressed."""
 
-    def __init__(self, lattice: Lattice, vector: np.ndarray, key: np.ndarray, small: np.ndarray) -> None:
+    def __init__(self, lattice: Lattice, vector: np.ndarray, key: np.ndarray, rows: np.ndarray, small_class: np.ndarray) -> None:
         self.lattice = lattice
         self.vector = vector
         self.key = key
-        """Class code per tuple (equal codes: one published class), small non-negative integers."""
-        self.small = small
-        """Per tuple: its rows are suppressed."""
-        self.suppressed = int(lattice.size @ small) if small.any() else 0
+        """Class id per tuple (equal ids: one published class), dense: 0..n_classes - 1."""
+        self.rows = rows
+        """Per class: its rows (float64, whole numbers)."""
+        self.small_class = small_class
+        """Per class: its rows are suppressed."""
+        self.n_classes = len(rows)
+        self.suppressed = int(rows[small_class].sum()) if small_class.any() else 0
         self.cache: dict[str, Any] = {}
         """What objectives computed on this evaluation and use twice."""
+
+    @cached_property
+    def small(self) -> np.ndarray:
+        """Per tuple: its rows are suppressed."""
+        return self.small_class[self.key]
 
     @cached_property
     def suppressed_rows(self) -> np.ndarray:
@@ -173,15 +181,11 @@ class Evaluation:
     @cached_property
     def class_size(self) -> np.ndarray:
         """Per tuple: rows in its class (suppressed or not)."""
-        return np.bincount(self.key, weights=self.lattice.size)[self.key]
-
-    @cached_property
-    def n_classes(self) -> int:
-        return int(np.count_nonzero(np.bincount(self.key)))
+        return self.rows[self.key]
 
     @cached_property
     def n_kept_classes(self) -> int:
-        return int(np.count_nonzero(np.bincount(self.key[~self.small]))) if self.suppressed else self.n_classes
+        return self.n_classes - int(np.count_nonzero(self.small_class))
 
 
 class Objective:
@@ -578,18 +582,18 @@ class Discernibility(Objective):
         return np.full((len(grid), 1), self.bottom)
 
     def value(self, ev: Evaluation) -> Score:
-        size = self.lat.size.astype(np.float64)
+        rows = ev.rows  # whole numbers: the sums over classes are exact (below 2**53)
         if self.settings.monotonic:
-            v = float((size * ev.class_size).sum())
+            v = float((rows * rows).sum())
         else:
-            v = float((size * ev.class_size)[~ev.small].sum()) + self.n * ev.suppressed
+            v = float((rows * rows)[~ev.small_class].sum()) + self.n * ev.suppressed
         return Score(np.array([v]), v)
 
     def above(self, ev: Evaluation) -> float:
-        size = self.lat.size.astype(np.float64)
+        rows = ev.rows
         if self.settings.monotonic:
-            return float((size * ev.class_size).sum())
-        return float((size * np.maximum(ev.class_size, self.lat.k)).sum())
+            return float((rows * rows).sum())
+        return float((rows * np.maximum(rows, self.lat.k)).sum())
 
     def floor_at(self, suppressed: int) -> np.ndarray | None:
         if self.settings.monotonic:
@@ -636,8 +640,7 @@ class AECS(Objective):
 
     def below(self, ev: Evaluation) -> float:
         """Below u a kept class lies in a kept class E of u, which holds at most ``|E| // k`` of them."""
-        sizes = np.bincount(ev.key[~ev.small], weights=self.lat.size[~ev.small])
-        return self.n / (int((sizes // self.lat.k).sum()) + 1)
+        return self.n / (int((ev.rows[~ev.small_class] // self.lat.k).sum()) + 1)
 
 
 class _Areas(Objective):
