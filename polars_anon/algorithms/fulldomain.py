@@ -27,7 +27,6 @@ lexicographically smaller vector.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -152,12 +151,11 @@ class Lattice:
         for q, h in zip(self.qids, self.hs):
             ids = h.ids_of(agg[q])
             published = [h.generalize_ids(lv)[ids] for lv in range(h.height)]
-            dense = [np.unique(p, return_inverse=True) for p in published]
+            dense = [self._densify(p, h.n_nodes) for p in published]  # codes in node-id order
             self.nodes.append(published)
-            self.codes.append([d.astype(np.int64).reshape(-1) for _, d in dense])
-            self.n_codes.append([len(u) for u, _ in dense])
-        self._cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, int]] = OrderedDict()
-        """Vector -> (class id per tuple, a tuple of each class, rows of each class, number of classes)."""
+            self.codes.append([d for d, _ in dense])
+            self.n_codes.append([n for _, n in dense])
+        self._cache = _Cache(self.m)
 
     def grid(self) -> np.ndarray:
         """Every level vector, ``(N, m)``, in C order of the heights."""
@@ -166,39 +164,45 @@ class Lattice:
     def _dense_classes(self, vector: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
         """Dense class ids 0..n-1 of the tuples `rows` (default: all) at `vector`, and n (ids in the key's order)."""
         count = len(self.size) if rows is None else len(rows)
-        bits = max(1, (count - 1).bit_length())
-        limit = 1 << (64 - bits)  # the packed sort of _densify holds the key and a row index in 64 bits
         key = np.zeros(count, dtype=np.int64)
         stride = 1
         for j in range(self.m):
             n_j = self.n_codes[j][vector[j]]
-            if stride * n_j > limit:  # keep the combined key small: re-densify
-                key, stride = self._densify(key, stride, bits)
+            if n_j == 1:
+                continue  # one published value: no attribute to tell classes apart
+            if stride * n_j > 1 << 62:  # keep the combined key in 63 bits: re-densify
+                key, stride = self._densify(key, stride)
             codes = self.codes[j][vector[j]]
             key += (codes if rows is None else codes[rows]) * stride
             stride *= n_j
-        return self._densify(key, stride, bits)
+        return self._densify(key, stride)
 
     @staticmethod
-    def _densify(key: np.ndarray, stride: int, bits: int) -> tuple[np.ndarray, int]:
-        """Dense ids 0..n-1 of `key` (values below `stride`, ids in their order) and n.
+    def _densify(key: np.ndarray, stride: int) -> tuple[np.ndarray, int]:
+        """Dense ids 0..n-1 of `key` (values in [0, `stride`), ids in their order) and n.
 
-        A count when the values are few, else one sort of the key packed with the
-        row index (``bits`` hold the index): no argsort, which is slower.
+        A count when the values are few, else a least-significant-digit radix sort by
+        16-bit digits (NumPy's stable sort of 16-bit integers is a counting sort):
+        linear passes, much cheaper than a comparison sort of the key.
         """
         if len(key) == 0:
-            return key, 0
-        if stride <= 4 * len(key):
+            return key.astype(np.int64), 0
+        if stride <= max(4 * len(key), 1 << 16):
             present = np.bincount(key, minlength=stride) > 0
             return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
-        packed = np.sort((key.astype(np.uint64) << np.uint64(bits)) | np.arange(len(key), dtype=np.uint64))
-        ordered = packed >> np.uint64(bits)
+        order = None
+        for shift in range(0, (stride - 1).bit_length(), 16):
+            digit = ((key if order is None else key[order]) >> shift).astype(np.uint16)  # the low 16 bits
+            step = np.argsort(digit, kind="stable")
+            order = step if order is None else order[step]
+        assert order is not None
+        ordered = key[order]
         new = np.empty(len(key), dtype=bool)
         new[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
         ids = np.cumsum(new) - 1
         out = np.empty(len(key), dtype=np.int64)
-        out[(packed & np.uint64((1 << bits) - 1)).astype(np.int64)] = ids
+        out[order] = ids
         return out, int(ids[-1]) + 1
 
     def classes(self, vector: np.ndarray) -> np.ndarray:
@@ -212,31 +216,22 @@ class Lattice:
         classes are unions of theirs): the work is then on their classes, not the tuples.
         """
         at = tuple(int(x) for x in vector)
-        if at in self._cache:
-            self._cache.move_to_end(at)
-            return self._cache[at]
-        base = None
-        if self._cache:
-            entries = list(self._cache.values())
-            vectors = np.array(list(self._cache), dtype=np.int64).reshape(len(entries), self.m)
-            counts = np.array([e[3] for e in entries])
-            below = np.flatnonzero(np.all(vectors <= vector, axis=1))
-            if len(below):
-                base = entries[below[np.argmin(counts[below])]]
+        entry = self._cache.get(at)
+        if entry is not None:
+            return entry
+        base = self._cache.finest_below(vector)
         if base is None:
             dense, n = self._dense_classes(vector)
             cls, rep_base, rows_base = dense, np.arange(len(self.size)), self.size
         else:
             cls_base, rep_base, rows_base, _ = base
             dense, n = self._dense_classes(vector, rep_base)
-            cls = dense[cls_base]
+            cls = dense.astype(np.int32)[cls_base]
         rep = np.empty(n, dtype=np.int64)
         rep[dense] = rep_base  # a tuple of each class
         rows = np.bincount(dense, weights=rows_base, minlength=n)
-        entry = (cls.astype(np.int32), rep, rows, n)
-        self._cache[at] = entry
-        if len(self._cache) > CACHED_VECTORS:
-            self._cache.popitem(last=False)
+        entry = (cls.astype(np.int32, copy=False), rep, rows, n)
+        self._cache.put(at, entry)
         return entry
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
@@ -260,6 +255,43 @@ class Lattice:
     def monotone_suppression(self) -> bool:
         """Whether a vector suppresses every row that a vector above it suppresses (k-anonymity and monotone models)."""
         return self.constraints.monotone_suppression
+
+
+class _Cache:
+    """The classes of the last ``CACHED_VECTORS`` vectors used (least recently used evicted), found by vector."""
+
+    def __init__(self, m: int) -> None:
+        self.slots: dict[tuple[int, ...], int] = {}
+        self.entries: list[Any] = [None] * CACHED_VECTORS
+        self.vectors = np.full((CACHED_VECTORS, m), np.iinfo(np.int64).max, dtype=np.int64)
+        """Each slot's vector (an empty slot's is above every vector)."""
+        self.counts = np.zeros(CACHED_VECTORS, dtype=np.int64)
+        self.used = np.zeros(CACHED_VECTORS, dtype=np.int64)
+        self.tick = 0
+
+    def get(self, at: tuple[int, ...]) -> Any:
+        slot = self.slots.get(at)
+        if slot is None:
+            return None
+        self.tick += 1
+        self.used[slot] = self.tick
+        return self.entries[slot]
+
+    def finest_below(self, vector: np.ndarray) -> Any:
+        """The entry of the cached vector at or below `vector` with the fewest classes, or None."""
+        below = np.flatnonzero((self.vectors <= vector).all(axis=1))
+        return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
+
+    def put(self, at: tuple[int, ...], entry: Any) -> None:
+        if len(self.slots) < CACHED_VECTORS:
+            slot = len(self.slots)
+        else:
+            slot = int(np.argmin(self.used))
+            del self.slots[tuple(self.vectors[slot].tolist())]
+        self.slots[at] = slot
+        self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry[3]
+        self.tick += 1
+        self.used[slot] = self.tick
 
 
 def _maximal_failing(lattice: Lattice, v: np.ndarray, fails: Callable[[np.ndarray], bool]) -> np.ndarray:
