@@ -442,9 +442,9 @@ class _Search:
                     if bound[i, 0] > key[0] + self.obj.atol + self.obj.rtol * abs(key[0]):
                         bar.update(len(order) - done - 1)
                         break  # every later vector has a higher static bound
-                    if self.cannot_win(i, v):
-                        continue
                 if self.suppressed[at] >= 0 or self.failing[at] or self.beaten[at]:
+                    continue
+                if self.best is not None and self.cannot_win(i, v):
                     continue
                 self.record(v)
                 if self.hopeless(at):
