@@ -27,7 +27,7 @@ lexicographically smaller vector.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,7 +52,11 @@ __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search
 
 MAX_LATTICE = 5_000_000
 CACHED_VECTORS = 64
-"""Evaluated vectors whose classes are kept to roll later vectors up from."""
+"""At most this many evaluated vectors keep their classes, to roll later vectors up from."""
+CACHE_BYTES = 48 << 20
+"""And at most about this much memory for them (each: a class id per tuple, a tuple and the rows of
+each class; 15M voter rows hold 1.36M tuples, 5.4 MB of class ids a vector, so 64 of them would
+hold 350 MB or more)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,10 @@ class SearchResult:
     objective: dict[str, object]
     """The objective and its settings (see :meth:`Objective.describe`)."""
     evaluated: int
+    lattice: Lattice = field(repr=False, compare=False)
+    """The lattice searched, with its tables and cached classes (the report's neighbours reuse it)."""
+    scorer: Objective = field(repr=False, compare=False)
+    """The objective the search minimized."""
 
 
 class Lattice:
@@ -222,12 +230,12 @@ class Lattice:
         base = self._cache.finest_below(vector)
         if base is None:
             dense, n = self._dense_classes(vector)
-            cls, rep_base, rows_base = dense, np.arange(len(self.size)), self.size
+            cls, rep_base, rows_base = dense, np.arange(len(self.size), dtype=np.int32), self.size
         else:
             cls_base, rep_base, rows_base, _ = base
             dense, n = self._dense_classes(vector, rep_base)
             cls = dense.astype(np.int32)[cls_base]
-        rep = np.empty(n, dtype=np.int64)
+        rep = np.empty(n, dtype=np.int32)
         rep[dense] = rep_base  # a tuple of each class
         rows = np.bincount(dense, weights=rows_base, minlength=n)
         entry = (cls.astype(np.int32, copy=False), rep, rows, n)
@@ -258,7 +266,8 @@ class Lattice:
 
 
 class _Cache:
-    """The classes of the last ``CACHED_VECTORS`` vectors used (least recently used evicted), found by vector."""
+    """The classes of the last vectors used, found by vector: at most :data:`CACHED_VECTORS` of them and
+    about :data:`CACHE_BYTES` (the least recently used evicted first; the newest is always kept)."""
 
     def __init__(self, m: int) -> None:
         self.slots: dict[tuple[int, ...], int] = {}
@@ -267,7 +276,8 @@ class _Cache:
         """Each slot's vector (an empty slot's is above every vector)."""
         self.counts = np.zeros(CACHED_VECTORS, dtype=np.int64)
         self.used = np.zeros(CACHED_VECTORS, dtype=np.int64)
-        self.tick = 0
+        """When each slot was last used (0: empty)."""
+        self.tick = self.bytes = 0
 
     def get(self, at: tuple[int, ...]) -> Any:
         slot = self.slots.get(at)
@@ -282,16 +292,23 @@ class _Cache:
         below = np.flatnonzero((self.vectors <= vector).all(axis=1))
         return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
 
-    def put(self, at: tuple[int, ...], entry: Any) -> None:
-        if len(self.slots) < CACHED_VECTORS:
-            slot = len(self.slots)
-        else:
-            slot = int(np.argmin(self.used))
-            del self.slots[tuple(self.vectors[slot].tolist())]
+    def put(self, at: tuple[int, ...], entry: tuple[np.ndarray, ...]) -> None:
+        size = sum(a.nbytes for a in entry[:3])
+        while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + size > CACHE_BYTES):
+            self._evict(int(np.argmin(np.where(self.used > 0, self.used, np.iinfo(np.int64).max))))
+        slot = int(np.argmin(self.used))  # an empty one
         self.slots[at] = slot
         self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry[3]
         self.tick += 1
         self.used[slot] = self.tick
+        self.bytes += size
+
+    def _evict(self, slot: int) -> None:
+        del self.slots[tuple(self.vectors[slot].tolist())]
+        self.bytes -= sum(a.nbytes for a in self.entries[slot][:3])
+        self.entries[slot] = None
+        self.vectors[slot] = np.iinfo(np.int64).max
+        self.used[slot] = 0
 
 
 def _maximal_failing(lattice: Lattice, v: np.ndarray, fails: Callable[[np.ndarray], bool]) -> np.ndarray:
@@ -491,7 +508,7 @@ def search(task: Task, max_suppressed: int = 0, settings: Settings | None = None
         )
     _, suppressed, _, at, ev, score = state.best
     levels = {q: lv for q, lv in zip(lattice.qids, at)}
-    return SearchResult(levels, suppressed, ev.small, score, objective.describe(), state.count)
+    return SearchResult(levels, suppressed, ev.small, score, objective.describe(), state.count, lattice, objective)
 
 
 def _models_text(task: Task) -> str:
@@ -514,24 +531,24 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     found = search(task, options.max_suppressed, settings)
     tmap = TupleMap.from_levels(task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None)
     details: dict[str, Any] = {"levels": found.levels, "evaluated_vectors": found.evaluated, "objective": objective_details(found)}
-    details["neighbours"] = neighbours(task, found.levels, options.max_suppressed, settings)
+    details["neighbours"] = neighbours(found, options.max_suppressed)
     return Plan(tmap, details)
 
 
-def neighbours(task: Task, levels: Mapping[str, int], max_suppressed: int, settings: Settings | None = None) -> list[dict[str, Any]]:
-    """The lattice neighbours of a level vector (one qid one level up or down), evaluated as the search does.
+def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]:
+    """The lattice neighbours of the optimum `found` (one qid one level up or down), evaluated on its lattice.
 
     For the report: each neighbour's ``qid``, ``step`` (-1 or +1), ``levels``, ``loss``
-    (the average cell NCP, as the report's ``loss``), ``value`` (the objective's, see
-    `settings`; default ``ncp``), ``suppressed`` rows and whether it is ``feasible`` (at
-    most `max_suppressed` rows in classes smaller than k or violating a model).
-    Neighbours below a feasible optimum that are feasible have a higher value or
-    suppress more rows; those above have a value at least as high.
+    (the average cell NCP, as the report's ``loss``), ``value`` (the searched objective's),
+    ``suppressed`` rows and whether it is ``feasible`` (at most `max_suppressed` rows in
+    classes smaller than k or violating a model). Neighbours below a feasible optimum
+    that are feasible have a higher value or suppress more rows; those above have a
+    value at least as high.
     """
-    lattice = Lattice(task)
-    chosen = np.array([int(levels[q]) for q in lattice.qids], dtype=np.int64)
-    ncp = make_objective(lattice, Settings(max_suppressed=max_suppressed))
-    objective = make_objective(lattice, settings or Settings(max_suppressed=max_suppressed))
+    lattice, objective = found.lattice, found.scorer
+    chosen = np.array([int(found.levels[q]) for q in lattice.qids], dtype=np.int64)
+    plain = Settings(max_suppressed=max_suppressed)  # the report's loss: unweighted NCP
+    ncp = objective if objective.settings == plain else make_objective(lattice, plain)
     out = []
     for j, q in enumerate(lattice.qids):
         for step in (-1, 1):
