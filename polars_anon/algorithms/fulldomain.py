@@ -244,8 +244,8 @@ class Lattice:
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
         """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model)."""
-        key, _, rows, _ = self._classes(vector)
-        return Evaluation(self, vector, key, rows, self._violating_classes(vector, key, rows))
+        key, rep, rows, _ = self._classes(vector)
+        return Evaluation(self, vector, key, rep, rows, self._violating_classes(vector, key, rows))
 
     def _violating_classes(self, vector: np.ndarray, key: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Per class (dense ids of `key`, `rows` each): it violates k or a privacy model."""

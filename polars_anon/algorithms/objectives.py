@@ -154,11 +154,15 @@ class Score:
 class Evaluation:
     """One evaluated level vector: its classes (dense ids per tuple), their rows and which are suppressed."""
 
-    def __init__(self, lattice: Lattice, vector: np.ndarray, key: np.ndarray, rows: np.ndarray, small_class: np.ndarray) -> None:
+    def __init__(
+        self, lattice: Lattice, vector: np.ndarray, key: np.ndarray, rep: np.ndarray, rows: np.ndarray, small_class: np.ndarray
+    ) -> None:
         self.lattice = lattice
         self.vector = vector
         self.key = key
         """Class id per tuple (equal ids: one published class), dense: 0..n_classes - 1."""
+        self.rep = rep
+        """Per class: one of its tuples (every tuple of a class has the same published values)."""
         self.rows = rows
         """Per class: its rows (float64, whole numbers)."""
         self.small_class = small_class
@@ -177,11 +181,6 @@ class Evaluation:
     def suppressed_rows(self) -> np.ndarray:
         """Indices of the suppressed tuples."""
         return np.flatnonzero(self.small)
-
-    @cached_property
-    def class_size(self) -> np.ndarray:
-        """Per tuple: rows in its class (suppressed or not)."""
-        return self.rows[self.key]
 
     @cached_property
     def n_kept_classes(self) -> int:
@@ -450,6 +449,8 @@ class Entropy(Objective):
                 published = np.bincount(nodes, weights=size, minlength=h.n_nodes)[nodes]
                 self.table[j, lv] = float((size * np.log2(published / original)).sum())
         self.table *= self.gfac
+        self.code_rows = [[np.bincount(codes, weights=size) for codes in per] for per in lattice.codes]
+        """Per attribute and level: the rows of each published value (dense code)."""
 
     def bound(self, grid: np.ndarray) -> np.ndarray:
         return self._table_bound(self.table, grid)
@@ -471,10 +472,16 @@ class Entropy(Objective):
         if "pooled" in ev.cache:
             return ev.cache["pooled"]
         ev.cache["pooled"] = out
-        idx, s = ev.suppressed_rows, float(ev.suppressed)
-        weight = self.lat.size[idx].astype(np.float64)
+        s = float(ev.suppressed)
+        kept = ~ev.small_class
+        fewer_kept = np.count_nonzero(kept) < len(kept) // 2  # then count the kept classes and subtract
+        chosen = kept if fewer_kept else ev.small_class
+        idx, weight = ev.rep[chosen], ev.rows[chosen]  # a tuple of each class; whole numbers: exact counts
         for j, lv in self._levels(ev):
-            c = np.bincount(self.lat.codes[j][lv][idx], weights=weight)
+            total = self.code_rows[j][lv]
+            c = np.bincount(self.lat.codes[j][lv][idx], weights=weight, minlength=len(total))
+            if fewer_kept:
+                c = total - c
             c = c[c > 0]
             out[j] = self.sfac * float((c * np.log2(s / c)).sum())
         return out
@@ -661,8 +668,16 @@ class _Areas(Objective):
                 self.max_log[j, lv] = float(ll.max())
 
     def log_area(self, ev: Evaluation) -> np.ndarray:
-        """Per tuple: log2 of the product of nl(published) over the attributes."""
-        return np.sum([self.log_leaves[j][lv] for j, lv in self._levels(ev)], axis=0)
+        """Per tuple: log2 of the product of nl(published) over the attributes, summed in attribute order
+        (once per class when the classes are few: a class's tuples have the same published values)."""
+        if "log_area" not in ev.cache:
+            levels = self._levels(ev)
+            few = 4 * ev.n_classes < len(ev.key)
+            out = self.log_leaves[0][levels[0][1]][ev.rep] if few else self.log_leaves[0][levels[0][1]].copy()
+            for j, lv in levels[1:]:
+                out += self.log_leaves[j][lv][ev.rep] if few else self.log_leaves[j][lv]
+            ev.cache["log_area"] = out[ev.key] if few else out
+        return ev.cache["log_area"]
 
 
 class KLDivergence(_Areas):
@@ -702,18 +717,19 @@ class KLDivergence(_Areas):
         b = self.expected[rows, grid].sum(axis=1) + self.attr_entropy[rows, grid].max(axis=1) + self.neg_entropy
         return b[:, None]
 
-    def _kept_terms(self, ev: Evaluation, log_area: np.ndarray) -> np.ndarray:
-        return self.p * (np.log2(ev.class_size / self.n) - log_area)
+    def _kept_terms(self, ev: Evaluation) -> np.ndarray:
+        """Per tuple, its term as if kept (a new array): the class's part computed once per class."""
+        return self.p * (np.log2(ev.rows / self.n)[ev.key] - self.log_area(ev))
 
     def value(self, ev: Evaluation) -> Score:
-        terms = self._kept_terms(ev, self.log_area(ev))
+        terms = self._kept_terms(ev)
         if ev.suppressed:
             terms[ev.small] = self.p[ev.small] * (math.log2(ev.suppressed / self.n) - self.log_domain)
         v = self.neg_entropy - float(terms.sum())
         return Score(np.array([v]), v)
 
     def above(self, ev: Evaluation) -> float:
-        return self.neg_entropy - float(self._kept_terms(ev, self.log_area(ev)).sum())
+        return self.neg_entropy - float(self._kept_terms(ev).sum())
 
 
 class Ambiguity(_Areas):
@@ -734,7 +750,10 @@ class Ambiguity(_Areas):
         return (self.n * np.exp2(self.expected[np.arange(self.lat.m), grid].sum(axis=1)))[:, None]
 
     def _all_kept(self, ev: Evaluation) -> np.ndarray:
-        return self.lat.size * np.exp2(self.log_area(ev))
+        """Per tuple: its rows times its area (computed once per evaluation)."""
+        if "all_kept" not in ev.cache:
+            ev.cache["all_kept"] = self.lat.size * np.exp2(self.log_area(ev))
+        return ev.cache["all_kept"]
 
     def value(self, ev: Evaluation) -> Score:
         per = self._all_kept(ev)
