@@ -172,7 +172,7 @@ class Lattice:
     def _dense_classes(self, vector: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
         """Dense class ids 0..n-1 of the tuples `rows` (default: all) at `vector`, and n (ids in the key's order)."""
         count = len(self.size) if rows is None else len(rows)
-        key = np.zeros(count, dtype=np.int64)
+        key, part = np.zeros(count, dtype=np.int64), np.empty(count, dtype=np.int64)  # no temporaries: fewer page faults
         stride = 1
         for j in range(self.m):
             n_j = self.n_codes[j][vector[j]]
@@ -181,7 +181,8 @@ class Lattice:
             if stride * n_j > 1 << 62:  # keep the combined key in 63 bits: re-densify
                 key, stride = self._densify(key, stride)
             codes = self.codes[j][vector[j]]
-            key += (codes if rows is None else codes[rows]) * stride
+            np.multiply(codes if rows is None else np.take(codes, rows, out=part), stride, out=part)
+            key += part
             stride *= n_j
         return self._densify(key, stride)
 
@@ -198,13 +199,13 @@ class Lattice:
         if stride <= max(4 * len(key), 1 << 16):
             present = np.bincount(key, minlength=stride) > 0
             return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
-        order = None
+        order, ordered = None, np.empty_like(key)
         for shift in range(0, (stride - 1).bit_length(), 16):
-            digit = ((key if order is None else key[order]) >> shift).astype(np.uint16)  # the low 16 bits
-            step = np.argsort(digit, kind="stable")
-            order = step if order is None else order[step]
+            np.right_shift(key if order is None else np.take(key, order, out=ordered), shift, out=ordered)
+            step = np.argsort(ordered.astype(np.uint16), kind="stable")  # by the low 16 bits
+            order = step if order is None else np.take(order, step, out=step)
         assert order is not None
-        ordered = key[order]
+        np.take(key, order, out=ordered)
         new = np.empty(len(key), dtype=bool)
         new[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
@@ -215,44 +216,39 @@ class Lattice:
 
     def classes(self, vector: np.ndarray) -> np.ndarray:
         """A dense class id per tuple: equal ids are equal published tuples at `vector`."""
-        return self._classes(vector)[0]
+        return self._classes(vector).ids()
 
-    def _classes(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """``(class id per tuple, a tuple of each class, rows of each class, number of classes)`` at `vector`.
-
-        Rolled up from the cached classes of a vector below when there is one (its
-        classes are unions of theirs): the work is then on their classes, not the tuples.
-        """
+    def _classes(self, vector: np.ndarray) -> Classes:
+        """The classes of `vector`, rolled up from the cached classes of a vector below when there is one
+        (its classes are unions of theirs): the work is then on their classes, not the tuples."""
         at = tuple(int(x) for x in vector)
-        entry = self._cache.get(at)
-        if entry is not None:
-            return entry
+        found = self._cache.get(at)
+        if found is not None:
+            return found
         base = self._cache.finest_below(vector)
         if base is None:
             dense, n = self._dense_classes(vector)
-            cls, rep_base, rows_base = dense, np.arange(len(self.size), dtype=np.int32), self.size
+            rep_base, rows_base = np.arange(len(self.size), dtype=np.int32), self.size
         else:
-            cls_base, rep_base, rows_base, _ = base
+            rep_base, rows_base = base.rep, base.rows
             dense, n = self._dense_classes(vector, rep_base)
-            cls = dense.astype(np.int32)[cls_base]
         rep = np.empty(n, dtype=np.int32)
         rep[dense] = rep_base  # a tuple of each class
-        rows = np.bincount(dense, weights=rows_base, minlength=n)
-        entry = (cls.astype(np.int32, copy=False), rep, rows, n)
-        self._cache.put(at, entry)
-        return entry
+        out = Classes(rep, np.bincount(dense, weights=rows_base, minlength=n), dense, base)
+        self._cache.put(at, out, rep.nbytes + out.rows.nbytes + dense.nbytes + 4 * len(self.size))  # ids as if composed
+        return out
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
         """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model)."""
-        key, rep, rows, _ = self._classes(vector)
-        return Evaluation(self, vector, key, rep, rows, self._violating_classes(vector, key, rows))
+        found = self._classes(vector)
+        return Evaluation(self, vector, found, self._violating_classes(vector, found))
 
-    def _violating_classes(self, vector: np.ndarray, key: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Per class (dense ids of `key`, `rows` each): it violates k or a privacy model."""
+    def _violating_classes(self, vector: np.ndarray, found: Classes) -> np.ndarray:
+        """Per class of `found`: it violates k or a privacy model."""
         if self.constraints.k_only:
-            return rows < self.k
+            return found.rows < self.k
         levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
-        return self.constraints.violating(key, levels)
+        return self.constraints.violating(found.ids(), levels)
 
     @property
     def prunable(self) -> bool:
@@ -265,21 +261,66 @@ class Lattice:
         return self.constraints.monotone_suppression
 
 
+class Classes:
+    """The classes of one level vector: a tuple and the rows of each; the class id of each tuple on demand.
+
+    The ids are composed from those of the vector rolled up from (`base`) only when
+    asked for (most objectives need none), then kept; a chain of vectors whose ids
+    were never asked for is cut every ``CHAIN`` links so it holds little memory.
+    """
+
+    CHAIN = 16
+
+    def __init__(self, rep: np.ndarray, rows: np.ndarray, dense: np.ndarray, base: Classes | None) -> None:
+        self.rep = rep
+        """Per class: one of its tuples (int32)."""
+        self.rows = rows
+        """Per class: its rows (float64, whole numbers)."""
+        self.n = len(rep)
+        self._dense: np.ndarray | None = dense
+        """Per class of `base` (per tuple without one): its class here."""
+        self._base = base
+        self._ids: np.ndarray | None = None
+        self.depth = 0 if base is None else base.depth + 1
+        if self.depth >= self.CHAIN:
+            self.ids()
+
+    def ids(self) -> np.ndarray:
+        """The class id of every tuple (int32)."""
+        if self._ids is None:
+            chain: list[Classes] = []
+            node: Classes | None = self
+            while node is not None and node._ids is None:
+                chain.append(node)
+                node = node._base
+            ids = None if node is None else node._ids
+            for link in reversed(chain):
+                assert link._dense is not None
+                dense = link._dense.astype(np.int32)
+                link._ids = dense if ids is None else dense[ids]
+                link._dense, link._base, link.depth = None, None, 0
+                ids = link._ids
+        assert self._ids is not None
+        return self._ids
+
+
 class _Cache:
     """The classes of the last vectors used, found by vector: at most :data:`CACHED_VECTORS` of them and
     about :data:`CACHE_BYTES` (the least recently used evicted first; the newest is always kept)."""
 
     def __init__(self, m: int) -> None:
         self.slots: dict[tuple[int, ...], int] = {}
-        self.entries: list[Any] = [None] * CACHED_VECTORS
+        self.entries: list[Classes | None] = [None] * CACHED_VECTORS
         self.vectors = np.full((CACHED_VECTORS, m), np.iinfo(np.int64).max, dtype=np.int64)
         """Each slot's vector (an empty slot's is above every vector)."""
         self.counts = np.zeros(CACHED_VECTORS, dtype=np.int64)
         self.used = np.zeros(CACHED_VECTORS, dtype=np.int64)
         """When each slot was last used (0: empty)."""
+        self.sizes = np.zeros(CACHED_VECTORS, dtype=np.int64)
+        """The bytes each slot's entry was counted for."""
         self.tick = self.bytes = 0
 
-    def get(self, at: tuple[int, ...]) -> Any:
+    def get(self, at: tuple[int, ...]) -> Classes | None:
         slot = self.slots.get(at)
         if slot is None:
             return None
@@ -287,25 +328,26 @@ class _Cache:
         self.used[slot] = self.tick
         return self.entries[slot]
 
-    def finest_below(self, vector: np.ndarray) -> Any:
+    def finest_below(self, vector: np.ndarray) -> Classes | None:
         """The entry of the cached vector at or below `vector` with the fewest classes, or None."""
         below = np.flatnonzero((self.vectors <= vector).all(axis=1))
         return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
 
-    def put(self, at: tuple[int, ...], entry: tuple[np.ndarray, ...]) -> None:
-        size = sum(a.nbytes for a in entry[:3])
+    def put(self, at: tuple[int, ...], entry: Classes, size: int) -> None:
+        """Keep `entry`, which holds about `size` bytes."""
         while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + size > CACHE_BYTES):
             self._evict(int(np.argmin(np.where(self.used > 0, self.used, np.iinfo(np.int64).max))))
         slot = int(np.argmin(self.used))  # an empty one
         self.slots[at] = slot
-        self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry[3]
+        self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry.n
+        self.sizes[slot] = size
         self.tick += 1
         self.used[slot] = self.tick
         self.bytes += size
 
     def _evict(self, slot: int) -> None:
         del self.slots[tuple(self.vectors[slot].tolist())]
-        self.bytes -= sum(a.nbytes for a in self.entries[slot][:3])
+        self.bytes -= int(self.sizes[slot])
         self.entries[slot] = None
         self.vectors[slot] = np.iinfo(np.int64).max
         self.used[slot] = 0

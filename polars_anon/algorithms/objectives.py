@@ -54,7 +54,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.metrics.cells import loss_per_node
 
 if TYPE_CHECKING:
-    from polars_anon.algorithms.fulldomain import Lattice
+    from polars_anon.algorithms.fulldomain import Classes, Lattice
 
 __all__ = [
     "AGGREGATES",
@@ -152,25 +152,28 @@ class Score:
 
 
 class Evaluation:
-    """One evaluated level vector: its classes (dense ids per tuple), their rows and which are suppressed."""
+    """One evaluated level vector: its classes (a tuple and the rows of each, ids per tuple on demand)
+    and which are suppressed."""
 
-    def __init__(
-        self, lattice: Lattice, vector: np.ndarray, key: np.ndarray, rep: np.ndarray, rows: np.ndarray, small_class: np.ndarray
-    ) -> None:
+    def __init__(self, lattice: Lattice, vector: np.ndarray, classes: Classes, small_class: np.ndarray) -> None:
         self.lattice = lattice
         self.vector = vector
-        self.key = key
-        """Class id per tuple (equal ids: one published class), dense: 0..n_classes - 1."""
-        self.rep = rep
+        self.classes = classes
+        self.rep = classes.rep
         """Per class: one of its tuples (every tuple of a class has the same published values)."""
-        self.rows = rows
+        self.rows = classes.rows
         """Per class: its rows (float64, whole numbers)."""
         self.small_class = small_class
         """Per class: its rows are suppressed."""
-        self.n_classes = len(rows)
-        self.suppressed = int(rows[small_class].sum()) if small_class.any() else 0
+        self.n_classes = classes.n
+        self.suppressed = int(self.rows[small_class].sum()) if small_class.any() else 0
         self.cache: dict[str, Any] = {}
         """What objectives computed on this evaluation and use twice."""
+
+    @cached_property
+    def key(self) -> np.ndarray:
+        """Class id per tuple (equal ids: one published class), dense: 0..n_classes - 1."""
+        return self.classes.ids()
 
     @cached_property
     def small(self) -> np.ndarray:
@@ -672,7 +675,7 @@ class _Areas(Objective):
         (once per class when the classes are few: a class's tuples have the same published values)."""
         if "log_area" not in ev.cache:
             levels = self._levels(ev)
-            few = 4 * ev.n_classes < len(ev.key)
+            few = 4 * ev.n_classes < len(self.lat.size)
             out = self.log_leaves[0][levels[0][1]][ev.rep] if few else self.log_leaves[0][levels[0][1]].copy()
             for j, lv in levels[1:]:
                 out += self.log_leaves[j][lv][ev.rep] if few else self.log_leaves[j][lv]
