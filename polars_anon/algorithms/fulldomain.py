@@ -51,12 +51,12 @@ from polars_anon.tuplemap import TupleMap
 __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
 
 MAX_LATTICE = 5_000_000
-CACHED_VECTORS = 64
+CACHED_VECTORS = 256
 """At most this many evaluated vectors keep their classes, to roll later vectors up from."""
 CACHE_BYTES = 48 << 20
-"""And at most about this much memory for them (each: a class id per tuple, a tuple and the rows of
-each class; 15M voter rows hold 1.36M tuples, 5.4 MB of class ids a vector, so 64 of them would
-hold 350 MB or more)."""
+"""And at most about this much memory for them, each counted with a class id per tuple (composed or
+not) and a tuple and the rows of each class: 15M voter rows hold 1.36M tuples, 5.4 MB of class ids
+a vector, so 64 of them would hold 350 MB or more. Cup's 63,441 tuples keep about 150 vectors."""
 
 
 @dataclass(frozen=True)
