@@ -181,8 +181,11 @@ class Lattice:
             if stride * n_j > 1 << 62:  # keep the combined key in 63 bits: re-densify
                 key, stride = self._densify(key, stride)
             codes = self.codes[j][vector[j]]
-            np.multiply(codes if rows is None else np.take(codes, rows, out=part), stride, out=part)
-            key += part
+            if stride == 1:  # the first attribute: its codes are the key
+                np.copyto(key, codes) if rows is None else np.take(codes, rows, out=key)
+            else:
+                np.multiply(codes if rows is None else np.take(codes, rows, out=part), stride, out=part)
+                key += part
             stride *= n_j
         return self._densify(key, stride)
 
@@ -200,9 +203,11 @@ class Lattice:
             present = np.bincount(key, minlength=stride) > 0
             return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
         order, ordered = None, np.empty_like(key)
-        for shift in range(0, (stride - 1).bit_length(), 16):
+        bits = (stride - 1).bit_length()
+        for shift in range(0, bits, 16):
             np.right_shift(key if order is None else np.take(key, order, out=ordered), shift, out=ordered)
-            step = np.argsort(ordered.astype(np.uint16), kind="stable")  # by the low 16 bits
+            digit = ordered.astype(np.uint8 if bits - shift <= 8 else np.uint16)  # the low 8 or 16 bits
+            step = np.argsort(digit, kind="stable")
             order = step if order is None else np.take(order, step, out=step)
         assert order is not None
         np.take(key, order, out=ordered)
