@@ -54,9 +54,9 @@ MAX_LATTICE = 5_000_000
 CACHED_VECTORS = 256
 """At most this many evaluated vectors keep their classes, to roll later vectors up from."""
 CACHE_BYTES = 48 << 20
-"""And at most about this much memory for them, each counted with a class id per tuple (composed or
-not) and a tuple and the rows of each class: 15M voter rows hold 1.36M tuples, 5.4 MB of class ids
-a vector, so 64 of them would hold 350 MB or more. Cup's 63,441 tuples keep about 150 vectors."""
+"""And at most about this much memory for them (:attr:`Classes.held`: at least a class id per tuple
+each, composed or not; 15M voter rows hold 1.36M tuples, 5.4 MB of class ids a vector, so 64 of
+them would hold 350 MB or more)."""
 
 
 @dataclass(frozen=True)
@@ -129,9 +129,11 @@ class Lattice:
     """The level vectors of a task, evaluated on its class aggregates.
 
     Per attribute and level it keeps each tuple's published node and its dense
-    code among the published nodes, so a vector is evaluated by one combined code
-    and one ``bincount`` (no BLAS: small products are slower through it on a busy
-    machine).
+    code among the published nodes. A vector's classes are found from one combined
+    code of a tuple of each class of a cached vector below it (:class:`Classes`),
+    made dense by a count or a radix sort (linear passes; a comparison sort cost
+    several times more on cup), so they come with their rows and a tuple each and
+    most objectives never touch the tuples.
     """
 
     def __init__(self, task: Task) -> None:
@@ -240,7 +242,7 @@ class Lattice:
         rep = np.empty(n, dtype=np.int32)
         rep[dense] = rep_base  # a tuple of each class
         out = Classes(rep, np.bincount(dense, weights=rows_base, minlength=n), dense, base)
-        self._cache.put(at, out, rep.nbytes + out.rows.nbytes + dense.nbytes + 4 * len(self.size))  # ids as if composed
+        self._cache.put(at, out)
         return out
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
@@ -270,11 +272,12 @@ class Classes:
     """The classes of one level vector: a tuple and the rows of each; the class id of each tuple on demand.
 
     The ids are composed from those of the vector rolled up from (`base`) only when
-    asked for (most objectives need none), then kept; a chain of vectors whose ids
-    were never asked for is cut every ``CHAIN`` links so it holds little memory.
+    asked for (most objectives need none). Until then the classes hold their base
+    (or its ids), and a chain of such links is cut every ``CHAIN`` links. ``held``
+    bounds the bytes they keep alive, now or once their ids are composed.
     """
 
-    CHAIN = 16
+    CHAIN = 8
 
     def __init__(self, rep: np.ndarray, rows: np.ndarray, dense: np.ndarray, base: Classes | None) -> None:
         self.rep = rep
@@ -282,30 +285,30 @@ class Classes:
         self.rows = rows
         """Per class: its rows (float64, whole numbers)."""
         self.n = len(rep)
-        self._dense: np.ndarray | None = dense
-        """Per class of `base` (per tuple without one): its class here."""
-        self._base = base
-        self._ids: np.ndarray | None = None
-        self.depth = 0 if base is None else base.depth + 1
+        n_tuples = len(dense) if base is None else base.n_tuples
+        self.n_tuples = n_tuples
+        self._ids: np.ndarray | None = dense.astype(np.int32) if base is None else None
+        self._dense: np.ndarray | None = None if base is None else dense.astype(np.int32)
+        """Per class of `base`: its class here (until the ids are composed)."""
+        chained = base is not None and base._ids is None
+        self._from: Classes | np.ndarray | None = base if chained or base is None else base._ids
+        """The base (ids not composed yet) or the base's ids."""
+        self.depth = base.depth + 1 if chained else 0  # type: ignore[union-attr]
+        own = rep.nbytes + rows.nbytes + (0 if self._dense is None else self._dense.nbytes)
+        self.chain: int = own + (base.chain if chained else 4 * n_tuples)  # type: ignore[union-attr]
+        """Bytes of the classes and of the links they keep, down to the ids at the root of the chain."""
+        self.held = self.chain + (0 if self._ids is not None else 4 * n_tuples)
+        """:attr:`chain` and the ids these classes will hold once composed."""
         if self.depth >= self.CHAIN:
             self.ids()
 
     def ids(self) -> np.ndarray:
         """The class id of every tuple (int32)."""
         if self._ids is None:
-            chain: list[Classes] = []
-            node: Classes | None = self
-            while node is not None and node._ids is None:
-                chain.append(node)
-                node = node._base
-            ids = None if node is None else node._ids
-            for link in reversed(chain):
-                assert link._dense is not None
-                dense = link._dense.astype(np.int32)
-                link._ids = dense if ids is None else dense[ids]
-                link._dense, link._base, link.depth = None, None, 0
-                ids = link._ids
-        assert self._ids is not None
+            assert self._dense is not None and self._from is not None
+            base_ids = self._from if isinstance(self._from, np.ndarray) else self._from.ids()
+            self._ids = self._dense[base_ids]
+            self._dense = self._from = None
         return self._ids
 
 
@@ -338,8 +341,8 @@ class _Cache:
         below = np.flatnonzero((self.vectors <= vector).all(axis=1))
         return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
 
-    def put(self, at: tuple[int, ...], entry: Classes, size: int) -> None:
-        """Keep `entry`, which holds about `size` bytes."""
+    def put(self, at: tuple[int, ...], entry: Classes) -> None:
+        size = entry.held
         while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + size > CACHE_BYTES):
             self._evict(int(np.argmin(np.where(self.used > 0, self.used, np.iinfo(np.int64).max))))
         slot = int(np.argmin(self.used))  # an empty one
