@@ -54,9 +54,8 @@ MAX_LATTICE = 5_000_000
 CACHED_VECTORS = 256
 """At most this many evaluated vectors keep their classes, to roll later vectors up from."""
 CACHE_BYTES = 48 << 20
-"""And at most about this much memory for them (:attr:`Classes.held`: at least a class id per tuple
-each, composed or not; 15M voter rows hold 1.36M tuples, 5.4 MB of class ids a vector, so 64 of
-them would hold 350 MB or more)."""
+"""And at most about this much memory for them (:attr:`Classes.held`; the class ids of 15M voter
+rows, 1.36M tuples, take 5.4 MB a vector, so 64 vectors would hold 350 MB or more)."""
 
 
 @dataclass(frozen=True)
@@ -273,8 +272,7 @@ class Classes:
 
     The ids are composed from those of the vector rolled up from (`base`) only when
     asked for (most objectives need none). Until then the classes hold their base
-    (or its ids), and a chain of such links is cut every ``CHAIN`` links. ``held``
-    bounds the bytes they keep alive, now or once their ids are composed.
+    (or its ids), and a chain of such links is cut every ``CHAIN`` links.
     """
 
     CHAIN = 8
@@ -295,10 +293,10 @@ class Classes:
         """The base (ids not composed yet) or the base's ids."""
         self.depth = base.depth + 1 if chained else 0  # type: ignore[union-attr]
         own = rep.nbytes + rows.nbytes + (0 if self._dense is None else self._dense.nbytes)
-        self.chain: int = own + (base.chain if chained else 4 * n_tuples)  # type: ignore[union-attr]
-        """Bytes of the classes and of the links they keep, down to the ids at the root of the chain."""
-        self.held = self.chain + (0 if self._ids is not None else 4 * n_tuples)
-        """:attr:`chain` and the ids these classes will hold once composed."""
+        self.held: int = own + (base.held if chained else 4 * n_tuples)  # type: ignore[union-attr]
+        """Bytes kept alive: the classes, the links of the chain and the ids at its root."""
+        self.resized: Callable[[int], None] | None = None
+        """Told the change of :attr:`held` when the ids are composed (by the cache holding these classes)."""
         if self.depth >= self.CHAIN:
             self.ids()
 
@@ -309,6 +307,9 @@ class Classes:
             base_ids = self._from if isinstance(self._from, np.ndarray) else self._from.ids()
             self._ids = self._dense[base_ids]
             self._dense = self._from = None
+            held, self.held = self.held, self.rep.nbytes + self.rows.nbytes + self._ids.nbytes
+            if self.resized is not None:
+                self.resized(self.held - held)
         return self._ids
 
 
@@ -342,20 +343,27 @@ class _Cache:
         return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
 
     def put(self, at: tuple[int, ...], entry: Classes) -> None:
-        size = entry.held
-        while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + size > CACHE_BYTES):
+        while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + entry.held > CACHE_BYTES):
             self._evict(int(np.argmin(np.where(self.used > 0, self.used, np.iinfo(np.int64).max))))
         slot = int(np.argmin(self.used))  # an empty one
         self.slots[at] = slot
         self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry.n
-        self.sizes[slot] = size
+        self.sizes[slot] = entry.held
         self.tick += 1
         self.used[slot] = self.tick
-        self.bytes += size
+        self.bytes += entry.held
+        entry.resized = lambda change: self._resized(slot, change)
+
+    def _resized(self, slot: int, change: int) -> None:
+        self.sizes[slot] += change
+        self.bytes += change
 
     def _evict(self, slot: int) -> None:
         del self.slots[tuple(self.vectors[slot].tolist())]
         self.bytes -= int(self.sizes[slot])
+        entry = self.entries[slot]
+        assert entry is not None
+        entry.resized = None
         self.entries[slot] = None
         self.vectors[slot] = np.iinfo(np.int64).max
         self.used[slot] = 0
