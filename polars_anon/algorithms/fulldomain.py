@@ -27,7 +27,6 @@ lexicographically smaller vector.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -52,11 +51,11 @@ from polars_anon.tuplemap import TupleMap
 __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
 
 MAX_LATTICE = 5_000_000
-CACHED_VECTORS = 64
+CACHED_VECTORS = 256
 """At most this many evaluated vectors keep their classes, to roll later vectors up from."""
 CACHE_BYTES = 48 << 20
-"""And at most about this much memory for them (a class id per tuple each: 15M voter rows hold
-1.36M tuples, 5.4 MB a vector, so 64 of them would hold 350 MB)."""
+"""And at most about this much memory for them (:attr:`Classes.held`; the class ids of 15M voter
+rows, 1.36M tuples, take 5.4 MB a vector, so 64 vectors would hold 350 MB or more)."""
 
 
 @dataclass(frozen=True)
@@ -129,9 +128,11 @@ class Lattice:
     """The level vectors of a task, evaluated on its class aggregates.
 
     Per attribute and level it keeps each tuple's published node and its dense
-    code among the published nodes, so a vector is evaluated by one combined code
-    and one ``bincount`` (no BLAS: small products are slower through it on a busy
-    machine).
+    code among the published nodes. A vector's classes are found from one combined
+    code of a tuple of each class of a cached vector below it (:class:`Classes`),
+    made dense by a count or a radix sort (linear passes; a comparison sort cost
+    several times more on cup), so they come with their rows and a tuple each and
+    most objectives never touch the tuples.
     """
 
     def __init__(self, task: Task) -> None:
@@ -159,80 +160,103 @@ class Lattice:
         for q, h in zip(self.qids, self.hs):
             ids = h.ids_of(agg[q])
             published = [h.generalize_ids(lv)[ids] for lv in range(h.height)]
-            dense = [np.unique(p, return_inverse=True) for p in published]
+            dense = [self._densify(p, h.n_nodes) for p in published]  # codes in node-id order
             self.nodes.append(published)
-            self.codes.append([d.astype(np.int64).reshape(-1) for _, d in dense])
-            self.n_codes.append([len(u) for u, _ in dense])
-        self._cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray, int]] = OrderedDict()
-        """Vector -> (class id per tuple, a tuple of each class, number of classes)."""
-        self._cached = int(np.clip(CACHE_BYTES // (8 * max(1, len(self.size))), 4, CACHED_VECTORS))
-        """How many vectors the cache keeps (:data:`CACHED_VECTORS`, fewer for many tuples: :data:`CACHE_BYTES`)."""
+            self.codes.append([d for d, _ in dense])
+            self.n_codes.append([n for _, n in dense])
+        self._cache = _Cache(self.m)
 
     def grid(self) -> np.ndarray:
         """Every level vector, ``(N, m)``, in C order of the heights."""
         return np.stack(np.meshgrid(*[np.arange(hh) for hh in self.heights], indexing="ij"), -1).reshape(-1, self.m)
 
-    def _key(self, vector: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """A class key of the tuples `rows` (default: all), below 4 times their number."""
+    def _dense_classes(self, vector: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+        """Dense class ids 0..n-1 of the tuples `rows` (default: all) at `vector`, and n (ids in the key's order)."""
         count = len(self.size) if rows is None else len(rows)
-        key = np.zeros(count, dtype=np.int64)
+        # no temporaries (fewer page faults); np.take(mode="clip") as every index is valid: "raise" copies
+        # through a buffer when given `out` and is several times slower with int32 indices
+        key, part = np.zeros(count, dtype=np.int64), np.empty(count, dtype=np.int64)
         stride = 1
         for j in range(self.m):
             n_j = self.n_codes[j][vector[j]]
-            if stride * n_j > 1 << 40:  # keep the combined key small: re-densify
-                key = np.unique(key, return_inverse=True)[1].astype(np.int64).reshape(-1)
-                stride = int(key.max()) + 1
+            if n_j == 1:
+                continue  # one published value: no attribute to tell classes apart
+            if stride * n_j > 1 << 62:  # keep the combined key in 63 bits: re-densify
+                key, stride = self._densify(key, stride)
             codes = self.codes[j][vector[j]]
-            key += (codes if rows is None else codes[rows]) * stride
+            if stride == 1:  # the first attribute: its codes are the key
+                np.copyto(key, codes) if rows is None else np.take(codes, rows, out=key, mode="clip")
+            else:
+                np.multiply(codes if rows is None else np.take(codes, rows, out=part, mode="clip"), stride, out=part)
+                key += part
             stride *= n_j
-        if stride > 4 * count:
-            key = np.unique(key, return_inverse=True)[1].reshape(-1)
-        return key
+        return self._densify(key, stride)
 
     @staticmethod
-    def _dense(key: np.ndarray) -> tuple[np.ndarray, int]:
-        """Dense class ids 0..n-1 of a small key, and n."""
-        present = np.bincount(key) > 0
-        return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
+    def _densify(key: np.ndarray, stride: int) -> tuple[np.ndarray, int]:
+        """Dense ids 0..n-1 of `key` (values in [0, `stride`), ids in their order) and n.
+
+        A count when the values are few, else a least-significant-digit radix sort by
+        16-bit digits (NumPy's stable sort of 16-bit integers is a counting sort):
+        linear passes, much cheaper than a comparison sort of the key.
+        """
+        if len(key) == 0:
+            return key.astype(np.int64), 0
+        if stride <= max(4 * len(key), 1 << 16):
+            present = np.bincount(key, minlength=stride) > 0
+            return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
+        order, ordered = None, np.empty_like(key)
+        bits = (stride - 1).bit_length()
+        for shift in range(0, bits, 16):
+            np.right_shift(key if order is None else np.take(key, order, out=ordered, mode="clip"), shift, out=ordered)
+            digit = ordered.astype(np.uint8 if bits - shift <= 8 else np.uint16)  # the low 8 or 16 bits
+            step = np.argsort(digit, kind="stable")
+            order = step if order is None else np.take(order, step, mode="clip")
+        assert order is not None
+        np.take(key, order, out=ordered, mode="clip")
+        new = np.empty(len(key), dtype=bool)
+        new[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        ids = np.cumsum(new) - 1
+        out = np.empty(len(key), dtype=np.int64)
+        out[order] = ids
+        return out, int(ids[-1]) + 1
 
     def classes(self, vector: np.ndarray) -> np.ndarray:
-        """A dense class id per tuple: equal ids are equal published tuples at `vector`.
+        """A dense class id per tuple: equal ids are equal published tuples at `vector`."""
+        return self._classes(vector).ids()
 
-        Rolled up from the cached classes of a vector below when there is one (its
-        classes are unions of theirs): the work is then on their classes, not the tuples.
-        """
+    def _classes(self, vector: np.ndarray) -> Classes:
+        """The classes of `vector`, rolled up from the cached classes of a vector below when there is one
+        (its classes are unions of theirs): the work is then on their classes, not the tuples."""
         at = tuple(int(x) for x in vector)
-        if at in self._cache:
-            self._cache.move_to_end(at)
-            return self._cache[at][0]
-        base, rep_base = None, np.arange(len(self.size))
-        if self._cache:
-            vectors = np.array(list(self._cache), dtype=np.int64).reshape(len(self._cache), self.m)
-            counts = np.array([e[2] for e in self._cache.values()])
-            below = np.flatnonzero(np.all(vectors <= vector, axis=1))
-            if len(below):
-                base, rep_base, _ = list(self._cache.values())[below[np.argmin(counts[below])]]
-        dense, n = self._dense(self._key(vector, None if base is None else rep_base))
-        cls = dense if base is None else dense[base]
-        rep = np.empty(n, dtype=np.int64)
+        found = self._cache.get(at)
+        if found is not None:
+            return found
+        base = self._cache.finest_below(vector)
+        if base is None:
+            dense, n = self._dense_classes(vector)
+            rep_base, rows_base = np.arange(len(self.size), dtype=np.int32), self.size
+        else:
+            rep_base, rows_base = base.rep, base.rows
+            dense, n = self._dense_classes(vector, rep_base)
+        rep = np.empty(n, dtype=np.int32)
         rep[dense] = rep_base  # a tuple of each class
-        self._cache[at] = (cls.astype(np.int32), rep, n)
-        if len(self._cache) > self._cached:
-            self._cache.popitem(last=False)
-        return cls
+        out = Classes(rep, np.bincount(dense, weights=rows_base, minlength=n), dense, base)
+        self._cache.put(at, out)
+        return out
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
         """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model)."""
-        key = self.classes(vector)
-        return Evaluation(self, vector, key, self.violating(vector, key))
+        found = self._classes(vector)
+        return Evaluation(self, vector, found, self._violating_classes(vector, found))
 
-    def violating(self, vector: np.ndarray, key: np.ndarray | None = None) -> np.ndarray:
-        """Per tuple: its class at `vector` violates k or a privacy model (``task.constraints``)."""
-        key = self.classes(vector) if key is None else key
+    def _violating_classes(self, vector: np.ndarray, found: Classes) -> np.ndarray:
+        """Per class of `found`: it violates k or a privacy model."""
         if self.constraints.k_only:
-            return np.bincount(key, weights=self.size)[key] < self.k
+            return found.rows < self.k
         levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
-        return self.constraints.violating(key, levels)[key]  # classes() gives dense ids
+        return self.constraints.violating(found.ids(), levels)
 
     @property
     def prunable(self) -> bool:
@@ -243,6 +267,108 @@ class Lattice:
     def monotone_suppression(self) -> bool:
         """Whether a vector suppresses every row that a vector above it suppresses (k-anonymity and monotone models)."""
         return self.constraints.monotone_suppression
+
+
+class Classes:
+    """The classes of one level vector: a tuple and the rows of each; the class id of each tuple on demand.
+
+    The ids are composed from those of the vector rolled up from (`base`) only when
+    asked for (most objectives need none). Until then the classes hold their base
+    (or its ids), and a chain of such links is cut every ``CHAIN`` links.
+    """
+
+    CHAIN = 8
+
+    def __init__(self, rep: np.ndarray, rows: np.ndarray, dense: np.ndarray, base: Classes | None) -> None:
+        self.rep = rep
+        """Per class: one of its tuples (int32)."""
+        self.rows = rows
+        """Per class: its rows (float64, whole numbers)."""
+        self.n = len(rep)
+        n_tuples = len(dense) if base is None else base.n_tuples
+        self.n_tuples = n_tuples
+        self._ids: np.ndarray | None = dense.astype(np.int32) if base is None else None
+        self._dense: np.ndarray | None = None if base is None else dense.astype(np.int32)
+        """Per class of `base`: its class here (until the ids are composed)."""
+        chained = base is not None and base._ids is None
+        self._from: Classes | np.ndarray | None = base if chained or base is None else base._ids
+        """The base (ids not composed yet) or the base's ids."""
+        self.depth = base.depth + 1 if chained else 0  # type: ignore[union-attr]
+        own = rep.nbytes + rows.nbytes + (0 if self._dense is None else self._dense.nbytes)
+        self.held: int = own + (base.held if chained else 4 * n_tuples)  # type: ignore[union-attr]
+        """Bytes kept alive: the classes, the links of the chain and the ids at its root."""
+        self.resized: Callable[[int], None] | None = None
+        """Told the change of :attr:`held` when the ids are composed (by the cache holding these classes)."""
+        if self.depth >= self.CHAIN:
+            self.ids()
+
+    def ids(self) -> np.ndarray:
+        """The class id of every tuple (int32)."""
+        if self._ids is None:
+            assert self._dense is not None and self._from is not None
+            base_ids = self._from if isinstance(self._from, np.ndarray) else self._from.ids()
+            self._ids = np.take(self._dense, base_ids, mode="clip")  # valid indices (clip: no slow checks)
+            self._dense = self._from = None
+            held, self.held = self.held, self.rep.nbytes + self.rows.nbytes + self._ids.nbytes
+            if self.resized is not None:
+                self.resized(self.held - held)
+        return self._ids
+
+
+class _Cache:
+    """The classes of the last vectors used, found by vector: at most :data:`CACHED_VECTORS` of them and
+    about :data:`CACHE_BYTES` (the least recently used evicted first; the newest is always kept)."""
+
+    def __init__(self, m: int) -> None:
+        self.slots: dict[tuple[int, ...], int] = {}
+        self.entries: list[Classes | None] = [None] * CACHED_VECTORS
+        self.vectors = np.full((CACHED_VECTORS, m), np.iinfo(np.int64).max, dtype=np.int64)
+        """Each slot's vector (an empty slot's is above every vector)."""
+        self.counts = np.zeros(CACHED_VECTORS, dtype=np.int64)
+        self.used = np.zeros(CACHED_VECTORS, dtype=np.int64)
+        """When each slot was last used (0: empty)."""
+        self.sizes = np.zeros(CACHED_VECTORS, dtype=np.int64)
+        """The bytes each slot's entry was counted for."""
+        self.tick = self.bytes = 0
+
+    def get(self, at: tuple[int, ...]) -> Classes | None:
+        slot = self.slots.get(at)
+        if slot is None:
+            return None
+        self.tick += 1
+        self.used[slot] = self.tick
+        return self.entries[slot]
+
+    def finest_below(self, vector: np.ndarray) -> Classes | None:
+        """The entry of the cached vector at or below `vector` with the fewest classes, or None."""
+        below = np.flatnonzero((self.vectors <= vector).all(axis=1))
+        return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
+
+    def put(self, at: tuple[int, ...], entry: Classes) -> None:
+        while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + entry.held > CACHE_BYTES):
+            self._evict(int(np.argmin(np.where(self.used > 0, self.used, np.iinfo(np.int64).max))))
+        slot = int(np.argmin(self.used))  # an empty one
+        self.slots[at] = slot
+        self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry.n
+        self.sizes[slot] = entry.held
+        self.tick += 1
+        self.used[slot] = self.tick
+        self.bytes += entry.held
+        entry.resized = lambda change: self._resized(slot, change)
+
+    def _resized(self, slot: int, change: int) -> None:
+        self.sizes[slot] += change
+        self.bytes += change
+
+    def _evict(self, slot: int) -> None:
+        del self.slots[tuple(self.vectors[slot].tolist())]
+        self.bytes -= int(self.sizes[slot])
+        entry = self.entries[slot]
+        assert entry is not None
+        entry.resized = None
+        self.entries[slot] = None
+        self.vectors[slot] = np.iinfo(np.int64).max
+        self.used[slot] = 0
 
 
 def _maximal_failing(lattice: Lattice, v: np.ndarray, fails: Callable[[np.ndarray], bool]) -> np.ndarray:
@@ -393,9 +519,9 @@ class _Search:
                     if bound[i, 0] > key[0] + self.obj.atol + self.obj.rtol * abs(key[0]):
                         bar.update(len(order) - done - 1)
                         break  # every later vector has a higher static bound
-                    if self.cannot_win(i, v):
-                        continue
                 if self.suppressed[at] >= 0 or self.failing[at] or self.beaten[at]:
+                    continue
+                if self.best is not None and self.cannot_win(i, v):
                     continue
                 self.record(v)
                 if self.hopeless(at):

@@ -54,7 +54,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.metrics.cells import loss_per_node
 
 if TYPE_CHECKING:
-    from polars_anon.algorithms.fulldomain import Lattice
+    from polars_anon.algorithms.fulldomain import Classes, Lattice
 
 __all__ = [
     "AGGREGATES",
@@ -151,19 +151,39 @@ class Score:
     """Each quasi-identifier's part, for the objectives defined per attribute."""
 
 
-class Evaluation:
-    """One evaluated level vector: class code and suppressed flag of every tuple."""
+def _take(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[index]`` for indices known valid (NumPy's checked path is several times slower on int32 indices)."""
+    return np.take(values, index, mode="clip")
 
-    def __init__(self, lattice: Lattice, vector: np.ndarray, key: np.ndarray, small: np.ndarray) -> None:
+
+class Evaluation:
+    """One evaluated level vector: its classes (a tuple and the rows of each, ids per tuple on demand)
+    and which are suppressed."""
+
+    def __init__(self, lattice: Lattice, vector: np.ndarray, classes: Classes, small_class: np.ndarray) -> None:
         self.lattice = lattice
         self.vector = vector
-        self.key = key
-        """Class code per tuple (equal codes: one published class), small non-negative integers."""
-        self.small = small
-        """Per tuple: its rows are suppressed."""
-        self.suppressed = int(lattice.size @ small) if small.any() else 0
+        self.classes = classes
+        self.rep = classes.rep
+        """Per class: one of its tuples (every tuple of a class has the same published values)."""
+        self.rows = classes.rows
+        """Per class: its rows (float64, whole numbers)."""
+        self.small_class = small_class
+        """Per class: its rows are suppressed."""
+        self.n_classes = classes.n
+        self.suppressed = int(self.rows[small_class].sum()) if small_class.any() else 0
         self.cache: dict[str, Any] = {}
         """What objectives computed on this evaluation and use twice."""
+
+    @cached_property
+    def key(self) -> np.ndarray:
+        """Class id per tuple (equal ids: one published class), dense: 0..n_classes - 1."""
+        return self.classes.ids()
+
+    @cached_property
+    def small(self) -> np.ndarray:
+        """Per tuple: its rows are suppressed."""
+        return _take(self.small_class, self.key)
 
     @cached_property
     def suppressed_rows(self) -> np.ndarray:
@@ -171,17 +191,8 @@ class Evaluation:
         return np.flatnonzero(self.small)
 
     @cached_property
-    def class_size(self) -> np.ndarray:
-        """Per tuple: rows in its class (suppressed or not)."""
-        return np.bincount(self.key, weights=self.lattice.size)[self.key]
-
-    @cached_property
-    def n_classes(self) -> int:
-        return int(np.count_nonzero(np.bincount(self.key)))
-
-    @cached_property
     def n_kept_classes(self) -> int:
-        return int(np.count_nonzero(np.bincount(self.key[~self.small]))) if self.suppressed else self.n_classes
+        return self.n_classes - int(np.count_nonzero(self.small_class))
 
 
 class Objective:
@@ -446,6 +457,8 @@ class Entropy(Objective):
                 published = np.bincount(nodes, weights=size, minlength=h.n_nodes)[nodes]
                 self.table[j, lv] = float((size * np.log2(published / original)).sum())
         self.table *= self.gfac
+        self.code_rows = [[np.bincount(codes, weights=size) for codes in per] for per in lattice.codes]
+        """Per attribute and level: the rows of each published value (dense code)."""
 
     def bound(self, grid: np.ndarray) -> np.ndarray:
         return self._table_bound(self.table, grid)
@@ -467,10 +480,16 @@ class Entropy(Objective):
         if "pooled" in ev.cache:
             return ev.cache["pooled"]
         ev.cache["pooled"] = out
-        idx, s = ev.suppressed_rows, float(ev.suppressed)
-        weight = self.lat.size[idx].astype(np.float64)
+        s = float(ev.suppressed)
+        kept = ~ev.small_class
+        fewer_kept = np.count_nonzero(kept) < len(kept) // 2  # then count the kept classes and subtract
+        chosen = kept if fewer_kept else ev.small_class
+        idx, weight = ev.rep[chosen], ev.rows[chosen]  # a tuple of each class; whole numbers: exact counts
         for j, lv in self._levels(ev):
-            c = np.bincount(self.lat.codes[j][lv][idx], weights=weight)
+            total = self.code_rows[j][lv]
+            c = np.bincount(self.lat.codes[j][lv][idx], weights=weight, minlength=len(total))
+            if fewer_kept:
+                c = total - c
             c = c[c > 0]
             out[j] = self.sfac * float((c * np.log2(s / c)).sum())
         return out
@@ -578,18 +597,18 @@ class Discernibility(Objective):
         return np.full((len(grid), 1), self.bottom)
 
     def value(self, ev: Evaluation) -> Score:
-        size = self.lat.size.astype(np.float64)
+        rows = ev.rows  # whole numbers: the sums over classes are exact (below 2**53)
         if self.settings.monotonic:
-            v = float((size * ev.class_size).sum())
+            v = float((rows * rows).sum())
         else:
-            v = float((size * ev.class_size)[~ev.small].sum()) + self.n * ev.suppressed
+            v = float((rows * rows)[~ev.small_class].sum()) + self.n * ev.suppressed
         return Score(np.array([v]), v)
 
     def above(self, ev: Evaluation) -> float:
-        size = self.lat.size.astype(np.float64)
+        rows = ev.rows
         if self.settings.monotonic:
-            return float((size * ev.class_size).sum())
-        return float((size * np.maximum(ev.class_size, self.lat.k)).sum())
+            return float((rows * rows).sum())
+        return float((rows * np.maximum(rows, self.lat.k)).sum())
 
     def floor_at(self, suppressed: int) -> np.ndarray | None:
         if self.settings.monotonic:
@@ -636,8 +655,7 @@ class AECS(Objective):
 
     def below(self, ev: Evaluation) -> float:
         """Below u a kept class lies in a kept class E of u, which holds at most ``|E| // k`` of them."""
-        sizes = np.bincount(ev.key[~ev.small], weights=self.lat.size[~ev.small])
-        return self.n / (int((sizes // self.lat.k).sum()) + 1)
+        return self.n / (int((ev.rows[~ev.small_class] // self.lat.k).sum()) + 1)
 
 
 class _Areas(Objective):
@@ -658,8 +676,17 @@ class _Areas(Objective):
                 self.max_log[j, lv] = float(ll.max())
 
     def log_area(self, ev: Evaluation) -> np.ndarray:
-        """Per tuple: log2 of the product of nl(published) over the attributes."""
-        return np.sum([self.log_leaves[j][lv] for j, lv in self._levels(ev)], axis=0)
+        """Per tuple: log2 of the product of nl(published) over the attributes, summed in attribute order
+        (once per class when the classes are few: a class's tuples have the same published values)."""
+        if "log_area" not in ev.cache:
+            levels = self._levels(ev)
+            few = 4 * ev.n_classes < len(self.lat.size)
+            per = [self.log_leaves[j][lv] for j, lv in levels]
+            out = _take(per[0], ev.rep) if few else per[0].copy()
+            for leaves in per[1:]:
+                out += _take(leaves, ev.rep) if few else leaves
+            ev.cache["log_area"] = _take(out, ev.key) if few else out
+        return ev.cache["log_area"]
 
 
 class KLDivergence(_Areas):
@@ -699,18 +726,19 @@ class KLDivergence(_Areas):
         b = self.expected[rows, grid].sum(axis=1) + self.attr_entropy[rows, grid].max(axis=1) + self.neg_entropy
         return b[:, None]
 
-    def _kept_terms(self, ev: Evaluation, log_area: np.ndarray) -> np.ndarray:
-        return self.p * (np.log2(ev.class_size / self.n) - log_area)
+    def _kept_terms(self, ev: Evaluation) -> np.ndarray:
+        """Per tuple, its term as if kept (a new array): the class's part computed once per class."""
+        return self.p * (_take(np.log2(ev.rows / self.n), ev.key) - self.log_area(ev))
 
     def value(self, ev: Evaluation) -> Score:
-        terms = self._kept_terms(ev, self.log_area(ev))
+        terms = self._kept_terms(ev)
         if ev.suppressed:
             terms[ev.small] = self.p[ev.small] * (math.log2(ev.suppressed / self.n) - self.log_domain)
         v = self.neg_entropy - float(terms.sum())
         return Score(np.array([v]), v)
 
     def above(self, ev: Evaluation) -> float:
-        return self.neg_entropy - float(self._kept_terms(ev, self.log_area(ev)).sum())
+        return self.neg_entropy - float(self._kept_terms(ev).sum())
 
 
 class Ambiguity(_Areas):
@@ -731,7 +759,10 @@ class Ambiguity(_Areas):
         return (self.n * np.exp2(self.expected[np.arange(self.lat.m), grid].sum(axis=1)))[:, None]
 
     def _all_kept(self, ev: Evaluation) -> np.ndarray:
-        return self.lat.size * np.exp2(self.log_area(ev))
+        """Per tuple: its rows times its area (computed once per evaluation)."""
+        if "all_kept" not in ev.cache:
+            ev.cache["all_kept"] = self.lat.size * np.exp2(self.log_area(ev))
+        return ev.cache["all_kept"]
 
     def value(self, ev: Evaluation) -> Score:
         per = self._all_kept(ev)
