@@ -335,12 +335,13 @@ class Planned:
     population: int | None
 
 
-def plan_request(data: Aggregated, request: Request, schema: pl.Schema, start: float) -> Planned:
+def plan_request(data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars") -> Planned:
     """Run the request's method on the aggregates and build the report (the driver's part of every engine)."""
     built = task_constraints(data, request)
     plan = run_method(data, request, built)
     report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
     report["null_rows"] = data.null_rows
+    report["engine"] = engine
     population = _population_size(request, built[0].n_rows)
     input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
     report["risk"] = {"input": input_risk}

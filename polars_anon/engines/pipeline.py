@@ -169,9 +169,8 @@ def engine_anonymize(engine: Engine, data: object, *, hierarchies: Mapping[str, 
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **{key: asked[key] for key in named if key in asked})
     refuse_unsupported(request, engine.name)
     data_, native = aggregate_on(engine, table, request)
-    planned = plan_request(data_, request, schema, start)
+    planned = plan_request(data_, request, schema, start, engine.name)
     mapping = engine_map(planned.plan.map, native, request)
     columns = [c for c in schema.names() if c not in request.drop]
     published = engine.publish(table, mapping, list(request.qids), columns)
-    planned.report["engine"] = engine.name
     return EngineAnonymized(engine, published, planned.report, request, planned)
