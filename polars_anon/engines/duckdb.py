@@ -72,7 +72,7 @@ class DuckDBEngine:
 
     def distinct(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, int]:
         view = self._view(table)
-        exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + max(({_q(c)} IS NULL)::INT))::BIGINT" for c in columns)
+        exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT" for c in columns)
         return dict(zip(columns, self.con.sql(f"SELECT {exprs} FROM {view}").fetchall()[0]))
 
     def publish(self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> duckdb.DuckDBPyRelation:

@@ -109,7 +109,7 @@ class SparkEngine:
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
-        exprs = [(F.count_distinct(F.col(c)) + F.max(F.col(c).isNull().cast("int"))).alias(c) for c in columns]
+        exprs = [(F.count_distinct(F.col(c)) + F.coalesce(F.max(F.col(c).isNull().cast("int")), F.lit(0))).alias(c) for c in columns]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
 
