@@ -21,21 +21,20 @@ from polars_anon.engines import key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.tuplemap import SUPPRESSED, out_col
 
-__all__ = ["BROADCAST_ROWS", "SparkEngine", "session"]
+__all__ = ["BROADCAST_ROWS", "DEFAULTS", "LOCAL_DEFAULTS", "SparkEngine", "session"]
 
 BROADCAST_ROWS = 2_000_000
 """Largest map (one row per original tuple) sent to every executor; a larger one is shuffle-joined."""
 
-LOCAL_DEFAULTS = {
-    "spark.ui.enabled": "false",
-    "spark.sql.shuffle.partitions": "8",
-    "spark.sql.execution.arrow.pyspark.enabled": "true",
+DEFAULTS = {
     "spark.ui.showConsoleProgress": "false",
     "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
     "spark.hadoop.fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
 }
-"""Settings of a session this module builds (a given ``config`` pair wins): no UI or progress bars, and the
-output folder holds only Parquet parts (no ``_SUCCESS`` marker, no ``.crc`` files), so Polars and DuckDB read it as is."""
+"""Settings of a session this module builds (a given ``config`` pair wins): no progress bars, and an output
+folder of Parquet parts only (no ``_SUCCESS`` marker, no ``.crc`` files), so Polars and DuckDB read it as is."""
+LOCAL_DEFAULTS = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8"}
+"""Also set for a ``local[...]`` master: no web UI, few shuffle partitions (one machine)."""
 
 
 def _pyspark() -> Any:
@@ -47,16 +46,20 @@ def _pyspark() -> Any:
 
 
 def session(master: str | None = None, config: Mapping[str, str] | None = None) -> Any:
-    """The active Spark session, or a new one on `master` (default ``local[*]``) with `config` pairs.
+    """The active Spark session, or a new one on `master` with `config` pairs.
 
-    Under ``spark-submit`` the session spark-submit made is the active one and `master` is not needed.
+    Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply.
     """
     sql = _pyspark()
     active = sql.SparkSession.getActiveSession()
     if active is not None and master is None and not config:
         return active
-    builder = sql.SparkSession.builder.appName("polars_anon").master(master or "local[*]")
-    for key, value in {**LOCAL_DEFAULTS, **dict(config or {})}.items():
+    builder = sql.SparkSession.builder.appName("polars_anon")
+    settings = dict(DEFAULTS)
+    if master is not None:  # none given: spark-submit's --master (or pyspark's local[*])
+        builder = builder.master(master)
+        settings |= LOCAL_DEFAULTS if master.startswith("local") else {}
+    for key, value in {**settings, **dict(config or {})}.items():
         builder = builder.config(key, str(value))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
