@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,6 +73,7 @@ def _tree_rss(root: int) -> int:
 def run(job: Path, engine: str, master: str) -> dict[str, object]:
     """One run under /usr/bin/time -v; the tree's peak sampled meanwhile."""
     out = job.parent / "out.parquet"
+    shutil.rmtree(out, ignore_errors=True) if out.is_dir() else out.unlink(missing_ok=True)  # the last engine's output
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "-q", "--overwrite", "--engine", engine]
     cmd += ["--master", master] if engine == "spark" else []
     load = os.getloadavg()[0]

@@ -372,10 +372,7 @@ def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> tuple[dict[
     engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"))
     table = engine.read_parquet(job.input)
 
-    def values_of(columns: list[str]) -> dict[str, pl.Series]:
-        return {q: engine.counts(table, [q])[q].drop_nulls().sort() for q in columns}
-
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=lambda columns: engine.values(table, columns))
     result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf),
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result

@@ -59,6 +59,9 @@ class Engine(Protocol):
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         """The number of distinct values of each column, null counted as a value."""
 
+    def values(self, table: Any, columns: Sequence[str]) -> dict[str, pl.Series]:
+        """The distinct non-null values of each column, sorted (one pass: what built-in hierarchies are built from)."""
+
     def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
         """Join `mapping` (see :func:`polars_anon.engines.pipeline.engine_map`) to the rows, drop the suppressed
         ones, and keep `columns` with each qid replaced by its published label."""

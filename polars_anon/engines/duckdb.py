@@ -75,6 +75,11 @@ class DuckDBEngine:
         exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT" for c in columns)
         return dict(zip(columns, self.con.sql(f"SELECT {exprs} FROM {view}").fetchall()[0]))
 
+    def values(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, pl.Series]:
+        view = self._view(table)
+        row = self.con.sql(f"SELECT {', '.join(f'list(DISTINCT {_q(c)}) AS {_q(c)}' for c in columns)} FROM {view}").pl()
+        return {c: row[c].explode().drop_nulls().sort() for c in columns}
+
     def publish(self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> duckdb.DuckDBPyRelation:
         view, mapped = self._view(table), f"__anon_map_{uuid.uuid4().hex[:12]}"
         self.con.register(mapped, mapping.to_arrow())

@@ -116,6 +116,11 @@ class SparkEngine:
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
 
+    def values(self, table: Any, columns: Sequence[str]) -> dict[str, pl.Series]:
+        F = _pyspark().functions
+        row = self.to_polars(table.agg(*(F.collect_set(F.col(c)).alias(c) for c in columns)))
+        return {c: row[c].explode().drop_nulls().sort() for c in columns}
+
     def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
         F = _pyspark().functions
         m = self.spark.createDataFrame(mapping.to_arrow())
