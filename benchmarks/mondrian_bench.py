@@ -37,6 +37,9 @@ import polars_anon as pa
 from polars_anon.algorithms.mondrian import axes, coordinates, partition
 from polars_anon.classes import class_sizes
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sections import replace_section
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 DATA = HERE / "data"
@@ -223,12 +226,7 @@ def cmd_scale(args: argparse.Namespace) -> None:
 
 def section(name: str, body: str) -> None:
     """Replace one section of benchmarks/results/mondrian.md."""
-    path = RESULTS / "mondrian.md"
-    text = path.read_text() if path.exists() else "# Mondrian and Datafly benchmarks\n"
-    parts = re.split(r"(?m)^## ", text)
-    head, sections = parts[0], {p.split("\n", 1)[0]: p for p in parts[1:]}
-    sections[name] = f"{name}\n\n{body}\n\n"
-    path.write_text(head + "".join("## " + sections[key] for key in ("adult", "peers", "scale") if key in sections))
+    replace_section(RESULTS / "mondrian.md", "Mondrian and Datafly benchmarks", name, body, ("adult", "peers", "scale"))
 
 
 def main() -> None:

@@ -564,10 +564,16 @@ class Hierarchy:
         max_depth = int(self._depth.max())
         anc = np.full((self.n_nodes, max_depth + 1), -1, dtype=np.int64)
         anc[np.arange(self.n_nodes), self._depth] = np.arange(self.n_nodes)
-        for i in range(1, self.n_nodes):  # preorder: the parent's row is complete
-            p = self._parent[i]
-            anc[i, : self._depth[i]] = anc[p, : self._depth[i]]
+        for d, nodes in enumerate(self._by_depth[1:], start=1):  # the parents' rows are complete
+            anc[nodes, :d] = anc[self._parent[nodes], :d]
         return anc
+
+    @cached_property
+    def _by_depth(self) -> list[np.ndarray]:
+        """Node ids at each depth (root first)."""
+        order = np.argsort(self._depth, kind="stable")
+        bounds = np.searchsorted(self._depth[order], np.arange(int(self._depth.max()) + 2))
+        return [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
 
     @cached_property
     def _at_level(self) -> np.ndarray:
@@ -654,8 +660,8 @@ class Hierarchy:
                 f"root_weights: edge_weights must have one entry per node ({self.n_nodes}), got shape {w.shape}"
             )
         out = np.zeros(self.n_nodes, dtype=np.float64)
-        for i in range(1, self.n_nodes):
-            out[i] = out[self._parent[i]] + w[i]
+        for nodes in self._by_depth[1:]:  # depth by depth: the same sums, in the same order, as node by node
+            out[nodes] = out[self._parent[nodes]] + w[nodes]
         return out
 
     def cost_matrix(self, edge_weights: np.ndarray, max_nodes: int = 8192) -> np.ndarray:

@@ -211,13 +211,17 @@ def check_request(
     check_choice("null", null, NULL_POLICIES)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidParameterError(f"seed must be an integer, got {seed!r}")
+    chosen = _metric(metric, spec)
+    parsed = parse_options(spec.options, dict(options or {}), f"method {spec.name!r}")
+    if spec.check is not None:
+        spec.check(parsed, chosen if chosen is not None else spec.default_metric, qid_list)
     return Request(
         qids=tuple(qid_list),
         hierarchies=hs,
         k=k,
         method=spec,
-        metric=_metric(metric, spec),
-        options=parse_options(spec.options, dict(options or {}), f"method {spec.name!r}"),
+        metric=chosen,
+        options=parsed,
         drop=tuple(drop_list),
         sensitive=sensitives[0] if sensitives else None,
         insensitive=tuple(insensitive_list),

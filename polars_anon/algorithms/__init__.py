@@ -15,7 +15,9 @@ dataclass (unknown keys and wrong types are refused by
 :func:`polars_anon.options.parse_options`), the metrics it can optimize (a metric
 given to a method that cannot use it is refused), whether every quasi-identifier
 needs a hierarchy, and whether it needs records. ``pa.anonymize``, the namespace,
-the job file and the CLI all dispatch through :data:`METHODS`.
+the job file and the CLI all dispatch through :data:`METHODS`. A method may also
+declare ``check(options, metric, qids)``, its own refusals of option values that
+depend on the metric or the quasi-identifiers (run before any data is read).
 """
 
 from __future__ import annotations
@@ -103,6 +105,9 @@ class Method:
     """True when the method works on records rather than class aggregates (MDAV)."""
     guarantee: str = "k-anonymity"
     """The guarantee it publishes (a one-line description for documentation)."""
+    check: Callable[[Any, str | None, Sequence[str]], None] | None = None
+    """``check(options, metric, qids)``: the method's own checks of its options against the
+    metric and the quasi-identifiers, run with the request's checks, before any data is read."""
 
 
 METHODS: dict[str, Method] = {}
@@ -118,11 +123,12 @@ def register_method(
     needs_hierarchies: bool = True,
     records: bool = False,
     guarantee: str = "k-anonymity",
+    check: Callable[[Any, str | None, Sequence[str]], None] | None = None,
 ) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
     def add(fn: Callable[[Task, Any], Plan]) -> Callable[[Task, Any], Plan]:
-        METHODS[name] = Method(name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee)
+        METHODS[name] = Method(name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check)
         return fn
 
     return add
@@ -134,4 +140,5 @@ from polars_anon.algorithms import (
     greedy,  # noqa: F401  (registers itself)
     mdav,  # noqa: F401  (registers itself)
     mondrian,  # noqa: F401  (registers itself)
+    topdown,  # noqa: F401  (registers itself)
 )

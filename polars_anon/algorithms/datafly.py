@@ -16,6 +16,12 @@ k" reads "violating k or a model": Datafly generalizes until every class satisfi
 model or is suppressed within the budget (with ``suppress="root"`` the root class must
 satisfy them too).
 
+Datafly declares no ``metric``: its choice of attribute is the paper's (most
+distinct values), it minimizes no objective, so ``metric=`` is refused and names
+the methods that take one (``fulldomain`` finds the optimum of each objective of
+:mod:`polars_anon.algorithms.objectives`). Choosing the attribute by an objective
+instead would be another heuristic, not Datafly.
+
 Reading taken for ``suppress="root"``: the suppressed rows form one class (all
 roots) together with any rows already published as all roots; that class must
 hold at least k rows, so Datafly keeps generalizing while it would not (a

@@ -69,7 +69,7 @@ Its cost against the exact loop is measured on Adult in
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -336,6 +336,136 @@ def _order(
     return np.lexsort([t[3] for t in reversed(keys)]).astype(np.int64)
 
 
+class _Blocks:
+    """The classes of one round laid out in consecutive blocks, one block per row of 2-D arrays.
+
+    `slot` holds each position's global slot (-1: padding), `blive` whether it is a
+    live class, `bsmall` whether it is small (below k or, with models, violating
+    one), `bsize`, `brsum` and `bcodes` its size, R-sum and node codes; `a_live` is
+    size * R-sum (+inf where no partner), `a_small` the same restricted to small
+    classes, `size_small` the size restricted to small classes (for `smallest`).
+    """
+
+    ARRAYS = ("slot", "blive", "bsmall", "bsize", "brsum", "a_live", "a_small", "size_small")
+
+    def __init__(self, alive: np.ndarray, width: int, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray,
+                 k: int, smallest: bool, below_k: bool, models: _Models | None) -> None:  # fmt: skip
+        n = len(alive)
+        nb = max(1, n // width)  # blocks of width to 2 * width - 1 classes: each has a partner
+        base, extra = divmod(n, nb)
+        counts = np.full(nb, base, dtype=np.int64)
+        counts[:extra] += 1
+        self.w = w = int(counts.max())
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        row = np.repeat(np.arange(nb, dtype=np.int64), counts)
+        col = np.arange(n, dtype=np.int64) - starts[row]
+
+        def laid(values: np.ndarray, dtype: Any, fill: Any = 0) -> np.ndarray:
+            out = np.full((nb, w), fill, dtype=dtype)
+            out[row, col] = values
+            return out
+
+        self.slot = laid(alive, np.int64, -1)
+        self.blive = laid(True, bool, False)
+        self.bsize = laid(size[alive], np.int64)
+        self.brsum = laid(rsum[alive], np.float64)
+        self.bcodes = [laid(c[alive], np.int64) for c in codes]
+        self.models, self.k, self.smallest, self.below_k = models, k, smallest, below_k
+        self.bsv = models.block(alive, nb, w, row, col) if models is not None else {}
+        self.bsmall = self.blive & ((self.bsize < k) if models is None else ~models.ok(self.bsize, self.bsv))
+        self.nsmall = self.bsmall.sum(axis=1)
+        self.nlive = counts.copy()
+        # the cost of a partner is then const + a - (sx + size) * R[LCA] and masking is free
+        self.a_live = np.where(self.blive, self.bsize * self.brsum, np.inf)
+        self.a_small = np.where(self.bsmall, self.a_live, np.inf) if below_k else self.a_live
+        self.size_small = np.where(self.bsmall, self.bsize, np.iinfo(np.int64).max) if smallest else self.bsize
+
+    def retire(self, keep: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray) -> None:
+        """Write the blocks not kept back into the global state, then drop them."""
+        rows = np.flatnonzero(~keep)
+        m = self.blive[rows]
+        s = self.slot[rows][m]
+        size[s] = self.bsize[rows][m]
+        rsum[s] = self.brsum[rows][m]
+        for c, bc in zip(codes, self.bcodes):
+            c[s] = bc[rows][m]
+        if self.models is not None:
+            self.models.write_back(s, {a: v[rows][m] for a, v in self.bsv.items()})
+        self._take(lambda a: a[keep], lambda a: a[keep])
+        self.nsmall, self.nlive = self.nsmall[keep], self.nlive[keep]
+
+    def pack(self) -> None:
+        """Move live slots to the left, keeping their order, when that narrows the blocks by a quarter."""
+        w_new = int(self.nlive.max())
+        if len(self.nsmall) * self.w <= 4096 or w_new >= 0.75 * self.w:
+            return
+        perm = np.argsort(~self.blive, axis=1, kind="stable")[:, :w_new]
+        self._take(lambda a: np.take_along_axis(a, perm, 1), lambda a: np.take_along_axis(a, perm[:, :, None], 1))
+        self.w = w_new
+
+    def _take(self, pick: Callable[[np.ndarray], np.ndarray], pick3: Callable[[np.ndarray], np.ndarray]) -> None:
+        for name in self.ARRAYS:
+            setattr(self, name, pick(getattr(self, name)))
+        self.bcodes = [pick(bc) for bc in self.bcodes]
+        self.bsv = {a: pick3(v) for a, v in self.bsv.items()}
+
+    def merge(self, groups: list[_Group], owner: np.ndarray, live: np.ndarray) -> np.ndarray:
+        """One merge in every block: its first small class (or smallest) with its cheapest partner.
+
+        Returns, per block, how many classes stopped being small."""
+        bsize, bsmall, bcodes = self.bsize, self.bsmall, self.bcodes
+        nr = len(self.nsmall)
+        r = np.arange(nr)
+        s = self.size_small.argmin(axis=1) if self.smallest else bsmall.argmax(axis=1)
+        sx = bsize[r, s]
+        xc = [bc[r, s] for bc in bcodes]
+        rl = groups[0].pair_rl(xc[0], bcodes[0])
+        for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
+            np.add(rl, g.pair_rl(x, bc), out=rl)
+        a = self.a_live
+        if self.below_k:
+            wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
+            a = self.a_small if not wide.any() else self.a_live if wide.all() else np.where(wide[:, None], self.a_live, self.a_small)
+        t = bsize + sx[:, None]
+        np.multiply(t, rl, out=rl)
+        np.subtract(a, rl, out=rl)
+        rl[r, s] = np.inf
+        j = rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
+        tgt, src = np.minimum(s, j), np.maximum(s, j)  # the merged class takes the earlier position
+        j_small = bsmall[r, j].copy()
+        new_size = sx + bsize[r, j]
+        new_r = np.zeros(nr)
+        for g, x, bc in zip(groups, xc, bcodes):
+            new = g.pair_lca(x, bc[r, j])
+            bc[r, tgt] = new
+            new_r += g.r[new]
+        if self.models is None:
+            still = new_size < self.k
+        else:
+            merged = {a: v[r, s] + v[r, j] for a, v in self.bsv.items()}
+            for a, v in self.bsv.items():
+                v[r, tgt] = merged[a]
+            still = ~self.models.ok(new_size, merged)
+        bsize[r, tgt] = new_size
+        self.brsum[r, tgt] = new_r
+        self.blive[r, src] = bsmall[r, src] = False
+        bsmall[r, tgt] = still
+        self.a_live[r, src] = np.inf
+        self.a_live[r, tgt] = new_size * new_r
+        if self.below_k:
+            self.a_small[r, src] = np.inf
+            self.a_small[r, tgt] = np.where(still, new_size * new_r, np.inf)
+        if self.smallest:
+            self.size_small[r, src] = np.iinfo(np.int64).max
+            self.size_small[r, tgt] = np.where(still, new_size, np.iinfo(np.int64).max)
+        owner[self.slot[r, src]] = self.slot[r, tgt]
+        live[self.slot[r, src]] = False
+        left = 1 + j_small.astype(np.int64) - still
+        self.nsmall = self.nsmall - left
+        self.nlive = self.nlive - 1
+        return left
+
+
 def _run_blocks(
     alive: np.ndarray,
     width: int,
@@ -358,137 +488,22 @@ def _run_blocks(
     *small* (not finished) while it has fewer than k rows or, with `models`,
     violates one of them.
     """
-    n = len(alive)
-    nb = max(1, n // width)  # blocks of width to 2 * width - 1 classes: each has a partner
-    base, extra = divmod(n, nb)
-    counts = np.full(nb, base, dtype=np.int64)
-    counts[:extra] += 1
-    w = int(counts.max())
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    row = np.repeat(np.arange(nb, dtype=np.int64), counts)
-    col = np.arange(n, dtype=np.int64) - starts[row]
-    slot = np.full((nb, w), -1, dtype=np.int64)
-    slot[row, col] = alive
-    blive = np.zeros((nb, w), dtype=bool)
-    blive[row, col] = True
-    bsize = np.zeros((nb, w), dtype=np.int64)
-    bsize[row, col] = size[alive]
-    brsum = np.zeros((nb, w), dtype=np.float64)
-    brsum[row, col] = rsum[alive]
-    bcodes = []
-    for c in codes:
-        bc = np.zeros((nb, w), dtype=np.int64)
-        bc[row, col] = c[alive]
-        bcodes.append(bc)
-    bsv = models.block(alive, nb, w, row, col) if models is not None else {}
-    bsmall = blive & ((bsize < k) if models is None else ~models.ok(bsize, bsv))
-    nsmall = bsmall.sum(axis=1)
-    nlive = counts.copy()
-    # size * R-sum of each class, +inf where the class is no partner (dead / not below k):
-    # the cost of a partner is then const + a - (sx + size) * R[LCA] and masking is free
-    a_live = np.where(blive, bsize * brsum, np.inf)
-    a_small = np.where(bsmall, a_live, np.inf) if below_k else a_live
-    size_small = np.where(bsmall, bsize, np.iinfo(np.int64).max) if smallest else bsize
-    arrays = ["slot", "blive", "bsmall", "bsize", "brsum", "a_live", "a_small", "size_small"]
-    state = {"slot": slot, "blive": blive, "bsmall": bsmall, "bsize": bsize, "brsum": brsum}
-    state |= {"a_live": a_live, "a_small": a_small, "size_small": size_small}
-
-    def write_back(rows: np.ndarray) -> None:
-        m = state["blive"][rows]
-        s = state["slot"][rows][m]
-        size[s] = state["bsize"][rows][m]
-        rsum[s] = state["brsum"][rows][m]
-        for c, bc in zip(codes, bcodes):
-            c[s] = bc[rows][m]
-        if models is not None:
-            models.write_back(s, {a: v[rows][m] for a, v in bsv.items()})
-
-    merges = 0
-    step = 0
-    keep = nsmall > 0
+    blocks = _Blocks(alive, width, codes, size, rsum, k, smallest, below_k, models)
+    merges = step = 0
+    keep = blocks.nsmall > 0
     while True:
-        if not keep.all():  # drop finished blocks and blocks left with one class (write their state back first)
-            write_back(np.flatnonzero(~keep))
-            state = {name: state[name][keep] for name in arrays}
-            nsmall, nlive = nsmall[keep], nlive[keep]
-            bcodes = [bc[keep] for bc in bcodes]
-            bsv = {a: v[keep] for a, v in bsv.items()}
-        nr = len(nsmall)
-        if nr == 0:
-            break
-        if step % 16 == 0 and nr * w > 4096:  # pack live slots to the left, keeping their order
-            w_new = int(nlive.max())
-            if w_new < 0.75 * w:
-                perm = np.argsort(~state["blive"], axis=1, kind="stable")[:, :w_new]
-                state = {name: np.take_along_axis(state[name], perm, 1) for name in arrays}
-                bcodes = [np.take_along_axis(bc, perm, 1) for bc in bcodes]
-                bsv = {a: np.take_along_axis(v, perm[:, :, None], 1) for a, v in bsv.items()}
-                w = w_new
+        if not keep.all():  # finished blocks and blocks left with one class go back to the global state
+            blocks.retire(keep, codes, size, rsum)
+        if len(blocks.nsmall) == 0:
+            return merges
+        if step % 16 == 0:
+            blocks.pack()
         step += 1
-        slot, blive, bsmall, bsize, brsum = (state[name] for name in arrays[:5])
-        a_live, a_small, size_small = state["a_live"], state["a_small"], state["size_small"]
-        r = np.arange(nr)
-        s = size_small.argmin(axis=1) if smallest else bsmall.argmax(axis=1)
-        sx = bsize[r, s]
-        xc = [bc[r, s] for bc in bcodes]
-        rl = groups[0].pair_rl(xc[0], bcodes[0])
-        for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
-            np.add(rl, g.pair_rl(x, bc), out=rl)
-        if below_k:
-            wide = nsmall == 1  # the only class below k: any class of the block is a partner
-            if not wide.any():
-                a = a_small
-            elif wide.all():
-                a = a_live
-            else:
-                a = np.where(wide[:, None], a_live, a_small)
-        else:
-            a = a_live
-        t = bsize + sx[:, None]
-        np.multiply(t, rl, out=rl)
-        np.subtract(a, rl, out=rl)
-        rl[r, s] = np.inf
-        j = rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
-        # merge: the merged class takes the earlier position of the two
-        tgt, src = np.minimum(s, j), np.maximum(s, j)
-        sy = bsize[r, j]
-        j_small = bsmall[r, j].copy()
-        new_size = sx + sy
-        new_r = np.zeros(nr)
-        for g, x, bc in zip(groups, xc, bcodes):
-            new = g.pair_lca(x, bc[r, j])
-            bc[r, tgt] = new
-            new_r += g.r[new]
-        if models is None:
-            still = new_size < k
-        else:
-            merged = {a: v[r, s] + v[r, j] for a, v in bsv.items()}
-            for a, v in bsv.items():
-                v[r, tgt] = merged[a]
-            still = ~models.ok(new_size, merged)
-        bsize[r, tgt] = new_size
-        brsum[r, tgt] = new_r
-        blive[r, src] = False
-        bsmall[r, src] = False
-        bsmall[r, tgt] = still
-        a_live[r, src] = np.inf
-        a_live[r, tgt] = new_size * new_r
-        if below_k:
-            a_small[r, src] = np.inf
-            a_small[r, tgt] = np.where(still, new_size * new_r, np.inf)
-        if smallest:
-            size_small[r, src] = np.iinfo(np.int64).max
-            size_small[r, tgt] = np.where(still, new_size, np.iinfo(np.int64).max)
-        owner[slot[r, src]] = slot[r, tgt]
-        live[slot[r, src]] = False
-        left = 1 + j_small.astype(np.int64) - still
-        nsmall = nsmall - left
-        nlive = nlive - 1
+        left = blocks.merge(groups, owner, live)
         bar.update(int(left.sum()))
-        merges += nr
+        merges += len(left)
         # a block is done when no class is below k, or when its only class is (left over)
-        keep = (nsmall > 0) & (nlive > 1)
-    return merges
+        keep = (blocks.nsmall > 0) & (blocks.nlive > 1)
 
 
 def greedy_partition(

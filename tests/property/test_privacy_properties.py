@@ -122,7 +122,7 @@ def _satisfies(out: pl.DataFrame, models: list, overall: dict, k: int) -> bool:
     t=sensitive_tables(max_rows=40),
     k=st.integers(1, 4),
     model=MODELS,
-    method=st.sampled_from(["fulldomain", "datafly", "greedy", "mondrian"]),
+    method=st.sampled_from(["fulldomain", "datafly", "greedy", "mondrian", "topdown"]),
 )
 def test_every_algorithm_output_satisfies_every_model(t, k, model, method) -> None:
     df, hs = t
@@ -133,6 +133,21 @@ def test_every_algorithm_output_satisfies_every_model(t, k, model, method) -> No
         return  # the model cannot be met on this table (refused upfront, or no vector within the budget)
     overall = ref.distribution(df["s"].to_list())
     assert _satisfies(out, [model], overall, k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=sensitive_tables(max_rows=40), k=st.integers(1, 4), model=MODELS, budget=st.sampled_from([0, 3]))
+def test_topdown_output_satisfies_every_model(t, k, model, budget) -> None:
+    """Top-down splits, set-asides, the greedy repair and outlier suppression all keep every class within the models."""
+    df, hs = t
+    assume(k <= df.height)
+    try:
+        res = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method="topdown", privacy=[model], max_suppressed=budget)
+        out = res.collect()
+    except InfeasibleError:
+        return
+    assert res.report["suppressed"] <= budget
+    assert _satisfies(out, [model], ref.distribution(df["s"].to_list()), k)
 
 
 @settings(max_examples=15, deadline=None)

@@ -29,7 +29,7 @@ def _diverse(out: pl.DataFrame, l: int) -> bool:
     return bool(out.group_by("age", "sex").agg(pl.col("disease").n_unique())["disease"].min() >= l)
 
 
-@pytest.mark.parametrize("method", ["fulldomain", "datafly", "greedy", "mondrian"])
+@pytest.mark.parametrize("method", ["fulldomain", "datafly", "greedy", "mondrian", "topdown"])
 def test_every_method_publishes_l_diverse_classes(method: str) -> None:
     res = pa.anonymize(T, hierarchies=H, k=2, method=method, privacy=[pa.LDiversity("disease", l=2)], insensitive="zip")
     out = res.collect()
