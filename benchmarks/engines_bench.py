@@ -6,7 +6,7 @@ time, the peak resident memory of the largest process (Python, or Spark's JVM, w
 local mode is driver and executors in one) and the peak of the whole process tree
 (sampled from /proc every 0.2 s; Python + JVM). The outputs are checked to hold the same
 rows on every engine. Figures are printed with the load average and written to
-benchmarks/results/engines.md.
+benchmarks/results/engines.md (a section per size).
 
     python benchmarks/engines_bench.py [--rows 1000000] [--methods fulldomain greedy mondrian] [--master local[2]]
 """
@@ -29,7 +29,12 @@ import polars as pl
 
 from polars_anon.demo import demo_hierarchy_specs, write_voter_register
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sections import replace_section
+
 RESULTS = Path(__file__).resolve().parent / "results"
+TITLE = "One job on Polars, DuckDB and Spark, end to end (benchmarks/engines_bench.py)"
+SIZES = (1_000_000, 15_000_000)
 ENGINES = ("polars", "duckdb", "spark")
 
 
@@ -108,17 +113,20 @@ def main() -> None:
     ap.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
     ap.add_argument("--master", default="local[2]")
     args = ap.parse_args()
-    lines = [
-        f"# One job on three engines, end to end (`python benchmarks/engines_bench.py --rows {' '.join(map(str, args.rows))}`)",
-        "",
-        f"2-core machine shared with other work; Spark in local mode (`--master {args.master}`), start-up included.",
-        "largest = peak RSS of the largest process (/usr/bin/time -v); tree = peak RSS of the whole process tree, sampled.",
+    header = [
+        (
+            f"Command: `python benchmarks/engines_bench.py --rows {rows_text(args.rows)} --methods {' '.join(args.methods)}`. "
+            f"2-core machine shared with other work; Spark in local mode (`--master {args.master}`), start-up included. "
+            "largest = peak RSS of the largest process (/usr/bin/time -v; Spark: the JVM, driver and executors in one); "
+            "tree = peak RSS of the whole process tree (Python + JVM), sampled."
+        ),
         "",
         "| rows | method | engine | wall (s) | largest (MB) | tree (MB) | published rows | loss | same rows as polars | load (1 min) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for rows in args.rows:
+            lines = list(header)
             data = write_voter_register(Path(tmp) / f"voters_{rows}.parquet", rows)
             for method in args.methods:
                 job, first = _job(Path(tmp), data, method), None
@@ -129,10 +137,15 @@ def main() -> None:
                     print(rows, method, r, flush=True)
                     lines.append(f"| {rows:,} | {method} | {engine} | {r['wall_s']} | {r['largest_mb']} | {r['tree_mb']} | "
                                  f"{r['rows']:,} | {r['loss']:.4f} | {'yes' if same else 'NO'} | {r['load']} |")  # fmt: skip
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "engines.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+            data.unlink()
+            RESULTS.mkdir(exist_ok=True)
+            order = [f"{n:,} rows" for n in sorted({*SIZES, *args.rows})]
+            replace_section(RESULTS / "engines.md", TITLE, f"{rows:,} rows", "\n".join(lines), order)
+            print("\n".join(lines))
 
+
+def rows_text(rows: list[int]) -> str:
+    return " ".join(map(str, rows))
 
 if __name__ == "__main__":
     main()
