@@ -25,9 +25,6 @@ import polars as pl
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report
-
-if TYPE_CHECKING:
-    from polars_anon.engines.pipeline import EngineAnonymized
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
@@ -38,6 +35,9 @@ from polars_anon.io import CSV_SUFFIXES, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
+
+if TYPE_CHECKING:
+    from polars_anon.engines.pipeline import EngineAnonymized
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
 
