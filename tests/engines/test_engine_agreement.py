@@ -1,10 +1,11 @@
 """The three engines publish the same rows and the same report (issue 18).
 
-Each method runs on Polars (collected), on DuckDB and on Spark (written with the
-engine's own writer, re-read and verified by the engine's group-by, then read
-back here). Rows are compared after sorting by a row id declared insensitive;
-reports key by key, everything but timings, paths and the engine's name.
-"""
+Each method (topdown on Adult only, to keep the Spark tests short) runs on Polars
+(collected), on DuckDB and on Spark (written with the engine's own writer, re-read and
+verified by the engine's group-by, then read back here). DuckDB's rows are compared as
+written (it keeps the input order, as Polars does), Spark's after sorting by a row id
+declared insensitive (its order is that of its partitions); reports key by key,
+everything but timings, paths and the engine's name."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from polars_anon.demo import demo_hierarchy_specs, voter_register
 from polars_anon.job import build_hierarchies
 
 METHODS = ["fulldomain", "greedy", "mondrian", "datafly"]
+ADULT_METHODS = [*METHODS, "topdown"]
 VARYING = {"seconds", "write_seconds", "output", "engine"}
 
 
@@ -49,7 +51,7 @@ def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]]) -> None:
     assert report["n_rows"] == rows.height > 0
     for engine, (other_rows, other_report) in others:
         assert other_report["engine"] == engine
-        assert other_rows.sort("rid").equals(rows), engine
+        assert (other_rows if engine == "duckdb" else other_rows.sort("rid")).equals(rows), engine  # DuckDB keeps row order
         for key in sorted(set(report) | set(other_report) - VARYING):
             if key not in VARYING:
                 _equal(other_report.get(key), report.get(key), (engine, key))
@@ -90,7 +92,7 @@ def test_register_same_rows_and_report(method: str, register: tuple, register_sd
     assert runs["polars"][1]["suppressed"] < df.height
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", ADULT_METHODS)
 def test_adult_same_rows_and_report(method: str, adult_rows: pl.DataFrame, adult_hierarchies: dict, adult_sdf: Any, tmp_path: Path) -> None:
     sources = {"duckdb": adult_rows, "spark": adult_sdf}
     _same(_run(adult_rows, sources, tmp_path, hierarchies=adult_hierarchies, k=5, method=method, sensitive="salary-class", insensitive="rid"))
