@@ -30,7 +30,7 @@ from polars_anon.anonymize import (
     rooted_aggregates,
 )
 from polars_anon.engines import Engine, key_col
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.privacy.counts import COUNT, read_population
 from polars_anon.privacy.evaluate import class_frames, indexed
@@ -96,7 +96,7 @@ def engine_map(tmap: TupleMap, native: pl.DataFrame, request: Request) -> pl.Dat
         if q in request.hierarchies and request.null == "suppress":
             label = label.fill_null(request.hierarchies[q].root)
         lookup = values.select(pl.col(q).alias(key_col(q)), label.alias(q))
-        frame = frame.join(lookup, on=q, how="inner")
+        frame = frame.join(lookup, on=q, how="inner", nulls_equal=True)
     return frame.select(*(key_col(q) for q in qids), *(out_col(q) for q in qids), SUPPRESSED)
 
 
@@ -124,8 +124,16 @@ class EngineAnonymized(Publication):
     planned: Planned
 
     def verify(self, table: Any) -> dict[str, Any]:
-        """Every guarantee on `table` (the published rows, or as written), grouped by the engine; fail closed."""
-        return check_classes(*published_classes(self.engine, table, self.request, self.planned), self.request, self.planned)
+        """Every guarantee on `table` (the published rows, or as written), grouped by the engine, and every input
+        row accounted for (published or suppressed); fail closed."""
+        facts = check_classes(*published_classes(self.engine, table, self.request, self.planned), self.request, self.planned)
+        expected = self.report["n_input_rows"] - self.report["suppressed"]
+        if facts["n_rows"] != expected:
+            raise NotKAnonymousError(
+                f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} were due "
+                f"(input rows minus suppressed ones); nothing was written"
+            )
+        return facts
 
     def table(self) -> Any:
         """The published table (a DuckDB relation, a Spark DataFrame), after checking every guarantee on it."""

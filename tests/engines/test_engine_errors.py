@@ -55,6 +55,14 @@ def test_tampered_class_is_refused(engine: str, session: Any, tmp_path: Path) ->
         result.sink_parquet(tmp_path / "anon.parquet")
 
 
+def test_rows_added_or_lost_are_refused(engine: str, session: Any, tmp_path: Path) -> None:
+    """Every row written twice: classes still hold k, but the written table has more rows than were due."""
+    result = pa.anonymize(_source(engine, session), engine=engine, **KW)
+    _tampering(result, lambda df: pl.concat([df, df]))
+    with unchanged(tmp_path), pytest.raises(pa.NotKAnonymousError, match="has 24 rows, but 12 were due"):
+        result.sink_parquet(tmp_path / "anon.parquet")
+
+
 def test_tampered_sensitive_values_are_refused(engine: str, session: Any, tmp_path: Path) -> None:
     """The party of a class made all one value: l-diversity fails on the written table; nothing is written."""
     result = pa.anonymize(_source(engine, session), engine=engine, privacy=[pa.LDiversity("party", l=2)], **KW)
