@@ -8,3 +8,4 @@ Method = Literal["fulldomain", "greedy", "mondrian", "datafly", "mdav", "topdown
 NullPolicy = Literal["error", "suppress"]
 SuppressPolicy = Literal["remove", "root"]
 DateLevel = Literal["day", "month", "quarter", "year", "5years", "decade"]
+EngineName = Literal["polars", "duckdb", "spark"]

@@ -17,12 +17,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from polars_anon._progress import stage
-from polars_anon._types import Method, NullPolicy
+from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon._validate import as_lazy
 from polars_anon.algorithms import Plan, Task
 from polars_anon.attributes import distinct_counts
@@ -44,17 +44,60 @@ from polars_anon.privacy.counts import (
     sensitive_counts,
     wide_columns,
 )
+from polars_anon.privacy.evaluate import class_frames
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
 from polars_anon.request import Request, check_data, check_privacy, check_request
 from polars_anon.tuplemap import SIZE
-from polars_anon.verify import Verifier, verify_k, verify_published
+from polars_anon.verify import Verifier, verify_classes_of, verify_k
 
-__all__ = ["Aggregated", "Anonymized", "aggregate", "anonymize", "prepare", "run_method", "task_constraints", "verify_k"]
+if TYPE_CHECKING:
+    from polars_anon.engines.pipeline import EngineAnonymized
+
+__all__ = ["Aggregated", "Anonymized", "Publication", "aggregate", "anonymize", "prepare", "run_method", "task_constraints", "verify_k"]
+
+class Publication:
+    """What the result of every engine offers: :meth:`stage` (write into an output set, verified from the
+    written data) and :meth:`sink_parquet` (the table and its report, all or nothing)."""
+
+    report: dict[str, Any]
+
+    def stage(self, out: Outputs, path: str | Path) -> None:  # pragma: no cover - each engine's result writes its own way
+        raise NotImplementedError
+
+    def check_target(self, path: str | Path) -> Path:
+        """Refuse an output path this result cannot write (before anything is read or written)."""
+        return check_parquet_target(path)
+
+    def sink_parquet(
+        self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
+    ) -> dict[str, Any]:
+        """Write the published table to Parquet, verified, and its report beside it; all or nothing.
+
+        The table is streamed to a temporary file in the target folder, re-read and
+        checked, and only then renamed to `path` together with the report (JSON to
+        ``<stem>.report.json``, or the path given as `report`; False skips it) and,
+        unless `report_html` is False, its HTML page (``<stem>.report.html``, beside
+        the JSON). An existing output is refused unless `overwrite`; on any failure or
+        interrupt nothing new remains and nothing that existed is touched. Returns the report.
+        """
+        self.check_target(path)
+        with Outputs(overwrite=overwrite) as out:
+            target = report_path(path) if report is True else (Path(report) if report else None)
+            html = html_path(target) if target is not None and report_html else None
+            for extra in (target, html):
+                if extra is not None:
+                    out.check(extra)
+            self.stage(out, path)
+            if target is not None:
+                write_report(out, self.report, target, html=html)
+            out.commit()
+        return self.report
+
 
 @dataclass
-class Anonymized:
+class Anonymized(Publication):
     """An anonymization: the published LazyFrame, its report and its independent check.
 
     Nothing is verified until :meth:`collect` or :meth:`sink_parquet`, which run the
@@ -84,7 +127,7 @@ class Anonymized:
 
         The caller commits `out` (renaming every output into place) once all are written.
         """
-        path = check_parquet_target(path)
+        path = self.check_target(path)
         start = time.perf_counter()
 
         def write(tmp: Path) -> dict[str, Any]:
@@ -96,32 +139,6 @@ class Anonymized:
         self.report.update(staged_write(out, path, write))
         self.report["write_seconds"] = round(time.perf_counter() - start, 3)
         self.report["output"] = str(path)
-
-    def sink_parquet(
-        self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
-    ) -> dict[str, Any]:
-        """Write the published table to Parquet, verified, and its report beside it; all or nothing.
-
-        The table is streamed to a temporary file in the target folder, re-read and
-        checked, and only then renamed to `path` together with the report (JSON to
-        ``<stem>.report.json``, or the path given as `report`; False skips it) and,
-        unless `report_html` is False, its HTML page (``<stem>.report.html``, beside
-        the JSON). An existing output is refused unless `overwrite`; on any failure or
-        interrupt nothing new remains and nothing that existed is touched. Returns the report.
-        """
-        check_parquet_target(path)
-        with Outputs(overwrite=overwrite) as out:
-            target = report_path(path) if report is True else (Path(report) if report else None)
-            html = html_path(target) if target is not None and report_html else None
-            for extra in (target, html):
-                if extra is not None:
-                    out.check(extra)
-            self.stage(out, path)
-            if target is not None:
-                write_report(out, self.report, target, html=html)
-            out.commit()
-        return self.report
-
 
 def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
@@ -138,12 +155,12 @@ def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
     return lf.drop(list(request.drop)).with_columns(pl.col(q).cast(pl.String) for q in request.qids)
 
 
-def _counted(request: Request) -> list[str]:
+def counted_attributes(request: Request) -> list[str]:
     """The sensitive attributes some model reads: their (tuple, value) counts are aggregated."""
     return [a for a in request.sensitives if any(m.sensitive_attribute == a for m in request.privacy)]
 
 
-def _population_model(request: Request) -> Model | None:
+def population_model(request: Request) -> Model | None:
     tables = [m for m in request.privacy if m.needs_population_table]
     if len({id(m.population_frame) for m in tables}) > 1:
         raise InvalidParameterError("the privacy models name different population tables; give them one")
@@ -151,7 +168,7 @@ def _population_model(request: Request) -> Model | None:
 
 
 @dataclass
-class _Counted:
+class Counted:
     """What the aggregate pass counted for the models: the values of each sensitive attribute, and their counts
     (wide: columns of the aggregates; long: a (tuple, value, count) frame), the population's tuple counts."""
 
@@ -163,11 +180,11 @@ class _Counted:
         return [a for a in self.labels if a not in self.long]
 
 
-def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], _Counted]:
+def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], Counted]:
     """One pass over the data: the class aggregates (with a count column per value of each sensitive
     attribute a model reads, when it has few), the distinct counts of undeclared columns, the (tuple,
     value) counts of attributes with many values and the population's tuple counts."""
-    undeclared, qids, counted = request.undeclared, list(request.qids), _counted(request)
+    undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     labels = {}
     if counted:
         values = pl.collect_all([prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted])  # materializes: each attribute's values
@@ -178,24 +195,29 @@ def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, 
     queries += [sensitive_counts(prepared, qids, a) for a in long]
     if undeclared:
         queries.append(distinct_counts(prepared, undeclared))
-    model = _population_model(request)
+    model = population_model(request)
     if model is not None:
         pop = read_population(model.population_frame, qids, model.name)
         queries.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
     frames = pl.collect_all(queries)  # materializes: one row per class (per class and value; one row of counts)
     rest = frames[1 + len(long) :]
     distinct = rest[0].row(0, named=True) if undeclared else {}
-    return frames[0], distinct, _Counted(labels, dict(zip(long, frames[1 : 1 + len(long)])), rest[-1] if model is not None else None)
+    return frames[0], distinct, Counted(labels, dict(zip(long, frames[1 : 1 + len(long)])), rest[-1] if model is not None else None)
 
 
 def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame, int]:
     """``null="suppress"``: nulls become their hierarchy's root, in the rows and in the aggregates."""
+    merged, null_rows = rooted_aggregates(aggregates, request)
+    return (prepared.with_columns(_root_exprs(request)) if null_rows else prepared), merged, null_rows
+
+
+def rooted_aggregates(aggregates: pl.DataFrame, request: Request) -> tuple[pl.DataFrame, int]:
+    """The aggregates with null qids at their hierarchy's root (merged), and the rows that held a null."""
     null_rows = int(aggregates.filter(pl.any_horizontal(pl.col(q).is_null() for q in request.qids))[SIZE].sum())
     if not null_rows:
-        return prepared, aggregates, 0
+        return aggregates, 0
     weights = [c for c in aggregates.columns if c not in request.qids]
-    merged = _rooted(aggregates, request, weights).with_columns(pl.col(SIZE).cast(pl.UInt32))
-    return prepared.with_columns(_root_exprs(request)), merged, null_rows
+    return _rooted(aggregates, request, weights).with_columns(pl.col(SIZE).cast(pl.UInt32)), null_rows
 
 
 def _root_exprs(request: Request) -> list[pl.Expr]:
@@ -227,7 +249,7 @@ class Aggregated:
     """The qids (and the sensitive columns) of every row, for methods declared ``records=True``."""
     table: pl.DataFrame | None = None
     """The aggregates with the models' count columns (a column per value of each sensitive attribute with few)."""
-    counted: _Counted | None = None
+    counted: Counted | None = None
     """What the pass counted for the privacy models (see :func:`task_constraints`)."""
 
 
@@ -284,7 +306,7 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     frames = {a: long_counts(table, qids, a, counted.labels[a]) for a in counted.wide()} | {a: f.lazy() for a, f in long.items()}
     pop = None
     if population is not None:
-        pop = population_counts(population, aggregates, qids, _population_model(request).name)  # type: ignore[union-attr]
+        pop = population_counts(population, aggregates, qids, population_model(request).name)  # type: ignore[union-attr]
     hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
     constraints = Constraints(aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates)
     check_privacy(constraints)
@@ -301,21 +323,51 @@ def _population_size(request: Request, n_rows: int) -> int | None:
     return None
 
 
-def _verifier(request: Request, plan: Plan, prepared: pl.LazyFrame, constraints: Constraints, input_risk: dict[str, Any],
-              population: int | None) -> Verifier:  # fmt: skip
+@dataclass(frozen=True)
+class Planned:
+    """What the driver decided, whatever engine holds the rows: the method's plan, the report so far,
+    the constraints every published class must meet and the risk figures' inputs."""
+
+    plan: Plan
+    report: dict[str, Any]
+    constraints: Constraints
+    input_risk: dict[str, Any]
+    population: int | None
+
+
+def plan_request(data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars") -> Planned:
+    """Run the request's method on the aggregates and build the report (the driver's part of every engine)."""
+    built = task_constraints(data, request)
+    plan = run_method(data, request, built)
+    report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
+    report["null_rows"] = data.null_rows
+    report["engine"] = engine
+    population = _population_size(request, built[0].n_rows)
+    input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
+    report["risk"] = {"input": input_risk}
+    return Planned(plan, report, built[0], input_risk, population)
+
+
+def check_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], request: Request, planned: Planned) -> dict[str, Any]:
+    """Every guarantee on the published classes (grouped by any engine), then the output's risk; fail closed."""
+    qids = list(request.qids)
+    facts, published = verify_classes_of(classes, frames, qids, request.k, planned.constraints, planned.plan.details.get("levels"))
+    output = risk_summary(published, qids, population_size_=planned.population, aggregated=True)
+    facts["risk"] = {"input": planned.input_risk, "output": output}
+    return facts
+
+
+def _verifier(request: Request, planned: Planned, prepared: pl.LazyFrame) -> Verifier:
     """The independent check of the published rows: the method's own (MDAV's permutation, which checks the
     models on its clusters) or k-anonymity and every model on the published classes; then the output's risk."""
-    qids = list(request.qids)
-    levels = plan.details.get("levels")
+    qids, plan, constraints = list(request.qids), planned.plan, planned.constraints
 
     def verify(lf: pl.LazyFrame) -> dict[str, Any]:
-        if plan.verify is not None:
-            facts = plan.verify(lf, prepared)
-            classes: pl.DataFrame | pl.LazyFrame = lf
-        else:
-            facts, classes = verify_published(lf, qids, request.k, constraints, levels)
-        output = risk_summary(classes, qids, population_size_=population, aggregated=plan.verify is None)
-        facts["risk"] = {"input": input_risk, "output": output}
+        if plan.verify is None:
+            return check_classes(*class_frames(lf, qids, list(constraints.sensitive), constraints.labels), request, planned)
+        facts = plan.verify(lf, prepared)
+        output = risk_summary(lf, qids, population_size_=planned.population, aggregated=False)
+        facts["risk"] = {"input": planned.input_risk, "output": output}
         return facts
 
     return verify
@@ -347,8 +399,9 @@ def anonymize(
     seed: int = 0,
     null: NullPolicy = "error",
     privacy: Sequence[Model] = (),
+    engine: EngineName = "polars",
     **options: Any,
-) -> Anonymized:
+) -> Anonymized | EngineAnonymized:
     """Anonymize a table (k-anonymity and each method's guarantee).
 
     Parameters
@@ -382,6 +435,12 @@ def anonymize(
         Privacy models every class must satisfy besides k (``pa.LDiversity``,
         ``pa.TCloseness``, ... see :mod:`polars_anon.privacy`); each method enforces
         them and the published table is checked against each before it is returned.
+    engine
+        Where the rows are grouped, published, verified and written: ``"polars"``
+        (default), ``"duckdb"`` or ``"spark"`` (the active Spark session, or a local one).
+        The method runs on the driver over the class aggregates either way; the result
+        of another engine offers ``.table()`` (its own table), ``.collect()`` and
+        ``.sink_parquet()``. See :mod:`polars_anon.engines`.
     **options
         The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
         keys and wrong types are refused).
@@ -400,6 +459,13 @@ def anonymize(
     >>> anonymize(df, hierarchies=H, k=2).collect().rows()
     [('30-39', 'F'), ('30-39', 'M'), ('30-39', 'F'), ('30-39', 'M')]
     """
+    if engine != "polars":
+        from polars_anon.engines import get_engine
+        from polars_anon.engines.pipeline import engine_anonymize
+
+        asked = {"qids": qids, "method": method, "metric": metric, "drop": drop, "sensitive": sensitive, "insensitive": insensitive,
+                 "seed": seed, "null": null, "privacy": privacy}  # fmt: skip
+        return engine_anonymize(get_engine(engine, data=data), data, hierarchies=hierarchies, k=k, **asked, **options)
     start = time.perf_counter()
     lf = as_lazy(data)
     schema = lf.collect_schema()
@@ -408,12 +474,6 @@ def anonymize(
         drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed, privacy=privacy,
     )  # fmt: skip
     data = aggregate(lf, request)
-    built = task_constraints(data, request)
-    plan = run_method(data, request, built)
-    report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
-    report["null_rows"] = data.null_rows
-    population = _population_size(request, built[0].n_rows)
-    input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
-    report["risk"] = {"input": input_risk}
-    verifier = _verifier(request, plan, data.prepared, built[0], input_risk, population)
-    return Anonymized(publish(data.prepared, plan.map), report, verifier, data.prepared)
+    planned = plan_request(data, request, schema, start)
+    verifier = _verifier(request, planned, data.prepared)
+    return Anonymized(publish(data.prepared, planned.plan.map), planned.report, verifier, data.prepared)

@@ -22,6 +22,7 @@ from polars_anon._progress import progress
 from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
+from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job
@@ -83,7 +84,7 @@ def _explain(rep: dict) -> None:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    rep = run_job(Job.load(args.job), overwrite=args.overwrite)
+    rep = run_job(Job.load(args.job, engine=args.engine, master=args.master), overwrite=args.overwrite)
     print(json.dumps(rep, indent=2, default=str))
     return 0
 
@@ -337,6 +338,8 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("anonymize", parents=[common], help="run a job file (TOML)")
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    a.add_argument("--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)")
+    a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
     a.set_defaults(run=_anonymize)
     _report_parsers(sub, common)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -27,13 +27,17 @@ from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
+from polars_anon.engines import ENGINES
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
-from polars_anon.io import html_path, report_path, scan_input
+from polars_anon.io import CSV_SUFFIXES, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
+
+if TYPE_CHECKING:
+    from polars_anon.engines.pipeline import EngineAnonymized
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
 
@@ -56,6 +60,8 @@ _KEYS: dict[str, Any] = {
     "report": str,
     "report_html": bool,
     "privacy": list[dict[str, Any]],
+    "engine": str,
+    "spark": dict[str, Any],
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -72,6 +78,37 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
             raise InvalidParameterError(f"job file: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
     if "separator" in raw and len(raw["separator"]) != 1:
         raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
+
+
+_SPARK_KEYS: dict[str, Any] = {"master": str, "config": dict[str, Any]}
+
+
+def _spark(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
+    """The ``[spark]`` table: ``master`` (e.g. ``"local[2]"``) and ``config`` pairs (``[spark.config]``)."""
+    table = raw.get("spark")
+    if table is None:
+        return {}
+    if engine != "spark":
+        raise InvalidParameterError(f'job file: [spark] settings are for engine = "spark", but engine is {engine!r}')
+    unknown = sorted(set(table) - set(_SPARK_KEYS))
+    if unknown:
+        raise InvalidParameterError(f"job file: [spark] has unknown keys {unknown}; keys: {sorted(_SPARK_KEYS)}")
+    for key, hint in _SPARK_KEYS.items():
+        if key in table and not type_matches(table[key], hint):
+            raise InvalidParameterError(f"job file: key 'spark.{key}' must be {describe(hint)}, got {table[key]!r}")
+    for key, value in table.get("config", {}).items():
+        if not isinstance(value, (str, int, float, bool)):
+            raise InvalidParameterError(f"job file: key 'spark.config.{key}' must be a string, number or boolean, got {value!r}")
+    return {"master": table.get("master"), "config": {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.get("config", {}).items()}}
+
+
+def _engine_rules(job: Job) -> Job:
+    """What runs on engine 'polars' only: CSV input (each engine would infer its own types) and encodings."""
+    if job.engine != "polars" and job.input.suffix.lower() in CSV_SUFFIXES:
+        raise InvalidParameterError(f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'")
+    if job.engine != "polars" and job.encode:
+        raise InvalidParameterError(f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"')
+    return job
 
 
 def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
@@ -166,6 +203,10 @@ class Job:
     report_html: bool = True
     """Also write the report as an HTML page beside the JSON (``<stem>.report.html``)."""
     privacy: list[PrivacySpec] = field(default_factory=list)
+    engine: str = "polars"
+    """Where the rows are processed: "polars", "duckdb" or "spark" (see :mod:`polars_anon.engines`)."""
+    spark: dict[str, Any] = field(default_factory=dict)
+    """The ``[spark]`` table: ``master`` and ``config`` pairs (a session spark-submit made needs neither)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -176,7 +217,8 @@ class Job:
         _check_keys(raw)
         encode = [canonical(e) for e in _names(raw.get("encode", []))]
         layout = check_choice("job file: encode_layout", raw.get("encode_layout", "wide"), LAYOUTS)
-        return cls(
+        engine = check_choice("job file: engine", raw.get("engine", "polars"), ENGINES)
+        return _engine_rules(cls(
             input=base / raw["input"],
             output=base / raw["output"],
             k=raw["k"],
@@ -194,13 +236,15 @@ class Job:
             report=base / raw["report"] if "report" in raw else None,
             report_html=raw.get("report_html", True),
             privacy=_privacy(raw.get("privacy", []), base),
+            engine=engine,
+            spark=_spark(raw, engine),
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
-        )
+        ))
 
     @classmethod
-    def load(cls, path: str | Path) -> Job:
-        """Read a TOML job file."""
+    def load(cls, path: str | Path, *, engine: str | None = None, master: str | None = None) -> Job:
+        """Read a TOML job file; `engine` and `master` (the CLI's flags) replace the file's ``engine`` and ``[spark] master``."""
         path = Path(path)
         try:
             raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -210,6 +254,10 @@ class Job:
             raise InvalidParameterError(f"job file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
         except tomllib.TOMLDecodeError as exc:
             raise InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
+        if engine is not None:
+            raw["engine"] = engine
+        if master is not None:
+            raw["spark"] = {**(raw.get("spark") if isinstance(raw.get("spark"), dict) else {}), "master": master}
         return cls.from_dict(raw, path.parent)
 
 
@@ -231,17 +279,22 @@ def hierarchy_from_spec(
     return build_spec(name, parse_spec(name, spec), values, base)
 
 
-def build_hierarchies(lf: pl.LazyFrame, specs: Mapping[str, object], base: Path = Path(".")) -> dict[str, Hierarchy]:
+def build_hierarchies(
+    lf: pl.LazyFrame, specs: Mapping[str, object], base: Path = Path("."), *, values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None
+) -> dict[str, Hierarchy]:
     """Hierarchies for every qid that has one (spec None: none).
 
     Every spec is checked before any data is read; built-in kinds then read the
-    distinct values of their columns in one query.
+    distinct values of their columns in one query (or from `values_of`, an engine's
+    group-by: column names -> their distinct non-null values, sorted).
     """
     check_columns(lf, specs, "qids")
     parsed = {q: parse_spec(q, s) for q, s in specs.items() if s is not None}  # None: a qid without hierarchy
     builtin = [q for q, s in parsed.items() if s.needs_values]
     values: dict[str, pl.Series] = {}
-    if builtin:
+    if builtin and values_of is not None:
+        values = values_of(builtin)
+    elif builtin:
         frames = pl.collect_all([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
         values = {q: f[q] for q, f in zip(builtin, frames)}
     return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
@@ -255,7 +308,7 @@ def _encoding_paths(job: Job) -> dict[str, Path]:
     return {e: encoding_path(job.output, e, _layout(job, e)) for e in job.encode}
 
 
-def _refuse_misaligned(job: Job, result: Anonymized) -> None:
+def _refuse_misaligned(job: Job, result: Anonymized | EngineAnonymized) -> None:
     """Encodings computed from the original values need every published row lined up with one original leaf."""
     needs = [e for e in job.encode if e in NEEDS_ORIGINAL]
     if not needs:
@@ -280,7 +333,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
     html = html_path(target) if job.report_html else None
-    check_parquet_target(job.output)  # before any data is read
+    check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
     for path in (job.output, target, *([html] if html else []), *paths.values()):
         out.check(path)
     lf = scan_input(job.input, separator=job.separator)
@@ -292,8 +345,11 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
     check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
                   **asked)  # type: ignore[arg-type]  (before any data is read)
-    hierarchies = build_hierarchies(lf, job.qids, job.base)
-    result = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+    if job.engine == "polars":
+        hierarchies = build_hierarchies(lf, job.qids, job.base)
+        result: Anonymized | EngineAnonymized = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+    else:
+        hierarchies, result = _on_engine(job, lf, asked)
     _refuse_misaligned(job, result)
     result.report["input"] = input_name or str(job.input)
     result.stage(out, job.output)
@@ -306,6 +362,20 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
             result.report["encodings"][e] = str(path)
     write_report(out, result.report, target, html=html)
     return result.report
+
+
+def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
+    """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road."""
+    from polars_anon.engines import get_engine
+    from polars_anon.engines.pipeline import engine_anonymize
+
+    engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"))
+    table = engine.read_parquet(job.input)
+
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=lambda columns: engine.values(table, columns))
+    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf),
+                              **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
+    return hierarchies, result
 
 
 def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:

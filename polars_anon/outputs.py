@@ -48,7 +48,7 @@ _DISK_WORDS = ("no space left", "disk quota", "file too large")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
-def check_parquet_target(path: str | Path, what: str = "output") -> Path:
+def check_parquet_target(path: str | Path, what: str = "output", *, folder: bool = False) -> Path:
     """Refuse a Parquet output path that does not end in .parquet (or .pq) or names a folder (no data is read).
 
     >>> check_parquet_target("out/x.csv")
@@ -59,7 +59,7 @@ def check_parquet_target(path: str | Path, what: str = "output") -> Path:
     path = Path(path)
     if path.suffix.lower() not in PARQUET_SUFFIXES:
         raise InvalidParameterError(f"{what} {str(path)!r} must end in .parquet (it is written as Parquet)")
-    if path.is_dir():
+    if path.is_dir() and not folder:  # folder: the output is a folder of Parquet parts (Spark writes one)
         raise InvalidParameterError(f"{what} {str(path)!r} is a folder; give a file path ending in .parquet")
     return path
 

@@ -21,7 +21,7 @@ from polars_anon.errors import NotKAnonymousError
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.evaluate import class_frames, verify_classes, verify_models
 
-__all__ = ["Verifier", "verify_k", "verify_privacy", "verify_published"]
+__all__ = ["Verifier", "verify_classes_of", "verify_k", "verify_privacy", "verify_published"]
 
 Verifier = Callable[[pl.LazyFrame], dict[str, Any]]
 """Verifies a published LazyFrame; raises :class:`NotKAnonymousError`, returns facts for the report."""
@@ -75,6 +75,23 @@ def verify_published(
     Returns the facts and the published classes (qids and ``size``), for the risk figures.
     """
     classes, frames = class_frames(lf, qids, list(constraints.sensitive), constraints.labels)
+    return verify_classes_of(classes, frames, qids, k, constraints, levels)
+
+
+def verify_classes_of(
+    classes: pl.DataFrame,
+    frames: Sequence[pl.DataFrame | None],
+    qids: Sequence[str],
+    k: int,
+    constraints: Constraints,
+    levels: Mapping[str, int] | None = None,
+) -> tuple[dict[str, Any], pl.DataFrame]:
+    """:func:`verify_published` on the published classes already grouped (by any engine).
+
+    `classes` holds the published tuples and their ``size``, sorted, with the class index of
+    :func:`~polars_anon.privacy.evaluate.class_frames`; `frames` the (tuple, value, ``count``)
+    frame of each sensitive attribute of `constraints` (None: counted as columns of `classes`).
+    """
     size = classes["size"]
     n_rows = int(size.sum())
     summary = {

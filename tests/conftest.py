@@ -38,3 +38,19 @@ def adult(adult_dir: Path) -> pl.DataFrame:
 def adult_hierarchies(adult_dir: Path) -> dict[str, Hierarchy]:
     """The ARX hierarchies of the 8 quasi-identifiers (salary-class excluded)."""
     return {q: Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in ADULT_QIDS}
+
+
+@pytest.fixture(scope="session")
+def spark():  # type: ignore[no-untyped-def]
+    """One local Spark session (``local[2]``) for every Spark test; skips without pyspark or a Java runtime."""
+    import os
+    import shutil
+
+    pytest.importorskip("pyspark", reason='needs pyspark (pip install -e ".[spark]")')
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("needs a Java 17+ runtime for pyspark (no java on PATH, no JAVA_HOME)")
+    from polars_anon.engines.spark import session
+
+    spark = session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"})
+    yield spark
+    spark.stop()

@@ -15,7 +15,29 @@ the Python functions do; from Python they arrive as ``duckdb.Error``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from polars_anon.duckdb.macros import generalize_sql, load_hierarchies, load_hierarchy, register, sql_files
 from polars_anon.duckdb.pairs import metric_pairs
 
-__all__ = ["generalize_sql", "load_hierarchies", "load_hierarchy", "metric_pairs", "register", "sql_files"]
+__all__ = ["anonymize", "generalize_sql", "load_hierarchies", "load_hierarchy", "metric_pairs", "register", "sql_files"]
+
+
+def anonymize(data: Any, *, connection: Any = None, **parameters: Any) -> Any:
+    """Anonymize a DuckDB relation, or a table or view name, on `connection` (default DuckDB's default connection).
+
+    Parameters are those of :func:`polars_anon.anonymize`; the rows stay in DuckDB (group-bys, the
+    publishing join, DuckDB's Parquet writer). ``.table()`` returns the published relation after a
+    DuckDB group-by checked every guarantee; ``.sink_parquet(path)`` writes, re-reads, checks, renames.
+
+    >>> import duckdb, polars_anon as pa
+    >>> con = duckdb.connect()
+    >>> _ = con.sql("CREATE TABLE people AS SELECT * FROM (VALUES ('F', 1), ('M', 2), ('F', 3), ('M', 4)) t(sex, id)")
+    >>> r = anonymize("people", connection=con, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="id")
+    >>> r.table().order("id").fetchall()
+    [('F', 1), ('M', 2), ('F', 3), ('M', 4)]
+    """
+    from polars_anon.engines.duckdb import DuckDBEngine
+    from polars_anon.engines.pipeline import engine_anonymize
+
+    return engine_anonymize(DuckDBEngine(connection), data, **parameters)

@@ -46,7 +46,7 @@ from polars_anon.privacy.counts import (
     wide_columns,
 )
 
-__all__ = ["build_constraints", "check", "class_frames", "class_measures", "population_frame", "verify_classes", "verify_models"]
+__all__ = ["build_constraints", "check", "class_frames", "class_measures", "indexed", "population_frame", "verify_classes", "verify_models"]
 
 _CLASS = "__anon_class"
 
@@ -66,9 +66,14 @@ def class_frames(
     queries = [grouped(lf, keys, pl.len().cast(pl.Int64).alias("size"), *columns)]
     queries += [sensitive_counts(lf, keys, a) for a in attributes if a not in wide]
     frames = pl.collect_all(queries)  # materializes: one row per class (and per class and value)
-    classes = frames[0].sort(keys, nulls_last=True).with_row_index(_CLASS)
+    classes = indexed(frames[0], keys)
     rest = iter(frames[1:])
     return classes, [None if a in wide else next(rest) for a in attributes]
+
+
+def indexed(classes: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Published classes (keys and ``size``, from any engine's group-by) sorted and numbered as the checks read them."""
+    return classes.sort(list(keys), nulls_last=True).with_row_index(_CLASS)
 
 
 def _others(attribute: str, labels: pl.Series) -> pl.Expr:

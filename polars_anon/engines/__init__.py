@@ -1,0 +1,96 @@
+"""Engines: where the rows live. Polars (the default), DuckDB or Apache Spark.
+
+Every engine runs the same road (:mod:`polars_anon.engines.pipeline`): the engine
+groups the rows by the quasi-identifiers (and by each sensitive attribute a privacy
+model reads) and hands those class aggregates, as Arrow, to the same checks, the
+same method and the same report builder on the driver; the method's
+:class:`~polars_anon.tuplemap.TupleMap` comes back to the engine, which publishes
+it with its own join, writes Parquet with its own writer to a temporary name,
+groups the WRITTEN data again to check every guarantee (fail closed) and only
+then lets it be renamed into place.
+
+An engine module provides exactly the engine-specific steps (:class:`Engine`).
+
+>>> ENGINES
+('polars', 'duckdb', 'spark')
+>>> get_engine("oracle")
+Traceback (most recent call last):
+...
+polars_anon.errors.InvalidParameterError: engine must be one of ['polars', 'duckdb', 'spark'], got 'oracle'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import polars as pl
+
+from polars_anon._validate import check_choice
+
+__all__ = ["ENGINES", "Engine", "get_engine", "key_col"]
+
+ENGINES = ("polars", "duckdb", "spark")
+
+
+def key_col(qid: str) -> str:
+    """Name of the column of a qid's original value (in the engine's type) in an engine's map."""
+    return f"__anon_in_{qid}"
+
+
+class Engine(Protocol):
+    """The engine-specific steps; tables are the engine's own (a DuckDB relation, a Spark DataFrame)."""
+
+    name: str
+
+    def table(self, data: object) -> Any:
+        """The engine's table for `data`: its own table, or a Polars frame handed over as Arrow."""
+
+    def read_parquet(self, path: Path) -> Any:
+        """A table reading the Parquet at `path` (a file, or a folder of parts)."""
+
+    def schema(self, table: Any) -> pl.Schema:
+        """The table's columns as Polars types (through Arrow; no row is read)."""
+
+    def counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
+        """``GROUP BY keys``: the keys (their own types, nulls kept as a group) and ``count`` (Int64)."""
+
+    def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
+        """The number of distinct values of each column, null counted as a value."""
+
+    def values(self, table: Any, columns: Sequence[str]) -> dict[str, pl.Series]:
+        """The distinct non-null values of each column, sorted (one pass: what built-in hierarchies are built from)."""
+
+    def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
+        """Join `mapping` (see :func:`polars_anon.engines.pipeline.engine_map`) to the rows, drop the suppressed
+        ones, and keep `columns` with each qid replaced by its published label."""
+
+    def write(self, table: Any, path: Path) -> None:
+        """Write the table as Parquet at `path` (nothing exists there yet)."""
+
+    def to_polars(self, table: Any) -> pl.DataFrame:
+        """Collect the table on the driver."""
+
+
+def get_engine(
+    name: str, *, data: object = None, master: str | None = None, config: Mapping[str, str] | None = None, connection: object = None
+) -> Engine:
+    """The engine called `name`.
+
+    ``"duckdb"``: on `connection` (default DuckDB's default connection, where ``duckdb.sql``
+    makes its relations). ``"spark"``: the session of `data` when it is a Spark DataFrame,
+    else the active session, else one built with `master` and `config` pairs. ``"polars"``
+    has no engine object: it is the default road of :func:`polars_anon.anonymize`.
+    """
+    check_choice("engine", name, ENGINES)
+    if name == "duckdb":
+        from polars_anon.engines.duckdb import DuckDBEngine
+
+        return DuckDBEngine(connection)  # type: ignore[arg-type]
+    if name == "spark":
+        from polars_anon.engines.spark import SparkEngine, session
+
+        own = getattr(data, "sparkSession", None)
+        return SparkEngine(own if own is not None else session(master, config))
+    raise ValueError("the polars engine is pa.anonymize's own road; it has no engine object")

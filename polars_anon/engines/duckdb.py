@@ -1,0 +1,100 @@
+"""The DuckDB engine: group-bys, the publishing join and the Parquet writer in DuckDB.
+
+Rows are published in input order: the input is numbered (``row_number() OVER ()``,
+insertion order) and the join's result sorted by that number, so the same input,
+parameters and seed write the same bytes.
+
+>>> import polars as pl
+>>> e = DuckDBEngine()
+>>> t = e.table(pl.DataFrame({"sex": ["F", "M", "F"]}))
+>>> e.counts(t, ["sex"]).sort("sex").rows()
+[('F', 2), ('M', 1)]
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from polars_anon.engines import key_col
+from polars_anon.errors import InvalidParameterError
+from polars_anon.tuplemap import SUPPRESSED, out_col
+
+__all__ = ["DuckDBEngine"]
+
+
+def _q(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+class DuckDBEngine:
+    """DuckDB: on `connection` (default DuckDB's default connection; a relation must belong to it)."""
+
+    name = "duckdb"
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection | None = None) -> None:
+        self.con = connection if connection is not None else duckdb.default_connection()
+
+    def _view(self, relation: duckdb.DuckDBPyRelation) -> str:
+        """A view name for `relation`, for the SQL that follows."""
+        name = f"__anon_{uuid.uuid4().hex[:12]}"
+        relation.create_view(name)
+        return name
+
+    def table(self, data: object) -> duckdb.DuckDBPyRelation:
+        """A relation, a table or view name on the connection, or a Polars frame (read through Arrow)."""
+        if isinstance(data, duckdb.DuckDBPyRelation):
+            return data
+        if isinstance(data, str):
+            try:
+                return self.con.table(data)
+            except duckdb.Error as exc:
+                raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from exc
+        if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+            frame = data.collect() if isinstance(data, pl.LazyFrame) else data  # materializes: handed to DuckDB as Arrow
+            return self.con.from_arrow(frame.to_arrow())
+        raise InvalidParameterError(f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}")
+
+    def read_parquet(self, path: Path) -> duckdb.DuckDBPyRelation:
+        return self.con.read_parquet(str(path))
+
+    def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
+        return table.limit(0).pl().schema
+
+    def counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str]) -> pl.DataFrame:
+        view, cols = self._view(table), ", ".join(_q(k) for k in keys)
+        return self.con.sql(f"SELECT {cols}, count(*)::BIGINT AS count FROM {view} GROUP BY ALL").pl()
+
+    def distinct(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, int]:
+        view = self._view(table)
+        exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT" for c in columns)
+        return dict(zip(columns, self.con.sql(f"SELECT {exprs} FROM {view}").fetchall()[0]))
+
+    def values(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, pl.Series]:
+        view = self._view(table)
+        row = self.con.sql(f"SELECT {', '.join(f'list(DISTINCT {_q(c)}) AS {_q(c)}' for c in columns)} FROM {view}").pl()
+        return {c: row[c].explode().drop_nulls().sort() for c in columns}
+
+    def publish(self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> duckdb.DuckDBPyRelation:
+        view, mapped = self._view(table), f"__anon_map_{uuid.uuid4().hex[:12]}"
+        self.con.register(mapped, mapping.to_arrow())
+        out = ", ".join(f"m.{_q(out_col(c))} AS {_q(c)}" if c in qids else f"t.{_q(c)}" for c in columns)
+        on = " AND ".join(f"t.{_q(q)} IS NOT DISTINCT FROM m.{_q(key_col(q))}" for q in qids)
+        return self.con.sql(
+            f"SELECT {out} FROM (SELECT *, row_number() OVER () AS __anon_rowid FROM {view}) t "
+            f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid"
+        )
+
+    def write(self, table: duckdb.DuckDBPyRelation, path: Path) -> None:
+        table.to_parquet(str(path))
+
+    def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+        return table.pl()
+
+    def __repr__(self) -> str:
+        return "DuckDBEngine()"

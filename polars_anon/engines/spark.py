@@ -1,0 +1,140 @@
+"""The Apache Spark engine: distributed group-bys, a broadcast (or shuffle) join, Spark's Parquet writer.
+
+The class aggregates come to the driver as Arrow (``DataFrame.toArrow``); the map goes
+back as a small DataFrame, broadcast to every executor when it has at most
+:data:`BROADCAST_ROWS` rows, shuffled otherwise. The output is a folder of Parquet
+parts (Spark's layout), written under a temporary name, re-read and checked by a
+Spark group-by, then renamed into place (a local or mounted file system: the rename
+is the commit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import reduce
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_anon.engines import key_col
+from polars_anon.errors import InvalidParameterError
+from polars_anon.tuplemap import SUPPRESSED, out_col
+
+__all__ = ["BROADCAST_ROWS", "DEFAULTS", "LOCAL_DEFAULTS", "SparkEngine", "session"]
+
+BROADCAST_ROWS = 2_000_000
+"""Largest map (one row per original tuple) sent to every executor; a larger one is shuffle-joined."""
+
+DEFAULTS = {
+    "spark.ui.showConsoleProgress": "false",
+    "spark.hadoop.mapreduce.fileoutputcommitter.marksuccessfuljobs": "false",
+    "spark.hadoop.fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
+}
+"""Settings of a session this module builds (a given ``config`` pair wins): no progress bars, and an output
+folder of Parquet parts only (no ``_SUCCESS`` marker, no ``.crc`` files), so Polars and DuckDB read it as is."""
+LOCAL_DEFAULTS = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8"}
+"""Also set for a ``local[...]`` master: no web UI, few shuffle partitions (one machine)."""
+
+
+def _pyspark() -> Any:
+    try:
+        import pyspark.sql
+    except ImportError as exc:
+        raise InvalidParameterError('engine "spark" needs pyspark: pip install "polars_anon[spark]" (and a Java 17+ runtime)') from exc
+    return pyspark.sql
+
+
+def session(master: str | None = None, config: Mapping[str, str] | None = None) -> Any:
+    """The active Spark session, or a new one on `master` with `config` pairs.
+
+    Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply.
+    """
+    sql = _pyspark()
+    active = sql.SparkSession.getActiveSession()
+    if active is not None and master is None and not config:
+        return active
+    builder = sql.SparkSession.builder.appName("polars_anon")
+    settings = dict(DEFAULTS)
+    if master is not None:  # none given: spark-submit's --master (or pyspark's local[*])
+        builder = builder.master(master)
+        settings |= LOCAL_DEFAULTS if master.startswith("local") else {}
+    for key, value in {**settings, **dict(config or {})}.items():
+        builder = builder.config(key, str(value))
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+_WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64}
+
+
+def _signed(frame: pl.DataFrame) -> pl.DataFrame:
+    """Spark has no unsigned integers: such columns become the signed type that holds them (UInt64 must fit Int64)."""
+    wider = {c: _WIDER[t] for c, t in frame.schema.items() if t in _WIDER}
+    too_big = [c for c, t in frame.schema.items() if t == pl.UInt64 and (frame[c].max() or 0) > 2**63 - 1]  # type: ignore[operator]
+    if too_big:
+        raise InvalidParameterError(f"column {too_big[0]!r} holds UInt64 values above Spark's largest integer (2**63 - 1)")
+    return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
+
+
+class SparkEngine:
+    """Spark, on `spark` (a SparkSession)."""
+
+    name = "spark"
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+
+    def table(self, data: object) -> Any:
+        """A Spark DataFrame, a table name in the session's catalog, or a Polars frame (sent as Arrow)."""
+        sql = _pyspark()
+        if isinstance(data, sql.DataFrame):
+            return data
+        if isinstance(data, str):
+            if not self.spark.catalog.tableExists(data):
+                raise InvalidParameterError(f"Spark has no table or view {data!r} in this session's catalog")
+            return self.spark.table(data)
+        if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+            frame = data.collect() if isinstance(data, pl.LazyFrame) else data  # materializes: handed to Spark as Arrow
+            return self.spark.createDataFrame(_signed(frame).to_arrow())
+        raise InvalidParameterError(f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}")
+
+    def read_parquet(self, path: Path) -> Any:
+        return self.spark.read.parquet(str(path))
+
+    def schema(self, table: Any) -> pl.Schema:
+        return self.to_polars(table.limit(0)).schema
+
+    def counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
+        frame = self.to_polars(table.groupBy(*keys).count())
+        return frame.with_columns(pl.col("count").cast(pl.Int64))
+
+    def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
+        F = _pyspark().functions
+        exprs = [(F.count_distinct(F.col(c)) + F.coalesce(F.max(F.col(c).isNull().cast("int")), F.lit(0))).alias(c) for c in columns]
+        row = table.agg(*exprs).collect()[0]
+        return {c: int(row[c]) for c in columns}
+
+    def values(self, table: Any, columns: Sequence[str]) -> dict[str, pl.Series]:
+        F = _pyspark().functions
+        row = self.to_polars(table.agg(*(F.collect_set(F.col(c)).alias(c) for c in columns)))
+        return {c: row[c].explode().drop_nulls().sort() for c in columns}
+
+    def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
+        F = _pyspark().functions
+        m = self.spark.createDataFrame(mapping.to_arrow())
+        if mapping.height <= BROADCAST_ROWS:
+            m = F.broadcast(m)
+        on = reduce(lambda a, b: a & b, [table[q].eqNullSafe(m[key_col(q)]) for q in qids])
+        joined = table.join(m, on=on, how="inner").filter(~m[SUPPRESSED])
+        return joined.select(*(m[out_col(c)].alias(c) if c in qids else table[c] for c in columns))
+
+    def write(self, table: Any, path: Path) -> None:
+        table.write.mode("errorifexists").parquet(str(path))
+
+    def to_polars(self, table: Any) -> pl.DataFrame:
+        return pl.from_arrow(table.toArrow())  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"SparkEngine({self.spark.sparkContext.master})"

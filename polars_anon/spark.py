@@ -1,0 +1,35 @@
+"""Apache Spark entry point: anonymize a Spark DataFrame, get a Spark DataFrame back.
+
+The same parameters as :func:`polars_anon.anonymize`; the rows stay in Spark (group-bys,
+a broadcast join, Spark's Parquet writer), the method runs on the driver over the class
+aggregates. Needs ``pip install "polars_anon[spark]"`` and a Java 17+ runtime.
+
+Examples
+--------
+>>> import polars_anon as pa
+>>> from polars_anon import spark as pas          # doctest: +SKIP
+>>> sdf = pas.session("local[2]").read.parquet("voters.parquet")   # doctest: +SKIP
+>>> result = pas.anonymize(sdf, hierarchies=H, k=10, drop=["voter_id", "name"])   # doctest: +SKIP
+>>> published = result.table()   # a Spark DataFrame, checked by a Spark group-by   # doctest: +SKIP
+>>> result.sink_parquet("anonymized.parquet")   # a folder of parts, verified, then renamed   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from polars_anon.engines.pipeline import EngineAnonymized, engine_anonymize
+from polars_anon.engines.spark import SparkEngine, session
+
+__all__ = ["anonymize", "session"]
+
+
+def anonymize(sdf: Any, **parameters: Any) -> EngineAnonymized:
+    """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog).
+
+    Parameters are those of :func:`polars_anon.anonymize` (``hierarchies``, ``k``, ``method``, ...).
+    ``.table()`` returns the published Spark DataFrame after a Spark group-by checked every
+    guarantee; ``.sink_parquet(path)`` writes, re-reads and checks it, then renames it into place.
+    """
+    spark = getattr(sdf, "sparkSession", None) or session()
+    return engine_anonymize(SparkEngine(spark), sdf, **parameters)

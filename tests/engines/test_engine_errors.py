@@ -1,0 +1,161 @@
+"""Fail closed on DuckDB and Spark: a tampered written table is refused, a write that fails midway leaves
+nothing, bad input gets the Polars road's messages (issue 18)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_anon as pa
+import polars_anon.duckdb as pad
+import polars_anon.spark as pas
+from polars_anon.engines.pipeline import EngineAnonymized
+from tests.errors.snapshot import unchanged
+
+T = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4})
+H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
+KW: dict[str, Any] = {"hierarchies": H, "k": 2, "insensitive": "id"}
+
+
+def _source(engine: str, spark: Any, frame: pl.DataFrame = T) -> Any:
+    return spark.createDataFrame(frame.to_arrow()) if engine == "spark" else frame
+
+
+@pytest.fixture(params=["duckdb", "spark"])
+def engine(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def session(engine: str, request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue("spark") if engine == "spark" else None
+
+
+def _tampering(result: EngineAnonymized, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+    """Make the engine write `change` of the published rows instead of them (the written data is what is checked)."""
+    engine, write = result.engine, result.engine.write
+
+    def tampered(table: Any, path: Path) -> None:
+        write(engine.table(change(engine.to_polars(table))), path)
+
+    engine.write = tampered  # type: ignore[method-assign]
+
+
+def test_tampered_class_is_refused(engine: str, session: Any, tmp_path: Path) -> None:
+    """One row moved to a class of its own: the engine's group-by of the written table refuses it; nothing is written."""
+    (tmp_path / "existing.parquet").write_bytes(b"keep")
+    result = pa.anonymize(_source(engine, session), engine=engine, **KW)
+    _tampering(result, lambda df: df.with_columns(pl.when(pl.col("id") == 0).then(pl.lit("99")).otherwise(pl.col("age")).alias("age")))
+    with unchanged(tmp_path), pytest.raises(pa.NotKAnonymousError, match="smallest class has 1 rows, fewer than k=2"):
+        result.sink_parquet(tmp_path / "anon.parquet")
+
+
+def test_rows_added_or_lost_are_refused(engine: str, session: Any, tmp_path: Path) -> None:
+    """Every row written twice: classes still hold k, but the written table has more rows than were due."""
+    result = pa.anonymize(_source(engine, session), engine=engine, **KW)
+    _tampering(result, lambda df: pl.concat([df, df]))
+    with unchanged(tmp_path), pytest.raises(pa.NotKAnonymousError, match="has 24 rows, but 12 were due"):
+        result.sink_parquet(tmp_path / "anon.parquet")
+
+
+def test_tampered_sensitive_values_are_refused(engine: str, session: Any, tmp_path: Path) -> None:
+    """The party of a class made all one value: l-diversity fails on the written table; nothing is written."""
+    result = pa.anonymize(_source(engine, session), engine=engine, privacy=[pa.LDiversity("party", l=2)], **KW)
+    _tampering(result, lambda df: df.with_columns(pl.lit("a").alias("party")))
+    with unchanged(tmp_path), pytest.raises(pa.PrivacyModelError, match="independent check failed"):
+        result.sink_parquet(tmp_path / "anon.parquet")
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def test_write_failing_midway_leaves_nothing(engine: str, session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table is written to its temporary name, then the run dies before the rename: no output, no temporary
+    folder, and an existing output replaced with overwrite=True is as it was."""
+    old = tmp_path / "anon.parquet"
+    pl.DataFrame({"x": [1]}).write_parquet(old)
+    result = pa.anonymize(_source(engine, session), engine=engine, **KW)
+    seen: list[Path] = []
+
+    def dies(self: EngineAnonymized, table: Any) -> dict[str, Any]:
+        seen.extend(tmp_path.iterdir())
+        raise Boom("killed after the write")
+
+    monkeypatch.setattr(EngineAnonymized, "verify", dies)
+    with unchanged(tmp_path), pytest.raises(Boom):
+        result.sink_parquet(old, overwrite=True)
+    assert any(p.name.startswith(".anon.parquet.") for p in seen)  # the temporary output existed: the failure was midway
+
+
+def test_written_output_reads_back(engine: str, session: Any, tmp_path: Path) -> None:
+    report = pa.anonymize(_source(engine, session), engine=engine, **KW).sink_parquet(tmp_path / "anon.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["anon.parquet", "anon.report.html", "anon.report.json"]
+    back = pl.read_parquet(tmp_path / "anon.parquet").sort("id")
+    assert back.equals(pa.anonymize(T, **KW).collect()) and report["engine"] == engine and report["min_class_size"] >= 2
+
+
+EMU = T.with_columns(pl.when(pl.col("id") == 3).then(99).otherwise(pl.col("age")).alias("age"))
+NULLS = T.with_columns(pl.when(pl.col("id") < 2).then(None).otherwise(pl.col("age")).alias("age"))
+CASES: dict[str, tuple[pl.DataFrame, dict[str, Any]]] = {
+    "qid-not-a-column": (T, {"qids": ["zip"]}),
+    "k-zero": (T, {"k": 0}),
+    "k-above-rows": (T, {"k": 13}),
+    "method-unknown": (T, {"method": "magic"}),
+    "metric-unknown": (T, {"metric": "nllm"}),
+    "drop-not-a-column": (T, {"drop": ["ssn"]}),
+    "sensitive-is-a-qid": (T, {"sensitive": "age"}),
+    "null-policy-unknown": (T, {"null": "drop"}),
+    "option-unknown": (T, {"max_supressed": 1}),
+    "undeclared-identifier": (T, {"insensitive": ()}),
+    "value-not-a-leaf": (EMU, {}),
+    "nulls-refused": (NULLS, {}),
+    "empty-table": (T.head(0), {"k": 1}),
+    "l-above-the-values": (T, {"privacy": [pa.LDiversity("party", l=4)]}),
+}
+
+
+def _message(call: Callable[[], object]) -> tuple[type, str]:
+    with pytest.raises(pa.AnonError) as caught:
+        call()
+    return type(caught.value), str(caught.value)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_catalogue_same_messages(case: str, spark: Any) -> None:
+    """Each bad input is refused by the DuckDB and Spark entry points with the Polars road's error and message."""
+    frame, over = CASES[case]
+    args = KW | over
+    expected = _message(lambda: pa.anonymize(frame, **args).collect())
+    con = duckdb.connect()
+    con.register("people", frame.to_arrow())
+    assert _message(lambda: pad.anonymize("people", connection=con, **args).table()) == expected
+    assert _message(lambda: pa.anonymize(frame, engine="duckdb", **args).collect()) == expected
+    assert _message(lambda: pas.anonymize(spark.createDataFrame(frame.to_arrow()), **args).table()) == expected
+
+
+@pytest.mark.parametrize(
+    ("over", "words"),
+    [
+        ({"method": "mdav"}, "method 'mdav' works on row records"),
+        ({"qids": ["x"], "hierarchies": {}, "method": "mondrian", "mode": "relaxed", "insensitive": ()}, "split the rows of one tuple"),
+        ({"engine": "oracle"}, "engine must be one of ['polars', 'duckdb', 'spark'], got 'oracle'"),
+    ],
+)
+def test_what_runs_on_polars_only(over: dict[str, Any], words: str) -> None:
+    args = KW | {"engine": "duckdb"} | over
+    data = pl.DataFrame({"x": [2, 3, 1, 2, 2]}) if over.get("qids") == ["x"] else T  # relaxed cuts split the tuple x = 2
+    with pytest.raises(pa.InvalidParameterError, match=words.replace("[", r"\[").replace("]", r"\]")):
+        pa.anonymize(data, **args)
+
+
+def test_unknown_table_names(spark: Any) -> None:
+    with pytest.raises(pa.InvalidParameterError, match="DuckDB has no table or view 'nobody'"):
+        pad.anonymize("nobody", connection=duckdb.connect(), **KW)
+    with pytest.raises(pa.InvalidParameterError, match="Spark has no table or view 'nobody'"):
+        pas.anonymize("nobody", **KW)

@@ -1,0 +1,95 @@
+"""Job files and the CLI on other engines: ``engine = "spark"``, ``[spark]``, ``--engine``, ``--master`` (issue 18)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+from polars_anon.errors import InvalidParameterError
+from polars_anon.job import Job
+
+JOB = """input = "people.parquet"
+output = "out/anon.parquet"
+k = 2
+insensitive = "id"
+{extra}
+[qids.age]
+hierarchy = {{intervals = [5, 10], bottom = 30, top = 40}}
+[qids.sex]
+hierarchy = "suppress"
+"""
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "people.parquet")
+    pl.DataFrame({"id": [1]}).write_csv(tmp_path / "people.csv")
+    return tmp_path
+
+
+def _job(work: Path, extra: str = "") -> Path:
+    path = work / "job.toml"
+    path.write_text(JOB.format(extra=extra))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ('engine = "oracle"', "job file: engine must be one of ['polars', 'duckdb', 'spark'], got 'oracle'"),
+        ("engine = 3", "job file: key 'engine' must be"),
+        ('engine = "duckdb"\n[spark]\nmaster = "local[2]"', 'job file: [spark] settings are for engine = "spark", but engine is \'duckdb\''),
+        ('engine = "spark"\n[spark]\nmaster = 2', "job file: key 'spark.master' must be"),
+        ('engine = "spark"\n[spark]\nmastr = "local"', "job file: [spark] has unknown keys ['mastr']"),
+        ('engine = "spark"\n[spark.config]\n"spark.x" = [1]', "job file: key 'spark.config.spark.x' must be a string, number or boolean"),
+        ('engine = "spark"\nencode = "fillparent"', 'encode [\'fillparent\'] runs on engine "polars" only'),
+    ],
+)
+def test_job_refusals(extra: str, words: str, work: Path) -> None:
+    with pytest.raises(InvalidParameterError) as caught:
+        Job.load(_job(work, extra))
+    assert words in str(caught.value)
+
+
+def test_csv_input_on_an_engine_is_refused(work: Path) -> None:
+    path = _job(work, 'engine = "duckdb"')
+    path.write_text(path.read_text().replace("people.parquet", "people.csv"))
+    with pytest.raises(InvalidParameterError, match="engine 'duckdb' reads Parquet input"):
+        Job.load(path)
+
+
+def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
+    job = Job.load(_job(work, 'engine = "duckdb"'), engine="spark", master="local[2]")
+    assert (job.engine, job.spark) == ("spark", {"master": "local[2]", "config": {}})
+    config = Job.load(_job(work, 'engine = "spark"\n[spark.config]\n"spark.sql.shuffle.partitions" = 4\n"spark.x" = true'))
+    assert config.spark == {"master": None, "config": {"spark.sql.shuffle.partitions": "4", "spark.x": "true"}}
+
+
+def test_cli_unknown_engine_is_one_line(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as code:
+        cli.main(["anonymize", str(_job(work)), "--engine", "oracle"])
+    assert code.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "invalid choice: 'oracle'" in err[0]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_cli_runs_the_job_on_the_engine(engine: str, work: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest) -> None:
+    """The same job file, run on Polars then on the engine from the command line: the same rows, verified, in place."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    job = _job(work)
+    assert cli.main(["anonymize", str(job), "-q"]) == 0
+    expected = pl.read_parquet(work / "out" / "anon.parquet")
+    args = ["anonymize", str(job), "-q", "--overwrite", "--engine", engine, *(["--master", "local[2]"] if engine == "spark" else [])]
+    capsys.readouterr()
+    assert cli.main(args) == 0
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert report["engine"] == engine and report["min_class_size"] >= 2
+    assert pl.read_parquet(work / "out" / "anon.parquet").sort("id").equals(expected)
+    assert (work / "out" / "anon.parquet").is_dir() == (engine == "spark")
