@@ -149,6 +149,30 @@ def k1500(df: pl.DataFrame, hs: dict, k: int, orders: int, optimizations: list[s
     return pl.DataFrame(rows)
 
 
+def render(figs: pl.DataFrame, var: pl.DataFrame, facts: dict) -> list[str]:
+    """paper001.md: the best optimization per k for Figs. 10-13, Fig. 9's spread, the k = 1500 variants."""
+    lines = ["# Paper 001 Figures 9-13 and the k = 1500 headline", "",
+             (f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
+             f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]}). ARX Adult, 9 qids, exact greedy loop, "
+             "paper 001 choices. Values per (k, optimization) in paper001_figures.csv."), "",
+             ("| k | least alteration (Fig. 10) | least modified (Fig. 11) | least deleted (Fig. 12) | least deleted/modified "
+             "(Fig. 13) | minimum k, min-max over the 7 (Fig. 9) |"), "|---|---|---|---|---|---|"]  # fmt: skip
+    for (k,), g in figs.group_by("k", maintain_order=True):
+        best = [", ".join(g.filter(pl.col(c) <= g[c].min() + 1e-9)["optimization"].to_list()) + f" ({g[c].min():.1f})"
+                for c in ("alteration", "modified", "deleted", "deleted_of_modified")]  # fmt: skip
+        lines.append(f"| {k} | " + " | ".join(best) + f" | {g['min_class_size'].min()}-{g['min_class_size'].max()} |")
+    opts = var["optimization"].unique(maintain_order=True).to_list()
+    lines += ["", "## The k = 1500 headline: of the 7 metrics, how many rank each optimization first", "",
+              "| variant | " + " | ".join(opts) + " | least average alteration |", "|---" * (len(opts) + 2) + "|"]
+    for (v,), g in var.group_by("variant", maintain_order=True):
+        firsts_of = dict(g.select("optimization", "ranked_first_on").iter_rows())
+        best = g.sort("alteration")[0]
+        lines.append(f"| {v} | " + " | ".join(str(firsts_of[o]) for o in opts)
+                     + f" | {best['optimization'][0]} ({best['alteration'][0]:.1f} %) |")  # fmt: skip
+    lines += ["", "Paper 001 Figure 8: NLLM first on 5 of 7 metrics, least average alteration (66 %)."]
+    return lines
+
+
 def plot(df: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
     present = set(df["optimization"].to_list())
@@ -226,6 +250,7 @@ def main(argv: list[str] | None = None) -> None:
         "k1500_best_average": {v: g["best_average"][0] for (v,), g in var.group_by("variant", maintain_order=True)},
     }  # fmt: skip
     pc.write_json(out / "paper001.json", summary)
+    (out / "paper001.md").write_text("\n".join(render(figs, var, facts)) + "\n")
     plot(figs, out)
     for v, f in summary["k1500_ranked_first"].items():
         print(v, f, summary["k1500_best_average"][v])

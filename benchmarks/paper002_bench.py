@@ -244,6 +244,34 @@ def correlations(runs: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict) -> list[str]:
+    """paper002.md: the correlations beside the paper's, the accuracy per scenario, the scenario 4 runs."""
+    lines = ["# Paper 002: metric correlations, the paper's Mondrian set-up, scenario 4", "",
+             (f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
+             f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]})."), "",
+             "## Pearson r of each metric with the accuracy (points: qid counts x modes x k x mappings)", "",
+             "| set-up | metric | scenario 2 | scenario 3 | scenario 4 |", "|---|---|---|---|---|"]  # fmt: skip
+    for (setup, metric), g in corr.group_by("setup", "metric", maintain_order=True):
+        cells = []
+        for sc in (2, 3, 4):
+            r = g.filter(pl.col("scenario") == sc).row(0, named=True)
+            cells.append(f"{r['r']:.2f}" + (f" (paper {r['paper_r']:.2f})" if r["paper_r"] is not None else ""))
+        lines.append(f"| {setup} | {metric} | " + " | ".join(cells) + " |")
+    lines += ["", "## Accuracy per scenario (mean over qid counts, modes, k, mappings; paper: scenario 1 81.82 %)", "",
+              "| set-up | scenario 1 | scenario 2 | scenario 3 | scenario 4 |", "|---|---|---|---|---|"]
+    for (setup,), g in runs.group_by("setup", maintain_order=True):
+        acc = g.group_by("scenario").agg(pl.col("accuracy").mean(), pl.col("accuracy").min().alias("lo")).sort("scenario")
+        lines.append(f"| {setup} | " + " | ".join(f"{100 * a:.1f} % (min {100 * lo:.1f})" for a, lo in zip(acc["accuracy"], acc["lo"])) + " |")
+    lines += ["", "## Scenario 4 on one 2/3-1/3 split: one random leaf per value against the mean of 10 draws", "",
+              ("| set-up | mode | k | scenario 1 | scenario 2 | scenario 3 | s4, one draw | s4, mean of 10 draws | "
+              "s4 statistical, one draw | s4 statistical, mean of 10 |"), "|---" * 10 + "|"]  # fmt: skip
+    for r in s4.iter_rows(named=True):
+        lines.append(f"| {r['setup']} | {r['mode']} | {r['k']} | {r['scenario1']:.3f} | {r['scenario2_random']:.3f} | "
+                     f"{r['scenario3_random']:.3f} | {r['s4_one_draw_random']:.3f} | {r['s4_mean_10_draws_random']:.3f} | "
+                     f"{r['s4_one_draw_statistical']:.3f} | {r['s4_mean_10_draws_statistical']:.3f} |")  # fmt: skip
+    return lines
+
+
 def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
     metrics = [("discernibility_partitions", "Fig. 5: DM (partitions)"), ("iloss", "Fig. 6: ILoss"),
@@ -383,6 +411,7 @@ def main(argv: list[str] | None = None) -> None:
         "scenario4": s4f.to_dicts(),
     }  # fmt: skip
     pc.write_json(out / "paper002.json", summary)
+    (out / "paper002.md").write_text("\n".join(render(runs, corr, s4f, facts)) + "\n")
     plot_fig5_7(runs, corr, out)
     plot_fig4(runs, out)
     plot_scenario4(runs, s4f, out)
