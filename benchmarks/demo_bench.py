@@ -27,7 +27,7 @@ def run(rows: int, method: str) -> dict[str, object]:
         peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
         report = json.loads((Path(tmp) / "report.json").read_text())
     return {"rows": rows, "method": method, "wall_s": round(h * 3600 + m * 60 + s, 2), "peak_mb": peak // 1024,
-            "classes": report["n_classes"], "min_class": report["min_class_size"], "levels": report.get("levels")}
+            "classes": report["n_classes"], "min_class": report["min_class_size"], "levels": report["details"].get("levels")}
 
 
 def main() -> None:

@@ -71,12 +71,10 @@ def _child(args: argparse.Namespace) -> None:
     if args.stage == "sql":  # DuckDB: anon_encode_classes over views of the two Parquet files
         import duckdb
 
-        from polars_anon.duckdb import load_hierarchy, register
+        from polars_anon.duckdb import load_hierarchies
 
         con = duckdb.connect()
-        register(con)
-        for q, h in H.items():
-            load_hierarchy(con, q, h)
+        load_hierarchies(con, H)
         con.execute(f"CREATE VIEW pub AS FROM read_parquet('{args.published}')")
         con.execute(f"CREATE VIEW orig AS FROM read_parquet('{args.voters}')")
         start = time.perf_counter()

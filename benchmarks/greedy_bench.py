@@ -97,9 +97,9 @@ def case_adult(k: int, candidates: str) -> dict:
     r = pa.anonymize(df, qids=QIDS8, hierarchies=hs, k=k, method="greedy", candidates=cand)
     out = r.collect()
     wall = time.perf_counter() - start
-    return {"k": k, "candidates": candidates, "rows": out.height, "classes_before": r.report["classes_before"],
-            "below_k_before": r.report["classes_below_k_before"], "classes_after": r.report["classes_after"], "min_class_size": r.report["min_class_size"],
-            "loop_s": r.report["loop_seconds"], "wall_s": round(wall, 2), "cpu_s": cpu_s(), "peak_mb": round(peak_mb()),
+    return {"k": k, "candidates": candidates, "rows": out.height, "classes_before": r.report["details"]["classes_before"],
+            "below_k_before": r.report["details"]["classes_below_k_before"], "classes_after": r.report["details"]["classes_after"], "min_class_size": r.report["min_class_size"],
+            "loop_s": r.report["details"]["loop_seconds"], "wall_s": round(wall, 2), "cpu_s": cpu_s(), "peak_mb": round(peak_mb()),
             "avg_ncp": round(r.report["loss"], 4), "load": load()}  # fmt: skip
 
 
@@ -118,11 +118,11 @@ def case_voters(rows: int) -> dict:
     rep = r.sink_parquet(out, overwrite=True, report=False)
     t_w = time.perf_counter()
     out.unlink()
-    return {"rows": rows, "classes_before": rep["classes_before"], "below_k_before": rep["classes_below_k_before"],
-            "classes_after": rep["classes_after"], "published_classes": rep["n_classes"],
-            "min_class_size": rep["min_class_size"], "block": rep["block"], "rounds": rep["rounds"],
+    return {"rows": rows, "classes_before": rep["details"]["classes_before"], "below_k_before": rep["details"]["classes_below_k_before"],
+            "classes_after": rep["details"]["classes_after"], "published_classes": rep["n_classes"],
+            "min_class_size": rep["min_class_size"], "block": rep["details"]["block"], "rounds": rep["details"]["rounds"],
             "hierarchies_s": round(t_h - start, 2), "aggregate_and_loop_s": round(t_a - t_h, 2),
-            "loop_s": rep["loop_seconds"], "join_write_verify_s": round(t_w - t_a, 2),
+            "loop_s": rep["details"]["loop_seconds"], "join_write_verify_s": round(t_w - t_a, 2),
             "end_to_end_s": round(t_w - start, 2), "cpu_s": cpu_s(), "peak_mb": round(peak_mb()), "avg_ncp": round(rep["loss"], 4),
             "load": load()}  # fmt: skip
 
@@ -157,7 +157,7 @@ def published_metrics(agg: pl.DataFrame, hs: dict[str, pa.Hierarchy], nodes: dic
     out = {}
     for m in EDGE_METRICS:
         rw = root_weights(m, hs)
-        leaf = {q: np.array([hs[q].id_of(v) for v in agg[q].to_list()]) for q in hs}
+        leaf = {q: hs[q].ids_of(agg[q]) for q in hs}
         cost = sum(float((rw[q][leaf[q]] - rw[q][nodes[q]]) @ size) for q in hs)
         full = sum(float(rw[q][leaf[q]] @ size) for q in hs)
         out[m] = 100 * cost / full

@@ -147,7 +147,7 @@ def speed(args: argparse.Namespace) -> None:
                      **{key: rep[key] for key in keys}})
         table.append(
             f"| voters, blocked, scan -> verified Parquet | 1,000,000 | 4 | {k} | gower | {block_size:,} "
-            f"| {rep['n_blocks']} | {rep['n_clusters']:,} | {sec:.1f} (MDAV {rep['mdav_seconds']:.1f}) | {load} |"
+            f"| {rep['details']['n_blocks']} | {rep['details']['n_clusters']:,} | {sec:.1f} (MDAV {rep['details']['mdav_seconds']:.1f}) | {load} |"
         )
     write("speed", {"runs": rows}, table)
 
@@ -244,7 +244,7 @@ def evidence(args: argparse.Namespace) -> None:
                         "linkage_after": record_linkage(train, pub, qids, s, numeric=qnum),
                         "ml_before": ml_before, "ml_after": ml_inference(train, pub, qids, s, numeric=qnum),
                         "f1_before": f1_before, "f1_after": _f1(pub, holdout, features, s, numeric),
-                        "constant_clusters": res.report["constant_clusters"],
+                        "constant_clusters": res.report["details"]["constant_clusters"],
                     }
                     rows.append(row)
                     line = (f"| {name} | {label} ({len(qids)}) | {distance} | {k} | {row['mi_loss']:.4f} | "

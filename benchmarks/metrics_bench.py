@@ -102,15 +102,13 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
     else:
         import duckdb
 
-        from polars_anon.duckdb import load_hierarchy, metric_pairs, register
+        from polars_anon.duckdb import load_hierarchies, metric_pairs
         from polars_anon.metrics import METRICS
 
         hierarchies = _hierarchies(paths["original"])
         con = duckdb.connect()
         con.execute(f"SET memory_limit = '{memory_limit}'")
-        register(con)
-        for q, h in hierarchies.items():
-            load_hierarchy(con, q, h)
+        load_hierarchies(con, hierarchies)
         con.execute(f"CREATE VIEW o AS FROM read_parquet('{paths['original']}')")
         con.execute(f"CREATE VIEW a AS FROM read_parquet('{paths[variant]}')")
         t0 = time.perf_counter()

@@ -90,7 +90,7 @@ def cmd_adult(args: argparse.Namespace) -> None:
                 "k": k,
                 "method": method if not mode else f"mondrian-{mode}",
                 "seconds": round(best, 3),
-                "partitions": result.report.get("n_partitions", ""),
+                "partitions": result.report["details"].get("n_partitions", ""),
                 "classes": out.group_by(QIDS).len().height,
                 "suppressed": result.report["suppressed"],
                 "discernibility": int((sizes * sizes).sum()),

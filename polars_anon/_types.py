@@ -7,3 +7,4 @@ from typing import Literal
 Method = Literal["fulldomain", "greedy", "mondrian", "datafly", "mdav"]
 NullPolicy = Literal["error", "suppress"]
 SuppressPolicy = Literal["remove", "root"]
+DateLevel = Literal["day", "month", "quarter", "year", "5years", "decade"]

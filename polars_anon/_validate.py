@@ -15,8 +15,9 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.messages import QIDS_EMPTY
 
-__all__ = ["as_lazy", "check_choice", "check_columns", "check_k", "check_values"]
+__all__ = ["as_lazy", "check_choice", "check_columns", "check_columns_in", "check_k", "check_values", "names_list"]
 
 
 def as_lazy(data: object) -> pl.LazyFrame:
@@ -34,12 +35,35 @@ def as_lazy(data: object) -> pl.LazyFrame:
 
 def check_columns(lf: pl.LazyFrame, names: Iterable[str], what: str = "qids") -> list[str]:
     """Raise ColumnNotFoundError when any of `names` is not a column of `lf`."""
+    return check_columns_in(lf.collect_schema().names(), names, what)
+
+
+def check_columns_in(columns: Sequence[str], names: Iterable[str], what: str = "qids") -> list[str]:
+    """Raise ColumnNotFoundError when any of `names` is not in `columns`.
+
+    >>> check_columns_in(["a", "b"], ["c"], "drop")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.ColumnNotFoundError: drop ['c'] not in the frame; its columns are ['a', 'b']
+    """
     names = list(names)
-    columns = lf.collect_schema().names()
     missing = [n for n in names if n not in columns]
     if missing:
-        raise ColumnNotFoundError(f"{what} {missing} not in the frame; its columns are {columns}")
+        raise ColumnNotFoundError(f"{what} {missing} not in the frame; its columns are {list(columns)}")
     return names
+
+
+def names_list(value: object, what: str) -> list[str]:
+    """Column names given as one string or a list of strings (a string is one name, never its letters).
+
+    >>> names_list("id", "drop"), names_list(["a", "b"], "drop")
+    (['id'], ['a', 'b'])
+    """
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise InvalidParameterError(f"{what} must be a column name or a list of column names, got {value!r}")
 
 
 def check_k(k: object, n_rows: int | None = None) -> int:
@@ -82,3 +106,16 @@ def check_values(
                 f"column {q!r}{where}: {len(missing)} distinct values are not leaves of its hierarchy "
                 f"(first: {preview(missing)}); add them to the hierarchy or drop those rows"
             )
+
+
+def is_integer(value: object) -> bool:
+    """Whether `value` is an int (not a bool, not a float such as 2.0)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_qids(lf: pl.LazyFrame, qids: Iterable[str]) -> list[str]:
+    """Refuse an empty list of quasi-identifiers and names that are not columns of `lf`."""
+    qids = list(qids)
+    if not qids:
+        raise InvalidParameterError(QIDS_EMPTY())
+    return check_columns(lf, qids, "qids")

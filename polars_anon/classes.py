@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
-__all__ = ["class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size", "tuple_key"]
+from polars_anon._validate import check_k, check_qids
+
+__all__ = [
+    "class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size", "pack_codes", "tuple_key", "unpack_codes",
+]
 
 SIZE = "size"
 
@@ -14,29 +19,38 @@ SIZE = "size"
 def class_sizes(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     """One row per equivalence class: the quasi-identifier tuple and its ``size`` (UInt32).
 
-    Rows are sorted by the tuple so the result is deterministic.
+    Rows are sorted by the tuple so the result is deterministic. Refuses an empty
+    `qids` and names that are not columns (the refusals of ``anon_class_sizes``).
 
     >>> class_sizes(pl.LazyFrame({"a": [1, 1, 2]}), ["a"]).collect().rows()
     [(1, 2), (2, 1)]
     """
-    qids = list(qids)
+    qids = check_qids(lf, qids)
     return lf.group_by(qids).agg(pl.len().alias(SIZE)).sort(qids, nulls_last=True)
 
 
 def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame:
     """One row: ``k``, ``min_class_size``, ``n_classes``, ``n_rows``, ``violating_rows``, ``k_anonymous``.
 
+    An empty table is not k-anonymous (``k_anonymous`` is False: there is no class
+    to vouch for). Refuses an empty `qids`, names that are not columns, and `k`
+    that is not an integer >= 1 (:class:`~polars_anon.errors.InvalidParameterError`).
+
     >>> k_summary(pl.LazyFrame({"a": [1, 1, 2]}), ["a"], k=2).collect().row(0)
     (2, 1, 2, 3, 1, False)
+    >>> k_summary(pl.LazyFrame({"a": []}, schema={"a": pl.String}), ["a"]).collect()["k_anonymous"].item()
+    False
     """
-    sizes = lf.group_by(list(qids)).agg(pl.len().alias(SIZE))
+    qids = check_qids(lf, qids)
+    k = check_k(k)
+    sizes = lf.group_by(qids).agg(pl.len().alias(SIZE))
     return sizes.select(
         pl.lit(k, dtype=pl.Int64).alias("k"),
         pl.col(SIZE).min().cast(pl.Int64).fill_null(0).alias("min_class_size"),
         pl.len().cast(pl.Int64).alias("n_classes"),
         pl.col(SIZE).sum().cast(pl.Int64).alias("n_rows"),
         pl.col(SIZE).filter(pl.col(SIZE) < k).sum().cast(pl.Int64).alias("violating_rows"),
-        (pl.col(SIZE).min().fill_null(k) >= k).alias("k_anonymous"),
+        (pl.col(SIZE).min() >= k).fill_null(False).alias("k_anonymous"),
     )
 
 
@@ -50,7 +64,7 @@ def min_class_size(lf: pl.LazyFrame, qids: Sequence[str]) -> int:
 
 
 def is_k_anonymous(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> bool:
-    """True when every class has at least `k` rows.
+    """True when every class has at least `k` rows (False for an empty table); refuses `k` < 1 as :func:`k_summary`.
 
     >>> is_k_anonymous(pl.LazyFrame({"a": [1, 1, 2, 2]}), ["a"], 2)
     True
@@ -65,7 +79,7 @@ def class_size_histogram(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     [(1, 1, 1), (2, 1, 2)]
     """
     return (
-        lf.group_by(list(qids))
+        lf.group_by(check_qids(lf, qids))
         .agg(pl.len().alias(SIZE))
         .group_by(SIZE)
         .agg(pl.len().alias("classes"))
@@ -74,25 +88,51 @@ def class_size_histogram(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     )
 
 
+def pack_codes(codes: Sequence[pl.Expr], radix: Sequence[int]) -> pl.Expr | None:
+    """One Int64 from several small codes (mixed radix, first code fastest), or None if it would overflow.
+
+    The one tuple-packing helper: :func:`tuple_key`, the publish step and the
+    metrics' pairing all pack tuples with it; :func:`unpack_codes` reverses it.
+
+    >>> pl.select(pack_codes([pl.lit(1), pl.lit(2)], [3, 4])).item()
+    7
+    """
+    if float(np.prod(np.asarray(radix, dtype=np.float64))) >= 2.0**62:
+        return None
+    key: pl.Expr | None = None
+    stride = 1
+    for code, r in zip(codes, radix):
+        key = code if key is None else key + code * stride
+        stride *= max(int(r), 1)
+    return key
+
+
+def unpack_codes(key: str | pl.Expr, radix: Sequence[int], names: Sequence[str]) -> list[pl.Expr]:
+    """The codes packed by :func:`pack_codes`, one column per name.
+
+    >>> pl.select(unpack_codes(pl.lit(7), [3, 4], ["a", "b"])).row(0)
+    (1, 2)
+    """
+    value = pl.col(key) if isinstance(key, str) else key
+    out, stride = [], 1
+    for name, r in zip(names, radix):
+        out.append(((value // stride) % r).alias(name))
+        stride *= r
+    return out
+
+
 def tuple_key(tuples: pl.DataFrame, qids: Sequence[str]) -> pl.Expr | None:
     """Expression for a dense Int64 code of the quasi-identifier tuple, or None if it would overflow.
 
     Each quasi-identifier is cast to an Enum of the values `tuples` holds (every
     value the expression will meet must be there) and the physical codes are
-    combined with strides, so equal tuples get equal codes, in any frame, without
-    a join. The code follows the sorted order of the values, first qid fastest.
+    packed with :func:`pack_codes`, so equal tuples get equal codes, in any frame,
+    without a join. The code follows the sorted order of the values, first qid fastest.
 
     >>> t = pl.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
     >>> t.select(tuple_key(t, ["a", "b"])).to_series().to_list()
     [0, 3]
     """
-    key: pl.Expr | None = None
-    stride = 1
-    for q in qids:
-        labels = tuples[q].drop_nulls().unique().sort()
-        code = pl.col(q).cast(pl.Enum(labels)).to_physical().cast(pl.Int64)
-        key = code if key is None else key + code * stride
-        stride *= max(len(labels), 1)
-        if stride >= 1 << 62:
-            return None
-    return key
+    labels = [tuples[q].drop_nulls().unique().sort() for q in qids]
+    codes = [pl.col(q).cast(pl.Enum(v)).to_physical().cast(pl.Int64) for q, v in zip(qids, labels)]
+    return pack_codes(codes, [max(len(v), 1) for v in labels])

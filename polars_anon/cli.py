@@ -14,53 +14,47 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from polars_anon._validate import check_columns, check_k
+from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
-from polars_anon.job import Job, run_job
+from polars_anon.job import Job, execute_job, run_job
+from polars_anon.outputs import Interrupted, Outputs, staged_write
 
 __all__ = ["main"]
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs, write_voter_register
+    from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs, write_rows
 
-    out = Path(args.out)
-    output, report = out / "anonymized.parquet", out / "report.json"
-    for path in (output, report):
-        if path.exists() and not args.overwrite:
-            raise AnonError(f"output {str(path)!r} exists; pass --overwrite to replace it")
+    out_dir = Path(args.out)
+    voters, output, report = out_dir / "voters.parquet", out_dir / "anonymized.parquet", out_dir / "report.json"
     start = time.perf_counter()
-    voters = out / "voters.parquet"
-    write_voter_register(voters, args.rows, args.seed, overwrite=True)
-    generated = time.perf_counter() - start
-    job = Job(
-        input=voters,
-        output=output,
-        report=report,
-        k=args.k,
-        qids={q: demo_hierarchy_specs()[q] for q in DEMO_QIDS},
-        method=args.method,
-        drop=["name"],
-        sensitive="party",
-        seed=args.seed,
-    )
-    rep = run_job(job, overwrite=args.overwrite)
+    with Outputs(overwrite=args.overwrite) as out:
+        for path in (voters, output, report):
+            out.check(path)
+        staged = staged_write(out, voters, lambda tmp: write_rows(tmp, args.rows, args.seed))
+        generated = time.perf_counter() - start
+        job = Job(
+            input=staged, output=output, report=report, k=args.k, qids={q: demo_hierarchy_specs()[q] for q in DEMO_QIDS},
+            method=args.method, drop=["voter_id", "name"], sensitive="party", seed=args.seed,
+        )  # fmt: skip
+        rep = execute_job(job, out, input_name=str(voters))
+        out.commit()
     total = time.perf_counter() - start
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
-    print(f"{rep['method']} k={rep['k']}: levels {rep.get('levels', '-')}, suppressed {rep['suppressed']:,} rows")
+    print(f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} rows")
     print(
         f"published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, smallest class {rep['min_class_size']:,} "
-        f"(checked independently) -> {output}"
+        f"(checked independently) -> {output}; voter_id and name were dropped (identifying)"
     )
     if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
         print(
             f"probabilistic k-anonymity: the classes are MDAV clusters whose values were permuted; "
             f"equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows"
         )
-    loss = rep.get("loss")
-    if loss is not None:
-        print(f"average cell NCP {loss:.4f}; report -> {report}; total {total:.1f} s")
+    if rep.get("loss") is not None:
+        print(f"average cell loss {rep['loss']:.4f} (0 = untouched, 1 = every cell at its root); report -> {report}; total {total:.1f} s")
     return 0
 
 
@@ -73,26 +67,43 @@ def _anonymize(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     lf = scan_input(args.file, separator=args.separator)
     qids = [q for q in args.qids.split(",") if q]
+    if not qids:
+        raise AnonError("check: --qids names no column; give comma-separated quasi-identifiers")
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
     print(json.dumps(summary, indent=2))
+    if not summary["n_rows"]:
+        print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
+        return 1
     return 0 if summary["k_anonymous"] else 1
 
 
 def _hierarchy_spec(text: str) -> tuple[str, object]:
-    """``age=age.csv``, ``sex=suppress``, ``zip=mask:5``, ``year=intervals:5,10,20``."""
+    """``age=age.csv``, ``sex=suppress``, ``zip=mask:5``, ``year=intervals:5,10,20``, ``birth=dates:month,year``,
+    ``age=ordered:5,2``, or a job file's TOML inline table: ``age={ intervals = [5, 10], bottom = 18 }``."""
+    import tomllib
+
     name, sep, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
     if not sep or not name or not spec:
-        raise AnonError(f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N or intervals:W1,W2,...)")
+        raise AnonError(f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N, intervals:W1,W2,..., "
+                        "dates:LEVEL,..., ordered:S1,S2,... or a TOML table such as { mask = 5 })")  # fmt: skip
+    if spec.startswith("{"):
+        try:
+            return name, tomllib.loads(f"spec = {spec}")["spec"]
+        except tomllib.TOMLDecodeError as exc:
+            raise AnonError(f"--hierarchy {text!r}: not a TOML inline table ({exc}); e.g. {{ intervals = [5, 10], bottom = 18 }}") from None
     kind, colon, arg = spec.partition(":")
+    if colon and kind == "dates":
+        return name, {"dates": [v.strip() for v in arg.split(",")]}
     try:
         if colon and kind == "mask":
             return name, {"mask": int(arg)}
-        if colon and kind == "intervals":
-            return name, {"intervals": [int(w) for w in arg.split(",")]}
+        if colon and kind in ("intervals", "ordered"):
+            return name, {kind: [int(w) for w in arg.split(",")]}
     except ValueError:
-        raise AnonError(f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5 or intervals:5,10,20") from None
+        raise AnonError(f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5, intervals:5,10,20 or ordered:5,2") from None
     return name, spec
 
 
@@ -120,7 +131,6 @@ def _encode(args: argparse.Namespace) -> int:
 
 
 def _metrics(args: argparse.Namespace) -> int:
-    from polars_anon.io import write_json_atomic
     from polars_anon.job import build_hierarchies
     from polars_anon.metrics import METRICS, evaluate, metric_names, prepare
 
@@ -149,11 +159,15 @@ def _metrics(args: argparse.Namespace) -> int:
     for r in [header, *rows]:
         print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     if args.json:
+        from polars_anon.report import jsonable
+
         doc = {"original": str(args.original), "anonymized": str(args.anonymized), "qids": qids, "sensitive": sensitive,
                "k": k, "key": args.key, "metrics": table}
         if per is not None:
             doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
-        write_json_atomic(doc, args.json, overwrite=args.overwrite)
+        with Outputs(overwrite=args.overwrite) as out:
+            staged_write(out, Path(args.json), lambda tmp: tmp.write_text(json.dumps(jsonable(doc), indent=2) + "\n"))
+            out.commit()
     return 0
 
 
@@ -172,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--rows", type=int, default=1_000_000, help="voters to generate (default 1,000,000)")
     d.add_argument("--k", type=int, default=10, help="k (default 10)")
     d.add_argument("--out", default="anon-demo", help="output folder (default ./anon-demo)")
-    d.add_argument("--method", default="fulldomain", help="algorithm (default fulldomain)")
+    d.add_argument("--method", default="fulldomain", choices=sorted(METHODS), help="algorithm (default fulldomain)")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     d.set_defaults(run=_demo)
@@ -224,13 +238,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``polars-anon`` console script."""
+    """Entry point of the ``polars-anon`` console script.
+
+    Bad input: one line naming the culprit, exit 2. SIGINT or SIGTERM: one line, exit
+    130 or 143; nothing was written in either case.
+    """
     args = _parser().parse_args(argv)
     try:
         return int(args.run(args))
     except AnonError as exc:
-        print(f"polars-anon: error: {exc}", file=sys.stderr)
+        print(f"polars-anon: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:
+        sigterm = isinstance(exc, Interrupted) and "SIGTERM" in str(exc)
+        print("polars-anon: interrupted; nothing was written", file=sys.stderr)
+        return 143 if sigterm else 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,7 @@
 """A seeded synthetic voter register for the demo and the benchmarks.
 
-Columns: ``voter_id`` (Int64), ``name`` (a direct identifier, never published),
+Columns: ``voter_id`` (Int64) and ``name`` (direct identifiers: the demo declares
+both identifying, so they are dropped, never published),
 ``zip`` (5-digit String, skewed over about 1,500 codes), ``gender``, ``race``
 (9 values), ``birth_year`` (1915-2008), ``party`` (10 values, the sensitive
 attribute). Rows are generated in chunks and streamed to Parquet, so memory does
@@ -9,8 +10,6 @@ not grow with the row count; the same rows and seed give the same bytes.
 
 from __future__ import annotations
 
-import os
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +17,10 @@ import polars as pl
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from polars_anon.errors import InvalidParameterError, OutputExistsError
+from polars_anon.errors import InvalidParameterError
+from polars_anon.outputs import Outputs, staged_write
 
-__all__ = ["DEMO_QIDS", "demo_hierarchy_specs", "voter_register", "write_voter_register"]
+__all__ = ["DEMO_QIDS", "demo_hierarchy_specs", "voter_register", "write_rows", "write_voter_register"]
 
 CHUNK = 1_000_000
 ROW_GROUP = 131_072  # small row groups keep the streaming readers' memory flat
@@ -87,27 +87,29 @@ def voter_register(rows: int, seed: int = 0, *, start: int = 0) -> pl.DataFrame:
     )
 
 
-def write_voter_register(path: str | Path, rows: int = 1_000_000, seed: int = 0, *, overwrite: bool = False) -> Path:
-    """Stream a generated register of `rows` voters to Parquet (temporary file, then rename)."""
+def write_rows(path: str | Path, rows: int, seed: int = 0) -> Path:
+    """Stream a generated register of `rows` voters to Parquet at `path` (no temporary file: see
+    :func:`write_voter_register`, or stage `path` in an :class:`~polars_anon.outputs.Outputs`)."""
     if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
         raise InvalidParameterError(f"rows must be an integer >= 1, got {rows!r}")
-    path = Path(path)
-    if path.exists() and not overwrite:
-        raise OutputExistsError(f"output {str(path)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    writer = None
     try:
-        writer = None
         with tqdm(total=rows, desc="generate voters", unit="row", unit_scale=True, leave=False, disable=None) as bar:
             for start in range(0, rows, CHUNK):
                 table = voter_register(min(CHUNK, rows - start), seed, start=start).to_arrow()
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+                    writer = pq.ParquetWriter(path, table.schema, compression="zstd")
                 writer.write_table(table, row_group_size=ROW_GROUP)
                 bar.update(table.num_rows)
+    finally:
         if writer is not None:
             writer.close()
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+    return Path(path)
+
+
+def write_voter_register(path: str | Path, rows: int = 1_000_000, seed: int = 0, *, overwrite: bool = False) -> Path:
+    """Write a generated register of `rows` voters to Parquet, all or nothing (temporary file, then rename)."""
+    with Outputs(overwrite=overwrite) as out:
+        staged_write(out, Path(path), lambda tmp: write_rows(tmp, rows, seed))
+        out.commit()
+    return Path(path)

@@ -67,6 +67,9 @@ __all__ = [
     "ENCODINGS",
     "MAPPINGS",
     "REPRESENTATIONS",
+    "EncodingJoin",
+    "EncodingPlan",
+    "apply_plan",
     "encode",
     "encoded_columns",
     "indicator_table",
@@ -74,6 +77,7 @@ __all__ = [
     "map_to_leaves",
     "node_order",
     "output_columns",
+    "plan_encoding",
 ]
 
 Representation = Literal["proportional", "fillparent", "fillchild", "oneclass", "setbinary"]
@@ -327,14 +331,14 @@ def encode(
     >>> encode(pub, {"g": g}, "fillchild").collect().row(0)
     (1.0, 1.0, 1.0)
     """
-    return _apply(*_astuple(_plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)))
+    return apply_plan(*_astuple(plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)))
 
 
-def _astuple(plan: _Plan) -> tuple[pl.LazyFrame, list[_Join], list[str]]:
+def _astuple(plan: EncodingPlan) -> tuple[pl.LazyFrame, list[EncodingJoin], list[str]]:
     return plan.rows, plan.joins, plan.out_names
 
 
-def _plan(
+def plan_encoding(
     published: pl.LazyFrame | pl.DataFrame,
     hierarchies: Mapping[str, Hierarchy],
     representation: str,
@@ -343,7 +347,7 @@ def _plan(
     dtype: pl.DataType | type[pl.DataType],
     seed: int,
     validate: bool,
-) -> _Plan:
+) -> EncodingPlan:
     """Validate the inputs and return the rows and the joins that encode them."""
     rep = canonical(representation)
     lf = as_lazy(published)
@@ -384,21 +388,26 @@ def _plan(
             _check_nodes(orig, hierarchies, "original", leaves_only=True)
     if rep in MAPPINGS:
         freqs = leaf_frequencies(orig, hierarchies) if rep == "statistical" else None
-        return _Plan(map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names)
+        return EncodingPlan(map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names)
     if rep == "proportional":
         assert orig is not None
         joins = _proportional(lf, _cast_qids(orig, qids), hierarchies, class_col, dtype, validate)
     else:
         joins = [
-            _Join(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"]) for q, h in hierarchies.items()
+            EncodingJoin(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"]) for q, h in hierarchies.items()
         ]
-    return _Plan(lf, joins, out_names)
+    return EncodingPlan(lf, joins, out_names)
 
 
 @dataclass
-class _Plan:
+class EncodingPlan:
+    """An encoding before it runs: the rows, the per-class (or per-node) joins back, the output columns.
+
+    :func:`apply_plan` runs it lazily; :mod:`polars_anon.encoded_io` writes it in either layout.
+    """
+
     rows: pl.LazyFrame
-    joins: list[_Join]
+    joins: list[EncodingJoin]
     out_names: list[str]
 
 
@@ -414,7 +423,7 @@ def _check_dtype(dtype: object) -> pl.DataType:
 
 
 @dataclass
-class _Join:
+class EncodingJoin:
     """One join back: `right` (one row per class or per node) on `left_on` = `right_on`."""
 
     right: pl.LazyFrame
@@ -422,7 +431,8 @@ class _Join:
     right_on: list[str]
 
 
-def _apply(lf: pl.LazyFrame | pl.DataFrame, joins: Sequence[_Join], out_names: Sequence[str]) -> pl.LazyFrame:
+def apply_plan(lf: pl.LazyFrame | pl.DataFrame, joins: Sequence[EncodingJoin], out_names: Sequence[str]) -> pl.LazyFrame:
+    """Join `lf` to every table of `joins` (row order kept) and select `out_names`."""
     out = lf.lazy()
     for j in joins:
         out = out.join(j.right.lazy(), left_on=j.left_on, right_on=j.right_on, how="left", maintain_order="left")
@@ -436,7 +446,7 @@ def _proportional(
     class_col: str | None,
     dtype: pl.DataType,
     validate: bool,
-) -> list[_Join]:
+) -> list[EncodingJoin]:
     """M(l, Q_val) = |S(Q, val)| / |C| per class, joined back on the class key [paper 000 eq. 1]."""
     qids = list(hierarchies)
     leaf_cols = [f"__anon_leaf_{i}" for i in range(len(qids))]
@@ -486,7 +496,7 @@ def _proportional(
         .pivot("__anon_col", on_columns=all_names, index=key, values="__anon_v", aggregate_function="sum")
         .with_columns(pl.col(all_names).fill_null(0.0).cast(dtype))
     )
-    return [_Join(wide, join_left, key)]
+    return [EncodingJoin(wide, join_left, key)]
 
 
 def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> dict[str, np.ndarray]:

@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
 import time
 import warnings
 from collections.abc import Mapping
@@ -41,12 +39,12 @@ from tqdm.auto import tqdm
 
 from polars_anon._validate import check_choice
 from polars_anon.classes import tuple_key
-from polars_anon.encode import _apply, _Join, _Plan, _plan, canonical, encoded_columns
+from polars_anon.encode import EncodingJoin, EncodingPlan, apply_plan, canonical, encoded_columns, plan_encoding
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import _refuse_existing, _temporary
+from polars_anon.outputs import Outputs, staged_write
 
-__all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "write_encoded"]
+__all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "stage_encoded", "write_encoded"]
 
 Layout = Literal["wide", "classes"]
 LAYOUTS: tuple[str, ...] = ("wide", "classes")
@@ -108,21 +106,50 @@ def write_encoded(
     >>> scan_encoded(os.path.join(d, "e")).collect().row(1)
     (2, 0.0, 0.0, 1.0)
     """
+    with Outputs(overwrite=overwrite) as out:
+        facts = stage_encoded(
+            out, published, hierarchies, path, representation, original=original, class_col=class_col, dtype=dtype,
+            seed=seed, validate=validate, layout=layout, chunk_rows=chunk_rows,
+        )  # fmt: skip
+        out.commit()
+    return facts
+
+
+def stage_encoded(
+    out: Outputs,
+    published: pl.LazyFrame | pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    path: str | Path,
+    representation: str = "proportional",
+    *,
+    original: pl.LazyFrame | pl.DataFrame | None = None,
+    class_col: str | None = None,
+    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
+    seed: int = 0,
+    validate: bool = True,
+    layout: Layout = "wide",
+    chunk_rows: int | None = None,
+) -> dict[str, Any]:
+    """Write an encoding into the output set `out` (a temporary file or folder; `out` commits).
+
+    Arguments as :func:`write_encoded`; used by the job runner so that the table, its
+    encodings and the report are renamed into place together.
+    """
     start = time.perf_counter()
     layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
     representation = canonical(representation)
     path = Path(path)
-    _refuse_existing(path, overwrite)
-    plan = _plan(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+    out.check(path)
+    plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+    if layout == "classes" and not plan.joins:
+        raise InvalidParameterError(
+            f"layout='classes' stores one row per class of a wide encoding; {representation!r} keeps one "
+            "column per qid (a leaf per row): use layout='wide'"
+        )
     if layout == "classes":
-        if not plan.joins:
-            raise InvalidParameterError(
-                f"layout='classes' stores one row per class of a wide encoding; {representation!r} keeps one "
-                "column per qid (a leaf per row): use layout='wide'"
-            )
-        facts = _write_classes(plan, hierarchies, class_col, representation, path, overwrite)
+        facts = staged_write(out, path, lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp))
     else:
-        facts = _write_wide(plan, class_col is not None and original is None, path, overwrite, chunk_rows)
+        facts = staged_write(out, path, lambda tmp: _write_wide(plan, class_col is not None and original is None, tmp, chunk_rows))
     return {**facts, "seconds": round(time.perf_counter() - start, 3)}
 
 
@@ -154,25 +181,19 @@ def scan_encoded(path: str | Path) -> pl.LazyFrame:
     return rows.join(classes, on=meta["key"], how="left", maintain_order="left").select(meta["columns"])
 
 
-def _write_wide(plan: _Plan, streams: bool, path: Path, overwrite: bool, chunk_rows: int | None) -> dict[str, Any]:
+def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | None) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     width = len(plan.out_names)
     if not plan.joins or streams:  # mappings and partition frames stream through sink_parquet
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temporary(path)
-        try:
-            _apply(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp)
-            rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
-            _move_into_place(tmp, path, overwrite)
-        finally:
-            tmp.unlink(missing_ok=True)
+        apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp)
+        rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
         return {"rows": rows, "columns": width, "chunk_rows": None}
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
         raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
     chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
     rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
-    joins = [_Join(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
+    joins = [EncodingJoin(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
     n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
     if n_rows * width > _WIDE_WARN_CELLS:
         warnings.warn(
@@ -181,37 +202,29 @@ def _write_wide(plan: _Plan, streams: bool, path: Path, overwrite: bool, chunk_r
             "(read it back with scan_encoded)",
             stacklevel=3,
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
     writer = None
     try:
         slices = range(0, max(n_rows, 1), chunk)
         for offset in tqdm(slices, desc="encode (wide)", unit="slice", leave=False, disable=None):
-            part = _apply(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
+            part = apply_plan(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
             table = part.collect(engine="in-memory").to_arrow()
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
             writer.write_table(table, row_group_size=chunk)
-        if writer is not None:
-            writer.close()
-            writer = None
-        _move_into_place(tmp, path, overwrite)
     finally:
         if writer is not None:
             writer.close()
-        tmp.unlink(missing_ok=True)
     return {"rows": n_rows, "columns": width, "chunk_rows": chunk}
 
 
 def _write_classes(
-    plan: _Plan,
+    plan: EncodingPlan,
     hierarchies: Mapping[str, Hierarchy],
     class_col: str | None,
     representation: str,
-    path: Path,
-    overwrite: bool,
+    tmp: Path,
 ) -> dict[str, Any]:
-    """The normalized layout: one encoded row per class, the class key per row."""
+    """The normalized layout, in the folder `tmp`: one encoded row per class, the class key per row."""
     qids = list(hierarchies)
     encoded = [c for q, h in hierarchies.items() for c in encoded_columns(q, h, representation)]
     rest = [c for c in plan.out_names if c not in set(encoded)]
@@ -234,22 +247,16 @@ def _write_classes(
         else:
             tuples = tuples.with_columns(code.alias(cid))
             rows = plan.rows.with_columns(code.alias(cid)).select(*rest, cid)
-        classes = _apply(tuples, plan.joins, [cid, *encoded])
+        classes = apply_plan(tuples, plan.joins, [cid, *encoded])
     classes_df = classes.sort(key).collect()  # materializes: one row per class
     meta = {"format": _FORMAT, "representation": representation, "key": key, "columns": plan.out_names}
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
     tmp.mkdir()
-    try:
-        classes_df.write_parquet(tmp / "classes.parquet")
-        rows.sink_parquet(tmp / "rows.parquet")
-        n_rows = _check_classes(tmp, key, classes_df)
-        meta.update(rows=n_rows, classes=classes_df.height)
-        (tmp / "encoding.json").write_text(json.dumps(meta, indent=2) + "\n")
-        _move_into_place(tmp, path, overwrite)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    classes_df.write_parquet(tmp / "classes.parquet")
+    rows.sink_parquet(tmp / "rows.parquet")
+    n_rows = _check_classes(tmp, key, classes_df)
+    meta.update(rows=n_rows, classes=classes_df.height)
+    (tmp / "encoding.json").write_text(json.dumps(meta, indent=2) + "\n")
     return {"rows": n_rows, "columns": len(plan.out_names), "classes": classes_df.height, "chunk_rows": None}
 
 
@@ -267,25 +274,3 @@ def _check_classes(tmp: Path, key: list[str], classes: pl.DataFrame) -> int:
     if facts.item():
         raise InvalidParameterError(f"{facts.item()} written rows have a class key {key} missing from the classes table")
     return pl.scan_parquet(tmp / "rows.parquet").select(pl.len()).collect().item()
-
-
-def _move_into_place(tmp: Path, path: Path, overwrite: bool) -> None:
-    """Rename the finished file or directory `tmp` to `path`.
-
-    A file replacing a file is one atomic rename. Otherwise an existing `path` (a
-    directory, or a file where a directory goes) is first renamed aside, put back if
-    the final rename fails, and removed only after it succeeded.
-    """
-    _refuse_existing(path, overwrite)
-    old = None
-    if path.exists() and (path.is_dir() or tmp.is_dir()):
-        old = _temporary(path)
-        os.replace(path, old)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        if old is not None:
-            os.replace(old, path)
-        raise
-    if old is not None:
-        shutil.rmtree(old) if old.is_dir() else old.unlink()

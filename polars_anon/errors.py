@@ -15,6 +15,7 @@ __all__ = [
     "InvalidParameterError",
     "NotKAnonymousError",
     "NullValueError",
+    "OutputError",
     "OutputExistsError",
     "ValueNotInHierarchyError",
 ]
@@ -57,6 +58,10 @@ class NotKAnonymousError(AnonError):
 
 class OutputExistsError(AnonError, FileExistsError):
     """The output path exists and overwriting was not asked for."""
+
+
+class OutputError(AnonError, OSError):
+    """An output could not be written (a full disk, a folder that cannot be created); nothing was written."""
 
 
 def preview(values: list[object], limit: int = 5) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
+from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
 __all__ = ["class_ancestors", "generalize", "generalize_expr", "generalize_partition"]
@@ -58,6 +59,11 @@ def generalize(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], levels: M
     >>> generalize(pl.LazyFrame({"age": [31, 38]}), {"age": h}, {"age": 1}).collect()["age"].to_list()
     ['30-34', '35-39']
     """
+    unknown = [q for q in levels if q not in hierarchies]
+    if unknown:
+        raise InvalidParameterError(
+            f"levels names {unknown}, which have no hierarchy; hierarchies are given for {list(hierarchies)}"
+        )
     return lf.with_columns(generalize_expr(q, h, int(levels.get(q, 0))).alias(q) for q, h in hierarchies.items())
 
 

@@ -17,13 +17,17 @@ NumPy lookups for the greedy loop and MDAV (:meth:`Hierarchy.lca_matrix`,
 :meth:`Hierarchy.lca`, :meth:`Hierarchy.root_weights`) are derived from the same
 tree. Labels are strings; a column is matched to its hierarchy by its values cast
 to String.
+
+The value-based builders (:meth:`Hierarchy.intervals`, :meth:`Hierarchy.masking`,
+:meth:`Hierarchy.dates`, :meth:`Hierarchy.ordered`, :meth:`Hierarchy.from_levels`,
+the random trees) live in :mod:`polars_anon.builders` and return plain ARX rows;
+this module alone turns rows into :class:`Hierarchy` objects.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -31,7 +35,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from polars_anon.errors import HierarchyError, InvalidParameterError, preview
+from polars_anon._types import DateLevel
+from polars_anon.builders import bands, dates, expressions, groups, masks, random_trees
+from polars_anon.builders.values import as_series, distinct, string_labels
+from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
 
 __all__ = ["Hierarchy"]
 
@@ -43,7 +50,8 @@ class Hierarchy:
 
     Build one with a constructor: :meth:`from_csv` (ARX format), :meth:`from_rows`,
     :meth:`from_dict`, :meth:`from_parents`, :meth:`intervals`, :meth:`masking`,
-    :meth:`suppression`.
+    :meth:`suppression`, :meth:`dates`, :meth:`ordered`, :meth:`from_levels`,
+    :meth:`random_ordered`, :meth:`random_shuffled`.
 
     Examples
     --------
@@ -241,66 +249,61 @@ class Hierarchy:
         return cls.from_parents(parent_of)
 
     @classmethod
-    def intervals(cls, values: Iterable[object], widths: Sequence[int], *, root: str = "*") -> Hierarchy:
+    def _from_builder(cls, rows: list[Sequence[str]], source: str) -> Hierarchy:
+        """Build from a builder's rows and check that every row's first label is a leaf."""
+        h = cls.from_rows(rows, source=source)
+        if h.n_leaves != len(rows):
+            inner = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
+            raise HierarchyError(
+                f"{source}: {len(inner)} values are also labels of groups above other values, so they cannot be "
+                f"leaves (first: {preview(inner)}); change the level labels"
+            )
+        return h
+
+    @classmethod
+    def intervals(
+        cls, values: Iterable[object], widths: Sequence[int], *, root: str = "*",
+        bottom: int | None = None, top: int | None = None,
+    ) -> Hierarchy:  # fmt: skip
         """Numeric bands: each integer value, then bands of the given widths, then `root`.
 
         Bands are aligned to multiples of their width and labelled ``lo-hi``
-        (inclusive); each width must divide the next so that bands nest.
+        (inclusive); each width must divide the next so that bands nest. Bottom and
+        top coding: values below `bottom` get the parent ``<bottom`` and values at or
+        above `top` the parent ``>=top``, which go straight up to `root`; a band
+        that straddles a bound is clipped (``18-19``, not ``15-19``). See
+        :mod:`polars_anon.builders.bands`.
 
         >>> h = Hierarchy.intervals(range(1915, 1925), [5, 10])
         >>> h.level_map(1).filter(pl.col("label") == "1917")["value"].item()
         '1915-1919'
+        >>> h = Hierarchy.intervals([12, 18, 37, 95], [5, 10], bottom=18, top=90)
+        >>> [h.path_of(v)[1] for v in ["12", "18", "37", "95"]]
+        ['<18', '18-19', '35-39', '>=90']
         """
-        widths = [int(w) for w in widths]
-        if not widths or any(w < 1 for w in widths):
-            raise InvalidParameterError(f"intervals: widths must be positive integers, got {widths}")
-        for a, b in itertools.pairwise(widths):
-            if b <= a or b % a:
-                raise InvalidParameterError(
-                    f"intervals: each width must divide the next and be larger, got {a} then {b}; "
-                    "for example [5, 10, 20]"
-                )
-        numbers = []
-        for v in dict.fromkeys(values):
-            try:
-                numbers.append(int(str(v)))
-            except ValueError:
-                raise InvalidParameterError(
-                    f"intervals: value {v!r} is not an integer; interval hierarchies need integer values"
-                ) from None
-        rows = [
-            [str(v), *(f"{v // w * w}-{v // w * w + w - 1}" for w in widths), root] for v in sorted(numbers)
-        ]
-        return cls.from_rows(rows, source="intervals")
+        return cls._from_builder(bands.rows(values, widths, root=root, bottom=bottom, top=top), "intervals")
 
     @classmethod
-    def masking(cls, values: Iterable[object], digits: int | None = None, *, char: str = "*") -> Hierarchy:
+    def masking(
+        cls, values: Iterable[object], digits: int | None = None, *, char: str = "*", width: int | None = None
+    ) -> Hierarchy:
         """Prefix masking: ``33101 -> 3310* -> 331** -> ...``, one character per level.
 
         `digits` characters are masked from the right (all of them by default); a
-        final ``*`` root is added when the masked values still differ.
+        final ``*`` root is added when the masked values still differ. Integer
+        values (an integer Series such as ``df["zip"].unique()``, or Python
+        integers) are masked on their zero-padded `width` (default: the widest
+        value's digits): the leaf 2134 keeps its label ``2134`` and its parent is
+        ``0213*``. See :mod:`polars_anon.builders.masks`.
 
         >>> h = Hierarchy.masking(["33101", "33102", "34000"], 3)
         >>> h.level_map(2).filter(pl.col("label") == "33101")["value"].item(), h.root
         ('331**', '*')
+        >>> h = Hierarchy.masking(pl.Series([2134, 33101]))
+        >>> h.path_of("2134")
+        ['2134', '0213*', '021**', '02***', '0****', '*****']
         """
-        labels = [str(v) for v in dict.fromkeys(values)]
-        if not labels:
-            raise HierarchyError("masking: no values given; the hierarchy would be empty")
-        width = max(len(v) for v in labels)
-        digits = width if digits is None else int(digits)
-        if digits < 1:
-            raise InvalidParameterError(f"masking: digits must be >= 1, got {digits}")
-        rows = []
-        for v in sorted(labels):
-            row = [v]
-            for i in range(1, digits + 1):
-                keep = max(len(v) - i, 0)
-                row.append(v[:keep] + char * (len(v) - keep))
-            rows.append(row)
-        if len({r[-1] for r in rows}) > 1:
-            rows = [[*r, char] for r in rows]
-        return cls.from_rows(rows, source="masking")
+        return cls._from_builder(masks.rows(values, digits, char=char, width=width), "masking")
 
     @classmethod
     def suppression(cls, values: Iterable[object], *, root: str = "*") -> Hierarchy:
@@ -309,32 +312,86 @@ class Hierarchy:
         >>> Hierarchy.suppression(["F", "M"]).height
         2
         """
-        rows = [[str(v), root] for v in dict.fromkeys(values)]
-        if not rows:
-            raise HierarchyError("suppression: no values given; the hierarchy would be empty")
-        return cls.from_rows(rows, source="suppression")
+        labels = string_labels(distinct(values, "suppression"), "suppression").to_list()
+        return cls._from_builder([[v, root] for v in labels], "suppression")
+
+    @classmethod
+    def dates(
+        cls, values: Iterable[object], levels: Sequence[DateLevel] | None = None, *, root: str = "*"
+    ) -> Hierarchy:
+        """Calendar levels over Date or Datetime values: day, month, quarter, year, 5 years, decade, `root`.
+
+        `levels` picks some of ``"day"`` (Datetime only), ``"month"``,
+        ``"quarter"``, ``"year"``, ``"5years"``, ``"decade"`` in that order (default:
+        all that apply). Leaves are the values cast to String, as the pipeline
+        casts the column; pass the column's own values (``df["birth"].unique()``)
+        so that time unit and zone match. A Datetime's day is its calendar day in
+        the column's time zone. ISO date Strings (``YYYY-MM-DD``, as a CSV holds
+        them) are accepted and keep their text. See :mod:`polars_anon.builders.dates`.
+
+        >>> import datetime as dt
+        >>> h = Hierarchy.dates([dt.date(2020, 2, 29), dt.date(2019, 12, 31)], ["month", "year", "decade"])
+        >>> h.path_of("2020-02-29")
+        ['2020-02-29', '2020-02', '2020', '2020-2029', '*']
+        """
+        return cls._from_builder(dates.rows(values, levels, root=root), "dates")
+
+    @classmethod
+    def ordered(
+        cls, values: Iterable[object], sizes: Sequence[int], *, order: Sequence[object] | None = None,
+        label: str = "[{first}..{last}]", root: str = "*",
+    ) -> Hierarchy:  # fmt: skip
+        """Order-based groups: sorted values in runs of ``sizes[0]``, those in runs of ``sizes[1]``, ...
+
+        As ARX's order-based builder. `order` ranks the values (default: their
+        natural sort: numbers, dates, strings); `label` formats a group from
+        ``{first}``, ``{last}``, ``{count}`` and ``{members}``. The last group of a
+        level may be smaller; a level with a single group is left out. See
+        :mod:`polars_anon.builders.groups`.
+
+        >>> h = Hierarchy.ordered(range(1, 8), [3, 2])
+        >>> h.path_of("5")
+        ['5', '[4..6]', '[1..6]', '*']
+        """
+        return cls._from_builder(groups.rows(values, sizes, order=order, label=label, root=root), "ordered")
+
+    @classmethod
+    def from_levels(cls, values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*") -> Hierarchy:
+        """One Polars expression per level, evaluated over the values in a column named ``v``.
+
+        Each expression gives a label per value (cast to String); the levels must
+        nest, or the values that give a label two parents are named. See
+        :mod:`polars_anon.builders.expressions`.
+
+        >>> h = Hierarchy.from_levels(["33101", "33109", "34000"], [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])
+        >>> h.path_of("34000")
+        ['34000', '340', '3', '*']
+        """
+        return cls._from_builder(expressions.rows(values, levels, root=root), "from_levels")
 
     @classmethod
     def random_ordered(cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
-        """Random order-preserving equal-depth tree; see :func:`polars_anon.random_hierarchy.random_ordered`.
+        """Random order-preserving equal-depth tree [paper 003 §3.3.2]; see :mod:`polars_anon.builders.random_trees`.
+
+        Values keep the given order (sort them first for a numeric or
+        alphabetical order); every inner node is a run of consecutive values
+        labelled ``[first..last]``; all leaves are at the same depth.
 
         >>> Hierarchy.random_ordered(range(6), seed=0).leaf_labels
         ['0', '1', '2', '3', '4', '5']
         """
-        from polars_anon.random_hierarchy import random_ordered
-
-        return random_ordered(values, seed=seed, max_children=max_children, root=root)
+        rows = random_trees.rows(values, seed=seed, max_children=max_children, root=root, ordered=True)
+        return cls._from_builder(rows, "random hierarchy")
 
     @classmethod
     def random_shuffled(cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
-        """Random shuffled equal-depth tree; see :func:`polars_anon.random_hierarchy.random_shuffled`.
+        """Random equal-depth tree whose inner nodes are arbitrary subsets ``{a,c}`` [paper 003 §3.3.2].
 
         >>> Hierarchy.random_shuffled(range(6), seed=0).n_leaves
         6
         """
-        from polars_anon.random_hierarchy import random_shuffled
-
-        return random_shuffled(values, seed=seed, max_children=max_children, root=root)
+        rows = random_trees.rows(values, seed=seed, max_children=max_children, root=root, ordered=False)
+        return cls._from_builder(rows, "random hierarchy")
 
     # ------------------------------------------------------------------ facts
     @property
@@ -368,15 +425,74 @@ class Hierarchy:
         return [self._labels[i] for i in np.flatnonzero(self._is_leaf)]
 
     def id_of(self, label: object) -> int:
-        """Node id of a label; raises :class:`HierarchyError` naming the label."""
-        try:
-            return self._index[str(label)]
-        except KeyError:
-            raise HierarchyError(f"{str(label)!r} is not a node of this hierarchy (root {self.root!r})") from None
+        """Node id of one label (``str(label)``); raises :class:`ValueNotInHierarchyError` naming it.
+
+        For many values use :meth:`ids_of`.
+        """
+        node = self._index.get(str(label))
+        if node is None:
+            raise self._not_nodes([str(label)])
+        return node
+
+    def ids_of(self, values: pl.Series | Sequence[object]) -> np.ndarray:
+        """Node ids of many labels at once (vectorized), in the order given.
+
+        Values are cast to String as the pipeline casts a column (a Series keeps
+        its dtype's formatting). Unknown labels and nulls are refused with
+        :class:`ValueNotInHierarchyError`, naming the count and up to 5 of them.
+
+        >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
+        >>> h.ids_of(pl.Series(["c", "a", "A", "a"])).tolist()
+        [4, 2, 1, 2]
+        """
+        labels = string_labels(as_series(values, "ids_of"), "ids_of")
+        ids = labels.cast(self._enum, strict=False).to_physical()  # a cast, not a hash join: several times faster
+        if ids.null_count():
+            raise self._not_nodes(labels.filter(ids.is_null()).unique(maintain_order=True).to_list())
+        return ids.to_numpy().astype(np.int64)
+
+    @cached_property
+    def _enum(self) -> pl.Enum:
+        return pl.Enum(self._labels)
+
+    def _not_nodes(self, unknown: list[object]) -> ValueNotInHierarchyError:
+        if len(unknown) == 1:
+            return ValueNotInHierarchyError(f"{unknown[0]!r} is not a node of this hierarchy (root {self.root!r})")
+        return ValueNotInHierarchyError(
+            f"{len(unknown)} distinct values are not nodes of this hierarchy (root {self.root!r}; first: {preview(unknown)})"
+        )
 
     def label_of(self, node: int) -> str:
         """Label of a node id."""
         return self._labels[int(node)]
+
+    def path_of(self, label: object) -> list[str]:
+        """Labels from `label` up to the root.
+
+        >>> Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}}).path_of("b")
+        ['b', 'A', '*']
+        """
+        return [self._labels[i] for i in self.ancestors_by_depth[self.id_of(label)] if i >= 0][::-1]
+
+    def to_rows(self) -> list[list[str]]:
+        """ARX rows ``[leaf, level1, ..., root]``, one per leaf in leaf order (what :meth:`from_rows` reads).
+
+        >>> Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}}).to_rows()
+        [['a', 'A', '*'], ['b', 'A', '*'], ['c', 'c', '*']]
+        """
+        table = self._at_level[:, np.flatnonzero(self._is_leaf)].T
+        return [[self._labels[i] for i in row] for row in table]
+
+    def to_csv(self, path: str | Path, *, separator: str = ";") -> Path:
+        """Write the ARX hierarchy file that :meth:`from_csv` reads back to an equal hierarchy.
+
+        Use it to save a hierarchy built in Python (e.g. with :meth:`from_levels`)
+        for a job file's ``hierarchy = "file.csv"``.
+        """
+        path = Path(path)
+        with path.open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f, delimiter=separator, quotechar='"', lineterminator="\n").writerows(self.to_rows())
+        return path
 
     @property
     def parent(self) -> np.ndarray:

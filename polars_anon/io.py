@@ -1,19 +1,17 @@
-"""Reading inputs and writing outputs safely (temporary file, check, then rename)."""
+"""Reading inputs: Parquet (preferred) or CSV, refused clearly when unreadable.
+
+Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 
 from __future__ import annotations
 
-import json
-import os
-import uuid
-from collections.abc import Callable
+import codecs
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
-from polars_anon.errors import InputError, OutputExistsError
+from polars_anon.errors import InputError
 
-__all__ = ["report_path", "scan_input", "write_json_atomic", "write_parquet_atomic"]
+__all__ = ["check_utf8", "report_path", "scan_input"]
 
 
 def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
@@ -26,6 +24,8 @@ def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
     if not path.is_file():
         raise InputError(f"input {str(path)!r} does not exist or is not a file")
     is_csv = path.suffix.lower() in {".csv", ".tsv", ".txt", ".data"}
+    if is_csv:
+        check_utf8(path)
     try:
         lf = pl.scan_csv(path, separator=separator) if is_csv else pl.scan_parquet(path)
         lf.collect_schema()
@@ -36,59 +36,30 @@ def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
     return lf
 
 
-def _temporary(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-
-
-def _refuse_existing(path: Path, overwrite: bool) -> None:
-    if path.exists() and not overwrite:
-        raise OutputExistsError(f"output {str(path)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
-
-
-def write_parquet_atomic(
-    lf: pl.LazyFrame, path: str | Path, *, overwrite: bool = False, verify: Callable[[Path], Any] | None = None
-) -> Any:
-    """Stream `lf` to a temporary Parquet file beside `path`, verify it, then rename.
-
-    `verify(tmp_path)` runs on the written bytes; if it raises, the temporary
-    file is removed and nothing at `path` changes. Returns what `verify` returned.
-    """
-    path = Path(path)
-    _refuse_existing(path, overwrite)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
+def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
+    """Refuse a text file that is not UTF-8, naming the line of the first bad byte (one streaming pass)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line, offset = 1, 0
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                at = offset + exc.start
+                line += block[: exc.start].count(b"\n")
+                raise InputError(
+                    f"input {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line {line}); "
+                    "convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) or write it as Parquet"
+                ) from None
+            line += block.count(b"\n")
+            offset += len(block)
     try:
-        lf.sink_parquet(tmp)
-        result = verify(tmp) if verify is not None else None
-        _refuse_existing(path, overwrite)
-        os.replace(tmp, path)
-        return result
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_json_atomic(data: dict[str, Any], path: str | Path, *, overwrite: bool = False) -> None:
-    """Write a JSON document through a temporary file and rename."""
-    path = Path(path)
-    _refuse_existing(path, overwrite)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
-    try:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=False, default=_jsonable) + "\n")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise InputError(f"input {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
 
 
 def report_path(output: str | Path) -> Path:
     """``out/adult_k10.parquet`` -> ``out/adult_k10.report.json``."""
     output = Path(output)
     return output.with_name(output.stem + ".report.json")
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    return str(value)

@@ -1,5 +1,10 @@
 """The job file (TOML, format fixed in DESIGN.md) and running it end to end.
 
+Every key is checked for its type before anything is read (the key is named in the
+message); top-level keys that are not job keys are the method's options, checked
+by the method's options dataclass. A job's outputs (the table, its encodings, the
+report) are produced together and renamed into place only when all succeeded.
+
 >>> job = Job.from_dict({"input": "in.parquet", "output": "out.parquet", "k": 5,
 ...                      "qids": {"sex": {"hierarchy": "suppress"}}})
 >>> job.k, job.method, list(job.qids)
@@ -8,26 +13,81 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
-import tomllib
 
 from polars_anon._validate import check_choice, check_columns
-from polars_anon.algorithms import refuse_missing_hierarchies
-from polars_anon.anonymize import anonymize
+from polars_anon.anonymize import Anonymized, anonymize, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
-from polars_anon.encoded_io import LAYOUTS, write_encoded
-from polars_anon.errors import InvalidParameterError, OutputExistsError
+from polars_anon.encoded_io import LAYOUTS, stage_encoded
+from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import report_path, scan_input, write_json_atomic
+from polars_anon.hierarchy_spec import build_spec, parse_spec
+from polars_anon.io import report_path, scan_input
+from polars_anon.options import describe, type_matches
+from polars_anon.outputs import Outputs
+from polars_anon.request import DEFERRED, check_request
 
-__all__ = ["Job", "build_hierarchies", "encoding_path", "hierarchy_from_spec", "run_job"]
+__all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
 
-_KNOWN = {"input", "separator", "output", "k", "method", "metric", "drop", "sensitive", "seed", "encode", "encode_layout", "qids", "null", "report"}
+_NAMES = str | list[str]
+_KEYS: dict[str, Any] = {
+    "input": str,
+    "output": str,
+    "k": int,
+    "qids": dict[str, Any],
+    "separator": str,
+    "method": str,
+    "metric": str,
+    "drop": _NAMES,
+    "insensitive": _NAMES,
+    "sensitive": str,
+    "seed": int,
+    "null": str,
+    "encode": _NAMES,
+    "encode_layout": str,
+    "report": str,
+}
+"""Job keys and their types; any other top-level key is a method option."""
+_REQUIRED = ("input", "output", "k", "qids")
+NEEDS_ORIGINAL = ("proportional", "statistical")
+"""Encodings computed from the original values of each class (rows must line up)."""
+
+
+def _check_keys(raw: Mapping[str, Any]) -> None:
+    for key in _REQUIRED:
+        if key not in raw:
+            raise InvalidParameterError(f"job file: missing required key {key!r} (required: {', '.join(_REQUIRED)})")
+    for key, hint in _KEYS.items():
+        if key in raw and not type_matches(raw[key], hint):
+            raise InvalidParameterError(f"job file: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
+    if "separator" in raw and len(raw["separator"]) != 1:
+        raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
+
+
+def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
+    if not qids:
+        raise InvalidParameterError('job file: [qids] must name at least one column, e.g. [qids.age] hierarchy = "age.csv"')
+    specs = {}
+    for name, table in qids.items():
+        if not isinstance(table, Mapping):
+            raise InvalidParameterError(f'job file: [qids.{name}] must be a table, e.g. [qids.{name}] hierarchy = "suppress"')
+        unknown = sorted(set(table) - {"hierarchy"})
+        if unknown:
+            raise InvalidParameterError(f"job file: [qids.{name}] has unknown keys {unknown}; the only key is 'hierarchy'")
+        specs[name] = table.get("hierarchy")  # None: no hierarchy (mondrian, mdav publish without one)
+        if specs[name] is not None:
+            parse_spec(name, specs[name])  # a bad spec is refused when the job file is read
+    return specs
+
+
+def _names(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
 
 
 @dataclass
@@ -42,6 +102,7 @@ class Job:
     metric: str | None = None
     separator: str = ","
     drop: list[str] = field(default_factory=list)
+    insensitive: list[str] = field(default_factory=list)
     sensitive: str | None = None
     seed: int = 0
     null: str = "error"
@@ -55,41 +116,26 @@ class Job:
     def from_dict(cls, raw: Mapping[str, Any], base: str | Path = ".") -> Job:
         """Build from the parsed TOML; paths are relative to `base` (the job file's folder)."""
         base = Path(base)
-        for key in ("input", "output", "k", "qids"):
-            if key not in raw:
-                raise InvalidParameterError(f"job file: missing required key {key!r} (required: input, output, k, qids)")
-        qids = raw["qids"]
-        if not isinstance(qids, Mapping) or not qids:
-            raise InvalidParameterError("job file: [qids] must name at least one column, e.g. [qids.age] hierarchy = \"age.csv\"")
-        specs = {}
-        for name, table in qids.items():
-            if not isinstance(table, Mapping):
-                raise InvalidParameterError(f"job file: [qids.{name}] must be a table, e.g. [qids.{name}] hierarchy = \"suppress\"")
-            unknown = sorted(set(table) - {"hierarchy"})
-            if unknown:
-                raise InvalidParameterError(f"job file: [qids.{name}] has unknown keys {unknown}; the only key is 'hierarchy'")
-            specs[name] = table.get("hierarchy")  # None: no hierarchy (mondrian, mdav publish without one)
-        missing = [q for q, s in specs.items() if s is None]
-        refuse_missing_hierarchies(
-            raw.get("method", "fulldomain"), missing, f"job file: qids {missing} have no 'hierarchy' key",
-            f"add e.g. [qids.{missing[0] if missing else ''}] hierarchy = \"suppress\"",
-        )  # fmt: skip
+        _check_keys(raw)
+        encode = [canonical(e) for e in _names(raw.get("encode", []))]
+        layout = check_choice("job file: encode_layout", raw.get("encode_layout", "wide"), LAYOUTS)
         return cls(
-            input=base / str(raw["input"]),
-            output=base / str(raw["output"]),
+            input=base / raw["input"],
+            output=base / raw["output"],
             k=raw["k"],
-            qids=specs,
+            qids=_qid_specs(raw["qids"]),
             method=raw.get("method", "fulldomain"),
             metric=raw.get("metric"),
             separator=raw.get("separator", ","),
-            drop=list(raw.get("drop", [])),
+            drop=_names(raw.get("drop", [])),
+            insensitive=_names(raw.get("insensitive", [])),
             sensitive=raw.get("sensitive"),
-            seed=int(raw.get("seed", 0)),
+            seed=raw.get("seed", 0),
             null=raw.get("null", "error"),
-            encode=list(raw.get("encode", [])),
-            encode_layout=raw.get("encode_layout", "wide"),
-            report=base / str(raw["report"]) if "report" in raw else None,
-            options={k: v for k, v in raw.items() if k not in _KNOWN},
+            encode=encode,
+            encode_layout=layout,
+            report=base / raw["report"] if "report" in raw else None,
+            options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
         )
 
@@ -98,97 +144,114 @@ class Job:
         """Read a TOML job file."""
         path = Path(path)
         try:
-            raw = tomllib.loads(path.read_text())
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise InvalidParameterError(f"cannot read job file {str(path)!r}: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise InvalidParameterError(f"job file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
         except tomllib.TOMLDecodeError as exc:
             raise InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
         return cls.from_dict(raw, path.parent)
 
 
-def hierarchy_from_spec(name: str, spec: object, values: list[object] | None = None, base: Path = Path(".")) -> Hierarchy:
-    """Build a hierarchy from a job-file spec.
+def hierarchy_from_spec(
+    name: str, spec: object, values: Sequence[object] | pl.Series | None = None, base: Path = Path(".")
+) -> Hierarchy:
+    """Build a hierarchy from a job-file spec (see :mod:`polars_anon.hierarchy_spec` for the forms).
 
-    Specs: a CSV path (relative to `base`), ``"suppress"``, ``{mask = n}``,
-    ``{intervals = [w1, w2, ...]}``, or ``{path = "...", separator = ";"}``.
-    Built-in kinds need the column's distinct `values`.
+    Specs: a CSV path (relative to `base`), ``"suppress"``, ``{mask = n, width = w}``,
+    ``{intervals = [w1, ...], bottom = b, top = t}``, ``{dates = ["month", ...]}``,
+    ``{ordered = [s1, ...], label = "...", order = [...]}`` or
+    ``{path = "...", separator = ";"}``. Built-in kinds need the column's distinct
+    `values` (a Series keeps the column's dtype: integers are masked zero-padded,
+    dates keep their String form). A bad spec is refused naming the qid and key.
 
     >>> hierarchy_from_spec("sex", "suppress", ["F", "M"]).leaf_labels
     ['F', 'M']
     """
-    if isinstance(spec, str) and spec != "suppress":
-        return Hierarchy.from_csv(base / spec)
-    if isinstance(spec, Mapping) and "path" in spec:
-        return Hierarchy.from_csv(base / str(spec["path"]), separator=str(spec.get("separator", ";")))
-    if values is None:
-        raise InvalidParameterError(f"qid {name!r}: built-in hierarchy {spec!r} needs the column's values")
-    if spec == "suppress":
-        return Hierarchy.suppression(values)
-    if isinstance(spec, Mapping) and "mask" in spec:
-        return Hierarchy.masking(values, int(spec["mask"]))
-    if isinstance(spec, Mapping) and "intervals" in spec:
-        return Hierarchy.intervals(values, list(spec["intervals"]))
-    raise InvalidParameterError(
-        f"qid {name!r}: unknown hierarchy spec {spec!r}; use a CSV path, \"suppress\", {{mask = 5}} "
-        "or {intervals = [5, 10, 20]}"
-    )
+    return build_spec(name, parse_spec(name, spec), values, base)
 
 
 def build_hierarchies(lf: pl.LazyFrame, specs: Mapping[str, object], base: Path = Path(".")) -> dict[str, Hierarchy]:
-    """Hierarchies for every qid that has one (spec None: none); built-in kinds read the distinct values in one query."""
+    """Hierarchies for every qid that has one (spec None: none).
+
+    Every spec is checked before any data is read; built-in kinds then read the
+    distinct values of their columns in one query.
+    """
     check_columns(lf, specs, "qids")
-    specs = {q: s for q, s in specs.items() if s is not None}  # qids without a hierarchy
-    builtin = [q for q, s in specs.items() if not (isinstance(s, str) and s != "suppress") and not (isinstance(s, Mapping) and "path" in s)]
-    values: dict[str, list[object]] = {}
+    parsed = {q: parse_spec(q, s) for q, s in specs.items() if s is not None}  # None: a qid without hierarchy
+    builtin = [q for q, s in parsed.items() if s.needs_values]
+    values: dict[str, pl.Series] = {}
     if builtin:
         frames = pl.collect_all([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
-        values = {q: f[q].to_list() for q, f in zip(builtin, frames)}
-    return {q: hierarchy_from_spec(q, s, values.get(q), base) for q, s in specs.items()}
+        values = {q: f[q] for q, f in zip(builtin, frames)}
+    return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
+
+
+def _layout(job: Job, encoding: str) -> str:
+    return job.encode_layout if encoding in REPRESENTATIONS else "wide"  # the mappings keep a column per qid: wide
+
+
+def _encoding_paths(job: Job) -> dict[str, Path]:
+    return {e: encoding_path(job.output, e, _layout(job, e)) for e in job.encode}
+
+
+def _refuse_misaligned(job: Job, result: Anonymized) -> None:
+    """Encodings computed from the original values need every published row lined up with one original leaf."""
+    needs = [e for e in job.encode if e in NEEDS_ORIGINAL]
+    if not needs:
+        return
+    if result.report["suppressed"]:
+        raise InvalidParameterError(
+            f"job file: encode {needs} needs every published row lined up with its original row, but "
+            f"{result.report['suppressed']} rows are suppressed; drop {needs} from encode or set max_suppressed = 0"
+        )
+    if result.report["null_rows"]:
+        raise InvalidParameterError(
+            f"job file: encode {needs} needs the original value of every row, but {result.report['null_rows']} rows hold "
+            f"nulls in a qid (published as roots under null = \"suppress\"); drop {needs} from encode or fill the nulls"
+        )
+
+
+def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dict[str, Any]:
+    """Run a job into the output set `out` (nothing is renamed into place: the caller commits).
+
+    Returns the report. `input_name` is the input as the report names it (default the path).
+    """
+    paths = _encoding_paths(job)
+    target = job.report or report_path(job.output)
+    for path in (job.output, target, *paths.values()):
+        out.check(path)
+    lf = scan_input(job.input, separator=job.separator)
+    asked: dict[str, Any] = {
+        "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
+        "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
+    }  # fmt: skip
+    check_request(lf.collect_schema(), hierarchies={q: DEFERRED for q, s in job.qids.items() if s is not None},
+                  options=job.options, **asked)  # type: ignore[arg-type]  (before any data is read)
+    hierarchies = build_hierarchies(lf, job.qids, job.base)
+    result = anonymize(lf, hierarchies=hierarchies, **asked, **job.options)  # type: ignore[arg-type]
+    _refuse_misaligned(job, result)
+    result.report["input"] = input_name or str(job.input)
+    result.stage(out, job.output)
+    if paths:
+        result.report["encodings"] = {}
+        for e, path in paths.items():
+            original = result.prepared if e in NEEDS_ORIGINAL else None
+            stage_encoded(out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e))
+            result.report["encodings"][e] = str(path)
+    write_report(out, result.report, target)
+    return result.report
 
 
 def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
-    """Run a job: read, anonymize, verify, write the output and its report. Returns the report."""
-    encodings = [canonical(e) for e in job.encode]
-    check_choice("job file: encode_layout", job.encode_layout, LAYOUTS)
-    layouts = {e: job.encode_layout if e in REPRESENTATIONS else "wide" for e in encodings}  # mappings: a column per qid
-    paths = {e: encoding_path(job.output, e, layouts[e]) for e in encodings}
-    for path in paths.values():
-        if path.exists() and not overwrite:
-            raise OutputExistsError(f"output {str(path)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
-    lf = scan_input(job.input, separator=job.separator)
-    hierarchies = build_hierarchies(lf, job.qids, job.base)
-    result = anonymize(
-        lf,
-        qids=list(job.qids),
-        hierarchies=hierarchies,
-        k=job.k,
-        method=job.method,  # type: ignore[arg-type]
-        metric=job.metric,
-        drop=job.drop,
-        sensitive=job.sensitive,
-        seed=job.seed,
-        null=job.null,  # type: ignore[arg-type]
-        **job.options,
-    )
-    result.report["input"] = str(job.input)
-    if result.report.get("suppressed") and any(e in {"proportional", "statistical"} for e in encodings):
-        raise InvalidParameterError(
-            f"job file: encode {job.encode} needs the published rows aligned with the input, but "
-            f"{result.report['suppressed']} rows were suppressed; drop 'proportional'/'statistical' or forbid suppression"
-        )
-    target = job.report or report_path(job.output)
-    report = result.sink_parquet(job.output, overwrite=overwrite, report=target)
-    if encodings:
-        published = pl.scan_parquet(job.output)
-        original = lf.drop(job.drop)
-        written = {}
-        for e in encodings:
-            needs = e in {"proportional", "statistical"}
-            write_encoded(published, hierarchies, paths[e], e, original=original if needs else None, seed=job.seed,
-                          overwrite=overwrite, layout=layouts[e])  # fmt: skip
-            written[e] = str(paths[e])
-        report["encodings"] = written
-        write_json_atomic(report, target, overwrite=True)
+    """Run a job: read, anonymize, verify, write the output, its encodings and its report, all or nothing.
+
+    Returns the report.
+    """
+    with Outputs(overwrite=overwrite) as out:
+        report = execute_job(job, out)
+        out.commit()
     return report
 
 

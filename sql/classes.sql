@@ -1,26 +1,33 @@
 -- anon_class_sizes(tbl, qids, k := 2): one row per equivalence class of a table or view:
--- the quasi-identifier columns, `size` (BIGINT) and `violates` (size < k).
+-- the quasi-identifier columns, `size` (BIGINT) and `violates` (size < k). Refuses an empty
+-- qids, a qid that is not a column of tbl, and k that is not an integer >= 1.
 -- Twin: polars_anon.classes.class_sizes
 CREATE OR REPLACE TEMP MACRO anon_class_sizes(tbl, qids, k := 2) AS TABLE
-  SELECT COLUMNS(lambda c: list_contains(qids, c)), count(*)::BIGINT AS size,
-         CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k) ELSE count(*) < k END AS violates
-  FROM query_table(tbl::VARCHAR) AS t
-  GROUP BY ALL
+  WITH __anon_ok AS MATERIALIZED (SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_k(k) END AS k)  -- qids first, as Python
+  SELECT * EXCLUDE (__anon_none) FROM (
+    -- __anon_none keeps COLUMNS(...) from matching nothing, which DuckDB refuses before the checks run
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size,
+           count(*) < (SELECT ok.k FROM __anon_ok AS ok) AS violates
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    WHERE (SELECT ok.k IS NOT NULL FROM __anon_ok AS ok)
+    GROUP BY ALL)
   ORDER BY ALL;
 
 -- anon_k_summary(tbl, qids, k := 1): one row: k, min_class_size, n_classes, n_rows,
--- violating_rows, k_anonymous.
+-- violating_rows, k_anonymous (false for an empty table: there is no class to vouch for).
+-- Refuses what anon_class_sizes refuses.
 -- Twin: polars_anon.classes.k_summary
 CREATE OR REPLACE TEMP MACRO anon_k_summary(tbl, qids, k := 1) AS TABLE
-  WITH sizes AS (
-    SELECT COLUMNS(lambda c: list_contains(qids, c)), count(*)::BIGINT AS size
-    FROM query_table(tbl::VARCHAR) AS t
-    GROUP BY ALL
-  )
-  SELECT CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k) ELSE k END::BIGINT AS k,
+  WITH __anon_ok AS MATERIALIZED (SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_k(k) END AS k),  -- qids first, as Python
+  __anon_sizes AS (  -- CTE names that hide no user table from query_table
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    GROUP BY ALL)
+  SELECT ok.k AS k,
          coalesce(min(s.size), 0)::BIGINT AS min_class_size,
-         count(*)::BIGINT AS n_classes,
+         count(s.size)::BIGINT AS n_classes,
          coalesce(sum(s.size), 0)::BIGINT AS n_rows,
-         coalesce(sum(s.size) FILTER (WHERE s.size < k), 0)::BIGINT AS violating_rows,
-         coalesce(min(s.size), k) >= k AS k_anonymous
-  FROM sizes AS s;
+         coalesce(sum(s.size) FILTER (WHERE s.size < ok.k), 0)::BIGINT AS violating_rows,
+         coalesce(min(s.size) >= ok.k, false) AS k_anonymous
+  FROM __anon_ok AS ok LEFT JOIN __anon_sizes AS s ON ok.k IS NOT NULL
+  GROUP BY ok.k;

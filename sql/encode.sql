@@ -16,22 +16,27 @@
 -- the qids in order, each block by level then depth-first), value (DOUBLE); every
 -- (class, column) pair, zeros included, ordered by class then col_index. Wide, in DuckDB:
 --   PIVOT (SELECT class, col, value FROM anon_encode_classes(...)) ON col USING first(value)
+-- Refuses an unknown representation, an empty qids and qids that are not columns of anon
+-- (or orig), whatever the rows.
 -- Twin: polars_anon.encode.encode / polars_anon.write_encoded(layout='classes')
 CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := 'proportional', orig := NULL) AS TABLE
   WITH
-  rep AS (
-    SELECT CASE WHEN representation NOT IN ('proportional', 'fillparent', 'fillchild', 'oneclass', 'setbinary')
-                THEN error('representation must be one of proportional, fillparent, fillchild, oneclass, setbinary; got '
-                           || coalesce('''' || representation || '''', 'NULL'))
+  rep AS MATERIALIZED (  -- the checks, in this order, once whatever the rows
+    SELECT CASE WHEN anon_check_choice('representation', representation,
+                                       ['proportional', 'fillparent', 'fillchild', 'oneclass', 'setbinary']) IS NULL THEN NULL
                 WHEN representation = 'proportional' AND orig IS NULL
                 THEN error('representation ''proportional'' needs the original rows: orig := ''<table>'' (row-aligned)')
-                ELSE representation END AS r),
-  pub_rows AS (
-    SELECT COLUMNS('^(' || array_to_string(list_transform(qids, lambda x: regexp_escape(x)), '|') || ')$') AS '__anon_p_\1',
+                WHEN NOT anon_check_qids(anon, qids) THEN NULL
+                WHEN anon_check_qids(coalesce(orig, anon), qids) THEN representation END AS r),
+  pub_rows AS (  -- __anon_none keeps the COLUMNS from matching nothing (refused by DuckDB before the checks run)
+    SELECT COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
+             AS '__anon_p_\1',
            true AS __anon_pub
-    FROM query_table(anon::VARCHAR)),
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(anon::VARCHAR))
+    WHERE (SELECT r IS NOT NULL FROM rep)),  -- the checks before anything else
   orig_rows AS (
-    SELECT COLUMNS(lambda c: list_contains(qids, c)), true AS __anon_orig FROM query_table(coalesce(orig, anon)::VARCHAR)),
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), true AS __anon_orig
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(coalesce(orig, anon)::VARCHAR))),
   grouped AS (  -- one pass over the rows: (published tuple, original tuple) counts, the original only for proportional
     SELECT *, count(*) AS __anon_n FROM pub_rows POSITIONAL JOIN orig_rows
     WHERE representation = 'proportional' GROUP BY ALL
@@ -43,7 +48,7 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
                 ELSE list_transform(qids, lambda q: map_extract_value(pm, '__anon_p_' || q)) END AS p,
            list_transform(qids, lambda q: map_extract_value(om, q)) AS o, __anon_n AS n
     FROM (SELECT struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_p_')))::MAP(VARCHAR, VARCHAR) AS pm,
-                 struct_pack(*COLUMNS(lambda c: list_contains(qids, c)))::MAP(VARCHAR, VARCHAR) AS om,
+                 struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'))::MAP(VARCHAR, VARCHAR) AS om,
                  __anon_pub, __anon_orig, __anon_n
           FROM grouped)),
   cls AS (SELECT p, sum(n) AS size FROM pairs GROUP BY ALL),
@@ -96,4 +101,5 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   JOIN blocks ON blocks.i = cols.i
   JOIN published AS pub ON pub.p = cls.p AND pub.i = cols.i
   LEFT JOIN shares AS sh ON sh.p = cls.p AND sh.i = cols.i AND sh.node = cols.node
+  WHERE (SELECT r IS NOT NULL FROM rep)
   ORDER BY cls.p, col_index;

@@ -39,33 +39,38 @@
 -- (BIGINT[] of hierarchy node ids in qids order; p holds the roots (node 0) for suppressed
 -- rows), s (BIGINT code of the sensitive value, its own code for NULL; NULL on every row
 -- without sensitive), suppressed (BOOLEAN), size (BIGINT). Refuses an original value that is
--- not a leaf and a published value that is not a node. The generic SQL way; faster from
+-- not a leaf and a published value that is not a node, and an empty qids or qids that are
+-- not columns of both tables (a key or sensitive column that is missing is refused by DuckDB
+-- itself, naming it, when the query is bound). The generic SQL way; faster from
 -- Python: polars_anon.duckdb.metric_pairs (dictionary codes, one packed integer per row).
 -- Twin: polars_anon.metrics.data.prepare
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
-  o AS (
+  __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
+    SELECT CASE WHEN anon_check_qids(orig, qids) THEN anon_check_qids(anon, qids) END AS ok),
+  o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run)
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           COLUMNS(lambda c: list_contains(qids, c)),
+           COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'),
            COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
            true AS __anon_in
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos FROM query_table(orig::VARCHAR))),
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
   a AS (
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           COLUMNS('^(' || array_to_string(list_transform(qids, lambda x: regexp_escape(x)), '|') || ')$') AS '__anon_p_\1',
+           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
+             AS '__anon_p_\1',
            true AS __anon_hit
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey FROM query_table(anon::VARCHAR))),
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon::VARCHAR))),
   j AS (
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o POSITIONAL JOIN a WHERE key IS NULL
     UNION ALL BY NAME
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o LEFT JOIN a ON o.__anon_key = a.__anon_key WHERE key IS NOT NULL),
   g AS (
-    SELECT COLUMNS(lambda c: list_contains(qids, c) OR starts_with(c, '__anon_p_')), __anon_s,
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none' OR starts_with(c, '__anon_p_')), __anon_s,
            __anon_in IS NULL AS __anon_no_orig, __anon_hit IS NULL AS __anon_suppressed, count(*) AS __anon_size
-    FROM j GROUP BY ALL),
+    FROM j WHERE (SELECT ok FROM __anon_chk) GROUP BY ALL),  -- checked once, whatever the rows
   m AS MATERIALIZED (
     SELECT row_number() OVER () AS pid,
-           struct_pack(*COLUMNS(lambda c: list_contains(qids, c)))::MAP(VARCHAR, VARCHAR) AS om,
+           struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'))::MAP(VARCHAR, VARCHAR) AS om,
            struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_p_')))::MAP(VARCHAR, VARCHAR) AS pm,
            __anon_s, __anon_no_orig, __anon_suppressed, __anon_size
     FROM g),
@@ -104,9 +109,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
   q AS (SELECT unnest(qids) AS attribute, unnest(range(len(qids))) AS i),
   n AS (
     SELECT q.i, q.attribute,
-           CASE WHEN t.node IS NULL THEN error('qid ''' || q.attribute || ''' has no hierarchy loaded; call '
-                                               || 'polars_anon.duckdb.load_hierarchy(con, ''' || q.attribute || ''', h)')
-                ELSE t.node END AS node,
+           CASE WHEN t.node IS NULL THEN error(anon_msg_no_hierarchy(q.attribute)) ELSE t.node END AS node,
            t.label, t.parent, t.leaves, t.level
     FROM q LEFT JOIN anon_nodes AS t ON t.hierarchy = q.attribute),
   v AS (
@@ -611,287 +614,165 @@ CREATE OR REPLACE TEMP MACRO anon_mi_loss_of(pairs, qids, k := NULL) AS TABLE
 
 -- ---------------------------------------------------------------- over the tables directly
 -- anon_<name>(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): the metric of
--- anon_<name>_of over pairs made in the query by anon_metric_pairs (the original calling
--- convention; every call reads both tables again). sensitive is read by anon_cm and
--- anon_mi_loss only.
+-- anon_<name>_of over pairs made in the query (the original calling convention; every call
+-- reads both tables again). Each is anon_metric('<name>', ...) of sql/_metrics_direct.sql,
+-- which makes the pairs and their companions once for all of them; sensitive is passed on
+-- by anon_cm and anon_mi_loss only (the others need no sensitive values: fewer pairs).
+
 -- anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_distortion_of over the tables.
 -- Twin: polars_anon.metrics.cost.distortion
 CREATE OR REPLACE TEMP MACRO anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_distortion_of('__anon_pr', qids, k := k);
+  FROM anon_metric('distortion', orig, anon, qids, key := key, k := k);
 
 -- anon_ncp(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_ncp_of over the tables.
 -- Twin: polars_anon.metrics.cost.ncp
 CREATE OR REPLACE TEMP MACRO anon_ncp(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_ncp_of('__anon_pr', qids, k := k);
+  FROM anon_metric('ncp', orig, anon, qids, key := key, k := k);
 
 -- anon_total(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_total_of over the tables.
 -- Twin: polars_anon.metrics.cost.total
 CREATE OR REPLACE TEMP MACRO anon_total(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_total_of('__anon_pr', qids, k := k);
+  FROM anon_metric('total', orig, anon, qids, key := key, k := k);
 
 -- anon_llm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_llm_of over the tables.
 -- Twin: polars_anon.metrics.cost.llm
 CREATE OR REPLACE TEMP MACRO anon_llm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_llm_of('__anon_pr', qids, k := k);
+  FROM anon_metric('llm', orig, anon, qids, key := key, k := k);
 
 -- anon_nllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_nllm_of over the tables.
 -- Twin: polars_anon.metrics.cost.nllm
 CREATE OR REPLACE TEMP MACRO anon_nllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_nllm_of('__anon_pr', qids, k := k);
+  FROM anon_metric('nllm', orig, anon, qids, key := key, k := k);
 
 -- anon_wllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_wllm_of over the tables.
 -- Twin: polars_anon.metrics.cost.wllm
 CREATE OR REPLACE TEMP MACRO anon_wllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_wllm_of('__anon_pr', qids, k := k);
+  FROM anon_metric('wllm', orig, anon, qids, key := key, k := k);
 
 -- anon_wnllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_wnllm_of over the tables.
 -- Twin: polars_anon.metrics.cost.wnllm
 CREATE OR REPLACE TEMP MACRO anon_wnllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_wnllm_of('__anon_pr', qids, k := k);
+  FROM anon_metric('wnllm', orig, anon, qids, key := key, k := k);
 
 -- anon_alteration(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_alteration_of over the tables.
 -- Twin: polars_anon.metrics.cost.alteration
 CREATE OR REPLACE TEMP MACRO anon_alteration(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_alteration_of('__anon_pr', qids, k := k);
+  FROM anon_metric('alteration', orig, anon, qids, key := key, k := k);
 
 -- anon_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_modified_of over the tables.
 -- Twin: polars_anon.metrics.cost.modified
 CREATE OR REPLACE TEMP MACRO anon_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_modified_of('__anon_pr', qids, k := k);
+  FROM anon_metric('modified', orig, anon, qids, key := key, k := k);
 
 -- anon_deleted(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_deleted_of over the tables.
 -- Twin: polars_anon.metrics.cost.deleted
 CREATE OR REPLACE TEMP MACRO anon_deleted(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_deleted_of('__anon_pr', qids, k := k);
+  FROM anon_metric('deleted', orig, anon, qids, key := key, k := k);
 
 -- anon_deleted_of_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_deleted_of_modified_of over the tables.
 -- Twin: polars_anon.metrics.cost.deleted_of_modified
 CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_deleted_of_modified_of('__anon_pr', qids, k := k);
+  FROM anon_metric('deleted_of_modified', orig, anon, qids, key := key, k := k);
 
 -- anon_iloss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_iloss_of over the tables.
 -- Twin: polars_anon.metrics.cells.iloss
 CREATE OR REPLACE TEMP MACRO anon_iloss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_iloss_of('__anon_pr', qids, k := k);
+  FROM anon_metric('iloss', orig, anon, qids, key := key, k := k);
 
 -- anon_granularity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_granularity_of over the tables.
 -- Twin: polars_anon.metrics.cells.granularity
 CREATE OR REPLACE TEMP MACRO anon_granularity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_granularity_of('__anon_pr', qids, k := k);
+  FROM anon_metric('granularity', orig, anon, qids, key := key, k := k);
 
 -- anon_precision(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_precision_of over the tables.
 -- Twin: polars_anon.metrics.cells.precision
 CREATE OR REPLACE TEMP MACRO anon_precision(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_precision_of('__anon_pr', qids, k := k);
+  FROM anon_metric('precision', orig, anon, qids, key := key, k := k);
 
 -- anon_absolute_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_absolute_distance_of over the tables.
 -- Twin: polars_anon.metrics.cells.absolute_distance
 CREATE OR REPLACE TEMP MACRO anon_absolute_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_absolute_distance_of('__anon_pr', qids, k := k);
+  FROM anon_metric('absolute_distance', orig, anon, qids, key := key, k := k);
 
 -- anon_relative_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_relative_distance_of over the tables.
 -- Twin: polars_anon.metrics.cells.relative_distance
 CREATE OR REPLACE TEMP MACRO anon_relative_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_relative_distance_of('__anon_pr', qids, k := k);
+  FROM anon_metric('relative_distance', orig, anon, qids, key := key, k := k);
 
 -- anon_entropy(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_entropy_of over the tables.
 -- Twin: polars_anon.metrics.cells.entropy
 CREATE OR REPLACE TEMP MACRO anon_entropy(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_entropy_of('__anon_pr', qids, k := k);
+  FROM anon_metric('entropy', orig, anon, qids, key := key, k := k);
 
 -- anon_ambiguity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_ambiguity_of over the tables.
 -- Twin: polars_anon.metrics.cells.ambiguity
 CREATE OR REPLACE TEMP MACRO anon_ambiguity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_ambiguity_of('__anon_pr', qids, k := k);
+  FROM anon_metric('ambiguity', orig, anon, qids, key := key, k := k);
 
 -- anon_squared_distance_error(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_squared_distance_error_of over the tables.
 -- Twin: polars_anon.metrics.cells.squared_distance_error
 CREATE OR REPLACE TEMP MACRO anon_squared_distance_error(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_squared_distance_error_of('__anon_pr', qids, k := k);
+  FROM anon_metric('squared_distance_error', orig, anon, qids, key := key, k := k);
 
 -- anon_information_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_information_loss_of over the tables.
 -- Twin: polars_anon.metrics.cells.information_loss
 CREATE OR REPLACE TEMP MACRO anon_information_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_information_loss_of('__anon_pr', qids, k := k);
+  FROM anon_metric('information_loss', orig, anon, qids, key := key, k := k);
 
 -- anon_discernibility(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_discernibility_of over the tables.
 -- Twin: polars_anon.metrics.partition.discernibility
 CREATE OR REPLACE TEMP MACRO anon_discernibility(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_discernibility_of('__anon_pr', qids, k := k);
+  FROM anon_metric('discernibility', orig, anon, qids, key := key, k := k);
 
 -- anon_c_avg(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_c_avg_of over the tables.
 -- Twin: polars_anon.metrics.partition.c_avg
 CREATE OR REPLACE TEMP MACRO anon_c_avg(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_c_avg_of('__anon_pr', qids, k := k);
+  FROM anon_metric('c_avg', orig, anon, qids, key := key, k := k);
 
 -- anon_cm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_cm_of over the tables.
 -- Twin: polars_anon.metrics.partition.cm
 CREATE OR REPLACE TEMP MACRO anon_cm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key, sensitive := sensitive)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_cm_of('__anon_pr', qids, k := k);
+  FROM anon_metric('cm', orig, anon, qids, key := key, sensitive := sensitive, k := k);
 
 -- anon_diameter(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_diameter_of over the tables.
 -- Twin: polars_anon.metrics.partition.diameter
 CREATE OR REPLACE TEMP MACRO anon_diameter(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_diameter_of('__anon_pr', qids, k := k);
+  FROM anon_metric('diameter', orig, anon, qids, key := key, k := k);
 
 -- anon_k(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_k_of over the tables.
 -- Twin: polars_anon.metrics.partition.k
 CREATE OR REPLACE TEMP MACRO anon_k(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_k_of('__anon_pr', qids, k := k);
+  FROM anon_metric('k', orig, anon, qids, key := key, k := k);
 
 -- anon_min_class_size(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_min_class_size_of over the tables.
 -- Twin: polars_anon.metrics.partition.min_class_size
 CREATE OR REPLACE TEMP MACRO anon_min_class_size(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_min_class_size_of('__anon_pr', qids, k := k);
+  FROM anon_metric('min_class_size', orig, anon, qids, key := key, k := k);
 
 -- anon_n_classes(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_n_classes_of over the tables.
 -- Twin: polars_anon.metrics.partition.n_classes
 CREATE OR REPLACE TEMP MACRO anon_n_classes(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_n_classes_of('__anon_pr', qids, k := k);
+  FROM anon_metric('n_classes', orig, anon, qids, key := key, k := k);
 
 -- anon_suppressed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_suppressed_of over the tables.
 -- Twin: polars_anon.metrics.partition.suppressed
 CREATE OR REPLACE TEMP MACRO anon_suppressed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_suppressed_of('__anon_pr', qids, k := k);
+  FROM anon_metric('suppressed', orig, anon, qids, key := key, k := k);
 
 -- anon_hellinger(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_hellinger_of over the tables.
 -- Twin: polars_anon.metrics.distribution.hellinger
 CREATE OR REPLACE TEMP MACRO anon_hellinger(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_hellinger_of('__anon_pr', qids, k := k);
+  FROM anon_metric('hellinger', orig, anon, qids, key := key, k := k);
 
 -- anon_cramers_v(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_cramers_v_of over the tables.
 -- Twin: polars_anon.metrics.distribution.cramers_v
 CREATE OR REPLACE TEMP MACRO anon_cramers_v(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_cramers_v_of('__anon_pr', qids, k := k);
+  FROM anon_metric('cramers_v', orig, anon, qids, key := key, k := k);
 
 -- anon_mi_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_mi_loss_of over the tables.
 -- Twin: polars_anon.metrics.distribution.mi_loss
 CREATE OR REPLACE TEMP MACRO anon_mi_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key, sensitive := sensitive)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_mi_loss_of('__anon_pr', qids, k := k);
+  FROM anon_metric('mi_loss', orig, anon, qids, key := key, sensitive := sensitive, k := k);
 
 -- ---------------------------------------------------------------- the methods' average cell loss
 -- anon_loss_of(pairs, qids, k := NULL): mean over cells of (nl(v) - 1) / (nl(G) - 1), a
@@ -907,8 +788,4 @@ CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
 -- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.
 -- Twin: polars_anon.metrics.cells.loss
 CREATE OR REPLACE TEMP MACRO anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  WITH __anon_pr AS MATERIALIZED (FROM anon_metric_pairs(orig, anon, qids, key := key)),
-  __anon_pr_cells AS MATERIALIZED (FROM anon_metric_cells_of('__anon_pr', qids)),
-  __anon_pr_classes AS MATERIALIZED (FROM anon_metric_classes_of('__anon_pr', qids)),
-  __anon_pr_joint AS MATERIALIZED (FROM anon_metric_joint_of('__anon_pr', qids))
-  FROM anon_loss_of('__anon_pr', qids, k := k);
+  FROM anon_metric('loss', orig, anon, qids, key := key, k := k);

@@ -10,14 +10,18 @@
 -- floor(n / 2) rows, records equal to the median dealt out in (t, off) order. The cut attribute is the widest
 -- normalized range with an allowable cut, ties to the lower dim; the dims listed in
 -- count_dims measure their width as (distinct values - 1) / (distinct values in the table - 1).
+-- Refuses split outside strict / relaxed, an empty tuples table, and k that is not an integer
+-- from 1 to the table's rows (sum of size), as pa.anonymize refuses them.
 -- Twin: polars_anon.algorithms.mondrian.partition
 CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict', count_dims := []::BIGINT[]) AS TABLE
   WITH RECURSIVE r(t, off, size, pid, rnd, done) AS (
-    SELECT s.t::BIGINT, 0::BIGINT, s.size::BIGINT, 0::BIGINT, 0::BIGINT,
-           CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k)
-                WHEN split NOT IN ('strict', 'relaxed') THEN error('split must be strict or relaxed, got ' || split)
-                ELSE false END
+    SELECT s.t::BIGINT, 0::BIGINT, s.size::BIGINT, 0::BIGINT, 0::BIGINT, false
     FROM query_table(tuples_tbl::VARCHAR) AS s
+    WHERE (SELECT CASE WHEN anon_check_choice('split', split, ['strict', 'relaxed']) IS NULL THEN false  -- checked once,
+                       WHEN anon_check_k(k) IS NULL THEN false                                         -- in this order
+                       WHEN n.rows = 0 THEN error(anon_msg_empty_table(tuples_tbl::VARCHAR, 'anonymize'))
+                       ELSE anon_check_k(k, n.rows) IS NOT NULL END
+           FROM (SELECT coalesce(sum(u.size), 0) AS rows FROM query_table(tuples_tbl::VARCHAR) AS u) AS n)
     UNION ALL
     (WITH w AS (SELECT * FROM r WHERE NOT r.done),
      co AS (SELECT * FROM query_table(coords_tbl::VARCHAR)),

@@ -1,11 +1,21 @@
 """Anonymization algorithms behind one interface.
 
-An algorithm is a function ``run(task: Task) -> Plan``. It receives the validated
-input (quasi-identifiers already cast to String) and its class aggregates (one row
-per distinct quasi-identifier tuple with its ``size``: the materialized input of
-the NumPy loops), and returns the published LazyFrame plus what it wants reported.
-Register a new one in :data:`METHODS`; ``pa.anonymize(method=...)``, the namespace
-and the CLI dispatch through it.
+An algorithm is a function ``run(task: Task, options) -> Plan``. It receives the
+class aggregates (one row per distinct quasi-identifier tuple with its ``size``)
+and its parsed options, and returns a :class:`Plan`: a
+:class:`~polars_anon.tuplemap.TupleMap` (original tuple -> published tuple) plus
+its own facts for the report. Nothing here touches the row-level LazyFrame: the
+pipeline (:mod:`polars_anon.anonymize`) computes the aggregates, publishes the
+map (:func:`polars_anon.publish.publish`) and verifies the result; so the same
+algorithm serves every engine. A method that works on records (MDAV) declares
+``records=True`` and receives the quasi-identifier columns of every row.
+
+A method is declared once, with :func:`register_method`: its name, its options
+dataclass (unknown keys and wrong types are refused by
+:func:`polars_anon.options.parse_options`), the metrics it can optimize (a metric
+given to a method that cannot use it is refused), whether every quasi-identifier
+needs a hierarchy, and whether it needs records. ``pa.anonymize``, the namespace,
+the job file and the CLI all dispatch through :data:`METHODS`.
 """
 
 from __future__ import annotations
@@ -16,28 +26,28 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon.classes import tuple_key
-from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.tuplemap import TupleMap
 
-__all__ = ["METHODS", "Plan", "Task", "recode", "refuse_missing_hierarchies", "register_method"]
+__all__ = ["METHODS", "Method", "Plan", "Task", "register_method"]
 
 
 @dataclass(frozen=True)
 class Task:
     """What an algorithm is asked to do."""
 
-    lf: pl.LazyFrame
-    """Validated input; quasi-identifiers are String, nulls already mapped if allowed."""
     aggregates: pl.DataFrame
-    """Distinct quasi-identifier tuples (String) and their ``size`` (UInt32), sorted."""
+    """Distinct quasi-identifier tuples (String labels, nulls already mapped when allowed)
+    and their ``size`` (UInt32), sorted by the tuple."""
     qids: Sequence[str]
     hierarchies: Mapping[str, Hierarchy]
     k: int
     seed: int = 0
     metric: str | None = None
     sensitive: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    records: pl.DataFrame | None = None
+    """Only for methods declared with ``records=True``: the quasi-identifiers (String) and,
+    when there is one, the sensitive column of every input row, in row order."""
 
     @property
     def n_rows(self) -> int:
@@ -46,79 +56,61 @@ class Task:
 
 @dataclass
 class Plan:
-    """What an algorithm returns: the published table and its own facts for the report."""
+    """What an algorithm returns: the tuple map and its own facts for the report."""
 
-    lf: pl.LazyFrame
-    suppressed: int = 0
+    map: TupleMap
     details: dict[str, Any] = field(default_factory=dict)
     guarantee: str = "k-anonymity"
-    """What the independent check before returning/writing verifies. "k-anonymity"
-    (the default): the published table grouped by its quasi-identifiers has classes
-    of at least k rows. Any other value (mdav's "probabilistic") must come with
-    `verify`, which then replaces that group-by check."""
-    verify: Callable[[pl.LazyFrame], dict[str, Any]] | None = None
-    """The method's own independent check of its guarantee: takes the published
-    LazyFrame (as collected or as re-read from the written file), raises
-    NotKAnonymousError when it fails, returns facts for the report."""
-    mapping: pl.DataFrame | None = None
-    """The tuple map of a local-recoding method, for the report's metrics: one row per
-    (original qid tuple, published qid tuple) with the original qids (String),
-    ``__anon_out_<qid>`` (published label) and ``size`` (rows), optionally a Boolean
-    ``__anon_suppressed``; class aggregates, never rows. The rows of one original
-    tuple may go to several published tuples (Mondrian's relaxed cuts). Full-domain
-    methods report ``levels`` in `details` instead."""
+    """What the independent check verifies. "k-anonymity" (the default): the published
+    table grouped by its quasi-identifiers has classes of at least k rows. Any other
+    value (mdav's "probabilistic") must come with `verify`, which replaces that check."""
+    verify: Callable[[pl.LazyFrame, pl.LazyFrame], dict[str, Any]] | None = None
+    """The method's own check of its guarantee: ``verify(published, prepared_input)``
+    raises :class:`~polars_anon.errors.NotKAnonymousError` when it fails and returns
+    facts for the report (``min_class_size``, ``n_classes``, ``n_rows``, ...)."""
 
     def __post_init__(self) -> None:
         if self.guarantee != "k-anonymity" and self.verify is None:
             raise ValueError(f"a Plan with guarantee {self.guarantee!r} needs its own verify function")
 
 
-def recode(lf: pl.LazyFrame, mapping: pl.DataFrame, qids: Sequence[str], *, suppressed: str | None = None) -> pl.LazyFrame:
-    """Publish rows through a tuple map: original quasi-identifier tuple -> published tuple.
+@dataclass(frozen=True)
+class Method:
+    """A registered anonymization method and what it declares."""
 
-    `mapping` has the original quasi-identifiers (String) and, for each, a column
-    ``__anon_out_<qid>``. When `suppressed` names a Boolean column of `mapping`,
-    rows whose tuple is marked are removed (the others keep their order).
-    """
-    qids = list(qids)
-    out_cols = [f"__anon_out_{q}" for q in qids]
-    extra = [suppressed] if suppressed else []
-    key = tuple_key(mapping, qids)
-    if key is None:  # key space too large for one Int64: join on the String tuple
-        joined = lf.join(pl.LazyFrame(mapping.select(*qids, *out_cols, *extra)), on=qids, how="left", maintain_order="left")
-    else:  # one Int64 key per row, from Enum codes: a much cheaper join than four String keys
-        table = mapping.select(key.alias("__anon_key"), *out_cols, *extra).lazy()
-        joined = lf.with_columns(key.alias("__anon_key")).join(table, on="__anon_key", how="left", maintain_order="left")
-        joined = joined.drop("__anon_key")
-    if suppressed:
-        joined = joined.filter(~pl.col(suppressed)).drop(suppressed)
-    names = lf.collect_schema().names()
-    return joined.with_columns(pl.col(o).alias(q) for q, o in zip(qids, out_cols)).select(names)
+    name: str
+    run: Callable[[Task, Any], Plan]
+    options: type
+    """Dataclass of the method's options (see :mod:`polars_anon.options`)."""
+    metrics: tuple[str, ...] = ()
+    """Names of the costs the method can optimize (empty: it takes no ``metric``)."""
+    default_metric: str | None = None
+    needs_hierarchies: bool = True
+    """False when quasi-identifiers without a hierarchy are published anyway (ranges, sets, means)."""
+    records: bool = False
+    """True when the method works on records rather than class aggregates (MDAV)."""
+    guarantee: str = "k-anonymity"
+    """The guarantee it publishes (a one-line description for documentation)."""
 
 
-METHODS: dict[str, Callable[[Task], Plan]] = {}
+METHODS: dict[str, Method] = {}
+"""Every method by name."""
 
 
-def refuse_missing_hierarchies(method: str, missing: Sequence[str], what: str, hint: str) -> None:
-    """Raise unless `method` publishes quasi-identifiers without a hierarchy (or none is missing).
+def register_method(
+    name: str,
+    options: type,
+    *,
+    metrics: Sequence[str] = (),
+    default_metric: str | None = None,
+    needs_hierarchies: bool = True,
+    records: bool = False,
+    guarantee: str = "k-anonymity",
+) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
+    """Decorator declaring an algorithm in :data:`METHODS`."""
 
-    `what` says how the qids lack one; `hint` how to give one. Methods opt in with
-    ``run.accepts_missing_hierarchies = True`` (mondrian, mdav).
-    """
-    if not missing or method not in METHODS or getattr(METHODS[method], "accepts_missing_hierarchies", False):
-        return  # (an unknown method is refused by its own check)
-    takers = sorted(m for m, f in METHODS.items() if getattr(f, "accepts_missing_hierarchies", False))
-    raise InvalidParameterError(
-        f"{what}, and method {method!r} needs a hierarchy for every qid; {hint}, or use a method that publishes "
-        f"without one: {takers} (e.g. method='mondrian')"
-    )
-
-
-def register_method(name: str) -> Callable[[Callable[[Task], Plan]], Callable[[Task], Plan]]:
-    """Decorator adding an algorithm to :data:`METHODS`."""
-
-    def add(fn: Callable[[Task], Plan]) -> Callable[[Task], Plan]:
-        METHODS[name] = fn
+    def add(fn: Callable[[Task, Any], Plan]) -> Callable[[Task, Any], Plan]:
+        METHODS[name] = Method(name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee)
         return fn
 
     return add

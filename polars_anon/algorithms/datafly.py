@@ -5,7 +5,8 @@ round generalizes by one level the quasi-identifier that has the most distinct
 values at its current level (ties: the earlier quasi-identifier; an attribute at
 its hierarchy's top is never chosen), until at most ``max_suppressed`` rows (default
 k, the paper's "more than k tuples are not k-anonymous") are in classes smaller than
-k. Those rows are then suppressed: removed (``suppress="remove"``, the paper) or
+k and at least one row is left to publish (a budget that covers every row never
+suppresses the whole table: Datafly then generalizes on). Those rows are then suppressed: removed (``suppress="remove"``, the paper) or
 published as the roots of every hierarchy (``suppress="root"``); the report counts
 them under ``suppressed``.
 
@@ -20,23 +21,44 @@ fully generalized table has no small class, so the loop ends).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
 import polars as pl
 
-from polars_anon.algorithms import Plan, Task, recode, register_method
+from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.generalize import generalize
+from polars_anon.tuplemap import TupleMap
 
-__all__ = ["datafly_levels"]
+__all__ = ["DataflyOptions", "datafly_levels"]
 
-_SUPPRESS = ("remove", "root")
+
+@dataclass(frozen=True)
+class DataflyOptions:
+    """Options of ``method="datafly"``."""
+
+    max_suppressed: int | None = None
+    """Rows that may be suppressed; None: k (the paper's rule)."""
+    suppress: Literal["remove", "root"] = "remove"
+    """Suppressed rows are removed, or published as the roots of every hierarchy."""
+
+    def __post_init__(self) -> None:
+        if self.max_suppressed is not None and self.max_suppressed < 0:
+            raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {self.max_suppressed!r}")
 
 
 def _generalized(task: Task, levels: dict[str, int]) -> pl.LazyFrame:
     """Aggregates with ``__anon_out_<qid>`` (published labels) and ``__anon_class`` (class size)."""
     qids = list(task.qids)
     agg = pl.LazyFrame(task.aggregates)
-    out = generalize(agg.select(pl.col(q).alias(f"__anon_out_{q}") for q in qids), {f"__anon_out_{q}": task.hierarchies[q] for q in qids}, {f"__anon_out_{q}": lv for q, lv in levels.items()})
     outs = [f"__anon_out_{q}" for q in qids]
+    out = generalize(
+        agg.select(pl.col(q).alias(o) for q, o in zip(qids, outs)),
+        {o: task.hierarchies[q] for q, o in zip(qids, outs)},
+        {o: levels[q] for q, o in zip(qids, outs)},
+    )
     return pl.concat([agg, out], how="horizontal").with_columns(pl.col("size").sum().over(outs).alias("__anon_class"))
 
 
@@ -46,14 +68,14 @@ def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") ->
     >>> import polars as pl
     >>> from polars_anon import Hierarchy
     >>> agg = pl.DataFrame({"age": ["31", "33", "38"], "size": [1, 1, 1]}, schema_overrides={"size": pl.UInt32})
-    >>> t = Task(pl.LazyFrame(), agg, ["age"], {"age": Hierarchy.intervals(range(30, 40), [5, 10])}, k=2)
+    >>> t = Task(agg, ["age"], {"age": Hierarchy.intervals(range(30, 40), [5, 10])}, k=2)
     >>> datafly_levels(t, max_suppressed=1)
     ({'age': 1}, 1, 1)
     """
     qids = list(task.qids)
     levels = {q: 0 for q in qids}
     tops = {q: task.hierarchies[q].height - 1 for q in qids}
-    k = task.k
+    k, n_rows = task.k, task.n_rows
     rounds = 0
     while True:
         g = _generalized(task, levels)
@@ -65,7 +87,7 @@ def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") ->
             *[pl.col(f"__anon_out_{q}").n_unique().alias(q) for q in qids],
         ).collect()  # materializes: one row
         n_small, root_rows = int(stats["small"][0]), int(stats["root_rows"][0])
-        ok = n_small <= max_suppressed
+        ok = n_small <= max_suppressed and (n_small < n_rows or suppress == "root")
         if suppress == "root" and n_small:
             ok = ok and n_small + root_rows >= k
         open_qids = [q for q in qids if levels[q] < tops[q]]
@@ -76,31 +98,16 @@ def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") ->
         rounds += 1
 
 
-@register_method("datafly")
-def run(task: Task) -> Plan:
-    """Datafly (see the module docstring).
-
-    Options: ``max_suppressed`` (int >= 0, default k), ``suppress`` ("remove" | "root").
-    """
-    options = dict(task.options)
-    max_suppressed = options.pop("max_suppressed", task.k)
-    suppress = options.pop("suppress", "remove")
-    if options:
-        raise InvalidParameterError(f"method 'datafly' does not take options {sorted(options)}; it takes max_suppressed, suppress")
-    if isinstance(max_suppressed, bool) or not isinstance(max_suppressed, int) or max_suppressed < 0:
-        raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {max_suppressed!r}")
-    if suppress not in _SUPPRESS:
-        raise InvalidParameterError(f"suppress must be one of {list(_SUPPRESS)}, got {suppress!r}")
-    qids = list(task.qids)
-    levels, n_small, rounds = datafly_levels(task, max_suppressed, suppress)
-    small = pl.col("__anon_class") < task.k
-    g = _generalized(task, levels)
-    if suppress == "root":
-        g = g.with_columns(
-            pl.when(small).then(pl.lit(task.hierarchies[q].root)).otherwise(pl.col(f"__anon_out_{q}")).alias(f"__anon_out_{q}")
-            for q in qids
-        )
-    mapping = g.with_columns(small.alias("__anon_small")).collect()  # materializes: one row per class
-    published = recode(task.lf, mapping, qids, suppressed="__anon_small" if suppress == "remove" else None)
-    details = {"levels": levels, "rounds": rounds, "suppress": suppress, "max_suppressed": max_suppressed}
-    return Plan(published, n_small, details)
+@register_method("datafly", DataflyOptions)
+def run(task: Task, options: DataflyOptions) -> Plan:
+    """Datafly (see the module docstring)."""
+    max_suppressed = task.k if options.max_suppressed is None else options.max_suppressed
+    levels, n_small, rounds = datafly_levels(task, max_suppressed, options.suppress)
+    small = (
+        _generalized(task, levels).select(pl.col("__anon_class") < task.k).collect().to_series().to_numpy()
+    )  # materializes: one row per class
+    details = {"levels": levels, "rounds": rounds, "suppress": options.suppress, "max_suppressed": max_suppressed}
+    if options.suppress == "root":  # published as the roots, not removed
+        nodes = {q: np.where(small, 0, h.generalize_ids(levels[q])[h.ids_of(task.aggregates[q])]) for q, h in task.hierarchies.items()}
+        return Plan(TupleMap.from_nodes(task.aggregates, task.hierarchies, nodes), details | {"rows_at_root": n_small})
+    return Plan(TupleMap.from_levels(task.aggregates, task.hierarchies, levels, small if n_small else None), details)

@@ -66,19 +66,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 from tqdm.auto import tqdm
 
-from polars_anon.algorithms import Plan, Task, recode, register_method
+from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, edge_weights
+from polars_anon.tuplemap import TupleMap
 
-__all__ = ["AUTO_BLOCK", "AUTO_EXACT", "AUTO_ROWS_K", "GreedyResult", "greedy_partition", "merge_cost"]
+__all__ = ["AUTO_BLOCK", "AUTO_EXACT", "AUTO_ROWS_K", "GreedyOptions", "GreedyResult", "greedy_partition", "merge_cost"]
 
 AUTO_EXACT = 30_000
 """``candidates="auto"`` runs the exact loop up to this many classes."""
@@ -90,7 +91,6 @@ FUSE_NODES = 2048
 """Attributes are fused while the product of their node counts stays at most this."""
 TABLE_NODES = 4096
 """An attribute with more nodes gets no pair table; its LCA is found by walking up."""
-_OPTIONS = ("first", "partners", "weights", "candidates")
 
 
 # ----------------------------------------------------------------------------- cost model
@@ -495,7 +495,7 @@ def greedy_partition(
         raise InvalidParameterError(
             f"greedy: k must be an integer from 1 to the number of rows ({int(size0.sum())}), got {k!r}"
         )
-    nodes0 = {q: _node_ids(aggregates[q], h) for q, h in hierarchies.items()}
+    nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     if block == "auto":
         # enough classes per block to hold about AUTO_ROWS_K * k rows, at least AUTO_BLOCK
@@ -556,29 +556,6 @@ def greedy_partition(
     )
 
 
-def _average_ncp(size: np.ndarray, nodes: Mapping[str, np.ndarray], hierarchies: Mapping[str, Hierarchy]) -> float:
-    """Average cell NCP (nl(v) - 1) / (nl(root) - 1) of the published table (as fulldomain's ``loss``)."""
-    total = 0.0
-    for q, h in hierarchies.items():
-        if h.n_leaves > 1:
-            total += float(((h.leaves[nodes[q]] - 1) / (h.n_leaves - 1)) @ size)
-    return total / max(float(size.sum()) * len(hierarchies), 1.0)
-
-
-def _node_ids(values: pl.Series, h: Hierarchy) -> np.ndarray:
-    """Node ids of String labels (all must be nodes of `h`; checked at the entry points)."""
-    lookup = pl.DataFrame({"__anon_label": h.labels, "__anon_node": np.arange(h.n_nodes, dtype=np.int64)})
-    ids = pl.DataFrame({"__anon_label": values.cast(pl.String)}).join(
-        lookup, on="__anon_label", how="left", maintain_order="left"
-    )["__anon_node"]
-    if ids.null_count():
-        bad = values.filter(ids.is_null()).unique(maintain_order=True).head(5).to_list()
-        raise InvalidParameterError(
-            f"column {values.name!r}: {ids.null_count()} values are not nodes of its hierarchy (first: {bad})"
-        )
-    return ids.to_numpy().astype(np.int64)
-
-
 def _check_options(first: object, partners: object, candidates: object) -> tuple[str, str, int | str | None]:
     if first not in ("first", "smallest"):
         raise InvalidParameterError(
@@ -597,44 +574,34 @@ def _check_options(first: object, partners: object, candidates: object) -> tuple
     return str(first), str(partners), None if candidates == "exact" else candidates  # type: ignore[return-value]
 
 
-@register_method("greedy")
-def run(task: Task) -> Plan:
-    """Greedy k-anonymization (see the module docstring); publishes every class as its LCA tuple.
+@dataclass(frozen=True)
+class GreedyOptions:
+    """Options of ``method="greedy"`` (see the module docstring); the cost is ``metric``."""
 
-    Options: ``first``, ``partners``, ``weights``, ``candidates``; the cost is
-    ``task.metric`` (default ``"nllm"``).
-    """
-    options = dict(task.options)
-    unknown = sorted(set(options) - set(_OPTIONS))
-    if unknown:
-        raise InvalidParameterError(f"method 'greedy' does not take options {unknown}; it takes {list(_OPTIONS)}")
-    first = options.get("first", "first")
-    partners = options.get("partners", "below_k")
-    candidates = options.get("candidates", "auto")
-    weights = options.get("weights")
+    first: Literal["first", "smallest"] = field(default="first", metadata={"expects": "'first' (paper 001) or 'smallest' (paper 000)"})
+    partners: Literal["below_k", "all"] = field(default="below_k", metadata={"expects": "'below_k' (paper 001) or 'all' (paper 000)"})
+    weights: Mapping[str, Any] | None = field(default=None, metadata={"expects": "a mapping qid -> edge weights per node"})
+    candidates: int | Literal["auto", "exact"] | None = field(
+        default="auto", metadata={"expects": "None or 'exact' (exact loop), 'auto' or an integer block size >= 2"}
+    )
+
+
+@register_method("greedy", GreedyOptions, metrics=EDGE_METRICS, default_metric="nllm")
+def run(task: Task, options: GreedyOptions) -> Plan:
+    """Greedy k-anonymization (see the module docstring); publishes every class as its LCA tuple."""
     qids = list(task.qids)
     hierarchies = {q: task.hierarchies[q] for q in qids}
     agg = task.aggregates
     res = greedy_partition(
-        agg,
-        hierarchies,
-        task.k,
-        metric=task.metric,
-        weights=weights,
-        first=first,
-        partners=partners,
-        candidates=candidates,
-    )
-    mapping = agg.select(qids).with_columns(
-        pl.Series(f"__anon_out_{q}", hierarchies[q].labels, dtype=pl.String).gather(res.nodes[q]) for q in qids
-    )
-    published = recode(task.lf, mapping, qids)
+        agg, hierarchies, task.k, metric=task.metric, weights=options.weights,
+        first=options.first, partners=options.partners, candidates=options.candidates,
+    )  # fmt: skip
     details = {
-        "metric": None if weights is not None else (task.metric or "nllm"),  # the effective cost
-        "weights": "user" if weights is not None else None,
-        "first": first,
-        "partners": partners,
-        "candidates": int(candidates) if isinstance(candidates, np.integer) else candidates,
+        "metric": None if options.weights is not None else (task.metric or "nllm"),  # the effective cost
+        "weights": "user" if options.weights is not None else None,
+        "first": options.first,
+        "partners": options.partners,
+        "candidates": options.candidates,
         "block": res.block,
         "rounds": res.rounds,
         "merges": res.merges,
@@ -642,6 +609,5 @@ def run(task: Task) -> Plan:
         "classes_below_k_before": int((agg["size"] < task.k).sum()),
         "classes_after": res.n_classes,
         "loop_seconds": round(res.seconds, 3),
-        "loss": _average_ncp(agg["size"].to_numpy(), res.nodes, hierarchies),
     }
-    return Plan(published, 0, details, mapping=mapping.with_columns(agg["size"]))
+    return Plan(TupleMap.from_nodes(agg, hierarchies, res.nodes), details)

@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -51,9 +52,10 @@ from tqdm.auto import tqdm
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.algorithms._distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
+from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
-    "OPTIONS",
+    "MdavOptions",
     "aggregate",
     "cluster",
     "mdav",
@@ -65,8 +67,7 @@ __all__ = [
     "verify_permutation",
 ]
 
-OPTIONS = ("publish", "distance", "block_size", "numeric", "blocks")
-ROW, CLUSTER = "__anon_row", "__anon_cluster"
+CLUSTER = "__anon_cluster"
 MAX_ROUNDS = 200
 
 
@@ -268,56 +269,63 @@ def _with_map(lf: pl.LazyFrame, mapping: pl.DataFrame) -> pl.LazyFrame:
     )
 
 
-def permute(lf: pl.LazyFrame, labels: np.ndarray, blocks: Sequence[Sequence[str]], keys: np.ndarray) -> pl.LazyFrame:
-    """Publish `lf` with each block's values permuted inside each cluster (rows keep their order).
+def _row_map(frame: dict[str, Any], n: int) -> TupleMap:
+    qids = [q for q in frame]
+    return TupleMap(
+        tuple(qids),
+        pl.DataFrame(
+            {
+                ROW: np.arange(n, dtype=np.int64),
+                **{out_col(q): v for q, v in frame.items()},
+                SIZE: np.ones(n, dtype=np.int64),
+                SUPPRESSED: np.zeros(n, dtype=bool),
+            }
+        ),
+        by_row=True,
+    )
 
-    >>> lf = pl.LazyFrame({"a": ["x", "y", "z"], "b": ["1", "2", "3"], "s": [0, 1, 2]})
-    >>> permute(lf, np.array([0, 0, 0]), [["a", "b"]], np.array([[2, 0, 1]])).collect().rows()
-    [('y', '2', 0), ('z', '3', 1), ('x', '1', 2)]
+
+def permute(records: pl.DataFrame, labels: np.ndarray, blocks: Sequence[Sequence[str]], keys: np.ndarray) -> TupleMap:
+    """Row map publishing each block's values permuted inside each cluster (rows keep their order).
+
+    Inside a cluster, the i-th row (row order) takes the block values of the row with
+    the i-th smallest key, as ``pl.col(q).sort_by(key).over(cluster)`` would.
+
+    >>> recs = pl.DataFrame({"a": ["x", "y", "z"], "b": ["1", "2", "3"]})
+    >>> m = permute(recs, np.array([0, 0, 0]), [["a", "b"]], np.array([[2, 0, 1]]))
+    >>> m.frame.select("__anon_out_a", "__anon_out_b").rows()
+    [('y', '2'), ('z', '3'), ('x', '1')]
     """
-    names = lf.collect_schema().names()
-    mapping = pl.DataFrame(
-        {
-            ROW: np.arange(len(labels), dtype=np.int64),
-            CLUSTER: labels,
-            **{f"__anon_key_{b}": keys[b] for b in range(len(blocks))},
-        }
-    )
-    return (
-        _with_map(lf, mapping)
-        .with_columns(
-            pl.col(q).sort_by(f"__anon_key_{b}").over(CLUSTER) for b, block in enumerate(blocks) for q in block
-        )
-        .select(names)
-    )
+    n = len(labels)
+    dest = np.lexsort((np.arange(n), labels))  # rows of each cluster in row order
+    out: dict[str, Any] = {}
+    for b, block in enumerate(blocks):
+        source = np.empty(n, dtype=np.int64)
+        source[dest] = np.lexsort((keys[b], labels))  # ... paired with its rows in key order
+        for q in block:
+            out[q] = records[q].gather(source)
+    return _row_map({q: out[q] for q in records.columns if q in out}, n)
 
 
-def aggregate(lf: pl.LazyFrame, records: Records, labels: np.ndarray) -> pl.LazyFrame:
-    """Publish cluster means (numeric, Float64) and modes (categorical; ties to the lower code).
+def aggregate(records: Records, labels: np.ndarray) -> TupleMap:
+    """Row map publishing cluster means (numeric, Float64) and modes (categorical; ties to the lower code).
 
     >>> r = encode_records(pl.DataFrame({"x": ["1", "2", "6"], "c": ["u", "v", "v"]}), ["x"], ["c"])
-    >>> lf = pl.LazyFrame({"x": ["1", "2", "6"], "c": ["u", "v", "v"]})
-    >>> aggregate(lf, r, np.array([0, 0, 0])).collect().rows()
+    >>> aggregate(r, np.array([0, 0, 0])).frame.select("__anon_out_x", "__anon_out_c").rows()
     [(3.0, 'v'), (3.0, 'v'), (3.0, 'v')]
     """
-    names = lf.collect_schema().names()
     n_clusters = int(labels.max()) + 1
     sizes = np.bincount(labels, minlength=n_clusters)
-    out: dict[str, Any] = {ROW: np.arange(len(labels), dtype=np.int64)}
+    out: dict[str, Any] = {}
     for j, q in enumerate(records.numeric):
         means = np.bincount(labels, weights=records.num[j], minlength=n_clusters) / sizes
-        out[f"__anon_out_{q}"] = means[labels]
+        out[q] = means[labels]
     for j, q in enumerate(records.categorical):
         n_codes = len(records.labels[j])
         counts = np.bincount(labels * n_codes + records.cat[j], minlength=n_clusters * n_codes)
         mode = counts.reshape(n_clusters, n_codes).argmax(axis=1)
-        out[f"__anon_out_{q}"] = pl.Series(records.labels[j]).gather(mode[labels])
-    qids = [*records.numeric, *records.categorical]
-    return (
-        _with_map(lf, pl.DataFrame(out))
-        .with_columns(pl.col(f"__anon_out_{q}").alias(q) for q in qids)
-        .select(names)
-    )
+        out[q] = pl.Series(records.labels[j]).gather(mode[labels])
+    return _row_map(out, len(labels))
 
 
 def verify_permutation(
@@ -380,60 +388,53 @@ def verify_permutation(
     }
 
 
-def _options(task: Task) -> dict[str, Any]:
-    options = dict(task.options)
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InvalidParameterError(f"method 'mdav' does not take options {unknown}; it takes {list(OPTIONS)}")
-    publish = options.get("publish", "permute")
-    if publish not in ("permute", "aggregate"):
-        raise InvalidParameterError(f"publish must be one of ['permute', 'aggregate'], got {publish!r}")
-    distance = options.get("distance", "gower")
-    if distance not in ("gower", "ahmad_dey"):
-        raise InvalidParameterError(f"distance must be one of ['gower', 'ahmad_dey'], got {distance!r}")
-    block_size = options.get("block_size", 10_000)
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 2 * task.k:
+@dataclass(frozen=True)
+class MdavOptions:
+    """Options of ``method="mdav"`` (see :func:`run`)."""
+
+    publish: Literal["permute", "aggregate"] = "permute"
+    distance: Literal["gower", "ahmad_dey"] = "gower"
+    block_size: int = 10_000
+    numeric: list[str] | None = field(default=None, metadata={"expects": "a list of qid names"})
+    blocks: list[list[str]] | None = field(default=None, metadata={"expects": "a list of non-empty lists of qid names"})
+
+
+def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
+    """The numeric qids: the given ones (checked) or those whose values all read as numbers."""
+    qids = list(task.qids)
+    if numeric is None:
+        parsed = task.aggregates.select(pl.col(q).cast(pl.Float64, strict=False).null_count() for q in qids).row(0)
+        return [q for q, bad in zip(qids, parsed) if not bad]
+    wrong = [q for q in numeric if q not in qids]
+    if wrong:
+        raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
+    for q in numeric:
+        values = task.aggregates[q].unique().sort()
+        bad = values.filter(values.cast(pl.Float64, strict=False).is_null()).to_list()
+        if bad:
+            raise InvalidParameterError(
+                f"numeric qid {q!r} has {len(bad)} values that are not numbers (first: {preview(bad)}); "
+                "leave it out of numeric to treat it as categorical"
+            )
+    return [q for q in qids if q in numeric]
+
+
+def _check(task: Task, options: MdavOptions) -> None:
+    if options.block_size < 2 * task.k:
         raise InvalidParameterError(
-            f"block_size must be an integer >= 2k = {2 * task.k}, got {block_size!r}; "
+            f"block_size must be an integer >= 2k = {2 * task.k}, got {options.block_size!r}; "
             "blocks are cut in halves of at least k rows"
         )
-    qids = list(task.qids)
-    numeric = options.get("numeric")
-    if numeric is None:  # qids whose values all read as numbers
-        parsed = task.aggregates.select(pl.col(q).cast(pl.Float64, strict=False).null_count() for q in qids).row(0)
-        numeric = [q for q, bad in zip(qids, parsed) if not bad]
-    else:
-        if isinstance(numeric, str) or not all(isinstance(q, str) for q in numeric):
-            raise InvalidParameterError(f"numeric must be a list of qid names, got {numeric!r}")
-        wrong = [q for q in numeric if q not in qids]
-        if wrong:
-            raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
-        for q in numeric:
-            values = task.aggregates[q].unique().sort()
-            bad = values.filter(values.cast(pl.Float64, strict=False).is_null()).to_list()
-            if bad:
-                raise InvalidParameterError(
-                    f"numeric qid {q!r} has {len(bad)} values that are not numbers (first: {preview(bad)}); "
-                    "leave it out of numeric to treat it as categorical"
-                )
-    blocks = options.get("blocks")
-    if blocks is not None:
-        if isinstance(blocks, str) or not all(
-            isinstance(b, (list, tuple)) and b and all(isinstance(q, str) for q in b) for b in blocks
-        ):
-            raise InvalidParameterError(f"blocks must be a list of non-empty lists of qid names, got {blocks!r}")
-        flat = [q for b in blocks for q in b]
-        if sorted(flat) != sorted(qids):
+    if options.blocks is not None:
+        flat = [q for b in options.blocks for q in b]
+        if any(not b for b in options.blocks) or sorted(flat) != sorted(task.qids):
             raise InvalidParameterError(
-                f"blocks must name every qid exactly once; got {[list(b) for b in blocks]}, qids are {qids}"
+                f"blocks must name every qid exactly once, in non-empty blocks; got {options.blocks}, qids are {list(task.qids)}"
             )
-        blocks = [list(b) for b in blocks]
-    numeric = [q for q in qids if q in numeric]
-    return {"publish": publish, "distance": distance, "block_size": block_size, "numeric": numeric, "blocks": blocks}
 
 
-@register_method("mdav")
-def run(task: Task) -> Plan:
+@register_method("mdav", MdavOptions, needs_hierarchies=False, records=True, guarantee="probabilistic (permute) or k-anonymity (aggregate)")
+def run(task: Task, options: MdavOptions) -> Plan:
     """MDAV clustering, then within-cluster permutation or aggregation (module docstring).
 
     Options: ``publish`` ("permute" | "aggregate", default "permute"), ``distance``
@@ -443,34 +444,34 @@ def run(task: Task) -> Plan:
     `sensitive`, or pairs in qid order without it). Qids need no hierarchy here; a
     given one only orders categorical codes (for the block cuts and mode ties).
     """
-    opts = _options(task)
+    _check(task, options)
     start = time.perf_counter()
     qids = list(task.qids)
-    numeric = opts["numeric"]
+    numeric = _numeric(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
-    frame = task.lf.select(qids).collect()  # materializes: the qid columns of every row (MDAV works on records)
+    frame = task.records.select(qids)  # type: ignore[union-attr]  (records=True: the pipeline gives them)
     order = {q: task.hierarchies[q].leaf_labels for q in categorical if q in task.hierarchies}
     records = encode_records(frame, numeric, categorical, order)
-    del frame
-    labels, n_blocks = cluster(records, opts["distance"], task.k, task.seed, opts["block_size"])
+    labels, n_blocks = cluster(records, options.distance, task.k, task.seed, options.block_size)
     sizes = np.bincount(labels)
     details: dict[str, Any] = {
-        "publish": opts["publish"],
-        "distance": opts["distance"],
+        "publish": options.publish,
+        "distance": options.distance,
         "numeric": numeric,
-        "block_size": opts["block_size"],
+        "block_size": options.block_size,
         "n_blocks": n_blocks,
         "n_clusters": len(sizes),
         "min_cluster_size": int(sizes.min()),
         "max_cluster_size": int(sizes.max()),
         "mdav_seconds": round(time.perf_counter() - start, 3),
     }
-    if opts["publish"] == "aggregate":
-        return Plan(aggregate(task.lf, records, labels), 0, details)
-    blocks, mi = opts["blocks"], None
+    if options.publish == "aggregate":
+        return Plan(aggregate(records, labels), details)
+    blocks, mi = options.blocks, None
     if blocks is None:
         if task.sensitive is not None:
-            frames = pl.collect_all([mutual_information(task.lf, q, task.sensitive) for q in qids])  # one row each
+            lf = task.records.lazy()  # type: ignore[union-attr]
+            frames = pl.collect_all([mutual_information(lf, q, task.sensitive) for q in qids])  # one row each
             mi = {q: round(float(f.item()), 12) for q, f in zip(qids, frames)}
         blocks = qid_blocks(qids, mi)
     keys, constant, rounds = permutation_keys(records, labels, blocks, task.seed)
@@ -480,14 +481,9 @@ def run(task: Task) -> Plan:
         "constant_clusters": dict(zip([",".join(b) for b in blocks], constant)),
         "permute_rounds": rounds,
     }
-    original = task.lf
     return Plan(
-        permute(task.lf, labels, blocks, keys),
-        0,
+        permute(frame, labels, blocks, keys),
         details,
         guarantee="probabilistic",
-        verify=lambda published: verify_permutation(published, original, labels, blocks, task.k),
+        verify=lambda published, original: verify_permutation(published, original, labels, blocks, task.k),
     )
-
-
-run.accepts_missing_hierarchies = True  # type: ignore[attr-defined]  (MDAV needs no hierarchy; one only orders codes)

@@ -55,18 +55,19 @@ the same coordinates (:func:`coordinates`) and gives the same partition.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import polars as pl
 
-from polars_anon.algorithms import Plan, Task, recode, register_method
+from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NullValueError, preview
 from polars_anon.generalize import class_ancestors
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["Axis", "axes", "coordinates", "partition", "publish", "publish_modes", "sql_inputs"]
+__all__ = ["Axis", "MondrianOptions", "axes", "class_labels", "coordinates", "partition", "publish_modes", "sql_inputs"]
 
 _MODES = ("strict", "relaxed")
 _ORDERS = ("hierarchy", "numeric", "alphabetical", "random")
@@ -433,22 +434,22 @@ def publish_modes(
     return modes
 
 
-def publish(
+def class_labels(
     segments: pl.DataFrame,
     coords: pl.DataFrame,
     qids: Sequence[str],
     axis_list: Sequence[Axis],
     hierarchies: Mapping[str, Hierarchy],
-    how: str | Mapping[str, str] = "auto",
+    modes: Sequence[str],
 ) -> pl.DataFrame:
     """The published tuple of each class: one row per class ``__anon_pid``, one column per qid.
 
-    `how` (or a dict qid -> how): ``"hierarchy"`` the lowest common ancestor of the
-    class's values; ``"range"`` ``[lo-hi]`` on the axis (the value itself when the
-    class holds one); ``"set"`` the class's values in axis order as ``{a,b}``;
-    ``"auto"`` hierarchy when there is one, range for a numeric axis, set otherwise.
+    `modes` (from :func:`publish_modes`), per qid: ``"hierarchy"`` the lowest common
+    ancestor of the class's values; ``"range"`` ``[lo-hi]`` on the axis (the value
+    itself when the class holds one); ``"set"`` the class's values in axis order as
+    ``{a,b}``. The option ``publish="auto"`` resolves to hierarchy when there is one,
+    range for a numeric axis, set otherwise.
     """
-    modes = publish_modes(qids, axis_list, hierarchies, how)
     seg = segments.lazy().join(coords.lazy().drop(_SIZE), on=_T, how="left")
     aggs = []
     for j, mode in enumerate(modes):
@@ -485,57 +486,22 @@ def publish(
     return pl.DataFrame(out)
 
 
-_DENSE_KEYS = 1 << 24
+@dataclass(frozen=True)
+class MondrianOptions:
+    """Options of ``method="mondrian"`` (see the module docstring)."""
 
-
-def _gather_publish(
-    lf: pl.LazyFrame, coords: pl.DataFrame, segments: pl.DataFrame, published: pl.DataFrame, qids: Sequence[str], axis_list: Sequence[Axis]
-) -> pl.LazyFrame:
-    """Publish rows without a join: each row's tuple key (mixed-radix ranks, read through
-    an Enum cast per qid) indexes a dense array of class numbers, which indexes each
-    qid's published labels. Gathers stream and keep row order (a join keeping order
-    costs about 3x here); used when the key space has at most 2**24 tuples."""
-    key = pl.lit(0, dtype=pl.Int64)
-    ckey = np.zeros(coords.height, dtype=np.int64)
-    for j, (q, ax) in enumerate(zip(qids, axis_list)):
-        key = key * len(ax.labels) + pl.col(q).cast(pl.Enum(ax.labels)).to_physical().cast(pl.Int64)
-        ckey = ckey * len(ax.labels) + coords[f"__anon_x{j}"].to_numpy()
-    row = published.with_row_index("__anon_row").select(_PID, pl.col("__anon_row").cast(pl.Int32))
-    ordered = segments.sort(_T).join(row, on=_PID, how="left", maintain_order="left")
-    dense = np.full(int(np.prod([len(ax.labels) for ax in axis_list])), -1, dtype=np.int32)
-    dense[ckey[ordered[_T].to_numpy()]] = ordered["__anon_row"].to_numpy()
-    names = lf.collect_schema().names()
-    return (
-        lf.with_columns(pl.lit(pl.Series(dense)).gather(key).alias("__anon_class"))
-        .with_columns(pl.lit(published[q]).gather(pl.col("__anon_class")).alias(q) for q in qids)
-        .select(names)
+    mode: Literal["strict", "relaxed"] = "strict"
+    order: str | Mapping[str, str | list[str]] | None = field(
+        default=None, metadata={"expects": "a string or a dict qid -> order (a string or a list of the qid's values)"}
     )
+    """See :func:`axes`."""
+    publish: str | Mapping[str, str] = field(default="auto", metadata={"expects": "a string or a dict qid -> publish"})
+    """See :func:`class_labels`."""
 
 
-def _options(task: Task) -> tuple[str, object, object]:
-    options = dict(task.options)
-    mode = options.pop("mode", "strict")
-    order = options.pop("order", None)
-    how = options.pop("publish", "auto")
-    if options:
-        raise InvalidParameterError(f"method 'mondrian' does not take options {sorted(options)}; it takes mode, order, publish")
-    if mode not in _MODES:
-        raise InvalidParameterError(f"mode must be one of {list(_MODES)}, got {mode!r}")
-    if order is not None and not isinstance(order, (str, Mapping)):
-        raise InvalidParameterError(f"order must be a string or a dict qid -> order, got {type(order).__name__}")
-    if not isinstance(how, (str, Mapping)):
-        raise InvalidParameterError(f"publish must be a string or a dict qid -> publish, got {type(how).__name__}")
-    return mode, order, how
-
-
-@register_method("mondrian")
-def run(task: Task) -> Plan:
-    """Mondrian k-anonymization (see the module docstring).
-
-    Options: ``mode`` ("strict" | "relaxed", default strict), ``order`` (see
-    :func:`axes`), ``publish`` (see :func:`publish`).
-    """
-    mode, order, how = _options(task)
+@register_method("mondrian", MondrianOptions, needs_hierarchies=False)
+def run(task: Task, options: MondrianOptions) -> Plan:
+    """Mondrian k-anonymization (see the module docstring)."""
     qids = list(task.qids)
     agg = task.aggregates
     for q in qids:
@@ -546,34 +512,17 @@ def run(task: Task) -> Plan:
                 "fill them, drop those rows, or give the qid a hierarchy"
             )
     present = {q: agg[q].unique().to_list() for q in qids}
-    axis_list = axes(present, task.hierarchies, order, task.seed)  # type: ignore[arg-type]
+    axis_list = axes(present, task.hierarchies, options.order, task.seed)  # type: ignore[arg-type]
     coords = coordinates(agg, qids, axis_list)
-    modes = publish_modes(qids, axis_list, task.hierarchies, how)  # type: ignore[arg-type]
-    segments, rounds = partition(coords, task.k, mode, [j for j, p in enumerate(modes) if p == "set"])
-    published = publish(segments, coords, qids, axis_list, task.hierarchies, how)  # type: ignore[arg-type]
-    out_cols = [pl.col(q).alias(f"__anon_out_{q}") for q in qids]
-    seg = segments.join(published.select(_PID, *out_cols), on=_PID, how="left", maintain_order="left")
-    details = {"mode": mode, "rounds": rounds, "n_partitions": published.height}
+    modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
+    segments, rounds = partition(coords, task.k, options.mode, [j for j, p in enumerate(modes) if p == "set"])
+    labels = class_labels(segments, coords, qids, axis_list, task.hierarchies, modes)
+    outs = [out_col(q) for q in qids]
+    seg = segments.join(labels.select(_PID, *[pl.col(q).alias(o) for q, o in zip(qids, outs)]), on=_PID, how="left", maintain_order="left")
     tuples = agg.select(qids).with_row_index(_T).with_columns(pl.col(_T).cast(pl.Int64))
-    counts = tuples.join(seg, on=_T, maintain_order="left").select(*qids, *[f"__anon_out_{q}" for q in qids], pl.col(_SIZE).alias("size"))
-    if seg[_T].is_unique().all():
-        space = int(np.prod([len(ax.labels) for ax in axis_list], dtype=np.float64))
-        if space <= _DENSE_KEYS:
-            return Plan(_gather_publish(task.lf, coords, segments, published, qids, axis_list), 0, details, mapping=counts)
-        return Plan(recode(task.lf, counts, qids), 0, details, mapping=counts)  # one segment per tuple: counts is the map
-    # relaxed cuts split some tuples: the first records of a tuple (row order) take the first segment
-    ranges = tuples.join(seg, on=_T, maintain_order="left").select(
-        *qids, pl.col(_OFF).alias("__anon_lo"), (pl.col(_OFF) + pl.col(_SIZE)).alias("__anon_hi"), *[f"__anon_out_{q}" for q in qids]
+    split = not seg[_T].is_unique().all()
+    frame = tuples.join(seg, on=_T, maintain_order="left").select(
+        *qids, *outs, pl.col(_SIZE).alias(SIZE), pl.lit(False).alias(SUPPRESSED), *([pl.col(_OFF).alias(OFFSET)] if split else [])
     )
-    names = task.lf.collect_schema().names()
-    lf = (
-        task.lf.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over(qids).alias("__anon_w"))
-        .join(ranges.lazy(), on=qids, how="left", maintain_order="left")
-        .filter((pl.col("__anon_w") >= pl.col("__anon_lo")) & (pl.col("__anon_w") < pl.col("__anon_hi")))
-        .with_columns(pl.col(f"__anon_out_{q}").alias(q) for q in qids)
-        .select(names)
-    )
-    return Plan(lf, 0, details, mapping=counts)
-
-
-run.accepts_missing_hierarchies = True  # type: ignore[attr-defined]  (anonymize lets qids without hierarchy through)
+    details = {"mode": options.mode, "rounds": rounds, "n_partitions": labels.height}
+    return Plan(TupleMap(tuple(qids), frame), details)

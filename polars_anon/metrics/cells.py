@@ -262,4 +262,3 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
         .sort("i")
     )
     return stack(table, per)
-

@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._validate import as_lazy, check_columns
+from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (
     InputError,
     InvalidParameterError,
@@ -177,14 +178,20 @@ def fully_suppressed(data: MetricData) -> MetricData:
     m = len(data.qids)
     o_cols, p_cols = [orig_col(i) for i in range(m)], [pub_col(i) for i in range(m)]
     extra = [SENSITIVE] if SENSITIVE in data.pairs.columns else []
-    pairs = (
-        data.pairs.lazy()
-        .with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED))
-        .group_by(*o_cols, *p_cols, *extra, SUPPRESSED)
-        .agg(pl.col(SIZE).sum())
-        .sort(*o_cols, *extra)
-        .collect()  # materializes: at most as many rows as the pairs
-    )
+    keys = [*o_cols, *extra]
+    integers = all(data.pairs.schema[c].is_integer() for c in keys)
+    radix = [int(data.pairs[c].max() or 0) + 1 for c in keys] if integers else []
+    packed = pack_codes([pl.col(c).cast(pl.Int64) for c in keys], radix) if integers else None
+    if packed is None:
+        grouped = data.pairs.lazy().group_by(keys).agg(pl.col(SIZE).sum()).sort(keys)
+    else:  # one Int64 key: a much cheaper group-by than one column per qid
+        grouped = (
+            data.pairs.lazy().group_by(packed.alias("__anon_key")).agg(pl.col(SIZE).sum()).sort("__anon_key")
+            .select(*unpack_codes("__anon_key", radix, keys), SIZE)
+        )
+    pairs = grouped.with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED)).select(
+        data.pairs.columns
+    ).collect()  # materializes: at most as many rows as the pairs
     tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
     return MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
 
@@ -236,27 +243,47 @@ def _code(column: str, h: Hierarchy) -> pl.Expr:
 
 
 def _tuple_code(columns: Sequence[str], hs: Sequence[Hierarchy]) -> tuple[pl.Expr, list[int]] | None:
-    """One Int64 per tuple of node ids (mixed radix), or None when it would not fit."""
+    """One Int64 per tuple of node ids (:func:`polars_anon.classes.pack_codes`), or None when it would not fit."""
     radix = [h.n_nodes + 1 for h in hs]
-    if float(np.prod(np.asarray(radix, dtype=np.float64))) >= 2.0**62:
-        return None
-    expr: pl.Expr | None = None
-    stride = 1
-    for c, h, r in zip(columns, hs, radix):
-        term = _code(c, h) * stride
-        expr = term if expr is None else expr + term
-        stride *= r
-    return expr, radix  # type: ignore[return-value]
+    packed = pack_codes([_code(c, h) for c, h in zip(columns, hs)], radix)
+    return None if packed is None else (packed, radix)
 
 
-def _decode(code: str | pl.Expr, radix: Sequence[int], names: Sequence[str]) -> list[pl.Expr]:
-    """The node ids packed by :func:`_tuple_code`, one column per name."""
-    value = pl.col(code) if isinstance(code, str) else code
-    out, stride = [], 1
-    for name, r in zip(names, radix):
-        out.append(((value // stride) % r).alias(name))
-        stride *= r
-    return out
+def _check_arguments(
+    orig: pl.LazyFrame,
+    anon: pl.LazyFrame,
+    qids: list[str],
+    hierarchies: Mapping[str, Hierarchy],
+    key: str | None,
+    sensitive: str | None,
+    k: int | None,
+    levels: Mapping[str, int] | None,
+) -> tuple[dict[str, Hierarchy], dict[str, int] | None]:
+    """The checks of :func:`prepare` (no data read): the qids' hierarchies and the checked levels."""
+    if not qids:
+        raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
+    missing = [q for q in qids if q not in hierarchies]
+    if missing:
+        raise InvalidParameterError(f"qids {missing} have no hierarchy; hierarchies are given for {list(hierarchies)}")
+    hs = {q: hierarchies[q] for q in qids}
+    for q, h in hs.items():
+        if not isinstance(h, Hierarchy):
+            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
+    check_columns(orig, qids, "qids")
+    check_columns(anon, qids, "qids")
+    if key is not None:
+        check_columns(orig, [key], "key")
+        check_columns(anon, [key], "key")
+        if key in qids:
+            raise InvalidParameterError(f"key {key!r} is also a quasi-identifier; the key must be a row id column")
+    if sensitive is not None:
+        check_columns(orig, [sensitive], "sensitive")
+        if sensitive in qids:
+            raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
+    levels = _check_levels(levels, hs)
+    return hs, levels
 
 
 def prepare(
@@ -290,29 +317,7 @@ def prepare(
     """
     orig, anon = as_lazy(original), as_lazy(anonymized)
     qids = list(qids)
-    if not qids:
-        raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
-    missing = [q for q in qids if q not in hierarchies]
-    if missing:
-        raise InvalidParameterError(f"qids {missing} have no hierarchy; hierarchies are given for {list(hierarchies)}")
-    hs = {q: hierarchies[q] for q in qids}
-    for q, h in hs.items():
-        if not isinstance(h, Hierarchy):
-            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
-    check_columns(orig, qids, "qids")
-    check_columns(anon, qids, "qids")
-    if key is not None:
-        check_columns(orig, [key], "key")
-        check_columns(anon, [key], "key")
-        if key in qids:
-            raise InvalidParameterError(f"key {key!r} is also a quasi-identifier; the key must be a row id column")
-    if sensitive is not None:
-        check_columns(orig, [sensitive], "sensitive")
-        if sensitive in qids:
-            raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
-    levels = _check_levels(levels, hs)
+    hs, levels = _check_arguments(orig, anon, qids, hierarchies, key, sensitive, k, levels)
 
     ordered = [hs[q] for q in qids]
     o_cols = [orig_col(i) for i in range(len(qids))]
@@ -356,8 +361,8 @@ def prepare(
         grouped = (
             joined.select(combined.alias("__anon_key")).group_by("__anon_key").agg(pl.len().cast(pl.Int64).alias(SIZE)).sort("__anon_key")
             .select(
-                *_decode("__anon_key", packed[1], o_cols),
-                *_decode(pl.col("__anon_key") // r, packed[1], p_cols),
+                *unpack_codes("__anon_key", packed[1], o_cols),
+                *unpack_codes(pl.col("__anon_key") // r, packed[1], p_cols),
                 *([(pl.col("__anon_key") // (r * r) % n_s).alias(SENSITIVE)] if extra else []),
                 (pl.col("__anon_key") // (r * r * n_s) == 1).alias(SUPPRESSED),
                 SIZE,

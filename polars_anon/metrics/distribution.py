@@ -54,19 +54,33 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
 
 
 def _contingency(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Counts n_ab > 0 of the pairs over columns a and b (dense codes), with the margins n_a and n_b of each cell."""
-    nb = int(codes[b].max()) + 1
-    cell, inverse = np.unique(codes[a] * nb + codes[b], return_inverse=True)
-    n = np.bincount(inverse, weights=size)
-    ia, ib = cell // nb, cell % nb
+    """Counts n_ab > 0 of the pairs over columns a and b (dense codes), with the margins n_a and n_b of each cell.
+
+    A ``bincount`` over the combined code when the table is small enough (no sort),
+    else the distinct combined codes.
+    """
+    width_a, width_b = int(codes[a].max()) + 1, int(codes[b].max()) + 1
+    combined = codes[a] * width_b + codes[b]
+    if width_a * width_b <= 1 << 24:
+        counts = np.bincount(combined, weights=size, minlength=width_a * width_b)
+        cell = np.flatnonzero(counts)
+        n = counts[cell]
+    else:
+        cell, inverse = np.unique(combined, return_inverse=True)
+        n = np.bincount(inverse, weights=size)
+    ia, ib = cell // width_b, cell % width_b
     na, nbm = np.bincount(ia, weights=n), np.bincount(ib, weights=n)
     return n, na[ia], nbm[ib]
+
+
+def _distinct(codes: np.ndarray) -> int:
+    return int(np.count_nonzero(np.bincount(codes)))
 
 
 def _cramer(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
     n, na, nb = _contingency(codes, size, a, b)
     phi2 = float((n**2 / (na * nb)).sum()) - 1.0
-    dof = min(len(np.unique(codes[a])), len(np.unique(codes[b]))) - 1
+    dof = min(_distinct(codes[a]), _distinct(codes[b])) - 1
     return float(np.sqrt(max(phi2, 0.0) / dof)) if dof > 0 else 0.0
 
 
@@ -74,6 +88,13 @@ def _mutual_information(codes: Mapping[str, np.ndarray], size: np.ndarray, a: st
     n, na, nb = _contingency(codes, size, a, b)
     total = float(size.sum())
     return float((n / total * np.log(total * n / (na * nb))).sum())
+
+
+def _small_codes(column: pl.Series) -> np.ndarray:
+    """Non-negative Int64 codes of a column, small enough to ``bincount``: node ids as they are, else dense ranks."""
+    if column.dtype.is_integer() and not column.null_count() and (column.min() or 0) >= 0 and (column.max() or 0) < 1 << 20:
+        return column.to_numpy().astype(np.int64)
+    return column.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()
 
 
 def _pairwise(
@@ -86,8 +107,7 @@ def _pairwise(
     few thousand rows): hundreds of attribute pairs cost milliseconds.
     """
     used = list(dict.fromkeys(c for _, o, p in columns for c in (o, p)))
-    dense = data.pairs.select(pl.col(c).rank("dense").fill_null(0).cast(pl.Int64) for c in used)
-    codes = {c: dense[c].to_numpy() for c in used}
+    codes = {c: _small_codes(data.pairs[c]) for c in used}
     size = data.pairs[SIZE].to_numpy().astype(np.float64)
     x, y, delta = [], [], []
     for (name_a, oa, pa), (name_b, ob, pb) in combinations(columns, 2):

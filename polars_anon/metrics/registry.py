@@ -19,7 +19,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells, cost, distribution, partition
 from polars_anon.metrics.data import MetricData, fully_suppressed, prepare
 
-__all__ = ["FAMILIES", "METRICS", "Metric", "compute", "evaluate", "metric_names"]
+__all__ = ["FAMILIES", "METRICS", "Metric", "compute", "evaluate", "evaluate_both", "metric_names"]
 
 FAMILIES = ("cost", "cells", "classes", "distribution")
 """cost: paper 001's hierarchy cost model; cells: per-cell and per-record loss over the
@@ -85,14 +85,19 @@ class Metric:
         [(None, 0.736842), ('gender', 1.0), ('race', 0.583333)]
         """
         value = self(data).with_columns(pl.col("value").cast(pl.Float64))
+        joined = value.join(self.divisors(data, star), on="attribute", how="left", nulls_equal=True, maintain_order="left")
+        return joined.select("attribute", _RATIO.alias("value"))
+
+    def divisors(self, data: MetricData, star: MetricData | None = None) -> pl.LazyFrame:
+        """Rows ``attribute, den``: what :meth:`normalized` divides by (see :attr:`scale`)."""
         if self.scale is None:
-            den = self(fully_suppressed(data) if star is None else star).select("attribute", pl.col("value").cast(pl.Float64).alias("den"))
-        else:
-            scales = [self.scale(data, None), *(self.scale(data, q) for q in data.qids)]
-            den = pl.LazyFrame({"attribute": [None, *data.qids], "den": scales}, schema={"attribute": pl.String, "den": pl.Float64})
-        ratio = pl.when(pl.col("den") != 0).then(pl.col("value") / pl.col("den")).when(pl.col("value") == 0).then(0.0)
-        joined = value.join(den, on="attribute", how="left", nulls_equal=True, maintain_order="left")
-        return joined.select("attribute", ratio.alias("value"))
+            return self(fully_suppressed(data) if star is None else star).select("attribute", pl.col("value").cast(pl.Float64).alias("den"))
+        scales = [self.scale(data, None), *(self.scale(data, q) for q in data.qids)]
+        return pl.LazyFrame({"attribute": [None, *data.qids], "den": scales}, schema={"attribute": pl.String, "den": pl.Float64})
+
+
+_RATIO = pl.when(pl.col("den") != 0).then(pl.col("value") / pl.col("den")).when(pl.col("value") == 0).then(0.0)
+"""value / den; 0 / 0 is 0; x / 0 and a null divisor are null."""
 
 
 def _m(polars: Callable[[MetricData], pl.LazyFrame], family: str, source: str, formula: str, range_: str, unit: str, **kw: object) -> Metric:
@@ -226,6 +231,27 @@ def evaluate(
     return pl.DataFrame(
         [pl.Series(n, frame.filter(pl.col("attribute").is_null())["value"], dtype=dtypes[n]) for n, frame in zip(chosen, results)]
     )
+
+
+def evaluate_both(data: MetricData, names: str | Iterable[str] | None = None) -> tuple[dict[str, object], dict[str, float | None]]:
+    """Every metric's whole-table value and its normalized companion, each metric computed once.
+
+    Same values as ``evaluate(data, names)`` and ``evaluate(data, names, normalized=True)``
+    (the report needs both: this does not compute the raw values twice).
+    """
+    chosen = metric_names(names, data.sensitive is not None)
+    star = fully_suppressed(data) if any(METRICS[n].scale is None for n in chosen) else None
+    frames = pl.collect_all(
+        [METRICS[n](data) for n in chosen] + [METRICS[n].divisors(data, star) for n in chosen]
+    )
+    raw, normalized = {}, {}
+    for n, value, den in zip(chosen, frames[: len(chosen)], frames[len(chosen) :]):
+        table = value.filter(pl.col("attribute").is_null())["value"]
+        raw[n] = table.item() if len(table) else None
+        both = value.with_columns(pl.col("value").cast(pl.Float64)).join(den, on="attribute", how="left", nulls_equal=True)
+        ratio = both.filter(pl.col("attribute").is_null()).select(_RATIO)
+        normalized[n] = ratio.item() if ratio.height else None
+    return raw, normalized
 
 
 def compute(

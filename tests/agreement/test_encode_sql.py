@@ -6,7 +6,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from polars_anon.duckdb import load_hierarchy, register
+from polars_anon.duckdb import load_hierarchies
 from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
 from tests.golden.test_encode_table_iii import OUR_COLUMNS, TABLE_III
@@ -14,9 +14,7 @@ from tests.golden.test_encode_table_iii import OUR_COLUMNS, TABLE_III
 
 def _connect(hierarchies, **tables) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    register(con)
-    for q, h in hierarchies.items():
-        load_hierarchy(con, q, h)
+    load_hierarchies(con, hierarchies)
     for name, frame in tables.items():
         con.register(name, frame.to_arrow())
     return con

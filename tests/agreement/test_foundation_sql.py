@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -11,7 +12,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_anon as pa
-from polars_anon.duckdb import generalize_sql, load_hierarchy, register, sql_files
+from polars_anon.duckdb import generalize_sql, load_hierarchies, load_hierarchy, register, sql_files
+from polars_anon.messages import K_NOT_INTEGER, LEVEL_OUT_OF_RANGE
 from tests.conftest import ADULT_QIDS
 
 
@@ -50,14 +52,25 @@ def test_register_is_idempotent(con: duckdb.DuckDBPyConnection) -> None:
     assert register(con) == register(con)
 
 
+def test_register_writes_nothing_into_a_database_file(tmp_path: Path) -> None:
+    """TEMP macros and tables: a database file opened again has none of them."""
+    path = str(tmp_path / "user.duckdb")
+    with duckdb.connect(path) as c:
+        names = register(c)
+        load_hierarchies(c, {"sex": pa.Hierarchy.suppression(["F", "M"])})
+        assert "anon_generalize" in names and all(n.startswith("anon_") for n in names)
+    with duckdb.connect(path) as c:
+        assert c.sql("SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'anon_%'").fetchall() == [(0,)]
+        assert c.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'anon_%'").fetchall() == [(0,)]
+
+
 @pytest.mark.parametrize("levels", [
     {"sex": 1, "age": 2, "race": 0, "marital-status": 1, "education": 3, "native-country": 1, "workclass": 2, "occupation": 1},
     {"age": 1, "education": 1},
 ])
 def test_generalized_adult_and_classes_agree(levels: dict, adult: pl.DataFrame, adult_hierarchies: dict,
                                               con: duckdb.DuckDBPyConnection) -> None:
-    for q, h in adult_hierarchies.items():
-        load_hierarchy(con, q, h)
+    load_hierarchies(con, adult_hierarchies)
     con.register("adult_src", adult.to_arrow())
     via_sql = con.sql(generalize_sql("adult_src", adult_hierarchies, levels)).pl()
     via_polars = pa.generalize(adult.lazy(), adult_hierarchies, levels).collect()
@@ -73,10 +86,10 @@ def test_generalized_adult_and_classes_agree(levels: dict, adult: pl.DataFrame, 
 
 def test_sql_errors_name_the_parameter(con: duckdb.DuckDBPyConnection) -> None:
     con.sql("CREATE TABLE t AS SELECT 1 AS a")
-    with pytest.raises(duckdb.Error, match="k must be >= 1, got 0"):
+    with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):
         con.sql("FROM anon_class_sizes('t', ['a'], k := 0)").fetchall()
     load_hierarchy(con, "a", pa.Hierarchy.suppression(["1"]))
-    with pytest.raises(duckdb.Error, match="level must be >= 0, got -1"):
+    with pytest.raises(duckdb.Error, match=LEVEL_OUT_OF_RANGE.pattern(where="hierarchy 'a': ", level=-1, top=1, root="*")):
         con.sql("SELECT anon_generalize('a', 1, -1)").fetchall()
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from polars_anon.algorithms.mondrian import axes, coordinates, partition, sql_inputs
 from polars_anon.classes import class_sizes
 from polars_anon.duckdb import register
+from polars_anon.messages import CHOICE, K_NOT_INTEGER
 from tests.conftest import ADULT_QIDS
 from tests.strategies import tables
 
@@ -88,8 +89,8 @@ def test_random_tables_same_partition(
 def test_sql_refuses_bad_arguments(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE OR REPLACE TEMP TABLE e_coords AS SELECT 0::BIGINT AS t, 0::BIGINT AS dim, 0::BIGINT AS x, 0.0::DOUBLE AS v")
     con.execute("CREATE OR REPLACE TEMP TABLE e_tuples AS SELECT 0::BIGINT AS t, 3::BIGINT AS size")
-    with pytest.raises(duckdb.Error, match="k must be >= 1, got 0"):
+    with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):
         con.sql("FROM anon_mondrian('e_coords', 'e_tuples', k := 0)").fetchall()
-    with pytest.raises(duckdb.Error, match="split must be strict or relaxed, got loose"):
+    with pytest.raises(duckdb.Error, match=CHOICE.pattern(name="split", allowed=["strict", "relaxed"], value="loose")):
         con.sql("FROM anon_mondrian('e_coords', 'e_tuples', split := 'loose')").fetchall()
     assert con.sql("FROM anon_mondrian('e_coords', 'e_tuples', k := 2)").fetchall() == [(0, 0, 3, 0)]

@@ -25,7 +25,7 @@ def test_adult_fulldomain_optimum_is_minimal(adult: pl.DataFrame, adult_hierarch
     and the reported loss equals the average cell NCP recomputed from the published labels."""
     res = pa.anonymize(adult, hierarchies=adult_hierarchies, k=10)
     out = res.collect()
-    levels = res.report["levels"]
+    levels = res.report["details"]["levels"]
     for q in ADULT_QIDS:
         if levels[q] == 0:
             continue

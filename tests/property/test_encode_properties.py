@@ -47,7 +47,7 @@ def test_proportional_invariants(t):
         for cut in _cuts(h):  # each level sums to 1 in every row [paper 000 §III-B]
             assert np.allclose(m[:, [col_of[i] for i in cut]].sum(axis=1), 1.0, atol=1e-5)
         # the published node and its ancestors are 1: every original value lies under them
-        pub_ids = [h.id_of(v) for v in published[q]]
+        pub_ids = h.ids_of(published[q]).tolist()
         assert np.allclose(m[np.arange(t.height), [col_of[i] for i in pub_ids]], 1.0)
     # rows of one class (same published tuple) are identical
     key = published.select(list(H)).with_row_index()

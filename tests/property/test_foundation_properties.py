@@ -57,7 +57,7 @@ def test_class_ancestors_match_pairwise_lca(t: tuple[pl.DataFrame, dict[str, pa.
 def test_fulldomain_keeps_the_invariants(t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int) -> None:
     df, hs = t
     assume(k <= df.height)
-    out = pa.anonymize(df, hierarchies=hs, k=k).collect()
+    out = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k).collect()
     qids = list(hs)
     assert out.group_by(qids).len()["len"].min() >= k  # 1. k-anonymous
     assert is_truthful(df, out, hs)  # 2. truthful
@@ -69,7 +69,7 @@ def test_fulldomain_keeps_the_invariants(t: tuple[pl.DataFrame, dict[str, pa.Hie
 def test_fulldomain_suppression_stays_in_budget(t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int, budget: int) -> None:
     df, hs = t
     assume(k <= df.height)
-    res = pa.anonymize(df, hierarchies=hs, k=k, max_suppressed=budget)
+    res = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, max_suppressed=budget)
     out = res.collect()
     assert res.report["suppressed"] <= budget and out.height == df.height - res.report["suppressed"]
     assert out.group_by(list(hs)).len()["len"].min() >= k
@@ -80,7 +80,7 @@ def test_fulldomain_suppression_stays_in_budget(t: tuple[pl.DataFrame, dict[str,
 def test_same_input_same_bytes(tmp_path: Path) -> None:
     """Invariant 5: two runs write byte-identical Parquet."""
     for name in ("a", "b"):
-        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=2).sink_parquet(tmp_path / f"{name}.parquet", report=False)
+        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=2).sink_parquet(tmp_path / f"{name}.parquet", report=False)
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
 

@@ -28,7 +28,7 @@ def test_mondrian_k_truthful_rows_kept(t: tuple[pl.DataFrame, dict], k: int, mod
     df, hs = t
     assume(k <= df.height)
     order = "random" if random else None
-    out = pa.anonymize(df, hierarchies=hs, k=k, method="mondrian", mode=mode, order=order, seed=7).collect()
+    out = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method="mondrian", mode=mode, order=order, seed=7).collect()
     assert out.height == df.height and out["row"].equals(df["row"])
     assert out.group_by(QIDS).len()["len"].min() >= k
     assert _truthful(df, out, hs)
@@ -89,7 +89,7 @@ def test_partitions_are_disjoint_boxes(t: tuple[pl.DataFrame, dict], k: int, mod
 def test_datafly_budget_and_k(t: tuple[pl.DataFrame, dict], k: int, budget: int, root: bool) -> None:
     df, hs = t
     assume(k <= df.height)
-    r = pa.anonymize(df, hierarchies=hs, k=k, method="datafly", max_suppressed=budget, suppress="root" if root else "remove")
+    r = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method="datafly", max_suppressed=budget, suppress="root" if root else "remove")
     out = r.collect()
     assert r.report["suppressed"] <= budget
     assert out.height == df.height - (0 if root else r.report["suppressed"])

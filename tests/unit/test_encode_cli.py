@@ -81,23 +81,22 @@ def test_job_encode_key_writes_beside_output(files):
 
 
 def test_job_unknown_encoding_writes_nothing(files):
-    job = Job.from_dict(
-        {"input": "orig.parquet", "output": "o.parquet", "k": 3, "encode": ["onehot"],
-         "qids": {"gender": {"hierarchy": "suppress"}}},
-        files,
-    )
-    with pytest.raises(InvalidParameterError, match="encoding must be one of"):
-        run_job(job)
+    with pytest.raises(InvalidParameterError, match="encoding must be one of"):  # refused when the job file is read
+        Job.from_dict(
+            {"input": "orig.parquet", "output": "o.parquet", "k": 3, "encode": ["onehot"],
+             "qids": {"gender": {"hierarchy": "suppress"}}},
+            files,
+        )
     assert not (files / "o.parquet").exists()
 
 
 def test_job_encode_refused_when_rows_were_suppressed(tmp_path):
     TABLE_I.with_columns(pl.Series("x", ["a"] * 5 + ["b"])).write_parquet(tmp_path / "o.parquet")
     job = Job.from_dict(
-        {"input": "o.parquet", "output": "p.parquet", "k": 5, "max_suppressed": 1, "encode": ["proportional"],
+        {"input": "o.parquet", "output": "p.parquet", "k": 5, "max_suppressed": 1, "encode": ["proportional"], "drop": "id",
          "qids": {"x": {"hierarchy": "suppress"}}},
         tmp_path,
     )
-    with pytest.raises(InvalidParameterError, match="1 rows were suppressed"):
+    with pytest.raises(InvalidParameterError, match="1 rows are suppressed"):
         run_job(job)
     assert not (tmp_path / "p.parquet").exists()

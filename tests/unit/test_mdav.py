@@ -26,6 +26,7 @@ from polars_anon.algorithms.mdav import (
 )
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.job import Job, run_job
+from polars_anon.publish import publish
 
 
 def _labels(values, k, seed=0):
@@ -121,7 +122,7 @@ def test_permutation_moves_blocks_together_and_changes_every_nonconstant_cluster
     labels = np.array([0, 0, 0, 1, 1, 1, 2, 2])
     keys, constant, _ = permutation_keys(r, labels, [["a", "b"]], seed=3)
     assert constant == [1]  # cluster 2 is (w, 9) twice
-    out = permute(df.lazy(), labels, [["a", "b"]], keys).collect()
+    out = publish(df.lazy(), permute(df, labels, [["a", "b"]], keys)).collect()
     assert out["s"].to_list() == list(range(8))
     pairs = {("x", "1"), ("y", "2"), ("z", "3")}
     for c in (0, 1):
@@ -138,7 +139,7 @@ def test_permutation_rejection_redraws_an_identity_draw():
     labels = np.repeat(np.arange(n // 2), 2)
     r = encode_records(df, [], ["a"])
     keys, constant, rounds = permutation_keys(r, labels, [["a"]], seed=0)
-    out = permute(df.lazy(), labels, [["a"]], keys).collect()
+    out = publish(df.lazy(), permute(df, labels, [["a"]], keys)).collect()
     swapped = [str(i + 1 - 2 * (i % 2)) for i in range(n)]
     assert out["a"].to_list() == swapped and constant == [0] and rounds >= 1
 
@@ -146,7 +147,7 @@ def test_permutation_rejection_redraws_an_identity_draw():
 def test_aggregate_means_and_modes():
     df = pl.DataFrame({"x": ["1", "2", "6", "10", "10", "13"], "c": ["u", "v", "v", "w", "u", "w"]})
     r = encode_records(df, ["x"], ["c"], {"c": ["w", "v", "u"]})
-    out = aggregate(df.lazy(), r, np.array([0, 0, 0, 1, 1, 1])).collect()
+    out = publish(df.lazy(), aggregate(r, np.array([0, 0, 0, 1, 1, 1]))).collect()
     assert out["x"].to_list() == [3.0, 3.0, 3.0, 11.0, 11.0, 11.0]
     assert out["c"].to_list() == ["v"] * 3 + ["w"] * 3
 
@@ -154,7 +155,7 @@ def test_aggregate_means_and_modes():
 def test_aggregate_mode_tie_goes_to_hierarchy_order():
     df = pl.DataFrame({"c": ["u", "v"]})
     r = encode_records(df, [], ["c"], {"c": ["v", "u"]})
-    assert aggregate(df.lazy(), r, np.array([0, 0])).collect()["c"].to_list() == ["v", "v"]
+    assert publish(df.lazy(), aggregate(r, np.array([0, 0]))).collect()["c"].to_list() == ["v", "v"]
 
 
 # ---------------------------------------------------------------- pipeline
@@ -169,20 +170,20 @@ H = {"age": Hierarchy.intervals(range(100), [10, 50]), "sex": Hierarchy.suppress
 
 
 def test_anonymize_permute_reports_probabilistic_guarantee():
-    res = pa.anonymize(TABLE, hierarchies=H, k=3, method="mdav", sensitive="disease", seed=1)
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1)
     out = res.collect()
     assert res.report["guarantee"] == "probabilistic"
     assert res.report["min_class_size"] >= 3 and res.report["n_rows"] == 12
-    assert res.report["numeric"] == ["age"]
-    assert len(res.report["qid_blocks"]) == 1 and sorted(res.report["qid_blocks"][0]) == ["age", "sex"]
+    assert res.report["details"]["numeric"] == ["age"]
+    assert len(res.report["details"]["qid_blocks"]) == 1 and sorted(res.report["details"]["qid_blocks"][0]) == ["age", "sex"]
     assert out["id"].to_list() == TABLE["id"].to_list() and out["disease"].to_list() == TABLE["disease"].to_list()
     assert sorted(out["age"].to_list()) == sorted(str(a) for a in TABLE["age"])
-    again = pa.anonymize(TABLE, hierarchies=H, k=3, method="mdav", sensitive="disease", seed=1).collect()
+    again = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1).collect()
     assert_frame_equal(out, again)
 
 
 def test_anonymize_aggregate_passes_the_classic_check():
-    res = pa.anonymize(TABLE, hierarchies=H, k=3, method="mdav", publish="aggregate")
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", publish="aggregate")
     out = res.collect()
     assert res.report["guarantee"] == "k-anonymity"
     assert out.group_by("age", "sex").len()["len"].min() >= 3
@@ -190,9 +191,9 @@ def test_anonymize_aggregate_passes_the_classic_check():
 
 
 def test_ahmad_dey_through_anonymize():
-    res = pa.anonymize(TABLE, hierarchies=H, k=4, method="mdav", distance="ahmad_dey", publish="aggregate")
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=4, method="mdav", distance="ahmad_dey", publish="aggregate")
     assert res.collect().group_by("age", "sex").len()["len"].min() >= 4
-    assert res.report["distance"] == "ahmad_dey"
+    assert res.report["details"]["distance"] == "ahmad_dey"
 
 
 def test_verify_permutation_catches_values_moved_across_clusters():
@@ -211,25 +212,25 @@ def test_verify_permutation_catches_values_moved_across_clusters():
 
 
 def test_sink_parquet_verifies_and_writes(tmp_path):
-    res = pa.anonymize(TABLE, hierarchies=H, k=3, method="mdav", sensitive="disease")
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease")
     rep = res.sink_parquet(tmp_path / "out.parquet")
     assert rep["guarantee"] == "probabilistic" and rep["n_rows"] == 12
-    assert json.loads((tmp_path / "out.report.json").read_text())["publish"] == "permute"
+    assert json.loads((tmp_path / "out.report.json").read_text())["details"]["publish"] == "permute"
     assert_frame_equal(pl.read_parquet(tmp_path / "out.parquet"), res.collect())
 
 
 def test_namespace_and_job(tmp_path):
-    out = TABLE.anon.k_anonymize(hierarchies=H, k=3, method="mdav", publish="aggregate")
+    out = TABLE.anon.k_anonymize(hierarchies=H, insensitive="id", k=3, method="mdav", publish="aggregate")
     assert out.group_by("age", "sex").len()["len"].min() >= 3
     TABLE.write_parquet(tmp_path / "in.parquet")
     job = Job.from_dict(
-        {"input": "in.parquet", "output": "out.parquet", "k": 3, "method": "mdav", "publish": "permute",
+        {"input": "in.parquet", "output": "out.parquet", "k": 3, "method": "mdav", "publish": "permute", "insensitive": "id",
          "distance": "ahmad_dey", "blocks": [["age", "sex"]], "sensitive": "disease",
          "qids": {"age": {"hierarchy": {"intervals": [10, 50]}}, "sex": {"hierarchy": "suppress"}}},
         tmp_path,
     )
     rep = run_job(job)
-    assert rep["qid_blocks"] == [["age", "sex"]] and rep["distance"] == "ahmad_dey"
+    assert rep["details"]["qid_blocks"] == [["age", "sex"]] and rep["details"]["distance"] == "ahmad_dey"
     assert pl.read_parquet(tmp_path / "out.parquet")["id"].to_list() == TABLE["id"].to_list()
 
 
@@ -238,7 +239,7 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
 
     TABLE.write_parquet(tmp_path / "in.parquet")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 3\nmethod = "mdav"\npublish = "aggregate"\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 3\nmethod = "mdav"\npublish = "aggregate"\ninsensitive = ["id"]\n'
         '[qids.age]\nhierarchy = { intervals = [10, 50] }\n[qids.sex]\nhierarchy = "suppress"\n'
     )
     assert main(["anonymize", str(tmp_path / "job.toml")]) == 0
@@ -248,20 +249,20 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"pubish": "permute"}, r"method 'mdav' does not take options \['pubish'\]"),
-        ({"publish": "swap"}, r"publish must be one of \['permute', 'aggregate'\], got 'swap'"),
-        ({"distance": "euclid"}, r"distance must be one of \['gower', 'ahmad_dey'\], got 'euclid'"),
+        ({"pubish": "permute"}, r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', 'block_size', 'numeric', 'blocks'\]"),
+        ({"publish": "swap"}, r"option 'publish' must be one of \['permute', 'aggregate'\], got 'swap'"),
+        ({"distance": "euclid"}, r"option 'distance' must be one of \['gower', 'ahmad_dey'\], got 'euclid'"),
         ({"block_size": 5}, r"block_size must be an integer >= 2k = 6, got 5"),
         ({"numeric": ["id"]}, r"numeric names \['id'\], which are not qids"),
         ({"numeric": ["sex"]}, r"numeric qid 'sex' has 2 values that are not numbers \(first: \['F', 'M'\]\)"),
-        ({"numeric": "age"}, r"numeric must be a list of qid names, got 'age'"),
+        ({"numeric": "age"}, r"option 'numeric' must be a list of qid names, got 'age'"),
         ({"blocks": [["age"]]}, r"blocks must name every qid exactly once"),
-        ({"blocks": "age"}, r"blocks must be a list of non-empty lists of qid names"),
+        ({"blocks": "age"}, r"option 'blocks' must be a list of non-empty lists of qid names, got 'age'"),
     ],
 )
 def test_bad_options_are_refused(options, match):
     with pytest.raises(InvalidParameterError, match=match):
-        pa.anonymize(TABLE, hierarchies=H, k=3, method="mdav", **options)
+        pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", **options)
 
 
 def test_adult_permute_and_aggregate(adult, adult_hierarchies):
@@ -269,10 +270,10 @@ def test_adult_permute_and_aggregate(adult, adult_hierarchies):
     res = pa.anonymize(adult, hierarchies=adult_hierarchies, k=5, method="mdav", sensitive="salary-class")
     out = res.collect()
     rep = res.report
-    assert rep["guarantee"] == "probabilistic" and rep["n_rows"] == 30_162 and rep["n_blocks"] >= 3
-    assert rep["min_class_size"] >= 5 and rep["max_cluster_size"] <= 9
+    assert rep["guarantee"] == "probabilistic" and rep["n_rows"] == 30_162 and rep["details"]["n_blocks"] >= 3
+    assert rep["min_class_size"] >= 5 and rep["details"]["max_cluster_size"] <= 9
     assert rep["classic_min_class_size"] < 5  # permuted values do not form classic classes
-    assert all(len(b) >= 2 for b in rep["qid_blocks"]) and rep["qid_blocks"][0][0] == "marital-status"
+    assert all(len(b) >= 2 for b in rep["details"]["qid_blocks"]) and rep["details"]["qid_blocks"][0][0] == "marital-status"
     assert out["salary-class"].equals(adult["salary-class"])
     for q in adult_hierarchies:
         assert out[q].sort().equals(adult[q].sort())  # permutation keeps every column multiset
@@ -281,9 +282,9 @@ def test_adult_permute_and_aggregate(adult, adult_hierarchies):
 
 
 def test_qids_need_no_hierarchy():
-    res = pa.anonymize(TABLE, qids=["age", "sex"], hierarchies={}, k=3, method="mdav", publish="aggregate")
+    res = pa.anonymize(TABLE, qids=["age", "sex"], hierarchies={}, insensitive="id", k=3, method="mdav", publish="aggregate")
     out = res.collect()
-    assert out.group_by("age", "sex").len()["len"].min() >= 3 and res.report["numeric"] == ["age"]
+    assert out.group_by("age", "sex").len()["len"].min() >= 3 and res.report["details"]["numeric"] == ["age"]
 
 
 def test_cli_demo_says_the_guarantee_is_probabilistic(tmp_path, capsys):

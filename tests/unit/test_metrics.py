@@ -115,10 +115,10 @@ def test_merge_cost_is_the_cost_of_publishing_the_merge() -> None:
 def test_adult_report_metrics_match_compute_on_rows(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
     """The report's metrics, computed on the class aggregates, equal compute() on the rows (with suppression)."""
     original = adult.with_row_index("row")
-    result = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, k=20, max_suppressed=300)
+    result = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, insensitive="row", k=20, max_suppressed=300)
     assert result.report["suppressed"] > 0
     published = result.collect()
-    rows = compute(original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["levels"])
+    rows = compute(original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["details"]["levels"])
     report = result.report["metrics"]
     assert list(report) == rows.columns
     for name, value in rows.row(0, named=True).items():
@@ -126,12 +126,17 @@ def test_adult_report_metrics_match_compute_on_rows(adult: pl.DataFrame, adult_h
     json.dumps(report)  # plain numbers for the report file
 
 
-def test_report_has_no_metrics_without_levels() -> None:
-    from polars_anon.metrics.report import report_metrics
+def test_report_metrics_from_a_levels_map() -> None:
+    """Table I at levels gender 1 (*) and race 2 (*): every cell at its root, NCP 3 x 1/... + 6 x 6/7."""
+    from polars_anon.report.metrics import map_data, report_metrics
+    from polars_anon.tuplemap import TupleMap
 
     agg = pa.class_sizes(TABLE_I.lazy(), ANIMALS).collect()
-    assert report_metrics(agg, ANIMALS, ANIMAL_HIERARCHIES, None, 2) == {}
-    assert report_metrics(agg, ANIMALS, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2}, 2)["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+    tmap = TupleMap.from_levels(agg, ANIMAL_HIERARCHIES, {"gender": 1, "race": 2})
+    parts = report_metrics(map_data(tmap, ANIMAL_HIERARCHIES, 2))
+    assert parts["metrics"]["ncp"] == pytest.approx(3 + 6 * 6 / 7)
+    assert parts["metrics_normalized"]["ncp"] == pytest.approx(1.0) and parts["metrics_normalized"]["loss"] == 1.0
+    assert report_metrics(None) == {"metrics": {}, "metrics_normalized": {}, "metric_units": {}}
 
 
 # ------------------------------------------------------------------ CLI
@@ -181,3 +186,17 @@ def test_cli_refuses_with_a_message(files: Path, capsys: pytest.CaptureFixture[s
 def test_prepare_counts_suppressed_rows_once() -> None:
     data = prepare(TABLE_I, TABLE_IB.head(4), ANIMALS, ANIMAL_HIERARCHIES, key="id")
     assert data.n_rows == 6 and data.suppressed_rows == 2
+
+
+def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
+    """The report's one-pass evaluation gives the same numbers as the two separate evaluations."""
+    from polars_anon.metrics.registry import evaluate, evaluate_both
+    from polars_anon.metrics._frames import example
+
+    data = example()
+    raw, normalized = evaluate_both(data)
+    assert raw == evaluate(data).row(0, named=True)
+    want = evaluate(data, normalized=True).row(0, named=True)
+    assert set(normalized) == set(want)
+    for name, value in want.items():
+        assert normalized[name] == (pytest.approx(value) if value is not None else None), name

@@ -33,7 +33,7 @@ def test_fig26_strict_hand_computed() -> None:
     is cut at its lower median HS-Grad (4 | 4). Round 2: the secondary half is cut on zip
     (width 78/93 > 1/4) at 34986 (2 | 2), the further-studies half on education (width
     2/4 > 24/93) at Bachelors (2 | 2). Classes of 2 cannot be cut for k=2."""
-    r = pa.anonymize(FIG26, qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian")
+    r = pa.anonymize(FIG26, insensitive="id", qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian")
     out = r.collect()
     assert out.rows() == [
         (1, "HS-Dropout", "[34917-34986]"),
@@ -45,13 +45,13 @@ def test_fig26_strict_hand_computed() -> None:
         (7, "Bachelors", "[35001-35010]"),
         (8, "Bachelors", "[35001-35010]"),
     ]
-    assert r.report["rounds"] == 2 and r.report["n_partitions"] == 4 and r.report["mode"] == "strict"
+    assert r.report["details"]["rounds"] == 2 and r.report["details"]["n_partitions"] == 4 and r.report["details"]["mode"] == "strict"
 
 
 def test_fig26_set_labels() -> None:
     """Paper 003 (2.4): without a hierarchy a class publishes the set of its values."""
     out = pa.anonymize(
-        FIG26, qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian", publish={"education": "set"}
+        FIG26, insensitive="id", qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian", publish={"education": "set"}
     ).collect()
     assert out["education"].to_list()[4:6] == ["{Masters,PhD}"] * 2
     assert out["education"].to_list()[:2] == ["HS-Dropout"] * 2
@@ -63,10 +63,10 @@ def test_strict_cannot_cut_relaxed_can() -> None:
     2 in row order; rhs the other two 2s and the 3."""
     df = pl.DataFrame({"x": [2, 3, 1, 2, 2]})
     strict = pa.anonymize(df, qids=["x"], hierarchies={}, k=2, method="mondrian", mode="strict")
-    assert strict.collect()["x"].to_list() == ["[1-3]"] * 5 and strict.report["n_partitions"] == 1
+    assert strict.collect()["x"].to_list() == ["[1-3]"] * 5 and strict.report["details"]["n_partitions"] == 1
     relaxed = pa.anonymize(df, qids=["x"], hierarchies={}, k=2, method="mondrian", mode="relaxed")
     assert relaxed.collect()["x"].to_list() == ["[1-2]", "[2-3]", "[1-2]", "[2-3]", "[2-3]"]
-    assert relaxed.report["n_partitions"] == 2
+    assert relaxed.report["details"]["n_partitions"] == 2
 
 
 def test_strict_second_median_cut_when_first_is_not_allowable() -> None:
@@ -77,7 +77,7 @@ def test_strict_second_median_cut_when_first_is_not_allowable() -> None:
     df = pl.DataFrame({"sex": ["F", "M", "M", "M", "M", "F"]})
     r = pa.anonymize(df, qids=["sex"], hierarchies={}, k=2, method="mondrian")
     assert r.collect()["sex"].to_list() == ["F", "M", "M", "M", "M", "F"]
-    assert r.report["n_partitions"] == 2
+    assert r.report["details"]["n_partitions"] == 2
 
 
 def test_strict_keeps_the_papers_cut_when_allowable() -> None:
@@ -170,7 +170,7 @@ def test_adult_strict_and_relaxed(adult: pl.DataFrame, adult_hierarchies: dict[s
             ids = {lab: i for i, lab in enumerate(h.labels)}
             got = pl.DataFrame({"a": adult[q], "b": out[q]}).unique().rows()
             assert all((ids[a], ids[b]) in pairs for a, b in got)
-        parts[mode] = r.report["n_partitions"]
+        parts[mode] = r.report["details"]["n_partitions"]
     assert parts["relaxed"] > parts["strict"]
 
 
@@ -194,38 +194,42 @@ def test_job_file_and_namespace(tmp_path: Path) -> None:
         ("HS-Dropout", "Secondary"), ("HS-Grad", "Secondary"), ("Bachelors", "Further-Studies"), ("Masters", "Further-Studies"), ("PhD", "Further-Studies")
     ]) + "\n")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\nmode = "relaxed"\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\nmode = "relaxed"\n'
         '[qids.education]\nhierarchy = "edu.csv"\n[qids.zip]\nhierarchy = { mask = 5 }\n'
     )
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     report = json.loads((tmp_path / "out.report.json").read_text())
-    assert report["method"] == "mondrian" and report["mode"] == "relaxed" and report["min_class_size"] >= 2
+    assert report["method"] == "mondrian" and report["details"]["mode"] == "relaxed" and report["min_class_size"] >= 2
     out = pl.read_parquet(tmp_path / "out.parquet")
     assert out["id"].to_list() == list(range(1, 9))
-    lazy = FIG26.lazy().anon.k_anonymize(hierarchies={"education": EDU}, qids=["education", "zip"], k=2, method="mondrian")
+    lazy = FIG26.lazy().anon.k_anonymize(insensitive="id", hierarchies={"education": EDU}, qids=["education", "zip"], k=2, method="mondrian")
     assert lazy.collect()["zip"].to_list()[:2] == ["[34917-34986]"] * 2
-    eager = FIG26.anon.k_anonymize(hierarchies={"education": EDU}, qids=["education", "zip"], k=4, method="mondrian")
+    eager = FIG26.anon.k_anonymize(insensitive="id", hierarchies={"education": EDU}, qids=["education", "zip"], k=4, method="mondrian")
     assert eager.group_by("education", "zip").len()["len"].min() >= 4
 
 
 def test_gather_and_join_publishing_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     """The dense-gather publishing (small key spaces) and the tuple-map join give the same rows."""
-    from polars_anon.algorithms import mondrian
+    from polars_anon import publish
 
     df = FIG26.with_columns(pl.Series("region", ["n", "s", "n", "s", "n", "n", "s", "s"]))
-    kwargs = {"qids": ["education", "zip", "region"], "hierarchies": {"education": EDU}, "k": 2, "method": "mondrian"}
+    kwargs = {"qids": ["education", "zip", "region"], "hierarchies": {"education": EDU}, "k": 2, "method": "mondrian", "insensitive": "id"}
     gathered = pa.anonymize(df, **kwargs).collect()
-    monkeypatch.setattr(mondrian, "_DENSE_KEYS", 0)
+    monkeypatch.setattr(publish, "DENSE_KEYS", 0)
     joined = pa.anonymize(df, **kwargs).collect()
     assert gathered.equals(joined) and gathered.group_by("education", "zip", "region").len()["len"].min() >= 2
 
 
 def test_null_suppress_publishes_root() -> None:
-    """null='suppress' maps nulls to the root before the rounds; the root sorts after the leaves."""
+    """null='suppress' maps nulls to the root before the rounds; the root sorts after the leaves.
+
+    a and b hold 2 rows each, so they stay apart; the null row (published as *) and c form
+    the third class. (Before the null-suppress fix every tuple counted 1 row, and a and b
+    were merged into A.)"""
     df = pl.DataFrame({"g": ["a", "b", None, "a", "b", "c"]})
     h = {"g": pa.Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})}
     out = pa.anonymize(df, hierarchies=h, k=2, method="mondrian", null="suppress").collect()
-    assert out["g"].to_list() == ["A", "A", "*", "A", "A", "*"]
+    assert out["g"].to_list() == ["a", "b", "*", "a", "b", "*"]
 
 
 def test_job_file_qid_without_hierarchy(tmp_path: Path) -> None:
@@ -233,13 +237,13 @@ def test_job_file_qid_without_hierarchy(tmp_path: Path) -> None:
     mondrian publishes it as a set (categorical) or a range (numeric)."""
     FIG26.write_parquet(tmp_path / "in.parquet")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\n[qids.education]\n[qids.zip]\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\n[qids.education]\n[qids.zip]\n'
     )
     job = Job.load(tmp_path / "job.toml")
     assert job.qids == {"education": None, "zip": None}
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")
-    expected = pa.anonymize(FIG26, qids=["education", "zip"], hierarchies={}, k=2, method="mondrian").collect()
+    expected = pa.anonymize(FIG26, insensitive="id", qids=["education", "zip"], hierarchies={}, k=2, method="mondrian").collect()
     assert out.equals(expected)
     assert out["education"].to_list()[4:6] == ["{Masters,PhD}"] * 2  # a set: no hierarchy to climb
 
@@ -248,11 +252,11 @@ def test_job_file_mixes_qids_with_and_without_hierarchy(tmp_path: Path) -> None:
     df = FIG26.with_columns(pl.col("zip").cast(pl.String))
     df.write_parquet(tmp_path / "in.parquet")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\n[qids.education]\n[qids.zip]\nhierarchy = { mask = 5 }\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\n[qids.education]\n[qids.zip]\nhierarchy = { mask = 5 }\n'
     )
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")
     zip_h = pa.Hierarchy.masking(sorted(df["zip"].unique()), 5)
-    expected = pa.anonymize(df, qids=["education", "zip"], hierarchies={"zip": zip_h}, k=2, method="mondrian").collect()
+    expected = pa.anonymize(df, insensitive="id", qids=["education", "zip"], hierarchies={"zip": zip_h}, k=2, method="mondrian").collect()
     assert out.equals(expected) and out.group_by("education", "zip").len()["len"].min() >= 2
     assert set(out["zip"]) - set(df["zip"]) <= set(zip_h.labels)  # ancestors from the mask hierarchy

@@ -17,10 +17,10 @@ def test_lazy_and_eager_agree() -> None:
     assert_frame_equal(lf.anon.generalize(ANIMAL_HIERARCHIES, levels).collect(), df.anon.generalize(ANIMAL_HIERARCHIES, levels))
     assert_frame_equal(lf.anon.classes(QIDS).collect(), df.anon.classes(QIDS))
     assert_frame_equal(lf.anon.check(QIDS, 2).collect(), df.anon.check(QIDS, 2))
-    assert_frame_equal(lf.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3).collect(),
-                       df.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3))
-    assert_frame_equal(df.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3),
-                       pa.anonymize(df, hierarchies=ANIMAL_HIERARCHIES, k=3).collect())
+    assert_frame_equal(lf.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive="id").collect(),
+                       df.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive="id"))
+    assert_frame_equal(df.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive="id"),
+                       pa.anonymize(df, hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive="id").collect())
 
 
 def test_expr_generalize_is_a_column_map() -> None:

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from polars_anon import Hierarchy, HierarchyError, InvalidParameterError
-from polars_anon.random_hierarchy import random_ordered, random_shuffled
+
+random_ordered, random_shuffled = Hierarchy.random_ordered, Hierarchy.random_shuffled
 
 
 def _equal_depth(h: Hierarchy) -> bool:

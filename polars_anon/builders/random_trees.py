@@ -13,26 +13,30 @@ Readings taken where the paper leaves room: a split makes between 2 and
 ``max_children`` parts, the count and the cut points drawn uniformly; an inner
 node is labelled ``[first..last]`` (ordered) or ``{a,b,c}`` (shuffled, values in
 input order); the root is labelled `root`. The same values and seed give the same
-tree.
+tree. Public API: :meth:`Hierarchy.random_ordered <polars_anon.Hierarchy.random_ordered>`
+and :meth:`Hierarchy.random_shuffled <polars_anon.Hierarchy.random_shuffled>`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
 
+from polars_anon.builders.values import Row, as_series, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
-from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["random_ordered", "random_shuffled"]
+__all__ = ["rows"]
 
 
 def _check(values: Iterable[object], max_children: int) -> list[str]:
-    labels = [str(v) for v in values]
+    labels = string_labels(as_series(values, "random hierarchy"), "random hierarchy").to_list()
     if not labels:
         raise HierarchyError("random hierarchy: no values given; the hierarchy would be empty")
-    dup = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
+    if None in labels:
+        raise HierarchyError("random hierarchy: a value is null; give only non-null values")
+    dup = [v for v, n in Counter(labels).items() if n > 1]
     if dup:
         raise HierarchyError(f"random hierarchy: {len(dup)} values are given twice (first: {preview(dup)}); give each once")
     if isinstance(max_children, bool) or not isinstance(max_children, int) or max_children < 2:
@@ -40,13 +44,13 @@ def _check(values: Iterable[object], max_children: int) -> list[str]:
     return labels
 
 
-def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: bool) -> Hierarchy:
+def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: bool) -> list[Row]:
     if root in labels:
         raise HierarchyError(f"random hierarchy: the root label {root!r} is also a value; pass another root=")
     rng = np.random.default_rng([int(seed), 3 if ordered else 4])
     n = len(labels)
     if n == 1:
-        return Hierarchy.from_rows([[labels[0], root]], source="random hierarchy")
+        return [[labels[0], root]]
     # nodes: (positions of its values, depth); children by parent index
     members: list[np.ndarray] = [np.arange(n)]
     depth = [0]
@@ -79,35 +83,21 @@ def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: 
             return f"[{labels[pos[0]]}..{labels[pos[-1]]}]"
         return "{" + ",".join(labels[p] for p in pos) + "}"
 
-    rows: list[list[str]] = []
+    out: list[Row] = []
     walk = [(0, [root])]
     while walk:  # depth-first, children in order, cut at the shallowest leaf depth
         node, chain = walk.pop()
         if depth[node] == shallowest - 1 or not children[node]:
-            rows.extend([labels[p], *reversed(chain)] for p in members[node])
+            out.extend([labels[p], *reversed(chain)] for p in members[node])
             continue
         walk.extend((c, [*chain, name(c)]) for c in reversed(children[node]))
-    return Hierarchy.from_rows(rows, source="random hierarchy")
+    return out
 
 
-def random_ordered(values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
-    """A random order-preserving hierarchy: every inner node is a run of consecutive values.
+def rows(values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*", ordered: bool) -> list[Row]:
+    """Rows of a random equal-depth tree over `values` (given order kept when `ordered`).
 
-    Values keep the given order (sort them first for a numeric or alphabetical
-    order); all leaves are at the same depth.
-
-    >>> h = random_ordered(range(1, 9), seed=1)
-    >>> h.leaf_labels == [str(v) for v in range(1, 9)], bool((h.depth[h.is_leaf] == h.height - 1).all())
-    (True, True)
+    >>> rows(range(4), seed=4, ordered=True)
+    [['0', '[0..1]', '*'], ['1', '[0..1]', '*'], ['2', '[2..3]', '*'], ['3', '[2..3]', '*']]
     """
-    return _build(_check(values, max_children), seed, max_children, root, ordered=True)
-
-
-def random_shuffled(values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
-    """A random hierarchy whose inner nodes are arbitrary subsets (the order is not respected).
-
-    >>> h = random_shuffled("abcdefgh", seed=1)
-    >>> sorted(h.leaf_labels) == list("abcdefgh"), bool((h.depth[h.is_leaf] == h.height - 1).all())
-    (True, True)
-    """
-    return _build(_check(values, max_children), seed, max_children, root, ordered=False)
+    return _build(_check(values, max_children), seed, max_children, root, ordered=ordered)

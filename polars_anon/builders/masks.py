@@ -1,0 +1,85 @@
+"""Prefix masking: one more character replaced by ``*`` from the right per level.
+
+String values are masked on their own length (``33101 -> 3310* -> 331** -> ...``).
+Integer values (an integer Series, or Python/NumPy integers) are masked on their
+zero-padded width, the widest value's digit count unless `width` is given, so
+that a zip code stored as the integer 2134 is masked as ``02134``: its leaf stays
+``2134`` (the column's String cast) and its parent is ``0213*``, next to 02130 to
+02139; every value then meets at ``*****``. A final root `char` is added when the
+last masked level still differs between values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import polars as pl
+
+from polars_anon.builders.values import Row, distinct, string_labels
+from polars_anon.errors import InvalidParameterError, preview
+
+__all__ = ["check_digits", "check_width", "rows"]
+
+
+def _positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(f"masking: {name} must be an integer >= 1, got {value!r}")
+    return value
+
+
+def check_digits(digits: object) -> int | None:
+    """`digits` (characters masked, None: all) is None or an integer >= 1."""
+    return None if digits is None else _positive("digits", digits)
+
+
+def check_width(width: object) -> int | None:
+    """`width` (zero-padded width of integer values, None: the widest value's) is None or an integer >= 1."""
+    return None if width is None else _positive("width", width)
+
+
+def _padded(series: pl.Series, labels: list[str], width: int | None) -> list[str]:
+    """Integer labels zero-padded to a common width (the widest value's unless given)."""
+    negative = series.filter(series < 0).to_list()
+    if negative:
+        raise InvalidParameterError(
+            f"masking: {len(negative)} integer values are negative (first: {preview(negative)}); "
+            "masking pads integers such as zip codes with zeros and needs values >= 0"
+        )
+    widest = max(len(v) for v in labels)
+    if width is not None and width < widest:
+        too_wide = [v for v in labels if len(v) > width]
+        raise InvalidParameterError(
+            f"masking: width={width} but {len(too_wide)} values have more digits (first: {preview(too_wide)}); "
+            f"use width >= {widest}"
+        )
+    return [v.zfill(width or widest) for v in labels]
+
+
+def rows(values: Iterable[object], digits: int | None = None, *, char: str = "*", width: int | None = None) -> list[Row]:
+    """Rows ``[label, masked1, ..., maskedN(, char)]`` sorted by the (padded) value.
+
+    >>> rows(pl.Series([2134, 33101]), 2)
+    [['2134', '0213*', '021**', '*'], ['33101', '3310*', '331**', '*']]
+    """
+    digits, width = check_digits(digits), check_width(width)
+    series = distinct(values, "masking")
+    labels = string_labels(series, "masking").to_list()
+    if series.dtype.is_integer():
+        bases = _padded(series, labels, width)
+    elif width is not None:
+        raise InvalidParameterError(
+            f"masking: width applies to integer values only; these are {series.dtype} and are masked on their own length"
+        )
+    else:
+        bases = labels
+    n = max(len(b) for b in bases) if digits is None else digits
+    out = []
+    for base, label in sorted(zip(bases, labels)):
+        row = [label]
+        for i in range(1, n + 1):
+            keep = max(len(base) - i, 0)
+            row.append(base[:keep] + char * (len(base) - keep))
+        out.append(row)
+    if len({r[-1] for r in out}) > 1:
+        out = [[*r, char] for r in out]
+    return out

@@ -1,0 +1,60 @@
+"""Values handed to a hierarchy builder, as a Polars Series, and their labels.
+
+A leaf's label is its value cast to String by Polars, exactly as the
+anonymization pipeline casts every quasi-identifier, so that a column and the
+hierarchy built from its values always match (a Datetime keeps its time unit and
+offset: ``2020-03-01 00:30:00.000000+01:00``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from polars_anon.errors import HierarchyError, InvalidParameterError
+
+__all__ = ["Row", "as_series", "distinct", "string_labels"]
+
+Row = Sequence[str]
+"""One ARX row: ``[leaf, level1, ..., root]`` (a list or a tuple)."""
+
+
+def as_series(values: object, source: str) -> pl.Series:
+    """A Series as given; any other iterable through ``pl.Series(list(values), strict=False)``.
+
+    Mixed Python types fall back to String, as Polars does with ``strict=False``.
+
+    >>> as_series(range(3), "demo").to_list()
+    [0, 1, 2]
+    """
+    if isinstance(values, pl.Series):
+        return values
+    try:
+        items = list(values)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidParameterError(f"{source}: values must be a Polars Series or an iterable, got {type(values).__name__}") from None
+    return pl.Series("v", items, strict=False)
+
+
+def distinct(values: object, source: str) -> pl.Series:
+    """The distinct non-null values in first-seen order; refuses an empty set.
+
+    >>> distinct(["b", "a", "b", None], "demo").to_list()
+    ['b', 'a']
+    """
+    series = as_series(values, source).drop_nulls().unique(maintain_order=True)
+    if series.is_empty():
+        raise HierarchyError(f"{source}: no values given; the hierarchy would be empty")
+    return series
+
+
+def string_labels(series: pl.Series, source: str) -> pl.Series:
+    """Labels of values: their String cast (the pipeline's), refused for nested types.
+
+    >>> string_labels(pl.Series([2134, 33101]), "demo").to_list()
+    ['2134', '33101']
+    """
+    if series.dtype.is_nested() or series.dtype == pl.Object:
+        raise InvalidParameterError(f"{source}: values of dtype {series.dtype} cannot be hierarchy labels; give scalar values")
+    return series.cast(pl.String)

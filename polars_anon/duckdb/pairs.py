@@ -1,0 +1,358 @@
+"""The pairs of a publication in DuckDB, made once for the fast ``anon_<metric>_of`` macros."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import duckdb
+
+from polars_anon.duckdb.macros import register
+from polars_anon.errors import (
+    ColumnNotFoundError,
+    InputError,
+    InvalidParameterError,
+    NullValueError,
+    ValueNotInHierarchyError,
+    preview,
+)
+from polars_anon.messages import COLUMNS_NOT_FOUND, EMPTY_TABLE, NO_HIERARCHY, QIDS_EMPTY
+
+__all__ = ["metric_pairs"]
+
+
+def metric_pairs(
+    con: duckdb.DuckDBPyConnection,
+    original: str,
+    anonymized: str,
+    qids: Sequence[str],
+    *,
+    key: str | None = None,
+    sensitive: str | None = None,
+    name: str = "anon_pairs",
+    pairwise: bool = True,
+) -> str:
+    """Materialize the pairs of a publication once, for the fast ``anon_<metric>_of`` macros.
+
+    One pass over both tables: every quasi-identifier value becomes its hierarchy
+    node id (a cast to a TEMP ENUM of the hierarchy's labels, in node order), each
+    row one packed integer, and the rows are counted per (original tuple,
+    published tuple, sensitive value, suppressed). Creates four TEMP tables
+    (replacing earlier ones): `name` (the pairs: ``o``, ``p`` node-id lists, ``s``,
+    ``suppressed``, ``size``; see ``anon_metric_pairs`` in ``sql/metrics.sql``),
+    ``<name>_cells``, ``<name>_classes`` and ``<name>_joint`` (their cells, classes
+    and pairwise contingency tables). Every metric then aggregates those:
+    ``FROM anon_ncp_of('anon_pairs', qids)``.
+
+    Parameters
+    ----------
+    con
+        A connection with the hierarchies loaded under the qids' names
+        (:func:`polars_anon.duckdb.load_hierarchies`).
+    original, anonymized
+        Names of the tables or views holding the rows (e.g. a view over
+        ``read_parquet(...)``).
+    qids
+        Quasi-identifier columns.
+    key
+        A unique row id column in both tables; without it rows are lined up by
+        position and the anonymized table must keep every row. Original rows
+        whose key is absent from the anonymized table are the suppressed rows.
+    sensitive
+        The sensitive column, for ``anon_cm_of`` and ``anon_mi_loss_of``; leave it
+        out otherwise (the pairs are then fewer).
+    name
+        Name of the pairs table (letters, digits, underscores).
+    pairwise
+        Make ``<name>_joint`` (read by ``anon_cramers_v_of`` and ``anon_mi_loss_of``);
+        False saves its time when neither is wanted.
+
+    Returns
+    -------
+    str
+        `name`, to pass to the ``anon_<metric>_of`` macros.
+
+    Raises
+    ------
+    InvalidParameterError, ColumnNotFoundError, InputError, NullValueError, ValueNotInHierarchyError
+        As :func:`polars_anon.metrics.prepare`.
+
+    Examples
+    --------
+    >>> import duckdb, polars_anon as pa
+    >>> from polars_anon.duckdb import load_hierarchies
+    >>> con = duckdb.connect()
+    >>> load_hierarchies(con, {"g": pa.Hierarchy.suppression(["F", "M"])})
+    >>> _ = con.execute("CREATE TABLE o AS SELECT * FROM (VALUES ('F'), ('M'), ('F')) t(g)")
+    >>> _ = con.execute("CREATE TABLE a AS SELECT * FROM (VALUES ('*'), ('*'), ('F')) t(g)")
+    >>> metric_pairs(con, "o", "a", ["g"])
+    'anon_pairs'
+    >>> con.sql("FROM anon_modified_of('anon_pairs', ['g'])").fetchall()
+    [(None, 66.66666666666667), ('g', 66.66666666666667)]
+    """
+    qids = list(qids)
+    codes = _Codes(name, qids, _check_request(con, original, anonymized, qids, key, sensitive, name))
+    codes.create_types(con)
+    s_code, n_s = _sensitive_code(con, name, original, sensitive)
+    joined, group, o_code, p_code = _joined(con, codes, original, anonymized, key, s_code)
+    raw = _ident(f"{name}__raw")
+    pairs = _group(con, codes, raw, joined, group, sensitive is not None, n_s)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_ident(name)} AS "
+        f"SELECT {codes.decode(o_code, None)} AS o, {codes.decode(p_code, f'{p_code} = {codes.r_all}')} AS p, "
+        f"NULL::BIGINT AS s, {p_code} = {codes.r_all} AS suppressed, n::BIGINT AS size FROM {pairs}"
+    )
+    _check_rows(con, name, original, key)
+    _cells(con, codes, original, anonymized)
+    if sensitive is None:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)", [name, qids])
+        if pairwise:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_joint')} AS FROM anon_metric_joint_of(?, ?)", [name, qids])
+    else:
+        _classes_and_joint_with_s(con, codes, raw, o_code, p_code, pairwise)
+    if not pairwise:  # no stale contingency tables from an earlier call
+        con.execute(f"DROP TABLE IF EXISTS {_ident(name + '_joint')}")
+    con.execute(f"DROP TABLE {raw}")
+    return name
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [d[0] for d in con.execute(f"SELECT * FROM {_ident(table)} LIMIT 0").description]
+
+
+def _check_request(
+    con: duckdb.DuckDBPyConnection, original: str, anonymized: str, qids: list[str], key: str | None, sensitive: str | None, name: str
+) -> dict[str, int]:
+    """Refuse bad parameters and missing columns or hierarchies; the node count of each qid's hierarchy."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise InvalidParameterError(f"name must be letters, digits and underscores (a table name), got {name!r}")
+    if not qids:
+        raise InvalidParameterError(QIDS_EMPTY())
+    if key is not None and key in qids:
+        raise InvalidParameterError(f"key {key!r} is also a quasi-identifier; the key must be a row id column")
+    if sensitive is not None and sensitive in qids:
+        raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
+    register(con)
+    for table, what, names in ((original, "qids", qids), (anonymized, "qids", qids), (original, "key", [key]),
+                               (anonymized, "key", [key]), (original, "sensitive", [sensitive])):  # fmt: skip
+        columns = _columns(con, table)
+        missing = [c for c in names if c is not None and c not in columns]
+        if missing:
+            raise ColumnNotFoundError(COLUMNS_NOT_FOUND(what=what, missing=missing, where=f"table {table!r}", columns=columns))
+    sizes = dict(
+        con.execute("SELECT hierarchy, count(*) FROM anon_nodes WHERE list_contains(?, hierarchy) GROUP BY ALL", [qids]).fetchall()
+    )
+    for q in qids:
+        if q not in sizes:
+            raise InvalidParameterError(NO_HIERARCHY(qid=q))
+    return {q: int(sizes[q]) for q in qids}
+
+
+@dataclass(frozen=True)
+class _Codes:
+    """How the tuples are packed: each qid's value is a code in 0..n_nodes (n_nodes: no node, or NULL)."""
+
+    name: str
+    qids: list[str]
+    n_nodes: dict[str, int]
+
+    def __post_init__(self) -> None:
+        if self.r_all >= 2**125:
+            raise InvalidParameterError(f"{len(self.qids)} qids with these hierarchies are too many to pack; metric_pairs takes fewer")
+
+    @property
+    def radix(self) -> list[int]:
+        return [self.n_nodes[q] + 1 for q in self.qids]
+
+    @property
+    def r_all(self) -> int:
+        """Codes of a whole tuple; the code r_all marks a suppressed row."""
+        return math.prod(self.radix)
+
+    @property
+    def big(self) -> bool:
+        """The codes need HUGEINT."""
+        return self.r_all >= 2**62
+
+    @property
+    def one_key(self) -> bool:
+        """(original tuple, published tuple) fits one BIGINT."""
+        return self.r_all * (self.r_all + 1) < 2**62
+
+    @property
+    def strides(self) -> list[int]:
+        return [math.prod(self.radix[:i]) for i in range(len(self.qids))]
+
+    @property
+    def enums(self) -> list[str]:
+        return [_ident(f"{self.name}__e{i}") for i in range(len(self.qids))]
+
+    def create_types(self, con: duckdb.DuckDBPyConnection) -> None:
+        """One TEMP ENUM per qid: its hierarchy's labels in node order (enum code = node id)."""
+        for q, e in zip(self.qids, self.enums):
+            con.execute(f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = {_literal(q)} ORDER BY node)")
+
+    def code_exprs(self) -> list[str]:
+        """Per qid, the SQL code of its value."""
+        kind = "HUGEINT" if self.big else "BIGINT"
+        return [f"coalesce(enum_code(TRY_CAST({_ident(q)}::VARCHAR AS {e})), {r - 1})::{kind}"
+                for q, e, r in zip(self.qids, self.enums, self.radix)]  # fmt: skip
+
+    def decode(self, column: str, suppressed: str | None) -> str:
+        """Node-id list of a packed code; the roots (node 0) where `suppressed` holds."""
+        parts, stride = [], 1
+        for r in self.radix:
+            part = f"({column} // {stride}) % {r}"
+            parts.append(f"CASE WHEN {suppressed} THEN 0 ELSE {part} END" if suppressed else part)
+            stride *= r
+        return "[" + ", ".join(f"({p})::BIGINT" for p in parts) + "]"
+
+
+def _sensitive_code(con: duckdb.DuckDBPyConnection, name: str, original: str, sensitive: str | None) -> tuple[str, int]:
+    """SQL code of the sensitive value (a TEMP ENUM of its values; NULL its own code) and the number of values."""
+    if sensitive is None:
+        return "NULL::BIGINT", 0
+    s_type = _ident(f"{name}__s")
+    s_col = _ident(sensitive)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TYPE {s_type} AS ENUM "
+        f"(SELECT DISTINCT {s_col}::VARCHAR FROM {_ident(original)} WHERE {s_col} IS NOT NULL ORDER BY 1)"
+    )
+    n_s = con.execute(f"SELECT len(enum_range(NULL::{s_type}))").fetchall()[0][0]
+    return f"coalesce(enum_code(TRY_CAST({s_col}::VARCHAR AS {s_type})), {n_s})::BIGINT", n_s
+
+
+def _joined(
+    con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymized: str, key: str | None, s_code: str
+) -> tuple[str, str, str, str]:
+    """The rows lined up (query text), the group-by columns, and the SQL of the original and published codes."""
+    r_all = codes.r_all
+    k_col = f", {_ident(key)} AS k" if key else ""
+    exprs = codes.code_exprs()
+    o_side = f"SELECT {', '.join(f'{c} AS o{i}' for i, c in enumerate(exprs))}, {s_code} AS sc{k_col} FROM {_ident(original)}"
+    a_side = f"SELECT {' + '.join(f'{c} * {st}' for c, st in zip(exprs, codes.strides))} AS pc{k_col} FROM {_ident(anonymized)}"
+    o_cols = [f"o.o{i}" for i in range(len(exprs))]
+    oc = " + ".join(f"{c} * {st}" for c, st in zip(o_cols, codes.strides))
+    if key is None:
+        n_orig, n_anon = (con.execute(f"SELECT count(*) FROM {_ident(t)}").fetchall()[0][0] for t in (original, anonymized))
+        if n_orig != n_anon:
+            raise InputError(
+                f"the anonymized table has {n_anon} rows and the original {n_orig}; without a key they are lined up "
+                "by position, so suppressed rows must be kept (published as the hierarchy roots). "
+                "Pass key='<row id column>' when rows were removed"
+            )
+    how = "POSITIONAL JOIN" if key is None else "LEFT JOIN"
+    pcs = f"coalesce(a.pc, {r_all})"  # R: the row is suppressed (absent from the anonymized table)
+    main = [f"{oc} + {pcs} * {r_all} AS key"] if codes.one_key else [f"{oc} AS oc", f"{pcs} AS pcs"]
+    joined = (
+        f"SELECT {', '.join(main)}, {pcs} AS pc, {', '.join(o_cols)}, o.sc "
+        f"FROM ({o_side}) AS o {how} ({a_side}) AS a{' ON a.k = o.k' if key else ''}"
+    )
+    if codes.one_key:
+        return joined, "key", f"(key % {r_all})", f"(key // {r_all})"
+    return joined, "oc, pcs", "oc", "pcs"
+
+
+def _group(con: duckdb.DuckDBPyConnection, codes: _Codes, raw: str, joined: str, group: str, with_s: bool, n_s: int) -> str:
+    """Count the rows into TEMP table `raw`; the query text of the (original, published) pairs."""
+    if not with_s:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, count(*) AS n FROM ({joined}) GROUP BY {group}")
+        return raw
+    # one group per (o, p, s); the pairs keep (o, p) (fewer rows, lists built once per pair), the
+    # classes and the contingency tables with s are summed from the codes (_classes_and_joint_with_s)
+    if codes.one_key and codes.r_all * (codes.r_all + 1) * (n_s + 1) < 2**62:  # s packed into the key: one integer to group on
+        w = n_s + 1
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT ks // {w} AS key, ks % {w} AS sc, n "
+            f"FROM (SELECT key * {w} + sc AS ks, count(*) AS n FROM ({joined}) GROUP BY ks)"
+        )
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, sc, count(*) AS n FROM ({joined}) GROUP BY {group}, sc")
+    return f"(SELECT {group}, sum(n) AS n FROM {raw} GROUP BY {group})"
+
+
+def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: str | None) -> None:
+    """Refuse an empty original table and, with a key, a key repeated in the anonymized table."""
+    (n_pairs,) = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0]
+    if n_pairs == 0:
+        raise InputError(EMPTY_TABLE(table=original, task="measure"))
+    if key is not None:
+        (total,) = con.execute(f"SELECT coalesce(sum(size), 0) FROM {_ident(name)}").fetchall()[0]
+        (n_orig,) = con.execute(f"SELECT count(*) FROM {_ident(original)}").fetchall()[0]
+        if total != n_orig:
+            raise InvalidParameterError(
+                f"key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; "
+                "use a row id column"
+            )
+
+
+def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymized: str) -> None:
+    """Make ``<name>_cells``; refuse a value that is null, not a leaf (original) or not a node (published)."""
+    cells = _ident(codes.name + "_cells")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {cells} AS FROM anon_metric_cells_of(?, ?)", [codes.name, codes.qids])
+    bad = con.execute(
+        f"SELECT i, bool_or(l_level IS NULL OR l_level > 0), bool_or(p_level IS NULL) FROM {cells} "
+        "WHERE l_level IS NULL OR l_level > 0 OR p_level IS NULL GROUP BY i ORDER BY i"
+    ).fetchall()
+    if bad:
+        i, bad_o, _ = bad[0]
+        _refuse(con, codes.qids[i], original if bad_o else anonymized, "original" if bad_o else "anonymized", codes.enums[i])
+
+
+def _classes_and_joint_with_s(
+    con: duckdb.DuckDBPyConnection, codes: _Codes, raw: str, o_code: str, p_code: str, pairwise: bool
+) -> None:
+    """The classes from (published tuple, s); the contingency tables with s from (original value, s) per qid."""
+    name, qids, r_all = codes.name, codes.qids, codes.r_all
+    ps = _ident(f"{name}__ps")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {ps} AS SELECT NULL::BIGINT[] AS o, {codes.decode('pc', f'pc = {r_all}')} AS p, "
+        f"sc::BIGINT AS s, pc = {r_all} AS suppressed, n::BIGINT AS size "
+        f"FROM (SELECT {p_code} AS pc, sc, sum(n) AS n FROM {raw} GROUP BY ALL)"
+    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)", [f"{name}__ps", qids])
+    if pairwise:
+        m = len(qids)
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_joint')} AS "
+            f"SELECT * FROM anon_metric_joint_of(?, ?) UNION ALL "
+            f"SELECT r.i AS x, {m}::BIGINT AS y, 'o' AS side, (({o_code} // ?[r.i + 1]) % ?[r.i + 1])::BIGINT AS va, "
+            f"sc::BIGINT AS vb, sum(n)::BIGINT AS nab FROM {raw} CROSS JOIN range({m}) AS r(i) GROUP BY ALL UNION ALL "
+            f"SELECT r.i AS x, {m}::BIGINT AS y, 'p' AS side, ps.p[r.i + 1] AS va, ps.s AS vb, sum(ps.size)::BIGINT AS nab "
+            f"FROM {ps} AS ps CROSS JOIN range({m}) AS r(i) GROUP BY ALL",
+            [name, qids, codes.strides, codes.radix],
+        )
+    con.execute(f"DROP TABLE {ps}")
+
+
+def _refuse(con: duckdb.DuckDBPyConnection, q: str, table: str, where: str, enum: str) -> None:
+    """Name the nulls or the values of column `q` that are not nodes (or, originally, not leaves)."""
+    col = _ident(q)
+    if con.execute(f"SELECT count(*) FROM {_ident(table)} WHERE {col} IS NULL").fetchall()[0][0]:
+        raise NullValueError(f"column {q!r} in the {where} table has null values; metrics need every value, fill or drop them")
+    if where == "original":
+        rows = con.execute(
+            f"SELECT DISTINCT t.{col}::VARCHAR AS v FROM {_ident(table)} AS t LEFT JOIN anon_nodes AS n "
+            f"ON n.hierarchy = ? AND n.label = t.{col}::VARCHAR WHERE n.node IS NULL OR n.level > 0 ORDER BY v LIMIT 6",
+            [q],
+        ).fetchall()
+        kind = "leaves"
+    else:
+        rows = con.execute(
+            f"SELECT DISTINCT {col}::VARCHAR AS v FROM {_ident(table)} WHERE TRY_CAST({col}::VARCHAR AS {enum}) IS NULL ORDER BY v LIMIT 6"
+        ).fetchall()
+        kind = "nodes"
+    raise ValueNotInHierarchyError(
+        f"column {q!r} in the {where} table: values {preview([r[0] for r in rows])} are not {kind} of its hierarchy; "
+        "check the hierarchy or the columns compared"
+    )

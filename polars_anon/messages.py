@@ -1,0 +1,172 @@
+"""The wording of the refusals both engines make: one template per refusal.
+
+Each :class:`Message` is a ``str.format`` template; a ``{field!r}`` shows the
+value as Python's ``repr`` does (``'zip'``, ``['a', 'b']``, ``1.5``, ``None``).
+The Python checks format them (``K_NOT_INTEGER(k=1.5)``); the SQL macros call
+their generated twins ``anon_msg_<name>(...)`` in ``sql/_messages.sql``, written
+from these templates by :func:`write_sql` (a test keeps the file current). So a refusal reads the same
+from Python and from DuckDB, and tests match both against :meth:`Message.pattern`.
+
+>>> K_NOT_INTEGER(k=1.5)
+'k must be an integer >= 1, got 1.5'
+>>> COLUMNS_NOT_FOUND(what="qids", missing=["zz"], where="the frame", columns=["a"])
+"qids ['zz'] not in the frame; its columns are ['a']"
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "CHOICE",
+    "COLUMNS_NOT_FOUND",
+    "EMPTY_TABLE",
+    "K_ABOVE_ROWS",
+    "K_NOT_INTEGER",
+    "LEVEL_OUT_OF_RANGE",
+    "MESSAGES",
+    "NAMES_NOT_QIDS",
+    "NOT_A_LEAF",
+    "NO_HIERARCHY",
+    "QIDS_EMPTY",
+    "Message",
+    "sql_text",
+    "write_sql",
+]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One refusal's template.
+
+    `lists` names the fields that hold lists (of strings); SQL shows them as
+    Python shows a list, ``['a', 'b']``.
+    """
+
+    name: str
+    text: str
+    lists: tuple[str, ...] = ()
+
+    def __call__(self, **fields: object) -> str:
+        """The message with `fields` filled in."""
+        return self.text.format(**fields)
+
+    @property
+    def fields(self) -> list[str]:
+        """Field names in order of first appearance."""
+        out: list[str] = []
+        for _, field, _, _ in string.Formatter().parse(self.text):
+            if field is not None and field not in out:
+                out.append(field)
+        return out
+
+    def pattern(self, **fields: object) -> str:
+        """Regular expression of the message: the given fields filled in, the others any text.
+
+        >>> import re
+        >>> bool(re.fullmatch(K_ABOVE_ROWS.pattern(k=5), "k=5 is larger than the table (3 rows); choose k <= 3"))
+        True
+        """
+        out = []
+        for literal, field, _, conversion in string.Formatter().parse(self.text):
+            out.append(re.escape(literal))
+            if field is not None:
+                out.append(re.escape(repr(fields[field]) if conversion == "r" else str(fields[field])) if field in fields else ".*")
+        return "".join(out)
+
+
+COLUMNS_NOT_FOUND = Message(
+    "columns_not_found", "{what} {missing!r} not in {where}; its columns are {columns!r}", lists=("missing", "columns")
+)
+"""Names that are not columns of a table (Python: ``where='the frame'``; SQL: ``where="table 't'"``)."""
+QIDS_EMPTY = Message("qids_empty", "qids is empty; name at least one quasi-identifier column")
+K_NOT_INTEGER = Message("k_not_integer", "k must be an integer >= 1, got {k!r}")
+K_ABOVE_ROWS = Message("k_above_rows", "k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
+EMPTY_TABLE = Message("empty_table", "table {table!r} has no rows: there is nothing to {task}")
+CHOICE = Message("choice", "{name} must be one of {allowed!r}, got {value!r}", lists=("allowed",))
+NAMES_NOT_QIDS = Message("names_not_qids", "{what} names {unknown!r}, which are not qids; the qids are {qids!r}", lists=("unknown", "qids"))
+"""An option keyed by qid (levels, order, publish) names columns that are not qids."""
+NO_HIERARCHY = Message(
+    "no_hierarchy", "qid {qid!r} has no hierarchy loaded; call polars_anon.duckdb.load_hierarchy(con, {qid!r}, h)"
+)
+LEVEL_OUT_OF_RANGE = Message("level_out_of_range", "{where}level {level} is outside this hierarchy's levels 0..{top} (root {root!r})")
+"""Python (``Hierarchy``): ``where=''``; SQL names the hierarchy: ``where="hierarchy 'age': "``."""
+NOT_A_LEAF = Message(
+    "not_a_leaf", "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows"
+)
+"""One value (SQL's ``anon_generalize`` sees one row at a time); ``check_values`` counts them all."""
+
+_ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
+        LEVEL_OUT_OF_RANGE, NOT_A_LEAF)  # fmt: skip
+MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
+"""Every template by name (its SQL twin is ``anon_msg_<name>``)."""
+
+_CONSTANTS = {m.name: c for c, m in globals().items() if isinstance(m, Message)}
+
+_HEADER = """\
+-- Refusal messages, generated from polars_anon/messages.py by
+--   python -c 'import polars_anon.messages as m; m.write_sql()'
+-- (do not edit by hand; tests/errors/test_sql_errors.py checks the file is current).
+-- anon_msg_<name>(fields...) returns the message of polars_anon.messages.<NAME> with the
+-- fields filled in, for error(...): a field shown with !r is quoted as Python's repr.
+
+-- anon_msg_repr(x): a scalar as Python's repr shows it: 'text' (backslash, newline and tab
+-- escaped; "it's" in double quotes), None, True / False, numbers as DuckDB prints them.
+-- Twin: builtins.repr
+CREATE OR REPLACE TEMP MACRO anon_msg_repr(x) AS
+  CASE WHEN x IS NULL THEN 'None'
+       WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN x::VARCHAR = 'true' THEN 'True' ELSE 'False' END
+       WHEN typeof(x) <> 'VARCHAR' THEN x::VARCHAR
+       WHEN contains(x::VARCHAR, '''') AND NOT contains(x::VARCHAR, '"')
+       THEN '"' || replace(replace(replace(replace(x::VARCHAR, '\\', '\\\\'), chr(10), '\\n'), chr(13), '\\r'), chr(9), '\\t') || '"'
+       ELSE '''' || replace(replace(replace(replace(replace(x::VARCHAR, '\\', '\\\\'), chr(10), '\\n'), chr(13), '\\r'), chr(9), '\\t'),
+                            '''', '\\''') || ''''
+  END;
+
+-- anon_msg_repr_list(xs): a list as Python's repr shows it: ['a', 'b'].
+-- Twin: builtins.repr
+CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
+  CASE WHEN xs IS NULL THEN 'None' ELSE '[' || array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', ') || ']' END;
+"""
+
+
+def _sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sql_macro(message: Message) -> str:
+    parts = []
+    for literal, field, _, conversion in string.Formatter().parse(message.text):
+        if literal:
+            parts.append(_sql_literal(literal))
+        if field is None:
+            continue
+        if conversion == "r":
+            parts.append(f'anon_msg_repr_list("{field}")' if field in message.lists else f'anon_msg_repr("{field}")')
+        else:
+            parts.append(f"coalesce(\"{field}\"::VARCHAR, 'None')")
+    constant = _CONSTANTS[message.name]
+    params = ", ".join(f'"{f}"' for f in message.fields)  # quoted: `where`, `column` are SQL keywords
+    return (
+        f"-- anon_msg_{message.name}({', '.join(message.fields)}): {message.text}\n"
+        f"-- Twin: polars_anon.messages.{constant}\n"
+        f"CREATE OR REPLACE TEMP MACRO anon_msg_{message.name}({params}) AS\n"
+        f"  {' || '.join(parts)};\n"
+    )
+
+
+def sql_text() -> str:
+    """The text of ``sql/_messages.sql``: the repr helpers and one ``anon_msg_<name>`` macro per message."""
+    return _HEADER + "".join("\n" + _sql_macro(m) for m in MESSAGES.values())
+
+
+SQL_PATH = Path(__file__).resolve().parent.parent / "sql" / "_messages.sql"
+"""Where :func:`write_sql` writes in a checkout of the repository."""
+
+
+def write_sql(path: str | Path = SQL_PATH) -> None:
+    """Write :func:`sql_text` to `path` (the repository's ``sql/_messages.sql`` by default)."""
+    Path(path).write_text(sql_text())

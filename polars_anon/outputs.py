@@ -1,0 +1,196 @@
+"""All-or-nothing outputs: every file of a job is produced under a temporary name and
+renamed into place only when all of them were written and verified.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> with Outputs() as out:
+...     tmp = out.stage(folder / "a.txt")
+...     _ = tmp.write_text("hello")
+...     out.commit()
+>>> sorted(p.name for p in folder.iterdir())
+['a.txt']
+
+What "nothing is written" means here:
+
+- each output is staged as a hidden temporary file (or directory) beside its target,
+  ``.<name>.<random>.tmp``; folders that did not exist are created and remembered;
+- on any error, on SIGINT or SIGTERM (turned into :class:`Interrupted` while the
+  block runs), or on a full disk, every staged file and every created folder is
+  removed and every existing output is left untouched: the directory is as before;
+- :meth:`Outputs.commit` refuses an existing target unless ``overwrite``; it moves the
+  targets that exist aside, renames every staged file into place, and on failure puts
+  everything back; signals are held while it runs and while it cleans up, so a second
+  Ctrl-C cannot interrupt either.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any, Self
+
+from polars_anon.errors import AnonError, OutputError, OutputExistsError
+
+__all__ = ["Interrupted", "Outputs", "disk_error", "staged_write", "temporary_name"]
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+_DISK_WORDS = ("no space left", "disk quota", "file too large")
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived while outputs were being produced; nothing was written."""
+
+
+def temporary_name(path: Path) -> Path:
+    """A hidden temporary name beside `path`."""
+    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+
+
+def disk_error(exc: BaseException, path: Path) -> OutputError | None:
+    """An :class:`OutputError` when `exc` says the disk is full (or a file size limit hit), else None."""
+    code = getattr(exc, "errno", None)
+    text = str(exc).lower()
+    if code in _DISK or any(w in text for w in _DISK_WORDS):
+        return OutputError(f"no space left on the device while writing {str(path)!r}; nothing was written")
+    return None
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+@contextmanager
+def _held_signals() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM (delivered when the block ends) so a clean-up or commit runs whole."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class Outputs:
+    """A set of outputs produced together (see the module docstring)."""
+
+    def __init__(self, *, overwrite: bool = False) -> None:
+        self.overwrite = overwrite
+        self._staged: list[tuple[Path, Path]] = []
+        self._created: list[Path] = []
+        self._committed = False
+        self._handlers: dict[int, Any] = {}
+        self._interrupted = False
+
+    # ------------------------------------------------------------------ staging
+    def check(self, final: str | Path) -> Path:
+        """Refuse a target that exists (unless overwrite) or is a folder where a file is due."""
+        final = Path(final)
+        if final.exists() and not self.overwrite:
+            raise OutputExistsError(f"output {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
+        return final
+
+    def stage(self, final: str | Path) -> Path:
+        """Reserve `final`; returns the temporary path to write to (nothing exists there yet)."""
+        final = self.check(final)
+        missing = [p for p in [final.parent, *final.parent.parents] if not p.exists()]
+        for folder in reversed(missing):
+            try:
+                folder.mkdir()
+            except OSError as exc:
+                raise OutputError(f"cannot create the output folder {str(folder)!r}: {exc.strerror}") from exc
+            self._created.append(folder)
+        tmp = temporary_name(final)
+        self._staged.append((tmp, final))
+        return tmp
+
+    @contextmanager
+    def writing(self, final: str | Path) -> Iterator[None]:
+        """Turn a full disk (or a file size limit) while writing `final` into :class:`OutputError`."""
+        try:
+            yield
+        except AnonError:
+            raise
+        except Exception as exc:
+            err = disk_error(exc, Path(final))
+            if err is None:
+                raise
+            raise err from exc
+
+    # ------------------------------------------------------------------ commit / rollback
+    def commit(self) -> None:
+        """Rename every staged output into place, all or none."""
+        with _held_signals():
+            for _, final in self._staged:
+                self.check(final)
+            moved: list[tuple[Path, Path]] = []
+            placed: list[Path] = []
+            try:
+                for tmp, final in self._staged:
+                    if final.exists() or final.is_symlink():
+                        aside = temporary_name(final)
+                        os.replace(final, aside)
+                        moved.append((aside, final))
+                    os.replace(tmp, final)
+                    placed.append(final)
+            except BaseException:
+                for final in placed:
+                    _remove(final)
+                for aside, final in moved:
+                    os.replace(aside, final)
+                raise
+            for aside, _ in moved:
+                _remove(aside)
+            self._committed = True
+
+    def rollback(self) -> None:
+        """Remove every staged output and every folder this set created."""
+        with _held_signals():
+            for tmp, _ in self._staged:
+                _remove(tmp)
+            for folder in reversed(self._created):
+                try:
+                    folder.rmdir()
+                except OSError:
+                    pass
+
+    # ------------------------------------------------------------------ context
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._interrupted:
+            return  # one signal is enough: the first one is unwinding already
+        self._interrupted = True
+        raise Interrupted(f"interrupted by {signal.Signals(signum).name}; nothing was written")
+
+    def __enter__(self) -> Self:
+        if threading.current_thread() is threading.main_thread():
+            for sig in _SIGNALS:
+                self._handlers[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            if not self._committed:
+                self.rollback()
+        finally:
+            for sig, handler in self._handlers.items():
+                signal.signal(sig, handler)
+
+
+def staged_write(out: Outputs, final: Path, write: Callable[[Path], Any]) -> Any:
+    """Stage `final`, run ``write(tmp)`` turning a full disk into :class:`OutputError`; returns its result."""
+    tmp = out.stage(final)
+    with out.writing(final):
+        return write(tmp)

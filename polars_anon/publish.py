@@ -1,0 +1,86 @@
+"""The one publish step: a :class:`~polars_anon.tuplemap.TupleMap` turned into rows.
+
+Every method's map goes through :func:`publish`; nothing else writes published
+quasi-identifier values. Row order is kept, suppressed rows are removed (the
+others keep their order), other columns are untouched.
+
+How rows meet their map entry: each row's quasi-identifier tuple becomes one
+Int64 code (the Enum codes of its values, combined with strides; see
+:func:`polars_anon.classes.tuple_key`). When the code space is small (at most
+:data:`DENSE_KEYS` tuples) the code indexes a dense array of map rows and each
+published column is a gather, which streams and needs no join; otherwise the rows
+are joined to the map on the code. A row map (MDAV) is joined on the row number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from polars_anon.classes import tuple_key
+from polars_anon.tuplemap import OFFSET, ROW, SIZE, SUPPRESSED, TupleMap, out_col
+
+__all__ = ["DENSE_KEYS", "publish"]
+
+DENSE_KEYS = 1 << 24
+"""Largest tuple-code space published by a dense gather instead of a join."""
+_KEY, _AT, _RANK = "__anon_key", "__anon_at", "__anon_rank"
+
+
+def publish(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
+    """Publish the rows of `lf` through `tmap` (lazy; row order kept).
+
+    `lf` is the prepared input the map was computed from (quasi-identifiers as
+    String labels); every tuple of `lf` must be in the map.
+
+    Examples
+    --------
+    >>> agg = pl.DataFrame({"sex": ["F", "M"], "size": [2, 1]})
+    >>> m = TupleMap.from_labels(agg, ["sex"], {"sex": pl.Series(["F", "*"])}, np.array([False, True]))
+    >>> publish(pl.LazyFrame({"sex": ["F", "M", "F"], "x": [1, 2, 3]}), m).collect().rows()
+    [('F', 1), ('F', 3)]
+    """
+    names = lf.collect_schema().names()
+    qids = list(tmap.qids)
+    if tmap.by_row:
+        joined = lf.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64)).join(
+            tmap.frame.lazy(), on=ROW, how="left", maintain_order="left"
+        )
+    elif tmap.split:
+        joined = _publish_split(lf, tmap)
+    else:
+        joined = _publish_tuples(lf, tmap)
+    if tmap.suppressed_rows:
+        joined = joined.filter(~pl.col(SUPPRESSED))
+    return joined.with_columns(pl.col(out_col(q)).alias(q) for q in qids).select(names)
+
+
+def _publish_tuples(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
+    """One map row per original tuple: a dense gather on the tuple code, or a join on it."""
+    qids, frame = list(tmap.qids), tmap.frame
+    carried = [*(out_col(q) for q in qids), SUPPRESSED]
+    key = tuple_key(frame, qids)
+    if key is None:  # the code would overflow Int64: join on the String tuple
+        return lf.join(frame.lazy().select(*qids, *carried), on=qids, how="left", maintain_order="left")
+    codes = frame.select(key.alias(_KEY))[_KEY].to_numpy()
+    space = int(np.prod([max(frame[q].n_unique(), 1) for q in qids], dtype=np.float64))
+    if space <= DENSE_KEYS:
+        at = np.full(space, -1, dtype=np.int32)
+        at[codes] = np.arange(frame.height, dtype=np.int32)
+        index = pl.lit(pl.Series(at)).gather(key)
+        return lf.with_columns(index.alias(_AT)).with_columns(pl.lit(frame[c]).gather(pl.col(_AT)).alias(c) for c in carried)
+    table = frame.lazy().select(pl.Series(_KEY, codes), *carried)
+    return lf.with_columns(key.alias(_KEY)).join(table, on=_KEY, how="left", maintain_order="left")
+
+
+def _publish_split(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
+    """Some tuples go to several published tuples: the i-th row of a tuple (row order)
+    takes the entry whose ``[offset, offset + size)`` holds i."""
+    qids, frame = list(tmap.qids), tmap.frame
+    carried = [*(out_col(q) for q in qids), SUPPRESSED]
+    ranges = frame.lazy().select(*qids, pl.col(OFFSET), (pl.col(OFFSET) + pl.col(SIZE)).alias("__anon_end"), *carried)
+    return (
+        lf.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).over(qids).alias(_RANK))
+        .join(ranges, on=qids, how="left", maintain_order="left")
+        .filter((pl.col(_RANK) >= pl.col(OFFSET)) & (pl.col(_RANK) < pl.col("__anon_end")))
+    )

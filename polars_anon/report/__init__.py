@@ -1,0 +1,101 @@
+"""The report of an anonymization: built in one place, with a documented JSON schema.
+
+:func:`build_report` makes the report of a run from the request, the class
+aggregates and the method's plan; the verification of the published table adds
+its facts (:data:`VERIFIED_KEYS`), writing adds the output paths. The schema is
+``polars_anon/report/schema.json`` (JSON Schema 2020-12); :func:`schema` loads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polars_anon.report.metrics import map_data, map_loss, report_metrics
+
+__all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "build_report", "jsonable", "schema"]
+
+SCHEMA_VERSION = 1
+VERIFIED_KEYS = ("n_rows", "n_classes", "min_class_size")
+"""Facts of the published table, set by the independent check (not by the algorithm)."""
+
+_TREATMENT = {
+    "quasi-identifier": "generalized",
+    "sensitive": "published as is (sensitive)",
+    "insensitive": "published as is",
+    "identifying": "dropped",
+}
+
+
+def schema() -> dict[str, Any]:
+    """The report's JSON Schema."""
+    return json.loads((resources.files("polars_anon.report") / "schema.json").read_text())
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-ready copy of `value` (NumPy scalars and arrays, dataclasses, tuples)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (pl.Series,)):
+        return value.to_list()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
+    out = []
+    for name, kind in request.columns.items():
+        treatment = _TREATMENT[kind]
+        if kind == "quasi-identifier":
+            treatment = "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
+        out.append({"name": name, "type": kind, "dtype": str(schema_.get(name, "")), "treatment": treatment})
+    return out
+
+
+def build_report(request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, plan: Any, seconds: float) -> dict[str, Any]:
+    """The report of a run (see :mod:`polars_anon.report` and ``schema.json``).
+
+    `request` is the :class:`~polars_anon.request.Request`, `schema_` the input's
+    schema, `plan` the method's :class:`~polars_anon.algorithms.Plan`.
+    """
+    details = dict(plan.details)
+    metric = details.pop("metric", request.effective_metric)
+    loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
+    data = map_data(plan.map, request.hierarchies, request.k, details.get("levels"))
+    return jsonable(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "k": request.k,
+            "method": request.method.name,
+            "metric": metric,
+            "options": request.options,
+            "qids": list(request.qids),
+            "sensitive": request.sensitive,
+            "seed": request.seed,
+            "null": request.null,
+            "guarantee": plan.guarantee,
+            "columns": _columns(request, schema_),
+            "n_input_rows": int(aggregates["size"].sum()),
+            "n_input_classes": aggregates.height,
+            "suppressed": plan.map.suppressed_rows,
+            "loss": loss,
+            "loss_by_qid": loss_by_qid,
+            **report_metrics(data),
+            "details": details,
+            "seconds": round(seconds, 3),
+        }
+    )

@@ -1,0 +1,194 @@
+"""The one validation layer: :func:`check_request` before any data is read,
+:func:`check_data` on the class aggregates.
+
+Every interface (``pa.anonymize``, the namespace, the job file, the demo, the CLI)
+goes through these two functions; shells hold no checks of their own. Every
+refusal names the culprit (column, value, parameter).
+
+>>> import polars as pl
+>>> from polars_anon import Hierarchy
+>>> req = check_request(pl.Schema({"sex": pl.String, "id": pl.Int64}), hierarchies={"sex": Hierarchy.suppression(["F", "M"])},
+...                     k=2, drop=["id"])
+>>> req.qids, req.method.name, req.columns
+(('sex',), 'fulldomain', {'sex': 'quasi-identifier', 'id': 'identifying'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from polars_anon._validate import check_choice, check_columns_in, check_k, check_values, names_list
+from polars_anon.algorithms import METHODS, Method
+from polars_anon.attributes import attribute_types, refuse_identifying
+from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.hierarchy import Hierarchy
+from polars_anon.options import parse_options
+
+__all__ = ["DEFERRED", "Request", "check_data", "check_request"]
+
+NULL_POLICIES = ("error", "suppress")
+
+
+class _Deferred:
+    """Stands for a hierarchy that will be built from the data (a job file's built-in kinds)."""
+
+    def __repr__(self) -> str:
+        return "DEFERRED"
+
+
+DEFERRED = _Deferred()
+"""Pass as a hierarchy to :func:`check_request` to check a request before the data is read."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A checked anonymization request: everything asked for, before any data is read."""
+
+    qids: tuple[str, ...]
+    hierarchies: dict[str, Hierarchy]
+    """The hierarchies of the qids that have one (in qid order)."""
+    k: int
+    method: Method
+    metric: str | None
+    """The metric given (None: the method's default, :attr:`effective_metric`)."""
+    options: Any
+    """The method's parsed options dataclass."""
+    drop: tuple[str, ...]
+    sensitive: str | None
+    insensitive: tuple[str, ...]
+    null: str
+    seed: int
+    columns: dict[str, str]
+    """Every input column and its attribute type (see :mod:`polars_anon.attributes`)."""
+
+    @property
+    def effective_metric(self) -> str | None:
+        """The metric the method optimizes: the one given, else the method's default."""
+        return self.metric if self.metric is not None else self.method.default_metric
+
+    @property
+    def undeclared(self) -> list[str]:
+        """Columns published as is without being declared insensitive (checked for identifying values)."""
+        return [c for c, t in self.columns.items() if t == "insensitive" and c not in self.insensitive]
+
+
+def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
+    out = list(hierarchies) if qids is None else names_list(qids, "qids")
+    if not out:
+        raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
+    dup = sorted({q for q in out if out.count(q) > 1})
+    if dup:
+        raise InvalidParameterError(f"qids lists {dup} more than once; name each quasi-identifier once")
+    return out
+
+
+def _hierarchies(hierarchies: object, qids: list[str], method: Method) -> dict[str, Hierarchy]:
+    if not isinstance(hierarchies, Mapping):
+        raise InvalidParameterError(f"hierarchies must be a mapping qid -> Hierarchy, got {type(hierarchies).__name__}")
+    extra = [q for q in hierarchies if q not in qids]
+    if extra:
+        raise InvalidParameterError(f"hierarchies given for {extra}, which are not in qids {qids}; add them to qids or leave them out")
+    for q, h in hierarchies.items():
+        if not isinstance(h, Hierarchy) and h is not DEFERRED:
+            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
+    missing = [q for q in qids if q not in hierarchies]
+    if missing and method.needs_hierarchies:
+        takers = sorted(m for m, spec in METHODS.items() if not spec.needs_hierarchies)
+        raise InvalidParameterError(
+            f"qids {missing} have no hierarchy, and method {method.name!r} needs one for every qid; give one in "
+            f"hierarchies (job file: [qids.{missing[0]}] hierarchy = ...), or use a method that publishes without one: {takers}"
+        )
+    return {q: hierarchies[q] for q in qids if q in hierarchies}
+
+
+def _metric(metric: object, method: Method) -> str | None:
+    if metric is None:
+        return None
+    if not method.metrics:
+        takers = sorted(m for m, spec in METHODS.items() if spec.metrics)
+        raise InvalidParameterError(f"method {method.name!r} takes no metric, got metric={metric!r}; methods that do: {takers}")
+    return check_choice(f"metric of method {method.name!r}", metric, method.metrics)
+
+
+def _roles(columns: list[str], qids: list[str], drop: list[str], sensitive: str | None, insensitive: list[str]) -> None:
+    """Each column has one role."""
+    both = [q for q in qids if q in drop]
+    if both:
+        raise InvalidParameterError(f"qids {both} are also in drop; a column is a quasi-identifier or dropped, not both")
+    if sensitive is not None:
+        if sensitive in qids:
+            raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
+        if sensitive in drop:
+            raise InvalidParameterError(f"sensitive {sensitive!r} is also in drop; a dropped column cannot be the sensitive attribute")
+        if sensitive in insensitive:
+            raise InvalidParameterError(f"sensitive {sensitive!r} is also in insensitive; declare it once")
+    clash = [c for c in insensitive if c in qids or c in drop]
+    if clash:
+        raise InvalidParameterError(f"insensitive {clash} are also qids or in drop; declare each column once")
+
+
+def check_request(
+    schema: pl.Schema | Sequence[str],
+    *,
+    qids: Sequence[str] | str | None = None,
+    hierarchies: Mapping[str, Hierarchy],
+    k: int,
+    method: str = "fulldomain",
+    metric: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    drop: Sequence[str] | str = (),
+    sensitive: str | None = None,
+    insensitive: Sequence[str] | str = (),
+    null: str = "error",
+    seed: int = 0,
+) -> Request:
+    """Check everything asked for against the input's columns (no data is read); see the module docstring."""
+    spec = METHODS[check_choice("method", method, sorted(METHODS))]
+    columns = list(schema.names() if isinstance(schema, pl.Schema) else schema)
+    qid_list = _qids(qids, hierarchies if isinstance(hierarchies, Mapping) else {})
+    check_columns_in(columns, qid_list, "qids")
+    hs = _hierarchies(hierarchies, qid_list, spec)
+    drop_list, insensitive_list = names_list(drop, "drop"), names_list(insensitive, "insensitive")
+    check_columns_in(columns, drop_list, "drop")
+    check_columns_in(columns, insensitive_list, "insensitive")
+    if sensitive is not None:
+        if not isinstance(sensitive, str):
+            raise InvalidParameterError(f"sensitive must be one column name, got {sensitive!r}")
+        check_columns_in(columns, [sensitive], "sensitive")
+    _roles(columns, qid_list, drop_list, sensitive, insensitive_list)
+    check_k(k)
+    check_choice("null", null, NULL_POLICIES)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidParameterError(f"seed must be an integer, got {seed!r}")
+    return Request(
+        qids=tuple(qid_list),
+        hierarchies=hs,
+        k=k,
+        method=spec,
+        metric=_metric(metric, spec),
+        options=parse_options(spec.options, dict(options or {}), f"method {spec.name!r}"),
+        drop=tuple(drop_list),
+        sensitive=sensitive,
+        insensitive=tuple(insensitive_list),
+        null=null,
+        seed=seed,
+        columns=attribute_types(columns, qids=qid_list, sensitive=sensitive, insensitive=insensitive_list, drop=drop_list),
+    )
+
+
+def check_data(aggregates: pl.DataFrame, request: Request, distinct: Mapping[str, int]) -> None:
+    """Check the data, seen through its class aggregates, against the request.
+
+    `aggregates` holds the distinct qid tuples (String) and their ``size``;
+    `distinct` the number of distinct values of each undeclared column.
+    """
+    n_rows = int(aggregates["size"].sum())
+    if n_rows == 0:
+        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress")
+    check_k(request.k, n_rows)
+    refuse_identifying(dict(distinct), n_rows)

@@ -1,0 +1,165 @@
+"""The tuple map: what every algorithm hands to the one publish step.
+
+An algorithm sees the class aggregates (one row per distinct quasi-identifier
+tuple and its row count), never the rows, and returns a :class:`TupleMap`: for each
+original tuple, the tuple it is published as and how many of its rows go there,
+with suppressed rows marked. :func:`polars_anon.publish.publish` turns any map
+into rows; the report's metrics and the verification read the same map.
+
+The frame of a map (column names are the constants below):
+
+- the original quasi-identifiers (String labels, as in the aggregates);
+- ``__anon_out_<qid>``: the published label (String) of each quasi-identifier;
+- ``size``: rows of the original tuple that go to this published tuple (Int64);
+- ``__anon_suppressed``: True for rows that are removed (their published labels
+  are the hierarchy roots, so metrics count them as fully generalized);
+- ``__anon_offset`` (only when some original tuple is split over several
+  published tuples, as Mondrian's relaxed cuts do): the rows of a split tuple go
+  in row order, its first ``size`` rows to the row with offset 0, the next to the
+  following offset, and so on.
+
+A *row map* (``by_row=True``; MDAV works on records) has ``__anon_row`` (the
+input row number) instead of the original tuple, and one row per input row.
+
+>>> agg = pl.DataFrame({"sex": ["F", "M"], "size": [3, 1]})
+>>> m = TupleMap.from_labels(agg, ["sex"], {"sex": pl.Series(["*", "*"])})
+>>> m.frame.rows()
+[('F', '*', 3, False), ('M', '*', 1, False)]
+>>> m.published_sizes().rows()
+[('*', 4)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from polars_anon.hierarchy import Hierarchy
+
+__all__ = ["OFFSET", "ROW", "SIZE", "SUPPRESSED", "TupleMap", "out_col"]
+
+SIZE = "size"
+SUPPRESSED = "__anon_suppressed"
+OFFSET = "__anon_offset"
+ROW = "__anon_row"
+
+
+def out_col(qid: str) -> str:
+    """Name of the published-label column of a quasi-identifier in a map."""
+    return f"__anon_out_{qid}"
+
+
+@dataclass(frozen=True)
+class TupleMap:
+    """Original tuple (or input row) -> published tuple, with row counts; see the module docstring."""
+
+    qids: tuple[str, ...]
+    frame: pl.DataFrame
+    by_row: bool = False
+
+    def __post_init__(self) -> None:
+        key = [ROW] if self.by_row else list(self.qids)
+        need = [*key, *(out_col(q) for q in self.qids), SIZE, SUPPRESSED]
+        missing = [c for c in need if c not in self.frame.columns]
+        if missing:
+            raise ValueError(f"a TupleMap frame needs columns {missing}")
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_labels(
+        cls,
+        aggregates: pl.DataFrame,
+        qids: Sequence[str],
+        published: Mapping[str, pl.Series],
+        suppressed: np.ndarray | pl.Series | None = None,
+    ) -> TupleMap:
+        """One published tuple per aggregate row: `published[qid]` holds its labels, row-aligned."""
+        qids = list(qids)
+        sup = pl.Series(SUPPRESSED, np.zeros(aggregates.height, dtype=bool) if suppressed is None else suppressed, dtype=pl.Boolean)
+        frame = aggregates.select(
+            *qids,
+            *(pl.Series(out_col(q), published[q], dtype=pl.String) for q in qids),
+            pl.col(SIZE).cast(pl.Int64),
+            sup,
+        )
+        return cls(tuple(qids), frame)
+
+    @classmethod
+    def from_nodes(
+        cls,
+        aggregates: pl.DataFrame,
+        hierarchies: Mapping[str, Hierarchy],
+        nodes: Mapping[str, np.ndarray],
+        suppressed: np.ndarray | None = None,
+    ) -> TupleMap:
+        """One published tuple per aggregate row, given as node ids per qid (row-aligned).
+
+        Suppressed rows are published as the roots.
+        """
+        qids = list(nodes)
+        labels = {}
+        for q in qids:
+            ids = np.asarray(nodes[q], dtype=np.int64)
+            if suppressed is not None:
+                ids = np.where(suppressed, 0, ids)
+            labels[q] = pl.Series(hierarchies[q].labels, dtype=pl.String).gather(ids)
+        return cls.from_labels(aggregates, qids, labels, suppressed)
+
+    @classmethod
+    def from_levels(
+        cls, aggregates: pl.DataFrame, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int], suppressed: np.ndarray | None = None
+    ) -> TupleMap:
+        """Full-domain generalization: every qid at its level (suppressed rows at the roots)."""
+        nodes = {q: h.generalize_ids(int(levels[q]))[h.ids_of(aggregates[q])] for q, h in hierarchies.items()}
+        return cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def split(self) -> bool:
+        """True when some original tuple is published as several tuples (relaxed Mondrian)."""
+        return OFFSET in self.frame.columns
+
+    @property
+    def n_rows(self) -> int:
+        """Input rows the map covers."""
+        return int(self.frame[SIZE].sum())
+
+    @property
+    def suppressed_rows(self) -> int:
+        """Rows the map removes."""
+        return int(self.frame.filter(pl.col(SUPPRESSED))[SIZE].sum())
+
+    def published_sizes(self) -> pl.DataFrame:
+        """The published classes and their sizes (suppressed rows left out), sorted.
+
+        This is what grouping the published table by its quasi-identifiers gives, so
+        a guarantee can be checked on the map before any row is published.
+        """
+        outs = [out_col(q) for q in self.qids]
+        return (
+            self.frame.filter(~pl.col(SUPPRESSED))
+            .group_by(outs)
+            .agg(pl.col(SIZE).sum())
+            .sort(outs)
+            .rename({o: q for o, q in zip(outs, self.qids)})
+        )
+
+    def check_covers(self, aggregates: pl.DataFrame) -> None:
+        """Raise when the map does not send every input row exactly once (an algorithm defect)."""
+        if self.by_row:
+            if self.frame.height != self.n_rows or self.n_rows != int(aggregates[SIZE].sum()):
+                raise AssertionError("a row map must have one row per input row")
+            return
+        qids = list(self.qids)
+        if self.frame.height == aggregates.height and not self.split:  # one entry per aggregate row, in order
+            same = self.frame.select(*qids, pl.col(SIZE).cast(pl.Int64)).equals(aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64)))
+            if same:
+                return
+        per = self.frame.group_by(qids).agg(pl.col(SIZE).sum().alias("__anon_mapped"))
+        both = aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64)).join(per, on=qids, how="full", nulls_equal=True)
+        bad = both.filter(pl.col(SIZE).fill_null(0) != pl.col("__anon_mapped").fill_null(0))
+        if bad.height:
+            raise AssertionError(f"the tuple map does not cover the input rows exactly: {bad.head(3).rows()}")

@@ -1,0 +1,73 @@
+-- Refusal messages, generated from polars_anon/messages.py by
+--   python -c 'import polars_anon.messages as m; m.write_sql()'
+-- (do not edit by hand; tests/errors/test_sql_errors.py checks the file is current).
+-- anon_msg_<name>(fields...) returns the message of polars_anon.messages.<NAME> with the
+-- fields filled in, for error(...): a field shown with !r is quoted as Python's repr.
+
+-- anon_msg_repr(x): a scalar as Python's repr shows it: 'text' (backslash, newline and tab
+-- escaped; "it's" in double quotes), None, True / False, numbers as DuckDB prints them.
+-- Twin: builtins.repr
+CREATE OR REPLACE TEMP MACRO anon_msg_repr(x) AS
+  CASE WHEN x IS NULL THEN 'None'
+       WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN x::VARCHAR = 'true' THEN 'True' ELSE 'False' END
+       WHEN typeof(x) <> 'VARCHAR' THEN x::VARCHAR
+       WHEN contains(x::VARCHAR, '''') AND NOT contains(x::VARCHAR, '"')
+       THEN '"' || replace(replace(replace(replace(x::VARCHAR, '\', '\\'), chr(10), '\n'), chr(13), '\r'), chr(9), '\t') || '"'
+       ELSE '''' || replace(replace(replace(replace(replace(x::VARCHAR, '\', '\\'), chr(10), '\n'), chr(13), '\r'), chr(9), '\t'),
+                            '''', '\''') || ''''
+  END;
+
+-- anon_msg_repr_list(xs): a list as Python's repr shows it: ['a', 'b'].
+-- Twin: builtins.repr
+CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
+  CASE WHEN xs IS NULL THEN 'None' ELSE '[' || array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', ') || ']' END;
+
+-- anon_msg_columns_not_found(what, missing, where, columns): {what} {missing!r} not in {where}; its columns are {columns!r}
+-- Twin: polars_anon.messages.COLUMNS_NOT_FOUND
+CREATE OR REPLACE TEMP MACRO anon_msg_columns_not_found("what", "missing", "where", "columns") AS
+  coalesce("what"::VARCHAR, 'None') || ' ' || anon_msg_repr_list("missing") || ' not in ' || coalesce("where"::VARCHAR, 'None') || '; its columns are ' || anon_msg_repr_list("columns");
+
+-- anon_msg_qids_empty(): qids is empty; name at least one quasi-identifier column
+-- Twin: polars_anon.messages.QIDS_EMPTY
+CREATE OR REPLACE TEMP MACRO anon_msg_qids_empty() AS
+  'qids is empty; name at least one quasi-identifier column';
+
+-- anon_msg_k_not_integer(k): k must be an integer >= 1, got {k!r}
+-- Twin: polars_anon.messages.K_NOT_INTEGER
+CREATE OR REPLACE TEMP MACRO anon_msg_k_not_integer("k") AS
+  'k must be an integer >= 1, got ' || anon_msg_repr("k");
+
+-- anon_msg_k_above_rows(k, n_rows): k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}
+-- Twin: polars_anon.messages.K_ABOVE_ROWS
+CREATE OR REPLACE TEMP MACRO anon_msg_k_above_rows("k", "n_rows") AS
+  'k=' || coalesce("k"::VARCHAR, 'None') || ' is larger than the table (' || coalesce("n_rows"::VARCHAR, 'None') || ' rows); choose k <= ' || coalesce("n_rows"::VARCHAR, 'None');
+
+-- anon_msg_empty_table(table, task): table {table!r} has no rows: there is nothing to {task}
+-- Twin: polars_anon.messages.EMPTY_TABLE
+CREATE OR REPLACE TEMP MACRO anon_msg_empty_table("table", "task") AS
+  'table ' || anon_msg_repr("table") || ' has no rows: there is nothing to ' || coalesce("task"::VARCHAR, 'None');
+
+-- anon_msg_choice(name, allowed, value): {name} must be one of {allowed!r}, got {value!r}
+-- Twin: polars_anon.messages.CHOICE
+CREATE OR REPLACE TEMP MACRO anon_msg_choice("name", "allowed", "value") AS
+  coalesce("name"::VARCHAR, 'None') || ' must be one of ' || anon_msg_repr_list("allowed") || ', got ' || anon_msg_repr("value");
+
+-- anon_msg_names_not_qids(what, unknown, qids): {what} names {unknown!r}, which are not qids; the qids are {qids!r}
+-- Twin: polars_anon.messages.NAMES_NOT_QIDS
+CREATE OR REPLACE TEMP MACRO anon_msg_names_not_qids("what", "unknown", "qids") AS
+  coalesce("what"::VARCHAR, 'None') || ' names ' || anon_msg_repr_list("unknown") || ', which are not qids; the qids are ' || anon_msg_repr_list("qids");
+
+-- anon_msg_no_hierarchy(qid): qid {qid!r} has no hierarchy loaded; call polars_anon.duckdb.load_hierarchy(con, {qid!r}, h)
+-- Twin: polars_anon.messages.NO_HIERARCHY
+CREATE OR REPLACE TEMP MACRO anon_msg_no_hierarchy("qid") AS
+  'qid ' || anon_msg_repr("qid") || ' has no hierarchy loaded; call polars_anon.duckdb.load_hierarchy(con, ' || anon_msg_repr("qid") || ', h)';
+
+-- anon_msg_level_out_of_range(where, level, top, root): {where}level {level} is outside this hierarchy's levels 0..{top} (root {root!r})
+-- Twin: polars_anon.messages.LEVEL_OUT_OF_RANGE
+CREATE OR REPLACE TEMP MACRO anon_msg_level_out_of_range("where", "level", "top", "root") AS
+  coalesce("where"::VARCHAR, 'None') || 'level ' || coalesce("level"::VARCHAR, 'None') || ' is outside this hierarchy''s levels 0..' || coalesce("top"::VARCHAR, 'None') || ' (root ' || anon_msg_repr("root") || ')';
+
+-- anon_msg_not_a_leaf(column, value): column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows
+-- Twin: polars_anon.messages.NOT_A_LEAF
+CREATE OR REPLACE TEMP MACRO anon_msg_not_a_leaf("column", "value") AS
+  'column ' || anon_msg_repr("column") || ': value ' || anon_msg_repr("value") || ' is not a leaf of its hierarchy; add it to the hierarchy or drop those rows';

@@ -1,0 +1,51 @@
+-- Checks shared by the macros: each returns true (or the checked value) or raises the error of
+-- the same refusal in Python (the messages of polars_anon/messages.py, sql/_messages.sql).
+-- Use them where DuckDB evaluates them once whatever the rows, e.g. in an uncorrelated
+-- scalar subquery of a WHERE clause, so that an empty table is refused as well; order several
+-- with CASE WHEN <first> THEN <second> END (AND may run them in any order).
+
+-- anon_is_integer(x): whether x has an integer type (a DECIMAL 2.0 or a DOUBLE is not one,
+-- as a Python float is not an int).
+-- Twin: polars_anon._validate.is_integer
+CREATE OR REPLACE TEMP MACRO anon_is_integer(x) AS
+  typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT');
+
+-- anon_columns_of(tbl): the column names of table or view tbl (read from no row).
+-- Twin: polars.LazyFrame.collect_schema
+CREATE OR REPLACE TEMP MACRO anon_columns_of(tbl) AS (
+  SELECT struct_keys(__anon_row) FROM (SELECT 1) LEFT JOIN (FROM query_table(tbl::VARCHAR) LIMIT 0) AS __anon_row ON true);
+
+-- anon_missing_columns(tbl, names): the names (a VARCHAR list) that are not columns of tbl.
+-- Twin: polars_anon._validate.check_columns
+CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
+  SELECT list_filter(names, lambda n: NOT list_contains(c.cols, n)) FROM (SELECT anon_columns_of(tbl) AS cols) AS c);
+
+-- anon_check_columns(tbl, names, what): true, or an error naming the `names` (a VARCHAR list,
+-- called `what` in the message) that are not columns of table or view tbl. The error is
+-- raised outside any subquery, so that a CASE orders several checks (DuckDB runs the
+-- subqueries of every branch first).
+-- Twin: polars_anon._validate.check_columns
+CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
+  CASE WHEN len(anon_missing_columns(tbl, names)) > 0
+       THEN error(anon_msg_columns_not_found(what, anon_missing_columns(tbl, names), 'table ' || anon_msg_repr(tbl::VARCHAR),
+                                             anon_columns_of(tbl)))
+       ELSE true END;
+
+-- anon_check_qids(tbl, qids): true, or an error when qids is empty or names a column tbl lacks.
+-- Twin: polars_anon._validate.check_qids
+CREATE OR REPLACE TEMP MACRO anon_check_qids(tbl, qids) AS
+  CASE WHEN qids IS NULL OR len(qids) = 0 THEN error(anon_msg_qids_empty()) ELSE anon_check_columns(tbl, qids, 'qids') END;
+
+-- anon_check_k(k, n_rows := NULL): k as BIGINT, or an error when k is not an integer >= 1 or,
+-- n_rows given, is above it.
+-- Twin: polars_anon._validate.check_k
+CREATE OR REPLACE TEMP MACRO anon_check_k(k, n_rows := NULL) AS
+  CASE WHEN NOT anon_is_integer(k) OR NOT coalesce(TRY_CAST(k AS BIGINT) >= 1, false) THEN error(anon_msg_k_not_integer(k))
+       WHEN TRY_CAST(k AS BIGINT) > n_rows THEN error(anon_msg_k_above_rows(k, n_rows))
+       ELSE TRY_CAST(k AS BIGINT) END;
+
+-- anon_check_choice(name, value, allowed): value, or an error when it is not in the VARCHAR
+-- list allowed.
+-- Twin: polars_anon._validate.check_choice
+CREATE OR REPLACE TEMP MACRO anon_check_choice(name, value, allowed) AS
+  CASE WHEN value IS NULL OR NOT list_contains(allowed, value) THEN error(anon_msg_choice(name, allowed, value)) ELSE value END;
