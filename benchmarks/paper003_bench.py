@@ -209,25 +209,35 @@ def run(names: list[str], versions: dict[str, int], rows: int | None, out: Path)
 
 
 def table41(df: pl.DataFrame) -> pl.DataFrame:
-    """Rate per (dataset, metric): mean over algorithms and utility measures of the pairwise agreement."""
+    """Rate per (dataset, metric): mean over algorithms and utility measures of the pairwise agreement.
+
+    ``rate`` counts a tied pair 1/2; ``rate_ties_excluded`` leaves tied pairs out;
+    ``rate_ties_success`` counts them as successes; ``tied`` is the share of tied pairs.
+    """
     rows = []
     for (dataset,), part in df.group_by("dataset", maintain_order=True):
         for label, metric in [*PAPER_METRICS.items(), *((m, m) for m in EXTRA_METRICS)]:
             higher = METRICS[metric].better == "higher"
-            rates = []
+            rates: dict[str, list[float]] = {"half": [], "excluded": [], "success": [], "tied": []}
             for (_algo,), g in part.group_by("algorithm", maintain_order=True):
+                m = g[metric].cast(pl.Float64).fill_null(float("nan")).to_numpy()
                 for u in UTILITIES:
-                    m = g[metric].cast(pl.Float64).fill_null(float("nan")).to_numpy()
-                    rates.append(pc.pairwise_agreement(m, g[u].to_numpy().astype(float), higher))
-            rates_a = np.array(rates, dtype=float)
-            ok = rates_a[~np.isnan(rates_a)]
+                    y = g[u].to_numpy().astype(float)
+                    rates["half"].append(pc.pairwise_agreement(m, y, higher))
+                    rates["excluded"].append(pc.pairwise_agreement(m, y, higher, ties=None))
+                    rates["success"].append(pc.pairwise_agreement(m, y, higher, ties=1.0))
+                    rates["tied"].append(pc.tie_share(m, y))
+            ok = {key: np.array(v, dtype=float)[~np.isnan(np.array(v, dtype=float))] for key, v in rates.items()}
+            half = ok["half"]
             paper = PAPER_TABLE_41.get(dataset)
             idx = list(PAPER_METRICS).index(label) if label in PAPER_METRICS else None
+            mean = lambda a: float(a.mean()) if len(a) else None
             rows.append({
                 "dataset": dataset, "metric": label, "ours_metric": metric,
-                "rate": float(ok.mean()) if len(ok) else None, "rate_std": float(ok.std()) if len(ok) else None,
-                "rate_min": float(ok.min()) if len(ok) else None, "rate_max": float(ok.max()) if len(ok) else None,
-                "n_combinations": len(ok), "paper": None if paper is None or idx is None else paper[idx],
+                "rate": mean(half), "rate_std": float(half.std()) if len(half) else None,
+                "rate_min": float(half.min()) if len(half) else None, "rate_max": float(half.max()) if len(half) else None,
+                "rate_ties_excluded": mean(ok["excluded"]), "rate_ties_success": mean(ok["success"]), "tied": mean(ok["tied"]),
+                "n_combinations": len(half), "paper": None if paper is None or idx is None else paper[idx],
             })  # fmt: skip
     return pl.DataFrame(rows)
 
@@ -237,10 +247,15 @@ def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
         "# Paper 003 Table 4.1: how often the better metric picks the more useful of two versions",
         "",
         "Rate = share of pairs of versions (same dataset, same algorithm) where the version with the better",
-        "normalized metric has the better utility, ties 1/2, averaged over 3 algorithms x 6 utility measures;",
-        "random choice gives 0.5. Cell: ours (min-max over the 18 combinations) | paper. Versions per",
-        f"(dataset, algorithm): {versions}. Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall,",
-        f"load average {facts['load_average_start'][0]} at the start, {facts['load_average_end'][0]} at the end).",
+        "normalized metric has the better utility, averaged over 3 algorithms x 6 utility measures; random",
+        "choice gives 0.5. A pair tied in the metric or the utility counts 1/2; in brackets the same rate with",
+        "tied pairs left out / counted as successes (the paper does not say which it does). Cell: ours [ties",
+        "left out / ties successes] | paper.",
+        "",
+        f"Versions per (dataset, algorithm): {versions}. Command: `{facts['command']}`; the versions took",
+        f"{facts.get('version_seconds_total', 0) / 3600:.1f} h of compute in all (anonymize + metrics + classifiers, summed over",
+        f"versions); the last (resumed) process ran {facts['wall_seconds']:.0f} s wall, load average",
+        f"{facts['load_average_start'][0]} at its start, {facts['load_average_end'][0]} at its end (2 shared cores).",
         "",
         "| metric | " + " | ".join(t["dataset"].unique(maintain_order=True).to_list()) + " |",
         "|---" * (1 + t["dataset"].n_unique()) + "|",
@@ -248,7 +263,8 @@ def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
     for (metric,), g in t.group_by("metric", maintain_order=True):
         cells = []
         for r in g.iter_rows(named=True):
-            ours = "-" if r["rate"] is None else f"{r['rate']:.3f} ({r['rate_min']:.2f}-{r['rate_max']:.2f})"
+            ours = "-" if r["rate"] is None else (
+                f"{r['rate']:.3f} [{r['rate_ties_excluded']:.3f} / {r['rate_ties_success']:.3f}]")
             cells.append(f"{ours} \\| {r['paper'] if r['paper'] is not None else '-'}")
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     return lines
@@ -271,6 +287,8 @@ def plot_table41(t: pl.DataFrame, out: Path) -> None:
         paper = [g[m]["paper"] for m in metrics]
         ax.scatter(x, [np.nan if p is None else p for p in paper], marker="D", color="black", zorder=3,
                    label="paper 003 Table 4.1")  # fmt: skip
+        succ = [np.nan if g[m]["rate_ties_success"] is None else g[m]["rate_ties_success"] for m in metrics]
+        ax.scatter(x, succ, marker="x", color="dimgrey", zorder=3, label="ours, counting a tied pair as a success")
         ax.axhline(0.5, color="grey", ls="--", lw=1, label="random choice (0.5)")
         ax.set_ylim(0, 1)
         ax.set_ylabel(f"{d}\nshare correct")
@@ -379,17 +397,17 @@ def main(argv: list[str] | None = None) -> None:
     t = table41(df)
     counts = {f"{d}/{a}": n for d, a, n in df.group_by("dataset", "algorithm").len().sort("dataset", "algorithm").rows()}
     old = out / "paper003.json"
-    facts = run_facts.facts(versions=counts)
+    total = round(float(df.select(pl.sum_horizontal("anonymize_s", "metrics_s", "models_s").sum()).item()), 1)
+    facts = run_facts.facts(versions=counts, version_seconds_total=total)
     if args.plots_only and old.exists():
         import json
 
-        facts = {**json.loads(old.read_text())["run"], "redrawn": facts["date"]}
+        facts = {**json.loads(old.read_text())["run"], "redrawn": facts["date"], "version_seconds_total": total}
     t.write_csv(out / "paper003_table41.csv", float_precision=4)
     (out / "paper003_table41.md").write_text("\n".join(render_table(t, counts, facts)) + "\n")
     summary = {
         "run": facts,
         "table41": t.to_dicts(),
-        "version_seconds_total": round(float(df.select(pl.sum_horizontal("anonymize_s", "metrics_s", "models_s").sum()).item()), 1),
         "seconds_per_version": {a: round(float(v), 2) for a, v in df.group_by("algorithm").agg(
             (pl.col("anonymize_s") + pl.col("metrics_s") + pl.col("models_s")).mean()).rows()},
         "mean_utility": df.group_by("dataset", "algorithm").agg(pl.col(UTILITIES).mean()).sort("dataset", "algorithm").to_dicts(),

@@ -249,11 +249,13 @@ def pyplot() -> Any:
     return plt
 
 
-def pairwise_agreement(metric: np.ndarray, utility: np.ndarray, higher_is_better: bool) -> float:
-    """Share of pairs where the version with the better metric is the more useful one (ties count 1/2).
+def pairwise_agreement(metric: np.ndarray, utility: np.ndarray, higher_is_better: bool, ties: float | None = 0.5) -> float:
+    """Share of pairs where the version with the better metric is the more useful one [paper 003 §4.1.3].
 
     Over every unordered pair (i, j): 1 when the metric and the utility order the
-    two the same way, 0 when opposite, 1/2 when either ties [paper 003 §4.1.3].
+    two the same way, 0 when opposite. A pair where either ties counts `ties`
+    (1/2: a coin toss; 1: a success, as ``>=`` comparisons count it; None: left
+    out). Null metric or utility values are left out.
     """
     keep = ~(np.isnan(metric) | np.isnan(utility))
     m, u = metric[keep], utility[keep]
@@ -262,5 +264,15 @@ def pairwise_agreement(metric: np.ndarray, utility: np.ndarray, higher_is_better
     i, j = np.triu_indices(len(m), 1)
     dm = np.sign(m[i] - m[j]) * (1 if higher_is_better else -1)
     du = np.sign(u[i] - u[j])
-    score = np.where((dm == 0) | (du == 0), 0.5, (dm == du).astype(float))
-    return float(score.mean())
+    tie = (dm == 0) | (du == 0)
+    if ties is None:
+        return float((dm == du)[~tie].mean()) if (~tie).any() else float("nan")
+    return float(np.where(tie, ties, (dm == du).astype(float)).mean())
+
+
+def tie_share(metric: np.ndarray, utility: np.ndarray) -> float:
+    """Share of the pairs of (metric, utility) points tied in the metric or in the utility."""
+    keep = ~(np.isnan(metric) | np.isnan(utility))
+    m, u = metric[keep], utility[keep]
+    i, j = np.triu_indices(len(m), 1)
+    return float(((m[i] == m[j]) | (u[i] == u[j])).mean()) if len(i) else float("nan")

@@ -47,6 +47,12 @@ def test_pairwise_agreement_by_hand() -> None:
     assert common.pairwise_agreement(np.array([0.1, 0.2, 0.3]), np.array([0.9, 0.7, 0.8]), True) == pytest.approx(1 / 3)
     assert common.pairwise_agreement(np.array([0.1, 0.1]), np.array([0.5, 0.6]), False) == 0.5
     assert math.isnan(common.pairwise_agreement(np.array([0.1, np.nan]), np.array([0.5, 0.6]), False))
+    # metric 0.1, 0.1, 0.3 against utility 0.9, 0.7, 0.8: (1,2) tied, (1,3) right, (2,3) wrong
+    m, u = np.array([0.1, 0.1, 0.3]), np.array([0.9, 0.7, 0.8])
+    assert common.pairwise_agreement(m, u, False) == pytest.approx(1.5 / 3)
+    assert common.pairwise_agreement(m, u, False, ties=None) == pytest.approx(1 / 2)
+    assert common.pairwise_agreement(m, u, False, ties=1.0) == pytest.approx(2 / 3)
+    assert common.tie_share(m, u) == pytest.approx(1 / 3)
 
 
 def test_bin20_buckets_by_equal_width() -> None:
