@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polars_anon import metrics
 from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
+from polars_anon._progress import progress
 from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import Anonymized, anonymize
 from polars_anon.classes import class_size_histogram, class_sizes, is_k_anonymous, k_summary, min_class_size
@@ -25,10 +26,25 @@ from polars_anon.errors import (
     NullValueError,
     OutputError,
     OutputExistsError,
+    PrivacyModelError,
     ValueNotInHierarchyError,
 )
+from polars_anon.explore import explore
 from polars_anon.generalize import generalize, generalize_expr, generalize_partition
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy import (
+    AverageRisk,
+    BetaLikeness,
+    DeltaDisclosure,
+    DeltaPresence,
+    KMap,
+    LDiversity,
+    PopulationUniqueness,
+    Risk,
+    TCloseness,
+)
+from polars_anon.privacy.evaluate import check
+from polars_anon.privacy.risk import risk
 from polars_anon.verify import verify_k
 
 __all__ = [
@@ -36,22 +52,34 @@ __all__ = [
     "METHODS",
     "AnonError",
     "Anonymized",
+    "AverageRisk",
+    "BetaLikeness",
     "ColumnNotFoundError",
+    "DeltaDisclosure",
+    "DeltaPresence",
     "Hierarchy",
     "HierarchyError",
     "InfeasibleError",
     "InputError",
     "InvalidParameterError",
+    "KMap",
+    "LDiversity",
     "NotKAnonymousError",
     "NullValueError",
     "OutputError",
     "OutputExistsError",
+    "PopulationUniqueness",
+    "PrivacyModelError",
+    "Risk",
+    "TCloseness",
     "ValueNotInHierarchyError",
     "anonymize",
+    "check",
     "class_size_histogram",
     "class_sizes",
     "encode",
     "encoded_columns",
+    "explore",
     "generalize",
     "generalize_expr",
     "generalize_partition",
@@ -60,6 +88,8 @@ __all__ = [
     "map_to_leaves",
     "metrics",
     "min_class_size",
+    "progress",
+    "risk",
     "scan_encoded",
     "verify_k",
     "write_encoded",

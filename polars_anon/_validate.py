@@ -17,7 +17,10 @@ from polars_anon.errors import (
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import QIDS_EMPTY
 
-__all__ = ["as_lazy", "check_choice", "check_columns", "check_columns_in", "check_k", "check_values", "names_list"]
+__all__ = [
+    "as_lazy", "check_choice", "check_columns", "check_columns_in", "check_k", "check_qids", "check_unique",
+    "check_values", "is_integer", "names_list",
+]  # fmt: skip
 
 
 def as_lazy(data: object) -> pl.LazyFrame:
@@ -113,9 +116,27 @@ def is_integer(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_qids(lf: pl.LazyFrame, qids: Iterable[str]) -> list[str]:
-    """Refuse an empty list of quasi-identifiers and names that are not columns of `lf`."""
-    qids = list(qids)
+def check_qids(lf: pl.LazyFrame, qids: Iterable[str] | str) -> list[str]:
+    """Refuse an empty list of quasi-identifiers, a name listed twice and names that are not columns of `lf`.
+
+    A string is one name (never its letters).
+    """
+    qids = [qids] if isinstance(qids, str) else list(qids)
     if not qids:
         raise InvalidParameterError(QIDS_EMPTY())
+    check_unique(qids, "qids")
     return check_columns(lf, qids, "qids")
+
+
+def check_unique(names: Sequence[str], what: str = "qids") -> None:
+    """Refuse a column named twice.
+
+    >>> check_unique(["age", "sex", "age"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qids lists ['age'] more than once; name each quasi-identifier once
+    """
+    dup = sorted({q for q in names if names.count(q) > 1})
+    if dup:
+        noun = "quasi-identifier" if what == "qids" else "column"
+        raise InvalidParameterError(f"{what} lists {dup} more than once; name each {noun} once")

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._progress import stage
 from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy
 from polars_anon.algorithms import Plan, Task
@@ -28,18 +29,29 @@ from polars_anon.attributes import distinct_counts
 from polars_anon.classes import class_sizes
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import report_path
-from polars_anon.outputs import Outputs, staged_write
+from polars_anon.io import html_path, report_path
+from polars_anon.outputs import Outputs, check_parquet_target, staged_write
+from polars_anon.privacy.base import Model
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import (
+    COUNT,
+    WIDE,
+    encode_counts,
+    from_wide,
+    long_counts,
+    population_counts,
+    read_population,
+    sensitive_counts,
+    wide_columns,
+)
+from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
-from polars_anon.request import Request, check_data, check_request
+from polars_anon.request import Request, check_data, check_privacy, check_request
 from polars_anon.tuplemap import SIZE
-from polars_anon.verify import Verifier, verify_k
+from polars_anon.verify import Verifier, verify_k, verify_published
 
-__all__ = ["Anonymized", "anonymize", "prepare", "verify_k"]
-
-OUTPUT_SUFFIXES = (".parquet", ".pq")
-
+__all__ = ["Aggregated", "Anonymized", "aggregate", "anonymize", "prepare", "run_method", "task_constraints", "verify_k"]
 
 @dataclass
 class Anonymized:
@@ -72,44 +84,53 @@ class Anonymized:
 
         The caller commits `out` (renaming every output into place) once all are written.
         """
-        path = Path(path)
-        if path.suffix.lower() not in OUTPUT_SUFFIXES:
-            raise InvalidParameterError(f"output {str(path)!r} must end in .parquet (the published table is written as Parquet)")
-        if path.is_dir():
-            raise InvalidParameterError(f"output {str(path)!r} is a folder; give a file path ending in .parquet")
+        path = check_parquet_target(path)
         start = time.perf_counter()
 
         def write(tmp: Path) -> dict[str, Any]:
-            self.lf.sink_parquet(tmp)
-            return self.verifier(pl.scan_parquet(tmp))
+            with stage(f"write {path.name}"):
+                self.lf.sink_parquet(tmp)
+            with stage(f"verify {path.name}"):
+                return self.verifier(pl.scan_parquet(tmp))
 
         self.report.update(staged_write(out, path, write))
         self.report["write_seconds"] = round(time.perf_counter() - start, 3)
         self.report["output"] = str(path)
 
-    def sink_parquet(self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True) -> dict[str, Any]:
-        """Write the published table to Parquet, verified, and its report JSON beside it; all or nothing.
+    def sink_parquet(
+        self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
+    ) -> dict[str, Any]:
+        """Write the published table to Parquet, verified, and its report beside it; all or nothing.
 
         The table is streamed to a temporary file in the target folder, re-read and
-        checked, and only then renamed to `path` together with the report (to
-        ``<stem>.report.json``, or the path given as `report`; False skips it). An
-        existing output is refused unless `overwrite`; on any failure or interrupt
-        nothing new remains and nothing that existed is touched. Returns the report.
+        checked, and only then renamed to `path` together with the report (JSON to
+        ``<stem>.report.json``, or the path given as `report`; False skips it) and,
+        unless `report_html` is False, its HTML page (``<stem>.report.html``, beside
+        the JSON). An existing output is refused unless `overwrite`; on any failure or
+        interrupt nothing new remains and nothing that existed is touched. Returns the report.
         """
+        check_parquet_target(path)
         with Outputs(overwrite=overwrite) as out:
             target = report_path(path) if report is True else (Path(report) if report else None)
-            if target is not None:
-                out.check(target)
+            html = html_path(target) if target is not None and report_html else None
+            for extra in (target, html):
+                if extra is not None:
+                    out.check(extra)
             self.stage(out, path)
             if target is not None:
-                write_report(out, self.report, target)
+                write_report(out, self.report, target, html=html)
             out.commit()
         return self.report
 
 
-def write_report(out: Outputs, report: dict[str, Any], path: Path) -> None:
-    """Stage the report JSON in `out`."""
-    staged_write(out, path, lambda tmp: tmp.write_text(json.dumps(jsonable(report), indent=2) + "\n"))
+def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
+    """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
+    text = json.dumps(jsonable(report), indent=2) + "\n"
+    staged_write(out, path, lambda tmp: tmp.write_text(text))
+    if html is not None:
+        from polars_anon.report.html import write_html  # imports the plotting library
+
+        write_html(out, json.loads(text), html)
 
 
 def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
@@ -117,15 +138,54 @@ def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
     return lf.drop(list(request.drop)).with_columns(pl.col(q).cast(pl.String) for q in request.qids)
 
 
-def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int]]:
-    """The class aggregates and the distinct counts of undeclared columns: one pass over the data."""
-    undeclared = request.undeclared
-    queries = [class_sizes(prepared, request.qids)]
+def _counted(request: Request) -> list[str]:
+    """The sensitive attributes some model reads: their (tuple, value) counts are aggregated."""
+    return [a for a in request.sensitives if any(m.sensitive_attribute == a for m in request.privacy)]
+
+
+def _population_model(request: Request) -> Model | None:
+    tables = [m for m in request.privacy if m.needs_population_table]
+    if len({id(m.population_frame) for m in tables}) > 1:
+        raise InvalidParameterError("the privacy models name different population tables; give them one")
+    return tables[0] if tables else None
+
+
+@dataclass
+class _Counted:
+    """What the aggregate pass counted for the models: the values of each sensitive attribute, and their counts
+    (wide: columns of the aggregates; long: a (tuple, value, count) frame), the population's tuple counts."""
+
+    labels: dict[str, pl.Series]
+    long: dict[str, pl.DataFrame]
+    population: pl.DataFrame | None
+
+    def wide(self) -> list[str]:
+        return [a for a in self.labels if a not in self.long]
+
+
+def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], _Counted]:
+    """One pass over the data: the class aggregates (with a count column per value of each sensitive
+    attribute a model reads, when it has few), the distinct counts of undeclared columns, the (tuple,
+    value) counts of attributes with many values and the population's tuple counts."""
+    undeclared, qids, counted = request.undeclared, list(request.qids), _counted(request)
+    labels = {}
+    if counted:
+        values = pl.collect_all([prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted])  # materializes: each attribute's values
+        labels = {a: f[a] for a, f in zip(counted, values)}
+    long = [a for a in counted if len(labels[a]) > WIDE]
+    columns = [e for a in counted if a not in long for e in wide_columns(a, labels[a])]
+    queries = [prepared.group_by(qids).agg(pl.len().alias(SIZE), *columns).sort(qids, nulls_last=True) if columns else class_sizes(prepared, qids)]
+    queries += [sensitive_counts(prepared, qids, a) for a in long]
     if undeclared:
         queries.append(distinct_counts(prepared, undeclared))
-    frames = pl.collect_all(queries)  # materializes: one row per class (and one row of counts)
-    distinct = frames[1].row(0, named=True) if undeclared else {}
-    return frames[0], distinct
+    model = _population_model(request)
+    if model is not None:
+        pop = read_population(model.population_frame, qids, model.name)
+        queries.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
+    frames = pl.collect_all(queries)  # materializes: one row per class (per class and value; one row of counts)
+    rest = frames[1 + len(long) :]
+    distinct = rest[0].row(0, named=True) if undeclared else {}
+    return frames[0], distinct, _Counted(labels, dict(zip(long, frames[1 : 1 + len(long)])), rest[-1] if model is not None else None)
 
 
 def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame, int]:
@@ -133,17 +193,132 @@ def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -
     null_rows = int(aggregates.filter(pl.any_horizontal(pl.col(q).is_null() for q in request.qids))[SIZE].sum())
     if not null_rows:
         return prepared, aggregates, 0
-    roots = [pl.col(q).fill_null(h.root) for q, h in request.hierarchies.items()]
-    merged = aggregates.lazy().with_columns(roots).group_by(request.qids).agg(pl.col(SIZE).sum().cast(pl.UInt32))
-    return prepared.with_columns(roots), merged.sort(request.qids).collect(), null_rows
+    weights = [c for c in aggregates.columns if c not in request.qids]
+    merged = _rooted(aggregates, request, weights).with_columns(pl.col(SIZE).cast(pl.UInt32))
+    return prepared.with_columns(_root_exprs(request)), merged, null_rows
 
 
-def _verifier(request: Request, plan: Plan, prepared: pl.LazyFrame) -> Verifier:
-    if plan.verify is not None:
-        own = plan.verify
-        return lambda lf: own(lf, prepared)
-    qids, k = request.qids, request.k
-    return lambda lf: verify_k(lf, qids, k)
+def _root_exprs(request: Request) -> list[pl.Expr]:
+    return [pl.col(q).fill_null(h.root) for q, h in request.hierarchies.items()]
+
+
+def _rooted(frame: pl.DataFrame, request: Request, weights: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
+    """`frame` with nulls at the roots, the `weights` of equal (qids, `by`) rows summed."""
+    keys = [*request.qids, *by]
+    rooted = frame.lazy().with_columns(_root_exprs(request)).group_by(keys).agg(pl.col(w).sum() for w in weights)
+    return rooted.sort(keys, nulls_last=True).collect()
+
+
+@dataclass(frozen=True)
+class Aggregated:
+    """The input as the methods see it, after the one pass over the data and its checks.
+
+    :func:`aggregate` makes it once; :func:`run_method` runs a method on it, as often as
+    asked (``pa.anonymize`` runs one, :func:`polars_anon.explore.explore` a grid).
+    """
+
+    prepared: pl.LazyFrame
+    """The rows to publish: identifying columns dropped, qids as String, nulls at the roots under ``null="suppress"``."""
+    aggregates: pl.DataFrame
+    """One row per distinct qid tuple and its ``size`` (the methods' input)."""
+    null_rows: int
+    """Rows with a null qid published as roots (``null="suppress"``)."""
+    records: pl.DataFrame | None = None
+    """The qids (and the sensitive columns) of every row, for methods declared ``records=True``."""
+    table: pl.DataFrame | None = None
+    """The aggregates with the models' count columns (a column per value of each sensitive attribute with few)."""
+    counted: _Counted | None = None
+    """What the pass counted for the privacy models (see :func:`task_constraints`)."""
+
+
+def aggregate(lf: pl.LazyFrame, request: Request, *, records: bool | None = None) -> Aggregated:
+    """Prepare the input, aggregate it in one pass and check the data against `request`.
+
+    `records` (default: whether the request's method needs them) also collects the
+    qids of every row. The checks of the data hold for every request that differs
+    from `request` only by its method, options, metric or a k no larger.
+    """
+    prepared = prepare(lf, request)
+    with stage("aggregate classes"):
+        table, distinct, counted = _aggregate(prepared, request)
+    check_data(table, request, distinct)
+    prepared, table, null_rows = _roots(prepared, table, request)
+    rows = None
+    if request.method.records if records is None else records:
+        keep = [*request.qids, *request.sensitives]
+        rows = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
+    return Aggregated(prepared, table.select(*request.qids, SIZE), null_rows, rows, table, counted)
+
+
+def run_method(
+    data: Aggregated, request: Request, constraints: tuple[Constraints, dict[str, pl.LazyFrame]] | None = None
+) -> Plan:
+    """Run the request's method on the aggregates; its map is checked (every row once, classes of k).
+
+    `constraints` (from :func:`task_constraints`; built when not given) are what the method enforces.
+    """
+    records = data.records if request.method.records else None
+    if request.method.records and records is None:
+        raise ValueError(f"method {request.method.name!r} works on records: aggregate(..., records=True)")
+    built, counts = task_constraints(data, request) if constraints is None else constraints
+    task = Task(data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records,
+                sensitive_counts=counts, constraints=built)  # fmt: skip
+    plan = request.method.run(task, request.options)
+    _check_map(plan, data.aggregates, request)
+    return plan
+
+
+def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, dict[str, pl.LazyFrame]]:
+    """The constraints of the task (k and every model), refusing a model no generalization can meet; and the
+    relational (tuple, value, count) frame of each sensitive attribute, for the Task."""
+    if data.counted is None or data.table is None or not request.privacy:
+        return Constraints(data.aggregates[SIZE].to_numpy(), request.k), {}
+    qids, table, counted = list(request.qids), data.table, data.counted
+    long, population = counted.long, counted.population
+    if request.null == "suppress":
+        long = {a: _rooted(f, request, [COUNT], [a]) for a, f in long.items()}
+        population = None if population is None else _rooted(population, request, [COUNT])
+    aggregates = table.select(*qids, SIZE)
+    sens = {a: from_wide(table, a, counted.labels[a]) for a in counted.wide()}
+    sens |= {a: encode_counts(f, aggregates, qids, a) for a, f in long.items()}
+    frames = {a: long_counts(table, qids, a, counted.labels[a]) for a in counted.wide()} | {a: f.lazy() for a, f in long.items()}
+    pop = None
+    if population is not None:
+        pop = population_counts(population, aggregates, qids, _population_model(request).name)  # type: ignore[union-attr]
+    hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
+    constraints = Constraints(aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates)
+    check_privacy(constraints)
+    return constraints, {a: frames[a] for a in counted.labels}
+
+
+def _population_size(request: Request, n_rows: int) -> int | None:
+    """The population size a model states (its population_size, or rows / sampling_fraction), for the risk figures."""
+    for m in request.privacy:
+        if getattr(m, "population_size", None) is not None:
+            return int(m.population_size)  # type: ignore[attr-defined]
+        if getattr(m, "sampling_fraction", None) is not None:
+            return round(n_rows / m.sampling_fraction)  # type: ignore[attr-defined]
+    return None
+
+
+def _verifier(request: Request, plan: Plan, prepared: pl.LazyFrame, constraints: Constraints, input_risk: dict[str, Any],
+              population: int | None) -> Verifier:  # fmt: skip
+    """The independent check of the published rows: the method's own (MDAV's permutation, which checks the
+    models on its clusters) or k-anonymity and every model on the published classes; then the output's risk."""
+    qids = list(request.qids)
+    levels = plan.details.get("levels")
+
+    def verify(lf: pl.LazyFrame) -> dict[str, Any]:
+        if plan.verify is not None:
+            facts = plan.verify(lf, prepared)
+            classes: pl.DataFrame | pl.LazyFrame = lf
+        else:
+            facts, classes = verify_published(lf, qids, request.k, constraints, levels)
+        output = risk_summary(classes, qids, population_size_=population, aggregated=plan.verify is None)
+        facts["risk"] = {"input": input_risk, "output": output}
+        return facts
+
+    return verify
 
 
 def _check_map(plan: Plan, aggregates: pl.DataFrame, request: Request) -> None:
@@ -167,10 +342,11 @@ def anonymize(
     method: Method = "fulldomain",
     metric: str | None = None,
     drop: Sequence[str] | str = (),
-    sensitive: str | None = None,
+    sensitive: str | Sequence[str] | None = None,
     insensitive: Sequence[str] | str = (),
     seed: int = 0,
     null: NullPolicy = "error",
+    privacy: Sequence[Model] = (),
     **options: Any,
 ) -> Anonymized:
     """Anonymize a table (k-anonymity and each method's guarantee).
@@ -192,7 +368,8 @@ def anonymize(
     drop
         Identifying columns (direct identifiers) to remove before publishing.
     sensitive
-        The sensitive attribute (published as is; privacy models and some metrics read it).
+        The sensitive attribute, or a list of them (published as is; privacy models
+        and some metrics read them; a model's attribute is sensitive without being listed).
     insensitive
         Columns published as is that would otherwise be refused because nearly every
         value is distinct (see :mod:`polars_anon.attributes`).
@@ -201,6 +378,10 @@ def anonymize(
     null
         ``"error"`` refuses nulls in a quasi-identifier with their count;
         ``"suppress"`` publishes them as the hierarchy root.
+    privacy
+        Privacy models every class must satisfy besides k (``pa.LDiversity``,
+        ``pa.TCloseness``, ... see :mod:`polars_anon.privacy`); each method enforces
+        them and the published table is checked against each before it is returned.
     **options
         The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
         keys and wrong types are refused).
@@ -224,19 +405,15 @@ def anonymize(
     schema = lf.collect_schema()
     request = check_request(
         schema, qids=qids, hierarchies=hierarchies, k=k, method=method, metric=metric, options=options,
-        drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed,
+        drop=drop, sensitive=sensitive, insensitive=insensitive, null=null, seed=seed, privacy=privacy,
     )  # fmt: skip
-    prepared = prepare(lf, request)
-    aggregates, distinct = _aggregate(prepared, request)
-    check_data(aggregates, request, distinct)
-    prepared, aggregates, null_rows = _roots(prepared, aggregates, request)
-    records = None
-    if request.method.records:
-        keep = [*request.qids, *([request.sensitive] if request.sensitive else [])]
-        records = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
-    task = Task(aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records)
-    plan = request.method.run(task, request.options)
-    _check_map(plan, aggregates, request)
-    report = build_report(request, schema, aggregates, plan, time.perf_counter() - start)
-    report["null_rows"] = null_rows
-    return Anonymized(publish(prepared, plan.map), report, _verifier(request, plan, prepared), prepared)
+    data = aggregate(lf, request)
+    built = task_constraints(data, request)
+    plan = run_method(data, request, built)
+    report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
+    report["null_rows"] = data.null_rows
+    population = _population_size(request, built[0].n_rows)
+    input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
+    report["risk"] = {"input": input_risk}
+    verifier = _verifier(request, plan, data.prepared, built[0], input_risk, population)
+    return Anonymized(publish(data.prepared, plan.map), report, verifier, data.prepared)

@@ -33,14 +33,15 @@ IDENTIFYING_SHARE = 0.9
 
 
 def attribute_types(
-    columns: Sequence[str], *, qids: Sequence[str], sensitive: str | None, insensitive: Sequence[str], drop: Sequence[str]
+    columns: Sequence[str], *, qids: Sequence[str], sensitive: str | Sequence[str] | None, insensitive: Sequence[str], drop: Sequence[str]
 ) -> dict[str, str]:
     """The type of every column, in the input's column order (undeclared columns: insensitive)."""
+    sensitives = [sensitive] if isinstance(sensitive, str) else list(sensitive or [])
     out = {}
     for c in columns:
         if c in qids:
             out[c] = "quasi-identifier"
-        elif c == sensitive:
+        elif c in sensitives:
             out[c] = "sensitive"
         elif c in drop:
             out[c] = "identifying"

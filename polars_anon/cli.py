@@ -1,7 +1,7 @@
 """``polars-anon``: batch jobs over Parquet. Thin wrapper over the modules.
 
 Bad input prints one message naming the culprit (no traceback) and exits 2;
-``check`` exits 1 when the table is not k-anonymous.
+``check`` exits 1 when the table is not k-anonymous or fails a privacy model given.
 """
 
 from __future__ import annotations
@@ -9,10 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
+import polars as pl
+
+from polars_anon._progress import progress
 from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
@@ -26,12 +31,13 @@ __all__ = ["main"]
 
 def _demo(args: argparse.Namespace) -> int:
     from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs, write_rows
+    from polars_anon.io import html_path
 
     out_dir = Path(args.out)
     voters, output, report = out_dir / "voters.parquet", out_dir / "anonymized.parquet", out_dir / "report.json"
     start = time.perf_counter()
     with Outputs(overwrite=args.overwrite) as out:
-        for path in (voters, output, report):
+        for path in (voters, output, report, html_path(report)):
             out.check(path)
         staged = staged_write(out, voters, lambda tmp: write_rows(tmp, args.rows, args.seed))
         generated = time.perf_counter() - start
@@ -41,21 +47,38 @@ def _demo(args: argparse.Namespace) -> int:
         )  # fmt: skip
         rep = execute_job(job, out, input_name=str(voters))
         out.commit()
-    total = time.perf_counter() - start
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
     print(f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} rows")
     print(
         f"published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, smallest class {rep['min_class_size']:,} "
         f"(checked independently) -> {output}; voter_id and name were dropped (identifying)"
     )
-    if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
-        print(
-            f"probabilistic k-anonymity: the classes are MDAV clusters whose values were permuted; "
-            f"equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows"
-        )
-    if rep.get("loss") is not None:
-        print(f"average cell loss {rep['loss']:.4f} (0 = untouched, 1 = every cell at its root); report -> {report}; total {total:.1f} s")
+    _explain(rep)
+    print(f"report: open {html_path(report)} in a browser (plots, risk before and after, every metric); JSON -> {report}")
+    print(f"total {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _explain(rep: dict) -> None:
+    """What the demo's headline figures mean, in sentences wrapped for a terminal."""
+    qids, k = ", ".join(rep["qids"]), rep["k"]
+    lines = []
+    if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
+        lines.append(f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
+                     f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows")  # fmt: skip
+    else:
+        smallest = rep["min_class_size"]
+        lines.append(f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "
+                     f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability at most "
+                     f"1/{smallest:,} = {1 / smallest:.2%}")  # fmt: skip
+    if rep.get("loss") is not None:
+        per = ", ".join(f"{q} {v:.2f}" for q, v in rep["loss_by_qid"].items())
+        lines.append(f"average cell loss {rep['loss']:.4f}: 0 = every value published as is, 1 = every value generalized "
+                     f"to '*' (per attribute: {per})")  # fmt: skip
+    lines.append(f"suppressed {rep['suppressed']:,} rows: removed because they could not join a class of {k}")
+    print("what the figures mean:")
+    for line in lines:
+        print(textwrap.fill(line, width=110, initial_indent="  ", subsequent_indent="    "))
 
 
 def _anonymize(args: argparse.Namespace) -> int:
@@ -72,11 +95,102 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
+    models = _cli_models(args.model, args.job)
+    if models and summary["n_rows"]:
+        from polars_anon.privacy.evaluate import check
+        from polars_anon.report import jsonable
+
+        summary["models"] = jsonable(check(lf, qids, models, k=args.k)["models"])
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
         print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
         return 1
-    return 0 if summary["k_anonymous"] else 1
+    return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
+
+
+def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
+    """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job file."""
+    import tomllib
+
+    from polars_anon.job import _privacy
+
+    tables = []
+    for text in texts:
+        try:
+            tables.append(tomllib.loads(f"m = {text}")["m"])
+        except tomllib.TOMLDecodeError as exc:
+            raise AnonError(f"--model {text!r} is not a TOML inline table ({exc}); e.g. '{{model = \"l-diversity\", attribute = \"s\", l = 2}}'") from None
+    models = [p.model for p in _privacy(tables, Path("."))]
+    if job_path:
+        models += [p.model for p in Job.load(job_path).privacy]
+    return models
+
+
+def _risk(args: argparse.Namespace) -> int:
+    from polars_anon.privacy.risk import risk
+    from polars_anon.report import jsonable
+
+    lf = scan_input(args.file, separator=args.separator)
+    qids = [q for q in args.qids.split(",") if q]
+    if not qids:
+        raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
+    start = time.perf_counter()
+    doc = jsonable(risk(lf, qids, threshold=args.threshold, sampling_fraction=args.sampling_fraction,
+                        population_size=args.population_size, population=args.population,
+                        models=_cli_models(args.model, None)))  # fmt: skip
+    doc["seconds"] = round(time.perf_counter() - start, 3)
+    print(json.dumps(doc, indent=2))
+    if args.json:
+        with Outputs(overwrite=args.overwrite) as out:
+            staged_write(out, Path(args.json), lambda tmp: tmp.write_text(json.dumps(doc, indent=2) + "\n"))
+            out.commit()
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from polars_anon.io import html_path
+    from polars_anon.report.html import write_html
+
+    source = Path(args.report)
+    try:
+        report = json.loads(source.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise AnonError(f"cannot read report {str(source)!r}: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AnonError(f"report {str(source)!r} is not a JSON report: {exc}") from None
+    if not isinstance(report, dict) or "k" not in report or "method" not in report:
+        raise AnonError(f"report {str(source)!r} is not a polars-anon report (no 'k' and 'method' keys)")
+    target = Path(args.output) if args.output else html_path(source)
+    with Outputs(overwrite=args.overwrite) as out:
+        out.check(target)
+        write_html(out, report, target)
+        out.commit()
+    print(f"report -> {target}")
+    return 0
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        return [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise AnonError(f"{what} {text!r}: expected comma-separated integers, e.g. 2,5,10") from None
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from polars_anon.explore import explore_job, write_explore
+
+    job = Job.load(args.job)
+    output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
+    written = write_explore(table, output, meta={"job": str(args.job), **facts}, html=not args.no_html, overwrite=args.overwrite)
+    shown = table.select("method", "k", "feasible", "loss", "suppressed", "min_class_size", "highest_risk", "records_at_risk",
+                         "front_highest_risk", "seconds")  # fmt: skip
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
+        print(shown)
+    print(f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, aggregated once "
+          f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}")
+    return 0
 
 
 def _hierarchy_spec(text: str) -> tuple[str, object]:
@@ -146,7 +260,8 @@ def _metrics(args: argparse.Namespace) -> int:
     if missing:
         raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
-    sensitive = args.sensitive if args.sensitive is not None else (job.sensitive if job else None)
+    job_sensitive = (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
+    sensitive = args.sensitive if args.sensitive is not None else job_sensitive  # metrics read one (the first)
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
@@ -179,10 +294,38 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other refusal (``--help`` still shows the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("polars-anon").strip()
+        self.exit(2, f"polars-anon: error: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
+
+
+def _report_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """``explore`` and ``report``: the commands that write pages."""
+    x = sub.add_parser("explore", parents=[common], help="run a job over a grid of k and methods: loss against risk, Pareto front")
+    x.add_argument("job", help="path to the job file (its k and method are replaced by the grid)")
+    x.add_argument("--k", default="2,5,10,20,50,100", help="comma-separated k values (default 2,5,10,20,50,100)")
+    x.add_argument("--methods", default="fulldomain,greedy,mondrian", help="comma-separated methods (default fulldomain,greedy,mondrian)")
+    x.add_argument("--risk-threshold", type=int, help="records at risk: those in classes smaller than this (default: the largest k)")
+    x.add_argument("--output", help="the table, .csv or .parquet (default <job output stem>.explore.csv); the page goes beside it (.html)")
+    x.add_argument("--no-html", action="store_true", help="write the table only")
+    x.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    x.set_defaults(run=_explore)
+    r = sub.add_parser("report", parents=[common], help="render the HTML page of an existing report JSON")
+    r.add_argument("report", help="the report JSON (<output stem>.report.json)")
+    r.add_argument("--output", help="the HTML file (default: beside the JSON, <stem>.report.html)")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing HTML file")
+    r.set_defaults(run=_report)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
+    p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress bars (also: POLARS_ANON_PROGRESS=0)")
     sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", help="generate a synthetic voter register and anonymize it")
+    d = sub.add_parser("demo", parents=[common], help="generate a synthetic voter register and anonymize it")
     d.add_argument("--rows", type=int, default=1_000_000, help="voters to generate (default 1,000,000)")
     d.add_argument("--k", type=int, default=10, help="k (default 10)")
     d.add_argument("--out", default="anon-demo", help="output folder (default ./anon-demo)")
@@ -190,17 +333,34 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     d.set_defaults(run=_demo)
-    a = sub.add_parser("anonymize", help="run a job file (TOML)")
+    a = sub.add_parser("anonymize", parents=[common], help="run a job file (TOML)")
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     a.set_defaults(run=_anonymize)
-    c = sub.add_parser("check", help="report the smallest class size; exit 1 when below k")
+    _report_parsers(sub, common)
+    c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")
     c.add_argument("file", help="Parquet or CSV file")
     c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
     c.add_argument("--k", type=int, required=True)
     c.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    c.add_argument("--model", action="append", default=[], metavar="TOML",
+                   help="a privacy model to check as a TOML inline table, e.g. "
+                        "'{model = \"l-diversity\", attribute = \"salary\", l = 2}' (repeatable); exit 1 when one fails")
+    c.add_argument("--job", help="also check the [[privacy]] models of this job file")
     c.set_defaults(run=_check)
-    e = sub.add_parser("encode", help="encode a published table for machine learning (one column per hierarchy node)")
+    r = sub.add_parser("risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness")
+    r.add_argument("file", help="Parquet or CSV file")
+    r.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
+    r.add_argument("--threshold", type=float, default=0.2, help="a record is at risk above this risk (default 0.2)")
+    r.add_argument("--sampling-fraction", type=float, help="the table is this fraction of its population (uniqueness estimates)")
+    r.add_argument("--population-size", type=int, help="the size of the population the table was drawn from")
+    r.add_argument("--population", help="a population table (Parquet or CSV) holding the qids: journalist and marketer risk")
+    r.add_argument("--model", action="append", default=[], metavar="TOML", help="a privacy model whose status to report (repeatable)")
+    r.add_argument("--json", help="also write the figures to this JSON file")
+    r.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
+    r.set_defaults(run=_risk)
+    e = sub.add_parser("encode", parents=[common], help="encode a published table for machine learning (one column per hierarchy node)")
     e.add_argument("published", help="the published (anonymized) Parquet or CSV file")
     e.add_argument("--encoding", default="proportional",
                    help="proportional (default), fillparent, fillchild, oneclass, setbinary, random, statistical")
@@ -218,7 +378,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--separator", default=",", help="CSV separator (default ',')")
     e.add_argument("--overwrite", action="store_true", help="replace an existing output")
     e.set_defaults(run=_encode)
-    m = sub.add_parser("metrics", help="information-loss metrics of an anonymized table against its original")
+    m = sub.add_parser("metrics", parents=[common], help="information-loss metrics of an anonymized table against its original")
     m.add_argument("original", help="the original Parquet or CSV file")
     m.add_argument("anonymized", help="the anonymized Parquet or CSV file")
     m.add_argument("--qids", help="comma-separated quasi-identifiers (default: those with a hierarchy)")
@@ -244,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     130 or 143; nothing was written in either case.
     """
     args = _parser().parse_args(argv)
+    if args.quiet:
+        progress(False)
     try:
         return int(args.run(args))
     except AnonError as exc:
@@ -253,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sigterm = isinstance(exc, Interrupted) and "SIGTERM" in str(exc)
         print("polars-anon: interrupted; nothing was written", file=sys.stderr)
         return 143 if sigterm else 130
+    finally:
+        if args.quiet:
+            progress(None)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.errors import InvalidParameterError
 from polars_anon.outputs import Outputs, staged_write
 
@@ -94,7 +94,7 @@ def write_rows(path: str | Path, rows: int, seed: int = 0) -> Path:
         raise InvalidParameterError(f"rows must be an integer >= 1, got {rows!r}")
     writer = None
     try:
-        with tqdm(total=rows, desc="generate voters", unit="row", unit_scale=True, leave=False, disable=None) as bar:
+        with progress_bar(total=rows, desc="generate voters", unit="row", unit_scale=True) as bar:
             for start in range(0, rows, CHUNK):
                 table = voter_register(min(CHUNK, rows - start), seed, start=start).to_arrow()
                 if writer is None:

@@ -35,13 +35,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon._validate import check_choice
 from polars_anon.classes import tuple_key
 from polars_anon.encode import EncodingJoin, EncodingPlan, apply_plan, canonical, encoded_columns, plan_encoding
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import Outputs, staged_write
 
 __all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "stage_encoded", "write_encoded"]
@@ -139,6 +140,8 @@ def stage_encoded(
     layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
     representation = canonical(representation)
     path = Path(path)
+    if layout == "wide" and path.suffix.lower() in CSV_SUFFIXES:
+        raise InvalidParameterError(f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet")
     out.check(path)
     plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
     if layout == "classes" and not plan.joins:
@@ -205,7 +208,7 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
     writer = None
     try:
         slices = range(0, max(n_rows, 1), chunk)
-        for offset in tqdm(slices, desc="encode (wide)", unit="slice", leave=False, disable=None):
+        for offset in progress_bar(slices, desc="encode (wide)", unit="slice"):
             part = apply_plan(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
             table = part.collect(engine="in-memory").to_arrow()
             if writer is None:

@@ -17,6 +17,7 @@ __all__ = [
     "NullValueError",
     "OutputError",
     "OutputExistsError",
+    "PrivacyModelError",
     "ValueNotInHierarchyError",
 ]
 
@@ -54,6 +55,10 @@ class InfeasibleError(AnonError, ValueError):
 
 class NotKAnonymousError(AnonError):
     """The independent check found a class smaller than k; nothing was written."""
+
+
+class PrivacyModelError(NotKAnonymousError):
+    """The independent check found a class (or the table) violating a requested privacy model; nothing was written."""
 
 
 class OutputExistsError(AnonError, FileExistsError):

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
+from polars_anon._validate import check_columns
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
@@ -30,6 +31,8 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
     >>> pl.DataFrame({"g": ["F", "M"]}).select(generalize_expr("g", h, 1))["g"].to_list()
     ['*', '*']
     """
+    if not isinstance(hierarchy, Hierarchy):
+        raise InvalidParameterError(f"hierarchy must be a Hierarchy, got {type(hierarchy).__name__}")
     expr = pl.col(column) if isinstance(column, str) else column
     if level == 0:
         hierarchy.generalize_ids(level)  # validates the level
@@ -64,7 +67,12 @@ def generalize(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], levels: M
         raise InvalidParameterError(
             f"levels names {unknown}, which have no hierarchy; hierarchies are given for {list(hierarchies)}"
         )
-    return lf.with_columns(generalize_expr(q, h, int(levels.get(q, 0))).alias(q) for q, h in hierarchies.items())
+    for q, h in hierarchies.items():
+        if not isinstance(h, Hierarchy):
+            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
+    checked = {q: h.check_level(levels.get(q, 0), f"levels[{q!r}]: ") for q, h in hierarchies.items()}
+    check_columns(lf, hierarchies, "hierarchies")
+    return lf.with_columns(generalize_expr(q, h, checked[q]).alias(q) for q, h in hierarchies.items())
 
 
 def class_ancestors(assigned: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], class_col: str) -> pl.LazyFrame:

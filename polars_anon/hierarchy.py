@@ -39,6 +39,7 @@ from polars_anon._types import DateLevel
 from polars_anon.builders import bands, dates, expressions, groups, masks, random_trees
 from polars_anon.builders.values import as_series, distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
+from polars_anon.messages import LEVEL_OUT_OF_RANGE
 
 __all__ = ["Hierarchy"]
 
@@ -596,8 +597,7 @@ class Hierarchy:
         >>> [h.label_of(i) for i in h.generalize_ids(1)[[h.id_of("a"), h.id_of("f")]]]
         ['A', 'f']
         """
-        self._check_level(level)
-        return self._at_level[level]
+        return self._at_level[self.check_level(level)]
 
     def level_map(self, level: int) -> pl.DataFrame:
         """Table ``label -> value``: every node's label and its label at `level`."""
@@ -664,11 +664,21 @@ class Hierarchy:
         lca = self.lca_matrix(max_nodes)
         return r[:, None] - r[lca]
 
-    def _check_level(self, level: int) -> None:
+    def check_level(self, level: object, where: str = "") -> int:
+        """Refuse a level that is not an integer in ``0..height - 1``; returns it as an int.
+
+        `where` starts the message (``"levels['age']: "``).
+
+        >>> Hierarchy.suppression(["F", "M"]).check_level(2, "levels['sex']: ")
+        Traceback (most recent call last):
+        ...
+        polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1 (root '*')
+        """
+        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
+            raise InvalidParameterError(f"{where}level must be an integer in 0..{self.height - 1} (root {self.root!r}), got {level!r}")
         if not 0 <= int(level) < self.height:
-            raise InvalidParameterError(
-                f"level {level} is outside this hierarchy's levels 0..{self.height - 1} (root {self.root!r})"
-            )
+            raise InvalidParameterError(LEVEL_OUT_OF_RANGE(where=where, level=level, top=self.height - 1, root=self.root))
+        return int(level)
 
     def __repr__(self) -> str:
         return f"Hierarchy(root={self.root!r}, height={self.height}, leaves={self.n_leaves}, nodes={self.n_nodes})"

@@ -11,7 +11,10 @@ import polars as pl
 
 from polars_anon.errors import InputError
 
-__all__ = ["check_utf8", "report_path", "scan_input"]
+__all__ = ["CSV_SUFFIXES", "check_utf8", "html_path", "report_path", "scan_input"]
+
+CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
+"""Files read as CSV; every other file is read as Parquet."""
 
 
 def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
@@ -23,8 +26,10 @@ def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"input {str(path)!r} does not exist or is not a file")
-    is_csv = path.suffix.lower() in {".csv", ".tsv", ".txt", ".data"}
+    is_csv = path.suffix.lower() in CSV_SUFFIXES
     if is_csv:
+        if not isinstance(separator, str) or len(separator.encode()) != 1:
+            raise InputError(f"separator must be one single-byte character such as ';', got {separator!r} (reading {str(path)!r})")
         check_utf8(path)
     try:
         lf = pl.scan_csv(path, separator=separator) if is_csv else pl.scan_parquet(path)
@@ -63,3 +68,13 @@ def report_path(output: str | Path) -> Path:
     """``out/adult_k10.parquet`` -> ``out/adult_k10.report.json``."""
     output = Path(output)
     return output.with_name(output.stem + ".report.json")
+
+
+def html_path(report: str | Path) -> Path:
+    """The HTML page beside a report JSON: ``out/adult_k10.report.json`` -> ``out/adult_k10.report.html``.
+
+    >>> html_path("out/adult_k10.report.json").name, html_path("out/report").name
+    ('adult_k10.report.html', 'report.html')
+    """
+    report = Path(report)
+    return report.with_suffix(".html") if report.suffix.lower() == ".json" else report.with_name(report.name + ".html")

@@ -13,6 +13,7 @@ report) are produced together and renamed into place only when all succeeded.
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
@@ -28,9 +30,9 @@ from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
-from polars_anon.io import report_path, scan_input
-from polars_anon.options import describe, type_matches
-from polars_anon.outputs import Outputs
+from polars_anon.io import html_path, report_path, scan_input
+from polars_anon.options import describe, parse_options, type_matches
+from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
@@ -46,12 +48,14 @@ _KEYS: dict[str, Any] = {
     "metric": str,
     "drop": _NAMES,
     "insensitive": _NAMES,
-    "sensitive": str,
+    "sensitive": _NAMES,
     "seed": int,
     "null": str,
     "encode": _NAMES,
     "encode_layout": str,
     "report": str,
+    "report_html": bool,
+    "privacy": list[dict[str, Any]],
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -86,6 +90,56 @@ def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
     return specs
 
 
+def _privacy(tables: list[dict[str, Any]], base: Path) -> list[PrivacySpec]:
+    """``[[privacy]]`` tables: ``model`` names the model, the other keys are its parameters (typed, unknown refused).
+
+    ``hierarchy`` (hierarchical t-closeness) is a hierarchy spec as in ``[qids]``;
+    ``population`` a Parquet or CSV path; both relative to the job file.
+    """
+    from polars_anon.privacy import MODELS
+
+    out = []
+    for i, table in enumerate(tables, 1):
+        where = f"job file: [[privacy]] table {i}"
+        name = table.get("model")
+        if name is None:
+            raise InvalidParameterError(f"{where} has no 'model' key; models: {sorted(MODELS)}")
+        check_choice(f"{where}: model", name, sorted(MODELS))
+        params = {k: v for k, v in table.items() if k not in ("model", "hierarchy")}
+        if isinstance(params.get("population"), str):
+            params["population"] = str(base / params["population"])
+        model = parse_options(MODELS[name], params, f"{where} (model {name!r})")
+        spec = table.get("hierarchy")
+        if spec is not None:
+            if getattr(model, "distance", None) != "hierarchical":
+                raise InvalidParameterError(f"{where} (model {name!r}): key 'hierarchy' is for t-closeness with distance = \"hierarchical\"")
+            parse_spec(str(model.sensitive_attribute), spec)
+        out.append(PrivacySpec(model, spec))
+    return out
+
+
+@dataclass(frozen=True)
+class PrivacySpec:
+    """A parsed ``[[privacy]]`` table: the model, and the spec of its hierarchy when it is built from the data."""
+
+    model: Any
+    hierarchy: object = None
+
+
+def _models(job: Job, lf: pl.LazyFrame) -> list[Any]:
+    """The job's models, hierarchies built (from the column's values for built-in kinds)."""
+    out = []
+    for p in job.privacy:
+        if p.hierarchy is None:
+            out.append(p.model)
+            continue
+        attribute = p.model.sensitive_attribute
+        check_columns(lf, [attribute], f"[[privacy]] model {p.model.name!r}: attribute")
+        h = build_hierarchies(lf, {attribute: p.hierarchy}, job.base)[attribute]
+        out.append(dataclasses.replace(p.model, hierarchy=h))
+    return out
+
+
 def _names(value: str | list[str]) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
@@ -103,12 +157,15 @@ class Job:
     separator: str = ","
     drop: list[str] = field(default_factory=list)
     insensitive: list[str] = field(default_factory=list)
-    sensitive: str | None = None
+    sensitive: str | list[str] | None = None
     seed: int = 0
     null: str = "error"
     encode: list[str] = field(default_factory=list)
     encode_layout: str = "wide"
     report: Path | None = None
+    report_html: bool = True
+    """Also write the report as an HTML page beside the JSON (``<stem>.report.html``)."""
+    privacy: list[PrivacySpec] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -135,6 +192,8 @@ class Job:
             encode=encode,
             encode_layout=layout,
             report=base / raw["report"] if "report" in raw else None,
+            report_html=raw.get("report_html", True),
+            privacy=_privacy(raw.get("privacy", []), base),
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
         )
@@ -220,17 +279,21 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     """
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
-    for path in (job.output, target, *paths.values()):
+    html = html_path(target) if job.report_html else None
+    check_parquet_target(job.output)  # before any data is read
+    for path in (job.output, target, *([html] if html else []), *paths.values()):
         out.check(path)
     lf = scan_input(job.input, separator=job.separator)
     asked: dict[str, Any] = {
         "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
         "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
     }  # fmt: skip
-    check_request(lf.collect_schema(), hierarchies={q: DEFERRED for q, s in job.qids.items() if s is not None},
-                  options=job.options, **asked)  # type: ignore[arg-type]  (before any data is read)
+    deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
+    deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
+    check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
+                  **asked)  # type: ignore[arg-type]  (before any data is read)
     hierarchies = build_hierarchies(lf, job.qids, job.base)
-    result = anonymize(lf, hierarchies=hierarchies, **asked, **job.options)  # type: ignore[arg-type]
+    result = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
     _refuse_misaligned(job, result)
     result.report["input"] = input_name or str(job.input)
     result.stage(out, job.output)
@@ -238,9 +301,10 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         result.report["encodings"] = {}
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
-            stage_encoded(out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e))
+            with stage(f"encode {e}"):
+                stage_encoded(out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e))
             result.report["encodings"][e] = str(path)
-    write_report(out, result.report, target)
+    write_report(out, result.report, target, html=html)
     return result.report
 
 
@@ -262,7 +326,9 @@ def encoding_path(output: str | Path, encoding: str, layout: str = "wide") -> Pa
     'adult_k10.proportional.parquet'
     >>> encoding_path("out/adult_k10.parquet", "proportional", "classes").name
     'adult_k10.proportional'
+    >>> encoding_path("published.csv", "fillparent").name   # written as Parquet: named so
+    'published.fillparent.parquet'
     """
     output = Path(output)
-    suffix = "" if layout == "classes" else output.suffix or ".parquet"
+    suffix = "" if layout == "classes" else (output.suffix if output.suffix.lower() in PARQUET_SUFFIXES else ".parquet")
     return output.with_name(f"{output.stem}.{encoding}{suffix}")

@@ -17,6 +17,9 @@ from polars_anon.encode import encode
 from polars_anon.generalize import generalize, generalize_expr
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import compute
+from polars_anon.privacy.base import Model
+from polars_anon.privacy.evaluate import check
+from polars_anon.privacy.risk import risk
 
 __all__ = ["AnonDataFrame", "AnonExpr", "AnonLazyFrame"]
 
@@ -39,6 +42,14 @@ class AnonLazyFrame:
     def check(self, qids: Sequence[str], k: int = 1) -> pl.LazyFrame:
         """k-anonymity facts in one row; see :func:`polars_anon.classes.k_summary`."""
         return k_summary(self._lf, qids, k)
+
+    def check_privacy(self, qids: Sequence[str], privacy: Sequence[Model], k: int = 1, **kwargs: Any) -> dict[str, Any]:
+        """k and every privacy model on this table; see :func:`polars_anon.privacy.evaluate.check`."""
+        return check(self._lf, qids, privacy, k=k, **kwargs)
+
+    def risk(self, qids: Sequence[str], **kwargs: Any) -> dict[str, Any]:
+        """Re-identification risk of this table; see :func:`polars_anon.privacy.risk.risk`."""
+        return risk(self._lf, qids, **kwargs)
 
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.LazyFrame:
         """k-anonymize; see :func:`polars_anon.anonymize.anonymize` (returns its LazyFrame).
@@ -81,6 +92,14 @@ class AnonDataFrame:
     def check(self, qids: Sequence[str], k: int = 1) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.check`."""
         return self._df.lazy().anon.check(qids, k).collect()
+
+    def check_privacy(self, qids: Sequence[str], privacy: Sequence[Model], k: int = 1, **kwargs: Any) -> dict[str, Any]:
+        """See :meth:`AnonLazyFrame.check_privacy`."""
+        return self._df.lazy().anon.check_privacy(qids, privacy, k, **kwargs)
+
+    def risk(self, qids: Sequence[str], **kwargs: Any) -> dict[str, Any]:
+        """See :meth:`AnonLazyFrame.risk`."""
+        return self._df.lazy().anon.risk(qids, **kwargs)
 
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.DataFrame:
         """k-anonymize and verify; see :func:`polars_anon.anonymize.anonymize`."""

@@ -20,7 +20,8 @@ What "nothing is written" means here:
 - :meth:`Outputs.commit` refuses an existing target unless ``overwrite``; it moves the
   targets that exist aside, renames every staged file into place, and on failure puts
   everything back; signals are held while it runs and while it cleans up, so a second
-  Ctrl-C cannot interrupt either.
+  Ctrl-C cannot interrupt either. A signal held during a commit that succeeded is
+  ignored: every output is in place, the run is complete.
 """
 
 from __future__ import annotations
@@ -37,13 +38,30 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Self
 
-from polars_anon.errors import AnonError, OutputError, OutputExistsError
+from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
 
-__all__ = ["Interrupted", "Outputs", "disk_error", "staged_write", "temporary_name"]
+__all__ = ["PARQUET_SUFFIXES", "Interrupted", "Outputs", "check_parquet_target", "disk_error", "staged_write", "temporary_name"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 _DISK_WORDS = ("no space left", "disk quota", "file too large")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def check_parquet_target(path: str | Path, what: str = "output") -> Path:
+    """Refuse a Parquet output path that does not end in .parquet (or .pq) or names a folder (no data is read).
+
+    >>> check_parquet_target("out/x.csv")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: output 'out/x.csv' must end in .parquet (it is written as Parquet)
+    """
+    path = Path(path)
+    if path.suffix.lower() not in PARQUET_SUFFIXES:
+        raise InvalidParameterError(f"{what} {str(path)!r} must end in .parquet (it is written as Parquet)")
+    if path.is_dir():
+        raise InvalidParameterError(f"{what} {str(path)!r} is a folder; give a file path ending in .parquet")
+    return path
 
 
 class Interrupted(KeyboardInterrupt):
@@ -67,8 +85,11 @@ def disk_error(exc: BaseException, path: Path) -> OutputError | None:
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
-    else:
+        return
+    try:
         path.unlink(missing_ok=True)
+    except NotADirectoryError:  # a parent is a file: nothing can exist there
+        pass
 
 
 @contextmanager
@@ -88,6 +109,8 @@ class Outputs:
     """A set of outputs produced together (see the module docstring)."""
 
     def __init__(self, *, overwrite: bool = False) -> None:
+        if not isinstance(overwrite, bool):
+            raise InvalidParameterError(f"overwrite must be True or False, got {overwrite!r}")
         self.overwrite = overwrite
         self._staged: list[tuple[Path, Path]] = []
         self._created: list[Path] = []
@@ -106,7 +129,12 @@ class Outputs:
     def stage(self, final: str | Path) -> Path:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet)."""
         final = self.check(final)
+        if any(final.resolve() == f.resolve() for _, f in self._staged):
+            raise InvalidParameterError(f"output {str(final)!r} is named twice among the outputs; give each output its own path")
         missing = [p for p in [final.parent, *final.parent.parents] if not p.exists()]
+        present = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)
+        if present is not None and not present.is_dir():
+            raise OutputError(f"cannot write {str(final)!r}: {str(present)!r} is a file, not a folder")
         for folder in reversed(missing):
             try:
                 folder.mkdir()
@@ -169,8 +197,9 @@ class Outputs:
 
     # ------------------------------------------------------------------ context
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        if self._interrupted:
-            return  # one signal is enough: the first one is unwinding already
+        if self._interrupted or self._committed:
+            return  # one signal is enough; and once every output is in place (a signal held during the commit
+            # arrives right after it) the run is complete: "nothing was written" would be false
         self._interrupted = True
         raise Interrupted(f"interrupted by {signal.Signals(signum).name}; nothing was written")
 

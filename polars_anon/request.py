@@ -21,14 +21,16 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._validate import check_choice, check_columns_in, check_k, check_values, names_list
+from polars_anon._validate import check_choice, check_columns_in, check_k, check_unique, check_values, names_list
 from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.options import parse_options
+from polars_anon.privacy.base import Model
+from polars_anon.privacy.constraints import Constraints
 
-__all__ = ["DEFERRED", "Request", "check_data", "check_request"]
+__all__ = ["DEFERRED", "Request", "check_data", "check_privacy", "check_request"]
 
 NULL_POLICIES = ("error", "suppress")
 
@@ -59,11 +61,18 @@ class Request:
     """The method's parsed options dataclass."""
     drop: tuple[str, ...]
     sensitive: str | None
+    """The first sensitive attribute (the one metrics such as ``cm`` read), None without one."""
     insensitive: tuple[str, ...]
     null: str
     seed: int
     columns: dict[str, str]
     """Every input column and its attribute type (see :mod:`polars_anon.attributes`)."""
+    privacy: tuple[Model, ...] = ()
+    """The privacy models asked for, besides k-anonymity."""
+    sensitives: tuple[str, ...] = ()
+    """Every sensitive attribute: those declared in ``sensitive`` and those the models read, in that order."""
+    sensitive_hierarchies: dict[str, Hierarchy] | None = None
+    """Hierarchies given for sensitive attributes (hierarchical t-closeness), by attribute."""
 
     @property
     def effective_metric(self) -> str | None:
@@ -80,16 +89,14 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
     out = list(hierarchies) if qids is None else names_list(qids, "qids")
     if not out:
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
-    dup = sorted({q for q in out if out.count(q) > 1})
-    if dup:
-        raise InvalidParameterError(f"qids lists {dup} more than once; name each quasi-identifier once")
+    check_unique(out, "qids")
     return out
 
 
-def _hierarchies(hierarchies: object, qids: list[str], method: Method) -> dict[str, Hierarchy]:
+def _hierarchies(hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()) -> dict[str, Hierarchy]:
     if not isinstance(hierarchies, Mapping):
         raise InvalidParameterError(f"hierarchies must be a mapping qid -> Hierarchy, got {type(hierarchies).__name__}")
-    extra = [q for q in hierarchies if q not in qids]
+    extra = [q for q in hierarchies if q not in qids and q not in sensitive]
     if extra:
         raise InvalidParameterError(f"hierarchies given for {extra}, which are not in qids {qids}; add them to qids or leave them out")
     for q, h in hierarchies.items():
@@ -114,12 +121,12 @@ def _metric(metric: object, method: Method) -> str | None:
     return check_choice(f"metric of method {method.name!r}", metric, method.metrics)
 
 
-def _roles(columns: list[str], qids: list[str], drop: list[str], sensitive: str | None, insensitive: list[str]) -> None:
+def _roles(columns: list[str], qids: list[str], drop: list[str], sensitives: list[str], insensitive: list[str]) -> None:
     """Each column has one role."""
     both = [q for q in qids if q in drop]
     if both:
         raise InvalidParameterError(f"qids {both} are also in drop; a column is a quasi-identifier or dropped, not both")
-    if sensitive is not None:
+    for sensitive in sensitives:
         if sensitive in qids:
             raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
         if sensitive in drop:
@@ -129,6 +136,43 @@ def _roles(columns: list[str], qids: list[str], drop: list[str], sensitive: str 
     clash = [c for c in insensitive if c in qids or c in drop]
     if clash:
         raise InvalidParameterError(f"insensitive {clash} are also qids or in drop; declare each column once")
+
+
+FULL_DOMAIN_METHODS = ("fulldomain", "datafly")
+"""Methods that publish every value of a qid at one level: a population table's records generalize the same way."""
+
+
+def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
+    """The privacy models: each a model object, reading a column of the input."""
+    if isinstance(privacy, Model):
+        privacy = [privacy]
+    if not isinstance(privacy, (list, tuple)):
+        raise InvalidParameterError(f"privacy must be a list of privacy models (pa.LDiversity(...), ...), got {type(privacy).__name__}")
+    for i, model in enumerate(privacy):
+        if not isinstance(model, Model):
+            raise InvalidParameterError(
+                f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(model).__name__}"
+            )
+        if model.sensitive_attribute is not None:
+            check_columns_in(columns, [model.sensitive_attribute], f"{model.name}: attribute")
+        if model.needs_population_table and method.name not in FULL_DOMAIN_METHODS:
+            raise InvalidParameterError(
+                f"{model.describe()} compares classes with a population table, which needs a method that generalizes "
+                f"every population record the same way: {list(FULL_DOMAIN_METHODS)}, got method {method.name!r}"
+            )
+    return list(privacy)
+
+
+def _model_hierarchies(models: Sequence[Model], hierarchies: Mapping[str, object]) -> None:
+    """Hierarchical t-closeness needs the attribute's hierarchy (in the model or in hierarchies)."""
+    for model in models:
+        if getattr(model, "distance", None) == "hierarchical" and getattr(model, "hierarchy", None) is None:
+            attribute = model.sensitive_attribute
+            if attribute not in hierarchies:
+                raise InvalidParameterError(
+                    f"{model.describe()}: distance 'hierarchical' needs a hierarchy of {attribute!r}; give it in hierarchies "
+                    f"(job file: hierarchy = ... in the [[privacy]] table) or as TCloseness(..., hierarchy=h)"
+                )
 
 
 def check_request(
@@ -141,42 +185,52 @@ def check_request(
     metric: str | None = None,
     options: Mapping[str, Any] | None = None,
     drop: Sequence[str] | str = (),
-    sensitive: str | None = None,
+    sensitive: str | Sequence[str] | None = None,
     insensitive: Sequence[str] | str = (),
     null: str = "error",
     seed: int = 0,
+    privacy: Sequence[Model] = (),
 ) -> Request:
     """Check everything asked for against the input's columns (no data is read); see the module docstring."""
     spec = METHODS[check_choice("method", method, sorted(METHODS))]
     columns = list(schema.names() if isinstance(schema, pl.Schema) else schema)
     qid_list = _qids(qids, hierarchies if isinstance(hierarchies, Mapping) else {})
     check_columns_in(columns, qid_list, "qids")
-    hs = _hierarchies(hierarchies, qid_list, spec)
     drop_list, insensitive_list = names_list(drop, "drop"), names_list(insensitive, "insensitive")
+    declared = [] if sensitive is None else names_list(sensitive, "sensitive")
+    check_columns_in(columns, declared, "sensitive")
+    models = _models(privacy, columns, spec)
+    sensitives = list(dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)]))
+    hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")
-    if sensitive is not None:
-        if not isinstance(sensitive, str):
-            raise InvalidParameterError(f"sensitive must be one column name, got {sensitive!r}")
-        check_columns_in(columns, [sensitive], "sensitive")
-    _roles(columns, qid_list, drop_list, sensitive, insensitive_list)
+    _roles(columns, qid_list, drop_list, sensitives, insensitive_list)
+    sensitive_hs = {a: h for a, h in dict(hierarchies).items() if a in sensitives and a not in qid_list}
+    _model_hierarchies(models, sensitive_hs)
     check_k(k)
     check_choice("null", null, NULL_POLICIES)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidParameterError(f"seed must be an integer, got {seed!r}")
+    chosen = _metric(metric, spec)
+    parsed = parse_options(spec.options, dict(options or {}), f"method {spec.name!r}")
+    if spec.check is not None:
+        spec.check(parsed, chosen if chosen is not None else spec.default_metric, qid_list)
     return Request(
         qids=tuple(qid_list),
         hierarchies=hs,
         k=k,
         method=spec,
-        metric=_metric(metric, spec),
-        options=parse_options(spec.options, dict(options or {}), f"method {spec.name!r}"),
+        metric=chosen,
+        options=parsed,
         drop=tuple(drop_list),
-        sensitive=sensitive,
+        sensitive=sensitives[0] if sensitives else None,
         insensitive=tuple(insensitive_list),
         null=null,
         seed=seed,
-        columns=attribute_types(columns, qids=qid_list, sensitive=sensitive, insensitive=insensitive_list, drop=drop_list),
+        columns=attribute_types(columns, qids=qid_list, sensitive=sensitives, insensitive=insensitive_list, drop=drop_list),
+        privacy=tuple(models),
+        sensitives=tuple(sensitives),
+        sensitive_hierarchies=sensitive_hs,
     )
 
 
@@ -192,3 +246,25 @@ def check_data(aggregates: pl.DataFrame, request: Request, distinct: Mapping[str
     check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress")
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
+
+
+def check_privacy(constraints: Constraints) -> None:
+    """Refuse a model that no generalization can meet: it fails on the whole table as one class.
+
+    The coarsest publication puts every row in one class; a class model that fails
+    there fails everywhere (every method's classes are at most that merged), and a
+    table model that needs the only class suppressed leaves nothing to publish.
+    The message names the model, why, and the largest value that could be met.
+    """
+    whole = constraints.whole()
+    for model, check in zip(constraints.models, constraints.checks):
+        if check.scope == "class":
+            measure = check.measure(whole)
+            if bool(check.ok(whole, measure)[0]):
+                continue
+            why = check.infeasible(float(measure[0])) or f"its measure on the whole table is {float(measure[0]):.6g}"
+        else:
+            if check.table_ok(whole.size, whole.population):
+                continue
+            why = check.infeasible(float(check.table_measure(whole.size, whole.population))) or "it fails on the whole table"
+        raise InfeasibleError(f"{model.describe()} cannot be met by any generalization of this table: {why}")

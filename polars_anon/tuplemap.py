@@ -136,16 +136,22 @@ class TupleMap:
         """The published classes and their sizes (suppressed rows left out), sorted.
 
         This is what grouping the published table by its quasi-identifiers gives, so
-        a guarantee can be checked on the map before any row is published.
+        a guarantee can be checked on the map before any row is published. Computed
+        once per map (the check, the report and explore all read it).
         """
+        cached = self.__dict__.get("_published_sizes")
+        if cached is not None:
+            return cached
         outs = [out_col(q) for q in self.qids]
-        return (
+        sizes = (
             self.frame.filter(~pl.col(SUPPRESSED))
             .group_by(outs)
             .agg(pl.col(SIZE).sum())
             .sort(outs)
             .rename({o: q for o, q in zip(outs, self.qids)})
         )
+        object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
+        return sizes
 
     def check_covers(self, aggregates: pl.DataFrame) -> None:
         """Raise when the map does not send every input row exactly once (an algorithm defect)."""

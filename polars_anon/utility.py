@@ -39,6 +39,7 @@ from sklearn.model_selection import KFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.encode import encode, leaf_frequencies, map_to_leaves
 from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -208,22 +209,24 @@ def utility_grid(
         if te not in tests_of[tr]:
             tests_of[tr].append(te)
     rows = []
-    for seed in seeds:
-        if folds is None:
-            splits = [split_rows(n, test_size, split_seed)]
-        else:
-            splits = [(a, b) for a, b in KFold(folds, shuffle=True, random_state=seed).split(np.arange(n))]
-        for fold, (train_idx, test_idx) in enumerate(splits):
-            for tr, tests in tests_of.items():
-                X, y = data[tr]
-                est = clone(base).set_params(random_state=seed)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    est.fit(X[train_idx], y[train_idx])
-                for te in tests:
-                    Xt, yt = data[te]
-                    for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
-                        rows.append((tr, te, model, seed, fold, s, v))
+    with progress_bar(total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit") as fits:
+        for seed in seeds:
+            if folds is None:
+                splits = [split_rows(n, test_size, split_seed)]
+            else:
+                splits = [(a, b) for a, b in KFold(folds, shuffle=True, random_state=seed).split(np.arange(n))]
+            for fold, (train_idx, test_idx) in enumerate(splits):
+                for tr, tests in tests_of.items():
+                    X, y = data[tr]
+                    est = clone(base).set_params(random_state=seed)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", ConvergenceWarning)
+                        est.fit(X[train_idx], y[train_idx])
+                    for te in tests:
+                        Xt, yt = data[te]
+                        for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
+                            rows.append((tr, te, model, seed, fold, s, v))
+                    fits.update(1)
     schema = {"train": pl.String, "test": pl.String, "model": pl.String, "seed": pl.Int64, "fold": pl.Int64,
               "score": pl.String, "value": pl.Float64}  # fmt: skip
     out = pl.DataFrame(rows, schema=schema, orient="row")

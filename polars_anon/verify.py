@@ -11,15 +11,17 @@ informs no one, and a vacuous "every class has k rows" must not pass for a resul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
 from polars_anon.classes import k_summary
 from polars_anon.errors import NotKAnonymousError
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.evaluate import class_frames, verify_classes, verify_models
 
-__all__ = ["Verifier", "verify_k"]
+__all__ = ["Verifier", "verify_k", "verify_privacy", "verify_published"]
 
 Verifier = Callable[[pl.LazyFrame], dict[str, Any]]
 """Verifies a published LazyFrame; raises :class:`NotKAnonymousError`, returns facts for the report."""
@@ -32,6 +34,10 @@ def verify_k(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> dict[str, int]:
     empty; returns ``min_class_size``, ``n_classes`` and ``n_rows``.
     """
     summary = k_summary(lf, qids, k).collect().row(0, named=True)  # materializes: one row
+    return _refuse(summary, k)
+
+
+def _refuse(summary: dict[str, Any], k: int) -> dict[str, int]:
     if not summary["n_rows"]:
         raise NotKAnonymousError("independent check failed: the published table is empty; nothing was written")
     if not summary["k_anonymous"]:
@@ -40,3 +46,43 @@ def verify_k(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> dict[str, int]:
             f"fewer than k={k} ({summary['violating_rows']} rows in such classes); nothing was written"
         )
     return {key: int(summary[key]) for key in ("min_class_size", "n_classes", "n_rows")}
+
+
+def verify_privacy(lf: pl.LazyFrame, qids: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Group the published table by its quasi-identifiers: every class (and the table) must satisfy every model.
+
+    The models judge the published classes with the input's sensitive distributions as
+    reference; a population model matches the population generalized to `levels`.
+    Raises :class:`~polars_anon.errors.PrivacyModelError` naming the model; returns
+    ``{"privacy": [each model's status]}`` ({} without models).
+
+    >>> from polars_anon.privacy import LDiversity
+    >>> from polars_anon.privacy.evaluate import build_constraints
+    >>> t = pl.DataFrame({"q": ["a", "a"], "s": ["x", "y"]})
+    >>> c = build_constraints(t.group_by("q").len("size"), ["q"], 2, [LDiversity("s", l=2)],
+    ...                       {"s": t.group_by("q", "s").len("count")})
+    >>> verify_privacy(t.lazy(), ["q"], c)["privacy"][0]["satisfied"]
+    True
+    """
+    return verify_models(lf, qids, constraints, levels)
+
+
+def verify_published(
+    lf: pl.LazyFrame, qids: Sequence[str], k: int, constraints: Constraints, levels: Mapping[str, int] | None = None
+) -> tuple[dict[str, Any], pl.DataFrame]:
+    """:func:`verify_k` and :func:`verify_privacy` from one pass over the published table.
+
+    Returns the facts and the published classes (qids and ``size``), for the risk figures.
+    """
+    classes, frames = class_frames(lf, qids, list(constraints.sensitive), constraints.labels)
+    size = classes["size"]
+    n_rows = int(size.sum())
+    summary = {
+        "n_rows": n_rows,
+        "n_classes": classes.height,
+        "min_class_size": int(size.min()) if n_rows else 0,  # type: ignore[arg-type]
+        "violating_rows": int(size.filter(size < k).sum()),
+        "k_anonymous": bool(n_rows) and int(size.min()) >= k,  # type: ignore[arg-type]
+    }
+    facts = _refuse(summary, k) | verify_classes(classes, frames, qids, constraints, levels)
+    return facts, classes.select(*qids, "size")

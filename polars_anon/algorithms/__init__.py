@@ -15,7 +15,9 @@ dataclass (unknown keys and wrong types are refused by
 :func:`polars_anon.options.parse_options`), the metrics it can optimize (a metric
 given to a method that cannot use it is refused), whether every quasi-identifier
 needs a hierarchy, and whether it needs records. ``pa.anonymize``, the namespace,
-the job file and the CLI all dispatch through :data:`METHODS`.
+the job file and the CLI all dispatch through :data:`METHODS`. A method may also
+declare ``check(options, metric, qids)``, its own refusals of option values that
+depend on the metric or the quasi-identifiers (run before any data is read).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["METHODS", "Method", "Plan", "Task", "register_method"]
@@ -48,6 +51,17 @@ class Task:
     records: pl.DataFrame | None = None
     """Only for methods declared with ``records=True``: the quasi-identifiers (String) and,
     when there is one, the sensitive column of every input row, in row order."""
+    sensitive_counts: Mapping[str, pl.LazyFrame] = field(default_factory=dict)
+    """Per sensitive attribute a privacy model reads: rows per (qid tuple, value), columns
+    qids, the attribute and ``count`` (the relational form of the models' input; lazy: the
+    constraints already hold it as counts per aggregate row)."""
+    constraints: Constraints = None  # type: ignore[assignment]
+    """k and every privacy model, to ask of any class or partition (always present:
+    k-anonymity alone when no model is asked; see :mod:`polars_anon.privacy.constraints`)."""
+
+    def __post_init__(self) -> None:
+        if self.constraints is None:
+            object.__setattr__(self, "constraints", Constraints(self.aggregates["size"].to_numpy(), self.k))
 
     @property
     def n_rows(self) -> int:
@@ -91,6 +105,9 @@ class Method:
     """True when the method works on records rather than class aggregates (MDAV)."""
     guarantee: str = "k-anonymity"
     """The guarantee it publishes (a one-line description for documentation)."""
+    check: Callable[[Any, str | None, Sequence[str]], None] | None = None
+    """``check(options, metric, qids)``: the method's own checks of its options against the
+    metric and the quasi-identifiers, run with the request's checks, before any data is read."""
 
 
 METHODS: dict[str, Method] = {}
@@ -106,11 +123,12 @@ def register_method(
     needs_hierarchies: bool = True,
     records: bool = False,
     guarantee: str = "k-anonymity",
+    check: Callable[[Any, str | None, Sequence[str]], None] | None = None,
 ) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
     def add(fn: Callable[[Task, Any], Plan]) -> Callable[[Task, Any], Plan]:
-        METHODS[name] = Method(name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee)
+        METHODS[name] = Method(name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check)
         return fn
 
     return add

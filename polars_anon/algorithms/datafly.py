@@ -11,7 +11,16 @@ published as the roots of every hierarchy (``suppress="root"``); the report coun
 them under ``suppressed``.
 
 Each round is one group-by over the class aggregates (one row per distinct tuple),
-never over the rows.
+never over the rows. With privacy models (``task.constraints``), a class "smaller than
+k" reads "violating k or a model": Datafly generalizes until every class satisfies every
+model or is suppressed within the budget (with ``suppress="root"`` the root class must
+satisfy them too).
+
+Datafly declares no ``metric``: its choice of attribute is the paper's (most
+distinct values), it minimizes no objective, so ``metric=`` is refused and names
+the methods that take one (``fulldomain`` finds the optimum of each objective of
+:mod:`polars_anon.algorithms.objectives`). Choosing the attribute by an objective
+instead would be another heuristic, not Datafly.
 
 Reading taken for ``suppress="root"``: the suppressed rows form one class (all
 roots) together with any rows already published as all roots; that class must
@@ -62,6 +71,25 @@ def _generalized(task: Task, levels: dict[str, int]) -> pl.LazyFrame:
     return pl.concat([agg, out], how="horizontal").with_columns(pl.col("size").sum().over(outs).alias("__anon_class"))
 
 
+def _small(task: Task, levels: dict[str, int]) -> pl.Expr:
+    """Per aggregate row: its class at `levels` violates k or a privacy model (``task.constraints``)."""
+    if task.constraints.k_only:
+        return pl.col("__anon_class") < task.k
+    codes = []
+    for q in task.qids:
+        h = task.hierarchies[q]
+        codes.append(h.generalize_ids(levels[q])[h.ids_of(task.aggregates[q])])
+    dense = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)[1].ravel()
+    mask = task.constraints.violating(dense, levels if task.constraints.needs_levels else None)[dense]
+    return pl.lit(pl.Series(mask, dtype=pl.Boolean))
+
+
+def _root_class_ok(task: Task, g: pl.LazyFrame, small: pl.Expr, all_root: pl.Expr) -> bool:
+    """``suppress="root"``: the rows published as roots (suppressed or not) form one class that must satisfy every model."""
+    mask = g.select(small | all_root).collect().to_series().to_numpy()  # materializes: one row per tuple
+    return task.constraints.satisfied(np.flatnonzero(mask))
+
+
 def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") -> tuple[dict[str, int], int, int]:
     """Run the Datafly rounds; returns ``(levels, suppressed_rows, rounds)``.
 
@@ -79,7 +107,7 @@ def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") ->
     rounds = 0
     while True:
         g = _generalized(task, levels)
-        small = pl.col("__anon_class") < k
+        small = _small(task, levels)
         all_root = pl.all_horizontal(pl.col(f"__anon_out_{q}") == task.hierarchies[q].root for q in qids)
         stats = g.select(
             pl.col("size").filter(small).sum().cast(pl.Int64).alias("small"),
@@ -89,7 +117,7 @@ def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") ->
         n_small, root_rows = int(stats["small"][0]), int(stats["root_rows"][0])
         ok = n_small <= max_suppressed and (n_small < n_rows or suppress == "root")
         if suppress == "root" and n_small:
-            ok = ok and n_small + root_rows >= k
+            ok = ok and n_small + root_rows >= k and (task.constraints.k_only or _root_class_ok(task, g, small, all_root))
         open_qids = [q for q in qids if levels[q] < tops[q]]
         if ok or not open_qids:
             return levels, n_small, rounds
@@ -104,7 +132,7 @@ def run(task: Task, options: DataflyOptions) -> Plan:
     max_suppressed = task.k if options.max_suppressed is None else options.max_suppressed
     levels, n_small, rounds = datafly_levels(task, max_suppressed, options.suppress)
     small = (
-        _generalized(task, levels).select(pl.col("__anon_class") < task.k).collect().to_series().to_numpy()
+        _generalized(task, levels).select(_small(task, levels)).collect().to_series().to_numpy()
     )  # materializes: one row per class
     details = {"levels": levels, "rounds": rounds, "suppress": options.suppress, "max_suppressed": max_suppressed}
     if options.suppress == "root":  # published as the roots, not removed

@@ -18,6 +18,10 @@ lookup tables (``R[LCA(x, y)]`` and ``LCA(x, y)`` for every pair of codes) are
 precomputed, so the cost of every candidate is one vectorized gather per fused
 attribute group.
 
+With privacy models (``task.constraints``), a class is *below k* (not finished) while
+it has fewer than k rows or violates a model; each class carries its sensitive counts,
+summed when classes merge, and the merge cost is unchanged.
+
 Options (``task.options``)
 --------------------------
 first : ``"first"`` (default) | ``"smallest"``
@@ -71,12 +75,14 @@ from typing import Any, Literal
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, edge_weights
+from polars_anon.privacy.base import ClassView
+from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["AUTO_BLOCK", "AUTO_EXACT", "AUTO_ROWS_K", "GreedyOptions", "GreedyResult", "greedy_partition", "merge_cost"]
@@ -250,6 +256,35 @@ def _groups(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray
 
 
 # ----------------------------------------------------------------------------- the loop
+class _Models:
+    """Privacy models inside the loop: each slot's sensitive counts, summed when classes merge."""
+
+    def __init__(self, constraints: Constraints, order: np.ndarray) -> None:
+        self.constraints = constraints
+        view = constraints.view(np.arange(len(order)), len(order), population=False)
+        self.values = {a: c[order] for a, c in view.counts.items()}
+
+    def block(self, alive: np.ndarray, nb: int, w: int, row: np.ndarray, col: np.ndarray) -> dict[str, np.ndarray]:
+        out = {}
+        for a, v in self.values.items():
+            b = np.zeros((nb, w, v.shape[1]), dtype=np.int64)
+            b[row, col] = v[alive]
+            out[a] = b
+        return out
+
+    def ok(self, size: np.ndarray, counts: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Per class: at least the floor and every model satisfied (any array shape)."""
+        flat = ClassView(size.reshape(-1), {a: c.reshape(-1, c.shape[-1]) for a, c in counts.items()})
+        return (self.constraints.ok(flat) & (flat.size >= self.constraints.floor)).reshape(size.shape)
+
+    def write_back(self, slots: np.ndarray, values: Mapping[str, np.ndarray]) -> None:
+        for a, v in values.items():
+            self.values[a][slots] = v
+
+    def n_small(self, size: np.ndarray, slots: np.ndarray) -> int:
+        return int((~self.ok(size[slots], {a: v[slots] for a, v in self.values.items()})).sum())
+
+
 @dataclass
 class GreedyResult:
     """A greedy partition of the class aggregates.
@@ -313,12 +348,15 @@ def _run_blocks(
     k: int,
     smallest: bool,
     below_k: bool,
-    bar: tqdm,
+    bar: Any,
+    models: _Models | None = None,
 ) -> int:
     """One round: the exact loop inside consecutive blocks of `alive` (global slots in order).
 
-    Updates the global state (codes, size, rsum, owner, live) in place and
-    returns the number of merges.
+    Updates the global state (codes, size, rsum, owner, live, and the models'
+    sensitive counts) in place and returns the number of merges. A class is
+    *small* (not finished) while it has fewer than k rows or, with `models`,
+    violates one of them.
     """
     n = len(alive)
     nb = max(1, n // width)  # blocks of width to 2 * width - 1 classes: each has a partner
@@ -342,7 +380,8 @@ def _run_blocks(
         bc = np.zeros((nb, w), dtype=np.int64)
         bc[row, col] = c[alive]
         bcodes.append(bc)
-    bsmall = blive & (bsize < k)
+    bsv = models.block(alive, nb, w, row, col) if models is not None else {}
+    bsmall = blive & ((bsize < k) if models is None else ~models.ok(bsize, bsv))
     nsmall = bsmall.sum(axis=1)
     nlive = counts.copy()
     # size * R-sum of each class, +inf where the class is no partner (dead / not below k):
@@ -361,6 +400,8 @@ def _run_blocks(
         rsum[s] = state["brsum"][rows][m]
         for c, bc in zip(codes, bcodes):
             c[s] = bc[rows][m]
+        if models is not None:
+            models.write_back(s, {a: v[rows][m] for a, v in bsv.items()})
 
     merges = 0
     step = 0
@@ -371,6 +412,7 @@ def _run_blocks(
             state = {name: state[name][keep] for name in arrays}
             nsmall, nlive = nsmall[keep], nlive[keep]
             bcodes = [bc[keep] for bc in bcodes]
+            bsv = {a: v[keep] for a, v in bsv.items()}
         nr = len(nsmall)
         if nr == 0:
             break
@@ -380,6 +422,7 @@ def _run_blocks(
                 perm = np.argsort(~state["blive"], axis=1, kind="stable")[:, :w_new]
                 state = {name: np.take_along_axis(state[name], perm, 1) for name in arrays}
                 bcodes = [np.take_along_axis(bc, perm, 1) for bc in bcodes]
+                bsv = {a: np.take_along_axis(v, perm[:, :, None], 1) for a, v in bsv.items()}
                 w = w_new
         step += 1
         slot, blive, bsmall, bsize, brsum = (state[name] for name in arrays[:5])
@@ -409,13 +452,20 @@ def _run_blocks(
         # merge: the merged class takes the earlier position of the two
         tgt, src = np.minimum(s, j), np.maximum(s, j)
         sy = bsize[r, j]
+        j_small = bsmall[r, j].copy()
         new_size = sx + sy
         new_r = np.zeros(nr)
         for g, x, bc in zip(groups, xc, bcodes):
             new = g.pair_lca(x, bc[r, j])
             bc[r, tgt] = new
             new_r += g.r[new]
-        still = new_size < k
+        if models is None:
+            still = new_size < k
+        else:
+            merged = {a: v[r, s] + v[r, j] for a, v in bsv.items()}
+            for a, v in bsv.items():
+                v[r, tgt] = merged[a]
+            still = ~models.ok(new_size, merged)
         bsize[r, tgt] = new_size
         brsum[r, tgt] = new_r
         blive[r, src] = False
@@ -431,7 +481,7 @@ def _run_blocks(
             size_small[r, tgt] = np.where(still, new_size, np.iinfo(np.int64).max)
         owner[slot[r, src]] = slot[r, tgt]
         live[slot[r, src]] = False
-        left = 1 + (sy < k) - still
+        left = 1 + j_small.astype(np.int64) - still
         nsmall = nsmall - left
         nlive = nlive - 1
         bar.update(int(left.sum()))
@@ -452,6 +502,7 @@ def greedy_partition(
     partners: str = "below_k",
     candidates: int | str | None = "auto",
     progress: bool | None = None,
+    constraints: Constraints | None = None,
 ) -> GreedyResult:
     """Greedy k-anonymous partition of class aggregates (see the module docstring).
 
@@ -469,8 +520,13 @@ def greedy_partition(
         edge weights (qid -> ω(n, parent(n)) per node).
     first, partners, candidates
         See the module docstring.
+    constraints
+        Privacy models besides k (:class:`~polars_anon.privacy.constraints.Constraints`
+        over the same aggregates): a class is finished only when it satisfies every
+        model (and holds the table models' floor); the merge cost is unchanged.
     progress
-        tqdm's ``disable`` is ``not progress`` (None: only on a terminal).
+        Show the bar (True), hide it (False); None: :func:`polars_anon.progress`, the
+        environment, else only on a terminal (see :mod:`polars_anon._progress`).
 
     Returns
     -------
@@ -511,24 +567,18 @@ def greedy_partition(
     owner = np.arange(c, dtype=np.int64)
     live = np.ones(c, dtype=bool)
     merges = rounds = 0
-    n_small = int((size < k).sum())
-    with tqdm(
-        total=n_small,
-        desc=f"greedy k={k}: classes below k",
-        unit="class",
-        leave=False,
-        mininterval=0.5,
-        disable=None if progress is None else not progress,
-    ) as bar:
+    models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
+    n_small = int((size < k).sum()) if models is None else models.n_small(size, np.arange(c))
+    with progress_bar(total=n_small, desc=f"greedy k={k}: classes below k", unit="class", enabled=progress) as bar:
         alive = np.arange(c, dtype=np.int64)
         while n_small and len(alive) > 1:
             width = len(alive) if block is None else min(int(block), len(alive))
             merges += _run_blocks(
-                alive, width, groups, codes, size, rsum, owner, live, k, first == "smallest", partners == "below_k", bar
+                alive, width, groups, codes, size, rsum, owner, live, k, first == "smallest", partners == "below_k", bar, models
             )
             rounds += 1
             alive = alive[live[alive]]
-            n_small = int((size[alive] < k).sum())
+            n_small = int((size[alive] < k).sum()) if models is None else models.n_small(size, alive)
     # resolve merge chains (pointer jumping), then number classes by their first aggregate row
     while True:
         nxt = owner[owner]
@@ -594,7 +644,7 @@ def run(task: Task, options: GreedyOptions) -> Plan:
     agg = task.aggregates
     res = greedy_partition(
         agg, hierarchies, task.k, metric=task.metric, weights=options.weights,
-        first=options.first, partners=options.partners, candidates=options.candidates,
+        first=options.first, partners=options.partners, candidates=options.candidates, constraints=task.constraints,
     )  # fmt: skip
     details = {
         "metric": None if options.weights is not None else (task.metric or "nllm"),  # the effective cost

@@ -2,7 +2,7 @@
 
 1. Materialize the quasi-identifiers of every row (MDAV works on records; this is
    the one NumPy loop DESIGN.md allows besides the greedy merge) and code them
-   (:mod:`polars_anon.algorithms._distance`).
+   (:mod:`polars_anon.distance`).
 2. Tables larger than ``block_size`` rows are first cut into blocks by recursive
    median cuts (Mondrian style: the attribute of widest normalized range, cut at its
    median, categorical values in hierarchy leaf order); MDAV then runs in each block.
@@ -47,11 +47,15 @@ from typing import Any, Literal
 
 import numpy as np
 import polars as pl
-from tqdm.auto import tqdm
 
+from polars_anon._progress import bar as progress_bar
 from polars_anon.algorithms import Plan, Task, register_method
-from polars_anon.algorithms._distance import AhmadDey, Gower, Records, encode_records, make_distance
+from polars_anon.distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
+from polars_anon.privacy.base import ClassView
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import value_codes
+from polars_anon.privacy.evaluate import verify_models
 from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
@@ -59,6 +63,7 @@ __all__ = [
     "aggregate",
     "cluster",
     "mdav",
+    "merge_violating",
     "mutual_information",
     "permutation_keys",
     "permute",
@@ -85,7 +90,7 @@ def mdav(num: np.ndarray, cat: np.ndarray, distance: Gower | AhmadDey, k: int, r
     `num` ``(p, n)`` and `cat` ``(c, n)`` are the records as transformed by
     ``distance.transform``. Every cluster has at least k records (when n >= k).
 
-    >>> from polars_anon.algorithms._distance import Gower, encode_records
+    >>> from polars_anon.distance import Gower, encode_records
     >>> r = encode_records(pl.DataFrame({"x": [0.0, 1, 2, 10, 11, 12, 13]}), ["x"], [])
     >>> g = Gower(r)
     >>> mdav(*g.transform(r), g, 3, np.random.default_rng(0)).tolist()
@@ -179,7 +184,7 @@ def cluster(
         blocks = split_blocks(*Gower(records).transform(records), k, block_size)
     labels = np.empty(records.n, dtype=np.int64)
     offset = 0
-    for b, idx in enumerate(tqdm(blocks, desc="mdav blocks", unit="block", leave=False, disable=None)):
+    for b, idx in enumerate(progress_bar(blocks, desc="mdav blocks", unit="block")):
         local = mdav(num[:, idx], cat[:, idx], dist, k, np.random.default_rng([seed, b]))
         labels[idx] = local + offset
         offset += int(local.max()) + 1
@@ -388,6 +393,72 @@ def verify_permutation(
     }
 
 
+def merge_violating(
+    labels: np.ndarray, records: Records, distance: Gower | AhmadDey, constraints: Constraints, sensitive: pl.DataFrame
+) -> tuple[np.ndarray, int]:
+    """Merge each cluster that violates a model with its nearest cluster until every cluster satisfies them.
+
+    A cluster is represented by the mean of its numeric attributes and the mode of
+    its categorical ones (ties to the lower code); the nearest is by `distance`
+    between representatives. Clusters are taken in id order; the merged cluster keeps
+    the lower id. Returns the new labels (renumbered 0..) and the number of merges.
+
+    >>> r = encode_records(pl.DataFrame({"x": [0.0, 1, 9, 10]}), ["x"], [])
+    >>> from polars_anon.privacy.evaluate import build_constraints
+    >>> from polars_anon.privacy import LDiversity
+    >>> s = pl.DataFrame({"s": ["a", "a", "a", "b"]})
+    >>> agg = pl.DataFrame({"q": ["0"], "size": [4]})
+    >>> c = build_constraints(agg, ["q"], 2, [LDiversity("s", l=2)], {"s": pl.DataFrame({"q": ["0", "0"], "s": ["a", "b"], "count": [3, 1]})})
+    >>> merge_violating(np.array([0, 0, 1, 1]), r, Gower(r), c, s)
+    (array([0, 0, 0, 0]), 1)
+    """
+    num, cat = distance.transform(records)
+    n_cl = int(labels.max()) + 1
+    size = np.bincount(labels, minlength=n_cl).astype(np.int64)
+    counts = {}
+    for a, sc in constraints.sensitive.items():
+        codes = value_codes(sensitive[a], sc.domain.labels)
+        counts[a] = np.bincount(labels * sc.domain.m + codes, minlength=n_cl * sc.domain.m).reshape(n_cl, sc.domain.m)
+    sums = np.stack([np.bincount(labels, weights=row, minlength=n_cl) for row in num]) if len(num) else np.zeros((0, n_cl))
+    width = [int(row.max()) + 1 for row in cat]
+    cat_counts = [np.bincount(labels * w + row, minlength=n_cl * w).reshape(n_cl, w) for row, w in zip(cat, width)]
+
+    def ok(ids: np.ndarray) -> np.ndarray:
+        view = ClassView(size[ids], {a: c[ids] for a, c in counts.items()})
+        return constraints.ok(view) & (view.size >= constraints.floor)
+
+    alive = np.ones(n_cl, dtype=bool)
+    good = ok(np.arange(n_cl))
+    parent = np.arange(n_cl)
+    merges = 0
+    while alive.sum() > 1:
+        bad = np.flatnonzero(alive & ~good)
+        if not len(bad):
+            break
+        v = int(bad[0])
+        rep_num = sums / np.maximum(size, 1)
+        rep_cat = np.stack([cc.argmax(axis=1) for cc in cat_counts]) if cat_counts else np.zeros((0, n_cl), dtype=np.int64)
+        d = distance.distances(rep_num[:, v : v + 1], rep_cat[:, v : v + 1], rep_num, rep_cat)[0]
+        d[~alive] = np.inf
+        d[v] = np.inf
+        j = int(np.argmin(d))
+        tgt, src = min(v, j), max(v, j)
+        size[tgt] += size[src]
+        sums[:, tgt] += sums[:, src]
+        for c in (*counts.values(), *cat_counts):
+            c[tgt] += c[src]
+        alive[src] = False
+        parent[src] = tgt
+        good[tgt] = ok(np.array([tgt]))[0]
+        merges += 1
+    while True:  # resolve merge chains
+        nxt = parent[parent]
+        if np.array_equal(nxt, parent):
+            break
+        parent = nxt
+    return np.unique(parent[labels], return_inverse=True)[1].ravel(), merges
+
+
 @dataclass(frozen=True)
 class MdavOptions:
     """Options of ``method="mdav"`` (see :func:`run`)."""
@@ -453,6 +524,11 @@ def run(task: Task, options: MdavOptions) -> Plan:
     order = {q: task.hierarchies[q].leaf_labels for q in categorical if q in task.hierarchies}
     records = encode_records(frame, numeric, categorical, order)
     labels, n_blocks = cluster(records, options.distance, task.k, task.seed, options.block_size)
+    model_merges = 0
+    if not task.constraints.k_only:
+        sensitive = task.records.select(list(task.constraints.sensitive))  # type: ignore[union-attr]
+        dist = make_distance(options.distance, records)
+        labels, model_merges = merge_violating(labels, records, dist, task.constraints, sensitive)
     sizes = np.bincount(labels)
     details: dict[str, Any] = {
         "publish": options.publish,
@@ -465,6 +541,13 @@ def run(task: Task, options: MdavOptions) -> Plan:
         "max_cluster_size": int(sizes.max()),
         "mdav_seconds": round(time.perf_counter() - start, 3),
     }
+    if not task.constraints.k_only:
+        details["model_merges"] = model_merges
+        details["privacy_scope"] = (
+            "clusters: each MDAV cluster satisfies every model; with publish='permute' a cluster's records keep their "
+            "sensitive values and exchange quasi-identifiers, so the models bound what an adversary who places a record "
+            "in its cluster learns"
+        )
     if options.publish == "aggregate":
         return Plan(aggregate(records, labels), details)
     blocks, mi = options.blocks, None
@@ -485,5 +568,12 @@ def run(task: Task, options: MdavOptions) -> Plan:
         permute(frame, labels, blocks, keys),
         details,
         guarantee="probabilistic",
-        verify=lambda published, original: verify_permutation(published, original, labels, blocks, task.k),
+        verify=lambda published, original: _verify_clusters(published, original, labels, blocks, task),
     )
+
+
+def _verify_clusters(published: pl.LazyFrame, original: pl.LazyFrame, labels: np.ndarray, blocks: list[list[str]], task: Task) -> dict[str, Any]:
+    """The permutation check, then every model on the clusters (their sensitive values are the input's, row by row)."""
+    facts = verify_permutation(published, original, labels, blocks, task.k)
+    with_cluster = published.with_columns(pl.lit(pl.Series(CLUSTER, labels)))
+    return facts | verify_models(with_cluster, [CLUSTER], task.constraints)

@@ -65,6 +65,7 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NullValueError, preview
 from polars_anon.generalize import class_ancestors
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["Axis", "MondrianOptions", "axes", "class_labels", "coordinates", "partition", "publish_modes", "sql_inputs"]
@@ -225,7 +226,7 @@ def sql_inputs(coords: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _decider(
-    bases: Sequence[int], k: int, mode: str, spans: Sequence[float], counted: Sequence[bool], values: np.ndarray
+    bases: Sequence[int], k: int, mode: str, spans: Sequence[float], counted: Sequence[bool], values: np.ndarray, every: bool = False
 ) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
     """The query of one round's decisions, as a function of the open tuples ``work``:
     one row per partition that can be cut: ``pid``, ``dim``, ``pv``, ``take``.
@@ -310,21 +311,41 @@ def _decider(
         stats = freq.filter(at_median).select(stat_cols)
         if choose:
             stats = stats.with_columns(choose)
-        return (
-            stats.filter(allow)
-            .select(out_cols)
-            .sort(_PID, "width", "dim", descending=[False, True, False])
-            .unique(_PID, keep="first", maintain_order=True)
-        )
+        ranked = stats.filter(allow).select(out_cols).sort(_PID, "width", "dim", descending=[False, True, False])
+        return ranked if every else ranked.unique(_PID, keep="first", maintain_order=True)
 
     return decide
+
+
+def _admissible(candidates: pl.DataFrame, work: pl.DataFrame, constraints: Constraints) -> pl.DataFrame:
+    """Per partition, the first candidate cut (widest first) whose two sides both satisfy every model (strict cuts)."""
+    if candidates.height == 0:
+        return candidates
+    m = sum(1 for c in work.columns if c.startswith("__anon_x"))
+    cand = candidates.with_row_index("__anon_c").with_columns(pl.col("__anon_c").cast(pl.Int64))
+    expanded = work.select(_T, _PID, *[f"__anon_x{j}" for j in range(m)]).join(cand, on=_PID, how="inner")
+    x = np.stack([expanded[f"__anon_x{j}"].to_numpy() for j in range(m)], axis=1)
+    dim = expanded["dim"].to_numpy()
+    left = x[np.arange(len(dim)), dim] <= expanded["pv"].to_numpy()
+    cls = 2 * expanded["__anon_c"].to_numpy() + (~left).astype(np.int64)
+    view = constraints.view_rows(expanded[_T].to_numpy(), cls, 2 * cand.height)
+    good = (constraints.ok(view) & (view.size >= constraints.floor)).reshape(cand.height, 2).all(axis=1)
+    return cand.filter(pl.Series(good)).drop("__anon_c").unique(_PID, keep="first", maintain_order=True)
 
 
 _IN_MEMORY_TUPLES = 200_000
 
 
-def partition(coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Sequence[int] = ()) -> tuple[pl.DataFrame, int]:
+def partition(
+    coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Sequence[int] = (), constraints: Constraints | None = None
+) -> tuple[pl.DataFrame, int]:
     """Partition the coordinates (from :func:`coordinates`) into Mondrian classes.
+
+    `constraints` (privacy models besides k): a strict cut is allowable only when both
+    sides satisfy every model (and hold at least the table models' floor); relaxed
+    cuts deal a tuple's rows out by row order, which the class aggregates cannot
+    follow for sensitive values, so relaxed mode takes only models of class sizes
+    (as the smallest class size they allow).
 
     `count_dims`: the attributes whose normalized width is ``(distinct values - 1) /
     (distinct values in the table - 1)`` (those published as sets); the others use
@@ -354,7 +375,13 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Se
     values = np.zeros(sum(bases), dtype=np.float64)  # the coordinate of each (dim, rank)
     for j, off in enumerate(np.concatenate([[0], np.cumsum(bases)[:-1]])):
         values[int(off) + coords[f"__anon_x{j}"].to_numpy()] = coords[f"__anon_v{j}"].to_numpy()
-    decide = _decider(bases, k, mode, spans, counted, values)
+    models = constraints is not None and not constraints.k_only
+    if models and mode == "relaxed":
+        k = constraints.min_size()  # type: ignore[union-attr]
+    elif models:
+        k = constraints.floor  # type: ignore[union-attr]
+    check_each = models and mode == "strict"
+    decide = _decider(bases, k, mode, spans, counted, values, every=check_each)
     chosen = pl.lit(None, dtype=pl.Int64)  # the rank on the cut attribute
     for j in reversed(range(m)):
         chosen = pl.when(pl.col("__anon_dim") == j).then(pl.col(f"__anon_x{j}")).otherwise(chosen)
@@ -366,6 +393,8 @@ def partition(coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Se
         # (1.4M tuples of a 15M-row register) streaming is faster (0.25 s against 0.4 s a round)
         engine: Literal["in-memory", "streaming"] = "in-memory" if work.height <= _IN_MEMORY_TUPLES else "streaming"
         decided = decide(work.lazy()).collect(engine=engine)  # materializes: one row per open partition
+        if check_each:
+            decided = _admissible(decided, work, constraints)  # type: ignore[arg-type]
         # per-partition lookups indexed by partition id (gathers, not joins)
         pids = decided[_PID].to_numpy()
         arrays = {}
@@ -515,7 +544,13 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     axis_list = axes(present, task.hierarchies, options.order, task.seed)  # type: ignore[arg-type]
     coords = coordinates(agg, qids, axis_list)
     modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
-    segments, rounds = partition(coords, task.k, options.mode, [j for j, p in enumerate(modes) if p == "set"])
+    if options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in task.constraints.models):
+        raise InvalidParameterError(
+            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each side are not known "
+            "from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute"
+        )
+    count_dims = [j for j, p in enumerate(modes) if p == "set"]
+    segments, rounds = partition(coords, task.k, options.mode, count_dims, task.constraints)
     labels = class_labels(segments, coords, qids, axis_list, task.hierarchies, modes)
     outs = [out_col(q) for q in qids]
     seg = segments.join(labels.select(_PID, *[pl.col(q).alias(o) for q, o in zip(qids, outs)]), on=_PID, how="left", maintain_order="left")

@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_anon.report.classes import size_histogram
+from polars_anon.report.generalization import generalization
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
+from polars_anon.tuplemap import SIZE
 
 __all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "build_report", "jsonable", "schema"]
 
@@ -66,6 +69,12 @@ def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
     return out
 
 
+def _class_sizes(before: pl.Series, after: pl.Series, k: int) -> dict[str, Any]:
+    """Histograms of the input's and the published class sizes, on the same bins."""
+    largest = max(int(before.max() or 1), int(after.max() or 1))
+    return {"input": size_histogram(before, k, largest), "published": size_histogram(after, k, largest)}
+
+
 def build_report(request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, plan: Any, seconds: float) -> dict[str, Any]:
     """The report of a run (see :mod:`polars_anon.report` and ``schema.json``).
 
@@ -95,6 +104,8 @@ def build_report(request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, pla
             "loss": loss,
             "loss_by_qid": loss_by_qid,
             **report_metrics(data),
+            "class_sizes": _class_sizes(aggregates[SIZE], plan.map.published_sizes()[SIZE], request.k),
+            "generalization": generalization(plan.map, request.hierarchies, details.get("levels")),
             "details": details,
             "seconds": round(seconds, 3),
         }

@@ -106,7 +106,8 @@ def test_datetime_values(data: st.DataObject, unit: str, zone: str | None, level
     cast = pl.LazyFrame({"q": s}).select(pl.col("q").cast(pl.String)).collect()["q"].to_list()  # the pipeline's labels
     day_of = {}
     for label, tick in zip(cast, ticks):
-        instant = EPOCH + dt.timedelta(microseconds=math.floor(tick / PER_US[unit]))
+        micros = tick // 1000 if unit == "ns" else tick * 1000 if unit == "ms" else tick  # integers: floats lose ns
+        instant = EPOCH + dt.timedelta(microseconds=micros)
         day_of[label] = (instant.astimezone(ZoneInfo(zone)) if zone else instant).date()
     check_date_tree(h, day_of, levels)
     if "day" in levels:

@@ -27,7 +27,9 @@ def test_demo_small(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     voters = pl.read_parquet(out / "voters.parquet")
     assert published["party"].equals(voters["party"])  # rows line up by position; the ids were dropped
     assert [c["type"] for c in report["columns"] if c["name"] in ("voter_id", "name")] == ["identifying", "identifying"]
-    assert "checked independently" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "checked independently" in said and f"open {out / 'report.html'} in a browser" in said
+    assert "what the figures mean" in said and (out / "report.html").read_text().startswith("<!DOCTYPE html>")
     before = (out / "anonymized.parquet").read_bytes()
     assert cli.main(["demo", "--rows", "20000", "--out", str(out)]) == 2  # exists, no --overwrite
     assert (out / "anonymized.parquet").read_bytes() == before

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from polars_anon.algorithms._distance import NUMERIC_BINS, AhmadDey, Gower, _binned, encode_records
+from polars_anon.distance import NUMERIC_BINS, AhmadDey, Gower, _binned, encode_records
 
 
 def _all_pairs(dist, records):

@@ -190,12 +190,15 @@ def test_prepare_counts_suppressed_rows_once() -> None:
 
 def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
     """The report's one-pass evaluation gives the same numbers as the two separate evaluations."""
-    from polars_anon.metrics.registry import evaluate, evaluate_both
     from polars_anon.metrics._frames import example
+    from polars_anon.metrics.registry import evaluate, evaluate_both
 
     data = example()
     raw, normalized = evaluate_both(data)
-    assert raw == evaluate(data).row(0, named=True)
+    want_raw = evaluate(data).row(0, named=True)
+    assert set(raw) == set(want_raw)
+    for name, value in want_raw.items():  # the same sums, run in another query plan: equal to the last bits or so
+        assert raw[name] == (pytest.approx(value, rel=1e-12) if value is not None else None), name
     want = evaluate(data, normalized=True).row(0, named=True)
     assert set(normalized) == set(want)
     for name, value in want.items():

@@ -1,0 +1,188 @@
+"""What every privacy model is: a frozen dataclass the user writes, bound to the input as a check.
+
+A model (:class:`Model`) holds only what the user asked for (``LDiversity("salary", l=3)``).
+:meth:`Model.bind` turns it, with the input's :class:`Context` (the overall
+distribution of each sensitive attribute, the population size), into a
+:class:`Check` that works on class statistics, never on rows:
+
+- a **class** check gives every class a measure (its l, its distance to the
+  table, its delta ...) and a verdict, vectorized over a :class:`ClassView`
+  (class sizes, a dense count per class and sensitive value, population counts);
+- a **table** check judges a whole table from its class sizes (average risk,
+  records at risk, population uniqueness). When it fails, the smallest classes are
+  suppressed until it holds (ARX's rule); a class of at least :attr:`Check.floor`
+  rows never needs suppressing, so local-recoding methods finish a class there.
+
+Each model declares two monotonicity flags (as ARX's criteria do):
+``monotone`` (merging two classes that both satisfy it gives a class that
+satisfies it, so a search may prune on generalization) and
+``monotone_suppression`` (merging classes never raises the number of rows in
+violating classes, so a search that suppresses violating classes within a budget
+may prune too).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import polars as pl
+
+from polars_anon.errors import InvalidParameterError
+
+__all__ = ["TOLERANCE", "Check", "ClassView", "Context", "Domain", "Model", "Scope", "check_fraction", "check_positive"]
+
+Scope = Literal["class", "table"]
+TOLERANCE = 1e-12
+"""Relative slack on thresholds compared with floating-point measures (an entropy of exactly log l passes)."""
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A sensitive attribute over the input: its values (code = position) and their overall shares."""
+
+    attribute: str
+    labels: pl.Series
+    overall: np.ndarray
+    """Share of the input's rows holding each value (sums to 1)."""
+
+    @property
+    def m(self) -> int:
+        return len(self.labels)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the checks need of the whole input, computed once."""
+
+    domains: Mapping[str, Domain]
+    n_rows: int
+    hierarchies: Mapping[str, Any] = None  # type: ignore[assignment]
+    """Hierarchies of sensitive attributes (hierarchical t-closeness), by attribute."""
+
+    def domain(self, attribute: str) -> Domain:
+        return self.domains[attribute]
+
+
+@dataclass(frozen=True)
+class ClassView:
+    """Statistics of n classes: the checks' only input."""
+
+    size: np.ndarray
+    """(n,) rows per class."""
+    counts: Mapping[str, np.ndarray]
+    """attribute -> (n, m) rows per class and sensitive value code."""
+    population: np.ndarray | None = None
+    """(n,) population rows per class (models given a population table)."""
+
+    @property
+    def n(self) -> int:
+        return len(self.size)
+
+
+class Check:
+    """A model bound to the input; see the module docstring."""
+
+    scope: Scope = "class"
+    floor: int = 1
+    """Table checks: a class of at least this many rows never needs suppressing."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def measure(self, view: ClassView) -> np.ndarray:
+        """Per class, the model's measure (class checks)."""
+        raise NotImplementedError
+
+    def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
+        """Per class, whether it satisfies the model, from its measure (class checks)."""
+        raise NotImplementedError
+
+    def table_ok(self, size: np.ndarray, population: np.ndarray | None) -> bool:
+        """Whether a table of classes of these sizes satisfies the model (table checks)."""
+        raise NotImplementedError
+
+    def table_measure(self, size: np.ndarray, population: np.ndarray | None) -> float:
+        """The table's figure (table checks), for reports and messages."""
+        raise NotImplementedError
+
+    def infeasible(self, whole: float) -> str | None:
+        """Why the model cannot be met when even the whole table as one class fails (None: it can)."""
+        return None
+
+
+class Model:
+    """Base of every privacy model (a frozen dataclass); see the module docstring."""
+
+    name: ClassVar[str]
+    """The model's name in job files (``model = "l-diversity"``) and reports."""
+    monotone: ClassVar[bool] = True
+    monotone_suppression: ClassVar[bool] = False
+    scope: ClassVar[Scope] = "class"
+
+    @property
+    def sensitive_attribute(self) -> str | None:
+        """The sensitive attribute the model reads (None for models of class sizes only)."""
+        return getattr(self, "attribute", None)
+
+    @property
+    def needs_population_table(self) -> bool:
+        """True when the model compares classes with a population table (full-domain methods only)."""
+        return False
+
+    @property
+    def population_frame(self) -> Any:
+        return None
+
+    def bind(self, context: Context) -> Check:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """A one-line name with its parameters, for messages and reports."""
+        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("attribute", "population", "hierarchy")}
+        params = ", ".join(f"{k}={v!r}" for k, v in shown.items() if v is not None)
+        on = f" on {self.sensitive_attribute!r}" if self.sensitive_attribute is not None else ""
+        return f"{self.name}{on} ({params})" if params else f"{self.name}{on}"
+
+    def summary(self) -> dict[str, Any]:
+        """The model as the report shows it (population tables as their row count)."""
+        out: dict[str, Any] = {"model": self.name}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if f.name == "population" and value is not None:
+                value = "table"
+            elif f.name == "hierarchy" and value is not None:
+                value = "given"
+            out[f.name] = value
+        return out
+
+
+def check_positive(model: str, key: str, value: object, *, at_least: float = 0.0, strict: bool = True, integer: bool = False) -> None:
+    """Refuse a parameter that is not a number above `at_least` (or at least it, `strict=False`)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if integer:
+        number = number and float(value).is_integer()  # type: ignore[arg-type]
+    if not number or not math.isfinite(float(value)) or (value <= at_least if strict else value < at_least):  # type: ignore[operator]
+        kind = "an integer" if integer else "a number"
+        bound = f"> {at_least:g}" if strict else f">= {at_least:g}"
+        raise InvalidParameterError(f"{model}: {key} must be {kind} {bound}, got {value!r}")
+
+
+def check_fraction(model: str, key: str, value: object, *, low_open: bool = False, high_open: bool = False) -> None:
+    """Refuse a parameter outside [0, 1] (or (0, 1], [0, 1) ... as the flags say)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(float(value))
+    if ok:
+        v = float(value)  # type: ignore[arg-type]
+        ok = (v > 0 if low_open else v >= 0) and (v < 1 if high_open else v <= 1)
+    if not ok:
+        interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
+        raise InvalidParameterError(f"{model}: {key} must be a number in {interval}, got {value!r}")
+
+
+def shares(view: ClassView, attribute: str) -> np.ndarray:
+    """(n, m) share of each value in each class."""
+    counts = view.counts[attribute].astype(np.float64)
+    return counts / np.maximum(view.size, 1)[:, None]

@@ -1,0 +1,291 @@
+"""The one object every algorithm asks: does a class (or a partition) satisfy k and every model?
+
+:class:`Constraints` is built once per task from the class aggregates (the
+``size`` of each distinct qid tuple), k, the requested models and their inputs
+(the sensitive counts per aggregate row, a population table); the global context
+the models need (the overall sensitive distributions, the population counts) is
+computed here, once. Algorithms then ask:
+
+- :meth:`Constraints.violating` ``(class_of)``: given a class id per aggregate row,
+  which classes violate k or a model (True = suppress or keep merging). Table
+  models (average risk, population uniqueness ...) mark the smallest classes
+  whose suppression they need (ARX's rule), see :mod:`polars_anon.privacy.base`;
+- :meth:`Constraints.satisfied` ``(rows)``: whether these aggregate rows, taken as one
+  class, satisfy k and every model (and are at least :attr:`floor` rows, so no
+  table model would ever suppress them): the split / merge test;
+- :meth:`Constraints.ok` ``(view)``: the same on many classes at once, from their
+  statistics (:class:`~polars_anon.privacy.base.ClassView`), for vectorized loops.
+
+``monotone`` says merging classes that satisfy every model gives a class that
+does (prune on generalization); ``monotone_suppression`` that merging never
+adds violating rows (prune with a suppression budget).
+
+>>> c = Constraints(np.array([1, 1, 2]), k=2)
+>>> c.violating(np.array([0, 0, 1])).tolist(), c.satisfied(np.array([0])), c.monotone
+([False, False], False, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy.base import Check, ClassView, Context, Model
+from polars_anon.privacy.counts import PopulationCounts, SensitiveCounts
+
+__all__ = ["Constraints"]
+
+
+def _ranges(lengths: np.ndarray) -> np.ndarray:
+    """0..len-1 for each length, concatenated."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    return np.arange(total, dtype=np.int64) - np.repeat(ends - lengths, lengths)
+
+CELLS = 1 << 23
+"""Dense class x value cells built at once (larger partitions are checked in chunks of classes)."""
+
+
+class Constraints:
+    """k-anonymity and the requested privacy models over a task's class aggregates (module docstring)."""
+
+    def __init__(
+        self,
+        size: np.ndarray,
+        k: int,
+        models: Sequence[Model] = (),
+        sensitive: Mapping[str, SensitiveCounts] | None = None,
+        population: PopulationCounts | None = None,
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        aggregates: pl.DataFrame | None = None,
+    ) -> None:
+        self.size = np.asarray(size, dtype=np.int64)
+        self.k = int(k)
+        self.models = tuple(models)
+        self.sensitive = dict(sensitive or {})
+        self.population = population
+        self.hierarchies = dict(hierarchies or {})
+        self.aggregates = aggregates
+        self.n_rows = int(self.size.sum())
+        context = Context({a: s.domain for a, s in self.sensitive.items()}, self.n_rows, self.hierarchies)
+        self.checks: list[Check] = [m.bind(context) for m in self.models]
+        self.class_checks = [c for c in self.checks if c.scope == "class"]
+        self.table_checks = [c for c in self.checks if c.scope == "table"]
+        self.monotone = all(m.monotone for m in self.models)
+        self.monotone_suppression = all(m.monotone_suppression for m in self.models)
+        self.floor = max([self.k, *(c.floor for c in self.table_checks)])
+        """A class of at least this many rows is never suppressed for k or a table model."""
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def k_only(self) -> bool:
+        """True when no model is asked (k-anonymity alone)."""
+        return not self.models
+
+    @property
+    def labels(self) -> dict[str, pl.Series]:
+        """The values of each sensitive attribute (code order)."""
+        return {a: s.domain.labels for a, s in self.sensitive.items()}
+
+    @property
+    def needs_levels(self) -> bool:
+        """True when population tuples absent from the sample must be generalized (pass ``levels``)."""
+        return self.population is not None and self.population.extra.height > 0
+
+    # ------------------------------------------------------------------ statistics
+    def view(
+        self, class_of: np.ndarray, n_classes: int | None = None, levels: Mapping[str, int] | None = None, population: bool = True
+    ) -> ClassView:
+        """Class statistics of a partition (class id per aggregate row, ids 0..n-1)."""
+        class_of = np.asarray(class_of, dtype=np.int64)
+        n = int(class_of.max()) + 1 if n_classes is None else n_classes
+        size = np.bincount(class_of, weights=self.size, minlength=n).astype(np.int64)
+        counts = {}
+        for a, s in self.sensitive.items():
+            m = s.domain.m
+            flat = np.bincount(class_of[s.row] * m + s.code, weights=s.count, minlength=n * m)
+            counts[a] = flat.reshape(n, m).astype(np.int64)
+        return ClassView(size, counts, self._population_of(class_of, n, levels) if population else None)
+
+    def view_rows(self, rows: np.ndarray, class_of: np.ndarray, n_classes: int) -> ClassView:
+        """Class statistics of classes given as (aggregate row, class) pairs; a row may sit in several classes.
+
+        For candidate splits: each candidate side is a class over the rows it would hold.
+        Population counts are the sums of the rows' own population counts.
+        """
+        rows, class_of = np.asarray(rows, dtype=np.int64), np.asarray(class_of, dtype=np.int64)
+        size = np.bincount(class_of, weights=self.size[rows], minlength=n_classes).astype(np.int64)
+        counts = {}
+        for a, s in self.sensitive.items():
+            start, order = self._by_row(a)
+            lengths = start[rows + 1] - start[rows]
+            pick = order[np.repeat(start[rows], lengths) + _ranges(lengths)]
+            owner = np.repeat(class_of, lengths)
+            m = s.domain.m
+            flat = np.bincount(owner * m + s.code[pick], weights=s.count[pick], minlength=n_classes * m)
+            counts[a] = flat.reshape(n_classes, m).astype(np.int64)
+        pop = None
+        if self.population is not None:
+            pop = np.bincount(class_of, weights=self.population.rows[rows], minlength=n_classes).astype(np.int64)
+        return ClassView(size, counts, pop)
+
+    def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray]:
+        """Triplets of `attribute` grouped by aggregate row: (row start offsets, triplet order)."""
+        cache = self.__dict__.setdefault("_rows_index", {})
+        if attribute not in cache:
+            s = self.sensitive[attribute]
+            order = np.argsort(s.row, kind="stable")
+            start = np.zeros(len(self.size) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(s.row, minlength=len(self.size)), out=start[1:])
+            cache[attribute] = (start, order)
+        return cache[attribute]
+
+    def min_size(self) -> int:
+        """The smallest class size that satisfies k, the table floor and every model that reads only class sizes.
+
+        Raises ValueError when a model reads sensitive values or a population (then size alone decides nothing).
+        """
+        if any(m.sensitive_attribute is not None or m.needs_population_table for m in self.models):
+            raise ValueError("these constraints read sensitive values or a population; class size alone does not decide them")
+        size = self.floor
+        while not self.ok(ClassView(np.array([size]), {}))[0]:
+            size += 1
+        return size
+
+    def _population_of(self, class_of: np.ndarray, n: int, levels: Mapping[str, int] | None) -> np.ndarray | None:
+        if self.population is None:
+            return None
+        pop = np.bincount(class_of, weights=self.population.rows, minlength=n)
+        if not self.needs_levels:
+            return pop.astype(np.int64)
+        if levels is None:
+            raise ValueError("these constraints compare classes with a population table: pass the levels of the partition")
+        assert self.aggregates is not None
+        keys = [self._generalized(self.aggregates, levels), self._generalized(self.population.extra, levels)]
+        both = np.concatenate(keys)
+        _, dense = np.unique(both, axis=0, return_inverse=True)
+        dense = dense.ravel()
+        sample, extra = dense[: len(keys[0])], dense[len(keys[0]) :]
+        owner = np.full(int(dense.max()) + 1, -1, dtype=np.int64)
+        owner[sample] = class_of
+        hit = owner[extra]
+        inside = hit >= 0
+        pop += np.bincount(hit[inside], weights=self.population.extra["count"].to_numpy()[inside], minlength=n)
+        return pop.astype(np.int64)
+
+    def _generalized(self, frame: pl.DataFrame, levels: Mapping[str, int]) -> np.ndarray:
+        cols = [h.generalize_ids(int(levels[q]))[h.ids_of(frame[q])] for q, h in self.hierarchies.items() if q in levels]
+        return np.stack(cols, axis=1) if cols else np.zeros((frame.height, 0), dtype=np.int64)
+
+    # ------------------------------------------------------------------ verdicts
+    def ok(self, view: ClassView) -> np.ndarray:
+        """Per class: at least k rows and every class model satisfied (table models are not judged here)."""
+        good = view.size >= self.k
+        for check in self.class_checks:
+            good &= check.ok(view, check.measure(view))
+        return good
+
+    def violating(self, class_of: np.ndarray, levels: Mapping[str, int] | None = None) -> np.ndarray:
+        """Per class (ids 0..n-1 in `class_of`, one per aggregate row): True when it violates k or a model.
+
+        Table models then mark the smallest remaining classes their suppression needs.
+        `levels` (full-domain methods) is needed only when :attr:`needs_levels`.
+        """
+        class_of = np.asarray(class_of, dtype=np.int64)
+        n = int(class_of.max()) + 1 if len(class_of) else 0
+        if self.k_only or not self.class_checks:
+            size = np.bincount(class_of, weights=self.size, minlength=n)
+            bad = size < self.k
+            view = None
+        else:
+            bad, view = self._chunked(class_of, n, levels)
+            size = view.size if view is not None else np.bincount(class_of, weights=self.size, minlength=n)
+        if self.table_checks:
+            pop = view.population if view is not None else self._population_of(class_of, n, levels)
+            bad = self._suppress_for_tables(np.asarray(size, dtype=np.int64), pop, bad)
+        return bad
+
+    def _chunked(self, class_of: np.ndarray, n: int, levels: Mapping[str, int] | None) -> tuple[np.ndarray, ClassView | None]:
+        widest = max([s.domain.m for s in self.sensitive.values()] or [1])
+        if n * widest <= CELLS:
+            view = self.view(class_of, n, levels)
+            return ~self.ok(view), view
+        pop = self._population_of(class_of, n, levels)
+        bad = np.zeros(n, dtype=bool)
+        step = max(1, CELLS // widest)
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            local = np.where((class_of >= lo) & (class_of < hi), class_of - lo, hi - lo)  # others: a dropped class
+            part = self.view(local, hi - lo + 1, population=False)
+            view = ClassView(part.size[:-1], {a: c[:-1] for a, c in part.counts.items()}, None if pop is None else pop[lo:hi])
+            bad[lo:hi] = ~self.ok(view)
+        return bad, None
+
+    def _suppress_for_tables(self, size: np.ndarray, pop: np.ndarray | None, bad: np.ndarray) -> np.ndarray:
+        """Mark the smallest kept classes until every table model holds on the rest (ARX's rule)."""
+        kept = ~bad & (size > 0)  # a class id without rows is no class
+
+        def holds(mask: np.ndarray) -> bool:
+            p = None if pop is None else pop[mask]
+            return all(c.table_ok(size[mask], p) for c in self.table_checks)
+
+        if holds(kept):
+            return bad
+        for s in np.unique(size[kept]):
+            mask = kept & (size > s)
+            if not mask.any() or holds(mask):
+                return bad | (kept & (size <= s))
+        return np.ones_like(bad)
+
+    def satisfied(self, rows: np.ndarray) -> bool:
+        """Whether these aggregate rows (indices), as one class, satisfy k and every model (at least :attr:`floor` rows)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        size = int(self.size[rows].sum())
+        if size < self.floor:
+            return False
+        if not self.class_checks:
+            return True
+        counts = {}
+        for a, s in self.sensitive.items():
+            inside = np.isin(s.row, rows)
+            counts[a] = np.bincount(s.code[inside], weights=s.count[inside], minlength=s.domain.m).astype(np.int64)[None, :]
+        pop = None if self.population is None else np.array([int(self.population.rows[rows].sum())])
+        return bool(self.ok(ClassView(np.array([size]), counts, pop))[0])
+
+    def whole(self) -> ClassView:
+        """The whole input as one class (what the coarsest generalization publishes)."""
+        view = self.view(np.zeros(len(self.size), dtype=np.int64), 1, None) if len(self.size) else ClassView(np.zeros(1, np.int64), {})
+        if self.population is not None:
+            view = ClassView(view.size, view.counts, np.array([self.population.total]))
+        return view
+
+    # ------------------------------------------------------------------ reports
+    def status(self, view: ClassView) -> list[dict[str, Any]]:
+        """Each model's verdict on a partition: satisfied, violating classes and rows, worst measure."""
+        out = []
+        for model, check in zip(self.models, self.checks):
+            entry: dict[str, Any] = {**model.summary(), "scope": check.scope}
+            if check.scope == "class":
+                measure = check.measure(view)
+                good = check.ok(view, measure)
+                finite = measure[np.isfinite(measure)]
+                entry |= {
+                    "satisfied": bool(good.all()),
+                    "violating_classes": int((~good).sum()),
+                    "violating_rows": int(view.size[~good].sum()),
+                    "min_measure": float(finite.min()) if len(finite) else None,
+                    "max_measure": float(finite.max()) if len(finite) else None,
+                }
+            else:
+                entry |= {
+                    "satisfied": bool(check.table_ok(view.size, view.population)),
+                    "measure": float(check.table_measure(view.size, view.population)),
+                }
+            out.append(entry)
+        return out

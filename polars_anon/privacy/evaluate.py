@@ -1,0 +1,275 @@
+"""Privacy models on any table: the independent check before writing, and :func:`check`.
+
+Both group the table by its (published) quasi-identifiers, and by each sensitive
+attribute a model reads, in one collect (the relational form: class sizes and
+(class, value, count)); the models then judge those class statistics.
+
+- :func:`verify_models` checks a published table against the constraints the
+  algorithm enforced, with the *input's* sensitive distributions as reference
+  (t-closeness, δ-disclosure and β-likeness compare with the table that was
+  anonymized); any violation raises :class:`~polars_anon.errors.PrivacyModelError`
+  and nothing is written (fail closed).
+- :func:`check` verifies any table against any set of models, the table itself
+  as reference; it returns each model's status and never raises for a violation.
+
+>>> import polars as pl
+>>> from polars_anon.privacy import LDiversity
+>>> t = pl.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", "y", "x", "x"]})
+>>> [(m["model"], m["satisfied"], m["violating_classes"]) for m in check(t, ["q"], [LDiversity("s", l=2)])["models"]]
+[('l-diversity', False, 1)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
+from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
+from polars_anon.hierarchy import Hierarchy
+from polars_anon.privacy.base import ClassView, Model
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import (
+    COUNT,
+    WIDE,
+    PopulationCounts,
+    encode_counts,
+    from_wide,
+    grouped,
+    population_counts,
+    read_population,
+    sensitive_counts,
+    value_codes,
+    wide_columns,
+)
+
+__all__ = ["build_constraints", "check", "class_frames", "class_measures", "population_frame", "verify_classes", "verify_models"]
+
+_CLASS = "__anon_class"
+
+
+def class_frames(
+    lf: pl.LazyFrame, keys: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series] | None = None
+) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+    """The classes of `lf` by `keys` (sorted, ``size``, a class index) and the (class, value) counts of each attribute.
+
+    An attribute whose `labels` (its known values) are few is counted in the class pass
+    itself, a column per value plus ``__anon_other_<attribute>`` (values not among them);
+    its frame is then None. One pass over `lf` in that case.
+    """
+    keys, labels = list(keys), dict(labels or {})
+    wide = [a for a in attributes if a in labels and len(labels[a]) <= WIDE]
+    columns = [e for a in wide for e in (*wide_columns(a, labels[a]), _others(a, labels[a]))]
+    queries = [grouped(lf, keys, pl.len().cast(pl.Int64).alias("size"), *columns)]
+    queries += [sensitive_counts(lf, keys, a) for a in attributes if a not in wide]
+    frames = pl.collect_all(queries)  # materializes: one row per class (and per class and value)
+    classes = frames[0].sort(keys, nulls_last=True).with_row_index(_CLASS)
+    rest = iter(frames[1:])
+    return classes, [None if a in wide else next(rest) for a in attributes]
+
+
+def _others(attribute: str, labels: pl.Series) -> pl.Expr:
+    known = labels.drop_nulls()
+    col = pl.col(attribute)
+    outside = col.is_not_null() & ~col.is_in(known.implode()) if len(known) else col.is_not_null()
+    if labels.null_count() == 0:
+        outside = outside | col.is_null()
+    return outside.sum().cast(pl.Int64).alias(f"__anon_other_{attribute}")
+
+
+def population_frame(constraints: Constraints, levels: Mapping[str, int]) -> pl.DataFrame:
+    """Population records per generalized tuple at `levels` (the published labels of full-domain methods)."""
+    pop = constraints.population
+    assert pop is not None and constraints.aggregates is not None
+    qids = [q for q in constraints.aggregates.columns if q != "size"]
+    sample = constraints.aggregates.select(qids).with_columns(pl.Series(COUNT, pop.rows))
+    frame = pl.concat([sample, pop.extra.select(*qids, pl.col(COUNT).cast(pl.Int64))])
+    labels = []
+    for q in qids:
+        h = constraints.hierarchies[q]
+        ids = h.generalize_ids(int(levels[q]))[h.ids_of(frame[q])]
+        labels.append(pl.Series(q, h.labels, dtype=pl.String).gather(ids))
+    return pl.DataFrame([*labels, frame[COUNT]]).group_by(qids).agg(pl.col(COUNT).sum())
+
+
+def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFrame | None], constraints: Constraints,
+          population: pl.DataFrame | None) -> ClassView:  # fmt: skip
+    n = classes.height
+    counts = {}
+    for attribute, frame in zip(constraints.sensitive, frames):
+        domain = constraints.sensitive[attribute].domain
+        if frame is None:
+            if int(classes[f"__anon_other_{attribute}"].sum()):
+                raise PrivacyModelError(
+                    f"independent check failed: the published column {attribute!r} holds values the input does not; nothing was written"
+                )
+            counts[attribute] = from_wide(classes, attribute, domain.labels).dense(n)
+            continue
+        joined = frame.join(classes.select(*keys, _CLASS), on=list(keys), how="left", nulls_equal=True, maintain_order="left")
+        code = value_codes(joined[attribute], domain.labels)
+        if (code < 0).any():
+            raise PrivacyModelError(
+                f"independent check failed: the published column {attribute!r} holds values the input does not; nothing was written"
+            )
+        cls = joined[_CLASS].cast(pl.Int64).to_numpy()
+        flat = np.bincount(cls * domain.m + code, weights=joined[COUNT].to_numpy(), minlength=n * domain.m)
+        counts[attribute] = flat.reshape(n, domain.m).astype(np.int64)
+    pop = None
+    if population is not None:
+        pop = classes.join(population, on=list(keys), how="left", nulls_equal=True, maintain_order="left")[COUNT].fill_null(0).to_numpy()
+    return ClassView(classes["size"].to_numpy().astype(np.int64), counts, pop)
+
+
+def verify_models(lf: pl.LazyFrame, keys: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Check every model of `constraints` on the classes of `lf` grouped by `keys`; raise on any violation.
+
+    Returns ``{"privacy": [status of each model]}`` ({} when no model is asked).
+    """
+    if constraints.k_only:
+        return {}
+    classes, frames = class_frames(lf, keys, list(constraints.sensitive), constraints.labels)
+    return verify_classes(classes, frames, keys, constraints, levels)
+
+
+def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], keys: Sequence[str], constraints: Constraints,
+                   levels: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
+    """:func:`verify_models` on class frames already collected (from :func:`class_frames`)."""
+    if constraints.k_only:
+        return {}
+    population = None
+    if constraints.population is not None:
+        if levels is None:
+            raise PrivacyModelError("independent check failed: a population model needs the published levels; nothing was written")
+        population = population_frame(constraints, levels)
+    view = _view(classes, keys, frames, constraints, population)
+    status = constraints.status(view)
+    for entry, model in zip(status, constraints.models):
+        if not entry["satisfied"]:
+            if entry["scope"] == "class":
+                detail = (f"{entry['violating_classes']} classes ({entry['violating_rows']} rows) violate it "
+                          f"(measures from {entry['min_measure']} to {entry['max_measure']})")  # fmt: skip
+            else:
+                detail = f"the table's figure is {entry['measure']}"
+            raise PrivacyModelError(f"independent check failed: {model.describe()}: {detail}; nothing was written")
+    return {"privacy": status}
+
+
+def build_constraints(
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    k: int,
+    models: Sequence[Model],
+    counts: Mapping[str, pl.DataFrame],
+    population: PopulationCounts | None = None,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+) -> Constraints:
+    """:class:`Constraints` over class aggregates from the relational counts (one frame per sensitive attribute)."""
+    sens = {a: encode_counts(f, aggregates, qids, a) for a, f in counts.items()}
+    return Constraints(aggregates["size"].to_numpy(), k, models, sens, population, hierarchies, aggregates)
+
+
+def check(
+    data: pl.LazyFrame | pl.DataFrame,
+    qids: Sequence[str],
+    privacy: Sequence[Model] = (),
+    *,
+    k: int = 1,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    levels: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """Verify any table against k and any set of privacy models; the table is its own reference.
+
+    Parameters
+    ----------
+    data
+        The table (a published one: its classes are its distinct qid tuples).
+    qids
+        The quasi-identifier columns.
+    privacy
+        Models (:mod:`polars_anon.privacy`). Their attributes must be columns.
+    k
+        Also report whether every class has k rows.
+    hierarchies, levels
+        For models with a population table: the population is generalized to these
+        levels before it is matched with the classes (without them it is matched
+        as is, so give a population already published the same way).
+
+    Returns
+    -------
+    dict
+        ``k_anonymous``, ``min_class_size``, ``n_classes``, ``n_rows`` and ``models``:
+        per model its parameters, ``satisfied`` and its figures.
+    """
+    lf = as_lazy(data)
+    qids = check_qids(lf, qids)
+    k = check_k(k)
+    models = list(privacy)
+    attributes = list(dict.fromkeys(m.sensitive_attribute for m in models if m.sensitive_attribute is not None))
+    check_columns(lf, attributes, "privacy model attributes")
+    for i, m in enumerate(models):
+        if not isinstance(m, Model):
+            raise InvalidParameterError(f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}")
+    classes, frames = class_frames(lf, qids, attributes)
+    if classes.height == 0:
+        raise InfeasibleError("check: the table has no rows; there is nothing to check")
+    aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
+    population = _population(models, lf, aggregates, qids, hierarchies, levels)
+    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies)
+    view = constraints.view(np.arange(aggregates.height))
+    sizes = view.size
+    return {
+        "k": k,
+        "k_anonymous": bool(sizes.min() >= k),
+        "min_class_size": int(sizes.min()),
+        "n_classes": len(sizes),
+        "n_rows": int(sizes.sum()),
+        "models": constraints.status(view),
+    }
+
+
+def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFrame, qids: Sequence[str],
+                hierarchies: Mapping[str, Hierarchy] | None, levels: Mapping[str, int] | None) -> PopulationCounts | None:  # fmt: skip
+    tables = [m for m in models if m.needs_population_table]
+    if not tables:
+        return None
+    if len({id(m.population_frame) for m in tables}) > 1:
+        raise InvalidParameterError("the models name different population tables; give them one")
+    pop = read_population(tables[0].population_frame, qids, tables[0].name)
+    if levels is not None:
+        from polars_anon.generalize import generalize
+
+        if hierarchies is None:
+            raise InvalidParameterError("check: levels need hierarchies to generalize the population table")
+        pop = generalize(pop, {q: hierarchies[q] for q in levels}, levels)
+    counted = pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # materializes: one row per tuple
+    return population_counts(counted, aggregates, qids, tables[0].name)
+
+
+def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model: Model) -> pl.DataFrame:
+    """Per class of the table: its qids, ``size``, the model's ``measure`` and ``satisfied`` (the table is the reference).
+
+    The Python twin of the per-class DuckDB macros (``anon_l_diversity``, ``anon_t_closeness``, ...).
+
+    >>> from polars_anon.privacy import LDiversity
+    >>> t = pl.DataFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"]})
+    >>> class_measures(t, ["q"], LDiversity("s", l=2)).rows()
+    [('a', 2, 2.0, True), ('b', 1, 1.0, False)]
+    """
+    lf = as_lazy(data)
+    qids = check_qids(lf, qids)
+    attributes = [model.sensitive_attribute] if model.sensitive_attribute is not None else []
+    check_columns(lf, attributes, f"{model.name}: attribute")
+    classes, frames = class_frames(lf, qids, attributes)
+    aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
+    constraints = build_constraints(aggregates, qids, 1, [model], dict(zip(attributes, frames)))
+    view = constraints.view(np.arange(aggregates.height))
+    check_ = constraints.checks[0]
+    if check_.scope != "class":
+        raise InvalidParameterError(f"{model.describe()} judges the whole table, not each class; use check()")
+    measure = check_.measure(view)
+    return aggregates.select(*qids, pl.col("size").cast(pl.Int64)).with_columns(
+        pl.Series("measure", measure, dtype=pl.Float64), pl.Series("satisfied", check_.ok(view, measure))
+    )

@@ -1,0 +1,113 @@
+"""δ-disclosure privacy [Brickell and Shmatikov 2008] and β-likeness [Cao and Karras 2012].
+
+With q_s the share of value s in a class and p_s its share in the input, over the
+values the class holds (q_s > 0, as ARX and pycanon read it):
+
+- **δ-disclosure**: ``|ln(q_s / p_s)| < δ`` for every s (natural log, as the paper
+  and pycanon; ARX uses log2). Measure: the largest ``|ln(q_s / p_s)|``. Not
+  monotone: merging may bring in a rare value.
+- **basic β-likeness**: ``(q_s - p_s) / p_s <= β`` for every s. Measure: the
+  largest relative gain ``(q_s - p_s) / p_s``.
+- **enhanced β-likeness**: ``(q_s - p_s) / p_s <= min(β, -ln p_s)``. Measure: the
+  largest relative gain when every gain is within ``-ln p_s`` (then the class is
+  enhanced β-like exactly for β at least that), else infinity.
+
+β-likeness is monotone under generalization (a merged class's shares are weighted
+averages), not with suppression (ARX's flags).
+
+>>> import numpy as np
+>>> from polars_anon.privacy.base import ClassView, Context, Domain
+>>> ctx = Context({"s": Domain("s", pl.Series(["a", "b"]), np.array([0.5, 0.5]))}, 4)
+>>> view = ClassView(np.array([4]), {"s": np.array([[3, 1]])})
+>>> BetaLikeness("s", beta=1.0).bind(ctx).measure(view).tolist()
+[0.5]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import polars as pl  # noqa: F401  (the doctests)
+
+from polars_anon._validate import check_choice
+from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_positive, shares
+
+__all__ = ["BetaLikeness", "DeltaDisclosure"]
+
+
+@dataclass(frozen=True)
+class DeltaDisclosure(Model):
+    """δ-disclosure privacy of `attribute` (see the module docstring)."""
+
+    attribute: str
+    delta: float
+
+    name: ClassVar[str] = "delta-disclosure"
+    monotone: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        check_positive(f"delta-disclosure on {self.attribute!r}", "delta", self.delta)
+
+    def bind(self, context: Context) -> Check:
+        return _DisclosureCheck(self, context)
+
+
+@dataclass(frozen=True)
+class BetaLikeness(Model):
+    """β-likeness of `attribute`, basic or enhanced (see the module docstring)."""
+
+    attribute: str
+    beta: float
+    variant: Literal["basic", "enhanced"] = "basic"
+
+    name: ClassVar[str] = "beta-likeness"
+
+    def __post_init__(self) -> None:
+        where = f"beta-likeness on {self.attribute!r}"
+        check_choice(f"{where}: variant", self.variant, ("basic", "enhanced"))
+        check_positive(where, "beta", self.beta)
+
+    def bind(self, context: Context) -> Check:
+        return _LikenessCheck(self, context)
+
+
+class _Relative(Check):
+    def __init__(self, model: DeltaDisclosure | BetaLikeness, context: Context) -> None:
+        super().__init__(model)
+        self.p = context.domain(model.attribute).overall  # type: ignore[arg-type]
+
+    def ratios(self, view: ClassView) -> tuple[np.ndarray, np.ndarray]:
+        """(n, m) q / p, and the mask of values the class holds."""
+        q = shares(view, self.model.attribute)  # type: ignore[arg-type]
+        return q / self.p[None, :], q > 0
+
+
+class _DisclosureCheck(_Relative):
+    model: DeltaDisclosure
+
+    def measure(self, view: ClassView) -> np.ndarray:
+        ratio, held = self.ratios(view)
+        logs = np.abs(np.log(np.where(held, ratio, 1.0)))
+        return logs.max(axis=1) if logs.shape[1] else np.zeros(view.n)
+
+    def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
+        return measure < self.model.delta
+
+
+class _LikenessCheck(_Relative):
+    model: BetaLikeness
+
+    def measure(self, view: ClassView) -> np.ndarray:
+        ratio, held = self.ratios(view)
+        gain = np.where(held, ratio - 1.0, -np.inf)
+        worst = gain.max(axis=1) if gain.shape[1] else np.zeros(view.n)
+        worst = np.maximum(worst, 0.0)
+        if self.model.variant == "enhanced":
+            over = (gain > -np.log(self.p)[None, :] * (1 + TOLERANCE)).any(axis=1)
+            worst = np.where(over, np.inf, worst)
+        return worst
+
+    def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
+        return measure <= self.model.beta * (1 + TOLERANCE)

@@ -1,0 +1,152 @@
+"""Re-identification risk analysis of any table (``pa.risk``, ``polars-anon risk``, the report's ``risk``).
+
+One group-by of the table on its quasi-identifiers gives the class sizes; every
+figure comes from them (never from rows):
+
+- prosecutor, journalist and marketer risk (:func:`~polars_anon.privacy.reidentification.risk_figures`:
+  highest, lowest and average record risk, share of records above `threshold`),
+  journalist and marketer against a population table when one is given (matched
+  on the same quasi-identifiers), else the sample itself (as ARX);
+- the distribution of class sizes and of per-record risk (buckets);
+- the share of sample-unique records and, given a sampling fraction or a
+  population size, the estimated share of population-unique records (Pitman,
+  Zayatz, SNB and Dankar's rule: :mod:`polars_anon.privacy.uniqueness`);
+- each model's status when models are given (:func:`~polars_anon.privacy.evaluate.check`).
+
+>>> t = pl.DataFrame({"q": ["a", "a", "b", "c", "c", "c"]})
+>>> r = risk(t, ["q"])
+>>> r["prosecutor"], r["sample_uniques"]
+({'highest': 1.0, 'lowest': 0.3333333333333333, 'average': 0.5, 'records_at_risk': 1.0}, 0.16666666666666666)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_qids
+from polars_anon.errors import InfeasibleError
+from polars_anon.privacy.base import Model, check_fraction
+from polars_anon.privacy.counts import COUNT, grouped, read_population
+from polars_anon.privacy.presence import check_population_args, population_size
+from polars_anon.privacy.reidentification import risk_figures
+from polars_anon.privacy.uniqueness import estimates
+
+__all__ = ["risk", "risk_summary"]
+
+SIZE_BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, 999), (1000, None))
+RISK_BUCKETS = ((0.5, 1.0), (0.2, 0.5), (0.1, 0.2), (0.05, 0.1), (0.01, 0.05), (0.0, 0.01))
+
+
+def _distributions(size: np.ndarray) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    n = float(size.sum())
+    sizes = []
+    for lo, hi in SIZE_BUCKETS:
+        inside = (size >= lo) & (size <= (hi if hi is not None else np.inf))
+        label = str(lo) if lo == hi else (f"{lo}-{hi}" if hi is not None else f"{lo}+")
+        sizes.append({"size": label, "classes": int(inside.sum()), "rows": int(size[inside].sum())})
+    risks = []
+    risk = 1.0 / size
+    for lo, hi in RISK_BUCKETS:
+        inside = (risk > lo) & (risk <= hi) if lo > 0 else risk <= hi
+        label = f"({lo:g}, {hi:g}]" if lo > 0 else f"[0, {hi:g}]"
+        risks.append({"risk": label, "records": int(size[inside].sum()), "share": float(size[inside].sum() / n) if n else 0.0})
+    return sizes, risks
+
+
+def risk_summary(
+    data: pl.LazyFrame | pl.DataFrame,
+    qids: Sequence[str],
+    *,
+    threshold: float = 0.2,
+    sampling_fraction: float | None = None,
+    population_size_: int | None = None,
+    population: pl.DataFrame | None = None,
+    aggregated: bool = False,
+) -> dict[str, Any]:
+    """The risk figures of a table (see the module docstring); `data` holds rows, or class sizes when `aggregated`.
+
+    `population` (qids and ``count``) gives the population count of each class.
+    """
+    qids = list(qids)
+    classes = data if aggregated else grouped(as_lazy(data), qids, pl.len().alias("size"))
+    frame = classes.lazy().collect() if isinstance(classes, pl.LazyFrame) else classes  # materializes: one row per class
+    pop = None
+    if population is not None:
+        pop = frame.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")[COUNT].fill_null(0).to_numpy()
+        if np.any(pop < frame["size"].to_numpy()):
+            raise InfeasibleError("risk: the population table does not contain the table: some classes have more rows than the population")
+    size = frame["size"].to_numpy().astype(np.int64)
+    n = int(size.sum())
+    sizes, risks = _distributions(size)
+    out: dict[str, Any] = {
+        "n_rows": n,
+        "n_classes": len(size),
+        "threshold": threshold,
+        "prosecutor": risk_figures(size, None, "prosecutor", threshold),
+        "journalist": risk_figures(size, pop, "journalist", threshold),
+        "marketer": {"average": risk_figures(size, pop, "marketer", threshold)["average"]},
+        "sample_uniques": float(size[size == 1].sum() / n) if n else 0.0,
+        "class_sizes": sizes,
+        "record_risk": risks,
+        "population_uniqueness": None,
+    }
+    if (sampling_fraction is not None or population_size_ is not None) and n:
+        big_n = population_size("risk", n, population_size_, sampling_fraction)
+        sizes_u, counts_u = np.unique(size, return_counts=True)
+        found = estimates(dict(zip(sizes_u.tolist(), counts_u.tolist())), big_n)
+        # an estimator without a solution is None (JSON has no NaN)
+        out["population_uniqueness"] = {"population_size": big_n} | {
+            key: None if isinstance(v, float) and math.isnan(v) else v for key, v in found.items()
+        }
+    return out
+
+
+def risk(
+    data: pl.LazyFrame | pl.DataFrame,
+    qids: Sequence[str],
+    *,
+    threshold: float = 0.2,
+    sampling_fraction: float | None = None,
+    population_size: int | None = None,
+    population: object = None,
+    models: Sequence[Model] = (),
+) -> dict[str, Any]:
+    """Re-identification risk of a table (see the module docstring).
+
+    Parameters
+    ----------
+    data
+        The table (original or published).
+    qids
+        The quasi-identifiers an adversary knows.
+    threshold
+        A record is *at risk* when its risk is above this (default 0.2, ARX's default).
+    sampling_fraction, population_size
+        The table is a sample of a population of this size (or this fraction of it):
+        enables the population-uniqueness estimates.
+    population
+        A population table (LazyFrame, DataFrame or path) holding the qids: journalist
+        and marketer risk against it (matched on equal qid tuples).
+    models
+        Privacy models whose status to report (see :func:`polars_anon.privacy.evaluate.check`).
+    """
+    lf = as_lazy(data)
+    qids = check_qids(lf, qids)
+    check_fraction("risk", "threshold", threshold)
+    check_population_args("risk", population_size, sampling_fraction)
+    pop = None
+    if population is not None:
+        counted = read_population(population, qids, "risk").group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT))
+        pop = counted.collect()  # materializes: one row per population tuple
+        lf = lf.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    out = risk_summary(lf, qids, threshold=threshold, sampling_fraction=sampling_fraction, population_size_=population_size, population=pop)
+    if models:
+        from polars_anon.privacy.evaluate import check
+
+        out["models"] = check(lf, qids, models)["models"]
+    return out

@@ -1,0 +1,191 @@
+"""Population uniqueness: the share of population-unique records, estimated from a sample.
+
+The input is the histogram of class sizes of the sample (how many classes hold
+1, 2, ... records), the sample size n and the population size N (or the sampling
+fraction f = n / N). The estimators follow ARX (``org.deidentifier.arx.risk``):
+
+- **Zayatz** (1991): the share of sample uniques that are population uniques, from
+  hypergeometric probabilities of drawing one record of a class, using the sample
+  class sizes for the population's; population uniques = ``c1 u / f`` with u that share;
+- **Pitman** (1996, Hoshino's use): maximum-likelihood (θ, α) of the two-parameter
+  Poisson-Dirichlet model, then ``Γ(θ + 1) / Γ(θ + α) N^α`` population uniques;
+- **SNB** (Chen and McNulty 1998, shifted negative binomial): the number of
+  non-empty population classes K is estimated, then (α, β) solve the expected
+  counts of classes of size 1 and 2; population uniques = ``K β^α``;
+- **Dankar** et al. (2012) decision rule: Pitman when f <= 0.1 (Zayatz if Pitman
+  finds no solution), else the smaller of Zayatz and SNB (Zayatz if SNB finds none).
+
+A table without sample uniques has no estimated population uniques (all four give 0).
+An estimate that has no solution, or lies outside [0, N], is NaN (and Dankar
+falls back as above). Returned figures are *shares of the population* (uniques / N).
+
+>>> round(estimate({1: 10, 2: 20, 5: 4}, 1000.0, "zayatz"), 6)
+0.022948
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["ESTIMATORS", "estimate", "estimates"]
+
+ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
+
+
+def _hist(histogram: Mapping[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    sizes = np.array(sorted(int(s) for s in histogram if histogram[s] > 0), dtype=np.float64)
+    counts = np.array([float(histogram[int(s)]) for s in sizes], dtype=np.float64)
+    return sizes, counts
+
+
+def _log_choose(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    from scipy.special import gammaln
+
+    return gammaln(np.asarray(a) + 1) - gammaln(np.asarray(b) + 1) - gammaln(np.asarray(a) - np.asarray(b) + 1)
+
+
+def hypergeometric_one(population: float, successes: np.ndarray, draws: float) -> np.ndarray:
+    """P(exactly one success) drawing `draws` of `population` items holding `successes` successes.
+
+    >>> round(float(hypergeometric_one(10, np.array([2]), 3)[0]), 6)  # 2 * C(8, 2) / C(10, 3)
+    0.466667
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = np.log(k) + _log_choose(population - k, draws - 1) - _log_choose(population, draws)
+    return np.where((k >= 1) & (population - k >= draws - 1), np.exp(log), 0.0)
+
+
+def zayatz(histogram: Mapping[int, int], population: float) -> float:
+    """Population uniques by Zayatz's model (a count)."""
+    sizes, counts = _hist(histogram)
+    n, u = float(sizes @ counts), float(counts.sum())
+    c1 = float(histogram.get(1, 0))
+    big_n = float(round(population))
+    p1 = hypergeometric_one(big_n, sizes, n)
+    total = float((counts / u * p1).sum())
+    one = float(hypergeometric_one(big_n, np.array([1.0]), n)[0])
+    if total <= 0:
+        return math.nan
+    share = (c1 / u) * one / total
+    return c1 * share / (n / population)
+
+
+def pitman(histogram: Mapping[int, int], population: float) -> float:
+    """Population uniques by Pitman's model (a count); NaN when the likelihood has no solution."""
+    from scipy.optimize import root
+    from scipy.special import digamma, gammaln
+
+    sizes, counts = _hist(histogram)
+    n, u = float(sizes @ counts), float(counts.sum())
+    c1 = float(histogram.get(1, 0))
+    c2 = float(histogram.get(2, 0)) or 1.0
+    big = sizes > 1
+
+    def equations(x: np.ndarray) -> list[float]:
+        t, a = np.float64(x[0]), np.float64(x[1])
+        o1 = (digamma(u + t / a) - digamma(t / a + 1)) / a
+        o2 = digamma(n + t) - digamma(t + 1)
+        o3 = ((u - 1) - t * o1) / a
+        o4 = float((counts[big] * (digamma(sizes[big] - a) - digamma(1 - a))).sum())
+        return [float(o1 - o2), float(o3 - o4)]
+
+    c = c1 * (c1 - 1) / c2
+    denominator = 2 * c1 * u + c1 * c - n * c
+    t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / denominator if denominator else 1.0
+    a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    starts = [(t0, a0)] + [(t, a) for t in (1.0, 10.0, 100.0, 1000.0) for a in (0.2, 0.5, 0.8)]
+    for t_start, a_start in starts:
+        if not (math.isfinite(t_start) and math.isfinite(a_start) and 0 < a_start < 1 and t_start > -a_start):
+            continue
+        with np.errstate(all="ignore"):
+            sol = root(equations, [t_start, a_start], method="hybr")
+        t, a = (float(v) for v in sol.x)
+        if sol.success and t >= 0 and 0 < a < 1 and max(abs(v) for v in equations(sol.x)) < 1e-6:
+            value = math.exp(gammaln(t + 1) - gammaln(t + a) + a * math.log(population))
+            return value if 0 <= value <= population else math.nan
+    return math.nan
+
+
+def _non_empty_classes(sizes: np.ndarray, counts: np.ndarray, c1: float, f: float) -> float:
+    f2 = f * f
+    var1 = float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum())
+    var2 = float((counts * (1 - f2) ** sizes - 1).sum())  # (1 - f)^j (1 + f)^j without overflow
+    var3 = float(((1 - f) ** sizes * counts).sum())
+    var4 = float((sizes * f * (1 - f) ** (sizes - 1) * counts).sum())
+    return float(counts.sum()) + c1 * (var1 / var2) * (var3 / var4) ** 2
+
+
+def snb(histogram: Mapping[int, int], population: float) -> float:
+    """Population uniques by the shifted negative binomial model (a count); NaN without a solution."""
+    from scipy.optimize import root
+
+    sizes, counts = _hist(histogram)
+    n = float(sizes @ counts)
+    c1, c2 = float(histogram.get(1, 0)), float(histogram.get(2, 0))
+    f = n / population
+    if f >= 1:
+        return c1
+    with np.errstate(all="ignore"):
+        k = _non_empty_classes(sizes, counts, c1, f)
+
+    def equations(x: np.ndarray) -> list[float]:
+        a, b = np.float64(x[0]), np.float64(x[1])
+        d = (1 - f) * (1 - b)
+        first = k * f * np.power(b / (1 - d), a) * (a * d / (1 - d) + 1) - c1
+        second = k * a * np.power(b, a) * f * f * (1 - b) / 2 / np.power(1 - d, a + 2) * (2 - (1 - a) * d) - c2
+        return [float(first), float(second)]
+
+    if not math.isfinite(k) or k <= 0:
+        return math.nan
+    for start in ((1.0, 0.5), (0.5, 0.1), (2.0, 0.9), (0.1, 0.01)):
+        with np.errstate(all="ignore"):
+            sol = root(equations, list(start), method="hybr")
+        a, b = (float(v) for v in sol.x)
+        if sol.success and 0 < b < 1 and a > 0 and max(abs(v) for v in equations(sol.x)) < 1e-6 * max(c1, 1.0):
+            value = k * b**a
+            return value if 0 <= value <= population else math.nan
+    return math.nan
+
+
+def estimates(histogram: Mapping[int, int], population: float) -> dict[str, float]:
+    """Every estimator's share of population uniques, and the one Dankar's rule picks (``dankar_model``).
+
+    >>> e = estimates({2: 5}, 100.0)
+    >>> e["pitman"], e["dankar"], e["dankar_model"]
+    (0.0, 0.0, 'none')
+    """
+    histogram = {int(s): int(c) for s, c in histogram.items() if c}
+    if not histogram.get(1):
+        return {"pitman": 0.0, "zayatz": 0.0, "snb": 0.0, "dankar": 0.0, "dankar_model": "none"}
+    n = sum(s * c for s, c in histogram.items())
+    f = n / population
+    z, p, s = zayatz(histogram, population), pitman(histogram, population), snb(histogram, population)
+    if f <= 0.1:
+        model, value = ("pitman", p) if _valid(p) else ("zayatz", z)
+    elif _valid(s):
+        model, value = ("zayatz", z) if z < s else ("snb", s)
+    else:
+        model, value = "zayatz", z
+    out = {"pitman": p, "zayatz": z, "snb": s, "dankar": value}
+    shares: dict[str, float | str] = {key: (v / population if _valid(v) else (0.0 if v == 0 else math.nan)) for key, v in out.items()}
+    shares["dankar_model"] = model
+    return shares  # type: ignore[return-value]
+
+
+def estimate(histogram: Mapping[int, int], population: float, estimator: str = "dankar") -> float:
+    """One estimator's share of population uniques (see :func:`estimates`); NaN when it has no estimate."""
+    histogram = {int(s): int(c) for s, c in histogram.items() if c}
+    if not histogram.get(1):
+        return 0.0
+    if estimator == "dankar":
+        return float(estimates(histogram, population)["dankar"])
+    value = {"pitman": pitman, "zayatz": zayatz, "snb": snb}[estimator](histogram, population)
+    return value / population if _valid(value) else math.nan
+
+
+def _valid(value: float) -> bool:
+    return math.isfinite(value) and value != 0

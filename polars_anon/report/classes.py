@@ -1,0 +1,92 @@
+"""Class sizes for the report: their histogram, and the prosecutor risk they imply.
+
+Both are computed from class sizes alone (the published classes of a
+:class:`~polars_anon.tuplemap.TupleMap`, :meth:`~polars_anon.tuplemap.TupleMap.published_sizes`,
+or the input's class aggregates), so the report and explore need no pass over
+the rows.
+
+The risk figures are the prosecutor model's, where an attacker knows the
+person is in the table and links on the quasi-identifiers: a record in a class
+of ``s`` rows is re-identified with probability ``1/s`` (k-anonymity bounds it by
+``1/k``, paper 004 §3); the three figures are those ARX reports as highest risk,
+average risk and records at risk. They stand in for the privacy
+models' risk section until it is part of the report; explore reads them through
+:func:`size_risk` only, so better figures replace them in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+__all__ = ["size_bins", "size_histogram", "size_risk"]
+
+
+def size_bins(largest: int, k: int | None = None) -> list[int]:
+    """Lower edges of the histogram bins: 1, 2, 5, 10, 20, 50, ... up to `largest`, plus `k` (classes below k apart).
+
+    >>> size_bins(120, k=3)
+    [1, 2, 3, 5, 10, 20, 50, 100]
+    """
+    edges, step = {1}, 0
+    while True:
+        edge = (1, 2, 5)[step % 3] * 10 ** (step // 3)
+        if edge > largest:
+            break
+        edges.add(edge)
+        step += 1
+    if k is not None and 1 < k <= largest:
+        edges.add(k)
+    return sorted(edges)
+
+
+def size_histogram(sizes: pl.Series | np.ndarray, k: int | None = None, largest: int | None = None) -> dict[str, Any]:
+    """Classes and rows per class-size bin (bins from :func:`size_bins`; `high` is inclusive, None: no bound).
+
+    `largest` (default the largest size) sets the bins, so histograms of several tables can share them.
+
+    >>> h = size_histogram(np.array([1, 1, 3, 12]), k=3)
+    >>> [(b["low"], b["high"], b["classes"], b["rows"]) for b in h["bins"]]
+    [(1, 1, 2, 2), (2, 2, 0, 0), (3, 4, 1, 3), (5, 9, 0, 0), (10, None, 1, 12)]
+    >>> h["n_classes"], h["n_rows"], h["min"], h["max"]
+    (4, 17, 1, 12)
+    """
+    s = np.asarray(sizes, dtype=np.int64)
+    s = s[s > 0]
+    edges = size_bins(max(int(s.max()) if len(s) else 1, largest or 1), k)
+    if not len(s):
+        return {"bins": [], "n_classes": 0, "n_rows": 0, "min": None, "max": None, "median": None}
+    which = np.searchsorted(edges, s, side="right") - 1
+    classes = np.bincount(which, minlength=len(edges))
+    rows = np.bincount(which, weights=s, minlength=len(edges))
+    bins = [
+        {"low": lo, "high": (edges[i + 1] - 1) if i + 1 < len(edges) else None, "classes": int(classes[i]), "rows": int(rows[i])}
+        for i, lo in enumerate(edges)
+    ]
+    return {"bins": bins, "n_classes": len(s), "n_rows": int(s.sum()), "min": int(s.min()), "max": int(s.max()),
+            "median": float(np.median(s))}  # fmt: skip
+
+
+def size_risk(sizes: pl.Series | np.ndarray, threshold: int) -> dict[str, Any]:
+    """Prosecutor risk of the published records from their class sizes (see the module docstring).
+
+    ``highest_risk`` = 1 / smallest class; ``average_risk`` = classes / rows (the mean of 1/s
+    over the records); ``records_at_risk`` = share of records in classes of fewer than
+    `threshold` rows (their risk exceeds 1/`threshold`). None for an empty table.
+
+    >>> size_risk(np.array([2, 2, 6]), threshold=5)
+    {'highest_risk': 0.5, 'average_risk': 0.3, 'records_at_risk': 0.4, 'risk_threshold': 5}
+    """
+    s = np.asarray(sizes, dtype=np.int64)
+    s = s[s > 0]
+    if not len(s):
+        return {"highest_risk": None, "average_risk": None, "records_at_risk": None, "risk_threshold": threshold}
+    n = float(s.sum())
+    return {
+        "highest_risk": 1.0 / float(s.min()),
+        "average_risk": len(s) / n,
+        "records_at_risk": float(s[s < threshold].sum()) / n,
+        "risk_threshold": threshold,
+    }

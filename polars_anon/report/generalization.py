@@ -1,0 +1,56 @@
+"""How far each quasi-identifier was generalized, from the tuple map (for the report).
+
+Per quasi-identifier: the full-domain level when there is one, the share of input
+rows published with their original value, the share published as the hierarchy's
+root (suppressed rows not included: they are removed, and counted in the report's
+``suppressed``), the number of distinct published values and the most frequent
+ones with their row counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from polars_anon.hierarchy import Hierarchy
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
+
+__all__ = ["TOP", "generalization"]
+
+TOP = 5
+"""Published values listed per quasi-identifier."""
+
+
+def generalization(
+    tmap: TupleMap, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int] | None = None, top: int = TOP
+) -> dict[str, dict[str, Any]]:
+    """qid -> ``level``, ``unchanged``, ``root`` (shares of the input rows), ``n_values`` and ``top``.
+
+    ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
+    qid without hierarchy. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
+
+    >>> from polars_anon import Hierarchy
+    >>> agg = pl.DataFrame({"g": ["F", "M", "X"], "size": [3, 1, 1]})
+    >>> m = TupleMap.from_labels(agg, ["g"], {"g": pl.Series(["F", "*", "*"])})
+    >>> generalization(m, {"g": Hierarchy.suppression(["F", "M", "X"])})["g"]
+    {'level': None, 'unchanged': 0.6, 'root': 0.4, 'n_values': 2, 'top': [['F', 3], ['*', 2]]}
+    """
+    kept = tmap.frame.filter(~pl.col(SUPPRESSED))
+    n = float(tmap.n_rows)
+    out: dict[str, dict[str, Any]] = {}
+    for q in tmap.qids:
+        o = out_col(q)
+        counts = kept.group_by(o).agg(pl.col(SIZE).sum()).sort([SIZE, o], descending=[True, False])
+        h = hierarchies.get(q)
+        same = None if tmap.by_row else kept.filter((pl.col(q) == pl.col(o)).fill_null(False))[SIZE].sum()
+        root = None if h is None else kept.filter(pl.col(o).cast(pl.String) == h.root)[SIZE].sum()
+        out[q] = {
+            "level": None if levels is None or q not in levels else int(levels[q]),
+            "unchanged": None if same is None else (float(same) / n if n else 0.0),
+            "root": None if root is None else (float(root) / n if n else 0.0),
+            "n_values": counts.height,
+            "top": [[label, int(rows)] for label, rows in counts.head(top).iter_rows()],
+        }
+    return out

@@ -1,0 +1,283 @@
+"""The report as one self-contained HTML page, rendered from the report JSON alone.
+
+:func:`render_html` turns a report (the dict written as ``<stem>.report.json``)
+into a page a person reads on a laptop or prints: what was published, privacy
+(the guarantee, the smallest class, re-identification risk before and after, the
+class-size histogram), utility (loss per attribute, normalized metrics, how far
+each attribute was generalized, suppressed rows), the full-domain lattice
+neighbours, and the parameters and timings. Plots are inline SVG images
+(:mod:`polars_anon.report.plots`); the page fetches nothing. Keys the page does not
+know (added by later versions) are shown under "Other facts", so nothing in the
+JSON is hidden. The JSON itself is embedded (``<script id="report-json">``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from polars_anon.outputs import Outputs, staged_write
+from polars_anon.report import plots
+from polars_anon.report.page import cards, esc, figure, fmt, kv_table, page, section, share, table, value_html
+
+__all__ = ["render_html", "write_html"]
+
+_SHOWN = {
+    "schema_version", "k", "method", "metric", "options", "qids", "sensitive", "seed", "null", "guarantee", "columns",
+    "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized", "class_sizes",
+    "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size", "write_seconds", "output", "input",
+    "encodings", "null_rows", "risk", "privacy",
+}  # fmt: skip
+
+
+def write_html(out: Outputs, report: Mapping[str, Any], path: Path) -> None:
+    """Stage the HTML page of `report` in the output set `out`."""
+    text = render_html(report)
+    staged_write(out, Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def render_html(report: Mapping[str, Any]) -> str:
+    """The HTML page of a report (see the module docstring).
+
+    >>> html = render_html({"k": 2, "method": "fulldomain", "n_input_rows": 4, "n_rows": 4, "suppressed": 0})
+    >>> html.startswith("<!DOCTYPE html>") and 'id="privacy"' in html
+    True
+    """
+    title = f"Anonymization report: {Path(str(report.get('output') or 'table')).name}"
+    body = [
+        f"<header><h1>{esc(title)}</h1><p class=muted>{esc(_subtitle(report))}</p></header>",
+        _summary(report),
+        _published(report),
+        _privacy(report),
+        _utility(report),
+        _lattice(report),
+        _parameters(report),
+        _others(report),
+    ]
+    embedded = json.dumps(report, indent=1, default=str).replace("</", "<\\/")
+    body.append(f'<script type="application/json" id="report-json">\n{embedded}\n</script>')
+    return page(title, "\n".join(b for b in body if b))
+
+
+def _subtitle(r: Mapping[str, Any]) -> str:
+    where = f"{r['input']} -> {r['output']}" if r.get("input") and r.get("output") else (r.get("output") or "")
+    return f"{r.get('method', '?')} with k = {r.get('k', '?')}" + (f"; {where}" if where else "")
+
+
+def _summary(r: Mapping[str, Any]) -> str:
+    seconds = (r.get("seconds") or 0) + (r.get("write_seconds") or 0)
+    items = [
+        ("n_rows", "rows published", fmt(r.get("n_rows")), f"of {fmt(r.get('n_input_rows'))} input rows"),
+        ("n_classes", "classes", fmt(r.get("n_classes")), f"from {fmt(r.get('n_input_classes'))} in the input"),
+        ("min_class_size", "smallest class", fmt(r.get("min_class_size")), f"k = {fmt(r.get('k'))} requested"),
+        ("suppressed", "rows suppressed", fmt(r.get("suppressed")), share(r.get("suppressed"), r.get("n_input_rows")) + " of the input"),
+        ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
+        ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify"),
+    ]
+    return section("summary", "Summary", cards(items))
+
+
+def _published(r: Mapping[str, Any]) -> str:
+    cols = r.get("columns") or []
+    dropped = [c["name"] for c in cols if c.get("type") == "identifying"]
+    intro = (
+        f"<p>{fmt(r.get('n_rows'))} of {fmt(r.get('n_input_rows'))} rows were published"
+        + (f" to <code>{esc(r['output'])}</code>" if r.get("output") else "")
+        + (f"; dropped as identifying: {esc(', '.join(dropped))}" if dropped else "; no column was dropped")
+        + ". Every column and what was done to it:</p>"
+    )
+    rows = [[esc(c["name"]), esc(c.get("type")), esc(c.get("dtype")), esc(c.get("treatment"))] for c in cols]
+    return section("published", "What was published", intro + table(["column", "type", "dtype", "treatment"], rows))
+
+
+def _privacy(r: Mapping[str, Any]) -> str:
+    k, guarantee = r.get("k"), r.get("guarantee") or "k-anonymity"
+    if guarantee == "k-anonymity":
+        text = (f"<p><b>k-anonymity, k = {fmt(k)}</b>: every published combination of quasi-identifier values "
+                f"({esc(', '.join(r.get('qids') or []))}) is shared by at least k rows. Checked independently on the "
+                f"written file: the smallest class has <b>{fmt(r.get('min_class_size'))}</b> rows.</p>")  # fmt: skip
+    else:
+        text = (f"<p><b>{esc(guarantee)} k-anonymity, k = {fmt(k)}</b>, checked by the method's own verification "
+                f"(smallest group {fmt(r.get('min_class_size'))}).</p>")  # fmt: skip
+    parts = [text]
+    if r.get("privacy"):
+        parts.append("<h3>Privacy models requested</h3>" + value_html(r["privacy"]))
+    parts.append("<h3>Re-identification risk before and after</h3>" + _size_risk(r))
+    if r.get("risk"):
+        parts.append("<h3>Risk figures</h3>" + _risk(r["risk"]))
+    sizes = r.get("class_sizes") or {}
+    if (sizes.get("published") or {}).get("bins"):
+        after = ("none may remain after publication" if guarantee == "k-anonymity" else
+                 "equal published tuples may form smaller groups: the guarantee is the method's own")  # fmt: skip
+        parts.append(figure(plots.class_size_plot(sizes, int(k or 1)), "Class-size histogram",
+                            "Share of the records in classes of each size, in the input and as published; the shaded bins "
+                            f"hold classes smaller than k ({after})."))  # fmt: skip
+    return section("privacy", "Privacy", "".join(parts))
+
+
+def _size_risk(r: Mapping[str, Any]) -> str:
+    """Prosecutor risk from the class-size histograms (an attacker who knows the person is in the table)."""
+    sizes, k = r.get("class_sizes") or {}, r.get("k") or 1
+    cols = [(name, sizes.get(key) or {}) for name, key in (("input (before)", "input"), ("published (after)", "published"))]
+    if not any(h.get("bins") for _, h in cols):
+        return "<p class=muted>No class sizes in this report.</p>"
+
+    def below(h: Mapping[str, Any], limit: int) -> str:
+        return share(sum(b["rows"] for b in h.get("bins", []) if b["low"] < limit), h.get("n_rows"))
+
+    def ratio(a: Any, b: Any) -> str:
+        return fmt(a / b) if a and b else "-"
+
+    rows = [
+        ["classes", *(fmt(h.get("n_classes")) for _, h in cols)],
+        ["smallest class (rows)", *(fmt(h.get("min")) for _, h in cols)],
+        ["records unique on the quasi-identifiers", *(below(h, 2) for _, h in cols)],
+        [f"records in classes smaller than k = {k}", *(below(h, int(k)) for _, h in cols)],
+        ["highest risk (1 / smallest class)", *(ratio(1, h.get("min")) for _, h in cols)],
+        ["average risk (classes / records)", *(ratio(h.get("n_classes"), h.get("n_rows")) for _, h in cols)],
+    ]
+    note = ("<p class=muted>Prosecutor model: an attacker who knows a person is in the table and knows their quasi-identifiers "
+            "picks one of the rows of their class, so a record in a class of s rows is re-identified with probability 1/s.</p>")  # fmt: skip
+    return table(["", *(name for name, _ in cols)], rows, numeric=True) + note
+
+
+def _risk(risk: Any) -> str:
+    """The report's ``risk`` section: before/after pairs as two columns, anything else as it comes."""
+    if isinstance(risk, Mapping) and isinstance(risk.get("before"), Mapping) and isinstance(risk.get("after"), Mapping):
+        keys = list(dict.fromkeys([*risk["before"], *risk["after"]]))
+        rows = [[esc(key), value_html(risk["before"].get(key)), value_html(risk["after"].get(key))] for key in keys]
+        rest = {key: v for key, v in risk.items() if key not in ("before", "after")}
+        return table(["", "before", "after"], rows, numeric=True) + (kv_table(rest) if rest else "")
+    return value_html(risk)
+
+
+def _utility(r: Mapping[str, Any]) -> str:
+    parts = []
+    by_qid = r.get("loss_by_qid") or {}
+    if by_qid:
+        parts.append(figure(plots.loss_plot(by_qid, r.get("loss")), "Information loss per quasi-identifier",
+                            "Average over the input rows of each cell's loss: 0 when published as is, 1 at the hierarchy's root "
+                            "or suppressed, in between the share of the attribute's leaves the published value covers."))  # fmt: skip
+    else:
+        parts.append("<p class=muted>The average cell loss is not defined for this method's published values "
+                     "(ranges, sets or means are not hierarchy nodes); see the metrics below.</p>")  # fmt: skip
+    parts.append(f"<p>Rows suppressed (removed): <b>{fmt(r.get('suppressed'))}</b> "
+                 f"({share(r.get('suppressed'), r.get('n_input_rows'))} of the input).</p>")  # fmt: skip
+    parts.append(_generalization(r))
+    parts.append(_normalized(r))
+    parts.append(_raw_metrics(r))
+    return section("utility", "Utility", "".join(p for p in parts if p))
+
+
+def _generalization(r: Mapping[str, Any]) -> str:
+    gen = r.get("generalization") or {}
+    if not gen:
+        return ""
+    rows = []
+    for q, g in gen.items():
+        top = ", ".join(f"{esc(v)} ({fmt(n)})" for v, n in g.get("top", []))
+        rows.append([esc(q), fmt(g.get("level")), share(g.get("unchanged"), 1), share(g.get("root"), 1), fmt(g.get("n_values")), top])
+    head = ["quasi-identifier", "level", "rows as is", "rows at the root", "published values", "most frequent published values (rows)"]
+    return "<h3>How far each quasi-identifier was generalized</h3>" + table(head, rows, numeric=True)
+
+
+def _explain(name: str) -> tuple[str, str]:
+    """One line on a metric and its unit, from the metric registry (empty when unknown)."""
+    from polars_anon.metrics.registry import METRICS
+
+    m = METRICS.get(name)
+    if m is None:
+        return "", ""
+    first = (m.doc.strip().splitlines() or [""])[0]
+    plain = re.sub(r":\w+:`~?([^`]+)`", r"\1", first).replace("``", "")
+    better = getattr(m, "better", "lower")
+    plain += " Higher is better." if better == "higher" else (" A fact, not a loss." if better is None else "")
+    return plain, str(getattr(m, "unit", "") or "")
+
+
+def _normalized(r: Mapping[str, Any]) -> str:
+    """Figures in [0, 1]: the registry's normalized companions when the report has them, else the metrics already in [0, 1]."""
+    from polars_anon.metrics.registry import METRICS
+
+    given = r.get("metrics_normalized")
+    items: list[tuple[str, Any, str]] = []
+    if r.get("loss") is not None:
+        items.append(("loss", r["loss"], "average cell loss: 0 = every cell as is, 1 = every cell at the root or suppressed"))
+    if r.get("n_input_rows"):
+        items.append(("suppressed share", (r.get("suppressed") or 0) / r["n_input_rows"], "share of the input rows removed"))
+    if isinstance(given, Mapping):
+        items += [(n, v, _explain(n)[0]) for n, v in given.items() if n != "loss"]  # the loss is listed first
+    else:
+        for name, value in (r.get("metrics") or {}).items():
+            m = METRICS.get(name)
+            if m is None or value is None or getattr(m, "alias_of", None):
+                continue
+            if m.range.startswith("[0, 1]"):
+                items.append((name, value, _explain(name)[0]))
+            elif m.range == "[0, 100]":
+                items.append((name, value / 100, _explain(name)[0] + " (shown / 100)"))
+    rows = [[esc(n), fmt(v), _bar(v), esc(text)] for n, v, text in items]
+    note = (
+        "<p class=muted>Each metric over its value on the fully suppressed table, or over its own range.</p>"
+        if isinstance(given, Mapping)
+        else "<p class=muted>Metrics whose range is [0, 1] (percentages divided by 100); the others are raw sums, listed below.</p>"
+    )
+    return "<h3>Normalized figures (0 = no loss)</h3>" + table(["figure", "value", "", "meaning"], rows, numeric=True) + note
+
+
+def _bar(value: Any) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return ""
+    width = max(0.0, min(1.0, float(value))) * 100
+    return f'<span class=bar><span style="width:{width:.1f}%"></span></span>'
+
+
+def _raw_metrics(r: Mapping[str, Any]) -> str:
+    metrics = r.get("metrics") or {}
+    if not metrics:
+        return "<p class=muted>No information-loss metrics for this method's published values.</p>"
+    units = r.get("metric_units") or {}
+    rows = []
+    for name, value in metrics.items():
+        text, unit = _explain(name)
+        rows.append([esc(name), fmt(value), esc(units.get(name, unit)), esc(text)])
+    return "<h3>Every metric (raw values)</h3>" + table(["metric", "value", "unit", "definition"], rows, numeric=True)
+
+
+def _lattice(r: Mapping[str, Any]) -> str:
+    details = r.get("details") or {}
+    neighbours = details.get("neighbours")
+    if not neighbours or r.get("loss") is None:
+        return ""
+    chosen = ", ".join(f"{q} {lv}" for q, lv in (details.get("levels") or {}).items())
+    intro = (f"<p>Full-domain generalization chose the level vector <b>{esc(chosen)}</b> (loss {fmt(r['loss'])}, "
+             f"{fmt(r.get('suppressed'))} rows suppressed) as the feasible vector of least loss. Its neighbours differ by one "
+             "level of one quasi-identifier:</p>")  # fmt: skip
+    fig = figure(plots.neighbours_plot(neighbours, r["loss"], int(r.get("suppressed") or 0)), "Lattice neighbours",
+                 "Loss of each neighbour; a cross marks a neighbour that would leave more rows in classes smaller than k "
+                 "than the suppression budget allows.")  # fmt: skip
+    rows = [[esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"), esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
+             fmt(n["loss"]), fmt(n["suppressed"]), "yes" if n["feasible"] else "no"] for n in neighbours]  # fmt: skip
+    return section("lattice", "The chosen lattice node", intro + fig + table(["neighbour", "levels", "loss", "suppressed", "feasible"], rows, numeric=True))
+
+
+def _parameters(r: Mapping[str, Any]) -> str:
+    asked = {key: r.get(key) for key in ("method", "k", "metric", "options", "qids", "sensitive", "seed", "null", "input",
+                                          "output", "encodings", "null_rows") if key in r}  # fmt: skip
+    steps = (("seconds", "anonymize: read, aggregate, run the method, build the report"),
+             ("write_seconds", "write the table and verify it from the written file"))  # fmt: skip
+    times = [[esc(text), f"{r[key]:.3f} s"] for key, text in steps if isinstance(r.get(key), (int, float))]
+    details = {key: v for key, v in (r.get("details") or {}).items() if key != "neighbours"}
+    body = "<h3>Asked for</h3>" + kv_table(asked) + "<h3>Timings</h3>" + table(["step", "time"], times, numeric=True)
+    if details:
+        body += "<h3>Method facts</h3>" + kv_table(details)
+    return section("parameters", "Parameters and timings", body)
+
+
+def _others(r: Mapping[str, Any]) -> str:
+    rest = {key: v for key, v in r.items() if key not in _SHOWN}
+    return section("other", "Other facts", kv_table(rest)) if rest else ""
+

@@ -1,0 +1,136 @@
+"""Bad-input catalogue of the command line (issue 12).
+
+Every refusal exits 2 with exactly one line on stderr, ``polars-anon: error: ...``,
+naming the culprit, and leaves the working folder byte-for-byte as before. The
+cases are data (an argument list and the words the message must contain); a few run
+in a fresh process to show that no traceback reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+from tests.conftest import REPO
+from tests.errors.snapshot import unchanged
+
+T = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4})
+
+CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
+    # (id, arguments ({w} is the working folder), words the message must contain)
+    ("check-not-utf8", ["check", "{w}/bad.csv", "--qids", "age", "--k", "2"], ("bad.csv", "not UTF-8", "0xe9", "line 3")),
+    ("check-missing-file", ["check", "{w}/nope.parquet", "--qids", "age", "--k", "2"], ("nope.parquet", "does not exist")),
+    ("check-not-parquet", ["check", "{w}/notes.parquet", "--qids", "age", "--k", "2"], ("notes.parquet", "as Parquet")),
+    ("check-unknown-qid", ["check", "{w}/t.parquet", "--qids", "age,zip", "--k", "2"], ("qids ['zip']",)),
+    ("check-no-qids", ["check", "{w}/t.parquet", "--qids", "", "--k", "2"], ("--qids",)),
+    ("check-qid-twice", ["check", "{w}/t.parquet", "--qids", "age,age", "--k", "2"], ("['age'] more than once",)),
+    ("check-k-zero", ["check", "{w}/t.parquet", "--qids", "age", "--k", "0"], ("k must be an integer >= 1, got 0",)),
+    ("check-k-not-int", ["check", "{w}/t.parquet", "--qids", "age", "--k", "x"], ("check", "--k", "'x'")),
+    ("check-separator", ["check", "{w}/t.csv", "--qids", "age", "--k", "2", "--separator", ";;"], ("separator", "';;'")),
+    ("demo-method", ["demo", "--rows", "100", "--out", "{w}/demo", "--method", "magic"], ("--method", "'magic'")),
+    ("demo-rows-zero", ["demo", "--rows", "0", "--out", "{w}/demo"], ("rows must be an integer >= 1, got 0",)),
+    ("demo-k-zero", ["demo", "--rows", "100", "--k", "0", "--out", "{w}/demo"], ("k must be an integer >= 1, got 0",)),
+    ("demo-k-above-rows", ["demo", "--rows", "100", "--k", "200", "--out", "{w}/demo"], ("k=200", "100 rows")),
+    ("demo-out-is-a-file", ["demo", "--rows", "100", "--out", "{w}/t.parquet"], ("t.parquet", "is a file")),
+    ("demo-exists", ["demo", "--rows", "100", "--out", "{w}/old-demo"], ("voters.parquet", "exists", "--overwrite")),
+    ("encode-unknown", ["encode", "{w}/t.parquet", "--encoding", "magic", "--hierarchy", "sex=suppress"], ("'magic'",)),
+    ("encode-hierarchy-form", ["encode", "{w}/t.parquet", "--hierarchy", "sex"], ("--hierarchy 'sex'", "NAME=SPEC")),
+    ("encode-hierarchy-mask", ["encode", "{w}/t.parquet", "--hierarchy", "sex=mask:x"], ("sex=mask:x", "integers")),
+    ("encode-hierarchy-toml", ["encode", "{w}/t.parquet", "--hierarchy", "age={ mask = "], ("age={ mask = ", "TOML")),
+    ("encode-unknown-qid", ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "zip=suppress"], ("qids ['zip']",)),
+    ("encode-no-hierarchy", ["encode", "{w}/t.parquet", "--encoding", "fillparent"], ("--hierarchy",)),
+    ("encode-csv-output", ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "sex=suppress",
+                           "--output", "{w}/e.csv"], ("e.csv", ".parquet")),
+    ("encode-output-exists", ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "sex=suppress",
+                              "--output", "{w}/t.parquet"], ("t.parquet", "exists")),
+    ("encode-layout", ["encode", "{w}/t.parquet", "--layout", "tall", "--hierarchy", "sex=suppress"], ("--layout", "'tall'")),
+    ("metrics-no-hierarchy", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--qids", "sex"], ("qids ['sex'] have no hierarchy",)),
+    ("metrics-unknown-name", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--names", "nope"],
+     ("unknown metric 'nope'",)),
+    ("metrics-json-exists", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--json", "{w}/t.csv"],
+     ("t.csv", "exists")),
+    ("anonymize-no-job-file", ["anonymize", "{w}/nojob.toml"], ("nojob.toml", "cannot read job file")),
+    ("anonymize-not-toml", ["anonymize", "{w}/broken.toml"], ("broken.toml", "not valid TOML")),
+    ("anonymize-unknown-flag", ["anonymize", "{w}/job.toml", "--force"], ("--force",)),
+    ("no-command", [], ("command",)),
+]
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """The working folder: inputs, a broken job file and an earlier demo (all must stay as they are)."""
+    w = tmp_path / "w"
+    (w / "old-demo").mkdir(parents=True)
+    T.write_parquet(w / "t.parquet")
+    T.write_csv(w / "t.csv")
+    (w / "bad.csv").write_bytes(b"age,sex\n31,F\n33,\xe9\n")
+    (w / "notes.parquet").write_text("not parquet at all")
+    (w / "broken.toml").write_text("k = \n")
+    (w / "job.toml").write_text('input = "t.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n')
+    (w / "old-demo" / "voters.parquet").write_bytes(b"an earlier demo")
+    return w
+
+
+def one_line_error(err: str, culprit: tuple[str, ...]) -> str:
+    """The single line a refusal prints (asserting its form and that it names the culprit)."""
+    lines = err.splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got {lines}"
+    assert lines[0].startswith("polars-anon: error: ") and "Traceback" not in err
+    missing = [c for c in culprit if c not in lines[0]]
+    assert not missing, f"{lines[0]!r} does not name {missing}"
+    return lines[0]
+
+
+@pytest.mark.parametrize(("args", "culprit"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_cli_refusal(args: list[str], culprit: tuple[str, ...], work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [a.replace("{w}", str(work)) for a in args]
+    with unchanged(work):
+        try:
+            code = cli.main(argv)
+        except SystemExit as exc:  # argparse exits
+            code = exc.code
+    assert code == 2
+    one_line_error(capsys.readouterr().err, culprit)
+
+
+SUBPROCESS = ["check-not-utf8", "check-separator", "demo-out-is-a-file", "encode-csv-output", "check-k-not-int"]
+
+
+@pytest.mark.parametrize("case", SUBPROCESS)
+def test_no_traceback_reaches_the_terminal(case: str, work: Path) -> None:
+    _, args, culprit = next(c for c in CASES if c[0] == case)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    with unchanged(work):
+        proc = subprocess.run([sys.executable, "-m", "polars_anon.cli", *(a.replace("{w}", str(work)) for a in args)],
+                              capture_output=True, text=True, env=env, cwd=work, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    one_line_error(proc.stderr, culprit)
+
+
+def test_check_refuses_to_call_an_empty_table_k_anonymous(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    T.head(0).write_parquet(work / "empty.parquet")
+    with unchanged(work):
+        assert cli.main(["check", str(work / "empty.parquet"), "--qids", "age", "--k", "2"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["k_anonymous"] is False
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and "empty.parquet" in lines[0] and "empty" in lines[0].removeprefix(str(work))
+
+
+def test_demo_drops_the_direct_identifiers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["demo", "--rows", "2000", "--k", "5", "--out", str(tmp_path / "d")]) == 0
+    published = pl.read_parquet(tmp_path / "d" / "anonymized.parquet")
+    report = json.loads((tmp_path / "d" / "report.json").read_text())
+    assert published.columns == ["zip", "gender", "race", "birth_year", "party"]
+    assert {c["name"]: c["type"] for c in report["columns"]} == {
+        "voter_id": "identifying", "name": "identifying", "zip": "quasi-identifier", "gender": "quasi-identifier",
+        "race": "quasi-identifier", "birth_year": "quasi-identifier", "party": "sensitive",
+    }  # fmt: skip
+    assert "voter_id and name were dropped" in capsys.readouterr().out

@@ -1,0 +1,162 @@
+"""Bad-input catalogue of the job file (TOML), run through ``polars-anon anonymize`` (issue 12).
+
+A case is a change to a valid job (top-level keys replaced, added or removed, or
+other ``[qids]`` tables) and the words the one-line message must contain. Every
+refusal exits 2 with one line on stderr and leaves the job's folder byte-for-byte
+as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+from polars_anon.algorithms import METHODS
+from polars_anon.anonymize import Anonymized
+from tests.errors.snapshot import unchanged
+from tests.errors.test_catalogue_cli import one_line_error
+
+T = pl.DataFrame(
+    {"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4}
+)
+BASE = {"input": '"t.parquet"', "output": '"out/anon.parquet"', "k": "2", "insensitive": '"id"'}
+QIDS = '[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 30, top = 40 }\n[qids.sex]\nhierarchy = "suppress"\n'
+
+
+def render(keys: dict[str, str | None], qids: str = QIDS) -> str:
+    """A job file: `keys` (TOML values as text; None removes a key of BASE) over BASE, then the qid tables."""
+    merged = {k: v for k, v in (BASE | keys).items() if v is not None}
+    return "".join(f"{k} = {v}\n" for k, v in merged.items()) + qids
+
+
+CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = [
+    # (id, keys over BASE, [qids] tables, words the message must contain)
+    ("seed-string", {"seed": '"x"'}, QIDS, ("key 'seed'", "'x'")),
+    ("mask-string", {}, '[qids.age]\nhierarchy = { mask = "five" }\n', ("qid 'age'", "'mask'", "'five'")),
+    ("separator-number", {"separator": "5"}, QIDS, ("key 'separator'", "got 5")),
+    ("separator-two-chars", {"separator": '";;"'}, QIDS, ("'separator'", "';;'")),
+    ("k-string", {"k": '"5"'}, QIDS, ("key 'k'", "'5'")),
+    ("k-float", {"k": "2.5"}, QIDS, ("key 'k'", "2.5")),
+    ("k-zero", {"k": "0"}, QIDS, ("k must be an integer >= 1, got 0",)),
+    ("k-above-rows", {"k": "13"}, QIDS, ("k=13", "12 rows")),
+    ("k-missing", {"k": None}, QIDS, ("missing required key 'k'",)),
+    ("input-missing-key", {"input": None}, QIDS, ("missing required key 'input'",)),
+    ("input-missing-file", {"input": '"missing.parquet"'}, QIDS, ("missing.parquet", "does not exist")),
+    ("input-not-utf8", {"input": '"bad.csv"'}, QIDS, ("bad.csv", "not UTF-8", "0xe9")),
+    ("qids-a-list", {"qids": '["age"]'}, "", ("key 'qids'", "['age']")),
+    ("qids-empty", {}, "[qids]\n", ("[qids] must name at least one column",)),
+    ("qid-not-a-column", {}, QIDS + '[qids.zip]\nhierarchy = "suppress"\n', ("qids ['zip']",)),
+    ("qid-table-unknown-key", {}, '[qids.age]\nhierarchy = "suppress"\nlevels = 3\n', ("[qids.age]", "['levels']")),
+    ("hierarchy-a-number", {}, "[qids.age]\nhierarchy = 5\n", ("qid 'age'", "got 5")),
+    ("hierarchy-file-missing", {}, '[qids.age]\nhierarchy = "nope.csv"\n', ("qid 'age'", "nope.csv")),
+    ("hierarchy-intervals-string", {}, '[qids.age]\nhierarchy = { intervals = "5" }\n', ("qid 'age'", "'intervals'")),
+    ("hierarchy-width-string", {}, '[qids.age]\nhierarchy = { mask = 2, width = "x" }\n', ("qid 'age'", "'width'", "'x'")),
+    ("hierarchy-unknown-kind", {}, "[qids.age]\nhierarchy = { digits = 3 }\n", ("qid 'age'", "digits")),
+    ("no-hierarchy-for-fulldomain", {}, "[qids.age]\n[qids.sex]\n", ("['age', 'sex'] have no hierarchy", "fulldomain")),
+    ("method-unknown", {"method": '"magic"'}, QIDS, ("method", "'magic'")),
+    ("metric-for-datafly", {"method": '"datafly"', "metric": '"ncp"'}, QIDS, ("method 'datafly' takes no metric",)),
+    ("metric-unknown", {"metric": '"nllm"'}, QIDS, ("metric of method 'fulldomain'", "'nllm'")),
+    ("null-unknown", {"null": '"drop"'}, QIDS, ("null must be one of", "'drop'")),
+    ("nulls-refused", {"input": '"nulls.parquet"'}, QIDS, ("column 'age' has 2 null values",)),
+    ("encode-unknown", {"encode": '["magic"]'}, QIDS, ("'magic'",)),
+    ("encode-layout", {"encode_layout": '"tall"'}, QIDS, ("encode_layout", "'tall'")),
+    ("report-is-an-encoding", {"encode": '["fillparent"]', "report": '"out/anon.fillparent.parquet"'}, QIDS,
+     ("anon.fillparent.parquet", "named twice")),
+    ("report-number", {"report": "5"}, QIDS, ("key 'report'", "got 5")),
+    ("report-is-the-output", {"report": '"out/anon.parquet"'}, QIDS, ("anon.parquet", "named twice")),
+    ("drop-number", {"drop": "5"}, QIDS, ("key 'drop'", "got 5")),
+    ("qid-in-drop", {"drop": '["age"]'}, QIDS, ("qids ['age'] are also in drop",)),
+    ("sensitive-in-drop", {"sensitive": '"party"', "drop": '"party"'}, QIDS, ("sensitive 'party' is also in drop",)),
+    ("sensitive-is-a-qid", {"sensitive": '"age"'}, QIDS, ("sensitive 'age' is also a quasi-identifier",)),
+    ("undeclared-identifier", {"insensitive": None}, QIDS, ("column 'id' is not declared", "drop=['id']", "insensitive=['id']")),
+    ("option-unknown", {"foo": "3"}, QIDS, ("method 'fulldomain' does not take option 'foo'",)),
+    ("option-wrong-type", {"max_suppressed": '"3"'}, QIDS, ("option 'max_suppressed'", "'3'")),
+    ("mondrian-mode", {"method": '"mondrian"', "mode": '"loose"'}, QIDS, ("option 'mode'", "'loose'")),
+    ("output-a-folder", {"output": '"folder.parquet"'}, QIDS, ("folder.parquet", "folder")),
+    ("output-dot-csv", {"output": '".csv"'}, QIDS, (".csv'", ".parquet")),
+    ("output-csv", {"output": '"anon.csv"'}, QIDS, ("anon.csv", ".parquet")),
+    ("output-exists", {"output": '"t.parquet"'}, QIDS, ("t.parquet", "exists", "--overwrite")),
+    ("output-under-a-file", {"output": '"t.csv/anon.parquet"'}, QIDS, ("t.csv", "is a file")),
+] + [
+    (f"{name}-unknown-option", {"method": f'"{name}"', "bogus": "1"}, QIDS, (f"method {name!r}", "'bogus'"))
+    for name in sorted(METHODS)
+] + [
+    (f"{name}-option-{f.name}-wrong-type", {"method": f'"{name}"', f.name: "[[1]]"}, QIDS, (f"option {f.name!r}",))
+    for name in sorted(METHODS) for f in dataclasses.fields(METHODS[name].options)
+]  # fmt: skip
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    w = tmp_path / "w"
+    (w / "folder.parquet").mkdir(parents=True)
+    T.write_parquet(w / "t.parquet")
+    T.write_csv(w / "t.csv")
+    T.with_columns(age=pl.when(pl.col("id").is_in([0, 5])).then(None).otherwise(pl.col("age"))).write_parquet(w / "nulls.parquet")
+    (w / "bad.csv").write_bytes(b"id,age,sex\n1,31,F\n2,33,\xe9\n")
+    return w
+
+
+def run(work: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[int, str]:
+    """Run ``work/job.toml``; returns the exit code and stderr."""
+    code = cli.main(["anonymize", str(work / "job.toml"), *flags])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("keys", "qids", "culprit"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_job_refusal(keys: dict[str, str | None], qids: str, culprit: tuple[str, ...], work: Path,
+                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (work / "job.toml").write_text(render(keys, qids))
+    with unchanged(work):
+        code, err = run(work, capsys)
+    assert code == 2
+    one_line_error(err, culprit)
+
+
+def test_the_base_job_runs(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cases above fail because of their change, not because the base job is broken."""
+    (work / "job.toml").write_text(render({}))
+    code, err = run(work, capsys)
+    assert code == 0 and err == ""
+    assert pl.read_parquet(work / "out" / "anon.parquet").height == 12
+
+
+def test_output_folder_refused_even_with_overwrite(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "job.toml").write_text(render({"output": '"folder.parquet"'}))
+    with unchanged(work):
+        code, err = run(work, capsys, "--overwrite")
+    assert code == 2
+    one_line_error(err, ("folder.parquet", "is a folder"))
+
+
+def test_drop_string_is_the_column(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``drop = "id"`` drops the column id (it was read as ['i', 'd'])."""
+    (work / "job.toml").write_text(render({"insensitive": None, "drop": '"id"'}))
+    code, _ = run(work, capsys)
+    assert code == 0
+    assert pl.read_parquet(work / "out" / "anon.parquet").columns == ["age", "sex", "party"]
+    report = json.loads((work / "out" / "anon.report.json").read_text())
+    assert [c["type"] for c in report["columns"] if c["name"] == "id"] == ["identifying"]
+
+
+def test_null_suppress_with_proportional_refused_before_writing(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Encodings from the original values cannot line up with rows published at the root: refused before any write,
+    with a message that does not suggest the option the job already has."""
+
+    def no_write(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the table was staged before the refusal")
+
+    monkeypatch.setattr(Anonymized, "stage", no_write)
+    (work / "job.toml").write_text(render({"input": '"nulls.parquet"', "null": '"suppress"', "encode": '["proportional"]'}))
+    with unchanged(work):
+        code, err = run(work, capsys)
+    assert code == 2
+    line = one_line_error(err, ("encode ['proportional']", "2 rows hold nulls"))
+    assert "null='suppress'" not in line and "pass null" not in line

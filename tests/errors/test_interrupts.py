@@ -1,0 +1,182 @@
+"""Interrupts, a full disk and a failing report writer leave nothing behind (issue 12).
+
+A CLI job on a generated voter register is signalled (SIGINT, SIGTERM) while it
+writes: it must exit 130/143 with one line and leave its output folder exactly as
+it was, without the hidden temporary file. A full disk is a small tmpfs mounted in
+a private mount namespace when the test may (root and ``unshare``), and a file size
+limit (``RLIMIT_FSIZE``) otherwise; both are run where possible, each skipped with
+its reason where not.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+from polars_anon.demo import write_rows
+from polars_anon.outputs import Outputs, staged_write
+from tests.conftest import REPO
+from tests.errors.snapshot import snapshot, unchanged
+
+BIG_ROWS = 2_500_000
+JOB = """input = "{input}"
+output = "{output}"
+k = 10
+drop = ["voter_id", "name"]
+sensitive = "party"
+[qids.gender]
+hierarchy = "suppress"
+[qids.race]
+hierarchy = "suppress"
+"""
+ENV = dict(os.environ, PYTHONPATH=str(REPO))
+
+
+@pytest.fixture(scope="session")
+def voters(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated register large enough for its write to be caught (about 1 s of writing)."""
+    return write_rows(tmp_path_factory.mktemp("voters") / "voters.parquet", BIG_ROWS, seed=0)
+
+
+def _job(folder: Path, input_: Path, output: str = "out/anon.parquet") -> Path:
+    path = folder / "job.toml"
+    path.write_text(JOB.format(input=input_, output=output))
+    return path
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_signal_while_writing_leaves_nothing(sig: signal.Signals, code: int, voters: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("an earlier file")
+    job = _job(tmp_path, voters)
+    before = snapshot(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)], cwd=tmp_path, env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    caught = None
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        caught = next((p.name for p in out.iterdir() if p.name.startswith(".anon.parquet.") and p.name.endswith(".tmp")), None)
+        if caught:
+            proc.send_signal(sig)
+            break
+        time.sleep(0.001)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert caught, f"the job ended (exit {proc.returncode}) before its temporary file was seen: {stderr}"
+    assert proc.returncode == code, stderr
+    assert stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and stdout == ""
+    assert snapshot(tmp_path) == before  # the hidden temporary file is gone, nothing new, nothing touched
+
+
+@pytest.fixture(scope="module")
+def medium(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A register whose published table is several MB: more than the full disks below hold."""
+    return write_rows(tmp_path_factory.mktemp("medium") / "voters.parquet", 400_000, seed=1)
+
+
+def _tmpfs_run(folder: Path, job: Path) -> dict[str, Any]:
+    """Run the job with its output folder on a 1 MB tmpfs in a private mount namespace; the facts, as JSON."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root and unshare(1); the file size limit case covers a full disk")
+    driver = folder / "driver.py"
+    driver.write_text(
+        "import json, subprocess, sys\n"
+        "from pathlib import Path\n"
+        "from tests.errors.snapshot import snapshot\n"
+        "disk = Path(sys.argv[1])\n"
+        "(disk / 'anon.parquet').write_bytes(b'an earlier output')\n"
+        "before = snapshot(disk)\n"
+        "p = subprocess.run([sys.executable, '-m', 'polars_anon.cli', 'anonymize', sys.argv[2], '--overwrite'],"
+        " capture_output=True, text=True)\n"
+        "same = snapshot(disk) == before\n"
+        "print(json.dumps({'code': p.returncode, 'stderr': p.stderr, 'same': same,"
+        " 'kept': (disk / 'anon.parquet').read_bytes().decode()}))\n"
+    )
+    disk = folder / "disk"
+    disk.mkdir()
+    script = f'mount -t tmpfs -o size=1m tmpfs "{disk}" && exec "{sys.executable}" "{driver}" "{disk}" "{job}"'
+    proc = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], capture_output=True, text=True,
+                          env=ENV, cwd=folder, timeout=300, check=False)  # fmt: skip
+    if proc.returncode != 0 and not proc.stdout:
+        pytest.skip(f"cannot mount a tmpfs here ({proc.stderr.strip()}); the file size limit case covers a full disk")
+    assert list(disk.iterdir()) == []  # the mount was private: nothing reached the real folder
+    return json.loads(proc.stdout)
+
+
+def _limit_run(folder: Path, job: Path) -> dict[str, Any]:
+    """Run the job with a 1 MB file size limit (writes past it fail with EFBIG); the facts."""
+    disk = folder / "disk"
+    disk.mkdir()
+    (disk / "anon.parquet").write_bytes(b"an earlier output")
+    before = snapshot(disk)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    proc = subprocess.run([sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "--overwrite"], capture_output=True,
+                          text=True, env=ENV, cwd=folder, preexec_fn=limit, timeout=300, check=False)  # fmt: skip
+    same = snapshot(disk) == before
+    return {"code": proc.returncode, "stderr": proc.stderr, "same": same, "kept": (disk / "anon.parquet").read_text()}
+
+
+@pytest.mark.parametrize("disk", ["tmpfs", "file-size-limit"])
+def test_full_disk_leaves_nothing(disk: str, medium: Path, tmp_path: Path) -> None:
+    job = _job(tmp_path, medium, "disk/anon.parquet")
+    facts = (_tmpfs_run if disk == "tmpfs" else _limit_run)(tmp_path, job)
+    lines = facts["stderr"].splitlines()
+    assert facts["code"] == 2 and len(lines) == 1, facts["stderr"]
+    assert lines[0].startswith("polars-anon: error: no space left") and "anon.parquet" in lines[0]
+    assert facts["same"] and facts["kept"] == "an earlier output"
+
+
+def _failing_report(out: Outputs, report: dict[str, Any], path: Path, **kwargs: Any) -> None:
+    def write(tmp: Path) -> None:
+        tmp.write_text("{")  # a partial report, then the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    staged_write(out, path, write)
+
+
+def test_report_failure_leaves_nothing_and_the_rerun_works(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The table is written and verified, then the report fails: neither remains, and the rerun is not refused."""
+    table = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6})
+    table.write_parquet(tmp_path / "t.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text('input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\ninsensitive = "id"\nencode = ["fillparent"]\n'
+                   '[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 30, top = 40 }\n[qids.sex]\nhierarchy = "suppress"\n')
+    monkeypatch.setattr("polars_anon.job.write_report", _failing_report)
+    with unchanged(tmp_path):
+        assert cli.main(["anonymize", str(job)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no space left" in err[0] and "anon.report.json" in err[0]
+    monkeypatch.undo()
+    assert cli.main(["anonymize", str(job)]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["anon.fillparent.parquet", "anon.parquet", "anon.report.html", "anon.report.json"]
+
+
+def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import polars_anon as pa
+
+    table = pl.DataFrame({"sex": ["F", "M"] * 3})
+    res = pa.anonymize(table, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=3)
+    monkeypatch.setattr(sys.modules["polars_anon.anonymize"], "write_report", _failing_report)
+    with unchanged(tmp_path), pytest.raises(pa.OutputError, match=r"no space left .*t\.report\.json"):
+        res.sink_parquet(tmp_path / "t.parquet")
+    monkeypatch.undo()
+    res.sink_parquet(tmp_path / "t.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.report.html", "t.report.json"]

@@ -1,0 +1,122 @@
+"""Privacy models against the defining papers' worked examples and hand computations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import hypergeom, poisson
+
+import polars_anon as pa
+from polars_anon.privacy import BetaLikeness, DeltaDisclosure, KMap, LDiversity, TCloseness
+from polars_anon.privacy.evaluate import class_measures
+from polars_anon.privacy.uniqueness import estimates, pitman, zayatz
+
+# Li et al. 2007, t-Closeness, Table 3 (the 3-diverse patient table): salaries 3k..11k, one
+# patient each; the three classes hold {3k, 4k, 5k}, {6k, 8k, 11k} and {7k, 9k, 10k}.
+SALARY = pl.DataFrame({
+    "zip": ["476**"] * 3 + ["4790*"] * 3 + ["476**"] * 3,
+    "age": ["2*"] * 3 + [">=40"] * 3 + ["3*"] * 3,
+    "salary": [3, 4, 5, 6, 8, 11, 7, 9, 10],
+})  # fmt: skip
+
+
+def _measures(model, table=SALARY, qids=("zip", "age")) -> dict[tuple, float]:
+    got = class_measures(table, list(qids), model)
+    return {tuple(r[: len(qids)]): r[-2] for r in got.iter_rows()}
+
+
+def test_li_et_al_salary_ordered_distance() -> None:
+    """Li et al. §4.2: D[P1, Q] = 0.375 and D[P2, Q] = 0.167 with the ordered distance."""
+    m = _measures(TCloseness("salary", t=0.2, distance="ordered"))
+    assert m[("476**", "2*")] == pytest.approx(0.375)
+    assert m[("4790*", ">=40")] == pytest.approx(1 / 6)
+    # P3 = {7k, 9k, 10k}: r = (-1,-1,-1,-1,2,-1,2,2,-1)/9, cumulative |.| = (1+2+3+4+2+3+1+1+0)/9 = 17/9, / 8
+    assert m[("476**", "3*")] == pytest.approx(17 / 72)
+
+
+def test_li_et_al_salary_equal_distance() -> None:
+    """Equal ground distance: 1/2 (3 |1/3 - 1/9| + 6 / 9) = 2/3 for every class of three distinct salaries."""
+    assert set(np.round(list(_measures(TCloseness("salary", t=0.2)).values()), 12)) == {round(2 / 3, 12)}
+
+
+def test_hierarchical_distance_hand_example() -> None:
+    """Root (level 2) -> A {a1, a2}, B {b1, b2}; the table is uniform over the four leaves.
+
+    Class {a1, a1}: extra(a1) = 3/4, extra(a2) = extra(b1) = extra(b2) = -1/4; node A: pos 3/4,
+    neg 1/4 -> 1/2 * 1/4; node B: 0; root: extra(A) = 1/2, extra(B) = -1/2 -> 2/2 * 1/2.
+    EMD = 1/8 + 1/2 = 5/8 (Li et al.'s cost(N) = level(N)/H min(pos, neg)).
+    """
+    h = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
+    t = pl.DataFrame({"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]})
+    m = _measures(TCloseness("s", t=0.5, distance="hierarchical", hierarchy=h), t, ("q",))
+    # overall: a1 2/8, a2 2/8, b1 2/8, b2 2/8
+    assert m[("x",)] == pytest.approx(5 / 8)
+    # class z = {b1, b2}: A -> 0 (both -1/4), B -> 0 (+1/4, +1/4), root: (-1/2, +1/2) -> 1/2
+    assert m[("z",)] == pytest.approx(1 / 2)
+
+
+def test_l_diversity_variants_hand_example() -> None:
+    """Machanavajjhala et al. 2007: a class with counts (4, 2, 1, 1)."""
+    t = pl.DataFrame({"q": ["x"] * 8, "s": list("aaaabbcd")})
+    assert _measures(LDiversity("s", l=3), t, ("q",))[("x",)] == 4
+    p = np.array([4, 2, 1, 1]) / 8
+    assert _measures(LDiversity("s", l=3, variant="entropy"), t, ("q",))[("x",)] == pytest.approx(math.exp(-(p * np.log(p)).sum()))
+    # recursive (c, 2): r1 = 4 < c (2 + 1 + 1) holds for c > 1
+    ratio = _measures(LDiversity("s", l=2, variant="recursive", c=1.1), t, ("q",))[("x",)]
+    assert ratio == pytest.approx(1.0)
+    assert class_measures(t, ["q"], LDiversity("s", l=2, variant="recursive", c=1.0))["satisfied"].item() is False
+    assert class_measures(t, ["q"], LDiversity("s", l=2, variant="recursive", c=1.1))["satisfied"].item() is True
+
+
+def test_delta_disclosure_and_beta_likeness_hand_example() -> None:
+    """Overall (a, b) = (1/2, 1/2); class x = (3/4, 1/4), class y = (1/4, 3/4)."""
+    t = pl.DataFrame({"q": ["x"] * 4 + ["y"] * 4, "s": list("aaab") + list("abbb")})
+    assert _measures(DeltaDisclosure("s", delta=1.0), t, ("q",))[("x",)] == pytest.approx(math.log(2))
+    assert _measures(BetaLikeness("s", beta=1.0), t, ("q",))[("x",)] == pytest.approx(0.5)
+    # enhanced: the gain 1/2 is within -ln(1/2) = 0.693, so the measure is the gain
+    assert _measures(BetaLikeness("s", beta=1.0, variant="enhanced"), t, ("q",))[("x",)] == pytest.approx(0.5)
+    # a rare value (1/8 overall) held by 3/4 of a class: gain 5 > -ln(1/8) = 2.08 -> infinite
+    rare = pl.DataFrame({"q": ["x"] * 4 + ["y"] * 4, "s": list("rrrb") + list("bbbb")})
+    assert math.isinf(_measures(BetaLikeness("s", beta=10.0, variant="enhanced"), rare, ("q",))[("x",)])
+    assert _measures(BetaLikeness("s", beta=10.0), rare, ("q",))[("x",)] == pytest.approx((3 / 4 - 3 / 8) / (3 / 8))
+
+
+def test_zayatz_by_hand() -> None:
+    """Zayatz: share of sample uniques that are population uniques, from hypergeometric draws of one."""
+    hist, population = {1: 10, 2: 20, 5: 4}, 1000
+    n, u = 10 + 40 + 20, 34
+    terms = sum(c / u * hypergeom.pmf(1, population, s, n) for s, c in hist.items())
+    share = (10 / u) * hypergeom.pmf(1, population, 1, n) / terms
+    assert zayatz(hist, population) == pytest.approx(10 * share / (n / population))
+
+
+def test_pitman_solves_its_likelihood_equations() -> None:
+    """At Pitman's estimate (θ, α) both ML equations vanish; checked by a plain loop over the sums."""
+    rng = np.random.default_rng(3)
+    pop = rng.zipf(1.4, 200_000)
+    sample = rng.choice(pop, 4_000, replace=False)
+    _, counts = np.unique(sample, return_counts=True)
+    sizes, classes = np.unique(counts, return_counts=True)
+    hist = dict(zip(sizes.tolist(), classes.tolist()))
+    value = pitman(hist, 200_000)
+    assert 0 < value < 200_000
+    true_uniques = int((np.unique(pop, return_counts=True)[1] == 1).sum())
+    assert value == pytest.approx(true_uniques, rel=0.25)  # an estimate: within 25% of the truth here
+    assert estimates(hist, 200_000)["dankar_model"] == "pitman"  # sampling fraction 2% <= 10%
+
+
+def test_no_sample_uniques_means_no_population_uniques() -> None:
+    assert estimates({2: 10, 3: 4}, 10_000) == {"pitman": 0.0, "zayatz": 0.0, "snb": 0.0, "dankar": 0.0, "dankar_model": "none"}
+
+
+def test_k_map_poisson_derivation() -> None:
+    """ARX's derivation: the smallest c with P(X <= c) >= 1 - significance, X ~ Poisson(f k), plus one."""
+    lam = 0.05 * 20  # sampling fraction 5%, k = 20
+    c = 0
+    while poisson.cdf(c, lam) < 0.99:
+        c += 1
+    assert KMap(20, sampling_fraction=0.05).derived_k(10_000) == c + 2
+    assert KMap(3, sampling_fraction=0.9).derived_k(10_000) == 3  # never above k

@@ -1,0 +1,203 @@
+"""An independent reference for the full-domain objectives: every vector, every objective.
+
+Written from the definitions (ARX's ``metric.v2`` and the papers, see
+``polars_anon/algorithms/objectives.py``) without its code: the classes of every
+level vector are rolled up from the vector below in one walk over the whole
+lattice, each objective is computed on the classes (not on the tuples, as the
+search does), and the optimum is a plain minimum over every vector within the
+suppression budget, ties broken by fewer suppressed rows, then the smaller level
+sum, then the lexicographically smaller vector.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from polars_anon import Hierarchy
+
+ARX_DEFAULT_AGGREGATE = {"loss": "geometric", "entropy": "sum", "height": "sum", "precision": "arithmetic"}
+
+
+@dataclass
+class Classes:
+    """The classes of one vector: size and published node per attribute."""
+
+    vector: tuple[int, ...]
+    size: np.ndarray
+    nodes: np.ndarray  # (classes, m) published node ids
+    rep: np.ndarray  # per class: one of its distinct input tuples
+
+
+def walk(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy]) -> Iterator[Classes]:
+    """Classes of every vector, each rolled up from the vector one level below in its last raised attribute.
+
+    Vectors come in odometer order (the last attribute fastest), so the vector below
+    is always among the m kept (one per attribute: the latest raised in it).
+    """
+    size = tuples["size"].to_numpy().astype(np.int64)
+    leaf = np.stack([hs[q].ids_of(tuples[q]) for q in qids], axis=1)
+    m = len(qids)
+    bottom = Classes((0,) * m, size, leaf.copy(), np.arange(len(size)))
+    latest: list[Classes] = [bottom] * (m + 1)  # latest[j + 1]: the latest vector whose last raised attribute is j
+    for v in itertools.product(*[range(hs[q].height) for q in qids]):
+        raised = [i for i, x in enumerate(v) if x > 0]
+        if not raised:
+            yield bottom
+            continue
+        j = raised[-1]
+        below = latest[j + 1] if v[j] > 1 else latest[raised[-2] + 1 if len(raised) > 1 else 0]
+        nodes = below.nodes.copy()
+        nodes[:, j] = hs[qids[j]].generalize_ids(v[j])[leaf[below.rep, j]]
+        code = np.zeros(len(nodes), dtype=np.int64)
+        for i in range(m):  # mixed radix over the node ids (small enough for the tables tested)
+            code = code * hs[qids[i]].n_nodes + nodes[:, i]
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        latest[j + 1] = Classes(v, np.bincount(inverse, weights=below.size).astype(np.int64), nodes[first], below.rep[first])
+        yield latest[j + 1]
+
+
+def _aggregate(parts: np.ndarray, weights: Sequence[float] | None, how: str) -> tuple[float, ...]:
+    w = np.ones(len(parts)) if weights is None else np.asarray(weights, dtype=np.float64)
+    x = [float(v) for v in parts * w / w.max()]
+    if how == "arithmetic":
+        return (sum(xi / len(x) for xi in x),)
+    if how == "geometric":
+        out = 1.0
+        for xi in x:
+            out *= (xi + 1.0) ** (1.0 / len(x))
+        return (out - 1.0,)
+    if how == "sum":
+        return (sum(x),)
+    if how == "max":
+        return (max([0.0, *x]),)
+    return tuple(sorted(x, reverse=True))
+
+
+def _factors(gs: float) -> tuple[float, float]:
+    return (1.0 if gs <= 0.5 else 2.0 - 2.0 * gs), (2.0 * gs if gs < 0.5 else 1.0)
+
+
+@dataclass
+class Table:
+    """What every vector's objectives need beyond its classes."""
+
+    hs: list[Hierarchy]
+    n: float
+    p_log_p: float  # sum over distinct tuples of p log2 p
+    original: np.ndarray  # per attribute: sum over rows of log2 count(original value)
+    domain: np.ndarray  # leaves of each hierarchy
+
+
+def table_of(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy]) -> Table:
+    size = tuples["size"].to_numpy().astype(np.float64)
+    n = float(size.sum())
+    original = []
+    for q in qids:
+        counts = np.bincount(hs[q].ids_of(tuples[q]), weights=size)
+        counts = counts[counts > 0]
+        original.append(float((counts * np.log2(counts)).sum()))
+    p = size / n
+    return Table([hs[q] for q in qids], n, float((p * np.log2(p)).sum()), np.array(original), np.array([float(hs[q].n_leaves) for q in qids]))
+
+
+def values(cls: Classes, t: Table, ks: Sequence[int], configs: Mapping[str, Mapping[str, object]]) -> dict[tuple[int, str], tuple[tuple[float, ...], int]]:
+    """``(k, name) -> (key, suppressed rows)`` of each config (``metric`` and options) on one vector's classes.
+
+    (No matrix products: BLAS threads are slow on a busy machine.)
+    """
+    n, m, hs = t.n, len(t.hs), t.hs
+    size = cls.size.astype(np.float64)
+    leaves = np.stack([hs[j].leaves[cls.nodes[:, j]] for j in range(m)], axis=1).astype(np.float64)
+    share = leaves / t.domain
+    cost = np.where(t.domain > 1, (leaves - 1) / np.maximum(t.domain - 1, 1), 0.0)
+    area = leaves.prod(axis=1)
+    levels = np.array(cls.vector, dtype=np.float64)
+    top = np.array([h.height - 1 for h in hs], dtype=np.float64)
+    fraction = np.where(top > 0, levels / np.maximum(top, 1), 0.0)
+    published = [np.bincount(cls.nodes[:, j], weights=size) for j in range(m)]
+    generalized = np.array([float((b[b > 0] * np.log2(b[b > 0])).sum()) for b in published]) - t.original
+    out = {}
+    for k in ks:
+        small = cls.size < k
+        s = float(size[small].sum())
+        kept, supp = np.where(small, 0.0, size), np.where(small, size, 0.0)
+        kept_share, supp_share, kept_cost = (np.einsum("i,ij->j", x, y) for x, y in ((kept, share), (supp, share), (kept, cost)))
+        pooled = np.zeros(m)
+        if s:
+            for j in range(m):
+                c = np.bincount(cls.nodes[small, j], weights=size[small])
+                c = c[c > 0]
+                pooled[j] = float((c * np.log2(s / c)).sum())
+        for name, config in configs.items():
+            metric = config["metric"]
+            how = str(config.get("aggregate") or ARX_DEFAULT_AGGREGATE.get(str(metric), ""))
+            g, sf = _factors(float(config.get("gs_factor", 0.5)))  # type: ignore[arg-type]
+            weights = config.get("weights")
+            monotonic = bool(config.get("monotonic", False))
+            if metric == "ncp":
+                w = np.ones(m) if weights is None else np.asarray(weights, dtype=np.float64)
+                key: tuple[float, ...] = (float((((kept_cost + s) / n) * w).sum() / w.sum()),)
+            elif metric == "loss":
+                raw = g * kept_share + (s if sf == 1.0 else supp_share * (1 - sf) + sf * s)
+                low = g * n / t.domain
+                parts = np.where(n - low > 0, np.maximum(0.0, (raw - low) / np.where(n - low > 0, n - low, 1.0)), 0.0)
+                key = _aggregate(parts, weights, how)  # type: ignore[arg-type]
+            elif metric == "entropy":
+                key = _aggregate(g * generalized + (0.0 if monotonic else sf * pooled), weights, how)  # type: ignore[arg-type]
+            elif metric == "precision":
+                key = _aggregate(((n - s) * g * fraction + s * sf) / n, weights, how)  # type: ignore[arg-type]
+            elif metric == "height":
+                key = _aggregate(levels, weights, how)  # type: ignore[arg-type]
+            elif metric == "discernibility":
+                key = (float((size * size).sum()) if monotonic else float((kept * kept).sum()) + n * s,)
+            elif metric == "aecs":
+                key = (n / (int(np.count_nonzero(~small)) + (1 if s else 0)),)
+            elif metric == "ambiguity":
+                key = (float((kept * area).sum()) + s * float(t.domain.prod()),)
+            else:
+                assert metric == "kl_divergence"
+                # the tuples of a class share its q, and their p sum to |E| / n
+                q = np.where(small, (s / n) / t.domain.prod(), (size / n) / area)
+                key = (t.p_log_p - float((size / n * np.log2(q)).sum()),)
+            out[(k, name)] = (key, int(s))
+    return out
+
+
+def _better(a: tuple[tuple[float, ...], int, tuple[int, ...]], b: tuple[tuple[float, ...], int, tuple[int, ...]], rtol: float) -> bool:
+    for x, y in zip(a[0], b[0]):
+        tol = 1e-15 + rtol * max(abs(x), abs(y))
+        if x < y - tol:
+            return True
+        if x > y + tol:
+            return False
+    return (a[1], sum(a[2]), a[2]) < (b[1], sum(b[2]), b[2])
+
+
+def tabulate(
+    tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy], ks: Sequence[int], configs: Mapping[str, Mapping[str, object]]
+) -> dict[tuple[int, str], list[tuple[tuple[int, ...], tuple[float, ...], int]]]:
+    """For each k and named config: ``(vector, key, suppressed)`` of every vector (one walk)."""
+    t = table_of(tuples, qids, hs)
+    out: dict[tuple[int, str], list[tuple[tuple[int, ...], tuple[float, ...], int]]] = {(k, name): [] for k in ks for name in configs}
+    for cls in walk(tuples, qids, hs):
+        for at, (key, s) in values(cls, t, ks, configs).items():
+            out[at].append((cls.vector, key, s))
+    return out
+
+
+def optimum(
+    table: Sequence[tuple[tuple[int, ...], tuple[float, ...], int]], budget: int, metric: str
+) -> tuple[tuple[int, ...], tuple[float, ...], int] | None:
+    """``(vector, key, suppressed)`` of the best vector of a tabulated config within `budget` (None: none is)."""
+    rtol = 0.0 if metric == "ncp" else 1e-12
+    best = None
+    for vector, key, s in table:
+        if s <= budget and (best is None or _better((key, s, vector), best, rtol)):
+            best = (key, s, vector)
+    return None if best is None else (best[2], best[0], best[1])

@@ -1,0 +1,206 @@
+"""Privacy models against naive per-class loops (tests/privacy_reference.py) on random tables.
+
+- every model's per-class measure equals the reference loop's;
+- hierarchical EMD equals Li et al.'s min(pos_extra, neg_extra) recursion on random trees;
+- every algorithm's output satisfies every requested model (checked by the loops, with
+  the input's distribution as reference);
+- the full-domain optimum with models equals an exhaustive walk of the lattice;
+- the risk figures equal a per-record computation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import polars_anon as pa
+from polars_anon.errors import InfeasibleError
+from polars_anon.metrics.cells import loss_per_node
+from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
+from polars_anon.privacy.evaluate import class_measures
+from polars_anon.privacy.reidentification import risk_figures
+from tests import privacy_reference as ref
+from tests.strategies import hierarchies, tables
+
+QIDS = ["q0", "q1"]
+VALUES = ["a", "b", "c", "d"]
+
+
+@st.composite
+def sensitive_tables(draw: st.DrawFn, max_rows: int = 30) -> tuple[pl.DataFrame, dict]:
+    df, hs = draw(tables(n_qids=2, max_rows=max_rows))
+    s = draw(st.lists(st.sampled_from(VALUES), min_size=df.height, max_size=df.height))
+    return df.with_columns(pl.Series("s", s)), hs
+
+
+MODELS = st.sampled_from(
+    [
+        LDiversity("s", l=2),
+        LDiversity("s", l=2, variant="entropy"),
+        LDiversity("s", l=1.5, variant="entropy"),
+        LDiversity("s", l=2, variant="recursive", c=2.0),
+        TCloseness("s", t=0.3),
+        TCloseness("s", t=0.25, distance="ordered"),
+        DeltaDisclosure("s", delta=1.2),
+        BetaLikeness("s", beta=1.0),
+        BetaLikeness("s", beta=1.5, variant="enhanced"),
+    ]
+)
+
+
+def reference_measure(model, values: list, overall: dict) -> float:
+    if isinstance(model, LDiversity):
+        return {"distinct": ref.distinct_l, "entropy": ref.entropy_l}.get(model.variant, lambda v: ref.recursive_ratio(v, int(model.l)))(values)
+    if isinstance(model, TCloseness):
+        return (ref.emd_equal if model.distance == "equal" else ref.emd_ordered)(values, overall)
+    if isinstance(model, DeltaDisclosure):
+        return ref.delta_disclosure(values, overall)
+    return (ref.beta_basic if model.variant == "basic" else ref.beta_enhanced)(values, overall)
+
+
+def reference_ok(model, values: list, overall: dict) -> bool:
+    m = reference_measure(model, values, overall)
+    if isinstance(model, LDiversity):
+        return m < model.c if model.variant == "recursive" else m >= model.l * (1 - 1e-12)
+    if isinstance(model, TCloseness):
+        return m <= model.t + 1e-12
+    if isinstance(model, DeltaDisclosure):
+        return m < model.delta
+    return m <= model.beta * (1 + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=sensitive_tables(), model=MODELS)
+def test_class_measures_equal_the_reference_loop(t, model) -> None:
+    df, _ = t
+    rows = df.to_dicts()
+    overall = ref.distribution([r["s"] for r in rows])
+    want = {c: reference_measure(model, v, overall) for c, v in ref.classes(rows, QIDS, "s").items()}
+    got = class_measures(df, QIDS, model)
+    assert got.height == len(want)
+    for q0, q1, size, measure, _ok in got.iter_rows():
+        expected = want[(q0, q1)]
+        assert (math.isinf(measure) and math.isinf(expected)) or measure == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=hierarchies(max_nodes=10), data=st.data())
+def test_hierarchical_emd_equals_li_et_al(h: pa.Hierarchy, data) -> None:
+    leaves = h.leaf_labels
+    n = data.draw(st.integers(2, 25))
+    values = data.draw(st.lists(st.sampled_from(leaves), min_size=n, max_size=n))
+    cut = data.draw(st.integers(1, n))
+    df = pl.DataFrame({"q": ["x"] * cut + ["y"] * (n - cut), "s": values})
+    got = class_measures(df, ["q"], TCloseness("s", t=0.5, distance="hierarchical", hierarchy=h))
+    nodes = h.nodes
+    children: dict[str, list[str]] = {}
+    for label, parent in zip(nodes["label"], nodes["parent"]):
+        if parent is not None:
+            children.setdefault(h.label_of(parent), []).append(label)
+    level = dict(zip(nodes["label"], nodes["level"]))
+    overall = ref.distribution(values)
+    for cls, vals in (("x", values[:cut]), ("y", values[cut:])):
+        if not vals:
+            continue
+        want = ref.emd_hierarchical(vals, overall, children, level, h.root)
+        assert got.filter(pl.col("q") == cls)["measure"].item() == pytest.approx(want, abs=1e-12)
+
+
+def _satisfies(out: pl.DataFrame, models: list, overall: dict, k: int) -> bool:
+    groups = ref.classes(out.to_dicts(), QIDS, "s")
+    return all(len(v) >= k and all(reference_ok(m, v, overall) for m in models) for v in groups.values())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    t=sensitive_tables(max_rows=40),
+    k=st.integers(1, 4),
+    model=MODELS,
+    method=st.sampled_from(["fulldomain", "datafly", "greedy", "mondrian"]),
+)
+def test_every_algorithm_output_satisfies_every_model(t, k, model, method) -> None:
+    df, hs = t
+    assume(k <= df.height)
+    try:
+        out = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method=method, privacy=[model]).collect()
+    except InfeasibleError:
+        return  # the model cannot be met on this table (refused upfront, or no vector within the budget)
+    overall = ref.distribution(df["s"].to_list())
+    assert _satisfies(out, [model], overall, k)
+
+
+@settings(max_examples=15, deadline=None)
+@given(t=sensitive_tables(max_rows=40), k=st.integers(1, 3), model=MODELS)
+def test_mdav_aggregate_clusters_satisfy_every_model(t, k, model) -> None:
+    df, _ = t
+    assume(k <= df.height)
+    try:
+        out = pa.anonymize(df, qids=QIDS, hierarchies={}, insensitive="row", k=k, method="mdav", publish="aggregate",
+                           privacy=[model]).collect()  # fmt: skip
+    except InfeasibleError:
+        return
+    assert _satisfies(out, [model], ref.distribution(df["s"].to_list()), k)
+
+
+def _exhaustive(df: pl.DataFrame, hs: dict, k: int, model, budget: int) -> float | None:
+    """The least average cell loss over every level vector whose violating classes fit in the budget."""
+    rows = df.to_dicts()
+    overall = ref.distribution([r["s"] for r in rows])
+    costs = {q: loss_per_node(h) for q, h in hs.items()}
+    best = None
+    for vector in itertools.product(*[range(h.height) for h in hs.values()]):
+        published = []
+        for r in rows:
+            ids = {q: int(h.generalize_ids(lv)[h.id_of(r[q])]) for (q, h), lv in zip(hs.items(), vector)}
+            published.append({**{q: ids[q] for q in hs}, "s": r["s"]})
+        groups = ref.classes(published, QIDS)
+        bad = [g for g in groups.values() if len(g) < k or not reference_ok(model, [x["s"] for x in g], overall)]
+        suppressed = sum(len(g) for g in bad)
+        if suppressed > budget or suppressed == len(rows):
+            continue
+        bad_rows = {id(x) for g in bad for x in g}
+        cost = sum(1.0 * len(QIDS) if id(x) in bad_rows else sum(costs[q][x[q]] for q in QIDS) for x in published)
+        loss = cost / (len(rows) * len(QIDS))
+        best = loss if best is None else min(best, loss)
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(t=sensitive_tables(max_rows=25), k=st.integers(1, 3), model=MODELS, budget=st.integers(0, 4))
+def test_fulldomain_optimum_equals_exhaustive_search(t, k, model, budget) -> None:
+    df, hs = t
+    assume(k <= df.height)
+    want = _exhaustive(df, hs, k, model, budget)
+    try:
+        got = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, privacy=[model], max_suppressed=budget).report["loss"]
+    except InfeasibleError:
+        assert want is None or _whole_table_fails(df, model)
+        return
+    assert want is not None and got == pytest.approx(want, abs=1e-12)
+
+
+def _whole_table_fails(df: pl.DataFrame, model) -> bool:
+    values = df["s"].to_list()
+    return not reference_ok(model, values, ref.distribution(values))
+
+
+@settings(max_examples=30, deadline=None)
+@given(t=sensitive_tables(max_rows=40), threshold=st.sampled_from([0.1, 0.2, 0.5]))
+def test_risk_figures_equal_per_record_computation(t, threshold: float) -> None:
+    df, _ = t
+    risks = ref.record_risks(df.to_dicts(), QIDS)
+    got = pa.risk(df, QIDS, threshold=threshold)
+    n = len(risks)
+    assert got["prosecutor"]["highest"] == pytest.approx(max(risks))
+    assert got["prosecutor"]["lowest"] == pytest.approx(min(risks))
+    assert got["prosecutor"]["average"] == pytest.approx(sum(risks) / n)
+    assert got["prosecutor"]["records_at_risk"] == pytest.approx(sum(r > threshold for r in risks) / n)
+    assert got["sample_uniques"] == pytest.approx(sum(r == 1 for r in risks) / n)
+    sizes = np.array(list(dict(df.group_by(QIDS).len().select(pl.concat_str(QIDS), "len").iter_rows()).values()))
+    assert risk_figures(sizes, None, "prosecutor", threshold)["average"] == pytest.approx(sum(risks) / n)

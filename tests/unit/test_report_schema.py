@@ -1,0 +1,85 @@
+"""The report's JSON Schema (polars_anon/report/schema.json) documents every key a real report holds."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon import cli
+from polars_anon.algorithms import METHODS
+from polars_anon.metrics import METRICS, metric_names
+from polars_anon.report import schema
+
+T = pl.DataFrame({"id": list(range(24)), "age": [31, 33, 38, 36, 34, 39] * 4, "sex": ["F", "M"] * 12, "party": ["a", "b", "c"] * 8})
+H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
+RUNS = [(name, {}) for name in sorted(METHODS)] + [
+    ("fulldomain", {"max_suppressed": 4}), ("datafly", {"suppress": "root", "max_suppressed": 0}),
+    ("greedy", {"metric": "ncp", "first": "smallest", "partners": "all"}), ("mondrian", {"mode": "relaxed"}),
+    ("mdav", {"publish": "aggregate"}), ("mdav", {"sensitive": "party"}), ("fulldomain", {"null": "suppress"}),
+]  # fmt: skip
+VALIDATOR = jsonschema.Draft202012Validator(schema())
+
+
+def test_the_schema_is_valid_2020_12() -> None:
+    assert schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema())
+
+
+@pytest.mark.parametrize(("method", "kw"), RUNS, ids=[f"{m}-{'-'.join(map(str, kw.values())) or 'default'}" for m, kw in RUNS])
+def test_written_reports_match_the_schema(method: str, kw: dict[str, Any], tmp_path: Path) -> None:
+    data = T.with_columns(age=pl.when(pl.col("id") < 2).then(None).otherwise(pl.col("age"))) if kw.get("null") else T
+    res = pa.anonymize(data, hierarchies=H, k=4, method=method, insensitive="id", **kw)
+    res.sink_parquet(tmp_path / "t.parquet")
+    report = json.loads((tmp_path / "t.report.json").read_text())
+    VALIDATOR.validate(report)
+    assert report["method"] == method and set(report["details"]) <= set(schema()["$defs"][f"{method}_details"]["properties"])
+
+
+def test_a_job_report_with_encodings_matches_the_schema(tmp_path: Path) -> None:
+    T.write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 4\ninsensitive = "id"\nsensitive = "party"\n'
+        'encode = ["proportional", "fillparent"]\nencode_layout = "classes"\n'
+        '[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 30, top = 40 }\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
+    report = json.loads((tmp_path / "out" / "t.report.json").read_text())
+    VALIDATOR.validate(report)
+    assert set(report["encodings"]) == {"proportional", "fillparent"} and report["input"].endswith("t.parquet")
+
+
+def test_the_demo_report_matches_the_schema(tmp_path: Path) -> None:
+    assert cli.main(["demo", "--rows", "3000", "--k", "5", "--out", str(tmp_path)]) == 0
+    VALIDATOR.validate(json.loads((tmp_path / "report.json").read_text()))
+
+
+def test_the_schema_covers_the_registries() -> None:
+    """Every method, option and metric is documented; a new one needs its entry in schema.json."""
+    s = schema()
+    assert s["properties"]["method"]["enum"] == sorted(METHODS)
+    assert sorted(rule["if"]["properties"]["method"]["const"] for rule in s["allOf"]) == sorted(METHODS)
+    for name, method in METHODS.items():
+        documented = s["$defs"][f"{name}_options"]["properties"]
+        assert sorted(documented) == sorted(f.name for f in dataclasses.fields(method.options)), name
+    reported = sorted(metric_names(None, has_sensitive=False))
+    for key in ("metrics", "metrics_normalized", "metric_units"):
+        assert sorted(s["properties"][key]["properties"]) == reported, key
+    assert {n: u["const"] for n, u in s["properties"]["metric_units"]["properties"].items()} == {n: METRICS[n].unit for n in reported}
+    assert all(p.get("description") for p in s["properties"].values())
+
+
+def test_the_schema_is_strict(tmp_path: Path) -> None:
+    res = pa.anonymize(T, hierarchies=H, k=4, insensitive="id")
+    res.sink_parquet(tmp_path / "t.parquet")
+    report = json.loads((tmp_path / "t.report.json").read_text())
+    for bad in ({**report, "undocumented": 1}, {**report, "details": {**report["details"], "rounds": 3}},
+                {**report, "loss": 1.5}, {k: v for k, v in report.items() if k != "n_rows"}):  # fmt: skip
+        with pytest.raises(jsonschema.ValidationError):
+            VALIDATOR.validate(bad)
