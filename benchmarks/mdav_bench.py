@@ -29,8 +29,8 @@ import polars as pl
 
 import polars_anon as pa
 from polars_anon import Hierarchy
-from polars_anon.distance import Gower, encode_records
 from polars_anon.algorithms.mdav import cluster, mutual_information
+from polars_anon.distance import Gower, encode_records
 from polars_anon.privacy import homogeneity_rate, ml_inference, record_linkage
 
 ROOT = Path(__file__).resolve().parents[1]

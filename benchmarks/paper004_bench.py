@@ -32,7 +32,7 @@ quasi-identifier tuple with k - 1 others.
 Needs ``recordlinkage`` (``pip install 'polars_anon[bench]'``); without it the PRL
 columns are left empty and the run says so.
 
-Run:  python benchmarks/paper004_bench.py [--quick] [--trials 5]
+Run:  python benchmarks/paper004_bench.py [--quick] [--trials 5] [--prl-trials N]
 Writes benchmarks/results/paper004_runs.csv, paper004.json, paper004.md,
 paper004_fig1.png, paper004_fig2.png, paper004_fig3.png. --quick: mammographic and
 heart disease, k in {5, 50}, one trial.
@@ -138,12 +138,14 @@ def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, 
     """Probabilistic record linkage [paper 004 §5.2]: (PPV, share of linked E records whose class is right, links).
 
     T_v = n/2 published rows and n/2 hold-out rows; E = the originals of those
-    published rows and n/2 other training rows. Fellegi-Sunter weights by EM
-    (recordlinkage's ECM) on agreement vectors, then one-to-one links by decreasing
+    published rows and n/2 other training rows. Agreement vectors by recordlinkage's
+    comparisons, Fellegi-Sunter weights by EM (:func:`fellegi_sunter_em`, the fit of
+    recordlinkage's ECM classifier), then one-to-one links by decreasing
     match probability until every T_v record is linked (one-to-one linkage enforced,
     as the paper's reclink run: the hold-out half can only give false positives, so
     the PPV is at most 1/2).
     """
+    import pandas as pd
     import recordlinkage as rl
 
     rng = np.random.default_rng(seed)
@@ -164,12 +166,10 @@ def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, 
         else:
             compare.exact(q, q, label=q)
     pairs = rl.Index().full().index(e, tv)
-    features = compare.compute(pairs, e, tv)
-    try:
-        ecm = rl.ECMClassifier(binarize=0.5)
-        ecm.fit(features)
-        prob = ecm.prob(features)
-    except Exception:  # noqa: BLE001 - EM can fail on degenerate agreement patterns: no links
+    # agreement (1) when the similarity exceeds 1/2, as recordlinkage's ECMClassifier(binarize=0.5) would
+    agree = (compare.compute(pairs, e, tv).to_numpy() > 0.5).astype(np.int8)
+    prob = pd.Series(fellegi_sunter_em(agree), index=pairs)
+    if prob.isna().all():  # EM failed on degenerate agreement patterns: no links
         return float("nan"), float("nan"), 0
     order = np.argsort(-prob.to_numpy(), kind="stable")
     used_e, used_t, links = set(), set(), []
@@ -183,6 +183,41 @@ def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, 
     tp = sum(e.loc[i, "__id"] == tv.loc[j, "__id"] for i, j in links)
     right = sum(e.loc[i, s] == tv.loc[j, s] for i, j in links)
     return tp / len(links), right / len(links), len(links)
+
+
+def fellegi_sunter_em(agree: np.ndarray, max_iter: int = 100, atol: float = 1e-4) -> np.ndarray:
+    """P(match | agreement vector) per pair: Fellegi-Sunter's latent-class model fitted by EM.
+
+    ``agree`` is pairs x fields of 0/1. Start and stop as recordlinkage's
+    ``ECMClassifier(init="jaro")``: match share 0.1, P(agree | match) 0.9,
+    P(agree | non-match) 0.1; stop when no parameter moves more than ``atol``.
+    The fit runs over the distinct agreement patterns weighted by their counts
+    (recordlinkage fits over distinct rows before binarizing: every pair when a
+    field is numeric, so 100 times slower). A field on which every pair agrees
+    (or none) cannot tell matches apart and is left out; NaN when EM degenerates.
+    """
+    keep = agree.min(axis=0) != agree.max(axis=0)
+    patterns, inverse, counts = np.unique(agree[:, keep], axis=0, return_inverse=True, return_counts=True)
+    x, w = patterns.astype(float), counts.astype(float)
+    p, m, u = 0.1, np.full(x.shape[1], 0.9), np.full(x.shape[1], 0.1)
+
+    def posterior(p: float, m: np.ndarray, u: np.ndarray) -> np.ndarray:
+        m, u = np.clip(m, 1e-12, 1 - 1e-12), np.clip(u, 1e-12, 1 - 1e-12)  # an all-disagreeing field: no 0 * log 0
+        with np.errstate(divide="ignore"):
+            lm = np.log(p) + x @ np.log(m) + (1 - x) @ np.log1p(-m)
+            lu = np.log1p(-p) + x @ np.log(u) + (1 - x) @ np.log1p(-u)
+        return 1 / (1 + np.exp(np.clip(lu - lm, -700, 700)))
+
+    for _ in range(max_iter):
+        g = posterior(p, m, u) * w
+        new = (g.sum() / w.sum(), x.T @ g / g.sum(), x.T @ (w - g) / (w - g).sum())
+        if not all(np.isfinite(v).all() for v in new):
+            return np.full(len(agree), np.nan)
+        done = all(np.allclose(a, b, atol=atol) for a, b in zip(new, (p, m, u)))
+        p, m, u = new
+        if done:
+            break
+    return posterior(p, m, u)[inverse.ravel()]
 
 
 def have_recordlinkage() -> bool:
@@ -236,8 +271,8 @@ def constant_clusters(k: int = 5) -> dict:
     ``method="mdav"`` runs, read-only here); a cluster is constant for a QID block
     when all its rows hold one value tuple of that block.
     """
-    from polars_anon.algorithms._distance import encode_records
     from polars_anon.algorithms.mdav import cluster
+    from polars_anon.distance import encode_records
 
     ds = adult()
     tr, _ = split_rows(ds.df.height, 1 / 3, seed=0)
@@ -404,6 +439,8 @@ def plot_fig3(runs: pl.DataFrame, out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = pc.parser(__doc__)
     ap.add_argument("--trials", type=int, default=5)
+    ap.add_argument("--prl-trials", type=int, default=None,
+                    help="run probabilistic record linkage in the first N trials only (default: every trial)")
     ap.add_argument("--datasets", default=None, help="comma-separated (default: every dataset; --quick: mammographic,heart_disease)")
     args = ap.parse_args(argv)
     run = pc.Run("paper004_bench.py", args.quick, argv)
@@ -430,14 +467,16 @@ def main(argv: list[str] | None = None) -> None:
                 for distance in DISTANCES:
                     for k in [k for k in ks if 2 * k <= train.height]:
                         for trial in range(trials):
-                            rows.append(one(ds, train, holdout, qset, distance, k, trial, use_prl))
+                            with_prl = use_prl and trial < (trials if args.prl_trials is None else args.prl_trials)
+                            rows.append(one(ds, train, holdout, qset, distance, k, trial, with_prl))
                             r = rows[-1]
                             print(f"{name} {qset} {distance} k={k} t{trial}: MI {r['mi_loss']:.4f} AD {r['ad_distance']:.3f}/"
                                   f"{r['ad_ml']:.3f}/{r['ad_prl']} F1 {r['f1']:.3f} ({r['seconds']} s)", flush=True)  # fmt: skip
-        pl.DataFrame(rows).write_csv(path, float_precision=5)
+            pl.DataFrame(rows).write_csv(path, float_precision=5)  # after every dataset: an interrupted run keeps them
         cc = constant_clusters() if not args.quick else {}
     runs = pl.read_csv(path)
-    facts = run.facts(trials=trials, datasets=sorted(runs["dataset"].unique().to_list()), absent=absent,
+    prl_trials = min(trials, args.prl_trials or trials)
+    facts = run.facts(trials=trials, prl_trials=prl_trials, datasets=sorted(runs["dataset"].unique().to_list()), absent=absent,
                       recordlinkage=use_prl)  # fmt: skip
     summary = {"run": facts, "part_qids": PART, "constant_clusters_adult_part_k5": cc,
                "prl_ppv_mean": runs.filter(pl.col("distance") != "original")["prl_ppv"].drop_nulls().drop_nans().mean()}  # fmt: skip

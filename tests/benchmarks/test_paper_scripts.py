@@ -105,3 +105,18 @@ def test_paper004_quick(tmp_path: Path) -> None:
     fitted = runs.filter(pl.col("prl_links") > 0)
     assert fitted.height > 0 and fitted["prl_ppv"].is_between(0, 0.5).all() and fitted["ad_prl"].is_between(0, 1).all()
     assert pngs(tmp_path) == ["paper004_fig1.png", "paper004_fig2.png", "paper004_fig3.png"]
+
+
+def test_fellegi_sunter_em_agrees_with_recordlinkage() -> None:
+    """Our EM over distinct agreement patterns gives recordlinkage's ECM probabilities (an independent fit)."""
+    rl = pytest.importorskip("recordlinkage", reason="the reference ECM needs the bench extra: pip install -e '.[bench]'")
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    match = np.arange(2000) < 100  # 100 matches agreeing on each of 6 fields with 0.85, non-matches with 0.15
+    agree = (rng.random((2000, 6)) < np.where(match[:, None], 0.85, 0.15)).astype(np.int8)
+    ecm = rl.ECMClassifier(binarize=None)
+    ecm.fit(pd.DataFrame(agree))
+    ours = script("paper004_bench").fellegi_sunter_em(agree)
+    np.testing.assert_allclose(ours, ecm.prob(pd.DataFrame(agree)).to_numpy(), atol=1e-9)
+    assert ours[match].mean() > 0.8 and ours[~match].mean() < 0.05  # and it separates the matches

@@ -12,8 +12,8 @@ from polars.testing import assert_frame_equal
 
 import polars_anon as pa
 from polars_anon import Hierarchy
-from polars_anon.distance import encode_records
 from polars_anon.algorithms.mdav import cluster, permutation_keys, permute
+from polars_anon.distance import encode_records
 from polars_anon.publish import publish
 
 

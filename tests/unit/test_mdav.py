@@ -12,7 +12,6 @@ from polars.testing import assert_frame_equal
 
 import polars_anon as pa
 from polars_anon import Hierarchy
-from polars_anon.distance import Gower, encode_records
 from polars_anon.algorithms.mdav import (
     aggregate,
     cluster,
@@ -24,6 +23,7 @@ from polars_anon.algorithms.mdav import (
     split_blocks,
     verify_permutation,
 )
+from polars_anon.distance import Gower, encode_records
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.job import Job, run_job
 from polars_anon.publish import publish
