@@ -238,8 +238,17 @@ def table41(df: pl.DataFrame) -> pl.DataFrame:
                 "rate_min": float(half.min()) if len(half) else None, "rate_max": float(half.max()) if len(half) else None,
                 "rate_ties_excluded": mean(ok["excluded"]), "rate_ties_success": mean(ok["success"]), "tied": mean(ok["tied"]),
                 "n_combinations": len(half), "paper": None if paper is None or idx is None else paper[idx],
+                "n_versions": part.group_by("algorithm").len()["len"].min(),
             })  # fmt: skip
     return pl.DataFrame(rows)
+
+
+def run_note(facts: dict) -> str:
+    """The wall time and load of the process that wrote the files (a redraw says so)."""
+    if facts.get("redrawn_from_csv"):
+        return f"redrawn from the versions CSV on {facts['date']} (no version computed)."
+    return (f"the last (resumed) process ran {facts['wall_seconds']:.0f} s wall, load average "
+            f"{facts['load_average_start'][0]} at its start, {facts['load_average_end'][0]} at its end (2 shared cores).")
 
 
 def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
@@ -254,8 +263,7 @@ def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
         "",
         f"Versions per (dataset, algorithm): {versions}. Command: `{facts['command']}`; the versions took",
         f"{facts.get('version_seconds_total', 0) / 3600:.1f} h of compute in all (anonymize + metrics + classifiers, summed over",
-        f"versions); the last (resumed) process ran {facts['wall_seconds']:.0f} s wall, load average",
-        f"{facts['load_average_start'][0]} at its start, {facts['load_average_end'][0]} at its end (2 shared cores).",
+        f"versions); {run_note(facts)}",
         "",
         "| metric | " + " | ".join(t["dataset"].unique(maintain_order=True).to_list()) + " |",
         "|---" * (1 + t["dataset"].n_unique()) + "|",
@@ -291,7 +299,8 @@ def plot_table41(t: pl.DataFrame, out: Path) -> None:
         ax.scatter(x, succ, marker="x", color="dimgrey", zorder=3, label="ours, counting a tied pair as a success")
         ax.axhline(0.5, color="grey", ls="--", lw=1, label="random choice (0.5)")
         ax.set_ylim(0, 1)
-        ax.set_ylabel(f"{d}\nshare correct")
+        n = t.filter(pl.col("dataset") == d)["n_versions"][0]
+        ax.set_ylabel(f"{d} ({n} versions\nper algorithm)\nshare correct", fontsize=8)
     axes[0, 0].legend(loc="lower right", ncol=2)
     axes[-1, 0].set_xticks(x, metrics, rotation=35, ha="right")
     fig.suptitle("Paper 003 Table 4.1: the better metric picks the more useful version (1v1, same algorithm)")
@@ -368,12 +377,13 @@ def plot_histograms(df: pl.DataFrame, columns: list[str], name: str, title: str,
                 x = g.filter(pl.col("algorithm") == a)[c].cast(pl.Float64).drop_nulls().drop_nans().to_numpy()
                 ax.hist(x, bins=bins, alpha=0.5, color=colors[a], label=a)
             if i == 0:
-                ax.set_title(d)
+                ax.set_title(f"{d} ({g.filter(pl.col('algorithm') == ALGORITHMS[0]).height} versions per algorithm)", fontsize=9)
             if j == 0:
-                ax.set_ylabel(c, fontsize=8)
+                ax.set_ylabel(f"{c}\nversions", fontsize=8)
     axes[0, 0].legend()
-    fig.suptitle(title)
-    fig.subplots_adjust(left=0.08, right=0.99, bottom=0.03, top=1 - 0.5 / fig.get_figheight(), wspace=0.25, hspace=0.35)
+    h = fig.get_figheight()
+    fig.suptitle(f"{title}\n(x: the value, 20 equal-width bins per panel; y: number of versions in the bin)", y=1 - 0.1 / h)
+    fig.subplots_adjust(left=0.08, right=0.99, bottom=0.03, top=1 - 0.95 / h, wspace=0.25, hspace=0.35)
     fig.savefig(out / name)
     plt.close(fig)
 
@@ -396,13 +406,8 @@ def main(argv: list[str] | None = None) -> None:
         df = run(names, versions, rows, out)
     t = table41(df)
     counts = {f"{d}/{a}": n for d, a, n in df.group_by("dataset", "algorithm").len().sort("dataset", "algorithm").rows()}
-    old = out / "paper003.json"
     total = round(float(df.select(pl.sum_horizontal("anonymize_s", "metrics_s", "models_s").sum()).item()), 1)
-    facts = run_facts.facts(versions=counts, version_seconds_total=total)
-    if args.plots_only and old.exists():
-        import json
-
-        facts = {**json.loads(old.read_text())["run"], "redrawn": facts["date"], "version_seconds_total": total}
+    facts = run_facts.facts(versions=counts, version_seconds_total=total, redrawn_from_csv=args.plots_only)
     t.write_csv(out / "paper003_table41.csv", float_precision=4)
     (out / "paper003_table41.md").write_text("\n".join(render_table(t, counts, facts)) + "\n")
     summary = {
