@@ -327,13 +327,14 @@ def plot_fig4(runs: pl.DataFrame, out: Path) -> None:
 
 def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(18, 5), squeeze=False)
+    fig, axes = plt.subplots(1, 3, figsize=(18, 6.5), squeeze=False)
     ax = axes[0, 0]
+    names = {"ours": "ours, ARX Adult set-up", "paper": "ours, the paper's set-up (UCI Adult, value sets)"}
     means = runs.group_by("setup", "scenario").agg(pl.col("accuracy").mean(), pl.col("accuracy").std().alias("sd")).sort("setup", "scenario")
     for i, (setup,) in enumerate(means.select("setup").unique(maintain_order=True).iter_rows()):
         g = means.filter(pl.col("setup") == setup)
         ax.bar(g["scenario"] + (i - 0.5) * 0.35, 100 * g["accuracy"], 0.35, yerr=100 * g["sd"].fill_null(0), capsize=3,
-               label=f"{setup}: mean over qid counts, modes, k, mappings (± 1 s.d.)")  # fmt: skip
+               label=f"{names[setup]}: mean over qid counts, modes, k, mappings (± 1 s.d.)")  # fmt: skip
     ax.axhline(100 * PAPER_BASELINE, color="black", ls="--", lw=1, label="paper scenario 1 (81.82 %)")
     lo, hi = PAPER_FALL["4"]
     ax.axhspan(100 * PAPER_BASELINE * (1 - hi), 100 * PAPER_BASELINE * (1 - lo), color="grey", alpha=0.2,
@@ -342,8 +343,9 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
     ax.set_ylim(50, 90)
     ax.set_xlabel("scenario")
     ax.set_ylabel("accuracy %")
-    ax.set_title("Paper 002 Fig. 3: accuracy per scenario", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_title("Accuracy per scenario (1: original -> original, 2: anonymized -> anonymized,\n"
+                 "3: anonymized -> original, 4: original -> anonymized; train -> test)", fontsize=9)  # fmt: skip
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12))
     for ax, setup in zip(axes[0, 1:], ["ours", "paper"]):
         for (mode,), g in s4.filter(pl.col("setup") == setup).group_by("mode", maintain_order=True):
             g = g.sort("k")
