@@ -356,6 +356,14 @@ def _mean(runs: pl.DataFrame, by: list[str], cols: list[str]) -> pl.DataFrame:
     return per_ds.group_by(by).agg(*[pl.col(c).mean() for c in cols], *[pl.col(c).std().alias(f"{c}_sd") for c in cols]).sort(by)
 
 
+def _k_axis(ax) -> None:  # type: ignore[no-untyped-def]
+    """k on a log axis, ticks at the paper's k only."""
+    ax.set_xscale("log")
+    ax.set_xticks(KS, [str(k) for k in KS])
+    ax.minorticks_off()
+    ax.set_xlabel("k")
+
+
 def plot_fig1(runs: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
     m = _mean(runs.filter(pl.col("distance") != "original"), ["distance", "qids", "k"], ["mi_loss"])
@@ -364,10 +372,7 @@ def plot_fig1(runs: pl.DataFrame, out: Path) -> None:
         g = g.sort("k")
         ax.errorbar(g["k"], g["mi_loss"], yerr=g["mi_loss_sd"], marker="o", capsize=3, ls="-" if qset == "part" else "--",
                     label=f"{distance}, {qset} QID: mean over datasets (bars: ± 1 s.d. over datasets)")  # fmt: skip
-    ax.set_xscale("log")
-    ax.set_xticks(KS, [str(k) for k in KS])
-    ax.minorticks_off()
-    ax.set_xlabel("k")
+    _k_axis(ax)
     ax.set_ylabel("loss of mutual information (nats)")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
     ax.set_title(f"Paper 004 Fig. 1: average loss of MI ({trials} trials, unblocked MDAV + permutation)\n"
@@ -423,10 +428,7 @@ def plot_fig3(runs: pl.DataFrame, out: Path) -> None:
         p, sd = PAPER["f1_loss"][(distance, qset)]
         ax.axhspan(p - sd, p + sd, color=line[0].get_color(), alpha=0.15,
                    label=f"paper {distance}, {qset} QID: mean F1 loss {p} ± {sd}")  # fmt: skip
-    ax.set_xscale("log")
-    ax.set_xticks(KS, [str(k) for k in KS])
-    ax.minorticks_off()
-    ax.set_xlabel("k")
+    _k_axis(ax)
     ax.set_ylabel("F1 lost against training on the original")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
     ax.set_title(f"Paper 004 Fig. 3: F1 on the hold-out third (mean of MLP, LR, SVM, DT, RF; {trials} trials)", fontsize=9)
