@@ -375,7 +375,7 @@ def plot_fig1(runs: pl.DataFrame, out: Path) -> None:
     _k_axis(ax)
     ax.set_ylabel("loss of mutual information (nats)")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
-    ax.set_title(f"Paper 004 Fig. 1: average loss of MI ({trials} trials, unblocked MDAV + permutation)\n"
+    ax.set_title(f"Paper 004 Fig. 1: average loss of MI (trials: {trials}, unblocked MDAV + permutation)\n"
                  "paper: grows with k and with the qids; Gower marginally below Ahmad-Dey (no numbers given)", fontsize=8)  # fmt: skip
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -408,7 +408,7 @@ def plot_fig2(runs: pl.DataFrame, out: Path) -> None:
         ax.set_title(f"Gower, {qset} QID", fontsize=9)
         ax.legend(fontsize=6, loc="lower left")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
-    fig.suptitle(f"Paper 004 Fig. 2: attribute disclosure risk before and after probabilistic k-anonymity ({trials} trials)")
+    fig.suptitle(f"Paper 004 Fig. 2: attribute disclosure risk before and after probabilistic k-anonymity (trials: {trials})")
     fig.tight_layout()
     fig.savefig(out / "paper004_fig2.png")
     plt.close(fig)
@@ -431,7 +431,7 @@ def plot_fig3(runs: pl.DataFrame, out: Path) -> None:
     _k_axis(ax)
     ax.set_ylabel("F1 lost against training on the original")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
-    ax.set_title(f"Paper 004 Fig. 3: F1 on the hold-out third (mean of MLP, LR, SVM, DT, RF; {trials} trials)", fontsize=9)
+    ax.set_title(f"Paper 004 Fig. 3: F1 on the hold-out third (mean of MLP, LR, SVM, DT, RF; trials: {trials})", fontsize=9)
     ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(out / "paper004_fig3.png")
