@@ -385,7 +385,7 @@ def plot_fig1(runs: pl.DataFrame, out: Path) -> None:
 
 def plot_fig2(runs: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, 2, figsize=(14, 6.2), squeeze=False)
     cols = {"ad_distance": "distance-based linkage", "ad_ml": "ML inference (RF)", "ad_prl": "probabilistic linkage"}
     colors = {"ad_distance": "tab:blue", "ad_ml": "tab:orange", "ad_prl": "tab:green"}
     key = {"ad_distance": "distance", "ad_ml": "ml", "ad_prl": "prl"}
@@ -406,7 +406,7 @@ def plot_fig2(runs: pl.DataFrame, out: Path) -> None:
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("attribute disclosure (share of classes inferred)")
         ax.set_title(f"Gower, {qset} QID", fontsize=9)
-        ax.legend(fontsize=6, loc="lower left")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2)
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
     fig.suptitle(f"Paper 004 Fig. 2: attribute disclosure risk before and after probabilistic k-anonymity (trials: {trials})")
     fig.tight_layout()
