@@ -192,8 +192,8 @@ def fellegi_sunter_em(agree: np.ndarray, max_iter: int = 100, atol: float = 1e-4
     ``ECMClassifier(init="jaro")``: match share 0.1, P(agree | match) 0.9,
     P(agree | non-match) 0.1; stop when no parameter moves more than ``atol``.
     The fit runs over the distinct agreement patterns weighted by their counts
-    (recordlinkage fits over distinct rows before binarizing: every pair when a
-    field is numeric, so 100 times slower). A field on which every pair agrees
+    (recordlinkage finds the distinct rows before binarizing: every pair when a
+    field is numeric, 5-10 times slower on German credit's 20 fields). A field on which every pair agrees
     (or none) cannot tell matches apart and is left out; NaN when EM degenerates.
     """
     keep = agree.min(axis=0) != agree.max(axis=0)
