@@ -1,0 +1,122 @@
+"""Smoke tests of the paper-reproduction scripts: each --quick mode on a tiny sample runs end to end.
+
+The full runs take hours (their times are in benchmarks/results/paper00*.json); here each
+script runs on a few hundred rows, writes its CSV, JSON and PNGs to a temporary folder,
+and what it wrote is checked against invariants that hold whatever the sample.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import polars as pl
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+pytestmark = pytest.mark.skipif(not (DATA / "adult").exists(), reason=f"the papers' datasets are not under {DATA}")
+
+
+def script(name: str) -> ModuleType:
+    """benchmarks/<name>.py as a module (registered, as the scripts import papers_common by name)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def pngs(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob("*.png") if p.stat().st_size > 10_000)
+
+
+def test_pairwise_agreement_by_hand() -> None:
+    """Three versions: metric (lower better) 0.1, 0.2, 0.3; utility 0.9, 0.7, 0.8 -> pairs (1,2) right, (1,3) right,
+    (2,3) wrong: 2/3. A tie in the metric counts 1/2."""
+    common = script("papers_common")
+    assert common.pairwise_agreement(np.array([0.1, 0.2, 0.3]), np.array([0.9, 0.7, 0.8]), False) == pytest.approx(2 / 3)
+    assert common.pairwise_agreement(np.array([0.1, 0.2, 0.3]), np.array([0.9, 0.7, 0.8]), True) == pytest.approx(1 / 3)
+    assert common.pairwise_agreement(np.array([0.1, 0.1]), np.array([0.5, 0.6]), False) == 0.5
+    assert math.isnan(common.pairwise_agreement(np.array([0.1, np.nan]), np.array([0.5, 0.6]), False))
+    # metric 0.1, 0.1, 0.3 against utility 0.9, 0.7, 0.8: (1,2) tied, (1,3) right, (2,3) wrong
+    m, u = np.array([0.1, 0.1, 0.3]), np.array([0.9, 0.7, 0.8])
+    assert common.pairwise_agreement(m, u, False) == pytest.approx(1.5 / 3)
+    assert common.pairwise_agreement(m, u, False, ties=None) == pytest.approx(1 / 2)
+    assert common.pairwise_agreement(m, u, False, ties=1.0) == pytest.approx(2 / 3)
+    assert common.tie_share(m, u) == pytest.approx(1 / 3)
+
+
+def test_bin20_buckets_by_equal_width() -> None:
+    common = script("papers_common")
+    got = common.bin20(pl.Series("x", [0.0, 0.04, 0.05, 0.5, 0.99, 1.0])).to_list()
+    assert got == ["0", "0", "1", "10", "19", "19"]  # width 0.05; the maximum joins the last bucket
+
+
+def test_paper001_quick(tmp_path: Path) -> None:
+    args = ["--quick", "--rows", "200", "--ks", "2,10", "--optimizations", "ncp,nllm", "--out", str(tmp_path)]
+    script("paper001_bench").main(args)
+    figs = pl.read_csv(tmp_path / "paper001_figures.csv")
+    assert (figs["min_class_size"] >= figs["k"]).all()  # every published table is k-anonymous
+    assert figs["alteration"].is_between(0, 100).all() and (figs["deleted"] <= figs["modified"] + 1e-9).all()
+    assert figs.height == 2 * 2
+    variants = pl.read_csv(tmp_path / "paper001_k1500.csv")
+    assert variants["variant"].n_unique() == 4 and variants["ranked_first_on"].is_between(0, 7).all()
+    assert pngs(tmp_path) == [f"paper001_fig{i}.png" for i in (10, 11, 12, 13)] + ["paper001_fig9.png"]
+
+
+def test_paper002_quick(tmp_path: Path) -> None:
+    script("paper002_bench").main(["--quick", "--rows", "300", "--ks", "2,5", "--out", str(tmp_path)])
+    corr = pl.read_csv(tmp_path / "paper002_correlations.csv")
+    assert corr["r"].drop_nans().is_between(-1, 1).all() and set(corr["scenario"]) == {2, 3, 4}
+    runs = pl.read_csv(tmp_path / "paper002_runs.csv")
+    # over partitions the penalty can only be below or equal to the one over published classes (classes merge partitions)
+    assert (runs["discernibility_partitions"] <= runs["discernibility"]).all()
+    assert pngs(tmp_path) == ["paper002_fig4.png", "paper002_fig5_7.png", "paper002_scenario4.png"]
+
+
+def test_paper003_quick(tmp_path: Path) -> None:
+    script("paper003_bench").main(["--quick", "--datasets", "birth", "--versions", "2", "--rows", "200", "--out", str(tmp_path)])
+    versions = pl.read_csv(tmp_path / "paper003_versions.csv")
+    assert versions.height == 6 and versions["k"].min() >= 2
+    for col in ("granularity", "discernibility", "entropy", "c_avg"):  # normalized by T*: at most 1 here (full-domain or LCA)
+        assert versions[col].is_between(0, 1 + 1e-9).all(), col
+    table = json.loads((tmp_path / "paper003.json").read_text())["table41"]
+    assert all(0 <= r["rate"] <= 1 for r in table if r["rate"] is not None)
+    assert len(pngs(tmp_path)) == 7
+
+
+def test_paper004_quick(tmp_path: Path) -> None:
+    pytest.importorskip("recordlinkage", reason="probabilistic record linkage needs the bench extra: pip install -e '.[bench]'")
+    script("paper004_bench").main(["--quick", "--datasets", "mammographic", "--rows", "200", "--out", str(tmp_path)])
+    runs = pl.read_csv(tmp_path / "paper004_runs.csv")
+    anon = runs.filter(pl.col("distance") != "original")
+    assert (anon["n_clusters"] <= anon["rows"] // anon["k"]).all()  # clusters of at least k rows
+    assert anon["ad_distance"].is_between(0, 1).all() and anon["f1"].is_between(0, 1).all()
+    # half of T_v are hold-out rows, linked one-to-one: they can only be false positives, so the PPV is at most 1/2
+    fitted = runs.filter(pl.col("prl_links") > 0)
+    assert fitted.height > 0 and fitted["prl_ppv"].is_between(0, 0.5).all() and fitted["ad_prl"].is_between(0, 1).all()
+    assert pngs(tmp_path) == ["paper004_fig1.png", "paper004_fig2.png", "paper004_fig3.png"]
+
+
+def test_fellegi_sunter_em_agrees_with_recordlinkage() -> None:
+    """Our EM over distinct agreement patterns gives recordlinkage's ECM probabilities (an independent fit)."""
+    rl = pytest.importorskip("recordlinkage", reason="the reference ECM needs the bench extra: pip install -e '.[bench]'")
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    match = np.arange(2000) < 100  # 100 matches agreeing on each of 6 fields with 0.85, non-matches with 0.15
+    agree = (rng.random((2000, 6)) < np.where(match[:, None], 0.85, 0.15)).astype(np.int8)
+    ecm = rl.ECMClassifier(binarize=None)
+    ecm.fit(pd.DataFrame(agree))
+    ours = script("paper004_bench").fellegi_sunter_em(agree)
+    np.testing.assert_allclose(ours, ecm.prob(pd.DataFrame(agree)).to_numpy(), atol=1e-9)
+    assert ours[match].mean() > 0.8 and ours[~match].mean() < 0.05  # and it separates the matches
