@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_anon._memory import release_freed_memory
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon._validate import as_lazy
@@ -286,6 +287,7 @@ def run_method(
     task = Task(data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive, records,
                 sensitive_counts=counts, constraints=built)  # fmt: skip
     plan = request.method.run(task, request.options)
+    release_freed_memory()  # the method's working arrays, freed now, would stay resident otherwise
     _check_map(plan, data.aggregates, request)
     return plan
 

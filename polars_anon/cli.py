@@ -17,7 +17,6 @@ from typing import NoReturn
 
 import polars as pl
 
-from polars_anon._memory import map_large_buffers
 from polars_anon._progress import progress
 from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
@@ -408,7 +407,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     130 or 143; nothing was written in either case.
     """
     args = _parser().parse_args(argv)
-    map_large_buffers()
     if args.quiet:
         progress(False)
     try:
