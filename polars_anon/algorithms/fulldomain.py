@@ -51,6 +51,8 @@ from polars_anon.tuplemap import TupleMap
 __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
 
 MAX_LATTICE = 5_000_000
+_CHUNK = 4096
+"""Vectors screened at once, in search order, against what is already known of them."""
 CACHED_VECTORS = 256
 """At most this many evaluated vectors keep their classes, to roll later vectors up from."""
 CACHE_BYTES = 48 << 20
@@ -504,28 +506,42 @@ class _Search:
         return c > 0 or (c == 0 and suppressed == 0 and (int(v.sum()), at_v) > (lsum, at))
 
     def run(self) -> None:
-        grid, lat = self.lat.grid(), self.lat
+        grid = self.lat.grid()
         self.bound = bound = self.obj.bound(grid)
         self.slopes = self.obj.slope(grid)
         self.floor_min = None if self.slopes is None else self.slopes[0].min(axis=0)
         self.below_bounds = type(self.obj).below is not Objective.below or type(self.obj).below_parts is not Objective.below_parts
         order = np.lexsort((*grid[:, ::-1].T, grid.sum(axis=1), *bound[:, ::-1].T))
+        flat = np.ravel_multi_index(tuple(grid.T), self.suppressed.shape)
         with progress_bar(total=len(order), desc="full-domain lattice", unit="vector") as bar:
-            for done, i in enumerate(order):
-                bar.update(1)
-                v, at = grid[i], tuple(grid[i].tolist())
-                if self.best is not None:
-                    key = self.best[0]
-                    if bound[i, 0] > key[0] + self.obj.atol + self.obj.rtol * abs(key[0]):
-                        bar.update(len(order) - done - 1)
-                        break  # every later vector has a higher static bound
-                if self.suppressed[at] >= 0 or self.failing[at] or self.beaten[at]:
-                    continue
-                if self.best is not None and self.cannot_win(i, v):
-                    continue
-                self.record(v)
-                if self.hopeless(at):
-                    self.failing[_down(_maximal_failing(lat, v, self.fails))] = True
+            for start in range(0, len(order), _CHUNK):
+                chunk = order[start : start + _CHUNK]
+                if self._visit(chunk[self._unknown(flat[chunk])], grid, bound):
+                    bar.update(len(order) - start)
+                    return  # every later vector has a higher static bound
+                bar.update(len(chunk))
+
+    def _unknown(self, flat: np.ndarray) -> np.ndarray:
+        """Which of these vectors (flat lattice indices) are neither evaluated, failing nor beaten yet:
+        the others are skipped (what is known of a vector only grows during the search)."""
+        return (self.suppressed.ravel()[flat] < 0) & ~self.failing.ravel()[flat] & ~self.beaten.ravel()[flat]
+
+    def _visit(self, rows: np.ndarray, grid: np.ndarray, bound: np.ndarray) -> bool:
+        """Visit the grid rows `rows` in order; True when the static bound stops the search."""
+        for i in rows.tolist():
+            v, at = grid[i], tuple(grid[i].tolist())
+            if self.best is not None:
+                key = self.best[0]
+                if bound[i, 0] > key[0] + self.obj.atol + self.obj.rtol * abs(key[0]):
+                    return True  # every later vector has a higher static bound
+            if self.suppressed[at] >= 0 or self.failing[at] or self.beaten[at]:
+                continue
+            if self.best is not None and self.cannot_win(i, v):
+                continue
+            self.record(v)
+            if self.hopeless(at):
+                self.failing[_down(_maximal_failing(self.lat, v, self.fails))] = True
+        return False
 
     def hopeless(self, at: tuple[int, ...]) -> bool:
         """Whether nothing at or below the evaluated vector `at` can win: it suppresses more rows than
