@@ -155,16 +155,17 @@ class Lattice:
                 f"more than {MAX_LATTICE}; use method='greedy', 'mondrian' or 'datafly', or fewer quasi-identifiers"
             )
         self.nodes: list[list[np.ndarray]] = []
-        """Per attribute and level: each tuple's published node id."""
+        """Per attribute and level: each tuple's published node id (int32: these tables are most of the
+        search's memory)."""
         self.codes: list[list[np.ndarray]] = []
-        """Per attribute and level: each tuple's published node as a dense code."""
+        """Per attribute and level: each tuple's published node as a dense code (int32)."""
         self.n_codes: list[list[int]] = []
         for q, h in zip(self.qids, self.hs):
             ids = h.ids_of(agg[q])
-            published = [h.generalize_ids(lv)[ids] for lv in range(h.height)]
+            published = [h.generalize_ids(lv)[ids].astype(np.int32) for lv in range(h.height)]
             dense = [self._densify(p, h.n_nodes) for p in published]  # codes in node-id order
             self.nodes.append(published)
-            self.codes.append([d for d, _ in dense])
+            self.codes.append([d.astype(np.int32) for d, _ in dense])
             self.n_codes.append([n for _, n in dense])
         self._cache = _Cache(self.m)
 
@@ -186,10 +187,12 @@ class Lattice:
             if stride * n_j > 1 << 62:  # keep the combined key in 63 bits: re-densify
                 key, stride = self._densify(key, stride)
             codes = self.codes[j][vector[j]]
+            if rows is not None:
+                codes = np.take(codes, rows, mode="clip")
             if stride == 1:  # the first attribute: its codes are the key
-                np.copyto(key, codes) if rows is None else np.take(codes, rows, out=key, mode="clip")
+                np.copyto(key, codes)
             else:
-                np.multiply(codes if rows is None else np.take(codes, rows, out=part, mode="clip"), stride, out=part)
+                np.multiply(codes, stride, out=part, dtype=np.int64)
                 key += part
             stride *= n_j
         return self._densify(key, stride)

@@ -303,17 +303,20 @@ class NCP(Objective):
 
     def __init__(self, lattice: Lattice, settings: Settings) -> None:
         super().__init__(lattice, settings)
-        self.cost = [[lattice.size * loss_per_node(h)[nodes] for nodes in per] for h, per in zip(lattice.hs, lattice.nodes)]
+        self.node_loss = [loss_per_node(h) for h in lattice.hs]
         self.level_cost = np.zeros((lattice.m, max(lattice.heights)))
-        for j, per in enumerate(self.cost):
-            for lv, c in enumerate(per):
-                self.level_cost[j, lv] = float(c.sum())
         self.max_cost = np.zeros((lattice.m, max(lattice.heights)))
-        for j, (h, per) in enumerate(zip(lattice.hs, lattice.nodes)):
+        for j, per in enumerate(lattice.nodes):
             for lv, nodes in enumerate(per):
-                self.max_cost[j, lv] = float(loss_per_node(h)[nodes].max())
+                self.level_cost[j, lv] = float(self._cost(j, lv).sum())
+                self.max_cost[j, lv] = float(self.node_loss[j][nodes].max())
         self.uniform = bool(np.all(self.weights == 1.0))
         self.mean_weights = self.weights / self.weights.sum()
+
+    def _cost(self, j: int, level: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Each tuple's (of `rows`) NCP times its rows in attribute `j` at `level` (computed when asked:
+        a table per level would hold as much memory as the tuples)."""
+        return self.lat.size[rows] * self.node_loss[j][self.lat.nodes[j][level][rows]]
 
     def _combine(self, per_attribute_costs: np.ndarray, suppressed: float) -> np.ndarray:
         if self.uniform:  # the unweighted mean, computed as before weights existed (same floats)
@@ -332,8 +335,11 @@ class NCP(Objective):
         return self.level_cost[rows, grid], 1.0 - self.max_cost[rows, grid]
 
     def value(self, ev: Evaluation) -> Score:
-        kept = ~ev.small
-        costs = [float(self.cost[j][lv][kept].sum()) for j, lv in self._levels(ev)]
+        if ev.suppressed == 0:  # every tuple kept: the level's sum, the same floats
+            costs = [float(self.level_cost[j, lv]) for j, lv in self._levels(ev)]
+        else:
+            kept = ~ev.small
+            costs = [float(self._cost(j, lv, kept).sum()) for j, lv in self._levels(ev)]
         if self.uniform:  # the formula and float order of the search before objectives existed
             key = np.array([(sum(costs) + ev.suppressed * self.lat.m) / (self.lat.n_rows * self.lat.m)])
         else:
