@@ -28,6 +28,7 @@ from polars_anon.anonymize import Anonymized, anonymize, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
+from polars_anon.engines.duckdb import MEMORY_LIMIT, memory_size
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
@@ -62,6 +63,7 @@ _KEYS: dict[str, Any] = {
     "privacy": list[dict[str, Any]],
     "engine": str,
     "spark": dict[str, Any],
+    "duckdb": dict[str, Any],
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -80,26 +82,42 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
 
 
-_SPARK_KEYS: dict[str, Any] = {"master": str, "config": dict[str, Any]}
+_ENGINE_KEYS: dict[str, dict[str, Any]] = {"spark": {"master": str, "config": dict[str, Any]}, "duckdb": {"memory_limit": str}}
+"""Each engine's settings table (``[spark]``, ``[duckdb]``) and its keys' types."""
+
+
+def _engine_table(raw: Mapping[str, Any], engine: str, name: str) -> dict[str, Any]:
+    """The ``[<name>]`` table of engine `name`'s settings, checked (empty when absent)."""
+    table, keys = raw.get(name), _ENGINE_KEYS[name]
+    if table is None:
+        return {}
+    if engine != name:
+        raise InvalidParameterError(f'job file: [{name}] settings are for engine = "{name}", but engine is {engine!r}')
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        raise InvalidParameterError(f"job file: [{name}] has unknown keys {unknown}; keys: {sorted(keys)}")
+    for key, hint in keys.items():
+        if key in table and not type_matches(table[key], hint):
+            raise InvalidParameterError(f"job file: key '{name}.{key}' must be {describe(hint)}, got {table[key]!r}")
+    return dict(table)
 
 
 def _spark(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     """The ``[spark]`` table: ``master`` (e.g. ``"local[2]"``) and ``config`` pairs (``[spark.config]``)."""
-    table = raw.get("spark")
-    if table is None:
-        return {}
-    if engine != "spark":
-        raise InvalidParameterError(f'job file: [spark] settings are for engine = "spark", but engine is {engine!r}')
-    unknown = sorted(set(table) - set(_SPARK_KEYS))
-    if unknown:
-        raise InvalidParameterError(f"job file: [spark] has unknown keys {unknown}; keys: {sorted(_SPARK_KEYS)}")
-    for key, hint in _SPARK_KEYS.items():
-        if key in table and not type_matches(table[key], hint):
-            raise InvalidParameterError(f"job file: key 'spark.{key}' must be {describe(hint)}, got {table[key]!r}")
+    table = _engine_table(raw, engine, "spark")
     for key, value in table.get("config", {}).items():
         if not isinstance(value, (str, int, float, bool)):
             raise InvalidParameterError(f"job file: key 'spark.config.{key}' must be a string, number or boolean, got {value!r}")
-    return {"master": table.get("master"), "config": {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.get("config", {}).items()}}
+    config = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.get("config", {}).items()}
+    return {"master": table.get("master"), "config": config} if table else {}
+
+
+def _duckdb(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
+    """The ``[duckdb]`` table: ``memory_limit`` of the job's own DuckDB connection (default 1GB; the rest spills)."""
+    table = _engine_table(raw, engine, "duckdb")
+    if "memory_limit" in table:
+        memory_size("job file: key 'duckdb.memory_limit'", table["memory_limit"])
+    return table
 
 
 def _engine_rules(job: Job) -> Job:
@@ -207,6 +225,8 @@ class Job:
     """Where the rows are processed: "polars", "duckdb" or "spark" (see :mod:`polars_anon.engines`)."""
     spark: dict[str, Any] = field(default_factory=dict)
     """The ``[spark]`` table: ``master`` and ``config`` pairs (a session spark-submit made needs neither)."""
+    duckdb: dict[str, Any] = field(default_factory=dict)
+    """The ``[duckdb]`` table: ``memory_limit`` of the job's own connection (default 1GB; beyond it DuckDB spills)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -238,6 +258,7 @@ class Job:
             privacy=_privacy(raw.get("privacy", []), base),
             engine=engine,
             spark=_spark(raw, engine),
+            duckdb=_duckdb(raw, engine),
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
         ))
@@ -369,10 +390,12 @@ def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> tuple[dict[
     from polars_anon.engines import get_engine
     from polars_anon.engines.pipeline import engine_anonymize
 
-    engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"))
+    engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
+                        memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # fmt: skip
     table = engine.read_parquet(job.input)
 
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=lambda columns: engine.values(table, columns))
+    counts = engine.counts(table, list(job.qids))  # the road's own group-by (kept): the hierarchies' values come from it
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=lambda columns: {c: counts[c].drop_nulls().unique().sort() for c in columns})
     result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf),
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result

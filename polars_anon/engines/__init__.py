@@ -21,7 +21,7 @@ polars_anon.errors.InvalidParameterError: engine must be one of ['polars', 'duck
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,7 +29,7 @@ import polars as pl
 
 from polars_anon._validate import check_choice
 
-__all__ = ["ENGINES", "Engine", "get_engine", "key_col"]
+__all__ = ["ENGINES", "Engine", "GroupBys", "get_engine", "key_col"]
 
 ENGINES = ("polars", "duckdb", "spark")
 
@@ -37,6 +37,29 @@ ENGINES = ("polars", "duckdb", "spark")
 def key_col(qid: str) -> str:
     """Name of the column of a qid's original value (in the engine's type) in an engine's map."""
     return f"__anon_in_{qid}"
+
+
+class GroupBys:
+    """An engine's group-by, remembering its last result: a job's hierarchies and the road read one pass.
+
+    Only the last (table, keys) is kept (the table with it, so its id stays its own).
+
+    >>> calls = []
+    >>> counts = GroupBys(lambda table, keys: calls.append(keys) or pl.DataFrame({"count": [1]}))
+    >>> t = object()
+    >>> counts(t, ["a"]) is counts(t, ["a"]), calls
+    (True, [['a']])
+    """
+
+    def __init__(self, group: Callable[[Any, list[str]], pl.DataFrame]) -> None:
+        self._group = group
+        self._last: tuple[object, tuple[str, ...], pl.DataFrame] | None = None
+
+    def __call__(self, table: object, keys: Sequence[str]) -> pl.DataFrame:
+        last = self._last
+        if last is None or last[0] is not table or last[1] != tuple(keys):
+            last = self._last = (table, tuple(keys), self._group(table, list(keys)))
+        return last[2]
 
 
 class Engine(Protocol):
@@ -54,13 +77,11 @@ class Engine(Protocol):
         """The table's columns as Polars types (through Arrow; no row is read)."""
 
     def counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
-        """``GROUP BY keys``: the keys (their own types, nulls kept as a group) and ``count`` (Int64)."""
+        """``GROUP BY keys``: the keys (their own types, nulls kept as a group) and ``count`` (Int64); the last
+        result is kept (:class:`GroupBys`), so asking twice costs one pass."""
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         """The number of distinct values of each column, null counted as a value."""
-
-    def values(self, table: Any, columns: Sequence[str]) -> dict[str, pl.Series]:
-        """The distinct non-null values of each column, sorted (one pass: what built-in hierarchies are built from)."""
 
     def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
         """Join `mapping` (see :func:`polars_anon.engines.pipeline.engine_map`) to the rows, drop the suppressed
@@ -74,12 +95,18 @@ class Engine(Protocol):
 
 
 def get_engine(
-    name: str, *, data: object = None, master: str | None = None, config: Mapping[str, str] | None = None, connection: object = None
+    name: str,
+    *,
+    data: object = None,
+    master: str | None = None,
+    config: Mapping[str, str] | None = None,
+    connection: object = None,
+    memory_limit: str | None = None,
 ) -> Engine:
     """The engine called `name`.
 
     ``"duckdb"``: on `connection` (default DuckDB's default connection, where ``duckdb.sql``
-    makes its relations). ``"spark"``: the session of `data` when it is a Spark DataFrame,
+    makes its relations); given `memory_limit` instead, on a connection of its own within it. ``"spark"``: the session of `data` when it is a Spark DataFrame,
     else the active session, else one built with `master` and `config` pairs. ``"polars"``
     has no engine object: it is the default road of :func:`polars_anon.anonymize`.
     """
@@ -87,6 +114,8 @@ def get_engine(
     if name == "duckdb":
         from polars_anon.engines.duckdb import DuckDBEngine
 
+        if memory_limit is not None:
+            return DuckDBEngine.own(memory_limit)
         return DuckDBEngine(connection)  # type: ignore[arg-type]
     if name == "spark":
         from polars_anon.engines.spark import SparkEngine, session

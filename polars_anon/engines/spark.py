@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon.engines import key_col
+from polars_anon.engines import GroupBys, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.tuplemap import SUPPRESSED, out_col
 
@@ -85,6 +85,7 @@ class SparkEngine:
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
+        self.counts = GroupBys(self._counts)
 
     def table(self, data: object) -> Any:
         """A Spark DataFrame, a table name in the session's catalog, or a Polars frame (sent as Arrow)."""
@@ -106,7 +107,7 @@ class SparkEngine:
     def schema(self, table: Any) -> pl.Schema:
         return self.to_polars(table.limit(0)).schema
 
-    def counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
+    def _counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
         frame = self.to_polars(table.groupBy(*keys).count())
         return frame.with_columns(pl.col("count").cast(pl.Int64))
 
@@ -115,11 +116,6 @@ class SparkEngine:
         exprs = [(F.count_distinct(F.col(c)) + F.coalesce(F.max(F.col(c).isNull().cast("int")), F.lit(0))).alias(c) for c in columns]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
-
-    def values(self, table: Any, columns: Sequence[str]) -> dict[str, pl.Series]:
-        F = _pyspark().functions
-        row = self.to_polars(table.agg(*(F.collect_set(F.col(c)).alias(c) for c in columns)))
-        return {c: row[c].explode().drop_nulls().sort() for c in columns}
 
     def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
         F = _pyspark().functions
@@ -131,7 +127,7 @@ class SparkEngine:
         return joined.select(*(m[out_col(c)].alias(c) if c in qids else table[c] for c in columns))
 
     def write(self, table: Any, path: Path) -> None:
-        table.write.mode("errorifexists").parquet(str(path))
+        table.write.mode("errorifexists").option("compression", "zstd").parquet(str(path))  # as Polars writes
 
     def to_polars(self, table: Any) -> pl.DataFrame:
         return pl.from_arrow(table.toArrow())  # type: ignore[return-value]
