@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
-from polars_anon.demo import CHUNK, DEMO_QIDS, GENDERS, N_ZIPS, RACES, _years, write_rows, write_voter_register
+from polars_anon.demo import CHUNK, DEMO_QIDS, GENDERS, N_ZIPS, RACES, _years, _zips, write_rows, write_voter_register
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engines_bench import _job, run
@@ -40,26 +41,25 @@ SIZES = (1_000_000, 15_000_000, 150_000_000)
 ENGINES = ("polars", "spark")
 QUICK_ROWS = 20_000
 UNIVERSE = N_ZIPS * len(GENDERS[0]) * len(RACES[0]) * len(_years()[0])  # every possible (zip, gender, race, birth_year)
-NOTES = f"""Input: one Parquet file per size, written chunk by chunk ({CHUNK:,} rows a chunk) by
-`polars_anon.demo.write_voter_register`, the demo's own rows: the same seeds, distributions and unique `voter_id`s.
-A folder of Parquet parts (or a glob) is not accepted as a job's `input` by any engine: `polars_anon/io.py`
-`scan_input` requires a file (`polars-anon: error: input '/tmp/parts' does not exist or is not a file`, exit 2),
-and the job runs it before choosing the engine.
-
-The generator's universe does not grow with the rows: {N_ZIPS:,} zips x {len(GENDERS[0])} genders x {len(RACES[0])} races
-x {len(_years()[0])} birth years = {UNIVERSE:,} possible qid tuples. So the driver's aggregates grow sublinearly
-and stop at {UNIVERSE:,} rows whatever the register's size: a state's register. A national one (about 40,000 zips)
-has a universe some 27 times larger, so its driver holds more than these figures show.
-
-s/M rows = wall / (rows / 1M), start-up included. largest = peak RSS of the largest process (/usr/bin/time -v; Spark:
-the JVM, driver and executors in one); tree = peak RSS of the process tree (Python + JVM), sampled every 0.2 s.
-to map = request to tuple map (aggregation, the method on the driver); write = publish, write, re-check the written
-file. qid tuples = aggregate rows on the driver (a streamed group-by on the input; equal to the engine's count)."""
 
 
 def distinct_tuples(data: Path) -> int:
     """The class aggregates' row count: distinct qid tuples of the input, by a streamed group-by."""
     return pl.scan_parquet(data).group_by(DEMO_QIDS).len().select(pl.len()).collect().item()
+
+
+def expected_tuples(rows: int, seed: int = 0) -> float:
+    """Expected distinct qid tuples among `rows` generated voters: the sum over every possible tuple t of
+    1 - (1 - p_t)^rows, p_t the product of the generator's independent zip, gender, race and birth-year probabilities.
+
+    >>> round(expected_tuples(1))
+    1
+    """
+    probabilities = [_zips(seed)[1], *(np.asarray(p, dtype=float) for p in (GENDERS[1], RACES[1])), _years()[1]]
+    p = np.ones(1)
+    for q in probabilities:
+        p = np.multiply.outer(p, q / q.sum()).ravel()
+    return float(-np.expm1(rows * np.log1p(-p)).sum())
 
 
 def disk_bytes(path: Path) -> int:
@@ -113,14 +113,37 @@ def estimate(folder: Path, rows: int, sample: int = 5 * CHUNK) -> dict[str, floa
     part = write_rows(folder / "first_chunks.parquet", sample)
     seconds, size = time.perf_counter() - start, part.stat().st_size
     part.unlink()
-    return {"rows": rows, "sample": sample, "seconds": seconds, "bytes": size, "load": load,
+    return {"rows": rows, "sample": sample, "seconds": seconds, "bytes": size, "load": load, "tuples": expected_tuples(rows),
             "expected_seconds": seconds * rows / sample, "expected_bytes": size * rows / sample}  # fmt: skip
 
 
 def estimate_text(e: dict[str, float]) -> str:
     return (f"Generating the first {e['sample']:,} rows ({e['sample'] / CHUNK:g} chunks) took {e['seconds']:.1f} s and "
             f"{e['bytes'] / 2**20:.1f} MB ({e['bytes'] / e['sample']:.2f} B/row), load {e['load']:.2f}: the {e['rows']:,}-row "
-            f"register should take about {e['expected_seconds'] / 60:.1f} min and {e['expected_bytes'] / 2**30:.2f} GB on disk.")  # fmt: skip
+            f"register should take about {e['expected_seconds'] / 60:.1f} min and {e['expected_bytes'] / 2**30:.2f} GB on disk. "
+            f"Its expected distinct qid tuples (the driver's aggregate rows; `expected_tuples`): {e['tuples']:,.0f}.")  # fmt: skip
+
+
+def notes() -> str:
+    """The results file's closing section: the input, the generator's universe, the columns."""
+    expected = ", ".join(f"{expected_tuples(n):,.0f} at {n / 1e6:g}M rows" for n in (*SIZES, 200_000_000))
+    return f"""Input: one Parquet file per size, written chunk by chunk ({CHUNK:,} rows a chunk) by
+`polars_anon.demo.write_voter_register`, the demo's own rows: the same seeds, distributions and unique `voter_id`s.
+A folder of Parquet parts (or a glob) is not accepted as a job's `input` by any engine: `polars_anon/io.py`
+`scan_input` requires a file (`polars-anon: error: input '/tmp/parts' does not exist or is not a file`, exit 2),
+and the job runs it before choosing the engine.
+
+The generator's universe does not grow with the rows: {N_ZIPS:,} zips x {len(GENDERS[0])} genders x {len(RACES[0])} races
+x {len(_years()[0])} birth years = {UNIVERSE:,} possible qid tuples. So the driver's aggregates grow sublinearly
+and stop at {UNIVERSE:,} rows whatever the register's size: a state's register. A national one (about 40,000 zips)
+has a universe some {40_000 / N_ZIPS:.0f} times larger, so its driver holds more than these figures show. The expected count, the sum
+over the possible tuples of 1 - (1 - p)^rows (`expected_tuples`; compare the measured counts above), is
+{expected}.
+
+s/M rows = wall / (rows / 1M), start-up included. largest = peak RSS of the largest process (/usr/bin/time -v; Spark:
+the JVM, driver and executors in one); tree = peak RSS of the process tree (Python + JVM), sampled every 0.2 s.
+to map = request to tuple map (aggregation, the method on the driver); write = publish, write, re-check the written
+file. qid tuples = aggregate rows on the driver (a streamed group-by on the input; equal to the engine's count)."""
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
@@ -153,7 +176,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                 body = "\n".join([head, "", *HEADER, *map(row_text, found)])
             replace_section(args.out / "scaling.md", TITLE, name, body, order)
             print(body, flush=True)
-    replace_section(args.out / "scaling.md", TITLE, "Notes", NOTES, order)
+    replace_section(args.out / "scaling.md", TITLE, "Notes", notes(), order)
     return results
 
 

@@ -33,3 +33,12 @@ def test_estimate_extrapolates_the_first_chunks(tmp_path: Path) -> None:
     assert e["expected_seconds"] == pytest.approx(3 * e["seconds"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["first.parquet"]  # the sample file was removed
     assert "the 60,000-row register should take about" in bench.estimate_text(e)
+
+
+def test_expected_tuples_matches_generated_registers() -> None:
+    """The formula's count against distinct tuples of generated registers (one and three chunks' worth of seeds)."""
+    bench = script("scaling_bench")
+    for rows, seed in ((20_000, 0), (50_000, 3)):
+        measured = voter_register(rows, seed).select(DEMO_QIDS).unique().height
+        assert bench.expected_tuples(rows, seed) == pytest.approx(measured, rel=0.01)
+    assert bench.expected_tuples(10**12) == pytest.approx(bench.UNIVERSE, rel=1e-3)  # every possible tuple seen
