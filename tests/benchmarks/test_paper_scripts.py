@@ -7,32 +7,19 @@ and what it wrote is checked against invariants that hold whatever the sample.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import polars as pl
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks import script
+
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 pytestmark = pytest.mark.skipif(not (DATA / "adult").exists(), reason=f"the papers' datasets are not under {DATA}")
-
-
-def script(name: str) -> ModuleType:
-    """benchmarks/<name>.py as a module (registered, as the scripts import papers_common by name)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 def pngs(folder: Path) -> list[str]:
