@@ -48,6 +48,9 @@ def _job(work: Path, extra: str = "") -> Path:
         ('engine = "spark"\n[spark]\nmastr = "local"', "job file: [spark] has unknown keys ['mastr']"),
         ('engine = "spark"\n[spark.config]\n"spark.x" = [1]', "job file: key 'spark.config.spark.x' must be a string, number or boolean"),
         ('engine = "spark"\nencode = "fillparent"', 'encode [\'fillparent\'] runs on engine "polars" only'),
+        ('engine = "polars"\n[duckdb]\nmemory_limit = "1GB"', 'job file: [duckdb] settings are for engine = "duckdb", but engine is \'polars\''),
+        ('engine = "duckdb"\n[duckdb]\nmemory_limit = "lots"', "job file: key 'duckdb.memory_limit' must be a memory size such as '1GB' or '512MiB', got 'lots'"),
+        ('engine = "duckdb"\n[duckdb]\nthreads = 2', "job file: [duckdb] has unknown keys ['threads']"),
     ],
 )
 def test_job_refusals(extra: str, words: str, work: Path) -> None:
@@ -68,6 +71,20 @@ def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
     assert (job.engine, job.spark) == ("spark", {"master": "local[2]", "config": {}})
     config = Job.load(_job(work, 'engine = "spark"\n[spark.config]\n"spark.sql.shuffle.partitions" = 4\n"spark.x" = true'))
     assert config.spark == {"master": None, "config": {"spark.sql.shuffle.partitions": "4", "spark.x": "true"}}
+
+
+def test_duckdb_job_runs_on_its_own_connection_within_its_memory_limit(work: Path) -> None:
+    from polars_anon.engines import get_engine
+
+    job = Job.load(_job(work, 'engine = "duckdb"\n[duckdb]\nmemory_limit = "256MB"'))
+    engine = get_engine("duckdb", memory_limit=job.duckdb["memory_limit"])
+    limit, spill = engine.con.sql("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchall()[0]  # type: ignore[attr-defined]
+    assert limit == "244.1 MiB" and Path(spill).is_dir() and "polars_anon_duckdb_" in spill
+    del engine
+    import gc
+
+    gc.collect()
+    assert not Path(spill).exists()  # the spill folder goes with the engine
 
 
 def test_cli_unknown_engine_is_one_line(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
