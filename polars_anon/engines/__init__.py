@@ -106,8 +106,9 @@ def get_engine(
     """The engine called `name`.
 
     ``"duckdb"``: on `connection` (default DuckDB's default connection, where ``duckdb.sql``
-    makes its relations); given `memory_limit` instead, on a connection of its own within it. ``"spark"``: the session of `data` when it is a Spark DataFrame,
-    else the active session, else one built with `master` and `config` pairs. ``"polars"``
+    makes its relations); given `memory_limit` instead, on a connection of its own within it.
+    ``"spark"``: the session of `data` when it is a Spark DataFrame, else the active session,
+    else one built with `master` and `config` pairs. ``"polars"``
     has no engine object: it is the default road of :func:`polars_anon.anonymize`.
     """
     check_choice("engine", name, ENGINES)

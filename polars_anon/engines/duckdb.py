@@ -50,18 +50,21 @@ class DuckDBEngine:
         self.counts = GroupBys(self._counts)
 
     @classmethod
-    def own(cls, memory_limit: str | None = None) -> DuckDBEngine:
-        """An engine on a connection of its own, within `memory_limit` (DuckDB's syntax, default :data:`MEMORY_LIMIT`),
-        spilling to a temporary folder that is removed with the engine.
+    def own(cls, memory_limit: str = MEMORY_LIMIT) -> DuckDBEngine:
+        """An engine on a connection of its own, within `memory_limit` (DuckDB's syntax), spilling to a temporary
+        folder that is removed with the engine.
 
         >>> DuckDBEngine.own("512MB").con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
         '488.2 MiB'
         """
-        limit = memory_size("memory_limit", memory_limit or MEMORY_LIMIT)
+        limit = memory_size("memory_limit", memory_limit)
         spill = tempfile.mkdtemp(prefix="polars_anon_duckdb_")
-        engine = cls(duckdb.connect(config={"memory_limit": limit, "temp_directory": spill}))
-        con = engine.con
-        weakref.finalize(engine, _close, con, spill)
+        try:
+            engine = cls(duckdb.connect(config={"memory_limit": limit, "temp_directory": spill}))
+        except BaseException:
+            shutil.rmtree(spill, ignore_errors=True)
+            raise
+        weakref.finalize(engine, _close, engine.con, spill)
         return engine
 
     def _view(self, relation: duckdb.DuckDBPyRelation) -> str:
