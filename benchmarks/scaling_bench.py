@@ -129,9 +129,7 @@ def notes() -> str:
     expected = ", ".join(f"{expected_tuples(n):,.0f} at {n / 1e6:g}M rows" for n in (*SIZES, 200_000_000))
     return f"""Input: one Parquet file per size, written chunk by chunk ({CHUNK:,} rows a chunk) by
 `polars_anon.demo.write_voter_register`, the demo's own rows: the same seeds, distributions and unique `voter_id`s.
-A folder of Parquet parts (or a glob) is not accepted as a job's `input` by any engine: `polars_anon/io.py`
-`scan_input` requires a file (`polars-anon: error: input '/tmp/parts' does not exist or is not a file`, exit 2),
-and the job runs it before choosing the engine.
+(A job's `input` may also be a folder of Parquet parts, as Spark writes them; every engine reads the parts in name order.)
 
 The generator's universe does not grow with the rows: {N_ZIPS:,} zips x {len(GENDERS[0])} genders x {len(RACES[0])} races
 x {len(_years()[0])} birth years = {UNIVERSE:,} possible qid tuples. So the driver's aggregates grow sublinearly

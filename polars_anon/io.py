@@ -11,19 +11,46 @@ import polars as pl
 
 from polars_anon.errors import InputError
 
-__all__ = ["CSV_SUFFIXES", "check_utf8", "html_path", "report_path", "scan_input"]
+__all__ = ["CSV_SUFFIXES", "check_utf8", "html_path", "parquet_parts", "report_path", "scan_input"]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
 """Files read as CSV; every other file is read as Parquet."""
 
 
+def parquet_parts(path: str | Path) -> list[Path]:
+    """The Parquet files of a folder of parts (Spark's and Hive's layout: ``part-*.parquet``), sorted by name,
+    so every engine reads the rows in the same order; markers such as ``_SUCCESS`` and ``.crc`` files are skipped.
+
+    >>> import tempfile, polars as pl
+    >>> d = Path(tempfile.mkdtemp())
+    >>> for name in ("part-1.parquet", "part-0.parquet"):
+    ...     pl.DataFrame({"a": [1]}).write_parquet(d / name)
+    >>> (d / "_SUCCESS").touch()
+    >>> [p.name for p in parquet_parts(d)]
+    ['part-0.parquet', 'part-1.parquet']
+    >>> parquet_parts(d / "nowhere")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: input '.../nowhere' is not a folder
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise InputError(f"input {str(path)!r} is not a folder")
+    parts = sorted(p for p in path.glob("*.parquet") if p.is_file() and not p.name.startswith((".", "_")))
+    if not parts:
+        raise InputError(f"input folder {str(path)!r} holds no .parquet file")
+    return parts
+
+
 def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
-    """Scan a Parquet file (preferred) or a CSV file lazily; refuse anything else clearly.
+    """Scan a Parquet file (preferred), a folder of Parquet parts or a CSV file lazily; refuse anything else clearly.
 
     CSV is chosen by the extension ``.csv``, ``.tsv``, ``.txt`` or ``.data``; every
     other file must be Parquet. The schema is read once to fail early.
     """
     path = Path(path)
+    if path.is_dir():
+        return _scan_parquet(path, parquet_parts(path))
     if not path.is_file():
         raise InputError(f"input {str(path)!r} does not exist or is not a file")
     is_csv = path.suffix.lower() in CSV_SUFFIXES
@@ -31,14 +58,26 @@ def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
         if not isinstance(separator, str) or len(separator.encode()) != 1:
             raise InputError(f"separator must be one single-byte character such as ';', got {separator!r} (reading {str(path)!r})")
         check_utf8(path)
+        try:
+            lf = pl.scan_csv(path, separator=separator)
+            lf.collect_schema()
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise InputError(f"cannot read input {str(path)!r} as CSV: {_first_line(exc)}") from exc
+        return lf
+    return _scan_parquet(path, [path])
+
+
+def _scan_parquet(path: Path, files: list[Path]) -> pl.LazyFrame:
     try:
-        lf = pl.scan_csv(path, separator=separator) if is_csv else pl.scan_parquet(path)
+        lf = pl.scan_parquet(files)
         lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
-        kind = "CSV" if is_csv else "Parquet"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot read input {str(path)!r} as {kind}: {first}") from exc
+        raise InputError(f"cannot read input {str(path)!r} as Parquet: {_first_line(exc)}") from exc
     return lf
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def check_utf8(path: Path, chunk: int = 1 << 24) -> None:

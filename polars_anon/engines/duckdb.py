@@ -26,6 +26,7 @@ import polars as pl
 
 from polars_anon.engines import GroupBys, key_col
 from polars_anon.errors import InvalidParameterError
+from polars_anon.io import parquet_parts
 from polars_anon.tuplemap import SUPPRESSED, out_col
 
 __all__ = ["MEMORY_LIMIT", "DuckDBEngine", "memory_size"]
@@ -88,7 +89,8 @@ class DuckDBEngine:
         raise InvalidParameterError(f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}")
 
     def read_parquet(self, path: Path) -> duckdb.DuckDBPyRelation:
-        return self.con.read_parquet(str(path))
+        """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it)."""
+        return self.con.read_parquet([str(p) for p in parquet_parts(path)] if Path(path).is_dir() else str(path))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         return table.limit(0).pl().schema

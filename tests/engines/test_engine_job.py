@@ -110,3 +110,34 @@ def test_cli_runs_the_job_on_the_engine(engine: str, work: Path, capsys: pytest.
     assert report["engine"] == engine and report["min_class_size"] >= 2
     assert pl.read_parquet(work / "out" / "anon.parquet").sort("id").equals(expected)
     assert (work / "out" / "anon.parquet").is_dir() == (engine == "spark")
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+def test_input_folder_of_parts_is_one_table(engine: str, work: Path, request: pytest.FixtureRequest) -> None:
+    """A folder of Parquet parts (Spark's layout, a _SUCCESS marker beside) reads as the one file it was cut from,
+    on every engine; the parts are read in name order, so the same rows come out in the same order."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    job = _job(work)
+    assert cli.main(["anonymize", str(job), "-q"]) == 0
+    expected = pl.read_parquet(work / "out" / "anon.parquet")
+    parts = work / "parts"
+    parts.mkdir()
+    people = pl.read_parquet(work / "people.parquet")
+    for i, start in enumerate((8, 4, 0)):  # written out of name order
+        people.slice(start, 4).write_parquet(parts / f"part-{2 - i:05d}.parquet")
+    (parts / "_SUCCESS").touch()
+    job.write_text(job.read_text().replace('"people.parquet"', '"parts"'))
+    args = ["anonymize", str(job), "-q", "--overwrite", "--engine", engine, *(["--master", "local[2]"] if engine == "spark" else [])]
+    assert cli.main(args) == 0
+    got = pl.read_parquet(work / "out" / "anon.parquet")
+    assert (got if engine != "spark" else got.sort("id")).equals(expected)
+
+
+def test_an_input_folder_without_parquet_is_one_line(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "empty").mkdir()
+    job = _job(work)
+    job.write_text(job.read_text().replace('"people.parquet"', '"empty"'))
+    assert cli.main(["anonymize", str(job), "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"polars-anon: error: input folder {str(work / 'empty')!r} holds no .parquet file"]
