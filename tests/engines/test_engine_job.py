@@ -87,6 +87,23 @@ def test_duckdb_job_runs_on_its_own_connection_within_its_memory_limit(work: Pat
     assert not Path(spill).exists()  # the spill folder goes with the engine
 
 
+def test_a_duckdb_job_runs_on_the_connection_its_file_asks_for(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's own wiring: the connection the job ran on had the file's memory limit."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    limits: list[str] = []
+    own = DuckDBEngine.own
+
+    def watched(memory_limit: str) -> DuckDBEngine:
+        engine = own(memory_limit)
+        limits.append(engine.con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        return engine
+
+    monkeypatch.setattr(DuckDBEngine, "own", staticmethod(watched))
+    assert cli.main(["anonymize", str(_job(work, 'engine = "duckdb"\n[duckdb]\nmemory_limit = "256MB"')), "-q"]) == 0
+    assert limits == ["244.1 MiB"]
+
+
 def test_cli_unknown_engine_is_one_line(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as code:
         cli.main(["anonymize", str(_job(work)), "--engine", "oracle"])
