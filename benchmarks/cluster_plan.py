@@ -1,0 +1,182 @@
+"""A plan, with numbers, for a 200M-row register on a Spark cluster: measured per row here, scaled there.
+
+Step 1 measures, on a generated register (default 1M rows) in Spark local mode, what each
+phase of a job moves and costs, from Spark's own stage metrics (the UI's REST API): the qid
+group-by's shuffle (bytes per shuffled aggregate row), the publishing join (broadcast, and a
+forced shuffle join: bytes per row and per map tuple), the written bytes per row and the
+executors' task time per million rows. Step 2 scales those figures to `--plan-rows` rows
+(default 200M) for the demo's 1,500 zips (a state) and 40,000 zips (a nation), with the
+driver's aggregates from the generator's expected tuple count (driver_bench.expected_tuples)
+and the driver's measured peak (benchmarks/results/driver.md). Results:
+benchmarks/results/cluster_plan.md.
+
+    python benchmarks/cluster_plan.py [--rows 1000000] [--plan-rows 200000000] [--cores 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_anon.demo import demo_hierarchy_specs, write_voter_register
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from driver_bench import expected_tuples
+from sections import replace_section
+
+RESULTS = Path(__file__).resolve().parent / "results"
+TITLE = "A 200M-row register on a Spark cluster: the plan (benchmarks/cluster_plan.py)"
+SPLIT = 128 * 2**20
+"""Spark's default input split (spark.sql.files.maxPartitionBytes)."""
+PORT = 4077
+
+
+def _stages(spark: Any) -> list[dict[str, Any]]:
+    app = spark.sparkContext.applicationId
+    with urllib.request.urlopen(f"http://localhost:{PORT}/api/v1/applications/{app}/stages") as answer:
+        return json.load(answer)
+
+
+def _jobs(spark: Any) -> list[dict[str, Any]]:
+    app = spark.sparkContext.applicationId
+    with urllib.request.urlopen(f"http://localhost:{PORT}/api/v1/applications/{app}/jobs") as answer:
+        return json.load(answer)
+
+
+def measure(data: Path, folder: Path, shuffle_join: bool) -> dict[str, dict[str, float]]:
+    """One fulldomain job on Spark local[2] with the UI's REST API on: per phase (named by the engine step that ran
+    it), the stages' shuffle bytes and records, written bytes and executor run time (s)."""
+    import polars_anon.engines.spark as engine_module
+    from polars_anon import spark as pas
+    from polars_anon.job import build_hierarchies
+
+    config = {"spark.ui.enabled": "true", "spark.ui.port": str(PORT)}
+    if shuffle_join:
+        config["spark.sql.autoBroadcastJoinThreshold"] = "-1"
+    spark = engine_module.session("local[2]", config)
+    phases = {"_counts": "group-by", "distinct": "distinct", "write": "publish and write"}
+    calls: dict[str, int] = {}
+    originals = {name: getattr(engine_module.SparkEngine, name) for name in phases}
+
+    def labelled(name: str) -> Any:
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            calls[name] = calls.get(name, 0) + 1
+            label = phases[name] if not (name == "_counts" and calls[name] > 1) else "verify group-by"
+            self.spark.sparkContext.setJobDescription(label)
+            try:
+                return originals[name](self, *args, **kwargs)
+            finally:
+                self.spark.sparkContext.setJobDescription(None)
+
+        return run
+
+    broadcast = engine_module.BROADCAST_ROWS
+    try:
+        for name in phases:
+            setattr(engine_module.SparkEngine, name, labelled(name))
+        if shuffle_join:
+            engine_module.BROADCAST_ROWS = 0
+        hierarchies = build_hierarchies(pl.scan_parquet(data), demo_hierarchy_specs())
+        result = pas.anonymize(spark.read.parquet(str(data)), hierarchies=hierarchies, k=10, drop=["name"], insensitive=["voter_id"])
+        out = folder / "out.parquet"
+        shutil.rmtree(out, ignore_errors=True)
+        result.sink_parquet(out, report=False)
+        stage_phase = {s: j.get("description", "other") for j in _jobs(spark) for s in j["stageIds"]}
+        totals: dict[str, dict[str, float]] = {}
+        for s in _stages(spark):
+            t = totals.setdefault(stage_phase.get(s["stageId"], "other"), {})
+            for key in ("shuffleWriteBytes", "shuffleWriteRecords", "outputBytes", "outputRecords", "executorCpuTime"):
+                t[key] = t.get(key, 0) + (s.get(key) or 0)
+        totals["report"] = {"tuples": result.report["n_input_classes"], "map_rows": result.report["n_input_classes"]}
+        return totals
+    finally:
+        for name, fn in originals.items():
+            setattr(engine_module.SparkEngine, name, fn)
+        engine_module.BROADCAST_ROWS = broadcast
+        spark.stop()
+
+
+def per_row(rows: int, tasks: int, data_bytes: int, broadcast: dict[str, dict[str, float]], shuffled: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The per-row and per-record figures a plan scales."""
+    group = broadcast["group-by"]
+    write = broadcast["publish and write"]
+    join = shuffled["publish and write"]
+    tuples = broadcast["report"]["tuples"]
+    cpu_s = sum(p.get("executorCpuTime", 0) for name, p in broadcast.items() if name != "report") / 1e9
+    return {
+        "input_b_row": data_bytes / rows,
+        "group_b_record": group["shuffleWriteBytes"] / group["shuffleWriteRecords"],
+        "group_records": group["shuffleWriteRecords"],
+        "tasks": tasks,
+        "join_b_row": join["shuffleWriteBytes"] / (rows + tuples),
+        "output_b_row": write["outputBytes"] / rows,
+        "core_s_per_m": cpu_s / (rows / 1e6),
+    }
+
+
+def plan(f: dict[str, float], rows: int, zips: int, cores: int) -> dict[str, float]:
+    """The 200M-row figures for a register with `zips` zip codes, from the measured per-row figures `f`."""
+    input_bytes = rows * f["input_b_row"]
+    tasks = max(1, math.ceil(input_bytes / SPLIT))
+    tuples = expected_tuples(rows, zips)
+    per_task = expected_tuples(rows // tasks, zips)
+    broadcast = tuples <= 2_000_000
+    return {
+        "zips": zips, "input_gb": input_bytes / 1e9, "tasks": tasks, "tuples": tuples,
+        "group_shuffle_gb": tasks * per_task * f["group_b_record"] / 1e9,
+        "join": "broadcast" if broadcast else "shuffle",
+        "join_gb": (tuples * f["join_b_row"] * cores / 4 / 1e9) if broadcast else (rows + tuples) * f["join_b_row"] / 1e9,
+        "output_gb": rows * f["output_b_row"] / 1e9,
+        "compute_s": f["core_s_per_m"] * rows / 1e6 / min(cores, tasks),
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, float]]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the register measured here")
+    parser.add_argument("--plan-rows", type=int, default=200_000_000)
+    parser.add_argument("--cores", type=int, default=40, help="executor cores of the planned cluster (default 10 x 4)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="cluster_plan_") as tmp:
+        data = write_voter_register(Path(tmp) / "voters.parquet", args.rows)
+        load = os.getloadavg()[0]
+        broadcast = measure(data, Path(tmp), shuffle_join=False)
+        shuffled = measure(data, Path(tmp), shuffle_join=True)
+        tasks = max(1, math.ceil(data.stat().st_size / SPLIT))
+        figures = per_row(args.rows, tasks, data.stat().st_size, broadcast, shuffled)
+    plans = [plan(figures, args.plan_rows, zips, args.cores) for zips in (1_500, 40_000)]
+    print(figures, plans, sep="\n")
+    args.out.mkdir(parents=True, exist_ok=True)
+    command = "python benchmarks/cluster_plan.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    measured = "\n".join([
+        f"Command: `{command}` (Spark local[2], load {load:.2f} at the start).", "",
+        "| figure | measured |", "|---|---|",
+        f"| input Parquet | {figures['input_b_row']:.2f} B/row |",
+        f"| qid group-by shuffle | {figures['group_b_record']:.1f} B per shuffled aggregate row ({figures['group_records']:,.0f} rows from {args.rows:,}) |",
+        f"| shuffle join (map > broadcast limit) | {figures['join_b_row']:.1f} B per row and map tuple shuffled |",
+        f"| written output | {figures['output_b_row']:.2f} B/row |",
+        f"| executor CPU time | {figures['core_s_per_m']:.1f} core-s per million rows (every phase) |",
+    ])  # fmt: skip
+    replace_section(args.out / "cluster_plan.md", TITLE, "Measured here", measured, ["Measured here", "The plan", "Notes"])
+    rows = ["| zips | input | input splits (tasks) | distinct qid tuples | group-by shuffle | publish join | join moves | output | executor compute |",
+            "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for p in plans:
+        rows.append(f"| {p['zips']:,} | {p['input_gb']:.2f} GB | {p['tasks']} | {p['tuples']:,.0f} | {p['group_shuffle_gb']:.2f} GB | {p['join']} | "
+                    f"{p['join_gb']:.2f} GB | {p['output_gb']:.2f} GB | {p['compute_s']:.0f} s on {min(args.cores, p['tasks'])} cores |")  # fmt: skip
+    replace_section(args.out / "cluster_plan.md", TITLE, "The plan", f"{args.plan_rows:,} rows.\n\n" + "\n".join(rows), ["Measured here", "The plan", "Notes"])
+    return plans
+
+
+if __name__ == "__main__":
+    main()
