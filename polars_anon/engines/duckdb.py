@@ -123,6 +123,10 @@ class DuckDBEngine:
         """The relation of a query over the names this engine made (lazy)."""
         return self.con.sql(query)
 
+    def view(self, table: duckdb.DuckDBPyRelation) -> str:
+        """A name the SQL can read for `table`."""
+        return self._view(table)
+
     def register(self, frame: pl.DataFrame) -> str:
         """A name the SQL can read for a frame on the driver (handed over as Arrow)."""
         name = f"__anon_reg_{uuid.uuid4().hex[:12]}"

@@ -142,6 +142,10 @@ class SparkEngine:
         """The DataFrame of a query over the names this engine made (lazy)."""
         return self.spark.sql(query)
 
+    def view(self, table: Any) -> str:
+        """A temporary view of `table`, for the SQL that follows."""
+        return self._name(table, "view")
+
     def register(self, frame: pl.DataFrame) -> str:
         """A temporary view of a frame on the driver (sent as Arrow)."""
         return self._name(self.spark.createDataFrame(_signed(frame).to_arrow()), "reg")
