@@ -90,12 +90,24 @@ def _labels(native: pl.DataFrame, q: str, request: Request) -> pl.Series:
     return label
 
 
+def _values(engine: Engine, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+    """Per qid, its distinct values (the engine's type, null included) and ``count``: one query (grouping sets)."""
+    Q = engine.quote  # type: ignore[attr-defined]
+    cols = ", ".join(Q(q) for q in qids)
+    flags = ", ".join(f"GROUPING({Q(q)}) AS {Q(f'__anon_g{j}')}" for j, q in enumerate(qids))
+    sets = ", ".join(f"({Q(q)})" for q in qids)
+    rows = engine.view(table)  # type: ignore[attr-defined]
+    query = f"SELECT {cols}, {flags}, CAST(COUNT(*) AS BIGINT) AS {Q(COUNT)} FROM {Q(rows)} GROUP BY GROUPING SETS ({sets})"
+    both = engine.to_polars(engine.sql(query))  # type: ignore[attr-defined]  # materializes: one row per qid and value
+    return {q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True) for j, q in enumerate(qids)}
+
+
 def _check(engine: Engine, table: Any, request: Request) -> dict[str, pl.DataFrame]:
     """Each qid's distinct engine values and row counts, checked as :func:`~polars_anon.request.check_data` and
     :func:`polars_anon.algorithms.mondrian.run` check the aggregates (same messages, same order)."""
     qids = list(request.qids)
     with stage("aggregate values"):
-        per = {q: engine.counts(table, [q]) for q in qids}
+        per = _values(engine, table, qids)
         distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
     n_rows = int(per[qids[0]][COUNT].sum())
     if n_rows == 0:
@@ -179,6 +191,12 @@ class _Rounds:
                 aggs.append(f"{self.e.sorted_set(Q(_x(j)))} AS {Q(f'__anon_set{j}')}")  # type: ignore[attr-defined]
         return f"SELECT {P}, {', '.join(aggs)}, CAST(SUM({Q(_SZ)}) AS BIGINT) AS {Q(SIZE)} FROM {Q(work)} GROUP BY {P}"
 
+    def unchanged(self, work: str, labels: str, dims: Sequence[int]) -> str:
+        """Per attribute in `dims`: the rows whose rank is their partition's label rank ``__anon_r{j}``."""
+        Q, P = self.Q, self.Q(_PID)
+        sums = ", ".join(f"CAST(SUM(CASE WHEN w.{Q(_x(j))} = l.{Q(f'__anon_r{j}')} THEN w.{Q(_SZ)} ELSE 0 END) AS BIGINT) AS u{j}" for j in dims)
+        return f"SELECT {sums} FROM {Q(work)} w JOIN {Q(labels)} l ON w.{P} = l.{P}"
+
     def mapping(self, work: str, labels: str) -> str:
         Q, P = self.Q, self.Q(_PID)
         keys = ", ".join(f"w.{Q(key_col(q))}" for q in self.qids)
@@ -229,6 +247,18 @@ class _Cutter:
         )
 
 
+def _label_ranks(published: pl.DataFrame, bounds: pl.DataFrame, qids: Sequence[str], rank_of: Sequence[dict[str, int]]) -> pl.DataFrame:
+    """Per partition and qid: the rank of its label when the label is one of the qid's values (a root that held
+    nulls, under ``null="suppress"``) and the partition holds other values too, else -1. Those partitions' rows
+    with that value are published unchanged, which their bounds do not tell (the map counts single-valued ones)."""
+    out = []
+    for j, q in enumerate(qids):
+        rank = published[q].replace_strict(rank_of[j], default=-1, return_dtype=pl.Int64)
+        inside = (rank >= bounds[f"__anon_lo{j}"]) & (rank <= bounds[f"__anon_hi{j}"]) & (bounds[f"__anon_lo{j}"] != bounds[f"__anon_hi{j}"])
+        out.append(pl.Series(f"__anon_r{j}", rank.zip_with(inside, pl.Series([-1] * len(rank), dtype=pl.Int64))))
+    return pl.DataFrame(out)
+
+
 def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
     """Mondrian (strict) over `table` as engine SQL rounds: the published engine table and the driver's plan and
     report (see the module docstring). A :data:`~polars_anon.engines.distributed.Planner`."""
@@ -245,6 +275,7 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
     sql = _Rounds(engine, qids)
     lookups: list[str] = []
     work: str | None = None
+    done: str | None = None
     try:
         with stage("mondrian rounds"):
             for j, q in enumerate(qids):
@@ -256,34 +287,44 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
             next_id, rounds = 1, 0
             while True:
                 stats = e.to_polars(e.sql(sql.stats(work))).sort("pid", "dim")  # type: ignore[attr-defined]  # materializes: one row per open partition and attribute
+                if done is not None:  # dropped once `work`, made from it, has been computed (Spark computes on first read)
+                    e.drop(done)  # type: ignore[attr-defined]
+                    done = None
                 cuts = cutter(stats, next_id)
                 if cuts.height == 0:
                     break
                 next_id, rounds = next_id + cuts.height, rounds + 1
                 reg = e.register(cuts)  # type: ignore[attr-defined]
-                new = e.keep(e.sql(sql.cut(work, reg)))  # type: ignore[attr-defined]
+                done, work = work, e.keep(e.sql(sql.cut(work, reg)))  # type: ignore[attr-defined]
                 e.drop(reg)  # type: ignore[attr-defined]
-                e.drop(work)  # type: ignore[attr-defined]
-                work = new
             sets = bound_sets(axis_list, modes)
             bounds = e.to_polars(e.sql(sql.bounds(work, sets))).sort(_PID)  # type: ignore[attr-defined]  # materializes: one row per partition
             bounds = bounds.with_columns(pl.col(_PID).cast(pl.Int64), *(pl.col(f"__anon_set{j}").cast(pl.List(pl.Int64)) for j in sets))
             published = bounds_labels(bounds, qids, axis_list, request.hierarchies, modes)
-            reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)))  # type: ignore[attr-defined]
+            label_ranks = _label_ranks(published, bounds, qids, rank_of)
+            reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)).hstack(label_ranks))  # type: ignore[attr-defined]
             mapping = e.keep(e.sql(sql.mapping(work, reg)))  # type: ignore[attr-defined]  (read by the published table)
+            mixed = [j for j, c in enumerate(label_ranks.columns) if label_ranks[c].max() >= 0]  # type: ignore[operator]
+            unchanged = e.to_polars(e.sql(sql.unchanged(work, reg, mixed))).row(0) if mixed else ()  # type: ignore[attr-defined]
             e.drop(reg)  # type: ignore[attr-defined]
+    except BaseException:
+        for name in (done, work):
+            if name is not None:
+                e.drop(name)  # type: ignore[attr-defined]
+        raise
     finally:
-        for name in [*lookups, *([work] if work is not None else [])]:
+        for name in lookups:
             e.drop(name)  # type: ignore[attr-defined]
+    # `work` stays: the mapping is made from it (Spark computes it when the published table is first read)
     columns = [c for c in schema.names() if c not in request.drop]
     table_out = e.publish(table, e.sql(f"SELECT * FROM {sql.Q(mapping)}"), qids, columns)  # type: ignore[attr-defined]
-    planned = _planned(request, schema, start, engine.name, bounds, published, axis_list, sizes, rounds)
+    planned = _planned(request, schema, start, engine.name, bounds, published, axis_list, modes, sizes, rounds, mixed, unchanged)
     return table_out, planned
 
 
 def _planned(
     request: Request, schema: pl.Schema, start: float, engine: str, bounds: pl.DataFrame, published: pl.DataFrame,
-    axis_list: Sequence[Axis], sizes: pl.DataFrame, rounds: int,
+    axis_list: Sequence[Axis], modes: Sequence[str], sizes: pl.DataFrame, rounds: int, mixed: Sequence[int], unchanged: Sequence[int],
 ) -> Planned:  # fmt: skip
     """The plan and report from the partitions: a map with one row per partition (its original value where it
     holds one, else null), so the loss, the generalization shares and the published classes are the driver road's."""
@@ -296,14 +337,15 @@ def _planned(
     frame = pl.DataFrame(originals).with_columns(
         *(published[q].alias(out_col(q)) for q in qids), bounds[SIZE].cast(pl.Int64).alias(SIZE), pl.lit(False).alias(SUPPRESSED)
     )
-    left_out = metric_names(None, has_sensitive=False)
+    # the driver road has metrics when every qid is published as a hierarchy node (report.metrics.map_data)
+    left_out = metric_names(None, has_sensitive=False) if all(q in request.hierarchies for q in qids) and set(modes) == {"hierarchy"} else []
     details = {
         "mode": "strict",
         "rounds": rounds,
         "n_partitions": published.height,
         "distributed": {
             "engine": engine,
-            "left_out": ["metrics", "metrics_normalized", "metric_units"],
+            "left_out": ["metrics", "metrics_normalized", "metric_units"] if left_out else [],
             "metrics": left_out,
             "why": "the metrics read every input tuple's original values, which stay in the engine",
         },
@@ -316,6 +358,10 @@ def _planned(
     report["class_sizes"]["input"] = size_histogram(size_values, request.k, largest, counts=size_classes)
     report["null_rows"] = int(sizes["nullrows"].sum())
     report["engine"] = engine
+    for j, rows in zip(mixed, unchanged):  # add the rows of those partitions whose own value is their label
+        q = qids[j]
+        same = int(frame.filter((pl.col(q) == pl.col(out_col(q))).fill_null(False))[SIZE].sum()) + int(rows)
+        report["generalization"][q]["unchanged"] = float(same) / plan.map.n_rows  # as report.generalization divides
     input_risk = risk_summary_of_sizes(size_values, size_classes)
     report["risk"] = {"input": input_risk}
     constraints = Constraints(frame[SIZE].to_numpy(), request.k)

@@ -151,7 +151,7 @@ class SparkEngine:
         return self._name(self.spark.createDataFrame(_signed(frame).to_arrow()), "reg")
 
     def keep(self, table: Any) -> str:
-        """Materialize `table` (a local checkpoint: computed once, its lineage cut, as rounds pile up); its view's name."""
+        """Materialize `table` (a local checkpoint: computed now, its lineage cut, as rounds pile up); its view's name."""
         return self._name(table.localCheckpoint(eager=True), "tmp")
 
     def _name(self, table: Any, kind: str) -> str:
