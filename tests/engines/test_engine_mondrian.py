@@ -85,20 +85,22 @@ def register() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
 def test_register_on_each_engine_publishes_the_driver_rows(
     engine: str, register: tuple, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    """The register, k=25: written by the engine's writer, re-read and verified by its group-by, then read back."""
+    """The register, k=50. DuckDB: written by its writer, re-read and verified by its group-by, then read back;
+    Spark (slower per query): collected, verified by Polars (the Spark writer is the agreement tests')."""
     df, hierarchies = register
-    asked = {"hierarchies": hierarchies, "k": 25, "method": "mondrian", "insensitive": "rid", "drop": ["voter_id", "name"]}
+    asked = {"hierarchies": hierarchies, "k": 50, "method": "mondrian", "insensitive": "rid", "drop": ["voter_id", "name"]}
     want = pa.anonymize(df, **asked)
     want_rows = want.collect()
     if engine == "spark":
         spark = request.getfixturevalue("spark")
         got = pa.anonymize(spark.createDataFrame(df.to_arrow()), engine="spark", driver_tuples=1000, **asked)
+        assert got.collect().sort("rid").equals(want_rows)
+        report = got.report
     else:
         got = pa.anonymize(df, engine="duckdb", driver_tuples=1000, **asked)
-    report = got.sink_parquet(tmp_path / "out.parquet", report_html=False)
-    written = pl.read_parquet(tmp_path / "out.parquet" / "*.parquet" if engine == "spark" else tmp_path / "out.parquet")
-    assert (written.sort("rid") if engine == "spark" else written).equals(want_rows)
-    assert json.loads((tmp_path / "out.report.json").read_text())["n_classes"] == report["n_classes"]
+        report = got.sink_parquet(tmp_path / "out.parquet", report_html=False)
+        assert pl.read_parquet(tmp_path / "out.parquet").equals(want_rows)
+        assert json.loads((tmp_path / "out.report.json").read_text())["n_classes"] == report["n_classes"]
     _same_report(report, want.report, 1000)
 
 
