@@ -134,9 +134,10 @@ class DuckDBEngine:
         return name
 
     def keep(self, table: duckdb.DuckDBPyRelation) -> str:
-        """Materialize `table` (a temporary table, spilling beyond the memory limit); its name."""
-        name = f"__anon_tmp_{uuid.uuid4().hex[:12]}"
-        table.create(name)
+        """Materialize `table` now (a temporary table, spilling beyond the memory limit); its name."""
+        name, view = f"__anon_tmp_{uuid.uuid4().hex[:12]}", self._view(table)
+        self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")  # TEMP: nothing written into a database file
+        self.con.execute(f"DROP VIEW {view}")
         return name
 
     def drop(self, name: str) -> None:

@@ -307,15 +307,9 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
             mixed = [j for j, c in enumerate(label_ranks.columns) if label_ranks[c].max() >= 0]  # type: ignore[operator]
             unchanged = e.to_polars(e.sql(sql.unchanged(work, reg, mixed))).row(0) if mixed else ()  # type: ignore[attr-defined]
             e.drop(reg)  # type: ignore[attr-defined]
-    except BaseException:
-        for name in (done, work):
-            if name is not None:
-                e.drop(name)  # type: ignore[attr-defined]
-        raise
-    finally:
-        for name in lookups:
+    finally:  # the mapping is materialized: the tables of the rounds can go
+        for name in [*lookups, *(n for n in (done, work) if n is not None)]:
             e.drop(name)  # type: ignore[attr-defined]
-    # `work` stays: the mapping is made from it (Spark computes it when the published table is first read)
     columns = [c for c in schema.names() if c not in request.drop]
     table_out = e.publish(table, e.sql(f"SELECT * FROM {sql.Q(mapping)}"), qids, columns)  # type: ignore[attr-defined]
     planned = _planned(request, schema, start, engine.name, bounds, published, axis_list, modes, sizes, rounds, mixed, unchanged)
