@@ -99,6 +99,28 @@ class Engine(Protocol):
     def to_polars(self, table: Any) -> pl.DataFrame:
         """Collect the table on the driver."""
 
+    # SQL over names the engine makes (the rounds of :mod:`polars_anon.engines.mondrian`)
+    def quote(self, name: str) -> str:
+        """`name` as a quoted SQL identifier."""
+
+    def sql(self, query: str) -> Any:
+        """The (lazy) table of a query over names made by :meth:`view`, :meth:`register` and :meth:`keep`."""
+
+    def view(self, table: Any) -> str:
+        """A name the SQL can read for `table`."""
+
+    def register(self, frame: pl.DataFrame) -> str:
+        """A name the SQL can read for a frame on the driver (sent as Arrow)."""
+
+    def keep(self, table: Any) -> str:
+        """Materialize `table` now (engine side); its name."""
+
+    def drop(self, name: str) -> None:
+        """Forget a name made by :meth:`register` or :meth:`keep`."""
+
+    def sorted_set(self, expr: str) -> str:
+        """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
+
 
 def get_engine(
     name: str,

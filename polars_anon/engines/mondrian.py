@@ -92,13 +92,13 @@ def _labels(native: pl.DataFrame, q: str, request: Request) -> pl.Series:
 
 def _values(engine: Engine, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
     """Per qid, its distinct values (the engine's type, null included) and ``count``: one query (grouping sets)."""
-    Q = engine.quote  # type: ignore[attr-defined]
+    Q = engine.quote
     cols = ", ".join(Q(q) for q in qids)
     flags = ", ".join(f"GROUPING({Q(q)}) AS {Q(f'__anon_g{j}')}" for j, q in enumerate(qids))
     sets = ", ".join(f"({Q(q)})" for q in qids)
-    rows = engine.view(table)  # type: ignore[attr-defined]
+    rows = engine.view(table)
     query = f"SELECT {cols}, {flags}, CAST(COUNT(*) AS BIGINT) AS {Q(COUNT)} FROM {Q(rows)} GROUP BY GROUPING SETS ({sets})"
-    both = engine.to_polars(engine.sql(query))  # type: ignore[attr-defined]  # materializes: one row per qid and value
+    both = engine.to_polars(engine.sql(query))  # materializes: one row per qid and value
     return {q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True) for j, q in enumerate(qids)}
 
 
@@ -132,7 +132,7 @@ class _Rounds:
 
     def __init__(self, engine: Engine, qids: Sequence[str]) -> None:
         self.e, self.qids, self.m = engine, list(qids), len(qids)
-        self.Q = engine.quote  # type: ignore[attr-defined]
+        self.Q = engine.quote
 
     def tuples(self, rows: str, lookups: Sequence[str]) -> str:
         Q, qids = self.Q, self.qids
@@ -188,7 +188,7 @@ class _Rounds:
         for j in range(self.m):
             aggs += [f"MIN({Q(_x(j))}) AS {Q(f'__anon_lo{j}')}", f"MAX({Q(_x(j))}) AS {Q(f'__anon_hi{j}')}"]
             if j in sets:
-                aggs.append(f"{self.e.sorted_set(Q(_x(j)))} AS {Q(f'__anon_set{j}')}")  # type: ignore[attr-defined]
+                aggs.append(f"{self.e.sorted_set(Q(_x(j)))} AS {Q(f'__anon_set{j}')}")
         return f"SELECT {P}, {', '.join(aggs)}, CAST(SUM({Q(_SZ)}) AS BIGINT) AS {Q(SIZE)} FROM {Q(work)} GROUP BY {P}"
 
     def unchanged(self, work: str, labels: str, dims: Sequence[int]) -> str:
@@ -280,38 +280,38 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
         with stage("mondrian rounds"):
             for j, q in enumerate(qids):
                 lookup = pl.DataFrame([per[q][q].alias("v"), pl.Series("x", [rank_of[j][v] for v in labels[q]], dtype=pl.Int64)])
-                lookups.append(e.register(lookup))  # type: ignore[attr-defined]
-            rows = e.view(table)  # type: ignore[attr-defined]
-            work = e.keep(e.sql(sql.tuples(rows, lookups)))  # type: ignore[attr-defined]
-            sizes = e.to_polars(e.sql(sql.input_sizes(work))).sort("s")  # type: ignore[attr-defined]  # materializes: one row per class size
+                lookups.append(e.register(lookup))
+            rows = e.view(table)
+            work = e.keep(e.sql(sql.tuples(rows, lookups)))
+            sizes = e.to_polars(e.sql(sql.input_sizes(work))).sort("s")  # materializes: one row per class size
             next_id, rounds = 1, 0
             while True:
-                stats = e.to_polars(e.sql(sql.stats(work))).sort("pid", "dim")  # type: ignore[attr-defined]  # materializes: one row per open partition and attribute
-                if done is not None:  # dropped once `work`, made from it, has been computed (Spark computes on first read)
-                    e.drop(done)  # type: ignore[attr-defined]
+                stats = e.to_polars(e.sql(sql.stats(work))).sort("pid", "dim")  # materializes: one row per open partition and attribute
+                if done is not None:  # the table `work` was cut from: dropped once `work` has been read
+                    e.drop(done)
                     done = None
                 cuts = cutter(stats, next_id)
                 if cuts.height == 0:
                     break
                 next_id, rounds = next_id + cuts.height, rounds + 1
-                reg = e.register(cuts)  # type: ignore[attr-defined]
-                done, work = work, e.keep(e.sql(sql.cut(work, reg)))  # type: ignore[attr-defined]
-                e.drop(reg)  # type: ignore[attr-defined]
+                reg = e.register(cuts)
+                done, work = work, e.keep(e.sql(sql.cut(work, reg)))
+                e.drop(reg)
             sets = bound_sets(axis_list, modes)
-            bounds = e.to_polars(e.sql(sql.bounds(work, sets))).sort(_PID)  # type: ignore[attr-defined]  # materializes: one row per partition
+            bounds = e.to_polars(e.sql(sql.bounds(work, sets))).sort(_PID)  # materializes: one row per partition
             bounds = bounds.with_columns(pl.col(_PID).cast(pl.Int64), *(pl.col(f"__anon_set{j}").cast(pl.List(pl.Int64)) for j in sets))
             published = bounds_labels(bounds, qids, axis_list, request.hierarchies, modes)
             label_ranks = _label_ranks(published, bounds, qids, rank_of)
-            reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)).hstack(label_ranks))  # type: ignore[attr-defined]
-            mapping = e.keep(e.sql(sql.mapping(work, reg)))  # type: ignore[attr-defined]  (read by the published table)
+            reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)).hstack(label_ranks))
+            mapping = e.keep(e.sql(sql.mapping(work, reg)))  # read by the published table
             mixed = [j for j, c in enumerate(label_ranks.columns) if label_ranks[c].max() >= 0]  # type: ignore[operator]
-            unchanged = e.to_polars(e.sql(sql.unchanged(work, reg, mixed))).row(0) if mixed else ()  # type: ignore[attr-defined]
-            e.drop(reg)  # type: ignore[attr-defined]
+            unchanged = e.to_polars(e.sql(sql.unchanged(work, reg, mixed))).row(0) if mixed else ()
+            e.drop(reg)
     finally:  # the mapping is materialized: the tables of the rounds can go
         for name in [*lookups, *(n for n in (done, work) if n is not None)]:
-            e.drop(name)  # type: ignore[attr-defined]
+            e.drop(name)
     columns = [c for c in schema.names() if c not in request.drop]
-    table_out = e.publish(table, e.sql(f"SELECT * FROM {sql.Q(mapping)}"), qids, columns)  # type: ignore[attr-defined]
+    table_out = e.publish(table, e.sql(f"SELECT * FROM {sql.Q(mapping)}"), qids, columns)
     planned = _planned(request, schema, start, engine.name, bounds, published, axis_list, modes, sizes, rounds, mixed, unchanged)
     return table_out, planned
 
