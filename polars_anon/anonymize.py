@@ -402,6 +402,7 @@ def anonymize(
     null: NullPolicy = "error",
     privacy: Sequence[Model] = (),
     engine: EngineName = "polars",
+    driver_tuples: int | None = None,
     **options: Any,
 ) -> Anonymized | EngineAnonymized:
     """Anonymize a table (k-anonymity and each method's guarantee).
@@ -443,6 +444,11 @@ def anonymize(
         The method runs on the driver over the class aggregates either way; the result
         of another engine offers ``.table()`` (its own table), ``.collect()`` and
         ``.sink_parquet()``. See :mod:`polars_anon.engines`.
+    driver_tuples
+        Engines ``"duckdb"`` and ``"spark"`` only: the most class aggregates (distinct
+        quasi-identifier tuples) brought to the driver (default 5,000,000). Beyond it,
+        ``method="mondrian"`` runs its rounds as engine queries and other methods are
+        refused (see :mod:`polars_anon.engines.distributed`).
     **options
         The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
         keys and wrong types are refused).
@@ -461,13 +467,18 @@ def anonymize(
     >>> anonymize(df, hierarchies=H, k=2).collect().rows()
     [('30-39', 'F'), ('30-39', 'M'), ('30-39', 'F'), ('30-39', 'M')]
     """
+    if engine == "polars" and driver_tuples is not None:
+        raise InvalidParameterError(
+            f"driver_tuples={driver_tuples!r} caps the class aggregates engines 'duckdb' and 'spark' bring to their driver; "
+            "engine 'polars' holds them in this process: drop driver_tuples or choose engine 'duckdb' or 'spark'"
+        )
     if engine != "polars":
         from polars_anon.engines import get_engine
         from polars_anon.engines.pipeline import engine_anonymize
 
         asked = {"qids": qids, "method": method, "metric": metric, "drop": drop, "sensitive": sensitive, "insensitive": insensitive,
                  "seed": seed, "null": null, "privacy": privacy}  # fmt: skip
-        return engine_anonymize(get_engine(engine, data=data), data, hierarchies=hierarchies, k=k, **asked, **options)
+        return engine_anonymize(get_engine(engine, data=data), data, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **asked, **options)
     start = time.perf_counter()
     lf = as_lazy(data)
     schema = lf.collect_schema()

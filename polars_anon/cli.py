@@ -22,6 +22,7 @@ from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
+from polars_anon.engines.distributed import check_driver_tuples
 from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job
@@ -83,7 +84,10 @@ def _explain(rep: dict) -> None:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    rep = run_job(Job.load(args.job, engine=args.engine, master=args.master), overwrite=args.overwrite)
+    if args.driver_tuples is not None:
+        check_driver_tuples(args.driver_tuples, "--driver-tuples")
+    job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
+    rep = run_job(job, overwrite=args.overwrite)
     print(json.dumps(rep, indent=2, default=str))
     return 0
 
@@ -339,6 +343,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     a.add_argument("--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)")
     a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
+    a.add_argument("--driver-tuples", type=int, metavar="N",
+                   help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
+                        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's driver_tuples; "
+                        "default 5,000,000)")  # fmt: skip
     a.set_defaults(run=_anonymize)
     _report_parsers(sub, common)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")

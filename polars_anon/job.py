@@ -28,6 +28,7 @@ from polars_anon.anonymize import Anonymized, anonymize, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
+from polars_anon.engines.distributed import check_driver_tuples
 from polars_anon.engines.duckdb import MEMORY_LIMIT, memory_size
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -64,6 +65,7 @@ _KEYS: dict[str, Any] = {
     "engine": str,
     "spark": dict[str, Any],
     "duckdb": dict[str, Any],
+    "driver_tuples": int,
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -80,6 +82,8 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
             raise InvalidParameterError(f"job file: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
     if "separator" in raw and len(raw["separator"]) != 1:
         raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
+    if "driver_tuples" in raw:
+        check_driver_tuples(raw["driver_tuples"], "job file: key 'driver_tuples'")
 
 
 _ENGINE_KEYS: dict[str, dict[str, Any]] = {"spark": {"master": str, "config": dict[str, Any]}, "duckdb": {"memory_limit": str}}
@@ -124,6 +128,11 @@ def _engine_rules(job: Job) -> Job:
     """What runs on engine 'polars' only: CSV input (each engine would infer its own types) and encodings."""
     if job.engine != "polars" and job.input.suffix.lower() in CSV_SUFFIXES:
         raise InvalidParameterError(f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'")
+    if job.engine == "polars" and job.driver_tuples is not None:
+        raise InvalidParameterError(
+            f'job file: driver_tuples = {job.driver_tuples} caps the class aggregates engines "duckdb" and "spark" bring to their '
+            'driver; drop it or set engine = "duckdb" or "spark"'
+        )
     if job.engine != "polars" and job.encode:
         raise InvalidParameterError(f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"')
     return job
@@ -227,6 +236,9 @@ class Job:
     """The ``[spark]`` table: ``master`` and ``config`` pairs (a session spark-submit made needs neither)."""
     duckdb: dict[str, Any] = field(default_factory=dict)
     """The ``[duckdb]`` table: ``memory_limit`` of the job's own connection (default 1GB; beyond it DuckDB spills)."""
+    driver_tuples: int | None = None
+    """Engines "duckdb" and "spark": the most class aggregates brought to the driver (default 5,000,000); beyond it
+    mondrian runs as engine queries, other methods are refused (:mod:`polars_anon.engines.distributed`)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -259,13 +271,15 @@ class Job:
             engine=engine,
             spark=_spark(raw, engine),
             duckdb=_duckdb(raw, engine),
+            driver_tuples=raw.get("driver_tuples"),
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
         ))
 
     @classmethod
-    def load(cls, path: str | Path, *, engine: str | None = None, master: str | None = None) -> Job:
-        """Read a TOML job file; `engine` and `master` (the CLI's flags) replace the file's ``engine`` and ``[spark] master``."""
+    def load(cls, path: str | Path, *, engine: str | None = None, master: str | None = None, driver_tuples: int | None = None) -> Job:
+        """Read a TOML job file; `engine`, `master` and `driver_tuples` (the CLI's flags) replace the file's ``engine``,
+        ``[spark] master`` and ``driver_tuples``."""
         path = Path(path)
         try:
             raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -277,6 +291,8 @@ class Job:
             raise InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
         if engine is not None:
             raw["engine"] = engine
+        if driver_tuples is not None:
+            raw["driver_tuples"] = driver_tuples
         if master is not None:
             raw["spark"] = {**(raw.get("spark") if isinstance(raw.get("spark"), dict) else {}), "master": master}
         return cls.from_dict(raw, path.parent)
@@ -388,15 +404,23 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
 def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
     """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road."""
     from polars_anon.engines import get_engine
+    from polars_anon.engines.distributed import DRIVER_TUPLES
     from polars_anon.engines.pipeline import engine_anonymize
 
     engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
                         memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # fmt: skip
     table = engine.read_parquet(job.input)
 
-    counts = engine.counts(table, list(job.qids))  # the road's own group-by (kept): the hierarchies' values come from it
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=lambda columns: {c: counts[c].drop_nulls().unique().sort() for c in columns})
-    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf),
+    limit = DRIVER_TUPLES if job.driver_tuples is None else job.driver_tuples
+    counts = engine.counts(table, list(job.qids), limit=limit)  # the road's own group-by (kept): the hierarchies' values come from it
+
+    def values_of(columns: list[str]) -> dict[str, pl.Series]:
+        if counts.height <= limit:
+            return {c: counts[c].drop_nulls().unique().sort() for c in columns}
+        return {c: engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns}  # beyond the cap: per column
+
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
+    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result
 

@@ -24,12 +24,15 @@ from polars_anon.engines.spark import SparkEngine, session
 __all__ = ["anonymize", "session"]
 
 
-def anonymize(sdf: Any, **parameters: Any) -> EngineAnonymized:
+def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) -> EngineAnonymized:
     """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog).
 
     Parameters are those of :func:`polars_anon.anonymize` (``hierarchies``, ``k``, ``method``, ...).
+    `driver_tuples` (default 5,000,000) caps the class aggregates collected on the driver; beyond it
+    ``method="mondrian"`` runs as Spark SQL rounds, other methods are refused
+    (:mod:`polars_anon.engines.distributed`).
     ``.table()`` returns the published Spark DataFrame after a Spark group-by checked every
     guarantee; ``.sink_parquet(path)`` writes, re-reads and checks it, then renames it into place.
     """
     spark = getattr(sdf, "sparkSession", None) or session()
-    return engine_anonymize(SparkEngine(spark), sdf, **parameters)
+    return engine_anonymize(SparkEngine(spark), sdf, driver_tuples=driver_tuples, **parameters)

@@ -68,7 +68,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["Axis", "MondrianOptions", "axes", "class_labels", "coordinates", "partition", "publish_modes", "sql_inputs"]
+__all__ = ["Axis", "MondrianOptions", "axes", "bound_sets", "bounds_labels", "class_bounds", "class_labels", "coordinates", "partition", "publish_modes", "sql_inputs"]
 
 _MODES = ("strict", "relaxed")
 _ORDERS = ("hierarchy", "numeric", "alphabetical", "random")
@@ -465,6 +465,68 @@ def publish_modes(
     return modes
 
 
+def bound_sets(axis_list: Sequence[Axis], modes: Sequence[str]) -> list[int]:
+    """The attributes whose labels need the class's values, not only its bounds: those published as sets, and
+    those published with a hierarchy whose axis is not the hierarchy's leaf order.
+
+    >>> bound_sets(axes({"a": ["x"], "b": ["1", "2"]}, {}), ["set", "range"])
+    [0]
+    """
+    return [j for j, (ax, mode) in enumerate(zip(axis_list, modes)) if mode == "set" or (mode == "hierarchy" and not ax.hierarchy_order)]
+
+
+def class_bounds(segments: pl.DataFrame, coords: pl.DataFrame, sets: Sequence[int]) -> pl.DataFrame:
+    """Per class ``__anon_pid`` (sorted): ``__anon_lo{j}``, ``__anon_hi{j}`` (its lowest and highest rank on
+    each attribute j) and, for the attributes in `sets` (:func:`bound_sets`), ``__anon_set{j}`` (its ranks, sorted).
+
+    >>> seg = pl.DataFrame({_T: [0, 1], _PID: [0, 0]})
+    >>> class_bounds(seg, pl.DataFrame({_T: [0, 1], _SIZE: [1, 1], "__anon_x0": [2, 0]}), [0]).rows()
+    [(0, 0, 2, [0, 2])]
+    """
+    m = sum(1 for c in coords.columns if c.startswith("__anon_x"))
+    seg = segments.lazy().join(coords.lazy().drop(_SIZE), on=_T, how="left")
+    aggs = []
+    for j in range(m):
+        x = pl.col(f"__anon_x{j}")
+        aggs += [x.min().alias(f"__anon_lo{j}"), x.max().alias(f"__anon_hi{j}")]
+        if j in sets:
+            aggs.append(x.unique().sort().alias(f"__anon_set{j}"))
+    return seg.group_by(_PID).agg(aggs).sort(_PID).collect()  # materializes: one row per class
+
+
+def bounds_labels(
+    bounds: pl.DataFrame, qids: Sequence[str], axis_list: Sequence[Axis], hierarchies: Mapping[str, Hierarchy], modes: Sequence[str]
+) -> pl.DataFrame:
+    """The published tuple of each class from its bounds (:func:`class_bounds`, however grouped: Polars or an
+    engine's SQL rounds): one row per class ``__anon_pid``, one column per qid; see :func:`class_labels`."""
+    out = [bounds[_PID]]
+    for j, (q, ax, mode) in enumerate(zip(qids, axis_list, modes)):
+        h = hierarchies.get(q)
+        lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
+        labels = np.asarray(ax.labels, dtype=object)
+        if mode != "set" and not (mode == "hierarchy" and not ax.hierarchy_order):
+            if mode == "hierarchy":  # leaves of a class lie in [lo, hi] of the depth-first order
+                assert h is not None  # publish_modes checked it
+                node_ids = h.ids_of(ax.labels)
+                col = np.asarray(h.labels, dtype=object)[h.lca(node_ids[lo], node_ids[hi])].tolist()
+            else:
+                col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]").tolist() if len(lo) else []
+            out.append(pl.Series(q, col, dtype=pl.String))
+            continue
+        # flat, then joined per class: a replace_strict inside list.eval cost seconds per qid on 30,000 classes
+        member = pl.col(f"__anon_set{j}")
+        flat = bounds.select(_PID, member).explode(f"__anon_set{j}")
+        named = flat.with_columns(member.replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String))
+        if mode == "hierarchy":
+            assert h is not None
+            anc = class_ancestors(named.rename({f"__anon_set{j}": q}).lazy(), {q: h}, _PID).collect()  # materializes: one row per class
+            out.append(bounds.select(_PID).join(anc, on=_PID, how="left", maintain_order="left")[q].cast(pl.String))
+            continue
+        sets = named.group_by(_PID, maintain_order=True).agg(member.str.join(","), pl.len().alias("__anon_n"))
+        out.append(sets.select(pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)).to_series())
+    return pl.DataFrame(out)
+
+
 def class_labels(
     segments: pl.DataFrame,
     coords: pl.DataFrame,
@@ -479,43 +541,11 @@ def class_labels(
     ancestor of the class's values; ``"range"`` ``[lo-hi]`` on the axis (the value
     itself when the class holds one); ``"set"`` the class's values in axis order as
     ``{a,b}``. The option ``publish="auto"`` resolves to hierarchy when there is one,
-    range for a numeric axis, set otherwise.
+    range for a numeric axis, set otherwise. Computed from the classes' bounds
+    (:func:`class_bounds`, :func:`bounds_labels`), as the engines' SQL rounds do.
     """
-    seg = segments.lazy().join(coords.lazy().drop(_SIZE), on=_T, how="left")
-    aggs = []
-    for j, mode in enumerate(modes):
-        x = pl.col(f"__anon_x{j}")
-        aggs += [x.min().alias(f"__anon_lo{j}"), x.max().alias(f"__anon_hi{j}")]
-        if mode == "set":
-            aggs.append(x.unique().sort().alias(f"__anon_set{j}"))
-    bounds = seg.group_by(_PID).agg(aggs).sort(_PID).collect()  # materializes: one row per class
-    out = [bounds[_PID]]
-    for j, (q, ax, mode) in enumerate(zip(qids, axis_list, modes)):
-        h = hierarchies.get(q)
-        lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
-        labels = np.asarray(ax.labels, dtype=object)
-        if mode == "hierarchy":
-            assert h is not None  # publish_modes checked it
-            if ax.hierarchy_order:  # leaves of a class lie in [lo, hi] of the depth-first order
-                node_ids = h.ids_of(ax.labels)
-                top = h.lca(node_ids[lo], node_ids[hi])
-                col = np.asarray(h.labels, dtype=object)[top].tolist()
-            else:
-                pairs = seg.select(_PID, pl.col(f"__anon_x{j}").replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String).alias(q))
-                anc = class_ancestors(pairs, {q: h}, _PID).collect()  # materializes: one row per class
-                col = bounds.select(_PID).join(anc, on=_PID, how="left", maintain_order="left")[q].to_list()
-        elif mode == "range":
-            col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]").tolist() if len(lo) else []
-        else:
-            # flat, then joined per class: a replace_strict inside list.eval cost seconds per qid on 30,000 classes
-            member = pl.col(f"__anon_set{j}")
-            flat = bounds.select(_PID, member).explode(f"__anon_set{j}")
-            named = flat.with_columns(member.replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String))
-            sets = named.group_by(_PID, maintain_order=True).agg(member.str.join(","), pl.len().alias("__anon_n"))
-            out.append(sets.select(pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)).to_series())
-            continue
-        out.append(pl.Series(q, col, dtype=pl.String))
-    return pl.DataFrame(out)
+    bounds = class_bounds(segments, coords, bound_sets(axis_list, modes))
+    return bounds_labels(bounds, qids, axis_list, hierarchies, modes)
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,13 @@ from polars_anon.duckdb.pairs import metric_pairs
 __all__ = ["anonymize", "generalize_sql", "load_hierarchies", "load_hierarchy", "metric_pairs", "register", "sql_files"]
 
 
-def anonymize(data: Any, *, connection: Any = None, **parameters: Any) -> Any:
+def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = None, **parameters: Any) -> Any:
     """Anonymize a DuckDB relation, or a table or view name, on `connection` (default DuckDB's default connection).
 
     Parameters are those of :func:`polars_anon.anonymize`; the rows stay in DuckDB (group-bys, the
-    publishing join, DuckDB's Parquet writer). ``.table()`` returns the published relation after a
+    publishing join, DuckDB's Parquet writer). `driver_tuples` (default 5,000,000) caps the class
+    aggregates brought to Python; beyond it ``method="mondrian"`` runs as DuckDB queries, other
+    methods are refused (:mod:`polars_anon.engines.distributed`). ``.table()`` returns the published relation after a
     DuckDB group-by checked every guarantee; ``.sink_parquet(path)`` writes, re-reads, checks, renames.
 
     >>> import duckdb, polars_anon as pa
@@ -40,4 +42,4 @@ def anonymize(data: Any, *, connection: Any = None, **parameters: Any) -> Any:
     from polars_anon.engines.duckdb import DuckDBEngine
     from polars_anon.engines.pipeline import engine_anonymize
 
-    return engine_anonymize(DuckDBEngine(connection), data, **parameters)
+    return engine_anonymize(DuckDBEngine(connection), data, driver_tuples=driver_tuples, **parameters)

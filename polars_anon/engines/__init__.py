@@ -42,25 +42,30 @@ def key_col(qid: str) -> str:
 class GroupBys:
     """An engine's group-by, remembering its last result: a job's hierarchies and the road read one pass.
 
-    Only the last (table, keys) is kept (the table with it, so its id stays its own).
+    Only the last (table, keys) is kept (the table with it, so its id stays its own). Asked with a `limit`,
+    the group-by returns at most ``limit + 1`` rows (a SQL ``LIMIT``): more than `limit` rows says "too
+    many" without bringing them all to the driver; at most `limit` rows is the whole result, kept and
+    served to any later call (with or without a limit).
 
     >>> calls = []
-    >>> counts = GroupBys(lambda table, keys: calls.append(keys) or pl.DataFrame({"count": [1]}))
+    >>> counts = GroupBys(lambda table, keys, limit: calls.append((keys, limit)) or pl.DataFrame({"count": [1, 2]}).head(limit or 2))
     >>> t = object()
-    >>> counts(t, ["a"]) is counts(t, ["a"]), calls
-    (True, [['a']])
+    >>> counts(t, ["a"], limit=5) is counts(t, ["a"]), calls
+    (True, [(['a'], 6)])
+    >>> counts(t, ["b"], limit=1).height, counts(t, ["b"]).height, calls[1:]
+    (2, 2, [(['b'], 2), (['b'], None)])
     """
 
-    def __init__(self, group: Callable[[Any, list[str]], pl.DataFrame]) -> None:
+    def __init__(self, group: Callable[[Any, list[str], int | None], pl.DataFrame]) -> None:
         self._group = group
-        self._last: tuple[object, tuple[str, ...], pl.DataFrame] | None = None
+        self._last: tuple[object, tuple[str, ...], pl.DataFrame, bool] | None = None
 
-    def __call__(self, table: object, keys: Sequence[str]) -> pl.DataFrame:
+    def __call__(self, table: object, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         last = self._last
-        if last is None or last[0] is not table or last[1] != tuple(keys):
-            last = self._last = (table, tuple(keys), self._group(table, list(keys)))
+        if last is None or last[0] is not table or last[1] != tuple(keys) or not (last[3] or limit is not None and last[2].height > limit):
+            frame = self._group(table, list(keys), None if limit is None else limit + 1)
+            last = self._last = (table, tuple(keys), frame, limit is None or frame.height <= limit)
         return last[2]
-
 
 class Engine(Protocol):
     """The engine-specific steps; tables are the engine's own (a DuckDB relation, a Spark DataFrame)."""
@@ -76,9 +81,10 @@ class Engine(Protocol):
     def schema(self, table: Any) -> pl.Schema:
         """The table's columns as Polars types (through Arrow; no row is read)."""
 
-    def counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
+    def counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         """``GROUP BY keys``: the keys (their own types, nulls kept as a group) and ``count`` (Int64); the last
-        result is kept (:class:`GroupBys`), so asking twice costs one pass."""
+        result is kept (:class:`GroupBys`), so asking twice costs one pass. With `limit`, at most ``limit + 1``
+        rows (more than `limit`: the group-by has too many to bring to the driver)."""
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         """The number of distinct values of each column, null counted as a value."""
@@ -92,6 +98,28 @@ class Engine(Protocol):
 
     def to_polars(self, table: Any) -> pl.DataFrame:
         """Collect the table on the driver."""
+
+    # SQL over names the engine makes (the rounds of :mod:`polars_anon.engines.mondrian`)
+    def quote(self, name: str) -> str:
+        """`name` as a quoted SQL identifier."""
+
+    def sql(self, query: str) -> Any:
+        """The (lazy) table of a query over names made by :meth:`view`, :meth:`register` and :meth:`keep`."""
+
+    def view(self, table: Any) -> str:
+        """A name the SQL can read for `table`."""
+
+    def register(self, frame: pl.DataFrame) -> str:
+        """A name the SQL can read for a frame on the driver (sent as Arrow)."""
+
+    def keep(self, table: Any) -> str:
+        """Materialize `table` now (engine side); its name."""
+
+    def drop(self, name: str) -> None:
+        """Forget a name made by :meth:`register` or :meth:`keep`."""
+
+    def sorted_set(self, expr: str) -> str:
+        """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
 
 
 def get_engine(

@@ -95,24 +95,64 @@ class DuckDBEngine:
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         return table.limit(0).pl().schema
 
-    def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str]) -> pl.DataFrame:
+    def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         view, cols = self._view(table), ", ".join(_q(k) for k in keys)
-        return self.con.sql(f"SELECT {cols}, count(*)::BIGINT AS count FROM {view} GROUP BY ALL").pl()
+        cap = "" if limit is None else f" LIMIT {int(limit)}"
+        return self.con.sql(f"SELECT {cols}, count(*)::BIGINT AS count FROM {view} GROUP BY ALL{cap}").pl()
 
     def distinct(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, int]:
         view = self._view(table)
         exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT" for c in columns)
         return dict(zip(columns, self.con.sql(f"SELECT {exprs} FROM {view}").fetchall()[0]))
 
-    def publish(self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> duckdb.DuckDBPyRelation:
-        view, mapped = self._view(table), f"__anon_map_{uuid.uuid4().hex[:12]}"
-        self.con.register(mapped, mapping.to_arrow())
+    def publish(
+        self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame | duckdb.DuckDBPyRelation, qids: Sequence[str], columns: Sequence[str]
+    ) -> duckdb.DuckDBPyRelation:
+        """Join `mapping` (on the driver, or a relation of this connection) to the rows, in input order."""
+        view = self._view(table)
+        mapped = self.register(mapping) if isinstance(mapping, pl.DataFrame) else self._view(mapping)
         out = ", ".join(f"m.{_q(out_col(c))} AS {_q(c)}" if c in qids else f"t.{_q(c)}" for c in columns)
         on = " AND ".join(f"t.{_q(q)} IS NOT DISTINCT FROM m.{_q(key_col(q))}" for q in qids)
         return self.con.sql(
             f"SELECT {out} FROM (SELECT *, row_number() OVER () AS __anon_rowid FROM {view}) t "
             f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid"
         )
+
+    # ------------------------------------------------------------ SQL rounds (polars_anon.engines.mondrian)
+    quote = staticmethod(_q)
+
+    def sql(self, query: str) -> duckdb.DuckDBPyRelation:
+        """The relation of a query over the names this engine made (lazy)."""
+        return self.con.sql(query)
+
+    def view(self, table: duckdb.DuckDBPyRelation) -> str:
+        """A name the SQL can read for `table`."""
+        return self._view(table)
+
+    def register(self, frame: pl.DataFrame) -> str:
+        """A name the SQL can read for a frame on the driver (handed over as Arrow)."""
+        name = f"__anon_reg_{uuid.uuid4().hex[:12]}"
+        self.con.register(name, frame.to_arrow())
+        return name
+
+    def keep(self, table: duckdb.DuckDBPyRelation) -> str:
+        """Materialize `table` now (a temporary table, spilling beyond the memory limit); its name."""
+        name, view = f"__anon_tmp_{uuid.uuid4().hex[:12]}", self._view(table)
+        self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")  # TEMP: nothing written into a database file
+        self.con.execute(f"DROP VIEW {view}")
+        return name
+
+    def drop(self, name: str) -> None:
+        """Forget a table made by :meth:`keep` or :meth:`register`."""
+        if name.startswith("__anon_reg_"):
+            self.con.unregister(name)
+        else:
+            self.con.execute(f"DROP TABLE IF EXISTS {_q(name)}")
+
+    @staticmethod
+    def sorted_set(expr: str) -> str:
+        """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
+        return f"list_sort(list(DISTINCT {expr}))"
 
     def write(self, table: duckdb.DuckDBPyRelation, path: Path) -> None:
         table.to_parquet(str(path))

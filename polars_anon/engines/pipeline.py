@@ -30,6 +30,7 @@ from polars_anon.anonymize import (
     rooted_aggregates,
 )
 from polars_anon.engines import Engine, key_col
+from polars_anon.engines.distributed import DRIVER_TUPLES, check_driver_tuples, route
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.privacy.counts import COUNT, read_population
@@ -167,15 +168,28 @@ class EngineAnonymized(Publication):
         self.report["output"] = str(path)
 
 
-def engine_anonymize(engine: Engine, data: object, *, hierarchies: Mapping[str, Any], k: int, **asked: Any) -> EngineAnonymized:
-    """:func:`polars_anon.anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame)."""
+def engine_anonymize(
+    engine: Engine, data: object, *, hierarchies: Mapping[str, Any], k: int, driver_tuples: int | None = None, **asked: Any
+) -> EngineAnonymized:
+    """:func:`polars_anon.anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
+
+    `driver_tuples` (default :data:`~polars_anon.engines.distributed.DRIVER_TUPLES`) caps the class aggregates
+    brought to the driver; beyond it the method runs as engine queries where it can
+    (:mod:`polars_anon.engines.distributed`), else is refused.
+    """
     start = time.perf_counter()
+    limit = DRIVER_TUPLES if driver_tuples is None else check_driver_tuples(driver_tuples)
     table = engine.table(data)
     schema = engine.schema(table)
     named = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
     options = {key: value for key, value in asked.items() if key not in named}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **{key: asked[key] for key in named if key in asked})
     refuse_unsupported(request, engine.name)
+    planner = route(engine, table, request, limit)
+    if planner is not None:
+        published, planned = planner(engine, table, request, schema, start)
+        planned.report["details"].setdefault("distributed", {})["driver_tuples"] = limit
+        return EngineAnonymized(engine, published, planned.report, request, planned)
     data_, native = aggregate_on(engine, table, request)
     planned = plan_request(data_, request, schema, start, engine.name)
     mapping = engine_map(planned.plan.map, native, request)

@@ -10,6 +10,7 @@ is the commit).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from functools import reduce
 from pathlib import Path
@@ -107,8 +108,9 @@ class SparkEngine:
     def schema(self, table: Any) -> pl.Schema:
         return self.to_polars(table.limit(0)).schema
 
-    def _counts(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
-        frame = self.to_polars(table.groupBy(*keys).count())
+    def _counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
+        grouped = table.groupBy(*keys).count()
+        frame = self.to_polars(grouped if limit is None else grouped.limit(int(limit)))
         return frame.with_columns(pl.col("count").cast(pl.Int64))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
@@ -117,14 +119,54 @@ class SparkEngine:
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
 
-    def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
+    def publish(self, table: Any, mapping: pl.DataFrame | Any, qids: Sequence[str], columns: Sequence[str]) -> Any:
+        """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows."""
         F = _pyspark().functions
-        m = self.spark.createDataFrame(mapping.to_arrow())
-        if mapping.height <= BROADCAST_ROWS:
-            m = F.broadcast(m)
+        if isinstance(mapping, pl.DataFrame):
+            m = self.spark.createDataFrame(mapping.to_arrow())
+            if mapping.height <= BROADCAST_ROWS:
+                m = F.broadcast(m)
+        else:
+            m = mapping
         on = reduce(lambda a, b: a & b, [table[q].eqNullSafe(m[key_col(q)]) for q in qids])
         joined = table.join(m, on=on, how="inner").filter(~m[SUPPRESSED])
         return joined.select(*(m[out_col(c)].alias(c) if c in qids else table[c] for c in columns))
+
+    # ------------------------------------------------------------ SQL rounds (polars_anon.engines.mondrian)
+    @staticmethod
+    def quote(name: str) -> str:
+        """A quoted Spark SQL identifier."""
+        return "`" + name.replace("`", "``") + "`"
+
+    def sql(self, query: str) -> Any:
+        """The DataFrame of a query over the names this engine made (lazy)."""
+        return self.spark.sql(query)
+
+    def view(self, table: Any) -> str:
+        """A temporary view of `table`, for the SQL that follows."""
+        return self._name(table, "view")
+
+    def register(self, frame: pl.DataFrame) -> str:
+        """A temporary view of a frame on the driver (sent as Arrow)."""
+        return self._name(self.spark.createDataFrame(_signed(frame).to_arrow()), "reg")
+
+    def keep(self, table: Any) -> str:
+        """Materialize `table` (a local checkpoint: computed now, its lineage cut, as rounds pile up); its view's name."""
+        return self._name(table.localCheckpoint(eager=True), "tmp")
+
+    def _name(self, table: Any, kind: str) -> str:
+        name = f"__anon_{kind}_{uuid.uuid4().hex[:12]}"
+        table.createOrReplaceTempView(name)
+        return name
+
+    def drop(self, name: str) -> None:
+        """Forget a view made by :meth:`keep` or :meth:`register`."""
+        self.spark.catalog.dropTempView(name)
+
+    @staticmethod
+    def sorted_set(expr: str) -> str:
+        """SQL aggregate: the distinct values of `expr` in a group, sorted, as an array."""
+        return f"sort_array(collect_set({expr}))"
 
     def write(self, table: Any, path: Path) -> None:
         table.write.mode("errorifexists").option("compression", "zstd").parquet(str(path))  # as Polars writes

@@ -36,26 +36,61 @@ from polars_anon.privacy.presence import check_population_args, population_size
 from polars_anon.privacy.reidentification import risk_figures
 from polars_anon.privacy.uniqueness import estimates
 
-__all__ = ["risk", "risk_summary"]
+__all__ = ["risk", "risk_summary", "risk_summary_of_sizes"]
 
 SIZE_BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, 999), (1000, None))
 RISK_BUCKETS = ((0.5, 1.0), (0.2, 0.5), (0.1, 0.2), (0.05, 0.1), (0.01, 0.05), (0.0, 0.01))
 
 
-def _distributions(size: np.ndarray) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    n = float(size.sum())
+def _distributions(size: np.ndarray, classes: np.ndarray | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The class-size and record-risk buckets; `classes[i]` (default 1) classes have `size[i]` rows."""
+    weight = np.ones(len(size), dtype=np.int64) if classes is None else np.asarray(classes, dtype=np.int64)
+    rows = size * weight
+    n = float(rows.sum())
     sizes = []
     for lo, hi in SIZE_BUCKETS:
         inside = (size >= lo) & (size <= (hi if hi is not None else np.inf))
         label = str(lo) if lo == hi else (f"{lo}-{hi}" if hi is not None else f"{lo}+")
-        sizes.append({"size": label, "classes": int(inside.sum()), "rows": int(size[inside].sum())})
+        sizes.append({"size": label, "classes": int(weight[inside].sum()), "rows": int(rows[inside].sum())})
     risks = []
     risk = 1.0 / size
     for lo, hi in RISK_BUCKETS:
         inside = (risk > lo) & (risk <= hi) if lo > 0 else risk <= hi
         label = f"({lo:g}, {hi:g}]" if lo > 0 else f"[0, {hi:g}]"
-        risks.append({"risk": label, "records": int(size[inside].sum()), "share": float(size[inside].sum() / n) if n else 0.0})
+        risks.append({"risk": label, "records": int(rows[inside].sum()), "share": float(rows[inside].sum() / n) if n else 0.0})
     return sizes, risks
+
+
+def risk_summary_of_sizes(size: np.ndarray, classes: np.ndarray, *, threshold: float = 0.2) -> dict[str, Any]:
+    """:func:`risk_summary` of a table known by its class-size histogram: `classes[i]` classes of `size[i]` rows
+    (distinct sizes; no population, no population size), so the classes themselves need not be on hand.
+
+    >>> sizes = np.array([1, 1, 2, 5, 5, 5])
+    >>> risk_summary_of_sizes(np.array([1, 2, 5]), np.array([2, 1, 3])) == risk_summary(pl.DataFrame({"size": sizes}), [], aggregated=True)
+    True
+    """
+    size, weight = np.asarray(size, dtype=np.int64), np.asarray(classes, dtype=np.int64)
+    rows = size * weight
+    n, n_classes = int(rows.sum()), int(weight.sum())
+    sizes, risks = _distributions(size, weight)
+    if n:
+        risk = 1.0 / np.maximum(size, 1).astype(np.float64)
+        figures = {"highest": float(risk.max()), "lowest": float(risk.min()), "average": n_classes / float(n),
+                   "records_at_risk": float(rows[risk > threshold].sum() / float(n))}  # fmt: skip
+    else:
+        figures = {"highest": 0.0, "lowest": 0.0, "average": 0.0, "records_at_risk": 0.0}
+    return {
+        "n_rows": n,
+        "n_classes": n_classes,
+        "threshold": threshold,
+        "prosecutor": figures,
+        "journalist": dict(figures),
+        "marketer": {"average": figures["average"]},
+        "sample_uniques": float(rows[size == 1].sum() / n) if n else 0.0,
+        "class_sizes": sizes,
+        "record_risk": risks,
+        "population_uniqueness": None,
+    }
 
 
 def risk_summary(

@@ -75,16 +75,20 @@ def _class_sizes(before: pl.Series, after: pl.Series, k: int) -> dict[str, Any]:
     return {"input": size_histogram(before, k, largest), "published": size_histogram(after, k, largest)}
 
 
-def build_report(request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, plan: Any, seconds: float) -> dict[str, Any]:
+def build_report(
+    request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, plan: Any, seconds: float, *, metrics: bool = True
+) -> dict[str, Any]:
     """The report of a run (see :mod:`polars_anon.report` and ``schema.json``).
 
     `request` is the :class:`~polars_anon.request.Request`, `schema_` the input's
-    schema, `plan` the method's :class:`~polars_anon.algorithms.Plan`.
+    schema, `plan` the method's :class:`~polars_anon.algorithms.Plan`. `metrics` False
+    leaves the metrics empty (a map that does not hold every input tuple: an engine's
+    Mondrian rounds, :mod:`polars_anon.engines.mondrian`).
     """
     details = dict(plan.details)
     metric = details.pop("metric", request.effective_metric)
     loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
-    data = map_data(plan.map, request.hierarchies, request.k, details.get("levels"))
+    data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
     return jsonable(
         {
             "schema_version": SCHEMA_VERSION,

@@ -42,31 +42,48 @@ def size_bins(largest: int, k: int | None = None) -> list[int]:
     return sorted(edges)
 
 
-def size_histogram(sizes: pl.Series | np.ndarray, k: int | None = None, largest: int | None = None) -> dict[str, Any]:
+def size_histogram(
+    sizes: pl.Series | np.ndarray, k: int | None = None, largest: int | None = None, counts: np.ndarray | None = None
+) -> dict[str, Any]:
     """Classes and rows per class-size bin (bins from :func:`size_bins`; `high` is inclusive, None: no bound).
 
     `largest` (default the largest size) sets the bins, so histograms of several tables can share them.
+    `counts` (default one each): `counts[i]` classes have `sizes[i]` rows (a histogram of sizes, as an
+    engine groups it).
 
     >>> h = size_histogram(np.array([1, 1, 3, 12]), k=3)
     >>> [(b["low"], b["high"], b["classes"], b["rows"]) for b in h["bins"]]
     [(1, 1, 2, 2), (2, 2, 0, 0), (3, 4, 1, 3), (5, 9, 0, 0), (10, None, 1, 12)]
     >>> h["n_classes"], h["n_rows"], h["min"], h["max"]
     (4, 17, 1, 12)
+    >>> size_histogram(np.array([1, 3, 12]), k=3, counts=np.array([2, 1, 1])) == h
+    True
     """
     s = np.asarray(sizes, dtype=np.int64)
-    s = s[s > 0]
+    w = np.ones(len(s), dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
+    keep = (s > 0) & (w > 0)
+    s, w = s[keep], w[keep]
     edges = size_bins(max(int(s.max()) if len(s) else 1, largest or 1), k)
     if not len(s):
         return {"bins": [], "n_classes": 0, "n_rows": 0, "min": None, "max": None, "median": None}
     which = np.searchsorted(edges, s, side="right") - 1
-    classes = np.bincount(which, minlength=len(edges))
-    rows = np.bincount(which, weights=s, minlength=len(edges))
+    classes = np.bincount(which, weights=w, minlength=len(edges))
+    rows = np.bincount(which, weights=s * w, minlength=len(edges))
     bins = [
         {"low": lo, "high": (edges[i + 1] - 1) if i + 1 < len(edges) else None, "classes": int(classes[i]), "rows": int(rows[i])}
         for i, lo in enumerate(edges)
     ]
-    return {"bins": bins, "n_classes": len(s), "n_rows": int(s.sum()), "min": int(s.min()), "max": int(s.max()),
-            "median": float(np.median(s))}  # fmt: skip
+    return {"bins": bins, "n_classes": int(w.sum()), "n_rows": int((s * w).sum()), "min": int(s.min()), "max": int(s.max()),
+            "median": _median(s, w)}  # fmt: skip
+
+
+def _median(s: np.ndarray, w: np.ndarray) -> float:
+    """``np.median`` of `s[i]` repeated `w[i]` times, without repeating."""
+    order = np.argsort(s, kind="stable")
+    s, cum = s[order], np.cumsum(w[order])
+    total = int(cum[-1])
+    at = s[np.searchsorted(cum, [(total - 1) // 2, total // 2], side="right")]
+    return float((float(at[0]) + float(at[1])) / 2)
 
 
 def size_risk(sizes: pl.Series | np.ndarray, threshold: int) -> dict[str, Any]:
