@@ -69,9 +69,10 @@ class DuckDBEngine:
         return engine
 
     def _view(self, relation: duckdb.DuckDBPyRelation) -> str:
-        """A view name for `relation`, for the SQL that follows."""
+        """A temporary view name for `relation`, for the SQL that follows (this session only: nothing is stored in
+        the connection's database file, and a relation over a Python object may be read)."""
         name = f"__anon_{uuid.uuid4().hex[:12]}"
-        relation.create_view(name)
+        self.con.register(name, relation)
         return name
 
     def table(self, data: object) -> duckdb.DuckDBPyRelation:

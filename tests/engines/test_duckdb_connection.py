@@ -1,0 +1,35 @@
+"""The DuckDB entry point on the user's own connection: a database file is read, never written to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+import polars_anon as pa
+from polars_anon import duckdb as pad
+
+H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
+PEOPLE = pl.DataFrame({"age": [31, 33, 38, 36, 35], "sex": ["F", "M", "F", "M", "F"]})
+
+
+def _objects(path: Path) -> list[tuple[str, str]]:
+    with duckdb.connect(str(path)) as con:
+        return con.sql("SELECT table_name, table_type FROM information_schema.tables ORDER BY ALL").fetchall()
+
+
+def test_a_database_file_gains_nothing(tmp_path: Path) -> None:
+    """A table of the file and a Polars frame, on a connection to a database file (distributed Mondrian too): the
+    same rows as the Polars road, and afterwards the file holds only the user's table."""
+    path = tmp_path / "people.db"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE people AS SELECT * FROM PEOPLE")
+    expected = pa.anonymize(PEOPLE, hierarchies=H, k=2).collect()
+    assert pad.anonymize("people", connection=con, hierarchies=H, k=2).collect().equals(expected)
+    assert pad.anonymize(PEOPLE, connection=con, hierarchies=H, k=2).collect().equals(expected)
+    mondrian = pa.anonymize(PEOPLE, hierarchies=H, k=2, method="mondrian").collect()
+    got = pad.anonymize("people", connection=con, hierarchies=H, k=2, method="mondrian", driver_tuples=1).collect()
+    assert got.sort(pl.all()).equals(mondrian.sort(pl.all()))
+    con.close()
+    assert _objects(path) == [("people", "BASE TABLE")]
