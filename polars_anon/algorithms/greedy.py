@@ -552,18 +552,17 @@ def _run_blocks(
         keep = (blocks.nsmall > 0) & (blocks.nlive > 1)
 
 
-def auto_block(block: int | str | None, size: np.ndarray, k: int) -> int | None:
+def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
     """The block size of ``candidates`` (None: the exact loop); ``"auto"`` as the module docstring says.
 
-    >>> auto_block("auto", np.ones(100, dtype=np.int64), 5), auto_block(64, np.ones(100, dtype=np.int64), 5)
-    (None, 64)
+    >>> auto_block("auto", 100, 100, 5), auto_block(64, 100, 100, 5), auto_block("auto", 40_000, 80_000, 100)
+    (None, 64, 400)
     """
     if block != "auto":
         return None if block is None else int(block)
-    c = len(size)
     # enough classes per block to hold about AUTO_ROWS_K * k rows, at least AUTO_BLOCK
-    rows_per_class = float(size.sum()) / max(c, 1)
-    return None if c <= AUTO_EXACT else max(AUTO_BLOCK, int(np.ceil(AUTO_ROWS_K * k / rows_per_class)))
+    rows_per_class = float(n_rows) / max(n_classes, 1)
+    return None if n_classes <= AUTO_EXACT else max(AUTO_BLOCK, int(np.ceil(AUTO_ROWS_K * k / rows_per_class)))
 
 
 @dataclass
@@ -709,7 +708,7 @@ def greedy_partition(
         )
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
-    block = auto_block(block, size0, k)
+    block = auto_block(block, c, int(size0.sum()), k)
     groups = _groups(hierarchies, roots)
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
     # global state, in class order (slot i = aggregate row order[i])
