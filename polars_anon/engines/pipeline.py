@@ -48,8 +48,9 @@ def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()
 
 
 def refuse_unsupported(request: Request, engine: str) -> None:
-    """Methods that need every row on the driver run on Polars only."""
-    if request.method.records:
+    """Methods that need every row on the driver run on Polars only; MDAV also runs on Spark, per block in
+    Spark tasks (:mod:`polars_anon.engines.spark_mdav`, which refuses the options it does not support)."""
+    if request.method.records and not (engine == "spark" and request.method.name == "mdav"):
         raise InvalidParameterError(
             f"method {request.method.name!r} works on row records, which engine {engine!r} does not hand to the driver; "
             f"use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
@@ -176,6 +177,11 @@ def engine_anonymize(engine: Engine, data: object, *, hierarchies: Mapping[str, 
     options = {key: value for key, value in asked.items() if key not in named}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **{key: asked[key] for key in named if key in asked})
     refuse_unsupported(request, engine.name)
+    if request.method.records:  # MDAV on Spark: the records stay there, each block is clustered in a Spark task
+        from polars_anon.engines.spark_mdav import mdav_on_spark
+
+        published, planned = mdav_on_spark(engine, table, request, schema, start)
+        return EngineAnonymized(engine, published, planned.report, request, planned)
     data_, native = aggregate_on(engine, table, request)
     planned = plan_request(data_, request, schema, start, engine.name)
     mapping = engine_map(planned.plan.map, native, request)
