@@ -110,7 +110,7 @@ class _Fitted:
 
 
 def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: int, block_size: int) -> tuple[Any, int]:
-    """`rows` (``__anon_rid`` and the split values ``__anon_s<j>``) with the block ``__anon_block`` of each row,
+    """`rows` (with ``__anon_rid`` and the split values ``__anon_s<j>``) with the block ``__anon_block`` of each row,
     numbered as :func:`~polars_anon.algorithms.mdav.split_blocks` returns them; and the number of blocks."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -239,17 +239,16 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
     n_rows = int(data.aggregates[SIZE].sum())
     with stage("mdav blocks on Spark"):
         if n_rows <= options.block_size:
-            blocked, n_blocks = rows.select(RID).withColumn(BLOCK, F.lit(0).cast("long")), 1
+            blocked, n_blocks = rows.withColumn(BLOCK, F.lit(0).cast("long")), 1
         else:
-            narrow = rows.select(RID, *(_split(j) for j in range(len(attrs))))
-            blocked, n_blocks = _blocks(narrow, len(attrs), len(numeric), fitted.cat_span, request.k, options.block_size)
+            blocked, n_blocks = _blocks(rows, len(attrs), len(numeric), fitted.cat_span, request.k, options.block_size)
     columns = [c for c in schema.names() if c not in request.drop]
     spec = {"qids": qids, "numeric": numeric, "categorical": categorical, "fitted": fitted, "k": request.k, "seed": request.seed,
             "columns": columns}  # fmt: skip
     source = T.StructType([table.schema[c] for c in columns])
     fields = [T.StructField(f.name, T.DoubleType() if f.name in numeric else T.StringType() if f.name in categorical else f.dataType, True) for f in source]
     out_schema = T.StructType([*fields, T.StructField(CLUSTER, T.LongType(), False)])
-    inputs = rows.join(blocked.select(RID, BLOCK), on=RID).select(*columns, RID, BLOCK, *(_value(i) for i in range(len(qids))))
+    inputs = blocked.select(*columns, RID, BLOCK, *(_value(i) for i in range(len(qids))))  # the rows carry their block: no join
     with stage("mdav clusters on Spark"):
         clustered = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
         clusters = engine.to_polars(clustered.groupBy(CLUSTER, *qids).agg(F.count(F.lit(1)).alias(SIZE)))  # one row per cluster
