@@ -52,6 +52,7 @@ from polars_anon.algorithms.greedy import (
 from polars_anon.anonymize import Aggregated, Counted, Planned, _check_map, planned_from, task_constraints
 from polars_anon.attributes import refuse_identifying
 from polars_anon.engines import Engine, key_col
+from polars_anon.engines.spark import BROADCAST_ROWS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
@@ -178,7 +179,7 @@ def _block_expr(n: int, width: int) -> Any:
     base, extra = int(counts[-1]), int((counts > counts[-1]).sum())
     cut = extra * (base + 1)
     pos = F.col(POS)
-    return F.when(pos < cut, F.floor(pos / (base + 1))).otherwise(F.floor((pos - cut) / base) + extra).cast("long")
+    return F.when(pos < cut, F.expr(f"{POS} div {base + 1}")).otherwise(F.expr(f"({POS} - {cut}) div {base}") + extra).cast("long")
 
 
 def _functions() -> Any:
@@ -246,7 +247,8 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
         published = loop.nodes(final)
         n_classes = len(np.unique(final))
     tops = pl.DataFrame({ROOT: survivors[POS], **{out_col(q): published[q] for q in qids}})
-    tops_sdf = F.broadcast(spark.createDataFrame(tops.to_arrow())) if tops.height <= 2_000_000 else spark.createDataFrame(tops.to_arrow())
+    tops_sdf = spark.createDataFrame(tops.to_arrow())
+    tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
     per_class = first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, SIZE), on=POS)
     with stage("collect the map"):
         rows = pl.from_arrow(per_class.select(*qids, SIZE, *(out_col(q) for q in qids)).toArrow())  # materializes: one row per class

@@ -24,7 +24,8 @@ Here the rows never come to the driver:
 3. ``groupBy(block).applyInArrow``: a task sorts its block's rows by row id, runs the
    same :func:`~polars_anon.algorithms.mdav.mdav` and publishes each cluster's means
    and modes (:func:`~polars_anon.algorithms.mdav.aggregate`) in the rows.
-4. The report reads one row per cluster (its published tuple and size); the engine's
+4. The report reads one row per published class (its tuple and size) and the cluster
+   counts; the engine's
    group-by of the published (and written) table verifies k-anonymity, as the Polars
    road verifies ``publish="aggregate"``.
 
@@ -251,13 +252,16 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
     inputs = blocked.select(*columns, RID, BLOCK, *(_value(i) for i in range(len(qids))))  # the rows carry their block: no join
     with stage("mdav clusters on Spark"):
         clustered = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
-        clusters = engine.to_polars(clustered.groupBy(CLUSTER, *qids).agg(F.count(F.lit(1)).alias(SIZE)))  # one row per cluster
-    if clusters.height != clusters[CLUSTER].n_unique():
+        # the report reads the published classes (their tuple and rows) and one row of cluster facts
+        classes = engine.to_polars(clustered.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c")))
+        per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
+        facts = per_cluster.agg(F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi")).collect()[0]
+    n_clusters, smallest = int(facts["clusters"]), int(facts["lo"] or 0)
+    if int(classes["c"].sum()) != n_clusters:
         raise NotKAnonymousError("independent check failed: a cluster was published as several tuples; nothing was written")
-    sizes = clusters[SIZE]
-    if int(sizes.sum()) != n_rows or int(sizes.min()) < request.k:
+    if int(classes[SIZE].sum()) != n_rows or smallest < request.k:
         raise NotKAnonymousError(
-            f"independent check failed: the clusters hold {int(sizes.sum())} of {n_rows} rows, the smallest {int(sizes.min())} "
+            f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest {smallest} "
             f"(k={request.k}); nothing was written"
         )
     details: dict[str, Any] = {
@@ -266,13 +270,13 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
         "numeric": numeric,
         "block_size": options.block_size,
         "n_blocks": n_blocks,
-        "n_clusters": clusters.height,
-        "min_cluster_size": int(sizes.min()),
-        "max_cluster_size": int(sizes.max()),
+        "n_clusters": n_clusters,
+        "min_cluster_size": smallest,
+        "max_cluster_size": int(facts["hi"]),
         "mdav_seconds": round(time.perf_counter() - mdav_start, 3),
     }
-    # the report's map: one row per cluster (its published tuple, its rows), the figures of the Polars road's row map
-    frame = clusters.sort(CLUSTER).select(
+    # the report's map: one row per published class (its tuple, its rows); the figures of the Polars road's row map
+    frame = classes.sort(qids, nulls_last=True).select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
         *(pl.col(q).alias(out_col(q)) for q in qids),
         pl.col(SIZE).cast(pl.Int64),
