@@ -154,22 +154,24 @@ class _NoBar:
         pass
 
 
-def _positions(spark: Any, keyed: Any, keys: list[str]) -> Any:
-    """`keyed` sorted on `keys` (unique per row), each row with its position ``__anon_pos`` (0, 1, ...).
+def _positions(spark: Any, keyed: Any, keys: list[str], k: int) -> tuple[Any, int, int]:
+    """`keyed` sorted on `keys` (unique per row), each row with its position ``__anon_pos`` (0, 1, ...); and the
+    number of classes and of those below k.
 
     Spark sorts by range partitions; the rows are numbered within each partition and
     offset by the sizes of the partitions before it (a small collect)."""
     F = _functions()
     ordered = keyed.orderBy(*keys).withColumn("__anon_pid", F.spark_partition_id()).withColumn("__anon_mid", F.monotonically_increasing_id())
     ordered = ordered.localCheckpoint(eager=True)  # fixes the partitions and ids: numbered once
-    parts = ordered.groupBy("__anon_pid").agg(F.count(F.lit(1)).alias("n"), F.min("__anon_mid").alias("lo")).toArrow()
+    small = F.sum(F.when(F.col(SIZE) < k, 1).otherwise(0)).alias("small")
+    parts = ordered.groupBy("__anon_pid").agg(F.count(F.lit(1)).alias("n"), F.min("__anon_mid").alias("lo"), small).toArrow()
     parts = pl.from_arrow(parts).sort("__anon_pid")  # type: ignore[union-attr]
     offsets = parts.select(
         pl.col("__anon_pid"), (pl.col("n").cum_sum() - pl.col("n")).alias("__anon_off"), pl.col("lo").alias("__anon_lo")
     )
     table = F.broadcast(spark.createDataFrame(offsets.to_arrow()))
     numbered = ordered.join(table, on="__anon_pid").withColumn(POS, F.col("__anon_off") + F.col("__anon_mid") - F.col("__anon_lo"))
-    return numbered.drop("__anon_pid", "__anon_mid", "__anon_off", "__anon_lo")
+    return numbered.drop("__anon_pid", "__anon_mid", "__anon_off", "__anon_lo"), int(parts["n"].sum()), int(parts["small"].sum())
 
 
 def _block_expr(n: int, width: int) -> Any:
@@ -221,12 +223,11 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
         lookup = spark.createDataFrame(pl.DataFrame(cols).to_arrow())
         keyed = keyed.join(F.broadcast(lookup), keyed[q] == lookup[key_col(q)]).drop(key_col(q))
     key_names = [_key(j) for j in range(len(keys))] or [_node(i) for i in range(len(qids))]
-    totals = classes.agg(F.count(F.lit(1)).alias("c"), F.sum(F.when(F.col(SIZE) < k, 1).otherwise(0)).alias("small")).collect()[0]
-    c, n_small = int(totals["c"]), int(totals["small"] or 0)
+    numbered, c, n_small = _positions(spark, keyed, key_names, k)
     n_rows = int(next(iter(margins.values()))[SIZE].sum())
     block = auto_block(None if options.candidates == "exact" else options.candidates, c, n_rows, k)
     width = c if block is None else min(block, c)
-    numbered = _positions(spark, keyed, key_names).withColumn(BLOCK, _block_expr(c, max(width, 1)))
+    numbered = numbered.withColumn(BLOCK, _block_expr(c, max(width, 1)))
     merge = bool(n_small) and c > 1
     spec = {
         "token": uuid.uuid4().hex, "qids": qids, "hierarchies": hierarchies, "metric": request.metric, "weights": options.weights,
