@@ -341,13 +341,18 @@ def plan_request(data: Aggregated, request: Request, schema: pl.Schema, start: f
     """Run the request's method on the aggregates and build the report (the driver's part of every engine)."""
     built = task_constraints(data, request)
     plan = run_method(data, request, built)
+    return planned_from(plan, data, request, schema, start, engine, built[0])
+
+
+def planned_from(plan: Plan, data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str, constraints: Constraints) -> Planned:
+    """The report of a plan (however it was computed: :func:`plan_request`, or a distributed planner), as :class:`Planned`."""
     report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
     report["null_rows"] = data.null_rows
     report["engine"] = engine
-    population = _population_size(request, built[0].n_rows)
+    population = _population_size(request, constraints.n_rows)
     input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
     report["risk"] = {"input": input_risk}
-    return Planned(plan, report, built[0], input_risk, population)
+    return Planned(plan, report, constraints, input_risk, population)
 
 
 def check_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], request: Request, planned: Planned) -> dict[str, Any]:

@@ -85,7 +85,10 @@ from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["AUTO_BLOCK", "AUTO_EXACT", "AUTO_ROWS_K", "GreedyOptions", "GreedyResult", "greedy_partition", "merge_cost"]
+__all__ = [
+    "AUTO_BLOCK", "AUTO_EXACT", "AUTO_ROWS_K", "GreedyLoop", "GreedyOptions", "GreedyResult", "auto_block", "block_layout",
+    "greedy_partition", "marginals", "merge_cost", "order_keys",
+]
 
 AUTO_EXACT = 30_000
 """``candidates="auto"`` runs the exact loop up to this many classes."""
@@ -303,37 +306,82 @@ class GreedyResult:
     seconds: float
 
 
+def marginals(hierarchies: Mapping[str, Hierarchy], nodes: Mapping[str, np.ndarray], size: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per qid, its distinct node ids (ascending) and the rows holding each (Float64): all :func:`order_keys` reads.
+
+    >>> marginals({"q": None}, {"q": np.array([3, 1, 3])}, np.array([2, 5, 1]))["q"]
+    (array([1, 3]), array([5., 3.]))
+    """
+    out = {}
+    for q in hierarchies:
+        ids, inverse = np.unique(nodes[q], return_inverse=True)
+        out[q] = (ids.astype(np.int64), np.bincount(inverse.ravel(), weights=size, minlength=len(ids)))
+    return out
+
+
+def order_keys(
+    hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray], margins: Mapping[str, tuple[np.ndarray, np.ndarray]]
+) -> list[tuple[str, int]]:
+    """The keys of the class order, most significant first: (qid, level L), the value's ancestor at level L.
+
+    Keys go by the mean cost of generalizing from level L to L + 1 (weighted by rows;
+    `margins` from :func:`marginals`), most expensive first; an attribute's coarser
+    keys always come before its finer ones. Every engine computes the class order
+    (and so the greedy blocks) from these keys: the driver here, Spark in
+    :mod:`polars_anon.engines.spark_greedy`.
+
+    >>> from polars_anon import Hierarchy
+    >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "B": ["c", "d"]}})
+    >>> nodes = {"q": h.ids_of(pl.Series(["a", "c"]))}
+    >>> order_keys({"q": h}, _root_weights({"q": h}, "nllm", None), marginals({"q": h}, nodes, np.array([1, 1])))
+    [('q', 1), ('q', 0)]
+    """
+    keys: list[tuple[float, int, int, str]] = []
+    for i, (q, h) in enumerate(hierarchies.items()):
+        ids, rows = margins[q]
+        total = max(float(rows.sum()), 1.0)
+        upper = h.generalize_ids(h.height - 1)[ids]
+        cost_above = 0.0
+        for lv in range(h.height - 2, -1, -1):  # coarse to fine
+            here = h.generalize_ids(lv)[ids]
+            step = float((roots[q][here] - roots[q][upper]) @ rows) / total
+            cost_above = step if lv == h.height - 2 else min(step, cost_above)
+            keys.append((cost_above, i, lv, q))
+            upper = here
+    keys.sort(key=lambda t: (-t[0], t[1], -t[2]))
+    return [(q, lv) for _, _, lv, q in keys]
+
+
 def _order(
     hierarchies: Mapping[str, Hierarchy],
     nodes: dict[str, np.ndarray],
     roots: Mapping[str, np.ndarray],
     size: np.ndarray,
 ) -> np.ndarray:
-    """Class order: a lexicographic order on hierarchy ancestors, costliest distinctions first.
+    """Class order: a lexicographic order on hierarchy ancestors, costliest distinctions first (:func:`order_keys`).
 
-    Each (attribute, level L) is a key: the value's ancestor published at level L.
-    Keys are sorted by the mean cost of generalizing from level L to L + 1
-    (weighted by class size), most expensive first; an attribute's coarser keys
-    always come before its finer ones. Classes close in this order share their
-    expensive ancestors, so neighbours are cheap partners.
+    Classes close in this order share their expensive ancestors, so neighbours are cheap partners.
     """
-    total = max(float(size.sum()), 1.0)
-    keys: list[tuple[float, int, int, np.ndarray]] = []
-    for i, (q, h) in enumerate(hierarchies.items()):
-        ids = nodes[q]
-        upper = h.generalize_ids(h.height - 1)[ids]
-        cost_above = 0.0
-        for lv in range(h.height - 2, -1, -1):  # coarse to fine
-            here = h.generalize_ids(lv)[ids]
-            step = float((roots[q][here] - roots[q][upper]) @ size) / total
-            cost_above = step if lv == h.height - 2 else min(step, cost_above)
-            keys.append((cost_above, i, lv, here))
-            upper = here
-    keys.sort(key=lambda t: (-t[0], t[1], -t[2]))
+    keys = order_keys(hierarchies, roots, marginals(hierarchies, nodes, size))
     if not keys:
         return np.arange(len(size), dtype=np.int64)
     # np.lexsort: the last key is the primary one
-    return np.lexsort([t[3] for t in reversed(keys)]).astype(np.int64)
+    return np.lexsort([hierarchies[q].generalize_ids(lv)[nodes[q]] for q, lv in reversed(keys)]).astype(np.int64)
+
+
+def block_layout(n: int, width: int) -> np.ndarray:
+    """Sizes of the consecutive blocks n classes (in class order) are cut into: width to 2 * width - 1 each.
+
+    >>> block_layout(10, 4).tolist()
+    [5, 5]
+    >>> block_layout(3, 4).tolist()
+    [3]
+    """
+    nb = max(1, n // width)  # blocks of width to 2 * width - 1 classes: each has a partner
+    base, extra = divmod(n, nb)
+    counts = np.full(nb, base, dtype=np.int64)
+    counts[:extra] += 1
+    return counts
 
 
 class _Blocks:
@@ -351,10 +399,8 @@ class _Blocks:
     def __init__(self, alive: np.ndarray, width: int, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray,
                  k: int, smallest: bool, below_k: bool, models: _Models | None) -> None:  # fmt: skip
         n = len(alive)
-        nb = max(1, n // width)  # blocks of width to 2 * width - 1 classes: each has a partner
-        base, extra = divmod(n, nb)
-        counts = np.full(nb, base, dtype=np.int64)
-        counts[:extra] += 1
+        counts = block_layout(n, width)
+        nb = len(counts)
         self.w = w = int(counts.max())
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         row = np.repeat(np.arange(nb, dtype=np.int64), counts)
@@ -506,6 +552,100 @@ def _run_blocks(
         keep = (blocks.nsmall > 0) & (blocks.nlive > 1)
 
 
+def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
+    """The block size of ``candidates`` (None: the exact loop); ``"auto"`` as the module docstring says.
+
+    >>> auto_block("auto", 100, 100, 5), auto_block(64, 100, 100, 5), auto_block("auto", 40_000, 80_000, 100)
+    (None, 64, 400)
+    """
+    if block != "auto":
+        return None if block is None else int(block)
+    # enough classes per block to hold about AUTO_ROWS_K * k rows, at least AUTO_BLOCK
+    rows_per_class = float(n_rows) / max(n_classes, 1)
+    return None if n_classes <= AUTO_EXACT else max(AUTO_BLOCK, int(np.ceil(AUTO_ROWS_K * k / rows_per_class)))
+
+
+@dataclass
+class GreedyLoop:
+    """The state of the greedy loop over classes in class order (slot i), and its rounds.
+
+    :func:`greedy_partition` runs every round here; :mod:`polars_anon.engines.spark_greedy`
+    runs the first round of each block in a Spark task (:meth:`start` on the block's
+    classes, then :meth:`round` over them) and the later rounds on the driver over the
+    classes left (:meth:`start` on those, then :meth:`run`).
+    """
+
+    groups: list[_Group]
+    codes: list[np.ndarray]
+    size: np.ndarray
+    rsum: np.ndarray
+    owner: np.ndarray
+    live: np.ndarray
+    k: int
+    smallest: bool
+    below_k: bool
+    models: _Models | None = None
+
+    @classmethod
+    def start(
+        cls, groups: list[_Group], nodes: Mapping[str, np.ndarray], size: np.ndarray, k: int, first: str, partners: str,
+        models: _Models | None = None,
+    ) -> GreedyLoop:  # fmt: skip
+        """Classes given by their node ids per qid and sizes, in class order, none merged yet."""
+        c = len(size)
+        codes = [g.encode([np.asarray(nodes[q], dtype=np.int64) for q in g.qids]) for g in groups]
+        rsum = np.zeros(c)
+        for g, cd in zip(groups, codes):
+            rsum += g.r[cd]
+        owner = np.arange(c, dtype=np.int64)
+        size = np.asarray(size, dtype=np.int64).copy()
+        return cls(groups, codes, size, rsum, owner, np.ones(c, dtype=bool), k, first == "smallest", partners == "below_k", models)
+
+    def n_small(self, alive: np.ndarray | None = None) -> int:
+        """Classes among `alive` (default all) below k or violating a model."""
+        alive = np.arange(len(self.size)) if alive is None else alive
+        if self.models is None:
+            return int((self.size[alive] < self.k).sum())
+        return self.models.n_small(self.size, alive)
+
+    def round(self, alive: np.ndarray, width: int, bar: Any) -> int:
+        """One round over the slots `alive` (in order) cut into blocks of `width` (:func:`block_layout`); its merges."""
+        return _run_blocks(
+            alive, width, self.groups, self.codes, self.size, self.rsum, self.owner, self.live, self.k, self.smallest,
+            self.below_k, bar, self.models,
+        )  # fmt: skip
+
+    def run(self, block: int | None, bar: Any, rounds: int = 0) -> tuple[int, int]:
+        """Rounds until no live class is below k (or one is left); returns (merges, rounds) counting from `rounds`."""
+        merges = 0
+        alive = np.flatnonzero(self.live).astype(np.int64)
+        n_small = self.n_small(alive)
+        while n_small and len(alive) > 1:
+            width = len(alive) if block is None else min(int(block), len(alive))
+            merges += self.round(alive, width, bar)
+            rounds += 1
+            alive = alive[self.live[alive]]
+            n_small = self.n_small(alive)
+        return merges, rounds
+
+    def roots(self) -> np.ndarray:
+        """The slot each slot's class ended in (merge chains resolved by pointer jumping)."""
+        owner = self.owner
+        while True:
+            nxt = owner[owner]
+            if np.array_equal(nxt, owner):
+                return owner
+            owner = nxt
+
+    def nodes(self, slots: np.ndarray) -> dict[str, np.ndarray]:
+        """The node ids (per qid) of the classes at `slots` (their LCA tuples)."""
+        out = {}
+        for g, cd in zip(self.groups, self.codes):
+            for q, ids in zip(g.qids, g.decode(cd[slots])):
+                out[q] = ids.astype(np.int64)
+        return out
+
+
 def greedy_partition(
     aggregates: pl.DataFrame,
     hierarchies: Mapping[str, Hierarchy],
@@ -568,55 +708,28 @@ def greedy_partition(
         )
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
-    if block == "auto":
-        # enough classes per block to hold about AUTO_ROWS_K * k rows, at least AUTO_BLOCK
-        rows_per_class = float(size0.sum()) / max(c, 1)
-        block = None if c <= AUTO_EXACT else max(AUTO_BLOCK, int(np.ceil(AUTO_ROWS_K * k / rows_per_class)))
+    block = auto_block(block, c, int(size0.sum()), k)
     groups = _groups(hierarchies, roots)
-    # global state, in class order (slot i = aggregate row order[i])
-    codes = [g.encode([nodes0[q][order] for q in g.qids]) for g in groups]
-    size = size0[order].copy()
-    rsum = np.zeros(c)
-    for g, cd in zip(groups, codes):
-        rsum += g.r[cd]
-    owner = np.arange(c, dtype=np.int64)
-    live = np.ones(c, dtype=bool)
-    merges = rounds = 0
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
-    n_small = int((size < k).sum()) if models is None else models.n_small(size, np.arange(c))
-    with progress_bar(total=n_small, desc=f"greedy k={k}: classes below k", unit="class", enabled=progress) as bar:
-        alive = np.arange(c, dtype=np.int64)
-        while n_small and len(alive) > 1:
-            width = len(alive) if block is None else min(int(block), len(alive))
-            merges += _run_blocks(
-                alive, width, groups, codes, size, rsum, owner, live, k, first == "smallest", partners == "below_k", bar, models
-            )
-            rounds += 1
-            alive = alive[live[alive]]
-            n_small = int((size[alive] < k).sum()) if models is None else models.n_small(size, alive)
+    # global state, in class order (slot i = aggregate row order[i])
+    loop = GreedyLoop.start(groups, {q: nodes0[q][order] for q in qids}, size0[order], k, first, partners, models)
+    with progress_bar(total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=progress) as bar:
+        merges, rounds = loop.run(block, bar)
     # resolve merge chains (pointer jumping), then number classes by their first aggregate row
-    while True:
-        nxt = owner[owner]
-        if np.array_equal(nxt, owner):
-            break
-        owner = nxt
     root_of_row = np.empty(c, dtype=np.int64)
-    root_of_row[order] = owner
+    root_of_row[order] = loop.roots()
     uniq, first_row, dense = np.unique(root_of_row, return_index=True, return_inverse=True)
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[np.argsort(first_row, kind="stable")] = np.arange(len(uniq))
     class_id = rank[dense.ravel()]
-    published = {}
-    for g, cd in zip(groups, codes):
-        for q, ids in zip(g.qids, g.decode(cd[root_of_row])):
-            published[q] = ids.astype(np.int64)
+    published = loop.nodes(root_of_row)
     return GreedyResult(
         class_id=class_id,
         nodes={q: published[q] for q in qids},
         n_classes=len(uniq),
         merges=merges,
         rounds=rounds,
-        block=None if block is None else int(block),
+        block=block,
         seconds=time.perf_counter() - start,
     )
 

@@ -62,6 +62,7 @@ __all__ = [
     "MdavOptions",
     "aggregate",
     "cluster",
+    "cut_rule",
     "mdav",
     "merge_violating",
     "mutual_information",
@@ -124,19 +125,48 @@ def mdav(num: np.ndarray, cat: np.ndarray, distance: Gower | AhmadDey, k: int, r
     return labels
 
 
-def _median_cut(values: np.ndarray, k: int) -> np.ndarray:
-    """Boolean left side of a cut at the median; falls back to an exact half by position."""
-    n = len(values)
-    order = np.argsort(values, kind="stable")
-    median = values[order[n // 2]]
+def cut_rule(values: np.ndarray, counts: np.ndarray, k: int) -> tuple[Any, str]:
+    """The median cut of a block, from its distinct values (ascending) and their counts: ``(median, rule)``.
+
+    The median is the value at sorted position n // 2. The rule says which rows go left:
+    ``"lt"`` those below the median, ``"le"`` those at most the median (the first of the
+    two that leaves both sides at least max(k, n // 4) rows), else ``"half"``: the first
+    n // 2 rows in (value, row order), i.e. those below the median and the earliest rows
+    at the median. :func:`split_blocks` and Spark's blocks
+    (:mod:`polars_anon.engines.spark_mdav`) both cut by this rule.
+
+    >>> cut_rule(np.array([1.0, 2.0, 3.0]), np.array([2, 2, 2]), 1)
+    (np.float64(2.0), 'lt')
+    >>> cut_rule(np.array([1.0, 2.0]), np.array([1, 9]), 2)
+    (np.float64(2.0), 'half')
+    """
+    n = int(counts.sum())
+    cum = np.cumsum(counts)
+    i = int(np.searchsorted(cum, n // 2, side="right"))
+    median, le = values[i], int(cum[i])
+    lt = le - int(counts[i])
     smallest = max(k, n // 4)
-    for left in (values < median, values <= median):
-        size = int(left.sum())
+    for rule, size in (("lt", lt), ("le", le)):
         if smallest <= size <= n - smallest:
-            return left
-    left = np.zeros(n, dtype=bool)
-    left[order[: n // 2]] = True
+            return median, rule
+    return median, "half"
+
+
+def _median_cut(values: np.ndarray, k: int) -> np.ndarray:
+    """Boolean left side of a cut at the median (:func:`cut_rule`); the "half" rule takes ties in row order."""
+    distinct, counts = np.unique(values, return_counts=True)
+    median, rule = cut_rule(distinct, counts, k)
+    if rule == "le":
+        return values <= median
+    left = values < median
+    if rule == "half":
+        left[np.flatnonzero(values == median)[: len(values) // 2 - int(left.sum())]] = True
     return left
+
+
+def widest(spread: np.ndarray) -> int:
+    """The attribute a block is cut on: the widest normalized range, ties to the first."""
+    return int(np.argmax(spread))
 
 
 def split_blocks(num: np.ndarray, cat: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
@@ -159,7 +189,7 @@ def split_blocks(num: np.ndarray, cat: np.ndarray, k: int, block_size: int) -> l
             out.append(idx)
             continue
         spread = np.concatenate([np.ptp(num[:, idx], axis=1), np.ptp(cat[:, idx], axis=1) / cat_span])
-        j = int(np.argmax(spread))
+        j = widest(spread)
         values = num[j, idx] if j < num.shape[0] else cat[j - num.shape[0], idx]
         left = _median_cut(values, k)
         stack.extend([idx[~left], idx[left]])  # left first

@@ -9,11 +9,15 @@ no second pass) and above it nothing big reaches the driver. Above the cap the m
 returns the published engine table and a complete :class:`~polars_anon.anonymize.Planned`
 (report included), which :class:`~polars_anon.engines.pipeline.EngineAnonymized` verifies and
 writes as usual (fail closed). A method without a planner is refused, naming the cap.
+A method that works on records (MDAV) runs through its planner whatever the size, where it has
+one: the records never come to the driver.
+
+Planners, by (method, engine):
 
 >>> DRIVER_TUPLES
 5000000
 >>> sorted(PLANNERS)
-['mondrian']
+[('greedy', 'spark'), ('mdav', 'spark'), ('mondrian', 'duckdb'), ('mondrian', 'spark')]
 >>> check_driver_tuples(0)
 Traceback (most recent call last):
 ...
@@ -45,8 +49,8 @@ Planner = Callable[[Engine, Any, "Request", pl.Schema, float], "tuple[Any, Plann
 """``planner(engine, table, request, schema, start) -> (published engine table, Planned with a complete report)``:
 a method run as engine queries, for aggregates beyond ``driver_tuples``."""
 
-PLANNERS: dict[str, Planner] = {}
-"""Method name -> its planner (open: each scaling method registers its own)."""
+PLANNERS: dict[tuple[str, str], Planner] = {}
+"""(method, engine) -> its planner (open: each scaling method registers its own)."""
 
 
 def check_driver_tuples(value: object, name: str = "driver_tuples") -> int:
@@ -60,14 +64,16 @@ def check_driver_tuples(value: object, name: str = "driver_tuples") -> int:
     return value  # type: ignore[return-value]
 
 
-def too_many(method: str, driver_tuples: int) -> str:
-    """The refusal of a method without a planner when the aggregates exceed `driver_tuples`.
+def too_many(method: str, driver_tuples: int, engine: str) -> str:
+    """The refusal of a method without a planner on `engine` when the aggregates exceed `driver_tuples`.
 
-    >>> too_many("fulldomain", 5_000_000)  # doctest: +NORMALIZE_WHITESPACE
+    >>> too_many("fulldomain", 5_000_000, "duckdb")  # doctest: +NORMALIZE_WHITESPACE
     "the class aggregates have more than 5,000,000 distinct qid tuples (driver_tuples); method 'fulldomain' runs on the
     driver: raise driver_tuples if the driver can hold them, or use method 'mondrian'"
+    >>> too_many("datafly", 10, "spark").rsplit(": ", 1)[1]
+    "raise driver_tuples if the driver can hold them, or use method 'greedy' or 'mondrian'"
     """
-    scaling = " or ".join(repr(m) for m in sorted(PLANNERS))
+    scaling = " or ".join(repr(m) for m, e in sorted(PLANNERS) if e == engine and m != "mdav")
     return (
         f"the class aggregates have more than {driver_tuples:,} distinct qid tuples (driver_tuples); method {method!r} runs on "
         f"the driver: raise driver_tuples if the driver can hold them, or use method {scaling}"
@@ -75,14 +81,18 @@ def too_many(method: str, driver_tuples: int) -> str:
 
 
 def route(engine: Engine, table: Any, request: Request, driver_tuples: int) -> Planner | None:
-    """None when the qid group-by has at most `driver_tuples` rows (the road runs on the driver; the group-by is
-    kept for it), else the method's planner; a method without one is refused."""
+    """The method's planner on `engine` for a method on records, else None when the qid group-by has at most
+    `driver_tuples` rows (the road runs on the driver; the group-by is kept for it), else the method's planner;
+    a method without one is refused."""
+    key = (request.method.name, engine.name)
+    if request.method.records:
+        return PLANNERS[key]  # refuse_unsupported refused the engines without one
     counts = engine.counts(table, list(request.qids), limit=driver_tuples)
     if counts.height <= driver_tuples:
         return None
-    planner = PLANNERS.get(request.method.name)
+    planner = PLANNERS.get(key)
     if planner is None:
-        raise InvalidParameterError(too_many(request.method.name, driver_tuples))
+        raise InvalidParameterError(too_many(request.method.name, driver_tuples, engine.name))
     return planner
 
 
@@ -92,4 +102,16 @@ def _mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schema, s
     return plan_mondrian(engine, table, request, schema, start)
 
 
-PLANNERS["mondrian"] = _mondrian
+def _greedy(engine: Engine, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
+    from polars_anon.engines.spark_greedy import greedy_on_spark
+
+    return greedy_on_spark(engine, table, request, schema, start)
+
+
+def _mdav(engine: Engine, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
+    from polars_anon.engines.spark_mdav import mdav_on_spark
+
+    return mdav_on_spark(engine, table, request, schema, start)
+
+
+PLANNERS |= {("mondrian", "duckdb"): _mondrian, ("mondrian", "spark"): _mondrian, ("greedy", "spark"): _greedy, ("mdav", "spark"): _mdav}

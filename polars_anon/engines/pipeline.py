@@ -30,7 +30,7 @@ from polars_anon.anonymize import (
     rooted_aggregates,
 )
 from polars_anon.engines import Engine, key_col
-from polars_anon.engines.distributed import DRIVER_TUPLES, check_driver_tuples, route
+from polars_anon.engines.distributed import DRIVER_TUPLES, PLANNERS, check_driver_tuples, route
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.privacy.counts import COUNT, read_population
@@ -49,8 +49,9 @@ def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()
 
 
 def refuse_unsupported(request: Request, engine: str) -> None:
-    """Methods that need every row on the driver run on Polars only."""
-    if request.method.records:
+    """A method on row records runs on an engine only through its planner there (MDAV on Spark, per block in Spark
+    tasks: :mod:`polars_anon.engines.spark_mdav`, which refuses the options it does not support)."""
+    if request.method.records and (request.method.name, engine) not in PLANNERS:
         raise InvalidParameterError(
             f"method {request.method.name!r} works on row records, which engine {engine!r} does not hand to the driver; "
             f"use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
@@ -188,7 +189,8 @@ def engine_anonymize(
     planner = route(engine, table, request, limit)
     if planner is not None:
         published, planned = planner(engine, table, request, schema, start)
-        planned.report["details"].setdefault("distributed", {})["driver_tuples"] = limit
+        if not request.method.records:
+            planned.report["details"].setdefault("distributed", {})["driver_tuples"] = limit
         return EngineAnonymized(engine, published, planned.report, request, planned)
     data_, native = aggregate_on(engine, table, request)
     planned = plan_request(data_, request, schema, start, engine.name)

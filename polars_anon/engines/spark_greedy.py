@@ -1,0 +1,291 @@
+"""Greedy on Spark: the first round of the blocked greedy loop in Spark tasks, one per block.
+
+The driver's blocked greedy (:mod:`polars_anon.algorithms.greedy`, ``candidates=B``)
+sorts the class aggregates in class order, cuts them into consecutive blocks of B to
+2B - 1 classes (:func:`~polars_anon.algorithms.greedy.block_layout`) and runs the
+exact loop inside every block; later rounds re-block the classes left. Here:
+
+1. Spark groups the rows by the quasi-identifiers; the class aggregates stay there.
+   The driver reads each quasi-identifier's marginal counts (one row per value): the
+   checks of the data (values not in a hierarchy, k, identifying columns) and the
+   class order's keys (:func:`~polars_anon.algorithms.greedy.order_keys`) need no more.
+2. Each class gets its keys (broadcast lookups), Spark sorts the classes on them and
+   numbers them (the position in class order); a class's block follows from its
+   position, as on the driver.
+3. ``groupBy(block).applyInArrow``: each task runs round 1 of its block with the
+   driver's NumPy loop (:class:`~polars_anon.algorithms.greedy.GreedyLoop`).
+4. Only the classes left after round 1 (a few per block) come to the driver, where
+   the later rounds run; their published tuples go back to Spark, which joins them to
+   the classes.
+5. The map (one row per class: original and published tuple) comes to the driver for
+   the report (the same figures as the driver road) and for ``engine.publish``.
+
+Blocks and rounds are the driver's, so the map, the rows and the report are those of
+``pa.anonymize(..., method="greedy", candidates=B)`` on Polars.
+
+Executors import :mod:`polars_anon` (the tasks run its NumPy loop): install it there.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from polars_anon._progress import bar as progress_bar
+from polars_anon._progress import stage
+from polars_anon._validate import check_k, check_values
+from polars_anon.algorithms import Plan
+from polars_anon.algorithms.greedy import (
+    GreedyLoop,
+    _groups,
+    _root_weights,
+    auto_block,
+    block_layout,
+    order_keys,
+)
+from polars_anon.anonymize import Aggregated, Counted, Planned, _check_map, planned_from, task_constraints
+from polars_anon.attributes import refuse_identifying
+from polars_anon.engines import Engine, key_col
+from polars_anon.engines.spark import BROADCAST_ROWS
+from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.request import Request
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
+
+__all__ = ["greedy_on_spark"]
+
+POS, BLOCK, ROOT, LEFT = "__anon_pos", "__anon_block", "__anon_root", "__anon_left"
+
+
+def _node(i: int) -> str:
+    return f"__anon_node_{i}"
+
+
+def _key(i: int) -> str:
+    return f"__anon_key_{i}"
+
+
+def refuse_on_spark(request: Request) -> None:
+    """What greedy on Spark does not do (the driver road does): privacy models, ``null="suppress"``."""
+    if request.privacy:
+        raise InvalidParameterError(
+            "greedy on Spark's blocks enforces k only; privacy models need the class aggregates on the driver "
+            "(leave out privacy, or run with fewer classes than the driver limit)"
+        )
+    if request.null == "suppress":
+        raise InvalidParameterError('greedy on Spark\'s blocks takes null="error" only; fill the nulls before, or use the driver road')
+
+
+def _marginals(classes: Any, engine: Engine, table: Any, request: Request) -> dict[str, pl.DataFrame]:
+    """Per qid: its native values (``__anon_in_<qid>``), their labels (String, as Polars spells them) and counts,
+    from the classes on Spark (one grouping-sets query); checked as the driver road checks its aggregates."""
+    F = _functions()
+    qids = list(request.qids)
+    flags = [F.grouping(q).alias(f"__anon_g{i}") for i, q in enumerate(qids)]
+    sets = classes.groupingSets([[q] for q in qids], *qids).agg(F.sum(SIZE).alias(SIZE), *flags)
+    frame = engine.to_polars(sets)  # materializes: one row per value of each qid
+    out = {}
+    for i, q in enumerate(qids):
+        one = frame.filter(pl.col(f"__anon_g{i}") == 0)
+        out[q] = one.select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String), pl.col(SIZE).cast(pl.Int64)).sort(q, nulls_last=True)
+    n_rows = int(out[qids[0]][SIZE].sum())
+    if n_rows == 0:
+        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    for q, one in out.items():
+        check_values(one, {q: request.hierarchies[q]})
+    check_k(request.k, n_rows)
+    refuse_identifying(engine.distinct(table, request.undeclared) if request.undeclared else {}, n_rows)
+    return out
+
+
+def _round_one(spec: dict[str, Any], table: pa.Table) -> pa.Table:
+    """Round 1 of one block (a Spark task): the classes in class order, merged by the driver's loop.
+
+    Returns every class with the position of the class it merged into (``__anon_root``) and,
+    for the classes left (``__anon_left``), their size and node ids."""
+    frame = pl.from_arrow(table).sort(POS)  # type: ignore[union-attr]
+    qids = spec["qids"]
+    groups = _cached_groups(spec)
+    nodes = {q: frame[_node(i)].to_numpy() for i, q in enumerate(qids)}
+    loop = GreedyLoop.start(groups, nodes, frame[SIZE].to_numpy(), spec["k"], spec["first"], spec["partners"])
+    m = frame.height
+    if spec["merge"] and m > 1:
+        loop.round(np.arange(m, dtype=np.int64), m, _NoBar())
+    pos = frame[POS].to_numpy()
+    root = loop.roots()
+    left = loop.live.copy()
+    published = loop.nodes(np.arange(m))
+    out = pl.DataFrame(
+        {POS: pos, ROOT: pos[root], LEFT: left, SIZE: loop.size, **{_node(i): published[q] for i, q in enumerate(qids)}}
+    )
+    return out.to_arrow()
+
+
+_GROUPS: dict[str, Any] = {}
+
+
+def _cached_groups(spec: dict[str, Any]) -> Any:
+    """The fused cost tables, built once per Python worker and job."""
+    token = spec["token"]
+    if token not in _GROUPS:
+        _GROUPS.clear()
+        roots = _root_weights(spec["hierarchies"], spec["metric"], spec["weights"])
+        _GROUPS[token] = _groups(spec["hierarchies"], roots)
+    return _GROUPS[token]
+
+
+def arrow_task(fn: Callable[[dict[str, Any], pa.Table], pa.Table], spec: dict[str, Any]) -> Callable[..., Any]:
+    """`fn` with its `spec` bound, as a plain function of a ``pyarrow.Table`` (what ``applyInArrow`` calls;
+    it reads the kind of function from type hints, which a ``functools.partial`` lacks)."""
+
+    def task(table):  # type: ignore[no-untyped-def]  (no hints: Spark takes an unannotated function as Table -> Table)
+        return fn(spec, table)
+
+    return task
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+
+def _positions(spark: Any, keyed: Any, keys: list[str], k: int) -> tuple[Any, int, int]:
+    """`keyed` sorted on `keys` (unique per row), each row with its position ``__anon_pos`` (0, 1, ...); and the
+    number of classes and of those below k.
+
+    Spark sorts by range partitions; the rows are numbered within each partition and
+    offset by the sizes of the partitions before it (a small collect)."""
+    F = _functions()
+    ordered = keyed.orderBy(*keys).withColumn("__anon_pid", F.spark_partition_id()).withColumn("__anon_mid", F.monotonically_increasing_id())
+    ordered = ordered.localCheckpoint(eager=True)  # fixes the partitions and ids: numbered once
+    small = F.sum(F.when(F.col(SIZE) < k, 1).otherwise(0)).alias("small")
+    parts = ordered.groupBy("__anon_pid").agg(F.count(F.lit(1)).alias("n"), F.min("__anon_mid").alias("lo"), small).toArrow()
+    parts = pl.from_arrow(parts).sort("__anon_pid")  # type: ignore[union-attr]
+    offsets = parts.select(
+        pl.col("__anon_pid"), (pl.col("n").cum_sum() - pl.col("n")).alias("__anon_off"), pl.col("lo").alias("__anon_lo")
+    )
+    table = F.broadcast(spark.createDataFrame(offsets.to_arrow()))
+    numbered = ordered.join(table, on="__anon_pid").withColumn(POS, F.col("__anon_off") + F.col("__anon_mid") - F.col("__anon_lo"))
+    return numbered.drop("__anon_pid", "__anon_mid", "__anon_off", "__anon_lo"), int(parts["n"].sum()), int(parts["small"].sum())
+
+
+def _block_expr(n: int, width: int) -> Any:
+    """Spark expression of a position's block under :func:`block_layout` (larger blocks first)."""
+    F = _functions()
+    counts = block_layout(n, width)
+    base, extra = int(counts[-1]), int((counts > counts[-1]).sum())
+    cut = extra * (base + 1)
+    pos = F.col(POS)
+    return F.when(pos < cut, F.expr(f"{POS} div {base + 1}")).otherwise(F.expr(f"({POS} - {cut}) div {base}") + extra).cast("long")
+
+
+def _functions() -> Any:
+    from pyspark.sql import functions
+
+    return functions
+
+
+def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
+    """Greedy k-anonymization with the class aggregates on Spark (the module docstring); a distributed planner.
+
+    Returns the published table (Spark's) and the plan with its report, as the driver road's
+    ``plan_request`` would (the same map, rows and figures, timings aside).
+    """
+    refuse_on_spark(request)
+    F = _functions()
+    spark = engine.spark
+    qids, k, options = list(request.qids), request.k, request.options
+    hierarchies = {q: request.hierarchies[q] for q in qids}
+    with stage("aggregate classes"):
+        classes = table.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE)).cache()  # stays on Spark
+        margins = _marginals(classes, engine, table, request)
+    loop_start = time.perf_counter()
+    roots = _root_weights(hierarchies, request.metric, options.weights)
+    ids = {q: hierarchies[q].ids_of(margins[q][q]) for q in qids}
+    node_margins = {}
+    for q in qids:
+        by_node = pl.DataFrame({"id": ids[q], "n": margins[q][SIZE]}).group_by("id").agg(pl.col("n").sum()).sort("id")
+        node_margins[q] = (by_node["id"].to_numpy().astype(np.int64), by_node["n"].to_numpy().astype(np.float64))
+    keys = order_keys(hierarchies, roots, node_margins)
+    # classes with their node ids and order keys (broadcast lookups: one row per value of each qid)
+    keyed = classes
+    for i, q in enumerate(qids):
+        h = hierarchies[q]
+        cols = {key_col(q): margins[q][key_col(q)], _node(i): ids[q]}
+        for j, (kq, lv) in enumerate(keys):
+            if kq == q:
+                cols[_key(j)] = h.generalize_ids(lv)[ids[q]]
+        lookup = spark.createDataFrame(pl.DataFrame(cols).to_arrow())
+        keyed = keyed.join(F.broadcast(lookup), keyed[q] == lookup[key_col(q)]).drop(key_col(q))
+    key_names = [_key(j) for j in range(len(keys))] or [_node(i) for i in range(len(qids))]
+    numbered, c, n_small = _positions(spark, keyed, key_names, k)
+    n_rows = int(next(iter(margins.values()))[SIZE].sum())
+    block = auto_block(None if options.candidates == "exact" else options.candidates, c, n_rows, k)
+    width = c if block is None else min(block, c)
+    numbered = numbered.withColumn(BLOCK, _block_expr(c, max(width, 1)))
+    merge = bool(n_small) and c > 1
+    spec = {
+        "token": uuid.uuid4().hex, "qids": qids, "hierarchies": hierarchies, "metric": request.metric, "weights": options.weights,
+        "k": k, "first": options.first, "partners": options.partners, "merge": merge,
+    }  # fmt: skip
+    out_schema = ", ".join([f"{POS} long", f"{ROOT} long", f"{LEFT} boolean", f"{SIZE} long", *(f"{_node(i)} long" for i in range(len(qids)))])
+    inputs = numbered.select(BLOCK, POS, SIZE, *(_node(i) for i in range(len(qids))))
+    with stage("greedy round 1 on Spark"):
+        first = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_round_one, spec), out_schema).localCheckpoint(eager=True)
+    with stage("greedy later rounds"):
+        survivors = pl.from_arrow(first.filter(F.col(LEFT)).drop(LEFT, ROOT).toArrow()).sort(POS)  # type: ignore[union-attr]
+        groups = _groups(hierarchies, roots)
+        nodes = {q: survivors[_node(i)].to_numpy() for i, q in enumerate(qids)}
+        loop = GreedyLoop.start(groups, nodes, survivors[SIZE].to_numpy(), k, options.first, options.partners)
+        with progress_bar(total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=None) as bar:
+            later, rounds = loop.run(block, bar, rounds=int(merge))
+        final = loop.roots()
+        published = loop.nodes(final)
+        n_classes = len(np.unique(final))
+    tops = pl.DataFrame({ROOT: survivors[POS], **{out_col(q): published[q] for q in qids}})
+    tops_sdf = spark.createDataFrame(tops.to_arrow())
+    tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
+    per_class = first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, SIZE), on=POS)
+    with stage("collect the map"):
+        rows = pl.from_arrow(per_class.select(*qids, SIZE, *(out_col(q) for q in qids)).toArrow())  # materializes: one row per class
+    classes.unpersist()
+    frame = _map_frame(rows, margins, hierarchies, qids)  # type: ignore[arg-type]
+    aggregates = frame.select(*qids, pl.col(SIZE).cast(pl.UInt32))
+    tmap = TupleMap.from_labels(aggregates, qids, {q: frame[out_col(q)] for q in qids})
+    details = {
+        "metric": None if options.weights is not None else (request.metric or "nllm"),
+        "weights": "user" if options.weights is not None else None,
+        "first": options.first,
+        "partners": options.partners,
+        "candidates": options.candidates,
+        "block": block,
+        "rounds": rounds,
+        "merges": (c - survivors.height) + later,
+        "classes_before": c,
+        "classes_below_k_before": n_small,
+        "classes_after": n_classes,
+        "loop_seconds": round(time.perf_counter() - loop_start, 3),
+    }
+    plan = Plan(tmap, details)
+    data = Aggregated(pl.LazyFrame(), aggregates, 0, None, aggregates, Counted({}, {}, None))
+    built = task_constraints(data, request)[0]
+    _check_map(plan, aggregates, request)
+    planned = planned_from(plan, data, request, schema, start, engine.name, built)
+    mapping = frame.select(*(key_col(q) for q in qids), *(out_col(q) for q in qids), pl.lit(False).alias(SUPPRESSED))
+    columns = [col for col in schema.names() if col not in request.drop]
+    return engine.publish(table, mapping, qids, columns), planned
+
+
+def _map_frame(rows: pl.DataFrame, margins: dict[str, pl.DataFrame], hierarchies: dict[str, Any], qids: list[str]) -> pl.DataFrame:
+    """The classes (native keys, String labels, published labels), sorted as the driver road sorts its aggregates."""
+    frame = rows.rename({q: key_col(q) for q in qids})
+    for q in qids:
+        frame = frame.join(margins[q].select(key_col(q), q), on=key_col(q), how="left", nulls_equal=True)
+        labels = pl.Series(hierarchies[q].labels, dtype=pl.String)
+        frame = frame.with_columns(labels.gather(frame[out_col(q)]).alias(out_col(q)))
+    return frame.sort(qids, nulls_last=True)

@@ -1,0 +1,287 @@
+"""MDAV on Spark: the records stay on Spark, each median-cut block is clustered in a Spark task.
+
+The Polars road (:mod:`polars_anon.algorithms.mdav`) collects the quasi-identifiers of
+every row, cuts them into blocks of at most ``block_size`` rows by recursive median
+cuts (:func:`~polars_anon.algorithms.mdav.split_blocks`) and runs MDAV in each block.
+Here the rows never come to the driver:
+
+1. Spark groups the rows by the quasi-identifiers (the road's one pass and its checks,
+   :func:`~polars_anon.engines.pipeline.aggregate_on`); from the distinct values the
+   driver fits what the Polars road fits on all records (which qids are numbers, the
+   categorical codes, Gower's ranges: a value's range and codes depend only on the set
+   of values present) and sends each qid's lookup (value -> code or scaled number) to
+   Spark.
+2. The blocks: a driver-side plan over per-block summaries, one tree level at a time.
+   Spark aggregates, per block still too large, its row count and the range of every
+   attribute; the driver picks the attribute (widest normalized range); Spark counts
+   that attribute's values per block; the driver applies
+   :func:`~polars_anon.algorithms.mdav.cut_rule` to those counts. A ``"half"`` cut
+   sends the earliest rows at the median left: Spark finds the row id where it stops
+   (a window over those rows only). Each level is three small queries at most, whatever
+   the number of blocks; no row moves to the driver. Blocks are numbered in the order
+   ``split_blocks`` returns them (depth first, left first), which seeds each block's
+   random picks as on the Polars road.
+3. ``groupBy(block).applyInArrow``: a task sorts its block's rows by row id, runs the
+   same :func:`~polars_anon.algorithms.mdav.mdav` and publishes each cluster's means
+   and modes (:func:`~polars_anon.algorithms.mdav.aggregate`) in the rows.
+4. The report reads one row per published class (its tuple and size) and the cluster
+   counts; the engine's
+   group-by of the published (and written) table verifies k-anonymity, as the Polars
+   road verifies ``publish="aggregate"``.
+
+Row order. MDAV's random picks and ties follow row order; on Spark a row's place is
+``monotonically_increasing_id()`` of the input, i.e. its partition order. For a Polars
+frame handed to Spark, or a Parquet file read in one partition per row group, that is
+the file's row order and the clusters are the Polars road's; for other inputs they are
+equally valid clusters of a different order.
+
+Not on Spark (refused with the reason): ``publish="permute"`` (it draws one random
+permutation key per row over the whole table), ``distance="ahmad_dey"`` (its statistics
+are co-occurrences over all records), privacy models (their merge of violating
+clusters runs over all clusters) and ``null="suppress"``.
+
+Executors import :mod:`polars_anon` (the tasks run its NumPy loop): install it there.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from polars_anon._progress import stage
+from polars_anon.algorithms import Plan, Task
+from polars_anon.algorithms.mdav import _check, _numeric, aggregate, cut_rule, mdav, widest
+from polars_anon.anonymize import Planned, planned_from, task_constraints
+from polars_anon.distance import Gower, Records, encode_records
+from polars_anon.engines import key_col
+from polars_anon.engines.pipeline import aggregate_on
+from polars_anon.engines.spark_greedy import arrow_task
+from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.request import Request
+from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col
+
+__all__ = ["mdav_on_spark", "refuse_on_spark"]
+
+RID, BLOCK, CLUSTER = "__anon_rid", "__anon_block", "__anon_cluster"
+
+
+def _split(j: int) -> str:
+    return f"__anon_s{j}"
+
+
+def _value(j: int) -> str:
+    return f"__anon_v{j}"
+
+
+def refuse_on_spark(request: Request) -> None:
+    """What MDAV on Spark does not do, with the reason (the Polars road does all of it)."""
+    options, why = request.options, None
+    if options.publish != "aggregate":
+        why = "publish='permute' draws one random permutation key per row over the whole table; use publish='aggregate'"
+    elif options.distance != "gower":
+        why = "distance='ahmad_dey' is fitted on co-occurrences over all records; use distance='gower'"
+    elif request.privacy:
+        why = "privacy models merge violating clusters over the whole table; leave out privacy"
+    elif request.null == "suppress":
+        why = "null='suppress' is not supported; fill the nulls before"
+    if why:
+        raise InvalidParameterError(f"method 'mdav' on engine 'spark': {why}, or use engine 'polars'")
+
+
+class _Fitted:
+    """What the Polars road fits on all records, from each qid's distinct labels: codes, ranges, Gower."""
+
+    def __init__(self, labels: dict[str, pl.Series], numeric: list[str], categorical: list[str], order: dict[str, list[str]]) -> None:
+        self.numeric, self.categorical = numeric, categorical
+        self.values = {q: encode_records(pl.DataFrame({q: labels[q]}), [q], []).num[0] for q in numeric}
+        coded = {q: encode_records(pl.DataFrame({q: labels[q]}), [], [q], order) for q in categorical}
+        self.codes = {q: r.cat[0] for q, r in coded.items()}
+        self.levels = tuple(coded[q].labels[0] for q in categorical)
+        lo_hi = np.array([[v.min(), v.max()] for v in self.values.values()]).reshape(len(numeric), 2)
+        self.gower = Gower(Records(tuple(numeric), tuple(categorical), lo_hi, np.zeros((len(categorical), 2), dtype=np.int64), self.levels))
+        self.cat_span = np.array([max(len(lv) - 1, 1) for lv in self.levels], dtype=np.int64)
+
+    def scaled(self, j: int, q: str) -> np.ndarray:
+        """The numeric qid's values as Gower scales them (the same float operations as ``Gower.transform``)."""
+        return (self.values[q] - self.gower.lo[j]) * self.gower.scale[j]
+
+
+def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: int, block_size: int) -> tuple[Any, int]:
+    """`rows` (with ``__anon_rid`` and the split values ``__anon_s<j>``) with the block ``__anon_block`` of each row,
+    numbered as :func:`~polars_anon.algorithms.mdav.split_blocks` returns them; and the number of blocks."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    spark = rows.sparkSession
+    split = [_split(j) for j in range(n_attrs)]
+    current = rows.withColumn(BLOCK, F.lit(0).cast("long"))
+    paths, active, leaves, next_id = {0: ""}, [0], {}, 1
+    pairs = F.explode(F.array(*(F.struct(F.lit(j).alias("j"), F.col(s).cast("double").alias("x")) for j, s in enumerate(split))))
+    while active:
+        # one query per level: each active block's value counts of every attribute (its size and ranges follow)
+        live = current.filter(F.col(BLOCK).isin(active)).select(BLOCK, pairs.alias("p")).select(BLOCK, "p.j", "p.x")
+        hist = pl.from_arrow(live.groupBy(BLOCK, "j", "x").agg(F.count(F.lit(1)).alias("n")).toArrow())  # type: ignore[union-attr]
+        rules = []
+        for (b,), part in hist.sort(BLOCK, "j", "x").group_by(BLOCK, maintain_order=True):
+            n = int(part.filter(pl.col("j") == 0)["n"].sum())
+            if n <= block_size:
+                leaves[b] = paths[b]
+                continue
+            ranges = part.group_by("j").agg((pl.col("x").max() - pl.col("x").min()).alias("ptp")).sort("j")["ptp"].to_numpy()
+            spread = np.concatenate([ranges[:n_numeric], ranges[n_numeric:].astype(np.int64) / cat_span])
+            j = widest(spread)
+            values = part.filter(pl.col("j") == j)
+            median, rule = cut_rule(values["x"].to_numpy(), values["n"].to_numpy(), k)
+            below = int(values.filter(pl.col("x") < median)["n"].sum())
+            at_most = int(values.filter(pl.col("x") <= median)["n"].sum())
+            n_left = {"lt": below, "le": at_most, "half": n // 2}[rule]
+            rules.append({BLOCK: b, "__anon_j": j, "__anon_m": float(median), "__anon_rule": rule,
+                          "__anon_need": n // 2 - below if rule == "half" else 0, "__anon_l": next_id, "__anon_r": next_id + 1})  # fmt: skip
+            for child, size in ((next_id, n_left), (next_id + 1, n - n_left)):
+                paths[child] = paths[b] + ("0" if child == next_id else "1")
+                if size <= block_size:  # known small: a leaf without another query
+                    leaves[child] = paths[child]
+            next_id += 2
+        if not rules:
+            break
+        table = pl.DataFrame(rules)
+        x = F.element_at(F.array(*(F.col(s).cast("double") for s in split)), (F.col("__anon_j") + 1).cast("int"))
+        cut = table.with_columns(pl.when(pl.col("__anon_rule") == "le").then(2**62).otherwise(-1).alias("__anon_cut"))
+        halves = table.filter(pl.col("__anon_rule") == "half")
+        if halves.height:  # the row id of the last row at the median that goes left, per block
+            sides = F.broadcast(spark.createDataFrame(halves.select(BLOCK, "__anon_j", "__anon_m", "__anon_need").to_arrow()))
+            ties = current.join(sides, on=BLOCK).filter(x == F.col("__anon_m"))
+            ranked = ties.withColumn("__anon_rank", F.row_number().over(Window.partitionBy(BLOCK).orderBy(RID)))
+            last = pl.from_arrow(ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow())  # type: ignore[union-attr]
+            cut = cut.join(last, on=BLOCK, how="left").with_columns(pl.coalesce(RID, "__anon_cut").alias("__anon_cut")).drop(RID)
+        rule_sdf = F.broadcast(spark.createDataFrame(cut.select(BLOCK, "__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r").to_arrow()))
+        left = (x < F.col("__anon_m")) | ((x == F.col("__anon_m")) & (F.col(RID) <= F.col("__anon_cut")))
+        child = F.when(F.col("__anon_l").isNull(), F.col(BLOCK)).when(left, F.col("__anon_l")).otherwise(F.col("__anon_r"))
+        current = current.join(rule_sdf, on=BLOCK, how="left").withColumn(BLOCK, child.cast("long"))
+        current = current.drop("__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r")
+        active = [b for r in rules for b in (r["__anon_l"], r["__anon_r"]) if b not in leaves]
+    order = sorted(leaves, key=lambda b: leaves[b])  # depth first, left first: split_blocks' order
+    number = spark.createDataFrame(pl.DataFrame({BLOCK: order, "__anon_b": list(range(len(order)))}).to_arrow())
+    numbered = current.join(F.broadcast(number), on=BLOCK).drop(BLOCK).withColumnRenamed("__anon_b", BLOCK)
+    return numbered, len(order)
+
+
+def _cluster_block(spec: dict[str, Any], table: pa.Table) -> pa.Table:
+    """One block (a Spark task): its rows in row order, MDAV, then cluster means and modes in the published rows."""
+    import pyarrow.compute as pc
+
+    table = table.take(pc.sort_indices(table, sort_keys=[(RID, "ascending")]))
+    numeric, categorical = spec["numeric"], spec["categorical"]
+    qids = spec["qids"]
+    fitted = spec["fitted"]
+    m = table.num_rows
+    num = np.empty((len(numeric), m))
+    for j, q in enumerate(numeric):
+        num[j] = table.column(_value(qids.index(q))).to_numpy()
+    cat = np.empty((len(categorical), m), dtype=np.int64)
+    for j, q in enumerate(categorical):
+        cat[j] = table.column(_value(qids.index(q))).to_numpy()
+    records = Records(tuple(numeric), tuple(categorical), num, cat, fitted.levels)
+    block = int(table.column(BLOCK)[0].as_py())
+    labels = mdav(*fitted.gower.transform(records), fitted.gower, spec["k"], np.random.default_rng([spec["seed"], block]))
+    published = aggregate(records, labels).frame
+    columns, arrays = [], []
+    for name in spec["columns"]:
+        columns.append(name)
+        if name in numeric:
+            arrays.append(pa.array(published[out_col(name)].to_numpy(), type=pa.float64()))
+        elif name in categorical:
+            arrays.append(pa.array(published[out_col(name)].to_list(), type=pa.string()))
+        else:
+            arrays.append(table.column(name))
+    arrays.append(pa.array(block * (1 << 32) + labels, type=pa.int64()))
+    return pa.Table.from_arrays(arrays, names=[*columns, CLUSTER])
+
+
+def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
+    """MDAV (``publish="aggregate"``, Gower) with the records on Spark (the module docstring); a distributed planner.
+
+    Returns the published table (Spark's) and the plan with its report, as the Polars road's
+    ``plan_request`` would for the same blocks (timings aside).
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    refuse_on_spark(request)
+    spark, options, qids = engine.spark, request.options, list(request.qids)
+    data, native = aggregate_on(engine, table, request)
+    task = Task(data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive)
+    _check(task, options)
+    mdav_start = time.perf_counter()
+    numeric = _numeric(task, options.numeric)
+    categorical = [q for q in qids if q not in numeric]
+    labels = {q: data.aggregates[q].unique().sort() for q in qids}
+    order = {q: list(request.hierarchies[q].leaf_labels) for q in categorical if q in request.hierarchies}
+    fitted = _Fitted(labels, numeric, categorical, order)
+    # each qid's lookup: native value -> split value (scaled number or code) and the task's value (number or code)
+    attrs = [*numeric, *categorical]  # split_blocks' attribute order: numeric, then categorical
+    rows = table.withColumn(RID, F.monotonically_increasing_id())
+    for q in qids:
+        j = attrs.index(q)
+        lookup = native.select(pl.col(q).unique()).select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String).alias("__anon_label"))
+        if q in numeric:
+            values = pl.DataFrame({"__anon_label": labels[q], _split(j): fitted.scaled(numeric.index(q), q), _value(qids.index(q)): fitted.values[q]})
+        else:
+            codes = fitted.codes[q].astype(np.int64)
+            values = pl.DataFrame({"__anon_label": labels[q], _split(j): codes, _value(qids.index(q)): codes})
+        lookup = lookup.join(values, on="__anon_label").drop("__anon_label")
+        sdf = F.broadcast(spark.createDataFrame(lookup.to_arrow()))
+        rows = rows.join(sdf, rows[q] == sdf[key_col(q)]).drop(key_col(q))
+    rows = rows.localCheckpoint(eager=True)  # the row ids, fixed: every query below reads these rows
+    n_rows = int(data.aggregates[SIZE].sum())
+    with stage("mdav blocks on Spark"):
+        if n_rows <= options.block_size:
+            blocked, n_blocks = rows.withColumn(BLOCK, F.lit(0).cast("long")), 1
+        else:
+            blocked, n_blocks = _blocks(rows, len(attrs), len(numeric), fitted.cat_span, request.k, options.block_size)
+    columns = [c for c in schema.names() if c not in request.drop]
+    spec = {"qids": qids, "numeric": numeric, "categorical": categorical, "fitted": fitted, "k": request.k, "seed": request.seed,
+            "columns": columns}  # fmt: skip
+    source = T.StructType([table.schema[c] for c in columns])
+    fields = [T.StructField(f.name, T.DoubleType() if f.name in numeric else T.StringType() if f.name in categorical else f.dataType, True) for f in source]
+    out_schema = T.StructType([*fields, T.StructField(CLUSTER, T.LongType(), False)])
+    inputs = blocked.select(*columns, RID, BLOCK, *(_value(i) for i in range(len(qids))))  # the rows carry their block: no join
+    with stage("mdav clusters on Spark"):
+        clustered = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
+        # the report reads the published classes (their tuple and rows) and one row of cluster facts
+        classes = engine.to_polars(clustered.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c")))
+        per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
+        facts = per_cluster.agg(F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi")).collect()[0]
+    n_clusters, smallest = int(facts["clusters"]), int(facts["lo"] or 0)
+    if int(classes["c"].sum()) != n_clusters:
+        raise NotKAnonymousError("independent check failed: a cluster was published as several tuples; nothing was written")
+    if int(classes[SIZE].sum()) != n_rows or smallest < request.k:
+        raise NotKAnonymousError(
+            f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest {smallest} "
+            f"(k={request.k}); nothing was written"
+        )
+    details: dict[str, Any] = {
+        "publish": options.publish,
+        "distance": options.distance,
+        "numeric": numeric,
+        "block_size": options.block_size,
+        "n_blocks": n_blocks,
+        "n_clusters": n_clusters,
+        "min_cluster_size": smallest,
+        "max_cluster_size": int(facts["hi"]),
+        "mdav_seconds": round(time.perf_counter() - mdav_start, 3),
+    }
+    # the report's map: one row per published class (its tuple, its rows); the figures of the Polars road's row map
+    frame = classes.sort(qids, nulls_last=True).select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
+        *(pl.col(q).alias(out_col(q)) for q in qids),
+        pl.col(SIZE).cast(pl.Int64),
+        pl.lit(False).alias(SUPPRESSED),
+    )
+    plan = Plan(TupleMap(tuple(qids), frame, by_row=True), details)
+    planned = planned_from(plan, data, request, schema, start, engine.name, task_constraints(data, request)[0])
+    return clustered.drop(CLUSTER), planned

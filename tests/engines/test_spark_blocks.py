@@ -1,0 +1,143 @@
+"""Greedy and MDAV on Spark's blocks (issue 18) agree with the driver's algorithm on the same blocks.
+
+Greedy: :func:`polars_anon.engines.spark_greedy.greedy_on_spark` (round 1 per block in Spark
+tasks, later rounds on the driver) gives the same tuple map, rows and report as the driver's
+blocked greedy with the same ``candidates``. MDAV: ``engine="spark"`` (records on Spark, blocks
+cut by Spark queries, each block clustered in a task) gives the same rows and report as the
+Polars road with the same ``block_size``. Spark's rows are compared after sorting by a row id.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.algorithms.mdav import _median_cut
+from polars_anon.anonymize import aggregate, plan_request
+from polars_anon.demo import demo_hierarchy_specs, voter_register
+from polars_anon.engines.spark import SparkEngine
+from polars_anon.engines.spark_greedy import greedy_on_spark
+from polars_anon.errors import InvalidParameterError
+from polars_anon.job import build_hierarchies
+from polars_anon.request import check_request
+
+VARYING = {"seconds", "write_seconds", "output", "engine", "risk", "min_class_size", "n_classes", "n_rows", "k_anonymous"}
+"""Timings, paths, the engine's name, and the facts the verification adds (compared by the engine agreement tests)."""
+
+
+def _equal(a: Any, b: Any, where: tuple = ()) -> None:
+    """Equal reports; floats to 1e-12 (a metric's float sum may run in another order), timings aside."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        assert a.keys() - VARYING == b.keys() - VARYING, where
+        for key in (k for k in a if not str(k).endswith("seconds") and k not in VARYING):
+            _equal(a[key], b[key], (*where, key))
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _equal(x, y, (*where, i))
+    elif isinstance(a, float) and isinstance(b, float):
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15), where
+    else:
+        assert a == b, where
+
+
+@pytest.fixture(scope="module")
+def adult_rows(adult: pl.DataFrame) -> pl.DataFrame:
+    return adult.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+
+
+@pytest.fixture(scope="module")
+def adult_sdf(adult_rows: pl.DataFrame, spark: Any) -> Any:
+    return spark.createDataFrame(adult_rows.to_arrow()).cache()
+
+
+def _greedy_both(spark: Any, df: pl.DataFrame, hierarchies: dict, **asked: Any) -> None:
+    """greedy_on_spark against the driver's blocked greedy: the same map, rows and report."""
+    engine = SparkEngine(spark)
+    table = engine.table(df)
+    options = {key: asked.pop(key) for key in ("candidates", "first", "partners") if key in asked}
+    schema = engine.schema(table)
+    request = check_request(schema, hierarchies=hierarchies, method="greedy", options=options, **asked)
+    want = plan_request(aggregate(df.lazy(), request), request, df.schema, time.perf_counter())
+    published, planned = greedy_on_spark(engine, table, request, schema, time.perf_counter())
+    assert planned.plan.map.frame.equals(want.plan.map.frame)
+    assert planned.plan.details["rounds"] >= 1 and planned.plan.details["block"] == options["candidates"]
+    _equal(planned.report, want.report)
+    rows = pa.anonymize(df, hierarchies=hierarchies, method="greedy", **options, **asked).collect()
+    assert engine.to_polars(published).sort("rid").equals(rows)
+
+
+def test_greedy_on_spark_is_the_driver_blocked_greedy_on_adult(spark: Any, adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
+    _greedy_both(spark, adult_rows, adult_hierarchies, k=5, candidates=64, insensitive="rid")
+
+
+def test_greedy_on_spark_is_the_driver_blocked_greedy_on_a_register(spark: Any) -> None:
+    """A generated register, with paper 000's choices (smallest class first, partners among all)."""
+    df = voter_register(8_000, seed=5).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+    hierarchies = build_hierarchies(df.lazy(), demo_hierarchy_specs())
+    _greedy_both(spark, df, hierarchies, k=10, candidates=40, first="smallest", partners="all", drop=["voter_id", "name"], insensitive="rid")
+
+
+def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
+    """Through pa.anonymize: beyond driver_tuples, greedy on Spark is greedy_on_spark (the same rows as the driver's
+    blocked greedy), and the report says which cap sent it there; DuckDB has no greedy planner and refuses."""
+    df = voter_register(3_000, seed=2).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+    asked: dict[str, Any] = {"hierarchies": build_hierarchies(df.lazy(), demo_hierarchy_specs()), "k": 10, "method": "greedy", "candidates": 40,
+                             "drop": ["voter_id", "name"], "insensitive": "rid"}  # fmt: skip
+    result = pa.anonymize(spark.createDataFrame(df.to_arrow()), engine="spark", driver_tuples=100, **asked)
+    assert result.collect().sort("rid").equals(pa.anonymize(df, **asked).collect())
+    assert result.report["details"]["distributed"]["driver_tuples"] == 100
+    with pytest.raises(InvalidParameterError, match="more than 100 distinct qid tuples .* or use method 'mondrian'$"):
+        pa.anonymize(df, engine="duckdb", driver_tuples=100, **asked)
+
+
+def test_mdav_on_spark_is_polars_mdav_on_the_same_blocks(spark: Any, adult_rows: pl.DataFrame, adult_sdf: Any, adult_hierarchies: dict, tmp_path: Path) -> None:
+    """block_size=10,000 cuts Adult into 5 blocks, with all three cut rules (below, at most, half by row order)."""
+    kw: dict[str, Any] = {"hierarchies": adult_hierarchies, "k": 5, "method": "mdav", "publish": "aggregate", "block_size": 10_000, "insensitive": "rid"}
+    polars = pa.anonymize(adult_rows, **kw)
+    rows = polars.collect()
+    on_spark = pa.anonymize(adult_sdf, engine="spark", **kw)
+    out = tmp_path / "mdav.parquet"
+    on_spark.sink_parquet(out)  # Spark's writer, verified by Spark's group-by of the written rows
+    assert pl.read_parquet(out / "*.parquet").sort("rid").equals(rows)
+    assert on_spark.report["details"]["n_blocks"] == polars.report["details"]["n_blocks"] == 5
+    _equal(on_spark.report, polars.report)
+    assert on_spark.report["min_class_size"] == polars.report["min_class_size"] >= 5
+
+
+def test_mdav_on_spark_refuses_what_it_does_not_do(spark: Any, adult_sdf: Any, adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
+    kw: dict[str, Any] = {"hierarchies": adult_hierarchies, "k": 5, "method": "mdav", "insensitive": "rid"}
+    with pytest.raises(InvalidParameterError, match=r"'mdav' on engine 'spark': publish='permute' draws one random permutation"):
+        pa.anonymize(adult_sdf, engine="spark", **kw)
+    with pytest.raises(InvalidParameterError, match=r"distance='ahmad_dey' is fitted on co-occurrences"):
+        pa.anonymize(adult_sdf, engine="spark", publish="aggregate", distance="ahmad_dey", **kw)
+    with pytest.raises(InvalidParameterError, match=r"method 'mdav' works on row records, which engine 'duckdb'"):
+        pa.anonymize(adult_rows.head(50), engine="duckdb", **kw)
+
+
+def test_the_median_cut_rule_is_the_sorted_half_it_replaced() -> None:
+    """:func:`cut_rule` (through ``_median_cut``) against the cut it replaced: a stable argsort, the median at n // 2."""
+
+    def reference(values: np.ndarray, k: int) -> np.ndarray:
+        n = len(values)
+        order = np.argsort(values, kind="stable")
+        median = values[order[n // 2]]
+        smallest = max(k, n // 4)
+        for left in (values < median, values <= median):
+            if smallest <= int(left.sum()) <= n - smallest:
+                return left
+        left = np.zeros(n, dtype=bool)
+        left[order[: n // 2]] = True
+        return left
+
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        n, k = int(rng.integers(4, 60)), int(rng.integers(1, 4))
+        values = rng.integers(0, int(rng.integers(1, 6)), n).astype(np.float64)
+        assert np.array_equal(_median_cut(values, k), reference(values, k)), trial
