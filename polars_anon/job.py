@@ -380,8 +380,12 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     }  # fmt: skip
     deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
-    check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
-                  **asked)  # type: ignore[arg-type]  (before any data is read)
+    request = check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
+                            **asked)  # type: ignore[arg-type]  (before any data is read)
+    if job.engine != "polars":
+        from polars_anon.engines.pipeline import refuse_unsupported
+
+        refuse_unsupported(request.method, job.engine)
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base)
         result: Anonymized | EngineAnonymized = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._progress import stage
+from polars_anon.algorithms import Method
 from polars_anon.anonymize import (
     Aggregated,
     Counted,
@@ -48,12 +49,13 @@ def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()
     return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
 
 
-def refuse_unsupported(request: Request, engine: str) -> None:
+def refuse_unsupported(method: Method, engine: str) -> None:
     """A method on row records runs on an engine only through its planner there (MDAV on Spark, per block in Spark
-    tasks: :mod:`polars_anon.engines.spark_mdav`, which refuses the options it does not support)."""
-    if request.method.records and (request.method.name, engine) not in PLANNERS:
+    tasks: :mod:`polars_anon.engines.spark_mdav`, which refuses the options it does not support). Asked before any
+    data is read."""
+    if method.records and (method.name, engine) not in PLANNERS:
         raise InvalidParameterError(
-            f"method {request.method.name!r} works on row records, which engine {engine!r} does not hand to the driver; "
+            f"method {method.name!r} works on row records, which engine {engine!r} does not hand to the driver; "
             f"use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
         )
 
@@ -185,7 +187,7 @@ def engine_anonymize(
     named = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
     options = {key: value for key, value in asked.items() if key not in named}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **{key: asked[key] for key in named if key in asked})
-    refuse_unsupported(request, engine.name)
+    refuse_unsupported(request.method, engine.name)
     planner = route(engine, table, request, limit)
     if planner is not None:
         published, planned = planner(engine, table, request, schema, start)

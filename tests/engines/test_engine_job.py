@@ -158,3 +158,17 @@ def test_an_input_folder_without_parquet_is_one_line(work: Path, capsys: pytest.
     assert cli.main(["anonymize", str(job), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"polars-anon: error: input folder {str(work / 'empty')!r} holds no .parquet file"]
+
+
+def test_a_records_method_is_refused_before_the_engine_reads(work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """MDAV on DuckDB (no planner there): one line, exit 2, and not one engine query was run."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    def no_reading(*args: object) -> None:
+        raise AssertionError("the engine read the input before refusing")
+
+    monkeypatch.setattr(DuckDBEngine, "read_parquet", no_reading)
+    assert cli.main(["anonymize", str(_job(work, 'engine = "duckdb"\nmethod = "mdav"')), "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [("polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand to the driver; "
+                    "use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)")]
