@@ -124,15 +124,16 @@ def per_row(rows: int, tasks: int, data_bytes: int, broadcast: dict[str, dict[st
     }
 
 
-def plan(f: dict[str, float], rows: int, zips: int, cores: int) -> dict[str, float]:
-    """The 200M-row figures for a register with `zips` zip codes, from the measured per-row figures `f`."""
+def plan(f: dict[str, float], rows: int, zips: int, cores: int, split: int = SPLIT) -> dict[str, float]:
+    """The 200M-row figures for a register with `zips` zip codes, read in `split`-byte input splits, from the
+    measured per-row figures `f`."""
     input_bytes = rows * f["input_b_row"]
-    tasks = max(1, math.ceil(input_bytes / SPLIT))
+    tasks = max(1, math.ceil(input_bytes / split))
     tuples = expected_tuples(rows, zips)
     per_task = expected_tuples(rows // tasks, zips)
     broadcast = tuples <= 2_000_000
     return {
-        "zips": zips, "input_gb": input_bytes / 1e9, "tasks": tasks, "tuples": tuples,
+        "zips": zips, "split_mb": split / 2**20, "input_gb": input_bytes / 1e9, "tasks": tasks, "tuples": tuples,
         "group_shuffle_gb": tasks * per_task * f["group_b_record"] / 1e9,
         "join": "broadcast" if broadcast else "shuffle",
         "join_gb": (tuples * f["join_b_row"] * cores / 4 / 1e9) if broadcast else (rows + tuples) * f["join_b_row"] / 1e9,
@@ -155,7 +156,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
         shuffled = measure(data, Path(tmp), shuffle_join=True)
         tasks = max(1, math.ceil(data.stat().st_size / SPLIT))
         figures = per_row(args.rows, tasks, data.stat().st_size, broadcast, shuffled)
-    plans = [plan(figures, args.plan_rows, zips, args.cores) for zips in (1_500, 40_000)]
+    plans = [plan(figures, args.plan_rows, zips, args.cores, split) for zips in (1_500, 40_000) for split in (SPLIT, SPLIT // 4)]
     print(figures, plans, sep="\n")
     args.out.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/cluster_plan.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -169,13 +170,46 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
         f"| executor CPU time | {figures['core_s_per_m']:.1f} core-s per million rows (every phase) |",
     ])  # fmt: skip
     replace_section(args.out / "cluster_plan.md", TITLE, "Measured here", measured, ["Measured here", "The plan", "Notes"])
-    rows = ["| zips | input | input splits (tasks) | distinct qid tuples | group-by shuffle | publish join | join moves | output | executor compute |",
-            "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    rows = ["| zips | input | split (maxPartitionBytes) | input splits (tasks) | distinct qid tuples | group-by shuffle | publish join | join moves | output | executor compute |",
+            "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for p in plans:
-        rows.append(f"| {p['zips']:,} | {p['input_gb']:.2f} GB | {p['tasks']} | {p['tuples']:,.0f} | {p['group_shuffle_gb']:.2f} GB | {p['join']} | "
+        rows.append(f"| {p['zips']:,} | {p['input_gb']:.2f} GB | {p['split_mb']:.0f} MB | {p['tasks']} | {p['tuples']:,.0f} | {p['group_shuffle_gb']:.2f} GB | {p['join']} | "
                     f"{p['join_gb']:.2f} GB | {p['output_gb']:.2f} GB | {p['compute_s']:.0f} s on {min(args.cores, p['tasks'])} cores |")  # fmt: skip
-    replace_section(args.out / "cluster_plan.md", TITLE, "The plan", f"{args.plan_rows:,} rows.\n\n" + "\n".join(rows), ["Measured here", "The plan", "Notes"])
+    table = f"{args.plan_rows:,} rows, {args.cores} executor cores.\n\n" + "\n".join(rows)
+    replace_section(args.out / "cluster_plan.md", TITLE, "The plan", table, ["Measured here", "The plan", "Notes"])
+    replace_section(args.out / "cluster_plan.md", TITLE, "Notes", NOTES, ["Measured here", "The plan", "Notes"])
     return plans
+
+
+NOTES = """How the plan is computed. input = rows x the measured Parquet bytes per row (the demo register's 7 columns;
+a register with more columns scales every volume but the group-by's). input splits = input / split: the scan
+stages (group-by, publish, verify) run one task per split, so a split count below the executor cores leaves cores
+idle: at 128 MB a 1.5 GB register keeps 11 cores busy whatever the cluster, at 32 MB (`--conf
+spark.sql.files.maxPartitionBytes=32m`, or a register written as more files) 44. group-by shuffle = tasks x
+the expected distinct tuples of one split's rows x the measured bytes per shuffled aggregate row (Spark
+aggregates within each task first, so the shuffle grows with the splits' tuples, not the rows). The driver receives
+the distinct tuples (benchmarks/results/driver.md: 62 MB of Arrow and 1.3-1.6 GB of driver memory for the state's
+2.57M tuples at 200M rows, 5.7-56 s of driver work; for the nation's 21M tuples 4.2 GB on arrival and 7.4-10.7 GB
+at the method's peak, 7-16 min: beyond the default `driver_tuples` of 5M, where Mondrian runs as Spark rounds and
+greedy's first round in Spark tasks). publish join: the map is broadcast when it has at most 2,000,000 tuples
+(`BROADCAST_ROWS`), each executor receiving it; above, rows and map tuples are both shuffled (the measured bytes per
+shuffled record). executor compute = the measured executor CPU per million rows (every phase of a fulldomain job:
+group-by, distinct counts, publish and write, verify) x rows / min(cores, tasks); start-up, scheduling and the
+network come on top (Spark's local start-up here: about 10 s).
+
+The plan for 200 million rows. Executors: 10 of 4 cores and 8 GB (spark.executor.memory=6g plus overhead); each
+task's hash aggregation holds one split's distinct tuples (a few million rows of four keys: well under 1 GB), and
+nothing else is held per executor but Spark's shuffle buffers. Set spark.sql.files.maxPartitionBytes=32m (or
+write the register as 40+ files) so the scans use all 40 cores, and spark.sql.shuffle.partitions=80. Driver:
+spark.driver.memory=2g for the JVM (it collects the aggregates as Arrow: 62 MB for a state) and 2 GB for Python
+(the method, the report); for a nation, keep the default driver_tuples and run Mondrian (engine rounds) or
+raise driver_tuples to 25M with a 16 GB driver for greedy or fulldomain on the driver. What moves over the network:
+the input (1.5 GB read once per scan: group-by, publish, verify), the group-by's partial aggregates (0.6 GB for a
+state, 1.4 GB for a nation with 32 MB splits), the publish join (a broadcast of the map below 2M tuples, else a shuffle of about
+4-5 GB: every row once), the output (0.45 GB written, read once more by the verification). Expected wall time:
+about 52 s of executor CPU on 40 busy cores (187 s on the 11 cores 128 MB splits keep busy), plus start-up
+and the shuffle: 2-4 minutes.
+"""
 
 
 if __name__ == "__main__":

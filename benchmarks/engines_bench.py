@@ -9,6 +9,11 @@ rows on every engine. Figures are printed with the load average and written to
 benchmarks/results/engines.md (a section per size).
 
     python benchmarks/engines_bench.py [--rows 1000000] [--methods fulldomain greedy mondrian] [--master local[2]]
+    python benchmarks/engines_bench.py --rows 1000000 --driver-tuples 100000   # the engines' routes beyond the driver
+
+With ``--driver-tuples N`` the DuckDB and Spark runs get ``--driver-tuples N``: beyond N distinct
+tuples a method runs through its engine planner (Mondrian's SQL rounds, greedy's Spark blocks);
+the pairs without one are skipped. Polars runs as usual, the reference the rows are compared with.
 """
 
 from __future__ import annotations
@@ -76,7 +81,7 @@ def _tree_rss(root: int) -> int:
     return total
 
 
-def run(job: Path, engine: str, master: str) -> dict[str, object]:
+def run(job: Path, engine: str, master: str, driver_tuples: int | None = None) -> dict[str, object]:
     """One run under /usr/bin/time -v; the tree's peak sampled meanwhile.
 
     Returns wall time, peak RSS (largest process, whole tree), the report's published rows, loss, input classes
@@ -86,6 +91,7 @@ def run(job: Path, engine: str, master: str) -> dict[str, object]:
     shutil.rmtree(out, ignore_errors=True) if out.is_dir() else out.unlink(missing_ok=True)  # the last engine's output
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "-q", "--overwrite", "--engine", engine]
     cmd += ["--master", master] if engine == "spark" else []
+    cmd += ["--driver-tuples", str(driver_tuples)] if driver_tuples is not None and engine != "polars" else []
     load = os.getloadavg()[0]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}  # this checkout's CLI
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=job.parent, env=env)
@@ -121,10 +127,14 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", default=["fulldomain", "greedy", "mondrian"])
     ap.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
     ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--driver-tuples", type=int, default=None, help="passed to the DuckDB and Spark runs (their routes beyond the driver)")
     args = ap.parse_args()
+    from polars_anon.engines.distributed import PLANNERS
+
     header = [
         (
-            f"Command: `python benchmarks/engines_bench.py --rows {rows_text(args.rows)} --methods {' '.join(args.methods)}`. "
+            f"Command: `python benchmarks/engines_bench.py --rows {rows_text(args.rows)} --methods {' '.join(args.methods)}"
+            f"{'' if args.driver_tuples is None else f' --driver-tuples {args.driver_tuples}'}`. "
             f"2-core machine shared with other work; Spark in local mode (`--master {args.master}`), start-up included. "
             "largest = peak RSS of the largest process (/usr/bin/time -v; Spark: the JVM, driver and executors in one); "
             "tree = peak RSS of the whole process tree (Python + JVM), sampled."
@@ -140,7 +150,10 @@ def main() -> None:
             for method in args.methods:
                 job, first = _job(Path(tmp), data, method), None
                 for engine in args.engines:
-                    r = run(job, engine, args.master)
+                    if args.driver_tuples is not None and engine != "polars" and (method, engine) not in PLANNERS:
+                        print(rows, method, engine, "skipped: no planner beyond driver_tuples", flush=True)
+                        continue
+                    r = run(job, engine, args.master, args.driver_tuples)
                     first = first or r
                     same = r["digest"] == first["digest"] and r["rows"] == first["rows"]
                     print(rows, method, r, flush=True)
@@ -148,8 +161,10 @@ def main() -> None:
                                  f"{r['rows']:,} | {r['loss']:.4f} | {'yes' if same else 'NO'} | {r['load']} |")  # fmt: skip
             data.unlink()
             RESULTS.mkdir(exist_ok=True)
-            order = [f"{n:,} rows" for n in sorted({*SIZES, *args.rows})]
-            replace_section(RESULTS / "engines.md", TITLE, f"{rows:,} rows", "\n".join(lines), order)
+            names = [f"{n:,} rows" for n in sorted({*SIZES, *args.rows})]
+            order = [*names, *(f"{n}, beyond the driver" for n in names)]
+            name = f"{rows:,} rows" + ("" if args.driver_tuples is None else ", beyond the driver")
+            replace_section(RESULTS / "engines.md", TITLE, name, "\n".join(lines), order)
             print("\n".join(lines))
 
 
