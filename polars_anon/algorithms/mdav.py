@@ -534,6 +534,15 @@ def _check(task: Task, options: MdavOptions) -> None:
             )
 
 
+def run_details(options: MdavOptions, numeric: list[str], n_blocks: int, n_clusters: int, smallest: int, largest: int, start: float) -> dict[str, Any]:
+    """The report's details of an MDAV run (whatever engine clustered it)."""
+    return {
+        "publish": options.publish, "distance": options.distance, "numeric": numeric, "block_size": options.block_size,
+        "n_blocks": n_blocks, "n_clusters": n_clusters, "min_cluster_size": smallest, "max_cluster_size": largest,
+        "mdav_seconds": round(time.perf_counter() - start, 3),
+    }  # fmt: skip
+
+
 @register_method("mdav", MdavOptions, needs_hierarchies=False, records=True, guarantee="probabilistic (permute) or k-anonymity (aggregate)")
 def run(task: Task, options: MdavOptions) -> Plan:
     """MDAV clustering, then within-cluster permutation or aggregation (module docstring).
@@ -560,17 +569,7 @@ def run(task: Task, options: MdavOptions) -> Plan:
         dist = make_distance(options.distance, records)
         labels, model_merges = merge_violating(labels, records, dist, task.constraints, sensitive)
     sizes = np.bincount(labels)
-    details: dict[str, Any] = {
-        "publish": options.publish,
-        "distance": options.distance,
-        "numeric": numeric,
-        "block_size": options.block_size,
-        "n_blocks": n_blocks,
-        "n_clusters": len(sizes),
-        "min_cluster_size": int(sizes.min()),
-        "max_cluster_size": int(sizes.max()),
-        "mdav_seconds": round(time.perf_counter() - start, 3),
-    }
+    details = run_details(options, numeric, n_blocks, len(sizes), int(sizes.min()), int(sizes.max()), start)
     if not task.constraints.k_only:
         details["model_merges"] = model_merges
         details["privacy_scope"] = (

@@ -54,7 +54,7 @@ import pyarrow as pa
 
 from polars_anon._progress import stage
 from polars_anon.algorithms import Plan, Task
-from polars_anon.algorithms.mdav import _check, _numeric, aggregate, cut_rule, mdav, widest
+from polars_anon.algorithms.mdav import _check, _numeric, aggregate, cut_rule, mdav, run_details, widest
 from polars_anon.anonymize import Planned, planned_from, task_constraints
 from polars_anon.distance import Gower, Records, encode_records
 from polars_anon.engines import key_col
@@ -264,17 +264,7 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
             f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest {smallest} "
             f"(k={request.k}); nothing was written"
         )
-    details: dict[str, Any] = {
-        "publish": options.publish,
-        "distance": options.distance,
-        "numeric": numeric,
-        "block_size": options.block_size,
-        "n_blocks": n_blocks,
-        "n_clusters": n_clusters,
-        "min_cluster_size": smallest,
-        "max_cluster_size": int(facts["hi"]),
-        "mdav_seconds": round(time.perf_counter() - mdav_start, 3),
-    }
+    details = run_details(options, numeric, n_blocks, n_clusters, smallest, int(facts["hi"]), mdav_start)
     # the report's map: one row per published class (its tuple, its rows); the figures of the Polars road's row map
     frame = classes.sort(qids, nulls_last=True).select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
