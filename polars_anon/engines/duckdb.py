@@ -53,7 +53,8 @@ class DuckDBEngine:
     @classmethod
     def own(cls, memory_limit: str = MEMORY_LIMIT) -> DuckDBEngine:
         """An engine on a connection of its own, within `memory_limit` (DuckDB's syntax), spilling to a temporary
-        folder that is removed with the engine.
+        folder that is removed with the engine. DuckDB's own progress bar is off: it prints to standard output, where
+        the command line writes its JSON report (the job's progress bars are polars_anon's, on standard error).
 
         >>> DuckDBEngine.own("512MB").con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
         '488.2 MiB'
@@ -62,6 +63,7 @@ class DuckDBEngine:
         spill = tempfile.mkdtemp(prefix="polars_anon_duckdb_")
         try:
             engine = cls(duckdb.connect(config={"memory_limit": limit, "temp_directory": spill}))
+            engine.con.execute("SET enable_progress_bar = false")  # a session setting only
         except BaseException:
             shutil.rmtree(spill, ignore_errors=True)
             raise

@@ -88,20 +88,20 @@ def test_duckdb_job_runs_on_its_own_connection_within_its_memory_limit(work: Pat
 
 
 def test_a_duckdb_job_runs_on_the_connection_its_file_asks_for(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The job's own wiring: the connection the job ran on had the file's memory limit."""
+    """The job's own wiring: the connection the job ran on had the file's memory limit, and no progress bar of DuckDB's."""
     from polars_anon.engines.duckdb import DuckDBEngine
 
-    limits: list[str] = []
+    limits: list[tuple[str, bool]] = []
     own = DuckDBEngine.own
 
     def watched(memory_limit: str) -> DuckDBEngine:
         engine = own(memory_limit)
-        limits.append(engine.con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        limits.append(engine.con.sql("SELECT current_setting('memory_limit'), current_setting('enable_progress_bar')").fetchall()[0])
         return engine
 
     monkeypatch.setattr(DuckDBEngine, "own", staticmethod(watched))
     assert cli.main(["anonymize", str(_job(work, 'engine = "duckdb"\n[duckdb]\nmemory_limit = "256MB"')), "-q"]) == 0
-    assert limits == ["244.1 MiB"]
+    assert limits == [("244.1 MiB", False)]  # DuckDB's progress bar would print into the CLI's JSON on stdout
 
 
 def test_cli_unknown_engine_is_one_line(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
