@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_anon._memory import collect_apart
 from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
@@ -65,7 +66,7 @@ def class_frames(
     columns = [e for a in wide for e in (*wide_columns(a, labels[a]), _others(a, labels[a]))]
     queries = [grouped(lf, keys, pl.len().cast(pl.Int64).alias("size"), *columns)]
     queries += [sensitive_counts(lf, keys, a) for a in attributes if a not in wide]
-    frames = pl.collect_all(queries)  # materializes: one row per class (and per class and value)
+    frames = collect_apart(queries)  # materializes: one row per class (and per class and value)
     classes = indexed(frames[0], keys)
     rest = iter(frames[1:])
     return classes, [None if a in wide else next(rest) for a in attributes]
