@@ -52,7 +52,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from polars_anon._memory import collect_apart
+from polars_anon._passes import collect_apart
 from polars_anon._validate import as_lazy, check_columns
 from polars_anon.errors import (
     ColumnNotFoundError,

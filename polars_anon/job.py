@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_anon._memory import collect_apart
+from polars_anon._passes import collect_apart
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report

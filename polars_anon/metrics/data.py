@@ -34,7 +34,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
-from polars_anon._memory import collect_apart
+from polars_anon._passes import collect_apart
 from polars_anon._validate import as_lazy, check_columns
 from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (

@@ -1,10 +1,11 @@
-"""The Polars road never caches its rows in memory to share them between queries.
+"""The Polars road's passes over the rows hold their groups, not their rows (polars_anon._passes).
 
 ``pl.collect_all`` shares the common input of its queries by default (a CACHE node in the
 plan), and the streaming engine then buffers rows of it: the 15M-row demo's aggregation pass
 peaked at 1.9 GB instead of 0.7 GB. Every collect of several queries over the rows goes
-through :func:`polars_anon._memory.collect_apart`; this test reads the plans of every such
+through :func:`polars_anon._passes.collect_apart`; this test reads the plans of every such
 collect over the rows in a whole run (aggregation, verification of the written file) and finds no CACHE.
+Group-bys over many rows run in passes over shares of the tuples: the same groups, the same bytes.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import polars_anon as pa
-from polars_anon._memory import collect_apart
+from polars_anon._passes import PASS_ROWS, collect_apart, collect_by_tuples
 
 N = 400
 
@@ -55,3 +59,38 @@ def test_no_shared_cache_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     over_rows = [plan for n, plan in seen if n > 1 and "Parquet SCAN" in plan]  # not the metrics over the aggregates
     assert len(over_rows) >= 2, "the run should collect several queries over the rows at once (aggregation, verification)"
     assert not [plan for plan in over_rows if "CACHE[" in plan]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.sampled_from(["a", "b", None]), st.integers(0, 4), st.sampled_from(["x", "y", "z"])), min_size=1, max_size=60),
+    rows_per_pass=st.integers(1, 70),
+)
+def test_passes_by_tuples_give_the_one_pass_groups(rows: list[tuple[str | None, int, str]], rows_per_pass: int) -> None:
+    """Group-bys run over shares of the tuples (1 to 60 passes) stack into the one-pass group-bys (brute force)."""
+    lf = pl.LazyFrame(rows, schema={"q": pl.String, "r": pl.Int64, "s": pl.String}, orient="row")
+
+    def queries(part: pl.LazyFrame) -> list[pl.LazyFrame]:
+        return [part.group_by("q", "r").len(), part.group_by("q", "r", "s").agg(pl.col("s").len().alias("n"))]
+
+    for got, want in zip(collect_by_tuples(lf, ["q", "r"], queries, rows_per_pass=rows_per_pass), collect_apart(queries(lf))):
+        assert_frame_equal(got, want, check_row_order=False)
+
+
+def test_a_run_in_passes_writes_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The aggregation and the verification in many passes (40 rows a pass): the same output file, byte for byte."""
+    from polars_anon.demo import demo_hierarchy_specs, voter_register
+    from polars_anon.job import build_hierarchies
+
+    register = voter_register(2_000, seed=3)
+    lf = register.lazy()
+    h = build_hierarchies(lf, demo_hierarchy_specs(), tmp_path)
+    kwargs: dict[str, Any] = {"hierarchies": h, "k": 3, "drop": ["name"], "insensitive": "voter_id", "sensitive": "party",
+                              "privacy": [pa.LDiversity("party", l=2)]}  # fmt: skip
+    written = []
+    for rows_per_pass in (PASS_ROWS, 40):
+        monkeypatch.setitem(collect_by_tuples.__kwdefaults__, "rows_per_pass", rows_per_pass)
+        path = tmp_path / f"out_{rows_per_pass}.parquet"
+        report = pa.anonymize(lf, method="greedy", **kwargs).sink_parquet(path, report=False)
+        written.append((path.read_bytes(), report["n_classes"], report["min_class_size"]))
+    assert written[0] == written[1]
