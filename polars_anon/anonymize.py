@@ -1,7 +1,7 @@
 """The anonymization pipeline: one straight road.
 
 scan -> :func:`~polars_anon.request.check_request` (parameters, before any data is
-read) -> class aggregates (the one pass over the data, which also counts the
+read) -> class aggregates (the pass over the data, which also counts the
 distinct values of undeclared columns) -> :func:`~polars_anon.request.check_data`
 -> the method, on the aggregates -> a :class:`~polars_anon.tuplemap.TupleMap` ->
 :func:`~polars_anon.publish.publish` (the one publish step) -> the independent
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
+from polars_anon._passes import collect_apart, collect_by_tuples
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon._validate import as_lazy
 from polars_anon.algorithms import Plan, Task
-from polars_anon.attributes import distinct_counts
-from polars_anon.classes import class_sizes
+from polars_anon.attributes import distinct_counts, distinct_estimates
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import html_path, report_path
@@ -182,28 +182,35 @@ class Counted:
 
 
 def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], Counted]:
-    """One pass over the data: the class aggregates (with a count column per value of each sensitive
-    attribute a model reads, when it has few), the distinct counts of undeclared columns, the (tuple,
-    value) counts of attributes with many values and the population's tuple counts."""
+    """The passes over the data: the class aggregates (with a count column per value of each sensitive
+    attribute a model reads, when it has few), the (tuple, value) counts of attributes with many values,
+    the population's tuple counts and an estimate of the distinct values of each undeclared column,
+    in passes of bounded memory (:mod:`polars_anon._passes`: the group-bys over shares of the qid
+    tuples, each query its own scan); then the exact distinct counts the identifying check needs
+    (:func:`~polars_anon.attributes.distinct_counts`)."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     labels = {}
     if counted:
-        values = pl.collect_all([prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted])  # materializes: each attribute's values
+        values = collect_apart([prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted])  # materializes: each attribute's values
         labels = {a: f[a] for a, f in zip(counted, values)}
     long = [a for a in counted if len(labels[a]) > WIDE]
     columns = [e for a in counted if a not in long for e in wide_columns(a, labels[a])]
-    queries = [prepared.group_by(qids).agg(pl.len().alias(SIZE), *columns).sort(qids, nulls_last=True) if columns else class_sizes(prepared, qids)]
-    queries += [sensitive_counts(prepared, qids, a) for a in long]
-    if undeclared:
-        queries.append(distinct_counts(prepared, undeclared))
+
+    def by_tuples(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
+        return [rows.group_by(qids).agg(pl.len().alias(SIZE), *columns), *(sensitive_counts(rows, qids, a) for a in long)]
+
+    grouped = collect_by_tuples(prepared, qids, by_tuples)  # materializes: one row per class (and per class and value)
+    table = grouped[0].sort(qids, nulls_last=True)
+    others = [distinct_estimates(prepared, undeclared)] if undeclared else []
     model = population_model(request)
     if model is not None:
         pop = read_population(model.population_frame, qids, model.name)
-        queries.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
-    frames = pl.collect_all(queries)  # materializes: one row per class (per class and value; one row of counts)
-    rest = frames[1 + len(long) :]
-    distinct = rest[0].row(0, named=True) if undeclared else {}
-    return frames[0], distinct, Counted(labels, dict(zip(long, frames[1 : 1 + len(long)])), rest[-1] if model is not None else None)
+        others.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
+    rest = collect_apart(others)  # materializes: one row of estimates; one row per population tuple
+    distinct = {}
+    if undeclared:  # exact where it decides, in passes of bounded memory (see polars_anon.attributes)
+        distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()), rest[0].row(0, named=True))
+    return table, distinct, Counted(labels, dict(zip(long, grouped[1:])), rest[-1] if model is not None else None)
 
 
 def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame, int]:

@@ -13,23 +13,39 @@ timestamp): it is refused before anything is written, with a message that names 
 and says how to declare it (``drop`` to remove it, ``insensitive`` to publish it
 knowingly).
 
+Counting distinct values exactly holds every distinct value in memory: an id column of a
+150-million-row table would need some 9 GB in one pass. :func:`distinct_counts` bounds that
+(at most :data:`DISTINCT_BUDGET` values held at once) by counting in passes over disjoint
+hash partitions of the values (equal values share a partition, so the partitions' counts add
+up to the column's), and stops as soon as the rows left to count cannot lift a column over
+the refusal threshold. A column that is refused is always counted to the end, so the message
+gives its exact count; one that is not may get the upper bound that cleared it. A HyperLogLog
+estimate only chooses the number of partitions (memory), never a decision.
+
 >>> attribute_types(["id", "age", "party", "x"], qids=["age"], sensitive="party", insensitive=[], drop=["id"])
 {'id': 'identifying', 'age': 'quasi-identifier', 'party': 'sensitive', 'x': 'insensitive'}
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["ATTRIBUTE_TYPES", "IDENTIFYING_SHARE", "attribute_types", "distinct_counts", "refuse_identifying"]
+__all__ = [
+    "ATTRIBUTE_TYPES", "DISTINCT_BUDGET", "IDENTIFYING_SHARE", "attribute_types", "distinct_counts", "distinct_estimates",
+    "refuse_identifying",
+]
 
 ATTRIBUTE_TYPES = ("quasi-identifier", "sensitive", "insensitive", "identifying")
 IDENTIFYING_SHARE = 0.9
 """An undeclared column with more distinct values than this share of the rows is refused."""
+DISTINCT_BUDGET = 1 << 22
+"""Most distinct values (planned, from the estimate) :func:`distinct_counts` holds in one pass: about 0.3 GB."""
+_PART = "__anon_part"
 
 
 def attribute_types(
@@ -50,9 +66,68 @@ def attribute_types(
     return out
 
 
-def distinct_counts(lf: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
-    """One row: the number of distinct values of each column (the undeclared ones)."""
-    return lf.select(pl.col(c).n_unique().cast(pl.Int64) for c in columns)
+def distinct_estimates(lf: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
+    """One row: an estimate (HyperLogLog, a few KB of memory) of the distinct values of each column.
+
+    It plans the passes of :func:`distinct_counts`; no decision reads it.
+    """
+    return lf.select(pl.col(c).approx_n_unique().cast(pl.Int64) for c in columns)
+
+
+def distinct_counts(
+    lf: pl.LazyFrame,
+    columns: Sequence[str],
+    n_rows: int,
+    estimates: Mapping[str, int] | None = None,
+    *,
+    budget: int = DISTINCT_BUDGET,
+) -> dict[str, int]:
+    """The number of distinct values (null counted as one) of each column, for :func:`refuse_identifying`.
+
+    Exact for every column that count would refuse. A column shown, before its last pass, to hold at most
+    :data:`IDENTIFYING_SHARE` of the `n_rows` rows gets the upper bound that showed it (distinct values
+    counted so far plus the rows not yet counted): the decision is that of the exact count. `estimates`
+    (:func:`distinct_estimates`; default: computed) set the number of passes, about estimate / `budget`.
+
+    >>> distinct_counts(pl.LazyFrame({"a": [1, 1, 2, None], "b": [1, 2, 3, 4]}), ["a", "b"], 4, budget=2)
+    {'a': 3, 'b': 4}
+    """
+    columns = list(columns)
+    if not columns:
+        return {}
+    if estimates is None:
+        estimates = distinct_estimates(lf, columns).collect().row(0, named=True)  # materializes: one row
+    planned = {c: min(1.25 * int(estimates[c]), n_rows) for c in columns}  # HyperLogLog can be low by several percent
+    out, batch, held = {}, [], 0.0
+    for c in [c for c in columns if planned[c] <= budget]:  # few values: counted together, up to the budget a pass
+        if batch and held + planned[c] > budget:
+            out |= _count_together(lf, batch)
+            batch, held = [], 0.0
+        batch, held = [*batch, c], held + planned[c]
+    out |= _count_together(lf, batch)
+    for c in [c for c in columns if planned[c] > budget]:
+        out[c] = _count_in_parts(lf, c, math.ceil(planned[c] / budget), n_rows)
+    return {c: out[c] for c in columns}
+
+
+def _count_together(lf: pl.LazyFrame, columns: Sequence[str]) -> dict[str, int]:
+    if not columns:
+        return {}
+    counts = lf.select(pl.col(c).n_unique().cast(pl.Int64) for c in columns)
+    return counts.collect().row(0, named=True)  # materializes: one row
+
+
+def _count_in_parts(lf: pl.LazyFrame, column: str, parts: int, n_rows: int) -> int:
+    """Distinct values of `column`, one hash partition a pass; stops once the rows left cannot reach the threshold."""
+    col = lf.select(pl.col(column), (pl.col(column).hash(seed=0) % parts).alias(_PART))
+    found = seen = 0
+    for p in range(parts):
+        part = col.filter(pl.col(_PART) == p).select(pl.col(column).n_unique(), pl.len())
+        distinct, rows = part.collect().row(0)  # materializes: one row
+        found, seen = found + int(distinct), seen + int(rows)
+        if found + (n_rows - seen) <= IDENTIFYING_SHARE * n_rows:
+            return found + (n_rows - seen)  # an upper bound that is not refused: the exact count would not be either
+    return found
 
 
 def refuse_identifying(counts: dict[str, int], n_rows: int) -> None:

@@ -52,6 +52,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from polars_anon._passes import collect_apart
 from polars_anon._validate import as_lazy, check_columns
 from polars_anon.errors import (
     ColumnNotFoundError,
@@ -215,7 +216,7 @@ def _cast_qids(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
 def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], what: str, leaves_only: bool) -> None:
     """One query: nulls and values that are not nodes (or not leaves) of their hierarchy."""
     qids = list(hierarchies)
-    frames = pl.collect_all([published.select(pl.col(q).cast(pl.String).unique()) for q in qids])  # materializes: distinct values
+    frames = collect_apart([published.select(pl.col(q).cast(pl.String).unique()) for q in qids])  # materializes: distinct values
     for q, f in zip(qids, frames):
         h = hierarchies[q]
         values = f[q]
@@ -507,7 +508,7 @@ def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -
     [0, 2]
     """
     qids = list(hierarchies)
-    frames = pl.collect_all(  # materializes: one row per distinct leaf
+    frames = collect_apart(  # materializes: one row per distinct leaf
         [orig.group_by(pl.col(q).cast(pl.String)).agg(pl.len().alias("n")) for q in qids]
     )
     out = {}

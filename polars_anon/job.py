@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from polars_anon._passes import collect_apart
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.anonymize import Anonymized, anonymize, write_report
@@ -332,7 +333,7 @@ def build_hierarchies(
     if builtin and values_of is not None:
         values = values_of(builtin)
     elif builtin:
-        frames = pl.collect_all([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
+        frames = collect_apart([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
         values = {q: f[q] for q, f in zip(builtin, frames)}
     return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
 

@@ -34,6 +34,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
+from polars_anon._passes import collect_apart
 from polars_anon._validate import as_lazy, check_columns
 from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (
@@ -340,7 +341,7 @@ def prepare(
     o_side = orig.select(*([key] if key else []), *o_exprs, *([s_code.alias(SENSITIVE)] if s_labels is not None else []))
     a_side = anon.select(*([key] if key else []), *p_exprs, pl.lit(True).alias(_HIT))
     if key is None:
-        n_orig, n_anon = (int(f.item()) for f in pl.collect_all([orig.select(pl.len()), anon.select(pl.len())]))
+        n_orig, n_anon = (int(f.item()) for f in collect_apart([orig.select(pl.len()), anon.select(pl.len())]))
         if n_orig != n_anon:
             raise InputError(
                 f"the anonymized table has {n_anon} rows and the original {n_orig}; without a key they are lined up "
@@ -377,7 +378,7 @@ def prepare(
     if key is None:
         pairs = grouped.collect(engine="streaming")  # materializes: one row per (original tuple, published tuple, sensitive value)
     else:
-        pairs, n_rows = pl.collect_all([grouped, orig.select(pl.len())], engine="streaming")  # materializes: as above, and a count
+        pairs, n_rows = collect_apart([grouped, orig.select(pl.len())], engine="streaming")  # materializes: as above, and a count
         n_orig = int(n_rows.item())
         if int(pairs[SIZE].sum()) != n_orig:
             raise InvalidParameterError(

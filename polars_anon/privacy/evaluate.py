@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_anon._passes import collect_by_tuples
 from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
@@ -58,14 +59,18 @@ def class_frames(
 
     An attribute whose `labels` (its known values) are few is counted in the class pass
     itself, a column per value plus ``__anon_other_<attribute>`` (values not among them);
-    its frame is then None. One pass over `lf` in that case.
+    its frame is then None. One pass over `lf` in that case (passes over shares of the classes
+    on many rows: :func:`~polars_anon._passes.collect_by_tuples`).
     """
     keys, labels = list(keys), dict(labels or {})
     wide = [a for a in attributes if a in labels and len(labels[a]) <= WIDE]
     columns = [e for a in wide for e in (*wide_columns(a, labels[a]), _others(a, labels[a]))]
-    queries = [grouped(lf, keys, pl.len().cast(pl.Int64).alias("size"), *columns)]
-    queries += [sensitive_counts(lf, keys, a) for a in attributes if a not in wide]
-    frames = pl.collect_all(queries)  # materializes: one row per class (and per class and value)
+
+    def by_class(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
+        counts = [sensitive_counts(rows, keys, a) for a in attributes if a not in wide]
+        return [grouped(rows, keys, pl.len().cast(pl.Int64).alias("size"), *columns), *counts]
+
+    frames = collect_by_tuples(lf, keys, by_class)  # materializes: one row per class (and per class and value)
     classes = indexed(frames[0], keys)
     rest = iter(frames[1:])
     return classes, [None if a in wide else next(rest) for a in attributes]
