@@ -10,7 +10,9 @@ Two habits of Polars make a pass's peak memory grow with the rows, not with its 
   With millions of distinct qid tuples that is most rows (some 25 bytes each: 3.7 GB for the
   150M-row demo register's 2.4 million tuples). :func:`collect_by_tuples` runs such group-bys
   in passes, each over the rows of a disjoint share of the tuples (a hash of the tuple picks
-  it), at most about :data:`PASS_ROWS` rows a pass, and stacks their results.
+  it), at most about :data:`PASS_ROWS` rows a pass, and stacks their results: one pass up to
+  16.8M rows, 9 for the 150M-row register (8.4M rows a pass took 233 s instead of 161 s there,
+  for the same peak, 1.1 GB, which is then the full-domain search's and the writer's).
 
 >>> lf = pl.LazyFrame({"q": ["a", "b", "a", "c"], "x": [1, 2, 3, 4]})
 >>> [f.sort("q").rows() for f in collect_by_tuples(lf, ["q"], lambda part: [part.group_by("q").len()], rows_per_pass=2)]
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PASS_ROWS", "collect_apart", "collect_by_tuples"]
 
-PASS_ROWS = 1 << 23
+PASS_ROWS = 1 << 24
 """Rows a pass of :func:`collect_by_tuples` reads at most (about; the tuples' hash shares them out)."""
 
 
