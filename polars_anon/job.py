@@ -40,6 +40,7 @@ from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.request import DEFERRED, check_request
 
 if TYPE_CHECKING:
+    from polars_anon.algorithms import Method
     from polars_anon.engines.pipeline import EngineAnonymized
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
@@ -239,7 +240,8 @@ class Job:
     """The ``[duckdb]`` table: ``memory_limit`` of the job's own connection (default 1GB; beyond it DuckDB spills)."""
     driver_tuples: int | None = None
     """Engines "duckdb" and "spark": the most class aggregates brought to the driver (default 5,000,000); beyond it
-    mondrian runs as engine queries, other methods are refused (:mod:`polars_anon.engines.distributed`)."""
+    the methods with a planner on the engine go on there (mondrian; greedy on Spark), the others are refused
+    (:mod:`polars_anon.engines.distributed`)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -383,15 +385,11 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
     request = check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
                             **asked)  # type: ignore[arg-type]  (before any data is read)
-    if job.engine != "polars":
-        from polars_anon.engines.pipeline import refuse_unsupported
-
-        refuse_unsupported(request.method, job.engine)
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base)
         result: Anonymized | EngineAnonymized = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
     else:
-        hierarchies, result = _on_engine(job, lf, asked)
+        hierarchies, result = _on_engine(job, lf, asked, request.method)
     _refuse_misaligned(job, result)
     result.report["input"] = input_name or str(job.input)
     result.stage(out, job.output)
@@ -406,11 +404,14 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     return result.report
 
 
-def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
-    """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road."""
+def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any], method: Method) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
+    """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road
+    (a method the engine cannot run is refused first, before anything is read)."""
     from polars_anon.engines import get_engine
     from polars_anon.engines.distributed import DRIVER_TUPLES
-    from polars_anon.engines.pipeline import engine_anonymize
+    from polars_anon.engines.pipeline import engine_anonymize, refuse_unsupported
+
+    refuse_unsupported(method, job.engine)
 
     engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
                         memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # fmt: skip
