@@ -18,6 +18,7 @@ import pytest
 import polars_anon as pa
 from polars_anon.demo import demo_hierarchy_specs, voter_register
 from polars_anon.job import build_hierarchies
+from tests.engines import equal
 
 METHODS = ["fulldomain", "greedy", "mondrian", "datafly"]
 ADULT_METHODS = [*METHODS, "topdown"]
@@ -54,23 +55,7 @@ def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]]) -> None:
         assert (other_rows if engine == "duckdb" else other_rows.sort("rid")).equals(rows), engine  # DuckDB keeps row order
         for key in sorted(set(report) | set(other_report) - VARYING):
             if key not in VARYING:
-                _equal(other_report.get(key), report.get(key), (engine, key))
-
-
-def _equal(a: Any, b: Any, where: tuple) -> None:
-    """Equal values; floats to 1e-12 (a metric's float sum may run in another order)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        assert a.keys() == b.keys(), where
-        for key in (k for k in a if not str(k).endswith("seconds")):  # a method's own timings
-            _equal(a[key], b[key], (*where, key))
-    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _equal(x, y, (*where, i))
-    elif isinstance(a, float) and isinstance(b, float):
-        assert a == pytest.approx(b, rel=1e-12, abs=1e-15), where
-    else:
-        assert a == b, where
+                equal(other_report.get(key), report.get(key), (engine, key))
 
 
 def _run(data: pl.DataFrame, engines: dict[str, Any], tmp: Path, **kw: Any) -> dict[str, tuple[pl.DataFrame, dict[str, Any]]]:

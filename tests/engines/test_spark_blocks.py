@@ -26,25 +26,10 @@ from polars_anon.engines.spark_greedy import greedy_on_spark
 from polars_anon.errors import InvalidParameterError
 from polars_anon.job import build_hierarchies
 from polars_anon.request import check_request
+from tests.engines import equal
 
 VARYING = {"seconds", "write_seconds", "output", "engine", "risk", "min_class_size", "n_classes", "n_rows", "k_anonymous"}
 """Timings, paths, the engine's name, and the facts the verification adds (compared by the engine agreement tests)."""
-
-
-def _equal(a: Any, b: Any, where: tuple = ()) -> None:
-    """Equal reports; floats to 1e-12 (a metric's float sum may run in another order), timings aside."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        assert a.keys() - VARYING == b.keys() - VARYING, where
-        for key in (k for k in a if not str(k).endswith("seconds") and k not in VARYING):
-            _equal(a[key], b[key], (*where, key))
-    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _equal(x, y, (*where, i))
-    elif isinstance(a, float) and isinstance(b, float):
-        assert a == pytest.approx(b, rel=1e-12, abs=1e-15), where
-    else:
-        assert a == b, where
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +53,7 @@ def _greedy_both(spark: Any, df: pl.DataFrame, hierarchies: dict, **asked: Any) 
     published, planned = greedy_on_spark(engine, table, request, schema, time.perf_counter())
     assert planned.plan.map.frame.equals(want.plan.map.frame)
     assert planned.plan.details["rounds"] >= 1 and planned.plan.details["block"] == options["candidates"]
-    _equal(planned.report, want.report)
+    equal(planned.report, want.report, ignore=VARYING)
     rows = pa.anonymize(df, hierarchies=hierarchies, method="greedy", **options, **asked).collect()
     assert engine.to_polars(published).sort("rid").equals(rows)
 
@@ -107,7 +92,7 @@ def test_mdav_on_spark_is_polars_mdav_on_the_same_blocks(spark: Any, adult_rows:
     on_spark.sink_parquet(out)  # Spark's writer, verified by Spark's group-by of the written rows
     assert pl.read_parquet(out / "*.parquet").sort("rid").equals(rows)
     assert on_spark.report["details"]["n_blocks"] == polars.report["details"]["n_blocks"] == 5
-    _equal(on_spark.report, polars.report)
+    equal(on_spark.report, polars.report, ignore=VARYING)
     assert on_spark.report["min_class_size"] == polars.report["min_class_size"] >= 5
 
 
