@@ -70,12 +70,20 @@ class DuckDBEngine:
         weakref.finalize(engine, _close, engine.con, spill)
         return engine
 
-    def _view(self, relation: duckdb.DuckDBPyRelation) -> str:
+    def view(self, relation: duckdb.DuckDBPyRelation) -> str:
         """A temporary view name for `relation`, for the SQL that follows (this session only: nothing is stored in
         the connection's database file, and a relation over a Python object may be read)."""
         name = f"__anon_{uuid.uuid4().hex[:12]}"
         self.con.register(name, relation)
         return name
+
+    def _fetch(self, relation: duckdb.DuckDBPyRelation, query: str) -> pl.DataFrame:
+        """`query` (naming `relation` as ``{view}``) collected, its view dropped: nothing piles up on the connection."""
+        view = self.view(relation)
+        try:
+            return self.con.sql(query.format(view=view)).pl()
+        finally:
+            self.con.unregister(view)
 
     def table(self, data: object) -> duckdb.DuckDBPyRelation:
         """A relation, a table or view name on the connection, or a Polars frame (read through Arrow)."""
@@ -99,21 +107,19 @@ class DuckDBEngine:
         return table.limit(0).pl().schema
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
-        view, cols = self._view(table), ", ".join(_q(k) for k in keys)
-        cap = "" if limit is None else f" LIMIT {int(limit)}"
-        return self.con.sql(f"SELECT {cols}, count(*)::BIGINT AS count FROM {view} GROUP BY ALL{cap}").pl()
+        cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"
+        return self._fetch(table, f"SELECT {cols}, count(*)::BIGINT AS count FROM {{view}} GROUP BY ALL{cap}")
 
     def distinct(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, int]:
-        view = self._view(table)
-        exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT" for c in columns)
-        return dict(zip(columns, self.con.sql(f"SELECT {exprs} FROM {view}").fetchall()[0]))
+        exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT AS {_q(c)}" for c in columns)
+        return self._fetch(table, f"SELECT {exprs} FROM {{view}}").row(0, named=True)
 
     def publish(
         self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame | duckdb.DuckDBPyRelation, qids: Sequence[str], columns: Sequence[str]
     ) -> duckdb.DuckDBPyRelation:
         """Join `mapping` (on the driver, or a relation of this connection) to the rows, in input order."""
-        view = self._view(table)
-        mapped = self.register(mapping) if isinstance(mapping, pl.DataFrame) else self._view(mapping)
+        view = self.view(table)
+        mapped = self.register(mapping) if isinstance(mapping, pl.DataFrame) else self.view(mapping)
         out = ", ".join(f"m.{_q(out_col(c))} AS {_q(c)}" if c in qids else f"t.{_q(c)}" for c in columns)
         on = " AND ".join(f"t.{_q(q)} IS NOT DISTINCT FROM m.{_q(key_col(q))}" for q in qids)
         return self.con.sql(
@@ -128,10 +134,6 @@ class DuckDBEngine:
         """The relation of a query over the names this engine made (lazy)."""
         return self.con.sql(query)
 
-    def view(self, table: duckdb.DuckDBPyRelation) -> str:
-        """A name the SQL can read for `table`."""
-        return self._view(table)
-
     def register(self, frame: pl.DataFrame) -> str:
         """A name the SQL can read for a frame on the driver (handed over as Arrow)."""
         name = f"__anon_reg_{uuid.uuid4().hex[:12]}"
@@ -140,9 +142,9 @@ class DuckDBEngine:
 
     def keep(self, table: duckdb.DuckDBPyRelation) -> str:
         """Materialize `table` now (a temporary table, spilling beyond the memory limit); its name."""
-        name, view = f"__anon_tmp_{uuid.uuid4().hex[:12]}", self._view(table)
+        name, view = f"__anon_tmp_{uuid.uuid4().hex[:12]}", self.view(table)
         self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")  # TEMP: nothing written into a database file
-        self.con.execute(f"DROP VIEW {view}")
+        self.con.unregister(view)
         return name
 
     def drop(self, name: str) -> None:
