@@ -37,16 +37,6 @@ def register_sdf(register: tuple, spark: Any) -> Any:
     return spark.createDataFrame(register[0].to_arrow()).cache()
 
 
-@pytest.fixture(scope="module")
-def adult_rows(adult: pl.DataFrame) -> pl.DataFrame:
-    return adult.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
-
-
-@pytest.fixture(scope="module")
-def adult_sdf(adult_rows: pl.DataFrame, spark: Any) -> Any:
-    return spark.createDataFrame(adult_rows.to_arrow()).cache()
-
-
 def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]]) -> None:
     (_, (rows, report)), *others = runs.items()
     assert report["n_rows"] == rows.height > 0

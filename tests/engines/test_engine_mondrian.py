@@ -46,11 +46,6 @@ def _same_report(got: dict[str, Any], want: dict[str, Any], limit: int) -> None:
     assert got["n_classes"] > 1 and got["min_class_size"] >= got["k"]
 
 
-@pytest.fixture(scope="module")
-def adult_rows(adult: pl.DataFrame) -> pl.DataFrame:
-    return adult.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
-
-
 @pytest.mark.parametrize(
     "case",
     ["hierarchies", "ranges, sets, an order and nulls"],

@@ -32,16 +32,6 @@ VARYING = {"seconds", "write_seconds", "output", "engine", "risk", "min_class_si
 """Timings, paths, the engine's name, and the facts the verification adds (compared by the engine agreement tests)."""
 
 
-@pytest.fixture(scope="module")
-def adult_rows(adult: pl.DataFrame) -> pl.DataFrame:
-    return adult.with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
-
-
-@pytest.fixture(scope="module")
-def adult_sdf(adult_rows: pl.DataFrame, spark: Any) -> Any:
-    return spark.createDataFrame(adult_rows.to_arrow()).cache()
-
-
 def _greedy_both(spark: Any, df: pl.DataFrame, hierarchies: dict, **asked: Any) -> None:
     """greedy_on_spark against the driver's blocked greedy: the same map, rows and report."""
     engine = SparkEngine(spark)
