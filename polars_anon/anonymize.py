@@ -459,8 +459,9 @@ def anonymize(
     driver_tuples
         Engines ``"duckdb"`` and ``"spark"`` only: the most class aggregates (distinct
         quasi-identifier tuples) brought to the driver (default 5,000,000). Beyond it,
-        ``method="mondrian"`` runs its rounds as engine queries and other methods are
-        refused (see :mod:`polars_anon.engines.distributed`).
+        ``method="mondrian"`` runs its rounds as engine queries, ``"greedy"`` on Spark its
+        first round per block in Spark tasks, and other methods are refused (see
+        :mod:`polars_anon.engines.distributed`).
     **options
         The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
         keys and wrong types are refused).
