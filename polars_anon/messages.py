@@ -119,7 +119,7 @@ _CONSTANTS = {m.name: c for c, m in globals().items() if isinstance(m, Message)}
 _HEADER = """\
 -- Refusal messages, generated from polars_anon/messages.py by
 --   python -c 'import polars_anon.messages as m; m.write_sql()'
--- (do not edit by hand; tests/errors/test_sql_errors.py checks the file is current).
+-- (do not edit by hand; tests/interfaces/test_sql_errors.py checks the file is current).
 -- anon_msg_<name>(fields...) returns the message of polars_anon.messages.<NAME> with the
 -- fields filled in, for error(...): a field shown with !r is quoted as Python's repr.
 

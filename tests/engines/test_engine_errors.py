@@ -15,7 +15,7 @@ import polars_anon as pa
 import polars_anon.duckdb as pad
 import polars_anon.spark as pas
 from polars_anon.engines.pipeline import EngineAnonymized
-from tests.errors.snapshot import unchanged
+from tests.reliability.snapshot import unchanged
 
 T = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4})
 H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}

@@ -22,7 +22,7 @@ import pytest
 import polars_anon as pa
 from polars_anon.algorithms import METHODS
 from polars_anon.metrics import compute
-from tests.errors.snapshot import unchanged
+from tests.reliability.snapshot import unchanged
 
 T = pl.DataFrame(
     {

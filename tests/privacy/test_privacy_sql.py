@@ -106,7 +106,7 @@ def test_hierarchical_closeness_matches_python_on_adult(sensitive: str) -> None:
 
 
 def test_hierarchical_closeness_hand_example() -> None:
-    """The hand example of tests/golden/test_privacy_papers.py: root (level 2) -> A {a1, a2}, B {b1, b2}.
+    """The hand example of tests/privacy/test_privacy_papers.py: root (level 2) -> A {a1, a2}, B {b1, b2}.
 
     Class x = {a1, a1}: 5/8; class z = {b1, b2}: 1/2; class y = {a2, b1, b2, a2}: only the leaf
     edges carry flow, |a1| = |a2| = 1/4 at weight 1/4 each: 1/8.

@@ -19,7 +19,7 @@ from polars_anon.duckdb import load_hierarchy, metric_pairs, register, sql_files
 from polars_anon.metrics import METRICS, prepare
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
-from tests.property.test_metrics_properties import publications
+from tests.metrics.test_metrics_properties import publications
 
 HELPERS = {
     "anon_metric_pairs", "anon_metric_nodes", "anon_metric_cells_of", "anon_metric_classes_of",

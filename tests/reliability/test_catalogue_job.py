@@ -18,8 +18,8 @@ import pytest
 from polars_anon import cli
 from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import Anonymized
-from tests.errors.snapshot import unchanged
-from tests.errors.test_catalogue_cli import one_line_error
+from tests.reliability.snapshot import unchanged
+from tests.reliability.test_catalogue_cli import one_line_error
 
 T = pl.DataFrame(
     {"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4}

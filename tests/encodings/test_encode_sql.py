@@ -9,7 +9,7 @@ import pytest
 from polars_anon.duckdb import load_hierarchies
 from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
-from tests.golden.test_encode_table_iii import OUR_COLUMNS, TABLE_III
+from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
 
 
 def _connect(hierarchies, **tables) -> duckdb.DuckDBPyConnection:

@@ -6,7 +6,7 @@ shared folder, so the README's ``../shared/data/...`` paths resolve and its outp
 (``out/...``) land in the temporary folder. A block preceded by the line
 ``<!-- not-run -->`` is a deliberate fragment and is skipped. The DuckDB blocks (those
 that ``import duckdb``) are self-contained and run, with the SQL blocks after them, in
-``tests/agreement/test_readme_duckdb.py``; they are not run twice.
+``tests/interfaces/test_readme_duckdb.py``; they are not run twice.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 k-anonymity is checked by grouping the published rows; truthfulness by reading
 each published label back as the calendar span it names (parser written from the
-label format in tests/property/test_hierarchy_builders_properties.py) and
+label format in tests/hierarchies/test_hierarchy_builders_properties.py) and
 checking the original birth date lies in it.
 """
 
@@ -18,7 +18,7 @@ import pytest
 import polars_anon as pa
 from polars_anon import cli
 from polars_anon.demo import voter_register
-from tests.property.test_hierarchy_builders_properties import span
+from tests.hierarchies.test_hierarchy_builders_properties import span
 
 QIDS = ["birth", "zip", "gender"]
 K = 5

@@ -29,7 +29,7 @@ from polars_anon import cli
 from polars_anon.demo import write_rows
 from polars_anon.outputs import Outputs, staged_write
 from tests.conftest import REPO
-from tests.errors.snapshot import snapshot, unchanged
+from tests.reliability.snapshot import snapshot, unchanged
 
 BIG_ROWS = 2_500_000
 JOB = """input = "{input}"
@@ -95,7 +95,7 @@ def _tmpfs_run(folder: Path, job: Path) -> dict[str, Any]:
     driver.write_text(
         "import json, subprocess, sys\n"
         "from pathlib import Path\n"
-        "from tests.errors.snapshot import snapshot\n"
+        "from tests.reliability.snapshot import snapshot\n"
         "disk = Path(sys.argv[1])\n"
         "(disk / 'anon.parquet').write_bytes(b'an earlier output')\n"
         "before = snapshot(disk)\n"

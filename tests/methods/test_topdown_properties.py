@@ -13,7 +13,7 @@ from polars_anon.classes import class_sizes
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.privacy.constraints import Constraints
 from tests.examples import is_truthful
-from tests.property.test_greedy_properties import _path
+from tests.methods.test_greedy_properties import _path
 from tests.strategies import tables
 
 

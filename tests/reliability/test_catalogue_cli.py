@@ -19,7 +19,7 @@ import pytest
 
 from polars_anon import cli
 from tests.conftest import REPO
-from tests.errors.snapshot import unchanged
+from tests.reliability.snapshot import unchanged
 
 T = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4})
 

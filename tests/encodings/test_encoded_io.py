@@ -15,7 +15,7 @@ from polars_anon.encoded_io import CLASS_ID, scan_encoded, write_encoded
 from polars_anon.errors import InputError, InvalidParameterError, OutputExistsError
 from polars_anon.job import Job, build_hierarchies, run_job
 from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I, TABLE_I_PARTITION, TABLE_IB
-from tests.golden.test_encode_table_iii import OUR_COLUMNS, TABLE_III
+from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
 
 
 def test_classes_layout_holds_table_iii_once_per_class(tmp_path):
