@@ -87,7 +87,9 @@ def measure(data: Path, folder: Path, shuffle_join: bool) -> dict[str, dict[str,
         if shuffle_join:
             engine_module.BROADCAST_ROWS = 0
         hierarchies = build_hierarchies(pl.scan_parquet(data), demo_hierarchy_specs())
-        result = pas.anonymize(spark.read.parquet(str(data)), hierarchies=hierarchies, k=10, drop=["name"], insensitive=["voter_id"])
+        result = pas.anonymize(
+            spark.read.parquet(str(data)), hierarchies=hierarchies, k=10, drop=["name"], insensitive=["voter_id"]
+        )
         out = folder / "out.parquet"
         shutil.rmtree(out, ignore_errors=True)
         result.sink_parquet(out, report=False)
@@ -106,7 +108,13 @@ def measure(data: Path, folder: Path, shuffle_join: bool) -> dict[str, dict[str,
         spark.stop()
 
 
-def per_row(rows: int, tasks: int, data_bytes: int, broadcast: dict[str, dict[str, float]], shuffled: dict[str, dict[str, float]]) -> dict[str, float]:
+def per_row(
+    rows: int,
+    tasks: int,
+    data_bytes: int,
+    broadcast: dict[str, dict[str, float]],
+    shuffled: dict[str, dict[str, float]],
+) -> dict[str, float]:
     """The per-row and per-record figures a plan scales."""
     group = broadcast["group-by"]
     write = broadcast["publish and write"]
@@ -156,7 +164,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
         shuffled = measure(data, Path(tmp), shuffle_join=True)
         tasks = max(1, math.ceil(data.stat().st_size / SPLIT))
         figures = per_row(args.rows, tasks, data.stat().st_size, broadcast, shuffled)
-    plans = [plan(figures, args.plan_rows, zips, args.cores, split) for zips in (1_500, 40_000) for split in (SPLIT, SPLIT // 4)]
+    plans = [
+        plan(figures, args.plan_rows, zips, args.cores, split)
+        for zips in (1_500, 40_000)
+        for split in (SPLIT, SPLIT // 4)
+    ]
     print(figures, plans, sep="\n")
     args.out.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/cluster_plan.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -169,7 +181,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
         f"| written output | {figures['output_b_row']:.2f} B/row |",
         f"| executor CPU time | {figures['core_s_per_m']:.1f} core-s per million rows (every phase) |",
     ])  # fmt: skip
-    replace_section(args.out / "cluster_plan.md", TITLE, "Measured here", measured, ["Measured here", "The plan", "Notes"])
+    replace_section(
+        args.out / "cluster_plan.md", TITLE, "Measured here", measured, ["Measured here", "The plan", "Notes"]
+    )
     rows = ["| zips | input | split (maxPartitionBytes) | input splits (tasks) | distinct qid tuples | group-by shuffle | publish join | join moves | output | executor compute |",
             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for p in plans:

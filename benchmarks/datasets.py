@@ -42,7 +42,11 @@ _UCI_COLUMNS = [
 
 def available() -> list[str]:
     """The datasets present beside the repository."""
-    return [n for n in NAMES if (DATA / ("adult_uci/adult.data" if n == "adult_full_hierarchies" else _FILES[n][0])).exists()]
+    return [
+        n
+        for n in NAMES
+        if (DATA / ("adult_uci/adult.data" if n == "adult_full_hierarchies" else _FILES[n][0])).exists()
+    ]
 
 
 def load(name: str) -> tuple[pl.DataFrame, list[str], dict[str, pa.Hierarchy]]:
@@ -50,7 +54,11 @@ def load(name: str) -> tuple[pl.DataFrame, list[str], dict[str, pa.Hierarchy]]:
     if name == "adult_full_hierarchies":
         raw = pl.read_csv(DATA / "adult_uci/adult.data", has_header=False, new_columns=_UCI_COLUMNS, infer_schema=False)
         df = raw.with_columns(pl.all().str.strip_chars()).filter(pl.col("age").is_not_null())
-        qids = [c for c in _UCI_COLUMNS if c != "age" and (DATA / f"adult_full_hierarchies/adult_full_hierarchy_{c}.csv").exists()]
+        qids = [
+            c
+            for c in _UCI_COLUMNS
+            if c != "age" and (DATA / f"adult_full_hierarchies/adult_full_hierarchy_{c}.csv").exists()
+        ]
         hs = {q: pa.Hierarchy.from_csv(DATA / f"adult_full_hierarchies/adult_full_hierarchy_{q}.csv") for q in qids}
         return df, qids, hs
     data, pattern = _FILES[name]

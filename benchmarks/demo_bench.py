@@ -26,8 +26,15 @@ def run(rows: int, method: str) -> dict[str, object]:
         h, m, s = (float(g) if g else 0.0 for g in wall.groups())  # type: ignore[union-attr]
         peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
         report = json.loads((Path(tmp) / "report.json").read_text())
-    return {"rows": rows, "method": method, "wall_s": round(h * 3600 + m * 60 + s, 2), "peak_mb": peak // 1024,
-            "classes": report["n_classes"], "min_class": report["min_class_size"], "levels": report["details"].get("levels")}
+    return {
+        "rows": rows,
+        "method": method,
+        "wall_s": round(h * 3600 + m * 60 + s, 2),
+        "peak_mb": peak // 1024,
+        "classes": report["n_classes"],
+        "min_class": report["min_class_size"],
+        "levels": report["details"].get("levels"),
+    }
 
 
 def main() -> None:
@@ -35,11 +42,16 @@ def main() -> None:
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 15_000_000])
     ap.add_argument("--method", default="fulldomain")
     args = ap.parse_args()
-    lines = ["| rows | method | wall (s) | peak RSS (MB) | classes | min class | levels |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| rows | method | wall (s) | peak RSS (MB) | classes | min class | levels |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for rows in args.rows:
         r = run(rows, args.method)
         print(r)
-        lines.append(f"| {r['rows']:,} | {r['method']} | {r['wall_s']} | {r['peak_mb']} | {r['classes']} | {r['min_class']} | {r['levels']} |")
+        lines.append(
+            f"| {r['rows']:,} | {r['method']} | {r['wall_s']} | {r['peak_mb']} | {r['classes']} | {r['min_class']} | {r['levels']} |"
+        )
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"demo_{args.method}.md"
     out.write_text("# polars-anon demo, end to end (`python benchmarks/demo_bench.py`)\n\n" + "\n".join(lines) + "\n")

@@ -63,7 +63,12 @@ def draw_aggregates(rows: int, zips: int, seed: int = 0) -> pl.DataFrame:
     >>> a.columns, int(a["size"].sum())
     (['zip', 'gender', 'race', 'birth_year', 'size'], 1000)
     """
-    values = [zip_codes(zips, seed), (np.array(GENDERS[0]), np.array(GENDERS[1])), (np.array(RACES[0]), np.array(RACES[1])), _years()]
+    values = [
+        zip_codes(zips, seed),
+        (np.array(GENDERS[0]), np.array(GENDERS[1])),
+        (np.array(RACES[0]), np.array(RACES[1])),
+        _years(),
+    ]
     p = np.ones(1)
     for _, q in values:
         p = np.multiply.outer(p, q / q.sum()).ravel()
@@ -72,7 +77,9 @@ def draw_aggregates(rows: int, zips: int, seed: int = 0) -> pl.DataFrame:
     where = np.flatnonzero(counts)
     index = np.unravel_index(where, [len(v) for v, _ in values])
     columns = {q: pl.Series(q, v[i]) for q, (v, _), i in zip(DEMO_QIDS, values, index)}
-    frame = pl.DataFrame(columns).with_columns(pl.col("birth_year").cast(pl.Int64), size=pl.Series(counts[where], dtype=pl.UInt32))
+    frame = pl.DataFrame(columns).with_columns(
+        pl.col("birth_year").cast(pl.Int64), size=pl.Series(counts[where], dtype=pl.UInt32)
+    )
     return frame.sort(DEMO_QIDS)
 
 
@@ -96,7 +103,13 @@ def drive(aggregates_path: Path, method: str, k: int = 10) -> dict[str, Any]:
     table = table.with_columns(pl.col(q).cast(pl.String) for q in DEMO_QIDS)
     received = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     request = check_request(SCHEMA, hierarchies=hierarchies, k=k, method=method)
-    planned = plan_request(Aggregated(pl.LazyFrame(), table.select(*DEMO_QIDS, "size"), 0, None, table, None), request, SCHEMA, start, "spark")
+    planned = plan_request(
+        Aggregated(pl.LazyFrame(), table.select(*DEMO_QIDS, "size"), 0, None, table, None),
+        request,
+        SCHEMA,
+        start,
+        "spark",
+    )
     seconds = time.perf_counter() - start
     report = planned.report
     return {"seconds": round(seconds, 1), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
@@ -110,14 +123,22 @@ def measure(folder: Path, rows: int, zips: int, methods: list[str], timeout: int
     drawn = time.perf_counter() - start
     path = folder / f"aggregates_{rows}_{zips}.parquet"
     table.write_parquet(path)
-    base = {"rows": rows, "zips": zips, "tuples": table.height, "expected": expected_tuples(rows, zips), "arrow_mb": table.estimated_size() / 2**20}
+    base = {
+        "rows": rows,
+        "zips": zips,
+        "tuples": table.height,
+        "expected": expected_tuples(rows, zips),
+        "arrow_mb": table.estimated_size() / 2**20,
+    }
     del table
     results = []
     for method in methods:
         load = os.getloadavg()[0]
         code = f"import sys, json; sys.path.insert(0, {str(Path(__file__).parent)!r}); import driver_bench as d; print(json.dumps(d.drive(__import__('pathlib').Path({str(path)!r}), {method!r})))"
         try:
-            done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout)
+            done = subprocess.run(
+                [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired:
             done = subprocess.CompletedProcess([], 1, "", f"stopped after {timeout:,} s")
         if done.returncode:
@@ -140,7 +161,15 @@ def row_text(r: dict[str, Any]) -> str:
         figures = [r["error"], "", "", "", ""]
     else:
         figures = [r["seconds"], r["peak_mb"], r["received_mb"], f"{r['classes']:,}", f"{r['suppressed']:,}"]
-    cells = [f"{r['rows']:,}", f"{r['zips']:,}", f"{r['tuples']:,} ({r['expected']:,.0f})", f"{r['arrow_mb']:.0f}", r["method"], *figures, r["load"]]
+    cells = [
+        f"{r['rows']:,}",
+        f"{r['zips']:,}",
+        f"{r['tuples']:,} ({r['expected']:,.0f})",
+        f"{r['arrow_mb']:.0f}",
+        r["method"],
+        *figures,
+        r["load"],
+    ]
     return "| " + " | ".join(map(str, cells)) + " |"
 
 
@@ -170,7 +199,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
 
 
 def section(zips: int) -> str:
-    return f"{zips:,} zip codes" + (" (the demo's: a state's register)" if zips == 1500 else " (a national register)" if zips == 40_000 else "")
+    return f"{zips:,} zip codes" + (
+        " (the demo's: a state's register)" if zips == 1500 else " (a national register)" if zips == 40_000 else ""
+    )
 
 
 NOTES = """qid tuples = the aggregates' rows (drawn), with the expected count beside it. aggregates in Arrow = their

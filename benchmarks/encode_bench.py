@@ -43,7 +43,9 @@ def adult_bench(repeats: int = 5) -> dict:
     adult = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False)
     H = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in QIDS}
     method = "greedy" if "greedy" in pa.METHODS else "fulldomain"
-    pub = pa.anonymize(adult, hierarchies=H, k=10, method=method, metric="nllm" if method == "greedy" else None).collect()
+    pub = pa.anonymize(
+        adult, hierarchies=H, k=10, method=method, metric="nllm" if method == "greedy" else None
+    ).collect()
     out = {"method": method, "k": 10, "rows": adult.height}
     for rep in ["proportional", "fillparent", "fillchild", "oneclass", "setbinary", "random", "statistical"]:
         times = []
@@ -51,7 +53,11 @@ def adult_bench(repeats: int = 5) -> dict:
             start = time.perf_counter()
             df = pa.encode(pub, H, rep, original=adult if rep in ("proportional", "statistical") else None).collect()
             times.append(time.perf_counter() - start)
-        out[rep] = {"best_s": round(min(times), 3), "median_s": round(sorted(times)[len(times) // 2], 3), "columns": df.width}
+        out[rep] = {
+            "best_s": round(min(times), 3),
+            "median_s": round(sorted(times)[len(times) // 2], 3),
+            "columns": df.width,
+        }
         print(f"adult {rep}: best {min(times):.3f} s, {df.width} columns", flush=True)
     return out
 
@@ -132,7 +138,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=15_000_000)
     ap.add_argument("--reps", default="proportional,fillparent")
-    ap.add_argument("--layouts", default="classes,wide", help="write layouts to time (wide takes minutes per million rows)")
+    ap.add_argument(
+        "--layouts", default="classes,wide", help="write layouts to time (wide takes minutes per million rows)"
+    )
     ap.add_argument("--sql", action="store_true", help="also time the DuckDB macro anon_encode_classes")
     ap.add_argument("--skip-adult", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -154,7 +162,10 @@ def main() -> None:
     if not args.skip_adult:
         results["adult"] = adult_bench()
     key = f"register_{args.rows}"
-    results[key] = {**results.get(key, {}), **register_bench(args.rows, args.reps.split(","), args.layouts.split(","), args.sql)}
+    results[key] = {
+        **results.get(key, {}),
+        **register_bench(args.rows, args.reps.split(","), args.layouts.split(","), args.sql),
+    }
     path.write_text(json.dumps(results, indent=1) + "\n")
     print(f"wrote {path}")
 

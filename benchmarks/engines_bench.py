@@ -45,9 +45,12 @@ ENGINES = ("polars", "duckdb", "spark")
 
 
 def _job(folder: Path, data: Path, method: str) -> Path:
-    qids = "\n".join(f"[qids.{q}]\nhierarchy = {json.dumps(s) if isinstance(s, str) else _inline(s)}" for q, s in demo_hierarchy_specs().items())
+    qids = "\n".join(
+        f"[qids.{q}]\nhierarchy = {json.dumps(s) if isinstance(s, str) else _inline(s)}"
+        for q, s in demo_hierarchy_specs().items()
+    )
     text = f'input = "{data}"\noutput = "out.parquet"\nk = 10\nmethod = "{method}"\ndrop = ["name"]\ninsensitive = ["voter_id"]\n'
-    text += 'report_html = false\n' + qids + "\n"
+    text += "report_html = false\n" + qids + "\n"
     path = folder / f"{method}.toml"
     path.write_text(text)
     return path
@@ -89,11 +92,26 @@ def run(job: Path, engine: str, master: str, driver_tuples: int | None = None) -
     """
     out = job.parent / "out.parquet"
     shutil.rmtree(out, ignore_errors=True) if out.is_dir() else out.unlink(missing_ok=True)  # the last engine's output
-    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "-q", "--overwrite", "--engine", engine]
+    cmd = [
+        "/usr/bin/time",
+        "-v",
+        sys.executable,
+        "-m",
+        "polars_anon.cli",
+        "anonymize",
+        str(job),
+        "-q",
+        "--overwrite",
+        "--engine",
+        engine,
+    ]
     cmd += ["--master", master] if engine == "spark" else []
     cmd += ["--driver-tuples", str(driver_tuples)] if driver_tuples is not None and engine != "polars" else []
     load = os.getloadavg()[0]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}  # this checkout's CLI
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }  # this checkout's CLI
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=job.parent, env=env)
     peak = [0]
 
@@ -127,7 +145,12 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", default=["fulldomain", "greedy", "mondrian"])
     ap.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--driver-tuples", type=int, default=None, help="passed to the DuckDB and Spark runs (their routes beyond the driver)")
+    ap.add_argument(
+        "--driver-tuples",
+        type=int,
+        default=None,
+        help="passed to the DuckDB and Spark runs (their routes beyond the driver)",
+    )
     args = ap.parse_args()
     from polars_anon.engines.distributed import PLANNERS
 
@@ -170,6 +193,7 @@ def main() -> None:
 
 def rows_text(rows: list[int]) -> str:
     return " ".join(map(str, rows))
+
 
 if __name__ == "__main__":
     main()

@@ -90,7 +90,9 @@ def run_one(name: str, variant: str, k: int) -> dict:
 def time_v(cmd: list[str], timeout: float) -> tuple[str, float | None, int | None, str]:
     """Run under /usr/bin/time -v: (stdout, wall seconds, peak RSS MB, stderr tail)."""
     try:
-        proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, timeout=timeout, check=False)
+        proc = subprocess.run(
+            ["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired:
         return "", None, None, f"timeout after {timeout:.0f} s"
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
@@ -99,7 +101,12 @@ def time_v(cmd: list[str], timeout: float) -> tuple[str, float | None, int | Non
     if wall:
         h, m, s = (float(g) if g else 0.0 for g in wall.groups())
         secs = round(h * 3600 + m * 60 + s, 2)
-    return proc.stdout, secs, int(peak.group(1)) // 1024 if peak else None, proc.stderr[-300:] if proc.returncode else ""
+    return (
+        proc.stdout,
+        secs,
+        int(peak.group(1)) // 1024 if peak else None,
+        proc.stderr[-300:] if proc.returncode else "",
+    )
 
 
 def sweep(args: argparse.Namespace) -> list[dict]:

@@ -59,7 +59,12 @@ def timed(cmd: list[str], cwd: Path) -> dict[str, float]:
 
 
 def _front(r: dict) -> str:
-    return " / ".join(name for name, key in (("highest", "front_highest_risk"), ("at risk", "front_records_at_risk")) if r[key]) or "-"
+    return (
+        " / ".join(
+            name for name, key in (("highest", "front_highest_risk"), ("at risk", "front_records_at_risk")) if r[key]
+        )
+        or "-"
+    )
 
 
 def _row(command: str, t: dict[str, float]) -> str:
@@ -84,19 +89,26 @@ def main() -> None:
         page_kb = (folder / "out" / "voters_k10.report.html").stat().st_size // 1024
     print(f"generated {args.rows:,} rows in {generated:.1f} s")
     print(f"explore (18 configurations): {explore}")
-    print(f"anonymize + report page: {job}; anonymize {report['seconds']} s, write {report['write_seconds']} s, page {page_kb} KB")
+    print(
+        f"anonymize + report page: {job}; anonymize {report['seconds']} s, write {report['write_seconds']} s, page {page_kb} KB"
+    )
     lines = [
         f"# explore and the report page on the demo register ({args.rows:,} rows; `python benchmarks/explore_bench.py`)\n",
         "| command | wall (s) | CPU (s) | peak RSS (MB) | load avg before / after |",
         "|---|---|---|---|---|",
         _row(f"`polars-anon explore job.toml {' '.join(grid)}`", explore),
         _row(f"`polars-anon anonymize job.toml` (fulldomain, k = 10, with its {page_kb} KB HTML page)", job),
-        ("\nThe explore table (loss: average cell loss; risks from the published class sizes; records at risk: in classes "
-        "< 100 rows; front: on the Pareto front of highest risk / records at risk):\n"),
+        (
+            "\nThe explore table (loss: average cell loss; risks from the published class sizes; records at risk: in classes "
+            "< 100 rows; front: on the Pareto front of highest risk / records at risk):\n"
+        ),
         "| method | k | loss | suppressed | classes | smallest class | highest risk | records at risk | front | method s |",
         "|---|---|---|---|---|---|---|---|---|---|",
-        *(f"| {r['method']} | {r['k']} | {r['loss']:.4f} | {r['suppressed']} | {r['n_classes']:,} | {r['min_class_size']:,} | "
-          f"{r['highest_risk']:.4g} | {r['records_at_risk']:.2%} | {_front(r)} | {r['seconds']:.1f} |" for r in table.iter_rows(named=True)),
+        *(
+            f"| {r['method']} | {r['k']} | {r['loss']:.4f} | {r['suppressed']} | {r['n_classes']:,} | {r['min_class_size']:,} | "
+            f"{r['highest_risk']:.4g} | {r['records_at_risk']:.2%} | {_front(r)} | {r['seconds']:.1f} |"
+            for r in table.iter_rows(named=True)
+        ),
     ]
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "explore.md"

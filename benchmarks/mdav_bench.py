@@ -39,8 +39,16 @@ RESULTS = ROOT / "benchmarks" / "results"
 ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 ADULT_PART = ["sex", "age", "race", "native-country"]
 CMC_COLS = [
-    "wife_age", "wife_education", "husband_education", "children", "wife_religion",
-    "wife_working", "husband_occupation", "living_standard", "media_exposure", "method",
+    "wife_age",
+    "wife_education",
+    "husband_education",
+    "children",
+    "wife_religion",
+    "wife_working",
+    "husband_occupation",
+    "living_standard",
+    "media_exposure",
+    "method",
 ]
 CMC_PART = ["wife_age", "wife_education", "children", "wife_religion"]
 KS = [5, 50, 100, 200]
@@ -79,9 +87,7 @@ def mi_loss(original: pl.DataFrame, published: pl.DataFrame, columns: list[str])
     return float(np.mean(vector(original) - vector(published)))
 
 
-def package_mi_loss(
-    original: pl.DataFrame, published: pl.DataFrame, qids: list[str], hs: dict, s: str
-) -> float:
+def package_mi_loss(original: pl.DataFrame, published: pl.DataFrame, qids: list[str], hs: dict, s: str) -> float:
     """polars_anon.metrics' mi_loss (over the qids and the sensitive attribute only)."""
     from polars_anon.metrics import compute
 
@@ -95,8 +101,12 @@ def load_note() -> str:
 
 def write(name: str, payload: dict, table: list[str]) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
-    payload = {"command": f"python benchmarks/mdav_bench.py {name}", "python": platform.python_version(),
-               "polars": pl.__version__, **payload}
+    payload = {
+        "command": f"python benchmarks/mdav_bench.py {name}",
+        "python": platform.python_version(),
+        "polars": pl.__version__,
+        **payload,
+    }
     (RESULTS / f"mdav_{name}.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
     (RESULTS / f"mdav_{name}.md").write_text("\n".join(table) + "\n")
     print("\n".join(table))
@@ -141,10 +151,25 @@ def speed(args: argparse.Namespace) -> None:
         )
         rep = res.sink_parquet(out, overwrite=True)
         sec = time.perf_counter() - t
-        keys = ("n_blocks", "n_clusters", "mdav_seconds", "write_seconds", "min_class_size",
-                "classic_min_class_size", "constant_clusters")
-        rows.append({"run": "voters", "k": k, "block_size": block_size, "seconds": round(sec, 2), "load": load,
-                     **{key: rep[key] for key in keys}})
+        keys = (
+            "n_blocks",
+            "n_clusters",
+            "mdav_seconds",
+            "write_seconds",
+            "min_class_size",
+            "classic_min_class_size",
+            "constant_clusters",
+        )
+        rows.append(
+            {
+                "run": "voters",
+                "k": k,
+                "block_size": block_size,
+                "seconds": round(sec, 2),
+                "load": load,
+                **{key: rep[key] for key in keys},
+            }
+        )
         table.append(
             f"| voters, blocked, scan -> verified Parquet | 1,000,000 | 4 | {k} | gower | {block_size:,} "
             f"| {rep['details']['n_blocks']} | {rep['details']['n_clusters']:,} | {sec:.1f} (MDAV {rep['details']['mdav_seconds']:.1f}) | {load} |"
@@ -155,8 +180,12 @@ def speed(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------ blocks
 def blocks(args: argparse.Namespace) -> None:
     df, hs = load_adult()
-    records = encode_records(df.select(ADULT_QIDS), ["age"], [q for q in ADULT_QIDS if q != "age"],
-                             {q: hs[q].leaf_labels for q in ADULT_QIDS})
+    records = encode_records(
+        df.select(ADULT_QIDS),
+        ["age"],
+        [q for q in ADULT_QIDS if q != "age"],
+        {q: hs[q].leaf_labels for q in ADULT_QIDS},
+    )
     g = Gower(records)
     num, cat = g.transform(records)
     rows: list[dict] = []
@@ -180,8 +209,16 @@ def blocks(args: argparse.Namespace) -> None:
         ).collect()
         loss = mi_loss(df, pub, [*ADULT_QIDS, "salary-class"])
         risk = record_linkage(df, pub, ADULT_QIDS, "salary-class")
-        rows.append({"block_size": block_size, "blocks": n_blocks, "seconds": round(sec, 2),
-                     "within": total / count, "mi_loss": loss, "linkage": risk})
+        rows.append(
+            {
+                "block_size": block_size,
+                "blocks": n_blocks,
+                "seconds": round(sec, 2),
+                "within": total / count,
+                "mi_loss": loss,
+                "linkage": risk,
+            }
+        )
         table.append(f"| {block_size:,} | {n_blocks} | {sec:.1f} | {total / count:.4f} | {loss:.4f} | {risk:.4f} |")
     write("blocks", {"dataset": "adult (30,162 rows, 8 qids, k=5, Gower)", "rows": rows}, table)
 
@@ -192,9 +229,11 @@ def _models():
     from sklearn.linear_model import LogisticRegression
     from sklearn.tree import DecisionTreeClassifier
 
-    return {"rf": RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
-            "dt": DecisionTreeClassifier(random_state=0),
-            "lr": LogisticRegression(max_iter=2000)}
+    return {
+        "rf": RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
+        "dt": DecisionTreeClassifier(random_state=0),
+        "lr": LogisticRegression(max_iter=2000),
+    }
 
 
 def _f1(train: pl.DataFrame, holdout: pl.DataFrame, features: list[str], sensitive: str, numeric: list[str]) -> float:
@@ -213,8 +252,10 @@ def evidence(args: argparse.Namespace) -> None:
         datasets.append(("cmc", cmc, "method", ["wife_age", "children"], CMC_PART, cols, hierarchies))
     rows = []
     table = [
-        ("| data | qids | distance | k | MI loss | linkage before -> after | ML inference before -> after "
-        "| F1 holdout original -> published |"),
+        (
+            "| data | qids | distance | k | MI loss | linkage before -> after | ML inference before -> after "
+            "| F1 holdout original -> published |"
+        ),
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, df, s, numeric, part, full, hs in datasets:
@@ -231,42 +272,73 @@ def evidence(args: argparse.Namespace) -> None:
             for distance in ["gower", "ahmad_dey"]:
                 for k in KS:
                     t = time.perf_counter()
-                    res = pa.anonymize(train, hierarchies={q: hs[q] for q in qids}, k=k, method="mdav", sensitive=s,
-                                       distance=distance, numeric=qnum, seed=0)
+                    res = pa.anonymize(
+                        train,
+                        hierarchies={q: hs[q] for q in qids},
+                        k=k,
+                        method="mdav",
+                        sensitive=s,
+                        distance=distance,
+                        numeric=qnum,
+                        seed=0,
+                    )
                     pub = res.collect()
                     sec = time.perf_counter() - t
                     row = {
-                        "data": name, "qids": label, "n_qids": len(qids), "distance": distance, "k": k,
+                        "data": name,
+                        "qids": label,
+                        "n_qids": len(qids),
+                        "distance": distance,
+                        "k": k,
                         "rows": train.height,
-                        "seconds": round(sec, 2), "mi_loss": mi_loss(train, pub, df.columns),
+                        "seconds": round(sec, 2),
+                        "mi_loss": mi_loss(train, pub, df.columns),
                         "mi_loss_qids_and_sensitive": package_mi_loss(train, pub, qids, hs, s),
                         "linkage_before": link_before,
                         "linkage_after": record_linkage(train, pub, qids, s, numeric=qnum),
-                        "ml_before": ml_before, "ml_after": ml_inference(train, pub, qids, s, numeric=qnum),
-                        "f1_before": f1_before, "f1_after": _f1(pub, holdout, features, s, numeric),
+                        "ml_before": ml_before,
+                        "ml_after": ml_inference(train, pub, qids, s, numeric=qnum),
+                        "f1_before": f1_before,
+                        "f1_after": _f1(pub, holdout, features, s, numeric),
                         "constant_clusters": res.report["details"]["constant_clusters"],
                     }
                     rows.append(row)
-                    line = (f"| {name} | {label} ({len(qids)}) | {distance} | {k} | {row['mi_loss']:.4f} | "
-                            f"{link_before:.3f} -> {row['linkage_after']:.3f} | "
-                            f"{ml_before:.3f} -> {row['ml_after']:.3f} | "
-                            f"{f1_before:.3f} -> {row['f1_after']:.3f} |")
+                    line = (
+                        f"| {name} | {label} ({len(qids)}) | {distance} | {k} | {row['mi_loss']:.4f} | "
+                        f"{link_before:.3f} -> {row['linkage_after']:.3f} | "
+                        f"{ml_before:.3f} -> {row['ml_after']:.3f} | "
+                        f"{f1_before:.3f} -> {row['f1_after']:.3f} |"
+                    )
                     table.append(line)
                     print(line, f"({sec:.1f} s)", flush=True)
-    table += ["", ("Averages over k in {5, 50, 100, 200} (relative reduction of the attack's success; "
-              "F1 points lost):"), "",
-              "| data | qids | distance | MI loss | linkage risk reduction | ML inference risk reduction | F1 loss |",
-              "|---|---|---|---|---|---|---|"]
+    table += [
+        "",
+        ("Averages over k in {5, 50, 100, 200} (relative reduction of the attack's success; F1 points lost):"),
+        "",
+        "| data | qids | distance | MI loss | linkage risk reduction | ML inference risk reduction | F1 loss |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for key in dict.fromkeys((r["data"], r["qids"], r["distance"]) for r in rows):
         rs = [r for r in rows if (r["data"], r["qids"], r["distance"]) == key]
         link = np.mean([1 - r["linkage_after"] / r["linkage_before"] for r in rs])
         ml = np.mean([1 - r["ml_after"] / r["ml_before"] for r in rs])
         mi = np.mean([r["mi_loss"] for r in rs])
-        table.append(f"| {' | '.join(key)} | {mi:.4f} | {100 * link:.1f}% | {100 * ml:.1f}% | "
-                     f"{np.mean([r['f1_before'] - r['f1_after'] for r in rs]):.3f} |")
-    write("evidence", {"split": "seeded 2/3 train (anonymized, attacked), 1/3 holdout (F1)", "trials": 1,
-                       "f1_models": sorted(_models()), "adult_part_qids": ADULT_PART, "cmc_part_qids": CMC_PART,
-                       "rows": rows}, table)
+        table.append(
+            f"| {' | '.join(key)} | {mi:.4f} | {100 * link:.1f}% | {100 * ml:.1f}% | "
+            f"{np.mean([r['f1_before'] - r['f1_after'] for r in rs]):.3f} |"
+        )
+    write(
+        "evidence",
+        {
+            "split": "seeded 2/3 train (anonymized, attacked), 1/3 holdout (F1)",
+            "trials": 1,
+            "f1_models": sorted(_models()),
+            "adult_part_qids": ADULT_PART,
+            "cmc_part_qids": CMC_PART,
+            "rows": rows,
+        },
+        table,
+    )
 
 
 # ------------------------------------------------------------------ homogeneity
@@ -276,8 +348,10 @@ def homogeneity(args: argparse.Namespace) -> None:
     # Paper 004 prints "0.72%, 0.6%, ... 0.002%"; read as fractions (72%, 60%, ...) they match what
     # small classes over a 76/24 binary attribute give, so the table shows both readings.
     table = [
-        ("| k | paper 004 §5.2 as printed | paper read as a fraction (%) | mondrian (%) | fulldomain (%) "
-        "| mdav aggregate (%) |"),
+        (
+            "| k | paper 004 §5.2 as printed | paper read as a fraction (%) | mondrian (%) | fulldomain (%) "
+            "| mdav aggregate (%) |"
+        ),
         "|---|---|---|---|---|---|",
     ]
     for k, paper in PAPER_HOMOGENEITY.items():

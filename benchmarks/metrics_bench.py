@@ -115,7 +115,9 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
         values = {}
         if engine == "duckdb-direct":  # the original form: every macro reads both files again
             for name in names:
-                rows_ = con.sql(f"FROM anon_{name}('o', 'a', ?, key := ?, sensitive := 'party', k := ?)", params=[QIDS, key, K]).fetchall()
+                rows_ = con.sql(
+                    f"FROM anon_{name}('o', 'a', ?, key := ?, sensitive := 'party', k := ?)", params=[QIDS, key, K]
+                ).fetchall()
                 values[name] = next(v for a, v in rows_ if a is None)
         else:  # the fast form: the pairs once (with the sensitive column only when a metric needs it), then anon_<name>_of
             sensitive = "party" if any(METRICS[n].needs_sensitive for n in names) else None
@@ -136,7 +138,9 @@ def _timed(engine: str, names: list[str], variant: str, rows: int, memory_limit:
     load = round(os.getloadavg()[0], 2)
     cmd = ["/usr/bin/time", "-v", sys.executable, str(Path(__file__).resolve()), "one", "--engine", engine,
            "--names", ",".join(names), "--variant", variant, "--rows", str(rows), "--memory-limit", memory_limit]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, check=False, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}
+    )
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -180,11 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--engine", default="polars", choices=["polars", "duckdb", "duckdb-direct"])
     p.add_argument("--names", default="")
     p.add_argument("--variant", default="full", choices=["full", "suppressed"])
-    p.add_argument("--memory-limit", default="700MB", help="DuckDB memory_limit (default 700MB: the process stays under 1 GB)")
+    p.add_argument(
+        "--memory-limit", default="700MB", help="DuckDB memory_limit (default 700MB: the process stays under 1 GB)"
+    )
     p.add_argument("--skip-duckdb", action="store_true")
     args = p.parse_args(argv)
     if args.mode == "one":
-        print(json.dumps(run_one(args.engine, args.names.split(","), args.variant, args.rows, args.memory_limit), default=str))
+        print(
+            json.dumps(
+                run_one(args.engine, args.names.split(","), args.variant, args.rows, args.memory_limit), default=str
+            )
+        )
         return 0
 
     sys.path.insert(0, str(REPO))
@@ -212,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
             r = _timed(engine, names, "full", args.rows, args.memory_limit)
             results["per_family"].setdefault(engine, {})[family] = r  # type: ignore[union-attr]
             print(engine, family, {k: v for k, v in r.items() if k != "values"}, flush=True)
-        r = _timed(engine, [n for n, m in METRICS.items() if m.family == "cost"], "suppressed", args.rows, args.memory_limit)
+        r = _timed(
+            engine, [n for n, m in METRICS.items() if m.family == "cost"], "suppressed", args.rows, args.memory_limit
+        )
         results["keyed"][engine] = r  # type: ignore[index]
         print(engine, "cost family, lined up by key", {k: v for k, v in r.items() if k != "values"}, flush=True)
     results["adult_all_metrics_polars"] = adult_all_metrics()
@@ -248,7 +260,9 @@ def _markdown(results: dict) -> str:
         cells = []
         for engine in ("polars", "duckdb"):
             r = per.get(engine, {}).get(name, {})
-            value = str(r.get("seconds", r.get("error", "-"))) + (f" ({r['pairs_seconds']})" if "pairs_seconds" in r else "")
+            value = str(r.get("seconds", r.get("error", "-"))) + (
+                f" ({r['pairs_seconds']})" if "pairs_seconds" in r else ""
+            )
             cells += [value, str(r.get("peak_mb", "-"))]
         lines.append(f"| `{name}` | {m.family} | " + " | ".join(cells) + " |")
     lines += ["", "| family (all its metrics in one run) | Polars s | Polars peak MB | DuckDB s (pairs) | DuckDB peak MB | load before (Polars, DuckDB) |",

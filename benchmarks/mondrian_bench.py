@@ -87,7 +87,11 @@ def cmd_adult(args: argparse.Namespace) -> None:
                 out = result.collect()
                 seconds = time.perf_counter() - t
                 best = seconds if best is None else min(best, seconds)
-            m = pa.metrics.compute(df, out, QIDS, hs, ["discernibility", "iloss", "ncp"], key=None) if not result.report["suppressed"] else None
+            m = (
+                pa.metrics.compute(df, out, QIDS, hs, ["discernibility", "iloss", "ncp"], key=None)
+                if not result.report["suppressed"]
+                else None
+            )
             sizes = out.group_by(QIDS).len()["len"].cast(pl.Int64)
             row = {
                 "k": k,
@@ -154,22 +158,41 @@ def cmd_peers(args: argparse.Namespace) -> None:
     start_load = load()
     for k in sorted({t["k"] for t in timings}):
         first = len(rows)
-        for name, hier in (("polars_anon mondrian strict, no hierarchies", None), ("polars_anon mondrian strict, hierarchies (LCA)", hs),
-                           ("polars_anon mondrian relaxed, no hierarchies", None)):
+        for name, hier in (
+            ("polars_anon mondrian strict, no hierarchies", None),
+            ("polars_anon mondrian strict, hierarchies (LCA)", hs),
+            ("polars_anon mondrian relaxed, no hierarchies", None),
+        ):
             mode = "relaxed" if "relaxed" in name else "strict"
             seconds = float("inf")
             for _ in range(args.repeat):  # best of: the machine is shared
                 t = time.perf_counter()
                 out = pa.anonymize(df, qids=QIDS, hierarchies=hier or {}, k=k, method="mondrian", mode=mode).collect()
                 seconds = min(seconds, time.perf_counter() - t)
-            rows.append({"k": k, "tool": name, "seconds": round(seconds, 3), "rows": out.height,
-                         "min_class": out.group_by(QIDS).len()["len"].min(), "ncp_cell": round(float(ncp_cell(out, df, hier)), 6)})
+            rows.append(
+                {
+                    "k": k,
+                    "tool": name,
+                    "seconds": round(seconds, 3),
+                    "rows": out.height,
+                    "min_class": out.group_by(QIDS).len()["len"].min(),
+                    "ncp_cell": round(float(ncp_cell(out, df, hier)), 6),
+                }
+            )
             print(rows[-1], flush=True)
         for t in (t for t in timings if t["k"] == k):
             out = pl.read_parquet(DATA / "peers" / f"{t['tool']}_k{k}.parquet")
             hier = hs if t["tool"] == "anjana" else None
-            rows.append({"k": k, "tool": t["tool"], "seconds": t["seconds"], "rows": out.height,
-                         "min_class": out.group_by(QIDS).len()["len"].min(), "ncp_cell": round(float(ncp_cell(out, df, hier)), 6)})
+            rows.append(
+                {
+                    "k": k,
+                    "tool": t["tool"],
+                    "seconds": t["seconds"],
+                    "rows": out.height,
+                    "min_class": out.group_by(QIDS).len()["len"].min(),
+                    "ncp_cell": round(float(ncp_cell(out, df, hier)), 6),
+                }
+            )
             print(rows[-1], flush=True)
         anonypy = next((r for r in rows[first:] if r["tool"] == "anonypy"), None)
         for r in rows[first:]:  # against anonypy at the same k
@@ -177,7 +200,9 @@ def cmd_peers(args: argparse.Namespace) -> None:
             r["ncp_minus_anonypy"] = f"{r['ncp_cell'] - anonypy['ncp_cell']:+.6f}" if anonypy else ""
     write_csv(rows, RESULTS / "mondrian_peers.csv")
     loads = [t["load"] for t in timings if "load" in t]
-    peer_load = f"load average when each peer run started: {min(loads)}-{max(loads)}" if loads else "peer load not recorded"
+    peer_load = (
+        f"load average when each peer run started: {min(loads)}-{max(loads)}" if loads else "peer load not recorded"
+    )
     note = f". {args.note}" if args.note else ""
     section(
         "peers",
@@ -195,9 +220,33 @@ def cmd_scale_run(args: argparse.Namespace) -> None:
 
     lf = pl.scan_parquet(args.input)
     hs = build_hierarchies(lf, {q: demo_hierarchy_specs()[q] for q in DEMO_QIDS})
-    result = pa.anonymize(lf, qids=DEMO_QIDS, hierarchies=hs, k=args.k, method="mondrian", mode=args.mode, drop=["name"], sensitive="party")
+    result = pa.anonymize(
+        lf,
+        qids=DEMO_QIDS,
+        hierarchies=hs,
+        k=args.k,
+        method="mondrian",
+        mode=args.mode,
+        drop=["name"],
+        sensitive="party",
+    )
     report = result.sink_parquet(args.output, overwrite=True)
-    print(json.dumps({key: report.get(key) for key in ("n_rows", "n_classes", "n_partitions", "min_class_size", "rounds", "seconds", "write_seconds")}))
+    print(
+        json.dumps(
+            {
+                key: report.get(key)
+                for key in (
+                    "n_rows",
+                    "n_classes",
+                    "n_partitions",
+                    "min_class_size",
+                    "rounds",
+                    "seconds",
+                    "write_seconds",
+                )
+            }
+        )
+    )
 
 
 def cmd_scale(args: argparse.Namespace) -> None:
@@ -210,18 +259,44 @@ def cmd_scale(args: argparse.Namespace) -> None:
     runs = []
     for _ in range(args.repeat):
         before = load()
-        cmd = ["/usr/bin/time", "-v", sys.executable, __file__, "scale-run", "--input", str(data), "--output", str(out), "--k", str(args.k), "--mode", args.mode]
+        cmd = [
+            "/usr/bin/time",
+            "-v",
+            sys.executable,
+            __file__,
+            "scale-run",
+            "--input",
+            str(data),
+            "--output",
+            str(out),
+            "--k",
+            str(args.k),
+            "--mode",
+            args.mode,
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
         wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
         h, m, s = (float(g) if g else 0.0 for g in wall.groups())  # type: ignore[union-attr]
         peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
         report = json.loads(proc.stdout.strip().splitlines()[-1])
-        runs.append({"rows": args.rows, "k": args.k, "mode": args.mode, "wall_s": round(h * 3600 + m * 60 + s, 2), "peak_mb": peak // 1024,
-                     "load_before": round(before, 1), **report})
+        runs.append(
+            {
+                "rows": args.rows,
+                "k": args.k,
+                "mode": args.mode,
+                "wall_s": round(h * 3600 + m * 60 + s, 2),
+                "peak_mb": peak // 1024,
+                "load_before": round(before, 1),
+                **report,
+            }
+        )
         print(runs[-1], flush=True)
     (RESULTS / "mondrian_scale.json").write_text(json.dumps(runs, indent=1))
-    section("scale", f"`python benchmarks/mondrian_bench.py scale --rows {args.rows} --k {args.k} --repeat {args.repeat}` "
-            f"(each run: `/usr/bin/time -v python benchmarks/mondrian_bench.py scale-run ...`; Parquet in, verified Parquet out)\n\n{md_table(runs)}")
+    section(
+        "scale",
+        f"`python benchmarks/mondrian_bench.py scale --rows {args.rows} --k {args.k} --repeat {args.repeat}` "
+        f"(each run: `/usr/bin/time -v python benchmarks/mondrian_bench.py scale-run ...`; Parquet in, verified Parquet out)\n\n{md_table(runs)}",
+    )
 
 
 def section(name: str, body: str) -> None:

@@ -66,7 +66,9 @@ def main() -> None:
             load = os.getloadavg()[0]  # the machine is shared: recorded with each timing
             out, seconds = run_anonypy(df, k) if tool == "anonypy" else run_anjana(df, k, args.adult)
             out.to_parquet(args.out / f"{tool}_k{k}.parquet")
-            timings.append({"tool": tool, "k": k, "seconds": round(seconds, 3), "rows": len(out), "load": round(load, 1)})
+            timings.append(
+                {"tool": tool, "k": k, "seconds": round(seconds, 3), "rows": len(out), "load": round(load, 1)}
+            )
             print(timings[-1], flush=True)
     (args.out / "timings.json").write_text(json.dumps(timings, indent=1))
 

@@ -47,7 +47,17 @@ import papers_common as pc
 import polars_anon as pa
 from polars_anon.metrics.weights import EDGE_METRICS
 
-QIDS9 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+QIDS9 = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 KS = [2, 3, 4, 5, 10, 20, 50, 100, 200, 250, 500, 750, 1000, 1500, 2000, 2500, 4000, 5000, 7500, 10000, 15000]
 NAMES = {"distortion": "Distortion", "ncp": "NCP", "total": "Total", "llm": "LLM", "nllm": "NLLM", "wllm": "WLLM",
          "wnllm": "WNLLM"}  # fmt: skip
@@ -63,7 +73,9 @@ FIGURES = {
     "fig12": ("deleted", "% of deleted values (cells at their root)"),
     "fig13": ("deleted_of_modified", "% deleted among modified"),
 }
-COLORS = dict(zip(EDGE_METRICS, ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink"]))
+COLORS = dict(
+    zip(EDGE_METRICS, ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink"])
+)
 
 
 def load(rows: int | None) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
@@ -105,7 +117,9 @@ MEASURES = ["alteration", "modified", "deleted", "deleted_of_modified", "min_cla
 def one(df: pl.DataFrame, hs: dict, k: int, o: str, **options: object) -> dict:
     t = time.perf_counter()
     opts = {"first": "first", "partners": "below_k", **options}
-    pub = pa.anonymize(df, qids=QIDS9, hierarchies=hs, k=k, method="greedy", metric=o, candidates=None, **opts).collect()
+    pub = pa.anonymize(
+        df, qids=QIDS9, hierarchies=hs, k=k, method="greedy", metric=o, candidates=None, **opts
+    ).collect()
     sec = time.perf_counter() - t
     # normalized: each edge metric over its value on T* (Figs. 6-8), the percentages over 100
     got = pa.metrics.compute(df, pub, QIDS9, hs, [*MEASURES[:4], *EDGE_METRICS], normalized=True).row(0, named=True)
@@ -144,7 +158,9 @@ def k1500(df: pl.DataFrame, hs: dict, k: int, orders: int, optimizations: list[s
         runs = [one(d, h, k, o, **opts) for o in optimizations]
         f = firsts(runs)
         best_avg = min(runs, key=lambda r: r["alteration"])["optimization"]
-        rows += [{"variant": name, **r, "ranked_first_on": f[r["optimization"]], "best_average": best_avg} for r in runs]
+        rows += [
+            {"variant": name, **r, "ranked_first_on": f[r["optimization"]], "best_average": best_avg} for r in runs
+        ]
         print(f"k={k} {name}: first on (of 7) {f}; best average {best_avg}", flush=True)
     return pl.DataFrame(rows)
 
@@ -162,8 +178,13 @@ def render(figs: pl.DataFrame, var: pl.DataFrame, facts: dict) -> list[str]:
                 for c in ("alteration", "modified", "deleted", "deleted_of_modified")]  # fmt: skip
         lines.append(f"| {k} | " + " | ".join(best) + f" | {g['min_class_size'].min()}-{g['min_class_size'].max()} |")
     opts = var["optimization"].unique(maintain_order=True).to_list()
-    lines += ["", "## The k = 1500 headline: of the 7 metrics, how many rank each optimization first", "",
-              "| variant | " + " | ".join(opts) + " | least average alteration |", "|---" * (len(opts) + 2) + "|"]
+    lines += [
+        "",
+        "## The k = 1500 headline: of the 7 metrics, how many rank each optimization first",
+        "",
+        "| variant | " + " | ".join(opts) + " | least average alteration |",
+        "|---" * (len(opts) + 2) + "|",
+    ]
     for (v,), g in var.group_by("variant", maintain_order=True):
         firsts_of = dict(g.select("optimization", "ranked_first_on").iter_rows())
         best = g.sort("alteration")[0]
@@ -234,7 +255,9 @@ def main(argv: list[str] | None = None) -> None:
                 rows.append(one(df, hs, k, o))
                 print({key: rows[-1][key] for key in ("k", "optimization", *MEASURES, "seconds")}, flush=True)
         pl.DataFrame(rows).write_csv(out / "paper001_figures.csv", float_precision=4)
-        k1500(df, hs, headline_k, 1 if args.quick else 5, optimizations).write_csv(out / "paper001_k1500.csv", float_precision=4)
+        k1500(df, hs, headline_k, 1 if args.quick else 5, optimizations).write_csv(
+            out / "paper001_k1500.csv", float_precision=4
+        )
     figs = pl.read_csv(out / "paper001_figures.csv")
     var = pl.read_csv(out / "paper001_k1500.csv")
     facts = run.facts()

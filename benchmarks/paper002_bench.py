@@ -72,7 +72,9 @@ TARGET_OURS, TARGET_PAPER = "salary-class", "income"
 # ------------------------------------------------------------------ data
 def ours_data(rows: int | None) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
     d = pc.DATA / "adult"
-    df = pc.sample(pl.read_csv(d / "adult.csv", separator=";", infer_schema=False).select(*OURS_QIDS, TARGET_OURS), rows)
+    df = pc.sample(
+        pl.read_csv(d / "adult.csv", separator=";", infer_schema=False).select(*OURS_QIDS, TARGET_OURS), rows
+    )
     return df, {q: pa.Hierarchy.from_csv(d / f"adult_hierarchy_{q}.csv") for q in OURS_QIDS}
 
 
@@ -110,11 +112,17 @@ def map_sets(published: pl.DataFrame, original: pl.DataFrame, qids: list[str], h
         counts = dict(original[q].value_counts().iter_rows())
         domain = list(counts)
         uniq, inverse = np.unique(published[q].to_numpy().astype(str), return_inverse=True)  # sorted: seeded draws
-        rows_of = np.split(np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse, minlength=len(uniq)))[:-1])
+        rows_of = np.split(
+            np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse, minlength=len(uniq)))[:-1]
+        )
         values = np.empty(published.height, dtype=object)
         for label, at in zip(uniq.tolist(), rows_of):
             members = set_members(label, domain)
-            w = np.array([counts.get(v, 0) for v in members], dtype=float) if how == "statistical" else np.ones(len(members))
+            w = (
+                np.array([counts.get(v, 0) for v in members], dtype=float)
+                if how == "statistical"
+                else np.ones(len(members))
+            )
             values[at] = np.asarray(members, dtype=object)[rng.choice(len(members), size=len(at), p=w / w.sum())]
         out[q] = values.tolist()
     return published.with_columns(pl.Series(q, v, dtype=pl.String) for q, v in out.items())
@@ -145,11 +153,15 @@ def partition_dm(df: pl.DataFrame, qids: list[str], hs: dict, k: int, mode: str,
     return int((sizes.cast(pl.Int64) ** 2).sum())
 
 
-def one_table(setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, mode: str, seeds: list[int]) -> list[dict]:
+def one_table(
+    setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, mode: str, seeds: list[int]
+) -> list[dict]:
     """Anonymize, measure, and run the four scenarios for both mappings."""
     target = TARGET_OURS if setup == "ours" else TARGET_PAPER
     if setup == "ours":
-        pub = pa.anonymize(df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method="mondrian", mode=mode).collect()
+        pub = pa.anonymize(
+            df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method="mondrian", mode=mode
+        ).collect()
         m = pa.metrics.compute(df, pub, qids, hs, ["discernibility", "iloss", "cm", "n_classes"], sensitive=target)
         metrics = m.row(0, named=True)
         dm_parts = partition_dm(df, qids, hs, k, mode, None, [])
@@ -175,12 +187,19 @@ def one_table(setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, m
     return rows
 
 
-def paper_scenarios(df: pl.DataFrame, pub: pl.DataFrame, qids: list[str], target: str, mapping: str, seeds: list[int]) -> pl.DataFrame:
+def paper_scenarios(
+    df: pl.DataFrame, pub: pl.DataFrame, qids: list[str], target: str, mapping: str, seeds: list[int]
+) -> pl.DataFrame:
     """The four scenarios for a table published as value sets: mapped back, one-hot over the leaves."""
     hs = flat(df, PAPER_QIDS)  # every attribute is a feature; only the qids were generalized
     mapped = map_sets(pub, df, qids, mapping, seed=0)
     orig_enc, anon_enc = (pa.encode(t.select(*PAPER_QIDS, target), hs, "setbinary").collect() for t in (df, mapped))
-    pairs = [("original", "original"), ("anonymized", "anonymized"), ("anonymized", "original"), ("original", "anonymized")]
+    pairs = [
+        ("original", "original"),
+        ("anonymized", "anonymized"),
+        ("anonymized", "original"),
+        ("original", "anonymized"),
+    ]
     out = utility_grid({"original": orig_enc, "anonymized": anon_enc}, pairs, target, model="tree", seeds=seeds,
                        scores=["accuracy"], folds=6)  # fmt: skip
     number = pl.DataFrame({"train": [p[0] for p in pairs], "test": [p[1] for p in pairs], "scenario": [1, 2, 3, 4]})
@@ -194,7 +213,9 @@ def scenario4(setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, m
     train_idx, test_idx = split_rows(df.height, 1 / 3, seed=0)
     if setup == "ours":
         h = hs  # every attribute is a feature; the non-qids are leaves, mapped to themselves
-        pub = pa.anonymize(df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method="mondrian", mode=mode).collect()
+        pub = pa.anonymize(
+            df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method="mondrian", mode=mode
+        ).collect()
         freq = leaf_frequencies(df.lazy(), h)
 
         def mapped(how: str, seed: int) -> pl.DataFrame:
@@ -268,13 +289,27 @@ def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict
         cells = []
         for sc in (2, 3, 4):
             r = g.filter(pl.col("scenario") == sc).row(0, named=True)
-            cells.append(f"{r['r']:.2f} / {r['r_k_means']:.2f}" + (f" (paper {r['paper_r']:.2f})" if r["paper_r"] is not None else ""))
+            cells.append(
+                f"{r['r']:.2f} / {r['r_k_means']:.2f}"
+                + (f" (paper {r['paper_r']:.2f})" if r["paper_r"] is not None else "")
+            )
         lines.append(f"| {setup} | {metric} | " + " | ".join(cells) + " |")
-    lines += ["", "## Accuracy per scenario (mean over qid counts, modes, k, mappings; paper: scenario 1 81.82 %)", "",
-              "| set-up | scenario 1 | scenario 2 | scenario 3 | scenario 4 |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Accuracy per scenario (mean over qid counts, modes, k, mappings; paper: scenario 1 81.82 %)",
+        "",
+        "| set-up | scenario 1 | scenario 2 | scenario 3 | scenario 4 |",
+        "|---|---|---|---|---|",
+    ]
     for (setup,), g in runs.group_by("setup", maintain_order=True):
-        acc = g.group_by("scenario").agg(pl.col("accuracy").mean(), pl.col("accuracy").min().alias("lo")).sort("scenario")
-        lines.append(f"| {setup} | " + " | ".join(f"{100 * a:.1f} % (min {100 * lo:.1f})" for a, lo in zip(acc["accuracy"], acc["lo"])) + " |")
+        acc = (
+            g.group_by("scenario").agg(pl.col("accuracy").mean(), pl.col("accuracy").min().alias("lo")).sort("scenario")
+        )
+        lines.append(
+            f"| {setup} | "
+            + " | ".join(f"{100 * a:.1f} % (min {100 * lo:.1f})" for a, lo in zip(acc["accuracy"], acc["lo"]))
+            + " |"
+        )
     lines += ["", "## Scenario 4 on one 2/3-1/3 split: one random leaf per value against the mean of 10 draws", "",
               ("| set-up | mode | k | scenario 1 | scenario 2 | scenario 3 | s4, one draw | s4, mean of 10 draws | "
               "s4 statistical, one draw | s4 statistical, mean of 10 |"), "|---" * 10 + "|"]  # fmt: skip
@@ -299,7 +334,14 @@ def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
                 c = corr.filter((pl.col("setup") == setup) & (pl.col("metric") == metric) & (pl.col("scenario") == sc))
                 text.append(f"{'ARX set-up' if setup == 'ours' else 'paper set-up'}: r = {c['r'].item():.2f} (tables), "
                             f"{c['r_k_means'].item():.2f} (means per k)")  # fmt: skip
-                ax.scatter(100 * g["accuracy"], g[metric], s=12, alpha=0.5, color=colors[setup], label=f"{label[setup]}: every table")
+                ax.scatter(
+                    100 * g["accuracy"],
+                    g[metric],
+                    s=12,
+                    alpha=0.5,
+                    color=colors[setup],
+                    label=f"{label[setup]}: every table",
+                )
                 means = g.group_by("k").agg(pl.col("accuracy").mean(), pl.col(metric).cast(pl.Float64).mean()).sort("k")
                 ax.plot(100 * means["accuracy"], means[metric], marker="D", ms=4, color=colors[setup], ls="-", lw=1,
                         label=f"{label[setup]}: mean per k (k = 2 ... 100)")  # fmt: skip
@@ -327,17 +369,34 @@ def plot_fig4(runs: pl.DataFrame, out: Path) -> None:
     fig, axes = plt.subplots(1, len(setups), figsize=(6 * len(setups), 4.2), squeeze=False)
     colors = {"strict": "tab:red", "relaxed": "tab:blue"}
     for ax, setup in zip(axes[0], setups):
-        g = one.filter((pl.col("setup") == setup) & (pl.col("n_qids") == one.filter(pl.col("setup") == setup)["n_qids"].max()))
+        g = one.filter(
+            (pl.col("setup") == setup) & (pl.col("n_qids") == one.filter(pl.col("setup") == setup)["n_qids"].max())
+        )
         for mode in MODES:
             s = g.filter(pl.col("mode") == mode).sort("k")
-            ax.plot(s["k"], s["discernibility_partitions"], marker="o", color=colors[mode], label=f"{mode}: over partitions (paper's DM)")
-            ax.plot(s["k"], s["discernibility"], marker="x", ls="--", color=colors[mode], label=f"{mode}: over published classes")
+            ax.plot(
+                s["k"],
+                s["discernibility_partitions"],
+                marker="o",
+                color=colors[mode],
+                label=f"{mode}: over partitions (paper's DM)",
+            )
+            ax.plot(
+                s["k"],
+                s["discernibility"],
+                marker="x",
+                ls="--",
+                color=colors[mode],
+                label=f"{mode}: over published classes",
+            )
         ax.set_xscale("log")
         ax.set_xticks(KS, [str(k) for k in KS])
         ax.set_xlabel("k")
         ax.set_ylabel("discernibility penalty")
         n = g["n_qids"].max()
-        ax.set_title(f"{'ours: ARX Adult' if setup == 'ours' else 'paper set-up: UCI Adult, value sets'}, {n} qids", fontsize=9)
+        ax.set_title(
+            f"{'ours: ARX Adult' if setup == 'ours' else 'paper set-up: UCI Adult, value sets'}, {n} qids", fontsize=9
+        )
         ax.legend(fontsize=7)
     fig.suptitle("Paper 002 Fig. 4: discernibility, strict against relaxed Mondrian "
                  "(paper: strict above relaxed at every k, up to about 2.5e7 on 45,222 rows)", fontsize=9)  # fmt: skip
@@ -351,7 +410,11 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(18, 6.5), squeeze=False)
     ax = axes[0, 0]
     names = {"ours": "ours, ARX Adult set-up", "paper": "ours, the paper's set-up (UCI Adult, value sets)"}
-    means = runs.group_by("setup", "scenario").agg(pl.col("accuracy").mean(), pl.col("accuracy").std().alias("sd")).sort("setup", "scenario")
+    means = (
+        runs.group_by("setup", "scenario")
+        .agg(pl.col("accuracy").mean(), pl.col("accuracy").std().alias("sd"))
+        .sort("setup", "scenario")
+    )
     for i, (setup,) in enumerate(means.select("setup").unique(maintain_order=True).iter_rows()):
         g = means.filter(pl.col("setup") == setup)
         ax.bar(g["scenario"] + (i - 0.5) * 0.35, 100 * g["accuracy"], 0.35, yerr=100 * g["sd"].fill_null(0), capsize=3,
@@ -371,7 +434,13 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
         for (mode,), g in s4.filter(pl.col("setup") == setup).group_by("mode", maintain_order=True):
             g = g.sort("k")
             ls = "-" if mode == "strict" else "--"
-            ax.plot(g["k"], 100 * g["scenario1"], color="black", ls=ls, label=f"{mode}: scenario 1 (train and test original)")
+            ax.plot(
+                g["k"],
+                100 * g["scenario1"],
+                color="black",
+                ls=ls,
+                label=f"{mode}: scenario 1 (train and test original)",
+            )
             ax.plot(g["k"], 100 * g["scenario2_random"], color="tab:blue", ls=ls, marker="^", ms=3,
                     label=f"{mode}: scenario 2, one random leaf per value")  # fmt: skip
             ax.plot(g["k"], 100 * g["s4_one_draw_random"], color="tab:red", ls=ls, marker="o", ms=3,
@@ -395,8 +464,12 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = pc.parser(__doc__)
     ap.add_argument("--ks", default=None, help="comma-separated (default: 2,5,10,25,50,100; --quick: 2,10)")
-    ap.add_argument("--paper-rows", type=int, default=None,
-                    help="sample this many rows for the paper set-up only (default: --rows; all 45,222 without)")
+    ap.add_argument(
+        "--paper-rows",
+        type=int,
+        default=None,
+        help="sample this many rows for the paper set-up only (default: --rows; all 45,222 without)",
+    )
     args = ap.parse_args(argv)
     run = pc.Run("paper002_bench.py", args.quick, argv)
     out = pc.out_dir(args.quick, args.out)
@@ -407,7 +480,10 @@ def main(argv: list[str] | None = None) -> None:
     if not args.plots_only:
         ours_df, hs = ours_data(rows)
         paper_df = paper_data(paper_rows)
-        setups = [("ours", ours_df, hs, [4] if args.quick else [4, 6, 8]), ("paper", paper_df, {}, [4] if args.quick else [4, 8, 12])]
+        setups = [
+            ("ours", ours_df, hs, [4] if args.quick else [4, 6, 8]),
+            ("paper", paper_df, {}, [4] if args.quick else [4, 8, 12]),
+        ]
         results, s4 = [], []
         for setup, df, h, counts in setups:
             names = OURS_QIDS if setup == "ours" else PAPER_QIDS

@@ -139,7 +139,9 @@ def version(ds: pc.Dataset, train: pl.DataFrame, test: pl.DataFrame, algorithm: 
     hs = hierarchies(ds, algorithm, rng)
     t0 = time.perf_counter()
     if algorithm == "mondrian":
-        result = pa.anonymize(train, qids=ds.qids, hierarchies=hs, k=k, method="mondrian", order="hierarchy", insensitive=["__row"])
+        result = pa.anonymize(
+            train, qids=ds.qids, hierarchies=hs, k=k, method="mondrian", order="hierarchy", insensitive=["__row"]
+        )
     else:
         result = pa.anonymize(train, qids=ds.qids, hierarchies=hs, k=k, method="datafly", insensitive=["__row"])
     published = result.collect()  # verified k-anonymous
@@ -177,7 +179,7 @@ def prepared(name: str, rows: int | None) -> tuple[pc.Dataset, pl.DataFrame, pl.
 
 
 def _versions(spec: str, names: list[str]) -> dict[str, int]:
-    """"200" -> 200 for every dataset; "birth=200,adult=100" -> per dataset (others 200)."""
+    """ "200" -> 200 for every dataset; "birth=200,adult=100" -> per dataset (others 200)."""
     if "=" not in spec:
         return dict.fromkeys(names, int(spec))
     given = {k: int(v) for k, v in (part.split("=") for part in spec.split(","))}
@@ -247,8 +249,10 @@ def run_note(facts: dict) -> str:
     """The wall time and load of the process that wrote the files (a redraw says so)."""
     if facts.get("redrawn_from_csv"):
         return f"redrawn from the versions CSV on {facts['date']} (no version computed)."
-    return (f"the last (resumed) process ran {facts['wall_seconds']:.0f} s wall, load average "
-            f"{facts['load_average_start'][0]} at its start, {facts['load_average_end'][0]} at its end (2 shared cores).")
+    return (
+        f"the last (resumed) process ran {facts['wall_seconds']:.0f} s wall, load average "
+        f"{facts['load_average_start'][0]} at its start, {facts['load_average_end'][0]} at its end (2 shared cores)."
+    )
 
 
 def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
@@ -271,8 +275,11 @@ def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
     for (metric,), g in t.group_by("metric", maintain_order=True):
         cells = []
         for r in g.iter_rows(named=True):
-            ours = "-" if r["rate"] is None else (
-                f"{r['rate']:.3f} [{r['rate_ties_excluded']:.3f} / {r['rate_ties_success']:.3f}]")
+            ours = (
+                "-"
+                if r["rate"] is None
+                else (f"{r['rate']:.3f} [{r['rate_ties_excluded']:.3f} / {r['rate_ties_success']:.3f}]")
+            )
             cells.append(f"{ours} \\| {r['paper'] if r['paper'] is not None else '-'}")
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     return lines
@@ -334,14 +341,18 @@ def _scatter_panel(ax, df: pl.DataFrame, metric: str, u: str, per_algorithm: boo
 def plot_scatter(df: pl.DataFrame, metrics: list[str], name: str, title: str, out: Path) -> None:
     """Figs. 4.1-4.2: a row per metric, a column per utility measure, one colour and least-squares line per dataset."""
     plt = pc.pyplot()
-    fig, axes = plt.subplots(len(metrics), len(UTILITIES), figsize=(3 * len(UTILITIES), 2.4 * len(metrics)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(metrics), len(UTILITIES), figsize=(3 * len(UTILITIES), 2.4 * len(metrics)), squeeze=False
+    )
     for i, metric in enumerate(metrics):
         for j, u in enumerate(UTILITIES):
             _scatter_panel(axes[i, j], df, metric, u, per_algorithm=False)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     h = fig.get_figheight()
     fig.suptitle(title, y=1 - 0.08 / h)
-    fig.legend(handles, labels, loc="upper center", ncol=4, markerscale=3, fontsize=7, bbox_to_anchor=(0.5, 1 - 0.3 / h))
+    fig.legend(
+        handles, labels, loc="upper center", ncol=4, markerscale=3, fontsize=7, bbox_to_anchor=(0.5, 1 - 0.3 / h)
+    )
     # tight_layout on 66 panels takes seconds: fixed margins instead
     fig.subplots_adjust(left=0.05, right=0.99, bottom=0.6 / h, top=1 - 0.85 / h, wspace=0.3, hspace=0.45)
     fig.savefig(out / name)
@@ -365,7 +376,9 @@ def plot_per_algorithm(df: pl.DataFrame, metric: str, name: str, title: str, out
 def plot_histograms(df: pl.DataFrame, columns: list[str], name: str, title: str, out: Path) -> None:
     plt = pc.pyplot()
     datasets = df["dataset"].unique(maintain_order=True).to_list()
-    fig, axes = plt.subplots(len(columns), len(datasets), figsize=(3.2 * len(datasets), 1.9 * len(columns)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(columns), len(datasets), figsize=(3.2 * len(datasets), 1.9 * len(columns)), squeeze=False
+    )
     colors = {"datafly": "tab:blue", "datafly_shuffled": "tab:orange", "mondrian": "tab:green"}
     for i, c in enumerate(columns):
         for j, d in enumerate(datasets):
@@ -377,12 +390,16 @@ def plot_histograms(df: pl.DataFrame, columns: list[str], name: str, title: str,
                 x = g.filter(pl.col("algorithm") == a)[c].cast(pl.Float64).drop_nulls().drop_nans().to_numpy()
                 ax.hist(x, bins=bins, alpha=0.5, color=colors[a], label=a)
             if i == 0:
-                ax.set_title(f"{d} ({g.filter(pl.col('algorithm') == ALGORITHMS[0]).height} versions per algorithm)", fontsize=9)
+                ax.set_title(
+                    f"{d} ({g.filter(pl.col('algorithm') == ALGORITHMS[0]).height} versions per algorithm)", fontsize=9
+                )
             if j == 0:
                 ax.set_ylabel(f"{c}\nversions", fontsize=8)
     axes[0, 0].legend()
     h = fig.get_figheight()
-    fig.suptitle(f"{title}\n(x: the value, 20 equal-width bins per panel; y: number of versions in the bin)", y=1 - 0.1 / h)
+    fig.suptitle(
+        f"{title}\n(x: the value, 20 equal-width bins per panel; y: number of versions in the bin)", y=1 - 0.1 / h
+    )
     fig.subplots_adjust(left=0.08, right=0.99, bottom=0.03, top=1 - 0.95 / h, wspace=0.25, hspace=0.35)
     fig.savefig(out / name)
     plt.close(fig)
@@ -405,7 +422,9 @@ def main(argv: list[str] | None = None) -> None:
     else:
         df = run(names, versions, rows, out)
     t = table41(df)
-    counts = {f"{d}/{a}": n for d, a, n in df.group_by("dataset", "algorithm").len().sort("dataset", "algorithm").rows()}
+    counts = {
+        f"{d}/{a}": n for d, a, n in df.group_by("dataset", "algorithm").len().sort("dataset", "algorithm").rows()
+    }
     total = round(float(df.select(pl.sum_horizontal("anonymize_s", "metrics_s", "models_s").sum()).item()), 1)
     facts = run_facts.facts(versions=counts, version_seconds_total=total, redrawn_from_csv=args.plots_only)
     t.write_csv(out / "paper003_table41.csv", float_precision=4)
@@ -427,7 +446,9 @@ def main(argv: list[str] | None = None) -> None:
                  "dotted: least squares per dataset, all algorithms", out)  # fmt: skip
     plot_histograms(df, list(PAPER_METRICS.values()), "paper003_fig43_44.png",
                     "Paper 003 Figs. 4.3-4.4: distribution of each normalized metric per algorithm", out)  # fmt: skip
-    plot_histograms(df, UTILITIES, "paper003_fig45.png", "Paper 003 Fig. 4.5: distribution of the utility measures", out)
+    plot_histograms(
+        df, UTILITIES, "paper003_fig45.png", "Paper 003 Fig. 4.5: distribution of the utility measures", out
+    )
     plot_per_algorithm(df, "granularity", "paper003_fig46.png", "Paper 003 Fig. 4.6: granularity against utility, "
                        "one least-squares line per (dataset, algorithm)", out)  # fmt: skip
     plot_per_algorithm(df, "hellinger", "paper003_fig47.png", "Paper 003 Fig. 4.7: Hellinger against utility, "

@@ -82,7 +82,9 @@ PAPER = {
 def adult() -> pc.Dataset:
     d = pc.DATA / "adult"
     df = pl.read_csv(d / "adult.csv", separator=";", infer_schema=False)
-    return pc.Dataset("adult", df, ADULT_QIDS, "salary-class", [q for q in ADULT_QIDS if q != "age"], ["age"], "ARX adult.csv")
+    return pc.Dataset(
+        "adult", df, ADULT_QIDS, "salary-class", [q for q in ADULT_QIDS if q != "age"], ["age"], "ARX adult.csv"
+    )
 
 
 def cmc() -> pc.Dataset | None:
@@ -130,7 +132,11 @@ def _models() -> dict:
 
 def f1(train: pl.DataFrame, holdout: pl.DataFrame, ds: pc.Dataset) -> float:
     """Mean micro F1 on the hold-out rows of the five classifiers trained on `train` [paper 004 §5.3]."""
-    return float(np.mean([ml_inference(holdout, train, ds.qids, ds.target, numeric=ds.numeric, model=m) for m in _models().values()]))
+    return float(
+        np.mean(
+            [ml_inference(holdout, train, ds.qids, ds.target, numeric=ds.numeric, model=m) for m in _models().values()]
+        )
+    )
 
 
 def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, qids: list[str], s: str,
@@ -155,7 +161,11 @@ def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, 
     hold_idx = rng.choice(holdout.height, half, replace=False)
     tv = pl.concat([published[pub_idx].with_columns(pl.Series("__id", pub_idx)),
                     holdout[hold_idx].with_columns(pl.lit(-1, dtype=pl.Int64).alias("__id"))]).to_pandas()  # fmt: skip
-    e = original[np.concatenate([pub_idx, other])].with_columns(pl.Series("__id", np.concatenate([pub_idx, other]))).to_pandas()
+    e = (
+        original[np.concatenate([pub_idx, other])]
+        .with_columns(pl.Series("__id", np.concatenate([pub_idx, other])))
+        .to_pandas()
+    )
     compare = rl.Compare()
     for q in qids:
         if q in numeric:
@@ -284,11 +294,15 @@ def constant_clusters(k: int = 5) -> dict:
     categorical = [q for q in qids if q != "age"]
     records = encode_records(train.select(qids), ["age"], categorical, {q: hs[q].leaf_labels for q in categorical})
     labels, _ = cluster(records, "gower", k, 0, train.height)
-    per = train.with_columns(pl.Series("cluster", labels)).group_by("cluster").agg(
-        pl.len().alias("size"),
-        (pl.struct("age", "sex").n_unique() == 1).alias("age_sex"),
-        (pl.struct("native-country", "race").n_unique() == 1).alias("country_race"),
-        (pl.struct(qids).n_unique() == 1).alias("all_four"),
+    per = (
+        train.with_columns(pl.Series("cluster", labels))
+        .group_by("cluster")
+        .agg(
+            pl.len().alias("size"),
+            (pl.struct("age", "sex").n_unique() == 1).alias("age_sex"),
+            (pl.struct("native-country", "race").n_unique() == 1).alias("country_race"),
+            (pl.struct(qids).n_unique() == 1).alias("all_four"),
+        )
     )
     multiplicity = train.group_by(qids).len()
     return {
@@ -308,7 +322,9 @@ def render(runs: pl.DataFrame, summary: dict) -> list[str]:
     anon = runs.filter(pl.col("distance") != "original")
     orig = runs.filter(pl.col("distance") == "original").select("dataset", "qids", *[pl.col(c).alias(f"{c}_0") for c in
                                                                                        ("ad_distance", "ad_ml", "ad_prl", "f1")])  # fmt: skip
-    both = anon.join(orig, on=["dataset", "qids"]).with_columns(pl.col(pl.Float64).fill_nan(None))  # failed PRL fits: left out
+    both = anon.join(orig, on=["dataset", "qids"]).with_columns(
+        pl.col(pl.Float64).fill_nan(None)
+    )  # failed PRL fits: left out
     red = {c: (1 - pl.col(c) / pl.col(f"{c}_0")) for c in ("ad_distance", "ad_ml", "ad_prl")}
     per = both.group_by("dataset", "qids", "distance", maintain_order=True).agg(
         pl.col("mi_loss").mean(), *[e.mean().alias(f"red_{c}") for c, e in red.items()], pl.col("prl_ppv").mean(),
@@ -319,6 +335,7 @@ def render(runs: pl.DataFrame, summary: dict) -> list[str]:
              "Means over k in {5, 50, 100, 200} and the trials; reductions are relative to the same attack on the original.", "",
              ("| dataset | QID | distance | trials | MI loss | linkage risk reduction | ML inference reduction | PRL reduction "
              "| PRL PPV | F1 loss |"), "|---" * 10 + "|"]  # fmt: skip
+
     def f(v: float | None, pct: bool = False) -> str:
         if v is None or math.isnan(v):
             return "-"
@@ -353,7 +370,11 @@ def render(runs: pl.DataFrame, summary: dict) -> list[str]:
 def _mean(runs: pl.DataFrame, by: list[str], cols: list[str]) -> pl.DataFrame:
     """Mean over trials per dataset first, then over datasets (the paper's averages), with the s.d. over datasets."""
     per_ds = runs.group_by("dataset", *by).agg(pl.col(cols).mean())
-    return per_ds.group_by(by).agg(*[pl.col(c).mean() for c in cols], *[pl.col(c).std().alias(f"{c}_sd") for c in cols]).sort(by)
+    return (
+        per_ds.group_by(by)
+        .agg(*[pl.col(c).mean() for c in cols], *[pl.col(c).std().alias(f"{c}_sd") for c in cols])
+        .sort(by)
+    )
 
 
 def _k_axis(ax) -> None:  # type: ignore[no-untyped-def]
@@ -408,7 +429,9 @@ def plot_fig2(runs: pl.DataFrame, out: Path) -> None:
         ax.set_title(f"Gower, {qset} QID", fontsize=9)
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2)
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
-    fig.suptitle(f"Paper 004 Fig. 2: attribute disclosure risk before and after probabilistic k-anonymity (trials: {trials})")
+    fig.suptitle(
+        f"Paper 004 Fig. 2: attribute disclosure risk before and after probabilistic k-anonymity (trials: {trials})"
+    )
     fig.tight_layout()
     fig.savefig(out / "paper004_fig2.png")
     plt.close(fig)
@@ -431,7 +454,9 @@ def plot_fig3(runs: pl.DataFrame, out: Path) -> None:
     _k_axis(ax)
     ax.set_ylabel("F1 lost against training on the original")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
-    ax.set_title(f"Paper 004 Fig. 3: F1 on the hold-out third (mean of MLP, LR, SVM, DT, RF; trials: {trials})", fontsize=9)
+    ax.set_title(
+        f"Paper 004 Fig. 3: F1 on the hold-out third (mean of MLP, LR, SVM, DT, RF; trials: {trials})", fontsize=9
+    )
     ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(out / "paper004_fig3.png")
@@ -441,16 +466,28 @@ def plot_fig3(runs: pl.DataFrame, out: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     ap = pc.parser(__doc__)
     ap.add_argument("--trials", type=int, default=5)
-    ap.add_argument("--prl-trials", type=int, default=None,
-                    help="run probabilistic record linkage in the first N trials only (default: every trial)")
-    ap.add_argument("--datasets", default=None, help="comma-separated (default: every dataset; --quick: mammographic,heart_disease)")
+    ap.add_argument(
+        "--prl-trials",
+        type=int,
+        default=None,
+        help="run probabilistic record linkage in the first N trials only (default: every trial)",
+    )
+    ap.add_argument(
+        "--datasets", default=None, help="comma-separated (default: every dataset; --quick: mammographic,heart_disease)"
+    )
     args = ap.parse_args(argv)
     run = pc.Run("paper004_bench.py", args.quick, argv)
     out = pc.out_dir(args.quick, args.out)
     use_prl = have_recordlinkage()
     if not use_prl:
         print("recordlinkage is not installed (pip install recordlinkage): probabilistic record linkage left out")
-    names = args.datasets.split(",") if args.datasets else ["mammographic", "heart_disease"] if args.quick else list(LOADERS)
+    names = (
+        args.datasets.split(",")
+        if args.datasets
+        else ["mammographic", "heart_disease"]
+        if args.quick
+        else list(LOADERS)
+    )
     ks, trials = ([5, 50], 1) if args.quick else (KS, args.trials)
     path = out / "paper004_runs.csv"
     absent, cc = [], {}

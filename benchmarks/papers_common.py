@@ -93,8 +93,15 @@ def adult_uci() -> Dataset | None:
     unordered = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
     numeric = ["age", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
     qids = [c for c in ADULT_UCI_COLS if c not in ("fnlwgt", "education", "income")]
-    return Dataset("adult", _binned(df.select(*qids, "income"), numeric), qids, "income", unordered, numeric,
-                   "adult_uci/adult.data minus '?' rows; fnlwgt and education left out; continuous qids in 20 buckets")
+    return Dataset(
+        "adult",
+        _binned(df.select(*qids, "income"), numeric),
+        qids,
+        "income",
+        unordered,
+        numeric,
+        "adult_uci/adult.data minus '?' rows; fnlwgt and education left out; continuous qids in 20 buckets",
+    )
 
 
 def framingham() -> Dataset | None:
@@ -110,8 +117,14 @@ def framingham() -> Dataset | None:
     qids = [c for c in df.columns if c != "CHD"]
     df = df.with_columns(pl.col(q).fill_null(pl.col(q).median()) for q in qids)
     df = df.with_columns(pl.col(q).cast(pl.Int64) for q in qids if df[q].dtype.is_float() and (df[q] % 1 == 0).all())
-    return Dataset("heart", _binned(_strings(df), qids), qids, "CHD", numeric=qids,
-                   note="framingham.csv first 4,238 rows; NA filled with the median; continuous qids in 20 buckets")
+    return Dataset(
+        "heart",
+        _binned(_strings(df), qids),
+        qids,
+        "CHD",
+        numeric=qids,
+        note="framingham.csv first 4,238 rows; NA filled with the median; continuous qids in 20 buckets",
+    )
 
 
 def ring(n: int = 7400, seed: int = 0) -> Dataset:
@@ -192,7 +205,12 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="a small run (under 3 minutes) to benchmarks/data/quick/")
     ap.add_argument("--rows", type=int, default=None, help="sample this many rows of each dataset (with --quick)")
-    ap.add_argument("--out", type=Path, default=None, help="results folder (default: benchmarks/results, --quick: benchmarks/data/quick)")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results folder (default: benchmarks/results, --quick: benchmarks/data/quick)",
+    )
     ap.add_argument("--plots-only", action="store_true", help="redraw from the CSV files already written")
     return ap
 
@@ -249,7 +267,9 @@ def pyplot() -> Any:
     return plt
 
 
-def pairwise_agreement(metric: np.ndarray, utility: np.ndarray, higher_is_better: bool, ties: float | None = 0.5) -> float:
+def pairwise_agreement(
+    metric: np.ndarray, utility: np.ndarray, higher_is_better: bool, ties: float | None = 0.5
+) -> float:
     """Share of pairs where the version with the better metric is the more useful one [paper 003 §4.1.3].
 
     Over every unordered pair (i, j): 1 when the metric and the utility order the

@@ -58,10 +58,27 @@ def _models(spec: str, sensitive: str, hs: dict) -> list:
     if kind in ("distinct", "entropy"):
         return [pa.LDiversity(sensitive, l=int(value), variant=kind)]
     distance = "equal" if kind == "t-equal" else "hierarchical"
-    return [pa.TCloseness(sensitive, t=float(value), distance=distance, hierarchy=hs.get(sensitive) if distance == "hierarchical" else None)]
+    return [
+        pa.TCloseness(
+            sensitive,
+            t=float(value),
+            distance=distance,
+            hierarchy=hs.get(sensitive) if distance == "hierarchical" else None,
+        )
+    ]
 
 
-SPECS = ["k-only", "distinct=2", "distinct=3", "entropy=2", "entropy=3", "t-equal=0.1", "t-equal=0.2", "t-hierarchical=0.1", "t-hierarchical=0.2"]
+SPECS = [
+    "k-only",
+    "distinct=2",
+    "distinct=3",
+    "entropy=2",
+    "entropy=3",
+    "t-equal=0.1",
+    "t-equal=0.2",
+    "t-hierarchical=0.1",
+    "t-hierarchical=0.2",
+]
 
 
 def case_adult(method: str, sensitive: str) -> list[dict]:
@@ -120,12 +137,19 @@ def _adult_markdown(frame: pl.DataFrame) -> None:
         for method in METHODS:
             part = frame.filter((pl.col("sensitive") == sensitive) & (pl.col("method") == method))
             specs = part["models"].unique(maintain_order=True).to_list()
-            lines += [f"## {method}, sensitive `{sensitive}`", "", "| k | " + " | ".join(specs) + " |", "|---" * (len(specs) + 1) + "|"]
+            lines += [
+                f"## {method}, sensitive `{sensitive}`",
+                "",
+                "| k | " + " | ".join(specs) + " |",
+                "|---" * (len(specs) + 1) + "|",
+            ]
             for k in KS:
                 cells = []
                 for spec in specs:
                     r = part.filter((pl.col("k") == k) & (pl.col("models") == spec)).row(0, named=True)
-                    cells.append("-" if r["seconds"] is None else f"{r['seconds']:.2f} / {r['ncp']} / {r['homogeneity']}")
+                    cells.append(
+                        "-" if r["seconds"] is None else f"{r['seconds']:.2f} / {r['ncp']} / {r['homogeneity']}"
+                    )
                 lines.append(f"| {k} | " + " | ".join(cells) + " |")
             lines.append("")
     loads = frame["load"].to_list()

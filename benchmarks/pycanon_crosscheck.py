@@ -16,7 +16,7 @@ Not compared, as pycanon 1.3.6 computes other figures: enhanced β-likeness (it 
 ``max_s min(max gain, -ln p_s)``) and recursive (c, l)-diversity (it sorts a class's counts
 ascending and divides the *smallest* by the sum of the largest ones, with l the table's own
 distinct l, where Machanavajjhala et al.'s r_1 is the most frequent value; our reading is
-tested against the paper's definition in tests/golden/test_privacy_papers.py).
+tested against the paper's definition in tests/privacy/test_privacy_papers.py).
 """
 
 from __future__ import annotations
@@ -88,7 +88,9 @@ def tables() -> list[tuple[str, pl.DataFrame, list[str], str]]:
     hs = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in qids}
     for k, sensitive in ((5, "salary-class"), (10, "occupation")):
         others = [c for c in adult.columns if c not in qids and c != sensitive]
-        published = pa.anonymize(adult, qids=qids, hierarchies=hs, k=k, sensitive=sensitive, insensitive=others, method="mondrian").collect()
+        published = pa.anonymize(
+            adult, qids=qids, hierarchies=hs, k=k, sensitive=sensitive, insensitive=others, method="mondrian"
+        ).collect()
         out.append((f"adult mondrian k={k}, {sensitive}", published.select(*qids, sensitive), qids, sensitive))
     rng = np.random.default_rng(0)
     for i in range(3):
@@ -120,7 +122,9 @@ def main() -> None:
              "| table | figure | ours | pycanon | agree |", "|---|---|---|---|---|"]  # fmt: skip
     for r in rows:
         for key in r["ours"]:
-            lines.append(f"| {r['table']} | {key} | {r['ours'][key]} | {r['pycanon'][key]} | {'yes' if r['agree'][key] else 'NO'} |")
+            lines.append(
+                f"| {r['table']} | {key} | {r['ours'][key]} | {r['pycanon'][key]} | {'yes' if r['agree'][key] else 'NO'} |"
+            )
     (RESULTS / "pycanon_crosscheck.md").write_text("\n".join(lines) + "\n")
 
 

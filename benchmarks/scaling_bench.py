@@ -81,7 +81,14 @@ def measure(folder: Path, rows: int, engines: list[str], methods: list[str], mas
             first = first or r
             same = (r["digest"], r["rows"]) == (first["digest"], first["rows"])
             output_bytes = disk_bytes(folder / "out.parquet")
-            r |= {"n": rows, "method": method, "tuples": tuples, "input_bytes": input_bytes, "output_bytes": output_bytes, "same": same}
+            r |= {
+                "n": rows,
+                "method": method,
+                "tuples": tuples,
+                "input_bytes": input_bytes,
+                "output_bytes": output_bytes,
+                "same": same,
+            }
             print(rows, method, r, flush=True)
             results.append(r)
     data.unlink()

@@ -69,7 +69,9 @@ def _ranks(hs: dict[str, pa.Hierarchy]) -> dict[str, pl.DataFrame]:
     return {q: pl.DataFrame({q: h.leaf_labels, f"{q}__rank": range(h.n_leaves)}) for q, h in hs.items()}
 
 
-def spans(df: pl.DataFrame, out: pl.DataFrame, qids: list[str], hs: dict[str, pa.Hierarchy], publish: dict | None) -> tuple[float, float | None]:
+def spans(
+    df: pl.DataFrame, out: pl.DataFrame, qids: list[str], hs: dict[str, pa.Hierarchy], publish: dict | None
+) -> tuple[float, float | None]:
     """``(class_span_ncp, leaf-count NCP of ranges and sets)`` of a published table (module docstring).
 
     `df` and `out` carry the row id ``ROW``; `publish` maps qid -> "range" / "set" for
@@ -180,7 +182,18 @@ def cmd_evidence(args: argparse.Namespace) -> None:
             "avg_cell_ncp and class_span_ncp as in the module docstring; mondrian strict)\n\n" + md_table(rows, cols),
         )
     with (RESULTS / "topdown_evidence.csv").open("w", newline="") as f:
-        fields = ["dataset", "k", "variant", "seconds", "load", "avg_cell_ncp", "class_span_ncp", "suppressed", "classes", "note"]
+        fields = [
+            "dataset",
+            "k",
+            "variant",
+            "seconds",
+            "load",
+            "avg_cell_ncp",
+            "class_span_ncp",
+            "suppressed",
+            "classes",
+            "note",
+        ]
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         w.writerows({c: r.get(c) for c in fields} for r in all_rows)
@@ -191,7 +204,18 @@ def cmd_scale(args: argparse.Namespace) -> None:
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
             before = load()
-            cmd = ["polars-anon", "demo", "--rows", str(args.rows), "--k", str(args.k), "--method", "topdown", "--out", tmp]
+            cmd = [
+                "polars-anon",
+                "demo",
+                "--rows",
+                str(args.rows),
+                "--k",
+                str(args.k),
+                "--method",
+                "topdown",
+                "--out",
+                tmp,
+            ]
             out, wall, peak, err = time_v(cmd, 1800)
             if err or wall is None:
                 raise RuntimeError(f"the demo failed: {err}")

@@ -57,7 +57,9 @@ def published(adult: pl.DataFrame, H: dict, k: int, method: str, **options: obje
     if path.exists():
         return pl.read_parquet(path), float("nan")
     start = time.perf_counter()
-    out = pa.anonymize(adult, hierarchies=H, k=k, method=method, metric="nllm" if method == "greedy" else None, **options)
+    out = pa.anonymize(
+        adult, hierarchies=H, k=k, method=method, metric="nllm" if method == "greedy" else None, **options
+    )
     df = out.collect()  # verified k-anonymous
     seconds = time.perf_counter() - start
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -85,12 +87,18 @@ def paper_000(adult: pl.DataFrame, H: dict, seeds: list[int], ks: list[int], log
         pl.col("test").str.split("/").list.first().cast(pl.Int64).alias("k"),
         pl.col("test").str.split("/").list.last().alias("test_representation"),
     ).with_columns(
-        pl.when(pl.col("train") == "original").then(pl.lit("original")).otherwise(pl.lit("100-anonymous")).alias("trained_on"),
-        pl.when(pl.col("train") == "original").then(pl.lit("fillparent")).otherwise(pl.col("train_representation")).alias("train_representation"),
+        pl.when(pl.col("train") == "original")
+        .then(pl.lit("original"))
+        .otherwise(pl.lit("100-anonymous"))
+        .alias("trained_on"),
+        pl.when(pl.col("train") == "original")
+        .then(pl.lit("fillparent"))
+        .otherwise(pl.col("train_representation"))
+        .alias("train_representation"),
     )
-    return tidy.select("trained_on", "train_representation", "test_representation", "k", "model", "score", "mean", "std", "n").sort(
-        "trained_on", "train_representation", "k", "test_representation"
-    )
+    return tidy.select(
+        "trained_on", "train_representation", "test_representation", "k", "model", "score", "mean", "std", "n"
+    ).sort("trained_on", "train_representation", "k", "test_representation")
 
 
 def claim_check(tidy: pl.DataFrame) -> dict:
@@ -106,7 +114,9 @@ def claim_check(tidy: pl.DataFrame) -> dict:
             per_k[int(k)] = {
                 "ranking": order,
                 "proportional_minus_best_other": round(means["proportional"] - max(others), 4),
-                "fillparent_minus_best_of_rest": round(means["fillparent"] - max(means["oneclass"], means["fillchild"]), 4),
+                "fillparent_minus_best_of_rest": round(
+                    means["fillparent"] - max(means["oneclass"], means["fillchild"]), 4
+                ),
             }
         name = "trained on original" if trained_on == "original" else f"trained on 100-anonymous {train_rep}"
         out[name] = {
@@ -165,11 +175,15 @@ def paper_002(adult: pl.DataFrame, H: dict, seeds: list[int], log: dict) -> pl.D
         for k in K_002:
             pub, _ = published(adult, H, k, "mondrian", mode=mode)
             for mapping in ["random", "statistical"]:
-                s = scenarios(adult, pub, TARGET, H, mapping=mapping, model="tree", seeds=seeds, scores=["accuracy"], folds=6)
+                s = scenarios(
+                    adult, pub, TARGET, H, mapping=mapping, model="tree", seeds=seeds, scores=["accuracy"], folds=6
+                )
                 frames.append(s.with_columns(pl.lit(mode).alias("mode"), pl.lit(k).alias("k")))
             print(f"mondrian {mode} k={k} done", flush=True)
     log["paper002_seconds"] = round(time.perf_counter() - start, 1)
-    return pl.concat(frames).select("mode", "k", "mapping", "scenario", "train", "test", "model", "score", "mean", "std", "n")
+    return pl.concat(frames).select(
+        "mode", "k", "mapping", "scenario", "train", "test", "model", "score", "mean", "std", "n"
+    )
 
 
 def plot_002(tidy: pl.DataFrame) -> None:
@@ -179,7 +193,9 @@ def plot_002(tidy: pl.DataFrame) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True, sharey=True)
-    for ax, (mode, mapping) in zip(axes.ravel(), [(m, p) for m in ["strict", "relaxed"] for p in ["random", "statistical"]]):
+    for ax, (mode, mapping) in zip(
+        axes.ravel(), [(m, p) for m in ["strict", "relaxed"] for p in ["random", "statistical"]]
+    ):
         g = tidy.filter((pl.col("mode") == mode) & (pl.col("mapping") == mapping))
         for sc in [1, 2, 3, 4]:
             r = g.filter(pl.col("scenario") == sc).sort("k")
@@ -234,7 +250,10 @@ def main() -> None:
         log["paper002_scenario1_accuracy"] = round(float(base), 4)
         log["paper002_mean_by_mapping"] = {
             f"{m}/{p}/scenario{s}": round(v, 4)
-            for m, p, s, v in tidy2.group_by("mode", "mapping", "scenario").agg(pl.col("mean").mean()).sort("mode", "mapping", "scenario").rows()
+            for m, p, s, v in tidy2.group_by("mode", "mapping", "scenario")
+            .agg(pl.col("mean").mean())
+            .sort("mode", "mapping", "scenario")
+            .rows()
         }
     summary_path.write_text(json.dumps(log, indent=1) + "\n")
     print(f"wrote {summary_path}")

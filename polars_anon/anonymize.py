@@ -56,7 +56,18 @@ from polars_anon.verify import Verifier, verify_classes_of, verify_k
 if TYPE_CHECKING:
     from polars_anon.engines.pipeline import EngineAnonymized
 
-__all__ = ["Aggregated", "Anonymized", "Publication", "aggregate", "anonymize", "prepare", "run_method", "task_constraints", "verify_k"]
+__all__ = [
+    "Aggregated",
+    "Anonymized",
+    "Publication",
+    "aggregate",
+    "anonymize",
+    "prepare",
+    "run_method",
+    "task_constraints",
+    "verify_k",
+]
+
 
 class Publication:
     """What the result of every engine offers: :meth:`stage` (write into an output set, verified from the
@@ -64,7 +75,9 @@ class Publication:
 
     report: dict[str, Any]
 
-    def stage(self, out: Outputs, path: str | Path) -> None:  # pragma: no cover - each engine's result writes its own way
+    def stage(
+        self, out: Outputs, path: str | Path
+    ) -> None:  # pragma: no cover - each engine's result writes its own way
         raise NotImplementedError
 
     def check_target(self, path: str | Path) -> Path:
@@ -141,6 +154,7 @@ class Anonymized(Publication):
         self.report["write_seconds"] = round(time.perf_counter() - start, 3)
         self.report["output"] = str(path)
 
+
 def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
@@ -191,13 +205,18 @@ def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, 
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     labels = {}
     if counted:
-        values = collect_apart([prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted])  # materializes: each attribute's values
+        values = collect_apart(
+            [prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted]
+        )  # materializes: each attribute's values
         labels = {a: f[a] for a, f in zip(counted, values)}
     long = [a for a in counted if len(labels[a]) > WIDE]
     columns = [e for a in counted if a not in long for e in wide_columns(a, labels[a])]
 
     def by_tuples(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
-        return [rows.group_by(qids).agg(pl.len().alias(SIZE), *columns), *(sensitive_counts(rows, qids, a) for a in long)]
+        return [
+            rows.group_by(qids).agg(pl.len().alias(SIZE), *columns),
+            *(sensitive_counts(rows, qids, a) for a in long),
+        ]
 
     grouped = collect_by_tuples(prepared, qids, by_tuples)  # materializes: one row per class (and per class and value)
     table = grouped[0].sort(qids, nulls_last=True)
@@ -213,7 +232,9 @@ def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, 
     return table, distinct, Counted(labels, dict(zip(long, grouped[1:])), rest[-1] if model is not None else None)
 
 
-def _roots(prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request) -> tuple[pl.LazyFrame, pl.DataFrame, int]:
+def _roots(
+    prepared: pl.LazyFrame, aggregates: pl.DataFrame, request: Request
+) -> tuple[pl.LazyFrame, pl.DataFrame, int]:
     """``null="suppress"``: nulls become their hierarchy's root, in the rows and in the aggregates."""
     merged, null_rows = rooted_aggregates(aggregates, request)
     return (prepared.with_columns(_root_exprs(request)) if null_rows else prepared), merged, null_rows
@@ -312,12 +333,16 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     aggregates = table.select(*qids, SIZE)
     sens = {a: from_wide(table, a, counted.labels[a]) for a in counted.wide()}
     sens |= {a: encode_counts(f, aggregates, qids, a) for a, f in long.items()}
-    frames = {a: long_counts(table, qids, a, counted.labels[a]) for a in counted.wide()} | {a: f.lazy() for a, f in long.items()}
+    frames = {a: long_counts(table, qids, a, counted.labels[a]) for a in counted.wide()} | {
+        a: f.lazy() for a, f in long.items()
+    }
     pop = None
     if population is not None:
         pop = population_counts(population, aggregates, qids, population_model(request).name)  # type: ignore[union-attr]
     hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
-    constraints = Constraints(aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates)
+    constraints = Constraints(
+        aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates
+    )
     check_privacy(constraints)
     return constraints, {a: frames[a] for a in counted.labels}
 
@@ -344,14 +369,24 @@ class Planned:
     population: int | None
 
 
-def plan_request(data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars") -> Planned:
+def plan_request(
+    data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars"
+) -> Planned:
     """Run the request's method on the aggregates and build the report (the driver's part of every engine)."""
     built = task_constraints(data, request)
     plan = run_method(data, request, built)
     return planned_from(plan, data, request, schema, start, engine, built[0])
 
 
-def planned_from(plan: Plan, data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str, constraints: Constraints) -> Planned:
+def planned_from(
+    plan: Plan,
+    data: Aggregated,
+    request: Request,
+    schema: pl.Schema,
+    start: float,
+    engine: str,
+    constraints: Constraints,
+) -> Planned:
     """The report of a plan (however it was computed: :func:`plan_request`, or a distributed planner), as :class:`Planned`."""
     report = build_report(request, schema, data.aggregates, plan, time.perf_counter() - start)
     report["null_rows"] = data.null_rows
@@ -362,10 +397,14 @@ def planned_from(plan: Plan, data: Aggregated, request: Request, schema: pl.Sche
     return Planned(plan, report, constraints, input_risk, population)
 
 
-def check_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], request: Request, planned: Planned) -> dict[str, Any]:
+def check_classes(
+    classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], request: Request, planned: Planned
+) -> dict[str, Any]:
     """Every guarantee on the published classes (grouped by any engine), then the output's risk; fail closed."""
     qids = list(request.qids)
-    facts, published = verify_classes_of(classes, frames, qids, request.k, planned.constraints, planned.plan.details.get("levels"))
+    facts, published = verify_classes_of(
+        classes, frames, qids, request.k, planned.constraints, planned.plan.details.get("levels")
+    )
     output = risk_summary(published, qids, population_size_=planned.population, aggregated=True)
     facts["risk"] = {"input": planned.input_risk, "output": output}
     return facts
@@ -378,7 +417,9 @@ def _verifier(request: Request, planned: Planned, prepared: pl.LazyFrame) -> Ver
 
     def verify(lf: pl.LazyFrame) -> dict[str, Any]:
         if plan.verify is None:
-            return check_classes(*class_frames(lf, qids, list(constraints.sensitive), constraints.labels), request, planned)
+            return check_classes(
+                *class_frames(lf, qids, list(constraints.sensitive), constraints.labels), request, planned
+            )
         facts = plan.verify(lf, prepared)
         output = risk_summary(lf, qids, population_size_=planned.population, aggregated=False)
         facts["risk"] = {"input": planned.input_risk, "output": output}
@@ -491,7 +532,15 @@ def anonymize(
 
         asked = {"qids": qids, "method": method, "metric": metric, "drop": drop, "sensitive": sensitive, "insensitive": insensitive,
                  "seed": seed, "null": null, "privacy": privacy}  # fmt: skip
-        return engine_anonymize(get_engine(engine, data=data), data, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **asked, **options)
+        return engine_anonymize(
+            get_engine(engine, data=data),
+            data,
+            hierarchies=hierarchies,
+            k=k,
+            driver_tuples=driver_tuples,
+            **asked,
+            **options,
+        )
     start = time.perf_counter()
     lf = as_lazy(data)
     schema = lf.collect_schema()

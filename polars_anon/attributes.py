@@ -36,7 +36,12 @@ import polars as pl
 from polars_anon.errors import InvalidParameterError
 
 __all__ = [
-    "ATTRIBUTE_TYPES", "DISTINCT_BUDGET", "IDENTIFYING_SHARE", "attribute_types", "distinct_counts", "distinct_estimates",
+    "ATTRIBUTE_TYPES",
+    "DISTINCT_BUDGET",
+    "IDENTIFYING_SHARE",
+    "attribute_types",
+    "distinct_counts",
+    "distinct_estimates",
     "refuse_identifying",
 ]
 
@@ -49,7 +54,12 @@ _PART = "__anon_part"
 
 
 def attribute_types(
-    columns: Sequence[str], *, qids: Sequence[str], sensitive: str | Sequence[str] | None, insensitive: Sequence[str], drop: Sequence[str]
+    columns: Sequence[str],
+    *,
+    qids: Sequence[str],
+    sensitive: str | Sequence[str] | None,
+    insensitive: Sequence[str],
+    drop: Sequence[str],
 ) -> dict[str, str]:
     """The type of every column, in the input's column order (undeclared columns: insensitive)."""
     sensitives = [sensitive] if isinstance(sensitive, str) else list(sensitive or [])

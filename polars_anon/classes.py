@@ -10,7 +10,14 @@ import polars as pl
 from polars_anon._validate import check_k, check_qids
 
 __all__ = [
-    "class_size_histogram", "class_sizes", "is_k_anonymous", "k_summary", "min_class_size", "pack_codes", "tuple_key", "unpack_codes",
+    "class_size_histogram",
+    "class_sizes",
+    "is_k_anonymous",
+    "k_summary",
+    "min_class_size",
+    "pack_codes",
+    "tuple_key",
+    "unpack_codes",
 ]
 
 SIZE = "size"

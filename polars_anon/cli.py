@@ -50,13 +50,17 @@ def _demo(args: argparse.Namespace) -> int:
         rep = execute_job(job, out, input_name=str(voters))
         out.commit()
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
-    print(f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} rows")
+    print(
+        f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} rows"
+    )
     print(
         f"published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, smallest class {rep['min_class_size']:,} "
         f"(checked independently) -> {output}; voter_id and name were dropped (identifying)"
     )
     _explain(rep)
-    print(f"report: open {html_path(report)} in a browser (plots, risk before and after, every metric); JSON -> {report}")
+    print(
+        f"report: open {html_path(report)} in a browser (plots, risk before and after, every metric); JSON -> {report}"
+    )
     print(f"total {time.perf_counter() - start:.1f} s")
     return 0
 
@@ -124,7 +128,9 @@ def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
         try:
             tables.append(tomllib.loads(f"m = {text}")["m"])
         except tomllib.TOMLDecodeError as exc:
-            raise AnonError(f"--model {text!r} is not a TOML inline table ({exc}); e.g. '{{model = \"l-diversity\", attribute = \"s\", l = 2}}'") from None
+            raise AnonError(
+                f'--model {text!r} is not a TOML inline table ({exc}); e.g. \'{{model = "l-diversity", attribute = "s", l = 2}}\''
+            ) from None
     models = [p.model for p in _privacy(tables, Path("."))]
     if job_path:
         models += [p.model for p in Job.load(job_path).privacy]
@@ -188,13 +194,17 @@ def _explore(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
-    written = write_explore(table, output, meta={"job": str(args.job), **facts}, html=not args.no_html, overwrite=args.overwrite)
+    written = write_explore(
+        table, output, meta={"job": str(args.job), **facts}, html=not args.no_html, overwrite=args.overwrite
+    )
     shown = table.select("method", "k", "feasible", "loss", "suppressed", "min_class_size", "highest_risk", "records_at_risk",
                          "front_highest_risk", "seconds")  # fmt: skip
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
         print(shown)
-    print(f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, aggregated once "
-          f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}")
+    print(
+        f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, aggregated once "
+        f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}"
+    )
     return 0
 
 
@@ -212,7 +222,9 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
         try:
             return name, tomllib.loads(f"spec = {spec}")["spec"]
         except tomllib.TOMLDecodeError as exc:
-            raise AnonError(f"--hierarchy {text!r}: not a TOML inline table ({exc}); e.g. {{ intervals = [5, 10], bottom = 18 }}") from None
+            raise AnonError(
+                f"--hierarchy {text!r}: not a TOML inline table ({exc}); e.g. {{ intervals = [5, 10], bottom = 18 }}"
+            ) from None
     kind, colon, arg = spec.partition(":")
     if colon and kind == "dates":
         return name, {"dates": [v.strip() for v in arg.split(",")]}
@@ -222,7 +234,9 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
         if colon and kind in ("intervals", "ordered"):
             return name, {kind: [int(w) for w in arg.split(",")]}
     except ValueError:
-        raise AnonError(f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5, intervals:5,10,20 or ordered:5,2") from None
+        raise AnonError(
+            f"--hierarchy {text!r}: {kind} needs integers, e.g. mask:5, intervals:5,10,20 or ordered:5,2"
+        ) from None
     return name, spec
 
 
@@ -260,12 +274,16 @@ def _metrics(args: argparse.Namespace) -> int:
     specs.update(_hierarchy_spec(h) for h in args.hierarchy)
     qids = [q for q in args.qids.split(",") if q] if args.qids else list(specs)
     if not qids:
-        raise AnonError("metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job")
+        raise AnonError(
+            "metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job"
+        )
     missing = [q for q in qids if specs.get(q) is None]  # a job file may list a qid without one
     if missing:
         raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
-    job_sensitive = (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
+    job_sensitive = (
+        (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
+    )
     sensitive = args.sensitive if args.sensitive is not None else job_sensitive  # metrics read one (the first)
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
@@ -274,15 +292,24 @@ def _metrics(args: argparse.Namespace) -> int:
     table = evaluate(data, names).row(0, named=True)
     per = evaluate(data, names, by_attribute=True) if args.by_attribute else None
     header = ["metric", "table", *(qids if per is not None else [])]
-    rows = [[name, _fmt(value), *([_fmt(v) for v in per[name]] if per is not None else [])] for name, value in table.items()]
+    rows = [
+        [name, _fmt(value), *([_fmt(v) for v in per[name]] if per is not None else [])] for name, value in table.items()
+    ]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     if args.json:
         from polars_anon.report import jsonable
 
-        doc = {"original": str(args.original), "anonymized": str(args.anonymized), "qids": qids, "sensitive": sensitive,
-               "k": k, "key": args.key, "metrics": table}
+        doc = {
+            "original": str(args.original),
+            "anonymized": str(args.anonymized),
+            "qids": qids,
+            "sensitive": sensitive,
+            "k": k,
+            "key": args.key,
+            "metrics": table,
+        }
         if per is not None:
             doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
         with Outputs(overwrite=args.overwrite) as out:
@@ -309,12 +336,25 @@ class _Parser(argparse.ArgumentParser):
 
 def _report_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     """``explore`` and ``report``: the commands that write pages."""
-    x = sub.add_parser("explore", parents=[common], help="run a job over a grid of k and methods: loss against risk, Pareto front")
+    x = sub.add_parser(
+        "explore", parents=[common], help="run a job over a grid of k and methods: loss against risk, Pareto front"
+    )
     x.add_argument("job", help="path to the job file (its k and method are replaced by the grid)")
     x.add_argument("--k", default="2,5,10,20,50,100", help="comma-separated k values (default 2,5,10,20,50,100)")
-    x.add_argument("--methods", default="fulldomain,greedy,mondrian", help="comma-separated methods (default fulldomain,greedy,mondrian)")
-    x.add_argument("--risk-threshold", type=int, help="records at risk: those in classes smaller than this (default: the largest k)")
-    x.add_argument("--output", help="the table, .csv or .parquet (default <job output stem>.explore.csv); the page goes beside it (.html)")
+    x.add_argument(
+        "--methods",
+        default="fulldomain,greedy,mondrian",
+        help="comma-separated methods (default fulldomain,greedy,mondrian)",
+    )
+    x.add_argument(
+        "--risk-threshold",
+        type=int,
+        help="records at risk: those in classes smaller than this (default: the largest k)",
+    )
+    x.add_argument(
+        "--output",
+        help="the table, .csv or .parquet (default <job output stem>.explore.csv); the page goes beside it (.html)",
+    )
     x.add_argument("--no-html", action="store_true", help="write the table only")
     x.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     x.set_defaults(run=_explore)
@@ -341,7 +381,9 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("anonymize", parents=[common], help="run a job file (TOML)")
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    a.add_argument("--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)")
+    a.add_argument(
+        "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
+    )
     a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
     a.add_argument("--driver-tuples", type=int, metavar="N",
                    help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
@@ -354,47 +396,89 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
     c.add_argument("--k", type=int, required=True)
     c.add_argument("--separator", default=",", help="CSV separator (default ',')")
-    c.add_argument("--model", action="append", default=[], metavar="TOML",
-                   help="a privacy model to check as a TOML inline table, e.g. "
-                        "'{model = \"l-diversity\", attribute = \"salary\", l = 2}' (repeatable); exit 1 when one fails")
+    c.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="TOML",
+        help="a privacy model to check as a TOML inline table, e.g. "
+        '\'{model = "l-diversity", attribute = "salary", l = 2}\' (repeatable); exit 1 when one fails',
+    )
     c.add_argument("--job", help="also check the [[privacy]] models of this job file")
     c.set_defaults(run=_check)
-    r = sub.add_parser("risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness")
+    r = sub.add_parser(
+        "risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness"
+    )
     r.add_argument("file", help="Parquet or CSV file")
     r.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
     r.add_argument("--threshold", type=float, default=0.2, help="a record is at risk above this risk (default 0.2)")
-    r.add_argument("--sampling-fraction", type=float, help="the table is this fraction of its population (uniqueness estimates)")
+    r.add_argument(
+        "--sampling-fraction", type=float, help="the table is this fraction of its population (uniqueness estimates)"
+    )
     r.add_argument("--population-size", type=int, help="the size of the population the table was drawn from")
-    r.add_argument("--population", help="a population table (Parquet or CSV) holding the qids: journalist and marketer risk")
-    r.add_argument("--model", action="append", default=[], metavar="TOML", help="a privacy model whose status to report (repeatable)")
+    r.add_argument(
+        "--population", help="a population table (Parquet or CSV) holding the qids: journalist and marketer risk"
+    )
+    r.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="TOML",
+        help="a privacy model whose status to report (repeatable)",
+    )
     r.add_argument("--json", help="also write the figures to this JSON file")
     r.add_argument("--separator", default=",", help="CSV separator (default ',')")
     r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
     r.set_defaults(run=_risk)
-    e = sub.add_parser("encode", parents=[common], help="encode a published table for machine learning (one column per hierarchy node)")
+    e = sub.add_parser(
+        "encode", parents=[common], help="encode a published table for machine learning (one column per hierarchy node)"
+    )
     e.add_argument("published", help="the published (anonymized) Parquet or CSV file")
-    e.add_argument("--encoding", default="proportional",
-                   help="proportional (default), fillparent, fillchild, oneclass, setbinary, random, statistical")
-    e.add_argument("--original", help="the original rows (row-aligned, or sharing --class-col); proportional/statistical")
-    e.add_argument("--hierarchy", action="append", default=[], metavar="NAME=SPEC",
-                   help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)")
+    e.add_argument(
+        "--encoding",
+        default="proportional",
+        help="proportional (default), fillparent, fillchild, oneclass, setbinary, random, statistical",
+    )
+    e.add_argument(
+        "--original", help="the original rows (row-aligned, or sharing --class-col); proportional/statistical"
+    )
+    e.add_argument(
+        "--hierarchy",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)",
+    )
     e.add_argument("--job", help="take the qids and hierarchies from this job file instead of --hierarchy")
     e.add_argument("--class-col", help="class id column present in both files")
-    e.add_argument("--layout", choices=["wide", "classes"], default="wide",
-                   help="wide: one Parquet file, a column per node (default); classes: a directory with the "
-                        "encoded blocks once per class and the class id per row (read with polars_anon.scan_encoded)")
-    e.add_argument("--output", help="output Parquet or, with --layout classes, directory "
-                                    "(default <published stem>.<encoding>[.parquet])")
+    e.add_argument(
+        "--layout",
+        choices=["wide", "classes"],
+        default="wide",
+        help="wide: one Parquet file, a column per node (default); classes: a directory with the "
+        "encoded blocks once per class and the class id per row (read with polars_anon.scan_encoded)",
+    )
+    e.add_argument(
+        "--output",
+        help="output Parquet or, with --layout classes, directory (default <published stem>.<encoding>[.parquet])",
+    )
     e.add_argument("--seed", type=int, default=0, help="seed of the random/statistical mappings")
     e.add_argument("--separator", default=",", help="CSV separator (default ',')")
     e.add_argument("--overwrite", action="store_true", help="replace an existing output")
     e.set_defaults(run=_encode)
-    m = sub.add_parser("metrics", parents=[common], help="information-loss metrics of an anonymized table against its original")
+    m = sub.add_parser(
+        "metrics", parents=[common], help="information-loss metrics of an anonymized table against its original"
+    )
     m.add_argument("original", help="the original Parquet or CSV file")
     m.add_argument("anonymized", help="the anonymized Parquet or CSV file")
     m.add_argument("--qids", help="comma-separated quasi-identifiers (default: those with a hierarchy)")
-    m.add_argument("--hierarchy", action="append", default=[], metavar="NAME=SPEC",
-                   help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)")
+    m.add_argument(
+        "--hierarchy",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)",
+    )
     m.add_argument("--job", help="take the qids, hierarchies, sensitive attribute and k from this job file")
     m.add_argument("--sensitive", help="sensitive (class) column, for cm and mi_loss")
     m.add_argument("--k", type=int, help="the requested k")

@@ -163,7 +163,9 @@ def output_columns(
     return out
 
 
-def indicator_table(qid: str, hierarchy: Hierarchy, representation: str, dtype: pl.DataType = pl.Float32) -> pl.DataFrame:
+def indicator_table(
+    qid: str, hierarchy: Hierarchy, representation: str, dtype: pl.DataType = pl.Float32
+) -> pl.DataFrame:
     """Lookup table of an indicator encoding: one row per node (``__anon_label``) and its block.
 
     This is Table II of paper 000 for ``oneclass``, ``fillparent`` and ``fillchild``
@@ -192,14 +194,18 @@ def indicator_table(qid: str, hierarchy: Hierarchy, representation: str, dtype: 
             pairs = pairs.filter(pl.col("col").is_in(order.tolist()))
     labels = pl.Series(hierarchy.labels)
     long = pairs.select(
-        pl.col("key").replace_strict(np.arange(hierarchy.n_nodes), labels, return_dtype=pl.String).alias("__anon_label"),
+        pl.col("key")
+        .replace_strict(np.arange(hierarchy.n_nodes), labels, return_dtype=pl.String)
+        .alias("__anon_label"),
         pl.col("col").replace_strict(list(name_of), list(name_of.values()), return_dtype=pl.String).alias("__anon_col"),
         pl.lit(1.0).alias("__anon_v"),
     )
     wide = (
         pl.DataFrame({"__anon_label": labels})
         .join(
-            long.pivot("__anon_col", on_columns=names, index="__anon_label", values="__anon_v", aggregate_function="sum"),
+            long.pivot(
+                "__anon_col", on_columns=names, index="__anon_label", values="__anon_v", aggregate_function="sum"
+            ),
             on="__anon_label",
             how="left",
             maintain_order="left",
@@ -216,7 +222,9 @@ def _cast_qids(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
 def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], what: str, leaves_only: bool) -> None:
     """One query: nulls and values that are not nodes (or not leaves) of their hierarchy."""
     qids = list(hierarchies)
-    frames = collect_apart([published.select(pl.col(q).cast(pl.String).unique()) for q in qids])  # materializes: distinct values
+    frames = collect_apart(
+        [published.select(pl.col(q).cast(pl.String).unique()) for q in qids]
+    )  # materializes: distinct values
     for q, f in zip(qids, frames):
         h = hierarchies[q]
         values = f[q]
@@ -235,7 +243,9 @@ def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], 
             )
 
 
-def _check_truthful(pairs: pl.LazyFrame, key: Sequence[str], hierarchies: Mapping[str, Hierarchy], published_of: Mapping[str, str]) -> None:
+def _check_truthful(
+    pairs: pl.LazyFrame, key: Sequence[str], hierarchies: Mapping[str, Hierarchy], published_of: Mapping[str, str]
+) -> None:
     """Each original leaf must generalize into its row's published value (checked on distinct pairs)."""
     for i, (q, h) in enumerate(hierarchies.items()):
         leaf = f"__anon_leaf_{i}"
@@ -332,7 +342,9 @@ def encode(
     >>> encode(pub, {"g": g}, "fillchild").collect().row(0)
     (1.0, 1.0, 1.0)
     """
-    return apply_plan(*_astuple(plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)))
+    return apply_plan(
+        *_astuple(plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate))
+    )
 
 
 def _astuple(plan: EncodingPlan) -> tuple[pl.LazyFrame, list[EncodingJoin], list[str]]:
@@ -389,13 +401,16 @@ def plan_encoding(
             _check_nodes(orig, hierarchies, "original", leaves_only=True)
     if rep in MAPPINGS:
         freqs = leaf_frequencies(orig, hierarchies) if rep == "statistical" else None
-        return EncodingPlan(map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names)
+        return EncodingPlan(
+            map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names
+        )
     if rep == "proportional":
         assert orig is not None
         joins = _proportional(lf, _cast_qids(orig, qids), hierarchies, class_col, dtype, validate)
     else:
         joins = [
-            EncodingJoin(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"]) for q, h in hierarchies.items()
+            EncodingJoin(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"])
+            for q, h in hierarchies.items()
         ]
     return EncodingPlan(lf, joins, out_names)
 
@@ -432,7 +447,9 @@ class EncodingJoin:
     right_on: list[str]
 
 
-def apply_plan(lf: pl.LazyFrame | pl.DataFrame, joins: Sequence[EncodingJoin], out_names: Sequence[str]) -> pl.LazyFrame:
+def apply_plan(
+    lf: pl.LazyFrame | pl.DataFrame, joins: Sequence[EncodingJoin], out_names: Sequence[str]
+) -> pl.LazyFrame:
     """Join `lf` to every table of `joins` (row order kept) and select `out_names`."""
     out = lf.lazy()
     for j in joins:

@@ -141,7 +141,9 @@ def stage_encoded(
     representation = canonical(representation)
     path = Path(path)
     if layout == "wide" and path.suffix.lower() in CSV_SUFFIXES:
-        raise InvalidParameterError(f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet")
+        raise InvalidParameterError(
+            f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet"
+        )
     out.check(path)
     plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
     if layout == "classes" and not plan.joins:
@@ -152,7 +154,9 @@ def stage_encoded(
     if layout == "classes":
         facts = staged_write(out, path, lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp))
     else:
-        facts = staged_write(out, path, lambda tmp: _write_wide(plan, class_col is not None and original is None, tmp, chunk_rows))
+        facts = staged_write(
+            out, path, lambda tmp: _write_wide(plan, class_col is not None and original is None, tmp, chunk_rows)
+        )
     return {**facts, "seconds": round(time.perf_counter() - start, 3)}
 
 
@@ -175,7 +179,9 @@ def scan_encoded(path: str | Path) -> pl.LazyFrame:
         return pl.scan_parquet(path)
     meta_path = path / "encoding.json"
     if not meta_path.is_file():
-        raise InputError(f"{str(path)!r} is neither an encoded Parquet file nor a directory written with layout='classes'")
+        raise InputError(
+            f"{str(path)!r} is neither an encoded Parquet file nor a directory written with layout='classes'"
+        )
     meta = json.loads(meta_path.read_text())
     if meta.get("format") != _FORMAT:
         raise InputError(f"{str(meta_path)!r} has format {meta.get('format')!r}; expected {_FORMAT!r}")
@@ -275,5 +281,7 @@ def _check_classes(tmp: Path, key: list[str], classes: pl.DataFrame) -> int:
         .collect()
     )
     if facts.item():
-        raise InvalidParameterError(f"{facts.item()} written rows have a class key {key} missing from the classes table")
+        raise InvalidParameterError(
+            f"{facts.item()} written rows have a class key {key} missing from the classes table"
+        )
     return pl.scan_parquet(tmp / "rows.parquet").select(pl.len()).collect().item()

@@ -101,7 +101,11 @@ def requests(
     for name in names:
         own, own_metric = _taken(name, options, metric)
         for value in ks:
-            out.append(check_request(schema, hierarchies=hierarchies, k=value, method=name, metric=own_metric, options=own, **asked))
+            out.append(
+                check_request(
+                    schema, hierarchies=hierarchies, k=value, method=name, metric=own_metric, options=own, **asked
+                )
+            )
     return out
 
 
@@ -153,7 +157,9 @@ def _explore(
 ) -> tuple[pl.DataFrame, dict[str, Any]]:  # fmt: skip
     """:func:`explore`, and facts of the run (rows, classes, seconds) for the page."""
     start = time.perf_counter()
-    grid = requests(lf.collect_schema(), k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked)
+    grid = requests(
+        lf.collect_schema(), k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked
+    )
     largest = max(grid, key=lambda r: r.k)  # the data checks at the largest k hold for every k of the grid
     threshold = largest.k if risk_threshold is None else check_k(risk_threshold)
     data = aggregate(lf, largest, records=any(r.method.records for r in grid))
@@ -166,7 +172,11 @@ def _explore(
 
 
 def explore_job(
-    job: Job, *, k: Sequence[int] | int = DEFAULT_K, methods: Sequence[str] | str = DEFAULT_METHODS, risk_threshold: int | None = None
+    job: Job,
+    *,
+    k: Sequence[int] | int = DEFAULT_K,
+    methods: Sequence[str] | str = DEFAULT_METHODS,
+    risk_threshold: int | None = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """:func:`explore` with a job file's input, quasi-identifiers, hierarchies, roles and options (its k and method
     are replaced by the grid). Every configuration is checked before any data is read. Returns the table and facts
@@ -175,7 +185,9 @@ def explore_job(
     asked = {"qids": list(job.qids), "drop": job.drop, "insensitive": job.insensitive, "sensitive": job.sensitive,
              "seed": job.seed, "null": job.null}  # fmt: skip
     deferred = {q: DEFERRED for q, spec in job.qids.items() if spec is not None}
-    requests(lf.collect_schema(), k=k, methods=methods, hierarchies=deferred, metric=job.metric, options=job.options, **asked)
+    requests(
+        lf.collect_schema(), k=k, methods=methods, hierarchies=deferred, metric=job.metric, options=job.options, **asked
+    )
     hierarchies = build_hierarchies(lf, job.qids, job.base)
     table, facts = _explore(lf, hierarchies, k, methods, job.metric, job.options, asked, risk_threshold)
     return table, {"input": str(job.input), **facts}
@@ -226,14 +238,20 @@ def pareto(risk: Sequence[float | None] | pl.Series, loss: Sequence[float | None
             out.append(False)
             continue
         beaten = any(
-            j != i and r2 is not None and l2 is not None and r2 <= r and l2 <= lo and (r2 < r or l2 < lo) for j, (r2, l2) in enumerate(pts)
+            j != i and r2 is not None and l2 is not None and r2 <= r and l2 <= lo and (r2 < r or l2 < lo)
+            for j, (r2, l2) in enumerate(pts)
         )
         out.append(not beaten)
     return out
 
 
 def write_explore(
-    table: pl.DataFrame, path: str | Path, *, meta: Mapping[str, Any] | None = None, html: bool = True, overwrite: bool = False
+    table: pl.DataFrame,
+    path: str | Path,
+    *,
+    meta: Mapping[str, Any] | None = None,
+    html: bool = True,
+    overwrite: bool = False,
 ) -> dict[str, str]:
     """Write the explore table (``.csv`` or ``.parquet``) and, unless `html` is False, its page ``<stem>.html``; all or nothing.
 

@@ -108,7 +108,10 @@ def class_ancestors(assigned: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]
             .filter(pl.col("__anon_cover") == pl.col("__anon_n"))
             .group_by(class_col)
             .agg(pl.col("ancestor").sort_by("__anon_depth").last())
-            .select(class_col, pl.col("ancestor").replace_strict(list(range(h.n_nodes)), h.labels, return_dtype=pl.String).alias(q))
+            .select(
+                class_col,
+                pl.col("ancestor").replace_strict(list(range(h.n_nodes)), h.labels, return_dtype=pl.String).alias(q),
+            )
         )
         out = lca if out is None else out.join(lca, on=class_col)
     if out is None:
@@ -128,6 +131,8 @@ def generalize_partition(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy],
     ['A', 'A', 'c']
     """
     published = class_ancestors(lf, hierarchies, class_col)
-    return lf.drop(list(hierarchies)).join(published, on=class_col, how="left", maintain_order="left").select(
-        lf.collect_schema().names()
+    return (
+        lf.drop(list(hierarchies))
+        .join(published, on=class_col, how="left", maintain_order="left")
+        .select(lf.collect_schema().names())
     )

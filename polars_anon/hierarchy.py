@@ -218,8 +218,7 @@ class Hierarchy:
         """
         if len(tree) != 1:
             raise HierarchyError(
-                f"a nested hierarchy dict has exactly one top key (the root), got {len(tree)}: "
-                f"{preview(list(tree))}"
+                f"a nested hierarchy dict has exactly one top key (the root), got {len(tree)}: {preview(list(tree))}"
             )
         parent_of: dict[str, str | None] = {}
 
@@ -241,11 +240,10 @@ class Hierarchy:
                     walk(child, label, None)
             else:
                 raise HierarchyError(
-                    f"children of {label!r} must be a dict, a list of leaves or None, "
-                    f"got {type(below).__name__}"
+                    f"children of {label!r} must be a dict, a list of leaves or None, got {type(below).__name__}"
                 )
 
-        (root, below), = tree.items()
+        ((root, below),) = tree.items()
         walk(root, None, below)
         return cls.from_parents(parent_of)
 
@@ -371,7 +369,9 @@ class Hierarchy:
         return cls._from_builder(expressions.rows(values, levels, root=root), "from_levels")
 
     @classmethod
-    def random_ordered(cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
+    def random_ordered(
+        cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*"
+    ) -> Hierarchy:
         """Random order-preserving equal-depth tree [paper 003 §3.3.2]; see :mod:`polars_anon.builders.random_trees`.
 
         Values keep the given order (sort them first for a numeric or
@@ -385,7 +385,9 @@ class Hierarchy:
         return cls._from_builder(rows, "random hierarchy")
 
     @classmethod
-    def random_shuffled(cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*") -> Hierarchy:
+    def random_shuffled(
+        cls, values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*"
+    ) -> Hierarchy:
         """Random equal-depth tree whose inner nodes are arbitrary subsets ``{a,c}`` [paper 003 §3.3.2].
 
         >>> Hierarchy.random_shuffled(range(6), seed=0).n_leaves
@@ -552,10 +554,7 @@ class Hierarchy:
     @cached_property
     def closure(self) -> pl.DataFrame:
         """The ``closure`` join table: every (leaf, ancestor, distance)."""
-        return (
-            self.paths.filter(pl.col("node").is_in(np.flatnonzero(self._is_leaf).tolist()))
-            .rename({"node": "leaf"})
-        )
+        return self.paths.filter(pl.col("node").is_in(np.flatnonzero(self._is_leaf).tolist())).rename({"node": "leaf"})
 
     # ------------------------------------------------------------------ lookups
     @cached_property
@@ -681,9 +680,13 @@ class Hierarchy:
         polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1 (root '*')
         """
         if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
-            raise InvalidParameterError(f"{where}level must be an integer in 0..{self.height - 1} (root {self.root!r}), got {level!r}")
+            raise InvalidParameterError(
+                f"{where}level must be an integer in 0..{self.height - 1} (root {self.root!r}), got {level!r}"
+            )
         if not 0 <= int(level) < self.height:
-            raise InvalidParameterError(LEVEL_OUT_OF_RANGE(where=where, level=level, top=self.height - 1, root=self.root))
+            raise InvalidParameterError(
+                LEVEL_OUT_OF_RANGE(where=where, level=level, top=self.height - 1, root=self.root)
+            )
         return int(level)
 
     def __repr__(self) -> str:

@@ -42,7 +42,7 @@ KINDS: dict[str, tuple[str, ...]] = {
 }
 """Table kinds and the optional keys each accepts beside its own key."""
 
-_FORMS = '"file.csv", "suppress", or a table with one of ' + ", ".join(KINDS) + ' (e.g. { mask = 5 })'
+_FORMS = '"file.csv", "suppress", or a table with one of ' + ", ".join(KINDS) + " (e.g. { mask = 5 })"
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,14 @@ def _checked(name: str, key: str, check: Callable[[Any], Any], value: object) ->
 def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
     kinds = [k for k in spec if k in KINDS]
     if len(kinds) != 1:
-        what = f"hierarchy spec {dict(spec)!r} gives {len(kinds)} kinds" if kinds else f"unknown hierarchy spec {dict(spec)!r}"
-        raise InvalidParameterError(f"qid {name!r}: {what}; a table names exactly one kind of {list(KINDS)}, e.g. {{ mask = 5 }}")
+        what = (
+            f"hierarchy spec {dict(spec)!r} gives {len(kinds)} kinds"
+            if kinds
+            else f"unknown hierarchy spec {dict(spec)!r}"
+        )
+        raise InvalidParameterError(
+            f"qid {name!r}: {what}; a table names exactly one kind of {list(KINDS)}, e.g. {{ mask = 5 }}"
+        )
     kind = kinds[0]
     unknown = sorted(set(spec) - {kind, *KINDS[kind]})
     if unknown:
@@ -97,12 +103,22 @@ def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
         return HierarchySpec("csv", {"path": value, "separator": sep})
     if kind == "mask":
         digits = _integer(name, "mask", value, 1, "characters masked from the right")
-        width = None if get("width") is None else _integer(name, "width", get("width"), 1, "zero-padded width of integers")
+        width = (
+            None if get("width") is None else _integer(name, "width", get("width"), 1, "zero-padded width of integers")
+        )
         return HierarchySpec("mask", {"digits": digits, "width": width})
     if kind == "intervals":
         widths = _checked(name, "intervals", bands.check_widths, value)
-        bottom = None if get("bottom") is None else _integer(name, "bottom", get("bottom"), None, "values below it are coded '<bottom'")
-        top = None if get("top") is None else _integer(name, "top", get("top"), None, "values at or above it are coded '>=top'")
+        bottom = (
+            None
+            if get("bottom") is None
+            else _integer(name, "bottom", get("bottom"), None, "values below it are coded '<bottom'")
+        )
+        top = (
+            None
+            if get("top") is None
+            else _integer(name, "top", get("top"), None, "values at or above it are coded '>=top'")
+        )
         _checked(name, "bottom", lambda bounds: bands.check_bounds(*bounds), (bottom, top))
         return HierarchySpec("intervals", {"widths": widths, "bottom": bottom, "top": top})
     if kind == "dates":
@@ -110,9 +126,15 @@ def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
     sizes = _checked(name, "ordered", groups.check_sizes, value)
     label = _checked(name, "label", groups.check_label, get("label", "[{first}..{last}]"))
     order = get("order")
-    if order is not None and not (isinstance(order, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in order)):
-        raise _refuse(name, "order", f"must be a list of the column's values (strings or integers) in their order; got {order!r}")
-    return HierarchySpec("ordered", {"sizes": sizes, "label": label, "order": _checked(name, "order", groups.check_order, order)})
+    if order is not None and not (
+        isinstance(order, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in order)
+    ):
+        raise _refuse(
+            name, "order", f"must be a list of the column's values (strings or integers) in their order; got {order!r}"
+        )
+    return HierarchySpec(
+        "ordered", {"sizes": sizes, "label": label, "order": _checked(name, "order", groups.check_order, order)}
+    )
 
 
 def parse_spec(name: str, spec: object) -> HierarchySpec:
@@ -144,7 +166,9 @@ def build_spec(name: str, spec: HierarchySpec, values: Sequence[object] | None, 
     """
     o = spec.options
     if spec.needs_values and values is None:
-        raise InvalidParameterError(f"qid {name!r}: the {spec.kind!r} hierarchy is built from the column's values; none were given")
+        raise InvalidParameterError(
+            f"qid {name!r}: the {spec.kind!r} hierarchy is built from the column's values; none were given"
+        )
     try:
         if spec.kind == "csv":
             return Hierarchy.from_csv(base / o["path"], separator=o["separator"])

@@ -56,7 +56,9 @@ def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
     is_csv = path.suffix.lower() in CSV_SUFFIXES
     if is_csv:
         if not isinstance(separator, str) or len(separator.encode()) != 1:
-            raise InputError(f"separator must be one single-byte character such as ';', got {separator!r} (reading {str(path)!r})")
+            raise InputError(
+                f"separator must be one single-byte character such as ';', got {separator!r} (reading {str(path)!r})"
+            )
         check_utf8(path)
         try:
             lf = pl.scan_csv(path, separator=separator)

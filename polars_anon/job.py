@@ -88,7 +88,10 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         check_driver_tuples(raw["driver_tuples"], "job file: key 'driver_tuples'")
 
 
-_ENGINE_KEYS: dict[str, dict[str, Any]] = {"spark": {"master": str, "config": dict[str, Any]}, "duckdb": {"memory_limit": str}}
+_ENGINE_KEYS: dict[str, dict[str, Any]] = {
+    "spark": {"master": str, "config": dict[str, Any]},
+    "duckdb": {"memory_limit": str},
+}
 """Each engine's settings table (``[spark]``, ``[duckdb]``) and its keys' types."""
 
 
@@ -113,7 +116,9 @@ def _spark(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     table = _engine_table(raw, engine, "spark")
     for key, value in table.get("config", {}).items():
         if not isinstance(value, (str, int, float, bool)):
-            raise InvalidParameterError(f"job file: key 'spark.config.{key}' must be a string, number or boolean, got {value!r}")
+            raise InvalidParameterError(
+                f"job file: key 'spark.config.{key}' must be a string, number or boolean, got {value!r}"
+            )
     config = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in table.get("config", {}).items()}
     return {"master": table.get("master"), "config": config} if table else {}
 
@@ -129,27 +134,37 @@ def _duckdb(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
 def _engine_rules(job: Job) -> Job:
     """What runs on engine 'polars' only: CSV input (each engine would infer its own types) and encodings."""
     if job.engine != "polars" and job.input.suffix.lower() in CSV_SUFFIXES:
-        raise InvalidParameterError(f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'")
+        raise InvalidParameterError(
+            f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'"
+        )
     if job.engine == "polars" and job.driver_tuples is not None:
         raise InvalidParameterError(
             f'job file: driver_tuples = {job.driver_tuples} caps the class aggregates engines "duckdb" and "spark" bring to their '
             'driver; drop it or set engine = "duckdb" or "spark"'
         )
     if job.engine != "polars" and job.encode:
-        raise InvalidParameterError(f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"')
+        raise InvalidParameterError(
+            f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"'
+        )
     return job
 
 
 def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
     if not qids:
-        raise InvalidParameterError('job file: [qids] must name at least one column, e.g. [qids.age] hierarchy = "age.csv"')
+        raise InvalidParameterError(
+            'job file: [qids] must name at least one column, e.g. [qids.age] hierarchy = "age.csv"'
+        )
     specs = {}
     for name, table in qids.items():
         if not isinstance(table, Mapping):
-            raise InvalidParameterError(f'job file: [qids.{name}] must be a table, e.g. [qids.{name}] hierarchy = "suppress"')
+            raise InvalidParameterError(
+                f'job file: [qids.{name}] must be a table, e.g. [qids.{name}] hierarchy = "suppress"'
+            )
         unknown = sorted(set(table) - {"hierarchy"})
         if unknown:
-            raise InvalidParameterError(f"job file: [qids.{name}] has unknown keys {unknown}; the only key is 'hierarchy'")
+            raise InvalidParameterError(
+                f"job file: [qids.{name}] has unknown keys {unknown}; the only key is 'hierarchy'"
+            )
         specs[name] = table.get("hierarchy")  # None: no hierarchy (mondrian, mdav publish without one)
         if specs[name] is not None:
             parse_spec(name, specs[name])  # a bad spec is refused when the job file is read
@@ -178,7 +193,9 @@ def _privacy(tables: list[dict[str, Any]], base: Path) -> list[PrivacySpec]:
         spec = table.get("hierarchy")
         if spec is not None:
             if getattr(model, "distance", None) != "hierarchical":
-                raise InvalidParameterError(f"{where} (model {name!r}): key 'hierarchy' is for t-closeness with distance = \"hierarchical\"")
+                raise InvalidParameterError(
+                    f"{where} (model {name!r}): key 'hierarchy' is for t-closeness with distance = \"hierarchical\""
+                )
             parse_spec(str(model.sensitive_attribute), spec)
         out.append(PrivacySpec(model, spec))
     return out
@@ -253,34 +270,38 @@ class Job:
         encode = [canonical(e) for e in _names(raw.get("encode", []))]
         layout = check_choice("job file: encode_layout", raw.get("encode_layout", "wide"), LAYOUTS)
         engine = check_choice("job file: engine", raw.get("engine", "polars"), ENGINES)
-        return _engine_rules(cls(
-            input=base / raw["input"],
-            output=base / raw["output"],
-            k=raw["k"],
-            qids=_qid_specs(raw["qids"]),
-            method=raw.get("method", "fulldomain"),
-            metric=raw.get("metric"),
-            separator=raw.get("separator", ","),
-            drop=_names(raw.get("drop", [])),
-            insensitive=_names(raw.get("insensitive", [])),
-            sensitive=raw.get("sensitive"),
-            seed=raw.get("seed", 0),
-            null=raw.get("null", "error"),
-            encode=encode,
-            encode_layout=layout,
-            report=base / raw["report"] if "report" in raw else None,
-            report_html=raw.get("report_html", True),
-            privacy=_privacy(raw.get("privacy", []), base),
-            engine=engine,
-            spark=_spark(raw, engine),
-            duckdb=_duckdb(raw, engine),
-            driver_tuples=raw.get("driver_tuples"),
-            options={k: v for k, v in raw.items() if k not in _KEYS},
-            base=base,
-        ))
+        return _engine_rules(
+            cls(
+                input=base / raw["input"],
+                output=base / raw["output"],
+                k=raw["k"],
+                qids=_qid_specs(raw["qids"]),
+                method=raw.get("method", "fulldomain"),
+                metric=raw.get("metric"),
+                separator=raw.get("separator", ","),
+                drop=_names(raw.get("drop", [])),
+                insensitive=_names(raw.get("insensitive", [])),
+                sensitive=raw.get("sensitive"),
+                seed=raw.get("seed", 0),
+                null=raw.get("null", "error"),
+                encode=encode,
+                encode_layout=layout,
+                report=base / raw["report"] if "report" in raw else None,
+                report_html=raw.get("report_html", True),
+                privacy=_privacy(raw.get("privacy", []), base),
+                engine=engine,
+                spark=_spark(raw, engine),
+                duckdb=_duckdb(raw, engine),
+                driver_tuples=raw.get("driver_tuples"),
+                options={k: v for k, v in raw.items() if k not in _KEYS},
+                base=base,
+            )
+        )
 
     @classmethod
-    def load(cls, path: str | Path, *, engine: str | None = None, master: str | None = None, driver_tuples: int | None = None) -> Job:
+    def load(
+        cls, path: str | Path, *, engine: str | None = None, master: str | None = None, driver_tuples: int | None = None
+    ) -> Job:
         """Read a TOML job file; `engine`, `master` and `driver_tuples` (the CLI's flags) replace the file's ``engine``,
         ``[spark] master`` and ``driver_tuples``."""
         path = Path(path)
@@ -289,7 +310,9 @@ class Job:
         except OSError as exc:
             raise InvalidParameterError(f"cannot read job file {str(path)!r}: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:
-            raise InvalidParameterError(f"job file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+            raise InvalidParameterError(
+                f"job file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}"
+            ) from exc
         except tomllib.TOMLDecodeError as exc:
             raise InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
         if engine is not None:
@@ -320,7 +343,11 @@ def hierarchy_from_spec(
 
 
 def build_hierarchies(
-    lf: pl.LazyFrame, specs: Mapping[str, object], base: Path = Path("."), *, values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None
+    lf: pl.LazyFrame,
+    specs: Mapping[str, object],
+    base: Path = Path("."),
+    *,
+    values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None,
 ) -> dict[str, Hierarchy]:
     """Hierarchies for every qid that has one (spec None: none).
 
@@ -361,7 +388,7 @@ def _refuse_misaligned(job: Job, result: Anonymized | EngineAnonymized) -> None:
     if result.report["null_rows"]:
         raise InvalidParameterError(
             f"job file: encode {needs} needs the original value of every row, but {result.report['null_rows']} rows hold "
-            f"nulls in a qid (published as roots under null = \"suppress\"); drop {needs} from encode or fill the nulls"
+            f'nulls in a qid (published as roots under null = "suppress"); drop {needs} from encode or fill the nulls'
         )
 
 
@@ -383,11 +410,14 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     }  # fmt: skip
     deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
-    request = check_request(lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy],
-                            **asked)  # type: ignore[arg-type]  (before any data is read)
+    request = check_request(
+        lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy], **asked
+    )  # type: ignore[arg-type]  (before any data is read)
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base)
-        result: Anonymized | EngineAnonymized = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+        result: Anonymized | EngineAnonymized = anonymize(
+            lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options
+        )  # type: ignore[arg-type]
     else:
         hierarchies, result = _on_engine(job, lf, asked, request.method)
     _refuse_misaligned(job, result)
@@ -398,13 +428,17 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
             with stage(f"encode {e}"):
-                stage_encoded(out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e))
+                stage_encoded(
+                    out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e)
+                )
             result.report["encodings"][e] = str(path)
     write_report(out, result.report, target, html=html)
     return result.report
 
 
-def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any], method: Method) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
+def _on_engine(
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], method: Method
+) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
     """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road
     (a method the engine cannot run is refused first, before anything is read)."""
     from polars_anon.engines import get_engine
@@ -418,12 +452,16 @@ def _on_engine(job: Job, lf: pl.LazyFrame, asked: dict[str, Any], method: Method
     table = engine.read_parquet(job.input)
 
     limit = DRIVER_TUPLES if job.driver_tuples is None else job.driver_tuples
-    counts = engine.counts(table, list(job.qids), limit=limit)  # the road's own group-by (kept): the hierarchies' values come from it
+    counts = engine.counts(
+        table, list(job.qids), limit=limit
+    )  # the road's own group-by (kept): the hierarchies' values come from it
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
         if counts.height <= limit:
             return {c: counts[c].drop_nulls().unique().sort() for c in columns}
-        return {c: engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns}  # beyond the cap: per column
+        return {
+            c: engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns
+        }  # beyond the cap: per column
 
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
     result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf), driver_tuples=limit,

@@ -76,7 +76,11 @@ class Message:
         for literal, field, _, conversion in string.Formatter().parse(self.text):
             out.append(re.escape(literal))
             if field is not None:
-                out.append(re.escape(repr(fields[field]) if conversion == "r" else str(fields[field])) if field in fields else ".*")
+                out.append(
+                    re.escape(repr(fields[field]) if conversion == "r" else str(fields[field]))
+                    if field in fields
+                    else ".*"
+                )
         return "".join(out)
 
 
@@ -89,19 +93,25 @@ K_NOT_INTEGER = Message("k_not_integer", "k must be an integer >= 1, got {k!r}")
 K_ABOVE_ROWS = Message("k_above_rows", "k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
 EMPTY_TABLE = Message("empty_table", "table {table!r} has no rows: there is nothing to {task}")
 CHOICE = Message("choice", "{name} must be one of {allowed!r}, got {value!r}", lists=("allowed",))
-NAMES_NOT_QIDS = Message("names_not_qids", "{what} names {unknown!r}, which are not qids; the qids are {qids!r}", lists=("unknown", "qids"))
+NAMES_NOT_QIDS = Message(
+    "names_not_qids", "{what} names {unknown!r}, which are not qids; the qids are {qids!r}", lists=("unknown", "qids")
+)
 """An option keyed by qid (levels, order, publish) names columns that are not qids."""
 NO_HIERARCHY = Message(
     "no_hierarchy", "qid {qid!r} has no hierarchy loaded; call polars_anon.duckdb.load_hierarchy(con, {qid!r}, h)"
 )
-LEVEL_OUT_OF_RANGE = Message("level_out_of_range", "{where}level {level} is outside this hierarchy's levels 0..{top} (root {root!r})")
+LEVEL_OUT_OF_RANGE = Message(
+    "level_out_of_range", "{where}level {level} is outside this hierarchy's levels 0..{top} (root {root!r})"
+)
 """Python (``Hierarchy``): ``where=''``; SQL names the hierarchy: ``where="hierarchy 'age': "``."""
 NOT_A_LEAF = Message(
-    "not_a_leaf", "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows"
+    "not_a_leaf",
+    "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows",
 )
 """One value (SQL's ``anon_generalize`` sees one row at a time); ``check_values`` counts them all."""
 HIERARCHY_NOT_LOADED = Message(
-    "hierarchy_not_loaded", "{where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)"
+    "hierarchy_not_loaded",
+    "{where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)",
 )
 """SQL only (Python is given its hierarchies): ``where="t-closeness on 'disease': "``."""
 DISTANCE_PARAMETER = Message(

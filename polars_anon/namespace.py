@@ -59,13 +59,19 @@ class AnonLazyFrame:
         """
         return anonymize(self._lf, hierarchies=hierarchies, k=k, **kwargs).lazy()
 
-    def encode(self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any) -> pl.LazyFrame:
+    def encode(
+        self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any
+    ) -> pl.LazyFrame:
         """Encode qids for machine learning; see :func:`polars_anon.encode.encode`."""
         return encode(self._lf, hierarchies, representation, **kwargs)
 
     def metrics(
-        self, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], hierarchies: Mapping[str, Hierarchy],
-        names: str | Sequence[str] | None = None, **kwargs: Any,
+        self,
+        anonymized: pl.LazyFrame | pl.DataFrame,
+        qids: Sequence[str],
+        hierarchies: Mapping[str, Hierarchy],
+        names: str | Sequence[str] | None = None,
+        **kwargs: Any,
     ) -> pl.LazyFrame:
         """Information-loss metrics of `anonymized` against this original frame; see :func:`polars_anon.metrics.compute`.
 
@@ -105,13 +111,19 @@ class AnonDataFrame:
         """k-anonymize and verify; see :func:`polars_anon.anonymize.anonymize`."""
         return anonymize(self._df, hierarchies=hierarchies, k=k, **kwargs).collect()
 
-    def encode(self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any) -> pl.DataFrame:
+    def encode(
+        self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any
+    ) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.encode`."""
         return self._df.lazy().anon.encode(hierarchies, representation, **kwargs).collect()
 
     def metrics(
-        self, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], hierarchies: Mapping[str, Hierarchy],
-        names: str | Sequence[str] | None = None, **kwargs: Any,
+        self,
+        anonymized: pl.LazyFrame | pl.DataFrame,
+        qids: Sequence[str],
+        hierarchies: Mapping[str, Hierarchy],
+        names: str | Sequence[str] | None = None,
+        **kwargs: Any,
     ) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.metrics`."""
         return self._df.lazy().anon.metrics(anonymized, qids, hierarchies, names, **kwargs).collect()

@@ -40,7 +40,15 @@ from typing import Any, Self
 
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
 
-__all__ = ["PARQUET_SUFFIXES", "Interrupted", "Outputs", "check_parquet_target", "disk_error", "staged_write", "temporary_name"]
+__all__ = [
+    "PARQUET_SUFFIXES",
+    "Interrupted",
+    "Outputs",
+    "check_parquet_target",
+    "disk_error",
+    "staged_write",
+    "temporary_name",
+]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
@@ -123,14 +131,18 @@ class Outputs:
         """Refuse a target that exists (unless overwrite) or is a folder where a file is due."""
         final = Path(final)
         if final.exists() and not self.overwrite:
-            raise OutputExistsError(f"output {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it")
+            raise OutputExistsError(
+                f"output {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
+            )
         return final
 
     def stage(self, final: str | Path) -> Path:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet)."""
         final = self.check(final)
         if any(final.resolve() == f.resolve() for _, f in self._staged):
-            raise InvalidParameterError(f"output {str(final)!r} is named twice among the outputs; give each output its own path")
+            raise InvalidParameterError(
+                f"output {str(final)!r} is named twice among the outputs; give each output its own path"
+            )
         missing = [p for p in [final.parent, *final.parent.parents] if not p.exists()]
         present = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)
         if present is not None and not present.is_dir():

@@ -43,8 +43,10 @@ def publish(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
     names = lf.collect_schema().names()
     qids = list(tmap.qids)
     if tmap.by_row:
-        joined = lf.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64)).join(
-            tmap.frame.lazy(), on=ROW, how="left", maintain_order="left"
+        joined = (
+            lf.with_row_index(ROW)
+            .with_columns(pl.col(ROW).cast(pl.Int64))
+            .join(tmap.frame.lazy(), on=ROW, how="left", maintain_order="left")
         )
     elif tmap.split:
         joined = _publish_split(lf, tmap)
@@ -68,7 +70,9 @@ def _publish_tuples(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
         at = np.full(space, -1, dtype=np.int32)
         at[codes] = np.arange(frame.height, dtype=np.int32)
         index = pl.lit(pl.Series(at)).gather(key)
-        return lf.with_columns(index.alias(_AT)).with_columns(pl.lit(frame[c]).gather(pl.col(_AT)).alias(c) for c in carried)
+        return lf.with_columns(index.alias(_AT)).with_columns(
+            pl.lit(frame[c]).gather(pl.col(_AT)).alias(c) for c in carried
+        )
     table = frame.lazy().select(pl.Series(_KEY, codes), *carried)
     return lf.with_columns(key.alias(_KEY)).join(table, on=_KEY, how="left", maintain_order="left")
 

@@ -93,12 +93,16 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
     return out
 
 
-def _hierarchies(hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()) -> dict[str, Hierarchy]:
+def _hierarchies(
+    hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()
+) -> dict[str, Hierarchy]:
     if not isinstance(hierarchies, Mapping):
         raise InvalidParameterError(f"hierarchies must be a mapping qid -> Hierarchy, got {type(hierarchies).__name__}")
     extra = [q for q in hierarchies if q not in qids and q not in sensitive]
     if extra:
-        raise InvalidParameterError(f"hierarchies given for {extra}, which are not in qids {qids}; add them to qids or leave them out")
+        raise InvalidParameterError(
+            f"hierarchies given for {extra}, which are not in qids {qids}; add them to qids or leave them out"
+        )
     for q, h in hierarchies.items():
         if not isinstance(h, Hierarchy) and h is not DEFERRED:
             raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
@@ -117,7 +121,9 @@ def _metric(metric: object, method: Method) -> str | None:
         return None
     if not method.metrics:
         takers = sorted(m for m, spec in METHODS.items() if spec.metrics)
-        raise InvalidParameterError(f"method {method.name!r} takes no metric, got metric={metric!r}; methods that do: {takers}")
+        raise InvalidParameterError(
+            f"method {method.name!r} takes no metric, got metric={metric!r}; methods that do: {takers}"
+        )
     return check_choice(f"metric of method {method.name!r}", metric, method.metrics)
 
 
@@ -125,12 +131,18 @@ def _roles(columns: list[str], qids: list[str], drop: list[str], sensitives: lis
     """Each column has one role."""
     both = [q for q in qids if q in drop]
     if both:
-        raise InvalidParameterError(f"qids {both} are also in drop; a column is a quasi-identifier or dropped, not both")
+        raise InvalidParameterError(
+            f"qids {both} are also in drop; a column is a quasi-identifier or dropped, not both"
+        )
     for sensitive in sensitives:
         if sensitive in qids:
-            raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
+            raise InvalidParameterError(
+                f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other"
+            )
         if sensitive in drop:
-            raise InvalidParameterError(f"sensitive {sensitive!r} is also in drop; a dropped column cannot be the sensitive attribute")
+            raise InvalidParameterError(
+                f"sensitive {sensitive!r} is also in drop; a dropped column cannot be the sensitive attribute"
+            )
         if sensitive in insensitive:
             raise InvalidParameterError(f"sensitive {sensitive!r} is also in insensitive; declare it once")
     clash = [c for c in insensitive if c in qids or c in drop]
@@ -147,7 +159,9 @@ def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
     if isinstance(privacy, Model):
         privacy = [privacy]
     if not isinstance(privacy, (list, tuple)):
-        raise InvalidParameterError(f"privacy must be a list of privacy models (pa.LDiversity(...), ...), got {type(privacy).__name__}")
+        raise InvalidParameterError(
+            f"privacy must be a list of privacy models (pa.LDiversity(...), ...), got {type(privacy).__name__}"
+        )
     for i, model in enumerate(privacy):
         if not isinstance(model, Model):
             raise InvalidParameterError(
@@ -200,7 +214,9 @@ def check_request(
     declared = [] if sensitive is None else names_list(sensitive, "sensitive")
     check_columns_in(columns, declared, "sensitive")
     models = _models(privacy, columns, spec)
-    sensitives = list(dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)]))
+    sensitives = list(
+        dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)])
+    )
     hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")
@@ -227,7 +243,9 @@ def check_request(
         insensitive=tuple(insensitive_list),
         null=null,
         seed=seed,
-        columns=attribute_types(columns, qids=qid_list, sensitive=sensitives, insensitive=insensitive_list, drop=drop_list),
+        columns=attribute_types(
+            columns, qids=qid_list, sensitive=sensitives, insensitive=insensitive_list, drop=drop_list
+        ),
         privacy=tuple(models),
         sensitives=tuple(sensitives),
         sensitive_hierarchies=sensitive_hs,
@@ -266,5 +284,8 @@ def check_privacy(constraints: Constraints) -> None:
         else:
             if check.table_ok(whole.size, whole.population):
                 continue
-            why = check.infeasible(float(check.table_measure(whole.size, whole.population))) or "it fails on the whole table"
+            why = (
+                check.infeasible(float(check.table_measure(whole.size, whole.population)))
+                or "it fails on the whole table"
+            )
         raise InfeasibleError(f"{model.describe()} cannot be met by any generalization of this table: {why}")

@@ -78,7 +78,9 @@ class TupleMap:
     ) -> TupleMap:
         """One published tuple per aggregate row: `published[qid]` holds its labels, row-aligned."""
         qids = list(qids)
-        sup = pl.Series(SUPPRESSED, np.zeros(aggregates.height, dtype=bool) if suppressed is None else suppressed, dtype=pl.Boolean)
+        sup = pl.Series(
+            SUPPRESSED, np.zeros(aggregates.height, dtype=bool) if suppressed is None else suppressed, dtype=pl.Boolean
+        )
         frame = aggregates.select(
             *qids,
             *(pl.Series(out_col(q), published[q], dtype=pl.String) for q in qids),
@@ -110,7 +112,11 @@ class TupleMap:
 
     @classmethod
     def from_levels(
-        cls, aggregates: pl.DataFrame, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int], suppressed: np.ndarray | None = None
+        cls,
+        aggregates: pl.DataFrame,
+        hierarchies: Mapping[str, Hierarchy],
+        levels: Mapping[str, int],
+        suppressed: np.ndarray | None = None,
     ) -> TupleMap:
         """Full-domain generalization: every qid at its level (suppressed rows at the roots)."""
         nodes = {q: h.generalize_ids(int(levels[q]))[h.ids_of(aggregates[q])] for q, h in hierarchies.items()}
@@ -161,7 +167,9 @@ class TupleMap:
             return
         qids = list(self.qids)
         if self.frame.height == aggregates.height and not self.split:  # one entry per aggregate row, in order
-            same = self.frame.select(*qids, pl.col(SIZE).cast(pl.Int64)).equals(aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64)))
+            same = self.frame.select(*qids, pl.col(SIZE).cast(pl.Int64)).equals(
+                aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64))
+            )
             if same:
                 return
         per = self.frame.group_by(qids).agg(pl.col(SIZE).sum().alias("__anon_mapped"))

@@ -63,8 +63,14 @@ def make_model(name: str, seed: int = 0, **params: Any) -> ClassifierMixin:
     """
     if name == "mlp":
         base: dict[str, Any] = {
-            "hidden_layer_sizes": (5, 2), "activation": "relu", "solver": "adam", "learning_rate": "constant",
-            "learning_rate_init": 1e-3, "batch_size": 200, "n_iter_no_change": 10, "max_iter": 500,
+            "hidden_layer_sizes": (5, 2),
+            "activation": "relu",
+            "solver": "adam",
+            "learning_rate": "constant",
+            "learning_rate_init": 1e-3,
+            "batch_size": 200,
+            "n_iter_no_change": 10,
+            "max_iter": 500,
         }
         return MLPClassifier(**{**base, **params, "random_state": seed})
     if name == "tree":
@@ -104,7 +110,9 @@ def _xy(table: pl.DataFrame, target: str) -> tuple[np.ndarray, np.ndarray]:
     return features.to_numpy().astype(np.float32, copy=False), table[target].to_numpy()
 
 
-def _scores(model: ClassifierMixin, X: np.ndarray, y: np.ndarray, scores: Sequence[str], positive: object) -> dict[str, float]:
+def _scores(
+    model: ClassifierMixin, X: np.ndarray, y: np.ndarray, scores: Sequence[str], positive: object
+) -> dict[str, float]:
     out: dict[str, float] = {}
     classes = list(model.classes_)  # type: ignore[attr-defined]
     pred = model.predict(X)
@@ -209,7 +217,9 @@ def utility_grid(
         if te not in tests_of[tr]:
             tests_of[tr].append(te)
     rows = []
-    with progress_bar(total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit") as fits:
+    with progress_bar(
+        total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit"
+    ) as fits:
         for seed in seeds:
             if folds is None:
                 splits = [split_rows(n, test_size, split_seed)]
@@ -230,7 +240,11 @@ def utility_grid(
     schema = {"train": pl.String, "test": pl.String, "model": pl.String, "seed": pl.Int64, "fold": pl.Int64,
               "score": pl.String, "value": pl.Float64}  # fmt: skip
     out = pl.DataFrame(rows, schema=schema, orient="row")
-    return out.sort("train", "test", "score", "seed", "fold") if raw else summarize(out, ["train", "test", "model", "score"])
+    return (
+        out.sort("train", "test", "score", "seed", "fold")
+        if raw
+        else summarize(out, ["train", "test", "model", "score"])
+    )
 
 
 def summarize(raw: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
@@ -250,9 +264,7 @@ def summarize(raw: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
     )
 
 
-def evaluate(
-    train: pl.DataFrame, test: pl.DataFrame, target: str, **kwargs: Any
-) -> pl.DataFrame:
+def evaluate(train: pl.DataFrame, test: pl.DataFrame, target: str, **kwargs: Any) -> pl.DataFrame:
     """Train on `train`, test on `test` (row-aligned); see :func:`utility_grid` for the options.
 
     >>> t = pl.DataFrame({"x": [0.0, 1.0] * 20, "y": ["a", "b"] * 20})
@@ -294,7 +306,12 @@ def scenarios(
     mapped = map_to_leaves(anonymized, hierarchies, kind, frequencies=frequencies, seed=split_seed).collect()
     orig_enc = encode(original, hierarchies, representation).collect()
     anon_enc = encode(mapped, hierarchies, representation).collect()
-    pairs = [("original", "original"), ("anonymized", "anonymized"), ("anonymized", "original"), ("original", "anonymized")]
+    pairs = [
+        ("original", "original"),
+        ("anonymized", "anonymized"),
+        ("anonymized", "original"),
+        ("original", "anonymized"),
+    ]
     out = utility_grid(
         {"original": orig_enc, "anonymized": anon_enc}, pairs, target, model=model, seeds=seeds, scores=scores,
         folds=folds, test_size=test_size, split_seed=split_seed, positive=positive,

@@ -48,7 +48,9 @@ def _refuse(summary: dict[str, Any], k: int) -> dict[str, int]:
     return {key: int(summary[key]) for key in ("min_class_size", "n_classes", "n_rows")}
 
 
-def verify_privacy(lf: pl.LazyFrame, qids: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None) -> dict[str, Any]:
+def verify_privacy(
+    lf: pl.LazyFrame, qids: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None
+) -> dict[str, Any]:
     """Group the published table by its quasi-identifiers: every class (and the table) must satisfy every model.
 
     The models judge the published classes with the input's sensitive distributions as

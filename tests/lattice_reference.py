@@ -58,7 +58,9 @@ def walk(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy])
             code = code * hs[qids[i]].n_nodes + nodes[:, i]
         _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
         inverse = inverse.reshape(-1)
-        latest[j + 1] = Classes(v, np.bincount(inverse, weights=below.size).astype(np.int64), nodes[first], below.rep[first])
+        latest[j + 1] = Classes(
+            v, np.bincount(inverse, weights=below.size).astype(np.int64), nodes[first], below.rep[first]
+        )
         yield latest[j + 1]
 
 
@@ -103,10 +105,18 @@ def table_of(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarc
         counts = counts[counts > 0]
         original.append(float((counts * np.log2(counts)).sum()))
     p = size / n
-    return Table([hs[q] for q in qids], n, float((p * np.log2(p)).sum()), np.array(original), np.array([float(hs[q].n_leaves) for q in qids]))
+    return Table(
+        [hs[q] for q in qids],
+        n,
+        float((p * np.log2(p)).sum()),
+        np.array(original),
+        np.array([float(hs[q].n_leaves) for q in qids]),
+    )
 
 
-def values(cls: Classes, t: Table, ks: Sequence[int], configs: Mapping[str, Mapping[str, object]]) -> dict[tuple[int, str], tuple[tuple[float, ...], int]]:
+def values(
+    cls: Classes, t: Table, ks: Sequence[int], configs: Mapping[str, Mapping[str, object]]
+) -> dict[tuple[int, str], tuple[tuple[float, ...], int]]:
     """``(k, name) -> (key, suppressed rows)`` of each config (``metric`` and options) on one vector's classes.
 
     (No matrix products: BLAS threads are slow on a busy machine.)
@@ -127,7 +137,9 @@ def values(cls: Classes, t: Table, ks: Sequence[int], configs: Mapping[str, Mapp
         small = cls.size < k
         s = float(size[small].sum())
         kept, supp = np.where(small, 0.0, size), np.where(small, size, 0.0)
-        kept_share, supp_share, kept_cost = (np.einsum("i,ij->j", x, y) for x, y in ((kept, share), (supp, share), (kept, cost)))
+        kept_share, supp_share, kept_cost = (
+            np.einsum("i,ij->j", x, y) for x, y in ((kept, share), (supp, share), (kept, cost))
+        )
         pooled = np.zeros(m)
         if s:
             for j in range(m):
@@ -169,7 +181,9 @@ def values(cls: Classes, t: Table, ks: Sequence[int], configs: Mapping[str, Mapp
     return out
 
 
-def _better(a: tuple[tuple[float, ...], int, tuple[int, ...]], b: tuple[tuple[float, ...], int, tuple[int, ...]], rtol: float) -> bool:
+def _better(
+    a: tuple[tuple[float, ...], int, tuple[int, ...]], b: tuple[tuple[float, ...], int, tuple[int, ...]], rtol: float
+) -> bool:
     for x, y in zip(a[0], b[0]):
         tol = 1e-15 + rtol * max(abs(x), abs(y))
         if x < y - tol:
@@ -180,11 +194,17 @@ def _better(a: tuple[tuple[float, ...], int, tuple[int, ...]], b: tuple[tuple[fl
 
 
 def tabulate(
-    tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy], ks: Sequence[int], configs: Mapping[str, Mapping[str, object]]
+    tuples: pl.DataFrame,
+    qids: Sequence[str],
+    hs: Mapping[str, Hierarchy],
+    ks: Sequence[int],
+    configs: Mapping[str, Mapping[str, object]],
 ) -> dict[tuple[int, str], list[tuple[tuple[int, ...], tuple[float, ...], int]]]:
     """For each k and named config: ``(vector, key, suppressed)`` of every vector (one walk)."""
     t = table_of(tuples, qids, hs)
-    out: dict[tuple[int, str], list[tuple[tuple[int, ...], tuple[float, ...], int]]] = {(k, name): [] for k in ks for name in configs}
+    out: dict[tuple[int, str], list[tuple[tuple[int, ...], tuple[float, ...], int]]] = {
+        (k, name): [] for k in ks for name in configs
+    }
     for cls in walk(tuples, qids, hs):
         for at, (key, s) in values(cls, t, ks, configs).items():
             out[at].append((cls.vector, key, s))

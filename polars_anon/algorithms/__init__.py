@@ -128,7 +128,9 @@ def register_method(
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
     def add(fn: Callable[[Task, Any], Plan]) -> Callable[[Task, Any], Plan]:
-        METHODS[name] = Method(name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check)
+        METHODS[name] = Method(
+            name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check
+        )
         return fn
 
     return add

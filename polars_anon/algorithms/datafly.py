@@ -117,7 +117,11 @@ def datafly_levels(task: Task, max_suppressed: int, suppress: str = "remove") ->
         n_small, root_rows = int(stats["small"][0]), int(stats["root_rows"][0])
         ok = n_small <= max_suppressed and (n_small < n_rows or suppress == "root")
         if suppress == "root" and n_small:
-            ok = ok and n_small + root_rows >= k and (task.constraints.k_only or _root_class_ok(task, g, small, all_root))
+            ok = (
+                ok
+                and n_small + root_rows >= k
+                and (task.constraints.k_only or _root_class_ok(task, g, small, all_root))
+            )
         open_qids = [q for q in qids if levels[q] < tops[q]]
         if ok or not open_qids:
             return levels, n_small, rounds
@@ -136,6 +140,9 @@ def run(task: Task, options: DataflyOptions) -> Plan:
     )  # materializes: one row per class
     details = {"levels": levels, "rounds": rounds, "suppress": options.suppress, "max_suppressed": max_suppressed}
     if options.suppress == "root":  # published as the roots, not removed
-        nodes = {q: np.where(small, 0, h.generalize_ids(levels[q])[h.ids_of(task.aggregates[q])]) for q, h in task.hierarchies.items()}
+        nodes = {
+            q: np.where(small, 0, h.generalize_ids(levels[q])[h.ids_of(task.aggregates[q])])
+            for q, h in task.hierarchies.items()
+        }
         return Plan(TupleMap.from_nodes(task.aggregates, task.hierarchies, nodes), details | {"rows_at_root": n_small})
     return Plan(TupleMap.from_levels(task.aggregates, task.hierarchies, levels, small if n_small else None), details)

@@ -74,7 +74,9 @@ class FulldomainOptions:
     """Generalization against suppression in [0, 1] as ARX (loss, entropy, precision); None: 0.5."""
     monotonic: bool | None = field(default=None, metadata={"expects": "true or false"})
     """entropy: ARX's monotonic variant; discernibility: DM* instead of DM. None: False."""
-    weights: dict[str, float] | None = field(default=None, metadata={"expects": "a mapping from quasi-identifiers to numbers"})
+    weights: dict[str, float] | None = field(
+        default=None, metadata={"expects": "a mapping from quasi-identifiers to numbers"}
+    )
     """Attribute weights (loss, entropy, height, precision, ncp); unlisted qids weigh 1."""
 
     def __post_init__(self) -> None:
@@ -497,7 +499,9 @@ class _Search:
                 extra = np.maximum(extra, self.below_parts[at_v])
             if np.any(extra > 0):
                 mixed = self.obj.combine(floor[i] + extra)
-                c = max(c, compare(mixed * (1.0 - 1e-12), key, atol, rtol))  # a hair below: float noise must not exclude the optimum
+                c = max(
+                    c, compare(mixed * (1.0 - 1e-12), key, atol, rtol)
+                )  # a hair below: float noise must not exclude the optimum
         for known in (self.below[at_v],):
             if c <= 0 and np.isfinite(known):
                 c = max(c, compare(np.array([known * (1.0 - 1e-12)]), key, atol, rtol))
@@ -513,7 +517,9 @@ class _Search:
         self.bound = bound = self.obj.bound(grid)
         self.slopes = self.obj.slope(grid)
         self.floor_min = None if self.slopes is None else self.slopes[0].min(axis=0)
-        self.below_bounds = type(self.obj).below is not Objective.below or type(self.obj).below_parts is not Objective.below_parts
+        self.below_bounds = (
+            type(self.obj).below is not Objective.below or type(self.obj).below_parts is not Objective.below_parts
+        )
         order = np.lexsort((*grid[:, ::-1].T, grid.sum(axis=1), *bound[:, ::-1].T))
         flat = np.ravel_multi_index(tuple(grid.T), self.suppressed.shape)
         with progress_bar(total=len(order), desc="full-domain lattice", unit="vector") as bar:
@@ -559,7 +565,10 @@ class _Search:
         floor = self.below[at]
         if self.below_parts is not None:
             floor = max(floor, float(self.obj.combine(self.floor_min + self.below_parts[at])[0]))
-        return bool(np.isfinite(floor)) and compare(np.array([floor * (1.0 - 1e-12)]), self.best[0][:1], self.obj.atol, self.obj.rtol) > 0
+        return (
+            bool(np.isfinite(floor))
+            and compare(np.array([floor * (1.0 - 1e-12)]), self.best[0][:1], self.obj.atol, self.obj.rtol) > 0
+        )
 
     def fails(self, u: np.ndarray) -> bool:
         """:meth:`hopeless` for `u`, known without evaluating it when it can be."""
@@ -567,7 +576,10 @@ class _Search:
         if self.failing[at]:
             return True
         if self.suppressed[at] < 0:
-            if self.at_most[at] <= (self.cap if self.lat.monotone_suppression else self.budget) and not self.below_bounds:
+            if (
+                self.at_most[at] <= (self.cap if self.lat.monotone_suppression else self.budget)
+                and not self.below_bounds
+            ):
                 return False
             self.record(u)
         return self.hopeless(at)
@@ -608,8 +620,14 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     """Full-domain generalization that minimizes the chosen objective (see the module docstring)."""
     settings = options.settings(task.metric or "ncp")
     found = search(task, options.max_suppressed, settings)
-    tmap = TupleMap.from_levels(task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None)
-    details: dict[str, Any] = {"levels": found.levels, "evaluated_vectors": found.evaluated, "objective": objective_details(found)}
+    tmap = TupleMap.from_levels(
+        task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None
+    )
+    details: dict[str, Any] = {
+        "levels": found.levels,
+        "evaluated_vectors": found.evaluated,
+        "objective": objective_details(found),
+    }
     details["neighbours"] = neighbours(found, options.max_suppressed)
     return Plan(tmap, details)
 
@@ -641,4 +659,3 @@ def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]
                         "loss": float(ncp.value(ev).value), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
                         "feasible": ev.suppressed <= max_suppressed})  # fmt: skip
     return out
-

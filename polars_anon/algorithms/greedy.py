@@ -86,8 +86,18 @@ from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
-    "AUTO_BLOCK", "AUTO_EXACT", "AUTO_ROWS_K", "GreedyLoop", "GreedyOptions", "GreedyResult", "auto_block", "block_layout",
-    "greedy_partition", "marginals", "merge_cost", "order_keys",
+    "AUTO_BLOCK",
+    "AUTO_EXACT",
+    "AUTO_ROWS_K",
+    "GreedyLoop",
+    "GreedyOptions",
+    "GreedyResult",
+    "auto_block",
+    "block_layout",
+    "greedy_partition",
+    "marginals",
+    "merge_cost",
+    "order_keys",
 ]
 
 AUTO_EXACT = 30_000
@@ -306,7 +316,9 @@ class GreedyResult:
     seconds: float
 
 
-def marginals(hierarchies: Mapping[str, Hierarchy], nodes: Mapping[str, np.ndarray], size: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def marginals(
+    hierarchies: Mapping[str, Hierarchy], nodes: Mapping[str, np.ndarray], size: np.ndarray
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per qid, its distinct node ids (ascending) and the rows holding each (Float64): all :func:`order_keys` reads.
 
     >>> marginals({"q": None}, {"q": np.array([3, 1, 3])}, np.array([2, 5, 1]))["q"]
@@ -320,7 +332,9 @@ def marginals(hierarchies: Mapping[str, Hierarchy], nodes: Mapping[str, np.ndarr
 
 
 def order_keys(
-    hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray], margins: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    hierarchies: Mapping[str, Hierarchy],
+    roots: Mapping[str, np.ndarray],
+    margins: Mapping[str, tuple[np.ndarray, np.ndarray]],
 ) -> list[tuple[str, int]]:
     """The keys of the class order, most significant first: (qid, level L), the value's ancestor at level L.
 
@@ -471,7 +485,13 @@ class _Blocks:
         a = self.a_live
         if self.below_k:
             wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
-            a = self.a_small if not wide.any() else self.a_live if wide.all() else np.where(wide[:, None], self.a_live, self.a_small)
+            a = (
+                self.a_small
+                if not wide.any()
+                else self.a_live
+                if wide.all()
+                else np.where(wide[:, None], self.a_live, self.a_small)
+            )
         t = bsize + sx[:, None]
         np.multiply(t, rl, out=rl)
         np.subtract(a, rl, out=rl)
@@ -599,7 +619,18 @@ class GreedyLoop:
             rsum += g.r[cd]
         owner = np.arange(c, dtype=np.int64)
         size = np.asarray(size, dtype=np.int64).copy()
-        return cls(groups, codes, size, rsum, owner, np.ones(c, dtype=bool), k, first == "smallest", partners == "below_k", models)
+        return cls(
+            groups,
+            codes,
+            size,
+            rsum,
+            owner,
+            np.ones(c, dtype=bool),
+            k,
+            first == "smallest",
+            partners == "below_k",
+            models,
+        )
 
     def n_small(self, alive: np.ndarray | None = None) -> int:
         """Classes among `alive` (default all) below k or violating a model."""
@@ -713,7 +744,9 @@ def greedy_partition(
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
     # global state, in class order (slot i = aggregate row order[i])
     loop = GreedyLoop.start(groups, {q: nodes0[q][order] for q in qids}, size0[order], k, first, partners, models)
-    with progress_bar(total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=progress) as bar:
+    with progress_bar(
+        total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=progress
+    ) as bar:
         merges, rounds = loop.run(block, bar)
     # resolve merge chains (pointer jumping), then number classes by their first aggregate row
     root_of_row = np.empty(c, dtype=np.int64)
@@ -756,9 +789,15 @@ def _check_options(first: object, partners: object, candidates: object) -> tuple
 class GreedyOptions:
     """Options of ``method="greedy"`` (see the module docstring); the cost is ``metric``."""
 
-    first: Literal["first", "smallest"] = field(default="first", metadata={"expects": "'first' (paper 001) or 'smallest' (paper 000)"})
-    partners: Literal["below_k", "all"] = field(default="below_k", metadata={"expects": "'below_k' (paper 001) or 'all' (paper 000)"})
-    weights: Mapping[str, Any] | None = field(default=None, metadata={"expects": "a mapping qid -> edge weights per node"})
+    first: Literal["first", "smallest"] = field(
+        default="first", metadata={"expects": "'first' (paper 001) or 'smallest' (paper 000)"}
+    )
+    partners: Literal["below_k", "all"] = field(
+        default="below_k", metadata={"expects": "'below_k' (paper 001) or 'all' (paper 000)"}
+    )
+    weights: Mapping[str, Any] | None = field(
+        default=None, metadata={"expects": "a mapping qid -> edge weights per node"}
+    )
     candidates: int | Literal["auto", "exact"] | None = field(
         default="auto", metadata={"expects": "None or 'exact' (exact loop), 'auto' or an integer block size >= 2"}
     )

@@ -196,9 +196,7 @@ def split_blocks(num: np.ndarray, cat: np.ndarray, k: int, block_size: int) -> l
     return out
 
 
-def cluster(
-    records: Records, distance: str, k: int, seed: int = 0, block_size: int = 10_000
-) -> tuple[np.ndarray, int]:
+def cluster(records: Records, distance: str, k: int, seed: int = 0, block_size: int = 10_000) -> tuple[np.ndarray, int]:
     """Cluster ids of every record, and the number of blocks MDAV ran in.
 
     >>> r = encode_records(pl.DataFrame({"x": [0.0, 1, 2, 10, 11, 12]}), ["x"], [])
@@ -229,9 +227,7 @@ def mutual_information(lf: pl.LazyFrame, a: str, b: str) -> pl.LazyFrame:
     """
     n = pl.col("__anon_n")
     joint = lf.group_by(a, b).agg(pl.len().cast(pl.Float64).alias("__anon_n"))
-    return joint.select(
-        (n / n.sum() * (n * n.sum() / (n.sum().over(a) * n.sum().over(b))).log()).sum().alias("mi")
-    )
+    return joint.select((n / n.sum() * (n * n.sum() / (n.sum().over(a) * n.sum().over(b))).log()).sum().alias("mi"))
 
 
 def qid_blocks(qids: Sequence[str], mi: Mapping[str, float] | None = None) -> list[list[str]]:
@@ -299,8 +295,10 @@ def permutation_keys(
 
 
 def _with_map(lf: pl.LazyFrame, mapping: pl.DataFrame) -> pl.LazyFrame:
-    return lf.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64)).join(
-        mapping.lazy(), on=ROW, how="left", maintain_order="left"
+    return (
+        lf.with_row_index(ROW)
+        .with_columns(pl.col(ROW).cast(pl.Int64))
+        .join(mapping.lazy(), on=ROW, how="left", maintain_order="left")
     )
 
 
@@ -399,7 +397,9 @@ def verify_permutation(
     if others:
         both = orig.select(ROW, *others).join(
             published.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64)).select(ROW, *others),
-            on=ROW, how="inner", suffix="__anon_pub",
+            on=ROW,
+            how="inner",
+            suffix="__anon_pub",
         )
         same = pl.all_horizontal(pl.col(c).eq_missing(pl.col(f"{c}__anon_pub")) for c in others)
         queries.append(both.select((~same).sum()))
@@ -449,7 +449,9 @@ def merge_violating(
     for a, sc in constraints.sensitive.items():
         codes = value_codes(sensitive[a], sc.domain.labels)
         counts[a] = np.bincount(labels * sc.domain.m + codes, minlength=n_cl * sc.domain.m).reshape(n_cl, sc.domain.m)
-    sums = np.stack([np.bincount(labels, weights=row, minlength=n_cl) for row in num]) if len(num) else np.zeros((0, n_cl))
+    sums = (
+        np.stack([np.bincount(labels, weights=row, minlength=n_cl) for row in num]) if len(num) else np.zeros((0, n_cl))
+    )
     width = [int(row.max()) + 1 for row in cat]
     cat_counts = [np.bincount(labels * w + row, minlength=n_cl * w).reshape(n_cl, w) for row, w in zip(cat, width)]
 
@@ -467,7 +469,9 @@ def merge_violating(
             break
         v = int(bad[0])
         rep_num = sums / np.maximum(size, 1)
-        rep_cat = np.stack([cc.argmax(axis=1) for cc in cat_counts]) if cat_counts else np.zeros((0, n_cl), dtype=np.int64)
+        rep_cat = (
+            np.stack([cc.argmax(axis=1) for cc in cat_counts]) if cat_counts else np.zeros((0, n_cl), dtype=np.int64)
+        )
         d = distance.distances(rep_num[:, v : v + 1], rep_cat[:, v : v + 1], rep_num, rep_cat)[0]
         d[~alive] = np.inf
         d[v] = np.inf
@@ -534,7 +538,9 @@ def _check(task: Task, options: MdavOptions) -> None:
             )
 
 
-def run_details(options: MdavOptions, numeric: list[str], n_blocks: int, n_clusters: int, smallest: int, largest: int, start: float) -> dict[str, Any]:
+def run_details(
+    options: MdavOptions, numeric: list[str], n_blocks: int, n_clusters: int, smallest: int, largest: int, start: float
+) -> dict[str, Any]:
     """The report's details of an MDAV run (whatever engine clustered it)."""
     return {
         "publish": options.publish, "distance": options.distance, "numeric": numeric, "block_size": options.block_size,
@@ -543,7 +549,13 @@ def run_details(options: MdavOptions, numeric: list[str], n_blocks: int, n_clust
     }  # fmt: skip
 
 
-@register_method("mdav", MdavOptions, needs_hierarchies=False, records=True, guarantee="probabilistic (permute) or k-anonymity (aggregate)")
+@register_method(
+    "mdav",
+    MdavOptions,
+    needs_hierarchies=False,
+    records=True,
+    guarantee="probabilistic (permute) or k-anonymity (aggregate)",
+)
 def run(task: Task, options: MdavOptions) -> Plan:
     """MDAV clustering, then within-cluster permutation or aggregation (module docstring).
 
@@ -601,7 +613,9 @@ def run(task: Task, options: MdavOptions) -> Plan:
     )
 
 
-def _verify_clusters(published: pl.LazyFrame, original: pl.LazyFrame, labels: np.ndarray, blocks: list[list[str]], task: Task) -> dict[str, Any]:
+def _verify_clusters(
+    published: pl.LazyFrame, original: pl.LazyFrame, labels: np.ndarray, blocks: list[list[str]], task: Task
+) -> dict[str, Any]:
     """The permutation check, then every model on the clusters (their sensitive values are the input's, row by row)."""
     facts = verify_permutation(published, original, labels, blocks, task.k)
     with_cluster = published.with_columns(pl.lit(pl.Series(CLUSTER, labels)))

@@ -68,7 +68,19 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["Axis", "MondrianOptions", "axes", "bound_sets", "bounds_labels", "class_bounds", "class_labels", "coordinates", "partition", "publish_modes", "sql_inputs"]
+__all__ = [
+    "Axis",
+    "MondrianOptions",
+    "axes",
+    "bound_sets",
+    "bounds_labels",
+    "class_bounds",
+    "class_labels",
+    "coordinates",
+    "partition",
+    "publish_modes",
+    "sql_inputs",
+]
 
 _MODES = ("strict", "relaxed")
 _ORDERS = ("hierarchy", "numeric", "alphabetical", "random")
@@ -146,7 +158,9 @@ def axes(
                 )
             if how == "hierarchy":
                 if h is None:
-                    raise InvalidParameterError(f"order 'hierarchy' for qid {q!r}, which has no hierarchy; use 'numeric' or 'alphabetical'")
+                    raise InvalidParameterError(
+                        f"order 'hierarchy' for qid {q!r}, which has no hierarchy; use 'numeric' or 'alphabetical'"
+                    )
                 leaves = h.leaf_labels
                 known = set(leaves)  # built once: per value it cost |values| x |leaves| (minutes for 5-digit zips)
                 extra = [v for v in vals if v not in known]  # the root, after null="suppress"
@@ -170,7 +184,9 @@ def axes(
             labels = [str(v) for v in how]
             if len(set(labels)) != len(labels):
                 dup = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
-                raise InvalidParameterError(f"order for qid {q!r} lists values twice (first: {preview(dup)}); list each once")
+                raise InvalidParameterError(
+                    f"order for qid {q!r} lists values twice (first: {preview(dup)}); list each once"
+                )
             missing = sorted(set(vals) - set(labels))
             if missing:
                 raise InvalidParameterError(
@@ -201,7 +217,11 @@ def coordinates(aggregates: pl.DataFrame, qids: Sequence[str], axis_list: Sequen
     for j, (q, ax) in enumerate(zip(qids, axis_list)):
         rank = pl.col(q).replace_strict(ax.labels, list(range(len(ax.labels))), return_dtype=pl.Int64)
         cols.append(rank.alias(f"__anon_x{j}"))
-        cols.append(rank.replace_strict(list(range(len(ax.labels))), ax.values.tolist(), return_dtype=pl.Float64).alias(f"__anon_v{j}"))
+        cols.append(
+            rank.replace_strict(list(range(len(ax.labels))), ax.values.tolist(), return_dtype=pl.Float64).alias(
+                f"__anon_v{j}"
+            )
+        )
     return aggregates.select(cols)
 
 
@@ -219,7 +239,10 @@ def sql_inputs(coords: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     long = pl.concat(
         [
             coords.select(
-                pl.col(_T).alias("t"), pl.lit(j, dtype=pl.Int64).alias("dim"), pl.col(f"__anon_x{j}").alias("x"), pl.col(f"__anon_v{j}").alias("v")
+                pl.col(_T).alias("t"),
+                pl.lit(j, dtype=pl.Int64).alias("dim"),
+                pl.col(f"__anon_x{j}").alias("x"),
+                pl.col(f"__anon_v{j}").alias("v"),
             )
             for j in range(m)
         ]
@@ -228,7 +251,13 @@ def sql_inputs(coords: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _decider(
-    bases: Sequence[int], k: int, mode: str, spans: Sequence[float], counted: Sequence[bool], values: np.ndarray, every: bool = False
+    bases: Sequence[int],
+    k: int,
+    mode: str,
+    spans: Sequence[float],
+    counted: Sequence[bool],
+    values: np.ndarray,
+    every: bool = False,
 ) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
     """The query of one round's decisions, as a function of the open tuples ``work``:
     one row per partition that can be cut: ``pid``, ``dim``, ``pv``, ``take``.
@@ -252,7 +281,11 @@ def _decider(
         (pl.col("__anon_key") // big % m).alias("dim"),
         (pl.col("__anon_key") % big).alias("x"),
     ]
-    coord = pl.lit(pl.Series(values, dtype=pl.Float64)).gather(pl.lit(pl.Series(offsets)).gather(dim) + pl.col("x")).alias("v")
+    coord = (
+        pl.lit(pl.Series(values, dtype=pl.Float64))
+        .gather(pl.lit(pl.Series(offsets)).gather(dim) + pl.col("x"))
+        .alias("v")
+    )
     # vectorized per-group scans over the sorted frequency sets (no per-group agg)
     scans = [
         [
@@ -339,7 +372,11 @@ _IN_MEMORY_TUPLES = 200_000
 
 
 def partition(
-    coords: pl.DataFrame, k: int, mode: str = "strict", count_dims: Sequence[int] = (), constraints: Constraints | None = None
+    coords: pl.DataFrame,
+    k: int,
+    mode: str = "strict",
+    count_dims: Sequence[int] = (),
+    constraints: Constraints | None = None,
 ) -> tuple[pl.DataFrame, int]:
     """Partition the coordinates (from :func:`coordinates`) into Mondrian classes.
 
@@ -369,7 +406,9 @@ def partition(
     m = sum(1 for c in coords.columns if c.startswith("__anon_x"))
     counted = [j in set(count_dims) for j in range(m)]
     spans = [
-        float(coords[f"__anon_x{j}"].n_unique() - 1) if counted[j] else float(coords[f"__anon_v{j}"].max() - coords[f"__anon_v{j}"].min())  # type: ignore[operator]
+        float(coords[f"__anon_x{j}"].n_unique() - 1)
+        if counted[j]
+        else float(coords[f"__anon_v{j}"].max() - coords[f"__anon_v{j}"].min())  # type: ignore[operator]
         for j in range(m)
     ]
     bases = [int(coords[f"__anon_x{j}"].max()) + 1 for j in range(m)]  # type: ignore[arg-type]
@@ -440,7 +479,10 @@ def partition(
 
 
 def publish_modes(
-    qids: Sequence[str], axis_list: Sequence[Axis], hierarchies: Mapping[str, Hierarchy], how: str | Mapping[str, str] = "auto"
+    qids: Sequence[str],
+    axis_list: Sequence[Axis],
+    hierarchies: Mapping[str, Hierarchy],
+    how: str | Mapping[str, str] = "auto",
 ) -> list[str]:
     """The publishing of each qid, ``"auto"`` resolved (see :func:`publish`).
 
@@ -460,7 +502,9 @@ def publish_modes(
         if mode == "auto":
             mode = "hierarchy" if h is not None else ("range" if ax.numeric else "set")
         if mode == "hierarchy" and h is None:
-            raise InvalidParameterError(f"publish 'hierarchy' for qid {q!r}, which has no hierarchy; use 'range' or 'set'")
+            raise InvalidParameterError(
+                f"publish 'hierarchy' for qid {q!r}, which has no hierarchy; use 'range' or 'set'"
+            )
         modes.append(mode)
     return modes
 
@@ -472,7 +516,11 @@ def bound_sets(axis_list: Sequence[Axis], modes: Sequence[str]) -> list[int]:
     >>> bound_sets(axes({"a": ["x"], "b": ["1", "2"]}, {}), ["set", "range"])
     [0]
     """
-    return [j for j, (ax, mode) in enumerate(zip(axis_list, modes)) if mode == "set" or (mode == "hierarchy" and not ax.hierarchy_order)]
+    return [
+        j
+        for j, (ax, mode) in enumerate(zip(axis_list, modes))
+        if mode == "set" or (mode == "hierarchy" and not ax.hierarchy_order)
+    ]
 
 
 def class_bounds(segments: pl.DataFrame, coords: pl.DataFrame, sets: Sequence[int]) -> pl.DataFrame:
@@ -495,7 +543,11 @@ def class_bounds(segments: pl.DataFrame, coords: pl.DataFrame, sets: Sequence[in
 
 
 def bounds_labels(
-    bounds: pl.DataFrame, qids: Sequence[str], axis_list: Sequence[Axis], hierarchies: Mapping[str, Hierarchy], modes: Sequence[str]
+    bounds: pl.DataFrame,
+    qids: Sequence[str],
+    axis_list: Sequence[Axis],
+    hierarchies: Mapping[str, Hierarchy],
+    modes: Sequence[str],
 ) -> pl.DataFrame:
     """The published tuple of each class from its bounds (:func:`class_bounds`, however grouped: Polars or an
     engine's SQL rounds): one row per class ``__anon_pid``, one column per qid; see :func:`class_labels`."""
@@ -510,7 +562,13 @@ def bounds_labels(
                 node_ids = h.ids_of(ax.labels)
                 col = np.asarray(h.labels, dtype=object)[h.lca(node_ids[lo], node_ids[hi])].tolist()
             else:
-                col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]").tolist() if len(lo) else []
+                col = (
+                    np.where(
+                        lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]"
+                    ).tolist()
+                    if len(lo)
+                    else []
+                )
             out.append(pl.Series(q, col, dtype=pl.String))
             continue
         # flat, then joined per class: a replace_strict inside list.eval cost seconds per qid on 30,000 classes
@@ -519,11 +577,17 @@ def bounds_labels(
         named = flat.with_columns(member.replace_strict(list(range(len(ax.labels))), ax.labels, return_dtype=pl.String))
         if mode == "hierarchy":
             assert h is not None
-            anc = class_ancestors(named.rename({f"__anon_set{j}": q}).lazy(), {q: h}, _PID).collect()  # materializes: one row per class
+            anc = class_ancestors(
+                named.rename({f"__anon_set{j}": q}).lazy(), {q: h}, _PID
+            ).collect()  # materializes: one row per class
             out.append(bounds.select(_PID).join(anc, on=_PID, how="left", maintain_order="left")[q].cast(pl.String))
             continue
         sets = named.group_by(_PID, maintain_order=True).agg(member.str.join(","), pl.len().alias("__anon_n"))
-        out.append(sets.select(pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)).to_series())
+        out.append(
+            sets.select(
+                pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)
+            ).to_series()
+        )
     return pl.DataFrame(out)
 
 
@@ -586,11 +650,20 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     segments, rounds = partition(coords, task.k, options.mode, count_dims, task.constraints)
     labels = class_labels(segments, coords, qids, axis_list, task.hierarchies, modes)
     outs = [out_col(q) for q in qids]
-    seg = segments.join(labels.select(_PID, *[pl.col(q).alias(o) for q, o in zip(qids, outs)]), on=_PID, how="left", maintain_order="left")
+    seg = segments.join(
+        labels.select(_PID, *[pl.col(q).alias(o) for q, o in zip(qids, outs)]),
+        on=_PID,
+        how="left",
+        maintain_order="left",
+    )
     tuples = agg.select(qids).with_row_index(_T).with_columns(pl.col(_T).cast(pl.Int64))
     split = not seg[_T].is_unique().all()
     frame = tuples.join(seg, on=_T, maintain_order="left").select(
-        *qids, *outs, pl.col(_SIZE).alias(SIZE), pl.lit(False).alias(SUPPRESSED), *([pl.col(_OFF).alias(OFFSET)] if split else [])
+        *qids,
+        *outs,
+        pl.col(_SIZE).alias(SIZE),
+        pl.lit(False).alias(SUPPRESSED),
+        *([pl.col(_OFF).alias(OFFSET)] if split else []),
     )
     details = {"mode": options.mode, "rounds": rounds, "n_partitions": labels.height}
     return Plan(TupleMap(tuple(qids), frame), details)

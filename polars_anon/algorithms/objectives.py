@@ -378,7 +378,10 @@ class Loss(Objective):
     def __init__(self, lattice: Lattice, settings: Settings) -> None:
         super().__init__(lattice, settings)
         self.domain = np.array([float(h.n_leaves) for h in lattice.hs])
-        self.share = [[lattice.size * (h.leaves[nodes] / float(h.n_leaves)) for nodes in per] for h, per in zip(lattice.hs, lattice.nodes)]
+        self.share = [
+            [lattice.size * (h.leaves[nodes] / float(h.n_leaves)) for nodes in per]
+            for h, per in zip(lattice.hs, lattice.nodes)
+        ]
         self.total = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(self.share):
             for lv, s in enumerate(per):
@@ -670,7 +673,9 @@ class _Areas(Objective):
     def __init__(self, lattice: Lattice, settings: Settings) -> None:
         super().__init__(lattice, settings)
         self.p = lattice.size / self.n
-        self.log_leaves = [[np.log2(h.leaves[nodes].astype(np.float64)) for nodes in per] for h, per in zip(lattice.hs, lattice.nodes)]
+        self.log_leaves = [
+            [np.log2(h.leaves[nodes].astype(np.float64)) for nodes in per] for h, per in zip(lattice.hs, lattice.nodes)
+        ]
         self.expected = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(self.log_leaves):
             for lv, ll in enumerate(per):
@@ -825,12 +830,16 @@ def check_settings(
         ("weights", weights, "weighted"),
     ):
         if given is not None and not getattr(cls, flag):
-            raise InvalidParameterError(f"{where}: option {option!r} applies to metrics {_takers(flag)}, not to metric={metric!r}")
+            raise InvalidParameterError(
+                f"{where}: option {option!r} applies to metrics {_takers(flag)}, not to metric={metric!r}"
+            )
     if weights is None:
         return
     unknown = [q for q in weights if q not in qids]
     if unknown:
-        raise InvalidParameterError(f"{where}: weights name {unknown}, which are not quasi-identifiers; the qids are {list(qids)}")
+        raise InvalidParameterError(
+            f"{where}: weights name {unknown}, which are not quasi-identifiers; the qids are {list(qids)}"
+        )
     bad = {q: w for q, w in weights.items() if not (math.isfinite(w) and w >= 0)}
     if bad:
         raise InvalidParameterError(f"{where}: weights must be finite numbers >= 0, got {bad}")

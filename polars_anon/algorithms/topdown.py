@@ -174,7 +174,9 @@ class _Open:
     dead: np.ndarray  # (C, m) no split on that attribute can ever give a child of k rows
 
 
-def _boxes(axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, dead: np.ndarray | None = None) -> _Open:
+def _boxes(
+    axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, dead: np.ndarray | None = None
+) -> _Open:
     """Classes from a class id per tuple (ids dense from 0): sizes and leaf ranges."""
     n = int(cid.max()) + 1 if len(cid) else 0
     lo, hi = [], []
@@ -291,7 +293,11 @@ def _price(ax: _Axis, j: int, op: _Open, size: np.ndarray, rule: _Rule, defer: b
     gain = np.where((parts >= 2) & ~stuck, op.size[live_cls] * ax.loss[node] - after, -np.inf)
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
-        g_part = np.where(big, np.arange(n_groups), np.where(rest_ok[g.cls], n_groups + g.cls, np.where(merge[g.cls], target[g.cls], -1)))
+        g_part = np.where(
+            big,
+            np.arange(n_groups),
+            np.where(rest_ok[g.cls], n_groups + g.cls, np.where(merge[g.cls], target[g.cls], -1)),
+        )
         take = better[cid]
         part = g_part[g.of_row[take]]
         best.part[sel[take]] = np.where(part >= 0, part + best.next_id, -1)
@@ -311,7 +317,13 @@ def _smallest_big(big: np.ndarray, g_size: np.ndarray, g_cid: np.ndarray, n_clas
 
 
 def _specialize(
-    axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, rule: _Rule, defer: bool, klass: np.ndarray, n_classes: int
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rows: np.ndarray,
+    rule: _Rule,
+    defer: bool,
+    klass: np.ndarray,
+    n_classes: int,
 ) -> tuple[int, np.ndarray, int]:
     """Step 1 on the tuples `rows`: write a class id (from `n_classes` on) into `klass` for every tuple placed.
 
@@ -367,9 +379,14 @@ class TopdownResult:
     seconds: float
 
 
-def _classes_frame(axes: Sequence[_Axis], qids: Sequence[str], lo: list[np.ndarray], hi: list[np.ndarray], sizes: np.ndarray) -> pl.DataFrame:
+def _classes_frame(
+    axes: Sequence[_Axis], qids: Sequence[str], lo: list[np.ndarray], hi: list[np.ndarray], sizes: np.ndarray
+) -> pl.DataFrame:
     """Classes as aggregate rows: the label of each class's node per qid, and its size."""
-    cols = {q: pl.Series(ax.h.labels, dtype=pl.String).gather(ax.node(lo[j], hi[j])) for j, (q, ax) in enumerate(zip(qids, axes))}
+    cols = {
+        q: pl.Series(ax.h.labels, dtype=pl.String).gather(ax.node(lo[j], hi[j]))
+        for j, (q, ax) in enumerate(zip(qids, axes))
+    }
     return pl.DataFrame({**cols, "size": sizes})
 
 
@@ -417,7 +434,13 @@ def _repair(
     models = None if rule.constraints.k_only else _regrouped(rule.constraints, owner, frame.height)
     hierarchies = {q: ax.h for q, ax in zip(qids, axes)}
     res = greedy_partition(
-        frame, hierarchies, rule.k, weights=_greedy_weights(axes, qids), partners="all", progress=False, constraints=models
+        frame,
+        hierarchies,
+        rule.k,
+        weights=_greedy_weights(axes, qids),
+        partners="all",
+        progress=False,
+        constraints=models,
     )
     new_of_class = np.arange(n_classes)  # classes not offered keep their id; the others take n_classes + greedy's
     new_of_class[near] = n_classes + res.class_id[: len(near)]
@@ -451,7 +474,9 @@ def _nearest(axes: Sequence[_Axis], op: _Open, size: np.ndarray, leftover: np.nd
     now = op.size * sum(ax.cost(op.lo[j], op.hi[j]) for j, ax in enumerate(axes))
     picked = []
     for t in leftover:
-        joined = sum(ax.cost(np.minimum(op.lo[j], ax.lo[t]), np.maximum(op.hi[j], ax.hi[t])) for j, ax in enumerate(axes))
+        joined = sum(
+            ax.cost(np.minimum(op.lo[j], ax.lo[t]), np.maximum(op.hi[j], ax.hi[t])) for j, ax in enumerate(axes)
+        )
         added = (op.size + size[t]) * joined - now
         n = min(_NEAREST, len(added))
         best = np.argpartition(added, n - 1)[:n] if n < len(added) else np.arange(len(added))
@@ -643,4 +668,6 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "classes_after": res.n_classes,
         "loop_seconds": round(res.seconds, 3),
     }
-    return Plan(TupleMap.from_nodes(agg, hierarchies, res.nodes, res.suppressed if res.suppressed.any() else None), details)
+    return Plan(
+        TupleMap.from_nodes(agg, hierarchies, res.nodes, res.suppressed if res.suppressed.any() else None), details
+    )

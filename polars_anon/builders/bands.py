@@ -32,7 +32,9 @@ def check_widths(widths: object) -> list[int]:
     [5, 10, 20]
     """
     if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or not all(_is_int(w) for w in widths):
-        raise InvalidParameterError(f"intervals: widths must be a list of positive integers such as [5, 10, 20], got {widths!r}")
+        raise InvalidParameterError(
+            f"intervals: widths must be a list of positive integers such as [5, 10, 20], got {widths!r}"
+        )
     ws = list(widths)
     if not ws or any(w < 1 for w in ws):
         raise InvalidParameterError(f"intervals: widths must be positive integers, got {ws}")
@@ -78,7 +80,12 @@ def _band(v: int, w: int, bottom: int | None, top: int | None) -> str:
 
 
 def rows(
-    values: Iterable[object], widths: Sequence[int], *, root: str = "*", bottom: int | None = None, top: int | None = None
+    values: Iterable[object],
+    widths: Sequence[int],
+    *,
+    root: str = "*",
+    bottom: int | None = None,
+    top: int | None = None,
 ) -> list[Row]:
     """Rows ``[value, band1, ..., root]`` for integer values.
 

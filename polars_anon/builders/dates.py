@@ -56,16 +56,16 @@ def check_levels(levels: object, *, datetime: bool | None = None) -> list[str]:
         )
     unknown = [v for v in levels if v not in DATE_LEVELS]
     if unknown:
-        raise InvalidParameterError(f"dates: unknown levels {preview(unknown)}; the levels are {allowed}, in that order")
+        raise InvalidParameterError(
+            f"dates: unknown levels {preview(unknown)}; the levels are {allowed}, in that order"
+        )
     if "day" in levels and datetime is False:
         raise InvalidParameterError(
             f"dates: 'day' is the leaf itself for Date (and ISO date String) values; choose from {allowed}"
         )
     ranks = [DATE_LEVELS.index(v) for v in levels]
     if any(b <= a for a, b in itertools.pairwise(ranks)):
-        raise InvalidParameterError(
-            f"dates: levels {list(levels)} must go up without repeats, in the order {allowed}"
-        )
+        raise InvalidParameterError(f"dates: levels {list(levels)} must go up without repeats, in the order {allowed}")
     return list(levels)
 
 

@@ -50,7 +50,9 @@ def check_label(label: object) -> str:
     '{first}-{last}'
     """
     if not isinstance(label, str):
-        raise InvalidParameterError(f"ordered: label must be a format string such as '[{{first}}..{{last}}]', got {label!r}")
+        raise InvalidParameterError(
+            f"ordered: label must be a format string such as '[{{first}}..{{last}}]', got {label!r}"
+        )
     try:
         label.format(first="a", last="b", count=2, members="a,b")
     except (KeyError, IndexError, ValueError) as exc:
@@ -74,7 +76,9 @@ def check_order(order: object) -> list[str] | None:
     ranked = [str(v) for v in order]
     twice = [v for v, n in Counter(ranked).items() if n > 1]
     if twice:
-        raise InvalidParameterError(f"ordered: order lists {len(twice)} values more than once (first: {preview(twice)})")
+        raise InvalidParameterError(
+            f"ordered: order lists {len(twice)} values more than once (first: {preview(twice)})"
+        )
     return ranked
 
 

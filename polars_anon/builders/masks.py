@@ -55,7 +55,9 @@ def _padded(series: pl.Series, labels: list[str], width: int | None) -> list[str
     return [v.zfill(width or widest) for v in labels]
 
 
-def rows(values: Iterable[object], digits: int | None = None, *, char: str = "*", width: int | None = None) -> list[Row]:
+def rows(
+    values: Iterable[object], digits: int | None = None, *, char: str = "*", width: int | None = None
+) -> list[Row]:
     """Rows ``[label, masked1, ..., maskedN(, char)]`` sorted by the (padded) value.
 
     >>> rows(pl.Series([2134, 33101]), 2)

@@ -38,7 +38,9 @@ def _check(values: Iterable[object], max_children: int) -> list[str]:
         raise HierarchyError("random hierarchy: a value is null; give only non-null values")
     dup = [v for v, n in Counter(labels).items() if n > 1]
     if dup:
-        raise HierarchyError(f"random hierarchy: {len(dup)} values are given twice (first: {preview(dup)}); give each once")
+        raise HierarchyError(
+            f"random hierarchy: {len(dup)} values are given twice (first: {preview(dup)}); give each once"
+        )
     if isinstance(max_children, bool) or not isinstance(max_children, int) or max_children < 2:
         raise InvalidParameterError(f"random hierarchy: max_children must be an integer >= 2, got {max_children!r}")
     return labels
@@ -94,7 +96,9 @@ def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: 
     return out
 
 
-def rows(values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*", ordered: bool) -> list[Row]:
+def rows(
+    values: Iterable[object], *, seed: int = 0, max_children: int = 3, root: str = "*", ordered: bool
+) -> list[Row]:
     """Rows of a random equal-depth tree over `values` (given order kept when `ordered`).
 
     >>> rows(range(4), seed=4, ordered=True)

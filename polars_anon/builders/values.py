@@ -33,7 +33,9 @@ def as_series(values: object, source: str) -> pl.Series:
     try:
         items = list(values)  # type: ignore[call-overload]
     except TypeError:
-        raise InvalidParameterError(f"{source}: values must be a Polars Series or an iterable, got {type(values).__name__}") from None
+        raise InvalidParameterError(
+            f"{source}: values must be a Polars Series or an iterable, got {type(values).__name__}"
+        ) from None
     return pl.Series("v", items, strict=False)
 
 
@@ -56,5 +58,7 @@ def string_labels(series: pl.Series, source: str) -> pl.Series:
     ['2134', '33101']
     """
     if series.dtype.is_nested() or series.dtype == pl.Object:
-        raise InvalidParameterError(f"{source}: values of dtype {series.dtype} cannot be hierarchy labels; give scalar values")
+        raise InvalidParameterError(
+            f"{source}: values of dtype {series.dtype} cannot be hierarchy labels; give scalar values"
+        )
     return series.cast(pl.String)

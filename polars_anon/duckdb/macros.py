@@ -125,7 +125,9 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
     for q, h in hierarchies.items():
         lv = levels.get(q, 0)
         if not is_integer(lv) or not 0 <= lv < h.height:
-            raise InvalidParameterError(LEVEL_OUT_OF_RANGE(where=f"hierarchy {q!r}: ", level=lv, top=h.height - 1, root=h.root))
+            raise InvalidParameterError(
+                LEVEL_OUT_OF_RANGE(where=f"hierarchy {q!r}: ", level=lv, top=h.height - 1, root=h.root)
+            )
         ident = '"' + q.replace('"', '""') + '"'
         literal = "'" + q.replace("'", "''") + "'"
         parts.append(f"anon_generalize({literal}, {ident}, {lv}) AS {ident}")

@@ -107,9 +107,15 @@ def metric_pairs(
     _check_rows(con, name, original, key)
     _cells(con, codes, original, anonymized)
     if sensitive is None:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)", [name, qids])
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
+            [name, qids],
+        )
         if pairwise:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_joint')} AS FROM anon_metric_joint_of(?, ?)", [name, qids])
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_joint')} AS FROM anon_metric_joint_of(?, ?)",
+                [name, qids],
+            )
     else:
         _classes_and_joint_with_s(con, codes, raw, o_code, p_code, pairwise)
     if not pairwise:  # no stale contingency tables from an earlier call
@@ -131,7 +137,13 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
 
 
 def _check_request(
-    con: duckdb.DuckDBPyConnection, original: str, anonymized: str, qids: list[str], key: str | None, sensitive: str | None, name: str
+    con: duckdb.DuckDBPyConnection,
+    original: str,
+    anonymized: str,
+    qids: list[str],
+    key: str | None,
+    sensitive: str | None,
+    name: str,
 ) -> dict[str, int]:
     """Refuse bad parameters and missing columns or hierarchies; the node count of each qid's hierarchy."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
@@ -148,9 +160,13 @@ def _check_request(
         columns = _columns(con, table)
         missing = [c for c in names if c is not None and c not in columns]
         if missing:
-            raise ColumnNotFoundError(COLUMNS_NOT_FOUND(what=what, missing=missing, where=f"table {table!r}", columns=columns))
+            raise ColumnNotFoundError(
+                COLUMNS_NOT_FOUND(what=what, missing=missing, where=f"table {table!r}", columns=columns)
+            )
     sizes = dict(
-        con.execute("SELECT hierarchy, count(*) FROM anon_nodes WHERE list_contains(?, hierarchy) GROUP BY ALL", [qids]).fetchall()
+        con.execute(
+            "SELECT hierarchy, count(*) FROM anon_nodes WHERE list_contains(?, hierarchy) GROUP BY ALL", [qids]
+        ).fetchall()
     )
     for q in qids:
         if q not in sizes:
@@ -168,7 +184,9 @@ class _Codes:
 
     def __post_init__(self) -> None:
         if self.r_all >= 2**125:
-            raise InvalidParameterError(f"{len(self.qids)} qids with these hierarchies are too many to pack; metric_pairs takes fewer")
+            raise InvalidParameterError(
+                f"{len(self.qids)} qids with these hierarchies are too many to pack; metric_pairs takes fewer"
+            )
 
     @property
     def radix(self) -> list[int]:
@@ -200,7 +218,9 @@ class _Codes:
     def create_types(self, con: duckdb.DuckDBPyConnection) -> None:
         """One TEMP ENUM per qid: its hierarchy's labels in node order (enum code = node id)."""
         for q, e in zip(self.qids, self.enums):
-            con.execute(f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = {_literal(q)} ORDER BY node)")
+            con.execute(
+                f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = {_literal(q)} ORDER BY node)"
+            )
 
     def code_exprs(self) -> list[str]:
         """Per qid, the SQL code of its value."""
@@ -244,7 +264,9 @@ def _joined(
     o_cols = [f"o.o{i}" for i in range(len(exprs))]
     oc = " + ".join(f"{c} * {st}" for c, st in zip(o_cols, codes.strides))
     if key is None:
-        n_orig, n_anon = (con.execute(f"SELECT count(*) FROM {_ident(t)}").fetchall()[0][0] for t in (original, anonymized))
+        n_orig, n_anon = (
+            con.execute(f"SELECT count(*) FROM {_ident(t)}").fetchall()[0][0] for t in (original, anonymized)
+        )
         if n_orig != n_anon:
             raise InputError(
                 f"the anonymized table has {n_anon} rows and the original {n_orig}; without a key they are lined up "
@@ -263,21 +285,29 @@ def _joined(
     return joined, "oc, pcs", "oc", "pcs"
 
 
-def _group(con: duckdb.DuckDBPyConnection, codes: _Codes, raw: str, joined: str, group: str, with_s: bool, n_s: int) -> str:
+def _group(
+    con: duckdb.DuckDBPyConnection, codes: _Codes, raw: str, joined: str, group: str, with_s: bool, n_s: int
+) -> str:
     """Count the rows into TEMP table `raw`; the query text of the (original, published) pairs."""
     if not with_s:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, count(*) AS n FROM ({joined}) GROUP BY {group}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, count(*) AS n FROM ({joined}) GROUP BY {group}"
+        )
         return raw
     # one group per (o, p, s); the pairs keep (o, p) (fewer rows, lists built once per pair), the
     # classes and the contingency tables with s are summed from the codes (_classes_and_joint_with_s)
-    if codes.one_key and codes.r_all * (codes.r_all + 1) * (n_s + 1) < 2**62:  # s packed into the key: one integer to group on
+    if (
+        codes.one_key and codes.r_all * (codes.r_all + 1) * (n_s + 1) < 2**62
+    ):  # s packed into the key: one integer to group on
         w = n_s + 1
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT ks // {w} AS key, ks % {w} AS sc, n "
             f"FROM (SELECT key * {w} + sc AS ks, count(*) AS n FROM ({joined}) GROUP BY ks)"
         )
     else:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, sc, count(*) AS n FROM ({joined}) GROUP BY {group}, sc")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, sc, count(*) AS n FROM ({joined}) GROUP BY {group}, sc"
+        )
     return f"(SELECT {group}, sum(n) AS n FROM {raw} GROUP BY {group})"
 
 
@@ -306,7 +336,9 @@ def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymi
     ).fetchall()
     if bad:
         i, bad_o, _ = bad[0]
-        _refuse(con, codes.qids[i], original if bad_o else anonymized, "original" if bad_o else "anonymized", codes.enums[i])
+        _refuse(
+            con, codes.qids[i], original if bad_o else anonymized, "original" if bad_o else "anonymized", codes.enums[i]
+        )
 
 
 def _classes_and_joint_with_s(
@@ -320,7 +352,10 @@ def _classes_and_joint_with_s(
         f"sc::BIGINT AS s, pc = {r_all} AS suppressed, n::BIGINT AS size "
         f"FROM (SELECT {p_code} AS pc, sc, sum(n) AS n FROM {raw} GROUP BY ALL)"
     )
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)", [f"{name}__ps", qids])
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
+        [f"{name}__ps", qids],
+    )
     if pairwise:
         m = len(qids)
         con.execute(
@@ -339,7 +374,9 @@ def _refuse(con: duckdb.DuckDBPyConnection, q: str, table: str, where: str, enum
     """Name the nulls or the values of column `q` that are not nodes (or, originally, not leaves)."""
     col = _ident(q)
     if con.execute(f"SELECT count(*) FROM {_ident(table)} WHERE {col} IS NULL").fetchall()[0][0]:
-        raise NullValueError(f"column {q!r} in the {where} table has null values; metrics need every value, fill or drop them")
+        raise NullValueError(
+            f"column {q!r} in the {where} table has null values; metrics need every value, fill or drop them"
+        )
     if where == "original":
         rows = con.execute(
             f"SELECT DISTINCT t.{col}::VARCHAR AS v FROM {_ident(table)} AS t LEFT JOIN anon_nodes AS n "

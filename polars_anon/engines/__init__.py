@@ -62,10 +62,16 @@ class GroupBys:
 
     def __call__(self, table: object, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         last = self._last
-        if last is None or last[0] is not table or last[1] != tuple(keys) or not (last[3] or limit is not None and last[2].height > limit):
+        if (
+            last is None
+            or last[0] is not table
+            or last[1] != tuple(keys)
+            or not (last[3] or limit is not None and last[2].height > limit)
+        ):
             frame = self._group(table, list(keys), None if limit is None else limit + 1)
             last = self._last = (table, tuple(keys), frame, limit is None or frame.height <= limit)
         return last[2]
+
 
 class Engine(Protocol):
     """The engine-specific steps; tables are the engine's own (a DuckDB relation, a Spark DataFrame)."""

@@ -114,4 +114,9 @@ def _mdav(engine: Engine, table: Any, request: Request, schema: pl.Schema, start
     return mdav_on_spark(engine, table, request, schema, start)
 
 
-PLANNERS |= {("mondrian", "duckdb"): _mondrian, ("mondrian", "spark"): _mondrian, ("greedy", "spark"): _greedy, ("mdav", "spark"): _mdav}
+PLANNERS |= {
+    ("mondrian", "duckdb"): _mondrian,
+    ("mondrian", "spark"): _mondrian,
+    ("greedy", "spark"): _greedy,
+    ("mdav", "spark"): _mdav,
+}

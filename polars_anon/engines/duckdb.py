@@ -95,9 +95,13 @@ class DuckDBEngine:
             except duckdb.Error as exc:
                 raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from exc
         if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
-            frame = data.collect() if isinstance(data, pl.LazyFrame) else data  # materializes: handed to DuckDB as Arrow
+            frame = (
+                data.collect() if isinstance(data, pl.LazyFrame) else data
+            )  # materializes: handed to DuckDB as Arrow
             return self.con.from_arrow(frame.to_arrow())
-        raise InvalidParameterError(f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}")
+        raise InvalidParameterError(
+            f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}"
+        )
 
     def read_parquet(self, path: Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it)."""
@@ -111,11 +115,17 @@ class DuckDBEngine:
         return self._fetch(table, f"SELECT {cols}, count(*)::BIGINT AS count FROM {{view}} GROUP BY ALL{cap}")
 
     def distinct(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, int]:
-        exprs = ", ".join(f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT AS {_q(c)}" for c in columns)
+        exprs = ", ".join(
+            f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT AS {_q(c)}" for c in columns
+        )
         return self._fetch(table, f"SELECT {exprs} FROM {{view}}").row(0, named=True)
 
     def publish(
-        self, table: duckdb.DuckDBPyRelation, mapping: pl.DataFrame | duckdb.DuckDBPyRelation, qids: Sequence[str], columns: Sequence[str]
+        self,
+        table: duckdb.DuckDBPyRelation,
+        mapping: pl.DataFrame | duckdb.DuckDBPyRelation,
+        qids: Sequence[str],
+        columns: Sequence[str],
     ) -> duckdb.DuckDBPyRelation:
         """Join `mapping` (on the driver, or a relation of this connection) to the rows, in input order."""
         view = self.view(table)
@@ -143,7 +153,9 @@ class DuckDBEngine:
     def keep(self, table: duckdb.DuckDBPyRelation) -> str:
         """Materialize `table` now (a temporary table, spilling beyond the memory limit); its name."""
         name, view = f"__anon_tmp_{uuid.uuid4().hex[:12]}", self.view(table)
-        self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")  # TEMP: nothing written into a database file
+        self.con.execute(
+            f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}"
+        )  # TEMP: nothing written into a database file
         self.con.unregister(view)
         return name
 

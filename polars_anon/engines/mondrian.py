@@ -97,9 +97,14 @@ def _values(engine: Engine, table: Any, qids: Sequence[str]) -> dict[str, pl.Dat
     flags = ", ".join(f"GROUPING({Q(q)}) AS {Q(f'__anon_g{j}')}" for j, q in enumerate(qids))
     sets = ", ".join(f"({Q(q)})" for q in qids)
     rows = engine.view(table)
-    query = f"SELECT {cols}, {flags}, CAST(COUNT(*) AS BIGINT) AS {Q(COUNT)} FROM {Q(rows)} GROUP BY GROUPING SETS ({sets})"
+    query = (
+        f"SELECT {cols}, {flags}, CAST(COUNT(*) AS BIGINT) AS {Q(COUNT)} FROM {Q(rows)} GROUP BY GROUPING SETS ({sets})"
+    )
     both = engine.to_polars(engine.sql(query))  # materializes: one row per qid and value
-    return {q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True) for j, q in enumerate(qids)}
+    return {
+        q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True)
+        for j, q in enumerate(qids)
+    }
 
 
 def _check(engine: Engine, table: Any, request: Request) -> dict[str, pl.DataFrame]:
@@ -139,7 +144,9 @@ class _Rounds:
         cols = ", ".join(Q(q) for q in qids)
         keys = ", ".join(f"t.{Q(q)} AS {Q(key_col(q))}" for q in qids)
         ranks = ", ".join(f"l{j}.x AS {Q(_x(j))}" for j in range(self.m))
-        joins = " ".join(f"JOIN {Q(lk)} l{j} ON t.{Q(q)} IS NOT DISTINCT FROM l{j}.v" for j, (q, lk) in enumerate(zip(qids, lookups)))
+        joins = " ".join(
+            f"JOIN {Q(lk)} l{j} ON t.{Q(q)} IS NOT DISTINCT FROM l{j}.v" for j, (q, lk) in enumerate(zip(qids, lookups))
+        )
         return (
             f"SELECT {keys}, {ranks}, t.{Q(_SZ)} AS {Q(_SZ)}, CAST(0 AS BIGINT) AS {Q(_PID)}, TRUE AS {Q(_OPEN)} "
             f"FROM (SELECT {cols}, COUNT(*) AS {Q(_SZ)} FROM {Q(rows)} GROUP BY {cols}) t {joins}"
@@ -175,7 +182,9 @@ class _Rounds:
     def cut(self, work: str, cuts: str) -> str:
         """The tuples with the new partition ids: ``x <= pv`` keeps its id, the rest takes ``rhs``; open = just cut."""
         Q, P = self.Q, self.Q(_PID)
-        keep = ", ".join([*(f"w.{Q(key_col(q))}" for q in self.qids), *(f"w.{Q(_x(j))}" for j in range(self.m)), f"w.{Q(_SZ)}"])
+        keep = ", ".join(
+            [*(f"w.{Q(key_col(q))}" for q in self.qids), *(f"w.{Q(_x(j))}" for j in range(self.m)), f"w.{Q(_SZ)}"]
+        )
         chosen = "CASE d.dim " + " ".join(f"WHEN {j} THEN w.{Q(_x(j))}" for j in range(self.m)) + " END"
         return (
             f"SELECT {keep}, CASE WHEN d.pid IS NULL THEN w.{P} WHEN {chosen} <= d.pv THEN w.{P} ELSE d.rhs END AS {P}, "
@@ -194,7 +203,10 @@ class _Rounds:
     def unchanged(self, work: str, labels: str, dims: Sequence[int]) -> str:
         """Per attribute in `dims`: the rows whose rank is their partition's label rank ``__anon_r{j}``."""
         Q, P = self.Q, self.Q(_PID)
-        sums = ", ".join(f"CAST(SUM(CASE WHEN w.{Q(_x(j))} = l.{Q(f'__anon_r{j}')} THEN w.{Q(_SZ)} ELSE 0 END) AS BIGINT) AS u{j}" for j in dims)
+        sums = ", ".join(
+            f"CAST(SUM(CASE WHEN w.{Q(_x(j))} = l.{Q(f'__anon_r{j}')} THEN w.{Q(_SZ)} ELSE 0 END) AS BIGINT) AS u{j}"
+            for j in dims
+        )
         return f"SELECT {sums} FROM {Q(work)} w JOIN {Q(labels)} l ON w.{P} = l.{P}"
 
     def mapping(self, work: str, labels: str) -> str:
@@ -207,7 +219,9 @@ class _Rounds:
 class _Cutter:
     """The driver's choice of cuts from one round's statistics (as :func:`~polars_anon.algorithms.mondrian.partition`)."""
 
-    def __init__(self, axis_list: Sequence[Axis], present: Sequence[np.ndarray], counted: Sequence[bool], k: int) -> None:
+    def __init__(
+        self, axis_list: Sequence[Axis], present: Sequence[np.ndarray], counted: Sequence[bool], k: int
+    ) -> None:
         bases = [len(ax.labels) for ax in axis_list]
         self.offsets = np.concatenate([[0], np.cumsum(bases)[:-1]]).astype(np.int64)
         self.values = np.concatenate([ax.values for ax in axis_list]).astype(np.float64)
@@ -225,7 +239,11 @@ class _Cutter:
         dim = stats["dim"].to_numpy().astype(np.int64)
         lo, hi = stats["lo"].to_numpy().astype(np.int64), stats["hi"].to_numpy().astype(np.int64)
         off = self.offsets[dim]
-        span = np.where(self.counted[dim], (stats["nd"].to_numpy() - 1).astype(np.float64), self.values[off + hi] - self.values[off + lo])
+        span = np.where(
+            self.counted[dim],
+            (stats["nd"].to_numpy() - 1).astype(np.float64),
+            self.values[off + hi] - self.values[off + lo],
+        )
         n, lhs, before = (stats[c].to_numpy().astype(np.int64) for c in ("n", "lhs", "bef"))
         ok_le = (lhs >= k) & (n - lhs >= k)
         ok_lt = (before >= k) & (n - before >= k)
@@ -234,7 +252,9 @@ class _Cutter:
             stats.select("pid")
             .with_columns(
                 pl.Series("dim", dim),
-                pl.Series("width", span / self.spans[dim]),  # elementwise, correctly rounded: as the driver's column division
+                pl.Series(
+                    "width", span / self.spans[dim]
+                ),  # elementwise, correctly rounded: as the driver's column division
                 pl.Series("pv", np.where(use_lt, stats["pv"].to_numpy() - 1, stats["pv"].to_numpy()).astype(np.int64)),
                 pl.Series("ok", ok_le | ok_lt),
             )
@@ -247,14 +267,20 @@ class _Cutter:
         )
 
 
-def _label_ranks(published: pl.DataFrame, bounds: pl.DataFrame, qids: Sequence[str], rank_of: Sequence[dict[str, int]]) -> pl.DataFrame:
+def _label_ranks(
+    published: pl.DataFrame, bounds: pl.DataFrame, qids: Sequence[str], rank_of: Sequence[dict[str, int]]
+) -> pl.DataFrame:
     """Per partition and qid: the rank of its label when the label is one of the qid's values (a root that held
     nulls, under ``null="suppress"``) and the partition holds other values too, else -1. Those partitions' rows
     with that value are published unchanged, which their bounds do not tell (the map counts single-valued ones)."""
     out = []
     for j, q in enumerate(qids):
         rank = published[q].replace_strict(rank_of[j], default=-1, return_dtype=pl.Int64)
-        inside = (rank >= bounds[f"__anon_lo{j}"]) & (rank <= bounds[f"__anon_hi{j}"]) & (bounds[f"__anon_lo{j}"] != bounds[f"__anon_hi{j}"])
+        inside = (
+            (rank >= bounds[f"__anon_lo{j}"])
+            & (rank <= bounds[f"__anon_hi{j}"])
+            & (bounds[f"__anon_lo{j}"] != bounds[f"__anon_hi{j}"])
+        )
         out.append(pl.Series(f"__anon_r{j}", rank.zip_with(inside, pl.Series([-1] * len(rank), dtype=pl.Int64))))
     return pl.DataFrame(out)
 
@@ -279,14 +305,18 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
     try:
         with stage("mondrian rounds"):
             for j, q in enumerate(qids):
-                lookup = pl.DataFrame([per[q][q].alias("v"), pl.Series("x", [rank_of[j][v] for v in labels[q]], dtype=pl.Int64)])
+                lookup = pl.DataFrame(
+                    [per[q][q].alias("v"), pl.Series("x", [rank_of[j][v] for v in labels[q]], dtype=pl.Int64)]
+                )
                 lookups.append(e.register(lookup))
             rows = e.view(table)
             work = e.keep(e.sql(sql.tuples(rows, lookups)))
             sizes = e.to_polars(e.sql(sql.input_sizes(work))).sort("s")  # materializes: one row per class size
             next_id, rounds = 1, 0
             while True:
-                stats = e.to_polars(e.sql(sql.stats(work))).sort("pid", "dim")  # materializes: one row per open partition and attribute
+                stats = e.to_polars(e.sql(sql.stats(work))).sort(
+                    "pid", "dim"
+                )  # materializes: one row per open partition and attribute
                 if done is not None:  # the table `work` was cut from: dropped once `work` has been read
                     e.drop(done)
                     done = None
@@ -299,7 +329,9 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
                 e.drop(reg)
             sets = bound_sets(axis_list, modes)
             bounds = e.to_polars(e.sql(sql.bounds(work, sets))).sort(_PID)  # materializes: one row per partition
-            bounds = bounds.with_columns(pl.col(_PID).cast(pl.Int64), *(pl.col(f"__anon_set{j}").cast(pl.List(pl.Int64)) for j in sets))
+            bounds = bounds.with_columns(
+                pl.col(_PID).cast(pl.Int64), *(pl.col(f"__anon_set{j}").cast(pl.List(pl.Int64)) for j in sets)
+            )
             published = bounds_labels(bounds, qids, axis_list, request.hierarchies, modes)
             label_ranks = _label_ranks(published, bounds, qids, rank_of)
             reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)).hstack(label_ranks))
@@ -312,7 +344,9 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
             e.drop(name)
     columns = [c for c in schema.names() if c not in request.drop]
     table_out = e.publish(table, e.sql(f"SELECT * FROM {sql.Q(mapping)}"), qids, columns)
-    planned = _planned(request, schema, start, engine.name, bounds, published, axis_list, modes, sizes, rounds, mixed, unchanged)
+    planned = _planned(
+        request, schema, start, engine.name, bounds, published, axis_list, modes, sizes, rounds, mixed, unchanged
+    )
     return table_out, planned
 
 
@@ -329,10 +363,16 @@ def _planned(
         value = np.asarray(ax.labels, dtype=object)[lo]
         originals.append(pl.Series(q, np.where(lo == hi, value, None).tolist(), dtype=pl.String))
     frame = pl.DataFrame(originals).with_columns(
-        *(published[q].alias(out_col(q)) for q in qids), bounds[SIZE].cast(pl.Int64).alias(SIZE), pl.lit(False).alias(SUPPRESSED)
+        *(published[q].alias(out_col(q)) for q in qids),
+        bounds[SIZE].cast(pl.Int64).alias(SIZE),
+        pl.lit(False).alias(SUPPRESSED),
     )
     # the driver road has metrics when every qid is published as a hierarchy node (report.metrics.map_data)
-    left_out = metric_names(None, has_sensitive=False) if all(q in request.hierarchies for q in qids) and set(modes) == {"hierarchy"} else []
+    left_out = (
+        metric_names(None, has_sensitive=False)
+        if all(q in request.hierarchies for q in qids) and set(modes) == {"hierarchy"}
+        else []
+    )
     details = {
         "mode": "strict",
         "rounds": rounds,

@@ -76,7 +76,9 @@ def aggregate_on(engine: Engine, table: Any, request: Request) -> tuple[Aggregat
     model = population_model(request)
     if model is not None:
         pop = read_population(model.population_frame, qids, model.name)
-        population = pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # materializes: one row per population tuple
+        population = (
+            pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
+        )  # materializes: one row per population tuple
     check_data(classes, request, distinct)
     rooted, null_rows = rooted_aggregates(classes, request)
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in long.items()}
@@ -104,7 +106,9 @@ def engine_map(tmap: TupleMap, native: pl.DataFrame, request: Request) -> pl.Dat
     return frame.select(*(key_col(q) for q in qids), *(out_col(q) for q in qids), SUPPRESSED)
 
 
-def published_classes(engine: Engine, table: Any, request: Request, planned: Planned) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+def published_classes(
+    engine: Engine, table: Any, request: Request, planned: Planned
+) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
     """The engine's group-by of a published table: its classes (sorted, indexed) and each sensitive attribute's counts."""
     qids = list(request.qids)
     classes = indexed(engine.counts(table, qids).rename({COUNT: SIZE}), qids)
@@ -130,7 +134,9 @@ class EngineAnonymized(Publication):
     def verify(self, table: Any) -> dict[str, Any]:
         """Every guarantee on `table` (the published rows, or as written), grouped by the engine, and every input
         row accounted for (published or suppressed); fail closed."""
-        facts = check_classes(*published_classes(self.engine, table, self.request, self.planned), self.request, self.planned)
+        facts = check_classes(
+            *published_classes(self.engine, table, self.request, self.planned), self.request, self.planned
+        )
         expected = self.report["n_input_rows"] - self.report["suppressed"]
         if facts["n_rows"] != expected:
             raise NotKAnonymousError(
@@ -172,7 +178,13 @@ class EngineAnonymized(Publication):
 
 
 def engine_anonymize(
-    engine: Engine, data: object, *, hierarchies: Mapping[str, Any], k: int, driver_tuples: int | None = None, **asked: Any
+    engine: Engine,
+    data: object,
+    *,
+    hierarchies: Mapping[str, Any],
+    k: int,
+    driver_tuples: int | None = None,
+    **asked: Any,
 ) -> EngineAnonymized:
     """:func:`polars_anon.anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
 
@@ -186,7 +198,9 @@ def engine_anonymize(
     schema = engine.schema(table)
     named = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
     options = {key: value for key, value in asked.items() if key not in named}
-    request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **{key: asked[key] for key in named if key in asked})
+    request = check_request(
+        schema, hierarchies=hierarchies, k=k, options=options, **{key: asked[key] for key in named if key in asked}
+    )
     refuse_unsupported(request.method, engine.name)
     planner = route(engine, table, request, limit)
     if planner is not None:

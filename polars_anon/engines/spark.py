@@ -42,7 +42,9 @@ def _pyspark() -> Any:
     try:
         import pyspark.sql
     except ImportError as exc:
-        raise InvalidParameterError('engine "spark" needs pyspark: pip install "polars_anon[spark]" (and a Java 17+ runtime)') from exc
+        raise InvalidParameterError(
+            'engine "spark" needs pyspark: pip install "polars_anon[spark]" (and a Java 17+ runtime)'
+        ) from exc
     return pyspark.sql
 
 
@@ -75,7 +77,9 @@ def _signed(frame: pl.DataFrame) -> pl.DataFrame:
     wider = {c: _WIDER[t] for c, t in frame.schema.items() if t in _WIDER}
     too_big = [c for c, t in frame.schema.items() if t == pl.UInt64 and (frame[c].max() or 0) > 2**63 - 1]  # type: ignore[operator]
     if too_big:
-        raise InvalidParameterError(f"column {too_big[0]!r} holds UInt64 values above Spark's largest integer (2**63 - 1)")
+        raise InvalidParameterError(
+            f"column {too_big[0]!r} holds UInt64 values above Spark's largest integer (2**63 - 1)"
+        )
     return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
 
 
@@ -100,7 +104,9 @@ class SparkEngine:
         if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
             frame = data.collect() if isinstance(data, pl.LazyFrame) else data  # materializes: handed to Spark as Arrow
             return self.spark.createDataFrame(_signed(frame).to_arrow())
-        raise InvalidParameterError(f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}")
+        raise InvalidParameterError(
+            f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
+        )
 
     def read_parquet(self, path: Path) -> Any:
         return self.spark.read.parquet(str(path))
@@ -115,7 +121,10 @@ class SparkEngine:
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
-        exprs = [(F.count_distinct(F.col(c)) + F.coalesce(F.max(F.col(c).isNull().cast("int")), F.lit(0))).alias(c) for c in columns]
+        exprs = [
+            (F.count_distinct(F.col(c)) + F.coalesce(F.max(F.col(c).isNull().cast("int")), F.lit(0))).alias(c)
+            for c in columns
+        ]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
 

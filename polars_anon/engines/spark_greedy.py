@@ -78,7 +78,9 @@ def refuse_on_spark(request: Request) -> None:
             "(leave out privacy, or run with fewer classes than the driver limit)"
         )
     if request.null == "suppress":
-        raise InvalidParameterError('greedy on Spark\'s blocks takes null="error" only; fill the nulls before, or use the driver road')
+        raise InvalidParameterError(
+            'greedy on Spark\'s blocks takes null="error" only; fill the nulls before, or use the driver road'
+        )
 
 
 def _marginals(classes: Any, engine: Engine, table: Any, request: Request) -> dict[str, pl.DataFrame]:
@@ -92,7 +94,9 @@ def _marginals(classes: Any, engine: Engine, table: Any, request: Request) -> di
     out = {}
     for i, q in enumerate(qids):
         one = frame.filter(pl.col(f"__anon_g{i}") == 0)
-        out[q] = one.select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String), pl.col(SIZE).cast(pl.Int64)).sort(q, nulls_last=True)
+        out[q] = one.select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String), pl.col(SIZE).cast(pl.Int64)).sort(
+            q, nulls_last=True
+        )
     n_rows = int(out[qids[0]][SIZE].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
@@ -161,17 +165,31 @@ def _positions(spark: Any, keyed: Any, keys: list[str], k: int) -> tuple[Any, in
     Spark sorts by range partitions; the rows are numbered within each partition and
     offset by the sizes of the partitions before it (a small collect)."""
     F = _functions()
-    ordered = keyed.orderBy(*keys).withColumn("__anon_pid", F.spark_partition_id()).withColumn("__anon_mid", F.monotonically_increasing_id())
+    ordered = (
+        keyed.orderBy(*keys)
+        .withColumn("__anon_pid", F.spark_partition_id())
+        .withColumn("__anon_mid", F.monotonically_increasing_id())
+    )
     ordered = ordered.localCheckpoint(eager=True)  # fixes the partitions and ids: numbered once
     small = F.sum(F.when(F.col(SIZE) < k, 1).otherwise(0)).alias("small")
-    parts = ordered.groupBy("__anon_pid").agg(F.count(F.lit(1)).alias("n"), F.min("__anon_mid").alias("lo"), small).toArrow()
+    parts = (
+        ordered.groupBy("__anon_pid")
+        .agg(F.count(F.lit(1)).alias("n"), F.min("__anon_mid").alias("lo"), small)
+        .toArrow()
+    )
     parts = pl.from_arrow(parts).sort("__anon_pid")  # type: ignore[union-attr]
     offsets = parts.select(
         pl.col("__anon_pid"), (pl.col("n").cum_sum() - pl.col("n")).alias("__anon_off"), pl.col("lo").alias("__anon_lo")
     )
     table = F.broadcast(spark.createDataFrame(offsets.to_arrow()))
-    numbered = ordered.join(table, on="__anon_pid").withColumn(POS, F.col("__anon_off") + F.col("__anon_mid") - F.col("__anon_lo"))
-    return numbered.drop("__anon_pid", "__anon_mid", "__anon_off", "__anon_lo"), int(parts["n"].sum()), int(parts["small"].sum())
+    numbered = ordered.join(table, on="__anon_pid").withColumn(
+        POS, F.col("__anon_off") + F.col("__anon_mid") - F.col("__anon_lo")
+    )
+    return (
+        numbered.drop("__anon_pid", "__anon_mid", "__anon_off", "__anon_lo"),
+        int(parts["n"].sum()),
+        int(parts["small"].sum()),
+    )
 
 
 def _block_expr(n: int, width: int) -> Any:
@@ -181,7 +199,11 @@ def _block_expr(n: int, width: int) -> Any:
     base, extra = int(counts[-1]), int((counts > counts[-1]).sum())
     cut = extra * (base + 1)
     pos = F.col(POS)
-    return F.when(pos < cut, F.expr(f"{POS} div {base + 1}")).otherwise(F.expr(f"({POS} - {cut}) div {base}") + extra).cast("long")
+    return (
+        F.when(pos < cut, F.expr(f"{POS} div {base + 1}"))
+        .otherwise(F.expr(f"({POS} - {cut}) div {base}") + extra)
+        .cast("long")
+    )
 
 
 def _functions() -> Any:
@@ -233,7 +255,15 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
         "token": uuid.uuid4().hex, "qids": qids, "hierarchies": hierarchies, "metric": request.metric, "weights": options.weights,
         "k": k, "first": options.first, "partners": options.partners, "merge": merge,
     }  # fmt: skip
-    out_schema = ", ".join([f"{POS} long", f"{ROOT} long", f"{LEFT} boolean", f"{SIZE} long", *(f"{_node(i)} long" for i in range(len(qids)))])
+    out_schema = ", ".join(
+        [
+            f"{POS} long",
+            f"{ROOT} long",
+            f"{LEFT} boolean",
+            f"{SIZE} long",
+            *(f"{_node(i)} long" for i in range(len(qids))),
+        ]
+    )
     inputs = numbered.select(BLOCK, POS, SIZE, *(_node(i) for i in range(len(qids))))
     with stage("greedy round 1 on Spark"):
         first = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_round_one, spec), out_schema).localCheckpoint(eager=True)
@@ -242,7 +272,9 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
         groups = _groups(hierarchies, roots)
         nodes = {q: survivors[_node(i)].to_numpy() for i, q in enumerate(qids)}
         loop = GreedyLoop.start(groups, nodes, survivors[SIZE].to_numpy(), k, options.first, options.partners)
-        with progress_bar(total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=None) as bar:
+        with progress_bar(
+            total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=None
+        ) as bar:
             later, rounds = loop.run(block, bar, rounds=int(merge))
         final = loop.roots()
         published = loop.nodes(final)
@@ -252,7 +284,9 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
     tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
     per_class = first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, SIZE), on=POS)
     with stage("collect the map"):
-        rows = pl.from_arrow(per_class.select(*qids, SIZE, *(out_col(q) for q in qids)).toArrow())  # materializes: one row per class
+        rows = pl.from_arrow(
+            per_class.select(*qids, SIZE, *(out_col(q) for q in qids)).toArrow()
+        )  # materializes: one row per class
     classes.unpersist()
     frame = _map_frame(rows, margins, hierarchies, qids)  # type: ignore[arg-type]
     aggregates = frame.select(*qids, pl.col(SIZE).cast(pl.UInt32))
@@ -281,7 +315,9 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
     return engine.publish(table, mapping, qids, columns), planned
 
 
-def _map_frame(rows: pl.DataFrame, margins: dict[str, pl.DataFrame], hierarchies: dict[str, Any], qids: list[str]) -> pl.DataFrame:
+def _map_frame(
+    rows: pl.DataFrame, margins: dict[str, pl.DataFrame], hierarchies: dict[str, Any], qids: list[str]
+) -> pl.DataFrame:
     """The classes (native keys, String labels, published labels), sorted as the driver road sorts its aggregates."""
     frame = rows.rename({q: key_col(q) for q in qids})
     for q in qids:

@@ -95,14 +95,20 @@ def refuse_on_spark(request: Request) -> None:
 class _Fitted:
     """What the Polars road fits on all records, from each qid's distinct labels: codes, ranges, Gower."""
 
-    def __init__(self, labels: dict[str, pl.Series], numeric: list[str], categorical: list[str], order: dict[str, list[str]]) -> None:
+    def __init__(
+        self, labels: dict[str, pl.Series], numeric: list[str], categorical: list[str], order: dict[str, list[str]]
+    ) -> None:
         self.numeric, self.categorical = numeric, categorical
         self.values = {q: encode_records(pl.DataFrame({q: labels[q]}), [q], []).num[0] for q in numeric}
         coded = {q: encode_records(pl.DataFrame({q: labels[q]}), [], [q], order) for q in categorical}
         self.codes = {q: r.cat[0] for q, r in coded.items()}
         self.levels = tuple(coded[q].labels[0] for q in categorical)
         lo_hi = np.array([[v.min(), v.max()] for v in self.values.values()]).reshape(len(numeric), 2)
-        self.gower = Gower(Records(tuple(numeric), tuple(categorical), lo_hi, np.zeros((len(categorical), 2), dtype=np.int64), self.levels))
+        self.gower = Gower(
+            Records(
+                tuple(numeric), tuple(categorical), lo_hi, np.zeros((len(categorical), 2), dtype=np.int64), self.levels
+            )
+        )
         self.cat_span = np.array([max(len(lv) - 1, 1) for lv in self.levels], dtype=np.int64)
 
     def scaled(self, j: int, q: str) -> np.ndarray:
@@ -120,7 +126,9 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
     split = [_split(j) for j in range(n_attrs)]
     current = rows.withColumn(BLOCK, F.lit(0).cast("long"))
     paths, active, leaves, next_id = {0: ""}, [0], {}, 1
-    pairs = F.explode(F.array(*(F.struct(F.lit(j).alias("j"), F.col(s).cast("double").alias("x")) for j, s in enumerate(split))))
+    pairs = F.explode(
+        F.array(*(F.struct(F.lit(j).alias("j"), F.col(s).cast("double").alias("x")) for j, s in enumerate(split)))
+    )
     while active:
         # one query per level: each active block's value counts of every attribute (its size and ranges follow)
         live = current.filter(F.col(BLOCK).isin(active)).select(BLOCK, pairs.alias("p")).select(BLOCK, "p.j", "p.x")
@@ -131,7 +139,9 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
             if n <= block_size:
                 leaves[b] = paths[b]
                 continue
-            ranges = part.group_by("j").agg((pl.col("x").max() - pl.col("x").min()).alias("ptp")).sort("j")["ptp"].to_numpy()
+            ranges = (
+                part.group_by("j").agg((pl.col("x").max() - pl.col("x").min()).alias("ptp")).sort("j")["ptp"].to_numpy()
+            )
             spread = np.concatenate([ranges[:n_numeric], ranges[n_numeric:].astype(np.int64) / cat_span])
             j = widest(spread)
             values = part.filter(pl.col("j") == j)
@@ -153,14 +163,28 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
         cut = table.with_columns(pl.when(pl.col("__anon_rule") == "le").then(2**62).otherwise(-1).alias("__anon_cut"))
         halves = table.filter(pl.col("__anon_rule") == "half")
         if halves.height:  # the row id of the last row at the median that goes left, per block
-            sides = F.broadcast(spark.createDataFrame(halves.select(BLOCK, "__anon_j", "__anon_m", "__anon_need").to_arrow()))
+            sides = F.broadcast(
+                spark.createDataFrame(halves.select(BLOCK, "__anon_j", "__anon_m", "__anon_need").to_arrow())
+            )
             ties = current.join(sides, on=BLOCK).filter(x == F.col("__anon_m"))
             ranked = ties.withColumn("__anon_rank", F.row_number().over(Window.partitionBy(BLOCK).orderBy(RID)))
-            last = pl.from_arrow(ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow())  # type: ignore[union-attr]
-            cut = cut.join(last, on=BLOCK, how="left").with_columns(pl.coalesce(RID, "__anon_cut").alias("__anon_cut")).drop(RID)
-        rule_sdf = F.broadcast(spark.createDataFrame(cut.select(BLOCK, "__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r").to_arrow()))
+            last = pl.from_arrow(
+                ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow()
+            )  # type: ignore[union-attr]
+            cut = (
+                cut.join(last, on=BLOCK, how="left")
+                .with_columns(pl.coalesce(RID, "__anon_cut").alias("__anon_cut"))
+                .drop(RID)
+            )
+        rule_sdf = F.broadcast(
+            spark.createDataFrame(
+                cut.select(BLOCK, "__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r").to_arrow()
+            )
+        )
         left = (x < F.col("__anon_m")) | ((x == F.col("__anon_m")) & (F.col(RID) <= F.col("__anon_cut")))
-        child = F.when(F.col("__anon_l").isNull(), F.col(BLOCK)).when(left, F.col("__anon_l")).otherwise(F.col("__anon_r"))
+        child = (
+            F.when(F.col("__anon_l").isNull(), F.col(BLOCK)).when(left, F.col("__anon_l")).otherwise(F.col("__anon_r"))
+        )
         current = current.join(rule_sdf, on=BLOCK, how="left").withColumn(BLOCK, child.cast("long"))
         current = current.drop("__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r")
         active = [b for r in rules for b in (r["__anon_l"], r["__anon_r"]) if b not in leaves]
@@ -187,7 +211,9 @@ def _cluster_block(spec: dict[str, Any], table: pa.Table) -> pa.Table:
         cat[j] = table.column(_value(qids.index(q))).to_numpy()
     records = Records(tuple(numeric), tuple(categorical), num, cat, fitted.levels)
     block = int(table.column(BLOCK)[0].as_py())
-    labels = mdav(*fitted.gower.transform(records), fitted.gower, spec["k"], np.random.default_rng([spec["seed"], block]))
+    labels = mdav(
+        *fitted.gower.transform(records), fitted.gower, spec["k"], np.random.default_rng([spec["seed"], block])
+    )
     published = aggregate(records, labels).frame
     columns, arrays = [], []
     for name in spec["columns"]:
@@ -214,7 +240,9 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
     refuse_on_spark(request)
     spark, options, qids = engine.spark, request.options, list(request.qids)
     data, native = aggregate_on(engine, table, request)
-    task = Task(data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive)
+    task = Task(
+        data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive
+    )
     _check(task, options)
     mdav_start = time.perf_counter()
     numeric = _numeric(task, options.numeric)
@@ -227,9 +255,17 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
     rows = table.withColumn(RID, F.monotonically_increasing_id())
     for q in qids:
         j = attrs.index(q)
-        lookup = native.select(pl.col(q).unique()).select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String).alias("__anon_label"))
+        lookup = native.select(pl.col(q).unique()).select(
+            pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String).alias("__anon_label")
+        )
         if q in numeric:
-            values = pl.DataFrame({"__anon_label": labels[q], _split(j): fitted.scaled(numeric.index(q), q), _value(qids.index(q)): fitted.values[q]})
+            values = pl.DataFrame(
+                {
+                    "__anon_label": labels[q],
+                    _split(j): fitted.scaled(numeric.index(q), q),
+                    _value(qids.index(q)): fitted.values[q],
+                }
+            )
         else:
             codes = fitted.codes[q].astype(np.int64)
             values = pl.DataFrame({"__anon_label": labels[q], _split(j): codes, _value(qids.index(q)): codes})
@@ -247,18 +283,35 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
     spec = {"qids": qids, "numeric": numeric, "categorical": categorical, "fitted": fitted, "k": request.k, "seed": request.seed,
             "columns": columns}  # fmt: skip
     source = T.StructType([table.schema[c] for c in columns])
-    fields = [T.StructField(f.name, T.DoubleType() if f.name in numeric else T.StringType() if f.name in categorical else f.dataType, True) for f in source]
+    fields = [
+        T.StructField(
+            f.name,
+            T.DoubleType() if f.name in numeric else T.StringType() if f.name in categorical else f.dataType,
+            True,
+        )
+        for f in source
+    ]
     out_schema = T.StructType([*fields, T.StructField(CLUSTER, T.LongType(), False)])
-    inputs = blocked.select(*columns, RID, BLOCK, *(_value(i) for i in range(len(qids))))  # the rows carry their block: no join
+    inputs = blocked.select(
+        *columns, RID, BLOCK, *(_value(i) for i in range(len(qids)))
+    )  # the rows carry their block: no join
     with stage("mdav clusters on Spark"):
-        clustered = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
+        clustered = (
+            inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
+        )
         # the report reads the published classes (their tuple and rows) and one row of cluster facts
-        classes = engine.to_polars(clustered.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c")))
+        classes = engine.to_polars(
+            clustered.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
+        )
         per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
-        facts = per_cluster.agg(F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi")).collect()[0]
+        facts = per_cluster.agg(
+            F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi")
+        ).collect()[0]
     n_clusters, smallest = int(facts["clusters"]), int(facts["lo"] or 0)
     if int(classes["c"].sum()) != n_clusters:
-        raise NotKAnonymousError("independent check failed: a cluster was published as several tuples; nothing was written")
+        raise NotKAnonymousError(
+            "independent check failed: a cluster was published as several tuples; nothing was written"
+        )
     if int(classes[SIZE].sum()) != n_rows or smallest < request.k:
         raise NotKAnonymousError(
             f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest {smallest} "

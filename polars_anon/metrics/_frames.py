@@ -22,7 +22,9 @@ def table_row(value: pl.Expr) -> list[pl.Expr]:
 
 def stack(table: pl.LazyFrame, per_attribute: pl.LazyFrame) -> pl.LazyFrame:
     """The whole-table row above the per-attribute rows, both as (attribute, value)."""
-    return pl.concat([table.select("attribute", "value"), per_attribute.select("attribute", "value")], how="vertical_relaxed")
+    return pl.concat(
+        [table.select("attribute", "value"), per_attribute.select("attribute", "value")], how="vertical_relaxed"
+    )
 
 
 def cell_metric(data: MetricData, value: pl.Expr) -> pl.LazyFrame:
@@ -55,7 +57,13 @@ def example() -> MetricData:
     hierarchies = {
         "gender": Hierarchy.from_dict({"*": ["M", "F"]}),
         "race": Hierarchy.from_dict(
-            {"mammals": {"felidae": ["cat", "lion", "tiger"], "canine": ["dog", "wolf"], "cetaceans": ["dolphin", "whale"]}}
+            {
+                "mammals": {
+                    "felidae": ["cat", "lion", "tiger"],
+                    "canine": ["dog", "wolf"],
+                    "cetaceans": ["dolphin", "whale"],
+                }
+            }
         ),
     }
     original = pl.DataFrame(

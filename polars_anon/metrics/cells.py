@@ -86,7 +86,13 @@ def loss(data: MetricData) -> pl.LazyFrame:
     0.791667
     """
     per_node = pl.concat(
-        pl.DataFrame({"i": np.full(h.n_nodes, i, dtype=np.int64), "pub": np.arange(h.n_nodes, dtype=np.int64), "p_loss": loss_per_node(h)})
+        pl.DataFrame(
+            {
+                "i": np.full(h.n_nodes, i, dtype=np.int64),
+                "pub": np.arange(h.n_nodes, dtype=np.int64),
+                "p_loss": loss_per_node(h),
+            }
+        )
         for i, h in enumerate(data.hierarchies[q] for q in data.qids)
     )
     cells = data.cells.lazy().join(per_node.lazy(), on=["i", "pub"], how="left", maintain_order="left")
@@ -123,7 +129,9 @@ def information_loss(data: MetricData) -> pl.LazyFrame:
     >>> value_of(information_loss(example()))  # no numeric attribute: 6 * 1 + 3 * 1 + 3 * 1/2
     10.5
     """
-    width = pl.when(pl.col("domain") > 0).then((pl.col("p_num_hi") - pl.col("p_num_lo")) / pl.col("domain")).otherwise(0.0)
+    width = (
+        pl.when(pl.col("domain") > 0).then((pl.col("p_num_hi") - pl.col("p_num_lo")) / pl.col("domain")).otherwise(0.0)
+    )
     return cell_metric(data, (_SIZE * pl.when(pl.col("numeric")).then(width).otherwise(_LEVEL_FRACTION)).sum())
 
 
@@ -138,7 +146,11 @@ def _levels(data: MetricData) -> pl.LazyFrame:
     lowest level publishing the same values.
     """
     base = pl.LazyFrame(
-        {"attribute": data.qids, "i": list(range(len(data.qids))), "h": [data.hierarchies[q].height for q in data.qids]},
+        {
+            "attribute": data.qids,
+            "i": list(range(len(data.qids))),
+            "h": [data.hierarchies[q].height for q in data.qids],
+        },
         schema={"attribute": pl.String, "i": pl.Int64, "h": pl.Int64},
     )
     if data.levels is not None:
@@ -150,12 +162,13 @@ def _levels(data: MetricData) -> pl.LazyFrame:
         .group_by("i")
         .agg(
             top.alias("L"),
-            ((pl.col("p_level") <= top) & (pl.col("p_parent_level").is_null() | (pl.col("p_parent_level") > top))).all().alias("ok"),
+            ((pl.col("p_level") <= top) & (pl.col("p_parent_level").is_null() | (pl.col("p_parent_level") > top)))
+            .all()
+            .alias("ok"),
         )
     )
-    return (
-        base.join(inferred, on="i", how="left", maintain_order="left")
-        .select("attribute", "i", "h", pl.when(pl.col("ok").fill_null(True)).then(pl.col("L").fill_null(0)).alias("L"))
+    return base.join(inferred, on="i", how="left", maintain_order="left").select(
+        "attribute", "i", "h", pl.when(pl.col("ok").fill_null(True)).then(pl.col("L").fill_null(0)).alias("L")
     )
 
 
@@ -172,8 +185,10 @@ def absolute_distance(data: MetricData) -> pl.LazyFrame:
     None
     """
     lv = _levels(data)
-    return stack(lv.select(table_row(pl.when(pl.col("L").null_count() == 0).then(pl.col("L").sum()))),
-                 lv.select("attribute", pl.col("L").alias("value")))
+    return stack(
+        lv.select(table_row(pl.when(pl.col("L").null_count() == 0).then(pl.col("L").sum()))),
+        lv.select("attribute", pl.col("L").alias("value")),
+    )
 
 
 def relative_distance(data: MetricData) -> pl.LazyFrame:
@@ -187,9 +202,13 @@ def relative_distance(data: MetricData) -> pl.LazyFrame:
     >>> value_of(relative_distance(replace(example(), levels={"gender": 1, "race": 2})))
     2.0
     """
-    lv = _levels(data).with_columns(pl.when(pl.col("h") > 1).then(pl.col("L") / (pl.col("h") - 1)).otherwise(0.0).alias("r"))
-    return stack(lv.select(table_row(pl.when(pl.col("r").null_count() == 0).then(pl.col("r").sum()))),
-                 lv.select("attribute", pl.col("r").alias("value")))
+    lv = _levels(data).with_columns(
+        pl.when(pl.col("h") > 1).then(pl.col("L") / (pl.col("h") - 1)).otherwise(0.0).alias("r")
+    )
+    return stack(
+        lv.select(table_row(pl.when(pl.col("r").null_count() == 0).then(pl.col("r").sum()))),
+        lv.select("attribute", pl.col("r").alias("value")),
+    )
 
 
 def entropy(data: MetricData) -> pl.LazyFrame:
@@ -230,7 +249,11 @@ def ambiguity(data: MetricData) -> pl.LazyFrame:
     for i in range(len(data.qids)):
         product = product * pl.lit(data.nodes(i)["leaves"].cast(pl.Float64)).gather(pl.col(pub_col(i)))
     table = data.pairs.lazy().select(table_row((pl.col(SIZE) * product).sum() / pl.col(SIZE).sum()))
-    per = data.cells.lazy().group_by("attribute", "i").agg(((_SIZE * pl.col("p_leaves")).sum() / _SIZE.sum()).alias("value"))
+    per = (
+        data.cells.lazy()
+        .group_by("attribute", "i")
+        .agg(((_SIZE * pl.col("p_leaves")).sum() / _SIZE.sum()).alias("value"))
+    )
     return stack(table, per.sort("i"))
 
 
@@ -249,16 +272,26 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
     numeric = [i for i in range(len(data.qids)) if bool(data.nodes(i)["numeric"][0])]
     if numeric:
         squares = pl.sum_horizontal(
-            (pl.lit(data.nodes(i)["num_lo"]).gather(pl.col(orig_col(i))) - pl.lit(data.nodes(i)["num_mean"]).gather(pl.col(pub_col(i)))) ** 2
+            (
+                pl.lit(data.nodes(i)["num_lo"]).gather(pl.col(orig_col(i)))
+                - pl.lit(data.nodes(i)["num_mean"]).gather(pl.col(pub_col(i)))
+            )
+            ** 2
             for i in numeric
         )
         table = data.pairs.lazy().select(table_row((pl.col(SIZE) * squares.sqrt()).sum()))
     else:
-        table = pl.LazyFrame({"attribute": [None], "value": [None]}, schema={"attribute": pl.String, "value": pl.Float64})
+        table = pl.LazyFrame(
+            {"attribute": [None], "value": [None]}, schema={"attribute": pl.String, "value": pl.Float64}
+        )
     per = (
         data.cells.lazy()
         .group_by("attribute", "i")
-        .agg(pl.when(pl.col("numeric").first()).then((_SIZE * (pl.col("l_num_lo") - pl.col("p_num_mean")).abs()).sum()).alias("value"))
+        .agg(
+            pl.when(pl.col("numeric").first())
+            .then((_SIZE * (pl.col("l_num_lo") - pl.col("p_num_mean")).abs()).sum())
+            .alias("value")
+        )
         .sort("i")
     )
     return stack(table, per)

@@ -48,7 +48,16 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
 __all__ = [
-    "SENSITIVE", "SIZE", "SUPPRESSED", "MetricData", "from_mapping", "fully_suppressed", "node_stats", "orig_col", "prepare", "pub_col",
+    "SENSITIVE",
+    "SIZE",
+    "SUPPRESSED",
+    "MetricData",
+    "from_mapping",
+    "fully_suppressed",
+    "node_stats",
+    "orig_col",
+    "prepare",
+    "pub_col",
 ]
 
 SIZE = "__anon_size"
@@ -133,7 +142,11 @@ class MetricData:
             domain = float(root["num_hi"].item() - root["num_lo"].item()) if numeric else None
             frames.append(
                 self.pairs.lazy()
-                .group_by(pl.col(orig_col(i)).alias("leaf"), pl.col(pub_col(i)).alias("pub"), pl.col(SUPPRESSED).alias("suppressed"))
+                .group_by(
+                    pl.col(orig_col(i)).alias("leaf"),
+                    pl.col(pub_col(i)).alias("pub"),
+                    pl.col(SUPPRESSED).alias("suppressed"),
+                )
                 .agg(pl.col(SIZE).sum().alias("size"))
                 .join(nodes.lazy().select(pl.all().name.prefix("l_")), left_on="leaf", right_on="l_node")
                 .join(nodes.lazy().select(pl.all().name.prefix("p_")), left_on="pub", right_on="p_node")
@@ -156,7 +169,9 @@ class MetricData:
         if key not in self._cache:
             self._cache[key] = pl.concat(
                 [
-                    self.hierarchies[q].closure.select(pl.lit(q, dtype=pl.String).alias("attribute"), "leaf", "ancestor")
+                    self.hierarchies[q].closure.select(
+                        pl.lit(q, dtype=pl.String).alias("attribute"), "leaf", "ancestor"
+                    )
                     for q in self.qids
                 ]
             )
@@ -187,12 +202,17 @@ def fully_suppressed(data: MetricData) -> MetricData:
         grouped = data.pairs.lazy().group_by(keys).agg(pl.col(SIZE).sum()).sort(keys)
     else:  # one Int64 key: a much cheaper group-by than one column per qid
         grouped = (
-            data.pairs.lazy().group_by(packed.alias("__anon_key")).agg(pl.col(SIZE).sum()).sort("__anon_key")
+            data.pairs.lazy()
+            .group_by(packed.alias("__anon_key"))
+            .agg(pl.col(SIZE).sum())
+            .sort("__anon_key")
             .select(*unpack_codes("__anon_key", radix, keys), SIZE)
         )
-    pairs = grouped.with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED)).select(
-        data.pairs.columns
-    ).collect()  # materializes: at most as many rows as the pairs
+    pairs = (
+        grouped.with_columns(*(pl.lit(0, dtype=pl.Int64).alias(c) for c in p_cols), pl.lit(False).alias(SUPPRESSED))
+        .select(data.pairs.columns)
+        .collect()
+    )  # materializes: at most as many rows as the pairs
     tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
     return MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
 
@@ -221,7 +241,9 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
             "level": h.level.astype(np.int64),
             "is_root": parent < 0,
             "is_leaf": h.is_leaf,
-            "parent_level": pl.Series(np.where(parent < 0, -1, h.level[np.maximum(parent, 0)]), dtype=pl.Int64).replace(-1, None),
+            "parent_level": pl.Series(np.where(parent < 0, -1, h.level[np.maximum(parent, 0)]), dtype=pl.Int64).replace(
+                -1, None
+            ),
             "numeric": np.full(h.n_nodes, numeric),
         }
     )
@@ -239,7 +261,12 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
 def _code(column: str, h: Hierarchy) -> pl.Expr:
     """Node id of a column's values (String-matched to labels); n_nodes for nulls and unknown values."""
     return (
-        pl.col(column).cast(pl.String).cast(pl.Enum(h.labels), strict=False).to_physical().cast(pl.Int64).fill_null(h.n_nodes)
+        pl.col(column)
+        .cast(pl.String)
+        .cast(pl.Enum(h.labels), strict=False)
+        .to_physical()
+        .cast(pl.Int64)
+        .fill_null(h.n_nodes)
     )
 
 
@@ -280,7 +307,9 @@ def _check_arguments(
     if sensitive is not None:
         check_columns(orig, [sensitive], "sensitive")
         if sensitive in qids:
-            raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
+            raise InvalidParameterError(
+                f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other"
+            )
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
         raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
     levels = _check_levels(levels, hs)
@@ -326,9 +355,13 @@ def prepare(
     # each side becomes node ids before the rows are lined up; the sensitive values become codes too
     s_labels = None
     if sensitive:
-        values = orig.select(pl.col(sensitive).cast(pl.String).drop_nulls().unique().sort()).collect(engine="streaming")[sensitive]
+        values = orig.select(pl.col(sensitive).cast(pl.String).drop_nulls().unique().sort()).collect(
+            engine="streaming"
+        )[sensitive]
         s_labels = pl.concat([values, pl.Series([None], dtype=pl.String)])  # the last code is null
-        s_code = pl.col(sensitive).cast(pl.String).cast(pl.Enum(values)).to_physical().cast(pl.Int64).fill_null(values.len())
+        s_code = (
+            pl.col(sensitive).cast(pl.String).cast(pl.Enum(values)).to_physical().cast(pl.Int64).fill_null(values.len())
+        )
     packed = _tuple_code(qids, ordered)
     n_s = 1 if s_labels is None else s_labels.len()
     if packed is not None and math.prod(packed[1]) ** 2 * n_s * 2 < 2**62:
@@ -338,7 +371,9 @@ def prepare(
         packed = None
         o_exprs = [_code(q, h).alias(c) for q, h, c in zip(qids, ordered, o_cols)]
         p_exprs = [_code(q, h).alias(c) for q, h, c in zip(qids, ordered, p_cols)]
-    o_side = orig.select(*([key] if key else []), *o_exprs, *([s_code.alias(SENSITIVE)] if s_labels is not None else []))
+    o_side = orig.select(
+        *([key] if key else []), *o_exprs, *([s_code.alias(SENSITIVE)] if s_labels is not None else [])
+    )
     a_side = anon.select(*([key] if key else []), *p_exprs, pl.lit(True).alias(_HIT))
     if key is None:
         n_orig, n_anon = (int(f.item()) for f in collect_apart([orig.select(pl.len()), anon.select(pl.len())]))
@@ -356,11 +391,16 @@ def prepare(
     if packed is not None:
         r = math.prod(packed[1])
         combined = (
-            pl.col("__anon_oc") + pl.col("__anon_pc").fill_null(0) * r
-            + (pl.col(SENSITIVE) if extra else pl.lit(0)) * (r * r) + pl.col(SUPPRESSED).cast(pl.Int64) * (r * r * n_s)
+            pl.col("__anon_oc")
+            + pl.col("__anon_pc").fill_null(0) * r
+            + (pl.col(SENSITIVE) if extra else pl.lit(0)) * (r * r)
+            + pl.col(SUPPRESSED).cast(pl.Int64) * (r * r * n_s)
         )
         grouped = (
-            joined.select(combined.alias("__anon_key")).group_by("__anon_key").agg(pl.len().cast(pl.Int64).alias(SIZE)).sort("__anon_key")
+            joined.select(combined.alias("__anon_key"))
+            .group_by("__anon_key")
+            .agg(pl.len().cast(pl.Int64).alias(SIZE))
+            .sort("__anon_key")
             .select(
                 *unpack_codes("__anon_key", packed[1], o_cols),
                 *unpack_codes(pl.col("__anon_key") // r, packed[1], p_cols),
@@ -371,14 +411,19 @@ def prepare(
         )
     else:
         grouped = (
-            joined.group_by(*o_cols, *p_cols, *extra, SUPPRESSED).agg(pl.len().cast(pl.Int64).alias(SIZE))
+            joined.group_by(*o_cols, *p_cols, *extra, SUPPRESSED)
+            .agg(pl.len().cast(pl.Int64).alias(SIZE))
             .sort(*o_cols, *p_cols, *extra, SUPPRESSED)
         )
     # the streaming engine keeps memory to the groups (a 15M-row register: 0.6 GB, not 2.3 GB, and faster)
     if key is None:
-        pairs = grouped.collect(engine="streaming")  # materializes: one row per (original tuple, published tuple, sensitive value)
+        pairs = grouped.collect(
+            engine="streaming"
+        )  # materializes: one row per (original tuple, published tuple, sensitive value)
     else:
-        pairs, n_rows = collect_apart([grouped, orig.select(pl.len())], engine="streaming")  # materializes: as above, and a count
+        pairs, n_rows = collect_apart(
+            [grouped, orig.select(pl.len())], engine="streaming"
+        )  # materializes: as above, and a count
         n_orig = int(n_rows.item())
         if int(pairs[SIZE].sum()) != n_orig:
             raise InvalidParameterError(
@@ -419,7 +464,10 @@ def from_mapping(
     sup = pl.col(suppressed) if suppressed else pl.lit(False)
     pairs = mapping.select(
         *[_code(q, hs[q]).alias(orig_col(i)) for i, q in enumerate(qids)],
-        *[pl.when(sup).then(0).otherwise(_code(f"__anon_out_{q}", hs[q])).alias(pub_col(i)) for i, q in enumerate(qids)],
+        *[
+            pl.when(sup).then(0).otherwise(_code(f"__anon_out_{q}", hs[q])).alias(pub_col(i))
+            for i, q in enumerate(qids)
+        ],
         sup.alias(SUPPRESSED),
         pl.col(size).cast(pl.Int64).alias(SIZE),
     )
@@ -443,7 +491,11 @@ def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy])
 
 
 def _check_pairs(
-    pairs: pl.DataFrame, qids: Sequence[str], hs: Sequence[Hierarchy], orig: pl.LazyFrame | None, anon: pl.LazyFrame | None
+    pairs: pl.DataFrame,
+    qids: Sequence[str],
+    hs: Sequence[Hierarchy],
+    orig: pl.LazyFrame | None,
+    anon: pl.LazyFrame | None,
 ) -> None:
     """Original values must be leaves, published values nodes (or absent for suppressed rows)."""
     for i, (q, h) in enumerate(zip(qids, hs)):
@@ -467,10 +519,14 @@ def _refuse_values(q: str, h: Hierarchy, lf: pl.LazyFrame | None, where: str, n_
     """Name the nulls or the values of column `q` that are not nodes (a second, small query)."""
     col = f"__anon_{where[0]}"
     if lf is None:
-        raise ValueNotInHierarchyError(f"column {q!r} in the {where} tuples holds {n_bad} rows that are null or not nodes of its hierarchy")
+        raise ValueNotInHierarchyError(
+            f"column {q!r} in the {where} tuples holds {n_bad} rows that are null or not nodes of its hierarchy"
+        )
     values = lf.select(pl.col(q).cast(pl.String).alias(col)).unique().collect()[col]
     if values.null_count():
-        raise NullValueError(f"column {q!r} in the {where} table has null values; metrics need every value, fill or drop them")
+        raise NullValueError(
+            f"column {q!r} in the {where} table has null values; metrics need every value, fill or drop them"
+        )
     kind = "leaves" if where == "original" else "nodes"
     allowed = h.leaf_labels if where == "original" else h.labels
     bad = values.filter(~values.is_in(allowed)).sort().to_list()

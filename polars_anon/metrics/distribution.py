@@ -47,13 +47,21 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
     per = (
         p.join(q, on=["attribute", "i", "leaf"], how="full", coalesce=True)
         .group_by("attribute", "i")
-        .agg(((pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2).sum().sqrt().truediv(2.0**0.5).alias("value"))
+        .agg(
+            ((pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2)
+            .sum()
+            .sqrt()
+            .truediv(2.0**0.5)
+            .alias("value")
+        )
         .sort("i")
     )
     return stack(per.select(table_row(pl.col("value").median())), per)
 
 
-def _contingency(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _contingency(
+    codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts n_ab > 0 of the pairs over columns a and b (dense codes), with the margins n_a and n_b of each cell.
 
     A ``bincount`` over the combined code when the table is small enough (no sort),
@@ -92,13 +100,20 @@ def _mutual_information(codes: Mapping[str, np.ndarray], size: np.ndarray, a: st
 
 def _small_codes(column: pl.Series) -> np.ndarray:
     """Non-negative Int64 codes of a column, small enough to ``bincount``: node ids as they are, else dense ranks."""
-    if column.dtype.is_integer() and not column.null_count() and (column.min() or 0) >= 0 and (column.max() or 0) < 1 << 20:
+    if (
+        column.dtype.is_integer()
+        and not column.null_count()
+        and (column.min() or 0) >= 0
+        and (column.max() or 0) < 1 << 20
+    ):
         return column.to_numpy().astype(np.int64)
     return column.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()
 
 
 def _pairwise(
-    data: MetricData, columns: Sequence[tuple[str | None, str, str]], stat: Callable[[Mapping[str, np.ndarray], np.ndarray, str, str], float]
+    data: MetricData,
+    columns: Sequence[tuple[str | None, str, str]],
+    stat: Callable[[Mapping[str, np.ndarray], np.ndarray, str, str], float],
 ) -> pl.LazyFrame:
     """One row per unordered pair of attributes: their names and ``delta`` = stat(D) - stat(D').
 
@@ -120,7 +135,9 @@ def _pairwise(
 def _by_attribute(data: MetricData, pairs: pl.LazyFrame, value: pl.Expr, table: pl.Expr) -> pl.LazyFrame:
     """Per qid: `value` over the pairs involving it; table: `table` over all pairs."""
     per = [
-        pairs.filter((pl.col("x") == q) | (pl.col("y") == q)).select(pl.lit(q, dtype=pl.String).alias("attribute"), value.alias("value"))
+        pairs.filter((pl.col("x") == q) | (pl.col("y") == q)).select(
+            pl.lit(q, dtype=pl.String).alias("attribute"), value.alias("value")
+        )
         for q in data.qids
     ]
     return stack(pairs.select(table_row(table)), pl.concat(per))
@@ -159,4 +176,6 @@ def mi_loss(data: MetricData) -> pl.LazyFrame:
     0.289188
     """
     columns = [(q, orig_col(i), pub_col(i)) for i, q in enumerate(data.qids)] + [(None, SENSITIVE, SENSITIVE)]
-    return _by_attribute(data, _pairwise(data, columns, _mutual_information), pl.col("delta").mean(), pl.col("delta").mean())
+    return _by_attribute(
+        data, _pairwise(data, columns, _mutual_information), pl.col("delta").mean(), pl.col("delta").mean()
+    )

@@ -52,7 +52,9 @@ def _per_class(
 ) -> pl.LazyFrame:
     """A class-level aggregation `value` over all qids (table row) and over each qid alone."""
     frames = []
-    groups = [(None, [pub_col(i) for i in range(len(data.qids))])] + [(q, [pub_col(i)]) for i, q in enumerate(data.qids)]
+    groups = [(None, [pub_col(i) for i in range(len(data.qids))])] + [
+        (q, [pub_col(i)]) for i, q in enumerate(data.qids)
+    ]
     for attribute, columns in groups:
         classes = _classes(data, columns, list(by))
         if before is not None:
@@ -103,6 +105,7 @@ def cm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(cm(example())), 6)  # (land, land, land) pure; (sea, sea, land) one minority row
     0.166667
     """
+
     def majority(classes: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
         return classes.group_by(columns).agg(pl.col("size").sum().alias("n"), pl.col("size").max().alias("top"))
 
@@ -154,7 +157,8 @@ def k(data: MetricData) -> pl.LazyFrame:
 
 def _constant(data: MetricData, value: object, dtype: pl.DataType) -> pl.LazyFrame:
     return pl.LazyFrame(
-        {"attribute": [None, *data.qids], "value": [value] * (len(data.qids) + 1)}, schema={"attribute": pl.String, "value": dtype}
+        {"attribute": [None, *data.qids], "value": [value] * (len(data.qids) + 1)},
+        schema={"attribute": pl.String, "value": dtype},
     )
 
 
@@ -180,7 +184,10 @@ def diameter(data: MetricData) -> pl.LazyFrame:
     cols = [pub_col(i) for i in range(m)]
     tuples = data.pairs.lazy().filter(~pl.col(SUPPRESSED)).select(cols).unique()
     per = [
-        tuples.select(pl.lit(q, dtype=pl.String).alias("attribute"), (pl.col(pub_col(i)).n_unique() >= 2).cast(pl.Int64).alias("value"))
+        tuples.select(
+            pl.lit(q, dtype=pl.String).alias("attribute"),
+            (pl.col(pub_col(i)).n_unique() >= 2).cast(pl.Int64).alias("value"),
+        )
         for i, q in enumerate(data.qids)
     ]
     distinct = tuples.collect()  # materializes: the distinct published tuples
@@ -190,7 +197,10 @@ def diameter(data: MetricData) -> pl.LazyFrame:
         value = None
     else:
         value = _diameter_by_subsets(distinct.lazy(), cols)
-    return stack(pl.LazyFrame({"attribute": [None], "value": [value]}, schema={"attribute": pl.String, "value": pl.Int64}), pl.concat(per))
+    return stack(
+        pl.LazyFrame({"attribute": [None], "value": [value]}, schema={"attribute": pl.String, "value": pl.Int64}),
+        pl.concat(per),
+    )
 
 
 def _max_hamming(t: np.ndarray) -> int:
@@ -222,4 +232,3 @@ def _diameter_by_subsets(tuples: pl.LazyFrame, cols: list[str]) -> int:
     full = (1 << m) - 1
     agree = [mask.bit_count() for mask in range(1 << m) if mask != full and exact[mask] > 0]
     return m - min(agree) if agree else 0
-

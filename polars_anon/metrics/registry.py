@@ -85,22 +85,36 @@ class Metric:
         [(None, 0.736842), ('gender', 1.0), ('race', 0.583333)]
         """
         value = self(data).with_columns(pl.col("value").cast(pl.Float64))
-        joined = value.join(self.divisors(data, star), on="attribute", how="left", nulls_equal=True, maintain_order="left")
+        joined = value.join(
+            self.divisors(data, star), on="attribute", how="left", nulls_equal=True, maintain_order="left"
+        )
         return joined.select("attribute", _RATIO.alias("value"))
 
     def divisors(self, data: MetricData, star: MetricData | None = None) -> pl.LazyFrame:
         """Rows ``attribute, den``: what :meth:`normalized` divides by (see :attr:`scale`)."""
         if self.scale is None:
-            return self(fully_suppressed(data) if star is None else star).select("attribute", pl.col("value").cast(pl.Float64).alias("den"))
+            return self(fully_suppressed(data) if star is None else star).select(
+                "attribute", pl.col("value").cast(pl.Float64).alias("den")
+            )
         scales = [self.scale(data, None), *(self.scale(data, q) for q in data.qids)]
-        return pl.LazyFrame({"attribute": [None, *data.qids], "den": scales}, schema={"attribute": pl.String, "den": pl.Float64})
+        return pl.LazyFrame(
+            {"attribute": [None, *data.qids], "den": scales}, schema={"attribute": pl.String, "den": pl.Float64}
+        )
 
 
 _RATIO = pl.when(pl.col("den") != 0).then(pl.col("value") / pl.col("den")).when(pl.col("value") == 0).then(0.0)
 """value / den; 0 / 0 is 0; x / 0 and a null divisor are null."""
 
 
-def _m(polars: Callable[[MetricData], pl.LazyFrame], family: str, source: str, formula: str, range_: str, unit: str, **kw: object) -> Metric:
+def _m(
+    polars: Callable[[MetricData], pl.LazyFrame],
+    family: str,
+    source: str,
+    formula: str,
+    range_: str,
+    unit: str,
+    **kw: object,
+) -> Metric:
     return Metric(polars.__name__, polars, family, source, formula, range_, unit, **kw)  # type: ignore[arg-type]
 
 
@@ -132,51 +146,245 @@ _SHARE = {"scale": _rows, "normalization": "÷ n (a count of rows or classes)", 
 _NCP = _m(cost.ncp, "cost", "paper 001 §4", "Σ cells (nl(v) - 1) / nl(G)", "[0, n m]", "cells")
 
 _ALL = [
-    _m(cost.distortion, "cost", "paper 001 §4", "Σ cells (Σ_{j≤l_v} c_j / Σ_{j<h} c_j) wid(Q), c_j = 1/(h-j)", "[0, n Σ wid]", "cells × wid"),
+    _m(
+        cost.distortion,
+        "cost",
+        "paper 001 §4",
+        "Σ cells (Σ_{j≤l_v} c_j / Σ_{j<h} c_j) wid(Q), c_j = 1/(h-j)",
+        "[0, n Σ wid]",
+        "cells × wid",
+    ),
     _NCP,
     _m(cost.total, "cost", "paper 001 §4", "Σ cells l_v / (h - 1)", "[0, n m]", "cells"),
-    _m(cost.llm, "cost", "paper 001 §4", "Σ cells (nl(v) - 1) h_max / h", "[0, n Σ (nl(G)-1) h_max/h]", "leaves × h_max/h"),
-    _m(cost.nllm, "cost", "paper 001 §4", "Σ cells (nl(v) - 1) / nl(G) · h_max / h", "[0, n Σ h_max/h]", "cells × h_max/h"),
+    _m(
+        cost.llm,
+        "cost",
+        "paper 001 §4",
+        "Σ cells (nl(v) - 1) h_max / h",
+        "[0, n Σ (nl(G)-1) h_max/h]",
+        "leaves × h_max/h",
+    ),
+    _m(
+        cost.nllm,
+        "cost",
+        "paper 001 §4",
+        "Σ cells (nl(v) - 1) / nl(G) · h_max / h",
+        "[0, n Σ h_max/h]",
+        "cells × h_max/h",
+    ),
     _m(cost.wllm, "cost", "paper 001 §4", "Σ cells (nl(v) - 1) wid(Q)", "[0, n Σ (nl(G)-1) wid]", "leaves × wid"),
     _m(cost.wnllm, "cost", "paper 001 §4", "Σ cells (nl(v) - 1) / nl(G) · wid(Q)", "[0, n Σ wid]", "cells × wid"),
-    _m(cost.alteration, "cost", "paper 001 §5 (Fig. 10)", "mean over the 7 metrics of 100 m(T) / m(T*)", "[0, 100]", "%", **_PERCENT),
+    _m(
+        cost.alteration,
+        "cost",
+        "paper 001 §5 (Fig. 10)",
+        "mean over the 7 metrics of 100 m(T) / m(T*)",
+        "[0, 100]",
+        "%",
+        **_PERCENT,
+    ),
     _m(cost.modified, "cost", "paper 001 §5 (Fig. 11)", "100 · cells with v ≠ x / (n m)", "[0, 100]", "%", **_PERCENT),
-    _m(cost.deleted, "cost", "paper 001 §5 (Fig. 12)", "100 · cells with v = root ≠ x / (n m)", "[0, 100]", "%", **_PERCENT),
-    _m(cost.deleted_of_modified, "cost", "paper 001 §5 (Fig. 13)", "100 · deleted / modified", "[0, 100]", "%", **_PERCENT),
+    _m(
+        cost.deleted,
+        "cost",
+        "paper 001 §5 (Fig. 12)",
+        "100 · cells with v = root ≠ x / (n m)",
+        "[0, 100]",
+        "%",
+        **_PERCENT,
+    ),
+    _m(
+        cost.deleted_of_modified,
+        "cost",
+        "paper 001 §5 (Fig. 13)",
+        "100 · deleted / modified",
+        "[0, 100]",
+        "%",
+        **_PERCENT,
+    ),
     _alias("iloss", _NCP, "cells", "paper 002 §4.2", "Σ cells (|v_g| - 1) / |D_A|"),
     _alias("granularity", _NCP, "cells", "paper 003 §2.2.8", "Σ cells (|Φ⁻¹(x)| - 1) / |A_j|"),
-    _m(cells.loss, "cells", "paper 001 §4 (NCP per cell, the methods' reported loss)", "mean over cells of (nl(v) - 1) / (nl(G) - 1), suppressed rows 1", "[0, 1]",
-       "mean per cell", **_AS_IS),
-    _m(cells.precision, "cells", "paper 003 §2.2.1", "1 - Σ cells (k_ij / |DGH_j|) / (m |D|)", "[0, 1] (1 = untouched)", "fraction",
-       untouched=1.0, better="higher", **_AS_IS),
-    _m(cells.absolute_distance, "cells", "paper 003 §2.2.1", "Σ_i k_i (full-domain levels)", "[0, Σ (h-1)]", "levels", dtype=pl.Int64),
+    _m(
+        cells.loss,
+        "cells",
+        "paper 001 §4 (NCP per cell, the methods' reported loss)",
+        "mean over cells of (nl(v) - 1) / (nl(G) - 1), suppressed rows 1",
+        "[0, 1]",
+        "mean per cell",
+        **_AS_IS,
+    ),
+    _m(
+        cells.precision,
+        "cells",
+        "paper 003 §2.2.1",
+        "1 - Σ cells (k_ij / |DGH_j|) / (m |D|)",
+        "[0, 1] (1 = untouched)",
+        "fraction",
+        untouched=1.0,
+        better="higher",
+        **_AS_IS,
+    ),
+    _m(
+        cells.absolute_distance,
+        "cells",
+        "paper 003 §2.2.1",
+        "Σ_i k_i (full-domain levels)",
+        "[0, Σ (h-1)]",
+        "levels",
+        dtype=pl.Int64,
+    ),
     _m(cells.relative_distance, "cells", "paper 003 §2.2.1", "Σ_i k_i / |DGH_i|", "[0, m]", "qids (levels / height)"),
-    _m(cells.entropy, "cells", "paper 003 §2.2.2", "Σ cells H(original | published value)", "[0, n Σ ln nl(G)]", "nats",
-       normalization="÷ value on T*; above 1 possible under local recoding"),
-    _m(cells.ambiguity, "cells", "paper 003 §2.2.7", "(1/|D|) Σ records Π_j |Φ⁻¹(x_ij)|", "[1, Π nl(G)]", "leaf tuples per record",
-       untouched=1.0),
-    _m(cells.squared_distance_error, "cells", "paper 003 §2.2.9", "Σ records √(Σ_numeric j (a_ij - E(x_ij))²)", "[0, ∞)",
-       "units of the numeric qids", normalization="÷ value on T*; above 1 possible (a node's mean can be farther away)"),
-    _m(cells.information_loss, "cells", "paper 003 §2.2.10", "Σ cells (range(v)/|A_j| ordered, k_ij/k_j unordered)", "[0, n m]", "cells"),
-    _m(partition.discernibility, "classes", "paper 002 §4.2, 003 §2.2.4", "Σ_E |E|² + |D| · suppressed", "[n, n²]", "rows²",
-       dtype=pl.Int64, untouched=None),
-    _m(partition.c_avg, "classes", "paper 003 §2.2.5", "|D'| / (k |eq(D')|)", "[1, n/k]", "ratio (class size / k)", untouched=None,
-       scale=_c_avg_star, normalization="÷ n / k (its value on T*); null without k"),
-    _m(partition.cm, "classes", "paper 002 §4.2, 003 §2.2.3", "Σ rows penalty(r) / N", "[0, 1]", "fraction of rows", needs_sensitive=True,
-       untouched=None, **_AS_IS),
-    _m(partition.diameter, "classes", "paper 003 §2.2.6", "max Hamming distance of two published records", "[0, m]", "qids",
-       dtype=pl.Int64, untouched=None, scale=_qids, normalization="÷ m (T* gives 0)", better="higher"),
-    _m(partition.k, "classes", "paper 001 §5", "requested k", "[1, n]", "rows", dtype=pl.Int64, untouched=None, **_SHARE),
-    _m(partition.min_class_size, "classes", "paper 001 §5 (Fig. 9)", "min_E |E| (effective k)", "[0, n]", "rows", dtype=pl.Int64,
-       untouched=None, **_SHARE),
-    _m(partition.n_classes, "classes", "paper 003 §2.2.5", "|eq(D')|", "[0, n]", "classes", dtype=pl.Int64, untouched=None, **_SHARE),
-    _m(partition.suppressed, "classes", "paper 002 §4.2", "rows of D not in D'", "[0, n]", "rows", dtype=pl.Int64,
-       **{**_SHARE, "better": "lower", "normalization": "÷ n (T* gives 0)"}),
-    _m(distribution.hellinger, "distribution", "paper 003 §2.2.11", "median_j d_hell(P_j, Q_j)", "[0, 1]", "Hellinger distance", **_AS_IS),
-    _m(distribution.cramers_v, "distribution", "paper 003 §2.2.12", "median_{j1<j2} |V(j1,j2) - V'(j1,j2)|", "[0, 1]", "Cramér's V",
-       **_AS_IS),
-    _m(distribution.mi_loss, "distribution", "paper 004 §5.1", "(1/m) Σ_a (MI_T[a] - MI_T'[a])", "(-∞, ∞)", "nats", needs_sensitive=True,
-       normalization="÷ value on T*; below 0 when local recoding raised a dependence"),
+    _m(
+        cells.entropy,
+        "cells",
+        "paper 003 §2.2.2",
+        "Σ cells H(original | published value)",
+        "[0, n Σ ln nl(G)]",
+        "nats",
+        normalization="÷ value on T*; above 1 possible under local recoding",
+    ),
+    _m(
+        cells.ambiguity,
+        "cells",
+        "paper 003 §2.2.7",
+        "(1/|D|) Σ records Π_j |Φ⁻¹(x_ij)|",
+        "[1, Π nl(G)]",
+        "leaf tuples per record",
+        untouched=1.0,
+    ),
+    _m(
+        cells.squared_distance_error,
+        "cells",
+        "paper 003 §2.2.9",
+        "Σ records √(Σ_numeric j (a_ij - E(x_ij))²)",
+        "[0, ∞)",
+        "units of the numeric qids",
+        normalization="÷ value on T*; above 1 possible (a node's mean can be farther away)",
+    ),
+    _m(
+        cells.information_loss,
+        "cells",
+        "paper 003 §2.2.10",
+        "Σ cells (range(v)/|A_j| ordered, k_ij/k_j unordered)",
+        "[0, n m]",
+        "cells",
+    ),
+    _m(
+        partition.discernibility,
+        "classes",
+        "paper 002 §4.2, 003 §2.2.4",
+        "Σ_E |E|² + |D| · suppressed",
+        "[n, n²]",
+        "rows²",
+        dtype=pl.Int64,
+        untouched=None,
+    ),
+    _m(
+        partition.c_avg,
+        "classes",
+        "paper 003 §2.2.5",
+        "|D'| / (k |eq(D')|)",
+        "[1, n/k]",
+        "ratio (class size / k)",
+        untouched=None,
+        scale=_c_avg_star,
+        normalization="÷ n / k (its value on T*); null without k",
+    ),
+    _m(
+        partition.cm,
+        "classes",
+        "paper 002 §4.2, 003 §2.2.3",
+        "Σ rows penalty(r) / N",
+        "[0, 1]",
+        "fraction of rows",
+        needs_sensitive=True,
+        untouched=None,
+        **_AS_IS,
+    ),
+    _m(
+        partition.diameter,
+        "classes",
+        "paper 003 §2.2.6",
+        "max Hamming distance of two published records",
+        "[0, m]",
+        "qids",
+        dtype=pl.Int64,
+        untouched=None,
+        scale=_qids,
+        normalization="÷ m (T* gives 0)",
+        better="higher",
+    ),
+    _m(
+        partition.k,
+        "classes",
+        "paper 001 §5",
+        "requested k",
+        "[1, n]",
+        "rows",
+        dtype=pl.Int64,
+        untouched=None,
+        **_SHARE,
+    ),
+    _m(
+        partition.min_class_size,
+        "classes",
+        "paper 001 §5 (Fig. 9)",
+        "min_E |E| (effective k)",
+        "[0, n]",
+        "rows",
+        dtype=pl.Int64,
+        untouched=None,
+        **_SHARE,
+    ),
+    _m(
+        partition.n_classes,
+        "classes",
+        "paper 003 §2.2.5",
+        "|eq(D')|",
+        "[0, n]",
+        "classes",
+        dtype=pl.Int64,
+        untouched=None,
+        **_SHARE,
+    ),
+    _m(
+        partition.suppressed,
+        "classes",
+        "paper 002 §4.2",
+        "rows of D not in D'",
+        "[0, n]",
+        "rows",
+        dtype=pl.Int64,
+        **{**_SHARE, "better": "lower", "normalization": "÷ n (T* gives 0)"},
+    ),
+    _m(
+        distribution.hellinger,
+        "distribution",
+        "paper 003 §2.2.11",
+        "median_j d_hell(P_j, Q_j)",
+        "[0, 1]",
+        "Hellinger distance",
+        **_AS_IS,
+    ),
+    _m(
+        distribution.cramers_v,
+        "distribution",
+        "paper 003 §2.2.12",
+        "median_{j1<j2} |V(j1,j2) - V'(j1,j2)|",
+        "[0, 1]",
+        "Cramér's V",
+        **_AS_IS,
+    ),
+    _m(
+        distribution.mi_loss,
+        "distribution",
+        "paper 004 §5.1",
+        "(1/m) Σ_a (MI_T[a] - MI_T'[a])",
+        "(-∞, ∞)",
+        "nats",
+        needs_sensitive=True,
+        normalization="÷ value on T*; below 0 when local recoding raised a dependence",
+    ),
 ]
 
 METRICS: dict[str, Metric] = {m.name: m for m in _ALL}
@@ -229,11 +437,16 @@ def evaluate(
             columns[n] = pl.Series(n, [per.get(q) for q in data.qids], dtype=dtypes[n])
         return pl.DataFrame(columns)
     return pl.DataFrame(
-        [pl.Series(n, frame.filter(pl.col("attribute").is_null())["value"], dtype=dtypes[n]) for n, frame in zip(chosen, results)]
+        [
+            pl.Series(n, frame.filter(pl.col("attribute").is_null())["value"], dtype=dtypes[n])
+            for n, frame in zip(chosen, results)
+        ]
     )
 
 
-def evaluate_both(data: MetricData, names: str | Iterable[str] | None = None) -> tuple[dict[str, object], dict[str, float | None]]:
+def evaluate_both(
+    data: MetricData, names: str | Iterable[str] | None = None
+) -> tuple[dict[str, object], dict[str, float | None]]:
     """Every metric's whole-table value and its normalized companion, each metric computed once.
 
     Same values as ``evaluate(data, names)`` and ``evaluate(data, names, normalized=True)``
@@ -241,14 +454,14 @@ def evaluate_both(data: MetricData, names: str | Iterable[str] | None = None) ->
     """
     chosen = metric_names(names, data.sensitive is not None)
     star = fully_suppressed(data) if any(METRICS[n].scale is None for n in chosen) else None
-    frames = pl.collect_all(
-        [METRICS[n](data) for n in chosen] + [METRICS[n].divisors(data, star) for n in chosen]
-    )
+    frames = pl.collect_all([METRICS[n](data) for n in chosen] + [METRICS[n].divisors(data, star) for n in chosen])
     raw, normalized = {}, {}
     for n, value, den in zip(chosen, frames[: len(chosen)], frames[len(chosen) :]):
         table = value.filter(pl.col("attribute").is_null())["value"]
         raw[n] = table.item() if len(table) else None
-        both = value.with_columns(pl.col("value").cast(pl.Float64)).join(den, on="attribute", how="left", nulls_equal=True)
+        both = value.with_columns(pl.col("value").cast(pl.Float64)).join(
+            den, on="attribute", how="left", nulls_equal=True
+        )
         ratio = both.filter(pl.col("attribute").is_null()).select(_RATIO)
         normalized[n] = ratio.item() if ratio.height else None
     return raw, normalized

@@ -62,6 +62,16 @@ __all__ = [
 
 MODELS: dict[str, type[Model]] = {
     m.name: m
-    for m in (LDiversity, TCloseness, DeltaDisclosure, BetaLikeness, DeltaPresence, KMap, Risk, AverageRisk, PopulationUniqueness)
+    for m in (
+        LDiversity,
+        TCloseness,
+        DeltaDisclosure,
+        BetaLikeness,
+        DeltaPresence,
+        KMap,
+        Risk,
+        AverageRisk,
+        PopulationUniqueness,
+    )
 }
 """Every model by its job-file name (``model = "l-diversity"``)."""

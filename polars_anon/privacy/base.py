@@ -142,7 +142,11 @@ class Model:
 
     def describe(self) -> str:
         """A one-line name with its parameters, for messages and reports."""
-        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("attribute", "population", "hierarchy")}
+        shown = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("attribute", "population", "hierarchy")
+        }
         params = ", ".join(f"{k}={v!r}" for k, v in shown.items() if v is not None)
         on = f" on {self.sensitive_attribute!r}" if self.sensitive_attribute is not None else ""
         return f"{self.name}{on} ({params})" if params else f"{self.name}{on}"
@@ -160,7 +164,9 @@ class Model:
         return out
 
 
-def check_positive(model: str, key: str, value: object, *, at_least: float = 0.0, strict: bool = True, integer: bool = False) -> None:
+def check_positive(
+    model: str, key: str, value: object, *, at_least: float = 0.0, strict: bool = True, integer: bool = False
+) -> None:
     """Refuse a parameter that is not a number above `at_least` (or at least it, `strict=False`)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if integer:

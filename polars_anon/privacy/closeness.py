@@ -67,11 +67,15 @@ class TCloseness(Model):
         check_fraction(where, "t", self.t)
         if self.order is not None:
             if self.distance != "ordered":
-                raise InvalidParameterError(DISTANCE_PARAMETER(where=f"{where}: ", parameter="order", needs="ordered", distance=self.distance))
+                raise InvalidParameterError(
+                    DISTANCE_PARAMETER(where=f"{where}: ", parameter="order", needs="ordered", distance=self.distance)
+                )
             object.__setattr__(self, "order", tuple(self.order))
         if self.hierarchy is not None and self.distance != "hierarchical":
             raise InvalidParameterError(
-                DISTANCE_PARAMETER(where=f"{where}: ", parameter="hierarchy", needs="hierarchical", distance=self.distance)
+                DISTANCE_PARAMETER(
+                    where=f"{where}: ", parameter="hierarchy", needs="hierarchical", distance=self.distance
+                )
             )
         if self.hierarchy is not None and not isinstance(self.hierarchy, Hierarchy):
             raise InvalidParameterError(f"{where}: hierarchy must be a Hierarchy, got {type(self.hierarchy).__name__}")
@@ -135,7 +139,9 @@ class _ClosenessCheck(Check):
                     f"t-closeness on {model.attribute!r}: order misses {len(missing)} values of the column "
                     f"(first: {missing[:5]}); list every value"
                 )
-            self.rank = np.argsort(np.argsort([where[v] for v in domain.labels.to_list()], kind="stable"), kind="stable")
+            self.rank = np.argsort(
+                np.argsort([where[v] for v in domain.labels.to_list()], kind="stable"), kind="stable"
+            )
         if model.distance == "hierarchical":
             h = model.hierarchy if model.hierarchy is not None else (context.hierarchies or {}).get(model.attribute)
             if h is None:

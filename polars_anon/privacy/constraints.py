@@ -48,6 +48,7 @@ def _ranges(lengths: np.ndarray) -> np.ndarray:
     ends = np.cumsum(lengths)
     return np.arange(total, dtype=np.int64) - np.repeat(ends - lengths, lengths)
 
+
 CELLS = 1 << 23
 """Dense class x value cells built at once (larger partitions are checked in chunks of classes)."""
 
@@ -100,7 +101,11 @@ class Constraints:
 
     # ------------------------------------------------------------------ statistics
     def view(
-        self, class_of: np.ndarray, n_classes: int | None = None, levels: Mapping[str, int] | None = None, population: bool = True
+        self,
+        class_of: np.ndarray,
+        n_classes: int | None = None,
+        levels: Mapping[str, int] | None = None,
+        population: bool = True,
     ) -> ClassView:
         """Class statistics of a partition (class id per aggregate row, ids 0..n-1)."""
         class_of = np.asarray(class_of, dtype=np.int64)
@@ -152,7 +157,9 @@ class Constraints:
         Raises ValueError when a model reads sensitive values or a population (then size alone decides nothing).
         """
         if any(m.sensitive_attribute is not None or m.needs_population_table for m in self.models):
-            raise ValueError("these constraints read sensitive values or a population; class size alone does not decide them")
+            raise ValueError(
+                "these constraints read sensitive values or a population; class size alone does not decide them"
+            )
         size = self.floor
         while not self.ok(ClassView(np.array([size]), {}))[0]:
             size += 1
@@ -165,7 +172,9 @@ class Constraints:
         if not self.needs_levels:
             return pop.astype(np.int64)
         if levels is None:
-            raise ValueError("these constraints compare classes with a population table: pass the levels of the partition")
+            raise ValueError(
+                "these constraints compare classes with a population table: pass the levels of the partition"
+            )
         assert self.aggregates is not None
         keys = [self._generalized(self.aggregates, levels), self._generalized(self.population.extra, levels)]
         both = np.concatenate(keys)
@@ -180,7 +189,9 @@ class Constraints:
         return pop.astype(np.int64)
 
     def _generalized(self, frame: pl.DataFrame, levels: Mapping[str, int]) -> np.ndarray:
-        cols = [h.generalize_ids(int(levels[q]))[h.ids_of(frame[q])] for q, h in self.hierarchies.items() if q in levels]
+        cols = [
+            h.generalize_ids(int(levels[q]))[h.ids_of(frame[q])] for q, h in self.hierarchies.items() if q in levels
+        ]
         return np.stack(cols, axis=1) if cols else np.zeros((frame.height, 0), dtype=np.int64)
 
     # ------------------------------------------------------------------ verdicts
@@ -211,7 +222,9 @@ class Constraints:
             bad = self._suppress_for_tables(np.asarray(size, dtype=np.int64), pop, bad)
         return bad
 
-    def _chunked(self, class_of: np.ndarray, n: int, levels: Mapping[str, int] | None) -> tuple[np.ndarray, ClassView | None]:
+    def _chunked(
+        self, class_of: np.ndarray, n: int, levels: Mapping[str, int] | None
+    ) -> tuple[np.ndarray, ClassView | None]:
         widest = max([s.domain.m for s in self.sensitive.values()] or [1])
         if n * widest <= CELLS:
             view = self.view(class_of, n, levels)
@@ -223,7 +236,9 @@ class Constraints:
             hi = min(n, lo + step)
             local = np.where((class_of >= lo) & (class_of < hi), class_of - lo, hi - lo)  # others: a dropped class
             part = self.view(local, hi - lo + 1, population=False)
-            view = ClassView(part.size[:-1], {a: c[:-1] for a, c in part.counts.items()}, None if pop is None else pop[lo:hi])
+            view = ClassView(
+                part.size[:-1], {a: c[:-1] for a, c in part.counts.items()}, None if pop is None else pop[lo:hi]
+            )
             bad[lo:hi] = ~self.ok(view)
         return bad, None
 
@@ -254,13 +269,19 @@ class Constraints:
         counts = {}
         for a, s in self.sensitive.items():
             inside = np.isin(s.row, rows)
-            counts[a] = np.bincount(s.code[inside], weights=s.count[inside], minlength=s.domain.m).astype(np.int64)[None, :]
+            counts[a] = np.bincount(s.code[inside], weights=s.count[inside], minlength=s.domain.m).astype(np.int64)[
+                None, :
+            ]
         pop = None if self.population is None else np.array([int(self.population.rows[rows].sum())])
         return bool(self.ok(ClassView(np.array([size]), counts, pop))[0])
 
     def whole(self) -> ClassView:
         """The whole input as one class (what the coarsest generalization publishes)."""
-        view = self.view(np.zeros(len(self.size), dtype=np.int64), 1, None) if len(self.size) else ClassView(np.zeros(1, np.int64), {})
+        view = (
+            self.view(np.zeros(len(self.size), dtype=np.int64), 1, None)
+            if len(self.size)
+            else ClassView(np.zeros(1, np.int64), {})
+        )
         if self.population is not None:
             view = ClassView(view.size, view.counts, np.array([self.population.total]))
         return view

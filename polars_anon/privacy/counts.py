@@ -70,7 +70,10 @@ def wide_columns(attribute: str, labels: pl.Series) -> list[pl.Expr]:
     """
     col = pl.col(attribute)
     return [
-        (col.is_null() if v is None else col.eq_missing(pl.lit(v, dtype=labels.dtype))).sum().cast(pl.Int64).alias(_wide(attribute, i))
+        (col.is_null() if v is None else col.eq_missing(pl.lit(v, dtype=labels.dtype)))
+        .sum()
+        .cast(pl.Int64)
+        .alias(_wide(attribute, i))
         for i, v in enumerate(labels.to_list())
     ]
 
@@ -84,7 +87,9 @@ def from_wide(aggregates: pl.DataFrame, attribute: str, labels: pl.Series) -> Se
     dense = np.stack([aggregates[_wide(attribute, i)].to_numpy() for i in range(len(labels))], axis=1).astype(np.int64)
     row, code = np.nonzero(dense)
     totals = dense.sum(axis=0).astype(np.float64)
-    return SensitiveCounts(Domain(attribute, labels, totals / max(float(totals.sum()), 1.0)), row, code, dense[row, code])
+    return SensitiveCounts(
+        Domain(attribute, labels, totals / max(float(totals.sum()), 1.0)), row, code, dense[row, code]
+    )
 
 
 def long_counts(aggregates: pl.DataFrame, qids: Sequence[str], attribute: str, labels: pl.Series) -> pl.LazyFrame:
@@ -124,7 +129,9 @@ def value_codes(values: pl.Series, labels: pl.Series) -> np.ndarray:
     return joined[_CODE].fill_null(-1).to_numpy()
 
 
-def encode_counts(frame: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], attribute: str) -> SensitiveCounts:
+def encode_counts(
+    frame: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], attribute: str
+) -> SensitiveCounts:
     """Align `frame` (from :func:`sensitive_counts`) with the aggregate rows; codes follow the sorted values.
 
     >>> agg = pl.DataFrame({"q": ["a", "b"], "size": [2, 1]})
@@ -165,7 +172,9 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
     return lf.select(pl.col(q).cast(pl.String) for q in qids)
 
 
-def population_counts(population: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], what: str) -> PopulationCounts:
+def population_counts(
+    population: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], what: str
+) -> PopulationCounts:
     """Align a population's tuple counts (qids, ``count``) with the aggregates; refuse one that lacks sample rows."""
     qids = list(qids)
     index = aggregates.select(*qids, pl.col("size").cast(pl.Int64)).with_row_index(_ROW)

@@ -67,7 +67,9 @@ class LDiversity(Model):
         if self.variant == "recursive":
             check_positive(where, "c", self.c)
         elif self.c is not None:
-            raise InvalidParameterError(f"{where}: c is a parameter of variant 'recursive' only, got c={self.c!r} with variant {self.variant!r}")
+            raise InvalidParameterError(
+                f"{where}: c is a parameter of variant 'recursive' only, got c={self.c!r} with variant {self.variant!r}"
+            )
 
     @property
     def monotone_suppression(self) -> bool:  # type: ignore[override]
@@ -89,7 +91,9 @@ class _DiversityCheck(Check):
             return np.exp(entropy(counts))
         ordered = -np.sort(-counts, axis=1)
         lv = int(self.model.l)
-        tail = ordered[:, lv - 1 :].sum(axis=1).astype(np.float64) if lv - 1 < counts.shape[1] else np.zeros(len(counts))
+        tail = (
+            ordered[:, lv - 1 :].sum(axis=1).astype(np.float64) if lv - 1 < counts.shape[1] else np.zeros(len(counts))
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(tail > 0, ordered[:, 0] / np.where(tail > 0, tail, 1), np.inf)
         return ratio

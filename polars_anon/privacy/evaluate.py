@@ -47,7 +47,16 @@ from polars_anon.privacy.counts import (
     wide_columns,
 )
 
-__all__ = ["build_constraints", "check", "class_frames", "class_measures", "indexed", "population_frame", "verify_classes", "verify_models"]
+__all__ = [
+    "build_constraints",
+    "check",
+    "class_frames",
+    "class_measures",
+    "indexed",
+    "population_frame",
+    "verify_classes",
+    "verify_models",
+]
 
 _CLASS = "__anon_class"
 
@@ -118,7 +127,9 @@ def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFr
                 )
             counts[attribute] = from_wide(classes, attribute, domain.labels).dense(n)
             continue
-        joined = frame.join(classes.select(*keys, _CLASS), on=list(keys), how="left", nulls_equal=True, maintain_order="left")
+        joined = frame.join(
+            classes.select(*keys, _CLASS), on=list(keys), how="left", nulls_equal=True, maintain_order="left"
+        )
         code = value_codes(joined[attribute], domain.labels)
         if (code < 0).any():
             raise PrivacyModelError(
@@ -129,11 +140,17 @@ def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFr
         counts[attribute] = flat.reshape(n, domain.m).astype(np.int64)
     pop = None
     if population is not None:
-        pop = classes.join(population, on=list(keys), how="left", nulls_equal=True, maintain_order="left")[COUNT].fill_null(0).to_numpy()
+        pop = (
+            classes.join(population, on=list(keys), how="left", nulls_equal=True, maintain_order="left")[COUNT]
+            .fill_null(0)
+            .to_numpy()
+        )
     return ClassView(classes["size"].to_numpy().astype(np.int64), counts, pop)
 
 
-def verify_models(lf: pl.LazyFrame, keys: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None) -> dict[str, Any]:
+def verify_models(
+    lf: pl.LazyFrame, keys: Sequence[str], constraints: Constraints, levels: Mapping[str, int] | None = None
+) -> dict[str, Any]:
     """Check every model of `constraints` on the classes of `lf` grouped by `keys`; raise on any violation.
 
     Returns ``{"privacy": [status of each model]}`` ({} when no model is asked).
@@ -152,7 +169,9 @@ def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None],
     population = None
     if constraints.population is not None:
         if levels is None:
-            raise PrivacyModelError("independent check failed: a population model needs the published levels; nothing was written")
+            raise PrivacyModelError(
+                "independent check failed: a population model needs the published levels; nothing was written"
+            )
         population = population_frame(constraints, levels)
     view = _view(classes, keys, frames, constraints, population)
     status = constraints.status(view)
@@ -221,7 +240,9 @@ def check(
     check_columns(lf, attributes, "privacy model attributes")
     for i, m in enumerate(models):
         if not isinstance(m, Model):
-            raise InvalidParameterError(f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}")
+            raise InvalidParameterError(
+                f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}"
+            )
     classes, frames = class_frames(lf, qids, attributes)
     if classes.height == 0:
         raise InfeasibleError("check: the table has no rows; there is nothing to check")
@@ -254,7 +275,9 @@ def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFr
         if hierarchies is None:
             raise InvalidParameterError("check: levels need hierarchies to generalize the population table")
         pop = generalize(pop, {q: hierarchies[q] for q in levels}, levels)
-    counted = pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # materializes: one row per tuple
+    counted = (
+        pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
+    )  # materializes: one row per tuple
     return population_counts(counted, aggregates, qids, tables[0].name)
 
 

@@ -46,7 +46,9 @@ _POPULATION = {"expects": "a LazyFrame, DataFrame or path of the population tabl
 
 def _check_population(model: str, population: object) -> None:
     if not isinstance(population, (pl.LazyFrame, pl.DataFrame, str, Path)):
-        raise InvalidParameterError(f"{model}: population must be a LazyFrame, DataFrame or file path, got {type(population).__name__}")
+        raise InvalidParameterError(
+            f"{model}: population must be a LazyFrame, DataFrame or file path, got {type(population).__name__}"
+        )
 
 
 def population_size(model: str, n_rows: int, population_size: int | None, sampling_fraction: float | None) -> float:
@@ -140,7 +142,9 @@ class KMap(WithPopulation, Model):
         check_fraction("k-map", "significance", self.significance, high_open=True)
         given = [self.population is not None, self.population_size is not None, self.sampling_fraction is not None]
         if sum(given) != 1:
-            raise InvalidParameterError("k-map: give exactly one of population (a table), population_size or sampling_fraction")
+            raise InvalidParameterError(
+                "k-map: give exactly one of population (a table), population_size or sampling_fraction"
+            )
         if self.population is not None:
             _check_population("k-map", self.population)
         check_population_args("k-map", self.population_size, self.sampling_fraction)

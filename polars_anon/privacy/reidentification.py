@@ -98,14 +98,18 @@ class Risk(WithPopulation, Model):
         if self.share is not None:
             check_fraction(where, "share", self.share)
         if (self.threshold is None) != (self.share is None):
-            raise InvalidParameterError(f"{where}: threshold and share go together (the share of records whose risk is above threshold)")
+            raise InvalidParameterError(
+                f"{where}: threshold and share go together (the share of records whose risk is above threshold)"
+            )
         if self.highest is None and self.average is None and self.threshold is None:
             raise InvalidParameterError(f"{where}: give at least one bound: highest, average, or threshold with share")
         if self.attacker == "marketer" and (self.highest is not None or self.threshold is not None):
             raise InvalidParameterError("risk (marketer): marketer risk is an average; give average only")
         if self.population is not None:
             if self.attacker == "prosecutor":
-                raise InvalidParameterError("risk (prosecutor): prosecutor risk needs no population table; leave population out")
+                raise InvalidParameterError(
+                    "risk (prosecutor): prosecutor risk needs no population table; leave population out"
+                )
             _check_population(where, self.population)
 
     @property
@@ -143,7 +147,9 @@ class _RiskCheck(Check):
         super().__init__(model)
         self.risk = model
         self.scope = model.scope
-        bounds = [b for b in (model.highest, model.average, model.threshold if model.share == 0 else None) if b is not None]
+        bounds = [
+            b for b in (model.highest, model.average, model.threshold if model.share == 0 else None) if b is not None
+        ]
         if model.threshold is not None and model.share is not None and model.share < 1:
             bounds.append(model.threshold)
         self.floor = math.ceil(1 / min(bounds) - TOLERANCE) if bounds else 1
@@ -193,7 +199,9 @@ class PopulationUniqueness(Model):
             raise InvalidParameterError("population-uniqueness: give sampling_fraction or population_size")
 
     def bind(self, context: Context) -> Check:
-        return _UniquenessCheck(self, population_size("population-uniqueness", context.n_rows, self.population_size, self.sampling_fraction))
+        return _UniquenessCheck(
+            self, population_size("population-uniqueness", context.n_rows, self.population_size, self.sampling_fraction)
+        )
 
 
 class _UniquenessCheck(Check):

@@ -42,7 +42,9 @@ SIZE_BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (1
 RISK_BUCKETS = ((0.5, 1.0), (0.2, 0.5), (0.1, 0.2), (0.05, 0.1), (0.01, 0.05), (0.0, 0.01))
 
 
-def _distributions(size: np.ndarray, classes: np.ndarray | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _distributions(
+    size: np.ndarray, classes: np.ndarray | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The class-size and record-risk buckets; `classes[i]` (default 1) classes have `size[i]` rows."""
     weight = np.ones(len(size), dtype=np.int64) if classes is None else np.asarray(classes, dtype=np.int64)
     rows = size * weight
@@ -57,7 +59,9 @@ def _distributions(size: np.ndarray, classes: np.ndarray | None = None) -> tuple
     for lo, hi in RISK_BUCKETS:
         inside = (risk > lo) & (risk <= hi) if lo > 0 else risk <= hi
         label = f"({lo:g}, {hi:g}]" if lo > 0 else f"[0, {hi:g}]"
-        risks.append({"risk": label, "records": int(rows[inside].sum()), "share": float(rows[inside].sum() / n) if n else 0.0})
+        risks.append(
+            {"risk": label, "records": int(rows[inside].sum()), "share": float(rows[inside].sum() / n) if n else 0.0}
+        )
     return sizes, risks
 
 
@@ -109,12 +113,20 @@ def risk_summary(
     """
     qids = list(qids)
     classes = data if aggregated else grouped(as_lazy(data), qids, pl.len().alias("size"))
-    frame = classes.lazy().collect() if isinstance(classes, pl.LazyFrame) else classes  # materializes: one row per class
+    frame = (
+        classes.lazy().collect() if isinstance(classes, pl.LazyFrame) else classes
+    )  # materializes: one row per class
     pop = None
     if population is not None:
-        pop = frame.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")[COUNT].fill_null(0).to_numpy()
+        pop = (
+            frame.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")[COUNT]
+            .fill_null(0)
+            .to_numpy()
+        )
         if np.any(pop < frame["size"].to_numpy()):
-            raise InfeasibleError("risk: the population table does not contain the table: some classes have more rows than the population")
+            raise InfeasibleError(
+                "risk: the population table does not contain the table: some classes have more rows than the population"
+            )
     size = frame["size"].to_numpy().astype(np.int64)
     n = int(size.sum())
     sizes, risks = _distributions(size)
@@ -179,7 +191,14 @@ def risk(
         counted = read_population(population, qids, "risk").group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT))
         pop = counted.collect()  # materializes: one row per population tuple
         lf = lf.with_columns(pl.col(q).cast(pl.String) for q in qids)
-    out = risk_summary(lf, qids, threshold=threshold, sampling_fraction=sampling_fraction, population_size_=population_size, population=pop)
+    out = risk_summary(
+        lf,
+        qids,
+        threshold=threshold,
+        sampling_fraction=sampling_fraction,
+        population_size_=population_size,
+        population=pop,
+    )
     if models:
         from polars_anon.privacy.evaluate import check
 

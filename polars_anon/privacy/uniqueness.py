@@ -171,7 +171,9 @@ def estimates(histogram: Mapping[int, int], population: float) -> dict[str, floa
     else:
         model, value = "zayatz", z
     out = {"pitman": p, "zayatz": z, "snb": s, "dankar": value}
-    shares: dict[str, float | str] = {key: (v / population if _valid(v) else (0.0 if v == 0 else math.nan)) for key, v in out.items()}
+    shares: dict[str, float | str] = {
+        key: (v / population if _valid(v) else (0.0 if v == 0 else math.nan)) for key, v in out.items()
+    }
     shares["dankar_model"] = model
     return shares  # type: ignore[return-value]
 

@@ -64,7 +64,9 @@ def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
     for name, kind in request.columns.items():
         treatment = _TREATMENT[kind]
         if kind == "quasi-identifier":
-            treatment = "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
+            treatment = (
+                "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
+            )
         out.append({"name": name, "type": kind, "dtype": str(schema_.get(name, "")), "treatment": treatment})
     return out
 

@@ -70,7 +70,12 @@ def size_histogram(
     classes = np.bincount(which, weights=w, minlength=len(edges))
     rows = np.bincount(which, weights=s * w, minlength=len(edges))
     bins = [
-        {"low": lo, "high": (edges[i + 1] - 1) if i + 1 < len(edges) else None, "classes": int(classes[i]), "rows": int(rows[i])}
+        {
+            "low": lo,
+            "high": (edges[i + 1] - 1) if i + 1 < len(edges) else None,
+            "classes": int(classes[i]),
+            "rows": int(rows[i]),
+        }
         for i, lo in enumerate(edges)
     ]
     return {"bins": bins, "n_classes": int(w.sum()), "n_rows": int((s * w).sum()), "min": int(s.min()), "max": int(s.max()),

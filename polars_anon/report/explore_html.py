@@ -48,7 +48,10 @@ def render_explore_html(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, An
     if ok:
         parts.append(figure(plots.tradeoff_plot(ok, _PANELS, front), "Utility against risk",
                             "A line per method, a point per k; circles mark the Pareto front of each panel."))  # fmt: skip
-    body = [section("tradeoff", "Utility against risk", "".join(parts)), section("grid", "Every configuration", _grid(rows))]
+    body = [
+        section("tradeoff", "Utility against risk", "".join(parts)),
+        section("grid", "Every configuration", _grid(rows)),
+    ]
     if meta:
         body.append(section("run", "The run", kv_table(meta)))
     embedded = json.dumps({"meta": meta, "rows": list(rows)}, indent=1, default=str).replace("</", "<\\/")
@@ -62,7 +65,11 @@ def _grid(rows: Sequence[Mapping[str, Any]]) -> str:
             "records at risk", "front", "seconds", "note"]  # fmt: skip
     out = []
     for r in rows:
-        on = [label for key, label in (("front_highest_risk", "highest"), ("front_records_at_risk", "at risk")) if r.get(key)]
+        on = [
+            label
+            for key, label in (("front_highest_risk", "highest"), ("front_records_at_risk", "at risk"))
+            if r.get(key)
+        ]
         note = esc(r.get("error")) if not r.get("feasible") else esc(_levels(r.get("levels")))
         out.append([esc(r["method"]), fmt(r["k"]), fmt(r.get("loss")), fmt(r.get("suppressed")), fmt(r.get("n_classes")),
                     fmt(r.get("min_class_size")), fmt(r.get("highest_risk")), fmt(r.get("average_risk")),

@@ -73,7 +73,12 @@ def _summary(r: Mapping[str, Any]) -> str:
         ("n_rows", "rows published", fmt(r.get("n_rows")), f"of {fmt(r.get('n_input_rows'))} input rows"),
         ("n_classes", "classes", fmt(r.get("n_classes")), f"from {fmt(r.get('n_input_classes'))} in the input"),
         ("min_class_size", "smallest class", fmt(r.get("min_class_size")), f"k = {fmt(r.get('k'))} requested"),
-        ("suppressed", "rows suppressed", fmt(r.get("suppressed")), share(r.get("suppressed"), r.get("n_input_rows")) + " of the input"),
+        (
+            "suppressed",
+            "rows suppressed",
+            fmt(r.get("suppressed")),
+            share(r.get("suppressed"), r.get("n_input_rows")) + " of the input",
+        ),
         ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify"),
     ]
@@ -121,7 +126,9 @@ def _privacy(r: Mapping[str, Any]) -> str:
 def _size_risk(r: Mapping[str, Any]) -> str:
     """Prosecutor risk from the class-size histograms (an attacker who knows the person is in the table)."""
     sizes, k = r.get("class_sizes") or {}, r.get("k") or 1
-    cols = [(name, sizes.get(key) or {}) for name, key in (("input (before)", "input"), ("published (after)", "published"))]
+    cols = [
+        (name, sizes.get(key) or {}) for name, key in (("input (before)", "input"), ("published (after)", "published"))
+    ]
     if not any(h.get("bins") for _, h in cols):
         return "<p class=muted>No class sizes in this report.</p>"
 
@@ -179,8 +186,24 @@ def _generalization(r: Mapping[str, Any]) -> str:
     rows = []
     for q, g in gen.items():
         top = ", ".join(f"{esc(v)} ({fmt(n)})" for v, n in g.get("top", []))
-        rows.append([esc(q), fmt(g.get("level")), share(g.get("unchanged"), 1), share(g.get("root"), 1), fmt(g.get("n_values")), top])
-    head = ["quasi-identifier", "level", "rows as is", "rows at the root", "published values", "most frequent published values (rows)"]
+        rows.append(
+            [
+                esc(q),
+                fmt(g.get("level")),
+                share(g.get("unchanged"), 1),
+                share(g.get("root"), 1),
+                fmt(g.get("n_values")),
+                top,
+            ]
+        )
+    head = [
+        "quasi-identifier",
+        "level",
+        "rows as is",
+        "rows at the root",
+        "published values",
+        "most frequent published values (rows)",
+    ]
     return "<h3>How far each quasi-identifier was generalized</h3>" + table(head, rows, numeric=True)
 
 
@@ -205,9 +228,13 @@ def _normalized(r: Mapping[str, Any]) -> str:
     given = r.get("metrics_normalized")
     items: list[tuple[str, Any, str]] = []
     if r.get("loss") is not None:
-        items.append(("loss", r["loss"], "average cell loss: 0 = every cell as is, 1 = every cell at the root or suppressed"))
+        items.append(
+            ("loss", r["loss"], "average cell loss: 0 = every cell as is, 1 = every cell at the root or suppressed")
+        )
     if r.get("n_input_rows"):
-        items.append(("suppressed share", (r.get("suppressed") or 0) / r["n_input_rows"], "share of the input rows removed"))
+        items.append(
+            ("suppressed share", (r.get("suppressed") or 0) / r["n_input_rows"], "share of the input rows removed")
+        )
     if isinstance(given, Mapping):
         items += [(n, v, _explain(n)[0]) for n, v in given.items() if n != "loss"]  # the loss is listed first
     else:
@@ -225,7 +252,11 @@ def _normalized(r: Mapping[str, Any]) -> str:
         if isinstance(given, Mapping)
         else "<p class=muted>Metrics whose range is [0, 1] (percentages divided by 100); the others are raw sums, listed below.</p>"
     )
-    return "<h3>Normalized figures (0 = no loss)</h3>" + table(["figure", "value", "", "meaning"], rows, numeric=True) + note
+    return (
+        "<h3>Normalized figures (0 = no loss)</h3>"
+        + table(["figure", "value", "", "meaning"], rows, numeric=True)
+        + note
+    )
 
 
 def _bar(value: Any) -> str:
@@ -261,7 +292,11 @@ def _lattice(r: Mapping[str, Any]) -> str:
                  "than the suppression budget allows.")  # fmt: skip
     rows = [[esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"), esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
              fmt(n["loss"]), fmt(n["suppressed"]), "yes" if n["feasible"] else "no"] for n in neighbours]  # fmt: skip
-    return section("lattice", "The chosen lattice node", intro + fig + table(["neighbour", "levels", "loss", "suppressed", "feasible"], rows, numeric=True))
+    return section(
+        "lattice",
+        "The chosen lattice node",
+        intro + fig + table(["neighbour", "levels", "loss", "suppressed", "feasible"], rows, numeric=True),
+    )
 
 
 def _parameters(r: Mapping[str, Any]) -> str:
@@ -280,4 +315,3 @@ def _parameters(r: Mapping[str, Any]) -> str:
 def _others(r: Mapping[str, Any]) -> str:
     rest = {key: v for key, v in r.items() if key not in _SHOWN}
     return section("other", "Other facts", kv_table(rest)) if rest else ""
-

@@ -24,7 +24,9 @@ from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 __all__ = ["map_data", "map_loss", "report_metrics"]
 
 
-def map_data(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy], k: int, levels: Mapping[str, int] | None = None) -> MetricData | None:
+def map_data(
+    tmap: TupleMap, hierarchies: Mapping[str, Hierarchy], k: int, levels: Mapping[str, int] | None = None
+) -> MetricData | None:
     """:class:`MetricData` of a map, or None when the metrics do not apply to it.
 
     None for a row map (MDAV), when a qid has no hierarchy, or when a published value

@@ -122,7 +122,13 @@ def value_html(value: Any) -> str:
         keys = list(dict.fromkeys(key for v in value for key in v))
         return table(keys, [[value_html(v.get(key)) for key in keys] for v in value], numeric=True)
     if isinstance(value, list):
-        return ", ".join(fmt(v) if isinstance(v, (int, float)) else esc(v if isinstance(v, str) else json.dumps(v)) for v in value) or "-"
+        return (
+            ", ".join(
+                fmt(v) if isinstance(v, (int, float)) else esc(v if isinstance(v, str) else json.dumps(v))
+                for v in value
+            )
+            or "-"
+        )
     return fmt(value)
 
 

@@ -73,10 +73,18 @@ def class_size_plot(class_sizes: Mapping[str, Any], k: int) -> str:
     labels = [bin_label(b["low"], b["high"]) for b in bins]
     fig, ax = _figure(8.0, 3.6)
     x = range(len(lows))
-    for offset, (series, name, color) in enumerate(((original, "input (before)", BEFORE), (published, "published (after)", AFTER))):
+    for offset, (series, name, color) in enumerate(
+        ((original, "input (before)", BEFORE), (published, "published (after)", AFTER))
+    ):
         by_low = {b["low"]: b["rows"] for b in series.get("bins", [])}
         total = float(series.get("n_rows") or 0) or 1.0
-        ax.bar([i + (offset - 0.5) * 0.4 for i in x], [by_low.get(lo, 0) / total for lo in lows], width=0.4, label=name, color=color)
+        ax.bar(
+            [i + (offset - 0.5) * 0.4 for i in x],
+            [by_low.get(lo, 0) / total for lo in lows],
+            width=0.4,
+            label=name,
+            color=color,
+        )
     below = [i for i, lo in enumerate(lows) if lo < k]
     if below and k > 1:
         ax.axvspan(-0.5, max(below) + 0.5, color=WARN, alpha=0.08, label=f"classes smaller than k={k}")
@@ -97,7 +105,14 @@ def loss_plot(loss_by_qid: Mapping[str, float], loss: float | None) -> str:
     ys = list(range(len(names)))[::-1]
     ax.barh(ys, [loss_by_qid[q] for q in names], color=AFTER, label="loss of the quasi-identifier")
     for y, q in zip(ys, names):
-        ax.annotate(f"{loss_by_qid[q]:.3f}", (loss_by_qid[q], y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.annotate(
+            f"{loss_by_qid[q]:.3f}",
+            (loss_by_qid[q], y),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     if loss is not None:
         ax.axvline(loss, color=INK, linestyle="--", linewidth=1, label=f"mean over the quasi-identifiers ({loss:.3f})")
     ax.set_yticks(ys, names)
@@ -116,12 +131,21 @@ def neighbours_plot(neighbours: Sequence[Mapping[str, Any]], loss: float, suppre
     ok = [i for i, n in enumerate(neighbours) if n["feasible"]]
     bad = [i for i, n in enumerate(neighbours) if not n["feasible"]]
     ax.axhline(loss, color=AFTER, linewidth=2, label=f"chosen vector (loss {loss:.3f}, {suppressed:,} rows suppressed)")
-    ax.scatter([xs[i] for i in ok], [neighbours[i]["loss"] for i in ok], color=INK, zorder=3, label="neighbour, feasible")
+    ax.scatter(
+        [xs[i] for i in ok], [neighbours[i]["loss"] for i in ok], color=INK, zorder=3, label="neighbour, feasible"
+    )
     ax.scatter([xs[i] for i in bad], [neighbours[i]["loss"] for i in bad], color=WARN, marker="x", s=45, zorder=3,
                label="neighbour, infeasible (too many rows below k)")  # fmt: skip
     for i, n in enumerate(neighbours):
         if n["suppressed"]:
-            ax.annotate(f"{n['suppressed']:,} supp.", (i, n["loss"]), xytext=(0, 6), textcoords="offset points", ha="center", fontsize=7)
+            ax.annotate(
+                f"{n['suppressed']:,} supp.",
+                (i, n["loss"]),
+                xytext=(0, 6),
+                textcoords="offset points",
+                ha="center",
+                fontsize=7,
+            )
     ax.set_xticks(xs, labels, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_xlim(-0.6, max(len(xs), 1) - 0.4)
     ax.set_ylim(0, 1.05)
@@ -132,7 +156,9 @@ def neighbours_plot(neighbours: Sequence[Mapping[str, Any]], loss: float, suppre
     return _svg(fig)
 
 
-def tradeoff_plot(rows: Sequence[Mapping[str, Any]], risks: Sequence[tuple[str, str]], front: Mapping[str, Sequence[int]]) -> str:
+def tradeoff_plot(
+    rows: Sequence[Mapping[str, Any]], risks: Sequence[tuple[str, str]], front: Mapping[str, Sequence[int]]
+) -> str:
     """Loss against each risk figure (a panel each, stacked), a line per method with its k marked; the Pareto front circled.
 
     `rows` are explore rows (``method``, ``k``, ``loss`` and the risk keys); `risks` the

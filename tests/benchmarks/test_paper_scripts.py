@@ -30,7 +30,9 @@ def test_pairwise_agreement_by_hand() -> None:
     """Three versions: metric (lower better) 0.1, 0.2, 0.3; utility 0.9, 0.7, 0.8 -> pairs (1,2) right, (1,3) right,
     (2,3) wrong: 2/3. A tie in the metric counts 1/2."""
     common = script("papers_common")
-    assert common.pairwise_agreement(np.array([0.1, 0.2, 0.3]), np.array([0.9, 0.7, 0.8]), False) == pytest.approx(2 / 3)
+    assert common.pairwise_agreement(np.array([0.1, 0.2, 0.3]), np.array([0.9, 0.7, 0.8]), False) == pytest.approx(
+        2 / 3
+    )
     assert common.pairwise_agreement(np.array([0.1, 0.2, 0.3]), np.array([0.9, 0.7, 0.8]), True) == pytest.approx(1 / 3)
     assert common.pairwise_agreement(np.array([0.1, 0.1]), np.array([0.5, 0.6]), False) == 0.5
     assert math.isnan(common.pairwise_agreement(np.array([0.1, np.nan]), np.array([0.5, 0.6]), False))
@@ -71,10 +73,17 @@ def test_paper002_quick(tmp_path: Path) -> None:
 
 
 def test_paper003_quick(tmp_path: Path) -> None:
-    script("paper003_bench").main(["--quick", "--datasets", "birth", "--versions", "2", "--rows", "200", "--out", str(tmp_path)])
+    script("paper003_bench").main(
+        ["--quick", "--datasets", "birth", "--versions", "2", "--rows", "200", "--out", str(tmp_path)]
+    )
     versions = pl.read_csv(tmp_path / "paper003_versions.csv")
     assert versions.height == 6 and versions["k"].min() >= 2
-    for col in ("granularity", "discernibility", "entropy", "c_avg"):  # normalized by T*: at most 1 here (full-domain or LCA)
+    for col in (
+        "granularity",
+        "discernibility",
+        "entropy",
+        "c_avg",
+    ):  # normalized by T*: at most 1 here (full-domain or LCA)
         assert versions[col].is_between(0, 1 + 1e-9).all(), col
     table = json.loads((tmp_path / "paper003.json").read_text())["table41"]
     assert all(0 <= r["rate"] <= 1 for r in table if r["rate"] is not None)
@@ -82,7 +91,9 @@ def test_paper003_quick(tmp_path: Path) -> None:
 
 
 def test_paper004_quick(tmp_path: Path) -> None:
-    pytest.importorskip("recordlinkage", reason="probabilistic record linkage needs the bench extra: pip install -e '.[bench]'")
+    pytest.importorskip(
+        "recordlinkage", reason="probabilistic record linkage needs the bench extra: pip install -e '.[bench]'"
+    )
     script("paper004_bench").main(["--quick", "--datasets", "mammographic", "--rows", "200", "--out", str(tmp_path)])
     runs = pl.read_csv(tmp_path / "paper004_runs.csv")
     anon = runs.filter(pl.col("distance") != "original")
@@ -96,7 +107,9 @@ def test_paper004_quick(tmp_path: Path) -> None:
 
 def test_fellegi_sunter_em_agrees_with_recordlinkage() -> None:
     """Our EM over distinct agreement patterns gives recordlinkage's ECM probabilities (an independent fit)."""
-    rl = pytest.importorskip("recordlinkage", reason="the reference ECM needs the bench extra: pip install -e '.[bench]'")
+    rl = pytest.importorskip(
+        "recordlinkage", reason="the reference ECM needs the bench extra: pip install -e '.[bench]'"
+    )
     import pandas as pd
 
     rng = np.random.default_rng(0)

@@ -11,7 +11,9 @@ from polars_anon.demo import DEMO_QIDS, voter_register, write_rows
 from tests.benchmarks import script
 
 
-@pytest.mark.skipif(not Path("/usr/bin/time").exists(), reason="the benchmark measures runs with /usr/bin/time -v (GNU time)")
+@pytest.mark.skipif(
+    not Path("/usr/bin/time").exists(), reason="the benchmark measures runs with /usr/bin/time -v (GNU time)"
+)
 def test_scaling_quick(tmp_path: Path) -> None:
     bench = script("scaling_bench")
     [r] = bench.main(["--quick", "--out", str(tmp_path)])

@@ -141,7 +141,10 @@ def test_statistical_uses_original_frequencies():
 
 def test_canonical_names():
     assert [canonical(n) for n in ["fillParent", "FILL_CHILD", "one-class", "setBinary"]] == [
-        "fillparent", "fillchild", "oneclass", "setbinary"
+        "fillparent",
+        "fillchild",
+        "oneclass",
+        "setbinary",
     ]
     assert len(ENCODINGS) == 7
 
@@ -166,7 +169,9 @@ def test_missing_qid_column():
 
 def test_value_not_a_node():
     bad = TABLE_IB.with_columns(pl.lit("reptiles").alias("race"))
-    with pytest.raises(ValueNotInHierarchyError, match=r"column 'race' of the published table: 1 distinct .*'reptiles'"):
+    with pytest.raises(
+        ValueNotInHierarchyError, match=r"column 'race' of the published table: 1 distinct .*'reptiles'"
+    ):
         encode(bad, ANIMAL_HIERARCHIES, "fillparent")
     with pytest.raises(ValueNotInHierarchyError, match=r"column 'gender' of the original table: .* not leaves .*'\*'"):
         encode(TABLE_IB, ANIMAL_HIERARCHIES, original=TABLE_IB)
@@ -179,7 +184,9 @@ def test_null_value():
 
 
 def test_misaligned_original_is_refused():
-    with pytest.raises(InvalidParameterError, match=r"column 'race': original values are not under .*'cat' -> 'cetaceans'"):
+    with pytest.raises(
+        InvalidParameterError, match=r"column 'race': original values are not under .*'cat' -> 'cetaceans'"
+    ):
         encode(TABLE_IB, ANIMAL_HIERARCHIES, original=TABLE_I.reverse())
 
 

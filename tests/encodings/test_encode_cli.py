@@ -14,7 +14,11 @@ from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
 
 RACE_CSV = "\n".join(
     f"{leaf};{mid};mammals"
-    for mid, leaves in {"felidae": ["cat", "lion", "tiger"], "canine": ["dog", "wolf"], "cetaceans": ["dolphin", "whale"]}.items()
+    for mid, leaves in {
+        "felidae": ["cat", "lion", "tiger"],
+        "canine": ["dog", "wolf"],
+        "cetaceans": ["dolphin", "whale"],
+    }.items()
     for leaf in leaves
 )
 
@@ -37,8 +41,16 @@ def files(tmp_path):
 
 
 def test_cli_encode_writes_table_iii(files, capsys):
-    args = ["encode", str(files / "pub.parquet"), "--original", str(files / "orig.parquet"),
-            "--hierarchy", "gender=suppress", "--hierarchy", f"race={files / 'race.csv'}"]
+    args = [
+        "encode",
+        str(files / "pub.parquet"),
+        "--original",
+        str(files / "orig.parquet"),
+        "--hierarchy",
+        "gender=suppress",
+        "--hierarchy",
+        f"race={files / 'race.csv'}",
+    ]
     assert main(args) == 0
     out = pl.read_parquet(files / "pub.proportional.parquet")
     assert json.loads(capsys.readouterr().out)["columns"] == 15
@@ -63,9 +75,15 @@ def test_cli_encode_errors(files, capsys):
 
 def test_job_encode_key_writes_beside_output(files):
     job = Job.from_dict(
-        {"input": "orig.parquet", "output": "out/t.parquet", "k": 3, "method": "fulldomain", "drop": ["id"],
-         "encode": ["proportional", "fillParent"],
-         "qids": {"gender": {"hierarchy": "suppress"}, "race": {"hierarchy": "race.csv"}}},
+        {
+            "input": "orig.parquet",
+            "output": "out/t.parquet",
+            "k": 3,
+            "method": "fulldomain",
+            "drop": ["id"],
+            "encode": ["proportional", "fillParent"],
+            "qids": {"gender": {"hierarchy": "suppress"}, "race": {"hierarchy": "race.csv"}},
+        },
         files,
     )
     report = run_job(job)
@@ -83,8 +101,13 @@ def test_job_encode_key_writes_beside_output(files):
 def test_job_unknown_encoding_writes_nothing(files):
     with pytest.raises(InvalidParameterError, match="encoding must be one of"):  # refused when the job file is read
         Job.from_dict(
-            {"input": "orig.parquet", "output": "o.parquet", "k": 3, "encode": ["onehot"],
-             "qids": {"gender": {"hierarchy": "suppress"}}},
+            {
+                "input": "orig.parquet",
+                "output": "o.parquet",
+                "k": 3,
+                "encode": ["onehot"],
+                "qids": {"gender": {"hierarchy": "suppress"}},
+            },
             files,
         )
     assert not (files / "o.parquet").exists()
@@ -93,8 +116,15 @@ def test_job_unknown_encoding_writes_nothing(files):
 def test_job_encode_refused_when_rows_were_suppressed(tmp_path):
     TABLE_I.with_columns(pl.Series("x", ["a"] * 5 + ["b"])).write_parquet(tmp_path / "o.parquet")
     job = Job.from_dict(
-        {"input": "o.parquet", "output": "p.parquet", "k": 5, "max_suppressed": 1, "encode": ["proportional"], "drop": "id",
-         "qids": {"x": {"hierarchy": "suppress"}}},
+        {
+            "input": "o.parquet",
+            "output": "p.parquet",
+            "k": 5,
+            "max_suppressed": 1,
+            "encode": ["proportional"],
+            "drop": "id",
+            "qids": {"x": {"hierarchy": "suppress"}},
+        },
         tmp_path,
     )
     with pytest.raises(InvalidParameterError, match="1 rows are suppressed"):

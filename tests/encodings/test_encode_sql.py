@@ -8,8 +8,8 @@ import pytest
 
 from polars_anon.duckdb import load_hierarchies
 from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
-from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
 from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
 
 
 def _connect(hierarchies, **tables) -> duckdb.DuckDBPyConnection:
@@ -43,7 +43,9 @@ def test_table_iii_in_sql():
     assert got["race"].to_list() == ["cetaceans", "mammals"]
     assert list(got.row(1)[2:]) == pytest.approx(TABLE_III[0], abs=1e-12)
     assert list(got.row(0)[2:]) == pytest.approx(TABLE_III[3], abs=1e-12)
-    sizes = con.execute("SELECT DISTINCT class, size FROM anon_encode_classes('pub', ['gender', 'race'], orig := 'orig')")
+    sizes = con.execute(
+        "SELECT DISTINCT class, size FROM anon_encode_classes('pub', ['gender', 'race'], orig := 'orig')"
+    )
     assert sorted(r[1] for r in sizes.fetchall()) == [3, 3]
 
 

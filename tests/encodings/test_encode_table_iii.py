@@ -15,7 +15,22 @@ from polars_anon.encode import encode, encoded_columns
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_I_PARTITION, TABLE_IB
 
 T, S = 1 / 3, 2 / 3
-PAPER_COLUMNS = ["G_00", "G_01", "G_11", "R_00", "R_01", "R_02", "R_03", "R_04", "R_05", "R_06", "R_10", "R_11", "R_12", "R_20"]
+PAPER_COLUMNS = [
+    "G_00",
+    "G_01",
+    "G_11",
+    "R_00",
+    "R_01",
+    "R_02",
+    "R_03",
+    "R_04",
+    "R_05",
+    "R_06",
+    "R_10",
+    "R_11",
+    "R_12",
+    "R_20",
+]
 OUR_COLUMNS = [
     "gender_M", "gender_F", "gender_*",
     "race_cat", "race_lion", "race_tiger", "race_dog", "race_wolf", "race_dolphin", "race_whale",
@@ -31,7 +46,9 @@ def _matrix(df: pl.DataFrame) -> list[list[float]]:
 
 def test_column_names_and_order_match_table_iii():
     """Paper 000 Table III: columns by level, then depth-first, known before data is read."""
-    names = encoded_columns("gender", ANIMAL_HIERARCHIES["gender"]) + encoded_columns("race", ANIMAL_HIERARCHIES["race"])
+    names = encoded_columns("gender", ANIMAL_HIERARCHIES["gender"]) + encoded_columns(
+        "race", ANIMAL_HIERARCHIES["race"]
+    )
     assert names == OUR_COLUMNS
     assert len(names) == len(PAPER_COLUMNS)
 

@@ -14,8 +14,8 @@ from polars_anon.encode import REPRESENTATIONS, encode
 from polars_anon.encoded_io import CLASS_ID, scan_encoded, write_encoded
 from polars_anon.errors import InputError, InvalidParameterError, OutputExistsError
 from polars_anon.job import Job, build_hierarchies, run_job
-from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I, TABLE_I_PARTITION, TABLE_IB
 from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
+from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I, TABLE_I_PARTITION, TABLE_IB
 
 
 def test_classes_layout_holds_table_iii_once_per_class(tmp_path):
@@ -147,7 +147,10 @@ def test_cli_and_job_write_the_classes_layout(tmp_path, capsys):
         tmp_path,
     )  # fmt: skip
     report = run_job(job)
-    assert report["encodings"] == {"fillparent": str(tmp_path / "out.fillparent"), "random": str(tmp_path / "out.random.parquet")}
+    assert report["encodings"] == {
+        "fillparent": str(tmp_path / "out.fillparent"),
+        "random": str(tmp_path / "out.random.parquet"),
+    }
     published = pl.read_parquet(tmp_path / "out.parquet")
     hierarchies = build_hierarchies(pl.scan_parquet(tmp_path / "orig.parquet"), job.qids, tmp_path)
     want = encode(published, hierarchies, "fillparent").collect()
@@ -183,6 +186,13 @@ def test_classes_layout_without_a_tuple_code(tmp_path, monkeypatch):
 
     monkeypatch.setattr(eio, "tuple_key", lambda tuples, qids: None)
     write_encoded(TABLE_IB, ANIMAL_HIERARCHIES, tmp_path / "c", "fillParent", layout="classes")
-    assert pl.read_parquet(tmp_path / "c" / "rows.parquet")[CLASS_ID].to_list() == [1, 1, 1, 0, 0, 0]  # cetaceans < mammals
+    assert pl.read_parquet(tmp_path / "c" / "rows.parquet")[CLASS_ID].to_list() == [
+        1,
+        1,
+        1,
+        0,
+        0,
+        0,
+    ]  # cetaceans < mammals
     assert scan_encoded(tmp_path / "c").collect().equals(encode(TABLE_IB, ANIMAL_HIERARCHIES, "fillparent").collect())
     assert json.loads((tmp_path / "c" / "encoding.json").read_text())["representation"] == "fillparent"

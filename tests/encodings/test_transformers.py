@@ -41,7 +41,9 @@ def test_proportional_with_class_ids_is_table_iii():
     part = X.with_columns(cls=pl.Series(TABLE_I_PARTITION))
     m = HierarchyEncoder(ANIMAL_HIERARCHIES, "proportional", class_col="cls").fit_transform(part)
     assert m.shape == (6, 14) and m.dtype == np.float32
-    assert m[0, :3] == pytest.approx([1 / 3, 2 / 3, 1]) and m[5, 3:] == pytest.approx([0, 0, 0, 0, 0, 1 / 3, 2 / 3, 0, 0, 1, 1])
+    assert m[0, :3] == pytest.approx([1 / 3, 2 / 3, 1]) and m[5, 3:] == pytest.approx(
+        [0, 0, 0, 0, 0, 1 / 3, 2 / 3, 0, 0, 1, 1]
+    )
 
 
 def test_proportional_without_classes_equals_fillparent():

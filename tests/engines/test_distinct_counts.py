@@ -72,7 +72,9 @@ def test_several_columns_and_types(budget: int) -> None:
     assert got["id"] == got["when"] == n
     assert got["party"] == 3 if budget > 3 else got["party"] <= IDENTIFYING_SHARE * n
     assert _exact(df.lazy(), "half") <= got["half"] <= IDENTIFYING_SHARE * n
-    with pytest.raises(InvalidParameterError, match=r"column 'id' is not declared and has 300 distinct values in 300 rows"):
+    with pytest.raises(
+        InvalidParameterError, match=r"column 'id' is not declared and has 300 distinct values in 300 rows"
+    ):
         refuse_identifying(got, n)
 
 
@@ -89,7 +91,11 @@ def test_pipeline_refuses_with_the_exact_count(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(distinct_counts.__kwdefaults__, "budget", 16)  # 13 passes for the 200 ids
     df = pl.DataFrame({"id": range(200), "sex": ["F", "M"] * 100})
     h = {"sex": pa.Hierarchy.suppression(["F", "M"])}
-    with pytest.raises(InvalidParameterError, match=r"column 'id' is not declared and has 200 distinct values in 200 rows"):
+    with pytest.raises(
+        InvalidParameterError, match=r"column 'id' is not declared and has 200 distinct values in 200 rows"
+    ):
         pa.anonymize(df, hierarchies=h, k=2).collect()
-    out = pa.anonymize(df.with_columns(pl.col("id") // 4), hierarchies=h, k=2).collect()  # 50 distinct in 200: published
+    out = pa.anonymize(
+        df.with_columns(pl.col("id") // 4), hierarchies=h, k=2
+    ).collect()  # 50 distinct in 200: published
     assert out.height == 200

@@ -42,13 +42,17 @@ def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]]) -> None:
     assert report["n_rows"] == rows.height > 0
     for engine, (other_rows, other_report) in others:
         assert other_report["engine"] == engine
-        assert (other_rows if engine == "duckdb" else other_rows.sort("rid")).equals(rows), engine  # DuckDB keeps row order
+        assert (other_rows if engine == "duckdb" else other_rows.sort("rid")).equals(rows), (
+            engine
+        )  # DuckDB keeps row order
         for key in sorted(set(report) | set(other_report) - VARYING):
             if key not in VARYING:
                 equal(other_report.get(key), report.get(key), (engine, key))
 
 
-def _run(data: pl.DataFrame, engines: dict[str, Any], tmp: Path, **kw: Any) -> dict[str, tuple[pl.DataFrame, dict[str, Any]]]:
+def _run(
+    data: pl.DataFrame, engines: dict[str, Any], tmp: Path, **kw: Any
+) -> dict[str, tuple[pl.DataFrame, dict[str, Any]]]:
     polars = pa.anonymize(data, **kw)
     runs = {"polars": (polars.collect(), polars.report)}
     for name, source in engines.items():
@@ -62,15 +66,37 @@ def _run(data: pl.DataFrame, engines: dict[str, Any], tmp: Path, **kw: Any) -> d
 def test_register_same_rows_and_report(method: str, register: tuple, register_sdf: Any, tmp_path: Path) -> None:
     df, hierarchies = register
     sources = {"duckdb": df, "spark": register_sdf}
-    runs = _run(df, sources, tmp_path, hierarchies=hierarchies, k=10, method=method, drop=["voter_id", "name"], insensitive="rid")
+    runs = _run(
+        df,
+        sources,
+        tmp_path,
+        hierarchies=hierarchies,
+        k=10,
+        method=method,
+        drop=["voter_id", "name"],
+        insensitive="rid",
+    )
     _same(runs)
     assert runs["polars"][1]["suppressed"] < df.height
 
 
 @pytest.mark.parametrize("method", ADULT_METHODS)
-def test_adult_same_rows_and_report(method: str, adult_rows: pl.DataFrame, adult_hierarchies: dict, adult_sdf: Any, tmp_path: Path) -> None:
+def test_adult_same_rows_and_report(
+    method: str, adult_rows: pl.DataFrame, adult_hierarchies: dict, adult_sdf: Any, tmp_path: Path
+) -> None:
     sources = {"duckdb": adult_rows, "spark": adult_sdf}
-    _same(_run(adult_rows, sources, tmp_path, hierarchies=adult_hierarchies, k=5, method=method, sensitive="salary-class", insensitive="rid"))
+    _same(
+        _run(
+            adult_rows,
+            sources,
+            tmp_path,
+            hierarchies=adult_hierarchies,
+            k=5,
+            method=method,
+            sensitive="salary-class",
+            insensitive="rid",
+        )
+    )
 
 
 def test_privacy_models_agree(register: tuple, register_sdf: Any, tmp_path: Path) -> None:
@@ -85,7 +111,13 @@ def test_privacy_models_agree(register: tuple, register_sdf: Any, tmp_path: Path
 
 def test_nulls_at_the_roots_agree(tmp_path: Path, spark: Any) -> None:
     """null="suppress": nulls published as the root, alike on every engine (null-safe joins)."""
-    df = pl.DataFrame({"rid": list(range(8)), "age": [31, 33, None, 36, 38, None, 31, 36], "sex": ["F", "M", "F", None, "F", "M", "M", "F"]})
+    df = pl.DataFrame(
+        {
+            "rid": list(range(8)),
+            "age": [31, 33, None, 36, 38, None, 31, 36],
+            "sex": ["F", "M", "F", None, "F", "M", "M", "F"],
+        }
+    )
     H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
     sources = {"duckdb": df, "spark": spark.createDataFrame(df.to_arrow())}
     runs = _run(df, sources, tmp_path, hierarchies=H, k=2, null="suppress", insensitive="rid")

@@ -17,7 +17,9 @@ import polars_anon.spark as pas
 from polars_anon.engines.pipeline import EngineAnonymized
 from tests.reliability.snapshot import unchanged
 
-T = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4})
+T = pl.DataFrame(
+    {"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4}
+)
 H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
 KW: dict[str, Any] = {"hierarchies": H, "k": 2, "insensitive": "id"}
 
@@ -50,7 +52,10 @@ def test_tampered_class_is_refused(engine: str, session: Any, tmp_path: Path) ->
     """One row moved to a class of its own: the engine's group-by of the written table refuses it; nothing is written."""
     (tmp_path / "existing.parquet").write_bytes(b"keep")
     result = pa.anonymize(_source(engine, session), engine=engine, **KW)
-    _tampering(result, lambda df: df.with_columns(pl.when(pl.col("id") == 0).then(pl.lit("99")).otherwise(pl.col("age")).alias("age")))
+    _tampering(
+        result,
+        lambda df: df.with_columns(pl.when(pl.col("id") == 0).then(pl.lit("99")).otherwise(pl.col("age")).alias("age")),
+    )
     with unchanged(tmp_path), pytest.raises(pa.NotKAnonymousError, match="smallest class has 1 rows, fewer than k=2"):
         result.sink_parquet(tmp_path / "anon.parquet")
 
@@ -75,7 +80,9 @@ class Boom(RuntimeError):
     pass
 
 
-def test_write_failing_midway_leaves_nothing(engine: str, session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_failing_midway_leaves_nothing(
+    engine: str, session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The table is written to its temporary name, then the run dies before the rename: no output, no temporary
     folder, and an existing output replaced with overwrite=True is as it was."""
     old = tmp_path / "anon.parquet"
@@ -90,7 +97,9 @@ def test_write_failing_midway_leaves_nothing(engine: str, session: Any, tmp_path
     monkeypatch.setattr(EngineAnonymized, "verify", dies)
     with unchanged(tmp_path), pytest.raises(Boom):
         result.sink_parquet(old, overwrite=True)
-    assert any(p.name.startswith(".anon.parquet.") for p in seen)  # the temporary output existed: the failure was midway
+    assert any(
+        p.name.startswith(".anon.parquet.") for p in seen
+    )  # the temporary output existed: the failure was midway
 
 
 def test_written_output_reads_back(engine: str, session: Any, tmp_path: Path) -> None:
@@ -143,13 +152,18 @@ def test_catalogue_same_messages(case: str, spark: Any) -> None:
     ("over", "words"),
     [
         ({"method": "mdav"}, "method 'mdav' works on row records"),
-        ({"qids": ["x"], "hierarchies": {}, "method": "mondrian", "mode": "relaxed", "insensitive": ()}, "split the rows of one tuple"),
+        (
+            {"qids": ["x"], "hierarchies": {}, "method": "mondrian", "mode": "relaxed", "insensitive": ()},
+            "split the rows of one tuple",
+        ),
         ({"engine": "oracle"}, "engine must be one of ['polars', 'duckdb', 'spark'], got 'oracle'"),
     ],
 )
 def test_what_runs_on_polars_only(over: dict[str, Any], words: str) -> None:
     args = KW | {"engine": "duckdb"} | over
-    data = pl.DataFrame({"x": [2, 3, 1, 2, 2]}) if over.get("qids") == ["x"] else T  # relaxed cuts split the tuple x = 2
+    data = (
+        pl.DataFrame({"x": [2, 3, 1, 2, 2]}) if over.get("qids") == ["x"] else T
+    )  # relaxed cuts split the tuple x = 2
     with pytest.raises(pa.InvalidParameterError, match=words.replace("[", r"\[").replace("]", r"\]")):
         pa.anonymize(data, **args)
 

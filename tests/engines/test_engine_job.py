@@ -27,7 +27,9 @@ hierarchy = "suppress"
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
-    pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "people.parquet")
+    pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6}).write_parquet(
+        tmp_path / "people.parquet"
+    )
     pl.DataFrame({"id": [1]}).write_csv(tmp_path / "people.csv")
     return tmp_path
 
@@ -43,13 +45,25 @@ def _job(work: Path, extra: str = "") -> Path:
     [
         ('engine = "oracle"', "job file: engine must be one of ['polars', 'duckdb', 'spark'], got 'oracle'"),
         ("engine = 3", "job file: key 'engine' must be"),
-        ('engine = "duckdb"\n[spark]\nmaster = "local[2]"', 'job file: [spark] settings are for engine = "spark", but engine is \'duckdb\''),
+        (
+            'engine = "duckdb"\n[spark]\nmaster = "local[2]"',
+            "job file: [spark] settings are for engine = \"spark\", but engine is 'duckdb'",
+        ),
         ('engine = "spark"\n[spark]\nmaster = 2', "job file: key 'spark.master' must be"),
         ('engine = "spark"\n[spark]\nmastr = "local"', "job file: [spark] has unknown keys ['mastr']"),
-        ('engine = "spark"\n[spark.config]\n"spark.x" = [1]', "job file: key 'spark.config.spark.x' must be a string, number or boolean"),
-        ('engine = "spark"\nencode = "fillparent"', 'encode [\'fillparent\'] runs on engine "polars" only'),
-        ('engine = "polars"\n[duckdb]\nmemory_limit = "1GB"', 'job file: [duckdb] settings are for engine = "duckdb", but engine is \'polars\''),
-        ('engine = "duckdb"\n[duckdb]\nmemory_limit = "lots"', "job file: key 'duckdb.memory_limit' must be a memory size such as '1GB' or '512MiB', got 'lots'"),
+        (
+            'engine = "spark"\n[spark.config]\n"spark.x" = [1]',
+            "job file: key 'spark.config.spark.x' must be a string, number or boolean",
+        ),
+        ('engine = "spark"\nencode = "fillparent"', "encode ['fillparent'] runs on engine \"polars\" only"),
+        (
+            'engine = "polars"\n[duckdb]\nmemory_limit = "1GB"',
+            "job file: [duckdb] settings are for engine = \"duckdb\", but engine is 'polars'",
+        ),
+        (
+            'engine = "duckdb"\n[duckdb]\nmemory_limit = "lots"',
+            "job file: key 'duckdb.memory_limit' must be a memory size such as '1GB' or '512MiB', got 'lots'",
+        ),
         ('engine = "duckdb"\n[duckdb]\nthreads = 2', "job file: [duckdb] has unknown keys ['threads']"),
     ],
 )
@@ -69,7 +83,9 @@ def test_csv_input_on_an_engine_is_refused(work: Path) -> None:
 def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
     job = Job.load(_job(work, 'engine = "duckdb"'), engine="spark", master="local[2]")
     assert (job.engine, job.spark) == ("spark", {"master": "local[2]", "config": {}})
-    config = Job.load(_job(work, 'engine = "spark"\n[spark.config]\n"spark.sql.shuffle.partitions" = 4\n"spark.x" = true'))
+    config = Job.load(
+        _job(work, 'engine = "spark"\n[spark.config]\n"spark.sql.shuffle.partitions" = 4\n"spark.x" = true')
+    )
     assert config.spark == {"master": None, "config": {"spark.sql.shuffle.partitions": "4", "spark.x": "true"}}
 
 
@@ -78,7 +94,9 @@ def test_duckdb_job_runs_on_its_own_connection_within_its_memory_limit(work: Pat
 
     job = Job.load(_job(work, 'engine = "duckdb"\n[duckdb]\nmemory_limit = "256MB"'))
     engine = get_engine("duckdb", memory_limit=job.duckdb["memory_limit"])
-    limit, spill = engine.con.sql("SELECT current_setting('memory_limit'), current_setting('temp_directory')").fetchall()[0]  # type: ignore[attr-defined]
+    limit, spill = engine.con.sql(
+        "SELECT current_setting('memory_limit'), current_setting('temp_directory')"
+    ).fetchall()[0]  # type: ignore[attr-defined]
     assert limit == "244.1 MiB" and Path(spill).is_dir() and "polars_anon_duckdb_" in spill
     del engine
     import gc
@@ -96,7 +114,11 @@ def test_a_duckdb_job_runs_on_the_connection_its_file_asks_for(work: Path, monke
 
     def watched(memory_limit: str) -> DuckDBEngine:
         engine = own(memory_limit)
-        limits.append(engine.con.sql("SELECT current_setting('memory_limit'), current_setting('enable_progress_bar')").fetchall()[0])
+        limits.append(
+            engine.con.sql("SELECT current_setting('memory_limit'), current_setting('enable_progress_bar')").fetchall()[
+                0
+            ]
+        )
         return engine
 
     monkeypatch.setattr(DuckDBEngine, "own", staticmethod(watched))
@@ -113,14 +135,24 @@ def test_cli_unknown_engine_is_one_line(work: Path, capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_cli_runs_the_job_on_the_engine(engine: str, work: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest) -> None:
+def test_cli_runs_the_job_on_the_engine(
+    engine: str, work: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
     """The same job file, run on Polars then on the engine from the command line: the same rows, verified, in place."""
     if engine == "spark":
         request.getfixturevalue("spark")
     job = _job(work)
     assert cli.main(["anonymize", str(job), "-q"]) == 0
     expected = pl.read_parquet(work / "out" / "anon.parquet")
-    args = ["anonymize", str(job), "-q", "--overwrite", "--engine", engine, *(["--master", "local[2]"] if engine == "spark" else [])]
+    args = [
+        "anonymize",
+        str(job),
+        "-q",
+        "--overwrite",
+        "--engine",
+        engine,
+        *(["--master", "local[2]"] if engine == "spark" else []),
+    ]
     capsys.readouterr()
     assert cli.main(args) == 0
     report: dict[str, Any] = json.loads(capsys.readouterr().out)
@@ -145,7 +177,15 @@ def test_input_folder_of_parts_is_one_table(engine: str, work: Path, request: py
         people.slice(start, 4).write_parquet(parts / f"part-{2 - i:05d}.parquet")
     (parts / "_SUCCESS").touch()
     job.write_text(job.read_text().replace('"people.parquet"', '"parts"'))
-    args = ["anonymize", str(job), "-q", "--overwrite", "--engine", engine, *(["--master", "local[2]"] if engine == "spark" else [])]
+    args = [
+        "anonymize",
+        str(job),
+        "-q",
+        "--overwrite",
+        "--engine",
+        engine,
+        *(["--master", "local[2]"] if engine == "spark" else []),
+    ]
     assert cli.main(args) == 0
     got = pl.read_parquet(work / "out" / "anon.parquet")
     assert (got if engine != "spark" else got.sort("id")).equals(expected)
@@ -160,7 +200,9 @@ def test_an_input_folder_without_parquet_is_one_line(work: Path, capsys: pytest.
     assert err == [f"polars-anon: error: input folder {str(work / 'empty')!r} holds no .parquet file"]
 
 
-def test_a_records_method_is_refused_before_the_engine_reads(work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_records_method_is_refused_before_the_engine_reads(
+    work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """MDAV on DuckDB (no planner there): one line, exit 2, and not one engine query was run."""
     from polars_anon.engines.duckdb import DuckDBEngine
 
@@ -170,5 +212,9 @@ def test_a_records_method_is_refused_before_the_engine_reads(work: Path, monkeyp
     monkeypatch.setattr(DuckDBEngine, "read_parquet", no_reading)
     assert cli.main(["anonymize", str(_job(work, 'engine = "duckdb"\nmethod = "mdav"')), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [("polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand to the driver; "
-                    "use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)")]
+    assert err == [
+        (
+            "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand to the driver; "
+            "use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
+        )
+    ]

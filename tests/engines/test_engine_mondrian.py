@@ -35,7 +35,9 @@ def _same_report(got: dict[str, Any], want: dict[str, Any], limit: int) -> None:
     losses to 1e-12."""
     assert got["engine"] in ("duckdb", "spark") and want["engine"] == "polars"
     distributed = got["details"].pop("distributed")
-    assert distributed["driver_tuples"] == limit and set(distributed["left_out"]) == (LEFT_OUT if want["metrics"] else set())
+    assert distributed["driver_tuples"] == limit and set(distributed["left_out"]) == (
+        LEFT_OUT if want["metrics"] else set()
+    )
     assert set(distributed["metrics"]) == set(want["metrics"]) and all(got[key] == {} for key in LEFT_OUT)
     assert got["details"] == want["details"]  # rounds and partitions: the same cuts
     assert got["loss"] == pytest.approx(want["loss"], abs=1e-12)
@@ -50,14 +52,18 @@ def _same_report(got: dict[str, Any], want: dict[str, Any], limit: int) -> None:
     "case",
     ["hierarchies", "ranges, sets, an order and nulls"],
 )
-def test_adult_on_duckdb_publishes_the_driver_rows(case: str, adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
+def test_adult_on_duckdb_publishes_the_driver_rows(
+    case: str, adult_rows: pl.DataFrame, adult_hierarchies: dict
+) -> None:
     """Adult, k=10: every qid with its hierarchy; then age as numeric ranges and education as sets (no hierarchy),
     occupation in alphabetical order (its hierarchy labels the classes from their members, not their bounds) and
     a few null workclasses published as the root (null="suppress")."""
     rows, hierarchies, options = adult_rows, dict(adult_hierarchies), {}
     if case != "hierarchies":
         del hierarchies["age"], hierarchies["education"]
-        rows = rows.with_columns(pl.when(pl.col("rid") % 997 == 0).then(None).otherwise(pl.col("workclass")).alias("workclass"))
+        rows = rows.with_columns(
+            pl.when(pl.col("rid") % 997 == 0).then(None).otherwise(pl.col("workclass")).alias("workclass")
+        )
         options = {"qids": list(adult_hierarchies), "order": {"occupation": "alphabetical"}, "null": "suppress"}
     want = pa.anonymize(rows, hierarchies=hierarchies, k=10, method="mondrian", insensitive="rid", **options)
     want_rows = want.collect()
@@ -66,7 +72,11 @@ def test_adult_on_duckdb_publishes_the_driver_rows(case: str, adult_rows: pl.Dat
     assert got.collect().equals(want_rows)  # DuckDB keeps the input order
     _same_report(got.report, want.report, 1000)
     if case != "hierarchies":
-        assert got.report["null_rows"] == 31 and want_rows["age"].str.starts_with("[").any() and want_rows["education"].str.starts_with("{").any()
+        assert (
+            got.report["null_rows"] == 31
+            and want_rows["age"].str.starts_with("[").any()
+            and want_rows["education"].str.starts_with("{").any()
+        )
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +93,13 @@ def test_register_on_each_engine_publishes_the_driver_rows(
     """The register, k=50. DuckDB: written by its writer, re-read and verified by its group-by, then read back;
     Spark (slower per query): collected, verified by Polars (the Spark writer is the agreement tests')."""
     df, hierarchies = register
-    asked = {"hierarchies": hierarchies, "k": 50, "method": "mondrian", "insensitive": "rid", "drop": ["voter_id", "name"]}
+    asked = {
+        "hierarchies": hierarchies,
+        "k": 50,
+        "method": "mondrian",
+        "insensitive": "rid",
+        "drop": ["voter_id", "name"],
+    }
     want = pa.anonymize(df, **asked)
     want_rows = want.collect()
     if engine == "spark":
@@ -105,21 +121,45 @@ def test_below_the_limit_the_road_groups_once(adult_rows: pl.DataFrame, adult_hi
     calls: list[tuple[list[str], int | None]] = []
     group = engine.counts._group
     engine.counts._group = lambda table, keys, limit: calls.append((keys, limit)) or group(table, keys, limit)  # type: ignore[method-assign]
-    r = engine_anonymize(engine, adult_rows, hierarchies=adult_hierarchies, k=10, method="mondrian", insensitive="rid", driver_tuples=20_000)
+    r = engine_anonymize(
+        engine,
+        adult_rows,
+        hierarchies=adult_hierarchies,
+        k=10,
+        method="mondrian",
+        insensitive="rid",
+        driver_tuples=20_000,
+    )
     assert calls == [(list(adult_hierarchies), 20_001)] and "distributed" not in r.report["details"]
-    assert r.collect().equals(pa.anonymize(adult_rows, hierarchies=adult_hierarchies, k=10, method="mondrian", insensitive="rid").collect())
+    assert r.collect().equals(
+        pa.anonymize(adult_rows, hierarchies=adult_hierarchies, k=10, method="mondrian", insensitive="rid").collect()
+    )
 
 
 @pytest.mark.parametrize(
     ("asked", "words"),
     [
-        ({"method": "fulldomain"}, ("the class aggregates have more than 1,000 distinct qid tuples (driver_tuples); method 'fulldomain' runs on "
-                                   "the driver: raise driver_tuples if the driver can hold them, or use method 'mondrian'")),
-        ({"method": "mondrian", "mode": "relaxed"}, "mondrian mode 'relaxed' is not supported by the engine rounds (beyond driver_tuples)"),
-        ({"method": "mondrian", "privacy": [pa.LDiversity("salary-class", 2)]}, "privacy models ['l-diversity'] are not supported by mondrian's engine rounds"),
+        (
+            {"method": "fulldomain"},
+            (
+                "the class aggregates have more than 1,000 distinct qid tuples (driver_tuples); method 'fulldomain' runs on "
+                "the driver: raise driver_tuples if the driver can hold them, or use method 'mondrian'"
+            ),
+        ),
+        (
+            {"method": "mondrian", "mode": "relaxed"},
+            "mondrian mode 'relaxed' is not supported by the engine rounds (beyond driver_tuples)",
+        ),
+        (
+            {"method": "mondrian", "privacy": [pa.LDiversity("salary-class", 2)]},
+            "privacy models ['l-diversity'] are not supported by mondrian's engine rounds",
+        ),
         ({"method": "mondrian", "driver_tuples": 0}, "driver_tuples must be an integer >= 1, got 0"),
         ({"method": "mondrian", "driver_tuples": True}, "driver_tuples must be an integer >= 1, got True"),
-        ({"method": "mondrian", "engine": "polars", "driver_tuples": 1000}, "engine 'polars' holds them in this process"),
+        (
+            {"method": "mondrian", "engine": "polars", "driver_tuples": 1000},
+            "engine 'polars' holds them in this process",
+        ),
     ],
 )
 def test_refusals(asked: dict, words: str, adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
@@ -150,22 +190,46 @@ def _job(path: Path, extra: str, age: str = "") -> Path:
 def job(tmp_path: Path) -> Path:
     """40 people, 22 distinct (age, sex) tuples."""
     ages = [30 + (i * 7) % 11 for i in range(40)]
-    pl.DataFrame({"id": list(range(40)), "age": ages, "sex": ["F", "M"] * 20}).write_parquet(tmp_path / "people.parquet")
+    pl.DataFrame({"id": list(range(40)), "age": ages, "sex": ["F", "M"] * 20}).write_parquet(
+        tmp_path / "people.parquet"
+    )
     return tmp_path / "job.toml"
 
 
 @pytest.mark.parametrize(
     ("extra", "flags", "words"),
     [
-        ('method = "mondrian"\nengine = "duckdb"\ndriver_tuples = 0', [], "job file: key 'driver_tuples' must be an integer >= 1, got 0"),
+        (
+            'method = "mondrian"\nengine = "duckdb"\ndriver_tuples = 0',
+            [],
+            "job file: key 'driver_tuples' must be an integer >= 1, got 0",
+        ),
         ('method = "mondrian"\nengine = "duckdb"\ndriver_tuples = "many"', [], "job file: key 'driver_tuples' must be"),
-        ('method = "mondrian"\ndriver_tuples = 10', [], 'job file: driver_tuples = 10 caps the class aggregates engines "duckdb" and "spark"'),
-        ('method = "mondrian"\nengine = "duckdb"', ["--driver-tuples", "0"], "--driver-tuples must be an integer >= 1, got 0"),
-        ('method = "mondrian"\nengine = "duckdb"', ["--driver-tuples", "x"], "argument --driver-tuples: invalid int value: 'x'"),
-        ('method = "datafly"\nengine = "duckdb"', ["--driver-tuples", "5"], "more than 5 distinct qid tuples (driver_tuples); method 'datafly' runs on the driver"),
+        (
+            'method = "mondrian"\ndriver_tuples = 10',
+            [],
+            'job file: driver_tuples = 10 caps the class aggregates engines "duckdb" and "spark"',
+        ),
+        (
+            'method = "mondrian"\nengine = "duckdb"',
+            ["--driver-tuples", "0"],
+            "--driver-tuples must be an integer >= 1, got 0",
+        ),
+        (
+            'method = "mondrian"\nengine = "duckdb"',
+            ["--driver-tuples", "x"],
+            "argument --driver-tuples: invalid int value: 'x'",
+        ),
+        (
+            'method = "datafly"\nengine = "duckdb"',
+            ["--driver-tuples", "5"],
+            "more than 5 distinct qid tuples (driver_tuples); method 'datafly' runs on the driver",
+        ),
     ],
 )
-def test_job_and_cli_refusals_are_one_line(extra: str, flags: list[str], words: str, job: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_job_and_cli_refusals_are_one_line(
+    extra: str, flags: list[str], words: str, job: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _job(job, extra, "hierarchy = { intervals = [5, 10], bottom = 30, top = 50 }" if "datafly" in extra else "")
     try:
         code = cli.main(["anonymize", str(job), "-q", *flags])

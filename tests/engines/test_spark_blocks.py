@@ -28,7 +28,17 @@ from polars_anon.job import build_hierarchies
 from polars_anon.request import check_request
 from tests.engines import equal
 
-VARYING = {"seconds", "write_seconds", "output", "engine", "risk", "min_class_size", "n_classes", "n_rows", "k_anonymous"}
+VARYING = {
+    "seconds",
+    "write_seconds",
+    "output",
+    "engine",
+    "risk",
+    "min_class_size",
+    "n_classes",
+    "n_rows",
+    "k_anonymous",
+}
 """Timings, paths, the engine's name, and the facts the verification adds (compared by the engine agreement tests)."""
 
 
@@ -48,7 +58,9 @@ def _greedy_both(spark: Any, df: pl.DataFrame, hierarchies: dict, **asked: Any) 
     assert engine.to_polars(published).sort("rid").equals(rows)
 
 
-def test_greedy_on_spark_is_the_driver_blocked_greedy_on_adult(spark: Any, adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
+def test_greedy_on_spark_is_the_driver_blocked_greedy_on_adult(
+    spark: Any, adult_rows: pl.DataFrame, adult_hierarchies: dict
+) -> None:
     _greedy_both(spark, adult_rows, adult_hierarchies, k=5, candidates=64, insensitive="rid")
 
 
@@ -56,7 +68,17 @@ def test_greedy_on_spark_is_the_driver_blocked_greedy_on_a_register(spark: Any) 
     """A generated register, with paper 000's choices (smallest class first, partners among all)."""
     df = voter_register(8_000, seed=5).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
     hierarchies = build_hierarchies(df.lazy(), demo_hierarchy_specs())
-    _greedy_both(spark, df, hierarchies, k=10, candidates=40, first="smallest", partners="all", drop=["voter_id", "name"], insensitive="rid")
+    _greedy_both(
+        spark,
+        df,
+        hierarchies,
+        k=10,
+        candidates=40,
+        first="smallest",
+        partners="all",
+        drop=["voter_id", "name"],
+        insensitive="rid",
+    )
 
 
 def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
@@ -72,9 +94,18 @@ def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
         pa.anonymize(df, engine="duckdb", driver_tuples=100, **asked)
 
 
-def test_mdav_on_spark_is_polars_mdav_on_the_same_blocks(spark: Any, adult_rows: pl.DataFrame, adult_sdf: Any, adult_hierarchies: dict, tmp_path: Path) -> None:
+def test_mdav_on_spark_is_polars_mdav_on_the_same_blocks(
+    spark: Any, adult_rows: pl.DataFrame, adult_sdf: Any, adult_hierarchies: dict, tmp_path: Path
+) -> None:
     """block_size=10,000 cuts Adult into 5 blocks, with all three cut rules (below, at most, half by row order)."""
-    kw: dict[str, Any] = {"hierarchies": adult_hierarchies, "k": 5, "method": "mdav", "publish": "aggregate", "block_size": 10_000, "insensitive": "rid"}
+    kw: dict[str, Any] = {
+        "hierarchies": adult_hierarchies,
+        "k": 5,
+        "method": "mdav",
+        "publish": "aggregate",
+        "block_size": 10_000,
+        "insensitive": "rid",
+    }
     polars = pa.anonymize(adult_rows, **kw)
     rows = polars.collect()
     on_spark = pa.anonymize(adult_sdf, engine="spark", **kw)
@@ -86,9 +117,13 @@ def test_mdav_on_spark_is_polars_mdav_on_the_same_blocks(spark: Any, adult_rows:
     assert on_spark.report["min_class_size"] == polars.report["min_class_size"] >= 5
 
 
-def test_mdav_on_spark_refuses_what_it_does_not_do(spark: Any, adult_sdf: Any, adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
+def test_mdav_on_spark_refuses_what_it_does_not_do(
+    spark: Any, adult_sdf: Any, adult_rows: pl.DataFrame, adult_hierarchies: dict
+) -> None:
     kw: dict[str, Any] = {"hierarchies": adult_hierarchies, "k": 5, "method": "mdav", "insensitive": "rid"}
-    with pytest.raises(InvalidParameterError, match=r"'mdav' on engine 'spark': publish='permute' draws one random permutation"):
+    with pytest.raises(
+        InvalidParameterError, match=r"'mdav' on engine 'spark': publish='permute' draws one random permutation"
+    ):
         pa.anonymize(adult_sdf, engine="spark", **kw)
     with pytest.raises(InvalidParameterError, match=r"distance='ahmad_dey' is fitted on co-occurrences"):
         pa.anonymize(adult_sdf, engine="spark", publish="aggregate", distance="ahmad_dey", **kw)

@@ -57,7 +57,15 @@ def assert_k_anonymous_and_truthful(original: pl.DataFrame, out: pl.DataFrame) -
 
 @pytest.mark.parametrize("method", ["fulldomain", "greedy"])
 def test_fulldomain_and_greedy_on_a_birth_date_register(register: pl.DataFrame, method: str) -> None:
-    result = pa.anonymize(register, qids=QIDS, hierarchies=hierarchies(register), k=K, method=method, drop=["name"], insensitive="voter_id")
+    result = pa.anonymize(
+        register,
+        qids=QIDS,
+        hierarchies=hierarchies(register),
+        k=K,
+        method=method,
+        drop=["name"],
+        insensitive="voter_id",
+    )
     out = result.collect()
     assert result.report["suppressed"] == 0 and out["birth"].dtype == pl.String
     assert_k_anonymous_and_truthful(register, out)
@@ -67,14 +75,32 @@ def test_fulldomain_and_greedy_on_a_birth_date_register(register: pl.DataFrame, 
 @pytest.mark.parametrize("method", ["mondrian", "datafly"])
 def test_other_methods_accept_a_date_qid(register: pl.DataFrame, method: str) -> None:
     options = {"max_suppressed": 0} if method == "datafly" else {}
-    out = pa.anonymize(register, qids=QIDS, hierarchies=hierarchies(register), k=K, method=method, drop=["name"], insensitive="voter_id", **options)
+    out = pa.anonymize(
+        register,
+        qids=QIDS,
+        hierarchies=hierarchies(register),
+        k=K,
+        method=method,
+        drop=["name"],
+        insensitive="voter_id",
+        **options,
+    )
     assert_k_anonymous_and_truthful(register, out.collect())
 
 
 @pytest.mark.parametrize("publish", ["aggregate", "permute"])
 def test_mdav_accepts_a_date_qid(register: pl.DataFrame, publish: str) -> None:
     """MDAV reads date labels as categorical values (they do not parse as numbers)."""
-    result = pa.anonymize(register, qids=QIDS, hierarchies=hierarchies(register), k=K, method="mdav", drop=["name"], insensitive="voter_id", publish=publish)
+    result = pa.anonymize(
+        register,
+        qids=QIDS,
+        hierarchies=hierarchies(register),
+        k=K,
+        method="mdav",
+        drop=["name"],
+        insensitive="voter_id",
+        publish=publish,
+    )
     out = result.collect()
     assert out.height == register.height and set(out["birth"]) <= set(register["birth"].cast(pl.String))
     if publish == "aggregate":
@@ -92,12 +118,25 @@ def test_job_file_with_a_birth_date_column(register: pl.DataFrame, method: str, 
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")
     assert_k_anonymous_and_truthful(register, out)
-    direct = pa.anonymize(register, qids=QIDS, hierarchies=hierarchies(register), k=K, method=method, drop=["name"], insensitive="voter_id").collect()
+    direct = pa.anonymize(
+        register,
+        qids=QIDS,
+        hierarchies=hierarchies(register),
+        k=K,
+        method=method,
+        drop=["name"],
+        insensitive="voter_id",
+    ).collect()
     assert out.equals(direct)  # the job-file spec builds the same hierarchy as the Python call
 
 
 def test_datetime_with_time_zone_is_generalized_by_its_local_day() -> None:
-    instants = [dt.datetime(2020, 2, 29, 23, 30), dt.datetime(2020, 2, 29, 23, 45), dt.datetime(2020, 3, 1, 10), dt.datetime(2020, 3, 1, 11)]
+    instants = [
+        dt.datetime(2020, 2, 29, 23, 30),
+        dt.datetime(2020, 2, 29, 23, 45),
+        dt.datetime(2020, 3, 1, 10),
+        dt.datetime(2020, 3, 1, 11),
+    ]
     s = pl.Series(instants).dt.replace_time_zone("UTC").dt.convert_time_zone("Europe/Paris")
     df = pl.DataFrame({"t": s})
     out = pa.anonymize(df, hierarchies={"t": pa.Hierarchy.dates(s, ["day", "month"])}, k=2).collect()

@@ -14,8 +14,15 @@ def test_figure2_levels_and_leaves() -> None:
     """Paper 001 Figure 2: leaves are level 0, A and B level 1, the root level 2; h = 3."""
     nodes = FIG2.nodes.select("label", "level", "leaves").rows()
     assert {label: (level, leaves) for label, level, leaves in nodes} == {
-        "*": (2, 6), "A": (1, 3), "B": (1, 2), "a": (0, 1), "b": (0, 1), "c": (0, 1),
-        "d": (0, 1), "e": (0, 1), "f": (0, 1),
+        "*": (2, 6),
+        "A": (1, 3),
+        "B": (1, 2),
+        "a": (0, 1),
+        "b": (0, 1),
+        "c": (0, 1),
+        "d": (0, 1),
+        "e": (0, 1),
+        "f": (0, 1),
     }
     assert FIG2.height == 3 and FIG2.n_leaves == 6 and FIG2.root == "*"
 
@@ -31,8 +38,19 @@ def test_figure2_cost_matrix_pattern() -> None:
     omega = {"A": 1.0, "B": 2.0, "a": 3.0, "b": 4.0, "c": 5.0, "d": 6.0, "e": 7.0, "f": 8.0}
     weights = np.array([omega.get(label, 0.0) for label in FIG2.labels])
     up = {  # w(n -> A), w(n -> B), w(n -> *) by hand
-        ("A", "*"): 1, ("B", "*"): 2, ("a", "A"): 3, ("a", "*"): 4, ("b", "A"): 4, ("b", "*"): 5,
-        ("c", "A"): 5, ("c", "*"): 6, ("d", "B"): 6, ("d", "*"): 8, ("e", "B"): 7, ("e", "*"): 9, ("f", "*"): 8,
+        ("A", "*"): 1,
+        ("B", "*"): 2,
+        ("a", "A"): 3,
+        ("a", "*"): 4,
+        ("b", "A"): 4,
+        ("b", "*"): 5,
+        ("c", "A"): 5,
+        ("c", "*"): 6,
+        ("d", "B"): 6,
+        ("d", "*"): 8,
+        ("e", "B"): 7,
+        ("e", "*"): 9,
+        ("f", "*"): 8,
     }
     order = ["*", "A", "B", "a", "b", "c", "d", "e", "f"]
     paper = {  # row n: the ancestor of n reached when merged with each column m (None: cost 0)

@@ -39,7 +39,9 @@ def test_levels_generalize_monotonically(h: pa.Hierarchy) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(t=tables(), data=st.data())
-def test_class_ancestors_match_pairwise_lca(t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], data: st.DataObject) -> None:
+def test_class_ancestors_match_pairwise_lca(
+    t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], data: st.DataObject
+) -> None:
     df, hs = t
     cls = data.draw(st.lists(st.integers(0, 3), min_size=df.height, max_size=df.height))
     lf = df.with_columns(pl.Series("cls", cls)).lazy()
@@ -66,7 +68,9 @@ def test_fulldomain_keeps_the_invariants(t: tuple[pl.DataFrame, dict[str, pa.Hie
 
 @settings(max_examples=25, deadline=None)
 @given(t=tables(max_rows=40), k=st.integers(2, 5), budget=st.integers(0, 6))
-def test_fulldomain_suppression_stays_in_budget(t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int, budget: int) -> None:
+def test_fulldomain_suppression_stays_in_budget(
+    t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int, budget: int
+) -> None:
     df, hs = t
     assume(k <= df.height)
     res = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, max_suppressed=budget)
@@ -80,7 +84,9 @@ def test_fulldomain_suppression_stays_in_budget(t: tuple[pl.DataFrame, dict[str,
 def test_same_input_same_bytes(tmp_path: Path) -> None:
     """Invariant 5: two runs write byte-identical Parquet."""
     for name in ("a", "b"):
-        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=2).sink_parquet(tmp_path / f"{name}.parquet", report=False)
+        pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=2).sink_parquet(
+            tmp_path / f"{name}.parquet", report=False
+        )
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
 
 

@@ -64,12 +64,25 @@ def test_register_writes_nothing_into_a_database_file(tmp_path: Path) -> None:
         assert c.sql("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'anon_%'").fetchall() == [(0,)]
 
 
-@pytest.mark.parametrize("levels", [
-    {"sex": 1, "age": 2, "race": 0, "marital-status": 1, "education": 3, "native-country": 1, "workclass": 2, "occupation": 1},
-    {"age": 1, "education": 1},
-])
-def test_generalized_adult_and_classes_agree(levels: dict, adult: pl.DataFrame, adult_hierarchies: dict,
-                                              con: duckdb.DuckDBPyConnection) -> None:
+@pytest.mark.parametrize(
+    "levels",
+    [
+        {
+            "sex": 1,
+            "age": 2,
+            "race": 0,
+            "marital-status": 1,
+            "education": 3,
+            "native-country": 1,
+            "workclass": 2,
+            "occupation": 1,
+        },
+        {"age": 1, "education": 1},
+    ],
+)
+def test_generalized_adult_and_classes_agree(
+    levels: dict, adult: pl.DataFrame, adult_hierarchies: dict, con: duckdb.DuckDBPyConnection
+) -> None:
     load_hierarchies(con, adult_hierarchies)
     con.register("adult_src", adult.to_arrow())
     via_sql = con.sql(generalize_sql("adult_src", adult_hierarchies, levels)).pl()
@@ -89,7 +102,9 @@ def test_sql_errors_name_the_parameter(con: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):
         con.sql("FROM anon_class_sizes('t', ['a'], k := 0)").fetchall()
     load_hierarchy(con, "a", pa.Hierarchy.suppression(["1"]))
-    with pytest.raises(duckdb.Error, match=LEVEL_OUT_OF_RANGE.pattern(where="hierarchy 'a': ", level=-1, top=1, root="*")):
+    with pytest.raises(
+        duckdb.Error, match=LEVEL_OUT_OF_RANGE.pattern(where="hierarchy 'a': ", level=-1, top=1, root="*")
+    ):
         con.sql("SELECT anon_generalize('a', 1, -1)").fetchall()
 
 

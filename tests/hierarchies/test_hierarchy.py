@@ -41,10 +41,21 @@ def test_subtrees_are_leaf_intervals() -> None:
 def test_intervals_masking_suppression() -> None:
     h = Hierarchy.intervals([1917, 1931, 1915], [5, 10, 20])
     assert [h.label_of(h.generalize_ids(lv)[h.id_of("1917")]) for lv in range(4 + 1)] == [
-        "1917", "1915-1919", "1910-1919", "1900-1919", "*"]
+        "1917",
+        "1915-1919",
+        "1910-1919",
+        "1900-1919",
+        "*",
+    ]
     m = Hierarchy.masking(["33101", "33199", "34000"])
     assert [m.label_of(m.generalize_ids(lv)[m.id_of("33101")]) for lv in range(m.height)] == [
-        "33101", "3310*", "331**", "33***", "3****", "*****"]
+        "33101",
+        "3310*",
+        "331**",
+        "33***",
+        "3****",
+        "*****",
+    ]
     assert m.root == "*****" and m.height == 6
     s = Hierarchy.suppression(["F", "M", "F"])
     assert s.leaf_labels == ["F", "M"] and s.height == 2 and s.root == "*"
@@ -74,8 +85,17 @@ def test_root_weights_give_path_weights() -> None:
 
 def test_every_adult_hierarchy_loads(adult_dir: Path, adult: pl.DataFrame) -> None:
     """All nine ARX Adult hierarchies load and cover every value of their column."""
-    heights = {"sex": 2, "age": 5, "race": 2, "marital-status": 3, "education": 4, "native-country": 3,
-               "workclass": 3, "occupation": 3, "salary-class": 2}
+    heights = {
+        "sex": 2,
+        "age": 5,
+        "race": 2,
+        "marital-status": 3,
+        "education": 4,
+        "native-country": 3,
+        "workclass": 3,
+        "occupation": 3,
+        "salary-class": 2,
+    }
     for col, height in heights.items():
         h = Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{col}.csv")
         assert h.height == height, col

@@ -57,7 +57,9 @@ def test_dates_from_iso_strings_keep_their_text() -> None:
     """A CSV column of dates is String: leaves keep the text, levels come from the parsed day."""
     h = Hierarchy.dates(["2020-02-29", "1999-12-31"], ["year", "decade"])
     assert chain(h, "2020-02-29") == ["2020-02-29", "2020", "2020-2029", "*"]
-    with pytest.raises(InvalidParameterError, match=r"1 String values are not ISO dates YYYY-MM-DD \(first: \['2019-02-29'\]\)"):
+    with pytest.raises(
+        InvalidParameterError, match=r"1 String values are not ISO dates YYYY-MM-DD \(first: \['2019-02-29'\]\)"
+    ):
         Hierarchy.dates(["2020-02-29", "2019-02-29"])
 
 
@@ -72,7 +74,9 @@ TZ_CASES = [  # instant (UTC), zone, leaf in us, day: hand-converted wall clocks
 
 
 @pytest.mark.parametrize(("instant", "zone", "leaf", "day"), TZ_CASES)
-def test_datetime_day_is_the_calendar_day_in_the_column_zone(instant: str, zone: str | None, leaf: str, day: str) -> None:
+def test_datetime_day_is_the_calendar_day_in_the_column_zone(
+    instant: str, zone: str | None, leaf: str, day: str
+) -> None:
     s = pl.Series([dt.datetime.fromisoformat(instant)])
     if zone is not None:
         s = s.dt.replace_time_zone("UTC").dt.convert_time_zone(zone)
@@ -80,13 +84,24 @@ def test_datetime_day_is_the_calendar_day_in_the_column_zone(instant: str, zone:
     year = int(day[:4])
     quarter = (int(day[5:7]) - 1) // 3 + 1
     five, ten = year // 5 * 5, year // 10 * 10
-    assert chain(h, leaf) == [leaf, day, day[:7], f"{year}-Q{quarter}", str(year), f"{five}-{five + 4}", f"{ten}-{ten + 9}", "*"]
+    assert chain(h, leaf) == [
+        leaf,
+        day,
+        day[:7],
+        f"{year}-Q{quarter}",
+        str(year),
+        f"{five}-{five + 4}",
+        f"{ten}-{ten + 9}",
+        "*",
+    ]
 
 
 @pytest.mark.parametrize("unit", ["ns", "us", "ms"])
 @pytest.mark.parametrize("zone", [None, "UTC", "Europe/Paris", "America/New_York"])
 def test_datetime_leaves_are_the_pipeline_cast_for_every_unit_and_zone(unit: str, zone: str | None) -> None:
-    s = pl.Series([dt.datetime(2020, 2, 29, 23, 30, 0, 123456), dt.datetime(2020, 10, 25, 0, 30)]).cast(pl.Datetime(unit))
+    s = pl.Series([dt.datetime(2020, 2, 29, 23, 30, 0, 123456), dt.datetime(2020, 10, 25, 0, 30)]).cast(
+        pl.Datetime(unit)
+    )
     if zone is not None:
         s = s.dt.replace_time_zone("UTC").dt.convert_time_zone(zone)
     h = Hierarchy.dates(s, ["day", "year"])
@@ -116,7 +131,9 @@ def test_dates_refusals() -> None:
         Hierarchy.dates(days, ["year", "month"])
     with pytest.raises(InvalidParameterError, match="non-empty list of names"):
         Hierarchy.dates(days, "year")  # type: ignore[arg-type]
-    with pytest.raises(InvalidParameterError, match="values must be Date, Datetime or ISO date String, got dtype Int64"):
+    with pytest.raises(
+        InvalidParameterError, match="values must be Date, Datetime or ISO date String, got dtype Int64"
+    ):
         Hierarchy.dates([1, 2])
     with pytest.raises(HierarchyError, match="no values given"):
         Hierarchy.dates(pl.Series([None], dtype=pl.Date))
@@ -177,7 +194,10 @@ def test_ordered_custom_order_and_label() -> None:
 def test_ordered_refusals() -> None:
     with pytest.raises(InvalidParameterError, match=r"sizes must be a non-empty list of integers >= 2.*got \[1\]"):
         Hierarchy.ordered(range(4), [1])
-    with pytest.raises(InvalidParameterError, match=r"label '\{firs\}' is not a valid format.*\{first\}, \{last\}, \{count\}, \{members\}"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"label '\{firs\}' is not a valid format.*\{first\}, \{last\}, \{count\}, \{members\}",
+    ):
         Hierarchy.ordered(range(4), [2], label="{firs}")
     with pytest.raises(HierarchyError, match=r"label '2' names two different groups, a\.\.b and c\.\.d"):
         Hierarchy.ordered("abcd", [2], label="{count}")
@@ -194,19 +214,26 @@ def test_from_levels_prefixes_and_arithmetic() -> None:
     zips = ["33101", "33109", "34000", "02134"]
     h = Hierarchy.from_levels(zips, [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])
     assert chain(h, "33109") == ["33109", "331", "3", "*"] and chain(h, "02134") == ["02134", "021", "0", "*"]
-    ages = Hierarchy.from_levels(pl.Series([31, 45, 47, 52]), [pl.col("v") // 10 * 10, pl.when(pl.col("v") < 50).then(pl.lit("young")).otherwise(pl.lit("old"))])
+    ages = Hierarchy.from_levels(
+        pl.Series([31, 45, 47, 52]),
+        [pl.col("v") // 10 * 10, pl.when(pl.col("v") < 50).then(pl.lit("young")).otherwise(pl.lit("old"))],
+    )
     assert chain(ages, "47") == ["47", "40", "young", "*"] and chain(ages, "52") == ["52", "50", "old", "*"]
 
 
 def test_from_levels_refuses_a_node_with_two_parents_naming_values() -> None:
-    with pytest.raises(HierarchyError, match=r"level 1 label 'b' has two parents on level 2: 'a' \(value 'ab'\) and 'c' \(value 'cb'\)"):
+    with pytest.raises(
+        HierarchyError, match=r"level 1 label 'b' has two parents on level 2: 'a' \(value 'ab'\) and 'c' \(value 'cb'\)"
+    ):
         Hierarchy.from_levels(["ab", "cb"], [pl.col("v").str.slice(1, 1), pl.col("v").str.slice(0, 1)])
 
 
 def test_from_levels_refusals() -> None:
     with pytest.raises(HierarchyError, match=r"gives no label \(null\) for 1 values \(first: \['b'\]\)"):
         Hierarchy.from_levels(["a", "b"], [pl.when(pl.col("v") == "a").then(pl.lit("A"))])
-    with pytest.raises(InvalidParameterError, match="level 1 .* failed on the values column 'v' of dtype String: unable to find column"):
+    with pytest.raises(
+        InvalidParameterError, match="level 1 .* failed on the values column 'v' of dtype String: unable to find column"
+    ):
         Hierarchy.from_levels(["a"], [pl.col("zip").str.slice(0, 1)])
     with pytest.raises(InvalidParameterError, match="level 2 must be a Polars expression, got str"):
         Hierarchy.from_levels(["a"], [pl.col("v"), "v"])  # type: ignore[list-item]
@@ -229,7 +256,9 @@ def test_integer_zip_codes_are_masked_on_their_zero_padded_width() -> None:
 
 def test_string_masking_unchanged_and_integer_refusals() -> None:
     assert chain(Hierarchy.masking(["02134", "33101"]), "02134")[1] == "0213*"
-    with pytest.raises(InvalidParameterError, match=r"width=4 but 1 values have more digits \(first: \['33101'\]\); use width >= 5"):
+    with pytest.raises(
+        InvalidParameterError, match=r"width=4 but 1 values have more digits \(first: \['33101'\]\); use width >= 5"
+    ):
         Hierarchy.masking([2134, 33101], width=4)
     with pytest.raises(InvalidParameterError, match=r"1 integer values are negative \(first: \[-5\]\)"):
         Hierarchy.masking([-5, 3])
@@ -251,7 +280,10 @@ def test_ids_of_agrees_with_id_of_and_refuses_unknown_labels() -> None:
     assert FIG2.ids_of(pl.Series(labels)).dtype == np.int64 and FIG2.ids_of([]).tolist() == []
     ints = Hierarchy.intervals(range(30, 40), [5])
     assert ints.ids_of(pl.Series([31, 35])).tolist() == [ints.id_of("31"), ints.id_of("35")]
-    with pytest.raises(ValueNotInHierarchyError, match=r"7 distinct values are not nodes of this hierarchy \(root '\*'; first: \['x0', 'x1', 'x2', 'x3', 'x4'\]\)"):
+    with pytest.raises(
+        ValueNotInHierarchyError,
+        match=r"7 distinct values are not nodes of this hierarchy \(root '\*'; first: \['x0', 'x1', 'x2', 'x3', 'x4'\]\)",
+    ):
         FIG2.ids_of(["a", *(f"x{i}" for i in range(7)), "x0"])
     with pytest.raises(ValueNotInHierarchyError, match="None is not a node"):
         FIG2.ids_of(["a", None])
@@ -260,7 +292,11 @@ def test_ids_of_agrees_with_id_of_and_refuses_unknown_labels() -> None:
 
 
 def test_to_csv_round_trips(tmp_path: Path) -> None:
-    for h in (FIG2, Hierarchy.intervals([5, 18, 40, 95], [5, 10], bottom=18, top=90), Hierarchy.ordered(range(7), [3, 2])):
+    for h in (
+        FIG2,
+        Hierarchy.intervals([5, 18, 40, 95], [5, 10], bottom=18, top=90),
+        Hierarchy.ordered(range(7), [3, 2]),
+    ):
         path = h.to_csv(tmp_path / "h.csv")
         assert Hierarchy.from_csv(path) == h
     assert FIG2.to_rows()[-1] == ["f", "f", "*"]

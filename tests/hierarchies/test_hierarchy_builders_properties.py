@@ -95,7 +95,9 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), unit=st.sampled_from(["ns", "us", "ms"]), zone=st.sampled_from(ZONES), levels=levels_of(DATE_LEVELS))
+@given(
+    data=st.data(), unit=st.sampled_from(["ns", "us", "ms"]), zone=st.sampled_from(ZONES), levels=levels_of(DATE_LEVELS)
+)
 def test_datetime_values(data: st.DataObject, unit: str, zone: str | None, levels: list[str]) -> None:
     lo, hi = int(-2_208_988_800_000_000 * PER_US[unit]), int(4_102_444_800_000_000 * PER_US[unit])  # 1900..2100
     ticks = data.draw(st.lists(st.integers(lo, hi), min_size=1, max_size=20))

@@ -28,7 +28,9 @@ def test_forms_build_the_same_hierarchies_as_python() -> None:
 
 
 def test_build_hierarchies_reads_values_with_their_dtype() -> None:
-    lf = pl.LazyFrame({"zip": [2134, 33101, None], "birth": [dt.date(2020, 2, 29), None, dt.date(1999, 12, 31)], "x": [1, 2, 3]})
+    lf = pl.LazyFrame(
+        {"zip": [2134, 33101, None], "birth": [dt.date(2020, 2, 29), None, dt.date(1999, 12, 31)], "x": [1, 2, 3]}
+    )
     hs = build_hierarchies(lf, {"zip": {"mask": 5}, "birth": {"dates": ["year"]}, "x": None})
     assert list(hs) == ["zip", "birth"]  # x: a qid without hierarchy
     assert hs["zip"].label_of(hs["zip"].parent[hs["zip"].id_of("2134")]) == "0213*"
@@ -36,7 +38,10 @@ def test_build_hierarchies_reads_values_with_their_dtype() -> None:
 
 
 BAD_SPECS = [  # spec, what the message must say (besides the qid)
-    ({"mask": "five"}, r"hierarchy key 'mask' must be an integer >= 1 \(characters masked from the right\), got 'five'"),
+    (
+        {"mask": "five"},
+        r"hierarchy key 'mask' must be an integer >= 1 \(characters masked from the right\), got 'five'",
+    ),
     ({"mask": 0}, r"hierarchy key 'mask' must be an integer >= 1"),
     ({"mask": True}, r"hierarchy key 'mask' must be an integer >= 1 .*got True"),
     ({"mask": 5, "width": "5"}, r"hierarchy key 'width' must be an integer >= 1"),
@@ -45,23 +50,44 @@ BAD_SPECS = [  # spec, what the message must say (besides the qid)
     ({"intervals": [5, 7]}, r"hierarchy key 'intervals' is invalid: .*each width must divide the next"),
     ({"intervals": [5], "bottom": "18"}, r"hierarchy key 'bottom' must be an integer"),
     ({"intervals": [5], "top": 9.5}, r"hierarchy key 'top' must be an integer"),
-    ({"intervals": [5], "bottom": 90, "top": 18}, r"hierarchy key 'bottom' is invalid: .*bottom must be smaller than top"),
-    ({"intervals": [5], "step": 2}, r"hierarchy key 'step' is not allowed with 'intervals'; allowed keys: \['intervals', 'bottom', 'top'\]"),
-    ({"dates": "year"}, r"hierarchy key 'dates' is invalid: .*non-empty list of names from \['day', 'month', 'quarter', 'year', '5years', 'decade'\]"),
+    (
+        {"intervals": [5], "bottom": 90, "top": 18},
+        r"hierarchy key 'bottom' is invalid: .*bottom must be smaller than top",
+    ),
+    (
+        {"intervals": [5], "step": 2},
+        r"hierarchy key 'step' is not allowed with 'intervals'; allowed keys: \['intervals', 'bottom', 'top'\]",
+    ),
+    (
+        {"dates": "year"},
+        r"hierarchy key 'dates' is invalid: .*non-empty list of names from \['day', 'month', 'quarter', 'year', '5years', 'decade'\]",
+    ),
     ({"dates": []}, r"hierarchy key 'dates' is invalid: .*non-empty list"),
-    ({"dates": ["week"]}, r"hierarchy key 'dates' is invalid: .*unknown levels \['week'\]; the levels are \['day', 'month'"),
+    (
+        {"dates": ["week"]},
+        r"hierarchy key 'dates' is invalid: .*unknown levels \['week'\]; the levels are \['day', 'month'",
+    ),
     ({"dates": ["year", "month"]}, r"hierarchy key 'dates' is invalid: .*must go up without repeats, in the order"),
     ({"dates": ["year"], "root": "x"}, r"hierarchy key 'root' is not allowed with 'dates'; allowed keys: \['dates'\]"),
     ({"ordered": [1]}, r"hierarchy key 'ordered' is invalid: .*integers >= 2"),
     ({"ordered": 5}, r"hierarchy key 'ordered' is invalid: .*non-empty list"),
-    ({"ordered": [5], "label": "{firs}"}, r"hierarchy key 'label' is invalid: .*placeholders are \{first\}, \{last\}, \{count\}, \{members\}"),
+    (
+        {"ordered": [5], "label": "{firs}"},
+        r"hierarchy key 'label' is invalid: .*placeholders are \{first\}, \{last\}, \{count\}, \{members\}",
+    ),
     ({"ordered": [5], "label": 3}, r"hierarchy key 'label' is invalid: .*format string"),
     ({"ordered": [5], "order": "abc"}, r"hierarchy key 'order' must be a list of the column's values"),
     ({"ordered": [5], "order": ["a", "a"]}, r"hierarchy key 'order' is invalid: .*more than once \(first: \['a'\]\)"),
     ({"path": 5}, r"hierarchy key 'path' must be a file name, got 5"),
     ({"path": "a.csv", "separator": ";;"}, r"hierarchy key 'separator' must be one character"),
-    ({}, r"unknown hierarchy spec \{\}; a table names exactly one kind of \['path', 'mask', 'intervals', 'dates', 'ordered'\]"),
-    ({"mask": 5, "intervals": [5]}, r"hierarchy spec \{'mask': 5, 'intervals': \[5\]\} gives 2 kinds; a table names exactly one kind of \['path', 'mask'"),
+    (
+        {},
+        r"unknown hierarchy spec \{\}; a table names exactly one kind of \['path', 'mask', 'intervals', 'dates', 'ordered'\]",
+    ),
+    (
+        {"mask": 5, "intervals": [5]},
+        r"hierarchy spec \{'mask': 5, 'intervals': \[5\]\} gives 2 kinds; a table names exactly one kind of \['path', 'mask'",
+    ),
     (5, r"hierarchy must be \"file.csv\", \"suppress\", or a table with one of path, mask, intervals, dates, ordered"),
     ("", r"hierarchy must be"),
     (["suppress"], r"hierarchy must be"),
@@ -77,15 +103,32 @@ def test_bad_specs_are_refused_before_any_data_is_read(spec: object, message: st
 @pytest.mark.parametrize(
     ("spec", "values", "error", "message"),
     [
-        ({"dates": ["day", "month"]}, pl.Series([dt.date(2020, 1, 1)]), InvalidParameterError, "'day' is the leaf itself for Date"),
-        ({"dates": ["year"]}, pl.Series([1, 2]), InvalidParameterError, "values must be Date, Datetime or ISO date String, got dtype Int64"),
+        (
+            {"dates": ["day", "month"]},
+            pl.Series([dt.date(2020, 1, 1)]),
+            InvalidParameterError,
+            "'day' is the leaf itself for Date",
+        ),
+        (
+            {"dates": ["year"]},
+            pl.Series([1, 2]),
+            InvalidParameterError,
+            "values must be Date, Datetime or ISO date String, got dtype Int64",
+        ),
         ({"mask": 5, "width": 4}, pl.Series([33101]), InvalidParameterError, r"width=4 but 1 values have more digits"),
-        ({"ordered": [2], "order": ["a"]}, pl.Series(["a", "b"]), InvalidParameterError, r"1 values are not in order \(first: \['b'\]\)"),
+        (
+            {"ordered": [2], "order": ["a"]},
+            pl.Series(["a", "b"]),
+            InvalidParameterError,
+            r"1 values are not in order \(first: \['b'\]\)",
+        ),
         ({"intervals": [5]}, pl.Series(["x"]), InvalidParameterError, "value 'x' is not an integer"),
         ("missing.csv", None, HierarchyError, "cannot read hierarchy file"),
     ],
 )
-def test_data_dependent_refusals_name_the_qid(spec: object, values: pl.Series | None, error: type, message: str) -> None:
+def test_data_dependent_refusals_name_the_qid(
+    spec: object, values: pl.Series | None, error: type, message: str
+) -> None:
     with pytest.raises(error, match=r"^qid 'q': .*" + message):
         build_spec("q", parse_spec("q", spec), values)
 
@@ -94,9 +137,14 @@ def test_cli_hierarchy_forms() -> None:
     parse = cli._hierarchy_spec
     assert parse("birth=dates:month,year") == ("birth", {"dates": ["month", "year"]})
     assert parse("age=ordered:5,2") == ("age", {"ordered": [5, 2]})
-    assert parse("age={ intervals = [5, 10], bottom = 18, top = 90 }") == ("age", {"intervals": [5, 10], "bottom": 18, "top": 90})
+    assert parse("age={ intervals = [5, 10], bottom = 18, top = 90 }") == (
+        "age",
+        {"intervals": [5, 10], "bottom": 18, "top": 90},
+    )
     assert parse("zip=mask:5") == ("zip", {"mask": 5}) and parse("sex=suppress") == ("sex", "suppress")
-    assert parse_spec("birth", parse("birth=dates:month,year")[1]) == HierarchySpec("dates", {"levels": ["month", "year"]})
+    assert parse_spec("birth", parse("birth=dates:month,year")[1]) == HierarchySpec(
+        "dates", {"levels": ["month", "year"]}
+    )
     with pytest.raises(AnonError, match="not a TOML inline table"):
         parse("age={ intervals = [5, 10 }")
     with pytest.raises(AnonError, match="ordered needs integers"):

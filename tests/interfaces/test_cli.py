@@ -43,8 +43,10 @@ def test_voter_register_is_seeded() -> None:
 def test_anonymize_job_on_adult(tmp_path: Path, adult_dir: Path) -> None:
     qids = "\n".join(f'[qids.{q}]\nhierarchy = "{adult_dir}/adult_hierarchy_{q}.csv"' for q in QIDS4)
     job = tmp_path / "job.toml"
-    job.write_text(f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/adult_k10.parquet"\n'
-                   f'k = 10\nmethod = "fulldomain"\nsensitive = "salary-class"\nmax_suppressed = 100\n{qids}\n')
+    job.write_text(
+        f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/adult_k10.parquet"\n'
+        f'k = 10\nmethod = "fulldomain"\nsensitive = "salary-class"\nmax_suppressed = 100\n{qids}\n'
+    )
     assert cli.main(["anonymize", str(job)]) == 0
     report = json.loads((tmp_path / "out" / "adult_k10.report.json").read_text())
     published = pl.read_parquet(tmp_path / "out" / "adult_k10.parquet")

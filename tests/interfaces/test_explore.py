@@ -23,7 +23,15 @@ GRID_METHODS = ["fulldomain", "greedy", "mondrian"]
 @pytest.fixture(scope="module")
 def grid(adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy]) -> pl.DataFrame:
     hs = {q: adult_hierarchies[q] for q in QIDS4}
-    return explore(adult, hierarchies=hs, k=GRID_K, methods=GRID_METHODS, sensitive="salary-class", risk_threshold=20, max_suppressed=50)
+    return explore(
+        adult,
+        hierarchies=hs,
+        k=GRID_K,
+        methods=GRID_METHODS,
+        sensitive="salary-class",
+        risk_threshold=20,
+        max_suppressed=50,
+    )
 
 
 def _alone(adult: pl.DataFrame, hs: dict[str, pa.Hierarchy], method: str, k: int) -> tuple[dict, pl.DataFrame]:
@@ -45,8 +53,16 @@ def test_grid_figures_equal_each_configuration_run_alone(
         assert row["feasible"] and row["error"] is None
         assert row["loss"] == pytest.approx(report["loss"], abs=1e-12)
         assert {q: row[f"loss_{q}"] for q in QIDS4} == pytest.approx(report["loss_by_qid"], abs=1e-12)
-        assert (row["suppressed"], row["n_classes"], row["min_class_size"]) == (report["suppressed"], report["n_classes"], report["min_class_size"])
-        assert (row["n_classes"], row["min_class_size"], n) == (sizes.len(), sizes.min(), adult.height - row["suppressed"])
+        assert (row["suppressed"], row["n_classes"], row["min_class_size"]) == (
+            report["suppressed"],
+            report["n_classes"],
+            report["min_class_size"],
+        )
+        assert (row["n_classes"], row["min_class_size"], n) == (
+            sizes.len(),
+            sizes.min(),
+            adult.height - row["suppressed"],
+        )
         assert row["highest_risk"] == pytest.approx(1 / sizes.min())
         assert row["average_risk"] == pytest.approx(sizes.len() / n)
         assert row["records_at_risk"] == pytest.approx(sizes.filter(sizes < 20).sum() / n)
@@ -61,10 +77,16 @@ def test_pareto_fronts_are_the_undominated_rows(grid: pl.DataFrame) -> None:
         for (r, lo), on in zip(pts, grid[f"front_{risk}"]):
             dominated = any((r2 <= r and l2 <= lo) and (r2 < r or l2 < lo) for r2, l2 in pts)
             assert on == (not dominated)
-    assert pareto([0.1, 0.1, None], [0.2, 0.2, 0.0]) == [True, True, False]  # ties stay; missing values are off the front
+    assert pareto([0.1, 0.1, None], [0.2, 0.2, 0.0]) == [
+        True,
+        True,
+        False,
+    ]  # ties stay; missing values are off the front
 
 
-def test_the_data_is_aggregated_once(adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_data_is_aggregated_once(
+    adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy], monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = []
     real = explore_module.aggregate
 
@@ -73,16 +95,25 @@ def test_the_data_is_aggregated_once(adult: pl.DataFrame, adult_hierarchies: dic
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(explore_module, "aggregate", counting)
-    explore(adult.head(3000), hierarchies={q: adult_hierarchies[q] for q in ["sex", "race"]}, k=[2, 5, 10], methods=["greedy", "fulldomain"])
+    explore(
+        adult.head(3000),
+        hierarchies={q: adult_hierarchies[q] for q in ["sex", "race"]},
+        k=[2, 5, 10],
+        methods=["greedy", "fulldomain"],
+    )
     assert len(calls) == 1
 
 
 def test_refusals_name_the_culprit(adult_hierarchies: dict[str, pa.Hierarchy]) -> None:
     df = pl.DataFrame({"sex": ["Male", "Female"] * 5})
     hs = {"sex": adult_hierarchies["sex"]}
-    with pytest.raises(pa.InvalidParameterError, match=r"explore: options \['mode'\] are taken by none of the methods \['greedy'\]"):
+    with pytest.raises(
+        pa.InvalidParameterError, match=r"explore: options \['mode'\] are taken by none of the methods \['greedy'\]"
+    ):
         explore(df, hierarchies=hs, k=[2], methods=["greedy"], mode="strict")
-    with pytest.raises(pa.InvalidParameterError, match=r"explore: metric 'nllm' is taken by none of the methods \['mondrian'\]"):
+    with pytest.raises(
+        pa.InvalidParameterError, match=r"explore: metric 'nllm' is taken by none of the methods \['mondrian'\]"
+    ):
         explore(df, hierarchies=hs, k=[2], methods=["mondrian"], metric="nllm")
     with pytest.raises(pa.InvalidParameterError, match=r"explore: k lists \[2\] more than once"):
         explore(df, hierarchies=hs, k=[2, 2], methods=["greedy"])
@@ -94,7 +125,9 @@ def test_refusals_name_the_culprit(adult_hierarchies: dict[str, pa.Hierarchy]) -
         explore(df, hierarchies=hs, k=[], methods=["greedy"])
 
 
-def test_options_go_to_the_methods_that_take_them(adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy]) -> None:
+def test_options_go_to_the_methods_that_take_them(
+    adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy]
+) -> None:
     t = explore(adult.head(2000), hierarchies={q: adult_hierarchies[q] for q in ["sex", "race"]}, k=[5], methods=["fulldomain", "mondrian"],
                 max_suppressed=7, mode="relaxed")  # fmt: skip
     opts = {m: json.loads(o) for m, o in t.select("method", "options").iter_rows()}
@@ -111,7 +144,11 @@ def test_cli_explore_writes_the_table_and_the_page(tmp_path: Path, adult_dir: Pa
     table = pl.read_csv(tmp_path / "out" / "a.explore.csv")
     assert table.select("method", "k").rows() == [("greedy", 5), ("greedy", 20), ("mondrian", 5), ("mondrian", 20)]
     page = (tmp_path / "out" / "a.explore.html").read_text()
-    assert page.count('src="data:image/svg+xml;base64,') == 1 and 'id="grid"' in page and not (tmp_path / "out" / "a.parquet").exists()
+    assert (
+        page.count('src="data:image/svg+xml;base64,') == 1
+        and 'id="grid"' in page
+        and not (tmp_path / "out" / "a.parquet").exists()
+    )
     assert cli.main(["explore", str(job), "--k", "5,x"]) == 2
     assert cli.main(["explore", str(job), "--k", "5", "--methods", "greedy"]) == 2  # outputs exist; no --overwrite
     write_explore(table, tmp_path / "t.parquet", html=False)

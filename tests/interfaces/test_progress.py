@@ -32,7 +32,9 @@ def test_the_switch_decides_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_bad_values_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_progress.ENV, "maybe")
-    with pytest.raises(pa.InvalidParameterError, match="POLARS_ANON_PROGRESS='maybe': expected 0/false/off or 1/true/on"):
+    with pytest.raises(
+        pa.InvalidParameterError, match="POLARS_ANON_PROGRESS='maybe': expected 0/false/off or 1/true/on"
+    ):
         _progress._disable()
     with pytest.raises(pa.InvalidParameterError, match=r"progress\(enabled\) must be True, False or None, got 'no'"):
         pa.progress("no")  # type: ignore[arg-type]

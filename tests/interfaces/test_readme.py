@@ -38,7 +38,10 @@ BLOCKS = python_blocks(README.read_text())
 def test_blocks_are_found_and_few_are_fragments() -> None:
     assert len(BLOCKS) >= 10
     assert sum(skip for _, skip, _ in BLOCKS) <= 2
-    assert python_blocks("x\n<!-- not-run -->\n```python\na = 1\n```\n```python\nb = 2\n```\n") == [(3, True, "a = 1\n"), (6, False, "b = 2\n")]
+    assert python_blocks("x\n<!-- not-run -->\n```python\na = 1\n```\n```python\nb = 2\n```\n") == [
+        (3, True, "a = 1\n"),
+        (6, False, "b = 2\n"),
+    ]
 
 
 def test_readme_python_blocks_run_in_order(tmp_path, monkeypatch) -> None:

@@ -73,7 +73,9 @@ def test_the_duckdb_sections_are_found() -> None:
 
 
 @pytest.mark.parametrize(("heading", "blocks"), SECTIONS, ids=[h for h, _ in SECTIONS])
-def test_readme_duckdb_examples_run(heading: str, blocks: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readme_duckdb_examples_run(
+    heading: str, blocks: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     if "../shared/data" in "".join(code for _, code in blocks) and not ADULT_DIR.exists():
         pytest.skip(f"needs {ADULT_DIR} (the ../shared/data folder beside the repository); not present here")
     monkeypatch.chdir(REPO)

@@ -71,17 +71,26 @@ def test_plots_are_inline_svg_and_nothing_is_fetched(adult_run: tuple[Path, dict
     assert "<link" not in html and "@import" not in html
 
 
-def test_histogram_counts_the_published_and_input_classes(adult_run: tuple[Path, dict, str], adult: pl.DataFrame) -> None:
+def test_histogram_counts_the_published_and_input_classes(
+    adult_run: tuple[Path, dict, str], adult: pl.DataFrame
+) -> None:
     out, report, _ = adult_run
     published = pl.read_parquet(out / "adult_k10.parquet").group_by(QIDS5).len()["len"].to_numpy()
     original = adult.group_by(QIDS5).len()["len"].to_numpy()
     for name, sizes in (("published", published), ("input", original)):
         hist = report["class_sizes"][name]
-        assert (hist["n_classes"], hist["n_rows"], hist["min"], hist["max"]) == (len(sizes), sizes.sum(), sizes.min(), sizes.max())
+        assert (hist["n_classes"], hist["n_rows"], hist["min"], hist["max"]) == (
+            len(sizes),
+            sizes.sum(),
+            sizes.min(),
+            sizes.max(),
+        )
         for b in hist["bins"]:  # each bin, counted by hand from the table's own class sizes
             inside = (sizes >= b["low"]) & (sizes <= (b["high"] if b["high"] is not None else np.inf))
             assert (b["classes"], b["rows"]) == (int(inside.sum()), int(sizes[inside].sum()))
-    assert [b["low"] for b in report["class_sizes"]["input"]["bins"]] == [b["low"] for b in report["class_sizes"]["published"]["bins"]]
+    assert [b["low"] for b in report["class_sizes"]["input"]["bins"]] == [
+        b["low"] for b in report["class_sizes"]["published"]["bins"]
+    ]
     assert 10 in [b["low"] for b in report["class_sizes"]["published"]["bins"]]  # k is a bin edge
 
 
@@ -95,7 +104,9 @@ def test_generalization_and_neighbours_are_hand_checkable(
         counts = published[q].value_counts().sort(["count", q], descending=[True, False])
         assert g["n_values"] == counts.height and g["top"] == [list(r) for r in counts.head(5).iter_rows()]
         assert g["root"] == pytest.approx((published[q] == "*").sum() / n)
-        assert g["level"] == levels[q] and g["unchanged"] == pytest.approx(published.height / n if levels[q] == 0 else 0.0)
+        assert g["level"] == levels[q] and g["unchanged"] == pytest.approx(
+            published.height / n if levels[q] == 0 else 0.0
+        )
     heights = {q: adult_hierarchies[q].height for q in QIDS5}
     expected = sum(1 for q in QIDS5 for step in (-1, 1) if 0 <= levels[q] + step < heights[q])
     assert len(report["details"]["neighbours"]) == expected
@@ -140,7 +151,9 @@ def test_a_failing_page_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(html_module, "render_html", boom)
     df = pl.DataFrame({"sex": ["F", "M", "F", "M"]})
     with pytest.raises(pa.OutputError, match="cannot render"):
-        pa.anonymize(df, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=2).sink_parquet(tmp_path / "t.parquet")
+        pa.anonymize(df, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=2).sink_parquet(
+            tmp_path / "t.parquet"
+        )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -183,7 +196,9 @@ def test_the_page_renders_in_chromium(adult_run: tuple[Path, dict, str], tmp_pat
     assert len(plots) == 3 and all(complete and width > 0 for _, complete, width in plots)
     assert [i[2] for i in images if i[0] == "broken"] == [0]
     shot = tmp_path / "page.png"
-    _browse(browser, out / "adult_k10.report.html", tmp_path / "profile2", "--window-size=1280,2400", f"--screenshot={shot}")
+    _browse(
+        browser, out / "adult_k10.report.html", tmp_path / "profile2", "--window-size=1280,2400", f"--screenshot={shot}"
+    )
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=np.float64)
     assert pixels.shape == (2400, 1280)
     assert pixels.std() > 20 and (pixels < 128).mean() > 0.01  # text and plots, not a blank or uniform page
@@ -191,5 +206,7 @@ def test_the_page_renders_in_chromium(adult_run: tuple[Path, dict, str], tmp_pat
 
 def test_import_polars_anon_does_not_load_the_plotting_library() -> None:
     code = "import sys, polars_anon; print('matplotlib' in sys.modules, 'sklearn' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
+    )
     assert out.stdout.split() == ["False", "False"]

@@ -17,7 +17,9 @@ from polars_anon.algorithms import METHODS
 from polars_anon.metrics import METRICS, metric_names
 from polars_anon.report import schema
 
-T = pl.DataFrame({"id": list(range(24)), "age": [31, 33, 38, 36, 34, 39] * 4, "sex": ["F", "M"] * 12, "party": ["a", "b", "c"] * 8})
+T = pl.DataFrame(
+    {"id": list(range(24)), "age": [31, 33, 38, 36, 34, 39] * 4, "sex": ["F", "M"] * 12, "party": ["a", "b", "c"] * 8}
+)
 H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
 RUNS = [(name, {}) for name in sorted(METHODS)] + [
     ("fulldomain", {"max_suppressed": 4}), ("datafly", {"suppress": "root", "max_suppressed": 0}),
@@ -32,14 +34,18 @@ def test_the_schema_is_valid_2020_12() -> None:
     jsonschema.Draft202012Validator.check_schema(schema())
 
 
-@pytest.mark.parametrize(("method", "kw"), RUNS, ids=[f"{m}-{'-'.join(map(str, kw.values())) or 'default'}" for m, kw in RUNS])
+@pytest.mark.parametrize(
+    ("method", "kw"), RUNS, ids=[f"{m}-{'-'.join(map(str, kw.values())) or 'default'}" for m, kw in RUNS]
+)
 def test_written_reports_match_the_schema(method: str, kw: dict[str, Any], tmp_path: Path) -> None:
     data = T.with_columns(age=pl.when(pl.col("id") < 2).then(None).otherwise(pl.col("age"))) if kw.get("null") else T
     res = pa.anonymize(data, hierarchies=H, k=4, method=method, insensitive="id", **kw)
     res.sink_parquet(tmp_path / "t.parquet")
     report = json.loads((tmp_path / "t.report.json").read_text())
     VALIDATOR.validate(report)
-    assert report["method"] == method and set(report["details"]) <= set(schema()["$defs"][f"{method}_details"]["properties"])
+    assert report["method"] == method and set(report["details"]) <= set(
+        schema()["$defs"][f"{method}_details"]["properties"]
+    )
 
 
 def test_a_job_report_with_encodings_matches_the_schema(tmp_path: Path) -> None:
@@ -71,7 +77,9 @@ def test_the_schema_covers_the_registries() -> None:
     reported = sorted(metric_names(None, has_sensitive=False))
     for key in ("metrics", "metrics_normalized", "metric_units"):
         assert sorted(s["properties"][key]["properties"]) == reported, key
-    assert {n: u["const"] for n, u in s["properties"]["metric_units"]["properties"].items()} == {n: METRICS[n].unit for n in reported}
+    assert {n: u["const"] for n, u in s["properties"]["metric_units"]["properties"].items()} == {
+        n: METRICS[n].unit for n in reported
+    }
     assert all(p.get("description") for p in s["properties"].values())
 
 

@@ -52,7 +52,13 @@ def _sql_message(exc: BaseException) -> str:
 def con() -> duckdb.DuckDBPyConnection:
     c = duckdb.connect()
     load_hierarchies(c, {"age": AGE, "zip": ZIP, **ANIMAL_HIERARCHIES})
-    for name, frame in {"t": T, "e": T.clear(), "o": TABLE_I, "a": TABLE_IB, "a_nogender": TABLE_IB.drop("gender")}.items():
+    for name, frame in {
+        "t": T,
+        "e": T.clear(),
+        "o": TABLE_I,
+        "a": TABLE_IB,
+        "a_nogender": TABLE_IB.drop("gender"),
+    }.items():
         c.register(f"{name}_frame", frame.to_arrow())
         c.execute(f"CREATE TABLE {name} AS FROM {name}_frame")
     c.execute("CREATE TABLE e_coords AS SELECT 0::BIGINT AS t, 0::BIGINT AS dim, 0::BIGINT AS x, 0.0::DOUBLE AS v")
@@ -132,7 +138,9 @@ def test_macro_refuses_naming_the_culprit(con: duckdb.DuckDBPyConnection, sql: s
 def test_generalize_sql_refuses_before_sql_runs(con: duckdb.DuckDBPyConnection) -> None:
     """Python-side checks of generalize_sql: levels for a non-qid, non-integer and out-of-range levels."""
     H = {"age": AGE}
-    with pytest.raises(pa.InvalidParameterError, match=NAMES_NOT_QIDS.pattern(what="levels", unknown=["agee"], qids=["age"])):
+    with pytest.raises(
+        pa.InvalidParameterError, match=NAMES_NOT_QIDS.pattern(what="levels", unknown=["agee"], qids=["age"])
+    ):
         generalize_sql("t", H, {"agee": 1})
     with pytest.raises(pa.InvalidParameterError, match=_level("age", 1.5, 3)):
         generalize_sql("t", H, {"age": 1.5})  # type: ignore[dict-item]
@@ -201,12 +209,19 @@ def test_sql_messages_file_is_generated_from_the_templates() -> None:
 def test_sql_messages_equal_the_python_text(con: duckdb.DuckDBPyConnection, value: object, names: list[str]) -> None:
     """Each anon_msg_* macro gives the Python text for the same fields (repr of strings, lists, None, bools)."""
     assert con.execute("SELECT anon_msg_k_not_integer(?)", [value]).fetchone()[0] == K_NOT_INTEGER(k=value)
-    got = con.execute("SELECT anon_msg_columns_not_found('qids', ?::VARCHAR[], 'the frame', ?::VARCHAR[])", [names, ["x"]]).fetchone()[0]
+    got = con.execute(
+        "SELECT anon_msg_columns_not_found('qids', ?::VARCHAR[], 'the frame', ?::VARCHAR[])", [names, ["x"]]
+    ).fetchone()[0]
     assert got == COLUMNS_NOT_FOUND(what="qids", missing=names, where="the frame", columns=["x"])
 
 
 def test_every_template_has_its_sql_twin(con: duckdb.DuckDBPyConnection) -> None:
-    names = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'anon_msg_%'").fetchall()}
+    names = {
+        r[0]
+        for r in con.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_name LIKE 'anon_msg_%'"
+        ).fetchall()
+    }
     assert names == {f"anon_msg_{n}" for n in MESSAGES} | {"anon_msg_repr", "anon_msg_repr_list"}
 
 
@@ -255,7 +270,9 @@ def _sql(con: duckdb.DuckDBPyConnection, qids: list[str], k: object) -> tuple[st
 @settings(max_examples=60, deadline=None)
 @given(
     known=st.lists(st.sampled_from(T_COLUMNS), unique=True, max_size=3),
-    unknown=st.lists(st.text("zq_' -", min_size=1, max_size=4).filter(lambda s: s not in T_COLUMNS), unique=True, max_size=2),
+    unknown=st.lists(
+        st.text("zq_' -", min_size=1, max_size=4).filter(lambda s: s not in T_COLUMNS), unique=True, max_size=2
+    ),
     k=st.one_of(st.integers(-2, 5), st.sampled_from([1.5, 2.0, True, False, "2", None])),
     data=st.data(),
 )

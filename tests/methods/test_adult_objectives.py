@@ -21,7 +21,17 @@ from polars_anon.algorithms.objectives import Settings, make_objective
 from tests.conftest import ADULT_QIDS
 from tests.lattice_reference import optimum, tabulate
 
-ARX9 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+ARX9 = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 ARX8 = [q for q in ARX9 if q != "occupation"]  # TestUtilityMetrics*: occupation is the sensitive attribute
 
 
@@ -41,18 +51,41 @@ def arx8(adult: pl.DataFrame, hs: dict[str, pa.Hierarchy]) -> Lattice:
 
 # TestUtilityMetrics (k = 5): the objective at given transformations (suppressing every class below k)
 UTILITY = {
-    ("aecs", ()): {(0, 3, 1, 0, 0, 1, 1, 0): 53.38407079646018, (1, 2, 1, 2, 0, 2, 0, 1): 93.96261682242991, (0, 1, 1, 0, 0, 0, 0, 0): 30.683621566632755,
-                   (0, 3, 1, 2, 3, 1, 2, 1): 837.8333333333334, (0, 0, 0, 0, 0, 0, 0, 0): 29.113899613899616},
-    ("entropy", ()): {(0, 1, 0, 1, 0, 2, 1, 1): 199996.96695661292, (0, 2, 1, 2, 2, 0, 0, 0): 253206.5135958653,
-                      (1, 0, 0, 1, 2, 2, 0, 1): 198394.0850062312, (0, 0, 0, 0, 0, 0, 0, 0): 268778.22471939825},
-    ("discernibility", ()): {(0, 0, 1, 0, 3, 2, 0, 0): 1.10335369e8, (1, 2, 0, 2, 2, 1, 0, 0): 5.4541529e7, (0, 3, 1, 1, 1, 2, 0, 0): 3.4129719e7},
-    ("discernibility", (("monotonic", True),)): {(1, 1, 0, 1, 0, 2, 0, 0): 4426432.0, (1, 0, 1, 1, 3, 2, 2, 0): 8461812.0, (0, 0, 0, 0, 0, 0, 0, 0): 485542.0},
+    ("aecs", ()): {
+        (0, 3, 1, 0, 0, 1, 1, 0): 53.38407079646018,
+        (1, 2, 1, 2, 0, 2, 0, 1): 93.96261682242991,
+        (0, 1, 1, 0, 0, 0, 0, 0): 30.683621566632755,
+        (0, 3, 1, 2, 3, 1, 2, 1): 837.8333333333334,
+        (0, 0, 0, 0, 0, 0, 0, 0): 29.113899613899616,
+    },
+    ("entropy", ()): {
+        (0, 1, 0, 1, 0, 2, 1, 1): 199996.96695661292,
+        (0, 2, 1, 2, 2, 0, 0, 0): 253206.5135958653,
+        (1, 0, 0, 1, 2, 2, 0, 1): 198394.0850062312,
+        (0, 0, 0, 0, 0, 0, 0, 0): 268778.22471939825,
+    },
+    ("discernibility", ()): {
+        (0, 0, 1, 0, 3, 2, 0, 0): 1.10335369e8,
+        (1, 2, 0, 2, 2, 1, 0, 0): 5.4541529e7,
+        (0, 3, 1, 1, 1, 2, 0, 0): 3.4129719e7,
+    },
+    ("discernibility", (("monotonic", True),)): {
+        (1, 1, 0, 1, 0, 2, 0, 0): 4426432.0,
+        (1, 0, 1, 1, 3, 2, 2, 0): 8461812.0,
+        (0, 0, 0, 0, 0, 0, 0, 0): 485542.0,
+    },
     ("height", ()): {(0, 3, 0, 1, 3, 2, 1, 0): 10.0, (1, 4, 1, 2, 3, 2, 2, 1): 16.0},
-    ("precision", ()): {(0, 0, 0, 2, 1, 2, 0, 0): 0.45063186570298164, (1, 0, 0, 1, 2, 1, 2, 1): 0.6099534734655084,
-                        (0, 1, 0, 0, 0, 0, 1, 0): 0.30136844373715277, (0, 0, 0, 0, 0, 0, 0, 0): 0.5090179696306611},
-    ("loss", (("aggregate", "rank"),)): {(0, 0, 0, 2, 0, 0, 0, 0): [1.0] + [0.3843909555] * 7,
-                                         (0, 3, 1, 1, 1, 1, 0, 0): [1.0, 0.4535066198, 0.299545786, 0.220264444, 0.2196339765] + [0.0350772495] * 3,
-                                         (1, 1, 1, 0, 1, 0, 1, 1): [1.0, 1.0, 1.0, 0.3444921234, 0.258026656, 0.1193682062, 0.0822889728, 0.0822889728]},
+    ("precision", ()): {
+        (0, 0, 0, 2, 1, 2, 0, 0): 0.45063186570298164,
+        (1, 0, 0, 1, 2, 1, 2, 1): 0.6099534734655084,
+        (0, 1, 0, 0, 0, 0, 1, 0): 0.30136844373715277,
+        (0, 0, 0, 0, 0, 0, 0, 0): 0.5090179696306611,
+    },
+    ("loss", (("aggregate", "rank"),)): {
+        (0, 0, 0, 2, 0, 0, 0, 0): [1.0] + [0.3843909555] * 7,
+        (0, 3, 1, 1, 1, 1, 0, 0): [1.0, 0.4535066198, 0.299545786, 0.220264444, 0.2196339765] + [0.0350772495] * 3,
+        (1, 1, 1, 0, 1, 0, 1, 1): [1.0, 1.0, 1.0, 0.3444921234, 0.258026656, 0.1193682062, 0.0822889728, 0.0822889728],
+    },
 }
 
 
@@ -75,9 +108,13 @@ ENTROPY_OPTIMA = [
 
 
 @pytest.mark.parametrize(("k", "limit", "vector", "value"), ENTROPY_OPTIMA)
-def test_entropy_optimum_matches_arx(adult: pl.DataFrame, hs: dict, k: int, limit: float, vector: tuple, value: float) -> None:
+def test_entropy_optimum_matches_arx(
+    adult: pl.DataFrame, hs: dict, k: int, limit: float, vector: tuple, value: float
+) -> None:
     budget = int(limit * adult.height)  # ARX: suppressed rows at most limit * rows
-    found = search(Task(tuples(adult, ARX9), ARX9, hs, k), budget, Settings("entropy", monotonic=True, max_suppressed=budget))
+    found = search(
+        Task(tuples(adult, ARX9), ARX9, hs, k), budget, Settings("entropy", monotonic=True, max_suppressed=budget)
+    )
     assert tuple(found.levels.values()) == vector and found.score.value == pytest.approx(value, rel=1e-12)
 
 
@@ -88,20 +125,66 @@ LOSS_OPTIMA = [
     (0.5, None, (0, 3, 0, 0, 1, 0, 0, 0), [0.297248193, 0.29678055] + [0.1297659306] * 6),
     (0.0, None, (0, 0, 0, 0, 0, 0, 0, 0), [0.0] * 8),
     (0.33, None, (0, 1, 0, 0, 0, 0, 0, 0), [0.2300344804] + [0.1976148796] * 7),
-    (0.66, None, (0, 3, 0, 0, 1, 1, 1, 0), [0.2366229645, 0.2359393534, 0.1843930011, 0.1821869476] + [0.0624295471] * 4),
+    (
+        0.66,
+        None,
+        (0, 3, 0, 0, 1, 1, 1, 0),
+        [0.2366229645, 0.2359393534, 0.1843930011, 0.1821869476] + [0.0624295471] * 4,
+    ),
     (1.0, None, None, [0.0] * 8),
-    (0.5, W, (1, 3, 0, 0, 0, 0, 0, 0), [0.1485312645, 0.11552431683333335, 0.1111111111111111, 0.099020843, 0.08251736916666667,
-                                        0.06932099024444444, 0.06601389533333334, 0.0495104215]),
+    (
+        0.5,
+        W,
+        (1, 3, 0, 0, 0, 0, 0, 0),
+        [
+            0.1485312645,
+            0.11552431683333335,
+            0.1111111111111111,
+            0.099020843,
+            0.08251736916666667,
+            0.06932099024444444,
+            0.06601389533333334,
+            0.0495104215,
+        ],
+    ),
     (0.0, W, (0, 0, 0, 0, 0, 0, 0, 0), [0.0] * 8),
-    (0.33, W, (1, 3, 0, 0, 0, 0, 0, 0), [0.1111111111111111, 0.0980306345, 0.07624604905555556, 0.06535375633333333, 0.06025241473333332,
-                                         0.054461463611111115, 0.04356917088888889, 0.032676878166666666]),
-    (0.66, W, (1, 3, 0, 0, 1, 0, 0, 0), [0.12176904994444444, 0.1045686625, 0.08133118194444446, 0.06971244166666667, 0.06287238585555556,
-                                         0.04912232613333333, 0.04647496111111111, 0.03485622083333333]),
+    (
+        0.33,
+        W,
+        (1, 3, 0, 0, 0, 0, 0, 0),
+        [
+            0.1111111111111111,
+            0.0980306345,
+            0.07624604905555556,
+            0.06535375633333333,
+            0.06025241473333332,
+            0.054461463611111115,
+            0.04356917088888889,
+            0.032676878166666666,
+        ],
+    ),
+    (
+        0.66,
+        W,
+        (1, 3, 0, 0, 1, 0, 0, 0),
+        [
+            0.12176904994444444,
+            0.1045686625,
+            0.08133118194444446,
+            0.06971244166666667,
+            0.06287238585555556,
+            0.04912232613333333,
+            0.04647496111111111,
+            0.03485622083333333,
+        ],
+    ),
 ]
 
 
 @pytest.mark.parametrize(("gs", "weights", "vector", "value"), LOSS_OPTIMA)
-def test_loss_rank_optimum_matches_arx(adult: pl.DataFrame, hs: dict, gs: float, weights: dict | None, vector: tuple | None, value: list) -> None:
+def test_loss_rank_optimum_matches_arx(
+    adult: pl.DataFrame, hs: dict, gs: float, weights: dict | None, vector: tuple | None, value: list
+) -> None:
     chosen = {q: weights[q] for q in ARX8} if weights else None
     settings = Settings("loss", aggregate="rank", gs_factor=gs, weights=chosen, max_suppressed=adult.height)
     found = search(Task(tuples(adult, ARX8), ARX8, {q: hs[q] for q in ARX8}, 5), adult.height, settings)
@@ -114,7 +197,12 @@ def test_loss_rank_optimum_matches_arx(adult: pl.DataFrame, hs: dict, gs: float,
 CONFIGS = {
     "ncp": {"metric": "ncp"},
     "loss": {"metric": "loss"},
-    "loss-rank-gs0.25-weighted": {"metric": "loss", "aggregate": "rank", "gs_factor": 0.25, "weights": [1, 2, 1, 1, 3, 1, 1, 1]},
+    "loss-rank-gs0.25-weighted": {
+        "metric": "loss",
+        "aggregate": "rank",
+        "gs_factor": 0.25,
+        "weights": [1, 2, 1, 1, 3, 1, 1, 1],
+    },
     "entropy": {"metric": "entropy"},
     "entropy-monotonic": {"metric": "entropy", "monotonic": True},
     "discernibility": {"metric": "discernibility"},
@@ -136,7 +224,9 @@ def exhaustive(adult: pl.DataFrame, adult_hierarchies: dict) -> dict:
 @pytest.mark.parametrize("limit", [0.0, 0.04, 1.0])
 @pytest.mark.parametrize("k", [5, 100])
 @pytest.mark.parametrize("name", list(CONFIGS))
-def test_search_equals_exhaustive(adult: pl.DataFrame, adult_hierarchies: dict, exhaustive: dict, name: str, k: int, limit: float) -> None:
+def test_search_equals_exhaustive(
+    adult: pl.DataFrame, adult_hierarchies: dict, exhaustive: dict, name: str, k: int, limit: float
+) -> None:
     budget = int(limit * adult.height)
     config = dict(CONFIGS[name])
     metric = str(config.pop("metric"))

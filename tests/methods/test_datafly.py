@@ -18,7 +18,11 @@ def test_fig25_reaches_d_double_prime() -> None:
     (97***, 36) of 2 rows, Figure 2.5 (c) D''."""
     r = pa.anonymize(FIG25, hierarchies=FIG25_H, k=2, method="datafly", max_suppressed=0)
     assert r.collect().rows() == [("97***", "21"), ("97***", "21"), ("97***", "36"), ("97***", "36")]
-    assert r.report["details"]["levels"] == {"zip": 3, "age": 0} and r.report["details"]["rounds"] == 3 and r.report["suppressed"] == 0
+    assert (
+        r.report["details"]["levels"] == {"zip": 3, "age": 0}
+        and r.report["details"]["rounds"] == 3
+        and r.report["suppressed"] == 0
+    )
 
 
 def test_budget_suppresses_outlier() -> None:

@@ -66,11 +66,13 @@ def test_ahmad_dey_numeric_weight_hand_value():
 def test_ahmad_dey_delta_is_the_max_over_value_subsets():
     """delta(a, b) = max over omega of P(omega|a) + P(not omega|b) - 1, averaged over the other attributes."""
     rng = np.random.default_rng(3)
-    df = pl.DataFrame({
-        "a": rng.choice(["a0", "a1", "a2"], 60).tolist(),
-        "b": rng.choice(["b0", "b1", "b2", "b3"], 60).tolist(),
-        "c": rng.choice(["c0", "c1"], 60).tolist(),
-    })
+    df = pl.DataFrame(
+        {
+            "a": rng.choice(["a0", "a1", "a2"], 60).tolist(),
+            "b": rng.choice(["b0", "b1", "b2", "b3"], 60).tolist(),
+            "c": rng.choice(["c0", "c1"], 60).tolist(),
+        }
+    )
     ad = AhmadDey(encode_records(df, [], ["a", "b", "c"]))
     for s_index, s in enumerate(["a", "b", "c"]):
         others = [v for v in ["a", "b", "c"] if v != s]

@@ -36,7 +36,10 @@ def greedy(df: pl.DataFrame, k: int = 3, **kw: object) -> pa.Anonymized:
         ),
         ({"candidates": "many"}, r"option 'candidates' must be .* got 'many'"),
         ({"candidates": True}, r"option 'candidates' must be .* got True"),
-        ({"metric": "discernibility"}, r"metric of method 'greedy' must be one of \['distortion', .*'wnllm'\].*got 'discernibility'"),
+        (
+            {"metric": "discernibility"},
+            r"metric of method 'greedy' must be one of \['distortion', .*'wnllm'\].*got 'discernibility'",
+        ),
         ({"metric": "ncp", "weights": {}}, r"give either metric \('ncp'\) or weights, not both"),
         ({"weights": [1, 2]}, r"option 'weights' must be a mapping qid -> edge weights per node, got \[1, 2\]"),
         ({"weights": {"gender": [0, 1, 1]}}, r"one array per qid \['gender', 'race'\]; missing \['race'\]"),
@@ -79,7 +82,11 @@ def test_report_details() -> None:
         and rep["details"]["merges"] == 4
         and rep["details"]["rounds"] == 1
     )
-    assert rep["details"]["candidates"] == "auto" and rep["details"]["block"] is None and rep["details"]["loop_seconds"] >= 0
+    assert (
+        rep["details"]["candidates"] == "auto"
+        and rep["details"]["block"] is None
+        and rep["details"]["loop_seconds"] >= 0
+    )
     # Table Ib: gender all '*' (1 per cell), race 3 x mammals (1) + 3 x cetaceans (1/6): (6 + 3 + 0.5) / 12
     assert rep["loss"] == pytest.approx((6 + 3 + 3 * 1 / 6) / 12)
     assert greedy(TABLE_I).report["metric"] == "nllm"  # the papers' default
@@ -121,8 +128,12 @@ def test_k_1_changes_nothing() -> None:
 
 def test_namespace_and_partition_agree() -> None:
     lf = TABLE_I.lazy()
-    got = lf.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=3, method="greedy", metric="ncp").collect()
-    assert got.equals(TABLE_I.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=3, method="greedy", metric="ncp"))
+    got = lf.anon.k_anonymize(
+        hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=3, method="greedy", metric="ncp"
+    ).collect()
+    assert got.equals(
+        TABLE_I.anon.k_anonymize(hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=3, method="greedy", metric="ncp")
+    )
     assert got["race"].to_list() == ["mammals"] * 3 + ["cetaceans"] * 3
 
 
@@ -156,7 +167,11 @@ def test_job_file_and_cli(tmp_path: Path, adult_dir: Path) -> None:
     assert cli.main(["anonymize", str(job)]) == 0
     rep = json.loads((tmp_path / "out" / "g.report.json").read_text())
     assert rep["method"] == "greedy" and rep["metric"] == "wnllm" and rep["min_class_size"] >= 25
-    assert (rep["details"]["first"], rep["details"]["partners"], rep["details"]["candidates"]) == ("smallest", "all", 32)
+    assert (rep["details"]["first"], rep["details"]["partners"], rep["details"]["candidates"]) == (
+        "smallest",
+        "all",
+        32,
+    )
     bad = tmp_path / "bad.toml"
     bad.write_text(job.read_text().replace("candidates = 32", "candidate = 32").replace("out/g", "out/h"))
     assert cli.main(["anonymize", str(bad)]) == 2

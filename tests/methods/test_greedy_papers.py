@@ -14,7 +14,16 @@ QIDS = ["gender", "race"]
 
 def run(metric: str, **options: object) -> list[tuple[str, str, str]]:
     return (
-        pa.anonymize(TABLE_I, qids=QIDS, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=3, method="greedy", metric=metric, **options)
+        pa.anonymize(
+            TABLE_I,
+            qids=QIDS,
+            hierarchies=ANIMAL_HIERARCHIES,
+            insensitive="id",
+            k=3,
+            method="greedy",
+            metric=metric,
+            **options,
+        )
         .collect()
         .rows()
     )

@@ -121,7 +121,15 @@ def test_greedy_keeps_the_invariants(
     df, hs = t
     assume(k <= df.height)
     res = pa.anonymize(
-        df, hierarchies=hs, insensitive="row", k=k, method="greedy", metric=metric, first=opts[0], partners=opts[1], candidates=block
+        df,
+        hierarchies=hs,
+        insensitive="row",
+        k=k,
+        method="greedy",
+        metric=metric,
+        first=opts[0],
+        partners=opts[1],
+        candidates=block,
     )
     out = res.collect()
     qids = list(hs)
@@ -129,7 +137,15 @@ def test_greedy_keeps_the_invariants(
     assert is_truthful(df, out, hs)  # 2. truthful
     assert out.height == df.height and out["row"].to_list() == df["row"].to_list()  # 3 + 4
     again = pa.anonymize(
-        df, hierarchies=hs, insensitive="row", k=k, method="greedy", metric=metric, first=opts[0], partners=opts[1], candidates=block
+        df,
+        hierarchies=hs,
+        insensitive="row",
+        k=k,
+        method="greedy",
+        metric=metric,
+        first=opts[0],
+        partners=opts[1],
+        candidates=block,
     ).collect()
     assert again.equals(out)  # 5. deterministic
 

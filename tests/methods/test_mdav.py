@@ -160,12 +160,14 @@ def test_aggregate_mode_tie_goes_to_hierarchy_order():
 
 # ---------------------------------------------------------------- pipeline
 
-TABLE = pl.DataFrame({
-    "id": [f"r{i}" for i in range(12)],
-    "age": [21, 22, 23, 35, 36, 37, 50, 51, 52, 53, 70, 71],
-    "sex": ["F", "M", "F", "M", "M", "F", "F", "F", "M", "M", "F", "M"],
-    "disease": ["flu", "flu", "cold", "cold", "hiv", "flu", "hiv", "flu", "cold", "flu", "flu", "hiv"],
-})
+TABLE = pl.DataFrame(
+    {
+        "id": [f"r{i}" for i in range(12)],
+        "age": [21, 22, 23, 35, 36, 37, 50, 51, 52, 53, 70, 71],
+        "sex": ["F", "M", "F", "M", "M", "F", "F", "F", "M", "M", "F", "M"],
+        "disease": ["flu", "flu", "cold", "cold", "hiv", "flu", "hiv", "flu", "cold", "flu", "flu", "hiv"],
+    }
+)
 H = {"age": Hierarchy.intervals(range(100), [10, 50]), "sex": Hierarchy.suppression(["F", "M"])}
 
 
@@ -175,10 +177,15 @@ def test_anonymize_permute_reports_probabilistic_guarantee():
     assert res.report["guarantee"] == "probabilistic"
     assert res.report["min_class_size"] >= 3 and res.report["n_rows"] == 12
     assert res.report["details"]["numeric"] == ["age"]
-    assert len(res.report["details"]["qid_blocks"]) == 1 and sorted(res.report["details"]["qid_blocks"][0]) == ["age", "sex"]
+    assert len(res.report["details"]["qid_blocks"]) == 1 and sorted(res.report["details"]["qid_blocks"][0]) == [
+        "age",
+        "sex",
+    ]
     assert out["id"].to_list() == TABLE["id"].to_list() and out["disease"].to_list() == TABLE["disease"].to_list()
     assert sorted(out["age"].to_list()) == sorted(str(a) for a in TABLE["age"])
-    again = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1).collect()
+    again = pa.anonymize(
+        TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1
+    ).collect()
     assert_frame_equal(out, again)
 
 
@@ -191,7 +198,9 @@ def test_anonymize_aggregate_passes_the_classic_check():
 
 
 def test_ahmad_dey_through_anonymize():
-    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=4, method="mdav", distance="ahmad_dey", publish="aggregate")
+    res = pa.anonymize(
+        TABLE, hierarchies=H, insensitive="id", k=4, method="mdav", distance="ahmad_dey", publish="aggregate"
+    )
     assert res.collect().group_by("age", "sex").len()["len"].min() >= 4
     assert res.report["details"]["distance"] == "ahmad_dey"
 
@@ -224,9 +233,18 @@ def test_namespace_and_job(tmp_path):
     assert out.group_by("age", "sex").len()["len"].min() >= 3
     TABLE.write_parquet(tmp_path / "in.parquet")
     job = Job.from_dict(
-        {"input": "in.parquet", "output": "out.parquet", "k": 3, "method": "mdav", "publish": "permute", "insensitive": "id",
-         "distance": "ahmad_dey", "blocks": [["age", "sex"]], "sensitive": "disease",
-         "qids": {"age": {"hierarchy": {"intervals": [10, 50]}}, "sex": {"hierarchy": "suppress"}}},
+        {
+            "input": "in.parquet",
+            "output": "out.parquet",
+            "k": 3,
+            "method": "mdav",
+            "publish": "permute",
+            "insensitive": "id",
+            "distance": "ahmad_dey",
+            "blocks": [["age", "sex"]],
+            "sensitive": "disease",
+            "qids": {"age": {"hierarchy": {"intervals": [10, 50]}}, "sex": {"hierarchy": "suppress"}},
+        },
         tmp_path,
     )
     rep = run_job(job)
@@ -249,7 +267,10 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"pubish": "permute"}, r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', 'block_size', 'numeric', 'blocks'\]"),
+        (
+            {"pubish": "permute"},
+            r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', 'block_size', 'numeric', 'blocks'\]",
+        ),
         ({"publish": "swap"}, r"option 'publish' must be one of \['permute', 'aggregate'\], got 'swap'"),
         ({"distance": "euclid"}, r"option 'distance' must be one of \['gower', 'ahmad_dey'\], got 'euclid'"),
         ({"block_size": 5}, r"block_size must be an integer >= 2k = 6, got 5"),
@@ -273,7 +294,10 @@ def test_adult_permute_and_aggregate(adult, adult_hierarchies):
     assert rep["guarantee"] == "probabilistic" and rep["n_rows"] == 30_162 and rep["details"]["n_blocks"] >= 3
     assert rep["min_class_size"] >= 5 and rep["details"]["max_cluster_size"] <= 9
     assert rep["classic_min_class_size"] < 5  # permuted values do not form classic classes
-    assert all(len(b) >= 2 for b in rep["details"]["qid_blocks"]) and rep["details"]["qid_blocks"][0][0] == "marital-status"
+    assert (
+        all(len(b) >= 2 for b in rep["details"]["qid_blocks"])
+        and rep["details"]["qid_blocks"][0][0] == "marital-status"
+    )
     assert out["salary-class"].equals(adult["salary-class"])
     for q in adult_hierarchies:
         assert out[q].sort().equals(adult[q].sort())  # permutation keeps every column multiset
@@ -282,7 +306,9 @@ def test_adult_permute_and_aggregate(adult, adult_hierarchies):
 
 
 def test_qids_need_no_hierarchy():
-    res = pa.anonymize(TABLE, qids=["age", "sex"], hierarchies={}, insensitive="id", k=3, method="mdav", publish="aggregate")
+    res = pa.anonymize(
+        TABLE, qids=["age", "sex"], hierarchies={}, insensitive="id", k=3, method="mdav", publish="aggregate"
+    )
     out = res.collect()
     assert out.group_by("age", "sex").len()["len"].min() >= 3 and res.report["details"]["numeric"] == ["age"]
 

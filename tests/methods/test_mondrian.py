@@ -33,7 +33,9 @@ def test_fig26_strict_hand_computed() -> None:
     is cut at its lower median HS-Grad (4 | 4). Round 2: the secondary half is cut on zip
     (width 78/93 > 1/4) at 34986 (2 | 2), the further-studies half on education (width
     2/4 > 24/93) at Bachelors (2 | 2). Classes of 2 cannot be cut for k=2."""
-    r = pa.anonymize(FIG26, insensitive="id", qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian")
+    r = pa.anonymize(
+        FIG26, insensitive="id", qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian"
+    )
     out = r.collect()
     assert out.rows() == [
         (1, "HS-Dropout", "[34917-34986]"),
@@ -45,13 +47,23 @@ def test_fig26_strict_hand_computed() -> None:
         (7, "Bachelors", "[35001-35010]"),
         (8, "Bachelors", "[35001-35010]"),
     ]
-    assert r.report["details"]["rounds"] == 2 and r.report["details"]["n_partitions"] == 4 and r.report["details"]["mode"] == "strict"
+    assert (
+        r.report["details"]["rounds"] == 2
+        and r.report["details"]["n_partitions"] == 4
+        and r.report["details"]["mode"] == "strict"
+    )
 
 
 def test_fig26_set_labels() -> None:
     """Paper 003 (2.4): without a hierarchy a class publishes the set of its values."""
     out = pa.anonymize(
-        FIG26, insensitive="id", qids=["education", "zip"], hierarchies={"education": EDU}, k=2, method="mondrian", publish={"education": "set"}
+        FIG26,
+        insensitive="id",
+        qids=["education", "zip"],
+        hierarchies={"education": EDU},
+        k=2,
+        method="mondrian",
+        publish={"education": "set"},
     ).collect()
     assert out["education"].to_list()[4:6] == ["{Masters,PhD}"] * 2
     assert out["education"].to_list()[:2] == ["HS-Dropout"] * 2
@@ -99,9 +111,7 @@ def test_strict_second_cut_on_a_numeric_axis() -> None:
 
 # c (F/M) is cut first (all widths are 1, ties to the first qid); in the M half, a holds
 # {x, z} of x < y < z and b holds 1..4 of 1..5.
-WIDTH = pl.DataFrame(
-    {"c": ["F"] * 4 + ["M"] * 4, "a": ["y"] * 4 + ["x", "z", "x", "z"], "b": [5] * 4 + [1, 2, 3, 4]}
-)
+WIDTH = pl.DataFrame({"c": ["F"] * 4 + ["M"] * 4, "a": ["y"] * 4 + ["x", "z", "x", "z"], "b": [5] * 4 + [1, 2, 3, 4]})
 
 
 def test_width_of_a_set_counts_its_values() -> None:
@@ -110,7 +120,12 @@ def test_width_of_a_set_counts_its_values() -> None:
     the width of its rank span, (2 - 0) / 2 = 1 > 0.75: a is cut (at x)."""
     kw = {"qids": ["c", "a", "b"], "hierarchies": {}, "k": 2, "method": "mondrian"}
     as_set = pa.anonymize(WIDTH, **kw).collect()
-    assert as_set.select("a", "b").rows()[4:] == [("{x,z}", "[1-2]"), ("{x,z}", "[1-2]"), ("{x,z}", "[3-4]"), ("{x,z}", "[3-4]")]
+    assert as_set.select("a", "b").rows()[4:] == [
+        ("{x,z}", "[1-2]"),
+        ("{x,z}", "[1-2]"),
+        ("{x,z}", "[3-4]"),
+        ("{x,z}", "[3-4]"),
+    ]
     as_range = pa.anonymize(WIDTH, publish={"a": "range"}, **kw).collect()
     assert as_range.select("a", "b").rows()[4:] == [("x", "[1-3]"), ("z", "[2-4]"), ("x", "[1-3]"), ("z", "[2-4]")]
     assert as_set["c"].to_list() == as_range["c"].to_list() == WIDTH["c"].to_list()
@@ -127,7 +142,10 @@ def test_explicit_and_random_order() -> None:
     df = pl.DataFrame({"c": ["a", "b", "c", "d"]})
     explicit = pa.anonymize(df, qids=["c"], hierarchies={}, k=2, method="mondrian", order={"c": ["a", "c", "b", "d"]})
     assert explicit.collect()["c"].to_list() == ["{a,c}", "{b,d}", "{a,c}", "{b,d}"]
-    runs = [pa.anonymize(df, qids=["c"], hierarchies={}, k=2, method="mondrian", order="random", seed=s).collect() for s in (1, 1, 2, 3, 4, 5)]
+    runs = [
+        pa.anonymize(df, qids=["c"], hierarchies={}, k=2, method="mondrian", order="random", seed=s).collect()
+        for s in (1, 1, 2, 3, 4, 5)
+    ]
     assert runs[0].equals(runs[1])
     assert len({tuple(r["c"]) for r in runs}) > 1  # some seed orders the values differently
     for r in runs:
@@ -149,7 +167,10 @@ def test_partition_segments_cover_tuples() -> None:
     seg, rounds = partition(coordinates(agg, ["x"], axes({"x": ["1", "2", "3"]}, {})), k=3, mode="relaxed")
     # n=10: lhs takes 5 = three 1s + two 2s; rhs the other two 2s + three 3s
     assert seg.select("__anon_t", "__anon_off", "__anon_size", "__anon_pid").rows() == [
-        (0, 0, 3, 0), (1, 0, 2, 0), (1, 2, 2, 1), (2, 0, 3, 1)
+        (0, 0, 3, 0),
+        (1, 0, 2, 0),
+        (1, 2, 2, 1),
+        (2, 0, 3, 1),
     ]
     assert rounds == 1
 
@@ -190,9 +211,19 @@ def test_adult_partition_sizes(adult: pl.DataFrame, adult_hierarchies: dict[str,
 def test_job_file_and_namespace(tmp_path: Path) -> None:
     df = FIG26.with_columns(pl.col("zip").cast(pl.String))
     df.write_parquet(tmp_path / "in.parquet")
-    (tmp_path / "edu.csv").write_text("\n".join(f"{leaf};{p};*" for leaf, p in [
-        ("HS-Dropout", "Secondary"), ("HS-Grad", "Secondary"), ("Bachelors", "Further-Studies"), ("Masters", "Further-Studies"), ("PhD", "Further-Studies")
-    ]) + "\n")
+    (tmp_path / "edu.csv").write_text(
+        "\n".join(
+            f"{leaf};{p};*"
+            for leaf, p in [
+                ("HS-Dropout", "Secondary"),
+                ("HS-Grad", "Secondary"),
+                ("Bachelors", "Further-Studies"),
+                ("Masters", "Further-Studies"),
+                ("PhD", "Further-Studies"),
+            ]
+        )
+        + "\n"
+    )
     (tmp_path / "job.toml").write_text(
         'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\nmode = "relaxed"\n'
         '[qids.education]\nhierarchy = "edu.csv"\n[qids.zip]\nhierarchy = { mask = 5 }\n'
@@ -202,9 +233,13 @@ def test_job_file_and_namespace(tmp_path: Path) -> None:
     assert report["method"] == "mondrian" and report["details"]["mode"] == "relaxed" and report["min_class_size"] >= 2
     out = pl.read_parquet(tmp_path / "out.parquet")
     assert out["id"].to_list() == list(range(1, 9))
-    lazy = FIG26.lazy().anon.k_anonymize(insensitive="id", hierarchies={"education": EDU}, qids=["education", "zip"], k=2, method="mondrian")
+    lazy = FIG26.lazy().anon.k_anonymize(
+        insensitive="id", hierarchies={"education": EDU}, qids=["education", "zip"], k=2, method="mondrian"
+    )
     assert lazy.collect()["zip"].to_list()[:2] == ["[34917-34986]"] * 2
-    eager = FIG26.anon.k_anonymize(insensitive="id", hierarchies={"education": EDU}, qids=["education", "zip"], k=4, method="mondrian")
+    eager = FIG26.anon.k_anonymize(
+        insensitive="id", hierarchies={"education": EDU}, qids=["education", "zip"], k=4, method="mondrian"
+    )
     assert eager.group_by("education", "zip").len()["len"].min() >= 4
 
 
@@ -213,7 +248,13 @@ def test_gather_and_join_publishing_agree(monkeypatch: pytest.MonkeyPatch) -> No
     from polars_anon import publish
 
     df = FIG26.with_columns(pl.Series("region", ["n", "s", "n", "s", "n", "n", "s", "s"]))
-    kwargs = {"qids": ["education", "zip", "region"], "hierarchies": {"education": EDU}, "k": 2, "method": "mondrian", "insensitive": "id"}
+    kwargs = {
+        "qids": ["education", "zip", "region"],
+        "hierarchies": {"education": EDU},
+        "k": 2,
+        "method": "mondrian",
+        "insensitive": "id",
+    }
     gathered = pa.anonymize(df, **kwargs).collect()
     monkeypatch.setattr(publish, "DENSE_KEYS", 0)
     joined = pa.anonymize(df, **kwargs).collect()
@@ -243,7 +284,9 @@ def test_job_file_qid_without_hierarchy(tmp_path: Path) -> None:
     assert job.qids == {"education": None, "zip": None}
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")
-    expected = pa.anonymize(FIG26, insensitive="id", qids=["education", "zip"], hierarchies={}, k=2, method="mondrian").collect()
+    expected = pa.anonymize(
+        FIG26, insensitive="id", qids=["education", "zip"], hierarchies={}, k=2, method="mondrian"
+    ).collect()
     assert out.equals(expected)
     assert out["education"].to_list()[4:6] == ["{Masters,PhD}"] * 2  # a set: no hierarchy to climb
 
@@ -257,6 +300,8 @@ def test_job_file_mixes_qids_with_and_without_hierarchy(tmp_path: Path) -> None:
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")
     zip_h = pa.Hierarchy.masking(sorted(df["zip"].unique()), 5)
-    expected = pa.anonymize(df, insensitive="id", qids=["education", "zip"], hierarchies={"zip": zip_h}, k=2, method="mondrian").collect()
+    expected = pa.anonymize(
+        df, insensitive="id", qids=["education", "zip"], hierarchies={"zip": zip_h}, k=2, method="mondrian"
+    ).collect()
     assert out.equals(expected) and out.group_by("education", "zip").len()["len"].min() >= 2
     assert set(out["zip"]) - set(df["zip"]) <= set(zip_h.labels)  # ancestors from the mask hierarchy

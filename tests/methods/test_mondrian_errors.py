@@ -22,8 +22,14 @@ H = {"c": pa.Hierarchy.suppression(["a", "b", "c", "d"])}
         ({"order": {"zz": "numeric"}}, r"order names \['zz'\], which are not qids"),
         ({"order": {"c": ["a", "b"]}}, r"order for qid 'c' misses 2 values of the column \(first: \['c', 'd'\]\)"),
         ({"order": {"c": ["a", "b", "c", "d", "a"]}}, r"order for qid 'c' lists values twice \(first: \['a'\]\)"),
-        ({"order": {"c": "numeric"}}, r"order 'numeric' for qid 'c': 4 values are not numbers \(first: \['a', 'b', 'c', 'd'\]\)"),
-        ({"publish": "mean"}, r"publish for qid 'c' must be one of \['auto', 'hierarchy', 'range', 'set'\], got 'mean'"),
+        (
+            {"order": {"c": "numeric"}},
+            r"order 'numeric' for qid 'c': 4 values are not numbers \(first: \['a', 'b', 'c', 'd'\]\)",
+        ),
+        (
+            {"publish": "mean"},
+            r"publish for qid 'c' must be one of \['auto', 'hierarchy', 'range', 'set'\], got 'mean'",
+        ),
         ({"publish": {"q": "set"}}, r"publish names \['q'\], which are not qids"),
     ],
 )
@@ -38,8 +44,17 @@ def test_mondrian_without_hierarchy() -> None:
     with pytest.raises(InvalidParameterError, match=r"publish 'hierarchy' for qid 'n', which has no hierarchy"):
         pa.anonymize(DF, qids=["n"], insensitive="c", hierarchies={}, k=2, method="mondrian", publish="hierarchy")
     with pytest.raises(NullValueError, match=r"column 'n' has 1 null values and no hierarchy"):
-        pa.anonymize(DF.with_columns(pl.Series("n", [1, None, 3, 4])), qids=["n"], insensitive="c", hierarchies={}, k=2, method="mondrian")
-    with pytest.raises(InvalidParameterError, match=r"qids \['n'\] have no hierarchy.*needs one for every qid.*'mondrian'"):
+        pa.anonymize(
+            DF.with_columns(pl.Series("n", [1, None, 3, 4])),
+            qids=["n"],
+            insensitive="c",
+            hierarchies={},
+            k=2,
+            method="mondrian",
+        )
+    with pytest.raises(
+        InvalidParameterError, match=r"qids \['n'\] have no hierarchy.*needs one for every qid.*'mondrian'"
+    ):
         pa.anonymize(DF, qids=["n"], insensitive="c", hierarchies={}, k=2, method="datafly")
 
 
@@ -49,7 +64,10 @@ def test_mondrian_without_hierarchy() -> None:
         ({"max_suppressed": -1}, r"max_suppressed must be an integer >= 0, got -1"),
         ({"max_suppressed": True}, r"option 'max_suppressed' must be an integer or None, got True"),
         ({"suppress": "drop"}, r"option 'suppress' must be one of \['remove', 'root'\], got 'drop'"),
-        ({"mode": "strict"}, r"method 'datafly' does not take option 'mode'; it takes \['max_suppressed', 'suppress'\]"),
+        (
+            {"mode": "strict"},
+            r"method 'datafly' does not take option 'mode'; it takes \['max_suppressed', 'suppress'\]",
+        ),
     ],
 )
 def test_datafly_options(options: dict, message: str) -> None:
@@ -63,7 +81,10 @@ def test_job_file_qid_without_hierarchy_needs_a_method_that_takes_it(tmp_path) -
     DF.write_parquet(tmp_path / "in.parquet")
     raw = {"input": "in.parquet", "output": "out.parquet", "k": 2, "qids": {"c": {}, "n": {"hierarchy": "suppress"}}}
     before = sorted(p.name for p in tmp_path.iterdir())
-    with pytest.raises(InvalidParameterError, match=r"qids \['c'\] have no hierarchy, and method 'greedy' needs one for every qid; .*\[qids.c\] hierarchy = .*'mondrian'"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"qids \['c'\] have no hierarchy, and method 'greedy' needs one for every qid; .*\[qids.c\] hierarchy = .*'mondrian'",
+    ):
         run_job(Job.from_dict({**raw, "method": "greedy"}, tmp_path))
     with pytest.raises(InvalidParameterError, match=r"method 'fulldomain' needs one for every qid"):
         run_job(Job.from_dict(raw, tmp_path))  # the default method
@@ -71,5 +92,10 @@ def test_job_file_qid_without_hierarchy_needs_a_method_that_takes_it(tmp_path) -
     assert Job.from_dict({**raw, "method": "mondrian"}).qids == {"c": None, "n": "suppress"}
     with pytest.raises(InvalidParameterError, match=r"job file: \[qids.c\] must be a table"):
         Job.from_dict({**raw, "qids": {"c": "suppress"}})
-    with pytest.raises(InvalidParameterError, match=r"job file: \[qids.c\] has unknown keys \['hierarcy'\]; the only key is 'hierarchy'"):
-        Job.from_dict({**raw, "method": "mondrian", "qids": {"c": {"hierarcy": "c.csv"}}})  # a typo is not "no hierarchy"
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"job file: \[qids.c\] has unknown keys \['hierarcy'\]; the only key is 'hierarchy'",
+    ):
+        Job.from_dict(
+            {**raw, "method": "mondrian", "qids": {"c": {"hierarcy": "c.csv"}}}
+        )  # a typo is not "no hierarchy"

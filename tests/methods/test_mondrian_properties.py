@@ -23,12 +23,19 @@ def _truthful(before: pl.DataFrame, after: pl.DataFrame, hs: dict[str, pa.Hierar
 
 
 @settings(max_examples=30, deadline=None)
-@given(t=tables(n_qids=2, max_rows=30), k=st.integers(1, 5), mode=st.sampled_from(["strict", "relaxed"]), random=st.booleans())
+@given(
+    t=tables(n_qids=2, max_rows=30),
+    k=st.integers(1, 5),
+    mode=st.sampled_from(["strict", "relaxed"]),
+    random=st.booleans(),
+)
 def test_mondrian_k_truthful_rows_kept(t: tuple[pl.DataFrame, dict], k: int, mode: str, random: bool) -> None:
     df, hs = t
     assume(k <= df.height)
     order = "random" if random else None
-    out = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method="mondrian", mode=mode, order=order, seed=7).collect()
+    out = pa.anonymize(
+        df, hierarchies=hs, insensitive="row", k=k, method="mondrian", mode=mode, order=order, seed=7
+    ).collect()
     assert out.height == df.height and out["row"].equals(df["row"])
     assert out.group_by(QIDS).len()["len"].min() >= k
     assert _truthful(df, out, hs)
@@ -36,7 +43,9 @@ def test_mondrian_k_truthful_rows_kept(t: tuple[pl.DataFrame, dict], k: int, mod
 
 @settings(max_examples=30, deadline=None)
 @given(t=tables(n_qids=2, max_rows=40), k=st.integers(1, 5), counted=st.sampled_from([[], [0], [1], [0, 1]]))
-def test_strict_closed_partitions_have_no_allowable_cut(t: tuple[pl.DataFrame, dict], k: int, counted: list[int]) -> None:
+def test_strict_closed_partitions_have_no_allowable_cut(
+    t: tuple[pl.DataFrame, dict], k: int, counted: list[int]
+) -> None:
     """With both median cuts (x <= m, x < m) tried, a strict partition is closed only when
     no threshold on any attribute leaves k rows on both sides: every threshold above the
     lower median leaves fewer on the right than x <= m, every one below fewer on the left
@@ -49,8 +58,12 @@ def test_strict_closed_partitions_have_no_allowable_cut(t: tuple[pl.DataFrame, d
     rows = seg.join(coords.drop("__anon_size"), on="__anon_t")
     for j in range(2):
         per = (
-            rows.group_by("__anon_pid", f"__anon_x{j}").agg(pl.col("__anon_size").sum().alias("c")).sort("__anon_pid", f"__anon_x{j}")
-            .with_columns(pl.col("c").cum_sum().over("__anon_pid").alias("left"), pl.col("c").sum().over("__anon_pid").alias("n"))
+            rows.group_by("__anon_pid", f"__anon_x{j}")
+            .agg(pl.col("__anon_size").sum().alias("c"))
+            .sort("__anon_pid", f"__anon_x{j}")
+            .with_columns(
+                pl.col("c").cum_sum().over("__anon_pid").alias("left"), pl.col("c").sum().over("__anon_pid").alias("n")
+            )
         )
         assert per.filter((pl.col("left") >= k) & (pl.col("n") - pl.col("left") >= k)).height == 0
 
@@ -63,7 +76,10 @@ def _boxes(df: pl.DataFrame, hs: dict, k: int, mode: str) -> pl.DataFrame:
     return (
         seg.join(coords.drop("__anon_size"), on="__anon_t")
         .group_by("__anon_pid")
-        .agg(pl.col("__anon_size").sum().alias("n"), *[f(f"__anon_x{j}").alias(f"{f.__name__}{j}") for j in range(2) for f in (pl.min, pl.max)])
+        .agg(
+            pl.col("__anon_size").sum().alias("n"),
+            *[f(f"__anon_x{j}").alias(f"{f.__name__}{j}") for j in range(2) for f in (pl.min, pl.max)],
+        )
     )
 
 
@@ -89,7 +105,15 @@ def test_partitions_are_disjoint_boxes(t: tuple[pl.DataFrame, dict], k: int, mod
 def test_datafly_budget_and_k(t: tuple[pl.DataFrame, dict], k: int, budget: int, root: bool) -> None:
     df, hs = t
     assume(k <= df.height)
-    r = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method="datafly", max_suppressed=budget, suppress="root" if root else "remove")
+    r = pa.anonymize(
+        df,
+        hierarchies=hs,
+        insensitive="row",
+        k=k,
+        method="datafly",
+        max_suppressed=budget,
+        suppress="root" if root else "remove",
+    )
     out = r.collect()
     assert r.report["suppressed"] <= budget
     assert out.height == df.height - (0 if root else r.report["suppressed"])

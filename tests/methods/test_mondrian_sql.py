@@ -31,7 +31,14 @@ def _canonical(seg: pl.DataFrame, cls: str) -> pl.DataFrame:
 
 
 def _both(
-    con: duckdb.DuckDBPyConnection, agg: pl.DataFrame, qids: list[str], hs: dict, k: int, mode: str, order: object = None, count_dims: list[int] | None = None
+    con: duckdb.DuckDBPyConnection,
+    agg: pl.DataFrame,
+    qids: list[str],
+    hs: dict,
+    k: int,
+    mode: str,
+    order: object = None,
+    count_dims: list[int] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     ax = axes({q: agg[q].unique().to_list() for q in qids}, hs, order, seed=5)
     coords = coordinates(agg, qids, ax)
@@ -39,19 +46,24 @@ def _both(
     long, tuples = sql_inputs(coords)
     con.register("__long", long.to_arrow())
     con.register("__tuples", tuples.to_arrow())
-    con.execute("CREATE OR REPLACE TEMP TABLE mond_coords AS FROM __long; CREATE OR REPLACE TEMP TABLE mond_tuples AS FROM __tuples")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE mond_coords AS FROM __long; CREATE OR REPLACE TEMP TABLE mond_tuples AS FROM __tuples"
+    )
     if count_dims is None:  # the macro's default
         sql = con.sql("FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?)", params=[k, mode]).pl()
     else:
         sql = con.sql(
-            "FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?, count_dims := ?::BIGINT[])", params=[k, mode, count_dims]
+            "FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?, count_dims := ?::BIGINT[])",
+            params=[k, mode, count_dims],
         ).pl()
     polars = seg.rename({"__anon_t": "t", "__anon_off": "off", "__anon_size": "size", "__anon_pid": "class"})
     return _canonical(polars, "class"), _canonical(sql, "class")
 
 
 @pytest.mark.parametrize(("k", "mode"), [(5, "strict"), (5, "relaxed"), (50, "strict"), (50, "relaxed")])
-def test_adult_same_partition(con: duckdb.DuckDBPyConnection, adult: pl.DataFrame, adult_hierarchies: dict, k: int, mode: str) -> None:
+def test_adult_same_partition(
+    con: duckdb.DuckDBPyConnection, adult: pl.DataFrame, adult_hierarchies: dict, k: int, mode: str
+) -> None:
     agg = class_sizes(adult.lazy(), ADULT_QIDS).collect()
     a, b = _both(con, agg, ADULT_QIDS, adult_hierarchies, k, mode)
     assert a.equals(b)
@@ -59,7 +71,9 @@ def test_adult_same_partition(con: duckdb.DuckDBPyConnection, adult: pl.DataFram
 
 
 @pytest.mark.parametrize(("k", "mode"), [(2, "strict"), (10, "strict"), (10, "relaxed")])
-def test_adult_without_hierarchies_same_partition(con: duckdb.DuckDBPyConnection, adult: pl.DataFrame, k: int, mode: str) -> None:
+def test_adult_without_hierarchies_same_partition(
+    con: duckdb.DuckDBPyConnection, adult: pl.DataFrame, k: int, mode: str
+) -> None:
     """As published without hierarchies: categorical widths count values (count_dims), age is a range."""
     agg = class_sizes(adult.lazy(), ADULT_QIDS).collect()
     counted = [j for j, q in enumerate(ADULT_QIDS) if q != "age"]
@@ -77,7 +91,12 @@ def test_adult_without_hierarchies_same_partition(con: duckdb.DuckDBPyConnection
     counted=st.sampled_from([None, [], [0], [1], [0, 1]]),
 )
 def test_random_tables_same_partition(
-    con: duckdb.DuckDBPyConnection, t: tuple[pl.DataFrame, dict], k: int, mode: str, random: bool, counted: list[int] | None
+    con: duckdb.DuckDBPyConnection,
+    t: tuple[pl.DataFrame, dict],
+    k: int,
+    mode: str,
+    random: bool,
+    counted: list[int] | None,
 ) -> None:
     df, hs = t
     assume(k <= df.height)
@@ -87,7 +106,9 @@ def test_random_tables_same_partition(
 
 
 def test_sql_refuses_bad_arguments(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("CREATE OR REPLACE TEMP TABLE e_coords AS SELECT 0::BIGINT AS t, 0::BIGINT AS dim, 0::BIGINT AS x, 0.0::DOUBLE AS v")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE e_coords AS SELECT 0::BIGINT AS t, 0::BIGINT AS dim, 0::BIGINT AS x, 0.0::DOUBLE AS v"
+    )
     con.execute("CREATE OR REPLACE TEMP TABLE e_tuples AS SELECT 0::BIGINT AS t, 3::BIGINT AS size")
     with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):
         con.sql("FROM anon_mondrian('e_coords', 'e_tuples', k := 0)").fetchall()

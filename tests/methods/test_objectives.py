@@ -22,7 +22,10 @@ from polars_anon.algorithms.fulldomain import Lattice
 from polars_anon.algorithms.objectives import Settings, make_objective
 
 DF = pl.DataFrame({"g": ["a", "a", "b", "c", "c", "d"], "s": ["m", "m", "m", "f", "f", "m"]})
-H = {"g": pa.Hierarchy.from_dict({"*": {"A": ["a", "b"], "C": ["c", "d"]}}), "s": pa.Hierarchy.from_dict({"*": ["m", "f"]})}
+H = {
+    "g": pa.Hierarchy.from_dict({"*": {"A": ["a", "b"], "C": ["c", "d"]}}),
+    "s": pa.Hierarchy.from_dict({"*": ["m", "f"]}),
+}
 L2 = math.log2
 
 
@@ -50,7 +53,13 @@ def test_loss_parts_match_ncp_at_gs_half() -> None:
 
 @pytest.mark.parametrize(
     ("aggregate", "expected"),
-    [("arithmetic", [7 / 12]), ("geometric", [math.sqrt(2.5) - 1]), ("sum", [7 / 6]), ("max", [2 / 3]), ("rank", [2 / 3, 1 / 2])],
+    [
+        ("arithmetic", [7 / 12]),
+        ("geometric", [math.sqrt(2.5) - 1]),
+        ("sum", [7 / 6]),
+        ("max", [2 / 3]),
+        ("rank", [2 / 3, 1 / 2]),
+    ],
 )
 def test_loss_aggregates(aggregate: str, expected: list[float]) -> None:
     sc = score("loss", aggregate=aggregate)
@@ -59,7 +68,13 @@ def test_loss_aggregates(aggregate: str, expected: list[float]) -> None:
 
 @pytest.mark.parametrize(
     ("aggregate", "expected"),
-    [("arithmetic", [5 / 12]), ("geometric", [math.sqrt(2) - 1]), ("sum", [5 / 6]), ("max", [1 / 2]), ("rank", [1 / 2, 1 / 3])],
+    [
+        ("arithmetic", [5 / 12]),
+        ("geometric", [math.sqrt(2) - 1]),
+        ("sum", [5 / 6]),
+        ("max", [1 / 2]),
+        ("rank", [1 / 2, 1 / 3]),
+    ],
 )
 def test_loss_weights_are_divided_by_their_maximum(aggregate: str, expected: list[float]) -> None:
     """weights g 1, s 2 -> 0.5 and 1: x = (1/3, 1/2)."""
@@ -72,7 +87,9 @@ def test_loss_gs_factor() -> None:
     gs 0.75: g-factor 0.5: g (0.75 + 3 - 0.75) / (6 - 0.75) = 4/7, s (0.75 + 3 - 1.5) / (6 - 1.5) = 1/2."""
     assert score("loss", gs_factor=0.25).parts == pytest.approx({"g": 1 / 2, "s": 1 / 4})
     assert score("loss", gs_factor=0.75).parts == pytest.approx({"g": 4 / 7, "s": 1 / 2})
-    assert score("loss", gs_factor=0.0).parts == pytest.approx({"g": 1 / 3, "s": 0.0})  # suppression weighs its share only
+    assert score("loss", gs_factor=0.0).parts == pytest.approx(
+        {"g": 1 / 3, "s": 0.0}
+    )  # suppression weighs its share only
 
 
 def test_entropy() -> None:
@@ -105,9 +122,16 @@ def test_class_objectives() -> None:
 def test_kl_divergence() -> None:
     """p = 1/3, 1/6, 1/3, 1/6 for (a,m) (b,m) (c,f) (d,m); q = (3/6) / (2 * 1) for the kept class,
     (3/6) / (4 * 2) for the suppressed rows."""
-    expected = (1 / 3) * L2((1 / 3) / (1 / 4)) + (1 / 6) * L2((1 / 6) / (1 / 4)) + (1 / 3) * L2((1 / 3) / (1 / 16)) + (1 / 6) * L2((1 / 6) / (1 / 16))
+    expected = (
+        (1 / 3) * L2((1 / 3) / (1 / 4))
+        + (1 / 6) * L2((1 / 6) / (1 / 4))
+        + (1 / 3) * L2((1 / 3) / (1 / 16))
+        + (1 / 6) * L2((1 / 6) / (1 / 16))
+    )
     assert score("kl_divergence").value == pytest.approx(expected)
-    assert score("kl_divergence", vector=(2, 1)).value == pytest.approx(2 * (1 / 3) * L2(8 / 3) + 2 * (1 / 6) * L2(8 / 6))
+    assert score("kl_divergence", vector=(2, 1)).value == pytest.approx(
+        2 * (1 / 3) * L2(8 / 3) + 2 * (1 / 6) * L2(8 / 6)
+    )
 
 
 @pytest.mark.parametrize(
@@ -170,5 +194,10 @@ def test_job_file_takes_the_metric_and_its_options(tmp_path: Path) -> None:
     assert report["metric"] == "entropy" and report["details"]["levels"] == {"g": 1, "s": 0}
     obj = report["details"]["objective"]
     assert {k: obj[k] for k in ("metric", "aggregate", "gs_factor", "monotonic", "weights")} == {
-        "metric": "entropy", "aggregate": "sum", "gs_factor": 0.5, "monotonic": True, "weights": {"g": 2.0, "s": 1.0}}
+        "metric": "entropy",
+        "aggregate": "sum",
+        "gs_factor": 0.5,
+        "monotonic": True,
+        "weights": {"g": 2.0, "s": 1.0},
+    }
     assert obj["value"] == pytest.approx(2 / 2 * (4 * L2(3 / 2) + 2 * L2(3)))  # weights / max: g 1, s 1/2 (s part 0)

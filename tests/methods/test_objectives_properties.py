@@ -60,7 +60,9 @@ def check(df: pl.DataFrame, hs: dict[str, pa.Hierarchy], k: int, budget: int, co
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), t=tables(max_rows=30), k=st.integers(1, 5))
-def test_search_finds_the_exhaustive_optimum(data: st.DataObject, t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int) -> None:
+def test_search_finds_the_exhaustive_optimum(
+    data: st.DataObject, t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int
+) -> None:
     df, hs = t
     assume(k <= df.height)
     budget = data.draw(st.integers(0, df.height), label="budget")

@@ -78,7 +78,9 @@ def cell_loss(rs: Rows, label: str) -> Fraction:
     return Fraction(leaf_counts(rs)[label] - 1, len(rs) - 1) if len(rs) > 1 else Fraction(0)
 
 
-def exhaustive(df: pl.DataFrame, rows: dict[str, Rows], k: int, max_suppressed: int) -> tuple[Fraction, int, int, tuple[int, ...]]:
+def exhaustive(
+    df: pl.DataFrame, rows: dict[str, Rows], k: int, max_suppressed: int
+) -> tuple[Fraction, int, int, tuple[int, ...]]:
     """The best level vector by a plain walk over every vector: (loss, suppressed, level sum, vector)."""
     qids = list(rows)
     at = {q: {r[0]: r for r in rs} for q, rs in rows.items()}  # leaf -> its ARX row: column L is level L
@@ -92,7 +94,8 @@ def exhaustive(df: pl.DataFrame, rows: dict[str, Rows], k: int, max_suppressed: 
         if suppressed > max_suppressed:
             continue
         cost = sum(
-            Fraction(len(qids)) if s else sum(cell_loss(rows[q], v) for q, v in zip(qids, t)) for t, s in zip(published, small)
+            Fraction(len(qids)) if s else sum(cell_loss(rows[q], v) for q, v in zip(qids, t))
+            for t, s in zip(published, small)
         )
         key = (cost / (len(records) * len(qids)), suppressed, sum(vector), vector)
         best = key if best is None or key < best else best
@@ -104,7 +107,9 @@ def exhaustive(df: pl.DataFrame, rows: dict[str, Rows], k: int, max_suppressed: 
 @given(t=tables(), k=st.integers(1, 4), budget=st.one_of(st.none(), st.integers(0, 12)))
 @example(t=(pl.DataFrame({"q0": ["a0", "a1"], "q1": ["b0", "b0"]}), {"q0": [["a0", "*"], ["a1", "*"]], "q1": [["b0", "*"]]}),
          k=2, budget=None)  # fmt: skip
-def test_fulldomain_is_the_optimum_of_the_lattice(t: tuple[pl.DataFrame, dict[str, Rows]], k: int, budget: int | None) -> None:
+def test_fulldomain_is_the_optimum_of_the_lattice(
+    t: tuple[pl.DataFrame, dict[str, Rows]], k: int, budget: int | None
+) -> None:
     df, rows = t
     assume(k <= df.height)
     options = {} if budget is None else {"max_suppressed": budget}
@@ -118,11 +123,19 @@ def test_fulldomain_is_the_optimum_of_the_lattice(t: tuple[pl.DataFrame, dict[st
 # ---------------------------------------------------------------- the pipeline by hand, for every method
 
 
-def by_hand(prepared: pl.DataFrame, hs: dict[str, pa.Hierarchy], k: int, method: str, **options: Any) -> tuple[pl.DataFrame, Any]:
+def by_hand(
+    prepared: pl.DataFrame, hs: dict[str, pa.Hierarchy], k: int, method: str, **options: Any
+) -> tuple[pl.DataFrame, Any]:
     """Aggregate, run the method on a Task built here, publish its own map: the published rows and the plan."""
     qids = list(hs)
     spec = METHODS[method]
-    task = Task(class_sizes(prepared.lazy(), qids).collect(), qids, hs, k, records=prepared.select(qids) if spec.records else None)
+    task = Task(
+        class_sizes(prepared.lazy(), qids).collect(),
+        qids,
+        hs,
+        k,
+        records=prepared.select(qids) if spec.records else None,
+    )
     plan = spec.run(task, spec.options(**options))
     return publish(prepared.lazy(), plan.map).collect(), plan
 

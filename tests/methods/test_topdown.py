@@ -74,7 +74,9 @@ def test_outlier_is_suppressed_when_the_rest_of_its_class_gains_more() -> None:
     klass = np.zeros(3, dtype=np.int64)
     assert _outliers(axes, size, klass, _Rule(3, Constraints(size, 3)), budget=1).tolist() == [2]
     assert _outliers(axes, size, klass, _Rule(3, Constraints(size, 3)), budget=0).tolist() == []
-    assert _outliers(axes, size, klass, _Rule(4, Constraints(size, 4)), budget=1).tolist() == []  # the rest would hold 3 < k
+    assert (
+        _outliers(axes, size, klass, _Rule(4, Constraints(size, 4)), budget=1).tolist() == []
+    )  # the rest would hold 3 < k
 
 
 def test_partition_publishes_each_class_as_its_lowest_common_ancestors() -> None:
@@ -121,7 +123,9 @@ def test_every_qid_needs_a_hierarchy() -> None:
 
 def test_partition_refuses_k_out_of_range() -> None:
     agg = pl.DataFrame({"age": ["21", "25"], "size": [1, 1]})
-    with pytest.raises(InvalidParameterError, match=r"topdown: k must be an integer from 1 to the number of rows \(2\), got 3"):
+    with pytest.raises(
+        InvalidParameterError, match=r"topdown: k must be an integer from 1 to the number of rows \(2\), got 3"
+    ):
         topdown_partition(agg, {"age": AGE}, 3)
 
 

@@ -96,7 +96,11 @@ def reference(
 
 @settings(max_examples=60, deadline=None)
 @given(t=tables(n_qids=3, max_rows=40), k=st.integers(1, 6), max_rounds=st.sampled_from([0, 1, MAX_ROUNDS]))
-@example(t=(pl.DataFrame({"row": range(6), "q0": list("xxxyyz")}), {"q0": pa.Hierarchy.suppression("xyz")}), k=2, max_rounds=0)
+@example(
+    t=(pl.DataFrame({"row": range(6), "q0": list("xxxyyz")}), {"q0": pa.Hierarchy.suppression("xyz")}),
+    k=2,
+    max_rounds=0,
+)
 def test_passes_match_the_reference(t: tuple[pl.DataFrame, dict[str, pa.Hierarchy]], k: int, max_rounds: int) -> None:
     """max_rounds 0 and 1 reach the last pass, which sets nothing aside (children below k join the smallest big one)."""
     df, hs = t

@@ -32,13 +32,17 @@ def test_rows_removed_without_a_key() -> None:
 
 def test_key_not_unique() -> None:
     con = _con(TABLE_I, pl.concat([TABLE_IB, TABLE_IB.head(1)]))
-    with pytest.raises(pa.InvalidParameterError, match="key 'id' is not unique in the anonymized table: the join gave 7 rows"):
+    with pytest.raises(
+        pa.InvalidParameterError, match="key 'id' is not unique in the anonymized table: the join gave 7 rows"
+    ):
         metric_pairs(con, "o", "a", Q, key="id")
 
 
 def test_missing_column_key_and_sensitive_as_qid() -> None:
     con = _con(TABLE_I, TABLE_IB)
-    with pytest.raises(pa.ColumnNotFoundError, match=COLUMNS_NOT_FOUND.pattern(what="key", missing=["row"], where="table 'o'")):
+    with pytest.raises(
+        pa.ColumnNotFoundError, match=COLUMNS_NOT_FOUND.pattern(what="key", missing=["row"], where="table 'o'")
+    ):
         metric_pairs(con, "o", "a", Q, key="row")
     with pytest.raises(pa.InvalidParameterError, match="key 'race' is also a quasi-identifier"):
         metric_pairs(con, "o", "a", Q, key="race")
@@ -55,14 +59,22 @@ def test_missing_hierarchy_and_bad_name() -> None:
 
 
 def test_published_value_not_a_node() -> None:
-    con = _con(TABLE_I, TABLE_IB.with_columns(race=pl.when(pl.col("id") == "l1").then(pl.lit("unicorn")).otherwise("race")))
-    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'race' in the anonymized table: values \\['unicorn'\\] are not nodes"):
+    con = _con(
+        TABLE_I, TABLE_IB.with_columns(race=pl.when(pl.col("id") == "l1").then(pl.lit("unicorn")).otherwise("race"))
+    )
+    with pytest.raises(
+        pa.ValueNotInHierarchyError, match="column 'race' in the anonymized table: values \\['unicorn'\\] are not nodes"
+    ):
         metric_pairs(con, "o", "a", Q)
 
 
 def test_original_value_not_a_leaf_or_null() -> None:
-    con = _con(TABLE_I.with_columns(race=pl.when(pl.col("id") == "l1").then(pl.lit("felidae")).otherwise("race")), TABLE_IB)
-    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'race' in the original table: values \\['felidae'\\] are not leaves"):
+    con = _con(
+        TABLE_I.with_columns(race=pl.when(pl.col("id") == "l1").then(pl.lit("felidae")).otherwise("race")), TABLE_IB
+    )
+    with pytest.raises(
+        pa.ValueNotInHierarchyError, match="column 'race' in the original table: values \\['felidae'\\] are not leaves"
+    ):
         metric_pairs(con, "o", "a", Q)
     con = _con(TABLE_I.with_columns(gender=pl.when(pl.col("id") == "l2").then(None).otherwise("gender")), TABLE_IB)
     with pytest.raises(pa.NullValueError, match="column 'gender' in the original table has null values"):

@@ -53,7 +53,9 @@ def test_names_families_and_defaults() -> None:
     assert cost.columns == [n for n, m in METRICS.items() if m.family == "cost"]
     cells = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "cells")
     assert cells.columns[0] == "loss" and "granularity" not in cells.columns
-    assert compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "classes").columns[0] == "discernibility"  # cm skipped
+    assert (
+        compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "classes").columns[0] == "discernibility"
+    )  # cm skipped
     both = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["ncp", "cost", "ncp"])
     assert both.columns == ["ncp", *[c for c in cost.columns if c != "ncp"]]  # once each, in order of first mention
     assert all_but_sensitive.schema == {n: METRICS[n].dtype for n in all_but_sensitive.columns}
@@ -92,14 +94,19 @@ def test_figure_4_cost_matrix_with_any_edge_weights() -> None:
     assert c[i("a"), i("*")] == pytest.approx(omega["a"] + omega["A"]) and c[i("*"), i("a")] == 0
     assert c[i("a"), i("c")] == pytest.approx(omega["a"]) and c[i("c"), i("a")] == pytest.approx(omega["c"])
     assert c[i("e"), i("B")] == pytest.approx(omega["e"]) and c[i("B"), i("e")] == 0
-    assert c[i("A"), i("d")] == pytest.approx(omega["A"]) and c[i("d"), i("A")] == pytest.approx(omega["d"] + omega["B"])
+    assert c[i("A"), i("d")] == pytest.approx(omega["A"]) and c[i("d"), i("A")] == pytest.approx(
+        omega["d"] + omega["B"]
+    )
     assert np.all(np.diag(c) == 0) and np.all(c[i("*")] == 0)  # the root's row is zero
     assert np.allclose(cost_matrix(FIG2, lambda h: w), c)
 
 
 def test_merge_cost_is_the_cost_of_publishing_the_merge() -> None:
     """MC(C1, C2) equals the NCP added by publishing both classes at their LCA tuple."""
-    costs = {q: cost_matrix(h, lambda hh, q=q: edge_weights("ncp", ANIMAL_HIERARCHIES)[q]) for q, h in ANIMAL_HIERARCHIES.items()}
+    costs = {
+        q: cost_matrix(h, lambda hh, q=q: edge_weights("ncp", ANIMAL_HIERARCHIES)[q])
+        for q, h in ANIMAL_HIERARCHIES.items()
+    }
     ids = {q: h.id_of for q, h in ANIMAL_HIERARCHIES.items()}
     x = {"gender": ids["gender"]("M"), "race": ids["race"]("cat")}
     y = {"gender": ids["gender"]("F"), "race": ids["race"]("lion")}
@@ -115,10 +122,14 @@ def test_merge_cost_is_the_cost_of_publishing_the_merge() -> None:
 def test_adult_report_metrics_match_compute_on_rows(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
     """The report's metrics, computed on the class aggregates, equal compute() on the rows (with suppression)."""
     original = adult.with_row_index("row")
-    result = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, insensitive="row", k=20, max_suppressed=300)
+    result = pa.anonymize(
+        original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, insensitive="row", k=20, max_suppressed=300
+    )
     assert result.report["suppressed"] > 0
     published = result.collect()
-    rows = compute(original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["details"]["levels"])
+    rows = compute(
+        original, published, ADULT_QIDS, adult_hierarchies, key="row", k=20, levels=result.report["details"]["levels"]
+    )
     report = result.report["metrics"]
     assert list(report) == rows.columns
     for name, value in rows.row(0, named=True).items():
@@ -151,8 +162,22 @@ def files(tmp_path: Path) -> Path:
 
 
 def test_cli_prints_a_table_and_writes_json(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--hierarchy", "gender=suppress",
-               "--hierarchy", f"race={files / 'race.csv'}", "--k", "3", "--by-attribute", "--json", str(files / "m.json")])
+    rc = main(
+        [
+            "metrics",
+            str(files / "t.parquet"),
+            str(files / "tb.csv"),
+            "--hierarchy",
+            "gender=suppress",
+            "--hierarchy",
+            f"race={files / 'race.csv'}",
+            "--k",
+            "3",
+            "--by-attribute",
+            "--json",
+            str(files / "m.json"),
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["metric", "table", "gender", "race"]
@@ -166,7 +191,9 @@ def test_cli_takes_a_job_file(files: Path, capsys: pytest.CaptureFixture[str]) -
     job = files / "job.toml"
     job.write_text('input = "t.parquet"\noutput = "out.parquet"\nk = 3\n[qids.gender]\nhierarchy = "suppress"\n'
                    '[qids.race]\nhierarchy = "race.csv"\n')  # fmt: skip
-    assert main(["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--job", str(job), "--names", "cost,k"]) == 0
+    assert (
+        main(["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--job", str(job), "--names", "cost,k"]) == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[1:]] == [n for n, m in METRICS.items() if m.family == "cost"] + ["k"]
     assert lines[-1].split() == ["k", "3"]

@@ -29,7 +29,9 @@ def test_rows_removed_without_a_key() -> None:
 
 def test_key_not_unique() -> None:
     doubled = pl.concat([TABLE_IB, TABLE_IB.head(1)])
-    with pytest.raises(pa.InvalidParameterError, match="key 'id' is not unique in the anonymized table: the join gave 7 rows"):
+    with pytest.raises(
+        pa.InvalidParameterError, match="key 'id' is not unique in the anonymized table: the join gave 7 rows"
+    ):
         compute(TABLE_I, doubled, Q, ANIMAL_HIERARCHIES, key="id")
 
 
@@ -41,14 +43,22 @@ def test_key_missing_or_a_qid() -> None:
 
 
 def test_original_value_not_a_leaf() -> None:
-    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'race' in the original table: 1 distinct values are not leaves.*'unicorn'"):
+    with pytest.raises(
+        pa.ValueNotInHierarchyError,
+        match="column 'race' in the original table: 1 distinct values are not leaves.*'unicorn'",
+    ):
         compute(TABLE_I.with_columns(race=pl.lit("unicorn")), TABLE_IB, Q, ANIMAL_HIERARCHIES)
-    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'race' in the original table: .* inner nodes.*'felidae'"):
+    with pytest.raises(
+        pa.ValueNotInHierarchyError, match="column 'race' in the original table: .* inner nodes.*'felidae'"
+    ):
         compute(TABLE_I.with_columns(race=pl.lit("felidae")), TABLE_IB, Q, ANIMAL_HIERARCHIES)
 
 
 def test_published_value_not_a_node() -> None:
-    with pytest.raises(pa.ValueNotInHierarchyError, match="column 'gender' in the anonymized table: 1 distinct values are not nodes.*'X'"):
+    with pytest.raises(
+        pa.ValueNotInHierarchyError,
+        match="column 'gender' in the anonymized table: 1 distinct values are not nodes.*'X'",
+    ):
         compute(TABLE_I, TABLE_IB.with_columns(gender=pl.lit("X")), Q, ANIMAL_HIERARCHIES)
 
 

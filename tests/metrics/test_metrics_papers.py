@@ -87,16 +87,26 @@ TABLE_I_EXPECTED = {
     "suppressed": 0,
     # gender: P = Q = (1/2, 1/2); race over cat, lion, tiger, dog, wolf, dolphin, whale:
     # mammals' 3 rows spread 3/7 each, cetaceans' 3 rows 3/2 each
-    "hellinger": (0 + hell([1 / 6, 1 / 6, 0, 1 / 6, 0, 1 / 6, 2 / 6],
-                           [1 / 14, 1 / 14, 1 / 14, 1 / 14, 1 / 14, 1 / 14 + 1 / 4, 1 / 14 + 1 / 4])) / 2,
+    "hellinger": (
+        0
+        + hell(
+            [1 / 6, 1 / 6, 0, 1 / 6, 0, 1 / 6, 2 / 6],
+            [1 / 14, 1 / 14, 1 / 14, 1 / 14, 1 / 14, 1 / 14 + 1 / 4, 1 / 14 + 1 / 4],
+        )
+    )
+    / 2,
     # V(gender, race) in D: phi^2 = 4 * 1/3 + 2 * 1/6 - 1 = 2/3, min(2, 5) - 1 = 1; in D' gender is constant: 0
     "cramers_v": math.sqrt(2 / 3),
     # pairs (gender, race), (gender, habitat), (race, habitat); D' generalizes gender to one value
     "mi_loss": (
         (4 / 6 * ln(2) - 0)
         + (1 / 6 * ln(1 / 2) + 2 / 6 * ln(2) + 3 / 6 * ln(3 / 2) - 0)
-        + ((4 / 6 * ln(3 / 2) + 1 / 6 * ln(3) + 1 / 6 * ln(3 / 4)) - (3 / 6 * ln(3 / 2) + 2 / 6 * ln(2) + 1 / 6 * ln(1 / 2)))
-    ) / 3,
+        + (
+            (4 / 6 * ln(3 / 2) + 1 / 6 * ln(3) + 1 / 6 * ln(3 / 4))
+            - (3 / 6 * ln(3 / 2) + 2 / 6 * ln(2) + 1 / 6 * ln(1 / 2))
+        )
+    )
+    / 3,
 }
 
 
@@ -114,7 +124,9 @@ def test_table_i_every_metric() -> None:
     """Paper 000 Table I -> Table Ib, every metric."""
     original = TABLE_I.with_columns(habitat=pl.Series(HABITAT))
     published = TABLE_IB.with_columns(habitat=pl.Series(HABITAT))
-    got = compute(original, published, ANIMALS, ANIMAL_HIERARCHIES, list(METRICS), sensitive="habitat", k=3).row(0, named=True)
+    got = compute(original, published, ANIMALS, ANIMAL_HIERARCHIES, list(METRICS), sensitive="habitat", k=3).row(
+        0, named=True
+    )
     _check(got, TABLE_I_EXPECTED)
 
 
@@ -133,7 +145,9 @@ def test_table_i_per_attribute() -> None:
     assert gender["ambiguity"] == 2.0 and race["ambiguity"] == (3 * 7 + 3 * 2) / 6
     assert gender["hellinger"] == 0.0
     assert gender["cramers_v"] == race["cramers_v"] == pytest.approx(math.sqrt(2 / 3))
-    assert gender["mi_loss"] == pytest.approx((4 / 6 * ln(2) + 1 / 6 * ln(1 / 2) + 2 / 6 * ln(2) + 3 / 6 * ln(3 / 2)) / 2)
+    assert gender["mi_loss"] == pytest.approx(
+        (4 / 6 * ln(2) + 1 / 6 * ln(1 / 2) + 2 / 6 * ln(2) + 3 / 6 * ln(3 / 2)) / 2
+    )
 
 
 def test_table_i_with_levels() -> None:
@@ -145,7 +159,9 @@ def test_table_i_with_levels() -> None:
 
 def test_table_i_suppressed_row() -> None:
     """Table Ib without l6, lined up by id: l6 counts as suppressed, published at the roots for the cells."""
-    got = compute(TABLE_I, TABLE_IB.filter(pl.col("id") != "l6"), ANIMALS, ANIMAL_HIERARCHIES, key="id", k=2).row(0, named=True)
+    got = compute(TABLE_I, TABLE_IB.filter(pl.col("id") != "l6"), ANIMALS, ANIMAL_HIERARCHIES, key="id", k=2).row(
+        0, named=True
+    )
     assert got["suppressed"] == 1
     assert got["discernibility"] == 3**2 + 2**2 + 6 * 1  # a suppressed row costs |D| (Bayardo and Agrawal)
     assert got["n_classes"] == 2 and got["min_class_size"] == 2
@@ -193,7 +209,9 @@ def test_table_i_normalized() -> None:
     """Each metric over its value on T* (hand values), or over its own range; aliases as ncp."""
     original = TABLE_I.with_columns(habitat=pl.Series(HABITAT))
     published = TABLE_IB.with_columns(habitat=pl.Series(HABITAT))
-    got = compute(original, published, ANIMALS, ANIMAL_HIERARCHIES, list(METRICS), sensitive="habitat", k=3, normalized=True)
+    got = compute(
+        original, published, ANIMALS, ANIMAL_HIERARCHIES, list(METRICS), sensitive="habitat", k=3, normalized=True
+    )
     assert set(T_STAR_I_ALL) | set(SCALE_I) | {"iloss", "granularity", "squared_distance_error"} == set(METRICS)
     for name, raw in TABLE_I_EXPECTED.items():
         divisor = T_STAR_I_ALL.get(METRICS[name].alias_of or name, SCALE_I.get(name))
@@ -207,7 +225,9 @@ def test_normalized_t_star_is_one() -> None:
     """The fully suppressed table itself normalizes to 1 wherever T* is the divisor."""
     original = TABLE_I.with_columns(habitat=pl.Series(HABITAT))
     star = original.with_columns(gender=pl.lit("*"), race=pl.lit("mammals"))
-    got = compute(original, star, ANIMALS, ANIMAL_HIERARCHIES, sensitive="habitat", k=3, normalized=True, by_attribute=True)
+    got = compute(
+        original, star, ANIMALS, ANIMAL_HIERARCHIES, sensitive="habitat", k=3, normalized=True, by_attribute=True
+    )
     for name in got.columns[1:]:
         if METRICS[name].scale is None and name != "squared_distance_error":
             assert got[name].to_list() == pytest.approx([1.0, 1.0]), name
@@ -281,13 +301,16 @@ FIG2_EXPECTED = {
         (ln(2) - (ln(3) + 2 * ln(3 / 2)) / 3)
         + (ln(2) - (2 / 6 * ln(2) + 1 / 6 * ln(1 / 2) + 3 / 6 * ln(3 / 2)))
         + ((4 / 6 * ln(4 / 3) + 2 / 6 * ln(2 / 3)) - 4 / 6 * ln(2))
-    ) / 3,
+    )
+    / 3,
 }
 
 
 def test_figure_2_every_metric() -> None:
     """Paper 001 Figure 2 hierarchy with a gender attribute, three classes of 2, every metric."""
-    got = compute(FIG2_ORIGINAL, FIG2_PUBLISHED, ["Q", "G"], FIG2_H, list(METRICS), sensitive="S", k=2).row(0, named=True)
+    got = compute(FIG2_ORIGINAL, FIG2_PUBLISHED, ["Q", "G"], FIG2_H, list(METRICS), sensitive="S", k=2).row(
+        0, named=True
+    )
     _check(got, FIG2_EXPECTED)
 
 
@@ -310,8 +333,13 @@ def test_numeric_attribute() -> None:
     # leaf intervals over the domain 38 - 30 = 8: 30-34 spans 30..31 (1/8), 35 spans 0, 30-39 spans 8/8
     assert got["information_loss"] == pytest.approx(2 * 1 / 8 + 0 + 1)
     # a numeric and a non-numeric qid: the record distance uses the numeric one only
-    two = compute(original.with_columns(g=pl.lit("F")), published.with_columns(g=pl.lit("*")), ["age", "g"],
-                  {"age": h, "g": pa.Hierarchy.suppression(["F"])}, "squared_distance_error")
+    two = compute(
+        original.with_columns(g=pl.lit("F")),
+        published.with_columns(g=pl.lit("*")),
+        ["age", "g"],
+        {"age": h, "g": pa.Hierarchy.suppression(["F"])},
+        "squared_distance_error",
+    )
     assert two.item() == pytest.approx(5.5)
 
 

@@ -94,7 +94,9 @@ def test_generalizing_one_more_cell_never_lowers_cell_losses(p: tuple, data: st.
     chain = _ancestors(hs[q], published[q][row])
     if len(chain) == 1:
         return  # already the root
-    more = published.with_columns(pl.when(pl.int_range(pl.len()) == row).then(pl.lit(chain[1])).otherwise(pl.col(q)).alias(q))
+    more = published.with_columns(
+        pl.when(pl.int_range(pl.len()) == row).then(pl.lit(chain[1])).otherwise(pl.col(q)).alias(q)
+    )
     before, after = _all(original, published, hs), _all(original, more, hs)
     for name in CELL_MONOTONE:
         assert after[name] >= before[name] - 1e-9, name
@@ -144,7 +146,9 @@ def test_values_stay_in_their_ranges(p: tuple) -> None:
     assert got["ambiguity"] >= 1.0 - 1e-12 and 0 <= got["diameter"] <= m
     assert n <= got["discernibility"] <= n * n
     assert got["min_class_size"] * got["n_classes"] <= n
-    with_s = compute(original.with_columns(s=pl.col("q0")), published.with_columns(s=pl.col("q0")), QIDS, hs, "cm", sensitive="s")
+    with_s = compute(
+        original.with_columns(s=pl.col("q0")), published.with_columns(s=pl.col("q0")), QIDS, hs, "cm", sensitive="s"
+    )
     assert 0.0 <= with_s.item() <= 1.0
 
 

@@ -39,7 +39,9 @@ def test_every_metric_has_a_macro_and_back() -> None:
 
 def _sql(con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None,
          k: int | None) -> pl.DataFrame:  # fmt: skip
-    return con.sql(f"FROM {METRICS[name].sql}('o', 'a', ?, key := ?, sensitive := ?, k := ?)", params=[qids, key, sensitive, k]).pl()
+    return con.sql(
+        f"FROM {METRICS[name].sql}('o', 'a', ?, key := ?, sensitive := ?, k := ?)", params=[qids, key, sensitive, k]
+    ).pl()
 
 
 def _sql_of(con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None,
@@ -79,8 +81,12 @@ def _connect(original: pl.DataFrame, anonymized: pl.DataFrame, hierarchies: dict
 
 # ------------------------------------------------------------------ small hand tables
 HABITAT = pl.Series("habitat", ["land", "land", "land", "sea", "sea", "land"])
-FIG2_ORIGINAL = pl.DataFrame({"Q": ["a", "b", "c", "d", "e", "f"], "G": ["M", "M", "F", "F", "M", "F"], "S": list("xxyxyy")})
-FIG2_PUBLISHED = FIG2_ORIGINAL.with_columns(Q=pl.Series(["A", "A", "*", "*", "*", "*"]), G=pl.Series(["M", "M", "F", "F", "*", "*"]))
+FIG2_ORIGINAL = pl.DataFrame(
+    {"Q": ["a", "b", "c", "d", "e", "f"], "G": ["M", "M", "F", "F", "M", "F"], "S": list("xxyxyy")}
+)
+FIG2_PUBLISHED = FIG2_ORIGINAL.with_columns(
+    Q=pl.Series(["A", "A", "*", "*", "*", "*"]), G=pl.Series(["M", "M", "F", "F", "*", "*"])
+)
 AGES = pa.Hierarchy.intervals([30, 31, 35, 38, 52], [5, 10])
 SMALL = {
     "table_i": (TABLE_I.with_columns(HABITAT), TABLE_IB.with_columns(HABITAT), ANIMAL_HIERARCHIES, "habitat", None, 3),
@@ -127,7 +133,9 @@ ADULT_CASES = [(5, 0), (20, 300), (100, 0)]
 def adult_case(request: pytest.FixtureRequest, adult: pl.DataFrame, adult_hierarchies: dict) -> tuple:
     k, max_suppressed = request.param
     original = adult.with_row_index("row")
-    anonymized = pa.anonymize(original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, insensitive="row", k=k, max_suppressed=max_suppressed).collect()
+    anonymized = pa.anonymize(
+        original, qids=ADULT_QIDS, hierarchies=adult_hierarchies, insensitive="row", k=k, max_suppressed=max_suppressed
+    ).collect()
     if max_suppressed:
         assert anonymized.height < original.height  # rows were removed: lined up by key
     key = "row" if max_suppressed else None
@@ -198,7 +206,9 @@ def test_every_macro_matches_polars_on_random_hierarchies(p: tuple) -> None:
     prepared = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in METRICS:
         assert_agree(_sql(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name)
-        assert_agree(_sql_of(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name)
+        assert_agree(
+            _sql_of(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name
+        )
 
 
 @pytest.mark.parametrize("name", sorted(set(METRICS) - {"k"}))
@@ -216,17 +226,21 @@ def test_pairs_with_many_sensitive_values_match_polars() -> None:
     con = _connect(original, published, ANIMAL_HIERARCHIES)
     data = prepare(original, published, ["gender", "race"], ANIMAL_HIERARCHIES, sensitive="s", k=3)
     for name in ("cm", "mi_loss", "ncp", "discernibility", "cramers_v"):
-        assert_agree(_sql_of(con, name, ["gender", "race"], key=None, sensitive="s", k=3), METRICS[name](data).collect(), name)
+        assert_agree(
+            _sql_of(con, name, ["gender", "race"], key=None, sensitive="s", k=3), METRICS[name](data).collect(), name
+        )
 
 
 def test_pairs_with_too_many_codes_for_a_bigint_match_polars() -> None:
     """16 qids of 17 codes each: 17**16 > 2**62, so metric_pairs packs the tuples as HUGEINT."""
     leaves = [chr(ord("a") + j) for j in range(15)]
     hs = {f"q{i}": pa.Hierarchy.suppression(leaves) for i in range(16)}
-    original = pl.DataFrame({q: [leaves[(r * (i + 3)) % 15] for r in range(40)] for i, q in enumerate(hs)}).with_columns(
-        s=pl.Series([str(r % 3) for r in range(40)])
+    original = pl.DataFrame(
+        {q: [leaves[(r * (i + 3)) % 15] for r in range(40)] for i, q in enumerate(hs)}
+    ).with_columns(s=pl.Series([str(r % 3) for r in range(40)]))
+    published = original.with_columns(
+        pl.when(pl.int_range(pl.len()) % 2 == 0).then(pl.lit("*")).otherwise(pl.col(q)).alias(q) for q in ["q0", "q5"]
     )
-    published = original.with_columns(pl.when(pl.int_range(pl.len()) % 2 == 0).then(pl.lit("*")).otherwise(pl.col(q)).alias(q) for q in ["q0", "q5"])
     con = _connect(original, published, hs)
     data = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in ("ncp", "modified", "discernibility", "cm", "mi_loss", "squared_distance_error"):
@@ -238,7 +252,9 @@ def test_pairs_tables_made_in_sql_alone_match_polars() -> None:
     original, anonymized, hierarchies, sensitive, key, k = SMALL["table_i_suppressed"]
     con = _connect(original, anonymized, hierarchies)
     qids = list(hierarchies)
-    con.execute("CREATE TEMP TABLE pr AS FROM anon_metric_pairs('o', 'a', ?, key := ?, sensitive := ?)", [qids, key, sensitive])
+    con.execute(
+        "CREATE TEMP TABLE pr AS FROM anon_metric_pairs('o', 'a', ?, key := ?, sensitive := ?)", [qids, key, sensitive]
+    )
     for part in ("cells", "classes", "joint"):
         con.execute(f"CREATE TEMP TABLE pr_{part} AS FROM anon_metric_{part}_of('pr', ?)", [qids])
     data = prepare(original, anonymized, qids, hierarchies, key=key, sensitive=sensitive, k=k)

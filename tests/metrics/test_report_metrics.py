@@ -12,7 +12,9 @@ from polars_anon.metrics import METRICS
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I
 
-NAMES = [n for n, m in METRICS.items() if not m.needs_sensitive and not m.alias_of]  # the report lists each quantity once
+NAMES = [
+    n for n, m in METRICS.items() if not m.needs_sensitive and not m.alias_of
+]  # the report lists each quantity once
 CASES = [
     ("fulldomain", {}),
     ("greedy", {}),
@@ -22,9 +24,13 @@ CASES = [
 ]
 
 
-def assert_report_matches(original: pl.DataFrame, qids: list[str], hierarchies: dict, k: int, method: str, options: dict) -> dict:
+def assert_report_matches(
+    original: pl.DataFrame, qids: list[str], hierarchies: dict, k: int, method: str, options: dict
+) -> dict:
     insensitive = [c for c in ("n",) if c in original.columns]  # the row number added to Table I
-    result = pa.anonymize(original, qids=qids, hierarchies=hierarchies, insensitive=insensitive, k=k, method=method, **options)
+    result = pa.anonymize(
+        original, qids=qids, hierarchies=hierarchies, insensitive=insensitive, k=k, method=method, **options
+    )
     published = result.collect()
     report = result.report["metrics"]
     assert set(report) == set(NAMES), (method, options)
@@ -47,7 +53,9 @@ def test_report_metrics_equal_compute_on_table_i(method: str, options: dict) -> 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("method", "options"), CASES)
-def test_report_metrics_equal_compute_on_adult(method: str, options: dict, adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+def test_report_metrics_equal_compute_on_adult(
+    method: str, options: dict, adult: pl.DataFrame, adult_hierarchies: dict
+) -> None:
     qids = ADULT_QIDS[:5]
     report = assert_report_matches(adult, qids, {q: adult_hierarchies[q] for q in qids}, 25, method, options)
     assert report["ncp"] > 0
@@ -67,6 +75,9 @@ def test_relaxed_mondrian_splits_a_tuple_and_the_report_counts_both_parts() -> N
 def test_mdav_reports_no_hierarchy_metrics() -> None:
     """MDAV publishes means and modes (aggregate) or permuted leaves (permute): no tuple map of hierarchy nodes."""
     original = pl.DataFrame({"age": [str(a) for a in (30, 31, 35, 38, 52, 53)], "g": list("FMFMFM")})
-    hierarchies = {"age": pa.Hierarchy.intervals([30, 31, 35, 38, 52, 53], [5, 10]), "g": pa.Hierarchy.suppression(["F", "M"])}
+    hierarchies = {
+        "age": pa.Hierarchy.intervals([30, 31, 35, 38, 52, 53], [5, 10]),
+        "g": pa.Hierarchy.suppression(["F", "M"]),
+    }
     result = pa.anonymize(original, qids=["age", "g"], hierarchies=hierarchies, k=2, method="mdav", publish="aggregate")
     assert result.report["metrics"] == {}

@@ -8,10 +8,12 @@ import pytest
 from polars_anon.errors import ColumnNotFoundError
 from polars_anon.privacy import homogeneity_rate, l_diversity, ml_inference, record_linkage, t_closeness
 
-T = pl.DataFrame({
-    "q": ["a", "a", "a", "b", "b", "c", "c", "c", "c"],
-    "s": ["x", "x", "x", "x", "y", "x", "y", "y", "z"],
-})
+T = pl.DataFrame(
+    {
+        "q": ["a", "a", "a", "b", "b", "c", "c", "c", "c"],
+        "s": ["x", "x", "x", "x", "y", "x", "y", "y", "z"],
+    }
+)
 
 
 def test_homogeneity_rate():

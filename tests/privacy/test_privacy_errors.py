@@ -26,22 +26,58 @@ def run(**kw):
 @pytest.mark.parametrize(
     ("make", "error", "message"),
     [
-        (lambda: pa.LDiversity("disease", l=0), InvalidParameterError, r"l-diversity on 'disease': l must be an integer >= 1, got 0"),
+        (
+            lambda: pa.LDiversity("disease", l=0),
+            InvalidParameterError,
+            r"l-diversity on 'disease': l must be an integer >= 1, got 0",
+        ),
         (lambda: pa.LDiversity("disease", l=2.5), InvalidParameterError, r"l must be an integer >= 1, got 2.5"),
-        (lambda: pa.LDiversity("disease", l=2, variant="recursive"), InvalidParameterError, r"c must be a number > 0, got None"),
-        (lambda: pa.LDiversity("disease", l=2, variant="mean"), InvalidParameterError, r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'"),
-        (lambda: pa.TCloseness("disease", t=1.5), InvalidParameterError, r"t-closeness on 'disease': t must be a number in \[0, 1\], got 1.5"),
+        (
+            lambda: pa.LDiversity("disease", l=2, variant="recursive"),
+            InvalidParameterError,
+            r"c must be a number > 0, got None",
+        ),
+        (
+            lambda: pa.LDiversity("disease", l=2, variant="mean"),
+            InvalidParameterError,
+            r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'",
+        ),
+        (
+            lambda: pa.TCloseness("disease", t=1.5),
+            InvalidParameterError,
+            r"t-closeness on 'disease': t must be a number in \[0, 1\], got 1.5",
+        ),
         (lambda: pa.TCloseness("disease", t=-0.1), InvalidParameterError, r"t must be a number in \[0, 1\], got -0.1"),
-        (lambda: pa.TCloseness("disease", t=0.2, distance="manhattan"), InvalidParameterError, r"distance must be one of"),
+        (
+            lambda: pa.TCloseness("disease", t=0.2, distance="manhattan"),
+            InvalidParameterError,
+            r"distance must be one of",
+        ),
         (lambda: pa.DeltaDisclosure("disease", delta=0), InvalidParameterError, r"delta must be a number > 0, got 0"),
         (lambda: pa.BetaLikeness("disease", beta=-1), InvalidParameterError, r"beta must be a number > 0, got -1"),
-        (lambda: pa.KMap(5, sampling_fraction=0), InvalidParameterError, r"k-map: sampling_fraction must be a number in \(0, 1\], got 0"),
-        (lambda: pa.KMap(5, sampling_fraction=1.5), InvalidParameterError, r"sampling_fraction must be a number in \(0, 1\], got 1.5"),
+        (
+            lambda: pa.KMap(5, sampling_fraction=0),
+            InvalidParameterError,
+            r"k-map: sampling_fraction must be a number in \(0, 1\], got 0",
+        ),
+        (
+            lambda: pa.KMap(5, sampling_fraction=1.5),
+            InvalidParameterError,
+            r"sampling_fraction must be a number in \(0, 1\], got 1.5",
+        ),
         (lambda: pa.KMap(5), InvalidParameterError, r"give exactly one of population"),
-        (lambda: pa.PopulationUniqueness(0.01, sampling_fraction=2.0), InvalidParameterError, r"population-uniqueness: sampling_fraction must be a number in \(0, 1\], got 2.0"),
+        (
+            lambda: pa.PopulationUniqueness(0.01, sampling_fraction=2.0),
+            InvalidParameterError,
+            r"population-uniqueness: sampling_fraction must be a number in \(0, 1\], got 2.0",
+        ),
         (lambda: pa.DeltaPresence(T, dmin=0.6, dmax=0.5), InvalidParameterError, r"dmin=0.6 is above dmax=0.5"),
         (lambda: pa.Risk("marketer", highest=0.2), InvalidParameterError, r"marketer risk is an average"),
-        (lambda: pa.AverageRisk(0), InvalidParameterError, r"average-risk: threshold must be a number in \(0, 1\], got 0"),
+        (
+            lambda: pa.AverageRisk(0),
+            InvalidParameterError,
+            r"average-risk: threshold must be a number in \(0, 1\], got 0",
+        ),
     ],
 )
 def test_model_parameters_are_refused(make, error, message) -> None:
@@ -65,7 +101,10 @@ def test_not_a_model() -> None:
 
 
 def test_l_above_the_distinct_values_names_the_largest_l() -> None:
-    with pytest.raises(InfeasibleError, match=r"l-diversity on 'disease' \(l=4.*cannot be met .* 3 distinct values .* largest l that can be met is 3"):
+    with pytest.raises(
+        InfeasibleError,
+        match=r"l-diversity on 'disease' \(l=4.*cannot be met .* 3 distinct values .* largest l that can be met is 3",
+    ):
         run(privacy=[pa.LDiversity("disease", l=4)])
 
 
@@ -81,7 +120,9 @@ def test_population_that_does_not_contain_the_sample() -> None:
 
 
 def test_population_model_needs_a_full_domain_method() -> None:
-    with pytest.raises(InvalidParameterError, match=r"needs a method that generalizes every population record .* got method 'greedy'"):
+    with pytest.raises(
+        InvalidParameterError, match=r"needs a method that generalizes every population record .* got method 'greedy'"
+    ):
         run(privacy=[pa.KMap(2, population=T)], method="greedy")
 
 
@@ -104,13 +145,20 @@ def test_hierarchical_distance_refuses_a_value_that_is_not_a_leaf() -> None:
 
 def test_job_file_refusals_name_model_key_and_value() -> None:
     base = {"input": "a.parquet", "output": "o.parquet", "k": 2, "qids": {"sex": {"hierarchy": "suppress"}}}
-    with pytest.raises(InvalidParameterError, match=r"\[\[privacy\]\] table 1 \(model 'l-diversity'\) does not take option 'lvalue'"):
+    with pytest.raises(
+        InvalidParameterError, match=r"\[\[privacy\]\] table 1 \(model 'l-diversity'\) does not take option 'lvalue'"
+    ):
         Job.from_dict(base | {"privacy": [{"model": "l-diversity", "attribute": "s", "lvalue": 2}]})
-    with pytest.raises(InvalidParameterError, match=r"\[\[privacy\]\] table 1 \(model 't-closeness'\): option 't' must be a number, got 'low'"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"\[\[privacy\]\] table 1 \(model 't-closeness'\): option 't' must be a number, got 'low'",
+    ):
         Job.from_dict(base | {"privacy": [{"model": "t-closeness", "attribute": "s", "t": "low"}]})
     with pytest.raises(InvalidParameterError, match=r"\[\[privacy\]\] table 1 has no 'model' key"):
         Job.from_dict(base | {"privacy": [{"attribute": "s"}]})
-    with pytest.raises(InvalidParameterError, match=r"\[\[privacy\]\] table 1: model must be one of .* got 'l-diversty'"):
+    with pytest.raises(
+        InvalidParameterError, match=r"\[\[privacy\]\] table 1: model must be one of .* got 'l-diversty'"
+    ):
         Job.from_dict(base | {"privacy": [{"model": "l-diversty"}]})
 
 
@@ -120,5 +168,19 @@ def test_cli_refusal_is_one_line_exit_2(tmp_path, capsys) -> None:
     assert main(["risk", str(path), "--qids", "age", "--sampling-fraction", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "sampling_fraction must be a number in (0, 1], got 0.0" in err
-    assert main(["check", str(path), "--qids", "age", "--k", "1", "--model", "{model = 'l-diversity', attribute = 'disease', l = 0}"]) == 2
+    assert (
+        main(
+            [
+                "check",
+                str(path),
+                "--qids",
+                "age",
+                "--k",
+                "1",
+                "--model",
+                "{model = 'l-diversity', attribute = 'disease', l = 0}",
+            ]
+        )
+        == 2
+    )
     assert "l must be an integer >= 1, got 0" in capsys.readouterr().err

@@ -50,7 +50,9 @@ def test_hierarchical_distance_hand_example() -> None:
     EMD = 1/8 + 1/2 = 5/8 (Li et al.'s cost(N) = level(N)/H min(pos, neg)).
     """
     h = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
-    t = pl.DataFrame({"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]})
+    t = pl.DataFrame(
+        {"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]}
+    )
     m = _measures(TCloseness("s", t=0.5, distance="hierarchical", hierarchy=h), t, ("q",))
     # overall: a1 2/8, a2 2/8, b1 2/8, b2 2/8
     assert m[("x",)] == pytest.approx(5 / 8)
@@ -63,7 +65,9 @@ def test_l_diversity_variants_hand_example() -> None:
     t = pl.DataFrame({"q": ["x"] * 8, "s": list("aaaabbcd")})
     assert _measures(LDiversity("s", l=3), t, ("q",))[("x",)] == 4
     p = np.array([4, 2, 1, 1]) / 8
-    assert _measures(LDiversity("s", l=3, variant="entropy"), t, ("q",))[("x",)] == pytest.approx(math.exp(-(p * np.log(p)).sum()))
+    assert _measures(LDiversity("s", l=3, variant="entropy"), t, ("q",))[("x",)] == pytest.approx(
+        math.exp(-(p * np.log(p)).sum())
+    )
     # recursive (c, 2): r1 = 4 < c (2 + 1 + 1) holds for c > 1
     ratio = _measures(LDiversity("s", l=2, variant="recursive", c=1.1), t, ("q",))[("x",)]
     assert ratio == pytest.approx(1.0)
@@ -109,7 +113,13 @@ def test_pitman_solves_its_likelihood_equations() -> None:
 
 
 def test_no_sample_uniques_means_no_population_uniques() -> None:
-    assert estimates({2: 10, 3: 4}, 10_000) == {"pitman": 0.0, "zayatz": 0.0, "snb": 0.0, "dankar": 0.0, "dankar_model": "none"}
+    assert estimates({2: 10, 3: 4}, 10_000) == {
+        "pitman": 0.0,
+        "zayatz": 0.0,
+        "snb": 0.0,
+        "dankar": 0.0,
+        "dankar_model": "none",
+    }
 
 
 def test_k_map_poisson_derivation() -> None:

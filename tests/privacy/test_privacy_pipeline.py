@@ -77,19 +77,31 @@ def test_verification_fails_closed_on_a_violating_map(tmp_path, monkeypatch) -> 
     monkeypatch.setitem(METHODS, "fulldomain", type(original)(**{**original.__dict__, "run": careless}))
     res = pa.anonymize(T, hierarchies=H, k=2, privacy=[pa.LDiversity("disease", l=3)], insensitive="zip")
     out = tmp_path / "out.parquet"
-    with pytest.raises(PrivacyModelError, match=r"independent check failed: l-diversity on 'disease' \(l=3.*classes .* violate it"):
+    with pytest.raises(
+        PrivacyModelError, match=r"independent check failed: l-diversity on 'disease' \(l=3.*classes .* violate it"
+    ):
         res.sink_parquet(out)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_report_risk_section_input_and_output(tmp_path) -> None:
-    res = pa.anonymize(T, hierarchies=H, k=2, privacy=[pa.PopulationUniqueness(0.5, sampling_fraction=0.1)], insensitive="zip")
+    res = pa.anonymize(
+        T, hierarchies=H, k=2, privacy=[pa.PopulationUniqueness(0.5, sampling_fraction=0.1)], insensitive="zip"
+    )
     report = res.sink_parquet(tmp_path / "o.parquet")
     risk = report["risk"]
     assert set(risk) == {"input", "output"}
     for side in ("input", "output"):
         r = risk[side]
-        assert {"prosecutor", "journalist", "marketer", "class_sizes", "record_risk", "sample_uniques", "population_uniqueness"} <= set(r)
+        assert {
+            "prosecutor",
+            "journalist",
+            "marketer",
+            "class_sizes",
+            "record_risk",
+            "sample_uniques",
+            "population_uniqueness",
+        } <= set(r)
         assert r["population_uniqueness"]["population_size"] == 100
     assert risk["input"]["prosecutor"]["highest"] == 1.0  # the input has unique rows
     assert risk["output"]["prosecutor"]["highest"] <= 0.5
@@ -118,10 +130,41 @@ def test_check_any_table_and_cli(tmp_path, capsys) -> None:
     assert not pa.check(T, ["age"], [pa.LDiversity("disease", l=2)])["models"][0]["satisfied"]
     path = tmp_path / "t.parquet"
     T.write_parquet(path)
-    assert main(["check", str(path), "--qids", "sex", "--k", "2", "--model", '{model = "l-diversity", attribute = "disease", l = 2}']) == 0
-    assert main(["check", str(path), "--qids", "age", "--k", "1", "--model", '{model = "l-diversity", attribute = "disease", l = 2}']) == 1
+    assert (
+        main(
+            [
+                "check",
+                str(path),
+                "--qids",
+                "sex",
+                "--k",
+                "2",
+                "--model",
+                '{model = "l-diversity", attribute = "disease", l = 2}',
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "check",
+                str(path),
+                "--qids",
+                "age",
+                "--k",
+                "1",
+                "--model",
+                '{model = "l-diversity", attribute = "disease", l = 2}',
+            ]
+        )
+        == 1
+    )
     capsys.readouterr()
-    assert main(["risk", str(path), "--qids", "age,sex", "--sampling-fraction", "0.5", "--json", str(tmp_path / "r.json")]) == 0
+    assert (
+        main(["risk", str(path), "--qids", "age,sex", "--sampling-fraction", "0.5", "--json", str(tmp_path / "r.json")])
+        == 0
+    )
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["prosecutor"]["highest"] == 1.0 and doc["population_uniqueness"]["population_size"] == 20
 
@@ -140,7 +183,9 @@ def test_delta_presence_and_k_map_with_a_population() -> None:
     out = res.collect()
     pub = population.lazy().anon.generalize(H, res.report["details"]["levels"]).collect()
     pop = pub.group_by("age", "sex").len("p")
-    joined = out.group_by("age", "sex").len("n").join(pop.with_columns(pl.col("age").cast(pl.String)), on=["age", "sex"])
+    joined = (
+        out.group_by("age", "sex").len("n").join(pop.with_columns(pl.col("age").cast(pl.String)), on=["age", "sex"])
+    )
     assert joined.height == out.group_by("age", "sex").len().height
     assert (joined["n"] / joined["p"]).max() <= 0.45 and joined["p"].min() >= 3
 
@@ -171,10 +216,14 @@ def test_verification_refuses_sensitive_values_the_input_lacks() -> None:
     from polars_anon.verify import verify_published
 
     agg = T.group_by("sex").len("size").sort("sex")
-    c = build_constraints(agg, ["sex"], 2, [pa.LDiversity("disease", l=2)], {"disease": T.group_by("sex", "disease").len("count")})
+    c = build_constraints(
+        agg, ["sex"], 2, [pa.LDiversity("disease", l=2)], {"disease": T.group_by("sex", "disease").len("count")}
+    )
     facts, _ = verify_published(T.lazy(), ["sex"], 2, c)
     assert facts["privacy"][0]["satisfied"]
-    forged = T.with_columns(pl.when(pl.col("disease") == "cancer").then(pl.lit("plague")).otherwise("disease").alias("disease"))
+    forged = T.with_columns(
+        pl.when(pl.col("disease") == "cancer").then(pl.lit("plague")).otherwise("disease").alias("disease")
+    )
     with pytest.raises(PrivacyModelError, match=r"the published column 'disease' holds values the input does not"):
         verify_published(forged.lazy(), ["sex"], 2, c)
 

@@ -56,7 +56,9 @@ MODELS = st.sampled_from(
 
 def reference_measure(model, values: list, overall: dict) -> float:
     if isinstance(model, LDiversity):
-        return {"distinct": ref.distinct_l, "entropy": ref.entropy_l}.get(model.variant, lambda v: ref.recursive_ratio(v, int(model.l)))(values)
+        return {"distinct": ref.distinct_l, "entropy": ref.entropy_l}.get(
+            model.variant, lambda v: ref.recursive_ratio(v, int(model.l))
+        )(values)
     if isinstance(model, TCloseness):
         return (ref.emd_equal if model.distance == "equal" else ref.emd_ordered)(values, overall)
     if isinstance(model, DeltaDisclosure):
@@ -142,7 +144,9 @@ def test_topdown_output_satisfies_every_model(t, k, model, budget) -> None:
     df, hs = t
     assume(k <= df.height)
     try:
-        res = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method="topdown", privacy=[model], max_suppressed=budget)
+        res = pa.anonymize(
+            df, hierarchies=hs, insensitive="row", k=k, method="topdown", privacy=[model], max_suppressed=budget
+        )
         out = res.collect()
     except InfeasibleError:
         return
@@ -193,7 +197,9 @@ def test_fulldomain_optimum_equals_exhaustive_search(t, k, model, budget) -> Non
     assume(k <= df.height)
     want = _exhaustive(df, hs, k, model, budget)
     try:
-        got = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, privacy=[model], max_suppressed=budget).report["loss"]
+        got = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, privacy=[model], max_suppressed=budget).report[
+            "loss"
+        ]
     except InfeasibleError:
         assert want is None or _whole_table_fails(df, model)
         return

@@ -21,12 +21,18 @@ ADULT = Path(__file__).resolve().parents[2] / "../shared/data/adult/adult.csv"
 CASES = [
     (LDiversity("s", l=2), "anon_l_diversity(?, ?, 's', l := 2)"),
     (LDiversity("s", l=2, variant="entropy"), "anon_l_diversity(?, ?, 's', l := 2, variant := 'entropy')"),
-    (LDiversity("s", l=2, variant="recursive", c=1.5), "anon_l_diversity(?, ?, 's', l := 2, variant := 'recursive', c := 1.5)"),
+    (
+        LDiversity("s", l=2, variant="recursive", c=1.5),
+        "anon_l_diversity(?, ?, 's', l := 2, variant := 'recursive', c := 1.5)",
+    ),
     (TCloseness("s", t=0.2), "anon_t_closeness(?, ?, 's', t := 0.2)"),
     (TCloseness("s", t=0.2, distance="ordered"), "anon_t_closeness(?, ?, 's', t := 0.2, distance := 'ordered')"),
     (DeltaDisclosure("s", delta=1.0), "anon_delta_disclosure(?, ?, 's', delta := 1.0)"),
     (BetaLikeness("s", beta=1.0), "anon_beta_likeness(?, ?, 's', beta := 1.0)"),
-    (BetaLikeness("s", beta=1.0, variant="enhanced"), "anon_beta_likeness(?, ?, 's', beta := 1.0, variant := 'enhanced')"),
+    (
+        BetaLikeness("s", beta=1.0, variant="enhanced"),
+        "anon_beta_likeness(?, ?, 's', beta := 1.0, variant := 'enhanced')",
+    ),
 ]
 
 
@@ -72,7 +78,10 @@ def _tree(data: st.DataObject, leaves: list[str], name: str) -> dict | list:
         return leaves
     cuts = sorted(data.draw(st.sets(st.integers(1, len(leaves) - 1), min_size=1, max_size=2)))
     chunks = [leaves[a:b] for a, b in zip([0, *cuts], [*cuts, len(leaves)])]
-    return {c[0] if len(c) == 1 else f"{name}{i}": None if len(c) == 1 else _tree(data, c, f"{name}{i}.") for i, c in enumerate(chunks)}
+    return {
+        c[0] if len(c) == 1 else f"{name}{i}": None if len(c) == 1 else _tree(data, c, f"{name}{i}.")
+        for i, c in enumerate(chunks)
+    }
 
 
 def _hierarchical(attribute: str, h: pa.Hierarchy, name: str | None = None, t: float = 0.2) -> tuple:
@@ -85,7 +94,9 @@ def _hierarchical(attribute: str, h: pa.Hierarchy, name: str | None = None, t: f
 @settings(max_examples=30, deadline=None)
 @given(n_leaves=st.integers(1, 7), q=st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=40),
        t=st.sampled_from([0.0, 0.1, 0.25, 0.5]), data=st.data())  # fmt: skip
-def test_hierarchical_closeness_matches_python_on_random_hierarchies(n_leaves: int, q: list[str], t: float, data) -> None:
+def test_hierarchical_closeness_matches_python_on_random_hierarchies(
+    n_leaves: int, q: list[str], t: float, data
+) -> None:
     """Random trees (uneven depths, leaves under inner nodes and under the root) and tables using some of their leaves."""
     leaves = [f"v{i}" for i in range(n_leaves)]
     h = pa.Hierarchy.from_dict({"*": _tree(data, leaves, "g")})
@@ -112,7 +123,9 @@ def test_hierarchical_closeness_hand_example() -> None:
     edges carry flow, |a1| = |a2| = 1/4 at weight 1/4 each: 1/8.
     """
     h = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
-    t = pl.DataFrame({"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]})
+    t = pl.DataFrame(
+        {"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]}
+    )
     con = duckdb.connect()
     load_hierarchies(con, {"disease": h})
     con.register("t", t.to_arrow())
@@ -142,7 +155,9 @@ def test_macros_refuse_like_python() -> None:
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["x"]}).to_arrow())
     with pytest.raises(duckdb.Error, match=r"sensitive \['salary'\] not in table 't'"):
         con.sql("FROM anon_l_diversity('t', ['q'], 'salary')").fetchall()
-    with pytest.raises(duckdb.Error, match=r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'"):
+    with pytest.raises(
+        duckdb.Error, match=r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'"
+    ):
         con.sql("FROM anon_l_diversity('t', ['q'], 's', variant := 'mean')").fetchall()
 
 
@@ -166,10 +181,21 @@ H_AB = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
     [
         (["a1", "b1"], lambda: TCloseness("s", t=0.2, distance="tree"), "distance := 'tree'"),  # type: ignore[arg-type]
         (["a1", "b1"], lambda: TCloseness("s", t=0.2, hierarchy=H_AB), "hierarchy := 'h'"),
-        (["a1", "b1"], lambda: TCloseness("s", t=0.2, distance="ordered", hierarchy=H_AB), "distance := 'ordered', hierarchy := 'h'"),
-        (["a1", "A", "zz", "B"], lambda: TCloseness("s", t=0.2, distance="hierarchical", hierarchy=H_AB),
-         "distance := 'hierarchical', hierarchy := 'h'"),  # an inner node is no leaf; 'A' is the first in text order
-        (["a1", None], lambda: TCloseness("s", t=0.2, distance="hierarchical", hierarchy=H_AB), "distance := 'hierarchical', hierarchy := 'h'"),
+        (
+            ["a1", "b1"],
+            lambda: TCloseness("s", t=0.2, distance="ordered", hierarchy=H_AB),
+            "distance := 'ordered', hierarchy := 'h'",
+        ),
+        (
+            ["a1", "A", "zz", "B"],
+            lambda: TCloseness("s", t=0.2, distance="hierarchical", hierarchy=H_AB),
+            "distance := 'hierarchical', hierarchy := 'h'",
+        ),  # an inner node is no leaf; 'A' is the first in text order
+        (
+            ["a1", None],
+            lambda: TCloseness("s", t=0.2, distance="hierarchical", hierarchy=H_AB),
+            "distance := 'hierarchical', hierarchy := 'h'",
+        ),
     ],
     ids=["unknown distance", "hierarchy with equal", "hierarchy with ordered", "not a leaf", "null"],
 )
@@ -188,10 +214,12 @@ def test_t_closeness_refuses_a_hierarchy_not_loaded() -> None:
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["a1"]}).to_arrow())
     con.register("e", pl.DataFrame({"q": [], "s": []}, schema={"q": pl.String, "s": pl.String}).to_arrow())
     where = "t-closeness on 's': "
-    assert _sql_error(con, "FROM anon_t_closeness('t', ['q'], 's', distance := 'hierarchical')") == HIERARCHY_NOT_LOADED(where=where, name="s")
-    assert _sql_error(con, "FROM anon_t_closeness('e', ['q'], 's', distance := 'hierarchical', hierarchy := 'hh')") == HIERARCHY_NOT_LOADED(
-        where=where, name="hh"
-    )
+    assert _sql_error(
+        con, "FROM anon_t_closeness('t', ['q'], 's', distance := 'hierarchical')"
+    ) == HIERARCHY_NOT_LOADED(where=where, name="s")
+    assert _sql_error(
+        con, "FROM anon_t_closeness('e', ['q'], 's', distance := 'hierarchical', hierarchy := 'hh')"
+    ) == HIERARCHY_NOT_LOADED(where=where, name="hh")
     assert CHOICE(name=f"{where}distance", allowed=["equal", "ordered", "hierarchical"], value="tree") == _sql_error(
         con, "FROM anon_t_closeness('t', ['q'], 's', distance := 'tree')"
     )

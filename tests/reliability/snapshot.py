@@ -41,4 +41,6 @@ def unchanged(folder: Path) -> Iterator[dict[str, bytes | None]]:
         added = sorted(set(after) - set(before))
         removed = sorted(set(before) - set(after))
         changed = sorted(p for p in set(before) & set(after) if before[p] != after[p])
-        assert not (added or removed or changed), f"{folder} changed: added {added}, removed {removed}, changed {changed}"
+        assert not (added or removed or changed), (
+            f"{folder} changed: added {added}, removed {removed}, changed {changed}"
+        )

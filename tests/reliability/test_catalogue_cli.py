@@ -21,19 +21,33 @@ from polars_anon import cli
 from tests.conftest import REPO
 from tests.reliability.snapshot import unchanged
 
-T = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4})
+T = pl.DataFrame(
+    {"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4}
+)
 
 CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     # (id, arguments ({w} is the working folder), words the message must contain)
-    ("check-not-utf8", ["check", "{w}/bad.csv", "--qids", "age", "--k", "2"], ("bad.csv", "not UTF-8", "0xe9", "line 3")),
-    ("check-missing-file", ["check", "{w}/nope.parquet", "--qids", "age", "--k", "2"], ("nope.parquet", "does not exist")),
+    (
+        "check-not-utf8",
+        ["check", "{w}/bad.csv", "--qids", "age", "--k", "2"],
+        ("bad.csv", "not UTF-8", "0xe9", "line 3"),
+    ),
+    (
+        "check-missing-file",
+        ["check", "{w}/nope.parquet", "--qids", "age", "--k", "2"],
+        ("nope.parquet", "does not exist"),
+    ),
     ("check-not-parquet", ["check", "{w}/notes.parquet", "--qids", "age", "--k", "2"], ("notes.parquet", "as Parquet")),
     ("check-unknown-qid", ["check", "{w}/t.parquet", "--qids", "age,zip", "--k", "2"], ("qids ['zip']",)),
     ("check-no-qids", ["check", "{w}/t.parquet", "--qids", "", "--k", "2"], ("--qids",)),
     ("check-qid-twice", ["check", "{w}/t.parquet", "--qids", "age,age", "--k", "2"], ("['age'] more than once",)),
     ("check-k-zero", ["check", "{w}/t.parquet", "--qids", "age", "--k", "0"], ("k must be an integer >= 1, got 0",)),
     ("check-k-not-int", ["check", "{w}/t.parquet", "--qids", "age", "--k", "x"], ("check", "--k", "'x'")),
-    ("check-separator", ["check", "{w}/t.csv", "--qids", "age", "--k", "2", "--separator", ";;"], ("separator", "';;'")),
+    (
+        "check-separator",
+        ["check", "{w}/t.csv", "--qids", "age", "--k", "2", "--separator", ";;"],
+        ("separator", "';;'"),
+    ),
     ("demo-method", ["demo", "--rows", "100", "--out", "{w}/demo", "--method", "magic"], ("--method", "'magic'")),
     ("demo-rows-zero", ["demo", "--rows", "0", "--out", "{w}/demo"], ("rows must be an integer >= 1, got 0",)),
     ("demo-k-zero", ["demo", "--rows", "100", "--k", "0", "--out", "{w}/demo"], ("k must be an integer >= 1, got 0",)),
@@ -44,18 +58,51 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("encode-hierarchy-form", ["encode", "{w}/t.parquet", "--hierarchy", "sex"], ("--hierarchy 'sex'", "NAME=SPEC")),
     ("encode-hierarchy-mask", ["encode", "{w}/t.parquet", "--hierarchy", "sex=mask:x"], ("sex=mask:x", "integers")),
     ("encode-hierarchy-toml", ["encode", "{w}/t.parquet", "--hierarchy", "age={ mask = "], ("age={ mask = ", "TOML")),
-    ("encode-unknown-qid", ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "zip=suppress"], ("qids ['zip']",)),
+    (
+        "encode-unknown-qid",
+        ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "zip=suppress"],
+        ("qids ['zip']",),
+    ),
     ("encode-no-hierarchy", ["encode", "{w}/t.parquet", "--encoding", "fillparent"], ("--hierarchy",)),
-    ("encode-csv-output", ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "sex=suppress",
-                           "--output", "{w}/e.csv"], ("e.csv", ".parquet")),
-    ("encode-output-exists", ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "sex=suppress",
-                              "--output", "{w}/t.parquet"], ("t.parquet", "exists")),
-    ("encode-layout", ["encode", "{w}/t.parquet", "--layout", "tall", "--hierarchy", "sex=suppress"], ("--layout", "'tall'")),
-    ("metrics-no-hierarchy", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--qids", "sex"], ("qids ['sex'] have no hierarchy",)),
-    ("metrics-unknown-name", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--names", "nope"],
-     ("unknown metric 'nope'",)),
-    ("metrics-json-exists", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--json", "{w}/t.csv"],
-     ("t.csv", "exists")),
+    (
+        "encode-csv-output",
+        ["encode", "{w}/t.parquet", "--encoding", "fillparent", "--hierarchy", "sex=suppress", "--output", "{w}/e.csv"],
+        ("e.csv", ".parquet"),
+    ),
+    (
+        "encode-output-exists",
+        [
+            "encode",
+            "{w}/t.parquet",
+            "--encoding",
+            "fillparent",
+            "--hierarchy",
+            "sex=suppress",
+            "--output",
+            "{w}/t.parquet",
+        ],
+        ("t.parquet", "exists"),
+    ),
+    (
+        "encode-layout",
+        ["encode", "{w}/t.parquet", "--layout", "tall", "--hierarchy", "sex=suppress"],
+        ("--layout", "'tall'"),
+    ),
+    (
+        "metrics-no-hierarchy",
+        ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--qids", "sex"],
+        ("qids ['sex'] have no hierarchy",),
+    ),
+    (
+        "metrics-unknown-name",
+        ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--names", "nope"],
+        ("unknown metric 'nope'",),
+    ),
+    (
+        "metrics-json-exists",
+        ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--json", "{w}/t.csv"],
+        ("t.csv", "exists"),
+    ),
     ("anonymize-no-job-file", ["anonymize", "{w}/nojob.toml"], ("nojob.toml", "cannot read job file")),
     ("anonymize-not-toml", ["anonymize", "{w}/broken.toml"], ("broken.toml", "not valid TOML")),
     ("anonymize-unknown-flag", ["anonymize", "{w}/job.toml", "--force"], ("--force",)),
@@ -73,7 +120,9 @@ def work(tmp_path: Path) -> Path:
     (w / "bad.csv").write_bytes(b"age,sex\n31,F\n33,\xe9\n")
     (w / "notes.parquet").write_text("not parquet at all")
     (w / "broken.toml").write_text("k = \n")
-    (w / "job.toml").write_text('input = "t.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n')
+    (w / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
     (w / "old-demo" / "voters.parquet").write_bytes(b"an earlier demo")
     return w
 

@@ -97,7 +97,9 @@ def work(tmp_path: Path) -> Path:
     (w / "folder.parquet").mkdir(parents=True)
     T.write_parquet(w / "t.parquet")
     T.write_csv(w / "t.csv")
-    T.with_columns(age=pl.when(pl.col("id").is_in([0, 5])).then(None).otherwise(pl.col("age"))).write_parquet(w / "nulls.parquet")
+    T.with_columns(age=pl.when(pl.col("id").is_in([0, 5])).then(None).otherwise(pl.col("age"))).write_parquet(
+        w / "nulls.parquet"
+    )
     (w / "bad.csv").write_bytes(b"id,age,sex\n1,31,F\n2,33,\xe9\n")
     return w
 
@@ -154,7 +156,9 @@ def test_null_suppress_with_proportional_refused_before_writing(
         raise AssertionError("the table was staged before the refusal")
 
     monkeypatch.setattr(Anonymized, "stage", no_write)
-    (work / "job.toml").write_text(render({"input": '"nulls.parquet"', "null": '"suppress"', "encode": '["proportional"]'}))
+    (work / "job.toml").write_text(
+        render({"input": '"nulls.parquet"', "null": '"suppress"', "encode": '["proportional"]'})
+    )
     with unchanged(work):
         code, err = run(work, capsys)
     assert code == 2

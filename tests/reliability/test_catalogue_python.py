@@ -70,10 +70,27 @@ ANONYMIZE = [
     _c("qid-not-a-column", anon(qids=["zip"]), CNF, "qids ['zip']"),
     _c("qids-empty", anon(qids=[], hierarchies={}), IPE, "qids is empty"),
     _c("qids-twice", anon(qids=["age", "sex", "age"]), IPE, "['age'] more than once"),
-    _c("hierarchies-not-a-mapping", anon(qids=["age"], hierarchies=[H["age"]]), IPE, "hierarchies must be a mapping", "list"),
-    _c("hierarchy-not-a-Hierarchy", anon(hierarchies={**H, "sex": {"*": ["F", "M"]}}), IPE, "hierarchies['sex']", "dict"),
+    _c(
+        "hierarchies-not-a-mapping",
+        anon(qids=["age"], hierarchies=[H["age"]]),
+        IPE,
+        "hierarchies must be a mapping",
+        "list",
+    ),
+    _c(
+        "hierarchy-not-a-Hierarchy",
+        anon(hierarchies={**H, "sex": {"*": ["F", "M"]}}),
+        IPE,
+        "hierarchies['sex']",
+        "dict",
+    ),
     _c("hierarchy-for-a-non-qid", anon(qids=["age"]), IPE, "hierarchies given for ['sex']", "not in qids"),
-    _c("qid-without-hierarchy", anon(qids=["age", "sex"], hierarchies={"age": H["age"]}), IPE, "qids ['sex'] have no hierarchy"),
+    _c(
+        "qid-without-hierarchy",
+        anon(qids=["age", "sex"], hierarchies={"age": H["age"]}),
+        IPE,
+        "qids ['sex'] have no hierarchy",
+    ),
     _c("k-zero", anon(k=0), IPE, "k must be an integer >= 1, got 0"),
     _c("k-float", anon(k=2.5), IPE, "got 2.5"),
     _c("k-string", anon(k="2"), IPE, "got '2'"),
@@ -88,19 +105,36 @@ ANONYMIZE = [
     _c("sensitive-in-drop", anon(sensitive="party", drop=["party"]), IPE, "sensitive 'party' is also in drop"),
     _c("sensitive-is-a-qid", anon(sensitive="age"), IPE, "sensitive 'age' is also a quasi-identifier"),
     _c("sensitive-not-a-column", anon(sensitive="income"), CNF, "sensitive ['income']"),
-    _c("sensitive-not-names", anon(sensitive=["party", 3]), IPE, "sensitive must be a column name or a list", "['party', 3]"),
+    _c(
+        "sensitive-not-names",
+        anon(sensitive=["party", 3]),
+        IPE,
+        "sensitive must be a column name or a list",
+        "['party', 3]",
+    ),
     _c("insensitive-is-a-qid", anon(insensitive=["id", "sex"]), IPE, "insensitive ['sex']"),
     _c("insensitive-not-a-column", anon(insensitive=["id", "ssn"]), CNF, "insensitive ['ssn']"),
     _c("null-policy-unknown", anon(null="drop"), IPE, "null must be one of", "'drop'"),
     _c("seed-float", anon(seed=1.5), IPE, "seed must be an integer, got 1.5"),
     _c("seed-string", anon(seed="x"), IPE, "seed must be an integer, got 'x'"),
-    _c("undeclared-identifier", anon(insensitive=()), IPE, "column 'id' is not declared", "drop=['id']", "insensitive=['id']"),
+    _c(
+        "undeclared-identifier",
+        anon(insensitive=()),
+        IPE,
+        "column 'id' is not declared",
+        "drop=['id']",
+        "insensitive=['id']",
+    ),
     _c("value-not-a-leaf", anon(data=EMU), VNH, "column 'age'", "'99'"),
     _c("nulls-refused", anon(data=NULLS), pa.NullValueError, "column 'age' has 2 null values", "null='suppress'"),
     _c("empty-table", anon(data=T.head(0), k=1), pa.InfeasibleError, "no rows"),
     _c("max-suppressed-negative", anon(max_suppressed=-1), IPE, "max_suppressed", "-1"),
-    _c("mondrian-null-without-hierarchy", anon(data=NULLS, qids=["age", "sex"], hierarchies={"sex": H["sex"]}, method="mondrian",
-                                               null="suppress"), pa.NullValueError, "column 'age' has 2 null values"),
+    _c(
+        "mondrian-null-without-hierarchy",
+        anon(data=NULLS, qids=["age", "sex"], hierarchies={"sex": H["sex"]}, method="mondrian", null="suppress"),
+        pa.NullValueError,
+        "column 'age' has 2 null values",
+    ),
     _c("mondrian-order-not-a-qid", anon(method="mondrian", order={"zip": "numeric"}), IPE, "order names ['zip']"),
     _c("mondrian-publish-unknown", anon(method="mondrian", publish="weird"), IPE, "publish", "'weird'"),
     _c("greedy-weights-not-qids", anon(method="greedy", weights={"zip": [1.0]}), IPE, "weights", "unknown ['zip']"),
@@ -112,29 +146,78 @@ ANONYMIZE = [
 ]
 
 
-
 def _model(make: Callable[[], object], **over: Any) -> Callable[[Path], object]:
     """A case body that builds a privacy model (refused at construction or by the pipeline) and anonymizes with it."""
     return lambda out: anon(privacy=[make()], **over)(out)
 
 
 PRIVACY = [
-    _c("privacy-unknown-attribute", _model(lambda: pa.LDiversity("income", l=2)), CNF, "l-diversity: attribute ['income']"),
-    _c("privacy-attribute-is-a-qid", _model(lambda: pa.LDiversity("age", l=2)), IPE, "sensitive 'age' is also a quasi-identifier"),
-    _c("privacy-l-below-1", _model(lambda: pa.LDiversity("party", l=0)), IPE, "l-diversity on 'party'", "l must be", "got 0"),
-    _c("privacy-l-above-values", _model(lambda: pa.LDiversity("party", l=4)), pa.InfeasibleError, "l-diversity on 'party'",
-       "largest l that can be met is 3"),
+    _c(
+        "privacy-unknown-attribute",
+        _model(lambda: pa.LDiversity("income", l=2)),
+        CNF,
+        "l-diversity: attribute ['income']",
+    ),
+    _c(
+        "privacy-attribute-is-a-qid",
+        _model(lambda: pa.LDiversity("age", l=2)),
+        IPE,
+        "sensitive 'age' is also a quasi-identifier",
+    ),
+    _c(
+        "privacy-l-below-1",
+        _model(lambda: pa.LDiversity("party", l=0)),
+        IPE,
+        "l-diversity on 'party'",
+        "l must be",
+        "got 0",
+    ),
+    _c(
+        "privacy-l-above-values",
+        _model(lambda: pa.LDiversity("party", l=4)),
+        pa.InfeasibleError,
+        "l-diversity on 'party'",
+        "largest l that can be met is 3",
+    ),
     _c("privacy-t-above-1", _model(lambda: pa.TCloseness("party", t=1.5)), IPE, "t-closeness on 'party'", "got 1.5"),
-    _c("privacy-t-below-0", _model(lambda: pa.TCloseness("party", t=-0.1)), IPE, "t must be a number in [0, 1]", "got -0.1"),
-    _c("privacy-population-lacks-sample", _model(lambda: pa.DeltaPresence(T.head(6))), pa.InfeasibleError,
-       "delta-presence", "does not contain the sample"),
-    _c("privacy-sampling-fraction-0", _model(lambda: pa.PopulationUniqueness(0.1, sampling_fraction=0.0)), IPE,
-       "population-uniqueness", "sampling_fraction", "got 0.0"),
-    _c("privacy-sampling-fraction-above-1", _model(lambda: pa.KMap(3, sampling_fraction=1.5)), IPE, "k-map", "sampling_fraction",
-       "got 1.5"),
+    _c(
+        "privacy-t-below-0",
+        _model(lambda: pa.TCloseness("party", t=-0.1)),
+        IPE,
+        "t must be a number in [0, 1]",
+        "got -0.1",
+    ),
+    _c(
+        "privacy-population-lacks-sample",
+        _model(lambda: pa.DeltaPresence(T.head(6))),
+        pa.InfeasibleError,
+        "delta-presence",
+        "does not contain the sample",
+    ),
+    _c(
+        "privacy-sampling-fraction-0",
+        _model(lambda: pa.PopulationUniqueness(0.1, sampling_fraction=0.0)),
+        IPE,
+        "population-uniqueness",
+        "sampling_fraction",
+        "got 0.0",
+    ),
+    _c(
+        "privacy-sampling-fraction-above-1",
+        _model(lambda: pa.KMap(3, sampling_fraction=1.5)),
+        IPE,
+        "k-map",
+        "sampling_fraction",
+        "got 1.5",
+    ),
     _c("privacy-not-a-model", anon(privacy=["l-diversity"]), IPE, "privacy[0] must be a privacy model", "got str"),
-    _c("privacy-population-with-greedy", _model(lambda: pa.KMap(2, population=T), method="greedy"), IPE, "k-map",
-       "got method 'greedy'"),
+    _c(
+        "privacy-population-with-greedy",
+        _model(lambda: pa.KMap(2, population=T), method="greedy"),
+        IPE,
+        "k-map",
+        "got method 'greedy'",
+    ),
 ]
 
 
@@ -157,22 +240,56 @@ SINK = [
     _c("sink-dot-csv", _sink(".csv"), IPE, ".csv'", ".parquet"),
     _c("sink-to-a-folder", lambda out: _anonymize().sink_parquet(out / "sub.parquet"), IPE, "sub.parquet", "folder"),
     _c("sink-under-a-file", _sink(f"{EXISTING}/anon.parquet"), pa.OutputError, EXISTING, "is a file"),
-    _c("sink-report-is-the-table", lambda out: _anonymize().sink_parquet(out / "anon.parquet", report=out / "anon.parquet"), IPE,
-       "anon.parquet", "named twice"),
+    _c(
+        "sink-report-is-the-table",
+        lambda out: _anonymize().sink_parquet(out / "anon.parquet", report=out / "anon.parquet"),
+        IPE,
+        "anon.parquet",
+        "named twice",
+    ),
     _c("sink-overwrite-not-bool", _sink("anon.parquet", overwrite="no"), IPE, "overwrite", "'no'"),
-    _c("sink-not-k-anonymous", lambda out: pa.Anonymized(T.lazy(), {}, lambda lf: pa.verify_k(lf, ["age", "sex"], 4), T.lazy())
-       .sink_parquet(out / "anon.parquet"), pa.NotKAnonymousError, "smallest class has 3 rows", "k=4"),
+    _c(
+        "sink-not-k-anonymous",
+        lambda out: pa.Anonymized(T.lazy(), {}, lambda lf: pa.verify_k(lf, ["age", "sex"], 4), T.lazy()).sink_parquet(
+            out / "anon.parquet"
+        ),
+        pa.NotKAnonymousError,
+        "smallest class has 3 rows",
+        "k=4",
+    ),
 ]
 
 LF = T.lazy()
 GENERALIZE = [
-    _c("generalize-level-without-hierarchy", lambda out: pa.generalize(LF, H, {"party": 1}), IPE, "levels names ['party']"),
-    _c("generalize-level-above-top", lambda out: pa.generalize(LF, H, {"age": 4}), IPE, "levels['age']", "level 4", "0..3"),
+    _c(
+        "generalize-level-without-hierarchy",
+        lambda out: pa.generalize(LF, H, {"party": 1}),
+        IPE,
+        "levels names ['party']",
+    ),
+    _c(
+        "generalize-level-above-top",
+        lambda out: pa.generalize(LF, H, {"age": 4}),
+        IPE,
+        "levels['age']",
+        "level 4",
+        "0..3",
+    ),
     _c("generalize-level-negative", lambda out: pa.generalize(LF, H, {"age": -1}), IPE, "levels['age']", "level -1"),
     _c("generalize-level-float", lambda out: pa.generalize(LF, H, {"age": 1.5}), IPE, "levels['age']", "got 1.5"),
     _c("generalize-level-string", lambda out: pa.generalize(LF, H, {"age": "1"}), IPE, "levels['age']", "got '1'"),
-    _c("generalize-column-missing", lambda out: pa.generalize(LF.drop("age"), H, {"age": 1}), CNF, "hierarchies ['age']"),
-    _c("generalize-not-a-Hierarchy", lambda out: pa.generalize(LF, {"sex": "suppress"}, {"sex": 1}), IPE, "hierarchies['sex']"),
+    _c(
+        "generalize-column-missing",
+        lambda out: pa.generalize(LF.drop("age"), H, {"age": 1}),
+        CNF,
+        "hierarchies ['age']",
+    ),
+    _c(
+        "generalize-not-a-Hierarchy",
+        lambda out: pa.generalize(LF, {"sex": "suppress"}, {"sex": 1}),
+        IPE,
+        "hierarchies['sex']",
+    ),
 ]
 
 CLASSES = [
@@ -191,47 +308,143 @@ ENCODE = [
     _c("encode-unknown", lambda out: pa.encode(PUB, H, "magic"), IPE, "encoding must be one of", "'magic'"),
     _c("encode-no-hierarchies", lambda out: pa.encode(PUB, {}, "fillparent"), IPE, "hierarchies is empty"),
     _c("encode-qid-missing", lambda out: pa.encode(PUB.drop("sex"), H, "fillparent"), CNF, "qids ['sex']"),
-    _c("encode-proportional-without-original", lambda out: pa.encode(PUB, H, "proportional"), IPE, "'proportional'", "original"),
-    _c("encode-value-not-a-node", lambda out: pa.encode(PUB.with_columns(sex=pl.lit("X")), H, "oneclass"), VNH, "column 'sex'", "'X'"),
-    _c("encode-original-not-a-leaf", lambda out: pa.encode(PUB, H, "proportional", original=PUB), VNH, "column 'age'", "original",
-       "'30-34'"),
-    _c("encode-class-col-is-a-qid", lambda out: pa.encode(PUB, H, "fillparent", class_col="sex"), IPE, "class_col 'sex'"),
-    _c("encode-dtype-not-numeric", lambda out: pa.encode(PUB, H, "fillparent", dtype=pl.String), IPE, "dtype", "String"),
+    _c(
+        "encode-proportional-without-original",
+        lambda out: pa.encode(PUB, H, "proportional"),
+        IPE,
+        "'proportional'",
+        "original",
+    ),
+    _c(
+        "encode-value-not-a-node",
+        lambda out: pa.encode(PUB.with_columns(sex=pl.lit("X")), H, "oneclass"),
+        VNH,
+        "column 'sex'",
+        "'X'",
+    ),
+    _c(
+        "encode-original-not-a-leaf",
+        lambda out: pa.encode(PUB, H, "proportional", original=PUB),
+        VNH,
+        "column 'age'",
+        "original",
+        "'30-34'",
+    ),
+    _c(
+        "encode-class-col-is-a-qid",
+        lambda out: pa.encode(PUB, H, "fillparent", class_col="sex"),
+        IPE,
+        "class_col 'sex'",
+    ),
+    _c(
+        "encode-dtype-not-numeric", lambda out: pa.encode(PUB, H, "fillparent", dtype=pl.String), IPE, "dtype", "String"
+    ),
     _c("encode-seed-string", lambda out: pa.encode(PUB, H, "random", seed="x"), IPE, "seed", "'x'"),
-    _c("write-encoded-exists", lambda out: pa.write_encoded(PUB, H, out / EXISTING, "fillparent"), pa.OutputExistsError, EXISTING),
-    _c("write-encoded-csv-name", lambda out: pa.write_encoded(PUB, H, out / "e.csv", "fillparent"), IPE, "e.csv", ".parquet"),
-    _c("write-encoded-layout", lambda out: pa.write_encoded(PUB, H, out / "e.parquet", "fillparent", layout="tall"), IPE,
-       "layout", "'tall'"),
-    _c("write-encoded-classes-mapping", lambda out: pa.write_encoded(PUB, H, out / "e", "random", layout="classes"), IPE,
-       "layout='classes'", "'random'"),
-    _c("write-encoded-chunk-rows", lambda out: pa.write_encoded(PUB, H, out / "e.parquet", "fillparent", chunk_rows=0), IPE,
-       "chunk_rows", "got 0"),
+    _c(
+        "write-encoded-exists",
+        lambda out: pa.write_encoded(PUB, H, out / EXISTING, "fillparent"),
+        pa.OutputExistsError,
+        EXISTING,
+    ),
+    _c(
+        "write-encoded-csv-name",
+        lambda out: pa.write_encoded(PUB, H, out / "e.csv", "fillparent"),
+        IPE,
+        "e.csv",
+        ".parquet",
+    ),
+    _c(
+        "write-encoded-layout",
+        lambda out: pa.write_encoded(PUB, H, out / "e.parquet", "fillparent", layout="tall"),
+        IPE,
+        "layout",
+        "'tall'",
+    ),
+    _c(
+        "write-encoded-classes-mapping",
+        lambda out: pa.write_encoded(PUB, H, out / "e", "random", layout="classes"),
+        IPE,
+        "layout='classes'",
+        "'random'",
+    ),
+    _c(
+        "write-encoded-chunk-rows",
+        lambda out: pa.write_encoded(PUB, H, out / "e.parquet", "fillparent", chunk_rows=0),
+        IPE,
+        "chunk_rows",
+        "got 0",
+    ),
 ]
 
 METRICS = [
     _c("metrics-unknown", lambda out: compute(T, PUB, ["age", "sex"], H, ["nlm"]), IPE, "unknown metric 'nlm'"),
-    _c("metrics-needs-sensitive", lambda out: compute(T, PUB, ["age", "sex"], H, "cm"), IPE, "metric 'cm'", "sensitive"),
+    _c(
+        "metrics-needs-sensitive", lambda out: compute(T, PUB, ["age", "sex"], H, "cm"), IPE, "metric 'cm'", "sensitive"
+    ),
     _c("metrics-k-zero", lambda out: compute(T, PUB, ["age", "sex"], H, k=0), IPE, "k must be an integer >= 1, got 0"),
     _c("metrics-key-missing", lambda out: compute(T, PUB, ["age", "sex"], H, key="row"), CNF, "key ['row']"),
     _c("metrics-rows-removed", lambda out: compute(T, PUB.head(5), ["age", "sex"], H), pa.InputError, "5 rows", "key="),
-    _c("metrics-qid-without-hierarchy", lambda out: compute(T, PUB, ["age", "party"], H), IPE, "qids ['party'] have no hierarchy"),
+    _c(
+        "metrics-qid-without-hierarchy",
+        lambda out: compute(T, PUB, ["age", "party"], H),
+        IPE,
+        "qids ['party'] have no hierarchy",
+    ),
 ]
 
 NAMESPACE = [
-    _c("lf-anon-generalize-no-hierarchy", lambda out: LF.anon.generalize(H, {"party": 1}), IPE, "levels names ['party']"),
-    _c("df-anon-generalize-level", lambda out: T.anon.generalize(H, {"sex": 2}), IPE, "levels['sex']", "level 2", "0..1"),
+    _c(
+        "lf-anon-generalize-no-hierarchy",
+        lambda out: LF.anon.generalize(H, {"party": 1}),
+        IPE,
+        "levels names ['party']",
+    ),
+    _c(
+        "df-anon-generalize-level",
+        lambda out: T.anon.generalize(H, {"sex": 2}),
+        IPE,
+        "levels['sex']",
+        "level 2",
+        "0..1",
+    ),
     _c("lf-anon-classes-column", lambda out: LF.anon.classes(["zip"]), CNF, "qids ['zip']"),
     _c("df-anon-check-k-zero", lambda out: T.anon.check(["age"], 0), IPE, "got 0"),
-    _c("lf-anon-k-anonymize-hierarchy-for-non-qid", lambda out: LF.anon.k_anonymize(qids=["age"], hierarchies=H, k=2,
-                                                                                     insensitive="id"), IPE, "['sex']"),
-    _c("df-anon-k-anonymize-metric", lambda out: T.anon.k_anonymize(hierarchies=H, k=2, insensitive="id", method="datafly",
-                                                                    metric="ncp"), IPE, "method 'datafly' takes no metric"),
-    _c("df-anon-k-anonymize-undeclared", lambda out: T.anon.k_anonymize(hierarchies=H, k=2), IPE, "column 'id'", "insensitive="),
+    _c(
+        "lf-anon-k-anonymize-hierarchy-for-non-qid",
+        lambda out: LF.anon.k_anonymize(qids=["age"], hierarchies=H, k=2, insensitive="id"),
+        IPE,
+        "['sex']",
+    ),
+    _c(
+        "df-anon-k-anonymize-metric",
+        lambda out: T.anon.k_anonymize(hierarchies=H, k=2, insensitive="id", method="datafly", metric="ncp"),
+        IPE,
+        "method 'datafly' takes no metric",
+    ),
+    _c(
+        "df-anon-k-anonymize-undeclared",
+        lambda out: T.anon.k_anonymize(hierarchies=H, k=2),
+        IPE,
+        "column 'id'",
+        "insensitive=",
+    ),
     _c("df-anon-encode-unknown", lambda out: PUB.anon.encode(H, "onehot"), IPE, "'onehot'"),
     _c("lf-anon-metrics-unknown", lambda out: LF.anon.metrics(PUB, ["age", "sex"], H, ["nlm"]), IPE, "'nlm'"),
     _c("expr-anon-generalize-level", lambda out: pl.col("age").anon.generalize(H["age"], 4), IPE, "level 4", "0..3"),
-    _c("expr-anon-generalize-level-string", lambda out: pl.col("age").anon.generalize(H["age"], "1"), IPE, "level", "'1'"),
-    _c("expr-anon-generalize-not-a-Hierarchy", lambda out: pl.col("age").anon.generalize("age.csv", 1), IPE, "Hierarchy", "str"),
+    _c(
+        "expr-anon-generalize-level-string",
+        lambda out: pl.col("age").anon.generalize(H["age"], "1"),
+        IPE,
+        "level",
+        "'1'",
+    ),
+    _c(
+        "expr-anon-generalize-not-a-Hierarchy",
+        lambda out: pl.col("age").anon.generalize("age.csv", 1),
+        IPE,
+        "Hierarchy",
+        "str",
+    ),
 ]
 
 
@@ -239,12 +452,16 @@ def _option_cases() -> list[Case]:
     """From the registry: every method refuses an unknown option, and every option of the wrong type, naming the key."""
     out = []
     for name, method in sorted(METHODS.items()):
-        out.append(_c(f"{name}-unknown-option", anon(method=name, bogus_option=1), IPE, f"method {name!r}", "'bogus_option'"))
+        out.append(
+            _c(f"{name}-unknown-option", anon(method=name, bogus_option=1), IPE, f"method {name!r}", "'bogus_option'")
+        )
         for f in dataclasses.fields(method.options):
             out.append(_c(f"{name}-option-{f.name}-wrong-type", anon(method=name, **{f.name: [[1]]}), IPE,
                           f"method {name!r}", f"option {f.name!r}", "[[1]]"))  # fmt: skip
         if not method.metrics:
-            out.append(_c(f"{name}-metric-refused", anon(method=name, metric="ncp"), IPE, f"method {name!r} takes no metric"))
+            out.append(
+                _c(f"{name}-metric-refused", anon(method=name, metric="ncp"), IPE, f"method {name!r} takes no metric")
+            )
     return out
 
 
@@ -296,7 +513,11 @@ def test_null_suppress_keeps_the_class_sizes() -> None:
     res = pa.anonymize(df, hierarchies=H, k=2, null="suppress")
     assert res.report["details"]["levels"] == {"age": 0, "sex": 0}
     assert res.collect()["age"].to_list() == ["31", "31", "33", "33", "*", "*"]
-    assert res.report["n_input_classes"] == 3 and res.report["null_rows"] == 2 and res.report["loss"] == pytest.approx(1 / 6)
+    assert (
+        res.report["n_input_classes"] == 3
+        and res.report["null_rows"] == 2
+        and res.report["loss"] == pytest.approx(1 / 6)
+    )
 
 
 @pytest.mark.parametrize("suppress", ["remove", "root"])

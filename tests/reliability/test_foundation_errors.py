@@ -52,7 +52,9 @@ def test_unknown_column() -> None:
 
 def test_value_not_in_hierarchy() -> None:
     t = TABLE_I.with_columns(pl.Series("race", ["cat", "lion", "dog", "emu", "yak", "yak"]))
-    with pytest.raises(pa.ValueNotInHierarchyError, match=r"column 'race': 2 distinct values are not leaves .*\['emu', 'yak'\]"):
+    with pytest.raises(
+        pa.ValueNotInHierarchyError, match=r"column 'race': 2 distinct values are not leaves .*\['emu', 'yak'\]"
+    ):
         pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=2)
 
 
@@ -64,11 +66,14 @@ def test_nulls_refused_with_count_or_suppressed() -> None:
     assert out.height == 6 and out["race"].null_count() == 0
 
 
-@pytest.mark.parametrize("k, err, msg", [
-    (0, pa.InvalidParameterError, "k must be an integer >= 1, got 0"),
-    (2.5, pa.InvalidParameterError, "got 2.5"),
-    (7, pa.InfeasibleError, r"k=7 is larger than the table \(6 rows\); choose k <= 6"),
-])
+@pytest.mark.parametrize(
+    "k, err, msg",
+    [
+        (0, pa.InvalidParameterError, "k must be an integer >= 1, got 0"),
+        (2.5, pa.InvalidParameterError, "got 2.5"),
+        (7, pa.InfeasibleError, r"k=7 is larger than the table \(6 rows\); choose k <= 6"),
+    ],
+)
 def test_bad_k(k: object, err: type, msg: str) -> None:
     with pytest.raises(err, match=msg):
         pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=k)  # type: ignore[arg-type]

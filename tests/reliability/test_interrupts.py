@@ -69,7 +69,9 @@ def test_signal_while_writing_leaves_nothing(sig: signal.Signals, code: int, vot
     caught = None
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:
-        caught = next((p.name for p in out.iterdir() if p.name.startswith(".anon.parquet.") and p.name.endswith(".tmp")), None)
+        caught = next(
+            (p.name for p in out.iterdir() if p.name.startswith(".anon.parquet.") and p.name.endswith(".tmp")), None
+        )
         if caught:
             proc.send_signal(sig)
             break
@@ -157,8 +159,10 @@ def test_report_failure_leaves_nothing_and_the_rerun_works(tmp_path: Path, capsy
     table = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6})
     table.write_parquet(tmp_path / "t.parquet")
     job = tmp_path / "job.toml"
-    job.write_text('input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\ninsensitive = "id"\nencode = ["fillparent"]\n'
-                   '[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 30, top = 40 }\n[qids.sex]\nhierarchy = "suppress"\n')
+    job.write_text(
+        'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\ninsensitive = "id"\nencode = ["fillparent"]\n'
+        '[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 30, top = 40 }\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
     monkeypatch.setattr("polars_anon.job.write_report", _failing_report)
     with unchanged(tmp_path):
         assert cli.main(["anonymize", str(job)]) == 2
@@ -166,7 +170,12 @@ def test_report_failure_leaves_nothing_and_the_rerun_works(tmp_path: Path, capsy
     assert len(err) == 1 and "no space left" in err[0] and "anon.report.json" in err[0]
     monkeypatch.undo()
     assert cli.main(["anonymize", str(job)]) == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["anon.fillparent.parquet", "anon.parquet", "anon.report.html", "anon.report.json"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "anon.fillparent.parquet",
+        "anon.parquet",
+        "anon.report.html",
+        "anon.report.json",
+    ]
 
 
 def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -53,17 +53,29 @@ def test_no_shared_cache_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     })  # fmt: skip
     h = {"sex": pa.Hierarchy.suppression(["F", "M"]), "age": pa.Hierarchy.intervals(range(30, 40), [5, 10])}
     df.write_parquet(tmp_path / "in.parquet")
-    result = pa.anonymize(pl.scan_parquet(tmp_path / "in.parquet"), hierarchies=h, k=5, sensitive="diagnosis", privacy=[pa.LDiversity("diagnosis", l=2)])
+    result = pa.anonymize(
+        pl.scan_parquet(tmp_path / "in.parquet"),
+        hierarchies=h,
+        k=5,
+        sensitive="diagnosis",
+        privacy=[pa.LDiversity("diagnosis", l=2)],
+    )
     result.sink_parquet(tmp_path / "out.parquet")
     assert pl.read_parquet(tmp_path / "out.parquet").height == N
     over_rows = [plan for n, plan in seen if n > 1 and "Parquet SCAN" in plan]  # not the metrics over the aggregates
-    assert len(over_rows) >= 2, "the run should collect several queries over the rows at once (aggregation, verification)"
+    assert len(over_rows) >= 2, (
+        "the run should collect several queries over the rows at once (aggregation, verification)"
+    )
     assert not [plan for plan in over_rows if "CACHE[" in plan]
 
 
 @settings(max_examples=40, deadline=None)
 @given(
-    rows=st.lists(st.tuples(st.sampled_from(["a", "b", None]), st.integers(0, 4), st.sampled_from(["x", "y", "z"])), min_size=1, max_size=60),
+    rows=st.lists(
+        st.tuples(st.sampled_from(["a", "b", None]), st.integers(0, 4), st.sampled_from(["x", "y", "z"])),
+        min_size=1,
+        max_size=60,
+    ),
     rows_per_pass=st.integers(1, 70),
 )
 def test_passes_by_tuples_give_the_one_pass_groups(rows: list[tuple[str | None, int, str]], rows_per_pass: int) -> None:
@@ -73,7 +85,9 @@ def test_passes_by_tuples_give_the_one_pass_groups(rows: list[tuple[str | None, 
     def queries(part: pl.LazyFrame) -> list[pl.LazyFrame]:
         return [part.group_by("q", "r").len(), part.group_by("q", "r", "s").agg(pl.col("s").len().alias("n"))]
 
-    for got, want in zip(collect_by_tuples(lf, ["q", "r"], queries, rows_per_pass=rows_per_pass), collect_apart(queries(lf))):
+    for got, want in zip(
+        collect_by_tuples(lf, ["q", "r"], queries, rows_per_pass=rows_per_pass), collect_apart(queries(lf))
+    ):
         assert_frame_equal(got, want, check_row_order=False)
 
 
