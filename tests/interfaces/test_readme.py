@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, readme_and_docs
 
 README = REPO / "README.md"
 SHARED = REPO.parent / "shared"
@@ -32,7 +32,7 @@ def python_blocks(text: str) -> list[tuple[int, bool, str]]:
     return out
 
 
-BLOCKS = python_blocks(README.read_text())
+BLOCKS = python_blocks(readme_and_docs())
 
 
 def test_blocks_are_found_and_few_are_fragments() -> None:

@@ -18,9 +18,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import ADULT_DIR, REPO
+from tests.conftest import ADULT_DIR, REPO, readme_and_docs
 
-README = (REPO / "README.md").read_text()
+README = readme_and_docs()
 
 
 def _sections() -> list[tuple[str, list[tuple[str, str]]]]:

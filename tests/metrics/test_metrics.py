@@ -13,7 +13,7 @@ from polars.testing import assert_frame_equal
 import polars_anon as pa
 from polars_anon.cli import main
 from polars_anon.metrics import FAMILIES, METRICS, compute, cost_matrix, edge_weights, merge_cost, prepare
-from tests.conftest import ADULT_QIDS
+from tests.conftest import ADULT_QIDS, readme_and_docs
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def test_aliases_are_ncp() -> None:
 
 
 def test_readme_table_lists_every_metric() -> None:
-    text = (REPO / "README.md").read_text()
+    text = readme_and_docs()
     section = text.split("## Information-loss metrics", 1)[1].split("\n## ", 1)[0]
     for name, m in METRICS.items():
         assert f"| `{name}` |" in section, name
