@@ -28,7 +28,7 @@ from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.outputs import Interrupted, Outputs, staged_write
 
-__all__ = ["main"]
+__all__ = ["main", "parser"]
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -365,7 +365,8 @@ def _report_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
     r.set_defaults(run=_report)
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The ``polars-anon`` argument parser (the CLI reference page of the docs is generated from it)."""
     p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars (also: POLARS_ANON_PROGRESS=0)")
@@ -498,7 +499,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad input: one line naming the culprit, exit 2. SIGINT or SIGTERM: one line, exit
     130 or 143; nothing was written in either case.
     """
-    args = _parser().parse_args(argv)
+    args = parser().parse_args(argv)
     if args.quiet:
         progress(False)
     try:

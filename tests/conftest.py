@@ -13,23 +13,6 @@ from polars_anon import Hierarchy
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 ADULT_DIR = SHARED_DATA / "adult"
-# The pages that were README sections, in their old order (the docs-example tests read them as one text
-# until each page runs on its own).
-DOC_PAGES = [
-    "design/pipeline.md", "guides/report.md", "guides/explore.md", "reference/progress.md",
-    "concepts/hierarchies.md", "concepts/classes.md", "methods/fulldomain.md", "methods/greedy.md",
-    "methods/topdown.md", "methods/mondrian-datafly.md", "methods/mdav.md", "concepts/privacy.md",
-    "guides/namespace.md", "guides/duckdb-sql.md", "reference/cli-and-job.md", "guides/encodings.md",
-    "concepts/metrics.md", "guides/engines.md", "benchmarks.md", "papers.md",
-]  # fmt: skip
-
-
-def readme_and_docs() -> str:
-    """README.md followed by the docs pages, each page's title demoted to a README section heading."""
-    pages = [(REPO / "docs" / p).read_text().replace("# ", "## ", 1) for p in DOC_PAGES]
-    return "\n".join([(REPO / "README.md").read_text(), *pages])
-
-
 ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 
 

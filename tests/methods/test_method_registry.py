@@ -12,7 +12,7 @@ from polars_anon.request import DEFERRED, check_request
 
 
 def _choices(command: str, option: str) -> list[str]:
-    parser = cli._parser()
+    parser = cli.parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     action = next(a for a in sub.choices[command]._actions if option in a.option_strings)
     return list(action.choices)

@@ -1,0 +1,75 @@
+"""Every code block of README.md and of each docs page runs (or, for shell and TOML, is checked), page by page.
+
+How blocks run and how they are marked: ``tests/interfaces/docs_examples.py``. A failing
+page names the page, the block's line and its language. Blocks marked ``<!-- spark -->``
+run in ``test_spark_blocks`` (skipped without pyspark and Java), blocks marked
+``<!-- slow -->`` in ``test_slow_blocks``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.interfaces.docs_examples import SHARED, Block, blocks, pages, run_block
+
+PAGES = {page: blocks(page) for page in pages()}
+
+
+def _workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str) -> None:
+    if "../shared/data" in code and not (SHARED / "data").is_dir():
+        pytest.skip(f"needs {SHARED / 'data'} (the ../shared/data folder beside the repository); not present here")
+    if SHARED.is_dir():
+        (tmp_path / "shared").symlink_to(SHARED.resolve())
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+
+
+def _run(selected: list[Block], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _workdir(tmp_path, monkeypatch, "".join(b.code for b in selected))
+    namespace: dict = {"__name__": "__docs__"}
+    for block in selected:
+        run_block(block, namespace)
+
+
+def test_blocks_are_found_and_marks_are_read() -> None:
+    assert sum(len(b) for b in PAGES.values()) >= 30 and "README.md" in PAGES
+    text = "x\n<!-- not-run -->\n```python\na = 1\n```\n<!-- spark -->\n```python\nb = 2\n```\n```toml\nk = 1\n```\n"
+    assert [(b.line, b.lang, b.mark, b.code) for b in blocks("t.md", text)] == [
+        (3, "python", "not-run", "a = 1\n"),
+        (7, "python", "spark", "b = 2\n"),
+        (10, "toml", None, "k = 1\n"),
+    ]
+
+
+def test_a_failing_block_names_its_page_and_line() -> None:
+    with pytest.raises(AssertionError, match=r"p\.md block at line 3 \(python\) fails: ZeroDivisionError"):
+        run_block(Block("p.md", 3, "python", "1 / 0\n", None), {})
+    with pytest.raises(AssertionError, match="polars-anon anonymize has no flag --frobnicate"):
+        run_block(Block("p.md", 1, "bash", "polars-anon anonymize job.toml --frobnicate\n", None), {})
+    with pytest.raises(AssertionError, match=r"keys \['kk'\] are neither job keys nor method options"):
+        run_block(Block("p.md", 1, "toml", "kk = 1\n", None), {})
+
+
+@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark is None or x.mark == "run" for x in b)])
+def test_page_examples(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _run([b for b in PAGES[page] if b.mark in (None, "run")], tmp_path, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark == "slow" for x in b)] or ["-"])
+def test_slow_blocks(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if page == "-":
+        pytest.skip("no page has a block marked slow")
+    _run([b for b in PAGES[page] if b.mark in (None, "run", "slow")], tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark == "spark" for x in b)] or ["-"])
+def test_spark_blocks(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    if page == "-":
+        pytest.skip("no page has a block marked spark")
+    request.getfixturevalue("spark")  # skips, with the reason, without pyspark or Java
+    _run([b for b in PAGES[page] if b.mark in (None, "run", "spark")], tmp_path, monkeypatch)
