@@ -48,7 +48,7 @@ from polars_anon.privacy.counts import (
 from polars_anon.privacy.evaluate import class_frames
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
-from polars_anon.report import build_report, jsonable
+from polars_anon.report import build_report, jsonable, notebook
 from polars_anon.request import Request, check_data, check_privacy, check_request
 from polars_anon.tuplemap import SIZE
 from polars_anon.verify import Verifier, verify_classes_of, verify_k
@@ -79,6 +79,13 @@ class Publication:
         self, out: Outputs, path: str | Path
     ) -> None:  # pragma: no cover - each engine's result writes its own way
         raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return notebook.anonymized_html(self.report)
+
+    def report_html(self) -> str:
+        """The full HTML page of the report (as written beside the output; verified facts after collect or sink)."""
+        return notebook.report_page(self.report)
 
     def check_target(self, path: str | Path) -> Path:
         """Refuse an output path this result cannot write (before anything is read or written)."""

@@ -44,12 +44,23 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import scan_input
 from polars_anon.job import Job, build_hierarchies
 from polars_anon.outputs import Outputs, staged_write
+from polars_anon.report import notebook
 from polars_anon.report.classes import size_risk
 from polars_anon.report.metrics import map_loss
 from polars_anon.request import DEFERRED, Request, check_request
 from polars_anon.tuplemap import SIZE
 
-__all__ = ["DEFAULT_K", "DEFAULT_METHODS", "RISKS", "explore", "explore_job", "pareto", "requests", "write_explore"]
+__all__ = [
+    "DEFAULT_K",
+    "DEFAULT_METHODS",
+    "RISKS",
+    "ExploreGrid",
+    "explore",
+    "explore_job",
+    "pareto",
+    "requests",
+    "write_explore",
+]
 
 DEFAULT_K = (2, 5, 10, 20, 50, 100)
 DEFAULT_METHODS = ("fulldomain", "greedy", "mondrian")
@@ -109,6 +120,13 @@ def requests(
     return out
 
 
+class ExploreGrid(pl.DataFrame):
+    """The table :func:`explore` returns (a Polars DataFrame); a notebook shows it with the Pareto front marked."""
+
+    def _repr_html_(self, **kwargs: Any) -> str:
+        return notebook.explore_html(self)
+
+
 def explore(
     data: pl.LazyFrame | pl.DataFrame,
     *,
@@ -124,7 +142,7 @@ def explore(
     null: NullPolicy = "error",
     risk_threshold: int | None = None,
     **options: Any,
-) -> pl.DataFrame:
+) -> ExploreGrid:
     """Run an anonymization over a grid of k and methods and measure each configuration (see the module docstring).
 
     The parameters are those of :func:`polars_anon.anonymize` with `k` and `methods`
@@ -148,7 +166,7 @@ def explore(
     [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True), ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
     """
     asked = {"qids": qids, "drop": drop, "sensitive": sensitive, "insensitive": insensitive, "seed": seed, "null": null}
-    return _explore(as_lazy(data), hierarchies, k, methods, metric, options, asked, risk_threshold)[0]
+    return ExploreGrid(_explore(as_lazy(data), hierarchies, k, methods, metric, options, asked, risk_threshold)[0])
 
 
 def _explore(

@@ -273,6 +273,8 @@ class Hierarchy:
         that straddles a bound is clipped (``18-19``, not ``15-19``). See
         :mod:`polars_anon.builders.bands`.
 
+        Examples
+        --------
         >>> h = Hierarchy.intervals(range(1915, 1925), [5, 10])
         >>> h.level_map(1).filter(pl.col("label") == "1917")["value"].item()
         '1915-1919'

@@ -55,6 +55,8 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
     dtype
         Output dtype (``"float32"`` by default).
 
+    Notes
+    -----
     Output columns are the encoded blocks of the hierarchy columns, in hierarchy
     order; other columns of X (and `class_col`) are not passed through. ``transform``
     returns a NumPy array; ``set_output(transform="polars")`` or ``"pandas"``

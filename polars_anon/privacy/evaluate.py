@@ -46,8 +46,10 @@ from polars_anon.privacy.counts import (
     value_codes,
     wide_columns,
 )
+from polars_anon.report import notebook
 
 __all__ = [
+    "CheckResult",
     "build_constraints",
     "check",
     "class_frames",
@@ -59,6 +61,13 @@ __all__ = [
 ]
 
 _CLASS = "__anon_class"
+
+
+class CheckResult(dict):
+    """The figures of :func:`check` (a plain dict of them); a notebook shows them as a compact summary."""
+
+    def _repr_html_(self) -> str:
+        return notebook.check_html(self)
 
 
 def class_frames(
@@ -208,7 +217,7 @@ def check(
     k: int = 1,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     levels: Mapping[str, int] | None = None,
-) -> dict[str, Any]:
+) -> CheckResult:
     """Verify any table against k and any set of privacy models; the table is its own reference.
 
     Parameters
@@ -251,14 +260,16 @@ def check(
     constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies)
     view = constraints.view(np.arange(aggregates.height))
     sizes = view.size
-    return {
-        "k": k,
-        "k_anonymous": bool(sizes.min() >= k),
-        "min_class_size": int(sizes.min()),
-        "n_classes": len(sizes),
-        "n_rows": int(sizes.sum()),
-        "models": constraints.status(view),
-    }
+    return CheckResult(
+        {
+            "k": k,
+            "k_anonymous": bool(sizes.min() >= k),
+            "min_class_size": int(sizes.min()),
+            "n_classes": len(sizes),
+            "n_rows": int(sizes.sum()),
+            "models": constraints.status(view),
+        }
+    )
 
 
 def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFrame, qids: Sequence[str],

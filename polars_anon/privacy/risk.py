@@ -35,8 +35,17 @@ from polars_anon.privacy.counts import COUNT, grouped, read_population
 from polars_anon.privacy.presence import check_population_args, population_size
 from polars_anon.privacy.reidentification import risk_figures
 from polars_anon.privacy.uniqueness import estimates
+from polars_anon.report import notebook
 
-__all__ = ["risk", "risk_summary", "risk_summary_of_sizes"]
+__all__ = ["RiskSummary", "risk", "risk_summary", "risk_summary_of_sizes"]
+
+
+class RiskSummary(dict):
+    """The figures of :func:`risk` (a plain dict of them); a notebook shows them as a compact summary."""
+
+    def _repr_html_(self) -> str:
+        return notebook.risk_html(self)
+
 
 SIZE_BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, 999), (1000, None))
 RISK_BUCKETS = ((0.5, 1.0), (0.2, 0.5), (0.1, 0.2), (0.05, 0.1), (0.01, 0.05), (0.0, 0.01))
@@ -162,7 +171,7 @@ def risk(
     population_size: int | None = None,
     population: object = None,
     models: Sequence[Model] = (),
-) -> dict[str, Any]:
+) -> RiskSummary:
     """Re-identification risk of a table (see the module docstring).
 
     Parameters
@@ -203,4 +212,4 @@ def risk(
         from polars_anon.privacy.evaluate import check
 
         out["models"] = check(lf, qids, models)["models"]
-    return out
+    return RiskSummary(out)

@@ -18,8 +18,10 @@ outputs (``out/...``) land in the temporary folder.
   :func:`polars_anon.cli.main`, exit status 0) and each ``python -m polars_anon.cli`` line.
 
 A block is marked by an HTML comment on the line before its fence: ``<!-- not-run -->``
-(a fragment, skipped), ``<!-- spark -->`` (needs Spark: run by the separate Spark test) or
-``<!-- slow -->`` (long data: run by the separate slow test).
+(a fragment, skipped), ``<!-- spark -->`` (needs Spark: run by the separate Spark test),
+``<!-- slow -->`` (long data: run by the separate slow test), ``<!-- run -->`` (a shell block
+that runs) or ``<!-- file: job.toml -->`` (a TOML block saved under that name in the working
+folder, as the reader is asked to, after it is checked).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def blocks(page: str, text: str | None = None) -> list[Block]:
         line = text.count("\n", 0, match.start()) + 1
         before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
         mark = next((m for m in MARKS if before == f"<!-- {m} -->"), None)
+        if re.fullmatch(r"<!-- file: \S+ -->", before):
+            mark = before.removeprefix("<!-- ").removesuffix(" -->")
         out.append(Block(page, line, match.group(1).lower(), match.group(2), mark))
     return out
 
@@ -96,7 +100,8 @@ def run_sql(block: Block, namespace: dict[str, Any]) -> None:
 
     con = namespace.get("con")
     if not isinstance(con, duckdb.DuckDBPyConnection):
-        raise AssertionError("a sql block needs a DuckDB connection `con` made by a python block before it")  # noqa: TRY004
+        message = "a sql block needs a DuckDB connection `con` made by a python block before it"
+        raise AssertionError(message)  # noqa: TRY004
     for line in block.code.strip().splitlines():
         statement, _, comment = line.partition("--")
         statement, comment = statement.strip().rstrip(";"), comment.strip()
@@ -178,5 +183,7 @@ def run_block(block: Block, namespace: dict[str, Any]) -> None:
             check_bash(block, run=block.mark == "run")
         elif block.lang == "toml":
             check_toml(block)
+            if block.mark and block.mark.startswith("file: "):
+                Path(block.mark.removeprefix("file: ")).write_text(block.code, encoding="utf-8")
     except Exception as exc:
         raise AssertionError(f"{block.where} fails: {type(exc).__name__}: {exc}") from exc

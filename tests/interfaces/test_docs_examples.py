@@ -52,9 +52,9 @@ def test_a_failing_block_names_its_page_and_line() -> None:
         run_block(Block("p.md", 1, "toml", "kk = 1\n", None), {})
 
 
-@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark is None or x.mark == "run" for x in b)])
+@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark not in ("not-run", "spark", "slow") for x in b)])
 def test_page_examples(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _run([b for b in PAGES[page] if b.mark in (None, "run")], tmp_path, monkeypatch)
+    _run([b for b in PAGES[page] if b.mark not in ("not-run", "spark", "slow")], tmp_path, monkeypatch)
 
 
 @pytest.mark.slow
@@ -62,7 +62,7 @@ def test_page_examples(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_slow_blocks(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if page == "-":
         pytest.skip("no page has a block marked slow")
-    _run([b for b in PAGES[page] if b.mark in (None, "run", "slow")], tmp_path, monkeypatch)
+    _run([b for b in PAGES[page] if b.mark not in ("not-run", "spark")], tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark == "spark" for x in b)] or ["-"])
@@ -72,4 +72,4 @@ def test_spark_blocks(
     if page == "-":
         pytest.skip("no page has a block marked spark")
     request.getfixturevalue("spark")  # skips, with the reason, without pyspark or Java
-    _run([b for b in PAGES[page] if b.mark in (None, "run", "spark")], tmp_path, monkeypatch)
+    _run([b for b in PAGES[page] if b.mark not in ("not-run", "slow")], tmp_path, monkeypatch)
