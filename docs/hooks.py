@@ -58,8 +58,8 @@ JOB_KEYS = {
     "report_html": "also write the HTML page beside the report JSON",
     "privacy": "`[[privacy]]` tables, one per privacy model (see below); each is verified before writing",
     "engine": '`"polars"`, `"duckdb"` or `"spark"`',
-    "spark": "`[spark]` table: `master` (string) and `[spark.config]` pairs; read only with `engine = \"spark\"`",
-    "duckdb": "`[duckdb]` table: `memory_limit` (string, default 1GB); read only with `engine = \"duckdb\"`",
+    "spark": '`[spark]` table: `master` (string) and `[spark.config]` pairs; read only with `engine = "spark"`',
+    "duckdb": '`[duckdb]` table: `memory_limit` (string, default 1GB); read only with `engine = "duckdb"`',
     "driver_tuples": "engines duckdb and spark: the most class aggregates brought to the driver (default 5,000,000)",
 }
 
@@ -91,9 +91,11 @@ def cli_page() -> str:
     out = [
         "# Command line reference",
         "",
-        "Generated from the parser of `polars_anon/cli.py` when the site is built. Every command prints a refusal "
-        "as one line naming the culprit and exits 2, writing nothing; `check` exits 1 when a table fails. "
-        "`-q/--quiet` (every command) turns the progress bars off.",
+        (
+            "Generated from the parser of `polars_anon/cli.py` when the site is built. Every command prints a refusal "
+            "as one line naming the culprit and exits 2, writing nothing; `check` exits 1 when a table fails. "
+            "`-q/--quiet` (every command) turns the progress bars off."
+        ),
         "",
         "| command | what it does |",
         "| --- | --- |",
@@ -112,7 +114,11 @@ def cli_page() -> str:
             if action.choices:
                 names += " (" + ", ".join(f"`{c}`" for c in action.choices) + ")"
             default = action.default
-            shown = "" if default in (None, False, [], argparse.SUPPRESS) else f"`{default}`"
+            shown = (
+                ""
+                if default is None or default is False or default == [] or default == argparse.SUPPRESS
+                else f"`{default}`"
+            )
             if action.required and action.option_strings:
                 shown = "**required**"
             out.append(f"| {names} | {shown} | {_md(action.help or '')} |")
@@ -139,10 +145,13 @@ def job_keys_page() -> str:
     out = [
         "# Job file keys",
         "",
-        "Generated from `polars_anon/job.py`, the methods' options dataclasses and the privacy models when the site "
-        "is built. Every key is checked for its type before any data is read, and the message names the key. "
-        "A top-level key that is not a job key is an option of the chosen method (typed; unknown keys are refused). "
-        "How to write a job: [Publish a register with a job file](../guides/job-file.md).",
+        (
+            "Generated from `polars_anon/job.py`, the methods' options dataclasses and the privacy models when the "
+            "site is built. Every key is checked for its type before any data is read, and the message names the "
+            "key. A top-level key that is not a job key is an option of the chosen method (typed; unknown keys are "
+            "refused). "
+            "How to write a job: [Publish a register with a job file](../guides/job-file.md)."
+        ),
         "",
         "## Top-level keys",
         "",
@@ -168,13 +177,15 @@ def job_keys_page() -> str:
     out += [
         "## `[[privacy]]`: privacy models",
         "",
-        "`model` names the model; the other keys are its parameters (typed, unknown refused). `hierarchy` "
-        "(hierarchical t-closeness) is a hierarchy spec as in `[qids]`; `population` a Parquet or CSV path; both "
-        "relative to the job file.",
+        (
+            "`model` names the model; the other keys are its parameters (typed, unknown refused). `hierarchy` "
+            "(hierarchical t-closeness) is a hierarchy spec as in `[qids]`; `population` a Parquet or CSV path; both "
+            "relative to the job file."
+        ),
         "",
     ]
     for name, model in sorted(MODELS.items()):
-        out += [f"### model = \"{name}\"", "", "| key | type | default |", "| --- | --- | --- |"]
+        out += [f'### model = "{name}"', "", "| key | type | default |", "| --- | --- | --- |"]
         out += _dataclass_rows(model) + [""]
     return "\n".join(out) + "\n"
 
@@ -206,9 +217,11 @@ def sql_page() -> str:
     out = [
         "# SQL macros",
         "",
-        "Generated from `sql/*.sql` when the site is built. `polars_anon.duckdb.register(con)` creates them on a "
-        "DuckDB connection (TEMP: nothing is written into your database file). Tables come in by name; options are "
-        "named parameters. How to use them: [DuckDB SQL](../guides/duckdb-sql.md).",
+        (
+            "Generated from `sql/*.sql` when the site is built. `polars_anon.duckdb.register(con)` creates them on a "
+            "DuckDB connection (TEMP: nothing is written into your database file). Tables come in by name; options are "
+            "named parameters. How to use them: [DuckDB SQL](../guides/duckdb-sql.md)."
+        ),
     ]
     current = None
     for file, name, comment in sql_macros():
@@ -247,9 +260,11 @@ def schema_page() -> str:
     out = [
         "# Report JSON schema",
         "",
-        "Generated from `polars_anon/report/schema.json` (JSON Schema 2020-12) when the site is built. "
-        f"{_md(schema.get('description', ''))} Load it with `polars_anon.report.schema()`; the tests validate "
-        "every report written against it. The page drawn from a report: [The HTML report](../guides/report.md).",
+        (
+            "Generated from `polars_anon/report/schema.json` (JSON Schema 2020-12) when the site is built. "
+            f"{_md(schema.get('description', ''))} Load it with `polars_anon.report.schema()`; the tests validate "
+            "every report written against it. The page drawn from a report: [The HTML report](../guides/report.md)."
+        ),
         "",
         "## Report",
         "",
@@ -274,10 +289,12 @@ def errors_page() -> str:
     out = [
         "# Errors",
         "",
-        "Generated from `polars_anon/errors.py` and `polars_anon/messages.py` when the site is built. Every refusal "
-        "of bad input is an `AnonError` (importable as `polars_anon.<Name>`); the message names the column, value, "
-        "parameter, key or file, what was given and what is allowed. The command line prints it as one line and "
-        "exits 2, writing nothing.",
+        (
+            "Generated from `polars_anon/errors.py` and `polars_anon/messages.py` when the site is built. Every "
+            "refusal of bad input is an `AnonError` (importable as `polars_anon.<Name>`); the message names the column, value, "
+            "parameter, key or file, what was given and what is allowed. The command line prints it as one line and "
+            "exits 2, writing nothing."
+        ),
         "",
         "| error | is a | raised when |",
         "| --- | --- | --- |",
@@ -289,8 +306,10 @@ def errors_page() -> str:
         "",
         "## Messages shared by Python and SQL",
         "",
-        "A refusal made by both a Python check and a DuckDB macro reads the same from both (the SQL twins "
-        "`anon_msg_<name>` in `sql/_messages.sql` are generated from these templates).",
+        (
+            "A refusal made by both a Python check and a DuckDB macro reads the same from both (the SQL twins "
+            "`anon_msg_<name>` in `sql/_messages.sql` are generated from these templates)."
+        ),
         "",
         "| name | template |",
         "| --- | --- |",
@@ -329,7 +348,7 @@ def executed(markdown: str) -> str:
             tree = ast.parse(code)
             last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
             exec(compile(tree, "notebook", "exec"), namespace)  # noqa: S102 (the page's own examples)
-            value = eval(compile(ast.Expression(last.value), "notebook", "eval"), namespace) if last else None  # noqa: S307
+            value = None if last is None else eval(compile(ast.Expression(last.value), "notebook", "eval"), namespace)
             rest = markdown[fence.end() :]
             marker = re.match(r"\s*<!-- output -->", rest)
             if marker is None:

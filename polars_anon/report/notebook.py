@@ -57,8 +57,14 @@ def _bin_label(low: Any, high: Any) -> str:
     return fmt(low) if low == high else f"{fmt(low)}-{fmt(high)}"
 
 
+def _count(n: Any, one: str, many: str) -> str:
+    return f"{fmt(n)} {one if n == 1 else many}"
+
+
 def _histogram(bins: Sequence[Mapping[str, Any]], k: int | None, caption: str) -> str:
-    """Rows per class-size bin as inline bars (bins below k in red)."""
+    """Rows per class-size bin as inline bars (bins below k in red; empty bins at either end left out)."""
+    filled = [i for i, b in enumerate(bins) if b.get("rows")]
+    bins = bins[filled[0] : filled[-1] + 1] if filled else bins
     total = sum(int(b.get("rows") or 0) for b in bins) or 1
     rows = []
     for b in bins:
@@ -72,8 +78,8 @@ def _histogram(bins: Sequence[Mapping[str, Any]], k: int | None, caption: str) -
             f'<tr><td style="{_TD};white-space:nowrap;text-align:right">{esc(label)}</td>'
             f'<td style="{_TD};width:12rem"><div style="background:#eef3f6;height:10px;width:12rem">'
             f'<div style="background:{color};height:10px;width:{width}%"></div></div></td>'
-            f'<td style="{_TD};color:{_MUTED};white-space:nowrap">{fmt(b.get("classes"))} classes, '
-            f"{fmt(n)} rows</td></tr>"
+            f'<td style="{_TD};color:{_MUTED};white-space:nowrap">{_count(b.get("classes"), "class", "classes")}, '
+            f"{_count(n, 'row', 'rows')}</td></tr>"
         )
     return (
         f'<div style="margin-top:6px;color:{_MUTED}">{esc(caption)}</div>'

@@ -52,9 +52,12 @@ def test_a_failing_block_names_its_page_and_line() -> None:
         run_block(Block("p.md", 1, "toml", "kk = 1\n", None), {})
 
 
-@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark not in ("not-run", "spark", "slow") for x in b)])
+APART = ("not-run", "spark", "slow")  # blocks the main test leaves out
+
+
+@pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark not in APART for x in b)])
 def test_page_examples(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _run([b for b in PAGES[page] if b.mark not in ("not-run", "spark", "slow")], tmp_path, monkeypatch)
+    _run([b for b in PAGES[page] if b.mark not in APART], tmp_path, monkeypatch)
 
 
 @pytest.mark.slow

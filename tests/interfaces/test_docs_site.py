@@ -1,0 +1,84 @@
+"""The documentation site: its generated reference pages cover the code, and its nav holds every page.
+
+``mkdocs build --strict`` itself runs in ``.ci/run`` (it needs the ``docs`` extra); these checks need only
+the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import json
+import re
+from pathlib import Path
+from types import ModuleType
+
+from polars_anon import errors
+from polars_anon.cli import parser
+from polars_anon.job import Job
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _hooks() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_hooks", REPO / "docs" / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HOOKS = _hooks()
+
+
+def test_cli_page_has_every_command_and_flag() -> None:
+    page = HOOKS.cli_page()
+    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert "| `--seed` | `0` |" in page  # a default of 0 is shown
+    assert set(sub.choices) == {"demo", "anonymize", "explore", "report", "check", "risk", "encode", "metrics"}
+    for name, cmd in sub.choices.items():
+        section = page.split(f"\n## {name}\n", 1)[1].split("\n## ", 1)[0]
+        for action in cmd._actions:
+            for flag in [] if isinstance(action, argparse._HelpAction) else action.option_strings:
+                assert f"`{flag}`" in section, (name, flag)
+
+
+def test_job_keys_page_has_every_key_type_and_default() -> None:
+    page = HOOKS.job_keys_page()
+    for f in dataclasses.fields(Job):
+        if f.name not in ("options", "base"):
+            assert re.search(rf"^\| `{f.name}` \|", page, flags=re.MULTILINE), f.name
+    assert "| `method` | str | `'fulldomain'` |" in page and "| `k` | int | **required** |" in page
+    assert "### greedy" in page and "| `max_suppressed` |" in page and 'model = "l-diversity"' in page
+
+
+def test_sql_page_has_every_public_macro() -> None:
+    page = HOOKS.sql_page()
+    names = set()
+    for path in (REPO / "sql").glob("[!_]*.sql"):
+        names |= set(re.findall(r"CREATE OR REPLACE TEMP MACRO (anon_\w+)", path.read_text()))
+    assert len(names) > 50
+    assert all(f"| `{n}` |" in page for n in names)
+    assert "one row per equivalence class" in page  # anon_class_sizes' comment
+
+
+def test_schema_page_has_every_property() -> None:
+    page = HOOKS.schema_page()
+    schema = json.loads((REPO / "polars_anon" / "report" / "schema.json").read_text())
+    assert all(f"| `{key}` |" in page for key in schema["properties"])
+    assert all(f"\n## {name}\n" in page for name in schema["$defs"])
+
+
+def test_errors_page_has_every_error() -> None:
+    page = HOOKS.errors_page()
+    names = [n for n, c in vars(errors).items() if isinstance(c, type) and issubclass(c, errors.AnonError)]
+    assert len(names) >= 10 and all(f"| `{n}` |" in page for n in names)
+
+
+def test_nav_lists_every_page() -> None:
+    config = (REPO / "mkdocs.yml").read_text()
+    nav = re.findall(r"^\s+- (?:[^:\n]+: )?(\S+\.md)$", config.split("\nnav:\n", 1)[1], flags=re.MULTILINE)
+    pages = {str(p.relative_to(REPO / "docs")) for p in (REPO / "docs").rglob("*.md")}
+    assert pages | set(HOOKS.GENERATED) == set(nav) and len(nav) == len(set(nav))
+    assert re.search(r"^  font: false\b", config, flags=re.MULTILINE)  # no font download: the build is offline
