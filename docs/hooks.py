@@ -292,8 +292,8 @@ def errors_page() -> str:
         (
             "Generated from `polars_anon/errors.py` and `polars_anon/messages.py` when the site is built. Every "
             "refusal of bad input is an `AnonError` (importable as `polars_anon.<Name>`); the message names the "
-            "column, value, parameter, key or file, what was given and what is allowed. The command line prints it as one line and "
-            "exits 2, writing nothing."
+            "column, value, parameter, key or file, what was given and what is allowed. The command line prints it "
+            "as one line and exits 2, writing nothing."
         ),
         "",
         "| error | is a | raised when |",
