@@ -52,7 +52,7 @@ class Metric:
     suppressed table T* (:func:`~polars_anon.metrics.data.fully_suppressed`); a function
     gives the metric's own range (already in [0, 1], a percentage, or where T* gives 0)."""
     normalization: str = "÷ value on T*"
-    """How the normalized value is obtained, in words (the README table)."""
+    """How the normalized value is obtained, in words (the table of docs/concepts/metrics.md)."""
     better: Literal["lower", "higher"] | None = "lower"
     """Which values mean less information lost (None: a fact, neither)."""
     alias_of: str | None = None
@@ -388,7 +388,7 @@ _ALL = [
 ]
 
 METRICS: dict[str, Metric] = {m.name: m for m in _ALL}
-"""Every metric by name, in the order of the README table (aliases included: ``iloss`` and
+"""Every metric by name, in the order of the table of docs/concepts/metrics.md (aliases included: ``iloss`` and
 ``granularity`` are ``ncp``)."""
 
 
