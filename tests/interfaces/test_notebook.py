@@ -86,3 +86,12 @@ def test_explore_grid_marks_the_front_and_a_selection_is_a_plain_frame() -> None
     assert html.count("background:#eef3f6;font-weight:600") == grid["front_highest_risk"].sum()
     selected = grid.select("method", "k")
     assert type(selected) is pl.DataFrame and "explore," not in selected._repr_html_()
+
+
+def test_an_engine_result_shows_the_same_summary() -> None:
+    on_polars = pa.anonymize(AGES, hierarchies=H, k=2)
+    on_duckdb = pa.anonymize(AGES, hierarchies=H, k=2, engine="duckdb")
+    on_polars.collect()
+    on_duckdb.collect()
+    assert text(on_duckdb._repr_html_()) == text(on_polars._repr_html_())
+    assert "4 rows in 2 classes" in text(on_duckdb._repr_html_())
