@@ -105,6 +105,26 @@ def test_paper004_quick(tmp_path: Path) -> None:
     assert pngs(tmp_path) == ["paper004_fig1.png", "paper004_fig2.png", "paper004_fig3.png"]
 
 
+def test_utility_bench_quick_then_plots_only(tmp_path: Path) -> None:
+    """utility_bench --quick writes both grids and three plots; --plots-only redraws them from the CSVs alone."""
+    bench = script("utility_bench")
+    bench.main(["--quick", "--rows", "200", "--seeds", "1", "--out", str(tmp_path)])
+    g000 = pl.read_csv(tmp_path / "utility_paper000.csv")
+    # trained on the original: 2 k (3 and 100) x 4 representations; trained on k = 100: 4 x 2 x 4
+    assert g000.height == 2 * 4 + 4 * 2 * 4 and set(g000["k"]) == {3, 100}
+    assert g000["mean"].is_between(0, 1).all() and (g000["n"] == 1).all()
+    g002 = pl.read_csv(tmp_path / "utility_paper002.csv")
+    assert g002.height == 2 * 2 * 2 * 4 and set(g002["scenario"]) == {1, 2, 3, 4}  # modes x k x mappings
+    # scenario 1 (original -> original) does not depend on the anonymized table: one accuracy in every cell
+    assert g002.filter(pl.col("scenario") == 1)["mean"].n_unique() == 1
+    names = ["utility_paper000_fig3.png", "utility_paper000_fig4.png", "utility_paper002.png"]
+    assert pngs(tmp_path) == names
+    for name in [*names, "utility_bench.json"]:  # a redraw needs nothing but the two CSVs...
+        (tmp_path / name).unlink()
+    bench.main(["--plots-only", "--quick", "--out", str(tmp_path)])
+    assert pngs(tmp_path) == names and not (tmp_path / "utility_bench.json").exists()  # ...and writes only PNGs
+
+
 def test_fellegi_sunter_em_agrees_with_recordlinkage() -> None:
     """Our EM over distinct agreement patterns gives recordlinkage's ECM probabilities (an independent fit)."""
     rl = pytest.importorskip(
