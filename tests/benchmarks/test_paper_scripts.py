@@ -60,6 +60,10 @@ def test_paper001_quick(tmp_path: Path) -> None:
     variants = pl.read_csv(tmp_path / "paper001_k1500.csv")
     assert variants["variant"].n_unique() == 4 and variants["ranked_first_on"].is_between(0, 7).all()
     assert pngs(tmp_path) == [f"paper001_fig{i}.png" for i in (10, 11, 12, 13)] + ["paper001_fig9.png"]
+    script("paper001_bench").main([*args, "--fig9-000"])  # Fig. 9 again with paper 000's choices, the rest redrawn
+    f9 = pl.read_csv(tmp_path / "paper001_fig9_000.csv")
+    assert f9.height == 2 * 2 and (f9["min_class_size"] >= f9["k"]).all()
+    assert "## Fig. 9 with paper 000's choices" in (tmp_path / "paper001.md").read_text()
 
 
 def test_paper002_quick(tmp_path: Path) -> None:
