@@ -1,4 +1,4 @@
-"""Paper 002 §5: metric correlations (Figs 5-7), Figure 4, the paper's own Mondrian set-up, and scenario 4.
+"""Paper 002 §5: metric correlations (Figs 5-7), Figures 1, 2 and 4, the paper's own Mondrian set-up, scenario 4.
 
 Two set-ups, each Mondrian strict and relaxed, k in {2, 5, 10, 25, 50, 100}, entropy
 decision trees, 6-fold cross-validation, random and statistical mapping back to
@@ -33,7 +33,7 @@ draws.
 Run:  python benchmarks/paper002_bench.py [--quick]
 Writes benchmarks/results/paper002_runs.csv (accuracy per scenario and metrics per
 table), paper002_correlations.csv, paper002_scenario4.csv, paper002.json, paper002.md and
-paper002_fig4.png, paper002_fig5_7.png, paper002_scenario4.png.
+paper002_fig1_2.png, paper002_fig4.png, paper002_fig5_7.png, paper002_scenario4.png.
 --quick: 1,500-row samples, k in {2, 10}, one qid count.
 """
 
@@ -277,6 +277,33 @@ def correlations(runs: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def fig1_2_means(runs: pl.DataFrame) -> pl.DataFrame:
+    """Figs. 1-2's curves: mean accuracy per (set-up, k) by mapping in scenario 2 (over qid counts and modes) and by
+    mode in scenarios 2-4 (over qid counts and mappings), the paper's averaging (§5.1)."""
+    by_mapping = (
+        runs.filter(pl.col("scenario") == 2)
+        .group_by("setup", "k", "mapping")
+        .agg(pl.col("accuracy").mean())
+        .pivot(on="mapping", index=["setup", "k"], values="accuracy")
+        .rename({"random": "s2_random", "statistical": "s2_statistical"})
+    )
+    by_mode = (
+        runs.filter(pl.col("scenario") > 1)
+        .group_by("setup", "k", "scenario", "mode")
+        .agg(pl.col("accuracy").mean())
+        .with_columns(pl.format("s{}_{}", "scenario", "mode").alias("cell"))
+        .pivot(on="cell", index=["setup", "k"], values="accuracy")
+    )
+    base = runs.filter(pl.col("scenario") == 1).group_by("setup").agg(pl.col("accuracy").mean().alias("s1"))
+    order = ["s2_random", "s2_statistical", *[f"s{sc}_{m}" for sc in (2, 3, 4) for m in MODES]]
+    return (
+        by_mapping.join(by_mode, on=["setup", "k"])
+        .join(base, on="setup")
+        .select("setup", "k", "s1", *order)
+        .sort("setup", "k", maintain_order=True)
+    )
+
+
 def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict) -> list[str]:
     """paper002.md: the correlations beside the paper's, the accuracy per scenario, the scenario 4 runs."""
     lines = ["# Paper 002: metric correlations, the paper's Mondrian set-up, scenario 4", "",
@@ -310,12 +337,52 @@ def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict
             + " | ".join(f"{100 * a:.1f} % (min {100 * lo:.1f})" for a, lo in zip(acc["accuracy"], acc["lo"]))
             + " |"
         )
+    ks = sorted(runs["k"].unique().to_list())
+    lines += ["", ("## Falls from scenario 1, relative, of the mean accuracy per k (over qid counts, modes and "
+                   "mappings; paper §5.1: scenarios 2-3 2.15-19.15 %, 11.72 % on average for k 2-10; scenario 4 "
+                   "5.51-8.01 %)"), "",
+              "| set-up | scenario | " + " | ".join(f"k = {k}" for k in ks) + " | k 2-10 |",
+              "|---" * (3 + len(ks)) + "|"]  # fmt: skip
+    for (setup,), g in runs.group_by("setup", maintain_order=True):
+        s1 = g.filter(pl.col("scenario") == 1)["accuracy"].mean()
+        for scs in ([2], [3], [4], [2, 3]):
+            h = g.filter(pl.col("scenario").is_in(scs))
+            per_k = h.group_by("k").agg(pl.col("accuracy").mean()).sort("k")
+            small = h.filter(pl.col("k") <= 10)["accuracy"].mean()
+            cells = [f"{100 * (1 - a / s1):.2f} %" for a in per_k["accuracy"]]
+            cells.append("-" if small is None else f"{100 * (1 - small / s1):.2f} %")
+            lines.append(f"| {setup} | {' and '.join(map(str, scs))} | " + " | ".join(cells) + " |")
+    metrics = ["accuracy", "discernibility", "discernibility_partitions", "iloss", "cm"]
+    ranges = (
+        runs.filter(pl.col("scenario") > 1)
+        .group_by("setup", "n_qids")
+        .agg(*[pl.col(m).min().alias(f"{m}_lo") for m in metrics], *[pl.col(m).max().alias(f"{m}_hi") for m in metrics])
+        .sort("setup", "n_qids")
+    )
+    fmt = {"accuracy": lambda x: f"{100 * x:.1f}", "iloss": lambda x: f"{x:,.0f}", "cm": lambda x: f"{x:.3f}"}
+    lines += ["", "## Per qid count, scenarios 2-4 (every k, mode and mapping): range of the accuracy and the metrics",
+              "", "| set-up | qids | accuracy % | DM over classes | DM over partitions | ILoss | CM |",
+              "|---" * 7 + "|"]  # fmt: skip
+    for r in ranges.iter_rows(named=True):
+        cells = [" - ".join(fmt.get(m, lambda x: f"{x:,}")(r[f"{m}_{e}"]) for e in ("lo", "hi")) for m in metrics]
+        lines.append(f"| {r['setup']} | {r['n_qids']} | " + " | ".join(cells) + " |")
+    lines += ["", ("## Figs. 1-2: accuracy % per k by mapping (scenario 2, mean over qid counts and modes) and by mode "
+                   "(mean over qid counts and mappings); the paper: statistical at most 1.4 % above random, strict a "
+                   "little above relaxed in scenario 3, negligible differences in scenarios 2 and 4"), "",
+              ("| set-up | k | s2 random | s2 statistical | statistical - random (points) | s3 strict | s3 relaxed | "
+               "strict - relaxed (points): s2 / s3 / s4 |"), "|---" * 8 + "|"]  # fmt: skip
+    for r in fig1_2_means(runs).iter_rows(named=True):
+        gap = " / ".join(f"{100 * (r[f's{sc}_strict'] - r[f's{sc}_relaxed']):+.2f}" for sc in (2, 3, 4))
+        lines.append(f"| {r['setup']} | {r['k']} | {100 * r['s2_random']:.2f} | {100 * r['s2_statistical']:.2f} | "
+                     f"{100 * (r['s2_statistical'] - r['s2_random']):+.2f} | {100 * r['s3_strict']:.2f} | "
+                     f"{100 * r['s3_relaxed']:.2f} | {gap} |")  # fmt: skip
     lines += ["", "## Scenario 4 on one 2/3-1/3 split: one random leaf per value against the mean of 10 draws", "",
               ("| set-up | mode | k | scenario 1 | scenario 2 | scenario 3 | s4, one draw | s4, mean of 10 draws | "
               "s4 statistical, one draw | s4 statistical, mean of 10 |"), "|---" * 10 + "|"]  # fmt: skip
     for r in s4.iter_rows(named=True):
         lines.append(f"| {r['setup']} | {r['mode']} | {r['k']} | {r['scenario1']:.3f} | {r['scenario2_random']:.3f} | "
-                     f"{r['scenario3_random']:.3f} | {r['s4_one_draw_random']:.3f} | {r['s4_mean_10_draws_random']:.3f} | "
+                     f"{r['scenario3_random']:.3f} | {r['s4_one_draw_random']:.3f} | "
+                     f"{r['s4_mean_10_draws_random']:.3f} | "
                      f"{r['s4_one_draw_statistical']:.3f} | {r['s4_mean_10_draws_statistical']:.3f} |")  # fmt: skip
     return lines
 
@@ -359,6 +426,39 @@ def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
                  "(a table: one qid count, mode, k and mapping)", y=0.99)  # fmt: skip
     fig.tight_layout(rect=(0, 0, 1, 0.91))
     fig.savefig(out / "paper002_fig5_7.png")
+    plt.close(fig)
+
+
+def plot_fig1_2(runs: pl.DataFrame, out: Path) -> None:
+    """Fig. 1 (mapping, scenario 2) and Fig. 2 (mode, scenario 3) per set-up, with the paper's scenario 1."""
+    plt = pc.pyplot()
+    means = fig1_2_means(runs)
+    setups = means["setup"].unique(maintain_order=True).to_list()
+    fig, axes = plt.subplots(len(setups), 2, figsize=(12, 4.5 * len(setups)), squeeze=False)
+    names = {"ours": "ARX set-up", "paper": "the paper's set-up"}
+    curves = [("Fig. 1: scenario 2 by mapping", [("s2_random", "random", "tab:blue"),
+                                                 ("s2_statistical", "statistical", "tab:orange")]),
+              ("Fig. 2: scenario 3 by mode", [("s3_relaxed", "relaxed", "tab:blue"),
+                                              ("s3_strict", "strict", "tab:red")])]  # fmt: skip
+    for row, setup in zip(axes, setups):
+        g = means.filter(pl.col("setup") == setup)
+        for ax, (title, lines) in zip(row, curves):
+            for col, label, color in lines:
+                ax.plot(g["k"], 100 * g[col], marker="o", color=color, label=f"ours: {label}")
+            ax.axhline(100 * g["s1"][0], color="black", ls="-", lw=1, label="ours: non-anonymised (scenario 1)")
+            ax.axhline(100 * PAPER_BASELINE, color="black", ls="--", lw=1, label="paper: non-anonymised, 81.82 %")
+            ax.set_xscale("log")
+            ax.set_xticks(KS, [str(k) for k in KS])
+            ax.minorticks_off()
+            ax.set_ylim(60, 85)
+            ax.set_xlabel("k")
+            ax.set_ylabel("classification accuracy % (mean)")
+            ax.set_title(f"{title}, {names.get(setup, setup)}", fontsize=9)
+            ax.legend(fontsize=7, loc="lower left")
+    fig.suptitle("Paper 002 Figs. 1-2 (paper: statistical at most 1.4 % above random; strict a little above relaxed "
+                 "in scenario 3; y axes as the paper's, 60-85 %)", fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(out / "paper002_fig1_2.png")
     plt.close(fig)
 
 
@@ -453,7 +553,8 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
         ax.minorticks_off()
         ax.set_xlabel("k")
         ax.set_ylabel("accuracy % (one 2/3-1/3 split)")
-        ax.set_title(f"Scenario 4 investigation, {'ours (hierarchy nodes)' if setup == 'ours' else 'paper set-up (value sets)'}",
+        which = "ours (hierarchy nodes)" if setup == "ours" else "paper set-up (value sets)"
+        ax.set_title(f"Scenario 4 investigation, {which}",
                      fontsize=9)  # fmt: skip
         ax.legend(fontsize=6)
     fig.tight_layout()
@@ -492,7 +593,8 @@ def main(argv: list[str] | None = None) -> None:
                     for k in ks:
                         results += one_table(setup, df, h, names[:n], k, mode, seeds)
                         print(f"{setup} {n} qids {mode} k={k}: " + ", ".join(
-                            f"s{r['scenario']} {r['accuracy']:.3f}" for r in results[-8:] if r["mapping"] == "random"), flush=True)  # fmt: skip
+                            f"s{r['scenario']} {r['accuracy']:.3f}" for r in results[-8:]
+                            if r["mapping"] == "random"), flush=True)  # fmt: skip
             for mode in MODES:
                 for k in ks:
                     s4.append(scenario4(setup, df, h, names[: counts[-1]], k, mode))
@@ -510,12 +612,14 @@ def main(argv: list[str] | None = None) -> None:
     summary = {
         "run": facts,
         "correlations": corr.to_dicts(),
-        "mean_accuracy_by_setup_scenario": runs.group_by("setup", "scenario").agg(pl.col("accuracy").mean()).sort("setup", "scenario").to_dicts(),
+        "mean_accuracy_by_setup_scenario": runs.group_by("setup", "scenario").agg(pl.col("accuracy").mean())
+                                               .sort("setup", "scenario").to_dicts(),
         "scenario4": s4f.to_dicts(),
     }  # fmt: skip
     pc.write_json(out / "paper002.json", summary)
     (out / "paper002.md").write_text("\n".join(render(runs, corr, s4f, facts)) + "\n")
     plot_fig5_7(runs, corr, out)
+    plot_fig1_2(runs, out)
     plot_fig4(runs, out)
     plot_scenario4(runs, s4f, out)
     print(corr)

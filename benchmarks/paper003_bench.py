@@ -285,6 +285,48 @@ def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
     return lines
 
 
+def test_class_shares(names: list[str], rows: int | None) -> dict[str, list[float]]:
+    """The share of each class among each dataset's test rows (the split every version is tested on)."""
+    shares = {}
+    for name in names:
+        prep = prepared(name, rows)
+        if prep is not None:
+            ds, _, test = prep
+            shares[ds.name] = test[ds.target].value_counts(normalize=True)["proportion"].to_list()
+    return shares
+
+
+def render_details(df: pl.DataFrame, shares: dict[str, list[float]]) -> list[str]:
+    """The medians behind Figs. 4.3-4.4 and what makes pairs tie: classifiers that predict one class."""
+    metrics = list(PAPER_METRICS.items())
+    lines = ["", "## Medians of the normalized metrics per algorithm (Figs. 4.3-4.4)", "",
+             "| dataset | algorithm | " + " | ".join(label for label, _ in metrics) + " |",
+             "|---" * (2 + len(metrics)) + "|"]  # fmt: skip
+    med = df.group_by("dataset", "algorithm", maintain_order=True).agg(pl.col(m).median() for _, m in metrics)
+    for r in med.sort("dataset", "algorithm").iter_rows(named=True):
+        cells = ["-" if r[m] is None else f"{r[m]:.3f}" for _, m in metrics]
+        lines.append(f"| {r['dataset']} | {r['algorithm']} | " + " | ".join(cells) + " |")
+    lines += ["", ("## Ties: versions whose classifier predicts a single class (its accuracy is the share of one class "
+                   "among the test rows) and pairs of versions tied in each utility (mean over the 3 algorithms)"), "",
+              "| dataset | utility | single-class versions | tied pairs |", "|---|---|---|---|"]  # fmt: skip
+    for (dataset,), g in df.group_by("dataset", maintain_order=True):
+        for u in UTILITIES:
+            single = "-"
+            if u.endswith("_acc") and dataset in shares:
+                acc = g[u].to_numpy()
+                hit = np.isclose(acc[:, None], np.array(shares[dataset])[None, :], rtol=0, atol=1e-9).any(axis=1)
+                single = f"{100 * hit.mean():.1f} % of {len(acc)}"
+            tied = []
+            for (_algo,), h in g.group_by("algorithm", maintain_order=True):
+                y = h[u].to_numpy().astype(float)
+                i, j = np.triu_indices(len(y), 1)
+                if len(i):
+                    tied.append(float((y[i] == y[j]).mean()))
+            lines.append(f"| {dataset} | {u} | {single} | {100 * np.mean(tied):.1f} % |" if tied else
+                         f"| {dataset} | {u} | {single} | - |")  # fmt: skip
+    return lines
+
+
 # ------------------------------------------------------------------ plots
 def plot_table41(t: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
@@ -428,7 +470,8 @@ def main(argv: list[str] | None = None) -> None:
     total = round(float(df.select(pl.sum_horizontal("anonymize_s", "metrics_s", "models_s").sum()).item()), 1)
     facts = run_facts.facts(versions=counts, version_seconds_total=total, redrawn_from_csv=args.plots_only)
     t.write_csv(out / "paper003_table41.csv", float_precision=4)
-    (out / "paper003_table41.md").write_text("\n".join(render_table(t, counts, facts)) + "\n")
+    details = render_details(df, test_class_shares(sorted(df["dataset"].unique()), rows))
+    (out / "paper003_table41.md").write_text("\n".join(render_table(t, counts, facts) + details) + "\n")
     summary = {
         "run": facts,
         "table41": t.to_dicts(),

@@ -17,9 +17,11 @@ averaged. Measured (paper 004 §5):
   vectors (the ``recordlinkage`` package's ECM classifier; exact agreement for
   categories, numbers within a tenth of the range), one-to-one links by decreasing
   match probability until every record of T_v is linked, between a sample of E and
-  T_v = half published rows, half hold-out rows (the paper's set-up, so the PPV is
-  at most 1/2), giving PPV = TP / (TP + FP) and the share of linked records whose
-  class is read correctly;
+  T_v = half published rows, half hold-out rows (the paper's T_v), giving PPV =
+  TP / (TP + FP) and the share of linked records whose class is read correctly.
+  Linking every T_v record is our choice (the paper gives no reclink threshold and
+  says the hold-out half should ideally stay unlinked): it makes every hold-out row
+  a false positive, so our PPV is at most 1/2 where the paper's is not bounded;
 - Fig. 3, F1 (micro) on the hold-out third, averaged over an MLP (3 x 32 relu, adam),
   logistic regression, linear SVM, decision tree and random forest trained on the
   published table (the MLP stops early on a 10 % validation split).
@@ -148,8 +150,8 @@ def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, 
     comparisons, Fellegi-Sunter weights by EM (:func:`fellegi_sunter_em`, the fit of
     recordlinkage's ECM classifier), then one-to-one links by decreasing
     match probability until every T_v record is linked (one-to-one linkage enforced,
-    as the paper's reclink run: the hold-out half can only give false positives, so
-    the PPV is at most 1/2).
+    as the paper's reclink run). Linking every record is our choice, not the paper's:
+    the hold-out half can only give false positives, so this PPV is at most 1/2.
     """
     import pandas as pd
     import recordlinkage as rl
@@ -353,6 +355,20 @@ def render(runs: pl.DataFrame, summary: dict) -> list[str]:
         lines.append(f"| {r['qids']} | {r['distance']} | {r['mi_loss']:.4f} | {100 * r['red_ad_distance']:.1f} % | "
                      f"{100 * r['red_ad_ml']:.1f} % | {100 * (r['red_ad_prl'] or float('nan')):.1f} % | "
                      f"{r['prl_ppv'] or float('nan'):.3f} | {r['f1_loss']:.3f} |")  # fmt: skip
+    prl = runs.filter(pl.col("prl_links") > 0).with_columns(pl.col("prl_ppv").fill_nan(None))
+    if prl.height:
+        by_k = prl.group_by("distance", "k").agg(pl.col("prl_ppv").mean(), pl.len()).sort("distance", "k")
+        by_qids = prl.group_by("distance", "qids").agg(pl.col("prl_ppv").mean(), pl.len()).sort("distance", "qids")
+        ceiling = prl.filter(pl.col("distance") == "original")["prl_ppv"].is_between(0.5 - 1e-9, 0.5 + 1e-9)
+        lines += ["", ("## Probabilistic record linkage: PPV by k and by QID set (means over datasets and trials; the "
+                       "paper: 0.49 ± 0.01 on its anonymized data). Every T_v record is linked, so the hold-out half "
+                       "are false positives and the PPV is at most 1/2"), "",
+                  "| distance | k / QID | runs | PPV |", "|---|---|---|---|"]  # fmt: skip
+        for r in [*by_k.iter_rows(named=True), *by_qids.iter_rows(named=True)]:
+            lines.append(f"| {r['distance']} | {r.get('k', r.get('qids'))} | {r['len']} | {f(r['prl_ppv'])} |")
+        anon_ppv = prl.filter(pl.col("distance") != "original")["prl_ppv"].mean()
+        lines += ["", (f"Every anonymized run: PPV {f(anon_ppv)}; the original tables reach the 1/2 ceiling in "
+                       f"{int(ceiling.sum())} of {ceiling.len()} runs.")]  # fmt: skip
     cc = summary.get("constant_clusters_adult_part_k5") or {}
     if cc:
         lines += ["", "## Adult Part QID (sex, age, race, native-country), k = 5, Gower, unblocked: the clusters never permuted", "",

@@ -60,6 +60,10 @@ def test_paper001_quick(tmp_path: Path) -> None:
     variants = pl.read_csv(tmp_path / "paper001_k1500.csv")
     assert variants["variant"].n_unique() == 4 and variants["ranked_first_on"].is_between(0, 7).all()
     assert pngs(tmp_path) == [f"paper001_fig{i}.png" for i in (10, 11, 12, 13)] + ["paper001_fig9.png"]
+    script("paper001_bench").main([*args, "--fig9-000"])  # Fig. 9 again with paper 000's choices, the rest redrawn
+    f9 = pl.read_csv(tmp_path / "paper001_fig9_000.csv")
+    assert f9.height == 2 * 2 and (f9["min_class_size"] >= f9["k"]).all()
+    assert "## Fig. 9 with paper 000's choices" in (tmp_path / "paper001.md").read_text()
 
 
 def test_paper002_quick(tmp_path: Path) -> None:
@@ -67,9 +71,14 @@ def test_paper002_quick(tmp_path: Path) -> None:
     corr = pl.read_csv(tmp_path / "paper002_correlations.csv")
     assert corr["r"].drop_nans().is_between(-1, 1).all() and set(corr["scenario"]) == {2, 3, 4}
     runs = pl.read_csv(tmp_path / "paper002_runs.csv")
-    # over partitions the penalty can only be below or equal to the one over published classes (classes merge partitions)
+    # over partitions the penalty is at most the one over published classes (a class merges partitions)
     assert (runs["discernibility_partitions"] <= runs["discernibility"]).all()
-    assert pngs(tmp_path) == ["paper002_fig4.png", "paper002_fig5_7.png", "paper002_scenario4.png"]
+    assert pngs(tmp_path) == [
+        "paper002_fig1_2.png",
+        "paper002_fig4.png",
+        "paper002_fig5_7.png",
+        "paper002_scenario4.png",
+    ]
 
 
 def test_paper003_quick(tmp_path: Path) -> None:
@@ -103,6 +112,26 @@ def test_paper004_quick(tmp_path: Path) -> None:
     fitted = runs.filter(pl.col("prl_links") > 0)
     assert fitted.height > 0 and fitted["prl_ppv"].is_between(0, 0.5).all() and fitted["ad_prl"].is_between(0, 1).all()
     assert pngs(tmp_path) == ["paper004_fig1.png", "paper004_fig2.png", "paper004_fig3.png"]
+
+
+def test_utility_bench_quick_then_plots_only(tmp_path: Path) -> None:
+    """utility_bench --quick writes both grids and three plots; --plots-only redraws them from the CSVs alone."""
+    bench = script("utility_bench")
+    bench.main(["--quick", "--rows", "200", "--seeds", "1", "--out", str(tmp_path)])
+    g000 = pl.read_csv(tmp_path / "utility_paper000.csv")
+    # trained on the original: 2 k (3 and 100) x 4 representations; trained on k = 100: 4 x 2 x 4
+    assert g000.height == 2 * 4 + 4 * 2 * 4 and set(g000["k"]) == {3, 100}
+    assert g000["mean"].is_between(0, 1).all() and (g000["n"] == 1).all()
+    g002 = pl.read_csv(tmp_path / "utility_paper002.csv")
+    assert g002.height == 2 * 2 * 2 * 4 and set(g002["scenario"]) == {1, 2, 3, 4}  # modes x k x mappings
+    # scenario 1 (original -> original) does not depend on the anonymized table: one accuracy in every cell
+    assert g002.filter(pl.col("scenario") == 1)["mean"].n_unique() == 1
+    names = ["utility_paper000_fig3.png", "utility_paper000_fig4.png", "utility_paper002.png"]
+    assert pngs(tmp_path) == names
+    for name in [*names, "utility_bench.json"]:  # a redraw needs nothing but the two CSVs...
+        (tmp_path / name).unlink()
+    bench.main(["--plots-only", "--quick", "--out", str(tmp_path)])
+    assert pngs(tmp_path) == names and not (tmp_path / "utility_bench.json").exists()  # ...and writes only PNGs
 
 
 def test_fellegi_sunter_em_agrees_with_recordlinkage() -> None:
