@@ -1,0 +1,31 @@
+"""Statistical disclosure control as statistics offices practise it (sdcMicro's toolkit), over Polars frames.
+
+>>> import polars as pl
+>>> from polars_anon import sdc
+>>> sdc.frequencies(pl.LazyFrame({"a": [1, 1, 2]}), "a").collect()["fk"].to_list()
+[2.0, 2.0, 1.0]
+"""
+
+from __future__ import annotations
+
+from polars_anon.sdc.frequencies import Missing, frequencies, pattern_frequencies
+from polars_anon.sdc.risk import (
+    GlobalRisk,
+    RiskMethod,
+    benedetti_franconi,
+    global_risk,
+    household_risk,
+    individual_risk,
+)
+
+__all__ = [
+    "GlobalRisk",
+    "Missing",
+    "RiskMethod",
+    "benedetti_franconi",
+    "frequencies",
+    "global_risk",
+    "household_risk",
+    "individual_risk",
+    "pattern_frequencies",
+]
