@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from polars_anon.sdc.frequencies import Missing, frequencies, pattern_frequencies
+from polars_anon.sdc.frequencies import Missing, frequencies, pattern_frequencies, wildcard_counts
 from polars_anon.sdc.risk import (
     GlobalRisk,
     RiskMethod,
@@ -17,15 +17,21 @@ from polars_anon.sdc.risk import (
     household_risk,
     individual_risk,
 )
+from polars_anon.sdc.suppression import SuppressionMethod, SuppressionResult, local_suppression, wildcard_fk
 
 __all__ = [
     "GlobalRisk",
     "Missing",
     "RiskMethod",
+    "SuppressionMethod",
+    "SuppressionResult",
     "benedetti_franconi",
     "frequencies",
     "global_risk",
     "household_risk",
     "individual_risk",
+    "local_suppression",
     "pattern_frequencies",
+    "wildcard_counts",
+    "wildcard_fk",
 ]

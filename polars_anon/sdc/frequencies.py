@@ -23,7 +23,7 @@ import polars as pl
 from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["Missing", "frequencies", "pattern_frequencies"]
+__all__ = ["Missing", "frequencies", "pattern_frequencies", "wildcard_counts"]
 
 Missing = Literal["category", "wildcard"]
 _W = "__anon_w"
@@ -75,11 +75,21 @@ def pattern_frequencies(
     agg = agg.with_columns(pl.col("n_pattern").alias("fk"), pl.col("__anon_W").alias("Fk"))
     if missing == "category" or agg.select(pl.any_horizontal(pl.col(keys).is_null()).any()).item() is False:
         return agg.drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
-    return _wildcard(agg, keys, float(alpha)).drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
+    return wildcard_counts(agg, keys, float(alpha)).drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
 
 
-def _wildcard(agg: pl.DataFrame, keys: list[str], alpha: float) -> pl.DataFrame:
-    """Add the wildcard matches to each pattern's own counts (sdcMicro's freqCalc, pair by pair)."""
+def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> pl.DataFrame:
+    """Add the wildcard matches to each pattern's own counts (sdcMicro's freqCalc, pair by pair).
+
+    ``agg`` holds one row per distinct pattern of ``keys`` with its record count ``n_pattern``,
+    weighted count ``__anon_W`` and columns ``fk`` and ``Fk`` equal to them; the same frame comes
+    back with ``fk`` and ``Fk`` raised by the matches. Relational: a group-by and a join per pair of
+    missing-value shapes present (at most ``2**len(keys)`` shapes).
+
+    >>> agg = pl.DataFrame({"a": [1, None], "n_pattern": [1.0, 1.0], "__anon_W": [1.0, 1.0]})
+    >>> wildcard_counts(agg.with_columns(fk=pl.col("n_pattern"), Fk=pl.col("__anon_W")), ["a"])["fk"].to_list()
+    [2.0, 2.0]
+    """
     m = len(keys)
     nulls = pl.sum_horizontal(pl.col(keys).is_null().cast(pl.Int32))
     agg = agg.with_row_index("__anon_p").with_columns(nulls.alias("__anon_nn"))
@@ -87,51 +97,54 @@ def _wildcard(agg: pl.DataFrame, keys: list[str], alpha: float) -> pl.DataFrame:
     complete = agg.filter(pl.col("__anon_nn") == 0)
     all_na = agg.filter(pl.col("__anon_nn") == m)
     partial = agg.filter((pl.col("__anon_nn") > 0) & (pl.col("__anon_nn") < m))
-    add_n = {p: 0.0 for p in agg["__anon_p"].to_list()}
-    add_w = dict(add_n)
+    pieces: list[pl.DataFrame] = []
 
-    def shapes(frame: pl.DataFrame) -> list[tuple[bool, ...]]:
-        return sorted(set(frame.select(pl.col(keys).is_null()).iter_rows()))
+    shape_of = pl.concat_str([pl.col(c).is_null().cast(pl.Int8).cast(pl.String) for c in keys])
+    by_shape = {
+        tuple(ch == "1" for ch in str(name[0])): frame
+        for name, frame in partial.with_columns(shape_of.alias("__anon_sh"))
+        .partition_by("__anon_sh", as_dict=True, maintain_order=True)
+        .items()
+    }
 
-    def of_shape(frame: pl.DataFrame, shape: tuple[bool, ...]) -> pl.DataFrame:
-        return frame.filter(pl.all_horizontal([pl.col(c).is_null() == s for c, s in zip(keys, shape, strict=True)]))
-
-    def matched(targets: pl.DataFrame, sources: pl.DataFrame, on: list[str]) -> pl.DataFrame:
-        """Per target pattern: the summed own counts of the source patterns agreeing on `on`."""
+    def matched(targets: pl.DataFrame, sources: pl.DataFrame, on: list[str], factor: float) -> None:
+        """Add, per target pattern, `factor` times the own counts of the source patterns agreeing on `on`."""
         if not on:
-            return targets.select("__anon_p", pl.lit(sources["n_pattern"].sum()).alias("n"),
-                                  pl.lit(sources["__anon_W"].sum()).alias("w"))  # fmt: skip
-        sums = sources.group_by(on).agg(pl.col("n_pattern").sum().alias("n"), pl.col("__anon_W").sum().alias("w"))
-        return targets.select("__anon_p", *on).join(sums, on=on, how="inner").select("__anon_p", "n", "w")
+            n, w = float(sources["n_pattern"].sum()), float(sources["__anon_W"].sum())
+            piece = targets.select("__anon_p", pl.lit(factor * n).alias("n"), pl.lit(factor * w).alias("w"))
+        else:
+            sums = sources.group_by(on).agg(pl.col("n_pattern").sum().alias("n"), pl.col("__anon_W").sum().alias("w"))
+            piece = targets.select("__anon_p", *on).join(sums, on=on, how="inner")
+            piece = piece.select("__anon_p", (factor * pl.col("n")).alias("n"), (factor * pl.col("w")).alias("w"))
+        pieces.append(piece.cast({"n": pl.Float64, "w": pl.Float64}))
 
-    def add(frame: pl.DataFrame, factor: float) -> None:
-        for p, n, w in frame.iter_rows():
-            add_n[p] += factor * n
-            add_w[p] += factor * w
-
-    for shape in shapes(partial):
-        part_s = of_shape(partial, shape)
+    for shape, part_s in by_shape.items():
         observed = [c for c, s in zip(keys, shape, strict=True) if not s]
         # complete records matching a partial pattern count 1 toward it; it counts alpha toward them
-        add(matched(part_s, complete, observed), 1.0)
-        add(matched(complete, part_s, observed), alpha)
+        matched(part_s, complete, observed, 1.0)
+        matched(complete, part_s, observed, alpha)
         # other partial patterns (every shape, its own included) and all-missing records count alpha
-        for other in shapes(partial):
+        for other, part_t in by_shape.items():
             both = [c for c, s, t in zip(keys, shape, other, strict=True) if not s and not t]
-            add(matched(part_s, of_shape(partial, other), both), alpha)
-        add(matched(part_s, all_na, []), alpha)
-        for p, n, w in part_s.select("__anon_p", "n_pattern", "__anon_W").iter_rows():
-            add_n[p] -= alpha * n  # a pattern matched itself above; its own records count 1, already in fk
-            add_w[p] -= alpha * w
+            matched(part_s, part_t, both, alpha)
+        matched(part_s, all_na, [], alpha)
+        # a pattern matched itself above; its own records count 1, already in fk
+        own = part_s.select(
+            "__anon_p", (-alpha * pl.col("n_pattern")).alias("n"), (-alpha * pl.col("__anon_W")).alias("w")
+        )
+        pieces.append(own)
     if m == 1:  # sdcMicro: with one key, complete patterns count the missing ones (alpha each)
-        add(matched(complete, all_na, []), alpha)
-    extra = pl.DataFrame(
-        {"__anon_p": list(add_n), "__anon_an": list(add_n.values()), "__anon_aw": list(add_w.values())},
-        schema={"__anon_p": pl.UInt32, "__anon_an": pl.Float64, "__anon_aw": pl.Float64},
+        matched(complete, all_na, [], alpha)
+    schema = pl.Schema({"__anon_p": pl.UInt32, "n": pl.Float64, "w": pl.Float64})
+    extra = (
+        pl.concat([pl.DataFrame(schema=schema), *[p.cast(schema) for p in pieces]])
+        .group_by("__anon_p")
+        .agg(pl.col("n").sum().alias("__anon_an"), pl.col("w").sum().alias("__anon_aw"))
     )
     all_missing = pl.col("__anon_nn") == m
     return (
         agg.join(extra, on="__anon_p", how="left", maintain_order="left")
+        .with_columns(pl.col("__anon_an", "__anon_aw").fill_null(0.0))
         .with_columns(
             pl.when(all_missing).then(pl.lit(float(total_n))).otherwise(pl.col("fk") + pl.col("__anon_an")).alias("fk"),
             pl.when(all_missing).then(pl.lit(float(total_w))).otherwise(pl.col("Fk") + pl.col("__anon_aw")).alias("Fk"),
