@@ -9,6 +9,17 @@
 from __future__ import annotations
 
 from polars_anon.sdc.frequencies import Missing, frequencies, pattern_frequencies, wildcard_counts
+from polars_anon.sdc.perturbation import (
+    NoiseMethod,
+    add_noise,
+    correlations,
+    eigen_utility,
+    il1s,
+    invariant_matrix,
+    invariant_pram,
+    pram,
+    rank_swap,
+)
 from polars_anon.sdc.risk import (
     GlobalRisk,
     RiskMethod,
@@ -22,16 +33,25 @@ from polars_anon.sdc.suppression import SuppressionMethod, SuppressionResult, lo
 __all__ = [
     "GlobalRisk",
     "Missing",
+    "NoiseMethod",
     "RiskMethod",
     "SuppressionMethod",
     "SuppressionResult",
+    "add_noise",
     "benedetti_franconi",
+    "correlations",
+    "eigen_utility",
     "frequencies",
     "global_risk",
     "household_risk",
+    "il1s",
     "individual_risk",
+    "invariant_matrix",
+    "invariant_pram",
     "local_suppression",
     "pattern_frequencies",
+    "pram",
+    "rank_swap",
     "wildcard_counts",
     "wildcard_fk",
 ]
