@@ -242,6 +242,8 @@ def local_suppression(
     rounds, current = 0, pats
     while (nxt := _round(current, keys, k, prio, float(alpha))) is not None:
         current, rounds = nxt, rounds + 1
+        if rounds > len(keys) * pats.height + 1:  # each round blanks a cell of every unsafe pattern
+            raise RuntimeError(f"local suppression did not converge after {rounds} rounds (a bug; please report)")
     frame, suppressed = _publish(lf, pats, current, keys)
     if method == "heuristic":
         return SuppressionResult(frame, suppressed, rounds, False)
