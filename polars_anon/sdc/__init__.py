@@ -28,6 +28,7 @@ from polars_anon.sdc.risk import (
     household_risk,
     individual_risk,
 )
+from polars_anon.sdc.suda import Suda2Result, suda2
 from polars_anon.sdc.suppression import SuppressionMethod, SuppressionResult, local_suppression, wildcard_fk
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Missing",
     "NoiseMethod",
     "RiskMethod",
+    "Suda2Result",
     "SuppressionMethod",
     "SuppressionResult",
     "add_noise",
@@ -52,6 +54,7 @@ __all__ = [
     "pattern_frequencies",
     "pram",
     "rank_swap",
+    "suda2",
     "wildcard_counts",
     "wildcard_fk",
 ]
