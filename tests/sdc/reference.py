@@ -39,3 +39,15 @@ def wildcard_fk(rows: Sequence[Row], weights: Sequence[float], alpha: float = 1.
 def is_k_anonymous_wildcard(rows: Sequence[Row], k: int) -> bool:
     """Every record's wildcard fk (alpha = 1) is at least k."""
     return all(fk >= k for fk, _ in wildcard_fk(rows, [1.0] * len(rows)))
+
+
+# sdcMicro's `francdat` (data/francdat.rda, printed in its man pages): 8 records, keys Key1, Key2, Key3, Key4
+# (sdcMicro's keyVars = c(2, 4, 5, 6)) and the weight w.
+FRANCDAT = {
+    "Key1": [1, 1, 1, 3, 4, 4, 6, 1],
+    "Key2": [2, 2, 2, 3, 3, 3, 2, 2],
+    "Key3": [5, 1, 1, 1, 1, 1, 1, 5],
+    "Key4": [1, 1, 1, 5, 4, 1, 5, 1],
+    "w": [18.0, 45.5, 39.0, 17.0, 541.0, 8.0, 5.0, 92.0],
+}
+FRANCDAT_KEYS = ["Key1", "Key2", "Key3", "Key4"]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
 from polars_anon.sdc import frequencies, pattern_frequencies
-from tests.sdc.reference import wildcard_fk
+from tests.sdc.reference import FRANCDAT, FRANCDAT_KEYS, wildcard_fk
 
 W8 = [18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51.0]
 
@@ -107,3 +107,10 @@ def test_refusals_name_the_culprit():
         frequencies(lf, "a", missing="star")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="weight column 'a' is also a key"):
         frequencies(lf, "a", weight="a")
+
+
+def test_francdat_by_hand():
+    """francdat: records 1 and 8 share (1, 2, 5, 1), records 2 and 3 share (1, 2, 1, 1); the rest are unique."""
+    out = frequencies(pl.DataFrame(FRANCDAT), FRANCDAT_KEYS, "w").collect()
+    assert out["fk"].to_list() == [2, 2, 2, 1, 1, 1, 1, 2]
+    assert out["Fk"].to_list() == [110.0, 84.5, 84.5, 17.0, 541.0, 8.0, 5.0, 110.0]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.sdc import local_suppression, wildcard_fk
-from tests.sdc.reference import is_k_anonymous_wildcard
+from tests.sdc.reference import FRANCDAT, FRANCDAT_KEYS, is_k_anonymous_wildcard
 from tests.sdc.reference import wildcard_fk as reference_fk
 
 
@@ -106,3 +106,16 @@ def test_refusals():
         local_suppression(frame, ["a", "b"], 2, importance=[1])
     with pytest.raises(InvalidParameterError, match="between 1 and 2"):
         local_suppression(frame, ["a", "b"], 2, importance=[1, 3])
+
+
+def test_francdat_k2_exact_minimum_and_heuristic():
+    """francdat, k = 2: the exhaustive minimum is 3 cells (blanking three keys of record 2 makes it a
+    wildcard partner of every record with Key3 = 1); the heuristic stays k-anonymous within 4 cells."""
+    frame = pl.DataFrame(FRANCDAT)
+    rows = _rows(frame, FRANCDAT_KEYS)
+    exact = local_suppression(frame, FRANCDAT_KEYS, 2, method="exact")
+    _check_result(frame, exact, FRANCDAT_KEYS, 2)
+    assert exact.total == _min_suppressions(rows, 2) == 3
+    heuristic = local_suppression(frame, FRANCDAT_KEYS, 2)
+    _check_result(frame, heuristic, FRANCDAT_KEYS, 2)
+    assert heuristic.total <= 4
