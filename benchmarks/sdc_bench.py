@@ -86,7 +86,7 @@ def table(figs: list[dict[str, float | int]], load: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, float | int]]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", type=int, action="append", help="register size (repeatable)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_ROWS:,} rows")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for sdc.md")
