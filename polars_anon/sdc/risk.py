@@ -139,6 +139,12 @@ def individual_risk(
     if weight is None:
         risk = 1.0 / pats["fk"].to_numpy()
     else:
+        low = pats.filter(pl.col("Fk") < pl.col("fk"))
+        if low.height:
+            raise InvalidParameterError(
+                f"weight column {weight!r}: {low.height} key patterns have weights summing below their record "
+                f"count (Fk < fk; first: {low.select(keys).row(0)}); sampling weights must be >= 1"
+            )
         risk = benedetti_franconi(pats["fk"].to_numpy(), pats["Fk"].to_numpy(), method)
     pats = pats.drop("n_pattern").with_columns(pl.Series("risk", risk, dtype=pl.Float64))
     return lf.join(pats.lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")

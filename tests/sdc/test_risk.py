@@ -84,6 +84,8 @@ def test_household_risk_by_hand():
 
 
 def test_refusals():
+    with pytest.raises(InvalidParameterError, match=r"weight column 'w': 1 key patterns .* first: \(1,\)"):
+        individual_risk(pl.LazyFrame({"k": [1, 1, 2], "w": [0.5, 0.5, 3.0]}), "k", "w")
     with pytest.raises(InvalidParameterError, match="Fk >= fk"):
         benedetti_franconi([3], [2.0])
     with pytest.raises(InvalidParameterError, match="method"):
