@@ -9,7 +9,8 @@ with ``missing="wildcard"``).
   several unsafe patterns would merge into one group that reaches ``k`` on its own, the largest of
   them keeps its value (the others then match it). Every record of a pattern is treated alike, so
   the result is a tuple map joined back to the rows. The counts are one group-by and one join per
-  key per round.
+  key per round. Then, for up to 1,000 distinct patterns, a restore pass gives back each blanked
+  cell (the most important key first) whose return keeps every count at ``k`` or more.
 * ``method="exact"``: the fewest suppressed cells, by iterative deepening over sets of cells (all
   sets of 0, 1, 2, ... cells are tried until one makes the table k-anonymous). Exponential: it is
   refused when more than ``max_candidates`` sets would have to be tried (the heuristic's count is
@@ -38,6 +39,7 @@ __all__ = ["SuppressionMethod", "SuppressionResult", "local_suppression", "wildc
 
 SuppressionMethod = Literal["heuristic", "exact"]
 _ID, _N = "__anon_pid", "n_pattern"
+_RESTORE_MAX_PATTERNS = 1000  # the heuristic's restore pass (an n x n count per cell) runs up to this many patterns
 
 
 @dataclass(frozen=True)
@@ -244,6 +246,8 @@ def local_suppression(
         current, rounds = nxt, rounds + 1
         if rounds > len(keys) * pats.height + 1:  # each round blanks a cell of every unsafe pattern
             raise RuntimeError(f"local suppression did not converge after {rounds} rounds (a bug; please report)")
+    if pats.height <= _RESTORE_MAX_PATTERNS:
+        current = _restore(pats, current, keys, k, prio, float(alpha))
     frame, suppressed = _publish(lf, pats, current, keys)
     if method == "heuristic":
         return SuppressionResult(frame, suppressed, rounds, False)
@@ -264,6 +268,23 @@ def local_suppression(
         [pl.when(pl.Series(blank[:, j])).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
     )
     return SuppressionResult(out.lazy(), {v: int(blank[:, j].sum()) for j, v in enumerate(keys)}, 0, True)
+
+
+def _restore(
+    pats: pl.DataFrame, current: pl.DataFrame, keys: list[str], k: int, prio: list[int], alpha: float
+) -> pl.DataFrame:
+    """Give back blanked cells one at a time (the key suppressed last first) while every fk stays >= k."""
+    codes = _codes(pats, keys)
+    blank = np.column_stack([current[v].is_null().to_numpy() for v in keys]) & (codes >= 0)
+    counts = pats[_N].to_numpy()
+    order = sorted(zip(*np.nonzero(blank), strict=True), key=lambda c: (prio[c[1]], -counts[c[0]]))
+    for i, j in order:
+        blank[i, j] = False
+        if wildcard_fk(np.where(blank, -1, codes), counts, alpha).min() < k:
+            blank[i, j] = True
+    return pats.with_columns(
+        [pl.when(pl.Series(blank[:, j])).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
+    )
 
 
 def _publish(
