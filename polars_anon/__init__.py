@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from polars_anon import metrics
+from polars_anon import metrics, sdc
 from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
 from polars_anon._progress import progress
 from polars_anon.algorithms import METHODS
@@ -91,6 +91,7 @@ __all__ = [
     "progress",
     "risk",
     "scan_encoded",
+    "sdc",
     "verify_k",
     "write_encoded",
 ]

@@ -1,0 +1,203 @@
+"""Sample and weighted population frequency counts of key patterns (sdcMicro's ``freqCalc``).
+
+``fk`` is the number of sample records that share a record's key pattern; ``Fk`` is the sum of
+their sampling weights, an estimate of the population count. Two readings of a missing key value:
+
+* ``missing="category"``: a missing value is one more category (records match only records with
+  the same missing cells). A plain group-by; it streams.
+* ``missing="wildcard"``: sdcMicro's reading. A missing value matches any category, pair by pair:
+  two records match when they agree on every key both of them observe. A record with missing
+  values counts ``alpha`` (not 1) toward the count of another pattern it matches, so ``alpha=0``
+  ignores such records and ``alpha=1`` counts them fully. Exactly as ``sdcMicro::freqCalc``:
+  a record whose keys are all missing gets ``fk = n`` (every record), and, with two or more keys,
+  it is not counted toward records that have no missing key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, get_args
+
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
+from polars_anon.errors import InvalidParameterError
+
+__all__ = ["Missing", "frequencies", "pattern_frequencies", "wildcard_counts"]
+
+Missing = Literal["category", "wildcard"]
+_W = "__anon_w"
+
+
+def _check(lf: pl.LazyFrame, keys: Sequence[str] | str, weight: str | None, missing: str, alpha: float) -> list[str]:
+    keys = names_list(keys, "keys")
+    if not keys:
+        raise InvalidParameterError("keys must name at least one key variable, got []")
+    check_columns(lf, keys, "keys")
+    if weight is not None:
+        check_columns(lf, [weight], "weight")
+        if weight in keys:
+            raise InvalidParameterError(f"weight column {weight!r} is also a key; pass it once")
+    check_choice("missing", missing, get_args(Missing))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise InvalidParameterError(f"alpha must be a number in [0, 1], got {alpha!r}")
+    return keys
+
+
+def pattern_frequencies(
+    data: pl.LazyFrame | pl.DataFrame,
+    keys: Sequence[str] | str,
+    weight: str | None = None,
+    missing: Missing = "category",
+    alpha: float = 1.0,
+) -> pl.DataFrame:
+    """One row per distinct key pattern with its ``fk`` and ``Fk`` (Float64) and its sample size ``n_pattern``.
+
+    ``n_pattern`` is the number of records with exactly this pattern; ``fk``/``Fk`` follow the
+    ``missing`` reading (see the module docstring). Materializes one row per distinct pattern.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"a": [1, 1, None], "b": ["x", "x", "x"]})
+    >>> pattern_frequencies(lf, ["a", "b"], missing="wildcard").sort("n_pattern")["fk"].to_list()
+    [3.0, 3.0]
+    """
+    lf = as_lazy(data)
+    keys = _check(lf, keys, weight, missing, alpha)
+    w = pl.col(weight).cast(pl.Float64) if weight is not None else pl.lit(1.0)
+    agg = (
+        lf.select(*keys, w.alias(_W))
+        .group_by(keys)
+        .agg(pl.len().cast(pl.Float64).alias("n_pattern"), pl.col(_W).sum().alias("__anon_W"))
+        .sort(keys, nulls_last=True)
+        .collect()  # materializes: one row per distinct key pattern
+    )
+    agg = agg.with_columns(pl.col("n_pattern").alias("fk"), pl.col("__anon_W").alias("Fk"))
+    if missing == "category" or agg.select(pl.any_horizontal(pl.col(keys).is_null()).any()).item() is False:
+        return agg.drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
+    return wildcard_counts(agg, keys, float(alpha)).drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
+
+
+def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> pl.DataFrame:
+    """Add the wildcard matches to each pattern's own counts (sdcMicro's freqCalc, pair by pair).
+
+    ``agg`` holds one row per distinct pattern of ``keys`` with its record count ``n_pattern``,
+    weighted count ``__anon_W`` and columns ``fk`` and ``Fk`` equal to them; the same frame comes
+    back with ``fk`` and ``Fk`` raised by the matches. Relational: a group-by and a join per pair of
+    missing-value shapes present (at most ``2**len(keys)`` shapes).
+
+    >>> agg = pl.DataFrame({"a": [1, None], "n_pattern": [1.0, 1.0], "__anon_W": [1.0, 1.0]})
+    >>> wildcard_counts(agg.with_columns(fk=pl.col("n_pattern"), Fk=pl.col("__anon_W")), ["a"])["fk"].to_list()
+    [2.0, 2.0]
+    """
+    m = len(keys)
+    nulls = pl.sum_horizontal(pl.col(keys).is_null().cast(pl.Int32))
+    agg = agg.with_row_index("__anon_p").with_columns(nulls.alias("__anon_nn"))
+    total_n, total_w = agg["n_pattern"].sum(), agg["__anon_W"].sum()
+    complete = agg.filter(pl.col("__anon_nn") == 0)
+    all_na = agg.filter(pl.col("__anon_nn") == m)
+    partial = agg.filter((pl.col("__anon_nn") > 0) & (pl.col("__anon_nn") < m))
+    pieces: list[pl.DataFrame] = []
+
+    shape_of = pl.concat_str([pl.col(c).is_null().cast(pl.Int8).cast(pl.String) for c in keys])
+    by_shape = {
+        tuple(ch == "1" for ch in str(name[0])): frame
+        for name, frame in partial.with_columns(shape_of.alias("__anon_sh"))
+        .partition_by("__anon_sh", as_dict=True, maintain_order=True)
+        .items()
+    }
+
+    def matched(targets: pl.DataFrame, sources: pl.DataFrame, on: list[str], factor: float) -> None:
+        """Add, per target pattern, `factor` times the own counts of the source patterns agreeing on `on`."""
+        if not on:
+            n, w = float(sources["n_pattern"].sum()), float(sources["__anon_W"].sum())
+            piece = targets.select("__anon_p", pl.lit(factor * n).alias("n"), pl.lit(factor * w).alias("w"))
+        else:
+            sums = sources.group_by(on).agg(pl.col("n_pattern").sum().alias("n"), pl.col("__anon_W").sum().alias("w"))
+            piece = targets.select("__anon_p", *on).join(sums, on=on, how="inner")
+            piece = piece.select("__anon_p", (factor * pl.col("n")).alias("n"), (factor * pl.col("w")).alias("w"))
+        pieces.append(piece.cast({"n": pl.Float64, "w": pl.Float64}))
+
+    for shape, part_s in by_shape.items():
+        observed = [c for c, s in zip(keys, shape, strict=True) if not s]
+        # complete records matching a partial pattern count 1 toward it; it counts alpha toward them
+        matched(part_s, complete, observed, 1.0)
+        matched(complete, part_s, observed, alpha)
+        # other partial patterns (every shape, its own included) and all-missing records count alpha
+        for other, part_t in by_shape.items():
+            both = [c for c, s, t in zip(keys, shape, other, strict=True) if not s and not t]
+            matched(part_s, part_t, both, alpha)
+        matched(part_s, all_na, [], alpha)
+        # a pattern matched itself above; its own records count 1, already in fk
+        own = part_s.select(
+            "__anon_p", (-alpha * pl.col("n_pattern")).alias("n"), (-alpha * pl.col("__anon_W")).alias("w")
+        )
+        pieces.append(own)
+    if m == 1:  # sdcMicro: with one key, complete patterns count the missing ones (alpha each)
+        matched(complete, all_na, [], alpha)
+    schema = pl.Schema({"__anon_p": pl.UInt32, "n": pl.Float64, "w": pl.Float64})
+    extra = (
+        pl.concat([pl.DataFrame(schema=schema), *[p.cast(schema) for p in pieces]])
+        .group_by("__anon_p")
+        .agg(pl.col("n").sum().alias("__anon_an"), pl.col("w").sum().alias("__anon_aw"))
+    )
+    all_missing = pl.col("__anon_nn") == m
+    return (
+        agg.join(extra, on="__anon_p", how="left", maintain_order="left")
+        .with_columns(pl.col("__anon_an", "__anon_aw").fill_null(0.0))
+        .with_columns(
+            pl.when(all_missing).then(pl.lit(float(total_n))).otherwise(pl.col("fk") + pl.col("__anon_an")).alias("fk"),
+            pl.when(all_missing).then(pl.lit(float(total_w))).otherwise(pl.col("Fk") + pl.col("__anon_aw")).alias("Fk"),
+        )
+        .drop("__anon_p", "__anon_nn", "__anon_an", "__anon_aw")
+    )
+
+
+def frequencies(
+    data: pl.LazyFrame | pl.DataFrame,
+    keys: Sequence[str] | str,
+    weight: str | None = None,
+    missing: Missing = "category",
+    alpha: float = 1.0,
+) -> pl.LazyFrame:
+    """Append ``fk`` and ``Fk`` (Float64) to every record, rows in their order (sdcMicro's ``freqCalc``).
+
+    Parameters
+    ----------
+    data
+        The sample: a Polars LazyFrame or DataFrame.
+    keys
+        The categorical key variables (quasi-identifiers), by name.
+    weight
+        Column of sampling weights; without it ``Fk`` equals ``fk``.
+    missing
+        ``"category"`` (a missing value is a category of its own) or ``"wildcard"`` (sdcMicro:
+        a missing value matches any category; see the module docstring).
+    alpha
+        In [0, 1]: how much a record with missing keys counts toward another pattern it matches
+        (``missing="wildcard"`` only).
+
+    Returns
+    -------
+    The input frame with two more columns, ``fk`` and ``Fk``.
+
+    Examples
+    --------
+    sdcMicro's ``test_freqCalc.R`` ("numeric values with missing values (weighted)"):
+
+    >>> lf = pl.LazyFrame({"A": [2, 3, 2, 2, 3, 3, 1, 2], "B": [3, 3, 3, 3, 3, 3, 4, 3],
+    ...                    "C": [1, 3, None, 2, 1, 1, None, 1],
+    ...                    "w": [18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51.0]})
+    >>> out = frequencies(lf, ["A", "B", "C"], weight="w", missing="wildcard").collect()
+    >>> out["fk"].to_list(), out["Fk"].to_list()
+    ([3.0, 1.0, 4.0, 2.0, 2.0, 2.0, 1.0, 3.0], [108.0, 45.5, 125.0, 56.0, 100.0, 100.0, 123.5, 108.0])
+    """
+    lf = as_lazy(data)
+    keys = _check(lf, keys, weight, missing, alpha)
+    if missing == "category":
+        fk = pl.len().cast(pl.Float64)
+        big_fk = pl.col(weight).cast(pl.Float64).sum() if weight is not None else fk
+        counts = lf.group_by(keys).agg(fk.alias("fk"), big_fk.alias("Fk"))
+        return lf.join(counts, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    pats = pattern_frequencies(lf, keys, weight, missing, alpha).drop("n_pattern").lazy()
+    return lf.join(pats, on=keys, how="left", nulls_equal=True, maintain_order="left")

@@ -1,0 +1,344 @@
+"""Perturbative protection (PRAM, noise addition, rank swapping) and the utility measures that judge it.
+
+Randomness is seeded and row-addressed: each record's draws are a hash of its row number and the
+seed (Polars' ``Expr.hash``), so PRAM and noise stay lazy, stream, and give the same output for the
+same input, seed and Polars version, whatever the chunking. Rank swapping sorts one column at a time
+in memory (NumPy's seeded generator).
+
+* **PRAM** [Gouweleeuw et al. 1998; sdcMicro's ``pram``]: each value ``i`` of a categorical column
+  becomes ``j`` with probability ``P[i, j]`` (one uniform draw per record, a join on the category and
+  a range filter). **Invariant PRAM** builds ``R = P Q`` with ``Q[k, j] = P[j, k] p_j / sum_i p_i P[i, k]``
+  (``p`` the category frequencies), so ``p R = p``: frequencies are kept in expectation; sdcMicro's
+  ``pd`` draws each diagonal of ``P`` uniformly in ``[pd, 1]`` and ``alpha`` mixes ``R`` with the identity.
+* **Noise** [sdcMicro's ``addNoise``]: ``"additive"`` adds ``N(0, (noise/100) sd_j)`` to each column;
+  ``"correlated"`` adds ``N(0, (noise/100) Sigma)`` (covariance becomes ``(1 + noise/100) Sigma``,
+  correlations kept); ``"correlated_rescaled"`` then shrinks toward the mean by ``sqrt(1 + noise/100)``
+  so means and the covariance matrix are kept in expectation [Kim 1986].
+* **Rank swapping** [Moore 1996; sdcMicro's ``rankSwap``]: per column, in rank order, each value not yet
+  swapped is swapped with a random not-yet-swapped value at most ``p`` percent of the records above it.
+* **Utility**: ``il1s`` (sdcMicro's ``dUtility(method="IL1s")``: ``sum |x - y| / (sqrt(2) sd_j)`` over
+  all cells), ``eigen`` (``sum |e_x - e_y| / e_x`` over the eigenvalues of the two correlation
+  matrices), and the correlation matrices before and after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal, get_args
+
+import numpy as np
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
+from polars_anon.errors import InvalidParameterError
+
+__all__ = [
+    "NoiseMethod",
+    "add_noise",
+    "correlations",
+    "eigen_utility",
+    "il1s",
+    "invariant_matrix",
+    "invariant_pram",
+    "pram",
+    "rank_swap",
+]
+
+NoiseMethod = Literal["additive", "correlated", "correlated_rescaled"]
+_ROW = "__anon_row"
+_TWO53 = float(2**53)
+
+
+def _uniform(seed: int, stream: int) -> pl.Expr:
+    """A uniform draw in (0, 1) per row, from the row number, the seed and a stream number."""
+    h = pl.col(_ROW).hash(seed=(seed * 1_000_003 + stream) % 2**63)
+    return ((h // 2048).cast(pl.Float64) + 0.5) / _TWO53
+
+
+def _normal(seed: int, stream: int) -> pl.Expr:
+    """A standard normal draw per row (Box-Muller on two uniform streams)."""
+    u1, u2 = _uniform(seed, 2 * stream), _uniform(seed, 2 * stream + 1)
+    return (-2.0 * u1.log()).sqrt() * (2.0 * np.pi * u2).cos()
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    return seed
+
+
+def invariant_matrix(matrix: np.ndarray, freqs: Sequence[float] | np.ndarray, alpha: float = 1.0) -> np.ndarray:
+    """The invariant PRAM matrix ``alpha * P Q + (1 - alpha) I`` for category frequencies ``freqs``.
+
+    Examples
+    --------
+    >>> p = np.array([0.3, 0.7])
+    >>> r = invariant_matrix(np.array([[0.8, 0.2], [0.1, 0.9]]), p)
+    >>> np.allclose(p @ r, p), np.allclose(r.sum(axis=1), 1)
+    (True, True)
+    """
+    big_p = np.asarray(matrix, dtype=np.float64)
+    p = np.asarray(freqs, dtype=np.float64)
+    p = p / p.sum()
+    q = (big_p * p[:, None]).T / (p @ big_p)[:, None]  # Q[k, j] = P[j, k] p_j / sum_i p_i P[i, k]
+    return alpha * (big_p @ q) + (1.0 - alpha) * np.eye(len(p))
+
+
+def pram(
+    data: pl.LazyFrame | pl.DataFrame,
+    column: str,
+    matrix: Mapping[object, Mapping[object, float]],
+    seed: int = 0,
+) -> pl.LazyFrame:
+    """Replace each value ``i`` of ``column`` by ``j`` with probability ``matrix[i][j]`` (missing values stay).
+
+    Parameters
+    ----------
+    matrix
+        Transition probabilities: ``{from: {to: probability}}``, each row summing to 1. Values of the
+        column that are not rows of the matrix are kept unchanged.
+    seed
+        Seed of the per-record draws.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"sex": ["f", "m", "f", None]})
+    >>> pram(lf, "sex", {"f": {"m": 1.0}, "m": {"f": 1.0}}).collect()["sex"].to_list()
+    ['m', 'f', 'm', None]
+    """
+    lf = as_lazy(data)
+    check_columns(lf, [column], "column")
+    seed = _check_seed(seed)
+    rows: list[tuple[object, object, float, float]] = []
+    for src, dests in matrix.items():
+        total = float(sum(dests.values()))
+        if any(v < 0 for v in dests.values()) or abs(total - 1.0) > 1e-9:
+            raise InvalidParameterError(
+                f"PRAM matrix row {src!r} must hold probabilities >= 0 summing to 1, got sum {total!r}"
+            )
+        lo = 0.0
+        items = [(d, float(v)) for d, v in dests.items() if v > 0]
+        for i, (dest, prob) in enumerate(items):
+            hi = 1.0 + 1e-12 if i == len(items) - 1 else lo + prob
+            rows.append((src, dest, lo, hi))
+            lo = hi
+    dtype = lf.collect_schema()[column]
+    table = pl.LazyFrame(
+        {"__anon_from": [r[0] for r in rows], "__anon_to": [r[1] for r in rows],
+         "__anon_lo": [r[2] for r in rows], "__anon_hi": [r[3] for r in rows]},
+        schema={"__anon_from": dtype, "__anon_to": dtype, "__anon_lo": pl.Float64, "__anon_hi": pl.Float64},
+    )  # fmt: skip
+    u = "__anon_u"
+    out = (
+        lf.with_row_index(_ROW)
+        .with_columns(_uniform(seed, 0).alias(u))
+        .join(table, left_on=column, right_on="__anon_from", how="left", maintain_order="left")
+        .filter(
+            pl.col("__anon_lo").is_null() | ((pl.col(u) >= pl.col("__anon_lo")) & (pl.col(u) < pl.col("__anon_hi")))
+        )
+        .with_columns(pl.coalesce("__anon_to", column).alias(column))
+    )
+    return out.drop(_ROW, u, "__anon_to", "__anon_lo", "__anon_hi")
+
+
+def invariant_pram(
+    data: pl.LazyFrame | pl.DataFrame,
+    column: str,
+    pd: float = 0.8,
+    alpha: float = 0.5,
+    seed: int = 0,
+) -> pl.LazyFrame:
+    """Invariant PRAM as sdcMicro's ``pram(pd=, alpha=)``: category frequencies kept in expectation.
+
+    The diagonal of the base matrix is drawn uniformly in ``[pd, 1]`` (seeded), the rest of each row
+    spread evenly; the frequencies come from one group-by over the column.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"g": ["a", "b"] * 50})
+    >>> invariant_pram(lf, "g", seed=1).collect().height
+    100
+    """
+    lf = as_lazy(data)
+    check_columns(lf, [column], "column")
+    seed = _check_seed(seed)
+    if not 0 < pd <= 1 or not 0 <= alpha <= 1:
+        raise InvalidParameterError(f"pd must lie in (0, 1] and alpha in [0, 1], got pd={pd!r}, alpha={alpha!r}")
+    counts = (
+        lf.group_by(column).len().drop_nulls(column).sort(column).collect()  # materializes: one row per category
+    )
+    cats, freqs = counts[column].to_list(), counts["len"].to_numpy().astype(np.float64)
+    n_cat = len(cats)
+    if n_cat < 2:
+        return lf
+    diag = np.random.default_rng(seed).uniform(pd, 1.0, n_cat)
+    base = np.repeat(((1.0 - diag) / (n_cat - 1))[:, None], n_cat, axis=1)
+    np.fill_diagonal(base, diag)
+    r = invariant_matrix(base, freqs, alpha)
+    r = r / r.sum(axis=1, keepdims=True)
+    matrix = {c: {d: float(r[i, j]) for j, d in enumerate(cats)} for i, c in enumerate(cats)}
+    return pram(lf, column, matrix, seed)
+
+
+def _moments(lf: pl.LazyFrame, cols: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Means and the sample covariance matrix of `cols` in one aggregation pass."""
+    exprs = [pl.col(c).cast(pl.Float64).mean().alias(f"m{i}") for i, c in enumerate(cols)]
+    exprs += [
+        pl.cov(pl.col(a).cast(pl.Float64), pl.col(b).cast(pl.Float64)).alias(f"c{i}_{j}")
+        for i, a in enumerate(cols)
+        for j, b in enumerate(cols)
+        if j >= i
+    ]
+    row = lf.select(exprs).collect().row(0, named=True)  # materializes: one row
+    mean = np.array([row[f"m{i}"] for i in range(len(cols))], dtype=np.float64)
+    cov = np.zeros((len(cols), len(cols)))
+    for i in range(len(cols)):
+        for j in range(i, len(cols)):
+            cov[i, j] = cov[j, i] = row[f"c{i}_{j}"]
+    return mean, cov
+
+
+def add_noise(
+    data: pl.LazyFrame | pl.DataFrame,
+    columns: Sequence[str] | str,
+    noise: float = 150.0,
+    method: NoiseMethod = "additive",
+    seed: int = 0,
+) -> pl.LazyFrame:
+    """Add seeded Gaussian noise to numeric columns (sdcMicro's ``addNoise``; ``noise`` in percent).
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    >>> out = add_noise(lf, "x", noise=10, seed=3).collect()
+    >>> out.height, bool((out["x"] - pl.Series([1.0, 2.0, 3.0, 4.0])).abs().max() < 1)
+    (4, True)
+    """
+    lf = as_lazy(data)
+    cols = names_list(columns, "columns")
+    check_columns(lf, cols, "columns")
+    check_choice("method", method, get_args(NoiseMethod))
+    seed = _check_seed(seed)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or noise < 0:
+        raise InvalidParameterError(f"noise must be a number >= 0 (percent), got {noise!r}")
+    d = noise / 100.0
+    mean, cov = _moments(lf, cols)
+    lf = lf.with_row_index(_ROW)
+    if method == "additive":
+        sd = np.sqrt(np.diag(cov))
+        new = [(pl.col(c) + _normal(seed, j) * float(d * sd[j])).alias(c) for j, c in enumerate(cols)]
+    else:
+        if len(cols) < 2:
+            raise InvalidParameterError(f"method {method!r} needs at least 2 columns, got {cols}")
+        try:
+            chol = np.linalg.cholesky(d * cov)
+        except np.linalg.LinAlgError as exc:
+            raise InvalidParameterError(f"the covariance matrix of {cols} is not positive definite") from exc
+        z = [_normal(seed, j) for j in range(len(cols))]
+        new = []
+        for i, c in enumerate(cols):
+            e = pl.sum_horizontal([z[j] * float(chol[i, j]) for j in range(i + 1)])
+            y = pl.col(c).cast(pl.Float64) + e
+            if method == "correlated_rescaled":
+                y = float(mean[i]) + (y - float(mean[i])) / float(np.sqrt(1.0 + d))
+            new.append(y.alias(c))
+    return lf.with_columns(new).drop(_ROW)
+
+
+def rank_swap(
+    data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str, p: float = 5.0, seed: int = 0
+) -> pl.DataFrame:
+    """Rank swapping: each value swapped with one at most ``p`` percent of the ranks away (each column apart).
+
+    Sorts each column in memory. Missing values are left in place.
+
+    Examples
+    --------
+    >>> out = rank_swap(pl.DataFrame({"x": list(range(10))}), "x", p=20, seed=1)
+    >>> sorted(out["x"].to_list()) == list(range(10))
+    True
+    """
+    df = as_lazy(data).collect()  # materializes: rank swapping sorts the table's columns
+    cols = names_list(columns, "columns")
+    check_columns(df.lazy(), cols, "columns")
+    seed = _check_seed(seed)
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 100:
+        raise InvalidParameterError(f"p must be a percentage in [0, 100], got {p!r}")
+    rng = np.random.default_rng(seed)
+    out = []
+    for c in cols:
+        s = df[c]
+        idx = np.flatnonzero(s.is_not_null().to_numpy())
+        vals = s.to_numpy()[idx]
+        order = idx[np.argsort(vals, kind="stable")]
+        n = order.size
+        window = int(np.floor(p / 100.0 * n))
+        perm = np.arange(n)
+        swapped = np.zeros(n, dtype=bool)
+        for i in range(n):
+            if swapped[i]:
+                continue
+            cand = np.flatnonzero(~swapped[i + 1 : min(n, i + window + 1)]) + i + 1
+            if cand.size:
+                j = int(rng.choice(cand))
+                perm[i], perm[j] = perm[j], perm[i]
+                swapped[j] = True
+            swapped[i] = True
+        result = s.to_list()
+        ranked = [result[i] for i in order]
+        for i, pos in enumerate(order):
+            result[pos] = ranked[perm[i]]
+        out.append(pl.Series(c, result, dtype=s.dtype))
+    return df.with_columns(out)
+
+
+def il1s(
+    original: pl.LazyFrame | pl.DataFrame, perturbed: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str
+) -> float:
+    """sdcMicro's IL1s: ``sum |x - y| / (sqrt(2) sd(x))`` over every cell (rows aligned by position).
+
+    Examples
+    --------
+    >>> a = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
+    >>> round(il1s(a, a.with_columns(pl.col("x") + 1), "x"), 6)  # 3 / sqrt(2)
+    2.12132
+    """
+    cols = names_list(columns, "columns")
+    x, y = as_lazy(original), as_lazy(perturbed)
+    check_columns(x, cols, "columns")
+    check_columns(y, cols, "columns")
+    both = pl.concat([x.select(cols), y.select([pl.col(c).alias(f"__anon_y{j}") for j, c in enumerate(cols)])],
+                     how="horizontal")  # fmt: skip
+    terms = [
+        ((pl.col(c) - pl.col(f"__anon_y{j}")).abs().sum() / (pl.col(c).std() * np.sqrt(2))) for j, c in enumerate(cols)
+    ]
+    return float(both.select(pl.sum_horizontal(terms)).collect().item())  # materializes: one value
+
+
+def correlations(data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str) -> np.ndarray:
+    """The Pearson correlation matrix of ``columns`` (one aggregation pass).
+
+    >>> correlations(pl.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]}), ["a", "b"]).round(6).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    cols = names_list(columns, "columns")
+    lf = as_lazy(data)
+    check_columns(lf, cols, "columns")
+    _, cov = _moments(lf, cols)
+    sd = np.sqrt(np.diag(cov))
+    return cov / np.outer(sd, sd)
+
+
+def eigen_utility(
+    original: pl.LazyFrame | pl.DataFrame, perturbed: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str
+) -> float:
+    """sdcMicro's eigenvalue measure: ``sum |e_x - e_y| / e_x`` over the sorted eigenvalues of the
+    correlation matrices of the original and the perturbed columns (0 when they agree).
+
+    >>> a = pl.DataFrame({"x": [1.0, 2.0, 4.0], "y": [2.0, 1.0, 5.0]})
+    >>> eigen_utility(a, a, ["x", "y"])
+    0.0
+    """
+    e1 = np.sort(np.linalg.eigvalsh(correlations(original, columns)))[::-1]
+    e2 = np.sort(np.linalg.eigvalsh(correlations(perturbed, columns)))[::-1]
+    return float(np.sum(np.abs(e1 - e2) / e1))

@@ -1,0 +1,309 @@
+"""Local suppression of single key cells until the sample is k-anonymous, a missing value matching any
+category (sdcMicro's ``localSuppression``; the frequency counts of :mod:`polars_anon.sdc.frequencies`
+with ``missing="wildcard"``).
+
+* ``method="heuristic"``: rounds over the distinct key patterns (never over records). In each round
+  every pattern with ``fk < k`` gets one more missing cell: among its observed keys, the one whose
+  suppression alone lifts the pattern's count to ``k`` and that is the first to suppress by
+  ``importance``; if none does, the one that gathers the most records (ties: importance). When
+  several unsafe patterns would merge into one group that reaches ``k`` on its own, the largest of
+  them keeps its value (the others then match it). Every record of a pattern is treated alike, so
+  the result is a tuple map joined back to the rows. The counts are one group-by and one join per
+  key per round. Then, for up to 1,000 distinct patterns, a restore pass gives back each blanked
+  cell (the most important key first) whose return keeps every count at ``k`` or more.
+* ``method="exact"``: the fewest suppressed cells, by iterative deepening over sets of cells (all
+  sets of 0, 1, 2, ... cells are tried until one makes the table k-anonymous). Exponential: it is
+  refused when more than ``max_candidates`` sets would have to be tried (the heuristic's count is
+  the upper bound), which in practice means tables of a few dozen cells.
+
+``importance`` is sdcMicro's: one integer per key, 1 = suppress last, ``len(keys)`` = suppress
+first; by default keys with more categories are suppressed first (sdcMicro's default).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import numpy as np
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_choice, check_columns, check_k, names_list
+from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.sdc.frequencies import wildcard_counts
+
+__all__ = ["SuppressionMethod", "SuppressionResult", "local_suppression", "wildcard_fk"]
+
+SuppressionMethod = Literal["heuristic", "exact"]
+_ID, _N = "__anon_pid", "n_pattern"
+_RESTORE_MAX_PATTERNS = 1000  # the heuristic's restore pass (an n x n count per cell) runs up to this many patterns
+
+
+@dataclass(frozen=True)
+class SuppressionResult:
+    """The suppressed table and what it cost.
+
+    Attributes
+    ----------
+    frame
+        The input with suppressed key cells set to null, rows and other columns unchanged (lazy).
+    suppressed
+        Newly suppressed cells per key (cells already missing are not counted).
+    rounds
+        Heuristic rounds run (0 for the exact method).
+    optimal
+        True when the count is proven minimal (the exact method).
+    """
+
+    frame: pl.LazyFrame
+    suppressed: dict[str, int] = field(default_factory=dict)
+    rounds: int = 0
+    optimal: bool = False
+
+    @property
+    def total(self) -> int:
+        """All newly suppressed cells."""
+        return sum(self.suppressed.values())
+
+
+def _priority(lf: pl.LazyFrame, keys: list[str], importance: Sequence[int] | None) -> list[int]:
+    """Per key, a rank where higher means suppress first."""
+    if importance is None:
+        counts = lf.select(pl.col(keys).n_unique()).collect().row(0)  # materializes: one row
+        order = sorted(range(len(keys)), key=lambda j: (counts[j], j))  # sdcMicro: most categories, then last key
+        rank = [0] * len(keys)
+        for r, j in enumerate(order):
+            rank[j] = r
+        return rank
+    imp = list(importance)
+    if len(imp) != len(keys) or any(isinstance(i, bool) or not isinstance(i, int) for i in imp):
+        raise InvalidParameterError(f"importance must hold one integer per key ({len(keys)} keys), got {imp!r}")
+    if any(i < 1 or i > len(keys) for i in imp):
+        raise InvalidParameterError(
+            f"importance values must lie between 1 and {len(keys)} (the number of keys), got {imp!r}"
+        )
+    return [i * len(keys) + (len(keys) - 1 - j) for j, i in enumerate(imp)]  # ties: the earlier key first
+
+
+def wildcard_fk(codes: np.ndarray, counts: np.ndarray | None = None, alpha: float = 1.0) -> np.ndarray:
+    """Wildcard ``fk`` of each row of a small integer code matrix (-1 = missing), all pairs at once.
+
+    The same counts as :func:`polars_anon.sdc.frequencies.frequencies` with ``missing="wildcard"``,
+    for tables small enough for an ``n x n`` matrix (the exact method and tests).
+
+    >>> wildcard_fk(np.array([[0, 1], [0, -1], [1, 1]]))
+    array([2., 2., 1.])
+    """
+    x = np.asarray(codes)
+    n, m = x.shape
+    c = np.ones(n) if counts is None else np.asarray(counts, dtype=np.float64)
+    miss = x < 0
+    compat = np.all((x[:, None, :] == x[None, :, :]) | miss[:, None, :] | miss[None, :, :], axis=2)
+    same = np.all(x[:, None, :] == x[None, :, :], axis=2)
+    complete = ~miss.any(axis=1)
+    all_na = miss.all(axis=1)
+    factor = np.where(complete[None, :], 1.0, alpha) * compat
+    if m > 1:
+        factor[np.ix_(complete, all_na)] = 0.0
+    factor[same] = 1.0
+    fk = factor @ c
+    fk[all_na] = c.sum()
+    return fk
+
+
+def _round(pats: pl.DataFrame, keys: list[str], k: int, prio: list[int], alpha: float) -> pl.DataFrame | None:
+    """One heuristic round over the current distinct patterns; None when all are safe."""
+    cur = pats.group_by(keys).agg(pl.col(_N).sum()).sort(keys, nulls_last=True)
+    agg = cur.with_columns(pl.col(_N).alias("__anon_W"), pl.col(_N).alias("fk"), pl.col(_N).alias("Fk"))
+    fk = wildcard_counts(agg, keys, alpha).select(*keys, _N, "fk")
+    if fk["fk"].min() >= k:  # type: ignore[operator]
+        return None
+    unsafe = fk.filter(pl.col("fk") < k)
+    scores = []
+    for j, v in enumerate(keys):
+        rest = [c for c in keys if c != v]
+        if rest:
+            sums = fk.group_by(rest).agg(pl.col(_N).sum().alias(f"__anon_c{j}"))
+            unsafe = unsafe.join(sums, on=rest, how="left", nulls_equal=True, maintain_order="left")
+        else:
+            unsafe = unsafe.with_columns(pl.lit(fk[_N].sum()).alias(f"__anon_c{j}"))
+        cnt = pl.col(f"__anon_c{j}")
+        score = (
+            pl.when(pl.col(v).is_null())
+            .then(pl.lit(-1.0))
+            .when(cnt >= k)
+            .then(pl.lit(1e15 + prio[j]))
+            .otherwise(cnt * (len(keys) ** 2 + 1) + prio[j])
+        )
+        scores.append(score.cast(pl.Float64))
+    unsafe = unsafe.with_columns(pl.concat_list(scores).list.arg_max().alias("__anon_v"))
+    unsafe = unsafe.with_columns(pl.lit(False).alias("__anon_keep"))
+    parts = []
+    for j, v in enumerate(keys):  # the largest unsafe pattern of a group that reaches k alone keeps its value
+        chosen = unsafe.filter(pl.col("__anon_v") == j)
+        rest = [c for c in keys if c != v]
+        if chosen.height and rest:
+            chosen = chosen.with_row_index("__anon_r").with_columns(
+                pl.col(_N).sum().over(rest).alias("__anon_gs"),
+                pl.len().over(rest).alias("__anon_gn"),
+                pl.col("__anon_r")
+                .sort_by([_N, "__anon_r"], descending=[True, False])
+                .first()
+                .over(rest)
+                .alias("__anon_top"),
+            )
+            keep = (pl.col("__anon_gn") > 1) & (pl.col("__anon_gs") >= k) & (pl.col("__anon_r") == pl.col("__anon_top"))
+            chosen = chosen.with_columns(keep.alias("__anon_keep")).select(unsafe.columns)
+        parts.append(chosen)
+    decided = pl.concat(parts).filter(~pl.col("__anon_keep")).select(*keys, "__anon_v")
+    out = pats.join(decided, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return out.with_columns(
+        [pl.when(pl.col("__anon_v") == j).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
+    ).drop("__anon_v")
+
+
+def _exact_codes(x: np.ndarray, k: int, alpha: float, upper: int) -> np.ndarray | None:
+    """Fewest cells (fewer than `upper`) to blank in code matrix x so that every wildcard fk >= k; None if none."""
+    cells = [(i, j) for i in range(x.shape[0]) for j in range(x.shape[1]) if x[i, j] >= 0]
+    for c in range(upper):
+        for combo in itertools.combinations(cells, c):
+            y = x.copy()
+            for i, j in combo:
+                y[i, j] = -1
+            if wildcard_fk(y, alpha=alpha).min() >= k:
+                return y
+    return None
+
+
+def local_suppression(
+    data: pl.LazyFrame | pl.DataFrame,
+    keys: Sequence[str] | str,
+    k: int = 2,
+    importance: Sequence[int] | None = None,
+    method: SuppressionMethod = "heuristic",
+    alpha: float = 1.0,
+    max_candidates: int = 2_000_000,
+) -> SuppressionResult:
+    """Suppress single key cells (set them missing) until every record's wildcard ``fk`` is at least ``k``.
+
+    Parameters
+    ----------
+    data
+        The sample (LazyFrame or DataFrame).
+    keys
+        The categorical key variables.
+    k
+        The k of k-anonymity, counted with missing values as wildcards.
+    importance
+        One integer per key in 1..len(keys): 1 = suppress last (sdcMicro's convention). Default:
+        keys with more categories are suppressed first.
+    method
+        ``"heuristic"`` (any size) or ``"exact"`` (fewest cells; small tables only).
+    alpha
+        Weight of records with missing keys in the counts (sdcMicro's ``alpha``).
+    max_candidates
+        The exact method's bound on the number of cell sets it may try; beyond it the call is refused.
+
+    Returns
+    -------
+    SuppressionResult
+        The table and the suppressed cells per key.
+
+    Raises
+    ------
+    InfeasibleError
+        ``k`` exceeds the row count, or the exact search would exceed ``max_candidates``.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"sex": ["f", "f", "m", "m", "f"], "age": [30, 30, 40, 40, 50]})
+    >>> res = local_suppression(lf, ["sex", "age"], k=2)
+    >>> res.frame.collect()["age"].to_list(), res.suppressed
+    ([30, 30, 40, 40, None], {'sex': 0, 'age': 1})
+    """
+    lf = as_lazy(data)
+    keys = names_list(keys, "keys")
+    if not keys:
+        raise InvalidParameterError("keys must name at least one key variable, got []")
+    check_columns(lf, keys, "keys")
+    check_choice("method", method, get_args(SuppressionMethod))
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise InvalidParameterError(f"alpha must be a number in [0, 1], got {alpha!r}")
+    prio = _priority(lf, keys, importance)
+    pats = (
+        lf.group_by(keys)
+        .agg(pl.len().cast(pl.Float64).alias(_N))
+        .sort(keys, nulls_last=True)
+        .with_row_index(_ID)
+        .collect()  # materializes: one row per distinct key pattern
+    )
+    check_k(k, int(pats[_N].sum()))
+    rounds, current = 0, pats
+    while (nxt := _round(current, keys, k, prio, float(alpha))) is not None:
+        current, rounds = nxt, rounds + 1
+        if rounds > len(keys) * pats.height + 1:  # each round blanks a cell of every unsafe pattern
+            raise RuntimeError(f"local suppression did not converge after {rounds} rounds (a bug; please report)")
+    if pats.height <= _RESTORE_MAX_PATTERNS:
+        current = _restore(pats, current, keys, k, prio, float(alpha))
+    frame, suppressed = _publish(lf, pats, current, keys)
+    if method == "heuristic":
+        return SuppressionResult(frame, suppressed, rounds, False)
+    upper = sum(suppressed.values())
+    rows = lf.collect()  # materializes: the (small) table, for the exact search
+    codes = _codes(rows, keys)
+    cells = int((codes >= 0).sum())
+    if sum(math.comb(cells, c) for c in range(upper)) > max_candidates:
+        raise InfeasibleError(
+            f"exact local suppression would try more than max_candidates={max_candidates} cell sets "
+            f"({cells} key cells, heuristic bound {upper} cells); use method='heuristic' or raise max_candidates"
+        )
+    best = _exact_codes(codes, k, float(alpha), upper)
+    if best is None:  # nothing below the heuristic's count: it is optimal
+        return SuppressionResult(frame, suppressed, rounds, True)
+    blank = (best < 0) & (codes >= 0)
+    out = rows.with_columns(
+        [pl.when(pl.Series(blank[:, j])).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
+    )
+    return SuppressionResult(out.lazy(), {v: int(blank[:, j].sum()) for j, v in enumerate(keys)}, 0, True)
+
+
+def _restore(
+    pats: pl.DataFrame, current: pl.DataFrame, keys: list[str], k: int, prio: list[int], alpha: float
+) -> pl.DataFrame:
+    """Give back blanked cells one at a time (the key suppressed last first) while every fk stays >= k."""
+    codes = _codes(pats, keys)
+    blank = np.column_stack([current[v].is_null().to_numpy() for v in keys]) & (codes >= 0)
+    counts = pats[_N].to_numpy()
+    order = sorted(zip(*np.nonzero(blank), strict=True), key=lambda c: (prio[c[1]], -counts[c[0]]))
+    for i, j in order:
+        blank[i, j] = False
+        if wildcard_fk(np.where(blank, -1, codes), counts, alpha).min() < k:
+            blank[i, j] = True
+    return pats.with_columns(
+        [pl.when(pl.Series(blank[:, j])).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
+    )
+
+
+def _publish(
+    lf: pl.LazyFrame, pats: pl.DataFrame, current: pl.DataFrame, keys: list[str]
+) -> tuple[pl.LazyFrame, dict[str, int]]:
+    """Join the tuple map (original pattern -> suppressed pattern) back to the rows; count new blanks."""
+    new = {v: f"__anon_new{j}" for j, v in enumerate(keys)}
+    mapping = pats.select(_ID, _N, *keys).join(current.select(_ID, *[pl.col(v).alias(new[v]) for v in keys]), on=_ID)
+    suppressed = {v: int(mapping.filter(pl.col(new[v]).is_null() & pl.col(v).is_not_null())[_N].sum()) for v in keys}
+    out = lf.join(mapping.drop(_ID, _N).lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    out = out.with_columns([pl.col(new[v]).alias(v) for v in keys]).drop(list(new.values()))
+    return out, suppressed
+
+
+def _codes(rows: pl.DataFrame, keys: list[str]) -> np.ndarray:
+    """Integer codes per key (-1 = missing), for the exact search."""
+    codes = np.full((rows.height, len(keys)), -1, dtype=np.int64)
+    for j, v in enumerate(keys):
+        values = rows[v].to_list()
+        labels = {val: i for i, val in enumerate(dict.fromkeys(x for x in values if x is not None))}
+        codes[:, j] = [-1 if x is None else labels[x] for x in values]
+    return codes

@@ -1,0 +1,137 @@
+"""PRAM, invariant PRAM, noise addition, rank swapping and the utility measures: hand computations,
+invariance in expectation, covariance kept within a tolerance, reproducibility."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from polars_anon.errors import InvalidParameterError
+from polars_anon.sdc import (
+    add_noise,
+    correlations,
+    eigen_utility,
+    il1s,
+    invariant_matrix,
+    invariant_pram,
+    pram,
+    rank_swap,
+)
+
+N = 40_000
+RNG = np.random.default_rng(7)
+CATS = RNG.choice(["a", "b", "c"], size=N, p=[0.5, 0.3, 0.2]).tolist()
+P = {"a": {"a": 0.8, "b": 0.1, "c": 0.1}, "b": {"a": 0.2, "b": 0.7, "c": 0.1}, "c": {"c": 1.0}}
+
+
+def _counts(values: list) -> np.ndarray:
+    return np.array([values.count(c) for c in "abc"], dtype=np.float64)
+
+
+def test_pram_frequencies_match_their_expectation():
+    """E[counts after] = counts before @ P; each within 5 binomial standard deviations."""
+    out = pram(pl.LazyFrame({"g": CATS}), "g", P, seed=11).collect()["g"].to_list()
+    mat = np.array([[P[a].get(b, 0.0) for b in "abc"] for a in "abc"])
+    before = _counts(CATS)
+    expected = before @ mat
+    sd = np.sqrt(before @ (mat * (1 - mat)))
+    assert np.all(np.abs(_counts(out) - expected) <= 5 * sd)
+
+
+def test_pram_identity_deterministic_and_seeded():
+    lf = pl.LazyFrame({"g": ["a", "b", None, "c"], "x": [1, 2, 3, 4]})
+    same = pram(lf, "g", {c: {c: 1.0} for c in "abc"}).collect()
+    assert_frame_equal(same, lf.collect())
+    assert pram(lf, "g", {"a": {"b": 1.0}}).collect()["g"].to_list() == ["b", "b", None, "c"]
+    big = pl.LazyFrame({"g": CATS[:2000]})
+    one, two = (pram(big, "g", P, seed=3).collect() for _ in range(2))
+    assert_frame_equal(one, two)
+    assert not pram(big, "g", P, seed=4).collect().equals(one)
+
+
+def test_invariant_matrix_keeps_frequencies():
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.05, 1, (4, 4))
+    base /= base.sum(axis=1, keepdims=True)
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    for alpha in (0.0, 0.5, 1.0):
+        r = invariant_matrix(base, p, alpha)
+        assert np.allclose(p @ r, p) and np.allclose(r.sum(axis=1), 1.0) and np.all(r >= 0)
+
+
+def test_invariant_pram_keeps_frequencies_in_expectation():
+    """Averaged over 10 seeds (400,000 draws) the category frequencies stay within 0.5 percentage points."""
+    lf = pl.LazyFrame({"g": CATS})
+    before = _counts(CATS) / N
+    after = np.mean([_counts(invariant_pram(lf, "g", pd=0.6, alpha=1.0, seed=s).collect()["g"].to_list()) / N
+                     for s in range(10)], axis=0)  # fmt: skip
+    assert np.max(np.abs(after - before)) < 0.005
+    changed = sum(a != b for a, b in zip(CATS, invariant_pram(lf, "g", pd=0.6, seed=0).collect()["g"], strict=True))
+    assert changed > 0.02 * N  # it did perturb
+
+
+def _gaussian(n: int = N) -> pl.DataFrame:
+    cov = np.array([[4.0, 1.5, 0.5], [1.5, 2.0, -0.3], [0.5, -0.3, 1.0]])
+    x = RNG.multivariate_normal([10.0, -3.0, 0.0], cov, size=n)
+    return pl.DataFrame({"a": x[:, 0], "b": x[:, 1], "c": x[:, 2]})
+
+
+def test_correlated_rescaled_noise_keeps_means_and_covariance():
+    df = _gaussian()
+    out = add_noise(df, ["a", "b", "c"], noise=50, method="correlated_rescaled", seed=5).collect()
+    before, after = np.cov(df.to_numpy().T), np.cov(out.to_numpy().T)
+    assert np.max(np.abs(after - before)) < 0.06 * np.max(np.abs(before))
+    assert np.allclose(out.to_numpy().mean(axis=0), df.to_numpy().mean(axis=0), atol=0.05)
+    assert il1s(df, out, ["a", "b", "c"]) > 0
+
+
+def test_correlated_noise_scales_covariance_and_keeps_correlations():
+    df = _gaussian()
+    out = add_noise(df, ["a", "b", "c"], noise=50, method="correlated", seed=5).collect()
+    assert np.allclose(np.cov(out.to_numpy().T), 1.5 * np.cov(df.to_numpy().T), atol=0.1)
+    assert np.allclose(correlations(out, ["a", "b", "c"]), correlations(df, ["a", "b", "c"]), atol=0.02)
+
+
+def test_additive_noise_variance_and_reproducibility():
+    df = _gaussian()
+    out = add_noise(df, "a", noise=100, seed=2).collect()  # sd of the noise = 1.0 * sd(a)
+    assert np.var(out["a"].to_numpy()) == pytest.approx(2 * np.var(df["a"].to_numpy()), rel=0.05)
+    assert_frame_equal(out, add_noise(df, "a", noise=100, seed=2).collect())
+    assert out["b"].equals(df["b"])
+
+
+def test_rank_swap_is_a_permutation_within_the_window():
+    x = RNG.permutation(1000).astype(np.float64)
+    df = pl.DataFrame({"x": x, "y": np.arange(1000)})
+    out = rank_swap(df, "x", p=5, seed=9)
+    assert sorted(out["x"].to_list()) == sorted(x.tolist()) and out["y"].equals(df["y"])
+    moved = np.abs(out["x"].to_numpy() - x)  # values are their own ranks here
+    assert moved.max() <= 50 and (moved > 0).mean() > 0.9
+    assert out.equals(rank_swap(df, "x", p=5, seed=9))
+    with_null = rank_swap(pl.DataFrame({"x": [3.0, None, 1.0, 2.0]}), "x", p=100, seed=0)
+    assert with_null["x"][1] is None and sorted(with_null["x"].drop_nulls().to_list()) == [1.0, 2.0, 3.0]
+
+
+def test_utility_measures_by_hand():
+    a = pl.DataFrame({"x": [1.0, 2.0, 3.0], "y": [2.0, 4.0, 7.0]})
+    b = pl.DataFrame({"x": [1.0, 2.0, 4.0], "y": [2.0, 4.0, 7.0]})
+    assert il1s(a, b, ["x", "y"]) == pytest.approx(1 / (1.0 * np.sqrt(2)))  # sd(x) = 1
+    assert np.allclose(correlations(a, ["x", "y"]), np.corrcoef(a.to_numpy().T))
+    ea = np.sort(np.linalg.eigvalsh(np.corrcoef(a.to_numpy().T)))[::-1]
+    eb = np.sort(np.linalg.eigvalsh(np.corrcoef(b.to_numpy().T)))[::-1]
+    assert eigen_utility(a, b, ["x", "y"]) == pytest.approx(float(np.sum(np.abs(ea - eb) / ea)))
+    assert eigen_utility(a, a, ["x", "y"]) == 0.0
+
+
+def test_refusals():
+    lf = pl.LazyFrame({"g": ["a"], "x": [1.0]})
+    with pytest.raises(InvalidParameterError, match="PRAM matrix row 'a' must hold probabilities"):
+        pram(lf, "g", {"a": {"a": 0.5}})
+    with pytest.raises(InvalidParameterError, match="needs at least 2 columns"):
+        add_noise(lf, "x", method="correlated")
+    with pytest.raises(InvalidParameterError, match="seed must be an integer >= 0"):
+        add_noise(lf, "x", seed=-1)
+    with pytest.raises(InvalidParameterError, match="p must be a percentage"):
+        rank_swap(lf, "x", p=200)

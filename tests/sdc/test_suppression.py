@@ -1,0 +1,121 @@
+"""Local suppression: k-anonymity with missing values as wildcards (brute-force check), exact minimum
+against an exhaustive reference, importance order, per-key counts."""
+
+from __future__ import annotations
+
+import itertools
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.sdc import local_suppression, wildcard_fk
+from tests.sdc.reference import FRANCDAT, FRANCDAT_KEYS, is_k_anonymous_wildcard
+from tests.sdc.reference import wildcard_fk as reference_fk
+
+
+def _rows(frame: pl.DataFrame, keys: list[str]) -> list[tuple]:
+    return [tuple(r) for r in frame.select(keys).iter_rows()]
+
+
+def _min_suppressions(rows: list[tuple], k: int) -> int:
+    """Exhaustive: the fewest observed cells to blank so that the rows are k-anonymous (wildcards)."""
+    cells = [(i, j) for i, r in enumerate(rows) for j, v in enumerate(r) if v is not None]
+    for c in range(len(cells) + 1):
+        for combo in itertools.combinations(cells, c):
+            out = [list(r) for r in rows]
+            for i, j in combo:
+                out[i][j] = None
+            if is_k_anonymous_wildcard(out, k):
+                return c
+    raise AssertionError("unreachable: all cells blank is k-anonymous")
+
+
+def _check_result(frame: pl.DataFrame, res, keys: list[str], k: int) -> list[tuple]:
+    out = res.frame.collect()
+    assert out.height == frame.height and out.columns == frame.columns
+    before, after = _rows(frame, keys), _rows(out, keys)
+    assert is_k_anonymous_wildcard(after, k)
+    for b, a in zip(before, after, strict=True):  # only blanks: every other cell is kept
+        assert all(y is None or x == y for x, y in zip(b, a, strict=True))
+    blanks = {v: sum(b[j] is not None and a[j] is None for b, a in zip(before, after, strict=True))
+              for j, v in enumerate(keys)}  # fmt: skip
+    assert res.suppressed == blanks
+    return after
+
+
+value = st.one_of(st.none(), st.integers(0, 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 3).flatmap(lambda m: st.lists(st.tuples(*[value] * m), min_size=2, max_size=8)),
+    k=st.integers(2, 3),
+)
+def test_heuristic_and_exact_reach_k_and_exact_is_minimal(rows, k):
+    k = min(k, len(rows))
+    keys = [f"k{j}" for j in range(len(rows[0]))]
+    frame = pl.DataFrame({v: [r[j] for r in rows] for j, v in enumerate(keys)}, schema={v: pl.Int64 for v in keys})
+    frame = frame.with_columns(other=pl.int_range(pl.len()))
+    heuristic = local_suppression(frame, keys, k)
+    _check_result(frame, heuristic, keys, k)
+    exact = local_suppression(frame, keys, k, method="exact")
+    _check_result(frame, exact, keys, k)
+    assert exact.optimal and exact.total == _min_suppressions(rows, k) <= heuristic.total
+
+
+def test_importance_decides_which_key_is_suppressed():
+    frame = pl.DataFrame({"a": [1, 1, 2], "b": ["x", "x", "x"], "c": [5, 5, 5]})
+    # record 3 differs from the others in `a` only: only `a` helps, whatever the importance
+    assert local_suppression(frame, ["a", "b", "c"], 2, importance=[3, 1, 2]).suppressed == {"a": 1, "b": 0, "c": 0}
+    # record 5 (1, y): blanking `a` matches the (2, y) pair, blanking `b` the (1, x) pair
+    frame = pl.DataFrame({"a": [1, 1, 2, 2, 1], "b": ["x", "x", "y", "y", "y"]})
+    assert local_suppression(frame, ["a", "b"], 2, importance=[1, 2]).suppressed == {"a": 0, "b": 1}
+    assert local_suppression(frame, ["a", "b"], 2, importance=[2, 1]).suppressed == {"a": 1, "b": 0}
+
+
+def test_unsafe_patterns_merge_without_suppressing_the_largest():
+    """By hand: (1,x) twice and (1,y) once; k = 3. Blanking y gives (1,*) matching both -> 3 records, 1 cell."""
+    frame = pl.DataFrame({"a": [1, 1, 1], "b": ["x", "x", "y"]})
+    res = local_suppression(frame, ["a", "b"], 3)
+    assert res.total == 1 and res.frame.collect()["b"].to_list() == ["x", "x", None]
+
+
+def test_rows_and_other_columns_unchanged():
+    frame = pl.DataFrame({"id": [9, 8, 7, 6], "a": [1, 1, 2, 3], "b": ["x", "x", "x", "x"]})
+    out = local_suppression(frame.lazy(), ["a", "b"], 2).frame.collect()
+    # (2, x) and (3, x) are unsafe; blanking one `a` makes them match each other: one cell
+    assert out["id"].to_list() == [9, 8, 7, 6] and out["a"].to_list() == [1, 1, 2, None]
+
+
+def test_wildcard_fk_matrix_agrees_with_reference():
+    rows = [(0, 1), (0, None), (None, None), (1, 1), (1, 1)]
+    codes = [[-1 if v is None else v for v in r] for r in rows]
+    assert list(wildcard_fk(codes)) == [w[0] for w in reference_fk(rows, [1.0] * 5)]  # type: ignore[arg-type]
+
+
+def test_refusals():
+    frame = pl.DataFrame({"a": list(range(12)), "b": list(range(12))})
+    with pytest.raises(InfeasibleError, match="k=20 is larger than the table"):
+        local_suppression(frame, ["a", "b"], 20)
+    with pytest.raises(InfeasibleError, match="max_candidates=10 "):
+        local_suppression(frame, ["a", "b"], 3, method="exact", max_candidates=10)
+    with pytest.raises(InvalidParameterError, match="importance must hold one integer per key"):
+        local_suppression(frame, ["a", "b"], 2, importance=[1])
+    with pytest.raises(InvalidParameterError, match="between 1 and 2"):
+        local_suppression(frame, ["a", "b"], 2, importance=[1, 3])
+
+
+def test_francdat_k2_exact_minimum_and_heuristic():
+    """francdat, k = 2: the exhaustive minimum is 3 cells (blanking three keys of record 2 makes it a
+    wildcard partner of every record with Key3 = 1); the heuristic with its restore pass finds it too."""
+    frame = pl.DataFrame(FRANCDAT)
+    rows = _rows(frame, FRANCDAT_KEYS)
+    exact = local_suppression(frame, FRANCDAT_KEYS, 2, method="exact")
+    _check_result(frame, exact, FRANCDAT_KEYS, 2)
+    assert exact.total == _min_suppressions(rows, 2) == 3
+    heuristic = local_suppression(frame, FRANCDAT_KEYS, 2)
+    _check_result(frame, heuristic, FRANCDAT_KEYS, 2)
+    assert heuristic.total == 3
