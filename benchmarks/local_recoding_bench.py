@@ -110,7 +110,7 @@ def run_arx(cp: str, name: str, df: pl.DataFrame, qids: list[str], hs: dict, k: 
         cmd += [f"{q}={files[q]}" for q in qids] + arx_model(model, files.get(SENSITIVE, Path()))
         load = os.getloadavg()[0]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"note": f"ARX: no result in {timeout:.0f} s", "arx_load": load}
         lines = [x for x in proc.stdout.splitlines() if x.startswith("{")]
