@@ -184,7 +184,7 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--arx-cp", default=os.environ.get("ARX_CP"), help="classpath of ARX and the ArxLocal driver")
     p.add_argument("--datasets", nargs="+", default=["adult", "cup", "fars", "fars_int", "mach2019_int"])
     p.add_argument("--k", nargs="+", type=int, default=[2, 5, 10, 20, 50, 100])

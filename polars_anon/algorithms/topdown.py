@@ -808,6 +808,7 @@ def _passes(
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``."""
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
+    aside = np.zeros(0, dtype=np.int64)
     for rounds in range(1, max_rounds + 2):
         n_classes, aside, _ = _specialize(axes, size, todo, rule, rounds <= max_rounds, klass, n_classes)
         set_aside.append(int(size[aside].sum()))
