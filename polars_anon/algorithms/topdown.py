@@ -28,7 +28,21 @@ from the top: every class boundary is a hierarchy boundary.
    (each leftover offered its :data:`_NEAREST` cheapest classes, each class given as
    its published tuple, the merge cost exactly this loss), or suppressed when
    ``max_suppressed`` allows and that costs less.
-4. **Suppress outliers** (only with ``max_suppressed`` > 0): a tuple whose removal
+4. **Improve** (``improve=True``, the default). *Re-split*: each class is paired with
+   the class it joins at least cost (cheapest unions first, each class in one pair)
+   and the pair is specialized again by step 1 from its lowest common ancestors
+   (nothing set aside); the new classes replace the pair when they cost less, while
+   some pair improves (up to :data:`MAX_RESPLIT_PASSES` passes, only up to
+   :data:`MAX_RESPLIT_CLASSES` classes: it prices every pair). *Move*: a tuple whose
+   removal lets its class (still k rows) be published lower goes to the class it
+   joins at least added cost when that is below the gain; each pass takes the best
+   moves first, each class the source or target of one move (costs stay exact),
+   pricing at most :data:`MAX_MOVE_CELLS` (tuple, class, qid) cells, best-gain tuples
+   first, up to :data:`MAX_MOVE_PASSES` passes. Both keep every class passing
+   :meth:`_Rule.ok`. On Adult they lower the loss by 0.4 % to 0.5 % (k = 5 / 100,
+   0.0514 / 0.1953 to 0.0512 / 0.1943) for about twice the time; dissolving a whole
+   class into its neighbours was measured and gained under 0.03 %.
+5. **Suppress outliers** (only with ``max_suppressed`` > 0): a tuple whose removal
    lets the rest of its class (still k rows) be published lower, by more than
    the tuple's own cost as a suppressed row (every cell at the root, as the loss
    counts it), is suppressed, best first, within the budget.
@@ -53,7 +67,9 @@ and every split, merge and suppression asks it.
 Options
 -------
 max_suppressed : int >= 0 (default 0)
-    Rows that may be removed (steps 3 and 4), each counted as all roots in the loss.
+    Rows that may be removed (steps 3 and 5), each counted as all roots in the loss.
+improve : bool (default True)
+    Run step 4 (re-split and move).
 """
 
 from __future__ import annotations
@@ -80,6 +96,8 @@ MAX_ROUNDS = 32
 """Re-anonymizations of the set-aside rows (step 2) before the last round, which sets nothing aside."""
 _TABLE_LEAVES = 2048
 """Up to this many leaves an attribute keeps a leaf x leaf table of lowest common ancestors (16 MB at most)."""
+_COST_TABLE_LEAVES = 1024
+"""Up to this many leaves an attribute also keeps the loss of each leaf pair's lowest common ancestor (8 MB)."""
 _NONE = np.iinfo(np.int64).max
 
 
@@ -142,8 +160,11 @@ class _Axis:
         slots = np.pad(np.where(anc >= 0, rank[anc] + 1, 0).astype(small), ((0, 0), (0, 1)))
         self.slot = slots[self.value].ravel()
         self.table = None
+        self.cost_table = None
         if len(self.leaf_node) <= _TABLE_LEAVES:
             self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
+            if len(self.leaf_node) <= _COST_TABLE_LEAVES:
+                self.cost_table = self.loss[self.table]
 
     def node(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The lowest common ancestor of the leaves at positions lo..hi."""
@@ -152,6 +173,8 @@ class _Axis:
         return self.h.lca(self.leaf_node[lo], self.leaf_node[hi])
 
     def cost(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        if self.cost_table is not None:
+            return self.cost_table[lo, hi]
         return self.loss[self.node(lo, hi)]
 
 
@@ -324,13 +347,15 @@ def _specialize(
     defer: bool,
     klass: np.ndarray,
     n_classes: int,
+    start: np.ndarray | None = None,
 ) -> tuple[int, np.ndarray, int]:
     """Step 1 on the tuples `rows`: write a class id (from `n_classes` on) into `klass` for every tuple placed.
 
     Returns ``(classes now, tuples set aside, rounds)``; a class that may not be
-    published (:meth:`_Rule.ok`, only possible for the starting class) is set aside whole.
+    published (:meth:`_Rule.ok`, only possible for a starting class) is set aside whole.
+    `start` gives the starting class of each tuple (dense ids; default: one class).
     """
-    op = _boxes(axes, size, rows, np.zeros(len(rows), dtype=np.int64))
+    op = _boxes(axes, size, rows, np.zeros(len(rows), dtype=np.int64) if start is None else start)
     aside: list[np.ndarray] = []
     rounds = 0
     while len(op.rows):
@@ -377,6 +402,10 @@ class TopdownResult:
     repaired: int
     """Rows that never formed a class and were merged by the greedy loop (step 3)."""
     seconds: float
+    resplit: int = 0
+    """Pairs of classes replaced by their re-split (step 4)."""
+    moved: int = 0
+    """Tuples moved to another class (step 4)."""
 
 
 def _classes_frame(
@@ -501,7 +530,7 @@ def _leftovers(
 
 
 def _outliers(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, budget: int) -> np.ndarray:
-    """Step 4: tuples worth suppressing, one per class and pass, best gain first, within `budget` rows.
+    """Step 5: tuples worth suppressing, one per class and pass, best gain first, within `budget` rows.
 
     Removing tuple t from class C (still publishable) publishes the rest at the
     box of the other tuples; t then costs one per cell. Returns the rows to suppress.
@@ -542,6 +571,162 @@ def _outliers(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: 
     return np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64)
 
 
+MAX_RESPLIT_CLASSES = 1000
+"""The re-split step (step 4) pairs classes only up to this many classes (it prices every pair)."""
+MAX_RESPLIT_PASSES = 16
+
+
+def _class_costs(axes: Sequence[_Axis], op: _Open) -> np.ndarray:
+    return op.size * sum(ax.cost(op.lo[j], op.hi[j]) for j, ax in enumerate(axes))
+
+
+def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule) -> int:
+    """Step 4: merge each class with the class it joins at least cost and split the pair again by step 1.
+
+    Classes are paired greedily, the cheapest unions first, each class in one pair;
+    every pair is specialized again from its lowest common ancestors (children below
+    k join the smallest child that holds k rows, nothing is set aside), and the new
+    classes replace the pair when they cost less. Repeats while a pair improves, at
+    most :data:`MAX_RESPLIT_PASSES` times. Edits `klass` in place; returns the pairs replaced.
+    """
+    replaced = 0
+    for _ in range(MAX_RESPLIT_PASSES):
+        rows = np.flatnonzero(klass >= 0)
+        ids, cid = np.unique(klass[rows], return_inverse=True)
+        cid = cid.astype(np.int64)
+        n_cls = len(ids)
+        if n_cls < 2 or n_cls > MAX_RESPLIT_CLASSES:
+            break
+        op = _boxes(axes, size, rows, cid)
+        own = _class_costs(axes, op)
+        union = np.zeros((n_cls, n_cls))
+        for j, ax in enumerate(axes):
+            lo = np.minimum(op.lo[j][:, None], op.lo[j][None, :])
+            hi = np.maximum(op.hi[j][:, None], op.hi[j][None, :])
+            union += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+        union *= op.size[:, None] + op.size[None, :]
+        union -= own[:, None] + own[None, :]
+        np.fill_diagonal(union, np.inf)
+        partner = np.argmin(union, axis=1)
+        pair = np.full(n_cls, -1, dtype=np.int64)
+        n_pairs = 0
+        for c in np.lexsort((np.arange(n_cls), union[np.arange(n_cls), partner])):
+            d = partner[c]
+            if pair[c] < 0 and pair[d] < 0:
+                pair[c] = pair[d] = n_pairs
+                n_pairs += 1
+        paired = np.flatnonzero(pair[cid] >= 0)
+        trial = np.full(len(size), -1, dtype=np.int64)
+        _, aside, _ = _specialize(axes, size, rows[paired], rule, False, trial, 0, pair[cid[paired]])
+        if len(aside):
+            break
+        new = _boxes(axes, size, rows[paired], trial[rows[paired]])
+        new_cost = np.bincount(
+            pair[cid[paired]],
+            weights=_class_costs(axes, new)[trial[rows[paired]]] * size[rows[paired]] / new.size[trial[rows[paired]]],
+            minlength=n_pairs,
+        )
+        old_cost = np.bincount(pair[pair >= 0], weights=own[pair >= 0], minlength=n_pairs)
+        better = new_cost < old_cost * (1 - 1e-12) - 1e-9
+        if not better.any():
+            break
+        take = paired[better[pair[cid[paired]]]]
+        klass[rows[take]] = int(klass.max()) + 1 + trial[rows[take]]
+        replaced += int(better.sum())
+    return replaced
+
+
+def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray,
+              own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Per tuple in `rows`, the class (not its own, `own`) it joins at least added cost, and that cost."""
+    n_cls = len(op.size)
+    target = np.zeros(len(rows), dtype=np.int64)
+    added = np.zeros(len(rows))
+    for b in range(0, len(rows), _MOVE_BLOCK):
+        r = rows[b : b + _MOVE_BLOCK]
+        joined = np.zeros((len(r), n_cls))
+        for j, ax in enumerate(axes):
+            lo = np.minimum(op.lo[j][None, :], ax.lo[r][:, None])
+            hi = np.maximum(op.hi[j][None, :], ax.hi[r][:, None])
+            joined += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+        cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
+        cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
+        t = np.argmin(cost, axis=1)
+        target[b : b + len(r)] = t
+        added[b : b + len(r)] = cost[np.arange(len(r)), t]
+    return target, added
+
+
+_MOVE_BLOCK = 256
+"""Candidate tuples priced against every class at once by the move pass (step 4)."""
+MAX_MOVE_CELLS = 3_000_000
+"""The move pass prices candidates x classes x qids cells per pass; above this, only the best-gain candidates."""
+MAX_MOVE_PASSES = 8
+"""Passes of the move step (step 4) at most; each moves at most one tuple out of and into each class."""
+
+
+def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule) -> int:
+    """Step 4: move tuples that widen their class into the class they join at least cost, while that lowers the loss.
+
+    A tuple t of class C is a candidate when C without t still holds k rows and is
+    published lower (the gain ``cost(C) - cost(C - t)``); it goes to the class D
+    where ``cost(D + t) - cost(D)`` is least, when that is below the gain. Each pass
+    takes the best moves first, every class the source or the target of one move at
+    most (so every priced cost is exact), and keeps a move only when both classes
+    still pass :meth:`_Rule.ok`. Edits `klass` in place; returns the tuples moved.
+    """
+    moved = 0
+    for _ in range(MAX_MOVE_PASSES):
+        rows = np.flatnonzero(klass >= 0)
+        if not len(rows):
+            break
+        ids, cid = np.unique(klass[rows], return_inverse=True)
+        cid = cid.astype(np.int64)
+        op = _boxes(axes, size, rows, cid)
+        n_cls = len(op.size)
+        before = op.size * sum(ax.cost(op.lo[j], op.hi[j]) for j, ax in enumerate(axes))
+        rest = op.size[cid] - size[rows]
+        after = np.zeros(len(rows))
+        for j, ax in enumerate(axes):
+            lo, hi = _without(ax.lo[rows], cid, op.lo[j], np.minimum), _without(ax.hi[rows], cid, op.hi[j], np.maximum)
+            after += rest * ax.cost(np.where(rest > 0, lo, op.lo[j][cid]), np.where(rest > 0, hi, op.hi[j][cid]))
+        gain = before[cid] - after
+        cand = np.flatnonzero((gain > 1e-9) & (rest >= rule.k))
+        if not len(cand) or n_cls < 2:
+            break
+        most = max(1, MAX_MOVE_CELLS // (n_cls * len(axes)))
+        if len(cand) > most:  # the best-gain tuples only
+            cand = np.sort(cand[np.lexsort((cand, -gain[cand]))[:most]])
+        target, added = _cheapest(axes, size, op, before, rows[cand], cid[cand])
+        net = gain[cand] - added
+        good = np.flatnonzero(net > 1e-9)
+        if not len(good):
+            break
+        good = good[np.lexsort((cand[good], -net[good]))]
+        used = np.zeros(n_cls, dtype=bool)
+        picks = []
+        for i in good:
+            src, dst = cid[cand[i]], target[i]
+            if used[src] or used[dst]:
+                continue
+            used[src] = used[dst] = True
+            picks.append(i)
+        picks = np.array(picks, dtype=np.int64)
+        new_cid = cid.copy()
+        new_cid[cand[picks]] = target[picks]
+        if not rule.constraints.k_only:
+            sizes = np.bincount(new_cid, weights=size[rows], minlength=n_cls).astype(np.int64)
+            fine = rule.ok(sizes, rows, new_cid)
+            keep = fine[cid[cand[picks]]] & fine[target[picks]]
+            new_cid[cand[picks[~keep]]] = cid[cand[picks[~keep]]]
+            picks = picks[keep]
+            if not len(picks):
+                break
+        klass[rows] = ids[new_cid]
+        moved += len(picks)
+    return moved
+
+
 def _without(x: np.ndarray, cid: np.ndarray, extreme: np.ndarray, fn: np.ufunc) -> np.ndarray:
     """Per tuple, the class's min (or max, by `fn`) of `x` over the other tuples of its class."""
     at = x == extreme[cid]
@@ -558,6 +743,8 @@ def topdown_partition(
     k: int,
     max_suppressed: int = 0,
     constraints: Constraints | None = None,
+    improve: bool = True,
+    max_rounds: int = MAX_ROUNDS,
 ) -> TopdownResult:
     """Top-down local recoding of class aggregates (see the module docstring).
 
@@ -571,11 +758,15 @@ def topdown_partition(
     k
         Minimum class size, from 1 to the number of rows.
     max_suppressed
-        Rows that may be suppressed (steps 3 and 4).
+        Rows that may be suppressed (steps 3 and 5).
     constraints
         Privacy models besides k (:class:`~polars_anon.privacy.constraints.Constraints`
         over the same aggregates): every split, merge and suppression keeps each class
         satisfying them.
+    improve
+        Run step 4 (re-split pairs of classes, move tuples between classes).
+    max_rounds
+        Re-anonymizations of the set-aside rows (step 2) before the last round.
 
     Examples
     --------
@@ -593,17 +784,22 @@ def topdown_partition(
         raise InvalidParameterError(f"topdown: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}")
     axes = [_Axis(hierarchies[q], aggregates[q]) for q in qids]
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule)
+    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
         klass, n_classes, dropped = _leftovers(aggregates, qids, axes, rule, klass, n_classes, aside, max_suppressed)
         suppressed[dropped] = True
         repaired = 0 if len(dropped) else set_aside[-1]
+    klass = np.where(suppressed, -1, klass)
+    resplit = _resplit(axes, size, klass, rule) if improve else 0
+    moved = _moves(axes, size, klass, rule) if improve else 0
     budget = max_suppressed - int(size[suppressed].sum())
     if budget > 0:
         suppressed[_outliers(axes, size, np.where(suppressed, -1, klass), rule, budget)] = True
-    return _result(axes, qids, size, klass, suppressed, set_aside, repaired, time.perf_counter() - start)
+    res = _result(axes, qids, size, klass, suppressed, set_aside, repaired, time.perf_counter() - start)
+    res.resplit, res.moved = resplit, moved
+    return res
 
 
 def _passes(
@@ -612,6 +808,7 @@ def _passes(
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``."""
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
+    aside = np.zeros(0, dtype=np.int64)
     for rounds in range(1, max_rounds + 2):
         n_classes, aside, _ = _specialize(axes, size, todo, rule, rounds <= max_rounds, klass, n_classes)
         set_aside.append(int(size[aside].sum()))
@@ -646,10 +843,14 @@ class TopdownOptions:
 
     max_suppressed: int = 0
     """Rows that may be suppressed (removed, counted as roots in the loss) when that lowers the loss."""
+    improve: bool = True
+    """Re-split pairs of classes and move tuples between classes when that lowers the loss (step 4)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.max_suppressed, bool) or self.max_suppressed < 0:
             raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {self.max_suppressed!r}")
+        if not isinstance(self.improve, bool):
+            raise InvalidParameterError(f"improve must be true or false, got {self.improve!r}")
 
 
 @register_method("topdown", TopdownOptions)
@@ -658,9 +859,12 @@ def run(task: Task, options: TopdownOptions) -> Plan:
     qids = list(task.qids)
     hierarchies = {q: task.hierarchies[q] for q in qids}
     agg = task.aggregates
-    res = topdown_partition(agg, hierarchies, task.k, options.max_suppressed, task.constraints)
+    res = topdown_partition(agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve)
     details = {
         "max_suppressed": options.max_suppressed,
+        "improve": options.improve,
+        "resplit_pairs": res.resplit,
+        "moved_tuples": res.moved,
         "rounds": res.rounds,
         "set_aside": res.set_aside,
         "repaired": res.repaired,

@@ -105,7 +105,8 @@ def test_nulls_published_as_roots() -> None:
     [
         ({"max_suppressed": -1}, r"max_suppressed must be an integer >= 0, got -1"),
         ({"max_suppressed": "3"}, r"option 'max_suppressed' must be an integer, got '3'"),
-        ({"mode": "strict"}, r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed'\]"),
+        ({"mode": "strict"}, r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve'\]"),
+        ({"improve": 1}, r"option 'improve' must be true or false, got 1"),
         ({"metric": "ncp"}, r"method 'topdown' takes no metric, got metric='ncp'"),
     ],
 )
