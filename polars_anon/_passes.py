@@ -30,10 +30,13 @@ import polars as pl
 if TYPE_CHECKING:
     from polars._typing import EngineType
 
-__all__ = ["PASS_ROWS", "collect_apart", "collect_by_tuples"]
+__all__ = ["COUNT", "PASS_ROWS", "collect_apart", "collect_by_tuples", "remember_tuple_counts", "tuple_counts"]
 
 PASS_ROWS = 1 << 24
 """Rows a pass of :func:`collect_by_tuples` reads at most (about; the tuples' hash shares them out)."""
+COUNT = "count"
+"""The row-count column of :func:`tuple_counts` (Int64)."""
+_last: list[tuple[pl.LazyFrame, tuple[str, ...], tuple[str, ...], list[pl.DataFrame]]] = []
 
 
 def collect_apart(queries: Iterable[pl.LazyFrame], engine: EngineType = "auto") -> list[pl.DataFrame]:
@@ -71,3 +74,43 @@ def collect_by_tuples(
     share = pl.struct(list(keys)).hash(seed=0) % passes
     results = [collect_apart(queries(lf.filter(share == p))) for p in range(passes)]  # materializes: each pass's groups
     return [pl.concat(frames, how="vertical") for frames in zip(*results)]
+
+
+def tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame]:
+    """Rows per tuple of `keys`, in the columns' own types (nulls a group): the pass that aggregates the input.
+
+    With no `by`, one frame (`keys`, :data:`COUNT`); else one frame (`keys`, b, :data:`COUNT`) per column b
+    of `by` (rows per tuple and value: the rows per tuple are their sums). Each frame is one read of `lf`
+    (:func:`collect_by_tuples`: memory bounded by the tuples, not the rows), in no set order.
+
+    The last result is remembered with `lf` itself (the object, kept alive with it): asked again for the
+    same `lf` and columns it is returned without reading, once. So a job that builds its hierarchies from
+    the column values in the tuples hands the road its aggregation pass, and the input is read once.
+
+    >>> lf = pl.LazyFrame({"q": ["a", "b", "a"], "s": [1, 2, 1]})
+    >>> [f.sort("q").rows() for f in tuple_counts(lf, ["q"], ["s"])]
+    [[('a', 1, 2), ('b', 2, 1)]]
+    >>> first = remember_tuple_counts(lf, ["q"])
+    >>> tuple_counts(lf, ["q"]) is first, tuple_counts(lf, ["q"]) is first
+    (True, False)
+    """
+    keys, by = tuple(keys), tuple(by)
+    if _last:
+        held, held_keys, held_by, frames = _last.pop()
+        if held is lf and held_keys == keys and held_by == by:
+            return frames
+    count = pl.len().cast(pl.Int64).alias(COUNT)
+
+    def queries(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
+        if not by:
+            return [rows.group_by(list(keys)).agg(count)]
+        return [rows.group_by([*keys, b]).agg(count) for b in by]
+
+    return collect_by_tuples(lf, keys, queries)  # materializes: one row per tuple (and value)
+
+
+def remember_tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame]:
+    """:func:`tuple_counts`, remembered for the next call with the same `lf` object and columns (one is kept)."""
+    frames = tuple_counts(lf, keys, by)
+    _last[:] = [(lf, tuple(keys), tuple(by), frames)]
+    return frames
