@@ -61,6 +61,7 @@ METHODS = {
     "mdav-permute": {"method": "mdav", "publish": "permute"},
 }
 ENGINES = ("polars", "duckdb", "spark")
+FLOAT_NOISE = 1e-12
 TIMING = re.compile(r"seconds|time|elapsed|duration|wall|rss|memory|peak", re.IGNORECASE)
 
 
@@ -116,14 +117,14 @@ def _rows_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _clean(value: Any, folder: str) -> Any:
-    """The report without timings, memory figures and the run's folder."""
+def _clean(value: Any, folder: str, name: str = "<run>") -> Any:
+    """The report without timings, memory figures and the run's folder (and the inputs' folder)."""
     if isinstance(value, dict):
-        return {k: _clean(v, folder) for k, v in value.items() if not TIMING.search(k)}
+        return {k: _clean(v, folder, name) for k, v in value.items() if not TIMING.search(k)}
     if isinstance(value, list):
-        return [_clean(v, folder) for v in value]
+        return [_clean(v, folder, name) for v in value]
     if isinstance(value, str):
-        return value.replace(folder, "<run>")
+        return value.replace(folder, name)
     return value
 
 
@@ -154,7 +155,8 @@ def run_one(name: str, keys: dict[str, Any], folder: Path) -> dict[str, Any]:
         report = run_job(Job.from_dict(keys))
     except AnonError as exc:
         return {"refused": f"{type(exc).__name__}: {exc}".replace(str(folder), "<run>"), "seconds": _since(start)}
-    result = {"files": _files(folder), "report": _clean(json.loads(json.dumps(report, default=str)), str(folder))}
+    raw = json.loads(json.dumps(report, default=str))
+    result = {"files": _files(folder), "report": _clean(_clean(raw, str(folder)), str(folder.parent.parent), "<data>")}
     result["seconds"] = _since(start)
     return result
 
@@ -192,9 +194,11 @@ def record(only: str | None = None, commit: str | None = None) -> dict[str, Any]
     return {"commit": commit or _commit(), "load": os.getloadavg()[0], "runs": out}
 
 
-def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """Every difference between two records (timings aside)."""
-    out = []
+def differences(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Every difference between two records (timings aside), and apart the float report figures that differ
+    in the last digits only (at most :data:`FLOAT_NOISE` relative: the order of a floating-point sum)."""
+    out: list[str] = []
+    noise: list[str] = []
 
     def walk(a: Any, b: Any, where: str) -> None:
         if isinstance(a, dict) and isinstance(b, dict):
@@ -207,11 +211,19 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
                     out.append(f"{where}/{key}: gone (was {json.dumps(a[key])[:200]})")
                 else:
                     walk(a[key], b[key], f"{where}/{key}")
+        elif isinstance(a, str) and isinstance(b, str) and _tmp_path(a) == _tmp_path(b):
+            return  # a path in another run's temporary folder (a record made before the folders were masked)
+        elif isinstance(a, float) and isinstance(b, float) and abs(a - b) <= FLOAT_NOISE * max(abs(a), abs(b)):
+            noise.append(f"{where}: {a!r} -> {b!r}")
         elif a != b:
             out.append(f"{where}: {json.dumps(a)[:200]} -> {json.dumps(b)[:200]}")
 
     walk(before["runs"], after["runs"], "")
-    return out
+    return out, noise
+
+
+def _tmp_path(text: str) -> str:
+    return re.sub(r"/tmp/byte_identity_[^/]+/", "<data>/", text)
 
 
 def main() -> None:
@@ -231,7 +243,10 @@ def main() -> None:
         before = json.loads(args.compare.read_text())
         if args.only:
             before["runs"] = {k: v for k, v in before["runs"].items() if re.search(args.only, k)}
-        diffs = differences(before, rec)
+        diffs, noise = differences(before, rec)
+        print(f"{len(noise)} float figures differ by at most {FLOAT_NOISE} relative (summation order):")
+        for d in noise:
+            print("  " + d)
         print(f"{len(diffs)} differences from {args.compare} (commit {before.get('commit')}) at {rec['commit']}")
         for d in diffs:
             print("  " + d)

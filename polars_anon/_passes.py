@@ -100,11 +100,18 @@ def tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) 
         if held is lf and held_keys == keys and held_by == by:
             return frames
     count = pl.len().cast(pl.Int64).alias(COUNT)
+    schema = lf.collect_schema()
+
+    def group(rows: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
+        """String keys grouped as Categorical (exact, and faster on many rows), read back as String."""
+        strings = [c for c in columns if schema[c] == pl.String]
+        rows = rows.with_columns(pl.col(c).cast(pl.Categorical) for c in strings)
+        return rows.group_by(columns).agg(count).with_columns(pl.col(c).cast(pl.String) for c in strings)
 
     def queries(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
         if not by:
-            return [rows.group_by(list(keys)).agg(count)]
-        return [rows.group_by([*keys, b]).agg(count) for b in by]
+            return [group(rows, list(keys))]
+        return [group(rows, [*keys, b]) for b in by]
 
     return collect_by_tuples(lf, keys, queries)  # materializes: one row per tuple (and value)
 

@@ -228,10 +228,20 @@ def _aggregate(
 
 
 def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
-    """Tuple counts with the qids cast to String (as :func:`prepare` casts them), equal tuples merged, sorted."""
+    """Tuple counts with the qids cast to String (as :func:`prepare` casts them), equal tuples merged, sorted.
+
+    Distinct strings, integers, dates and categories stay distinct as String: only other types are merged.
+    """
     keys = [*qids, *by]
     cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    if all(_distinct_as_string(frame.schema[q]) for q in qids):
+        return cast.sort(keys, nulls_last=True)
     return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
+
+
+def _distinct_as_string(dtype: pl.DataType) -> bool:
+    """Whether distinct values of `dtype` always cast to distinct strings."""
+    return dtype == pl.String or dtype.is_integer() or isinstance(dtype, (pl.Boolean, pl.Date, pl.Categorical, pl.Enum))
 
 
 def _roots(
