@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
@@ -234,9 +235,25 @@ def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]
     """
     keys = [*qids, *by]
     cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
-    if all(_distinct_as_string(frame.schema[q]) for q in qids):
-        return cast.sort(keys, nulls_last=True)
-    return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
+    if not all(_distinct_as_string(frame.schema[q]) for q in qids):
+        cast = cast.group_by(keys).agg(pl.col(COUNT).sum())
+    return _sort_strings(cast, qids, by)
+
+
+def _sort_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -> pl.DataFrame:
+    """``frame.sort([*qids, *by], nulls_last=True)`` for String qids, faster: each column's rank among its
+    distinct values (nulls last; a qid's from an Enum of its sorted values) packed into one Int64 in the same
+    order, and that one column sorted (a sort by several String columns is slow)."""
+    values = [frame[q].drop_nulls().unique().sort() for q in qids]
+    sizes = [len(v) + 1 for v in values] + [frame[b].n_unique() for b in by]
+    if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
+        return frame.sort([*qids, *by], nulls_last=True)
+    ranks = [pl.col(q).cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v)) for q, v in zip(qids, values)]
+    ranks += [pl.col(b).rank("dense").cast(pl.Int64).fill_null(size) - 1 for b, size in zip(by, sizes[len(qids) :])]
+    packed = pl.lit(0, pl.Int64)
+    for rank, size in zip(ranks, sizes):
+        packed = packed * size + rank
+    return frame[frame.select(packed.arg_sort()).to_series()]
 
 
 def _distinct_as_string(dtype: pl.DataType) -> bool:

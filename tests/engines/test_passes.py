@@ -11,6 +11,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 from tests.benchmarks import script
 
@@ -50,3 +53,24 @@ def test_the_counter_sees_every_read(tmp_path: Path) -> None:
         pl.collect_all([lf.select("b"), lf.select("a")], optimizations=pl.QueryOptFlags(comm_subplan_elim=False))
         lf.select(pl.len()).collect()
     assert (reads.reads, reads.metadata) == (3, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["b", "a", "ab", None]), st.integers(0, 3), st.sampled_from([None, 2.5, -1.0])),
+        max_size=40,
+    )
+)
+def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | None, int, float | None]]) -> None:
+    """Tuple counts in the columns' own types, cast to String as the road casts the qids, merged and sorted:
+    the String group-by of the rows, sorted (brute force; ``y`` Float64 is a type whose cast may merge)."""
+    from polars_anon._passes import tuple_counts
+    from polars_anon.anonymize import as_string_counts
+
+    lf = pl.LazyFrame(rows, schema={"q": pl.String, "r": pl.Int64, "y": pl.Float64}, orient="row")
+    for keys, by in ((["q", "r"], []), (["q", "y"], ["r"]), (["r"], ["q"])):
+        got = as_string_counts(tuple_counts(lf, keys, by)[0], keys, by)
+        cast = lf.with_columns(pl.col(k).cast(pl.String) for k in keys)
+        want = cast.group_by([*keys, *by]).agg(pl.len().cast(pl.Int64).alias("count"))
+        assert_frame_equal(got, want.sort([*keys, *by], nulls_last=True).collect())
