@@ -15,7 +15,8 @@ process (the child times its own work, not the interpreter's start):
   and integer expressions, no hierarchy) -> ``sink_parquet`` and the class counts (``group_by(qids).len()``)
   from the same scan (``collect_all`` of both: one read of the input).
 
-Prints both times, the ratio and the load; appends a row to benchmarks/results/floor.md.
+Prints both times, the ratio, each child's peak resident memory and the load; appends a row to
+benchmarks/results/floor.md.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -109,6 +111,7 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in ("job", "floor"):
         data, out = Path(sys.argv[2]), Path(sys.argv[3])
         figures = run_job(data, out) if sys.argv[1] == "job" else run_floor(data, out, json.loads(sys.argv[4]))
+        figures["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # the child's whole life
         print(json.dumps(figures))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -132,21 +135,21 @@ def main() -> None:
         ratio = job["seconds"] / floor["seconds"]
         load = f"{load_before[0]:.1f}/{load_after[0]:.1f} (1-min, before/after)"
         print(
-            f"{rows:,} rows: job {job['seconds']:.2f} s, floor {floor['seconds']:.2f} s, ratio {ratio:.2f}x; "
-            f"levels {job['levels']}; load {load}"
+            f"{rows:,} rows: job {job['seconds']:.2f} s ({job['peak_mib']} MiB), floor {floor['seconds']:.2f} s "
+            f"({floor['peak_mib']} MiB), ratio {ratio:.2f}x; levels {job['levels']}; load {load}"
         )
         if not args.no_write:
             path = RESULTS / "floor.md"
             if not path.exists():
                 path.write_text(
                     "# The fulldomain job against the one-pass floor (benchmarks/floor_bench.py)\n\n"
-                    "| label | commit | rows | job s | floor s | ratio | levels (zip, gender, race, birth_year) | load |\n"
-                    "| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                    "| label | commit | rows | job s | floor s | ratio | levels (zip, gender, race, birth_year) | load "
+                    "| peak MiB job / floor |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
                 )
             levels = ", ".join(str(job["levels"][q]) for q in QIDS)
             row = f"| {args.label} | {args.commit or _commit()} | {rows:,} | {job['seconds']:.2f} | {floor['seconds']:.2f}"
             with path.open("a") as f:
-                f.write(f"{row} | {ratio:.2f} | {levels} | {load} |\n")
+                f.write(f"{row} | {ratio:.2f} | {levels} | {load} | {job['peak_mib']} / {floor['peak_mib']} |\n")
 
 
 if __name__ == "__main__":
