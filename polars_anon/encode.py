@@ -429,6 +429,8 @@ class EncodingPlan:
     out_names: list[str]
     n_rows: int | None = None
     """The rows, when known without reading them (:func:`plan_from_map`)."""
+    tuples: pl.DataFrame | None = None
+    """The distinct published qid tuples, when known without reading the rows (:func:`plan_from_map`)."""
 
 
 def _check_dtype(dtype: object) -> pl.DataType:
@@ -561,6 +563,7 @@ def plan_from_map(
     out_names = output_columns(published.collect_schema().names(), hierarchies, rep)
     lf = _cast_qids(published, qids)
     frame = tmap.frame.filter(~pl.col(SUPPRESSED))
+    published_tuples = frame.select(pl.col(out_col(q)).alias(q) for q in qids).unique()
     if rep in MAPPINGS:
         freqs = None
         if rep == "statistical":
@@ -577,7 +580,7 @@ def plan_from_map(
             EncodingJoin(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"])
             for q, h in hierarchies.items()
         ]
-        return EncodingPlan(lf, joins, out_names, n_rows=int(frame[SIZE].sum()))
+        return EncodingPlan(lf, joins, out_names, n_rows=int(frame[SIZE].sum()), tuples=published_tuples)
     key = [f"__anon_key_{i}" for i in range(len(qids))]
     leaf_cols = [f"__anon_leaf_{i}" for i in range(len(qids))]
     counts = (
@@ -591,7 +594,8 @@ def plan_from_map(
         .agg(pl.col("__anon_n").sum())
     )
     table = _proportional_table(counts, key, hierarchies, dtype)
-    return EncodingPlan(lf, [EncodingJoin(table, qids, key)], out_names, n_rows=int(frame[SIZE].sum()))
+    joins = [EncodingJoin(table, qids, key)]
+    return EncodingPlan(lf, joins, out_names, n_rows=int(frame[SIZE].sum()), tuples=published_tuples)
 
 
 def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> dict[str, np.ndarray]:

@@ -288,7 +288,8 @@ def _write_classes(
         names = itertools.chain([CLASS_ID], (f"{CLASS_ID}_{i}" for i in itertools.count(1)))
         cid = next(n for n in names if n not in taken)
         key = [cid]
-        tuples = plan.rows.select(qids).unique().sort(qids).collect()  # materializes: one row per class
+        known = plan.tuples.lazy() if plan.tuples is not None else plan.rows.select(qids)  # from the map: no read
+        tuples = known.unique().sort(qids).collect()  # materializes: one row per class
         code = tuple_key(tuples, qids)
         if code is None:  # too many distinct values for one Int64 code: number the sorted tuples instead
             tuples = tuples.with_row_index(cid).with_columns(pl.col(cid).cast(pl.Int64))
