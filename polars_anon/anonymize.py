@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
-from polars_anon._passes import tuple_counts
+from polars_anon._passes import as_string_counts, tuple_counts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon._validate import as_lazy
@@ -226,39 +225,6 @@ def _aggregate(
     if undeclared:  # exact where it decides, in passes of bounded memory (see polars_anon.attributes)
         distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()))
     return table, distinct, Counted(labels, long, population)
-
-
-def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
-    """Tuple counts with the qids cast to String (as :func:`prepare` casts them), equal tuples merged, sorted.
-
-    Distinct strings, integers, dates and categories stay distinct as String: only other types are merged.
-    """
-    keys = [*qids, *by]
-    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
-    if not all(_distinct_as_string(frame.schema[q]) for q in qids):
-        cast = cast.group_by(keys).agg(pl.col(COUNT).sum())
-    return _sort_strings(cast, qids, by)
-
-
-def _sort_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -> pl.DataFrame:
-    """``frame.sort([*qids, *by], nulls_last=True)`` for String qids, faster: each column's rank among its
-    distinct values (nulls last; a qid's from an Enum of its sorted values) packed into one Int64 in the same
-    order, and that one column sorted (a sort by several String columns is slow)."""
-    values = [frame[q].drop_nulls().unique().sort() for q in qids]
-    sizes = [len(v) + 1 for v in values] + [frame[b].n_unique() for b in by]
-    if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
-        return frame.sort([*qids, *by], nulls_last=True)
-    ranks = [pl.col(q).cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v)) for q, v in zip(qids, values)]
-    ranks += [pl.col(b).rank("dense").cast(pl.Int64).fill_null(size) - 1 for b, size in zip(by, sizes[len(qids) :])]
-    packed = pl.lit(0, pl.Int64)
-    for rank, size in zip(ranks, sizes):
-        packed = packed * size + rank
-    return frame[frame.select(packed.arg_sort()).to_series()]
-
-
-def _distinct_as_string(dtype: pl.DataType) -> bool:
-    """Whether distinct values of `dtype` always cast to distinct strings."""
-    return dtype == pl.String or dtype.is_integer() or isinstance(dtype, (pl.Boolean, pl.Date, pl.Categorical, pl.Enum))
 
 
 def _roots(

@@ -65,8 +65,7 @@ def test_the_counter_sees_every_read(tmp_path: Path) -> None:
 def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | None, int, float | None]]) -> None:
     """Tuple counts in the columns' own types, cast to String as the road casts the qids, merged and sorted:
     the String group-by of the rows, sorted (brute force; ``y`` Float64 is a type whose cast may merge)."""
-    from polars_anon._passes import tuple_counts
-    from polars_anon.anonymize import as_string_counts
+    from polars_anon._passes import as_string_counts, tuple_counts
 
     lf = pl.LazyFrame(rows, schema={"q": pl.String, "r": pl.Int64, "y": pl.Float64}, orient="row")
     for keys, by in ((["q", "r"], []), (["q", "y"], ["r"]), (["r"], ["q"])):
