@@ -201,6 +201,8 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str
     noise: list[str] = []
 
     def walk(a: Any, b: Any, where: str) -> None:
+        if a == b:
+            return
         if isinstance(a, dict) and isinstance(b, dict):
             for key in sorted(set(a) | set(b)):
                 if key == "seconds":
