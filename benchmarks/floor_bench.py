@@ -149,7 +149,8 @@ def main() -> None:
                     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
                 )
             levels = ", ".join(str(job["levels"][q]) for q in QIDS)
-            row = f"| {args.label} | {args.commit or _commit()} | {rows:,} | {job['seconds']:.2f} | {floor['seconds']:.2f}"
+            row = f"| {args.label} | {args.commit or _commit()} | {rows:,} | {job['seconds']:.2f}"
+            row += f" | {floor['seconds']:.2f}"
             with path.open("a") as f:
                 mib, cpu = f"{job['peak_mib']} / {floor['peak_mib']}", f"{job['cpu']:.1f} / {floor['cpu']:.1f}"
                 f.write(f"{row} | {ratio:.2f} | {levels} | {load} | {mib} | {cpu} |\n")
