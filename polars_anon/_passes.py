@@ -25,15 +25,27 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
 import polars as pl
 
 if TYPE_CHECKING:
     from polars._typing import EngineType
 
-__all__ = ["PASS_ROWS", "collect_apart", "collect_by_tuples"]
+__all__ = [
+    "COUNT",
+    "PASS_ROWS",
+    "as_string_counts",
+    "collect_apart",
+    "collect_by_tuples",
+    "remember_tuple_counts",
+    "tuple_counts",
+]
 
 PASS_ROWS = 1 << 24
 """Rows a pass of :func:`collect_by_tuples` reads at most (about; the tuples' hash shares them out)."""
+COUNT = "count"
+"""The row-count column of :func:`tuple_counts` (Int64)."""
+_last: list[tuple[pl.LazyFrame, tuple[str, ...], tuple[str, ...], list[pl.DataFrame]]] = []
 
 
 def collect_apart(queries: Iterable[pl.LazyFrame], engine: EngineType = "auto") -> list[pl.DataFrame]:
@@ -71,3 +83,83 @@ def collect_by_tuples(
     share = pl.struct(list(keys)).hash(seed=0) % passes
     results = [collect_apart(queries(lf.filter(share == p))) for p in range(passes)]  # materializes: each pass's groups
     return [pl.concat(frames, how="vertical") for frames in zip(*results)]
+
+
+def tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame]:
+    """Rows per tuple of `keys`, in the columns' own types (nulls a group): the pass that aggregates the input.
+
+    With no `by`, one frame (`keys`, :data:`COUNT`); else one frame (`keys`, b, :data:`COUNT`) per column b
+    of `by` (rows per tuple and value: the rows per tuple are their sums). Each frame is one read of `lf`
+    (:func:`collect_by_tuples`: memory bounded by the tuples, not the rows), in no set order.
+
+    The last result is remembered with `lf` itself (the object, kept alive with it): asked again for the
+    same `lf` and columns it is returned without reading, once. So a job that builds its hierarchies from
+    the column values in the tuples hands the road its aggregation pass, and the input is read once.
+
+    >>> lf = pl.LazyFrame({"q": ["a", "b", "a"], "s": [1, 2, 1]})
+    >>> [f.sort("q").rows() for f in tuple_counts(lf, ["q"], ["s"])]
+    [[('a', 1, 2), ('b', 2, 1)]]
+    >>> first = remember_tuple_counts(lf, ["q"])
+    >>> tuple_counts(lf, ["q"]) is first, tuple_counts(lf, ["q"]) is first
+    (True, False)
+    """
+    keys, by = tuple(keys), tuple(by)
+    if _last:
+        held, held_keys, held_by, frames = _last.pop()
+        if held is lf and held_keys == keys and held_by == by:
+            return frames
+    count = pl.len().cast(pl.Int64).alias(COUNT)
+    schema = lf.collect_schema()
+
+    def group(rows: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
+        """String keys grouped as Categorical (exact, and faster on many rows), read back as String."""
+        strings = [c for c in columns if schema[c] == pl.String]
+        rows = rows.with_columns(pl.col(c).cast(pl.Categorical) for c in strings)
+        return rows.group_by(columns).agg(count).with_columns(pl.col(c).cast(pl.String) for c in strings)
+
+    def queries(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
+        if not by:
+            return [group(rows, list(keys))]
+        return [group(rows, [*keys, b]) for b in by]
+
+    return collect_by_tuples(lf, keys, queries)  # materializes: one row per tuple (and value)
+
+
+def remember_tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame]:
+    """:func:`tuple_counts`, remembered for the next call with the same `lf` object and columns (one is kept)."""
+    frames = tuple_counts(lf, keys, by)
+    _last[:] = [(lf, tuple(keys), tuple(by), frames)]
+    return frames
+
+
+def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
+    """Tuple counts with the qids cast to String (as the road's ``prepare`` casts them), equal tuples merged, sorted.
+
+    Distinct strings, integers, dates and categories stay distinct as String: only other types are merged.
+    """
+    keys = [*qids, *by]
+    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    if not all(_distinct_as_string(frame.schema[q]) for q in qids):
+        cast = cast.group_by(keys).agg(pl.col(COUNT).sum())
+    return _sort_strings(cast, qids, by)
+
+
+def _sort_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -> pl.DataFrame:
+    """``frame.sort([*qids, *by], nulls_last=True)`` for String qids, faster: each column's rank among its
+    distinct values (nulls last; a qid's from an Enum of its sorted values) packed into one Int64 in the same
+    order, and that one column sorted (a sort by several String columns is slow)."""
+    values = [frame[q].drop_nulls().unique().sort() for q in qids]
+    sizes = [len(v) + 1 for v in values] + [frame[b].n_unique() for b in by]
+    if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
+        return frame.sort([*qids, *by], nulls_last=True)
+    ranks = [pl.col(q).cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v)) for q, v in zip(qids, values)]
+    ranks += [pl.col(b).rank("dense").cast(pl.Int64).fill_null(size) - 1 for b, size in zip(by, sizes[len(qids) :])]
+    packed = pl.lit(0, pl.Int64)
+    for rank, size in zip(ranks, sizes):
+        packed = packed * size + rank
+    return frame[frame.select(packed.arg_sort()).to_series()]
+
+
+def _distinct_as_string(dtype: pl.DataType) -> bool:
+    """Whether distinct values of `dtype` always cast to distinct strings."""
+    return dtype == pl.String or dtype.is_integer() or isinstance(dtype, (pl.Boolean, pl.Date, pl.Categorical, pl.Enum))

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
-from polars_anon._passes import collect_apart, collect_by_tuples
+from polars_anon._passes import as_string_counts, tuple_counts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon._validate import as_lazy
 from polars_anon.algorithms import Plan, Task
-from polars_anon.attributes import distinct_counts, distinct_estimates
+from polars_anon.attributes import distinct_counts
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import html_path, report_path
@@ -42,15 +42,14 @@ from polars_anon.privacy.counts import (
     long_counts,
     population_counts,
     read_population,
-    sensitive_counts,
-    wide_columns,
+    wide_counts,
 )
 from polars_anon.privacy.evaluate import class_frames
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable, notebook
 from polars_anon.request import Request, check_data, check_privacy, check_request
-from polars_anon.tuplemap import SIZE
+from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import Verifier, verify_classes_of, verify_k
 
 if TYPE_CHECKING:
@@ -132,6 +131,8 @@ class Anonymized(Publication):
     prepared: pl.LazyFrame
     """The prepared input the map was computed from (identifying columns dropped,
     qids as String labels, nulls at the roots under ``null="suppress"``)."""
+    tmap: TupleMap | None = None
+    """The map `lf` publishes (encodings are planned from it)."""
 
     def lazy(self) -> pl.LazyFrame:
         """The published table as a LazyFrame (not yet verified: collect or sink to verify)."""
@@ -202,41 +203,35 @@ class Counted:
         return [a for a in self.labels if a not in self.long]
 
 
-def _aggregate(prepared: pl.LazyFrame, request: Request) -> tuple[pl.DataFrame, dict[str, int], Counted]:
-    """The passes over the data: the class aggregates (with a count column per value of each sensitive
-    attribute a model reads, when it has few), the (tuple, value) counts of attributes with many values,
-    the population's tuple counts and an estimate of the distinct values of each undeclared column,
-    in passes of bounded memory (:mod:`polars_anon._passes`: the group-bys over shares of the qid
-    tuples, each query its own scan); then the exact distinct counts the identifying check needs
-    (:func:`~polars_anon.attributes.distinct_counts`)."""
+def _aggregate(
+    lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request
+) -> tuple[pl.DataFrame, dict[str, int], Counted]:
+    """The passes over the data: the rows per qid tuple (per tuple and value of each sensitive attribute a model
+    reads: :func:`~polars_anon._passes.tuple_counts`, one read each; or the one a job made to build its
+    hierarchies, no read), from which the class aggregates (with a count column per value of each attribute
+    with few values), the (tuple, value) counts of attributes with many and the values of each; then the
+    distinct values of each undeclared column (:func:`~polars_anon.attributes.distinct_counts`: one read when
+    they fit one pass) and the population's tuple counts."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
-    labels = {}
-    if counted:
-        values = collect_apart(
-            [prepared.select(pl.col(a).unique().sort(nulls_last=True)) for a in counted]
-        )  # materializes: each attribute's values
-        labels = {a: f[a] for a, f in zip(counted, values)}
-    long = [a for a in counted if len(labels[a]) > WIDE]
-    columns = [e for a in counted if a not in long for e in wide_columns(a, labels[a])]
-
-    def by_tuples(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
-        return [
-            rows.group_by(qids).agg(pl.len().alias(SIZE), *columns),
-            *(sensitive_counts(rows, qids, a) for a in long),
-        ]
-
-    grouped = collect_by_tuples(prepared, qids, by_tuples)  # materializes: one row per class (and per class and value)
-    table = grouped[0].sort(qids, nulls_last=True)
-    others = [distinct_estimates(prepared, undeclared)] if undeclared else []
+    by = [[a] for a in counted] or [[]]
+    frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted), by)]
+    labels = {a: f[a].unique().sort(nulls_last=True) for a, f in zip(counted, frames)}
+    sizes = frames[0] if not counted else frames[0].group_by(qids).agg(pl.col(COUNT).sum()).sort(qids, nulls_last=True)
+    table = sizes.select(*qids, pl.col(COUNT).cast(pl.UInt32).alias(SIZE))
+    long = {a: f for a, f in zip(counted, frames) if len(labels[a]) > WIDE}
+    for a, f in zip(counted, frames):
+        if a not in long:
+            wide = wide_counts(f, qids, a, labels[a])
+            table = table.join(wide, on=qids, how="left", nulls_equal=True, maintain_order="left")
     model = population_model(request)
+    population = None
     if model is not None:
         pop = read_population(model.population_frame, qids, model.name)
-        others.append(pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)))
-    rest = collect_apart(others)  # materializes: one row of estimates; one row per population tuple
+        population = pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # one row per tuple
     distinct = {}
     if undeclared:  # exact where it decides, in passes of bounded memory (see polars_anon.attributes)
-        distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()), rest[0].row(0, named=True))
-    return table, distinct, Counted(labels, dict(zip(long, grouped[1:])), rest[-1] if model is not None else None)
+        distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()))
+    return table, distinct, Counted(labels, long, population)
 
 
 def _roots(
@@ -298,7 +293,7 @@ def aggregate(lf: pl.LazyFrame, request: Request, *, records: bool | None = None
     """
     prepared = prepare(lf, request)
     with stage("aggregate classes"):
-        table, distinct, counted = _aggregate(prepared, request)
+        table, distinct, counted = _aggregate(lf, prepared, request)
     check_data(table, request, distinct)
     prepared, table, null_rows = _roots(prepared, table, request)
     rows = None
@@ -558,4 +553,5 @@ def anonymize(
     data = aggregate(lf, request)
     planned = plan_request(data, request, schema, start)
     verifier = _verifier(request, planned, data.prepared)
-    return Anonymized(publish(data.prepared, planned.plan.map), planned.report, verifier, data.prepared)
+    tmap = planned.plan.map
+    return Anonymized(publish(data.prepared, tmap), planned.report, verifier, data.prepared, tmap)

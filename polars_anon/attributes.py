@@ -97,7 +97,8 @@ def distinct_counts(
     Exact for every column that count would refuse. A column shown, before its last pass, to hold at most
     :data:`IDENTIFYING_SHARE` of the `n_rows` rows gets the upper bound that showed it (distinct values
     counted so far plus the rows not yet counted): the decision is that of the exact count. `estimates`
-    (:func:`distinct_estimates`; default: computed) set the number of passes, about estimate / `budget`.
+    (:func:`distinct_estimates`; default: computed, unless all of `n_rows` values of every column fit one
+    pass of `budget`, which is then the one read) set the number of passes, about estimate / `budget`.
 
     >>> distinct_counts(pl.LazyFrame({"a": [1, 1, 2, None], "b": [1, 2, 3, 4]}), ["a", "b"], 4, budget=2)
     {'a': 3, 'b': 4}
@@ -105,7 +106,9 @@ def distinct_counts(
     columns = list(columns)
     if not columns:
         return {}
-    if estimates is None:
+    if estimates is None and n_rows * len(columns) <= budget:
+        estimates = dict.fromkeys(columns, n_rows)  # every value of every column fits one pass: no estimate to read
+    elif estimates is None:
         estimates = distinct_estimates(lf, columns).collect().row(0, named=True)  # materializes: one row
     planned = {c: min(1.25 * int(estimates[c]), n_rows) for c in columns}  # HyperLogLog can be low by several percent
     out, batch, held = {}, [], 0.0

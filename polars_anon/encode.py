@@ -63,6 +63,7 @@ from polars_anon.errors import (
 )
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
     "ENCODINGS",
@@ -79,6 +80,7 @@ __all__ = [
     "node_order",
     "output_columns",
     "plan_encoding",
+    "plan_from_map",
 ]
 
 Representation = Literal["proportional", "fillparent", "fillchild", "oneclass", "setbinary"]
@@ -425,6 +427,10 @@ class EncodingPlan:
     rows: pl.LazyFrame
     joins: list[EncodingJoin]
     out_names: list[str]
+    n_rows: int | None = None
+    """The rows, when known without reading them (:func:`plan_from_map`)."""
+    tuples: pl.DataFrame | None = None
+    """The distinct published qid tuples, when known without reading the rows (:func:`plan_from_map`)."""
 
 
 def _check_dtype(dtype: object) -> pl.DataType:
@@ -487,6 +493,15 @@ def _proportional(
     if validate and class_col is None:
         _check_truthful(pairs, key, hierarchies, published_of)
     counts = pairs.group_by(*key, *leaf_cols).agg(pl.len().cast(pl.Int64).alias("__anon_n"))
+    return [EncodingJoin(_proportional_table(counts, key, hierarchies, dtype), join_left, key)]
+
+
+def _proportional_table(
+    counts: pl.LazyFrame, key: list[str], hierarchies: Mapping[str, Hierarchy], dtype: pl.DataType
+) -> pl.LazyFrame:
+    """The per-class table of ``proportional`` from the rows per (class `key`, original leaves ``__anon_leaf_<i>``)
+    (``__anon_n``): each node's share of the class's rows [paper 000 eq. 1]."""
+    leaf_cols = [f"__anon_leaf_{i}" for i in range(len(hierarchies))]
     sizes = counts.group_by(key).agg(pl.col("__anon_n").sum().alias("__anon_size"))
     longs = []
     all_names: list[str] = []
@@ -514,7 +529,73 @@ def _proportional(
         .pivot("__anon_col", on_columns=all_names, index=key, values="__anon_v", aggregate_function="sum")
         .with_columns(pl.col(all_names).fill_null(0.0).cast(dtype))
     )
-    return [EncodingJoin(wide, join_left, key)]
+    return wide
+
+
+def plan_from_map(
+    published: pl.LazyFrame,
+    tmap: TupleMap,
+    hierarchies: Mapping[str, Hierarchy],
+    representation: str = "proportional",
+    *,
+    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
+    seed: int = 0,
+) -> EncodingPlan:
+    """The plan of an encoding of rows :func:`polars_anon.publish.publish` made from `tmap`, row-aligned with the
+    original rows (nothing suppressed): what :func:`plan_encoding` plans with ``original=`` those rows, from the map.
+
+    The per-class counts of ``proportional`` and the leaf frequencies of ``statistical`` are sums of the map's
+    row counts (no pass over the rows); nothing is re-checked: the pipeline published hierarchy nodes (each
+    method's map, checked by the road), the originals are leaves (its data check) and lie under their published
+    values (the map's contract). Writing the plan reads the published rows once.
+
+    >>> from polars_anon import Hierarchy
+    >>> g = Hierarchy.from_dict({"*": ["M", "F"]})
+    >>> m = TupleMap.from_labels(pl.DataFrame({"g": ["F", "M"], "size": [2, 1]}), ["g"], {"g": pl.Series(["*", "*"])})
+    >>> plan = plan_from_map(pl.LazyFrame({"g": ["*", "*", "*"]}), m, {"g": g})
+    >>> [round(x, 4) for x in apply_plan(plan.rows, plan.joins, plan.out_names).collect().row(0)]
+    [0.3333, 0.6667, 1.0]
+    """
+    rep, dtype = canonical(representation), _check_dtype(dtype)
+    qids = list(hierarchies)
+    if tmap.by_row:
+        raise InvalidParameterError("plan_from_map: a row map (by_row) has no original tuples; use plan_encoding")
+    out_names = output_columns(published.collect_schema().names(), hierarchies, rep)
+    lf = _cast_qids(published, qids)
+    frame = tmap.frame.filter(~pl.col(SUPPRESSED))
+    published_tuples = frame.select(pl.col(out_col(q)).alias(q) for q in qids).unique()
+    if rep in MAPPINGS:
+        freqs = None
+        if rep == "statistical":
+            freqs = {}
+            for q, h in hierarchies.items():
+                n = tmap.frame.group_by(q).agg(pl.col(SIZE).sum())
+                counts = dict(zip(n[q].to_list(), n[SIZE].to_list()))
+                freqs[q] = np.array([counts.get(label, 0) for label in h.leaf_labels], dtype=np.int64)
+        return EncodingPlan(
+            map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names
+        )
+    if rep != "proportional":
+        joins = [
+            EncodingJoin(indicator_table(q, h, rep, dtype).lazy(), [q], ["__anon_label"])
+            for q, h in hierarchies.items()
+        ]
+        return EncodingPlan(lf, joins, out_names, n_rows=int(frame[SIZE].sum()), tuples=published_tuples)
+    key = [f"__anon_key_{i}" for i in range(len(qids))]
+    leaf_cols = [f"__anon_leaf_{i}" for i in range(len(qids))]
+    counts = (
+        frame.lazy()
+        .select(
+            *(pl.col(out_col(q)).alias(k) for q, k in zip(qids, key)),
+            *(pl.col(q).alias(c) for q, c in zip(qids, leaf_cols)),
+            pl.col(SIZE).cast(pl.Int64).alias("__anon_n"),
+        )
+        .group_by(*key, *leaf_cols)
+        .agg(pl.col("__anon_n").sum())
+    )
+    table = _proportional_table(counts, key, hierarchies, dtype)
+    joins = [EncodingJoin(table, qids, key)]
+    return EncodingPlan(lf, joins, out_names, n_rows=int(frame[SIZE].sum()), tuples=published_tuples)
 
 
 def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> dict[str, np.ndarray]:

@@ -30,20 +30,29 @@ import itertools
 import json
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
 
 from polars_anon._progress import bar as progress_bar
-from polars_anon._validate import check_choice
+from polars_anon._validate import as_lazy, check_choice
 from polars_anon.classes import tuple_key
-from polars_anon.encode import EncodingJoin, EncodingPlan, apply_plan, canonical, encoded_columns, plan_encoding
+from polars_anon.encode import (
+    EncodingJoin,
+    EncodingPlan,
+    apply_plan,
+    canonical,
+    encoded_columns,
+    plan_encoding,
+    plan_from_map,
+)
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import Outputs, staged_write
+from polars_anon.tuplemap import TupleMap
 
 __all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "stage_encoded", "write_encoded"]
 
@@ -130,11 +139,15 @@ def stage_encoded(
     validate: bool = True,
     layout: Layout = "wide",
     chunk_rows: int | None = None,
+    tmap: TupleMap | None = None,
 ) -> dict[str, Any]:
     """Write an encoding into the output set `out` (a temporary file or folder; `out` commits).
 
     Arguments as :func:`write_encoded`; used by the job runner so that the table, its
-    encodings and the report are renamed into place together.
+    encodings and the report are renamed into place together. With `tmap`, the map
+    `published` was published from (row-aligned with the original rows), the encoding is
+    planned from the map (:func:`~polars_anon.encode.plan_from_map`: `original` and
+    `validate` are not read) and writing it reads the published rows once.
     """
     start = time.perf_counter()
     layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
@@ -145,7 +158,10 @@ def stage_encoded(
             f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet"
         )
     out.check(path)
-    plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+    if tmap is not None and class_col is None and not tmap.by_row:
+        plan = plan_from_map(as_lazy(published), tmap, hierarchies, representation, dtype=dtype, seed=seed)
+    else:
+        plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
     if layout == "classes" and not plan.joins:
         raise InvalidParameterError(
             f"layout='classes' stores one row per class of a wide encoding; {representation!r} keeps one "
@@ -203,7 +219,9 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
     chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
     rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
     joins = [EncodingJoin(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
-    n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
+    n_rows = plan.n_rows
+    if n_rows is None:
+        n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row
     if n_rows * width > _WIDE_WARN_CELLS:
         warnings.warn(
             f"layout='wide' writes {n_rows:,} rows x {width:,} columns ({n_rows * width:.1e} cells, one per row and "
@@ -213,17 +231,39 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
         )
     writer = None
     try:
-        slices = range(0, max(n_rows, 1), chunk)
-        for offset in progress_bar(slices, desc="encode (wide)", unit="slice"):
-            part = apply_plan(plan.rows.slice(offset, chunk).collect(engine="in-memory"), joins, plan.out_names)
-            table = part.collect(engine="in-memory").to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
-            writer.write_table(table, row_group_size=chunk)
+        with progress_bar(total=max(n_rows, 1), desc="encode (wide)", unit="row", unit_scale=True) as bar:
+            for rows in _slices(plan.rows, chunk):
+                part = apply_plan(rows, joins, plan.out_names)
+                table = part.collect(engine="in-memory").to_arrow()
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+                writer.write_table(table, row_group_size=chunk)
+                bar.update(rows.height)
     finally:
         if writer is not None:
             writer.close()
     return {"rows": n_rows, "columns": width, "chunk_rows": chunk}
+
+
+def _slices(rows: pl.LazyFrame, chunk: int) -> Iterator[pl.DataFrame]:
+    """The rows in slices of `chunk` rows (the last shorter; one empty slice for no rows), from one streaming pass.
+
+    >>> [f.height for f in _slices(pl.LazyFrame({"a": range(5)}), 2)]
+    [2, 2, 1]
+    """
+    held: list[pl.DataFrame] = []
+    n_held = 0
+    sent = False
+    for batch in rows.collect_batches(chunk_size=chunk):
+        held.append(batch)
+        n_held += batch.height
+        while n_held >= chunk:
+            frame = pl.concat(held, how="vertical", rechunk=False)
+            yield frame.slice(0, chunk)
+            sent = True
+            held, n_held = [frame.slice(chunk)], n_held - chunk
+    if n_held or not sent:
+        yield pl.concat(held, how="vertical") if held else rows.head(0).collect()
 
 
 def _write_classes(
@@ -248,7 +288,8 @@ def _write_classes(
         names = itertools.chain([CLASS_ID], (f"{CLASS_ID}_{i}" for i in itertools.count(1)))
         cid = next(n for n in names if n not in taken)
         key = [cid]
-        tuples = plan.rows.select(qids).unique().sort(qids).collect()  # materializes: one row per class
+        known = plan.tuples.lazy() if plan.tuples is not None else plan.rows.select(qids)  # from the map: no read
+        tuples = known.unique().sort(qids).collect()  # materializes: one row per class
         code = tuple_key(tuples, qids)
         if code is None:  # too many distinct values for one Int64 code: number the sorted tuples instead
             tuples = tuples.with_row_index(cid).with_columns(pl.col(cid).cast(pl.Int64))

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from polars_anon._passes import collect_apart
+from polars_anon._passes import collect_apart, remember_tuple_counts
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
-from polars_anon.anonymize import Anonymized, anonymize, write_report
+from polars_anon.anonymize import Anonymized, anonymize, counted_attributes, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
@@ -37,7 +37,7 @@ from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.request import DEFERRED, check_request
+from polars_anon.request import DEFERRED, Request, check_request
 
 if TYPE_CHECKING:
     from polars_anon.algorithms import Method
@@ -414,7 +414,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy], **asked
     )  # type: ignore[arg-type]  (before any data is read)
     if job.engine == "polars":
-        hierarchies = build_hierarchies(lf, job.qids, job.base)
+        hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
         result: Anonymized | EngineAnonymized = anonymize(
             lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options
         )  # type: ignore[arg-type]
@@ -428,12 +428,32 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
             with stage(f"encode {e}"):
+                tmap = result.tmap if isinstance(result, Anonymized) else None  # encodings planned from the map
                 stage_encoded(
-                    out, result.lf, hierarchies, path, e, original=original, seed=job.seed, layout=_layout(job, e)
+                    out,
+                    result.lf,
+                    hierarchies,
+                    path,
+                    e,
+                    original=original,
+                    seed=job.seed,
+                    layout=_layout(job, e),
+                    tmap=tmap,
                 )
             result.report["encodings"][e] = str(path)
     write_report(out, result.report, target, html=html)
     return result.report
+
+
+def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], dict[str, pl.Series]]:
+    """The hierarchies' values from the Polars road's aggregation pass, made now and remembered for the road
+    (:func:`~polars_anon._passes.remember_tuple_counts`): the job reads the rows once for both."""
+
+    def values_of(columns: list[str]) -> dict[str, pl.Series]:
+        frames = remember_tuple_counts(lf, list(request.qids), counted_attributes(request))
+        return {c: frames[0][c].drop_nulls().unique().sort() for c in columns}
+
+    return values_of
 
 
 def _on_engine(

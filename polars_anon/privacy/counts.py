@@ -35,6 +35,7 @@ __all__ = [
     "read_population",
     "sensitive_counts",
     "wide_columns",
+    "wide_counts",
 ]
 
 COUNT = "count"
@@ -76,6 +77,26 @@ def wide_columns(attribute: str, labels: pl.Series) -> list[pl.Expr]:
         .alias(_wide(attribute, i))
         for i, v in enumerate(labels.to_list())
     ]
+
+
+def wide_counts(frame: pl.DataFrame, qids: Sequence[str], attribute: str, labels: pl.Series) -> pl.DataFrame:
+    """The columns of :func:`wide_columns` from (qids, `attribute`, ``count``) rows (:func:`sensitive_counts`):
+    one row per tuple of `frame`, its qids and a count column per label (0 where the tuple lacks the value).
+
+    >>> f = pl.DataFrame({"q": ["a", "a", "b"], "s": ["x", None, "x"], "count": [2, 1, 4]})
+    >>> wide_counts(f, ["q"], "s", pl.Series(["x", None])).sort("q").rows()
+    [('a', 2, 1), ('b', 4, 0)]
+    """
+    qids = list(qids)
+    codes = pl.Series(_CODE, value_codes(frame[attribute], labels))
+    long = frame.select(*qids, codes, pl.col(COUNT).cast(pl.Int64))
+    names = [_wide(attribute, i) for i in range(len(labels))]
+    dense = long.pivot(_CODE, index=qids, values=COUNT, aggregate_function="sum", sort_columns=True)
+    present = {str(i): names[i] for i in range(len(labels))}
+    dense = dense.rename({c: present[c] for c in dense.columns if c in present})
+    return dense.select(
+        *qids, *(pl.col(n).fill_null(0) if n in dense.columns else pl.lit(0, pl.Int64).alias(n) for n in names)
+    )
 
 
 def _wide(attribute: str, code: int) -> str:

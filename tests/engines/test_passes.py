@@ -1,0 +1,75 @@
+"""Passes over the input: the Polars road reads it no more often than the DuckDB road (issue 31, item 4).
+
+The reads are counted by benchmarks/passes_bench.py's :class:`Reads` (every query that scans the input
+file with at least one column), on a small register: what is counted is the number of queries, which
+does not depend on the size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from tests.benchmarks import script
+
+pytest.importorskip("duckdb")
+
+
+@pytest.fixture(scope="module")
+def register(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return script("passes_bench").write_input(tmp_path_factory.mktemp("passes") / "register.parquet", 3_000)
+
+
+def _reads(register: Path, tmp_path: Path, engine: str, variant: str) -> int:
+    return script("passes_bench").count_reads(register, tmp_path / f"{engine}-{variant}", engine, variant).reads
+
+
+@pytest.mark.parametrize("variant", ["plain", "l-diversity"])
+def test_polars_reads_no_more_than_duckdb(register: Path, tmp_path: Path, variant: str) -> None:
+    polars, duckdb = _reads(register, tmp_path, "polars", variant), _reads(register, tmp_path, "duckdb", variant)
+    assert 1 <= polars <= duckdb
+
+
+def test_counts_by_hand(register: Path, tmp_path: Path) -> None:
+    """Plain: the tuple pass (hierarchy values and aggregates), the distinct count of ``party``, the write;
+    proportional encoding: one more, the published rows read once to write the encoded table."""
+    assert _reads(register, tmp_path, "polars", "plain") == 3
+    assert _reads(register, tmp_path, "polars", "proportional") == 4
+
+
+def test_the_counter_sees_every_read(tmp_path: Path) -> None:
+    """:class:`Reads` on queries whose reads are known: two group-bys apart, a row count from the metadata."""
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"a": [1, 2, 2], "b": ["x", "y", "y"]}).write_parquet(path)
+    reads = script("passes_bench").Reads(path)
+    lf = pl.scan_parquet(path)
+    with reads.installed():
+        lf.group_by("a").len().collect()
+        pl.collect_all([lf.select("b"), lf.select("a")], optimizations=pl.QueryOptFlags(comm_subplan_elim=False))
+        lf.select(pl.len()).collect()
+    assert (reads.reads, reads.metadata) == (3, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["b", "a", "ab", None]), st.integers(0, 3), st.sampled_from([None, 2.5, -1.0])),
+        max_size=40,
+    )
+)
+def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | None, int, float | None]]) -> None:
+    """Tuple counts in the columns' own types, cast to String as the road casts the qids, merged and sorted:
+    the String group-by of the rows, sorted (brute force; ``y`` Float64 is a type whose cast may merge)."""
+    from polars_anon._passes import as_string_counts, tuple_counts
+
+    lf = pl.LazyFrame(rows, schema={"q": pl.String, "r": pl.Int64, "y": pl.Float64}, orient="row")
+    for keys, by in ((["q", "r"], []), (["q", "y"], ["r"]), (["r"], ["q"])):
+        got = as_string_counts(tuple_counts(lf, keys, by)[0], keys, by)
+        cast = lf.with_columns(pl.col(k).cast(pl.String) for k in keys)
+        want = cast.group_by([*keys, *by]).agg(pl.len().cast(pl.Int64).alias("count"))
+        assert_frame_equal(got, want.sort([*keys, *by], nulls_last=True).collect())
