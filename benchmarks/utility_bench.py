@@ -222,8 +222,11 @@ def main() -> None:
         sys.exit("method 'greedy' is not registered yet; paper 000's evidence needs it")
     RESULTS.mkdir(parents=True, exist_ok=True)
     adult, H = load()
-    log: dict = {"command": "python benchmarks/utility_bench.py " + " ".join(sys.argv[1:]), "python": platform.python_version(),
-                 "polars": pl.__version__}  # fmt: skip
+    log: dict = {
+        "command": "python benchmarks/utility_bench.py " + " ".join(sys.argv[1:]),
+        "python": platform.python_version(),
+        "polars": pl.__version__,
+    }
     summary_path = RESULTS / "utility_bench.json"
     if summary_path.exists():
         old = json.loads(summary_path.read_text())
@@ -238,8 +241,10 @@ def main() -> None:
         log["paper000_k"] = ks
         log["paper000_claim"] = claim_check(tidy)
         for name, c in log["paper000_claim"].items():
-            print(f"{name}: proportional first at {c['proportional_first_at_k']}/{c['n_k']} k, "
-                  f"fillParent second at {c['fillparent_second_at_k']}/{c['n_k']} k")  # fmt: skip
+            print(
+                f"{name}: proportional first at {c['proportional_first_at_k']}/{c['n_k']} k, "
+                f"fillParent second at {c['fillparent_second_at_k']}/{c['n_k']} k"
+            )
     if args.part in ("002", "all"):
         seeds = list(range(args.seeds_002))
         tidy2 = paper_002(adult, H, seeds, log)

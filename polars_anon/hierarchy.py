@@ -261,9 +261,14 @@ class Hierarchy:
 
     @classmethod
     def intervals(
-        cls, values: Iterable[object], widths: Sequence[int], *, root: str = "*",
-        bottom: int | None = None, top: int | None = None,
-    ) -> Hierarchy:  # fmt: skip
+        cls,
+        values: Iterable[object],
+        widths: Sequence[int],
+        *,
+        root: str = "*",
+        bottom: int | None = None,
+        top: int | None = None,
+    ) -> Hierarchy:
         """Numeric bands: each integer value, then bands of the given widths, then `root`.
 
         Bands are aligned to multiples of their width and labelled ``lo-hi``
@@ -337,9 +342,14 @@ class Hierarchy:
 
     @classmethod
     def ordered(
-        cls, values: Iterable[object], sizes: Sequence[int], *, order: Sequence[object] | None = None,
-        label: str = "[{first}..{last}]", root: str = "*",
-    ) -> Hierarchy:  # fmt: skip
+        cls,
+        values: Iterable[object],
+        sizes: Sequence[int],
+        *,
+        order: Sequence[object] | None = None,
+        label: str = "[{first}..{last}]",
+        root: str = "*",
+    ) -> Hierarchy:
         """Order-based groups: sorted values in runs of ``sizes[0]``, those in runs of ``sizes[1]``, ...
 
         As ARX's order-based builder. `order` ranks the values (default: their
@@ -362,7 +372,8 @@ class Hierarchy:
         nest, or the values that give a label two parents are named. See
         :mod:`polars_anon.builders.expressions`.
 
-        >>> h = Hierarchy.from_levels(["33101", "33109", "34000"], [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])
+        >>> levels = [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)]
+        >>> h = Hierarchy.from_levels(["33101", "33109", "34000"], levels)
         >>> h.path_of("34000")
         ['34000', '340', '3', '*']
         """
@@ -462,7 +473,8 @@ class Hierarchy:
         if len(unknown) == 1:
             return ValueNotInHierarchyError(f"{unknown[0]!r} is not a node of this hierarchy (root {self.root!r})")
         return ValueNotInHierarchyError(
-            f"{len(unknown)} distinct values are not nodes of this hierarchy (root {self.root!r}; first: {preview(unknown)})"
+            f"{len(unknown)} distinct values are not nodes of this hierarchy (root {self.root!r}; first: "
+            f"{preview(unknown)})"
         )
 
     def label_of(self, node: int) -> str:
@@ -677,7 +689,8 @@ class Hierarchy:
         >>> Hierarchy.suppression(["F", "M"]).check_level(2, "levels['sex']: ")
         Traceback (most recent call last):
         ...
-        polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1 (root '*')
+        polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1
+        (root '*')
         """
         if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
             raise InvalidParameterError(

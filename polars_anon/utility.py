@@ -237,8 +237,15 @@ def utility_grid(
                         for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
                             rows.append((tr, te, model, seed, fold, s, v))
                     fits.update(1)
-    schema = {"train": pl.String, "test": pl.String, "model": pl.String, "seed": pl.Int64, "fold": pl.Int64,
-              "score": pl.String, "value": pl.Float64}  # fmt: skip
+    schema = {
+        "train": pl.String,
+        "test": pl.String,
+        "model": pl.String,
+        "seed": pl.Int64,
+        "fold": pl.Int64,
+        "score": pl.String,
+        "value": pl.Float64,
+    }
     out = pl.DataFrame(rows, schema=schema, orient="row")
     return (
         out.sort("train", "test", "score", "seed", "fold")
@@ -313,9 +320,17 @@ def scenarios(
         ("original", "anonymized"),
     ]
     out = utility_grid(
-        {"original": orig_enc, "anonymized": anon_enc}, pairs, target, model=model, seeds=seeds, scores=scores,
-        folds=folds, test_size=test_size, split_seed=split_seed, positive=positive,
-    )  # fmt: skip
+        {"original": orig_enc, "anonymized": anon_enc},
+        pairs,
+        target,
+        model=model,
+        seeds=seeds,
+        scores=scores,
+        folds=folds,
+        test_size=test_size,
+        split_seed=split_seed,
+        positive=positive,
+    )
     number = pl.DataFrame({"train": [p[0] for p in pairs], "test": [p[1] for p in pairs], "scenario": [1, 2, 3, 4]})
     return (
         out.join(number, on=["train", "test"])

@@ -16,12 +16,27 @@ ADULT_DIR = SHARED_DATA / "adult"
 # The pages that were README sections, in their old order (the docs-example tests read them as one text
 # until each page runs on its own).
 DOC_PAGES = [
-    "design/pipeline.md", "guides/report.md", "guides/explore.md", "reference/progress.md",
-    "concepts/hierarchies.md", "concepts/classes.md", "methods/fulldomain.md", "methods/greedy.md",
-    "methods/topdown.md", "methods/mondrian-datafly.md", "methods/mdav.md", "concepts/privacy.md",
-    "guides/namespace.md", "guides/duckdb-sql.md", "reference/cli-and-job.md", "guides/encodings.md",
-    "concepts/metrics.md", "guides/engines.md", "benchmarks.md", "papers.md",
-]  # fmt: skip
+    "design/pipeline.md",
+    "guides/report.md",
+    "guides/explore.md",
+    "reference/progress.md",
+    "concepts/hierarchies.md",
+    "concepts/classes.md",
+    "methods/fulldomain.md",
+    "methods/greedy.md",
+    "methods/topdown.md",
+    "methods/mondrian-datafly.md",
+    "methods/mdav.md",
+    "concepts/privacy.md",
+    "guides/namespace.md",
+    "guides/duckdb-sql.md",
+    "reference/cli-and-job.md",
+    "guides/encodings.md",
+    "concepts/metrics.md",
+    "guides/engines.md",
+    "benchmarks.md",
+    "papers.md",
+]
 
 
 def readme_and_docs() -> str:

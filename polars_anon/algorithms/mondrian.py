@@ -316,9 +316,15 @@ def _decider(
         # correctly rounded (ties such as 1/3 = 2/6 would break; the DuckDB twin divides exactly)
     )
     stat_cols = [
-        _PID, "dim", "n", (pl.col("i1") - pl.col("i0") + 1).alias("distinct"), width.alias("width"),
-        pl.col("x").alias("pv"), cum.alias("lhs"), (cum - c).alias("before"),
-    ]  # fmt: skip
+        _PID,
+        "dim",
+        "n",
+        (pl.col("i1") - pl.col("i0") + 1).alias("distinct"),
+        width.alias("width"),
+        pl.col("x").alias("pv"),
+        cum.alias("lhs"),
+        (cum - c).alias("before"),
+    ]
     n, lhs, before = pl.col("n"), pl.col("lhs"), pl.col("before")
     if mode == "strict":
         # two strict cuts next to the median: the papers' x <= pv (lhs rows) and, only when
@@ -643,7 +649,8 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
     if options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in task.constraints.models):
         raise InvalidParameterError(
-            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each side are not known "
+            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each "
+            "side are not known "
             "from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute"
         )
     count_dims = [j for j, p in enumerate(modes) if p == "set"]

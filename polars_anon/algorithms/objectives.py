@@ -820,7 +820,8 @@ def check_settings(
     >>> check_settings("ncp", ["a"], aggregate="sum", gs_factor=None, monotonic=None, weights=None, where="fulldomain")
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: fulldomain: option 'aggregate' applies to metrics ['loss', 'entropy', 'height', 'precision'], not to metric='ncp'
+    polars_anon.errors.InvalidParameterError: fulldomain: option 'aggregate' applies to metrics
+    ['loss', 'entropy', 'height', 'precision'], not to metric='ncp'
     """
     cls = OBJECTIVES[metric]
     for option, given, flag in (

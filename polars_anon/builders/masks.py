@@ -70,7 +70,8 @@ def rows(
         bases = _padded(series, labels, width)
     elif width is not None:
         raise InvalidParameterError(
-            f"masking: width applies to integer values only; these are {series.dtype} and are masked on their own length"
+            f"masking: width applies to integer values only; these are {series.dtype} and are masked on "
+            "their own length"
         )
     else:
         bases = labels

@@ -172,7 +172,8 @@ def mi_loss(data: MetricData) -> pl.LazyFrame:
     information with an unchanged one.
 
     >>> from polars_anon.metrics._frames import example, value_of
-    >>> round(value_of(mi_loss(example())), 6)  # mean of (gender, race) 0.462098, (gender, habitat) 0.318257, (race, habitat) 0.087208
+    >>> # mean of (gender, race) 0.462098, (gender, habitat) 0.318257, (race, habitat) 0.087208
+    >>> round(value_of(mi_loss(example())), 6)
     0.289188
     """
     columns = [(q, orig_col(i), pub_col(i)) for i, q in enumerate(data.qids)] + [(None, SENSITIVE, SENSITIVE)]

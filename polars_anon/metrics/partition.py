@@ -204,7 +204,10 @@ def diameter(data: MetricData) -> pl.LazyFrame:
 
 
 def _max_hamming(t: np.ndarray) -> int:
-    """The largest Hamming distance between two rows of `t` (0 for fewer than two), block by block (at most 4M cells)."""
+    """The largest Hamming distance between two rows of `t` (0 for fewer than two).
+
+    Computed block by block (at most 4M cells).
+    """
     m, best = t.shape[1], 0
     block = max(1, min(256, 4_000_000 // max(1, len(t) * m)))
     for lo in range(0, len(t) - 1, block):

@@ -67,7 +67,8 @@ def test_paper002_quick(tmp_path: Path) -> None:
     corr = pl.read_csv(tmp_path / "paper002_correlations.csv")
     assert corr["r"].drop_nans().is_between(-1, 1).all() and set(corr["scenario"]) == {2, 3, 4}
     runs = pl.read_csv(tmp_path / "paper002_runs.csv")
-    # over partitions the penalty can only be below or equal to the one over published classes (classes merge partitions)
+    # over partitions the penalty can only be below or equal to the one over published classes
+    # (classes merge partitions)
     assert (runs["discernibility_partitions"] <= runs["discernibility"]).all()
     assert pngs(tmp_path) == ["paper002_fig4.png", "paper002_fig5_7.png", "paper002_scenario4.png"]
 

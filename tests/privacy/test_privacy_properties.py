@@ -160,8 +160,9 @@ def test_mdav_aggregate_clusters_satisfy_every_model(t, k, model) -> None:
     df, _ = t
     assume(k <= df.height)
     try:
-        out = pa.anonymize(df, qids=QIDS, hierarchies={}, insensitive="row", k=k, method="mdav", publish="aggregate",
-                           privacy=[model]).collect()  # fmt: skip
+        out = pa.anonymize(
+            df, qids=QIDS, hierarchies={}, insensitive="row", k=k, method="mdav", publish="aggregate", privacy=[model]
+        ).collect()
     except InfeasibleError:
         return
     assert _satisfies(out, [model], ref.distribution(df["s"].to_list()), k)
