@@ -233,7 +233,7 @@ def plot(df: pl.DataFrame, out: Path) -> None:
         ax.plot(g["k"], g["min_class_size"], marker="o", ms=3, color=COLORS[o], label=f"{NAMES[o]} (ours)")
     ks = np.array(sorted(df["k"].unique().to_list()))
     ax.plot(ks, ks, color="grey", ls="--", lw=1, label="minimum k = requested k")
-    for i, (o, k, v) in enumerate(PAPER_FIG9):
+    for i, (_o, k, v) in enumerate(PAPER_FIG9):
         ax.scatter(
             [k],
             [v],

@@ -466,10 +466,7 @@ def main(argv: list[str] | None = None) -> None:
     out = pc.out_dir(args.quick, args.out)
     if args.quick and not args.plots_only and (out / "paper003_versions.csv").exists():
         (out / "paper003_versions.csv").unlink()
-    if args.plots_only:
-        df = pl.read_csv(out / "paper003_versions.csv")
-    else:
-        df = run(names, versions, rows, out)
+    df = pl.read_csv(out / "paper003_versions.csv") if args.plots_only else run(names, versions, rows, out)
     t = table41(df)
     counts = {
         f"{d}/{a}": n for d, a, n in df.group_by("dataset", "algorithm").len().sort("dataset", "algorithm").rows()

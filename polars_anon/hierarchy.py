@@ -116,7 +116,7 @@ class Hierarchy:
         for child, parent in parents.items():
             child = _label(child)
             parent_of[child] = None if parent is None else _label(parent)
-        missing = [p for p in dict.fromkeys(parent_of.values()) if p is not None and p not in parent_of]
+        missing: list[object] = [p for p in dict.fromkeys(parent_of.values()) if p is not None and p not in parent_of]
         if missing:
             raise HierarchyError(
                 f"{len(missing)} parent labels are not nodes of the hierarchy (first: {preview(missing)}); "
@@ -125,7 +125,7 @@ class Hierarchy:
         roots = [c for c, p in parent_of.items() if p is None]
         if len(roots) != 1:
             raise HierarchyError(
-                f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(roots)}); "
+                f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(list(roots))}); "
                 "add a common top node such as '*'"
             )
         children: dict[str, list[str]] = {c: [] for c in parent_of}
@@ -142,7 +142,7 @@ class Hierarchy:
             me = len(labels) - 1
             stack.extend((c, me) for c in reversed(children[label]))
         if len(labels) != len(parent_of):
-            lost = [c for c in parent_of if c not in set(labels)]
+            lost: list[object] = [c for c in parent_of if c not in set(labels)]
             raise HierarchyError(
                 f"the hierarchy has a cycle: {len(lost)} nodes never reach the root "
                 f"{roots[0]!r} (first: {preview(lost)})"
@@ -248,11 +248,11 @@ class Hierarchy:
         return cls.from_parents(parent_of)
 
     @classmethod
-    def _from_builder(cls, rows: list[Sequence[str]], source: str) -> Hierarchy:
+    def _from_builder(cls, rows: Sequence[Sequence[str]], source: str) -> Hierarchy:
         """Build from a builder's rows and check that every row's first label is a leaf."""
         h = cls.from_rows(rows, source=source)
         if h.n_leaves != len(rows):
-            inner = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
+            inner: list[object] = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
             raise HierarchyError(
                 f"{source}: {len(inner)} values are also labels of groups above other values, so they cannot be "
                 f"leaves (first: {preview(inner)}); change the level labels"

@@ -74,15 +74,27 @@ def adult_hierarchies(adult_dir: Path) -> dict[str, Hierarchy]:
 
 @pytest.fixture(scope="session")
 def spark():  # type: ignore[no-untyped-def]
-    """One local Spark session (``local[2]``) for every Spark test; skips without pyspark or a Java runtime."""
+    """One local Spark session (``local[2]``) for every Spark test; skips without pyspark or a Java runtime.
+
+    Spark's Python workers run this interpreter (``PYSPARK_PYTHON``, ``PYSPARK_DRIVER_PYTHON``), not whatever
+    ``python3`` is first on the PATH, which may lack polars. Under pytest-xdist each worker has its own session.
+    """
     import os
     import shutil
+    import sys
 
     pytest.importorskip("pyspark", reason='needs pyspark (pip install -e ".[spark]")')
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("needs a Java 17+ runtime for pyspark (no java on PATH, no JAVA_HOME)")
     from polars_anon.engines.spark import session
 
+    pinned = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    os.environ.update(dict.fromkeys(pinned, sys.executable))
     spark = session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"})
     yield spark
     spark.stop()
+    for name, value in pinned.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

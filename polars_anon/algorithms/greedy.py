@@ -432,7 +432,7 @@ class _Blocks:
         row = np.repeat(np.arange(nb, dtype=np.int64), counts)
         col = np.arange(n, dtype=np.int64) - starts[row]
 
-        def laid(values: np.ndarray, dtype: Any, fill: Any = 0) -> np.ndarray:
+        def laid(values: np.ndarray | bool, dtype: Any, fill: Any = 0) -> np.ndarray:
             out = np.full((nb, w), fill, dtype=dtype)
             out[row, col] = values
             return out

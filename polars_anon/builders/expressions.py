@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from polars_anon.builders.values import Row, distinct, string_labels
+from polars_anon.builders.values import distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
 
 __all__ = ["COLUMN", "check_levels", "rows"]
@@ -71,7 +71,7 @@ def _check_nesting(table: pl.DataFrame, names: list[str]) -> None:
             )
 
 
-def rows(values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*") -> list[Row]:
+def rows(values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*") -> list[tuple[str, ...]]:
     """Rows ``[leaf, level1, ..., root]`` sorted by the values.
 
     >>> rows(["33101", "33109", "34000"], [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])

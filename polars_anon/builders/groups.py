@@ -74,7 +74,7 @@ def check_order(order: object) -> list[str] | None:
     if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
         raise InvalidParameterError(f"ordered: order must be a list of the values in their order, got {order!r}")
     ranked = [str(v) for v in order]
-    twice = [v for v, n in Counter(ranked).items() if n > 1]
+    twice: list[object] = [v for v, n in Counter(ranked).items() if n > 1]
     if twice:
         raise InvalidParameterError(
             f"ordered: order lists {len(twice)} values more than once (first: {preview(twice)})"

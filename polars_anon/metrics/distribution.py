@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -103,8 +104,8 @@ def _small_codes(column: pl.Series) -> np.ndarray:
     if (
         column.dtype.is_integer()
         and not column.null_count()
-        and (column.min() or 0) >= 0
-        and (column.max() or 0) < 1 << 20
+        and cast(int, column.min() or 0) >= 0
+        and cast(int, column.max() or 0) < 1 << 20
     ):
         return column.to_numpy().astype(np.int64)
     return column.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()

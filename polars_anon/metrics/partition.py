@@ -155,7 +155,7 @@ def k(data: MetricData) -> pl.LazyFrame:
     return _constant(data, data.k, pl.Int64)
 
 
-def _constant(data: MetricData, value: object, dtype: pl.DataType) -> pl.LazyFrame:
+def _constant(data: MetricData, value: object, dtype: pl.DataType | type[pl.DataType]) -> pl.LazyFrame:
     return pl.LazyFrame(
         {"attribute": [None, *data.qids], "value": [value] * (len(data.qids) + 1)},
         schema={"attribute": pl.String, "value": dtype},

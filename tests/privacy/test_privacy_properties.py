@@ -86,7 +86,7 @@ def test_class_measures_equal_the_reference_loop(t, model) -> None:
     want = {c: reference_measure(model, v, overall) for c, v in ref.classes(rows, QIDS, "s").items()}
     got = class_measures(df, QIDS, model)
     assert got.height == len(want)
-    for q0, q1, size, measure, _ok in got.iter_rows():
+    for q0, q1, _size, measure, _ok in got.iter_rows():
         expected = want[(q0, q1)]
         assert (math.isinf(measure) and math.isinf(expected)) or measure == pytest.approx(expected, abs=1e-12)
 
