@@ -48,6 +48,18 @@ def readme_and_docs() -> str:
 ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``, as .ci/run runs it) every engine test runs on one worker.
+
+    The Spark tests then share that worker's one Spark session (one JVM) instead of starting one per worker; the
+    engine tests that ask for ``spark`` through ``request.getfixturevalue`` are caught by their folder.
+    """
+    group = pytest.mark.xdist_group("spark")
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) or item.path.parent.name == "engines":
+            item.add_marker(group)
+
+
 def _need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"needs {path} (the ../shared/data folder beside the repository); not present here")
