@@ -53,12 +53,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``--dist loadgroup``, as .ci/run runs it) every engine test runs on one worker.
 
     The Spark tests then share that worker's one Spark session (one JVM) instead of starting one per worker; the
-    engine tests that ask for ``spark`` through ``request.getfixturevalue`` are caught by their folder.
+    engine tests that ask for ``spark`` through ``request.getfixturevalue`` are caught by their folder. The Adult
+    lattice tests share one worker too, so their exhaustive reference (a module fixture) is computed once.
     """
-    group = pytest.mark.xdist_group("spark")
+    spark, lattice = pytest.mark.xdist_group("spark"), pytest.mark.xdist_group("adult_lattice")
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()) or item.path.parent.name == "engines":
-            item.add_marker(group)
+            item.add_marker(spark)
+        elif item.path.name == "test_adult_objectives.py":
+            item.add_marker(lattice)
 
 
 def _need(path: Path) -> Path:
