@@ -141,13 +141,19 @@ def plan(f: dict[str, float], rows: int, zips: int, cores: int, split: int = SPL
     per_task = expected_tuples(rows // tasks, zips)
     broadcast = tuples <= 2_000_000
     return {
-        "zips": zips, "split_mb": split / 2**20, "input_gb": input_bytes / 1e9, "tasks": tasks, "tuples": tuples,
+        "zips": zips,
+        "split_mb": split / 2**20,
+        "input_gb": input_bytes / 1e9,
+        "tasks": tasks,
+        "tuples": tuples,
         "group_shuffle_gb": tasks * per_task * f["group_b_record"] / 1e9,
         "join": "broadcast" if broadcast else "shuffle",
-        "join_gb": (tuples * f["join_b_row"] * cores / 4 / 1e9) if broadcast else (rows + tuples) * f["join_b_row"] / 1e9,
+        "join_gb": (tuples * f["join_b_row"] * cores / 4 / 1e9)
+        if broadcast
+        else (rows + tuples) * f["join_b_row"] / 1e9,
         "output_gb": rows * f["output_b_row"] / 1e9,
         "compute_s": f["core_s_per_m"] * rows / 1e6 / min(cores, tasks),
-    }  # fmt: skip
+    }
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, float]]:
@@ -172,23 +178,35 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
     print(figures, plans, sep="\n")
     args.out.mkdir(parents=True, exist_ok=True)
     command = "python benchmarks/cluster_plan.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    measured = "\n".join([
-        f"Command: `{command}` (Spark local[2], load {load:.2f} at the start).", "",
-        "| figure | measured |", "|---|---|",
-        f"| input Parquet | {figures['input_b_row']:.2f} B/row |",
-        f"| qid group-by shuffle | {figures['group_b_record']:.1f} B per shuffled aggregate row ({figures['group_records']:,.0f} rows from {args.rows:,}) |",
-        f"| shuffle join (map > broadcast limit) | {figures['join_b_row']:.1f} B per row and map tuple shuffled |",
-        f"| written output | {figures['output_b_row']:.2f} B/row |",
-        f"| executor CPU time | {figures['core_s_per_m']:.1f} core-s per million rows (every phase) |",
-    ])  # fmt: skip
+    measured = "\n".join(
+        [
+            f"Command: `{command}` (Spark local[2], load {load:.2f} at the start).",
+            "",
+            "| figure | measured |",
+            "|---|---|",
+            f"| input Parquet | {figures['input_b_row']:.2f} B/row |",
+            f"| qid group-by shuffle | {figures['group_b_record']:.1f} B per shuffled aggregate row "
+            f"({figures['group_records']:,.0f} rows from {args.rows:,}) |",
+            f"| shuffle join (map > broadcast limit) | {figures['join_b_row']:.1f} B per row and map tuple shuffled |",
+            f"| written output | {figures['output_b_row']:.2f} B/row |",
+            f"| executor CPU time | {figures['core_s_per_m']:.1f} core-s per million rows (every phase) |",
+        ]
+    )
     replace_section(
         args.out / "cluster_plan.md", TITLE, "Measured here", measured, ["Measured here", "The plan", "Notes"]
     )
-    rows = ["| zips | input | split (maxPartitionBytes) | input splits (tasks) | distinct qid tuples | group-by shuffle | publish join | join moves | output | executor compute |",
-            "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    rows = [
+        "| zips | input | split (maxPartitionBytes) | input splits (tasks) | distinct qid tuples | "
+        "group-by shuffle | publish join | join moves | output | executor compute |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for p in plans:
-        rows.append(f"| {p['zips']:,} | {p['input_gb']:.2f} GB | {p['split_mb']:.0f} MB | {p['tasks']} | {p['tuples']:,.0f} | {p['group_shuffle_gb']:.2f} GB | {p['join']} | "
-                    f"{p['join_gb']:.2f} GB | {p['output_gb']:.2f} GB | {p['compute_s']:.0f} s on {min(args.cores, p['tasks'])} cores |")  # fmt: skip
+        rows.append(
+            f"| {p['zips']:,} | {p['input_gb']:.2f} GB | {p['split_mb']:.0f} MB | {p['tasks']} | "
+            f"{p['tuples']:,.0f} | {p['group_shuffle_gb']:.2f} GB | {p['join']} | "
+            f"{p['join_gb']:.2f} GB | {p['output_gb']:.2f} GB | {p['compute_s']:.0f} s on "
+            f"{min(args.cores, p['tasks'])} cores |"
+        )
     table = f"{args.plan_rows:,} rows, {args.cores} executor cores.\n\n" + "\n".join(rows)
     replace_section(args.out / "cluster_plan.md", TITLE, "The plan", table, ["Measured here", "The plan", "Notes"])
     replace_section(args.out / "cluster_plan.md", TITLE, "Notes", NOTES, ["Measured here", "The plan", "Notes"])
@@ -219,7 +237,8 @@ spark.driver.memory=2g for the JVM (it collects the aggregates as Arrow: 62 MB f
 (the method, the report); for a nation, keep the default driver_tuples and run Mondrian (engine rounds) or
 raise driver_tuples to 25M with a 16 GB driver for greedy or fulldomain on the driver. What moves over the network:
 the input (1.5 GB read once per scan: group-by, publish, verify), the group-by's partial aggregates (0.6 GB for a
-state, 1.4 GB for a nation with 32 MB splits), the publish join (a broadcast of the map below 2M tuples, else a shuffle of about
+state, 1.4 GB for a nation with 32 MB splits), the publish join (a broadcast of the map below 2M tuples, else a \
+shuffle of about
 4-5 GB: every row once), the output (0.45 GB written, read once more by the verification). Expected wall time:
 about 52 s of executor CPU on 40 busy cores (187 s on the 11 cores 128 MB splits keep busy), plus start-up
 and the shuffle: 2-4 minutes.

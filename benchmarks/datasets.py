@@ -35,9 +35,22 @@ _FILES = {
     "mach2019_int": ("mach2019_int/mach2019_int.csv", "mach2019_int/mach2019_int_hierarchy_{}.csv"),
 }
 _UCI_COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation", "relationship",
-    "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country", "salary-class",
-]  # fmt: skip
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "salary-class",
+]
 
 
 def available() -> list[str]:

@@ -50,7 +50,8 @@ def main() -> None:
         r = run(rows, args.method)
         print(r)
         lines.append(
-            f"| {r['rows']:,} | {r['method']} | {r['wall_s']} | {r['peak_mb']} | {r['classes']} | {r['min_class']} | {r['levels']} |"
+            f"| {r['rows']:,} | {r['method']} | {r['wall_s']} | {r['peak_mb']} | {r['classes']} | "
+            f"{r['min_class']} | {r['levels']} |"
         )
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"demo_{args.method}.md"

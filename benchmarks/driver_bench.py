@@ -14,7 +14,8 @@ arrive as Parquet here, as Arrow from an engine).
 is a national one, whose universe of possible tuples is 27 times larger. Results:
 benchmarks/results/driver.md.
 
-    python benchmarks/driver_bench.py [--rows 15000000 150000000 200000000] [--zips 1500 40000] [--methods fulldomain mondrian greedy]
+    python benchmarks/driver_bench.py [--rows 15000000 150000000 200000000] [--zips 1500 40000] \
+        [--methods fulldomain mondrian greedy]
     python benchmarks/driver_bench.py --quick --out /tmp/x      # 100,000 rows, 1,500 zips, fulldomain (the smoke test)
 """
 
@@ -112,12 +113,20 @@ def drive(aggregates_path: Path, method: str, k: int = 10) -> dict[str, Any]:
     )
     seconds = time.perf_counter() - start
     report = planned.report
-    return {"seconds": round(seconds, 1), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            "received_mb": round(received), "classes": planned.plan.map.published_sizes().height, "suppressed": report["suppressed"]}  # fmt: skip
+    return {
+        "seconds": round(seconds, 1),
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "received_mb": round(received),
+        "classes": planned.plan.map.published_sizes().height,
+        "suppressed": report["suppressed"],
+    }
 
 
 def measure(folder: Path, rows: int, zips: int, methods: list[str], timeout: int = 1800) -> list[dict[str, Any]]:
-    """Draw the aggregates once, write them as Parquet, run each method in a fresh process (stopped after `timeout` s)."""
+    """Draw the aggregates once, write them as Parquet, run each method in a fresh process.
+
+    Each process is stopped after `timeout` s.
+    """
     start = time.perf_counter()
     table = draw_aggregates(rows, zips)
     drawn = time.perf_counter() - start
@@ -134,7 +143,10 @@ def measure(folder: Path, rows: int, zips: int, methods: list[str], timeout: int
     results = []
     for method in methods:
         load = os.getloadavg()[0]
-        code = f"import sys, json; sys.path.insert(0, {str(Path(__file__).parent)!r}); import driver_bench as d; print(json.dumps(d.drive(__import__('pathlib').Path({str(path)!r}), {method!r})))"
+        code = (
+            f"import sys, json; sys.path.insert(0, {str(Path(__file__).parent)!r}); import driver_bench "
+            f"as d; print(json.dumps(d.drive(__import__('pathlib').Path({str(path)!r}), {method!r})))"
+        )
         try:
             done = subprocess.run(
                 [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=timeout
@@ -152,8 +164,11 @@ def measure(folder: Path, rows: int, zips: int, methods: list[str], timeout: int
     return results
 
 
-HEADER = ["| rows | zips | qid tuples (expected) | aggregates in Arrow (MB) | method | driver (s) | driver peak (MB) | after receiving (MB) | classes | suppressed | load (1 min) |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+HEADER = [
+    "| rows | zips | qid tuples (expected) | aggregates in Arrow (MB) | method | driver (s) | "
+    "driver peak (MB) | after receiving (MB) | classes | suppressed | load (1 min) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+]
 
 
 def row_text(r: dict[str, Any]) -> str:

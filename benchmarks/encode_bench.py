@@ -11,7 +11,8 @@
    The per-class table alone is timed too, and with ``--sql`` the DuckDB macro
    ``anon_encode_classes`` (one row per class and column) over the same two files.
 
-Run:  python benchmarks/encode_bench.py [--rows 15000000] [--reps proportional,fillparent] [--layouts classes,wide] [--sql]
+Run:  python benchmarks/encode_bench.py [--rows 15000000] [--reps proportional,fillparent] \
+          [--layouts classes,wide] [--sql]
 Writes benchmarks/results/encode_bench.json (merged across runs, keyed by rows).
 The register and the anonymized table go to benchmarks/data/ (git-ignored).
 """
@@ -84,7 +85,10 @@ def _child(args: argparse.Namespace) -> None:
         con.execute(f"CREATE VIEW pub AS FROM read_parquet('{args.published}')")
         con.execute(f"CREATE VIEW orig AS FROM read_parquet('{args.voters}')")
         start = time.perf_counter()
-        sql = "SELECT count(*), count(DISTINCT class) FROM anon_encode_classes('pub', ?, representation := ?, orig := 'orig')"
+        sql = (
+            "SELECT count(*), count(DISTINCT class) FROM anon_encode_classes('pub', ?, representation := "
+            "?, orig := 'orig')"
+        )
         cells, classes = con.execute(sql, [list(H), args.rep]).fetchall()[0]
         facts = {"long_rows": cells, "class_rows": classes}
     elif args.stage == "classes":  # the per-class table only (aggregate, closure join, pivot)
@@ -122,8 +126,23 @@ def register_bench(rows: int, reps: list[str], layouts: list[str], sql: bool) ->
     runs += [(rep, "sql", "") for rep in reps if sql]
     for rep, stage, layout in runs:
         target = DATA / (f"encoded_{rows}_{rep}" + (".parquet" if layout == "wide" else ""))
-        cmd = [sys.executable, __file__, "--child", "--voters", str(voters), "--published", str(published),
-               "--rep", rep, "--stage", stage, "--layout", layout or "wide", "--out", str(target)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            "--voters",
+            str(voters),
+            "--published",
+            str(published),
+            "--rep",
+            rep,
+            "--stage",
+            stage,
+            "--layout",
+            layout or "wide",
+            "--out",
+            str(target),
+        ]
         load = os.getloadavg()[0]
         res = subprocess.run(cmd, capture_output=True, text=True, check=True)
         facts = json.loads(res.stdout.strip().splitlines()[-1])

@@ -49,7 +49,10 @@ def _job(folder: Path, data: Path, method: str) -> Path:
         f"[qids.{q}]\nhierarchy = {json.dumps(s) if isinstance(s, str) else _inline(s)}"
         for q, s in demo_hierarchy_specs().items()
     )
-    text = f'input = "{data}"\noutput = "out.parquet"\nk = 10\nmethod = "{method}"\ndrop = ["name"]\ninsensitive = ["voter_id"]\n'
+    text = (
+        f'input = "{data}"\noutput = "out.parquet"\nk = 10\nmethod = "{method}"\ndrop = '
+        '["name"]\ninsensitive = ["voter_id"]\n'
+    )
     text += "report_html = false\n" + qids + "\n"
     path = folder / f"{method}.toml"
     path.write_text(text)
@@ -134,9 +137,19 @@ def run(job: Path, engine: str, master: str, driver_tuples: int | None = None) -
     # a wrapping sum of row hashes: independent of row order, and streamed (150M-row outputs stay out of memory)
     row_hash = pl.struct("voter_id", "zip", "gender", "race", "birth_year").hash()
     digest = published.select(row_hash.sum()).collect().item()
-    return {"engine": engine, "wall_s": round(h * 3600 + m * 60 + s, 1), "largest_mb": largest // 1024, "tree_mb": peak[0] // 1024,
-            "rows": report["n_rows"], "loss": report["loss"], "digest": digest, "load": round(load, 2),
-            "classes": report["n_input_classes"], "map_s": report["seconds"], "write_s": report["write_seconds"]}  # fmt: skip
+    return {
+        "engine": engine,
+        "wall_s": round(h * 3600 + m * 60 + s, 1),
+        "largest_mb": largest // 1024,
+        "tree_mb": peak[0] // 1024,
+        "rows": report["n_rows"],
+        "loss": report["loss"],
+        "digest": digest,
+        "load": round(load, 2),
+        "classes": report["n_input_classes"],
+        "map_s": report["seconds"],
+        "write_s": report["write_seconds"],
+    }
 
 
 def main() -> None:
@@ -156,14 +169,18 @@ def main() -> None:
 
     header = [
         (
-            f"Command: `python benchmarks/engines_bench.py --rows {rows_text(args.rows)} --methods {' '.join(args.methods)}"
+            f"Command: `python benchmarks/engines_bench.py --rows {rows_text(args.rows)} --methods "
+            f"{' '.join(args.methods)}"
             f"{'' if args.driver_tuples is None else f' --driver-tuples {args.driver_tuples}'}`. "
-            f"2-core machine shared with other work; Spark in local mode (`--master {args.master}`), start-up included. "
-            "largest = peak RSS of the largest process (/usr/bin/time -v; Spark: the JVM, driver and executors in one); "
+            f"2-core machine shared with other work; Spark in local mode (`--master {args.master}`), "
+            "start-up included. "
+            "largest = peak RSS of the largest process (/usr/bin/time -v; Spark: the JVM, driver and "
+            "executors in one); "
             "tree = peak RSS of the whole process tree (Python + JVM), sampled."
         ),
         "",
-        "| rows | method | engine | wall (s) | largest (MB) | tree (MB) | published rows | loss | same rows as polars | load (1 min) |",
+        "| rows | method | engine | wall (s) | largest (MB) | tree (MB) | published rows | loss | "
+        "same rows as polars | load (1 min) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as tmp:
@@ -180,8 +197,10 @@ def main() -> None:
                     first = first or r
                     same = r["digest"] == first["digest"] and r["rows"] == first["rows"]
                     print(rows, method, r, flush=True)
-                    lines.append(f"| {rows:,} | {method} | {engine} | {r['wall_s']} | {r['largest_mb']} | {r['tree_mb']} | "
-                                 f"{r['rows']:,} | {r['loss']:.4f} | {'yes' if same else 'NO'} | {r['load']} |")  # fmt: skip
+                    lines.append(
+                        f"| {rows:,} | {method} | {engine} | {r['wall_s']} | {r['largest_mb']} | {r['tree_mb']} | "
+                        f"{r['rows']:,} | {r['loss']:.4f} | {'yes' if same else 'NO'} | {r['load']} |"
+                    )
             data.unlink()
             RESULTS.mkdir(exist_ok=True)
             names = [f"{n:,} rows" for n in sorted({*SIZES, *args.rows})]

@@ -43,9 +43,16 @@ RESULTS = Path(__file__).resolve().parent / "results"
 LIMIT = {"mdav": 60.0}
 DEFAULT_LIMIT = 10.0
 VARIANTS = [
-    "fulldomain", "datafly", "greedy", "mondrian-strict-hierarchy", "mondrian-relaxed-hierarchy",
-    "mondrian-strict-rangeset", "mondrian-relaxed-rangeset", "mdav", "topdown",
-]  # fmt: skip
+    "fulldomain",
+    "datafly",
+    "greedy",
+    "mondrian-strict-hierarchy",
+    "mondrian-relaxed-hierarchy",
+    "mondrian-strict-rangeset",
+    "mondrian-relaxed-rangeset",
+    "mdav",
+    "topdown",
+]
 
 
 def method_options(variant: str, df: pl.DataFrame, qids: list[str], hs: dict[str, pa.Hierarchy]) -> tuple[str, dict]:
@@ -119,12 +126,22 @@ def sweep(args: argparse.Namespace) -> list[dict]:
                 out, wall, peak, err = time_v(cmd, args.timeout)
                 figures = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"refused": err.strip()[-160:]}
                 limit = LIMIT.get(variant, DEFAULT_LIMIT)
-                row = {"dataset": name, "k": k, "variant": variant, "seconds": figures.get("seconds"), "cpu_s": figures.get("cpu_s"), "wall_s": wall,
-                       "peak_mb": peak, "load": round(load, 1), "loss": figures.get("loss"),
-                       "suppressed": figures.get("suppressed"), "classes": figures.get("classes"),
-                       "within_limit": None if figures.get("refused") else (figures.get("seconds") or 1e9) <= limit,
-                       "cpu_within_limit": None if figures.get("refused") else (figures.get("cpu_s") or 1e9) <= limit,
-                       "note": figures.get("refused", "")}  # fmt: skip
+                row = {
+                    "dataset": name,
+                    "k": k,
+                    "variant": variant,
+                    "seconds": figures.get("seconds"),
+                    "cpu_s": figures.get("cpu_s"),
+                    "wall_s": wall,
+                    "peak_mb": peak,
+                    "load": round(load, 1),
+                    "loss": figures.get("loss"),
+                    "suppressed": figures.get("suppressed"),
+                    "classes": figures.get("classes"),
+                    "within_limit": None if figures.get("refused") else (figures.get("seconds") or 1e9) <= limit,
+                    "cpu_within_limit": None if figures.get("refused") else (figures.get("cpu_s") or 1e9) <= limit,
+                    "note": figures.get("refused", ""),
+                }
                 rows.append(row)
                 print(row, flush=True)
     return rows
@@ -147,7 +164,8 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
     (RESULTS / "every_method.md").write_text(
         "# Every method on every dataset with ARX hierarchies\n\n"
         f"`python benchmarks/every_method.py --k {' '.join(map(str, args.k))}` (each run a fresh process under "
-        "`/usr/bin/time -v`; `seconds`: pa.anonymize(...).collect(), limit 10 s, mdav 60 s; `cpu_s`: the CPU seconds of "
+        "`/usr/bin/time -v`; `seconds`: pa.anonymize(...).collect(), limit 10 s, mdav 60 s; `cpu_s`: "
+        "the CPU seconds of "
         "that call, all threads (on a quiet machine the wall time is at most about that: the runs do no waiting, so "
         "`cpu_within_limit` judges the limit when the shared machine is loaded); `wall_s` and `peak_mb`: "
         "the whole process; `load`: 1-minute load average when the run started, 2 cores shared). "

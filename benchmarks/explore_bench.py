@@ -54,8 +54,13 @@ def timed(cmd: list[str], cwd: Path) -> dict[str, float]:
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", proc.stderr).group(1))  # type: ignore[union-attr]
     system = float(re.search(r"System time \(seconds\): ([\d.]+)", proc.stderr).group(1))  # type: ignore[union-attr]
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
-    return {"wall_s": round(h * 3600 + m * 60 + s, 1), "cpu_s": round(user + system, 1), "peak_mb": peak // 1024,
-            "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2)}  # fmt: skip
+    return {
+        "wall_s": round(h * 3600 + m * 60 + s, 1),
+        "cpu_s": round(user + system, 1),
+        "peak_mb": peak // 1024,
+        "load_before": round(load, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+    }
 
 
 def _front(r: dict) -> str:
@@ -90,22 +95,27 @@ def main() -> None:
     print(f"generated {args.rows:,} rows in {generated:.1f} s")
     print(f"explore (18 configurations): {explore}")
     print(
-        f"anonymize + report page: {job}; anonymize {report['seconds']} s, write {report['write_seconds']} s, page {page_kb} KB"
+        f"anonymize + report page: {job}; anonymize {report['seconds']} s, write "
+        f"{report['write_seconds']} s, page {page_kb} KB"
     )
     lines = [
-        f"# explore and the report page on the demo register ({args.rows:,} rows; `python benchmarks/explore_bench.py`)\n",
+        f"# explore and the report page on the demo register ({args.rows:,} rows; `python "
+        "benchmarks/explore_bench.py`)\n",
         "| command | wall (s) | CPU (s) | peak RSS (MB) | load avg before / after |",
         "|---|---|---|---|---|",
         _row(f"`polars-anon explore job.toml {' '.join(grid)}`", explore),
         _row(f"`polars-anon anonymize job.toml` (fulldomain, k = 10, with its {page_kb} KB HTML page)", job),
         (
-            "\nThe explore table (loss: average cell loss; risks from the published class sizes; records at risk: in classes "
+            "\nThe explore table (loss: average cell loss; risks from the published class sizes; records "
+            "at risk: in classes "
             "< 100 rows; front: on the Pareto front of highest risk / records at risk):\n"
         ),
-        "| method | k | loss | suppressed | classes | smallest class | highest risk | records at risk | front | method s |",
+        "| method | k | loss | suppressed | classes | smallest class | highest risk | records at "
+        "risk | front | method s |",
         "|---|---|---|---|---|---|---|---|---|---|",
         *(
-            f"| {r['method']} | {r['k']} | {r['loss']:.4f} | {r['suppressed']} | {r['n_classes']:,} | {r['min_class_size']:,} | "
+            f"| {r['method']} | {r['k']} | {r['loss']:.4f} | {r['suppressed']} | {r['n_classes']:,} | "
+            f"{r['min_class_size']:,} | "
             f"{r['highest_risk']:.4g} | {r['records_at_risk']:.2%} | {_front(r)} | {r['seconds']:.1f} |"
             for r in table.iter_rows(named=True)
         ),

@@ -98,14 +98,17 @@ def markdown(out: dict) -> str:
         f"Command: `{out['command']}`  ",
         f"Machine: {out['machine']}; load average before {out['load_before']}, after {out['load_after']}  ",
         (
-            f"Suppression limit: {out['limit']:.0%} of the rows. Time: lattice tables + search, best of {out['repeat']} "
-            "(`seconds` wall, `cpu` the process's CPU seconds, all threads: less sensitive to the shared machine's load)."
+            f"Suppression limit: {out['limit']:.0%} of the rows. Time: lattice tables + search, best of "
+            f"{out['repeat']} "
+            "(`seconds` wall, `cpu` the process's CPU seconds, all threads: less sensitive to the shared "
+            "machine's load)."
         ),
         "",
     ]
     for name, info in out["datasets"].items():
         lines += [
-            f"## {name} ({info['rows']} rows, {info['tuples']} distinct tuples, {info['lattice']} vectors, qids {', '.join(info['qids'])})",
+            f"## {name} ({info['rows']} rows, {info['tuples']} distinct tuples, {info['lattice']} "
+            f"vectors, qids {', '.join(info['qids'])})",
             "",
         ]
         lines += [
@@ -115,7 +118,8 @@ def markdown(out: dict) -> str:
         for r in info["runs"]:
             value = r["value"] if isinstance(r["value"], float) else r["value"][0]
             lines.append(
-                f"| {r['objective']} | {r['k']} | {r['vector']} | {value:.10g} | {r['suppressed']} | {r['evaluated']} | {r['seconds']} | {r.get('cpu_seconds', '')} |"
+                f"| {r['objective']} | {r['k']} | {r['vector']} | {value:.10g} | {r['suppressed']} | "
+                f"{r['evaluated']} | {r['seconds']} | {r.get('cpu_seconds', '')} |"
             )
         lines.append("")
     return "\n".join(lines)
@@ -132,7 +136,8 @@ def main() -> None:
 
     out: dict = {
         "command": "python benchmarks/fulldomain_objectives.py " + " ".join(sys.argv[1:]),
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
         "load_before": [round(x, 2) for x in os.getloadavg()],
         "limit": args.limit,
         "repeat": args.repeat,

@@ -52,15 +52,37 @@ NAMES = {
 
 # paper 001 Figures 6-8: rows = metric (distortion .. wnllm, average), columns = optimization (same order)
 PAPER = {
-    2: [[2, 2, 3, 5, 2, 4, 2], [4, 3, 4, 5, 3, 5, 4], [5, 5, 5, 7, 5, 6, 6], [8, 5, 5, 3, 6, 5, 8],
-        [3, 3, 3, 5, 2, 4, 3], [4, 4, 5, 3, 4, 3, 4], [2, 3, 4, 5, 2, 4, 2], [4, 4, 4, 5, 3, 4, 4]],
-    100: [[24, 34, 30, 56, 27, 47, 28], [35, 38, 38, 52, 34, 50, 37], [35, 42, 39, 58, 37, 54, 39],
-          [54, 48, 52, 30, 53, 43, 57], [28, 33, 32, 57, 27, 53, 30], [39, 45, 43, 32, 43, 26, 43],
-          [28, 35, 33, 56, 28, 47, 30], [35, 39, 38, 49, 36, 46, 38]],
-    1500: [[72, 68, 61, 86, 58, 73, 65], [67, 82, 67, 81, 63, 78, 70], [67, 72, 73, 86, 63, 79, 70],
-           [83, 86, 80, 59, 83, 65, 85], [60, 65, 59, 85, 59, 80, 63], [79, 85, 75, 58, 80, 52, 82],
-           [63, 69, 62, 85, 59, 75, 75], [70, 75, 68, 77, 66, 72, 73]],
-}  # fmt: skip
+    2: [
+        [2, 2, 3, 5, 2, 4, 2],
+        [4, 3, 4, 5, 3, 5, 4],
+        [5, 5, 5, 7, 5, 6, 6],
+        [8, 5, 5, 3, 6, 5, 8],
+        [3, 3, 3, 5, 2, 4, 3],
+        [4, 4, 5, 3, 4, 3, 4],
+        [2, 3, 4, 5, 2, 4, 2],
+        [4, 4, 4, 5, 3, 4, 4],
+    ],
+    100: [
+        [24, 34, 30, 56, 27, 47, 28],
+        [35, 38, 38, 52, 34, 50, 37],
+        [35, 42, 39, 58, 37, 54, 39],
+        [54, 48, 52, 30, 53, 43, 57],
+        [28, 33, 32, 57, 27, 53, 30],
+        [39, 45, 43, 32, 43, 26, 43],
+        [28, 35, 33, 56, 28, 47, 30],
+        [35, 39, 38, 49, 36, 46, 38],
+    ],
+    1500: [
+        [72, 68, 61, 86, 58, 73, 65],
+        [67, 82, 67, 81, 63, 78, 70],
+        [67, 72, 73, 86, 63, 79, 70],
+        [83, 86, 80, 59, 83, 65, 85],
+        [60, 65, 59, 85, 59, 80, 63],
+        [79, 85, 75, 58, 80, 52, 82],
+        [63, 69, 62, 85, 59, 75, 75],
+        [70, 75, 68, 77, 66, 72, 73],
+    ],
+}
 LOCAL_RECODING_NCP = {2: 0.02, 5: 0.05, 10: 0.08, 50: 0.15, 100: 0.20}  # from the issue
 
 
@@ -97,10 +119,21 @@ def case_adult(k: int, candidates: str) -> dict:
     r = pa.anonymize(df, qids=QIDS8, hierarchies=hs, k=k, method="greedy", candidates=cand)
     out = r.collect()
     wall = time.perf_counter() - start
-    return {"k": k, "candidates": candidates, "rows": out.height, "classes_before": r.report["details"]["classes_before"],
-            "below_k_before": r.report["details"]["classes_below_k_before"], "classes_after": r.report["details"]["classes_after"], "min_class_size": r.report["min_class_size"],
-            "loop_s": r.report["details"]["loop_seconds"], "wall_s": round(wall, 2), "cpu_s": cpu_s(), "peak_mb": round(peak_mb()),
-            "avg_ncp": round(r.report["loss"], 4), "load": load()}  # fmt: skip
+    return {
+        "k": k,
+        "candidates": candidates,
+        "rows": out.height,
+        "classes_before": r.report["details"]["classes_before"],
+        "below_k_before": r.report["details"]["classes_below_k_before"],
+        "classes_after": r.report["details"]["classes_after"],
+        "min_class_size": r.report["min_class_size"],
+        "loop_s": r.report["details"]["loop_seconds"],
+        "wall_s": round(wall, 2),
+        "cpu_s": cpu_s(),
+        "peak_mb": round(peak_mb()),
+        "avg_ncp": round(r.report["loss"], 4),
+        "load": load(),
+    }
 
 
 def case_voters(rows: int) -> dict:
@@ -118,13 +151,25 @@ def case_voters(rows: int) -> dict:
     rep = r.sink_parquet(out, overwrite=True, report=False)
     t_w = time.perf_counter()
     out.unlink()
-    return {"rows": rows, "classes_before": rep["details"]["classes_before"], "below_k_before": rep["details"]["classes_below_k_before"],
-            "classes_after": rep["details"]["classes_after"], "published_classes": rep["n_classes"],
-            "min_class_size": rep["min_class_size"], "block": rep["details"]["block"], "rounds": rep["details"]["rounds"],
-            "hierarchies_s": round(t_h - start, 2), "aggregate_and_loop_s": round(t_a - t_h, 2),
-            "loop_s": rep["details"]["loop_seconds"], "join_write_verify_s": round(t_w - t_a, 2),
-            "end_to_end_s": round(t_w - start, 2), "cpu_s": cpu_s(), "peak_mb": round(peak_mb()), "avg_ncp": round(rep["loss"], 4),
-            "load": load()}  # fmt: skip
+    return {
+        "rows": rows,
+        "classes_before": rep["details"]["classes_before"],
+        "below_k_before": rep["details"]["classes_below_k_before"],
+        "classes_after": rep["details"]["classes_after"],
+        "published_classes": rep["n_classes"],
+        "min_class_size": rep["min_class_size"],
+        "block": rep["details"]["block"],
+        "rounds": rep["details"]["rounds"],
+        "hierarchies_s": round(t_h - start, 2),
+        "aggregate_and_loop_s": round(t_a - t_h, 2),
+        "loop_s": rep["details"]["loop_seconds"],
+        "join_write_verify_s": round(t_w - t_a, 2),
+        "end_to_end_s": round(t_w - start, 2),
+        "cpu_s": cpu_s(),
+        "peak_mb": round(peak_mb()),
+        "avg_ncp": round(rep["loss"], 4),
+        "load": load(),
+    }
 
 
 # ----------------------------------------------------------------------------- sections
@@ -182,8 +227,16 @@ def figures() -> None:
                 print(len(qids), k, o, {m: round(v, 1) for m, v in table[o].items()}, flush=True)
             for m in EDGE_METRICS:
                 for o in EDGE_METRICS:
-                    csv_rows.append({"qids": len(qids), "classes": agg.height, "k": k, "metric": m, "optimization": o,
-                                     "ours_pct": round(table[o][m], 3)})  # fmt: skip
+                    csv_rows.append(
+                        {
+                            "qids": len(qids),
+                            "classes": agg.height,
+                            "k": k,
+                            "metric": m,
+                            "optimization": o,
+                            "ours_pct": round(table[o][m], 3),
+                        }
+                    )
     pl.DataFrame(csv_rows).write_csv(RESULTS / "greedy_figures_6_8.csv")
     render_figures()
 
@@ -191,36 +244,47 @@ def figures() -> None:
 def render_figures() -> None:
     """Markdown tables from greedy_figures_6_8.csv, ranks recomputed, the paper's values beside."""
     df = pl.read_csv(RESULTS / "greedy_figures_6_8.csv")
-    lines = ["# Paper 001 Figures 6-8: percentage of alteration on Adult (ours beside the paper's)", "",
-             "Rows: metric used to evaluate; columns: optimization guiding the greedy loop (exact loop,",
-             "first / below_k, the paper's choices). Cell: ours (rank) \\| paper (rank); rank 1 = least",
-             "alteration in the row, equal rounded values share a rank. Percentage of alteration =",
-             "m(T) / m(T*) x 100, T* = every cell at its root [paper 001 §5]. Hierarchies: the ARX ones in",
-             "../shared/data/adult. Their heights equal paper Figure 5's (age 5, sex 2, race 2, marital 3,",
-             "education 4, native-country 3, workclass 3, occupation 3, salary 2), but the leaf counts",
-             "differ (the age hierarchy has 100 leaves where the paper counts 74 values, workclass 8 for 7),",
-             "which changes nl(G) in NCP/NLLM/WNLLM, and the inner groupings may differ. The paper used 9 qids",
-             "(salary included, 19,502 classes, as here);",
-             "both the 9-qid and the 8-qid (18,109 classes) runs are shown.",
-             "The paper's ranks are recomputed from its printed percentages with the same rule (a few",
-             "printed ranks are inconsistent with the printed values, e.g. Figure 7 wllm/LLM '32 (7)').",
-             "Command: python benchmarks/greedy_bench.py figures", ""]  # fmt: skip
+    lines = [
+        "# Paper 001 Figures 6-8: percentage of alteration on Adult (ours beside the paper's)",
+        "",
+        "Rows: metric used to evaluate; columns: optimization guiding the greedy loop (exact loop,",
+        "first / below_k, the paper's choices). Cell: ours (rank) \\| paper (rank); rank 1 = least",
+        "alteration in the row, equal rounded values share a rank. Percentage of alteration =",
+        "m(T) / m(T*) x 100, T* = every cell at its root [paper 001 §5]. Hierarchies: the ARX ones in",
+        "../shared/data/adult. Their heights equal paper Figure 5's (age 5, sex 2, race 2, marital 3,",
+        "education 4, native-country 3, workclass 3, occupation 3, salary 2), but the leaf counts",
+        "differ (the age hierarchy has 100 leaves where the paper counts 74 values, workclass 8 for 7),",
+        "which changes nl(G) in NCP/NLLM/WNLLM, and the inner groupings may differ. The paper used 9 qids",
+        "(salary included, 19,502 classes, as here);",
+        "both the 9-qid and the 8-qid (18,109 classes) runs are shown.",
+        "The paper's ranks are recomputed from its printed percentages with the same rule (a few",
+        "printed ranks are inconsistent with the printed values, e.g. Figure 7 wllm/LLM '32 (7)').",
+        "Command: python benchmarks/greedy_bench.py figures",
+        "",
+    ]
     for (nq, k), part in df.group_by(["qids", "k"], maintain_order=True):
         val = {(r["metric"], r["optimization"]): r["ours_pct"] for r in part.iter_rows(named=True)}
         ours = [[val[(m, o)] for o in EDGE_METRICS] for m in EDGE_METRICS]
         ours.append([float(np.mean([val[(m, o)] for m in EDGE_METRICS])) for o in EDGE_METRICS])
         paper = PAPER[k]
-        lines += [f"## k = {k}, {nq} qids ({part['classes'][0]} classes)", "",
-                  "| metric \\ optimization | " + " | ".join(NAMES[o] for o in EDGE_METRICS) + " |",
-                  "|---" * 8 + "|"]  # fmt: skip
+        lines += [
+            f"## k = {k}, {nq} qids ({part['classes'][0]} classes)",
+            "",
+            "| metric \\ optimization | " + " | ".join(NAMES[o] for o in EDGE_METRICS) + " |",
+            "|---" * 8 + "|",
+        ]
         for i, m in enumerate([*EDGE_METRICS, "average"]):
             ro, rp = ranks(ours[i]), ranks(paper[i])
             cells = [f"{ours[i][j]:.0f} ({ro[j]}) \\| {paper[i][j]} ({rp[j]})" for j in range(7)]
             lines.append(f"| {m} | " + " | ".join(cells) + " |")
         firsts = [sum(ranks(ours[i])[j] == 1 for i in range(7)) for j in range(7)]
         pfirsts = [sum(ranks(paper[i])[j] == 1 for i in range(7)) for j in range(7)]
-        lines += ["", "Rows (of 7 metrics) where the optimization is rank 1, ours / paper: "
-                  + ", ".join(f"{NAMES[o]} {a}/{b}" for o, a, b in zip(EDGE_METRICS, firsts, pfirsts)), ""]  # fmt: skip
+        lines += [
+            "",
+            "Rows (of 7 metrics) where the optimization is rank 1, ours / paper: "
+            + ", ".join(f"{NAMES[o]} {a}/{b}" for o, a, b in zip(EDGE_METRICS, firsts, pfirsts)),
+            "",
+        ]
     (RESULTS / "greedy_figures_6_8.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -279,10 +343,18 @@ def pruning() -> None:
             nllm = published_metrics(agg, hs, res.nodes)["nllm"]
             ncp = _average_ncp(size, res.nodes, hs)
             base = base or (nllm, ncp)
-            row = {"k": k, "candidates": "exact" if cand is None else str(cand), "auto_rule": cand == auto,
-                   "loop_s": round(sec, 2), "rounds": res.rounds, "classes_after": res.n_classes,
-                   "nllm_pct": round(nllm, 3), "nllm_loss_vs_exact_pct": round(100 * (nllm / base[0] - 1), 2),
-                   "avg_ncp": round(ncp, 4), "ncp_loss_vs_exact_pct": round(100 * (ncp / base[1] - 1), 2)}  # fmt: skip
+            row = {
+                "k": k,
+                "candidates": "exact" if cand is None else str(cand),
+                "auto_rule": cand == auto,
+                "loop_s": round(sec, 2),
+                "rounds": res.rounds,
+                "classes_after": res.n_classes,
+                "nllm_pct": round(nllm, 3),
+                "nllm_loss_vs_exact_pct": round(100 * (nllm / base[0] - 1), 2),
+                "avg_ncp": round(ncp, 4),
+                "ncp_loss_vs_exact_pct": round(100 * (ncp / base[1] - 1), 2),
+            }
             print(row, flush=True)
             rows.append(row)
     pl.DataFrame(rows).write_csv(RESULTS / "greedy_pruning_adult.csv")
@@ -304,9 +376,18 @@ def pruning_voters() -> None:
             res = greedy_partition(agg, hs, 10, candidates=b, progress=False)
             wall, cpu = time.perf_counter() - t, time.process_time() - c
             nllm = published_metrics(agg, hs, res.nodes)["nllm"]
-            row = {"rows": n, "classes": agg.height, "block": b, "loop_wall_s": round(wall, 2),
-                   "loop_cpu_s": round(cpu, 2), "rounds": res.rounds, "classes_after": res.n_classes,
-                   "nllm_pct": round(nllm, 4), "avg_ncp": round(_average_ncp(size, res.nodes, hs), 4), "load": load()}  # fmt: skip
+            row = {
+                "rows": n,
+                "classes": agg.height,
+                "block": b,
+                "loop_wall_s": round(wall, 2),
+                "loop_cpu_s": round(cpu, 2),
+                "rounds": res.rounds,
+                "classes_after": res.n_classes,
+                "nllm_pct": round(nllm, 4),
+                "avg_ncp": round(_average_ncp(size, res.nodes, hs), 4),
+                "load": load(),
+            }
             print(row, flush=True)
             rows.append(row)
     pl.DataFrame(rows).write_csv(RESULTS / "greedy_pruning_voters.csv")

@@ -172,7 +172,8 @@ def speed(args: argparse.Namespace) -> None:
         )
         table.append(
             f"| voters, blocked, scan -> verified Parquet | 1,000,000 | 4 | {k} | gower | {block_size:,} "
-            f"| {rep['details']['n_blocks']} | {rep['details']['n_clusters']:,} | {sec:.1f} (MDAV {rep['details']['mdav_seconds']:.1f}) | {load} |"
+            f"| {rep['details']['n_blocks']} | {rep['details']['n_clusters']:,} | {sec:.1f} (MDAV "
+            f"{rep['details']['mdav_seconds']:.1f}) | {load} |"
         )
     write("speed", {"runs": rows}, table)
 

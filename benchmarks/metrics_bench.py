@@ -76,8 +76,15 @@ def prepare_data(rows: int) -> dict[str, object]:
         report = paths[variant].with_suffix(".report.json")
         if not paths[variant].exists() or not report.exists():
             lf = pl.scan_parquet(paths["original"])
-            result = pa.anonymize(lf, qids=QIDS, hierarchies=hierarchies, k=K, drop=["name"], sensitive="party",
-                                  max_suppressed=max_suppressed)  # fmt: skip
+            result = pa.anonymize(
+                lf,
+                qids=QIDS,
+                hierarchies=hierarchies,
+                k=K,
+                drop=["name"],
+                sensitive="party",
+                max_suppressed=max_suppressed,
+            )
             result.sink_parquet(paths[variant], overwrite=True, report=report)
         rep = json.loads(report.read_text())
         facts[variant] = {k: rep.get(k) for k in ("levels", "suppressed", "n_classes", "min_class_size", "seconds")}
@@ -96,8 +103,16 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
 
         hierarchies = _hierarchies(paths["original"])
         t0 = time.perf_counter()
-        out = pa.metrics.compute(pl.scan_parquet(paths["original"]), pl.scan_parquet(paths[variant]), QIDS, hierarchies,
-                                 names, sensitive="party", k=K, key=key)  # fmt: skip
+        out = pa.metrics.compute(
+            pl.scan_parquet(paths["original"]),
+            pl.scan_parquet(paths[variant]),
+            QIDS,
+            hierarchies,
+            names,
+            sensitive="party",
+            k=K,
+            key=key,
+        )
         values = out.row(0, named=True)
     else:
         import duckdb
@@ -119,7 +134,8 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
                     f"FROM anon_{name}('o', 'a', ?, key := ?, sensitive := 'party', k := ?)", params=[QIDS, key, K]
                 ).fetchall()
                 values[name] = next(v for a, v in rows_ if a is None)
-        else:  # the fast form: the pairs once (with the sensitive column only when a metric needs it), then anon_<name>_of
+        else:
+            # the fast form: the pairs once (with the sensitive column only when a metric needs it), then anon_<name>_of
             sensitive = "party" if any(METRICS[n].needs_sensitive for n in names) else None
             pairwise = any(n in ("cramers_v", "mi_loss") for n in names)  # <name>_joint only when read
             metric_pairs(con, "o", "a", QIDS, key=key, sensitive=sensitive, pairwise=pairwise)
@@ -136,8 +152,23 @@ def run_one(engine: str, names: list[str], variant: str, rows: int, memory_limit
 
 def _timed(engine: str, names: list[str], variant: str, rows: int, memory_limit: str) -> dict[str, object]:
     load = round(os.getloadavg()[0], 2)
-    cmd = ["/usr/bin/time", "-v", sys.executable, str(Path(__file__).resolve()), "one", "--engine", engine,
-           "--names", ",".join(names), "--variant", variant, "--rows", str(rows), "--memory-limit", memory_limit]  # fmt: skip
+    cmd = [
+        "/usr/bin/time",
+        "-v",
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "one",
+        "--engine",
+        engine,
+        "--names",
+        ",".join(names),
+        "--variant",
+        variant,
+        "--rows",
+        str(rows),
+        "--memory-limit",
+        memory_limit,
+    ]
     proc = subprocess.run(
         cmd, capture_output=True, text=True, check=False, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}
     )
@@ -204,10 +235,20 @@ def main(argv: list[str] | None = None) -> int:
     facts = prepare_data(args.rows)
     engines = ["polars"] if args.skip_duckdb else ["polars", "duckdb"]
     results: dict[str, object] = {
-        "rows": args.rows, "k": K, "qids": QIDS, "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-        "load_average_at_start": os.getloadavg()}, "anonymizations": facts, "duckdb_memory_limit": args.memory_limit,
-        "per_metric": {}, "per_family": {}, "keyed": {},
-    }  # fmt: skip
+        "rows": args.rows,
+        "k": K,
+        "qids": QIDS,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "load_average_at_start": os.getloadavg(),
+        },
+        "anonymizations": facts,
+        "duckdb_memory_limit": args.memory_limit,
+        "per_metric": {},
+        "per_family": {},
+        "keyed": {},
+    }
     if not args.skip_duckdb:
         r = _timed("duckdb-direct", ["ncp"], "full", args.rows, args.memory_limit)
         results["duckdb_direct_ncp"] = r
@@ -247,9 +288,11 @@ def _markdown(results: dict) -> str:
             f"`python benchmarks/metrics_bench.py`; {results['machine']['cpus']} CPUs; load average at start "
             f"{', '.join(f'{x:.1f}' for x in results['machine']['load_average_at_start'])} (the machine is shared)."
         ),
-        "Seconds = the metric's own time from Parquet (scan, one pass, aggregates) after imports and hierarchy loading;",
+        "Seconds = the metric's own time from Parquet (scan, one pass, aggregates) after imports and "
+        "hierarchy loading;",
         "peak = maximum resident memory of the whole process (`/usr/bin/time -v`). Rows lined up by position.",
-        "DuckDB: `metric_pairs(con, 'o', 'a', qids)` once (seconds in brackets), then `FROM anon_<name>_of('anon_pairs', qids)`",
+        "DuckDB: `metric_pairs(con, 'o', 'a', qids)` once (seconds in brackets), then `FROM "
+        "anon_<name>_of('anon_pairs', qids)`",
         "per metric; the pairs carry the sensitive column only when a metric of the run needs it (cm, mi_loss).",
         "",
         "| metric | family | Polars s | Polars peak MB | DuckDB s (pairs) | DuckDB peak MB |",
@@ -265,18 +308,26 @@ def _markdown(results: dict) -> str:
             )
             cells += [value, str(r.get("peak_mb", "-"))]
         lines.append(f"| `{name}` | {m.family} | " + " | ".join(cells) + " |")
-    lines += ["", "| family (all its metrics in one run) | Polars s | Polars peak MB | DuckDB s (pairs) | DuckDB peak MB | load before (Polars, DuckDB) |",
-              "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines += [
+        "",
+        "| family (all its metrics in one run) | Polars s | Polars peak MB | DuckDB s (pairs) | "
+        "DuckDB peak MB | load before (Polars, DuckDB) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for family, r in results["per_family"].get("polars", {}).items():
         d = results["per_family"].get("duckdb", {}).get(family, {})
         dd = str(d.get("seconds", d.get("error", "-"))) + (f" ({d['pairs_seconds']})" if "pairs_seconds" in d else "")
-        lines.append(f"| {family} | {r.get('seconds', r.get('error'))} | {r.get('peak_mb')} | {dd} | {d.get('peak_mb', '-')} | "
-                     f"{r.get('load_before')}, {d.get('load_before', '-')} |")  # fmt: skip
+        lines.append(
+            f"| {family} | {r.get('seconds', r.get('error'))} | {r.get('peak_mb')} | {dd} | {d.get('peak_mb', '-')} | "
+            f"{r.get('load_before')}, {d.get('load_before', '-')} |"
+        )
     direct = results.get("duckdb_direct_ncp")
     if direct:
         seconds = direct.get("seconds", direct.get("error"))
-        text = ("DuckDB direct form `FROM anon_ncp('o', 'a', qids)` (pairs made inside the query, every call reads "
-                f"both files): {seconds} s, peak {direct.get('peak_mb')} MB.")  # fmt: skip
+        text = (
+            "DuckDB direct form `FROM anon_ncp('o', 'a', qids)` (pairs made inside the query, every call reads "
+            f"both files): {seconds} s, peak {direct.get('peak_mb')} MB."
+        )
         lines += ["", text]
     lines += ["", "Cost family with up to 1,000 rows suppressed, lined up by `voter_id` (a join on the key):", ""]
     for engine, r in results["keyed"].items():

@@ -207,7 +207,8 @@ def cmd_peers(args: argparse.Namespace) -> None:
     section(
         "peers",
         "`/tmp/peers/bin/python benchmarks/mondrian_peers.py --adult ../shared/data/adult --out benchmarks/data/peers` "
-        "(peers in a throwaway venv: anonypy 0.2.1, anjana 1.2.3; one run each), then `python benchmarks/mondrian_bench.py peers` "
+        "(peers in a throwaway venv: anonypy 0.2.1, anjana 1.2.3; one run each), then `python "
+        "benchmarks/mondrian_bench.py peers` "
         f"(polars_anon: best of {args.repeat}; "
         f"load average at start {start_load:.1f}; {peer_load}){note}\n\n{md_table(rows)}",
     )
@@ -295,7 +296,8 @@ def cmd_scale(args: argparse.Namespace) -> None:
     section(
         "scale",
         f"`python benchmarks/mondrian_bench.py scale --rows {args.rows} --k {args.k} --repeat {args.repeat}` "
-        f"(each run: `/usr/bin/time -v python benchmarks/mondrian_bench.py scale-run ...`; Parquet in, verified Parquet out)\n\n{md_table(runs)}",
+        "(each run: `/usr/bin/time -v python benchmarks/mondrian_bench.py scale-run ...`; Parquet "
+        f"in, verified Parquet out)\n\n{md_table(runs)}",
     )
 
 

@@ -59,17 +59,25 @@ ALGORITHMS = ["datafly", "datafly_shuffled", "mondrian"]
 UTILITIES = ["lr_acc", "lr_auroc", "rf_pca_acc", "rf_pca_auroc", "knn_pca_acc", "knn_pca_auroc"]
 # Table 4.1's columns and our metric for each
 PAPER_METRICS = {
-    "entropy": "entropy", "cm": "cm", "dm": "diameter", "discern": "discernibility", "ilm": "information_loss",
-    "hellinger": "hellinger", "bivariate_corr": "cramers_v", "avg_eq_size": "c_avg", "ambiguity": "ambiguity",
-    "granularity": "granularity", "dse": "squared_distance_error",
-}  # fmt: skip
+    "entropy": "entropy",
+    "cm": "cm",
+    "dm": "diameter",
+    "discern": "discernibility",
+    "ilm": "information_loss",
+    "hellinger": "hellinger",
+    "bivariate_corr": "cramers_v",
+    "avg_eq_size": "c_avg",
+    "ambiguity": "ambiguity",
+    "granularity": "granularity",
+    "dse": "squared_distance_error",
+}
 EXTRA_METRICS = ["loss", "nllm", "precision", "mi_loss"]  # ours, beside the paper's
 PAPER_TABLE_41 = {
     "birth": [0.572, 0.604, 0.716, 0.561, 0.579, 0.622, 0.613, 0.559, 0.573, 0.572, 0.556],
     "ring": [0.593, 0.644, 0.591, 0.587, 0.604, 0.621, 0.573, 0.562, 0.599, 0.605, 0.554],
     "adult": [0.676, 0.572, 0.592, 0.661, 0.589, 0.607, 0.579, 0.621, 0.609, 0.604, 0.552],
     "heart": [0.752, 0.774, 0.768, 0.747, 0.748, 0.872, 0.728, 0.748, 0.748, 0.75, 0.742],
-}  # fmt: skip
+}
 LOADERS = {"birth": pc.cmc, "adult": pc.adult_uci, "heart": pc.framingham, "ring": pc.ring}
 COLORS = {"birth": "tab:blue", "ring": "tab:red", "adult": "goldenrod", "heart": "tab:green"}
 ALGO_STYLE = {"datafly": "-", "datafly_shuffled": "--", "mondrian": ":"}
@@ -149,8 +157,9 @@ def version(ds: pc.Dataset, train: pl.DataFrame, test: pl.DataFrame, algorithm: 
     names = [*PAPER_METRICS.values(), *EXTRA_METRICS]
     args = {"sensitive": ds.target, "k": k, "key": "__row"}
     norm = pa.metrics.compute(train, published, ds.qids, hs, names, normalized=True, **args).row(0, named=True)
-    raw = pa.metrics.compute(train, published, ds.qids, hs, ["granularity", "discernibility", "n_classes", "suppressed"],
-                             **args).row(0, named=True)  # fmt: skip
+    raw = pa.metrics.compute(
+        train, published, ds.qids, hs, ["granularity", "discernibility", "n_classes", "suppressed"], **args
+    ).row(0, named=True)
     t2 = time.perf_counter()
     labels = sorted(ds.df[ds.target].unique().to_list())
     enc = pa.encode(published.select(*ds.qids, ds.target), hs, "setbinary").collect()
@@ -160,10 +169,18 @@ def version(ds: pc.Dataset, train: pl.DataFrame, test: pl.DataFrame, algorithm: 
     util = utilities(X, y, Xt, yt, labels) if len(y) else dict.fromkeys(UTILITIES, float("nan"))
     t3 = time.perf_counter()
     return {
-        "dataset": ds.name, "algorithm": algorithm, "version": v, "k": k, "rows_published": published.height,
-        **{f"raw_{n}": raw[n] for n in raw}, **norm, **util,
-        "anonymize_s": round(t1 - t0, 3), "metrics_s": round(t2 - t1, 3), "models_s": round(t3 - t2, 3),
-    }  # fmt: skip
+        "dataset": ds.name,
+        "algorithm": algorithm,
+        "version": v,
+        "k": k,
+        "rows_published": published.height,
+        **{f"raw_{n}": raw[n] for n in raw},
+        **norm,
+        **util,
+        "anonymize_s": round(t1 - t0, 3),
+        "metrics_s": round(t2 - t1, 3),
+        "models_s": round(t3 - t2, 3),
+    }
 
 
 # ------------------------------------------------------------------ the run
@@ -203,9 +220,11 @@ def run(names: list[str], versions: dict[str, int], rows: int | None, out: Path)
                 frame = pl.DataFrame([row])
                 with path.open("a") as f:
                     frame.write_csv(f, include_header=f.tell() == 0)
-                print(f"{ds.name} {algorithm} v{v} k={row['k']}: lr_acc {row['lr_acc']:.3f} granularity "
-                      f"{row['granularity']:.3f} ({row['anonymize_s'] + row['metrics_s'] + row['models_s']:.1f} s)",
-                      flush=True)  # fmt: skip
+                print(
+                    f"{ds.name} {algorithm} v{v} k={row['k']}: lr_acc {row['lr_acc']:.3f} granularity "
+                    f"{row['granularity']:.3f} ({row['anonymize_s'] + row['metrics_s'] + row['models_s']:.1f} s)",
+                    flush=True,
+                )
     limit = pl.col("dataset").replace_strict(versions, default=0, return_dtype=pl.Int64)
     return pl.read_csv(path).filter(pl.col("version") < limit)
 
@@ -234,14 +253,23 @@ def table41(df: pl.DataFrame) -> pl.DataFrame:
             paper = PAPER_TABLE_41.get(dataset)
             idx = list(PAPER_METRICS).index(label) if label in PAPER_METRICS else None
             mean = lambda a: float(a.mean()) if len(a) else None
-            rows.append({
-                "dataset": dataset, "metric": label, "ours_metric": metric,
-                "rate": mean(half), "rate_std": float(half.std()) if len(half) else None,
-                "rate_min": float(half.min()) if len(half) else None, "rate_max": float(half.max()) if len(half) else None,
-                "rate_ties_excluded": mean(ok["excluded"]), "rate_ties_success": mean(ok["success"]), "tied": mean(ok["tied"]),
-                "n_combinations": len(half), "paper": None if paper is None or idx is None else paper[idx],
-                "n_versions": part.group_by("algorithm").len()["len"].min(),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "metric": label,
+                    "ours_metric": metric,
+                    "rate": mean(half),
+                    "rate_std": float(half.std()) if len(half) else None,
+                    "rate_min": float(half.min()) if len(half) else None,
+                    "rate_max": float(half.max()) if len(half) else None,
+                    "rate_ties_excluded": mean(ok["excluded"]),
+                    "rate_ties_success": mean(ok["success"]),
+                    "tied": mean(ok["tied"]),
+                    "n_combinations": len(half),
+                    "paper": None if paper is None or idx is None else paper[idx],
+                    "n_versions": part.group_by("algorithm").len()["len"].min(),
+                }
+            )
     return pl.DataFrame(rows)
 
 
@@ -266,7 +294,8 @@ def render_table(t: pl.DataFrame, versions: dict, facts: dict) -> list[str]:
         "left out / ties successes] | paper.",
         "",
         f"Versions per (dataset, algorithm): {versions}. Command: `{facts['command']}`; the versions took",
-        f"{facts.get('version_seconds_total', 0) / 3600:.1f} h of compute in all (anonymize + metrics + classifiers, summed over",
+        f"{facts.get('version_seconds_total', 0) / 3600:.1f} h of compute in all (anonymize + metrics "
+        "+ classifiers, summed over",
         f"versions); {run_note(facts)}",
         "",
         "| metric | " + " | ".join(t["dataset"].unique(maintain_order=True).to_list()) + " |",
@@ -339,11 +368,24 @@ def plot_table41(t: pl.DataFrame, out: Path) -> None:
         ours = np.array([np.nan if g[m]["rate"] is None else g[m]["rate"] for m in metrics])
         ax.bar(x, ours, 0.6, color=COLORS.get(d, "grey"), alpha=0.8, label="ours: mean over 3 algorithms x 6 utilities")
         sd = np.array([np.nan if g[m]["rate_std"] is None else g[m]["rate_std"] for m in metrics])
-        ax.errorbar(x, ours, yerr=sd, fmt="none", ecolor="black", capsize=2,
-                    label="ours: ± 1 s.d. over the 18 (algorithm, utility) rates")  # fmt: skip
+        ax.errorbar(
+            x,
+            ours,
+            yerr=sd,
+            fmt="none",
+            ecolor="black",
+            capsize=2,
+            label="ours: ± 1 s.d. over the 18 (algorithm, utility) rates",
+        )
         paper = [g[m]["paper"] for m in metrics]
-        ax.scatter(x, [np.nan if p is None else p for p in paper], marker="D", color="black", zorder=3,
-                   label="paper 003 Table 4.1")  # fmt: skip
+        ax.scatter(
+            x,
+            [np.nan if p is None else p for p in paper],
+            marker="D",
+            color="black",
+            zorder=3,
+            label="paper 003 Table 4.1",
+        )
         succ = [np.nan if g[m]["rate_ties_success"] is None else g[m]["rate_ties_success"] for m in metrics]
         ax.scatter(x, succ, marker="x", color="dimgrey", zorder=3, label="ours, counting a tied pair as a success")
         ax.axhline(0.5, color="grey", ls="--", lw=1, label="random choice (0.5)")
@@ -374,8 +416,15 @@ def _scatter_panel(ax, df: pl.DataFrame, metric: str, u: str, per_algorithm: boo
             _fit_line(ax, x, y, color=COLORS.get(d, "grey"), ls=":", lw=1.5, label=f"{d}: least-squares line")
             continue
         for (a,), ga in g.group_by("algorithm", maintain_order=True):
-            _fit_line(ax, ga[metric].cast(pl.Float64).fill_null(float("nan")).to_numpy(), ga[u].to_numpy().astype(float),
-                      color=COLORS.get(d, "grey"), ls=ALGO_STYLE[a], lw=1.5, label=f"{d}, {a}: least-squares line")  # fmt: skip
+            _fit_line(
+                ax,
+                ga[metric].cast(pl.Float64).fill_null(float("nan")).to_numpy(),
+                ga[u].to_numpy().astype(float),
+                color=COLORS.get(d, "grey"),
+                ls=ALGO_STYLE[a],
+                lw=1.5,
+                label=f"{d}, {a}: least-squares line",
+            )
     ax.set_xlabel(f"{metric} (normalized)", fontsize=8)
     ax.set_ylabel(u, fontsize=8)
 
@@ -459,10 +508,7 @@ def main(argv: list[str] | None = None) -> None:
     out = pc.out_dir(args.quick, args.out)
     if args.quick and not args.plots_only and (out / "paper003_versions.csv").exists():
         (out / "paper003_versions.csv").unlink()
-    if args.plots_only:
-        df = pl.read_csv(out / "paper003_versions.csv")
-    else:
-        df = run(names, versions, rows, out)
+    df = pl.read_csv(out / "paper003_versions.csv") if args.plots_only else run(names, versions, rows, out)
     t = table41(df)
     counts = {
         f"{d}/{a}": n for d, a, n in df.group_by("dataset", "algorithm").len().sort("dataset", "algorithm").rows()
@@ -475,27 +521,62 @@ def main(argv: list[str] | None = None) -> None:
     summary = {
         "run": facts,
         "table41": t.to_dicts(),
-        "seconds_per_version": {a: round(float(v), 2) for a, v in df.group_by("algorithm").agg(
-            (pl.col("anonymize_s") + pl.col("metrics_s") + pl.col("models_s")).mean()).rows()},
-        "mean_utility": df.group_by("dataset", "algorithm").agg(pl.col(UTILITIES).mean()).sort("dataset", "algorithm").to_dicts(),
-        "left_out": ["§4.2 Meta-Metrics (auto-sklearn, 24 h of AutoML per model)", "§4.1.2 linear-regression effect sizes"],
-    }  # fmt: skip
+        "seconds_per_version": {
+            a: round(float(v), 2)
+            for a, v in df.group_by("algorithm")
+            .agg((pl.col("anonymize_s") + pl.col("metrics_s") + pl.col("models_s")).mean())
+            .rows()
+        },
+        "mean_utility": df.group_by("dataset", "algorithm")
+        .agg(pl.col(UTILITIES).mean())
+        .sort("dataset", "algorithm")
+        .to_dicts(),
+        "left_out": [
+            "§4.2 Meta-Metrics (auto-sklearn, 24 h of AutoML per model)",
+            "§4.1.2 linear-regression effect sizes",
+        ],
+    }
     pc.write_json(out / "paper003.json", summary)
     plot_table41(t, out)
     first, second = list(PAPER_METRICS.values())[:6], list(PAPER_METRICS.values())[6:]
-    plot_scatter(df, first, "paper003_fig41.png", "Paper 003 Fig. 4.1: metrics (normalized) against utility; "
-                 "dotted: least squares per dataset, all algorithms", out)  # fmt: skip
-    plot_scatter(df, second, "paper003_fig42.png", "Paper 003 Fig. 4.2: metrics (normalized) against utility; "
-                 "dotted: least squares per dataset, all algorithms", out)  # fmt: skip
-    plot_histograms(df, list(PAPER_METRICS.values()), "paper003_fig43_44.png",
-                    "Paper 003 Figs. 4.3-4.4: distribution of each normalized metric per algorithm", out)  # fmt: skip
+    plot_scatter(
+        df,
+        first,
+        "paper003_fig41.png",
+        "Paper 003 Fig. 4.1: metrics (normalized) against utility; dotted: least squares per dataset, all algorithms",
+        out,
+    )
+    plot_scatter(
+        df,
+        second,
+        "paper003_fig42.png",
+        "Paper 003 Fig. 4.2: metrics (normalized) against utility; dotted: least squares per dataset, all algorithms",
+        out,
+    )
+    plot_histograms(
+        df,
+        list(PAPER_METRICS.values()),
+        "paper003_fig43_44.png",
+        "Paper 003 Figs. 4.3-4.4: distribution of each normalized metric per algorithm",
+        out,
+    )
     plot_histograms(
         df, UTILITIES, "paper003_fig45.png", "Paper 003 Fig. 4.5: distribution of the utility measures", out
     )
-    plot_per_algorithm(df, "granularity", "paper003_fig46.png", "Paper 003 Fig. 4.6: granularity against utility, "
-                       "one least-squares line per (dataset, algorithm)", out)  # fmt: skip
-    plot_per_algorithm(df, "hellinger", "paper003_fig47.png", "Paper 003 Fig. 4.7: Hellinger against utility, "
-                       "one least-squares line per (dataset, algorithm)", out)  # fmt: skip
+    plot_per_algorithm(
+        df,
+        "granularity",
+        "paper003_fig46.png",
+        "Paper 003 Fig. 4.6: granularity against utility, one least-squares line per (dataset, algorithm)",
+        out,
+    )
+    plot_per_algorithm(
+        df,
+        "hellinger",
+        "paper003_fig47.png",
+        "Paper 003 Fig. 4.7: Hellinger against utility, one least-squares line per (dataset, algorithm)",
+        out,
+    )
     print("\n".join(render_table(t, counts, facts)))
 
 

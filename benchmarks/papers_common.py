@@ -25,13 +25,34 @@ DATA = ROOT.parent / "shared" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
 
 CMC_COLS = [
-    "wife_age", "wife_education", "husband_education", "children", "wife_religion",
-    "wife_working", "husband_occupation", "living_standard", "media_exposure", "method",
-]  # fmt: skip
+    "wife_age",
+    "wife_education",
+    "husband_education",
+    "children",
+    "wife_religion",
+    "wife_working",
+    "husband_occupation",
+    "living_standard",
+    "media_exposure",
+    "method",
+]
 ADULT_UCI_COLS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation", "relationship",
-    "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country", "income",
-]  # fmt: skip
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+]
 
 
 @dataclass
@@ -160,8 +181,22 @@ def heart_cleveland() -> Dataset | None:
     path = DATA / "heart_disease_cleveland" / "processed.cleveland.data"
     if not path.exists():
         return None
-    cols = ["age", "sex", "cp", "trestbps", "chol", "fbs", "restecg", "thalach", "exang", "oldpeak", "slope", "ca",
-            "thal", "num"]  # fmt: skip
+    cols = [
+        "age",
+        "sex",
+        "cp",
+        "trestbps",
+        "chol",
+        "fbs",
+        "restecg",
+        "thalach",
+        "exang",
+        "oldpeak",
+        "slope",
+        "ca",
+        "thal",
+        "num",
+    ]
     df = pl.read_csv(path, has_header=False, new_columns=cols, infer_schema=False)
     df = df.with_columns(pl.when(pl.col(c) == "?").then(None).otherwise(pl.col(c)).alias(c) for c in cols)
     df = df.with_columns(pl.col(c).fill_null(pl.col(c).drop_nulls().mode().sort().first()) for c in cols)
@@ -192,8 +227,29 @@ def cardiotocography() -> Dataset | None:
         raw = pl.read_excel(path, sheet_name="Raw Data", engine="calamine")
     except Exception:  # noqa: BLE001 - no Excel engine installed: the dataset is reported absent
         return None
-    feats = ["LB", "AC", "FM", "UC", "ASTV", "MSTV", "ALTV", "MLTV", "DL", "DS", "DP", "Width", "Min", "Max", "Nmax",
-             "Nzeros", "Mode", "Mean", "Median", "Variance", "Tendency"]  # fmt: skip
+    feats = [
+        "LB",
+        "AC",
+        "FM",
+        "UC",
+        "ASTV",
+        "MSTV",
+        "ALTV",
+        "MLTV",
+        "DL",
+        "DS",
+        "DP",
+        "Width",
+        "Min",
+        "Max",
+        "Nmax",
+        "Nzeros",
+        "Mode",
+        "Mean",
+        "Median",
+        "Variance",
+        "Tendency",
+    ]
     df = raw.select(*feats, "NSP").drop_nulls()
     df = df.with_columns(pl.col(c).cast(pl.Float64).round(3) for c in feats).with_columns(pl.col("NSP").cast(pl.Int64))
     return Dataset("cardiotocography", _strings(df), feats, "NSP", numeric=feats)

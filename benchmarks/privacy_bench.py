@@ -1,7 +1,9 @@
 """Evidence for the privacy models (issue 13): what enforcing them costs, at Adult and voter-register scale.
 
-    python benchmarks/privacy_bench.py adult    # Adult grid -> results/privacy_adult.csv, .md (one process per method and attribute)
-    python benchmarks/privacy_bench.py voters   # 15M register, fulldomain and greedy, k=10 vs k=10 + recursive (3,2) on party
+    python benchmarks/privacy_bench.py adult    # Adult grid -> results/privacy_adult.csv, .md
+                                                # (one process per method and attribute)
+    python benchmarks/privacy_bench.py voters   # 15M register, fulldomain and greedy,
+                                                # k=10 vs k=10 + recursive (3,2) on party
     python benchmarks/privacy_bench.py risk     # risk analysis of the 15M register, input and output
 
 Every case runs in a fresh process (its peak memory is its own); each row records the
@@ -43,7 +45,7 @@ def load() -> str:
 
 
 def subcase(*args: str) -> Any:
-    """Run ``privacy_bench.py _case ...`` in a fresh process and parse its last JSON line ({"error": ...} on failure)."""
+    """Run ``privacy_bench.py _case ...`` in a fresh process; its last JSON line ({"error": ...} on failure)."""
     out = subprocess.run([sys.executable, __file__, "_case", *args], capture_output=True, text=True, check=False)
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
@@ -82,7 +84,10 @@ SPECS = [
 
 
 def case_adult(method: str, sensitive: str) -> list[dict]:
-    """Every k and model of the grid for one method and sensitive attribute (one process; time = anonymize + collect)."""
+    """Every k and model of the grid for one method and sensitive attribute.
+
+    One process; time = anonymize + collect.
+    """
     qids = [q for q in QIDS8 if q != sensitive]
     df = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False)
     hs = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in [*qids, sensitive]}
@@ -93,19 +98,43 @@ def case_adult(method: str, sensitive: str) -> list[dict]:
             start = time.perf_counter()
             row = {"method": method, "k": k, "sensitive": sensitive, "models": spec}
             try:
-                r = pa.anonymize(df, qids=qids, hierarchies={q: hs[q] for q in qids}, k=k, method=method, sensitive=sensitive,
-                                 insensitive=others, privacy=_models(spec, sensitive, hs))  # fmt: skip
+                r = pa.anonymize(
+                    df,
+                    qids=qids,
+                    hierarchies={q: hs[q] for q in qids},
+                    k=k,
+                    method=method,
+                    sensitive=sensitive,
+                    insensitive=others,
+                    privacy=_models(spec, sensitive, hs),
+                )
                 out = r.collect()
             except pa.InfeasibleError as exc:
-                rows.append(row | {"seconds": None, "ncp": None, "homogeneity": None, "n_classes": None, "suppressed": None,
-                                   "note": str(exc)[:160], "load": load()})  # fmt: skip
+                rows.append(
+                    row
+                    | {
+                        "seconds": None,
+                        "ncp": None,
+                        "homogeneity": None,
+                        "n_classes": None,
+                        "suppressed": None,
+                        "note": str(exc)[:160],
+                        "load": load(),
+                    }
+                )
                 continue
-            rows.append(row | {
-                "seconds": round(time.perf_counter() - start, 3),
-                "ncp": None if r.report["loss"] is None else round(r.report["loss"], 4),
-                "homogeneity": round(pa.privacy.homogeneity_rate(out, qids, sensitive), 4),
-                "n_classes": r.report["n_classes"], "suppressed": r.report["suppressed"], "note": "", "load": load(),
-            })  # fmt: skip
+            rows.append(
+                row
+                | {
+                    "seconds": round(time.perf_counter() - start, 3),
+                    "ncp": None if r.report["loss"] is None else round(r.report["loss"], 4),
+                    "homogeneity": round(pa.privacy.homogeneity_rate(out, qids, sensitive), 4),
+                    "n_classes": r.report["n_classes"],
+                    "suppressed": r.report["suppressed"],
+                    "note": "",
+                    "load": load(),
+                }
+            )
     return rows
 
 
@@ -128,8 +157,10 @@ def _adult_markdown(frame: pl.DataFrame) -> None:
     lines = [
         "# Privacy models on Adult (benchmarks/privacy_bench.py adult)",
         "",
-        "8 qids minus the sensitive attribute; time (s: anonymize and the verified collect) / average cell NCP / homogeneity rate",
-        "(share of records in classes with one sensitive value). `-`: infeasible (refused upfront or no vector in budget);",
+        "8 qids minus the sensitive attribute; time (s: anonymize and the verified collect) / "
+        "average cell NCP / homogeneity rate",
+        "(share of records in classes with one sensitive value). `-`: infeasible (refused upfront or "
+        "no vector in budget);",
         "`salary-class` has 2 values and an entropy l of at most 1.75, so l = 3 and entropy l = 2 are refused there.",
         "",
     ]
@@ -178,14 +209,30 @@ def case_voters(method: str, models: str) -> dict:
     lf = pl.scan_parquet(path)
     hs = build_hierarchies(lf, {q: demo_hierarchy_specs()[q] for q in DEMO_QIDS})
     privacy = [pa.LDiversity("party", l=2, variant="recursive", c=3.0)] if models == "recursive" else []
-    r = pa.anonymize(lf, qids=DEMO_QIDS, hierarchies=hs, k=10, method=method, drop=["voter_id", "name"], sensitive="party",
-                     privacy=privacy)  # fmt: skip
+    r = pa.anonymize(
+        lf,
+        qids=DEMO_QIDS,
+        hierarchies=hs,
+        k=10,
+        method=method,
+        drop=["voter_id", "name"],
+        sensitive="party",
+        privacy=privacy,
+    )
     rep = r.sink_parquet(out, overwrite=True, report=False)
     seconds = time.perf_counter() - start
     out.unlink()
-    return {"method": method, "models": models, "rows": rep["n_input_rows"], "published_classes": rep["n_classes"],
-            "suppressed": rep["suppressed"], "ncp": None if rep["loss"] is None else round(rep["loss"], 4),
-            "end_to_end_s": round(seconds, 1), "peak_mb": peak_mb(), "load": load()}  # fmt: skip
+    return {
+        "method": method,
+        "models": models,
+        "rows": rep["n_input_rows"],
+        "published_classes": rep["n_classes"],
+        "suppressed": rep["suppressed"],
+        "ncp": None if rep["loss"] is None else round(rep["loss"], 4),
+        "end_to_end_s": round(seconds, 1),
+        "peak_mb": peak_mb(),
+        "load": load(),
+    }
 
 
 def voters() -> None:
@@ -213,11 +260,19 @@ def case_risk() -> dict:
     start = time.perf_counter()
     after = pa.risk(published, DEMO_QIDS, sampling_fraction=0.1)
     t_out = time.perf_counter() - start
-    return {"rows": before["n_rows"], "input_seconds": round(t_in, 2), "output_seconds": round(t_out, 2),
-            "input_classes": before["n_classes"], "output_classes": after["n_classes"],
-            "input_prosecutor": before["prosecutor"], "output_prosecutor": after["prosecutor"],
-            "input_uniqueness": before["population_uniqueness"], "output_uniqueness": after["population_uniqueness"],
-            "peak_mb": peak_mb(), "load": load()}  # fmt: skip
+    return {
+        "rows": before["n_rows"],
+        "input_seconds": round(t_in, 2),
+        "output_seconds": round(t_out, 2),
+        "input_classes": before["n_classes"],
+        "output_classes": after["n_classes"],
+        "input_prosecutor": before["prosecutor"],
+        "output_prosecutor": after["prosecutor"],
+        "input_uniqueness": before["population_uniqueness"],
+        "output_uniqueness": after["population_uniqueness"],
+        "peak_mb": peak_mb(),
+        "load": load(),
+    }
 
 
 def risk() -> None:

@@ -95,10 +95,13 @@ def tables() -> list[tuple[str, pl.DataFrame, list[str], str]]:
     rng = np.random.default_rng(0)
     for i in range(3):
         n = 300
-        t = pl.DataFrame({
-            "a": rng.integers(0, 3, n).astype(str), "b": rng.integers(0, 4, n).astype(str),
-            "s": rng.integers(1, 8, n) if i != 1 else rng.choice(["x", "y", "z", "w"], n),
-        })  # fmt: skip
+        t = pl.DataFrame(
+            {
+                "a": rng.integers(0, 3, n).astype(str),
+                "b": rng.integers(0, 4, n).astype(str),
+                "s": rng.integers(1, 8, n) if i != 1 else rng.choice(["x", "y", "z", "w"], n),
+            }
+        )
         out.append((f"random {i} ({'strings' if i == 1 else 'integers'})", t, ["a", "b"], "s"))
     return out
 
@@ -110,20 +113,37 @@ def main() -> None:
     for name, df, qids, sensitive in tables():
         path = DATA / (name.replace(" ", "_").replace(",", "").replace("=", "") + ".csv")
         df.write_csv(path)
-        theirs = json.loads(subprocess.run([str(python), "-c", PYCANON, str(path), json.dumps(qids), sensitive],
-                                           capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])  # fmt: skip
+        theirs = json.loads(
+            subprocess.run(
+                [str(python), "-c", PYCANON, str(path), json.dumps(qids), sensitive],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         mine = ours(df, qids, sensitive)
-        agree = {key: theirs[key] == mine[key] if isinstance(mine[key], int) or mine[key] is None or theirs[key] is None
-                 else math.isclose(theirs[key], mine[key], abs_tol=1e-9) for key in mine}  # fmt: skip
+        agree = {
+            key: theirs[key] == mine[key]
+            if isinstance(mine[key], int) or mine[key] is None or theirs[key] is None
+            else math.isclose(theirs[key], mine[key], abs_tol=1e-9)
+            for key in mine
+        }
         rows.append({"table": name, "rows": df.height, "ours": mine, "pycanon": theirs, "agree": agree})
         print(json.dumps(rows[-1]), flush=True)
     (RESULTS / "pycanon_crosscheck.json").write_text(json.dumps(rows, indent=2) + "\n")
-    lines = ["# polars_anon against pycanon 1.3.6 (benchmarks/pycanon_crosscheck.py)", "",
-             "| table | figure | ours | pycanon | agree |", "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# polars_anon against pycanon 1.3.6 (benchmarks/pycanon_crosscheck.py)",
+        "",
+        "| table | figure | ours | pycanon | agree |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         for key in r["ours"]:
             lines.append(
-                f"| {r['table']} | {key} | {r['ours'][key]} | {r['pycanon'][key]} | {'yes' if r['agree'][key] else 'NO'} |"
+                f"| {r['table']} | {key} | {r['ours'][key]} | {r['pycanon'][key]} | "
+                f"{'yes' if r['agree'][key] else 'NO'} |"
             )
     (RESULTS / "pycanon_crosscheck.md").write_text("\n".join(lines) + "\n")
 

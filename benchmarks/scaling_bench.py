@@ -11,7 +11,8 @@ output bytes per row on disk (the network figure of a cluster plan) and the load
 Each register is deleted once its runs are done. Results: benchmarks/results/scaling.md,
 a section per size.
 
-    python benchmarks/scaling_bench.py [--rows 1000000 15000000 150000000] [--engines polars spark] [--methods fulldomain]
+    python benchmarks/scaling_bench.py [--rows 1000000 15000000 150000000] [--engines polars spark] \
+        [--methods fulldomain]
     python benchmarks/scaling_bench.py --estimate --rows 150000000   # time the first 5M rows, extrapolate time and disk
     python benchmarks/scaling_bench.py --quick --out /tmp/x          # 20,000 rows, Polars only (the smoke test)
 """
@@ -98,15 +99,31 @@ def measure(folder: Path, rows: int, engines: list[str], methods: list[str], mas
 def row_text(r: dict[str, Any]) -> str:
     """One table row of a run (as `measure` returns it)."""
     n = r["n"]
-    cells = [f"{n:,}", r["method"], r["engine"], r["wall_s"], f"{r['wall_s'] / (n / 1e6):.1f}", r["largest_mb"], r["tree_mb"],
-             f"{r['map_s']:.1f}", f"{r['write_s']:.1f}", f"{r['tuples']:,}", f"{r['rows']:,}", f"{r['input_bytes'] / 2**20:.1f}",
-             f"{r['input_bytes'] / n:.2f}", f"{r['output_bytes'] / n:.2f}", "yes" if r["same"] else "NO", r["load"]]  # fmt: skip
+    cells = [
+        f"{n:,}",
+        r["method"],
+        r["engine"],
+        r["wall_s"],
+        f"{r['wall_s'] / (n / 1e6):.1f}",
+        r["largest_mb"],
+        r["tree_mb"],
+        f"{r['map_s']:.1f}",
+        f"{r['write_s']:.1f}",
+        f"{r['tuples']:,}",
+        f"{r['rows']:,}",
+        f"{r['input_bytes'] / 2**20:.1f}",
+        f"{r['input_bytes'] / n:.2f}",
+        f"{r['output_bytes'] / n:.2f}",
+        "yes" if r["same"] else "NO",
+        r["load"],
+    ]
     return "| " + " | ".join(map(str, cells)) + " |"
 
 
 HEADER = [
     (
-        "| rows | method | engine | wall (s) | s/M rows | largest (MB) | tree (MB) | to map (s) | write (s) | qid tuples on the driver "
+        "| rows | method | engine | wall (s) | s/M rows | largest (MB) | tree (MB) | to map (s) | "
+        "write (s) | qid tuples on the driver "
         "| published rows | input (MB) | input B/row | output B/row | same rows as polars | load (1 min) |"
     ),
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -120,15 +137,27 @@ def estimate(folder: Path, rows: int, sample: int = 5 * CHUNK) -> dict[str, floa
     part = write_rows(folder / "first_chunks.parquet", sample)
     seconds, size = time.perf_counter() - start, part.stat().st_size
     part.unlink()
-    return {"rows": rows, "sample": sample, "seconds": seconds, "bytes": size, "load": load, "tuples": expected_tuples(rows),
-            "expected_seconds": seconds * rows / sample, "expected_bytes": size * rows / sample}  # fmt: skip
+    return {
+        "rows": rows,
+        "sample": sample,
+        "seconds": seconds,
+        "bytes": size,
+        "load": load,
+        "tuples": expected_tuples(rows),
+        "expected_seconds": seconds * rows / sample,
+        "expected_bytes": size * rows / sample,
+    }
 
 
 def estimate_text(e: dict[str, float]) -> str:
-    return (f"Generating the first {e['sample']:,} rows ({e['sample'] / CHUNK:g} chunks) took {e['seconds']:.1f} s and "
-            f"{e['bytes'] / 2**20:.1f} MB ({e['bytes'] / e['sample']:.2f} B/row), load {e['load']:.2f}: the {e['rows']:,}-row "
-            f"register should take about {e['expected_seconds'] / 60:.1f} min and {e['expected_bytes'] / 2**30:.2f} GB on disk. "
-            f"Its expected distinct qid tuples (the driver's aggregate rows; `expected_tuples`): {e['tuples']:,.0f}.")  # fmt: skip
+    return (
+        f"Generating the first {e['sample']:,} rows ({e['sample'] / CHUNK:g} chunks) took {e['seconds']:.1f} s and "
+        f"{e['bytes'] / 2**20:.1f} MB ({e['bytes'] / e['sample']:.2f} B/row), load {e['load']:.2f}: "
+        f"the {e['rows']:,}-row "
+        f"register should take about {e['expected_seconds'] / 60:.1f} min and "
+        f"{e['expected_bytes'] / 2**30:.2f} GB on disk. "
+        f"Its expected distinct qid tuples (the driver's aggregate rows; `expected_tuples`): {e['tuples']:,.0f}."
+    )
 
 
 def notes() -> str:
@@ -136,12 +165,15 @@ def notes() -> str:
     expected = ", ".join(f"{expected_tuples(n):,.0f} at {n / 1e6:g}M rows" for n in (*SIZES, 200_000_000))
     return f"""Input: one Parquet file per size, written chunk by chunk ({CHUNK:,} rows a chunk) by
 `polars_anon.demo.write_voter_register`, the demo's own rows: the same seeds, distributions and unique `voter_id`s.
-(A job's `input` may also be a folder of Parquet parts, as Spark writes them; every engine reads the parts in name order.)
+(A job's `input` may also be a folder of Parquet parts, as Spark writes them; every engine reads the parts in name \
+order.)
 
-The generator's universe does not grow with the rows: {N_ZIPS:,} zips x {len(GENDERS[0])} genders x {len(RACES[0])} races
+The generator's universe does not grow with the rows: {N_ZIPS:,} zips x {len(GENDERS[0])} genders x \
+{len(RACES[0])} races
 x {len(_years()[0])} birth years = {UNIVERSE:,} possible qid tuples. So the driver's aggregates grow sublinearly
 and stop at {UNIVERSE:,} rows whatever the register's size: a state's register. A national one (about 40,000 zips)
-has a universe some {40_000 / N_ZIPS:.0f} times larger, so its driver holds more than these figures show. The expected count, the sum
+has a universe some {40_000 / N_ZIPS:.0f} times larger, so its driver holds more than these figures show. \
+The expected count, the sum
 over the possible tuples of 1 - (1 - p)^rows (`expected_tuples`; compare the measured counts above), is
 {expected}.
 

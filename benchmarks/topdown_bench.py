@@ -119,10 +119,16 @@ def run_variant(df: pl.DataFrame, qids: list[str], hs: dict[str, pa.Hierarchy], 
     span, rs = spans(data, out, qids, hs, publish)
     ncp = result.report["loss"] if publish is None else rs
     return {
-        "variant": variant, "k": k, "seconds": round(seconds, 2), "load": round(before, 1),
-        "avg_cell_ncp": None if ncp is None else round(ncp, 4), "class_span_ncp": round(span, 4),
-        "suppressed": result.report["suppressed"], "classes": result.report.get("n_classes"), "note": "",
-    }  # fmt: skip
+        "variant": variant,
+        "k": k,
+        "seconds": round(seconds, 2),
+        "load": round(before, 1),
+        "avg_cell_ncp": None if ncp is None else round(ncp, 4),
+        "class_span_ncp": round(span, 4),
+        "suppressed": result.report["suppressed"],
+        "classes": result.report.get("n_classes"),
+        "note": "",
+    }
 
 
 def md_table(rows: list[dict], cols: list[str]) -> str:
@@ -151,10 +157,21 @@ def cmd_arx(args: argparse.Namespace) -> None:
             if best is None or seconds < best[0]:
                 best = (seconds, before, result.report)
         seconds, before, rep = best  # type: ignore[misc]
-        rows.append({"k": k, "topdown_ncp": round(rep["loss"], 4), "arx_ncp": arx, "ncp_minus_arx": f"{rep['loss'] - arx:+.4f}",
-                     "seconds": round(seconds, 2), "method_seconds": rep["details"]["loop_seconds"],
-                     "x_faster_than_arx_30s": round(ARX_SECONDS / seconds, 1), "load": round(before, 1),
-                     "classes": rep["n_classes"], "suppressed": rep["suppressed"], "set_aside": rep["details"]["set_aside"]})  # fmt: skip
+        rows.append(
+            {
+                "k": k,
+                "topdown_ncp": round(rep["loss"], 4),
+                "arx_ncp": arx,
+                "ncp_minus_arx": f"{rep['loss'] - arx:+.4f}",
+                "seconds": round(seconds, 2),
+                "method_seconds": rep["details"]["loop_seconds"],
+                "x_faster_than_arx_30s": round(ARX_SECONDS / seconds, 1),
+                "load": round(before, 1),
+                "classes": rep["n_classes"],
+                "suppressed": rep["suppressed"],
+                "set_aside": rep["details"]["set_aside"],
+            }
+        )
         print(rows[-1], flush=True)
     section(
         "arx",
@@ -221,15 +238,28 @@ def cmd_scale(args: argparse.Namespace) -> None:
                 raise RuntimeError(f"the demo failed: {err}")
             rep = json.loads((Path(tmp) / "report.json").read_text())
             generated = re.search(r"generated .* in ([\d.]+) s", out)
-        runs.append({"rows": args.rows, "k": args.k, "wall_s": wall, "peak_mb": peak,
-                     "load_before": round(before, 1), "generate_s": float(generated.group(1)) if generated else None,
-                     "anonymize_s": rep["seconds"], "method_s": rep["details"]["loop_seconds"], "write_verify_s": rep.get("write_seconds"),
-                     "classes": rep["n_classes"], "min_class": rep["min_class_size"], "loss": round(rep["loss"], 4)})  # fmt: skip
+        runs.append(
+            {
+                "rows": args.rows,
+                "k": args.k,
+                "wall_s": wall,
+                "peak_mb": peak,
+                "load_before": round(before, 1),
+                "generate_s": float(generated.group(1)) if generated else None,
+                "anonymize_s": rep["seconds"],
+                "method_s": rep["details"]["loop_seconds"],
+                "write_verify_s": rep.get("write_seconds"),
+                "classes": rep["n_classes"],
+                "min_class": rep["min_class_size"],
+                "loss": round(rep["loss"], 4),
+            }
+        )
         print(runs[-1], flush=True)
     section(
         "scale",
         f"`python benchmarks/topdown_bench.py scale --rows {args.rows} --k {args.k} --repeat {args.repeat}` "
-        f"(each run: `/usr/bin/time -v polars-anon demo --rows {args.rows} --k {args.k} --method topdown`: generate the "
+        f"(each run: `/usr/bin/time -v polars-anon demo --rows {args.rows} --k {args.k} --method "
+        "topdown`: generate the "
         "register to Parquet, aggregate, anonymize, write, verify from the written file; `wall_s` and `peak_mb` for "
         "the whole process)\n\n" + md_table(runs, list(runs[0])),
     )

@@ -69,8 +69,15 @@ def _disable(enabled: bool | None = None) -> bool | None:
     return not _WORDS[word]
 
 
-def bar(iterable: Iterable[Any] | None = None, *, desc: str, total: float | None = None, unit: str = "it",
-        enabled: bool | None = None, **kwargs: Any) -> tqdm:  # fmt: skip
+def bar(
+    iterable: Iterable[Any] | None = None,
+    *,
+    desc: str,
+    total: float | None = None,
+    unit: str = "it",
+    enabled: bool | None = None,
+    **kwargs: Any,
+) -> tqdm:
     """A tqdm bar with the package's settings (cleared at the end, refreshed at most twice a second).
 
     `enabled` overrides the switch for this bar (None: :func:`progress`, the environment, the terminal).

@@ -18,9 +18,17 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import QIDS_EMPTY
 
 __all__ = [
-    "as_lazy", "check_choice", "check_columns", "check_columns_in", "check_k", "check_qids", "check_unique",
-    "check_values", "is_integer", "names_list",
-]  # fmt: skip
+    "as_lazy",
+    "check_choice",
+    "check_columns",
+    "check_columns_in",
+    "check_k",
+    "check_qids",
+    "check_unique",
+    "check_values",
+    "is_integer",
+    "names_list",
+]
 
 
 def as_lazy(data: object) -> pl.LazyFrame:

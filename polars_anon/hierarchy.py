@@ -116,7 +116,7 @@ class Hierarchy:
         for child, parent in parents.items():
             child = _label(child)
             parent_of[child] = None if parent is None else _label(parent)
-        missing = [p for p in dict.fromkeys(parent_of.values()) if p is not None and p not in parent_of]
+        missing: list[object] = [p for p in dict.fromkeys(parent_of.values()) if p is not None and p not in parent_of]
         if missing:
             raise HierarchyError(
                 f"{len(missing)} parent labels are not nodes of the hierarchy (first: {preview(missing)}); "
@@ -125,7 +125,7 @@ class Hierarchy:
         roots = [c for c, p in parent_of.items() if p is None]
         if len(roots) != 1:
             raise HierarchyError(
-                f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(roots)}); "
+                f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(list(roots))}); "
                 "add a common top node such as '*'"
             )
         children: dict[str, list[str]] = {c: [] for c in parent_of}
@@ -142,7 +142,7 @@ class Hierarchy:
             me = len(labels) - 1
             stack.extend((c, me) for c in reversed(children[label]))
         if len(labels) != len(parent_of):
-            lost = [c for c in parent_of if c not in set(labels)]
+            lost: list[object] = [c for c in parent_of if c not in set(labels)]
             raise HierarchyError(
                 f"the hierarchy has a cycle: {len(lost)} nodes never reach the root "
                 f"{roots[0]!r} (first: {preview(lost)})"
@@ -248,11 +248,11 @@ class Hierarchy:
         return cls.from_parents(parent_of)
 
     @classmethod
-    def _from_builder(cls, rows: list[Sequence[str]], source: str) -> Hierarchy:
+    def _from_builder(cls, rows: Sequence[Sequence[str]], source: str) -> Hierarchy:
         """Build from a builder's rows and check that every row's first label is a leaf."""
         h = cls.from_rows(rows, source=source)
         if h.n_leaves != len(rows):
-            inner = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
+            inner: list[object] = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
             raise HierarchyError(
                 f"{source}: {len(inner)} values are also labels of groups above other values, so they cannot be "
                 f"leaves (first: {preview(inner)}); change the level labels"
@@ -261,9 +261,14 @@ class Hierarchy:
 
     @classmethod
     def intervals(
-        cls, values: Iterable[object], widths: Sequence[int], *, root: str = "*",
-        bottom: int | None = None, top: int | None = None,
-    ) -> Hierarchy:  # fmt: skip
+        cls,
+        values: Iterable[object],
+        widths: Sequence[int],
+        *,
+        root: str = "*",
+        bottom: int | None = None,
+        top: int | None = None,
+    ) -> Hierarchy:
         """Numeric bands: each integer value, then bands of the given widths, then `root`.
 
         Bands are aligned to multiples of their width and labelled ``lo-hi``
@@ -339,9 +344,14 @@ class Hierarchy:
 
     @classmethod
     def ordered(
-        cls, values: Iterable[object], sizes: Sequence[int], *, order: Sequence[object] | None = None,
-        label: str = "[{first}..{last}]", root: str = "*",
-    ) -> Hierarchy:  # fmt: skip
+        cls,
+        values: Iterable[object],
+        sizes: Sequence[int],
+        *,
+        order: Sequence[object] | None = None,
+        label: str = "[{first}..{last}]",
+        root: str = "*",
+    ) -> Hierarchy:
         """Order-based groups: sorted values in runs of ``sizes[0]``, those in runs of ``sizes[1]``, ...
 
         As ARX's order-based builder. `order` ranks the values (default: their
@@ -364,7 +374,8 @@ class Hierarchy:
         nest, or the values that give a label two parents are named. See
         :mod:`polars_anon.builders.expressions`.
 
-        >>> h = Hierarchy.from_levels(["33101", "33109", "34000"], [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])
+        >>> levels = [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)]
+        >>> h = Hierarchy.from_levels(["33101", "33109", "34000"], levels)
         >>> h.path_of("34000")
         ['34000', '340', '3', '*']
         """
@@ -464,7 +475,8 @@ class Hierarchy:
         if len(unknown) == 1:
             return ValueNotInHierarchyError(f"{unknown[0]!r} is not a node of this hierarchy (root {self.root!r})")
         return ValueNotInHierarchyError(
-            f"{len(unknown)} distinct values are not nodes of this hierarchy (root {self.root!r}; first: {preview(unknown)})"
+            f"{len(unknown)} distinct values are not nodes of this hierarchy (root {self.root!r}; first: "
+            f"{preview(unknown)})"
         )
 
     def label_of(self, node: int) -> str:
@@ -679,7 +691,8 @@ class Hierarchy:
         >>> Hierarchy.suppression(["F", "M"]).check_level(2, "levels['sex']: ")
         Traceback (most recent call last):
         ...
-        polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1 (root '*')
+        polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1
+        (root '*')
         """
         if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
             raise InvalidParameterError(

@@ -94,7 +94,8 @@ def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
                 at = offset + exc.start
                 line += block[: exc.start].count(b"\n")
                 raise InputError(
-                    f"input {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line {line}); "
+                    f"input {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line "
+                    f"{line}); "
                     "convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) or write it as Parquet"
                 ) from None
             line += block.count(b"\n")

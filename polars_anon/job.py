@@ -30,7 +30,6 @@ from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.distributed import check_driver_tuples
-from polars_anon.engines.duckdb import MEMORY_LIMIT, memory_size
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
@@ -127,6 +126,8 @@ def _duckdb(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     """The ``[duckdb]`` table: ``memory_limit`` of the job's own DuckDB connection (default 1GB; the rest spills)."""
     table = _engine_table(raw, engine, "duckdb")
     if "memory_limit" in table:
+        from polars_anon.engines.duckdb import memory_size  # DuckDB is loaded where it is first used
+
         memory_size("job file: key 'duckdb.memory_limit'", table["memory_limit"])
     return table
 
@@ -463,6 +464,7 @@ def _on_engine(
     (a method the engine cannot run is refused first, before anything is read)."""
     from polars_anon.engines import get_engine
     from polars_anon.engines.distributed import DRIVER_TUPLES
+    from polars_anon.engines.duckdb import MEMORY_LIMIT
     from polars_anon.engines.pipeline import engine_anonymize, refuse_unsupported
 
     refuse_unsupported(method, job.engine)

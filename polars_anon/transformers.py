@@ -26,7 +26,8 @@ def _as_frame(X: object) -> tuple[pl.DataFrame, bool]:
     """(Polars DataFrame, whether X had column names). NumPy arrays get names x0, x1, ..."""
     if isinstance(X, (pl.DataFrame, pl.LazyFrame)) or type(X).__module__.startswith("pandas"):
         return as_lazy(X).collect(), True
-    arr = check_array(X, dtype=None, accept_sparse=False, ensure_all_finite=True)
+    # dtype=None keeps the input's dtype (scikit-learn's unannotated signature infers str from its default)
+    arr = check_array(X, dtype=None, accept_sparse=False, ensure_all_finite=True)  # pyright: ignore[reportArgumentType]
     if arr.dtype.kind == "c":
         raise ValueError("Complex data not supported; encode real or categorical values")
     if arr.dtype.kind == "O":

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -115,13 +115,14 @@ def _scores(
 ) -> dict[str, float]:
     out: dict[str, float] = {}
     classes = list(model.classes_)  # type: ignore[attr-defined]
-    pred = model.predict(X)
+    pred = model.predict(X)  # type: ignore[attr-defined]
     for s in scores:
         if s == "accuracy":
             out[s] = float(accuracy_score(y, pred))
         elif s == "f1":
             if len(classes) == 2:
-                out[s] = float(f1_score(y, pred, pos_label=positive if positive is not None else classes[-1]))
+                pos_label: Any = positive if positive is not None else classes[-1]  # a class label, of any type
+                out[s] = float(f1_score(y, pred, pos_label=pos_label))
             else:
                 out[s] = float(f1_score(y, pred, average="macro"))
         elif s == "auc":
@@ -228,7 +229,7 @@ def utility_grid(
             for fold, (train_idx, test_idx) in enumerate(splits):
                 for tr, tests in tests_of.items():
                     X, y = data[tr]
-                    est = clone(base).set_params(random_state=seed)
+                    est = cast(Any, clone(base)).set_params(random_state=seed)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ConvergenceWarning)
                         est.fit(X[train_idx], y[train_idx])
@@ -237,8 +238,15 @@ def utility_grid(
                         for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
                             rows.append((tr, te, model, seed, fold, s, v))
                     fits.update(1)
-    schema = {"train": pl.String, "test": pl.String, "model": pl.String, "seed": pl.Int64, "fold": pl.Int64,
-              "score": pl.String, "value": pl.Float64}  # fmt: skip
+    schema = {
+        "train": pl.String,
+        "test": pl.String,
+        "model": pl.String,
+        "seed": pl.Int64,
+        "fold": pl.Int64,
+        "score": pl.String,
+        "value": pl.Float64,
+    }
     out = pl.DataFrame(rows, schema=schema, orient="row")
     return (
         out.sort("train", "test", "score", "seed", "fold")
@@ -313,9 +321,17 @@ def scenarios(
         ("original", "anonymized"),
     ]
     out = utility_grid(
-        {"original": orig_enc, "anonymized": anon_enc}, pairs, target, model=model, seeds=seeds, scores=scores,
-        folds=folds, test_size=test_size, split_seed=split_seed, positive=positive,
-    )  # fmt: skip
+        {"original": orig_enc, "anonymized": anon_enc},
+        pairs,
+        target,
+        model=model,
+        seeds=seeds,
+        scores=scores,
+        folds=folds,
+        test_size=test_size,
+        split_seed=split_seed,
+        positive=positive,
+    )
     number = pl.DataFrame({"train": [p[0] for p in pairs], "test": [p[1] for p in pairs], "scenario": [1, 2, 3, 4]})
     return (
         out.join(number, on=["train", "test"])

@@ -16,6 +16,22 @@ ADULT_DIR = SHARED_DATA / "adult"
 ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``, as .ci/run runs it) every engine test runs on one worker.
+
+    The Spark tests then share that worker's one Spark session (one JVM) instead of starting one per worker; the
+    engine tests that ask for ``spark`` through ``request.getfixturevalue`` are caught by their folder. The Adult
+    lattice tests share one worker too, so their exhaustive reference (a module fixture) is computed once.
+    """
+    spark, lattice = pytest.mark.xdist_group("spark"), pytest.mark.xdist_group("adult_lattice")
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) or item.path.parent.name == "engines":
+            item.add_marker(spark)
+        elif item.path.name == "test_adult_objectives.py":
+            item.add_marker(lattice)
+
+
 def _need(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"needs {path} (the ../shared/data folder beside the repository); not present here")
@@ -42,15 +58,27 @@ def adult_hierarchies(adult_dir: Path) -> dict[str, Hierarchy]:
 
 @pytest.fixture(scope="session")
 def spark():  # type: ignore[no-untyped-def]
-    """One local Spark session (``local[2]``) for every Spark test; skips without pyspark or a Java runtime."""
+    """One local Spark session (``local[2]``) for every Spark test; skips without pyspark or a Java runtime.
+
+    Spark's Python workers run this interpreter (``PYSPARK_PYTHON``, ``PYSPARK_DRIVER_PYTHON``), not whatever
+    ``python3`` is first on the PATH, which may lack polars. Under pytest-xdist each worker has its own session.
+    """
     import os
     import shutil
+    import sys
 
     pytest.importorskip("pyspark", reason='needs pyspark (pip install -e ".[spark]")')
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("needs a Java 17+ runtime for pyspark (no java on PATH, no JAVA_HOME)")
     from polars_anon.engines.spark import session
 
+    pinned = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    os.environ.update(dict.fromkeys(pinned, sys.executable))
     spark = session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"})
     yield spark
     spark.stop()
+    for name, value in pinned.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

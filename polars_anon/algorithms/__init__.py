@@ -136,7 +136,8 @@ def register_method(
     return add
 
 
-from polars_anon.algorithms import (
+# The methods register themselves through `register` above, so they are imported after it.
+from polars_anon.algorithms import (  # noqa: E402
     datafly,  # noqa: F401  (registers itself)
     fulldomain,  # noqa: F401  (registers itself)
     greedy,  # noqa: F401  (registers itself)

@@ -6,7 +6,8 @@ values at its current level (ties: the earlier quasi-identifier; an attribute at
 its hierarchy's top is never chosen), until at most ``max_suppressed`` rows (default
 k, the paper's "more than k tuples are not k-anonymous") are in classes smaller than
 k and at least one row is left to publish (a budget that covers every row never
-suppresses the whole table: Datafly then generalizes on). Those rows are then suppressed: removed (``suppress="remove"``, the paper) or
+suppresses the whole table: Datafly then generalizes on). Those rows are then suppressed:
+removed (``suppress="remove"``, the paper) or
 published as the roots of every hierarchy (``suppress="root"``); the report counts
 them under ``suppressed``.
 
@@ -85,7 +86,10 @@ def _small(task: Task, levels: dict[str, int]) -> pl.Expr:
 
 
 def _root_class_ok(task: Task, g: pl.LazyFrame, small: pl.Expr, all_root: pl.Expr) -> bool:
-    """``suppress="root"``: the rows published as roots (suppressed or not) form one class that must satisfy every model."""
+    """``suppress="root"``: the rows published as roots (suppressed or not) form one class.
+
+    That class must satisfy every model.
+    """
     mask = g.select(small | all_root).collect().to_series().to_numpy()  # materializes: one row per tuple
     return task.constraints.satisfied(np.flatnonzero(mask))
 

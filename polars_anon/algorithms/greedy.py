@@ -120,7 +120,8 @@ def _root_weights(
     if weights is not None:
         if metric is not None:
             raise InvalidParameterError(
-                f"greedy: give either metric ({metric!r}) or weights, not both; weights replace the metric's edge weights"
+                f"greedy: give either metric ({metric!r}) or weights, not both; weights replace the metric's "
+                "edge weights"
             )
         if not isinstance(weights, Mapping):
             raise InvalidParameterError(
@@ -145,7 +146,8 @@ def _root_weights(
                 )
             if not np.all(np.isfinite(w)) or np.any(w < 0):
                 raise InvalidParameterError(
-                    f"greedy: weights[{q!r}] must be finite and >= 0, got {w[~(np.isfinite(w) & (w >= 0))][:5].tolist()}"
+                    f"greedy: weights[{q!r}] must be finite and >= 0, got "
+                    f"{w[~(np.isfinite(w) & (w >= 0))][:5].tolist()}"
                 )
             out[q] = h.root_weights(w)
         return out
@@ -410,8 +412,18 @@ class _Blocks:
 
     ARRAYS = ("slot", "blive", "bsmall", "bsize", "brsum", "a_live", "a_small", "size_small")
 
-    def __init__(self, alive: np.ndarray, width: int, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray,
-                 k: int, smallest: bool, below_k: bool, models: _Models | None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        alive: np.ndarray,
+        width: int,
+        codes: list[np.ndarray],
+        size: np.ndarray,
+        rsum: np.ndarray,
+        k: int,
+        smallest: bool,
+        below_k: bool,
+        models: _Models | None,
+    ) -> None:
         n = len(alive)
         counts = block_layout(n, width)
         nb = len(counts)
@@ -420,7 +432,7 @@ class _Blocks:
         row = np.repeat(np.arange(nb, dtype=np.int64), counts)
         col = np.arange(n, dtype=np.int64) - starts[row]
 
-        def laid(values: np.ndarray, dtype: Any, fill: Any = 0) -> np.ndarray:
+        def laid(values: np.ndarray | bool, dtype: Any, fill: Any = 0) -> np.ndarray:
             out = np.full((nb, w), fill, dtype=dtype)
             out[row, col] = values
             return out
@@ -608,9 +620,15 @@ class GreedyLoop:
 
     @classmethod
     def start(
-        cls, groups: list[_Group], nodes: Mapping[str, np.ndarray], size: np.ndarray, k: int, first: str, partners: str,
+        cls,
+        groups: list[_Group],
+        nodes: Mapping[str, np.ndarray],
+        size: np.ndarray,
+        k: int,
+        first: str,
+        partners: str,
         models: _Models | None = None,
-    ) -> GreedyLoop:  # fmt: skip
+    ) -> GreedyLoop:
         """Classes given by their node ids per qid and sizes, in class order, none merged yet."""
         c = len(size)
         codes = [g.encode([np.asarray(nodes[q], dtype=np.int64) for q in g.qids]) for g in groups]
@@ -642,9 +660,20 @@ class GreedyLoop:
     def round(self, alive: np.ndarray, width: int, bar: Any) -> int:
         """One round over the slots `alive` (in order) cut into blocks of `width` (:func:`block_layout`); its merges."""
         return _run_blocks(
-            alive, width, self.groups, self.codes, self.size, self.rsum, self.owner, self.live, self.k, self.smallest,
-            self.below_k, bar, self.models,
-        )  # fmt: skip
+            alive,
+            width,
+            self.groups,
+            self.codes,
+            self.size,
+            self.rsum,
+            self.owner,
+            self.live,
+            self.k,
+            self.smallest,
+            self.below_k,
+            bar,
+            self.models,
+        )
 
     def run(self, block: int | None, bar: Any, rounds: int = 0) -> tuple[int, int]:
         """Rounds until no live class is below k (or one is left); returns (merges, rounds) counting from `rounds`."""
@@ -810,9 +839,16 @@ def run(task: Task, options: GreedyOptions) -> Plan:
     hierarchies = {q: task.hierarchies[q] for q in qids}
     agg = task.aggregates
     res = greedy_partition(
-        agg, hierarchies, task.k, metric=task.metric, weights=options.weights,
-        first=options.first, partners=options.partners, candidates=options.candidates, constraints=task.constraints,
-    )  # fmt: skip
+        agg,
+        hierarchies,
+        task.k,
+        metric=task.metric,
+        weights=options.weights,
+        first=options.first,
+        partners=options.partners,
+        candidates=options.candidates,
+        constraints=task.constraints,
+    )
     details = {
         "metric": None if options.weights is not None else (task.metric or "nllm"),  # the effective cost
         "weights": "user" if options.weights is not None else None,

@@ -168,7 +168,7 @@ def axes(
             elif how == "numeric":
                 numbers = _as_numbers(vals)
                 if numbers is None:
-                    bad = [v for v in vals if _as_numbers([v]) is None]
+                    bad: list[object] = [v for v in vals if _as_numbers([v]) is None]
                     raise InvalidParameterError(
                         f"order 'numeric' for qid {q!r}: {len(bad)} values are not numbers (first: {preview(bad)}); "
                         "use 'alphabetical' or a list"
@@ -183,15 +183,15 @@ def axes(
         elif isinstance(how, (list, tuple)):
             labels = [str(v) for v in how]
             if len(set(labels)) != len(labels):
-                dup = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
+                dup: list[object] = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
                 raise InvalidParameterError(
                     f"order for qid {q!r} lists values twice (first: {preview(dup)}); list each once"
                 )
             missing = sorted(set(vals) - set(labels))
             if missing:
                 raise InvalidParameterError(
-                    f"order for qid {q!r} misses {len(missing)} values of the column (first: {preview(missing)}); "
-                    "list every value"
+                    f"order for qid {q!r} misses {len(missing)} values of the column "
+                    f"(first: {preview(list(missing))}); list every value"
                 )
             how = "explicit"
         else:
@@ -200,7 +200,7 @@ def axes(
             )
         numbers = _as_numbers(labels) if how in ("hierarchy", "numeric") else None
         numeric = numbers is not None and bool(np.all(np.diff(numbers) >= 0))
-        coords = numbers if numeric else np.arange(len(labels), dtype=np.float64)
+        coords = numbers if numeric and numbers is not None else np.arange(len(labels), dtype=np.float64)
         out.append(Axis(q, labels, coords, numeric, how == "hierarchy"))
     return out
 
@@ -316,9 +316,15 @@ def _decider(
         # correctly rounded (ties such as 1/3 = 2/6 would break; the DuckDB twin divides exactly)
     )
     stat_cols = [
-        _PID, "dim", "n", (pl.col("i1") - pl.col("i0") + 1).alias("distinct"), width.alias("width"),
-        pl.col("x").alias("pv"), cum.alias("lhs"), (cum - c).alias("before"),
-    ]  # fmt: skip
+        _PID,
+        "dim",
+        "n",
+        (pl.col("i1") - pl.col("i0") + 1).alias("distinct"),
+        width.alias("width"),
+        pl.col("x").alias("pv"),
+        cum.alias("lhs"),
+        (cum - c).alias("before"),
+    ]
     n, lhs, before = pl.col("n"), pl.col("lhs"), pl.col("before")
     if mode == "strict":
         # two strict cuts next to the median: the papers' x <= pv (lhs rows) and, only when
@@ -643,7 +649,8 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
     if options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in task.constraints.models):
         raise InvalidParameterError(
-            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each side are not known "
+            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each "
+            "side are not known "
             "from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute"
         )
     count_dims = [j for j, p in enumerate(modes) if p == "set"]

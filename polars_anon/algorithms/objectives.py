@@ -85,12 +85,13 @@ def gs_factors(gs_factor: float) -> tuple[float, float]:
     return generalization, suppression
 
 
-def aggregate(parts: np.ndarray, weights: np.ndarray, how: str) -> np.ndarray:
+def aggregate(parts: np.ndarray, weights: np.ndarray, how: str | None) -> np.ndarray:
     """Combine per-attribute parts ``(..., m)`` into keys ``(..., width)`` (ARX's aggregate functions).
 
     With ``x = parts * weights``: arithmetic ``sum(x) / m``, geometric
     ``prod(x + 1) ** (1 / m) - 1``, sum, max, and rank: ``x`` sorted in decreasing
-    order, compared lexicographically (width m).
+    order, compared lexicographically (width m); "rank" or None (an objective that does
+    not aggregate) give the rank keys.
 
     >>> p, w = np.array([0.5, 0.0, 1.0]), np.ones(3)
     >>> [round(float(aggregate(p, w, h)[0]), 4) for h in ("arithmetic", "geometric", "sum", "max")]
@@ -820,7 +821,8 @@ def check_settings(
     >>> check_settings("ncp", ["a"], aggregate="sum", gs_factor=None, monotonic=None, weights=None, where="fulldomain")
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: fulldomain: option 'aggregate' applies to metrics ['loss', 'entropy', 'height', 'precision'], not to metric='ncp'
+    polars_anon.errors.InvalidParameterError: fulldomain: option 'aggregate' applies to metrics
+    ['loss', 'entropy', 'height', 'precision'], not to metric='ncp'
     """
     cls = OBJECTIVES[metric]
     for option, given, flag in (

@@ -27,7 +27,7 @@ from typing import get_args
 import polars as pl
 
 from polars_anon._types import DateLevel
-from polars_anon.builders.values import Row, distinct
+from polars_anon.builders.values import distinct
 from polars_anon.errors import InvalidParameterError, preview
 
 __all__ = ["DATE_LEVELS", "check_levels", "rows"]
@@ -114,7 +114,7 @@ def _label(level: str) -> pl.Expr:
     return _span(year, 5 if level == "5years" else 10)
 
 
-def rows(values: Iterable[object], levels: Sequence[str] | None = None, *, root: str = "*") -> list[Row]:
+def rows(values: Iterable[object], levels: Sequence[str] | None = None, *, root: str = "*") -> list[tuple[str, ...]]:
     """Rows ``[leaf, level1, ..., root]`` sorted by day, then by value.
 
     >>> import datetime as dt

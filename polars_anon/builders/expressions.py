@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
-from polars_anon.builders.values import Row, distinct, string_labels
+from polars_anon.builders.values import distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
 
 __all__ = ["COLUMN", "check_levels", "rows"]
@@ -28,7 +28,8 @@ def check_levels(levels: object) -> list[pl.Expr]:
     """A non-empty list of Polars expressions."""
     if isinstance(levels, (str, pl.Expr)) or not isinstance(levels, Sequence) or not levels:
         raise InvalidParameterError(
-            f"from_levels: levels must be a non-empty list of Polars expressions over pl.col({COLUMN!r}), got {levels!r}"
+            f"from_levels: levels must be a non-empty list of Polars expressions over pl.col({COLUMN!r}), "
+            f"got {levels!r}"
         )
     wrong = [(i, type(e).__name__) for i, e in enumerate(levels, 1) if not isinstance(e, pl.Expr)]
     if wrong:
@@ -48,7 +49,8 @@ def _evaluate(frame: pl.DataFrame, number: int, expr: pl.Expr) -> pl.Series:
     empty = frame[COLUMN].filter(labels.is_null()).to_list()
     if empty:
         raise HierarchyError(
-            f"from_levels: level {number} ({expr}) gives no label (null) for {len(empty)} values (first: {preview(empty)})"
+            f"from_levels: level {number} ({expr}) gives no label (null) for {len(empty)} values (first: "
+            f"{preview(empty)})"
         )
     return labels
 
@@ -69,7 +71,7 @@ def _check_nesting(table: pl.DataFrame, names: list[str]) -> None:
             )
 
 
-def rows(values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*") -> list[Row]:
+def rows(values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*") -> list[tuple[str, ...]]:
     """Rows ``[leaf, level1, ..., root]`` sorted by the values.
 
     >>> rows(["33101", "33109", "34000"], [pl.col("v").str.slice(0, 3), pl.col("v").str.slice(0, 1)])

@@ -74,7 +74,7 @@ def check_order(order: object) -> list[str] | None:
     if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
         raise InvalidParameterError(f"ordered: order must be a list of the values in their order, got {order!r}")
     ranked = [str(v) for v in order]
-    twice = [v for v, n in Counter(ranked).items() if n > 1]
+    twice: list[object] = [v for v, n in Counter(ranked).items() if n > 1]
     if twice:
         raise InvalidParameterError(
             f"ordered: order lists {len(twice)} values more than once (first: {preview(twice)})"
@@ -97,13 +97,18 @@ def _sorted_labels(values: Iterable[object], order: list[str] | None) -> list[st
 
 
 def rows(
-    values: Iterable[object], sizes: Sequence[int], *, order: Sequence[object] | None = None,
-    label: str = "[{first}..{last}]", root: str = "*",
-) -> list[Row]:  # fmt: skip
+    values: Iterable[object],
+    sizes: Sequence[int],
+    *,
+    order: Sequence[object] | None = None,
+    label: str = "[{first}..{last}]",
+    root: str = "*",
+) -> list[Row]:
     """Rows ``[leaf, group1, ..., root]`` of the sorted values.
 
     >>> rows(range(1, 6), [2, 2])
-    [['1', '[1..2]', '[1..4]', '*'], ['2', '[1..2]', '[1..4]', '*'], ['3', '[3..4]', '[1..4]', '*'], ['4', '[3..4]', '[1..4]', '*'], ['5', '5', '5', '*']]
+    [['1', '[1..2]', '[1..4]', '*'], ['2', '[1..2]', '[1..4]', '*'], ['3', '[3..4]', '[1..4]', '*'],
+     ['4', '[3..4]', '[1..4]', '*'], ['5', '5', '5', '*']]
     """
     sizes, label = check_sizes(sizes), check_label(label)
     leaves = _sorted_labels(values, check_order(order))
@@ -119,9 +124,13 @@ def rows(
         for start in cut:
             members = spans[start : start + size]
             lo, hi = members[0][0], members[-1][1]
-            name = names[start] if len(members) == 1 else label.format(
-                first=leaves[lo], last=leaves[hi], count=hi - lo + 1, members=",".join(leaves[lo : hi + 1])
-            )  # fmt: skip
+            name = (
+                names[start]
+                if len(members) == 1
+                else label.format(
+                    first=leaves[lo], last=leaves[hi], count=hi - lo + 1, members=",".join(leaves[lo : hi + 1])
+                )
+            )
             other = span_of.setdefault(name, (lo, hi))
             if other != (lo, hi):
                 raise HierarchyError(

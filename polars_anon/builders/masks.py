@@ -47,7 +47,7 @@ def _padded(series: pl.Series, labels: list[str], width: int | None) -> list[str
         )
     widest = max(len(v) for v in labels)
     if width is not None and width < widest:
-        too_wide = [v for v in labels if len(v) > width]
+        too_wide: list[object] = [v for v in labels if len(v) > width]
         raise InvalidParameterError(
             f"masking: width={width} but {len(too_wide)} values have more digits (first: {preview(too_wide)}); "
             f"use width >= {widest}"
@@ -70,12 +70,13 @@ def rows(
         bases = _padded(series, labels, width)
     elif width is not None:
         raise InvalidParameterError(
-            f"masking: width applies to integer values only; these are {series.dtype} and are masked on their own length"
+            f"masking: width applies to integer values only; these are {series.dtype} and are masked on "
+            "their own length"
         )
     else:
         bases = labels
     n = max(len(b) for b in bases) if digits is None else digits
-    out = []
+    out: list[Row] = []
     for base, label in sorted(zip(bases, labels)):
         row = [label]
         for i in range(1, n + 1):

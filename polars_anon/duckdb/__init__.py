@@ -35,7 +35,8 @@ def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = 
     >>> import duckdb, polars_anon as pa
     >>> con = duckdb.connect()
     >>> _ = con.sql("CREATE TABLE people AS SELECT * FROM (VALUES ('F', 1), ('M', 2), ('F', 3), ('M', 4)) t(sex, id)")
-    >>> r = anonymize("people", connection=con, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="id")
+    >>> sex = pa.Hierarchy.suppression(["F", "M"])
+    >>> r = anonymize("people", connection=con, hierarchies={"sex": sex}, k=2, insensitive="id")
     >>> r.table().order("id").fetchall()
     [('F', 1), ('M', 2), ('F', 3), ('M', 4)]
     """

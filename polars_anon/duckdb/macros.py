@@ -38,7 +38,8 @@ def register(con: duckdb.DuckDBPyConnection) -> list[str]:
     for _, text in sql_files():
         con.execute(text)
     rows = con.execute(
-        "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_name LIKE 'anon\\_%' ESCAPE '\\' ORDER BY 1"
+        "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_name LIKE 'anon\\_%' "
+        "ESCAPE '\\' ORDER BY 1"
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -58,7 +59,9 @@ def load_hierarchies(con: duckdb.DuckDBPyConnection, hierarchies: Mapping[str, H
 
     >>> import duckdb, polars_anon as pa
     >>> con = duckdb.connect()
-    >>> load_hierarchies(con, {"sex": pa.Hierarchy.suppression(["F", "M"]), "age": pa.Hierarchy.intervals(range(20, 30), [5])})
+    >>> load_hierarchies(
+    ...     con, {"sex": pa.Hierarchy.suppression(["F", "M"]), "age": pa.Hierarchy.intervals(range(20, 30), [5])}
+    ... )
     >>> con.sql("SELECT hierarchy, count(*) FROM anon_nodes GROUP BY ALL ORDER BY 1").fetchall()
     [('age', 13), ('sex', 3)]
     """
@@ -82,9 +85,11 @@ def _load(con: duckdb.DuckDBPyConnection, name: str, hierarchy: Hierarchy) -> No
     closure = hierarchy.closure.with_columns(pl.lit(name).alias("hierarchy"))
     leaf = pl.Series(hierarchy.is_leaf)
     levels = pl.concat(
-        [hierarchy.level_map(lv).with_columns(pl.lit(lv, dtype=pl.Int64).alias("level"), leaf.alias("leaf"))
-         for lv in range(hierarchy.height)]
-    ).with_columns(pl.lit(name).alias("hierarchy"))  # fmt: skip
+        [
+            hierarchy.level_map(lv).with_columns(pl.lit(lv, dtype=pl.Int64).alias("level"), leaf.alias("leaf"))
+            for lv in range(hierarchy.height)
+        ]
+    ).with_columns(pl.lit(name).alias("hierarchy"))
     for table, frame in (("anon_nodes", nodes), ("anon_closure", closure), ("anon_levels", levels)):
         con.execute(f"DELETE FROM {table} WHERE hierarchy = ?", [name])
         con.register("__anon_frame", frame.to_arrow())

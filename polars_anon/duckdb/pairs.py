@@ -155,8 +155,13 @@ def _check_request(
     if sensitive is not None and sensitive in qids:
         raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
     register(con)
-    for table, what, names in ((original, "qids", qids), (anonymized, "qids", qids), (original, "key", [key]),
-                               (anonymized, "key", [key]), (original, "sensitive", [sensitive])):  # fmt: skip
+    for table, what, names in (
+        (original, "qids", qids),
+        (anonymized, "qids", qids),
+        (original, "key", [key]),
+        (anonymized, "key", [key]),
+        (original, "sensitive", [sensitive]),
+    ):
         columns = _columns(con, table)
         missing = [c for c in names if c is not None and c not in columns]
         if missing:
@@ -219,14 +224,17 @@ class _Codes:
         """One TEMP ENUM per qid: its hierarchy's labels in node order (enum code = node id)."""
         for q, e in zip(self.qids, self.enums):
             con.execute(
-                f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = {_literal(q)} ORDER BY node)"
+                f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = "
+                f"{_literal(q)} ORDER BY node)"
             )
 
     def code_exprs(self) -> list[str]:
         """Per qid, the SQL code of its value."""
         kind = "HUGEINT" if self.big else "BIGINT"
-        return [f"coalesce(enum_code(TRY_CAST({_ident(q)}::VARCHAR AS {e})), {r - 1})::{kind}"
-                for q, e, r in zip(self.qids, self.enums, self.radix)]  # fmt: skip
+        return [
+            f"coalesce(enum_code(TRY_CAST({_ident(q)}::VARCHAR AS {e})), {r - 1})::{kind}"
+            for q, e, r in zip(self.qids, self.enums, self.radix)
+        ]
 
     def decode(self, column: str, suppressed: str | None) -> str:
         """Node-id list of a packed code; the roots (node 0) where `suppressed` holds."""
@@ -259,8 +267,14 @@ def _joined(
     r_all = codes.r_all
     k_col = f", {_ident(key)} AS k" if key else ""
     exprs = codes.code_exprs()
-    o_side = f"SELECT {', '.join(f'{c} AS o{i}' for i, c in enumerate(exprs))}, {s_code} AS sc{k_col} FROM {_ident(original)}"
-    a_side = f"SELECT {' + '.join(f'{c} * {st}' for c, st in zip(exprs, codes.strides))} AS pc{k_col} FROM {_ident(anonymized)}"
+    o_side = (
+        f"SELECT {', '.join(f'{c} AS o{i}' for i, c in enumerate(exprs))}, {s_code} AS sc{k_col} FROM "
+        f"{_ident(original)}"
+    )
+    a_side = (
+        f"SELECT {' + '.join(f'{c} * {st}' for c, st in zip(exprs, codes.strides))} AS pc{k_col} FROM "
+        f"{_ident(anonymized)}"
+    )
     o_cols = [f"o.o{i}" for i in range(len(exprs))]
     oc = " + ".join(f"{c} * {st}" for c, st in zip(o_cols, codes.strides))
     if key is None:
@@ -306,7 +320,8 @@ def _group(
         )
     else:
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, sc, count(*) AS n FROM ({joined}) GROUP BY {group}, sc"
+            f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT {group}, sc, count(*) AS n FROM ({joined}) "
+            f"GROUP BY {group}, sc"
         )
     return f"(SELECT {group}, sum(n) AS n FROM {raw} GROUP BY {group})"
 
@@ -321,7 +336,8 @@ def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: s
         (n_orig,) = con.execute(f"SELECT count(*) FROM {_ident(original)}").fetchall()[0]
         if total != n_orig:
             raise InvalidParameterError(
-                f"key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; "
+                f"key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} "
+                "original rows; "
                 "use a row id column"
             )
 
@@ -363,7 +379,8 @@ def _classes_and_joint_with_s(
             f"SELECT * FROM anon_metric_joint_of(?, ?) UNION ALL "
             f"SELECT r.i AS x, {m}::BIGINT AS y, 'o' AS side, (({o_code} // ?[r.i + 1]) % ?[r.i + 1])::BIGINT AS va, "
             f"sc::BIGINT AS vb, sum(n)::BIGINT AS nab FROM {raw} CROSS JOIN range({m}) AS r(i) GROUP BY ALL UNION ALL "
-            f"SELECT r.i AS x, {m}::BIGINT AS y, 'p' AS side, ps.p[r.i + 1] AS va, ps.s AS vb, sum(ps.size)::BIGINT AS nab "
+            f"SELECT r.i AS x, {m}::BIGINT AS y, 'p' AS side, ps.p[r.i + 1] AS va, ps.s AS vb, "
+            "sum(ps.size)::BIGINT AS nab "
             f"FROM {ps} AS ps CROSS JOIN range({m}) AS r(i) GROUP BY ALL",
             [name, qids, codes.strides, codes.radix],
         )
@@ -386,7 +403,8 @@ def _refuse(con: duckdb.DuckDBPyConnection, q: str, table: str, where: str, enum
         kind = "leaves"
     else:
         rows = con.execute(
-            f"SELECT DISTINCT {col}::VARCHAR AS v FROM {_ident(table)} WHERE TRY_CAST({col}::VARCHAR AS {enum}) IS NULL ORDER BY v LIMIT 6"
+            f"SELECT DISTINCT {col}::VARCHAR AS v FROM {_ident(table)} WHERE TRY_CAST({col}::VARCHAR AS "
+            f"{enum}) IS NULL ORDER BY v LIMIT 6"
         ).fetchall()
         kind = "nodes"
     raise ValueNotInHierarchyError(

@@ -118,7 +118,9 @@ def precision(data: MetricData) -> pl.LazyFrame:
 
 
 def information_loss(data: MetricData) -> pl.LazyFrame:
-    """Information Loss of Byun et al. [paper 003 §2.2.10]: sum over classes e of |e| (sum_ord (e_max - e_min) / |A_j| + sum_unord k_ij / k_j).
+    """Information Loss of Byun et al. [paper 003 §2.2.10].
+
+    The sum over classes e of |e| (sum_ord (e_max - e_min) / |A_j| + sum_unord k_ij / k_j).
 
     Per cell: for a numeric attribute the width of the published node's leaf
     interval over the width of the whole leaf domain (0 when the domain is one

@@ -30,6 +30,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -196,7 +197,7 @@ def fully_suppressed(data: MetricData) -> MetricData:
     extra = [SENSITIVE] if SENSITIVE in data.pairs.columns else []
     keys = [*o_cols, *extra]
     integers = all(data.pairs.schema[c].is_integer() for c in keys)
-    radix = [int(data.pairs[c].max() or 0) + 1 for c in keys] if integers else []
+    radix = [int(cast(int, data.pairs[c].max() or 0)) + 1 for c in keys] if integers else []
     packed = pack_codes([pl.col(c).cast(pl.Int64) for c in keys], radix) if integers else None
     if packed is None:
         grouped = data.pairs.lazy().group_by(keys).agg(pl.col(SIZE).sum()).sort(keys)
@@ -353,7 +354,7 @@ def prepare(
     o_cols = [orig_col(i) for i in range(len(qids))]
     p_cols = [pub_col(i) for i in range(len(qids))]
     # each side becomes node ids before the rows are lined up; the sensitive values become codes too
-    s_labels = None
+    s_labels = s_code = None
     if sensitive:
         values = orig.select(pl.col(sensitive).cast(pl.String).drop_nulls().unique().sort()).collect(
             engine="streaming"
@@ -371,9 +372,7 @@ def prepare(
         packed = None
         o_exprs = [_code(q, h).alias(c) for q, h, c in zip(qids, ordered, o_cols)]
         p_exprs = [_code(q, h).alias(c) for q, h, c in zip(qids, ordered, p_cols)]
-    o_side = orig.select(
-        *([key] if key else []), *o_exprs, *([s_code.alias(SENSITIVE)] if s_labels is not None else [])
-    )
+    o_side = orig.select(*([key] if key else []), *o_exprs, *([s_code.alias(SENSITIVE)] if s_code is not None else []))
     a_side = anon.select(*([key] if key else []), *p_exprs, pl.lit(True).alias(_HIT))
     if key is None:
         n_orig, n_anon = (int(f.item()) for f in collect_apart([orig.select(pl.len()), anon.select(pl.len())]))
@@ -502,17 +501,17 @@ def _check_pairs(
         o, p = pairs[orig_col(i)], pairs[pub_col(i)]
         bad = pairs.filter(o >= h.n_nodes)
         if bad.height:
-            _refuse_values(q, h, orig, "original", bad[SIZE].sum())
+            _refuse_values(q, h, orig, "original", int(bad[SIZE].sum()))
         not_leaf = o.filter(~pl.Series(h.is_leaf).gather(o.clip(0, h.n_nodes - 1))).unique().sort()
         if not_leaf.len():
-            labels = [h.label_of(x) for x in not_leaf.to_list()]
+            labels: list[object] = [h.label_of(x) for x in not_leaf.to_list()]
             raise ValueNotInHierarchyError(
                 f"column {q!r} in the original table: {len(labels)} distinct values are inner nodes of its hierarchy, "
                 f"not leaves (first: {preview(labels)}); the original table must hold ungeneralized values"
             )
         bad = pairs.filter((p >= h.n_nodes) & ~pl.col(SUPPRESSED))
         if bad.height:
-            _refuse_values(q, h, anon, "anonymized", bad[SIZE].sum())
+            _refuse_values(q, h, anon, "anonymized", int(bad[SIZE].sum()))
 
 
 def _refuse_values(q: str, h: Hierarchy, lf: pl.LazyFrame | None, where: str, n_bad: int) -> None:

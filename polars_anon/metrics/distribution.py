@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -103,8 +104,8 @@ def _small_codes(column: pl.Series) -> np.ndarray:
     if (
         column.dtype.is_integer()
         and not column.null_count()
-        and (column.min() or 0) >= 0
-        and (column.max() or 0) < 1 << 20
+        and cast(int, column.min() or 0) >= 0
+        and cast(int, column.max() or 0) < 1 << 20
     ):
         return column.to_numpy().astype(np.int64)
     return column.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()
@@ -172,7 +173,8 @@ def mi_loss(data: MetricData) -> pl.LazyFrame:
     information with an unchanged one.
 
     >>> from polars_anon.metrics._frames import example, value_of
-    >>> round(value_of(mi_loss(example())), 6)  # mean of (gender, race) 0.462098, (gender, habitat) 0.318257, (race, habitat) 0.087208
+    >>> # mean of (gender, race) 0.462098, (gender, habitat) 0.318257, (race, habitat) 0.087208
+    >>> round(value_of(mi_loss(example())), 6)
     0.289188
     """
     columns = [(q, orig_col(i), pub_col(i)) for i, q in enumerate(data.qids)] + [(None, SENSITIVE, SENSITIVE)]

@@ -155,7 +155,7 @@ def k(data: MetricData) -> pl.LazyFrame:
     return _constant(data, data.k, pl.Int64)
 
 
-def _constant(data: MetricData, value: object, dtype: pl.DataType) -> pl.LazyFrame:
+def _constant(data: MetricData, value: object, dtype: pl.DataType | type[pl.DataType]) -> pl.LazyFrame:
     return pl.LazyFrame(
         {"attribute": [None, *data.qids], "value": [value] * (len(data.qids) + 1)},
         schema={"attribute": pl.String, "value": dtype},
@@ -204,7 +204,10 @@ def diameter(data: MetricData) -> pl.LazyFrame:
 
 
 def _max_hamming(t: np.ndarray) -> int:
-    """The largest Hamming distance between two rows of `t` (0 for fewer than two), block by block (at most 4M cells)."""
+    """The largest Hamming distance between two rows of `t` (0 for fewer than two).
+
+    Computed block by block (at most 4M cells).
+    """
     m, best = t.shape[1], 0
     block = max(1, min(256, 4_000_000 // max(1, len(t) * m)))
     for lo in range(0, len(t) - 1, block):

@@ -80,7 +80,8 @@ class Metric:
         between metrics). 0 / 0 gives 0, x / 0 and a null divisor give null.
 
         >>> from polars_anon.metrics._frames import example
-        >>> rows = METRICS["ncp"].normalized(example()).collect().rows()  # 6 / (3 + 36/7); gender 3 / 3; race 3 / (36/7)
+        >>> # 6 / (3 + 36/7); gender 3 / 3; race 3 / (36/7)
+        >>> rows = METRICS["ncp"].normalized(example()).collect().rows()
         >>> [(a, round(v, 6)) for a, v in rows]
         [(None, 0.736842), ('gender', 1.0), ('race', 0.583333)]
         """

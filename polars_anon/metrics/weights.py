@@ -143,7 +143,8 @@ def merge_cost(
     >>> a, cc, d = fig2.id_of("a"), fig2.id_of("c"), fig2.id_of("d")
     >>> round(float(merge_cost(c, {"Q": a}, {"Q": cc}, 2, 1)), 6)  # 2 * 2/6 + 1 * 2/6
     1.0
-    >>> np.round(merge_cost(c, {"Q": a}, {"Q": np.array([cc, d])}, 2, np.array([1, 1])), 6).tolist()  # with d: 2 * 5/6 + 5/6
+    >>> # with d: 2 * 5/6 + 5/6
+    >>> np.round(merge_cost(c, {"Q": a}, {"Q": np.array([cc, d])}, 2, np.array([1, 1])), 6).tolist()
     [1.0, 2.5]
     """
     missing = [q for q in costs if q not in x or q not in y]

@@ -80,8 +80,14 @@ def test_adult_agrees(adult, adult_hierarchies, adult_connection, rep):
 
 
 def test_sql_refusals():
-    con = _connect(ANIMAL_HIERARCHIES, pub=TABLE_IB, orig=TABLE_I, short=TABLE_I.head(4),
-                   bad=TABLE_IB.with_columns(pl.lit("fish").alias("race")), inner=TABLE_IB)  # fmt: skip
+    con = _connect(
+        ANIMAL_HIERARCHIES,
+        pub=TABLE_IB,
+        orig=TABLE_I,
+        short=TABLE_I.head(4),
+        bad=TABLE_IB.with_columns(pl.lit("fish").alias("race")),
+        inner=TABLE_IB,
+    )
     q = "FROM anon_encode_classes('{t}', ['gender', 'race'], {a})"
     cases = [
         ("pub", "representation := 'onehot'", "representation must be one of"),

@@ -32,10 +32,21 @@ PAPER_COLUMNS = [
     "R_20",
 ]
 OUR_COLUMNS = [
-    "gender_M", "gender_F", "gender_*",
-    "race_cat", "race_lion", "race_tiger", "race_dog", "race_wolf", "race_dolphin", "race_whale",
-    "race_felidae", "race_canine", "race_cetaceans", "race_mammals",
-]  # fmt: skip
+    "gender_M",
+    "gender_F",
+    "gender_*",
+    "race_cat",
+    "race_lion",
+    "race_tiger",
+    "race_dog",
+    "race_wolf",
+    "race_dolphin",
+    "race_whale",
+    "race_felidae",
+    "race_canine",
+    "race_cetaceans",
+    "race_mammals",
+]
 # Table III, row by row (l1..l6), in the paper's column order
 TABLE_III = [[T, S, 1, T, T, 0, T, 0, 0, 0, S, T, 0, 1]] * 3 + [[S, T, 1, 0, 0, 0, 0, 0, T, S, 0, 0, 1, 1]] * 3
 

@@ -134,18 +134,35 @@ def test_cli_and_job_write_the_classes_layout(tmp_path, capsys):
     TABLE_IB.write_parquet(tmp_path / "pub.parquet")
     race = "\n".join(f"{leaf};{RACE.label_of(int(RACE.parent[RACE.id_of(leaf)]))};mammals" for leaf in RACE.leaf_labels)
     (tmp_path / "race.csv").write_text(race + "\n")
-    args = ["encode", str(tmp_path / "pub.parquet"), "--original", str(tmp_path / "orig.parquet"), "--layout", "classes",
-            "--hierarchy", "gender=suppress", "--hierarchy", f"race={tmp_path / 'race.csv'}"]  # fmt: skip
+    args = [
+        "encode",
+        str(tmp_path / "pub.parquet"),
+        "--original",
+        str(tmp_path / "orig.parquet"),
+        "--layout",
+        "classes",
+        "--hierarchy",
+        "gender=suppress",
+        "--hierarchy",
+        f"race={tmp_path / 'race.csv'}",
+    ]
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["classes"] == 2
     got = scan_encoded(tmp_path / "pub.proportional").collect()
     assert got.select(OUR_COLUMNS).rows()[3] == pytest.approx(TABLE_III[3], abs=1e-7)
 
     job = Job.from_dict(
-        {"input": "orig.parquet", "output": "out.parquet", "k": 3, "drop": ["id"], "encode": ["fillparent", "random"],
-         "encode_layout": "classes", "qids": {"gender": {"hierarchy": "suppress"}, "race": {"hierarchy": "race.csv"}}},
+        {
+            "input": "orig.parquet",
+            "output": "out.parquet",
+            "k": 3,
+            "drop": ["id"],
+            "encode": ["fillparent", "random"],
+            "encode_layout": "classes",
+            "qids": {"gender": {"hierarchy": "suppress"}, "race": {"hierarchy": "race.csv"}},
+        },
         tmp_path,
-    )  # fmt: skip
+    )
     report = run_job(job)
     assert report["encodings"] == {
         "fillparent": str(tmp_path / "out.fillparent"),
@@ -156,8 +173,19 @@ def test_cli_and_job_write_the_classes_layout(tmp_path, capsys):
     want = encode(published, hierarchies, "fillparent").collect()
     assert scan_encoded(tmp_path / "out.fillparent").collect().equals(want)
     with pytest.raises(InvalidParameterError, match="encode_layout must be one of"):
-        run_job(Job.from_dict({"input": "orig.parquet", "output": "o2.parquet", "k": 3, "encode": ["oneclass"],
-                               "encode_layout": "tall", "qids": {"gender": {"hierarchy": "suppress"}}}, tmp_path))  # fmt: skip
+        run_job(
+            Job.from_dict(
+                {
+                    "input": "orig.parquet",
+                    "output": "o2.parquet",
+                    "k": 3,
+                    "encode": ["oneclass"],
+                    "encode_layout": "tall",
+                    "qids": {"gender": {"hierarchy": "suppress"}},
+                },
+                tmp_path,
+            )
+        )
     assert not (tmp_path / "o2.parquet").exists()
 
 

@@ -14,8 +14,22 @@ from polars_anon.transformers import HierarchyEncoder
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_I_PARTITION
 
 X = TABLE_I.drop("id")
-NAMES = ["gender_M", "gender_F", "gender_*", "race_cat", "race_lion", "race_tiger", "race_dog", "race_wolf",
-         "race_dolphin", "race_whale", "race_felidae", "race_canine", "race_cetaceans", "race_mammals"]  # fmt: skip
+NAMES = [
+    "gender_M",
+    "gender_F",
+    "gender_*",
+    "race_cat",
+    "race_lion",
+    "race_tiger",
+    "race_dog",
+    "race_wolf",
+    "race_dolphin",
+    "race_whale",
+    "race_felidae",
+    "race_canine",
+    "race_cetaceans",
+    "race_mammals",
+]
 
 
 def test_feature_names_round_trip_and_polars_output():

@@ -62,12 +62,14 @@ def test_equal_floats_share_a_partition(budget: int) -> None:
 def test_several_columns_and_types(budget: int) -> None:
     """Strings, nulls, dates, low- and high-cardinality columns in one call: each exact where it is refused."""
     n = 300
-    df = pl.DataFrame({
-        "id": [f"v{i:04d}" for i in range(n)],
-        "party": ["DEM", "REP", None] * (n // 3),
-        "when": pl.date_range(pl.date(2020, 1, 1), pl.date(2020, 1, 1) + pl.duration(days=n - 1), eager=True),
-        "half": [i // 2 for i in range(n)],
-    })  # fmt: skip
+    df = pl.DataFrame(
+        {
+            "id": [f"v{i:04d}" for i in range(n)],
+            "party": ["DEM", "REP", None] * (n // 3),
+            "when": pl.date_range(pl.date(2020, 1, 1), pl.date(2020, 1, 1) + pl.duration(days=n - 1), eager=True),
+            "half": [i // 2 for i in range(n)],
+        }
+    )
     got = distinct_counts(df.lazy(), df.columns, n, budget=budget)
     assert got["id"] == got["when"] == n
     assert got["party"] == 3 if budget > 3 else got["party"] <= IDENTIFYING_SHARE * n

@@ -103,8 +103,17 @@ def test_privacy_models_agree(register: tuple, register_sdf: Any, tmp_path: Path
     """l-diversity of the party: every engine counts (class, party) pairs and publishes the same rows."""
     df, hierarchies = register
     sources = {"duckdb": df, "spark": register_sdf}
-    runs = _run(df, sources, tmp_path, hierarchies=hierarchies, k=5, method="greedy", drop=["voter_id", "name"], insensitive="rid",
-                privacy=[pa.LDiversity("party", l=3)])  # fmt: skip
+    runs = _run(
+        df,
+        sources,
+        tmp_path,
+        hierarchies=hierarchies,
+        k=5,
+        method="greedy",
+        drop=["voter_id", "name"],
+        insensitive="rid",
+        privacy=[pa.LDiversity("party", l=3)],
+    )
     _same(runs)
     assert runs["spark"][1]["privacy"][0]["satisfied"]
 

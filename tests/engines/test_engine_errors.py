@@ -49,7 +49,7 @@ def _tampering(result: EngineAnonymized, change: Callable[[pl.DataFrame], pl.Dat
 
 
 def test_tampered_class_is_refused(engine: str, session: Any, tmp_path: Path) -> None:
-    """One row moved to a class of its own: the engine's group-by of the written table refuses it; nothing is written."""
+    """One row moved to a class of its own: the group-by of the written table refuses it; nothing is written."""
     (tmp_path / "existing.parquet").write_bytes(b"keep")
     result = pa.anonymize(_source(engine, session), engine=engine, **KW)
     _tampering(

@@ -106,7 +106,7 @@ def test_duckdb_job_runs_on_its_own_connection_within_its_memory_limit(work: Pat
 
 
 def test_a_duckdb_job_runs_on_the_connection_its_file_asks_for(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The job's own wiring: the connection the job ran on had the file's memory limit, and no progress bar of DuckDB's."""
+    """The job's own wiring: its connection had the file's memory limit, and no progress bar of DuckDB's."""
     from polars_anon.engines.duckdb import DuckDBEngine
 
     limits: list[tuple[str, bool]] = []
@@ -214,7 +214,8 @@ def test_a_records_method_is_refused_before_the_engine_reads(
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         (
-            "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand to the driver; "
+            "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand "
+            "to the driver; "
             "use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
         )
     ]

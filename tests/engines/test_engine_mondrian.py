@@ -67,8 +67,16 @@ def test_adult_on_duckdb_publishes_the_driver_rows(
         options = {"qids": list(adult_hierarchies), "order": {"occupation": "alphabetical"}, "null": "suppress"}
     want = pa.anonymize(rows, hierarchies=hierarchies, k=10, method="mondrian", insensitive="rid", **options)
     want_rows = want.collect()
-    got = pad.anonymize(rows, connection=duckdb.connect(), hierarchies=hierarchies, k=10, method="mondrian", insensitive="rid",
-                        driver_tuples=1000, **options)  # fmt: skip
+    got = pad.anonymize(
+        rows,
+        connection=duckdb.connect(),
+        hierarchies=hierarchies,
+        k=10,
+        method="mondrian",
+        insensitive="rid",
+        driver_tuples=1000,
+        **options,
+    )
     assert got.collect().equals(want_rows)  # DuckDB keeps the input order
     _same_report(got.report, want.report, 1000)
     if case != "hierarchies":
@@ -142,7 +150,8 @@ def test_below_the_limit_the_road_groups_once(adult_rows: pl.DataFrame, adult_hi
         (
             {"method": "fulldomain"},
             (
-                "the class aggregates have more than 1,000 distinct qid tuples (driver_tuples); method 'fulldomain' runs on "
+                "the class aggregates have more than 1,000 distinct qid tuples (driver_tuples); method "
+                "'fulldomain' runs on "
                 "the driver: raise driver_tuples if the driver can hold them, or use method 'mondrian'"
             ),
         ),
@@ -241,13 +250,19 @@ def test_job_and_cli_refusals_are_one_line(
 
 
 def test_cli_flag_replaces_the_file(job: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``--driver-tuples 5`` over the file's 1000: the job runs its Mondrian rounds in DuckDB, the same rows as Polars."""
+    """``--driver-tuples 5`` over the file's 1000: Mondrian's rounds run in DuckDB, the same rows as Polars."""
     _job(job, 'method = "mondrian"\nengine = "duckdb"\ndriver_tuples = 1000')
     assert cli.main(["anonymize", str(job), "-q", "--driver-tuples", "5"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["details"]["distributed"]["driver_tuples"] == 5 and report["engine"] == "duckdb"
     got = pl.read_parquet(job.parent / "out" / "anon.parquet")
     df = pl.read_parquet(job.parent / "people.parquet")
-    want = pa.anonymize(df, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, qids=["age", "sex"], k=2, method="mondrian",
-                        insensitive="id").collect()  # fmt: skip
+    want = pa.anonymize(
+        df,
+        hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])},
+        qids=["age", "sex"],
+        k=2,
+        method="mondrian",
+        insensitive="id",
+    ).collect()
     assert got.equals(want) and report["n_classes"] > 1

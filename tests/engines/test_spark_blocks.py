@@ -85,8 +85,14 @@ def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
     """Through pa.anonymize: beyond driver_tuples, greedy on Spark is greedy_on_spark (the same rows as the driver's
     blocked greedy), and the report says which cap sent it there; DuckDB has no greedy planner and refuses."""
     df = voter_register(3_000, seed=2).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
-    asked: dict[str, Any] = {"hierarchies": build_hierarchies(df.lazy(), demo_hierarchy_specs()), "k": 10, "method": "greedy", "candidates": 40,
-                             "drop": ["voter_id", "name"], "insensitive": "rid"}  # fmt: skip
+    asked: dict[str, Any] = {
+        "hierarchies": build_hierarchies(df.lazy(), demo_hierarchy_specs()),
+        "k": 10,
+        "method": "greedy",
+        "candidates": 40,
+        "drop": ["voter_id", "name"],
+        "insensitive": "rid",
+    }
     result = pa.anonymize(spark.createDataFrame(df.to_arrow()), engine="spark", driver_tuples=100, **asked)
     assert result.collect().sort("rid").equals(pa.anonymize(df, **asked).collect())
     assert result.report["details"]["distributed"]["driver_tuples"] == 100
@@ -132,7 +138,7 @@ def test_mdav_on_spark_refuses_what_it_does_not_do(
 
 
 def test_the_median_cut_rule_is_the_sorted_half_it_replaced() -> None:
-    """:func:`cut_rule` (through ``_median_cut``) against the cut it replaced: a stable argsort, the median at n // 2."""
+    """:func:`cut_rule` (via ``_median_cut``) against the cut it replaced: a stable argsort, the median at n // 2."""
 
     def reference(values: np.ndarray, k: int) -> np.ndarray:
         n = len(values)

@@ -111,7 +111,8 @@ def test_mdav_accepts_a_date_qid(register: pl.DataFrame, publish: str) -> None:
 def test_job_file_with_a_birth_date_column(register: pl.DataFrame, method: str, tmp_path: Path) -> None:
     register.write_parquet(tmp_path / "voters.parquet")
     (tmp_path / "job.toml").write_text(
-        f'input = "voters.parquet"\noutput = "out.parquet"\nk = {K}\nmethod = "{method}"\ndrop = ["name"]\ninsensitive = ["voter_id"]\n'
+        f'input = "voters.parquet"\noutput = "out.parquet"\nk = {K}\nmethod = "{method}"\ndrop = '
+        '["name"]\ninsensitive = ["voter_id"]\n'
         '[qids.birth]\nhierarchy = { dates = ["month", "year", "5years", "decade"] }\n'
         '[qids.zip]\nhierarchy = { mask = 5 }\n[qids.gender]\nhierarchy = "suppress"\n'
     )

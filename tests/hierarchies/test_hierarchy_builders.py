@@ -50,7 +50,12 @@ def test_dates_golden_on_date_values() -> None:
     assert chain(sub, "2020-02-29") == ["2020-02-29", "2020-02", "2020", "2020-2029", "*"]
     assert chain(sub, "1999-12-31") == ["1999-12-31", "1999-12", "1999", "1990-1999", "*"]
     assert Hierarchy.dates(days, ["decade"]).nodes.filter(pl.col("level") == 1)["label"].to_list() == [
-        "1900-1909", "1990-1999", "2000-2009", "2010-2019", "2020-2029"]  # fmt: skip
+        "1900-1909",
+        "1990-1999",
+        "2000-2009",
+        "2010-2019",
+        "2020-2029",
+    ]
 
 
 def test_dates_from_iso_strings_keep_their_text() -> None:
@@ -108,8 +113,12 @@ def test_datetime_leaves_are_the_pipeline_cast_for_every_unit_and_zone(unit: str
     assert h.leaf_labels == pipeline_labels(s)
     fraction = {"ns": ".123456000", "us": ".123456", "ms": ".123"}[unit]
     offset = {None: "", "UTC": "+00:00", "Europe/Paris": "+01:00", "America/New_York": "-05:00"}[zone]
-    wall = {None: "2020-02-29 23:30:00", "UTC": "2020-02-29 23:30:00", "Europe/Paris": "2020-03-01 00:30:00",
-            "America/New_York": "2020-02-29 18:30:00"}[zone]  # fmt: skip
+    wall = {
+        None: "2020-02-29 23:30:00",
+        "UTC": "2020-02-29 23:30:00",
+        "Europe/Paris": "2020-03-01 00:30:00",
+        "America/New_York": "2020-02-29 18:30:00",
+    }[zone]
     assert f"{wall}{fraction}{offset}" in h.leaf_labels
 
 
@@ -282,7 +291,8 @@ def test_ids_of_agrees_with_id_of_and_refuses_unknown_labels() -> None:
     assert ints.ids_of(pl.Series([31, 35])).tolist() == [ints.id_of("31"), ints.id_of("35")]
     with pytest.raises(
         ValueNotInHierarchyError,
-        match=r"7 distinct values are not nodes of this hierarchy \(root '\*'; first: \['x0', 'x1', 'x2', 'x3', 'x4'\]\)",
+        match=r"7 distinct values are not nodes of this hierarchy \(root '\*'; first: \['x0', 'x1', 'x2', "
+        r"'x3', 'x4'\]\)",
     ):
         FIG2.ids_of(["a", *(f"x{i}" for i in range(7)), "x0"])
     with pytest.raises(ValueNotInHierarchyError, match="None is not a node"):

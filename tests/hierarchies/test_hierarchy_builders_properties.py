@@ -55,8 +55,14 @@ def span(label: str) -> tuple[dt.date, dt.date]:
     return dt.date(int(m[1]), 1, 1), dt.date(int(m[2]), 12, 31)
 
 
-LEVEL_PATTERNS = {"day": r"\d{4}-\d\d-\d\d", "month": r"\d{4}-\d\d", "quarter": r"\d{4}-Q[1-4]", "year": r"\d{4}",
-                  "5years": r"(\d{4})-(\d{4})", "decade": r"(\d{4})-(\d{4})"}  # fmt: skip
+LEVEL_PATTERNS = {
+    "day": r"\d{4}-\d\d-\d\d",
+    "month": r"\d{4}-\d\d",
+    "quarter": r"\d{4}-Q[1-4]",
+    "year": r"\d{4}",
+    "5years": r"(\d{4})-(\d{4})",
+    "decade": r"(\d{4})-(\d{4})",
+}
 
 
 def levels_of(allowed: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
@@ -82,8 +88,10 @@ def check_date_tree(h: Hierarchy, day_of: dict[str, dt.date], levels: list[str])
 
 
 @settings(max_examples=60, deadline=None)
-@given(days=st.lists(st.dates(dt.date(1000, 1, 1), dt.date(2999, 12, 31)), min_size=1, max_size=25),
-       levels=levels_of(DATE_LEVELS[1:]))  # fmt: skip
+@given(
+    days=st.lists(st.dates(dt.date(1000, 1, 1), dt.date(2999, 12, 31)), min_size=1, max_size=25),
+    levels=levels_of(DATE_LEVELS[1:]),
+)
 def test_date_values(days: list[dt.date], levels: list[str]) -> None:
     h = Hierarchy.dates(pl.Series(days, dtype=pl.Date), levels)
     check_date_tree(h, {d.isoformat(): d for d in days}, levels)
@@ -125,8 +133,12 @@ def widths(draw: st.DrawFn) -> list[int]:
 
 
 @settings(max_examples=100, deadline=None)
-@given(values=st.lists(st.integers(-60, 160), min_size=1, max_size=30), ws=widths(),
-       bottom=st.none() | st.integers(-50, 100), top=st.none() | st.integers(-40, 150))  # fmt: skip
+@given(
+    values=st.lists(st.integers(-60, 160), min_size=1, max_size=30),
+    ws=widths(),
+    bottom=st.none() | st.integers(-50, 100),
+    top=st.none() | st.integers(-40, 150),
+)
 def test_intervals_with_bottom_and_top(values: list[int], ws: list[int], bottom: int | None, top: int | None) -> None:
     assume(bottom is None or top is None or bottom < top)
     h = Hierarchy.intervals(values, ws, bottom=bottom, top=top)
@@ -151,8 +163,10 @@ def test_intervals_with_bottom_and_top(values: list[int], ws: list[int], bottom:
 
 
 @settings(max_examples=100, deadline=None)
-@given(values=st.lists(st.integers(-1000, 1000), unique=True, min_size=1, max_size=40),
-       sizes=st.lists(st.integers(2, 4), min_size=1, max_size=3))  # fmt: skip
+@given(
+    values=st.lists(st.integers(-1000, 1000), unique=True, min_size=1, max_size=40),
+    sizes=st.lists(st.integers(2, 4), min_size=1, max_size=3),
+)
 def test_ordered_groups_are_index_ranges(values: list[int], sizes: list[int]) -> None:
     h = Hierarchy.ordered(values, sizes)
     ranked = sorted(values)
@@ -172,15 +186,18 @@ def test_ordered_groups_are_index_ranges(values: list[int], sizes: list[int]) ->
 
 
 @settings(max_examples=100, deadline=None)
-@given(values=st.lists(st.text("0123", min_size=3, max_size=3), unique=True, min_size=1, max_size=20),
-       positions=st.lists(st.integers(0, 2), min_size=1, max_size=3))  # fmt: skip
+@given(
+    values=st.lists(st.text("0123", min_size=3, max_size=3), unique=True, min_size=1, max_size=20),
+    positions=st.lists(st.integers(0, 2), min_size=1, max_size=3),
+)
 def test_from_levels_builds_exactly_when_levels_nest(values: list[str], positions: list[int]) -> None:
     exprs = [pl.lit(f"L{i}:") + pl.col("v").str.slice(p, 1) for i, p in enumerate(positions, 1)]
     labels = {v: [f"L{i}:{v[p]}" for i, p in enumerate(positions, 1)] for v in values}
     nests = all(
         len({labels[v][i + 1] for v in values if labels[v][i] == label}) == 1
-        for i in range(len(positions) - 1) for label in {labels[v][i] for v in values}
-    )  # fmt: skip
+        for i in range(len(positions) - 1)
+        for label in {labels[v][i] for v in values}
+    )
     if not nests:
         with pytest.raises(HierarchyError, match=r"has two parents on level \d+: '.*' \(value '(.{3})'\) and"):
             Hierarchy.from_levels(values, exprs)

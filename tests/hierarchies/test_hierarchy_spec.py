@@ -18,11 +18,13 @@ def test_forms_build_the_same_hierarchies_as_python() -> None:
     ages = pl.Series([12, 18, 37, 95])
     days = pl.Series([dt.date(2020, 2, 29), dt.date(1999, 12, 31)])
     assert hierarchy_from_spec("age", {"intervals": [5, 10], "bottom": 18, "top": 90}, ages) == Hierarchy.intervals(
-        ages, [5, 10], bottom=18, top=90)  # fmt: skip
+        ages, [5, 10], bottom=18, top=90
+    )
     assert hierarchy_from_spec("birth", {"dates": ["month", "year"]}, days) == Hierarchy.dates(days, ["month", "year"])
     assert hierarchy_from_spec("age", {"ordered": [2, 2]}, ages) == Hierarchy.ordered(ages, [2, 2])
-    assert hierarchy_from_spec("edu", {"ordered": [2], "order": ["lo", "mid", "hi"], "label": "{first}+"},
-                               ["hi", "lo", "mid"]).leaf_labels == ["lo", "mid", "hi"]  # fmt: skip
+    assert hierarchy_from_spec(
+        "edu", {"ordered": [2], "order": ["lo", "mid", "hi"], "label": "{first}+"}, ["hi", "lo", "mid"]
+    ).leaf_labels == ["lo", "mid", "hi"]
     zips = hierarchy_from_spec("zip", {"mask": 5, "width": 5}, pl.Series([501]))
     assert zips.labels == ["*****", "0****", "00***", "005**", "0050*", "501"]
 
@@ -60,7 +62,8 @@ BAD_SPECS = [  # spec, what the message must say (besides the qid)
     ),
     (
         {"dates": "year"},
-        r"hierarchy key 'dates' is invalid: .*non-empty list of names from \['day', 'month', 'quarter', 'year', '5years', 'decade'\]",
+        r"hierarchy key 'dates' is invalid: .*non-empty list of names from \['day', 'month', "
+        r"'quarter', 'year', '5years', 'decade'\]",
     ),
     ({"dates": []}, r"hierarchy key 'dates' is invalid: .*non-empty list"),
     (
@@ -82,11 +85,13 @@ BAD_SPECS = [  # spec, what the message must say (besides the qid)
     ({"path": "a.csv", "separator": ";;"}, r"hierarchy key 'separator' must be one character"),
     (
         {},
-        r"unknown hierarchy spec \{\}; a table names exactly one kind of \['path', 'mask', 'intervals', 'dates', 'ordered'\]",
+        r"unknown hierarchy spec \{\}; a table names exactly one kind of \['path', 'mask', "
+        r"'intervals', 'dates', 'ordered'\]",
     ),
     (
         {"mask": 5, "intervals": [5]},
-        r"hierarchy spec \{'mask': 5, 'intervals': \[5\]\} gives 2 kinds; a table names exactly one kind of \['path', 'mask'",
+        r"hierarchy spec \{'mask': 5, 'intervals': \[5\]\} gives 2 kinds; a table names exactly one "
+        r"kind of \['path', 'mask'",
     ),
     (5, r"hierarchy must be \"file.csv\", \"suppress\", or a table with one of path, mask, intervals, dates, ordered"),
     ("", r"hierarchy must be"),
@@ -166,11 +171,16 @@ def test_job_file_integer_zip_codes_merge_on_their_padded_prefix(tmp_path: Path)
 
 
 def test_job_file_dates_and_coded_intervals(tmp_path: Path) -> None:
-    df = pl.DataFrame({
-        "birth": [dt.date(2020, 2, 29), dt.date(2020, 3, 1), dt.date(1999, 12, 31), dt.date(1999, 11, 30)],
-        "age": [4, 3, 95, 91],
-    })  # fmt: skip
-    qids = '[qids.birth]\nhierarchy = { dates = ["month", "year", "decade"] }\n[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 18, top = 90 }'
+    df = pl.DataFrame(
+        {
+            "birth": [dt.date(2020, 2, 29), dt.date(2020, 3, 1), dt.date(1999, 12, 31), dt.date(1999, 11, 30)],
+            "age": [4, 3, 95, 91],
+        }
+    )
+    qids = (
+        '[qids.birth]\nhierarchy = { dates = ["month", "year", "decade"] }\n[qids.age]\nhierarchy = '
+        "{ intervals = [5, 10], bottom = 18, top = 90 }"
+    )
     assert cli.main(["anonymize", str(_job(tmp_path, df, qids))]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")
     assert out.rows() == [("2020", "<18"), ("2020", "<18"), ("1999", ">=90"), ("1999", ">=90")]

@@ -128,8 +128,14 @@ def test_refusals_name_the_culprit(adult_hierarchies: dict[str, pa.Hierarchy]) -
 def test_options_go_to_the_methods_that_take_them(
     adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy]
 ) -> None:
-    t = explore(adult.head(2000), hierarchies={q: adult_hierarchies[q] for q in ["sex", "race"]}, k=[5], methods=["fulldomain", "mondrian"],
-                max_suppressed=7, mode="relaxed")  # fmt: skip
+    t = explore(
+        adult.head(2000),
+        hierarchies={q: adult_hierarchies[q] for q in ["sex", "race"]},
+        k=[5],
+        methods=["fulldomain", "mondrian"],
+        max_suppressed=7,
+        mode="relaxed",
+    )
     opts = {m: json.loads(o) for m, o in t.select("method", "options").iter_rows()}
     defaults = {"aggregate": None, "gs_factor": None, "monotonic": None, "weights": None}  # the objective's own options
     assert opts["fulldomain"] == {"max_suppressed": 7} | defaults

@@ -1,4 +1,4 @@
-"""The HTML report: written with the table (all or nothing), rendered from the JSON alone, and shown by a real browser."""
+"""The HTML report: written with the table (all or nothing), rendered from the JSON alone, shown by a browser."""
 
 from __future__ import annotations
 
@@ -27,8 +27,10 @@ SECTIONS = ["summary", "published", "privacy", "utility", "lattice", "parameters
 def _job(tmp_path: Path, adult_dir: Path, extra: str = "") -> Path:
     qids = "\n".join(f'[qids.{q}]\nhierarchy = "{adult_dir}/adult_hierarchy_{q}.csv"' for q in QIDS5)
     job = tmp_path / "job.toml"
-    job.write_text(f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/adult_k10.parquet"\nk = 10\n'
-                   f'sensitive = "salary-class"\nmax_suppressed = 100\n{extra}\n{qids}\n')  # fmt: skip
+    job.write_text(
+        f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/adult_k10.parquet"\nk = 10\n'
+        f'sensitive = "salary-class"\nmax_suppressed = 100\n{extra}\n{qids}\n'
+    )
     return job
 
 
@@ -158,11 +160,23 @@ def test_a_failing_page_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 # ----------------------------------------------------------------- in a real browser
-_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]  # fmt: skip
-_PROBE = ("<img id=broken alt=broken src=\"data:image/svg+xml;base64,AAAA\"><script>window.addEventListener('load', () => "
-          "{ document.body.dataset.images = JSON.stringify(Array.from(document.images, i => [i.alt, i.complete, i.naturalWidth])); "
-          "});</script></body>")  # fmt: skip
+_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
+_PROBE = (
+    "<img id=broken alt=broken src=\"data:image/svg+xml;base64,AAAA\"><script>window.addEventListener('load', () => "
+    "{ document.body.dataset.images = JSON.stringify(Array.from(document.images, i => [i.alt, "
+    "i.complete, i.naturalWidth])); "
+    "});</script></body>"
+)
 
 
 def _chromium() -> str:
@@ -174,14 +188,22 @@ def _chromium() -> str:
 
 def _browse(browser: str, page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run([browser, *_FLAGS, f"--user-data-dir={profile}", *args, page.as_uri()],
-                              capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+        return subprocess.run(
+            [browser, *_FLAGS, f"--user-data-dir={profile}", *args, page.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
     except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as exc:
         pytest.skip(f"Chromium could not run headless here: {str(exc)[:200]}")
 
 
 def test_the_page_renders_in_chromium(adult_run: tuple[Path, dict, str], tmp_path: Path) -> None:
-    """Every plot decodes (naturalWidth > 0; a deliberately broken image shows the probe can fail) and the page is not blank."""
+    """Every plot decodes and the page is not blank.
+
+    naturalWidth > 0; a deliberately broken image shows the probe can fail.
+    """
     from PIL import Image
 
     browser = _chromium()

@@ -22,10 +22,14 @@ T = pl.DataFrame(
 )
 H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
 RUNS = [(name, {}) for name in sorted(METHODS)] + [
-    ("fulldomain", {"max_suppressed": 4}), ("datafly", {"suppress": "root", "max_suppressed": 0}),
-    ("greedy", {"metric": "ncp", "first": "smallest", "partners": "all"}), ("mondrian", {"mode": "relaxed"}),
-    ("mdav", {"publish": "aggregate"}), ("mdav", {"sensitive": "party"}), ("fulldomain", {"null": "suppress"}),
-]  # fmt: skip
+    ("fulldomain", {"max_suppressed": 4}),
+    ("datafly", {"suppress": "root", "max_suppressed": 0}),
+    ("greedy", {"metric": "ncp", "first": "smallest", "partners": "all"}),
+    ("mondrian", {"mode": "relaxed"}),
+    ("mdav", {"publish": "aggregate"}),
+    ("mdav", {"sensitive": "party"}),
+    ("fulldomain", {"null": "suppress"}),
+]
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 
 
@@ -87,7 +91,11 @@ def test_the_schema_is_strict(tmp_path: Path) -> None:
     res = pa.anonymize(T, hierarchies=H, k=4, insensitive="id")
     res.sink_parquet(tmp_path / "t.parquet")
     report = json.loads((tmp_path / "t.report.json").read_text())
-    for bad in ({**report, "undocumented": 1}, {**report, "details": {**report["details"], "rounds": 3}},
-                {**report, "loss": 1.5}, {k: v for k, v in report.items() if k != "n_rows"}):  # fmt: skip
+    for bad in (
+        {**report, "undocumented": 1},
+        {**report, "details": {**report["details"], "rounds": 3}},
+        {**report, "loss": 1.5},
+        {k: v for k, v in report.items() if k != "n_rows"},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             VALIDATOR.validate(bad)

@@ -77,55 +77,117 @@ def _level(h: str, level: object, top: int, root: str = "*") -> str:
 
 # (id, SQL, expected message pattern); every pattern names the culprit
 MACRO_CASES = [
-    ("class_sizes: a qid that is not a column", "FROM anon_class_sizes('t', ['x', 'zz'])", _missing("qids", ["zz"], "t", T_COLUMNS)),
-    ("class_sizes: no qid is a column", "FROM anon_class_sizes('t', ['zz', 'w'])", _missing("qids", ["zz", "w"], "t", T_COLUMNS)),
-    ("class_sizes: unknown qid, empty table", "FROM anon_class_sizes('e', ['zz'])", _missing("qids", ["zz"], "e", T_COLUMNS)),
+    (
+        "class_sizes: a qid that is not a column",
+        "FROM anon_class_sizes('t', ['x', 'zz'])",
+        _missing("qids", ["zz"], "t", T_COLUMNS),
+    ),
+    (
+        "class_sizes: no qid is a column",
+        "FROM anon_class_sizes('t', ['zz', 'w'])",
+        _missing("qids", ["zz", "w"], "t", T_COLUMNS),
+    ),
+    (
+        "class_sizes: unknown qid, empty table",
+        "FROM anon_class_sizes('e', ['zz'])",
+        _missing("qids", ["zz"], "e", T_COLUMNS),
+    ),
     ("class_sizes: empty qids", "FROM anon_class_sizes('t', [])", QIDS_EMPTY.pattern()),
     ("class_sizes: k = 0", "FROM anon_class_sizes('t', ['x'], k := 0)", K_NOT_INTEGER.pattern(k=0)),
     ("class_sizes: k = 1.5 (was rounded)", "FROM anon_class_sizes('t', ['x'], k := 1.5)", K_NOT_INTEGER.pattern(k=1.5)),
     ("class_sizes: k a string", "FROM anon_class_sizes('t', ['x'], k := '2')", K_NOT_INTEGER.pattern(k="2")),
     ("class_sizes: k NULL", "FROM anon_class_sizes('t', ['x'], k := NULL)", K_NOT_INTEGER.pattern(k=None)),
     ("class_sizes: k = 0 on an empty table", "FROM anon_class_sizes('e', ['x'], k := 0)", K_NOT_INTEGER.pattern(k=0)),
-    ("k_summary: a qid that is not a column", "FROM anon_k_summary('t', ['y', 'zz'], k := 2)", _missing("qids", ["zz"], "t", T_COLUMNS)),
+    (
+        "k_summary: a qid that is not a column",
+        "FROM anon_k_summary('t', ['y', 'zz'], k := 2)",
+        _missing("qids", ["zz"], "t", T_COLUMNS),
+    ),
     ("k_summary: empty qids", "FROM anon_k_summary('t', [], k := 2)", QIDS_EMPTY.pattern()),
     ("k_summary: k = -1", "FROM anon_k_summary('t', ['x'], k := -1)", K_NOT_INTEGER.pattern(k=-1)),
-    ("k_summary: k = 2.0 (a DOUBLE)", "FROM anon_k_summary('t', ['x'], k := 2.0::DOUBLE)", K_NOT_INTEGER.pattern(k=2.0)),
+    (
+        "k_summary: k = 2.0 (a DOUBLE)",
+        "FROM anon_k_summary('t', ['x'], k := 2.0::DOUBLE)",
+        K_NOT_INTEGER.pattern(k=2.0),
+    ),
     ("k_summary: k = true", "FROM anon_k_summary('t', ['x'], k := true)", K_NOT_INTEGER.pattern(k=True)),
     ("generalize: hierarchy not loaded", "SELECT anon_generalize('height', 23, 1)", NO_HIERARCHY.pattern(qid="height")),
     ("generalize: level above the root", "SELECT anon_generalize('age', 23, 4)", _level("age", 4, 3)),
     ("generalize: negative level", "SELECT anon_generalize('age', 23, -1)", _level("age", -1, 3)),
     ("generalize: level 1.5", "SELECT anon_generalize('age', 23, 1.5)", _level("age", 1.5, 3)),
-    ("generalize: an inner node is not a leaf", "SELECT anon_generalize('age', '20-24', 1)", NOT_A_LEAF.pattern(column="age", value="20-24")),
-    ("generalize: a value outside the hierarchy", "SELECT anon_generalize('age', 19, 1)", NOT_A_LEAF.pattern(column="age", value="19")),
-    ("generalize: an INTEGER zip loses its leading zero", "SELECT anon_generalize('zip', zip, 2) FROM t",
-     NOT_A_LEAF.pattern(column="zip", value="2139")),
+    (
+        "generalize: an inner node is not a leaf",
+        "SELECT anon_generalize('age', '20-24', 1)",
+        NOT_A_LEAF.pattern(column="age", value="20-24"),
+    ),
+    (
+        "generalize: a value outside the hierarchy",
+        "SELECT anon_generalize('age', 19, 1)",
+        NOT_A_LEAF.pattern(column="age", value="19"),
+    ),
+    (
+        "generalize: an INTEGER zip loses its leading zero",
+        "SELECT anon_generalize('zip', zip, 2) FROM t",
+        NOT_A_LEAF.pattern(column="zip", value="2139"),
+    ),
     ("level_map: hierarchy not loaded", "FROM anon_level_map('height', 1)", NO_HIERARCHY.pattern(qid="height")),
     ("level_map: level above the root", "FROM anon_level_map('age', 9)", _level("age", 9, 3)),
-    ("mondrian: k above the rows (was a class of 3 < k)", "FROM anon_mondrian('e_coords', 'e_tuples', k := 4)",
-     K_ABOVE_ROWS.pattern(k=4, n_rows=3)),
+    (
+        "mondrian: k above the rows (was a class of 3 < k)",
+        "FROM anon_mondrian('e_coords', 'e_tuples', k := 4)",
+        K_ABOVE_ROWS.pattern(k=4, n_rows=3),
+    ),
     ("mondrian: k = 0", "FROM anon_mondrian('e_coords', 'e_tuples', k := 0)", K_NOT_INTEGER.pattern(k=0)),
     ("mondrian: k = 2.5", "FROM anon_mondrian('e_coords', 'e_tuples', k := 2.5)", K_NOT_INTEGER.pattern(k=2.5)),
-    ("mondrian: split", "FROM anon_mondrian('e_coords', 'e_tuples', split := 'loose')",
-     CHOICE.pattern(name="split", allowed=["strict", "relaxed"], value="loose")),
-    ("mondrian: empty tuples table", "FROM anon_mondrian('e_coords', 'z_tuples', k := 2)", EMPTY_TABLE.pattern(table="z_tuples")),
-    ("encode: representation", "FROM anon_encode_classes('a', ['gender'], representation := 'onehot')",
-     CHOICE.pattern(name="representation", value="onehot")),
-    ("encode: a qid that is not a column", "FROM anon_encode_classes('a', ['gender', 'zz'], representation := 'oneclass')",
-     _missing("qids", ["zz"], "a", TABLE_IB.columns)),
+    (
+        "mondrian: split",
+        "FROM anon_mondrian('e_coords', 'e_tuples', split := 'loose')",
+        CHOICE.pattern(name="split", allowed=["strict", "relaxed"], value="loose"),
+    ),
+    (
+        "mondrian: empty tuples table",
+        "FROM anon_mondrian('e_coords', 'z_tuples', k := 2)",
+        EMPTY_TABLE.pattern(table="z_tuples"),
+    ),
+    (
+        "encode: representation",
+        "FROM anon_encode_classes('a', ['gender'], representation := 'onehot')",
+        CHOICE.pattern(name="representation", value="onehot"),
+    ),
+    (
+        "encode: a qid that is not a column",
+        "FROM anon_encode_classes('a', ['gender', 'zz'], representation := 'oneclass')",
+        _missing("qids", ["zz"], "a", TABLE_IB.columns),
+    ),
     ("encode: empty qids", "FROM anon_encode_classes('a', [], representation := 'oneclass')", QIDS_EMPTY.pattern()),
-    ("metric: a qid missing from the anonymized table", "FROM anon_ncp('o', 'a_nogender', ['gender', 'race'])",
-     _missing("qids", ["gender"], "a_nogender", ["id", "race"])),
+    (
+        "metric: a qid missing from the anonymized table",
+        "FROM anon_ncp('o', 'a_nogender', ['gender', 'race'])",
+        _missing("qids", ["gender"], "a_nogender", ["id", "race"]),
+    ),
     ("metric: empty qids", "FROM anon_ncp('o', 'a', [])", QIDS_EMPTY.pattern()),
-    ("metric pairs in SQL: a qid missing from the anonymized table", "FROM anon_metric_pairs('o', 'a_nogender', ['race', 'gender'])",
-     _missing("qids", ["gender"], "a_nogender", ["id", "race"])),
-    ("t_closeness: distance", "FROM anon_t_closeness('t', ['x'], 'y', distance := 'tree')",
-     CHOICE.pattern(name="t-closeness on 'y': distance", value="tree")),
-    ("t_closeness: hierarchy not loaded, empty table", "FROM anon_t_closeness('e', ['x'], 'y', distance := 'hierarchical')",
-     HIERARCHY_NOT_LOADED.pattern(where="t-closeness on 'y': ", name="y")),
-    ("t_closeness: an INTEGER zip loses its leading zero", "FROM anon_t_closeness('t', ['x'], 'zip', distance := 'hierarchical')",
-     NOT_A_LEAF.pattern(column="zip", value="2139")),
+    (
+        "metric pairs in SQL: a qid missing from the anonymized table",
+        "FROM anon_metric_pairs('o', 'a_nogender', ['race', 'gender'])",
+        _missing("qids", ["gender"], "a_nogender", ["id", "race"]),
+    ),
+    (
+        "t_closeness: distance",
+        "FROM anon_t_closeness('t', ['x'], 'y', distance := 'tree')",
+        CHOICE.pattern(name="t-closeness on 'y': distance", value="tree"),
+    ),
+    (
+        "t_closeness: hierarchy not loaded, empty table",
+        "FROM anon_t_closeness('e', ['x'], 'y', distance := 'hierarchical')",
+        HIERARCHY_NOT_LOADED.pattern(where="t-closeness on 'y': ", name="y"),
+    ),
+    (
+        "t_closeness: an INTEGER zip loses its leading zero",
+        "FROM anon_t_closeness('t', ['x'], 'zip', distance := 'hierarchical')",
+        NOT_A_LEAF.pattern(column="zip", value="2139"),
+    ),
     ("metric by name: empty qids", "FROM anon_metric('discernibility', 'o', 'a', [])", QIDS_EMPTY.pattern()),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("sql", "pattern"), [c[1:] for c in MACRO_CASES], ids=[c[0] for c in MACRO_CASES])
@@ -202,10 +264,20 @@ def test_sql_messages_file_is_generated_from_the_templates() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(value=st.one_of(st.text(st.characters(exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"),
-                                             include_characters=" \n\t\\'\"")), st.integers(-10**6, 10**6),
-                       st.booleans(), st.none(), st.sampled_from([1.5, 2.0, -0.25])),
-       names=st.lists(st.text("ab'\" _\\", max_size=4), max_size=3))  # fmt: skip
+@given(
+    value=st.one_of(
+        st.text(
+            st.characters(
+                exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"), include_characters=" \n\t\\'\""
+            )
+        ),
+        st.integers(-(10**6), 10**6),
+        st.booleans(),
+        st.none(),
+        st.sampled_from([1.5, 2.0, -0.25]),
+    ),
+    names=st.lists(st.text("ab'\" _\\", max_size=4), max_size=3),
+)
 def test_sql_messages_equal_the_python_text(con: duckdb.DuckDBPyConnection, value: object, names: list[str]) -> None:
     """Each anon_msg_* macro gives the Python text for the same fields (repr of strings, lists, None, bools)."""
     assert con.execute("SELECT anon_msg_k_not_integer(?)", [value]).fetchone()[0] == K_NOT_INTEGER(k=value)
@@ -276,8 +348,9 @@ def _sql(con: duckdb.DuckDBPyConnection, qids: list[str], k: object) -> tuple[st
     k=st.one_of(st.integers(-2, 5), st.sampled_from([1.5, 2.0, True, False, "2", None])),
     data=st.data(),
 )
-def test_polars_and_sql_refuse_alike(con: duckdb.DuckDBPyConnection, known: list[str], unknown: list[str], k: object,
-                                     data: st.DataObject) -> None:  # fmt: skip
+def test_polars_and_sql_refuse_alike(
+    con: duckdb.DuckDBPyConnection, known: list[str], unknown: list[str], k: object, data: st.DataObject
+) -> None:
     """Same refusal (same words, the frame read as table 't'), or the same summary and classes."""
     qids = data.draw(st.permutations(known + unknown))
     assert _sql(con, qids, k) == _python(qids, k)

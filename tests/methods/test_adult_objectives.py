@@ -35,8 +35,15 @@ ARX9 = [
 ARX8 = [q for q in ARX9 if q != "occupation"]  # TestUtilityMetrics*: occupation is the sensitive attribute
 
 
+_TUPLES: dict[tuple[str, ...], pl.DataFrame] = {}
+
+
 def tuples(adult: pl.DataFrame, qids: list[str]) -> pl.DataFrame:
-    return adult.group_by(qids).len("size").with_columns(pl.col("size").cast(pl.UInt32)).sort(qids)
+    """Adult's class aggregates over `qids`, computed once per qid list (every test reads the same Adult)."""
+    key = tuple(qids)
+    if key not in _TUPLES:
+        _TUPLES[key] = adult.group_by(qids).len("size").with_columns(pl.col("size").cast(pl.UInt32)).sort(qids)
+    return _TUPLES[key]
 
 
 @pytest.fixture(scope="module")

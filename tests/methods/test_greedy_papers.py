@@ -52,9 +52,13 @@ def test_table_i_with_nllm_keeps_gender() -> None:
     + (M,whale) = 6/7; then the three F rows -> [F, mammals].
     """
     assert run("nllm") == [
-        ("l1", "M", "mammals"), ("l2", "F", "mammals"), ("l3", "F", "mammals"),
-        ("l4", "M", "mammals"), ("l5", "M", "mammals"), ("l6", "F", "mammals"),
-    ]  # fmt: skip
+        ("l1", "M", "mammals"),
+        ("l2", "F", "mammals"),
+        ("l3", "F", "mammals"),
+        ("l4", "M", "mammals"),
+        ("l5", "M", "mammals"),
+        ("l6", "F", "mammals"),
+    ]
 
 
 def test_table_i_paper_000_variant() -> None:

@@ -257,7 +257,8 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
 
     TABLE.write_parquet(tmp_path / "in.parquet")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 3\nmethod = "mdav"\npublish = "aggregate"\ninsensitive = ["id"]\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 3\nmethod = "mdav"\npublish = '
+        '"aggregate"\ninsensitive = ["id"]\n'
         '[qids.age]\nhierarchy = { intervals = [10, 50] }\n[qids.sex]\nhierarchy = "suppress"\n'
     )
     assert main(["anonymize", str(tmp_path / "job.toml")]) == 0
@@ -269,7 +270,8 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
     [
         (
             {"pubish": "permute"},
-            r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', 'block_size', 'numeric', 'blocks'\]",
+            r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', "
+            r"'block_size', 'numeric', 'blocks'\]",
         ),
         ({"publish": "swap"}, r"option 'publish' must be one of \['permute', 'aggregate'\], got 'swap'"),
         ({"distance": "euclid"}, r"option 'distance' must be one of \['gower', 'ahmad_dey'\], got 'euclid'"),

@@ -225,7 +225,8 @@ def test_job_file_and_namespace(tmp_path: Path) -> None:
         + "\n"
     )
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\nmode = "relaxed"\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = '
+        '"id"\nmode = "relaxed"\n'
         '[qids.education]\nhierarchy = "edu.csv"\n[qids.zip]\nhierarchy = { mask = 5 }\n'
     )
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
@@ -278,7 +279,8 @@ def test_job_file_qid_without_hierarchy(tmp_path: Path) -> None:
     mondrian publishes it as a set (categorical) or a range (numeric)."""
     FIG26.write_parquet(tmp_path / "in.parquet")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\n[qids.education]\n[qids.zip]\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = '
+        '"id"\n[qids.education]\n[qids.zip]\n'
     )
     job = Job.load(tmp_path / "job.toml")
     assert job.qids == {"education": None, "zip": None}
@@ -295,7 +297,8 @@ def test_job_file_mixes_qids_with_and_without_hierarchy(tmp_path: Path) -> None:
     df = FIG26.with_columns(pl.col("zip").cast(pl.String))
     df.write_parquet(tmp_path / "in.parquet")
     (tmp_path / "job.toml").write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = "id"\n[qids.education]\n[qids.zip]\nhierarchy = { mask = 5 }\n'
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = '
+        '"id"\n[qids.education]\n[qids.zip]\nhierarchy = { mask = 5 }\n'
     )
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     out = pl.read_parquet(tmp_path / "out.parquet")

@@ -83,7 +83,8 @@ def test_job_file_qid_without_hierarchy_needs_a_method_that_takes_it(tmp_path) -
     before = sorted(p.name for p in tmp_path.iterdir())
     with pytest.raises(
         InvalidParameterError,
-        match=r"qids \['c'\] have no hierarchy, and method 'greedy' needs one for every qid; .*\[qids.c\] hierarchy = .*'mondrian'",
+        match=r"qids \['c'\] have no hierarchy, and method 'greedy' needs one for every qid; .*\[qids.c\] "
+        r"hierarchy = .*'mondrian'",
     ):
         run_job(Job.from_dict({**raw, "method": "greedy"}, tmp_path))
     with pytest.raises(InvalidParameterError, match=r"method 'fulldomain' needs one for every qid"):

@@ -47,7 +47,8 @@ def _both(
     con.register("__long", long.to_arrow())
     con.register("__tuples", tuples.to_arrow())
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE mond_coords AS FROM __long; CREATE OR REPLACE TEMP TABLE mond_tuples AS FROM __tuples"
+        "CREATE OR REPLACE TEMP TABLE mond_coords AS FROM __long; CREATE OR REPLACE TEMP TABLE "
+        "mond_tuples AS FROM __tuples"
     )
     if count_dims is None:  # the macro's default
         sql = con.sql("FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?)", params=[k, mode]).pl()
@@ -107,7 +108,8 @@ def test_random_tables_same_partition(
 
 def test_sql_refuses_bad_arguments(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE e_coords AS SELECT 0::BIGINT AS t, 0::BIGINT AS dim, 0::BIGINT AS x, 0.0::DOUBLE AS v"
+        "CREATE OR REPLACE TEMP TABLE e_coords AS SELECT 0::BIGINT AS t, 0::BIGINT AS dim, 0::BIGINT "
+        "AS x, 0.0::DOUBLE AS v"
     )
     con.execute("CREATE OR REPLACE TEMP TABLE e_tuples AS SELECT 0::BIGINT AS t, 3::BIGINT AS size")
     with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):

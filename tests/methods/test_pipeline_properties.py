@@ -105,8 +105,11 @@ def exhaustive(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(t=tables(), k=st.integers(1, 4), budget=st.one_of(st.none(), st.integers(0, 12)))
-@example(t=(pl.DataFrame({"q0": ["a0", "a1"], "q1": ["b0", "b0"]}), {"q0": [["a0", "*"], ["a1", "*"]], "q1": [["b0", "*"]]}),
-         k=2, budget=None)  # fmt: skip
+@example(
+    t=(pl.DataFrame({"q0": ["a0", "a1"], "q1": ["b0", "b0"]}), {"q0": [["a0", "*"], ["a1", "*"]], "q1": [["b0", "*"]]}),
+    k=2,
+    budget=None,
+)
 def test_fulldomain_is_the_optimum_of_the_lattice(
     t: tuple[pl.DataFrame, dict[str, Rows]], k: int, budget: int | None
 ) -> None:
@@ -141,9 +144,11 @@ def by_hand(
 
 
 METHOD_OPTIONS = [(name, {}) for name in sorted(METHODS)] + [
-    ("datafly", {"suppress": "root"}), ("mondrian", {"mode": "relaxed"}), ("mdav", {"publish": "aggregate"}),
+    ("datafly", {"suppress": "root"}),
+    ("mondrian", {"mode": "relaxed"}),
+    ("mdav", {"publish": "aggregate"}),
     ("fulldomain", {"max_suppressed": 3}),
-]  # fmt: skip
+]
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -36,8 +36,14 @@ def test_hand_checked_case() -> None:
     df = pl.DataFrame({"age": ["21", "21", "25", "31", "31", "35", "35"], "sex": ["F", "F", "F", "M", "M", "M", "F"]})
     res = pa.anonymize(df, hierarchies={"age": AGE, "sex": SEX}, k=2, method="topdown")
     assert res.collect().rows() == [
-        ("20-29", "F"), ("20-29", "F"), ("20-29", "F"), ("31", "M"), ("31", "M"), ("35", "*"), ("35", "*"),
-    ]  # fmt: skip
+        ("20-29", "F"),
+        ("20-29", "F"),
+        ("20-29", "F"),
+        ("31", "M"),
+        ("31", "M"),
+        ("35", "*"),
+        ("35", "*"),
+    ]
     assert res.report["loss"] == pytest.approx(3 / 14)
     assert res.report["details"]["set_aside"] == [3, 1]
     assert res.report["details"]["repaired"] == 1

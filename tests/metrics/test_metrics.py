@@ -154,8 +154,15 @@ def test_report_metrics_from_a_levels_map() -> None:
 def files(tmp_path: Path) -> Path:
     TABLE_I.write_parquet(tmp_path / "t.parquet")
     TABLE_IB.write_csv(tmp_path / "tb.csv")
-    rows = ["cat;felidae;mammals", "lion;felidae;mammals", "tiger;felidae;mammals", "dog;canine;mammals",
-            "wolf;canine;mammals", "dolphin;cetaceans;mammals", "whale;cetaceans;mammals"]  # fmt: skip
+    rows = [
+        "cat;felidae;mammals",
+        "lion;felidae;mammals",
+        "tiger;felidae;mammals",
+        "dog;canine;mammals",
+        "wolf;canine;mammals",
+        "dolphin;cetaceans;mammals",
+        "whale;cetaceans;mammals",
+    ]
     (tmp_path / "race.csv").write_text("\n".join(rows) + "\n")
     return tmp_path
 
@@ -188,8 +195,10 @@ def test_cli_prints_a_table_and_writes_json(files: Path, capsys: pytest.CaptureF
 
 def test_cli_takes_a_job_file(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
     job = files / "job.toml"
-    job.write_text('input = "t.parquet"\noutput = "out.parquet"\nk = 3\n[qids.gender]\nhierarchy = "suppress"\n'
-                   '[qids.race]\nhierarchy = "race.csv"\n')  # fmt: skip
+    job.write_text(
+        'input = "t.parquet"\noutput = "out.parquet"\nk = 3\n[qids.gender]\nhierarchy = "suppress"\n'
+        '[qids.race]\nhierarchy = "race.csv"\n'
+    )
     assert (
         main(["metrics", str(files / "t.parquet"), str(files / "tb.csv"), "--job", str(job), "--names", "cost,k"]) == 0
     )

@@ -200,9 +200,22 @@ T_STAR_I_ALL = {
     "mi_loss": sum(MI_D.values()) / 3,  # the qids of T* are constant: no mutual information left
 }
 SCALE_I = {  # the metrics normalized by their own range
-    "alteration": 100, "modified": 100, "deleted": 100, "deleted_of_modified": 100, "loss": 1, "precision": 1, "cm": 1,
-    "hellinger": 1, "cramers_v": 1, "c_avg": 6 / 3, "diameter": 2, "k": 6, "min_class_size": 6, "n_classes": 6, "suppressed": 6,
-}  # fmt: skip
+    "alteration": 100,
+    "modified": 100,
+    "deleted": 100,
+    "deleted_of_modified": 100,
+    "loss": 1,
+    "precision": 1,
+    "cm": 1,
+    "hellinger": 1,
+    "cramers_v": 1,
+    "c_avg": 6 / 3,
+    "diameter": 2,
+    "k": 6,
+    "min_class_size": 6,
+    "n_classes": 6,
+    "suppressed": 6,
+}
 
 
 def test_table_i_normalized() -> None:

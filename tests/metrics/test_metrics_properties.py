@@ -22,14 +22,36 @@ from tests.strategies import tables
 
 QIDS = ["q0", "q1"]
 CELL_MONOTONE = [
-    "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "modified", "deleted",
-    "iloss", "granularity", "loss", "ambiguity", "information_loss",
-]  # fmt: skip
+    "distortion",
+    "ncp",
+    "total",
+    "llm",
+    "nllm",
+    "wllm",
+    "wnllm",
+    "modified",
+    "deleted",
+    "iloss",
+    "granularity",
+    "loss",
+    "ambiguity",
+    "information_loss",
+]
 ALL_BUT_SENSITIVE = [n for n, m in METRICS.items() if not m.needs_sensitive]  # aliases included
 WITHIN_T_STAR = [
-    "distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm", "ambiguity", "information_loss", "discernibility",
-    "absolute_distance", "relative_distance",
-]  # fmt: skip
+    "distortion",
+    "ncp",
+    "total",
+    "llm",
+    "nllm",
+    "wllm",
+    "wnllm",
+    "ambiguity",
+    "information_loss",
+    "discernibility",
+    "absolute_distance",
+    "relative_distance",
+]
 """Metrics that T* bounds for any truthful publication (entropy and the squared distance error are not bounded:
 a node's leaves can be more evenly spread, or their mean further away, than the whole domain's)."""
 

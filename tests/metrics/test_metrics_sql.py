@@ -22,9 +22,16 @@ from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
 from tests.metrics.test_metrics_properties import publications
 
 HELPERS = {
-    "anon_metric_pairs", "anon_metric_nodes", "anon_metric_cells_of", "anon_metric_classes_of",
-    "anon_metric_levels_of", "anon_metric_pairwise_of", "anon_metric_joint_of", "anon_metric_refuse", "anon_metric_edge_cost_of",
-}  # fmt: skip
+    "anon_metric_pairs",
+    "anon_metric_nodes",
+    "anon_metric_cells_of",
+    "anon_metric_classes_of",
+    "anon_metric_levels_of",
+    "anon_metric_pairwise_of",
+    "anon_metric_joint_of",
+    "anon_metric_refuse",
+    "anon_metric_edge_cost_of",
+}
 
 
 def _macro_names() -> set[str]:
@@ -37,15 +44,17 @@ def test_every_metric_has_a_macro_and_back() -> None:
     assert _macro_names() - HELPERS == {m.sql for m in METRICS.values()} | {m.sql + "_of" for m in METRICS.values()}
 
 
-def _sql(con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None,
-         k: int | None) -> pl.DataFrame:  # fmt: skip
+def _sql(
+    con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None, k: int | None
+) -> pl.DataFrame:
     return con.sql(
         f"FROM {METRICS[name].sql}('o', 'a', ?, key := ?, sensitive := ?, k := ?)", params=[qids, key, sensitive, k]
     ).pl()
 
 
-def _sql_of(con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None,
-            k: int | None) -> pl.DataFrame:  # fmt: skip
+def _sql_of(
+    con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None, k: int | None
+) -> pl.DataFrame:
     """The fast form: pairs materialized once per (key, sensitive) by metric_pairs, then anon_<name>_of."""
     table = f"pr_{key or 'pos'}_{sensitive or 'nos'}".replace("-", "_")
     if table not in {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}:
@@ -90,14 +99,32 @@ FIG2_PUBLISHED = FIG2_ORIGINAL.with_columns(
 AGES = pa.Hierarchy.intervals([30, 31, 35, 38, 52], [5, 10])
 SMALL = {
     "table_i": (TABLE_I.with_columns(HABITAT), TABLE_IB.with_columns(HABITAT), ANIMAL_HIERARCHIES, "habitat", None, 3),
-    "table_i_untouched": (TABLE_I.with_columns(HABITAT), TABLE_I.with_columns(HABITAT), ANIMAL_HIERARCHIES, "habitat", None, None),
-    "table_i_suppressed": (TABLE_I.with_columns(HABITAT), TABLE_IB.with_columns(HABITAT).filter(pl.col("id") != "l6"),
-                           ANIMAL_HIERARCHIES, "habitat", "id", 2),
+    "table_i_untouched": (
+        TABLE_I.with_columns(HABITAT),
+        TABLE_I.with_columns(HABITAT),
+        ANIMAL_HIERARCHIES,
+        "habitat",
+        None,
+        None,
+    ),
+    "table_i_suppressed": (
+        TABLE_I.with_columns(HABITAT),
+        TABLE_IB.with_columns(HABITAT).filter(pl.col("id") != "l6"),
+        ANIMAL_HIERARCHIES,
+        "habitat",
+        "id",
+        2,
+    ),
     "figure_2": (FIG2_ORIGINAL, FIG2_PUBLISHED, {"Q": FIG2, "G": pa.Hierarchy.suppression(["M", "F"])}, "S", None, 2),
-    "numeric": (pl.DataFrame({"age": [30, 31, 35, 38, 52], "g": list("FMFMF")}),
-                pl.DataFrame({"age": ["30-34", "30-34", "35", "30-39", "*"], "g": ["*", "*", "F", "M", "F"]}),
-                {"age": AGES, "g": pa.Hierarchy.suppression(["F", "M"])}, None, None, 1),
-}  # fmt: skip
+    "numeric": (
+        pl.DataFrame({"age": [30, 31, 35, 38, 52], "g": list("FMFMF")}),
+        pl.DataFrame({"age": ["30-34", "30-34", "35", "30-39", "*"], "g": ["*", "*", "F", "M", "F"]}),
+        {"age": AGES, "g": pa.Hierarchy.suppression(["F", "M"])},
+        None,
+        None,
+        1,
+    ),
+}
 
 
 @pytest.fixture(scope="module", params=sorted(SMALL))
@@ -205,10 +232,9 @@ def test_every_macro_matches_polars_on_random_hierarchies(p: tuple) -> None:
     con = _connect(original, published, hs)
     prepared = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in METRICS:
-        assert_agree(_sql(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name)
-        assert_agree(
-            _sql_of(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](prepared).collect(), name
-        )
+        want = METRICS[name](prepared).collect()
+        assert_agree(_sql(con, name, list(hs), key=None, sensitive="s", k=2), want, name)
+        assert_agree(_sql_of(con, name, list(hs), key=None, sensitive="s", k=2), want, name)
 
 
 @pytest.mark.parametrize("name", sorted(set(METRICS) - {"k"}))

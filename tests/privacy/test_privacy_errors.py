@@ -12,11 +12,13 @@ from polars_anon.job import Job
 from polars_anon.messages import NOT_A_LEAF
 
 H = {"age": pa.Hierarchy.intervals(range(20, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
-T = pl.DataFrame({
-    "age": [21, 22, 23, 24, 31, 32, 33, 34],
-    "sex": ["F", "M"] * 4,
-    "disease": ["flu", "flu", "cold", "cold", "flu", "cancer", "cold", "flu"],
-})  # fmt: skip
+T = pl.DataFrame(
+    {
+        "age": [21, 22, 23, 24, 31, 32, 33, 34],
+        "sex": ["F", "M"] * 4,
+        "disease": ["flu", "flu", "cold", "cold", "flu", "cancer", "cold", "flu"],
+    }
+)
 
 
 def run(**kw):

@@ -16,11 +16,13 @@ from polars_anon.privacy.uniqueness import estimates, pitman, zayatz
 
 # Li et al. 2007, t-Closeness, Table 3 (the 3-diverse patient table): salaries 3k..11k, one
 # patient each; the three classes hold {3k, 4k, 5k}, {6k, 8k, 11k} and {7k, 9k, 10k}.
-SALARY = pl.DataFrame({
-    "zip": ["476**"] * 3 + ["4790*"] * 3 + ["476**"] * 3,
-    "age": ["2*"] * 3 + [">=40"] * 3 + ["3*"] * 3,
-    "salary": [3, 4, 5, 6, 8, 11, 7, 9, 10],
-})  # fmt: skip
+SALARY = pl.DataFrame(
+    {
+        "zip": ["476**"] * 3 + ["4790*"] * 3 + ["476**"] * 3,
+        "age": ["2*"] * 3 + [">=40"] * 3 + ["3*"] * 3,
+        "salary": [3, 4, 5, 6, 8, 11, 7, 9, 10],
+    }
+)
 
 
 def _measures(model, table=SALARY, qids=("zip", "age")) -> dict[tuple, float]:

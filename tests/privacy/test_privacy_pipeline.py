@@ -17,12 +17,14 @@ from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
 H = {"age": pa.Hierarchy.intervals(range(20, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
-T = pl.DataFrame({
-    "age": [21, 22, 23, 24, 31, 32, 33, 34, 25, 26],
-    "sex": ["F", "M"] * 5,
-    "disease": ["flu", "flu", "flu", "cold", "flu", "cancer", "cold", "flu", "flu", "flu"],
-    "zip": ["1", "2", "1", "2", "1", "2", "1", "2", "1", "2"],
-})  # fmt: skip
+T = pl.DataFrame(
+    {
+        "age": [21, 22, 23, 24, 31, 32, 33, 34, 25, 26],
+        "sex": ["F", "M"] * 5,
+        "disease": ["flu", "flu", "flu", "cold", "flu", "cancer", "cold", "flu", "flu", "flu"],
+        "zip": ["1", "2", "1", "2", "1", "2", "1", "2", "1", "2"],
+    }
+)
 
 
 def _diverse(out: pl.DataFrame, l: int) -> bool:
@@ -39,9 +41,12 @@ def test_every_method_publishes_l_diverse_classes(method: str) -> None:
 
 def test_several_models_and_several_sensitive_attributes() -> None:
     res = pa.anonymize(
-        T, hierarchies=H, k=2, sensitive=["disease", "zip"],
+        T,
+        hierarchies=H,
+        k=2,
+        sensitive=["disease", "zip"],
         privacy=[pa.LDiversity("disease", l=2), pa.LDiversity("zip", l=2), pa.TCloseness("disease", t=0.5)],
-    )  # fmt: skip
+    )
     out = res.collect()
     assert _diverse(out, 2)
     assert out.group_by("age", "sex").agg(pl.col("zip").n_unique())["zip"].min() >= 2
@@ -178,8 +183,13 @@ def test_namespace_passes_models_through() -> None:
 
 def test_delta_presence_and_k_map_with_a_population() -> None:
     population = pl.concat([T, T.with_columns(pl.col("disease").reverse()), T.head(4)])
-    res = pa.anonymize(T, hierarchies=H, k=1, privacy=[pa.DeltaPresence(population, dmax=0.45), pa.KMap(3, population=population)],
-                       insensitive=["zip", "disease"])  # fmt: skip
+    res = pa.anonymize(
+        T,
+        hierarchies=H,
+        k=1,
+        privacy=[pa.DeltaPresence(population, dmax=0.45), pa.KMap(3, population=population)],
+        insensitive=["zip", "disease"],
+    )
     out = res.collect()
     pub = population.lazy().anon.generalize(H, res.report["details"]["levels"]).collect()
     pop = pub.group_by("age", "sex").len("p")
@@ -198,8 +208,15 @@ def test_wide_and_long_counts_give_the_same_result(wide: bool, monkeypatch) -> N
     if not wide:
         monkeypatch.setattr(sys.modules["polars_anon.anonymize"], "WIDE", 1)
     nulls = T.with_columns(pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise(pl.col("sex")).alias("sex"))
-    res = pa.anonymize(nulls, hierarchies=H, k=2, method="greedy", null="suppress", insensitive="zip",
-                       privacy=[pa.LDiversity("disease", l=2), pa.TCloseness("disease", t=0.4)])  # fmt: skip
+    res = pa.anonymize(
+        nulls,
+        hierarchies=H,
+        k=2,
+        method="greedy",
+        null="suppress",
+        insensitive="zip",
+        privacy=[pa.LDiversity("disease", l=2), pa.TCloseness("disease", t=0.4)],
+    )
     out = res.collect()
     assert _diverse(out, 2)
     assert res.report["privacy"][1]["max_measure"] == pytest.approx(0.4, abs=0.4)
@@ -235,7 +252,17 @@ def test_reports_with_models_match_the_schema(tmp_path) -> None:
 
     validator = jsonschema.Draft202012Validator(schema())
     for method, kw in (("fulldomain", {}), ("mdav", {"qids": ["age", "sex"], "hierarchies": {}})):
-        res = pa.anonymize(T, **({"hierarchies": H} | kw), k=2, method=method, insensitive="zip",
-                           privacy=[pa.LDiversity("disease", l=2), pa.AverageRisk(0.5), pa.PopulationUniqueness(0.5, sampling_fraction=0.5)])  # fmt: skip
+        res = pa.anonymize(
+            T,
+            **({"hierarchies": H} | kw),
+            k=2,
+            method=method,
+            insensitive="zip",
+            privacy=[
+                pa.LDiversity("disease", l=2),
+                pa.AverageRisk(0.5),
+                pa.PopulationUniqueness(0.5, sampling_fraction=0.5),
+            ],
+        )
         res.sink_parquet(tmp_path / f"{method}.parquet")
         validator.validate(json.loads((tmp_path / f"{method}.report.json").read_text()))

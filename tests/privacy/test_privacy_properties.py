@@ -86,7 +86,7 @@ def test_class_measures_equal_the_reference_loop(t, model) -> None:
     want = {c: reference_measure(model, v, overall) for c, v in ref.classes(rows, QIDS, "s").items()}
     got = class_measures(df, QIDS, model)
     assert got.height == len(want)
-    for q0, q1, size, measure, _ok in got.iter_rows():
+    for q0, q1, _size, measure, _ok in got.iter_rows():
         expected = want[(q0, q1)]
         assert (math.isinf(measure) and math.isinf(expected)) or measure == pytest.approx(expected, abs=1e-12)
 
@@ -160,8 +160,9 @@ def test_mdav_aggregate_clusters_satisfy_every_model(t, k, model) -> None:
     df, _ = t
     assume(k <= df.height)
     try:
-        out = pa.anonymize(df, qids=QIDS, hierarchies={}, insensitive="row", k=k, method="mdav", publish="aggregate",
-                           privacy=[model]).collect()  # fmt: skip
+        out = pa.anonymize(
+            df, qids=QIDS, hierarchies={}, insensitive="row", k=k, method="mdav", publish="aggregate", privacy=[model]
+        ).collect()
     except InfeasibleError:
         return
     assert _satisfies(out, [model], ref.distribution(df["s"].to_list()), k)

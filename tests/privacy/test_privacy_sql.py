@@ -92,12 +92,19 @@ def _hierarchical(attribute: str, h: pa.Hierarchy, name: str | None = None, t: f
 
 
 @settings(max_examples=30, deadline=None)
-@given(n_leaves=st.integers(1, 7), q=st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=40),
-       t=st.sampled_from([0.0, 0.1, 0.25, 0.5]), data=st.data())  # fmt: skip
+@given(
+    n_leaves=st.integers(1, 7),
+    q=st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=40),
+    t=st.sampled_from([0.0, 0.1, 0.25, 0.5]),
+    data=st.data(),
+)
 def test_hierarchical_closeness_matches_python_on_random_hierarchies(
     n_leaves: int, q: list[str], t: float, data
 ) -> None:
-    """Random trees (uneven depths, leaves under inner nodes and under the root) and tables using some of their leaves."""
+    """Random trees and tables using some of their leaves.
+
+    The trees have uneven depths, leaves under inner nodes and under the root.
+    """
     leaves = [f"v{i}" for i in range(n_leaves)]
     h = pa.Hierarchy.from_dict({"*": _tree(data, leaves, "g")})
     s = data.draw(st.lists(st.sampled_from(leaves), min_size=len(q), max_size=len(q)))
@@ -129,8 +136,10 @@ def test_hierarchical_closeness_hand_example() -> None:
     con = duckdb.connect()
     load_hierarchies(con, {"disease": h})
     con.register("t", t.to_arrow())
-    rows = con.sql("SELECT class.q, size, measure, satisfied "
-                   "FROM anon_t_closeness('t', ['q'], 's', t := 0.5, distance := 'hierarchical', hierarchy := 'disease')").fetchall()  # fmt: skip
+    rows = con.sql(
+        "SELECT class.q, size, measure, satisfied "
+        "FROM anon_t_closeness('t', ['q'], 's', t := 0.5, distance := 'hierarchical', hierarchy := 'disease')"
+    ).fetchall()
     assert [r[:2] for r in rows] == [("x", 2), ("y", 4), ("z", 2)]
     assert [r[2] for r in rows] == pytest.approx([5 / 8, 1 / 8, 1 / 2])
     assert [r[3] for r in rows] == [False, True, True]

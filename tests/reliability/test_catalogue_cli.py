@@ -157,8 +157,15 @@ def test_no_traceback_reaches_the_terminal(case: str, work: Path) -> None:
     _, args, culprit = next(c for c in CASES if c[0] == case)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     with unchanged(work):
-        proc = subprocess.run([sys.executable, "-m", "polars_anon.cli", *(a.replace("{w}", str(work)) for a in args)],
-                              capture_output=True, text=True, env=env, cwd=work, timeout=120, check=False)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "polars_anon.cli", *(a.replace("{w}", str(work)) for a in args)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=work,
+            timeout=120,
+            check=False,
+        )
     assert proc.returncode == 2 and proc.stdout == ""
     one_line_error(proc.stderr, culprit)
 
@@ -179,7 +186,12 @@ def test_demo_drops_the_direct_identifiers(tmp_path: Path, capsys: pytest.Captur
     report = json.loads((tmp_path / "d" / "report.json").read_text())
     assert published.columns == ["zip", "gender", "race", "birth_year", "party"]
     assert {c["name"]: c["type"] for c in report["columns"]} == {
-        "voter_id": "identifying", "name": "identifying", "zip": "quasi-identifier", "gender": "quasi-identifier",
-        "race": "quasi-identifier", "birth_year": "quasi-identifier", "party": "sensitive",
-    }  # fmt: skip
+        "voter_id": "identifying",
+        "name": "identifying",
+        "zip": "quasi-identifier",
+        "gender": "quasi-identifier",
+        "race": "quasi-identifier",
+        "birth_year": "quasi-identifier",
+        "party": "sensitive",
+    }
     assert "voter_id and name were dropped" in capsys.readouterr().out

@@ -34,61 +34,95 @@ def render(keys: dict[str, str | None], qids: str = QIDS) -> str:
     return "".join(f"{k} = {v}\n" for k, v in merged.items()) + qids
 
 
-CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = [
-    # (id, keys over BASE, [qids] tables, words the message must contain)
-    ("seed-string", {"seed": '"x"'}, QIDS, ("key 'seed'", "'x'")),
-    ("mask-string", {}, '[qids.age]\nhierarchy = { mask = "five" }\n', ("qid 'age'", "'mask'", "'five'")),
-    ("separator-number", {"separator": "5"}, QIDS, ("key 'separator'", "got 5")),
-    ("separator-two-chars", {"separator": '";;"'}, QIDS, ("'separator'", "';;'")),
-    ("k-string", {"k": '"5"'}, QIDS, ("key 'k'", "'5'")),
-    ("k-float", {"k": "2.5"}, QIDS, ("key 'k'", "2.5")),
-    ("k-zero", {"k": "0"}, QIDS, ("k must be an integer >= 1, got 0",)),
-    ("k-above-rows", {"k": "13"}, QIDS, ("k=13", "12 rows")),
-    ("k-missing", {"k": None}, QIDS, ("missing required key 'k'",)),
-    ("input-missing-key", {"input": None}, QIDS, ("missing required key 'input'",)),
-    ("input-missing-file", {"input": '"missing.parquet"'}, QIDS, ("missing.parquet", "does not exist")),
-    ("input-not-utf8", {"input": '"bad.csv"'}, QIDS, ("bad.csv", "not UTF-8", "0xe9")),
-    ("qids-a-list", {"qids": '["age"]'}, "", ("key 'qids'", "['age']")),
-    ("qids-empty", {}, "[qids]\n", ("[qids] must name at least one column",)),
-    ("qid-not-a-column", {}, QIDS + '[qids.zip]\nhierarchy = "suppress"\n', ("qids ['zip']",)),
-    ("qid-table-unknown-key", {}, '[qids.age]\nhierarchy = "suppress"\nlevels = 3\n', ("[qids.age]", "['levels']")),
-    ("hierarchy-a-number", {}, "[qids.age]\nhierarchy = 5\n", ("qid 'age'", "got 5")),
-    ("hierarchy-file-missing", {}, '[qids.age]\nhierarchy = "nope.csv"\n', ("qid 'age'", "nope.csv")),
-    ("hierarchy-intervals-string", {}, '[qids.age]\nhierarchy = { intervals = "5" }\n', ("qid 'age'", "'intervals'")),
-    ("hierarchy-width-string", {}, '[qids.age]\nhierarchy = { mask = 2, width = "x" }\n', ("qid 'age'", "'width'", "'x'")),
-    ("hierarchy-unknown-kind", {}, "[qids.age]\nhierarchy = { digits = 3 }\n", ("qid 'age'", "digits")),
-    ("no-hierarchy-for-fulldomain", {}, "[qids.age]\n[qids.sex]\n", ("['age', 'sex'] have no hierarchy", "fulldomain")),
-    ("method-unknown", {"method": '"magic"'}, QIDS, ("method", "'magic'")),
-    ("metric-for-datafly", {"method": '"datafly"', "metric": '"ncp"'}, QIDS, ("method 'datafly' takes no metric",)),
-    ("metric-unknown", {"metric": '"nllm"'}, QIDS, ("metric of method 'fulldomain'", "'nllm'")),
-    ("null-unknown", {"null": '"drop"'}, QIDS, ("null must be one of", "'drop'")),
-    ("nulls-refused", {"input": '"nulls.parquet"'}, QIDS, ("column 'age' has 2 null values",)),
-    ("encode-unknown", {"encode": '["magic"]'}, QIDS, ("'magic'",)),
-    ("encode-layout", {"encode_layout": '"tall"'}, QIDS, ("encode_layout", "'tall'")),
-    ("report-is-an-encoding", {"encode": '["fillparent"]', "report": '"out/anon.fillparent.parquet"'}, QIDS,
-     ("anon.fillparent.parquet", "named twice")),
-    ("report-number", {"report": "5"}, QIDS, ("key 'report'", "got 5")),
-    ("report-is-the-output", {"report": '"out/anon.parquet"'}, QIDS, ("anon.parquet", "named twice")),
-    ("drop-number", {"drop": "5"}, QIDS, ("key 'drop'", "got 5")),
-    ("qid-in-drop", {"drop": '["age"]'}, QIDS, ("qids ['age'] are also in drop",)),
-    ("sensitive-in-drop", {"sensitive": '"party"', "drop": '"party"'}, QIDS, ("sensitive 'party' is also in drop",)),
-    ("sensitive-is-a-qid", {"sensitive": '"age"'}, QIDS, ("sensitive 'age' is also a quasi-identifier",)),
-    ("undeclared-identifier", {"insensitive": None}, QIDS, ("column 'id' is not declared", "drop=['id']", "insensitive=['id']")),
-    ("option-unknown", {"foo": "3"}, QIDS, ("method 'fulldomain' does not take option 'foo'",)),
-    ("option-wrong-type", {"max_suppressed": '"3"'}, QIDS, ("option 'max_suppressed'", "'3'")),
-    ("mondrian-mode", {"method": '"mondrian"', "mode": '"loose"'}, QIDS, ("option 'mode'", "'loose'")),
-    ("output-a-folder", {"output": '"folder.parquet"'}, QIDS, ("folder.parquet", "folder")),
-    ("output-dot-csv", {"output": '".csv"'}, QIDS, (".csv'", ".parquet")),
-    ("output-csv", {"output": '"anon.csv"'}, QIDS, ("anon.csv", ".parquet")),
-    ("output-exists", {"output": '"t.parquet"'}, QIDS, ("t.parquet", "exists", "--overwrite")),
-    ("output-under-a-file", {"output": '"t.csv/anon.parquet"'}, QIDS, ("t.csv", "is a file")),
-] + [
-    (f"{name}-unknown-option", {"method": f'"{name}"', "bogus": "1"}, QIDS, (f"method {name!r}", "'bogus'"))
-    for name in sorted(METHODS)
-] + [
-    (f"{name}-option-{f.name}-wrong-type", {"method": f'"{name}"', f.name: "[[1]]"}, QIDS, (f"option {f.name!r}",))
-    for name in sorted(METHODS) for f in dataclasses.fields(METHODS[name].options)
-]  # fmt: skip
+CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
+    [
+        # (id, keys over BASE, [qids] tables, words the message must contain)
+        ("seed-string", {"seed": '"x"'}, QIDS, ("key 'seed'", "'x'")),
+        ("mask-string", {}, '[qids.age]\nhierarchy = { mask = "five" }\n', ("qid 'age'", "'mask'", "'five'")),
+        ("separator-number", {"separator": "5"}, QIDS, ("key 'separator'", "got 5")),
+        ("separator-two-chars", {"separator": '";;"'}, QIDS, ("'separator'", "';;'")),
+        ("k-string", {"k": '"5"'}, QIDS, ("key 'k'", "'5'")),
+        ("k-float", {"k": "2.5"}, QIDS, ("key 'k'", "2.5")),
+        ("k-zero", {"k": "0"}, QIDS, ("k must be an integer >= 1, got 0",)),
+        ("k-above-rows", {"k": "13"}, QIDS, ("k=13", "12 rows")),
+        ("k-missing", {"k": None}, QIDS, ("missing required key 'k'",)),
+        ("input-missing-key", {"input": None}, QIDS, ("missing required key 'input'",)),
+        ("input-missing-file", {"input": '"missing.parquet"'}, QIDS, ("missing.parquet", "does not exist")),
+        ("input-not-utf8", {"input": '"bad.csv"'}, QIDS, ("bad.csv", "not UTF-8", "0xe9")),
+        ("qids-a-list", {"qids": '["age"]'}, "", ("key 'qids'", "['age']")),
+        ("qids-empty", {}, "[qids]\n", ("[qids] must name at least one column",)),
+        ("qid-not-a-column", {}, QIDS + '[qids.zip]\nhierarchy = "suppress"\n', ("qids ['zip']",)),
+        ("qid-table-unknown-key", {}, '[qids.age]\nhierarchy = "suppress"\nlevels = 3\n', ("[qids.age]", "['levels']")),
+        ("hierarchy-a-number", {}, "[qids.age]\nhierarchy = 5\n", ("qid 'age'", "got 5")),
+        ("hierarchy-file-missing", {}, '[qids.age]\nhierarchy = "nope.csv"\n', ("qid 'age'", "nope.csv")),
+        (
+            "hierarchy-intervals-string",
+            {},
+            '[qids.age]\nhierarchy = { intervals = "5" }\n',
+            ("qid 'age'", "'intervals'"),
+        ),
+        (
+            "hierarchy-width-string",
+            {},
+            '[qids.age]\nhierarchy = { mask = 2, width = "x" }\n',
+            ("qid 'age'", "'width'", "'x'"),
+        ),
+        ("hierarchy-unknown-kind", {}, "[qids.age]\nhierarchy = { digits = 3 }\n", ("qid 'age'", "digits")),
+        (
+            "no-hierarchy-for-fulldomain",
+            {},
+            "[qids.age]\n[qids.sex]\n",
+            ("['age', 'sex'] have no hierarchy", "fulldomain"),
+        ),
+        ("method-unknown", {"method": '"magic"'}, QIDS, ("method", "'magic'")),
+        ("metric-for-datafly", {"method": '"datafly"', "metric": '"ncp"'}, QIDS, ("method 'datafly' takes no metric",)),
+        ("metric-unknown", {"metric": '"nllm"'}, QIDS, ("metric of method 'fulldomain'", "'nllm'")),
+        ("null-unknown", {"null": '"drop"'}, QIDS, ("null must be one of", "'drop'")),
+        ("nulls-refused", {"input": '"nulls.parquet"'}, QIDS, ("column 'age' has 2 null values",)),
+        ("encode-unknown", {"encode": '["magic"]'}, QIDS, ("'magic'",)),
+        ("encode-layout", {"encode_layout": '"tall"'}, QIDS, ("encode_layout", "'tall'")),
+        (
+            "report-is-an-encoding",
+            {"encode": '["fillparent"]', "report": '"out/anon.fillparent.parquet"'},
+            QIDS,
+            ("anon.fillparent.parquet", "named twice"),
+        ),
+        ("report-number", {"report": "5"}, QIDS, ("key 'report'", "got 5")),
+        ("report-is-the-output", {"report": '"out/anon.parquet"'}, QIDS, ("anon.parquet", "named twice")),
+        ("drop-number", {"drop": "5"}, QIDS, ("key 'drop'", "got 5")),
+        ("qid-in-drop", {"drop": '["age"]'}, QIDS, ("qids ['age'] are also in drop",)),
+        (
+            "sensitive-in-drop",
+            {"sensitive": '"party"', "drop": '"party"'},
+            QIDS,
+            ("sensitive 'party' is also in drop",),
+        ),
+        ("sensitive-is-a-qid", {"sensitive": '"age"'}, QIDS, ("sensitive 'age' is also a quasi-identifier",)),
+        (
+            "undeclared-identifier",
+            {"insensitive": None},
+            QIDS,
+            ("column 'id' is not declared", "drop=['id']", "insensitive=['id']"),
+        ),
+        ("option-unknown", {"foo": "3"}, QIDS, ("method 'fulldomain' does not take option 'foo'",)),
+        ("option-wrong-type", {"max_suppressed": '"3"'}, QIDS, ("option 'max_suppressed'", "'3'")),
+        ("mondrian-mode", {"method": '"mondrian"', "mode": '"loose"'}, QIDS, ("option 'mode'", "'loose'")),
+        ("output-a-folder", {"output": '"folder.parquet"'}, QIDS, ("folder.parquet", "folder")),
+        ("output-dot-csv", {"output": '".csv"'}, QIDS, (".csv'", ".parquet")),
+        ("output-csv", {"output": '"anon.csv"'}, QIDS, ("anon.csv", ".parquet")),
+        ("output-exists", {"output": '"t.parquet"'}, QIDS, ("t.parquet", "exists", "--overwrite")),
+        ("output-under-a-file", {"output": '"t.csv/anon.parquet"'}, QIDS, ("t.csv", "is a file")),
+    ]
+    + [
+        (f"{name}-unknown-option", {"method": f'"{name}"', "bogus": "1"}, QIDS, (f"method {name!r}", "'bogus'"))
+        for name in sorted(METHODS)
+    ]
+    + [
+        (f"{name}-option-{f.name}-wrong-type", {"method": f'"{name}"', f.name: "[[1]]"}, QIDS, (f"option {f.name!r}",))
+        for name in sorted(METHODS)
+        for f in dataclasses.fields(METHODS[name].options)
+    ]
+)
 
 
 @pytest.fixture
@@ -111,8 +145,9 @@ def run(work: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[in
 
 
 @pytest.mark.parametrize(("keys", "qids", "culprit"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_job_refusal(keys: dict[str, str | None], qids: str, culprit: tuple[str, ...], work: Path,
-                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_job_refusal(
+    keys: dict[str, str | None], qids: str, culprit: tuple[str, ...], work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (work / "job.toml").write_text(render(keys, qids))
     with unchanged(work):
         code, err = run(work, capsys)

@@ -456,8 +456,16 @@ def _option_cases() -> list[Case]:
             _c(f"{name}-unknown-option", anon(method=name, bogus_option=1), IPE, f"method {name!r}", "'bogus_option'")
         )
         for f in dataclasses.fields(method.options):
-            out.append(_c(f"{name}-option-{f.name}-wrong-type", anon(method=name, **{f.name: [[1]]}), IPE,
-                          f"method {name!r}", f"option {f.name!r}", "[[1]]"))  # fmt: skip
+            out.append(
+                _c(
+                    f"{name}-option-{f.name}-wrong-type",
+                    anon(method=name, **{f.name: [[1]]}),
+                    IPE,
+                    f"method {name!r}",
+                    f"option {f.name!r}",
+                    "[[1]]",
+                )
+            )
         if not method.metrics:
             out.append(
                 _c(f"{name}-metric-refused", anon(method=name, metric="ncp"), IPE, f"method {name!r} takes no metric")

@@ -64,8 +64,14 @@ def test_signal_while_writing_leaves_nothing(sig: signal.Signals, code: int, vot
     (out / "keep.txt").write_text("an earlier file")
     job = _job(tmp_path, voters)
     before = snapshot(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)], cwd=tmp_path, env=ENV,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)],
+        cwd=tmp_path,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     caught = None
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:
@@ -110,8 +116,15 @@ def _tmpfs_run(folder: Path, job: Path) -> dict[str, Any]:
     disk = folder / "disk"
     disk.mkdir()
     script = f'mount -t tmpfs -o size=1m tmpfs "{disk}" && exec "{sys.executable}" "{driver}" "{disk}" "{job}"'
-    proc = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], capture_output=True, text=True,
-                          env=ENV, cwd=folder, timeout=300, check=False)  # fmt: skip
+    proc = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=folder,
+        timeout=300,
+        check=False,
+    )
     if proc.returncode != 0 and not proc.stdout:
         pytest.skip(f"cannot mount a tmpfs here ({proc.stderr.strip()}); the file size limit case covers a full disk")
     assert list(disk.iterdir()) == []  # the mount was private: nothing reached the real folder
@@ -129,8 +142,16 @@ def _limit_run(folder: Path, job: Path) -> dict[str, Any]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
-    proc = subprocess.run([sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "--overwrite"], capture_output=True,
-                          text=True, env=ENV, cwd=folder, preexec_fn=limit, timeout=300, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "--overwrite"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=folder,
+        preexec_fn=limit,
+        timeout=300,
+        check=False,
+    )
     same = snapshot(disk) == before
     return {"code": proc.returncode, "stderr": proc.stderr, "same": same, "kept": (disk / "anon.parquet").read_text()}
 
@@ -153,8 +174,9 @@ def _failing_report(out: Outputs, report: dict[str, Any], path: Path, **kwargs: 
     staged_write(out, path, write)
 
 
-def test_report_failure_leaves_nothing_and_the_rerun_works(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_report_failure_leaves_nothing_and_the_rerun_works(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The table is written and verified, then the report fails: neither remains, and the rerun is not refused."""
     table = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6})
     table.write_parquet(tmp_path / "t.parquet")

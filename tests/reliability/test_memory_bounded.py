@@ -45,12 +45,16 @@ def test_no_shared_cache_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         return collect_all(queries, **kwargs)
 
     monkeypatch.setattr(pl, "collect_all", spy)
-    df = pl.DataFrame({
-        "sex": ["F", "M"] * (N // 2),
-        "age": [30 + i % 10 for i in range(N)],
-        "diagnosis": [f"d{i % 80:02d}" for i in range(N)],  # 80 values (over WIDE): counted as (tuple, value) frames
-        "note": [["a", "b", "c"][i % 3] for i in range(N)],  # undeclared: its distinct values are counted
-    })  # fmt: skip
+    df = pl.DataFrame(
+        {
+            "sex": ["F", "M"] * (N // 2),
+            "age": [30 + i % 10 for i in range(N)],
+            "diagnosis": [
+                f"d{i % 80:02d}" for i in range(N)
+            ],  # 80 values (over WIDE): counted as (tuple, value) frames
+            "note": [["a", "b", "c"][i % 3] for i in range(N)],  # undeclared: its distinct values are counted
+        }
+    )
     h = {"sex": pa.Hierarchy.suppression(["F", "M"]), "age": pa.Hierarchy.intervals(range(30, 40), [5, 10])}
     df.write_parquet(tmp_path / "in.parquet")
     result = pa.anonymize(
@@ -100,8 +104,14 @@ def test_a_run_in_passes_writes_the_same_bytes(tmp_path: Path, monkeypatch: pyte
     register = voter_register(2_000, seed=3)
     lf = register.lazy()
     h = build_hierarchies(lf, demo_hierarchy_specs(), tmp_path)
-    kwargs: dict[str, Any] = {"hierarchies": h, "k": 3, "drop": ["name"], "insensitive": "voter_id", "sensitive": "party",
-                              "privacy": [pa.LDiversity("party", l=2)]}  # fmt: skip
+    kwargs: dict[str, Any] = {
+        "hierarchies": h,
+        "k": 3,
+        "drop": ["name"],
+        "insensitive": "voter_id",
+        "sensitive": "party",
+        "privacy": [pa.LDiversity("party", l=2)],
+    }
     written = []
     for rows_per_pass in (PASS_ROWS, 40):
         monkeypatch.setitem(collect_by_tuples.__kwdefaults__, "rows_per_pass", rows_per_pass)
