@@ -15,7 +15,8 @@ and writes the published CSV. ``--cache DIR`` keeps ARX's outputs and times betw
 no ARX job, notes the runs not cached).
 
 Per dataset of ``../shared/data`` that ships ARX hierarchies (``datasets.py``; all its
-qids; ARX reads the same hierarchies, written back as ARX CSVs), each k and each privacy model, both outputs are scored by :func:`scorer.score`
+qids; ARX reads the same hierarchies, written back as ARX CSVs), each k and each privacy model,
+both outputs are scored by :func:`scorer.score`
 against the input (the project's loss and cell NCP with numeric attributes as ranges),
 and the times (ours: ``pa.anonymize(...).collect()``, the whole road; ARX: the driver's
 figure, JVM start excluded) are compared. Privacy models run on Adult with ``occupation``

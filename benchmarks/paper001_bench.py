@@ -65,11 +65,20 @@ QIDS9 = [
     "salary-class",
 ]
 KS = [2, 3, 4, 5, 10, 20, 50, 100, 200, 250, 500, 750, 1000, 1500, 2000, 2500, 4000, 5000, 7500, 10000, 15000]
-NAMES = {"distortion": "Distortion", "ncp": "NCP", "total": "Total", "llm": "LLM", "nllm": "NLLM", "wllm": "WLLM",
-         "wnllm": "WNLLM"}  # fmt: skip
+NAMES = {
+    "distortion": "Distortion",
+    "ncp": "NCP",
+    "total": "Total",
+    "llm": "LLM",
+    "nllm": "NLLM",
+    "wllm": "WLLM",
+    "wnllm": "WNLLM",
+}
 PAPER_FIG10 = {  # the "Average" rows of Figures 6-8, per optimization
-    2: [4, 4, 4, 5, 3, 4, 4], 100: [35, 39, 38, 49, 36, 46, 38], 1500: [70, 75, 68, 77, 66, 72, 73],
-}  # fmt: skip
+    2: [4, 4, 4, 5, 3, 4, 4],
+    100: [35, 39, 38, 49, 36, 46, 38],
+    1500: [70, 75, 68, 77, 66, 72, 73],
+}
 PAPER_FIG9 = [("LLM", 7500, 12307), ("Distortion", 10000, 30162), ("Total", 10000, 30162)] + [
     (NAMES[o], 15000, 30162) for o in EDGE_METRICS
 ]
@@ -129,20 +138,36 @@ def one(df: pl.DataFrame, hs: dict, k: int, o: str, **options: object) -> dict:
     sec = time.perf_counter() - t
     # normalized: each edge metric over its value on T* (Figs. 6-8), the percentages over 100
     got = pa.metrics.compute(df, pub, QIDS9, hs, [*MEASURES[:4], *EDGE_METRICS], normalized=True).row(0, named=True)
-    return {"k": k, "optimization": NAMES[o], **{m: 100 * got[m] for m in MEASURES[:4]},
-            "min_class_size": pa.min_class_size(pub.lazy(), QIDS9),
-            **{f"pct_{m}": 100 * got[m] for m in EDGE_METRICS}, "seconds": round(sec, 2)}  # fmt: skip
+    return {
+        "k": k,
+        "optimization": NAMES[o],
+        **{m: 100 * got[m] for m in MEASURES[:4]},
+        "min_class_size": pa.min_class_size(pub.lazy(), QIDS9),
+        **{f"pct_{m}": 100 * got[m] for m in EDGE_METRICS},
+        "seconds": round(sec, 2),
+    }
 
 
 def fig9_000(df: pl.DataFrame, hs: dict, k: int, o: str) -> dict:
     """Fig. 9's minimum class size with paper 000's choices (smallest class first, partners among all classes)."""
     t = time.perf_counter()
     pub = pa.anonymize(
-        df, qids=QIDS9, hierarchies=hs, k=k, method="greedy", metric=o, candidates=None, first="smallest",
+        df,
+        qids=QIDS9,
+        hierarchies=hs,
+        k=k,
+        method="greedy",
+        metric=o,
+        candidates=None,
+        first="smallest",
         partners="all",
-    ).collect()  # fmt: skip
-    return {"k": k, "optimization": NAMES[o], "min_class_size": pa.min_class_size(pub.lazy(), QIDS9),
-            "seconds": round(time.perf_counter() - t, 2)}  # fmt: skip
+    ).collect()
+    return {
+        "k": k,
+        "optimization": NAMES[o],
+        "min_class_size": pa.min_class_size(pub.lazy(), QIDS9),
+        "seconds": round(time.perf_counter() - t, 2),
+    }
 
 
 def ranks(values: list[float]) -> list[int]:
@@ -185,15 +210,28 @@ def k1500(df: pl.DataFrame, hs: dict, k: int, orders: int, optimizations: list[s
 def render(figs: pl.DataFrame, var: pl.DataFrame, facts: dict, fig9_000: pl.DataFrame | None = None) -> list[str]:
     """paper001.md: the best optimization per k for Figs. 10-13, Fig. 9's spread (and with paper 000's choices when
     run), the k = 1500 variants."""
-    lines = ["# Paper 001 Figures 9-13 and the k = 1500 headline", "",
-             (f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
-             f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]}). ARX Adult, 9 qids, exact greedy loop, "
-             "paper 001 choices. Values per (k, optimization) in paper001_figures.csv."), "",
-             ("| k | least alteration (Fig. 10) | least modified (Fig. 11) | least deleted (Fig. 12) | least deleted/modified "
-             "(Fig. 13) | minimum k, min-max over the 7 (Fig. 9) |"), "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# Paper 001 Figures 9-13 and the k = 1500 headline",
+        "",
+        (
+            f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
+            f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]}). ARX Adult, 9 qids, exact greedy "
+            "loop, "
+            "paper 001 choices. Values per (k, optimization) in paper001_figures.csv."
+        ),
+        "",
+        (
+            "| k | least alteration (Fig. 10) | least modified (Fig. 11) | least deleted (Fig. 12) | least "
+            "deleted/modified "
+            "(Fig. 13) | minimum k, min-max over the 7 (Fig. 9) |"
+        ),
+        "|---|---|---|---|---|---|",
+    ]
     for (k,), g in figs.group_by("k", maintain_order=True):
-        best = [", ".join(g.filter(pl.col(c) <= g[c].min() + 1e-9)["optimization"].to_list()) + f" ({g[c].min():.1f})"
-                for c in ("alteration", "modified", "deleted", "deleted_of_modified")]  # fmt: skip
+        best = [
+            ", ".join(g.filter(pl.col(c) <= g[c].min() + 1e-9)["optimization"].to_list()) + f" ({g[c].min():.1f})"
+            for c in ("alteration", "modified", "deleted", "deleted_of_modified")
+        ]
         lines.append(f"| {k} | " + " | ".join(best) + f" | {g['min_class_size'].min()}-{g['min_class_size'].max()} |")
     opts = var["optimization"].unique(maintain_order=True).to_list()
     lines += [
@@ -206,16 +244,26 @@ def render(figs: pl.DataFrame, var: pl.DataFrame, facts: dict, fig9_000: pl.Data
     for (v,), g in var.group_by("variant", maintain_order=True):
         firsts_of = dict(g.select("optimization", "ranked_first_on").iter_rows())
         best = g.sort("alteration")[0]
-        lines.append(f"| {v} | " + " | ".join(str(firsts_of[o]) for o in opts)
-                     + f" | {best['optimization'][0]} ({best['alteration'][0]:.1f} %) |")  # fmt: skip
+        lines.append(
+            f"| {v} | "
+            + " | ".join(str(firsts_of[o]) for o in opts)
+            + f" | {best['optimization'][0]} ({best['alteration'][0]:.1f} %) |"
+        )
     lines += ["", "Paper 001 Figure 8: NLLM first on 5 of 7 metrics, least average alteration (66 %)."]
     if fig9_000 is not None:
         opts = fig9_000["optimization"].unique(maintain_order=True).to_list()
         wide = fig9_000.pivot(on="optimization", index="k", values="min_class_size").sort("k")
-        lines += ["", ("## Fig. 9 with paper 000's choices (`first=\"smallest\"`, `partners=\"all\"`): minimum class "
-                       "size per requested k (paper 001's text: LLM 12,307 at 7500; one class, 30,162 rows, for "
-                       "Distortion and Total at 10,000 and for all seven at 15,000)"), "",
-                  "| k | " + " | ".join(opts) + " |", "|---" * (len(opts) + 1) + "|"]  # fmt: skip
+        lines += [
+            "",
+            (
+                '## Fig. 9 with paper 000\'s choices (`first="smallest"`, `partners="all"`): minimum class '
+                "size per requested k (paper 001's text: LLM 12,307 at 7500; one class, 30,162 rows, for "
+                "Distortion and Total at 10,000 and for all seven at 15,000)"
+            ),
+            "",
+            "| k | " + " | ".join(opts) + " |",
+            "|---" * (len(opts) + 1) + "|",
+        ]
         for r in wide.iter_rows(named=True):
             lines.append(f"| {r['k']} | " + " | ".join(f"{r[o]:,}" for o in opts) + " |")
         stated = [(o, k, v) for o, k, v in PAPER_FIG9 if k in wide["k"].to_list() and o in wide.columns]
@@ -237,10 +285,19 @@ def plot(df: pl.DataFrame, out: Path, fig9_000: pl.DataFrame | None = None) -> N
             ax.plot(g["k"], g["min_class_size"], marker="o", ms=3, color=COLORS[o], label=f"{NAMES[o]} (ours)")
         ks = np.array(sorted(data["k"].unique().to_list()))
         ax.plot(ks, ks, color="grey", ls="--", lw=1, label="minimum k = requested k")
-        for i, (o, k, v) in enumerate(PAPER_FIG9):
-            ax.scatter([k], [v], marker="D", s=40, facecolors="none", edgecolors="black", zorder=4,
-                       label="paper 001 text (LLM 7500 -> 12307; one class at 10000 for Distortion, Total; "
-                             "at 15000 for all)" if i == 0 else None)  # fmt: skip
+        for i, (_o, k, v) in enumerate(PAPER_FIG9):
+            ax.scatter(
+                [k],
+                [v],
+                marker="D",
+                s=40,
+                facecolors="none",
+                edgecolors="black",
+                zorder=4,
+                label="paper 001 text (LLM 7500 -> 12307; one class at 10000 for Distortion, Total; at 15000 for all)"
+                if i == 0
+                else None,
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("requested k")
@@ -257,8 +314,16 @@ def plot(df: pl.DataFrame, out: Path, fig9_000: pl.DataFrame | None = None) -> N
             ax.plot(g["k"], g[col], marker="o", ms=3, color=COLORS[o], label=f"{NAMES[o]} (ours)")
             if name == "fig10":
                 pk = [k for k in PAPER_FIG10 if k in g["k"].to_list()]
-                ax.scatter(pk, [PAPER_FIG10[k][j] for k in pk], marker="D", s=30, color=COLORS[o], edgecolors="black",
-                           zorder=4, label=f"{NAMES[o]} (paper, Figs. 6-8 average row)")  # fmt: skip
+                ax.scatter(
+                    pk,
+                    [PAPER_FIG10[k][j] for k in pk],
+                    marker="D",
+                    s=30,
+                    color=COLORS[o],
+                    edgecolors="black",
+                    zorder=4,
+                    label=f"{NAMES[o]} (paper, Figs. 6-8 average row)",
+                )
         ax.set_xscale("log")
         ax.set_xlabel("requested k")
         ax.set_ylabel(ylabel)
@@ -274,8 +339,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = pc.parser(__doc__)
     ap.add_argument("--ks", default=None, help="requested k, comma-separated (default: the 21; --quick: 2,10,100,500)")
     ap.add_argument("--optimizations", default=",".join(EDGE_METRICS), help="comma-separated (default: the seven)")
-    ap.add_argument("--fig9-000", action="store_true",
-                    help="only Fig. 9 with paper 000's choices (paper001_fig9_000.csv); redraw the rest")  # fmt: skip
+    ap.add_argument(
+        "--fig9-000",
+        action="store_true",
+        help="only Fig. 9 with paper 000's choices (paper001_fig9_000.csv); redraw the rest",
+    )
     args = ap.parse_args(argv)
     run = pc.Run("paper001_bench.py", args.quick, argv)
     out = pc.out_dir(args.quick, args.out)
@@ -314,10 +382,12 @@ def main(argv: list[str] | None = None) -> None:
     summary = {
         "run": facts,
         "k": sorted(figs["k"].unique().to_list()),
-        "k1500_ranked_first": {v: dict(g.select("optimization", "ranked_first_on").iter_rows())
-                               for (v,), g in var.group_by("variant", maintain_order=True)},
+        "k1500_ranked_first": {
+            v: dict(g.select("optimization", "ranked_first_on").iter_rows())
+            for (v,), g in var.group_by("variant", maintain_order=True)
+        },
         "k1500_best_average": {v: g["best_average"][0] for (v,), g in var.group_by("variant", maintain_order=True)},
-    }  # fmt: skip
+    }
     if f9 is not None:
         summary["fig9_000_min_class_size"] = f9.select("k", "optimization", "min_class_size").to_dicts()
     pc.write_json(out / "paper001.json", summary)

@@ -75,9 +75,13 @@ PAPER = {
     "ad_reduction_part": {"distance": 0.399, "ml": 0.25, "prl": 0.49},
     "ad_reduction_full": {"distance": 0.38, "ml": 0.22, "prl": 0.51},
     "prl_ppv": (0.49, 0.01),
-    "f1_loss": {("gower", "part"): (0.12, 0.01), ("gower", "full"): (0.23, 0.05), ("ahmad_dey", "part"): (0.15, 0.01),
-                ("ahmad_dey", "full"): (0.24, 0.01)},
-}  # fmt: skip
+    "f1_loss": {
+        ("gower", "part"): (0.12, 0.01),
+        ("gower", "full"): (0.23, 0.05),
+        ("ahmad_dey", "part"): (0.15, 0.01),
+        ("ahmad_dey", "full"): (0.24, 0.01),
+    },
+}
 
 
 # ------------------------------------------------------------------ data
@@ -97,8 +101,14 @@ def cmc() -> pc.Dataset | None:
     return pc.Dataset("cmc", raw, ds.qids, ds.target, [], ["wife_age", "children"], "cmc.data as is")
 
 
-LOADERS = {"adult": adult, "cmc": cmc, "german": pc.german, "heart_disease": pc.heart_cleveland,
-           "mammographic": pc.mammographic, "cardiotocography": pc.cardiotocography}  # fmt: skip
+LOADERS = {
+    "adult": adult,
+    "cmc": cmc,
+    "german": pc.german,
+    "heart_disease": pc.heart_cleveland,
+    "mammographic": pc.mammographic,
+    "cardiotocography": pc.cardiotocography,
+}
 
 
 def hierarchies_of(ds: pc.Dataset) -> dict[str, pa.Hierarchy]:
@@ -123,13 +133,17 @@ def _models() -> dict:
     from sklearn.tree import DecisionTreeClassifier
 
     return {
-        "dnn": make_pipeline(StandardScaler(), MLPClassifier((32, 32, 32), activation="relu", solver="adam", max_iter=200,
-                                                             early_stopping=True, random_state=0)),
+        "dnn": make_pipeline(
+            StandardScaler(),
+            MLPClassifier(
+                (32, 32, 32), activation="relu", solver="adam", max_iter=200, early_stopping=True, random_state=0
+            ),
+        ),
         "lr": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
         "svm": make_pipeline(StandardScaler(), LinearSVC(random_state=0)),
         "dt": DecisionTreeClassifier(random_state=0),
         "rf": RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
-    }  # fmt: skip
+    }
 
 
 def f1(train: pl.DataFrame, holdout: pl.DataFrame, ds: pc.Dataset) -> float:
@@ -141,8 +155,16 @@ def f1(train: pl.DataFrame, holdout: pl.DataFrame, ds: pc.Dataset) -> float:
     )
 
 
-def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, qids: list[str], s: str,
-        numeric: list[str], seed: int, n: int = 300) -> tuple[float, float, int]:  # fmt: skip
+def prl(
+    original: pl.DataFrame,
+    published: pl.DataFrame,
+    holdout: pl.DataFrame,
+    qids: list[str],
+    s: str,
+    numeric: list[str],
+    seed: int,
+    n: int = 300,
+) -> tuple[float, float, int]:
     """Probabilistic record linkage [paper 004 §5.2]: (PPV, share of linked E records whose class is right, links).
 
     T_v = n/2 published rows and n/2 hold-out rows; E = the originals of those
@@ -161,8 +183,12 @@ def prl(original: pl.DataFrame, published: pl.DataFrame, holdout: pl.DataFrame, 
     pub_idx = rng.choice(published.height, half, replace=False)
     other = rng.choice(np.setdiff1d(np.arange(original.height), pub_idx), half, replace=False)
     hold_idx = rng.choice(holdout.height, half, replace=False)
-    tv = pl.concat([published[pub_idx].with_columns(pl.Series("__id", pub_idx)),
-                    holdout[hold_idx].with_columns(pl.lit(-1, dtype=pl.Int64).alias("__id"))]).to_pandas()  # fmt: skip
+    tv = pl.concat(
+        [
+            published[pub_idx].with_columns(pl.Series("__id", pub_idx)),
+            holdout[hold_idx].with_columns(pl.lit(-1, dtype=pl.Int64).alias("__id")),
+        ]
+    ).to_pandas()
     e = (
         original[np.concatenate([pub_idx, other])]
         .with_columns(pl.Series("__id", np.concatenate([pub_idx, other])))
@@ -239,14 +265,32 @@ def have_recordlinkage() -> bool:
 
 
 # ------------------------------------------------------------------ runs
-def one(ds: pc.Dataset, train: pl.DataFrame, holdout: pl.DataFrame, qset: str, distance: str, k: int, trial: int,
-        use_prl: bool) -> dict:  # fmt: skip
+def one(
+    ds: pc.Dataset,
+    train: pl.DataFrame,
+    holdout: pl.DataFrame,
+    qset: str,
+    distance: str,
+    k: int,
+    trial: int,
+    use_prl: bool,
+) -> dict:
     qids = PART[ds.name] if qset == "part" else ds.qids
     qnum = [q for q in ds.numeric if q in qids]
     hs = {q: h for q, h in hierarchies_of(ds).items() if q in qids}
     t = time.perf_counter()
-    res = pa.anonymize(train, qids=qids, hierarchies=hs, k=k, method="mdav", sensitive=ds.target, distance=distance,
-                       numeric=qnum, seed=trial, block_size=max(train.height, 2 * k))  # fmt: skip
+    res = pa.anonymize(
+        train,
+        qids=qids,
+        hierarchies=hs,
+        k=k,
+        method="mdav",
+        sensitive=ds.target,
+        distance=distance,
+        numeric=qnum,
+        seed=trial,
+        block_size=max(train.height, 2 * k),
+    )
     pub = res.collect()  # verified: clusters of k or more, permuted within
     sec = time.perf_counter() - t
     details = res.report["details"]  # MDAV's own facts: blocks, clusters, constant clusters per QID block
@@ -254,14 +298,26 @@ def one(ds: pc.Dataset, train: pl.DataFrame, holdout: pl.DataFrame, qset: str, d
     mi = pa.metrics.compute(train, pub, every, flat(ds.df, every), "mi_loss", sensitive=ds.target).item()
     ppv, prl_ad, links = prl(train, pub, holdout, qids, ds.target, qnum, trial) if use_prl else (None, None, None)
     return {
-        "dataset": ds.name, "qids": qset, "n_qids": len(qids), "distance": distance, "k": k, "trial": trial,
-        "rows": train.height, "seconds": round(sec, 2), "n_blocks": details["n_blocks"],
-        "n_clusters": details["n_clusters"], "constant_clusters": sum(details["constant_clusters"].values()),
-        "constant_by_block": str(details["constant_clusters"]), "mi_loss": mi,
+        "dataset": ds.name,
+        "qids": qset,
+        "n_qids": len(qids),
+        "distance": distance,
+        "k": k,
+        "trial": trial,
+        "rows": train.height,
+        "seconds": round(sec, 2),
+        "n_blocks": details["n_blocks"],
+        "n_clusters": details["n_clusters"],
+        "constant_clusters": sum(details["constant_clusters"].values()),
+        "constant_by_block": str(details["constant_clusters"]),
+        "mi_loss": mi,
         "ad_distance": record_linkage(train, pub, qids, ds.target, numeric=qnum),
         "ad_ml": ml_inference(train, pub, qids, ds.target, numeric=qnum),
-        "prl_ppv": ppv, "ad_prl": prl_ad, "prl_links": links, "f1": f1(pub, holdout, ds),
-    }  # fmt: skip
+        "prl_ppv": ppv,
+        "ad_prl": prl_ad,
+        "prl_links": links,
+        "f1": f1(pub, holdout, ds),
+    }
 
 
 def original_row(ds: pc.Dataset, train: pl.DataFrame, holdout: pl.DataFrame, qset: str, use_prl: bool) -> dict:
@@ -269,11 +325,22 @@ def original_row(ds: pc.Dataset, train: pl.DataFrame, holdout: pl.DataFrame, qse
     qids = PART[ds.name] if qset == "part" else ds.qids
     qnum = [q for q in ds.numeric if q in qids]
     ppv, prl_ad, links = prl(train, train, holdout, qids, ds.target, qnum, 0) if use_prl else (None, None, None)
-    return {"dataset": ds.name, "qids": qset, "n_qids": len(qids), "distance": "original", "k": 1, "trial": 0,
-            "rows": train.height, "mi_loss": 0.0,
-            "ad_distance": record_linkage(train, train, qids, ds.target, numeric=qnum),
-            "ad_ml": ml_inference(train, train, qids, ds.target, numeric=qnum),
-            "prl_ppv": ppv, "ad_prl": prl_ad, "prl_links": links, "f1": f1(train, holdout, ds)}  # fmt: skip
+    return {
+        "dataset": ds.name,
+        "qids": qset,
+        "n_qids": len(qids),
+        "distance": "original",
+        "k": 1,
+        "trial": 0,
+        "rows": train.height,
+        "mi_loss": 0.0,
+        "ad_distance": record_linkage(train, train, qids, ds.target, numeric=qnum),
+        "ad_ml": ml_inference(train, train, qids, ds.target, numeric=qnum),
+        "prl_ppv": ppv,
+        "ad_prl": prl_ad,
+        "prl_links": links,
+        "f1": f1(train, holdout, ds),
+    }
 
 
 def constant_clusters(k: int = 5) -> dict:
@@ -291,8 +358,17 @@ def constant_clusters(k: int = 5) -> dict:
     train = ds.df[tr]
     qids = PART["adult"]
     hs = {q: h for q, h in hierarchies_of(ds).items() if q in qids}
-    report = pa.anonymize(train, qids=qids, hierarchies=hs, k=k, method="mdav", sensitive=ds.target, numeric=["age"],
-                          seed=0, block_size=train.height).report  # fmt: skip
+    report = pa.anonymize(
+        train,
+        qids=qids,
+        hierarchies=hs,
+        k=k,
+        method="mdav",
+        sensitive=ds.target,
+        numeric=["age"],
+        seed=0,
+        block_size=train.height,
+    ).report
     categorical = [q for q in qids if q != "age"]
     records = encode_records(train.select(qids), ["age"], categorical, {q: hs[q].leaf_labels for q in categorical})
     labels, _ = cluster(records, "gower", k, 0, train.height)
@@ -308,35 +384,55 @@ def constant_clusters(k: int = 5) -> dict:
     )
     multiplicity = train.group_by(qids).len()
     return {
-        "rows": train.height, "k": k, "clusters": per.height, "constant_clusters_reported": report["details"]["constant_clusters"],
-        "clusters_age_sex_constant": int(per["age_sex"].sum()), "clusters_country_race_constant": int(per["country_race"].sum()),
+        "rows": train.height,
+        "k": k,
+        "clusters": per.height,
+        "constant_clusters_reported": report["details"]["constant_clusters"],
+        "clusters_age_sex_constant": int(per["age_sex"].sum()),
+        "clusters_country_race_constant": int(per["country_race"].sum()),
         "clusters_all_four_qids_identical": int(per["all_four"].sum()),
         "rows_in_clusters_of_identical_tuples": int(per.filter(pl.col("all_four"))["size"].sum()),
-        "distinct_part_qid_tuples": multiplicity.height, "distinct_age_sex_pairs": train.select("age", "sex").n_unique(),
+        "distinct_part_qid_tuples": multiplicity.height,
+        "distinct_age_sex_pairs": train.select("age", "sex").n_unique(),
         "rows_whose_tuple_occurs_k_times_or_more": int(multiplicity.filter(pl.col("len") >= k)["len"].sum()),
         "clusters_of_k_duplicates_possible": int((multiplicity["len"] // k).sum()),
-    }  # fmt: skip
+    }
 
 
 def render(runs: pl.DataFrame, summary: dict) -> list[str]:
     """paper004.md: per dataset and QID set, means over k and trials; the averages beside the paper's; the clusters."""
     facts = summary["run"]
     anon = runs.filter(pl.col("distance") != "original")
-    orig = runs.filter(pl.col("distance") == "original").select("dataset", "qids", *[pl.col(c).alias(f"{c}_0") for c in
-                                                                                       ("ad_distance", "ad_ml", "ad_prl", "f1")])  # fmt: skip
+    orig = runs.filter(pl.col("distance") == "original").select(
+        "dataset", "qids", *[pl.col(c).alias(f"{c}_0") for c in ("ad_distance", "ad_ml", "ad_prl", "f1")]
+    )
     both = anon.join(orig, on=["dataset", "qids"]).with_columns(
         pl.col(pl.Float64).fill_nan(None)
     )  # failed PRL fits: left out
     red = {c: (1 - pl.col(c) / pl.col(f"{c}_0")) for c in ("ad_distance", "ad_ml", "ad_prl")}
     per = both.group_by("dataset", "qids", "distance", maintain_order=True).agg(
-        pl.col("mi_loss").mean(), *[e.mean().alias(f"red_{c}") for c, e in red.items()], pl.col("prl_ppv").mean(),
-        (pl.col("f1_0") - pl.col("f1")).mean().alias("f1_loss"), pl.col("trial").n_unique().alias("trials"))  # fmt: skip
-    lines = ["# Paper 004 §5 re-run: unblocked MDAV + permutation, every dataset at hand", "",
-             (f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
-             f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]}); per-run values in paper004_runs.csv."),
-             "Means over k in {5, 50, 100, 200} and the trials; reductions are relative to the same attack on the original.", "",
-             ("| dataset | QID | distance | trials | MI loss | linkage risk reduction | ML inference reduction | PRL reduction "
-             "| PRL PPV | F1 loss |"), "|---" * 10 + "|"]  # fmt: skip
+        pl.col("mi_loss").mean(),
+        *[e.mean().alias(f"red_{c}") for c, e in red.items()],
+        pl.col("prl_ppv").mean(),
+        (pl.col("f1_0") - pl.col("f1")).mean().alias("f1_loss"),
+        pl.col("trial").n_unique().alias("trials"),
+    )
+    lines = [
+        "# Paper 004 §5 re-run: unblocked MDAV + permutation, every dataset at hand",
+        "",
+        (
+            f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
+            f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]}); per-run values in paper004_runs.csv."
+        ),
+        "Means over k in {5, 50, 100, 200} and the trials; reductions are relative to the same attack on the original.",
+        "",
+        (
+            "| dataset | QID | distance | trials | MI loss | linkage risk reduction | ML inference reduction | PRL "
+            "reduction "
+            "| PRL PPV | F1 loss |"
+        ),
+        "|---" * 10 + "|",
+    ]
 
     def f(v: float | None, pct: bool = False) -> str:
         if v is None or math.isnan(v):
@@ -344,41 +440,75 @@ def render(runs: pl.DataFrame, summary: dict) -> list[str]:
         return f"{100 * v:.1f} %" if pct else f"{v:.3f}"
 
     for r in per.iter_rows(named=True):
-        lines.append(f"| {r['dataset']} | {r['qids']} | {r['distance']} | {r['trials']} | {r['mi_loss']:.4f} | "
-                     f"{f(r['red_ad_distance'], True)} | {f(r['red_ad_ml'], True)} | {f(r['red_ad_prl'], True)} | "
-                     f"{f(r['prl_ppv'])} | {f(r['f1_loss'])} |")  # fmt: skip
+        lines.append(
+            f"| {r['dataset']} | {r['qids']} | {r['distance']} | {r['trials']} | {r['mi_loss']:.4f} | "
+            f"{f(r['red_ad_distance'], True)} | {f(r['red_ad_ml'], True)} | {f(r['red_ad_prl'], True)} | "
+            f"{f(r['prl_ppv'])} | {f(r['f1_loss'])} |"
+        )
     avg = per.group_by("qids", "distance", maintain_order=True).agg(pl.exclude("dataset", "trials").mean())
-    lines += ["", ("Averages over the datasets (the paper's Fig. 2 reductions: part 39.9 / 25 / 49 %, full 38 / 22 / 51 %; "
-              "PPV 0.49 ± 0.01; F1 loss Gower 0.12 part / 0.23 full, Ahmad-Dey 0.15 / 0.24):"), "",
-              "| QID | distance | MI loss | linkage | ML inference | PRL | PPV | F1 loss |", "|---" * 8 + "|"]  # fmt: skip
+    lines += [
+        "",
+        (
+            "Averages over the datasets (the paper's Fig. 2 reductions: part 39.9 / 25 / 49 %, full 38 / 22 / 51 %; "
+            "PPV 0.49 ± 0.01; F1 loss Gower 0.12 part / 0.23 full, Ahmad-Dey 0.15 / 0.24):"
+        ),
+        "",
+        "| QID | distance | MI loss | linkage | ML inference | PRL | PPV | F1 loss |",
+        "|---" * 8 + "|",
+    ]
     for r in avg.iter_rows(named=True):
-        lines.append(f"| {r['qids']} | {r['distance']} | {r['mi_loss']:.4f} | {100 * r['red_ad_distance']:.1f} % | "
-                     f"{100 * r['red_ad_ml']:.1f} % | {100 * (r['red_ad_prl'] or float('nan')):.1f} % | "
-                     f"{r['prl_ppv'] or float('nan'):.3f} | {r['f1_loss']:.3f} |")  # fmt: skip
+        lines.append(
+            f"| {r['qids']} | {r['distance']} | {r['mi_loss']:.4f} | {100 * r['red_ad_distance']:.1f} % | "
+            f"{100 * r['red_ad_ml']:.1f} % | {100 * (r['red_ad_prl'] or float('nan')):.1f} % | "
+            f"{r['prl_ppv'] or float('nan'):.3f} | {r['f1_loss']:.3f} |"
+        )
     prl = runs.filter(pl.col("prl_links") > 0).with_columns(pl.col("prl_ppv").fill_nan(None))
     if prl.height:
         by_k = prl.group_by("distance", "k").agg(pl.col("prl_ppv").mean(), pl.len()).sort("distance", "k")
         by_qids = prl.group_by("distance", "qids").agg(pl.col("prl_ppv").mean(), pl.len()).sort("distance", "qids")
         ceiling = prl.filter(pl.col("distance") == "original")["prl_ppv"].is_between(0.5 - 1e-9, 0.5 + 1e-9)
-        lines += ["", ("## Probabilistic record linkage: PPV by k and by QID set (means over datasets and trials; the "
-                       "paper: 0.49 ± 0.01 on its anonymized data). Every T_v record is linked, so the hold-out half "
-                       "are false positives and the PPV is at most 1/2"), "",
-                  "| distance | k / QID | runs | PPV |", "|---|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            (
+                "## Probabilistic record linkage: PPV by k and by QID set (means over datasets and trials; the "
+                "paper: 0.49 ± 0.01 on its anonymized data). Every T_v record is linked, so the hold-out half "
+                "are false positives and the PPV is at most 1/2"
+            ),
+            "",
+            "| distance | k / QID | runs | PPV |",
+            "|---|---|---|---|",
+        ]
         for r in [*by_k.iter_rows(named=True), *by_qids.iter_rows(named=True)]:
             lines.append(f"| {r['distance']} | {r.get('k', r.get('qids'))} | {r['len']} | {f(r['prl_ppv'])} |")
         anon_ppv = prl.filter(pl.col("distance") != "original")["prl_ppv"].mean()
-        lines += ["", (f"Every anonymized run: PPV {f(anon_ppv)}; the original tables reach the 1/2 ceiling in "
-                       f"{int(ceiling.sum())} of {ceiling.len()} runs.")]  # fmt: skip
+        lines += [
+            "",
+            (
+                f"Every anonymized run: PPV {f(anon_ppv)}; the original tables reach the 1/2 ceiling in "
+                f"{int(ceiling.sum())} of {ceiling.len()} runs."
+            ),
+        ]
     cc = summary.get("constant_clusters_adult_part_k5") or {}
     if cc:
-        lines += ["", "## Adult Part QID (sex, age, race, native-country), k = 5, Gower, unblocked: the clusters never permuted", "",
-                  (f"{cc['constant_clusters_reported']} constant clusters of {cc['clusters']}: "
-                  f"{cc['clusters_all_four_qids_identical']} clusters hold {cc['k']} or more copies of one and the same "
-                  f"tuple ({cc['rows_in_clusters_of_identical_tuples']} of {cc['rows']} rows). The training part has only "
-                  f"{cc['distinct_part_qid_tuples']} distinct tuples ({cc['distinct_age_sex_pairs']} (age, sex) pairs), and "
-                  f"{cc['rows_whose_tuple_occurs_k_times_or_more']} rows share their tuple with k - 1 others or more, enough "
-                  f"for {cc['clusters_of_k_duplicates_possible']} clusters of duplicates; MDAV's nearest neighbours of such a "
-                  "record are its duplicates (distance 0), so it builds those clusters, and no permutation can change them.")]  # fmt: skip
+        lines += [
+            "",
+            "## Adult Part QID (sex, age, race, native-country), k = 5, Gower, unblocked: the clusters never permuted",
+            "",
+            (
+                f"{cc['constant_clusters_reported']} constant clusters of {cc['clusters']}: "
+                f"{cc['clusters_all_four_qids_identical']} clusters hold {cc['k']} or more copies of one and the same "
+                f"tuple ({cc['rows_in_clusters_of_identical_tuples']} of {cc['rows']} rows). The training part has "
+                "only "
+                f"{cc['distinct_part_qid_tuples']} distinct tuples ({cc['distinct_age_sex_pairs']} (age, sex) pairs), "
+                "and "
+                f"{cc['rows_whose_tuple_occurs_k_times_or_more']} rows share their tuple with k - 1 others or more, "
+                "enough "
+                f"for {cc['clusters_of_k_duplicates_possible']} clusters of duplicates; MDAV's nearest neighbours of "
+                "such a "
+                "record are its duplicates (distance 0), so it builds those clusters, and no permutation can change "
+                "them."
+            ),
+        ]
     return lines
 
 
@@ -407,13 +537,23 @@ def plot_fig1(runs: pl.DataFrame, out: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (distance, qset), g in m.group_by("distance", "qids", maintain_order=True):
         g = g.sort("k")
-        ax.errorbar(g["k"], g["mi_loss"], yerr=g["mi_loss_sd"], marker="o", capsize=3, ls="-" if qset == "part" else "--",
-                    label=f"{distance}, {qset} QID: mean over datasets (bars: ± 1 s.d. over datasets)")  # fmt: skip
+        ax.errorbar(
+            g["k"],
+            g["mi_loss"],
+            yerr=g["mi_loss_sd"],
+            marker="o",
+            capsize=3,
+            ls="-" if qset == "part" else "--",
+            label=f"{distance}, {qset} QID: mean over datasets (bars: ± 1 s.d. over datasets)",
+        )
     _k_axis(ax)
     ax.set_ylabel("loss of mutual information (nats)")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
-    ax.set_title(f"Paper 004 Fig. 1: average loss of MI (trials: {trials}, unblocked MDAV + permutation)\n"
-                 "paper: grows with k and with the qids; Gower marginally below Ahmad-Dey (no numbers given)", fontsize=8)  # fmt: skip
+    ax.set_title(
+        f"Paper 004 Fig. 1: average loss of MI (trials: {trials}, unblocked MDAV + permutation)\n"
+        "paper: grows with k and with the qids; Gower marginally below Ahmad-Dey (no numbers given)",
+        fontsize=8,
+    )
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "paper004_fig1.png")
@@ -431,14 +571,33 @@ def plot_fig2(runs: pl.DataFrame, out: Path) -> None:
         m = _mean(g, ["k"], list(cols)).sort("k")
         x = np.arange(m.height)
         for i, (c, label) in enumerate(cols.items()):
-            ax.bar(x + (i - 1) * 0.27, m[c], 0.27, yerr=m[f"{c}_sd"].fill_null(0), capsize=2, color=colors[c],
-                   label=f"ours, {label}: mean over datasets (± 1 s.d.)")  # fmt: skip
+            ax.bar(
+                x + (i - 1) * 0.27,
+                m[c],
+                0.27,
+                yerr=m[f"{c}_sd"].fill_null(0),
+                capsize=2,
+                color=colors[c],
+                label=f"ours, {label}: mean over datasets (± 1 s.d.)",
+            )
             orig = PAPER["ad_original"][key[c]]
             red = PAPER[f"ad_reduction_{qset}"][key[c]]
-            ax.scatter([x[0] + (i - 1) * 0.27], [orig], marker="D", color="black", zorder=4,
-                       label="paper: on the original data (0.92, 0.83, 0.98)" if i == 0 else None)  # fmt: skip
-            ax.hlines(orig * (1 - red), x[1] - 0.45, x[-1] + 0.45, colors=colors[c], linestyles=":",
-                      label=f"paper: original x (1 - {red:.0%}), the mean reduction over k")  # fmt: skip
+            ax.scatter(
+                [x[0] + (i - 1) * 0.27],
+                [orig],
+                marker="D",
+                color="black",
+                zorder=4,
+                label="paper: on the original data (0.92, 0.83, 0.98)" if i == 0 else None,
+            )
+            ax.hlines(
+                orig * (1 - red),
+                x[1] - 0.45,
+                x[-1] + 0.45,
+                colors=colors[c],
+                linestyles=":",
+                label=f"paper: original x (1 - {red:.0%}), the mean reduction over k",
+            )
         ax.set_xticks(x, ["original" if k == 1 else f"k={k}" for k in m["k"].to_list()])
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("attribute disclosure (share of classes inferred)")
@@ -457,16 +616,31 @@ def plot_fig3(runs: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
     fig, ax = plt.subplots(figsize=(8, 4.8))
     base = runs.filter(pl.col("distance") == "original").group_by("dataset").agg(pl.col("f1").mean())
-    loss = runs.filter(pl.col("distance") != "original").join(base.rename({"f1": "f1_original"}), on="dataset").with_columns(
-        (pl.col("f1_original") - pl.col("f1")).alias("f1_loss"))  # fmt: skip
+    loss = (
+        runs.filter(pl.col("distance") != "original")
+        .join(base.rename({"f1": "f1_original"}), on="dataset")
+        .with_columns((pl.col("f1_original") - pl.col("f1")).alias("f1_loss"))
+    )
     m = _mean(loss, ["distance", "qids", "k"], ["f1_loss"])
     for (distance, qset), g in m.group_by("distance", "qids", maintain_order=True):
         g = g.sort("k")
-        line = ax.errorbar(g["k"], g["f1_loss"], yerr=g["f1_loss_sd"], marker="o", capsize=3, ls="-" if qset == "part" else "--",
-                           label=f"ours {distance}, {qset} QID (± 1 s.d. over datasets)")  # fmt: skip
+        line = ax.errorbar(
+            g["k"],
+            g["f1_loss"],
+            yerr=g["f1_loss_sd"],
+            marker="o",
+            capsize=3,
+            ls="-" if qset == "part" else "--",
+            label=f"ours {distance}, {qset} QID (± 1 s.d. over datasets)",
+        )
         p, sd = PAPER["f1_loss"][(distance, qset)]
-        ax.axhspan(p - sd, p + sd, color=line[0].get_color(), alpha=0.15,
-                   label=f"paper {distance}, {qset} QID: mean F1 loss {p} ± {sd}")  # fmt: skip
+        ax.axhspan(
+            p - sd,
+            p + sd,
+            color=line[0].get_color(),
+            alpha=0.15,
+            label=f"paper {distance}, {qset} QID: mean F1 loss {p} ± {sd}",
+        )
     _k_axis(ax)
     ax.set_ylabel("F1 lost against training on the original")
     trials = runs.filter(pl.col("distance") != "original")["trial"].n_unique()
@@ -525,16 +699,29 @@ def main(argv: list[str] | None = None) -> None:
                             with_prl = use_prl and trial < (trials if args.prl_trials is None else args.prl_trials)
                             rows.append(one(ds, train, holdout, qset, distance, k, trial, with_prl))
                             r = rows[-1]
-                            print(f"{name} {qset} {distance} k={k} t{trial}: MI {r['mi_loss']:.4f} AD {r['ad_distance']:.3f}/"
-                                  f"{r['ad_ml']:.3f}/{r['ad_prl']} F1 {r['f1']:.3f} ({r['seconds']} s)", flush=True)  # fmt: skip
+                            print(
+                                f"{name} {qset} {distance} k={k} t{trial}: MI {r['mi_loss']:.4f} AD "
+                                f"{r['ad_distance']:.3f}/"
+                                f"{r['ad_ml']:.3f}/{r['ad_prl']} F1 {r['f1']:.3f} ({r['seconds']} s)",
+                                flush=True,
+                            )
             pl.DataFrame(rows).write_csv(path, float_precision=5)  # after every dataset: an interrupted run keeps them
         cc = constant_clusters() if not args.quick else {}
     runs = pl.read_csv(path)
     prl_trials = min(trials, args.prl_trials or trials)
-    facts = run.facts(trials=trials, prl_trials=prl_trials, datasets=sorted(runs["dataset"].unique().to_list()), absent=absent,
-                      recordlinkage=use_prl)  # fmt: skip
-    summary = {"run": facts, "part_qids": PART, "constant_clusters_adult_part_k5": cc,
-               "prl_ppv_mean": runs.filter(pl.col("distance") != "original")["prl_ppv"].drop_nulls().drop_nans().mean()}  # fmt: skip
+    facts = run.facts(
+        trials=trials,
+        prl_trials=prl_trials,
+        datasets=sorted(runs["dataset"].unique().to_list()),
+        absent=absent,
+        recordlinkage=use_prl,
+    )
+    summary = {
+        "run": facts,
+        "part_qids": PART,
+        "constant_clusters_adult_part_k5": cc,
+        "prl_ppv_mean": runs.filter(pl.col("distance") != "original")["prl_ppv"].drop_nulls().drop_nans().mean(),
+    }
     if args.plots_only and (out / "paper004.json").exists():
         import json
 

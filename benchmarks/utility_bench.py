@@ -153,8 +153,13 @@ def claim_check(tidy: pl.DataFrame) -> dict:
 def _paper000_references(ax: object, ks: list[int]) -> None:
     """What paper 000's text states (it prints no number): chance level beyond k = 5000."""
     ax.axhline(0.5, color="black", ls=":", lw=1, label="AUC-ROC 0.5: no utility left")
-    ax.axvspan(PAPER000_NO_UTILITY_K, max(ks) * 1.3, color="grey", alpha=0.12,
-               label="paper 000 §IV-D1: k > 5000, no representation keeps utility")  # fmt: skip
+    ax.axvspan(
+        PAPER000_NO_UTILITY_K,
+        max(ks) * 1.3,
+        color="grey",
+        alpha=0.12,
+        label="paper 000 §IV-D1: k > 5000, no representation keeps utility",
+    )
 
 
 def plot_000(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
@@ -167,14 +172,23 @@ def plot_000(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
         r = g.filter(pl.col("test_representation") == rep).sort("k")
         ax.plot(r["k"], r["mean"], marker="o", ms=3, label=f"ours, tested {rep}", color=COLORS[rep])
         if rep == "proportional":
-            ax.fill_between(r["k"], r["mean"] - r["std"], r["mean"] + r["std"], alpha=0.2, color=COLORS[rep],
-                            label="ours, proportional ± 1 s.d. over seeds")  # fmt: skip
+            ax.fill_between(
+                r["k"],
+                r["mean"] - r["std"],
+                r["mean"] + r["std"],
+                alpha=0.2,
+                color=COLORS[rep],
+                label="ours, proportional ± 1 s.d. over seeds",
+            )
     _paper000_references(ax, ks)
     ax.set_xscale("log")
     ax.set_xlabel("k of the tested table")
     ax.set_ylabel("AUC-ROC (mean over seeds)")
-    ax.set_title("Adult, MLP trained on the original table (paper 000 Fig. 3;\n"
-                 "the paper: proportional best at every k, then fillParent)", fontsize=10)  # fmt: skip
+    ax.set_title(
+        "Adult, MLP trained on the original table (paper 000 Fig. 3;\n"
+        "the paper: proportional best at every k, then fillParent)",
+        fontsize=10,
+    )
     fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=7.5, bbox_to_anchor=(0.5, 0.0))
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(out / "utility_paper000_fig3.png", dpi=110)
@@ -187,11 +201,23 @@ def plot_000(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
             r = g.filter(pl.col("test_representation") == rep).sort("k")
             ax.plot(r["k"], r["mean"], marker="o", ms=3, label=f"ours, tested {rep}", color=COLORS[rep])
             if rep == "proportional":
-                ax.fill_between(r["k"], r["mean"] - r["std"], r["mean"] + r["std"], alpha=0.2, color=COLORS[rep],
-                                label="ours, tested proportional ± 1 s.d. over seeds")  # fmt: skip
-        ax.plot(fig3["k"], fig3["mean"], color="black", ls="--", lw=1,
-                label="reference: trained on the original, tested proportional (Fig. 3); paper 000 §IV-D2: "
-                      "trained on 100-anonymous tables, models perform at the same level")  # fmt: skip
+                ax.fill_between(
+                    r["k"],
+                    r["mean"] - r["std"],
+                    r["mean"] + r["std"],
+                    alpha=0.2,
+                    color=COLORS[rep],
+                    label="ours, tested proportional ± 1 s.d. over seeds",
+                )
+        ax.plot(
+            fig3["k"],
+            fig3["mean"],
+            color="black",
+            ls="--",
+            lw=1,
+            label="reference: trained on the original, tested proportional (Fig. 3); paper 000 §IV-D2: "
+            "trained on 100-anonymous tables, models perform at the same level",
+        )
         ax.axvline(100, color="dimgrey", ls="-.", lw=0.8, label="k = 100: the training table")
         _paper000_references(ax, ks)
         ax.set_xscale("log")
@@ -200,8 +226,11 @@ def plot_000(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
         ax.set_ylabel("AUC-ROC (mean over seeds)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7.5, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle("Adult, MLP trained on a 100-anonymous table (paper 000 Fig. 4; the paper: tested in proportional "
-                 "best whatever the training representation, fillParent second)", fontsize=10)  # fmt: skip
+    fig.suptitle(
+        "Adult, MLP trained on a 100-anonymous table (paper 000 Fig. 4; the paper: tested in proportional "
+        "best whatever the training representation, fillParent second)",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0.13, 1, 0.97))
     fig.savefig(out / "utility_paper000_fig4.png", dpi=110)
     plt.close(fig)
@@ -232,8 +261,12 @@ def plot_002(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
     plt = pc.pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(11, 9), sharex=True, sharey=True)
     colors = {1: "tab:blue", 2: "tab:orange", 3: "tab:green", 4: "tab:red"}
-    names = {1: "original -> original", 2: "anonymized -> anonymized", 3: "anonymized -> original",
-             4: "original -> anonymized"}  # fmt: skip
+    names = {
+        1: "original -> original",
+        2: "anonymized -> anonymized",
+        3: "anonymized -> original",
+        4: "original -> anonymized",
+    }
     base = PAPER002_BASELINE
     for ax, (mode, mapping) in zip(
         axes.ravel(), [(m, p) for m in ["strict", "relaxed"] for p in ["random", "statistical"]]
@@ -242,19 +275,38 @@ def plot_002(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
         ks = sorted(g["k"].unique().to_list())
         for sc in [1, 2, 3, 4]:
             r = g.filter(pl.col("scenario") == sc).sort("k")
-            ax.errorbar(r["k"], r["mean"], yerr=r["std"], marker="o", ms=3, capsize=2, color=colors[sc],
-                        label=f"ours, scenario {sc} ({names[sc]}; train -> test)")  # fmt: skip
+            ax.errorbar(
+                r["k"],
+                r["mean"],
+                yerr=r["std"],
+                marker="o",
+                ms=3,
+                capsize=2,
+                color=colors[sc],
+                label=f"ours, scenario {sc} ({names[sc]}; train -> test)",
+            )
         ax.axhline(base, color=colors[1], ls="--", lw=1, label="paper 002 §5: scenario 1, 81.82 %")
         lo, hi = PAPER002_FALL["2-3"]
-        ax.axhspan(base * (1 - hi), base * (1 - lo), color="tab:olive", alpha=0.1,
-                   label="paper: scenarios 2-3 fall 2.15-19.15 % from it")  # fmt: skip
+        ax.axhspan(
+            base * (1 - hi),
+            base * (1 - lo),
+            color="tab:olive",
+            alpha=0.1,
+            label="paper: scenarios 2-3 fall 2.15-19.15 % from it",
+        )
         small = [k for k in ks if k <= 10] or ks[:1]
         mean_fall = base * (1 - PAPER002_FALL["2-3 mean k 2-10"])
-        ax.plot([min(small), max(small)], [mean_fall] * 2, color="tab:olive", lw=2.5,
-                label="paper: scenarios 2-3, mean fall for k 2-10 (11.72 %)")  # fmt: skip
+        ax.plot(
+            [min(small), max(small)],
+            [mean_fall] * 2,
+            color="tab:olive",
+            lw=2.5,
+            label="paper: scenarios 2-3, mean fall for k 2-10 (11.72 %)",
+        )
         lo, hi = PAPER002_FALL["4"]
-        ax.axhspan(base * (1 - hi), base * (1 - lo), color=colors[4], alpha=0.15,
-                   label="paper: scenario 4 falls 5.51-8.01 %")  # fmt: skip
+        ax.axhspan(
+            base * (1 - hi), base * (1 - lo), color=colors[4], alpha=0.15, label="paper: scenario 4 falls 5.51-8.01 %"
+        )
         ax.set_xscale("log")
         ax.set_xticks(ks, [str(k) for k in ks])
         ax.minorticks_off()
@@ -263,8 +315,11 @@ def plot_002(tidy: pl.DataFrame, out: Path = RESULTS) -> None:
         ax.set_ylabel("accuracy (6-fold CV, mean ± 1 s.d.)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7.5, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle("Adult (ARX, 8 qids), entropy decision tree, paper 002's four scenarios; the paper's numbers "
-                 "(UCI Adult, ID3) as references, falls read as relative to scenario 1", fontsize=10)  # fmt: skip
+    fig.suptitle(
+        "Adult (ARX, 8 qids), entropy decision tree, paper 002's four scenarios; the paper's numbers "
+        "(UCI Adult, ID3) as references, falls read as relative to scenario 1",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0.11, 1, 0.97))
     fig.savefig(out / "utility_paper002.png", dpi=110)
     plt.close(fig)
@@ -295,8 +350,11 @@ def main(argv: list[str] | None = None) -> None:
     rows = args.rows or (1000 if args.quick else None)
     cache = None if rows is not None else CACHE  # samples are never cached beside the full tables
     adult, H = load(rows)
-    log: dict = {"command": "python benchmarks/utility_bench.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                 "python": platform.python_version(), "polars": pl.__version__}  # fmt: skip
+    log: dict = {
+        "command": "python benchmarks/utility_bench.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "python": platform.python_version(),
+        "polars": pl.__version__,
+    }
     summary_path = out / "utility_bench.json"
     if summary_path.exists():
         old = json.loads(summary_path.read_text())
@@ -312,8 +370,10 @@ def main(argv: list[str] | None = None) -> None:
         log["paper000_k"] = ks
         log["paper000_claim"] = claim_check(tidy)
         for name, c in log["paper000_claim"].items():
-            print(f"{name}: proportional first at {c['proportional_first_at_k']}/{c['n_k']} k, "
-                  f"fillParent second at {c['fillparent_second_at_k']}/{c['n_k']} k")  # fmt: skip
+            print(
+                f"{name}: proportional first at {c['proportional_first_at_k']}/{c['n_k']} k, "
+                f"fillParent second at {c['fillparent_second_at_k']}/{c['n_k']} k"
+            )
     if do_002:
         seeds = list(range(args.seeds_002 or (1 if args.quick else 3)))
         tidy2 = paper_002(adult, H, seeds, log, [2, 10] if args.quick else K_002, cache)
