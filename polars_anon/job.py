@@ -36,6 +36,7 @@ from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
+from polars_anon.pipeline.capabilities import refuse_driver_tuples
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import anonymize
 from polars_anon.request import DEFERRED, check_request
@@ -137,11 +138,7 @@ def _engine_rules(job: Job) -> Job:
         raise InvalidParameterError(
             f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'"
         )
-    if job.engine == "polars" and job.driver_tuples is not None:
-        raise InvalidParameterError(
-            f'job file: driver_tuples = {job.driver_tuples} caps the class aggregates engines "duckdb" and "spark" bring to their '
-            'driver; drop it or set engine = "duckdb" or "spark"'
-        )
+    refuse_driver_tuples(job.engine, job.driver_tuples, job=True)
     if job.engine != "polars" and job.encode:
         raise InvalidParameterError(
             f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"'

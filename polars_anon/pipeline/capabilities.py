@@ -34,7 +34,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["REFUSALS", "Capability", "Refusal", "consult"]
+__all__ = ["REFUSALS", "Capability", "Refusal", "consult", "refuse_driver_tuples"]
 
 Route = Literal["any", "driver", "planner"]
 
@@ -192,6 +192,30 @@ def _first(request: Request, engine: str, route: Route) -> str | None:
     return None
 
 
+def refuse_driver_tuples(engine: str, driver_tuples: object, *, job: bool = False) -> None:
+    """``driver_tuples`` given with engine ``"polars"``, which holds the class aggregates in this process: refused
+    (in a job file's words when `job`).
+
+    >>> refuse_driver_tuples("duckdb", 10)
+    >>> refuse_driver_tuples("polars", 10, job=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: job file: driver_tuples = 10 caps the class aggregates engines ...
+    """
+    if engine != "polars" or driver_tuples is None:
+        return
+    if job:
+        raise InvalidParameterError(
+            f'job file: driver_tuples = {driver_tuples} caps the class aggregates engines "duckdb" and "spark" bring '
+            'to their driver; drop it or set engine = "duckdb" or "spark"'
+        )
+    raise InvalidParameterError(
+        f"driver_tuples={driver_tuples!r} caps the class aggregates engines 'duckdb' and 'spark' bring to "
+        "their driver; engine 'polars' holds them in this process: drop driver_tuples or choose engine "
+        "'duckdb' or 'spark'"
+    )
+
+
 def consult(request: Request, engine: str, driver_tuples: int | None = None) -> Capability:
     """Consult the table for `request` on `engine` (before any data is read): refuse what no route runs, and
     return the decisions for the routes the data will choose between.
@@ -200,12 +224,7 @@ def consult(request: Request, engine: str, driver_tuples: int | None = None) -> 
     is refused on engine ``"polars"``, which holds the aggregates in this process.
     """
     if engine == "polars":
-        if driver_tuples is not None:
-            raise InvalidParameterError(
-                f"driver_tuples={driver_tuples!r} caps the class aggregates engines 'duckdb' and 'spark' bring to "
-                "their driver; engine 'polars' holds them in this process: drop driver_tuples or choose engine "
-                "'duckdb' or 'spark'"
-            )
+        refuse_driver_tuples(engine, driver_tuples)
         why = _first(request, engine, "any")
         if why is not None:
             raise InvalidParameterError(why)
