@@ -171,27 +171,50 @@ def _planner_route(
         values, counts = sizes["s"].to_numpy().astype(np.int64), sizes["classes"].to_numpy().astype(np.int64)
         input_risk, population = risk_summary_of_sizes(values, counts), None
         report = build_report(
-            request, schema, done.aggregates, plan, time.perf_counter() - start, metrics=False,
-            null_rows=done.null_rows, engine=engine.name, input_risk=input_risk, input_sizes=(values, counts),
-            unchanged=done.facts.get("unchanged"), details=details,
-        )  # fmt: skip
+            request,
+            schema,
+            done.aggregates,
+            plan,
+            time.perf_counter() - start,
+            metrics=False,
+            null_rows=done.null_rows,
+            engine=engine.name,
+            input_risk=input_risk,
+            input_sizes=(values, counts),
+            unchanged=done.facts.get("unchanged"),
+            details=details,
+        )
     else:
         data = Aggregated(pl.LazyFrame(), done.aggregates, done.null_rows)
         constraints = task_constraints(data, request)[0]
         population = population_size(request, constraints.n_rows)
         input_risk = risk_summary(done.aggregates, list(request.qids), aggregated=True, population_size_=population)
         report = build_report(
-            request, schema, done.aggregates, plan, time.perf_counter() - start, null_rows=done.null_rows,
-            engine=engine.name, input_risk=input_risk, details=details,
-        )  # fmt: skip
+            request,
+            schema,
+            done.aggregates,
+            plan,
+            time.perf_counter() - start,
+            null_rows=done.null_rows,
+            engine=engine.name,
+            input_risk=input_risk,
+            details=details,
+        )
     planned = Planned(plan, report, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
     return Anonymized(published, report, Check(request, planned, None, engine), None, engine)
 
 
-def run(engine: Engine, data: object, *, hierarchies: Mapping[str, Any], k: int, driver_tuples: int | None = None,
-        **asked: Any) -> Anonymized:  # fmt: skip
+def run(
+    engine: Engine,
+    data: object,
+    *,
+    hierarchies: Mapping[str, Any],
+    k: int,
+    driver_tuples: int | None = None,
+    **asked: Any,
+) -> Anonymized:
     """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame)."""
     start = time.perf_counter()
     table = engine.table(data)
@@ -298,7 +321,23 @@ def anonymize(
     >>> anonymize(df, hierarchies=H, k=2).collect().rows()
     [('30-39', 'F'), ('30-39', 'M'), ('30-39', 'F'), ('30-39', 'M')]
     """
-    asked = {"qids": qids, "method": method, "metric": metric, "drop": drop, "sensitive": sensitive,
-             "insensitive": insensitive, "seed": seed, "null": null, "privacy": privacy}  # fmt: skip
-    return run(get_engine(engine, data=data), data, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples,
-               **asked, **options)  # fmt: skip
+    asked = {
+        "qids": qids,
+        "method": method,
+        "metric": metric,
+        "drop": drop,
+        "sensitive": sensitive,
+        "insensitive": insensitive,
+        "seed": seed,
+        "null": null,
+        "privacy": privacy,
+    }
+    return run(
+        get_engine(engine, data=data),
+        data,
+        hierarchies=hierarchies,
+        k=k,
+        driver_tuples=driver_tuples,
+        **asked,
+        **options,
+    )

@@ -240,10 +240,16 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
     numbered = numbered.withColumn(BLOCK, _block_expr(c, max(width, 1)))
     merge = bool(n_small) and c > 1
     spec = {
-        "token": uuid.uuid4().hex, "qids": qids, "hierarchies": hierarchies, "metric": request.metric,
+        "token": uuid.uuid4().hex,
+        "qids": qids,
+        "hierarchies": hierarchies,
+        "metric": request.metric,
         "weights": options.weights,
-        "k": k, "first": options.first, "partners": options.partners, "merge": merge,
-    }  # fmt: skip
+        "k": k,
+        "first": options.first,
+        "partners": options.partners,
+        "merge": merge,
+    }
     out_schema = ", ".join(
         [
             f"{POS} long",

@@ -136,9 +136,17 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
             below = int(values.filter(pl.col("x") < median)["n"].sum())
             at_most = int(values.filter(pl.col("x") <= median)["n"].sum())
             n_left = {"lt": below, "le": at_most, "half": n // 2}[rule]
-            rules.append({BLOCK: b, "__anon_j": j, "__anon_m": float(median), "__anon_rule": rule,
-                          "__anon_need": n // 2 - below if rule == "half" else 0, "__anon_l": next_id,
-                          "__anon_r": next_id + 1})  # fmt: skip
+            rules.append(
+                {
+                    BLOCK: b,
+                    "__anon_j": j,
+                    "__anon_m": float(median),
+                    "__anon_rule": rule,
+                    "__anon_need": n // 2 - below if rule == "half" else 0,
+                    "__anon_l": next_id,
+                    "__anon_r": next_id + 1,
+                }
+            )
             for child, size in ((next_id, n_left), (next_id + 1, n - n_left)):
                 paths[child] = paths[b] + ("0" if child == next_id else "1")
                 if size <= block_size:  # known small: a leaf without another query
@@ -285,8 +293,14 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
             blocked, n_blocks = rows.withColumn(BLOCK, F.lit(0).cast("long")), 1
         else:
             blocked, n_blocks = _blocks(rows, len(attrs), len(numeric), fitted.cat_span, request.k, options.block_size)
-    spec = {"qids": qids, "numeric": numeric, "categorical": categorical, "fitted": fitted, "k": request.k,
-            "seed": request.seed}  # fmt: skip
+    spec = {
+        "qids": qids,
+        "numeric": numeric,
+        "categorical": categorical,
+        "fitted": fitted,
+        "k": request.k,
+        "seed": request.seed,
+    }
     out_schema = T.StructType(
         [
             T.StructField(RID, T.LongType(), False),
