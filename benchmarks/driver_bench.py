@@ -2,7 +2,7 @@
 
 On DuckDB and Spark the driver never sees a row: it receives one row per distinct qid tuple
 (the class aggregates) and runs the checks, the method and the report on them
-(:func:`polars_anon.anonymize.plan_request`, the same code every engine calls). This script
+(:func:`polars_anon.pipeline.road.plan_request`, the same code every engine calls). This script
 measures that part alone, for registers too large to generate here: the demo generator draws
 zip, gender, race and birth year independently, so the tuple counts of an n-row register are
 one multinomial draw over the product of their probabilities (the same distribution as
@@ -94,8 +94,9 @@ def expected_tuples(rows: int, zips: int, seed: int = 0) -> float:
 
 def drive(aggregates_path: Path, method: str, k: int = 10) -> dict[str, Any]:
     """The driver's part on the aggregates at `aggregates_path` (run in a fresh process): seconds and peak RSS."""
-    from polars_anon.anonymize import Aggregated, plan_request
     from polars_anon.job import build_hierarchies
+    from polars_anon.pipeline.road import plan_request
+    from polars_anon.pipeline.state import Aggregated
     from polars_anon.request import check_request
 
     start = time.perf_counter()

@@ -165,7 +165,7 @@ def main() -> None:
         help="passed to the DuckDB and Spark runs (their routes beyond the driver)",
     )
     args = ap.parse_args()
-    from polars_anon.engines.distributed import PLANNERS
+    from polars_anon.engines.planners import PLANNERS
 
     header = [
         (

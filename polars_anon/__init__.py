@@ -11,7 +11,6 @@ from polars_anon import metrics, sdc
 from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
 from polars_anon._progress import progress
 from polars_anon.algorithms import METHODS
-from polars_anon.anonymize import Anonymized, anonymize
 from polars_anon.classes import class_size_histogram, class_sizes, is_k_anonymous, k_summary, min_class_size
 from polars_anon.encode import ENCODINGS, encode, encoded_columns, map_to_leaves
 from polars_anon.encoded_io import scan_encoded, write_encoded
@@ -32,6 +31,8 @@ from polars_anon.errors import (
 from polars_anon.explore import explore
 from polars_anon.generalize import generalize, generalize_expr, generalize_partition
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.pipeline.result import Anonymized
+from polars_anon.pipeline.road import anonymize
 from polars_anon.privacy import (
     AverageRisk,
     BetaLikeness,

@@ -22,7 +22,7 @@ from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
-from polars_anon.engines.distributed import check_driver_tuples
+from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job

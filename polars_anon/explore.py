@@ -1,8 +1,8 @@
 """Choosing k with evidence: one job over a grid of k and methods, on one aggregation pass.
 
 :func:`explore` checks every configuration of the grid before any data is read,
-aggregates the input once (:func:`polars_anon.anonymize.aggregate`), then runs
-each method at each k on those class aggregates (:func:`polars_anon.anonymize.run_method`,
+aggregates the input once (:func:`polars_anon.pipeline.road.aggregate`), then runs
+each method at each k on those class aggregates (:func:`polars_anon.pipeline.road.run_method`,
 whose map is checked like any run's) and measures it from its tuple map: no table
 is published or written. Each row holds what the report of that configuration
 run alone would say (loss, loss per quasi-identifier, suppressed rows, classes,
@@ -38,12 +38,14 @@ from polars_anon._progress import bar
 from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy, check_choice, check_k
 from polars_anon.algorithms import METHODS
-from polars_anon.anonymize import Aggregated, aggregate, run_method
+from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import scan_input
 from polars_anon.job import Job, build_hierarchies
 from polars_anon.outputs import Outputs, staged_write
+from polars_anon.pipeline.road import aggregate, run_method
+from polars_anon.pipeline.state import Aggregated
 from polars_anon.report import notebook
 from polars_anon.report.classes import size_risk
 from polars_anon.report.metrics import map_loss
@@ -180,7 +182,7 @@ def _explore(
     )
     largest = max(grid, key=lambda r: r.k)  # the data checks at the largest k hold for every k of the grid
     threshold = largest.k if risk_threshold is None else check_k(risk_threshold)
-    data = aggregate(lf, largest, records=any(r.method.records for r in grid))
+    data = aggregate(POLARS, lf, largest, records=any(r.method.records for r in grid))
     aggregated = time.perf_counter() - start
     rows = [_measure(data, r, threshold) for r in bar(grid, desc=f"explore {len(grid)} configurations", unit="run")]
     facts = {"n_input_rows": int(data.aggregates[SIZE].sum()), "n_input_classes": data.aggregates.height,

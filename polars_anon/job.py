@@ -25,22 +25,24 @@ import polars as pl
 from polars_anon._passes import collect_apart, remember_tuple_counts
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
-from polars_anon.anonymize import Anonymized, anonymize, counted_attributes, write_report
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
-from polars_anon.engines.distributed import check_driver_tuples
+from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.request import DEFERRED, Request, check_request
+from polars_anon.pipeline.capabilities import refuse_driver_tuples
+from polars_anon.pipeline.result import Anonymized, write_report
+from polars_anon.pipeline.road import anonymize
+from polars_anon.pipeline.state import counted_attributes
+from polars_anon.request import DEFERRED, check_request
 
 if TYPE_CHECKING:
-    from polars_anon.algorithms import Method
-    from polars_anon.engines.pipeline import EngineAnonymized
+    from polars_anon.request import Request
 
 __all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
 
@@ -138,11 +140,7 @@ def _engine_rules(job: Job) -> Job:
         raise InvalidParameterError(
             f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'"
         )
-    if job.engine == "polars" and job.driver_tuples is not None:
-        raise InvalidParameterError(
-            f'job file: driver_tuples = {job.driver_tuples} caps the class aggregates engines "duckdb" and "spark" bring to their '
-            'driver; drop it or set engine = "duckdb" or "spark"'
-        )
+    refuse_driver_tuples(job.engine, job.driver_tuples, job=True)
     if job.engine != "polars" and job.encode:
         raise InvalidParameterError(
             f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"'
@@ -259,7 +257,7 @@ class Job:
     driver_tuples: int | None = None
     """Engines "duckdb" and "spark": the most class aggregates brought to the driver (default 5,000,000); beyond it
     the methods with a planner on the engine go on there (mondrian; greedy on Spark), the others are refused
-    (:mod:`polars_anon.engines.distributed`)."""
+    (:mod:`polars_anon.engines.planners`)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -376,7 +374,7 @@ def _encoding_paths(job: Job) -> dict[str, Path]:
     return {e: encoding_path(job.output, e, _layout(job, e)) for e in job.encode}
 
 
-def _refuse_misaligned(job: Job, result: Anonymized | EngineAnonymized) -> None:
+def _refuse_misaligned(job: Job, result: Anonymized) -> None:
     """Encodings computed from the original values need every published row lined up with one original leaf."""
     needs = [e for e in job.encode if e in NEEDS_ORIGINAL]
     if not needs:
@@ -416,11 +414,9 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     )  # type: ignore[arg-type]  (before any data is read)
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
-        result: Anonymized | EngineAnonymized = anonymize(
-            lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options
-        )  # type: ignore[arg-type]
+        result = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
     else:
-        hierarchies, result = _on_engine(job, lf, asked, request.method)
+        hierarchies, result = _on_engine(job, lf, asked, request)
     _refuse_misaligned(job, result)
     result.report["input"] = input_name or str(job.input)
     result.stage(out, job.output)
@@ -458,22 +454,20 @@ def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], di
 
 
 def _on_engine(
-    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], method: Method
-) -> tuple[dict[str, Hierarchy], EngineAnonymized]:
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
+) -> tuple[dict[str, Hierarchy], Anonymized]:
     """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road
     (a method the engine cannot run is refused first, before anything is read)."""
-    from polars_anon.engines import get_engine
-    from polars_anon.engines.distributed import DRIVER_TUPLES
+    from polars_anon.engines import SQLEngine, get_engine
     from polars_anon.engines.duckdb import MEMORY_LIMIT
-    from polars_anon.engines.pipeline import engine_anonymize, refuse_unsupported
+    from polars_anon.pipeline.capabilities import consult
+    from polars_anon.pipeline.road import run
 
-    refuse_unsupported(method, job.engine)
+    limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
 
-    engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
-                        memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # fmt: skip
+    engine: SQLEngine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
+                        memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # type: ignore[assignment]  # fmt: skip
     table = engine.read_parquet(job.input)
-
-    limit = DRIVER_TUPLES if job.driver_tuples is None else job.driver_tuples
     counts = engine.counts(
         table, list(job.qids), limit=limit
     )  # the road's own group-by (kept): the hierarchies' values come from it
@@ -486,7 +480,7 @@ def _on_engine(
         }  # beyond the cap: per column
 
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
-    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf), driver_tuples=limit,
+    result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result
 

@@ -20,6 +20,8 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from polars_anon.quoting import duckdb_literal
+
 __all__ = [
     "CHOICE",
     "COLUMNS_NOT_FOUND",
@@ -153,15 +155,11 @@ CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
 """
 
 
-def _sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _sql_macro(message: Message) -> str:
     parts = []
     for literal, field, _, conversion in string.Formatter().parse(message.text):
         if literal:
-            parts.append(_sql_literal(literal))
+            parts.append(duckdb_literal(literal))
         if field is None:
             continue
         if conversion == "r":

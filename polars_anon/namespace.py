@@ -11,12 +11,12 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon.anonymize import anonymize
 from polars_anon.classes import class_sizes, k_summary
 from polars_anon.encode import encode
 from polars_anon.generalize import generalize, generalize_expr
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import compute
+from polars_anon.pipeline.road import anonymize
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.evaluate import check
 from polars_anon.privacy.risk import risk
@@ -52,7 +52,7 @@ class AnonLazyFrame:
         return risk(self._lf, qids, **kwargs)
 
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.LazyFrame:
-        """k-anonymize; see :func:`polars_anon.anonymize.anonymize` (returns its LazyFrame).
+        """k-anonymize; see :func:`polars_anon.pipeline.road.anonymize` (returns its LazyFrame).
 
         The algorithm runs now (it needs the class aggregates); the returned frame is
         lazy. Use :func:`polars_anon.anonymize` for the verified result and report.
@@ -108,7 +108,7 @@ class AnonDataFrame:
         return self._df.lazy().anon.risk(qids, **kwargs)
 
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.DataFrame:
-        """k-anonymize and verify; see :func:`polars_anon.anonymize.anonymize`."""
+        """k-anonymize and verify; see :func:`polars_anon.pipeline.road.anonymize`."""
         return anonymize(self._df, hierarchies=hierarchies, k=k, **kwargs).collect()
 
     def encode(

@@ -28,9 +28,23 @@ import numpy as np
 
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["describe", "option_names", "parse_options", "type_matches"]
+__all__ = ["check_max_suppressed", "describe", "option_names", "parse_options", "type_matches"]
 
 T = TypeVar("T")
+
+
+def check_max_suppressed(value: object) -> None:
+    """The suppression budget of every method that takes one: None (the method's default) or an integer >= 0.
+
+    >>> check_max_suppressed(-1)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: max_suppressed must be an integer >= 0, got -1
+    """
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {value!r}")
 
 
 def option_names(cls: type) -> list[str]:

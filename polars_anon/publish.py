@@ -40,6 +40,8 @@ def publish(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
     >>> publish(pl.LazyFrame({"sex": ["F", "M", "F"], "x": [1, 2, 3]}), m).collect().rows()
     [('F', 1), ('F', 3)]
     """
+    if tmap.by_partition:
+        raise ValueError("a partition map is joined by its engine (the original tuples stay there), not published here")
     names = lf.collect_schema().names()
     qids = list(tmap.qids)
     if tmap.by_row:

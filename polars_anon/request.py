@@ -24,13 +24,13 @@ import polars as pl
 from polars_anon._validate import check_choice, check_columns_in, check_k, check_unique, check_values, names_list
 from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
-from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.options import parse_options
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
 
-__all__ = ["DEFERRED", "Request", "check_data", "check_privacy", "check_request"]
+__all__ = ["DEFERRED", "Request", "check_data", "check_marginals", "check_privacy", "check_request"]
 
 NULL_POLICIES = ("error", "suppress")
 
@@ -83,6 +83,11 @@ class Request:
     def undeclared(self) -> list[str]:
         """Columns published as is without being declared insensitive (checked for identifying values)."""
         return [c for c, t in self.columns.items() if t == "insensitive" and c not in self.insensitive]
+
+    @property
+    def published_columns(self) -> list[str]:
+        """The columns of the published table, in input order: every input column but those dropped."""
+        return [c for c in self.columns if c not in self.drop]
 
 
 def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
@@ -264,6 +269,36 @@ def check_data(aggregates: pl.DataFrame, request: Request, distinct: Mapping[str
     check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress")
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
+
+
+def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, distinct: Mapping[str, int]) -> None:
+    """:func:`check_data` on the marginals a planner reads instead of the class aggregates (the same refusals,
+    the same messages, the same order): `marginals` holds, per qid, its distinct values (String labels, null
+    kept) and their ``size``. A qid without a hierarchy holding nulls is refused too (no method publishes them).
+
+    >>> from polars_anon import Hierarchy
+    >>> req = check_request(pl.Schema({"sex": pl.String}), hierarchies={"sex": Hierarchy.suppression(["F", "M"])}, k=3)
+    >>> check_marginals({"sex": pl.DataFrame({"sex": ["F", "M"], "size": [1, 1]})}, req, {})
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InfeasibleError: k=3 is larger than the table (2 rows); choose k <= 2
+    """
+    qids = list(request.qids)
+    n_rows = int(marginals[qids[0]]["size"].sum())
+    if n_rows == 0:
+        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    for q, h in request.hierarchies.items():
+        check_values(marginals[q], {q: h}, allow_null=request.null == "suppress")
+    check_k(request.k, n_rows)
+    refuse_identifying(dict(distinct), n_rows)
+    for q in qids:
+        values = marginals[q]
+        if q not in request.hierarchies and values[q].null_count():
+            n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
+            raise NullValueError(
+                f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
+                "fill them, drop those rows, or give the qid a hierarchy"
+            )
 
 
 def check_privacy(constraints: Constraints) -> None:

@@ -18,21 +18,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from polars_anon.engines.pipeline import EngineAnonymized, engine_anonymize
 from polars_anon.engines.spark import SparkEngine, session
+from polars_anon.pipeline.result import Anonymized
+from polars_anon.pipeline.road import run
 
 __all__ = ["anonymize", "session"]
 
 
-def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) -> EngineAnonymized:
+def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) -> Anonymized:
     """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog).
 
     Parameters are those of :func:`polars_anon.anonymize` (``hierarchies``, ``k``, ``method``, ...).
     `driver_tuples` (default 5,000,000) caps the class aggregates collected on the driver; beyond it
     ``method="mondrian"`` runs as Spark SQL rounds, other methods are refused
-    (:mod:`polars_anon.engines.distributed`).
+    (:mod:`polars_anon.engines.planners`).
     ``.table()`` returns the published Spark DataFrame after a Spark group-by checked every
     guarantee; ``.sink_parquet(path)`` writes, re-reads and checks it, then renames it into place.
     """
     spark = getattr(sdf, "sparkSession", None) or session()
-    return engine_anonymize(SparkEngine(spark), sdf, driver_tuples=driver_tuples, **parameters)
+    return run(SparkEngine(spark), sdf, driver_tuples=driver_tuples, **parameters)

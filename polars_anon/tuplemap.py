@@ -21,6 +21,14 @@ The frame of a map (column names are the constants below):
 A *row map* (``by_row=True``; MDAV works on records) has ``__anon_row`` (the
 input row number) instead of the original tuple, and one row per input row.
 
+A *partition map* (``by_partition=True``) is what a planner
+(:mod:`polars_anon.engines.planners`) hands the driver when the input's tuples stay in the
+engine: ``__anon_partition`` (the engine map's class id) instead of the original tuple, one
+row per published class, its ``size`` the rows sent there; the engine's own map (original
+tuple or row -> partition) stays in the engine and is joined there. A partition map of a
+method on records is also ``by_row``. The original tuples of a tuple map are never null
+(null qids are refused, or published as their roots under ``null="suppress"``).
+
 >>> agg = pl.DataFrame({"sex": ["F", "M"], "size": [3, 1]})
 >>> m = TupleMap.from_labels(agg, ["sex"], {"sex": pl.Series(["*", "*"])})
 >>> m.frame.rows()
@@ -39,12 +47,13 @@ import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["OFFSET", "ROW", "SIZE", "SUPPRESSED", "TupleMap", "out_col"]
+__all__ = ["OFFSET", "PARTITION", "ROW", "SIZE", "SUPPRESSED", "TupleMap", "out_col"]
 
 SIZE = "size"
 SUPPRESSED = "__anon_suppressed"
 OFFSET = "__anon_offset"
 ROW = "__anon_row"
+PARTITION = "__anon_partition"
 
 
 def out_col(qid: str) -> str:
@@ -59,13 +68,18 @@ class TupleMap:
     qids: tuple[str, ...]
     frame: pl.DataFrame
     by_row: bool = False
+    by_partition: bool = False
 
     def __post_init__(self) -> None:
-        key = [ROW] if self.by_row else list(self.qids)
+        key = [PARTITION] if self.by_partition else [ROW] if self.by_row else list(self.qids)
         need = [*key, *(out_col(q) for q in self.qids), SIZE, SUPPRESSED]
         missing = [c for c in need if c not in self.frame.columns]
         if missing:
             raise ValueError(f"a TupleMap frame needs columns {missing}")
+        if not (self.by_row or self.by_partition):
+            nulls = [q for q in self.qids if self.frame[q].null_count()]
+            if nulls:
+                raise ValueError(f"a tuple map's original tuples are never null; null in {nulls}")
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -161,6 +175,10 @@ class TupleMap:
 
     def check_covers(self, aggregates: pl.DataFrame) -> None:
         """Raise when the map does not send every input row exactly once (an algorithm defect)."""
+        if self.by_partition:  # the original tuples stay in the engine: the rows are counted there
+            if self.n_rows != int(aggregates[SIZE].sum()):
+                raise AssertionError("a partition map must send every input row to one partition")
+            return
         if self.by_row:
             if self.frame.height != self.n_rows or self.n_rows != int(aggregates[SIZE].sum()):
                 raise AssertionError("a row map must have one row per input row")

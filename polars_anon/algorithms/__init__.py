@@ -5,7 +5,7 @@ class aggregates (one row per distinct quasi-identifier tuple with its ``size``)
 and its parsed options, and returns a :class:`Plan`: a
 :class:`~polars_anon.tuplemap.TupleMap` (original tuple -> published tuple) plus
 its own facts for the report. Nothing here touches the row-level LazyFrame: the
-pipeline (:mod:`polars_anon.anonymize`) computes the aggregates, publishes the
+pipeline (:mod:`polars_anon.pipeline.road`) computes the aggregates, publishes the
 map (:func:`polars_anon.publish.publish`) and verifies the result; so the same
 algorithm serves every engine. A method that works on records (MDAV) declares
 ``records=True`` and receives the quasi-identifier columns of every row.

@@ -38,8 +38,8 @@ import numpy as np
 import polars as pl
 
 from polars_anon.algorithms import Plan, Task, register_method
-from polars_anon.errors import InvalidParameterError
 from polars_anon.generalize import generalize
+from polars_anon.options import check_max_suppressed
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["DataflyOptions", "datafly_levels"]
@@ -55,8 +55,7 @@ class DataflyOptions:
     """Suppressed rows are removed, or published as the roots of every hierarchy."""
 
     def __post_init__(self) -> None:
-        if self.max_suppressed is not None and self.max_suppressed < 0:
-            raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {self.max_suppressed!r}")
+        check_max_suppressed(self.max_suppressed)
 
 
 def _generalized(task: Task, levels: dict[str, int]) -> pl.LazyFrame:

@@ -46,6 +46,7 @@ from polars_anon.algorithms.objectives import (
     make_objective,
 )
 from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.options import check_max_suppressed
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
@@ -80,8 +81,7 @@ class FulldomainOptions:
     """Attribute weights (loss, entropy, height, precision, ncp); unlisted qids weigh 1."""
 
     def __post_init__(self) -> None:
-        if self.max_suppressed < 0:
-            raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {self.max_suppressed!r}")
+        check_max_suppressed(self.max_suppressed)
         if self.gs_factor is not None and not 0.0 <= self.gs_factor <= 1.0:
             raise InvalidParameterError(f"gs_factor must be a number in [0, 1], got {self.gs_factor!r}")
 

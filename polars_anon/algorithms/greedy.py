@@ -864,3 +864,9 @@ def run(task: Task, options: GreedyOptions) -> Plan:
         "loop_seconds": round(res.seconds, 3),
     }
     return Plan(TupleMap.from_nodes(agg, hierarchies, res.nodes), details)
+
+root_weights = _root_weights
+"""R per node for every qid (public for the Spark planner, :mod:`polars_anon.engines.planners.spark_greedy`)."""
+cost_groups = _groups
+"""The fused cost tables of the qids (public for the Spark planner)."""
+__all__ += ["cost_groups", "root_weights"]

@@ -620,3 +620,9 @@ def _verify_clusters(
     facts = verify_permutation(published, original, labels, blocks, task.k)
     with_cluster = published.with_columns(pl.lit(pl.Series(CLUSTER, labels)))
     return facts | verify_models(with_cluster, [CLUSTER], task.constraints)
+
+check_task = _check
+"""MDAV's checks of a task and its options (public for the Spark planner, :mod:`polars_anon.engines.planners.spark_mdav`)."""
+numeric_qids = _numeric
+"""The numeric qids of a task (public for the Spark planner)."""
+__all__ += ["check_task", "numeric_qids"]

@@ -86,6 +86,7 @@ from polars_anon.algorithms.greedy import greedy_partition
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
+from polars_anon.options import check_max_suppressed
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
@@ -847,8 +848,7 @@ class TopdownOptions:
     """Re-split pairs of classes and move tuples between classes when that lowers the loss (step 4)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_suppressed, bool) or self.max_suppressed < 0:
-            raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {self.max_suppressed!r}")
+        check_max_suppressed(self.max_suppressed)
         if not isinstance(self.improve, bool):
             raise InvalidParameterError(f"improve must be true or false, got {self.improve!r}")
 

@@ -29,7 +29,7 @@ def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = 
     Parameters are those of :func:`polars_anon.anonymize`; the rows stay in DuckDB (group-bys, the
     publishing join, DuckDB's Parquet writer). `driver_tuples` (default 5,000,000) caps the class
     aggregates brought to Python; beyond it ``method="mondrian"`` runs as DuckDB queries, other
-    methods are refused (:mod:`polars_anon.engines.distributed`). ``.table()`` returns the published relation after a
+    methods are refused (:mod:`polars_anon.engines.planners`). ``.table()`` returns the published relation after a
     DuckDB group-by checked every guarantee; ``.sink_parquet(path)`` writes, re-reads, checks, renames.
 
     >>> import duckdb, polars_anon as pa
@@ -41,6 +41,6 @@ def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = 
     [('F', 1), ('M', 2), ('F', 3), ('M', 4)]
     """
     from polars_anon.engines.duckdb import DuckDBEngine
-    from polars_anon.engines.pipeline import engine_anonymize
+    from polars_anon.pipeline.road import run
 
-    return engine_anonymize(DuckDBEngine(connection), data, driver_tuples=driver_tuples, **parameters)
+    return run(DuckDBEngine(connection), data, driver_tuples=driver_tuples, **parameters)

@@ -13,6 +13,7 @@ from polars_anon._validate import is_integer
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import LEVEL_OUT_OF_RANGE, NAMES_NOT_QIDS
+from polars_anon.quoting import duckdb_identifier, duckdb_literal
 
 __all__ = ["generalize_sql", "load_hierarchies", "load_hierarchy", "register", "sql_files"]
 
@@ -133,8 +134,7 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
             raise InvalidParameterError(
                 LEVEL_OUT_OF_RANGE(where=f"hierarchy {q!r}: ", level=lv, top=h.height - 1, root=h.root)
             )
-        ident = '"' + q.replace('"', '""') + '"'
-        literal = "'" + q.replace("'", "''") + "'"
+        ident, literal = duckdb_identifier(q), duckdb_literal(q)
         parts.append(f"anon_generalize({literal}, {ident}, {lv}) AS {ident}")
         checks.append(f"anon_check_level({literal}, {lv})")
     return (

@@ -19,6 +19,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.messages import COLUMNS_NOT_FOUND, EMPTY_TABLE, NO_HIERARCHY, QIDS_EMPTY
+from polars_anon.quoting import duckdb_identifier, duckdb_literal
 
 __all__ = ["metric_pairs"]
 
@@ -97,10 +98,10 @@ def metric_pairs(
     codes.create_types(con)
     s_code, n_s = _sensitive_code(con, name, original, sensitive)
     joined, group, o_code, p_code = _joined(con, codes, original, anonymized, key, s_code)
-    raw = _ident(f"{name}__raw")
+    raw = duckdb_identifier(f"{name}__raw")
     pairs = _group(con, codes, raw, joined, group, sensitive is not None, n_s)
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {_ident(name)} AS "
+        f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name)} AS "
         f"SELECT {codes.decode(o_code, None)} AS o, {codes.decode(p_code, f'{p_code} = {codes.r_all}')} AS p, "
         f"NULL::BIGINT AS s, {p_code} = {codes.r_all} AS suppressed, n::BIGINT AS size FROM {pairs}"
     )
@@ -108,32 +109,24 @@ def metric_pairs(
     _cells(con, codes, original, anonymized)
     if sensitive is None:
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
+            f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
             [name, qids],
         )
         if pairwise:
             con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_joint')} AS FROM anon_metric_joint_of(?, ?)",
+                f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_joint')} AS FROM anon_metric_joint_of(?, ?)",
                 [name, qids],
             )
     else:
         _classes_and_joint_with_s(con, codes, raw, o_code, p_code, pairwise)
     if not pairwise:  # no stale contingency tables from an earlier call
-        con.execute(f"DROP TABLE IF EXISTS {_ident(name + '_joint')}")
+        con.execute(f"DROP TABLE IF EXISTS {duckdb_identifier(name + '_joint')}")
     con.execute(f"DROP TABLE {raw}")
     return name
 
 
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    return [d[0] for d in con.execute(f"SELECT * FROM {_ident(table)} LIMIT 0").description]
+    return [d[0] for d in con.execute(f"SELECT * FROM {duckdb_identifier(table)} LIMIT 0").description]
 
 
 def _check_request(
@@ -218,21 +211,21 @@ class _Codes:
 
     @property
     def enums(self) -> list[str]:
-        return [_ident(f"{self.name}__e{i}") for i in range(len(self.qids))]
+        return [duckdb_identifier(f"{self.name}__e{i}") for i in range(len(self.qids))]
 
     def create_types(self, con: duckdb.DuckDBPyConnection) -> None:
         """One TEMP ENUM per qid: its hierarchy's labels in node order (enum code = node id)."""
         for q, e in zip(self.qids, self.enums):
             con.execute(
                 f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = "
-                f"{_literal(q)} ORDER BY node)"
+                f"{duckdb_literal(q)} ORDER BY node)"
             )
 
     def code_exprs(self) -> list[str]:
         """Per qid, the SQL code of its value."""
         kind = "HUGEINT" if self.big else "BIGINT"
         return [
-            f"coalesce(enum_code(TRY_CAST({_ident(q)}::VARCHAR AS {e})), {r - 1})::{kind}"
+            f"coalesce(enum_code(TRY_CAST({duckdb_identifier(q)}::VARCHAR AS {e})), {r - 1})::{kind}"
             for q, e, r in zip(self.qids, self.enums, self.radix)
         ]
 
@@ -250,11 +243,11 @@ def _sensitive_code(con: duckdb.DuckDBPyConnection, name: str, original: str, se
     """SQL code of the sensitive value (a TEMP ENUM of its values; NULL its own code) and the number of values."""
     if sensitive is None:
         return "NULL::BIGINT", 0
-    s_type = _ident(f"{name}__s")
-    s_col = _ident(sensitive)
+    s_type = duckdb_identifier(f"{name}__s")
+    s_col = duckdb_identifier(sensitive)
     con.execute(
         f"CREATE OR REPLACE TEMP TYPE {s_type} AS ENUM "
-        f"(SELECT DISTINCT {s_col}::VARCHAR FROM {_ident(original)} WHERE {s_col} IS NOT NULL ORDER BY 1)"
+        f"(SELECT DISTINCT {s_col}::VARCHAR FROM {duckdb_identifier(original)} WHERE {s_col} IS NOT NULL ORDER BY 1)"
     )
     n_s = con.execute(f"SELECT len(enum_range(NULL::{s_type}))").fetchall()[0][0]
     return f"coalesce(enum_code(TRY_CAST({s_col}::VARCHAR AS {s_type})), {n_s})::BIGINT", n_s
@@ -265,21 +258,15 @@ def _joined(
 ) -> tuple[str, str, str, str]:
     """The rows lined up (query text), the group-by columns, and the SQL of the original and published codes."""
     r_all = codes.r_all
-    k_col = f", {_ident(key)} AS k" if key else ""
+    k_col = f", {duckdb_identifier(key)} AS k" if key else ""
     exprs = codes.code_exprs()
-    o_side = (
-        f"SELECT {', '.join(f'{c} AS o{i}' for i, c in enumerate(exprs))}, {s_code} AS sc{k_col} FROM "
-        f"{_ident(original)}"
-    )
-    a_side = (
-        f"SELECT {' + '.join(f'{c} * {st}' for c, st in zip(exprs, codes.strides))} AS pc{k_col} FROM "
-        f"{_ident(anonymized)}"
-    )
+    o_side = f"SELECT {', '.join(f'{c} AS o{i}' for i, c in enumerate(exprs))}, {s_code} AS sc{k_col} FROM {duckdb_identifier(original)}"
+    a_side = f"SELECT {' + '.join(f'{c} * {st}' for c, st in zip(exprs, codes.strides))} AS pc{k_col} FROM {duckdb_identifier(anonymized)}"
     o_cols = [f"o.o{i}" for i in range(len(exprs))]
     oc = " + ".join(f"{c} * {st}" for c, st in zip(o_cols, codes.strides))
     if key is None:
         n_orig, n_anon = (
-            con.execute(f"SELECT count(*) FROM {_ident(t)}").fetchall()[0][0] for t in (original, anonymized)
+            con.execute(f"SELECT count(*) FROM {duckdb_identifier(t)}").fetchall()[0][0] for t in (original, anonymized)
         )
         if n_orig != n_anon:
             raise InputError(
@@ -328,12 +315,12 @@ def _group(
 
 def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: str | None) -> None:
     """Refuse an empty original table and, with a key, a key repeated in the anonymized table."""
-    (n_pairs,) = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0]
+    (n_pairs,) = con.execute(f"SELECT count(*) FROM {duckdb_identifier(name)}").fetchall()[0]
     if n_pairs == 0:
         raise InputError(EMPTY_TABLE(table=original, task="measure"))
     if key is not None:
-        (total,) = con.execute(f"SELECT coalesce(sum(size), 0) FROM {_ident(name)}").fetchall()[0]
-        (n_orig,) = con.execute(f"SELECT count(*) FROM {_ident(original)}").fetchall()[0]
+        (total,) = con.execute(f"SELECT coalesce(sum(size), 0) FROM {duckdb_identifier(name)}").fetchall()[0]
+        (n_orig,) = con.execute(f"SELECT count(*) FROM {duckdb_identifier(original)}").fetchall()[0]
         if total != n_orig:
             raise InvalidParameterError(
                 f"key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} "
@@ -344,7 +331,7 @@ def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: s
 
 def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymized: str) -> None:
     """Make ``<name>_cells``; refuse a value that is null, not a leaf (original) or not a node (published)."""
-    cells = _ident(codes.name + "_cells")
+    cells = duckdb_identifier(codes.name + "_cells")
     con.execute(f"CREATE OR REPLACE TEMP TABLE {cells} AS FROM anon_metric_cells_of(?, ?)", [codes.name, codes.qids])
     bad = con.execute(
         f"SELECT i, bool_or(l_level IS NULL OR l_level > 0), bool_or(p_level IS NULL) FROM {cells} "
@@ -362,20 +349,20 @@ def _classes_and_joint_with_s(
 ) -> None:
     """The classes from (published tuple, s); the contingency tables with s from (original value, s) per qid."""
     name, qids, r_all = codes.name, codes.qids, codes.r_all
-    ps = _ident(f"{name}__ps")
+    ps = duckdb_identifier(f"{name}__ps")
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {ps} AS SELECT NULL::BIGINT[] AS o, {codes.decode('pc', f'pc = {r_all}')} AS p, "
         f"sc::BIGINT AS s, pc = {r_all} AS suppressed, n::BIGINT AS size "
         f"FROM (SELECT {p_code} AS pc, sc, sum(n) AS n FROM {raw} GROUP BY ALL)"
     )
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
+        f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
         [f"{name}__ps", qids],
     )
     if pairwise:
         m = len(qids)
         con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {_ident(name + '_joint')} AS "
+            f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_joint')} AS "
             f"SELECT * FROM anon_metric_joint_of(?, ?) UNION ALL "
             f"SELECT r.i AS x, {m}::BIGINT AS y, 'o' AS side, (({o_code} // ?[r.i + 1]) % ?[r.i + 1])::BIGINT AS va, "
             f"sc::BIGINT AS vb, sum(n)::BIGINT AS nab FROM {raw} CROSS JOIN range({m}) AS r(i) GROUP BY ALL UNION ALL "
@@ -389,21 +376,21 @@ def _classes_and_joint_with_s(
 
 def _refuse(con: duckdb.DuckDBPyConnection, q: str, table: str, where: str, enum: str) -> None:
     """Name the nulls or the values of column `q` that are not nodes (or, originally, not leaves)."""
-    col = _ident(q)
-    if con.execute(f"SELECT count(*) FROM {_ident(table)} WHERE {col} IS NULL").fetchall()[0][0]:
+    col = duckdb_identifier(q)
+    if con.execute(f"SELECT count(*) FROM {duckdb_identifier(table)} WHERE {col} IS NULL").fetchall()[0][0]:
         raise NullValueError(
             f"column {q!r} in the {where} table has null values; metrics need every value, fill or drop them"
         )
     if where == "original":
         rows = con.execute(
-            f"SELECT DISTINCT t.{col}::VARCHAR AS v FROM {_ident(table)} AS t LEFT JOIN anon_nodes AS n "
+            f"SELECT DISTINCT t.{col}::VARCHAR AS v FROM {duckdb_identifier(table)} AS t LEFT JOIN anon_nodes AS n "
             f"ON n.hierarchy = ? AND n.label = t.{col}::VARCHAR WHERE n.node IS NULL OR n.level > 0 ORDER BY v LIMIT 6",
             [q],
         ).fetchall()
         kind = "leaves"
     else:
         rows = con.execute(
-            f"SELECT DISTINCT {col}::VARCHAR AS v FROM {_ident(table)} WHERE TRY_CAST({col}::VARCHAR AS "
+            f"SELECT DISTINCT {col}::VARCHAR AS v FROM {duckdb_identifier(table)} WHERE TRY_CAST({col}::VARCHAR AS "
             f"{enum}) IS NULL ORDER BY v LIMIT 6"
         ).fetchall()
         kind = "nodes"

@@ -1,15 +1,14 @@
 """Engines: where the rows live. Polars (the default), DuckDB or Apache Spark.
 
-Every engine runs the same road (:mod:`polars_anon.engines.pipeline`): the engine
-groups the rows by the quasi-identifiers (and by each sensitive attribute a privacy
-model reads) and hands those class aggregates, as Arrow, to the same checks, the
-same method and the same report builder on the driver; the method's
-:class:`~polars_anon.tuplemap.TupleMap` comes back to the engine, which publishes
-it with its own join, writes Parquet with its own writer to a temporary name,
-groups the WRITTEN data again to check every guarantee (fail closed) and only
-then lets it be renamed into place.
-
-An engine module provides exactly the engine-specific steps (:class:`Engine`).
+Every engine is one implementation of :class:`Engine`, and every engine runs the one road
+(:mod:`polars_anon.pipeline.road`): the engine aggregates the rows by the quasi-identifiers
+(and by each sensitive attribute a privacy model reads) and hands those class aggregates to
+the same checks, the same method and the same report builder on the driver; the method's
+:class:`~polars_anon.tuplemap.TupleMap` comes back to the engine, which publishes it with its
+own join, writes Parquet with its own writer to a temporary name, groups the WRITTEN data
+again to check every guarantee (fail closed) and only then lets it be renamed into place.
+Methods run inside an engine beyond the driver are its planners
+(:mod:`polars_anon.engines.planners`).
 
 >>> ENGINES
 ('polars', 'duckdb', 'spark')
@@ -28,8 +27,23 @@ from typing import Any, Protocol
 import polars as pl
 
 from polars_anon._validate import check_choice
+from polars_anon.pipeline.state import Aggregated, Counted, EngineAggregates, counted_attributes, population_model
+from polars_anon.privacy.counts import COUNT, read_population
+from polars_anon.privacy.evaluate import indexed
+from polars_anon.request import Request
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["ENGINES", "Engine", "GroupBys", "get_engine", "key_col"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "GroupBys",
+    "SQLEngine",
+    "engine_map",
+    "get_engine",
+    "grouped_aggregates",
+    "grouped_classes",
+    "key_col",
+]
 
 ENGINES = ("polars", "duckdb", "spark")
 
@@ -48,7 +62,10 @@ class GroupBys:
     served to any later call (with or without a limit).
 
     >>> calls = []
-    >>> counts = GroupBys(lambda table, keys, limit: calls.append((keys, limit)) or pl.DataFrame({"count": [1, 2]}).head(limit or 2))
+    >>> def group(table, keys, limit):
+    ...     calls.append((keys, limit))
+    ...     return pl.DataFrame({"count": [1, 2]}).head(limit or 2)
+    >>> counts = GroupBys(group)
     >>> t = object()
     >>> counts(t, ["a"], limit=5) is counts(t, ["a"]), calls
     (True, [(['a'], 6)])
@@ -74,58 +91,149 @@ class GroupBys:
 
 
 class Engine(Protocol):
-    """The engine-specific steps; tables are the engine's own (a DuckDB relation, a Spark DataFrame)."""
+    """One engine: the steps of the road that touch rows. Tables are the engine's own (a Polars LazyFrame,
+    a DuckDB relation, a Spark DataFrame)."""
 
     name: str
 
     def table(self, data: object) -> Any:
-        """The engine's table for `data`: its own table, or a Polars frame handed over as Arrow."""
-
-    def read_parquet(self, path: Path) -> Any:
-        """A table reading the Parquet at `path` (a file, or a folder of parts)."""
+        """The engine's table for `data`: its own table, or a Polars frame handed over."""
+        ...
 
     def schema(self, table: Any) -> pl.Schema:
-        """The table's columns as Polars types (through Arrow; no row is read)."""
+        """The table's columns as Polars types (no row is read)."""
+        ...
 
-    def counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
-        """``GROUP BY keys``: the keys (their own types, nulls kept as a group) and ``count`` (Int64); the last
-        result is kept (:class:`GroupBys`), so asking twice costs one pass. With `limit`, at most ``limit + 1``
-        rows (more than `limit`: the group-by has too many to bring to the driver)."""
+    def aggregate(self, table: Any, request: Request) -> EngineAggregates:
+        """The aggregation pass: the class aggregates (qids as String labels, as Polars spells them), the models'
+        counts, the distinct values of the undeclared columns; unchecked (the road checks them)."""
+        ...
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         """The number of distinct values of each column, null counted as a value."""
+        ...
 
-    def publish(self, table: Any, mapping: pl.DataFrame, qids: Sequence[str], columns: Sequence[str]) -> Any:
-        """Join `mapping` (see :func:`polars_anon.engines.pipeline.engine_map`) to the rows, drop the suppressed
-        ones, and keep `columns` with each qid replaced by its published label."""
+    def publish(self, table: Any, data: Aggregated, tmap: TupleMap, request: Request) -> Any:
+        """The published table of a checked tuple map computed on the driver from `data`."""
+        ...
+
+    def join_map(self, table: Any, mapping: Any, request: Request, row_key: str | None = None) -> Any:
+        """Join an engine map (:class:`~polars_anon.pipeline.state.EnginePlan`) to the rows of `table`, drop the
+        suppressed ones, and keep the input's columns (less those dropped) with each qid's published label."""
+        ...
+
+    def classes(
+        self, table: Any, qids: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series]
+    ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+        """The group-by of a published table (for the independent check): its classes (sorted, indexed, ``size``)
+        and each sensitive attribute's (class, value, ``count``) frame (None: counted as columns of the classes)."""
+        ...
 
     def write(self, table: Any, path: Path) -> None:
         """Write the table as Parquet at `path` (nothing exists there yet)."""
+        ...
+
+    def read_parquet(self, path: Path) -> Any:
+        """A table reading the Parquet at `path` (a file, or a folder of parts)."""
+        ...
 
     def to_polars(self, table: Any) -> pl.DataFrame:
         """Collect the table on the driver."""
+        ...
 
-    # SQL over names the engine makes (the rounds of :mod:`polars_anon.engines.mondrian`)
+
+class SQLEngine(Engine, Protocol):
+    """An engine the planners run SQL on (DuckDB, Spark): group-bys with a limit, and names the SQL can read.
+
+    ``counts(table, keys, limit=None)`` (a :class:`GroupBys`): ``GROUP BY keys``, the keys (their own types, nulls
+    kept as a group) and ``count`` (Int64); the last result is kept, so asking twice costs one pass. With `limit`,
+    at most ``limit + 1`` rows (more than `limit`: the group-by has too many to bring to the driver).
+    """
+
+    counts: GroupBys
+
     def quote(self, name: str) -> str:
-        """`name` as a quoted SQL identifier."""
+        """`name` as a quoted SQL identifier of the engine's dialect."""
+        ...
 
     def sql(self, query: str) -> Any:
         """The (lazy) table of a query over names made by :meth:`view`, :meth:`register` and :meth:`keep`."""
+        ...
 
     def view(self, table: Any) -> str:
         """A name the SQL can read for `table`."""
+        ...
 
     def register(self, frame: pl.DataFrame) -> str:
         """A name the SQL can read for a frame on the driver (sent as Arrow)."""
+        ...
 
     def keep(self, table: Any) -> str:
         """Materialize `table` now (engine side); its name."""
+        ...
 
     def drop(self, name: str) -> None:
         """Forget a name made by :meth:`register` or :meth:`keep`."""
+        ...
 
     def sorted_set(self, expr: str) -> str:
         """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
+        ...
+
+
+def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
+    """Engine counts with the qids cast to String as Polars spells them; equal labels merged, sorted."""
+    keys = [*qids, *by]
+    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
+
+
+def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> EngineAggregates:
+    """The aggregation pass of an engine that groups by SQL (DuckDB, Spark): its group-by of the qids (kept by
+    :class:`GroupBys`, so the road's size probe costs nothing more), each sensitive attribute a model reads
+    counted as a (tuple, value, ``count``) frame, the undeclared columns' distinct counts, the population's
+    tuple counts (read by Polars). The engine groups by the qids in their own types; the labels are cast to
+    String with Polars, so the hierarchies see exactly the labels of the Polars engine."""
+    qids, counted = list(request.qids), counted_attributes(request)
+    native = engine.counts(table, qids)
+    classes = _as_strings(native, qids).rename({COUNT: SIZE}).with_columns(pl.col(SIZE).cast(pl.UInt32))
+    long = {a: _as_strings(engine.counts(table, [*qids, a]), qids, [a]) for a in counted}
+    distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
+    population = None
+    model = population_model(request)
+    if model is not None:
+        pop = read_population(model.population_frame, qids, model.name)
+        population = (
+            pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
+        )  # materializes: one row per population tuple
+    labels = {a: f[a].unique().sort(nulls_last=True) for a, f in long.items()}
+    return EngineAggregates(classes, distinct, Counted(labels, long, population), native=native)
+
+
+def grouped_classes(
+    engine: SQLEngine, table: Any, qids: Sequence[str], attributes: Sequence[str]
+) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+    """An SQL engine's group-by of a published table: its classes (sorted, indexed) and each attribute's counts."""
+    classes = indexed(engine.counts(table, list(qids)).rename({COUNT: SIZE}), qids)
+    return classes, [engine.counts(table, [*qids, a]) for a in attributes]
+
+
+def engine_map(tmap: TupleMap, native: pl.DataFrame, request: Request) -> pl.DataFrame:
+    """The map in the engine's key types: ``__anon_in_<qid>`` (each original value, null included under
+    ``null="suppress"``), ``__anon_out_<qid>`` (its published label) and ``__anon_suppressed``.
+
+    The capability table refused the maps an engine cannot join (a tuple's rows split over classes, a row map
+    computed on the driver) before any data was read."""
+    qids = list(request.qids)
+    frame = tmap.frame.select(*qids, *(out_col(q) for q in qids), SUPPRESSED)
+    for q in qids:
+        values = native.select(pl.col(q).unique())
+        label = pl.col(q).cast(pl.String)
+        if q in request.hierarchies and request.null == "suppress":
+            label = label.fill_null(request.hierarchies[q].root)
+        lookup = values.select(pl.col(q).alias(key_col(q)), label.alias(q))
+        frame = frame.join(lookup, on=q, how="inner", nulls_equal=True)
+    return frame.select(*(key_col(q) for q in qids), *(out_col(q) for q in qids), SUPPRESSED)
 
 
 def get_engine(
@@ -142,8 +250,7 @@ def get_engine(
     ``"duckdb"``: on `connection` (default DuckDB's default connection, where ``duckdb.sql``
     makes its relations); given `memory_limit` instead, on a connection of its own within it.
     ``"spark"``: the session of `data` when it is a Spark DataFrame, else the active session,
-    else one built with `master` and `config` pairs. ``"polars"``
-    has no engine object: it is the default road of :func:`polars_anon.anonymize`.
+    else one built with `master` and `config` pairs. ``"polars"``: the Polars engine (streaming).
     """
     check_choice("engine", name, ENGINES)
     if name == "duckdb":
@@ -157,4 +264,6 @@ def get_engine(
 
         own = getattr(data, "sparkSession", None)
         return SparkEngine(own if own is not None else session(master, config))
-    raise ValueError("the polars engine is pa.anonymize's own road; it has no engine object")
+    from polars_anon.engines.polars import POLARS
+
+    return POLARS

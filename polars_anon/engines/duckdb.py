@@ -18,27 +18,26 @@ import shutil
 import tempfile
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
 
-from polars_anon.engines import GroupBys, key_col
+from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.io import parquet_parts
-from polars_anon.tuplemap import SUPPRESSED, out_col
+from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.quoting import duckdb_identifier as _q
+from polars_anon.request import Request
+from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
 
 __all__ = ["MEMORY_LIMIT", "DuckDBEngine", "memory_size"]
 
 MEMORY_LIMIT = "1GB"
 """DuckDB's memory limit on a connection of its own (a job's): what goes beyond spills to a temporary folder.
 Publishing in input order sorts every row; unbounded, that sort alone held 2.9 GB for a 15M-row register."""
-
-
-def _q(name: str) -> str:
-    """A quoted SQL identifier."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 class DuckDBEngine:
@@ -70,11 +69,11 @@ class DuckDBEngine:
         weakref.finalize(engine, _close, engine.con, spill)
         return engine
 
-    def view(self, relation: duckdb.DuckDBPyRelation) -> str:
-        """A temporary view name for `relation`, for the SQL that follows (this session only: nothing is stored in
+    def view(self, table: duckdb.DuckDBPyRelation) -> str:
+        """A temporary view name for `table`, for the SQL that follows (this session only: nothing is stored in
         the connection's database file, and a relation over a Python object may be read)."""
         name = f"__anon_{uuid.uuid4().hex[:12]}"
-        self.con.register(name, relation)
+        self.con.register(name, table)
         return name
 
     def _fetch(self, relation: duckdb.DuckDBPyRelation, query: str) -> pl.DataFrame:
@@ -120,14 +119,35 @@ class DuckDBEngine:
         )
         return self._fetch(table, f"SELECT {exprs} FROM {{view}}").row(0, named=True)
 
-    def publish(
+    def aggregate(self, table: duckdb.DuckDBPyRelation, request: Request) -> EngineAggregates:
+        return grouped_aggregates(self, table, request)
+
+    def classes(
         self,
         table: duckdb.DuckDBPyRelation,
-        mapping: pl.DataFrame | duckdb.DuckDBPyRelation,
         qids: Sequence[str],
-        columns: Sequence[str],
+        attributes: Sequence[str],
+        labels: Mapping[str, pl.Series],
+    ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+        return grouped_classes(self, table, qids, attributes)
+
+    def publish(
+        self, table: duckdb.DuckDBPyRelation, data: Aggregated, tmap: TupleMap, request: Request
+    ) -> duckdb.DuckDBPyRelation:
+        assert data.native is not None  # the engine's aggregation pass keeps its own group-by
+        return self.join_map(table, engine_map(tmap, data.native, request), request)
+
+    def join_map(
+        self,
+        table: duckdb.DuckDBPyRelation,
+        mapping: Any,
+        request: Request,
+        row_key: str | None = None,
     ) -> duckdb.DuckDBPyRelation:
         """Join `mapping` (on the driver, or a relation of this connection) to the rows, in input order."""
+        if row_key is not None:
+            raise NotImplementedError("engine 'duckdb' has no planner with a row map")
+        qids, columns = list(request.qids), request.published_columns
         view = self.view(table)
         mapped = self.register(mapping) if isinstance(mapping, pl.DataFrame) else self.view(mapping)
         out = ", ".join(f"m.{_q(out_col(c))} AS {_q(c)}" if c in qids else f"t.{_q(c)}" for c in columns)
@@ -137,7 +157,7 @@ class DuckDBEngine:
             f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid"
         )
 
-    # ------------------------------------------------------------ SQL rounds (polars_anon.engines.mondrian)
+    # ------------------------------------------------------------ SQL rounds (polars_anon.engines.planners.mondrian)
     quote = staticmethod(_q)
 
     def sql(self, query: str) -> duckdb.DuckDBPyRelation:

@@ -18,9 +18,12 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon.engines import GroupBys, key_col
+from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
-from polars_anon.tuplemap import SUPPRESSED, out_col
+from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.quoting import spark_identifier
+from polars_anon.request import Request
+from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
 
 __all__ = ["BROADCAST_ROWS", "DEFAULTS", "LOCAL_DEFAULTS", "SparkEngine", "session"]
 
@@ -128,8 +131,21 @@ class SparkEngine:
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
 
-    def publish(self, table: Any, mapping: pl.DataFrame | Any, qids: Sequence[str], columns: Sequence[str]) -> Any:
-        """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows."""
+    def aggregate(self, table: Any, request: Request) -> EngineAggregates:
+        return grouped_aggregates(self, table, request)
+
+    def classes(
+        self, table: Any, qids: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series]
+    ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
+        return grouped_classes(self, table, qids, attributes)
+
+    def publish(self, table: Any, data: Aggregated, tmap: TupleMap, request: Request) -> Any:
+        assert data.native is not None  # the engine's aggregation pass keeps its own group-by
+        return self.join_map(table, engine_map(tmap, data.native, request), request)
+
+    def join_map(self, table: Any, mapping: pl.DataFrame | Any, request: Request, row_key: str | None = None) -> Any:
+        """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows:
+        on the original qid values, or on the row id `row_key` of a row map (which `table` then carries)."""
         F = _pyspark().functions
         if isinstance(mapping, pl.DataFrame):
             m = self.spark.createDataFrame(mapping.to_arrow())
@@ -137,15 +153,17 @@ class SparkEngine:
                 m = F.broadcast(m)
         else:
             m = mapping
-        on = reduce(lambda a, b: a & b, [table[q].eqNullSafe(m[key_col(q)]) for q in qids])
-        joined = table.join(m, on=on, how="inner").filter(~m[SUPPRESSED])
+        qids, columns = list(request.qids), request.published_columns
+        if row_key is not None:  # a row map: the rows in row-id order (the input's order)
+            joined = table.join(m, on=table[row_key] == m[row_key], how="inner").filter(~m[SUPPRESSED])
+            joined = joined.orderBy(table[row_key])
+        else:
+            on = reduce(lambda a, b: a & b, [table[q].eqNullSafe(m[key_col(q)]) for q in qids])
+            joined = table.join(m, on=on, how="inner").filter(~m[SUPPRESSED])
         return joined.select(*(m[out_col(c)].alias(c) if c in qids else table[c] for c in columns))
 
-    # ------------------------------------------------------------ SQL rounds (polars_anon.engines.mondrian)
-    @staticmethod
-    def quote(name: str) -> str:
-        """A quoted Spark SQL identifier."""
-        return "`" + name.replace("`", "``") + "`"
+    # ------------------------------------------------------------ SQL rounds (polars_anon.engines.planners.mondrian)
+    quote = staticmethod(spark_identifier)
 
     def sql(self, query: str) -> Any:
         """The DataFrame of a query over the names this engine made (lazy)."""
@@ -160,7 +178,7 @@ class SparkEngine:
         return self._name(self.spark.createDataFrame(_signed(frame).to_arrow()), "reg")
 
     def keep(self, table: Any) -> str:
-        """Materialize `table` (a local checkpoint: computed now, its lineage cut, as rounds pile up); its view's name."""
+        """Materialize `table` (a local checkpoint: computed now, its lineage cut, as rounds pile up); its view."""
         return self._name(table.localCheckpoint(eager=True), "tmp")
 
     def _name(self, table: Any, kind: str) -> str:

@@ -5,8 +5,10 @@ value: the homogeneity attack on standard k-anonymity), :func:`l_diversity`
 (distinct l-diversity: the fewest sensitive values in a class) and
 :func:`t_closeness` (the largest distance between a class's sensitive distribution
 and the table's; equal ground distance, so the Earth Mover's distance is the total
-variation distance). The privacy models of :mod:`polars_anon.privacy` measure
-these and more per class; these functions keep their one-number form.
+variation distance). Each is the one-number form of a privacy model's per-class
+measure (:func:`~polars_anon.privacy.evaluate.class_measures` with
+:class:`~polars_anon.privacy.LDiversity` or :class:`~polars_anon.privacy.TCloseness`):
+the models are the one definition.
 """
 
 from __future__ import annotations
@@ -16,13 +18,19 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_anon._validate import as_lazy, check_columns
+from polars_anon.privacy.closeness import TCloseness
+from polars_anon.privacy.diversity import LDiversity
+from polars_anon.privacy.evaluate import class_measures
 
 __all__ = ["homogeneity_rate", "l_diversity", "t_closeness"]
 
 
-def _class_stats(lf: pl.LazyFrame, qids: Sequence[str], sensitive: str) -> pl.LazyFrame:
+def _measures(
+    data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sensitive: str, model: LDiversity | TCloseness
+) -> pl.DataFrame:
+    lf = as_lazy(data)
     check_columns(lf, [*qids, sensitive], "columns")
-    return lf.group_by(*qids, sensitive).agg(pl.len().alias("__anon_n"))
+    return class_measures(lf, qids, model)
 
 
 def homogeneity_rate(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sensitive: str) -> float:
@@ -32,13 +40,9 @@ def homogeneity_rate(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sen
     >>> homogeneity_rate(df, ["q"], "s")
     0.4
     """
-    qids = list(qids)
-    stats = _class_stats(as_lazy(data), qids, sensitive)
-    per_class = stats.group_by(qids).agg(pl.len().alias("__anon_values"), pl.col("__anon_n").sum())
-    out = per_class.select(
-        pl.col("__anon_n").filter(pl.col("__anon_values") == 1).sum() / pl.col("__anon_n").sum()
-    ).collect()  # materializes: one row
-    return float(out.item() or 0.0)
+    classes = _measures(data, qids, sensitive, LDiversity(sensitive, l=1))
+    total = int(classes["size"].sum())
+    return float(classes.filter(pl.col("measure") == 1)["size"].sum()) / total if total else 0.0
 
 
 def l_diversity(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sensitive: str) -> int:
@@ -47,10 +51,8 @@ def l_diversity(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sensitiv
     >>> l_diversity(pl.DataFrame({"q": ["a", "a", "b", "b"], "s": [1, 2, 1, 1]}), ["q"], "s")
     1
     """
-    qids = list(qids)
-    stats = _class_stats(as_lazy(data), qids, sensitive)
-    per_class = stats.group_by(qids).agg(pl.len().alias("l"))
-    return int(per_class.select(pl.col("l").min()).collect().item() or 0)  # materializes: one row
+    measure = _measures(data, qids, sensitive, LDiversity(sensitive, l=1))["measure"]
+    return int(measure.min() or 0)  # type: ignore[arg-type]
 
 
 def t_closeness(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sensitive: str) -> float:
@@ -62,17 +64,5 @@ def t_closeness(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], sensitiv
     >>> t_closeness(pl.DataFrame({"q": ["a", "a", "b", "b"], "s": [1, 1, 2, 2]}), ["q"], "s")
     0.5
     """
-    qids = list(qids)
-    stats = _class_stats(as_lazy(data), qids, sensitive)
-    overall = (
-        stats.group_by(sensitive)
-        .agg(pl.col("__anon_n").sum().alias("__anon_q"))
-        .with_columns(pl.col("__anon_q") / pl.col("__anon_q").sum())
-    )
-    classes = stats.select(*qids).unique()
-    grid = classes.join(overall, how="cross")  # every (class, sensitive value), zeros included
-    joined = grid.join(stats, on=[*qids, sensitive], how="left", nulls_equal=True).with_columns(
-        (pl.col("__anon_n").fill_null(0) / pl.col("__anon_n").sum().over(qids)).alias("__anon_p")
-    )
-    tv = joined.group_by(qids).agg(((pl.col("__anon_p") - pl.col("__anon_q")).abs().sum() / 2).alias("t"))
-    return float(tv.select(pl.col("t").max()).collect().item() or 0.0)  # materializes: one row
+    measure = _measures(data, qids, sensitive, TCloseness(sensitive, t=1.0))["measure"]
+    return float(measure.max() or 0.0)  # type: ignore[arg-type]

@@ -73,24 +73,53 @@ def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
 
 def _class_sizes(before: pl.Series, after: pl.Series, k: int) -> dict[str, Any]:
     """Histograms of the input's and the published class sizes, on the same bins."""
-    largest = max(int(before.max() or 1), int(after.max() or 1))
+    largest = max(int(before.to_numpy().max(initial=1)), int(after.to_numpy().max(initial=1)))
     return {"input": size_histogram(before, k, largest), "published": size_histogram(after, k, largest)}
 
 
 def build_report(
-    request: Any, schema_: pl.Schema, aggregates: pl.DataFrame, plan: Any, seconds: float, *, metrics: bool = True
+    request: Any,
+    schema_: pl.Schema,
+    aggregates: pl.DataFrame,
+    plan: Any,
+    seconds: float,
+    *,
+    metrics: bool = True,
+    null_rows: int = 0,
+    engine: str = "polars",
+    input_risk: dict[str, Any] | None = None,
+    input_sizes: tuple[np.ndarray, np.ndarray] | None = None,
+    unchanged: dict[str, int] | None = None,
+    details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report of a run (see :mod:`polars_anon.report` and ``schema.json``).
+    """The report of a run (see :mod:`polars_anon.report` and ``schema.json``): every fact known before the
+    published table is verified; the check adds its own facts (:data:`VERIFIED_KEYS`), writing the paths.
 
     `request` is the :class:`~polars_anon.request.Request`, `schema_` the input's
     schema, `plan` the method's :class:`~polars_anon.algorithms.Plan`. `metrics` False
     leaves the metrics empty (a map that does not hold every input tuple: an engine's
-    Mondrian rounds, :mod:`polars_anon.engines.mondrian`).
+    Mondrian rounds, :mod:`polars_anon.engines.planners.mondrian`). `null_rows`: rows with a
+    null qid published as roots; `engine`: where the rows were; `input_risk`: the input's
+    risk figures. A planner whose map does not hold every input tuple gives what it counted
+    instead: `input_sizes` (distinct class sizes and how many classes have each: the input's
+    class-size histogram) and `unchanged` (qid -> rows published unchanged, which a partition
+    map does not show). `details` are added to the method's own.
     """
-    details = dict(plan.details)
+    details = {**plan.details, **(details or {})}
     metric = details.pop("metric", request.effective_metric)
     loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
     data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
+    published = plan.map.published_sizes()[SIZE]
+    n_input_classes = aggregates.height
+    class_sizes = _class_sizes(aggregates[SIZE], published, request.k)
+    if input_sizes is not None:
+        values, counts = input_sizes
+        largest = max(int(values.max()), int(published.max() or 1))
+        n_input_classes = int(counts.sum())
+        class_sizes["input"] = size_histogram(values, request.k, largest, counts=counts)
+    shares = generalization(plan.map, request.hierarchies, details.get("levels"))
+    for q, rows in (unchanged or {}).items():  # a partition map holds no original tuple: the planner counted them
+        shares[q]["unchanged"] = float(rows) / plan.map.n_rows
     return jsonable(
         {
             "schema_version": SCHEMA_VERSION,
@@ -105,14 +134,17 @@ def build_report(
             "guarantee": plan.guarantee,
             "columns": _columns(request, schema_),
             "n_input_rows": int(aggregates["size"].sum()),
-            "n_input_classes": aggregates.height,
+            "n_input_classes": n_input_classes,
             "suppressed": plan.map.suppressed_rows,
             "loss": loss,
             "loss_by_qid": loss_by_qid,
             **report_metrics(data),
-            "class_sizes": _class_sizes(aggregates[SIZE], plan.map.published_sizes()[SIZE], request.k),
-            "generalization": generalization(plan.map, request.hierarchies, details.get("levels")),
+            "class_sizes": class_sizes,
+            "generalization": shares,
             "details": details,
             "seconds": round(seconds, 3),
+            "null_rows": null_rows,
+            "engine": engine,
+            "risk": {"input": input_risk},
         }
     )

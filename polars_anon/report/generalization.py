@@ -44,7 +44,11 @@ def generalization(
         o = out_col(q)
         counts = kept.group_by(o).agg(pl.col(SIZE).sum()).sort([SIZE, o], descending=[True, False])
         h = hierarchies.get(q)
-        same = None if tmap.by_row else kept.filter((pl.col(q) == pl.col(o)).fill_null(False))[SIZE].sum()
+        same = (
+            None
+            if tmap.by_row or tmap.by_partition
+            else kept.filter((pl.col(q) == pl.col(o)).fill_null(False))[SIZE].sum()
+        )
         root = None if h is None else kept.filter(pl.col(o).cast(pl.String) == h.root)[SIZE].sum()
         out[q] = {
             "level": None if levels is None or q not in levels else int(levels[q]),

@@ -14,7 +14,7 @@ import pytest
 import polars_anon as pa
 import polars_anon.duckdb as pad
 import polars_anon.spark as pas
-from polars_anon.engines.pipeline import EngineAnonymized
+from polars_anon.pipeline.result import Anonymized
 from tests.reliability.snapshot import unchanged
 
 T = pl.DataFrame(
@@ -38,7 +38,7 @@ def session(engine: str, request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue("spark") if engine == "spark" else None
 
 
-def _tampering(result: EngineAnonymized, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+def _tampering(result: Anonymized, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
     """Make the engine write `change` of the published rows instead of them (the written data is what is checked)."""
     engine, write = result.engine, result.engine.write
 
@@ -90,11 +90,11 @@ def test_write_failing_midway_leaves_nothing(
     result = pa.anonymize(_source(engine, session), engine=engine, **KW)
     seen: list[Path] = []
 
-    def dies(self: EngineAnonymized, table: Any) -> dict[str, Any]:
+    def dies(self: Anonymized, table: Any) -> dict[str, Any]:
         seen.extend(tmp_path.iterdir())
         raise Boom("killed after the write")
 
-    monkeypatch.setattr(EngineAnonymized, "verify", dies)
+    monkeypatch.setattr(Anonymized, "verify", dies)
     with unchanged(tmp_path), pytest.raises(Boom):
         result.sink_parquet(old, overwrite=True)
     assert any(

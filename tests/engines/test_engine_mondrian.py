@@ -22,9 +22,9 @@ from polars_anon import cli
 from polars_anon import duckdb as pad
 from polars_anon.demo import demo_hierarchy_specs, voter_register
 from polars_anon.engines.duckdb import DuckDBEngine
-from polars_anon.engines.pipeline import engine_anonymize
 from polars_anon.errors import InvalidParameterError
 from polars_anon.job import build_hierarchies
+from polars_anon.pipeline.road import run
 
 LEFT_OUT = {"metrics", "metrics_normalized", "metric_units"}
 VARYING = {"seconds", "write_seconds", "output", "engine", "details", "loss", "loss_by_qid"}
@@ -129,7 +129,7 @@ def test_below_the_limit_the_road_groups_once(adult_rows: pl.DataFrame, adult_hi
     calls: list[tuple[list[str], int | None]] = []
     group = engine.counts._group
     engine.counts._group = lambda table, keys, limit: calls.append((keys, limit)) or group(table, keys, limit)  # type: ignore[method-assign]
-    r = engine_anonymize(
+    r = run(
         engine,
         adult_rows,
         hierarchies=adult_hierarchies,

@@ -1,6 +1,6 @@
 """Greedy and MDAV on Spark's blocks (issue 18) agree with the driver's algorithm on the same blocks.
 
-Greedy: :func:`polars_anon.engines.spark_greedy.greedy_on_spark` (round 1 per block in Spark
+Greedy: :mod:`polars_anon.engines.planners.spark_greedy` (round 1 per block in Spark
 tasks, later rounds on the driver) gives the same tuple map, rows and report as the driver's
 blocked greedy with the same ``candidates``. MDAV: ``engine="spark"`` (records on Spark, blocks
 cut by Spark queries, each block clustered in a task) gives the same rows and report as the
@@ -19,12 +19,12 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.algorithms.mdav import _median_cut
-from polars_anon.anonymize import aggregate, plan_request
 from polars_anon.demo import demo_hierarchy_specs, voter_register
+from polars_anon.engines.polars import POLARS
 from polars_anon.engines.spark import SparkEngine
-from polars_anon.engines.spark_greedy import greedy_on_spark
 from polars_anon.errors import InvalidParameterError
 from polars_anon.job import build_hierarchies
+from polars_anon.pipeline.road import aggregate, plan_request
 from polars_anon.request import check_request
 from tests.engines import equal
 
@@ -43,19 +43,22 @@ VARYING = {
 
 
 def _greedy_both(spark: Any, df: pl.DataFrame, hierarchies: dict, **asked: Any) -> None:
-    """greedy_on_spark against the driver's blocked greedy: the same map, rows and report."""
+    """Greedy's Spark planner (forced by driver_tuples=1) against the driver's blocked greedy: the same map, rows
+    and report."""
     engine = SparkEngine(spark)
     table = engine.table(df)
     options = {key: asked.pop(key) for key in ("candidates", "first", "partners") if key in asked}
     schema = engine.schema(table)
     request = check_request(schema, hierarchies=hierarchies, method="greedy", options=options, **asked)
-    want = plan_request(aggregate(df.lazy(), request), request, df.schema, time.perf_counter())
-    published, planned = greedy_on_spark(engine, table, request, schema, time.perf_counter())
+    want = plan_request(aggregate(POLARS, df.lazy(), request), request, df.schema, time.perf_counter())
+    got = pa.anonymize(table, engine="spark", driver_tuples=1, hierarchies=hierarchies, method="greedy", **options, **asked)
+    planned = got.verifier.planned  # type: ignore[attr-defined]
     assert planned.plan.map.frame.equals(want.plan.map.frame)
     assert planned.plan.details["rounds"] >= 1 and planned.plan.details["block"] == options["candidates"]
-    equal(planned.report, want.report, ignore=VARYING)
+    assert got.report["details"]["distributed"] == {"driver_tuples": 1}
+    equal(planned.report, want.report, ignore={*VARYING, "distributed"})
     rows = pa.anonymize(df, hierarchies=hierarchies, method="greedy", **options, **asked).collect()
-    assert engine.to_polars(published).sort("rid").equals(rows)
+    assert engine.to_polars(got.published).sort("rid").equals(rows)
 
 
 def test_greedy_on_spark_is_the_driver_blocked_greedy_on_adult(

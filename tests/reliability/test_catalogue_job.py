@@ -17,7 +17,7 @@ import pytest
 
 from polars_anon import cli
 from polars_anon.algorithms import METHODS
-from polars_anon.anonymize import Anonymized
+from polars_anon.pipeline.result import Anonymized
 from tests.reliability.snapshot import unchanged
 from tests.reliability.test_catalogue_cli import one_line_error
 

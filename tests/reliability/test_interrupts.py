@@ -205,7 +205,7 @@ def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.Monk
 
     table = pl.DataFrame({"sex": ["F", "M"] * 3})
     res = pa.anonymize(table, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=3)
-    monkeypatch.setattr(sys.modules["polars_anon.anonymize"], "write_report", _failing_report)
+    monkeypatch.setattr(sys.modules["polars_anon.pipeline.result"], "write_report", _failing_report)
     with unchanged(tmp_path), pytest.raises(pa.OutputError, match=r"no space left .*t\.report\.json"):
         res.sink_parquet(tmp_path / "t.parquet")
     monkeypatch.undo()

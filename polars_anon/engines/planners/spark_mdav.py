@@ -5,8 +5,8 @@ every row, cuts them into blocks of at most ``block_size`` rows by recursive med
 cuts (:func:`~polars_anon.algorithms.mdav.split_blocks`) and runs MDAV in each block.
 Here the rows never come to the driver:
 
-1. Spark groups the rows by the quasi-identifiers (the road's one pass and its checks,
-   :func:`~polars_anon.engines.pipeline.aggregate_on`); from the distinct values the
+1. Spark groups the rows by the quasi-identifiers (the engine's aggregation pass; the road
+   checks its marginals); from the distinct values the
    driver fits what the Polars road fits on all records (which qids are numbers, the
    categorical codes, Gower's ranges: a value's range and codes depend only on the set
    of values present) and sends each qid's lookup (value -> code or scaled number) to
@@ -22,12 +22,14 @@ Here the rows never come to the driver:
    ``split_blocks`` returns them (depth first, left first), which seeds each block's
    random picks as on the Polars road.
 3. ``groupBy(block).applyInArrow``: a task sorts its block's rows by row id, runs the
-   same :func:`~polars_anon.algorithms.mdav.mdav` and publishes each cluster's means
-   and modes (:func:`~polars_anon.algorithms.mdav.aggregate`) in the rows.
-4. The report reads one row per published class (its tuple and size) and the cluster
-   counts; the engine's
-   group-by of the published (and written) table verifies k-anonymity, as the Polars
-   road verifies ``publish="aggregate"``.
+   same :func:`~polars_anon.algorithms.mdav.mdav` and gives each row its cluster's means
+   and modes (:func:`~polars_anon.algorithms.mdav.aggregate`): the engine's row map
+   (row id -> published tuple), which the road joins to the rows (in row-id order) like
+   every other map.
+4. The plan's map is a partition map (:class:`~polars_anon.tuplemap.TupleMap`): one row per
+   published class (its tuple and size), with the cluster counts; the engine's group-by of
+   the published (and written) table verifies k-anonymity, as the Polars road verifies
+   ``publish="aggregate"``.
 
 Row order. MDAV's random picks and ties follow row order; on Spark a row's place is
 ``monotonically_increasing_id()`` of the input, i.e. its partition order. For a Polars
@@ -35,7 +37,8 @@ frame handed to Spark, or a Parquet file read in one partition per row group, th
 the file's row order and the clusters are the Polars road's; for other inputs they are
 equally valid clusters of a different order.
 
-Not on Spark (refused with the reason): ``publish="permute"`` (it draws one random
+Not on Spark (refused with the reason by the capability table,
+:mod:`polars_anon.pipeline.capabilities`): ``publish="permute"`` (it draws one random
 permutation key per row over the whole table), ``distance="ahmad_dey"`` (its statistics
 are co-occurrences over all records), privacy models (their merge of violating
 clusters runs over all clusters) and ``null="suppress"``.
@@ -54,17 +57,16 @@ import pyarrow as pa
 
 from polars_anon._progress import stage
 from polars_anon.algorithms import Plan, Task
-from polars_anon.algorithms.mdav import _check, _numeric, aggregate, cut_rule, mdav, run_details, widest
-from polars_anon.anonymize import Planned, planned_from, task_constraints
+from polars_anon.algorithms.mdav import aggregate, check_task, cut_rule, mdav, numeric_qids, run_details, widest
 from polars_anon.distance import Gower, Records, encode_records
 from polars_anon.engines import key_col
-from polars_anon.engines.pipeline import aggregate_on
-from polars_anon.engines.spark_greedy import arrow_task
-from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.engines.planners.spark_greedy import arrow_task
+from polars_anon.errors import NotKAnonymousError
+from polars_anon.pipeline.state import EnginePlan
 from polars_anon.request import Request
-from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["mdav_on_spark", "refuse_on_spark"]
+__all__ = ["MdavPlanner", "mdav_on_spark"]
 
 RID, BLOCK, CLUSTER = "__anon_rid", "__anon_block", "__anon_cluster"
 
@@ -75,21 +77,6 @@ def _split(j: int) -> str:
 
 def _value(j: int) -> str:
     return f"__anon_v{j}"
-
-
-def refuse_on_spark(request: Request) -> None:
-    """What MDAV on Spark does not do, with the reason (the Polars road does all of it)."""
-    options, why = request.options, None
-    if options.publish != "aggregate":
-        why = "publish='permute' draws one random permutation key per row over the whole table; use publish='aggregate'"
-    elif options.distance != "gower":
-        why = "distance='ahmad_dey' is fitted on co-occurrences over all records; use distance='gower'"
-    elif request.privacy:
-        why = "privacy models merge violating clusters over the whole table; leave out privacy"
-    elif request.null == "suppress":
-        why = "null='suppress' is not supported; fill the nulls before"
-    if why:
-        raise InvalidParameterError(f"method 'mdav' on engine 'spark': {why}, or use engine 'polars'")
 
 
 class _Fitted:
@@ -132,7 +119,7 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
     while active:
         # one query per level: each active block's value counts of every attribute (its size and ranges follow)
         live = current.filter(F.col(BLOCK).isin(active)).select(BLOCK, pairs.alias("p")).select(BLOCK, "p.j", "p.x")
-        hist = pl.from_arrow(live.groupBy(BLOCK, "j", "x").agg(F.count(F.lit(1)).alias("n")).toArrow())  # type: ignore[union-attr]
+        hist = pl.DataFrame(pl.from_arrow(live.groupBy(BLOCK, "j", "x").agg(F.count(F.lit(1)).alias("n")).toArrow()))
         rules = []
         for (b,), part in hist.sort(BLOCK, "j", "x").group_by(BLOCK, maintain_order=True):
             n = int(part.filter(pl.col("j") == 0)["n"].sum())
@@ -149,8 +136,17 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
             below = int(values.filter(pl.col("x") < median)["n"].sum())
             at_most = int(values.filter(pl.col("x") <= median)["n"].sum())
             n_left = {"lt": below, "le": at_most, "half": n // 2}[rule]
-            rules.append({BLOCK: b, "__anon_j": j, "__anon_m": float(median), "__anon_rule": rule,
-                          "__anon_need": n // 2 - below if rule == "half" else 0, "__anon_l": next_id, "__anon_r": next_id + 1})  # fmt: skip
+            rules.append(
+                {
+                    BLOCK: b,
+                    "__anon_j": j,
+                    "__anon_m": float(median),
+                    "__anon_rule": rule,
+                    "__anon_need": n // 2 - below if rule == "half" else 0,
+                    "__anon_l": next_id,
+                    "__anon_r": next_id + 1,
+                }
+            )
             for child, size in ((next_id, n_left), (next_id + 1, n - n_left)):
                 paths[child] = paths[b] + ("0" if child == next_id else "1")
                 if size <= block_size:  # known small: a leaf without another query
@@ -168,9 +164,9 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
             )
             ties = current.join(sides, on=BLOCK).filter(x == F.col("__anon_m"))
             ranked = ties.withColumn("__anon_rank", F.row_number().over(Window.partitionBy(BLOCK).orderBy(RID)))
-            last = pl.from_arrow(
-                ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow()
-            )  # type: ignore[union-attr]
+            last = pl.DataFrame(
+                pl.from_arrow(ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow())
+            )
             cut = (
                 cut.join(last, on=BLOCK, how="left")
                 .with_columns(pl.coalesce(RID, "__anon_cut").alias("__anon_cut"))
@@ -195,10 +191,11 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
 
 
 def _cluster_block(spec: dict[str, Any], table: pa.Table) -> pa.Table:
-    """One block (a Spark task): its rows in row order, MDAV, then cluster means and modes in the published rows."""
+    """One block (a Spark task): its rows in row order, MDAV, then each row's cluster means and modes (its row id,
+    its published qids, its cluster): the block's part of the engine's row map."""
     import pyarrow.compute as pc
 
-    table = table.take(pc.sort_indices(table, sort_keys=[(RID, "ascending")]))
+    table = table.take(pc.sort_indices(table, sort_keys=[(RID, "ascending")]))  # type: ignore[attr-defined]
     numeric, categorical = spec["numeric"], spec["categorical"]
     qids = spec["qids"]
     fitted = spec["fitted"]
@@ -211,43 +208,60 @@ def _cluster_block(spec: dict[str, Any], table: pa.Table) -> pa.Table:
         cat[j] = table.column(_value(qids.index(q))).to_numpy()
     records = Records(tuple(numeric), tuple(categorical), num, cat, fitted.levels)
     block = int(table.column(BLOCK)[0].as_py())
-    labels = mdav(
-        *fitted.gower.transform(records), fitted.gower, spec["k"], np.random.default_rng([spec["seed"], block])
-    )
+    num_scaled, cat_codes = fitted.gower.transform(records)
+    labels = mdav(num_scaled, cat_codes, fitted.gower, spec["k"], np.random.default_rng([spec["seed"], block]))
     published = aggregate(records, labels).frame
-    columns, arrays = [], []
-    for name in spec["columns"]:
-        columns.append(name)
+    columns, arrays = [RID], [table.column(RID)]
+    for name in qids:
+        columns.append(out_col(name))
         if name in numeric:
             arrays.append(pa.array(published[out_col(name)].to_numpy(), type=pa.float64()))
-        elif name in categorical:
-            arrays.append(pa.array(published[out_col(name)].to_list(), type=pa.string()))
         else:
-            arrays.append(table.column(name))
+            arrays.append(pa.array(published[out_col(name)].to_list(), type=pa.string()))
     arrays.append(pa.array(block * (1 << 32) + labels, type=pa.int64()))
     return pa.Table.from_arrays(arrays, names=[*columns, CLUSTER])
 
 
-def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
-    """MDAV (``publish="aggregate"``, Gower) with the records on Spark (the module docstring); a distributed planner.
+class MdavPlanner:
+    """MDAV (``publish="aggregate"``, Gower) with the records on Spark (the module docstring); a
+    :class:`~polars_anon.engines.planners.Planner`: :meth:`marginals` (from the engine's aggregation pass),
+    then :meth:`plan`, whose clusters are the Polars road's for the same blocks."""
 
-    Returns the published table (Spark's) and the plan with its report, as the Polars road's
-    ``plan_request`` would for the same blocks (timings aside).
-    """
+    def __init__(self, engine: Any, table: Any, request: Request) -> None:
+        self.engine, self.table, self.request = engine, table, request
+        self.aggregates = pl.DataFrame()
+        self.native = pl.DataFrame()
+
+    def marginals(self) -> dict[str, pl.DataFrame]:
+        raw = self.engine.aggregate(self.table, self.request)
+        assert raw.native is not None
+        self.aggregates, self.native = raw.table.select(*self.request.qids, SIZE), raw.native
+        return {
+            q: self.aggregates.group_by(q).agg(pl.col(SIZE).sum()).sort(q, nulls_last=True) for q in self.request.qids
+        }
+
+    def plan(self) -> EnginePlan:
+        return _plan(self.engine, self.table, self.request, self.aggregates, self.native)
+
+
+def mdav_on_spark(engine: Any, table: Any, request: Request) -> MdavPlanner:
+    """The MDAV planner on Spark (registered in :data:`~polars_anon.engines.planners.PLANNERS`)."""
+    return MdavPlanner(engine, table, request)
+
+
+def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, native: pl.DataFrame) -> EnginePlan:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    refuse_on_spark(request)
     spark, options, qids = engine.spark, request.options, list(request.qids)
-    data, native = aggregate_on(engine, table, request)
     task = Task(
-        data.aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive
+        aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive
     )
-    _check(task, options)
+    check_task(task, options)
     mdav_start = time.perf_counter()
-    numeric = _numeric(task, options.numeric)
+    numeric = numeric_qids(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
-    labels = {q: data.aggregates[q].unique().sort() for q in qids}
+    labels = {q: aggregates[q].unique().sort() for q in qids}
     order = {q: list(request.hierarchies[q].leaf_labels) for q in categorical if q in request.hierarchies}
     fitted = _Fitted(labels, numeric, categorical, order)
     # each qid's lookup: native value -> split value (scaled number or code) and the task's value (number or code)
@@ -273,35 +287,36 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
         sdf = F.broadcast(spark.createDataFrame(lookup.to_arrow()))
         rows = rows.join(sdf, rows[q] == sdf[key_col(q)]).drop(key_col(q))
     rows = rows.localCheckpoint(eager=True)  # the row ids, fixed: every query below reads these rows
-    n_rows = int(data.aggregates[SIZE].sum())
+    n_rows = int(aggregates[SIZE].sum())
     with stage("mdav blocks on Spark"):
         if n_rows <= options.block_size:
             blocked, n_blocks = rows.withColumn(BLOCK, F.lit(0).cast("long")), 1
         else:
             blocked, n_blocks = _blocks(rows, len(attrs), len(numeric), fitted.cat_span, request.k, options.block_size)
-    columns = [c for c in schema.names() if c not in request.drop]
-    spec = {"qids": qids, "numeric": numeric, "categorical": categorical, "fitted": fitted, "k": request.k, "seed": request.seed,
-            "columns": columns}  # fmt: skip
-    source = T.StructType([table.schema[c] for c in columns])
-    fields = [
-        T.StructField(
-            f.name,
-            T.DoubleType() if f.name in numeric else T.StringType() if f.name in categorical else f.dataType,
-            True,
-        )
-        for f in source
-    ]
-    out_schema = T.StructType([*fields, T.StructField(CLUSTER, T.LongType(), False)])
-    inputs = blocked.select(
-        *columns, RID, BLOCK, *(_value(i) for i in range(len(qids)))
-    )  # the rows carry their block: no join
+    spec = {
+        "qids": qids,
+        "numeric": numeric,
+        "categorical": categorical,
+        "fitted": fitted,
+        "k": request.k,
+        "seed": request.seed,
+    }
+    out_schema = T.StructType(
+        [
+            T.StructField(RID, T.LongType(), False),
+            *(T.StructField(out_col(q), T.DoubleType() if q in numeric else T.StringType(), True) for q in qids),
+            T.StructField(CLUSTER, T.LongType(), False),
+        ]
+    )
+    inputs = blocked.select(RID, BLOCK, *(_value(i) for i in range(len(qids))))  # the rows carry their block
     with stage("mdav clusters on Spark"):
         clustered = (
             inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
         )
-        # the report reads the published classes (their tuple and rows) and one row of cluster facts
+        # the plan's map: the published classes (their tuple and rows); and one row of cluster facts
+        outs = [out_col(q) for q in qids]
         classes = engine.to_polars(
-            clustered.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
+            clustered.groupBy(*outs).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
         )
         per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
         facts = per_cluster.agg(
@@ -314,17 +329,17 @@ def mdav_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, 
         )
     if int(classes[SIZE].sum()) != n_rows or smallest < request.k:
         raise NotKAnonymousError(
-            f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest {smallest} "
-            f"(k={request.k}); nothing was written"
+            f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest "
+            f"{smallest} (k={request.k}); nothing was written"
         )
     details = run_details(options, numeric, n_blocks, n_clusters, smallest, int(facts["hi"]), mdav_start)
-    # the report's map: one row per published class (its tuple, its rows); the figures of the Polars road's row map
-    frame = classes.sort(qids, nulls_last=True).select(
-        pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
-        *(pl.col(q).alias(out_col(q)) for q in qids),
+    # a partition map of a method on records: one row per published class; the Polars road's row-map figures
+    frame = classes.sort(outs, nulls_last=True).select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(PARTITION),
+        *outs,
         pl.col(SIZE).cast(pl.Int64),
         pl.lit(False).alias(SUPPRESSED),
     )
-    plan = Plan(TupleMap(tuple(qids), frame, by_row=True), details)
-    planned = planned_from(plan, data, request, schema, start, engine.name, task_constraints(data, request)[0])
-    return clustered.drop(CLUSTER), planned
+    plan = Plan(TupleMap(tuple(qids), frame, by_row=True, by_partition=True), details)
+    mapping = clustered.select(RID, *outs, F.lit(False).alias(SUPPRESSED))
+    return EnginePlan(plan, mapping, aggregates, rows=rows, row_key=RID)

@@ -6,8 +6,8 @@ engine-specific bits). The rows never leave the engine; the driver holds what
 :func:`polars_anon.algorithms.mondrian.run` holds besides the tuples: each quasi-identifier's
 distinct values (its axis), and per round one row per open partition and attribute.
 
-1. Per qid, its distinct values and their row counts (a group-by per column) give the
-   checks of :func:`polars_anon.request.check_data`, the axes
+1. Per qid, its distinct values and their row counts (one grouping-sets query): the marginals
+   the road checks (:func:`polars_anon.request.check_marginals`), then the axes
    (:func:`~polars_anon.algorithms.mondrian.axes`: the same orders, the same ranks) and a
    lookup (engine value -> rank) sent back to the engine.
 2. The tuples table (engine side): the qid group-by with each tuple's ranks, ``size``,
@@ -25,15 +25,17 @@ distinct values (its axis), and per round one row per open partition and attribu
    (:func:`~polars_anon.algorithms.mondrian.bounds_labels`); the labels go back and are
    joined to the tuples, then to the rows (a shuffle join, engine side).
 
-The report has every figure of the driver road computable from partitions and the input's
-class-size histogram; the metrics of :mod:`polars_anon.metrics` read every input tuple and
-are left out, listed in ``details.distributed.left_out``. Refused: privacy models besides k,
+The plan's map has one row per partition (a *partition map*, see :class:`~polars_anon.tuplemap.TupleMap`):
+the original tuple where the partition holds one, null where it holds several; the engine's map
+(one row per original tuple) stays in the engine. The report has every figure of the driver road
+computable from partitions and the input's class-size histogram; the metrics of
+:mod:`polars_anon.metrics` read every input tuple and are left out, listed in
+``details.distributed.left_out``. Refused by the capability table: privacy models besides k,
 ``mode="relaxed"`` (its cuts deal a tuple's rows out by row order).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,44 +43,23 @@ import numpy as np
 import polars as pl
 
 from polars_anon._progress import stage
-from polars_anon._validate import check_k, check_values
 from polars_anon.algorithms import Plan
-from polars_anon.algorithms.mondrian import _PID, Axis, axes, bound_sets, bounds_labels, publish_modes
-from polars_anon.anonymize import Planned
-from polars_anon.attributes import refuse_identifying
-from polars_anon.engines import Engine, key_col
-from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
+from polars_anon.algorithms.mondrian import PARTITION as _PID
+from polars_anon.algorithms.mondrian import Axis, axes, bound_sets, bounds_labels, publish_modes
+from polars_anon.engines import SQLEngine, key_col
 from polars_anon.metrics.registry import metric_names
-from polars_anon.privacy.constraints import Constraints
+from polars_anon.pipeline.state import EnginePlan
 from polars_anon.privacy.counts import COUNT
-from polars_anon.privacy.risk import risk_summary_of_sizes
-from polars_anon.report import build_report
-from polars_anon.report.classes import size_histogram
 from polars_anon.request import Request
-from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["plan_mondrian"]
+__all__ = ["MondrianPlanner", "plan_mondrian"]
 
 _SZ, _OPEN = "__anon_size", "__anon_open"
 
 
 def _x(j: int) -> str:
     return f"__anon_x{j}"
-
-
-def refuse_unsupported(request: Request) -> None:
-    """What the SQL rounds do not run: privacy models besides k, relaxed cuts."""
-    if request.privacy:
-        names = [m.name for m in request.privacy]
-        raise InvalidParameterError(
-            f"privacy models {names} are not supported by mondrian's engine rounds (beyond driver_tuples): they read "
-            "every tuple's sensitive values on the driver; raise driver_tuples, or anonymize for k alone"
-        )
-    if request.options.mode != "strict":
-        raise InvalidParameterError(
-            f"mondrian mode {request.options.mode!r} is not supported by the engine rounds (beyond driver_tuples): its cuts deal "
-            "a tuple's rows out by row order; use mode = 'strict' or raise driver_tuples"
-        )
 
 
 def _labels(native: pl.DataFrame, q: str, request: Request) -> pl.Series:
@@ -90,7 +71,7 @@ def _labels(native: pl.DataFrame, q: str, request: Request) -> pl.Series:
     return label
 
 
-def _values(engine: Engine, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+def _values(engine: SQLEngine, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
     """Per qid, its distinct values (the engine's type, null included) and ``count``: one query (grouping sets)."""
     Q = engine.quote
     cols = ", ".join(Q(q) for q in qids)
@@ -107,35 +88,10 @@ def _values(engine: Engine, table: Any, qids: Sequence[str]) -> dict[str, pl.Dat
     }
 
 
-def _check(engine: Engine, table: Any, request: Request) -> dict[str, pl.DataFrame]:
-    """Each qid's distinct engine values and row counts, checked as :func:`~polars_anon.request.check_data` and
-    :func:`polars_anon.algorithms.mondrian.run` check the aggregates (same messages, same order)."""
-    qids = list(request.qids)
-    with stage("aggregate values"):
-        per = _values(engine, table, qids)
-        distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
-    n_rows = int(per[qids[0]][COUNT].sum())
-    if n_rows == 0:
-        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
-    for q, h in request.hierarchies.items():
-        values = per[q].select(pl.col(q).cast(pl.String), pl.col(COUNT).alias(SIZE))
-        check_values(values, {q: h}, allow_null=request.null == "suppress")
-    check_k(request.k, n_rows)
-    refuse_identifying(dict(distinct), n_rows)
-    for q in qids:
-        if q not in request.hierarchies and per[q][q].null_count():
-            n_null = int(per[q].filter(pl.col(q).is_null())[COUNT].sum())
-            raise NullValueError(
-                f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
-                "fill them, drop those rows, or give the qid a hierarchy"
-            )
-    return per
-
-
 class _Rounds:
     """The SQL of the rounds over one engine (names quoted by the engine)."""
 
-    def __init__(self, engine: Engine, qids: Sequence[str]) -> None:
+    def __init__(self, engine: SQLEngine, qids: Sequence[str]) -> None:
         self.e, self.qids, self.m = engine, list(qids), len(qids)
         self.Q = engine.quote
 
@@ -158,7 +114,8 @@ class _Rounds:
         ranks = ", ".join(Q(_x(j)) for j in range(self.m))
         nulls = " OR ".join(f"{Q(key_col(q))} IS NULL" for q in self.qids)
         return (
-            f"SELECT s, CAST(COUNT(*) AS BIGINT) AS classes, CAST(SUM(nullrows) AS BIGINT) AS nullrows FROM (SELECT CAST(SUM({Q(_SZ)}) AS BIGINT) AS s, "
+            "SELECT s, CAST(COUNT(*) AS BIGINT) AS classes, CAST(SUM(nullrows) AS BIGINT) AS nullrows "
+            f"FROM (SELECT CAST(SUM({Q(_SZ)}) AS BIGINT) AS s, "
             f"SUM(CASE WHEN {nulls} THEN {Q(_SZ)} ELSE 0 END) AS nullrows FROM {Q(work)} GROUP BY {ranks}) c GROUP BY s"
         )
 
@@ -167,15 +124,18 @@ class _Rounds:
         median ``pv`` (the rank holding row ``(n + 1) // 2``), the rows up to it ``lhs`` and before it ``bef``."""
         Q, P = self.Q, self.Q(_PID)
         freq = " UNION ALL ".join(
-            f"SELECT {P} AS pid, {j} AS dim, {Q(_x(j))} AS x, CAST(SUM({Q(_SZ)}) AS BIGINT) AS c FROM {Q(work)} WHERE {Q(_OPEN)} GROUP BY {P}, {Q(_x(j))}"
+            f"SELECT {P} AS pid, {j} AS dim, {Q(_x(j))} AS x, CAST(SUM({Q(_SZ)}) AS BIGINT) AS c "
+            f"FROM {Q(work)} WHERE {Q(_OPEN)} GROUP BY {P}, {Q(_x(j))}"
             for j in range(self.m)
         )
         over = "OVER (PARTITION BY pid, dim)"
         # 2 * ((n + 1) // 2) = n + n % 2: integer arithmetic that both dialects spell alike
         return (
             f"SELECT pid, dim, n, nd, lo, hi, x AS pv, cum AS lhs, cum - c AS bef FROM ("
-            f"SELECT pid, dim, x, c, CAST(SUM(c) OVER (PARTITION BY pid, dim ORDER BY x ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS BIGINT) AS cum, "
-            f"CAST(SUM(c) {over} AS BIGINT) AS n, CAST(COUNT(*) {over} AS BIGINT) AS nd, MIN(x) {over} AS lo, MAX(x) {over} AS hi FROM ({freq}) f) w "
+            "SELECT pid, dim, x, c, CAST(SUM(c) OVER (PARTITION BY pid, dim ORDER BY x "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS BIGINT) AS cum, "
+            f"CAST(SUM(c) {over} AS BIGINT) AS n, CAST(COUNT(*) {over} AS BIGINT) AS nd, "
+            f"MIN(x) {over} AS lo, MAX(x) {over} AS hi FROM ({freq}) f) w "
             f"WHERE 2 * cum >= n + n % 2 AND 2 * (cum - c) < n + n % 2"
         )
 
@@ -187,7 +147,8 @@ class _Rounds:
         )
         chosen = "CASE d.dim " + " ".join(f"WHEN {j} THEN w.{Q(_x(j))}" for j in range(self.m)) + " END"
         return (
-            f"SELECT {keep}, CASE WHEN d.pid IS NULL THEN w.{P} WHEN {chosen} <= d.pv THEN w.{P} ELSE d.rhs END AS {P}, "
+            f"SELECT {keep}, "
+            f"CASE WHEN d.pid IS NULL THEN w.{P} WHEN {chosen} <= d.pv THEN w.{P} ELSE d.rhs END AS {P}, "
             f"d.pid IS NOT NULL AS {Q(_OPEN)} FROM {Q(work)} w LEFT JOIN {Q(cuts)} d ON w.{P} = d.pid"
         )
 
@@ -217,7 +178,8 @@ class _Rounds:
 
 
 class _Cutter:
-    """The driver's choice of cuts from one round's statistics (as :func:`~polars_anon.algorithms.mondrian.partition`)."""
+    """The driver's choice of cuts from one round's statistics (as
+    :func:`~polars_anon.algorithms.mondrian.partition`)."""
 
     def __init__(
         self, axis_list: Sequence[Axis], present: Sequence[np.ndarray], counted: Sequence[bool], k: int
@@ -234,7 +196,7 @@ class _Cutter:
         self.k = k
 
     def __call__(self, stats: pl.DataFrame, next_id: int) -> pl.DataFrame:
-        """One row per partition to cut: ``pid``, ``dim``, ``pv`` (cut ``x <= pv``) and ``rhs`` (the right half's id)."""
+        """One row per partition to cut: ``pid``, ``dim``, ``pv`` (cut ``x <= pv``), ``rhs`` (the right half's id)."""
         k = self.k
         dim = stats["dim"].to_numpy().astype(np.int64)
         lo, hi = stats["lo"].to_numpy().astype(np.int64), stats["hi"].to_numpy().astype(np.int64)
@@ -285,12 +247,31 @@ def _label_ranks(
     return pl.DataFrame(out)
 
 
-def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
-    """Mondrian (strict) over `table` as engine SQL rounds: the published engine table and the driver's plan and
-    report (see the module docstring). A :data:`~polars_anon.engines.distributed.Planner`."""
-    refuse_unsupported(request)
+class MondrianPlanner:
+    """Mondrian (strict) over `table` as engine SQL rounds (see the module docstring); a
+    :class:`~polars_anon.engines.planners.Planner`: :meth:`marginals` for the road's checks, then :meth:`plan`."""
+
+    def __init__(self, engine: SQLEngine, table: Any, request: Request) -> None:
+        self.engine, self.table, self.request = engine, table, request
+        self.per: dict[str, pl.DataFrame] = {}
+
+    def marginals(self) -> dict[str, pl.DataFrame]:
+        """Per qid, its distinct values (String labels as Polars spells them, null kept) and their ``size``."""
+        self.per = _values(self.engine, self.table, list(self.request.qids))
+        return {q: f.select(pl.col(q).cast(pl.String), pl.col(COUNT).alias(SIZE)) for q, f in self.per.items()}
+
+    def plan(self) -> EnginePlan:
+        """The rounds; the plan (a partition map) and the engine's map (a table of the engine)."""
+        return _rounds(self.engine, self.table, self.request, self.per)
+
+
+def plan_mondrian(engine: SQLEngine, table: Any, request: Request) -> MondrianPlanner:
+    """The Mondrian planner on `engine` (registered in :data:`~polars_anon.engines.planners.PLANNERS`)."""
+    return MondrianPlanner(engine, table, request)
+
+
+def _rounds(engine: SQLEngine, table: Any, request: Request, per: dict[str, pl.DataFrame]) -> EnginePlan:
     qids, k, e = list(request.qids), request.k, engine
-    per = _check(engine, table, request)
     labels = {q: _labels(per[q], q, request) for q in qids}
     present = {q: labels[q].unique().to_list() for q in qids}
     axis_list = axes(present, request.hierarchies, request.options.order, request.seed)
@@ -342,29 +323,42 @@ def plan_mondrian(engine: Engine, table: Any, request: Request, schema: pl.Schem
     finally:  # the mapping is materialized: the tables of the rounds can go
         for name in [*lookups, *(n for n in (done, work) if n is not None)]:
             e.drop(name)
-    columns = [c for c in schema.names() if c not in request.drop]
-    table_out = e.publish(table, e.sql(f"SELECT * FROM {sql.Q(mapping)}"), qids, columns)
-    planned = _planned(
-        request, schema, start, engine.name, bounds, published, axis_list, modes, sizes, rounds, mixed, unchanged
+    plan, same = _plan(request, engine.name, bounds, published, axis_list, modes, rounds)
+    for j, rows in zip(mixed, unchanged):  # the rows of those partitions whose own value is their label
+        same[qids[j]] += int(rows)
+    return EnginePlan(
+        plan,
+        e.sql(f"SELECT * FROM {sql.Q(mapping)}"),
+        plan.map.frame.select(SIZE),
+        null_rows=int(sizes["nullrows"].sum()),
+        input_sizes=sizes,
+        facts={"unchanged": same},
     )
-    return table_out, planned
 
 
-def _planned(
-    request: Request, schema: pl.Schema, start: float, engine: str, bounds: pl.DataFrame, published: pl.DataFrame,
-    axis_list: Sequence[Axis], modes: Sequence[str], sizes: pl.DataFrame, rounds: int, mixed: Sequence[int], unchanged: Sequence[int],
-) -> Planned:  # fmt: skip
-    """The plan and report from the partitions: a map with one row per partition (its original value where it
-    holds one, else null), so the loss, the generalization shares and the published classes are the driver road's."""
+def _plan(
+    request: Request,
+    engine: str,
+    bounds: pl.DataFrame,
+    published: pl.DataFrame,
+    axis_list: Sequence[Axis],
+    modes: Sequence[str],
+    rounds: int,
+) -> tuple[Plan, dict[str, int]]:
+    """The plan from the partitions: a partition map (one row per partition: its published tuple and rows), so
+    the loss and the published classes are the driver road's; and per qid the rows of the partitions holding
+    one value that is published unchanged (the generalization shares; the road adds those of mixed partitions)."""
     qids = list(request.qids)
-    originals = []
+    size = bounds[SIZE].cast(pl.Int64)
+    same = {}
     for j, (q, ax) in enumerate(zip(qids, axis_list)):
         lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
-        value = np.asarray(ax.labels, dtype=object)[lo]
-        originals.append(pl.Series(q, np.where(lo == hi, value, None).tolist(), dtype=pl.String))
-    frame = pl.DataFrame(originals).with_columns(
+        value = pl.Series(np.asarray(ax.labels, dtype=object)[lo].tolist(), dtype=pl.String)
+        kept = pl.Series(lo == hi) & (value == published[q]).fill_null(False)
+        same[q] = int(size.filter(kept).sum())
+    frame = pl.DataFrame({PARTITION: bounds[_PID].cast(pl.Int64)}).with_columns(
         *(published[q].alias(out_col(q)) for q in qids),
-        bounds[SIZE].cast(pl.Int64).alias(SIZE),
+        size.alias(SIZE),
         pl.lit(False).alias(SUPPRESSED),
     )
     # the driver road has metrics when every qid is published as a hierarchy node (report.metrics.map_data)
@@ -384,19 +378,4 @@ def _planned(
             "why": "the metrics read every input tuple's original values, which stay in the engine",
         },
     }
-    plan = Plan(TupleMap(tuple(qids), frame), details)
-    size_values, size_classes = sizes["s"].to_numpy().astype(np.int64), sizes["classes"].to_numpy().astype(np.int64)
-    report = build_report(request, schema, frame.select(SIZE), plan, time.perf_counter() - start, metrics=False)
-    largest = max(int(size_values.max()), int(plan.map.published_sizes()[SIZE].max() or 1))
-    report["n_input_classes"] = int(size_classes.sum())
-    report["class_sizes"]["input"] = size_histogram(size_values, request.k, largest, counts=size_classes)
-    report["null_rows"] = int(sizes["nullrows"].sum())
-    report["engine"] = engine
-    for j, rows in zip(mixed, unchanged):  # add the rows of those partitions whose own value is their label
-        q = qids[j]
-        same = int(frame.filter((pl.col(q) == pl.col(out_col(q))).fill_null(False))[SIZE].sum()) + int(rows)
-        report["generalization"][q]["unchanged"] = float(same) / plan.map.n_rows  # as report.generalization divides
-    input_risk = risk_summary_of_sizes(size_values, size_classes)
-    report["risk"] = {"input": input_risk}
-    constraints = Constraints(frame[SIZE].to_numpy(), request.k)
-    return Planned(plan, report, constraints, input_risk, None)
+    return Plan(TupleMap(tuple(qids), frame, by_partition=True), details), same

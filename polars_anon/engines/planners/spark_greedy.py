@@ -7,7 +7,7 @@ exact loop inside every block; later rounds re-block the classes left. Here:
 
 1. Spark groups the rows by the quasi-identifiers; the class aggregates stay there.
    The driver reads each quasi-identifier's marginal counts (one row per value): the
-   checks of the data (values not in a hierarchy, k, identifying columns) and the
+   road's checks of the data (:func:`polars_anon.request.check_marginals`) and the
    class order's keys (:func:`~polars_anon.algorithms.greedy.order_keys`) need no more.
 2. Each class gets its keys (broadcast lookups), Spark sorts the classes on them and
    numbers them (the position in class order); a class's block follows from its
@@ -17,8 +17,9 @@ exact loop inside every block; later rounds re-block the classes left. Here:
 4. Only the classes left after round 1 (a few per block) come to the driver, where
    the later rounds run; their published tuples go back to Spark, which joins them to
    the classes.
-5. The map (one row per class: original and published tuple) comes to the driver for
-   the report (the same figures as the driver road) and for ``engine.publish``.
+5. The map (one row per class: original and published tuple) comes to the driver: the
+   plan's tuple map (checked and reported by the road as the driver road's) and, in
+   Spark's key types, the engine's map the road joins to the rows.
 
 Blocks and rounds are the driver's, so the map, the rows and the report are those of
 ``pa.anonymize(..., method="greedy", candidates=B)`` on Polars.
@@ -39,25 +40,15 @@ import pyarrow as pa
 
 from polars_anon._progress import bar as progress_bar
 from polars_anon._progress import stage
-from polars_anon._validate import check_k, check_values
 from polars_anon.algorithms import Plan
-from polars_anon.algorithms.greedy import (
-    GreedyLoop,
-    _groups,
-    _root_weights,
-    auto_block,
-    block_layout,
-    order_keys,
-)
-from polars_anon.anonymize import Aggregated, Counted, Planned, _check_map, planned_from, task_constraints
-from polars_anon.attributes import refuse_identifying
-from polars_anon.engines import Engine, key_col
+from polars_anon.algorithms.greedy import GreedyLoop, auto_block, block_layout, cost_groups, order_keys, root_weights
+from polars_anon.engines import key_col
 from polars_anon.engines.spark import BROADCAST_ROWS
-from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.pipeline.state import EnginePlan
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["greedy_on_spark"]
+__all__ = ["GreedyPlanner", "arrow_task", "greedy_on_spark"]
 
 POS, BLOCK, ROOT, LEFT = "__anon_pos", "__anon_block", "__anon_root", "__anon_left"
 
@@ -70,22 +61,9 @@ def _key(i: int) -> str:
     return f"__anon_key_{i}"
 
 
-def refuse_on_spark(request: Request) -> None:
-    """What greedy on Spark does not do (the driver road does): privacy models, ``null="suppress"``."""
-    if request.privacy:
-        raise InvalidParameterError(
-            "greedy on Spark's blocks enforces k only; privacy models need the class aggregates on the driver "
-            "(leave out privacy, or run with fewer classes than the driver limit)"
-        )
-    if request.null == "suppress":
-        raise InvalidParameterError(
-            'greedy on Spark\'s blocks takes null="error" only; fill the nulls before, or use the driver road'
-        )
-
-
-def _marginals(classes: Any, engine: Engine, table: Any, request: Request) -> dict[str, pl.DataFrame]:
+def _marginals(classes: Any, engine: Any, request: Request) -> dict[str, pl.DataFrame]:
     """Per qid: its native values (``__anon_in_<qid>``), their labels (String, as Polars spells them) and counts,
-    from the classes on Spark (one grouping-sets query); checked as the driver road checks its aggregates."""
+    from the classes on Spark (one grouping-sets query)."""
     F = _functions()
     qids = list(request.qids)
     flags = [F.grouping(q).alias(f"__anon_g{i}") for i, q in enumerate(qids)]
@@ -97,13 +75,6 @@ def _marginals(classes: Any, engine: Engine, table: Any, request: Request) -> di
         out[q] = one.select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String), pl.col(SIZE).cast(pl.Int64)).sort(
             q, nulls_last=True
         )
-    n_rows = int(out[qids[0]][SIZE].sum())
-    if n_rows == 0:
-        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
-    for q, one in out.items():
-        check_values(one, {q: request.hierarchies[q]})
-    check_k(request.k, n_rows)
-    refuse_identifying(engine.distinct(table, request.undeclared) if request.undeclared else {}, n_rows)
     return out
 
 
@@ -138,8 +109,8 @@ def _cached_groups(spec: dict[str, Any]) -> Any:
     token = spec["token"]
     if token not in _GROUPS:
         _GROUPS.clear()
-        roots = _root_weights(spec["hierarchies"], spec["metric"], spec["weights"])
-        _GROUPS[token] = _groups(spec["hierarchies"], roots)
+        roots = root_weights(spec["hierarchies"], spec["metric"], spec["weights"])
+        _GROUPS[token] = cost_groups(spec["hierarchies"], roots)
     return _GROUPS[token]
 
 
@@ -212,22 +183,39 @@ def _functions() -> Any:
     return functions
 
 
-def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema, start: float) -> tuple[Any, Planned]:
-    """Greedy k-anonymization with the class aggregates on Spark (the module docstring); a distributed planner.
+class GreedyPlanner:
+    """Greedy k-anonymization with the class aggregates on Spark (the module docstring); a
+    :class:`~polars_anon.engines.planners.Planner`: :meth:`marginals`, then :meth:`plan`, which gives
+    the driver road's map, rows and figures (timings aside)."""
 
-    Returns the published table (Spark's) and the plan with its report, as the driver road's
-    ``plan_request`` would (the same map, rows and figures, timings aside).
-    """
-    refuse_on_spark(request)
+    def __init__(self, engine: Any, table: Any, request: Request) -> None:
+        self.engine, self.table, self.request = engine, table, request
+        self.classes: Any = None
+        self.margins: dict[str, pl.DataFrame] = {}
+
+    def marginals(self) -> dict[str, pl.DataFrame]:
+        F = _functions()
+        qids = list(self.request.qids)
+        self.classes = self.table.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE)).cache()  # stays on Spark
+        self.margins = _marginals(self.classes, self.engine, self.request)
+        return {q: m.select(q, SIZE) for q, m in self.margins.items()}
+
+    def plan(self) -> EnginePlan:
+        return _plan(self.engine, self.request, self.classes, self.margins)
+
+
+def greedy_on_spark(engine: Any, table: Any, request: Request) -> GreedyPlanner:
+    """The greedy planner on Spark (registered in :data:`~polars_anon.engines.planners.PLANNERS`)."""
+    return GreedyPlanner(engine, table, request)
+
+
+def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.DataFrame]) -> EnginePlan:
     F = _functions()
     spark = engine.spark
     qids, k, options = list(request.qids), request.k, request.options
     hierarchies = {q: request.hierarchies[q] for q in qids}
-    with stage("aggregate classes"):
-        classes = table.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE)).cache()  # stays on Spark
-        margins = _marginals(classes, engine, table, request)
     loop_start = time.perf_counter()
-    roots = _root_weights(hierarchies, request.metric, options.weights)
+    roots = root_weights(hierarchies, request.metric, options.weights)
     ids = {q: hierarchies[q].ids_of(margins[q][q]) for q in qids}
     node_margins = {}
     for q in qids:
@@ -252,9 +240,16 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
     numbered = numbered.withColumn(BLOCK, _block_expr(c, max(width, 1)))
     merge = bool(n_small) and c > 1
     spec = {
-        "token": uuid.uuid4().hex, "qids": qids, "hierarchies": hierarchies, "metric": request.metric, "weights": options.weights,
-        "k": k, "first": options.first, "partners": options.partners, "merge": merge,
-    }  # fmt: skip
+        "token": uuid.uuid4().hex,
+        "qids": qids,
+        "hierarchies": hierarchies,
+        "metric": request.metric,
+        "weights": options.weights,
+        "k": k,
+        "first": options.first,
+        "partners": options.partners,
+        "merge": merge,
+    }
     out_schema = ", ".join(
         [
             f"{POS} long",
@@ -269,7 +264,7 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
         first = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_round_one, spec), out_schema).localCheckpoint(eager=True)
     with stage("greedy later rounds"):
         survivors = pl.from_arrow(first.filter(F.col(LEFT)).drop(LEFT, ROOT).toArrow()).sort(POS)  # type: ignore[union-attr]
-        groups = _groups(hierarchies, roots)
+        groups = cost_groups(hierarchies, roots)
         nodes = {q: survivors[_node(i)].to_numpy() for i, q in enumerate(qids)}
         loop = GreedyLoop.start(groups, nodes, survivors[SIZE].to_numpy(), k, options.first, options.partners)
         with progress_bar(
@@ -305,14 +300,8 @@ def greedy_on_spark(engine: Any, table: Any, request: Request, schema: pl.Schema
         "classes_after": n_classes,
         "loop_seconds": round(time.perf_counter() - loop_start, 3),
     }
-    plan = Plan(tmap, details)
-    data = Aggregated(pl.LazyFrame(), aggregates, 0, None, aggregates, Counted({}, {}, None))
-    built = task_constraints(data, request)[0]
-    _check_map(plan, aggregates, request)
-    planned = planned_from(plan, data, request, schema, start, engine.name, built)
     mapping = frame.select(*(key_col(q) for q in qids), *(out_col(q) for q in qids), pl.lit(False).alias(SUPPRESSED))
-    columns = [col for col in schema.names() if col not in request.drop]
-    return engine.publish(table, mapping, qids, columns), planned
+    return EnginePlan(Plan(tmap, details), mapping, aggregates)
 
 
 def _map_frame(

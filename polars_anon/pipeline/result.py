@@ -1,0 +1,197 @@
+"""The result of the road, on every engine: the published table, its report, its independent check.
+
+:class:`Anonymized` holds the engine's published table (a LazyFrame on Polars, a DuckDB relation,
+a Spark DataFrame) and a :class:`Check`, which verifies every guarantee on a table of that engine
+(the published rows, or the written file re-read) and fails closed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from polars_anon._progress import stage
+from polars_anon.engines import Engine
+from polars_anon.engines.polars import POLARS
+from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.io import html_path, report_path
+from polars_anon.outputs import Outputs, check_parquet_target, staged_write
+from polars_anon.pipeline.state import Planned
+from polars_anon.privacy.risk import risk_summary
+from polars_anon.report import jsonable, notebook
+from polars_anon.request import Request
+from polars_anon.tuplemap import TupleMap
+from polars_anon.verify import verify_classes_of
+
+__all__ = ["Anonymized", "Check", "check_classes", "write_report"]
+
+
+def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
+    """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
+    text = json.dumps(jsonable(report), indent=2) + "\n"
+    staged_write(out, path, lambda tmp: tmp.write_text(text))
+    if html is not None:
+        from polars_anon.report.html import write_html  # imports the plotting library
+
+        write_html(out, json.loads(text), html)
+
+
+def check_classes(
+    classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], request: Request, planned: Planned
+) -> dict[str, Any]:
+    """Every guarantee on the published classes (grouped by any engine), then the output's risk; fail closed."""
+    qids = list(request.qids)
+    facts, published = verify_classes_of(
+        classes, frames, qids, request.k, planned.constraints, planned.plan.details.get("levels")
+    )
+    output = risk_summary(published, qids, population_size_=planned.population, aggregated=True)
+    facts["risk"] = {"input": planned.input_risk, "output": output}
+    return facts
+
+
+@dataclass(frozen=True)
+class Check:
+    """The independent check of a published table of `engine`: the method's own (MDAV's permutation, which
+    checks the models on its clusters) or k-anonymity and every model on the classes the engine groups, and
+    every input row accounted for (published or suppressed); then the output's risk. Fails closed."""
+
+    request: Request
+    planned: Planned
+    prepared: pl.LazyFrame | None = None
+    engine: Engine = POLARS
+
+    def on(self, engine: Engine) -> Check:
+        """The same check of a table of `engine` (a DuckDB or Spark result collected into Polars)."""
+        return replace(self, engine=engine)
+
+    def __call__(self, table: Any) -> dict[str, Any]:
+        request, planned = self.request, self.planned
+        qids, plan, constraints = list(request.qids), planned.plan, planned.constraints
+        if plan.verify is not None:  # the method's own check (a Polars table: it runs on the driver's rows)
+            assert self.prepared is not None
+            facts = plan.verify(table, self.prepared)
+            output = risk_summary(table, qids, population_size_=planned.population, aggregated=False)
+            facts["risk"] = {"input": planned.input_risk, "output": output}
+            return facts
+        grouped = self.engine.classes(table, qids, list(constraints.sensitive), constraints.labels)
+        facts = check_classes(*grouped, request, planned)
+        expected = planned.report["n_input_rows"] - planned.report["suppressed"]
+        if facts["n_rows"] != expected:
+            raise NotKAnonymousError(
+                f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} "
+                "were due (input rows minus suppressed ones); nothing was written"
+            )
+        return facts
+
+
+@dataclass
+class Anonymized:
+    """An anonymization on any engine: the published table, its report and its independent check.
+
+    Nothing is verified until :meth:`collect`, :meth:`table` or :meth:`sink_parquet`, which run the
+    check of every guarantee on the published rows and refuse to return or write a table that fails
+    it. :meth:`lazy` (Polars) gives the table unverified.
+    """
+
+    published: Any
+    """The published table, the engine's own (a LazyFrame on Polars)."""
+    report: dict[str, Any]
+    verifier: Callable[[Any], dict[str, Any]]
+    """Verifies a table of `engine` (raises :class:`~polars_anon.errors.NotKAnonymousError`), returns facts."""
+    prepared: pl.LazyFrame | None = None
+    """Polars: the prepared input the map was computed from (identifying columns dropped, qids as String
+    labels, nulls at the roots under ``null="suppress"``)."""
+    engine: Engine = field(default=POLARS)
+    tmap: TupleMap | None = None
+    """The map the table publishes (encodings are planned from it); None on a planner's route."""
+
+    def _repr_html_(self) -> str:
+        return notebook.anonymized_html(self.report)
+
+    def report_html(self) -> str:
+        """The full HTML page of the report (as written beside the output; verified facts after collect or sink)."""
+        return notebook.report_page(self.report)
+
+    @property
+    def lf(self) -> pl.LazyFrame:
+        """The published table as a LazyFrame (Polars; not yet verified)."""
+        return self.lazy()
+
+    def lazy(self) -> pl.LazyFrame:
+        """The published table as a LazyFrame (not yet verified: collect or sink to verify); Polars only."""
+        if self.engine.name != "polars":
+            raise InvalidParameterError(
+                f"the result of engine {self.engine.name!r} is the engine's table: use .table() or .collect()"
+            )
+        return self.published
+
+    def verify(self, table: Any) -> dict[str, Any]:
+        """Every guarantee on `table` (the published rows, or as written; a table of the engine); fail closed."""
+        return self.verifier(table)
+
+    def table(self) -> Any:
+        """The published table (a LazyFrame, a DuckDB relation, a Spark DataFrame), after checking it."""
+        self.report.update(self.verify(self.published))
+        return self.published
+
+    def collect(self) -> pl.DataFrame:
+        """Collect the published table after checking every guarantee on it (with Polars, on the rows collected)."""
+        df = self.engine.to_polars(self.published)
+        if self.engine is POLARS:
+            self.report.update(self.verify(df.lazy()))
+        else:
+            check = self.verifier
+            assert isinstance(check, Check)  # built by the road
+            self.report.update(check.on(POLARS)(df.lazy()))
+        return df
+
+    def check_target(self, path: str | Path) -> Path:
+        """Refuse an output path this result cannot write (before anything is read or written)."""
+        return check_parquet_target(path, folder=self.engine.name == "spark")
+
+    def stage(self, out: Outputs, path: str | Path) -> None:
+        """Write the table with the engine's writer into the output set `out`: to a temporary name, verified from
+        the written data. The caller commits `out` (renaming every output into place) once all are written."""
+        path = self.check_target(path)
+        start = time.perf_counter()
+
+        def write(tmp: Path) -> dict[str, Any]:
+            with stage(f"write {path.name}"):
+                self.engine.write(self.published, tmp)
+            with stage(f"verify {path.name}"):
+                return self.verify(self.engine.read_parquet(tmp))
+
+        self.report.update(staged_write(out, path, write))
+        self.report["write_seconds"] = round(time.perf_counter() - start, 3)
+        self.report["output"] = str(path)
+
+    def sink_parquet(
+        self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
+    ) -> dict[str, Any]:
+        """Write the published table to Parquet, verified, and its report beside it; all or nothing.
+
+        The table is written to a temporary name in the target folder, re-read and
+        checked, and only then renamed to `path` together with the report (JSON to
+        ``<stem>.report.json``, or the path given as `report`; False skips it) and,
+        unless `report_html` is False, its HTML page (``<stem>.report.html``, beside
+        the JSON). An existing output is refused unless `overwrite`; on any failure or
+        interrupt nothing new remains and nothing that existed is touched. Returns the report.
+        """
+        self.check_target(path)
+        with Outputs(overwrite=overwrite) as out:
+            target = report_path(path) if report is True else (Path(report) if report else None)
+            html = html_path(target) if target is not None and report_html else None
+            for extra in (target, html):
+                if extra is not None:
+                    out.check(extra)
+            self.stage(out, path)
+            if target is not None:
+                write_report(out, self.report, target, html=html)
+            out.commit()
+        return self.report

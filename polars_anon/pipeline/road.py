@@ -1,0 +1,343 @@
+"""The one road: every engine, every method, every interface.
+
+:func:`run` (``pa.anonymize`` is :func:`anonymize`, the job file, the CLI, the namespace, the Spark and
+DuckDB front doors all call it):
+
+1. :func:`~polars_anon.request.check_request` on the input's schema (no row read);
+2. the capability table (:func:`~polars_anon.pipeline.capabilities.consult`): refused now what no route runs;
+3. the route: on DuckDB and Spark, the engine's qid group-by with a ``LIMIT`` of ``driver_tuples + 1``
+   decides between the driver and the method's planner (the group-by is kept: no second pass);
+4. driver route: the engine's aggregation pass (:func:`aggregate`), :func:`~polars_anon.request.check_data`
+   on it, the method (:func:`run_method`; its map checked by :func:`check_map`), the report, the engine
+   publishes the map; planner route: the engine's marginals checked
+   (:func:`~polars_anon.request.check_marginals`), the planner's plan (its map checked the same way), the
+   report, the engine joins the planner's engine map;
+5. the result (:class:`~polars_anon.pipeline.result.Anonymized`) verifies on collect, table or write.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from polars_anon._memory import release_freed_memory
+from polars_anon._progress import stage
+from polars_anon._types import EngineName, Method, NullPolicy
+from polars_anon.algorithms import Plan, Task
+from polars_anon.engines import Engine, SQLEngine, get_engine
+from polars_anon.engines.planners import PLANNERS
+from polars_anon.errors import NotKAnonymousError
+from polars_anon.hierarchy import Hierarchy
+from polars_anon.pipeline.capabilities import Capability, consult
+from polars_anon.pipeline.result import Anonymized, Check
+from polars_anon.pipeline.state import (
+    Aggregated,
+    EnginePlan,
+    Planned,
+    population_size,
+    root_exprs,
+    rooted_aggregates,
+    task_constraints,
+)
+from polars_anon.privacy.base import Model
+from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
+from polars_anon.report import build_report
+from polars_anon.request import Request, check_data, check_marginals, check_request
+from polars_anon.tuplemap import SIZE
+
+__all__ = ["aggregate", "anonymize", "check_map", "plan_request", "run", "run_method"]
+
+_NAMED = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
+
+
+def aggregate(engine: Engine, table: Any, request: Request, *, records: bool | None = None) -> Aggregated:
+    """The engine's aggregation pass over `table`, checked against `request`.
+
+    `records` (default: whether the request's method needs them) also collects the qids of every
+    row (Polars). The checks of the data hold for every request that differs from `request` only
+    by its method, options, metric or a k no larger.
+
+    >>> from polars_anon.engines.polars import POLARS
+    >>> from polars_anon import Hierarchy
+    >>> req = check_request(pl.Schema({"sex": pl.String}), hierarchies={"sex": Hierarchy.suppression(["F", "M"])}, k=2)
+    >>> aggregate(POLARS, pl.LazyFrame({"sex": ["F", "M", "F"]}), req).aggregates.rows()
+    [('F', 2), ('M', 1)]
+    """
+    with stage("aggregate classes"):
+        raw = engine.aggregate(table, request)
+    check_data(raw.table, request, raw.distinct)
+    table_, null_rows = rooted_aggregates(raw.table, request)
+    prepared = pl.LazyFrame() if raw.rows is None else raw.rows
+    if null_rows and raw.rows is not None:
+        prepared = prepared.with_columns(root_exprs(request))
+    rows = None
+    if (request.method.records if records is None else records) and raw.rows is not None:
+        keep = [*request.qids, *request.sensitives]
+        rows = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
+    aggregates = table_.select(*request.qids, SIZE)
+    return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native)
+
+
+def check_map(plan: Plan, aggregates: pl.DataFrame | None, request: Request) -> None:
+    """The map's contract, for every method and planner: every input row sent once (when the input's tuples are
+    on the driver) and, for k-anonymity, classes of at least k rows (fail early, before anything is published)."""
+    if aggregates is not None:
+        plan.map.check_covers(aggregates)
+    if plan.guarantee == "k-anonymity" and not plan.map.by_row:
+        sizes = plan.map.published_sizes()[SIZE].to_numpy()
+        smallest = int(sizes.min()) if len(sizes) else 0
+        if smallest < request.k:
+            raise NotKAnonymousError(
+                f"method {request.method.name!r} produced a class of {smallest} rows, fewer than k={request.k}; "
+                "nothing was written"
+            )
+
+
+def run_method(
+    data: Aggregated, request: Request, constraints: tuple[Constraints, dict[str, pl.LazyFrame]] | None = None
+) -> Plan:
+    """Run the request's method on the aggregates; its map is checked (:func:`check_map`).
+
+    `constraints` (from :func:`~polars_anon.pipeline.state.task_constraints`; built when not given) are what
+    the method enforces.
+    """
+    records = data.records if request.method.records else None
+    if request.method.records and records is None:
+        raise ValueError(f"method {request.method.name!r} works on records: aggregate(..., records=True)")
+    built, counts = task_constraints(data, request) if constraints is None else constraints
+    task = Task(
+        data.aggregates,
+        request.qids,
+        request.hierarchies,
+        request.k,
+        request.seed,
+        request.metric,
+        request.sensitive,
+        records,
+        sensitive_counts=counts,
+        constraints=built,
+    )
+    plan = request.method.run(task, request.options)
+    release_freed_memory()  # the method's working arrays, freed now, would stay resident otherwise
+    check_map(plan, data.aggregates, request)
+    return plan
+
+
+def plan_request(
+    data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars"
+) -> Planned:
+    """Run the request's method on the aggregates and build the report (the driver route of every engine)."""
+    constraints = task_constraints(data, request)
+    plan = run_method(data, request, constraints)
+    population = population_size(request, constraints[0].n_rows)
+    input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
+    report = build_report(
+        request,
+        schema,
+        data.aggregates,
+        plan,
+        time.perf_counter() - start,
+        null_rows=data.null_rows,
+        engine=engine,
+        input_risk=input_risk,
+    )
+    return Planned(plan, report, constraints[0], input_risk, population)
+
+
+def _planner_route(
+    engine: SQLEngine, table: Any, request: Request, schema: pl.Schema, start: float, capability: Capability
+) -> Anonymized:
+    """The method inside the engine: its plan, checked and reported as the driver route's; the engine's map joined."""
+    capability.refuse_planner()
+    planner = PLANNERS[(request.method.name, engine.name)](engine, table, request)
+    with stage("aggregate values"):
+        marginals = planner.marginals()
+        distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
+    check_marginals(marginals, request, distinct)
+    done: EnginePlan = planner.plan()
+    plan = done.plan
+    check_map(plan, done.aggregates, request)
+    details = None
+    if not request.method.records:
+        details = {"distributed": {**plan.details.get("distributed", {}), "driver_tuples": capability.driver_tuples}}
+    constraints = Constraints(done.aggregates[SIZE].to_numpy(), request.k)
+    if done.input_sizes is not None:
+        sizes = done.input_sizes
+        values, counts = sizes["s"].to_numpy().astype(np.int64), sizes["classes"].to_numpy().astype(np.int64)
+        input_risk, population = risk_summary_of_sizes(values, counts), None
+        report = build_report(
+            request,
+            schema,
+            done.aggregates,
+            plan,
+            time.perf_counter() - start,
+            metrics=False,
+            null_rows=done.null_rows,
+            engine=engine.name,
+            input_risk=input_risk,
+            input_sizes=(values, counts),
+            unchanged=done.facts.get("unchanged"),
+            details=details,
+        )
+    else:
+        data = Aggregated(pl.LazyFrame(), done.aggregates, done.null_rows)
+        constraints = task_constraints(data, request)[0]
+        population = population_size(request, constraints.n_rows)
+        input_risk = risk_summary(done.aggregates, list(request.qids), aggregated=True, population_size_=population)
+        report = build_report(
+            request,
+            schema,
+            done.aggregates,
+            plan,
+            time.perf_counter() - start,
+            null_rows=done.null_rows,
+            engine=engine.name,
+            input_risk=input_risk,
+            details=details,
+        )
+    planned = Planned(plan, report, constraints, input_risk, population)
+    rows = table if done.rows is None else done.rows
+    published = engine.join_map(rows, done.mapping, request, done.row_key)
+    return Anonymized(published, report, Check(request, planned, None, engine), None, engine)
+
+
+def run(
+    engine: Engine,
+    data: object,
+    *,
+    hierarchies: Mapping[str, Any],
+    k: int,
+    driver_tuples: int | None = None,
+    **asked: Any,
+) -> Anonymized:
+    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame)."""
+    start = time.perf_counter()
+    table = engine.table(data)
+    schema = engine.schema(table)
+    options = {key: value for key, value in asked.items() if key not in _NAMED}
+    named = {key: asked[key] for key in _NAMED if key in asked}
+    request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
+    capability = consult(request, engine.name, driver_tuples)
+    if engine.name != "polars":
+        sql_engine: SQLEngine = engine  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
+        if capability.records:
+            return _planner_route(sql_engine, table, request, schema, start, capability)
+        probe = sql_engine.counts(table, list(request.qids), limit=capability.driver_tuples)
+        if probe.height > capability.driver_tuples:
+            return _planner_route(sql_engine, table, request, schema, start, capability)
+    aggregated = aggregate(engine, table, request)
+    planned = plan_request(aggregated, request, schema, start, engine.name)
+    capability.refuse_map(planned.plan.map)
+    published = engine.publish(table, aggregated, planned.plan.map, request)
+    check = Check(request, planned, aggregated.prepared, engine)
+    prepared = aggregated.prepared if engine.name == "polars" else None
+    return Anonymized(published, planned.report, check, prepared, engine, planned.plan.map)
+
+
+def anonymize(
+    data: pl.LazyFrame | pl.DataFrame | Any,
+    *,
+    qids: Sequence[str] | None = None,
+    hierarchies: Mapping[str, Hierarchy],
+    k: int,
+    method: Method = "fulldomain",
+    metric: str | None = None,
+    drop: Sequence[str] | str = (),
+    sensitive: str | Sequence[str] | None = None,
+    insensitive: Sequence[str] | str = (),
+    seed: int = 0,
+    null: NullPolicy = "error",
+    privacy: Sequence[Model] = (),
+    engine: EngineName = "polars",
+    driver_tuples: int | None = None,
+    **options: Any,
+) -> Anonymized:
+    """Anonymize a table (k-anonymity and each method's guarantee).
+
+    Parameters
+    ----------
+    data
+        Polars LazyFrame or DataFrame (for example ``pl.scan_parquet(...)``); on engines ``"duckdb"`` and
+        ``"spark"`` also the engine's own table.
+    qids
+        Quasi-identifier columns; defaults to the keys of `hierarchies`.
+    hierarchies
+        Quasi-identifier -> :class:`~polars_anon.Hierarchy` (a key that is not a qid is refused).
+    k
+        Minimum class size, >= 1 and at most the row count.
+    method
+        Algorithm name from :data:`polars_anon.algorithms.METHODS`.
+    metric
+        The cost the method optimizes, for methods that take one (others refuse it).
+    drop
+        Identifying columns (direct identifiers) to remove before publishing.
+    sensitive
+        The sensitive attribute, or a list of them (published as is; privacy models
+        and some metrics read them; a model's attribute is sensitive without being listed).
+    insensitive
+        Columns published as is that would otherwise be refused because nearly every
+        value is distinct (see :mod:`polars_anon.attributes`).
+    seed
+        Seed for randomized steps; same input, parameters and seed give the same bytes.
+    null
+        ``"error"`` refuses nulls in a quasi-identifier with their count;
+        ``"suppress"`` publishes them as the hierarchy root.
+    privacy
+        Privacy models every class must satisfy besides k (``pa.LDiversity``,
+        ``pa.TCloseness``, ... see :mod:`polars_anon.privacy`); each method enforces
+        them and the published table is checked against each before it is returned.
+    engine
+        Where the rows are grouped, published, verified and written: ``"polars"``
+        (default), ``"duckdb"`` or ``"spark"`` (the active Spark session, or a local one).
+        The method runs on the driver over the class aggregates either way; the result
+        of another engine offers ``.table()`` (its own table), ``.collect()`` and
+        ``.sink_parquet()``. See :mod:`polars_anon.engines`.
+    driver_tuples
+        Engines ``"duckdb"`` and ``"spark"`` only: the most class aggregates (distinct
+        quasi-identifier tuples) brought to the driver (default 5,000,000). Beyond it,
+        ``method="mondrian"`` runs its rounds as engine queries, ``"greedy"`` on Spark its
+        first round per block in Spark tasks, and other methods are refused (see
+        :mod:`polars_anon.engines.planners` and :mod:`polars_anon.pipeline.capabilities`).
+    **options
+        The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
+        keys and wrong types are refused).
+
+    Returns
+    -------
+    Anonymized
+        ``.collect()`` or ``.sink_parquet(path)`` verify and return or write the table;
+        ``.report`` holds the facts.
+
+    Examples
+    --------
+    >>> from polars_anon import Hierarchy
+    >>> df = pl.DataFrame({"age": [31, 33, 38, 36], "sex": ["F", "M", "F", "M"]})
+    >>> H = {"age": Hierarchy.intervals(range(30, 40), [5, 10]), "sex": Hierarchy.suppression(["F", "M"])}
+    >>> anonymize(df, hierarchies=H, k=2).collect().rows()
+    [('30-39', 'F'), ('30-39', 'M'), ('30-39', 'F'), ('30-39', 'M')]
+    """
+    asked = {
+        "qids": qids,
+        "method": method,
+        "metric": metric,
+        "drop": drop,
+        "sensitive": sensitive,
+        "insensitive": insensitive,
+        "seed": seed,
+        "null": null,
+        "privacy": privacy,
+    }
+    return run(
+        get_engine(engine, data=data),
+        data,
+        hierarchies=hierarchies,
+        k=k,
+        driver_tuples=driver_tuples,
+        **asked,
+        **options,
+    )

@@ -1,0 +1,107 @@
+"""The capability table (polars_anon.pipeline.capabilities) and the map contract every route hands the road.
+
+The table is consulted before any row is read: a frame whose rows cannot be read (reading them raises) still
+gets the table's refusal. Each refusal below is one row of the table, matched by hand to the request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.errors import InvalidParameterError
+from polars_anon.pipeline.capabilities import REFUSALS, consult
+from polars_anon.publish import publish
+from polars_anon.request import check_request
+from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
+
+SEX = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+
+
+def _unreadable() -> pl.LazyFrame:
+    """A frame whose schema is known but whose rows raise when read."""
+
+    def boom(s: pl.Series) -> pl.Series:
+        raise RuntimeError("the rows were read")
+
+    return pl.LazyFrame({"sex": ["F", "M"]}).with_columns(pl.col("sex").map_batches(boom, return_dtype=pl.String))
+
+
+def _request(**asked: Any) -> Any:
+    return check_request(pl.Schema({"sex": pl.String}), hierarchies=SEX, k=2, **asked)
+
+
+def test_refused_on_polars_before_any_row_is_read() -> None:
+    with pytest.raises(InvalidParameterError, match="engine 'polars' holds them in this process"):
+        pa.anonymize(_unreadable(), hierarchies=SEX, k=2, driver_tuples=10)
+
+
+@pytest.mark.parametrize(
+    ("engine", "asked", "words"),
+    [
+        ("duckdb", {"method": "mdav"}, "method 'mdav' works on row records, which engine 'duckdb'"),
+        ("spark", {"method": "mdav", "options": {"publish": "permute"}}, "publish='permute' draws one random"),
+        (
+            "spark",
+            {"method": "mdav", "options": {"publish": "aggregate", "distance": "ahmad_dey"}},
+            "distance='ahmad_dey' is fitted on co-occurrences",
+        ),
+        ("spark", {"method": "mdav", "options": {"publish": "aggregate"}, "null": "suppress"}, "null='suppress'"),
+    ],
+)
+def test_what_no_route_runs_is_refused_when_consulted(engine: str, asked: dict, words: str) -> None:
+    with pytest.raises(InvalidParameterError, match=words):
+        consult(_request(**asked), engine)
+
+
+@pytest.mark.parametrize(
+    ("engine", "asked", "words"),
+    [
+        ("duckdb", {"method": "mondrian", "options": {"mode": "relaxed"}}, "mondrian mode 'relaxed' is not supported"),
+        ("spark", {"method": "greedy", "null": "suppress"}, 'greedy on Spark\'s blocks takes null="error" only'),
+        ("duckdb", {"method": "greedy"}, "method 'greedy' runs on the driver: raise driver_tuples"),
+        ("spark", {"method": "fulldomain"}, "or use method 'greedy' or 'mondrian'$"),
+    ],
+)
+def test_the_planner_route_is_decided_before_the_data_and_refused_when_taken(
+    engine: str, asked: dict, words: str
+) -> None:
+    """Below driver_tuples these run on the driver; the table's answer holds the planner route's refusal."""
+    capability = consult(_request(**asked), engine, 100)
+    assert capability.driver_tuples == 100
+    with pytest.raises(InvalidParameterError, match=words):
+        capability.refuse_planner()
+
+
+def test_supported_routes_pass() -> None:
+    for engine, method in [("duckdb", "mondrian"), ("spark", "mondrian"), ("spark", "greedy"), ("polars", "mdav")]:
+        capability = consult(_request(method=method), engine)
+        assert capability.planner is None
+        capability.refuse_planner()
+
+
+def test_every_row_names_a_known_method_and_engine() -> None:
+    assert {r.engine for r in REFUSALS} <= {"*", "duckdb", "spark"}
+    assert {r.method for r in REFUSALS} <= {"*", *pa.METHODS}
+    assert {r.route for r in REFUSALS} <= {"any", "driver", "planner"}
+
+
+def test_a_tuple_map_never_has_a_null_original_tuple() -> None:
+    frame = pl.DataFrame({"sex": ["F", None], out_col("sex"): ["*", "*"], SIZE: [2, 2], SUPPRESSED: [False, False]})
+    with pytest.raises(ValueError, match=r"never null; null in \['sex'\]"):
+        TupleMap(("sex",), frame)
+
+
+def test_a_partition_map_sends_every_row_to_one_partition() -> None:
+    """A planner's partition map: one row per published class; its rows must add up to the input's."""
+    frame = pl.DataFrame({PARTITION: [0, 1], out_col("sex"): ["F", "M"], SIZE: [3, 2], SUPPRESSED: [False, False]})
+    tmap = TupleMap(("sex",), frame, by_partition=True)
+    tmap.check_covers(pl.DataFrame({"sex": ["F", "M"], SIZE: [3, 2]}))
+    assert tmap.published_sizes().rows() == [("F", 3), ("M", 2)]
+    with pytest.raises(AssertionError, match="every input row to one partition"):
+        tmap.check_covers(pl.DataFrame({"sex": ["F", "M"], SIZE: [3, 3]}))
+    with pytest.raises(ValueError, match="joined by its engine"):
+        publish(pl.LazyFrame({"sex": ["F"]}), tmap)
