@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import textwrap
 import time
@@ -22,7 +23,6 @@ from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
-from polars_anon.engines.distributed import check_driver_tuples
 from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job
@@ -88,8 +88,6 @@ def _explain(rep: dict) -> None:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    if args.driver_tuples is not None:
-        check_driver_tuples(args.driver_tuples, "--driver-tuples")
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     rep = run_job(job, overwrite=args.overwrite)
     print(json.dumps(rep, indent=2, default=str))
@@ -121,17 +119,20 @@ def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job file."""
     import tomllib
 
-    from polars_anon.job import _privacy
+    from polars_anon.job import parse_privacy
 
     tables = []
     for text in texts:
         try:
-            tables.append(tomllib.loads(f"m = {text}")["m"])
+            table = tomllib.loads(f"m = {text}")["m"]
         except tomllib.TOMLDecodeError as exc:
+            table = exc
+        if not isinstance(table, dict):
             raise AnonError(
-                f'--model {text!r} is not a TOML inline table ({exc}); e.g. \'{{model = "l-diversity", attribute = "s", l = 2}}\''
-            ) from None
-    models = [p.model for p in _privacy(tables, Path("."))]
+                f'--model {text!r} is not a TOML inline table ({table}); e.g. \'{{model = "l-diversity", attribute = "s", l = 2}}\''
+            )
+        tables.append(table)
+    models = [p.model for p in parse_privacy(tables, where=[f"--model {t!r}" for t in texts])]
     if job_path:
         models += [p.model for p in Job.load(job_path).privacy]
     return models
@@ -499,6 +500,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     130 or 143; nothing was written in either case.
     """
     args = _parser().parse_args(argv)
+    logging.getLogger().addHandler(logging.NullHandler())  # a library's log line (py4j on Ctrl-C) is not a message
     if args.quiet:
         progress(False)
     try:

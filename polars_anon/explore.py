@@ -41,7 +41,6 @@ from polars_anon.algorithms import METHODS
 from polars_anon.anonymize import Aggregated, aggregate, run_method
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import scan_input
 from polars_anon.job import Job, build_hierarchies
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.report.classes import size_risk
@@ -181,7 +180,7 @@ def explore_job(
     """:func:`explore` with a job file's input, quasi-identifiers, hierarchies, roles and options (its k and method
     are replaced by the grid). Every configuration is checked before any data is read. Returns the table and facts
     of the run (input, rows, classes, seconds) for :func:`write_explore`'s page."""
-    lf = scan_input(job.input, separator=job.separator)
+    lf = job.scan()
     asked = {"qids": list(job.qids), "drop": job.drop, "insensitive": job.insensitive, "sensitive": job.sensitive,
              "seed": job.seed, "null": job.null}  # fmt: skip
     deferred = {q: DEFERRED for q, spec in job.qids.items() if spec is not None}

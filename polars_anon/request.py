@@ -30,7 +30,7 @@ from polars_anon.options import parse_options
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
 
-__all__ = ["DEFERRED", "Request", "check_data", "check_privacy", "check_request"]
+__all__ = ["DEFERRED", "Request", "check_data", "check_model_roles", "check_privacy", "check_request"]
 
 NULL_POLICIES = ("error", "suppress")
 
@@ -154,6 +154,29 @@ FULL_DOMAIN_METHODS = ("fulldomain", "datafly")
 """Methods that publish every value of a qid at one level: a population table's records generalize the same way."""
 
 
+def check_model_roles(
+    models: Sequence[Model], qids: Sequence[str], insensitive: Sequence[str] = (), drop: Sequence[str] = ()
+) -> None:
+    """A privacy model reads a sensitive column: not a quasi-identifier, nor one declared insensitive or dropped.
+
+    >>> from polars_anon.privacy import LDiversity
+    >>> check_model_roles([LDiversity("age", l=2)], ["age"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: privacy model l-diversity on 'age' (l=2, variant='distinct') reads 'age', ...
+    """
+    for model in models:
+        attribute = model.sensitive_attribute
+        if attribute is None:
+            continue
+        for role, names in (("a quasi-identifier", qids), ("declared insensitive", insensitive), ("in drop", drop)):
+            if attribute in names:
+                raise InvalidParameterError(
+                    f"privacy model {model.describe()} reads {attribute!r}, which is {role}; a model's attribute must "
+                    "be a sensitive column (not a qid, insensitive or dropped)"
+                )
+
+
 def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
     """The privacy models: each a model object, reading a column of the input."""
     if isinstance(privacy, Model):
@@ -220,6 +243,7 @@ def check_request(
     hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")
+    check_model_roles(models, qid_list, insensitive_list, drop_list)
     _roles(columns, qid_list, drop_list, sensitives, insensitive_list)
     sensitive_hs = {a: h for a, h in dict(hierarchies).items() if a in sensitives and a not in qid_list}
     _model_hierarchies(models, sensitive_hs)
