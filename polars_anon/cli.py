@@ -172,13 +172,62 @@ def _report(args: argparse.Namespace) -> int:
         raise AnonError(f"report {str(source)!r} is not a JSON report: {exc}") from None
     if not isinstance(report, dict) or "k" not in report or "method" not in report:
         raise AnonError(f"report {str(source)!r} is not a polars-anon report (no 'k' and 'method' keys)")
+    from polars_anon.report import schema
+
+    wrong = _schema_error(report, schema(), "")
+    if wrong:
+        raise AnonError(f"report {str(source)!r} is not a polars-anon report: {wrong}")
     target = Path(args.output) if args.output else html_path(source)
     with Outputs(overwrite=args.overwrite) as out:
         out.check(target)
-        write_html(out, report, target)
+        try:
+            write_html(out, report, target)
+        except (
+            TypeError,
+            AttributeError,
+            KeyError,
+            ValueError,
+        ) as exc:  # a value of the right type the page cannot show
+            raise AnonError(f"report {str(source)!r}: cannot render it ({type(exc).__name__}: {exc})") from None
         out.commit()
     print(f"report -> {target}")
     return 0
+
+
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None), "number": (int, float),
+               "integer": int}  # fmt: skip
+
+
+def _schema_error(value: object, rule: dict, where: str) -> str | None:
+    """The first place where `value` breaks the report schema's types (``type``, ``enum``, ``properties``, ``items``).
+
+    >>> _schema_error({"k": "2"}, {"properties": {"k": {"type": "integer"}}}, "")
+    "key 'k' must be integer, got '2'"
+    """
+    kinds = rule.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        ok = any(
+            isinstance(value, _JSON_TYPES[t]) and not (t in ("integer", "number") and isinstance(value, bool))
+            for t in kinds
+            if t in _JSON_TYPES
+        )
+        if not ok:
+            return f"key {where.lstrip('.')!r} must be {' or '.join(kinds)}, got {value!r}"[:300]
+    if "enum" in rule and value not in rule["enum"]:
+        return f"key {where.lstrip('.')!r} must be one of {rule['enum']}, got {value!r}"[:300]
+    if isinstance(value, dict):
+        for key, sub in rule.get("properties", {}).items():
+            if key in value and isinstance(sub, dict):
+                found = _schema_error(value[key], sub, f"{where}.{key}")
+                if found:
+                    return found
+    if isinstance(value, list) and isinstance(rule.get("items"), dict):
+        for i, item in enumerate(value):
+            found = _schema_error(item, rule["items"], f"{where}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _ints(text: str, what: str) -> list[int]:

@@ -160,7 +160,7 @@ def _explore(
         lf.collect_schema(), k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked
     )
     largest = max(grid, key=lambda r: r.k)  # the data checks at the largest k hold for every k of the grid
-    threshold = largest.k if risk_threshold is None else check_k(risk_threshold)
+    threshold = largest.k if risk_threshold is None else _check_threshold(risk_threshold)
     data = aggregate(lf, largest, records=any(r.method.records for r in grid))
     aggregated = time.perf_counter() - start
     rows = [_measure(data, r, threshold) for r in bar(grid, desc=f"explore {len(grid)} configurations", unit="run")]
@@ -168,6 +168,15 @@ def _explore(
              "qids": list(largest.qids), "risk_threshold": threshold, "aggregate_seconds": round(aggregated, 3),
              "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip
     return _table(rows, list(largest.qids)), facts
+
+
+def _check_threshold(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(
+            f"explore: risk_threshold (CLI: --risk-threshold) must be an integer >= 1, got {value!r}; records in "
+            "classes smaller than it are counted at risk"
+        )
+    return value
 
 
 def explore_job(

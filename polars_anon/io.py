@@ -27,7 +27,7 @@ CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
 """Files read as CSV; every other file is read as Parquet."""
 
 
-def parquet_parts(path: str | Path) -> list[Path]:
+def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
     """The Parquet files of a folder of parts (Spark's and Hive's layout: ``part-*.parquet``), sorted by name,
     so every engine reads the rows in the same order; markers such as ``_SUCCESS`` and ``.crc`` files are skipped.
 
@@ -45,10 +45,10 @@ def parquet_parts(path: str | Path) -> list[Path]:
     """
     path = Path(path)
     if not path.is_dir():
-        raise InputError(f"input {str(path)!r} is not a folder")
+        raise InputError(f"{what} {str(path)!r} is not a folder")
     parts = sorted(p for p in path.glob("*.parquet") if p.is_file() and not p.name.startswith((".", "_")))
     if not parts:
-        raise InputError(f"input folder {str(path)!r} holds no .parquet file")
+        raise InputError(f"{what} folder {str(path)!r} holds no .parquet file")
     return parts
 
 
@@ -59,6 +59,7 @@ def scan_input(
     has_header: bool = True,
     columns: Sequence[str] | None = None,
     null_values: Sequence[str] | None = None,
+    what: str = "input",
 ) -> pl.LazyFrame:
     """Scan a Parquet file (preferred), a folder of Parquet parts or a CSV file lazily; refuse anything else clearly.
 
@@ -66,27 +67,27 @@ def scan_input(
     other file must be Parquet. The schema is read once to fail early. A CSV file
     without a header line takes `has_header` False and its column names in `columns`
     (with a header, `columns` renames the header's names); `null_values` are the
-    strings read as missing (e.g. ``["?"]``).
+    strings read as missing (e.g. ``["?"]``). Messages call the file `what`.
     """
     path = Path(path)
     if path.is_dir():
-        return _scan_parquet(path, parquet_parts(path))
+        return _scan_parquet(path, parquet_parts(path, what), what)
     if not path.is_file():
-        raise InputError(f"input {str(path)!r} does not exist or is not a file")
+        raise InputError(f"{what} {str(path)!r} does not exist or is not a file")
     is_csv = path.suffix.lower() in CSV_SUFFIXES
     if is_csv:
         if not isinstance(separator, str) or len(separator.encode()) != 1:
             raise InputError(
-                f"separator must be one single-byte character such as ';', got {separator!r} (reading {str(path)!r})"
+                f"separator must be one single-byte character such as ';', got {separator!r} (reading {what} {str(path)!r})"
             )
-        check_utf8(path)
+        check_utf8(path, what=what)
         try:
             lf = pl.scan_csv(
                 path, separator=separator, has_header=has_header, null_values=list(null_values or []) or None
             )
             names = lf.collect_schema().names()
         except (pl.exceptions.PolarsError, OSError) as exc:
-            raise InputError(f"cannot read input {str(path)!r} as CSV: {_first_line(exc)}") from exc
+            raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
         if columns is not None:
             if len(columns) != len(names):
                 raise InputError(
@@ -95,7 +96,7 @@ def scan_input(
                 )
             lf = lf.rename(dict(zip(names, columns)))
         return lf
-    return _scan_parquet(path, [path])
+    return _scan_parquet(path, [path], what)
 
 
 DTYPES: dict[str, pl.DataType] = {
@@ -147,12 +148,12 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
     return lf.with_columns(**cast)
 
 
-def _scan_parquet(path: Path, files: list[Path]) -> pl.LazyFrame:
+def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:
     try:
         lf = pl.scan_parquet(files)
         lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise InputError(f"cannot read input {str(path)!r} as Parquet: {_first_line(exc)}") from exc
+        raise InputError(f"cannot read {what} {str(path)!r} as Parquet: {_first_line(exc)}") from exc
     return lf
 
 
@@ -160,7 +161,7 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
+def check_utf8(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None:
     """Refuse a text file that is not UTF-8, naming the line of the first bad byte (one streaming pass)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     line, offset = 1, 0
@@ -172,7 +173,7 @@ def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
                 at = offset + exc.start
                 line += block[: exc.start].count(b"\n")
                 raise InputError(
-                    f"input {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line {line}); "
+                    f"{what} {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line {line}); "
                     "convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) or write it as Parquet"
                 ) from None
             line += block.count(b"\n")
@@ -180,7 +181,7 @@ def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        raise InputError(f"input {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
+        raise InputError(f"{what} {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
 
 
 def report_path(output: str | Path) -> Path:

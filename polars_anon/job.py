@@ -36,7 +36,7 @@ from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.distributed import check_driver_tuples
 from polars_anon.engines.duckdb import MEMORY_LIMIT, memory_size
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
@@ -455,6 +455,8 @@ def build_hierarchies(
     elif builtin:
         frames = collect_apart([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
         values = {q: f[q] for q, f in zip(builtin, frames)}
+    if any(len(values[q]) == 0 for q in builtin) and lf.select(pl.len()).collect().item() == 0:
+        raise InfeasibleError("the input has no rows; there is nothing to anonymize")  # not "the hierarchy is empty"
     return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
 
 

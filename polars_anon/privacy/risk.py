@@ -199,6 +199,10 @@ def risk(
         population_size_=population_size,
         population=pop,
     )
+    if not out["n_rows"]:
+        raise InfeasibleError(
+            "risk: the table has no rows; an empty table has no risk to measure (nor is it a release)"
+        )
     if models:
         from polars_anon.privacy.evaluate import check
 
