@@ -49,6 +49,7 @@ from polars_anon.privacy.evaluate import class_frames
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.publish import publish
 from polars_anon.report import build_report, jsonable
+from polars_anon.report.disclosure import disclosure_counts, disclosure_of
 from polars_anon.request import Request, check_data, check_privacy, check_request
 from polars_anon.tuplemap import SIZE
 from polars_anon.verify import Verifier, verify_classes_of, verify_k
@@ -417,12 +418,14 @@ def _verifier(request: Request, planned: Planned, prepared: pl.LazyFrame) -> Ver
 
     def verify(lf: pl.LazyFrame) -> dict[str, Any]:
         if plan.verify is None:
-            return check_classes(
+            facts = check_classes(
                 *class_frames(lf, qids, list(constraints.sensitive), constraints.labels), request, planned
             )
-        facts = plan.verify(lf, prepared)
-        output = risk_summary(lf, qids, population_size_=planned.population, aggregated=False)
-        facts["risk"] = {"input": planned.input_risk, "output": output}
+        else:
+            facts = plan.verify(lf, prepared)
+            output = risk_summary(lf, qids, population_size_=planned.population, aggregated=False)
+            facts["risk"] = {"input": planned.input_risk, "output": output}
+        facts["attribute_disclosure"] = disclosure_of(disclosure_counts(lf, qids, request.sensitives), qids)
         return facts
 
     return verify

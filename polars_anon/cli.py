@@ -91,7 +91,35 @@ def _anonymize(args: argparse.Namespace) -> int:
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     rep = run_job(job, overwrite=args.overwrite)
     print(json.dumps(rep, indent=2, default=str))
+    print(summary_line(rep), file=sys.stderr)
     return 0
+
+
+def summary_line(rep: dict) -> str:
+    """The one line the command line prints (on standard error; the report JSON is on standard output) after a run.
+
+    >>> summary_line({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
+    ...               "output": "o.parquet", "guarantee": "probabilistic", "own_tuple_records": 3, "own_tuple_unique": 1})
+    'polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet; probabilistic guarantee: 3 records \
+published with their own exact tuple, 1 of them unique in the release'
+    """
+    from polars_anon.report.disclosure import disclosure_summary
+
+    parts = [
+        f"polars-anon: {rep['method']} k={rep['k']}: published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, "
+        f"smallest {rep['min_class_size']:,}" + (f" -> {rep['output']}" if rep.get("output") else "")
+    ]
+    if rep.get("own_tuple_records") is not None:
+        parts.append(
+            f"probabilistic guarantee: {rep['own_tuple_records']:,} records published with their own exact tuple, "
+            f"{rep.get('own_tuple_unique', 0):,} of them unique in the release"
+        )
+    disclosure = disclosure_summary(rep.get("attribute_disclosure"))
+    if disclosure:
+        parts.append(disclosure)
+    if rep.get("method_advice"):
+        parts.append(rep["method_advice"]["text"])
+    return "; ".join(parts)
 
 
 def _check(args: argparse.Namespace) -> int:

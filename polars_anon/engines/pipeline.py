@@ -36,6 +36,7 @@ from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.privacy.counts import COUNT, read_population
 from polars_anon.privacy.evaluate import class_frames, indexed
+from polars_anon.report.disclosure import disclosure_counts, disclosure_of
 from polars_anon.request import Request, check_data, check_request
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -137,6 +138,9 @@ class EngineAnonymized(Publication):
         facts = check_classes(
             *published_classes(self.engine, table, self.request, self.planned), self.request, self.planned
         )
+        qids = list(self.request.qids)
+        counts = {a: self.engine.counts(table, [*qids, a]) for a in self.request.sensitives}
+        facts["attribute_disclosure"] = disclosure_of(counts, qids)
         expected = self.report["n_input_rows"] - self.report["suppressed"]
         if facts["n_rows"] != expected:
             raise NotKAnonymousError(
@@ -156,6 +160,10 @@ class EngineAnonymized(Publication):
         constraints = self.planned.constraints
         grouped = class_frames(df.lazy(), self.request.qids, list(constraints.sensitive), constraints.labels)
         self.report.update(check_classes(*grouped, self.request, self.planned))
+        qids = list(self.request.qids)
+        self.report["attribute_disclosure"] = disclosure_of(
+            disclosure_counts(df.lazy(), qids, self.request.sensitives), qids
+        )
         return df
 
     def check_target(self, path: str | Path) -> Path:
