@@ -275,14 +275,21 @@ def _explore(args: argparse.Namespace) -> int:
     written = write_explore(
         table, output, meta={"job": str(args.job), **facts}, html=not args.no_html, overwrite=args.overwrite
     )
-    shown = table.select("method", "k", "feasible", "loss", "suppressed", "min_class_size", "highest_risk", "records_at_risk",
-                         "front_highest_risk", "seconds")  # fmt: skip
+    shown = table.select("method", "k", "feasible", "guarantee", "loss", "suppressed", "min_class_size", "highest_risk",
+                         "records_at_risk", "front_highest_risk", "seconds")  # fmt: skip
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
         print(shown)
     print(
         f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, aggregated once "
         f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}"
     )
+    if job.privacy:
+        print(f"every configuration enforces {'; '.join(p.model.describe() for p in job.privacy)}, as anonymize would")
+    if (table["guarantee"] == "probabilistic").any():
+        print(
+            "rows with guarantee 'probabilistic' (mdav publish = \"permute\"): min_class_size is the smallest cluster; "
+            "equal published tuples may form smaller groups and records may keep their own exact tuple"
+        )
     return 0
 
 

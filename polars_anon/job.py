@@ -262,7 +262,7 @@ class PrivacySpec:
     hierarchy: object = None
 
 
-def _models(job: Job, lf: pl.LazyFrame) -> list[Any]:
+def job_models(job: Job, lf: pl.LazyFrame) -> list[Any]:
     """The job's models, hierarchies built (from the column's values for built-in kinds)."""
     out = []
     for p in job.privacy:
@@ -509,7 +509,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base)
         result: Anonymized | EngineAnonymized = anonymize(
-            lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options
+            lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options
         )  # type: ignore[arg-type]
     else:
         with engine_faults(job):
@@ -643,7 +643,7 @@ def _on_engine(
         }  # beyond the cap: per column
 
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
-    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf), driver_tuples=limit,
+    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result
 
