@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "ATTRIBUTE_ROLE",
     "CHOICE",
     "COLUMNS_NOT_FOUND",
     "DISTANCE_PARAMETER",
@@ -31,7 +32,10 @@ __all__ = [
     "LEVEL_OUT_OF_RANGE",
     "MESSAGES",
     "NAMES_NOT_QIDS",
+    "NAMES_TWICE",
     "NOT_A_LEAF",
+    "NOT_FRACTION",
+    "NOT_POSITIVE",
     "NO_HIERARCHY",
     "QIDS_EMPTY",
     "Message",
@@ -119,8 +123,22 @@ DISTANCE_PARAMETER = Message(
 )
 """t-closeness's ``order`` and ``hierarchy`` given with another distance: ``where="t-closeness on 'disease': "``."""
 
+NAMES_TWICE = Message("names_twice", "{what} lists {dup!r} more than once; name each {noun} once", lists=("dup",))
+"""A column named twice (``what='qids'``, ``noun='quasi-identifier'``)."""
+NOT_POSITIVE = Message("not_positive", "{where}: {key} must be {kind} {bound}, got {value!r}")
+"""A model's parameter below its bound: ``kind`` 'a number' or 'an integer', ``bound`` '> 0' or '>= 1'."""
+NOT_FRACTION = Message("not_fraction", "{where}: {key} must be a number in {interval}, got {value!r}")
+"""A model's parameter outside [0, 1] (``interval`` '[0, 1]', '(0, 1]', ...)."""
+ATTRIBUTE_ROLE = Message(
+    "attribute_role",
+    "{where}: attribute {attribute!r} is {role}; a privacy model reads a sensitive column (not a qid, an insensitive "
+    "or a dropped one)",
+)
+"""A model's attribute is also a qid (``role='a quasi-identifier'``), declared insensitive or dropped."""
+
 _ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
-        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER)  # fmt: skip
+        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, NAMES_TWICE, NOT_POSITIVE,
+        NOT_FRACTION, ATTRIBUTE_ROLE)  # fmt: skip
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

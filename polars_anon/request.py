@@ -26,6 +26,7 @@ from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.messages import ATTRIBUTE_ROLE
 from polars_anon.options import parse_options
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
@@ -163,7 +164,7 @@ def check_model_roles(
     >>> check_model_roles([LDiversity("age", l=2)], ["age"])
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: privacy model l-diversity on 'age' (l=2, variant='distinct') reads 'age', ...
+    polars_anon.errors.InvalidParameterError: l-diversity on 'age': attribute 'age' is a quasi-identifier; ...
     """
     for model in models:
         attribute = model.sensitive_attribute
@@ -171,10 +172,8 @@ def check_model_roles(
             continue
         for role, names in (("a quasi-identifier", qids), ("declared insensitive", insensitive), ("in drop", drop)):
             if attribute in names:
-                raise InvalidParameterError(
-                    f"privacy model {model.describe()} reads {attribute!r}, which is {role}; a model's attribute must "
-                    "be a sensitive column (not a qid, insensitive or dropped)"
-                )
+                where = f"{model.name} on {attribute!r}"
+                raise InvalidParameterError(ATTRIBUTE_ROLE(where=where, attribute=attribute, role=role))
 
 
 def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
