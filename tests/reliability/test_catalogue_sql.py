@@ -105,7 +105,7 @@ def test_sql_refuses_what_python_refuses_in_the_same_words(
             _check(lambda: LDiversity("s", l=1.5, variant="entropy"), ["q"]),
             "FROM anon_l_diversity('t', ['q'], 's', l := 1.5, variant := 'entropy')",
         ),
-    ],  # fmt: skip
+    ],
     ids=["l-whole-float", "t-one", "entropy-l-fraction"],
 )
 def test_both_accept_the_edges(python: Callable[[], Any], sql: str, con: duckdb.DuckDBPyConnection) -> None:
