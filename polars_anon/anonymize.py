@@ -26,6 +26,7 @@ from polars_anon._passes import collect_apart, collect_by_tuples
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon._validate import as_lazy
+from polars_anon.advice import method_advice
 from polars_anon.algorithms import Plan, Task
 from polars_anon.attributes import distinct_counts, distinct_estimates
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
@@ -376,7 +377,11 @@ def plan_request(
     """Run the request's method on the aggregates and build the report (the driver's part of every engine)."""
     built = task_constraints(data, request)
     plan = run_method(data, request, built)
-    return planned_from(plan, data, request, schema, start, engine, built[0])
+    planned = planned_from(plan, data, request, schema, start, engine, built[0])
+    advice = method_advice(data, request, planned.report.get("loss"), built)  # polars_anon.advice: cheap, on aggregates
+    if advice is not None:
+        planned.report["method_advice"] = advice
+    return planned
 
 
 def planned_from(

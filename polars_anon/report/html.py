@@ -30,6 +30,7 @@ _SHOWN = {
     "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized", "class_sizes",
     "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size", "write_seconds", "output", "input",
     "encodings", "null_rows", "risk", "privacy", "attribute_disclosure", "own_tuple_records", "own_tuple_unique",
+    "method_advice",
 }  # fmt: skip
 
 
@@ -82,7 +83,9 @@ def _summary(r: Mapping[str, Any]) -> str:
         ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify"),
     ]
-    return section("summary", "Summary", cards(items))
+    advice = r.get("method_advice")
+    note = f"<p><b>{esc(advice.get('text', ''))}</b></p>" if isinstance(advice, Mapping) else ""
+    return section("summary", "Summary", cards(items) + note)
 
 
 def _published(r: Mapping[str, Any]) -> str:
