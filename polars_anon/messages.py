@@ -37,6 +37,7 @@ __all__ = [
     "NOT_FRACTION",
     "NOT_POSITIVE",
     "NO_HIERARCHY",
+    "NO_ROWS",
     "QIDS_EMPTY",
     "Message",
     "sql_text",
@@ -136,9 +137,12 @@ ATTRIBUTE_ROLE = Message(
 )
 """A model's attribute is also a qid (``role='a quasi-identifier'``), declared insensitive or dropped."""
 
+NO_ROWS = Message("no_rows", "{what}: the table has no rows; {why}")
+"""A measure of an empty table (``what='risk'``), which has nothing to measure."""
+
 _ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
         LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, NAMES_TWICE, NOT_POSITIVE,
-        NOT_FRACTION, ATTRIBUTE_ROLE)  # fmt: skip
+        NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS)  # fmt: skip
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

@@ -101,3 +101,8 @@ CREATE OR REPLACE TEMP MACRO anon_msg_not_fraction("where", "key", "interval", "
 -- Twin: polars_anon.messages.ATTRIBUTE_ROLE
 CREATE OR REPLACE TEMP MACRO anon_msg_attribute_role("where", "attribute", "role") AS
   coalesce("where"::VARCHAR, 'None') || ': attribute ' || anon_msg_repr("attribute") || ' is ' || coalesce("role"::VARCHAR, 'None') || '; a privacy model reads a sensitive column (not a qid, an insensitive or a dropped one)';
+
+-- anon_msg_no_rows(what, why): {what}: the table has no rows; {why}
+-- Twin: polars_anon.messages.NO_ROWS
+CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
+  coalesce("what"::VARCHAR, 'None') || ': the table has no rows; ' || coalesce("why"::VARCHAR, 'None');

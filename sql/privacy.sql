@@ -18,7 +18,7 @@ CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model)
 -- Twin: polars_anon.privacy.counts.sensitive_counts
 CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABLE
   WITH __anon_ok AS MATERIALIZED (
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'sensitive') END AS ok)
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'privacy model attributes') END AS ok)
   SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
     SELECT struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none')) AS class,
            list_value(*COLUMNS(lambda c: c = sensitive OR c = '__anon_none')) AS vs
@@ -170,10 +170,15 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
 -- 1 / size is above threshold) and sample_uniques (share of rows alone in their class).
+-- Refuses a threshold outside [0, 1] and an empty table, as Python does.
 -- Twin: polars_anon.privacy.risk.risk
 CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
-  WITH __anon_sizes AS (SELECT size FROM anon_class_sizes(tbl, qids, 1))
-  SELECT sum(size)::BIGINT AS n_rows, count(*)::BIGINT AS n_classes,
+  WITH __anon_ok AS MATERIALIZED (  -- qids, then threshold, then an empty table: Python's order
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_fraction('risk', 'threshold', threshold) END AS ok),
+  __anon_sizes AS (SELECT size FROM anon_class_sizes(tbl, qids, 1) WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o))
+  SELECT CASE WHEN count(*) = 0
+              THEN error(anon_msg_no_rows('risk', 'an empty table has no risk to measure (nor is it a release)'))
+              ELSE sum(size)::BIGINT END AS n_rows, count(*)::BIGINT AS n_classes,
          1 / min(size) AS highest, 1 / max(size) AS lowest, count(*) / sum(size) AS average,
          coalesce(sum(size) FILTER (WHERE 1 / size > threshold), 0) / sum(size) AS records_at_risk,
          coalesce(sum(size) FILTER (WHERE size = 1), 0) / sum(size) AS sample_uniques

@@ -72,6 +72,9 @@ CASES: list[tuple[str, Callable[[], Any], str]] = [
     ("k-summary-qids-twice", lambda: k_summary(T.lazy(), ["q", "q"]).collect(), "FROM anon_k_summary('t', ['q', 'q'])"),
     ("k-summary-null-qid", lambda: k_summary(T.lazy(), [None]).collect(), "FROM anon_k_summary('t', [NULL])"),  # type: ignore[list-item]
     ("k-summary-no-qids", lambda: k_summary(T.lazy(), []).collect(), "FROM anon_k_summary('t', []::VARCHAR[])"),
+    ("risk-threshold-above-one", lambda: pa.risk(T, ["q"], threshold=2), "FROM anon_risk('t', ['q'], threshold := 2)"),
+    ("risk-empty-table", lambda: pa.risk(T.head(0), ["q"]), "FROM anon_risk('empty', ['q'])"),
+    ("risk-qids-twice", lambda: pa.risk(T, ["q", "q"]), "FROM anon_risk('t', ['q', 'q'])"),
     ("k-summary-k-zero", lambda: k_summary(T.lazy(), ["q"], 0).collect(), "FROM anon_k_summary('t', ['q'], k := 0)"),
 ]
 
@@ -81,6 +84,7 @@ def con() -> duckdb.DuckDBPyConnection:
     c = duckdb.connect()
     register(c)
     c.register("t", T.to_arrow())
+    c.register("empty", T.head(0).to_arrow())
     return c
 
 
