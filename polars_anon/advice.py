@@ -14,7 +14,8 @@ and seed, its default options (plus those of the user's options it takes) and it
 default metric; no row is read again and nothing is published. Its loss is the
 average cell loss of its tuple map (:func:`polars_anon.report.metrics.map_loss`,
 suppressed cells counting 1), the figure the report calls ``loss``. A method that
-cannot meet the request (infeasible) is left out. This runs only when the aggregates
+cannot meet the request (infeasible), or that the request's models exclude (a
+population table needs a full-domain method), is left out; advice never fails the run. This runs only when the aggregates
 hold at most :data:`MAX_CLASSES` classes and every qid has a hierarchy.
 
 **The rule.** Advice is given when the best other method loses at least
@@ -28,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from polars_anon.errors import AnonError
 from polars_anon.report.metrics import map_loss
 
 if TYPE_CHECKING:
@@ -88,18 +88,21 @@ def method_advice(
         or any(q not in request.hierarchies for q in request.qids)
     ):
         return None
+    from polars_anon.request import FULL_DOMAIN_METHODS
+
     given = dataclasses.asdict(request.options)
     losses = {request.method.name: loss}
+    population = any(m.needs_population_table for m in request.privacy)
     for name in CANDIDATES:
-        if name == request.method.name:
-            continue
+        if name == request.method.name or (population and name not in FULL_DOMAIN_METHODS):
+            continue  # a model with a population table needs a full-domain method (as check_request says)
         spec = METHODS[name]
         fields = {f.name for f in dataclasses.fields(spec.options)}
         try:
             options = spec.options(**{k: v for k, v in given.items() if k in fields})
             other = dataclasses.replace(request, method=spec, options=options, metric=None)
             plan = run_method(data, other, constraints)
-        except (AnonError, TypeError, ValueError):  # infeasible, or an option value this method refuses
+        except Exception:  # noqa: S112  infeasible, an option it refuses, anything: advice never fails the run
             continue
         value, _ = map_loss(plan.map, request.hierarchies)
         if value is not None:

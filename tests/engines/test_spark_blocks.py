@@ -124,7 +124,7 @@ def test_mdav_on_spark_refuses_what_it_does_not_do(
     with pytest.raises(
         InvalidParameterError, match=r"'mdav' on engine 'spark': publish='permute' draws one random permutation"
     ):
-        pa.anonymize(adult_sdf, engine="spark", **kw)
+        pa.anonymize(adult_sdf, engine="spark", publish="permute", **kw)
     with pytest.raises(InvalidParameterError, match=r"distance='ahmad_dey' is fitted on co-occurrences"):
         pa.anonymize(adult_sdf, engine="spark", publish="aggregate", distance="ahmad_dey", **kw)
     with pytest.raises(InvalidParameterError, match=r"method 'mdav' works on row records, which engine 'duckdb'"):
