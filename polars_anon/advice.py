@@ -102,7 +102,7 @@ def method_advice(
             options = spec.options(**{k: v for k, v in given.items() if k in fields})
             other = dataclasses.replace(request, method=spec, options=options, metric=None)
             plan = run_method(data, other, constraints)
-        except Exception:  # noqa: S112  infeasible, an option it refuses, anything: advice never fails the run
+        except Exception:  # noqa: BLE001, S112  infeasible, an option it refuses, anything: advice never fails the run
             continue
         value, _ = map_loss(plan.map, request.hierarchies)
         if value is not None:
