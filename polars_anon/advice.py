@@ -15,7 +15,8 @@ default metric; no row is read again and nothing is published. Its loss is the
 average cell loss of its tuple map (:func:`polars_anon.report.metrics.map_loss`,
 suppressed cells counting 1), the figure the report calls ``loss``. A method that
 cannot meet the request (infeasible), or that the request's models exclude (a
-population table needs a full-domain method), is left out; advice never fails the run. This runs only when the aggregates
+population table needs a full-domain method), is left out; advice never fails the run.
+This runs only when the aggregates
 hold at most :data:`MAX_CLASSES` classes and every qid has a hierarchy.
 
 **The rule.** Advice is given when the best other method loses at least

@@ -98,10 +98,11 @@ def _anonymize(args: argparse.Namespace) -> int:
 def summary_line(rep: dict) -> str:
     """The one line the command line prints (on standard error; the report JSON is on standard output) after a run.
 
-    >>> summary_line({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
-    ...               "output": "o.parquet", "guarantee": "probabilistic", "own_tuple_records": 3, "own_tuple_unique": 1})
-    'polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet; probabilistic guarantee: 3 records \
-published with their own exact tuple, 1 of them unique in the release'
+    >>> line = summary_line({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
+    ...                      "output": "o.parquet", "own_tuple_records": 3, "own_tuple_unique": 1})
+    >>> line.split("; ")
+    ['polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet', \
+'probabilistic guarantee: 3 records published with their own exact tuple, 1 of them unique in the release']
     """
     from polars_anon.report.disclosure import disclosure_summary
 
@@ -156,9 +157,8 @@ def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
         except tomllib.TOMLDecodeError as exc:
             table = exc
         if not isinstance(table, dict):
-            raise AnonError(
-                f'--model {text!r} is not a TOML inline table ({table}); e.g. \'{{model = "l-diversity", attribute = "s", l = 2}}\''
-            )
+            example = '{model = "l-diversity", attribute = "s", l = 2}'
+            raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
     models = [p.model for p in parse_privacy(tables, where=[f"--model {t!r}" for t in texts])]
     if job_path:
@@ -222,8 +222,8 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None), "number": (int, float),
-               "integer": int}  # fmt: skip
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
+               "number": (int, float), "integer": int}  # fmt: skip
 
 
 def _schema_error(value: object, rule: dict, where: str) -> str | None:

@@ -229,7 +229,8 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
     sizes = plan.map.published_sizes()[SIZE]
     levels = plan.details.get("levels")
     return {
-        **row, "feasible": True, "error": None, "guarantee": plan.guarantee, "loss": loss, **{f"loss_{q}": v for q, v in by_qid.items()},
+        **row, "feasible": True, "error": None, "guarantee": plan.guarantee, "loss": loss,
+        **{f"loss_{q}": v for q, v in by_qid.items()},
         "suppressed": plan.map.suppressed_rows, "n_classes": sizes.len(), "min_class_size": int(sizes.min() or 0),
         **size_risk(sizes, threshold), "levels": json.dumps(levels) if levels else None, "seconds": seconds,
     }  # fmt: skip

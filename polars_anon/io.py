@@ -78,7 +78,8 @@ def scan_input(
     if is_csv:
         if not isinstance(separator, str) or len(separator.encode()) != 1:
             raise InputError(
-                f"separator must be one single-byte character such as ';', got {separator!r} (reading {what} {str(path)!r})"
+                f"separator must be one single-byte character such as ';', got {separator!r} "
+                f"(reading {what} {str(path)!r})"
             )
         check_utf8(path, what=what)
         try:
@@ -173,7 +174,8 @@ def check_utf8(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None
                 at = offset + exc.start
                 line += block[: exc.start].count(b"\n")
                 raise InputError(
-                    f"{what} {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line {line}); "
+                    f"{what} {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} "
+                    f"(line {line}); "
                     "convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) or write it as Parquet"
                 ) from None
             line += block.count(b"\n")

@@ -626,8 +626,10 @@ def _on_engine(
     refuse_unsupported(method, job.engine)
 
     with _jvm_log() if job.engine == "spark" else nullcontext():
-        engine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
-                            memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # fmt: skip
+        memory = job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None
+        engine = get_engine(
+            job.engine, master=job.spark.get("master"), config=job.spark.get("config"), memory_limit=memory
+        )
     table = read_on_engine(engine, job)
 
     limit = DRIVER_TUPLES if job.driver_tuples is None else job.driver_tuples
@@ -643,7 +645,8 @@ def _on_engine(
         }  # beyond the cap: per column
 
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
-    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
+    result = engine_anonymize(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf),
+                              driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result
 

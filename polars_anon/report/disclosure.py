@@ -31,8 +31,9 @@ def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str =
     """Attribute disclosure of one attribute from its counts: one row per (class tuple, value), the rows in `count`.
 
     >>> c = pl.DataFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"], "count": [2, 2, 3]})
-    >>> attribute_disclosure(c, ["q"])
-    {'records_single_value': 3, 'share_single_value': 0.42857142857142855, 'classes_single_value': 1, 'largest_value_share': 1.0}
+    >>> d = attribute_disclosure(c, ["q"])
+    >>> d["records_single_value"], round(d["share_single_value"], 4), d["classes_single_value"], d["largest_value_share"]
+    (3, 0.4286, 1, 1.0)
     """
     per_class = counts.group_by(list(qids)).agg(
         pl.len().alias("values"), pl.col(count).sum().alias("size"), pl.col(count).max().alias("top")

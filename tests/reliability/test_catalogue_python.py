@@ -475,7 +475,8 @@ def _write_plain(out: Path) -> Path:
 ISSUE_27 = [
     _c("check-model-on-a-qid", lambda out: pa.check(T, ["age", "sex"], [pa.LDiversity("sex", l=2)]), IPE,
        "l-diversity on 'sex'", "is a quasi-identifier"),
-    _c("anonymize-model-on-an-insensitive-column", anon(insensitive=["id", "party"], privacy=[pa.LDiversity("party", l=2)]),
+    _c("anonymize-model-on-an-insensitive-column",
+       anon(insensitive=["id", "party"], privacy=[pa.LDiversity("party", l=2)]),
        IPE, "l-diversity on 'party'", "declared insensitive"),
     _c("scan-encoded-plain-parquet", lambda out: pa.scan_encoded(_write_plain(out)), pa.InputError,
        "plain.parquet", "write_encoded did not write"),

@@ -62,7 +62,7 @@ def _job(folder: Path, input_: Path, output: str = "out/anon.parquet") -> Path:
 def test_signal_while_writing_leaves_nothing(
     sig: signal.Signals, code: int, engine: str, voters: Path, tmp_path: Path
 ) -> None:
-    """On DuckDB too (issue 27): DuckDB turns the signal into "Query interrupted"; the line and the code are the same."""
+    """On DuckDB too (issue 27): DuckDB turns the signal into "Query interrupted"; the same line and code."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("an earlier file")
@@ -223,8 +223,8 @@ def test_signal_inside_a_duckdb_query_before_the_write(sig: signal.Signals, code
     (tmp_path / "driver.py").write_text(SLOW_DRIVER)
     marker = tmp_path / "started"
     before = snapshot(tmp_path)
-    proc = subprocess.Popen([sys.executable, str(tmp_path / "driver.py"), str(marker), "anonymize", str(tmp_path / "job.toml")],
-                            cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    args = [sys.executable, str(tmp_path / "driver.py"), str(marker), "anonymize", str(tmp_path / "job.toml")]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -280,8 +280,8 @@ def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequ
         "sys.exit(cli.main(sys.argv[2:]))\n"
     )
     marker = tmp_path / "started"
-    proc = subprocess.Popen([sys.executable, str(driver), str(marker), "anonymize", str(tmp_path / "job.toml")],
-                            cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    args = [sys.executable, str(driver), str(marker), "anonymize", str(tmp_path / "job.toml")]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 180
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
