@@ -15,7 +15,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.messages import QIDS_EMPTY
+from polars_anon.messages import NAMES_TWICE, QIDS_EMPTY
 
 __all__ = [
     "as_lazy",
@@ -147,4 +147,4 @@ def check_unique(names: Sequence[str], what: str = "qids") -> None:
     dup = sorted({q for q in names if names.count(q) > 1})
     if dup:
         noun = "quasi-identifier" if what == "qids" else "column"
-        raise InvalidParameterError(f"{what} lists {dup} more than once; name each {noun} once")
+        raise InvalidParameterError(NAMES_TWICE(what=what, dup=dup, noun=noun))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import textwrap
 import time
@@ -22,7 +23,6 @@ from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
-from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job
@@ -88,12 +88,39 @@ def _explain(rep: dict) -> None:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    if args.driver_tuples is not None:
-        check_driver_tuples(args.driver_tuples, "--driver-tuples")
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     rep = run_job(job, overwrite=args.overwrite)
     print(json.dumps(rep, indent=2, default=str))
+    print(summary_line(rep), file=sys.stderr)
     return 0
+
+
+def summary_line(rep: dict) -> str:
+    """The one line the command line prints (on standard error; the report JSON is on standard output) after a run.
+
+    >>> line = summary_line({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
+    ...                      "output": "o.parquet", "own_tuple_records": 3, "own_tuple_unique": 1})
+    >>> line.split("; ")
+    ['polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet', \
+'probabilistic guarantee: 3 records published with their own exact tuple, 1 of them unique in the release']
+    """
+    from polars_anon.report.disclosure import disclosure_summary
+
+    parts = [
+        f"polars-anon: {rep['method']} k={rep['k']}: published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, "
+        f"smallest {rep['min_class_size']:,}" + (f" -> {rep['output']}" if rep.get("output") else "")
+    ]
+    if rep.get("own_tuple_records") is not None:
+        parts.append(
+            f"probabilistic guarantee: {rep['own_tuple_records']:,} records published with their own exact tuple, "
+            f"{rep.get('own_tuple_unique', 0):,} of them unique in the release"
+        )
+    disclosure = disclosure_summary(rep.get("attribute_disclosure"))
+    if disclosure:
+        parts.append(disclosure)
+    if rep.get("method_advice"):
+        parts.append(rep["method_advice"]["text"])
+    return "; ".join(parts)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -121,17 +148,19 @@ def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job file."""
     import tomllib
 
-    from polars_anon.job import _privacy
+    from polars_anon.job import parse_privacy
 
     tables = []
     for text in texts:
         try:
-            tables.append(tomllib.loads(f"m = {text}")["m"])
+            table = tomllib.loads(f"m = {text}")["m"]
         except tomllib.TOMLDecodeError as exc:
-            raise AnonError(
-                f'--model {text!r} is not a TOML inline table ({exc}); e.g. \'{{model = "l-diversity", attribute = "s", l = 2}}\''
-            ) from None
-    models = [p.model for p in _privacy(tables, Path("."))]
+            table = exc
+        if not isinstance(table, dict):
+            example = '{model = "l-diversity", attribute = "s", l = 2}'
+            raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
+        tables.append(table)
+    models = [p.model for p in parse_privacy(tables, where=[f"--model {t!r}" for t in texts])]
     if job_path:
         models += [p.model for p in Job.load(job_path).privacy]
     return models
@@ -171,13 +200,62 @@ def _report(args: argparse.Namespace) -> int:
         raise AnonError(f"report {str(source)!r} is not a JSON report: {exc}") from None
     if not isinstance(report, dict) or "k" not in report or "method" not in report:
         raise AnonError(f"report {str(source)!r} is not a polars-anon report (no 'k' and 'method' keys)")
+    from polars_anon.report import schema
+
+    wrong = _schema_error(report, schema(), "")
+    if wrong:
+        raise AnonError(f"report {str(source)!r} is not a polars-anon report: {wrong}")
     target = Path(args.output) if args.output else html_path(source)
     with Outputs(overwrite=args.overwrite) as out:
         out.check(target)
-        write_html(out, report, target)
+        try:
+            write_html(out, report, target)
+        except (
+            TypeError,
+            AttributeError,
+            KeyError,
+            ValueError,
+        ) as exc:  # a value of the right type the page cannot show
+            raise AnonError(f"report {str(source)!r}: cannot render it ({type(exc).__name__}: {exc})") from None
         out.commit()
     print(f"report -> {target}")
     return 0
+
+
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
+               "number": (int, float), "integer": int}  # fmt: skip
+
+
+def _schema_error(value: object, rule: dict, where: str) -> str | None:
+    """The first place where `value` breaks the report schema's types (``type``, ``enum``, ``properties``, ``items``).
+
+    >>> _schema_error({"k": "2"}, {"properties": {"k": {"type": "integer"}}}, "")
+    "key 'k' must be integer, got '2'"
+    """
+    kinds = rule.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        ok = any(
+            isinstance(value, _JSON_TYPES[t]) and not (t in ("integer", "number") and isinstance(value, bool))
+            for t in kinds
+            if t in _JSON_TYPES
+        )
+        if not ok:
+            return f"key {where.lstrip('.')!r} must be {' or '.join(kinds)}, got {value!r}"[:300]
+    if "enum" in rule and value not in rule["enum"]:
+        return f"key {where.lstrip('.')!r} must be one of {rule['enum']}, got {value!r}"[:300]
+    if isinstance(value, dict):
+        for key, sub in rule.get("properties", {}).items():
+            if key in value and isinstance(sub, dict):
+                found = _schema_error(value[key], sub, f"{where}.{key}")
+                if found:
+                    return found
+    if isinstance(value, list) and isinstance(rule.get("items"), dict):
+        for i, item in enumerate(value):
+            found = _schema_error(item, rule["items"], f"{where}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -197,14 +275,21 @@ def _explore(args: argparse.Namespace) -> int:
     written = write_explore(
         table, output, meta={"job": str(args.job), **facts}, html=not args.no_html, overwrite=args.overwrite
     )
-    shown = table.select("method", "k", "feasible", "loss", "suppressed", "min_class_size", "highest_risk", "records_at_risk",
-                         "front_highest_risk", "seconds")  # fmt: skip
+    shown = table.select("method", "k", "feasible", "guarantee", "loss", "suppressed", "min_class_size", "highest_risk",
+                         "records_at_risk", "front_highest_risk", "seconds")  # fmt: skip
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
         print(shown)
     print(
         f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, aggregated once "
         f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}"
     )
+    if job.privacy:
+        print(f"every configuration enforces {'; '.join(p.model.describe() for p in job.privacy)}, as anonymize would")
+    if (table["guarantee"] == "probabilistic").any():
+        print(
+            "rows with guarantee 'probabilistic' (mdav publish = \"permute\"): min_class_size is the smallest cluster; "
+            "equal published tuples may form smaller groups and records may keep their own exact tuple"
+        )
     return 0
 
 
@@ -500,6 +585,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     130 or 143; nothing was written in either case.
     """
     args = parser().parse_args(argv)
+    logging.getLogger().addHandler(logging.NullHandler())  # a library's log line (py4j on Ctrl-C) is not a message
     if args.quiet:
         progress(False)
     try:

@@ -245,6 +245,17 @@ def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], 
             )
 
 
+def _check_aligned(published: pl.LazyFrame, original: pl.LazyFrame, rep: str) -> None:
+    """Row-aligned frames have as many rows (a suppressed row breaks the alignment)."""
+    n_pub, n_orig = (f.item() for f in pl.collect_all([published.select(pl.len()), original.select(pl.len())]))
+    if n_pub != n_orig:
+        raise InvalidParameterError(
+            f"representation {rep!r}: original has {n_orig:,} rows but the published table has {n_pub:,}; "
+            "original must be row-aligned with the published rows (rows suppressed on publishing break that: encode within the job "
+            "with max_suppressed = 0, or give both frames a shared class_col)"
+        )
+
+
 def _check_truthful(
     pairs: pl.LazyFrame, key: Sequence[str], hierarchies: Mapping[str, Hierarchy], published_of: Mapping[str, str]
 ) -> None:
@@ -386,6 +397,8 @@ def plan_encoding(
         check_columns(orig, qids, "qids of original")
         if class_col is not None:
             check_columns(orig, [class_col], "class_col of original")
+        elif validate:
+            _check_aligned(lf, orig, rep)
     elif class_col is not None:  # a partition frame: original leaves + class ids
         if validate:
             _check_nodes(lf, hierarchies, "partition", leaves_only=True)

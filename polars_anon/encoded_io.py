@@ -54,7 +54,7 @@ from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["CLASS_ID", "LAYOUTS", "scan_encoded", "stage_encoded", "write_encoded"]
+__all__ = ["CLASS_ID", "LAYOUTS", "MARK", "scan_encoded", "stage_encoded", "write_encoded"]
 
 Layout = Literal["wide", "classes"]
 LAYOUTS: tuple[str, ...] = ("wide", "classes")
@@ -62,6 +62,8 @@ CLASS_ID = "class_id"
 """Name of the class key column of the ``classes`` layout when classes are published tuples
 (``class_id_1``, ``class_id_2``, ... when the table already has a column of that name)."""
 _FORMAT = "polars_anon encoded classes 1"
+MARK = {"polars_anon": "encoding 1"}
+"""Key-value metadata of every wide encoded Parquet file (how :func:`scan_encoded` tells one from another file)."""
 _WIDE_WARN_CELLS = 2_000_000_000
 
 
@@ -192,6 +194,15 @@ def scan_encoded(path: str | Path) -> pl.LazyFrame:
     """
     path = Path(path)
     if path.is_file():
+        try:
+            marked = pl.read_parquet_metadata(path).get(next(iter(MARK))) == MARK[next(iter(MARK))]
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise InputError(f"cannot read {str(path)!r} as Parquet: {str(exc).strip().splitlines()[0]}") from None
+        if not marked:
+            raise InputError(
+                f"{str(path)!r} is a Parquet file that write_encoded did not write (no encoding mark); read it with "
+                "pl.scan_parquet, or encode the published table first (pa.write_encoded / polars-anon encode)"
+            )
         return pl.scan_parquet(path)
     meta_path = path / "encoding.json"
     if not meta_path.is_file():
@@ -211,7 +222,7 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
 
     width = len(plan.out_names)
     if not plan.joins or streams:  # mappings and partition frames stream through sink_parquet
-        apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp)
+        apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp, metadata=MARK)
         rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
         return {"rows": rows, "columns": width, "chunk_rows": None}
     if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
@@ -236,7 +247,7 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
                 part = apply_plan(rows, joins, plan.out_names)
                 table = part.collect(engine="in-memory").to_arrow()
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+                    writer = pq.ParquetWriter(tmp, table.schema.with_metadata(MARK), compression="zstd")
                 writer.write_table(table, row_group_size=chunk)
                 bar.update(rows.height)
     finally:

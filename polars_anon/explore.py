@@ -41,11 +41,11 @@ from polars_anon.algorithms import METHODS
 from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import scan_input
-from polars_anon.job import Job, build_hierarchies
+from polars_anon.job import Job, build_hierarchies, job_models
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.pipeline.road import aggregate, run_method
 from polars_anon.pipeline.state import Aggregated
+from polars_anon.privacy.base import Model
 from polars_anon.report import notebook
 from polars_anon.report.classes import size_risk
 from polars_anon.report.metrics import map_loss
@@ -142,13 +142,16 @@ def explore(
     insensitive: Sequence[str] | str = (),
     seed: int = 0,
     null: NullPolicy = "error",
+    privacy: Sequence[Model] = (),
     risk_threshold: int | None = None,
     **options: Any,
 ) -> ExploreGrid:
     """Run an anonymization over a grid of k and methods and measure each configuration (see the module docstring).
 
     The parameters are those of :func:`polars_anon.anonymize` with `k` and `methods`
-    as lists; `risk_threshold` (rows, default the largest k) sets ``records_at_risk``.
+    as lists (privacy models included: every configuration enforces them, as
+    anonymize would); `risk_threshold` (rows, default the largest k) sets
+    ``records_at_risk``. Explore runs on Polars.
 
     Returns
     -------
@@ -167,7 +170,8 @@ def explore(
     >>> t.select("method", "k", "loss", "min_class_size", "front_highest_risk").rows()  # fulldomain: age to *, sex kept
     [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True), ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
     """
-    asked = {"qids": qids, "drop": drop, "sensitive": sensitive, "insensitive": insensitive, "seed": seed, "null": null}
+    asked = {"qids": qids, "drop": drop, "sensitive": sensitive, "insensitive": insensitive, "seed": seed, "null": null,
+             "privacy": privacy}  # fmt: skip
     return ExploreGrid(_explore(as_lazy(data), hierarchies, k, methods, metric, options, asked, risk_threshold)[0])
 
 
@@ -181,7 +185,7 @@ def _explore(
         lf.collect_schema(), k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked
     )
     largest = max(grid, key=lambda r: r.k)  # the data checks at the largest k hold for every k of the grid
-    threshold = largest.k if risk_threshold is None else check_k(risk_threshold)
+    threshold = largest.k if risk_threshold is None else _check_threshold(risk_threshold)
     data = aggregate(POLARS, lf, largest, records=any(r.method.records for r in grid))
     aggregated = time.perf_counter() - start
     rows = [_measure(data, r, threshold) for r in bar(grid, desc=f"explore {len(grid)} configurations", unit="run")]
@@ -189,6 +193,15 @@ def _explore(
              "qids": list(largest.qids), "risk_threshold": threshold, "aggregate_seconds": round(aggregated, 3),
              "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip
     return _table(rows, list(largest.qids)), facts
+
+
+def _check_threshold(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(
+            f"explore: risk_threshold (CLI: --risk-threshold) must be an integer >= 1, got {value!r}; records in "
+            "classes smaller than it are counted at risk"
+        )
+    return value
 
 
 def explore_job(
@@ -201,14 +214,22 @@ def explore_job(
     """:func:`explore` with a job file's input, quasi-identifiers, hierarchies, roles and options (its k and method
     are replaced by the grid). Every configuration is checked before any data is read. Returns the table and facts
     of the run (input, rows, classes, seconds) for :func:`write_explore`'s page."""
-    lf = scan_input(job.input, separator=job.separator)
+    if job.engine != "polars":
+        raise InvalidParameterError(
+            f'explore: the job says engine = "{job.engine}", but explore runs every configuration on Polars (over the '
+            'class aggregates, read once); explore a copy of the job without engine (or with engine = "polars")'
+        )
+    lf = job.scan()
     asked = {"qids": list(job.qids), "drop": job.drop, "insensitive": job.insensitive, "sensitive": job.sensitive,
              "seed": job.seed, "null": job.null}  # fmt: skip
     deferred = {q: DEFERRED for q, spec in job.qids.items() if spec is not None}
+    deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
     requests(
-        lf.collect_schema(), k=k, methods=methods, hierarchies=deferred, metric=job.metric, options=job.options, **asked
-    )
+        lf.collect_schema(), k=k, methods=methods, hierarchies=deferred, metric=job.metric, options=job.options,
+        privacy=[p.model for p in job.privacy], **asked,
+    )  # fmt: skip
     hierarchies = build_hierarchies(lf, job.qids, job.base)
+    asked["privacy"] = job_models(job, lf)
     table, facts = _explore(lf, hierarchies, k, methods, job.metric, job.options, asked, risk_threshold)
     return table, {"input": str(job.input), **facts}
 
@@ -216,7 +237,8 @@ def explore_job(
 def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, Any]:
     """One configuration: run it on the aggregates and measure its map (the figures its report would give)."""
     row: dict[str, Any] = {"method": request.method.name, "k": request.k, "metric": request.effective_metric,
-                           "options": json.dumps(dataclasses.asdict(request.options), sort_keys=True, default=str)}  # fmt: skip
+                           "options": json.dumps(dataclasses.asdict(request.options), sort_keys=True, default=str),
+                           "models": "; ".join(m.describe() for m in request.privacy) or None}  # fmt: skip
     start = time.perf_counter()
     try:
         plan = run_method(data, request)
@@ -227,15 +249,16 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
     sizes = plan.map.published_sizes()[SIZE]
     levels = plan.details.get("levels")
     return {
-        **row, "feasible": True, "error": None, "loss": loss, **{f"loss_{q}": v for q, v in by_qid.items()},
+        **row, "feasible": True, "error": None, "guarantee": plan.guarantee, "loss": loss,
+        **{f"loss_{q}": v for q, v in by_qid.items()},
         "suppressed": plan.map.suppressed_rows, "n_classes": sizes.len(), "min_class_size": int(sizes.min() or 0),
         **size_risk(sizes, threshold), "levels": json.dumps(levels) if levels else None, "seconds": seconds,
     }  # fmt: skip
 
 
 def _table(rows: list[dict[str, Any]], qids: list[str]) -> pl.DataFrame:
-    schema = {"method": pl.String, "k": pl.Int64, "metric": pl.String, "options": pl.String, "feasible": pl.Boolean,
-              "error": pl.String, "loss": pl.Float64, **{f"loss_{q}": pl.Float64 for q in qids}, "suppressed": pl.Int64,
+    schema = {"method": pl.String, "k": pl.Int64, "metric": pl.String, "options": pl.String, "models": pl.String,
+              "feasible": pl.Boolean, "error": pl.String, "guarantee": pl.String, "loss": pl.Float64, **{f"loss_{q}": pl.Float64 for q in qids}, "suppressed": pl.Int64,
               "n_classes": pl.Int64, "min_class_size": pl.Int64, "highest_risk": pl.Float64, "average_risk": pl.Float64,
               "records_at_risk": pl.Float64, "risk_threshold": pl.Int64, "levels": pl.String, "seconds": pl.Float64}  # fmt: skip
     table = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema, orient="row")

@@ -5,19 +5,29 @@ Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 from __future__ import annotations
 
 import codecs
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
-from polars_anon.errors import InputError
+from polars_anon.errors import InputError, preview
 
-__all__ = ["CSV_SUFFIXES", "check_utf8", "html_path", "parquet_parts", "report_path", "scan_input"]
+__all__ = [
+    "CSV_SUFFIXES",
+    "DTYPES",
+    "cast_columns",
+    "check_utf8",
+    "html_path",
+    "parquet_parts",
+    "report_path",
+    "scan_input",
+]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
 """Files read as CSV; every other file is read as Parquet."""
 
 
-def parquet_parts(path: str | Path) -> list[Path]:
+def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
     """The Parquet files of a folder of parts (Spark's and Hive's layout: ``part-*.parquet``), sorted by name,
     so every engine reads the rows in the same order; markers such as ``_SUCCESS`` and ``.crc`` files are skipped.
 
@@ -35,46 +45,116 @@ def parquet_parts(path: str | Path) -> list[Path]:
     """
     path = Path(path)
     if not path.is_dir():
-        raise InputError(f"input {str(path)!r} is not a folder")
+        raise InputError(f"{what} {str(path)!r} is not a folder")
     parts = sorted(p for p in path.glob("*.parquet") if p.is_file() and not p.name.startswith((".", "_")))
     if not parts:
-        raise InputError(f"input folder {str(path)!r} holds no .parquet file")
+        raise InputError(f"{what} folder {str(path)!r} holds no .parquet file")
     return parts
 
 
-def scan_input(path: str | Path, *, separator: str = ",") -> pl.LazyFrame:
+def scan_input(
+    path: str | Path,
+    *,
+    separator: str = ",",
+    has_header: bool = True,
+    columns: Sequence[str] | None = None,
+    null_values: Sequence[str] | None = None,
+    what: str = "input",
+) -> pl.LazyFrame:
     """Scan a Parquet file (preferred), a folder of Parquet parts or a CSV file lazily; refuse anything else clearly.
 
     CSV is chosen by the extension ``.csv``, ``.tsv``, ``.txt`` or ``.data``; every
-    other file must be Parquet. The schema is read once to fail early.
+    other file must be Parquet. The schema is read once to fail early. A CSV file
+    without a header line takes `has_header` False and its column names in `columns`
+    (with a header, `columns` renames the header's names); `null_values` are the
+    strings read as missing (e.g. ``["?"]``). Messages call the file `what`.
     """
     path = Path(path)
     if path.is_dir():
-        return _scan_parquet(path, parquet_parts(path))
+        return _scan_parquet(path, parquet_parts(path, what), what)
     if not path.is_file():
-        raise InputError(f"input {str(path)!r} does not exist or is not a file")
+        raise InputError(f"{what} {str(path)!r} does not exist or is not a file")
     is_csv = path.suffix.lower() in CSV_SUFFIXES
     if is_csv:
         if not isinstance(separator, str) or len(separator.encode()) != 1:
             raise InputError(
-                f"separator must be one single-byte character such as ';', got {separator!r} (reading {str(path)!r})"
+                f"separator must be one single-byte character such as ';', got {separator!r} "
+                f"(reading {what} {str(path)!r})"
             )
-        check_utf8(path)
+        check_utf8(path, what=what)
         try:
-            lf = pl.scan_csv(path, separator=separator)
-            lf.collect_schema()
+            lf = pl.scan_csv(
+                path, separator=separator, has_header=has_header, null_values=list(null_values or []) or None
+            )
+            names = lf.collect_schema().names()
         except (pl.exceptions.PolarsError, OSError) as exc:
-            raise InputError(f"cannot read input {str(path)!r} as CSV: {_first_line(exc)}") from exc
+            raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
+        if columns is not None:
+            if len(columns) != len(names):
+                raise InputError(
+                    f"columns names {len(columns)} columns but {str(path)!r} has {len(names)} (first line: {names[:5]}"
+                    f"{' ...' if len(names) > 5 else ''}); give one name per column"
+                )
+            lf = lf.rename(dict(zip(names, columns)))
         return lf
-    return _scan_parquet(path, [path])
+    return _scan_parquet(path, [path], what)
 
 
-def _scan_parquet(path: Path, files: list[Path]) -> pl.LazyFrame:
+DTYPES: dict[str, pl.DataType] = {
+    "Int8": pl.Int8(), "Int16": pl.Int16(), "Int32": pl.Int32(), "Int64": pl.Int64(), "UInt8": pl.UInt8(),
+    "UInt16": pl.UInt16(), "UInt32": pl.UInt32(), "UInt64": pl.UInt64(), "Float32": pl.Float32(),
+    "Float64": pl.Float64(), "String": pl.String(), "Boolean": pl.Boolean(), "Date": pl.Date(),
+}  # fmt: skip
+"""Column types a job's ``schema`` may give (Polars' names)."""
+
+
+def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "schema") -> pl.LazyFrame:
+    """`lf` with the columns of `schema` cast to the named types, refusing (with the column and its first values) a
+    value that does not convert exactly (``63.5`` to ``Int64``); one aggregated pass reads the data to check.
+
+    >>> lf = pl.LazyFrame({"age": [63.0, 41.0, None]})
+    >>> cast_columns(lf, {"age": "Int64"}).collect()["age"].to_list()
+    [63, 41, None]
+    >>> cast_columns(pl.LazyFrame({"age": [63.5]}), {"age": "Int64"})
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: schema: column 'age' has 1 values that are not Int64 (first: [63.5]); ...
+    """
+    if not schema:
+        return lf
+    names = lf.collect_schema().names()
+    missing = [c for c in schema if c not in names]
+    if missing:
+        raise InputError(f"{where}: columns {missing} are not in the input; its columns are {names}")
+    for column, name in schema.items():
+        if name not in DTYPES:
+            raise InputError(f"{where}: type {name!r} of column {column!r} is not one of {sorted(DTYPES)}")
+    cast = {c: pl.col(c).cast(DTYPES[t], strict=False) for c, t in schema.items()}
+    exact = {c: (cast[c].cast(lf.collect_schema()[c], strict=False) == pl.col(c)) | cast[c].is_null() for c in schema}
+    lost = {c: pl.col(c).is_not_null() & (cast[c].is_null() | ~exact[c]) for c in schema}
+    bad = (
+        lf.select(  # materializes: one row, the count and first values of each column's lost values
+            *[lost[c].sum().alias(f"n_{c}") for c in schema],
+            *[pl.col(c).filter(lost[c]).head(5).implode().alias(f"v_{c}") for c in schema],
+        )
+        .collect()
+        .row(0, named=True)
+    )
+    for column, name in schema.items():
+        if bad[f"n_{column}"]:
+            raise InputError(
+                f"{where}: column {column!r} has {bad[f'n_{column}']} values that are not {name} "
+                f"(first: {preview(list(bad[f'v_{column}']))}); fix them or choose another type"
+            )
+    return lf.with_columns(**cast)
+
+
+def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:
     try:
         lf = pl.scan_parquet(files)
         lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise InputError(f"cannot read input {str(path)!r} as Parquet: {_first_line(exc)}") from exc
+        raise InputError(f"cannot read {what} {str(path)!r} as Parquet: {_first_line(exc)}") from exc
     return lf
 
 
@@ -82,7 +162,7 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
+def check_utf8(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None:
     """Refuse a text file that is not UTF-8, naming the line of the first bad byte (one streaming pass)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     line, offset = 1, 0
@@ -94,8 +174,8 @@ def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
                 at = offset + exc.start
                 line += block[: exc.start].count(b"\n")
                 raise InputError(
-                    f"input {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} (line "
-                    f"{line}); "
+                    f"{what} {str(path)!r} is not UTF-8 text: byte {block[exc.start]:#04x} at offset {at} "
+                    f"(line {line}); "
                     "convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8) or write it as Parquet"
                 ) from None
             line += block.count(b"\n")
@@ -103,7 +183,7 @@ def check_utf8(path: Path, chunk: int = 1 << 24) -> None:
     try:
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        raise InputError(f"input {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
+        raise InputError(f"{what} {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
 
 
 def report_path(output: str | Path) -> Path:

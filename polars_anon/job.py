@@ -14,8 +14,13 @@ report) are produced together and renamed into place only when all succeeded.
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
+import sys
+import tempfile
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,22 +34,33 @@ from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
-from polars_anon.io import CSV_SUFFIXES, html_path, report_path, scan_input
+from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.pipeline.capabilities import refuse_driver_tuples
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import anonymize
 from polars_anon.pipeline.state import counted_attributes
+from polars_anon.quoting import duckdb_identifier, spark_identifier
 from polars_anon.request import DEFERRED, check_request
 
 if TYPE_CHECKING:
     from polars_anon.request import Request
 
-__all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
+__all__ = [
+    "Job",
+    "PrivacySpec",
+    "build_hierarchies",
+    "check_master",
+    "encoding_path",
+    "execute_job",
+    "hierarchy_from_spec",
+    "parse_privacy",
+    "run_job",
+]
 
 _NAMES = str | list[str]
 _KEYS: dict[str, Any] = {
@@ -53,6 +69,10 @@ _KEYS: dict[str, Any] = {
     "k": int,
     "qids": dict[str, Any],
     "separator": str,
+    "has_header": bool,
+    "columns": list[str],
+    "schema": dict[str, str],
+    "null_values": _NAMES,
     "method": str,
     "metric": str,
     "drop": _NAMES,
@@ -87,6 +107,19 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
     if "driver_tuples" in raw:
         check_driver_tuples(raw["driver_tuples"], "job file: key 'driver_tuples'")
+    is_csv = Path(raw["input"]).suffix.lower() in CSV_SUFFIXES
+    for key in ("separator", "has_header", "columns", "null_values"):
+        if key in raw and not is_csv:
+            raise InvalidParameterError(
+                f"job file: key {key!r} is for CSV input, but input {raw['input']!r} is read as Parquet "
+                f"(CSV files end in {', '.join(CSV_SUFFIXES)})"
+            )
+    if raw.get("has_header") is False and "columns" not in raw:
+        raise InvalidParameterError(
+            'job file: has_header = false needs the column names, e.g. columns = ["age", "sex", ...]'
+        )
+    for column, name in raw.get("schema", {}).items():
+        check_choice(f"job file: schema type of column {column!r}", name, sorted(DTYPES))
 
 
 _ENGINE_KEYS: dict[str, dict[str, Any]] = {
@@ -112,9 +145,32 @@ def _engine_table(raw: Mapping[str, Any], engine: str, name: str) -> dict[str, A
     return dict(table)
 
 
+_MASTER = re.compile(r"local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|local-cluster\[.+\]|yarn|(spark|k8s|mesos)://.+")
+
+
+def check_master(master: str, where: str) -> str:
+    """A Spark master as Spark accepts it (checked before a JVM is started, whose failure would flood the terminal).
+
+    >>> check_master("local[2]", "--master")
+    'local[2]'
+    >>> check_master("bogus://x", "--master")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: --master 'bogus://x' is not a Spark master; give local, local[N], ...
+    """
+    if not isinstance(master, str) or not _MASTER.fullmatch(master):
+        raise InvalidParameterError(
+            f"{where} {master!r} is not a Spark master; give local, local[N], local[*], yarn, spark://HOST:PORT "
+            "or k8s://HOST:PORT"
+        )
+    return master
+
+
 def _spark(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
     """The ``[spark]`` table: ``master`` (e.g. ``"local[2]"``) and ``config`` pairs (``[spark.config]``)."""
     table = _engine_table(raw, engine, "spark")
+    if "master" in table:
+        check_master(table["master"], "job file: key 'spark.master'")
     for key, value in table.get("config", {}).items():
         if not isinstance(value, (str, int, float, bool)):
             raise InvalidParameterError(
@@ -135,11 +191,7 @@ def _duckdb(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
 
 
 def _engine_rules(job: Job) -> Job:
-    """What runs on engine 'polars' only: CSV input (each engine would infer its own types) and encodings."""
-    if job.engine != "polars" and job.input.suffix.lower() in CSV_SUFFIXES:
-        raise InvalidParameterError(
-            f"job file: engine {job.engine!r} reads Parquet input; convert {str(job.input)!r} to Parquet or use engine 'polars'"
-        )
+    """What runs on engine 'polars' only: encodings (and driver_tuples is for the other engines)."""
     refuse_driver_tuples(job.engine, job.driver_tuples, job=True)
     if job.engine != "polars" and job.encode:
         raise InvalidParameterError(
@@ -170,7 +222,9 @@ def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
     return specs
 
 
-def _privacy(tables: list[dict[str, Any]], base: Path) -> list[PrivacySpec]:
+def parse_privacy(
+    tables: Sequence[Mapping[str, Any]], base: Path = Path("."), *, where: Sequence[str] | None = None
+) -> list[PrivacySpec]:
     """``[[privacy]]`` tables: ``model`` names the model, the other keys are its parameters (typed, unknown refused).
 
     ``hierarchy`` (hierarchical t-closeness) is a hierarchy spec as in ``[qids]``;
@@ -180,20 +234,20 @@ def _privacy(tables: list[dict[str, Any]], base: Path) -> list[PrivacySpec]:
 
     out = []
     for i, table in enumerate(tables, 1):
-        where = f"job file: [[privacy]] table {i}"
+        here = f"job file: [[privacy]] table {i}" if where is None else where[i - 1]
         name = table.get("model")
         if name is None:
-            raise InvalidParameterError(f"{where} has no 'model' key; models: {sorted(MODELS)}")
-        check_choice(f"{where}: model", name, sorted(MODELS))
+            raise InvalidParameterError(f"{here} has no 'model' key; models: {sorted(MODELS)}")
+        check_choice(f"{here}: model", name, sorted(MODELS))
         params = {k: v for k, v in table.items() if k not in ("model", "hierarchy")}
         if isinstance(params.get("population"), str):
             params["population"] = str(base / params["population"])
-        model = parse_options(MODELS[name], params, f"{where} (model {name!r})")
+        model = parse_options(MODELS[name], params, f"{here} (model {name!r})")
         spec = table.get("hierarchy")
         if spec is not None:
             if getattr(model, "distance", None) != "hierarchical":
                 raise InvalidParameterError(
-                    f"{where} (model {name!r}): key 'hierarchy' is for t-closeness with distance = \"hierarchical\""
+                    f"{here} (model {name!r}): key 'hierarchy' is for t-closeness with distance = \"hierarchical\""
                 )
             parse_spec(str(model.sensitive_attribute), spec)
         out.append(PrivacySpec(model, spec))
@@ -208,7 +262,7 @@ class PrivacySpec:
     hierarchy: object = None
 
 
-def _models(job: Job, lf: pl.LazyFrame) -> list[Any]:
+def job_models(job: Job, lf: pl.LazyFrame) -> list[Any]:
     """The job's models, hierarchies built (from the column's values for built-in kinds)."""
     out = []
     for p in job.privacy:
@@ -237,6 +291,15 @@ class Job:
     method: str = "fulldomain"
     metric: str | None = None
     separator: str = ","
+    has_header: bool = True
+    """CSV input: whether its first line names the columns (else `columns` does)."""
+    columns: list[str] | None = None
+    """CSV input: the column names (in file order), for a file without a header line, or renaming its header."""
+    schema: dict[str, str] = field(default_factory=dict)
+    """Column types (Polars' names, e.g. ``{age = "Int64"}``) the input is cast to; a value that does not convert
+    exactly (``63.5`` to Int64) is refused."""
+    null_values: list[str] = field(default_factory=list)
+    """CSV input: strings read as missing (e.g. ``["?"]``)."""
     drop: list[str] = field(default_factory=list)
     insensitive: list[str] = field(default_factory=list)
     sensitive: str | list[str] | None = None
@@ -278,6 +341,10 @@ class Job:
                 method=raw.get("method", "fulldomain"),
                 metric=raw.get("metric"),
                 separator=raw.get("separator", ","),
+                has_header=raw.get("has_header", True),
+                columns=raw.get("columns"),
+                schema=dict(raw.get("schema", {})),
+                null_values=_names(raw.get("null_values", [])),
                 drop=_names(raw.get("drop", [])),
                 insensitive=_names(raw.get("insensitive", [])),
                 sensitive=raw.get("sensitive"),
@@ -287,7 +354,7 @@ class Job:
                 encode_layout=layout,
                 report=base / raw["report"] if "report" in raw else None,
                 report_html=raw.get("report_html", True),
-                privacy=_privacy(raw.get("privacy", []), base),
+                privacy=parse_privacy(raw.get("privacy", []), base),
                 engine=engine,
                 spark=_spark(raw, engine),
                 duckdb=_duckdb(raw, engine),
@@ -296,6 +363,12 @@ class Job:
                 base=base,
             )
         )
+
+    def scan(self) -> pl.LazyFrame:
+        """The input, read as the job says (CSV options, column names, types)."""
+        lf = scan_input(self.input, separator=self.separator, has_header=self.has_header, columns=self.columns,
+                        null_values=self.null_values)  # fmt: skip
+        return cast_columns(lf, self.schema, "job file: schema")
 
     @classmethod
     def load(
@@ -314,6 +387,7 @@ class Job:
             ) from exc
         except tomllib.TOMLDecodeError as exc:
             raise InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
+        _check_flags(raw, engine, master, driver_tuples)
         if engine is not None:
             raw["engine"] = engine
         if driver_tuples is not None:
@@ -321,6 +395,24 @@ class Job:
         if master is not None:
             raw["spark"] = {**(raw.get("spark") if isinstance(raw.get("spark"), dict) else {}), "master": master}
         return cls.from_dict(raw, path.parent)
+
+
+def _check_flags(raw: Mapping[str, Any], engine: str | None, master: str | None, driver_tuples: int | None) -> None:
+    """The CLI's flags, named as flags (not as keys of the job file) when they are refused."""
+    chosen = engine if engine is not None else raw.get("engine", "polars")
+    if master is not None:
+        check_master(master, "--master")
+        if chosen != "spark":
+            raise InvalidParameterError(
+                f"--master {master!r} is for engine 'spark', but the engine is {chosen!r}; add --engine spark"
+            )
+    if driver_tuples is not None:
+        check_driver_tuples(driver_tuples, "--driver-tuples")
+        if chosen == "polars":
+            raise InvalidParameterError(
+                f"--driver-tuples {driver_tuples} caps the class aggregates engines 'duckdb' and 'spark' bring to "
+                "their driver, but the engine is 'polars'; add --engine duckdb or --engine spark"
+            )
 
 
 def hierarchy_from_spec(
@@ -363,6 +455,8 @@ def build_hierarchies(
     elif builtin:
         frames = collect_apart([lf.select(pl.col(q).drop_nulls().unique().sort()) for q in builtin])
         values = {q: f[q] for q, f in zip(builtin, frames)}
+    if any(len(values[q]) == 0 for q in builtin) and lf.select(pl.len()).collect().item() == 0:
+        raise InfeasibleError("the input has no rows; there is nothing to anonymize")  # not "the hierarchy is empty"
     return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
 
 
@@ -402,7 +496,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
     for path in (job.output, target, *([html] if html else []), *paths.values()):
         out.check(path)
-    lf = scan_input(job.input, separator=job.separator)
+    lf = job.scan()
     asked: dict[str, Any] = {
         "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
         "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
@@ -414,12 +508,14 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     )  # type: ignore[arg-type]  (before any data is read)
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
-        result = anonymize(lf, hierarchies=hierarchies, privacy=_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+        result = anonymize(lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
     else:
-        hierarchies, result = _on_engine(job, lf, asked, request)
+        with engine_faults(job):
+            hierarchies, result = _on_engine(job, lf, asked, request)
     _refuse_misaligned(job, result)
     result.report["input"] = input_name or str(job.input)
-    result.stage(out, job.output)
+    with engine_faults(job):
+        result.stage(out, job.output)
     if paths:
         result.report["encodings"] = {}
         for e, path in paths.items():
@@ -453,6 +549,99 @@ def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], di
     return values_of
 
 
+@contextmanager
+def _jvm_log() -> Iterator[Path]:
+    """While a Spark session is made, standard error (file descriptor 2) is a log file: a JVM started then inherits
+    it, so Spark's warnings at start-up, and its errors when a run is interrupted, go to the log, not the terminal
+    (where a refusal or an interruption is one line). Python's own standard error is restored right after."""
+    log = Path(tempfile.gettempdir()) / f"polars_anon_spark_{os.getpid()}.log"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.dup2(fd, 2)
+        yield log
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
+@contextmanager
+def engine_faults(job: Job) -> Iterator[None]:
+    """An engine's own failures that are the job's settings, as one message naming the setting.
+
+    DuckDB out of memory within ``[duckdb] memory_limit``; DuckDB and Spark interrupted by
+    SIGINT or SIGTERM become :class:`KeyboardInterrupt` (the command line's exit 130/143).
+    """
+    if job.engine == "polars":
+        yield
+        return
+    try:
+        yield
+    except Exception as exc:
+        name = type(exc).__name__
+        if name == "OutOfMemoryException":
+            from polars_anon.engines.duckdb import MEMORY_LIMIT
+
+            limit = job.duckdb.get("memory_limit", MEMORY_LIMIT)
+            raise InvalidParameterError(
+                f"job file: DuckDB ran out of memory within [duckdb] memory_limit = {limit!r} "
+                f"({_first_line(exc)}); raise memory_limit (e.g. '1GB')"
+            ) from None
+        raise
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+_SQL_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INTEGER", "Int64": "BIGINT", "UInt8": "UTINYINT",
+              "UInt16": "USMALLINT", "UInt32": "UINTEGER", "UInt64": "UBIGINT", "Float32": "FLOAT", "Float64": "DOUBLE",
+              "String": "VARCHAR", "Boolean": "BOOLEAN", "Date": "DATE"}  # fmt: skip
+_SPARK_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INT", "Int64": "BIGINT", "UInt8": "SMALLINT",
+                "UInt16": "INT", "UInt32": "BIGINT", "UInt64": "DECIMAL(20,0)", "Float32": "FLOAT", "Float64": "DOUBLE",
+                "String": "STRING", "Boolean": "BOOLEAN", "Date": "DATE"}  # fmt: skip
+
+
+def _type_name(dtype: pl.DataType) -> str:
+    name = next((n for n, d in DTYPES.items() if d == dtype), None)
+    if name is None:
+        raise InvalidParameterError(f"job file: the input's column type {dtype} has no engine twin; name it in schema")
+    return name
+
+
+def read_on_engine(engine: Any, job: Job) -> Any:
+    """The job's input as the engine's table: Parquet with the engine's reader; CSV with the engine's CSV reader, each
+    column typed as Polars reads it (then cast as ``schema`` says), so every engine sees the same values."""
+    if job.input.suffix.lower() not in CSV_SUFFIXES:
+        return engine.read_parquet(job.input)
+    raw = scan_input(job.input, separator=job.separator, has_header=job.has_header, columns=job.columns,
+                     null_values=job.null_values).collect_schema()  # fmt: skip
+    wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
+    if engine.name == "duckdb":
+        read = engine.con.read_csv(str(job.input), header=job.has_header, sep=job.separator,
+                                   dtype={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
+                                   names=list(raw), na_values=job.null_values or None)  # fmt: skip
+        return read.project(
+            ", ".join(
+                f"CAST({duckdb_identifier(c)} AS {_SQL_TYPES[_type_name(t)]}) AS {duckdb_identifier(c)}"
+                for c, t in wanted.items()
+            )
+        )
+    ddl = ", ".join(f"{spark_identifier(c)} {_SPARK_TYPES[_type_name(t)]}" for c, t in raw.items())
+    options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST"}
+    if job.null_values:
+        options["nullValue"] = job.null_values[0]
+    frame = engine.spark.read.options(**options).schema(ddl).csv(str(job.input))
+    return frame.selectExpr(
+        *(
+            f"CAST({spark_identifier(c)} AS {_SPARK_TYPES[_type_name(t)]}) AS {spark_identifier(c)}"
+            for c, t in wanted.items()
+        )
+    )
+
+
 def _on_engine(
     job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
 ) -> tuple[dict[str, Hierarchy], Anonymized]:
@@ -465,9 +654,12 @@ def _on_engine(
 
     limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
 
-    engine: SQLEngine = get_engine(job.engine, master=job.spark.get("master"), config=job.spark.get("config"),
-                        memory_limit=job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None)  # type: ignore[assignment]  # fmt: skip
-    table = engine.read_parquet(job.input)
+    with _jvm_log() if job.engine == "spark" else nullcontext():
+        memory = job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None
+        engine: SQLEngine = get_engine(  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
+            job.engine, master=job.spark.get("master"), config=job.spark.get("config"), memory_limit=memory
+        )
+    table = read_on_engine(engine, job)
     counts = engine.counts(
         table, list(job.qids), limit=limit
     )  # the road's own group-by (kept): the hierarchies' values come from it
@@ -480,7 +672,7 @@ def _on_engine(
         }  # beyond the cap: per column
 
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
-    result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=_models(job, lf), driver_tuples=limit,
+    result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from polars_anon.quoting import duckdb_literal
 
 __all__ = [
+    "ATTRIBUTE_ROLE",
     "CHOICE",
     "COLUMNS_NOT_FOUND",
     "DISTANCE_PARAMETER",
@@ -33,8 +34,12 @@ __all__ = [
     "LEVEL_OUT_OF_RANGE",
     "MESSAGES",
     "NAMES_NOT_QIDS",
+    "NAMES_TWICE",
     "NOT_A_LEAF",
+    "NOT_FRACTION",
+    "NOT_POSITIVE",
     "NO_HIERARCHY",
+    "NO_ROWS",
     "QIDS_EMPTY",
     "Message",
     "sql_text",
@@ -121,8 +126,25 @@ DISTANCE_PARAMETER = Message(
 )
 """t-closeness's ``order`` and ``hierarchy`` given with another distance: ``where="t-closeness on 'disease': "``."""
 
+NAMES_TWICE = Message("names_twice", "{what} lists {dup!r} more than once; name each {noun} once", lists=("dup",))
+"""A column named twice (``what='qids'``, ``noun='quasi-identifier'``)."""
+NOT_POSITIVE = Message("not_positive", "{where}: {key} must be {kind} {bound}, got {value!r}")
+"""A model's parameter below its bound: ``kind`` 'a number' or 'an integer', ``bound`` '> 0' or '>= 1'."""
+NOT_FRACTION = Message("not_fraction", "{where}: {key} must be a number in {interval}, got {value!r}")
+"""A model's parameter outside [0, 1] (``interval`` '[0, 1]', '(0, 1]', ...)."""
+ATTRIBUTE_ROLE = Message(
+    "attribute_role",
+    "{where}: attribute {attribute!r} is {role}; a privacy model reads a sensitive column (not a qid, an insensitive "
+    "or a dropped one)",
+)
+"""A model's attribute is also a qid (``role='a quasi-identifier'``), declared insensitive or dropped."""
+
+NO_ROWS = Message("no_rows", "{what}: the table has no rows; {why}")
+"""A measure of an empty table (``what='risk'``), which has nothing to measure."""
+
 _ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
-        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER)  # fmt: skip
+        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, NAMES_TWICE, NOT_POSITIVE,
+        NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS)  # fmt: skip
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

@@ -67,6 +67,17 @@ def parse_options(cls: type[T], given: Mapping[str, Any], where: str) -> T:
         if not type_matches(value, hints[key]):
             expects = fields[key].metadata.get("expects") or describe(hints[key])
             raise InvalidParameterError(f"{where}: option {key!r} must be {expects}, got {value!r}")
+    missing = [
+        f.name
+        for f in fields.values()
+        if f.init
+        and f.name not in given
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        what = "option" if len(missing) == 1 else "options"
+        raise InvalidParameterError(f"{where} needs {what} {', '.join(map(repr, missing))}; it takes {names}")
     return cls(**given)
 
 

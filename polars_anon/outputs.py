@@ -124,7 +124,7 @@ class Outputs:
         self._created: list[Path] = []
         self._committed = False
         self._handlers: dict[int, Any] = {}
-        self._interrupted = False
+        self._interrupted: str | bool = False
 
     # ------------------------------------------------------------------ staging
     def check(self, final: str | Path) -> Path:
@@ -212,8 +212,8 @@ class Outputs:
         if self._interrupted or self._committed:
             return  # one signal is enough; and once every output is in place (a signal held during the commit
             # arrives right after it) the run is complete: "nothing was written" would be false
-        self._interrupted = True
-        raise Interrupted(f"interrupted by {signal.Signals(signum).name}; nothing was written")
+        self._interrupted = signal.Signals(signum).name
+        raise Interrupted(f"interrupted by {self._interrupted}; nothing was written")
 
     def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
@@ -228,6 +228,9 @@ class Outputs:
         finally:
             for sig, handler in self._handlers.items():
                 signal.signal(sig, handler)
+        if self._interrupted and exc is not None and not isinstance(exc, KeyboardInterrupt):
+            # an engine turned the signal into its own error (DuckDB: "Query interrupted"; Spark: a Py4J error)
+            raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 
 def staged_write(out: Outputs, final: Path, write: Callable[[Path], Any]) -> Any:

@@ -81,3 +81,28 @@ CREATE OR REPLACE TEMP MACRO anon_msg_hierarchy_not_loaded("where", "name") AS
 -- Twin: polars_anon.messages.DISTANCE_PARAMETER
 CREATE OR REPLACE TEMP MACRO anon_msg_distance_parameter("where", "parameter", "needs", "distance") AS
   coalesce("where"::VARCHAR, 'None') || coalesce("parameter"::VARCHAR, 'None') || ' is a parameter of distance ' || anon_msg_repr("needs") || ' only, got distance ' || anon_msg_repr("distance");
+
+-- anon_msg_names_twice(what, dup, noun): {what} lists {dup!r} more than once; name each {noun} once
+-- Twin: polars_anon.messages.NAMES_TWICE
+CREATE OR REPLACE TEMP MACRO anon_msg_names_twice("what", "dup", "noun") AS
+  coalesce("what"::VARCHAR, 'None') || ' lists ' || anon_msg_repr_list("dup") || ' more than once; name each ' || coalesce("noun"::VARCHAR, 'None') || ' once';
+
+-- anon_msg_not_positive(where, key, kind, bound, value): {where}: {key} must be {kind} {bound}, got {value!r}
+-- Twin: polars_anon.messages.NOT_POSITIVE
+CREATE OR REPLACE TEMP MACRO anon_msg_not_positive("where", "key", "kind", "bound", "value") AS
+  coalesce("where"::VARCHAR, 'None') || ': ' || coalesce("key"::VARCHAR, 'None') || ' must be ' || coalesce("kind"::VARCHAR, 'None') || ' ' || coalesce("bound"::VARCHAR, 'None') || ', got ' || anon_msg_repr("value");
+
+-- anon_msg_not_fraction(where, key, interval, value): {where}: {key} must be a number in {interval}, got {value!r}
+-- Twin: polars_anon.messages.NOT_FRACTION
+CREATE OR REPLACE TEMP MACRO anon_msg_not_fraction("where", "key", "interval", "value") AS
+  coalesce("where"::VARCHAR, 'None') || ': ' || coalesce("key"::VARCHAR, 'None') || ' must be a number in ' || coalesce("interval"::VARCHAR, 'None') || ', got ' || anon_msg_repr("value");
+
+-- anon_msg_attribute_role(where, attribute, role): {where}: attribute {attribute!r} is {role}; a privacy model reads a sensitive column (not a qid, an insensitive or a dropped one)
+-- Twin: polars_anon.messages.ATTRIBUTE_ROLE
+CREATE OR REPLACE TEMP MACRO anon_msg_attribute_role("where", "attribute", "role") AS
+  coalesce("where"::VARCHAR, 'None') || ': attribute ' || anon_msg_repr("attribute") || ' is ' || coalesce("role"::VARCHAR, 'None') || '; a privacy model reads a sensitive column (not a qid, an insensitive or a dropped one)';
+
+-- anon_msg_no_rows(what, why): {what}: the table has no rows; {why}
+-- Twin: polars_anon.messages.NO_ROWS
+CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
+  coalesce("what"::VARCHAR, 'None') || ': the table has no rows; ' || coalesce("why"::VARCHAR, 'None');

@@ -10,15 +10,20 @@
 CREATE OR REPLACE TEMP MACRO anon_is_integer(x) AS
   typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT');
 
+-- anon_duplicates(names): the names listed more than once, sorted (a NULL is no name: see anon_missing_columns).
+-- Twin: polars_anon._validate.check_unique
+CREATE OR REPLACE TEMP MACRO anon_duplicates(names) AS
+  list_sort(list_distinct(list_filter(names, lambda n: len(list_filter(names, lambda m: m = n)) > 1)));
+
 -- anon_columns_of(tbl): the column names of table or view tbl (read from no row).
 -- Twin: polars.LazyFrame.collect_schema
 CREATE OR REPLACE TEMP MACRO anon_columns_of(tbl) AS (
   SELECT struct_keys(__anon_row) FROM (SELECT 1) LEFT JOIN (FROM query_table(tbl::VARCHAR) LIMIT 0) AS __anon_row ON true);
 
--- anon_missing_columns(tbl, names): the names (a VARCHAR list) that are not columns of tbl.
+-- anon_missing_columns(tbl, names): the names (a VARCHAR list) that are not columns of tbl (a NULL is none).
 -- Twin: polars_anon._validate.check_columns
 CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
-  SELECT list_filter(names, lambda n: NOT list_contains(c.cols, n)) FROM (SELECT anon_columns_of(tbl) AS cols) AS c);
+  SELECT list_filter(names, lambda n: n IS NULL OR NOT list_contains(c.cols, n)) FROM (SELECT anon_columns_of(tbl) AS cols) AS c);
 
 -- anon_check_columns(tbl, names, what): true, or an error naming the `names` (a VARCHAR list,
 -- called `what` in the message) that are not columns of table or view tbl. The error is
@@ -31,10 +36,13 @@ CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
                                              anon_columns_of(tbl)))
        ELSE true END;
 
--- anon_check_qids(tbl, qids): true, or an error when qids is empty or names a column tbl lacks.
+-- anon_check_qids(tbl, qids): true, or an error when qids is empty, names a column twice or names a
+-- column tbl lacks (in that order, as Python).
 -- Twin: polars_anon._validate.check_qids
 CREATE OR REPLACE TEMP MACRO anon_check_qids(tbl, qids) AS
-  CASE WHEN qids IS NULL OR len(qids) = 0 THEN error(anon_msg_qids_empty()) ELSE anon_check_columns(tbl, qids, 'qids') END;
+  CASE WHEN qids IS NULL OR len(qids) = 0 THEN error(anon_msg_qids_empty())
+       WHEN len(anon_duplicates(qids)) > 0 THEN error(anon_msg_names_twice('qids', anon_duplicates(qids), 'quasi-identifier'))
+       ELSE anon_check_columns(tbl, qids, 'qids') END;
 
 -- anon_check_k(k, n_rows := NULL): k as BIGINT, or an error when k is not an integer >= 1 or,
 -- n_rows given, is above it.
@@ -49,3 +57,37 @@ CREATE OR REPLACE TEMP MACRO anon_check_k(k, n_rows := NULL) AS
 -- Twin: polars_anon._validate.check_choice
 CREATE OR REPLACE TEMP MACRO anon_check_choice(name, value, allowed) AS
   CASE WHEN value IS NULL OR NOT list_contains(allowed, value) THEN error(anon_msg_choice(name, allowed, value)) ELSE value END;
+
+-- anon_is_number(x): whether x has a numeric type (a BOOLEAN or a VARCHAR is not one, as in Python).
+-- Twin: polars_anon.privacy.base.check_positive (its type test)
+CREATE OR REPLACE TEMP MACRO anon_is_number(x) AS
+  anon_is_integer(x) OR typeof(x) IN ('FLOAT', 'DOUBLE') OR typeof(x) LIKE 'DECIMAL%';
+
+-- anon_check_positive(w, key, value, at_least := 0, strict := true, integral := false): value, or the error
+-- of a model's parameter `key` (w names the model, e.g. "l-diversity on 's'") that is not a finite number
+-- above at_least (or at least it, strict := false; integral := true: a whole number, 2.0 included, as in Python).
+-- Twin: polars_anon.privacy.base.check_positive
+CREATE OR REPLACE TEMP MACRO anon_check_positive(w, key, value, at_least := 0, strict := true, integral := false) AS
+  CASE WHEN NOT anon_is_number(value) OR value IS NULL OR NOT isfinite(TRY_CAST(value AS DOUBLE))
+            OR (integral AND TRY_CAST(value AS DOUBLE) <> floor(TRY_CAST(value AS DOUBLE)))
+            OR (CASE WHEN strict THEN TRY_CAST(value AS DOUBLE) <= at_least ELSE TRY_CAST(value AS DOUBLE) < at_least END)
+       THEN error(anon_msg_not_positive(w, key, CASE WHEN integral THEN 'an integer' ELSE 'a number' END,
+                                        CASE WHEN strict THEN '> ' ELSE '>= ' END || at_least::VARCHAR, value))
+       ELSE value END;
+
+-- anon_check_fraction(w, key, value, low_open := false, high_open := false): value, or the error of a
+-- model's parameter outside [0, 1] (or (0, 1], [0, 1) as the flags say).
+-- Twin: polars_anon.privacy.base.check_fraction
+CREATE OR REPLACE TEMP MACRO anon_check_fraction(w, key, value, low_open := false, high_open := false) AS
+  CASE WHEN NOT anon_is_number(value) OR value IS NULL OR NOT isfinite(TRY_CAST(value AS DOUBLE))
+            OR (CASE WHEN low_open THEN TRY_CAST(value AS DOUBLE) <= 0 ELSE TRY_CAST(value AS DOUBLE) < 0 END)
+            OR (CASE WHEN high_open THEN TRY_CAST(value AS DOUBLE) >= 1 ELSE TRY_CAST(value AS DOUBLE) > 1 END)
+       THEN error(anon_msg_not_fraction(w, key, CASE WHEN low_open THEN '(' ELSE '[' END || '0, 1'
+                                        || CASE WHEN high_open THEN ')' ELSE ']' END, value))
+       ELSE value END;
+
+-- anon_check_attribute(w, qids, sensitive): true, or the error of a model whose attribute is a qid.
+-- Twin: polars_anon.request.check_model_roles
+CREATE OR REPLACE TEMP MACRO anon_check_attribute(w, qids, sensitive) AS
+  CASE WHEN list_contains(qids, sensitive) THEN error(anon_msg_attribute_role(w, sensitive, 'a quasi-identifier'))
+       ELSE true END;

@@ -6,11 +6,19 @@
 -- its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
 -- tables of sql/hierarchy.sql (polars_anon.duckdb.load_hierarchies).
 
+-- anon_check_model_table(tbl, qids, sensitive, model): true, or the error of what pa.check refuses
+-- once the model is built, in its order: qids (empty, twice, not columns), the attribute not a
+-- column, the attribute a qid.
+-- Twin: polars_anon.privacy.evaluate.check (its checks)
+CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model) AS
+  CASE WHEN anon_check_qids(tbl, qids) AND anon_check_columns(tbl, [sensitive], 'privacy model attributes')
+       THEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive) END;
+
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
 -- Twin: polars_anon.privacy.counts.sensitive_counts
 CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABLE
   WITH __anon_ok AS MATERIALIZED (
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'sensitive') END AS ok)
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'privacy model attributes') END AS ok)
   SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
     SELECT struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none')) AS class,
            list_value(*COLUMNS(lambda c: c = sensitive OR c = '__anon_none')) AS vs
@@ -38,12 +46,20 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive) AS TABLE
 -- r_1 / (r_l + ... + r_m), infinite with fewer than l values) and satisfied.
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.LDiversity
 CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL) AS TABLE
-  WITH __anon_ranked AS (
+  WITH __anon_ok AS MATERIALIZED (  -- the model's parameters, then the table (Python builds the model first)
+    SELECT CASE WHEN anon_check_choice('l-diversity on ' || anon_msg_repr(sensitive) || ': variant', variant,
+                                       ['distinct', 'entropy', 'recursive']) IS NOT NULL
+                 AND anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'l', l, 1, false,
+                                         variant <> 'entropy') IS NOT NULL
+                THEN CASE WHEN variant <> 'recursive'
+                            OR anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c) IS NOT NULL
+                          THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
+  __anon_ranked AS (
     SELECT class, size, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
-    FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0),
+    FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o)),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
-           CASE anon_check_choice('variant', variant, ['distinct', 'entropy', 'recursive'])
+           CASE variant
              WHEN 'distinct' THEN count(*)::DOUBLE
              WHEN 'entropy' THEN exp(-sum(n / size * ln(n / size)))
              ELSE CASE WHEN coalesce(sum(n) FILTER (WHERE r >= l), 0) > 0
@@ -79,7 +95,10 @@ CREATE OR REPLACE TEMP MACRO anon_check_closeness(sensitive, distance, hierarchy
 -- (matched as text) that is not a leaf of the hierarchy, naming the first in text order.
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.TCloseness
 CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL) AS TABLE
-  WITH __anon_ok AS MATERIALIZED (SELECT anon_check_closeness(sensitive, distance, hierarchy) AS ok),
+  WITH __anon_ok AS MATERIALIZED (
+    SELECT CASE WHEN anon_check_closeness(sensitive, distance, hierarchy)
+                 AND anon_check_fraction('t-closeness on ' || anon_msg_repr(sensitive), 't', t) IS NOT NULL
+                THEN anon_check_model_table(tbl, qids, sensitive, 't-closeness') END AS ok),
   __anon_shares AS (FROM anon_class_shares(tbl, qids, sensitive) WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_cum AS (
     SELECT class, size, m, p, q,
@@ -123,29 +142,43 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
 -- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.DeltaDisclosure
 CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0) AS TABLE
+  WITH __anon_ok AS MATERIALIZED (
+    SELECT CASE WHEN anon_check_positive('delta-disclosure on ' || anon_msg_repr(sensitive), 'delta', delta) IS NOT NULL
+                THEN anon_check_model_table(tbl, qids, sensitive, 'delta-disclosure') END AS ok)
   SELECT class, any_value(size)::BIGINT AS size, max(abs(ln(p / q))) AS measure, max(abs(ln(p / q))) < delta AS satisfied
-  FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 GROUP BY class ORDER BY class;
+  FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o)
+  GROUP BY class ORDER BY class;
 
 -- anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic'): per class: class,
 -- size, measure (the largest relative gain (p - q) / q over the values the class holds;
 -- enhanced: infinite when a gain exceeds -ln q) and satisfied (measure <= beta).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.BetaLikeness
 CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic') AS TABLE
-  WITH __anon_measures AS (
+  WITH __anon_ok AS MATERIALIZED (
+    SELECT CASE WHEN anon_check_choice('beta-likeness on ' || anon_msg_repr(sensitive) || ': variant', variant,
+                                       ['basic', 'enhanced']) IS NOT NULL
+                 AND anon_check_positive('beta-likeness on ' || anon_msg_repr(sensitive), 'beta', beta) IS NOT NULL
+                THEN anon_check_model_table(tbl, qids, sensitive, 'beta-likeness') END AS ok),
+  __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
-           CASE WHEN anon_check_choice('variant', variant, ['basic', 'enhanced']) = 'enhanced'
+           CASE WHEN variant = 'enhanced'
                      AND bool_or((p - q) / q > -ln(q) * (1 + 1e-12)) THEN 'inf'::DOUBLE
                 ELSE greatest(max((p - q) / q), 0) END AS measure
-    FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 GROUP BY class)
+    FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure <= beta * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class;
 
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
 -- 1 / size is above threshold) and sample_uniques (share of rows alone in their class).
+-- Refuses a threshold outside [0, 1] and an empty table, as Python does.
 -- Twin: polars_anon.privacy.risk.risk
 CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
-  WITH __anon_sizes AS (SELECT size FROM anon_class_sizes(tbl, qids, 1))
-  SELECT sum(size)::BIGINT AS n_rows, count(*)::BIGINT AS n_classes,
+  WITH __anon_ok AS MATERIALIZED (  -- qids, then threshold, then an empty table: Python's order
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_fraction('risk', 'threshold', threshold) END AS ok),
+  __anon_sizes AS (SELECT size FROM anon_class_sizes(tbl, qids, 1) WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o))
+  SELECT CASE WHEN count(*) = 0
+              THEN error(anon_msg_no_rows('risk', 'an empty table has no risk to measure (nor is it a release)'))
+              ELSE sum(size)::BIGINT END AS n_rows, count(*)::BIGINT AS n_classes,
          1 / min(size) AS highest, 1 / max(size) AS lowest, count(*) / sum(size) AS average,
          coalesce(sum(size) FILTER (WHERE 1 / size > threshold), 0) / sum(size) AS records_at_risk,
          coalesce(sum(size) FILTER (WHERE size = 1), 0) / sum(size) AS sample_uniques

@@ -344,7 +344,7 @@ def order_keys(
     `margins` from :func:`marginals`), most expensive first; an attribute's coarser
     keys always come before its finer ones. Every engine computes the class order
     (and so the greedy blocks) from these keys: the driver here, Spark in
-    :mod:`polars_anon.engines.spark_greedy`.
+    :mod:`polars_anon.engines.planners.spark_greedy`.
 
     >>> from polars_anon import Hierarchy
     >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "B": ["c", "d"]}})
@@ -601,7 +601,7 @@ def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> 
 class GreedyLoop:
     """The state of the greedy loop over classes in class order (slot i), and its rounds.
 
-    :func:`greedy_partition` runs every round here; :mod:`polars_anon.engines.spark_greedy`
+    :func:`greedy_partition` runs every round here; :mod:`polars_anon.engines.planners.spark_greedy`
     runs the first round of each block in a Spark task (:meth:`start` on the block's
     classes, then :meth:`round` over them) and the later rounds on the driver over the
     classes left (:meth:`start` on those, then :meth:`run`).
@@ -864,6 +864,7 @@ def run(task: Task, options: GreedyOptions) -> Plan:
         "loop_seconds": round(res.seconds, 3),
     }
     return Plan(TupleMap.from_nodes(agg, hierarchies, res.nodes), details)
+
 
 root_weights = _root_weights
 """R per node for every qid (public for the Spark planner, :mod:`polars_anon.engines.planners.spark_greedy`)."""

@@ -133,7 +133,7 @@ def cut_rule(values: np.ndarray, counts: np.ndarray, k: int) -> tuple[Any, str]:
     two that leaves both sides at least max(k, n // 4) rows), else ``"half"``: the first
     n // 2 rows in (value, row order), i.e. those below the median and the earliest rows
     at the median. :func:`split_blocks` and Spark's blocks
-    (:mod:`polars_anon.engines.spark_mdav`) both cut by this rule.
+    (:mod:`polars_anon.engines.planners.spark_mdav`) both cut by this rule.
 
     >>> cut_rule(np.array([1.0, 2.0, 3.0]), np.array([2, 2, 2]), 1)
     (np.float64(2.0), 'lt')
@@ -404,7 +404,9 @@ def verify_permutation(
         same = pl.all_horizontal(pl.col(c).eq_missing(pl.col(f"{c}__anon_pub")) for c in others)
         queries.append(both.select((~same).sum()))
     queries.append(published.group_by(qids).agg(pl.len()).select(pl.col("len").min()))
-    results = [f.item() for f in pl.collect_all(queries)]  # materializes: one row each
+    queries.append(_own_tuples(published, original, qids))
+    *results, own = pl.collect_all(queries)  # materializes: one row each
+    results = [f.item() for f in results]
     for block, bad in zip(blocks, results):
         if bad:
             raise NotKAnonymousError(
@@ -420,7 +422,26 @@ def verify_permutation(
         "n_classes": len(sizes),
         "n_rows": int(n_pub),
         "classic_min_class_size": int(results[-1]),
+        "own_tuple_records": int(own["own"].item() or 0),
+        "own_tuple_unique": int(own["unique"].item() or 0),
     }
+
+
+def _own_tuples(published: pl.LazyFrame, original: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
+    """Rows published with their own exact qid tuple (the permutation left them in place), and how many of those are
+    unique in the release (the tuple occurs once): the records a probabilistic guarantee leaves exposed.
+
+    >>> pub = pl.LazyFrame({"a": [1, 2, 3, 3], "b": ["x", "y", "z", "z"]})
+    >>> orig = pl.LazyFrame({"a": [1, 3, 3, 2], "b": ["x", "z", "z", "y"]})
+    >>> _own_tuples(pub, orig, ["a", "b"]).collect().rows()
+    [(2, 1)]
+    """
+    qids = list(qids)
+    same = pl.all_horizontal(pl.col(q).eq_missing(pl.col(f"{q}__anon_orig")) for q in qids)
+    once = pl.len().over(qids) == 1
+    return pl.concat(
+        [published, original.select(pl.col(q).alias(f"{q}__anon_orig") for q in qids)], how="horizontal"
+    ).select(same.sum().alias("own"), (same & once).sum().alias("unique"))
 
 
 def merge_violating(
@@ -497,7 +518,7 @@ def merge_violating(
 class MdavOptions:
     """Options of ``method="mdav"`` (see :func:`run`)."""
 
-    publish: Literal["permute", "aggregate"] = "permute"
+    publish: Literal["aggregate", "permute"] = "aggregate"
     distance: Literal["gower", "ahmad_dey"] = "gower"
     block_size: int = 10_000
     numeric: list[str] | None = field(default=None, metadata={"expects": "a list of qid names"})
@@ -559,7 +580,8 @@ def run_details(
 def run(task: Task, options: MdavOptions) -> Plan:
     """MDAV clustering, then within-cluster permutation or aggregation (module docstring).
 
-    Options: ``publish`` ("permute" | "aggregate", default "permute"), ``distance``
+    Options: ``publish`` ("aggregate" | "permute", default "aggregate": every row meets k deterministically),
+    ``distance``
     ("gower" | "ahmad_dey", default "gower"), ``block_size`` (default 10,000),
     ``numeric`` (qids treated as numbers; default the qids whose values all read as
     numbers), ``blocks`` (QID blocks for permute; default by mutual information with
@@ -620,6 +642,7 @@ def _verify_clusters(
     facts = verify_permutation(published, original, labels, blocks, task.k)
     with_cluster = published.with_columns(pl.lit(pl.Series(CLUSTER, labels)))
     return facts | verify_models(with_cluster, [CLUSTER], task.constraints)
+
 
 check_task = _check
 """MDAV's checks of a task and its options (public for the Spark planner, :mod:`polars_anon.engines.planners.spark_mdav`)."""

@@ -675,6 +675,7 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     details = {"mode": options.mode, "rounds": rounds, "n_partitions": labels.height}
     return Plan(TupleMap(tuple(qids), frame), details)
 
+
 PARTITION = _PID
 """The partition-id column (public for the engine planners, :mod:`polars_anon.engines.planners.mondrian`)."""
 __all__ += ["PARTITION"]

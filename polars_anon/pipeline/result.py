@@ -25,6 +25,7 @@ from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.state import Planned
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import jsonable, notebook
+from polars_anon.report.disclosure import disclosure_counts, disclosure_of
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 from polars_anon.verify import verify_classes_of
@@ -78,7 +79,7 @@ class Check:
             facts = plan.verify(table, self.prepared)
             output = risk_summary(table, qids, population_size_=planned.population, aggregated=False)
             facts["risk"] = {"input": planned.input_risk, "output": output}
-            return facts
+            return {**facts, "attribute_disclosure": self.disclosure(table)}
         grouped = self.engine.classes(table, qids, list(constraints.sensitive), constraints.labels)
         facts = check_classes(*grouped, request, planned)
         expected = planned.report["n_input_rows"] - planned.report["suppressed"]
@@ -87,7 +88,15 @@ class Check:
                 f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} "
                 "were due (input rows minus suppressed ones); nothing was written"
             )
-        return facts
+        return {**facts, "attribute_disclosure": self.disclosure(table)}
+
+    def disclosure(self, table: Any) -> dict[str, Any]:
+        """Attribute disclosure of each sensitive attribute in the published `table`, model asked or not."""
+        qids, sensitives = list(self.request.qids), list(self.request.sensitives)
+        if self.engine.name == "polars":
+            return disclosure_of(disclosure_counts(table, qids, sensitives), qids)
+        engine: Any = self.engine  # DuckDB and Spark group by SQL (engines.SQLEngine.counts)
+        return disclosure_of({a: engine.counts(table, [*qids, a]) for a in sensitives}, qids)
 
 
 @dataclass

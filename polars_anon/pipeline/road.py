@@ -27,6 +27,7 @@ import polars as pl
 from polars_anon._memory import release_freed_memory
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
+from polars_anon.advice import method_advice
 from polars_anon.algorithms import Plan, Task
 from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS
@@ -136,6 +137,7 @@ def plan_request(
     plan = run_method(data, request, constraints)
     population = population_size(request, constraints[0].n_rows)
     input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
+    advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones only
     report = build_report(
         request,
         schema,
@@ -145,6 +147,7 @@ def plan_request(
         null_rows=data.null_rows,
         engine=engine,
         input_risk=input_risk,
+        advice=advice,
     )
     return Planned(plan, report, constraints[0], input_risk, population)
 

@@ -32,6 +32,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import NOT_FRACTION, NOT_POSITIVE
 
 __all__ = ["TOLERANCE", "Check", "ClassView", "Context", "Domain", "Model", "Scope", "check_fraction", "check_positive"]
 
@@ -174,7 +175,7 @@ def check_positive(
     if not number or not math.isfinite(float(value)) or (value <= at_least if strict else value < at_least):  # type: ignore[operator]
         kind = "an integer" if integer else "a number"
         bound = f"> {at_least:g}" if strict else f">= {at_least:g}"
-        raise InvalidParameterError(f"{model}: {key} must be {kind} {bound}, got {value!r}")
+        raise InvalidParameterError(NOT_POSITIVE(where=model, key=key, kind=kind, bound=bound, value=value))
 
 
 def check_fraction(model: str, key: str, value: object, *, low_open: bool = False, high_open: bool = False) -> None:
@@ -185,7 +186,7 @@ def check_fraction(model: str, key: str, value: object, *, low_open: bool = Fals
         ok = (v > 0 if low_open else v >= 0) and (v < 1 if high_open else v <= 1)
     if not ok:
         interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
-        raise InvalidParameterError(f"{model}: {key} must be a number in {interval}, got {value!r}")
+        raise InvalidParameterError(NOT_FRACTION(where=model, key=key, interval=interval, value=value))
 
 
 def shares(view: ClassView, attribute: str) -> np.ndarray:

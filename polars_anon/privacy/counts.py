@@ -188,7 +188,11 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
     from polars_anon._validate import as_lazy, check_columns
     from polars_anon.io import scan_input
 
-    lf = scan_input(Path(population)) if isinstance(population, (str, Path)) else as_lazy(population)
+    lf = (
+        scan_input(Path(population), what="population table")
+        if isinstance(population, (str, Path))
+        else as_lazy(population)
+    )
     check_columns(lf, qids, f"{what}: population table columns")
     return lf.select(pl.col(q).cast(pl.String) for q in qids)
 

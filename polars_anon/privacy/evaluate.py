@@ -252,6 +252,9 @@ def check(
             raise InvalidParameterError(
                 f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}"
             )
+    from polars_anon.request import check_model_roles  # request imports this package: imported when called
+
+    check_model_roles(models, qids)
     classes, frames = class_frames(lf, qids, attributes)
     if classes.height == 0:
         raise InfeasibleError("check: the table has no rows; there is nothing to check")

@@ -30,6 +30,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_qids
 from polars_anon.errors import InfeasibleError
+from polars_anon.messages import NO_ROWS
 from polars_anon.privacy.base import Model, check_fraction
 from polars_anon.privacy.counts import COUNT, grouped, read_population
 from polars_anon.privacy.presence import check_population_args, population_size
@@ -72,6 +73,9 @@ def _distributions(
             {"risk": label, "records": int(rows[inside].sum()), "share": float(rows[inside].sum() / n) if n else 0.0}
         )
     return sizes, risks
+
+
+EMPTY_RISK = "an empty table has no risk to measure (nor is it a release)"
 
 
 def risk_summary_of_sizes(size: np.ndarray, classes: np.ndarray, *, threshold: float = 0.2) -> dict[str, Any]:
@@ -208,6 +212,8 @@ def risk(
         population_size_=population_size,
         population=pop,
     )
+    if not out["n_rows"]:
+        raise InfeasibleError(NO_ROWS(what="risk", why=EMPTY_RISK))
     if models:
         from polars_anon.privacy.evaluate import check
 

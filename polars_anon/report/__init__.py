@@ -91,6 +91,7 @@ def build_report(
     input_sizes: tuple[np.ndarray, np.ndarray] | None = None,
     unchanged: dict[str, int] | None = None,
     details: dict[str, Any] | None = None,
+    advice: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report of a run (see :mod:`polars_anon.report` and ``schema.json``): every fact known before the
     published table is verified; the check adds its own facts (:data:`VERIFIED_KEYS`), writing the paths.
@@ -103,7 +104,8 @@ def build_report(
     risk figures. A planner whose map does not hold every input tuple gives what it counted
     instead: `input_sizes` (distinct class sizes and how many classes have each: the input's
     class-size histogram) and `unchanged` (qid -> rows published unchanged, which a partition
-    map does not show). `details` are added to the method's own.
+    map does not show). `details` are added to the method's own. `advice`: the better method, where one
+    loses much less (:mod:`polars_anon.advice`).
     """
     details = {**plan.details, **(details or {})}
     metric = details.pop("metric", request.effective_metric)
@@ -146,5 +148,6 @@ def build_report(
             "null_rows": null_rows,
             "engine": engine,
             "risk": {"input": input_risk},
+            **({"method_advice": advice} if advice is not None else {}),
         }
     )

@@ -29,7 +29,8 @@ _SHOWN = {
     "schema_version", "k", "method", "metric", "options", "qids", "sensitive", "seed", "null", "guarantee", "columns",
     "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized", "class_sizes",
     "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size", "write_seconds", "output", "input",
-    "encodings", "null_rows", "risk", "privacy",
+    "encodings", "null_rows", "risk", "privacy", "attribute_disclosure", "own_tuple_records", "own_tuple_unique",
+    "method_advice",
 }  # fmt: skip
 
 
@@ -82,7 +83,9 @@ def _summary(r: Mapping[str, Any]) -> str:
         ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify"),
     ]
-    return section("summary", "Summary", cards(items))
+    advice = r.get("method_advice")
+    note = f"<p><b>{esc(advice.get('text', ''))}</b></p>" if isinstance(advice, Mapping) else ""
+    return section("summary", "Summary", cards(items) + note)
 
 
 def _published(r: Mapping[str, Any]) -> str:
@@ -98,6 +101,44 @@ def _published(r: Mapping[str, Any]) -> str:
     return section("published", "What was published", intro + table(["column", "type", "dtype", "treatment"], rows))
 
 
+def _own_tuples(r: Mapping[str, Any]) -> str:
+    """The probabilistic guarantee's exposure: records published with their own exact tuple."""
+    if r.get("own_tuple_records") is None:
+        return ""
+    own, unique = r["own_tuple_records"], r.get("own_tuple_unique")
+    return (
+        '<p style="border-left:4px solid #c05621;padding-left:8px"><b>The guarantee is probabilistic, not '
+        "k-anonymity</b>: each record was permuted inside a cluster of at least k, but "
+        f"<b>{fmt(own)}</b> records ({share(own, r.get('n_rows'))}) were published with their own exact "
+        f"quasi-identifier tuple, and <b>{fmt(unique)}</b> of them are unique in the release (someone who knows "
+        'their quasi-identifiers finds their row). For k-anonymity of every row use publish="aggregate".</p>'
+    )
+
+
+def _disclosure(r: Mapping[str, Any]) -> str:
+    """Attribute disclosure of each sensitive attribute (polars_anon.report.disclosure)."""
+    found = r.get("attribute_disclosure") or {}
+    if not found:
+        return ""
+    rows = [
+        [
+            esc(a),
+            fmt(d.get("records_single_value")),
+            share(d.get("share_single_value"), 1),
+            fmt(d.get("classes_single_value")),
+            share(d.get("largest_value_share"), 1),
+        ]
+        for a, d in found.items()
+    ]
+    head = ["attribute", "records in single-value classes", "share of records", "such classes",
+            "largest share of one value in a class"]  # fmt: skip
+    return (
+        "<h3>Attribute disclosure</h3><p>k-anonymity hides which row is a person's, not what it says: in a class "
+        "where every record has the same sensitive value, knowing someone is in the class reveals the value. Per "
+        "sensitive attribute (whether or not a privacy model was asked for):</p>" + table(head, rows)
+    )
+
+
 def _privacy(r: Mapping[str, Any]) -> str:
     k, guarantee = r.get("k"), r.get("guarantee") or "k-anonymity"
     if guarantee == "k-anonymity":
@@ -107,7 +148,8 @@ def _privacy(r: Mapping[str, Any]) -> str:
     else:
         text = (f"<p><b>{esc(guarantee)} k-anonymity, k = {fmt(k)}</b>, checked by the method's own verification "
                 f"(smallest group {fmt(r.get('min_class_size'))}).</p>")  # fmt: skip
-    parts = [text]
+        text += _own_tuples(r)
+    parts = [text, _disclosure(r)]
     if r.get("privacy"):
         parts.append("<h3>Privacy models requested</h3>" + value_html(r["privacy"]))
     parts.append("<h3>Re-identification risk before and after</h3>" + _size_risk(r))

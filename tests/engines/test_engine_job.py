@@ -73,11 +73,40 @@ def test_job_refusals(extra: str, words: str, work: Path) -> None:
     assert words in str(caught.value)
 
 
-def test_csv_input_on_an_engine_is_refused(work: Path) -> None:
-    path = _job(work, 'engine = "duckdb"')
-    path.write_text(path.read_text().replace("people.parquet", "people.csv"))
-    with pytest.raises(InvalidParameterError, match="engine 'duckdb' reads Parquet input"):
-        Job.load(path)
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+def test_a_headerless_csv_with_float_codes_reads_as_its_parquet_on_every_engine(
+    engine: str, work: Path, request: pytest.FixtureRequest
+) -> None:
+    """issue 27: has_header = false, columns, null_values and schema casts; DuckDB and Spark read CSV natively and
+    publish the rows the Parquet job publishes."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    job = _job(work)
+    assert cli.main(["anonymize", str(job), "-q"]) == 0
+    expected = pl.read_parquet(work / "out" / "anon.parquet")
+    people = pl.read_parquet(work / "people.parquet")
+    lines = [f"{i}.0;{a}.0;{s}" for i, a, s in people.rows()]
+    (work / "people.data").write_text("\n".join(lines) + "\n")  # like UCI's processed.cleveland.data: no header
+    extra = (
+        'has_header = false\ncolumns = ["id", "age", "sex"]\nseparator = ";"\nnull_values = ["?"]\n'
+        'schema = { id = "Int64", age = "Int64" }\n' + (f'engine = "{engine}"' if engine != "polars" else "")
+    )
+    job.write_text(JOB.format(extra=extra).replace('"people.parquet"', '"people.data"'))
+    assert cli.main(["anonymize", str(job), "-q", "--overwrite"]) == 0
+    got = pl.read_parquet(work / "out" / "anon.parquet")
+    assert (got if engine != "spark" else got.sort("id")).equals(expected)
+
+
+def test_a_schema_cast_that_loses_a_value_is_refused(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "people.data").write_text("0,31.5,F\n1,33.0,M\n")
+    extra = 'has_header = false\ncolumns = ["id", "age", "sex"]\nschema = { age = "Int64" }\n'
+    job = _job(work, extra)
+    job.write_text(job.read_text().replace('"people.parquet"', '"people.data"'))
+    assert cli.main(["anonymize", str(job)]) == 2
+    assert capsys.readouterr().err == (
+        "polars-anon: error: job file: schema: column 'age' has 1 values that are not Int64 (first: [31.5]); "
+        "fix them or choose another type\n"
+    )
 
 
 def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:

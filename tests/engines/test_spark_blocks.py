@@ -51,7 +51,9 @@ def _greedy_both(spark: Any, df: pl.DataFrame, hierarchies: dict, **asked: Any) 
     schema = engine.schema(table)
     request = check_request(schema, hierarchies=hierarchies, method="greedy", options=options, **asked)
     want = plan_request(aggregate(POLARS, df.lazy(), request), request, df.schema, time.perf_counter())
-    got = pa.anonymize(table, engine="spark", driver_tuples=1, hierarchies=hierarchies, method="greedy", **options, **asked)
+    got = pa.anonymize(
+        table, engine="spark", driver_tuples=1, hierarchies=hierarchies, method="greedy", **options, **asked
+    )
     planned = got.verifier.planned  # type: ignore[attr-defined]
     assert planned.plan.map.frame.equals(want.plan.map.frame)
     assert planned.plan.details["rounds"] >= 1 and planned.plan.details["block"] == options["candidates"]
@@ -133,7 +135,7 @@ def test_mdav_on_spark_refuses_what_it_does_not_do(
     with pytest.raises(
         InvalidParameterError, match=r"'mdav' on engine 'spark': publish='permute' draws one random permutation"
     ):
-        pa.anonymize(adult_sdf, engine="spark", **kw)
+        pa.anonymize(adult_sdf, engine="spark", publish="permute", **kw)
     with pytest.raises(InvalidParameterError, match=r"distance='ahmad_dey' is fitted on co-occurrences"):
         pa.anonymize(adult_sdf, engine="spark", publish="aggregate", distance="ahmad_dey", **kw)
     with pytest.raises(InvalidParameterError, match=r"method 'mdav' works on row records, which engine 'duckdb'"):

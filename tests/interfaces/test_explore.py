@@ -159,3 +159,45 @@ def test_cli_explore_writes_the_table_and_the_page(tmp_path: Path, adult_dir: Pa
     assert cli.main(["explore", str(job), "--k", "5", "--methods", "greedy"]) == 2  # outputs exist; no --overwrite
     write_explore(table, tmp_path / "t.parquet", html=False)
     assert pl.read_parquet(tmp_path / "t.parquet").equals(table) and not (tmp_path / "t.html").exists()
+
+
+SMALL = pl.DataFrame(
+    {
+        "id": list(range(12)),
+        "age": [31, 33, 38, 36] * 3,
+        "sex": ["F", "M"] * 6,
+        "party": ["a", "a", "b", "b", "c", "c", "a", "b", "c", "a", "b", "c"],
+    }
+)
+SMALL_H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
+
+
+@pytest.mark.parametrize("method", ["fulldomain", "greedy", "mondrian"])
+def test_explore_enforces_privacy_models_as_anonymize_does(method: str) -> None:
+    """issue 27: with l-diversity (l=3) every row equals the configuration run alone by anonymize, model enforced."""
+    model = pa.LDiversity("party", l=3)
+    t = explore(SMALL, hierarchies=SMALL_H, k=[2, 3], methods=[method], insensitive="id", privacy=[model])
+    for row in t.iter_rows(named=True):
+        alone = pa.anonymize(SMALL, hierarchies=SMALL_H, k=row["k"], method=method, insensitive="id", privacy=[model])
+        out = alone.collect()
+        assert row["loss"] == pytest.approx(alone.report["loss"]) and row["n_classes"] == alone.report["n_classes"]
+        assert out.group_by("age", "sex").agg(pl.col("party").n_unique())["party"].min() >= 3  # the model holds
+        assert row["models"] == "l-diversity on 'party' (l=3, variant='distinct')"
+    assert t["loss"].min() > 0  # each untouched (age, sex) class holds 2 parties: l=3 needs generalization
+
+
+def test_explore_job_refuses_another_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    SMALL.write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "o.parquet"\nk = 2\nengine = "duckdb"\ninsensitive = "id"\n'
+        '[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["explore", str(tmp_path / "job.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('polars-anon: error: explore: the job says engine = "duckdb"') and len(err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "t.parquet"]
+
+
+def test_explore_marks_mdav_permute_rows_probabilistic() -> None:
+    t = explore(SMALL, hierarchies=SMALL_H, k=[3], methods=["mdav", "greedy"], insensitive="id", publish="permute")
+    assert dict(zip(t["method"], t["guarantee"])) == {"mdav": "probabilistic", "greedy": "k-anonymity"}

@@ -171,8 +171,29 @@ TABLE = pl.DataFrame(
 H = {"age": Hierarchy.intervals(range(100), [10, 50]), "sex": Hierarchy.suppression(["F", "M"])}
 
 
+def test_default_publish_is_aggregate_and_meets_k_for_every_row():
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav")
+    out = res.collect()
+    assert res.report["guarantee"] == "k-anonymity" and res.report["details"]["publish"] == "aggregate"
+    assert out.group_by("age", "sex").len()["len"].min() >= 3 and "own_tuple_records" not in res.report
+
+
+def test_permute_counts_the_records_published_with_their_own_tuple():
+    """The report's own-tuple figures against a plain loop over the rows (issue 27)."""
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1,
+                       publish="permute")  # fmt: skip
+    out = res.collect()
+    published = list(zip(out["age"].to_list(), out["sex"].to_list()))
+    original = list(zip((str(a) for a in TABLE["age"]), TABLE["sex"].to_list()))
+    own = [i for i, (p, o) in enumerate(zip(published, original)) if p == o]
+    unique = [i for i in own if published.count(published[i]) == 1]
+    assert res.report["own_tuple_records"] == len(own) and res.report["own_tuple_unique"] == len(unique)
+    assert len(own) > 0  # this seed leaves some in place, so the figure is exercised
+
+
 def test_anonymize_permute_reports_probabilistic_guarantee():
-    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1)
+    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1,
+                       publish="permute")  # fmt: skip
     out = res.collect()
     assert res.report["guarantee"] == "probabilistic"
     assert res.report["min_class_size"] >= 3 and res.report["n_rows"] == 12
@@ -184,7 +205,7 @@ def test_anonymize_permute_reports_probabilistic_guarantee():
     assert out["id"].to_list() == TABLE["id"].to_list() and out["disease"].to_list() == TABLE["disease"].to_list()
     assert sorted(out["age"].to_list()) == sorted(str(a) for a in TABLE["age"])
     again = pa.anonymize(
-        TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1
+        TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1, publish="permute"
     ).collect()
     assert_frame_equal(out, again)
 
@@ -221,7 +242,9 @@ def test_verify_permutation_catches_values_moved_across_clusters():
 
 
 def test_sink_parquet_verifies_and_writes(tmp_path):
-    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease")
+    res = pa.anonymize(
+        TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", publish="permute"
+    )
     rep = res.sink_parquet(tmp_path / "out.parquet")
     assert rep["guarantee"] == "probabilistic" and rep["n_rows"] == 12
     assert json.loads((tmp_path / "out.report.json").read_text())["details"]["publish"] == "permute"
@@ -273,7 +296,7 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
             r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', "
             r"'block_size', 'numeric', 'blocks'\]",
         ),
-        ({"publish": "swap"}, r"option 'publish' must be one of \['permute', 'aggregate'\], got 'swap'"),
+        ({"publish": "swap"}, r"option 'publish' must be one of \['aggregate', 'permute'\], got 'swap'"),
         ({"distance": "euclid"}, r"option 'distance' must be one of \['gower', 'ahmad_dey'\], got 'euclid'"),
         ({"block_size": 5}, r"block_size must be an integer >= 2k = 6, got 5"),
         ({"numeric": ["id"]}, r"numeric names \['id'\], which are not qids"),
@@ -290,7 +313,9 @@ def test_bad_options_are_refused(options, match):
 
 def test_adult_permute_and_aggregate(adult, adult_hierarchies):
     """Adult, 8 qids, k=5, blocked Gower MDAV: permute is probabilistic only, aggregate is classic."""
-    res = pa.anonymize(adult, hierarchies=adult_hierarchies, k=5, method="mdav", sensitive="salary-class")
+    res = pa.anonymize(
+        adult, hierarchies=adult_hierarchies, k=5, method="mdav", sensitive="salary-class", publish="permute"
+    )
     out = res.collect()
     rep = res.report
     assert rep["guarantee"] == "probabilistic" and rep["n_rows"] == 30_162 and rep["details"]["n_blocks"] >= 3
@@ -315,8 +340,10 @@ def test_qids_need_no_hierarchy():
     assert out.group_by("age", "sex").len()["len"].min() >= 3 and res.report["details"]["numeric"] == ["age"]
 
 
-def test_cli_demo_says_the_guarantee_is_probabilistic(tmp_path, capsys):
+def test_cli_demo_mdav_publishes_k_anonymous_aggregates_by_default(tmp_path, capsys):
     from polars_anon.cli import main
 
     assert main(["demo", "--rows", "2000", "--k", "5", "--method", "mdav", "--out", str(tmp_path)]) == 0
-    assert "probabilistic k-anonymity: the classes are MDAV clusters" in capsys.readouterr().out
+    assert "k=5: every published combination" in capsys.readouterr().out
+    out = pl.read_parquet(tmp_path / "anonymized.parquet")
+    assert out.group_by(["zip", "gender", "race", "birth_year"]).len()["len"].min() >= 5

@@ -93,7 +93,7 @@ def test_unknown_attribute_is_named() -> None:
 
 
 def test_sensitive_attribute_that_is_a_qid() -> None:
-    with pytest.raises(InvalidParameterError, match=r"sensitive 'sex' is also a quasi-identifier"):
+    with pytest.raises(InvalidParameterError, match=r"l-diversity on 'sex': attribute 'sex' is a quasi-identifier"):
         run(privacy=[pa.LDiversity("sex", l=2)])
 
 

@@ -162,7 +162,7 @@ def test_macros_refuse_like_python() -> None:
     con = duckdb.connect()
     register(con)
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["x"]}).to_arrow())
-    with pytest.raises(duckdb.Error, match=r"sensitive \['salary'\] not in table 't'"):
+    with pytest.raises(duckdb.Error, match=r"privacy model attributes \['salary'\] not in table 't'"):
         con.sql("FROM anon_l_diversity('t', ['q'], 'salary')").fetchall()
     with pytest.raises(
         duckdb.Error, match=r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'"

@@ -107,7 +107,42 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("anonymize-not-toml", ["anonymize", "{w}/broken.toml"], ("broken.toml", "not valid TOML")),
     ("anonymize-unknown-flag", ["anonymize", "{w}/job.toml", "--force"], ("--force",)),
     ("no-command", [], ("command",)),
-]
+    # issue 27
+    ("anonymize-master-not-spark", ["anonymize", "{w}/job.toml", "--master", "bogus://x"],
+     ("--master 'bogus://x'", "is not a Spark master")),
+    ("anonymize-master-on-polars", ["anonymize", "{w}/job.toml", "--master", "local[2]"],
+     ("--master 'local[2]'", "engine 'spark'", "--engine spark")),
+    ("anonymize-driver-tuples-on-polars", ["anonymize", "{w}/job.toml", "--driver-tuples", "5"],
+     ("--driver-tuples 5", "'polars'", "--engine duckdb")),
+    ("anonymize-driver-tuples-zero", ["anonymize", "{w}/job.toml", "--engine", "duckdb", "--driver-tuples", "0"],
+     ("--driver-tuples must be an integer >= 1, got 0",)),
+    ("anonymize-privacy-missing-parameter", ["anonymize", "{w}/job_l.toml"],
+     ("[[privacy]] table 1", "needs option 'l'")),
+    ("anonymize-duckdb-memory-limit", ["anonymize", "{w}/job_mem.toml"], ("DuckDB ran out of memory", "'1KB'")),
+    ("anonymize-empty-input-builtin-hierarchy", ["anonymize", "{w}/job_empty.toml"], ("the input has no rows",)),
+    ("check-model-on-a-qid", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--model",
+                             '{model = "l-diversity", attribute = "sex", l = 2}'],
+     ("l-diversity on 'sex'", "is a quasi-identifier")),
+    ("check-model-unknown", ["check", "{w}/t.parquet", "--qids", "age", "--k", "2", "--model", '{model = "nope"}'],
+     ("--model", "'nope'", "model must be one of")),
+    ("check-model-not-a-table", ["check", "{w}/t.parquet", "--qids", "age", "--k", "2", "--model", "5"],
+     ("--model '5'", "not a TOML inline table")),
+    ("check-model-missing-parameter", ["check", "{w}/t.parquet", "--qids", "age", "--k", "2", "--model",
+                                       '{model = "t-closeness", attribute = "party"}'],
+     ("--model", "'t-closeness'", "needs option 't'")),
+    ("risk-empty-table", ["risk", "{w}/empty.parquet", "--qids", "age"], ("risk: the table has no rows",)),
+    ("risk-population-missing", ["risk", "{w}/t.parquet", "--qids", "age", "--population", "{w}/nope.parquet"],
+     ("population table", "nope.parquet", "does not exist")),
+    ("encode-proportional-suppressed-rows",
+     ["encode", "{w}/pub10.parquet", "--original", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--output",
+      "{w}/e.parquet"],
+     ("'proportional'", "original has 12 rows", "published table has 10")),
+    ("report-wrong-types", ["report", "{w}/badrep.json"], ("badrep.json", "key 'qids' must be array", "got 5")),
+    ("report-wrong-item-type", ["report", "{w}/badrep2.json"], ("badrep2.json", "key 'qids[0]' must be string")),
+    ("explore-risk-threshold-zero", ["explore", "{w}/job.toml", "--risk-threshold", "0"],
+     ("risk_threshold", "--risk-threshold", "got 0")),
+    ("explore-other-engine", ["explore", "{w}/job_duck.toml"], ("explore", 'engine = "duckdb"')),
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -124,6 +159,18 @@ def work(tmp_path: Path) -> Path:
         'input = "t.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n'
     )
     (w / "old-demo" / "voters.parquet").write_bytes(b"an earlier demo")
+    T.head(0).write_parquet(w / "empty.parquet")
+    T.head(10).write_parquet(w / "pub10.parquet")  # as if two rows were suppressed
+    (w / "badrep.json").write_text('{"k": 2, "method": "fulldomain", "qids": 5}')
+    (w / "badrep2.json").write_text('{"k": 2, "method": "fulldomain", "qids": [1]}')
+    base = 'input = "t.parquet"\noutput = "out.parquet"\nk = 2\ninsensitive = "id"\n'
+    qids = '[qids.sex]\nhierarchy = "suppress"\n'
+    (w / "job_l.toml").write_text(base + qids + '[[privacy]]\nmodel = "l-diversity"\nattribute = "party"\n')
+    (w / "job_mem.toml").write_text(base + 'engine = "duckdb"\n' + qids + '[duckdb]\nmemory_limit = "1KB"\n')
+    (w / "job_empty.toml").write_text(
+        base.replace("t.parquet", "empty.parquet") + "[qids.age]\nhierarchy = { mask = 1 }\n"
+    )
+    (w / "job_duck.toml").write_text(base + 'engine = "duckdb"\n' + qids)
     return w
 
 
@@ -149,7 +196,16 @@ def test_cli_refusal(args: list[str], culprit: tuple[str, ...], work: Path, caps
     one_line_error(capsys.readouterr().err, culprit)
 
 
-SUBPROCESS = ["check-not-utf8", "check-separator", "demo-out-is-a-file", "encode-csv-output", "check-k-not-int"]
+SUBPROCESS = [
+    "check-not-utf8",
+    "check-separator",
+    "demo-out-is-a-file",
+    "encode-csv-output",
+    "check-k-not-int",
+    "anonymize-duckdb-memory-limit",
+    "report-wrong-types",
+    "check-model-on-a-qid",
+]
 
 
 @pytest.mark.parametrize("case", SUBPROCESS)

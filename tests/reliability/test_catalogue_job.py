@@ -112,6 +112,64 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
         ("output-csv", {"output": '"anon.csv"'}, QIDS, ("anon.csv", ".parquet")),
         ("output-exists", {"output": '"t.parquet"'}, QIDS, ("t.parquet", "exists", "--overwrite")),
         ("output-under-a-file", {"output": '"t.csv/anon.parquet"'}, QIDS, ("t.csv", "is a file")),
+        # issue 27
+        (
+            "privacy-missing-parameter",
+            {"sensitive": '"party"'},
+            QIDS + '[[privacy]]\nmodel = "l-diversity"\nattribute = "party"\n',
+            ("[[privacy]] table 1", "'l-diversity'", "needs option 'l'"),
+        ),
+        (
+            "privacy-on-a-qid",
+            {},
+            QIDS + '[[privacy]]\nmodel = "l-diversity"\nattribute = "age"\nl = 2\n',
+            ("l-diversity on 'age'", "is a quasi-identifier"),
+        ),
+        (
+            "privacy-on-an-insensitive-column",
+            {},
+            QIDS + '[[privacy]]\nmodel = "l-diversity"\nattribute = "id"\nl = 2\n',
+            ("l-diversity on 'id'", "is declared insensitive"),
+        ),
+        ("empty-input-builtin-hierarchy", {"input": '"empty.parquet"'}, QIDS, ("the input has no rows",)),
+        (
+            "duckdb-memory-limit-tiny",
+            {"engine": '"duckdb"'},
+            QIDS + '[duckdb]\nmemory_limit = "1KB"\n',
+            ("DuckDB ran out of memory", "memory_limit = '1KB'"),
+        ),
+        (
+            "spark-master-bogus",
+            {"engine": '"spark"'},
+            QIDS + '[spark]\nmaster = "bogus://x"\n',
+            ("key 'spark.master'", "'bogus://x'", "is not a Spark master"),
+        ),
+        (
+            "csv-key-on-parquet",
+            {"has_header": "false", "columns": '["id", "age", "sex", "party"]'},
+            QIDS,
+            ("key 'has_header' is for CSV input", "t.parquet"),
+        ),
+        (
+            "csv-no-header-no-columns",
+            {"input": '"t.csv"', "has_header": "false"},
+            QIDS,
+            ("has_header = false", "columns"),
+        ),
+        (
+            "csv-columns-count",
+            {"input": '"t.csv"', "columns": '["a", "b"]'},
+            QIDS,
+            ("columns names 2 columns", "t.csv", "4"),
+        ),
+        ("schema-unknown-type", {"schema": '{ age = "Integer" }'}, QIDS, ("schema type of column 'age'", "'Integer'")),
+        (
+            "schema-lossy-cast",
+            {"input": '"floats.csv"', "schema": '{ age = "Int64" }'},
+            QIDS,
+            ("schema: column 'age'", "not Int64", "36.5"),
+        ),
+        ("schema-not-a-column", {"schema": '{ zip = "Int64" }'}, QIDS, ("schema: columns ['zip']",)),
     ]
     + [
         (f"{name}-unknown-option", {"method": f'"{name}"', "bogus": "1"}, QIDS, (f"method {name!r}", "'bogus'"))
@@ -135,6 +193,10 @@ def work(tmp_path: Path) -> Path:
         w / "nulls.parquet"
     )
     (w / "bad.csv").write_bytes(b"id,age,sex\n1,31,F\n2,33,\xe9\n")
+    T.head(0).write_parquet(w / "empty.parquet")
+    T.with_columns(age=pl.col("age").cast(pl.Float64) + pl.when(pl.col("id") == 3).then(0.5).otherwise(0.0)).write_csv(
+        w / "floats.csv"
+    )
     return w
 
 
@@ -159,7 +221,10 @@ def test_the_base_job_runs(work: Path, capsys: pytest.CaptureFixture[str]) -> No
     """The cases above fail because of their change, not because the base job is broken."""
     (work / "job.toml").write_text(render({}))
     code, err = run(work, capsys)
-    assert code == 0 and err == ""
+    # T's 4 (age, sex) tuples each hold 3 rows: already 2-anonymous, published as is
+    assert code == 0 and err.splitlines() == [
+        f"polars-anon: fulldomain k=2: published 12 rows in 4 classes, smallest 3 -> {work / 'out' / 'anon.parquet'}"
+    ]
     assert pl.read_parquet(work / "out" / "anon.parquet").height == 12
 
 

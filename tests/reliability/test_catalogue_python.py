@@ -162,7 +162,7 @@ PRIVACY = [
         "privacy-attribute-is-a-qid",
         _model(lambda: pa.LDiversity("age", l=2)),
         IPE,
-        "sensitive 'age' is also a quasi-identifier",
+        "l-diversity on 'age': attribute 'age' is a quasi-identifier",
     ),
     _c(
         "privacy-l-below-1",
@@ -473,7 +473,38 @@ def _option_cases() -> list[Case]:
     return out
 
 
+def _write_plain(out: Path) -> Path:
+    """A plain Parquet file beside the folder (scan_encoded must refuse it; the folder stays as it was)."""
+    path = out.parent / "plain.parquet"
+    T.write_parquet(path)
+    return path
+
+
+ISSUE_27 = [
+    _c("check-model-on-a-qid", lambda out: pa.check(T, ["age", "sex"], [pa.LDiversity("sex", l=2)]), IPE,
+       "l-diversity on 'sex'", "is a quasi-identifier"),
+    _c("anonymize-model-on-an-insensitive-column",
+       anon(insensitive=["id", "party"], privacy=[pa.LDiversity("party", l=2)]),
+       IPE, "l-diversity on 'party'", "declared insensitive"),
+    _c("scan-encoded-plain-parquet", lambda out: pa.scan_encoded(_write_plain(out)), pa.InputError,
+       "plain.parquet", "write_encoded did not write"),
+    _c("encode-proportional-other-length",
+       lambda out: pa.encode(T.head(10), {"sex": H["sex"]}, "proportional", original=T).collect(), IPE,
+       "'proportional'", "original has 12 rows", "published table has 10"),
+    _c("risk-empty-table", lambda out: pa.risk(T.head(0), ["age"]), pa.InfeasibleError,
+       "risk: the table has no rows"),
+    _c("risk-population-missing", lambda out: pa.risk(T, ["age"], population=out / "nope.parquet"),
+       pa.InputError, "population table", "nope.parquet"),
+    _c("explore-risk-threshold-zero", lambda out: pa.explore(T, hierarchies=H, k=[2], insensitive="id",
+                                                             risk_threshold=0), IPE, "risk_threshold", "got 0"),
+    _c("explore-model-parameter", lambda out: pa.explore(T, hierarchies=H, k=[2], insensitive="id",
+                                                         privacy=[pa.LDiversity("age", l=2)]), IPE,
+       "l-diversity on 'age'", "is a quasi-identifier"),
+    _c("mdav-permute-option", anon(method="mdav", publish="swap"), IPE, "option 'publish'", "['aggregate', 'permute']"),
+]  # fmt: skip
+
 CASES = {
+    "issue27": ISSUE_27,
     "anonymize": ANONYMIZE,
     "privacy": PRIVACY,
     "sink_parquet": SINK,

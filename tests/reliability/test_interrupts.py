@@ -57,12 +57,18 @@ def _job(folder: Path, input_: Path, output: str = "out/anon.parquet") -> Path:
     return path
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
-def test_signal_while_writing_leaves_nothing(sig: signal.Signals, code: int, voters: Path, tmp_path: Path) -> None:
+def test_signal_while_writing_leaves_nothing(
+    sig: signal.Signals, code: int, engine: str, voters: Path, tmp_path: Path
+) -> None:
+    """On DuckDB too (issue 27): DuckDB turns the signal into "Query interrupted"; the same line and code."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("an earlier file")
     job = _job(tmp_path, voters)
+    if engine != "polars":
+        job.write_text(f'engine = "{engine}"\n' + job.read_text())
     before = snapshot(tmp_path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)],
@@ -211,3 +217,99 @@ def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.undo()
     res.sink_parquet(tmp_path / "t.parquet")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.report.html", "t.report.json"]
+
+
+SLOW_DRIVER = """
+import sys
+from pathlib import Path
+from polars_anon import cli
+from polars_anon.engines.duckdb import DuckDBEngine
+fetch = DuckDBEngine._fetch
+def slow(self, *args, **kwargs):  # the first query the engine runs, made long: the signal arrives inside DuckDB
+    Path(sys.argv[1]).write_text("started")
+    self.con.sql("SELECT sum(a.range * b.range) FROM range(100000000) AS a, range(1000) AS b").fetchall()
+    return fetch(self, *args, **kwargs)
+DuckDBEngine._fetch = slow
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_signal_inside_a_duckdb_query_before_the_write(sig: signal.Signals, code: int, tmp_path: Path) -> None:
+    """issue 27: a signal while DuckDB aggregates (before anything is written): 130/143 and the one line."""
+    pl.DataFrame({"id": list(range(12)), "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\nengine = "duckdb"\ninsensitive = "id"\n'
+        '[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    (tmp_path / "driver.py").write_text(SLOW_DRIVER)
+    marker = tmp_path / "started"
+    before = snapshot(tmp_path)
+    args = [sys.executable, str(tmp_path / "driver.py"), str(marker), "anonymize", str(tmp_path / "job.toml")]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)  # inside the long query
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == code, stderr
+    assert stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and stdout == ""
+    marker.unlink()
+    assert snapshot(tmp_path) == before
+
+
+def test_sink_parquet_on_duckdb_raises_keyboard_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 27: from Python, Ctrl-C inside DuckDB's write is KeyboardInterrupt (not DuckDB's RuntimeError)."""
+    import threading
+
+    import polars_anon as pa
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    write = DuckDBEngine.write
+
+    def slow(self: DuckDBEngine, *args: Any, **kwargs: Any) -> Any:
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        self.con.sql("SELECT sum(a.range * b.range) FROM range(100000000) AS a, range(1000) AS b").fetchall()
+        return write(self, *args, **kwargs)
+
+    table = pl.DataFrame({"sex": ["F", "M"] * 3})
+    res = pa.anonymize(table, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=3, engine="duckdb")
+    monkeypatch.setattr(DuckDBEngine, "write", slow)
+    with unchanged(tmp_path), pytest.raises(KeyboardInterrupt, match="interrupted by SIGINT; nothing was written"):
+        res.sink_parquet(tmp_path / "t.parquet")
+
+
+def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """issue 27: SIGINT during a Spark job: exit 130 and the one line; no pyspark traceback, no JVM log on stderr."""
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("needs a Java runtime for pyspark")
+    pl.DataFrame({"id": list(range(12)), "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\nengine = "spark"\ninsensitive = "id"\n'
+        '[spark]\nmaster = "local[1]"\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    driver = tmp_path / "driver.py"
+    driver.write_text(
+        "import sys\nfrom pathlib import Path\nfrom polars_anon import cli\nfrom polars_anon.engines import spark\n"
+        "read = spark.SparkEngine.read_parquet\n"
+        "def slow(self, path):  # the session is up: mark it, then a long Spark job\n"
+        "    Path(sys.argv[1]).write_text('started')\n"
+        "    self.spark.range(0, 10**12, 1, 2).selectExpr('sum(id * id)').collect()\n"
+        "    return read(self, path)\n"
+        "spark.SparkEngine.read_parquet = slow\n"
+        "sys.exit(cli.main(sys.argv[2:]))\n"
+    )
+    marker = tmp_path / "started"
+    args = [sys.executable, str(driver), str(marker), "anonymize", str(tmp_path / "job.toml")]
+    proc = subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and stdout == ""
+    assert not (tmp_path / "out" / "anon.parquet").exists()

@@ -1,0 +1,117 @@
+"""Bad input through the SQL macros and through Python: the same refusal, word for word (issue 27).
+
+Each case is one bad input, written once as a Python call (the model built, then ``pa.check`` /
+``k_summary``) and once as a macro call; both must refuse, with the same message (Python says
+"the frame" where SQL says "table 't'"), and a good input must be accepted by both. The rules
+live in one place per refusal: the templates of ``polars_anon/messages.py`` (generated into
+``sql/_messages.sql``) and the checks of ``polars_anon/privacy/base.py`` and
+``polars_anon/_validate.py`` with their SQL twins in ``sql/_validate.sql``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.classes import k_summary
+from polars_anon.duckdb import register
+from polars_anon.errors import AnonError
+from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
+
+T = pl.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", "y", "x", "x"]})
+
+
+def _check(model: Callable[[], Any], qids: list[Any]) -> Callable[[], Any]:
+    return lambda: pa.check(T, qids, [model()])
+
+
+CASES: list[tuple[str, Callable[[], Any], str]] = [
+    # (id, the Python call, the macro call on table t)
+    ("l-zero", _check(lambda: LDiversity("s", l=0), ["q"]), "FROM anon_l_diversity('t', ['q'], 's', l := 0)"),
+    ("l-fraction", _check(lambda: LDiversity("s", l=1.5), ["q"]), "FROM anon_l_diversity('t', ['q'], 's', l := 1.5)"),
+    (
+        "l-variant",
+        _check(lambda: LDiversity("s", l=2, variant="x"), ["q"]),  # type: ignore[arg-type]
+        "FROM anon_l_diversity('t', ['q'], 's', variant := 'x')",
+    ),
+    (
+        "l-recursive-without-c",
+        _check(lambda: LDiversity("s", l=2, variant="recursive"), ["q"]),
+        "FROM anon_l_diversity('t', ['q'], 's', l := 2, variant := 'recursive')",
+    ),
+    ("l-on-a-qid", _check(lambda: LDiversity("q", l=2), ["q"]), "FROM anon_l_diversity('t', ['q'], 'q', l := 2)"),
+    ("l-not-a-column", _check(lambda: LDiversity("z", l=2), ["q"]), "FROM anon_l_diversity('t', ['q'], 'z', l := 2)"),
+    ("t-above-one", _check(lambda: TCloseness("s", t=2), ["q"]), "FROM anon_t_closeness('t', ['q'], 's', t := 2)"),
+    ("t-negative", _check(lambda: TCloseness("s", t=-0.5), ["q"]), "FROM anon_t_closeness('t', ['q'], 's', t := -0.5)"),
+    ("t-on-a-qid", _check(lambda: TCloseness("q", t=0.5), ["q"]), "FROM anon_t_closeness('t', ['q'], 'q', t := 0.5)"),
+    (
+        "delta-zero",
+        _check(lambda: DeltaDisclosure("s", delta=0), ["q"]),
+        "FROM anon_delta_disclosure('t', ['q'], 's', delta := 0)",
+    ),
+    (
+        "beta-zero",
+        _check(lambda: BetaLikeness("s", beta=0), ["q"]),
+        "FROM anon_beta_likeness('t', ['q'], 's', beta := 0)",
+    ),
+    (
+        "beta-variant",
+        _check(lambda: BetaLikeness("s", beta=1, variant="x"), ["q"]),  # type: ignore[arg-type]
+        "FROM anon_beta_likeness('t', ['q'], 's', variant := 'x')",
+    ),
+    (
+        "model-qids-twice",
+        _check(lambda: LDiversity("s", l=2), ["q", "q"]),
+        "FROM anon_l_diversity('t', ['q', 'q'], 's')",
+    ),
+    ("k-summary-qids-twice", lambda: k_summary(T.lazy(), ["q", "q"]).collect(), "FROM anon_k_summary('t', ['q', 'q'])"),
+    ("k-summary-null-qid", lambda: k_summary(T.lazy(), [None]).collect(), "FROM anon_k_summary('t', [NULL])"),  # type: ignore[list-item]
+    ("k-summary-no-qids", lambda: k_summary(T.lazy(), []).collect(), "FROM anon_k_summary('t', []::VARCHAR[])"),
+    ("risk-threshold-above-one", lambda: pa.risk(T, ["q"], threshold=2), "FROM anon_risk('t', ['q'], threshold := 2)"),
+    ("risk-empty-table", lambda: pa.risk(T.head(0), ["q"]), "FROM anon_risk('empty', ['q'])"),
+    ("risk-qids-twice", lambda: pa.risk(T, ["q", "q"]), "FROM anon_risk('t', ['q', 'q'])"),
+    ("k-summary-k-zero", lambda: k_summary(T.lazy(), ["q"], 0).collect(), "FROM anon_k_summary('t', ['q'], k := 0)"),
+]
+
+
+@pytest.fixture(scope="module")
+def con() -> duckdb.DuckDBPyConnection:
+    c = duckdb.connect()
+    register(c)
+    c.register("t", T.to_arrow())
+    c.register("empty", T.head(0).to_arrow())
+    return c
+
+
+@pytest.mark.parametrize(("python", "sql"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_sql_refuses_what_python_refuses_in_the_same_words(
+    python: Callable[[], Any], sql: str, con: duckdb.DuckDBPyConnection
+) -> None:
+    with pytest.raises(AnonError) as caught:
+        python()
+    with pytest.raises(duckdb.Error) as refused:
+        con.sql(sql).fetchall()
+    said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
+    assert said == str(caught.value).replace("the frame", "table 't'")
+
+
+@pytest.mark.parametrize(
+    ("python", "sql"),
+    [
+        (_check(lambda: LDiversity("s", l=2.0), ["q"]), "FROM anon_l_diversity('t', ['q'], 's', l := 2.0)"),
+        (_check(lambda: TCloseness("s", t=1), ["q"]), "FROM anon_t_closeness('t', ['q'], 's', t := 1)"),
+        (
+            _check(lambda: LDiversity("s", l=1.5, variant="entropy"), ["q"]),
+            "FROM anon_l_diversity('t', ['q'], 's', l := 1.5, variant := 'entropy')",
+        ),
+    ],
+    ids=["l-whole-float", "t-one", "entropy-l-fraction"],
+)
+def test_both_accept_the_edges(python: Callable[[], Any], sql: str, con: duckdb.DuckDBPyConnection) -> None:
+    python()
+    assert con.sql(sql).fetchall()
