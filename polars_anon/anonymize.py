@@ -42,6 +42,7 @@ from polars_anon.privacy.counts import (
     long_counts,
     population_counts,
     read_population,
+    same_table,
     sensitive_counts,
     wide_columns,
 )
@@ -177,7 +178,7 @@ def counted_attributes(request: Request) -> list[str]:
 
 def population_model(request: Request) -> Model | None:
     tables = [m for m in request.privacy if m.needs_population_table]
-    if len({id(m.population_frame) for m in tables}) > 1:
+    if len({same_table(m.population_frame) for m in tables}) > 1:
         raise InvalidParameterError("the privacy models name different population tables; give them one")
     return tables[0] if tables else None
 

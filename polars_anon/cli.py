@@ -104,12 +104,13 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, args.job)
+    models = _cli_models(args.model, args.job, lf)
     if models and summary["n_rows"]:
         from polars_anon.privacy.evaluate import check
         from polars_anon.report import jsonable
 
-        summary["models"] = jsonable(check(lf, qids, models, k=args.k)["models"])
+        hierarchies = _job_hierarchies(args.job) if any(m.needs_population_table for m in models) else None
+        summary["models"] = jsonable(check(lf, qids, models, k=args.k, hierarchies=hierarchies)["models"])
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
         print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
@@ -117,11 +118,22 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
 
 
-def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
-    """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job file."""
+def _job_hierarchies(job_path: str | None) -> dict[str, object] | None:
+    """The qid hierarchies of a job file, built on its input (a population is matched to the classes through them)."""
+    if not job_path:
+        return None
+    from polars_anon.job import build_hierarchies
+
+    job = Job.load(job_path)
+    return build_hierarchies(scan_input(job.input, separator=job.separator), job.qids, job.base)
+
+
+def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) -> list[object]:
+    """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
+    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table's column."""
     import tomllib
 
-    from polars_anon.job import _privacy
+    from polars_anon.job import build_models, privacy_specs
 
     tables = []
     for text in texts:
@@ -131,9 +143,10 @@ def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
             raise AnonError(
                 f'--model {text!r} is not a TOML inline table ({exc}); e.g. \'{{model = "l-diversity", attribute = "s", l = 2}}\''
             ) from None
-    models = [p.model for p in _privacy(tables, Path("."))]
+    models = build_models(privacy_specs(tables, Path(".")), lf)
     if job_path:
-        models += [p.model for p in Job.load(job_path).privacy]
+        job = Job.load(job_path)
+        models += build_models(job.privacy, lf, job.base)
     return models
 
 
@@ -148,7 +161,7 @@ def _risk(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     doc = jsonable(risk(lf, qids, threshold=args.threshold, sampling_fraction=args.sampling_fraction,
                         population_size=args.population_size, population=args.population,
-                        models=_cli_models(args.model, None)))  # fmt: skip
+                        models=_cli_models(args.model, args.job, lf)))  # fmt: skip
     doc["seconds"] = round(time.perf_counter() - start, 3)
     print(json.dumps(doc, indent=2))
     if args.json:
@@ -426,6 +439,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TOML",
         help="a privacy model whose status to report (repeatable)",
     )
+    r.add_argument("--job", help="also report the [[privacy]] models of this job file")
     r.add_argument("--json", help="also write the figures to this JSON file")
     r.add_argument("--separator", default=",", help="CSV separator (default ',')")
     r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")

@@ -43,7 +43,17 @@ if TYPE_CHECKING:
     from polars_anon.algorithms import Method
     from polars_anon.engines.pipeline import EngineAnonymized
 
-__all__ = ["Job", "build_hierarchies", "encoding_path", "execute_job", "hierarchy_from_spec", "run_job"]
+__all__ = [
+    "Job",
+    "PrivacySpec",
+    "build_hierarchies",
+    "build_models",
+    "encoding_path",
+    "execute_job",
+    "hierarchy_from_spec",
+    "privacy_specs",
+    "run_job",
+]
 
 _NAMES = str | list[str]
 _KEYS: dict[str, Any] = {
@@ -211,16 +221,27 @@ class PrivacySpec:
 
 def _models(job: Job, lf: pl.LazyFrame) -> list[Any]:
     """The job's models, hierarchies built (from the column's values for built-in kinds)."""
+    return build_models(job.privacy, lf, job.base)
+
+
+def build_models(specs: Sequence[PrivacySpec], lf: pl.LazyFrame, base: Path = Path(".")) -> list[Any]:
+    """Models of parsed ``[[privacy]]`` tables (or ``--model`` tables), each ``hierarchy`` built: from its file
+    (relative to `base`) or, for built-in kinds, from the values of the model's attribute in `lf`."""
     out = []
-    for p in job.privacy:
+    for p in specs:
         if p.hierarchy is None:
             out.append(p.model)
             continue
         attribute = p.model.sensitive_attribute
         check_columns(lf, [attribute], f"[[privacy]] model {p.model.name!r}: attribute")
-        h = build_hierarchies(lf, {attribute: p.hierarchy}, job.base)[attribute]
+        h = build_hierarchies(lf, {attribute: p.hierarchy}, base)[attribute]
         out.append(dataclasses.replace(p.model, hierarchy=h))
     return out
+
+
+def privacy_specs(tables: list[dict[str, Any]], base: Path) -> list[PrivacySpec]:
+    """Parse ``[[privacy]]``-style tables (the job file's, or the CLI's ``--model``); see :func:`_privacy`."""
+    return _privacy(tables, base)
 
 
 def _names(value: str | list[str]) -> list[str]:

@@ -175,24 +175,44 @@ class Constraints:
             raise ValueError(
                 "these constraints compare classes with a population table: pass the levels of the partition"
             )
-        assert self.aggregates is not None
-        keys = [self._generalized(self.aggregates, levels), self._generalized(self.population.extra, levels)]
-        both = np.concatenate(keys)
-        _, dense = np.unique(both, axis=0, return_inverse=True)
-        dense = dense.ravel()
-        sample, extra = dense[: len(keys[0])], dense[len(keys[0]) :]
-        owner = np.full(int(dense.max()) + 1, -1, dtype=np.int64)
-        owner[sample] = class_of
-        hit = owner[extra]
-        inside = hit >= 0
-        pop += np.bincount(hit[inside], weights=self.population.extra["count"].to_numpy()[inside], minlength=n)
+        sample, extra = self._level_keys(levels)
+        # a class's published tuple is the same for all its sample tuples: map each key to its class
+        order = np.argsort(sample, kind="stable")
+        ordered = sample[order]
+        at = np.minimum(np.searchsorted(ordered, extra), max(len(ordered) - 1, 0))
+        inside = ordered[at] == extra if len(ordered) else np.zeros(len(extra), dtype=bool)
+        hit = class_of[order[at[inside]]]
+        pop += np.bincount(hit, weights=self._extra_count()[inside], minlength=n)
         return pop.astype(np.int64)
 
-    def _generalized(self, frame: pl.DataFrame, levels: Mapping[str, int]) -> np.ndarray:
-        cols = [
-            h.generalize_ids(int(levels[q]))[h.ids_of(frame[q])] for q, h in self.hierarchies.items() if q in levels
-        ]
-        return np.stack(cols, axis=1) if cols else np.zeros((frame.height, 0), dtype=np.int64)
+    def _extra_count(self) -> np.ndarray:
+        cache = self.__dict__.setdefault("_extra_counts", {})
+        if "count" not in cache:
+            assert self.population is not None
+            cache["count"] = self.population.extra["count"].to_numpy().astype(np.float64)
+        return cache["count"]
+
+    def _level_keys(self, levels: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        """One int64 key per sample tuple and per population tuple the sample lacks: their published tuple at
+        `levels` (node ids in mixed radix; equal keys are equal published tuples)."""
+        assert self.aggregates is not None and self.population is not None
+        cache = self.__dict__.setdefault("_node_ids", {})
+        frames = (self.aggregates, self.population.extra)
+        keys = [np.zeros(f.height, dtype=np.int64) for f in frames]
+        stride = 1
+        for q, h in self.hierarchies.items():
+            if q not in levels:
+                continue
+            if q not in cache:
+                cache[q] = [h.ids_of(f[q]) for f in frames]
+            up = h.generalize_ids(int(levels[q]))
+            if stride * h.n_nodes >= 1 << 62:  # keep the key in 63 bits: make it dense again
+                both = np.unique(np.concatenate(keys), return_inverse=True)[1].ravel()
+                keys, stride = [both[: len(keys[0])], both[len(keys[0]) :]], len(both) + 1
+            for key, ids in zip(keys, cache[q]):
+                key += up[ids] * stride
+            stride *= h.n_nodes
+        return keys[0], keys[1]
 
     # ------------------------------------------------------------------ verdicts
     def ok(self, view: ClassView) -> np.ndarray:
@@ -278,7 +298,7 @@ class Constraints:
     def whole(self) -> ClassView:
         """The whole input as one class (what the coarsest generalization publishes)."""
         view = (
-            self.view(np.zeros(len(self.size), dtype=np.int64), 1, None)
+            self.view(np.zeros(len(self.size), dtype=np.int64), 1, population=False)
             if len(self.size)
             else ClassView(np.zeros(1, np.int64), {})
         )

@@ -33,6 +33,7 @@ __all__ = [
     "long_counts",
     "population_counts",
     "read_population",
+    "same_table",
     "sensitive_counts",
     "wide_columns",
 ]
@@ -172,12 +173,19 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
     return lf.select(pl.col(q).cast(pl.String) for q in qids)
 
 
+def same_table(population: object) -> object:
+    """What identifies a population table: its resolved path, or the frame object itself (models given the same
+    table must share it)."""
+    return str(Path(population).resolve()) if isinstance(population, (str, Path)) else id(population)
+
+
 def population_counts(
     population: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], what: str
 ) -> PopulationCounts:
     """Align a population's tuple counts (qids, ``count``) with the aggregates; refuse one that lacks sample rows."""
     qids = list(qids)
-    index = aggregates.select(*qids, pl.col("size").cast(pl.Int64)).with_row_index(_ROW)
+    index = aggregates.select(*(pl.col(q).cast(pl.String) for q in qids), pl.col("size").cast(pl.Int64))
+    index = index.with_row_index(_ROW)
     both = index.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")
     pcount = both[COUNT].fill_null(0).to_numpy()
     short = both.filter(pl.col(COUNT).fill_null(0) < pl.col("size"))
