@@ -130,7 +130,7 @@ def _job_hierarchies(job_path: str | None) -> dict[str, object] | None:
 
 def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) -> list[object]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
-    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table's column."""
+    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table."""
     import tomllib
 
     from polars_anon.job import build_models, privacy_specs

@@ -333,7 +333,8 @@ def matched_population(population: pl.DataFrame, classes: pl.DataFrame, qids: Se
         first = classes.select(qids).row(int(short[0]), named=True)
         raise InfeasibleError(
             f"{what}: the population table does not contain the sample: {len(short)} classes have more rows than "
-            f"population records that generalize to them (first: {first}); give the population the sample was drawn from"
+            f"population records that generalize to them (first: {first}); give the population the sample was drawn "
+            "from"
         )
     return PopulationCounts(rows, population.clear().select(*qids, COUNT), int(count.sum()))
 
