@@ -8,8 +8,8 @@ computed here, once. Algorithms then ask:
 
 - :meth:`Constraints.violating` ``(class_of)``: given a class id per aggregate row,
   which classes violate k or a model (True = suppress or keep merging). Table
-  models (average risk, population uniqueness ...) mark the smallest classes
-  whose suppression they need (ARX's rule), see :mod:`polars_anon.privacy.base`;
+  models (average risk, population uniqueness ...) then mark single classes, the
+  smallest first, as many as they need (ARX's rule), see :mod:`polars_anon.privacy.base`;
 - :meth:`Constraints.satisfied` ``(rows)``: whether these aggregate rows, taken as one
   class, satisfy k and every model (and are at least :attr:`floor` rows, so no
   table model would ever suppress them): the split / merge test;
@@ -225,7 +225,8 @@ class Constraints:
     def violating(self, class_of: np.ndarray, levels: Mapping[str, int] | None = None) -> np.ndarray:
         """Per class (ids 0..n-1 in `class_of`, one per aggregate row): True when it violates k or a model.
 
-        Table models then mark the smallest remaining classes their suppression needs.
+        Table models then mark single remaining classes, the smallest first, as many as they need
+        (see :meth:`_suppress_for_tables`).
         `levels` (full-domain methods) is needed only when :attr:`needs_levels`.
         """
         class_of = np.asarray(class_of, dtype=np.int64)
@@ -239,7 +240,7 @@ class Constraints:
             size = view.size if view is not None else np.bincount(class_of, weights=self.size, minlength=n)
         if self.table_checks:
             pop = view.population if view is not None else self._population_of(class_of, n, levels)
-            bad = self._suppress_for_tables(np.asarray(size, dtype=np.int64), pop, bad)
+            bad = self._suppress_for_tables(np.asarray(size, dtype=np.int64), pop, bad, class_of)
         return bad
 
     def _chunked(
@@ -262,21 +263,37 @@ class Constraints:
             bad[lo:hi] = ~self.ok(view)
         return bad, None
 
-    def _suppress_for_tables(self, size: np.ndarray, pop: np.ndarray | None, bad: np.ndarray) -> np.ndarray:
-        """Mark the smallest kept classes until every table model holds on the rest (ARX's rule)."""
-        kept = ~bad & (size > 0)  # a class id without rows is no class
+    def _suppress_for_tables(
+        self, size: np.ndarray, pop: np.ndarray | None, bad: np.ndarray, class_of: np.ndarray
+    ) -> np.ndarray:
+        """Mark single kept classes, one at a time, until every table model holds on the rest (ARX's rule).
 
-        def holds(mask: np.ndarray) -> bool:
-            p = None if pop is None else pop[mask]
-            return all(c.table_ok(size[mask], p) for c in self.table_checks)
-
-        if holds(kept):
-            return bad
-        for s in np.unique(size[kept]):
-            mask = kept & (size > s)
-            if not mask.any() or holds(mask):
-                return bad | (kept & (size <= s))
-        return np.ones_like(bad)
+        Order: the smallest class first; among classes of one size, the one whose first
+        aggregate row (the input's tuples sorted by their qid values) comes first. As many
+        as needed and no more: the shortest prefix of that order after which every table
+        model holds (all kept classes when none does).
+        """
+        kept = np.flatnonzero(~bad & (size > 0))  # a class id without rows is no class
+        first = np.full(len(size), len(class_of), dtype=np.int64)
+        np.minimum.at(first, class_of, np.arange(len(class_of), dtype=np.int64))
+        order = kept[np.lexsort((first[kept], size[kept]))]
+        p = None if pop is None else pop[order]
+        holds = np.ones(len(order) + 1, dtype=bool)
+        slow = []
+        for c in self.table_checks:
+            fast = c.prefix_ok(size[order], p)
+            if fast is None:
+                slow.append(c)
+            else:
+                holds &= fast
+        m = len(order)
+        for at in np.flatnonzero(holds[:-1]).tolist():
+            if all(c.table_ok(size[order[at:]], None if p is None else p[at:]) for c in slow):
+                m = at
+                break
+        out = bad.copy()
+        out[order[:m]] = True
+        return out
 
     def satisfied(self, rows: np.ndarray) -> bool:
         """Whether these aggregate rows (indices), as one class, satisfy k and every model (at least :attr:`floor` rows)."""

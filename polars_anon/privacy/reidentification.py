@@ -169,6 +169,36 @@ class _RiskCheck(Check):
             and (m.share is None or fig["records_at_risk"] <= m.share * (1 + TOLERANCE))
         )
 
+    def prefix_ok(self, size: np.ndarray, population: np.ndarray | None) -> np.ndarray:
+        """:meth:`table_ok` of every suffix at once (suffix sums of :func:`risk_figures`' terms)."""
+        m = self.risk
+        size = np.asarray(size, dtype=np.float64)
+        count = len(size)
+
+        def suffix(x: np.ndarray) -> np.ndarray:  # sums over classes m.., m = 0..count
+            return np.concatenate([np.cumsum(x[::-1])[::-1], [0.0]])
+
+        rows, classes = suffix(size), np.arange(count, -1, -1, dtype=np.float64)
+        safe = np.maximum(rows, 1.0)
+        risk = record_risk(size, population, m.attacker)
+        ok = np.ones(count + 1, dtype=bool)
+        if m.highest is not None:
+            highest = np.concatenate([np.maximum.accumulate(risk[::-1])[::-1], [0.0]])
+            ok &= highest <= m.highest * (1 + TOLERANCE)
+        if m.average is not None:
+            if population is None:
+                average = classes / safe
+            else:
+                average = suffix(size / np.maximum(population, 1)) / safe
+                if m.attacker == "journalist":
+                    average = np.maximum(average, classes / np.maximum(suffix(population.astype(np.float64)), 1.0))
+            ok &= average <= m.average * (1 + TOLERANCE)
+        if m.share is not None:
+            threshold = m.threshold if m.threshold is not None else 1.0
+            ok &= suffix(np.where(risk > threshold, size, 0.0)) / safe <= m.share * (1 + TOLERANCE)
+        ok[-1] = True
+        return ok
+
     def table_measure(self, size: np.ndarray, population: np.ndarray | None) -> float:
         m = self.risk
         fig = risk_figures(size, population, m.attacker, m.threshold if m.threshold is not None else 1.0)
