@@ -7,7 +7,8 @@ TestAnonymization{LDiversity,EntropyLDiversity,TCloseness,OrderedDistanceTClosen
 BLikeness,DPresence,KMap,RiskBased,Combinations,Subset}.java``; the checkout from the
 ``ARX`` environment variable or ``--arx``, its ``data/adult_subset.csv`` being the research
 subset), keeps every case on ``./data/adult.csv``, and runs it with ``method="fulldomain"``
-on ../shared/data/adult: the qids are every column with a hierarchy but the sensitive one
+on ../shared/data/adult (TestAnonymizationTCloseness adds hierarchical 0.2-closeness to a
+case without t-closeness, as its ``test()`` does): the qids are every column with a hierarchy but the sensitive one
 the case names (all nine when it names none), ``max_suppressed`` is
 ``floor(limit * rows)`` of the published rows (the subset's when there is one, as
 ``ARXConfiguration.initialize``), and ARX's metrics map to ours (``createAECSMetric`` ->
@@ -207,6 +208,9 @@ def build(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[s
             models.append(pa.PopulationUniqueness(_number(args[0]), estimator=estimator, population_size=USA))
         else:
             raise NotImplementedError(name)
+    if case.name.startswith("TCloseness[") and not any(isinstance(m, pa.TCloseness) for m in models):
+        # TestAnonymizationTCloseness.test(): hierarchical 0.2-closeness on the sensitive attribute when none is given
+        models.append(pa.TCloseness(case.sensitive, t=0.2, distance="hierarchical", hierarchy=hs[case.sensitive]))
     data = subset if uses_subset else population
     qids = [q for q in ALL9 if q != case.sensitive]
     sensitive = [case.sensitive] if case.sensitive and any(m.sensitive_attribute for m in models) else []

@@ -11,6 +11,7 @@ vector then comes from :func:`tests.lattice_reference.values` and the optimum fr
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,12 @@ def l_distinct(l: int) -> RefModel:
 
 def l_entropy(l: float) -> RefModel:
     return RefModel("entropy", klass=lambda v, p, o: ref.entropy_l(v) >= l * (1 - 1e-12))
+
+
+def l_grassberger(l: float) -> RefModel:
+    return RefModel(
+        "grassberger", klass=lambda v, p, o: ref.grassberger_l(v) >= l * (1 - 1e-12) and len(set(v)) >= math.ceil(l)
+    )
 
 
 def l_recursive(c: float, l: int) -> RefModel:

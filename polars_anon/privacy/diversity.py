@@ -10,8 +10,9 @@ Per class, with r_1 >= r_2 >= ... the counts of its sensitive values:
   (the measure reported is ``r_1 / (r_l + ... + r_m)``, infinite with fewer than l values).
 
 All three are monotone under generalization (merging two l-diverse classes gives
-an l-diverse class); only distinct l-diversity is monotone with suppression (ARX's
-flags: merging a diverse class with a non-diverse one may lose entropy).
+an l-diverse class), entropy l-diversity with Grassberger's estimator excepted (see
+:attr:`LDiversity.monotone`); only distinct l-diversity is monotone with suppression
+(ARX's flags: merging a diverse class with a non-diverse one may lose entropy).
 
 >>> import numpy as np
 >>> from polars_anon.privacy.base import ClassView
@@ -117,6 +118,13 @@ class LDiversity(Model):
                 f"{where}: estimator is a parameter of variant 'entropy' only, got estimator={self.estimator!r} "
                 f"with variant {self.variant!r}"
             )
+
+    @property
+    def monotone(self) -> bool:  # type: ignore[override]
+        """Not with Grassberger's estimator: two classes {x, y} each estimate exp(2.0) = 7.4 "effective values",
+        merged {x, x, y, y} only exp(0.67) = 1.9 (the bias correction shrinks as classes grow; ARX
+        declares it monotone and may miss the optimum)."""
+        return self.estimator == "shannon"
 
     @property
     def monotone_suppression(self) -> bool:  # type: ignore[override]

@@ -28,6 +28,10 @@ CASES = {
     # name: (our model from the population, reference model)
     "distinct-l2": (lambda pop: pa.LDiversity("s", l=2), lref.l_distinct(2)),
     "entropy-l1.5": (lambda pop: pa.LDiversity("s", l=1.5, variant="entropy"), lref.l_entropy(1.5)),
+    "grassberger-l3": (
+        lambda pop: pa.LDiversity("s", l=3, variant="entropy", estimator="grassberger"),
+        lref.l_grassberger(3),
+    ),
     "recursive-c2-l2": (lambda pop: pa.LDiversity("s", l=2, variant="recursive", c=2), lref.l_recursive(2, 2)),
     "t-equal-0.3": (lambda pop: pa.TCloseness("s", t=0.3), lref.t_equal(0.3)),
     "delta-disclosure-1": (lambda pop: pa.DeltaDisclosure("s", delta=1.0), lref.delta_disclosure(1.0)),
