@@ -344,7 +344,7 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     constraints = Constraints(
         aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates
     )
-    check_privacy(constraints)
+    check_privacy(constraints, may_suppress=int(getattr(request.options, "max_suppressed", 0) or 0) > 0)
     return constraints, {a: frames[a] for a in counted.labels}
 
 

@@ -110,7 +110,8 @@ def _check(args: argparse.Namespace) -> int:
         from polars_anon.report import jsonable
 
         hierarchies = _job_hierarchies(args.job) if any(m.needs_population_table for m in models) else None
-        summary["models"] = jsonable(check(lf, qids, models, k=args.k, hierarchies=hierarchies)["models"])
+        found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=args.reference)
+        summary["models"] = jsonable(found["models"])
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
         print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
@@ -418,6 +419,11 @@ def _parser() -> argparse.ArgumentParser:
         '\'{model = "l-diversity", attribute = "salary", l = 2}\' (repeatable); exit 1 when one fails',
     )
     c.add_argument("--job", help="also check the [[privacy]] models of this job file")
+    c.add_argument(
+        "--reference",
+        help="the input of the release (Parquet or CSV): t-closeness, beta-likeness and delta-disclosure compare "
+        "classes with its distributions, as the release's report does (default: the checked file's own)",
+    )
     c.set_defaults(run=_check)
     r = sub.add_parser(
         "risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness"

@@ -130,6 +130,9 @@ class Model:
     monotone: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
     scope: ClassVar[Scope] = "class"
+    uses_distribution: ClassVar[bool] = False
+    """Whether classes are compared with an overall distribution of the attribute (t-closeness, β-likeness,
+    δ-disclosure): its status then names the ``reference`` it was measured against."""
 
     @property
     def sensitive_attribute(self) -> str | None:

@@ -60,6 +60,7 @@ class TCloseness(Model):
     order: tuple[Any, ...] | None = field(default=None, metadata={"expects": "a list of every value, in order"})
 
     name: ClassVar[str] = "t-closeness"
+    uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         where = f"t-closeness on {self.attribute!r}"

@@ -65,8 +65,13 @@ class Constraints:
         population: PopulationCounts | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
         aggregates: pl.DataFrame | None = None,
+        reference: str = "input",
     ) -> None:
         self.size = np.asarray(size, dtype=np.int64)
+        self.reference = reference
+        """Where the overall distributions come from: ``"input"`` (the table anonymized: enforcement and the
+        check before writing) or ``"published"`` (the table checked: :func:`~polars_anon.privacy.evaluate.check`
+        without a reference)."""
         self.k = int(k)
         self.models = tuple(models)
         self.sensitive = dict(sensitive or {})
@@ -329,6 +334,8 @@ class Constraints:
         out = []
         for model, check in zip(self.models, self.checks):
             entry: dict[str, Any] = {**model.summary(), "scope": check.scope}
+            if model.uses_distribution:
+                entry["reference"] = self.reference
             if check.scope == "class":
                 measure = check.measure(view)
                 good = check.ok(view, measure)

@@ -131,7 +131,11 @@ def value_codes(values: pl.Series, labels: pl.Series) -> np.ndarray:
 
 
 def encode_counts(
-    frame: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], attribute: str
+    frame: pl.DataFrame,
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    attribute: str,
+    reference: pl.DataFrame | None = None,
 ) -> SensitiveCounts:
     """Align `frame` (from :func:`sensitive_counts`) with the aggregate rows; codes follow the sorted values.
 
@@ -142,12 +146,25 @@ def encode_counts(
     """
     qids = list(qids)
     labels = frame[attribute].unique().sort(nulls_last=True)
+    if reference is not None:  # the overall shares come from `reference` (attribute, count): values of both
+        values = reference[attribute].cast(labels.dtype, strict=False)
+        labels = pl.concat([labels, values]).unique().sort(nulls_last=True)
+        missing = frame.filter(~pl.col(attribute).is_in(values.implode(), nulls_equal=True))[attribute].unique()
+        if missing.len():
+            raise InputError(
+                f"reference: column {attribute!r} of the checked table holds {missing.len()} values the reference "
+                f"does not (first: {missing.head(5).to_list()}); give the table the release was made from"
+            )
     index = aggregates.select(qids).with_row_index(_ROW)
     joined = frame.join(index, on=qids, how="left", nulls_equal=True, maintain_order="left")
     row = joined[_ROW].cast(pl.Int64).to_numpy()
     code = value_codes(frame[attribute], labels)
     count = frame[COUNT].cast(pl.Int64).to_numpy()
-    totals = np.bincount(code, weights=count, minlength=len(labels))
+    if reference is not None:
+        weights = reference[COUNT].cast(pl.Int64).to_numpy()
+        totals = np.bincount(value_codes(reference[attribute], labels), weights=weights, minlength=len(labels))
+    else:
+        totals = np.bincount(code, weights=count, minlength=len(labels))
     overall = totals / max(float(totals.sum()), 1.0)
     return SensitiveCounts(Domain(attribute, labels, overall), row, code, count)
 

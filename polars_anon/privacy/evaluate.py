@@ -22,15 +22,17 @@ attribute a model reads, in one collect (the relational form: class sizes and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from polars_anon._passes import collect_by_tuples
+from polars_anon._passes import collect_apart, collect_by_tuples
 from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import scan_input
 from polars_anon.privacy.base import ClassView, Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
@@ -196,10 +198,16 @@ def build_constraints(
     counts: Mapping[str, pl.DataFrame],
     population: PopulationCounts | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    reference: Mapping[str, pl.DataFrame] | None = None,
 ) -> Constraints:
-    """:class:`Constraints` over class aggregates from the relational counts (one frame per sensitive attribute)."""
-    sens = {a: encode_counts(f, aggregates, qids, a) for a, f in counts.items()}
-    return Constraints(aggregates["size"].to_numpy(), k, models, sens, population, hierarchies, aggregates)
+    """:class:`Constraints` over class aggregates from the relational counts (one frame per sensitive attribute).
+
+    `reference`: per attribute, (value, ``count``) of the table whose distribution the models compare
+    classes with (the input of a release); without it, the counted table's own."""
+    refs = dict(reference or {})
+    sens = {a: encode_counts(f, aggregates, qids, a, refs.get(a)) for a, f in counts.items()}
+    return Constraints(aggregates["size"].to_numpy(), k, models, sens, population, hierarchies, aggregates,
+                       reference="input" if reference is not None else "published")  # fmt: skip
 
 
 def check(
@@ -210,8 +218,9 @@ def check(
     k: int = 1,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     levels: Mapping[str, int] | None = None,
+    reference: pl.LazyFrame | pl.DataFrame | str | Path | None = None,
 ) -> dict[str, Any]:
-    """Verify any table against k and any set of privacy models; the table is its own reference.
+    """Verify any table against k and any set of privacy models.
 
     Parameters
     ----------
@@ -230,6 +239,13 @@ def check(
         :func:`matched_population`); with `levels` too, the population is generalized to
         these levels and matched exactly; with neither it is matched as is (give a
         population already published the same way).
+    reference
+        The table whose sensitive distributions t-closeness, β-likeness and
+        δ-disclosure compare classes with (a frame or a Parquet/CSV path): the input
+        of a release, as :func:`polars_anon.anonymize` enforces and reports them
+        (``"reference": "input"`` in its report). Without it the checked table is its
+        own reference (``"reference": "published"``); the two differ when rows were
+        suppressed.
 
     Returns
     -------
@@ -253,7 +269,14 @@ def check(
         raise InfeasibleError("check: the table has no rows; there is nothing to check")
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
     population = _population(models, lf, aggregates, qids, hierarchies, levels)
-    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies)
+    refs = None
+    if reference is not None:
+        ref = scan_input(Path(reference)) if isinstance(reference, (str, Path)) else as_lazy(reference)
+        check_columns(ref, attributes, "reference: columns")
+        counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
+        refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value
+    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies,
+                                    refs)  # fmt: skip
     view = constraints.view(np.arange(aggregates.height))
     sizes = view.size
     return {
