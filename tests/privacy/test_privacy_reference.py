@@ -48,3 +48,16 @@ def test_reference_must_hold_the_published_values() -> None:
 def test_models_without_a_distribution_name_no_reference() -> None:
     got = pa.check(T, ["g"], [pa.LDiversity("s", l=2)])["models"][0]
     assert "reference" not in got
+
+
+def test_ordered_closeness_on_a_string_column_of_numbers_warns() -> None:
+    """'5' sorts after '10' as text: a warning names the column and the fix; order= or a numeric column is quiet."""
+    t = pl.DataFrame({"g": ["a", "a", "b", "b"], "n": ["5", "10", "5", "20"]})
+    with pytest.warns(UserWarning, match=r"t-closeness on 'n': ordered distance on a String column of numbers"):
+        pa.check(t, ["g"], [pa.TCloseness("n", t=0.5, distance="ordered")])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pa.check(t, ["g"], [pa.TCloseness("n", t=0.5, distance="ordered", order=("5", "10", "20"))])
+        pa.check(t.with_columns(pl.col("n").cast(pl.Int64)), ["g"], [pa.TCloseness("n", t=0.5, distance="ordered")])
