@@ -344,7 +344,10 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     constraints = Constraints(
         aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates
     )
-    check_privacy(constraints, may_suppress=int(getattr(request.options, "max_suppressed", 0) or 0) > 0)
+    # fulldomain searches every vector the refusal would wrongly exclude (its failing classes suppressed within the
+    # budget); the other methods keep the refusal
+    suppressing = request.method.name == "fulldomain" and int(getattr(request.options, "max_suppressed", 0) or 0) > 0
+    check_privacy(constraints, may_suppress=suppressing)
     return constraints, {a: frames[a] for a in counted.labels}
 
 
