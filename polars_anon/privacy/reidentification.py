@@ -42,6 +42,8 @@ from polars_anon.privacy.uniqueness import ESTIMATORS, estimate
 __all__ = ["AverageRisk", "PopulationUniqueness", "Risk", "record_risk", "risk_figures"]
 
 ATTACKERS = ("prosecutor", "journalist", "marketer")
+EXACT_UNIQUES = 256
+"""Population uniqueness: up to this many sample uniques, every suppression prefix is estimated in turn."""
 
 
 def record_risk(size: np.ndarray, population: np.ndarray | None, attacker: str) -> np.ndarray:
@@ -246,6 +248,30 @@ class _UniquenessCheck(Check):
     def table_measure(self, size: np.ndarray, population: np.ndarray | None) -> float:
         sizes, counts = np.unique(np.asarray(size, dtype=np.int64), return_counts=True)
         return estimate(dict(zip(sizes.tolist(), counts.tolist())), self.population, self.model.estimator)
+
+    def prefix_ok(self, size: np.ndarray, population: np.ndarray | None) -> np.ndarray:
+        """Classes come smallest first, so the first prefixes remove sample uniques one at a time and the table
+        holds once none is left. With at most :data:`EXACT_UNIQUES` sample uniques every prefix is tried in turn
+        (the shortest that holds, exactly); with more, the estimates are not monotone in the uniques removed
+        (SNB and Dankar's rule may hold, fail, then hold again), so the prefix is found by bisection between one
+        that fails and one that holds: a few estimates, possibly more rows than the shortest."""
+        size = np.asarray(size, dtype=np.int64)
+        uniques = int(np.count_nonzero(size == 1))
+        out = np.zeros(len(size) + 1, dtype=bool)
+        if uniques <= EXACT_UNIQUES:
+            for m in range(uniques + 1):
+                if m == uniques or self.table_ok(size[m:], None):
+                    out[m:] = True
+                    return out
+        lo, hi = 0, uniques  # holds at hi (no sample unique left)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.table_ok(size[mid:], None):
+                hi = mid
+            else:
+                lo = mid + 1
+        out[lo:] = True
+        return out
 
     def table_ok(self, size: np.ndarray, population: np.ndarray | None) -> bool:
         if not np.any(np.asarray(size) == 1):
