@@ -300,7 +300,8 @@ def main() -> None:
         "| case | models | metric | limit | ARX | ours | outcome | s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
         *(
-            f"| {r['case']} | {r.get('models', '')} | {r.get('metric', '')} | {r.get('limit', '')} | {r.get('expected')} | "
+            f"| {r['case']} | {r.get('models', '')} | {r.get('metric', '')} | {r.get('limit', '')} | "
+            f"{r.get('expected')} | "
             f"{r.get('value')} | {r['outcome']} | {r.get('seconds', '')} |"
             for r in rows
         ),

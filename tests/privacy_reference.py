@@ -97,7 +97,8 @@ def record_risks(rows: list[dict], qids: list[str]) -> list[float]:
 
 
 def grassberger_term(n: int) -> float:
-    """ARX's G_n: ``G_(2m) = -gamma - ln 2 + sum_(k=1..m) 2 / (2k - 1)`` [Grassberger 2003], m = n // 2 (G_1 at m = 0)."""
+    """ARX's G_n: ``G_(2m) = -gamma - ln 2 + sum_(k=1..m) 2 / (2k - 1)`` [Grassberger 2003], m = n // 2
+    (G_1 at m = 0)."""
     return -0.5772156649015329 - math.log(2) + sum(2 / (2 * k - 1) for k in range(1, n // 2 + 1))
 
 

@@ -53,7 +53,8 @@ def test_records_at_risk_share() -> None:
 
 
 def test_population_uniqueness_removes_singletons_one_at_a_time() -> None:
-    """No sample unique: no population unique; the rule stops at the first prefix that holds (at most every singleton)."""
+    """No sample unique: no population unique; the rule stops at the first prefix that holds (at most every
+    singleton)."""
     model = pa.PopulationUniqueness(0.0, sampling_fraction=0.5)
     assert suppressed([1, 2, 1, 3], model) == [True, False, True, False]
 
@@ -87,7 +88,7 @@ def test_grassberger_by_hand_and_not_monotone() -> None:
 
     model = pa.LDiversity("s", l=2, variant="entropy", estimator="grassberger")
     assert not model.monotone and pa.LDiversity("s", l=2, variant="entropy").monotone
-    got = pa.privacy.evaluate.class_measures(pl.DataFrame({"q": ["a", "a", "b", "b", "b", "b"],
-                                                           "s": ["x", "y", "x", "x", "y", "y"]}), ["q"], model)  # fmt: skip
+    table = pl.DataFrame({"q": ["a", "a", "b", "b", "b", "b"], "s": ["x", "y", "x", "x", "y", "y"]})
+    got = pa.privacy.evaluate.class_measures(table, ["q"], model)
     assert got["measure"].to_list() == pytest.approx([math.exp(2.0), math.exp(2 / 3)])
     assert got["satisfied"].to_list() == [True, False]
