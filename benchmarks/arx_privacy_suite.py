@@ -125,7 +125,7 @@ def read_cases(arx: Path, only: list[str] | None) -> list[Case]:
 def java_subset(size: int) -> set[int]:
     """``TestAnonymizationSubset.getSubset(size)``: ``size`` draws of ``new Random(0xDEADBEEF).nextInt(size)``."""
     mask = (1 << 48) - 1
-    seed = (0xDEADBEEF ^ 0x5DEECE66D) & mask
+    seed = ((0xDEADBEEF - (1 << 32)) ^ 0x5DEECE66D) & mask  # Java's int literal 0xDEADBEEF is negative
 
     def next31() -> int:
         nonlocal seed
@@ -258,6 +258,7 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated test classes (e.g. DPresence,KMap)")
     parser.add_argument("--limit", type=int, help="at most this many cases")
     parser.add_argument("--case", help="run one case in this process and print its row (internal)")
+    parser.add_argument("--rows", help="write the results from the printed rows of earlier runs instead of running")
     args = parser.parse_args()
     arx = Path(args.arx)
     cases = read_cases(arx, args.only.split(",") if args.only else None)
@@ -271,7 +272,20 @@ def main() -> None:
         print(json.dumps(run_case(case, subset, population, hs)))
         return
     rows = []
-    for case in cases[: args.limit]:
+    if args.rows:  # the rows of an earlier run (one dict per line, as printed), later lines replacing a case's earlier
+        import ast
+        import json
+
+        found = {}
+        for line in Path(args.rows).read_text().splitlines():
+            if line.startswith("{"):
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    row = ast.literal_eval(line)
+                found[row["case"]] = row
+        rows = [found[c.name] for c in cases if c.name in found]
+    for case in cases[: args.limit] if not args.rows else []:
         out = subprocess.run([sys.executable, __file__, "--arx", str(arx), "--case", case.name],
                              capture_output=True, text=True, check=False)  # fmt: skip
         import json
