@@ -131,12 +131,14 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, args.job)
+    models = _cli_models(args.model, args.job, lf)
     if models and summary["n_rows"]:
         from polars_anon.privacy.evaluate import check
         from polars_anon.report import jsonable
 
-        summary["models"] = jsonable(check(lf, qids, models, k=args.k)["models"])
+        hierarchies = _job_hierarchies(args.job) if any(m.needs_population_table for m in models) else None
+        found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=args.reference)
+        summary["models"] = jsonable(found["models"])
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
         print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
@@ -144,11 +146,22 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
 
 
-def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
-    """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job file."""
+def _job_hierarchies(job_path: str | None) -> dict[str, object] | None:
+    """The qid hierarchies of a job file, built on its input (a population is matched to the classes through them)."""
+    if not job_path:
+        return None
+    from polars_anon.job import build_hierarchies
+
+    job = Job.load(job_path)
+    return build_hierarchies(scan_input(job.input, separator=job.separator), job.qids, job.base)
+
+
+def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) -> list[object]:
+    """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
+    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table."""
     import tomllib
 
-    from polars_anon.job import parse_privacy
+    from polars_anon.job import build_models, parse_privacy
 
     tables = []
     for text in texts:
@@ -160,9 +173,10 @@ def _cli_models(texts: Sequence[str], job_path: str | None) -> list[object]:
             example = '{model = "l-diversity", attribute = "s", l = 2}'
             raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
-    models = [p.model for p in parse_privacy(tables, where=[f"--model {t!r}" for t in texts])]
+    models = build_models(parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf)
     if job_path:
-        models += [p.model for p in Job.load(job_path).privacy]
+        job = Job.load(job_path)
+        models += build_models(job.privacy, lf, job.base)
     return models
 
 
@@ -177,7 +191,7 @@ def _risk(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     doc = jsonable(risk(lf, qids, threshold=args.threshold, sampling_fraction=args.sampling_fraction,
                         population_size=args.population_size, population=args.population,
-                        models=_cli_models(args.model, None)))  # fmt: skip
+                        models=_cli_models(args.model, args.job, lf)))  # fmt: skip
     doc["seconds"] = round(time.perf_counter() - start, 3)
     print(json.dumps(doc, indent=2))
     if args.json:
@@ -491,6 +505,11 @@ def parser() -> argparse.ArgumentParser:
         '\'{model = "l-diversity", attribute = "salary", l = 2}\' (repeatable); exit 1 when one fails',
     )
     c.add_argument("--job", help="also check the [[privacy]] models of this job file")
+    c.add_argument(
+        "--reference",
+        help="the input of the release (Parquet or CSV): t-closeness, beta-likeness and delta-disclosure compare "
+        "classes with its distributions, as the release's report does (default: the checked file's own)",
+    )
     c.set_defaults(run=_check)
     r = sub.add_parser(
         "risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness"
@@ -512,6 +531,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="TOML",
         help="a privacy model whose status to report (repeatable)",
     )
+    r.add_argument("--job", help="also report the [[privacy]] models of this job file")
     r.add_argument("--json", help="also write the figures to this JSON file")
     r.add_argument("--separator", default=",", help="CSV separator (default ',')")
     r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")

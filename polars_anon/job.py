@@ -54,6 +54,7 @@ __all__ = [
     "Job",
     "PrivacySpec",
     "build_hierarchies",
+    "build_models",
     "check_master",
     "encoding_path",
     "execute_job",
@@ -264,14 +265,20 @@ class PrivacySpec:
 
 def job_models(job: Job, lf: pl.LazyFrame) -> list[Any]:
     """The job's models, hierarchies built (from the column's values for built-in kinds)."""
+    return build_models(job.privacy, lf, job.base)
+
+
+def build_models(specs: Sequence[PrivacySpec], lf: pl.LazyFrame, base: Path = Path(".")) -> list[Any]:
+    """Models of parsed ``[[privacy]]`` tables (or ``--model`` tables), each ``hierarchy`` built: from its file
+    (relative to `base`) or, for built-in kinds, from the values of the model's attribute in `lf`."""
     out = []
-    for p in job.privacy:
+    for p in specs:
         if p.hierarchy is None:
             out.append(p.model)
             continue
         attribute = p.model.sensitive_attribute
         check_columns(lf, [attribute], f"[[privacy]] model {p.model.name!r}: attribute")
-        h = build_hierarchies(lf, {attribute: p.hierarchy}, job.base)[attribute]
+        h = build_hierarchies(lf, {attribute: p.hierarchy}, base)[attribute]
         out.append(dataclasses.replace(p.model, hierarchy=h))
     return out
 

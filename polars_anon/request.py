@@ -332,16 +332,21 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
             )
 
 
-def check_privacy(constraints: Constraints) -> None:
+def check_privacy(constraints: Constraints, may_suppress: bool = False) -> None:
     """Refuse a model that no generalization can meet: it fails on the whole table as one class.
 
-    The coarsest publication puts every row in one class; a class model that fails
-    there fails everywhere (every method's classes are at most that merged), and a
-    table model that needs the only class suppressed leaves nothing to publish.
+    The coarsest publication puts every row in one class; a monotone class model that
+    fails there fails in some class of every publication (every method's classes are at
+    most that merged), so it is refused unless rows may be suppressed (`may_suppress`);
+    a table model that needs the only class suppressed leaves nothing to publish.
     The message names the model, why, and the largest value that could be met.
     """
     whole = constraints.whole()
     for model, check in zip(constraints.models, constraints.checks):
+        if not model.monotone:
+            continue  # a finer table may meet it where the whole fails (δ-presence with dmin > 0)
+        if check.scope == "class" and may_suppress:
+            continue  # the classes that fail it at a finer level may be suppressed within the budget
         if check.scope == "class":
             measure = check.measure(whole)
             if bool(check.ok(whole, measure)[0]):

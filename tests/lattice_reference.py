@@ -115,9 +115,15 @@ def table_of(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarc
 
 
 def values(
-    cls: Classes, t: Table, ks: Sequence[int], configs: Mapping[str, Mapping[str, object]]
+    cls: Classes,
+    t: Table,
+    ks: Sequence[int],
+    configs: Mapping[str, Mapping[str, object]],
+    violating: np.ndarray | None = None,
 ) -> dict[tuple[int, str], tuple[tuple[float, ...], int]]:
     """``(k, name) -> (key, suppressed rows)`` of each config (``metric`` and options) on one vector's classes.
+
+    `violating` (per class) marks classes suppressed for privacy models, besides those smaller than k.
 
     (No matrix products: BLAS threads are slow on a busy machine.)
     """
@@ -134,7 +140,7 @@ def values(
     generalized = np.array([float((b[b > 0] * np.log2(b[b > 0])).sum()) for b in published]) - t.original
     out = {}
     for k in ks:
-        small = cls.size < k
+        small = cls.size < k if violating is None else (cls.size < k) | violating
         s = float(size[small].sum())
         kept, supp = np.where(small, 0.0, size), np.where(small, size, 0.0)
         kept_share, supp_share, kept_cost = (

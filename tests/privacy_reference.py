@@ -94,3 +94,15 @@ def record_risks(rows: list[dict], qids: list[str]) -> list[float]:
     """Prosecutor risk of every record: 1 / the size of its class."""
     sizes = Counter(tuple(r[q] for q in qids) for r in rows)
     return [1 / sizes[tuple(r[q] for q in qids)] for r in rows]
+
+
+def grassberger_term(n: int) -> float:
+    """ARX's G_n: ``G_(2m) = -gamma - ln 2 + sum_(k=1..m) 2 / (2k - 1)`` [Grassberger 2003], m = n // 2
+    (G_1 at m = 0)."""
+    return -0.5772156649015329 - math.log(2) + sum(2 / (2 * k - 1) for k in range(1, n // 2 + 1))
+
+
+def grassberger_l(values: list) -> float:
+    """exp of Grassberger's entropy estimate: ``G_N - sum_i n_i / N G_(n_i)``."""
+    n = len(values)
+    return math.exp(grassberger_term(n) - sum(c * grassberger_term(c) for c in Counter(values).values()) / n)

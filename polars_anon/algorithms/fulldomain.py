@@ -438,7 +438,7 @@ class _Search:
         ev = self.lat.evaluate(v.copy())
         self.count += 1
         self.suppressed[at] = ev.suppressed
-        if ev.suppressed <= self.budget:
+        if ev.suppressed <= self.budget and ev.suppressed < self.lat.n_rows:  # suppressing every row publishes nothing
             if self.obj.strict:
                 self.beaten[_up(v)] = True
             if ev.suppressed <= self.cap:

@@ -19,7 +19,7 @@ from polars_anon.algorithms import Plan
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
-from polars_anon.privacy.counts import COUNT, encode_counts, from_wide, long_counts, population_counts
+from polars_anon.privacy.counts import COUNT, encode_counts, from_wide, long_counts, population_counts, same_table
 from polars_anon.request import Request, check_privacy
 from polars_anon.tuplemap import SIZE
 
@@ -47,7 +47,7 @@ def counted_attributes(request: Request) -> list[str]:
 def population_model(request: Request) -> Model | None:
     """The model that reads a population table (all such models must name one table), or None."""
     tables = [m for m in request.privacy if m.needs_population_table]
-    if len({id(m.population_frame) for m in tables}) > 1:
+    if len({same_table(m.population_frame) for m in tables}) > 1:
         raise InvalidParameterError("the privacy models name different population tables; give them one")
     return tables[0] if tables else None
 
@@ -150,7 +150,10 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     constraints = Constraints(
         aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates
     )
-    check_privacy(constraints)
+    # fulldomain searches every vector the refusal would wrongly exclude (its failing classes suppressed within the
+    # budget); the other methods keep the refusal
+    suppressing = request.method.name == "fulldomain" and int(getattr(request.options, "max_suppressed", 0) or 0) > 0
+    check_privacy(constraints, may_suppress=suppressing)
     return constraints, {a: frames[a] for a in counted.labels}
 
 

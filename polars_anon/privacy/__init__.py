@@ -6,13 +6,14 @@ Models (small frozen dataclasses; each module documents its definitions and read
 model                     class                                  monotone          scope
 ========================  =====================================  ================  ==========
 l-diversity               :class:`LDiversity` (distinct,         yes (distinct:    class
-                          entropy, recursive)                    also with supp.)
+                          entropy, recursive)                    also with supp.;
+                                                                 Grassberger: no)
 t-closeness               :class:`TCloseness` (equal, ordered,   yes               class
                           hierarchical)
 delta-disclosure          :class:`DeltaDisclosure`               no                class
 beta-likeness             :class:`BetaLikeness` (basic,          yes               class
                           enhanced)
-delta-presence            :class:`DeltaPresence`                 yes               class
+delta-presence            :class:`DeltaPresence`                 dmin = 0 only     class
 k-map                     :class:`KMap`                          yes (also supp.)  class
 risk                      :class:`Risk` (prosecutor, journalist, yes (also supp.)  class/table
                           marketer)

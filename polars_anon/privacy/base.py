@@ -9,8 +9,10 @@ distribution of each sensitive attribute, the population size), into a
   table, its delta ...) and a verdict, vectorized over a :class:`ClassView`
   (class sizes, a dense count per class and sensitive value, population counts);
 - a **table** check judges a whole table from its class sizes (average risk,
-  records at risk, population uniqueness). When it fails, the smallest classes are
-  suppressed until it holds (ARX's rule); a class of at least :attr:`Check.floor`
+  records at risk, population uniqueness). When it fails, single classes are
+  suppressed, the smallest first (ties: the class's first tuple in the sorted
+  aggregates), as many as needed and no more (ARX's rule: the shortest such
+  prefix, :meth:`Check.prefix_ok`); a class of at least :attr:`Check.floor`
   rows never needs suppressing, so local-recoding methods finish a class there.
 
 Each model declares two monotonicity flags (as ARX's criteria do):
@@ -106,6 +108,12 @@ class Check:
         """Whether a table of classes of these sizes satisfies the model (table checks)."""
         raise NotImplementedError
 
+    def prefix_ok(self, size: np.ndarray, population: np.ndarray | None) -> np.ndarray | None:
+        """Table checks: for m = 0..n, whether the table holds once the first m of these classes are suppressed
+        (the classes come in suppression order; m = n publishes nothing and holds), all at once; None when the
+        check has no vectorized form (then :meth:`table_ok` is asked of each candidate suffix in turn)."""
+        return None
+
     def table_measure(self, size: np.ndarray, population: np.ndarray | None) -> float:
         """The table's figure (table checks), for reports and messages."""
         raise NotImplementedError
@@ -123,6 +131,9 @@ class Model:
     monotone: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
     scope: ClassVar[Scope] = "class"
+    uses_distribution: ClassVar[bool] = False
+    """Whether classes are compared with an overall distribution of the attribute (t-closeness, β-likeness,
+    δ-disclosure): its status then names the ``reference`` it was measured against."""
 
     @property
     def sensitive_attribute(self) -> str | None:

@@ -27,6 +27,7 @@ Monotone under generalization (the EMD is convex in P), not with suppression (AR
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -60,6 +61,7 @@ class TCloseness(Model):
     order: tuple[Any, ...] | None = field(default=None, metadata={"expects": "a list of every value, in order"})
 
     name: ClassVar[str] = "t-closeness"
+    uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         where = f"t-closeness on {self.attribute!r}"
@@ -142,6 +144,16 @@ class _ClosenessCheck(Check):
             self.rank = np.argsort(
                 np.argsort([where[v] for v in domain.labels.to_list()], kind="stable"), kind="stable"
             )
+        elif model.distance == "ordered" and domain.labels.dtype == pl.String:
+            numbers = domain.labels.drop_nulls().str.strip_chars().cast(pl.Float64, strict=False)
+            if len(numbers) > 1 and numbers.null_count() == 0:
+                warnings.warn(
+                    f"t-closeness on {model.attribute!r}: ordered distance on a String column of numbers orders the "
+                    f"values as text ({domain.labels.drop_nulls().head(3).to_list()} ...: '10' < '5'); cast the column "
+                    "to a number or give order=[...]",
+                    UserWarning,
+                    stacklevel=2,
+                )
         if model.distance == "hierarchical":
             h = model.hierarchy if model.hierarchy is not None else (context.hierarchies or {}).get(model.attribute)
             if h is None:

@@ -8,8 +8,8 @@ computed here, once. Algorithms then ask:
 
 - :meth:`Constraints.violating` ``(class_of)``: given a class id per aggregate row,
   which classes violate k or a model (True = suppress or keep merging). Table
-  models (average risk, population uniqueness ...) mark the smallest classes
-  whose suppression they need (ARX's rule), see :mod:`polars_anon.privacy.base`;
+  models (average risk, population uniqueness ...) then mark single classes, the
+  smallest first, as many as they need (ARX's rule), see :mod:`polars_anon.privacy.base`;
 - :meth:`Constraints.satisfied` ``(rows)``: whether these aggregate rows, taken as one
   class, satisfy k and every model (and are at least :attr:`floor` rows, so no
   table model would ever suppress them): the split / merge test;
@@ -65,8 +65,13 @@ class Constraints:
         population: PopulationCounts | None = None,
         hierarchies: Mapping[str, Hierarchy] | None = None,
         aggregates: pl.DataFrame | None = None,
+        reference: str = "input",
     ) -> None:
         self.size = np.asarray(size, dtype=np.int64)
+        self.reference = reference
+        """Where the overall distributions come from: ``"input"`` (the table anonymized: enforcement and the
+        check before writing) or ``"published"`` (the table checked: :func:`~polars_anon.privacy.evaluate.check`
+        without a reference)."""
         self.k = int(k)
         self.models = tuple(models)
         self.sensitive = dict(sensitive or {})
@@ -175,24 +180,44 @@ class Constraints:
             raise ValueError(
                 "these constraints compare classes with a population table: pass the levels of the partition"
             )
-        assert self.aggregates is not None
-        keys = [self._generalized(self.aggregates, levels), self._generalized(self.population.extra, levels)]
-        both = np.concatenate(keys)
-        _, dense = np.unique(both, axis=0, return_inverse=True)
-        dense = dense.ravel()
-        sample, extra = dense[: len(keys[0])], dense[len(keys[0]) :]
-        owner = np.full(int(dense.max()) + 1, -1, dtype=np.int64)
-        owner[sample] = class_of
-        hit = owner[extra]
-        inside = hit >= 0
-        pop += np.bincount(hit[inside], weights=self.population.extra["count"].to_numpy()[inside], minlength=n)
+        sample, extra = self._level_keys(levels)
+        # a class's published tuple is the same for all its sample tuples: map each key to its class
+        order = np.argsort(sample, kind="stable")
+        ordered = sample[order]
+        at = np.minimum(np.searchsorted(ordered, extra), max(len(ordered) - 1, 0))
+        inside = ordered[at] == extra if len(ordered) else np.zeros(len(extra), dtype=bool)
+        hit = class_of[order[at[inside]]]
+        pop += np.bincount(hit, weights=self._extra_count()[inside], minlength=n)
         return pop.astype(np.int64)
 
-    def _generalized(self, frame: pl.DataFrame, levels: Mapping[str, int]) -> np.ndarray:
-        cols = [
-            h.generalize_ids(int(levels[q]))[h.ids_of(frame[q])] for q, h in self.hierarchies.items() if q in levels
-        ]
-        return np.stack(cols, axis=1) if cols else np.zeros((frame.height, 0), dtype=np.int64)
+    def _extra_count(self) -> np.ndarray:
+        cache = self.__dict__.setdefault("_extra_counts", {})
+        if "count" not in cache:
+            assert self.population is not None
+            cache["count"] = self.population.extra["count"].to_numpy().astype(np.float64)
+        return cache["count"]
+
+    def _level_keys(self, levels: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        """One int64 key per sample tuple and per population tuple the sample lacks: their published tuple at
+        `levels` (node ids in mixed radix; equal keys are equal published tuples)."""
+        assert self.aggregates is not None and self.population is not None
+        cache = self.__dict__.setdefault("_node_ids", {})
+        frames = (self.aggregates, self.population.extra)
+        keys = [np.zeros(f.height, dtype=np.int64) for f in frames]
+        stride = 1
+        for q, h in self.hierarchies.items():
+            if q not in levels:
+                continue
+            if q not in cache:
+                cache[q] = [h.ids_of(f[q]) for f in frames]
+            up = h.generalize_ids(int(levels[q]))
+            if stride * h.n_nodes >= 1 << 62:  # keep the key in 63 bits: make it dense again
+                both = np.unique(np.concatenate(keys), return_inverse=True)[1].ravel()
+                keys, stride = [both[: len(keys[0])], both[len(keys[0]) :]], len(both) + 1
+            for key, ids in zip(keys, cache[q]):
+                key += up[ids] * stride
+            stride *= h.n_nodes
+        return keys[0], keys[1]
 
     # ------------------------------------------------------------------ verdicts
     def ok(self, view: ClassView) -> np.ndarray:
@@ -205,7 +230,8 @@ class Constraints:
     def violating(self, class_of: np.ndarray, levels: Mapping[str, int] | None = None) -> np.ndarray:
         """Per class (ids 0..n-1 in `class_of`, one per aggregate row): True when it violates k or a model.
 
-        Table models then mark the smallest remaining classes their suppression needs.
+        Table models then mark single remaining classes, the smallest first, as many as they need
+        (see :meth:`_suppress_for_tables`).
         `levels` (full-domain methods) is needed only when :attr:`needs_levels`.
         """
         class_of = np.asarray(class_of, dtype=np.int64)
@@ -219,7 +245,7 @@ class Constraints:
             size = view.size if view is not None else np.bincount(class_of, weights=self.size, minlength=n)
         if self.table_checks:
             pop = view.population if view is not None else self._population_of(class_of, n, levels)
-            bad = self._suppress_for_tables(np.asarray(size, dtype=np.int64), pop, bad)
+            bad = self._suppress_for_tables(np.asarray(size, dtype=np.int64), pop, bad, class_of)
         return bad
 
     def _chunked(
@@ -242,21 +268,37 @@ class Constraints:
             bad[lo:hi] = ~self.ok(view)
         return bad, None
 
-    def _suppress_for_tables(self, size: np.ndarray, pop: np.ndarray | None, bad: np.ndarray) -> np.ndarray:
-        """Mark the smallest kept classes until every table model holds on the rest (ARX's rule)."""
-        kept = ~bad & (size > 0)  # a class id without rows is no class
+    def _suppress_for_tables(
+        self, size: np.ndarray, pop: np.ndarray | None, bad: np.ndarray, class_of: np.ndarray
+    ) -> np.ndarray:
+        """Mark single kept classes, one at a time, until every table model holds on the rest (ARX's rule).
 
-        def holds(mask: np.ndarray) -> bool:
-            p = None if pop is None else pop[mask]
-            return all(c.table_ok(size[mask], p) for c in self.table_checks)
-
-        if holds(kept):
-            return bad
-        for s in np.unique(size[kept]):
-            mask = kept & (size > s)
-            if not mask.any() or holds(mask):
-                return bad | (kept & (size <= s))
-        return np.ones_like(bad)
+        Order: the smallest class first; among classes of one size, the one whose first
+        aggregate row (the input's tuples sorted by their qid values) comes first. As many
+        as needed and no more: the shortest prefix of that order after which every table
+        model holds (all kept classes when none does).
+        """
+        kept = np.flatnonzero(~bad & (size > 0))  # a class id without rows is no class
+        first = np.full(len(size), len(class_of), dtype=np.int64)
+        np.minimum.at(first, class_of, np.arange(len(class_of), dtype=np.int64))
+        order = kept[np.lexsort((first[kept], size[kept]))]
+        p = None if pop is None else pop[order]
+        holds = np.ones(len(order) + 1, dtype=bool)
+        slow = []
+        for c in self.table_checks:
+            fast = c.prefix_ok(size[order], p)
+            if fast is None:
+                slow.append(c)
+            else:
+                holds &= fast
+        m = len(order)
+        for at in np.flatnonzero(holds[:-1]).tolist():
+            if all(c.table_ok(size[order[at:]], None if p is None else p[at:]) for c in slow):
+                m = at
+                break
+        out = bad.copy()
+        out[order[:m]] = True
+        return out
 
     def satisfied(self, rows: np.ndarray) -> bool:
         """Whether these aggregate rows (indices), as one class, satisfy k and every model (at least :attr:`floor` rows)."""
@@ -278,7 +320,7 @@ class Constraints:
     def whole(self) -> ClassView:
         """The whole input as one class (what the coarsest generalization publishes)."""
         view = (
-            self.view(np.zeros(len(self.size), dtype=np.int64), 1, None)
+            self.view(np.zeros(len(self.size), dtype=np.int64), 1, population=False)
             if len(self.size)
             else ClassView(np.zeros(1, np.int64), {})
         )
@@ -292,6 +334,8 @@ class Constraints:
         out = []
         for model, check in zip(self.models, self.checks):
             entry: dict[str, Any] = {**model.summary(), "scope": check.scope}
+            if model.uses_distribution:
+                entry["reference"] = self.reference
             if check.scope == "class":
                 measure = check.measure(view)
                 good = check.ok(view, measure)

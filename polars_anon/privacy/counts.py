@@ -33,6 +33,7 @@ __all__ = [
     "long_counts",
     "population_counts",
     "read_population",
+    "same_table",
     "sensitive_counts",
     "wide_columns",
     "wide_counts",
@@ -151,7 +152,11 @@ def value_codes(values: pl.Series, labels: pl.Series) -> np.ndarray:
 
 
 def encode_counts(
-    frame: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], attribute: str
+    frame: pl.DataFrame,
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    attribute: str,
+    reference: pl.DataFrame | None = None,
 ) -> SensitiveCounts:
     """Align `frame` (from :func:`sensitive_counts`) with the aggregate rows; codes follow the sorted values.
 
@@ -162,12 +167,25 @@ def encode_counts(
     """
     qids = list(qids)
     labels = frame[attribute].unique().sort(nulls_last=True)
+    if reference is not None:  # the overall shares come from `reference` (attribute, count): values of both
+        values = reference[attribute].cast(labels.dtype, strict=False)
+        labels = pl.concat([labels, values]).unique().sort(nulls_last=True)
+        missing = frame.filter(~pl.col(attribute).is_in(values.implode(), nulls_equal=True))[attribute].unique()
+        if missing.len():
+            raise InputError(
+                f"reference: column {attribute!r} of the checked table holds {missing.len()} values the reference "
+                f"does not (first: {missing.head(5).to_list()}); give the table the release was made from"
+            )
     index = aggregates.select(qids).with_row_index(_ROW)
     joined = frame.join(index, on=qids, how="left", nulls_equal=True, maintain_order="left")
     row = joined[_ROW].cast(pl.Int64).to_numpy()
     code = value_codes(frame[attribute], labels)
     count = frame[COUNT].cast(pl.Int64).to_numpy()
-    totals = np.bincount(code, weights=count, minlength=len(labels))
+    if reference is not None:
+        weights = reference[COUNT].cast(pl.Int64).to_numpy()
+        totals = np.bincount(value_codes(reference[attribute], labels), weights=weights, minlength=len(labels))
+    else:
+        totals = np.bincount(code, weights=count, minlength=len(labels))
     overall = totals / max(float(totals.sum()), 1.0)
     return SensitiveCounts(Domain(attribute, labels, overall), row, code, count)
 
@@ -197,12 +215,19 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
     return lf.select(pl.col(q).cast(pl.String) for q in qids)
 
 
+def same_table(population: object) -> object:
+    """What identifies a population table: its resolved path, or the frame object itself (models given the same
+    table must share it)."""
+    return str(Path(population).resolve()) if isinstance(population, (str, Path)) else id(population)
+
+
 def population_counts(
     population: pl.DataFrame, aggregates: pl.DataFrame, qids: Sequence[str], what: str
 ) -> PopulationCounts:
     """Align a population's tuple counts (qids, ``count``) with the aggregates; refuse one that lacks sample rows."""
     qids = list(qids)
-    index = aggregates.select(*qids, pl.col("size").cast(pl.Int64)).with_row_index(_ROW)
+    index = aggregates.select(*(pl.col(q).cast(pl.String) for q in qids), pl.col("size").cast(pl.Int64))
+    index = index.with_row_index(_ROW)
     both = index.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")
     pcount = both[COUNT].fill_null(0).to_numpy()
     short = both.filter(pl.col(COUNT).fill_null(0) < pl.col("size"))

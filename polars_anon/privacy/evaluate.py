@@ -22,15 +22,17 @@ attribute a model reads, in one collect (the relational form: class sizes and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from polars_anon._passes import collect_by_tuples
+from polars_anon._passes import collect_apart, collect_by_tuples
 from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import scan_input
 from polars_anon.privacy.base import ClassView, Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
@@ -42,6 +44,7 @@ from polars_anon.privacy.counts import (
     grouped,
     population_counts,
     read_population,
+    same_table,
     sensitive_counts,
     value_codes,
     wide_columns,
@@ -55,6 +58,7 @@ __all__ = [
     "class_frames",
     "class_measures",
     "indexed",
+    "matched_population",
     "population_frame",
     "verify_classes",
     "verify_models",
@@ -203,10 +207,16 @@ def build_constraints(
     counts: Mapping[str, pl.DataFrame],
     population: PopulationCounts | None = None,
     hierarchies: Mapping[str, Hierarchy] | None = None,
+    reference: Mapping[str, pl.DataFrame] | None = None,
 ) -> Constraints:
-    """:class:`Constraints` over class aggregates from the relational counts (one frame per sensitive attribute)."""
-    sens = {a: encode_counts(f, aggregates, qids, a) for a, f in counts.items()}
-    return Constraints(aggregates["size"].to_numpy(), k, models, sens, population, hierarchies, aggregates)
+    """:class:`Constraints` over class aggregates from the relational counts (one frame per sensitive attribute).
+
+    `reference`: per attribute, (value, ``count``) of the table whose distribution the models compare
+    classes with (the input of a release); without it, the counted table's own."""
+    refs = dict(reference or {})
+    sens = {a: encode_counts(f, aggregates, qids, a, refs.get(a)) for a, f in counts.items()}
+    return Constraints(aggregates["size"].to_numpy(), k, models, sens, population, hierarchies, aggregates,
+                       reference="input" if reference is not None else "published")  # fmt: skip
 
 
 def check(
@@ -217,8 +227,9 @@ def check(
     k: int = 1,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     levels: Mapping[str, int] | None = None,
+    reference: pl.LazyFrame | pl.DataFrame | str | Path | None = None,
 ) -> CheckResult:
-    """Verify any table against k and any set of privacy models; the table is its own reference.
+    """Verify any table against k and any set of privacy models.
 
     Parameters
     ----------
@@ -231,9 +242,19 @@ def check(
     k
         Also report whether every class has k rows.
     hierarchies, levels
-        For models with a population table: the population is generalized to these
-        levels before it is matched with the classes (without them it is matched
-        as is, so give a population already published the same way).
+        For models with a population table. With `hierarchies` alone, a class counts
+        the population records whose every qid value is the class's value or lies under
+        it in its hierarchy (any levels, one per class or per table:
+        :func:`matched_population`); with `levels` too, the population is generalized to
+        these levels and matched exactly; with neither it is matched as is (give a
+        population already published the same way).
+    reference
+        The table whose sensitive distributions t-closeness, β-likeness and
+        δ-disclosure compare classes with (a frame or a Parquet/CSV path): the input
+        of a release, as :func:`polars_anon.anonymize` enforces and reports them
+        (``"reference": "input"`` in its report). Without it the checked table is its
+        own reference (``"reference": "published"``); the two differ when rows were
+        suppressed.
 
     Returns
     -------
@@ -260,7 +281,14 @@ def check(
         raise InfeasibleError("check: the table has no rows; there is nothing to check")
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
     population = _population(models, lf, aggregates, qids, hierarchies, levels)
-    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies)
+    refs = None
+    if reference is not None:
+        ref = scan_input(Path(reference)) if isinstance(reference, (str, Path)) else as_lazy(reference)
+        check_columns(ref, attributes, "reference: columns")
+        counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
+        refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value
+    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies,
+                                    refs)  # fmt: skip
     view = constraints.view(np.arange(aggregates.height))
     sizes = view.size
     return CheckResult(
@@ -280,9 +308,14 @@ def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFr
     tables = [m for m in models if m.needs_population_table]
     if not tables:
         return None
-    if len({id(m.population_frame) for m in tables}) > 1:
+    if len({same_table(m.population_frame) for m in tables}) > 1:
         raise InvalidParameterError("the models name different population tables; give them one")
     pop = read_population(tables[0].population_frame, qids, tables[0].name)
+    if levels is None and hierarchies is not None and all(q in hierarchies for q in qids):
+        counted = (
+            pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
+        )  # materializes: one row per tuple
+        return matched_population(counted, aggregates, qids, hierarchies, tables[0].name)
     if levels is not None:
         from polars_anon.generalize import generalize
 
@@ -292,7 +325,55 @@ def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFr
     counted = (
         pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
     )  # materializes: one row per tuple
-    return population_counts(counted, aggregates, qids, tables[0].name)
+    counts = population_counts(counted, aggregates, qids, tables[0].name)
+    # the classes are the table's own tuples and the population is matched to them as given (or generalized to
+    # `levels` above): a population tuple no class holds counts towards no class
+    return PopulationCounts(counts.rows, counts.extra.clear(), counts.total)
+
+
+def matched_population(population: pl.DataFrame, classes: pl.DataFrame, qids: Sequence[str],
+                       hierarchies: Mapping[str, Hierarchy], what: str) -> PopulationCounts:  # fmt: skip
+    """Population records per published class: those whose every qid value is the class's value or lies under it.
+
+    `population` holds tuples of leaves and their ``count``; `classes` the published tuples (any
+    levels, also a different level per class as local recoding publishes). A class whose values sit at
+    levels ``L`` matches a leaf tuple exactly when the leaves generalized to ``L`` are the class's
+    values (a node of level L is the highest ancestor of level at most L of each leaf under it), so
+    the population is generalized once per distinct level combination among the classes.
+
+    >>> import polars_anon as pa
+    >>> h = {"age": pa.Hierarchy.from_rows([["1", "1-2", "*"], ["2", "1-2", "*"], ["3", "3-4", "*"]])}
+    >>> pop = pl.DataFrame({"age": ["1", "2", "3"], "count": [4, 5, 6]})
+    >>> matched_population(pop, pl.DataFrame({"age": ["1-2", "3", "*"]}), ["age"], h, "k-map").rows.tolist()
+    [9, 6, 15]
+    """
+    qids = list(qids)
+    node = {q: hierarchies[q].ids_of(classes[q]) for q in qids}
+    leaf = {q: hierarchies[q].ids_of(population[q]) for q in qids}
+    level = np.stack([hierarchies[q].level[node[q]] for q in qids], axis=1) if qids else np.zeros((classes.height, 0))
+    signatures, which = np.unique(level, axis=0, return_inverse=True)
+    which = which.ravel()
+    rows = np.zeros(classes.height, dtype=np.int64)
+    count = population[COUNT].to_numpy()
+    for s, signature in enumerate(signatures):
+        mine = np.flatnonzero(which == s)
+        up = pl.DataFrame(
+            {q: hierarchies[q].generalize_ids(int(lv))[leaf[q]] for q, lv in zip(qids, signature)} | {COUNT: count}
+        )
+        per = up.group_by(qids).agg(pl.col(COUNT).sum())
+        cls = pl.DataFrame({q: node[q][mine] for q in qids} | {_CLASS: mine})
+        hit = cls.join(per, on=qids, how="left", maintain_order="left")
+        rows[hit[_CLASS].to_numpy()] = hit[COUNT].fill_null(0).to_numpy()
+    size = classes["size"].to_numpy() if "size" in classes.columns else np.zeros(classes.height, dtype=np.int64)
+    short = np.flatnonzero(rows < size)
+    if len(short):
+        first = classes.select(qids).row(int(short[0]), named=True)
+        raise InfeasibleError(
+            f"{what}: the population table does not contain the sample: {len(short)} classes have more rows than "
+            f"population records that generalize to them (first: {first}); give the population the sample was drawn "
+            "from"
+        )
+    return PopulationCounts(rows, population.clear().select(*qids, COUNT), int(count.sum()))
 
 
 def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model: Model) -> pl.DataFrame:

@@ -45,6 +45,7 @@ class DeltaDisclosure(Model):
     delta: float
 
     name: ClassVar[str] = "delta-disclosure"
+    uses_distribution: ClassVar[bool] = True
     monotone: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
@@ -63,6 +64,7 @@ class BetaLikeness(Model):
     variant: Literal["basic", "enhanced"] = "basic"
 
     name: ClassVar[str] = "beta-likeness"
+    uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         where = f"beta-likeness on {self.attribute!r}"

@@ -7,8 +7,12 @@ generalize to the class's published tuple.
 - **δ-presence** (``DeltaPresence(population, dmin, dmax)``): the population table
   is given; every class's ``size / population count`` lies in ``[dmin, dmax]``, so
   an adversary who knows someone is in the population learns little about
-  whether they are in the sample. Monotone under generalization (a merged class's
-  ratio lies between its parts'), not with suppression (ARX's flags).
+  whether they are in the sample. Monotone under generalization only when
+  ``dmin = 0``: generalizing merges classes and also brings in population records
+  of tuples the sample lacks, so a class's ratio can only fall; it never rises
+  above dmax, but it may fall below a positive dmin (so a search must not prune
+  on it then). Never monotone with suppression (a violating class merged with a
+  good one may make both violate).
 - **k-map** (``KMap(k, population=...)``): every class matches at least k
   population records. Without a population table, ``KMap(k, sampling_fraction=f)``
   (or ``population_size=N``, f = rows / N) derives, as ARX does, the sample class
@@ -96,6 +100,12 @@ class DeltaPresence(WithPopulation, Model):
     dmax: float = 1.0
 
     name: ClassVar[str] = "delta-presence"
+
+    @property
+    def monotone(self) -> bool:  # type: ignore[override]
+        """Only with ``dmin = 0``: a generalized class gains population records of tuples the sample lacks, so
+        its ratio may fall below a positive dmin where every part of it was above."""
+        return self.dmin == 0
 
     def __post_init__(self) -> None:
         _check_population("delta-presence", self.population)

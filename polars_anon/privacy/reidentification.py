@@ -42,6 +42,8 @@ from polars_anon.privacy.uniqueness import ESTIMATORS, estimate
 __all__ = ["AverageRisk", "PopulationUniqueness", "Risk", "record_risk", "risk_figures"]
 
 ATTACKERS = ("prosecutor", "journalist", "marketer")
+EXACT_UNIQUES = 256
+"""Population uniqueness: up to this many sample uniques, every suppression prefix is estimated in turn."""
 
 
 def record_risk(size: np.ndarray, population: np.ndarray | None, attacker: str) -> np.ndarray:
@@ -169,6 +171,36 @@ class _RiskCheck(Check):
             and (m.share is None or fig["records_at_risk"] <= m.share * (1 + TOLERANCE))
         )
 
+    def prefix_ok(self, size: np.ndarray, population: np.ndarray | None) -> np.ndarray:
+        """:meth:`table_ok` of every suffix at once (suffix sums of :func:`risk_figures`' terms)."""
+        m = self.risk
+        size = np.asarray(size, dtype=np.float64)
+        count = len(size)
+
+        def suffix(x: np.ndarray) -> np.ndarray:  # sums over classes m.., m = 0..count
+            return np.concatenate([np.cumsum(x[::-1])[::-1], [0.0]])
+
+        rows, classes = suffix(size), np.arange(count, -1, -1, dtype=np.float64)
+        safe = np.maximum(rows, 1.0)
+        risk = record_risk(size, population, m.attacker)
+        ok = np.ones(count + 1, dtype=bool)
+        if m.highest is not None:
+            highest = np.concatenate([np.maximum.accumulate(risk[::-1])[::-1], [0.0]])
+            ok &= highest <= m.highest * (1 + TOLERANCE)
+        if m.average is not None:
+            if population is None:
+                average = classes / safe
+            else:
+                average = suffix(size / np.maximum(population, 1)) / safe
+                if m.attacker == "journalist":
+                    average = np.maximum(average, classes / np.maximum(suffix(population.astype(np.float64)), 1.0))
+            ok &= average <= m.average * (1 + TOLERANCE)
+        if m.share is not None:
+            threshold = m.threshold if m.threshold is not None else 1.0
+            ok &= suffix(np.where(risk > threshold, size, 0.0)) / safe <= m.share * (1 + TOLERANCE)
+        ok[-1] = True
+        return ok
+
     def table_measure(self, size: np.ndarray, population: np.ndarray | None) -> float:
         m = self.risk
         fig = risk_figures(size, population, m.attacker, m.threshold if m.threshold is not None else 1.0)
@@ -216,6 +248,30 @@ class _UniquenessCheck(Check):
     def table_measure(self, size: np.ndarray, population: np.ndarray | None) -> float:
         sizes, counts = np.unique(np.asarray(size, dtype=np.int64), return_counts=True)
         return estimate(dict(zip(sizes.tolist(), counts.tolist())), self.population, self.model.estimator)
+
+    def prefix_ok(self, size: np.ndarray, population: np.ndarray | None) -> np.ndarray:
+        """Classes come smallest first, so the first prefixes remove sample uniques one at a time and the table
+        holds once none is left. With at most :data:`EXACT_UNIQUES` sample uniques every prefix is tried in turn
+        (the shortest that holds, exactly); with more, the estimates are not monotone in the uniques removed
+        (SNB and Dankar's rule may hold, fail, then hold again), so the prefix is found by bisection between one
+        that fails and one that holds: a few estimates, possibly more rows than the shortest."""
+        size = np.asarray(size, dtype=np.int64)
+        uniques = int(np.count_nonzero(size == 1))
+        out = np.zeros(len(size) + 1, dtype=bool)
+        if uniques <= EXACT_UNIQUES:
+            for m in range(uniques + 1):
+                if m == uniques or self.table_ok(size[m:], None):
+                    out[m:] = True
+                    return out
+        lo, hi = 0, uniques  # holds at hi (no sample unique left)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.table_ok(size[mid:], None):
+                hi = mid
+            else:
+                lo = mid + 1
+        out[lo:] = True
+        return out
 
     def table_ok(self, size: np.ndarray, population: np.ndarray | None) -> bool:
         if not np.any(np.asarray(size) == 1):
