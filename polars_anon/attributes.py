@@ -153,5 +153,6 @@ def refuse_identifying(counts: dict[str, int], n_rows: int) -> None:
         others = f" (and {sorted(set(hits) - {c})})" if len(hits) > 1 else ""
         raise InvalidParameterError(
             f"column {c!r} is not declared and has {n:,} distinct values in {n_rows:,} rows, so it identifies people"
-            f"{others}; declare it: drop=[{c!r}] removes it (a direct identifier), insensitive=[{c!r}] publishes it as is"
+            f"{others}; declare it: drop=[{c!r}] removes it (a direct identifier), insensitive=[{c!r}] publishes it "
+            "as is"
         )

@@ -51,7 +51,8 @@ def _demo(args: argparse.Namespace) -> int:
         out.commit()
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
     print(
-        f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} rows"
+        f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} "
+        "rows"
     )
     print(
         f"published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, smallest class {rep['min_class_size']:,} "
@@ -75,7 +76,8 @@ def _explain(rep: dict) -> None:
     else:
         smallest = rep["min_class_size"]
         lines.append(f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "
-                     f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability at most "
+                     f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability "
+                     "at most "
                      f"1/{smallest:,} = {1 / smallest:.2%}")  # fmt: skip
     if rep.get("loss") is not None:
         per = ", ".join(f"{q} {v:.2f}" for q, v in rep["loss_by_qid"].items())
@@ -294,7 +296,8 @@ def _explore(args: argparse.Namespace) -> int:
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
         print(shown)
     print(
-        f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, aggregated once "
+        f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, "
+        "aggregated once "
         f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}"
     )
     if job.privacy:
@@ -487,7 +490,8 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
     a.add_argument("--driver-tuples", type=int, metavar="N",
                    help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
-                        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's driver_tuples; "
+                        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's "
+                        "driver_tuples; "
                         "default 5,000,000)")  # fmt: skip
     a.set_defaults(run=_anonymize)
     _report_parsers(sub, common)

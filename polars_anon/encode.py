@@ -251,7 +251,8 @@ def _check_aligned(published: pl.LazyFrame, original: pl.LazyFrame, rep: str) ->
     if n_pub != n_orig:
         raise InvalidParameterError(
             f"representation {rep!r}: original has {n_orig:,} rows but the published table has {n_pub:,}; "
-            "original must be row-aligned with the published rows (rows suppressed on publishing break that: encode within the job "
+            "original must be row-aligned with the published rows (rows suppressed on publishing break that: encode "
+            "within the job "
             "with max_suppressed = 0, or give both frames a shared class_col)"
         )
 

@@ -91,7 +91,8 @@ def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
     unknown = sorted(set(spec) - {kind, *KINDS[kind]})
     if unknown:
         raise InvalidParameterError(
-            f"qid {name!r}: hierarchy key {unknown[0]!r} is not allowed with {kind!r}; allowed keys: {[kind, *KINDS[kind]]}"
+            f"qid {name!r}: hierarchy key {unknown[0]!r} is not allowed with {kind!r}; allowed keys: "
+            f"{[kind, *KINDS[kind]]}"
         )
     value, get = spec[kind], spec.get
     if kind == "path":

@@ -487,7 +487,8 @@ def _refuse_misaligned(job: Job, result: Anonymized) -> None:
         )
     if result.report["null_rows"]:
         raise InvalidParameterError(
-            f"job file: encode {needs} needs the original value of every row, but {result.report['null_rows']} rows hold "
+            f"job file: encode {needs} needs the original value of every row, but {result.report['null_rows']} rows "
+            "hold "
             f'nulls in a qid (published as roots under null = "suppress"); drop {needs} from encode or fill the nulls'
         )
 

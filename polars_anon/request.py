@@ -125,7 +125,8 @@ def _hierarchies(
         takers = sorted(m for m, spec in METHODS.items() if not spec.needs_hierarchies)
         raise InvalidParameterError(
             f"qids {missing} have no hierarchy, and method {method.name!r} needs one for every qid; give one in "
-            f"hierarchies (job file: [qids.{missing[0]}] hierarchy = ...), or use a method that publishes without one: {takers}"
+            f"hierarchies (job file: [qids.{missing[0]}] hierarchy = ...), or use a method that publishes without "
+            f"one: {takers}"
         )
     return {q: hierarchies[q] for q in qids if q in hierarchies}
 
@@ -219,7 +220,8 @@ def _model_hierarchies(models: Sequence[Model], hierarchies: Mapping[str, object
             attribute = model.sensitive_attribute
             if attribute not in hierarchies:
                 raise InvalidParameterError(
-                    f"{model.describe()}: distance 'hierarchical' needs a hierarchy of {attribute!r}; give it in hierarchies "
+                    f"{model.describe()}: distance 'hierarchical' needs a hierarchy of {attribute!r}; give it in "
+                    "hierarchies "
                     f"(job file: hierarchy = ... in the [[privacy]] table) or as TCloseness(..., hierarchy=h)"
                 )
 

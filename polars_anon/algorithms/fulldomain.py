@@ -153,7 +153,8 @@ class Lattice:
         n_vectors = int(np.prod(self.heights, dtype=np.float64))
         if n_vectors > MAX_LATTICE:
             raise InfeasibleError(
-                f"the full-domain lattice has {n_vectors} level vectors (heights {dict(zip(self.qids, self.heights))}), "
+                f"the full-domain lattice has {n_vectors} level vectors (heights "
+                f"{dict(zip(self.qids, self.heights))}), "
                 f"more than {MAX_LATTICE}; use method='greedy', 'mondrian' or 'datafly', or fewer quasi-identifiers"
             )
         self.nodes: list[list[np.ndarray]] = []

@@ -555,7 +555,8 @@ def _check(task: Task, options: MdavOptions) -> None:
         flat = [q for b in options.blocks for q in b]
         if any(not b for b in options.blocks) or sorted(flat) != sorted(task.qids):
             raise InvalidParameterError(
-                f"blocks must name every qid exactly once, in non-empty blocks; got {options.blocks}, qids are {list(task.qids)}"
+                f"blocks must name every qid exactly once, in non-empty blocks; got {options.blocks}, qids are "
+                f"{list(task.qids)}"
             )
 
 
@@ -608,7 +609,8 @@ def run(task: Task, options: MdavOptions) -> Plan:
         details["model_merges"] = model_merges
         details["privacy_scope"] = (
             "clusters: each MDAV cluster satisfies every model; with publish='permute' a cluster's records keep their "
-            "sensitive values and exchange quasi-identifiers, so the models bound what an adversary who places a record "
+            "sensitive values and exchange quasi-identifiers, so the models bound what an adversary who places a "
+            "record "
             "in its cluster learns"
         )
     if options.publish == "aggregate":

@@ -158,7 +158,8 @@ class _ClosenessCheck(Check):
             h = model.hierarchy if model.hierarchy is not None else (context.hierarchies or {}).get(model.attribute)
             if h is None:
                 raise InvalidParameterError(
-                    f"t-closeness on {model.attribute!r}: distance 'hierarchical' needs a hierarchy of {model.attribute!r}; "
+                    f"t-closeness on {model.attribute!r}: distance 'hierarchical' needs a hierarchy of "
+                    f"{model.attribute!r}; "
                     "give it as TCloseness(..., hierarchy=h) or in hierarchies"
                 )
             labels = domain.labels.cast(pl.String)

@@ -234,7 +234,8 @@ def population_counts(
     if short.height:
         first = short.select(qids).row(0, named=True)
         raise InfeasibleError(
-            f"{what}: the population table does not contain the sample: {short.height} sample tuples have more rows than "
+            f"{what}: the population table does not contain the sample: {short.height} sample tuples have more rows "
+            "than "
             f"in the population (first: {first}); give the population the sample was drawn from"
         )
     extra = population.join(index.select(qids), on=qids, how="anti", nulls_equal=True).sort(qids, nulls_last=True)

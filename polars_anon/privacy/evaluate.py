@@ -136,7 +136,8 @@ def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFr
         if frame is None:
             if int(classes[f"__anon_other_{attribute}"].sum()):
                 raise PrivacyModelError(
-                    f"independent check failed: the published column {attribute!r} holds values the input does not; nothing was written"
+                    f"independent check failed: the published column {attribute!r} holds values the input does not; "
+                    "nothing was written"
                 )
             counts[attribute] = from_wide(classes, attribute, domain.labels).dense(n)
             continue
@@ -146,7 +147,8 @@ def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFr
         code = value_codes(joined[attribute], domain.labels)
         if (code < 0).any():
             raise PrivacyModelError(
-                f"independent check failed: the published column {attribute!r} holds values the input does not; nothing was written"
+                f"independent check failed: the published column {attribute!r} holds values the input does not; "
+                "nothing was written"
             )
         cls = joined[_CLASS].cast(pl.Int64).to_numpy()
         flat = np.bincount(cls * domain.m + code, weights=joined[COUNT].to_numpy(), minlength=n * domain.m)

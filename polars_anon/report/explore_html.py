@@ -36,10 +36,13 @@ def render_explore_html(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, An
     front = {key: [i for i, r in enumerate(ok) if r.get(f"front_{key}")] for key, _ in _PANELS}
     intro = (
         f"<p>{len(rows)} configurations ({', '.join(dict.fromkeys(esc(r['method']) for r in rows))} at k = "
-        f"{', '.join(dict.fromkeys(str(r['k']) for r in rows))}) were run on one aggregation of the input; no table was "
-        "written. Each point is one configuration: lower is better on both axes. A configuration on the <b>Pareto front</b> "
+        f"{', '.join(dict.fromkeys(str(r['k']) for r in rows))}) were run on one aggregation of the input; no table "
+        "was "
+        "written. Each point is one configuration: lower is better on both axes. A configuration on the <b>Pareto "
+        "front</b> "
         "(circled) is one that no other beats on both the loss and that risk figure; choose among those.</p>"
-        "<p class=muted>Loss: the average cell loss of the quasi-identifiers (0 = published as is, 1 = every cell at the root "
+        "<p class=muted>Loss: the average cell loss of the quasi-identifiers (0 = published as is, 1 = every cell at "
+        "the root "
         "or suppressed). Highest risk: 1 / the smallest class, the chance a prosecutor who knows the person is in the "
         f"table re-identifies the worst-placed record. Records at risk: the share of records in classes smaller than "
         f"{fmt(threshold)} rows.</p>"

@@ -160,7 +160,8 @@ def _privacy(r: Mapping[str, Any]) -> str:
         after = ("none may remain after publication" if guarantee == "k-anonymity" else
                  "equal published tuples may form smaller groups: the guarantee is the method's own")  # fmt: skip
         parts.append(figure(plots.class_size_plot(sizes, int(k or 1)), "Class-size histogram",
-                            "Share of the records in classes of each size, in the input and as published; the shaded bins "
+                            "Share of the records in classes of each size, in the input and as published; the shaded "
+                            "bins "
                             f"hold classes smaller than k ({after})."))  # fmt: skip
     return section("privacy", "Privacy", "".join(parts))
 
@@ -208,7 +209,8 @@ def _utility(r: Mapping[str, Any]) -> str:
     by_qid = r.get("loss_by_qid") or {}
     if by_qid:
         parts.append(figure(plots.loss_plot(by_qid, r.get("loss")), "Information loss per quasi-identifier",
-                            "Average over the input rows of each cell's loss: 0 when published as is, 1 at the hierarchy's root "
+                            "Average over the input rows of each cell's loss: 0 when published as is, 1 at the "
+                            "hierarchy's root "
                             "or suppressed, in between the share of the attribute's leaves the published value covers."))  # fmt: skip
     else:
         parts.append("<p class=muted>The average cell loss is not defined for this method's published values "
@@ -327,10 +329,12 @@ def _lattice(r: Mapping[str, Any]) -> str:
         return ""
     chosen = ", ".join(f"{q} {lv}" for q, lv in (details.get("levels") or {}).items())
     intro = (f"<p>Full-domain generalization chose the level vector <b>{esc(chosen)}</b> (loss {fmt(r['loss'])}, "
-             f"{fmt(r.get('suppressed'))} rows suppressed) as the feasible vector of least loss. Its neighbours differ by one "
+             f"{fmt(r.get('suppressed'))} rows suppressed) as the feasible vector of least loss. Its neighbours "
+             "differ by one "
              "level of one quasi-identifier:</p>")  # fmt: skip
     fig = figure(plots.neighbours_plot(neighbours, r["loss"], int(r.get("suppressed") or 0)), "Lattice neighbours",
-                 "Loss of each neighbour; a cross marks a neighbour that would leave more rows in classes smaller than k "
+                 "Loss of each neighbour; a cross marks a neighbour that would leave more rows in classes smaller "
+                 "than k "
                  "than the suppression budget allows.")  # fmt: skip
     rows = [[esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"), esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
              fmt(n["loss"]), fmt(n["suppressed"]), "yes" if n["feasible"] else "no"] for n in neighbours]  # fmt: skip
