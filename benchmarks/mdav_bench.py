@@ -124,7 +124,14 @@ def speed(args: argparse.Namespace) -> None:
         load = load_note()
         t = time.perf_counter()
         res = pa.anonymize(
-            df, hierarchies=hs, k=5, method="mdav", sensitive="salary-class", distance=distance, block_size=50_000
+            df,
+            hierarchies=hs,
+            k=5,
+            method="mdav",
+            publish="permute",
+            sensitive="salary-class",
+            distance=distance,
+            block_size=50_000,
         )
         res.collect()
         sec = time.perf_counter() - t
@@ -147,7 +154,14 @@ def speed(args: argparse.Namespace) -> None:
         load = load_note()
         t = time.perf_counter()
         res = pa.anonymize(
-            lf, hierarchies=vh, k=k, method="mdav", sensitive="party", drop=["name"], block_size=block_size
+            lf,
+            hierarchies=vh,
+            k=k,
+            method="mdav",
+            publish="permute",
+            sensitive="party",
+            drop=["name"],
+            block_size=block_size,
         )
         rep = res.sink_parquet(out, overwrite=True)
         sec = time.perf_counter() - t
@@ -206,7 +220,7 @@ def blocks(args: argparse.Namespace) -> None:
             total += d.sum()
             count += len(members) * (len(members) - 1)
         pub = pa.anonymize(
-            df, hierarchies=hs, k=5, method="mdav", sensitive="salary-class", block_size=block_size
+            df, hierarchies=hs, k=5, method="mdav", publish="permute", sensitive="salary-class", block_size=block_size
         ).collect()
         loss = mi_loss(df, pub, [*ADULT_QIDS, "salary-class"])
         risk = record_linkage(df, pub, ADULT_QIDS, "salary-class")
@@ -278,6 +292,7 @@ def evidence(args: argparse.Namespace) -> None:
                         hierarchies={q: hs[q] for q in qids},
                         k=k,
                         method="mdav",
+                        publish="permute",
                         sensitive=s,
                         distance=distance,
                         numeric=qnum,

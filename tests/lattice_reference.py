@@ -218,12 +218,17 @@ def tabulate(
 
 
 def optimum(
-    table: Sequence[tuple[tuple[int, ...], tuple[float, ...], int]], budget: int, metric: str
+    table: Sequence[tuple[tuple[int, ...], tuple[float, ...], int]], budget: int, metric: str, rows: int | None = None
 ) -> tuple[tuple[int, ...], tuple[float, ...], int] | None:
-    """``(vector, key, suppressed)`` of the best vector of a tabulated config within `budget` (None: none is)."""
+    """``(vector, key, suppressed)`` of the best vector of a tabulated config within `budget` (None: none is).
+
+    With `rows` (the table's row count), a vector that suppresses every row is no release and is left out, as
+    fulldomain leaves it out."""
     rtol = 0.0 if metric == "ncp" else 1e-12
     best = None
     for vector, key, s in table:
+        if rows is not None and s >= rows:
+            continue
         if s <= budget and (best is None or _better((key, s, vector), best, rtol)):
             best = (key, s, vector)
     return None if best is None else (best[2], best[0], best[1])

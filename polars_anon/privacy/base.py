@@ -131,6 +131,8 @@ class Model:
     monotone: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
     scope: ClassVar[Scope] = "class"
+    quiet_defaults: ClassVar[tuple[str, ...]] = ()
+    """Parameters :meth:`describe` leaves out while they hold their default (an option most users never set)."""
     uses_distribution: ClassVar[bool] = False
     """Whether classes are compared with an overall distribution of the attribute (t-closeness, β-likeness,
     δ-disclosure): its status then names the ``reference`` it was measured against."""
@@ -158,6 +160,7 @@ class Model:
             f.name: getattr(self, f.name)
             for f in fields(self)
             if f.name not in ("attribute", "population", "hierarchy")
+            and not (f.name in self.quiet_defaults and getattr(self, f.name) == f.default)
         }
         params = ", ".join(f"{k}={v!r}" for k, v in shown.items() if v is not None)
         on = f" on {self.sensitive_attribute!r}" if self.sensitive_attribute is not None else ""

@@ -92,6 +92,7 @@ def grassberger_entropy(counts: np.ndarray) -> np.ndarray:
 class LDiversity(Model):
     """l-diversity of `attribute` (see the module docstring); `c` only for ``variant="recursive"``."""
 
+    quiet_defaults = ("estimator",)
     attribute: str
     l: float
     variant: Literal["distinct", "entropy", "recursive"] = "distinct"

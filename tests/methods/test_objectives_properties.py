@@ -47,7 +47,9 @@ def check(df: pl.DataFrame, hs: dict[str, pa.Hierarchy], k: int, budget: int, co
     ref_config = dict(options, metric=config["metric"])
     if "weights" in options:
         ref_config["weights"] = [float(options["weights"].get(q, 1.0)) for q in qids]  # type: ignore[attr-defined]
-    want = optimum(tabulate(agg, qids, hs, [k], {"c": ref_config})[(k, "c")], budget, str(config["metric"]))
+    want = optimum(
+        tabulate(agg, qids, hs, [k], {"c": ref_config})[(k, "c")], budget, str(config["metric"]), rows=df.height
+    )
     chosen = Settings(str(config["metric"]), max_suppressed=budget, **options)  # type: ignore[arg-type]
     if want is None:
         with pytest.raises(InfeasibleError):

@@ -276,8 +276,14 @@ def test_sink_parquet_on_duckdb_raises_keyboard_interrupt(tmp_path: Path, monkey
     table = pl.DataFrame({"sex": ["F", "M"] * 3})
     res = pa.anonymize(table, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=3, engine="duckdb")
     monkeypatch.setattr(DuckDBEngine, "write", slow)
-    with unchanged(tmp_path), pytest.raises(KeyboardInterrupt, match="interrupted by SIGINT; nothing was written"):
-        res.sink_parquet(tmp_path / "t.parquet")
+    # Python's own SIGINT handler, as in a user's interpreter (a pytest-xdist worker ignores SIGINT, and then the
+    # query would run to its end)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with unchanged(tmp_path), pytest.raises(KeyboardInterrupt, match="interrupted by SIGINT; nothing was written"):
+            res.sink_parquet(tmp_path / "t.parquet")
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequest) -> None:
