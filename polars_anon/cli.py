@@ -44,9 +44,16 @@ def _demo(args: argparse.Namespace) -> int:
         staged = staged_write(out, voters, lambda tmp: write_rows(tmp, args.rows, args.seed))
         generated = time.perf_counter() - start
         job = Job(
-            input=staged, output=output, report=report, k=args.k, qids={q: demo_hierarchy_specs()[q] for q in DEMO_QIDS},
-            method=args.method, drop=["voter_id", "name"], sensitive="party", seed=args.seed,
-        )  # fmt: skip
+            input=staged,
+            output=output,
+            report=report,
+            k=args.k,
+            qids={q: demo_hierarchy_specs()[q] for q in DEMO_QIDS},
+            method=args.method,
+            drop=["voter_id", "name"],
+            sensitive="party",
+            seed=args.seed,
+        )
         rep = execute_job(job, out, input_name=str(voters))
         out.commit()
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
@@ -71,18 +78,24 @@ def _explain(rep: dict) -> None:
     qids, k = ", ".join(rep["qids"]), rep["k"]
     lines = []
     if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
-        lines.append(f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
-                     f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows")  # fmt: skip
+        lines.append(
+            f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
+            f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows"
+        )
     else:
         smallest = rep["min_class_size"]
-        lines.append(f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "
-                     f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability "
-                     "at most "
-                     f"1/{smallest:,} = {1 / smallest:.2%}")  # fmt: skip
+        lines.append(
+            f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "
+            f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability "
+            "at most "
+            f"1/{smallest:,} = {1 / smallest:.2%}"
+        )
     if rep.get("loss") is not None:
         per = ", ".join(f"{q} {v:.2f}" for q, v in rep["loss_by_qid"].items())
-        lines.append(f"average cell loss {rep['loss']:.4f}: 0 = every value published as is, 1 = every value generalized "
-                     f"to '*' (per attribute: {per})")  # fmt: skip
+        lines.append(
+            f"average cell loss {rep['loss']:.4f}: 0 = every value published as is, 1 = every value generalized "
+            f"to '*' (per attribute: {per})"
+        )
     lines.append(f"suppressed {rep['suppressed']:,} rows: removed because they could not join a class of {k}")
     print("what the figures mean:")
     for line in lines:
@@ -488,11 +501,15 @@ def parser() -> argparse.ArgumentParser:
         "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
     )
     a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
-    a.add_argument("--driver-tuples", type=int, metavar="N",
-                   help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
-                        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's "
-                        "driver_tuples; "
-                        "default 5,000,000)")  # fmt: skip
+    a.add_argument(
+        "--driver-tuples",
+        type=int,
+        metavar="N",
+        help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
+        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's "
+        "driver_tuples; "
+        "default 5,000,000)",
+    )
     a.set_defaults(run=_anonymize)
     _report_parsers(sub, common)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")

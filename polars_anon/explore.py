@@ -168,7 +168,8 @@ def explore(
     >>> H = {"age": Hierarchy.intervals(range(30, 50), [5, 10]), "sex": Hierarchy.suppression(["F", "M"])}
     >>> t = explore(df, hierarchies=H, k=[2, 3], methods=["fulldomain", "greedy"])
     >>> t.select("method", "k", "loss", "min_class_size", "front_highest_risk").rows()  # fulldomain: age to *, sex kept
-    [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True), ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
+    [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True),
+     ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
     """
     asked = {"qids": qids, "drop": drop, "sensitive": sensitive, "insensitive": insensitive, "seed": seed, "null": null,
              "privacy": privacy}  # fmt: skip
@@ -257,10 +258,27 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
 
 
 def _table(rows: list[dict[str, Any]], qids: list[str]) -> pl.DataFrame:
-    schema = {"method": pl.String, "k": pl.Int64, "metric": pl.String, "options": pl.String, "models": pl.String,
-              "feasible": pl.Boolean, "error": pl.String, "guarantee": pl.String, "loss": pl.Float64, **{f"loss_{q}": pl.Float64 for q in qids}, "suppressed": pl.Int64,
-              "n_classes": pl.Int64, "min_class_size": pl.Int64, "highest_risk": pl.Float64, "average_risk": pl.Float64,
-              "records_at_risk": pl.Float64, "risk_threshold": pl.Int64, "levels": pl.String, "seconds": pl.Float64}  # fmt: skip
+    schema = {
+        "method": pl.String,
+        "k": pl.Int64,
+        "metric": pl.String,
+        "options": pl.String,
+        "models": pl.String,
+        "feasible": pl.Boolean,
+        "error": pl.String,
+        "guarantee": pl.String,
+        "loss": pl.Float64,
+        **{f"loss_{q}": pl.Float64 for q in qids},
+        "suppressed": pl.Int64,
+        "n_classes": pl.Int64,
+        "min_class_size": pl.Int64,
+        "highest_risk": pl.Float64,
+        "average_risk": pl.Float64,
+        "records_at_risk": pl.Float64,
+        "risk_threshold": pl.Int64,
+        "levels": pl.String,
+        "seconds": pl.Float64,
+    }
     table = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema, orient="row")
     fronts = {f"front_{risk}": pl.Series(pareto(table[risk], table["loss"])) for risk in RISKS}
     return table.with_columns(**fronts)
@@ -296,7 +314,9 @@ def write_explore(
     html: bool = True,
     overwrite: bool = False,
 ) -> dict[str, str]:
-    """Write the explore table (``.csv`` or ``.parquet``) and, unless `html` is False, its page ``<stem>.html``; all or nothing.
+    """Write the explore table (``.csv`` or ``.parquet``) and its page; all or nothing.
+
+    The page is ``<stem>.html``, written unless `html` is False.
 
     `meta` (input, rows, timings, ...) is shown on the page. Returns the paths written.
     """

@@ -146,7 +146,8 @@ def parse_spec(name: str, spec: object) -> HierarchySpec:
     >>> parse_spec("zip", {"mask": "five"})
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: qid 'zip': hierarchy key 'mask' must be an integer >= 1 (characters masked from the right), got 'five'
+    polars_anon.errors.InvalidParameterError: qid 'zip': hierarchy key 'mask' must be an integer >= 1
+    (characters masked from the right), got 'five'
     """
     if spec == "suppress":
         return HierarchySpec("suppress")

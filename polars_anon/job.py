@@ -697,7 +697,9 @@ def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
 
 
 def encoding_path(output: str | Path, encoding: str, layout: str = "wide") -> Path:
-    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet`` (a directory, no suffix, for layout "classes").
+    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet``.
+
+    For layout "classes" the path is a directory, with no suffix.
 
     >>> encoding_path("out/adult_k10.parquet", "proportional").name
     'adult_k10.proportional.parquet'

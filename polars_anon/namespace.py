@@ -73,7 +73,9 @@ class AnonLazyFrame:
         names: str | Sequence[str] | None = None,
         **kwargs: Any,
     ) -> pl.LazyFrame:
-        """Information-loss metrics of `anonymized` against this original frame; see :func:`polars_anon.metrics.compute`.
+        """Information-loss metrics of `anonymized` against this original frame.
+
+        See :func:`polars_anon.metrics.compute`.
 
         They are computed now (one pass over both frames); the returned frame is lazy.
         """

@@ -268,7 +268,10 @@ class Lattice:
 
     @property
     def prunable(self) -> bool:
-        """Whether a failing vector's specializations fail too (the models' monotonicity, with or without suppression)."""
+        """Whether a failing vector's specializations fail too.
+
+        That is the models' monotonicity, with or without suppression.
+        """
         return self.constraints.monotone_suppression or (self.constraints.monotone and self.max_suppressed == 0)
 
     @property
@@ -487,7 +490,10 @@ class _Search:
         return lo
 
     def cannot_win(self, i: int, v: np.ndarray) -> bool:
-        """Whether the bounds known for `v` (row `i` of the grid) exclude it (ties lost to a best that suppresses nothing)."""
+        """Whether the bounds known for `v` (row `i` of the grid) exclude it.
+
+        Ties are lost to a best that suppresses nothing.
+        """
         assert self.best is not None
         key, suppressed, lsum, at = self.best[:4]
         atol, rtol = self.obj.atol, self.obj.rtol
