@@ -176,8 +176,13 @@ def verify_models(
     return verify_classes(classes, frames, keys, constraints, levels)
 
 
-def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], keys: Sequence[str], constraints: Constraints,
-                   levels: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
+def verify_classes(
+    classes: pl.DataFrame,
+    frames: Sequence[pl.DataFrame | None],
+    keys: Sequence[str],
+    constraints: Constraints,
+    levels: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
     """:func:`verify_models` on class frames already collected (from :func:`class_frames`)."""
     if constraints.k_only:
         return {}
@@ -305,8 +310,14 @@ def check(
     )
 
 
-def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFrame, qids: Sequence[str],
-                hierarchies: Mapping[str, Hierarchy] | None, levels: Mapping[str, int] | None) -> PopulationCounts | None:  # fmt: skip
+def _population(
+    models: Sequence[Model],
+    lf: pl.LazyFrame,
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None,
+    levels: Mapping[str, int] | None,
+) -> PopulationCounts | None:
     tables = [m for m in models if m.needs_population_table]
     if not tables:
         return None
@@ -379,7 +390,9 @@ def matched_population(population: pl.DataFrame, classes: pl.DataFrame, qids: Se
 
 
 def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model: Model) -> pl.DataFrame:
-    """Per class of the table: its qids, ``size``, the model's ``measure`` and ``satisfied`` (the table is the reference).
+    """Per class of the table: its qids, ``size``, the model's ``measure`` and ``satisfied``.
+
+    The table is the reference.
 
     The Python twin of the per-class DuckDB macros (``anon_l_diversity``, ``anon_t_closeness``, ...).
 
