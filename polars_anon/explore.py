@@ -30,7 +30,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -70,6 +70,11 @@ RISKS = ("highest_risk", "records_at_risk")
 """The risk figures a Pareto front is drawn against (each with the loss)."""
 
 
+def _repeated(values: Sequence[object]) -> list[object]:
+    """The values listed more than once, sorted by their text."""
+    return sorted({v for v in values if values.count(v) > 1}, key=str)
+
+
 def _grid(k: Sequence[int] | int, methods: Sequence[str] | str) -> tuple[list[int], list[str]]:
     ks = [k] if isinstance(k, int) else list(k)
     names = [methods] if isinstance(methods, str) else list(methods)
@@ -80,7 +85,7 @@ def _grid(k: Sequence[int] | int, methods: Sequence[str] | str) -> tuple[list[in
     for name in names:
         check_choice("explore: method", name, sorted(METHODS))
     for what, values in (("k", ks), ("methods", names)):
-        dup = sorted({v for v in values if values.count(v) > 1}, key=str)
+        dup = _repeated(values)
         if dup:
             raise InvalidParameterError(f"explore: {what} lists {dup} more than once")
     return sorted(ks), names
@@ -249,12 +254,21 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
     loss, by_qid = map_loss(plan.map, request.hierarchies)
     sizes = plan.map.published_sizes()[SIZE]
     levels = plan.details.get("levels")
+    smallest = cast("int | None", sizes.min())  # an integer column: the stubs say any Python scalar
     return {
-        **row, "feasible": True, "error": None, "guarantee": plan.guarantee, "loss": loss,
+        **row,
+        "feasible": True,
+        "error": None,
+        "guarantee": plan.guarantee,
+        "loss": loss,
         **{f"loss_{q}": v for q, v in by_qid.items()},
-        "suppressed": plan.map.suppressed_rows, "n_classes": sizes.len(), "min_class_size": int(sizes.min() or 0),
-        **size_risk(sizes, threshold), "levels": json.dumps(levels) if levels else None, "seconds": seconds,
-    }  # fmt: skip
+        "suppressed": plan.map.suppressed_rows,
+        "n_classes": sizes.len(),
+        "min_class_size": int(smallest or 0),
+        **size_risk(sizes, threshold),
+        "levels": json.dumps(levels) if levels else None,
+        "seconds": seconds,
+    }
 
 
 def _table(rows: list[dict[str, Any]], qids: list[str]) -> pl.DataFrame:
