@@ -156,7 +156,7 @@ class Model:
         """A one-line name with its parameters, for messages and reports."""
         shown = {
             f.name: getattr(self, f.name)
-            for f in fields(self)
+            for f in fields(self)  # pyright: ignore[reportArgumentType]  (every concrete model is a @dataclass)
             if f.name not in ("attribute", "population", "hierarchy")
         }
         params = ", ".join(f"{k}={v!r}" for k, v in shown.items() if v is not None)

@@ -294,7 +294,8 @@ def check(
         check_columns(ref, attributes, "reference: columns")
         counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
         refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value
-    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies,
+    counts = {a: f for a, f in zip(attributes, frames) if f is not None}  # no labels given: every frame is there
+    constraints = build_constraints(aggregates, qids, k, models, counts, population, hierarchies,
                                     refs)  # fmt: skip
     view = constraints.view(np.arange(aggregates.height))
     sizes = view.size
@@ -407,7 +408,8 @@ def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model
     check_columns(lf, attributes, f"{model.name}: attribute")
     classes, frames = class_frames(lf, qids, attributes)
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
-    constraints = build_constraints(aggregates, qids, 1, [model], dict(zip(attributes, frames)))
+    counts = {a: f for a, f in zip(attributes, frames) if f is not None}  # no labels given: every frame is there
+    constraints = build_constraints(aggregates, qids, 1, [model], counts)
     view = constraints.view(np.arange(aggregates.height))
     check_ = constraints.checks[0]
     if check_.scope != "class":

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 __all__ = ["bin_label", "class_size_plot", "loss_plot", "neighbours_plot", "tradeoff_plot"]
 
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "polars_anon",
     "svg.fonttype": "path",
     "font.size": 9,
