@@ -14,7 +14,7 @@ import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import polars as pl
 
@@ -27,6 +27,10 @@ from polars_anon.errors import AnonError
 from polars_anon.io import scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.outputs import Interrupted, Outputs, staged_write
+
+if TYPE_CHECKING:
+    from polars_anon.hierarchy import Hierarchy
+    from polars_anon.privacy.base import Model
 
 __all__ = ["main", "parser"]
 
@@ -44,9 +48,16 @@ def _demo(args: argparse.Namespace) -> int:
         staged = staged_write(out, voters, lambda tmp: write_rows(tmp, args.rows, args.seed))
         generated = time.perf_counter() - start
         job = Job(
-            input=staged, output=output, report=report, k=args.k, qids={q: demo_hierarchy_specs()[q] for q in DEMO_QIDS},
-            method=args.method, drop=["voter_id", "name"], sensitive="party", seed=args.seed,
-        )  # fmt: skip
+            input=staged,
+            output=output,
+            report=report,
+            k=args.k,
+            qids={q: demo_hierarchy_specs()[q] for q in DEMO_QIDS},
+            method=args.method,
+            drop=["voter_id", "name"],
+            sensitive="party",
+            seed=args.seed,
+        )
         rep = execute_job(job, out, input_name=str(voters))
         out.commit()
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
@@ -71,18 +82,24 @@ def _explain(rep: dict) -> None:
     qids, k = ", ".join(rep["qids"]), rep["k"]
     lines = []
     if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
-        lines.append(f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
-                     f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows")  # fmt: skip
+        lines.append(
+            f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
+            f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows"
+        )
     else:
         smallest = rep["min_class_size"]
-        lines.append(f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "
-                     f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability "
-                     "at most "
-                     f"1/{smallest:,} = {1 / smallest:.2%}")  # fmt: skip
+        lines.append(
+            f"k={k}: every published combination of {qids} is shared by at least {k} voters; the smallest class "
+            f"has {smallest:,}, so someone who knows a voter's {qids} picks the right row with probability "
+            "at most "
+            f"1/{smallest:,} = {1 / smallest:.2%}"
+        )
     if rep.get("loss") is not None:
         per = ", ".join(f"{q} {v:.2f}" for q, v in rep["loss_by_qid"].items())
-        lines.append(f"average cell loss {rep['loss']:.4f}: 0 = every value published as is, 1 = every value generalized "
-                     f"to '*' (per attribute: {per})")  # fmt: skip
+        lines.append(
+            f"average cell loss {rep['loss']:.4f}: 0 = every value published as is, 1 = every value generalized "
+            f"to '*' (per attribute: {per})"
+        )
     lines.append(f"suppressed {rep['suppressed']:,} rows: removed because they could not join a class of {k}")
     print("what the figures mean:")
     for line in lines:
@@ -148,7 +165,7 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
 
 
-def _job_hierarchies(job_path: str | None) -> dict[str, object] | None:
+def _job_hierarchies(job_path: str | None) -> dict[str, Hierarchy] | None:
     """The qid hierarchies of a job file, built on its input (a population is matched to the classes through them)."""
     if not job_path:
         return None
@@ -158,7 +175,7 @@ def _job_hierarchies(job_path: str | None) -> dict[str, object] | None:
     return build_hierarchies(scan_input(job.input, separator=job.separator), job.qids, job.base)
 
 
-def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) -> list[object]:
+def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
     file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table."""
     import tomllib
@@ -390,7 +407,8 @@ def _metrics(args: argparse.Namespace) -> int:
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
-    data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=needed, k=k)
+    # sensitive=: a job's `sensitive = []` reaches prepare as an empty list (a list the type does not admit), as before
+    data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=needed, k=k)  # pyright: ignore[reportArgumentType]
     table = evaluate(data, names).row(0, named=True)
     per = evaluate(data, names, by_attribute=True) if args.by_attribute else None
     header = ["metric", "table", *(qids if per is not None else [])]
@@ -470,7 +488,7 @@ def _report_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentPa
 def parser() -> argparse.ArgumentParser:
     """The ``polars-anon`` argument parser (the CLI reference page of the docs is generated from it)."""
     p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)  # only lends its arguments (parents=[common]); a _Parser as the subparsers are
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars (also: POLARS_ANON_PROGRESS=0)")
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", parents=[common], help="generate a synthetic voter register and anonymize it")
@@ -488,11 +506,15 @@ def parser() -> argparse.ArgumentParser:
         "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
     )
     a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
-    a.add_argument("--driver-tuples", type=int, metavar="N",
-                   help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
-                        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's "
-                        "driver_tuples; "
-                        "default 5,000,000)")  # fmt: skip
+    a.add_argument(
+        "--driver-tuples",
+        type=int,
+        metavar="N",
+        help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
+        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's "
+        "driver_tuples; "
+        "default 5,000,000)",
+    )
     a.set_defaults(run=_anonymize)
     _report_parsers(sub, common)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")

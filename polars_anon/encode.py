@@ -166,7 +166,7 @@ def output_columns(
 
 
 def indicator_table(
-    qid: str, hierarchy: Hierarchy, representation: str, dtype: pl.DataType = pl.Float32
+    qid: str, hierarchy: Hierarchy, representation: str, dtype: pl.DataType | type[pl.DataType] = pl.Float32
 ) -> pl.DataFrame:
     """Lookup table of an indicator encoding: one row per node (``__anon_label``) and its block.
 
@@ -416,7 +416,10 @@ def plan_encoding(
         if orig is not None:
             _check_nodes(orig, hierarchies, "original", leaves_only=True)
     if rep in MAPPINGS:
-        freqs = leaf_frequencies(orig, hierarchies) if rep == "statistical" else None
+        freqs = None
+        if rep == "statistical":
+            assert orig is not None  # refused above: "statistical" is in _NEEDS_ORIGINAL
+            freqs = leaf_frequencies(orig, hierarchies)
         return EncodingPlan(
             map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names
         )

@@ -229,7 +229,7 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
         raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
     chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
     rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
-    joins = [EncodingJoin(r, j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
+    joins = [EncodingJoin(r.lazy(), j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]
     n_rows = plan.n_rows
     if n_rows is None:
         n_rows = plan.rows.select(pl.len()).collect().item()  # materializes: one row

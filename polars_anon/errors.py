@@ -6,6 +6,8 @@ is allowed, and a hint. All of them derive from :class:`AnonError`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "AnonError",
     "ColumnNotFoundError",
@@ -69,7 +71,7 @@ class OutputError(AnonError, OSError):
     """An output could not be written (a full disk, a folder that cannot be created); nothing was written."""
 
 
-def preview(values: list[object], limit: int = 5) -> str:
+def preview(values: Sequence[object], limit: int = 5) -> str:
     """Format at most `limit` offending values for an error message."""
     shown = [str(v) if v is None else repr(v) for v in values[:limit]]
     return "[" + ", ".join(shown) + "]"

@@ -30,7 +30,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -70,6 +70,11 @@ RISKS = ("highest_risk", "records_at_risk")
 """The risk figures a Pareto front is drawn against (each with the loss)."""
 
 
+def _repeated(values: Sequence[object]) -> list[object]:
+    """The values listed more than once, sorted by their text."""
+    return sorted({v for v in values if values.count(v) > 1}, key=str)
+
+
 def _grid(k: Sequence[int] | int, methods: Sequence[str] | str) -> tuple[list[int], list[str]]:
     ks = [k] if isinstance(k, int) else list(k)
     names = [methods] if isinstance(methods, str) else list(methods)
@@ -80,7 +85,7 @@ def _grid(k: Sequence[int] | int, methods: Sequence[str] | str) -> tuple[list[in
     for name in names:
         check_choice("explore: method", name, sorted(METHODS))
     for what, values in (("k", ks), ("methods", names)):
-        dup = sorted({v for v in values if values.count(v) > 1}, key=str)
+        dup = _repeated(values)
         if dup:
             raise InvalidParameterError(f"explore: {what} lists {dup} more than once")
     return sorted(ks), names
@@ -168,7 +173,8 @@ def explore(
     >>> H = {"age": Hierarchy.intervals(range(30, 50), [5, 10]), "sex": Hierarchy.suppression(["F", "M"])}
     >>> t = explore(df, hierarchies=H, k=[2, 3], methods=["fulldomain", "greedy"])
     >>> t.select("method", "k", "loss", "min_class_size", "front_highest_risk").rows()  # fulldomain: age to *, sex kept
-    [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True), ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
+    [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True),
+     ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
     """
     asked = {"qids": qids, "drop": drop, "sensitive": sensitive, "insensitive": insensitive, "seed": seed, "null": null,
              "privacy": privacy}  # fmt: skip
@@ -248,19 +254,45 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
     loss, by_qid = map_loss(plan.map, request.hierarchies)
     sizes = plan.map.published_sizes()[SIZE]
     levels = plan.details.get("levels")
+    smallest = cast("int | None", sizes.min())  # an integer column: the stubs say any Python scalar
     return {
-        **row, "feasible": True, "error": None, "guarantee": plan.guarantee, "loss": loss,
+        **row,
+        "feasible": True,
+        "error": None,
+        "guarantee": plan.guarantee,
+        "loss": loss,
         **{f"loss_{q}": v for q, v in by_qid.items()},
-        "suppressed": plan.map.suppressed_rows, "n_classes": sizes.len(), "min_class_size": int(sizes.min() or 0),
-        **size_risk(sizes, threshold), "levels": json.dumps(levels) if levels else None, "seconds": seconds,
-    }  # fmt: skip
+        "suppressed": plan.map.suppressed_rows,
+        "n_classes": sizes.len(),
+        "min_class_size": int(smallest or 0),
+        **size_risk(sizes, threshold),
+        "levels": json.dumps(levels) if levels else None,
+        "seconds": seconds,
+    }
 
 
 def _table(rows: list[dict[str, Any]], qids: list[str]) -> pl.DataFrame:
-    schema = {"method": pl.String, "k": pl.Int64, "metric": pl.String, "options": pl.String, "models": pl.String,
-              "feasible": pl.Boolean, "error": pl.String, "guarantee": pl.String, "loss": pl.Float64, **{f"loss_{q}": pl.Float64 for q in qids}, "suppressed": pl.Int64,
-              "n_classes": pl.Int64, "min_class_size": pl.Int64, "highest_risk": pl.Float64, "average_risk": pl.Float64,
-              "records_at_risk": pl.Float64, "risk_threshold": pl.Int64, "levels": pl.String, "seconds": pl.Float64}  # fmt: skip
+    schema = {
+        "method": pl.String,
+        "k": pl.Int64,
+        "metric": pl.String,
+        "options": pl.String,
+        "models": pl.String,
+        "feasible": pl.Boolean,
+        "error": pl.String,
+        "guarantee": pl.String,
+        "loss": pl.Float64,
+        **{f"loss_{q}": pl.Float64 for q in qids},
+        "suppressed": pl.Int64,
+        "n_classes": pl.Int64,
+        "min_class_size": pl.Int64,
+        "highest_risk": pl.Float64,
+        "average_risk": pl.Float64,
+        "records_at_risk": pl.Float64,
+        "risk_threshold": pl.Int64,
+        "levels": pl.String,
+        "seconds": pl.Float64,
+    }
     table = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema, orient="row")
     fronts = {f"front_{risk}": pl.Series(pareto(table[risk], table["loss"])) for risk in RISKS}
     return table.with_columns(**fronts)
@@ -296,7 +328,9 @@ def write_explore(
     html: bool = True,
     overwrite: bool = False,
 ) -> dict[str, str]:
-    """Write the explore table (``.csv`` or ``.parquet``) and, unless `html` is False, its page ``<stem>.html``; all or nothing.
+    """Write the explore table (``.csv`` or ``.parquet``) and its page; all or nothing.
+
+    The page is ``<stem>.html``, written unless `html` is False.
 
     `meta` (input, rows, timings, ...) is shown on the page. Returns the paths written.
     """

@@ -25,11 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from polars_anon.builders import bands, dates, groups
 from polars_anon.errors import HierarchyError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["KINDS", "HierarchySpec", "build_spec", "parse_spec"]
 
@@ -146,7 +149,8 @@ def parse_spec(name: str, spec: object) -> HierarchySpec:
     >>> parse_spec("zip", {"mask": "five"})
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: qid 'zip': hierarchy key 'mask' must be an integer >= 1 (characters masked from the right), got 'five'
+    polars_anon.errors.InvalidParameterError: qid 'zip': hierarchy key 'mask' must be an integer >= 1
+    (characters masked from the right), got 'five'
     """
     if spec == "suppress":
         return HierarchySpec("suppress")
@@ -157,7 +161,9 @@ def parse_spec(name: str, spec: object) -> HierarchySpec:
     raise InvalidParameterError(f"qid {name!r}: hierarchy must be {_FORMS}; got {spec!r}")
 
 
-def build_spec(name: str, spec: HierarchySpec, values: Sequence[object] | None, base: Path = Path(".")) -> Hierarchy:
+def build_spec(
+    name: str, spec: HierarchySpec, values: Sequence[object] | pl.Series | None, base: Path = Path(".")
+) -> Hierarchy:
     """Build a checked spec; `values` are the column's distinct values (a Series keeps the dtype).
 
     Refusals of the builders are re-raised naming the qid.

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -31,7 +31,7 @@ from polars_anon._passes import collect_apart, remember_tuple_counts
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.encode import REPRESENTATIONS, canonical
-from polars_anon.encoded_io import LAYOUTS, stage_encoded
+from polars_anon.encoded_io import LAYOUTS, Layout, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.errors import InfeasibleError, InvalidParameterError
@@ -400,7 +400,8 @@ class Job:
         if driver_tuples is not None:
             raw["driver_tuples"] = driver_tuples
         if master is not None:
-            raw["spark"] = {**(raw.get("spark") if isinstance(raw.get("spark"), dict) else {}), "master": master}
+            spark = raw.get("spark")
+            raw["spark"] = {**(spark if isinstance(spark, dict) else {}), "master": master}
         return cls.from_dict(raw, path.parent)
 
 
@@ -467,8 +468,11 @@ def build_hierarchies(
     return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
 
 
-def _layout(job: Job, encoding: str) -> str:
-    return job.encode_layout if encoding in REPRESENTATIONS else "wide"  # the mappings keep a column per qid: wide
+def _layout(job: Job, encoding: str) -> Layout:
+    # encode_layout was checked against LAYOUTS when the job was loaded
+    return (
+        cast(Layout, job.encode_layout) if encoding in REPRESENTATIONS else "wide"
+    )  # the mappings keep a column per qid: wide
 
 
 def _encoding_paths(job: Job) -> dict[str, Path]:
@@ -511,9 +515,14 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     }  # fmt: skip
     deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
+    # before any data is read: DEFERRED stands for each hierarchy (check_request accepts it; its type says Hierarchy)
     request = check_request(
-        lf.collect_schema(), hierarchies=deferred, options=job.options, privacy=[p.model for p in job.privacy], **asked
-    )  # type: ignore[arg-type]  (before any data is read)
+        lf.collect_schema(),
+        hierarchies=deferred,  # pyright: ignore[reportArgumentType]
+        options=job.options,
+        privacy=[p.model for p in job.privacy],
+        **asked,
+    )
     if job.engine == "polars":
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
         result = anonymize(lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
@@ -697,7 +706,9 @@ def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:
 
 
 def encoding_path(output: str | Path, encoding: str, layout: str = "wide") -> Path:
-    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet`` (a directory, no suffix, for layout "classes").
+    """``out/adult_k10.parquet`` -> ``out/adult_k10.proportional.parquet``.
+
+    For layout "classes" the path is a directory, with no suffix.
 
     >>> encoding_path("out/adult_k10.parquet", "proportional").name
     'adult_k10.proportional.parquet'

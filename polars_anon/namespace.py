@@ -73,7 +73,9 @@ class AnonLazyFrame:
         names: str | Sequence[str] | None = None,
         **kwargs: Any,
     ) -> pl.LazyFrame:
-        """Information-loss metrics of `anonymized` against this original frame; see :func:`polars_anon.metrics.compute`.
+        """Information-loss metrics of `anonymized` against this original frame.
+
+        See :func:`polars_anon.metrics.compute`.
 
         They are computed now (one pass over both frames); the returned frame is lazy.
         """
@@ -87,25 +89,29 @@ class AnonDataFrame:
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
+    def _lazy(self) -> AnonLazyFrame:
+        """``self._df.lazy().anon``, typed (registered namespaces are invisible to type checkers)."""
+        return AnonLazyFrame(self._df.lazy())
+
     def generalize(self, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int]) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.generalize`."""
-        return self._df.lazy().anon.generalize(hierarchies, levels).collect()
+        return self._lazy().generalize(hierarchies, levels).collect()
 
     def classes(self, qids: Sequence[str]) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.classes`."""
-        return self._df.lazy().anon.classes(qids).collect()
+        return self._lazy().classes(qids).collect()
 
     def check(self, qids: Sequence[str], k: int = 1) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.check`."""
-        return self._df.lazy().anon.check(qids, k).collect()
+        return self._lazy().check(qids, k).collect()
 
     def check_privacy(self, qids: Sequence[str], privacy: Sequence[Model], k: int = 1, **kwargs: Any) -> dict[str, Any]:
         """See :meth:`AnonLazyFrame.check_privacy`."""
-        return self._df.lazy().anon.check_privacy(qids, privacy, k, **kwargs)
+        return self._lazy().check_privacy(qids, privacy, k, **kwargs)
 
     def risk(self, qids: Sequence[str], **kwargs: Any) -> dict[str, Any]:
         """See :meth:`AnonLazyFrame.risk`."""
-        return self._df.lazy().anon.risk(qids, **kwargs)
+        return self._lazy().risk(qids, **kwargs)
 
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.DataFrame:
         """k-anonymize and verify; see :func:`polars_anon.pipeline.road.anonymize`."""
@@ -115,7 +121,7 @@ class AnonDataFrame:
         self, hierarchies: Mapping[str, Hierarchy], representation: str = "proportional", **kwargs: Any
     ) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.encode`."""
-        return self._df.lazy().anon.encode(hierarchies, representation, **kwargs).collect()
+        return self._lazy().encode(hierarchies, representation, **kwargs).collect()
 
     def metrics(
         self,
@@ -126,7 +132,7 @@ class AnonDataFrame:
         **kwargs: Any,
     ) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.metrics`."""
-        return self._df.lazy().anon.metrics(anonymized, qids, hierarchies, names, **kwargs).collect()
+        return self._lazy().metrics(anonymized, qids, hierarchies, names, **kwargs).collect()
 
 
 @pl.api.register_expr_namespace("anon")

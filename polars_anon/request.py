@@ -7,8 +7,8 @@ refusal names the culprit (column, value, parameter).
 
 >>> import polars as pl
 >>> from polars_anon import Hierarchy
->>> req = check_request(pl.Schema({"sex": pl.String, "id": pl.Int64}), hierarchies={"sex": Hierarchy.suppression(["F", "M"])},
-...                     k=2, drop=["id"])
+>>> schema = pl.Schema({"sex": pl.String, "id": pl.Int64})
+>>> req = check_request(schema, hierarchies={"sex": Hierarchy.suppression(["F", "M"])}, k=2, drop=["id"])
 >>> req.qids, req.method.name, req.columns
 (('sex',), 'fulldomain', {'sex': 'quasi-identifier', 'id': 'identifying'})
 """

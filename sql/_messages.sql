@@ -12,15 +12,18 @@ CREATE OR REPLACE TEMP MACRO anon_msg_repr(x) AS
        WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN x::VARCHAR = 'true' THEN 'True' ELSE 'False' END
        WHEN typeof(x) <> 'VARCHAR' THEN x::VARCHAR
        WHEN contains(x::VARCHAR, '''') AND NOT contains(x::VARCHAR, '"')
-       THEN '"' || replace(replace(replace(replace(x::VARCHAR, '\', '\\'), chr(10), '\n'), chr(13), '\r'), chr(9), '\t') || '"'
-       ELSE '''' || replace(replace(replace(replace(replace(x::VARCHAR, '\', '\\'), chr(10), '\n'), chr(13), '\r'), chr(9), '\t'),
+       THEN '"' || replace(replace(replace(replace(x::VARCHAR, '\', '\\'),
+                                                   chr(10), '\n'), chr(13), '\r'), chr(9), '\t') || '"'
+       ELSE '''' || replace(replace(replace(replace(replace(x::VARCHAR, '\', '\\'),
+                                                            chr(10), '\n'), chr(13), '\r'), chr(9), '\t'),
                             '''', '\''') || ''''
   END;
 
 -- anon_msg_repr_list(xs): a list as Python's repr shows it: ['a', 'b'].
 -- Twin: builtins.repr
 CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
-  CASE WHEN xs IS NULL THEN 'None' ELSE '[' || array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', ') || ']' END;
+  CASE WHEN xs IS NULL THEN 'None'
+       ELSE '[' || array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', ') || ']' END;
 
 -- anon_msg_columns_not_found(what, missing, where, columns): {what} {missing!r} not in {where}; its columns are {columns!r}
 -- Twin: polars_anon.messages.COLUMNS_NOT_FOUND

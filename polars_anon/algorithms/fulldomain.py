@@ -268,7 +268,10 @@ class Lattice:
 
     @property
     def prunable(self) -> bool:
-        """Whether a failing vector's specializations fail too (the models' monotonicity, with or without suppression)."""
+        """Whether a failing vector's specializations fail too.
+
+        That is the models' monotonicity, with or without suppression.
+        """
         return self.constraints.monotone_suppression or (self.constraints.monotone and self.max_suppressed == 0)
 
     @property
@@ -477,7 +480,12 @@ class _Search:
 
     def _cap(self, best: np.ndarray) -> int:
         """The most rows a vector may suppress and still tie `best` (:meth:`Objective.floor_at`)."""
-        fits = lambda s: compare(self.obj.floor_at(s), best, self.obj.atol, self.obj.rtol) <= 0
+
+        def fits(s: int) -> bool:
+            floor = self.obj.floor_at(s)
+            assert floor is not None  # called only when floor_at(0) is not None: the objective has floors
+            return compare(floor, best, self.obj.atol, self.obj.rtol) <= 0
+
         if self.obj.floor_at(0) is None or fits(self.budget):
             return self.budget
         lo, hi = 0, self.budget  # fits(lo), not fits(hi)
@@ -487,7 +495,10 @@ class _Search:
         return lo
 
     def cannot_win(self, i: int, v: np.ndarray) -> bool:
-        """Whether the bounds known for `v` (row `i` of the grid) exclude it (ties lost to a best that suppresses nothing)."""
+        """Whether the bounds known for `v` (row `i` of the grid) exclude it.
+
+        Ties are lost to a best that suppresses nothing.
+        """
         assert self.best is not None
         key, suppressed, lsum, at = self.best[:4]
         atol, rtol = self.obj.atol, self.obj.rtol
@@ -522,7 +533,7 @@ class _Search:
             type(self.obj).below is not Objective.below or type(self.obj).below_parts is not Objective.below_parts
         )
         order = np.lexsort((*grid[:, ::-1].T, grid.sum(axis=1), *bound[:, ::-1].T))
-        flat = np.ravel_multi_index(tuple(grid.T), self.suppressed.shape)
+        flat = np.asarray(np.ravel_multi_index(tuple(grid.T), self.suppressed.shape))  # an array: the stubs say intp
         with progress_bar(total=len(order), desc="full-domain lattice", unit="vector") as bar:
             for start in range(0, len(order), _CHUNK):
                 chunk = order[start : start + _CHUNK]

@@ -459,7 +459,8 @@ def merge_violating(
     >>> from polars_anon.privacy import LDiversity
     >>> s = pl.DataFrame({"s": ["a", "a", "a", "b"]})
     >>> agg = pl.DataFrame({"q": ["0"], "size": [4]})
-    >>> c = build_constraints(agg, ["q"], 2, [LDiversity("s", l=2)], {"s": pl.DataFrame({"q": ["0", "0"], "s": ["a", "b"], "count": [3, 1]})})
+    >>> counts = {"s": pl.DataFrame({"q": ["0", "0"], "s": ["a", "b"], "count": [3, 1]})}
+    >>> c = build_constraints(agg, ["q"], 2, [LDiversity("s", l=2)], counts)
     >>> merge_violating(np.array([0, 0, 1, 1]), r, Gower(r), c, s)
     (array([0, 0, 0, 0]), 1)
     """
@@ -647,7 +648,10 @@ def _verify_clusters(
 
 
 check_task = _check
-"""MDAV's checks of a task and its options (public for the Spark planner, :mod:`polars_anon.engines.planners.spark_mdav`)."""
+"""MDAV's checks of a task and its options.
+
+Public for the Spark planner, :mod:`polars_anon.engines.planners.spark_mdav`.
+"""
 numeric_qids = _numeric
 """The numeric qids of a task (public for the Spark planner)."""
 __all__ += ["check_task", "numeric_qids"]

@@ -114,7 +114,9 @@ class _Rule:
     constraints: Constraints
 
     def ok(self, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray | Callable[[], np.ndarray]) -> np.ndarray:
-        """Per part, may it be a class? `sizes`: its rows; tuple ``rows[i]`` is in part ``part[i]`` (``len(sizes)``: none).
+        """Per part, may it be a class?
+
+        `sizes`: its rows; tuple ``rows[i]`` is in part ``part[i]`` (``len(sizes)``: none).
 
         `part` may be a function returning that array (built only when a model needs it).
 
@@ -440,9 +442,14 @@ def _total_cost(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray) -> f
 
 
 def _repair(
-    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], rule: _Rule, klass: np.ndarray, n_classes: int,
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    axes: Sequence[_Axis],
+    rule: _Rule,
+    klass: np.ndarray,
+    n_classes: int,
     leftover: np.ndarray,
-) -> tuple[np.ndarray, int]:  # fmt: skip
+) -> tuple[np.ndarray, int]:
     """Step 3: the greedy merge loop over the leftover tuples and classes (each class as its published tuple).
 
     The classes offered are, for every leftover tuple, the :data:`_NEAREST` classes it
@@ -515,9 +522,15 @@ def _nearest(axes: Sequence[_Axis], op: _Open, size: np.ndarray, leftover: np.nd
 
 
 def _leftovers(
-    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], rule: _Rule, klass: np.ndarray, n_classes: int,
-    leftover: np.ndarray, budget: int,
-) -> tuple[np.ndarray, int, np.ndarray]:  # fmt: skip
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    axes: Sequence[_Axis],
+    rule: _Rule,
+    klass: np.ndarray,
+    n_classes: int,
+    leftover: np.ndarray,
+    budget: int,
+) -> tuple[np.ndarray, int, np.ndarray]:
     """Step 3: merge the leftover tuples into classes, or suppress them when the budget allows and that costs less.
 
     Returns ``(class per row, classes, suppressed rows)``.

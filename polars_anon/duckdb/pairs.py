@@ -260,8 +260,10 @@ def _joined(
     r_all = codes.r_all
     k_col = f", {duckdb_identifier(key)} AS k" if key else ""
     exprs = codes.code_exprs()
-    o_side = f"SELECT {', '.join(f'{c} AS o{i}' for i, c in enumerate(exprs))}, {s_code} AS sc{k_col} FROM {duckdb_identifier(original)}"
-    a_side = f"SELECT {' + '.join(f'{c} * {st}' for c, st in zip(exprs, codes.strides))} AS pc{k_col} FROM {duckdb_identifier(anonymized)}"
+    o_codes = ", ".join(f"{c} AS o{i}" for i, c in enumerate(exprs))
+    o_side = f"SELECT {o_codes}, {s_code} AS sc{k_col} FROM {duckdb_identifier(original)}"
+    a_code = " + ".join(f"{c} * {st}" for c, st in zip(exprs, codes.strides))
+    a_side = f"SELECT {a_code} AS pc{k_col} FROM {duckdb_identifier(anonymized)}"
     o_cols = [f"o.o{i}" for i in range(len(exprs))]
     oc = " + ".join(f"{c} * {st}" for c, st in zip(o_cols, codes.strides))
     if key is None:

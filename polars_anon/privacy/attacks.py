@@ -139,7 +139,7 @@ def ml_inference(
     both = encode_records(pl.concat([o.select(qids).cast(pl.String), p.select(qids).cast(pl.String)]), num, cat)
     x = np.vstack([both.num, both.cat.astype(np.float64)]).T
     x_orig, x_pub = x[: o.height], x[o.height :]
-    clf = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1) if model is None else clone(model)
+    clf: Any = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1) if model is None else clone(model)
     y_pub = p[sensitive].cast(pl.String).to_numpy()
     y_orig = o[sensitive].cast(pl.String).to_numpy()
     clf.fit(x_pub, y_pub)

@@ -158,7 +158,7 @@ class Model:
         """A one-line name with its parameters, for messages and reports."""
         shown = {
             f.name: getattr(self, f.name)
-            for f in fields(self)
+            for f in fields(self)  # pyright: ignore[reportArgumentType]  (every concrete model is a @dataclass)
             if f.name not in ("attribute", "population", "hierarchy")
             and not (f.name in self.quiet_defaults and getattr(self, f.name) == f.default)
         }

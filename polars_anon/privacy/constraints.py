@@ -301,7 +301,10 @@ class Constraints:
         return out
 
     def satisfied(self, rows: np.ndarray) -> bool:
-        """Whether these aggregate rows (indices), as one class, satisfy k and every model (at least :attr:`floor` rows)."""
+        """Whether these aggregate rows (indices), as one class, satisfy k and every model.
+
+        The class needs at least :attr:`floor` rows.
+        """
         rows = np.asarray(rows, dtype=np.int64)
         size = int(self.size[rows].sum())
         if size < self.floor:

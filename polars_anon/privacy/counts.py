@@ -67,7 +67,8 @@ def sensitive_counts(lf: pl.LazyFrame, qids: Sequence[str], attribute: str) -> p
 def wide_columns(attribute: str, labels: pl.Series) -> list[pl.Expr]:
     """Aggregations counting each value of `attribute` (nulls included) in a class: ``__anon_n_<attribute>_<code>``.
 
-    >>> pl.DataFrame({"q": ["a", "a"], "s": ["x", None]}).group_by("q").agg(wide_columns("s", pl.Series(["x", None]))).rows()
+    >>> df = pl.DataFrame({"q": ["a", "a"], "s": ["x", None]})
+    >>> df.group_by("q").agg(wide_columns("s", pl.Series(["x", None]))).rows()
     [('a', 1, 1)]
     """
     col = pl.col(attribute)
@@ -161,7 +162,8 @@ def encode_counts(
     """Align `frame` (from :func:`sensitive_counts`) with the aggregate rows; codes follow the sorted values.
 
     >>> agg = pl.DataFrame({"q": ["a", "b"], "size": [2, 1]})
-    >>> c = encode_counts(pl.DataFrame({"q": ["b", "a", "a"], "s": ["x", "y", "x"], "count": [1, 1, 1]}), agg, ["q"], "s")
+    >>> counts = pl.DataFrame({"q": ["b", "a", "a"], "s": ["x", "y", "x"], "count": [1, 1, 1]})
+    >>> c = encode_counts(counts, agg, ["q"], "s")
     >>> c.row.tolist(), c.code.tolist(), c.domain.overall.round(3).tolist()
     ([1, 0, 0], [0, 1, 0], [0.667, 0.333])
     """

@@ -170,10 +170,16 @@ class _DiversityCheck(Check):
     def infeasible(self, whole: float) -> str | None:
         m = self.model
         if m.variant == "distinct":
-            return f"the table holds {int(whole)} distinct values of {m.attribute!r}; the largest l that can be met is {int(whole)}"
+            return (
+                f"the table holds {int(whole)} distinct values of {m.attribute!r}; "
+                f"the largest l that can be met is {int(whole)}"
+            )
         if m.variant == "entropy":
             best = math.floor(whole * (1 + TOLERANCE) * 1e6) / 1e6
-            return f"the whole table has entropy log({best:g}) in {m.attribute!r}; the largest l that can be met is {best:g}"
+            return (
+                f"the whole table has entropy log({best:g}) in {m.attribute!r}; "
+                f"the largest l that can be met is {best:g}"
+            )
         if not math.isfinite(whole):
             return f"the table holds fewer than l={int(m.l)} distinct values of {m.attribute!r}; lower l"
         return f"over the whole table r_1 / (r_l + ... + r_m) = {whole:.6g}; c must be larger than that (or lower l)"

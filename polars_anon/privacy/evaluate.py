@@ -176,8 +176,13 @@ def verify_models(
     return verify_classes(classes, frames, keys, constraints, levels)
 
 
-def verify_classes(classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None], keys: Sequence[str], constraints: Constraints,
-                   levels: Mapping[str, int] | None = None) -> dict[str, Any]:  # fmt: skip
+def verify_classes(
+    classes: pl.DataFrame,
+    frames: Sequence[pl.DataFrame | None],
+    keys: Sequence[str],
+    constraints: Constraints,
+    levels: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
     """:func:`verify_models` on class frames already collected (from :func:`class_frames`)."""
     if constraints.k_only:
         return {}
@@ -289,7 +294,8 @@ def check(
         check_columns(ref, attributes, "reference: columns")
         counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
         refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value
-    constraints = build_constraints(aggregates, qids, k, models, dict(zip(attributes, frames)), population, hierarchies,
+    counts = {a: f for a, f in zip(attributes, frames) if f is not None}  # no labels given: every frame is there
+    constraints = build_constraints(aggregates, qids, k, models, counts, population, hierarchies,
                                     refs)  # fmt: skip
     view = constraints.view(np.arange(aggregates.height))
     sizes = view.size
@@ -305,8 +311,14 @@ def check(
     )
 
 
-def _population(models: Sequence[Model], lf: pl.LazyFrame, aggregates: pl.DataFrame, qids: Sequence[str],
-                hierarchies: Mapping[str, Hierarchy] | None, levels: Mapping[str, int] | None) -> PopulationCounts | None:  # fmt: skip
+def _population(
+    models: Sequence[Model],
+    lf: pl.LazyFrame,
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None,
+    levels: Mapping[str, int] | None,
+) -> PopulationCounts | None:
     tables = [m for m in models if m.needs_population_table]
     if not tables:
         return None
@@ -379,7 +391,9 @@ def matched_population(population: pl.DataFrame, classes: pl.DataFrame, qids: Se
 
 
 def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model: Model) -> pl.DataFrame:
-    """Per class of the table: its qids, ``size``, the model's ``measure`` and ``satisfied`` (the table is the reference).
+    """Per class of the table: its qids, ``size``, the model's ``measure`` and ``satisfied``.
+
+    The table is the reference.
 
     The Python twin of the per-class DuckDB macros (``anon_l_diversity``, ``anon_t_closeness``, ...).
 
@@ -394,7 +408,8 @@ def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model
     check_columns(lf, attributes, f"{model.name}: attribute")
     classes, frames = class_frames(lf, qids, attributes)
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
-    constraints = build_constraints(aggregates, qids, 1, [model], dict(zip(attributes, frames)))
+    counts = {a: f for a, f in zip(attributes, frames) if f is not None}  # no labels given: every frame is there
+    constraints = build_constraints(aggregates, qids, 1, [model], counts)
     view = constraints.view(np.arange(aggregates.height))
     check_ = constraints.checks[0]
     if check_.scope != "class":

@@ -83,7 +83,8 @@ def risk_summary_of_sizes(size: np.ndarray, classes: np.ndarray, *, threshold: f
     (distinct sizes; no population, no population size), so the classes themselves need not be on hand.
 
     >>> sizes = np.array([1, 1, 2, 5, 5, 5])
-    >>> risk_summary_of_sizes(np.array([1, 2, 5]), np.array([2, 1, 3])) == risk_summary(pl.DataFrame({"size": sizes}), [], aggregated=True)
+    >>> expected = risk_summary(pl.DataFrame({"size": sizes}), [], aggregated=True)
+    >>> risk_summary_of_sizes(np.array([1, 2, 5]), np.array([2, 1, 3])) == expected
     True
     """
     size, weight = np.asarray(size, dtype=np.int64), np.asarray(classes, dtype=np.int64)

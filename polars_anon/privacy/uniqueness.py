@@ -151,7 +151,7 @@ def snb(histogram: Mapping[int, int], population: float) -> float:
     return math.nan
 
 
-def estimates(histogram: Mapping[int, int], population: float) -> dict[str, float]:
+def estimates(histogram: Mapping[int, int], population: float) -> dict[str, float | str]:
     """Every estimator's share of population uniques, and the one Dankar's rule picks (``dankar_model``).
 
     >>> e = estimates({2: 5}, 100.0)

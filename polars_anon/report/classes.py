@@ -78,8 +78,14 @@ def size_histogram(
         }
         for i, lo in enumerate(edges)
     ]
-    return {"bins": bins, "n_classes": int(w.sum()), "n_rows": int((s * w).sum()), "min": int(s.min()), "max": int(s.max()),
-            "median": _median(s, w)}  # fmt: skip
+    return {
+        "bins": bins,
+        "n_classes": int(w.sum()),
+        "n_rows": int((s * w).sum()),
+        "min": int(s.min()),
+        "max": int(s.max()),
+        "median": _median(s, w),
+    }
 
 
 def _median(s: np.ndarray, w: np.ndarray) -> float:

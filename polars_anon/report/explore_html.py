@@ -49,8 +49,13 @@ def render_explore_html(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, An
     )
     parts = [intro]
     if ok:
-        parts.append(figure(plots.tradeoff_plot(ok, _PANELS, front), "Utility against risk",
-                            "A line per method, a point per k; circles mark the Pareto front of each panel."))  # fmt: skip
+        parts.append(
+            figure(
+                plots.tradeoff_plot(ok, _PANELS, front),
+                "Utility against risk",
+                "A line per method, a point per k; circles mark the Pareto front of each panel.",
+            )
+        )
     body = [
         section("tradeoff", "Utility against risk", "".join(parts)),
         section("grid", "Every configuration", _grid(rows)),
@@ -74,8 +79,9 @@ def _grid(rows: Sequence[Mapping[str, Any]]) -> str:
             if r.get(key)
         ]
         note = esc(r.get("error")) if not r.get("feasible") else esc(_levels(r.get("levels")))
-        out.append([esc(r["method"]), fmt(r["k"]), fmt(r.get("loss")), fmt(r.get("suppressed")), fmt(r.get("n_classes")),
-                    fmt(r.get("min_class_size")), fmt(r.get("highest_risk")), fmt(r.get("average_risk")),
+        out.append([esc(r["method"]), fmt(r["k"]), fmt(r.get("loss")), fmt(r.get("suppressed")),
+                    fmt(r.get("n_classes")), fmt(r.get("min_class_size")), fmt(r.get("highest_risk")),
+                    fmt(r.get("average_risk")),
                     share(r.get("records_at_risk"), 1), esc(", ".join(on)), fmt(r.get("seconds")), note])  # fmt: skip
     return table(head, out, numeric=True)
 

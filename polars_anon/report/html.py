@@ -27,10 +27,10 @@ __all__ = ["render_html", "write_html"]
 
 _SHOWN = {
     "schema_version", "k", "method", "metric", "options", "qids", "sensitive", "seed", "null", "guarantee", "columns",
-    "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized", "class_sizes",
-    "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size", "write_seconds", "output", "input",
-    "encodings", "null_rows", "risk", "privacy", "attribute_disclosure", "own_tuple_records", "own_tuple_unique",
-    "method_advice",
+    "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized",
+    "class_sizes", "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size",
+    "write_seconds", "output", "input", "encodings", "null_rows", "risk", "privacy", "attribute_disclosure",
+    "own_tuple_records", "own_tuple_unique", "method_advice",
 }  # fmt: skip
 
 
@@ -189,8 +189,11 @@ def _size_risk(r: Mapping[str, Any]) -> str:
         ["highest risk (1 / smallest class)", *(ratio(1, h.get("min")) for _, h in cols)],
         ["average risk (classes / records)", *(ratio(h.get("n_classes"), h.get("n_rows")) for _, h in cols)],
     ]
-    note = ("<p class=muted>Prosecutor model: an attacker who knows a person is in the table and knows their quasi-identifiers "
-            "picks one of the rows of their class, so a record in a class of s rows is re-identified with probability 1/s.</p>")  # fmt: skip
+    note = (
+        "<p class=muted>Prosecutor model: an attacker who knows a person is in the table and knows their "
+        "quasi-identifiers picks one of the rows of their class, so a record in a class of s rows is re-identified "
+        "with probability 1/s.</p>"
+    )
     return table(["", *(name for name, _ in cols)], rows, numeric=True) + note
 
 
@@ -208,10 +211,16 @@ def _utility(r: Mapping[str, Any]) -> str:
     parts = []
     by_qid = r.get("loss_by_qid") or {}
     if by_qid:
-        parts.append(figure(plots.loss_plot(by_qid, r.get("loss")), "Information loss per quasi-identifier",
-                            "Average over the input rows of each cell's loss: 0 when published as is, 1 at the "
-                            "hierarchy's root "
-                            "or suppressed, in between the share of the attribute's leaves the published value covers."))  # fmt: skip
+        parts.append(
+            figure(
+                plots.loss_plot(by_qid, r.get("loss")),
+                "Information loss per quasi-identifier",
+                "Average over the input rows of each cell's loss: 0 when published as is, 1 at the "
+                "hierarchy's root "
+                "or suppressed, in between the share of the attribute's leaves the published value "
+                "covers.",
+            )
+        )
     else:
         parts.append("<p class=muted>The average cell loss is not defined for this method's published values "
                      "(ranges, sets or means are not hierarchy nodes); see the metrics below.</p>")  # fmt: skip
@@ -266,7 +275,10 @@ def _explain(name: str) -> tuple[str, str]:
 
 
 def _normalized(r: Mapping[str, Any]) -> str:
-    """Figures in [0, 1]: the registry's normalized companions when the report has them, else the metrics already in [0, 1]."""
+    """Figures in [0, 1].
+
+    The registry's normalized companions when the report has them, else the metrics already in [0, 1].
+    """
     from polars_anon.metrics.registry import METRICS
 
     given = r.get("metrics_normalized")
@@ -294,7 +306,8 @@ def _normalized(r: Mapping[str, Any]) -> str:
     note = (
         "<p class=muted>Each metric over its value on the fully suppressed table, or over its own range.</p>"
         if isinstance(given, Mapping)
-        else "<p class=muted>Metrics whose range is [0, 1] (percentages divided by 100); the others are raw sums, listed below.</p>"
+        else "<p class=muted>Metrics whose range is [0, 1] (percentages divided by 100); "
+        "the others are raw sums, listed below.</p>"
     )
     return (
         "<h3>Normalized figures (0 = no loss)</h3>"
@@ -336,7 +349,8 @@ def _lattice(r: Mapping[str, Any]) -> str:
                  "Loss of each neighbour; a cross marks a neighbour that would leave more rows in classes smaller "
                  "than k "
                  "than the suppression budget allows.")  # fmt: skip
-    rows = [[esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"), esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
+    rows = [[esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"),
+             esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
              fmt(n["loss"]), fmt(n["suppressed"]), "yes" if n["feasible"] else "no"] for n in neighbours]  # fmt: skip
     return section(
         "lattice",
@@ -346,8 +360,21 @@ def _lattice(r: Mapping[str, Any]) -> str:
 
 
 def _parameters(r: Mapping[str, Any]) -> str:
-    asked = {key: r.get(key) for key in ("method", "k", "metric", "options", "qids", "sensitive", "seed", "null", "input",
-                                          "output", "encodings", "null_rows") if key in r}  # fmt: skip
+    shown = (
+        "method",
+        "k",
+        "metric",
+        "options",
+        "qids",
+        "sensitive",
+        "seed",
+        "null",
+        "input",
+        "output",
+        "encodings",
+        "null_rows",
+    )
+    asked = {key: r.get(key) for key in shown if key in r}
     steps = (("seconds", "anonymize: read, aggregate, run the method, build the report"),
              ("write_seconds", "write the table and verify it from the written file"))  # fmt: skip
     times = [[esc(text), f"{r[key]:.3f} s"] for key, text in steps if isinstance(r.get(key), (int, float))]

@@ -72,7 +72,8 @@ def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[floa
 
     >>> from polars_anon import Hierarchy
     >>> agg = pl.DataFrame({"g": ["F", "M"], "size": [3, 1]})
-    >>> map_loss(TupleMap.from_labels(agg, ["g"], {"g": pl.Series(["F", "*"])}), {"g": Hierarchy.suppression(["F", "M"])})
+    >>> published = TupleMap.from_labels(agg, ["g"], {"g": pl.Series(["F", "*"])})
+    >>> map_loss(published, {"g": Hierarchy.suppression(["F", "M"])})
     (0.25, {'g': 0.25})
     """
     if tmap.by_row or any(q not in hierarchies for q in tmap.qids):

@@ -28,7 +28,8 @@ h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
 .muted, figcaption { color: var(--muted); font-size: .88rem; }
 code { background: var(--soft); padding: 0 .25rem; border-radius: 3px; word-break: break-all; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); gap: .6rem; }
-.card { border: 1px solid var(--line); border-left: 4px solid var(--accent); border-radius: 5px; padding: .45rem .7rem; }
+.card { border: 1px solid var(--line); border-left: 4px solid var(--accent); border-radius: 5px;
+        padding: .45rem .7rem; }
 .card span { display: block; color: var(--muted); font-size: .8rem; }
 .card b { display: block; font-size: 1.35rem; font-variant-numeric: tabular-nums; }
 table { border-collapse: collapse; width: 100%; font-size: .88rem; margin: .3rem 0 .6rem; }
@@ -141,7 +142,8 @@ def kv_table(mapping: Mapping[str, Any]) -> str:
 def cards(items: Sequence[tuple[str, str, str, str]]) -> str:
     """Headline figures: (JSON key, label, value, note); the key is kept as ``data-figure`` for checks."""
     out = [
-        f'<div class=card data-figure="{esc(key)}"><span>{esc(label)}</span><b>{value}</b><span>{esc(note)}</span></div>'
+        f'<div class=card data-figure="{esc(key)}"><span>{esc(label)}</span><b>{value}</b>'
+        f"<span>{esc(note)}</span></div>"
         for key, label, value, note in items
     ]
     return f"<div class=cards>{''.join(out)}</div>"
@@ -150,7 +152,10 @@ def cards(items: Sequence[tuple[str, str, str, str]]) -> str:
 def figure(svg: str, alt: str, caption: str) -> str:
     """An SVG plot as an inline data-URI image with its caption."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return f'<figure><img alt="{esc(alt)}" src="data:image/svg+xml;base64,{data}"><figcaption>{esc(caption)}</figcaption></figure>'
+    return (
+        f'<figure><img alt="{esc(alt)}" src="data:image/svg+xml;base64,{data}">'
+        f"<figcaption>{esc(caption)}</figcaption></figure>"
+    )
 
 
 def section(ident: str, title: str, body: str) -> str:

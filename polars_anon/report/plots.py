@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 __all__ = ["bin_label", "class_size_plot", "loss_plot", "neighbours_plot", "tradeoff_plot"]
 
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "polars_anon",
     "svg.fonttype": "path",
     "font.size": 9,
@@ -159,7 +162,9 @@ def neighbours_plot(neighbours: Sequence[Mapping[str, Any]], loss: float, suppre
 def tradeoff_plot(
     rows: Sequence[Mapping[str, Any]], risks: Sequence[tuple[str, str]], front: Mapping[str, Sequence[int]]
 ) -> str:
-    """Loss against each risk figure (a panel each, stacked), a line per method with its k marked; the Pareto front circled.
+    """Loss against each risk figure (a panel each, stacked).
+
+    A line per method with its k marked; the Pareto front circled.
 
     `rows` are explore rows (``method``, ``k``, ``loss`` and the risk keys); `risks` the
     (key, axis label) of each panel; `front[key]` the indices of the rows on its front.
@@ -183,8 +188,16 @@ def tradeoff_plot(
                 ax.annotate("k=" + ",".join(map(str, sorted(ks))), (x, y), xytext=(4, 3), textcoords="offset points",
                             fontsize=7, color=colors[method])  # fmt: skip
         on = [rows[i] for i in front.get(key, [])]
-        ax.scatter([r[key] for r in on], [r["loss"] for r in on], s=130, facecolors="none", edgecolors=INK, linewidths=1.2,
-                   zorder=4, label="Pareto front" if key == risks[0][0] else None)  # fmt: skip
+        ax.scatter(
+            [r[key] for r in on],
+            [r["loss"] for r in on],
+            s=130,
+            facecolors="none",
+            edgecolors=INK,
+            linewidths=1.2,
+            zorder=4,
+            label="Pareto front" if key == risks[0][0] else None,
+        )
         if key == "highest_risk":
             ax.set_xscale("log")
         else:
