@@ -77,6 +77,7 @@ def test_signal_while_writing_leaves_nothing(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_signals_as_in_a_shell,
     )
     caught = None
     deadline = time.monotonic() + 120
@@ -219,6 +220,14 @@ def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.Monk
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.report.html", "t.report.json"]
 
 
+def _signals_as_in_a_shell() -> None:
+    """In the child: SIGINT and SIGTERM at their defaults and unblocked, as a shell starts a command (a
+    pytest-xdist worker may ignore or block them, and a child inherits that)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 SLOW_DRIVER = """
 import sys
 from pathlib import Path
@@ -246,7 +255,15 @@ def test_signal_inside_a_duckdb_query_before_the_write(sig: signal.Signals, code
     marker = tmp_path / "started"
     before = snapshot(tmp_path)
     args = [sys.executable, str(tmp_path / "driver.py"), str(marker), "anonymize", str(tmp_path / "job.toml")]
-    proc = subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args,
+        cwd=tmp_path,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_signals_as_in_a_shell,
+    )
     deadline = time.monotonic() + 120
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -283,11 +300,13 @@ def test_sink_parquet_on_duckdb_raises_keyboard_interrupt(tmp_path: Path, monkey
     # Python's own SIGINT handler, as in a user's interpreter (a pytest-xdist worker ignores SIGINT, and then the
     # query would run to its end)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         with unchanged(tmp_path), pytest.raises(KeyboardInterrupt, match="interrupted by SIGINT; nothing was written"):
             res.sink_parquet(tmp_path / "t.parquet")
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequest) -> None:
@@ -313,7 +332,15 @@ def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequ
     )
     marker = tmp_path / "started"
     args = [sys.executable, str(driver), str(marker), "anonymize", str(tmp_path / "job.toml")]
-    proc = subprocess.Popen(args, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args,
+        cwd=tmp_path,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_signals_as_in_a_shell,
+    )
     deadline = time.monotonic() + 180
     while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
