@@ -230,13 +230,16 @@ def _signals_as_in_a_shell() -> None:
 
 SLOW_DRIVER = """
 import sys
+import time
 from pathlib import Path
 from polars_anon import cli
 from polars_anon.engines.duckdb import DuckDBEngine
 fetch = DuckDBEngine._fetch
 def slow(self, *args, **kwargs):  # the first query the engine runs, made long: the signal arrives inside DuckDB
     Path(sys.argv[1]).write_text("started")
-    self.con.sql("SELECT sum(a.range * b.range) FROM range(100000000) AS a, range(1000) AS b").fetchall()
+    deadline = time.monotonic() + 60  # DuckDB at work in short queries: the signal lands between two (bounded)
+    while time.monotonic() < deadline:
+        self.con.sql("SELECT sum(range) FROM range(1000000)").fetchall()
     return fetch(self, *args, **kwargs)
 DuckDBEngine._fetch = slow
 sys.exit(cli.main(sys.argv[2:]))
