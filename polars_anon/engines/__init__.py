@@ -113,6 +113,15 @@ class Engine(Protocol):
         """The number of distinct values of each column, null counted as a value."""
         ...
 
+    def count_rows(self, table: Any) -> int:
+        """The table's row count."""
+        ...
+
+    def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
+        """The rows the keyed sampling hash keeps (:func:`polars_anon.privacy.differential.keep_mask`: the 0-based
+        row number in input order, hashed with `key`, below `threshold`), in input order."""
+        ...
+
     def publish(self, table: Any, data: Aggregated, tmap: TupleMap, request: Request) -> Any:
         """The published table of a checked tuple map computed on the driver from `data`."""
         ...

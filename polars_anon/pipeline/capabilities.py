@@ -70,7 +70,74 @@ def _mdav_spark(why: str) -> Callable[[Request], str]:
     return lambda r: f"method 'mdav' on engine 'spark': {why}, or use engine 'polars'"
 
 
+def _dp(request: Request) -> bool:
+    return any(m.name == "differential-privacy" for m in request.privacy)
+
+
+def _dp_why(reason: str) -> Callable[[Request], str]:
+    return lambda r: f"differential-privacy: {reason}"
+
+
+_DP_REFUSALS: tuple[Refusal, ...] = (
+    Refusal(
+        "*",
+        "*",
+        "any",
+        lambda r: _dp(r) and r.method.name != "fulldomain",
+        lambda r: (
+            f"differential-privacy is proven for full-domain generalization only (a transformation applied to "
+            f"every row the same way, SafePub); method {r.method.name!r} chooses per class from the data; use "
+            "method='fulldomain'"
+        ),
+    ),
+    Refusal(
+        "fulldomain",
+        "*",
+        "any",
+        lambda r: _dp(r) and len(r.privacy) > 1,
+        lambda r: (
+            f"differential-privacy cannot be combined with other privacy models "
+            f"({[m.name for m in r.privacy if m.name != 'differential-privacy']}): the search and its guarantee "
+            "know only class sizes; anonymize with differential-privacy alone"
+        ),
+    ),
+    Refusal(
+        "fulldomain",
+        "*",
+        "any",
+        lambda r: _dp(r) and int(getattr(r.options, "max_suppressed", 0) or 0) > 0,
+        _dp_why(
+            "max_suppressed is not taken: the mechanism suppresses every class smaller than its k, whatever the "
+            "count; drop max_suppressed"
+        ),
+    ),
+    Refusal(
+        "fulldomain",
+        "*",
+        "any",
+        lambda r: _dp(r) and r.metric is not None,
+        lambda r: (
+            f"differential-privacy: metric={r.metric!r} is not taken: the search maximizes the model's own utility "
+            "(utility = 'loss', 'discernibility' or 'classes'), whose sensitivity is bounded; drop metric"
+        ),
+    ),
+    Refusal(
+        "fulldomain",
+        "*",
+        "any",
+        lambda r: (
+            _dp(r)
+            and any(getattr(r.options, o, None) is not None for o in ("aggregate", "gs_factor", "monotonic", "weights"))
+        ),
+        _dp_why(
+            "the full-domain objective's options (aggregate, gs_factor, monotonic, weights) are not taken: the "
+            "search maximizes the model's own utility; drop them"
+        ),
+    ),
+)
+
 REFUSALS: tuple[Refusal, ...] = (
+    *_DP_REFUSALS,
     *(
         Refusal(
             "*",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from polars_anon._memory import release_freed_memory
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon.advice import method_advice
-from polars_anon.algorithms import Plan, Task
+from polars_anon.algorithms import Plan, Task, dpsearch
 from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS
 from polars_anon.errors import NotKAnonymousError
@@ -46,14 +47,35 @@ from polars_anon.pipeline.state import (
 )
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.differential import DifferentialPrivacy
 from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
 from polars_anon.report import build_report
 from polars_anon.request import Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
-__all__ = ["aggregate", "anonymize", "check_map", "plan_request", "run", "run_method"]
+__all__ = ["aggregate", "anonymize", "check_map", "differential_model", "plan_request", "run", "run_method"]
 
 _NAMED = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
+
+
+def differential_model(request: Request) -> DifferentialPrivacy | None:
+    """The request's differential-privacy model, if it asks for one."""
+    found = [m for m in request.privacy if isinstance(m, DifferentialPrivacy)]
+    return found[0] if found else None
+
+
+def sample(engine: Engine, table: Any, request: Request, model: DifferentialPrivacy) -> tuple[Any, Request]:
+    """A differentially private release's first step: the rows sampled in the engine (a keyed hash of the row
+    number, :mod:`polars_anon.privacy.differential`), and the request with the model prepared for this run and
+    k raised to the model's."""
+    with stage("sample rows"):
+        n_rows = engine.count_rows(table)
+        k = max(request.k, model.k)
+        prepared = model.prepared(n_rows, k)
+        assert prepared.release is not None
+        sampled = engine.sample(table, prepared.release.key, prepared.release.threshold)
+    privacy = tuple(prepared if m is model else m for m in request.privacy)
+    return sampled, replace(request, k=k, privacy=privacy)
 
 
 def aggregate(engine: Engine, table: Any, request: Request, *, records: bool | None = None) -> Aggregated:
@@ -123,7 +145,8 @@ def run_method(
         sensitive_counts=counts,
         constraints=built,
     )
-    plan = request.method.run(task, request.options)
+    dp = differential_model(request)
+    plan = dpsearch.run(task, dp) if dp is not None else request.method.run(task, request.options)
     release_freed_memory()  # the method's working arrays, freed now, would stay resident otherwise
     check_map(plan, data.aggregates, request)
     return plan
@@ -137,7 +160,9 @@ def plan_request(
     plan = run_method(data, request, constraints)
     population = population_size(request, constraints[0].n_rows)
     input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
-    advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones only
+    advice = None  # a differentially private release runs no other method on its sample
+    if differential_model(request) is None:
+        advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones
     report = build_report(
         request,
         schema,
@@ -226,6 +251,9 @@ def run(
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
+    dp = differential_model(request)
+    if dp is not None:
+        table, request = sample(engine, table, request, dp)
     if engine.name != "polars":
         sql_engine: SQLEngine = engine  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
         if capability.records:

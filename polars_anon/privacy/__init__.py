@@ -19,6 +19,8 @@ risk                      :class:`Risk` (prosecutor, journalist, yes (also supp.
                           marketer)
 average-risk              :class:`AverageRisk`                   yes (also supp.)  table
 population-uniqueness     :class:`PopulationUniqueness`          no                table
+differential-privacy      :class:`DifferentialPrivacy` (SafePub: yes (k)          class
+                          sampling, full-domain, suppression)
 ========================  =====================================  ================  ==========
 
 :class:`Constraints` enforces them inside every algorithm; :func:`check` verifies
@@ -35,6 +37,7 @@ from polars_anon.privacy.base import ClassView, Model
 from polars_anon.privacy.checks import homogeneity_rate, l_diversity, t_closeness
 from polars_anon.privacy.closeness import TCloseness
 from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.differential import DifferentialPrivacy
 from polars_anon.privacy.diversity import LDiversity
 from polars_anon.privacy.likeness import BetaLikeness, DeltaDisclosure
 from polars_anon.privacy.presence import DeltaPresence, KMap
@@ -48,6 +51,7 @@ __all__ = [
     "Constraints",
     "DeltaDisclosure",
     "DeltaPresence",
+    "DifferentialPrivacy",
     "KMap",
     "LDiversity",
     "Model",
@@ -73,6 +77,7 @@ MODELS: dict[str, type[Model]] = {
         Risk,
         AverageRisk,
         PopulationUniqueness,
+        DifferentialPrivacy,
     )
 }
 """Every model by its job-file name (``model = "l-diversity"``)."""

@@ -1,0 +1,424 @@
+"""(ε, δ)-differential privacy by random sampling, full-domain generalization and suppression (SafePub).
+
+The release mechanism (Li, Qardaji and Su, ASIACCS 2012; Bild, Kuhn and Prasser, PETS 2018):
+
+1. every input row is kept with probability β, independently of its values (a keyed hash of its row
+   number, :func:`keep_threshold` and :func:`sample_expr`);
+2. the sample is generalized to one full-domain transformation (a level per quasi-identifier) chosen
+   without looking at the data (``transformation=``) or by a differentially private search
+   (:mod:`polars_anon.algorithms.dpsearch`, spending ``budget_for_search`` of ε);
+3. every class of fewer than k rows is suppressed.
+
+Li, Qardaji and Su (Theorem 5) show that a *strongly safe* k-anonymization (one whose generalization does
+not depend on the data) preceded by β-sampling satisfies (ε, δ)-differential privacy for every
+ε >= -ln(1 - β) and
+
+    δ = d(k, β, ε) = max over n >= n_m of  sum_{j > γ n}^{n} C(n, j) β^j (1 - β)^(n - j),
+    γ = (e^ε - 1 + β) / e^ε,   n_m = ceil(k / γ - 1).
+
+So β = 1 - e^(-ε_anon) (:func:`sampling_probability`), and k is the smallest integer with
+d(k, β, ε_anon) <= δ (:func:`minimal_k`). The maximum over an infinite range is found exactly: each term
+a(n) is at most the Chernoff bound c(n) = exp(-n (γ ln(γ/β) - (γ - β))), which decreases in n, so the
+terms beyond the first n where c(n) is below the running maximum cannot raise it (SafePub §3, as ARX's
+``ParameterCalculation`` does).
+
+>>> round(sampling_probability(1.0), 6)
+0.632121
+>>> minimal_k(1.0, 1e-6, beta=0.5) <= minimal_k(0.5, 1e-6, beta=0.5)  # at a fixed β, more ε needs no larger k
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import polars as pl
+
+from polars_anon.errors import InvalidParameterError
+from polars_anon.privacy.base import Check, ClassView, Context, Model, check_fraction, check_positive
+
+__all__ = [
+    "HASH_BITS",
+    "DifferentialPrivacy",
+    "Release",
+    "delta_of",
+    "gamma_of",
+    "keep_mask",
+    "keep_threshold",
+    "minimal_k",
+    "sample_expr",
+    "sample_sql",
+    "sampling_probability",
+]
+
+Utility = Literal["loss", "discernibility", "classes"]
+UTILITIES: tuple[str, ...] = ("loss", "discernibility", "classes")
+HASH_BITS = 32
+"""The sampling hash is a 32-bit value: a row is kept when it falls below ``keep_threshold``."""
+MAX_K = 1_000_000
+
+
+def sampling_probability(epsilon: float) -> float:
+    """β = 1 - e^(-ε): the largest sampling probability with ε >= -ln(1 - β) (Li, Qardaji and Su, Thm. 5).
+
+    >>> round(sampling_probability(2.0), 4)
+    0.8647
+    """
+    return -math.expm1(-epsilon)
+
+
+def gamma_of(epsilon: float, beta: float) -> float:
+    """γ = (e^ε - 1 + β) / e^ε.
+
+    >>> round(gamma_of(1.0, sampling_probability(1.0)), 6)
+    0.864665
+    """
+    return (math.expm1(epsilon) + beta) / math.exp(epsilon)
+
+
+def _chernoff(n: np.ndarray, beta: float, gamma: float) -> np.ndarray:
+    rate = gamma * math.log(gamma / beta) - (gamma - beta)
+    return np.exp(-n * rate)
+
+
+def _tail(n: np.ndarray, beta: float, gamma: float) -> np.ndarray:
+    """a(n) = P(X > γ n) for X ~ Binomial(n, β); γ n rounded down a hair so that no term is ever left out."""
+    from scipy.stats import binom
+
+    j = np.floor(n * gamma * (1 - 1e-12)).astype(np.int64)
+    return binom.sf(j, n, beta)
+
+
+@lru_cache(maxsize=256)
+def _suffix_max(epsilon: float, beta: float, delta: float) -> tuple[np.ndarray, float]:
+    """a(n) for n = 0..N, its suffix maxima, and the bound on every a(n) beyond N (below delta / 2)."""
+    gamma = gamma_of(epsilon, beta)
+    rate = gamma * math.log(gamma / beta) - (gamma - beta)
+    last = int(math.ceil(math.log(2 / delta) / rate)) + 1  # c(n) < delta / 2 beyond
+    n = np.arange(last + 1, dtype=np.int64)
+    a = _tail(n, beta, gamma)
+    suffix = np.maximum.accumulate(a[::-1])[::-1]
+    return suffix, float(_chernoff(np.array([last + 1]), beta, gamma)[0])
+
+
+def delta_of(k: int, epsilon: float, beta: float) -> float:
+    """d(k, β, ε), the δ that β-sampling and suppressing classes below k give at ε (Li, Qardaji and Su, Thm. 5).
+
+    >>> delta_of(10, 1.0, sampling_probability(1.0)) > delta_of(20, 1.0, sampling_probability(1.0))
+    True
+    """
+    gamma = gamma_of(epsilon, beta)
+    n_m = max(int(math.ceil(k / gamma - 1)), 0)
+    rate = gamma * math.log(gamma / beta) - (gamma - beta)
+    best, n = 0.0, n_m
+    while True:  # a(n) <= c(n), c decreasing: stop once the bound is below the maximum found
+        chunk = np.arange(n, n + 4096, dtype=np.int64)
+        a = _tail(chunk, beta, gamma)
+        c = np.exp(-chunk * rate)
+        best = max(best, float(np.maximum.accumulate(a)[-1]))
+        below = np.nonzero(c <= np.maximum.accumulate(np.maximum(a, best)))[0]
+        if len(below):
+            return max(best, float(a[: below[0] + 1].max()))
+        n += 4096
+
+
+def minimal_k(epsilon: float, delta: float, beta: float | None = None) -> int:
+    """The smallest k with d(k, β, ε) <= δ (β: default 1 - e^(-ε)).
+
+    >>> [minimal_k(e, 1e-6) for e in (0.5, 1.0, 2.0)]
+    [63, 74, 131]
+    """
+    beta = sampling_probability(epsilon) if beta is None else beta
+    gamma = gamma_of(epsilon, beta)
+    suffix, beyond = _suffix_max(epsilon, beta, delta)
+    if beyond > delta:  # cannot happen (the range was chosen so), kept as a guard
+        raise ValueError("the binomial tail range is too short")
+    # d(k) = max(suffix[n_m(k)], terms beyond the range) and the latter are below delta: find the first k whose
+    # n_m = ceil(k / gamma - 1) starts a suffix below delta
+    ok = np.nonzero(suffix <= delta)[0]
+    first_n = int(ok[0]) if len(ok) else len(suffix)
+    k = max(int(math.floor((first_n + 1) * gamma)) - 1, 1)
+    while int(math.ceil(k / gamma - 1)) < first_n:
+        k += 1
+    while k > 1 and int(math.ceil((k - 1) / gamma - 1)) >= first_n:
+        k -= 1
+    if k > MAX_K:
+        raise InvalidParameterError(f"differential-privacy: epsilon={epsilon!r}, delta={delta!r} need k > {MAX_K}")
+    return k
+
+
+# ---------------------------------------------------------------------------------------------- sampling
+_M32 = (1 << 32) - 1
+_MULT = 0x045D9F3B
+"""An odd 27-bit multiplier: products of 32-bit values stay below 2^59, so every engine computes the hash
+exactly in signed 64-bit integers (DuckDB BIGINT, Spark LONG, Polars Int64)."""
+
+
+def keep_threshold(beta: float) -> int:
+    """Rows whose hash (uniform on 0 .. 2^32 - 1) is below this are kept: a probability of at most β.
+
+    >>> keep_threshold(0.5)
+    2147483648
+    """
+    return int(math.floor(beta * (1 << HASH_BITS)))
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    x = x ^ (x >> 16)
+    x = (x * _MULT) & _M32
+    x = x ^ (x >> 16)
+    x = (x * _MULT) & _M32
+    return x ^ (x >> 16)
+
+
+def keep_mask(n_rows: int, key: tuple[int, int, int], threshold: int, start: int = 0) -> np.ndarray:
+    """The reference sampler: for rows ``start .. start + n_rows - 1``, whether each is kept (NumPy).
+
+    Per row number r (0-based, input order): h = mix(mix(mix(lo(r) xor k1) xor hi(r) xor k2) xor k3), where
+    mix is a 32-bit xorshift-multiply bijection, lo and hi the low and high 32 bits of r. For a fixed key
+    and high word the hash is a bijection of the low word, so over 2^32 consecutive rows exactly
+    `threshold` are kept; the key (from the seed, or the operating system's random source) decides which.
+
+    >>> int(keep_mask(1 << 16, (1, 2, 3), keep_threshold(0.25)).sum())
+    16577
+    """
+    r = np.arange(start, start + n_rows, dtype=np.int64)
+    k1, k2, k3 = key
+    h = _mix((r & _M32) ^ k1)
+    h = _mix(h ^ (r >> 32) ^ k2)
+    h = _mix(h ^ k3)
+    return h < threshold
+
+
+def _mix_expr(x: pl.Expr) -> pl.Expr:
+    x = x.xor(x // 65536)
+    x = (x * _MULT) % (1 << 32)
+    x = x.xor(x // 65536)
+    x = (x * _MULT) % (1 << 32)
+    return x.xor(x // 65536)
+
+
+def sample_expr(key: tuple[int, int, int], threshold: int, row: pl.Expr | None = None) -> pl.Expr:
+    """The sampler as a Polars expression over 0-based row numbers `row` (default: the frame's own) (True: kept).
+
+    >>> key = (1, 2, 3)
+    >>> got = pl.select(pl.int_range(0, 5000)).filter(sample_expr(key, keep_threshold(0.3))).height
+    >>> got == int(keep_mask(5000, key, keep_threshold(0.3)).sum())
+    True
+    """
+    k1, k2, k3 = (pl.lit(v, dtype=pl.Int64) for v in key)
+    r = pl.int_range(pl.len(), dtype=pl.Int64) if row is None else row.cast(pl.Int64)
+    h = _mix_expr((r % (1 << 32)).xor(k1))
+    h = _mix_expr(h.xor(r // (1 << 32)).xor(k2))
+    h = _mix_expr(h.xor(k3))
+    return h < threshold
+
+
+def sample_sql(row: str, key: tuple[int, int, int], threshold: int, dialect: Literal["duckdb", "spark"]) -> str:
+    """The sampler as a SQL predicate on the 0-based row number `row` (an expression), DuckDB or Spark SQL.
+
+    >>> "xor((r % 4294967296), 1)" in sample_sql("r", (1, 2, 3), 10, "duckdb")
+    True
+    """
+
+    def xor(a: str, b: str) -> str:
+        return f"xor({a}, {b})" if dialect == "duckdb" else f"({a} ^ {b})"
+
+    def div(a: str) -> str:
+        return f"({a} // 65536)" if dialect == "duckdb" else f"div({a}, 65536)"
+
+    def mix(x: str) -> str:
+        x = xor(x, div(x))
+        x = f"(({x} * {_MULT}) % 4294967296)"
+        x = xor(x, div(x))
+        x = f"(({x} * {_MULT}) % 4294967296)"
+        return xor(x, div(x))
+
+    hi = f"({row} // 4294967296)" if dialect == "duckdb" else f"div({row}, 4294967296)"
+    k1, k2, k3 = (str(int(v)) for v in key)
+    h = mix(xor(f"({row} % 4294967296)", k1))
+    h = mix(xor(xor(h, hi), k2))
+    h = mix(xor(h, k3))
+    return f"({h} < {int(threshold)})"
+
+
+# ---------------------------------------------------------------------------------------------- the model
+@dataclass(frozen=True)
+class Release:
+    """What a run fixed for one release: the keys, β as sampled, k, the input's row count."""
+
+    key: tuple[int, int, int]
+    """The sampling hash's key (three 32-bit words)."""
+    search_seed: int
+    """Seeds the search's random generator (NumPy's PCG64)."""
+    reproducible: bool
+    """False when the keys came from the operating system's random source (no seed given)."""
+    threshold: int
+    beta: float
+    """The sampling probability actually used: threshold / 2^32 (at most 1 - e^(-ε_anon))."""
+    k: int
+    n_rows: int
+    """Rows of the whole input (before sampling)."""
+
+
+def _keys(seed: int | None) -> tuple[tuple[int, int, int], int, bool]:
+    if seed is None:
+        raw = secrets.token_bytes(32)  # the operating system's cryptographically strong source
+    else:
+        raw = hashlib.sha256(f"polars_anon differential-privacy seed {seed}".encode()).digest()
+    words = [int.from_bytes(raw[i : i + 4], "big") for i in range(0, 12, 4)]
+    return (words[0], words[1], words[2]), int.from_bytes(raw[16:32], "big"), seed is not None
+
+
+def _levels_ok(levels: object) -> bool:
+    return isinstance(levels, dict) and all(
+        isinstance(q, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0 for q, v in levels.items()
+    )
+
+
+class _SizeCheck(Check):
+    """Every published class holds at least k rows (the suppression step of the mechanism)."""
+
+    def __init__(self, model: DifferentialPrivacy, k: int) -> None:
+        super().__init__(model)
+        self.k = k
+
+    def measure(self, view: ClassView) -> np.ndarray:
+        return view.size.astype(np.float64)
+
+    def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
+        return measure >= self.k
+
+
+@dataclass(frozen=True)
+class DifferentialPrivacy(Model):
+    """(ε, δ)-differential privacy for the whole published table (SafePub); with ``method="fulldomain"`` only.
+
+    Parameters
+    ----------
+    epsilon
+        The privacy budget ε > 0 of the whole release.
+    delta
+        δ in (0, 1): the probability with which the ε bound may fail (choose well below 1 / rows).
+    budget_for_search
+        The share of ε spent choosing the transformation with the exponential mechanism, in [0, 1); the rest,
+        ε_anon = ε (1 - share), fixes β and k. Default 0.1; 0 (and only 0) with a given `transformation`.
+    transformation
+        A level per quasi-identifier chosen without looking at the data: no search, no budget spent on one.
+    utility
+        The score the search maximizes (each with a bounded sensitivity, see
+        :mod:`polars_anon.algorithms.dpsearch`): ``"loss"`` (granularity: average cell loss, SafePub §5.1),
+        ``"discernibility"`` (SafePub §5.2) or ``"classes"`` (the number of classes).
+    steps
+        Iterations of the search (each one selection by the exponential mechanism).
+    seed
+        Seeds the sampling hash and the search (reproducible releases, tests). None (default): keys drawn from
+        the operating system's cryptographically strong random source; the report says "not reproducible".
+
+    Examples
+    --------
+    >>> m = DifferentialPrivacy(epsilon=1.0, delta=1e-6, transformation={"age": 1})
+    >>> m.epsilon_anonymization, m.k
+    (1.0, 74)
+    """
+
+    epsilon: float
+    delta: float
+    budget_for_search: float | None = field(default=None, metadata={"expects": "a number in [0, 1)"})
+    transformation: dict[str, int] | None = field(
+        default=None, metadata={"expects": "a mapping from quasi-identifiers to levels"}
+    )
+    utility: Utility = field(default="loss", metadata={"expects": f"one of {list(UTILITIES)}"})
+    steps: int = 100
+    seed: int | None = field(default=None, metadata={"expects": "an integer or none"})
+    release: Release | None = field(default=None, init=False, compare=False, repr=False)
+    """Set by the road for one run (:meth:`prepared`)."""
+
+    name: ClassVar[str] = "differential-privacy"
+    quiet_defaults: ClassVar[tuple[str, ...]] = ("steps", "utility", "seed")
+
+    def __post_init__(self) -> None:
+        where = "differential-privacy"
+        check_positive(where, "epsilon", self.epsilon)
+        check_fraction(where, "delta", self.delta, low_open=True, high_open=True)
+        if self.budget_for_search is not None:
+            check_fraction(where, "budget_for_search", self.budget_for_search, high_open=True)
+            if self.transformation is not None and self.budget_for_search != 0:
+                raise InvalidParameterError(
+                    f"{where}: budget_for_search={self.budget_for_search!r} with a given transformation, which is "
+                    "chosen without the data and spends no budget; drop budget_for_search or the transformation"
+                )
+        if self.utility not in UTILITIES:
+            raise InvalidParameterError(f"{where}: utility must be one of {list(UTILITIES)}, got {self.utility!r}")
+        check_positive(where, "steps", self.steps, integer=True)
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise InvalidParameterError(f"{where}: seed must be an integer or None, got {self.seed!r}")
+        levels = self.transformation
+        if levels is not None and not _levels_ok(levels):
+            raise InvalidParameterError(
+                f"{where}: transformation must map each quasi-identifier to a level >= 0, got {levels!r}"
+            )
+        if self.epsilon_anonymization <= 0:
+            raise InvalidParameterError(f"{where}: nothing of epsilon={self.epsilon!r} is left for the sampling")
+
+    # ------------------------------------------------------------------ the accounting
+    @property
+    def data_dependent(self) -> bool:
+        """True when the transformation is searched for (not given)."""
+        return self.transformation is None
+
+    @property
+    def search_share(self) -> float:
+        if self.transformation is not None:
+            return 0.0
+        return 0.1 if self.budget_for_search is None else float(self.budget_for_search)
+
+    @property
+    def epsilon_search(self) -> float:
+        """ε spent by the search (sequential composition: ε_search + ε_anon = ε)."""
+        return self.epsilon * self.search_share
+
+    @property
+    def epsilon_anonymization(self) -> float:
+        """ε left for sampling and suppression: β and k come from it."""
+        return self.epsilon - self.epsilon_search
+
+    @property
+    def beta(self) -> float:
+        """The sampling probability as used: ``keep_threshold(1 - e^(-ε_anon)) / 2^32``."""
+        return keep_threshold(sampling_probability(self.epsilon_anonymization)) / (1 << HASH_BITS)
+
+    @property
+    def k(self) -> int:
+        """The smallest class size the mechanism keeps: minimal k with d(k, β, ε_anon) <= δ."""
+        return minimal_k(self.epsilon_anonymization, self.delta, self.beta)
+
+    def prepared(self, n_rows: int, k: int) -> DifferentialPrivacy:
+        """A copy carrying one run's :class:`Release` (keys from the seed or the OS, `k` the class size enforced)."""
+        key, search_seed, reproducible = _keys(self.seed)
+        threshold = keep_threshold(sampling_probability(self.epsilon_anonymization))
+        out = DifferentialPrivacy(**{f: getattr(self, f) for f in _INIT})
+        release = Release(key, search_seed, reproducible, threshold, threshold / (1 << HASH_BITS), k, n_rows)
+        object.__setattr__(out, "release", release)
+        return out
+
+    def bind(self, context: Context) -> Check:
+        k = self.release.k if self.release is not None else self.k
+        return _SizeCheck(self, k)
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"model": self.name}
+        out |= {f: getattr(self, f) for f in _INIT}
+        out |= {"budget_for_search": self.search_share, "beta": self.beta, "k": self.k}
+        if out["seed"] is None:
+            out["seed"] = "not reproducible"
+        return out
+
+
+_INIT = ("epsilon", "delta", "budget_for_search", "transformation", "utility", "steps", "seed")
