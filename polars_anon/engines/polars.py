@@ -18,7 +18,7 @@ import polars as pl
 from polars_anon._validate import as_lazy
 from polars_anon.anonymize import aggregate_rows, prepare
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
-from polars_anon.privacy.differential import sample_expr
+from polars_anon.privacy.differential import sample_frame
 from polars_anon.privacy.evaluate import class_frames
 from polars_anon.publish import publish
 from polars_anon.request import Request
@@ -56,8 +56,7 @@ class PolarsEngine:
         return int(table.select(pl.len()).collect().item())  # materializes: one row
 
     def sample(self, table: pl.LazyFrame, key: tuple[int, int, int], threshold: int) -> pl.LazyFrame:
-        row = "__anon_sample_row"
-        return table.with_row_index(row).filter(sample_expr(key, threshold, pl.col(row))).drop(row)
+        return sample_frame(table, key, threshold)
 
     def publish(self, table: pl.LazyFrame, data: Aggregated, tmap: TupleMap, request: Request) -> pl.LazyFrame:
         """The prepared rows of `data`, published by `tmap` (lazy)."""

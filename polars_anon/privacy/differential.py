@@ -3,7 +3,7 @@
 The release mechanism (Li, Qardaji and Su, ASIACCS 2012; Bild, Kuhn and Prasser, PETS 2018):
 
 1. every input row is kept with probability β, independently of its values (a keyed hash of its row
-   number, :func:`keep_threshold` and :func:`sample_expr`);
+   number, :func:`keep_threshold` and :func:`sample_frame`);
 2. the sample is generalized to one full-domain transformation (a level per quasi-identifier) chosen
    without looking at the data (``transformation=``) or by a differentially private search
    (:mod:`polars_anon.algorithms.dpsearch`, spending ``budget_for_search`` of ε);
@@ -52,8 +52,8 @@ __all__ = [
     "keep_mask",
     "keep_threshold",
     "minimal_k",
-    "sample_expr",
-    "sample_sql",
+    "sample_frame",
+    "sample_sql_steps",
     "sampling_probability",
 ]
 
@@ -196,56 +196,66 @@ def keep_mask(n_rows: int, key: tuple[int, int, int], threshold: int, start: int
     return h < threshold
 
 
-def _mix_expr(x: pl.Expr) -> pl.Expr:
-    x = x.xor(x // 65536)
-    x = (x * _MULT) % (1 << 32)
-    x = x.xor(x // 65536)
-    x = (x * _MULT) % (1 << 32)
-    return x.xor(x // 65536)
+ROW, HASH = "__anon_sample_row", "__anon_sample_hash"
+"""The helper columns the engines compute the hash in (step by step: an inlined hash would repeat its
+argument twice per step, a tree of 2^17 nodes)."""
 
 
-def sample_expr(key: tuple[int, int, int], threshold: int, row: pl.Expr | None = None) -> pl.Expr:
-    """The sampler as a Polars expression over 0-based row numbers `row` (default: the frame's own) (True: kept).
+def _steps(key: tuple[int, int, int]) -> list[tuple[str, int]]:
+    """The hash as steps, each computing the new hash from the last one (and the row number): (op, constant)."""
+    mix = [("shift", 0), ("mult", _MULT), ("shift", 0), ("mult", _MULT), ("shift", 0)]
+    return [("low", key[0]), *mix, ("high", key[1]), *mix, ("key", key[2]), *mix]
 
-    >>> key = (1, 2, 3)
-    >>> got = pl.select(pl.int_range(0, 5000)).filter(sample_expr(key, keep_threshold(0.3))).height
-    >>> got == int(keep_mask(5000, key, keep_threshold(0.3)).sum())
+
+def sample_frame(lf: pl.LazyFrame, key: tuple[int, int, int], threshold: int) -> pl.LazyFrame:
+    """The rows of `lf` the sampler keeps, in order (Polars: :func:`keep_mask` as lazy column steps).
+
+    >>> key, t = (1, 2, 3), keep_threshold(0.3)
+    >>> sample_frame(pl.LazyFrame({"x": range(5000)}), key, t).collect().height == int(keep_mask(5000, key, t).sum())
     True
     """
-    k1, k2, k3 = (pl.lit(v, dtype=pl.Int64) for v in key)
-    r = pl.int_range(pl.len(), dtype=pl.Int64) if row is None else row.cast(pl.Int64)
-    h = _mix_expr((r % (1 << 32)).xor(k1))
-    h = _mix_expr(h.xor(r // (1 << 32)).xor(k2))
-    h = _mix_expr(h.xor(k3))
-    return h < threshold
+    h, r = pl.col(HASH), pl.col(ROW)
+    out = lf.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
+    for op, c in _steps(key):
+        lit = pl.lit(c, dtype=pl.Int64)
+        step = {
+            "low": (r % (1 << 32)).xor(lit),
+            "high": h.xor(r // (1 << 32)).xor(lit),
+            "key": h.xor(lit),
+            "shift": h.xor(h // 65536),
+            "mult": (h * lit) % (1 << 32),
+        }[op]
+        out = out.with_columns(step.alias(HASH))
+    return out.filter(h < threshold).drop(ROW, HASH)
 
 
-def sample_sql(row: str, key: tuple[int, int, int], threshold: int, dialect: Literal["duckdb", "spark"]) -> str:
-    """The sampler as a SQL predicate on the 0-based row number `row` (an expression), DuckDB or Spark SQL.
+def sample_sql_steps(key: tuple[int, int, int], dialect: Literal["duckdb", "spark"]) -> list[str]:
+    """The hash as SQL expressions, each the new value of column ``__anon_sample_hash`` from the last one and the
+    0-based row number ``__anon_sample_row`` (BIGINT); the row is kept when the last value is below the threshold.
 
-    >>> "xor((r % 4294967296), 1)" in sample_sql("r", (1, 2, 3), 10, "duckdb")
-    True
+    >>> sample_sql_steps((1, 2, 3), "duckdb")[0]
+    'xor(__anon_sample_row % 4294967296, 1)'
     """
 
     def xor(a: str, b: str) -> str:
-        return f"xor({a}, {b})" if dialect == "duckdb" else f"({a} ^ {b})"
+        return f"xor({a}, {b})" if dialect == "duckdb" else f"(({a}) ^ ({b}))"
 
-    def div(a: str) -> str:
-        return f"({a} // 65536)" if dialect == "duckdb" else f"div({a}, 65536)"
+    def div(a: str, by: int) -> str:
+        return f"({a} // {by})" if dialect == "duckdb" else f"div({a}, {by})"
 
-    def mix(x: str) -> str:
-        x = xor(x, div(x))
-        x = f"(({x} * {_MULT}) % 4294967296)"
-        x = xor(x, div(x))
-        x = f"(({x} * {_MULT}) % 4294967296)"
-        return xor(x, div(x))
-
-    hi = f"({row} // 4294967296)" if dialect == "duckdb" else f"div({row}, 4294967296)"
-    k1, k2, k3 = (str(int(v)) for v in key)
-    h = mix(xor(f"({row} % 4294967296)", k1))
-    h = mix(xor(xor(h, hi), k2))
-    h = mix(xor(h, k3))
-    return f"({h} < {int(threshold)})"
+    h, r = HASH, ROW
+    out = []
+    for op, c in _steps(key):
+        out.append(
+            {
+                "low": xor(f"{r} % 4294967296", str(c)),
+                "high": xor(xor(h, div(r, 4294967296)), str(c)),
+                "key": xor(h, str(c)),
+                "shift": xor(h, div(h, 65536)),
+                "mult": f"(({h} * {c}) % 4294967296)",
+            }[op]
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- the model
