@@ -29,6 +29,7 @@ from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, groupe
 from polars_anon.errors import InvalidParameterError
 from polars_anon.io import parquet_parts
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
 from polars_anon.request import Request
 from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
@@ -118,6 +119,18 @@ class DuckDBEngine:
             f"(count(DISTINCT {_q(c)}) + coalesce(max(({_q(c)} IS NULL)::INT), 0))::BIGINT AS {_q(c)}" for c in columns
         )
         return self._fetch(table, f"SELECT {exprs} FROM {{view}}").row(0, named=True)
+
+    def count_rows(self, table: duckdb.DuckDBPyRelation) -> int:
+        return int(self._fetch(table, "SELECT count(*)::BIGINT AS n FROM {view}").item())
+
+    def sample(self, table: duckdb.DuckDBPyRelation, key: tuple[int, int, int], threshold: int) -> Any:
+        """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`), in input order."""
+        view = self.view(table)
+        query = f"SELECT *, (row_number() OVER () - 1)::BIGINT AS {ROW} FROM {view}"
+        for i, step in enumerate(sample_sql_steps(key, "duckdb")):
+            how = f"*, {step} AS {HASH}" if i == 0 else f"* REPLACE ({step} AS {HASH})"
+            query = f"SELECT {how} FROM ({query})"
+        return self.con.sql(f"SELECT * EXCLUDE ({ROW}, {HASH}) FROM ({query}) WHERE {HASH} < {int(threshold)}")
 
     def aggregate(self, table: duckdb.DuckDBPyRelation, request: Request) -> EngineAggregates:
         return grouped_aggregates(self, table, request)

@@ -21,6 +21,7 @@ import polars as pl
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import spark_identifier
 from polars_anon.request import Request
 from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
@@ -130,6 +131,20 @@ class SparkEngine:
         ]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
+
+    def count_rows(self, table: Any) -> int:
+        return int(table.count())
+
+    def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
+        """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`): the row number
+        from ``zipWithIndex`` (partition order: the input's order), then the hash as column steps."""
+        sql = _pyspark()
+        F, T = sql.functions, sql.types
+        schema = T.StructType([*table.schema.fields, T.StructField(ROW, T.LongType(), False)])
+        numbered = self.spark.createDataFrame(table.rdd.zipWithIndex().map(lambda p: (*p[0], p[1])), schema)
+        for step in sample_sql_steps(key, "spark"):
+            numbered = numbered.withColumn(HASH, F.expr(step))
+        return numbered.filter(F.col(HASH) < F.lit(int(threshold))).drop(ROW, HASH)
 
     def aggregate(self, table: Any, request: Request) -> EngineAggregates:
         return grouped_aggregates(self, table, request)

@@ -132,3 +132,17 @@ def test_nulls_at_the_roots_agree(tmp_path: Path, spark: Any) -> None:
     runs = _run(df, sources, tmp_path, hierarchies=H, k=2, null="suppress", insensitive="rid")
     _same(runs)
     assert runs["duckdb"][1]["null_rows"] == 3
+
+
+def test_differential_privacy_agrees(tmp_path: Path, spark: Any) -> None:
+    """One seed, every engine: the same rows sampled (the keyed hash of the row number), the same transformation
+    searched on the sample's aggregates, the same rows published and the same report."""
+    from tests.privacy.test_differential import H, table
+
+    df = table(2000).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+    model = pa.DifferentialPrivacy(1.0, 0.1, seed=3, steps=10)
+    sources = {"duckdb": df, "spark": spark.createDataFrame(df.to_arrow())}
+    runs = _run(df, sources, tmp_path, hierarchies=H, k=1, insensitive="rid", privacy=[model])
+    _same(runs)
+    dp = runs["spark"][1]["details"]["differential_privacy"]
+    assert 0 < dp["published_rows"] <= dp["sampled_rows"] < df.height
