@@ -8,14 +8,18 @@ is ours + 1 in every case. Our k is checked to be the smallest with d(k) <= δ b
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
+import jsonschema
 import numpy as np
 import polars as pl
 import pytest
 from scipy.special import gammaln
 
 import polars_anon as pa
+from polars_anon import cli
 from polars_anon.algorithms.dpsearch import exponential_mechanism
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.differential import (
@@ -27,6 +31,7 @@ from polars_anon.privacy.differential import (
     sample_frame,
     sampling_probability,
 )
+from polars_anon.report import schema
 
 ARX = [  # (epsilon, delta, ARX's beta, ARX's k) from ParameterCalculation(epsilon, delta)
     (0.1, 1e-6, 0.09516258196404025, 61),
@@ -238,3 +243,27 @@ def test_a_transformation_must_name_every_qid_with_a_valid_level() -> None:
         pa.anonymize(
             table(), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 0.1, transformation=bad)]
         ).collect()
+
+
+def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
+    """The namespace, a job file's [[privacy]] table and the CLI publish what pa.anonymize publishes (one seed)."""
+    df = table()
+    levels = {"age": 2, "sex": 0, "zip": 2}
+    model = pa.DifferentialPrivacy(1.0, 0.1, transformation=levels, seed=7)
+    want = pa.anonymize(df, hierarchies=H, k=1, privacy=[model]).collect()
+    assert df.lazy().anon.k_anonymize(hierarchies=H, k=1, privacy=[model]).collect().equals(want)
+    df.write_parquet(tmp_path / "t.parquet")
+    for q, h in H.items():
+        h.to_csv(tmp_path / f"{q}.csv")
+    qids = "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in H)
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\ninsensitive = ["income"]\n'
+        '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\nseed = 7\n'
+        "transformation = { age = 2, sex = 0, zip = 2 }\n" + qids
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q"]) == 0
+    got = pl.read_parquet(tmp_path / "out" / "t.parquet")
+    assert got.equals(want)
+    report = json.loads((tmp_path / "out" / "t.report.json").read_text())
+    assert report["details"]["differential_privacy"]["seed"] == 7 and report["metric"] is None
+    jsonschema.Draft202012Validator(schema()).validate(report)
