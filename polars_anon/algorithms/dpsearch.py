@@ -8,16 +8,19 @@ its top (every qid at its root). Each step adds the direct specializations of th
 one level down) to the candidates, drops the pivot from them, and draws the next pivot from the candidates
 with the exponential mechanism: candidate t with probability proportional to exp(ε_step u(t) / (2 Δu)),
 where u is the utility on the sample and Δu its sensitivity (:func:`exponential_mechanism`). The release
-is then drawn from the pivots by the exponential mechanism once more (ε_final). Budget: half of ε_search is
-split evenly over the steps, half goes to the final draw, so ε_step · steps + ε_final = ε_search; a walk
-that runs out of candidates early spends less (the report states what was spent). By sequential
-composition the search is ε_search-differentially private, and the release (ε_anon + ε_search, δ) =
-(ε, δ)-differentially private.
+is then drawn by the exponential mechanism once more (ε_final) among every vector the walk evaluated: the
+pivots and their direct specializations, a set fixed by the pivots (so as public as they are). Budget:
+:data:`FINAL_SHARE` (90%) of ε_search goes to the final draw, the rest is split evenly over the steps, so
+ε_step · steps + ε_final = ε_search; a walk that runs out of candidates early spends less (the report
+states what was spent). By sequential composition the search is ε_search-differentially private, and the
+release (ε_anon + ε_search, δ) = (ε, δ)-differentially private. (On Adult, 4 seeds at ε 0.5, 1, 2: the
+final draw among the evaluated vectors with 90% of the budget lost 0.86, 0.74, 0.62 on average, among the
+pivots with half of it 0.89, 0.82, 0.72; per-step budgets this small make the walk nearly uniform anyway.)
 
 *One reading differs from ARX.* ARX's implementation returns the pivot with the best utility, which is a
 deterministic function of the data over the pivots (two pivots whose utilities swap between neighbouring
 tables swap the output), so it is not covered by the composition argument; we draw the release from the
-pivots with the exponential mechanism instead, and pay for it from ε_search.
+evaluated vectors with the exponential mechanism instead, and pay for it from ε_search.
 
 **Utilities** u(t) on the sample, each divided by its sensitivity (add or remove one input row: the row
 may enter the sample and move one class across k):
@@ -125,13 +128,21 @@ class Scorer:
         return self.cost(vector, kept) / max(self.n_rows, 1)
 
 
+FINAL_SHARE = 0.9
+"""The share of ε_search spent on the final draw (the rest is split evenly over the steps)."""
+FINAL_FROM = "seen"
+"""The final draw is among the walk's pivots ("pivots") or every vector it evaluated ("seen": the pivots and
+their direct specializations, a set fixed by the pivots, so as public as they are)."""
+
+
 def search(
     scorer: Scorer, epsilon_search: float, steps: int, rng: np.random.Generator
 ) -> tuple[tuple[int, ...], dict[str, Any]]:
     """SafePub's walk from the top of the lattice, the release drawn from its pivots (module docstring)."""
     heights = scorer.lattice.heights
     top = tuple(h - 1 for h in heights)
-    step_eps, final_eps = epsilon_search / (2 * steps), epsilon_search / 2
+    final_eps = epsilon_search * FINAL_SHARE
+    step_eps = (epsilon_search - final_eps) / steps
     seen: dict[tuple[int, ...], float] = {top: scorer.score(top)}
     candidates: dict[tuple[int, ...], float] = {}
     pivots, pivot, taken = [top], top, 0
@@ -151,7 +162,8 @@ def search(
         pivot = vectors[index]
         pivots.append(pivot)
         taken += 1
-    index, _ = exponential_mechanism(np.array([seen[v] for v in pivots]), final_eps, rng)
+    pool = pivots if FINAL_FROM == "pivots" else list(seen)
+    index, _ = exponential_mechanism(np.array([seen[v] for v in pool]), final_eps, rng)
     spent = taken * step_eps + final_eps
     facts = {
         "steps_taken": taken,
@@ -161,7 +173,7 @@ def search(
         "epsilon_final": final_eps,
         "epsilon_search_spent": spent,
     }
-    return pivots[index], facts
+    return pool[index], facts
 
 
 def _given(task: Task, transformation: dict[str, int]) -> tuple[int, ...]:

@@ -1,0 +1,190 @@
+"""Differentially private releases (SafePub): ours against ARX's on Adult, and ours on the 15M-row register.
+
+Adult (8 quasi-identifiers, the hierarchies of ``../shared/data/adult``), ε in {0.1, 0.5, 1, 2}, δ = 1e-6, 10%
+of ε for the search (ARX: ``setDPSearchBudget(0.1 ε)``), 100 search steps (ARX: expansions), utility
+``loss`` (ARX: its loss metric, SafePub's granularity), several seeds (ours: ``seed=s``; ARX draws from
+``SecureRandom`` on each run). Each output is scored by ``benchmarks/scorer.py``, one scorer for both:
+metric ``loss (leaves under node)``, the average cell loss over *every input row* (a row not sampled or
+suppressed costs 1 per cell), plus the rows published and the time (ours: ``pa.anonymize`` + collect in
+this process; ARX: its run inside the JVM from reading the CSV to the output, and the JVM's wall time).
+
+ARX is a peer built outside the repository: pass its classpath (ARX's classes and jars, and the folder of
+the compiled driver ``ArxSafePub``) with ``--arx-cp`` or ``ARX_CP``; the driver's source is described in
+``docs/guides/differential-privacy.md`` (EDDifferentialPrivacy(ε, δ), suppression limit 1, the loss
+metric). Without it only our runs are made.
+
+Register: ``--register 15000000`` writes the demo's voter register to ``--folder`` (deleted after), then
+runs one DP job on it through the CLI in a child process: wall time and the child's peak RSS.
+
+Results: ``benchmarks/results/dp.md`` (and ``dp_adult.csv``), each figure with the machine's load.
+
+    python benchmarks/dp_bench.py --arx-cp "$(cat /work/peers/driver/cp.txt):/work/peers/dpdriver" --seeds 3
+    python benchmarks/dp_bench.py --register 15000000 --folder /tmp --no-adult
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import polars_anon as pa  # noqa: E402
+from benchmarks.scorer import LOSS, score  # noqa: E402
+
+ADULT = ROOT.parent / "shared" / "data" / "adult"
+if not ADULT.exists():
+    ADULT = Path("/work/shared/data/adult")
+QIDS = ["age", "education", "marital-status", "native-country", "occupation", "race", "sex", "workclass"]
+EPSILONS = (0.1, 0.5, 1.0, 2.0)
+DELTA = 1e-6
+SHARE = 0.1
+STEPS = 100
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def ours(df: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy], epsilon: float, seed: int) -> dict[str, Any]:
+    model = pa.DifferentialPrivacy(epsilon, DELTA, budget_for_search=SHARE, steps=STEPS, seed=seed)
+    start = time.perf_counter()
+    result = pa.anonymize(df.lazy(), hierarchies=hierarchies, k=1, privacy=[model], insensitive=["__row"])
+    out = result.collect()
+    seconds = time.perf_counter() - start
+    dp = result.report["details"]["differential_privacy"]
+    loss = score(df, out, QIDS, hierarchies, row="__row")[LOSS]
+    return {"tool": "ours", "epsilon": epsilon, "seed": seed, "k": dp["k"], "beta": dp["beta"], "loss": loss,
+            "rows": out.height, "seconds": seconds, "wall": seconds,
+            "levels": json.dumps(dp["transformation"]), "load": load()}  # fmt: skip
+
+
+def arx(cp: str, df: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy], epsilon: float, seed: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.csv"
+        args = [f"{q}={ADULT / f'adult_hierarchy_{q}.csv'}" for q in QIDS]
+        cmd = ["java", "-Xmx2g", "-cp", cp, "ArxSafePub", str(ADULT / "adult.csv"), str(out), str(epsilon)]
+        cmd += [str(DELTA), str(SHARE * epsilon), str(STEPS), *args]
+        start = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - start
+        facts = json.loads(done.stdout.strip().splitlines()[-1])
+        published = pl.read_csv(out, separator=";", infer_schema=False)
+    loss = score(df, published.select(QIDS), QIDS, hierarchies)[LOSS]
+    return {"tool": "arx", "epsilon": epsilon, "seed": seed, "k": facts["k"], "beta": facts["beta"], "loss": loss,
+            "rows": facts["rows"] - facts["outliers"], "seconds": facts["seconds"], "wall": wall,
+            "levels": json.dumps(facts["levels"]), "load": load()}  # fmt: skip
+
+
+def adult(cp: str | None, seeds: int) -> list[dict[str, Any]]:
+    df = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False).with_row_index("__row")
+    hierarchies = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in QIDS}
+    rows = []
+    for epsilon in EPSILONS:
+        for seed in range(seeds):
+            rows.append(ours(df, hierarchies, epsilon, seed))
+            print(rows[-1], flush=True)
+            if cp:
+                rows.append(arx(cp, df.drop("__row"), hierarchies, epsilon, seed))
+                print(rows[-1], flush=True)
+    return rows
+
+
+def summary(rows: list[dict[str, Any]]) -> list[str]:
+    out = [
+        "| ε | tool | k | loss: mean (min-max) | rows published: mean | seconds: mean (wall) | load (1 min) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for epsilon in EPSILONS:
+        for tool in ("ours", "arx"):
+            runs = [r for r in rows if r["epsilon"] == epsilon and r["tool"] == tool]
+            if not runs:
+                continue
+            losses = [r["loss"] for r in runs]
+            out.append(
+                f"| {epsilon:g} | {tool} | {runs[0]['k']} | {statistics.mean(losses):.4f} ({min(losses):.4f}-"
+                f"{max(losses):.4f}) | {statistics.mean(r['rows'] for r in runs):,.0f} | "
+                f"{statistics.mean(r['seconds'] for r in runs):.2f} ({statistics.mean(r['wall'] for r in runs):.2f}) "
+                f"| {'/'.join(sorted({r['load'] for r in runs}))} |"
+            )
+    return out
+
+
+def register(rows: int, folder: Path, epsilon: float, delta: float) -> dict[str, Any]:
+    """The demo register of `rows` voters, one DP job through the CLI in a child process: wall and peak RSS."""
+    from polars_anon.demo import demo_hierarchy_specs, write_voter_register
+
+    data = write_voter_register(folder / f"dp_voters_{rows}.parquet", rows, overwrite=True)
+    job = folder / "dp_job.toml"
+    specs = demo_hierarchy_specs()
+    qids = "".join(f"[qids.{q}]\nhierarchy = {_toml(s)}\n" for q, s in specs.items())
+    job.write_text(
+        f'input = "{data}"\noutput = "{folder / "dp_out.parquet"}"\nk = 1\ndrop = ["voter_id", "name"]\n'
+        f'[[privacy]]\nmodel = "differential-privacy"\nepsilon = {epsilon}\ndelta = {delta}\nseed = 1\n{qids}'
+    )
+    before = load()
+    start = time.perf_counter()
+    cmd = [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "-q", "--overwrite"]
+    subprocess.run(cmd, check=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    report = json.loads((folder / "dp_out.report.json").read_text())
+    dp = report["details"]["differential_privacy"]
+    data.unlink()
+    for p in folder.glob("dp_out*"):
+        p.unlink()
+    job.unlink()
+    return {"rows": rows, "epsilon": epsilon, "delta": delta, "k": dp["k"], "beta": dp["beta"],
+            "published": dp["published_rows"], "levels": dp["transformation"], "loss": dp["loss_whole_table"],
+            "wall_s": round(wall, 1), "peak_rss_mb": round(peak_mb), "load_before": before,
+            "load_after": load()}  # fmt: skip
+
+
+def _toml(spec: object) -> str:
+    if isinstance(spec, str):
+        return json.dumps(spec)
+    assert isinstance(spec, dict)
+    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in spec.items()) + " }"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--arx-cp", default=os.environ.get("ARX_CP"), help="classpath of ARX and the ArxSafePub driver")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--no-adult", action="store_true")
+    ap.add_argument("--register", type=int, default=0, help="rows of the register run (0: none)")
+    ap.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()))
+    ap.add_argument("--register-epsilon", type=float, default=1.0)
+    ap.add_argument("--register-delta", type=float, default=1e-8)
+    a = ap.parse_args()
+    lines = [f"# Differentially private releases (`python benchmarks/dp_bench.py {' '.join(sys.argv[1:])}`)", ""]
+    if not a.no_adult:
+        rows = adult(a.arx_cp, a.seeds)
+        RESULTS.mkdir(exist_ok=True)
+        pl.DataFrame(rows).write_csv(RESULTS / "dp_adult.csv")
+        lines += [f"## Adult, δ = {DELTA:g}, search share {SHARE}, {STEPS} steps, {a.seeds} seeds", "", *summary(rows)]
+    if a.register:
+        r = register(a.register, a.folder, a.register_epsilon, a.register_delta)
+        print(r, flush=True)
+        lines += ["", "## Register", "", "```", json.dumps(r), "```"]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    name = "dp.md" if not a.no_adult else "dp_register.md"
+    (RESULTS / name).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
