@@ -131,7 +131,11 @@ def cli_page() -> str:
 
 def _dataclass_rows(cls: type) -> list[str]:
     hints = typing.get_type_hints(cls)
-    return [f"| `{f.name}` | {_type(hints.get(f.name, f.type))} | {_default(f)} |" for f in dataclasses.fields(cls)]
+    return [
+        f"| `{f.name}` | {_type(hints.get(f.name, f.type))} | {_default(f)} |"
+        for f in dataclasses.fields(cls)
+        if f.init
+    ]
 
 
 def job_keys_page() -> str:

@@ -187,6 +187,11 @@ def _explore(
 ) -> tuple[pl.DataFrame, dict[str, Any]]:  # fmt: skip
     """:func:`explore`, and facts of the run (rows, classes, seconds) for the page."""
     start = time.perf_counter()
+    if any(getattr(m, "name", None) == "differential-privacy" for m in asked.get("privacy") or ()):
+        raise InvalidParameterError(
+            "explore: differential-privacy is refused: each configuration would be a release of the same data (their "
+            "budgets add up) compared on the data itself; choose epsilon and delta up front and run pa.anonymize once"
+        )
     grid = requests(
         lf.collect_schema(), k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked
     )

@@ -48,8 +48,9 @@ def check_max_suppressed(value: object) -> None:
 
 
 def option_names(cls: type) -> list[str]:
-    """The option names of an options dataclass, in declaration order."""
-    return [f.name for f in dataclasses.fields(cls)]
+    """The option names of an options dataclass, in declaration order (fields set by the code, not the user,
+    ``init=False``, are not options)."""
+    return [f.name for f in dataclasses.fields(cls) if f.init]
 
 
 def parse_options(cls: type[T], given: Mapping[str, Any], where: str) -> T:

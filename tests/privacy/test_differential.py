@@ -267,3 +267,8 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "out" / "t.report.json").read_text())
     assert report["details"]["differential_privacy"]["seed"] == 7 and report["metric"] is None
     jsonschema.Draft202012Validator(schema()).validate(report)
+
+
+def test_explore_refuses_a_differentially_private_grid() -> None:
+    with pytest.raises(InvalidParameterError, match="explore: differential-privacy is refused"):
+        pa.explore(table(), hierarchies=H, k=[2, 5], privacy=[pa.DifferentialPrivacy(1.0, 0.1)])
