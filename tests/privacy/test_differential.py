@@ -272,3 +272,36 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
 def test_explore_refuses_a_differentially_private_grid() -> None:
     with pytest.raises(InvalidParameterError, match="explore: differential-privacy is refused"):
         pa.explore(table(), hierarchies=H, k=[2, 5], privacy=[pa.DifferentialPrivacy(1.0, 0.1)])
+
+
+def _utilities(rows: pl.DataFrame, n_rows: int, utility: str, k: int) -> tuple[dict[tuple[int, ...], float], float]:
+    from polars_anon.algorithms import Task
+    from polars_anon.algorithms.dpsearch import Scorer
+
+    small = {"age": pa.Hierarchy.intervals(range(20, 30), [5]), "sex": H["sex"]}
+    aggregates = (
+        rows.with_columns(pl.col("age").cast(pl.String))
+        .group_by(["age", "sex"])
+        .agg(pl.len().cast(pl.UInt32).alias("size"))
+        .sort(["age", "sex"])
+    )
+    scorer = Scorer(Task(aggregates, ["age", "sex"], small, k), utility, k, n_rows)
+    vectors = [(a, s) for a in range(small["age"].height) for s in range(small["sex"].height)]
+    return {v: scorer.raw(v) for v in vectors}, scorer.sensitivity
+
+
+@pytest.mark.parametrize("utility", ["loss", "discernibility", "classes"])
+def test_utility_sensitivities_hold_by_brute_force(utility: str) -> None:
+    """Add one row to the input (sampled or not): no vector's utility moves by more than the stated Δu."""
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        n, k = int(rng.integers(3, 25)), int(rng.integers(1, 6))
+        ages, sexes = rng.integers(20, 30, n).tolist(), rng.choice(["F", "M"], n).tolist()
+        sampled = rng.random(n) < 0.6
+        d = pl.DataFrame({"age": ages, "sex": sexes}).filter(pl.Series(sampled))
+        new = pl.DataFrame({"age": [int(rng.integers(20, 30))], "sex": [str(rng.choice(["F", "M"]))]})
+        before, delta_u = _utilities(d, n, utility, k)
+        for after_rows in (d, pl.concat([d, new])):  # the new row not sampled, or sampled
+            after, delta_after = _utilities(after_rows, n + 1, utility, k)
+            worst = max(abs(after[v] - before[v]) for v in before)
+            assert worst <= max(delta_u, delta_after) + 1e-9, (utility, n, k, worst)
