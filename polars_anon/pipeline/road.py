@@ -17,6 +17,7 @@ DuckDB front doors all call it):
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -32,8 +33,9 @@ from polars_anon.advice import method_advice
 from polars_anon.algorithms import Plan, Task, dpsearch
 from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS
-from polars_anon.errors import NotKAnonymousError
+from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import Capability, consult
 from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
@@ -261,7 +263,16 @@ def run(
         probe = sql_engine.counts(table, list(request.qids), limit=capability.driver_tuples)
         if probe.height > capability.driver_tuples:
             return _planner_route(sql_engine, table, request, schema, start, capability)
-    aggregated = aggregate(engine, table, request)
+    try:
+        aggregated = aggregate(engine, table, request)
+    except InfeasibleError as exc:
+        if dp is None or not re.fullmatch(K_ABOVE_ROWS.pattern(k=request.k), str(exc)):
+            raise
+        raise InfeasibleError(
+            f"differential-privacy (epsilon={dp.epsilon!r}, delta={dp.delta!r}) needs classes of k={request.k} rows, "
+            f"and the sample (each row kept with probability {dp.beta:.4f}) is smaller: {exc}; raise epsilon or "
+            "delta, or use a table with more rows"
+        ) from exc
     planned = plan_request(aggregated, request, schema, start, engine.name)
     capability.refuse_map(planned.plan.map)
     published = engine.publish(table, aggregated, planned.plan.map, request)

@@ -21,7 +21,7 @@ from scipy.special import gammaln
 import polars_anon as pa
 from polars_anon import cli
 from polars_anon.algorithms.dpsearch import exponential_mechanism
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.privacy.differential import (
     delta_of,
     gamma_of,
@@ -305,3 +305,10 @@ def test_utility_sensitivities_hold_by_brute_force(utility: str) -> None:
             after, delta_after = _utilities(after_rows, n + 1, utility, k)
             worst = max(abs(after[v] - before[v]) for v in before)
             assert worst <= max(delta_u, delta_after) + 1e-9, (utility, n, k, worst)
+
+
+def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
+    with pytest.raises(
+        InfeasibleError, match=r"differential-privacy \(epsilon=1.0, delta=1e-06\) needs classes of k=73"
+    ):
+        pa.anonymize(table(40), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 1e-6)]).collect()
