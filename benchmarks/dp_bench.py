@@ -170,7 +170,8 @@ def main() -> None:
     ap.add_argument("--register-epsilon", type=float, default=1.0)
     ap.add_argument("--register-delta", type=float, default=1e-8)
     a = ap.parse_args()
-    lines = [f"# Differentially private releases (`python benchmarks/dp_bench.py {' '.join(sys.argv[1:])}`)", ""]
+    shown = " ".join("CP" if prev == "--arx-cp" else arg for prev, arg in zip(["", *sys.argv[1:]], sys.argv[1:]))
+    lines = [f"# Differentially private releases (`python benchmarks/dp_bench.py {shown}`)", ""]
     if not a.no_adult:
         rows = adult(a.arx_cp, a.seeds)
         RESULTS.mkdir(exist_ok=True)
