@@ -422,6 +422,11 @@ class DifferentialPrivacy(Model):
         k = self.release.k if self.release is not None else self.k
         return _SizeCheck(self, k)
 
+    def describe(self) -> str:
+        """A one-line name with its parameters (never the run's keys)."""
+        shown = {f: getattr(self, f) for f in _INIT if getattr(self, f) is not None and f not in self.quiet_defaults}
+        return f"{self.name} ({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"model": self.name}
         out |= {f: getattr(self, f) for f in _INIT}

@@ -312,3 +312,11 @@ def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
         InfeasibleError, match=r"differential-privacy \(epsilon=1.0, delta=1e-06\) needs classes of k=73"
     ):
         pa.anonymize(table(40), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 1e-6)]).collect()
+
+
+def test_the_keys_of_a_run_never_show() -> None:
+    model = pa.DifferentialPrivacy(1.0, 1e-6).prepared(1000, 80)
+    assert model.release is not None
+    key = str(model.release.key[0])
+    assert model.describe() == "differential-privacy (epsilon=1.0, delta=1e-06)"
+    assert key not in repr(model) and key not in json.dumps(model.summary())
