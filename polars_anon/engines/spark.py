@@ -136,12 +136,21 @@ class SparkEngine:
         return int(table.count())
 
     def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
-        """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`): the row number
-        from ``zipWithIndex`` (partition order: the input's order), then the hash as column steps."""
-        sql = _pyspark()
-        F, T = sql.functions, sql.types
-        schema = T.StructType([*table.schema.fields, T.StructField(ROW, T.LongType(), False)])
-        numbered = self.spark.createDataFrame(table.rdd.zipWithIndex().map(lambda p: (*p[0], p[1])), schema)
+        """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`), in input order.
+
+        The row number is the partition's offset (rows of the partitions before it: one small group-by) plus the
+        row's place in its partition (the low 33 bits of ``monotonically_increasing_id``), all in the JVM, as
+        ``zipWithIndex`` numbers rows but without sending them through Python."""
+        F = _pyspark().functions
+        mid, low = F.monotonically_increasing_id(), (1 << 33) - 1
+        numbered = table.withColumn(ROW, mid)
+        sizes = numbered.groupBy(F.shiftright(F.col(ROW), 33).alias("p")).count().collect()
+        offsets, total = [], 0
+        for row in sorted(sizes, key=lambda r: int(r["p"])):
+            offsets += [F.lit(int(row["p"])), F.lit(total)]
+            total += int(row["count"])
+        start = F.create_map(*offsets)[F.shiftright(F.col(ROW), 33)] if offsets else F.lit(0)
+        numbered = numbered.withColumn(ROW, (start + F.col(ROW).bitwiseAND(F.lit(low))).cast("long"))
         for step in sample_sql_steps(key, "spark"):
             numbered = numbered.withColumn(HASH, F.expr(step))
         return numbered.filter(F.col(HASH) < F.lit(int(threshold))).drop(ROW, HASH)
