@@ -80,6 +80,7 @@ class Scorer:
         self.lattice = Lattice(task)
         self.utility, self.k, self.n_rows = utility, k, n_rows
         self.size = self.lattice.size.astype(np.float64)
+        self._cell_cache: dict[tuple[int, int], np.ndarray] = {}
         self.share: list[np.ndarray] = []
         """Per qid: the cell loss of each node id, (leaves - 1) / (leaves of the hierarchy - 1)."""
         for h in self.lattice.hs:
@@ -111,12 +112,20 @@ class Scorer:
 
     def cost(self, vector: Sequence[int], kept: np.ndarray) -> float:
         """Sum over the input's rows of their average cell loss (1 for a row suppressed or not sampled)."""
-        cells = np.zeros(len(self.size))
+        weights = np.where(kept, self.size, 0.0)
+        cells = np.zeros(len(weights))
         for j, level in enumerate(vector):
-            cells += self.share[j][self.lattice.nodes[j][int(level)]]
-        cells /= max(len(vector), 1)
-        kept_rows = float(self.size[kept].sum())
-        return float((self.size[kept] * cells[kept]).sum()) + (self.n_rows - kept_rows)
+            cells += self._cells(j, int(level))  # no BLAS dot: its threads spin on a busy machine
+        total = float((weights * cells).sum())
+        kept_rows = float(weights.sum())
+        return total / max(len(vector), 1) + (self.n_rows - kept_rows)
+
+    def _cells(self, j: int, level: int) -> np.ndarray:
+        """Per tuple, the cell loss of qid `j` at `level` (computed once per qid and level)."""
+        found = self._cell_cache.get((j, level))
+        if found is None:
+            found = self._cell_cache[(j, level)] = self.share[j][self.lattice.nodes[j][level]]
+        return found
 
     def score(self, vector: Sequence[int]) -> float:
         """u / Δu: what the exponential mechanism weighs."""
