@@ -163,7 +163,7 @@ def _toml(spec: object) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--arx-cp", default=os.environ.get("ARX_CP"), help="classpath of ARX and the ArxSafePub driver")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--no-adult", action="store_true")
