@@ -31,6 +31,7 @@ from typing import Literal
 
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
+from polars_anon.hierarchy import Hierarchy
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
@@ -78,7 +79,32 @@ def _dp_why(reason: str) -> Callable[[Request], str]:
     return lambda r: f"differential-privacy: {reason}"
 
 
+def _dp_levels(request: Request) -> str | None:
+    """What is wrong with a differential-privacy model's given transformation (None: nothing, or none given)."""
+    for model in request.privacy:
+        levels = getattr(model, "transformation", None)
+        if model.name != "differential-privacy" or levels is None:
+            continue
+        qids = list(request.qids)
+        missing, extra = [q for q in qids if q not in levels], [q for q in levels if q not in qids]
+        if missing or extra:
+            wrong = f"missing {missing}" if missing else f"not quasi-identifiers: {extra}"
+            return f"transformation must give a level for each quasi-identifier {qids}; {wrong}"
+        for q in qids:
+            h = request.hierarchies.get(q)
+            if isinstance(h, Hierarchy) and not 0 <= levels[q] < h.height:
+                return f"transformation[{q!r}]: level {levels[q]} is outside this hierarchy's levels 0..{h.height - 1}"
+    return None
+
+
 _DP_REFUSALS: tuple[Refusal, ...] = (
+    Refusal(
+        "fulldomain",
+        "*",
+        "any",
+        lambda r: _dp(r) and _dp_levels(r) is not None,
+        lambda r: f"differential-privacy: {_dp_levels(r)}",
+    ),
     Refusal(
         "*",
         "*",
