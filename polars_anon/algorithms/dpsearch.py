@@ -63,7 +63,7 @@ def exponential_mechanism(scores: np.ndarray, epsilon: float, rng: np.random.Gen
     sensitivity. Returns the index and the probabilities.
 
     >>> i, p = exponential_mechanism(np.array([0.0, 2.0]), 1.0, np.random.default_rng(0))
-    >>> round(p[1] / p[0], 6) == round(float(np.exp(1.0)), 6)
+    >>> round(float(p[1] / p[0]), 6) == round(float(np.exp(1.0)), 6)
     True
     """
     logits = 0.5 * epsilon * np.asarray(scores, dtype=np.float64)
