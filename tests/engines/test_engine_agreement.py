@@ -139,8 +139,8 @@ def test_differential_privacy_agrees(tmp_path: Path, spark: Any) -> None:
     searched on the sample's aggregates, the same rows published and the same report."""
     from tests.privacy.test_differential import H, table
 
-    df = table(2000).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
-    model = pa.DifferentialPrivacy(1.0, 0.1, seed=3, steps=10)
+    df = table(800).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+    model = pa.DifferentialPrivacy(1.0, 0.1, seed=3, steps=5)
     sources = {"duckdb": df, "spark": spark.createDataFrame(df.to_arrow())}
     runs = _run(df, sources, tmp_path, hierarchies=H, k=1, insensitive="rid", privacy=[model])
     _same(runs)
