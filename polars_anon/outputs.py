@@ -39,6 +39,7 @@ from types import FrameType, TracebackType
 from typing import Any, Self
 
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
+from polars_anon.interrupts import raises_on_signal
 
 __all__ = [
     "PARQUET_SUFFIXES",
@@ -208,6 +209,7 @@ class Outputs:
                     pass
 
     # ------------------------------------------------------------------ context
+    @raises_on_signal  # an engine's long call (DuckDB) is interrupted for it: polars_anon.interrupts
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._interrupted or self._committed:
             return  # one signal is enough; and once every output is in place (a signal held during the commit
