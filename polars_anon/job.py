@@ -646,17 +646,23 @@ def read_on_engine(engine: Any, job: Job) -> Any:
                 for c, t in wanted.items()
             )
         )
-    ddl = ", ".join(f"{spark_identifier(c)} {_SPARK_TYPES[_type_name(t)]}" for c, t in raw.items())
+    # Spark's reader takes one null string: every column is read as a string (an empty field is null, as in Polars),
+    # each of the job's null strings is mapped to null (values, not SQL text), then cast to the type Polars reads, and
+    # then as `schema` says
+    from pyspark.sql import functions as F  # noqa: N812 (pyspark's own spelling)
+
+    ddl = ", ".join(f"{spark_identifier(c)} STRING" for c in raw)
     options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST"}
-    if job.null_values:
-        options["nullValue"] = job.null_values[0]
     frame = engine.spark.read.options(**options).schema(ddl).csv(str(job.input))
-    return frame.selectExpr(
-        *(
-            f"CAST({spark_identifier(c)} AS {_SPARK_TYPES[_type_name(t)]}) AS {spark_identifier(c)}"
-            for c, t in wanted.items()
-        )
-    )
+
+    def column(c: str) -> Any:
+        value = F.col(spark_identifier(c))
+        if job.null_values:
+            value = F.when(value.isin(list(job.null_values)), F.lit(None)).otherwise(value)
+        typed = value.cast(_SPARK_TYPES[_type_name(raw[c])]).cast(_SPARK_TYPES[_type_name(wanted[c])])
+        return typed.alias(c)
+
+    return frame.select(*(column(c) for c in raw))
 
 
 def _on_engine(
