@@ -665,17 +665,12 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     return frame.select(*(column(c) for c in raw))
 
 
-def _on_engine(
-    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
-) -> tuple[dict[str, Hierarchy], Anonymized]:
-    """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road
-    (a method the engine cannot run is refused first, before anything is read)."""
+def open_on_engine(job: Job, lf: pl.LazyFrame, limit: int) -> tuple[Any, Any, dict[str, Hierarchy], pl.DataFrame]:
+    """The job's engine (DuckDB or Spark), its input as the engine's table, the hierarchies built from the engine's
+    qid group-by (with a ``LIMIT limit + 1``: above `limit` rows the road takes the planner route) and that group-by.
+    """
     from polars_anon.engines import SQLEngine, get_engine
     from polars_anon.engines.duckdb import MEMORY_LIMIT
-    from polars_anon.pipeline.capabilities import consult
-    from polars_anon.pipeline.road import run
-
-    limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
 
     with _jvm_log() if job.engine == "spark" else nullcontext():
         memory = job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None
@@ -694,7 +689,19 @@ def _on_engine(
             c: engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns
         }  # beyond the cap: per column
 
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
+    return engine, table, build_hierarchies(lf, job.qids, job.base, values_of=values_of), counts
+
+
+def _on_engine(
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
+) -> tuple[dict[str, Hierarchy], Anonymized]:
+    """The job on DuckDB or Spark: the engine reads the input, builds the hierarchies' values and runs the road
+    (a method the engine cannot run is refused first, before anything is read)."""
+    from polars_anon.pipeline.capabilities import consult
+    from polars_anon.pipeline.road import run
+
+    limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
+    engine, table, hierarchies, _ = open_on_engine(job, lf, limit)
     result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result
