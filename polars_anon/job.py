@@ -29,7 +29,7 @@ import polars as pl
 
 from polars_anon._passes import collect_apart, remember_tuple_counts
 from polars_anon._progress import stage
-from polars_anon._validate import check_choice, check_columns
+from polars_anon._validate import check_choice, check_columns, check_unique
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, Layout, stage_encoded
 from polars_anon.engines import ENGINES
@@ -119,6 +119,8 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         raise InvalidParameterError(
             'job file: has_header = false needs the column names, e.g. columns = ["age", "sex", ...]'
         )
+    if "columns" in raw:
+        check_unique(raw["columns"], "job file: key 'columns'")
     for column, name in raw.get("schema", {}).items():
         check_choice(f"job file: schema type of column {column!r}", name, sorted(DTYPES))
 
