@@ -57,27 +57,43 @@ def _raises(signum: int) -> bool:
     return handler is signal.default_int_handler or bool(getattr(handler, _MARK, False))
 
 
-def _watch(read_fd: int, forward: int, interrupt: Callable[[], object]) -> None:
-    """The watcher thread: each signal number written by the C handler; ends when the write end is closed."""
-    try:
-        while data := os.read(read_fd, 64):
-            if forward != -1:
-                try:
-                    os.write(forward, data)
-                except OSError:
-                    pass  # the earlier owner's buffer is full or closed: as with a wakeup fd of its own
-            if any(b in _SIGNALS and _raises(b) for b in data):
-                interrupt()
-    finally:
-        os.close(read_fd)
+class _Watcher(threading.Thread):
+    """Reads the signal numbers the C handler writes; interrupts the engine for each one whose handler raises. Ends
+    when the write end is closed (every byte read), so after :meth:`join` ``signals`` holds every signal seen."""
+
+    def __init__(self, read_fd: int, forward: int, interrupt: Callable[[], object]) -> None:
+        super().__init__(name="polars_anon-interrupt", daemon=True)
+        self.read_fd, self.forward, self.interrupt = read_fd, forward, interrupt
+        self.signals: list[int] = []
+
+    def run(self) -> None:
+        try:
+            while data := os.read(self.read_fd, 64):
+                if self.forward != -1:
+                    try:
+                        os.write(self.forward, data)
+                    except OSError:
+                        pass  # the earlier owner's buffer is full or closed: as with a wakeup fd of its own
+                raising = [b for b in data if b in _SIGNALS and _raises(b)]
+                if raising:
+                    self.signals.extend(raising)
+                    try:
+                        self.interrupt()
+                    except Exception:  # noqa: BLE001 (the call already ended, its connection closed: nothing to stop)
+                        pass
+        finally:
+            os.close(self.read_fd)
 
 
 @contextmanager
 def interruptible(interrupt: Callable[[], object]) -> Iterator[None]:
     """Run the block so that SIGINT/SIGTERM calls `interrupt` at once (see the module docstring).
 
-    Re-entrant (an inner block on the same thread adds nothing); on a thread other than the
-    main thread it does nothing.
+    The signal's Python handler then raises as usual. An engine may also run that handler
+    itself while it waits (DuckDB's client does) and turn the handler's exception into an
+    error of its own ("Query interrupted"): an error that leaves the block after such a
+    signal is raised as :class:`KeyboardInterrupt`. Re-entrant (an inner block on the
+    same thread adds nothing); on a thread other than the main thread it does nothing.
     """
     if threading.current_thread() is not threading.main_thread() or getattr(_active, "on", False):
         yield
@@ -91,14 +107,25 @@ def interruptible(interrupt: Callable[[], object]) -> Iterator[None]:
         os.close(write_fd)
         yield
         return
-    watcher = threading.Thread(
-        target=_watch, args=(read_fd, previous, interrupt), name="polars_anon-interrupt", daemon=True
-    )
+    watcher = _Watcher(read_fd, previous, interrupt)
     watcher.start()
     _active.on = True
     try:
         yield
+    except Exception:
+        _stop(previous, write_fd, watcher)
+        if watcher.signals:  # the engine's own error for the interrupt (its handler's exception swallowed)
+            raise KeyboardInterrupt from None
+        raise
     finally:
-        _active.on = False
-        signal.set_wakeup_fd(previous)  # first: a signal from now on reaches the earlier fd, none the closed one
-        os.close(write_fd)  # the watcher reads the end of the pipe, closes its end and ends
+        _stop(previous, write_fd, watcher)
+
+
+def _stop(previous: int, write_fd: int, watcher: _Watcher) -> None:
+    """Restore the earlier wakeup fd, close the pipe's write end and wait for the watcher to read the rest."""
+    if not _active.on:
+        return
+    _active.on = False
+    signal.set_wakeup_fd(previous)  # first: a signal from now on reaches the earlier fd, none the closed one
+    os.close(write_fd)  # the watcher reads the end of the pipe, closes its end and ends
+    watcher.join(5)

@@ -230,8 +230,9 @@ class Outputs:
         finally:
             for sig, handler in self._handlers.items():
                 signal.signal(sig, handler)
-        if self._interrupted and exc is not None and not isinstance(exc, KeyboardInterrupt):
-            # an engine turned the signal into its own error (DuckDB: "Query interrupted"; Spark: a Py4J error)
+        if self._interrupted and exc is not None and not isinstance(exc, Interrupted):
+            # an engine turned the signal into its own error (DuckDB: "Query interrupted"; Spark: a Py4J error), or
+            # into a plain KeyboardInterrupt (polars_anon.interrupts): the run ends as interrupted by that signal
             raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 

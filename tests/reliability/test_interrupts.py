@@ -369,6 +369,27 @@ def test_duckdb_query_outside_any_output_and_off_the_main_thread() -> None:
         os.close(write_fd)
 
 
+def test_an_engine_error_for_the_signal_is_keyboard_interrupt() -> None:
+    """An engine that runs the handler itself while it waits and raises its own error instead (DuckDB's client:
+    "Query interrupted"): KeyboardInterrupt leaves the block; an error without a signal stays what it is."""
+    from polars_anon.interrupts import interruptible
+
+    def engine_call() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler raises here, inside the "engine"
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None
+
+    calls: list[int] = []
+    with _sigint_raises():
+        with pytest.raises(KeyboardInterrupt), interruptible(lambda: calls.append(1)):
+            engine_call()
+        with pytest.raises(RuntimeError, match="a real error"), interruptible(lambda: calls.append(1)):
+            raise RuntimeError("a real error")
+    assert calls == [1]  # the engine was asked to stop once, for the one signal
+
+
 def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     """issue 27: SIGINT inside one long Spark job: exit 130 and the one line at once; no pyspark traceback, no JVM
     log on stderr. (The driver waits for the JVM in a socket read, which a signal interrupts: no watcher needed.)"""
