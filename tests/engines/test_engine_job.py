@@ -244,8 +244,8 @@ def test_a_records_method_is_refused_before_the_engine_reads(
     assert err == [
         (
             "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand "
-            "to the driver; "
-            "use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
+            "to the driver; use engine 'polars' or a method that works on class aggregates "
+            "(datafly, fulldomain, greedy, mondrian, topdown)"
         )
     ]
 
