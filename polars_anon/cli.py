@@ -510,7 +510,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     d.set_defaults(run=_demo)
-    engines = argparse.ArgumentParser(add_help=False)
+    engines = _Parser(add_help=False)  # lends --engine, --master, --driver-tuples to anonymize and explore
     engines.add_argument(
         "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
     )

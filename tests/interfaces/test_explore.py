@@ -231,7 +231,7 @@ def test_explore_job_on_another_engine_gives_polars_rows(
         (
             'engine = "duckdb"',
             "greedy,mdav",
-            "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand to the driver;",
+            "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand",
         ),
         (
             'engine = "spark"',  # the job without its [[privacy]] table (MDAV on Spark takes none)
