@@ -30,8 +30,9 @@ import numpy as np
 import polars as pl
 
 import polars_anon as pa
-from polars_anon.algorithms.greedy import AUTO_BLOCK, AUTO_ROWS_K, _average_ncp, greedy_partition
+from polars_anon.algorithms.greedy import AUTO_BLOCK, AUTO_ROWS_K, greedy_partition
 from polars_anon.classes import class_sizes
+from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,6 +197,13 @@ def voters() -> None:
     pl.DataFrame(rows).write_csv(RESULTS / "greedy_speed_voters.csv")
 
 
+def average_ncp(size: np.ndarray, nodes: dict[str, np.ndarray], hierarchies: dict[str, pa.Hierarchy]) -> float:
+    """Average cell NCP (nl(v) - 1) / (nl(root) - 1) of the published classes (the report's ``loss``), from
+    the public per-node loss of polars_anon.metrics.cells."""
+    total = sum(float(loss_per_node(h)[nodes[q]] @ size) for q, h in hierarchies.items())
+    return total / max(float(size.sum()) * len(hierarchies), 1.0)
+
+
 def published_metrics(agg: pl.DataFrame, hs: dict[str, pa.Hierarchy], nodes: dict[str, np.ndarray]) -> dict[str, float]:
     """Percentage of alteration m(T) / m(T*) x 100 per metric [paper 001 §5]; cell cost R[x] - R[v]."""
     size = agg["size"].to_numpy().astype(np.float64)
@@ -322,7 +330,7 @@ def quality() -> None:
         row = {"k": k, "local_recoding_best": best}
         for o in ("nllm", "ncp"):
             res = greedy_partition(agg, hs, k, metric=o, candidates=None, progress=False)
-            row[f"greedy_{o}"] = round(_average_ncp(agg["size"].to_numpy(), res.nodes, hs), 4)
+            row[f"greedy_{o}"] = round(average_ncp(agg["size"].to_numpy(), res.nodes, hs), 4)
         print(row, flush=True)
         rows.append(row)
     pl.DataFrame(rows).write_csv(RESULTS / "greedy_quality_ncp.csv")
@@ -341,7 +349,7 @@ def pruning() -> None:
             res = greedy_partition(agg, hs, k, candidates=cand, progress=False)
             sec = time.perf_counter() - t
             nllm = published_metrics(agg, hs, res.nodes)["nllm"]
-            ncp = _average_ncp(size, res.nodes, hs)
+            ncp = average_ncp(size, res.nodes, hs)
             base = base or (nllm, ncp)
             row = {
                 "k": k,
@@ -385,7 +393,7 @@ def pruning_voters() -> None:
                 "rounds": res.rounds,
                 "classes_after": res.n_classes,
                 "nllm_pct": round(nllm, 4),
-                "avg_ncp": round(_average_ncp(size, res.nodes, hs), 4),
+                "avg_ncp": round(average_ncp(size, res.nodes, hs), 4),
                 "load": load(),
             }
             print(row, flush=True)

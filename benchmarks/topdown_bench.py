@@ -1,11 +1,11 @@
-"""Top-down local recoding: against ARX on Adult, against our other methods on every ARX dataset, at 15M rows.
+"""Top-down local recoding: against our other methods on every ARX dataset, and at 15M rows.
 
-    python benchmarks/topdown_bench.py arx                      # Adult, k = 5 / 10 / 100, best of 3
     python benchmarks/topdown_bench.py evidence [--datasets ...] [--k 2 5 10 20 50 100]
     python benchmarks/topdown_bench.py scale [--rows 15000000] [--repeat 2]   # polars-anon demo under /usr/bin/time -v
 
 Results: benchmarks/results/topdown.md (one section per command) and topdown_evidence.csv.
 Every figure carries the 1-minute load average when its run started (2 cores, shared).
+Against ARX's local recoding (both outputs scored by one scorer): ``benchmarks/local_recoding_bench.py``.
 
 Measures (per run, over the input rows; a suppressed row counts 1 per cell):
 
@@ -46,9 +46,6 @@ from every_method import rangeset, time_v
 from sections import replace_section
 
 RESULTS = Path(__file__).resolve().parent / "results"
-ARX = {5: 0.054, 10: 0.079, 100: 0.197}
-"""ARX local recoding on Adult (8 qids, ARX's hierarchies), average cell NCP (issue 16)."""
-ARX_SECONDS = 30.0
 VARIANTS = {
     "topdown": ("topdown", {}),
     "greedy-nllm": ("greedy", {"metric": "nllm"}),
@@ -139,46 +136,8 @@ def md_table(rows: list[dict], cols: list[str]) -> str:
 
 def section(name: str, body: str) -> None:
     """Replace one section of benchmarks/results/topdown.md."""
-    order = ["arx", "scale", *[f"evidence: {n}" for n in datasets.NAMES]]
+    order = ["scale", *[f"evidence: {n}" for n in datasets.NAMES]]
     replace_section(RESULTS / "topdown.md", 'Top-down local recoding (method="topdown")', name, body, order)
-
-
-def cmd_arx(args: argparse.Namespace) -> None:
-    df, qids, hs = datasets.load("adult")
-    rows = []
-    for k, arx in ARX.items():
-        best = None
-        for _ in range(args.repeat):
-            before = load()
-            start = time.perf_counter()
-            result = pa.anonymize(df.select(qids), hierarchies=hs, k=k, method="topdown")
-            result.collect()
-            seconds = time.perf_counter() - start
-            if best is None or seconds < best[0]:
-                best = (seconds, before, result.report)
-        seconds, before, rep = best  # type: ignore[misc]
-        rows.append(
-            {
-                "k": k,
-                "topdown_ncp": round(rep["loss"], 4),
-                "arx_ncp": arx,
-                "ncp_minus_arx": f"{rep['loss'] - arx:+.4f}",
-                "seconds": round(seconds, 2),
-                "method_seconds": rep["details"]["loop_seconds"],
-                "x_faster_than_arx_30s": round(ARX_SECONDS / seconds, 1),
-                "load": round(before, 1),
-                "classes": rep["n_classes"],
-                "suppressed": rep["suppressed"],
-                "set_aside": rep["details"]["set_aside"],
-            }
-        )
-        print(rows[-1], flush=True)
-    section(
-        "arx",
-        f"`python benchmarks/topdown_bench.py arx` (best of {args.repeat}; `seconds`: pa.anonymize(...).collect(), "
-        "`method_seconds`: the method alone; ARX: local recoding, about 30 s on Adult on this machine, figures "
-        "from issue 16)\n\n" + md_table(rows, list(rows[0])),
-    )
 
 
 def cmd_evidence(args: argparse.Namespace) -> None:
@@ -268,8 +227,6 @@ def cmd_scale(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("arx")
-    a.add_argument("--repeat", type=int, default=3)
     e = sub.add_parser("evidence")
     e.add_argument("--datasets", nargs="+", default=datasets.available())
     e.add_argument("--k", type=int, nargs="+", default=[2, 5, 10, 20, 50, 100])
@@ -279,7 +236,7 @@ def main() -> None:
     s.add_argument("--k", type=int, default=10)
     s.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
-    {"arx": cmd_arx, "evidence": cmd_evidence, "scale": cmd_scale}[args.command](args)
+    {"evidence": cmd_evidence, "scale": cmd_scale}[args.command](args)
 
 
 if __name__ == "__main__":

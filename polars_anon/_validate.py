@@ -23,6 +23,8 @@ __all__ = [
     "check_columns",
     "check_columns_in",
     "check_k",
+    "check_keys",
+    "check_numeric",
     "check_qids",
     "check_unique",
     "check_values",
@@ -75,6 +77,37 @@ def names_list(value: object, what: str) -> list[str]:
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return list(value)
     raise InvalidParameterError(f"{what} must be a column name or a list of column names, got {value!r}")
+
+
+def check_keys(lf: pl.LazyFrame, keys: object, what: str = "keys") -> list[str]:
+    """Key variables (sdcMicro's keyVars): one or more column names, each once, each a column of `lf`.
+
+    >>> check_keys(pl.LazyFrame({"a": [1]}), ["a", "a"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: keys lists ['a'] more than once; name each column once
+    """
+    names = names_list(keys, what)
+    if not names:
+        raise InvalidParameterError(f"{what} must name at least one key variable, got []")
+    check_unique(names, what)
+    check_columns(lf, names, what)
+    return names
+
+
+def check_numeric(lf: pl.LazyFrame, columns: Sequence[str], what: str = "columns") -> None:
+    """Refuse columns that are not numbers (read from the schema, no data).
+
+    >>> check_numeric(pl.LazyFrame({"x": [1.0], "s": ["a"]}), ["x", "s"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: columns ['s'] must be numeric, got String
+    """
+    schema = lf.collect_schema()
+    bad = [c for c in columns if not schema[c].is_numeric()]
+    if bad:
+        types = ", ".join(dict.fromkeys(str(schema[c]) for c in bad))
+        raise InvalidParameterError(f"{what} {bad} must be numeric, got {types}")
 
 
 def check_k(k: object, n_rows: int | None = None) -> int:

@@ -151,12 +151,19 @@ def _check(args: argparse.Namespace) -> int:
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
     models = _cli_models(args.model, args.job, lf)
+    reference = None
+    if args.reference is not None:
+        from polars_anon.privacy.evaluate import REFERENCE_UNREAD
+
+        reference = scan_input(args.reference, separator=args.separator, what="reference")
+        if not any(m.uses_distribution for m in models):
+            raise AnonError(f"check: --reference {args.reference!r}: {REFERENCE_UNREAD}")
     if models and summary["n_rows"]:
         from polars_anon.privacy.evaluate import check
         from polars_anon.report import jsonable
 
         hierarchies = _job_hierarchies(args.job) if any(m.needs_population_table for m in models) else None
-        found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=args.reference)
+        found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=reference)
         summary["models"] = jsonable(found["models"])
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
@@ -301,7 +308,7 @@ def _ints(text: str, what: str) -> list[int]:
 def _explore(args: argparse.Namespace) -> int:
     from polars_anon.explore import explore_job, write_explore
 
-    job = Job.load(args.job)
+    job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
@@ -314,7 +321,7 @@ def _explore(args: argparse.Namespace) -> int:
         print(shown)
     print(
         f"{table.height} configurations on {facts['n_input_rows']:,} rows ({facts['n_input_classes']:,} classes, "
-        "aggregated once "
+        f"aggregated once{' on ' + facts['engine'] if facts.get('engine') else ''} "
         f"in {facts['aggregate_seconds']:.1f} s) in {facts['seconds']:.1f} s -> {', '.join(written.values())}"
     )
     if job.privacy:
@@ -454,10 +461,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"polars-anon: error: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
 
 
-def _report_parsers(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def _report_parsers(
+    sub: argparse._SubParsersAction, common: argparse.ArgumentParser, engines: argparse.ArgumentParser
+) -> None:
     """``explore`` and ``report``: the commands that write pages."""
     x = sub.add_parser(
-        "explore", parents=[common], help="run a job over a grid of k and methods: loss against risk, Pareto front"
+        "explore",
+        parents=[common, engines],
+        help="run a job over a grid of k and methods: loss against risk, Pareto front",
     )
     x.add_argument("job", help="path to the job file (its k and method are replaced by the grid)")
     x.add_argument("--k", default="2,5,10,20,50,100", help="comma-separated k values (default 2,5,10,20,50,100)")
@@ -499,24 +510,25 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     d.set_defaults(run=_demo)
-    a = sub.add_parser("anonymize", parents=[common], help="run a job file (TOML)")
-    a.add_argument("job", help="path to the job file")
-    a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    a.add_argument(
+    engines = _Parser(add_help=False)  # lends --engine, --master, --driver-tuples to anonymize and explore
+    engines.add_argument(
         "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
     )
-    a.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
-    a.add_argument(
+    engines.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
+    engines.add_argument(
         "--driver-tuples",
         type=int,
         metavar="N",
         help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
-        "beyond it mondrian runs as engine queries, other methods are refused (replaces the job's "
+        "beyond it mondrian runs as engine queries, other methods (and explore) are refused (replaces the job's "
         "driver_tuples; "
         "default 5,000,000)",
     )
+    a = sub.add_parser("anonymize", parents=[common, engines], help="run a job file (TOML)")
+    a.add_argument("job", help="path to the job file")
+    a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     a.set_defaults(run=_anonymize)
-    _report_parsers(sub, common)
+    _report_parsers(sub, common, engines)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")
     c.add_argument("file", help="Parquet or CSV file")
     c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")

@@ -38,11 +38,13 @@ from polars_anon._progress import bar
 from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy, check_choice, check_k
 from polars_anon.algorithms import METHODS
+from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.job import Job, build_hierarchies, job_models
+from polars_anon.job import Job, build_hierarchies, engine_faults, job_models, open_on_engine
 from polars_anon.outputs import Outputs, staged_write
+from polars_anon.pipeline.capabilities import consult
 from polars_anon.pipeline.road import aggregate, run_method
 from polars_anon.pipeline.state import Aggregated
 from polars_anon.privacy.base import Model
@@ -156,7 +158,8 @@ def explore(
     The parameters are those of :func:`polars_anon.anonymize` with `k` and `methods`
     as lists (privacy models included: every configuration enforces them, as
     anonymize would); `risk_threshold` (rows, default the largest k) sets
-    ``records_at_risk``. Explore runs on Polars.
+    ``records_at_risk``. Explore runs on Polars (a job file's ``engine = "duckdb"`` or ``"spark"``: see
+    :func:`explore_job`).
 
     Returns
     -------
@@ -184,20 +187,22 @@ def explore(
 def _explore(
     lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], k: Sequence[int] | int, methods: Sequence[str] | str,
     metric: str | None, options: Mapping[str, Any], asked: Mapping[str, Any], risk_threshold: int | None,
+    engine: Engine = POLARS, table: Any = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:  # fmt: skip
-    """:func:`explore`, and facts of the run (rows, classes, seconds) for the page."""
+    """:func:`explore`, and facts of the run (rows, classes, seconds) for the page. On another `engine` its `table`
+    is aggregated there (one pass) and every configuration runs on the driver, as the road's driver route."""
     start = time.perf_counter()
     if any(getattr(m, "name", None) == "differential-privacy" for m in asked.get("privacy") or ()):
         raise InvalidParameterError(
             "explore: differential-privacy is refused: each configuration would be a release of the same data (their "
             "budgets add up) compared on the data itself; choose epsilon and delta up front and run pa.anonymize once"
         )
-    grid = requests(
-        lf.collect_schema(), k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked
-    )
+    table = lf if table is None else table
+    schema = lf.collect_schema() if engine is POLARS else engine.schema(table)
+    grid = requests(schema, k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked)
     largest = max(grid, key=lambda r: r.k)  # the data checks at the largest k hold for every k of the grid
     threshold = largest.k if risk_threshold is None else _check_threshold(risk_threshold)
-    data = aggregate(POLARS, lf, largest, records=any(r.method.records for r in grid))
+    data = aggregate(engine, table, largest, records=any(r.method.records for r in grid))
     aggregated = time.perf_counter() - start
     rows = [_measure(data, r, threshold) for r in bar(grid, desc=f"explore {len(grid)} configurations", unit="run")]
     facts = {"n_input_rows": int(data.aggregates[SIZE].sum()), "n_input_classes": data.aggregates.height,
@@ -224,25 +229,57 @@ def explore_job(
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """:func:`explore` with a job file's input, quasi-identifiers, hierarchies, roles and options (its k and method
     are replaced by the grid). Every configuration is checked before any data is read. Returns the table and facts
-    of the run (input, rows, classes, seconds) for :func:`write_explore`'s page."""
-    if job.engine != "polars":
-        raise InvalidParameterError(
-            f'explore: the job says engine = "{job.engine}", but explore runs every configuration on Polars (over the '
-            'class aggregates, read once); explore a copy of the job without engine (or with engine = "polars")'
-        )
+    of the run (input, rows, classes, seconds) for :func:`write_explore`'s page.
+
+    With ``engine = "duckdb"`` or ``"spark"`` the engine reads the input and aggregates it (one pass, as the road's
+    driver route) and every configuration runs on those aggregates here: the rows equal Polars' explore of the same
+    input. Refused, naming the culprit: a method the engine cannot run, a method on records (MDAV: inside the
+    engine), and an input with more distinct quasi-identifier tuples than ``driver_tuples``."""
     lf = job.scan()
     asked = {"qids": list(job.qids), "drop": job.drop, "insensitive": job.insensitive, "sensitive": job.sensitive,
              "seed": job.seed, "null": job.null}  # fmt: skip
     deferred = {q: DEFERRED for q, spec in job.qids.items() if spec is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
-    requests(
+    grid = requests(
         lf.collect_schema(), k=k, methods=methods, hierarchies=deferred, metric=job.metric, options=job.options,
         privacy=[p.model for p in job.privacy], **asked,
     )  # fmt: skip
+    if job.engine != "polars":
+        with engine_faults(job):
+            table, facts = _explore_on_engine(job, lf, grid, k, methods, asked, risk_threshold)
+        return table, {"input": str(job.input), "engine": job.engine, **facts}
     hierarchies = build_hierarchies(lf, job.qids, job.base)
     asked["privacy"] = job_models(job, lf)
     table, facts = _explore(lf, hierarchies, k, methods, job.metric, job.options, asked, risk_threshold)
     return table, {"input": str(job.input), **facts}
+
+
+def _explore_on_engine(
+    job: Job, lf: pl.LazyFrame, grid: list[Request], k: Sequence[int] | int, methods: Sequence[str] | str,
+    asked: dict[str, Any], risk_threshold: int | None,
+) -> tuple[pl.DataFrame, dict[str, Any]]:  # fmt: skip
+    """A job on DuckDB or Spark: the engine reads the input and aggregates it once (the road's driver route), every
+    configuration runs on the driver. What the engine cannot run, a method on records (it runs inside the engine,
+    one configuration at a time) and an input with more distinct tuples than ``driver_tuples`` are refused."""
+    limit = 0
+    for request in grid:  # before any data is read
+        capability = consult(request, job.engine, job.driver_tuples)
+        limit = capability.driver_tuples
+        if capability.records:
+            raise InvalidParameterError(
+                f"explore: method {request.method.name!r} on engine {job.engine!r} works on the rows inside the "
+                "engine, not on the class aggregates explore measures every configuration on; leave it out of "
+                'methods, or explore the job with engine = "polars"'
+            )
+    engine, table, hierarchies, counts = open_on_engine(job, lf, limit)
+    if counts.height > limit:
+        raise InvalidParameterError(
+            f"explore: the input has more than driver_tuples={limit:,} distinct quasi-identifier tuples; explore "
+            f"measures every configuration on the class aggregates in this process, but on engine {job.engine!r} "
+            "such an input is anonymized inside the engine (run anonymize per configuration), or raise driver_tuples"
+        )
+    asked = {**asked, "privacy": job_models(job, lf)}
+    return _explore(lf, hierarchies, k, methods, job.metric, job.options, asked, risk_threshold, engine, table)
 
 
 def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, Any]:

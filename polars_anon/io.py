@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from polars_anon._validate import check_unique
 from polars_anon.errors import InputError, preview
 
 __all__ = [
@@ -90,6 +91,7 @@ def scan_input(
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
         if columns is not None:
+            check_unique(list(columns), "columns")
             if len(columns) != len(names):
                 raise InputError(
                     f"columns names {len(columns)} columns but {str(path)!r} has {len(names)} (first line: {names[:5]}"

@@ -29,7 +29,7 @@ import polars as pl
 
 from polars_anon._passes import collect_apart, remember_tuple_counts
 from polars_anon._progress import stage
-from polars_anon._validate import check_choice, check_columns
+from polars_anon._validate import check_choice, check_columns, check_unique
 from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, Layout, stage_encoded
 from polars_anon.engines import ENGINES
@@ -119,6 +119,8 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         raise InvalidParameterError(
             'job file: has_header = false needs the column names, e.g. columns = ["age", "sex", ...]'
         )
+    if "columns" in raw:
+        check_unique(raw["columns"], "job file: key 'columns'")
     for column, name in raw.get("schema", {}).items():
         check_choice(f"job file: schema type of column {column!r}", name, sorted(DTYPES))
 
@@ -646,30 +648,31 @@ def read_on_engine(engine: Any, job: Job) -> Any:
                 for c, t in wanted.items()
             )
         )
-    ddl = ", ".join(f"{spark_identifier(c)} {_SPARK_TYPES[_type_name(t)]}" for c, t in raw.items())
+    # Spark's reader takes one null string: every column is read as a string (an empty field is null, as in Polars),
+    # each of the job's null strings is mapped to null (values, not SQL text), then cast to the type Polars reads, and
+    # then as `schema` says
+    from pyspark.sql import functions as F  # noqa: N812 (pyspark's own spelling)
+
+    ddl = ", ".join(f"{spark_identifier(c)} STRING" for c in raw)
     options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST"}
-    if job.null_values:
-        options["nullValue"] = job.null_values[0]
     frame = engine.spark.read.options(**options).schema(ddl).csv(str(job.input))
-    return frame.selectExpr(
-        *(
-            f"CAST({spark_identifier(c)} AS {_SPARK_TYPES[_type_name(t)]}) AS {spark_identifier(c)}"
-            for c, t in wanted.items()
-        )
-    )
+
+    def column(c: str) -> Any:
+        value = F.col(spark_identifier(c))
+        if job.null_values:
+            value = F.when(value.isin(list(job.null_values)), F.lit(None)).otherwise(value)
+        typed = value.cast(_SPARK_TYPES[_type_name(raw[c])]).cast(_SPARK_TYPES[_type_name(wanted[c])])
+        return typed.alias(c)
+
+    return frame.select(*(column(c) for c in raw))
 
 
-def _on_engine(
-    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
-) -> tuple[dict[str, Hierarchy], Anonymized]:
-    """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road
-    (a method the engine cannot run is refused first, before anything is read)."""
+def open_on_engine(job: Job, lf: pl.LazyFrame, limit: int) -> tuple[Any, Any, dict[str, Hierarchy], pl.DataFrame]:
+    """The job's engine (DuckDB or Spark), its input as the engine's table, the hierarchies built from the engine's
+    qid group-by (with a ``LIMIT limit + 1``: above `limit` rows the road takes the planner route) and that group-by.
+    """
     from polars_anon.engines import SQLEngine, get_engine
     from polars_anon.engines.duckdb import MEMORY_LIMIT
-    from polars_anon.pipeline.capabilities import consult
-    from polars_anon.pipeline.road import run
-
-    limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
 
     with _jvm_log() if job.engine == "spark" else nullcontext():
         memory = job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None
@@ -688,7 +691,19 @@ def _on_engine(
             c: engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns
         }  # beyond the cap: per column
 
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
+    return engine, table, build_hierarchies(lf, job.qids, job.base, values_of=values_of), counts
+
+
+def _on_engine(
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
+) -> tuple[dict[str, Hierarchy], Anonymized]:
+    """The job on DuckDB or Spark: the engine reads the input, builds the hierarchies' values and runs the road
+    (a method the engine cannot run is refused first, before anything is read)."""
+    from polars_anon.pipeline.capabilities import consult
+    from polars_anon.pipeline.road import run
+
+    limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
+    engine, table, hierarchies, _ = open_on_engine(job, lf, limit)
     result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result

@@ -41,6 +41,7 @@ __all__ = [
     "NO_HIERARCHY",
     "NO_ROWS",
     "QIDS_EMPTY",
+    "VARIANT_PARAMETER",
     "Message",
     "sql_text",
     "write_sql",
@@ -126,6 +127,12 @@ DISTANCE_PARAMETER = Message(
 )
 """t-closeness's ``order`` and ``hierarchy`` given with another distance: ``where="t-closeness on 'disease': "``."""
 
+VARIANT_PARAMETER = Message(
+    "variant_parameter",
+    "{where}: {key} is a parameter of variant {needs!r} only, got {key}={value!r} with variant {variant!r}",
+)
+"""A model's parameter given with a variant that does not read it (l-diversity's ``c`` without 'recursive')."""
+
 NAMES_TWICE = Message("names_twice", "{what} lists {dup!r} more than once; name each {noun} once", lists=("dup",))
 """A column named twice (``what='qids'``, ``noun='quasi-identifier'``)."""
 NOT_POSITIVE = Message("not_positive", "{where}: {key} must be {kind} {bound}, got {value!r}")
@@ -143,8 +150,8 @@ NO_ROWS = Message("no_rows", "{what}: the table has no rows; {why}")
 """A measure of an empty table (``what='risk'``), which has nothing to measure."""
 
 _ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
-        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, NAMES_TWICE, NOT_POSITIVE,
-        NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS)  # fmt: skip
+        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, VARIANT_PARAMETER, NAMES_TWICE,
+        NOT_POSITIVE, NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS)  # fmt: skip
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

@@ -39,6 +39,7 @@ from types import FrameType, TracebackType
 from typing import Any, Self
 
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
+from polars_anon.interrupts import raises_on_signal
 
 __all__ = [
     "PARQUET_SUFFIXES",
@@ -208,6 +209,7 @@ class Outputs:
                     pass
 
     # ------------------------------------------------------------------ context
+    @raises_on_signal  # an engine's long call (DuckDB) is interrupted for it: polars_anon.interrupts
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self._interrupted or self._committed:
             return  # one signal is enough; and once every output is in place (a signal held during the commit
@@ -228,8 +230,9 @@ class Outputs:
         finally:
             for sig, handler in self._handlers.items():
                 signal.signal(sig, handler)
-        if self._interrupted and exc is not None and not isinstance(exc, KeyboardInterrupt):
-            # an engine turned the signal into its own error (DuckDB: "Query interrupted"; Spark: a Py4J error)
+        if self._interrupted and exc is not None and not isinstance(exc, Interrupted):
+            # an engine turned the signal into its own error (DuckDB: "Query interrupted"; Spark: a Py4J error), or
+            # into a plain KeyboardInterrupt (polars_anon.interrupts): the run ends as interrupted by that signal
             raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 

@@ -85,6 +85,11 @@ CREATE OR REPLACE TEMP MACRO anon_msg_hierarchy_not_loaded("where", "name") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_distance_parameter("where", "parameter", "needs", "distance") AS
   coalesce("where"::VARCHAR, 'None') || coalesce("parameter"::VARCHAR, 'None') || ' is a parameter of distance ' || anon_msg_repr("needs") || ' only, got distance ' || anon_msg_repr("distance");
 
+-- anon_msg_variant_parameter(where, key, needs, value, variant): {where}: {key} is a parameter of variant {needs!r} only, got {key}={value!r} with variant {variant!r}
+-- Twin: polars_anon.messages.VARIANT_PARAMETER
+CREATE OR REPLACE TEMP MACRO anon_msg_variant_parameter("where", "key", "needs", "value", "variant") AS
+  coalesce("where"::VARCHAR, 'None') || ': ' || coalesce("key"::VARCHAR, 'None') || ' is a parameter of variant ' || anon_msg_repr("needs") || ' only, got ' || coalesce("key"::VARCHAR, 'None') || '=' || anon_msg_repr("value") || ' with variant ' || anon_msg_repr("variant");
+
 -- anon_msg_names_twice(what, dup, noun): {what} lists {dup!r} more than once; name each {noun} once
 -- Twin: polars_anon.messages.NAMES_TWICE
 CREATE OR REPLACE TEMP MACRO anon_msg_names_twice("what", "dup", "noun") AS

@@ -51,9 +51,13 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                                        ['distinct', 'entropy', 'recursive']) IS NOT NULL
                  AND anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'l', l, 1, false,
                                          variant <> 'entropy') IS NOT NULL
-                THEN CASE WHEN variant <> 'recursive'
-                            OR anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c) IS NOT NULL
-                          THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
+                THEN CASE WHEN variant = 'recursive'
+                          THEN CASE WHEN anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c)
+                                         IS NOT NULL THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END
+                          WHEN c IS NOT NULL
+                          THEN error(anon_msg_variant_parameter('l-diversity on ' || anon_msg_repr(sensitive), 'c',
+                                                                'recursive', c, variant))
+                          ELSE anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
     SELECT class, size, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
     FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o)),

@@ -27,6 +27,7 @@ import polars as pl
 
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
+from polars_anon.interrupts import interruptible
 from polars_anon.io import parquet_parts
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
@@ -81,7 +82,8 @@ class DuckDBEngine:
         """`query` (naming `relation` as ``{view}``) collected, its view dropped: nothing piles up on the connection."""
         view = self.view(relation)
         try:
-            return self.con.sql(query.format(view=view)).pl()
+            with interruptible(self.con.interrupt):
+                return self.con.sql(query.format(view=view)).pl()
         finally:
             self.con.unregister(view)
 
@@ -108,7 +110,8 @@ class DuckDBEngine:
         return self.con.read_parquet([str(p) for p in parquet_parts(path)] if Path(path).is_dir() else str(path))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
-        return table.limit(0).pl().schema
+        with interruptible(self.con.interrupt):
+            return table.limit(0).pl().schema
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"
@@ -186,9 +189,8 @@ class DuckDBEngine:
     def keep(self, table: duckdb.DuckDBPyRelation) -> str:
         """Materialize `table` now (a temporary table, spilling beyond the memory limit); its name."""
         name, view = f"__anon_tmp_{uuid.uuid4().hex[:12]}", self.view(table)
-        self.con.execute(
-            f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}"
-        )  # TEMP: nothing written into a database file
+        with interruptible(self.con.interrupt):  # TEMP: nothing written into a database file
+            self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")
         self.con.unregister(view)
         return name
 
@@ -205,10 +207,12 @@ class DuckDBEngine:
         return f"list_sort(list(DISTINCT {expr}))"
 
     def write(self, table: duckdb.DuckDBPyRelation, path: Path) -> None:
-        table.to_parquet(str(path))
+        with interruptible(self.con.interrupt):
+            table.to_parquet(str(path))
 
     def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
-        return table.pl()
+        with interruptible(self.con.interrupt):
+            return table.pl()
 
     def __repr__(self) -> str:
         return "DuckDBEngine()"

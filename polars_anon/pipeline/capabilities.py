@@ -162,6 +162,14 @@ _DP_REFUSALS: tuple[Refusal, ...] = (
     ),
 )
 
+
+def _on_aggregates() -> list[str]:
+    """The methods that work on class aggregates (every one not on records), in the registry's order."""
+    from polars_anon.algorithms import METHODS
+
+    return [name for name, method in METHODS.items() if not method.records]
+
+
 REFUSALS: tuple[Refusal, ...] = (
     *_DP_REFUSALS,
     *(
@@ -172,7 +180,7 @@ REFUSALS: tuple[Refusal, ...] = (
             _no_planner(engine),
             lambda r, e=engine: (
                 f"method {r.method.name!r} works on row records, which engine {e!r} does not hand to the driver; use "
-                "engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
+                f"engine 'polars' or a method that works on class aggregates ({', '.join(_on_aggregates())})"
             ),
         )
         for engine in ("duckdb", "spark")

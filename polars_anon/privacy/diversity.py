@@ -31,6 +31,7 @@ import numpy as np
 
 from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import VARIANT_PARAMETER
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_positive
 
 __all__ = ["LDiversity", "entropy", "grassberger_entropy", "grassberger_g"]
@@ -111,13 +112,14 @@ class LDiversity(Model):
             check_positive(where, "c", self.c)
         elif self.c is not None:
             raise InvalidParameterError(
-                f"{where}: c is a parameter of variant 'recursive' only, got c={self.c!r} with variant {self.variant!r}"
+                VARIANT_PARAMETER(where=where, key="c", needs="recursive", value=self.c, variant=self.variant)
             )
         check_choice(f"{where}: estimator", self.estimator, ESTIMATORS)
         if self.estimator != "shannon" and self.variant != "entropy":
             raise InvalidParameterError(
-                f"{where}: estimator is a parameter of variant 'entropy' only, got estimator={self.estimator!r} "
-                f"with variant {self.variant!r}"
+                VARIANT_PARAMETER(
+                    where=where, key="estimator", needs="entropy", value=self.estimator, variant=self.variant
+                )
             )
 
     @property

@@ -65,6 +65,10 @@ __all__ = [
 ]
 
 _CLASS = "__anon_class"
+REFERENCE_UNREAD = (
+    "reference is read by the models that compare classes with a distribution (t-closeness, beta-likeness, "
+    "delta-disclosure), and none is given; give one, or leave out the reference"
+)
 
 
 class CheckResult(dict):
@@ -282,6 +286,8 @@ def check(
             )
     from polars_anon.request import check_model_roles  # request imports this package: imported when called
 
+    if reference is not None and not any(m.uses_distribution for m in models):
+        raise InvalidParameterError(REFERENCE_UNREAD)
     check_model_roles(models, qids)
     classes, frames = class_frames(lf, qids, attributes)
     if classes.height == 0:
@@ -290,7 +296,9 @@ def check(
     population = _population(models, lf, aggregates, qids, hierarchies, levels)
     refs = None
     if reference is not None:
-        ref = scan_input(Path(reference)) if isinstance(reference, (str, Path)) else as_lazy(reference)
+        ref = (
+            scan_input(Path(reference), what="reference") if isinstance(reference, (str, Path)) else as_lazy(reference)
+        )
         check_columns(ref, attributes, "reference: columns")
         counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
         refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value

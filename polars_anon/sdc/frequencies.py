@@ -20,28 +20,58 @@ from typing import Literal, get_args
 
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
+from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["Missing", "frequencies", "pattern_frequencies", "wildcard_counts"]
+__all__ = ["Missing", "check_alpha", "check_weights", "frequencies", "pattern_frequencies", "wildcard_counts"]
 
 Missing = Literal["category", "wildcard"]
 _W = "__anon_w"
 
 
 def _check(lf: pl.LazyFrame, keys: Sequence[str] | str, weight: str | None, missing: str, alpha: float) -> list[str]:
-    keys = names_list(keys, "keys")
-    if not keys:
-        raise InvalidParameterError("keys must name at least one key variable, got []")
-    check_columns(lf, keys, "keys")
+    keys = check_keys(lf, keys)
     if weight is not None:
+        if not isinstance(weight, str):
+            raise InvalidParameterError(f"weight must be a column name, got {weight!r}")
         check_columns(lf, [weight], "weight")
         if weight in keys:
             raise InvalidParameterError(f"weight column {weight!r} is also a key; pass it once")
     check_choice("missing", missing, get_args(Missing))
+    check_alpha(alpha)
+    if weight is not None:
+        check_weights(lf, weight)
+    return keys
+
+
+def check_alpha(alpha: object) -> float:
+    """`alpha` (the weight of a record with missing keys) when it is a number in [0, 1], else the error."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
         raise InvalidParameterError(f"alpha must be a number in [0, 1], got {alpha!r}")
-    return keys
+    return float(alpha)
+
+
+def check_weights(lf: pl.LazyFrame, weight: str) -> None:
+    """Refuse a sampling-weight column that is not numeric, or holds a value that is missing, NaN, infinite or not
+    above 0 (one aggregated query over the column): each weight counts people of the population.
+
+    >>> check_weights(pl.LazyFrame({"w": [10.0, -1.0, None]}), "w")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: weight column 'w' has 2 values that are not positive numbers (first: ...
+    """
+    dtype = lf.collect_schema()[weight]
+    if not dtype.is_numeric():
+        raise InvalidParameterError(f"weight column {weight!r} must be numeric, got {dtype}")
+    w = pl.col(weight).cast(pl.Float64)
+    bad = w.is_null() | w.is_nan() | w.is_infinite() | (w <= 0)
+    found = lf.select(bad.sum().alias("n"), pl.col(weight).filter(bad).head(5).implode().alias("first")).collect()
+    n, first = int(found["n"][0]), found["first"][0].to_list()  # materializes: one row
+    if n:
+        raise InvalidParameterError(
+            f"weight column {weight!r} has {n} values that are not positive numbers (first: {first}); "
+            "a sampling weight is the number of people a record stands for"
+        )
 
 
 def pattern_frequencies(

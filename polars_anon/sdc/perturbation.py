@@ -29,7 +29,7 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
+from polars_anon._validate import as_lazy, check_choice, check_columns, check_numeric, check_unique, names_list
 from polars_anon.errors import InvalidParameterError
 
 __all__ = [
@@ -65,6 +65,40 @@ def _check_seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
     return seed
+
+
+def _numeric(lf: pl.LazyFrame, columns: Sequence[str] | str) -> list[str]:
+    """Numeric columns by name: each once, each in the frame, each of a numeric type (no data read)."""
+    cols = names_list(columns, "columns")
+    if not cols:
+        raise InvalidParameterError("columns must name at least one numeric column, got []")
+    check_unique(cols, "columns")
+    check_columns(lf, cols, "columns")
+    check_numeric(lf, cols, "columns")
+    return cols
+
+
+def _same_rows(original: pl.LazyFrame, perturbed: pl.LazyFrame) -> None:
+    """Refuse a perturbed table whose row count differs from the original's (a perturbation keeps every row)."""
+    n = [int(f.select(pl.len()).collect().item()) for f in (original, perturbed)]  # materializes: two counts
+    if n[0] != n[1]:
+        raise InvalidParameterError(
+            f"perturbed has {n[1]} rows but original has {n[0]}; a perturbation keeps every row, in order"
+        )
+
+
+def _probability(src: object, dest: object, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+        raise InvalidParameterError(f"PRAM matrix[{src!r}][{dest!r}] must be a probability >= 0, got {value!r}")
+    return float(value)
+
+
+def _fits(value: object, dtype: pl.DataType) -> bool:
+    try:
+        pl.Series([value], dtype=dtype, strict=True)
+    except (TypeError, pl.exceptions.PolarsError, OverflowError):
+        return False
+    return True
 
 
 def invariant_matrix(matrix: np.ndarray, freqs: Sequence[float] | np.ndarray, alpha: float = 1.0) -> np.ndarray:
@@ -109,20 +143,37 @@ def pram(
     lf = as_lazy(data)
     check_columns(lf, [column], "column")
     seed = _check_seed(seed)
+    if not isinstance(matrix, Mapping) or not matrix:
+        raise InvalidParameterError(
+            f"PRAM matrix must be a non-empty mapping {{from: {{to: probability}}}}, got {matrix!r}"
+        )
     rows: list[tuple[object, object, float, float]] = []
     for src, dests in matrix.items():
-        total = float(sum(dests.values()))
-        if any(v < 0 for v in dests.values()) or abs(total - 1.0) > 1e-9:
+        if not isinstance(dests, Mapping) or not dests:
+            raise InvalidParameterError(
+                f"PRAM matrix row {src!r} must be a non-empty mapping {{to: probability}}, got {dests!r}"
+            )
+        probs = {d: _probability(src, d, v) for d, v in dests.items()}
+        total = sum(probs.values())
+        if abs(total - 1.0) > 1e-9:
             raise InvalidParameterError(
                 f"PRAM matrix row {src!r} must hold probabilities >= 0 summing to 1, got sum {total!r}"
             )
         lo = 0.0
-        items = [(d, float(v)) for d, v in dests.items() if v > 0]
+        items = [(d, v) for d, v in probs.items() if v > 0]
         for i, (dest, prob) in enumerate(items):
             hi = 1.0 + 1e-12 if i == len(items) - 1 else lo + prob
             rows.append((src, dest, lo, hi))
             lo = hi
     dtype = lf.collect_schema()[column]
+    for side, values in (("row", [r[0] for r in rows]), ("target", [r[1] for r in rows])):
+        try:
+            pl.Series(values, dtype=dtype, strict=True)
+        except (TypeError, pl.exceptions.PolarsError, OverflowError):
+            bad = next(v for v in values if not _fits(v, dtype))
+            raise InvalidParameterError(
+                f"PRAM matrix {side} {bad!r} is not a value of column {column!r} ({dtype}); name its values as they are"
+            ) from None
     table = pl.LazyFrame(
         {"__anon_from": [r[0] for r in rows], "__anon_to": [r[1] for r in rows],
          "__anon_lo": [r[2] for r in rows], "__anon_hi": [r[3] for r in rows]},
@@ -162,7 +213,8 @@ def invariant_pram(
     lf = as_lazy(data)
     check_columns(lf, [column], "column")
     seed = _check_seed(seed)
-    if not 0 < pd <= 1 or not 0 <= alpha <= 1:
+    numbers = all(not isinstance(v, bool) and isinstance(v, (int, float)) for v in (pd, alpha))
+    if not numbers or not 0 < pd <= 1 or not 0 <= alpha <= 1:
         raise InvalidParameterError(f"pd must lie in (0, 1] and alpha in [0, 1], got pd={pd!r}, alpha={alpha!r}")
     counts = (
         lf.group_by(column).len().drop_nulls(column).sort(column).collect()  # materializes: one row per category
@@ -215,21 +267,26 @@ def add_noise(
     (4, True)
     """
     lf = as_lazy(data)
-    cols = names_list(columns, "columns")
-    check_columns(lf, cols, "columns")
+    cols = _numeric(lf, columns)
     check_choice("method", method, get_args(NoiseMethod))
     seed = _check_seed(seed)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or noise < 0:
         raise InvalidParameterError(f"noise must be a number >= 0 (percent), got {noise!r}")
+    if method != "additive" and len(cols) < 2:
+        raise InvalidParameterError(f"method {method!r} needs at least 2 columns, got {cols}")
     d = noise / 100.0
     mean, cov = _moments(lf, cols)
+    spread = np.diag(cov)
+    if not np.isfinite(spread).all():
+        few = [c for c, v in zip(cols, spread) if not np.isfinite(v)]
+        raise InvalidParameterError(
+            f"columns {few} have fewer than 2 values: their spread, the noise's scale, is undefined"
+        )
     lf = lf.with_row_index(_ROW)
     if method == "additive":
         sd = np.sqrt(np.diag(cov))
         new = [(pl.col(c) + _normal(seed, j) * float(d * sd[j])).alias(c) for j, c in enumerate(cols)]
     else:
-        if len(cols) < 2:
-            raise InvalidParameterError(f"method {method!r} needs at least 2 columns, got {cols}")
         try:
             chol = np.linalg.cholesky(d * cov)
         except np.linalg.LinAlgError as exc:
@@ -303,10 +360,10 @@ def il1s(
     >>> round(il1s(a, a.with_columns(pl.col("x") + 1), "x"), 6)  # 3 / sqrt(2)
     2.12132
     """
-    cols = names_list(columns, "columns")
     x, y = as_lazy(original), as_lazy(perturbed)
-    check_columns(x, cols, "columns")
-    check_columns(y, cols, "columns")
+    cols = _numeric(x, columns)
+    _numeric(y, cols)
+    _same_rows(x, y)
     both = pl.concat([x.select(cols), y.select([pl.col(c).alias(f"__anon_y{j}") for j, c in enumerate(cols)])],
                      how="horizontal")  # fmt: skip
     terms = [
@@ -321,11 +378,15 @@ def correlations(data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str
     >>> correlations(pl.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]}), ["a", "b"]).round(6).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
     """
-    cols = names_list(columns, "columns")
     lf = as_lazy(data)
-    check_columns(lf, cols, "columns")
+    cols = _numeric(lf, columns)
     _, cov = _moments(lf, cols)
     sd = np.sqrt(np.diag(cov))
+    flat = [c for c, s in zip(cols, sd) if not np.isfinite(s) or s == 0]
+    if flat:
+        raise InvalidParameterError(
+            f"columns {flat} are constant or have fewer than 2 values: their correlations are undefined"
+        )
     return cov / np.outer(sd, sd)
 
 
@@ -339,6 +400,7 @@ def eigen_utility(
     >>> eigen_utility(a, a, ["x", "y"])
     0.0
     """
+    _same_rows(as_lazy(original), as_lazy(perturbed))
     e1 = np.sort(np.linalg.eigvalsh(correlations(original, columns)))[::-1]
     e2 = np.sort(np.linalg.eigvalsh(correlations(perturbed, columns)))[::-1]
     return float(np.sum(np.abs(e1 - e2) / e1))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_columns, names_list
+from polars_anon._validate import as_lazy, check_keys, is_integer
 from polars_anon.errors import InvalidParameterError
 
 __all__ = ["Suda2Result", "suda2"]
@@ -80,20 +80,21 @@ def suda2(
     ([2.0, 4.0, 2.0], {'a': 50.0, 'b': 37.5, 'c': 37.5})
     """
     lf = as_lazy(data)
-    keys = names_list(keys, "keys")
-    if not keys:
-        raise InvalidParameterError("keys must name at least one key variable, got []")
-    check_columns(lf, keys, "keys")
+    keys = check_keys(lf, keys)
+    if not is_integer(max_keys) or max_keys < 1:
+        raise InvalidParameterError(f"max_keys must be an integer >= 1, got {max_keys!r}")
     if len(keys) > max_keys:
         raise InvalidParameterError(
             f"suda2 takes at most max_keys={max_keys} keys (it runs 2^M - 1 group-bys), got {len(keys)}: {keys}"
         )
-    if not 0 < dis_fraction <= 1:
+    if isinstance(dis_fraction, bool) or not isinstance(dis_fraction, (int, float)) or not 0 < dis_fraction <= 1:
         raise InvalidParameterError(f"dis_fraction must lie in (0, 1], got {dis_fraction!r}")
     m = len(keys)
     pats = (
         lf.group_by(keys).agg(pl.len().alias(_N)).sort(keys, nulls_last=True).collect()
     )  # materializes: one row per distinct key pattern
+    if pats.height == 0:
+        raise InvalidParameterError("the table has no rows; SUDA scores are undefined")
     n_unique = int((pats[_N] == 1).sum())
     n_pair_records = 2 * int((pats[_N] == 2).sum())
     uniq_rows = np.flatnonzero(pats[_N].to_numpy() == 1)

@@ -31,9 +31,9 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, check_k, names_list
+from polars_anon._validate import as_lazy, check_choice, check_k, check_keys, is_integer
 from polars_anon.errors import InfeasibleError, InvalidParameterError
-from polars_anon.sdc.frequencies import wildcard_counts
+from polars_anon.sdc.frequencies import check_alpha, wildcard_counts
 
 __all__ = ["SuppressionMethod", "SuppressionResult", "local_suppression", "wildcard_fk"]
 
@@ -98,8 +98,15 @@ def wildcard_fk(codes: np.ndarray, counts: np.ndarray | None = None, alpha: floa
     array([2., 2., 1.])
     """
     x = np.asarray(codes)
+    if x.ndim != 2:
+        raise InvalidParameterError(
+            f"codes must be a matrix (one row per record, one column per key), got {x.ndim} dimensions"
+        )
     n, m = x.shape
     c = np.ones(n) if counts is None else np.asarray(counts, dtype=np.float64)
+    if c.shape != (n,):
+        raise InvalidParameterError(f"counts must hold one count per row of codes ({n}), got shape {c.shape}")
+    alpha = check_alpha(alpha)
     miss = x < 0
     compat = np.all((x[:, None, :] == x[None, :, :]) | miss[:, None, :] | miss[None, :, :], axis=2)
     same = np.all(x[:, None, :] == x[None, :, :], axis=2)
@@ -225,13 +232,11 @@ def local_suppression(
     ([30, 30, 40, 40, None], {'sex': 0, 'age': 1})
     """
     lf = as_lazy(data)
-    keys = names_list(keys, "keys")
-    if not keys:
-        raise InvalidParameterError("keys must name at least one key variable, got []")
-    check_columns(lf, keys, "keys")
+    keys = check_keys(lf, keys)
     check_choice("method", method, get_args(SuppressionMethod))
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidParameterError(f"alpha must be a number in [0, 1], got {alpha!r}")
+    check_alpha(alpha)
+    if not is_integer(max_candidates) or max_candidates < 1:
+        raise InvalidParameterError(f"max_candidates must be an integer >= 1, got {max_candidates!r}")
     prio = _priority(lf, keys, importance)
     pats = (
         lf.group_by(keys)

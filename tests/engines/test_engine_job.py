@@ -244,7 +244,30 @@ def test_a_records_method_is_refused_before_the_engine_reads(
     assert err == [
         (
             "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand "
-            "to the driver; "
-            "use engine 'polars' or a method that works on class aggregates (fulldomain, greedy, mondrian, datafly)"
+            "to the driver; use engine 'polars' or a method that works on class aggregates "
+            "(datafly, fulldomain, greedy, mondrian, topdown)"
         )
     ]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_every_null_string_is_null_on_every_engine(engine: str, work: Path, request: pytest.FixtureRequest) -> None:
+    """issue 27: null_values = ["", "NA", "?"] (Spark's reader takes one): the engine reads the rows Polars reads."""
+    from polars_anon.engines import get_engine
+    from polars_anon.job import read_on_engine
+
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (work / "people.csv").write_text(
+        "id,age,sex,score\n0,31,F,1.5\n1,NA,M,?\n2,?,NA,2.0\n3,,?,NA\n4,38,,\n5,36,it's,-0.5\n"
+    )
+    extra = f'null_values = ["", "NA", "?"]\nschema = {{ score = "Float32" }}\nengine = "{engine}"'
+    path = _job(work, extra)
+    path.write_text(path.read_text().replace('"people.parquet"', '"people.csv"'))
+    job = Job.load(path)
+    expected = job.scan().collect()
+    assert expected.null_count().row(0) == (0, 3, 3, 3)  # Polars: each of the three strings is null
+    engine_ = get_engine(engine)
+    got = engine_.to_polars(read_on_engine(engine_, job))  # type: ignore[attr-defined]
+    assert got.schema == expected.schema
+    assert got.sort("id").equals(expected.sort("id"))

@@ -186,15 +186,75 @@ def test_explore_enforces_privacy_models_as_anonymize_does(method: str) -> None:
     assert t["loss"].min() > 0  # each untouched (age, sex) class holds 2 parties: l=3 needs generalization
 
 
-def test_explore_job_refuses_another_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+EXPLORE_JOB = """input = "t.parquet"
+output = "o.parquet"
+k = 2
+insensitive = "id"
+sensitive = "party"
+{extra}
+[qids.age]
+hierarchy = {{intervals = [5, 10], bottom = 30, top = 40}}
+[qids.sex]
+hierarchy = "suppress"
+[[privacy]]
+model = "l-diversity"
+attribute = "party"
+l = 2
+"""
+
+
+def _explore_cli(folder: Path, extra: str, *args: str) -> pl.DataFrame:
+    (folder / "job.toml").write_text(EXPLORE_JOB.format(extra=extra))
+    out = folder / f"grid{len(list(folder.glob('grid*.csv')))}.csv"
+    assert cli.main(["explore", str(folder / "job.toml"), "--output", str(out), "--no-html", "-q", *args]) == 0
+    return pl.read_csv(out).drop("seconds")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_explore_job_on_another_engine_gives_polars_rows(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """issue 27: engine = "duckdb" / "spark": the engine aggregates, the grid runs on the driver; the rows are Polars'
+    (every method with a driver route, an l-diversity model enforced)."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
     SMALL.write_parquet(tmp_path / "t.parquet")
-    (tmp_path / "job.toml").write_text(
-        'input = "t.parquet"\noutput = "o.parquet"\nk = 2\nengine = "duckdb"\ninsensitive = "id"\n'
-        '[qids.sex]\nhierarchy = "suppress"\n'
-    )
-    assert cli.main(["explore", str(tmp_path / "job.toml")]) == 2
+    grid = ("--k", "2,3", "--methods", "fulldomain,greedy,mondrian,topdown,datafly")
+    expected = _explore_cli(tmp_path, "", *grid)
+    got = _explore_cli(tmp_path, f'engine = "{engine}"', *grid)
+    assert got.equals(expected) and expected.height == 10 and expected["feasible"].all()
+
+
+@pytest.mark.parametrize(
+    ("extra", "methods", "words"),
+    [
+        (
+            'engine = "duckdb"',
+            "greedy,mdav",
+            "polars-anon: error: method 'mdav' works on row records, which engine 'duckdb' does not hand",
+        ),
+        (
+            'engine = "spark"',  # the job without its [[privacy]] table (MDAV on Spark takes none)
+            "mdav",
+            "polars-anon: error: explore: method 'mdav' on engine 'spark' works on the rows inside the engine,",
+        ),
+        (
+            'engine = "duckdb"\ndriver_tuples = 3',
+            "greedy",
+            "polars-anon: error: explore: the input has more than driver_tuples=3 distinct quasi-identifier tuples;",
+        ),
+    ],
+    ids=["mdav-on-duckdb", "mdav-on-spark", "beyond-driver-tuples"],
+)
+def test_explore_job_on_another_engine_refuses_what_it_cannot_measure(
+    extra: str, methods: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    SMALL.write_parquet(tmp_path / "t.parquet")
+    job = EXPLORE_JOB.format(extra=extra)
+    (tmp_path / "job.toml").write_text(job.split("[[privacy]]")[0] if "spark" in extra else job)
+    assert cli.main(["explore", str(tmp_path / "job.toml"), "--methods", methods]) == 2
     err = capsys.readouterr().err
-    assert err.startswith('polars-anon: error: explore: the job says engine = "duckdb"') and len(err.splitlines()) == 1
+    assert err.startswith(words) and len(err.splitlines()) == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "t.parquet"]
 
 

@@ -141,7 +141,19 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("report-wrong-item-type", ["report", "{w}/badrep2.json"], ("badrep2.json", "key 'qids[0]' must be string")),
     ("explore-risk-threshold-zero", ["explore", "{w}/job.toml", "--risk-threshold", "0"],
      ("risk_threshold", "--risk-threshold", "got 0")),
-    ("explore-other-engine", ["explore", "{w}/job_duck.toml"], ("explore", 'engine = "duckdb"')),
+    ("explore-mdav-on-duckdb", ["explore", "{w}/job_duck.toml", "--methods", "mdav"],
+     ("method 'mdav'", "engine 'duckdb'")),
+    ("explore-mdav-on-spark", ["explore", "{w}/job.toml", "--engine", "spark", "--methods", "greedy,mdav"],
+     ("explore: method 'mdav' on engine 'spark'", "works on the rows inside the engine")),
+    ("explore-beyond-driver-tuples", ["explore", "{w}/job_duck.toml", "--driver-tuples", "1", "--methods", "greedy",
+                                      "--k", "2"], ("explore", "more than driver_tuples=1 distinct")),
+    ("explore-engine-unknown", ["explore", "{w}/job.toml", "--engine", "oracle"], ("--engine", "'oracle'")),
+    ("check-reference-missing", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--reference",
+                                 "{w}/nope.parquet", "--model",
+                                 '{model = "t-closeness", attribute = "party", t = 0.5}'],
+     ("reference", "nope.parquet", "does not exist")),
+    ("check-reference-unread", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--reference",
+                                "{w}/t.csv"], ("--reference", "t.csv", "t-closeness")),
 ]  # fmt: skip
 
 

@@ -170,6 +170,24 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
             ("schema: column 'age'", "not Int64", "36.5"),
         ),
         ("schema-not-a-column", {"schema": '{ zip = "Int64" }'}, QIDS, ("schema: columns ['zip']",)),
+        (
+            "csv-columns-twice",
+            {"input": '"t.csv"', "columns": '["id", "age", "sex", "sex"]'},
+            QIDS,
+            ("key 'columns'", "['sex'] more than once"),
+        ),
+        (
+            "csv-columns-twice-on-duckdb",
+            {"input": '"t.csv"', "columns": '["id", "age", "age", "party"]', "engine": '"duckdb"'},
+            QIDS,
+            ("key 'columns'", "['age'] more than once"),
+        ),
+        (
+            "csv-schema-not-castable-on-duckdb",
+            {"input": '"t.csv"', "schema": '{ sex = "Int64" }', "engine": '"duckdb"'},
+            QIDS,
+            ("schema: column 'sex'", "not Int64", "'F'"),
+        ),
     ]
     + [
         (f"{name}-unknown-option", {"method": f'"{name}"', "bogus": "1"}, QIDS, (f"method {name!r}", "'bogus'"))

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
 import polars_anon as pa
+from polars_anon import sdc
 from polars_anon.algorithms import METHODS
+from polars_anon.io import scan_input
 from polars_anon.metrics import compute
 from tests.reliability.snapshot import unchanged
 
@@ -503,8 +506,99 @@ ISSUE_27 = [
     _c("mdav-permute-option", anon(method="mdav", publish="swap"), IPE, "option 'publish'", "['aggregate', 'permute']"),
 ]  # fmt: skip
 
+SDC_T = pl.DataFrame(
+    {
+        "a": ["x", "x", "y", "y", "z", "x"],
+        "b": ["1", "2", "1", "1", "2", "2"],
+        "w": [1.0, 2.0, 3.0, -1.0, 2.0, 1.0],
+        "ws": ["1", "2", "3", "4", "5", "6"],
+        "n": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "h": [1, 1, 2, 2, 3, 3],
+    }
+)
+"""The sdcMicro toolkit's bad inputs (pa.sdc): a negative weight in `w`, strings in `ws`."""
+
+
+def _with(**columns: object) -> pl.DataFrame:
+    return SDC_T.with_columns(**{k: pl.lit(v, dtype=SDC_T.schema[k]) for k, v in columns.items()})
+
+
+def _sdc(call: Callable[[], object]) -> Callable[[Path], object]:
+    """A case body: the sdc call, collected when it returns a LazyFrame."""
+
+    def run(out: Path) -> object:
+        got = call()
+        return got.collect() if isinstance(got, pl.LazyFrame) else got
+
+    return run
+
+
+SDC = [
+    _c("sdc-weight-strings", _sdc(lambda: sdc.frequencies(SDC_T, "a", weight="ws")), IPE, "weight column 'ws'",
+       "numeric", "String"),
+    _c("sdc-weight-negative", _sdc(lambda: sdc.frequencies(SDC_T, "a", weight="w")), IPE, "weight column 'w'",
+       "1 values", "[-1.0]"),
+    _c("sdc-weight-null", _sdc(lambda: sdc.individual_risk(_with(w=None), "a", weight="w")), IPE,
+       "weight column 'w'", "6 values", "None"),
+    _c("sdc-weight-zero", _sdc(lambda: sdc.global_risk(_with(w=0.0), "a", weight="w")), IPE, "weight column 'w'",
+       "[0.0,"),
+    _c("sdc-weight-nan", _sdc(lambda: sdc.frequencies(_with(w=float("nan")), "a", weight="w")), IPE,
+       "weight column 'w'", "nan"),
+    _c("sdc-keys-twice", _sdc(lambda: sdc.frequencies(SDC_T, ["a", "a"])), IPE, "keys lists ['a'] more than once"),
+    _c("sdc-key-missing", _sdc(lambda: sdc.suda2(SDC_T, ["a", "zz"])), CNF, "keys ['zz']"),
+    _c("sdc-local-suppression-k-zero", _sdc(lambda: sdc.local_suppression(SDC_T, ["a", "b"], k=0)), IPE,
+       "k must be an integer >= 1, got 0"),
+    _c("sdc-local-suppression-max-candidates", _sdc(lambda: sdc.local_suppression(SDC_T, "a", max_candidates=0)),
+       IPE, "max_candidates", "got 0"),
+    _c("sdc-pram-row-sum", _sdc(lambda: sdc.pram(SDC_T, "a", {"x": {"x": 0.5, "y": 0.2}})), IPE,
+       "PRAM matrix row 'x'", "summing to 1", "0.7"),
+    _c("sdc-pram-nan", _sdc(lambda: sdc.pram(SDC_T, "a", {"x": {"x": float("nan"), "y": 1.0}})), IPE,
+       "PRAM matrix['x']['x']", "nan"),
+    _c("sdc-pram-not-a-mapping", _sdc(lambda: sdc.pram(SDC_T, "a", [[0.5, 0.5]])), IPE,  # type: ignore[arg-type]
+       "PRAM matrix must be", "[[0.5, 0.5]]"),
+    _c("sdc-pram-row-not-a-mapping", _sdc(lambda: sdc.pram(SDC_T, "a", {"x": 1.0})), IPE,  # type: ignore[dict-item]
+       "PRAM matrix row 'x'", "got 1.0"),
+    _c("sdc-pram-empty", _sdc(lambda: sdc.pram(SDC_T, "a", {})), IPE, "PRAM matrix must be a non-empty"),
+    _c("sdc-pram-value-of-another-type", _sdc(lambda: sdc.pram(SDC_T, "h", {"x": {"y": 1.0}})), IPE,
+       "PRAM matrix row 'x'", "column 'h'", "Int64"),
+    _c("sdc-invariant-pram-pd-string", _sdc(lambda: sdc.invariant_pram(SDC_T, "a", pd="high")), IPE,  # type: ignore[arg-type]
+       "pd", "'high'"),
+    _c("sdc-noise-strings", _sdc(lambda: sdc.add_noise(SDC_T, "a")), IPE, "columns ['a'] must be numeric"),
+    _c("sdc-noise-one-row", _sdc(lambda: sdc.add_noise(SDC_T.head(1), "n")), IPE, "columns ['n']",
+       "fewer than 2 values"),
+    _c("sdc-il1s-other-length", _sdc(lambda: sdc.il1s(SDC_T, SDC_T.head(3), "n")), IPE, "perturbed has 3 rows",
+       "original has 6"),
+    _c("sdc-eigen-other-length", _sdc(lambda: sdc.eigen_utility(SDC_T, SDC_T.head(2), ["n", "h"])), IPE,
+       "perturbed has 2 rows"),
+    _c("sdc-correlations-constant", _sdc(lambda: sdc.correlations(_with(n=1.0), ["n", "h"])), IPE,
+       "columns ['n']", "constant"),
+    _c("sdc-correlations-strings", _sdc(lambda: sdc.correlations(SDC_T, ["a", "n"])), IPE,
+       "columns ['a'] must be numeric"),
+    _c("sdc-suda-empty-table", _sdc(lambda: sdc.suda2(SDC_T.head(0), ["a", "b"])), IPE, "no rows", "SUDA"),
+    _c("sdc-suda-max-keys-zero", _sdc(lambda: sdc.suda2(SDC_T, ["a"], max_keys=0)), IPE, "max_keys", "got 0"),
+    _c("sdc-wildcard-fk-counts", _sdc(lambda: sdc.wildcard_fk(np.array([[0, 1]]), np.array([1, 2]))), IPE,
+       "counts must hold one count per row of codes (1)"),
+    _c("sdc-wildcard-fk-alpha", _sdc(lambda: sdc.wildcard_fk(np.array([[0, 1]]), alpha=5)), IPE, "alpha", "got 5"),
+    _c("check-reference-unread", lambda out: pa.check(T, ["age", "sex"], [pa.LDiversity("party", l=2)],
+                                                      reference=T), IPE, "reference is read by", "t-closeness"),
+    _c("check-reference-missing", lambda out: pa.check(T, ["age", "sex"], [pa.TCloseness("party", t=0.5)],
+                                                       reference=out / "nope.parquet"), pa.InputError,
+       "reference", "nope.parquet"),
+    _c("scan-input-columns-twice", lambda out: scan_input(_write_csv(out), columns=["a", "a", "b", "c"]), IPE,
+       "columns lists ['a'] more than once"),
+]  # fmt: skip
+
+
+def _write_csv(out: Path) -> Path:
+    """A CSV file beside the folder (the folder stays as it was)."""
+    path = out.parent / "t.csv"
+    T.write_csv(path)
+    return path
+
+
 CASES = {
     "issue27": ISSUE_27,
+    "sdc": SDC,
     "anonymize": ANONYMIZE,
     "privacy": PRIVACY,
     "sink_parquet": SINK,

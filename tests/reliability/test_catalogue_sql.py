@@ -44,6 +44,21 @@ CASES: list[tuple[str, Callable[[], Any], str]] = [
         _check(lambda: LDiversity("s", l=2, variant="recursive"), ["q"]),
         "FROM anon_l_diversity('t', ['q'], 's', l := 2, variant := 'recursive')",
     ),
+    (
+        "l-c-without-recursive",
+        _check(lambda: LDiversity("s", l=2, c=0.5), ["q"]),
+        "FROM anon_l_diversity('t', ['q'], 's', l := 2, c := 0.5)",
+    ),
+    (
+        "l-c-with-entropy",
+        _check(lambda: LDiversity("s", l=2, variant="entropy", c=3), ["q"]),
+        "FROM anon_l_diversity('t', ['q'], 's', l := 2, variant := 'entropy', c := 3)",
+    ),
+    (
+        "l-recursive-c-zero",
+        _check(lambda: LDiversity("s", l=2, variant="recursive", c=0), ["q"]),
+        "FROM anon_l_diversity('t', ['q'], 's', l := 2, variant := 'recursive', c := 0)",
+    ),
     ("l-on-a-qid", _check(lambda: LDiversity("q", l=2), ["q"]), "FROM anon_l_diversity('t', ['q'], 'q', l := 2)"),
     ("l-not-a-column", _check(lambda: LDiversity("z", l=2), ["q"]), "FROM anon_l_diversity('t', ['q'], 'z', l := 2)"),
     ("t-above-one", _check(lambda: TCloseness("s", t=2), ["q"]), "FROM anon_t_closeness('t', ['q'], 's', t := 2)"),
@@ -109,8 +124,12 @@ def test_sql_refuses_what_python_refuses_in_the_same_words(
             _check(lambda: LDiversity("s", l=1.5, variant="entropy"), ["q"]),
             "FROM anon_l_diversity('t', ['q'], 's', l := 1.5, variant := 'entropy')",
         ),
+        (
+            _check(lambda: LDiversity("s", l=2, variant="recursive", c=3), ["q"]),
+            "FROM anon_l_diversity('t', ['q'], 's', l := 2, variant := 'recursive', c := 3)",
+        ),
     ],
-    ids=["l-whole-float", "t-one", "entropy-l-fraction"],
+    ids=["l-whole-float", "t-one", "entropy-l-fraction", "recursive-with-c"],
 )
 def test_both_accept_the_edges(python: Callable[[], Any], sql: str, con: duckdb.DuckDBPyConnection) -> None:
     python()

@@ -18,7 +18,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,53 @@ def _job(folder: Path, input_: Path, output: str = "out/anon.parquet") -> Path:
     return path
 
 
+def _signals_as_in_a_shell() -> None:
+    """In the child: SIGINT and SIGTERM at their defaults and unblocked, as a shell starts a command (a
+    pytest-xdist worker may ignore or block them, and a child inherits that)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+@dataclass
+class Signalled:
+    """What a signalled run did: its exit code and output, whether it was seen ready, seconds from signal to exit."""
+
+    code: int
+    stdout: str
+    stderr: str
+    ready: bool
+    seconds: float
+
+
+def _signalled(
+    args: list[str], cwd: Path, sig: signal.Signals, ready: Callable[[], bool], *, after: float = 0.0, wait: float = 120
+) -> Signalled:
+    """Start `args` as a shell would, poll until `ready()`, send `sig` `after` seconds later, and collect the run.
+
+    Bounded: a run not ready within `wait` seconds is signalled anyway, and one still running `wait` seconds after the
+    signal is killed and the test fails (a time-out, never a hang)."""
+    proc = subprocess.Popen(
+        args, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_signals_as_in_a_shell,
+    )  # fmt: skip
+    deadline = time.monotonic() + wait
+    while not (seen := ready()) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    if seen:
+        time.sleep(after)
+    sent = time.monotonic()
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        stdout, stderr = proc.communicate(timeout=wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"still running {wait} s after {sig.name} (killed): {stderr[-2000:]}")
+    return Signalled(proc.returncode, stdout, stderr, seen, time.monotonic() - sent)
+
+
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
 def test_signal_while_writing_leaves_nothing(
@@ -70,29 +121,14 @@ def test_signal_while_writing_leaves_nothing(
     if engine != "polars":
         job.write_text(f'engine = "{engine}"\n' + job.read_text())
     before = snapshot(tmp_path)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)],
-        cwd=tmp_path,
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_signals_as_in_a_shell,
-    )
-    caught = None
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and time.monotonic() < deadline:
-        caught = next(
-            (p.name for p in out.iterdir() if p.name.startswith(".anon.parquet.") and p.name.endswith(".tmp")), None
-        )
-        if caught:
-            proc.send_signal(sig)
-            break
-        time.sleep(0.001)
-    stdout, stderr = proc.communicate(timeout=120)
-    assert caught, f"the job ended (exit {proc.returncode}) before its temporary file was seen: {stderr}"
-    assert proc.returncode == code, stderr
-    assert stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and stdout == ""
+
+    def writing() -> bool:
+        return any(p.name.startswith(".anon.parquet.") and p.name.endswith(".tmp") for p in out.iterdir())
+
+    run = _signalled([sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)], tmp_path, sig, writing)
+    assert run.ready, f"the job ended (exit {run.code}) before its temporary file was seen: {run.stderr}"
+    assert run.code == code, run.stderr
+    assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
     assert snapshot(tmp_path) == before  # the hidden temporary file is gone, nothing new, nothing touched
 
 
@@ -220,100 +256,143 @@ def test_report_failure_in_sink_parquet(tmp_path: Path, monkeypatch: pytest.Monk
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.report.html", "t.report.json"]
 
 
-def _signals_as_in_a_shell() -> None:
-    """In the child: SIGINT and SIGTERM at their defaults and unblocked, as a shell starts a command (a
-    pytest-xdist worker may ignore or block them, and a child inherits that)."""
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+LONG_QUERY = "SELECT sum(a.range * b.range) AS s FROM range(1000000) a, range(1000000) b"
+"""One DuckDB query of 10^12 rows (hours): it ends early only if interrupted."""
 
-
-SLOW_DRIVER = """
+LONG_DRIVER = f"""
 import sys
-import time
 from pathlib import Path
 from polars_anon import cli
 from polars_anon.engines.duckdb import DuckDBEngine
 fetch = DuckDBEngine._fetch
-def slow(self, *args, **kwargs):  # the first query the engine runs, made long: the signal arrives inside DuckDB
-    Path(sys.argv[1]).write_text("started")
-    deadline = time.monotonic() + 60  # DuckDB at work in short queries: the signal lands between two (bounded)
-    while time.monotonic() < deadline:
-        self.con.sql("SELECT sum(range) FROM range(1000000)").fetchall()
-    return fetch(self, *args, **kwargs)
+def slow(self, relation, query):  # the engine's first query is preceded by one long query, run as the engine runs one
+    if not Path(sys.argv[1]).exists():
+        Path(sys.argv[1]).write_text("started")
+        fetch(self, relation, {LONG_QUERY!r})
+    return fetch(self, relation, query)
 DuckDBEngine._fetch = slow
 sys.exit(cli.main(sys.argv[2:]))
 """
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
-def test_signal_inside_a_duckdb_query_before_the_write(sig: signal.Signals, code: int, tmp_path: Path) -> None:
-    """issue 27: a signal while DuckDB aggregates (before anything is written): 130/143 and the one line."""
+def test_signal_inside_one_long_duckdb_query(sig: signal.Signals, code: int, tmp_path: Path) -> None:
+    """issue 27: a signal inside one long DuckDB query (before anything is written) interrupts it at once: 130/143
+    and the one line, the folder untouched. A run that waits for the query's end is killed by the time-out."""
     pl.DataFrame({"id": list(range(12)), "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "t.parquet")
     (tmp_path / "job.toml").write_text(
         'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\nengine = "duckdb"\ninsensitive = "id"\n'
         '[qids.sex]\nhierarchy = "suppress"\n'
     )
-    (tmp_path / "driver.py").write_text(SLOW_DRIVER)
+    (tmp_path / "driver.py").write_text(LONG_DRIVER)
     marker = tmp_path / "started"
     before = snapshot(tmp_path)
     args = [sys.executable, str(tmp_path / "driver.py"), str(marker), "anonymize", str(tmp_path / "job.toml")]
-    proc = subprocess.Popen(
-        args,
-        cwd=tmp_path,
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_signals_as_in_a_shell,
-    )
-    deadline = time.monotonic() + 120
-    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.3)  # inside the long query
-    proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == code, stderr
-    assert stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and stdout == ""
+    run = _signalled(args, tmp_path, sig, marker.exists, after=0.3, wait=30)
+    assert run.ready and run.code == code, run.stderr
+    assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
+    assert run.seconds < 10  # interrupted, not run to its end
     marker.unlink()
     assert snapshot(tmp_path) == before
 
 
-def test_sink_parquet_on_duckdb_raises_keyboard_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """issue 27: from Python, Ctrl-C inside DuckDB's write is KeyboardInterrupt (not DuckDB's RuntimeError)."""
-    import threading
+@contextmanager
+def _sigint_raises() -> Iterator[None]:
+    """Python's own SIGINT handler, unblocked, as in a user's interpreter (a pytest-xdist worker ignores SIGINT)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
+
+def _long_query(engine: Any) -> pl.DataFrame:
+    """LONG_QUERY as the engine runs a query, a SIGINT 0.3 s in; bounded by a watchdog interrupting it at 20 s."""
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    watchdog = threading.Timer(20, engine.con.interrupt)
+    watchdog.start()
+    try:
+        return engine.to_polars(engine.con.sql(LONG_QUERY))
+    finally:
+        watchdog.cancel()
+
+
+def test_sink_parquet_on_duckdb_raises_keyboard_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 27: from Python, Ctrl-C inside one long DuckDB query of the write is KeyboardInterrupt at once (not
+    DuckDB's error, not at the query's end); nothing written, handlers and wakeup fd as before."""
     import polars_anon as pa
     from polars_anon.engines.duckdb import DuckDBEngine
 
     write = DuckDBEngine.write
 
     def slow(self: DuckDBEngine, *args: Any, **kwargs: Any) -> Any:
-        # the write's work as short DuckDB queries, so Ctrl-C lands while DuckDB works (between two queries, where
-        # Python runs its handler; inside one long query it would wait for its end); bounded: never a hang
-        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            self.con.sql("SELECT sum(range) FROM range(1000000)").fetchall()
+        _long_query(self)
         return write(self, *args, **kwargs)
 
     table = pl.DataFrame({"sex": ["F", "M"] * 3})
     res = pa.anonymize(table, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=3, engine="duckdb")
     monkeypatch.setattr(DuckDBEngine, "write", slow)
-    # Python's own SIGINT handler, as in a user's interpreter (a pytest-xdist worker ignores SIGINT, and then the
-    # query would run to its end)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    try:
+    with _sigint_raises():
+        start = time.monotonic()
         with unchanged(tmp_path), pytest.raises(KeyboardInterrupt, match="interrupted by SIGINT; nothing was written"):
             res.sink_parquet(tmp_path / "t.parquet")
+        assert time.monotonic() - start < 10
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.set_wakeup_fd(-1) == -1  # none was set before, none is left
+
+
+def test_duckdb_query_outside_any_output_and_off_the_main_thread() -> None:
+    """Python's default handler: KeyboardInterrupt at once. On another thread nothing is installed (the wakeup fd
+    stays the caller's) and queries run as before."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    engine = DuckDBEngine.own()
+    with _sigint_raises():
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            _long_query(engine)
+        assert time.monotonic() - start < 10
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    signal.set_wakeup_fd(write_fd)
+    try:
+        seen: list[Any] = []
+        thread = threading.Thread(target=lambda: seen.append(engine.to_polars(engine.con.sql("SELECT 42 AS x"))))
+        thread.start()
+        thread.join(30)
+        assert seen[0].item() == 42
     finally:
-        signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        assert signal.set_wakeup_fd(-1) == write_fd
+        os.close(read_fd)
+        os.close(write_fd)
 
 
-def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    """issue 27: SIGINT during a Spark job: exit 130 and the one line; no pyspark traceback, no JVM log on stderr."""
+def test_an_engine_error_for_the_signal_is_keyboard_interrupt() -> None:
+    """An engine that runs the handler itself while it waits and raises its own error instead (DuckDB's client:
+    "Query interrupted"): KeyboardInterrupt leaves the block; an error without a signal stays what it is."""
+    from polars_anon.interrupts import interruptible
+
+    def engine_call() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the handler raises here, inside the "engine"
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None
+
+    calls: list[int] = []
+    with _sigint_raises():
+        with pytest.raises(KeyboardInterrupt), interruptible(lambda: calls.append(1)):
+            engine_call()
+        with pytest.raises(RuntimeError, match="a real error"), interruptible(lambda: calls.append(1)):
+            raise RuntimeError("a real error")
+    assert calls == [1]  # the engine was asked to stop once, for the one signal
+
+
+def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
+    """issue 27: SIGINT inside one long Spark job: exit 130 and the one line at once; no pyspark traceback, no JVM
+    log on stderr. (The driver waits for the JVM in a socket read, which a signal interrupts: no watcher needed.)"""
     pytest.importorskip("pyspark")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("needs a Java runtime for pyspark")
@@ -335,21 +414,7 @@ def test_signal_on_spark_is_one_line(tmp_path: Path, request: pytest.FixtureRequ
     )
     marker = tmp_path / "started"
     args = [sys.executable, str(driver), str(marker), "anonymize", str(tmp_path / "job.toml")]
-    proc = subprocess.Popen(
-        args,
-        cwd=tmp_path,
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_signals_as_in_a_shell,
-    )
-    deadline = time.monotonic() + 180
-    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=180)
-    assert proc.returncode == 130, stderr
-    assert stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and stdout == ""
+    run = _signalled(args, tmp_path, signal.SIGINT, marker.exists, after=1.0, wait=180)
+    assert run.ready and run.code == 130, run.stderr
+    assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
     assert not (tmp_path / "out" / "anon.parquet").exists()
