@@ -30,8 +30,8 @@ import polars as pl
 from polars_anon._passes import collect_apart, remember_tuple_counts
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
-from polars_anon.encode import REPRESENTATIONS, canonical
-from polars_anon.encoded_io import LAYOUTS, Layout, stage_encoded
+from polars_anon.encode import LAYOUTS, REPRESENTATIONS, EncodeOptions, Layout, canonical
+from polars_anon.encoded_io import stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.errors import InfeasibleError, InvalidParameterError
@@ -538,18 +538,8 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
             with stage(f"encode {e}"):
-                tmap = result.tmap if isinstance(result, Anonymized) else None  # encodings planned from the map
-                stage_encoded(
-                    out,
-                    result.lf,
-                    hierarchies,
-                    path,
-                    e,
-                    original=original,
-                    seed=job.seed,
-                    layout=_layout(job, e),
-                    tmap=tmap,
-                )
+                options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
+                stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
             result.report["encodings"][e] = str(path)
     write_report(out, result.report, target, html=html)
     return result.report
