@@ -530,19 +530,19 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         with engine_faults(job):
             hierarchies, result = _on_engine(job, lf, asked, request)
     _refuse_misaligned(job, result)
-    result.report["input"] = input_name or str(job.input)
     with engine_faults(job):
-        result.stage(out, job.output)
+        written = result.stage(out, job.output)
+    encodings: dict[str, str] = {}
     if paths:
-        result.report["encodings"] = {}
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
             with stage(f"encode {e}"):
                 options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
                 stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
-            result.report["encodings"][e] = str(path)
-    write_report(out, result.report, target, html=html)
-    return result.report
+            encodings[e] = str(path)
+    report = result.build(written, input=input_name or str(job.input), encodings=encodings if paths else None)
+    write_report(out, report, target, html=html)  # every fact gathered: the report is built once, then written
+    return report
 
 
 def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], dict[str, pl.Series]]:

@@ -47,7 +47,7 @@ from polars_anon.pipeline.state import (
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
-from polars_anon.report import build_report
+from polars_anon.report import plan_facts
 from polars_anon.request import Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
@@ -132,13 +132,13 @@ def run_method(
 def plan_request(
     data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars"
 ) -> Planned:
-    """Run the request's method on the aggregates and build the report (the driver route of every engine)."""
+    """Run the request's method on the aggregates and gather the report's facts (the driver route of every engine)."""
     constraints = task_constraints(data, request)
     plan = run_method(data, request, constraints)
     population = population_size(request, constraints[0].n_rows)
     input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
     advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones only
-    report = build_report(
+    facts = plan_facts(
         request,
         schema,
         data.aggregates,
@@ -149,7 +149,7 @@ def plan_request(
         input_risk=input_risk,
         advice=advice,
     )
-    return Planned(plan, report, constraints[0], input_risk, population)
+    return Planned(plan, facts, constraints[0], input_risk, population)
 
 
 def _planner_route(
@@ -173,7 +173,7 @@ def _planner_route(
         sizes = done.input_sizes
         values, counts = sizes["s"].to_numpy().astype(np.int64), sizes["classes"].to_numpy().astype(np.int64)
         input_risk, population = risk_summary_of_sizes(values, counts), None
-        report = build_report(
+        facts = plan_facts(
             request,
             schema,
             done.aggregates,
@@ -192,7 +192,7 @@ def _planner_route(
         constraints = task_constraints(data, request)[0]
         population = population_size(request, constraints.n_rows)
         input_risk = risk_summary(done.aggregates, list(request.qids), aggregated=True, population_size_=population)
-        report = build_report(
+        facts = plan_facts(
             request,
             schema,
             done.aggregates,
@@ -203,10 +203,10 @@ def _planner_route(
             input_risk=input_risk,
             details=details,
         )
-    planned = Planned(plan, report, constraints, input_risk, population)
+    planned = Planned(plan, facts, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
-    return Anonymized(published, report, Check(request, planned, None, engine), None, engine)
+    return Anonymized(published, facts, Check(request, planned, None, engine), None, engine)
 
 
 def run(
@@ -239,7 +239,7 @@ def run(
     published = engine.publish(table, aggregated, planned.plan.map, request)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
-    return Anonymized(published, planned.report, check, prepared, engine, planned.plan.map)
+    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map)
 
 
 def anonymize(
