@@ -40,7 +40,7 @@ from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import refuse_driver_tuples
+from polars_anon.pipeline.capabilities import consult_job
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import anonymize
 from polars_anon.pipeline.state import counted_attributes
@@ -108,13 +108,6 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
     if "driver_tuples" in raw:
         check_driver_tuples(raw["driver_tuples"], "job file: key 'driver_tuples'")
-    is_csv = Path(raw["input"]).suffix.lower() in CSV_SUFFIXES
-    for key in ("separator", "has_header", "columns", "null_values"):
-        if key in raw and not is_csv:
-            raise InvalidParameterError(
-                f"job file: key {key!r} is for CSV input, but input {raw['input']!r} is read as Parquet "
-                f"(CSV files end in {', '.join(CSV_SUFFIXES)})"
-            )
     if raw.get("has_header") is False and "columns" not in raw:
         raise InvalidParameterError(
             'job file: has_header = false needs the column names, e.g. columns = ["age", "sex", ...]'
@@ -189,16 +182,6 @@ def _duckdb(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
 
         memory_size("job file: key 'duckdb.memory_limit'", table["memory_limit"])
     return table
-
-
-def _engine_rules(job: Job) -> Job:
-    """What runs on engine 'polars' only: encodings (and driver_tuples is for the other engines)."""
-    refuse_driver_tuples(job.engine, job.driver_tuples, job=True)
-    if job.engine != "polars" and job.encode:
-        raise InvalidParameterError(
-            f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"'
-        )
-    return job
 
 
 def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
@@ -339,36 +322,35 @@ class Job:
         encode = [canonical(e) for e in _names(raw.get("encode", []))]
         layout = check_choice("job file: encode_layout", raw.get("encode_layout", "wide"), LAYOUTS)
         engine = check_choice("job file: engine", raw.get("engine", "polars"), ENGINES)
-        return _engine_rules(
-            cls(
-                input=base / raw["input"],
-                output=base / raw["output"],
-                k=raw["k"],
-                qids=_qid_specs(raw["qids"]),
-                method=raw.get("method", "fulldomain"),
-                metric=raw.get("metric"),
-                separator=raw.get("separator", ","),
-                has_header=raw.get("has_header", True),
-                columns=raw.get("columns"),
-                schema=dict(raw.get("schema", {})),
-                null_values=_names(raw.get("null_values", [])),
-                drop=_names(raw.get("drop", [])),
-                insensitive=_names(raw.get("insensitive", [])),
-                sensitive=raw.get("sensitive"),
-                seed=raw.get("seed", 0),
-                null=raw.get("null", "error"),
-                encode=encode,
-                encode_layout=layout,
-                report=base / raw["report"] if "report" in raw else None,
-                report_html=raw.get("report_html", True),
-                privacy=parse_privacy(raw.get("privacy", []), base),
-                engine=engine,
-                spark=_spark(raw, engine),
-                duckdb=_duckdb(raw, engine),
-                driver_tuples=raw.get("driver_tuples"),
-                options={k: v for k, v in raw.items() if k not in _KEYS},
-                base=base,
-            )
+        consult_job(engine, raw["input"], {**raw, "encode": encode or None})  # which engine and input take which keys
+        return cls(
+            input=base / raw["input"],
+            output=base / raw["output"],
+            k=raw["k"],
+            qids=_qid_specs(raw["qids"]),
+            method=raw.get("method", "fulldomain"),
+            metric=raw.get("metric"),
+            separator=raw.get("separator", ","),
+            has_header=raw.get("has_header", True),
+            columns=raw.get("columns"),
+            schema=dict(raw.get("schema", {})),
+            null_values=_names(raw.get("null_values", [])),
+            drop=_names(raw.get("drop", [])),
+            insensitive=_names(raw.get("insensitive", [])),
+            sensitive=raw.get("sensitive"),
+            seed=raw.get("seed", 0),
+            null=raw.get("null", "error"),
+            encode=encode,
+            encode_layout=layout,
+            report=base / raw["report"] if "report" in raw else None,
+            report_html=raw.get("report_html", True),
+            privacy=parse_privacy(raw.get("privacy", []), base),
+            engine=engine,
+            spark=_spark(raw, engine),
+            duckdb=_duckdb(raw, engine),
+            driver_tuples=raw.get("driver_tuples"),
+            options={k: v for k, v in raw.items() if k not in _KEYS},
+            base=base,
         )
 
     def scan(self) -> pl.LazyFrame:
