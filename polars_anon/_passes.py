@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Literal
 
 import numpy as np
 import polars as pl
 
-if TYPE_CHECKING:
-    from polars._typing import EngineType
+EngineType = Literal["auto", "in-memory", "streaming"]
+"""The Polars engines a pass collects with (named here, not taken from Polars' private typing module)."""
 
 __all__ = [
     "COUNT",
