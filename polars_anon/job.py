@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from polars_anon._passes import collect_apart, remember_tuple_counts
+from polars_anon._passes import TupleCounts, collect_apart, count_tuples
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns
 from polars_anon.encode import LAYOUTS, REPRESENTATIONS, EncodeOptions, Layout, canonical
 from polars_anon.encoded_io import stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
+from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
@@ -42,7 +43,7 @@ from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.pipeline.capabilities import consult_job
 from polars_anon.pipeline.result import Anonymized, write_report
-from polars_anon.pipeline.road import anonymize
+from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
 from polars_anon.quoting import duckdb_identifier, spark_identifier
 from polars_anon.request import DEFERRED, check_request
@@ -506,8 +507,12 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         **asked,
     )
     if job.engine == "polars":
-        hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
-        result = anonymize(lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+        made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
+        hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
+        counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
+        result = run(
+            POLARS, lf, hierarchies=hierarchies, privacy=job_models(job, lf), counts=counts, **asked, **job.options
+        )
     else:
         with engine_faults(job):
             hierarchies, result = _on_engine(job, lf, asked, request)
@@ -527,13 +532,15 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     return report
 
 
-def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], dict[str, pl.Series]]:
-    """The hierarchies' values from the Polars road's aggregation pass, made now and remembered for the road
-    (:func:`~polars_anon._passes.remember_tuple_counts`): the job reads the rows once for both."""
+def tuple_values(
+    lf: pl.LazyFrame, request: Request, made: list[TupleCounts]
+) -> Callable[[list[str]], dict[str, pl.Series]]:
+    """The hierarchies' values from the Polars road's aggregation pass (:func:`~polars_anon._passes.count_tuples`),
+    made now and appended to `made`, which the job hands to the road: the job reads the rows once for both."""
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
-        frames = remember_tuple_counts(lf, list(request.qids), counted_attributes(request))
-        return {c: frames[0][c].drop_nulls().unique().sort() for c in columns}
+        made.append(count_tuples(lf, list(request.qids), counted_attributes(request)))
+        return {c: made[-1].frames[0][c].drop_nulls().unique().sort() for c in columns}
 
     return values_of
 
@@ -639,7 +646,6 @@ def _on_engine(
     from polars_anon.engines import SQLEngine, get_engine
     from polars_anon.engines.duckdb import MEMORY_LIMIT
     from polars_anon.pipeline.capabilities import consult
-    from polars_anon.pipeline.road import run
 
     limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
 

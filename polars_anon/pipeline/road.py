@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
+from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon.advice import method_advice
@@ -56,12 +57,16 @@ __all__ = ["aggregate", "anonymize", "check_map", "plan_request", "run", "run_me
 _NAMED = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
 
 
-def aggregate(engine: Engine, table: Any, request: Request, *, records: bool | None = None) -> Aggregated:
+def aggregate(
+    engine: Engine, table: Any, request: Request, *, records: bool | None = None, counts: TupleCounts | None = None
+) -> Aggregated:
     """The engine's aggregation pass over `table`, checked against `request`.
 
     `records` (default: whether the request's method needs them) also collects the qids of every
-    row (Polars). The checks of the data hold for every request that differs from `request` only
-    by its method, options, metric or a k no larger.
+    row (Polars). `counts`: the tuple pass a job already made over `table` to build its hierarchies,
+    handed on to the engine (Polars then reads the input no more for the class aggregates). The checks
+    of the data hold for every request that differs from `request` only by its method, options, metric
+    or a k no larger.
 
     >>> from polars_anon.engines.polars import POLARS
     >>> from polars_anon import Hierarchy
@@ -70,7 +75,7 @@ def aggregate(engine: Engine, table: Any, request: Request, *, records: bool | N
     [('F', 2), ('M', 1)]
     """
     with stage("aggregate classes"):
-        raw = engine.aggregate(table, request)
+        raw = engine.aggregate(table, request, counts)
     check_data(raw.table, request, raw.distinct)
     table_, null_rows = rooted_aggregates(raw.table, request)
     prepared = pl.LazyFrame() if raw.rows is None else raw.rows
@@ -216,9 +221,14 @@ def run(
     hierarchies: Mapping[str, Any],
     k: int,
     driver_tuples: int | None = None,
+    counts: TupleCounts | None = None,
     **asked: Any,
 ) -> Anonymized:
-    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame)."""
+    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
+
+    `counts`: the tuple pass over `data` a caller made before (a job, to build its hierarchies' values:
+    :func:`~polars_anon._passes.count_tuples`), handed to the aggregation pass, which then reads no more.
+    """
     start = time.perf_counter()
     table = engine.table(data)
     schema = engine.schema(table)
@@ -233,7 +243,7 @@ def run(
         probe = sql_engine.counts(table, list(request.qids), limit=capability.driver_tuples)
         if probe.height > capability.driver_tuples:
             return _planner_route(sql_engine, table, request, schema, start, capability)
-    aggregated = aggregate(engine, table, request)
+    aggregated = aggregate(engine, table, request, counts=counts)
     planned = plan_request(aggregated, request, schema, start, engine.name)
     capability.refuse_map(planned.plan.map)
     published = engine.publish(table, aggregated, planned.plan.map, request)
