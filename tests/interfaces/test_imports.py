@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +29,12 @@ def test_the_probe_sees_a_loaded_library() -> None:
 PACKAGE = ROOT / "polars_anon"
 
 
+@functools.cache
+def _trees() -> dict[Path, ast.Module]:
+    """Every module of the package, parsed once for the tests below."""
+    return {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
 def _module_of(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -36,14 +44,12 @@ def _imports() -> dict[str, set[str]]:
     """Module -> the package's modules it imports, anywhere in it (functions and TYPE_CHECKING blocks included). A
     module importing a package that contains it is left out: importing the module runs that package's ``__init__``
     first anyway."""
-    import ast
-
-    modules = {_module_of(p): p for p in PACKAGE.rglob("*.py")}
+    modules = {_module_of(p): p for p in _trees()}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         is_package = path.name == "__init__.py"
         edges = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_trees()[path]):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -107,11 +113,8 @@ def test_the_circle_finder_sees_a_circle() -> None:
 def test_no_module_imports_a_private_name() -> None:
     """``from m import _name`` and ``m._name`` of an imported module (a private module, ``_validate``, may be
     imported: its names are its package's own helpers)."""
-    import ast
-
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, tree in _trees().items():
         modules = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
