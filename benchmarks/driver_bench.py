@@ -113,7 +113,7 @@ def drive(aggregates_path: Path, method: str, k: int = 10) -> dict[str, Any]:
         "spark",
     )
     seconds = time.perf_counter() - start
-    report = planned.report
+    report = planned.facts
     return {
         "seconds": round(seconds, 1),
         "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),

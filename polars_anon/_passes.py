@@ -23,21 +23,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import polars as pl
 
-if TYPE_CHECKING:
-    from polars._typing import EngineType
+EngineType = Literal["auto", "in-memory", "streaming"]
+"""The Polars engines a pass collects with (named here, not taken from Polars' private typing module)."""
 
 __all__ = [
     "COUNT",
     "PASS_ROWS",
+    "TupleCounts",
     "as_string_counts",
     "collect_apart",
     "collect_by_tuples",
-    "remember_tuple_counts",
+    "count_tuples",
     "tuple_counts",
 ]
 
@@ -45,7 +47,6 @@ PASS_ROWS = 1 << 24
 """Rows a pass of :func:`collect_by_tuples` reads at most (about; the tuples' hash shares them out)."""
 COUNT = "count"
 """The row-count column of :func:`tuple_counts` (Int64)."""
-_last: list[tuple[pl.LazyFrame, tuple[str, ...], tuple[str, ...], list[pl.DataFrame]]] = []
 
 
 def collect_apart(queries: Iterable[pl.LazyFrame], engine: EngineType = "auto") -> list[pl.DataFrame]:
@@ -85,29 +86,57 @@ def collect_by_tuples(
     return [pl.concat(frames, how="vertical") for frames in zip(*results)]
 
 
-def tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame]:
+@dataclass(frozen=True)
+class TupleCounts:
+    """The tuple pass over one input (:func:`count_tuples`), made before the road runs and handed to it as an
+    argument: a job builds its hierarchies' value lists from it, and the road's aggregation pass is this one."""
+
+    lf: pl.LazyFrame = field(compare=False, repr=False)
+    """The input counted (this object: another LazyFrame, even of the same rows, is counted anew)."""
+    keys: tuple[str, ...]
+    by: tuple[str, ...]
+    frames: tuple[pl.DataFrame, ...] = field(compare=False, repr=False)
+
+    def of(self, lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame] | None:
+        """The frames when they count `lf` by these columns, else None."""
+        if self.lf is lf and self.keys == tuple(keys) and self.by == tuple(by):
+            return list(self.frames)
+        return None
+
+
+def count_tuples(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> TupleCounts:
+    """:func:`tuple_counts`, kept with its input and columns, to hand to the road.
+
+    >>> lf = pl.LazyFrame({"q": ["a", "b", "a"]})
+    >>> made = count_tuples(lf, ["q"])
+    >>> tuple_counts(lf, ["q"], made=made)[0] is made.frames[0], made.of(pl.LazyFrame({"q": ["a"]}), ["q"]) is None
+    (True, True)
+    """
+    return TupleCounts(lf, tuple(keys), tuple(by), tuple(tuple_counts(lf, keys, by)))
+
+
+def tuple_counts(
+    lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = (), *, made: TupleCounts | None = None
+) -> list[pl.DataFrame]:
     """Rows per tuple of `keys`, in the columns' own types (nulls a group): the pass that aggregates the input.
 
     With no `by`, one frame (`keys`, :data:`COUNT`); else one frame (`keys`, b, :data:`COUNT`) per column b
     of `by` (rows per tuple and value: the rows per tuple are their sums). Each frame is one read of `lf`
     (:func:`collect_by_tuples`: memory bounded by the tuples, not the rows), in no set order.
 
-    The last result is remembered with `lf` itself (the object, kept alive with it): asked again for the
-    same `lf` and columns it is returned without reading, once. So a job that builds its hierarchies from
-    the column values in the tuples hands the road its aggregation pass, and the input is read once.
+    `made`: the same pass made before (:func:`count_tuples`), returned without reading when it counts this
+    `lf` (the object) by these columns. So a job that builds its hierarchies from the column values in the
+    tuples hands the road its aggregation pass, and the input is read once.
 
     >>> lf = pl.LazyFrame({"q": ["a", "b", "a"], "s": [1, 2, 1]})
     >>> [f.sort("q").rows() for f in tuple_counts(lf, ["q"], ["s"])]
     [[('a', 1, 2), ('b', 2, 1)]]
-    >>> first = remember_tuple_counts(lf, ["q"])
-    >>> tuple_counts(lf, ["q"]) is first, tuple_counts(lf, ["q"]) is first
-    (True, False)
     """
-    keys, by = tuple(keys), tuple(by)
-    if _last:
-        held, held_keys, held_by, frames = _last.pop()
-        if held is lf and held_keys == keys and held_by == by:
+    if made is not None:
+        frames = made.of(lf, keys, by)
+        if frames is not None:
             return frames
+    keys, by = tuple(keys), tuple(by)
     count = pl.len().cast(pl.Int64).alias(COUNT)
     schema = lf.collect_schema()
 
@@ -123,13 +152,6 @@ def tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) 
         return [group(rows, [*keys, b]) for b in by]
 
     return collect_by_tuples(lf, keys, queries)  # materializes: one row per tuple (and value)
-
-
-def remember_tuple_counts(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame]:
-    """:func:`tuple_counts`, remembered for the next call with the same `lf` object and columns (one is kept)."""
-    frames = tuple_counts(lf, keys, by)
-    _last[:] = [(lf, tuple(keys), tuple(by), frames)]
-    return frames
 
 
 def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_anon._passes import as_string_counts, tuple_counts
+from polars_anon._passes import TupleCounts, as_string_counts, tuple_counts
 from polars_anon.attributes import distinct_counts
 from polars_anon.pipeline.state import Counted, counted_attributes, population_model
 from polars_anon.privacy.counts import COUNT, WIDE, read_population, wide_counts
@@ -27,26 +27,26 @@ def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
 
 
 def aggregate_rows(
-    lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request
+    lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request, counts: TupleCounts | None = None
 ) -> tuple[pl.DataFrame, dict[str, int], Counted]:
     """The passes over the rows of `lf` as :func:`prepare` made them (`prepared`; see :func:`_aggregate`):
     the class aggregates with the models' count columns, the distinct counts of the undeclared columns, and
-    what was counted for the models."""
-    return _aggregate(lf, prepared, request)
+    what was counted for the models. `counts`: the tuple pass a job already made over `lf` (no read)."""
+    return _aggregate(lf, prepared, request, counts)
 
 
 def _aggregate(
-    lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request
+    lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request, counts: TupleCounts | None
 ) -> tuple[pl.DataFrame, dict[str, int], Counted]:
     """The passes over the data: the rows per qid tuple (per tuple and value of each sensitive attribute a model
-    reads: :func:`~polars_anon._passes.tuple_counts`, one read each; or the one a job made to build its
-    hierarchies, no read), from which the class aggregates (with a count column per value of each attribute
-    with few values), the (tuple, value) counts of attributes with many and the values of each; then the
-    distinct values of each undeclared column (:func:`~polars_anon.attributes.distinct_counts`: one read when
-    they fit one pass) and the population's tuple counts."""
+    reads: :func:`~polars_anon._passes.tuple_counts`, one read each; or `counts`, the one a job made to build
+    its hierarchies and handed to the road, no read), from which the class aggregates (with a count column per
+    value of each attribute with few values), the (tuple, value) counts of attributes with many and the values
+    of each; then the distinct values of each undeclared column (:func:`~polars_anon.attributes.distinct_counts`:
+    one read when they fit one pass) and the population's tuple counts."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     by = [[a] for a in counted] or [[]]
-    frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted), by)]
+    frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted, made=counts), by)]
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in zip(counted, frames)}
     sizes = frames[0] if not counted else frames[0].group_by(qids).agg(pl.col(COUNT).sum()).sort(qids, nulls_last=True)
     table = sizes.select(*qids, pl.col(COUNT).cast(pl.UInt32).alias(SIZE))

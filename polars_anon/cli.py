@@ -14,7 +14,7 @@ import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import polars as pl
 
@@ -461,9 +461,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"polars-anon: error: {command + ': ' if command else ''}{message} (see {self.prog} --help)\n")
 
 
-def _report_parsers(
-    sub: argparse._SubParsersAction, common: argparse.ArgumentParser, engines: argparse.ArgumentParser
-) -> None:
+class Commands(Protocol):
+    """What a command's builder uses of ``ArgumentParser.add_subparsers()`` (argparse names its type privately)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
+def _report_parsers(sub: Commands, common: argparse.ArgumentParser, engines: argparse.ArgumentParser) -> None:
     """``explore`` and ``report``: the commands that write pages."""
     x = sub.add_parser(
         "explore",

@@ -46,7 +46,7 @@ hierarchy node) built from the hierarchy's ``paths``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -67,10 +67,13 @@ from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
     "ENCODINGS",
+    "LAYOUTS",
     "MAPPINGS",
     "REPRESENTATIONS",
+    "EncodeOptions",
     "EncodingJoin",
     "EncodingPlan",
+    "Layout",
     "apply_plan",
     "encode",
     "encoded_columns",
@@ -92,6 +95,10 @@ MAPPINGS: tuple[str, ...] = ("random", "statistical")
 ENCODINGS: tuple[str, ...] = REPRESENTATIONS + MAPPINGS
 """Every name accepted by :func:`encode` (case-insensitive: ``fillParent`` works)."""
 
+Layout = Literal["wide", "classes"]
+LAYOUTS: tuple[str, ...] = ("wide", "classes")
+"""How :func:`polars_anon.encoded_io.write_encoded` lays an encoding out on disk."""
+
 _NEEDS_ORIGINAL = {"proportional", "statistical"}
 _MASK64 = (1 << 64) - 1
 
@@ -109,6 +116,62 @@ def canonical(encoding: object) -> str:
             "for example 'proportional' [paper 000 §III-A]"
         )
     return name
+
+
+@dataclass(frozen=True)
+class EncodeOptions:
+    """How to encode, checked once: what :func:`encode`, :func:`~polars_anon.encoded_io.write_encoded`, the
+    namespace, the job runner and the CLI take as keywords or keys, built once at that entry and handed on.
+
+    Every value is checked here (the message names the parameter); the representation is normalized
+    (``"fillParent"`` -> ``"fillparent"``), `original` becomes a LazyFrame and `dtype` a dtype instance.
+    `layout` and `chunk_rows` concern writing (:func:`~polars_anon.encoded_io.write_encoded`). See :func:`encode`
+    for the meaning of each.
+
+    >>> EncodeOptions("fillParent", seed=3).representation
+    'fillparent'
+    >>> EncodeOptions(seed="1")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: seed must be an integer, got '1'
+    """
+
+    representation: str = "proportional"
+    original: pl.LazyFrame | pl.DataFrame | None = field(default=None, compare=False)
+    class_col: str | None = None
+    dtype: pl.DataType | type[pl.DataType] = pl.Float32
+    seed: int = 0
+    validate: bool = True
+    layout: Layout = "wide"
+    chunk_rows: int | None = None
+
+    def __post_init__(self) -> None:
+        put = object.__setattr__  # frozen: normalized once, here
+        put(self, "representation", canonical(self.representation))
+        if self.original is not None:
+            put(self, "original", as_lazy(self.original))
+        if self.class_col is not None and not isinstance(self.class_col, str):
+            raise InvalidParameterError(f"class_col must be a column name (a string), got {self.class_col!r}")
+        put(self, "dtype", _check_dtype(self.dtype))
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise InvalidParameterError(f"seed must be an integer, got {self.seed!r}")
+        if not isinstance(self.validate, bool):
+            raise InvalidParameterError(f"validate must be True or False, got {self.validate!r}")
+        if self.layout not in LAYOUTS:
+            raise InvalidParameterError(f"layout must be one of {list(LAYOUTS)}, got {self.layout!r}")
+        chunk = self.chunk_rows
+        if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+            raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk!r}")
+
+    @property
+    def original_rows(self) -> pl.LazyFrame | None:
+        """`original` as a LazyFrame (None when not given)."""
+        return None if self.original is None else self.original.lazy()
+
+    @property
+    def output_dtype(self) -> pl.DataType:
+        """`dtype` as a dtype instance (``pl.Float32()``)."""
+        return self.dtype if isinstance(self.dtype, pl.DataType) else self.dtype()
 
 
 def node_order(hierarchy: Hierarchy, representation: str = "proportional") -> np.ndarray:
@@ -356,27 +419,16 @@ def encode(
     >>> encode(pub, {"g": g}, "fillchild").collect().row(0)
     (1.0, 1.0, 1.0)
     """
-    return apply_plan(
-        *_astuple(plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate))
-    )
-
-
-def _astuple(plan: EncodingPlan) -> tuple[pl.LazyFrame, list[EncodingJoin], list[str]]:
-    return plan.rows, plan.joins, plan.out_names
+    options = EncodeOptions(representation, original, class_col, dtype, seed, validate)
+    plan = plan_encoding(published, hierarchies, options)
+    return apply_plan(plan.rows, plan.joins, plan.out_names)
 
 
 def plan_encoding(
-    published: pl.LazyFrame | pl.DataFrame,
-    hierarchies: Mapping[str, Hierarchy],
-    representation: str,
-    original: pl.LazyFrame | pl.DataFrame | None,
-    class_col: str | None,
-    dtype: pl.DataType | type[pl.DataType],
-    seed: int,
-    validate: bool,
+    published: pl.LazyFrame | pl.DataFrame, hierarchies: Mapping[str, Hierarchy], options: EncodeOptions
 ) -> EncodingPlan:
-    """Validate the inputs and return the rows and the joins that encode them."""
-    rep = canonical(representation)
+    """Check the inputs against `options` and return the rows and the joins that encode them."""
+    rep, class_col, dtype, validate = options.representation, options.class_col, options.output_dtype, options.validate
     lf = as_lazy(published)
     if not hierarchies:
         raise InvalidParameterError("hierarchies is empty; give at least one qid -> Hierarchy")
@@ -384,16 +436,13 @@ def plan_encoding(
         if not isinstance(h, Hierarchy):
             raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
     qids = check_columns(lf, list(hierarchies), "qids")
-    dtype = _check_dtype(dtype)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidParameterError(f"seed must be an integer, got {seed!r}")
     names_in = lf.collect_schema().names()
     if class_col is not None:
         check_columns(lf, [class_col], "class_col")
         if class_col in hierarchies:
             raise InvalidParameterError(f"class_col {class_col!r} is also a qid; it must be a separate column")
     out_names = output_columns(names_in, hierarchies, rep)
-    orig = None if original is None else as_lazy(original)
+    orig = options.original_rows
     if orig is not None:
         check_columns(orig, qids, "qids of original")
         if class_col is not None:
@@ -421,7 +470,7 @@ def plan_encoding(
             assert orig is not None  # refused above: "statistical" is in _NEEDS_ORIGINAL
             freqs = leaf_frequencies(orig, hierarchies)
         return EncodingPlan(
-            map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=seed, validate=False), [], out_names
+            map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=options.seed, validate=False), [], out_names
         )
     if rep == "proportional":
         assert orig is not None
@@ -553,10 +602,7 @@ def plan_from_map(
     published: pl.LazyFrame,
     tmap: TupleMap,
     hierarchies: Mapping[str, Hierarchy],
-    representation: str = "proportional",
-    *,
-    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
-    seed: int = 0,
+    options: EncodeOptions = EncodeOptions(),  # noqa: B008  (frozen: one shared default is safe)
 ) -> EncodingPlan:
     """The plan of an encoding of rows :func:`polars_anon.publish.publish` made from `tmap`, row-aligned with the
     original rows (nothing suppressed): what :func:`plan_encoding` plans with ``original=`` those rows, from the map.
@@ -573,7 +619,7 @@ def plan_from_map(
     >>> [round(x, 4) for x in apply_plan(plan.rows, plan.joins, plan.out_names).collect().row(0)]
     [0.3333, 0.6667, 1.0]
     """
-    rep, dtype = canonical(representation), _check_dtype(dtype)
+    rep, dtype, seed = options.representation, options.output_dtype, options.seed
     qids = list(hierarchies)
     if tmap.by_row:
         raise InvalidParameterError("plan_from_map: a row map (by_row) has no original tuples; use plan_encoding")

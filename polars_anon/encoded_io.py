@@ -32,18 +32,20 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 
 from polars_anon._progress import bar as progress_bar
-from polars_anon._validate import as_lazy, check_choice
+from polars_anon._validate import as_lazy
 from polars_anon.classes import tuple_key
 from polars_anon.encode import (
+    LAYOUTS,
+    EncodeOptions,
     EncodingJoin,
     EncodingPlan,
+    Layout,
     apply_plan,
-    canonical,
     encoded_columns,
     plan_encoding,
     plan_from_map,
@@ -54,10 +56,8 @@ from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["CLASS_ID", "LAYOUTS", "MARK", "scan_encoded", "stage_encoded", "write_encoded"]
+__all__ = ["CLASS_ID", "LAYOUTS", "MARK", "Layout", "scan_encoded", "stage_encoded", "write_encoded"]
 
-Layout = Literal["wide", "classes"]
-LAYOUTS: tuple[str, ...] = ("wide", "classes")
 CLASS_ID = "class_id"
 """Name of the class key column of the ``classes`` layout when classes are published tuples
 (``class_id_1``, ``class_id_2``, ... when the table already has a column of that name)."""
@@ -118,11 +118,9 @@ def write_encoded(
     >>> scan_encoded(os.path.join(d, "e")).collect().row(1)
     (2, 0.0, 0.0, 1.0)
     """
+    options = EncodeOptions(representation, original, class_col, dtype, seed, validate, layout, chunk_rows)
     with Outputs(overwrite=overwrite) as out:
-        facts = stage_encoded(
-            out, published, hierarchies, path, representation, original=original, class_col=class_col, dtype=dtype,
-            seed=seed, validate=validate, layout=layout, chunk_rows=chunk_rows,
-        )  # fmt: skip
+        facts = stage_encoded(out, published, hierarchies, path, options)
         out.commit()
     return facts
 
@@ -132,28 +130,20 @@ def stage_encoded(
     published: pl.LazyFrame | pl.DataFrame,
     hierarchies: Mapping[str, Hierarchy],
     path: str | Path,
-    representation: str = "proportional",
+    options: EncodeOptions,
     *,
-    original: pl.LazyFrame | pl.DataFrame | None = None,
-    class_col: str | None = None,
-    dtype: pl.DataType | type[pl.DataType] = pl.Float32,
-    seed: int = 0,
-    validate: bool = True,
-    layout: Layout = "wide",
-    chunk_rows: int | None = None,
     tmap: TupleMap | None = None,
 ) -> dict[str, Any]:
     """Write an encoding into the output set `out` (a temporary file or folder; `out` commits).
 
-    Arguments as :func:`write_encoded`; used by the job runner so that the table, its
-    encodings and the report are renamed into place together. With `tmap`, the map
+    `options` as :func:`write_encoded`'s keywords (checked when built); used by the job runner so that
+    the table, its encodings and the report are renamed into place together. With `tmap`, the map
     `published` was published from (row-aligned with the original rows), the encoding is
     planned from the map (:func:`~polars_anon.encode.plan_from_map`: `original` and
     `validate` are not read) and writing it reads the published rows once.
     """
     start = time.perf_counter()
-    layout = check_choice("layout", layout, LAYOUTS)  # type: ignore[assignment]
-    representation = canonical(representation)
+    layout, representation, class_col = options.layout, options.representation, options.class_col
     path = Path(path)
     if layout == "wide" and path.suffix.lower() in CSV_SUFFIXES:
         raise InvalidParameterError(
@@ -161,9 +151,9 @@ def stage_encoded(
         )
     out.check(path)
     if tmap is not None and class_col is None and not tmap.by_row:
-        plan = plan_from_map(as_lazy(published), tmap, hierarchies, representation, dtype=dtype, seed=seed)
+        plan = plan_from_map(as_lazy(published), tmap, hierarchies, options)
     else:
-        plan = plan_encoding(published, hierarchies, representation, original, class_col, dtype, seed, validate)
+        plan = plan_encoding(published, hierarchies, options)
     if layout == "classes" and not plan.joins:
         raise InvalidParameterError(
             f"layout='classes' stores one row per class of a wide encoding; {representation!r} keeps one "
@@ -173,7 +163,9 @@ def stage_encoded(
         facts = staged_write(out, path, lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp))
     else:
         facts = staged_write(
-            out, path, lambda tmp: _write_wide(plan, class_col is not None and original is None, tmp, chunk_rows)
+            out,
+            path,
+            lambda tmp: _write_wide(plan, class_col is not None and options.original is None, tmp, options.chunk_rows),
         )
     return {**facts, "seconds": round(time.perf_counter() - start, 3)}
 
@@ -225,8 +217,6 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
         apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp, metadata=MARK)
         rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
         return {"rows": rows, "columns": width, "chunk_rows": None}
-    if chunk_rows is not None and (isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1):
-        raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk_rows!r}")
     chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
     rights = pl.collect_all([j.right for j in plan.joins])  # materializes: one row per class or per node
     joins = [EncodingJoin(r.lazy(), j.left_on, j.right_on) for r, j in zip(rights, plan.joins)]

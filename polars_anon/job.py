@@ -27,22 +27,23 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from polars_anon._passes import collect_apart, remember_tuple_counts
+from polars_anon._passes import TupleCounts, collect_apart, count_tuples
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns, check_unique
-from polars_anon.encode import REPRESENTATIONS, canonical
-from polars_anon.encoded_io import LAYOUTS, Layout, stage_encoded
+from polars_anon.encode import LAYOUTS, REPRESENTATIONS, EncodeOptions, Layout, canonical
+from polars_anon.encoded_io import stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
+from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import refuse_driver_tuples
+from polars_anon.pipeline.capabilities import consult_job
 from polars_anon.pipeline.result import Anonymized, write_report
-from polars_anon.pipeline.road import anonymize
+from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
 from polars_anon.quoting import duckdb_identifier, spark_identifier
 from polars_anon.request import DEFERRED, check_request
@@ -108,13 +109,6 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         raise InvalidParameterError(f"job file: key 'separator' must be one character, got {raw['separator']!r}")
     if "driver_tuples" in raw:
         check_driver_tuples(raw["driver_tuples"], "job file: key 'driver_tuples'")
-    is_csv = Path(raw["input"]).suffix.lower() in CSV_SUFFIXES
-    for key in ("separator", "has_header", "columns", "null_values"):
-        if key in raw and not is_csv:
-            raise InvalidParameterError(
-                f"job file: key {key!r} is for CSV input, but input {raw['input']!r} is read as Parquet "
-                f"(CSV files end in {', '.join(CSV_SUFFIXES)})"
-            )
     if raw.get("has_header") is False and "columns" not in raw:
         raise InvalidParameterError(
             'job file: has_header = false needs the column names, e.g. columns = ["age", "sex", ...]'
@@ -191,16 +185,6 @@ def _duckdb(raw: Mapping[str, Any], engine: str) -> dict[str, Any]:
 
         memory_size("job file: key 'duckdb.memory_limit'", table["memory_limit"])
     return table
-
-
-def _engine_rules(job: Job) -> Job:
-    """What runs on engine 'polars' only: encodings (and driver_tuples is for the other engines)."""
-    refuse_driver_tuples(job.engine, job.driver_tuples, job=True)
-    if job.engine != "polars" and job.encode:
-        raise InvalidParameterError(
-            f'job file: encode {job.encode} runs on engine "polars" only; drop encode or set engine = "polars"'
-        )
-    return job
 
 
 def _qid_specs(qids: Mapping[str, Any]) -> dict[str, object]:
@@ -341,36 +325,35 @@ class Job:
         encode = [canonical(e) for e in _names(raw.get("encode", []))]
         layout = check_choice("job file: encode_layout", raw.get("encode_layout", "wide"), LAYOUTS)
         engine = check_choice("job file: engine", raw.get("engine", "polars"), ENGINES)
-        return _engine_rules(
-            cls(
-                input=base / raw["input"],
-                output=base / raw["output"],
-                k=raw["k"],
-                qids=_qid_specs(raw["qids"]),
-                method=raw.get("method", "fulldomain"),
-                metric=raw.get("metric"),
-                separator=raw.get("separator", ","),
-                has_header=raw.get("has_header", True),
-                columns=raw.get("columns"),
-                schema=dict(raw.get("schema", {})),
-                null_values=_names(raw.get("null_values", [])),
-                drop=_names(raw.get("drop", [])),
-                insensitive=_names(raw.get("insensitive", [])),
-                sensitive=raw.get("sensitive"),
-                seed=raw.get("seed", 0),
-                null=raw.get("null", "error"),
-                encode=encode,
-                encode_layout=layout,
-                report=base / raw["report"] if "report" in raw else None,
-                report_html=raw.get("report_html", True),
-                privacy=parse_privacy(raw.get("privacy", []), base),
-                engine=engine,
-                spark=_spark(raw, engine),
-                duckdb=_duckdb(raw, engine),
-                driver_tuples=raw.get("driver_tuples"),
-                options={k: v for k, v in raw.items() if k not in _KEYS},
-                base=base,
-            )
+        consult_job(engine, raw["input"], {**raw, "encode": encode or None})  # which engine and input take which keys
+        return cls(
+            input=base / raw["input"],
+            output=base / raw["output"],
+            k=raw["k"],
+            qids=_qid_specs(raw["qids"]),
+            method=raw.get("method", "fulldomain"),
+            metric=raw.get("metric"),
+            separator=raw.get("separator", ","),
+            has_header=raw.get("has_header", True),
+            columns=raw.get("columns"),
+            schema=dict(raw.get("schema", {})),
+            null_values=_names(raw.get("null_values", [])),
+            drop=_names(raw.get("drop", [])),
+            insensitive=_names(raw.get("insensitive", [])),
+            sensitive=raw.get("sensitive"),
+            seed=raw.get("seed", 0),
+            null=raw.get("null", "error"),
+            encode=encode,
+            encode_layout=layout,
+            report=base / raw["report"] if "report" in raw else None,
+            report_html=raw.get("report_html", True),
+            privacy=parse_privacy(raw.get("privacy", []), base),
+            engine=engine,
+            spark=_spark(raw, engine),
+            duckdb=_duckdb(raw, engine),
+            driver_tuples=raw.get("driver_tuples"),
+            options={k: v for k, v in raw.items() if k not in _KEYS},
+            base=base,
         )
 
     def scan(self) -> pl.LazyFrame:
@@ -526,44 +509,40 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         **asked,
     )
     if job.engine == "polars":
-        hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
-        result = anonymize(lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+        made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
+        hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
+        counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
+        result = run(
+            POLARS, lf, hierarchies=hierarchies, privacy=job_models(job, lf), counts=counts, **asked, **job.options
+        )
     else:
         with engine_faults(job):
             hierarchies, result = _on_engine(job, lf, asked, request)
     _refuse_misaligned(job, result)
-    result.report["input"] = input_name or str(job.input)
     with engine_faults(job):
-        result.stage(out, job.output)
+        written = result.stage(out, job.output)
+    encodings: dict[str, str] = {}
     if paths:
-        result.report["encodings"] = {}
         for e, path in paths.items():
             original = result.prepared if e in NEEDS_ORIGINAL else None
             with stage(f"encode {e}"):
-                tmap = result.tmap if isinstance(result, Anonymized) else None  # encodings planned from the map
-                stage_encoded(
-                    out,
-                    result.lf,
-                    hierarchies,
-                    path,
-                    e,
-                    original=original,
-                    seed=job.seed,
-                    layout=_layout(job, e),
-                    tmap=tmap,
-                )
-            result.report["encodings"][e] = str(path)
-    write_report(out, result.report, target, html=html)
-    return result.report
+                options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
+                stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
+            encodings[e] = str(path)
+    report = result.build(written, input=input_name or str(job.input), encodings=encodings if paths else None)
+    write_report(out, report, target, html=html)  # every fact gathered: the report is built once, then written
+    return report
 
 
-def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], dict[str, pl.Series]]:
-    """The hierarchies' values from the Polars road's aggregation pass, made now and remembered for the road
-    (:func:`~polars_anon._passes.remember_tuple_counts`): the job reads the rows once for both."""
+def tuple_values(
+    lf: pl.LazyFrame, request: Request, made: list[TupleCounts]
+) -> Callable[[list[str]], dict[str, pl.Series]]:
+    """The hierarchies' values from the Polars road's aggregation pass (:func:`~polars_anon._passes.count_tuples`),
+    made now and appended to `made`, which the job hands to the road: the job reads the rows once for both."""
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
-        frames = remember_tuple_counts(lf, list(request.qids), counted_attributes(request))
-        return {c: frames[0][c].drop_nulls().unique().sort() for c in columns}
+        made.append(count_tuples(lf, list(request.qids), counted_attributes(request)))
+        return {c: made[-1].frames[0][c].drop_nulls().unique().sort() for c in columns}
 
     return values_of
 

@@ -26,9 +26,8 @@ from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.messages import ATTRIBUTE_ROLE
 from polars_anon.options import parse_options
-from polars_anon.privacy.base import Model
+from polars_anon.privacy.base import Model, check_model_roles
 from polars_anon.privacy.constraints import Constraints
 
 __all__ = [
@@ -167,27 +166,6 @@ def _roles(columns: list[str], qids: list[str], drop: list[str], sensitives: lis
 
 FULL_DOMAIN_METHODS = ("fulldomain", "datafly")
 """Methods that publish every value of a qid at one level: a population table's records generalize the same way."""
-
-
-def check_model_roles(
-    models: Sequence[Model], qids: Sequence[str], insensitive: Sequence[str] = (), drop: Sequence[str] = ()
-) -> None:
-    """A privacy model reads a sensitive column: not a quasi-identifier, nor one declared insensitive or dropped.
-
-    >>> from polars_anon.privacy import LDiversity
-    >>> check_model_roles([LDiversity("age", l=2)], ["age"])
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InvalidParameterError: l-diversity on 'age': attribute 'age' is a quasi-identifier; ...
-    """
-    for model in models:
-        attribute = model.sensitive_attribute
-        if attribute is None:
-            continue
-        for role, names in (("a quasi-identifier", qids), ("declared insensitive", insensitive), ("in drop", drop)):
-            if attribute in names:
-                where = f"{model.name} on {attribute!r}"
-                raise InvalidParameterError(ATTRIBUTE_ROLE(where=where, attribute=attribute, role=role))
 
 
 def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:

@@ -46,20 +46,20 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from polars_anon.errors import InvalidParameterError
+from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
-
-if TYPE_CHECKING:
-    from polars_anon.algorithms.fulldomain import Classes, Lattice
 
 __all__ = [
     "AGGREGATES",
     "OBJECTIVES",
+    "Classes",
     "Evaluation",
+    "Lattice",
     "Objective",
     "Score",
     "Settings",
@@ -69,6 +69,35 @@ __all__ = [
     "gs_factors",
     "make_objective",
 ]
+
+
+class Lattice(Protocol):
+    """What an objective reads of the search's lattice (:class:`polars_anon.algorithms.fulldomain.Lattice` is one;
+    a protocol, so that this module imports nothing of the search that imports it)."""
+
+    qids: list[str]
+    hs: list[Hierarchy]
+    k: int
+    m: int
+    n_rows: int
+    heights: list[int]
+    size: np.ndarray
+    """Rows per tuple (int64)."""
+    nodes: list[list[np.ndarray]]
+    """Per attribute and level: each tuple's published node id."""
+    codes: list[list[np.ndarray]]
+    """Per attribute and level: each tuple's published node as a dense code."""
+
+
+class Classes(Protocol):
+    """What an evaluation reads of a vector's classes (:class:`polars_anon.algorithms.fulldomain.Classes`)."""
+
+    rep: np.ndarray
+    rows: np.ndarray
+    n: int
+
+    def ids(self) -> np.ndarray: ...
+
 
 AGGREGATES = ("arithmetic", "geometric", "rank", "max", "sum")
 """How per-attribute parts combine (ARX's ``AggregateFunction``)."""

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from polars_anon._passes import TupleCounts
 from polars_anon._validate import check_choice
 from polars_anon.pipeline.state import Aggregated, Counted, EngineAggregates, counted_attributes, population_model
 from polars_anon.privacy.counts import COUNT, read_population
@@ -104,9 +105,11 @@ class Engine(Protocol):
         """The table's columns as Polars types (no row is read)."""
         ...
 
-    def aggregate(self, table: Any, request: Request) -> EngineAggregates:
+    def aggregate(self, table: Any, request: Request, counts: TupleCounts | None = None) -> EngineAggregates:
         """The aggregation pass: the class aggregates (qids as String labels, as Polars spells them), the models'
-        counts, the distinct values of the undeclared columns; unchecked (the road checks them)."""
+        counts, the distinct values of the undeclared columns; unchecked (the road checks them). `counts`: the
+        tuple pass a caller already made over `table` (Polars reads its counts from it; DuckDB and Spark keep
+        their own group-by, :class:`GroupBys`)."""
         ...
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:

@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
@@ -135,8 +136,10 @@ class DuckDBEngine:
             query = f"SELECT {how} FROM ({query})"
         return self.con.sql(f"SELECT * EXCLUDE ({ROW}, {HASH}) FROM ({query}) WHERE {HASH} < {int(threshold)}")
 
-    def aggregate(self, table: duckdb.DuckDBPyRelation, request: Request) -> EngineAggregates:
-        return grouped_aggregates(self, table, request)
+    def aggregate(
+        self, table: duckdb.DuckDBPyRelation, request: Request, counts: TupleCounts | None = None
+    ) -> EngineAggregates:
+        return grouped_aggregates(self, table, request)  # its own group-by, kept (GroupBys): counts are not read
 
     def classes(
         self,

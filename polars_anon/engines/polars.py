@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._passes import TupleCounts
 from polars_anon._validate import as_lazy
 from polars_anon.anonymize import aggregate_rows, prepare
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
@@ -43,9 +44,9 @@ class PolarsEngine:
     def schema(self, table: pl.LazyFrame) -> pl.Schema:
         return table.collect_schema()
 
-    def aggregate(self, table: pl.LazyFrame, request: Request) -> EngineAggregates:
+    def aggregate(self, table: pl.LazyFrame, request: Request, counts: TupleCounts | None = None) -> EngineAggregates:
         prepared = prepare(table, request)
-        aggregates, distinct, counted = aggregate_rows(table, prepared, request)
+        aggregates, distinct, counted = aggregate_rows(table, prepared, request, counts)
         return EngineAggregates(aggregates, distinct, counted, rows=prepared)
 
     def distinct(self, table: pl.LazyFrame, columns: Sequence[str]) -> dict[str, int]:

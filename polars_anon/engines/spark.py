@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
@@ -155,8 +156,8 @@ class SparkEngine:
             numbered = numbered.withColumn(HASH, F.expr(step))
         return numbered.filter(F.col(HASH) < F.lit(int(threshold))).drop(ROW, HASH)
 
-    def aggregate(self, table: Any, request: Request) -> EngineAggregates:
-        return grouped_aggregates(self, table, request)
+    def aggregate(self, table: Any, request: Request, counts: TupleCounts | None = None) -> EngineAggregates:
+        return grouped_aggregates(self, table, request)  # its own group-by, kept (GroupBys): counts are not read
 
     def classes(
         self, table: Any, qids: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series]

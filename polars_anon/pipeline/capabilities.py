@@ -12,6 +12,11 @@ decision for both routes, and the road raises the planner route's refusal when i
 One fact no request shows, whether a method split one tuple's rows over several classes
 (Mondrian's relaxed cuts), is decided on the map by :meth:`Capability.refuse_map`.
 
+A job file adds what an interface, not a method, decides: which engine takes which job key (encodings
+run on Polars, ``driver_tuples`` caps the other engines) and which keys suit which input format (the
+CSV reading keys need a CSV input). Those are the rows of :data:`JOB_REFUSALS`, consulted once by
+:func:`consult_job` when the job file is read, before any data is.
+
 >>> from polars_anon.request import check_request
 >>> import polars as pl
 >>> req = check_request(pl.Schema({"x": pl.String}), hierarchies={}, qids=["x"], k=2, method="mdav")
@@ -25,17 +30,30 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import CSV_SUFFIXES
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["REFUSALS", "Capability", "Refusal", "consult", "refuse_driver_tuples"]
+__all__ = [
+    "CSV_KEYS",
+    "JOB_REFUSALS",
+    "REFUSALS",
+    "Capability",
+    "JobRefusal",
+    "Refusal",
+    "consult",
+    "consult_job",
+    "input_format",
+    "refuse_driver_tuples",
+]
 
 Route = Literal["any", "driver", "planner"]
 
@@ -293,23 +311,18 @@ def _first(request: Request, engine: str, route: Route) -> str | None:
     return None
 
 
-def refuse_driver_tuples(engine: str, driver_tuples: object, *, job: bool = False) -> None:
+def refuse_driver_tuples(engine: str, driver_tuples: object) -> None:
     """``driver_tuples`` given with engine ``"polars"``, which holds the class aggregates in this process: refused
-    (in a job file's words when `job`).
+    (a job file's is a row of :data:`JOB_REFUSALS`).
 
     >>> refuse_driver_tuples("duckdb", 10)
-    >>> refuse_driver_tuples("polars", 10, job=True)  # doctest: +ELLIPSIS
+    >>> refuse_driver_tuples("polars", 10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: job file: driver_tuples = 10 caps the class aggregates engines ...
+    polars_anon.errors.InvalidParameterError: driver_tuples=10 caps the class aggregates engines 'duckdb' and ...
     """
     if engine != "polars" or driver_tuples is None:
         return
-    if job:
-        raise InvalidParameterError(
-            f'job file: driver_tuples = {driver_tuples} caps the class aggregates engines "duckdb" and "spark" bring '
-            'to their driver; drop it or set engine = "duckdb" or "spark"'
-        )
     raise InvalidParameterError(
         f"driver_tuples={driver_tuples!r} caps the class aggregates engines 'duckdb' and 'spark' bring to "
         "their driver; engine 'polars' holds them in this process: drop driver_tuples or choose engine "
@@ -341,3 +354,86 @@ def consult(request: Request, engine: str, driver_tuples: int | None = None) -> 
     if request.method.records:  # always the planner route: refused now
         capability.refuse_planner()
     return capability
+
+
+InputFormat = Literal["parquet", "csv"]
+CSV_KEYS = ("separator", "has_header", "columns", "null_values")
+"""The job keys that say how a CSV input is read."""
+
+
+@dataclass(frozen=True)
+class JobRefusal:
+    """One row of the job table: job key `key`, given with engine `engine` (``"*"``: any) and an input of format
+    `input` (``"*"``: any), is refused saying `why(value, input)` (the key's value, the input as the file names it)."""
+
+    engine: str
+    input: InputFormat | Literal["*"]
+    key: str
+    why: Callable[[Any, str], str]
+
+    def matches(self, engine: str, input_format: InputFormat, given: Mapping[str, Any]) -> bool:
+        return self.engine in ("*", engine) and self.input in ("*", input_format) and given.get(self.key) is not None
+
+
+JOB_REFUSALS: tuple[JobRefusal, ...] = (
+    JobRefusal(
+        "polars",
+        "*",
+        "driver_tuples",
+        lambda value, _: (
+            f'job file: driver_tuples = {value} caps the class aggregates engines "duckdb" and "spark" bring to their '
+            'driver; drop it or set engine = "duckdb" or "spark"'
+        ),
+    ),
+    *(
+        JobRefusal(
+            engine,
+            "*",
+            "encode",
+            lambda value, _: (
+                f'job file: encode {value} runs on engine "polars" only; drop encode or set engine = "polars"'
+            ),
+        )
+        for engine in ("duckdb", "spark")
+    ),
+    *(
+        JobRefusal(
+            "*",
+            "parquet",
+            key,
+            lambda _, source, key=key: (
+                f"job file: key {key!r} is for CSV input, but input {source!r} is read as Parquet "
+                f"(CSV files end in {', '.join(CSV_SUFFIXES)})"
+            ),
+        )
+        for key in CSV_KEYS
+    ),
+)
+"""Every refusal of a job key on an engine or an input format, in the order they are asked."""
+
+
+def input_format(source: str | Path) -> InputFormat:
+    """How an input is read: ``"csv"`` when its name ends in a CSV suffix, else ``"parquet"``.
+
+    >>> input_format("adult.CSV"), input_format("register.parquet")
+    ('csv', 'parquet')
+    """
+    return "csv" if Path(source).suffix.lower() in CSV_SUFFIXES else "parquet"
+
+
+def consult_job(engine: str, source: str, given: Mapping[str, Any]) -> None:
+    """Consult the job table for a job file's keys `given` (a key is given when not None; encodings by their canonical
+    names, None for none) on `engine`, with
+    input `source` (as the file names it): the first row that matches is refused. Called once, when the job file is
+    read (before any data is).
+
+    >>> consult_job("polars", "t.csv", {"encode": ["fillparent"], "separator": ";"})
+    >>> consult_job("spark", "t.parquet", {"encode": ["fillparent"]})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: job file: encode ['fillparent'] runs on engine "polars" only; ...
+    """
+    format_ = input_format(source)
+    for row in JOB_REFUSALS:
+        if row.matches(engine, format_, given):
+            raise InvalidParameterError(row.why(given[row.key], source))

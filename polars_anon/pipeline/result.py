@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,16 +24,16 @@ from polars_anon.io import html_path, report_path
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.state import Planned
 from polars_anon.privacy.risk import risk_summary
-from polars_anon.report import jsonable, notebook
+from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import disclosure_counts, disclosure_of
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 from polars_anon.verify import verify_classes_of
 
-__all__ = ["Anonymized", "Check", "check_classes", "write_report"]
+__all__ = ["Anonymized", "Check", "Written", "check_classes", "write_report"]
 
 
-def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
+def write_report(out: Outputs, report: Mapping[str, Any], path: Path, *, html: Path | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
     staged_write(out, path, lambda tmp: tmp.write_text(text))
@@ -82,7 +82,7 @@ class Check:
             return {**facts, "attribute_disclosure": self.disclosure(table)}
         grouped = self.engine.classes(table, qids, list(constraints.sensitive), constraints.labels)
         facts = check_classes(*grouped, request, planned)
-        expected = planned.report["n_input_rows"] - planned.report["suppressed"]
+        expected = planned.facts["n_input_rows"] - planned.facts["suppressed"]
         if facts["n_rows"] != expected:
             raise NotKAnonymousError(
                 f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} "
@@ -99,6 +99,15 @@ class Check:
         return disclosure_of({a: engine.counts(table, [*qids, a]) for a in sensitives}, qids)
 
 
+@dataclass(frozen=True)
+class Written:
+    """What :meth:`Anonymized.stage` learnt: the check's facts on the written table, where, and how long it took."""
+
+    checked: dict[str, Any]
+    output: str
+    write_seconds: float
+
+
 @dataclass
 class Anonymized:
     """An anonymization on any engine: the published table, its report and its independent check.
@@ -106,11 +115,16 @@ class Anonymized:
     Nothing is verified until :meth:`collect`, :meth:`table` or :meth:`sink_parquet`, which run the
     check of every guarantee on the published rows and refuse to return or write a table that fails
     it. :meth:`lazy` (Polars) gives the table unverified.
+
+    :attr:`report` is built (:func:`~polars_anon.report.build_report`) from the facts known at each
+    step, never edited: from the plan's facts until the table is verified, then from those and the
+    check's (and, once written, the write's).
     """
 
     published: Any
     """The published table, the engine's own (a LazyFrame on Polars)."""
-    report: dict[str, Any]
+    facts: Mapping[str, Any]
+    """The facts known before the table is verified (:func:`~polars_anon.report.plan_facts`)."""
     verifier: Callable[[Any], dict[str, Any]]
     """Verifies a table of `engine` (raises :class:`~polars_anon.errors.NotKAnonymousError`), returns facts."""
     prepared: pl.LazyFrame | None = None
@@ -119,6 +133,26 @@ class Anonymized:
     engine: Engine = field(default=POLARS)
     tmap: TupleMap | None = None
     """The map the table publishes (encodings are planned from it); None on a planner's route."""
+    report: Report = field(init=False)
+    """The report (a read-only dict), built from every fact known so far."""
+
+    def __post_init__(self) -> None:
+        self.report = build_report(self.facts)
+
+    def build(
+        self, written: Written, *, input: str | None = None, encodings: Mapping[str, str] | None = None
+    ) -> Report:
+        """Build the report once from every fact: the plan's, the check's and the write's (`written`), a job's
+        `input` and `encodings`; it becomes :attr:`report` and is returned."""
+        self.report = build_report(
+            self.facts,
+            checked=written.checked,
+            output=written.output,
+            write_seconds=written.write_seconds,
+            input=input,
+            encodings=encodings,
+        )
+        return self.report
 
     def _repr_html_(self) -> str:
         return notebook.anonymized_html(self.report)
@@ -146,27 +180,29 @@ class Anonymized:
 
     def table(self) -> Any:
         """The published table (a LazyFrame, a DuckDB relation, a Spark DataFrame), after checking it."""
-        self.report.update(self.verify(self.published))
+        self.report = build_report(self.facts, checked=self.verify(self.published))
         return self.published
 
     def collect(self) -> pl.DataFrame:
         """Collect the published table after checking every guarantee on it (with Polars, on the rows collected)."""
         df = self.engine.to_polars(self.published)
         if self.engine is POLARS:
-            self.report.update(self.verify(df.lazy()))
+            checked = self.verify(df.lazy())
         else:
             check = self.verifier
             assert isinstance(check, Check)  # built by the road
-            self.report.update(check.on(POLARS)(df.lazy()))
+            checked = check.on(POLARS)(df.lazy())
+        self.report = build_report(self.facts, checked=checked)
         return df
 
     def check_target(self, path: str | Path) -> Path:
         """Refuse an output path this result cannot write (before anything is read or written)."""
         return check_parquet_target(path, folder=self.engine.name == "spark")
 
-    def stage(self, out: Outputs, path: str | Path) -> None:
+    def stage(self, out: Outputs, path: str | Path) -> Written:
         """Write the table with the engine's writer into the output set `out`: to a temporary name, verified from
-        the written data. The caller commits `out` (renaming every output into place) once all are written."""
+        the written data. The caller builds the report (:meth:`build`) from the facts returned, and commits `out`
+        (renaming every output into place) once all are written."""
         path = self.check_target(path)
         start = time.perf_counter()
 
@@ -176,13 +212,12 @@ class Anonymized:
             with stage(f"verify {path.name}"):
                 return self.verify(self.engine.read_parquet(tmp))
 
-        self.report.update(staged_write(out, path, write))
-        self.report["write_seconds"] = round(time.perf_counter() - start, 3)
-        self.report["output"] = str(path)
+        checked = staged_write(out, path, write)
+        return Written(checked, str(path), round(time.perf_counter() - start, 3))
 
     def sink_parquet(
         self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
-    ) -> dict[str, Any]:
+    ) -> Report:
         """Write the published table to Parquet, verified, and its report beside it; all or nothing.
 
         The table is written to a temporary name in the target folder, re-read and
@@ -199,7 +234,7 @@ class Anonymized:
             for extra in (target, html):
                 if extra is not None:
                     out.check(extra)
-            self.stage(out, path)
+            self.build(self.stage(out, path))
             if target is not None:
                 write_report(out, self.report, target, html=html)
             out.commit()

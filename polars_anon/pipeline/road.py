@@ -27,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
+from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon.advice import method_advice
@@ -51,7 +52,7 @@ from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.differential import DifferentialPrivacy
 from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
-from polars_anon.report import build_report
+from polars_anon.report import plan_facts
 from polars_anon.request import Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
@@ -80,12 +81,16 @@ def sample(engine: Engine, table: Any, request: Request, model: DifferentialPriv
     return sampled, replace(request, k=k, privacy=privacy)
 
 
-def aggregate(engine: Engine, table: Any, request: Request, *, records: bool | None = None) -> Aggregated:
+def aggregate(
+    engine: Engine, table: Any, request: Request, *, records: bool | None = None, counts: TupleCounts | None = None
+) -> Aggregated:
     """The engine's aggregation pass over `table`, checked against `request`.
 
     `records` (default: whether the request's method needs them) also collects the qids of every
-    row (Polars). The checks of the data hold for every request that differs from `request` only
-    by its method, options, metric or a k no larger.
+    row (Polars). `counts`: the tuple pass a job already made over `table` to build its hierarchies,
+    handed on to the engine (Polars then reads the input no more for the class aggregates). The checks
+    of the data hold for every request that differs from `request` only by its method, options, metric
+    or a k no larger.
 
     >>> from polars_anon.engines.polars import POLARS
     >>> from polars_anon import Hierarchy
@@ -94,7 +99,7 @@ def aggregate(engine: Engine, table: Any, request: Request, *, records: bool | N
     [('F', 2), ('M', 1)]
     """
     with stage("aggregate classes"):
-        raw = engine.aggregate(table, request)
+        raw = engine.aggregate(table, request, counts)
     check_data(raw.table, request, raw.distinct)
     table_, null_rows = rooted_aggregates(raw.table, request)
     prepared = pl.LazyFrame() if raw.rows is None else raw.rows
@@ -157,7 +162,7 @@ def run_method(
 def plan_request(
     data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars"
 ) -> Planned:
-    """Run the request's method on the aggregates and build the report (the driver route of every engine)."""
+    """Run the request's method on the aggregates and gather the report's facts (the driver route of every engine)."""
     constraints = task_constraints(data, request)
     plan = run_method(data, request, constraints)
     population = population_size(request, constraints[0].n_rows)
@@ -165,7 +170,7 @@ def plan_request(
     advice = None  # a differentially private release runs no other method on its sample
     if differential_model(request) is None:
         advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones
-    report = build_report(
+    facts = plan_facts(
         request,
         schema,
         data.aggregates,
@@ -176,7 +181,7 @@ def plan_request(
         input_risk=input_risk,
         advice=advice,
     )
-    return Planned(plan, report, constraints[0], input_risk, population)
+    return Planned(plan, facts, constraints[0], input_risk, population)
 
 
 def _planner_route(
@@ -200,7 +205,7 @@ def _planner_route(
         sizes = done.input_sizes
         values, counts = sizes["s"].to_numpy().astype(np.int64), sizes["classes"].to_numpy().astype(np.int64)
         input_risk, population = risk_summary_of_sizes(values, counts), None
-        report = build_report(
+        facts = plan_facts(
             request,
             schema,
             done.aggregates,
@@ -219,7 +224,7 @@ def _planner_route(
         constraints = task_constraints(data, request)[0]
         population = population_size(request, constraints.n_rows)
         input_risk = risk_summary(done.aggregates, list(request.qids), aggregated=True, population_size_=population)
-        report = build_report(
+        facts = plan_facts(
             request,
             schema,
             done.aggregates,
@@ -230,10 +235,10 @@ def _planner_route(
             input_risk=input_risk,
             details=details,
         )
-    planned = Planned(plan, report, constraints, input_risk, population)
+    planned = Planned(plan, facts, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
-    return Anonymized(published, report, Check(request, planned, None, engine), None, engine)
+    return Anonymized(published, facts, Check(request, planned, None, engine), None, engine)
 
 
 def run(
@@ -243,9 +248,14 @@ def run(
     hierarchies: Mapping[str, Any],
     k: int,
     driver_tuples: int | None = None,
+    counts: TupleCounts | None = None,
     **asked: Any,
 ) -> Anonymized:
-    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame)."""
+    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
+
+    `counts`: the tuple pass over `data` a caller made before (a job, to build its hierarchies' values:
+    :func:`~polars_anon._passes.count_tuples`), handed to the aggregation pass, which then reads no more.
+    """
     start = time.perf_counter()
     table = engine.table(data)
     schema = engine.schema(table)
@@ -264,7 +274,7 @@ def run(
         if probe.height > capability.driver_tuples:
             return _planner_route(sql_engine, table, request, schema, start, capability)
     try:
-        aggregated = aggregate(engine, table, request)
+        aggregated = aggregate(engine, table, request, counts=counts)
     except InfeasibleError as exc:
         if dp is None or not re.fullmatch(K_ABOVE_ROWS.pattern(k=request.k), str(exc)):
             raise
@@ -278,7 +288,7 @@ def run(
     published = engine.publish(table, aggregated, planned.plan.map, request)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
-    return Anonymized(published, planned.report, check, prepared, engine, planned.plan.map)
+    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map)
 
 
 def anonymize(

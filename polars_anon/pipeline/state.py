@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,11 +171,12 @@ def population_size(request: Request, n_rows: int) -> int | None:
 
 @dataclass(frozen=True)
 class Planned:
-    """What the driver decided, whatever engine holds the rows: the method's plan, the report, the constraints
+    """What the driver decided, whatever engine holds the rows: the method's plan, its facts, the constraints
     every published class must meet and the risk figures' inputs."""
 
     plan: Plan
-    report: dict[str, Any]
+    facts: Mapping[str, Any]
+    """The report's facts known before anything is published (:func:`~polars_anon.report.plan_facts`)."""
     constraints: Constraints
     input_risk: dict[str, Any]
     population: int | None

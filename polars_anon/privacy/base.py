@@ -26,7 +26,7 @@ may prune too).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
 
@@ -34,9 +34,20 @@ import numpy as np
 import polars as pl
 
 from polars_anon.errors import InvalidParameterError
-from polars_anon.messages import NOT_FRACTION, NOT_POSITIVE
+from polars_anon.messages import ATTRIBUTE_ROLE, NOT_FRACTION, NOT_POSITIVE
 
-__all__ = ["TOLERANCE", "Check", "ClassView", "Context", "Domain", "Model", "Scope", "check_fraction", "check_positive"]
+__all__ = [
+    "TOLERANCE",
+    "Check",
+    "ClassView",
+    "Context",
+    "Domain",
+    "Model",
+    "Scope",
+    "check_fraction",
+    "check_model_roles",
+    "check_positive",
+]
 
 Scope = Literal["class", "table"]
 TOLERANCE = 1e-12
@@ -207,3 +218,24 @@ def shares(view: ClassView, attribute: str) -> np.ndarray:
     """(n, m) share of each value in each class."""
     counts = view.counts[attribute].astype(np.float64)
     return counts / np.maximum(view.size, 1)[:, None]
+
+
+def check_model_roles(
+    models: Sequence[Model], qids: Sequence[str], insensitive: Sequence[str] = (), drop: Sequence[str] = ()
+) -> None:
+    """A privacy model reads a sensitive column: not a quasi-identifier, nor one declared insensitive or dropped.
+
+    >>> from polars_anon.privacy import LDiversity
+    >>> check_model_roles([LDiversity("age", l=2)], ["age"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: l-diversity on 'age': attribute 'age' is a quasi-identifier; ...
+    """
+    for model in models:
+        attribute = model.sensitive_attribute
+        if attribute is None:
+            continue
+        for role, names in (("a quasi-identifier", qids), ("declared insensitive", insensitive), ("in drop", drop)):
+            if attribute in names:
+                where = f"{model.name} on {attribute!r}"
+                raise InvalidParameterError(ATTRIBUTE_ROLE(where=where, attribute=attribute, role=role))

@@ -33,7 +33,7 @@ from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import scan_input
-from polars_anon.privacy.base import ClassView, Model
+from polars_anon.privacy.base import ClassView, Model, check_model_roles
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
     COUNT,
@@ -284,8 +284,6 @@ def check(
             raise InvalidParameterError(
                 f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}"
             )
-    from polars_anon.request import check_model_roles  # request imports this package: imported when called
-
     if reference is not None and not any(m.uses_distribution for m in models):
         raise InvalidParameterError(REFERENCE_UNREAD)
     check_model_roles(models, qids)

@@ -42,13 +42,15 @@ from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_fraction, check_positive
 
-__all__ = ["DeltaPresence", "KMap", "WithPopulation", "population_size"]
+__all__ = ["POPULATION_FIELD", "DeltaPresence", "KMap", "WithPopulation", "check_population", "population_size"]
 
 ESTIMATORS = ("poisson", "zero-truncated-poisson")
-_POPULATION = {"expects": "a LazyFrame, DataFrame or path of the population table"}
+POPULATION_FIELD = {"expects": "a LazyFrame, DataFrame or path of the population table"}
+"""The metadata of a model's ``population`` field (what a job file's key expects)."""
 
 
-def _check_population(model: str, population: object) -> None:
+def check_population(model: str, population: object) -> None:
+    """A model's population table: a LazyFrame, DataFrame or file path (refused naming the model otherwise)."""
     if not isinstance(population, (pl.LazyFrame, pl.DataFrame, str, Path)):
         raise InvalidParameterError(
             f"{model}: population must be a LazyFrame, DataFrame or file path, got {type(population).__name__}"
@@ -95,7 +97,7 @@ class WithPopulation:
 class DeltaPresence(WithPopulation, Model):
     """(dmin, dmax)-presence against the population table `population` (see the module docstring)."""
 
-    population: Any = field(compare=False, metadata=_POPULATION)
+    population: Any = field(compare=False, metadata=POPULATION_FIELD)
     dmin: float = 0.0
     dmax: float = 1.0
 
@@ -108,7 +110,7 @@ class DeltaPresence(WithPopulation, Model):
         return self.dmin == 0
 
     def __post_init__(self) -> None:
-        _check_population("delta-presence", self.population)
+        check_population("delta-presence", self.population)
         check_fraction("delta-presence", "dmin", self.dmin)
         check_fraction("delta-presence", "dmax", self.dmax)
         if self.dmin > self.dmax:
@@ -137,7 +139,7 @@ class KMap(WithPopulation, Model):
     """k-map (see the module docstring): a population table, or a population size or sampling fraction."""
 
     k: int
-    population: Any = field(default=None, compare=False, metadata=_POPULATION)
+    population: Any = field(default=None, compare=False, metadata=POPULATION_FIELD)
     population_size: int | None = None
     sampling_fraction: float | None = None
     estimator: Literal["poisson", "zero-truncated-poisson"] = "poisson"
@@ -156,7 +158,7 @@ class KMap(WithPopulation, Model):
                 "k-map: give exactly one of population (a table), population_size or sampling_fraction"
             )
         if self.population is not None:
-            _check_population("k-map", self.population)
+            check_population("k-map", self.population)
         check_population_args("k-map", self.population_size, self.sampling_fraction)
 
     def derived_k(self, n_rows: int) -> int:

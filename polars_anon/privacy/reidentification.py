@@ -31,9 +31,9 @@ from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, Scope, check_fraction
 from polars_anon.privacy.presence import (
-    _POPULATION,
+    POPULATION_FIELD,
     WithPopulation,
-    _check_population,
+    check_population,
     check_population_args,
     population_size,
 )
@@ -86,7 +86,7 @@ class Risk(WithPopulation, Model):
     average: float | None = None
     threshold: float | None = None
     share: float | None = None
-    population: Any = field(default=None, compare=False, metadata=_POPULATION)
+    population: Any = field(default=None, compare=False, metadata=POPULATION_FIELD)
 
     name: ClassVar[str] = "risk"
     monotone_suppression: ClassVar[bool] = True
@@ -112,7 +112,7 @@ class Risk(WithPopulation, Model):
                 raise InvalidParameterError(
                     "risk (prosecutor): prosecutor risk needs no population table; leave population out"
                 )
-            _check_population(where, self.population)
+            check_population(where, self.population)
 
     @property
     def scope(self) -> Scope:  # type: ignore[override]

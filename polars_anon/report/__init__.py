@@ -1,17 +1,31 @@
 """The report of an anonymization: built in one place, with a documented JSON schema.
 
-:func:`build_report` makes the report of a run from the request, the class
-aggregates and the method's plan; the verification of the published table adds
-its facts (:data:`VERIFIED_KEYS`), writing adds the output paths. The schema is
-``polars_anon/report/schema.json`` (JSON Schema 2020-12); :func:`schema` loads it.
+The road gathers the facts, then :func:`build_report` builds the report from all of them at once:
+:func:`plan_facts` (computed once per run, before anything is published: the request, the input's
+class aggregates and risk, the method's plan), the independent check's facts
+(:data:`VERIFIED_KEYS`, the privacy models' status, the output's risk, attribute disclosure),
+writing's (``output``, ``write_seconds``) and a job's (``input``, ``encodings``). A built report is a
+:class:`Report`: a ``dict`` (JSON, the schema and the HTML page read it as one) that refuses every edit,
+so no step can add a fact after it is built. The schema is ``polars_anon/report/schema.json``
+(JSON Schema 2020-12); :func:`schema` loads it.
+
+>>> r = build_report({"k": 2, "risk": {"input": 0.5}}, checked={"n_rows": 4, "risk": {"input": 0.5, "output": 0.2}})
+>>> list(r), r["risk"]["output"]
+(['k', 'risk', 'n_rows'], 0.2)
+>>> r["k"] = 3
+Traceback (most recent call last):
+...
+TypeError: a report is built once, from every fact (polars_anon.report.build_report), and never edited
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
+from collections.abc import Mapping
 from importlib import resources
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import polars as pl
@@ -21,7 +35,7 @@ from polars_anon.report.generalization import generalization
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
 from polars_anon.tuplemap import SIZE
 
-__all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "build_report", "jsonable", "schema"]
+__all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "Report", "build_report", "jsonable", "plan_facts", "schema"]
 
 SCHEMA_VERSION = 1
 VERIFIED_KEYS = ("n_rows", "n_classes", "min_class_size")
@@ -33,6 +47,52 @@ _TREATMENT = {
     "insensitive": "published as is",
     "identifying": "dropped",
 }
+
+
+class Report(dict[str, Any]):
+    """A built report: a ``dict`` that refuses every edit (build a new one with :func:`build_report`)."""
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("a report is built once, from every fact (polars_anon.report.build_report), and never edited")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse  # type: ignore[assignment]
+    update = pop = popitem = setdefault = clear = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[Report], tuple[dict[str, Any]]]:
+        return (Report, (dict(self),))  # pickle and deepcopy rebuild it whole, never item by item
+
+    def __copy__(self) -> Report:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Report:
+        return Report(copy.deepcopy(dict(self), memo))
+
+
+def build_report(
+    planned: Mapping[str, Any],
+    *,
+    checked: Mapping[str, Any] | None = None,
+    output: str | None = None,
+    write_seconds: float | None = None,
+    input: str | None = None,
+    encodings: Mapping[str, str] | None = None,
+) -> Report:
+    """The report of a run, built once from every fact the road gathered (see ``schema.json``).
+
+    `planned` is :func:`plan_facts` (what is known before anything is published); `checked` the
+    independent check's facts (:data:`VERIFIED_KEYS`, ``privacy``, ``risk`` with the output's,
+    ``attribute_disclosure``: None before the published table is verified); `output` and
+    `write_seconds` what writing adds; `input` and `encodings` what a job adds. Keys come in this
+    order: the planned facts (``risk`` replaced by the check's), ``input``, the check's, the write's,
+    ``encodings``.
+    """
+    facts: dict[str, Any] = {**planned, **({"input": input} if input is not None else {}), **(checked or {})}
+    if output is not None:
+        facts["write_seconds"] = write_seconds
+        facts["output"] = output
+    if encodings is not None:
+        facts["encodings"] = dict(encodings)
+    return Report(jsonable(facts))
 
 
 def schema() -> dict[str, Any]:
@@ -77,7 +137,7 @@ def _class_sizes(before: pl.Series, after: pl.Series, k: int) -> dict[str, Any]:
     return {"input": size_histogram(before, k, largest), "published": size_histogram(after, k, largest)}
 
 
-def build_report(
+def plan_facts(
     request: Any,
     schema_: pl.Schema,
     aggregates: pl.DataFrame,
@@ -92,9 +152,9 @@ def build_report(
     unchanged: dict[str, int] | None = None,
     details: dict[str, Any] | None = None,
     advice: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The report of a run (see :mod:`polars_anon.report` and ``schema.json``): every fact known before the
-    published table is verified; the check adds its own facts (:data:`VERIFIED_KEYS`), writing the paths.
+) -> Report:
+    """The facts of a run known before the published table is verified (see :mod:`polars_anon.report` and
+    ``schema.json``), computed once; :func:`build_report` builds the report from them and the later facts.
 
     `request` is the :class:`~polars_anon.request.Request`, `schema_` the input's
     schema, `plan` the method's :class:`~polars_anon.algorithms.Plan`. `metrics` False
@@ -122,32 +182,34 @@ def build_report(
     shares = generalization(plan.map, request.hierarchies, details.get("levels"))
     for q, rows in (unchanged or {}).items():  # a partition map holds no original tuple: the planner counted them
         shares[q]["unchanged"] = float(rows) / plan.map.n_rows
-    return jsonable(
-        {
-            "schema_version": SCHEMA_VERSION,
-            "k": request.k,
-            "method": request.method.name,
-            "metric": metric,
-            "options": request.options,
-            "qids": list(request.qids),
-            "sensitive": request.sensitive,
-            "seed": request.seed,
-            "null": request.null,
-            "guarantee": plan.guarantee,
-            "columns": _columns(request, schema_),
-            "n_input_rows": int(aggregates["size"].sum()),
-            "n_input_classes": n_input_classes,
-            "suppressed": plan.map.suppressed_rows,
-            "loss": loss,
-            "loss_by_qid": loss_by_qid,
-            **report_metrics(data),
-            "class_sizes": class_sizes,
-            "generalization": shares,
-            "details": details,
-            "seconds": round(seconds, 3),
-            "null_rows": null_rows,
-            "engine": engine,
-            "risk": {"input": input_risk},
-            **({"method_advice": advice} if advice is not None else {}),
-        }
+    return Report(
+        jsonable(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "k": request.k,
+                "method": request.method.name,
+                "metric": metric,
+                "options": request.options,
+                "qids": list(request.qids),
+                "sensitive": request.sensitive,
+                "seed": request.seed,
+                "null": request.null,
+                "guarantee": plan.guarantee,
+                "columns": _columns(request, schema_),
+                "n_input_rows": int(aggregates["size"].sum()),
+                "n_input_classes": n_input_classes,
+                "suppressed": plan.map.suppressed_rows,
+                "loss": loss,
+                "loss_by_qid": loss_by_qid,
+                **report_metrics(data),
+                "class_sizes": class_sizes,
+                "generalization": shares,
+                "details": details,
+                "seconds": round(seconds, 3),
+                "null_rows": null_rows,
+                "engine": engine,
+                "risk": {"input": input_risk},
+                **({"method_advice": advice} if advice is not None else {}),
+            }
+        )
     )

@@ -14,7 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_anon as pa
-from polars_anon.encode import ENCODINGS, apply_plan, encode, plan_from_map
+from polars_anon.encode import ENCODINGS, EncodeOptions, apply_plan, encode, plan_from_map
 from polars_anon.encoded_io import stage_encoded
 from polars_anon.outputs import Outputs
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
@@ -34,7 +34,7 @@ def _map_of(original: pl.DataFrame, published: pl.DataFrame, qids: list[str]) ->
 
 
 def _from_map(published: pl.DataFrame, tmap: TupleMap, hierarchies: dict, representation: str) -> pl.DataFrame:
-    plan = plan_from_map(published.lazy(), tmap, hierarchies, representation)
+    plan = plan_from_map(published.lazy(), tmap, hierarchies, EncodeOptions(representation))
     return apply_plan(plan.rows, plan.joins, plan.out_names).collect()
 
 
@@ -51,7 +51,7 @@ def test_table_iii_from_the_map() -> None:
 def test_every_encoding_agrees_on_table_i(representation: str) -> None:
     tmap = _map_of(TABLE_I, TABLE_IB, QIDS)
     want = encode(TABLE_IB, ANIMAL_HIERARCHIES, representation, original=TABLE_I, seed=3).collect()
-    plan = plan_from_map(TABLE_IB.lazy(), tmap, ANIMAL_HIERARCHIES, representation, seed=3)
+    plan = plan_from_map(TABLE_IB.lazy(), tmap, ANIMAL_HIERARCHIES, EncodeOptions(representation, seed=3))
     assert_frame_equal(apply_plan(plan.rows, plan.joins, plan.out_names).collect(), want)
 
 
@@ -68,7 +68,7 @@ def test_every_encoding_agrees_on_adult(
     assert adult_result.tmap is not None and adult_result.report["suppressed"] == 0
     published = adult_result.collect()
     want = encode(published, adult_hierarchies, representation, original=adult_result.prepared, seed=1).collect()
-    plan = plan_from_map(published.lazy(), adult_result.tmap, adult_hierarchies, representation, seed=1)
+    plan = plan_from_map(published.lazy(), adult_result.tmap, adult_hierarchies, EncodeOptions(representation, seed=1))
     assert_frame_equal(apply_plan(plan.rows, plan.joins, plan.out_names).collect(), want)
 
 
@@ -82,17 +82,8 @@ def test_written_from_the_map_are_the_same_bytes(
         path = tmp_path / f"{'map' if tmap else 'rows'}.parquet"
         with Outputs() as out:
             chunk = 7_000 if layout == "wide" else None  # 5 slices of the 30,162 rows
-            stage_encoded(
-                out,
-                adult_result.lf,
-                adult_hierarchies,
-                path,
-                "proportional",
-                original=adult_result.prepared,
-                layout=layout,
-                chunk_rows=chunk,
-                tmap=tmap,
-            )
+            options = EncodeOptions("proportional", adult_result.prepared, layout=layout, chunk_rows=chunk)
+            stage_encoded(out, adult_result.lf, adult_hierarchies, path, options, tmap=tmap)
             out.commit()
         parts = [path] if path.is_file() else sorted(path.iterdir())
         files.append([(p.name if path.is_dir() else "table", p.read_bytes()) for p in parts])

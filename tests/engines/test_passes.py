@@ -73,3 +73,21 @@ def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | 
         cast = lf.with_columns(pl.col(k).cast(pl.String) for k in keys)
         want = cast.group_by([*keys, *by]).agg(pl.len().cast(pl.Int64).alias("count"))
         assert_frame_equal(got, want.sort([*keys, *by], nulls_last=True).collect())
+
+
+def test_the_tuple_pass_is_handed_to_the_road_not_remembered() -> None:
+    """A job's tuple pass reaches the road as an argument (``counts``): used for that LazyFrame and those columns
+    only, and no module keeps one between calls."""
+    from polars_anon import _passes
+    from polars_anon._passes import TupleCounts, tuple_counts
+
+    lf = pl.LazyFrame({"q": ["a", "b", "a"]})
+    held = pl.DataFrame({"q": ["held"], "count": [9]})
+    made = TupleCounts(lf, ("q",), (), (held,))
+    assert tuple_counts(lf, ["q"], made=made)[0] is held  # handed over: not read
+    assert tuple_counts(lf, ["q"], made=made)[0] is held  # as often as asked: nothing is consumed
+    other = pl.LazyFrame({"q": ["a", "b", "a"]})  # the same rows, another input: read
+    assert sorted(tuple_counts(other, ["q"], made=made)[0].rows()) == [("a", 2), ("b", 1)]
+    assert sorted(tuple_counts(lf, ["q"])[0].rows()) == [("a", 2), ("b", 1)]  # none handed: read
+    state = [n for n, v in vars(_passes).items() if isinstance(v, (list, dict, set)) and not n.startswith("__")]
+    assert state == []

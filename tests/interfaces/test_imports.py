@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +24,109 @@ def test_the_probe_sees_a_loaded_library() -> None:
     probe = "import sys, polars_anon, duckdb\nprint('duckdb' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "True"
+
+
+PACKAGE = ROOT / "polars_anon"
+
+
+@functools.cache
+def _trees() -> dict[Path, ast.Module]:
+    """Every module of the package, parsed once for the tests below."""
+    return {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _module_of(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports, anywhere in it (functions and TYPE_CHECKING blocks included). A
+    module importing a package that contains it is left out: importing the module runs that package's ``__init__``
+    first anyway."""
+    modules = {_module_of(p): p for p in _trees()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        edges = set()
+        for node in ast.walk(_trees()[path]):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # relative: resolved against this module's package
+                    package = name.split(".") if is_package else name.split(".")[:-1]
+                    base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name and not name.startswith(target + "."):
+                    edges.add(target)
+        graph[name] = edges
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_circle() -> None:
+    assert _circles(_imports()) == []
+
+
+def test_the_circle_finder_sees_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+    assert "polars_anon.pipeline.road" in _imports()["polars_anon.job"]  # the graph is read
+
+
+def test_no_module_imports_a_private_name() -> None:
+    """``from m import _name`` and ``m._name`` of an imported module (a private module, ``_validate``, may be
+    imported: its names are its package's own helpers)."""
+    found = []
+    for path, tree in _trees().items():
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{path.name}: from {node.module} import {alias.name}")
+                    modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update((a.asname or a.name).split(".")[0] for a in node.names)
+        for node in ast.walk(tree):
+            private = isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+            if private and isinstance(node.value, ast.Name) and node.value.id in modules:  # type: ignore[union-attr]
+                found.append(f"{path.name}: {node.value.id}.{node.attr}")  # type: ignore[union-attr]
+        found += [f"{path.name}: {m}" for m in ("polars._typing",) if m in path.read_text(encoding="utf-8")]
+    assert found == []
