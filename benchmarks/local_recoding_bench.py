@@ -25,8 +25,14 @@ as the sensitive attribute and the other 7 qids: distinct 2-diversity (``ldiv``)
 Ours gets the budget ARX gets: up to 99 % of the rows may be suppressed, each
 counted as roots by both scorers, only when that lowers the loss.
 
+Times: wall seconds of both (above) and CPU seconds: ours the process's CPU time over
+the same call (every thread), ARX the JVM process's (``getrusage`` of the child, JVM
+start included). On a shared machine the CPU seconds are the steadier figure.
+
 Results: ``benchmarks/results/local_recoding.md`` and ``.csv``; every row names the
-1-minute load average when its runs started (2 cores, shared).
+1-minute load average when its runs started (2 cores, shared). Parts run in parallel
+with ``--no-write`` (stdout to a file each) are written as one table by
+``--rows-from part1.log part2.log``.
 """
 
 from __future__ import annotations
@@ -44,11 +50,12 @@ from pathlib import Path
 
 import polars as pl
 
-import polars_anon as pa
-
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package, not the installed one
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import datasets
 import scorer
+
+import polars_anon as pa
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROW = "__bench_row"
