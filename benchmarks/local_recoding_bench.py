@@ -25,8 +25,14 @@ as the sensitive attribute and the other 7 qids: distinct 2-diversity (``ldiv``)
 Ours gets the budget ARX gets: up to 99 % of the rows may be suppressed, each
 counted as roots by both scorers, only when that lowers the loss.
 
+Times: wall seconds of both (above) and CPU seconds: ours the process's CPU time over
+the same call (every thread), ARX the JVM process's (``getrusage`` of the child, JVM
+start included). On a shared machine the CPU seconds are the steadier figure.
+
 Results: ``benchmarks/results/local_recoding.md`` and ``.csv``; every row names the
-1-minute load average when its runs started (2 cores, shared).
+1-minute load average when its runs started (2 cores, shared). Parts run in parallel
+with ``--no-write`` (stdout to a file each) are written as one table by
+``--rows-from part1.log part2.log``.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -43,11 +50,12 @@ from pathlib import Path
 
 import polars as pl
 
-import polars_anon as pa
-
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package, not the installed one
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import datasets
 import scorer
+
+import polars_anon as pa
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROW = "__bench_row"
@@ -80,7 +88,7 @@ def arx_model(model: str, hierarchy: Path) -> list[str]:
 def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str) -> dict:
     sensitive = [SENSITIVE] if model != "none" else []
     data = df.select(*qids, *sensitive).with_row_index(ROW)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = pa.anonymize(
         data,
         hierarchies={q: hs[q] for q in qids},
@@ -92,8 +100,8 @@ def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str) ->
         max_suppressed=int(ARX_SUPPRESSION * df.height),
     )
     out = result.collect()
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, **scorer.score(data, out, qids, hs, row=ROW)}
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"seconds": seconds, "cpu_seconds": cpu, **scorer.score(data, out, qids, hs, row=ROW)}
 
 
 def run_arx(cp: str, name: str, df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, timeout: float,
@@ -113,14 +121,17 @@ def run_arx(cp: str, name: str, df: pl.DataFrame, qids: list[str], hs: dict, k: 
         cmd = ["java", "-Xmx1g", "-cp", cp, "ArxLocal", str(data), str(out), str(k)]
         cmd += [f"{q}={files[q]}" for q in qids] + arx_model(model, files.get(SENSITIVE, Path()))
         load = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
             proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"note": f"ARX: no result in {timeout:.0f} s", "arx_load": load}
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         lines = [x for x in proc.stdout.splitlines() if x.startswith("{")]
         if proc.returncode != 0 or not lines:
             return {"note": f"ARX failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}"[:160]}
-        meta = {**json.loads(lines[-1]), "arx_load": load}
+        meta = {**json.loads(lines[-1]), "arx_load": load, "cpu_seconds": cpu}
         pub = pl.read_csv(out, separator=";", infer_schema=False)
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
@@ -148,11 +159,14 @@ def bench(args: argparse.Namespace) -> list[dict]:
                     # ARX's own count (its suppressed rows read "*", which is also the root label of some hierarchies)
                     row[f"{who} {scorer.SUPPRESSED}"] = res.get("suppressed", res.get(scorer.SUPPRESSED))
                     row[f"{who} seconds"] = round(res["seconds"], 2) if "seconds" in res else None
+                    row[f"{who} CPU seconds"] = round(res["cpu_seconds"], 2) if "cpu_seconds" in res else None
                 for m in (scorer.LOSS, scorer.NCP):
                     a, o = row[f"ARX {m}"], row[f"ours {m}"]
                     row[f"ours / ARX, {m}"] = round(o / a, 3) if a and o is not None else None
                 a, o = row["ARX seconds"], row["ours seconds"]
                 row["ARX seconds / ours"] = round(a / o, 1) if a and o else None
+                a, o = row["ARX CPU seconds"], row["ours CPU seconds"]
+                row["ARX CPU seconds / ours"] = round(a / o, 1) if a and o else None
                 row["ARX load"] = round(arx["arx_load"], 1) if "arx_load" in arx else None
                 row["note"] = arx.get("note", "")
                 rows.append(row)
@@ -160,7 +174,7 @@ def bench(args: argparse.Namespace) -> list[dict]:
     return rows
 
 
-def write(rows: list[dict], args: argparse.Namespace) -> None:
+def write(rows: list[dict], command: str) -> None:
     RESULTS.mkdir(exist_ok=True)
     cols = list(rows[0])
     with open(RESULTS / "local_recoding.csv", "w", newline="") as f:
@@ -172,10 +186,10 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
         "",
         "Written by `benchmarks/local_recoding_bench.py` (see its docstring for the ARX configuration and the",
         "scorer). Losses are means over quasi-identifier cells, suppressed rows counted as roots; a ratio below 1",
-        "means ours loses less. Seconds: ours `pa.anonymize(...).collect()`, ARX reading to optimized output.",
-        f"Command: `python benchmarks/local_recoding_bench.py {' '.join(sys.argv[1:])}`"
-        if "--arx-cp" not in sys.argv
-        else "Command: `python benchmarks/local_recoding_bench.py --arx-cp ...` (arguments in the CSV rows)",
+        "means ours loses less. Seconds: ours `pa.anonymize(...).collect()`, ARX reading to optimized output",
+        "(its driver's figure, JVM start excluded). CPU seconds: ours the process's CPU time over the same call",
+        "(every thread), ARX the JVM process's (its start included). Loads are 1-minute load averages (2 cores).",
+        f"Command: {command}",
         "",
         "| " + " | ".join(cols) + " |",
         "|" + "---|" * len(cols),
@@ -187,19 +201,26 @@ def write(rows: list[dict], args: argparse.Namespace) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--arx-cp", default=os.environ.get("ARX_CP"), help="classpath of ARX and the ArxLocal driver")
-    p.add_argument("--datasets", nargs="+", default=["adult", "cup", "fars", "fars_int", "mach2019_int"])
+    p.add_argument("--datasets", nargs="+", default=list(datasets.NAMES))
     p.add_argument("--k", nargs="+", type=int, default=[2, 5, 10, 20, 50, 100])
     p.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before an ARX run is abandoned")
     p.add_argument("--cache", type=Path, default=None, help="directory keeping ARX's outputs between runs")
     p.add_argument("--cached-only", action="store_true", help="ARX from --cache only; runs not cached are noted")
     p.add_argument("--no-write", action="store_true", help="print rows only")
+    p.add_argument("--rows-from", nargs="+", type=Path, help="write the results from the rows printed by earlier runs")
     args = p.parse_args()
+    if args.rows_from:
+        rows = [json.loads(x) for f in args.rows_from for x in f.read_text().splitlines() if x.startswith("{")]
+        write(rows, " and ".join(f"`{x}`" for f in args.rows_from for x in f.read_text().splitlines()[:1]))
+        return
     if not args.arx_cp:
         p.error("--arx-cp (or ARX_CP) is required: the classpath of ARX and the ArxLocal driver")
+    command = " ".join(x if not x.startswith(("--arx-cp", "/")) or "cache" in x else "..." for x in sys.argv[1:])
+    print(f"python benchmarks/local_recoding_bench.py {command}", flush=True)
     rows = bench(args)
     if rows and not args.no_write:
-        write(rows, args)
+        write(rows, f"`python benchmarks/local_recoding_bench.py {command}`")
 
 
 if __name__ == "__main__":
