@@ -73,6 +73,8 @@ class Case:
     models: list[tuple[str, list[str]]]
     sensitive: str | None
     expected: float | None
+    vector: list[int] | None = None
+    """ARX's optimal level vector (one per qid in the data's column order), as its test states it."""
 
 
 def _split_models(text: str) -> list[tuple[str, list[str]]]:
@@ -118,7 +120,9 @@ def read_cases(arx: Path, only: list[str] | None) -> list[Case]:
             value = float(m.group("value"))
             expected = None if m.group("vector") == "null" else value
             models = _split_models(m.group("models"))
-            cases.append(Case(f"{cls}[{i}]", float(m.group(1)), metric, monotonic, models, m.group("sens"), expected))
+            vector = None if m.group("vector") == "null" else [int(x) for x in re.findall(r"-?\d+", m.group("vector"))]
+            cases.append(Case(f"{cls}[{i}]", float(m.group(1)), metric, monotonic, models, m.group("sens"), expected,
+                              vector))  # fmt: skip
     return cases
 
 
