@@ -165,11 +165,44 @@ def _check(args: argparse.Namespace) -> int:
         hierarchies = _job_hierarchies(args.job) if any(m.needs_population_table for m in models) else None
         found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=reference)
         summary["models"] = jsonable(found["models"])
+        if args.reference is None:
+            for line in _reference_notes(Path(args.file), summary["models"]):
+                print(line, file=sys.stderr)
     print(json.dumps(summary, indent=2))
     if not summary["n_rows"]:
         print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
         return 1
     return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
+
+
+def _reference_notes(path: Path, statuses: list[dict]) -> list[str]:
+    """Where a model was measured against the checked file's own distribution and the report written beside the
+    file (``<stem>.report.json``) measured it against the input's: one line each, naming both figures, and the
+    entry's ``report_beside`` (the report's figures). The check never disagrees with the report silently."""
+    from polars_anon.io import report_path
+
+    beside = report_path(path)
+    try:
+        report = json.loads(beside.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    lines = []
+    for entry in statuses:
+        if entry.get("reference") != "published":
+            continue
+        for theirs in report.get("privacy") or []:
+            same = all(theirs.get(key) == entry.get(key) for key in ("model", "attribute", "t", "beta", "delta"))
+            if not same or theirs.get("reference") != "input":
+                continue
+            entry["report_beside"] = {key: theirs.get(key) for key in ("reference", "satisfied", "max_measure")}
+            lines.append(
+                f"polars-anon check: {entry['model']} on {entry['attribute']!r}: measured against this file's own "
+                f"distribution (largest {entry['max_measure']}, {'satisfied' if entry['satisfied'] else 'violated'}); "
+                f"{beside.name} measured it against the input's (largest {theirs.get('max_measure')}, "
+                f"{'satisfied' if theirs.get('satisfied') else 'violated'}): give --reference <input> to re-check that"
+            )
+            break
+    return lines
 
 
 def _job_hierarchies(job_path: str | None) -> dict[str, Hierarchy] | None:
@@ -550,7 +583,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--reference",
         help="the input of the release (Parquet or CSV): t-closeness, beta-likeness and delta-disclosure compare "
-        "classes with its distributions, as the release's report does (default: the checked file's own)",
+        "classes with its distributions, as the release's report does (default: the checked file's own; then a "
+        "report beside the file that measured against the input is named on standard error with its figures)",
     )
     c.set_defaults(run=_check)
     r = sub.add_parser(

@@ -41,6 +41,7 @@ __all__ = [
     "NO_HIERARCHY",
     "NO_ROWS",
     "QIDS_EMPTY",
+    "SENSITIVE_NULL",
     "VARIANT_PARAMETER",
     "Message",
     "sql_text",
@@ -149,9 +150,16 @@ ATTRIBUTE_ROLE = Message(
 NO_ROWS = Message("no_rows", "{what}: the table has no rows; {why}")
 """A measure of an empty table (``what='risk'``), which has nothing to measure."""
 
+SENSITIVE_NULL = Message(
+    "sensitive_null",
+    "{where}: column {attribute!r} holds {n} null values; say how the model reads them: sensitive_null='ignore' "
+    "(left out of every class's distribution and of the table's) or sensitive_null='value' (null is one more value)",
+)
+"""A sensitive attribute with nulls under ``sensitive_null="error"`` (the default): ``where="l-diversity on 's'"``."""
+
 _ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
         LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, VARIANT_PARAMETER, NAMES_TWICE,
-        NOT_POSITIVE, NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS)  # fmt: skip
+        NOT_POSITIVE, NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS, SENSITIVE_NULL)  # fmt: skip
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

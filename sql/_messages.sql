@@ -114,3 +114,8 @@ CREATE OR REPLACE TEMP MACRO anon_msg_attribute_role("where", "attribute", "role
 -- Twin: polars_anon.messages.NO_ROWS
 CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
   coalesce("what"::VARCHAR, 'None') || ': the table has no rows; ' || coalesce("why"::VARCHAR, 'None');
+
+-- anon_msg_sensitive_null(where, attribute, n): {where}: column {attribute!r} holds {n} null values; say how the model reads them: sensitive_null='ignore' (left out of every class's distribution and of the table's) or sensitive_null='value' (null is one more value)
+-- Twin: polars_anon.messages.SENSITIVE_NULL
+CREATE OR REPLACE TEMP MACRO anon_msg_sensitive_null("where", "attribute", "n") AS
+  coalesce("where"::VARCHAR, 'None') || ': column ' || anon_msg_repr("attribute") || ' holds ' || coalesce("n"::VARCHAR, 'None') || ' null values; say how the model reads them: sensitive_null=''ignore'' (left out of every class''s distribution and of the table''s) or sensitive_null=''value'' (null is one more value)';

@@ -26,26 +26,45 @@ CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABL
     WHERE (SELECT ok.ok FROM __anon_ok AS ok))
   GROUP BY ALL;
 
--- anon_class_shares(tbl, qids, sensitive): every (class, value of the table) with the class's
--- share p and the table's share q of the value (0 where the class lacks it), its class size,
--- the value's rank in sort order (nulls last) and the table's number of distinct values m.
--- Twin: polars_anon.privacy.constraints.Constraints.view
-CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive) AS TABLE
+-- anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL): every (class,
+-- value of the table) with the class's share p and the table's share q of the value (0 where the class
+-- lacks it), its class size, the value's rank in sort order (nulls last), the table's number of
+-- distinct values m, and nn: the class's rows whose value is read. sensitive_null: 'value' (null is a
+-- value), 'ignore' (null rows are left out of the values, of q and of nn; a class without a value read
+-- has p NULL) or 'error' (a null is refused, naming `model` on the attribute and the null rows).
+-- Twin: polars_anon.privacy.constraints.Constraints.view with polars_anon.privacy.base.Values
+CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL) AS TABLE
   WITH __anon_counts AS (FROM anon_sensitive_counts(tbl, qids, sensitive)),
+  __anon_nulls AS MATERIALIZED (
+    SELECT CASE WHEN anon_check_choice(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive)
+                                       || ': sensitive_null', sensitive_null, ['error', 'value', 'ignore']) = 'error'
+                     AND coalesce(sum(n) FILTER (WHERE value IS NULL), 0) > 0
+                THEN error(anon_msg_sensitive_null(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive),
+                                                   sensitive, sum(n) FILTER (WHERE value IS NULL)))
+                ELSE true END AS ok
+    FROM __anon_counts),
+  __anon_read AS (
+    SELECT * FROM __anon_counts
+    WHERE (sensitive_null <> 'ignore' OR value IS NOT NULL) AND (SELECT o.ok FROM __anon_nulls AS o)),
   __anon_values AS (
-    SELECT value, sum(n) / (SELECT sum(n) FROM __anon_counts) AS q,
+    SELECT value, sum(n) / (SELECT sum(n) FROM __anon_read) AS q,
            row_number() OVER (ORDER BY value NULLS LAST) AS rank, count(*) OVER () AS m
-    FROM __anon_counts GROUP BY value),
-  __anon_classes AS (SELECT class, sum(n) AS size FROM __anon_counts GROUP BY class)
-  SELECT c.class, c.size, v.value, v.rank, v.m, v.q, coalesce(x.n, 0) / c.size AS p, coalesce(x.n, 0) AS n
-  FROM __anon_classes AS c CROSS JOIN __anon_values AS v
-  LEFT JOIN __anon_counts AS x ON x.class IS NOT DISTINCT FROM c.class AND x.value IS NOT DISTINCT FROM v.value;
+    FROM __anon_read GROUP BY value),
+  __anon_classes AS (
+    SELECT class, sum(n) AS size, coalesce(sum(n) FILTER (WHERE sensitive_null <> 'ignore' OR value IS NOT NULL), 0) AS nn
+    FROM __anon_counts WHERE (SELECT o.ok FROM __anon_nulls AS o) GROUP BY class)
+  SELECT c.class, c.size, v.value, v.rank, v.m, v.q,
+         CASE WHEN c.nn > 0 THEN coalesce(x.n, 0) / c.nn END AS p, coalesce(x.n, 0) AS n, c.nn
+  FROM __anon_classes AS c LEFT JOIN __anon_values AS v ON true
+  LEFT JOIN __anon_read AS x ON x.class IS NOT DISTINCT FROM c.class AND x.value IS NOT DISTINCT FROM v.value;
 
 -- anon_l_diversity(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL): per class:
 -- class, size, measure (distinct: its distinct values; entropy: exp of its entropy; recursive:
--- r_1 / (r_l + ... + r_m), infinite with fewer than l values) and satisfied.
+-- r_1 / (r_l + ... + r_m), infinite with fewer than l values) and satisfied; sensitive_null as
+-- anon_class_shares (a class without a value read: measure 0, or infinite for recursive).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.LDiversity
-CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL,
+                                              sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- the model's parameters, then the table (Python builds the model first)
     SELECT CASE WHEN anon_check_choice('l-diversity on ' || anon_msg_repr(sensitive) || ': variant', variant,
                                        ['distinct', 'entropy', 'recursive']) IS NOT NULL
@@ -59,13 +78,14 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                                                                 'recursive', c, variant))
                           ELSE anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
-    SELECT class, size, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
-    FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o)),
+    SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE variant
-             WHEN 'distinct' THEN count(*)::DOUBLE
-             WHEN 'entropy' THEN exp(-sum(n / size * ln(n / size)))
+             WHEN 'distinct' THEN count(*) FILTER (WHERE n > 0)::DOUBLE
+             WHEN 'entropy' THEN CASE WHEN any_value(nn) > 0
+                                      THEN exp(-sum(n / nn * ln(n / nn)) FILTER (WHERE n > 0)) ELSE 0 END
              ELSE CASE WHEN coalesce(sum(n) FILTER (WHERE r >= l), 0) > 0
                        THEN max(n) / sum(n) FILTER (WHERE r >= l) ELSE 'inf'::DOUBLE END END AS measure
     FROM __anon_ranked GROUP BY class)
@@ -97,25 +117,29 @@ CREATE OR REPLACE TEMP MACRO anon_check_closeness(sensitive, distance, hierarchy
 -- edges: sum over nodes N below the root of (level(parent) - level(N)) / (2 level(root)) times
 -- |sum of p - q over N's leaves|) and satisfied (measure <= t). 'hierarchical' refuses a value
 -- (matched as text) that is not a leaf of the hierarchy, naming the first in text order.
+-- sensitive_null as anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.TCloseness
-CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL,
+                                              sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_closeness(sensitive, distance, hierarchy)
                  AND anon_check_fraction('t-closeness on ' || anon_msg_repr(sensitive), 't', t) IS NOT NULL
                 THEN anon_check_model_table(tbl, qids, sensitive, 't-closeness') END AS ok),
-  __anon_shares AS (FROM anon_class_shares(tbl, qids, sensitive) WHERE (SELECT o.ok FROM __anon_ok AS o)),
+  __anon_shares AS (
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 't-closeness') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_cum AS (
-    SELECT class, size, m, p, q,
+    SELECT class, size, nn, m, p, q,
            sum(p - q) OVER (PARTITION BY class ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
     FROM __anon_shares),
   __anon_measures AS (
-    SELECT class, any_value(size)::BIGINT AS size,
+    SELECT class, any_value(size)::BIGINT AS size, any_value(nn) AS nn,
            CASE distance
              WHEN 'equal' THEN sum(abs(p - q)) / 2
              WHEN 'ordered' THEN CASE WHEN any_value(m) > 1 THEN sum(abs(cum)) / (any_value(m) - 1) ELSE 0 END END AS measure
     FROM __anon_cum GROUP BY class),
   __anon_leaves AS MATERIALIZED (  -- each value of the table and its leaf node (NULL: not a leaf)
-    SELECT v.value, n.node FROM (SELECT DISTINCT value FROM __anon_shares WHERE distance = 'hierarchical') AS v
+    SELECT v.value, n.node
+    FROM (SELECT DISTINCT value FROM __anon_shares WHERE distance = 'hierarchical' AND m IS NOT NULL) AS v
     LEFT JOIN anon_nodes AS n ON n.hierarchy = coalesce(hierarchy, sensitive) AND n.level = 0 AND n.label = v.value::VARCHAR),
   __anon_leaves_ok AS MATERIALIZED (
     SELECT CASE WHEN bool_or(node IS NULL)
@@ -138,26 +162,33 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
   __anon_hierarchical AS (SELECT class, sum(w * abs(extra)) AS measure FROM __anon_flows GROUP BY class),
   __anon_all AS (
     SELECT m.class, m.size,
-           CASE WHEN distance = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
+           CASE WHEN m.nn = 0 THEN 'inf'::DOUBLE
+                WHEN distance = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
     FROM __anon_measures AS m LEFT JOIN __anon_hierarchical AS h ON h.class IS NOT DISTINCT FROM m.class)
   SELECT class, size, measure, measure <= t + 1e-12 AS satisfied FROM __anon_all ORDER BY class;
 
 -- anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0): per class: class, size, measure
--- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta).
+-- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta);
+-- sensitive_null as anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.DeltaDisclosure
-CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0, sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_positive('delta-disclosure on ' || anon_msg_repr(sensitive), 'delta', delta) IS NOT NULL
                 THEN anon_check_model_table(tbl, qids, sensitive, 'delta-disclosure') END AS ok)
-  SELECT class, any_value(size)::BIGINT AS size, max(abs(ln(p / q))) AS measure, max(abs(ln(p / q))) < delta AS satisfied
-  FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o)
-  GROUP BY class ORDER BY class;
+  , __anon_measures AS (
+    SELECT class, any_value(size)::BIGINT AS size,
+           CASE WHEN any_value(nn) > 0 THEN max(abs(ln(p / q))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
+    WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
+  SELECT class, size, measure, measure < delta AS satisfied FROM __anon_measures ORDER BY class;
 
 -- anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic'): per class: class,
 -- size, measure (the largest relative gain (p - q) / q over the values the class holds;
--- enhanced: infinite when a gain exceeds -ln q) and satisfied (measure <= beta).
+-- enhanced: infinite when a gain exceeds -ln q) and satisfied (measure <= beta); sensitive_null as
+-- anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.BetaLikeness
-CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic') AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic',
+                                                sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_choice('beta-likeness on ' || anon_msg_repr(sensitive) || ': variant', variant,
                                        ['basic', 'enhanced']) IS NOT NULL
@@ -165,10 +196,12 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
                 THEN anon_check_model_table(tbl, qids, sensitive, 'beta-likeness') END AS ok),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
-           CASE WHEN variant = 'enhanced'
-                     AND bool_or((p - q) / q > -ln(q) * (1 + 1e-12)) THEN 'inf'::DOUBLE
-                ELSE greatest(max((p - q) / q), 0) END AS measure
-    FROM anon_class_shares(tbl, qids, sensitive) WHERE n > 0 AND (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
+           CASE WHEN any_value(nn) = 0 THEN 'inf'::DOUBLE
+                WHEN variant = 'enhanced'
+                     AND bool_or((p - q) / q > -ln(q) * (1 + 1e-12)) FILTER (WHERE n > 0) THEN 'inf'::DOUBLE
+                ELSE greatest(max((p - q) / q) FILTER (WHERE n > 0), 0) END AS measure
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
+    WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure <= beta * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class;
 
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,

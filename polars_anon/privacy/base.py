@@ -37,6 +37,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.messages import ATTRIBUTE_ROLE, NOT_FRACTION, NOT_POSITIVE
 
 __all__ = [
+    "SENSITIVE_NULLS",
     "TOLERANCE",
     "Check",
     "ClassView",
@@ -44,12 +45,17 @@ __all__ = [
     "Domain",
     "Model",
     "Scope",
+    "SensitiveNull",
+    "Values",
     "check_fraction",
     "check_model_roles",
     "check_positive",
 ]
 
 Scope = Literal["class", "table"]
+SensitiveNull = Literal["error", "value", "ignore"]
+SENSITIVE_NULLS = ("error", "value", "ignore")
+"""How a model reads nulls in its sensitive attribute (``sensitive_null``), see :class:`Values`."""
 TOLERANCE = 1e-12
 """Relative slack on thresholds compared with floating-point measures (an entropy of exactly log l passes)."""
 
@@ -62,6 +68,8 @@ class Domain:
     labels: pl.Series
     overall: np.ndarray
     """Share of the input's rows holding each value (sums to 1)."""
+    nulls: int = 0
+    """Rows whose value is null (the checked table's; the reference's when only it holds nulls)."""
 
     @property
     def m(self) -> int:
@@ -214,12 +222,6 @@ def check_fraction(model: str, key: str, value: object, *, low_open: bool = Fals
         raise InvalidParameterError(NOT_FRACTION(where=model, key=key, interval=interval, value=value))
 
 
-def shares(view: ClassView, attribute: str) -> np.ndarray:
-    """(n, m) share of each value in each class."""
-    counts = view.counts[attribute].astype(np.float64)
-    return counts / np.maximum(view.size, 1)[:, None]
-
-
 def check_model_roles(
     models: Sequence[Model], qids: Sequence[str], insensitive: Sequence[str] = (), drop: Sequence[str] = ()
 ) -> None:
@@ -239,3 +241,72 @@ def check_model_roles(
             if attribute in names:
                 where = f"{model.name} on {attribute!r}"
                 raise InvalidParameterError(ATTRIBUTE_ROLE(where=where, attribute=attribute, role=role))
+
+
+class Values:
+    """A model's reading of its sensitive attribute under its null policy (``sensitive_null``), the same for
+    every model that reads one (l-diversity, t-closeness, β-likeness, δ-disclosure):
+
+    - ``"error"`` (the default): a null in the attribute is refused, naming the column and the count
+      (:class:`~polars_anon.errors.NullValueError`); nothing is guessed about what a null means;
+    - ``"value"``: null is one more value, counted like any other (in the class and in the table's
+      distribution; hierarchical t-closeness then refuses it, as no hierarchy has a null leaf);
+    - ``"ignore"``: null rows are left out of the attribute: each class is judged on its non-null
+      values and compared with the table's non-null distribution. A class with no non-null value
+      shows nothing to judge and fails every such model (measure 0 for distinct and entropy
+      l-diversity, infinite for the others), so merging it into a satisfying class still satisfies.
+
+    >>> import polars as pl
+    >>> d = Domain("s", pl.Series(["x", "y", None]), np.array([0.5, 0.25, 0.25]), 1)
+    >>> from types import SimpleNamespace
+    >>> v = Values(SimpleNamespace(attribute="s", name="l-diversity", sensitive_null="ignore"), Context({"s": d}, 4))
+    >>> v.labels.to_list(), v.overall.tolist()
+    (['x', 'y'], [0.6666666666666666, 0.3333333333333333])
+    >>> v.counts(ClassView(np.array([4]), {"s": np.array([[2, 0, 2]])})).tolist()
+    [[2, 0]]
+    """
+
+    def __init__(self, model: Any, context: Context | None) -> None:
+        self.attribute: str = model.attribute
+        self.keep: np.ndarray | None = None
+        if context is None:  # a model bound without the input (doctests): no value is known to be null
+            self.labels, self.overall = pl.Series([]), np.zeros(0)
+            return
+        domain = context.domain(self.attribute)
+        self.labels, self.overall = domain.labels, domain.overall
+        null = domain.labels.is_null().to_numpy()
+        if not null.any() or model.sensitive_null == "value":
+            return
+        if model.sensitive_null == "error":
+            from polars_anon.errors import NullValueError
+            from polars_anon.messages import SENSITIVE_NULL
+
+            where = f"{model.name} on {self.attribute!r}"
+            raise NullValueError(SENSITIVE_NULL(where=where, attribute=self.attribute, n=domain.nulls))
+        self.keep = np.flatnonzero(~null)
+        kept = domain.overall[self.keep]
+        self.labels = domain.labels.filter(pl.Series(~null))
+        self.overall = kept / kept.sum() if kept.sum() > 0 else kept
+
+    @property
+    def m(self) -> int:
+        """Values read (nulls left out under ``"ignore"``)."""
+        return len(self.labels)
+
+    def counts(self, view: ClassView) -> np.ndarray:
+        """(n, m) rows per class and value read."""
+        counts = view.counts[self.attribute]
+        return counts if self.keep is None else counts[:, self.keep]
+
+    def shares(self, view: ClassView) -> tuple[np.ndarray, np.ndarray]:
+        """(n, m) share of each value read in each class, and (n,) whether the class holds any value read."""
+        counts = self.counts(view).astype(np.float64)
+        total = counts.sum(axis=1)
+        return counts / np.maximum(total, 1)[:, None], total > 0
+
+
+def check_null_policy(where: str, value: object) -> None:
+    """Refuse a ``sensitive_null`` outside :data:`SENSITIVE_NULLS`."""
+    from polars_anon._validate import check_choice
+
+    check_choice(f"{where}: sensitive_null", value, SENSITIVE_NULLS)

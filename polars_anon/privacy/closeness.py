@@ -38,7 +38,17 @@ from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError, ValueNotInHierarchyError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import DISTANCE_PARAMETER, NOT_A_LEAF
-from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_fraction, shares
+from polars_anon.privacy.base import (
+    TOLERANCE,
+    Check,
+    ClassView,
+    Context,
+    Model,
+    SensitiveNull,
+    Values,
+    check_fraction,
+    check_null_policy,
+)
 
 __all__ = ["TCloseness", "hierarchy_weights"]
 
@@ -59,14 +69,19 @@ class TCloseness(Model):
     distance: Literal["equal", "ordered", "hierarchical"] = "equal"
     hierarchy: Hierarchy | None = field(default=None, compare=False, metadata={"expects": "a Hierarchy"})
     order: tuple[Any, ...] | None = field(default=None, metadata={"expects": "a list of every value, in order"})
+    sensitive_null: SensitiveNull = "error"
+    """Nulls in `attribute`: refused (``"error"``), one more value (``"value"``; not with a hierarchy) or left
+    out of the classes and the table (``"ignore"``); see :class:`~polars_anon.privacy.base.Values`."""
 
     name: ClassVar[str] = "t-closeness"
+    quiet_defaults: ClassVar[tuple[str, ...]] = ("sensitive_null",)
     uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         where = f"t-closeness on {self.attribute!r}"
         check_choice(f"{where}: distance", self.distance, DISTANCES)
         check_fraction(where, "t", self.t)
+        check_null_policy(where, self.sensitive_null)
         if self.order is not None:
             if self.distance != "ordered":
                 raise InvalidParameterError(
@@ -130,26 +145,25 @@ class _ClosenessCheck(Check):
 
     def __init__(self, model: TCloseness, context: Context) -> None:
         super().__init__(model)
-        domain = context.domain(model.attribute)
-        self.q = domain.overall
-        self.rank = np.arange(domain.m)
+        self.values = Values(model, context)
+        labels = self.values.labels
+        self.q = self.values.overall
+        self.rank = np.arange(self.values.m)
         if model.distance == "ordered" and model.order is not None:
             where = {v: i for i, v in enumerate(model.order)}
-            missing = [v for v in domain.labels.to_list() if v not in where]
+            missing = [v for v in labels.to_list() if v not in where]
             if missing:
                 raise InvalidParameterError(
                     f"t-closeness on {model.attribute!r}: order misses {len(missing)} values of the column "
                     f"(first: {missing[:5]}); list every value"
                 )
-            self.rank = np.argsort(
-                np.argsort([where[v] for v in domain.labels.to_list()], kind="stable"), kind="stable"
-            )
-        elif model.distance == "ordered" and domain.labels.dtype == pl.String:
-            numbers = domain.labels.drop_nulls().str.strip_chars().cast(pl.Float64, strict=False)
+            self.rank = np.argsort(np.argsort([where[v] for v in labels.to_list()], kind="stable"), kind="stable")
+        elif model.distance == "ordered" and labels.dtype == pl.String:
+            numbers = labels.drop_nulls().str.strip_chars().cast(pl.Float64, strict=False)
             if len(numbers) > 1 and numbers.null_count() == 0:
                 warnings.warn(
                     f"t-closeness on {model.attribute!r}: ordered distance on a String column of numbers orders the "
-                    f"values as text ({domain.labels.drop_nulls().head(3).to_list()} ...: '10' < '5'); cast the column "
+                    f"values as text ({labels.drop_nulls().head(3).to_list()} ...: '10' < '5'); cast the column "
                     "to a number or give order=[...]",
                     UserWarning,
                     stacklevel=2,
@@ -162,12 +176,14 @@ class _ClosenessCheck(Check):
                     f"{model.attribute!r}; "
                     "give it as TCloseness(..., hierarchy=h) or in hierarchies"
                 )
-            labels = domain.labels.cast(pl.String)
-            _check_leaves(model.attribute, h, labels)
-            self.member, self.weight = hierarchy_weights(h, labels)
+            _check_leaves(model.attribute, h, labels.cast(pl.String))
+            self.member, self.weight = hierarchy_weights(h, labels.cast(pl.String))
 
     def measure(self, view: ClassView) -> np.ndarray:
-        r = shares(view, self.model.attribute) - self.q[None, :]
+        p, held = self.values.shares(view)
+        return np.where(held, self._emd(p - self.q[None, :]), np.inf)  # no value read: nothing to judge, fails
+
+    def _emd(self, r: np.ndarray) -> np.ndarray:
         if self.model.distance == "equal":
             return np.abs(r).sum(axis=1) / 2
         if self.model.distance == "ordered":

@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.privacy.base import Check, ClassView, Context, Model
+from polars_anon.privacy.base import Check, ClassView, Context, Domain, Model
 from polars_anon.privacy.counts import PopulationCounts, SensitiveCounts
 
 __all__ = ["Constraints"]
@@ -332,6 +332,13 @@ class Constraints:
         return view
 
     # ------------------------------------------------------------------ reports
+    def _published_domain(self, attribute: str, view: ClassView) -> Domain:
+        """The distribution of `attribute` over the classes of `view` (the published rows), on the same codes."""
+        domain = self.sensitive[attribute].domain
+        totals = view.counts[attribute].sum(axis=0).astype(np.float64)
+        nulls = int(totals[domain.labels.is_null().to_numpy()].sum())
+        return Domain(attribute, domain.labels, totals / max(float(totals.sum()), 1.0), nulls)
+
     def status(self, view: ClassView) -> list[dict[str, Any]]:
         """Each model's verdict on a partition: satisfied, violating classes and rows, worst measure."""
         out = []
@@ -340,16 +347,16 @@ class Constraints:
             if model.uses_distribution:
                 entry["reference"] = self.reference
             if check.scope == "class":
-                measure = check.measure(view)
-                good = check.ok(view, measure)
-                finite = measure[np.isfinite(measure)]
-                entry |= {
-                    "satisfied": bool(good.all()),
-                    "violating_classes": int((~good).sum()),
-                    "violating_rows": int(view.size[~good].sum()),
-                    "min_measure": float(finite.min()) if len(finite) else None,
-                    "max_measure": float(finite.max()) if len(finite) else None,
-                }
+                entry |= _verdict(check, view)
+                if model.uses_distribution and self.reference == "input":
+                    # what a checker holding only the published table finds (its own distribution as reference)
+                    published = {a: self._published_domain(a, view) for a in self.sensitive}
+                    own = model.bind(Context(published, int(view.size.sum()), self.hierarchies))
+                    entry["published_reference"] = {
+                        k: v
+                        for k, v in _verdict(own, view).items()
+                        if k in ("satisfied", "violating_classes", "max_measure")
+                    }
             else:
                 entry |= {
                     "satisfied": bool(check.table_ok(view.size, view.population)),
@@ -357,3 +364,17 @@ class Constraints:
                 }
             out.append(entry)
         return out
+
+
+def _verdict(check: Check, view: ClassView) -> dict[str, Any]:
+    """A class check's verdict on the classes of `view`: satisfied, violating classes and rows, measures."""
+    measure = check.measure(view)
+    good = check.ok(view, measure)
+    finite = measure[np.isfinite(measure)]
+    return {
+        "satisfied": bool(good.all()),
+        "violating_classes": int((~good).sum()),
+        "violating_rows": int(view.size[~good].sum()),
+        "min_measure": float(finite.min()) if len(finite) else None,
+        "max_measure": float(finite.max()) if len(finite) else None,
+    }

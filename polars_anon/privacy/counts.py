@@ -110,8 +110,9 @@ def from_wide(aggregates: pl.DataFrame, attribute: str, labels: pl.Series) -> Se
     dense = np.stack([aggregates[_wide(attribute, i)].to_numpy() for i in range(len(labels))], axis=1).astype(np.int64)
     row, code = np.nonzero(dense)
     totals = dense.sum(axis=0).astype(np.float64)
+    nulls = int(dense[:, np.flatnonzero(labels.is_null().to_numpy())].sum())
     return SensitiveCounts(
-        Domain(attribute, labels, totals / max(float(totals.sum()), 1.0)), row, code, dense[row, code]
+        Domain(attribute, labels, totals / max(float(totals.sum()), 1.0), nulls), row, code, dense[row, code]
     )
 
 
@@ -189,7 +190,10 @@ def encode_counts(
     else:
         totals = np.bincount(code, weights=count, minlength=len(labels))
     overall = totals / max(float(totals.sum()), 1.0)
-    return SensitiveCounts(Domain(attribute, labels, overall), row, code, count)
+    nulls = int(frame.filter(pl.col(attribute).is_null())[COUNT].sum())
+    if not nulls and reference is not None:
+        nulls = int(reference.filter(pl.col(attribute).is_null())[COUNT].sum())
+    return SensitiveCounts(Domain(attribute, labels, overall, nulls), row, code, count)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,17 @@ import numpy as np
 from polars_anon._validate import check_choice
 from polars_anon.errors import InvalidParameterError
 from polars_anon.messages import VARIANT_PARAMETER
-from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_positive
+from polars_anon.privacy.base import (
+    TOLERANCE,
+    Check,
+    ClassView,
+    Context,
+    Model,
+    SensitiveNull,
+    Values,
+    check_null_policy,
+    check_positive,
+)
 
 __all__ = ["LDiversity", "entropy", "grassberger_entropy", "grassberger_g"]
 
@@ -93,7 +103,7 @@ def grassberger_entropy(counts: np.ndarray) -> np.ndarray:
 class LDiversity(Model):
     """l-diversity of `attribute` (see the module docstring); `c` only for ``variant="recursive"``."""
 
-    quiet_defaults = ("estimator",)
+    quiet_defaults = ("estimator", "sensitive_null")
     attribute: str
     l: float
     variant: Literal["distinct", "entropy", "recursive"] = "distinct"
@@ -101,6 +111,9 @@ class LDiversity(Model):
     estimator: Literal["shannon", "grassberger"] = "shannon"
     """Entropy variant: the plug-in (Shannon) entropy, or Grassberger's corrected estimate (as ARX's
     ``EntropyEstimator.GRASSBERGER``; then a class also needs at least ceil(l) distinct values, as ARX)."""
+    sensitive_null: SensitiveNull = "error"
+    """Nulls in `attribute`: refused (``"error"``), one more value (``"value"``) or left out (``"ignore"``);
+    see :class:`~polars_anon.privacy.base.Values`."""
 
     name: ClassVar[str] = "l-diversity"
 
@@ -115,6 +128,7 @@ class LDiversity(Model):
                 VARIANT_PARAMETER(where=where, key="c", needs="recursive", value=self.c, variant=self.variant)
             )
         check_choice(f"{where}: estimator", self.estimator, ESTIMATORS)
+        check_null_policy(where, self.sensitive_null)
         if self.estimator != "shannon" and self.variant != "entropy":
             raise InvalidParameterError(
                 VARIANT_PARAMETER(
@@ -134,21 +148,29 @@ class LDiversity(Model):
         return self.variant == "distinct"
 
     def bind(self, context: Context | None) -> Check:
-        return _DiversityCheck(self)
+        return _DiversityCheck(self, context)
 
 
 class _DiversityCheck(Check):
     model: LDiversity
 
+    def __init__(self, model: LDiversity, context: Context | None) -> None:
+        super().__init__(model)
+        self.values = Values(model, context)
+
+    def counts(self, view: ClassView) -> np.ndarray:
+        return self.values.counts(view) if self.values.labels.len() else view.counts[self.model.attribute]
+
     def measure(self, view: ClassView) -> np.ndarray:
-        counts = view.counts[self.model.attribute]
+        counts = self.counts(view)
         variant = self.model.variant
         if variant == "distinct":
             return (counts > 0).sum(axis=1).astype(np.float64)
         if variant == "entropy":
+            held = counts.sum(axis=1) > 0  # a class without a value read (all null, ignored) has none
             if self.model.estimator == "grassberger":
-                return np.exp(grassberger_entropy(counts))
-            return np.exp(entropy(counts))
+                return np.where(held, np.exp(grassberger_entropy(counts)), 0.0)
+            return np.where(held, np.exp(entropy(counts)), 0.0)
         ordered = -np.sort(-counts, axis=1)
         lv = int(self.model.l)
         tail = (
@@ -165,7 +187,7 @@ class _DiversityCheck(Check):
         if m.variant == "entropy":
             good = measure >= m.l * (1 - TOLERANCE)
             if m.estimator == "grassberger":
-                good &= (view.counts[m.attribute] > 0).sum(axis=1) >= math.ceil(m.l)
+                good &= (self.counts(view) > 0).sum(axis=1) >= math.ceil(m.l)
             return good
         return measure < m.c  # type: ignore[operator]
 

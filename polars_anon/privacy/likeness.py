@@ -32,7 +32,17 @@ import numpy as np
 import polars as pl  # noqa: F401  (the doctests)
 
 from polars_anon._validate import check_choice
-from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_positive, shares
+from polars_anon.privacy.base import (
+    TOLERANCE,
+    Check,
+    ClassView,
+    Context,
+    Model,
+    SensitiveNull,
+    Values,
+    check_null_policy,
+    check_positive,
+)
 
 __all__ = ["BetaLikeness", "DeltaDisclosure"]
 
@@ -43,13 +53,17 @@ class DeltaDisclosure(Model):
 
     attribute: str
     delta: float
+    sensitive_null: SensitiveNull = "error"
+    """Nulls in `attribute`: refused, one more value or left out; see :class:`~polars_anon.privacy.base.Values`."""
 
     name: ClassVar[str] = "delta-disclosure"
+    quiet_defaults: ClassVar[tuple[str, ...]] = ("sensitive_null",)
     uses_distribution: ClassVar[bool] = True
     monotone: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         check_positive(f"delta-disclosure on {self.attribute!r}", "delta", self.delta)
+        check_null_policy(f"delta-disclosure on {self.attribute!r}", self.sensitive_null)
 
     def bind(self, context: Context) -> Check:
         return _DisclosureCheck(self, context)
@@ -62,14 +76,18 @@ class BetaLikeness(Model):
     attribute: str
     beta: float
     variant: Literal["basic", "enhanced"] = "basic"
+    sensitive_null: SensitiveNull = "error"
+    """Nulls in `attribute`: refused, one more value or left out; see :class:`~polars_anon.privacy.base.Values`."""
 
     name: ClassVar[str] = "beta-likeness"
+    quiet_defaults: ClassVar[tuple[str, ...]] = ("sensitive_null",)
     uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         where = f"beta-likeness on {self.attribute!r}"
         check_choice(f"{where}: variant", self.variant, ("basic", "enhanced"))
         check_positive(where, "beta", self.beta)
+        check_null_policy(where, self.sensitive_null)
 
     def bind(self, context: Context) -> Check:
         return _LikenessCheck(self, context)
@@ -78,21 +96,24 @@ class BetaLikeness(Model):
 class _Relative(Check):
     def __init__(self, model: DeltaDisclosure | BetaLikeness, context: Context) -> None:
         super().__init__(model)
-        self.p = context.domain(model.attribute).overall  # type: ignore[arg-type]
+        self.values = Values(model, context)
+        self.p = self.values.overall
 
-    def ratios(self, view: ClassView) -> tuple[np.ndarray, np.ndarray]:
-        """(n, m) q / p, and the mask of values the class holds."""
-        q = shares(view, self.model.attribute)  # type: ignore[arg-type]
-        return q / self.p[None, :], q > 0
+    def ratios(self, view: ClassView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(n, m) q / p, the mask of values the class holds, and (n,) whether it holds any value read."""
+        q, any_ = self.values.shares(view)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return q / self.p[None, :], q > 0, any_
 
 
 class _DisclosureCheck(_Relative):
     model: DeltaDisclosure
 
     def measure(self, view: ClassView) -> np.ndarray:
-        ratio, held = self.ratios(view)
+        ratio, held, any_ = self.ratios(view)
         logs = np.abs(np.log(np.where(held, ratio, 1.0)))
-        return logs.max(axis=1) if logs.shape[1] else np.zeros(view.n)
+        worst = logs.max(axis=1) if logs.shape[1] else np.zeros(view.n)
+        return np.where(any_, worst, np.inf)  # no value read: nothing to judge, fails
 
     def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
         return measure < self.model.delta
@@ -102,14 +123,14 @@ class _LikenessCheck(_Relative):
     model: BetaLikeness
 
     def measure(self, view: ClassView) -> np.ndarray:
-        ratio, held = self.ratios(view)
+        ratio, held, any_ = self.ratios(view)
         gain = np.where(held, ratio - 1.0, -np.inf)
         worst = gain.max(axis=1) if gain.shape[1] else np.zeros(view.n)
         worst = np.maximum(worst, 0.0)
         if self.model.variant == "enhanced":
             over = (gain > -np.log(self.p)[None, :] * (1 + TOLERANCE)).any(axis=1)
             worst = np.where(over, np.inf, worst)
-        return worst
+        return np.where(any_, worst, np.inf)  # no value read: nothing to judge, fails
 
     def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
         return measure <= self.model.beta * (1 + TOLERANCE)

@@ -253,8 +253,14 @@ class _UniquenessCheck(Check):
         """Classes come smallest first, so the first prefixes remove sample uniques one at a time and the table
         holds once none is left. With at most :data:`EXACT_UNIQUES` sample uniques every prefix is tried in turn
         (the shortest that holds, exactly); with more, the estimates are not monotone in the uniques removed
-        (SNB and Dankar's rule may hold, fail, then hold again), so the prefix is found by bisection between one
-        that fails and one that holds: a few estimates, possibly more rows than the shortest."""
+        (SNB and Dankar's rule may hold, fail, then hold again; Pitman's likelihood may lose its solution once
+        many uniques are gone, and Dankar's rule then falls back to Zayatz), so the prefix is found by a
+        galloping search from the short end (1, 2, 4, ... uniques removed, until one holds) and bisection
+        between the last that failed and that one: a few estimates, the shortest prefix wherever holding is
+        monotone up to it, possibly more rows than the shortest elsewhere. (A bisection over all the uniques
+        lands among long prefixes whose estimate fails and suppresses far more than needed: on Adult with
+        Dankar's rule and threshold 1e-4, ARX's optimum [0, 0, 1, 1, 1, 2, 1, 0, 0] holds after 702 rows;
+        bisection over its 4,703 uniques found 4,446, Pitman's alone 4,703.)"""
         size = np.asarray(size, dtype=np.int64)
         uniques = int(np.count_nonzero(size == 1))
         out = np.zeros(len(size) + 1, dtype=bool)
@@ -263,7 +269,16 @@ class _UniquenessCheck(Check):
                 if m == uniques or self.table_ok(size[m:], None):
                     out[m:] = True
                     return out
-        lo, hi = 0, uniques  # holds at hi (no sample unique left)
+        lo, hi, step = 0, uniques, 1  # fails at lo (checked above: lo = 0 is tried first), holds at hi
+        if self.table_ok(size, None):
+            out[:] = True
+            return out
+        while step < uniques:
+            if self.table_ok(size[step:], None):
+                hi = step
+                break
+            lo, step = step, step * 2
+        lo += 1  # lo failed: the answer is in (lo, hi]
         while lo < hi:
             mid = (lo + hi) // 2
             if self.table_ok(size[mid:], None):

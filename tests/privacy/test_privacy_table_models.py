@@ -92,3 +92,24 @@ def test_grassberger_by_hand_and_not_monotone() -> None:
     got = pa.privacy.evaluate.class_measures(table, ["q"], model)
     assert got["measure"].to_list() == pytest.approx([math.exp(2.0), math.exp(2 / 3)])
     assert got["satisfied"].to_list() == [True, False]
+
+
+def test_adult_population_uniqueness_finds_the_short_prefix(adult: pl.DataFrame, adult_dir) -> None:
+    """ARX's TestAnonymizationRiskBased case 2 (Dankar's rule, threshold 1e-4, USA's population) at ARX's optimum
+    (0, 0, 1, 1, 1, 2, 1, 0, 0): 4,703 sample uniques. Pitman's estimate falls as uniques go and holds after
+    702 (the 701st still fails), then loses its solution for long prefixes (Dankar falls back to Zayatz, above
+    the threshold) until 4,446: a bisection over all uniques ended there, beyond ARX's 1,206-row budget."""
+    from polars_anon.privacy.base import Context
+
+    qids = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+            "salary-class"]  # fmt: skip
+    vector = [0, 0, 1, 1, 1, 2, 1, 0, 0]
+    hs = {q: pa.Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in qids}
+    g = adult.select(*(pl.col(q).anon.generalize(hs[q], lv) for q, lv in zip(qids, vector)))
+    sizes = np.sort(g.group_by(qids).len()["len"].to_numpy())
+    assert int((sizes == 1).sum()) == 4703
+    check = pa.PopulationUniqueness(1e-4, population_size=317238626).bind(Context({}, int(sizes.sum())))
+    holds = check.prefix_ok(sizes, None)
+    assert int(np.argmax(holds)) == 702
+    assert check.table_ok(sizes[702:], None) and not check.table_ok(sizes[701:], None)
+    assert not check.table_ok(sizes[2500:], None)  # longer prefixes fail again (Pitman has no solution there)
