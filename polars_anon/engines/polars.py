@@ -23,7 +23,11 @@ from polars_anon.publish import publish
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["POLARS", "PolarsEngine"]
+__all__ = ["FEW", "POLARS", "PolarsEngine"]
+
+FEW = 24
+"""The published classes are few when there is at most one in this many rows (the check then groups Strings as
+they are: see :func:`polars_anon.privacy.counts.grouped`, where both forms cost the same near one in 24)."""
 
 
 class PolarsEngine:
@@ -59,9 +63,17 @@ class PolarsEngine:
         raise NotImplementedError("the Polars engine has no planner: its methods run on the driver")
 
     def classes(
-        self, table: pl.LazyFrame, qids: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series]
+        self,
+        table: pl.LazyFrame,
+        qids: Sequence[str],
+        attributes: Sequence[str],
+        labels: Mapping[str, pl.Series],
+        *,
+        few: bool = False,
     ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
-        return class_frames(table, qids, attributes, labels)
+        """The engine's :meth:`~polars_anon.engines.Engine.classes`; `few`: the classes are known to be few next to
+        the rows (one in :data:`FEW` or fewer: the Strings are grouped as they are, not as Categorical)."""
+        return class_frames(table, qids, attributes, labels, few=few)
 
     def write(self, table: pl.LazyFrame, path: Path) -> None:
         table.sink_parquet(path)
