@@ -116,13 +116,16 @@ class TupleMap:
         Suppressed rows are published as the roots.
         """
         qids = list(nodes)
-        labels = {}
+        labels, known = {}, {}
         for q in qids:
             ids = np.asarray(nodes[q], dtype=np.int64)
             if suppressed is not None:
                 ids = np.where(suppressed, 0, ids)
             labels[q] = pl.Series(hierarchies[q].labels, dtype=pl.String).gather(ids)
-        return cls.from_labels(aggregates, qids, labels, suppressed)
+            known[q] = (hierarchies[q], None, ids)
+        out = cls.from_labels(aggregates, qids, labels, suppressed)
+        object.__setattr__(out, "_known_ids", known)  # the labels are these nodes' (read by the report's metrics)
+        return out
 
     @classmethod
     def from_levels(
@@ -133,8 +136,12 @@ class TupleMap:
         suppressed: np.ndarray | None = None,
     ) -> TupleMap:
         """Full-domain generalization: every qid at its level (suppressed rows at the roots)."""
-        nodes = {q: h.generalize_ids(int(levels[q]))[h.ids_of(aggregates[q])] for q, h in hierarchies.items()}
-        return cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
+        leaves = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
+        nodes = {q: h.generalize_ids(int(levels[q]))[leaves[q]] for q, h in hierarchies.items()}
+        out = cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
+        for q, (h, _, published) in out.__dict__["_known_ids"].items():
+            out.__dict__["_known_ids"][q] = (h, leaves[q], published)
+        return out
 
     # ------------------------------------------------------------------ facts
     @property
@@ -151,6 +158,20 @@ class TupleMap:
     def suppressed_rows(self) -> int:
         """Rows the map removes."""
         return int(self.frame.filter(pl.col(SUPPRESSED))[SIZE].sum())
+
+    def known_ids(self, qid: str, hierarchy: Hierarchy) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The node ids of `qid` in `hierarchy` per map row, as the builder knew them: (original leaves, published
+        nodes, a suppressed row's the root), each None when not known (then read them from the labels).
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 2]}), {"g": h}, {"g": 1})
+        >>> [ids.tolist() for ids in m.known_ids("g", h)]
+        [[1, 2], [0, 0]]
+        """
+        known = self.__dict__.get("_known_ids", {}).get(qid)
+        if known is None or known[0] is not hierarchy:
+            return None, None
+        return known[1], known[2]
 
     def published_sizes(self) -> pl.DataFrame:
         """The published classes and their sizes (suppressed rows left out), sorted.
