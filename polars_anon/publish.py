@@ -82,11 +82,31 @@ def column_maps(tmap: TupleMap) -> dict[str, pl.DataFrame] | None:
         return None
     out = {}
     for q in tmap.qids:
-        pairs = tmap.frame.select(q, out_col(q)).unique().sort(q)  # materializes: the column's distinct values
-        if pairs[q].n_unique() != pairs.height:
-            return None  # a value published as two values: the tuple decides
+        pairs = _known_pairs(tmap, q)
+        if pairs is None:
+            pairs = tmap.frame.select(q, out_col(q)).unique().sort(q)  # materializes: the column's distinct values
+            if pairs[q].n_unique() != pairs.height:
+                return None  # a value published as two values: the tuple decides
+        elif pairs.is_empty():
+            return None
         out[q] = pairs
     return out
+
+
+def _known_pairs(tmap: TupleMap, q: str) -> pl.DataFrame | None:
+    """:func:`column_maps`'s table of `q` from the node ids the map's builder knew (no String compared): None when
+    they are not known, empty when a value is published as two."""
+    known = tmap.known(q)
+    if known is None or known.leaves is None:
+        return None
+    hierarchy, leaves, nodes = known
+    first = np.full(hierarchy.n_nodes, -1, dtype=np.int64)
+    first[leaves] = nodes
+    if not np.array_equal(first[leaves], nodes):
+        return pl.DataFrame()
+    present = np.flatnonzero(first >= 0)
+    labels = pl.Series(hierarchy.labels, dtype=pl.String)
+    return pl.DataFrame([labels.gather(present).alias(q), labels.gather(first[present]).alias(out_col(q))])
 
 
 def _column_exprs(columns: dict[str, pl.DataFrame]) -> list[pl.Expr]:

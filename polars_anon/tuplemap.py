@@ -41,13 +41,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["OFFSET", "PARTITION", "ROW", "SIZE", "SUPPRESSED", "TupleMap", "out_col"]
+__all__ = ["OFFSET", "PARTITION", "ROW", "SIZE", "SUPPRESSED", "KnownIds", "TupleMap", "out_col"]
 
 SIZE = "size"
 SUPPRESSED = "__anon_suppressed"
@@ -59,6 +60,16 @@ PARTITION = "__anon_partition"
 def out_col(qid: str) -> str:
     """Name of the published-label column of a quasi-identifier in a map."""
     return f"__anon_out_{qid}"
+
+
+class KnownIds(NamedTuple):
+    """The node ids of a qid in a map, per map row, as its builder knew them (:meth:`TupleMap.known`)."""
+
+    hierarchy: Hierarchy
+    leaves: np.ndarray | None
+    """The original tuples' leaves (None: not known)."""
+    nodes: np.ndarray
+    """The published nodes (a suppressed row's: the root, 0)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +133,7 @@ class TupleMap:
             if suppressed is not None:
                 ids = np.where(suppressed, 0, ids)
             labels[q] = pl.Series(hierarchies[q].labels, dtype=pl.String).gather(ids)
-            known[q] = (hierarchies[q], None, ids)
+            known[q] = KnownIds(hierarchies[q], None, ids)
         out = cls.from_labels(aggregates, qids, labels, suppressed)
         object.__setattr__(out, "_known_ids", known)  # the labels are these nodes' (read by the report's metrics)
         return out
@@ -139,8 +150,8 @@ class TupleMap:
         leaves = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
         nodes = {q: h.generalize_ids(int(levels[q]))[leaves[q]] for q, h in hierarchies.items()}
         out = cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
-        for q, (h, _, published) in out.__dict__["_known_ids"].items():
-            out.__dict__["_known_ids"][q] = (h, leaves[q], published)
+        for q, known in out.__dict__["_known_ids"].items():
+            out.__dict__["_known_ids"][q] = known._replace(leaves=leaves[q])
         return out
 
     # ------------------------------------------------------------------ facts
@@ -168,10 +179,14 @@ class TupleMap:
         >>> [ids.tolist() for ids in m.known_ids("g", h)]
         [[1, 2], [0, 0]]
         """
-        known = self.__dict__.get("_known_ids", {}).get(qid)
-        if known is None or known[0] is not hierarchy:
+        known = self.known(qid)
+        if known is None or known.hierarchy is not hierarchy:
             return None, None
-        return known[1], known[2]
+        return known.leaves, known.nodes
+
+    def known(self, qid: str) -> KnownIds | None:
+        """The node ids of `qid` the map's builder knew, with their hierarchy (None: built from labels)."""
+        return self.__dict__.get("_known_ids", {}).get(qid)
 
     def published_sizes(self) -> pl.DataFrame:
         """The published classes and their sizes (suppressed rows left out), sorted.

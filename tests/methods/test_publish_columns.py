@@ -60,3 +60,39 @@ def test_publish_matches_a_lookup_by_hand(case: tuple[pl.DataFrame, dict, bool])
         len({tmap[t][i] for t in tuples if t[i] == v}) > 1 for i, q in enumerate(QIDS) for v in VALUES[q]
     ):  # a value published as two: only the tuple decides
         assert column_maps(m) is None
+
+
+def test_a_full_domain_map_publishes_from_its_node_ids_as_from_its_labels() -> None:
+    """A map built from levels (its node ids known) and the same map built from its labels: the same column tables
+    and the same published rows; with a suppressed tuple both take the tuple code."""
+    from polars_anon import Hierarchy
+
+    hs = {"age": Hierarchy.intervals(range(20, 40), [5, 10]), "sex": Hierarchy.suppression(["F", "M"])}
+    rows = pl.DataFrame({"age": ["21", "22", "37", "21", "30"], "sex": ["F", "M", "F", "F", "M"], "n": range(5)})
+    aggregates = rows.group_by("age", "sex").len("size").sort("age", "sex")
+    for levels, small in (({"age": 1, "sex": 0}, None), ({"age": 2, "sex": 1}, None), ({"age": 0, "sex": 0}, True)):
+        suppressed = (
+            None if small is None else np.array([t == ("37", "F") for t in aggregates.select("age", "sex").rows()])
+        )
+        by_ids = TupleMap.from_levels(aggregates, hs, levels, suppressed)
+        assert by_ids.known("age") is not None
+        by_labels = TupleMap.from_labels(
+            aggregates, ["age", "sex"], {q: by_ids.frame[f"__anon_out_{q}"] for q in ("age", "sex")}, suppressed
+        )
+        tables = column_maps(by_ids), column_maps(by_labels)
+        if small:
+            assert tables == (None, None)
+        else:
+            assert tables[0] is not None and tables[1] is not None
+            assert all(tables[0][q].sort("age" if q == "age" else "sex").equals(tables[1][q]) for q in ("age", "sex"))
+        published = publish(rows.lazy(), by_ids).collect()
+        assert published.equals(publish(rows.lazy(), by_labels).collect())
+        assert published.height == (4 if small else 5)
+        if levels == {"age": 1, "sex": 0}:  # by hand: bands of 5, sex as is
+            assert published.rows() == [
+                ("20-24", "F", 0),
+                ("20-24", "M", 1),
+                ("35-39", "F", 2),
+                ("20-24", "F", 3),
+                ("30-34", "M", 4),
+            ]
