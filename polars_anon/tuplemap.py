@@ -145,9 +145,15 @@ class TupleMap:
         hierarchies: Mapping[str, Hierarchy],
         levels: Mapping[str, int],
         suppressed: np.ndarray | None = None,
+        *,
+        leaves: Mapping[str, np.ndarray] | None = None,
     ) -> TupleMap:
-        """Full-domain generalization: every qid at its level (suppressed rows at the roots)."""
-        leaves = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
+        """Full-domain generalization: every qid at its level (suppressed rows at the roots).
+
+        `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up).
+        """
+        given = leaves or {}
+        leaves = {q: given[q] if q in given else h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
         nodes = {q: h.generalize_ids(int(levels[q]))[leaves[q]] for q, h in hierarchies.items()}
         out = cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
         for q, known in out.__dict__["_known_ids"].items():
