@@ -229,7 +229,11 @@ def fully_suppressed(data: MetricData) -> MetricData:
         .collect()
     )  # materializes: at most as many rows as the pairs
     tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
-    return MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
+    star = MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
+    for i in range(m):  # the same hierarchies: their facts are not computed twice
+        data.nodes(i)
+        star.remember(f"nodes{i}", lambda i=i: data.nodes(i))
+    return star
 
 
 def node_stats(h: Hierarchy) -> pl.DataFrame:
