@@ -18,7 +18,7 @@ import polars as pl
 
 from polars_anon._progress import stage
 from polars_anon.engines import Engine
-from polars_anon.engines.polars import FEW, POLARS, PolarsEngine
+from polars_anon.engines.polars import FEW, FEW_CLASSES, POLARS, PolarsEngine
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.io import html_path, report_path
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
@@ -83,7 +83,8 @@ class Check:
         expected = planned.report["n_input_rows"] - planned.report["suppressed"]
         attributes = list(constraints.sensitive)
         if isinstance(self.engine, PolarsEngine):  # the map says how many classes are due: few, or many
-            few = not plan.map.by_partition and plan.map.published_sizes().height * FEW <= expected
+            due = 0 if plan.map.by_partition else plan.map.published_sizes().height
+            few = 0 < due <= FEW_CLASSES and due * FEW <= expected
             grouped = self.engine.classes(table, qids, attributes, constraints.labels, few=few)
         else:
             grouped = self.engine.classes(table, qids, attributes, constraints.labels)
