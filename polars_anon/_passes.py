@@ -169,7 +169,10 @@ def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]
 def _sort_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -> pl.DataFrame:
     """``frame.sort([*qids, *by], nulls_last=True)`` for String qids, faster: each column's rank among its
     distinct values (nulls last; a qid's from an Enum of its sorted values) packed into one Int64 in the same
-    order, and that one column sorted (a sort by several String columns is slow)."""
+    order, and that one column sorted (a sort by several String columns is slow). The frame is made one chunk
+    first: a group-by's result comes in chunks, and gathering from a chunked frame cost eight times as much
+    (0.21 s CPU, not 0.03 s, for the 3M register's 684,166 tuples)."""
+    frame = frame.rechunk()
     values = [frame[q].drop_nulls().unique().sort() for q in qids]
     sizes = [len(v) + 1 for v in values] + [frame[b].n_unique() for b in by]
     if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:

@@ -10,6 +10,12 @@ Int64 code (the Enum codes of its values, combined with strides; see
 :data:`DENSE_KEYS` tuples) the code indexes a dense array of map rows and each
 published column is a gather, which streams and needs no join; otherwise the rows
 are joined to the map on the code. A row map (MDAV) is joined on the row number.
+
+A map that publishes each column's value from that value alone and suppresses no
+row (full-domain generalization, and any map where it happens to hold: checked on the
+map, :func:`column_maps`) is published column by column, with no tuple code: a column
+kept as is is left alone, a column published as one value is that value, any other is
+a gather from its own small table of values (the same rows, so the same bytes).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import polars as pl
 from polars_anon.classes import tuple_key
 from polars_anon.tuplemap import OFFSET, ROW, SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["DENSE_KEYS", "publish"]
+__all__ = ["DENSE_KEYS", "column_maps", "publish"]
 
 DENSE_KEYS = 1 << 24
 """Largest tuple-code space published by a dense gather instead of a join."""
@@ -52,11 +58,69 @@ def publish(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
         )
     elif tmap.split:
         joined = _publish_split(lf, tmap)
+    elif (columns := column_maps(tmap)) is not None:
+        return lf.with_columns(_column_exprs(columns)).select(names)
     else:
         joined = _publish_tuples(lf, tmap)
     if tmap.suppressed_rows:
         joined = joined.filter(~pl.col(SUPPRESSED))
     return joined.with_columns(pl.col(out_col(q)).alias(q) for q in qids).select(names)
+
+
+def column_maps(tmap: TupleMap) -> dict[str, pl.DataFrame] | None:
+    """Per qid, its original values (sorted) and the published value of each, when the map publishes every
+    column from its own value alone and suppresses no row; else None.
+
+    >>> agg = pl.DataFrame({"a": ["x", "y", "x"], "b": ["u", "u", "v"], "size": [1, 2, 3]})
+    >>> m = TupleMap.from_labels(agg, ["a", "b"], {"a": pl.Series(["*", "*", "*"]), "b": pl.Series(["u", "u", "v"])})
+    >>> {q: f.rows() for q, f in column_maps(m).items()}
+    {'a': [('x', '*'), ('y', '*')], 'b': [('u', 'u'), ('v', 'v')]}
+    >>> column_maps(TupleMap.from_labels(agg, ["a", "b"], {"a": pl.Series(["x", "*", "y"]), "b": agg["b"]})) is None
+    True
+    """
+    if tmap.by_row or tmap.by_partition or tmap.split or bool(tmap.frame[SUPPRESSED].any()):
+        return None
+    out = {}
+    for q in tmap.qids:
+        pairs = _known_pairs(tmap, q)
+        if pairs is None:
+            pairs = tmap.frame.select(q, out_col(q)).unique().sort(q)  # materializes: the column's distinct values
+            if pairs[q].n_unique() != pairs.height:
+                return None  # a value published as two values: the tuple decides
+        elif pairs.is_empty():
+            return None
+        out[q] = pairs
+    return out
+
+
+def _known_pairs(tmap: TupleMap, q: str) -> pl.DataFrame | None:
+    """:func:`column_maps`'s table of `q` from the node ids the map's builder knew (no String compared): None when
+    they are not known, empty when a value is published as two."""
+    known = tmap.known(q)
+    if known is None or known.leaves is None:
+        return None
+    hierarchy, leaves, nodes = known
+    first = np.full(hierarchy.n_nodes, -1, dtype=np.int64)
+    first[leaves] = nodes
+    if not np.array_equal(first[leaves], nodes):
+        return pl.DataFrame()
+    present = np.flatnonzero(first >= 0)
+    labels = pl.Series(hierarchy.labels, dtype=pl.String)
+    return pl.DataFrame([labels.gather(present).alias(q), labels.gather(first[present]).alias(out_col(q))])
+
+
+def _column_exprs(columns: dict[str, pl.DataFrame]) -> list[pl.Expr]:
+    """Each qid published from its own value (see :func:`column_maps`): kept, one value, or a gather."""
+    exprs = []
+    for q, pairs in columns.items():
+        original, published = pairs[q], pairs[out_col(q)]
+        if original.equals(published):
+            continue  # published as is
+        if published.n_unique() == 1:
+            exprs.append(pl.lit(published[0], dtype=pl.String).alias(q))
+        else:
+            exprs.append(pl.lit(published).gather(pl.col(q).cast(pl.Enum(original)).to_physical()).alias(q))
+    return exprs
 
 
 def _publish_tuples(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:

@@ -41,13 +41,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["OFFSET", "PARTITION", "ROW", "SIZE", "SUPPRESSED", "TupleMap", "out_col"]
+__all__ = ["OFFSET", "PARTITION", "ROW", "SIZE", "SUPPRESSED", "KnownIds", "TupleMap", "out_col"]
 
 SIZE = "size"
 SUPPRESSED = "__anon_suppressed"
@@ -59,6 +60,16 @@ PARTITION = "__anon_partition"
 def out_col(qid: str) -> str:
     """Name of the published-label column of a quasi-identifier in a map."""
     return f"__anon_out_{qid}"
+
+
+class KnownIds(NamedTuple):
+    """The node ids of a qid in a map, per map row, as its builder knew them (:meth:`TupleMap.known`)."""
+
+    hierarchy: Hierarchy
+    leaves: np.ndarray | None
+    """The original tuples' leaves (None: not known)."""
+    nodes: np.ndarray
+    """The published nodes (a suppressed row's: the root, 0; int32)."""
 
 
 @dataclass(frozen=True)
@@ -116,13 +127,16 @@ class TupleMap:
         Suppressed rows are published as the roots.
         """
         qids = list(nodes)
-        labels = {}
+        labels, known = {}, {}
         for q in qids:
             ids = np.asarray(nodes[q], dtype=np.int64)
             if suppressed is not None:
                 ids = np.where(suppressed, 0, ids)
             labels[q] = pl.Series(hierarchies[q].labels, dtype=pl.String).gather(ids)
-        return cls.from_labels(aggregates, qids, labels, suppressed)
+            known[q] = KnownIds(hierarchies[q], None, ids.astype(np.int32))  # int32: half the memory kept
+        out = cls.from_labels(aggregates, qids, labels, suppressed)
+        object.__setattr__(out, "_known_ids", known)  # the labels are these nodes' (read by the report's metrics)
+        return out
 
     @classmethod
     def from_levels(
@@ -131,10 +145,20 @@ class TupleMap:
         hierarchies: Mapping[str, Hierarchy],
         levels: Mapping[str, int],
         suppressed: np.ndarray | None = None,
+        *,
+        leaves: Mapping[str, np.ndarray] | None = None,
     ) -> TupleMap:
-        """Full-domain generalization: every qid at its level (suppressed rows at the roots)."""
-        nodes = {q: h.generalize_ids(int(levels[q]))[h.ids_of(aggregates[q])] for q, h in hierarchies.items()}
-        return cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
+        """Full-domain generalization: every qid at its level (suppressed rows at the roots).
+
+        `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up).
+        """
+        given = leaves or {}
+        leaves = {q: given[q] if q in given else h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
+        nodes = {q: h.generalize_ids(int(levels[q]))[leaves[q]] for q, h in hierarchies.items()}
+        out = cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
+        for q, known in out.__dict__["_known_ids"].items():
+            out.__dict__["_known_ids"][q] = known._replace(leaves=leaves[q])
+        return out
 
     # ------------------------------------------------------------------ facts
     @property
@@ -151,6 +175,24 @@ class TupleMap:
     def suppressed_rows(self) -> int:
         """Rows the map removes."""
         return int(self.frame.filter(pl.col(SUPPRESSED))[SIZE].sum())
+
+    def known_ids(self, qid: str, hierarchy: Hierarchy) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The node ids of `qid` in `hierarchy` per map row, as the builder knew them: (original leaves, published
+        nodes, a suppressed row's the root), each None when not known (then read them from the labels).
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 2]}), {"g": h}, {"g": 1})
+        >>> [ids.tolist() for ids in m.known_ids("g", h)]
+        [[1, 2], [0, 0]]
+        """
+        known = self.known(qid)
+        if known is None or known.hierarchy is not hierarchy:
+            return None, None
+        return known.leaves, known.nodes
+
+    def known(self, qid: str) -> KnownIds | None:
+        """The node ids of `qid` the map's builder knew, with their hierarchy (None: built from labels)."""
+        return self.__dict__.get("_known_ids", {}).get(qid)
 
     def published_sizes(self) -> pl.DataFrame:
         """The published classes and their sizes (suppressed rows left out), sorted.

@@ -172,6 +172,11 @@ class Lattice:
             self.n_codes.append([n for _, n in dense])
         self._cache = _Cache(self.m)
 
+    @property
+    def leaves(self) -> dict[str, np.ndarray]:
+        """Per attribute: each tuple's leaf id (its node at level 0, int32)."""
+        return {q: nodes[0] for q, nodes in zip(self.qids, self.nodes)}
+
     def grid(self) -> np.ndarray:
         """Every level vector, ``(N, m)``, in C order of the heights."""
         return np.stack(np.meshgrid(*[np.arange(hh) for hh in self.heights], indexing="ij"), -1).reshape(-1, self.m)
@@ -633,7 +638,11 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     settings = options.settings(task.metric or "ncp")
     found = search(task, options.max_suppressed, settings)
     tmap = TupleMap.from_levels(
-        task.aggregates, task.hierarchies, found.levels, found.small if found.suppressed else None
+        task.aggregates,
+        task.hierarchies,
+        found.levels,
+        found.small if found.suppressed else None,
+        leaves=found.lattice.leaves,
     )
     details: dict[str, Any] = {
         "levels": found.levels,

@@ -25,7 +25,15 @@ from polars_anon.publish import publish
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["POLARS", "PolarsEngine"]
+__all__ = ["FEW", "FEW_CLASSES", "POLARS", "PolarsEngine"]
+
+FEW = 24
+"""The published classes are few when there is at most one in this many rows and at most :data:`FEW_CLASSES` (the
+check then groups Strings as they are: see :func:`polars_anon.privacy.counts.grouped`, where both forms cost the
+same near one in 24)."""
+FEW_CLASSES = 65_536
+"""At most this many classes are few (beyond, grouping the Strings as they are holds more memory: 418,556 topdown
+classes of the 15M register peaked 136 MiB higher)."""
 
 
 class PolarsEngine:
@@ -67,9 +75,17 @@ class PolarsEngine:
         raise NotImplementedError("the Polars engine has no planner: its methods run on the driver")
 
     def classes(
-        self, table: pl.LazyFrame, qids: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series]
+        self,
+        table: pl.LazyFrame,
+        qids: Sequence[str],
+        attributes: Sequence[str],
+        labels: Mapping[str, pl.Series],
+        *,
+        few: bool = False,
     ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
-        return class_frames(table, qids, attributes, labels)
+        """The engine's :meth:`~polars_anon.engines.Engine.classes`; `few`: the classes are known to be few next to
+        the rows (see :data:`FEW`: the Strings are then grouped as they are, not as Categorical)."""
+        return class_frames(table, qids, attributes, labels, few=few)
 
     def write(self, table: pl.LazyFrame, path: Path) -> None:
         table.sink_parquet(path)

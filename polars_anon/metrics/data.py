@@ -27,10 +27,10 @@ diameter, class facts) set them apart as the papers do.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import cast
+from typing import TypeVar, cast
 
 import numpy as np
 import polars as pl
@@ -65,6 +65,7 @@ SIZE = "__anon_size"
 SUPPRESSED = "__anon_suppressed"
 SENSITIVE = "__anon_s"
 _HIT = "__anon_hit"
+T = TypeVar("T")
 _NUMBER = r"^-?[0-9]+(\.[0-9]+)?$"
 """A leaf label is a number when it matches this (the SQL twin uses the same pattern)."""
 
@@ -97,6 +98,17 @@ class MetricData:
     k: int | None = None
     levels: dict[str, int] | None = None
     _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def remember(self, key: str, make: Callable[[], T]) -> T:
+        """``make()``, computed once for this data under `key` (what several metrics read).
+
+        >>> from polars_anon.metrics._frames import example
+        >>> example().remember("answer", lambda: 42), example().remember("answer", lambda: 0)
+        (42, 42)
+        """
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]  # type: ignore[return-value]
 
     @cached_property
     def n_rows(self) -> int:
@@ -199,7 +211,9 @@ def fully_suppressed(data: MetricData) -> MetricData:
     integers = all(data.pairs.schema[c].is_integer() for c in keys)
     radix = [int(cast(int, data.pairs[c].max() or 0)) + 1 for c in keys] if integers else []
     packed = pack_codes([pl.col(c).cast(pl.Int64) for c in keys], radix) if integers else None
-    if packed is None:
+    if packed is not None and data.pairs.select(packed.n_unique()).item() == data.pairs.height:
+        grouped = data.pairs.lazy()  # every original tuple once (a tuple map): nothing to merge, the order kept
+    elif packed is None:
         grouped = data.pairs.lazy().group_by(keys).agg(pl.col(SIZE).sum()).sort(keys)
     else:  # one Int64 key: a much cheaper group-by than one column per qid
         grouped = (
@@ -215,7 +229,11 @@ def fully_suppressed(data: MetricData) -> MetricData:
         .collect()
     )  # materializes: at most as many rows as the pairs
     tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
-    return MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
+    star = MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
+    for i in range(m):  # the same hierarchies: their facts are not computed twice
+        data.nodes(i)
+        star.remember(f"nodes{i}", lambda i=i: data.nodes(i))
+    return star
 
 
 def node_stats(h: Hierarchy) -> pl.DataFrame:
@@ -448,6 +466,7 @@ def from_mapping(
     suppressed: str | None = None,
     k: int | None = None,
     levels: Mapping[str, int] | None = None,
+    ids: Mapping[str, tuple[np.ndarray | None, np.ndarray | None]] | None = None,
 ) -> MetricData:
     """:class:`MetricData` from a tuple map: original tuple -> published tuple, with row counts.
 
@@ -456,15 +475,23 @@ def from_mapping(
     row count column `size` and optionally a Boolean `suppressed` column. This is
     the cheap path of the anonymization report: class aggregates, not rows.
     Rows need not be distinct (every metric sums sizes); keep them in a fixed
-    order (class aggregates are sorted) for byte-identical sums.
+    order (class aggregates are sorted) for byte-identical sums. `ids` (qid -> the
+    original leaf ids and published node ids per mapping row, either None) are the
+    node ids a map's builder already knew (:meth:`~polars_anon.tuplemap.TupleMap.known_ids`):
+    they are not looked up again from the labels.
     """
     qids = list(qids)
     hs = {q: hierarchies[q] for q in qids}
     sup = pl.col(suppressed) if suppressed else pl.lit(False)
+    known = {q: (ids or {}).get(q, (None, None)) for q in qids}
+
+    def code(q: str, column: str, given: np.ndarray | None) -> pl.Expr:
+        return _code(column, hs[q]) if given is None else pl.lit(pl.Series(given, dtype=pl.Int64))
+
     pairs = mapping.select(
-        *[_code(q, hs[q]).alias(orig_col(i)) for i, q in enumerate(qids)],
+        *[code(q, q, known[q][0]).alias(orig_col(i)) for i, q in enumerate(qids)],
         *[
-            pl.when(sup).then(0).otherwise(_code(f"__anon_out_{q}", hs[q])).alias(pub_col(i))
+            pl.when(sup).then(0).otherwise(code(q, f"__anon_out_{q}", known[q][1])).alias(pub_col(i))
             for i, q in enumerate(qids)
         ],
         sup.alias(SUPPRESSED),

@@ -87,10 +87,12 @@ def _distinct(codes: np.ndarray) -> int:
 
 
 def _cramer(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
+    dof = min(_distinct(codes[a]), _distinct(codes[b])) - 1
+    if dof <= 0:
+        return 0.0  # a column with one value: no table to count
     n, na, nb = _contingency(codes, size, a, b)
     phi2 = float((n**2 / (na * nb)).sum()) - 1.0
-    dof = min(_distinct(codes[a]), _distinct(codes[b])) - 1
-    return float(np.sqrt(max(phi2, 0.0) / dof)) if dof > 0 else 0.0
+    return float(np.sqrt(max(phi2, 0.0) / dof))
 
 
 def _mutual_information(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
@@ -126,10 +128,12 @@ def _pairwise(
     codes = {c: _small_codes(data.pairs[c]) for c in used}
     size = data.pairs[SIZE].to_numpy().astype(np.float64)
     x, y, delta = [], [], []
+    same = {c: np.array_equal(codes[o], codes[c]) for _, o, c in columns}  # published as is (level 0)
     for (name_a, oa, pa), (name_b, ob, pb) in combinations(columns, 2):
         x.append(name_a)
         y.append(name_b)
-        delta.append(stat(codes, size, oa, ob) - stat(codes, size, pa, pb))
+        before = stat(codes, size, oa, ob)
+        delta.append(before - (before if same[pa] and same[pb] else stat(codes, size, pa, pb)))
     return pl.LazyFrame({"x": x, "y": y, "delta": delta}, schema={"x": pl.String, "y": pl.String, "delta": pl.Float64})
 
 

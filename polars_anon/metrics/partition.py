@@ -38,9 +38,16 @@ DIAMETER_MAX_TUPLES = 20_000
 
 
 def _classes(data: MetricData, columns: Sequence[str], by: Sequence[str] = ()) -> pl.LazyFrame:
-    """Sizes (``size``) of the classes of the kept rows over the given published columns."""
-    kept = data.pairs.lazy().filter(~pl.col(SUPPRESSED))
-    return kept.group_by(*columns, *by).agg(pl.col(SIZE).sum().alias("size"))
+    """Sizes (``size``) of the classes of the kept rows over the given published columns (in no set order).
+
+    Grouped once per `data` and columns: the class metrics share them.
+    """
+
+    def group() -> pl.DataFrame:
+        kept = data.pairs.lazy().filter(~pl.col(SUPPRESSED))
+        return kept.group_by(*columns, *by).agg(pl.col(SIZE).sum().alias("size")).collect()  # one row per class
+
+    return data.remember(f"classes {list(columns)} {list(by)}", group).lazy()
 
 
 def _per_class(
@@ -182,7 +189,7 @@ def diameter(data: MetricData) -> pl.LazyFrame:
     """
     m = len(data.qids)
     cols = [pub_col(i) for i in range(m)]
-    tuples = data.pairs.lazy().filter(~pl.col(SUPPRESSED)).select(cols).unique()
+    tuples = _classes(data, cols).select(cols)  # the distinct published tuples
     per = [
         tuples.select(
             pl.lit(q, dtype=pl.String).alias("attribute"),

@@ -46,13 +46,17 @@ WIDE = 64
 group-by (one pass, a dense class x value table); others by a (tuple, value) group-by."""
 
 
-def grouped(lf: pl.LazyFrame, keys: Sequence[str], *aggs: pl.Expr) -> pl.LazyFrame:
+def grouped(lf: pl.LazyFrame, keys: Sequence[str], *aggs: pl.Expr, categorical: bool = True) -> pl.LazyFrame:
     """``lf.group_by(keys).agg(aggs)`` with String keys grouped as Categorical (exact, and about twice as fast
-    on many rows), then read back as String.
+    on many rows), then read back as String; `categorical` False groups the Strings themselves (twice as fast
+    when the groups are few: 3M register rows in 81 classes took 0.12 s CPU, not 0.24 s; equal near 126,000
+    classes, one in 24 rows; 0.87 s against 0.71 s for 684,000 classes).
 
     >>> grouped(pl.LazyFrame({"q": ["a", "b", "a"]}), ["q"], pl.len()).sort("q").collect().rows()
     [('a', 2), ('b', 1)]
     """
+    if not categorical:
+        return lf.group_by(list(keys)).agg(*aggs)
     schema = lf.collect_schema()
     strings = [k for k in keys if schema[k] == pl.String]
     out = lf.with_columns(pl.col(k).cast(pl.Categorical) for k in strings).group_by(list(keys)).agg(*aggs)

@@ -79,14 +79,21 @@ class CheckResult(dict):
 
 
 def class_frames(
-    lf: pl.LazyFrame, keys: Sequence[str], attributes: Sequence[str], labels: Mapping[str, pl.Series] | None = None
+    lf: pl.LazyFrame,
+    keys: Sequence[str],
+    attributes: Sequence[str],
+    labels: Mapping[str, pl.Series] | None = None,
+    *,
+    few: bool = False,
 ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
     """The classes of `lf` by `keys` (sorted, ``size``, a class index) and the (class, value) counts of each attribute.
 
     An attribute whose `labels` (its known values) are few is counted in the class pass
     itself, a column per value plus ``__anon_other_<attribute>`` (values not among them);
     its frame is then None. One pass over `lf` in that case (passes over shares of the classes
-    on many rows: :func:`~polars_anon._passes.collect_by_tuples`).
+    on many rows: :func:`~polars_anon._passes.collect_by_tuples`). `few`: the classes are known
+    to be few next to the rows (String keys are then grouped as they are, see
+    :func:`~polars_anon.privacy.counts.grouped`); the result is the same.
     """
     keys, labels = list(keys), dict(labels or {})
     wide = [a for a in attributes if a in labels and len(labels[a]) <= WIDE]
@@ -94,7 +101,7 @@ def class_frames(
 
     def by_class(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
         counts = [sensitive_counts(rows, keys, a) for a in attributes if a not in wide]
-        return [grouped(rows, keys, pl.len().cast(pl.Int64).alias("size"), *columns), *counts]
+        return [grouped(rows, keys, pl.len().cast(pl.Int64).alias("size"), *columns, categorical=not few), *counts]
 
     frames = collect_by_tuples(lf, keys, by_class)  # materializes: one row per class (and per class and value)
     classes = indexed(frames[0], keys)

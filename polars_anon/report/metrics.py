@@ -35,8 +35,9 @@ def map_data(
     """
     if tmap.by_row or any(q not in hierarchies for q in tmap.qids):
         return None
+    ids = {q: tmap.known_ids(q, hierarchies[q]) for q in tmap.qids}
     try:
-        return from_mapping(tmap.frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels)
+        return from_mapping(tmap.frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids)
     except ValueNotInHierarchyError:
         return None
 
@@ -86,7 +87,10 @@ def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[floa
     try:
         for q in tmap.qids:
             h = hierarchies[q]
-            cost = np.where(sup, 1.0, loss_per_node(h)[h.ids_of(frame[out_col(q)])])
+            published = tmap.known_ids(q, h)[1]
+            if published is None:
+                published = h.ids_of(frame[out_col(q)])
+            cost = np.where(sup, 1.0, loss_per_node(h)[published])
             per[q] = float(cost @ size / n) if n else 0.0
     except ValueNotInHierarchyError:
         return None, {}

@@ -81,3 +81,30 @@ def test_mdav_reports_no_hierarchy_metrics() -> None:
     }
     result = pa.anonymize(original, qids=["age", "g"], hierarchies=hierarchies, k=2, method="mdav", publish="aggregate")
     assert result.report["metrics"] == {}
+
+
+def test_report_metrics_with_known_ids_and_shared_classes_equal_compute_on_the_rows() -> None:
+    """The report's raw and normalized metrics (read from the node ids the map's builder knew, T* without a
+    group-by as each tuple is in the map once, the classes grouped once for every class metric) equal
+    ``compute`` and ``compute(normalized=True)`` on the published rows (there: T* grouped from the rows)."""
+    from polars_anon.metrics.data import from_mapping
+    from polars_anon.report.metrics import map_data
+    from polars_anon.tuplemap import SUPPRESSED
+
+    table = pl.concat([TABLE_I] * 3).drop("id")
+    result = pa.anonymize(table, qids=["gender", "race"], hierarchies=ANIMAL_HIERARCHIES, k=3)
+    published = result.collect()
+    tmap, levels = result.tmap, result.report["details"]["levels"]
+    assert tmap is not None and all(tmap.known_ids(q, ANIMAL_HIERARCHIES[q])[0] is not None for q in tmap.qids)
+    known = map_data(tmap, ANIMAL_HIERARCHIES, 3, levels)
+    looked_up = from_mapping(tmap.frame, tmap.qids, ANIMAL_HIERARCHIES, suppressed=SUPPRESSED, k=3, levels=levels)
+    assert known is not None and known.pairs.equals(looked_up.pairs)
+    for normalized, key in ((False, "metrics"), (True, "metrics_normalized")):
+        want = pa.metrics.compute(
+            table, published, ["gender", "race"], ANIMAL_HIERARCHIES, NAMES, k=3, normalized=normalized
+        ).row(0, named=True)
+        for name in NAMES:
+            got = result.report[key][name]
+            assert (got is None) == (want[name] is None), (key, name)
+            if got is not None:
+                assert math.isclose(got, want[name], rel_tol=1e-12, abs_tol=1e-12), (key, name, got, want[name])

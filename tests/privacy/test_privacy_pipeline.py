@@ -265,3 +265,30 @@ def test_reports_with_models_match_the_schema(tmp_path) -> None:
         )
         res.sink_parquet(tmp_path / f"{method}.parquet")
         validator.validate(json.loads((tmp_path / f"{method}.report.json").read_text()))
+
+
+def test_the_check_groups_strings_either_way(tmp_path, monkeypatch) -> None:
+    """The check groups the published Strings as Categorical, or as they are when the map's classes are few: the
+    same facts (hand-counted here) and the same refusal of a violating map, either way."""
+    import polars_anon.pipeline.result as result
+
+    original = METHODS["fulldomain"]
+    facts = []
+    for few in (1, 10**9):  # 1: the classes always count as few; 10**9: never
+        monkeypatch.setattr(result, "FEW", few)
+        res = pa.anonymize(T, hierarchies=H, k=2, privacy=[pa.LDiversity("disease", l=2)], insensitive="zip")
+        out = res.collect()
+        sizes = sorted(out.group_by("age", "sex").len()["len"].to_list())
+        assert (res.report["n_classes"], res.report["min_class_size"]) == (len(sizes), sizes[0])
+        facts.append((res.report["n_rows"], res.report["n_classes"], res.report["privacy"]))
+
+        def careless(task, options):
+            return Plan(TupleMap.from_levels(task.aggregates, task.hierarchies, {"age": 2, "sex": 0}))
+
+        monkeypatch.setitem(METHODS, "fulldomain", type(original)(**{**original.__dict__, "run": careless}))
+        bad = pa.anonymize(T, hierarchies=H, k=2, privacy=[pa.LDiversity("disease", l=3)], insensitive="zip")
+        with pytest.raises(PrivacyModelError, match=r"independent check failed: l-diversity on 'disease' \(l=3"):
+            bad.sink_parquet(tmp_path / f"out{few}.parquet")
+        monkeypatch.setitem(METHODS, "fulldomain", original)
+    assert facts[0] == facts[1]
+    assert list(tmp_path.iterdir()) == []
