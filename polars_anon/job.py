@@ -46,6 +46,8 @@ from polars_anon.pipeline.road import anonymize
 from polars_anon.pipeline.state import counted_attributes
 from polars_anon.quoting import duckdb_identifier, spark_identifier
 from polars_anon.request import DEFERRED, check_request
+from polars_anon.sdc.job import SdcSpec, apply_steps, parse_sdc
+from polars_anon.sdc.measures import check_measure_columns, measure, measure_sql
 
 if TYPE_CHECKING:
     from polars_anon.request import Request
@@ -90,6 +92,7 @@ _KEYS: dict[str, Any] = {
     "spark": dict[str, Any],
     "duckdb": dict[str, Any],
     "driver_tuples": int,
+    "sdc": dict[str, Any],
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -328,6 +331,9 @@ class Job:
     """Engines "duckdb" and "spark": the most class aggregates brought to the driver (default 5,000,000); beyond it
     the methods with a planner on the engine go on there (mondrian; greedy on Spark), the others are refused
     (:mod:`polars_anon.engines.planners`)."""
+    sdc: SdcSpec | None = None
+    """The ``[sdc]`` table: risk measures (weights, household, SUDA2) for the report's ``sdc`` key and perturbation
+    steps applied to the input (:mod:`polars_anon.sdc.job`)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -366,6 +372,7 @@ class Job:
                 spark=_spark(raw, engine),
                 duckdb=_duckdb(raw, engine),
                 driver_tuples=raw.get("driver_tuples"),
+                sdc=parse_sdc(raw["sdc"], list(raw["qids"])) if "sdc" in raw else None,
                 options={k: v for k, v in raw.items() if k not in _KEYS},
                 base=base,
             )
@@ -523,16 +530,37 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         privacy=[p.model for p in job.privacy],
         **asked,
     )
+    sdc_input: dict[str, Any] | None = None
+    if job.sdc is not None:
+        from polars_anon.pipeline.capabilities import consult_sdc
+
+        check_measure_columns(lf.collect_schema().names(), job.sdc.measures, "job file: [sdc]")
+        check_columns(lf, [c for st in job.sdc.steps for c in st.columns], "job file: [sdc] protect columns")
+        consult_sdc(job.sdc, request, job.engine)
     if job.engine == "polars":
+        if job.sdc is not None:
+            with stage("sdc risk of the input"):
+                sdc_input = measure(lf, job.sdc.measures)
+            lf = apply_steps(lf, job.sdc.steps, job.seed)
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
         result = anonymize(lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
     else:
         with engine_faults(job):
-            hierarchies, result = _on_engine(job, lf, asked, request)
+            hierarchies, result, sdc_input = _on_engine(job, lf, asked, request)
     _refuse_misaligned(job, result)
+    sdc_output: dict[str, Any] = {}
+    if job.sdc is not None:
+        sdc_output = _measure_written(result, job.sdc)
     result.report["input"] = input_name or str(job.input)
     with engine_faults(job):
         result.stage(out, job.output)
+    if job.sdc is not None:
+        result.report["sdc"] = {
+            **job.sdc.measures.describe(),
+            "steps": [st.describe() for st in job.sdc.steps],
+            "input": sdc_input,
+            "output": sdc_output.get("output"),
+        }
     if paths:
         result.report["encodings"] = {}
         for e, path in paths.items():
@@ -553,6 +581,25 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
             result.report["encodings"][e] = str(path)
     write_report(out, result.report, target, html=html)
     return result.report
+
+
+def _measure_written(result: Anonymized, spec: SdcSpec) -> dict[str, Any]:
+    """Make the result's check also measure the ``[sdc]`` figures of the table it checks (the file as written):
+    the returned dict holds them under ``"output"`` once the check ran."""
+    measured: dict[str, Any] = {}
+    verify = result.verifier
+
+    def verify_and_measure(table: Any) -> dict[str, Any]:
+        facts = verify(table)
+        with stage("sdc risk of the output"):
+            if result.engine.name == "polars":
+                measured["output"] = measure(table, spec.measures)
+            else:
+                measured["output"] = measure_sql(result.engine, table, spec.measures)
+        return facts
+
+    result.verifier = verify_and_measure
+    return measured
 
 
 def tuple_values(lf: pl.LazyFrame, request: Request) -> Callable[[list[str]], dict[str, pl.Series]]:
@@ -661,7 +708,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
 
 def _on_engine(
     job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
-) -> tuple[dict[str, Hierarchy], Anonymized]:
+) -> tuple[dict[str, Hierarchy], Anonymized, dict[str, Any] | None]:
     """The job on DuckDB or Spark: the engine reads the Parquet input, builds the hierarchies' values and runs the road
     (a method the engine cannot run is refused first, before anything is read)."""
     from polars_anon.engines import SQLEngine, get_engine
@@ -677,6 +724,10 @@ def _on_engine(
             job.engine, master=job.spark.get("master"), config=job.spark.get("config"), memory_limit=memory
         )
     table = read_on_engine(engine, job)
+    sdc_input = None
+    if job.sdc is not None:
+        with stage("sdc risk of the input"):
+            sdc_input = measure_sql(engine, table, job.sdc.measures)
     counts = engine.counts(
         table, list(job.qids), limit=limit
     )  # the road's own group-by (kept): the hierarchies' values come from it
@@ -691,7 +742,7 @@ def _on_engine(
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
     result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
-    return hierarchies, result
+    return hierarchies, result, sdc_input
 
 
 def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:

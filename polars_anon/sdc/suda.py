@@ -29,7 +29,7 @@ import polars as pl
 from polars_anon._validate import as_lazy, check_columns, names_list
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["Suda2Result", "suda2"]
+__all__ = ["Suda2Result", "suda2", "suda2_patterns"]
 
 _N = "__anon_n"
 
@@ -84,16 +84,40 @@ def suda2(
     if not keys:
         raise InvalidParameterError("keys must name at least one key variable, got []")
     check_columns(lf, keys, "keys")
+    _check(keys, dis_fraction, max_keys)
+    pats = (
+        lf.group_by(keys).agg(pl.len().alias(_N)).sort(keys, nulls_last=True).collect()
+    )  # materializes: one row per distinct key pattern
+    res, per_pattern = suda2_patterns(pats, keys, _N, dis_fraction, max_keys)
+    frame = lf.join(per_pattern.drop(_N).lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return Suda2Result(frame, res.contributions, res.msu_counts)
+
+
+def _check(keys: list[str], dis_fraction: float, max_keys: int) -> None:
     if len(keys) > max_keys:
         raise InvalidParameterError(
             f"suda2 takes at most max_keys={max_keys} keys (it runs 2^M - 1 group-bys), got {len(keys)}: {keys}"
         )
     if not 0 < dis_fraction <= 1:
         raise InvalidParameterError(f"dis_fraction must lie in (0, 1], got {dis_fraction!r}")
+
+
+def suda2_patterns(
+    patterns: pl.DataFrame, keys: Sequence[str], count: str, dis_fraction: float = 0.01, max_keys: int = 16
+) -> tuple[Suda2Result, pl.DataFrame]:
+    """SUDA2 on distinct key patterns: `patterns` holds the keys and `count` (records per pattern), one row per
+    distinct pattern (from any engine's group-by). Returns the result (its ``frame`` one row per pattern) and the
+    patterns, in their order, with ``suda_score``, ``dis_suda_score`` and ``{key}_contribution``.
+
+    >>> pats = pl.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0], "n": [1, 1, 1]})
+    >>> res, scores = suda2_patterns(pats, ["a", "b", "c"], "n")
+    >>> scores["suda_score"].to_list(), res.contributions
+    ([2.0, 4.0, 2.0], {'a': 50.0, 'b': 37.5, 'c': 37.5})
+    """
+    keys = list(keys)
+    _check(keys, dis_fraction, max_keys)
     m = len(keys)
-    pats = (
-        lf.group_by(keys).agg(pl.len().alias(_N)).sort(keys, nulls_last=True).collect()
-    )  # materializes: one row per distinct key pattern
+    pats = patterns.select(*keys, pl.col(count).alias(_N))
     n_unique = int((pats[_N] == 1).sum())
     n_pair_records = 2 * int((pats[_N] == 2).sum())
     uniq_rows = np.flatnonzero(pats[_N].to_numpy() == 1)
@@ -140,10 +164,10 @@ def suda2(
     full_dis = np.zeros(pats.height)
     full_share = np.zeros((pats.height, m))
     full_score[uniq_rows], full_dis[uniq_rows], full_share[uniq_rows] = score, dis, share
-    per_pattern = pats.drop(_N).with_columns(
+    per_pattern = pats.with_columns(
         pl.Series("suda_score", full_score),
         pl.Series("dis_suda_score", full_dis),
         *[pl.Series(f"{v}_contribution", full_share[:, j]) for j, v in enumerate(keys)],
     )
-    frame = lf.join(per_pattern.lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
-    return Suda2Result(frame, contributions, {k: c for k, c in msu_counts.items()})
+    per_pattern = per_pattern.rename({_N: count})
+    return Suda2Result(per_pattern.lazy(), contributions, dict(msu_counts)), per_pattern
