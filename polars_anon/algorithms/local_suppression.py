@@ -86,18 +86,16 @@ def verify_wildcard(
     """
     qids = list(qids)
     fail = "independent check failed: "
+    n_pub = published.select(pl.len()).collect().item()  # materializes: one row
+    n_in = original.select(pl.len()).collect().item()  # materializes: one row
+    if n_pub != n_in:
+        raise NotKAnonymousError(f"{fail}the published table has {n_pub} rows, the input {n_in}; nothing was written")
     both = pl.concat(
         [published.select(qids), original.select([pl.col(q).cast(pl.String).alias(f"__anon_in_{q}") for q in qids])],
         how="horizontal",
     )
     wrong = [pl.col(q).is_not_null() & (pl.col(q).cast(pl.String) != pl.col(f"__anon_in_{q}")) for q in qids]
-    row = both.select(pl.len().alias("n"), *[w.sum().alias(q) for w, q in zip(wrong, qids, strict=True)])
-    counts = row.collect().row(0, named=True)  # materializes: one row
-    n_in = original.select(pl.len()).collect().item()  # materializes: one row
-    if counts["n"] != n_in:
-        raise NotKAnonymousError(
-            f"{fail}the published table has {counts['n']} rows, the input {n_in}; nothing was written"
-        )
+    counts = both.select([w.sum().alias(q) for w, q in zip(wrong, qids, strict=True)]).collect().row(0, named=True)
     changed = {q: counts[q] for q in qids if counts[q]}
     if changed:
         raise NotKAnonymousError(
@@ -110,7 +108,7 @@ def verify_wildcard(
             f"{fail}{int(low[_N].sum())} published records match fewer than k={k} records with missing values as "
             f"wildcards (first: {low.select(qids).row(0)}); nothing was written"
         )
-    return {"n_rows": int(counts["n"]), "n_classes": pats.height, "min_class_size": int(pats["fk"].min())}  # type: ignore[arg-type]
+    return {"n_rows": int(n_pub), "n_classes": pats.height, "min_class_size": int(pats["fk"].min())}  # type: ignore[arg-type]
 
 
 @register_method("local_suppression", LocalSuppressionOptions, needs_hierarchies=False, guarantee=GUARANTEE,
