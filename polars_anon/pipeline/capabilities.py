@@ -142,6 +142,17 @@ REFUSALS: tuple[Refusal, ...] = (
         "local_suppression",
         "*",
         "any",
+        lambda r: r.null == "suppress",
+        lambda r: (
+            "method 'local_suppression' takes null='error' only: it publishes missing cells itself, as wildcards, "
+            "while null='suppress' would publish the input's nulls as hierarchy roots; fill the nulls, or use "
+            "polars_anon.sdc.local_suppression, which reads them as wildcards"
+        ),
+    ),
+    Refusal(
+        "local_suppression",
+        "*",
+        "any",
         lambda r: bool(r.privacy),
         lambda r: (
             f"method 'local_suppression' takes no privacy models (got {[m.name for m in r.privacy]}): a published "

@@ -109,7 +109,7 @@ def risk_sql(fk: str, big_fk: str) -> str:
     with ``method="approx"``) as a SQL expression of the columns `fk` and `big_fk` (DuckDB and Spark SQL alike).
 
     >>> import duckdb
-    >>> duckdb.sql(f"SELECT round({risk_sql('f', 'F')}, 8) FROM (VALUES (3, 108.0), (1, 45.5)) t(f, F)").fetchall()
+    >>> duckdb.sql(f"SELECT round({risk_sql('fk', 'wk')}, 8) FROM (VALUES (3, 108.0), (1, 45.5)) t(fk, wk)").fetchall()
     [(0.01369863,), (0.08579129,)]
     """
     p = f"(CAST({fk} AS DOUBLE) / {big_fk})"
