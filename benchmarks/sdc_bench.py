@@ -152,7 +152,9 @@ def _child(step: str, data: Path, out: Path) -> None:
 
 def _run_ours(step: str, folder: Path) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--child", step, "--data", str(folder / "reg.parquet"), "--out", str(folder)]
-    subprocess.run(cmd, check=True)
+    root = str(Path(__file__).resolve().parents[1])  # this checkout's package, not an installed one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    subprocess.run(cmd, check=True, env=env)
     return json.loads((folder / f"py_{step}.json").read_text())
 
 
