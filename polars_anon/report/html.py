@@ -200,6 +200,13 @@ def _sdc(r: Mapping[str, Any]) -> str:
         rows.append([f"records violating {esc(k)}-anonymity (fk &lt; {esc(k)})",
                      value_html((before.get("violating") or {}).get(k)),
                      value_html((after.get("violating") or {}).get(k))])  # fmt: skip
+    mb, ma = before.get("model_risk") or {}, after.get("model_risk") or {}
+    if mb or ma:
+        method = esc(ma.get("method") or mb.get("method"))
+        rows.append([f"sample uniques that are population uniques (log-linear, {method})",
+                     value_html(mb.get("risk1")), value_html(ma.get("risk1"))])  # fmt: skip
+        rows.append([f"correct matches of sample uniques (log-linear, {method})",
+                     value_html(mb.get("risk2")), value_html(ma.get("risk2"))])  # fmt: skip
     sb, sa = before.get("suda2") or {}, after.get("suda2") or {}
     rows += [[esc(label), value_html(sb.get(key)), value_html(sa.get(key))]
              for label, key in _SUDA_ROWS if key in sb or key in sa]  # fmt: skip

@@ -9,6 +9,8 @@ method = "approx"                 # individual risk: approx | exact
 missing = "category"              # category | wildcard (a missing key matches any category)
 alpha = 1.0
 suda2 = true                      # also SUDA2 (default false)
+model = "default"                 # also log-linear model risk: default | CE | PML | weightedLLM | IPF (needs weight)
+interactions = [["sex", "age"]]   # its two-way interactions (optional)
 
 [[sdc.protect]]                   # perturbation steps, in order, on the input before anonymization
 step = "pram"                     # pram | noise | rank_swap
@@ -55,6 +57,8 @@ _KEYS: dict[str, Any] = {
     "alpha": float,
     "suda2": bool,
     "dis_fraction": float,
+    "model": str,
+    "interactions": list[list[str]],
     "protect": list[dict[str, Any]],
 }
 STEPS: dict[str, dict[str, Any]] = {
@@ -120,6 +124,12 @@ def _step(raw: Mapping[str, Any], where: str) -> Step:
     return Step(name, {k: v for k, v in raw.items() if k != "step"})
 
 
+def _pair(pair: list[str], where: str) -> tuple[str, str]:
+    if len(pair) != 2:
+        raise InvalidParameterError(f"{where}: each interaction names two keys, got {pair!r}")
+    return (pair[0], pair[1])
+
+
 def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job file: [sdc]") -> SdcSpec:
     """Check and parse an ``[sdc]`` table (every key named when refused); `qids` are the default keys."""
     unknown = [k for k in raw if k not in _KEYS]
@@ -139,6 +149,8 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
             alpha=raw.get("alpha", 1.0),
             suda2=raw.get("suda2", False),
             dis_fraction=raw.get("dis_fraction", 0.01),
+            model=raw.get("model"),
+            interactions=tuple(_pair(p, where) for p in raw.get("interactions", [])),
         )
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{where}: {str(exc).removeprefix('sdc: ')}") from None

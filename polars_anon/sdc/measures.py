@@ -38,6 +38,7 @@ import polars as pl
 from polars_anon._validate import as_lazy, check_choice, check_columns
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import Missing, pattern_frequencies
+from polars_anon.sdc.modrisk import ModelMethod, cell_counts, fit_cells
 from polars_anon.sdc.risk import RiskMethod, benedetti_franconi
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
@@ -67,6 +68,9 @@ class Measures:
         Also run SUDA2 on the keys.
     dis_fraction
         SUDA2's sampling fraction for the DIS score.
+    model, interactions
+        Also the log-linear model risk (:func:`polars_anon.sdc.modrisk.model_risk`): the fit (``"default"``,
+        ``"CE"``, ``"PML"``, ``"weightedLLM"``, ``"IPF"``) and its two-way interactions.
     """
 
     keys: tuple[str, ...]
@@ -77,6 +81,8 @@ class Measures:
     alpha: float = 1.0
     suda2: bool = False
     dis_fraction: float = 0.01
+    model: ModelMethod | None = None
+    interactions: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -92,6 +98,12 @@ class Measures:
             raise InvalidParameterError(f"sdc: alpha must be a number in [0, 1], got {self.alpha!r}")
         if not 0 < self.dis_fraction <= 1:
             raise InvalidParameterError(f"sdc: dis_fraction must lie in (0, 1], got {self.dis_fraction!r}")
+        if self.model is not None:
+            check_choice("sdc: model", self.model, get_args(ModelMethod))
+            if self.weight is None:
+                raise InvalidParameterError("sdc: model (log-linear model risk) needs a weight column")
+        elif self.interactions:
+            raise InvalidParameterError("sdc: interactions are terms of the log-linear model; give model too")
 
     @property
     def columns(self) -> list[str]:
@@ -101,7 +113,8 @@ class Measures:
     def describe(self) -> dict[str, Any]:
         """The settings as the report shows them."""
         return {"keys": list(self.keys), "weight": self.weight, "household": self.household, "method": self.method,
-                "missing": self.missing, "alpha": float(self.alpha), "suda2": self.suda2}  # fmt: skip
+                "missing": self.missing, "alpha": float(self.alpha), "suda2": self.suda2, "model": self.model,
+                "interactions": [list(i) for i in self.interactions]}  # fmt: skip
 
 
 def risk_sql(fk: str, big_fk: str) -> str:
@@ -198,7 +211,18 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
         counts = lf.group_by(keys).agg(pl.len().alias("n")).collect()  # materializes: one row per pattern
         res, scores = suda2_patterns(counts, keys, "n", dis_fraction=spec.dis_fraction)
         out["suda2"] = _suda_summary(res, scores)
+    if spec.model is not None:
+        out["model_risk"] = _model_figures(cell_counts(lf, keys, str(spec.weight)), spec)
     return out
+
+
+def _model_figures(counts: pl.DataFrame, spec: Measures) -> dict[str, Any]:
+    """The log-linear model risk of the cell counts (records with a missing key left out, as sdcMicro)."""
+    from polars_anon.sdc.modrisk import risks_of_fit
+
+    fitted = fit_cells(counts.drop_nulls(list(spec.keys)), spec.keys, spec.model or "default", spec.interactions)
+    risk1, risk2, n_cells = risks_of_fit(fitted)
+    return {"method": spec.model, "risk1": risk1, "risk2": risk2, "n_cells": n_cells}
 
 
 def _risks(pats: pl.DataFrame, spec: Measures) -> np.ndarray:
@@ -277,6 +301,15 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
         counts = engine.to_polars(engine.sql(f"SELECT {keys}, COUNT(*) AS n FROM {view} GROUP BY {keys}"))
         res, scores = suda2_patterns(counts, list(spec.keys), "n", dis_fraction=spec.dis_fraction)
         out["suda2"] = _suda_summary(res, scores)
+    if spec.model is not None:
+        w = f"CAST({q(str(spec.weight))} AS DOUBLE)"
+        cells = engine.to_polars(
+            engine.sql(
+                f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, SUM({w}) AS weights, SUM(1.0 / {w}) AS incl_prob "
+                f"FROM {view} GROUP BY {keys}"
+            )
+        )  # materializes: one row per key pattern
+        out["model_risk"] = _model_figures(cells, spec)
     return out
 
 

@@ -111,8 +111,8 @@ def test_measures_on_duckdb_agree_with_polars() -> None:
     table = engine.table(PEOPLE.with_columns(pl.when(pl.col("hh") == 3).then(None).otherwise("age").alias("age")))
     lf = engine.to_polars(table)
     for spec in (
-        Measures(keys=tuple(KEYS), weight="w", household="hh", suda2=True),
-        Measures(keys=tuple(KEYS), weight="w", method="exact"),
+        Measures(keys=tuple(KEYS), weight="w", household="hh", suda2=True, model="default"),
+        Measures(keys=tuple(KEYS), weight="w", method="exact", model="CE", interactions=(("sex", "age"),)),
         Measures(keys=("sex", "age")),
     ):
         a, b = measure(lf, spec), measure_sql(engine, table, spec)
@@ -120,6 +120,8 @@ def test_measures_on_duckdb_agree_with_polars() -> None:
         for key, value in a.items():
             if isinstance(value, float):
                 assert b[key] == pytest.approx(value, abs=1e-9), key
+            elif key == "model_risk":
+                assert b[key] == pytest.approx(value, abs=1e-9)
             else:
                 assert b[key] == value, key
 
@@ -200,12 +202,17 @@ def test_sdc_job_refusals(tmp_path: Path, extra: str, words: str, capsys: pytest
 
 def test_cli_risk_with_weights_and_suda2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     PEOPLE.write_parquet(tmp_path / "p.parquet")
-    argv = ["risk", str(tmp_path / "p.parquet"), "--qids", "sex,region", "--weights", "w", "--suda2"]
+    argv = ["risk", str(tmp_path / "p.parquet"), "--qids", "sex,region", "--weights", "w", "--suda2", "--model-risk",
+            "IPF"]  # fmt: skip
     assert cli.main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     want = measure(PEOPLE, Measures(keys=("sex", "region"), weight="w", suda2=True))
     assert doc["sdc"]["figures"]["global_risk"] == pytest.approx(want["global_risk"], abs=1e-12)
     assert doc["sdc"]["figures"]["suda2"]["records_with_msu"] == 2  # the two sample uniques, each unique on both keys
+    # IPF (independence): lambda = n (f_sex / n)(f_region / n); the two uniques (f,S) w 2 and (m,N) w 8, 4 cells
+    fit = {("f", "S"): 8 * (4 / 8) * (4 / 8), ("m", "N"): 8 * (4 / 8) * (4 / 8)}
+    r1 = (math.exp(-(1 - 1 / 2) * fit[("f", "S")]) + math.exp(-(1 - 1 / 8) * fit[("m", "N")])) / 4
+    assert doc["sdc"]["figures"]["model_risk"]["risk1"] == pytest.approx(r1, abs=1e-9)
     assert cli.main(["risk", str(tmp_path / "p.parquet"), "--qids", "sex", "--household", "nope"]) == 2
 
 
