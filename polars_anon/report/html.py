@@ -218,7 +218,7 @@ def _sdc(r: Mapping[str, Any]) -> str:
     parts = [text, table(["", "input (before)", "published (after)"], rows, numeric=True)]
     if sa.get("contributions") or sb.get("contributions"):
         parts.append("<h3>SUDA2 key contributions (percent of the total score)</h3>"
-                     + kv_table(sa.get("contributions") or sb.get("contributions")))  # fmt: skip
+                     + kv_table(sa.get("contributions") or sb.get("contributions") or {}))  # fmt: skip
     if sdc.get("steps"):
         parts.append("<h3>Protection steps (applied to the input, in order)</h3>" + value_html(sdc["steps"]))
     return section("sdc", "Statistical disclosure control", "".join(parts))

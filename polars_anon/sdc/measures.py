@@ -142,7 +142,7 @@ def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
     return {
         "records_with_msu": int(with_msu["n"].sum()),
         "max_dis_suda_score": float(scores["dis_suda_score"].max() or 0.0),  # type: ignore[arg-type]
-        "mean_dis_suda_score": float((scores["dis_suda_score"] * scores["n"]).sum() / n) if n else 0.0,
+        "mean_dis_suda_score": float((scores["dis_suda_score"] * scores["n"]).sum()) / n if n else 0.0,
         "max_suda_score": float(scores["suda_score"].max() or 0.0),  # type: ignore[arg-type]
         "contributions": res.contributions,
         "msu_counts": {str(k): v for k, v in res.msu_counts.items()},
