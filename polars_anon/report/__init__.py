@@ -63,7 +63,9 @@ def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
     out = []
     for name, kind in request.columns.items():
         treatment = _TREATMENT[kind]
-        if kind == "quasi-identifier":
+        if kind == "quasi-identifier" and request.method.name == "local_suppression":
+            treatment = "cells suppressed (set missing) where needed"
+        elif kind == "quasi-identifier":
             treatment = (
                 "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
             )
