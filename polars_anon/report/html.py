@@ -217,7 +217,8 @@ def _sdc(r: Mapping[str, Any]) -> str:
             f"{'a wildcard' if sdc.get('missing') == 'wildcard' else 'a category of its own'}.</p>")  # fmt: skip
     parts = [text, table(["", "input (before)", "published (after)"], rows, numeric=True)]
     if sa.get("contributions") or sb.get("contributions"):
-        parts.append("<h3>SUDA2 key contributions (percent of the total score)</h3>"
+        which = "published table" if sa.get("contributions") else "input"
+        parts.append(f"<h3>SUDA2 key contributions, {which} (percent of the total score)</h3>"
                      + kv_table(sa.get("contributions") or sb.get("contributions") or {}))  # fmt: skip
     if sdc.get("steps"):
         parts.append("<h3>Protection steps (applied to the input, in order)</h3>" + value_html(sdc["steps"]))
