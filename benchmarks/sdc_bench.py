@@ -23,7 +23,8 @@ sdcMicro is installed (`--r-lib` or `SDCMICRO_LIB`); nothing here builds it. A s
     python benchmarks/sdc_bench.py --rows 100000 --rows 1000000 --rscript Rscript --r-lib /path/to/rlib
     python benchmarks/sdc_bench.py --quick          # 20,000 rows, ours only, in this process (the smoke test)
 
-Writes `benchmarks/results/sdc.md` and `sdc.json` (or under `--out`). Say the load (`/proc/loadavg`, printed).
+Writes `benchmarks/results/sdc.md` and `sdc.json` (or under `--out`, named `--name`). Say the load (`/proc/loadavg`,
+printed).
 """
 
 from __future__ import annotations
@@ -292,7 +293,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", type=int, action="append", help="register size (repeatable)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_ROWS:,} rows, ours only, in this process")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for sdc.md and sdc.json")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the results")
+    parser.add_argument("--name", default="sdc", help="results file stem (default sdc: sdc.md and sdc.json)")
     parser.add_argument("--rscript", default=os.environ.get("SDCMICRO_RSCRIPT"), help="Rscript to run sdcMicro with")
     parser.add_argument("--r-lib", default=os.environ.get("SDCMICRO_LIB", ""), help="R library holding sdcMicro")
     parser.add_argument("--timeout", type=float, default=1800.0, help="stop a step of sdcMicro after these seconds")
@@ -310,8 +312,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         stopped: dict[str, int] = {}
         figs = [run(rows, args.rscript, args.r_lib, args.timeout, stopped) for rows in sorted(args.rows)]
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "sdc.md").write_text(table(figs, load))
-    (args.out / "sdc.json").write_text(json.dumps({"load": load, "figures": figs}, indent=1) + "\n")
+    (args.out / f"{args.name}.md").write_text(table(figs, load))
+    (args.out / f"{args.name}.json").write_text(json.dumps({"load": load, "figures": figs}, indent=1) + "\n")
     return figs
 
 
