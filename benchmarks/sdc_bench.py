@@ -180,7 +180,8 @@ def _compare(step: str, folder: Path) -> dict[str, float]:
     files = {"freq_risk": ("py_freq_risk.parquet", "r_freq_risk.csv"), "suda2": ("py_suda2.parquet", "r_suda2.csv")}
     if step not in files or not all((folder / f).exists() for f in files[step]):
         return {}
-    py, r = pl.read_parquet(folder / files[step][0]), pl.read_csv(folder / files[step][1])
+    py = pl.read_parquet(folder / files[step][0])
+    r = pl.read_csv(folder / files[step][1], infer_schema_length=None).cast(pl.Float64)
 
     def biggest(a: pl.Series, b: pl.Series, relative: bool = False) -> float:
         d = (a - b).abs()
