@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     lines = ["# SDC toolkit on the voter register (benchmarks/sdc_register_bench.py)", "",
              f"{args.rows:,} rows, keys {', '.join(KEYS)}, hashed weights in [50, 150). Load (`/proc/loadavg`) at "
              f"the start: {load}. Each step in its own process; peak memory is its VmHWM.", "",
-             "| step | seconds | CPU seconds (process) | peak MiB | result |", "| --- | --- | --- | --- | --- |"]  # fmt: skip
+             "| step | seconds | CPU seconds (process) | peak MiB | result |",
+             "| --- | --- | --- | --- | --- |"]  # fmt: skip
     for name in STEPS:
         f = figs[name]
         extra = {k: v for k, v in f.items() if k not in ("seconds", "peak_mib", "cpu_seconds")}
