@@ -62,6 +62,7 @@ peak <- function() {
 }
 res <- list()
 t0 <- Sys.time()
+pt <- proc.time()
 if (step == "freq_risk") {
   f <- freqCalc(dat, keyVars = keys, w = "w")
   r <- indivRisk(f)
@@ -86,6 +87,7 @@ if (step == "freq_risk") {
   secs <- as.numeric(Sys.time() - t0, units = "secs")
 }
 res$seconds <- secs
+res$cpu_seconds <- sum((proc.time() - pt)[c(1, 2)])
 res$peak_mib <- peak()
 cat(paste0(names(res), "=", unlist(res), collapse = "\n"), "\n", file = file.path(out, paste0("r_", step, ".txt")))
 """
@@ -261,10 +263,10 @@ def table(figs: list[dict[str, Any]], load: str) -> str:
     """The Markdown results page."""
     lines = ["# SDC toolkit against sdcMicro (benchmarks/sdc_bench.py)", "",
              f"Load (`/proc/loadavg`) at the start: {load}. Five keys, sampling weights, 2% of one key missing "
-             "(wildcards). Seconds of each step, peak memory (VmHWM, MiB) of its process, reading the data "
-             "included.", ""]  # fmt: skip
-    head = ["rows", "step", "ours s", "sdcMicro s", "speed-up", "ours MiB", "sdcMicro MiB", "cells (ours / sdcMicro)",
-            "numbers compared (largest difference)"]  # fmt: skip
+             "(wildcards). Wall seconds of each step; CPU seconds (user + system) of its process, reading the data "
+             "included; peak memory (VmHWM, MiB) of its process, reading the data included.", ""]  # fmt: skip
+    head = ["rows", "step", "ours s", "sdcMicro s", "speed-up", "ours CPU s", "sdcMicro CPU s", "ours MiB",
+            "sdcMicro MiB", "cells (ours / sdcMicro)", "numbers compared (largest difference)"]  # fmt: skip
     lines += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for f in figs:
         for step in STEPS:
@@ -273,7 +275,8 @@ def table(figs: list[dict[str, Any]], load: str) -> str:
             cells = "-"
             if step.startswith("supp"):
                 cells = f"{_cell(f.get(f'{step}_cells'))} / {_cell(f.get(f'r_{step}_cells'))}"
-            row = [_cell(f["rows"]), step, _cell(mine), _cell(theirs), speed, _cell(f.get(f"{step}_peak_mib")),
+            row = [_cell(f["rows"]), step, _cell(mine), _cell(theirs), speed, _cell(f.get(f"{step}_cpu_seconds")),
+                   _cell(f.get(f"r_{step}_cpu_seconds")), _cell(f.get(f"{step}_peak_mib")),
                    _cell(f.get(f"r_{step}_peak_mib")), cells, _diffs(f, step)]  # fmt: skip
             lines.append("| " + " | ".join(row) + " |")
     checks = ", ".join(
