@@ -218,7 +218,8 @@ def run(
             for key, value in mine.items():
                 fig[f"{step}_{key}"] = value
             if rscript and step in stopped:
-                fig[f"r_{step}_seconds"] = f"not run (stopped at {stopped[step]:,} rows)"
+                why = f"stopped at {stopped[step]:,} rows" if stopped[step] else "skipped: --r-skip"
+                fig[f"r_{step}_seconds"] = f"not run ({why})"
             elif rscript:
                 theirs = _run_r(step, folder, rscript, lib, timeout)
                 for key, value in theirs.items():
@@ -305,6 +306,9 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--rscript", default=os.environ.get("SDCMICRO_RSCRIPT"), help="Rscript to run sdcMicro with")
     parser.add_argument("--r-lib", default=os.environ.get("SDCMICRO_LIB", ""), help="R library holding sdcMicro")
     parser.add_argument("--timeout", type=float, default=1800.0, help="stop a step of sdcMicro after these seconds")
+    parser.add_argument(
+        "--r-skip", default="", help="comma-separated steps sdcMicro does not run (e.g. supp_k3,supp_k5)"
+    )
     parser.add_argument("--child", choices=STEPS, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -316,7 +320,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     if args.quick or not args.rows:
         figs = [quick(QUICK_ROWS)]
     else:
-        stopped: dict[str, int] = {}
+        stopped: dict[str, int] = {step: 0 for step in args.r_skip.split(",") if step}
         figs = [run(rows, args.rscript, args.r_lib, args.timeout, stopped) for rows in sorted(args.rows)]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{args.name}.md").write_text(table(figs, load))
