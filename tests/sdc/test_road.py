@@ -232,3 +232,18 @@ def test_the_html_page_shows_sdc_figures() -> None:
     page = render_html({"k": 2, "method": "local_suppression", "sdc": {"keys": KEYS, "weight": "w", "input": fig,
                                                                       "output": fig, "steps": []}})  # fmt: skip
     assert "Statistical disclosure control" in page and "records violating 3-anonymity" in page
+
+
+def test_protection_steps_apply_in_order_and_are_seeded() -> None:
+    from polars_anon.sdc.job import Step, apply_steps
+
+    steps = [
+        Step("pram", {"column": "region", "matrix": {"N": {"S": 1.0}, "S": {"S": 1.0}}}),  # every N becomes S
+        Step("pram", {"column": "sex", "pd": 0.5}),
+        Step("rank_swap", {"columns": ["income"], "p": 50.0}),
+    ]
+    out = apply_steps(PEOPLE.lazy(), steps, seed=3).collect()
+    assert out["region"].to_list() == ["S"] * 8
+    assert sorted(out["income"].to_list()) == sorted(PEOPLE["income"].to_list())  # a swap keeps the values
+    assert set(out["sex"].to_list()) <= {"f", "m"} and out.height == 8
+    assert out.equals(apply_steps(PEOPLE.lazy(), steps, seed=3).collect())  # the same seed, the same output
