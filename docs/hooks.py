@@ -43,7 +43,8 @@ JOB_KEYS = {
     "output": "the published Parquet file; the report goes beside it (`<stem>.report.json`, `<stem>.report.html`)",
     "k": "minimum class size (>= 1, at most the row count)",
     "qids": "one `[qids.<column>]` table per quasi-identifier, with its `hierarchy` (see below)",
-    "method": "`fulldomain`, `greedy`, `mondrian`, `datafly`, `topdown` or `mdav` (see Concepts > Methods)",
+    "method": "`fulldomain`, `greedy`, `mondrian`, `datafly`, `topdown`, `mdav` or `local_suppression` (see Concepts > "
+    "Methods and Statistical disclosure control)",
     "metric": "the cost the method optimizes, for the methods that take one",
     "separator": "CSV field separator (one character; CSV input only)",
     "has_header": "CSV input: whether the first line names the columns (false: `columns` names them)",
@@ -65,6 +66,9 @@ JOB_KEYS = {
     "spark": '`[spark]` table: `master` (string) and `[spark.config]` pairs; read only with `engine = "spark"`',
     "duckdb": '`[duckdb]` table: `memory_limit` (string, default 1GB); read only with `engine = "duckdb"`',
     "driver_tuples": "engines duckdb and spark: the most class aggregates brought to the driver (default 5,000,000)",
+    "sdc": "statistical disclosure control: `keys`, `weight`, `household`, `method`, `missing`, `alpha`, `suda2`, "
+    "`model`, `interactions` (risk figures of the input and the output in the report's `sdc` key) and "
+    "`[[sdc.protect]]` steps (`pram`, `noise`, `rank_swap`); see How-to > Statistical disclosure control",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-Method = Literal["fulldomain", "greedy", "mondrian", "datafly", "mdav", "topdown"]
+Method = Literal["fulldomain", "greedy", "mondrian", "datafly", "mdav", "topdown", "local_suppression"]
 NullPolicy = Literal["error", "suppress"]
 SuppressPolicy = Literal["remove", "root"]
 DateLevel = Literal["day", "month", "quarter", "year", "5years", "decade"]

@@ -251,6 +251,13 @@ def _risk(args: argparse.Namespace) -> int:
     doc = jsonable(risk(lf, qids, threshold=args.threshold, sampling_fraction=args.sampling_fraction,
                         population_size=args.population_size, population=args.population,
                         models=_cli_models(args.model, args.job, lf)))  # fmt: skip
+    if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
+        from polars_anon.sdc.measures import Measures, check_measure_columns, measure
+
+        spec = Measures(keys=tuple(qids), weight=args.weights, household=args.household, method=args.risk_method,
+                        missing=args.missing, suda2=args.suda2, model=args.model_risk)  # fmt: skip
+        check_measure_columns(lf.collect_schema().names(), spec, "risk")
+        doc["sdc"] = jsonable({**spec.describe(), "figures": measure(lf, spec)})
     doc["seconds"] = round(time.perf_counter() - start, 3)
     print(json.dumps(doc, indent=2))
     if args.json:
@@ -608,6 +615,28 @@ def parser() -> argparse.ArgumentParser:
         help="a privacy model whose status to report (repeatable)",
     )
     r.add_argument("--job", help="also report the [[privacy]] models of this job file")
+    r.add_argument(
+        "--individual",
+        action="store_true",
+        help="SDC figures (sdcMicro): individual and global risk, expected re-identifications (under key 'sdc')",
+    )
+    r.add_argument("--weights", help="column of sampling weights for the individual risk (implies --individual)")
+    r.add_argument("--household", help="column of household ids: household risk (implies --individual)")
+    r.add_argument("--suda2", action="store_true", help="also SUDA2 on the qids (implies --individual)")
+    r.add_argument(
+        "--risk-method", choices=["approx", "exact"], default="approx", help="individual risk (default approx)"
+    )
+    r.add_argument(
+        "--model-risk",
+        choices=["default", "CE", "PML", "weightedLLM", "IPF"],
+        help="also the log-linear model risk (sdcMicro's modRisk) with this fit; needs --weights",
+    )
+    r.add_argument(
+        "--missing",
+        choices=["category", "wildcard"],
+        default="category",
+        help="a missing qid value: a category of its own (default) or matching any category (sdcMicro)",
+    )
     r.add_argument("--json", help="also write the figures to this JSON file")
     r.add_argument("--separator", default=",", help="CSV separator (default ',')")
     r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")

@@ -47,6 +47,8 @@ from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
 from polars_anon.quoting import duckdb_identifier, spark_identifier
 from polars_anon.request import DEFERRED, check_request
+from polars_anon.sdc.job import SdcSpec, apply_steps, parse_sdc
+from polars_anon.sdc.measures import check_measure_columns, measure, measure_sql
 
 if TYPE_CHECKING:
     from polars_anon.request import Request
@@ -91,6 +93,7 @@ _KEYS: dict[str, Any] = {
     "spark": dict[str, Any],
     "duckdb": dict[str, Any],
     "driver_tuples": int,
+    "sdc": dict[str, Any],
 }
 """Job keys and their types; any other top-level key is a method option."""
 _REQUIRED = ("input", "output", "k", "qids")
@@ -314,6 +317,9 @@ class Job:
     """Engines "duckdb" and "spark": the most class aggregates brought to the driver (default 5,000,000); beyond it
     the methods with a planner on the engine go on there (mondrian; greedy on Spark), the others are refused
     (:mod:`polars_anon.engines.planners`)."""
+    sdc: SdcSpec | None = None
+    """The ``[sdc]`` table: risk measures (weights, household, SUDA2) for the report's ``sdc`` key and perturbation
+    steps applied to the input (:mod:`polars_anon.sdc.job`)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
 
@@ -352,6 +358,7 @@ class Job:
             spark=_spark(raw, engine),
             duckdb=_duckdb(raw, engine),
             driver_tuples=raw.get("driver_tuples"),
+            sdc=parse_sdc(raw["sdc"], list(raw["qids"])) if "sdc" in raw else None,
             options={k: v for k, v in raw.items() if k not in _KEYS},
             base=base,
         )
@@ -508,7 +515,18 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         privacy=[p.model for p in job.privacy],
         **asked,
     )
+    sdc_input: dict[str, Any] | None = None
+    if job.sdc is not None:
+        from polars_anon.pipeline.capabilities import consult_sdc
+
+        check_measure_columns(lf.collect_schema().names(), job.sdc.measures, "job file: [sdc]")
+        check_columns(lf, [c for st in job.sdc.steps for c in st.columns], "job file: [sdc] protect columns")
+        consult_sdc(job.sdc, request, job.engine)
     if job.engine == "polars":
+        if job.sdc is not None:
+            with stage("sdc risk of the input"):
+                sdc_input = measure(lf, job.sdc.measures)
+            lf = apply_steps(lf, job.sdc.steps, job.seed)
         made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
         counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
@@ -517,10 +535,15 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         )
     else:
         with engine_faults(job):
-            hierarchies, result = _on_engine(job, lf, asked, request)
+            hierarchies, result, sdc_input = _on_engine(job, lf, asked, request)
     _refuse_misaligned(job, result)
+    measure_output = None if job.sdc is None else _output_measure(result, job.sdc)
     with engine_faults(job):
-        written = result.stage(out, job.output)
+        written = result.stage(out, job.output, measure=measure_output)
+    sdc = None
+    if job.sdc is not None:
+        sdc = {**job.sdc.measures.describe(), "steps": [st.describe() for st in job.sdc.steps],
+               "input": sdc_input, "output": written.measured}  # fmt: skip
     encodings: dict[str, str] = {}
     if paths:
         for e, path in paths.items():
@@ -529,9 +552,22 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
                 options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
                 stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
             encodings[e] = str(path)
-    report = result.build(written, input=input_name or str(job.input), encodings=encodings if paths else None)
+    report = result.build(written, input=input_name or str(job.input), encodings=encodings if paths else None, sdc=sdc)
     write_report(out, report, target, html=html)  # every fact gathered: the report is built once, then written
     return report
+
+
+def _output_measure(result: Anonymized, spec: SdcSpec) -> Callable[[Any], dict[str, Any]]:
+    """The ``[sdc]`` figures of a table of the result's engine: measured on the file as written, before it is renamed
+    into place (:meth:`~polars_anon.pipeline.result.Anonymized.stage`)."""
+
+    def measured(table: Any) -> dict[str, Any]:
+        with stage("sdc risk of the output"):
+            if result.engine.name == "polars":
+                return measure(table, spec.measures)
+            return measure_sql(result.engine, table, spec.measures)
+
+    return measured
 
 
 def tuple_values(
@@ -675,7 +711,7 @@ def open_on_engine(job: Job, lf: pl.LazyFrame, limit: int) -> tuple[Any, Any, di
 
 def _on_engine(
     job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
-) -> tuple[dict[str, Hierarchy], Anonymized]:
+) -> tuple[dict[str, Hierarchy], Anonymized, dict[str, Any] | None]:
     """The job on DuckDB or Spark: the engine reads the input, builds the hierarchies' values and runs the road
     (a method the engine cannot run is refused first, before anything is read)."""
     from polars_anon.pipeline.capabilities import consult
@@ -683,9 +719,13 @@ def _on_engine(
 
     limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
     engine, table, hierarchies, _ = open_on_engine(job, lf, limit)
+    sdc_input = None
+    if job.sdc is not None:
+        with stage("sdc risk of the input"):
+            sdc_input = measure_sql(engine, table, job.sdc.measures)
     result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
-    return hierarchies, result
+    return hierarchies, result, sdc_input
 
 
 def run_job(job: Job, *, overwrite: bool = False) -> dict[str, Any]:

@@ -20,6 +20,11 @@ from polars_anon.pipeline.road import anonymize
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.evaluate import check
 from polars_anon.privacy.risk import risk
+from polars_anon.sdc import frequencies, individual_risk, local_suppression, suda2
+from polars_anon.sdc.measures import Measures, measure
+from polars_anon.sdc.perturbation import add_noise, invariant_pram, pram, rank_swap
+from polars_anon.sdc.suda import Suda2Result
+from polars_anon.sdc.suppression import SuppressionResult
 
 __all__ = ["AnonDataFrame", "AnonExpr", "AnonLazyFrame"]
 
@@ -81,6 +86,44 @@ class AnonLazyFrame:
         """
         return compute(self._lf, anonymized, qids, hierarchies, names, **kwargs).lazy()
 
+    # statistical disclosure control (polars_anon.sdc): measures and transformations
+    def frequencies(self, keys: Sequence[str] | str, weight: str | None = None, **kwargs: Any) -> pl.LazyFrame:
+        """Append ``fk`` and ``Fk``; see :func:`polars_anon.sdc.frequencies.frequencies`."""
+        return frequencies(self._lf, keys, weight, **kwargs)
+
+    def individual_risk(self, keys: Sequence[str] | str, weight: str | None = None, **kwargs: Any) -> pl.LazyFrame:
+        """Append ``fk``, ``Fk`` and ``risk``; see :func:`polars_anon.sdc.risk.individual_risk`."""
+        return individual_risk(self._lf, keys, weight, **kwargs)
+
+    def sdc_risk(self, keys: Sequence[str] | str, **kwargs: Any) -> dict[str, Any]:
+        """Global and household risk, k-anonymity violations, SUDA2 (the report's ``sdc`` figures); `kwargs` are the
+        fields of :class:`polars_anon.sdc.measures.Measures`; see :func:`polars_anon.sdc.measures.measure`."""
+        return measure(self._lf, Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **kwargs))
+
+    def suda2(self, keys: Sequence[str] | str, **kwargs: Any) -> Suda2Result:
+        """SUDA2 scores per record; see :func:`polars_anon.sdc.suda.suda2`."""
+        return suda2(self._lf, keys, **kwargs)
+
+    def local_suppression(self, keys: Sequence[str] | str, k: int = 2, **kwargs: Any) -> SuppressionResult:
+        """Suppress key cells to wildcard k-anonymity; see :func:`polars_anon.sdc.suppression.local_suppression`."""
+        return local_suppression(self._lf, keys, k, **kwargs)
+
+    def pram(self, column: str, matrix: Mapping[object, Mapping[object, float]], seed: int = 0) -> pl.LazyFrame:
+        """PRAM with a given transition matrix; see :func:`polars_anon.sdc.perturbation.pram`."""
+        return pram(self._lf, column, matrix, seed)
+
+    def invariant_pram(self, column: str, pd: float = 0.8, alpha: float = 0.5, seed: int = 0) -> pl.LazyFrame:
+        """Invariant PRAM (sdcMicro's); see :func:`polars_anon.sdc.perturbation.invariant_pram`."""
+        return invariant_pram(self._lf, column, pd, alpha, seed)
+
+    def add_noise(self, columns: Sequence[str] | str, noise: float = 150.0, **kwargs: Any) -> pl.LazyFrame:
+        """Seeded noise on numeric columns; see :func:`polars_anon.sdc.perturbation.add_noise`."""
+        return add_noise(self._lf, columns, noise, **kwargs)
+
+    def rank_swap(self, columns: Sequence[str] | str, p: float = 5.0, seed: int = 0) -> pl.LazyFrame:
+        """Rank swapping within p% of the ranks (in memory); see :func:`polars_anon.sdc.perturbation.rank_swap`."""
+        return rank_swap(self._lf, columns, p, seed).lazy()
+
 
 @pl.api.register_dataframe_namespace("anon")
 class AnonDataFrame:
@@ -133,6 +176,42 @@ class AnonDataFrame:
     ) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.metrics`."""
         return self._lazy().metrics(anonymized, qids, hierarchies, names, **kwargs).collect()
+
+    def frequencies(self, keys: Sequence[str] | str, weight: str | None = None, **kwargs: Any) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.frequencies`."""
+        return self._lazy().frequencies(keys, weight, **kwargs).collect()
+
+    def individual_risk(self, keys: Sequence[str] | str, weight: str | None = None, **kwargs: Any) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.individual_risk`."""
+        return self._lazy().individual_risk(keys, weight, **kwargs).collect()
+
+    def sdc_risk(self, keys: Sequence[str] | str, **kwargs: Any) -> dict[str, Any]:
+        """See :meth:`AnonLazyFrame.sdc_risk`."""
+        return self._lazy().sdc_risk(keys, **kwargs)
+
+    def suda2(self, keys: Sequence[str] | str, **kwargs: Any) -> Suda2Result:
+        """See :meth:`AnonLazyFrame.suda2`."""
+        return self._lazy().suda2(keys, **kwargs)
+
+    def local_suppression(self, keys: Sequence[str] | str, k: int = 2, **kwargs: Any) -> SuppressionResult:
+        """See :meth:`AnonLazyFrame.local_suppression`."""
+        return self._lazy().local_suppression(keys, k, **kwargs)
+
+    def pram(self, column: str, matrix: Mapping[object, Mapping[object, float]], seed: int = 0) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.pram`."""
+        return self._lazy().pram(column, matrix, seed).collect()
+
+    def invariant_pram(self, column: str, pd: float = 0.8, alpha: float = 0.5, seed: int = 0) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.invariant_pram`."""
+        return self._lazy().invariant_pram(column, pd, alpha, seed).collect()
+
+    def add_noise(self, columns: Sequence[str] | str, noise: float = 150.0, **kwargs: Any) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.add_noise`."""
+        return self._lazy().add_noise(columns, noise, **kwargs).collect()
+
+    def rank_swap(self, columns: Sequence[str] | str, p: float = 5.0, seed: int = 0) -> pl.DataFrame:
+        """See :meth:`AnonLazyFrame.rank_swap`."""
+        return self._lazy().rank_swap(columns, p, seed).collect()
 
 
 @pl.api.register_expr_namespace("anon")

@@ -22,7 +22,7 @@ from polars_anon.engines.spark import SparkEngine, session
 from polars_anon.pipeline.result import Anonymized
 from polars_anon.pipeline.road import run
 
-__all__ = ["anonymize", "session"]
+__all__ = ["anonymize", "sdc_risk", "session"]
 
 
 def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) -> Anonymized:
@@ -37,3 +37,19 @@ def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) 
     """
     spark = getattr(sdf, "sparkSession", None) or session()
     return run(SparkEngine(spark), sdf, driver_tuples=driver_tuples, **parameters)
+
+
+def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:
+    """The SDC risk figures of a Spark DataFrame (the report's ``sdc`` figures): fk/Fk and the individual risk as
+    Spark SQL, household risk one more group-by, SUDA2 and the log-linear model fitted on the driver; `measures` are
+    the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``, ``method``, ``suda2``,
+    ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused)."""
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.sdc.measures import Measures, measure_sql
+
+    spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
+    if spec.missing == "wildcard":
+        raise InvalidParameterError(
+            "sdc_risk on Spark counts a missing key as a category; missing='wildcard' runs on a Polars frame"
+        )
+    return measure_sql(SparkEngine(sdf.sparkSession), sdf, spec)

@@ -141,6 +141,7 @@ from polars_anon.algorithms import (  # noqa: E402
     datafly,  # noqa: F401  (registers itself)
     fulldomain,  # noqa: F401  (registers itself)
     greedy,  # noqa: F401  (registers itself)
+    local_suppression,  # noqa: F401  (registers itself)
     mdav,  # noqa: F401  (registers itself)
     mondrian,  # noqa: F401  (registers itself)
     topdown,  # noqa: F401  (registers itself)

@@ -20,7 +20,16 @@ from typing import Any
 from polars_anon.duckdb.macros import generalize_sql, load_hierarchies, load_hierarchy, register, sql_files
 from polars_anon.duckdb.pairs import metric_pairs
 
-__all__ = ["anonymize", "generalize_sql", "load_hierarchies", "load_hierarchy", "metric_pairs", "register", "sql_files"]
+__all__ = [
+    "anonymize",
+    "sdc_risk",
+    "generalize_sql",
+    "load_hierarchies",
+    "load_hierarchy",
+    "metric_pairs",
+    "register",
+    "sql_files",
+]
 
 
 def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = None, **parameters: Any) -> Any:
@@ -44,3 +53,29 @@ def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = 
     from polars_anon.pipeline.road import run
 
     return run(DuckDBEngine(connection), data, driver_tuples=driver_tuples, **parameters)
+
+
+def sdc_risk(data: Any, keys: Any, *, connection: Any = None, **measures: Any) -> dict[str, Any]:
+    """The SDC risk figures of a DuckDB relation, table or view name (the report's ``sdc`` figures): fk/Fk and the
+    individual risk as SQL, household risk one more group-by, SUDA2 and the log-linear model fitted in Python on the
+    distinct patterns; `measures` are the fields of :class:`polars_anon.sdc.measures.Measures`. A missing key value is
+    a category here (``missing="wildcard"`` is refused: use the Polars frame).
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.sql("CREATE TABLE s AS SELECT * FROM (VALUES ('F', 10.0), ('F', 30.0), ('M', 5.0)) t(sex, w)")
+    >>> fig = sdc_risk("s", ["sex"], connection=con, weight="w")
+    >>> fig["n_unique"], round(fig["max_individual_risk"], 4)   # M: fk 1, Fk 5: p/(1-p) ln(1/p) with p = 1/5
+    (1, 0.4024)
+    """
+    from polars_anon.engines.duckdb import DuckDBEngine
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.sdc.measures import Measures, measure_sql
+
+    spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
+    if spec.missing == "wildcard":
+        raise InvalidParameterError(
+            "sdc_risk on DuckDB counts a missing key as a category; missing='wildcard' runs on a Polars frame"
+        )
+    engine = DuckDBEngine(connection)
+    return measure_sql(engine, engine.table(data), spec)

@@ -40,17 +40,21 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import CSV_SUFFIXES
 from polars_anon.request import Request
+from polars_anon.sdc.job import SdcSpec
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
     "CSV_KEYS",
     "JOB_REFUSALS",
     "REFUSALS",
+    "SDC_REFUSALS",
     "Capability",
     "JobRefusal",
     "Refusal",
+    "SdcRefusal",
     "consult",
     "consult_job",
+    "consult_sdc",
     "input_format",
     "refuse_driver_tuples",
 ]
@@ -232,6 +236,42 @@ REFUSALS: tuple[Refusal, ...] = (
         "planner",
         lambda r: r.null == "suppress",
         _mdav_spark("null='suppress' is not supported; fill the nulls before"),
+    ),
+    *(
+        Refusal(
+            "local_suppression",
+            engine,
+            "any",
+            _always,
+            lambda r, e=engine: (
+                f"method 'local_suppression' on engine {e!r}: its independent check counts missing values as "
+                "wildcards over the published rows, which runs on Polars rows only; use engine 'polars' (it streams "
+                "the rows: only the distinct qid tuples are held)"
+            ),
+        )
+        for engine in ("duckdb", "spark")
+    ),
+    Refusal(
+        "local_suppression",
+        "*",
+        "any",
+        lambda r: r.null == "suppress",
+        lambda r: (
+            "method 'local_suppression' takes null='error' only: it publishes missing cells itself, as wildcards, "
+            "while null='suppress' would publish the input's nulls as hierarchy roots; fill the nulls, or use "
+            "polars_anon.sdc.local_suppression, which reads them as wildcards"
+        ),
+    ),
+    Refusal(
+        "local_suppression",
+        "*",
+        "any",
+        lambda r: bool(r.privacy),
+        lambda r: (
+            f"method 'local_suppression' takes no privacy models (got {[m.name for m in r.privacy]}): a published "
+            "missing value matches any category, so its records belong to several classes and no class holds their "
+            "sensitive values; leave out privacy, or use a method that generalizes"
+        ),
     ),
     Refusal(
         "mondrian",
@@ -437,3 +477,83 @@ def consult_job(engine: str, source: str, given: Mapping[str, Any]) -> None:
     for row in JOB_REFUSALS:
         if row.matches(engine, format_, given):
             raise InvalidParameterError(row.why(given[row.key], source))
+
+
+@dataclass(frozen=True)
+class SdcRefusal:
+    """One row of the SDC table: the job's ``[sdc]`` table on `engine` is refused when `when(spec, request)`."""
+
+    engine: str
+    when: Callable[[SdcSpec, Request], bool]
+    why: Callable[[SdcSpec, Request], str]
+
+
+_SQL_ENGINES = ("duckdb", "spark")
+SDC_REFUSALS: tuple[SdcRefusal, ...] = (
+    *(
+        SdcRefusal(
+            engine,
+            lambda s, r: s.measures.missing == "wildcard",
+            lambda s, r, e=engine: (
+                f"sdc missing = 'wildcard' on engine {e!r}: a missing key matching any category is counted per pair "
+                "of missing-value shapes on the driver's patterns (Polars); use missing = 'category' or engine "
+                "'polars'"
+            ),
+        )
+        for engine in _SQL_ENGINES
+    ),
+    *(
+        SdcRefusal(
+            engine,
+            lambda s, r: s.measures.household is not None and s.measures.method == "exact",
+            lambda s, r, e=engine: (
+                f"sdc household risk with method = 'exact' on engine {e!r}: the exact series is computed on the "
+                "driver per (fk, Fk), not per record; use method = 'approx' or engine 'polars'"
+            ),
+        )
+        for engine in _SQL_ENGINES
+    ),
+    *(
+        SdcRefusal(
+            engine,
+            lambda s, r: bool(s.steps),
+            lambda s, r, e=engine: (
+                f"sdc protect steps {[st.step for st in s.steps]} on engine {e!r}: PRAM, noise and rank swapping are "
+                "seeded row-addressed Polars expressions (rank swapping sorts in memory); use engine 'polars'"
+            ),
+        )
+        for engine in _SQL_ENGINES
+    ),
+    SdcRefusal(
+        "*",
+        lambda s, r: any(c in r.drop for c in s.measures.columns),
+        lambda s, r: (
+            f"sdc reads columns {[c for c in s.measures.columns if c in r.drop]} of the published file for its "
+            "output figures, but they are dropped; keep them (insensitive) or leave them out of [sdc]"
+        ),
+    ),
+    SdcRefusal(
+        "*",
+        lambda s, r: any(c in r.qids for c in (s.measures.weight, s.measures.household) if c is not None),
+        lambda s, r: (
+            "sdc weight and household columns are published as they are; they cannot be quasi-identifiers "
+            f"(qids: {list(r.qids)})"
+        ),
+    ),
+    SdcRefusal(
+        "*",
+        lambda s, r: any(c in r.drop for st in s.steps for c in st.columns),
+        lambda s, r: (
+            f"sdc protect steps change columns {[c for st in s.steps for c in st.columns if c in r.drop]}, which "
+            "are dropped; leave them out of the steps"
+        ),
+    ),
+)
+"""Every refusal of an ``[sdc]`` table (risk measures, protection steps) on an engine, asked before any data."""
+
+
+def consult_sdc(spec: SdcSpec, request: Request, engine: str) -> None:
+    """Refuse (before any data is read) what the ``[sdc]`` table asks that `engine` cannot do."""
+    for row in SDC_REFUSALS:
+        if row.engine in ("*", engine) and row.when(spec, request):
+            raise InvalidParameterError(row.why(spec, request))

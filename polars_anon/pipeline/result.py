@@ -112,6 +112,8 @@ class Written:
     checked: dict[str, Any]
     output: str
     write_seconds: float
+    measured: dict[str, Any] | None = None
+    """What the caller's `measure` found on the written table (a job's ``[sdc]`` figures), if it gave one."""
 
 
 @dataclass
@@ -146,10 +148,15 @@ class Anonymized:
         self.report = build_report(self.facts)
 
     def build(
-        self, written: Written, *, input: str | None = None, encodings: Mapping[str, str] | None = None
+        self,
+        written: Written,
+        *,
+        input: str | None = None,
+        encodings: Mapping[str, str] | None = None,
+        sdc: Mapping[str, Any] | None = None,
     ) -> Report:
         """Build the report once from every fact: the plan's, the check's and the write's (`written`), a job's
-        `input` and `encodings`; it becomes :attr:`report` and is returned."""
+        `input`, `encodings` and ``[sdc]`` figures; it becomes :attr:`report` and is returned."""
         self.report = build_report(
             self.facts,
             checked=written.checked,
@@ -157,6 +164,7 @@ class Anonymized:
             write_seconds=written.write_seconds,
             input=input,
             encodings=encodings,
+            sdc=sdc,
         )
         return self.report
 
@@ -205,21 +213,30 @@ class Anonymized:
         """Refuse an output path this result cannot write (before anything is read or written)."""
         return check_parquet_target(path, folder=self.engine.name == "spark")
 
-    def stage(self, out: Outputs, path: str | Path) -> Written:
+    def stage(
+        self, out: Outputs, path: str | Path, *, measure: Callable[[Any], dict[str, Any]] | None = None
+    ) -> Written:
         """Write the table with the engine's writer into the output set `out`: to a temporary name, verified from
-        the written data. The caller builds the report (:meth:`build`) from the facts returned, and commits `out`
-        (renaming every output into place) once all are written."""
+        the written data (and measured by `measure`, if given, on the same table). The caller builds the report
+        (:meth:`build`) from the facts returned, and commits `out` (renaming every output into place) once all are
+        written."""
         path = self.check_target(path)
         start = time.perf_counter()
+
+        measured: dict[str, Any] = {}
 
         def write(tmp: Path) -> dict[str, Any]:
             with stage(f"write {path.name}"):
                 self.engine.write(self.published, tmp)
             with stage(f"verify {path.name}"):
-                return self.verify(self.engine.read_parquet(tmp))
+                table = self.engine.read_parquet(tmp)
+                checked = self.verify(table)
+            if measure is not None:
+                measured["facts"] = measure(table)
+            return checked
 
         checked = staged_write(out, path, write)
-        return Written(checked, str(path), round(time.perf_counter() - start, 3))
+        return Written(checked, str(path), round(time.perf_counter() - start, 3), measured.get("facts"))
 
     def sink_parquet(
         self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True

@@ -76,20 +76,23 @@ def build_report(
     write_seconds: float | None = None,
     input: str | None = None,
     encodings: Mapping[str, str] | None = None,
+    sdc: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report of a run, built once from every fact the road gathered (see ``schema.json``).
 
     `planned` is :func:`plan_facts` (what is known before anything is published); `checked` the
     independent check's facts (:data:`VERIFIED_KEYS`, ``privacy``, ``risk`` with the output's,
     ``attribute_disclosure``: None before the published table is verified); `output` and
-    `write_seconds` what writing adds; `input` and `encodings` what a job adds. Keys come in this
-    order: the planned facts (``risk`` replaced by the check's), ``input``, the check's, the write's,
-    ``encodings``.
+    `write_seconds` what writing adds; `input`, `sdc` and `encodings` what a job adds. Keys come in
+    this order: the planned facts (``risk`` replaced by the check's), ``input``, the check's, the
+    write's, ``sdc``, ``encodings``.
     """
     facts: dict[str, Any] = {**planned, **({"input": input} if input is not None else {}), **(checked or {})}
     if output is not None:
         facts["write_seconds"] = write_seconds
         facts["output"] = output
+    if sdc is not None:
+        facts["sdc"] = dict(sdc)
     if encodings is not None:
         facts["encodings"] = dict(encodings)
     return Report(jsonable(facts))
@@ -123,7 +126,9 @@ def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
     out = []
     for name, kind in request.columns.items():
         treatment = _TREATMENT[kind]
-        if kind == "quasi-identifier":
+        if kind == "quasi-identifier" and request.method.name == "local_suppression":
+            treatment = "cells suppressed (set missing) where needed"
+        elif kind == "quasi-identifier":
             treatment = (
                 "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
             )

@@ -30,7 +30,7 @@ _SHOWN = {
     "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized",
     "class_sizes", "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size",
     "write_seconds", "output", "input", "encodings", "null_rows", "risk", "privacy", "attribute_disclosure",
-    "own_tuple_records", "own_tuple_unique", "method_advice",
+    "own_tuple_records", "own_tuple_unique", "method_advice", "sdc",
 }  # fmt: skip
 
 
@@ -53,6 +53,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         _summary(report),
         _published(report),
         _privacy(report),
+        _sdc(report),
         _utility(report),
         _lattice(report),
         _parameters(report),
@@ -164,6 +165,64 @@ def _privacy(r: Mapping[str, Any]) -> str:
                             "bins "
                             f"hold classes smaller than k ({after})."))  # fmt: skip
     return section("privacy", "Privacy", "".join(parts))
+
+
+_SDC_ROWS = (
+    ("global risk (mean individual risk)", "global_risk"),
+    ("expected re-identifications", "expected_reidentifications"),
+    ("highest individual risk", "max_individual_risk"),
+    ("sample uniques (fk = 1)", "n_unique"),
+    ("records with fk = 2", "n_pairs"),
+    ("household risk", "household_risk"),
+    ("household expected re-identifications", "household_expected_reidentifications"),
+)
+_SUDA_ROWS = (
+    ("records with a minimal sample unique (SUDA2)", "records_with_msu"),
+    ("highest DIS-SUDA score", "max_dis_suda_score"),
+    ("mean DIS-SUDA score", "mean_dis_suda_score"),
+)
+
+
+def _sdc(r: Mapping[str, Any]) -> str:
+    """The ``sdc`` key: individual and global risk with weights, household risk, SUDA2, before and after.
+
+    >>> fig = {"global_risk": 0.5, "n_unique": 2, "violating": {"2": 2}, "n_rows": 4}
+    >>> "global risk" in _sdc({"sdc": {"keys": ["a"], "weight": "w", "input": fig, "output": fig, "steps": []}})
+    True
+    """
+    sdc = r.get("sdc")
+    if not isinstance(sdc, Mapping):
+        return ""
+    before, after = sdc.get("input") or {}, sdc.get("output") or {}
+    rows = [[esc(label), value_html(before.get(key)), value_html(after.get(key))]
+            for label, key in _SDC_ROWS if key in before or key in after]  # fmt: skip
+    for k in sorted({*(before.get("violating") or {}), *(after.get("violating") or {})}, key=int):
+        rows.append([f"records violating {esc(k)}-anonymity (fk &lt; {esc(k)})",
+                     value_html((before.get("violating") or {}).get(k)),
+                     value_html((after.get("violating") or {}).get(k))])  # fmt: skip
+    mb, ma = before.get("model_risk") or {}, after.get("model_risk") or {}
+    if mb or ma:
+        method = esc(ma.get("method") or mb.get("method"))
+        rows.append([f"sample uniques that are population uniques (log-linear, {method})",
+                     value_html(mb.get("risk1")), value_html(ma.get("risk1"))])  # fmt: skip
+        rows.append([f"correct matches of sample uniques (log-linear, {method})",
+                     value_html(mb.get("risk2")), value_html(ma.get("risk2"))])  # fmt: skip
+    sb, sa = before.get("suda2") or {}, after.get("suda2") or {}
+    rows += [[esc(label), value_html(sb.get(key)), value_html(sa.get(key))]
+             for label, key in _SUDA_ROWS if key in sb or key in sa]  # fmt: skip
+    weight = sdc.get("weight")
+    text = (f"<p>Keys {esc(', '.join(sdc.get('keys') or []))}; "
+            f"{'sampling weights ' + esc(weight) if weight else 'no sampling weights (risk 1/fk)'}; individual risk "
+            f"{esc(sdc.get('method'))} (Benedetti-Franconi, as sdcMicro); a missing key is "
+            f"{'a wildcard' if sdc.get('missing') == 'wildcard' else 'a category of its own'}.</p>")  # fmt: skip
+    parts = [text, table(["", "input (before)", "published (after)"], rows, numeric=True)]
+    if sa.get("contributions") or sb.get("contributions"):
+        which = "published table" if sa.get("contributions") else "input"
+        parts.append(f"<h3>SUDA2 key contributions, {which} (percent of the total score)</h3>"
+                     + kv_table(sa.get("contributions") or sb.get("contributions") or {}))  # fmt: skip
+    if sdc.get("steps"):
+        parts.append("<h3>Protection steps (applied to the input, in order)</h3>" + value_html(sdc["steps"]))
+    return section("sdc", "Statistical disclosure control", "".join(parts))
 
 
 def _size_risk(r: Mapping[str, Any]) -> str:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from polars_anon.sdc.frequencies import Missing, frequencies, pattern_frequencies, wildcard_counts
+from polars_anon.sdc.modrisk import ModelMethod, ModelRisk, model_risk
 from polars_anon.sdc.perturbation import (
     NoiseMethod,
     add_noise,
@@ -34,6 +35,8 @@ from polars_anon.sdc.suppression import SuppressionMethod, SuppressionResult, lo
 __all__ = [
     "GlobalRisk",
     "Missing",
+    "ModelMethod",
+    "ModelRisk",
     "NoiseMethod",
     "RiskMethod",
     "Suda2Result",
@@ -51,6 +54,7 @@ __all__ = [
     "invariant_matrix",
     "invariant_pram",
     "local_suppression",
+    "model_risk",
     "pattern_frequencies",
     "pram",
     "rank_swap",

@@ -12,7 +12,9 @@ from MSUs that contain it. The DIS-SUDA score calibrates scores to a probability
 
 Computation: one group-by over the distinct key patterns per subset of keys (``2^M - 1`` of them), so the
 bound is on ``M``: at most ``max_keys`` (16 by default; 2^16 group-bys over the distinct patterns). A missing
-value is a category of its own (sdcMicro codes it as -999). Unlike sdcMicro we add no dummy keys when
+value is never part of an MSU (sdcMicro codes it as -999 and its SUDA2 skips that item): a record's MSUs use the keys
+it observes, and other records compare with it as with a category of its own (``missing="category"`` makes it a
+category in MSUs too). Unlike sdcMicro we add no dummy keys when
 ``M <= 2``, so scores for one or two keys use ``M`` itself.
 """
 
@@ -22,14 +24,17 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_keys, is_integer
+from polars_anon._validate import as_lazy, check_choice, check_keys, is_integer
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["Suda2Result", "suda2"]
+__all__ = ["SudaMissing", "Suda2Result", "suda2", "suda2_patterns"]
+
+SudaMissing = Literal["ignore", "category"]
 
 _N = "__anon_n"
 
@@ -59,6 +64,7 @@ def suda2(
     keys: Sequence[str] | str,
     dis_fraction: float = 0.01,
     max_keys: int = 16,
+    missing: SudaMissing = "ignore",
 ) -> Suda2Result:
     """Minimal sample uniques per record, SUDA and DIS-SUDA scores, and key contributions.
 
@@ -70,6 +76,10 @@ def suda2(
         The sampling fraction used by the DIS score (sdcMicro's ``DisFraction``), in (0, 1].
     max_keys
         Bound on the number of keys (the method runs ``2^M - 1`` group-bys).
+    missing
+        ``"ignore"`` (sdcMicro): a missing value is never part of an MSU (a record's MSUs use only the keys it
+        observes; others compare with it as with a category of its own); ``"category"``: a missing value is one more
+        category, in MSUs too.
 
     Examples
     --------
@@ -81,6 +91,16 @@ def suda2(
     """
     lf = as_lazy(data)
     keys = check_keys(lf, keys)
+    _check(keys, dis_fraction, max_keys)
+    pats = (
+        lf.group_by(keys).agg(pl.len().alias(_N)).sort(keys, nulls_last=True).collect()
+    )  # materializes: one row per distinct key pattern
+    res, per_pattern = suda2_patterns(pats, keys, _N, dis_fraction, max_keys, missing)
+    frame = lf.join(per_pattern.drop(_N).lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return Suda2Result(frame, res.contributions, res.msu_counts)
+
+
+def _check(keys: list[str], dis_fraction: float, max_keys: int) -> None:
     if not is_integer(max_keys) or max_keys < 1:
         raise InvalidParameterError(f"max_keys must be an integer >= 1, got {max_keys!r}")
     if len(keys) > max_keys:
@@ -89,10 +109,30 @@ def suda2(
         )
     if isinstance(dis_fraction, bool) or not isinstance(dis_fraction, (int, float)) or not 0 < dis_fraction <= 1:
         raise InvalidParameterError(f"dis_fraction must lie in (0, 1], got {dis_fraction!r}")
+
+
+def suda2_patterns(
+    patterns: pl.DataFrame,
+    keys: Sequence[str],
+    count: str,
+    dis_fraction: float = 0.01,
+    max_keys: int = 16,
+    missing: SudaMissing = "ignore",
+) -> tuple[Suda2Result, pl.DataFrame]:
+    """SUDA2 on distinct key patterns: `patterns` holds the keys and `count` (records per pattern), one row per
+    distinct pattern (from any engine's group-by). Returns the result (its ``frame`` one row per pattern) and the
+    patterns, in their order, with ``suda_score``, ``dis_suda_score`` and ``{key}_contribution``.
+
+    >>> pats = pl.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0], "n": [1, 1, 1]})
+    >>> res, scores = suda2_patterns(pats, ["a", "b", "c"], "n")
+    >>> scores["suda_score"].to_list(), res.contributions
+    ([2.0, 4.0, 2.0], {'a': 50.0, 'b': 37.5, 'c': 37.5})
+    """
+    keys = list(keys)
+    _check(keys, dis_fraction, max_keys)
+    check_choice("missing", missing, get_args(SudaMissing))
     m = len(keys)
-    pats = (
-        lf.group_by(keys).agg(pl.len().alias(_N)).sort(keys, nulls_last=True).collect()
-    )  # materializes: one row per distinct key pattern
+    pats = patterns.select(*keys, pl.col(count).alias(_N))
     if pats.height == 0:
         raise InvalidParameterError("the table has no rows; SUDA scores are undefined")
     n_unique = int((pats[_N] == 1).sum())
@@ -106,6 +146,12 @@ def suda2(
             mask = sum(1 << j for j in subset)
             counts = pats.select(pl.col(_N).sum().over(cols, mapping_strategy="group_to_rows"))[_N].to_numpy()
             unique[mask] = counts[uniq_rows] == 1
+    if missing == "ignore":  # sdcMicro's SUDA2 skips a missing value's item: no MSU holds a key the record lacks
+        observed = np.zeros(uniq_rows.size, dtype=np.int64)
+        for j, v in enumerate(keys):
+            observed |= np.where(pats[v].is_null().to_numpy()[uniq_rows], 0, 1 << j)
+        for mask in range(1, 1 << m):
+            unique[mask] &= (mask & ~observed) == 0
     weights = [float(math.factorial(m - k)) for k in range(m + 1)]
     score = np.zeros(uniq_rows.size)
     contrib = np.zeros((uniq_rows.size, m))
@@ -141,10 +187,10 @@ def suda2(
     full_dis = np.zeros(pats.height)
     full_share = np.zeros((pats.height, m))
     full_score[uniq_rows], full_dis[uniq_rows], full_share[uniq_rows] = score, dis, share
-    per_pattern = pats.drop(_N).with_columns(
+    per_pattern = pats.with_columns(
         pl.Series("suda_score", full_score),
         pl.Series("dis_suda_score", full_dis),
         *[pl.Series(f"{v}_contribution", full_share[:, j]) for j, v in enumerate(keys)],
     )
-    frame = lf.join(per_pattern.lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
-    return Suda2Result(frame, contributions, {k: c for k, c in msu_counts.items()})
+    per_pattern = per_pattern.rename({_N: count})
+    return Suda2Result(per_pattern.lazy(), contributions, dict(msu_counts)), per_pattern

@@ -35,7 +35,14 @@ from polars_anon._validate import as_lazy, check_choice, check_k, check_keys, is
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.sdc.frequencies import check_alpha, wildcard_counts
 
-__all__ = ["SuppressionMethod", "SuppressionResult", "local_suppression", "wildcard_fk"]
+__all__ = [
+    "SuppressionMethod",
+    "SuppressionResult",
+    "key_priority",
+    "local_suppression",
+    "suppress_patterns",
+    "wildcard_fk",
+]
 
 SuppressionMethod = Literal["heuristic", "exact"]
 _ID, _N = "__anon_pid", "n_pattern"
@@ -69,10 +76,17 @@ class SuppressionResult:
         return sum(self.suppressed.values())
 
 
-def _priority(lf: pl.LazyFrame, keys: list[str], importance: Sequence[int] | None) -> list[int]:
-    """Per key, a rank where higher means suppress first."""
+def key_priority(lf: pl.LazyFrame | pl.DataFrame, keys: list[str], importance: Sequence[int] | None) -> list[int]:
+    """Per key, a rank where higher means suppress first (from sdcMicro's ``importance``, 1 = suppress last; by
+    default the key with more categories first).
+
+    >>> key_priority(pl.DataFrame({"a": [1, 2, 3], "b": [1, 1, 2]}), ["a", "b"], None)
+    [1, 0]
+    >>> key_priority(pl.DataFrame({"a": [1], "b": [1]}), ["a", "b"], [2, 1])
+    [5, 2]
+    """
     if importance is None:
-        counts = lf.select(pl.col(keys).n_unique()).collect().row(0)  # materializes: one row
+        counts = as_lazy(lf).select(pl.col(keys).n_unique()).collect().row(0)  # materializes: one row
         order = sorted(range(len(keys)), key=lambda j: (counts[j], j))  # sdcMicro: most categories, then last key
         rank = [0] * len(keys)
         for r, j in enumerate(order):
@@ -237,7 +251,7 @@ def local_suppression(
     check_alpha(alpha)
     if not is_integer(max_candidates) or max_candidates < 1:
         raise InvalidParameterError(f"max_candidates must be an integer >= 1, got {max_candidates!r}")
-    prio = _priority(lf, keys, importance)
+    prio = key_priority(lf, keys, importance)
     pats = (
         lf.group_by(keys)
         .agg(pl.len().cast(pl.Float64).alias(_N))
@@ -246,13 +260,7 @@ def local_suppression(
         .collect()  # materializes: one row per distinct key pattern
     )
     check_k(k, int(pats[_N].sum()))
-    rounds, current = 0, pats
-    while (nxt := _round(current, keys, k, prio, float(alpha))) is not None:
-        current, rounds = nxt, rounds + 1
-        if rounds > len(keys) * pats.height + 1:  # each round blanks a cell of every unsafe pattern
-            raise RuntimeError(f"local suppression did not converge after {rounds} rounds (a bug; please report)")
-    if pats.height <= _RESTORE_MAX_PATTERNS:
-        current = _restore(pats, current, keys, k, prio, float(alpha))
+    current, rounds = suppress_patterns(pats, keys, k, prio, float(alpha))
     frame, suppressed = _publish(lf, pats, current, keys)
     if method == "heuristic":
         return SuppressionResult(frame, suppressed, rounds, False)
@@ -273,6 +281,30 @@ def local_suppression(
         [pl.when(pl.Series(blank[:, j])).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
     )
     return SuppressionResult(out.lazy(), {v: int(blank[:, j].sum()) for j, v in enumerate(keys)}, 0, True)
+
+
+def suppress_patterns(
+    pats: pl.DataFrame, keys: list[str], k: int, priority: Sequence[int], alpha: float = 1.0
+) -> tuple[pl.DataFrame, int]:
+    """The heuristic on distinct key patterns: returns the patterns with their suppressed cells set to null (same
+    rows, same order, other columns kept) and the number of rounds.
+
+    `pats` holds the keys and ``n_pattern`` (records per pattern, Float64), one row per distinct pattern;
+    `priority` is :func:`key_priority`'s. The caller checks ``k`` against the record count.
+
+    >>> pats = pl.DataFrame({"sex": ["f", "m", "f"], "age": [30, 40, 50], "n_pattern": [2.0, 2.0, 1.0]})
+    >>> out, rounds = suppress_patterns(pats, ["sex", "age"], 2, [0, 1])
+    >>> out["age"].to_list(), rounds
+    ([30, 40, None], 1)
+    """
+    rounds, current = 0, pats
+    while (nxt := _round(current, keys, k, list(priority), float(alpha))) is not None:
+        current, rounds = nxt, rounds + 1
+        if rounds > len(keys) * pats.height + 1:  # each round blanks a cell of every unsafe pattern
+            raise RuntimeError(f"local suppression did not converge after {rounds} rounds (a bug; please report)")
+    if pats.height <= _RESTORE_MAX_PATTERNS:
+        current = _restore(pats, current, keys, k, list(priority), float(alpha))
+    return current, rounds
 
 
 def _restore(

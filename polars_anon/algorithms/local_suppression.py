@@ -1,0 +1,140 @@
+"""Local suppression on the road: single key cells set missing until every record's wildcard ``fk`` is at least k
+(sdcMicro's ``localSuppression``; the heuristic of :mod:`polars_anon.sdc.suppression`).
+
+The method runs on the class aggregates (one row per distinct qid tuple and its size), as every other method: each
+unsafe tuple gets key cells blanked, and the result is a tuple map (original tuple -> the same tuple with some labels
+null). A published missing value matches any category, so the guarantee is *k-anonymity with missing values as
+wildcards*: every published record agrees, on the keys both observe, with at least ``k - 1`` others (sdcMicro's
+reading, ``alpha`` weighting records with missing keys). The independent check recounts that on the published rows
+(:func:`verify_wildcard`), and checks that every published cell is its input value or missing.
+
+Qids need no hierarchy (a given one is not used). Input nulls in a qid are refused (fill them, or run
+:func:`polars_anon.sdc.local_suppression`, which reads them as wildcards). Privacy models and the engines other than
+Polars are refused in the capability table (:mod:`polars_anon.pipeline.capabilities`).
+
+>>> import polars as pl, polars_anon as pa
+>>> lf = pl.LazyFrame({"sex": ["f", "f", "m", "m", "f"], "age": ["30", "30", "40", "40", "50"]})
+>>> res = pa.anonymize(lf, hierarchies={}, qids=["sex", "age"], k=2, method="local_suppression")
+>>> res.collect()["age"].to_list(), res.report["details"]["suppressed_cells"]
+(['30', '30', '40', '40', None], {'sex': 0, 'age': 1})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from polars_anon.algorithms import Plan, Task, register_method
+from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.sdc.frequencies import pattern_frequencies
+from polars_anon.sdc.suppression import key_priority, suppress_patterns
+from polars_anon.tuplemap import SIZE, TupleMap
+
+__all__ = ["GUARANTEE", "LocalSuppressionOptions", "verify_wildcard"]
+
+GUARANTEE = "wildcard-k-anonymity"
+"""The report's ``guarantee`` of this method."""
+_N = "n_pattern"
+
+
+@dataclass(frozen=True)
+class LocalSuppressionOptions:
+    """Options of ``method="local_suppression"``."""
+
+    importance: Mapping[str, int] | None = field(
+        default=None, metadata={"expects": "a dict qid -> integer in 1..number of qids (1 = suppress last)"}
+    )
+    """sdcMicro's importance per qid: 1 = suppress last. Default: qids with more categories are suppressed first."""
+    alpha: float = 1.0
+    """In [0, 1]: how much a record with missing keys counts toward another pattern it matches (sdcMicro's)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.alpha, bool) or not 0 <= self.alpha <= 1:
+            raise InvalidParameterError(
+                f"local_suppression option alpha must be a number in [0, 1], got {self.alpha!r}"
+            )
+
+
+def _check(options: LocalSuppressionOptions, metric: str | None, qids: Sequence[str]) -> None:
+    if options.importance is None:
+        return
+    unknown = [q for q in options.importance if q not in qids]
+    missing = [q for q in qids if q not in options.importance]
+    if unknown or missing:
+        raise InvalidParameterError(
+            f"local_suppression option importance must give every qid once; unknown {unknown}, missing {missing} "
+            f"(qids: {list(qids)})"
+        )
+    bad = {q: v for q, v in options.importance.items() if not 1 <= v <= len(qids)}
+    if bad:
+        raise InvalidParameterError(
+            f"local_suppression option importance: values must lie in 1..{len(qids)} (1 = suppress last), got {bad}"
+        )
+
+
+def verify_wildcard(
+    published: pl.LazyFrame, original: pl.LazyFrame, qids: Sequence[str], k: int, alpha: float
+) -> dict[str, Any]:
+    """Independent check: the row count is kept, every published qid cell is its input value or missing, and every
+    published record's wildcard ``fk`` (:func:`polars_anon.sdc.frequencies.pattern_frequencies`) is at least `k`.
+
+    Raises :class:`~polars_anon.errors.NotKAnonymousError`; returns ``n_rows``, ``n_classes`` (distinct published
+    patterns) and ``min_class_size`` (the smallest wildcard ``fk``, rounded down).
+    """
+    qids = list(qids)
+    fail = "independent check failed: "
+    n_pub = published.select(pl.len()).collect().item()  # materializes: one row
+    n_in = original.select(pl.len()).collect().item()  # materializes: one row
+    if n_pub != n_in:
+        raise NotKAnonymousError(f"{fail}the published table has {n_pub} rows, the input {n_in}; nothing was written")
+    both = pl.concat(
+        [published.select(qids), original.select([pl.col(q).cast(pl.String).alias(f"__anon_in_{q}") for q in qids])],
+        how="horizontal",
+    )
+    wrong = [pl.col(q).is_not_null() & (pl.col(q).cast(pl.String) != pl.col(f"__anon_in_{q}")) for q in qids]
+    counts = both.select([w.sum().alias(q) for w, q in zip(wrong, qids, strict=True)]).collect().row(0, named=True)
+    changed = {q: counts[q] for q in qids if counts[q]}
+    if changed:
+        raise NotKAnonymousError(
+            f"{fail}published qid cells differ from their input values: {changed}; nothing was written"
+        )
+    pats = pattern_frequencies(published, qids, missing="wildcard", alpha=alpha)  # materializes: one row per pattern
+    low = pats.filter(pl.col("fk") < k)
+    if low.height:
+        raise NotKAnonymousError(
+            f"{fail}{int(low[_N].sum())} published records match fewer than k={k} records with missing values as "
+            f"wildcards (first: {low.select(qids).row(0)}); nothing was written"
+        )
+    return {"n_rows": int(n_pub), "n_classes": pats.height, "min_class_size": int(pats["fk"].min())}  # type: ignore[arg-type]
+
+
+@register_method("local_suppression", LocalSuppressionOptions, needs_hierarchies=False, guarantee=GUARANTEE,
+                 check=_check)  # fmt: skip
+def run(task: Task, options: LocalSuppressionOptions) -> Plan:
+    """Local suppression of key cells on the class aggregates (see the module docstring)."""
+    qids = list(task.qids)
+    agg = task.aggregates
+    nulls = [q for q in qids if agg[q].null_count()]
+    if nulls:
+        raise InvalidParameterError(
+            f"method 'local_suppression' on the road takes no null qid values (columns {nulls}); fill them, or use "
+            "polars_anon.sdc.local_suppression, which reads them as wildcards"
+        )
+    importance = None if options.importance is None else [options.importance[q] for q in qids]
+    priority = key_priority(agg.select(qids), qids, importance)
+    pats = agg.select(*qids, pl.col(SIZE).cast(pl.Float64).alias(_N))
+    current, rounds = suppress_patterns(pats, qids, task.k, priority, float(options.alpha))
+    sizes = agg[SIZE].cast(pl.Int64)
+    cells = {q: int(sizes.filter(current[q].is_null()).sum()) for q in qids}
+    tmap = TupleMap.from_labels(agg, qids, {q: current[q].cast(pl.String) for q in qids})
+    details = {"suppressed_cells": cells, "suppressed_total": sum(cells.values()), "rounds": rounds,
+               "alpha": float(options.alpha), "importance": priority}  # fmt: skip
+    return Plan(
+        tmap,
+        details,
+        guarantee=GUARANTEE,
+        verify=lambda published, original: verify_wildcard(published, original, qids, task.k, float(options.alpha)),
+    )

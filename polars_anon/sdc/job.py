@@ -1,0 +1,179 @@
+"""The job file's ``[sdc]`` table: risk measures for the report, and perturbation steps.
+
+```toml
+[sdc]
+keys = ["sex", "age", "region"]   # default: the job's qids
+weight = "w"                      # sampling weights (optional)
+household = "hh"                  # household ids: household risk (optional)
+method = "approx"                 # individual risk: approx | exact
+missing = "category"              # category | wildcard (a missing key matches any category)
+alpha = 1.0
+suda2 = true                      # also SUDA2 (default false)
+model = "default"                 # also log-linear model risk: default | CE | PML | weightedLLM | IPF (needs weight)
+interactions = [["sex", "age"]]   # its two-way interactions (optional)
+
+[[sdc.protect]]                   # perturbation steps, in order, on the input before anonymization
+step = "pram"                     # pram | noise | rank_swap
+column = "region"
+pd = 0.8                          # invariant PRAM (sdcMicro's pd and alpha) ...
+# matrix = { a = { a = 0.9, b = 0.1 } }   # ... or a given transition matrix
+[[sdc.protect]]
+step = "noise"
+columns = ["income"]
+noise = 50                        # percent of the standard deviation (sdcMicro's addNoise)
+method = "correlated_rescaled"    # additive | correlated | correlated_rescaled
+```
+
+The report's ``sdc`` key then holds the settings, the steps, and the figures of the input and of the published file
+(:func:`polars_anon.sdc.measures.measure`). Local suppression, the cell-level protection, is a method of the road
+(``method = "local_suppression"``), so its result is verified like any other method's.
+
+>>> spec = parse_sdc({"keys": ["a"], "suda2": True, "protect": [{"step": "noise", "columns": ["x"]}]}, ["a"])
+>>> spec.measures.keys, spec.measures.suda2, spec.steps[0].step
+(('a',), True, 'noise')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, get_args
+
+import polars as pl
+
+from polars_anon.errors import InvalidParameterError
+from polars_anon.options import describe, type_matches
+from polars_anon.sdc.measures import Measures
+from polars_anon.sdc.perturbation import NoiseMethod, add_noise, invariant_pram, pram, rank_swap
+
+__all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "parse_sdc"]
+
+_KEYS: dict[str, Any] = {
+    "keys": list[str],
+    "weight": str,
+    "household": str,
+    "method": str,
+    "missing": str,
+    "alpha": float,
+    "suda2": bool,
+    "dis_fraction": float,
+    "model": str,
+    "interactions": list[list[str]],
+    "protect": list[dict[str, Any]],
+}
+STEPS: dict[str, dict[str, Any]] = {
+    "pram": {"column": str, "pd": float, "alpha": float, "matrix": dict[str, dict[str, float]]},
+    "noise": {"columns": list[str], "noise": float, "method": str},
+    "rank_swap": {"columns": list[str], "p": float},
+}
+"""Each protection step and its keys' types (``step`` names it; ``seed`` is the job's)."""
+_REQUIRED = {"pram": ("column",), "noise": ("columns",), "rank_swap": ("columns",)}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One protection step: its name and parameters (checked)."""
+
+    step: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns it changes."""
+        return [self.params["column"]] if "column" in self.params else list(self.params["columns"])
+
+    def describe(self) -> dict[str, Any]:
+        return {"step": self.step, **self.params}
+
+
+@dataclass(frozen=True)
+class SdcSpec:
+    """A parsed ``[sdc]`` table."""
+
+    measures: Measures
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def columns(self) -> list[str]:
+        """Every column the table names."""
+        return [*self.measures.columns, *(c for s in self.steps for c in s.columns)]
+
+
+def _step(raw: Mapping[str, Any], where: str) -> Step:
+    if "step" not in raw:
+        raise InvalidParameterError(f"{where}: missing key 'step' (one of {sorted(STEPS)})")
+    name = raw["step"]
+    if name not in STEPS:
+        raise InvalidParameterError(f"{where}: step must be one of {sorted(STEPS)}, got {name!r}")
+    keys = STEPS[name]
+    unknown = [k for k in raw if k != "step" and k not in keys]
+    if unknown:
+        raise InvalidParameterError(f"{where}: step {name!r} takes no key {unknown[0]!r}; its keys: {sorted(keys)}")
+    for key, hint in keys.items():
+        if key in raw and not type_matches(raw[key], hint):
+            raise InvalidParameterError(f"{where}: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
+    for key in _REQUIRED[name]:
+        if key not in raw:
+            raise InvalidParameterError(f"{where}: step {name!r} needs key {key!r}")
+    if name == "pram" and "matrix" in raw and ("pd" in raw or "alpha" in raw):
+        raise InvalidParameterError(f"{where}: step 'pram' takes a matrix or pd/alpha (invariant PRAM), not both")
+    if name == "noise" and "method" in raw and raw["method"] not in get_args(NoiseMethod):
+        raise InvalidParameterError(
+            f"{where}: key 'method' must be one of {list(get_args(NoiseMethod))}, got {raw['method']!r}"
+        )
+    return Step(name, {k: v for k, v in raw.items() if k != "step"})
+
+
+def _pair(pair: list[str], where: str) -> tuple[str, str]:
+    if len(pair) != 2:
+        raise InvalidParameterError(f"{where}: each interaction names two keys, got {pair!r}")
+    return (pair[0], pair[1])
+
+
+def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job file: [sdc]") -> SdcSpec:
+    """Check and parse an ``[sdc]`` table (every key named when refused); `qids` are the default keys."""
+    unknown = [k for k in raw if k not in _KEYS]
+    if unknown:
+        raise InvalidParameterError(f"{where}: unknown key {unknown[0]!r}; keys: {sorted(_KEYS)}")
+    for key, hint in _KEYS.items():
+        if key in raw and not type_matches(raw[key], hint):
+            raise InvalidParameterError(f"{where}: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
+    keys = tuple(raw.get("keys", qids))
+    try:
+        measures = Measures(
+            keys=keys,
+            weight=raw.get("weight"),
+            household=raw.get("household"),
+            method=raw.get("method", "approx"),
+            missing=raw.get("missing", "category"),
+            alpha=raw.get("alpha", 1.0),
+            suda2=raw.get("suda2", False),
+            dis_fraction=raw.get("dis_fraction", 0.01),
+            model=raw.get("model"),
+            interactions=tuple(_pair(p, where) for p in raw.get("interactions", [])),
+        )
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{where}: {str(exc).removeprefix('sdc: ')}") from None
+    steps = tuple(_step(s, f"{where} protect[{i}]") for i, s in enumerate(raw.get("protect", [])))
+    return SdcSpec(measures, steps)
+
+
+def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int = 0) -> pl.LazyFrame:
+    """Apply the protection steps in order (each seeded with `seed` plus its position).
+
+    >>> lf = pl.LazyFrame({"g": ["a", "b"] * 4, "x": [1.0, 2.0, 3.0, 4.0] * 2})
+    >>> apply_steps(lf, [Step("rank_swap", {"columns": ["x"], "p": 10.0})]).collect().height
+    8
+    """
+    for i, s in enumerate(steps):
+        p, step_seed = s.params, seed + i
+        if s.step == "pram" and "matrix" in p:
+            lf = pram(lf, p["column"], p["matrix"], seed=step_seed)
+        elif s.step == "pram":
+            lf = invariant_pram(lf, p["column"], pd=p.get("pd", 0.8), alpha=p.get("alpha", 0.5), seed=step_seed)
+        elif s.step == "noise":
+            lf = add_noise(lf, p["columns"], noise=p.get("noise", 150.0), method=p.get("method", "additive"),
+                           seed=step_seed)  # fmt: skip
+        else:
+            lf = rank_swap(lf, p["columns"], p=p.get("p", 5.0), seed=step_seed).lazy()
+    return lf

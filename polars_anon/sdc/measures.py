@@ -1,0 +1,331 @@
+"""The SDC risk figures of a whole table, on any engine: what the job file's ``[sdc]`` table, the CLI's ``risk
+--weights`` and the report's ``sdc`` key show.
+
+:class:`Measures` says what to measure (the key variables, the sampling weight, a household id, the individual-risk
+method, the reading of missing values, SUDA2); :func:`measure` computes the figures of one table:
+
+* ``global_risk`` (mean individual risk), ``expected_reidentifications`` (their sum), ``max_individual_risk``;
+* ``n_unique`` and ``n_pairs`` (records with ``fk`` 1 and 2) and ``violating`` (records with ``fk < k`` for
+  k = 2, 3, 5, as sdcMicro prints them);
+* with a household id, ``household_risk`` and ``household_expected_reidentifications``;
+* with ``suda2``, SUDA2's summary (records with an MSU, the highest and mean DIS-SUDA score, each key's
+  contribution, the MSUs per size).
+
+On Polars the figures come from :mod:`polars_anon.sdc` (:func:`~polars_anon.sdc.frequencies.pattern_frequencies`,
+:func:`~polars_anon.sdc.risk.benedetti_franconi`, :func:`~polars_anon.sdc.suda.suda2`). On DuckDB and Spark the
+counts are one SQL group-by over the keys (missing values a category), the individual risk a SQL expression of ``fk``
+and ``Fk`` (:func:`risk_sql`, the closed forms and sdcMicro's approximation; the exact method's series is computed on
+the driver, once per distinct ``(fk, Fk)`` pair), household risk one more group-by; SUDA2 runs on the distinct key
+patterns brought to the driver. The wildcard reading of missing values is refused there (capability table,
+:data:`polars_anon.pipeline.capabilities.SDC_REFUSALS`).
+
+>>> import polars as pl
+>>> lf = pl.LazyFrame({"a": [1, 1, 2, 3], "w": [2.0, 2.0, 1.0, 1.0]})
+>>> fig = measure(lf, Measures(keys=("a",), weight="w"))
+>>> round(fig["global_risk"], 4), fig["n_unique"], fig["violating"]["2"]   # (2 (1 - ln 2) + 2) / 4
+(0.6534, 2, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import numpy as np
+import polars as pl
+
+from polars_anon._validate import as_lazy, check_choice, check_columns
+from polars_anon.errors import InvalidParameterError
+from polars_anon.sdc.frequencies import Missing, pattern_frequencies
+from polars_anon.sdc.modrisk import ModelMethod, cell_counts, fit_cells
+from polars_anon.sdc.risk import RiskMethod, benedetti_franconi
+from polars_anon.sdc.suda import Suda2Result, suda2_patterns
+
+__all__ = ["VIOLATING_K", "Measures", "check_measure_columns", "measure", "measure_patterns", "measure_sql", "risk_sql"]
+
+VIOLATING_K = (2, 3, 5)
+"""The k of the ``violating`` counts (sdcMicro's print of k-anonymity violations)."""
+
+
+@dataclass(frozen=True)
+class Measures:
+    """What to measure.
+
+    Attributes
+    ----------
+    keys
+        The categorical key variables (quasi-identifiers).
+    weight
+        Column of sampling weights (None: ``Fk = fk``, risk ``1/fk``).
+    household
+        Column of household ids: adds household risk.
+    method
+        Individual risk: ``"approx"`` (sdcMicro's default) or ``"exact"``.
+    missing, alpha
+        The reading of missing key values (:func:`polars_anon.sdc.frequencies.frequencies`).
+    suda2
+        Also run SUDA2 on the keys.
+    dis_fraction
+        SUDA2's sampling fraction for the DIS score.
+    model, interactions
+        Also the log-linear model risk (:func:`polars_anon.sdc.modrisk.model_risk`): the fit (``"default"``,
+        ``"CE"``, ``"PML"``, ``"weightedLLM"``, ``"IPF"``) and its two-way interactions.
+    """
+
+    keys: tuple[str, ...]
+    weight: str | None = None
+    household: str | None = None
+    method: RiskMethod = "approx"
+    missing: Missing = "category"
+    alpha: float = 1.0
+    suda2: bool = False
+    dis_fraction: float = 0.01
+    model: ModelMethod | None = None
+    interactions: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            raise InvalidParameterError("sdc: keys must name at least one key variable, got []")
+        if len(set(self.keys)) != len(self.keys):
+            raise InvalidParameterError(f"sdc: keys name a column twice: {list(self.keys)}")
+        for name, value in (("weight", self.weight), ("household", self.household)):
+            if value is not None and value in self.keys:
+                raise InvalidParameterError(f"sdc: {name} column {value!r} is also a key; pass it once")
+        check_choice("sdc: method", self.method, get_args(RiskMethod))
+        check_choice("sdc: missing", self.missing, get_args(Missing))
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0 <= self.alpha <= 1:
+            raise InvalidParameterError(f"sdc: alpha must be a number in [0, 1], got {self.alpha!r}")
+        if not 0 < self.dis_fraction <= 1:
+            raise InvalidParameterError(f"sdc: dis_fraction must lie in (0, 1], got {self.dis_fraction!r}")
+        if self.model is not None:
+            check_choice("sdc: model", self.model, get_args(ModelMethod))
+            if self.weight is None:
+                raise InvalidParameterError("sdc: model (log-linear model risk) needs a weight column")
+        elif self.interactions:
+            raise InvalidParameterError("sdc: interactions are terms of the log-linear model; give model too")
+
+    @property
+    def columns(self) -> list[str]:
+        """Every column the figures read."""
+        return [*self.keys, *(c for c in (self.weight, self.household) if c is not None)]
+
+    def describe(self) -> dict[str, Any]:
+        """The settings as the report shows them."""
+        return {"keys": list(self.keys), "weight": self.weight, "household": self.household, "method": self.method,
+                "missing": self.missing, "alpha": float(self.alpha), "suda2": self.suda2, "model": self.model,
+                "interactions": [list(i) for i in self.interactions]}  # fmt: skip
+
+
+def risk_sql(fk: str, big_fk: str) -> str:
+    """The approximate individual risk (sdcMicro's ``indivRisk``, :func:`~polars_anon.sdc.risk.benedetti_franconi`
+    with ``method="approx"``) as a SQL expression of the columns `fk` and `big_fk` (DuckDB and Spark SQL alike).
+
+    >>> import duckdb
+    >>> duckdb.sql(f"SELECT round({risk_sql('fk', 'wk')}, 8) FROM (VALUES (3, 108.0), (1, 45.5)) t(fk, wk)").fetchall()
+    [(0.01369863,), (0.08579129,)]
+    """
+    p = f"(CAST({fk} AS DOUBLE) / {big_fk})"
+    odds = f"({p} / (1 - {p}))"
+    return (
+        f"(CASE WHEN {big_fk} <= {fk} THEN 1.0 / {fk} "
+        f"WHEN {fk} = 1 THEN {odds} * ln(1 / {p}) "
+        f"WHEN {fk} = 2 THEN {odds} - {odds} * {odds} * ln(1 / {p}) "
+        f"ELSE {p} / ({fk} - 1 + {p}) END)"
+    )
+
+
+def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
+    """SUDA2's figures: `scores` holds ``suda_score``, ``dis_suda_score`` and the record count ``n`` per pattern."""
+    with_msu = scores.filter(pl.col("suda_score") > 0)
+    n = float(scores["n"].sum())
+    return {
+        "records_with_msu": int(with_msu["n"].sum()),
+        "max_dis_suda_score": float(scores["dis_suda_score"].max() or 0.0),  # type: ignore[arg-type]
+        "mean_dis_suda_score": float((scores["dis_suda_score"] * scores["n"]).sum()) / n if n else 0.0,
+        "max_suda_score": float(scores["suda_score"].max() or 0.0),  # type: ignore[arg-type]
+        "contributions": res.contributions,
+        "msu_counts": {str(k): v for k, v in res.msu_counts.items()},
+    }
+
+
+def measure_patterns(pats: pl.DataFrame, spec: Measures, household: pl.DataFrame | None = None) -> dict[str, Any]:
+    """The figures from the distinct patterns: ``n_pattern`` records, ``fk`` and ``Fk`` each (and their risk computed
+    here). `household`, when the spec names one: per household, the ``risk`` of each member (column ``risk``) and
+    the household id, one row per record."""
+    fk, big = pats["fk"].to_numpy(), pats["Fk"].to_numpy()
+    n_pat = pats["n_pattern"].to_numpy().astype(np.float64)
+    n = float(n_pat.sum())
+    if n == 0:
+        raise InvalidParameterError("sdc: the table has no rows; its risk is undefined")
+    if spec.weight is None:
+        risk = 1.0 / fk
+    else:
+        low = big < fk
+        if low.any():
+            first = pats.filter(pl.Series(low)).select(list(spec.keys)).row(0)
+            raise InvalidParameterError(
+                f"sdc: weight column {spec.weight!r}: {int(low.sum())} key patterns have weights summing below their "
+                f"record count (Fk < fk; first: {first}); sampling weights must be >= 1"
+            )
+        risk = benedetti_franconi(fk, big, spec.method)
+    er = float((risk * n_pat).sum())
+    out: dict[str, Any] = {
+        "n_rows": int(n),
+        "n_patterns": int(pats.height),
+        "global_risk": er / n,
+        "expected_reidentifications": er,
+        "max_individual_risk": float(risk.max()),
+        "n_unique": int(n_pat[fk == 1].sum()),
+        "n_pairs": int(n_pat[fk == 2].sum()),
+        "violating": {str(k): int(n_pat[fk < k].sum()) for k in VIOLATING_K},
+    }
+    if household is not None:
+        her = float(household["household_risk"].sum())
+        out["household_risk"] = her / n
+        out["household_expected_reidentifications"] = her
+    return out
+
+
+def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]:
+    """The figures of one Polars table (see the module docstring)."""
+    lf = as_lazy(data)
+    check_columns(lf, spec.columns, "sdc columns")
+    keys = list(spec.keys)
+    pats = pattern_frequencies(lf, keys, spec.weight, spec.missing, spec.alpha)  # materializes: one row per pattern
+    if spec.weight is not None:
+        pats = pats.with_columns(pl.Series("risk", _risks(pats, spec)))
+    else:
+        pats = pats.with_columns((1.0 / pl.col("fk")).alias("risk"))
+    household = None
+    if spec.household is not None:
+        per_row = lf.select(*keys, spec.household).join(
+            pats.lazy().select(*keys, "risk"), on=keys, how="left", nulls_equal=True
+        )
+        per_hh = per_row.group_by(spec.household).agg(
+            (1.0 - (1.0 - pl.col("risk")).product()).alias("household_risk"), pl.len().alias("__anon_n")
+        )
+        household = per_hh.select((pl.col("household_risk") * pl.col("__anon_n")).alias("household_risk")).collect()
+    out = measure_patterns(pats, spec, household)
+    if spec.suda2:
+        counts = lf.group_by(keys).agg(pl.len().alias("n")).collect()  # materializes: one row per pattern
+        res, scores = suda2_patterns(counts, keys, "n", dis_fraction=spec.dis_fraction)
+        out["suda2"] = _suda_summary(res, scores)
+    if spec.model is not None:
+        out["model_risk"] = _model_figures(cell_counts(lf, keys, str(spec.weight)), spec)
+    return out
+
+
+def _model_figures(counts: pl.DataFrame, spec: Measures) -> dict[str, Any]:
+    """The log-linear model risk of the cell counts (records with a missing key left out, as sdcMicro)."""
+    from polars_anon.sdc.modrisk import risks_of_fit
+
+    fitted = fit_cells(counts.drop_nulls(list(spec.keys)), spec.keys, spec.model or "default", spec.interactions)
+    risk1, risk2, n_cells = risks_of_fit(fitted)
+    return {"method": spec.model, "risk1": risk1, "risk2": risk2, "n_cells": n_cells}
+
+
+def _risks(pats: pl.DataFrame, spec: Measures) -> np.ndarray:
+    fk, big = pats["fk"].to_numpy(), pats["Fk"].to_numpy()
+    if (big < fk).any():
+        return np.full(fk.shape, np.nan)  # measure_patterns names the first pattern
+    return benedetti_franconi(fk, big, spec.method)
+
+
+def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
+    """The figures of a table of a SQL engine (DuckDB, Spark; :class:`polars_anon.engines.SQLEngine`): the counts, the
+    approximate risk and household risk in the engine, the exact risk per distinct ``(fk, Fk)`` on the driver,
+    SUDA2 on the distinct patterns brought to the driver."""
+    q = engine.quote
+    names = list(engine.schema(table).names()) if hasattr(engine, "schema") else []
+    missing = [c for c in spec.columns if names and c not in names]
+    if missing:
+        raise InvalidParameterError(f"sdc columns {missing} are not columns of the table; columns: {names}")
+    view = engine.view(table)
+    keys = ", ".join(q(k) for k in spec.keys)
+    weight = f"CAST({q(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
+    pats = f"SELECT {keys}, COUNT(*) AS fk, SUM({weight}) AS big_fk FROM {view} GROUP BY {keys}"
+    risk = "(1.0 / fk)" if spec.weight is None else risk_sql("fk", "big_fk")
+    low = engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM ({pats}) p WHERE big_fk < fk")).item()
+    if low and spec.weight is not None:
+        raise InvalidParameterError(
+            f"sdc: weight column {spec.weight!r}: {low} key patterns have weights summing below their record count "
+            "(Fk < fk); sampling weights must be >= 1"
+        )
+    if spec.method == "exact" and spec.weight is not None:
+        pairs = engine.to_polars(
+            engine.sql(f"SELECT fk, big_fk, COUNT(*) AS n FROM ({pats}) p GROUP BY fk, big_fk")
+        )  # materializes: one row per distinct (fk, Fk)
+        r = benedetti_franconi(pairs["fk"].to_numpy(), pairs["big_fk"].to_numpy(), "exact")
+        rows = pairs.with_columns(pl.Series("r", r))
+        fk = rows["fk"].to_numpy().astype(np.float64)
+        weight_n = rows["n"].to_numpy() * fk
+        er, n = float((r * weight_n).sum()), float(weight_n.sum())
+        top = float(r.max())
+        tallies = _tallies(engine, pats)
+    else:
+        row = engine.to_polars(
+            engine.sql(f"SELECT SUM(fk * {risk}) AS er, SUM(fk) AS n, MAX({risk}) AS top FROM ({pats}) p")
+        ).row(0, named=True)
+        er, n, top = float(row["er"] or 0.0), float(row["n"] or 0.0), float(row["top"] or 0.0)
+        tallies = _tallies(engine, pats)
+    if n == 0:
+        raise InvalidParameterError("sdc: the table has no rows; its risk is undefined")
+    out: dict[str, Any] = {
+        "n_rows": int(n),
+        "n_patterns": tallies["n_patterns"],
+        "global_risk": er / n,
+        "expected_reidentifications": er,
+        "max_individual_risk": top,
+        "n_unique": tallies["n_unique"],
+        "n_pairs": tallies["n_pairs"],
+        "violating": {str(k): tallies[f"v{k}"] for k in VIOLATING_K},
+    }
+    if spec.household is not None:
+        if spec.method == "exact" and spec.weight is not None:
+            raise InvalidParameterError(
+                "sdc: household risk with method 'exact' runs on engine 'polars' only (the exact series is computed on "
+                "the driver); use method 'approx' or engine 'polars'"
+            )
+        on = " AND ".join(f"t.{q(k)} IS NOT DISTINCT FROM p.{q(k)}" for k in spec.keys)
+        hh = q(spec.household)
+        query = (
+            f"SELECT SUM(hr * m) AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
+            f"CASE WHEN MAX(p.r) >= 1 THEN 1.0 ELSE 1 - EXP(SUM(LN(1 - p.r))) END AS hr "
+            f"FROM {view} t JOIN (SELECT {keys}, {risk} AS r FROM ({pats}) p0) p ON {on} GROUP BY t.{hh}) x"
+        )
+        her = float(engine.to_polars(engine.sql(query)).item() or 0.0)
+        out["household_risk"] = her / n
+        out["household_expected_reidentifications"] = her
+    if spec.suda2:
+        counts = engine.to_polars(engine.sql(f"SELECT {keys}, COUNT(*) AS n FROM {view} GROUP BY {keys}"))
+        res, scores = suda2_patterns(counts, list(spec.keys), "n", dis_fraction=spec.dis_fraction)
+        out["suda2"] = _suda_summary(res, scores)
+    if spec.model is not None:
+        w = f"CAST({q(str(spec.weight))} AS DOUBLE)"
+        cells = engine.to_polars(
+            engine.sql(
+                f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, SUM({w}) AS weights, SUM(1.0 / {w}) AS incl_prob "
+                f"FROM {view} GROUP BY {keys}"
+            )
+        )  # materializes: one row per key pattern
+        out["model_risk"] = _model_figures(cells, spec)
+    return out
+
+
+def _tallies(engine: Any, pats: str) -> dict[str, int]:
+    cases = ", ".join(f"SUM(CASE WHEN fk < {k} THEN fk ELSE 0 END) AS v{k}" for k in VIOLATING_K)
+    row = engine.to_polars(
+        engine.sql(
+            f"SELECT COUNT(*) AS n_patterns, SUM(CASE WHEN fk = 1 THEN 1 ELSE 0 END) AS n_unique, "
+            f"SUM(CASE WHEN fk = 2 THEN 2 ELSE 0 END) AS n_pairs, {cases} FROM ({pats}) p"
+        )
+    ).row(0, named=True)
+    return {name: int(value or 0) for name, value in row.items()}
+
+
+def check_measure_columns(schema: Sequence[str], spec: Measures, where: str = "sdc") -> None:
+    """Refuse (naming them) columns the spec reads that the table lacks."""
+    missing = [c for c in spec.columns if c not in schema]
+    if missing:
+        raise InvalidParameterError(f"{where}: columns {missing} are not columns of the input; columns: {list(schema)}")

@@ -1,0 +1,51 @@
+-- Statistical disclosure control (sdcMicro's freqCalc, indivRisk and global risk) as macros: the
+-- relational twins of polars_anon.sdc. A missing key value is a category of its own here (GROUP BY
+-- groups nulls together: polars_anon.sdc.frequencies with missing = 'category'); sdcMicro's
+-- wildcard reading and the exact individual risk are Python only. Every table macro refuses an empty
+-- keys, a key or weight that is not a column (the messages of polars_anon/messages.py).
+
+-- anon_sdc_risk(fk, big_fk): the Benedetti-Franconi individual risk of a pattern with fk records and
+-- weighted count big_fk (Fk): sdcMicro's approximation (exact for fk = 1 and 2; p / (fk - 1 + p) with
+-- p = fk / Fk above), and 1 / fk when Fk <= fk (no sampling).
+-- Twin: polars_anon.sdc.risk.benedetti_franconi (method "approx"); polars_anon.sdc.measures.risk_sql
+CREATE OR REPLACE TEMP MACRO anon_sdc_risk(fk, big_fk) AS
+  CASE WHEN big_fk <= fk THEN 1.0 / fk
+       WHEN fk = 1 THEN (fk / big_fk) / (1 - fk / big_fk) * ln(big_fk / fk)
+       WHEN fk = 2 THEN (fk / big_fk) / (1 - fk / big_fk)
+                        - ((fk / big_fk) / (1 - fk / big_fk)) * ((fk / big_fk) / (1 - fk / big_fk)) * ln(big_fk / fk)
+       ELSE (fk / big_fk) / (fk - 1 + fk / big_fk) END;
+
+-- anon_check_weight(tbl, weight): true, or an error when weight (not NULL) is not a column of tbl.
+CREATE OR REPLACE TEMP MACRO anon_check_weight(tbl, weight) AS
+  CASE WHEN weight IS NULL THEN true ELSE anon_check_columns(tbl, [weight], 'weight') END;
+
+-- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns,
+-- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted.
+-- Twin: polars_anon.sdc.frequencies.pattern_frequencies (missing = "category")
+CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABLE
+  WITH __anon_ok AS MATERIALIZED (
+    SELECT CASE WHEN anon_check_qids(tbl, keys) THEN anon_check_weight(tbl, weight) END AS ok)
+  SELECT * EXCLUDE (__anon_none) FROM (
+    SELECT COLUMNS(lambda c: list_contains(keys, c) OR c = '__anon_none'), count(*)::DOUBLE AS fk,
+           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE sum(ws[1])::DOUBLE END AS big_fk
+    FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw'))::DOUBLE[] AS ws
+          FROM (SELECT *, NULL AS __anon_none, NULL AS __anon_nw FROM query_table(tbl::VARCHAR))) AS t
+    WHERE (SELECT o.ok FROM __anon_ok AS o)
+    GROUP BY ALL)
+  ORDER BY ALL;
+
+-- anon_individual_risk(tbl, keys, weight := NULL): anon_frequencies with each pattern's risk
+-- (anon_sdc_risk; 1 / fk without a weight).
+-- Twin: polars_anon.sdc.risk.individual_risk (per pattern; method "approx", missing "category")
+CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS TABLE
+  SELECT *, anon_sdc_risk(fk, big_fk) AS risk FROM anon_frequencies(tbl, keys, weight := weight) ORDER BY ALL;
+
+-- anon_global_risk(tbl, keys, weight := NULL): one row: n_rows, global_risk (the mean individual
+-- risk), expected_reidentifications (their sum), n_unique (records with fk = 1), n_pairs (fk = 2).
+-- Twin: polars_anon.sdc.risk.global_risk (method "approx", missing "category")
+CREATE OR REPLACE TEMP MACRO anon_global_risk(tbl, keys, weight := NULL) AS TABLE
+  SELECT sum(fk)::BIGINT AS n_rows, sum(fk * risk) / sum(fk) AS global_risk,
+         sum(fk * risk) AS expected_reidentifications,
+         coalesce(sum(fk) FILTER (WHERE fk = 1), 0)::BIGINT AS n_unique,
+         coalesce(sum(fk) FILTER (WHERE fk = 2), 0)::BIGINT AS n_pairs
+  FROM anon_individual_risk(tbl, keys, weight := weight);

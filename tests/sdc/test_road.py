@@ -1,0 +1,249 @@
+"""SDC on the road: method local_suppression, the job's [sdc] table and its report key, the CLI's risk flags, the
+namespace, the DuckDB macros and the figures on DuckDB. Every expected value is a hand computation, sdcMicro's
+test value, or a record-by-record loop (tests/sdc/reference.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import duckdb
+import jsonschema
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_anon as pa
+import polars_anon.duckdb as pa_duckdb
+from polars_anon import cli
+from polars_anon.algorithms.local_suppression import verify_wildcard
+from polars_anon.engines.duckdb import DuckDBEngine
+from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.job import Job, run_job
+from polars_anon.report import schema
+from polars_anon.report.html import render_html
+from polars_anon.sdc.measures import Measures, measure, measure_sql
+from tests.sdc.reference import FRANCDAT, FRANCDAT_KEYS, is_k_anonymous_wildcard, wildcard_fk
+
+PEOPLE = pl.DataFrame(
+    {
+        "sex": ["f", "f", "m", "m", "f", "m", "f", "m"],
+        "age": ["30", "30", "40", "40", "50", "30", "40", "50"],
+        "region": ["N", "N", "S", "S", "N", "S", "S", "N"],
+        "w": [10.0, 20.0, 30.0, 10.0, 5.0, 40.0, 2.0, 8.0],
+        "hh": [1, 1, 2, 2, 3, 4, 5, 5],
+        "income": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+    }
+)
+KEYS = ["sex", "age", "region"]
+
+
+def _risk(f: float, big: float) -> float:
+    """Benedetti-Franconi's closed forms (f = 1, 2) and sdcMicro's approximation, by hand."""
+    p = f / big
+    if p >= 1:
+        return 1 / f
+    if f == 1:
+        return p / (1 - p) * math.log(1 / p)
+    if f == 2:
+        o = p / (1 - p)
+        return o - o * o * math.log(1 / p)
+    return p / (f - 1 + p)
+
+
+def test_local_suppression_on_the_road_reaches_wildcard_k_and_matches_pa_sdc() -> None:
+    for k in (2, 3):
+        res = pa.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=k, method="local_suppression",
+                           insensitive=["w", "hh", "income"])  # fmt: skip
+        out = res.collect()
+        rows = out.select(KEYS).rows()
+        assert is_k_anonymous_wildcard(rows, k)
+        direct = pa.sdc.local_suppression(PEOPLE, KEYS, k).frame.collect()
+        assert rows == direct.select(KEYS).rows()  # the same heuristic on the class aggregates as on the records
+        blanked = {q: sum(v is None for v in out[q]) for q in KEYS}
+        assert res.report["details"]["suppressed_cells"] == blanked
+        assert res.report["guarantee"] == "wildcard-k-anonymity" and res.report["min_class_size"] >= k
+        assert out.select("w", "hh", "income").equals(PEOPLE.select("w", "hh", "income"))
+        kept = [(a, b) for a, b in zip(PEOPLE.select(KEYS).rows(), rows, strict=True)]
+        assert all(y is None or x == y for a, b in kept for x, y in zip(a, b, strict=True))
+
+
+def test_the_check_of_local_suppression_fails_closed() -> None:
+    original = PEOPLE.lazy()
+    ok = original.select("sex", pl.lit(None, pl.String).alias("age"), pl.lit(None, pl.String).alias("region"))
+    assert verify_wildcard(ok, original, KEYS, 4, 1.0) == {"n_rows": 8, "n_classes": 2, "min_class_size": 4}
+    with pytest.raises(NotKAnonymousError, match="differ from their input values"):
+        verify_wildcard(ok.with_columns(pl.lit("m").alias("sex")), original, KEYS, 2, 1.0)
+    with pytest.raises(NotKAnonymousError, match="fewer than k=2"):
+        verify_wildcard(PEOPLE.lazy(), original, KEYS, 2, 1.0)
+    with pytest.raises(NotKAnonymousError, match="7 rows, the input 8"):
+        verify_wildcard(ok.head(7), original, KEYS, 2, 1.0)
+
+
+def test_local_suppression_refusals_are_in_the_capability_table() -> None:
+    with pytest.raises(InvalidParameterError, match="engine 'duckdb'.*wildcards"):
+        pa_duckdb.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=2, method="local_suppression",
+                            insensitive=["w", "hh", "income"], connection=duckdb.connect())  # fmt: skip
+    with pytest.raises(InvalidParameterError, match="takes no privacy models"):
+        pa.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=2, method="local_suppression", sensitive="income",
+                     insensitive=["w", "hh"], privacy=[pa.privacy.LDiversity("income", 2)])  # fmt: skip
+    with pytest.raises(InvalidParameterError, match="importance must give every qid once"):
+        pa.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=2, method="local_suppression", importance={"sex": 1},
+                     insensitive=["w", "hh", "income"])  # fmt: skip
+
+
+def test_measures_by_hand_and_household() -> None:
+    fig = measure(PEOPLE, Measures(keys=("sex", "region"), weight="w", household="hh"))
+    # patterns: (f,N) 3 rows Fk 35; (m,S) 3 rows Fk 80; (f,S) 1 row Fk 2; (m,N) 1 row Fk 8
+    r = {"fN": _risk(3, 35.0), "mS": _risk(3, 80.0), "fS": _risk(1, 2.0), "mN": _risk(1, 8.0)}
+    per_row = [r["fN"], r["fN"], r["mS"], r["mS"], r["fN"], r["mS"], r["fS"], r["mN"]]
+    assert fig["expected_reidentifications"] == pytest.approx(sum(per_row), abs=1e-12)
+    assert fig["global_risk"] == pytest.approx(sum(per_row) / 8, abs=1e-12)
+    assert (fig["n_unique"], fig["n_pairs"], fig["violating"]) == (2, 0, {"2": 2, "3": 2, "5": 8})
+    hh = {1: [0, 1], 2: [2, 3], 3: [4], 4: [5], 5: [6, 7]}
+    her = sum(len(m) * (1 - math.prod(1 - per_row[i] for i in m)) for m in hh.values())
+    assert fig["household_expected_reidentifications"] == pytest.approx(her, abs=1e-12)
+
+
+def test_measures_on_duckdb_agree_with_polars() -> None:
+    engine = DuckDBEngine(duckdb.connect())
+    table = engine.table(PEOPLE.with_columns(pl.when(pl.col("hh") == 3).then(None).otherwise("age").alias("age")))
+    lf = engine.to_polars(table)
+    for spec in (
+        Measures(keys=tuple(KEYS), weight="w", household="hh", suda2=True, model="default"),
+        Measures(keys=tuple(KEYS), weight="w", method="exact", model="CE", interactions=(("sex", "age"),)),
+        Measures(keys=("sex", "age")),
+    ):
+        a, b = measure(lf, spec), measure_sql(engine, table, spec)
+        assert set(a) == set(b)
+        for key, value in a.items():
+            if isinstance(value, float):
+                assert b[key] == pytest.approx(value, abs=1e-9), key
+            elif key == "model_risk":
+                assert b[key] == pytest.approx(value, abs=1e-9)
+            else:
+                assert b[key] == value, key
+
+
+def test_duckdb_macros_match_the_python_twins() -> None:
+    con = duckdb.connect()
+    pa_duckdb.register(con)
+    francdat = pl.DataFrame(FRANCDAT)
+    con.register("francdat", francdat.to_arrow())
+    got = con.sql("FROM anon_individual_risk('francdat', ['Key1', 'Key2'], weight := 'w')").pl()
+    want = pa.sdc.individual_risk(francdat, ["Key1", "Key2"], weight="w").collect().unique(["Key1", "Key2"])
+    want = want.sort("Key1", "Key2")
+    assert got["fk"].to_list() == want["fk"].to_list() and got["big_fk"].to_list() == want["Fk"].to_list()
+    assert np.allclose(got["risk"].to_numpy(), want["risk"].to_numpy(), rtol=0, atol=1e-12)
+    # sdcMicro's test_indivRisk.R: a class of 3 with weights summing to 108, approximate risk 0.01369863
+    assert round(con.sql("SELECT anon_sdc_risk(3.0, 108.0)").fetchall()[0][0], 8) == 0.01369863
+    glob = con.sql("FROM anon_global_risk('francdat', ['Key1', 'Key2', 'Key3', 'Key4'])").fetchall()[0]
+    fk = [f for f, _ in wildcard_fk(francdat.select(FRANCDAT_KEYS).rows(), [1.0] * 8)]  # no missing: plain counts
+    er = sum(1 / f for f in fk)  # no weight: risk 1/fk
+    assert glob == (8, pytest.approx(er / 8), pytest.approx(er), fk.count(1), fk.count(2))
+    assert (fk.count(1), fk.count(2)) == (4, 4)
+    with pytest.raises(duckdb.Error, match="weight"):
+        con.sql("FROM anon_frequencies('francdat', ['Key1'], weight := 'nope')").fetchall()
+
+
+def _job(tmp_path: Path, extra: str) -> Path:
+    PEOPLE.write_parquet(tmp_path / "people.parquet")
+    path = tmp_path / "job.toml"
+    path.write_text(
+        'input = "people.parquet"\noutput = "out/people.parquet"\nk = 2\nmethod = "local_suppression"\n'
+        'insensitive = ["w", "hh", "income"]\nqids = { sex = {}, age = {}, region = {} }\n' + extra
+    )
+    return path
+
+
+def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
+    job = _job(tmp_path, '[sdc]\nweight = "w"\nmissing = "wildcard"\nsuda2 = true\n'
+                         '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = 50\n')  # fmt: skip
+    assert cli.main(["anonymize", str(job)]) == 0
+    report = json.loads((tmp_path / "out" / "people.report.json").read_text())
+    jsonschema.Draft202012Validator(schema()).validate(report)
+    sdc = report["sdc"]
+    assert sdc["input"] == measure(PEOPLE, Measures(keys=tuple(KEYS), weight="w", missing="wildcard", suda2=True))
+    out = pl.read_parquet(tmp_path / "out" / "people.parquet")
+    assert sdc["output"]["violating"]["2"] == 0 and sdc["input"]["n_unique"] > 0
+    assert sdc["output"]["global_risk"] == pytest.approx(
+        measure(out, Measures(keys=tuple(KEYS), weight="w", missing="wildcard"))["global_risk"], abs=1e-12
+    )
+    assert not out["income"].equals(PEOPLE["income"]) and out["w"].equals(PEOPLE["w"])
+    html = (tmp_path / "out" / "people.report.html").read_text()
+    assert 'id="sdc"' in html and "expected re-identifications" in html and "SUDA2" in html
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ('[sdc]\nweights = "w"\n', "unknown key 'weights'"),
+        ('[sdc]\n[[sdc.protect]]\nstep = "shuffle"\n', "step must be one of"),
+        ('[sdc]\n[[sdc.protect]]\nstep = "pram"\n', "step 'pram' needs key 'column'"),
+        ('[sdc]\nweight = "nope"\n', "columns \\['nope'\\] are not columns"),
+        ('engine = "duckdb"\n[sdc]\nmissing = "wildcard"\n', "local_suppression' on engine 'duckdb'"),
+    ],
+)
+def test_sdc_job_refusals(tmp_path: Path, extra: str, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _job(tmp_path, "").read_text()
+    if extra.startswith("engine"):
+        text = text.replace('method = "local_suppression"\n', 'method = "mondrian"\n') + extra
+        words = "missing = 'wildcard' on engine 'duckdb'"
+    else:
+        text += extra
+    (tmp_path / "job.toml").write_text(text)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    with pytest.raises(InvalidParameterError, match=words):
+        run_job(Job.load(tmp_path / "job.toml"))
+
+
+def test_cli_risk_with_weights_and_suda2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    PEOPLE.write_parquet(tmp_path / "p.parquet")
+    argv = ["risk", str(tmp_path / "p.parquet"), "--qids", "sex,region", "--weights", "w", "--suda2", "--model-risk",
+            "IPF"]  # fmt: skip
+    assert cli.main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    want = measure(PEOPLE, Measures(keys=("sex", "region"), weight="w", suda2=True))
+    assert doc["sdc"]["figures"]["global_risk"] == pytest.approx(want["global_risk"], abs=1e-12)
+    assert doc["sdc"]["figures"]["suda2"]["records_with_msu"] == 2  # the two sample uniques, each unique on both keys
+    # IPF (independence): lambda = n (f_sex / n)(f_region / n); the two uniques (f,S) w 2 and (m,N) w 8, 4 cells
+    fit = {("f", "S"): 8 * (4 / 8) * (4 / 8), ("m", "N"): 8 * (4 / 8) * (4 / 8)}
+    r1 = (math.exp(-(1 - 1 / 2) * fit[("f", "S")]) + math.exp(-(1 - 1 / 8) * fit[("m", "N")])) / 4
+    assert doc["sdc"]["figures"]["model_risk"]["risk1"] == pytest.approx(r1, abs=1e-9)
+    assert cli.main(["risk", str(tmp_path / "p.parquet"), "--qids", "sex", "--household", "nope"]) == 2
+
+
+def test_namespace_sdc_methods() -> None:
+    assert PEOPLE.anon.sdc_risk(["sex", "region"], weight="w") == measure(
+        PEOPLE, Measures(keys=("sex", "region"), weight="w")
+    )
+    assert PEOPLE.anon.frequencies("sex")["fk"].to_list() == [4.0] * 8
+    assert PEOPLE.anon.local_suppression(KEYS, 2).total == pa.sdc.local_suppression(PEOPLE, KEYS, 2).total
+    assert (
+        PEOPLE.lazy().anon.rank_swap("income", p=20, seed=1).collect()["income"].sort().equals(PEOPLE["income"].sort())
+    )
+
+
+def test_the_html_page_shows_sdc_figures() -> None:
+    fig = measure(PEOPLE, Measures(keys=tuple(KEYS), weight="w"))
+    page = render_html({"k": 2, "method": "local_suppression", "sdc": {"keys": KEYS, "weight": "w", "input": fig,
+                                                                      "output": fig, "steps": []}})  # fmt: skip
+    assert "Statistical disclosure control" in page and "records violating 3-anonymity" in page
+
+
+def test_protection_steps_apply_in_order_and_are_seeded() -> None:
+    from polars_anon.sdc.job import Step, apply_steps
+
+    steps = [
+        Step("pram", {"column": "region", "matrix": {"N": {"S": 1.0}, "S": {"S": 1.0}}}),  # every N becomes S
+        Step("pram", {"column": "sex", "pd": 0.5}),
+        Step("rank_swap", {"columns": ["income"], "p": 50.0}),
+    ]
+    out = apply_steps(PEOPLE.lazy(), steps, seed=3).collect()
+    assert out["region"].to_list() == ["S"] * 8
+    assert sorted(out["income"].to_list()) == sorted(PEOPLE["income"].to_list())  # a swap keeps the values
+    assert set(out["sex"].to_list()) <= {"f", "m"} and out.height == 8
+    assert out.equals(apply_steps(PEOPLE.lazy(), steps, seed=3).collect())  # the same seed, the same output
