@@ -16,6 +16,7 @@ CREATE OR REPLACE TEMP MACRO anon_sdc_risk(fk, big_fk) AS
        ELSE (fk / big_fk) / (fk - 1 + fk / big_fk) END;
 
 -- anon_check_weight(tbl, weight): true, or an error when weight (not NULL) is not a column of tbl.
+-- Twin: polars_anon.sdc.frequencies.check_weights (the column check; the values are read by the macros)
 CREATE OR REPLACE TEMP MACRO anon_check_weight(tbl, weight) AS
   CASE WHEN weight IS NULL THEN true ELSE anon_check_columns(tbl, [weight], 'weight') END;
 

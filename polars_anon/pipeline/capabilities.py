@@ -185,11 +185,13 @@ _DP_REFUSALS: tuple[Refusal, ...] = (
 )
 
 
-def _on_aggregates() -> list[str]:
-    """The methods that work on class aggregates (every one not on records), in the registry's order."""
+def _on_aggregates(engine: str) -> list[str]:
+    """The methods that work on class aggregates (every one not on records) and that `engine` does not refuse
+    outright (a row of this table that always applies), in the registry's order."""
     from polars_anon.algorithms import METHODS
 
-    return [name for name, method in METHODS.items() if not method.records]
+    refused = {r.method for r in REFUSALS if r.engine in (engine, "*") and r.route == "any" and r.when is _always}
+    return [name for name, method in METHODS.items() if not method.records and name not in refused]
 
 
 REFUSALS: tuple[Refusal, ...] = (
@@ -202,7 +204,7 @@ REFUSALS: tuple[Refusal, ...] = (
             _no_planner(engine),
             lambda r, e=engine: (
                 f"method {r.method.name!r} works on row records, which engine {e!r} does not hand to the driver; use "
-                f"engine 'polars' or a method that works on class aggregates ({', '.join(_on_aggregates())})"
+                f"engine 'polars' or a method that works on class aggregates ({', '.join(_on_aggregates(e))})"
             ),
         )
         for engine in ("duckdb", "spark")

@@ -159,6 +159,7 @@ def test_null_suppress_is_the_table_filled_with_the_roots(
     df, rows = t
     assume(k <= df.height)
     method, options = which
+    assume(method != "local_suppression")  # refuses null="suppress": it publishes missing cells itself (its own test)
     hs = hierarchies(rows)
     got = pa.anonymize(df, hierarchies=hs, k=k, method=method, null="suppress", **options).collect()
     filled = df.with_columns(pl.col(q).fill_null("*") for q in rows)  # every root is "*"
