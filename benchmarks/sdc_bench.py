@@ -21,6 +21,7 @@ sdcMicro is installed (`--r-lib` or `SDCMICRO_LIB`); nothing here builds it. A s
 `--timeout` seconds is stopped and reported as such.
 
     python benchmarks/sdc_bench.py --rows 100000 --rows 1000000 --rscript Rscript --r-lib /path/to/rlib
+    python benchmarks/sdc_bench.py --rows 1000000 --steps suda2 --rscript Rscript --r-lib /path/to/rlib --name NAME
     python benchmarks/sdc_bench.py --quick          # 20,000 rows, ours only, in this process (the smoke test)
 
 Writes `benchmarks/results/sdc.md` and `sdc.json` (or under `--out`, named `--name`). Say the load (`/proc/loadavg`,
@@ -200,10 +201,15 @@ def _compare(step: str, folder: Path) -> dict[str, float]:
 
 
 def run(
-    rows: int, rscript: str | None = None, lib: str = "", timeout: float = 1800.0, stopped: dict[str, int] | None = None
+    rows: int,
+    rscript: str | None = None,
+    lib: str = "",
+    timeout: float = 1800.0,
+    stopped: dict[str, int] | None = None,
+    steps: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Every step on a register of `rows` records: ours in child processes, then sdcMicro's when `rscript`. A step
-    of sdcMicro stopped at a smaller size (`stopped`: step -> rows) is not run again."""
+    """Every step (or those of `steps`) on a register of `rows` records: ours in child processes, then sdcMicro's
+    when `rscript`. A step of sdcMicro stopped at a smaller size (`stopped`: step -> rows) is not run again."""
     stopped = {} if stopped is None else stopped
     fig: dict[str, Any] = {"rows": rows}
     with tempfile.TemporaryDirectory(prefix="sdc_bench_") as tmp:
@@ -213,7 +219,7 @@ def run(
         if rscript:
             df.write_csv(folder / "reg.csv", null_value="NA")
         del df
-        for step in STEPS:
+        for step in steps or STEPS:
             mine = _run_ours(step, folder)
             for key, value in mine.items():
                 fig[f"{step}_{key}"] = value
@@ -271,7 +277,7 @@ def table(figs: list[dict[str, Any]], load: str) -> str:
             "sdcMicro MiB", "cells (ours / sdcMicro)", "numbers compared (largest difference)"]  # fmt: skip
     lines += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for f in figs:
-        for step in STEPS:
+        for step in [step for step in STEPS if f"{step}_seconds" in f]:
             mine, theirs = f.get(f"{step}_seconds"), f.get(f"r_{step}_seconds")
             speed = f"{theirs / mine:,.1f}x" if isinstance(theirs, float) and mine else "-"
             cells = "-"
@@ -286,7 +292,8 @@ def table(figs: list[dict[str, Any]], load: str) -> str:
         for f in figs
         if "supp_k3_min_fk" in f
     )
-    lines += ["", f"Every local-suppression output of ours was re-checked: minimum wildcard fk {checks}."]
+    if checks:
+        lines += ["", f"Every local-suppression output of ours was re-checked: minimum wildcard fk {checks}."]
     r_checks = ", ".join(
         f"{f['rows']:,} rows: {f['r_supp_k3_min_fk']:g} (k=3) / {f.get('r_supp_k5_min_fk', '-')} (k=5)"
         for f in figs
@@ -309,6 +316,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument(
         "--r-skip", default="", help="comma-separated steps sdcMicro does not run (e.g. supp_k3,supp_k5)"
     )
+    parser.add_argument("--steps", default="", help=f"comma-separated steps to run (default all: {','.join(STEPS)})")
     parser.add_argument("--child", choices=STEPS, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -321,7 +329,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         figs = [quick(QUICK_ROWS)]
     else:
         stopped: dict[str, int] = {step: 0 for step in args.r_skip.split(",") if step}
-        figs = [run(rows, args.rscript, args.r_lib, args.timeout, stopped) for rows in sorted(args.rows)]
+        steps = [step for step in args.steps.split(",") if step]
+        unknown = sorted(set(steps) - set(STEPS))
+        if unknown:
+            parser.error(f"--steps: unknown step(s) {', '.join(unknown)}; the steps are {', '.join(STEPS)}")
+        figs = [run(rows, args.rscript, args.r_lib, args.timeout, stopped, steps) for rows in sorted(args.rows)]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{args.name}.md").write_text(table(figs, load))
     (args.out / f"{args.name}.json").write_text(json.dumps({"load": load, "figures": figs}, indent=1) + "\n")

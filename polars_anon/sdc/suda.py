@@ -10,17 +10,21 @@ from MSUs that contain it. The DIS-SUDA score calibrates scores to a probability
 ``U`` records unique on all keys and ``P`` records in pairs, ``Dis = U f / (U f + P (1 - f))``,
 ``Q = 1 + (8 - M) / 20``, ``DIS_i = 1 / (1 + (U / Dis - U) / (score_i^Q * sum_j score_j^-Q))``.
 
-Computation: one group-by over the distinct key patterns per subset of keys (``2^M - 1`` of them), so the
-bound is on ``M``: at most ``max_keys`` (16 by default; 2^16 group-bys over the distinct patterns). A missing
-value is never part of an MSU (sdcMicro codes it as -999 and its SUDA2 skips that item): a record's MSUs use the keys
-it observes, and other records compare with it as with a category of its own (``missing="category"`` makes it a
-category in MSUs too). Unlike sdcMicro we add no dummy keys when
-``M <= 2``, so scores for one or two keys use ``M`` itself.
+Computation: each key is coded as a small integer (its value minus its minimum for an integer key of a small range,
+its dense rank otherwise; 0 for a missing value) and the codes are packed into one integer per record. One pass reads
+the keys' ranges, one group-by counts the records per packed code (the distinct key patterns), numpy counts the
+records of each pattern on every subset of keys (``2^M - 1`` of them, a ``bincount`` of the patterns' packed subset
+codes each) and finds the MSUs, and one gather through a lookup array (a join on the code when the code space is
+large) puts the scores back on the rows, in their order (a key coded by its dense rank is ranked in memory, one
+column at a time; integer keys of a small range stream). The bound is on ``M``: at most ``max_keys`` (16 by default;
+2^16 subset counts over the distinct patterns). A missing value is never part of an MSU (sdcMicro codes it as -999
+and its SUDA2 skips that item): a record's MSUs use the keys it observes, and other records compare with it as with a
+category of its own (``missing="category"`` makes it a category in MSUs too). Unlike sdcMicro we add no dummy keys
+when ``M <= 2``, so scores for one or two keys use ``M`` itself.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +41,19 @@ __all__ = ["SudaMissing", "Suda2Result", "suda2", "suda2_patterns"]
 SudaMissing = Literal["ignore", "category"]
 
 _N = "__anon_n"
+_C = "__anon_suda_code"
+_MAX_RANGE = 1 << 16  # an integer key of a wider range is coded by dense ranks
+_MAX_LOOKUP = 1 << 22  # packed codes up to this many index a lookup array (4 bytes each); beyond, a join
+_MAX_BINCOUNT = 1 << 22  # subsets whose code space is smaller are counted by bincount, others by np.unique
+
+
+@dataclass(frozen=True)
+class _Scores:
+    score: np.ndarray
+    dis: np.ndarray
+    share: np.ndarray
+    contributions: dict[str, float]
+    msu_counts: dict[int, int]
 
 
 @dataclass(frozen=True)
@@ -75,7 +92,7 @@ def suda2(
     dis_fraction
         The sampling fraction used by the DIS score (sdcMicro's ``DisFraction``), in (0, 1].
     max_keys
-        Bound on the number of keys (the method runs ``2^M - 1`` group-bys).
+        Bound on the number of keys (the method counts the patterns on each of the ``2^M - 1`` subsets).
     missing
         ``"ignore"`` (sdcMicro): a missing value is never part of an MSU (a record's MSUs use only the keys it
         observes; others compare with it as with a category of its own); ``"category"``: a missing value is one more
@@ -92,6 +109,10 @@ def suda2(
     lf = as_lazy(data)
     keys = check_keys(lf, keys)
     _check(keys, dis_fraction, max_keys)
+    check_choice("missing", missing, get_args(SudaMissing))
+    fast = _suda2_coded(lf, keys, dis_fraction, missing)
+    if fast is not None:
+        return fast
     pats = (
         lf.group_by(keys).agg(pl.len().alias(_N)).sort(keys, nulls_last=True).collect()
     )  # materializes: one row per distinct key pattern
@@ -100,12 +121,81 @@ def suda2(
     return Suda2Result(frame, res.contributions, res.msu_counts)
 
 
+def _suda2_coded(lf: pl.LazyFrame, keys: list[str], dis_fraction: float, missing: SudaMissing) -> Suda2Result | None:
+    """SUDA2 on one packed integer code per record: one pass for each key's range, one group-by on the code, numpy
+    on the distinct patterns, and one gather of the scores back to the rows. ``None`` (the caller falls back to the
+    group-by on the keys) when a key is neither an integer of a small range nor orderable, or the codes overflow."""
+    schema = lf.collect_schema()
+    ranked = [v for v in keys if not (schema[v].is_integer())]
+    stats: list[pl.Expr] = [pl.len().alias(_N)]
+    for v in keys:
+        if v in ranked:
+            stats.append(pl.col(v).rank("dense").max().cast(pl.Int64).alias(f"{v}\0hi"))
+        else:
+            stats += [
+                pl.col(v).min().cast(pl.Int64).alias(f"{v}\0lo"),
+                pl.col(v).max().cast(pl.Int64).alias(f"{v}\0hi"),
+            ]
+    try:
+        row = lf.select(stats).collect().row(0, named=True)
+    except pl.exceptions.PolarsError:  # a key that cannot be ranked (no order on its type)
+        return None
+    if row[_N] == 0:
+        raise InvalidParameterError("the table has no rows; SUDA scores are undefined")
+    parts: list[pl.Expr] = []
+    cards: list[int] = []
+    space = 1
+    for v in keys:
+        hi = row[f"{v}\0hi"]
+        if hi is None:  # no observed value: every record is missing here
+            code, card = pl.col(v).is_null().cast(pl.Int64) - 1, 1  # 0 on every row (a column, not a literal)
+        elif v in ranked:
+            code, card = pl.col(v).rank("dense").cast(pl.Int64).fill_null(0), hi + 1
+        else:
+            lo = row[f"{v}\0lo"]
+            if hi - lo >= _MAX_RANGE:  # a wide range: dense ranks instead (one more pass for their number)
+                code = pl.col(v).rank("dense").cast(pl.Int64).fill_null(0)
+                card = int(lf.select(pl.col(v).rank("dense").max()).collect().item()) + 1
+            else:
+                code, card = (pl.col(v).cast(pl.Int64) - (lo - 1)).fill_null(0), hi - lo + 2
+        parts.append(code * space)
+        cards.append(card)
+        space *= card
+        if space >= 1 << 62:
+            return None
+    code_expr = pl.sum_horizontal(parts)
+    pats = lf.select(code_expr.alias(_C)).group_by(_C).agg(pl.len().alias(_N)).collect()
+    packed = pats[_C].to_numpy()
+    codes = np.empty((packed.size, len(keys)), dtype=np.int64)
+    rest = packed
+    for j, card in enumerate(cards):
+        rest, codes[:, j] = np.divmod(rest, card)
+    out = _scores(codes, cards, pats[_N].to_numpy(), dis_fraction, missing, keys)
+    # the rows scoring above 0 (only full-unique patterns can) index a small table; row 0 holds the zeros
+    hit = np.flatnonzero(out.score > 0)
+    columns = {"suda_score": out.score, "dis_suda_score": out.dis}
+    columns |= {f"{v}_contribution": out.share[:, j] for j, v in enumerate(keys)}
+    small = {name: pl.Series(name, np.concatenate([[0.0], col[hit]])) for name, col in columns.items()}
+    if space <= _MAX_LOOKUP:
+        lookup = np.zeros(space, dtype=np.int32)
+        lookup[packed[hit]] = np.arange(1, hit.size + 1, dtype=np.int32)
+        index = pl.lit(pl.Series(lookup)).gather(pl.col(_C))
+        frame = lf.with_columns(code_expr.alias(_C)).with_columns(index.alias(_C))
+    else:
+        table = pl.LazyFrame({_N: packed[hit], _C: np.arange(1, hit.size + 1, dtype=np.int32)})
+        frame = lf.with_columns(code_expr.alias(_N)).join(table, on=_N, how="left", maintain_order="left")
+        frame = frame.drop(_N).with_columns(pl.col(_C).fill_null(0))
+    frame = frame.with_columns(pl.lit(col).gather(pl.col(_C)).alias(name) for name, col in small.items()).drop(_C)
+    return Suda2Result(frame, out.contributions, out.msu_counts)
+
+
 def _check(keys: list[str], dis_fraction: float, max_keys: int) -> None:
     if not is_integer(max_keys) or max_keys < 1:
         raise InvalidParameterError(f"max_keys must be an integer >= 1, got {max_keys!r}")
     if len(keys) > max_keys:
         raise InvalidParameterError(
-            f"suda2 takes at most max_keys={max_keys} keys (it runs 2^M - 1 group-bys), got {len(keys)}: {keys}"
+            f"suda2 takes at most max_keys={max_keys} keys (it counts on each of the 2^M - 1 subsets), "
+            f"got {len(keys)}: {keys}"
         )
     if isinstance(dis_fraction, bool) or not isinstance(dis_fraction, (int, float)) or not 0 < dis_fraction <= 1:
         raise InvalidParameterError(f"dis_fraction must lie in (0, 1], got {dis_fraction!r}")
@@ -131,25 +221,71 @@ def suda2_patterns(
     keys = list(keys)
     _check(keys, dis_fraction, max_keys)
     check_choice("missing", missing, get_args(SudaMissing))
-    m = len(keys)
     pats = patterns.select(*keys, pl.col(count).alias(_N))
     if pats.height == 0:
         raise InvalidParameterError("the table has no rows; SUDA scores are undefined")
-    n_unique = int((pats[_N] == 1).sum())
-    n_pair_records = 2 * int((pats[_N] == 2).sum())
-    uniq_rows = np.flatnonzero(pats[_N].to_numpy() == 1)
-    # unique[S] per full-unique pattern, for every non-empty subset S (bitmask)
+    codes = np.empty((pats.height, len(keys)), dtype=np.int64)
+    cards = []
+    for j, v in enumerate(keys):  # dense codes 1..c of each key's values, 0 for missing
+        codes[:, j] = _dense_codes(pats[v])
+        cards.append(int(codes[:, j].max()) + 1)
+    out = _scores(codes, cards, pats[_N].to_numpy(), dis_fraction, missing, keys)
+    per_pattern = pats.with_columns(
+        pl.Series("suda_score", out.score),
+        pl.Series("dis_suda_score", out.dis),
+        *[pl.Series(f"{v}_contribution", out.share[:, j]) for j, v in enumerate(keys)],
+    )
+    per_pattern = per_pattern.rename({_N: count})
+    return Suda2Result(per_pattern.lazy(), out.contributions, out.msu_counts), per_pattern
+
+
+def _dense_codes(values: pl.Series) -> np.ndarray:
+    """Codes 1..c of the distinct values (in their order where they have one), 0 for a missing value."""
+    try:
+        ranks = values.rank("dense")
+    except pl.exceptions.PolarsError:  # no order on the type: codes by first appearance
+        firsts = values.to_frame("v").with_row_index("i").group_by("v", maintain_order=True).agg(pl.col("i").first())
+        ranks = values.to_frame("v").join(
+            firsts.with_row_index("r", offset=1).select("v", "r"), on="v", how="left", nulls_equal=True,
+            maintain_order="left",
+        )["r"]  # fmt: skip
+    return ranks.cast(pl.Int64).set(values.is_null(), 0).to_numpy()
+
+
+def _scores(
+    codes: np.ndarray,
+    cards: list[int],
+    n: np.ndarray,
+    dis_fraction: float,
+    missing: SudaMissing,
+    keys: list[str],
+) -> _Scores:
+    """SUDA2 on distinct patterns: `codes` (patterns x keys) holds each key's code in ``0..cards[j] - 1`` (0 for a
+    missing value), `n` the records per pattern. Per pattern: score, DIS score and each key's share of the score."""
+    m = len(keys)
+    n_unique = int((n == 1).sum())
+    n_pair_records = 2 * int((n == 2).sum())
+    uniq_rows = np.flatnonzero(n == 1)
+    weights_n = n.astype(np.float64)
+    # unique[S] per full-unique pattern, for every non-empty subset S (bitmask): records sharing its S-values == 1
     unique = np.zeros((1 << m, uniq_rows.size), dtype=bool)
-    for size in range(1, m + 1):
-        for subset in itertools.combinations(range(m), size):
-            cols = [keys[j] for j in subset]
-            mask = sum(1 << j for j in subset)
-            counts = pats.select(pl.col(_N).sum().over(cols, mapping_strategy="group_to_rows"))[_N].to_numpy()
-            unique[mask] = counts[uniq_rows] == 1
+    for mask in range(1, 1 << m):
+        members = [j for j in range(m) if mask >> j & 1]
+        sub = np.zeros(codes.shape[0], dtype=np.int64)
+        space = 1
+        for j in members:
+            sub += codes[:, j] * space
+            space *= cards[j]
+        if space <= _MAX_BINCOUNT:
+            counts = np.bincount(sub, weights=weights_n, minlength=space)[sub[uniq_rows]]
+        else:
+            _, inverse = np.unique(sub, return_inverse=True)
+            counts = np.bincount(inverse, weights=weights_n)[inverse[uniq_rows]]
+        unique[mask] = counts == 1
     if missing == "ignore":  # sdcMicro's SUDA2 skips a missing value's item: no MSU holds a key the record lacks
         observed = np.zeros(uniq_rows.size, dtype=np.int64)
-        for j, v in enumerate(keys):
-            observed |= np.where(pats[v].is_null().to_numpy()[uniq_rows], 0, 1 << j)
+        for j in range(m):
+            observed |= np.where(codes[uniq_rows, j] == 0, 0, 1 << j)
         for mask in range(1, 1 << m):
             unique[mask] &= (mask & ~observed) == 0
     weights = [float(math.factorial(m - k)) for k in range(m + 1)]
@@ -183,14 +319,8 @@ def suda2_patterns(
         big_dis = n_unique * dis_fraction / (n_unique * dis_fraction + n_pair_records * (1.0 - dis_fraction))
         adj = float(np.sum(score[pos] ** -q))
         dis[pos] = 1.0 / (1.0 + (n_unique / big_dis - n_unique) / (score[pos] ** q * adj))
-    full_score = np.zeros(pats.height)
-    full_dis = np.zeros(pats.height)
-    full_share = np.zeros((pats.height, m))
+    full_score = np.zeros(n.size)
+    full_dis = np.zeros(n.size)
+    full_share = np.zeros((n.size, m))
     full_score[uniq_rows], full_dis[uniq_rows], full_share[uniq_rows] = score, dis, share
-    per_pattern = pats.with_columns(
-        pl.Series("suda_score", full_score),
-        pl.Series("dis_suda_score", full_dis),
-        *[pl.Series(f"{v}_contribution", full_share[:, j]) for j, v in enumerate(keys)],
-    )
-    per_pattern = per_pattern.rename({_N: count})
-    return Suda2Result(per_pattern.lazy(), contributions, dict(msu_counts)), per_pattern
+    return _Scores(full_score, full_dis, full_share, contributions, dict(msu_counts))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 
 import polars as pl
 import pytest
@@ -81,6 +82,18 @@ def test_scores_match_brute_force(rows):
     assert out["suda_score"].to_list() == _reference(rows, m)
     dis = out["dis_suda_score"]
     assert ((dis >= 0) & (dis <= 1)).all() and ((dis > 0) == (out["suda_score"] > 0)).all()
+
+
+def test_wide_codes_match_brute_force():
+    """Keys of a wide integer range (coded by dense ranks), strings and missing values, seven of them: the packed
+    codes outgrow the lookup array and the scores go back by a join; still the brute-force scores."""
+    rng = random.Random(7)
+    pool = [None, 0, 3, 10**9, -(10**12), 77, 5, 6, 9, 11, 12, 13, 14, 15]
+    rows = [tuple(rng.choice(pool) for _ in range(7)) for _ in range(20)]
+    keys = [f"k{j}" for j in range(7)]
+    frame = pl.DataFrame({v: [r[j] for r in rows] for j, v in enumerate(keys)}, schema={v: pl.Int64 for v in keys})
+    frame = frame.with_columns(pl.col("k6").cast(pl.String))
+    assert suda2(frame, keys, missing="category").frame.collect()["suda_score"].to_list() == _reference(rows, 7)
 
 
 def test_dis_score_by_hand():
