@@ -63,10 +63,10 @@ class PolarsEngine:
     ) -> tuple[pl.DataFrame, list[pl.DataFrame | None]]:
         return class_frames(table, qids, attributes, labels)
 
-    def write(self, table: pl.LazyFrame, path: Path) -> None:
+    def write(self, table: pl.LazyFrame, path: str | Path) -> None:
         table.sink_parquet(path)
 
-    def read_parquet(self, path: Path) -> pl.LazyFrame:
+    def read_parquet(self, path: str | Path) -> pl.LazyFrame:
         return pl.scan_parquet(path)
 
     def to_polars(self, table: pl.LazyFrame) -> pl.DataFrame:

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
+from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["REFUSALS", "Capability", "Refusal", "consult", "refuse_driver_tuples"]
+__all__ = ["REFUSALS", "STORAGE", "Capability", "Refusal", "consult", "refuse_driver_tuples", "storage"]
 
 Route = Literal["any", "driver", "planner"]
 
@@ -240,3 +242,36 @@ def consult(request: Request, engine: str, driver_tuples: int | None = None) -> 
     if request.method.records:  # always the planner route: refused now
         capability.refuse_planner()
     return capability
+
+
+STORAGE: dict[str, tuple[str, ...] | None] = {"polars": ("file",), "duckdb": ("file",), "spark": None}
+"""The URI schemes each engine reads and writes (None: any its file system knows, Spark's Hadoop configuration
+says which). A plain path is every engine's; a ``file://`` URI on Polars and DuckDB is that local path."""
+
+
+def storage(engine: str, path: str | Path, what: str = "input") -> Path | URI:
+    """`path` as `engine` reads or writes it, refused in one line when the engine cannot (before any data is read).
+
+    >>> storage("polars", "file:///data/voters.parquet")
+    PosixPath('/data/voters.parquet')
+    >>> storage("spark", "hdfs://nn:8020/data/voters.parquet")
+    'hdfs://nn:8020/data/voters.parquet'
+    >>> storage("duckdb", "hdfs://nn:8020/out/v.parquet", "output")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: output 'hdfs://nn:8020/out/v.parquet': engine 'duckdb' reads and \
+writes local paths and file:// URIs, not hdfs://; use engine 'spark' (its Hadoop file system knows hdfs://, s3a://, \
+...) or a local path
+    """
+    scheme = scheme_of(path)
+    if scheme is None:
+        return Path(path)
+    allowed = STORAGE[engine]
+    if allowed is None:
+        return path if isinstance(path, URI) else URI(path)
+    if scheme == "file" and "file" in allowed:
+        return local_path(str(path))
+    raise InvalidParameterError(
+        f"{what} {str(path)!r}: engine {engine!r} reads and writes local paths and file:// URIs, not {scheme}://; "
+        f"use engine 'spark' (its Hadoop file system knows hdfs://, s3a://, ...) or a local path"
+    )

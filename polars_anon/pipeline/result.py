@@ -21,7 +21,9 @@ from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.io import html_path, report_path
+from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
+from polars_anon.pipeline.capabilities import storage
 from polars_anon.pipeline.state import Planned
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import jsonable, notebook
@@ -33,7 +35,7 @@ from polars_anon.verify import verify_classes_of
 __all__ = ["Anonymized", "Check", "check_classes", "write_report"]
 
 
-def write_report(out: Outputs, report: dict[str, Any], path: Path, *, html: Path | None = None) -> None:
+def write_report(out: Outputs, report: dict[str, Any], path: Path | URI, *, html: Path | URI | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
     staged_write(out, path, lambda tmp: tmp.write_text(text))
@@ -160,9 +162,16 @@ class Anonymized:
             self.report.update(check.on(POLARS)(df.lazy()))
         return df
 
-    def check_target(self, path: str | Path) -> Path:
+    def location(self, path: str | Path) -> Path | URI:
+        """`path` as this result's engine writes it: a URI as written, on the engine's file system (Spark: Hadoop's),
+        refused in one line on an engine that cannot write it (:func:`~polars_anon.pipeline.capabilities.storage`)."""
+        located = storage(self.engine.name, path, "output")
+        bind = getattr(self.engine, "location", None)  # an engine with its own file system (Spark) binds URIs to it
+        return bind(located) if isinstance(located, URI) and bind is not None else located
+
+    def check_target(self, path: str | Path) -> Path | URI:
         """Refuse an output path this result cannot write (before anything is read or written)."""
-        return check_parquet_target(path, folder=self.engine.name == "spark")
+        return check_parquet_target(self.location(path), folder=self.engine.name == "spark")
 
     def stage(self, out: Outputs, path: str | Path) -> None:
         """Write the table with the engine's writer into the output set `out`: to a temporary name, verified from
@@ -170,13 +179,21 @@ class Anonymized:
         path = self.check_target(path)
         start = time.perf_counter()
 
-        def write(tmp: Path) -> dict[str, Any]:
+        marks: dict[str, float] = {}
+
+        def write(tmp: Path | URI) -> dict[str, Any]:
             with stage(f"write {path.name}"):
                 self.engine.write(self.published, tmp)
+            marks["write"] = time.perf_counter()
             with stage(f"verify {path.name}"):
-                return self.verify(self.engine.read_parquet(tmp))
+                facts = self.verify(self.engine.read_parquet(tmp))
+            marks["verify"] = time.perf_counter()
+            return facts
 
         self.report.update(staged_write(out, path, write))
+        phases = self.report.setdefault("phases", {})
+        phases["write"] = round(marks["write"] - start, 3)
+        phases["verify"] = round(marks["verify"] - marks["write"], 3)
         self.report["write_seconds"] = round(time.perf_counter() - start, 3)
         self.report["output"] = str(path)
 
@@ -192,9 +209,9 @@ class Anonymized:
         the JSON). An existing output is refused unless `overwrite`; on any failure or
         interrupt nothing new remains and nothing that existed is touched. Returns the report.
         """
-        self.check_target(path)
+        path = self.check_target(path)
         with Outputs(overwrite=overwrite) as out:
-            target = report_path(path) if report is True else (Path(report) if report else None)
+            target = report_path(path) if report is True else (self.location(report) if report else None)
             html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):
                 if extra is not None:

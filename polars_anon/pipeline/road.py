@@ -30,7 +30,7 @@ from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon.advice import method_advice
 from polars_anon.algorithms import Plan, Task
 from polars_anon.engines import Engine, SQLEngine, get_engine
-from polars_anon.engines.planners import PLANNERS
+from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.pipeline.capabilities import Capability, consult
@@ -51,7 +51,7 @@ from polars_anon.report import build_report
 from polars_anon.request import Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
-__all__ = ["aggregate", "anonymize", "check_map", "plan_request", "run", "run_method"]
+__all__ = ["aggregate", "anonymize", "check_map", "plan_request", "prepare_engine", "run", "run_method"]
 
 _NAMED = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
 
@@ -152,6 +152,23 @@ def plan_request(
     return Planned(plan, report, constraints[0], input_risk, population)
 
 
+def prepare_engine(engine: Engine, request: Request) -> None:
+    """What the engine must have before any data is read: on Spark, for a method whose planner runs the package's
+    code in Spark tasks (:data:`~polars_anon.engines.planners.PYTHON_TASKS`), executors that import it (one tiny
+    task, once per Spark application; refused in one line naming what is missing)."""
+    check = getattr(engine, "check_executors", None)
+    if check is not None and (request.method.name, engine.name) in PYTHON_TASKS:
+        check()
+
+
+def _phases(start: float, marks: dict[str, float]) -> dict[str, float]:
+    """Seconds of each phase from `start` and the times each one ended, in order."""
+    out, last = {}, start
+    for name, end in marks.items():
+        out[name], last = round(end - last, 3), end
+    return out
+
+
 def _planner_route(
     engine: SQLEngine, table: Any, request: Request, schema: pl.Schema, start: float, capability: Capability
 ) -> Anonymized:
@@ -161,6 +178,7 @@ def _planner_route(
     with stage("aggregate values"):
         marginals = planner.marginals()
         distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
+    aggregated_at = time.perf_counter()
     check_marginals(marginals, request, distinct)
     done: EnginePlan = planner.plan()
     plan = done.plan
@@ -203,6 +221,7 @@ def _planner_route(
             input_risk=input_risk,
             details=details,
         )
+    report["phases"] = _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
     planned = Planned(plan, report, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
@@ -216,16 +235,22 @@ def run(
     hierarchies: Mapping[str, Any],
     k: int,
     driver_tuples: int | None = None,
+    start: float | None = None,
     **asked: Any,
 ) -> Anonymized:
-    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame)."""
-    start = time.perf_counter()
+    """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
+
+    `start` (a ``time.perf_counter()``; default now): when the run began, for a caller that already ran the
+    engine's group-by (a job builds its hierarchies from it): the report's ``seconds`` and phases count from it.
+    """
+    start = time.perf_counter() if start is None else start
     table = engine.table(data)
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
+    prepare_engine(engine, request)
     if engine.name != "polars":
         sql_engine: SQLEngine = engine  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
         if capability.records:
@@ -234,7 +259,9 @@ def run(
         if probe.height > capability.driver_tuples:
             return _planner_route(sql_engine, table, request, schema, start, capability)
     aggregated = aggregate(engine, table, request)
+    aggregated_at = time.perf_counter()
     planned = plan_request(aggregated, request, schema, start, engine.name)
+    planned.report["phases"] = _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
     capability.refuse_map(planned.plan.map)
     published = engine.publish(table, aggregated, planned.plan.map, request)
     check = Check(request, planned, aggregated.prepared, engine)
