@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.locations import URI, is_uri
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
 from polars_anon.quoting import spark_identifier
@@ -100,35 +101,71 @@ class HadoopFileSystem:
         return path.getFileSystem(self._conf), path
 
     def exists(self, uri: str) -> bool:
-        fs, path = self._fs(uri)
-        return bool(fs.exists(path))
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            return bool(fs.exists(path))
 
     def is_dir(self, uri: str) -> bool:
-        fs, path = self._fs(uri)
-        return bool(fs.exists(path) and fs.getFileStatus(path).isDirectory())
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            return bool(fs.exists(path) and fs.getFileStatus(path).isDirectory())
 
     def mkdirs(self, uri: str) -> None:
-        fs, path = self._fs(uri)
-        if not fs.mkdirs(path):
-            raise OSError(f"the file system refused to create {str(uri)!r}")
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            made = fs.mkdirs(path)
+        if not made:
+            raise OutputError(f"Spark's file system refused to create the folder {str(uri)!r}")
 
     def rename(self, source: str, target: str) -> None:
-        fs, path = self._fs(source)
-        if not fs.rename(path, self._fs(target)[1]):
-            raise OSError(f"the file system refused to rename {str(source)!r} to {str(target)!r}")
+        with _reaching(source):
+            fs, path = self._fs(source)
+            done = fs.rename(path, self._fs(target)[1])
+        if not done:
+            raise OutputError(f"Spark's file system refused to rename {str(source)!r} to {str(target)!r}")
 
     def delete(self, uri: str, recursive: bool = True) -> None:
-        fs, path = self._fs(uri)
-        if fs.exists(path):
-            fs.delete(path, recursive)
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            if fs.exists(path):
+                fs.delete(path, recursive)
 
     def write_bytes(self, uri: str, data: bytes) -> None:
-        fs, path = self._fs(uri)
-        stream = fs.create(path, False)
-        try:
-            stream.write(bytearray(data))
-        finally:
-            stream.close()
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            stream = fs.create(path, False)
+            try:
+                stream.write(bytearray(data))
+            finally:
+                stream.close()
+
+
+@contextmanager
+def _reaching(uri: str) -> Iterator[None]:
+    """A Java error of the file system (Py4J's, many lines) as one line naming `uri`."""
+    try:
+        yield
+    except AnonError:
+        raise
+    except Exception as exc:
+        if type(exc).__name__ != "Py4JJavaError":
+            raise
+        raise OutputError(f"Spark's file system cannot use {str(uri)!r}: {_java_reason(exc)}") from None
+
+
+def _java_reason(exc: BaseException) -> str:
+    """The first line of a Java exception raised through Py4J, without the class name's package.
+
+    >>> _java_reason(Exception('An error occurred while calling o1.x.\\n: org.apache.hadoop.fs.'
+    ...                        'UnsupportedFileSystemException: No FileSystem for scheme "nosuch"\\n\\tat ...'))
+    'UnsupportedFileSystemException: No FileSystem for scheme "nosuch"'
+    """
+    java = getattr(exc, "java_exception", None)
+    text = str(java) if java is not None else str(exc)
+    lines = [line.strip().lstrip(": ") for line in text.splitlines() if line.strip()]
+    cause = next((line for line in lines if re.match(r"[\w.$]+(Exception|Error)\b", line)), lines[-1] if lines else "")
+    name, _, rest = cause.partition(":")
+    return f"{name.rsplit('.', 1)[-1]}:{rest}" if rest else name.rsplit(".", 1)[-1]
 
 
 EXECUTOR_MODULES = ("polars_anon", "polars", "numpy", "pyarrow", "tqdm", "pyspark")
@@ -150,10 +187,10 @@ def probe(_):
 """
 
 
-def _probe() -> Any:
+def _probe(modules: Sequence[str]) -> Any:
     """The task run on an executor, defined in a namespace of its own so Spark ships its code (it cannot import
     polars_anon there to find it: that is what it checks)."""
-    namespace: dict[str, Any] = {"__name__": "polars_anon_executor_probe", "MODULES": list(EXECUTOR_MODULES)}
+    namespace: dict[str, Any] = {"__name__": "polars_anon_executor_probe", "MODULES": list(modules)}
     exec(compile(_PROBE, "<polars_anon executor check>", "exec"), namespace)
     return namespace["probe"]
 
@@ -183,8 +220,9 @@ def executor_failure(error: str) -> str:
 _CHECKED: set[str] = set()
 
 
-def check_executors(spark: Any) -> None:
-    """Run one tiny task on an executor that imports polars_anon and its dependencies (once per Spark application).
+def check_executors(spark: Any, modules: Sequence[str] = EXECUTOR_MODULES) -> None:
+    """Run one tiny task on an executor that imports `modules` (polars_anon and its dependencies; checked once per
+    Spark application) and compares its Python and polars_anon versions with the driver's.
 
     Raises :class:`~polars_anon.errors.InvalidParameterError`, one line naming what is missing there, before any
     data is read; the recipe that gives executors the package is in the Spark guide (``polars-anon spark-pack``).
@@ -194,11 +232,11 @@ def check_executors(spark: Any) -> None:
     import polars_anon
 
     app = spark.sparkContext.applicationId
-    if app in _CHECKED:
+    if app in _CHECKED and tuple(modules) == EXECUTOR_MODULES:
         return
     hint = "; give executors the package (docs: Run on Spark, `polars-anon spark-pack`)"
     try:
-        rows = spark.sparkContext.parallelize([0], 1).mapPartitions(_probe()).collect()
+        rows = spark.sparkContext.parallelize([0], 1).mapPartitions(_probe(modules)).collect()
     except Exception as exc:
         raise InvalidParameterError(
             f"Spark executors cannot run polars_anon's tasks: {executor_failure(str(exc))}{hint}"
@@ -207,12 +245,13 @@ def check_executors(spark: Any) -> None:
     if missing:
         raise InvalidParameterError(f"Spark executors (Python {executable}) cannot import {', '.join(missing)}{hint}")
     mine = "{}.{}".format(*sys.version_info[:2])
-    if version != mine or package != polars_anon.__version__:
+    if version != mine or "polars_anon" in modules and package != polars_anon.__version__:
         raise InvalidParameterError(
             f"Spark executors run Python {version} with polars_anon {package}, the driver Python {mine} with "
             f"polars_anon {polars_anon.__version__}{hint}"
         )
-    _CHECKED.add(app)
+    if tuple(modules) == EXECUTOR_MODULES:
+        _CHECKED.add(app)
 
 
 def lazy_source(lf: pl.LazyFrame) -> list[str] | None:
