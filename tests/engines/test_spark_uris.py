@@ -12,7 +12,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon import Hierarchy, cli
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InvalidParameterError, OutputExistsError
 
 JOB = """input = "{input}"
 output = "{output}"
@@ -141,3 +141,29 @@ def test_executors_missing_a_module_are_refused_in_one_line(spark: Any) -> None:
     message = str(caught.value)
     assert "\n" not in message and message.startswith("Spark executors (Python ")
     assert "cannot import no_such_module_32 (ModuleNotFoundError: No module named 'no_such_module_32')" in message
+
+
+def test_spark_pack_writes_a_site_packages_archive_executors_import_from(tmp_path: Path) -> None:
+    """The archive is a site-packages folder: polars_anon (its SQL files inside) and each distribution asked for with
+    what it requires; an interpreter without site-packages (-S) imports from it once unpacked."""
+    import subprocess
+    import sys
+    import tarfile
+
+    from polars_anon.spark_pack import pack
+
+    facts = pack(tmp_path / "env.tar.gz", ["tqdm"])
+    assert facts["distributions"] == ["tqdm"] and facts["python"] == "{}.{}".format(*sys.version_info[:2])
+    with tarfile.open(tmp_path / "env.tar.gz") as tar:
+        names = set(tar.getnames())
+        tar.extractall(tmp_path / "env", filter="data")
+    assert {"polars_anon/__init__.py", "polars_anon/spark_pack.py", "tqdm/__init__.py"} <= names
+    assert any(n.startswith("polars_anon/sql/") and n.endswith(".sql") for n in names)
+    assert not any("__pycache__" in n for n in names) and facts["files"] == len(names)
+    code = f"import sys; sys.path.insert(0, {str(tmp_path / 'env')!r}); import tqdm; print(tqdm.__file__)"
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == str(tmp_path / "env" / "tqdm" / "__init__.py")
+    with pytest.raises(OutputExistsError, match="exists; pass overwrite=True"):
+        pack(tmp_path / "env.tar.gz", ["tqdm"])
+    with pytest.raises(InvalidParameterError, match=r"must end in .tar.gz"):
+        pack(tmp_path / "env.zip", ["tqdm"])
