@@ -11,7 +11,9 @@ is the commit).
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -69,7 +71,9 @@ def _pyspark() -> Any:
 def session(master: str | None = None, config: Mapping[str, str] | None = None) -> Any:
     """The active Spark session, or a new one on `master` with `config` pairs.
 
-    Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply.
+    Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply. On a
+    ``local`` master the Python workers run this interpreter (unless ``PYSPARK_PYTHON`` or
+    ``spark.pyspark.python`` says otherwise), not whatever ``python3`` comes first on the PATH.
     """
     sql = _pyspark()
     active = sql.SparkSession.getActiveSession()
@@ -80,6 +84,8 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     if master is not None:  # none given: spark-submit's --master (or pyspark's local[*])
         builder = builder.master(master)
         settings |= LOCAL_DEFAULTS if master.startswith("local") else {}
+        if master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
+            settings["spark.pyspark.python"] = sys.executable  # this machine's workers: this interpreter, not PATH's
     for key, value in {**settings, **dict(config or {})}.items():
         builder = builder.config(key, str(value))
     spark = builder.getOrCreate()
@@ -227,7 +233,6 @@ def check_executors(spark: Any, modules: Sequence[str] = EXECUTOR_MODULES) -> No
     Raises :class:`~polars_anon.errors.InvalidParameterError`, one line naming what is missing there, before any
     data is read; the recipe that gives executors the package is in the Spark guide (``polars-anon spark-pack``).
     """
-    import sys
 
     import polars_anon
 
