@@ -71,9 +71,10 @@ def _pyspark() -> Any:
 def session(master: str | None = None, config: Mapping[str, str] | None = None) -> Any:
     """The active Spark session, or a new one on `master` with `config` pairs.
 
-    Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply. On a
-    ``local`` master the Python workers run this interpreter (unless ``PYSPARK_PYTHON`` or
-    ``spark.pyspark.python`` says otherwise), not whatever ``python3`` comes first on the PATH.
+    Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply.
+    The executors' Python is ``spark.pyspark.python`` when `config` gives it; on a ``local`` master otherwise
+    ``PYSPARK_PYTHON`` or this interpreter (not whatever ``python3`` comes first on the PATH). pyspark reads it
+    from the environment variable ``PYSPARK_PYTHON``, which is set to it.
     """
     sql = _pyspark()
     active = sql.SparkSession.getActiveSession()
@@ -84,10 +85,14 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     if master is not None:  # none given: spark-submit's --master (or pyspark's local[*])
         builder = builder.master(master)
         settings |= LOCAL_DEFAULTS if master.startswith("local") else {}
-        if master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
-            settings["spark.pyspark.python"] = sys.executable  # this machine's workers: this interpreter, not PATH's
-    for key, value in {**settings, **dict(config or {})}.items():
-        builder = builder.config(key, str(value))
+    settings = {**settings, **{key: str(value) for key, value in dict(config or {}).items()}}
+    python = settings.get("spark.pyspark.python")
+    if python is None and master is not None and master.startswith("local"):
+        python = os.environ.get("PYSPARK_PYTHON") or sys.executable  # this machine's workers: not PATH's python3
+    if python is not None:  # pyspark sends its tasks' interpreter from the environment, not from the setting
+        os.environ["PYSPARK_PYTHON"] = settings["spark.pyspark.python"] = python
+    for key, value in settings.items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
