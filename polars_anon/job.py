@@ -35,6 +35,7 @@ from polars_anon.encode import REPRESENTATIONS, canonical
 from polars_anon.encoded_io import LAYOUTS, Layout, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
+from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
@@ -44,7 +45,7 @@ from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.pipeline.capabilities import refuse_driver_tuples, storage
 from polars_anon.pipeline.result import Anonymized, write_report
-from polars_anon.pipeline.road import anonymize
+from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
 from polars_anon.quoting import duckdb_identifier, spark_identifier
 from polars_anon.request import DEFERRED, check_request
@@ -561,8 +562,11 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         **asked,
     )
     if job.engine == "polars":
+        start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request))
-        result = anonymize(lf, hierarchies=hierarchies, privacy=job_models(job, lf), **asked, **job.options)  # type: ignore[arg-type]
+        result = run(
+            POLARS, lf, hierarchies=hierarchies, privacy=job_models(job, lf), start=start, **asked, **job.options
+        )
     else:
         with engine_faults(job):
             hierarchies, result = _on_engine(job, lf, asked, request, engine, table)
@@ -720,7 +724,7 @@ def _on_engine(
     (a method the engine cannot run is refused first, before anything is read; `engine` and `table` when made)."""
     from polars_anon.engines import SQLEngine
     from polars_anon.pipeline.capabilities import consult
-    from polars_anon.pipeline.road import prepare_engine, run
+    from polars_anon.pipeline.road import prepare_engine
 
     capability = consult(request, job.engine, job.driver_tuples)  # refused now what the engine cannot run
     limit = capability.driver_tuples
