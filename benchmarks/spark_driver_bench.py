@@ -7,6 +7,7 @@ started) and of the JVM (its child) apart, and the CPU seconds of the whole tree
 seen of each process). The report gives the phases (aggregate, method, write, verify) and ``seconds``.
 
     python benchmarks/spark_driver_bench.py --rows 1000000 [--driver-tuples 100000] [--code DIR] [--label after]
+    python benchmarks/spark_driver_bench.py --rows 5000000 --lazyframe   # pa.anonymize(pl.scan_parquet(...))
 
 ``--code DIR`` runs another checkout's package (e.g. the commit before a change, exported with ``git archive``):
 the "before" rows of ``benchmarks/results/spark_driver.md``. Each run appends a row to that file's table.
@@ -64,11 +65,29 @@ def _tree(root: int) -> dict[int, tuple[int, float, str]]:
     return out
 
 
-def run(job: Path, engine: str, code: Path, driver_tuples: int | None) -> dict[str, object]:
+LAZY = """
+import json, sys
+import polars as pl
+import polars_anon as pa
+from polars_anon.demo import demo_hierarchy_specs
+from polars_anon.job import build_hierarchies
+data, out, engine = sys.argv[1:4]
+scan = pl.scan_parquet(data)
+H = build_hierarchies(scan, demo_hierarchy_specs())
+asked = {"k": 10, "method": "greedy", "drop": ["name"], "insensitive": ["voter_id"]}
+result = pa.anonymize(scan, hierarchies=H, engine=engine, **asked)
+print(json.dumps(result.sink_parquet(out, overwrite=True, report=False), default=str))
+"""
+"""The Python API's road: a LazyFrame scanning Parquet given to ``pa.anonymize`` (``--lazyframe``)."""
+
+
+def run(job: Path, engine: str, code: Path, driver_tuples: int | None, lazy: Path | None = None) -> dict[str, object]:
     out = job.parent / "out.parquet"
     cmd = [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "-q", "--overwrite", "--engine", engine]
     cmd += ["--master", "local[2]"] if engine == "spark" else []
     cmd += ["--driver-tuples", str(driver_tuples)] if driver_tuples is not None and engine != "polars" else []
+    if lazy is not None:
+        cmd = [sys.executable, "-c", LAZY, str(lazy), str(job.parent / "lazy_out.parquet"), engine]
     env = {**os.environ, "PYTHONPATH": str(code), "PYSPARK_PYTHON": sys.executable}
     load = os.getloadavg()[0]
     start = time.perf_counter()
@@ -119,17 +138,18 @@ def main() -> None:
     ap.add_argument("--code", type=Path, default=ROOT, help="the checkout whose package runs (default this one)")
     ap.add_argument("--label", default="after", help="the table's label of this checkout (before / after)")
     ap.add_argument("--data", type=Path, default=None, help="a register already written (default: generate one)")
+    ap.add_argument("--lazyframe", action="store_true", help="run pa.anonymize(pl.scan_parquet(data)) instead")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or write_voter_register(Path(tmp) / f"voters_{args.rows}.parquet", args.rows)
         job = _job(Path(tmp), data, args.method)
-        lines = []
+        lines, kind = [], "LazyFrame " if args.lazyframe else ""
         for engine in args.engines:
-            r = run(job, engine, args.code, args.driver_tuples)
+            r = run(job, engine, args.code, args.driver_tuples, data if args.lazyframe else None)
             print(args.label, args.rows, args.method, r, flush=True)
             phases = r["phases"] or {}
             lines.append(
-                f"| {args.label} | {args.rows:,} | {args.method} | {args.driver_tuples or '-'} | {engine} | "
+                f"| {args.label} | {args.rows:,} | {kind}{args.method} | {args.driver_tuples or '-'} | {engine} | "
                 f"{r['wall_s']} | {r['cpu_s']} | {r['driver_mb']} | {r['jvm_mb'] or '-'} | {r['seconds']} | "
                 + " | ".join(str(phases.get(p, "-")) for p in ("aggregate", "method", "write", "verify"))
                 + f" | {r['write_seconds']} | {r['classes']:,} | {r['rows']:,} | {r['load']} |"
