@@ -280,6 +280,8 @@ def lazy_source(lf: pl.LazyFrame) -> list[str] | None:
             plan = json.loads(lf.serialize(format="json"))
     except Exception:
         raise InvalidParameterError(refusal.format(what="not readable as a plan")) from None
+    while isinstance(plan, dict) and len(plan) == 1 and isinstance(plan.get("IR"), dict) and "dsl" in plan["IR"]:
+        plan = plan["IR"]["dsl"]  # a LazyFrame Polars has already run keeps its plan as it was given, wrapped
     if not _reads_files(plan):
         return None
     scan = plan.get("Scan") if isinstance(plan, dict) and len(plan) == 1 else None

@@ -122,6 +122,7 @@ def test_a_lazyframe_goes_to_spark_as_its_parquet_source(spark: Any, work: Path)
     from polars_anon.engines.spark import SparkEngine
 
     scan = pl.scan_parquet(work / "people.parquet")
+    scan.select(pl.len()).collect()  # a scan Polars has run serializes wrapped ("IR"): still its file
     table = SparkEngine(spark).table(scan)
     assert [Path(f.removeprefix("file:")).name for f in table.inputFiles()] == ["people.parquet"]
     result = pa.anonymize(scan, hierarchies=H, k=2, insensitive="id", engine="spark")
