@@ -205,7 +205,7 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> tuple[list[str
             return
         if isinstance(a, dict) and isinstance(b, dict):
             for key in sorted(set(a) | set(b)):
-                if key == "seconds":
+                if key in ("seconds", "phases"):  # timings (the report's phases: seconds per phase)
                     continue
                 if key not in a:
                     out.append(f"{where}/{key}: new {json.dumps(b[key])[:200]}")

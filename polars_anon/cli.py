@@ -114,6 +114,20 @@ def _anonymize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spark_pack(args: argparse.Namespace) -> int:
+    from polars_anon.spark_pack import pack
+
+    facts = pack(args.archive, overwrite=args.overwrite)
+    print(json.dumps(facts, indent=2))
+    print(
+        f"polars-anon: packed {len(facts['distributions']) + 1} distributions ({facts['bytes'] / 1e6:.0f} MB) -> "
+        f"{facts['archive']}; executors need Python {facts['python']}: spark-submit --archives "
+        f"{facts['archive']}#anon_env --conf spark.executorEnv.PYTHONPATH=anon_env",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def summary_line(rep: dict) -> str:
     """The one line the command line prints (on standard error; the report JSON is on standard output) after a run.
 
@@ -182,6 +196,8 @@ def _reference_notes(path: Path, statuses: list[dict]) -> list[str]:
     from polars_anon.io import report_path
 
     beside = report_path(path)
+    if not isinstance(beside, Path):  # a URI: the check reads local files only
+        return []
     try:
         report = json.loads(beside.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -572,6 +588,14 @@ def parser() -> argparse.ArgumentParser:
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     a.set_defaults(run=_anonymize)
+    sp = sub.add_parser(
+        "spark-pack",
+        parents=[common],
+        help="write polars_anon and its dependencies as one archive for Spark executors (spark-submit --archives)",
+    )
+    sp.add_argument("archive", help="the archive to write, ending in .tar.gz")
+    sp.add_argument("--overwrite", action="store_true", help="replace an existing archive")
+    sp.set_defaults(run=_spark_pack)
     _report_parsers(sub, common, engines)
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")
     c.add_argument("file", help="Parquet or CSV file")

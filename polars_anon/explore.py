@@ -271,7 +271,7 @@ def _explore_on_engine(
                 "engine, not on the class aggregates explore measures every configuration on; leave it out of "
                 'methods, or explore the job with engine = "polars"'
             )
-    engine, table, hierarchies, counts = open_on_engine(job, lf, limit)
+    engine, table, hierarchies, counts, _ = open_on_engine(job, lf, limit)
     if counts.height > limit:
         raise InvalidParameterError(
             f"explore: the input has more than driver_tuples={limit:,} distinct quasi-identifier tuples; explore "

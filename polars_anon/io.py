@@ -12,6 +12,7 @@ import polars as pl
 
 from polars_anon._validate import check_unique
 from polars_anon.errors import InputError, preview
+from polars_anon.locations import URI, as_location
 
 __all__ = [
     "CSV_SUFFIXES",
@@ -188,17 +189,17 @@ def check_utf8(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None
         raise InputError(f"{what} {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
 
 
-def report_path(output: str | Path) -> Path:
-    """``out/adult_k10.parquet`` -> ``out/adult_k10.report.json``."""
-    output = Path(output)
+def report_path(output: str | Path) -> Path | URI:
+    """``out/adult_k10.parquet`` -> ``out/adult_k10.report.json`` (a URI stays a URI, on its file system)."""
+    output = as_location(output)
     return output.with_name(output.stem + ".report.json")
 
 
-def html_path(report: str | Path) -> Path:
+def html_path(report: str | Path) -> Path | URI:
     """The HTML page beside a report JSON: ``out/adult_k10.report.json`` -> ``out/adult_k10.report.html``.
 
     >>> html_path("out/adult_k10.report.json").name, html_path("out/report").name
     ('adult_k10.report.html', 'report.html')
     """
-    report = Path(report)
+    report = as_location(report)
     return report.with_suffix(".html") if report.suffix.lower() == ".json" else report.with_name(report.name + ".html")

@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
@@ -39,9 +40,10 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
+from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import consult_job
+from polars_anon.pipeline.capabilities import consult_job, storage
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
@@ -252,14 +254,23 @@ class PrivacySpec:
     hierarchy: object = None
 
 
-def job_models(job: Job, lf: pl.LazyFrame) -> list[Any]:
+def job_models(
+    job: Job, lf: pl.LazyFrame, values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None
+) -> list[Any]:
     """The job's models, hierarchies built (from the column's values for built-in kinds)."""
-    return build_models(job.privacy, lf, job.base)
+    return build_models(job.privacy, lf, job.base, values_of=values_of)
 
 
-def build_models(specs: Sequence[PrivacySpec], lf: pl.LazyFrame, base: Path = Path(".")) -> list[Any]:
+def build_models(
+    specs: Sequence[PrivacySpec],
+    lf: pl.LazyFrame,
+    base: Path = Path("."),
+    *,
+    values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None,
+) -> list[Any]:
     """Models of parsed ``[[privacy]]`` tables (or ``--model`` tables), each ``hierarchy`` built: from its file
-    (relative to `base`) or, for built-in kinds, from the values of the model's attribute in `lf`."""
+    (relative to `base`) or, for built-in kinds, from the values of the model's attribute in `lf` (or from
+    `values_of`, an engine's group-by)."""
     out = []
     for p in specs:
         if p.hierarchy is None:
@@ -267,7 +278,7 @@ def build_models(specs: Sequence[PrivacySpec], lf: pl.LazyFrame, base: Path = Pa
             continue
         attribute = p.model.sensitive_attribute
         check_columns(lf, [attribute], f"[[privacy]] model {p.model.name!r}: attribute")
-        h = build_hierarchies(lf, {attribute: p.hierarchy}, base)[attribute]
+        h = build_hierarchies(lf, {attribute: p.hierarchy}, base, values_of=values_of)[attribute]
         out.append(dataclasses.replace(p.model, hierarchy=h))
     return out
 
@@ -280,8 +291,9 @@ def _names(value: str | list[str]) -> list[str]:
 class Job:
     """A parsed job file. Unknown top-level keys are method options (e.g. ``max_suppressed``)."""
 
-    input: Path
-    output: Path
+    input: Path | URI
+    """A local path, or a URI kept as written (``hdfs://...``: engine "spark"; ``file://`` on every engine)."""
+    output: Path | URI
     k: int
     qids: dict[str, object]
     method: str = "fulldomain"
@@ -303,7 +315,7 @@ class Job:
     null: str = "error"
     encode: list[str] = field(default_factory=list)
     encode_layout: str = "wide"
-    report: Path | None = None
+    report: Path | URI | None = None
     report_html: bool = True
     """Also write the report as an HTML page beside the JSON (``<stem>.report.html``)."""
     privacy: list[PrivacySpec] = field(default_factory=list)
@@ -333,8 +345,8 @@ class Job:
         engine = check_choice("job file: engine", raw.get("engine", "polars"), ENGINES)
         consult_job(engine, raw["input"], {**raw, "encode": encode or None})  # which engine and input take which keys
         return cls(
-            input=base / raw["input"],
-            output=base / raw["output"],
+            input=_located(base, raw["input"], engine, "input"),
+            output=_located(base, raw["output"], engine, "output"),
             k=raw["k"],
             qids=_qid_specs(raw["qids"]),
             method=raw.get("method", "fulldomain"),
@@ -351,7 +363,7 @@ class Job:
             null=raw.get("null", "error"),
             encode=encode,
             encode_layout=layout,
-            report=base / raw["report"] if "report" in raw else None,
+            report=_located(base, raw["report"], engine, "report") if "report" in raw else None,
             report_html=raw.get("report_html", True),
             privacy=parse_privacy(raw.get("privacy", []), base),
             engine=engine,
@@ -395,6 +407,16 @@ class Job:
             spark = raw.get("spark")
             raw["spark"] = {**(spark if isinstance(spark, dict) else {}), "master": master}
         return cls.from_dict(raw, path.parent)
+
+
+def _located(base: Path, value: object, engine: str, key: str) -> Path | URI:
+    """A job file's path: relative to the job file's folder; a URI kept as written (refused in one line by an
+    engine that cannot read or write it: :func:`~polars_anon.pipeline.capabilities.storage`)."""
+    if not isinstance(value, str):
+        return base / value  # type: ignore[operator]  (the key's type was checked: a string)
+    if is_uri(value):
+        return storage(engine, value, f"job file: {key}")
+    return base / value
 
 
 def _check_flags(raw: Mapping[str, Any], engine: str | None, master: str | None, driver_tuples: int | None) -> None:
@@ -494,13 +516,28 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
 
     Returns the report. `input_name` is the input as the report names it (default the path).
     """
+    engine, table = None, None
+    if any(isinstance(p, URI) for p in (job.input, job.output, job.report)):
+        engine = _engine_of(job)  # a URI is checked, staged and renamed on the engine's file system
+        location = getattr(engine, "location", None)
+        if location is not None:
+            job = dataclasses.replace(
+                job,
+                output=location(job.output),
+                report=None if job.report is None else location(job.report),
+            )
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
     html = html_path(target) if job.report_html else None
     check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
     for path in (job.output, target, *([html] if html else []), *paths.values()):
         out.check(path)
-    lf = job.scan()
+    if isinstance(job.input, URI):  # read by the engine only: the schema here, the values from its group-bys
+        assert engine is not None
+        table = read_on_engine(engine, job)
+        lf = pl.LazyFrame(schema=engine.schema(table))
+    else:
+        lf = job.scan()
     asked: dict[str, Any] = {
         "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
         "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
@@ -527,15 +564,23 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
             with stage("sdc risk of the input"):
                 sdc_input = measure(lf, job.sdc.measures)
             lf = apply_steps(lf, job.sdc.steps, job.seed)
+        start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
         made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
         counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
         result = run(
-            POLARS, lf, hierarchies=hierarchies, privacy=job_models(job, lf), counts=counts, **asked, **job.options
+            POLARS,
+            lf,
+            hierarchies=hierarchies,
+            privacy=job_models(job, lf),
+            counts=counts,
+            start=start,
+            **asked,
+            **job.options,
         )
     else:
         with engine_faults(job):
-            hierarchies, result, sdc_input = _on_engine(job, lf, asked, request)
+            hierarchies, result, sdc_input = _on_engine(job, lf, asked, request, engine, table)
     _refuse_misaligned(job, result)
     measure_output = None if job.sdc is None else _output_measure(result, job.sdc)
     with engine_faults(job):
@@ -650,6 +695,11 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     column typed as Polars reads it (then cast as ``schema`` says), so every engine sees the same values."""
     if job.input.suffix.lower() not in CSV_SUFFIXES:
         return engine.read_parquet(job.input)
+    if isinstance(job.input, URI):
+        raise InvalidParameterError(
+            f"job file: input {str(job.input)!r} is CSV named by a URI; the engine reads Parquet by URI "
+            "(Polars reads CSV to type its columns): convert it to Parquet, or give a local path"
+        )
     raw = scan_input(job.input, separator=job.separator, has_header=job.has_header, columns=job.columns,
                      null_values=job.null_values).collect_schema()  # fmt: skip
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
@@ -682,48 +732,70 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     return frame.select(*(column(c) for c in raw))
 
 
-def open_on_engine(job: Job, lf: pl.LazyFrame, limit: int) -> tuple[Any, Any, dict[str, Hierarchy], pl.DataFrame]:
-    """The job's engine (DuckDB or Spark), its input as the engine's table, the hierarchies built from the engine's
-    qid group-by (with a ``LIMIT limit + 1``: above `limit` rows the road takes the planner route) and that group-by.
-    """
-    from polars_anon.engines import SQLEngine, get_engine
+def _engine_of(job: Job) -> Any:
+    """The job's engine (DuckDB or Spark; Spark's start-up messages go to a log file)."""
+    from polars_anon.engines import get_engine
     from polars_anon.engines.duckdb import MEMORY_LIMIT
 
     with _jvm_log() if job.engine == "spark" else nullcontext():
         memory = job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None
-        engine: SQLEngine = get_engine(  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
+        return get_engine(
             job.engine, master=job.spark.get("master"), config=job.spark.get("config"), memory_limit=memory
         )
-    table = read_on_engine(engine, job)
-    counts = engine.counts(
+
+
+ValuesOf = Callable[[list[str]], dict[str, pl.Series]]
+
+
+def open_on_engine(
+    job: Job, lf: pl.LazyFrame, limit: int, engine: Any = None, table: Any = None
+) -> tuple[Any, Any, dict[str, Hierarchy], pl.DataFrame, ValuesOf]:
+    """The job's engine (DuckDB or Spark; `engine` when made), its input as the engine's table (`table` when read),
+    the hierarchies built from the engine's qid group-by (with a ``LIMIT limit + 1``: above `limit` rows the road
+    takes the planner route), that group-by, and the values of columns read from the engine's group-bys.
+    """
+    from polars_anon.engines import SQLEngine
+
+    sql_engine: SQLEngine = engine if engine is not None else _engine_of(job)
+    if table is None:
+        table = read_on_engine(sql_engine, job)
+    counts = sql_engine.counts(
         table, list(job.qids), limit=limit
     )  # the road's own group-by (kept): the hierarchies' values come from it
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
-        if counts.height <= limit:
+        if counts.height <= limit and all(c in counts.columns for c in columns):
             return {c: counts[c].drop_nulls().unique().sort() for c in columns}
         return {
-            c: engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns
-        }  # beyond the cap: per column
+            c: sql_engine.counts(table, [c])[c].drop_nulls().unique().sort() for c in columns
+        }  # beyond the cap, or a column not a qid: per column
 
-    return engine, table, build_hierarchies(lf, job.qids, job.base, values_of=values_of), counts
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=values_of)
+    return sql_engine, table, hierarchies, counts, values_of
 
 
 def _on_engine(
-    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request, engine: Any = None, table: Any = None
 ) -> tuple[dict[str, Hierarchy], Anonymized, dict[str, Any] | None]:
     """The job on DuckDB or Spark: the engine reads the input, builds the hierarchies' values and runs the road
-    (a method the engine cannot run is refused first, before anything is read)."""
+    (a method the engine cannot run is refused first, before anything is read; `engine` and `table` when made)."""
     from polars_anon.pipeline.capabilities import consult
-    from polars_anon.pipeline.road import run
+    from polars_anon.pipeline.road import prepare_engine, run
 
     limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
-    engine, table, hierarchies, _ = open_on_engine(job, lf, limit)
+    if engine is None:
+        engine = _engine_of(job)
+    prepare_engine(engine, request)  # Spark: its executors can run the method's tasks (before any data is read)
+    if table is None:
+        table = read_on_engine(engine, job)
     sdc_input = None
     if job.sdc is not None:
         with stage("sdc risk of the input"):
             sdc_input = measure_sql(engine, table, job.sdc.measures)
-    result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=job_models(job, lf), driver_tuples=limit,
+    start = time.perf_counter()
+    engine, table, hierarchies, _, values_of = open_on_engine(job, lf, limit, engine, table)
+    models = job_models(job, lf, values_of if isinstance(job.input, URI) else None)
+    result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=models, driver_tuples=limit, start=start,
                               **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
     return hierarchies, result, sdc_input
 

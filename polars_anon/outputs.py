@@ -40,6 +40,7 @@ from typing import Any, Self
 
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
 from polars_anon.interrupts import raises_on_signal
+from polars_anon.locations import URI, as_location
 
 __all__ = [
     "PARQUET_SUFFIXES",
@@ -57,18 +58,23 @@ _DISK_WORDS = ("no space left", "disk quota", "file too large")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
-def check_parquet_target(path: str | Path, what: str = "output", *, folder: bool = False) -> Path:
+def check_parquet_target(path: str | Path, what: str = "output", *, folder: bool = False) -> Path | URI:
     """Refuse a Parquet output path that does not end in .parquet (or .pq) or names a folder (no data is read).
+
+    A URI (``hdfs://...``) is kept as written (a :class:`~polars_anon.locations.URI`); whether it is a folder is
+    asked of its file system when one is bound to it.
 
     >>> check_parquet_target("out/x.csv")
     Traceback (most recent call last):
     ...
     polars_anon.errors.InvalidParameterError: output 'out/x.csv' must end in .parquet (it is written as Parquet)
     """
-    path = Path(path)
+    path = as_location(path)
     if path.suffix.lower() not in PARQUET_SUFFIXES:
         raise InvalidParameterError(f"{what} {str(path)!r} must end in .parquet (it is written as Parquet)")
-    if path.is_dir() and not folder:  # folder: the output is a folder of Parquet parts (Spark writes one)
+    if (
+        not folder and (not isinstance(path, URI) or path.fs is not None) and path.is_dir()
+    ):  # folder: the output is a folder of Parquet parts (Spark writes one)
         raise InvalidParameterError(f"{what} {str(path)!r} is a folder; give a file path ending in .parquet")
     return path
 
@@ -77,12 +83,24 @@ class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM arrived while outputs were being produced; nothing was written."""
 
 
-def temporary_name(path: Path) -> Path:
+def temporary_name(path: Path | URI) -> Path | URI:
     """A hidden temporary name beside `path`."""
     return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
 
 
-def disk_error(exc: BaseException, path: Path) -> OutputError | None:
+def _exists(path: Path | URI) -> bool:
+    return path.exists() if isinstance(path, URI) else path.exists() or path.is_symlink()
+
+
+def _replace(source: Path | URI, target: Path | URI) -> None:
+    if isinstance(source, URI):
+        assert source.fs is not None  # staged by Outputs.stage, which binds it
+        source.fs.rename(source, str(target))
+    else:
+        os.replace(source, target)
+
+
+def disk_error(exc: BaseException, path: Path | URI) -> OutputError | None:
     """An :class:`OutputError` when `exc` says the disk is full (or a file size limit hit), else None."""
     code = getattr(exc, "errno", None)
     text = str(exc).lower()
@@ -91,7 +109,11 @@ def disk_error(exc: BaseException, path: Path) -> OutputError | None:
     return None
 
 
-def _remove(path: Path) -> None:
+def _remove(path: Path | URI) -> None:
+    if isinstance(path, URI):
+        if path.fs is not None:
+            path.fs.delete(path)
+        return
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
         return
@@ -121,26 +143,30 @@ class Outputs:
         if not isinstance(overwrite, bool):
             raise InvalidParameterError(f"overwrite must be True or False, got {overwrite!r}")
         self.overwrite = overwrite
-        self._staged: list[tuple[Path, Path]] = []
-        self._created: list[Path] = []
+        self._staged: list[tuple[Path | URI, Path | URI]] = []
+        self._created: list[Path | URI] = []
         self._committed = False
         self._handlers: dict[int, Any] = {}
         self._interrupted: str | bool = False
 
     # ------------------------------------------------------------------ staging
-    def check(self, final: str | Path) -> Path:
-        """Refuse a target that exists (unless overwrite) or is a folder where a file is due."""
-        final = Path(final)
+    def check(self, final: str | Path) -> Path | URI:
+        """Refuse a target that exists (unless overwrite) or is a folder where a file is due.
+
+        A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
+        final = as_location(final)
         if final.exists() and not self.overwrite:
             raise OutputExistsError(
                 f"output {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
             )
         return final
 
-    def stage(self, final: str | Path) -> Path:
+    def stage(self, final: str | Path) -> Path | URI:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet)."""
         final = self.check(final)
-        if any(final.resolve() == f.resolve() for _, f in self._staged):
+        if isinstance(final, URI):
+            return self._stage_uri(final)
+        if any(not isinstance(f, URI) and final.resolve() == f.resolve() for _, f in self._staged):
             raise InvalidParameterError(
                 f"output {str(final)!r} is named twice among the outputs; give each output its own path"
             )
@@ -158,15 +184,43 @@ class Outputs:
         self._staged.append((tmp, final))
         return tmp
 
+    def _stage_uri(self, final: URI) -> URI:
+        """:meth:`stage` on the URI's own file system (folders made there are removed on rollback)."""
+        if any(final == f for _, f in self._staged):
+            raise InvalidParameterError(
+                f"output {str(final)!r} is named twice among the outputs; give each output its own path"
+            )
+        missing: list[URI] = []
+        folder = final.parent
+        while not folder.exists():
+            missing.append(folder)
+            if folder.parent == folder:
+                break
+            folder = folder.parent
+        else:
+            if not folder.is_dir():
+                raise OutputError(f"cannot write {str(final)!r}: {str(folder)!r} is a file, not a folder")
+        for made in reversed(missing):
+            try:
+                assert made.fs is not None
+                made.fs.mkdirs(made)
+            except Exception as exc:
+                raise OutputError(f"cannot create the output folder {str(made)!r}: {exc}") from exc
+            self._created.append(made)
+        tmp = temporary_name(final)
+        assert isinstance(tmp, URI)
+        self._staged.append((tmp, final))
+        return tmp
+
     @contextmanager
-    def writing(self, final: str | Path) -> Iterator[None]:
+    def writing(self, final: str | Path | URI) -> Iterator[None]:
         """Turn a full disk (or a file size limit) while writing `final` into :class:`OutputError`."""
         try:
             yield
         except AnonError:
             raise
         except Exception as exc:
-            err = disk_error(exc, Path(final))
+            err = disk_error(exc, as_location(final))
             if err is None:
                 raise
             raise err from exc
@@ -177,21 +231,21 @@ class Outputs:
         with _held_signals():
             for _, final in self._staged:
                 self.check(final)
-            moved: list[tuple[Path, Path]] = []
-            placed: list[Path] = []
+            moved: list[tuple[Path | URI, Path | URI]] = []
+            placed: list[Path | URI] = []
             try:
                 for tmp, final in self._staged:
-                    if final.exists() or final.is_symlink():
+                    if _exists(final):
                         aside = temporary_name(final)
-                        os.replace(final, aside)
+                        _replace(final, aside)
                         moved.append((aside, final))
-                    os.replace(tmp, final)
+                    _replace(tmp, final)
                     placed.append(final)
             except BaseException:
                 for final in placed:
                     _remove(final)
                 for aside, final in moved:
-                    os.replace(aside, final)
+                    _replace(aside, final)
                 raise
             for aside, _ in moved:
                 _remove(aside)
@@ -204,7 +258,11 @@ class Outputs:
                 _remove(tmp)
             for folder in reversed(self._created):
                 try:
-                    folder.rmdir()
+                    if isinstance(folder, URI):
+                        if folder.fs is not None:
+                            folder.fs.delete(folder, recursive=False)  # made by this set: empty once its files went
+                    else:
+                        folder.rmdir()
                 except OSError:
                     pass
 
@@ -236,7 +294,7 @@ class Outputs:
             raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 
-def staged_write(out: Outputs, final: Path, write: Callable[[Path], Any]) -> Any:
+def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any]) -> Any:
     """Stage `final`, run ``write(tmp)`` turning a full disk into :class:`OutputError`; returns its result."""
     tmp = out.stage(final)
     with out.writing(final):

@@ -141,11 +141,11 @@ class Engine(Protocol):
         and each sensitive attribute's (class, value, ``count``) frame (None: counted as columns of the classes)."""
         ...
 
-    def write(self, table: Any, path: Path) -> None:
+    def write(self, table: Any, path: str | Path) -> None:
         """Write the table as Parquet at `path` (nothing exists there yet)."""
         ...
 
-    def read_parquet(self, path: Path) -> Any:
+    def read_parquet(self, path: str | Path) -> Any:
         """A table reading the Parquet at `path` (a file, or a folder of parts)."""
         ...
 

@@ -106,7 +106,7 @@ class DuckDBEngine:
             f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}"
         )
 
-    def read_parquet(self, path: Path) -> duckdb.DuckDBPyRelation:
+    def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it)."""
         return self.con.read_parquet([str(p) for p in parquet_parts(path)] if Path(path).is_dir() else str(path))
 
@@ -209,7 +209,7 @@ class DuckDBEngine:
         """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
         return f"list_sort(list(DISTINCT {expr}))"
 
-    def write(self, table: duckdb.DuckDBPyRelation, path: Path) -> None:
+    def write(self, table: duckdb.DuckDBPyRelation, path: str | Path) -> None:
         with interruptible(self.con.interrupt):
             table.to_parquet(str(path))
 

@@ -87,10 +87,10 @@ class PolarsEngine:
         the rows (see :data:`FEW`: the Strings are then grouped as they are, not as Categorical)."""
         return class_frames(table, qids, attributes, labels, few=few)
 
-    def write(self, table: pl.LazyFrame, path: Path) -> None:
+    def write(self, table: pl.LazyFrame, path: str | Path) -> None:
         table.sink_parquet(path)
 
-    def read_parquet(self, path: Path) -> pl.LazyFrame:
+    def read_parquet(self, path: str | Path) -> pl.LazyFrame:
         return pl.scan_parquet(path)
 
     def to_polars(self, table: pl.LazyFrame) -> pl.DataFrame:

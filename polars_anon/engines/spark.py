@@ -10,8 +10,13 @@ is the commit).
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import sys
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path
 from typing import Any
@@ -20,14 +25,26 @@ import polars as pl
 
 from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import AnonError, InvalidParameterError, OutputError
+from polars_anon.locations import URI, is_uri
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import spark_identifier
 from polars_anon.request import Request
 from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
 
-__all__ = ["BROADCAST_ROWS", "DEFAULTS", "LOCAL_DEFAULTS", "SparkEngine", "session"]
+__all__ = [
+    "BROADCAST_ROWS",
+    "DEFAULTS",
+    "EXECUTOR_MODULES",
+    "LOCAL_DEFAULTS",
+    "HadoopFileSystem",
+    "SparkEngine",
+    "check_executors",
+    "executor_failure",
+    "lazy_source",
+    "session",
+]
 
 BROADCAST_ROWS = 2_000_000
 """Largest map (one row per original tuple) sent to every executor; a larger one is shuffle-joined."""
@@ -57,6 +74,9 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     """The active Spark session, or a new one on `master` with `config` pairs.
 
     Under ``spark-submit`` leave `master` out: spark-submit's ``--master`` and ``--conf`` settings apply.
+    The executors' Python is ``spark.pyspark.python`` when `config` gives it; on a ``local`` master otherwise
+    ``PYSPARK_PYTHON`` or this interpreter (not whatever ``python3`` comes first on the PATH). pyspark reads it
+    from the environment variable ``PYSPARK_PYTHON``, which is set to it.
     """
     sql = _pyspark()
     active = sql.SparkSession.getActiveSession()
@@ -67,11 +87,223 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     if master is not None:  # none given: spark-submit's --master (or pyspark's local[*])
         builder = builder.master(master)
         settings |= LOCAL_DEFAULTS if master.startswith("local") else {}
-    for key, value in {**settings, **dict(config or {})}.items():
-        builder = builder.config(key, str(value))
+    settings = {**settings, **{key: str(value) for key, value in dict(config or {}).items()}}
+    python = settings.get("spark.pyspark.python")
+    if python is None and master is not None and master.startswith("local"):
+        python = os.environ.get("PYSPARK_PYTHON") or sys.executable  # this machine's workers: not PATH's python3
+    if python is not None:  # pyspark sends its tasks' interpreter from the environment, not from the setting
+        os.environ["PYSPARK_PYTHON"] = settings["spark.pyspark.python"] = python
+    for key, value in settings.items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+class HadoopFileSystem:
+    """Spark's Hadoop FileSystem API through the JVM gateway: what the all-or-nothing outputs ask of a URI
+    (``hdfs://``, ``s3a://``, ``file://``, any scheme the session's Hadoop configuration knows)."""
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self._jvm = spark.sparkContext._jvm  # the Py4J gateway (a classic session; Spark Connect has none)
+        self._conf = spark.sparkContext._jsc.hadoopConfiguration()
+
+    def _fs(self, uri: str) -> tuple[Any, Any]:
+        path = self._jvm.org.apache.hadoop.fs.Path(str(uri))
+        return path.getFileSystem(self._conf), path
+
+    def exists(self, uri: str) -> bool:
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            return bool(fs.exists(path))
+
+    def is_dir(self, uri: str) -> bool:
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            return bool(fs.exists(path) and fs.getFileStatus(path).isDirectory())
+
+    def mkdirs(self, uri: str) -> None:
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            made = fs.mkdirs(path)
+        if not made:
+            raise OutputError(f"Spark's file system refused to create the folder {str(uri)!r}")
+
+    def rename(self, source: str, target: str) -> None:
+        with _reaching(source):
+            fs, path = self._fs(source)
+            done = fs.rename(path, self._fs(target)[1])
+        if not done:
+            raise OutputError(f"Spark's file system refused to rename {str(source)!r} to {str(target)!r}")
+
+    def delete(self, uri: str, recursive: bool = True) -> None:
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            if fs.exists(path):
+                fs.delete(path, recursive)
+
+    def write_bytes(self, uri: str, data: bytes) -> None:
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            stream = fs.create(path, False)
+            try:
+                stream.write(bytearray(data))
+            finally:
+                stream.close()
+
+
+@contextmanager
+def _reaching(uri: str) -> Iterator[None]:
+    """A Java error of the file system (Py4J's, many lines) as one line naming `uri`."""
+    try:
+        yield
+    except AnonError:
+        raise
+    except Exception as exc:
+        if type(exc).__name__ != "Py4JJavaError":
+            raise
+        raise OutputError(f"Spark's file system cannot use {str(uri)!r}: {_java_reason(exc)}") from None
+
+
+def _java_reason(exc: BaseException) -> str:
+    """The first line of a Java exception raised through Py4J, without the class name's package.
+
+    >>> _java_reason(Exception('An error occurred while calling o1.x.\\n: org.apache.hadoop.fs.'
+    ...                        'UnsupportedFileSystemException: No FileSystem for scheme "nosuch"\\n\\tat ...'))
+    'UnsupportedFileSystemException: No FileSystem for scheme "nosuch"'
+    """
+    java = getattr(exc, "java_exception", None)
+    text = str(java) if java is not None else str(exc)
+    lines = [line.strip().lstrip(": ") for line in text.splitlines() if line.strip()]
+    cause = next((line for line in lines if re.match(r"[\w.$]+(Exception|Error)\b", line)), lines[-1] if lines else "")
+    name, _, rest = cause.partition(":")
+    return f"{name.rsplit('.', 1)[-1]}:{rest}" if rest else name.rsplit(".", 1)[-1]
+
+
+EXECUTOR_MODULES = ("polars_anon", "polars", "numpy", "pyarrow", "tqdm", "pyspark")
+"""What a Spark task of polars_anon imports (greedy's blocks and MDAV run the package's NumPy loops there)."""
+
+_PROBE = """
+def probe(_):
+    import importlib, sys
+    missing, version = [], None
+    for name in MODULES:
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:
+            missing.append(name + " (" + type(exc).__name__ + ": " + str(exc).splitlines()[0] + ")")
+        else:
+            if name == "polars_anon":
+                version = getattr(module, "__version__", None)
+    yield (sys.executable, "%d.%d" % sys.version_info[:2], version, missing)
+"""
+
+
+def _probe(modules: Sequence[str]) -> Any:
+    """The task run on an executor, defined in a namespace of its own so Spark ships its code (it cannot import
+    polars_anon there to find it: that is what it checks)."""
+    namespace: dict[str, Any] = {"__name__": "polars_anon_executor_probe", "MODULES": list(modules)}
+    exec(compile(_PROBE, "<polars_anon executor check>", "exec"), namespace)
+    return namespace["probe"]
+
+
+_CAUSES = (
+    r"(ModuleNotFoundError: No module named '[^']+')",
+    r"(Cannot run program \"[^\"]+\"[^\n]*)",
+    r"(\[PYTHON_VERSION_MISMATCH\][^\n]*)",
+    r"(Python in worker has different version[^\n]*)",
+)
+
+
+def executor_failure(error: str) -> str:
+    """The one line that says why a Spark task could not start Python or import what it needs.
+
+    >>> executor_failure("py4j...\\n  File x\\nModuleNotFoundError: No module named 'polars'\\n at ...")
+    "ModuleNotFoundError: No module named 'polars'"
+    """
+    for pattern in _CAUSES:
+        found = re.search(pattern, error)
+        if found:
+            return found.group(1).strip()
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "unknown error"
+
+
+_CHECKED: set[str] = set()
+
+
+def check_executors(spark: Any, modules: Sequence[str] = EXECUTOR_MODULES) -> None:
+    """Run one tiny task on an executor that imports `modules` (polars_anon and its dependencies; checked once per
+    Spark application) and compares its Python and polars_anon versions with the driver's.
+
+    Raises :class:`~polars_anon.errors.InvalidParameterError`, one line naming what is missing there, before any
+    data is read; the recipe that gives executors the package is in the Spark guide (``polars-anon spark-pack``).
+    """
+
+    import polars_anon
+
+    app = spark.sparkContext.applicationId
+    if app in _CHECKED and tuple(modules) == EXECUTOR_MODULES:
+        return
+    hint = "; give executors the package (docs: Run on Spark, `polars-anon spark-pack`)"
+    try:
+        rows = spark.sparkContext.parallelize([0], 1).mapPartitions(_probe(modules)).collect()
+    except Exception as exc:
+        raise InvalidParameterError(
+            f"Spark executors cannot run polars_anon's tasks: {executor_failure(str(exc))}{hint}"
+        ) from None
+    executable, version, package, missing = rows[0]
+    if missing:
+        raise InvalidParameterError(f"Spark executors (Python {executable}) cannot import {', '.join(missing)}{hint}")
+    mine = "{}.{}".format(*sys.version_info[:2])
+    if version != mine or "polars_anon" in modules and package != polars_anon.__version__:
+        raise InvalidParameterError(
+            f"Spark executors run Python {version} with polars_anon {package}, the driver Python {mine} with "
+            f"polars_anon {polars_anon.__version__}{hint}"
+        )
+    if tuple(modules) == EXECUTOR_MODULES:
+        _CHECKED.add(app)
+
+
+def lazy_source(lf: pl.LazyFrame) -> list[str] | None:
+    """The Parquet files a LazyFrame scans when it is nothing but ``pl.scan_parquet(...)`` (Spark then reads them
+    itself: the rows never pass through the driver); None when it reads no file (its rows are already in this
+    process); else an error saying what to give instead (a query over a file would be run by the driver)."""
+    import warnings
+
+    refusal = (
+        "engine 'spark' reads a LazyFrame from its Parquet source, and this one is {what}; give "
+        "pl.scan_parquet(path) itself, a path or URI, or a Spark DataFrame (or collect it: a DataFrame goes as Arrow)"
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plan = json.loads(lf.serialize(format="json"))
+    except Exception:
+        raise InvalidParameterError(refusal.format(what="not readable as a plan")) from None
+    while isinstance(plan, dict) and len(plan) == 1 and isinstance(plan.get("IR"), dict) and "dsl" in plan["IR"]:
+        plan = plan["IR"]["dsl"]  # a LazyFrame Polars has already run keeps its plan as it was given, wrapped
+    if not _reads_files(plan):
+        return None
+    scan = plan.get("Scan") if isinstance(plan, dict) and len(plan) == 1 else None
+    if not isinstance(scan, dict):
+        kind = next(iter(plan), "a query") if isinstance(plan, dict) else "a query"
+        raise InvalidParameterError(refusal.format(what=f"a query ({kind}) over a file, not a plain scan"))
+    if "Parquet" not in (scan.get("scan_type") or {}):
+        kinds = ", ".join(scan.get("scan_type") or {}) or "no file"
+        raise InvalidParameterError(refusal.format(what=f"a scan of {kinds}, not of Parquet"))
+    paths = (scan.get("sources") or {}).get("Paths") or []
+    return [p["inner"] if isinstance(p, dict) else str(p) for p in paths]
+
+
+def _reads_files(node: object) -> bool:
+    """Whether a serialized plan holds a file scan (``Scan``) anywhere."""
+    if isinstance(node, dict):
+        return "Scan" in node or any(_reads_files(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_reads_files(v) for v in node)
+    return False
 
 
 _WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64}
@@ -98,23 +330,45 @@ class SparkEngine:
         self.counts = GroupBys(self._counts)
 
     def table(self, data: object) -> Any:
-        """A Spark DataFrame, a table name in the session's catalog, or a Polars frame (sent as Arrow)."""
+        """A Spark DataFrame; a Parquet path or URI (``hdfs://...``, read by Spark as written); a table name in the
+        session's catalog; a LazyFrame that scans Parquet (Spark reads its files); or a DataFrame (sent as Arrow)."""
         sql = _pyspark()
         if isinstance(data, sql.DataFrame):
             return data
+        if isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq"))):
+            return self.read_parquet(data)
         if isinstance(data, str):
             if not self.spark.catalog.tableExists(data):
                 raise InvalidParameterError(f"Spark has no table or view {data!r} in this session's catalog")
             return self.spark.table(data)
-        if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
-            frame = data.collect() if isinstance(data, pl.LazyFrame) else data  # materializes: handed to Spark as Arrow
-            return self.spark.createDataFrame(_signed(frame).to_arrow())
+        if isinstance(data, pl.LazyFrame):
+            paths = lazy_source(data)
+            if paths:
+                return self.read_parquet(*paths)
+            data = data.collect()  # materializes: the rows of an in-memory LazyFrame, already in this process
+        if isinstance(data, pl.DataFrame):  # already on the driver: handed to Spark as Arrow
+            return self.spark.createDataFrame(_signed(data).to_arrow())
         raise InvalidParameterError(
             f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
         )
 
-    def read_parquet(self, path: Path) -> Any:
-        return self.spark.read.parquet(str(path))
+    def read_parquet(self, path: str | Path, *more: str | Path) -> Any:
+        """Spark's Parquet reader on `paths`: a URI as written, a local path made absolute (Spark resolves a
+        relative one from its own working folder, not this process's)."""
+        paths = [str(p) for p in (path, *more)]
+        return self.spark.read.parquet(*(p if is_uri(p) else str(Path(p).resolve()) for p in paths))
+
+    def filesystem(self) -> HadoopFileSystem:
+        """The session's Hadoop FileSystem API (the outputs' checks, staging and renames on URIs)."""
+        return HadoopFileSystem(self.spark)
+
+    def location(self, path: str | Path) -> Path | URI:
+        """`path` as this engine writes it: a URI bound to Spark's file system, a local path as is."""
+        return URI(path).on(self.filesystem()) if is_uri(path) else Path(path)
+
+    def check_executors(self) -> None:
+        """One tiny task on an executor importing polars_anon and its dependencies (:func:`check_executors`)."""
+        check_executors(self.spark)
 
     def schema(self, table: Any) -> pl.Schema:
         return self.to_polars(table.limit(0)).schema
@@ -220,8 +474,9 @@ class SparkEngine:
         """SQL aggregate: the distinct values of `expr` in a group, sorted, as an array."""
         return f"sort_array(collect_set({expr}))"
 
-    def write(self, table: Any, path: Path) -> None:
-        table.write.mode("errorifexists").option("compression", "zstd").parquet(str(path))  # as Polars writes
+    def write(self, table: Any, path: str | Path) -> None:
+        target = str(path) if is_uri(path) else str(Path(path).resolve())
+        table.write.mode("errorifexists").option("compression", "zstd").parquet(target)  # as Polars writes
 
     def to_polars(self, table: Any) -> pl.DataFrame:
         return pl.from_arrow(table.toArrow())  # type: ignore[return-value]

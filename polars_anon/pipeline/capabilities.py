@@ -39,6 +39,7 @@ from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_t
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import CSV_SUFFIXES
+from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.request import Request
 from polars_anon.sdc.job import SdcSpec
 from polars_anon.tuplemap import TupleMap
@@ -48,6 +49,7 @@ __all__ = [
     "JOB_REFUSALS",
     "REFUSALS",
     "SDC_REFUSALS",
+    "STORAGE",
     "Capability",
     "JobRefusal",
     "Refusal",
@@ -57,6 +59,7 @@ __all__ = [
     "consult_sdc",
     "input_format",
     "refuse_driver_tuples",
+    "storage",
 ]
 
 Route = Literal["any", "driver", "planner"]
@@ -559,3 +562,36 @@ def consult_sdc(spec: SdcSpec, request: Request, engine: str) -> None:
     for row in SDC_REFUSALS:
         if row.engine in ("*", engine) and row.when(spec, request):
             raise InvalidParameterError(row.why(spec, request))
+
+
+STORAGE: dict[str, tuple[str, ...] | None] = {"polars": ("file",), "duckdb": ("file",), "spark": None}
+"""The URI schemes each engine reads and writes (None: any its file system knows, Spark's Hadoop configuration
+says which). A plain path is every engine's; a ``file://`` URI on Polars and DuckDB is that local path."""
+
+
+def storage(engine: str, path: str | Path, what: str = "input") -> Path | URI:
+    """`path` as `engine` reads or writes it, refused in one line when the engine cannot (before any data is read).
+
+    >>> storage("polars", "file:///data/voters.parquet")
+    PosixPath('/data/voters.parquet')
+    >>> storage("spark", "hdfs://nn:8020/data/voters.parquet")
+    'hdfs://nn:8020/data/voters.parquet'
+    >>> storage("duckdb", "hdfs://nn:8020/out/v.parquet", "output")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: output 'hdfs://nn:8020/out/v.parquet': engine 'duckdb' reads and \
+writes local paths and file:// URIs, not hdfs://; use engine 'spark' (its Hadoop file system knows hdfs://, s3a://, \
+...) or a local path
+    """
+    scheme = scheme_of(path)
+    if scheme is None:
+        return Path(path)
+    allowed = STORAGE[engine]
+    if allowed is None:
+        return path if isinstance(path, URI) else URI(path)
+    if scheme == "file" and "file" in allowed:
+        return local_path(str(path))
+    raise InvalidParameterError(
+        f"{what} {str(path)!r}: engine {engine!r} reads and writes local paths and file:// URIs, not {scheme}://; "
+        f"use engine 'spark' (its Hadoop file system knows hdfs://, s3a://, ...) or a local path"
+    )

@@ -21,7 +21,9 @@ from polars_anon.engines import Engine
 from polars_anon.engines.polars import FEW, FEW_CLASSES, POLARS, PolarsEngine
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.io import html_path, report_path
+from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
+from polars_anon.pipeline.capabilities import storage
 from polars_anon.pipeline.state import Planned
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
@@ -33,7 +35,7 @@ from polars_anon.verify import verify_classes_of
 __all__ = ["Anonymized", "Check", "Written", "check_classes", "write_report"]
 
 
-def write_report(out: Outputs, report: Mapping[str, Any], path: Path, *, html: Path | None = None) -> None:
+def write_report(out: Outputs, report: Mapping[str, Any], path: Path | URI, *, html: Path | URI | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
     staged_write(out, path, lambda tmp: tmp.write_text(text))
@@ -114,6 +116,8 @@ class Written:
     write_seconds: float
     measured: dict[str, Any] | None = None
     """What the caller's `measure` found on the written table (a job's ``[sdc]`` figures), if it gave one."""
+    phases: dict[str, float] | None = None
+    """Seconds of writing and of verifying the written table."""
 
 
 @dataclass
@@ -165,6 +169,7 @@ class Anonymized:
             input=input,
             encodings=encodings,
             sdc=sdc,
+            phases=written.phases,
         )
         return self.report
 
@@ -209,9 +214,16 @@ class Anonymized:
         self.report = build_report(self.facts, checked=checked)
         return df
 
-    def check_target(self, path: str | Path) -> Path:
+    def location(self, path: str | Path) -> Path | URI:
+        """`path` as this result's engine writes it: a URI as written, on the engine's file system (Spark: Hadoop's),
+        refused in one line on an engine that cannot write it (:func:`~polars_anon.pipeline.capabilities.storage`)."""
+        located = storage(self.engine.name, path, "output")
+        bind = getattr(self.engine, "location", None)  # an engine with its own file system (Spark) binds URIs to it
+        return bind(located) if isinstance(located, URI) and bind is not None else located
+
+    def check_target(self, path: str | Path) -> Path | URI:
         """Refuse an output path this result cannot write (before anything is read or written)."""
-        return check_parquet_target(path, folder=self.engine.name == "spark")
+        return check_parquet_target(self.location(path), folder=self.engine.name == "spark")
 
     def stage(
         self, out: Outputs, path: str | Path, *, measure: Callable[[Any], dict[str, Any]] | None = None
@@ -224,19 +236,24 @@ class Anonymized:
         start = time.perf_counter()
 
         measured: dict[str, Any] = {}
+        marks: dict[str, float] = {}
 
-        def write(tmp: Path) -> dict[str, Any]:
+        def write(tmp: Path | URI) -> dict[str, Any]:
             with stage(f"write {path.name}"):
                 self.engine.write(self.published, tmp)
+            marks["write"] = time.perf_counter()
             with stage(f"verify {path.name}"):
                 table = self.engine.read_parquet(tmp)
                 checked = self.verify(table)
+            marks["verify"] = time.perf_counter()
             if measure is not None:
                 measured["facts"] = measure(table)
             return checked
 
         checked = staged_write(out, path, write)
-        return Written(checked, str(path), round(time.perf_counter() - start, 3), measured.get("facts"))
+        phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
+        seconds = round(time.perf_counter() - start, 3)
+        return Written(checked, str(path), seconds, measured.get("facts"), phases)
 
     def sink_parquet(
         self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
@@ -250,9 +267,9 @@ class Anonymized:
         the JSON). An existing output is refused unless `overwrite`; on any failure or
         interrupt nothing new remains and nothing that existed is touched. Returns the report.
         """
-        self.check_target(path)
+        path = self.check_target(path)
         with Outputs(overwrite=overwrite) as out:
-            target = report_path(path) if report is True else (Path(report) if report else None)
+            target = report_path(path) if report is True else (self.location(report) if report else None)
             html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):
                 if extra is not None:

@@ -33,7 +33,7 @@ from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon.advice import method_advice
 from polars_anon.algorithms import Plan, Task, dpsearch
 from polars_anon.engines import Engine, SQLEngine, get_engine
-from polars_anon.engines.planners import PLANNERS
+from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import K_ABOVE_ROWS
@@ -56,7 +56,16 @@ from polars_anon.report import plan_facts
 from polars_anon.request import Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
-__all__ = ["aggregate", "anonymize", "check_map", "differential_model", "plan_request", "run", "run_method"]
+__all__ = [
+    "aggregate",
+    "anonymize",
+    "check_map",
+    "differential_model",
+    "plan_request",
+    "prepare_engine",
+    "run",
+    "run_method",
+]
 
 _NAMED = ("qids", "method", "metric", "drop", "sensitive", "insensitive", "seed", "null", "privacy")
 
@@ -160,11 +169,21 @@ def run_method(
 
 
 def plan_request(
-    data: Aggregated, request: Request, schema: pl.Schema, start: float, engine: str = "polars"
+    data: Aggregated,
+    request: Request,
+    schema: pl.Schema,
+    start: float,
+    engine: str = "polars",
+    *,
+    aggregated_at: float | None = None,
 ) -> Planned:
-    """Run the request's method on the aggregates and gather the report's facts (the driver route of every engine)."""
+    """Run the request's method on the aggregates and gather the report's facts (the driver route of every engine);
+    `aggregated_at` (a ``time.perf_counter()``) when the aggregation pass ended: the report's phases."""
     constraints = task_constraints(data, request)
     plan = run_method(data, request, constraints)
+    phases = (
+        None if aggregated_at is None else _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
+    )
     population = population_size(request, constraints[0].n_rows)
     input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
     advice = None  # a differentially private release runs no other method on its sample
@@ -180,8 +199,26 @@ def plan_request(
         engine=engine,
         input_risk=input_risk,
         advice=advice,
+        phases=phases,
     )
     return Planned(plan, facts, constraints[0], input_risk, population)
+
+
+def prepare_engine(engine: Engine, request: Request) -> None:
+    """What the engine must have before any data is read: on Spark, for a method whose planner runs the package's
+    code in Spark tasks (:data:`~polars_anon.engines.planners.PYTHON_TASKS`), executors that import it (one tiny
+    task, once per Spark application; refused in one line naming what is missing)."""
+    check = getattr(engine, "check_executors", None)
+    if check is not None and (request.method.name, engine.name) in PYTHON_TASKS:
+        check()
+
+
+def _phases(start: float, marks: dict[str, float]) -> dict[str, float]:
+    """Seconds of each phase from `start` and the times each one ended, in order."""
+    out, last = {}, start
+    for name, end in marks.items():
+        out[name], last = round(end - last, 3), end
+    return out
 
 
 def _planner_route(
@@ -193,10 +230,12 @@ def _planner_route(
     with stage("aggregate values"):
         marginals = planner.marginals()
         distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
+    aggregated_at = time.perf_counter()
     check_marginals(marginals, request, distinct)
     done: EnginePlan = planner.plan()
     plan = done.plan
     check_map(plan, done.aggregates, request)
+    phases = _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
     details = None
     if not request.method.records:
         details = {"distributed": {**plan.details.get("distributed", {}), "driver_tuples": capability.driver_tuples}}
@@ -218,6 +257,7 @@ def _planner_route(
             input_sizes=(values, counts),
             unchanged=done.facts.get("unchanged"),
             details=details,
+            phases=phases,
         )
     else:
         data = Aggregated(pl.LazyFrame(), done.aggregates, done.null_rows)
@@ -234,6 +274,7 @@ def _planner_route(
             engine=engine.name,
             input_risk=input_risk,
             details=details,
+            phases=phases,
         )
     planned = Planned(plan, facts, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
@@ -249,20 +290,24 @@ def run(
     k: int,
     driver_tuples: int | None = None,
     counts: TupleCounts | None = None,
+    start: float | None = None,
     **asked: Any,
 ) -> Anonymized:
     """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
 
     `counts`: the tuple pass over `data` a caller made before (a job, to build its hierarchies' values:
     :func:`~polars_anon._passes.count_tuples`), handed to the aggregation pass, which then reads no more.
+    `start` (a ``time.perf_counter()``; default now): when the run began, for a caller that already ran the
+    engine's group-by (a job builds its hierarchies from it): the report's ``seconds`` and phases count from it.
     """
-    start = time.perf_counter()
+    start = time.perf_counter() if start is None else start
     table = engine.table(data)
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
+    prepare_engine(engine, request)
     dp = differential_model(request)
     if dp is not None:
         table, request = sample(engine, table, request, dp)
@@ -283,7 +328,8 @@ def run(
             f"and the sample (each row kept with probability {dp.beta:.4f}) is smaller: {exc}; raise epsilon or "
             "delta, or use a table with more rows"
         ) from exc
-    planned = plan_request(aggregated, request, schema, start, engine.name)
+    aggregated_at = time.perf_counter()
+    planned = plan_request(aggregated, request, schema, start, engine.name, aggregated_at=aggregated_at)
     capability.refuse_map(planned.plan.map)
     published = engine.publish(table, aggregated, planned.plan.map, request)
     check = Check(request, planned, aggregated.prepared, engine)

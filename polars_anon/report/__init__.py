@@ -77,13 +77,15 @@ def build_report(
     input: str | None = None,
     encodings: Mapping[str, str] | None = None,
     sdc: Mapping[str, Any] | None = None,
+    phases: Mapping[str, float] | None = None,
 ) -> Report:
     """The report of a run, built once from every fact the road gathered (see ``schema.json``).
 
     `planned` is :func:`plan_facts` (what is known before anything is published); `checked` the
     independent check's facts (:data:`VERIFIED_KEYS`, ``privacy``, ``risk`` with the output's,
     ``attribute_disclosure``: None before the published table is verified); `output` and
-    `write_seconds` what writing adds; `input`, `sdc` and `encodings` what a job adds. Keys come in
+    `write_seconds` (and the `phases` write and verify) what writing adds; `input`, `sdc` and
+    `encodings` what a job adds. Keys come in
     this order: the planned facts (``risk`` replaced by the check's), ``input``, the check's, the
     write's, ``sdc``, ``encodings``.
     """
@@ -91,6 +93,8 @@ def build_report(
     if output is not None:
         facts["write_seconds"] = write_seconds
         facts["output"] = output
+    if phases:  # the write's phases after the plan's
+        facts["phases"] = {**facts.get("phases", {}), **phases}
     if sdc is not None:
         facts["sdc"] = dict(sdc)
     if encodings is not None:
@@ -157,6 +161,7 @@ def plan_facts(
     unchanged: dict[str, int] | None = None,
     details: dict[str, Any] | None = None,
     advice: dict[str, Any] | None = None,
+    phases: Mapping[str, float] | None = None,
 ) -> Report:
     """The facts of a run known before the published table is verified (see :mod:`polars_anon.report` and
     ``schema.json``), computed once; :func:`build_report` builds the report from them and the later facts.
@@ -170,7 +175,7 @@ def plan_facts(
     instead: `input_sizes` (distinct class sizes and how many classes have each: the input's
     class-size histogram) and `unchanged` (qid -> rows published unchanged, which a partition
     map does not show). `details` are added to the method's own. `advice`: the better method, where one
-    loses much less (:mod:`polars_anon.advice`).
+    loses much less (:mod:`polars_anon.advice`). `phases`: seconds of the aggregation pass and the method.
     """
     details = {**plan.details, **(details or {})}
     metric = details.pop("metric", request.effective_metric)
@@ -215,6 +220,7 @@ def plan_facts(
                 "engine": engine,
                 "risk": {"input": input_risk},
                 **({"method_advice": advice} if advice is not None else {}),
+                **({"phases": dict(phases)} if phases is not None else {}),
             }
         )
     )

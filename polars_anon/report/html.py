@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from polars_anon.locations import URI, as_location
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.report import plots
 from polars_anon.report.page import cards, esc, figure, fmt, kv_table, page, section, share, table, value_html
@@ -30,14 +31,14 @@ _SHOWN = {
     "n_input_rows", "n_input_classes", "suppressed", "loss", "loss_by_qid", "metrics", "metrics_normalized",
     "class_sizes", "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size",
     "write_seconds", "output", "input", "encodings", "null_rows", "risk", "privacy", "attribute_disclosure",
-    "own_tuple_records", "own_tuple_unique", "method_advice", "sdc",
+    "own_tuple_records", "own_tuple_unique", "method_advice", "sdc", "phases",
 }  # fmt: skip
 
 
-def write_html(out: Outputs, report: Mapping[str, Any], path: Path) -> None:
-    """Stage the HTML page of `report` in the output set `out`."""
+def write_html(out: Outputs, report: Mapping[str, Any], path: Path | URI) -> None:
+    """Stage the HTML page of `report` in the output set `out` (a URI: on its file system)."""
     text = render_html(report)
-    staged_write(out, Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    staged_write(out, as_location(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def render_html(report: Mapping[str, Any]) -> str:
@@ -437,6 +438,8 @@ def _parameters(r: Mapping[str, Any]) -> str:
     steps = (("seconds", "anonymize: read, aggregate, run the method, build the report"),
              ("write_seconds", "write the table and verify it from the written file"))  # fmt: skip
     times = [[esc(text), f"{r[key]:.3f} s"] for key, text in steps if isinstance(r.get(key), (int, float))]
+    phases = r.get("phases") or {}
+    times += [[esc(f"phase: {name}"), f"{value:.3f} s"] for name, value in phases.items()]
     details = {key: v for key, v in (r.get("details") or {}).items() if key != "neighbours"}
     body = "<h3>Asked for</h3>" + kv_table(asked) + "<h3>Timings</h3>" + table(["step", "time"], times, numeric=True)
     if details:

@@ -39,7 +39,15 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.state import EnginePlan
 from polars_anon.request import Request
 
-__all__ = ["DRIVER_TUPLES", "PLANNERS", "Planner", "PlannerFactory", "check_driver_tuples", "too_many"]
+__all__ = [
+    "DRIVER_TUPLES",
+    "PLANNERS",
+    "PYTHON_TASKS",
+    "Planner",
+    "PlannerFactory",
+    "check_driver_tuples",
+    "too_many",
+]
 
 DRIVER_TUPLES = 5_000_000
 """Default cap on the class aggregates brought to the driver (distinct qid tuples): about 1 GB of driver
@@ -115,3 +123,7 @@ PLANNERS: dict[tuple[str, str], PlannerFactory] = {
     ("mdav", "spark"): _mdav,
 }
 """(method, engine) -> its planner (open: each scaling method registers its own)."""
+
+PYTHON_TASKS = frozenset({("greedy", "spark"), ("mdav", "spark")})
+"""(method, engine) whose planner runs polars_anon's own code in engine tasks (Spark's ``applyInArrow``): the
+executors must import the package, checked before any data is read (``SparkEngine.check_executors``)."""

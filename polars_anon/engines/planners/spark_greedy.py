@@ -17,12 +17,14 @@ exact loop inside every block; later rounds re-block the classes left. Here:
 4. Only the classes left after round 1 (a few per block) come to the driver, where
    the later rounds run; their published tuples go back to Spark, which joins them to
    the classes.
-5. The map (one row per class: original and published tuple) comes to the driver: the
-   plan's tuple map (checked and reported by the road as the driver road's) and, in
-   Spark's key types, the engine's map the road joins to the rows.
+5. The map (one row per class: original and published tuple) stays on Spark: it is the
+   engine's map the road joins to the rows. The driver receives one row per published
+   class (the plan's partition map, checked and reported by the road), the input's
+   class-size histogram and, per qid, the rows published with their own value.
 
-Blocks and rounds are the driver's, so the map, the rows and the report are those of
-``pa.anonymize(..., method="greedy", candidates=B)`` on Polars.
+Blocks and rounds are the driver's, so the rows and the report are those of
+``pa.anonymize(..., method="greedy", candidates=B)`` on Polars, but for the metrics that
+read every input tuple (left out, and listed in ``details.distributed``, as Mondrian's rounds do).
 
 Executors import :mod:`polars_anon` (the tasks run its NumPy loop): install it there.
 """
@@ -44,9 +46,10 @@ from polars_anon.algorithms import Plan
 from polars_anon.algorithms.greedy import GreedyLoop, auto_block, block_layout, cost_groups, order_keys, root_weights
 from polars_anon.engines import key_col
 from polars_anon.engines.spark import BROADCAST_ROWS
+from polars_anon.metrics.registry import metric_names
 from polars_anon.pipeline.state import EnginePlan
 from polars_anon.request import Request
-from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["GreedyPlanner", "arrow_task", "greedy_on_spark"]
 
@@ -277,15 +280,50 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
     tops = pl.DataFrame({ROOT: survivors[POS], **{out_col(q): published[q] for q in qids}})
     tops_sdf = spark.createDataFrame(tops.to_arrow())
     tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
-    per_class = first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, SIZE), on=POS)
-    with stage("collect the map"):
-        rows = pl.from_arrow(
-            per_class.select(*qids, SIZE, *(out_col(q) for q in qids)).toArrow()
-        )  # materializes: one row per class
+    nodes_in = [_node(i) for i in range(len(qids))]
+    per_class = (
+        first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, *nodes_in, SIZE), on=POS)
+    )  # one row per class, on Spark: its original values and node ids, its published node ids
+    with stage("publish the map on Spark"):
+        per_class = per_class.localCheckpoint(eager=True)
+        sizes = engine.to_polars(
+            classes.groupBy(SIZE)
+            .agg(F.count(F.lit(1)).alias("classes"))
+            .select(
+                F.col(SIZE).cast("long").alias("s"),
+                F.col("classes").cast("long"),
+                F.lit(0).cast("long").alias("nullrows"),
+            )
+        ).sort("s")  # materializes: one row per class size
+        unchanged = per_class.agg(
+            *(
+                F.sum(F.when(F.col(_node(i)) == F.col(out_col(q)), F.col(SIZE)).otherwise(0)).alias(q)
+                for i, q in enumerate(qids)
+            )
+        ).collect()[0]  # one row: per qid, the rows published with their own value
+        outs = [out_col(q) for q in qids]
+        groups = engine.to_polars(
+            per_class.groupBy(*outs).agg(F.sum(SIZE).cast("long").alias(SIZE))
+        )  # materializes: one row per published class
     classes.unpersist()
-    frame = _map_frame(rows, margins, hierarchies, qids)  # type: ignore[arg-type]
-    aggregates = frame.select(*qids, pl.col(SIZE).cast(pl.UInt32))
-    tmap = TupleMap.from_labels(aggregates, qids, {q: frame[out_col(q)] for q in qids})
+    frame = _partition_frame(groups, hierarchies, qids)
+    labels = [
+        spark.createDataFrame(
+            pl.DataFrame(
+                {f"__anon_id_{i}": np.arange(len(hierarchies[q].labels), dtype=np.int64),
+                 f"__anon_label_{i}": pl.Series(hierarchies[q].labels, dtype=pl.String)}
+            ).to_arrow()
+        )
+        for i, q in enumerate(qids)
+    ]  # fmt: skip
+    mapping = per_class
+    for i, (q, lookup) in enumerate(zip(qids, labels)):
+        mapping = mapping.join(F.broadcast(lookup), mapping[out_col(q)] == lookup[f"__anon_id_{i}"])
+    mapping = mapping.select(
+        *(F.col(q).alias(key_col(q)) for q in qids),
+        *(F.col(f"__anon_label_{i}").alias(out_col(q)) for i, q in enumerate(qids)),
+        F.lit(False).alias(SUPPRESSED),
+    )  # the engine's map, on Spark: original values -> published labels
     details = {
         "metric": None if options.weights is not None else (request.metric or "nllm"),
         "weights": "user" if options.weights is not None else None,
@@ -299,18 +337,31 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
         "classes_below_k_before": n_small,
         "classes_after": n_classes,
         "loop_seconds": round(time.perf_counter() - loop_start, 3),
+        "distributed": {
+            "engine": "spark",
+            "left_out": ["metrics", "metrics_normalized", "metric_units"],
+            "metrics": metric_names(None, has_sensitive=False),
+            "why": "the metrics read every input tuple's original values, which stay in the engine",
+        },
     }
-    mapping = frame.select(*(key_col(q) for q in qids), *(out_col(q) for q in qids), pl.lit(False).alias(SUPPRESSED))
-    return EnginePlan(Plan(tmap, details), mapping, aggregates)
+    tmap = TupleMap(tuple(qids), frame, by_partition=True)
+    return EnginePlan(
+        Plan(tmap, details),
+        mapping,
+        frame.select(SIZE),
+        input_sizes=sizes,
+        facts={"unchanged": {q: int(unchanged[q] or 0) for q in qids}},
+    )
 
 
-def _map_frame(
-    rows: pl.DataFrame, margins: dict[str, pl.DataFrame], hierarchies: dict[str, Any], qids: list[str]
-) -> pl.DataFrame:
-    """The classes (native keys, String labels, published labels), sorted as the driver road sorts its aggregates."""
-    frame = rows.rename({q: key_col(q) for q in qids})
-    for q in qids:
-        frame = frame.join(margins[q].select(key_col(q), q), on=key_col(q), how="left", nulls_equal=True)
-        labels = pl.Series(hierarchies[q].labels, dtype=pl.String)
-        frame = frame.with_columns(labels.gather(frame[out_col(q)]).alias(out_col(q)))
-    return frame.sort(qids, nulls_last=True)
+def _partition_frame(groups: pl.DataFrame, hierarchies: dict[str, Any], qids: list[str]) -> pl.DataFrame:
+    """The plan's partition map: one row per published class (its labels, rows), sorted by its labels."""
+    frame = groups.with_columns(
+        pl.Series(hierarchies[q].labels, dtype=pl.String).gather(groups[out_col(q)]).alias(out_col(q)) for q in qids
+    ).sort([out_col(q) for q in qids])
+    return frame.select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(PARTITION),
+        *(out_col(q) for q in qids),
+        pl.col(SIZE).cast(pl.Int64),
+        pl.lit(False).alias(SUPPRESSED),
+    )

@@ -1,0 +1,156 @@
+"""A real Spark cluster on this machine (issue 32): a standalone master and two workers started by the test, a job run
+by the command line with ``--master spark://...`` on ``file://`` URIs, its executors in their own JVMs running
+greedy's blocks (polars_anon's code in Spark tasks, after the executor check), the rows compared with Polars'.
+
+Skips without pyspark or Java. One cluster per module, a 12-row table: the cost is the JVMs' start-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+
+REPO = Path(__file__).resolve().parents[2]
+JOB = """input = "{input}"
+output = "{output}"
+k = 2
+insensitive = "id"
+method = "greedy"
+{extra}
+[qids.age]
+hierarchy = {{intervals = [5, 10], bottom = 30, top = 40}}
+[qids.sex]
+hierarchy = "suppress"
+"""
+CLUSTER = """engine = "spark"
+driver_tuples = 1
+[spark]
+master = "{master}"
+[spark.config]
+"spark.executor.memory" = "512m"
+"spark.executor.cores" = 1
+"spark.cores.max" = 2
+"spark.sql.shuffle.partitions" = 2
+"spark.ui.enabled" = false
+"spark.pyspark.python" = "{python}"
+"spark.executorEnv.PYTHONPATH" = "{repo}"
+"spark.driver.extraJavaOptions" = "{quick}"
+"spark.executor.extraJavaOptions" = "{quick}"
+"""
+QUICK = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss4m"
+"""JVM options for short-lived JVMs (the C1 compiler only, one GC thread): less CPU spent starting them."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A standalone master and two workers (one core, 512 MB each) on 127.0.0.1; its master URL."""
+    pyspark = pytest.importorskip("pyspark", reason='needs pyspark (pip install -e ".[spark]")')
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("needs a Java 17+ runtime for pyspark (no java on PATH, no JAVA_HOME)")
+    home = Path(pyspark.__file__).parent
+    folder = tmp_path_factory.mktemp("spark_cluster")
+    port = _free_port()
+    master = f"spark://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(folder),
+        "SPARK_DAEMON_JAVA_OPTS": QUICK,
+        "SPARK_DAEMON_MEMORY": "256m",
+    }
+    settings = folder / "spark.conf"
+    settings.write_text("spark.master.rest.enabled false\nspark.worker.cleanup.enabled false\n")
+    common = ["--host", "127.0.0.1", "--properties-file", str(settings)]
+    commands = [
+        ["org.apache.spark.deploy.master.Master", "--port", str(port), "--webui-port", str(_free_port()), *common],
+        *(
+            [
+                "org.apache.spark.deploy.worker.Worker",
+                master,
+                "--cores",
+                "1",
+                "--memory",
+                "512m",
+                "--webui-port",
+                str(_free_port()),
+                "--work-dir",
+                str(folder / f"work{i}"),
+                *common,
+            ]  # fmt: skip
+            for i in (1, 2)
+        ),
+    ]
+    started: list[subprocess.Popen[bytes]] = []
+    logs = [folder / name for name in ("master.log", "worker1.log", "worker2.log")]
+    try:
+        for command, log in zip(commands, logs):
+            with log.open("wb") as out:
+                started.append(
+                    subprocess.Popen([str(home / "bin" / "spark-class"), *command], env=env, stdout=out, stderr=out)
+                )
+        deadline = time.monotonic() + 180
+        while logs[0].read_text(errors="replace").count("Registering worker") < 2:
+            if time.monotonic() > deadline or any(p.poll() is not None for p in started):
+                tails = {log.name: log.read_text(errors="replace")[-600:] for log in logs}
+                pytest.fail(f"the test cluster did not start: {tails}")
+            time.sleep(0.2)
+        yield master
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: str, tmp_path: Path) -> None:
+    people = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36, 31, 33] * 2, "sex": ["F", "M"] * 6})
+    people.write_parquet(tmp_path / "people.parquet")
+    reference = tmp_path / "polars.toml"
+    reference.write_text(JOB.format(input="people.parquet", output="polars/anon.parquet", extra=""))
+    assert cli.main(["anonymize", str(reference), "-q"]) == 0
+    expected = pl.read_parquet(tmp_path / "polars" / "anon.parquet").sort("id")
+
+    uri = f"file://{tmp_path}"
+    extra = CLUSTER.format(master=cluster, python=sys.executable, repo=REPO, quick=QUICK)
+    job = tmp_path / "cluster.toml"
+    job.write_text(JOB.format(input=f"{uri}/people.parquet", output=f"{uri}/cluster/anon.parquet", extra=extra))
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job), "-q"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["engine"] == "spark" and report["details"]["distributed"]["driver_tuples"] == 1  # greedy's blocks
+    assert report["output"] == f"{uri}/cluster/anon.parquet"
+    assert pl.read_parquet(tmp_path / "cluster" / "anon.parquet").sort("id").equals(expected)
+    assert sorted(p.name for p in (tmp_path / "cluster").iterdir()) == [
+        "anon.parquet",
+        "anon.report.html",
+        "anon.report.json",
+    ]
