@@ -22,7 +22,7 @@ from tests.engines import equal
 
 METHODS = ["fulldomain", "greedy", "mondrian", "datafly"]
 ADULT_METHODS = [*METHODS, "topdown"]
-VARYING = {"seconds", "write_seconds", "output", "engine"}
+VARYING = {"seconds", "write_seconds", "output", "engine", "phases"}
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from polars_anon.job import build_hierarchies
 from polars_anon.pipeline.road import run
 
 LEFT_OUT = {"metrics", "metrics_normalized", "metric_units"}
-VARYING = {"seconds", "write_seconds", "output", "engine", "details", "loss", "loss_by_qid"}
+VARYING = {"seconds", "write_seconds", "output", "engine", "phases", "details", "loss", "loss_by_qid"}
 
 
 def _same_report(got: dict[str, Any], want: dict[str, Any], limit: int) -> None:
