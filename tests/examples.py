@@ -55,3 +55,22 @@ def is_truthful(original: pl.DataFrame, published: pl.DataFrame, hierarchies: di
         if rows.join(pairs, on=["orig", "pub"], how="anti").height:
             return False
     return True
+
+
+TABLE_III_COLUMNS = [
+    "gender_M",
+    "gender_F",
+    "gender_*",
+    "race_cat",
+    "race_lion",
+    "race_tiger",
+    "race_dog",
+    "race_wolf",
+    "race_dolphin",
+    "race_whale",
+    "race_felidae",
+    "race_canine",
+    "race_cetaceans",
+    "race_mammals",
+]
+"""The encoded columns of Table I (paper 000 Table III): one per hierarchy node, leaves first, in our order."""

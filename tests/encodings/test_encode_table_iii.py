@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from polars_anon.encode import encode, encoded_columns
-from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_I_PARTITION, TABLE_IB
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_I_PARTITION, TABLE_IB, TABLE_III_COLUMNS
 
 T, S = 1 / 3, 2 / 3
 PAPER_COLUMNS = [
@@ -31,28 +31,12 @@ PAPER_COLUMNS = [
     "R_12",
     "R_20",
 ]
-OUR_COLUMNS = [
-    "gender_M",
-    "gender_F",
-    "gender_*",
-    "race_cat",
-    "race_lion",
-    "race_tiger",
-    "race_dog",
-    "race_wolf",
-    "race_dolphin",
-    "race_whale",
-    "race_felidae",
-    "race_canine",
-    "race_cetaceans",
-    "race_mammals",
-]
 # Table III, row by row (l1..l6), in the paper's column order
 TABLE_III = [[T, S, 1, T, T, 0, T, 0, 0, 0, S, T, 0, 1]] * 3 + [[S, T, 1, 0, 0, 0, 0, 0, T, S, 0, 0, 1, 1]] * 3
 
 
 def _matrix(df: pl.DataFrame) -> list[list[float]]:
-    return [list(r) for r in df.select(OUR_COLUMNS).rows()]
+    return [list(r) for r in df.select(TABLE_III_COLUMNS).rows()]
 
 
 def test_column_names_and_order_match_table_iii():
@@ -60,16 +44,16 @@ def test_column_names_and_order_match_table_iii():
     names = encoded_columns("gender", ANIMAL_HIERARCHIES["gender"]) + encoded_columns(
         "race", ANIMAL_HIERARCHIES["race"]
     )
-    assert names == OUR_COLUMNS
+    assert names == TABLE_III_COLUMNS
     assert len(names) == len(PAPER_COLUMNS)
 
 
 def test_table_iii_from_row_aligned_tables():
     """Paper 000 Table III from Table Ia (original) and Table Ib (3-anonymous), row-aligned."""
     out = encode(TABLE_IB, ANIMAL_HIERARCHIES, "proportional", original=TABLE_I).collect()
-    assert out.columns == ["id", *OUR_COLUMNS]
+    assert out.columns == ["id", *TABLE_III_COLUMNS]
     assert out["id"].to_list() == ["l1", "l2", "l3", "l4", "l5", "l6"]
-    assert all(out.schema[c] == pl.Float32 for c in OUR_COLUMNS)
+    assert all(out.schema[c] == pl.Float32 for c in TABLE_III_COLUMNS)
     for got, want in zip(_matrix(out), TABLE_III, strict=True):
         assert got == pytest.approx(want, abs=1e-7)
 
