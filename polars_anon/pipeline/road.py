@@ -240,42 +240,30 @@ def _planner_route(
     if not request.method.records:
         details = {"distributed": {**plan.details.get("distributed", {}), "driver_tuples": capability.driver_tuples}}
     constraints = Constraints(done.aggregates[SIZE].to_numpy(), request.k)
+    counted: dict[str, Any] = {}  # a map without every input tuple: what the planner counted instead
     if done.input_sizes is not None:
         sizes = done.input_sizes
         values, counts = sizes["s"].to_numpy().astype(np.int64), sizes["classes"].to_numpy().astype(np.int64)
         input_risk, population = risk_summary_of_sizes(values, counts), None
-        facts = plan_facts(
-            request,
-            schema,
-            done.aggregates,
-            plan,
-            time.perf_counter() - start,
-            metrics=False,
-            null_rows=done.null_rows,
-            engine=engine.name,
-            input_risk=input_risk,
-            input_sizes=(values, counts),
-            unchanged=done.facts.get("unchanged"),
-            details=details,
-            phases=phases,
-        )
+        counted = {"metrics": False, "input_sizes": (values, counts), "unchanged": done.facts.get("unchanged")}
     else:
         data = Aggregated(pl.LazyFrame(), done.aggregates, done.null_rows)
         constraints = task_constraints(data, request)[0]
         population = population_size(request, constraints.n_rows)
         input_risk = risk_summary(done.aggregates, list(request.qids), aggregated=True, population_size_=population)
-        facts = plan_facts(
-            request,
-            schema,
-            done.aggregates,
-            plan,
-            time.perf_counter() - start,
-            null_rows=done.null_rows,
-            engine=engine.name,
-            input_risk=input_risk,
-            details=details,
-            phases=phases,
-        )
+    facts = plan_facts(
+        request,
+        schema,
+        done.aggregates,
+        plan,
+        time.perf_counter() - start,
+        null_rows=done.null_rows,
+        engine=engine.name,
+        input_risk=input_risk,
+        details=details,
+        phases=phases,
+        **counted,
+    )
     planned = Planned(plan, facts, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
