@@ -18,8 +18,8 @@ from polars_anon.encode import ENCODINGS, EncodeOptions, apply_plan, encode, pla
 from polars_anon.encoded_io import stage_encoded
 from polars_anon.outputs import Outputs
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
-from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
-from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
+from tests.encodings.test_encode_table_iii import TABLE_III
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB, TABLE_III_COLUMNS
 
 QIDS = ["gender", "race"]
 
@@ -41,9 +41,9 @@ def _from_map(published: pl.DataFrame, tmap: TupleMap, hierarchies: dict, repres
 def test_table_iii_from_the_map() -> None:
     """Paper 000 Table III from the map of Table Ia -> Table Ib alone (the original rows are not read)."""
     out = _from_map(TABLE_IB, _map_of(TABLE_I, TABLE_IB, QIDS), ANIMAL_HIERARCHIES, "proportional")
-    assert out.columns == ["id", *OUR_COLUMNS]
+    assert out.columns == ["id", *TABLE_III_COLUMNS]
     assert out["id"].to_list() == ["l1", "l2", "l3", "l4", "l5", "l6"]
-    for got, want in zip(out.select(OUR_COLUMNS).rows(), TABLE_III, strict=True):
+    for got, want in zip(out.select(TABLE_III_COLUMNS).rows(), TABLE_III, strict=True):
         assert list(got) == pytest.approx(want, abs=1e-7)
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from polars_anon.duckdb import load_hierarchies
 from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
-from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
-from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
+from tests.encodings.test_encode_table_iii import TABLE_III
+from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB, TABLE_III_COLUMNS
 
 
 def _connect(hierarchies, **tables) -> duckdb.DuckDBPyConnection:
@@ -39,7 +39,7 @@ def test_table_iii_in_sql():
     """Paper 000 Table III computed by the macro: classes (*, mammals) and (*, cetaceans)."""
     con = _connect(ANIMAL_HIERARCHIES, pub=TABLE_IB, orig=TABLE_I)
     got = _sql_classes(con, ["gender", "race"], "proportional")
-    assert got.columns == ["gender", "race", *OUR_COLUMNS]
+    assert got.columns == ["gender", "race", *TABLE_III_COLUMNS]
     assert got["race"].to_list() == ["cetaceans", "mammals"]
     assert list(got.row(1)[2:]) == pytest.approx(TABLE_III[0], abs=1e-12)
     assert list(got.row(0)[2:]) == pytest.approx(TABLE_III[3], abs=1e-12)

@@ -14,8 +14,8 @@ from polars_anon.encode import REPRESENTATIONS, encode
 from polars_anon.encoded_io import CLASS_ID, scan_encoded, write_encoded
 from polars_anon.errors import InputError, InvalidParameterError, OutputExistsError
 from polars_anon.job import Job, build_hierarchies, run_job
-from tests.encodings.test_encode_table_iii import OUR_COLUMNS, TABLE_III
-from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I, TABLE_I_PARTITION, TABLE_IB
+from tests.encodings.test_encode_table_iii import TABLE_III
+from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I, TABLE_I_PARTITION, TABLE_IB, TABLE_III_COLUMNS
 
 
 def test_classes_layout_holds_table_iii_once_per_class(tmp_path):
@@ -24,7 +24,7 @@ def test_classes_layout_holds_table_iii_once_per_class(tmp_path):
     assert facts["rows"] == 6 and facts["classes"] == 2 and facts["columns"] == 15
     classes = pl.read_parquet(tmp_path / "enc" / "classes.parquet")
     rows = pl.read_parquet(tmp_path / "enc" / "rows.parquet")
-    assert classes.columns == [CLASS_ID, *OUR_COLUMNS] and classes.height == 2
+    assert classes.columns == [CLASS_ID, *TABLE_III_COLUMNS] and classes.height == 2
     assert rows.columns == ["id", CLASS_ID]
     ids = rows[CLASS_ID].to_list()
     assert ids[0] == ids[1] == ids[2] != ids[3] == ids[4] == ids[5]
@@ -32,7 +32,7 @@ def test_classes_layout_holds_table_iii_once_per_class(tmp_path):
     for cid, want in zip(ids, TABLE_III, strict=True):
         assert by_id[cid] == pytest.approx(want, abs=1e-7)
     wide = scan_encoded(tmp_path / "enc").collect()
-    assert wide.columns == ["id", *OUR_COLUMNS] and wide["id"].to_list() == TABLE_I["id"].to_list()
+    assert wide.columns == ["id", *TABLE_III_COLUMNS] and wide["id"].to_list() == TABLE_I["id"].to_list()
     meta = json.loads((tmp_path / "enc" / "encoding.json").read_text())
     assert meta["key"] == [CLASS_ID] and meta["rows"] == 6 and meta["classes"] == 2
 
@@ -149,7 +149,7 @@ def test_cli_and_job_write_the_classes_layout(tmp_path, capsys):
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["classes"] == 2
     got = scan_encoded(tmp_path / "pub.proportional").collect()
-    assert got.select(OUR_COLUMNS).rows()[3] == pytest.approx(TABLE_III[3], abs=1e-7)
+    assert got.select(TABLE_III_COLUMNS).rows()[3] == pytest.approx(TABLE_III[3], abs=1e-7)
 
     job = Job.from_dict(
         {
