@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -45,10 +47,34 @@ def register(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in rows]
 
 
+@functools.cache
+def _shipped() -> tuple[list[str], list[str]]:
+    """The macro and table names the shipped files define."""
+    text = "\n".join(t for _, t in sql_files())
+    macros = sorted(set(re.findall(r"CREATE OR REPLACE TEMP MACRO (anon_\w+)", text)))
+    return macros, sorted(set(re.findall(r"CREATE TEMP TABLE IF NOT EXISTS (anon_\w+)", text)))
+
+
+def ensure_registered(con: duckdb.DuckDBPyConnection) -> None:
+    """:func:`register` on `con` unless every shipped macro and table is there already.
+
+    One catalogue query instead of re-running the files (about 0.2 s of CPU) at every hierarchy load or pairs
+    table on the same connection.
+    """
+    macros, tables = _shipped()
+    found = con.execute(
+        "SELECT (SELECT count(DISTINCT function_name) FROM duckdb_functions() WHERE list_contains($1, function_name)),"
+        " (SELECT count(*) FROM duckdb_tables() WHERE temporary AND list_contains($2, table_name))",
+        [macros, tables],
+    ).fetchone()
+    if found != (len(macros), len(tables)):
+        register(con)
+
+
 def load_hierarchy(con: duckdb.DuckDBPyConnection, name: str, hierarchy: Hierarchy) -> None:
     """Load `hierarchy` into the ``anon_nodes``, ``anon_closure`` and ``anon_levels`` tables as `name`.
 
-    Replaces an earlier hierarchy of the same name; calls :func:`register` first.
+    Replaces an earlier hierarchy of the same name; registers the macros first if `con` lacks them.
     """
     load_hierarchies(con, {name: hierarchy})
 
@@ -69,7 +95,7 @@ def load_hierarchies(con: duckdb.DuckDBPyConnection, hierarchies: Mapping[str, H
     for name, hierarchy in hierarchies.items():
         if not isinstance(hierarchy, Hierarchy):
             raise InvalidParameterError(f"hierarchies[{name!r}] must be a Hierarchy, got {type(hierarchy).__name__}")
-    register(con)
+    ensure_registered(con)
     con.execute("BEGIN")
     try:
         for name, hierarchy in hierarchies.items():

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from polars_anon.duckdb.macros import register
+from polars_anon.duckdb.macros import ensure_registered
 from polars_anon.errors import (
     ColumnNotFoundError,
     InputError,
@@ -147,7 +147,7 @@ def _check_request(
         raise InvalidParameterError(f"key {key!r} is also a quasi-identifier; the key must be a row id column")
     if sensitive is not None and sensitive in qids:
         raise InvalidParameterError(f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other")
-    register(con)
+    ensure_registered(con)
     for table, what, names in (
         (original, "qids", qids),
         (anonymized, "qids", qids),

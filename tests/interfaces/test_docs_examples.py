@@ -9,6 +9,7 @@ run in ``test_spark_blocks`` (skipped without pyspark and Java), blocks marked
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,10 +70,13 @@ def test_slow_blocks(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 @pytest.mark.parametrize("page", [p for p, b in PAGES.items() if any(x.mark == "spark" for x in b)] or ["-"])
-def test_spark_blocks(
-    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> None:
+def test_spark_blocks(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> None:
+    """The blocks run in the engine tests' one Spark session (the ``spark`` fixture puts this test in their xdist
+    group); a block's ``pas.session(...)`` settings are undone afterwards, so the other tests see the fixture's."""
     if page == "-":
         pytest.skip("no page has a block marked spark")
-    request.getfixturevalue("spark")  # skips, with the reason, without pyspark or Java
-    _run([b for b in PAGES[page] if b.mark not in ("not-run", "slow")], tmp_path, monkeypatch)
+    partitions = spark.conf.get("spark.sql.shuffle.partitions")
+    try:
+        _run([b for b in PAGES[page] if b.mark not in ("not-run", "slow")], tmp_path, monkeypatch)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", partitions)

@@ -191,9 +191,17 @@ def test_pairs_macro_matches_polars_on_adult(name: str, adult_case: tuple) -> No
 
 
 # ------------------------------------------------------------------ refusals
-@pytest.fixture()
-def animals() -> duckdb.DuckDBPyConnection:
+@pytest.fixture(scope="module")
+def animals_connection() -> duckdb.DuckDBPyConnection:
     return _connect(TABLE_I.with_columns(HABITAT), TABLE_IB.head(5).with_columns(HABITAT.head(5)), ANIMAL_HIERARCHIES)
+
+
+@pytest.fixture()
+def animals(animals_connection: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """One connection (macros registered once); each test gets the tables as _connect made them."""
+    animals_connection.execute("CREATE OR REPLACE TABLE o AS FROM o_frame")
+    animals_connection.execute("CREATE OR REPLACE TABLE a AS FROM a_frame")
+    return animals_connection
 
 
 def test_sql_refuses_different_row_counts_without_key(animals: duckdb.DuckDBPyConnection) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import duckdb
@@ -36,8 +37,16 @@ CASES = [
 ]
 
 
-def _agree(df: pl.DataFrame, qids: list[str], model, macro: str, hierarchies: dict | None = None) -> None:
+@functools.cache
+def _connection() -> duckdb.DuckDBPyConnection:
+    """One connection for the comparisons (the macros registered once); each loads its hierarchies and table."""
     con = duckdb.connect()
+    register(con)
+    return con
+
+
+def _agree(df: pl.DataFrame, qids: list[str], model, macro: str, hierarchies: dict | None = None) -> None:
+    con = _connection()
     load_hierarchies(con, hierarchies or {})
     con.register("t", df.to_arrow())
     sql = macro.replace("?", "'t'", 1).replace("?", "[" + ", ".join(f"'{q}'" for q in qids) + "]", 1)
