@@ -3,12 +3,19 @@ the tests that need them skip with a clear reason when it is absent."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import polars as pl
-import pytest
+# Two pytest-xdist workers share the CI machine's two cores: one BLAS/OpenMP thread each for numpy and
+# scikit-learn (set before either is loaded, inherited by the CLI's and Spark's subprocesses); more threads only
+# contend (paper003's quick script: 16.7 -> 13.0 CPU s).
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
-from polars_anon import Hierarchy
+import polars as pl  # noqa: E402
+import pytest  # noqa: E402
+
+from polars_anon import Hierarchy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
