@@ -46,8 +46,10 @@ PHASES = [  # (module, attribute path, label)
 ]
 
 
-def wrap(totals: dict[str, float]) -> None:
-    """Replace each phase's function by one that adds its CPU seconds to `totals[label]`."""
+def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
+    """Replace each phase's function by one that adds its CPU seconds to `totals[label]`; returns what was
+    replaced, for :func:`unwrap`."""
+    saved = []
     for module, path, label in PHASES:
         owner: Any = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
         *parents, name = path.split(".")
@@ -64,7 +66,31 @@ def wrap(totals: dict[str, float]) -> None:
             finally:
                 totals[_label] = totals.get(_label, 0.0) + time.process_time() - start
 
+        saved.append((owner, name, func))
         setattr(owner, name, functools.wraps(func)(timed))
+    return saved
+
+
+def unwrap(saved: list[tuple[Any, str, Any]]) -> None:
+    """Put back what :func:`wrap` replaced."""
+    for owner, name, func in reversed(saved):
+        setattr(owner, name, func)
+
+
+def time_job(data: Path, out: Path, totals: dict[str, float]) -> tuple[float, float]:
+    """Run the floor job on `data` (writing `out`) with the phases timed into `totals`; its CPU and wall seconds."""
+    import floor_bench  # the job's keys (benchmarks/ on the path)
+
+    import polars_anon.job
+
+    keys = floor_bench._job_keys(data, out)
+    saved = wrap(totals)
+    try:
+        start, cpu = time.perf_counter(), time.process_time()
+        polars_anon.job.run_job(polars_anon.job.Job.from_dict(keys))
+        return time.process_time() - cpu, time.perf_counter() - start
+    finally:
+        unwrap(saved)
 
 
 def main() -> None:
@@ -75,22 +101,16 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["FLOOR_BENCH_CODE"] = str(args.code)  # floor_bench puts that checkout first on the path
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    import floor_bench  # the job's keys
+    import floor_bench  # noqa: F401  (puts the checkout on the path)
 
-    import polars_anon.anonymize  # noqa: F401  (the package's modules, before they are wrapped)
     import polars_anon.job
-    import polars_anon.pipeline.road  # noqa: F401
 
     if not Path(polars_anon.job.__file__).is_relative_to(args.code.resolve()):
         raise SystemExit(f"imported {polars_anon.job.__file__}, not the package of {args.code}")
     totals: dict[str, float] = {}
-    wrap(totals)
-    data = args.data / f"floor_register_{args.rows}.parquet"
     with tempfile.TemporaryDirectory(prefix="floor_phases_") as tmp:
-        keys = floor_bench._job_keys(data, Path(tmp) / "job.parquet")
-        start, cpu = time.perf_counter(), time.process_time()
-        polars_anon.job.run_job(polars_anon.job.Job.from_dict(keys))
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - start
+        data = args.data / f"floor_register_{args.rows}.parquet"
+        cpu, wall = time_job(data, Path(tmp) / "job.parquet", totals)
     for _, _, label in PHASES:
         if label in totals:
             print(f"{totals[label]:7.3f}  {label}")
