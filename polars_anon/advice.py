@@ -89,14 +89,14 @@ def method_advice(
     :func:`advise` to them and the chosen method's `plan` (see the module docstring)."""
     from polars_anon.algorithms import METHODS
 
-    loss = map_loss(plan.map, request.hierarchies)[0]
-
     if (
-        loss is None
-        or request.method.name not in CANDIDATES
+        request.method.name not in CANDIDATES
         or data.aggregates.height > MAX_CLASSES
         or any(q not in request.hierarchies for q in request.qids)
     ):
+        return None  # decided before the chosen map's loss is computed (a pass over every class)
+    loss = map_loss(plan.map, request.hierarchies)[0]
+    if loss is None:
         return None
     from polars_anon.request import FULL_DOMAIN_METHODS
 

@@ -53,6 +53,7 @@ from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.differential import DifferentialPrivacy
 from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
 from polars_anon.report import plan_facts
+from polars_anon.report.classes import distinct_sizes
 from polars_anon.request import Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
@@ -185,7 +186,10 @@ def plan_request(
         None if aggregated_at is None else _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
     )
     population = population_size(request, constraints[0].n_rows)
-    input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
+    if population is None:  # the same figures from the distinct class sizes (a few hundred, not every class)
+        input_risk = risk_summary_of_sizes(*distinct_sizes(data.aggregates[SIZE]))
+    else:
+        input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
     advice = None  # a differentially private release runs no other method on its sample
     if differential_model(request) is None:
         advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones

@@ -226,3 +226,20 @@ def test_risk_figures_equal_per_record_computation(t, threshold: float) -> None:
     assert got["sample_uniques"] == pytest.approx(sum(r == 1 for r in risks) / n)
     sizes = np.array(list(dict(df.group_by(QIDS).len().select(pl.concat_str(QIDS), "len").iter_rows()).values()))
     assert risk_figures(sizes, None, "prosecutor", threshold)["average"] == pytest.approx(sum(risks) / n)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=60), st.booleans())
+def test_input_risk_from_distinct_sizes_equals_every_class(sizes: list[int], huge: bool) -> None:
+    """The road's input risk and histogram read the distinct class sizes (a count, or np.unique for sizes far
+    above their number): the same figures as from every class, and the same pairs as np.unique."""
+    from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
+    from polars_anon.report.classes import distinct_sizes, size_histogram
+
+    s = np.array(sizes, dtype=np.int64) * (10**7 if huge else 1)  # huge: the np.unique branch
+    values, counts = distinct_sizes(s)
+    expected_values, expected_counts = np.unique(s, return_counts=True)
+    assert values.tolist() == expected_values.tolist() and counts.tolist() == expected_counts.tolist()
+    every = risk_summary(pl.DataFrame({"size": s}), [], aggregated=True)
+    assert risk_summary_of_sizes(values, counts) == every
+    assert size_histogram(values, 3, counts=counts) == size_histogram(s, 3)

@@ -1,0 +1,121 @@
+"""Where the floor job's CPU goes, phase by phase: CPU timers wrapped around the road's functions (no profiler).
+
+    python benchmarks/floor_phases.py [--rows 3000000] [--code /tmp/base]
+
+Runs :mod:`floor_bench`'s fulldomain job once in this process on ``<tmp>/floor_register_<rows>.parquet``
+(made by ``floor_bench.py``) and prints the CPU seconds (``time.process_time``: every thread of the process)
+spent in each wrapped function, outermost first, then the total and the 1-min load. ``--code``: import the
+package from another checkout (the base of a comparison). Nested phases are indented; a function that is not
+called (a phase the checkout does not have) prints nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PHASES = [  # (module, attribute path, label)
+    ("polars_anon.job", "count_tuples", "tuple pass (count_tuples: hierarchies' values and class aggregates)"),
+    ("polars_anon.job", "build_spec", "hierarchies from the values (build_spec)"),
+    ("polars_anon.anonymize", "as_string_counts", "tuple counts as sorted String labels (as_string_counts)"),
+    ("polars_anon.anonymize", "distinct_counts", "distinct values of the undeclared column (distinct_counts)"),
+    ("polars_anon.pipeline.road", "check_data", "check_data"),
+    ("polars_anon.pipeline.road", "run_method", "the method (lattice, search, map, neighbours, map check)"),
+    ("polars_anon.pipeline.road", "risk_summary", "input risk (every class)"),
+    ("polars_anon.pipeline.road", "risk_summary_of_sizes", "input risk (distinct class sizes)"),
+    ("polars_anon.pipeline.road", "method_advice", "method advice"),
+    ("polars_anon.pipeline.road", "plan_facts", "the report's facts before the write (plan_facts)"),
+    ("polars_anon.report", "map_loss", "  loss"),
+    ("polars_anon.report", "map_data", "  metric data of the map"),
+    ("polars_anon.report", "report_metrics", "  every metric, raw and normalized"),
+    ("polars_anon.report", "_class_sizes", "  class-size histograms"),
+    ("polars_anon.report", "generalization", "  generalization shares"),
+    ("polars_anon.engines.polars", "PolarsEngine.publish", "publish (a lazy frame)"),
+    ("polars_anon.engines.polars", "PolarsEngine.write", "publish + write (sink_parquet)"),
+    ("polars_anon.pipeline.result", "Check.__call__", "independent check of the written file"),
+    ("polars_anon.pipeline.result", "build_report", "build_report"),
+    ("polars_anon.pipeline.result", "write_report", "write the report"),
+]
+
+
+def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
+    """Replace each phase's function by one that adds its CPU seconds to `totals[label]`; returns what was
+    replaced, for :func:`unwrap`."""
+    saved = []
+    for module, path, label in PHASES:
+        owner: Any = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
+        *parents, name = path.split(".")
+        for part in parents:
+            owner = getattr(owner, part)
+        func = getattr(owner, name, None)
+        if func is None:
+            continue
+
+        def timed(*args: Any, _f: Any = func, _label: str = label, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                totals[_label] = totals.get(_label, 0.0) + time.process_time() - start
+
+        saved.append((owner, name, func))
+        setattr(owner, name, functools.wraps(func)(timed))
+    return saved
+
+
+def unwrap(saved: list[tuple[Any, str, Any]]) -> None:
+    """Put back what :func:`wrap` replaced."""
+    for owner, name, func in reversed(saved):
+        setattr(owner, name, func)
+
+
+def time_job(data: Path, out: Path, totals: dict[str, float]) -> tuple[float, float]:
+    """Run the floor job on `data` (writing `out`) with the phases timed into `totals`; its CPU and wall seconds."""
+    import floor_bench  # the job's keys (benchmarks/ on the path)
+
+    import polars_anon.job
+
+    keys = floor_bench._job_keys(data, out)
+    saved = wrap(totals)
+    try:
+        start, cpu = time.perf_counter(), time.process_time()
+        polars_anon.job.run_job(polars_anon.job.Job.from_dict(keys))
+        return time.process_time() - cpu, time.perf_counter() - start
+    finally:
+        unwrap(saved)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--rows", type=int, default=3_000_000)
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()), help="folder of the inputs")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose package to time")
+    args = parser.parse_args()
+    os.environ["FLOOR_BENCH_CODE"] = str(args.code)  # floor_bench puts that checkout first on the path
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import floor_bench  # noqa: F401  (puts the checkout on the path)
+
+    import polars_anon.job
+
+    if not Path(polars_anon.job.__file__).is_relative_to(args.code.resolve()):
+        raise SystemExit(f"imported {polars_anon.job.__file__}, not the package of {args.code}")
+    totals: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="floor_phases_") as tmp:
+        data = args.data / f"floor_register_{args.rows}.parquet"
+        cpu, wall = time_job(data, Path(tmp) / "job.parquet", totals)
+    for _, _, label in PHASES:
+        if label in totals:
+            print(f"{totals[label]:7.3f}  {label}")
+    print(f"{cpu:7.3f}  total CPU s (wall {wall:.2f} s), {args.code}, 1-min load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
