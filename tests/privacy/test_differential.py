@@ -30,6 +30,7 @@ from polars_anon.privacy.differential import (
     minimal_k,
     sample_frame,
     sampling_probability,
+    search_epsilon_on_sample,
 )
 from polars_anon.report import schema
 
@@ -294,10 +295,12 @@ def _utilities(rows: pl.DataFrame, n_rows: int, utility: str, k: int) -> tuple[d
 
 @pytest.mark.parametrize("utility", ["loss", "discernibility", "classes"])
 def test_utility_sensitivities_hold_by_brute_force(utility: str) -> None:
-    """Add one row to the input (sampled or not): no vector's utility moves by more than the stated Δu."""
+    """Add one row to the input (sampled or not): the vectors' utilities move by amounts whose spread
+    (max - min over the vectors) is at most 2 Δu, what the exponential mechanism's proof uses; discernibility
+    and classes also move by at most their Δu each, and the loss by -1 .. (k - 1) / r (module docstring)."""
     rng = np.random.default_rng(1)
     for _ in range(25):
-        n, k = int(rng.integers(3, 25)), int(rng.integers(1, 6))
+        n, k = int(rng.integers(3, 25)), int(rng.integers(1, 9))
         ages, sexes = rng.integers(20, 30, n).tolist(), rng.choice(["F", "M"], n).tolist()
         sampled = rng.random(n) < 0.6
         d = pl.DataFrame({"age": ages, "sex": sexes}).filter(pl.Series(sampled))
@@ -305,8 +308,74 @@ def test_utility_sensitivities_hold_by_brute_force(utility: str) -> None:
         before, delta_u = _utilities(d, n, utility, k)
         for after_rows in (d, pl.concat([d, new])):  # the new row not sampled, or sampled
             after, delta_after = _utilities(after_rows, n + 1, utility, k)
-            worst = max(abs(after[v] - before[v]) for v in before)
-            assert worst <= max(delta_u, delta_after) + 1e-9, (utility, n, k, worst)
+            cal = max(delta_u, delta_after)  # discernibility's Δu grows with n
+            moved = [after[v] - before[v] for v in before]
+            assert max(moved) - min(moved) <= 2 * cal + 1e-9, (utility, n, k, moved)
+            if utility == "loss":
+                r = max((k - 1) / 2, 1.0)
+                assert min(moved) >= -1 - 1e-9 and max(moved) <= (k - 1) / r + 1e-9, (n, k, moved)
+            else:
+                assert max(abs(m) for m in moved) <= cal + 1e-9, (utility, n, k, moved)
+
+
+def test_search_epsilon_on_sample_is_li_qardaji_su_theorem_1_solved() -> None:
+    """ε_search = ln(1 + β (e^ε1 - 1)) for the ε1 returned; ε1 grows as β shrinks and is ε_search at β = 1."""
+    for eps, beta in ((0.01, 0.0861), (0.2, 0.8347), (1.0, 0.3)):
+        e1 = search_epsilon_on_sample(eps, beta)
+        assert math.log1p(beta * math.expm1(e1)) == pytest.approx(eps, rel=1e-12)
+        assert e1 > eps
+    assert search_epsilon_on_sample(0.3, 1.0) == pytest.approx(0.3)
+    assert search_epsilon_on_sample(0.0, 0.5) == 0.0
+
+
+def _draw_distribution(rows: list[tuple[int, str]], n_rows: int, k: int, epsilon1: float, beta: float) -> np.ndarray:
+    """The exact distribution of the lattice draw on a β-sample of `rows`: every subset weighed by its probability."""
+    from polars_anon.algorithms import Task
+    from polars_anon.algorithms.dpsearch import Scorer, exponential_mechanism
+
+    small = {"age": pa.Hierarchy.intervals(range(20, 28), [4]), "sex": H["sex"]}
+    vectors = [(a, s) for a in range(small["age"].height) for s in range(small["sex"].height)]
+    out = np.zeros(len(vectors))
+    seen: dict[tuple[tuple[int, str], ...], np.ndarray] = {}
+    for mask in range(1 << len(rows)):
+        chosen = sorted(row for i, row in enumerate(rows) if mask >> i & 1)
+        weight = beta ** len(chosen) * (1 - beta) ** (len(rows) - len(chosen))
+        if tuple(chosen) in seen:
+            out += weight * seen[tuple(chosen)]
+            continue
+        agg = (
+            pl.DataFrame({"age": [str(a) for a, _ in chosen], "sex": [s for _, s in chosen]}, schema=AGG_SCHEMA)
+            .group_by(["age", "sex"])
+            .agg(pl.len().cast(pl.UInt32).alias("size"))
+            .sort(["age", "sex"])
+        )
+        scorer = Scorer(Task(agg, ["age", "sex"], small, k), "loss", k, n_rows)
+        _, p = exponential_mechanism(np.array([scorer.score(v) for v in vectors]), epsilon1, np.random.default_rng(0))
+        seen[tuple(chosen)] = p
+        out += weight * p
+    return out
+
+
+AGG_SCHEMA = {"age": pl.String, "sex": pl.String}
+
+
+def test_the_lattice_draw_on_its_own_sample_costs_epsilon_search_by_exact_enumeration() -> None:
+    """The whole search (a β-sample, then one draw over the lattice with ε1 = search_epsilon_on_sample) on two
+    neighbouring tables, its output distribution computed exactly: no vector's probability moves by more than
+    e^ε_search (the sampling amplification and the loss's calibration together)."""
+    rng = np.random.default_rng(4)
+    beta, eps_search = 0.4, 0.3
+    e1 = search_epsilon_on_sample(eps_search, beta)
+    worst = 0.0
+    for _ in range(3):
+        n, k = 7, int(rng.integers(2, 5))
+        rows = [(int(rng.integers(20, 24)), str(rng.choice(["F", "M"]))) for _ in range(n)]
+        extra = (int(rng.integers(20, 24)), str(rng.choice(["F", "M"])))
+        p = _draw_distribution(rows, n, k, e1, beta)
+        q = _draw_distribution([*rows, extra], n + 1, k, e1, beta)
+        worst = max(worst, float(np.abs(np.log(p / q)).max()))
+    assert worst <= eps_search + 1e-9
+    assert worst > eps_search / 20  # the data does move the draw (the test would pass on a constant utility)
 
 
 def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
