@@ -185,6 +185,22 @@ def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:
     assert out.equals(reference(df, model, dp["transformation"]).select(out.columns))
     status = a.report["privacy"][0]
     assert status["model"] == "differential-privacy" and status["satisfied"] and status["min_measure"] >= dp["k"]
+    # the search drew once over the whole lattice (5 x 2 x 4 vectors), on its own sample, with the amplified budget
+    assert dp["draw"] == "lattice" and dp["evaluated_vectors"] == 40 and dp["search_sample"] == "independent"
+    assert dp["epsilon_search_on_sample"] == pytest.approx(search_epsilon_on_sample(dp["epsilon_search"], dp["beta"]))
+
+
+def test_a_large_lattice_is_walked_and_spends_at_most_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polars_anon.algorithms import dpsearch
+
+    monkeypatch.setattr(dpsearch, "LATTICE_DRAW_MAX", 10)  # the test's 40 vectors count as a large lattice
+    res = pa.anonymize(table(), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(2.0, 0.1, seed=5, steps=3)])
+    dp = res.report["details"]["differential_privacy"]
+    assert dp["draw"] == "walk" and dp["steps"] == 3 and dp["steps_taken"] == 3
+    on_sample = dp["epsilon_final"] + dp["steps_taken"] * dp["epsilon_per_step"]
+    assert on_sample == pytest.approx(dp["epsilon_search_on_sample"])
+    assert dp["epsilon_search_spent"] == pytest.approx(math.log1p(dp["beta"] * math.expm1(on_sample)))
+    assert dp["epsilon_search_spent"] <= dp["epsilon_search"] + 1e-12
 
 
 def test_without_a_seed_the_keys_come_from_the_os() -> None:
