@@ -188,9 +188,9 @@ def lattice_draw(scorer: Scorer, epsilon: float, rng: np.random.Generator) -> tu
 
 def search(
     scorer: Scorer, epsilon: float, steps: int, rng: np.random.Generator
-) -> tuple[tuple[int, ...], dict[str, Any]]:
-    """SafePub's walk from the top of the lattice, spending `epsilon` on its sample, the release drawn from the
-    vectors it evaluated (module docstring)."""
+) -> tuple[tuple[int, ...], dict[str, Any], float]:
+    """SafePub's walk from the top of the lattice, spending at most `epsilon` on its sample, the release drawn from
+    the vectors it evaluated (module docstring); returns the vector, the facts and the ε spent."""
     heights = scorer.lattice.heights
     top = tuple(h - 1 for h in heights)
     final_eps = epsilon * FINAL_SHARE
