@@ -351,11 +351,13 @@ class DifferentialPrivacy(Model):
     transformation
         A level per quasi-identifier chosen without looking at the data: no search, no budget spent on one.
     utility
-        The score the search maximizes (each with a bounded sensitivity, see
-        :mod:`polars_anon.algorithms.dpsearch`): ``"loss"`` (granularity: average cell loss, SafePub §5.1),
-        ``"discernibility"`` (SafePub §5.2) or ``"classes"`` (the number of classes).
+        The score the search maximizes (each with a bounded calibration, see
+        :mod:`polars_anon.algorithms.dpsearch`): ``"loss"`` (granularity: average cell loss, SafePub §5.1, classes
+        a little below k counted in part), ``"discernibility"`` (SafePub §5.2) or ``"classes"`` (the number of
+        classes).
     steps
-        Iterations of the search (each one selection by the exponential mechanism).
+        Iterations of the walk over a lattice too large to draw from whole (more than
+        :data:`polars_anon.algorithms.dpsearch.LATTICE_DRAW_MAX` vectors; each an exponential-mechanism draw).
     seed
         Seeds the sampling hash and the search (reproducible releases, tests). None (default): keys drawn from
         the operating system's cryptographically strong random source; the report says "not reproducible".
