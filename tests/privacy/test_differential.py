@@ -378,20 +378,25 @@ AGG_SCHEMA = {"age": pl.String, "sex": pl.String}
 def test_the_lattice_draw_on_its_own_sample_costs_epsilon_search_by_exact_enumeration() -> None:
     """The whole search (a β-sample, then one draw over the lattice with ε1 = search_epsilon_on_sample) on two
     neighbouring tables, its output distribution computed exactly: no vector's probability moves by more than
-    e^ε_search (the sampling amplification and the loss's calibration together)."""
+    e^ε_search (the sampling amplification and the loss's calibration together). Random tables, and one built
+    to move the draw most (a class just below k that the added row completes), where three times ε1 would
+    already break the bound: the test has teeth."""
+    eps_search = 0.3
     rng = np.random.default_rng(4)
-    beta, eps_search = 0.4, 0.3
-    e1 = search_epsilon_on_sample(eps_search, beta)
-    worst = 0.0
-    for _ in range(3):
-        n, k = 7, int(rng.integers(2, 5))
-        rows = [(int(rng.integers(20, 24)), str(rng.choice(["F", "M"]))) for _ in range(n)]
-        extra = (int(rng.integers(20, 24)), str(rng.choice(["F", "M"])))
-        p = _draw_distribution(rows, n, k, e1, beta)
-        q = _draw_distribution([*rows, extra], n + 1, k, e1, beta)
-        worst = max(worst, float(np.abs(np.log(p / q)).max()))
-    assert worst <= eps_search + 1e-9
-    assert worst > eps_search / 20  # the data does move the draw (the test would pass on a constant utility)
+    cases = []
+    for _ in range(2):
+        rows = [(int(rng.integers(20, 24)), str(rng.choice(["F", "M"]))) for _ in range(7)]
+        cases.append((rows, (int(rng.integers(20, 24)), str(rng.choice(["F", "M"]))), int(rng.integers(2, 5)), 0.4))
+    worst_case = ([(20, "F")] * 7, (20, "F"), 8, 0.9)
+    for rows, extra, k, beta in [*cases, worst_case]:
+        e1 = search_epsilon_on_sample(eps_search, beta)
+        p = _draw_distribution(rows, len(rows), k, e1, beta)
+        q = _draw_distribution([*rows, extra], len(rows) + 1, k, e1, beta)
+        assert float(np.abs(np.log(p / q)).max()) <= eps_search + 1e-9, (rows, extra, k, beta)
+    rows, extra, k, beta = worst_case
+    e3 = 3 * search_epsilon_on_sample(eps_search, beta)
+    p, q = (_draw_distribution(r, len(r), k, e3, beta) for r in (rows, [*rows, extra]))
+    assert float(np.abs(np.log(p / q)).max()) > eps_search
 
 
 def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
