@@ -80,7 +80,7 @@ __all__ = ["Scorer", "exponential_mechanism", "lattice_draw", "run", "search"]
 
 def exponential_mechanism(scores: np.ndarray, epsilon: float, rng: np.random.Generator) -> tuple[int, np.ndarray]:
     """Draw an index with probability proportional to exp(ε · score / 2); scores already divided by their
-    sensitivity. Returns the index and the probabilities.
+    calibration Δu (:class:`Scorer`). Returns the index and the probabilities.
 
     >>> i, p = exponential_mechanism(np.array([0.0, 2.0]), 1.0, np.random.default_rng(0))
     >>> round(float(p[1] / p[0]), 6) == round(float(np.exp(1.0)), 6)

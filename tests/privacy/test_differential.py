@@ -401,7 +401,7 @@ def test_the_lattice_draw_on_its_own_sample_costs_epsilon_search_by_exact_enumer
 
 def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
     with pytest.raises(
-        InfeasibleError, match=r"differential-privacy \(epsilon=1.0, delta=1e-06\) needs classes of k=73"
+        InfeasibleError, match=r"differential-privacy \(epsilon=1.0, delta=1e-06\) needs classes of k=75"
     ):
         pa.anonymize(table(40), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 1e-6)]).collect()
 
