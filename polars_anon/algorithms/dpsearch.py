@@ -13,7 +13,9 @@ times at β = 0.83). The release is the transformation t, then the released samp
 with classes below k suppressed, which is (ε_anon, δ)-differentially private for every fixed t (Li, Qardaji
 and Su, Theorem 5); the two samples are independent, so basic sequential composition, which holds when the
 second mechanism is chosen from the first one's output (Dwork and Roth 2014, §3.5), makes the release
-(ε_search + ε_anon, δ) = (ε, δ)-differentially private. (Without the search sample's aggregates, as when
+(ε_search + ε_anon, δ) = (ε, δ)-differentially private. Only the loss's draw is a function of the search
+sample alone (its n shifts every vector alike); discernibility and the class count weigh n, the input's rows,
+so their draws spend ε1 = ε_search, unamplified. (Without the search sample's aggregates, as when
 :func:`run` is called on one table only, the search runs on the released sample with ε1 = ε_search: SafePub's
 setting, Bild, Kuhn and Prasser, PETS 2018, §4.)
 
@@ -117,6 +119,10 @@ class Scorer:
             self.share.append((leaves - 1) / max(h.n_leaves - 1, 1))
         self.ramp = max((k - 1) * RAMP, 1.0)
         """The loss utility's r: classes of k - r to k rows count in part."""
+        self.sample_only = utility == "loss"
+        """Whether the draw depends on the sample alone: the loss's n shifts every vector's utility alike, while
+        discernibility and the class count weigh n (the input's rows) against the sample, so only the loss's search
+        is an algorithm on the sample that amplification by sampling applies to."""
         if utility == "loss":
             self.sensitivity = (1.0 + (k - 1) / self.ramp) / 2
         elif utility == "discernibility":
@@ -241,8 +247,11 @@ def choose(
     scorer: Scorer, model: DifferentialPrivacy, beta: float | None, rng: np.random.Generator
 ) -> tuple[tuple[int, ...], dict[str, Any]]:
     """The searched vector and the search's accounting: `scorer` on the search's own β-sample (`beta`), or on the
-    released sample (`beta` None: no amplification)."""
+    released sample (`beta` None); amplified by sampling only on its own sample and for the loss."""
+    sample = "released" if beta is None else "independent"
     budget = model.epsilon_search
+    if not scorer.sample_only:
+        beta = None  # the draw reads n too: no amplification (an ε_search draw on any sample is ε_search-private)
     on_sample = budget if beta is None else search_epsilon_on_sample(budget, beta)
     if math.prod(scorer.lattice.heights) <= LATTICE_DRAW_MAX:
         vector, facts = lattice_draw(scorer, on_sample, rng)
@@ -251,7 +260,7 @@ def choose(
         vector, facts, spent = search(scorer, on_sample, model.steps, rng)
     spent_input = spent if beta is None else math.log1p(beta * math.expm1(spent))
     facts |= {
-        "search_sample": "independent" if beta is not None else "released",
+        "search_sample": sample,
         "epsilon_search_on_sample": on_sample,
         "epsilon_search_spent": min(spent_input, budget),
     }

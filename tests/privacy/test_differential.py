@@ -190,6 +190,15 @@ def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:
     assert dp["epsilon_search_on_sample"] == pytest.approx(search_epsilon_on_sample(dp["epsilon_search"], dp["beta"]))
 
 
+def test_only_the_loss_is_amplified_by_its_sample() -> None:
+    """Discernibility weighs n, the input's rows, against the sample: its draw is not a function of the sample
+    alone, so it spends ε_search unamplified."""
+    model = pa.DifferentialPrivacy(2.0, 0.1, seed=5, utility="discernibility")
+    dp = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model]).report["details"]["differential_privacy"]
+    assert dp["search_sample"] == "independent"
+    assert dp["epsilon_search_on_sample"] == dp["epsilon_search_spent"] == pytest.approx(dp["epsilon_search"])
+
+
 def test_a_large_lattice_is_walked_and_spends_at_most_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     from polars_anon.algorithms import dpsearch
 
