@@ -1,12 +1,14 @@
 """Differentially private releases (SafePub): ours against ARX's on Adult, and ours on the 15M-row register.
 
-Adult (8 quasi-identifiers, the hierarchies of ``../shared/data/adult``), ε in {0.1, 0.5, 1, 2}, δ = 1e-6, 10%
-of ε for the search (ARX: ``setDPSearchBudget(0.1 ε)``), 100 search steps (ARX: expansions), utility
-``loss`` (ARX: its loss metric, SafePub's granularity), several seeds (ours: ``seed=s``; ARX draws from
-``SecureRandom`` on each run). Each output is scored by ``benchmarks/scorer.py``, one scorer for both:
-metric ``loss (leaves under node)``, the average cell loss over *every input row* (a row not sampled or
-suppressed costs 1 per cell), plus the rows published and the time (ours: ``pa.anonymize`` + collect in
-this process; ARX: its run inside the JVM from reading the CSV to the output, and the JVM's wall time).
+Adult (8 quasi-identifiers, the hierarchies of ``../shared/data/adult``), ε in {0.1, 0.5, 1, 2}, δ = 1e-6, the
+model's default share of ε for the search (ARX: ``setDPSearchBudget(s ε)`` for each s of ``--arx-shares``, default
+0.1, its own default), utility ``loss`` (ARX: its loss metric, SafePub's
+granularity; ARX walks 100 steps, ours draws once over Adult's 6,480-vector lattice), several seeds (ours:
+``seed=s``; ARX draws from ``SecureRandom`` on each run). Each output is scored by ``benchmarks/scorer.py``,
+one scorer for both, over *every input row* (a row not sampled or suppressed costs 1 per cell): ``loss
+(leaves under node)``, the average cell loss (nl(v) - 1) / (nl(root) - 1), and SafePub's granularity
+nl(v) / nl(root); plus the rows published and the time (ours: ``pa.anonymize`` + collect in this process;
+ARX: its run inside the JVM from reading the CSV to the output, and the JVM's wall time).
 
 ARX is a peer built outside the repository: pass its classpath (ARX's classes and jars, and the folder of
 the compiled driver ``ArxSafePub``) with ``--arx-cp`` or ``ARX_CP``; the driver's source is described in
@@ -43,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import polars_anon as pa  # noqa: E402
-from benchmarks.scorer import LOSS, score  # noqa: E402
+from benchmarks.scorer import GRANULARITY, LOSS, score  # noqa: E402
 
 ADULT = ROOT.parent / "shared" / "data" / "adult"
 if not ADULT.exists():
@@ -51,7 +53,10 @@ if not ADULT.exists():
 QIDS = ["age", "education", "marital-status", "native-country", "occupation", "race", "sex", "workclass"]
 EPSILONS = (0.1, 0.5, 1.0, 2.0)
 DELTA = 1e-6
-SHARE = 0.1
+SHARE = pa.DifferentialPrivacy(1.0, DELTA).search_share
+"""Ours: the model's default share of ε for the search."""
+ARX_SHARES = (0.1,)
+"""ARX: its default search budget, 0.1 ε (``--arx-shares`` for others)."""
 STEPS = 100
 RESULTS = ROOT / "benchmarks" / "results"
 
@@ -60,37 +65,45 @@ def load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
 
-def ours(df: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy], epsilon: float, seed: int) -> dict[str, Any]:
-    model = pa.DifferentialPrivacy(epsilon, DELTA, budget_for_search=SHARE, steps=STEPS, seed=seed)
+def ours(
+    df: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy], epsilon: float, seed: int, share: float = SHARE
+) -> dict[str, Any]:
+    model = pa.DifferentialPrivacy(epsilon, DELTA, budget_for_search=share, steps=STEPS, seed=seed)
     start = time.perf_counter()
     result = pa.anonymize(df.lazy(), hierarchies=hierarchies, k=1, privacy=[model], insensitive=["__row"])
     out = result.collect()
     seconds = time.perf_counter() - start
     dp = result.report["details"]["differential_privacy"]
-    loss = score(df, out, QIDS, hierarchies, row="__row")[LOSS]
-    return {"tool": "ours", "epsilon": epsilon, "seed": seed, "k": dp["k"], "beta": dp["beta"], "loss": loss,
+    scored = score(df, out, QIDS, hierarchies, row="__row")
+    loss, granularity = scored[LOSS], scored[GRANULARITY]
+    return {"tool": f"ours (search {share:g} ε)", "epsilon": epsilon, "seed": seed, "k": dp["k"],
+            "beta": dp["beta"], "loss": loss, "granularity": granularity,
             "rows": out.height, "seconds": seconds, "wall": seconds,
             "levels": json.dumps(dp["transformation"]), "load": load()}  # fmt: skip
 
 
-def arx(cp: str, df: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy], epsilon: float, seed: int) -> dict[str, Any]:
+def arx(
+    cp: str, df: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy], epsilon: float, seed: int, share: float
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.csv"
         args = [f"{q}={ADULT / f'adult_hierarchy_{q}.csv'}" for q in QIDS]
         cmd = ["java", "-Xmx2g", "-cp", cp, "ArxSafePub", str(ADULT / "adult.csv"), str(out), str(epsilon)]
-        cmd += [str(DELTA), str(SHARE * epsilon), str(STEPS), *args]
+        cmd += [str(DELTA), str(share * epsilon), str(STEPS), *args]
         start = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, check=True)
         wall = time.perf_counter() - start
         facts = json.loads(done.stdout.strip().splitlines()[-1])
         published = pl.read_csv(out, separator=";", infer_schema=False)
-    loss = score(df, published.select(QIDS), QIDS, hierarchies)[LOSS]
-    return {"tool": "arx", "epsilon": epsilon, "seed": seed, "k": facts["k"], "beta": facts["beta"], "loss": loss,
+    scored = score(df, published.select(QIDS), QIDS, hierarchies)
+    loss, granularity = scored[LOSS], scored[GRANULARITY]
+    return {"tool": f"arx (search {share:g} ε)", "epsilon": epsilon, "seed": seed, "k": facts["k"],
+            "beta": facts["beta"], "loss": loss, "granularity": granularity,
             "rows": facts["rows"] - facts["outliers"], "seconds": facts["seconds"], "wall": wall,
             "levels": json.dumps(facts["levels"]), "load": load()}  # fmt: skip
 
 
-def adult(cp: str | None, seeds: int) -> list[dict[str, Any]]:
+def adult(cp: str | None, seeds: int, arx_shares: tuple[float, ...] = ARX_SHARES) -> list[dict[str, Any]]:
     df = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False).with_row_index("__row")
     hierarchies = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in QIDS}
     rows = []
@@ -98,29 +111,49 @@ def adult(cp: str | None, seeds: int) -> list[dict[str, Any]]:
         for seed in range(seeds):
             rows.append(ours(df, hierarchies, epsilon, seed))
             print(rows[-1], flush=True)
-            if cp:
-                rows.append(arx(cp, df.drop("__row"), hierarchies, epsilon, seed))
+            for share in arx_shares if cp else ():
+                assert cp is not None
+                rows.append(arx(cp, df.drop("__row"), hierarchies, epsilon, seed, share))
                 print(rows[-1], flush=True)
     return rows
 
 
 def summary(rows: list[dict[str, Any]]) -> list[str]:
+    tools = list(dict.fromkeys(r["tool"] for r in rows))  # ours first, then ARX at each search share
     out = [
-        "| ε | tool | k | loss: mean (min-max) | rows published: mean | seconds: mean (wall) | load (1 min) |",
-        "|---|---|---|---|---|---|---|",
+        "| ε | tool | k | loss: mean (min-max) | granularity: mean (min-max) | rows published: mean "
+        "| seconds: mean (wall) | load (1 min) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
+    mean: dict[tuple[float, str, str], float] = {}
     for epsilon in EPSILONS:
-        for tool in ("ours", "arx"):
+        for tool in tools:
             runs = [r for r in rows if r["epsilon"] == epsilon and r["tool"] == tool]
             if not runs:
                 continue
-            losses = [r["loss"] for r in runs]
+            cells = []
+            for metric in ("loss", "granularity"):
+                v = [r[metric] for r in runs]
+                mean[(epsilon, tool, metric)] = statistics.mean(v)
+                cells.append(f"{statistics.mean(v):.4f} ({min(v):.4f}-{max(v):.4f})")
             out.append(
-                f"| {epsilon:g} | {tool} | {runs[0]['k']} | {statistics.mean(losses):.4f} ({min(losses):.4f}-"
-                f"{max(losses):.4f}) | {statistics.mean(r['rows'] for r in runs):,.0f} | "
+                f"| {epsilon:g} | {tool} | {runs[0]['k']} | {cells[0]} | {cells[1]} | "
+                f"{statistics.mean(r['rows'] for r in runs):,.0f} | "
                 f"{statistics.mean(r['seconds'] for r in runs):.2f} ({statistics.mean(r['wall'] for r in runs):.2f}) "
                 f"| {'/'.join(sorted({r['load'] for r in runs}))} |"
             )
+    ours_tool = tools[0]
+    out += ["", f"Lower is better. {ours_tool} at least as good as ARX (mean over the seeds):", ""]
+    for epsilon in EPSILONS:
+        verdict = [
+            f"{metric} vs {tool}: "
+            + ("yes" if mean[(epsilon, ours_tool, metric)] <= mean[(epsilon, tool, metric)] else "NO")
+            for tool in tools[1:]
+            for metric in ("loss", "granularity")
+            if (epsilon, tool, metric) in mean and (epsilon, ours_tool, metric) in mean
+        ]
+        if verdict:
+            out.append(f"- ε = {epsilon:g}: {', '.join(verdict)}")
     return out
 
 
@@ -166,6 +199,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--arx-cp", default=os.environ.get("ARX_CP"), help="classpath of ARX and the ArxSafePub driver")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument(
+        "--arx-shares", default=",".join(map(str, ARX_SHARES)), help="ARX's search shares of ε, e.g. 0.1,0.05"
+    )
     ap.add_argument("--no-adult", action="store_true")
     ap.add_argument("--register", type=int, default=0, help="rows of the register run (0: none)")
     ap.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()))
@@ -175,10 +211,11 @@ def main() -> None:
     shown = " ".join("CP" if prev == "--arx-cp" else arg for prev, arg in zip(["", *sys.argv[1:]], sys.argv[1:]))
     lines = [f"# Differentially private releases (`python benchmarks/dp_bench.py {shown}`)", ""]
     if not a.no_adult:
-        rows = adult(a.arx_cp, a.seeds)
+        rows = adult(a.arx_cp, a.seeds, tuple(float(x) for x in a.arx_shares.split(",")))
         RESULTS.mkdir(exist_ok=True)
         pl.DataFrame(rows).write_csv(RESULTS / "dp_adult.csv")
-        lines += [f"## Adult, δ = {DELTA:g}, search share {SHARE}, {STEPS} steps, {a.seeds} seeds", "", *summary(rows)]
+        title = f"## Adult, δ = {DELTA:g}, ours: default search share {SHARE:g}; ARX: {STEPS} steps; {a.seeds} seeds"
+        lines += [title, "", *summary(rows)]
     if a.register:
         r = register(a.register, a.folder, a.register_epsilon, a.register_delta)
         print(r, flush=True)

@@ -6,6 +6,9 @@ cells (rows x qids) of the input:
 
 - ``LOSS`` (the project's own loss, the report's ``loss``): a cell published as node v
   costs ``(nl(v) - 1) / (nl(root) - 1)``, nl being the leaves under a node;
+- ``GRANULARITY`` (SafePub's granularity, Bild, Kuhn and Prasser, PETS 2018, §5.1, as ARX's
+  ``MetricMDNMLoss.getScore`` computes it with ``DomainShareReliable``): a cell published as node v
+  costs ``nl(v) / nl(root)``, so an ungeneralized value costs ``1 / nl(root)``, not 0;
 - ``NCP`` (cell NCP, numeric attributes as ranges over the data's span): a categorical
   cell costs as above; a numeric one ``(hi - lo) / (max - min)``, where lo and hi are
   the least and greatest leaf under v (clipped to the data's span) and min, max those
@@ -38,9 +41,10 @@ import polars as pl
 
 import polars_anon as pa
 
-__all__ = ["LOSS", "NCP", "SUPPRESSED", "is_numeric", "score"]
+__all__ = ["GRANULARITY", "LOSS", "NCP", "SUPPRESSED", "is_numeric", "score"]
 
 LOSS = "loss (leaves under node)"
+GRANULARITY = "granularity (leaves under node / leaves)"
 NCP = "cell NCP (numeric as range over data span)"
 SUPPRESSED = "suppressed rows"
 
@@ -91,7 +95,7 @@ def score(
     row: str | None = None,
     numeric: Sequence[str] | None = None,
 ) -> dict[str, float]:
-    """``{LOSS, NCP, SUPPRESSED}`` of `published` against `original` (module docstring).
+    """``{LOSS, GRANULARITY, NCP, SUPPRESSED}`` of `published` against `original` (module docstring).
 
     Without `row` the two frames are aligned by position (same height); with it, rows
     are matched on that column and rows of `original` absent from `published` are
@@ -108,6 +112,7 @@ def score(
     numeric = [q for q in qids if is_numeric(hierarchies[q])] if numeric is None else list(numeric)
     suppressed = missing.copy()
     loss = np.zeros(n)
+    granularity = np.zeros(n)
     ncp = np.zeros(n)
     nodes = {}
     for q in qids:
@@ -125,6 +130,7 @@ def score(
         nl = h.leaves.astype(np.float64)
         cell = (nl[node] - 1) / max(nl[0] - 1, 1)
         loss += cell
+        granularity += nl[node] / nl[0]
         if q in numeric:
             value = np.array([_number(x) for x in h.labels], dtype=np.float64)
             lo_of, hi_of = np.full(h.n_nodes, np.inf), np.full(h.n_nodes, -np.inf)
@@ -138,4 +144,9 @@ def score(
         else:
             ncp += cell
     cells = n * len(qids)
-    return {LOSS: float(loss.sum() / cells), NCP: float(ncp.sum() / cells), SUPPRESSED: int(suppressed.sum())}
+    return {
+        LOSS: float(loss.sum() / cells),
+        GRANULARITY: float(granularity.sum() / cells),
+        NCP: float(ncp.sum() / cells),
+        SUPPRESSED: int(suppressed.sum()),
+    }

@@ -91,6 +91,22 @@ def sample(engine: Engine, table: Any, request: Request, model: DifferentialPriv
     return sampled, replace(request, k=k, privacy=privacy)
 
 
+def search_sample(engine: Engine, table: Any, request: Request, model: DifferentialPrivacy) -> pl.DataFrame | None:
+    """The class aggregates of the search's own sample of `table` (the input, not the released sample): the rows a
+    hash with the run's independent search key keeps, at the same threshold (:mod:`polars_anon.algorithms.dpsearch`:
+    the search then costs ln(1 + β (e^ε1 - 1)) of ε). None when the transformation is given (no search)."""
+    if not model.data_dependent or model.release is None:
+        return None
+    with stage("sample rows for the search"):
+        sampled = engine.sample(table, model.release.search_key, model.release.threshold)
+    try:  # k=1: a search sample smaller than k is scored all the same (every vector then keeps nothing)
+        return aggregate(engine, sampled, replace(request, k=1), records=False).aggregates
+    except InfeasibleError:  # an empty sample: no tuple, every vector scores alike (a uniform draw)
+        return pl.DataFrame(
+            {q: pl.Series([], dtype=pl.String) for q in request.qids} | {SIZE: pl.Series([], dtype=pl.UInt32)}
+        )
+
+
 def aggregate(
     engine: Engine, table: Any, request: Request, *, records: bool | None = None, counts: TupleCounts | None = None
 ) -> Aggregated:
@@ -163,7 +179,7 @@ def run_method(
         constraints=built,
     )
     dp = differential_model(request)
-    plan = dpsearch.run(task, dp) if dp is not None else request.method.run(task, request.options)
+    plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)
     release_freed_memory()  # the method's working arrays, freed now, would stay resident otherwise
     check_map(plan, data.aggregates, request)
     return plan
@@ -301,6 +317,7 @@ def run(
     capability = consult(request, engine.name, driver_tuples)
     prepare_engine(engine, request)
     dp = differential_model(request)
+    source = table
     if dp is not None:
         table, request = sample(engine, table, request, dp)
     if engine.name != "polars":
@@ -320,6 +337,9 @@ def run(
             f"and the sample (each row kept with probability {dp.beta:.4f}) is smaller: {exc}; raise epsilon or "
             "delta, or use a table with more rows"
         ) from exc
+    prepared_dp = differential_model(request)
+    if prepared_dp is not None:
+        aggregated = replace(aggregated, search=search_sample(engine, source, request, prepared_dp))
     aggregated_at = time.perf_counter()
     planned = plan_request(aggregated, request, schema, start, engine.name, aggregated_at=aggregated_at)
     capability.refuse_map(planned.plan.map)

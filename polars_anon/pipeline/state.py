@@ -125,6 +125,9 @@ class Aggregated:
     """What the pass counted for the privacy models (see :func:`task_constraints`)."""
     native: pl.DataFrame | None = None
     """The engine's qid group-by in its own key types (DuckDB, Spark), for the engine's map."""
+    search: pl.DataFrame | None = None
+    """A differentially private search's own sample, aggregated like `aggregates` (drawn with an independent key;
+    :func:`polars_anon.pipeline.road.search_sample`)."""
 
 
 def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, dict[str, pl.LazyFrame]]:

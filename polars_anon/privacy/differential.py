@@ -6,7 +6,8 @@ The release mechanism (Li, Qardaji and Su, ASIACCS 2012; Bild, Kuhn and Prasser,
    number, :func:`keep_threshold` and :func:`sample_frame`);
 2. the sample is generalized to one full-domain transformation (a level per quasi-identifier) chosen
    without looking at the data (``transformation=``) or by a differentially private search
-   (:mod:`polars_anon.algorithms.dpsearch`, spending ``budget_for_search`` of ε);
+   (:mod:`polars_anon.algorithms.dpsearch`, spending ``budget_for_search`` of ε) on a second sample drawn
+   the same way with an independent key (:attr:`Release.search_key`);
 3. every class of fewer than k rows is suppressed.
 
 Li, Qardaji and Su (Theorem 5) show that a *strongly safe* k-anonymization (one whose generalization does
@@ -15,6 +16,12 @@ not depend on the data) preceded by β-sampling satisfies (ε, δ)-differential 
 
     δ = d(k, β, ε) = max over n >= n_m of  sum_{j > γ n}^{n} C(n, j) β^j (1 - β)^(n - j),
     γ = (e^ε - 1 + β) / e^ε,   n_m = ceil(k / γ - 1).
+
+The search runs on its own β-sample, independent of the released one: by Li, Qardaji and Su's Theorem 1
+(amplification by sampling), an ε1-differentially private algorithm run on a β-sample of the input is
+ln(1 + β (e^ε1 - 1))-differentially private, so the search may spend ε1 = ln(1 + (e^ε_search - 1) / β)
+on its sample (:func:`search_epsilon_on_sample`) and cost ε_search of the input's budget; the release
+(the transformation, then the other sample generalized to it) composes the two: ε_search + ε_anon = ε.
 
 So β = 1 - e^(-ε_anon) (:func:`sampling_probability`), and k is the smallest integer with
 d(k, β, ε_anon) <= δ (:func:`minimal_k`). The maximum over an infinite range is found exactly: each term
@@ -45,6 +52,7 @@ from polars_anon.privacy.base import Check, ClassView, Context, Model, check_fra
 
 __all__ = [
     "HASH_BITS",
+    "SEARCH_SHARE",
     "DifferentialPrivacy",
     "Release",
     "delta_of",
@@ -55,10 +63,15 @@ __all__ = [
     "sample_frame",
     "sample_sql_steps",
     "sampling_probability",
+    "search_epsilon_on_sample",
 ]
 
 Utility = Literal["loss", "discernibility", "classes"]
 UTILITIES: tuple[str, ...] = ("loss", "discernibility", "classes")
+SEARCH_SHARE = 0.05
+"""The default share of ε for the search: on Adult (δ = 1e-6, 2 seeds, the draw's expected loss) 0.05 was within
+0.004 of the best of the shares 0.02, 0.03, 0.05, 0.1, 0.2 at ε = 0.1, 0.5 and 1, and below 0.1 at ε = 2
+(``docs/concepts/differential-privacy.md``)."""
 HASH_BITS = 32
 """The sampling hash is a 32-bit value: a row is kept when it falls below ``keep_threshold``."""
 MAX_K = 1_000_000
@@ -71,6 +84,20 @@ def sampling_probability(epsilon: float) -> float:
     0.8647
     """
     return -math.expm1(-epsilon)
+
+
+def search_epsilon_on_sample(epsilon_search: float, beta: float) -> float:
+    """ε1 = ln(1 + (e^ε_search - 1) / β): what an algorithm run on a β-sample of the input may spend so that it is
+    ε_search-differentially private for the input (Li, Qardaji and Su, ASIACCS 2012, Theorem 1:
+    ε_search = ln(1 + β (e^ε1 - 1)), solved for ε1).
+
+    >>> e1 = search_epsilon_on_sample(0.01, 0.0861)
+    >>> round(e1, 4), round(math.log1p(0.0861 * math.expm1(e1)), 12)  # 11 times the budget, the same cost
+    (0.1104, 0.01)
+    """
+    if epsilon_search <= 0:
+        return 0.0
+    return math.log1p(math.expm1(epsilon_search) / beta)
 
 
 def gamma_of(epsilon: float, beta: float) -> float:
@@ -265,6 +292,8 @@ class Release:
 
     key: tuple[int, int, int]
     """The sampling hash's key (three 32-bit words)."""
+    search_key: tuple[int, int, int]
+    """The key of the search's own sample (drawn independently of `key`, same threshold)."""
     search_seed: int
     """Seeds the search's random generator (NumPy's PCG64)."""
     reproducible: bool
@@ -277,13 +306,18 @@ class Release:
     """Rows of the whole input (before sampling)."""
 
 
-def _keys(seed: int | None) -> tuple[tuple[int, int, int], int, bool]:
+def _keys(seed: int | None) -> tuple[tuple[int, int, int], tuple[int, int, int], int, bool]:
+    """The release sample's key, the search sample's key, the search's seed, whether reproducible."""
     if seed is None:
         raw = secrets.token_bytes(32)  # the operating system's cryptographically strong source
+        other = secrets.token_bytes(12)
     else:
         raw = hashlib.sha256(f"polars_anon differential-privacy seed {seed}".encode()).digest()
+        other = hashlib.sha256(f"polars_anon differential-privacy search sample seed {seed}".encode()).digest()
     words = [int.from_bytes(raw[i : i + 4], "big") for i in range(0, 12, 4)]
-    return (words[0], words[1], words[2]), int.from_bytes(raw[16:32], "big"), seed is not None
+    search = [int.from_bytes(other[i : i + 4], "big") for i in range(0, 12, 4)]
+    key, search_key = (words[0], words[1], words[2]), (search[0], search[1], search[2])
+    return key, search_key, int.from_bytes(raw[16:32], "big"), seed is not None
 
 
 def _levels_ok(levels: object) -> bool:
@@ -318,15 +352,18 @@ class DifferentialPrivacy(Model):
         δ in (0, 1): the probability with which the ε bound may fail (choose well below 1 / rows).
     budget_for_search
         The share of ε spent choosing the transformation with the exponential mechanism, in [0, 1); the rest,
-        ε_anon = ε (1 - share), fixes β and k. Default 0.1; 0 (and only 0) with a given `transformation`.
+        ε_anon = ε (1 - share), fixes β and k. Default :data:`SEARCH_SHARE` (0.05; ARX's is 0.1); 0 (and only
+        0) with a given `transformation`.
     transformation
         A level per quasi-identifier chosen without looking at the data: no search, no budget spent on one.
     utility
-        The score the search maximizes (each with a bounded sensitivity, see
-        :mod:`polars_anon.algorithms.dpsearch`): ``"loss"`` (granularity: average cell loss, SafePub §5.1),
-        ``"discernibility"`` (SafePub §5.2) or ``"classes"`` (the number of classes).
+        The score the search maximizes (each with a bounded calibration, see
+        :mod:`polars_anon.algorithms.dpsearch`): ``"loss"`` (granularity: average cell loss, SafePub §5.1, classes
+        a little below k counted in part), ``"discernibility"`` (SafePub §5.2) or ``"classes"`` (the number of
+        classes).
     steps
-        Iterations of the search (each one selection by the exponential mechanism).
+        Iterations of the walk over a lattice too large to draw from whole (more than
+        :data:`polars_anon.algorithms.dpsearch.LATTICE_DRAW_MAX` vectors; each an exponential-mechanism draw).
     seed
         Seeds the sampling hash and the search (reproducible releases, tests). None (default): keys drawn from
         the operating system's cryptographically strong random source; the report says "not reproducible".
@@ -387,7 +424,7 @@ class DifferentialPrivacy(Model):
     def search_share(self) -> float:
         if self.transformation is not None:
             return 0.0
-        return 0.1 if self.budget_for_search is None else float(self.budget_for_search)
+        return SEARCH_SHARE if self.budget_for_search is None else float(self.budget_for_search)
 
     @property
     def epsilon_search(self) -> float:
@@ -411,10 +448,11 @@ class DifferentialPrivacy(Model):
 
     def prepared(self, n_rows: int, k: int) -> DifferentialPrivacy:
         """A copy carrying one run's :class:`Release` (keys from the seed or the OS, `k` the class size enforced)."""
-        key, search_seed, reproducible = _keys(self.seed)
+        key, search_key, search_seed, reproducible = _keys(self.seed)
         threshold = keep_threshold(sampling_probability(self.epsilon_anonymization))
         out = DifferentialPrivacy(**{f: getattr(self, f) for f in _INIT})
-        release = Release(key, search_seed, reproducible, threshold, threshold / (1 << HASH_BITS), k, n_rows)
+        beta = threshold / (1 << HASH_BITS)
+        release = Release(key, search_key, search_seed, reproducible, threshold, beta, k, n_rows)
         object.__setattr__(out, "release", release)
         return out
 

@@ -25,6 +25,8 @@ def test_leaves_and_ranges_by_hand() -> None:
     assert s[scorer.LOSS] == pytest.approx(3 / 8)
     # NCP: age as ranges over the span 18: 4/18, 4/18, 8/18, 0; job as above (2 of 8 cells sum to 2)
     assert s[scorer.NCP] == pytest.approx((16 / 18 + 2) / 8)
+    # granularity (leaves under node / leaves): age 2/4, 2/4, 2/4, 1/4; job 2/5, 2/5, 3/5, 5/5
+    assert s[scorer.GRANULARITY] == pytest.approx((7 / 4 + 12 / 5) / 8)
     assert s[scorer.SUPPRESSED] == 0
 
 

@@ -30,6 +30,7 @@ from polars_anon.privacy.differential import (
     minimal_k,
     sample_frame,
     sampling_probability,
+    search_epsilon_on_sample,
 )
 from polars_anon.report import schema
 
@@ -184,6 +185,31 @@ def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:
     assert out.equals(reference(df, model, dp["transformation"]).select(out.columns))
     status = a.report["privacy"][0]
     assert status["model"] == "differential-privacy" and status["satisfied"] and status["min_measure"] >= dp["k"]
+    # the search drew once over the whole lattice (5 x 2 x 4 vectors), on its own sample, with the amplified budget
+    assert dp["draw"] == "lattice" and dp["evaluated_vectors"] == 40 and dp["search_sample"] == "independent"
+    assert dp["epsilon_search_on_sample"] == pytest.approx(search_epsilon_on_sample(dp["epsilon_search"], dp["beta"]))
+
+
+def test_only_the_loss_is_amplified_by_its_sample() -> None:
+    """Discernibility weighs n, the input's rows, against the sample: its draw is not a function of the sample
+    alone, so it spends ε_search unamplified."""
+    model = pa.DifferentialPrivacy(2.0, 0.1, seed=5, utility="discernibility")
+    dp = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model]).report["details"]["differential_privacy"]
+    assert dp["search_sample"] == "independent"
+    assert dp["epsilon_search_on_sample"] == dp["epsilon_search_spent"] == pytest.approx(dp["epsilon_search"])
+
+
+def test_a_large_lattice_is_walked_and_spends_at_most_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from polars_anon.algorithms import dpsearch
+
+    monkeypatch.setattr(dpsearch, "LATTICE_DRAW_MAX", 10)  # the test's 40 vectors count as a large lattice
+    res = pa.anonymize(table(), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(2.0, 0.1, seed=5, steps=3)])
+    dp = res.report["details"]["differential_privacy"]
+    assert dp["draw"] == "walk" and dp["steps"] == 3 and dp["steps_taken"] == 3
+    on_sample = dp["epsilon_final"] + dp["steps_taken"] * dp["epsilon_per_step"]
+    assert on_sample == pytest.approx(dp["epsilon_search_on_sample"])
+    assert dp["epsilon_search_spent"] == pytest.approx(math.log1p(dp["beta"] * math.expm1(on_sample)))
+    assert dp["epsilon_search_spent"] <= dp["epsilon_search"] + 1e-12
 
 
 def test_without_a_seed_the_keys_come_from_the_os() -> None:
@@ -294,10 +320,12 @@ def _utilities(rows: pl.DataFrame, n_rows: int, utility: str, k: int) -> tuple[d
 
 @pytest.mark.parametrize("utility", ["loss", "discernibility", "classes"])
 def test_utility_sensitivities_hold_by_brute_force(utility: str) -> None:
-    """Add one row to the input (sampled or not): no vector's utility moves by more than the stated Δu."""
+    """Add one row to the input (sampled or not): the vectors' utilities move by amounts whose spread
+    (max - min over the vectors) is at most 2 Δu, what the exponential mechanism's proof uses; discernibility
+    and classes also move by at most their Δu each, and the loss by -1 .. (k - 1) / r (module docstring)."""
     rng = np.random.default_rng(1)
     for _ in range(25):
-        n, k = int(rng.integers(3, 25)), int(rng.integers(1, 6))
+        n, k = int(rng.integers(3, 25)), int(rng.integers(1, 9))
         ages, sexes = rng.integers(20, 30, n).tolist(), rng.choice(["F", "M"], n).tolist()
         sampled = rng.random(n) < 0.6
         d = pl.DataFrame({"age": ages, "sex": sexes}).filter(pl.Series(sampled))
@@ -305,13 +333,84 @@ def test_utility_sensitivities_hold_by_brute_force(utility: str) -> None:
         before, delta_u = _utilities(d, n, utility, k)
         for after_rows in (d, pl.concat([d, new])):  # the new row not sampled, or sampled
             after, delta_after = _utilities(after_rows, n + 1, utility, k)
-            worst = max(abs(after[v] - before[v]) for v in before)
-            assert worst <= max(delta_u, delta_after) + 1e-9, (utility, n, k, worst)
+            cal = max(delta_u, delta_after)  # discernibility's Δu grows with n
+            moved = [after[v] - before[v] for v in before]
+            assert max(moved) - min(moved) <= 2 * cal + 1e-9, (utility, n, k, moved)
+            if utility == "loss":
+                r = max((k - 1) / 2, 1.0)
+                assert min(moved) >= -1 - 1e-9 and max(moved) <= (k - 1) / r + 1e-9, (n, k, moved)
+            else:
+                assert max(abs(m) for m in moved) <= cal + 1e-9, (utility, n, k, moved)
+
+
+def test_search_epsilon_on_sample_is_li_qardaji_su_theorem_1_solved() -> None:
+    """ε_search = ln(1 + β (e^ε1 - 1)) for the ε1 returned; ε1 grows as β shrinks and is ε_search at β = 1."""
+    for eps, beta in ((0.01, 0.0861), (0.2, 0.8347), (1.0, 0.3)):
+        e1 = search_epsilon_on_sample(eps, beta)
+        assert math.log1p(beta * math.expm1(e1)) == pytest.approx(eps, rel=1e-12)
+        assert e1 > eps
+    assert search_epsilon_on_sample(0.3, 1.0) == pytest.approx(0.3)
+    assert search_epsilon_on_sample(0.0, 0.5) == 0.0
+
+
+def _draw_distribution(rows: list[tuple[int, str]], n_rows: int, k: int, epsilon1: float, beta: float) -> np.ndarray:
+    """The exact distribution of the lattice draw on a β-sample of `rows`: every subset weighed by its probability."""
+    from polars_anon.algorithms import Task
+    from polars_anon.algorithms.dpsearch import Scorer, exponential_mechanism
+
+    small = {"age": pa.Hierarchy.intervals(range(20, 28), [4]), "sex": H["sex"]}
+    vectors = [(a, s) for a in range(small["age"].height) for s in range(small["sex"].height)]
+    out = np.zeros(len(vectors))
+    seen: dict[tuple[tuple[int, str], ...], np.ndarray] = {}
+    for mask in range(1 << len(rows)):
+        chosen = sorted(row for i, row in enumerate(rows) if mask >> i & 1)
+        weight = beta ** len(chosen) * (1 - beta) ** (len(rows) - len(chosen))
+        if tuple(chosen) in seen:
+            out += weight * seen[tuple(chosen)]
+            continue
+        agg = (
+            pl.DataFrame({"age": [str(a) for a, _ in chosen], "sex": [s for _, s in chosen]}, schema=AGG_SCHEMA)
+            .group_by(["age", "sex"])
+            .agg(pl.len().cast(pl.UInt32).alias("size"))
+            .sort(["age", "sex"])
+        )
+        scorer = Scorer(Task(agg, ["age", "sex"], small, k), "loss", k, n_rows)
+        _, p = exponential_mechanism(np.array([scorer.score(v) for v in vectors]), epsilon1, np.random.default_rng(0))
+        seen[tuple(chosen)] = p
+        out += weight * p
+    return out
+
+
+AGG_SCHEMA = {"age": pl.String, "sex": pl.String}
+
+
+def test_the_lattice_draw_on_its_own_sample_costs_epsilon_search_by_exact_enumeration() -> None:
+    """The whole search (a β-sample, then one draw over the lattice with ε1 = search_epsilon_on_sample) on two
+    neighbouring tables, its output distribution computed exactly: no vector's probability moves by more than
+    e^ε_search (the sampling amplification and the loss's calibration together). Random tables, and one built
+    to move the draw most (a class just below k that the added row completes), where three times ε1 would
+    already break the bound: the test has teeth."""
+    eps_search = 0.3
+    rng = np.random.default_rng(4)
+    cases = []
+    for _ in range(2):
+        rows = [(int(rng.integers(20, 24)), str(rng.choice(["F", "M"]))) for _ in range(7)]
+        cases.append((rows, (int(rng.integers(20, 24)), str(rng.choice(["F", "M"]))), int(rng.integers(2, 5)), 0.4))
+    worst_case = ([(20, "F")] * 7, (20, "F"), 8, 0.9)
+    for rows, extra, k, beta in [*cases, worst_case]:
+        e1 = search_epsilon_on_sample(eps_search, beta)
+        p = _draw_distribution(rows, len(rows), k, e1, beta)
+        q = _draw_distribution([*rows, extra], len(rows) + 1, k, e1, beta)
+        assert float(np.abs(np.log(p / q)).max()) <= eps_search + 1e-9, (rows, extra, k, beta)
+    rows, extra, k, beta = worst_case
+    e3 = 3 * search_epsilon_on_sample(eps_search, beta)
+    p, q = (_draw_distribution(r, len(r), k, e3, beta) for r in (rows, [*rows, extra]))
+    assert float(np.abs(np.log(p / q)).max()) > eps_search
 
 
 def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
     with pytest.raises(
-        InfeasibleError, match=r"differential-privacy \(epsilon=1.0, delta=1e-06\) needs classes of k=73"
+        InfeasibleError, match=r"differential-privacy \(epsilon=1.0, delta=1e-06\) needs classes of k=75"
     ):
         pa.anonymize(table(40), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 1e-6)]).collect()
 
