@@ -109,6 +109,8 @@ def run_arx(cp: str, name: str, df: pl.DataFrame, qids: list[str], hs: dict, k: 
     key = f"{name}_k{k}_{model}"
     if cache is not None and (cache / f"{key}.json").exists():
         meta = json.loads((cache / f"{key}.json").read_text())
+        if "note" in meta:  # a run that gave no result, kept with its timeout and load
+            return meta
         pub = pl.read_csv(cache / f"{key}.csv", separator=";", infer_schema=False)
         return {**meta, **scorer.score(df, pub, qids, hs)}
     if cached_only:
@@ -125,7 +127,11 @@ def run_arx(cp: str, name: str, df: pl.DataFrame, qids: list[str], hs: dict, k: 
         try:
             proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"note": f"ARX: no result in {timeout:.0f} s", "arx_load": load}
+            failed = {"note": f"ARX: no result in {timeout:.0f} s", "arx_load": load}
+            if cache is not None:
+                cache.mkdir(parents=True, exist_ok=True)
+                (cache / f"{key}.json").write_text(json.dumps(failed))
+            return failed
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         lines = [x for x in proc.stdout.splitlines() if x.startswith("{")]
