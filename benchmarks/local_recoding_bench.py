@@ -10,7 +10,9 @@ variable) is a Java classpath holding ARX's classes, its ``lib/`` jars and a dri
 transformation does: the loss metric with generalization/suppression factor 0, a
 suppression limit of 99 %, then ``ARXResult.optimizeIterativeFast(output, 0.01)`` (100
 iterations); it prints ``{"seconds": ...}`` (reading the data to the optimized output)
-and writes the published CSV. ``--cache DIR`` keeps ARX's outputs and times between runs
+and writes the published CSV (a driver that falls back to ARX's heuristic search where ARX refuses
+its optimal one adds ``"heuristic": true``, noted in the row). ``--cache DIR`` keeps ARX's outputs,
+times and timeouts between runs
 (a cached figure carries the load of the run that measured it; ``--cached-only`` runs
 no ARX job, notes the runs not cached).
 
