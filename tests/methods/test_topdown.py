@@ -13,16 +13,21 @@ import polars_anon as pa
 from polars_anon import cli
 from polars_anon.algorithms.topdown import (
     _Axis,
+    _boxes,
     _entropy,
     _join_nearest,
     _outliers,
+    _price,
     _Rule,
+    _Split,
     _unblock,
     _undo,
     topdown_partition,
 )
 from polars_anon.errors import InvalidParameterError
+from polars_anon.privacy.base import Domain
 from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import SensitiveCounts
 from tests.conftest import ADULT_QIDS
 from tests.examples import is_truthful
 
@@ -114,6 +119,33 @@ def test_split_balance_prefers_the_split_into_fewer_parts() -> None:
     assert [b.label_of(n) for n in balanced.nodes["B"]] == agg["B"].to_list()
     assert plain.balance == 0.0 and balanced.balance == 0.25
     assert _entropy(np.array([2, 2, 2, 2]), np.array([8] * 4), np.array([0])).tolist() == pytest.approx([np.log(4)])
+
+
+@pytest.mark.parametrize(("penalty", "attr", "gain"), [(0.0, 0, 8.0), (2.0, 1, 16 / 3)])
+def test_set_aside_penalty_steers_the_split_away_from_parts_that_fail_the_models(
+    penalty: float, attr: int, gain: float
+) -> None:
+    """Eight rows, k=2, distinct 2-diversity on S. A: a1 (six rows, S = x, y) and a2 (two rows, both z: it fails
+    and is set aside, at its leaf a2, cost 0). B = * -> {b12: b1, b2; b34: b3, b4}: b12 and b34 hold four rows
+    each, every one diverse, published at cost 1/3 per row. From the root: A gains 8 - 0, B gains 8 - 8/3.
+    Penalty p prices the two set-aside rows p x (1 - 0) each more: at p = 2 A gains 8 - 4 = 4 < 16/3, B wins."""
+    a = pa.Hierarchy.suppression(["a1", "a2"])
+    b = pa.Hierarchy.from_dict({"*": {"b12": ["b1", "b2"], "b34": ["b3", "b4"]}})
+    agg = pl.DataFrame(
+        {"A": ["a1"] * 6 + ["a2"] * 2, "B": ["b1", "b2", "b3", "b4", "b1", "b3", "b2", "b4"], "size": [1] * 8}
+    )
+    code = np.array([0, 1, 0, 1, 1, 0, 2, 2])  # x y x y y x z z
+    domain = Domain("S", pl.Series(["x", "y", "z"]), np.array([3, 3, 2]) / 8)
+    size = agg["size"].to_numpy()
+    sensitive = {"S": SensitiveCounts(domain, np.arange(8), code, np.ones(8, dtype=np.int64))}
+    rule = _Rule(2, Constraints(size, 2, [pa.LDiversity("S", l=2)], sensitive))
+    axes = [_Axis(a, agg["A"]), _Axis(b, agg["B"])]
+    op = _boxes(axes, size, np.arange(8), np.zeros(8, dtype=np.int64))
+    best = _Split(np.zeros(1), np.full(1, -1, dtype=np.int64), np.full(8, -1, dtype=np.int64))
+    for j, ax in enumerate(axes):
+        _price(ax, j, op, size, rule, True, best, 0.0, penalty)
+    assert best.attr.tolist() == [attr]
+    assert best.gain.tolist() == pytest.approx([gain])
 
 
 def test_few_leftovers_join_the_class_they_raise_least() -> None:

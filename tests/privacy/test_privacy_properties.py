@@ -137,7 +137,7 @@ def test_every_algorithm_output_satisfies_every_model(t, k, model, method) -> No
     assert _satisfies(out, [model], overall, k)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)  # 40 took 6.4 s with 3 topdown candidates, 10.6 s with 6 (load 15)
 @given(t=sensitive_tables(max_rows=40), k=st.integers(1, 4), model=MODELS, budget=st.sampled_from([0, 3]))
 def test_topdown_output_satisfies_every_model(t, k, model, budget) -> None:
     """Top-down splits, set-asides, the greedy repair and outlier suppression all keep every class within the models."""
