@@ -44,6 +44,7 @@ __all__ = [
     "executor_failure",
     "lazy_source",
     "session",
+    "session_kind",
 ]
 
 BROADCAST_ROWS = 2_000_000
@@ -96,8 +97,22 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    if session_kind(spark) == "classic":  # a Connect session (SPARK_REMOTE) has no SparkContext: the road refuses it
+        spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+_GROUPING = "__anon_grouping"
+
+
+def session_kind(spark: Any) -> str:
+    """``"connect"`` for a Spark Connect session (``sc://...``, ``SPARK_REMOTE``), else ``"classic"`` (a session with
+    a JVM behind Py4J: what this engine's Hadoop file system, executor check and tasks use).
+
+    >>> session_kind(object())
+    'classic'
+    """
+    return "connect" if type(spark).__module__.startswith("pyspark.sql.connect") else "classic"
 
 
 class HadoopFileSystem:
@@ -327,7 +342,8 @@ class SparkEngine:
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
-        self.counts = GroupBys(self._counts)
+        self.session_kind = session_kind(spark)
+        self.counts = GroupBys(self._counts, self._count_sets)
 
     def table(self, data: object) -> Any:
         """A Spark DataFrame; a Parquet path or URI (``hdfs://...``, read by Spark as written); a table name in the
@@ -377,6 +393,31 @@ class SparkEngine:
         grouped = table.groupBy(*keys).count()
         frame = self.to_polars(grouped if limit is None else grouped.limit(int(limit)))
         return frame.with_columns(pl.col("count").cast(pl.Int64))
+
+    def _count_sets(self, table: Any, key_sets: list[list[str]]) -> list[pl.DataFrame]:
+        """``GROUP BY`` each of `key_sets`, in one Spark job: a key set contained in another is summed on the driver
+        from the larger one's counts (the classes from the (class, sensitive value) counts); the largest ones are one
+        ``GROUPING SETS`` query (one plain group-by when there is one), split on the driver by ``grouping_id``."""
+        F = _pyspark().functions
+        largest = [keys for keys in key_sets if not any(set(keys) < set(other) for other in key_sets)]
+        columns = list(dict.fromkeys(c for keys in largest for c in keys))
+        if len(largest) == 1:
+            frames = {tuple(largest[0]): self._counts(table, largest[0])}
+        else:
+            grouped = table.groupingSets([list(keys) for keys in largest], *columns)
+            both = self.to_polars(grouped.agg(F.grouping_id().alias(_GROUPING), F.count(F.lit(1)).alias("count")))
+            frames = {}
+            for keys in largest:  # grouping_id: bit (n - 1 - i) set when column i is not grouped
+                gid = sum(1 << (len(columns) - 1 - i) for i, c in enumerate(columns) if c not in keys)
+                one = both.filter(pl.col(_GROUPING) == gid).select(*keys, pl.col("count").cast(pl.Int64))
+                frames[tuple(keys)] = one
+        out = []
+        for keys in key_sets:
+            if tuple(keys) not in frames:
+                whole = next(f for k, f in frames.items() if set(keys) < set(k))
+                frames[tuple(keys)] = whole.group_by(keys).agg(pl.col("count").sum())
+            out.append(frames[tuple(keys)])
+        return out
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
