@@ -43,7 +43,7 @@ from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report
 from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import consult_job, storage
+from polars_anon.pipeline.capabilities import consult_job, consult_session, storage
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
@@ -739,9 +739,11 @@ def _engine_of(job: Job) -> Any:
 
     with _jvm_log() if job.engine == "spark" else nullcontext():
         memory = job.duckdb.get("memory_limit", MEMORY_LIMIT) if job.engine == "duckdb" else None
-        return get_engine(
+        engine = get_engine(
             job.engine, master=job.spark.get("master"), config=job.spark.get("config"), memory_limit=memory
         )
+    consult_session(engine)  # a Spark Connect session (SPARK_REMOTE): refused before the input is read
+    return engine
 
 
 ValuesOf = Callable[[list[str]], dict[str, pl.Series]]

@@ -45,11 +45,14 @@ def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:
     the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``, ``method``, ``suda2``,
     ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused)."""
     from polars_anon.errors import InvalidParameterError
+    from polars_anon.pipeline.capabilities import consult_session
     from polars_anon.sdc.measures import Measures, measure_sql
 
+    engine = SparkEngine(sdf.sparkSession)
+    consult_session(engine)
     spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
     if spec.missing == "wildcard":
         raise InvalidParameterError(
             "sdc_risk on Spark counts a missing key as a category; missing='wildcard' runs on a Polars frame"
         )
-    return measure_sql(SparkEngine(sdf.sparkSession), sdf, spec)
+    return measure_sql(engine, sdf, spec)

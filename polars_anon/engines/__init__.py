@@ -74,11 +74,40 @@ class GroupBys:
     (2, 2, [(['b'], 2), (['b'], None)])
     """
 
-    def __init__(self, group: Callable[[Any, list[str], int | None], pl.DataFrame]) -> None:
+    def __init__(
+        self,
+        group: Callable[[Any, list[str], int | None], pl.DataFrame],
+        sets: Callable[[Any, list[list[str]]], list[pl.DataFrame]] | None = None,
+    ) -> None:
         self._group = group
+        self._sets = sets
         self._last: tuple[object, tuple[str, ...], pl.DataFrame, bool] | None = None
+        self._many: tuple[object, dict[tuple[str, ...], pl.DataFrame]] | None = None
+
+    def prefetch(self, table: object, key_sets: Sequence[Sequence[str]]) -> None:
+        """Group `table` by each of `key_sets` in one pass, when the engine groups several key sets at once (Spark:
+        one query); the results are kept for `table` (until the next prefetch) and served by later calls. On an
+        engine that does not, nothing happens: each call groups.
+
+        >>> passes = []
+        >>> def sets(table, key_sets):
+        ...     passes.append(key_sets)
+        ...     return [pl.DataFrame({"count": [len(keys)]}) for keys in key_sets]
+        >>> counts = GroupBys(lambda table, keys, limit: pl.DataFrame({"count": [0]}), sets)
+        >>> t = object()
+        >>> counts.prefetch(t, [["a"], ["a", "b"], ["a"]])
+        >>> counts(t, ["a", "b"])["count"].item(), counts(t, ["a"])["count"].item(), passes
+        (2, 1, [[['a'], ['a', 'b']]])
+        """
+        wanted = [list(keys) for keys in dict.fromkeys(tuple(keys) for keys in key_sets)]
+        if self._sets is None or len(wanted) < 2:
+            return
+        self._many = (table, {tuple(keys): frame for keys, frame in zip(wanted, self._sets(table, wanted))})
 
     def __call__(self, table: object, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
+        many = self._many
+        if many is not None and many[0] is table and tuple(keys) in many[1]:
+            return many[1][tuple(keys)]
         last = self._last
         if (
             last is None

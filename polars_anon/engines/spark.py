@@ -44,6 +44,7 @@ __all__ = [
     "executor_failure",
     "lazy_source",
     "session",
+    "session_kind",
 ]
 
 BROADCAST_ROWS = 2_000_000
@@ -96,8 +97,22 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    if session_kind(spark) == "classic":  # a Connect session (SPARK_REMOTE) has no SparkContext: the road refuses it
+        spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+_GROUPING = "__anon_grouping"
+
+
+def session_kind(spark: Any) -> str:
+    """``"connect"`` for a Spark Connect session (``sc://...``, ``SPARK_REMOTE``), else ``"classic"`` (a session with
+    a JVM behind Py4J: what this engine's Hadoop file system, executor check and tasks use).
+
+    >>> session_kind(object())
+    'classic'
+    """
+    return "connect" if type(spark).__module__.startswith("pyspark.sql.connect") else "classic"
 
 
 class HadoopFileSystem:
@@ -327,7 +342,8 @@ class SparkEngine:
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
-        self.counts = GroupBys(self._counts)
+        self.session_kind = session_kind(spark)
+        self.counts = GroupBys(self._counts, self._count_sets)
 
     def table(self, data: object) -> Any:
         """A Spark DataFrame; a Parquet path or URI (``hdfs://...``, read by Spark as written); a table name in the
@@ -378,6 +394,31 @@ class SparkEngine:
         frame = self.to_polars(grouped if limit is None else grouped.limit(int(limit)))
         return frame.with_columns(pl.col("count").cast(pl.Int64))
 
+    def _count_sets(self, table: Any, key_sets: list[list[str]]) -> list[pl.DataFrame]:
+        """``GROUP BY`` each of `key_sets`, in one Spark job: a key set contained in another is summed on the driver
+        from the larger one's counts (the classes from the (class, sensitive value) counts); the largest ones are one
+        ``GROUPING SETS`` query (one plain group-by when there is one), split on the driver by ``grouping_id``."""
+        F = _pyspark().functions
+        largest = [keys for keys in key_sets if not any(set(keys) < set(other) for other in key_sets)]
+        columns = list(dict.fromkeys(c for keys in largest for c in keys))
+        if len(largest) == 1:
+            frames = {tuple(largest[0]): self._counts(table, largest[0])}
+        else:
+            grouped = table.groupingSets([list(keys) for keys in largest], *columns)
+            both = self.to_polars(grouped.agg(F.grouping_id().alias(_GROUPING), F.count(F.lit(1)).alias("count")))
+            frames = {}
+            for keys in largest:  # grouping_id: bit (n - 1 - i) set when column i is not grouped
+                gid = sum(1 << (len(columns) - 1 - i) for i, c in enumerate(columns) if c not in keys)
+                one = both.filter(pl.col(_GROUPING) == gid).select(*keys, pl.col("count").cast(pl.Int64))
+                frames[tuple(keys)] = one
+        out = []
+        for keys in key_sets:
+            if tuple(keys) not in frames:
+                whole = next(f for k, f in frames.items() if set(keys) < set(k))
+                frames[tuple(keys)] = whole.group_by(keys).agg(pl.col("count").sum())
+            out.append(frames[tuple(keys)])
+        return out
+
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
         exprs = [
@@ -426,19 +467,28 @@ class SparkEngine:
         """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows:
         on the original qid values, or on the row id `row_key` of a row map (which `table` then carries)."""
         F = _pyspark().functions
+        qids, columns = list(request.qids), request.published_columns
         if isinstance(mapping, pl.DataFrame):
-            m = self.spark.createDataFrame(mapping.to_arrow())
+            # The suppressed tuples leave on the driver: the inner join drops their rows. A filter (or a projection)
+            # over the map, a local relation, would be evaluated row by row, interpreted, by Spark's optimizer each
+            # time it plans the query (ConvertToLocalRelation): 2-4 CPU-seconds for a 367,279-tuple map.
+            kept = mapping.filter(~pl.col(SUPPRESSED)).drop(SUPPRESSED)
+            nulls = {c for c in kept.columns if kept[c].null_count()}
+            m = self.spark.createDataFrame(kept.to_arrow())
             if mapping.height <= BROADCAST_ROWS:
                 m = F.broadcast(m)
         else:
-            m = mapping
-        qids, columns = list(request.qids), request.published_columns
+            nulls = None
+            m = mapping.filter(~F.col(SUPPRESSED))
+
+        def equal(left: Any, key: str) -> Any:  # null-safe only where the map holds a null key (null="suppress")
+            return left.eqNullSafe(m[key]) if nulls is None or key in nulls else left == m[key]
+
         if row_key is not None:  # a row map: the rows in row-id order (the input's order)
-            joined = table.join(m, on=table[row_key] == m[row_key], how="inner").filter(~m[SUPPRESSED])
-            joined = joined.orderBy(table[row_key])
+            joined = table.join(m, on=table[row_key] == m[row_key], how="inner").orderBy(table[row_key])
         else:
-            on = reduce(lambda a, b: a & b, [table[q].eqNullSafe(m[key_col(q)]) for q in qids])
-            joined = table.join(m, on=on, how="inner").filter(~m[SUPPRESSED])
+            on = reduce(lambda a, b: a & b, [equal(table[q], key_col(q)) for q in qids])
+            joined = table.join(m, on=on, how="inner")
         return joined.select(*(m[out_col(c)].alias(c) if c in qids else table[c] for c in columns))
 
     # ------------------------------------------------------------ SQL rounds (polars_anon.engines.planners.mondrian)

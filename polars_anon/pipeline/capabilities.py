@@ -55,8 +55,10 @@ __all__ = [
     "Refusal",
     "SdcRefusal",
     "consult",
+    "SESSIONS",
     "consult_job",
     "consult_sdc",
+    "consult_session",
     "input_format",
     "refuse_driver_tuples",
     "storage",
@@ -595,3 +597,29 @@ writes local paths and file:// URIs, not hdfs://; use engine 'spark' (its Hadoop
         f"{what} {str(path)!r}: engine {engine!r} reads and writes local paths and file:// URIs, not {scheme}://; "
         f"use engine 'spark' (its Hadoop file system knows hdfs://, s3a://, ...) or a local path"
     )
+
+
+SESSIONS: dict[tuple[str, str], str] = {
+    ("spark", "connect"): (
+        "engine 'spark' needs a classic Spark session (a JVM behind Py4J), not Spark Connect: it checks, stages and "
+        "renames outputs with Hadoop's FileSystem API and checks the executors through the SparkContext, which Spark "
+        "Connect does not expose; run where pyspark starts a classic session (spark-submit, or pyspark without "
+        "SPARK_REMOTE / .remote())"
+    ),
+}
+"""The kinds of session an engine is refused on (engine name, kind): why. Spark Connect sessions (``sc://...``)."""
+
+
+def consult_session(engine: object) -> None:
+    """Refuse an engine whose session is of a kind it cannot drive (a Spark Connect session), before any data is read.
+
+    >>> class Connect:  # what a Spark Connect session's engine says of it
+    ...     name, session_kind = "spark", "connect"
+    >>> consult_session(Connect())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: engine 'spark' needs a classic Spark session (a JVM behind Py4J), ...
+    """
+    why = SESSIONS.get((str(getattr(engine, "name", "")), str(getattr(engine, "session_kind", "classic"))))
+    if why is not None:
+        raise InvalidParameterError(why)

@@ -105,3 +105,38 @@ def test_a_partition_map_sends_every_row_to_one_partition() -> None:
         tmap.check_covers(pl.DataFrame({"sex": ["F", "M"], SIZE: [3, 3]}))
     with pytest.raises(ValueError, match="joined by its engine"):
         publish(pl.LazyFrame({"sex": ["F"]}), tmap)
+
+
+class _ConnectSession:
+    """Stands for a Spark Connect session (``sc://...``) where no server runs: its class lives in pyspark's connect
+    package, and anything asked of it fails (the refusal must come before)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the Connect session was used: {name}")
+
+
+_ConnectSession.__module__ = "pyspark.sql.connect.session"
+
+
+class _ConnectFrame:
+    """Stands for a Spark Connect DataFrame: its session is a Connect one, and its rows are never read."""
+
+    sparkSession = _ConnectSession()
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the Connect DataFrame was read: {name}")
+
+
+def test_spark_connect_refused_in_one_line_before_the_session_is_used() -> None:
+    pytest.importorskip("pyspark")
+    from polars_anon import spark as pas
+
+    why = "engine 'spark' needs a classic Spark session .* not Spark Connect: .*Hadoop's FileSystem API"
+    for call in (
+        lambda: pa.anonymize(_ConnectFrame(), hierarchies=SEX, k=2, engine="spark"),
+        lambda: pas.anonymize(_ConnectFrame(), hierarchies=SEX, k=2),
+        lambda: pas.sdc_risk(_ConnectFrame(), ["sex"]),
+    ):
+        with pytest.raises(InvalidParameterError, match=why) as caught:
+            call()
+        assert "\n" not in str(caught.value)

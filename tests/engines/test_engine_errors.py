@@ -173,3 +173,20 @@ def test_unknown_table_names(spark: Any) -> None:
         pad.anonymize("nobody", connection=duckdb.connect(), **KW)
     with pytest.raises(pa.InvalidParameterError, match="Spark has no table or view 'nobody'"):
         pas.anonymize("nobody", **KW)
+
+
+def test_spark_check_groups_once_and_agrees_with_polars(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two sensitive attributes, l-diversity on one: Spark's check of the published table brings one grouped result
+    to the driver (GROUPING SETS of (class, party) and (class, diag); the classes summed from the first), and finds
+    the facts Polars' check finds on the same rows."""
+    frame = T.with_columns(diag=pl.Series(["x", "y", "y", "z"] * 3))
+    kw = {**KW, "sensitive": ["party", "diag"], "privacy": [pa.LDiversity("party", l=2)]}
+    polars = pa.anonymize(frame, **kw)
+    polars.collect()
+    result = pa.anonymize(spark.createDataFrame(frame.to_arrow()), engine="spark", **kw)
+    engine, collect, collected = result.engine, result.engine.to_polars, []
+    monkeypatch.setattr(engine, "to_polars", lambda table: collected.append(1) or collect(table))
+    result.table()
+    assert len(collected) == 1
+    for key in ("n_rows", "n_classes", "min_class_size", "privacy", "attribute_disclosure", "risk"):
+        assert result.report[key] == polars.report[key], key
