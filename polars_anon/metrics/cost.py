@@ -14,7 +14,7 @@ import polars as pl
 
 from polars_anon.metrics._frames import cell_metric
 from polars_anon.metrics.data import MetricData
-from polars_anon.metrics.sums import exact_sum
+from polars_anon.metrics.sums import stable_sum
 from polars_anon.metrics.weights import EDGE_METRICS
 
 __all__ = [
@@ -60,7 +60,7 @@ def distortion(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(distortion(example())), 6)  # 6 (*) * wid 0.8 + 3 (mammals) * 0.2 + 3 (cetaceans) * 0.2 / 3
     5.6
     """
-    return cell_metric(data, exact_sum(edge_cost("distortion")))
+    return cell_metric(data, stable_sum(edge_cost("distortion")))
 
 
 def ncp(data: MetricData) -> pl.LazyFrame:
@@ -74,7 +74,7 @@ def ncp(data: MetricData) -> pl.LazyFrame:
     >>> value_of(ncp(example()))  # gender 6 * 1/2, race 3 * 6/7 + 3 * 1/7
     6.0
     """
-    return cell_metric(data, exact_sum(edge_cost("ncp")))
+    return cell_metric(data, stable_sum(edge_cost("ncp")))
 
 
 def total(data: MetricData) -> pl.LazyFrame:
@@ -86,7 +86,7 @@ def total(data: MetricData) -> pl.LazyFrame:
     >>> value_of(total(example()))  # gender 6 * 1, race 3 * 2/2 + 3 * 1/2
     10.5
     """
-    return cell_metric(data, exact_sum(edge_cost("total")))
+    return cell_metric(data, stable_sum(edge_cost("total")))
 
 
 def llm(data: MetricData) -> pl.LazyFrame:
@@ -99,7 +99,7 @@ def llm(data: MetricData) -> pl.LazyFrame:
     >>> value_of(llm(example()))  # h_max 3: gender 6 * 1 * 3/2, race (3 * 6 + 3 * 1) * 3/3
     30.0
     """
-    return cell_metric(data, exact_sum(edge_cost("llm")))
+    return cell_metric(data, stable_sum(edge_cost("llm")))
 
 
 def nllm(data: MetricData) -> pl.LazyFrame:
@@ -111,7 +111,7 @@ def nllm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(nllm(example())), 6)  # gender 6 * 1/2 * 3/2, race 3 * 1
     7.5
     """
-    return cell_metric(data, exact_sum(edge_cost("nllm")))
+    return cell_metric(data, stable_sum(edge_cost("nllm")))
 
 
 def wllm(data: MetricData) -> pl.LazyFrame:
@@ -123,7 +123,7 @@ def wllm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(wllm(example())), 6)  # wid: gender 0.8, race 0.2; 6 * 1 * 0.8 + 21 * 0.2
     9.0
     """
-    return cell_metric(data, exact_sum(edge_cost("wllm")))
+    return cell_metric(data, stable_sum(edge_cost("wllm")))
 
 
 def wnllm(data: MetricData) -> pl.LazyFrame:
@@ -135,7 +135,7 @@ def wnllm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(wnllm(example())), 6)  # 6 * 1/2 * 0.8 + 3 * 0.2
     3.0
     """
-    return cell_metric(data, exact_sum(edge_cost("wnllm")))
+    return cell_metric(data, stable_sum(edge_cost("wnllm")))
 
 
 def alteration(data: MetricData) -> pl.LazyFrame:
@@ -153,7 +153,7 @@ def alteration(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(alteration(example())), 4)  # (93.33 + 73.68 + 87.5 + 66.67 + 77.78 + 75 + 87.5) / 7
     80.2089
     """
-    ratios = [_ratio(exact_sum(edge_cost(m)), exact_sum(_SIZE * pl.col(f"l_r_{m}"))) for m in EDGE_METRICS]
+    ratios = [_ratio(stable_sum(edge_cost(m)), stable_sum(_SIZE * pl.col(f"l_r_{m}"))) for m in EDGE_METRICS]
     return cell_metric(data, pl.mean_horizontal(ratios).fill_null(0.0))
 
 

@@ -46,7 +46,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.metrics.sums import exact_mean
+from polars_anon.metrics.sums import stable_mean
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
 __all__ = [
@@ -276,7 +276,7 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
         .agg(
             pl.col("v").min().alias("num_lo"),
             pl.col("v").max().alias("num_hi"),
-            exact_mean(pl.col("v")).alias("num_mean"),
+            stable_mean(pl.col("v")).alias("num_mean"),
         )
     )
     return out.join(nums, left_on="node", right_on="ancestor", how="left", maintain_order="left")

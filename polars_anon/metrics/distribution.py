@@ -18,7 +18,7 @@ import polars as pl
 
 from polars_anon.metrics._frames import stack, table_row
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
-from polars_anon.metrics.sums import exact_mean, exact_sum
+from polars_anon.metrics.sums import stable_mean, stable_sum
 
 __all__ = ["cramers_v", "hellinger", "mi_loss"]
 
@@ -45,13 +45,13 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
         .agg(pl.col("size").sum().alias("c"))
         .join(data.closure().lazy(), left_on=["attribute", "pub"], right_on=["attribute", "ancestor"])
         .group_by("attribute", "i", "leaf")
-        .agg(exact_sum(pl.col("c") / pl.col("p_leaves") / n).alias("Q"))
+        .agg(stable_sum(pl.col("c") / pl.col("p_leaves") / n).alias("Q"))
     )
     per = (
         p.join(q, on=["attribute", "i", "leaf"], how="full", coalesce=True)
         .group_by("attribute", "i")
         .agg(
-            exact_sum((pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2)
+            stable_sum((pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2)
             .sqrt()
             .truediv(2.0**0.5)
             .alias("value")
@@ -184,5 +184,5 @@ def mi_loss(data: MetricData) -> pl.LazyFrame:
     """
     columns = [(q, orig_col(i), pub_col(i)) for i, q in enumerate(data.qids)] + [(None, SENSITIVE, SENSITIVE)]
     return _by_attribute(
-        data, _pairwise(data, columns, _mutual_information), exact_mean(pl.col("delta")), exact_mean(pl.col("delta"))
+        data, _pairwise(data, columns, _mutual_information), stable_mean(pl.col("delta")), stable_mean(pl.col("delta"))
     )

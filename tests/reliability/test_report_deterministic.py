@@ -3,10 +3,10 @@
 One full-domain job on a 500-row generated register runs in two fresh processes, with
 ``POLARS_MAX_THREADS=1`` and ``=4``. The published Parquet must be byte-identical, and so must
 the report JSON written beside it once its three timing fields (``seconds``, ``write_seconds``,
-``phases``) are dropped and the run's folder masked. Before the metrics summed floats with
-:func:`math.fsum` (``polars_anon.metrics.sums``) this failed: entropy, hellinger, loss, wllm,
-distortion and their normalized values differed in the last digits (Polars adds partial float
-sums in an order that depends on the threads and on a group-by's row order).
+``phases``) are dropped and the run's folder masked. Before the metrics summed floats in an order-free way
+(``polars_anon.metrics.sums``) this failed: distortion, hellinger, precision, wllm and others
+differed in the last digits (Polars adds partial float sums in an order that depends on the
+threads and on a group-by's row order).
 """
 
 from __future__ import annotations
