@@ -26,6 +26,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import cell_metric, stack, table_row
 from polars_anon.metrics.cost import ncp
 from polars_anon.metrics.data import SIZE, MetricData, orig_col, pub_col
+from polars_anon.metrics.sums import stable_sum
 
 __all__ = [
     "absolute_distance",
@@ -97,7 +98,7 @@ def loss(data: MetricData) -> pl.LazyFrame:
     )
     cells = data.cells.lazy().join(per_node.lazy(), on=["i", "pub"], how="left", maintain_order="left")
     cell = pl.when(pl.col("suppressed")).then(1.0).otherwise(pl.col("p_loss"))
-    value = (_SIZE * cell).sum() / _SIZE.sum()
+    value = stable_sum(_SIZE * cell) / _SIZE.sum()
     per = cells.group_by("attribute", "i").agg(value.alias("value")).sort("i")
     return stack(cells.select(table_row(value)), per)
 
@@ -114,7 +115,7 @@ def precision(data: MetricData) -> pl.LazyFrame:
     >>> value_of(precision(example()))  # 1 - (6 * 1 + 3 * 1 + 3 * 1/2) / 12
     0.125
     """
-    return cell_metric(data, 1.0 - (_SIZE * _LEVEL_FRACTION).sum() / _SIZE.sum())
+    return cell_metric(data, 1.0 - stable_sum(_SIZE * _LEVEL_FRACTION) / _SIZE.sum())
 
 
 def information_loss(data: MetricData) -> pl.LazyFrame:
@@ -134,7 +135,7 @@ def information_loss(data: MetricData) -> pl.LazyFrame:
     width = (
         pl.when(pl.col("domain") > 0).then((pl.col("p_num_hi") - pl.col("p_num_lo")) / pl.col("domain")).otherwise(0.0)
     )
-    return cell_metric(data, (_SIZE * pl.when(pl.col("numeric")).then(width).otherwise(_LEVEL_FRACTION)).sum())
+    return cell_metric(data, stable_sum(_SIZE * pl.when(pl.col("numeric")).then(width).otherwise(_LEVEL_FRACTION)))
 
 
 def _levels(data: MetricData) -> pl.LazyFrame:
@@ -208,7 +209,7 @@ def relative_distance(data: MetricData) -> pl.LazyFrame:
         pl.when(pl.col("h") > 1).then(pl.col("L") / (pl.col("h") - 1)).otherwise(0.0).alias("r")
     )
     return stack(
-        lv.select(table_row(pl.when(pl.col("r").null_count() == 0).then(pl.col("r").sum()))),
+        lv.select(table_row(pl.when(pl.col("r").null_count() == 0).then(stable_sum(pl.col("r"))))),
         lv.select("attribute", pl.col("r").alias("value")),
     )
 
@@ -229,11 +230,11 @@ def entropy(data: MetricData) -> pl.LazyFrame:
     node_h = (
         under.with_columns((pl.col("c") / pl.col("c").sum().over("attribute", "ancestor")).alias("share"))
         .group_by("attribute", "ancestor")
-        .agg((-(pl.col("share") * pl.col("share").log())).sum().alias("H"))
+        .agg(stable_sum(-(pl.col("share") * pl.col("share").log())).alias("H"))
     )
     cells = data.cells.lazy().join(node_h, left_on=["attribute", "pub"], right_on=["attribute", "ancestor"], how="left")
-    per = cells.group_by("attribute", "i").agg((_SIZE * pl.col("H").fill_null(0.0)).sum().alias("value")).sort("i")
-    return stack(cells.select(table_row((_SIZE * pl.col("H").fill_null(0.0)).sum())), per)
+    per = cells.group_by("attribute", "i").agg(stable_sum(_SIZE * pl.col("H").fill_null(0.0)).alias("value")).sort("i")
+    return stack(cells.select(table_row(stable_sum(_SIZE * pl.col("H").fill_null(0.0)))), per)
 
 
 def ambiguity(data: MetricData) -> pl.LazyFrame:
@@ -250,11 +251,11 @@ def ambiguity(data: MetricData) -> pl.LazyFrame:
     product = pl.lit(1.0)
     for i in range(len(data.qids)):
         product = product * pl.lit(data.nodes(i)["leaves"].cast(pl.Float64)).gather(pl.col(pub_col(i)))
-    table = data.pairs.lazy().select(table_row((pl.col(SIZE) * product).sum() / pl.col(SIZE).sum()))
+    table = data.pairs.lazy().select(table_row(stable_sum(pl.col(SIZE) * product) / pl.col(SIZE).sum()))
     per = (
         data.cells.lazy()
         .group_by("attribute", "i")
-        .agg(((_SIZE * pl.col("p_leaves")).sum() / _SIZE.sum()).alias("value"))
+        .agg((stable_sum(_SIZE * pl.col("p_leaves")) / _SIZE.sum()).alias("value"))
     )
     return stack(table, per.sort("i"))
 
@@ -281,7 +282,7 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
             ** 2
             for i in numeric
         )
-        table = data.pairs.lazy().select(table_row((pl.col(SIZE) * squares.sqrt()).sum()))
+        table = data.pairs.lazy().select(table_row(stable_sum(pl.col(SIZE) * squares.sqrt())))
     else:
         table = pl.LazyFrame(
             {"attribute": [None], "value": [None]}, schema={"attribute": pl.String, "value": pl.Float64}
@@ -291,7 +292,7 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
         .group_by("attribute", "i")
         .agg(
             pl.when(pl.col("numeric").first())
-            .then((_SIZE * (pl.col("l_num_lo") - pl.col("p_num_mean")).abs()).sum())
+            .then(stable_sum(_SIZE * (pl.col("l_num_lo") - pl.col("p_num_mean")).abs()))
             .alias("value")
         )
         .sort("i")

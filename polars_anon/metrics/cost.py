@@ -14,6 +14,7 @@ import polars as pl
 
 from polars_anon.metrics._frames import cell_metric
 from polars_anon.metrics.data import MetricData
+from polars_anon.metrics.sums import stable_sum
 from polars_anon.metrics.weights import EDGE_METRICS
 
 __all__ = [
@@ -59,7 +60,7 @@ def distortion(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(distortion(example())), 6)  # 6 (*) * wid 0.8 + 3 (mammals) * 0.2 + 3 (cetaceans) * 0.2 / 3
     5.6
     """
-    return cell_metric(data, edge_cost("distortion").sum())
+    return cell_metric(data, stable_sum(edge_cost("distortion")))
 
 
 def ncp(data: MetricData) -> pl.LazyFrame:
@@ -73,7 +74,7 @@ def ncp(data: MetricData) -> pl.LazyFrame:
     >>> value_of(ncp(example()))  # gender 6 * 1/2, race 3 * 6/7 + 3 * 1/7
     6.0
     """
-    return cell_metric(data, edge_cost("ncp").sum())
+    return cell_metric(data, stable_sum(edge_cost("ncp")))
 
 
 def total(data: MetricData) -> pl.LazyFrame:
@@ -85,7 +86,7 @@ def total(data: MetricData) -> pl.LazyFrame:
     >>> value_of(total(example()))  # gender 6 * 1, race 3 * 2/2 + 3 * 1/2
     10.5
     """
-    return cell_metric(data, edge_cost("total").sum())
+    return cell_metric(data, stable_sum(edge_cost("total")))
 
 
 def llm(data: MetricData) -> pl.LazyFrame:
@@ -98,7 +99,7 @@ def llm(data: MetricData) -> pl.LazyFrame:
     >>> value_of(llm(example()))  # h_max 3: gender 6 * 1 * 3/2, race (3 * 6 + 3 * 1) * 3/3
     30.0
     """
-    return cell_metric(data, edge_cost("llm").sum())
+    return cell_metric(data, stable_sum(edge_cost("llm")))
 
 
 def nllm(data: MetricData) -> pl.LazyFrame:
@@ -110,7 +111,7 @@ def nllm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(nllm(example())), 6)  # gender 6 * 1/2 * 3/2, race 3 * 1
     7.5
     """
-    return cell_metric(data, edge_cost("nllm").sum())
+    return cell_metric(data, stable_sum(edge_cost("nllm")))
 
 
 def wllm(data: MetricData) -> pl.LazyFrame:
@@ -122,7 +123,7 @@ def wllm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(wllm(example())), 6)  # wid: gender 0.8, race 0.2; 6 * 1 * 0.8 + 21 * 0.2
     9.0
     """
-    return cell_metric(data, edge_cost("wllm").sum())
+    return cell_metric(data, stable_sum(edge_cost("wllm")))
 
 
 def wnllm(data: MetricData) -> pl.LazyFrame:
@@ -134,7 +135,7 @@ def wnllm(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(wnllm(example())), 6)  # 6 * 1/2 * 0.8 + 3 * 0.2
     3.0
     """
-    return cell_metric(data, edge_cost("wnllm").sum())
+    return cell_metric(data, stable_sum(edge_cost("wnllm")))
 
 
 def alteration(data: MetricData) -> pl.LazyFrame:
@@ -152,7 +153,7 @@ def alteration(data: MetricData) -> pl.LazyFrame:
     >>> round(value_of(alteration(example())), 4)  # (93.33 + 73.68 + 87.5 + 66.67 + 77.78 + 75 + 87.5) / 7
     80.2089
     """
-    ratios = [_ratio(edge_cost(m).sum(), (_SIZE * pl.col(f"l_r_{m}")).sum()) for m in EDGE_METRICS]
+    ratios = [_ratio(stable_sum(edge_cost(m)), stable_sum(_SIZE * pl.col(f"l_r_{m}"))) for m in EDGE_METRICS]
     return cell_metric(data, pl.mean_horizontal(ratios).fill_null(0.0))
 
 

@@ -46,6 +46,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.metrics.sums import stable_mean
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
 __all__ = [
@@ -272,7 +273,11 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
     nums = (
         h.closure.with_columns(pl.Series("v", values[h.closure["leaf"].to_numpy()], dtype=pl.Float64))
         .group_by("ancestor")
-        .agg(pl.col("v").min().alias("num_lo"), pl.col("v").max().alias("num_hi"), pl.col("v").mean().alias("num_mean"))
+        .agg(
+            pl.col("v").min().alias("num_lo"),
+            pl.col("v").max().alias("num_hi"),
+            stable_mean(pl.col("v")).alias("num_mean"),
+        )
     )
     return out.join(nums, left_on="node", right_on="ancestor", how="left", maintain_order="left")
 

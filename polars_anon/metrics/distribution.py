@@ -8,6 +8,7 @@ natural. The examples use paper 000 Table I anonymized to Table Ib
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from typing import cast
@@ -17,6 +18,7 @@ import polars as pl
 
 from polars_anon.metrics._frames import stack, table_row
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
+from polars_anon.metrics.sums import stable_mean, stable_sum
 
 __all__ = ["cramers_v", "hellinger", "mi_loss"]
 
@@ -43,14 +45,13 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
         .agg(pl.col("size").sum().alias("c"))
         .join(data.closure().lazy(), left_on=["attribute", "pub"], right_on=["attribute", "ancestor"])
         .group_by("attribute", "i", "leaf")
-        .agg((pl.col("c") / pl.col("p_leaves") / n).sum().alias("Q"))
+        .agg(stable_sum(pl.col("c") / pl.col("p_leaves") / n).alias("Q"))
     )
     per = (
         p.join(q, on=["attribute", "i", "leaf"], how="full", coalesce=True)
         .group_by("attribute", "i")
         .agg(
-            ((pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2)
-            .sum()
+            stable_sum((pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2)
             .sqrt()
             .truediv(2.0**0.5)
             .alias("value")
@@ -91,14 +92,14 @@ def _cramer(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -
     if dof <= 0:
         return 0.0  # a column with one value: no table to count
     n, na, nb = _contingency(codes, size, a, b)
-    phi2 = float((n**2 / (na * nb)).sum()) - 1.0
+    phi2 = math.fsum(n**2 / (na * nb)) - 1.0
     return float(np.sqrt(max(phi2, 0.0) / dof))
 
 
 def _mutual_information(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
     n, na, nb = _contingency(codes, size, a, b)
     total = float(size.sum())
-    return float((n / total * np.log(total * n / (na * nb))).sum())
+    return math.fsum(n / total * np.log(total * n / (na * nb)))
 
 
 def _small_codes(column: pl.Series) -> np.ndarray:
@@ -183,5 +184,5 @@ def mi_loss(data: MetricData) -> pl.LazyFrame:
     """
     columns = [(q, orig_col(i), pub_col(i)) for i, q in enumerate(data.qids)] + [(None, SENSITIVE, SENSITIVE)]
     return _by_attribute(
-        data, _pairwise(data, columns, _mutual_information), pl.col("delta").mean(), pl.col("delta").mean()
+        data, _pairwise(data, columns, _mutual_information), stable_mean(pl.col("delta")), stable_mean(pl.col("delta"))
     )
