@@ -233,6 +233,20 @@ def write(rows: list[dict], stem: str) -> None:
         "valid: the written file passes `pa.check` (every model, the input as reference); optimal: the search's vector",
         "is the best of every vector of the lattice within the budget; ARX's vector: its value and suppressed rows",
         "on our lattice (feasible: within the budget).",
+        *(
+            [
+                "Walked best-first by the objective's lower bound (`--by-bound`; every vector whose bound is at most"
+                " the best value evaluated, the rest cannot reach it): "
+                + ", ".join(
+                    f"{r['case']} ({r['evaluated_vectors']} of {r['vectors']} vectors evaluated)"
+                    for r in rows
+                    if r.get("evaluated_vectors")
+                )
+                + "."
+            ]
+            if any(r.get("evaluated_vectors") for r in rows)
+            else []
+        ),
         "",
         "| case | metric | limit | ARX | ours | valid | optimal | vectors | ARX's vector: ours, suppressed, feasible |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
