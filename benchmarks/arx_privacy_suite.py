@@ -258,12 +258,7 @@ def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dic
 
 HIGHER: dict[str, str] = {}
 """Why a case is above ARX's value, shown while its row is."""
-UNWALKED = {
-    "RiskBased[2]": "a row from before first-row ties (rerun pending at the deadline): ARX's own vector with 702 "
-    "rows suppressed; that vector of this case, evaluated on its lattice with first-row ties, is ARX's "
-    "144298.1603344466 (702 rows), as RiskBased[4] (Pitman, which Dankar's rule picks there) now finds: the lower "
-    "figure came from the sorted-tuple tie order.",
-}
+UNWALKED: dict[str, str] = {}
 """Why a lower case is not proven optimal by benchmarks/arx_lattice_walk.py, shown while it is not."""
 
 
