@@ -175,7 +175,7 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--arx", default=os.environ.get("ARX", "/work/peers/arx"), help="an ARX checkout")
     parser.add_argument("--cases", help="comma-separated case names (default: the lower and higher ones)")
     parser.add_argument("--rows", nargs="+", help="write the results from the rows printed by earlier runs (logs)")

@@ -263,7 +263,7 @@ UNWALKED: dict[str, str] = {}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--arx", default=os.environ.get("ARX", "/work/peers/arx"), help="an ARX checkout")
     parser.add_argument("--only", help="comma-separated test classes (e.g. DPresence,KMap)")
     parser.add_argument("--limit", type=int, help="at most this many cases")
