@@ -256,26 +256,14 @@ def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dic
     return row
 
 
-HIGHER = {
-    "RiskBased[0]": "ARX's vector, the same 608 rows suppressed, other classes of one size: ties go to the first "
-    "tuple in sorted order here, to the first row in ARX; with ARX's order `benchmarks/arx_risk_ties.py` gets "
-    "314637.8461904866 (`arx_risk_ties.md`).",
-    "RiskBased[4]": "a row from before the galloping prefix search of population uniqueness (rerun pending at "
-    "the deadline): the bisection over all 4,703 sample uniques at ARX's vector stopped at 4,446 rows; with "
-    "Pitman's estimate that vector holds after 702 rows (tests/privacy/test_privacy_table_models.py), as "
-    "RiskBased[2] (Dankar's rule, which picks Pitman there) now finds: entropy 142444.49, below ARX's.",
-}
+HIGHER: dict[str, str] = {}
 """Why a case is above ARX's value, shown while its row is."""
-UNWALKED = {
-    "RiskBased[2]": "ARX's own vector with 702 rows suppressed, where ARX reports a higher figure for that vector "
-    "(its suppression there differs; not traced further); valid (checked on the published rows), not walked: "
-    "12,960 vectors with population-uniqueness estimates each did not fit the time at load 30 to 50.",
-}
+UNWALKED: dict[str, str] = {}
 """Why a lower case is not proven optimal by benchmarks/arx_lattice_walk.py, shown while it is not."""
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--arx", default=os.environ.get("ARX", "/work/peers/arx"), help="an ARX checkout")
     parser.add_argument("--only", help="comma-separated test classes (e.g. DPresence,KMap)")
     parser.add_argument("--limit", type=int, help="at most this many cases")

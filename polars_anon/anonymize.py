@@ -13,7 +13,7 @@ import polars as pl
 
 from polars_anon._passes import TupleCounts, as_string_counts, tuple_counts
 from polars_anon.attributes import distinct_counts
-from polars_anon.pipeline.state import Counted, counted_attributes, population_model
+from polars_anon.pipeline.state import FIRST_ROW, Counted, counted_attributes, needs_first_rows, population_model
 from polars_anon.privacy.counts import COUNT, WIDE, read_population, wide_counts
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE
@@ -43,7 +43,8 @@ def _aggregate(
     its hierarchies and handed to the road, no read), from which the class aggregates (with a count column per
     value of each attribute with few values), the (tuple, value) counts of attributes with many and the values
     of each; then the distinct values of each undeclared column (:func:`~polars_anon.attributes.distinct_counts`:
-    one read when they fit one pass) and the population's tuple counts."""
+    one read when they fit one pass) and the population's tuple counts; for table risk models only, one more read:
+    each tuple's first row (:func:`~polars_anon.pipeline.state.needs_first_rows`)."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     by = [[a] for a in counted] or [[]]
     frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted, made=counts), by)]
@@ -63,4 +64,9 @@ def _aggregate(
     distinct = {}
     if undeclared:  # exact where it decides, in passes of bounded memory (see polars_anon.attributes)
         distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()))
-    return table, distinct, Counted(labels, long, population)
+    first_rows = None
+    if needs_first_rows(request):  # table risk models only: the tie order of their single-class suppression
+        numbered = prepared.select(qids).with_row_index(FIRST_ROW)
+        first = numbered.group_by(qids).agg(pl.col(FIRST_ROW).min().cast(pl.Int64))
+        first_rows = first.collect()  # materializes: one row per tuple
+    return table, distinct, Counted(labels, long, population, first_rows)

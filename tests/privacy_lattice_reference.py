@@ -108,8 +108,7 @@ def suppressed_classes(
 ) -> list[tuple]:
     """The published tuples whose classes are suppressed: class models and k first, then table models by
     suppressing single kept classes, smallest first, until every table model holds. Ties: the class whose
-    smallest input tuple (qid values compared as strings) comes first (polars_anon's documented order: the
-    algorithms see the input's distinct tuples sorted, not its rows; ARX takes the first row)."""
+    first input row comes first (ARX's order, polars_anon's documented one)."""
     bad = []
     for key, members in groups.items():
         values_ = [sensitive[i] for i in members]
@@ -118,7 +117,7 @@ def suppressed_classes(
             bad.append(key)
     tables = [m for m in models if m.table is not None]
     if tables:
-        first = {key: min(tuple(str(v) for v in rows[i]) for i in g) for key, g in groups.items()}
+        first = {key: min(g) for key, g in groups.items()}  # row indices
         kept = sorted((len(g), first[key], key) for key, g in groups.items() if key not in bad)
         while kept and not all(m.table([s for s, _, _ in kept]) for m in tables):
             bad.append(kept.pop(0)[2])

@@ -583,7 +583,13 @@ def _regrouped(constraints: Constraints, owner: np.ndarray, n: int) -> Constrain
     for a, s in constraints.sensitive.items():
         inside = owner[s.row] >= 0
         sensitive[a] = SensitiveCounts(s.domain, owner[s.row[inside]], s.code[inside], s.count[inside])
-    return Constraints(size, constraints.k, constraints.models, sensitive, None, constraints.hierarchies)
+    first_row = None
+    if constraints.first_row is not None:  # a group's first row: its rows' smallest
+        first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first_row, owner[keep], constraints.first_row[keep])
+    return Constraints(
+        size, constraints.k, constraints.models, sensitive, None, constraints.hierarchies, first_row=first_row
+    )
 
 
 _NEAREST = 4

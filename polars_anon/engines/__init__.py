@@ -28,7 +28,15 @@ import polars as pl
 
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import check_choice
-from polars_anon.pipeline.state import Aggregated, Counted, EngineAggregates, counted_attributes, population_model
+from polars_anon.pipeline.state import (
+    Aggregated,
+    Counted,
+    EngineAggregates,
+    counted_attributes,
+    first_rows_frame,
+    needs_first_rows,
+    population_model,
+)
 from polars_anon.privacy.counts import COUNT, read_population
 from polars_anon.privacy.evaluate import indexed
 from polars_anon.request import Request
@@ -221,6 +229,11 @@ class SQLEngine(Engine, Protocol):
         """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
         ...
 
+    def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
+        """``GROUP BY keys``: the keys (their own types) and the smallest position of a row of each tuple
+        (:data:`~polars_anon.pipeline.state.FIRST_ROW`: any key increasing in input order), one read."""
+        ...
+
 
 def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
     """Engine counts with the qids cast to String as Polars spells them; equal labels merged, sorted."""
@@ -233,8 +246,9 @@ def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> Engin
     """The aggregation pass of an engine that groups by SQL (DuckDB, Spark): its group-by of the qids (kept by
     :class:`GroupBys`, so the road's size probe costs nothing more), each sensitive attribute a model reads
     counted as a (tuple, value, ``count``) frame, the undeclared columns' distinct counts, the population's
-    tuple counts (read by Polars). The engine groups by the qids in their own types; the labels are cast to
-    String with Polars, so the hierarchies see exactly the labels of the Polars engine."""
+    tuple counts (read by Polars); for table risk models only, each tuple's first row (``first_rows``).
+    The engine groups by the qids in their own types; the labels are cast to String with Polars, so the
+    hierarchies see exactly the labels of the Polars engine."""
     qids, counted = list(request.qids), counted_attributes(request)
     native = engine.counts(table, qids)
     classes = _as_strings(native, qids).rename({COUNT: SIZE}).with_columns(pl.col(SIZE).cast(pl.UInt32))
@@ -248,7 +262,10 @@ def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> Engin
             pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
         )  # materializes: one row per population tuple
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in long.items()}
-    return EngineAggregates(classes, distinct, Counted(labels, long, population), native=native)
+    first_rows = None
+    if needs_first_rows(request):  # table risk models only: the tie order of their single-class suppression
+        first_rows = first_rows_frame(engine.first_rows(table, qids), qids)
+    return EngineAggregates(classes, distinct, Counted(labels, long, population, first_rows), native=native)
 
 
 def grouped_classes(

@@ -30,7 +30,7 @@ from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, groupe
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
 from polars_anon.io import parquet_parts
-from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
 from polars_anon.request import Request
@@ -117,6 +117,13 @@ class DuckDBEngine:
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"
         return self._fetch(table, f"SELECT {cols}, count(*)::BIGINT AS count FROM {{view}} GROUP BY ALL{cap}")
+
+    def first_rows(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str]) -> pl.DataFrame:
+        cols = ", ".join(_q(k) for k in keys)
+        numbered = f"SELECT {cols}, (row_number() OVER () - 1)::BIGINT AS {_q(FIRST_ROW)} FROM {{view}}"
+        return self._fetch(
+            table, f"SELECT {cols}, min({_q(FIRST_ROW)}) AS {_q(FIRST_ROW)} FROM ({numbered}) GROUP BY ALL"
+        )
 
     def distinct(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> dict[str, int]:
         exprs = ", ".join(

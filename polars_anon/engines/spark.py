@@ -27,7 +27,7 @@ from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.locations import URI, is_uri
-from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import spark_identifier
 from polars_anon.request import Request
@@ -418,6 +418,13 @@ class SparkEngine:
                 frames[tuple(keys)] = whole.group_by(keys).agg(pl.col("count").sum())
             out.append(frames[tuple(keys)])
         return out
+
+    def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
+        """The position is ``monotonically_increasing_id`` (partition index, then place in the partition): it
+        increases in input order, as a row number does, without numbering the rows."""
+        F = _pyspark().functions
+        numbered = table.select(*keys, F.monotonically_increasing_id().alias(FIRST_ROW))
+        return self.to_polars(numbered.groupBy(*keys).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions

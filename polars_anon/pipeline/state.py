@@ -26,10 +26,13 @@ from polars_anon.tuplemap import SIZE
 __all__ = [
     "Aggregated",
     "Counted",
+    "FIRST_ROW",
     "EngineAggregates",
     "EnginePlan",
     "Planned",
     "counted_attributes",
+    "first_rows_frame",
+    "needs_first_rows",
     "population_model",
     "population_size",
     "root_exprs",
@@ -52,14 +55,38 @@ def population_model(request: Request) -> Model | None:
     return tables[0] if tables else None
 
 
+FIRST_ROW = "__anon_first_row"
+"""The position of a tuple's first input row (0-based, or any key increasing in input order: Spark's)."""
+
+
+def needs_first_rows(request: Request) -> bool:
+    """Whether a model suppresses single classes for the whole table (average risk, sample or population
+    uniqueness): their tie order is the class's first input row, which the aggregation pass then adds."""
+    return any(m.scope == "table" for m in request.privacy)
+
+
+def first_rows_frame(frame: pl.DataFrame, qids: Sequence[str]) -> pl.DataFrame:
+    """An engine's (qids, :data:`FIRST_ROW`) group-by with the qids cast to String as Polars spells them (equal
+    labels merged: the smallest position kept).
+
+    >>> first_rows_frame(pl.DataFrame({"a": [1.0, 1], "__anon_first_row": [4, 2]}), ["a"]).rows()
+    [('1.0', 2)]
+    """
+    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    return cast.group_by(qids).agg(pl.col(FIRST_ROW).min().cast(pl.Int64))
+
+
 @dataclass
 class Counted:
     """What the aggregate pass counted for the models: the values of each sensitive attribute, and their counts
-    (wide: columns of the aggregates; long: a (tuple, value, count) frame), the population's tuple counts."""
+    (wide: columns of the aggregates; long: a (tuple, value, count) frame), the population's tuple counts; and,
+    for table risk models only (:func:`needs_first_rows`), each tuple's first input row."""
 
     labels: dict[str, pl.Series]
     long: dict[str, pl.DataFrame]
     population: pl.DataFrame | None
+    first_rows: pl.DataFrame | None = None
+    """(qids as String labels, :data:`FIRST_ROW`): the tie order of single-class suppression (ARX's)."""
 
     def wide(self) -> list[str]:
         return [a for a in self.labels if a not in self.long]
@@ -150,9 +177,17 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     if population is not None and model is not None:
         pop = population_counts(population, aggregates, qids, model.name)
     hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
+    first_row = None
+    if counted.first_rows is not None:
+        first = counted.first_rows
+        if request.null == "suppress":
+            first = first.with_columns(root_exprs(request)).group_by(qids).agg(pl.col(FIRST_ROW).min())
+        joined = aggregates.select(qids).join(first, on=qids, how="left", nulls_equal=True, maintain_order="left")
+        first_row = joined[FIRST_ROW].to_numpy()
     constraints = Constraints(
-        aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates
-    )
+        aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates,
+        first_row=first_row,
+    )  # fmt: skip
     # fulldomain searches every vector the refusal would wrongly exclude (its failing classes suppressed within the
     # budget); the other methods keep the refusal
     suppressing = request.method.name == "fulldomain" and int(getattr(request.options, "max_suppressed", 0) or 0) > 0

@@ -10,8 +10,8 @@ distribution of each sensitive attribute, the population size), into a
   (class sizes, a dense count per class and sensitive value, population counts);
 - a **table** check judges a whole table from its class sizes (average risk,
   records at risk, population uniqueness). When it fails, single classes are
-  suppressed, the smallest first (ties: the class's first tuple in the sorted
-  aggregates), as many as needed and no more (ARX's rule: the shortest such
+  suppressed, the smallest first (ties: the class whose first input row comes
+  first, as ARX), as many as needed and no more (ARX's rule: the shortest such
   prefix, :meth:`Check.prefix_ok`); a class of at least :attr:`Check.floor`
   rows never needs suppressing, so local-recoding methods finish a class there.
 

@@ -66,8 +66,12 @@ class Constraints:
         hierarchies: Mapping[str, Hierarchy] | None = None,
         aggregates: pl.DataFrame | None = None,
         reference: str = "input",
+        first_row: np.ndarray | None = None,
     ) -> None:
         self.size = np.asarray(size, dtype=np.int64)
+        self.first_row = None if first_row is None else np.asarray(first_row, dtype=np.int64)
+        """Per aggregate row, the position of its tuple's first input row (the aggregation pass adds it when a
+        table model is asked): the tie order of :meth:`_suppress_for_tables`; None: the aggregate row order."""
         self.reference = reference
         """Where the overall distributions come from: ``"input"`` (the table anonymized: enforcement and the
         check before writing) or ``"published"`` (the table checked: :func:`~polars_anon.privacy.evaluate.check`
@@ -273,14 +277,21 @@ class Constraints:
     ) -> np.ndarray:
         """Mark single kept classes, one at a time, until every table model holds on the rest (ARX's rule).
 
-        Order: the smallest class first; among classes of one size, the one whose first
-        aggregate row (the input's tuples sorted by their qid values) comes first. As many
-        as needed and no more: the shortest prefix of that order after which every table
-        model holds (all kept classes when none does).
+        Order: the smallest class first; among classes of one size, the one whose first input row
+        comes first (ARX's ``representative``; :attr:`first_row`, which the aggregation pass adds for
+        table models; without it, the class's first aggregate row: the input's tuples sorted by their
+        qid values). As many as needed and no more: the shortest prefix of that order after which
+        every table model holds (all kept classes when none does).
+
+        >>> from polars_anon.privacy import AverageRisk
+        >>> c = Constraints(np.array([1, 1, 1, 5]), 1, [AverageRisk(0.45)], first_row=np.array([7, 2, 9, 0]))
+        >>> c.violating(np.arange(4)).tolist()  # 4 classes / 8 rows > 0.45 > 3 / 7: the class of row 2 goes
+        [False, True, False, False]
         """
         kept = np.flatnonzero(~bad & (size > 0))  # a class id without rows is no class
-        first = np.full(len(size), len(class_of), dtype=np.int64)
-        np.minimum.at(first, class_of, np.arange(len(class_of), dtype=np.int64))
+        position = np.arange(len(class_of), dtype=np.int64) if self.first_row is None else self.first_row
+        first = np.full(len(size), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, class_of, position)
         order = kept[np.lexsort((first[kept], size[kept]))]
         p = None if pop is None else pop[order]
         holds = np.ones(len(order) + 1, dtype=bool)
