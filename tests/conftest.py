@@ -27,16 +27,26 @@ ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-count
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``--dist loadgroup``, as .ci/run runs it) every engine test runs on one worker.
 
-    The Spark tests then share that worker's one Spark session (one JVM) instead of starting one per worker; the
-    engine tests that ask for ``spark`` through ``request.getfixturevalue`` are caught by their folder. The Adult
+    The Spark tests then share that worker's one Spark session (one JVM) instead of starting one per worker: the
+    tests that take the ``spark`` fixture, the ``"spark"`` cases of tests parametrized over engines, and the engine
+    tests (by their folder). The Adult
     lattice tests share one worker too, so their exhaustive reference (a module fixture) is computed once.
     """
     spark, lattice = pytest.mark.xdist_group("spark"), pytest.mark.xdist_group("adult_lattice")
     for item in items:
-        if "spark" in getattr(item, "fixturenames", ()) or item.path.parent.name == "engines":
+        if _asks_spark(item) or item.path.parent.name == "engines":
             item.add_marker(spark)
         elif item.path.name == "test_adult_objectives.py":
             item.add_marker(lattice)
+
+
+def _asks_spark(item: pytest.Item) -> bool:
+    """The test takes the ``spark`` fixture, or is the ``"spark"`` case of a test parametrized over engines (it
+    asks for the fixture through ``request.getfixturevalue``, or its job starts a session: the worker's one JVM)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "spark" in getattr(item, "fixturenames", ()) or any(
+        v == "spark" for v in params.values() if isinstance(v, str)
+    )
 
 
 def _need(path: Path) -> Path:
