@@ -185,6 +185,14 @@ def run_method(
     return plan
 
 
+def _input_risk(aggregates: pl.DataFrame, request: Request, population: int | None) -> dict[str, Any]:
+    """The input's risk figures from its class aggregates: without a population size, the same figures from the
+    distinct class sizes (a few hundred numbers, not every class); with one, from every class and its estimates."""
+    if population is None:
+        return risk_summary_of_sizes(*distinct_sizes(aggregates[SIZE]))
+    return risk_summary(aggregates, list(request.qids), aggregated=True, population_size_=population)
+
+
 def plan_request(
     data: Aggregated,
     request: Request,
@@ -202,10 +210,7 @@ def plan_request(
         None if aggregated_at is None else _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
     )
     population = population_size(request, constraints[0].n_rows)
-    if population is None:  # the same figures from the distinct class sizes (a few hundred, not every class)
-        input_risk = risk_summary_of_sizes(*distinct_sizes(data.aggregates[SIZE]))
-    else:
-        input_risk = risk_summary(data.aggregates, list(request.qids), aggregated=True, population_size_=population)
+    input_risk = _input_risk(data.aggregates, request, population)
     advice = None  # a differentially private release runs no other method on its sample
     if differential_model(request) is None:
         advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones
@@ -270,7 +275,7 @@ def _planner_route(
         data = Aggregated(pl.LazyFrame(), done.aggregates, done.null_rows)
         constraints = task_constraints(data, request)[0]
         population = population_size(request, constraints.n_rows)
-        input_risk = risk_summary(done.aggregates, list(request.qids), aggregated=True, population_size_=population)
+        input_risk = _input_risk(done.aggregates, request, population)
     facts = plan_facts(
         request,
         schema,
