@@ -60,15 +60,20 @@ def walk(found: fulldomain.SearchResult, budget: int) -> tuple[tuple[int, ...] |
             continue
         feasible += 1
         score = obj.value(ev)
-        at = tuple(int(x) for x in v)
-        if best is not None:
-            c = compare(score.key, best[0], obj.atol, obj.rtol)
-            if c > 0 or (c == 0 and (ev.suppressed, sum(at), at) >= best[1:4]):
-                continue
-        best = (score.key, ev.suppressed, sum(at), at, score.value)
+        best = _better(best, obj, score, ev.suppressed, tuple(int(x) for x in v))
     if best is None:
         return None, None, 0, 0
     return best[3], float(best[4]), int(best[1]), feasible
+
+
+def _better(best: tuple[Any, ...] | None, obj: Any, score: Any, suppressed: int, at: tuple[int, ...]) -> tuple:
+    """The better of `best` and this vector: the lower objective, then fewer rows suppressed, then lower levels
+    (their sum, then the vector), as (key, suppressed, level sum, vector, value)."""
+    if best is not None:
+        c = compare(score.key, best[0], obj.atol, obj.rtol)
+        if c > 0 or (c == 0 and (suppressed, sum(at), at) >= best[1:4]):
+            return best
+    return (score.key, suppressed, sum(at), at, score.value)
 
 
 def walk_by_bound(
@@ -96,12 +101,7 @@ def walk_by_bound(
         if ev.suppressed > budget or ev.suppressed >= lat.n_rows:
             continue
         feasible += 1
-        at = tuple(int(x) for x in v)
-        if best is not None:
-            c = compare(score.key, best[0], obj.atol, obj.rtol)
-            if c > 0 or (c == 0 and (ev.suppressed, sum(at), at) >= best[1:4]):
-                continue
-        best = (score.key, ev.suppressed, sum(at), at, score.value)
+        best = _better(best, obj, score, ev.suppressed, tuple(int(x) for x in v))
     if best is None:
         return None, None, 0, 0, evaluated
     return best[3], float(best[4]), int(best[1]), feasible, evaluated
