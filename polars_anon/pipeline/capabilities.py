@@ -410,16 +410,24 @@ CSV_KEYS = ("separator", "has_header", "columns", "null_values")
 
 @dataclass(frozen=True)
 class JobRefusal:
-    """One row of the job table: job key `key`, given with engine `engine` (``"*"``: any) and an input of format
-    `input` (``"*"``: any), is refused saying `why(value, input)` (the key's value, the input as the file names it)."""
+    """One row of the job table: job key `key`, given with engine `engine` (``"*"``: any), an input of format
+    `input` (``"*"``: any) and method `method`, is refused saying `why(value, input)` (the key's value, the input as
+    the file names it)."""
 
     engine: str
     input: InputFormat | Literal["*"]
     key: str
     why: Callable[[Any, str], str]
+    method: str = "*"
+    """The job's method the row refuses the key with (``"*"``: any)."""
 
     def matches(self, engine: str, input_format: InputFormat, given: Mapping[str, Any]) -> bool:
-        return self.engine in ("*", engine) and self.input in ("*", input_format) and given.get(self.key) is not None
+        return (
+            self.engine in ("*", engine)
+            and self.input in ("*", input_format)
+            and self.method in ("*", given.get("method", "fulldomain"))
+            and given.get(self.key) is not None
+        )
 
 
 JOB_REFUSALS: tuple[JobRefusal, ...] = (
@@ -442,6 +450,16 @@ JOB_REFUSALS: tuple[JobRefusal, ...] = (
             ),
         )
         for engine in ("duckdb", "spark")
+    ),
+    JobRefusal(
+        "*",
+        "*",
+        "encode",
+        lambda value, _: (
+            f"job file: encode {value} needs published hierarchy nodes, each over its row's original value, but method "
+            '"mdav" publishes cluster means or values permuted between rows; drop encode or choose another method'
+        ),
+        method="mdav",
     ),
     *(
         JobRefusal(

@@ -24,6 +24,11 @@ CASES = [
         {"input": "t.parquet", "engine": "spark", "encode": ["proportional"]},
         "job file: encode ['proportional'] runs on",
     ),
+    (
+        {"input": "t.parquet", "method": "mdav", "encode": ["proportional"]},
+        "job file: encode ['proportional'] needs published hierarchy nodes, each over its row's original value, but "
+        'method "mdav"',
+    ),
     *(
         ({"input": "t.parquet", key: value}, f"job file: key {key!r} is for CSV input, but input 't.parquet' is read")
         for key, value in CSV_VALUES.items()
@@ -46,3 +51,6 @@ def test_what_the_engine_and_input_take_passes() -> None:
     assert Job.from_dict({**BASE, "input": "t.csv", **CSV_VALUES, "encode": "fillparent"}).encode == ["fillparent"]
     assert Job.from_dict({**BASE, "input": "t.parquet", "engine": "duckdb", "driver_tuples": 10}).driver_tuples == 10
     assert Job.from_dict({**BASE, "input": "t.parquet", "engine": "spark", "encode": []}).encode == []
+    assert Job.from_dict({**BASE, "input": "t.parquet", "method": "mondrian", "encode": "fillparent"}).encode == [
+        "fillparent"
+    ]
