@@ -53,7 +53,7 @@ from polars_anon.encode import (
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import CSV_SUFFIXES
-from polars_anon.outputs import Outputs, staged_write
+from polars_anon.outputs import ROW_GROUP, Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["CLASS_ID", "LAYOUTS", "MARK", "Layout", "scan_encoded", "stage_encoded", "write_encoded"]
@@ -214,7 +214,7 @@ def _write_wide(plan: EncodingPlan, streams: bool, tmp: Path, chunk_rows: int | 
 
     width = len(plan.out_names)
     if not plan.joins or streams:  # mappings and partition frames stream through sink_parquet
-        apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp, metadata=MARK)
+        apply_plan(plan.rows, plan.joins, plan.out_names).sink_parquet(tmp, metadata=MARK, row_group_size=ROW_GROUP)
         rows = pl.scan_parquet(tmp).select(pl.len()).collect().item()
         return {"rows": rows, "columns": width, "chunk_rows": None}
     chunk = chunk_rows or max(1024, int(256e6 // (4 * width)))
@@ -303,8 +303,8 @@ def _write_classes(
     meta = {"format": _FORMAT, "representation": representation, "key": key, "columns": plan.out_names}
 
     tmp.mkdir()
-    classes_df.write_parquet(tmp / "classes.parquet")
-    rows.sink_parquet(tmp / "rows.parquet")
+    classes_df.write_parquet(tmp / "classes.parquet", row_group_size=ROW_GROUP)
+    rows.sink_parquet(tmp / "rows.parquet", row_group_size=ROW_GROUP)
     n_rows = _check_classes(tmp, key, classes_df)
     meta.update(rows=n_rows, classes=classes_df.height)
     (tmp / "encoding.json").write_text(json.dumps(meta, indent=2) + "\n")

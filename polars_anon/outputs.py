@@ -43,6 +43,7 @@ from polars_anon.interrupts import raises_on_signal
 from polars_anon.locations import URI, as_location
 
 __all__ = [
+    "ROW_GROUP",
     "PARQUET_SUFFIXES",
     "Interrupted",
     "Outputs",
@@ -51,6 +52,14 @@ __all__ = [
     "staged_write",
     "temporary_name",
 ]
+
+ROW_GROUP = 131_072
+"""Rows per Parquet row group of every table we write (the engine's published table, the encoded outputs).
+Polars' own default (the same size) also cuts a row group where the source's chunks end, and chunks can depend
+on ``POLARS_MAX_THREADS``: MDAV's 200,000-row register had row groups of 100,000 + 31,072 + 68,928 rows with one
+thread and 100,000 + 82,768 + 17,232 with four, and so had the ``statistical`` encoding of a greedy table (the
+same rows, other bytes). A fixed size gives the same bytes (and, where chunks did not matter, the bytes it gave
+before)."""
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}

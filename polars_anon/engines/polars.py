@@ -18,6 +18,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import as_lazy
 from polars_anon.anonymize import aggregate_rows, prepare
+from polars_anon.outputs import ROW_GROUP
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
 from polars_anon.privacy.differential import sample_frame
 from polars_anon.privacy.evaluate import class_frames
@@ -25,7 +26,7 @@ from polars_anon.publish import publish
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["FEW", "FEW_CLASSES", "POLARS", "ROW_GROUP", "PolarsEngine"]
+__all__ = ["FEW", "FEW_CLASSES", "POLARS", "PolarsEngine"]
 
 FEW = 24
 """The published classes are few when there is at most one in this many rows and at most :data:`FEW_CLASSES` (the
@@ -34,12 +35,6 @@ same near one in 24)."""
 FEW_CLASSES = 65_536
 """At most this many classes are few (beyond, grouping the Strings as they are holds more memory: 418,556 topdown
 classes of the 15M register peaked 136 MiB higher)."""
-ROW_GROUP = 131_072
-"""Rows per Parquet row group of the written table, given to ``sink_parquet``. Polars' own default (the same size)
-also cuts a row group where the source's chunks end, and MDAV's chunks depend on ``POLARS_MAX_THREADS``: the
-200,000-row register's row groups were 100,000 + 31,072 + 68,928 rows with one thread and 100,000 + 82,768 +
-17,232 with four (the same rows, other bytes). A fixed size gives the same bytes (and, where chunks did not
-matter, the bytes it gave before)."""
 
 
 class PolarsEngine:

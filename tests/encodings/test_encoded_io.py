@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import polars_anon as pa
 from polars_anon.cli import main
 from polars_anon.encode import REPRESENTATIONS, encode
 from polars_anon.encoded_io import CLASS_ID, scan_encoded, write_encoded
 from polars_anon.errors import InputError, InvalidParameterError, OutputExistsError
 from polars_anon.job import Job, build_hierarchies, run_job
+from polars_anon.outputs import ROW_GROUP
 from tests.encodings.test_encode_table_iii import TABLE_III
 from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I, TABLE_I_PARTITION, TABLE_IB, TABLE_III_COLUMNS
 
@@ -224,3 +227,19 @@ def test_classes_layout_without_a_tuple_code(tmp_path, monkeypatch):
     ]  # cetaceans < mammals
     assert scan_encoded(tmp_path / "c").collect().equals(encode(TABLE_IB, ANIMAL_HIERARCHIES, "fillparent").collect())
     assert json.loads((tmp_path / "c" / "encoding.json").read_text())["representation"] == "fillparent"
+
+
+@pytest.mark.parametrize("layout", ["wide", "classes"])
+def test_row_groups_have_one_fixed_size(tmp_path, layout):
+    """Polars' default cuts a row group where the streaming engine's chunks end, and those follow the threads (a
+    200,000-row ``statistical`` encoding had 100,000 + 31,072 + 68,928 rows with one thread, + 82,768 + 17,232 with
+    four): every written part must hold ROW_GROUP rows but the last."""
+    hierarchy = pa.Hierarchy.suppression(["a", "b", "c"])
+    n = ROW_GROUP + 18_928
+    frame = pl.DataFrame({"x": ["a", "b", "c", "*"] * (n // 4)})
+    representation = "random" if layout == "wide" else "fillparent"
+    write_encoded(frame, {"x": hierarchy}, tmp_path / "out", representation, layout=layout)
+    files = [tmp_path / "out"] if layout == "wide" else [tmp_path / "out" / "rows.parquet"]
+    for path in files:
+        meta = pq.ParquetFile(path).metadata
+        assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [ROW_GROUP, n - ROW_GROUP]
