@@ -44,7 +44,7 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.job import Job, build_hierarchies, engine_faults, job_models, open_on_engine
 from polars_anon.outputs import Outputs, staged_write
-from polars_anon.pipeline.capabilities import consult
+from polars_anon.pipeline.capabilities import consult_explore
 from polars_anon.pipeline.road import aggregate, run_method
 from polars_anon.pipeline.state import Aggregated
 from polars_anon.privacy.base import Model
@@ -192,14 +192,11 @@ def _explore(
     """:func:`explore`, and facts of the run (rows, classes, seconds) for the page. On another `engine` its `table`
     is aggregated there (one pass) and every configuration runs on the driver, as the road's driver route."""
     start = time.perf_counter()
-    if any(getattr(m, "name", None) == "differential-privacy" for m in asked.get("privacy") or ()):
-        raise InvalidParameterError(
-            "explore: differential-privacy is refused: each configuration would be a release of the same data (their "
-            "budgets add up) compared on the data itself; choose epsilon and delta up front and run pa.anonymize once"
-        )
     table = lf if table is None else table
     schema = lf.collect_schema() if engine is POLARS else engine.schema(table)
     grid = requests(schema, k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked)
+    for request in grid:  # before any data is read
+        consult_explore(request, "polars")  # every configuration runs here, on the class aggregates
     largest = max(grid, key=lambda r: r.k)  # the data checks at the largest k hold for every k of the grid
     threshold = largest.k if risk_threshold is None else _check_threshold(risk_threshold)
     data = aggregate(engine, table, largest, records=any(r.method.records for r in grid))
@@ -263,14 +260,7 @@ def _explore_on_engine(
     one configuration at a time) and an input with more distinct tuples than ``driver_tuples`` are refused."""
     limit = 0
     for request in grid:  # before any data is read
-        capability = consult(request, job.engine, job.driver_tuples)
-        limit = capability.driver_tuples
-        if capability.records:
-            raise InvalidParameterError(
-                f"explore: method {request.method.name!r} on engine {job.engine!r} works on the rows inside the "
-                "engine, not on the class aggregates explore measures every configuration on; leave it out of "
-                'methods, or explore the job with engine = "polars"'
-            )
+        limit = consult_explore(request, job.engine, job.driver_tuples).driver_tuples
     engine, table, hierarchies, counts, _ = open_on_engine(job, lf, limit)
     if counts.height > limit:
         raise InvalidParameterError(

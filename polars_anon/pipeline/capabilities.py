@@ -15,7 +15,8 @@ One fact no request shows, whether a method split one tuple's rows over several 
 A job file adds what an interface, not a method, decides: which engine takes which job key (encodings
 run on Polars, ``driver_tuples`` caps the other engines) and which keys suit which input format (the
 CSV reading keys need a CSV input). Those are the rows of :data:`JOB_REFUSALS`, consulted once by
-:func:`consult_job` when the job file is read, before any data is.
+:func:`consult_job` when the job file is read, before any data is. ``explore`` adds two rows of its own (a
+differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`.
 
 >>> from polars_anon.request import check_request
 >>> import polars as pl
@@ -55,6 +56,7 @@ __all__ = [
     "Refusal",
     "SdcRefusal",
     "consult",
+    "consult_explore",
     "SESSIONS",
     "consult_job",
     "consult_sdc",
@@ -400,6 +402,26 @@ def consult(request: Request, engine: str, driver_tuples: int | None = None) -> 
     capability = Capability(engine, request, limit, planner, request.method.records)
     if request.method.records:  # always the planner route: refused now
         capability.refuse_planner()
+    return capability
+
+
+def consult_explore(request: Request, engine: str, driver_tuples: int | None = None) -> Capability:
+    """:func:`consult` for one configuration of an explore grid, with the two rows explore adds (before any data is
+    read): a differential-privacy model (each configuration would be one more release of the same data, compared on
+    the data itself) and a method on records on DuckDB or Spark (it runs inside the engine, one configuration at a
+    time, where explore measures every configuration on the class aggregates)."""
+    if _dp(request):
+        raise InvalidParameterError(
+            "explore: differential-privacy is refused: each configuration would be a release of the same data (their "
+            "budgets add up) compared on the data itself; choose epsilon and delta up front and run pa.anonymize once"
+        )
+    capability = consult(request, engine, driver_tuples)
+    if capability.records and engine != "polars":
+        raise InvalidParameterError(
+            f"explore: method {request.method.name!r} on engine {engine!r} works on the rows inside the "
+            "engine, not on the class aggregates explore measures every configuration on; leave it out of "
+            'methods, or explore the job with engine = "polars"'
+        )
     return capability
 
 
