@@ -181,9 +181,20 @@ def _non_empty_classes(sizes: np.ndarray, counts: np.ndarray, c1: float, f: floa
 
 
 def snb(histogram: Mapping[int, int], population: float) -> float:
-    """Population uniques by the shifted negative binomial model (a count); NaN without a solution."""
+    """Population uniques by the shifted negative binomial model (a count); NaN without a solution.
+
+    >>> round(snb({1: 14, 2: 6, 3: 1, 4: 2, 7: 2, 14: 1, 23: 1, 86: 1}, 2067.0), 4)
+    1.8066
+    """
+    return _snb(_key(histogram), float(population))
+
+
+@lru_cache(maxsize=4096)
+def _snb(key: tuple[tuple[int, int], ...], population: float) -> float:
+    """:func:`snb` of a histogram given as sorted (size, count) pairs, remembered."""
     from scipy.optimize import root
 
+    histogram = dict(key)
     sizes, counts = _hist(histogram)
     n = float(sizes @ counts)
     c1, c2 = float(histogram.get(1, 0)), float(histogram.get(2, 0))
@@ -193,11 +204,33 @@ def snb(histogram: Mapping[int, int], population: float) -> float:
     with np.errstate(all="ignore"):
         k = _non_empty_classes(sizes, counts, c1, f)
 
+    power = np.power  # NumPy's pow (math.pow differs from it in the last bit on some arguments)
+
     def equations(x: np.ndarray) -> list[float]:
-        a, b = np.float64(x[0]), np.float64(x[1])
-        d = (1 - f) * (1 - b)
-        first = k * f * np.power(b / (1 - d), a) * (a * d / (1 - d) + 1) - c1
-        second = k * a * np.power(b, a) * f * f * (1 - b) / 2 / np.power(1 - d, a + 2) * (2 - (1 - a) * d) - c2
+        # Python floats between three NumPy powers: the same IEEE operations in the same order as on NumPy
+        # scalars, without their overhead; where one would raise (a division by zero) NumPy's values are taken
+        a, b = float(x[0]), float(x[1])
+        try:
+            d = (1 - f) * (1 - b)
+            first = k * f * float(power(b / (1 - d), a)) * (a * d / (1 - d) + 1) - c1
+            second = k * a * float(power(b, a)) * f * f * (1 - b) / 2 / float(power(1 - d, a + 2))
+            second = second * (2 - (1 - a) * d) - c2
+        except ArithmeticError:
+            a64, b64 = np.float64(a), np.float64(b)
+            d64 = (1 - f) * (1 - b64)
+            first = k * f * np.power(b64 / (1 - d64), a64) * (a64 * d64 / (1 - d64) + 1) - c1
+            second = (
+                k
+                * a64
+                * np.power(b64, a64)
+                * f
+                * f
+                * (1 - b64)
+                / 2
+                / np.power(1 - d64, a64 + 2)
+                * (2 - (1 - a64) * d64)
+                - c2
+            )
         return [float(first), float(second)]
 
     if not math.isfinite(k) or k <= 0:

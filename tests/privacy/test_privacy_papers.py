@@ -175,6 +175,51 @@ def test_pitman_agrees_with_the_plain_solver(hist: dict[int, int]) -> None:
         assert got == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("hist", "population"),
+    [
+        ({1: 14, 2: 6, 3: 1, 4: 2, 7: 2, 14: 1, 23: 1, 86: 1}, 2067.0),  # a solution
+        ({1: 15, 2: 5, 4: 1, 5: 2, 6: 1, 9: 1, 24: 1, 25: 1, 91: 1}, 2066.0),  # a solution
+        ({1: 100, 2: 20, 4: 5}, 317_238_626.0),  # none (a sampling fraction of 5e-7)
+    ],
+)
+def test_snb_agrees_with_the_numpy_scalar_solver(hist: dict[int, int], population: float) -> None:
+    """:func:`snb` evaluates its equations on Python floats between NumPy powers; the same four starts on
+    NumPy scalars (Chen and McNulty's equations as written) give the same value to the last bit."""
+    from scipy.optimize import root
+
+    from polars_anon.privacy.uniqueness import snb
+
+    sizes = np.array(sorted(hist), dtype=np.float64)
+    counts = np.array([hist[int(s)] for s in sizes], dtype=np.float64)
+    n, c1, c2 = float(sizes @ counts), float(hist[1]), float(hist.get(2, 0))
+    f, f2 = n / population, (n / population) ** 2
+    k = (
+        float(counts.sum())
+        + c1
+        * (float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum()) / float((counts * (1 - f2) ** sizes - 1).sum()))
+        * (float(((1 - f) ** sizes * counts).sum()) / float((sizes * f * (1 - f) ** (sizes - 1) * counts).sum())) ** 2
+    )
+
+    def equations(x: np.ndarray) -> list[float]:
+        a, b = np.float64(x[0]), np.float64(x[1])
+        d = (1 - f) * (1 - b)
+        first = k * f * np.power(b / (1 - d), a) * (a * d / (1 - d) + 1) - c1
+        second = k * a * np.power(b, a) * f * f * (1 - b) / 2 / np.power(1 - d, a + 2) * (2 - (1 - a) * d) - c2
+        return [float(first), float(second)]
+
+    expected = math.nan
+    for start in ((1.0, 0.5), (0.5, 0.1), (2.0, 0.9), (0.1, 0.01)):
+        with np.errstate(all="ignore"):
+            sol = root(equations, list(start), method="hybr")
+        a, b = (float(v) for v in sol.x)
+        if sol.success and 0 < b < 1 and a > 0 and max(abs(v) for v in equations(sol.x)) < 1e-6 * max(c1, 1.0):
+            expected = k * b**a
+            break
+    got = snb(hist, population)
+    assert (math.isnan(got) and math.isnan(expected)) or got == expected
+
+
 def test_no_sample_uniques_means_no_population_uniques() -> None:
     assert estimates({2: 10, 3: 4}, 10_000) == {
         "pitman": 0.0,
