@@ -24,7 +24,8 @@ With ``--arx-cp`` (a classpath holding ARX, its JUnit test classes and a class `
 that runs one configuration of a test class as the test builds it and prints one JSON line:
 ``loss``, ``expected``, ``matches_junit``, ``seconds``, ``cpu_seconds``; built outside this
 repository), ARX runs each configuration right after ours, in the same process stream (one
-after the other, never at once), from the ARX checkout as working directory; its seconds go in
+after the other, never at once), from ``--arx-cwd`` (default the ARX checkout; its ``data/`` must
+hold every file the test classes read while listing their cases); its seconds go in
 columns beside ours, and ``arx_matches_junit`` checks that ARX's loss is the test's expected one.
 Ours and ARX's seconds are the wall of the anonymization alone (data and hierarchies loaded
 before), and CPU seconds of the process over the same span (every thread).
@@ -268,11 +269,12 @@ def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dic
     return row
 
 
-def run_arx(case: Case, arx: Path, classpath: str) -> dict[str, Any]:
-    """ARX's run of the same configuration (``ArxSuiteCase``), its seconds and whether its loss is the test's."""
+def run_arx(case: Case, cwd: Path, classpath: str) -> dict[str, Any]:
+    """ARX's run of the same configuration (``ArxSuiteCase``, from `cwd`, whose ``data/`` the test classes read),
+    its seconds and whether its loss is the test's."""
     cls, index = case.name.rstrip("]").split("[")
     load = os.getloadavg()[0]
-    out = subprocess.run(["java", "-cp", classpath, "ArxSuiteCase", cls, index], cwd=arx,
+    out = subprocess.run(["java", "-cp", classpath, "ArxSuiteCase", cls, index], cwd=cwd,
                          capture_output=True, text=True, check=False)  # fmt: skip
     try:
         found = json.loads(out.stdout.strip().splitlines()[-1])
@@ -281,6 +283,47 @@ def run_arx(case: Case, arx: Path, classpath: str) -> dict[str, Any]:
     return {"arx_loss": found["loss"], "arx_matches_junit": found["matches_junit"],
             "arx_seconds": round(found["seconds"], 2), "arx_cpu_seconds": round(found["cpu_seconds"], 2),
             "arx_load": load}  # fmt: skip
+
+
+def _cell(value: Any, digits: int = 2) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{round(value, digits)}"
+
+
+def _ratio(row: dict[str, Any]) -> float | None:
+    """Our CPU seconds over ARX's for one configuration (None without both)."""
+    ours, theirs = row.get("cpu_seconds"), row.get("arx_cpu_seconds")
+    return None if ours is None or not theirs else ours / theirs
+
+
+def timing_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Per family (test class): the configurations timed beside ARX, the median and highest ratio of CPU seconds
+    (ours / ARX's) and the sums; and whether ARX's loss was the JUnit test's expected one on every run."""
+    timed = [r for r in rows if _ratio(r) is not None]
+    if not timed:
+        return []
+    out = [
+        "Times: ours is `pa.anonymize(...).collect()` in a fresh process after the data and hierarchies are read "
+        "(wall and the process's CPU seconds, every thread); ARX's is `ARXAnonymizer.anonymize` in a fresh JVM "
+        "after `Data` and hierarchies are built (`ArxSuiteCase`, wall and the JVM's process CPU seconds, JIT and GC "
+        "included, no warm-up, as the JUnit test runs it). Ours ran first, then ARX, one after the other, niced, "
+        "on a 2-core machine shared with other work: the 1-minute load is in each row, and CPU seconds are the "
+        "fairer comparison. ARX's loss equals the JUnit expected value on "
+        f"{sum(bool(r.get('arx_matches_junit')) for r in timed)} of the {len(timed)} ARX runs.",
+        "",
+        "| family | timed | median CPU ratio (ours / ARX) | highest (case) | ours CPU s | ARX CPU s |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for family in CLASSES:
+        group = [r for r in timed if r["case"].startswith(family + "[")]
+        if not group:
+            continue
+        ratios = sorted(_ratio(r) or 0.0 for r in group)
+        worst = max(group, key=lambda r: _ratio(r) or 0.0)
+        out.append(
+            f"| {family} | {len(group)} | {ratios[len(ratios) // 2]:.1f} | {_ratio(worst):.1f} ({worst['case']}) | "
+            f"{sum(r['cpu_seconds'] for r in group):.1f} | {sum(r['arx_cpu_seconds'] for r in group):.1f} |"
+        )
+    return [*out, ""]
 
 
 HIGHER: dict[str, str] = {}
@@ -297,6 +340,11 @@ def main() -> None:
     parser.add_argument("--case", help="run one case in this process and print its row (internal)")
     parser.add_argument("--rows", help="write the results from the printed rows of earlier runs instead of running")
     parser.add_argument("--arx-cp", help="classpath of ARX with its test classes and ArxSuiteCase: run ARX beside ours")
+    parser.add_argument(
+        "--arx-cwd",
+        help="working directory of the ARX runs: its data/ must hold every data file the test classes load while "
+        "listing their cases (default: the ARX checkout)",
+    )
     args = parser.parse_args()
     arx = Path(args.arx)
     cases = read_cases(arx, args.only.split(",") if args.only else None)
@@ -328,7 +376,7 @@ def main() -> None:
         except (IndexError, json.JSONDecodeError):
             row = {"case": case.name, "outcome": "crashed", "error": out.stderr.strip().splitlines()[-1:]}
         if args.arx_cp:
-            row.update(run_arx(case, arx, args.arx_cp))
+            row.update(run_arx(case, Path(args.arx_cwd or arx), args.arx_cp))
         rows.append(row)
         print(json.dumps(row), flush=True)
     table = pl.DataFrame(rows, infer_schema_length=None)
@@ -370,12 +418,16 @@ def main() -> None:
             if r["outcome"] == "lower" and r["case"] not in proven and r["case"] in UNWALKED
         ),
         "",
-        "| case | models | metric | limit | ARX | ours | outcome | proven optimal | s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *timing_lines(rows),
+        "| case | models | metric | limit | ARX | ours | outcome | proven optimal | s | CPU s | load | ARX s | "
+        "ARX CPU s | ARX load | CPU ratio |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(
             f"| {r['case']} | {r.get('models', '')} | {r.get('metric', '')} | {r.get('limit', '')} | "
             f"{r.get('expected')} | "
-            f"{r.get('value')} | {r['outcome']} | {'yes' if r['case'] in proven else ''} | {r.get('seconds', '')} |"
+            f"{r.get('value')} | {r['outcome']} | {'yes' if r['case'] in proven else ''} | {r.get('seconds', '')} | "
+            f"{_cell(r.get('cpu_seconds'))} | {_cell(r.get('load'), 1)} | {_cell(r.get('arx_seconds'))} | "
+            f"{_cell(r.get('arx_cpu_seconds'))} | {_cell(r.get('arx_load'), 1)} | {_cell(_ratio(r), 1)} |"
             for r in rows
         ),
     ]
