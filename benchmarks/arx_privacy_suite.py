@@ -401,8 +401,9 @@ def main() -> None:
             f"{good + lower_proven} of {table.height} configurations reach ARX's expected information loss "
             f"({good}) or a lower one that is valid on the written file and proven optimal by an exhaustive walk "
             f"of the lattice ({lower_proven} of the {lower} lower; `benchmarks/results/arx_lattice_walk.md`) "
-            f"(`python benchmarks/arx_privacy_suite.py`; 1-minute load {loads} during the runs, per row in the "
-            "CSV: the seconds are those of a machine shared by many processes)."
+            "(`nice -n 10 python benchmarks/arx_privacy_suite.py --arx-cp CLASSPATH --arx-cwd DIR`, a class or two "
+            f"at a time with `--only`, the rows merged with `--rows`; 1-minute load {loads} during the runs, per row "
+            "in the CSV: the seconds are those of a machine shared by many processes)."
         ),
         "",
         *(f"- {o}: {n}" for o, n in counts.rows()),
