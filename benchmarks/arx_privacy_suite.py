@@ -1,6 +1,7 @@
 """ARX's JUnit privacy-model suite on Adult: how many configurations reach ARX's expected information loss.
 
     python benchmarks/arx_privacy_suite.py --arx /path/to/arx [--only DPresence,KMap] [--limit N]
+        [--arx-cp CLASSPATH]
 
 Reads the test classes of an ARX checkout (``src/test/org/deidentifier/arx/test/
 TestAnonymization{LDiversity,EntropyLDiversity,TCloseness,OrderedDistanceTCloseness,
@@ -18,11 +19,22 @@ precomputation threshold, not a factor). A case is *reproduced* when our value e
 ARX's (relative 1e-6) or is lower (a valid table: every guarantee is re-checked on the
 published rows), or when both find no solution. Writes
 benchmarks/results/arx_privacy_suite.{csv,md} with the load average.
+
+With ``--arx-cp`` (a classpath holding ARX, its JUnit test classes and a class ``ArxSuiteCase``
+that runs one configuration of a test class as the test builds it and prints one JSON line:
+``loss``, ``expected``, ``matches_junit``, ``seconds``, ``cpu_seconds``; built outside this
+repository), ARX runs each configuration right after ours, in the same process stream (one
+after the other, never at once), from ``--arx-cwd`` (default the ARX checkout; its ``data/`` must
+hold every file the test classes read while listing their cases); its seconds go in
+columns beside ours, and ``arx_matches_junit`` checks that ARX's loss is the test's expected one.
+Ours and ARX's seconds are the wall of the anonymization alone (data and hierarchies loaded
+before), and CPU seconds of the process over the same span (every thread).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -228,7 +240,7 @@ def build(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[s
 def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[str, pa.Hierarchy]) -> dict:
     row: dict[str, Any] = {"case": case.name, "metric": case.metric, "limit": case.limit, "expected": case.expected,
                            "models": "; ".join(f"{n}({', '.join(a[:2])})" for n, a in case.models)}  # fmt: skip
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         args = build(case, subset, population, hs)
         data = args.pop("data")
@@ -242,6 +254,7 @@ def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dic
     except (NotImplementedError, TypeError) as exc:
         row["value"], row["error"] = None, f"not supported: {type(exc).__name__} {str(exc)[:80]}"
     row["seconds"] = round(time.perf_counter() - start, 2)
+    row["cpu_seconds"] = round(time.process_time() - cpu, 2)
     if case.expected is None:
         row["outcome"] = "reproduced" if row["value"] is None and "infeasible" in row.get("error", "") else "differs"
     elif row["value"] is None:
@@ -254,6 +267,63 @@ def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dic
         row["outcome"] = "higher"
     row["load"] = os.getloadavg()[0]
     return row
+
+
+def run_arx(case: Case, cwd: Path, classpath: str) -> dict[str, Any]:
+    """ARX's run of the same configuration (``ArxSuiteCase``, from `cwd`, whose ``data/`` the test classes read),
+    its seconds and whether its loss is the test's."""
+    cls, index = case.name.rstrip("]").split("[")
+    load = os.getloadavg()[0]
+    out = subprocess.run(["java", "-cp", classpath, "ArxSuiteCase", cls, index], cwd=cwd,
+                         capture_output=True, text=True, check=False)  # fmt: skip
+    try:
+        found = json.loads(out.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {"arx_error": (out.stderr.strip().splitlines() or ["no output"])[-1][:200], "arx_load": load}
+    return {"arx_loss": found["loss"], "arx_matches_junit": found["matches_junit"],
+            "arx_seconds": round(found["seconds"], 2), "arx_cpu_seconds": round(found["cpu_seconds"], 2),
+            "arx_load": load}  # fmt: skip
+
+
+def _cell(value: Any, digits: int = 2) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{round(value, digits)}"
+
+
+def _ratio(row: dict[str, Any]) -> float | None:
+    """Our CPU seconds over ARX's for one configuration (None without both)."""
+    ours, theirs = row.get("cpu_seconds"), row.get("arx_cpu_seconds")
+    return None if ours is None or not theirs else ours / theirs
+
+
+def timing_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Per family (test class): the configurations timed beside ARX, the median and highest ratio of CPU seconds
+    (ours / ARX's) and the sums; and whether ARX's loss was the JUnit test's expected one on every run."""
+    timed = [r for r in rows if _ratio(r) is not None]
+    if not timed:
+        return []
+    out = [
+        "Times: ours is `pa.anonymize(...).collect()` in a fresh process after the data and hierarchies are read "
+        "(wall and the process's CPU seconds, every thread); ARX's is `ARXAnonymizer.anonymize` in a fresh JVM "
+        "after `Data` and hierarchies are built (`ArxSuiteCase`, wall and the JVM's process CPU seconds, JIT and GC "
+        "included, no warm-up, as the JUnit test runs it). Ours ran first, then ARX, one after the other, niced, "
+        "on a 2-core machine shared with other work: the 1-minute load is in each row, and CPU seconds are the "
+        "fairer comparison. ARX's loss equals the JUnit expected value on "
+        f"{sum(bool(r.get('arx_matches_junit')) for r in timed)} of the {len(timed)} ARX runs.",
+        "",
+        "| family | timed | median CPU ratio (ours / ARX) | highest (case) | ours CPU s | ARX CPU s |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for family in CLASSES:
+        group = [r for r in timed if r["case"].startswith(family + "[")]
+        if not group:
+            continue
+        ratios = sorted(_ratio(r) or 0.0 for r in group)
+        worst = max(group, key=lambda r: _ratio(r) or 0.0)
+        out.append(
+            f"| {family} | {len(group)} | {ratios[len(ratios) // 2]:.1f} | {_ratio(worst):.1f} ({worst['case']}) | "
+            f"{sum(r['cpu_seconds'] for r in group):.1f} | {sum(r['arx_cpu_seconds'] for r in group):.1f} |"
+        )
+    return [*out, ""]
 
 
 HIGHER: dict[str, str] = {}
@@ -269,6 +339,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="at most this many cases")
     parser.add_argument("--case", help="run one case in this process and print its row (internal)")
     parser.add_argument("--rows", help="write the results from the printed rows of earlier runs instead of running")
+    parser.add_argument("--arx-cp", help="classpath of ARX with its test classes and ArxSuiteCase: run ARX beside ours")
+    parser.add_argument(
+        "--arx-cwd",
+        help="working directory of the ARX runs: its data/ must hold every data file the test classes load while "
+        "listing their cases (default: the ARX checkout)",
+    )
     args = parser.parse_args()
     arx = Path(args.arx)
     cases = read_cases(arx, args.only.split(",") if args.only else None)
@@ -276,15 +352,12 @@ def main() -> None:
     subset = pl.read_csv(arx / "data" / "adult_subset.csv", separator=";", infer_schema=False)
     hs = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in ALL9}
     if args.case:
-        import json
-
         case = next(c for c in cases if c.name == args.case)
         print(json.dumps(run_case(case, subset, population, hs)))
         return
     rows = []
     if args.rows:  # the rows of an earlier run (one dict per line, as printed), later lines replacing a case's earlier
         import ast
-        import json
 
         found = {}
         for line in Path(args.rows).read_text().splitlines():
@@ -298,14 +371,14 @@ def main() -> None:
     for case in cases[: args.limit] if not args.rows else []:
         out = subprocess.run([sys.executable, __file__, "--arx", str(arx), "--case", case.name],
                              capture_output=True, text=True, check=False)  # fmt: skip
-        import json
-
         try:
             row = json.loads(out.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
             row = {"case": case.name, "outcome": "crashed", "error": out.stderr.strip().splitlines()[-1:]}
+        if args.arx_cp:
+            row.update(run_arx(case, Path(args.arx_cwd or arx), args.arx_cp))
         rows.append(row)
-        print(row, flush=True)
+        print(json.dumps(row), flush=True)
     table = pl.DataFrame(rows, infer_schema_length=None)
     walked = RESULTS / "arx_lattice_walk.csv"  # benchmarks/arx_lattice_walk.py: valid and lattice-optimal
     proven: set[str] = set()
@@ -328,8 +401,9 @@ def main() -> None:
             f"{good + lower_proven} of {table.height} configurations reach ARX's expected information loss "
             f"({good}) or a lower one that is valid on the written file and proven optimal by an exhaustive walk "
             f"of the lattice ({lower_proven} of the {lower} lower; `benchmarks/results/arx_lattice_walk.md`) "
-            f"(`python benchmarks/arx_privacy_suite.py`; 1-minute load {loads} during the runs, per row in the "
-            "CSV: the seconds are those of a machine shared by many processes)."
+            "(`nice -n 10 python benchmarks/arx_privacy_suite.py --arx-cp CLASSPATH --arx-cwd DIR`, a class or two "
+            f"at a time with `--only`, the rows merged with `--rows`; 1-minute load {loads} during the runs, per row "
+            "in the CSV: the seconds are those of a machine shared by many processes)."
         ),
         "",
         *(f"- {o}: {n}" for o, n in counts.rows()),
@@ -345,12 +419,16 @@ def main() -> None:
             if r["outcome"] == "lower" and r["case"] not in proven and r["case"] in UNWALKED
         ),
         "",
-        "| case | models | metric | limit | ARX | ours | outcome | proven optimal | s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *timing_lines(rows),
+        "| case | models | metric | limit | ARX | ours | outcome | proven optimal | s | CPU s | load | ARX s | "
+        "ARX CPU s | ARX load | CPU ratio |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *(
             f"| {r['case']} | {r.get('models', '')} | {r.get('metric', '')} | {r.get('limit', '')} | "
             f"{r.get('expected')} | "
-            f"{r.get('value')} | {r['outcome']} | {'yes' if r['case'] in proven else ''} | {r.get('seconds', '')} |"
+            f"{r.get('value')} | {r['outcome']} | {'yes' if r['case'] in proven else ''} | {r.get('seconds', '')} | "
+            f"{_cell(r.get('cpu_seconds'))} | {_cell(r.get('load'), 1)} | {_cell(r.get('arx_seconds'))} | "
+            f"{_cell(r.get('arx_cpu_seconds'))} | {_cell(r.get('arx_load'), 1)} | {_cell(_ratio(r), 1)} |"
             for r in rows
         ),
     ]

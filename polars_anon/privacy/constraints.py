@@ -195,11 +195,27 @@ class Constraints:
         return pop.astype(np.int64)
 
     def _extra_count(self) -> np.ndarray:
+        """The population counts of the tuples the sample lacks, in :meth:`_extra_order`."""
         cache = self.__dict__.setdefault("_extra_counts", {})
         if "count" not in cache:
             assert self.population is not None
-            cache["count"] = self.population.extra["count"].to_numpy().astype(np.float64)
+            counts = self.population.extra["count"].to_numpy().astype(np.float64)
+            cache["count"] = counts[self._extra_order()]
         return cache["count"]
+
+    def _extra_order(self) -> np.ndarray:
+        """The population tuples the sample lacks, sorted by their hierarchy node ids (the last qid first, as the
+        keys of :meth:`_level_keys` weigh them). Node ids are in tree order and generalizing keeps their order,
+        so at any levels the keys stay sorted by their highest digit: the binary searches of
+        :meth:`_population_of` then walk the sorted sample keys mostly forward (each population count lands in
+        the same class whatever the order; the sums are of whole numbers, exact)."""
+        cache = self.__dict__.setdefault("_extra_counts", {})
+        if "order" not in cache:
+            assert self.population is not None
+            extra = self.population.extra
+            ids = [h.ids_of(extra[q]) for q, h in self.hierarchies.items() if q in extra.columns]
+            cache["order"] = np.lexsort(ids) if ids else np.arange(extra.height)
+        return cache["order"]
 
     def _level_keys(self, levels: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
         """One int64 key per sample tuple and per population tuple the sample lacks: their published tuple at
@@ -213,13 +229,16 @@ class Constraints:
             if q not in levels:
                 continue
             if q not in cache:
-                cache[q] = [h.ids_of(f[q]) for f in frames]
-            up = h.generalize_ids(int(levels[q]))
+                cache[q] = [h.ids_of(frames[0][q]), h.ids_of(frames[1][q])[self._extra_order()]]
+            level = int(levels[q])
+            if (q, level) not in cache:  # the node ids at this level, per tuple (the search asks each level often)
+                up = h.generalize_ids(level)
+                cache[q, level] = [up[ids] for ids in cache[q]]
             if stride * h.n_nodes >= 1 << 62:  # keep the key in 63 bits: make it dense again
                 both = np.unique(np.concatenate(keys), return_inverse=True)[1].ravel()
                 keys, stride = [both[: len(keys[0])], both[len(keys[0]) :]], len(both) + 1
-            for key, ids in zip(keys, cache[q]):
-                key += up[ids] * stride
+            for key, nodes in zip(keys, cache[q, level]):
+                key += nodes * stride
             stride *= h.n_nodes
         return keys[0], keys[1]
 

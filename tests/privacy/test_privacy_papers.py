@@ -114,6 +114,112 @@ def test_pitman_solves_its_likelihood_equations() -> None:
     assert estimates(hist, 200_000)["dankar_model"] == "pitman"  # sampling fraction 2% <= 10%
 
 
+def _pitman_thirteen_starts(hist: dict[int, int], population: float) -> float:
+    """The plain solver: 13 starts of MINPACK's hybrid method on the likelihood equations, written as loops
+    (Hoshino 2001), with no shortcut; the reference for :func:`pitman`'s test that skips the starts."""
+    from scipy.optimize import root
+    from scipy.special import gammaln
+
+    n, u = sum(s * c for s, c in hist.items()), sum(hist.values())
+    c1, c2 = hist.get(1, 0), hist.get(2, 0) or 1
+
+    def equations(x: np.ndarray) -> list[float]:
+        t, a = float(x[0]), float(x[1])
+        o1 = sum(1 / (t + i * a) for i in range(1, u))
+        o3 = sum(i / (t + i * a) for i in range(1, u))
+        o2 = sum(1 / (t + i) for i in range(1, n))
+        o4 = sum(c * sum(1 / (k - a) for k in range(1, s)) for s, c in hist.items())
+        return [o1 - o2, o3 - o4]
+
+    c = c1 * (c1 - 1) / c2
+    t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / (2 * c1 * u + c1 * c - n * c)
+    a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    for start in [(t0, a0)] + [(t, a) for t in (1.0, 10.0, 100.0, 1000.0) for a in (0.2, 0.5, 0.8)]:
+        if not (0 < start[1] < 1 and start[0] > -start[1]):
+            continue
+        with np.errstate(all="ignore"):
+            sol = root(equations, list(start), method="hybr")
+        t, a = (float(v) for v in sol.x)
+        if sol.success and t >= 0 and 0 < a < 1 and max(abs(v) for v in equations(sol.x)) < 1e-6:
+            value = math.exp(gammaln(t + 1) - gammaln(t + a) + a * math.log(population))
+            return value if value <= population else math.nan
+    return math.nan
+
+
+@pytest.mark.parametrize(
+    "hist",
+    [
+        {1: 60, 2: 10, 3: 5, 8: 2},  # a solution (α > 0)
+        {1: 100, 2: 20, 4: 5},  # a solution
+        {1: 30, 2: 12, 3: 6, 4: 3, 6: 2, 11: 1},  # a solution
+        {1: 10, 2: 20, 5: 4},  # none: the likelihood falls as α leaves 0 (Ewens's maximum)
+        {1: 8, 2: 30, 3: 10, 7: 2},  # none
+        {1: 3, 2: 5, 4: 9, 9: 6},  # none
+    ],
+)
+def test_pitman_agrees_with_the_plain_solver(hist: dict[int, int]) -> None:
+    """:func:`pitman` (one vectorized residual, no starts where the likelihood is highest at α = 0) finds a
+    solution exactly where 13 plain starts do, and the same estimate. Half the cases are of the skipped kind:
+    ∂L/∂α < 0 at Ewens's maximum (α = 0, θ_E with θ_E Σ_{i<n} 1/(θ_E + i) = u − 1), computed here by loops."""
+    from scipy.optimize import brentq
+
+    n, u = sum(s * c for s, c in hist.items()), sum(hist.values())
+    theta = brentq(lambda t: sum(t / (t + i) for i in range(1, n)) - (u - 1), 1e-9, 1e9)
+    slope = sum(i / theta for i in range(1, u)) - sum(c * sum(1 / k for k in range(1, s)) for s, c in hist.items())
+    expected = _pitman_thirteen_starts(hist, 10_000.0)
+    assert math.isnan(expected) == (slope < 0)  # the cases are of the kind their comment says
+    got = pitman(hist, 10_000.0)
+    if math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("hist", "population"),
+    [
+        ({1: 14, 2: 6, 3: 1, 4: 2, 7: 2, 14: 1, 23: 1, 86: 1}, 2067.0),  # a solution
+        ({1: 15, 2: 5, 4: 1, 5: 2, 6: 1, 9: 1, 24: 1, 25: 1, 91: 1}, 2066.0),  # a solution
+        ({1: 100, 2: 20, 4: 5}, 317_238_626.0),  # none (a sampling fraction of 5e-7)
+    ],
+)
+def test_snb_agrees_with_the_numpy_scalar_solver(hist: dict[int, int], population: float) -> None:
+    """:func:`snb` evaluates its equations on Python floats between NumPy powers; the same four starts on
+    NumPy scalars (Chen and McNulty's equations as written) give the same value to the last bit."""
+    from scipy.optimize import root
+
+    from polars_anon.privacy.uniqueness import snb
+
+    sizes = np.array(sorted(hist), dtype=np.float64)
+    counts = np.array([hist[int(s)] for s in sizes], dtype=np.float64)
+    n, c1, c2 = float(sizes @ counts), float(hist[1]), float(hist.get(2, 0))
+    f, f2 = n / population, (n / population) ** 2
+    k = (
+        float(counts.sum())
+        + c1
+        * (float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum()) / float((counts * (1 - f2) ** sizes - 1).sum()))
+        * (float(((1 - f) ** sizes * counts).sum()) / float((sizes * f * (1 - f) ** (sizes - 1) * counts).sum())) ** 2
+    )
+
+    def equations(x: np.ndarray) -> list[float]:
+        a, b = np.float64(x[0]), np.float64(x[1])
+        d = (1 - f) * (1 - b)
+        first = k * f * np.power(b / (1 - d), a) * (a * d / (1 - d) + 1) - c1
+        second = k * a * np.power(b, a) * f * f * (1 - b) / 2 / np.power(1 - d, a + 2) * (2 - (1 - a) * d) - c2
+        return [float(first), float(second)]
+
+    expected = math.nan
+    for start in ((1.0, 0.5), (0.5, 0.1), (2.0, 0.9), (0.1, 0.01)):
+        with np.errstate(all="ignore"):
+            sol = root(equations, list(start), method="hybr")
+        a, b = (float(v) for v in sol.x)
+        if sol.success and 0 < b < 1 and a > 0 and max(abs(v) for v in equations(sol.x)) < 1e-6 * max(c1, 1.0):
+            expected = k * b**a
+            break
+    got = snb(hist, population)
+    assert (math.isnan(got) and math.isnan(expected)) or got == expected
+
+
 def test_no_sample_uniques_means_no_population_uniques() -> None:
     assert estimates({2: 10, 3: 4}, 10_000) == {
         "pitman": 0.0,
