@@ -439,6 +439,8 @@ def evaluate(
 ) -> pl.DataFrame:
     """Compute metrics on prepared data (see :func:`compute`); all queries run together."""
     chosen = metric_names(names, data.sensitive is not None)
+    if not by_attribute:
+        data = data.whole_table()  # only the whole-table rows are read
     if normalized:
         star = fully_suppressed(data) if any(METRICS[n].scale is None for n in chosen) else None
         results = pl.collect_all([METRICS[n].normalized(data, star) for n in chosen])
