@@ -26,7 +26,7 @@ falls back as above). Returned figures are *shares of the population* (uniques /
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -171,6 +171,10 @@ def _ewens_is_the_maximum(big_sizes: np.ndarray, big_counts: np.ndarray, n: floa
     return gain - loss < -1e-9 * (gain + loss)
 
 
+def _numpy_power(x: float, y: float) -> float:
+    return float(np.power(x, y))
+
+
 def _non_empty_classes(sizes: np.ndarray, counts: np.ndarray, c1: float, f: float) -> float:
     f2 = f * f
     var1 = float((sizes * f2 * (1 - f2) ** (sizes - 1) * counts).sum())
@@ -204,34 +208,20 @@ def _snb(key: tuple[tuple[int, int], ...], population: float) -> float:
     with np.errstate(all="ignore"):
         k = _non_empty_classes(sizes, counts, c1, f)
 
-    power = np.power  # NumPy's pow (math.pow differs from it in the last bit on some arguments)
+    def residuals(a: float, b: float, power: Callable[[float, float], float]) -> list[float]:
+        d = (1 - f) * (1 - b)
+        first = k * f * power(b / (1 - d), a) * (a * d / (1 - d) + 1) - c1
+        second = k * a * power(b, a) * f * f * (1 - b) / 2 / power(1 - d, a + 2) * (2 - (1 - a) * d) - c2
+        return [float(first), float(second)]
 
     def equations(x: np.ndarray) -> list[float]:
-        # Python floats between three NumPy powers: the same IEEE operations in the same order as on NumPy
-        # scalars, without their overhead; where one would raise (a division by zero) NumPy's values are taken
-        a, b = float(x[0]), float(x[1])
+        # on Python floats between NumPy's powers (math.pow differs in the last bit on some arguments): the same
+        # IEEE operations in the same order as on NumPy scalars, without their overhead; where a Python float
+        # would raise (a division by zero), on NumPy scalars, whose values (inf, nan) the solver was given before
         try:
-            d = (1 - f) * (1 - b)
-            first = k * f * float(power(b / (1 - d), a)) * (a * d / (1 - d) + 1) - c1
-            second = k * a * float(power(b, a)) * f * f * (1 - b) / 2 / float(power(1 - d, a + 2))
-            second = second * (2 - (1 - a) * d) - c2
+            return residuals(float(x[0]), float(x[1]), _numpy_power)
         except ArithmeticError:
-            a64, b64 = np.float64(a), np.float64(b)
-            d64 = (1 - f) * (1 - b64)
-            first = k * f * np.power(b64 / (1 - d64), a64) * (a64 * d64 / (1 - d64) + 1) - c1
-            second = (
-                k
-                * a64
-                * np.power(b64, a64)
-                * f
-                * f
-                * (1 - b64)
-                / 2
-                / np.power(1 - d64, a64 + 2)
-                * (2 - (1 - a64) * d64)
-                - c2
-            )
-        return [float(first), float(second)]
+            return residuals(np.float64(x[0]), np.float64(x[1]), np.power)  # type: ignore[arg-type]
 
     if not math.isfinite(k) or k <= 0:
         return math.nan
