@@ -906,21 +906,16 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
     still pass :meth:`_Rule.ok`. Edits `klass` in place; returns the tuples moved.
     """
     moved = 0
+    rows = np.flatnonzero(klass >= 0)  # the same rows and classes in every pass (a class keeps k rows)
+    if not len(rows):
+        return 0
+    ids, cid = np.unique(klass[rows], return_inverse=True)
+    cid = cid.astype(np.int64)
+    op = _boxes(axes, size, rows, cid)
+    n_cls = len(op.size)
+    before = _class_costs(axes, op)
+    gain, rest = _move_gains(axes, size, rows, cid, op, before)
     for _ in range(MAX_MOVE_PASSES):
-        rows = np.flatnonzero(klass >= 0)
-        if not len(rows):
-            break
-        ids, cid = np.unique(klass[rows], return_inverse=True)
-        cid = cid.astype(np.int64)
-        op = _boxes(axes, size, rows, cid)
-        n_cls = len(op.size)
-        before = op.size * sum(ax.cost(op.lo[j], op.hi[j]) for j, ax in enumerate(axes))
-        rest = op.size[cid] - size[rows]
-        after = np.zeros(len(rows))
-        for j, ax in enumerate(axes):
-            lo, hi = _without(ax.lo[rows], cid, op.lo[j], np.minimum), _without(ax.hi[rows], cid, op.hi[j], np.maximum)
-            after += rest * ax.cost(np.where(rest > 0, lo, op.lo[j][cid]), np.where(rest > 0, hi, op.hi[j][cid]))
-        gain = before[cid] - after
         cand = np.flatnonzero((gain > 1e-9) & (rest >= rule.k))
         if not len(cand) or n_cls < 2:
             break
@@ -952,9 +947,33 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
             picks = picks[keep]
             if not len(picks):
                 break
-        klass[rows] = ids[new_cid]
+        changed = np.zeros(n_cls, dtype=bool)
+        changed[cid[cand[picks]]] = changed[target[picks]] = True
+        cid = new_cid
+        klass[rows] = ids[cid]
         moved += len(picks)
+        # only the classes a move touched change: their boxes, costs and their tuples' gains, priced again
+        sel = np.flatnonzero(changed[cid])
+        local, n_changed = _dense(cid[sel], n_cls)
+        sub = _boxes(axes, size, rows[sel], local)
+        at = np.flatnonzero(changed)
+        op.size[at] = sub.size
+        for j in range(len(axes)):
+            op.lo[j][at], op.hi[j][at] = sub.lo[j], sub.hi[j]
+        before[at] = _class_costs(axes, sub)
+        gain[sel], rest[sel] = _move_gains(axes, size, rows[sel], local, sub, before[at])
     return moved
+
+
+def _move_gains(axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, op: _Open,
+                before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Per tuple: what its class's cost falls by without it (``cost(C) - cost(C - t)``), and the rows left in C."""
+    rest = op.size[cid] - size[rows]
+    after = np.zeros(len(rows))
+    for j, ax in enumerate(axes):
+        lo, hi = _without(ax.lo[rows], cid, op.lo[j], np.minimum), _without(ax.hi[rows], cid, op.hi[j], np.maximum)
+        after += rest * ax.cost(np.where(rest > 0, lo, op.lo[j][cid]), np.where(rest > 0, hi, op.hi[j][cid]))
+    return before[cid] - after, rest
 
 
 def _without(x: np.ndarray, cid: np.ndarray, extreme: np.ndarray, fn: np.ufunc) -> np.ndarray:
