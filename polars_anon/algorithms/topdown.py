@@ -209,6 +209,7 @@ class _Axis:
         self.slot = slots[self.value].ravel()
         self.table = None
         self.cost_table = None
+        self.leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else None
         if len(self.leaf_node) <= _TABLE_LEAVES:
             self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
             if len(self.leaf_node) <= _COST_TABLE_LEAVES:
@@ -218,7 +219,12 @@ class _Axis:
         """The lowest common ancestor of the leaves at positions lo..hi."""
         if self.table is not None:
             return self.table[lo, hi].astype(np.int64)
-        return self.h.lca(self.leaf_node[lo], self.leaf_node[hi])
+        # ancestors of both leaves, root first: they agree down to the lowest common ancestor, then differ
+        # (-1 below a leaf's own depth); one pass over the depths instead of Hierarchy.lca's loop over them
+        a, b = self.leaf_anc[lo], self.leaf_anc[hi]
+        differ = (a != b) | (a < 0)
+        first = np.where(differ.any(axis=1), differ.argmax(axis=1), a.shape[1])
+        return a[np.arange(len(a)), first - 1]
 
     def cost(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         if self.cost_table is not None:
