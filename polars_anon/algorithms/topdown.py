@@ -209,7 +209,8 @@ class _Axis:
         self.slot = slots[self.value].ravel()
         self.table = None
         self.cost_table = None
-        self.leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else None
+        # the ancestors of each leaf by depth, where node() has no table (empty otherwise)
+        self.leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else anc[:0]
         if len(self.leaf_node) <= _TABLE_LEAVES:
             self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
             if len(self.leaf_node) <= _COST_TABLE_LEAVES:
