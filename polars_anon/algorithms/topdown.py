@@ -58,7 +58,9 @@ from the top: every class boundary is a hierarchy boundary.
    joins at least added cost when that is below the gain; each pass takes the best
    moves first, each class the source or target of one move (costs stay exact),
    pricing at most :data:`MAX_MOVE_CELLS` (tuple, class, qid) cells, best-gain tuples
-   first, up to :data:`MAX_MOVE_PASSES` passes. Both keep every class passing
+   first, up to :data:`MAX_MOVE_PASSES` passes; after the first pass only the classes a
+   move touched are priced again (the 15M-row register job: 31 CPU s against 43 when
+   every pass priced every class). Both keep every class passing
    :meth:`_Rule.ok`. On Adult they lower the loss by 0.4 % to 0.5 % (k = 5 / 100,
    0.0514 / 0.1953 to 0.0512 / 0.1943) for about twice the time; dissolving a whole
    class into its neighbours was measured and gained under 0.03 %.
