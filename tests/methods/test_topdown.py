@@ -10,12 +10,14 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
+import polars_anon.algorithms.topdown as topdown
 from polars_anon import cli
 from polars_anon.algorithms.topdown import (
     _Axis,
     _boxes,
     _entropy,
     _join_nearest,
+    _moves,
     _outliers,
     _price,
     _Rule,
@@ -185,6 +187,43 @@ def test_unblock_suppresses_the_rows_a_split_sets_aside() -> None:
     klass = np.zeros(3, dtype=np.int64)
     assert _unblock(axes, size, klass, rule, 0, 0.0).tolist() == []
     assert klass.tolist() == [0, 0, 0]
+
+
+def test_move_passes_priced_again_only_where_moves_touched_match_passes_from_scratch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The move pass prices its classes once, then only those a move touched: the same moves as passes that
+    each price every class from scratch (one pass per call), on 24 tuples in 6 classes (10 to 16 moves)."""
+    h = pa.Hierarchy.from_dict(
+        {"*": {f"g{i}": {f"h{i}{j}": [f"v{i}{j}{x}" for x in range(2)] for j in range(2)} for i in range(3)}}
+    )
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        agg = pl.DataFrame({q: rng.choice(h.leaf_labels, 24) for q in ("a", "b")}).with_columns(size=pl.lit(1))
+        axes = [_Axis(h, agg["a"]), _Axis(h, agg["b"])]
+        size = np.ones(24, dtype=np.int64)
+        rule = _Rule(2, Constraints(size, 2))
+        incremental = np.repeat(np.arange(6), 4)
+        moved = _moves(axes, size, incremental, rule)
+        scratch = np.repeat(np.arange(6), 4)
+        monkeypatch.setattr(topdown, "MAX_MOVE_PASSES", 1)
+        passes = [_moves(axes, size, scratch, rule) for _ in range(8)]
+        monkeypatch.undo()
+        assert moved == sum(passes) >= 10 and passes[1] > 0
+        assert incremental.tolist() == scratch.tolist()
+
+
+def test_node_of_leaf_ranges_above_the_table_size() -> None:
+    """Above 2,048 leaves the node of a leaf range comes from the leaves' ancestor rows: 50 groups of 50 leaves
+    and one leaf under the root; by hand: one leaf is itself, a range inside a group the group, else the root."""
+    groups = {f"g{i}": [f"v{i}_{j}" for j in range(50)] for i in range(50)}
+    h = pa.Hierarchy.from_dict({"*": {**groups, "solo": None}})
+    ax = _Axis(h, pl.Series(["v0_0"]))
+    assert ax.table is None
+    position = {h.labels[n]: i for i, n in enumerate(ax.leaf_node)}
+    lo = np.array([position[x] for x in ("v3_7", "v3_0", "v3_0", "solo", "v0_0")])
+    hi = np.array([position[x] for x in ("v3_7", "v3_49", "v4_0", "solo", "solo")])
+    assert [h.labels[n] for n in ax.node(lo, hi)] == ["v3_7", "g3", "*", "solo", "*"]
 
 
 def test_partition_publishes_each_class_as_its_lowest_common_ancestors() -> None:
