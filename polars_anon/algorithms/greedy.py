@@ -68,7 +68,6 @@ Its cost against the exact loop is measured on Adult in
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -237,44 +236,7 @@ class _Group:
         return self.h.lca(x, y)
 
 
-GROUPS_CACHED = 4
-"""The fused tables of at most this many (hierarchies, weights) pairs are kept (most recent first): the method
-advice and repeated calls on the same hierarchies rerun greedy, whose tables take 50-90 ms to build on Adult's."""
-GROUPS_CACHE_BYTES = 2**27
-"""... and of at most this many bytes together (Adult's 8 qids: about 61 MB); larger tables are not kept."""
-_GROUPS_CACHE: list[tuple[list[tuple[str, Hierarchy, np.ndarray]], list[_Group]]] = []
-_GROUPS_LOCK = threading.Lock()
-
-
 def _groups(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray]) -> list[_Group]:
-    """:func:`_fuse`'s groups, from a small cache: an entry matches when it holds the same hierarchy objects (a
-    Hierarchy is immutable; the entry keeps them alive, so their ids are not reused) in the same qid order and equal
-    root weights. The cached arrays are read-only."""
-    key = [(q, h, np.asarray(roots[q], dtype=np.float64)) for q, h in hierarchies.items()]
-    with _GROUPS_LOCK:
-        for i, (cached, groups) in enumerate(_GROUPS_CACHE):
-            if len(cached) == len(key) and all(
-                q == cq and h is ch and np.array_equal(r, cr) for (q, h, r), (cq, ch, cr) in zip(key, cached)
-            ):
-                _GROUPS_CACHE.insert(0, _GROUPS_CACHE.pop(i))
-                return groups
-    groups = _fuse(hierarchies, roots)
-    for g in groups:
-        for a in (g.r, g.rl, g.lca):
-            if a is not None:
-                a.flags.writeable = False
-    with _GROUPS_LOCK:
-        _GROUPS_CACHE.insert(0, ([(q, h, r.copy()) for q, h, r in key], groups))
-        total = 0
-        for i, (_, cached_groups) in enumerate(_GROUPS_CACHE):
-            total += sum(a.nbytes for g in cached_groups for a in (g.r, g.rl, g.lca) if a is not None)
-            if i >= GROUPS_CACHED or total > GROUPS_CACHE_BYTES:
-                del _GROUPS_CACHE[i:]
-                break
-    return groups
-
-
-def _fuse(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray]) -> list[_Group]:
     """Fuse small attributes (first fit, largest first) so each step does fewer gathers."""
     qids = sorted(hierarchies, key=lambda q: (-hierarchies[q].n_nodes, list(hierarchies).index(q)))
     bins: list[list[str]] = []
@@ -290,7 +252,7 @@ def _fuse(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray])
     for b in bins:
         hs = [hierarchies[q] for q in b]
         if len(b) == 1 and hs[0].n_nodes > TABLE_NODES:
-            out.append(_Group(b, [hs[0].n_nodes], roots[b[0]].copy(), None, None, hs[0]))
+            out.append(_Group(b, [hs[0].n_nodes], roots[b[0]], None, None, hs[0]))
             continue
         r = np.zeros(1)
         rl = np.zeros((1, 1))

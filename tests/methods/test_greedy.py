@@ -15,7 +15,7 @@ from polars_anon.algorithms.greedy import greedy_partition
 from polars_anon.classes import class_sizes
 from polars_anon.errors import InvalidParameterError
 from tests.conftest import ADULT_QIDS
-from tests.examples import ANIMAL_HIERARCHIES, FIG2, GENDER, RACE, TABLE_I, is_truthful
+from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, is_truthful
 
 QIDS = ["gender", "race"]
 
@@ -183,36 +183,3 @@ def test_demo_runs_greedy(tmp_path: Path) -> None:
     assert cli.main(["demo", "--rows", "5000", "--k", "5", "--out", str(out), "--method", "greedy"]) == 0
     rep = json.loads((out / "report.json").read_text())
     assert rep["method"] == "greedy" and rep["min_class_size"] >= 5 and rep["n_rows"] == 5000
-
-
-def test_the_fused_tables_are_cached_by_hierarchy_object_and_weights() -> None:
-    """The same hierarchy objects and weights get the same (read-only) tables back; an equal but distinct hierarchy,
-    other weights or another qid order are built anew, equal to a cold build; at most GROUPS_CACHED entries stay."""
-    from polars_anon.algorithms.greedy import GROUPS_CACHED, cost_groups, root_weights
-
-    hs = {"gender": GENDER, "race": RACE}
-    ncp, nllm = root_weights(hs, "ncp", None), root_weights(hs, "nllm", None)
-    first = cost_groups(hs, ncp)
-    assert cost_groups(hs, {q: r.copy() for q, r in ncp.items()}) is first
-    assert all(not g.rl.flags.writeable and not g.lca.flags.writeable and not g.r.flags.writeable for g in first)
-    copy = {"gender": pa.Hierarchy.from_dict({"*": ["M", "F"]}), "race": RACE}  # equal, another object
-    cold = cost_groups(copy, ncp)
-    assert cold is not first
-    for a, b in zip(first, cold):
-        assert a.qids == b.qids and np.array_equal(a.rl, b.rl) and np.array_equal(a.lca, b.lca)
-    assert cost_groups(hs, nllm) is not first and cost_groups({"race": RACE, "gender": GENDER}, ncp) is not first
-    for i in range(GROUPS_CACHED):  # other keys push the first one out
-        cost_groups({"q": pa.Hierarchy.suppression([f"v{i}", "w"])}, {"q": np.array([0.0, 1.0, 1.0])})
-    assert cost_groups(hs, ncp) is not first
-
-
-def test_a_cached_table_gives_the_cold_partition(adult: pl.DataFrame, adult_hierarchies: dict, adult_dir: Path) -> None:
-    """Greedy on Adult (300 rows, k = 5) with the tables of an earlier call equals greedy on fresh hierarchy objects
-    (a cold build), and a second call is the same again."""
-    agg = class_sizes(adult.head(300).lazy(), ADULT_QIDS).collect()
-    warm = [greedy_partition(agg, adult_hierarchies, 5, progress=False) for _ in range(2)]
-    fresh = {q: pa.Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in ADULT_QIDS}
-    cold = greedy_partition(agg, fresh, 5, progress=False)
-    for res in warm:
-        assert np.array_equal(res.class_id, cold.class_id)
-        assert all(np.array_equal(res.nodes[q], cold.nodes[q]) for q in ADULT_QIDS)
