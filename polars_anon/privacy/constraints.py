@@ -27,6 +27,7 @@ adds violating rows (prune with a suppression budget).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -107,6 +108,38 @@ class Constraints:
     def needs_levels(self) -> bool:
         """True when population tuples absent from the sample must be generalized (pass ``levels``)."""
         return self.population is not None and self.population.extra.height > 0
+
+    def monotone_part(self, suppression: bool) -> Constraints | None:
+        """k and the class models that are monotone (with suppression when `suppression`): a copy judging only them.
+
+        When these alone make a vector fail a search (with `suppression`: suppress more rows than a budget; without:
+        suppress any row), every specialization of it fails them too, and the whole, whose violating classes include
+        theirs, fails as well: a search may prune there even when the whole is not monotone. Table models are left
+        out (they mark classes after the class models, which need not include the part's marks). None when the part
+        is everything or never fails (k = 1 and no such model).
+
+        >>> c = Constraints(np.array([1, 1, 2]), 2)
+        >>> c.monotone_part(True) is None, c.monotone_part(False) is None  # k alone: the whole is monotone
+        (True, True)
+        """
+        keep = [
+            i
+            for i, (m, c) in enumerate(zip(self.models, self.checks))
+            if c.scope == "class" and (m.monotone_suppression if suppression else m.monotone)
+        ]
+        if len(keep) == len(self.models) or (not keep and self.k <= 1):
+            return None
+        part = copy.copy(self)
+        part.models = tuple(self.models[i] for i in keep)
+        part.checks = [self.checks[i] for i in keep]
+        part.class_checks = list(part.checks)
+        part.table_checks = []
+        part.monotone = all(m.monotone for m in part.models)
+        part.monotone_suppression = all(m.monotone_suppression for m in part.models)
+        part.floor = self.k
+        if not any(m.needs_population_table for m in part.models):
+            part.population = None
+        return part
 
     # ------------------------------------------------------------------ statistics
     def view(
