@@ -15,8 +15,8 @@ failing one fails (rows in classes smaller than k can only decrease when classes
 merge), so a failing vector is climbed to a maximal failing one whose whole
 down-set is skipped. When a model is not monotone (δ-presence with dmin > 0 ...),
 a failing vector still prunes so when k and the monotone class models alone fail it
-(:meth:`~polars_anon.privacy.constraints.Constraints.monotone_part`). A vector is also skipped when the objective proves it
-cannot win: its static bound, or the bound an evaluated vector below it gives
+(:meth:`~polars_anon.privacy.constraints.Constraints.monotone_part`). A vector is
+also skipped when the objective proves it cannot win: its static bound, or the bound an evaluated vector below it gives
 for its up-set, is above the best found, or it would suppress more rows than any
 vector that beats the best may. The search stops once the next static bound is
 above the best value, so the result is optimal; objectives without a useful
