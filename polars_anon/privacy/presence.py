@@ -31,7 +31,7 @@ are refused upfront, as ARX refuses local recoding for these models.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -115,6 +115,13 @@ class DeltaPresence(WithPopulation, Model):
         check_fraction("delta-presence", "dmax", self.dmax)
         if self.dmin > self.dmax:
             raise InvalidParameterError(f"delta-presence: dmin={self.dmin!r} is above dmax={self.dmax!r}")
+
+    def relaxed(self, suppression: bool) -> Model | None:
+        """Without suppression, ``(0, dmax)``-presence: a ratio never rises when classes merge, so a vector with a
+        class above dmax has one in each vector below (with suppression none: see the module docstring)."""
+        if suppression:
+            return None
+        return self if self.dmin == 0 else replace(self, dmin=0.0)
 
     def bind(self, context: Context) -> Check:
         return _PresenceCheck(self)
