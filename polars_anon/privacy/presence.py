@@ -11,8 +11,9 @@ generalize to the class's published tuple.
   ``dmin = 0``: generalizing merges classes and also brings in population records
   of tuples the sample lacks, so a class's ratio can only fall; it never rises
   above dmax, but it may fall below a positive dmin (so a search must not prune
-  on it then, except on its dmax side: :meth:`DeltaPresence.relaxed`). Never monotone with suppression (a violating class merged with a
-  good one may make both violate).
+  on it then, except on its dmax side: :meth:`DeltaPresence.relaxed`). Never
+  monotone with suppression (a violating class merged with a good one may make
+  both violate).
 - **k-map** (``KMap(k, population=...)``): every class matches at least k
   population records. Without a population table, ``KMap(k, sampling_fraction=f)``
   (or ``population_size=N``, f = rows / N) derives, as ARX does, the sample class
