@@ -1,6 +1,6 @@
 """Time of fulldomain on Adult with δ-presence and with a risk model, next to the same search without them.
 
-    nice -n 10 python benchmarks/privacy_times.py [--arx /path/to/arx] [--repeat 2]
+    nice -n 10 python benchmarks/privacy_times.py [--arx /path/to/arx] [--repeat 2] [--only TEXT]
 
 Configurations as ARX's suite sets them (`benchmarks/arx_privacy_suite.py`): the qids every
 column but `occupation` (δ-presence, on ARX's 3,016-row research subset of Adult, the population
@@ -8,7 +8,8 @@ the whole of Adult) or all nine (risk models, on Adult, k = 1 as ARX's RiskBased
 k = 1 and k = 2 alone); the metric and suppression limit of the case; "without" is the same call
 with k alone. A warm-up run comes first. Wall seconds of ``pa.anonymize(...).collect()``
 (the search, the publish step and the independent check), the best of ``--repeat`` runs, with the
-1-minute load average. Writes ``benchmarks/results/privacy_times.md``.
+1-minute load average. Writes ``benchmarks/results/privacy_times.md``; with ``--only``, runs the rows whose
+models contain TEXT and replaces just those rows of the file (the others keep their earlier figures).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arx", default=os.environ.get("ARX", "/work/peers/arx"), help="an ARX checkout")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--only", help="run only the rows whose models contain this text; keep the file's others")
     args = parser.parse_args()
     adult = pl.read_csv(suite.ADULT / "adult.csv", separator=";", infer_schema=False)
     subset = pl.read_csv(Path(args.arx) / "data" / "adult_subset.csv", separator=";", infer_schema=False)
@@ -72,6 +74,8 @@ def main() -> None:
     rows = []
     for name, data, qids, k, metric, limit, variants in runs:
         for label, models, *own_k in variants:
+            if args.only and args.only not in label:
+                continue
             seconds, load, cpu, report = timed(data, qids, hs, own_k[0] if own_k else k, metric, limit, models,
                                                args.repeat)  # fmt: skip
             row = {"configuration": name, "models": label, "seconds": round(seconds, 2), "cpu": round(cpu, 2),
@@ -80,6 +84,21 @@ def main() -> None:
                    "value": report["details"]["objective"]["value"]}  # fmt: skip
             print(row, flush=True)
             rows.append(row)
+    table = [
+        f"| {r['configuration']} | {r['models']} | {r['seconds']} | {r['cpu']} | {r['load']} | {r['evaluated']} | "
+        f"{r['suppressed']} | {r['value']:.6g} |"
+        for r in rows
+    ]
+    out = RESULTS / "privacy_times.md"
+    note = []
+    if args.only and out.exists():  # the earlier rows, these replacing theirs
+        new = {tuple(line.split(" | ")[:2]): line for line in table}
+        earlier = [line for line in out.read_text().splitlines() if line.startswith("| ") and "---" not in line][1:]
+        table = [new.pop(tuple(line.split(" | ")[:2]), line) for line in earlier] + list(new.values())
+        note = [
+            "",
+            f"Rows with models containing {args.only!r} re-run with `--only {args.only!r}`; the others earlier.",
+        ]
     lines = [
         "# fulldomain on Adult with δ-presence and risk models, next to k alone",
         "",
@@ -89,14 +108,11 @@ def main() -> None:
         "",
         "| configuration | models | s | CPU s | load | vectors evaluated | suppressed | objective |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
-        *(
-            f"| {r['configuration']} | {r['models']} | {r['seconds']} | {r['cpu']} | {r['load']} | {r['evaluated']} | "
-            f"{r['suppressed']} | {r['value']:.6g} |"
-            for r in rows
-        ),
+        *table,
+        *note,
     ]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "privacy_times.md").write_text("\n".join(lines) + "\n")
+    out.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,10 @@ Search: vectors are visited by increasing static lower bound of the objective
 generalization of a k-anonymous vector is k-anonymous, every specialization of a
 failing one fails (rows in classes smaller than k can only decrease when classes
 merge), so a failing vector is climbed to a maximal failing one whose whole
-down-set is skipped. A vector is also skipped when the objective proves it
-cannot win: its static bound, or the bound an evaluated vector below it gives
+down-set is skipped. When a model is not monotone (δ-presence with dmin > 0 ...),
+a failing vector still prunes so when k and the monotone class models alone fail it
+(:meth:`~polars_anon.privacy.constraints.Constraints.monotone_part`). A vector is
+also skipped when the objective proves it cannot win: its static bound, or the bound an evaluated vector below it gives
 for its up-set, is above the best found, or it would suppress more rows than any
 vector that beats the best may. The search stops once the next static bound is
 above the best value, so the result is optimal; objectives without a useful
@@ -47,6 +49,7 @@ from polars_anon.algorithms.objectives import (
 )
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.options import check_max_suppressed
+from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
 
 __all__ = ["FulldomainOptions", "Lattice", "SearchResult", "neighbours", "search"]
@@ -271,6 +274,16 @@ class Lattice:
         levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if self.constraints.needs_levels else None
         return self.constraints.violating(found.ids(), levels)
 
+    def suppressed_by(self, vector: np.ndarray, part: Constraints) -> int:
+        """The rows `vector` suppresses for `part` alone (a :meth:`Constraints.monotone_part`)."""
+        found = self._classes(vector)
+        if part.k_only:
+            bad = found.rows < part.k
+        else:
+            levels = {q: int(lv) for q, lv in zip(self.qids, vector)} if part.needs_levels else None
+            bad = part.violating(found.ids(), levels)
+        return int(found.rows[bad].sum()) if bad.any() else 0
+
     @property
     def prunable(self) -> bool:
         """Whether a failing vector's specializations fail too.
@@ -438,6 +451,10 @@ class _Search:
         self.best: tuple[np.ndarray, int, int, tuple[int, ...], Evaluation, Score] | None = None
         self.cap = budget
         self.count = 0
+        self.part = None if lattice.prunable else lattice.constraints.monotone_part(suppression=budget > 0)
+        """When the models are not monotone: k and those that are (:meth:`Constraints.monotone_part`)."""
+        self.part_rows = np.full(shape, -1, dtype=np.int64) if self.part is not None else None
+        """Rows each vector that fails the whole suppresses for :attr:`part` alone (-1: not computed)."""
 
     def record(self, v: np.ndarray) -> int:
         """Evaluate `v` once: update the best and what it proves; its suppressed rows."""
@@ -574,7 +591,7 @@ class _Search:
         a winner may, or the bounds it gives its down-set are above the best (False when the privacy
         models do not let a failing vector's specializations fail)."""
         if not self.lat.prunable:
-            return False
+            return self._part_fails(at)
         if self.suppressed[at] > (self.cap if self.lat.monotone_suppression else self.budget):
             return True
         if self.best is None:
@@ -586,6 +603,22 @@ class _Search:
             bool(np.isfinite(floor))
             and compare(np.array([floor * (1.0 - 1e-12)]), self.best[0][:1], self.obj.atol, self.obj.rtol) > 0
         )
+
+    def _part_fails(self, at: tuple[int, ...]) -> bool:
+        """Whether the monotone part alone (:attr:`part`) rules out the evaluated vector `at` and its down-set.
+
+        With suppression the part suppresses at least as many rows below `at` (monotone with suppression) and the
+        whole at least as many as the part, so more than :attr:`cap` there rules them all out; without, any row the
+        part suppresses at `at` it suppresses somewhere in each vector below. Computed only when the whole fails
+        (the part suppresses no more rows than the whole)."""
+        if self.part is None or self.part_rows is None:
+            return False
+        limit = self.cap if self.budget > 0 else 0
+        if self.suppressed[at] <= limit:
+            return False
+        if self.part_rows[at] < 0:
+            self.part_rows[at] = self.lat.suppressed_by(np.array(at, dtype=np.int64), self.part)
+        return bool(self.part_rows[at] > limit)
 
     def fails(self, u: np.ndarray) -> bool:
         """:meth:`hopeless` for `u`, known without evaluating it when it can be."""

@@ -166,6 +166,12 @@ class Model:
         """True when the model compares classes with a population table (full-domain methods only)."""
         return False
 
+    def relaxed(self, suppression: bool) -> Model | None:
+        """A model this one implies that is monotone (with suppression when `suppression`): the model itself when it
+        is, None when no such model is known. A search prunes on it where the model is not monotone
+        (:meth:`~polars_anon.privacy.constraints.Constraints.monotone_part`)."""
+        return self if (self.monotone_suppression if suppression else self.monotone) else None
+
     @property
     def population_frame(self) -> Any:
         return None

@@ -27,6 +27,7 @@ adds violating rows (prune with a suppression budget).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -83,8 +84,8 @@ class Constraints:
         self.hierarchies = dict(hierarchies or {})
         self.aggregates = aggregates
         self.n_rows = int(self.size.sum())
-        context = Context({a: s.domain for a, s in self.sensitive.items()}, self.n_rows, self.hierarchies)
-        self.checks: list[Check] = [m.bind(context) for m in self.models]
+        self.context = Context({a: s.domain for a, s in self.sensitive.items()}, self.n_rows, self.hierarchies)
+        self.checks: list[Check] = [m.bind(self.context) for m in self.models]
         self.class_checks = [c for c in self.checks if c.scope == "class"]
         self.table_checks = [c for c in self.checks if c.scope == "table"]
         self.monotone = all(m.monotone for m in self.models)
@@ -107,6 +108,44 @@ class Constraints:
     def needs_levels(self) -> bool:
         """True when population tuples absent from the sample must be generalized (pass ``levels``)."""
         return self.population is not None and self.population.extra.height > 0
+
+    def monotone_part(self, suppression: bool) -> Constraints | None:
+        """k and the class models' monotone relaxations (:meth:`Model.relaxed`; the model itself when it is monotone,
+        with suppression when `suppression`): a copy judging only them.
+
+        When these alone make a vector fail a search (with `suppression`: suppress more rows than a budget; without:
+        suppress any row), every specialization of it fails them too, and the whole, whose violating classes include
+        theirs (a relaxation is implied by its model), fails as well: a search may prune there even when the whole is
+        not monotone (δ-presence with dmin > 0 relaxes to dmin = 0 without suppression). Table models are left
+        out (they mark classes after the class models, which need not include the part's marks). None when the part
+        is everything or never fails (k = 1 and no such model).
+
+        >>> c = Constraints(np.array([1, 1, 2]), 2)
+        >>> c.monotone_part(True) is None, c.monotone_part(False) is None  # k alone: the whole is monotone
+        (True, True)
+        """
+        models, checks = [], []
+        for m, c in zip(self.models, self.checks):
+            r = m.relaxed(suppression)
+            check = c if r is m else None if r is None else r.bind(self.context)
+            if r is not None and check is not None and check.scope == "class":
+                models.append(r)
+                checks.append(check)
+        if (len(models) == len(self.models) and all(r is m for r, m in zip(models, self.models))) or (
+            not models and self.k <= 1
+        ):
+            return None
+        part = copy.copy(self)
+        part.models = tuple(models)
+        part.checks = checks
+        part.class_checks = list(part.checks)
+        part.table_checks = []
+        part.monotone = all(m.monotone for m in part.models)
+        part.monotone_suppression = all(m.monotone_suppression for m in part.models)
+        part.floor = self.k
+        if not any(m.needs_population_table for m in part.models):
+            part.population = None
+        return part
 
     # ------------------------------------------------------------------ statistics
     def view(

@@ -11,8 +11,9 @@ generalize to the class's published tuple.
   ``dmin = 0``: generalizing merges classes and also brings in population records
   of tuples the sample lacks, so a class's ratio can only fall; it never rises
   above dmax, but it may fall below a positive dmin (so a search must not prune
-  on it then). Never monotone with suppression (a violating class merged with a
-  good one may make both violate).
+  on it then, except on its dmax side: :meth:`DeltaPresence.relaxed`). Never
+  monotone with suppression (a violating class merged with a good one may make
+  both violate).
 - **k-map** (``KMap(k, population=...)``): every class matches at least k
   population records. Without a population table, ``KMap(k, sampling_fraction=f)``
   (or ``population_size=N``, f = rows / N) derives, as ARX does, the sample class
@@ -31,7 +32,7 @@ are refused upfront, as ARX refuses local recoding for these models.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -115,6 +116,13 @@ class DeltaPresence(WithPopulation, Model):
         check_fraction("delta-presence", "dmax", self.dmax)
         if self.dmin > self.dmax:
             raise InvalidParameterError(f"delta-presence: dmin={self.dmin!r} is above dmax={self.dmax!r}")
+
+    def relaxed(self, suppression: bool) -> Model | None:
+        """Without suppression, ``(0, dmax)``-presence: a ratio never rises when classes merge, so a vector with a
+        class above dmax has one in each vector below (with suppression none: see the module docstring)."""
+        if suppression:
+            return None
+        return self if self.dmin == 0 else replace(self, dmin=0.0)
 
     def bind(self, context: Context) -> Check:
         return _PresenceCheck(self)

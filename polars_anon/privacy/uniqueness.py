@@ -11,7 +11,10 @@ fraction f = n / N). The estimators follow ARX (``org.deidentifier.arx.risk``):
   Poisson-Dirichlet model, then ``Γ(θ + 1) / Γ(θ + α) N^α`` population uniques;
 - **SNB** (Chen and McNulty 1998, shifted negative binomial): the number of
   non-empty population classes K is estimated, then (α, β) solve the expected
-  counts of classes of size 1 and 2; population uniques = ``K β^α``;
+  counts of classes of size 1 and 2; population uniques = ``K β^α``. With d = (1 - f)(1 - β), those are
+  ``K f (β / (1 - d))^α (α d / (1 - d) + 1)`` and ``K α β^α f² (1 - β) / 2 (1 - d)^-(α+2) (2 - (1 - α) d)``
+  (the sums over the population sizes of the binomial draws; ARX's ``ModelSNB`` multiplies by
+  ``(1 - d)^(α+2)`` in the second, though its Jacobian is that of the division);
 - **Dankar** et al. (2012) decision rule: Pitman when f <= 0.1 (Zayatz if Pitman
   finds no solution), else the smaller of Zayatz and SNB (Zayatz if SNB finds none).
 
