@@ -684,7 +684,8 @@ def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]
             vector[j] += step
             ev = lattice.evaluate(vector)
             value = objective.value(ev).value
+            loss = value if ncp is objective else ncp.value(ev).value  # the report's NCP is the objective: once
             out.append({"qid": q, "step": step, "levels": {p: int(v) for p, v in zip(lattice.qids, vector)},
-                        "loss": float(ncp.value(ev).value), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
+                        "loss": float(loss), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
                         "feasible": ev.suppressed <= max_suppressed})  # fmt: skip
     return out
