@@ -17,7 +17,8 @@ suppressed cells counting 1), the figure the report calls ``loss``. A method tha
 cannot meet the request (infeasible), or that the request's models exclude (a
 population table needs a full-domain method), is left out; advice never fails the run.
 This runs only when the aggregates
-hold at most :data:`MAX_CLASSES` classes and every qid has a hierarchy.
+hold at most :data:`MAX_CLASSES` classes and every qid has a hierarchy, and only when the chosen loss is at
+least :data:`MARGIN` (below it the rule cannot give advice, whatever the others lose).
 
 **The rule.** Advice is given when the best other method loses at least
 :data:`MARGIN` less (absolute) *and* at most :data:`RATIO` times the chosen loss:
@@ -96,8 +97,8 @@ def method_advice(
     ):
         return None  # decided before the chosen map's loss is computed (a pass over every class)
     loss = map_loss(plan.map, request.hierarchies)[0]
-    if loss is None:
-        return None
+    if loss is None or loss < MARGIN:
+        return None  # losses are at least 0: no method loses MARGIN less than a loss below MARGIN (none is run)
     from polars_anon.request import FULL_DOMAIN_METHODS
 
     given = dataclasses.asdict(request.options)

@@ -20,8 +20,13 @@ def table_row(value: pl.Expr) -> list[pl.Expr]:
     return [pl.lit(None, dtype=pl.String).alias("attribute"), value.alias("value")]
 
 
-def stack(table: pl.LazyFrame, per_attribute: pl.LazyFrame) -> pl.LazyFrame:
-    """The whole-table row above the per-attribute rows, both as (attribute, value)."""
+def stack(data: MetricData, table: pl.LazyFrame, per_attribute: pl.LazyFrame) -> pl.LazyFrame:
+    """The whole-table row above the per-attribute rows, both as (attribute, value).
+
+    The whole-table row alone when ``data.per_attribute`` is False (:meth:`MetricData.whole_table`).
+    """
+    if not data.per_attribute:
+        return table.select("attribute", "value")
     return pl.concat(
         [table.select("attribute", "value"), per_attribute.select("attribute", "value")], how="vertical_relaxed"
     )
@@ -35,7 +40,7 @@ def cell_metric(data: MetricData, value: pl.Expr) -> pl.LazyFrame:
     """
     cells = data.cells.lazy()
     per = cells.group_by("attribute", "i").agg(value.alias("value")).sort("i")
-    return stack(cells.select(table_row(value)), per)
+    return stack(data, cells.select(table_row(value)), per)
 
 
 def value_of(metric: pl.LazyFrame) -> float | int | None:

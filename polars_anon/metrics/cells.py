@@ -100,7 +100,7 @@ def loss(data: MetricData) -> pl.LazyFrame:
     cell = pl.when(pl.col("suppressed")).then(1.0).otherwise(pl.col("p_loss"))
     value = stable_sum(_SIZE * cell) / _SIZE.sum()
     per = cells.group_by("attribute", "i").agg(value.alias("value")).sort("i")
-    return stack(cells.select(table_row(value)), per)
+    return stack(data, cells.select(table_row(value)), per)
 
 
 def precision(data: MetricData) -> pl.LazyFrame:
@@ -189,6 +189,7 @@ def absolute_distance(data: MetricData) -> pl.LazyFrame:
     """
     lv = _levels(data)
     return stack(
+        data,
         lv.select(table_row(pl.when(pl.col("L").null_count() == 0).then(pl.col("L").sum()))),
         lv.select("attribute", pl.col("L").alias("value")),
     )
@@ -209,6 +210,7 @@ def relative_distance(data: MetricData) -> pl.LazyFrame:
         pl.when(pl.col("h") > 1).then(pl.col("L") / (pl.col("h") - 1)).otherwise(0.0).alias("r")
     )
     return stack(
+        data,
         lv.select(table_row(pl.when(pl.col("r").null_count() == 0).then(stable_sum(pl.col("r"))))),
         lv.select("attribute", pl.col("r").alias("value")),
     )
@@ -234,7 +236,7 @@ def entropy(data: MetricData) -> pl.LazyFrame:
     )
     cells = data.cells.lazy().join(node_h, left_on=["attribute", "pub"], right_on=["attribute", "ancestor"], how="left")
     per = cells.group_by("attribute", "i").agg(stable_sum(_SIZE * pl.col("H").fill_null(0.0)).alias("value")).sort("i")
-    return stack(cells.select(table_row(stable_sum(_SIZE * pl.col("H").fill_null(0.0)))), per)
+    return stack(data, cells.select(table_row(stable_sum(_SIZE * pl.col("H").fill_null(0.0)))), per)
 
 
 def ambiguity(data: MetricData) -> pl.LazyFrame:
@@ -257,7 +259,7 @@ def ambiguity(data: MetricData) -> pl.LazyFrame:
         .group_by("attribute", "i")
         .agg((stable_sum(_SIZE * pl.col("p_leaves")) / _SIZE.sum()).alias("value"))
     )
-    return stack(table, per.sort("i"))
+    return stack(data, table, per.sort("i"))
 
 
 def squared_distance_error(data: MetricData) -> pl.LazyFrame:
@@ -297,4 +299,4 @@ def squared_distance_error(data: MetricData) -> pl.LazyFrame:
         )
         .sort("i")
     )
-    return stack(table, per)
+    return stack(data, table, per)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TypeVar, cast
 
@@ -90,6 +90,10 @@ class MetricData:
     ``__anon_s`` (the sensitive value as String, when `sensitive` is set),
     ``__anon_suppressed`` (Boolean; such rows are published at the roots) and
     ``__anon_size`` (Int64 rows).
+
+    ``per_attribute`` False asks the metrics for their whole-table row alone (the
+    report reads nothing else): they leave out the per-attribute rows, a query each
+    (:meth:`whole_table`).
     """
 
     pairs: pl.DataFrame
@@ -98,6 +102,7 @@ class MetricData:
     sensitive: str | None = None
     k: int | None = None
     levels: dict[str, int] | None = None
+    per_attribute: bool = True
     _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def remember(self, key: str, make: Callable[[], T]) -> T:
@@ -110,6 +115,20 @@ class MetricData:
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]  # type: ignore[return-value]
+
+    def whole_table(self) -> MetricData:
+        """The same data with ``per_attribute`` False; what was computed on it so far is shared, not redone.
+
+        >>> from polars_anon.metrics._frames import example
+        >>> from polars_anon.metrics.partition import n_classes
+        >>> n_classes(example().whole_table()).collect().rows()  # the per-attribute rows left out
+        [(None, 2)]
+        """
+        if not self.per_attribute:
+            return self
+        out = replace(self, per_attribute=False)
+        out.__dict__.update((k, v) for k, v in self.__dict__.items() if k != "per_attribute")  # caches included
+        return out
 
     @cached_property
     def n_rows(self) -> int:
@@ -230,7 +249,7 @@ def fully_suppressed(data: MetricData) -> MetricData:
         .collect()
     )  # materializes: at most as many rows as the pairs
     tops = {q: data.hierarchies[q].height - 1 for q in data.qids}
-    star = MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops)
+    star = MetricData(pairs, data.qids, data.hierarchies, data.sensitive, data.k, tops, data.per_attribute)
     for i in range(m):  # the same hierarchies: their facts are not computed twice
         data.nodes(i)
         star.remember(f"nodes{i}", lambda i=i: data.nodes(i))

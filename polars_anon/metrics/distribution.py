@@ -58,7 +58,7 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
         )
         .sort("i")
     )
-    return stack(per.select(table_row(pl.col("value").median())), per)
+    return stack(data, per.select(table_row(pl.col("value").median())), per)
 
 
 def _contingency(
@@ -146,7 +146,7 @@ def _by_attribute(data: MetricData, pairs: pl.LazyFrame, value: pl.Expr, table: 
         )
         for q in data.qids
     ]
-    return stack(pairs.select(table_row(table)), pl.concat(per))
+    return stack(data, pairs.select(table_row(table)), pl.concat(per))
 
 
 def cramers_v(data: MetricData) -> pl.LazyFrame:

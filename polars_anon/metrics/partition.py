@@ -59,9 +59,9 @@ def _per_class(
 ) -> pl.LazyFrame:
     """A class-level aggregation `value` over all qids (table row) and over each qid alone."""
     frames = []
-    groups = [(None, [pub_col(i) for i in range(len(data.qids))])] + [
-        (q, [pub_col(i)]) for i, q in enumerate(data.qids)
-    ]
+    groups: list[tuple[str | None, list[str]]] = [(None, [pub_col(i) for i in range(len(data.qids))])]
+    if data.per_attribute:
+        groups += [(q, [pub_col(i)]) for i, q in enumerate(data.qids)]
     for attribute, columns in groups:
         classes = _classes(data, columns, list(by))
         if before is not None:
@@ -163,8 +163,9 @@ def k(data: MetricData) -> pl.LazyFrame:
 
 
 def _constant(data: MetricData, value: object, dtype: pl.DataType | type[pl.DataType]) -> pl.LazyFrame:
+    attributes = [None, *data.qids] if data.per_attribute else [None]
     return pl.LazyFrame(
-        {"attribute": [None, *data.qids], "value": [value] * (len(data.qids) + 1)},
+        {"attribute": attributes, "value": [value] * len(attributes)},
         schema={"attribute": pl.String, "value": dtype},
     )
 
@@ -205,6 +206,7 @@ def diameter(data: MetricData) -> pl.LazyFrame:
     else:
         value = _diameter_by_subsets(distinct.lazy(), cols)
     return stack(
+        data,
         pl.LazyFrame({"attribute": [None], "value": [value]}, schema={"attribute": pl.String, "value": pl.Int64}),
         pl.concat(per),
     )

@@ -97,14 +97,29 @@ class Metric:
             return self(fully_suppressed(data) if star is None else star).select(
                 "attribute", pl.col("value").cast(pl.Float64).alias("den")
             )
-        scales = [self.scale(data, None), *(self.scale(data, q) for q in data.qids)]
+        attributes = [None, *data.qids] if data.per_attribute else [None]
         return pl.LazyFrame(
-            {"attribute": [None, *data.qids], "den": scales}, schema={"attribute": pl.String, "den": pl.Float64}
+            {"attribute": attributes, "den": [self.scale(data, a) for a in attributes]},
+            schema={"attribute": pl.String, "den": pl.Float64},
         )
 
 
 _RATIO = pl.when(pl.col("den") != 0).then(pl.col("value") / pl.col("den")).when(pl.col("value") == 0).then(0.0)
 """value / den; 0 / 0 is 0; x / 0 and a null divisor are null."""
+
+
+def _ratio(value: object, den: float | None) -> float | None:
+    """:data:`_RATIO` of one value (cast to Float64 first) and its divisor, in Python: the same IEEE division.
+
+    >>> _ratio(3, 4.0), _ratio(0, 0.0), _ratio(2.0, 0.0), _ratio(0.0, None), _ratio(1.0, None), _ratio(None, 2.0)
+    (0.75, 0.0, None, 0.0, None, None)
+    """
+    if value is None:
+        return None
+    v = float(value)  # type: ignore[arg-type]  (a metric's value: Float64 or Int64)
+    if den is not None and den != 0:
+        return v / den
+    return 0.0 if v == 0 else None
 
 
 def _m(
@@ -424,6 +439,8 @@ def evaluate(
 ) -> pl.DataFrame:
     """Compute metrics on prepared data (see :func:`compute`); all queries run together."""
     chosen = metric_names(names, data.sensitive is not None)
+    if not by_attribute:
+        data = data.whole_table()  # only the whole-table rows are read
     if normalized:
         star = fully_suppressed(data) if any(METRICS[n].scale is None for n in chosen) else None
         results = pl.collect_all([METRICS[n].normalized(data, star) for n in chosen])
@@ -454,17 +471,14 @@ def evaluate_both(
     (the report needs both: this does not compute the raw values twice).
     """
     chosen = metric_names(names, data.sensitive is not None)
+    data = data.whole_table()  # only the whole-table rows are read
     star = fully_suppressed(data) if any(METRICS[n].scale is None for n in chosen) else None
     frames = pl.collect_all([METRICS[n](data) for n in chosen] + [METRICS[n].divisors(data, star) for n in chosen])
-    raw, normalized = {}, {}
+    raw: dict[str, object] = {}
+    normalized: dict[str, float | None] = {}
     for n, value, den in zip(chosen, frames[: len(chosen)], frames[len(chosen) :]):
-        table = value.filter(pl.col("attribute").is_null())["value"]
-        raw[n] = table.item() if len(table) else None
-        both = value.with_columns(pl.col("value").cast(pl.Float64)).join(
-            den, on="attribute", how="left", nulls_equal=True
-        )
-        ratio = both.filter(pl.col("attribute").is_null()).select(_RATIO)
-        normalized[n] = ratio.item() if ratio.height else None
+        raw[n] = dict(value.iter_rows()).get(None)
+        normalized[n] = _ratio(raw[n], dict(den.iter_rows()).get(None))
     return raw, normalized
 
 

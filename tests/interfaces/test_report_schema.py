@@ -116,5 +116,25 @@ def test_method_advice_names_a_method_that_loses_much_less(tmp_path) -> None:
     assert much_less  # this table is chosen so that it is
     assert advice["better"] == best and advice["losses"] == pytest.approx(alone)
     assert f'try method = "{best}"' in advice["text"]
-    html = pa.report.html.render_html(report)
+    from polars_anon.report.html import render_html  # imported here: run alone, nothing else has imported it
+
+    html = render_html(report)
     assert advice["text"].replace('"', "&quot;") in html
+
+
+def test_no_method_advice_below_the_margin_and_no_other_method_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chosen loss below MARGIN (0.10) can get no advice whatever the others lose (at least 0): the rule says so,
+    and the road runs no other method for it (only the chosen one)."""
+    import polars_anon.pipeline.road as road
+    from polars_anon.advice import MARGIN, advise
+
+    for loss in (0.0, 0.05, 0.09999999999999999):  # the best another method could do: lose nothing
+        assert loss < MARGIN and advise(loss, {"topdown": 0.0}, "fulldomain") is None
+    assert advise(MARGIN, {"topdown": 0.0}, "fulldomain") is not None  # at the margin it can
+    runs: list[str] = []
+    inner = road.run_method
+    monkeypatch.setattr(road, "run_method", lambda data, req, *a: runs.append(req.method.name) or inner(data, req, *a))
+    t = pl.DataFrame({"sex": ["F", "M"] * 6, "age": ["30", "30", "31", "31"] * 3})  # 2-anonymous as it is: loss 0
+    h = {"sex": pa.Hierarchy.suppression(["F", "M"]), "age": pa.Hierarchy.intervals([30, 31], [2])}
+    report = pa.anonymize(t, hierarchies=h, k=2).report
+    assert report["loss"] == 0.0 and "method_advice" not in report and runs == ["fulldomain"]

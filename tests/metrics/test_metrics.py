@@ -223,12 +223,17 @@ def test_prepare_counts_suppressed_rows_once() -> None:
     assert data.n_rows == 6 and data.suppressed_rows == 2
 
 
-def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
-    """The report's one-pass evaluation gives the same numbers as the two separate evaluations."""
+@pytest.mark.parametrize("case", ["example", "suppressed"])
+def test_evaluate_both_equals_evaluate_raw_and_normalized(case: str) -> None:
+    """The report's one-pass evaluation (whole-table rows alone) gives the same numbers as the two separate
+    evaluations (every row); with suppressed rows too."""
     from polars_anon.metrics._frames import example
     from polars_anon.metrics.registry import evaluate, evaluate_both
 
-    data = example()
+    if case == "example":
+        data = example()
+    else:
+        data = prepare(TABLE_I, TABLE_IB.head(4), ANIMALS, ANIMAL_HIERARCHIES, key="id", k=2)
     raw, normalized = evaluate_both(data)
     want_raw = evaluate(data).row(0, named=True)
     assert set(raw) == set(want_raw)
@@ -238,3 +243,17 @@ def test_evaluate_both_equals_evaluate_raw_and_normalized() -> None:
     assert set(normalized) == set(want)
     for name, value in want.items():
         assert normalized[name] == (pytest.approx(value) if value is not None else None), name
+
+
+def test_whole_table_rows_equal_the_table_row_of_every_metric() -> None:
+    """Asked for the whole-table row alone (MetricData.whole_table, the report's path), every metric gives exactly
+    the null-attribute row it gives among its per-attribute rows (Table I, two rows suppressed)."""
+    data = prepare(TABLE_I, TABLE_IB.head(4), ANIMALS, ANIMAL_HIERARCHIES, key="id", k=2)
+    table = data.whole_table()
+    assert not table.per_attribute and data.per_attribute and table.whole_table() is table
+    for name, metric in METRICS.items():
+        if metric.needs_sensitive:
+            continue
+        full = metric(data).collect()
+        assert metric(table).collect().rows() == full.filter(pl.col("attribute").is_null()).rows(), name
+        assert full.height == 1 + len(ANIMALS), name
