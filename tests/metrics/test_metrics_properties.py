@@ -204,3 +204,54 @@ def test_diameter_above_12_qids() -> None:
     original = pl.DataFrame({q: ["x", "y", "x"] if q != "q0" else ["x", "x", "y"] for q in hs})
     got = compute(original, original, list(hs), hs, "diameter").item()
     assert got == 14  # rows 2 and 3: q0 x vs y, q1..q13 y vs x
+
+
+def _brute_cramer(a: list, b: list) -> float:
+    """Cramér's V of two columns from the chi-square of their contingency table, in plain Python."""
+    n, rows, cols = len(a), sorted(set(a)), sorted(set(b))
+    if min(len(rows), len(cols)) < 2:
+        return 0.0
+    count = {(x, y): 0 for x in rows for y in cols}
+    for x, y in zip(a, b):
+        count[(x, y)] += 1
+    na = {x: a.count(x) for x in rows}
+    nb = {y: b.count(y) for y in cols}
+    chi2 = sum((count[(x, y)] - na[x] * nb[y] / n) ** 2 / (na[x] * nb[y] / n) for x in rows for y in cols)
+    return (chi2 / n / (min(len(rows), len(cols)) - 1)) ** 0.5
+
+
+@pytest.mark.parametrize("suppress", [False, True])
+def test_cramers_v_of_a_full_domain_recoding_equals_brute_force(suppress: bool) -> None:
+    """The published pairs' tables counted from the original pairs' cells (each published column a function of its
+    original one) or, with suppressed rows (not a function), from the rows: both equal the chi-square by hand."""
+    rng = np.random.default_rng(7)
+    values = {"a": [f"a{i}" for i in range(6)], "b": [f"b{i}" for i in range(5)], "c": [f"c{i}" for i in range(4)]}
+    hs = {
+        q: pa.Hierarchy.from_parents(
+            {v: f"{q}{i % 2}*" for i, v in enumerate(vs)} | {f"{q}0*": "*", f"{q}1*": "*", "*": None}
+        )
+        for q, vs in values.items()
+    }
+    original = pl.DataFrame({q: rng.choice(vs, 60).tolist() for q, vs in values.items()})
+    top = {v: f"a{i % 2}*" for i, v in enumerate(values["a"])}
+    published = original.with_columns(
+        pl.col("a").replace_strict(top),
+        pl.col("c").replace_strict({v: f"c{i % 2}*" for i, v in enumerate(values["c"])}),
+    )
+    if suppress:
+        published = published.with_columns(
+            pl.when(pl.int_range(60) < 7).then(pl.lit("*")).otherwise(pl.col(q)).alias(q) for q in values
+        )
+    got = compute(original, published, list(values), hs, "cramers_v", by_attribute=True)
+    pairs = [("a", "b"), ("a", "c"), ("b", "c")]
+    delta = {
+        p: abs(
+            _brute_cramer(original[p[0]].to_list(), original[p[1]].to_list())
+            - _brute_cramer(published[p[0]].to_list(), published[p[1]].to_list())
+        )
+        for p in pairs
+    }
+    for q in values:
+        assert got.filter(pl.col("attribute") == q)["cramers_v"].item() == pytest.approx(
+            float(np.median([d for p, d in delta.items() if q in p])), abs=1e-12
+        )
