@@ -103,9 +103,15 @@ def distinct_counts(
     >>> distinct_counts(pl.LazyFrame({"a": [1, 1, 2, None], "b": [1, 2, 3, 4]}), ["a", "b"], 4, budget=2)
     {'a': 3, 'b': 4}
     """
-    columns = list(columns)
-    if not columns:
+    asked = list(columns)
+    if not asked:
         return {}
+    cleared: dict[str, int] = {}
+    if estimates is None and n_rows * len(asked) > budget:
+        cleared = _cleared_by_head(lf, asked, n_rows, budget)
+    columns = [c for c in asked if c not in cleared]
+    if not columns:
+        return {c: cleared[c] for c in asked}
     if estimates is None and n_rows * len(columns) <= budget:
         estimates = dict.fromkeys(columns, n_rows)  # every value of every column fits one pass: no estimate to read
     elif estimates is None:
@@ -120,7 +126,27 @@ def distinct_counts(
     out |= _count_together(lf, batch)
     for c in [c for c in columns if planned[c] > budget]:
         out[c] = _count_in_parts(lf, c, math.ceil(planned[c] / budget), n_rows)
-    return {c: out[c] for c in columns}
+    out |= cleared
+    return {c: out[c] for c in asked}
+
+
+def _cleared_by_head(lf: pl.LazyFrame, columns: Sequence[str], n_rows: int, budget: int) -> dict[str, int]:
+    """The columns that the first ``budget // len(columns)`` rows already clear, with that upper bound (their
+    distinct values there plus the rows after them): one read of those rows holding at most `budget` values, where
+    the estimate and then the count read every row (0.3 s CPU of 15M rows' ``party``, 10 values). Empty when the
+    rows after the first ones could lift any column over the threshold.
+
+    >>> _cleared_by_head(pl.LazyFrame({"a": [1, 1, 1, 1, 2], "b": [1, 2, 3, 4, 5]}), ["a", "b"], 5, 8)
+    {'a': 2}
+    >>> _cleared_by_head(pl.LazyFrame({"a": [1] * 20}), ["a"], 20, 18)
+    {'a': 3}
+    """
+    head = budget // len(columns)
+    if head >= n_rows or n_rows - head >= IDENTIFYING_SHARE * n_rows:
+        return {}
+    seen = _count_together(lf.head(head), columns)
+    bounds = {c: int(seen[c]) + n_rows - head for c in columns}
+    return {c: bound for c, bound in bounds.items() if bound <= IDENTIFYING_SHARE * n_rows}
 
 
 def _count_together(lf: pl.LazyFrame, columns: Sequence[str]) -> dict[str, int]:

@@ -623,7 +623,9 @@ def tuple_values(
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
         made.append(count_tuples(lf, list(request.qids), counted_attributes(request)))
-        return {c: made[-1].frames[0][c].drop_nulls().unique().sort() for c in columns}
+        schema = lf.collect_schema()  # the pass groups String keys as Categorical: their values read back as String
+        values = {c: made[-1].frames[0][c].drop_nulls().unique() for c in columns}
+        return {c: (v.cast(pl.String) if schema[c] == pl.String else v).sort() for c, v in values.items()}
 
     return values_of
 

@@ -205,15 +205,48 @@ class TupleMap:
         if cached is not None:
             return cached
         outs = [out_col(q) for q in self.qids]
-        sizes = (
-            self.frame.filter(~pl.col(SUPPRESSED))
-            .group_by(outs)
-            .agg(pl.col(SIZE).sum())
-            .sort(outs)
-            .rename({o: q for o, q in zip(outs, self.qids)})
-        )
+        known = [self.known(q) for q in self.qids]
+        if self.qids and all(k is not None for k in known) and not self.split:
+            sizes = self._sizes_of_nodes([k for k in known if k is not None])
+        else:
+            sizes = self.frame.filter(~pl.col(SUPPRESSED)).group_by(outs).agg(pl.col(SIZE).sum())
+        sizes = sizes.sort(outs).rename({o: q for o, q in zip(outs, self.qids)})
         object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
         return sizes
+
+    def _sizes_of_nodes(self, known: Sequence[KnownIds]) -> pl.DataFrame:
+        """The published classes (labels, unsorted) and their rows, from the node ids the builder knew: the kept rows
+        grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String labels (labels are
+        unique in a hierarchy, so equal codes are equal labels)."""
+        kept = ~self.frame[SUPPRESSED].to_numpy()
+        size = self.frame[SIZE].to_numpy()[kept]
+        key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
+        for k in known:
+            nodes = k.nodes[kept]
+            present = np.flatnonzero(np.bincount(nodes, minlength=k.hierarchy.n_nodes))
+            if stride * max(len(present), 1) >= 1 << 62:  # no packed code: group the labels
+                return (
+                    self.frame.filter(~pl.col(SUPPRESSED))
+                    .group_by([out_col(q) for q in self.qids])
+                    .agg(pl.col(SIZE).sum())
+                )
+            dense = np.zeros(k.hierarchy.n_nodes, dtype=np.int64)
+            dense[present] = np.arange(len(present))
+            key += dense[nodes] * stride
+            parts.append((present, stride, len(present)))
+            stride *= max(len(present), 1)
+        if stride <= max(4 * len(key), 1 << 16):  # few codes: a count over them
+            counts = np.bincount(key, weights=size, minlength=stride)
+            classes = np.flatnonzero(counts)  # a kept row has at least one row: its class counts
+            rows = counts[classes].astype(np.int64)  # exact below 2**53 rows
+        else:
+            classes, inverse = np.unique(key, return_inverse=True)
+            rows = np.bincount(inverse, weights=size, minlength=len(classes)).astype(np.int64)
+        columns = []
+        for q, k, (present, step, n) in zip(self.qids, known, parts):
+            nodes = present[(classes // step) % max(n, 1)]
+            columns.append(pl.Series(out_col(q), k.hierarchy.labels, dtype=pl.String).gather(nodes))
+        return pl.DataFrame([*columns, pl.Series(SIZE, rows, dtype=pl.Int64)])
 
     def check_covers(self, aggregates: pl.DataFrame) -> None:
         """Raise when the map does not send every input row exactly once (an algorithm defect)."""

@@ -168,11 +168,19 @@ class Lattice:
         self.n_codes: list[list[int]] = []
         for q, h in zip(self.qids, self.hs):
             ids = h.ids_of(agg[q])
-            published = [h.generalize_ids(lv)[ids].astype(np.int32) for lv in range(h.height)]
-            dense = [self._densify(p, h.n_nodes) for p in published]  # codes in node-id order
-            self.nodes.append(published)
-            self.codes.append([d.astype(np.int32) for d, _ in dense])
-            self.n_codes.append([n for _, n in dense])
+            present = np.flatnonzero(np.bincount(ids, minlength=h.n_nodes))  # the leaves the tuples hold
+            nodes, codes, n_codes = [], [], []
+            for lv in range(h.height):  # per level, a table over the hierarchy's nodes, then one gather per tuple
+                node_of = h.generalize_ids(lv).astype(np.int32)
+                published = np.zeros(h.n_nodes, dtype=bool)
+                published[node_of[present]] = True
+                code_of = (np.cumsum(published) - 1).astype(np.int32)  # dense codes in node-id order, as _densify
+                nodes.append(node_of[ids])
+                codes.append(code_of[node_of][ids])
+                n_codes.append(int(np.count_nonzero(published)))
+            self.nodes.append(nodes)
+            self.codes.append(codes)
+            self.n_codes.append(n_codes)
         self._cache = _Cache(self.m)
 
     @property
@@ -709,7 +717,8 @@ def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]
             vector[j] += step
             ev = lattice.evaluate(vector)
             value = objective.value(ev).value
+            loss = value if ncp is objective else ncp.value(ev).value  # the report's NCP is the objective: once
             out.append({"qid": q, "step": step, "levels": {p: int(v) for p, v in zip(lattice.qids, vector)},
-                        "loss": float(ncp.value(ev).value), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
+                        "loss": float(loss), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
                         "feasible": ev.suppressed <= max_suppressed})  # fmt: skip
     return out

@@ -338,10 +338,21 @@ class NCP(Objective):
         self.max_cost = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(lattice.nodes):
             for lv, nodes in enumerate(per):
-                self.level_cost[j, lv] = float(self._cost(j, lv).sum())
-                self.max_cost[j, lv] = float(self.node_loss[j][nodes].max())
+                cost = self.node_loss[j][nodes]  # each tuple's NCP: one gather for the sum and the largest
+                self.max_cost[j, lv] = float(cost.max())
+                self.level_cost[j, lv] = self._level_sum(cost, float(self.max_cost[j, lv]))
         self.uniform = bool(np.all(self.weights == 1.0))
         self.mean_weights = self.weights / self.weights.sum()
+
+    def _level_sum(self, cost: np.ndarray, largest: float) -> float:
+        """``float((size * cost).sum())``, the same float: 0.0 when every cost is 0 (a level of leaves); the row
+        count when every cost is 1 (the root: every partial sum is an integer below 2**53, so NumPy's sum is
+        exact); else computed."""
+        if largest == 0.0:
+            return 0.0
+        if largest == 1.0 and self.lat.n_rows < 1 << 53 and float(cost.min()) == 1.0:
+            return float(self.lat.n_rows)
+        return float((self.lat.size * cost).sum())
 
     def _cost(self, j: int, level: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """Each tuple's (of `rows`) NCP times its rows in attribute `j` at `level` (computed when asked:

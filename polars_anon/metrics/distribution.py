@@ -69,8 +69,14 @@ def _contingency(
     A ``bincount`` over the combined code when the table is small enough (no sort),
     else the distinct combined codes.
     """
-    width_a, width_b = int(codes[a].max()) + 1, int(codes[b].max()) + 1
-    combined = codes[a] * width_b + codes[b]
+    n, ia, ib = _cells(codes[a], codes[b], size)
+    return n, np.bincount(ia, weights=n)[ia], np.bincount(ib, weights=n)[ib]
+
+
+def _cells(a: np.ndarray, b: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-empty cells of the contingency table of codes `a` and `b` weighted by `size`: counts, a, b codes."""
+    width_a, width_b = int(a.max(initial=0)) + 1, int(b.max(initial=0)) + 1
+    combined = a * width_b + b
     if width_a * width_b <= 1 << 24:
         counts = np.bincount(combined, weights=size, minlength=width_a * width_b)
         cell = np.flatnonzero(counts)
@@ -78,20 +84,71 @@ def _contingency(
     else:
         cell, inverse = np.unique(combined, return_inverse=True)
         n = np.bincount(inverse, weights=size)
-    ia, ib = cell // width_b, cell % width_b
-    na, nbm = np.bincount(ia, weights=n), np.bincount(ib, weights=n)
-    return n, na[ia], nbm[ib]
+    return n, cell // width_b, cell % width_b
 
 
-def _distinct(codes: np.ndarray) -> int:
-    return int(np.count_nonzero(np.bincount(codes)))
+class _Codes(dict):  # type: ignore[type-arg]  (column -> dense codes, with what :func:`_cramer` reuses)
+    """Column -> its non-negative codes, plus caches shared by the pairs of one :func:`_pairwise` call.
+
+    ``distinct``: column -> how many codes occur; ``function``: published column -> the map from the original
+    column's codes to its codes when every row's published code is that function of its original code (a
+    full-domain recoding without suppression), else absent; ``cells``: (a, b) -> :func:`_cells` of the pair.
+    """
+
+    def __init__(self, codes: Mapping[str, np.ndarray], origin: Mapping[str, str]) -> None:
+        super().__init__(codes)
+        self.origin = dict(origin)  # published column -> its original column
+        self.distinct: dict[str, int] = {}
+        self.function: dict[str, np.ndarray | None] = {}
+        self.cells: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def n_distinct(self, c: str) -> int:
+        if c not in self.distinct:
+            self.distinct[c] = int(np.count_nonzero(np.bincount(self[c])))
+        return self.distinct[c]
+
+    def function_of_origin(self, c: str) -> np.ndarray | None:
+        if c not in self.function:
+            o = self.origin.get(c)
+            f = None
+            if o is not None and o != c:
+                f = np.zeros(int(self[o].max(initial=0)) + 1, dtype=np.int64)
+                f[self[o]] = self[c]
+                if not np.array_equal(f[self[o]], self[c]):
+                    f = None
+            self.function[c] = f
+        return self.function[c]
+
+
+def _cramer_cells(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, ...]:
+    """:func:`_cells` of the pair (a, b); from the original pair's cells when both published columns are functions
+    of their original ones (the same integer counts: each published cell is the sum of the original cells under it).
+    """
+    if not isinstance(codes, _Codes):
+        return _cells(codes[a], codes[b], size)
+    fa, fb = codes.function_of_origin(a), codes.function_of_origin(b)
+    oa, ob = codes.origin.get(a, a), codes.origin.get(b, b)
+    if fa is not None and fb is not None and (oa, ob) in codes.cells:
+        n0, ia0, ib0 = codes.cells[(oa, ob)]
+        found = _cells(fa[ia0], fb[ib0], n0)
+    else:
+        found = _cells(codes[a], codes[b], size)
+    codes.cells[(a, b)] = found
+    return found
+
+
+def _distinct(codes: Mapping[str, np.ndarray], c: str) -> int:
+    if isinstance(codes, _Codes):
+        return codes.n_distinct(c)
+    return int(np.count_nonzero(np.bincount(codes[c])))
 
 
 def _cramer(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
-    dof = min(_distinct(codes[a]), _distinct(codes[b])) - 1
+    dof = min(_distinct(codes, a), _distinct(codes, b)) - 1
     if dof <= 0:
         return 0.0  # a column with one value: no table to count
-    n, na, nb = _contingency(codes, size, a, b)
+    n, ia, ib = _cramer_cells(codes, size, a, b)
+    na, nb = np.bincount(ia, weights=n)[ia], np.bincount(ib, weights=n)[ib]
     phi2 = math.fsum(n**2 / (na * nb)) - 1.0
     return float(np.sqrt(max(phi2, 0.0) / dof))
 
@@ -110,7 +167,7 @@ def _small_codes(column: pl.Series) -> np.ndarray:
         and cast(int, column.min() or 0) >= 0
         and cast(int, column.max() or 0) < 1 << 20
     ):
-        return column.to_numpy().astype(np.int64)
+        return column.to_numpy().astype(np.int64, copy=False)
     return column.rank("dense").fill_null(0).cast(pl.Int64).to_numpy()
 
 
@@ -126,7 +183,7 @@ def _pairwise(
     few thousand rows): hundreds of attribute pairs cost milliseconds.
     """
     used = list(dict.fromkeys(c for _, o, p in columns for c in (o, p)))
-    codes = {c: _small_codes(data.pairs[c]) for c in used}
+    codes = _Codes({c: _small_codes(data.pairs[c]) for c in used}, {p: o for _, o, p in columns})
     size = data.pairs[SIZE].to_numpy().astype(np.float64)
     x, y, delta = [], [], []
     same = {c: np.array_equal(codes[o], codes[c]) for _, o, c in columns}  # published as is (level 0)

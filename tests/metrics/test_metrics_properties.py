@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import polars_anon as pa
 from polars_anon.metrics import METRICS, compute
+from polars_anon.metrics.data import MetricData, from_mapping, fully_suppressed, prepare
+from polars_anon.metrics.sums import sorted_product_sum
 from tests.strategies import tables
 
 QIDS = ["q0", "q1"]
@@ -204,3 +206,100 @@ def test_diameter_above_12_qids() -> None:
     original = pl.DataFrame({q: ["x", "y", "x"] if q != "q0" else ["x", "x", "y"] for q in hs})
     got = compute(original, original, list(hs), hs, "diameter").item()
     assert got == 14  # rows 2 and 3: q0 x vs y, q1..q13 y vs x
+
+
+def _brute_cramer(a: list, b: list) -> float:
+    """Cramér's V of two columns from the chi-square of their contingency table, in plain Python."""
+    n, rows, cols = len(a), sorted(set(a)), sorted(set(b))
+    if min(len(rows), len(cols)) < 2:
+        return 0.0
+    count = {(x, y): 0 for x in rows for y in cols}
+    for x, y in zip(a, b):
+        count[(x, y)] += 1
+    na = {x: a.count(x) for x in rows}
+    nb = {y: b.count(y) for y in cols}
+    chi2 = sum((count[(x, y)] - na[x] * nb[y] / n) ** 2 / (na[x] * nb[y] / n) for x in rows for y in cols)
+    return (chi2 / n / (min(len(rows), len(cols)) - 1)) ** 0.5
+
+
+@pytest.mark.parametrize("suppress", [False, True])
+def test_cramers_v_of_a_full_domain_recoding_equals_brute_force(suppress: bool) -> None:
+    """The published pairs' tables counted from the original pairs' cells (each published column a function of its
+    original one) or, with suppressed rows (not a function), from the rows: both equal the chi-square by hand."""
+    rng = np.random.default_rng(7)
+    values = {"a": [f"a{i}" for i in range(6)], "b": [f"b{i}" for i in range(5)], "c": [f"c{i}" for i in range(4)]}
+    hs = {
+        q: pa.Hierarchy.from_parents(
+            {v: f"{q}{i % 2}*" for i, v in enumerate(vs)} | {f"{q}0*": "*", f"{q}1*": "*", "*": None}
+        )
+        for q, vs in values.items()
+    }
+    original = pl.DataFrame({q: rng.choice(vs, 60).tolist() for q, vs in values.items()})
+    top = {v: f"a{i % 2}*" for i, v in enumerate(values["a"])}
+    published = original.with_columns(
+        pl.col("a").replace_strict(top),
+        pl.col("c").replace_strict({v: f"c{i % 2}*" for i, v in enumerate(values["c"])}),
+    )
+    if suppress:
+        published = published.with_columns(
+            pl.when(pl.int_range(60) < 7).then(pl.lit("*")).otherwise(pl.col(q)).alias(q) for q in values
+        )
+    got = compute(original, published, list(values), hs, "cramers_v", by_attribute=True)
+    pairs = [("a", "b"), ("a", "c"), ("b", "c")]
+    delta = {
+        p: abs(
+            _brute_cramer(original[p[0]].to_list(), original[p[1]].to_list())
+            - _brute_cramer(published[p[0]].to_list(), published[p[1]].to_list())
+        )
+        for p in pairs
+    }
+    for q in values:
+        assert got.filter(pl.col("attribute") == q)["cramers_v"].item() == pytest.approx(
+            float(np.median([d for p, d in delta.items() if q in p])), abs=1e-12
+        )
+
+
+@settings(max_examples=15, deadline=None)
+@given(p=publications())
+def test_t_star_cells_from_the_tables_cells_equal_its_own_count(p: tuple) -> None:
+    """T*'s cells summed from the published table's cells are the group-by of T*'s own pairs, frame for frame."""
+    original, published, hs = p
+    data = prepare(original, published, QIDS, hs)
+    star = fully_suppressed(data)
+    fresh = MetricData(star.pairs, star.qids, star.hierarchies, star.sensitive, star.k, star.levels)
+    assert star.cells.equals(fresh.cells)
+
+
+def test_t_star_cells_with_suppressed_rows() -> None:
+    """Suppressed rows (published at the root, flagged) count in T*'s cells at their original leaf."""
+    h = pa.Hierarchy.from_parents({"a": "ab", "b": "ab", "c": "cd", "d": "cd", "ab": "*", "cd": "*", "*": None})
+    mapping = pl.DataFrame(
+        {
+            "q": ["a", "b", "c", "d", "a"],
+            "__anon_out_q": ["ab", "ab", "*", "*", "a"],
+            "size": [3, 2, 1, 1, 4],
+            "sup": [False, False, True, True, False],
+        }
+    )
+    data = from_mapping(mapping, ["q"], {"q": h}, suppressed="sup")
+    star = fully_suppressed(data)
+    fresh = MetricData(star.pairs, star.qids, star.hierarchies, star.sensitive, star.k, star.levels)
+    assert star.cells.equals(fresh.cells)
+    assert dict(zip(star.cells["leaf"].to_list(), star.cells["size"].to_list())) == {
+        h.id_of("a"): 7,
+        h.id_of("b"): 2,
+        h.id_of("c"): 1,
+        h.id_of("d"): 1,
+    }
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sorted_product_sum_is_the_sum_of_the_sorted_products(seed: int) -> None:
+    """The same bits as NumPy's sum of every row's product, sorted (the report's per-qid loss), in any row order."""
+    rng = np.random.default_rng(seed)
+    values = np.append(rng.random(30) * rng.integers(1, 1000), [0.0, 1.0, 1.0 / 3.0])
+    codes, counts = rng.integers(0, len(values), 5000), rng.integers(1, [2, 50, 400, 5000][seed], 5000)
+    expected = float(np.sort(values[codes] * counts.astype(np.float64)).sum())
+    order = rng.permutation(5000)
+    assert sorted_product_sum(values, codes, counts) == expected
+    assert sorted_product_sum(values, codes[order], counts[order]) == expected
