@@ -109,7 +109,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from polars_anon.algorithms import Plan, Task, register_method
+from polars_anon.algorithms import Plan, Task, fulldomain, register_method
 from polars_anon.algorithms.greedy import greedy_partition
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -119,7 +119,7 @@ from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "topdown_partition"]
+__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "global_start", "topdown_partition"]
 
 MAX_ROUNDS = 32
 """Re-anonymizations of the set-aside rows (step 2) before the last round, which sets nothing aside."""
@@ -1007,6 +1007,7 @@ def topdown_partition(
     max_rounds: int = MAX_ROUNDS,
     balances: Sequence[float] | None = None,
     penalties: Sequence[float] | None = None,
+    starts: Sequence[np.ndarray] = (),
 ) -> TopdownResult:
     """Top-down local recoding of class aggregates (see the module docstring).
 
@@ -1061,6 +1062,12 @@ def topdown_partition(
         for p in penalties
         for b in balances
     ]
+    built += [
+        _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start)
+        for start in starts
+        for p in penalties
+        for b in balances
+    ]
     least = min(x.cost for x in built)
     built = min(
         (
@@ -1093,10 +1100,10 @@ class _Built:
 
 def _build(
     aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
-    max_rounds: int, max_suppressed: int, balance: float, penalty: float,
+    max_rounds: int, max_suppressed: int, balance: float, penalty: float, start: np.ndarray | None = None,
 ) -> _Built:  # fmt: skip
     """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`)."""
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty)
+    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
@@ -1134,15 +1141,26 @@ def _passes(
     max_rounds: int = MAX_ROUNDS,
     balance: float = 0.0,
     penalty: float = 0.0,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
-    """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``."""
+    """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``.
+
+    `start` (optional): a starting class per aggregate row for the first pass (-1: set aside at once).
+    """
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
     aside = np.zeros(0, dtype=np.int64)
+    first: np.ndarray | None = None
+    if start is not None:
+        todo = np.flatnonzero(start >= 0)
+        first = _dense(start[todo], int(start.max()) + 1)[0] if len(todo) else None
     for rounds in range(1, max_rounds + 2):
         n_classes, aside, _ = _specialize(
-            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, balance=balance, penalty=penalty
+            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, balance, penalty
         )
+        if rounds == 1 and start is not None:
+            aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+        first = None
         set_aside.append(int(size[aside].sum()))
         if set_aside[-1] < rule.k or len(aside) == len(todo):
             break
@@ -1169,6 +1187,28 @@ def _result(
     return TopdownResult(class_id, nodes, suppressed, len(uniq), len(set_aside), set_aside, repaired, seconds)
 
 
+def global_start(task: Task, max_suppressed: int) -> np.ndarray:
+    """The classes of the best full-domain node as a starting partition (one class id per aggregate row).
+
+    The node is :func:`polars_anon.algorithms.fulldomain.search`'s optimum of the report's loss
+    (``ncp``) with the same suppression budget; the tuples it suppresses get -1 (set aside).
+
+    >>> age = Hierarchy.from_dict({"*": {"20-29": ["21", "25"], "30-39": ["31", "35"]}})
+    >>> agg = pl.DataFrame({"age": ["21", "25", "31", "35"], "size": pl.Series([2, 1, 1, 2], dtype=pl.UInt32)})
+    >>> global_start(Task(agg, ["age"], {"age": age}, 3), 0).tolist()
+    [0, 0, 1, 1]
+    """
+    found = fulldomain.search(task, max_suppressed)
+    agg = task.aggregates
+    codes = []
+    for q in task.qids:
+        h = task.hierarchies[q]
+        codes.append(h.generalize_ids(found.levels[q])[h.ids_of(agg[q])])
+    inv = np.unique(np.stack(codes, 1), axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+    inv[found.small] = -1
+    return inv
+
+
 @dataclass(frozen=True)
 class TopdownOptions:
     """Options of ``method="topdown"`` (see the module docstring)."""
@@ -1190,7 +1230,10 @@ def run(task: Task, options: TopdownOptions) -> Plan:
     qids = list(task.qids)
     hierarchies = {q: task.hierarchies[q] for q in qids}
     agg = task.aggregates
-    res = topdown_partition(agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve)
+    starts = [global_start(task, options.max_suppressed)] if task.constraints.k_only else []
+    res = topdown_partition(
+        agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve, starts=starts
+    )
     details = {
         "max_suppressed": options.max_suppressed,
         "improve": options.improve,
