@@ -254,8 +254,12 @@ def test_nulls_published_as_roots() -> None:
     [
         ({"max_suppressed": -1}, r"max_suppressed must be an integer >= 0, got -1"),
         ({"max_suppressed": "3"}, r"option 'max_suppressed' must be an integer, got '3'"),
-        ({"mode": "strict"}, r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve'\]"),
+        (
+            {"mode": "strict"},
+            r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve', 'global_start'\]",
+        ),
         ({"improve": 1}, r"option 'improve' must be true or false, got 1"),
+        ({"global_start": "yes"}, r"option 'global_start' must be true or false, got 'yes'"),
         ({"metric": "ncp"}, r"method 'topdown' takes no metric, got metric='ncp'"),
     ],
 )
@@ -364,6 +368,9 @@ def test_start_from_the_best_full_domain_node_reaches_the_optimum_the_root_misse
     assert start.tolist() == [0, 0, 0, 0, 1, 1]
     assert loss(topdown_partition(agg, hs, 2)) == pytest.approx(17 / 3)
     assert loss(topdown_partition(agg, hs, 2, starts=[start])) == pytest.approx(best)
-    # through the road, the start is tried by default
-    out = pa.anonymize(pl.DataFrame(rows, schema=["A", "B"], orient="row"), hierarchies=hs, k=2, method="topdown")
-    assert out.report["loss"] == pytest.approx(best / 14)
+    # through the road, only when asked for
+    df = pl.DataFrame(rows, schema=["A", "B"], orient="row")
+    for on, want in ((False, 17 / 3), (True, best)):
+        out = pa.anonymize(df, hierarchies=hs, k=2, method="topdown", global_start=on)
+        assert out.report["loss"] == pytest.approx(want / 14)
+        assert out.report["details"]["global_start"] is on
