@@ -78,11 +78,12 @@ The loss is the report's ``loss``: the mean over quasi-identifier cells of
 a suppressed row counting 1 per cell. Directions measured and left out: without
 privacy models, giving set-aside rows a higher estimated cost (x1.5 to x5, or +0.05
 to +1 per row) moved the Adult loss by at most 0.001 either way; starting step 1
-from the classes of the best full-domain node (fulldomain's search, failing classes
-set aside) gave 0.527 against 0.460 with 0.2-closeness at k = 5; re-splitting classes of 2k rows or more
-has nothing to work on (on Adult at k=10, 0.5 % of the loss sits in such classes,
-each a single tuple); greedy over the set-aside rows instead of step 2 is worse on
-Adult from k=5 on (0.056 against 0.051 at k=5 after one pass).
+from the classes of the best full-domain node *instead of* the roots (fulldomain's
+search, failing classes set aside) gave 0.527 against 0.460 with 0.2-closeness at
+k = 5 (as one more start, kept when it costs less, it is the option ``global_start``);
+re-splitting classes of 2k rows or more has nothing to work on (on Adult at k=10,
+0.5 % of the loss sits in such classes, each a single tuple); greedy over the set-aside
+rows instead of step 2 is worse on Adult from k=5 on (0.056 against 0.051 at k=5 after one pass).
 
 Everything runs over the class aggregates (one row per distinct tuple and its
 size) in NumPy. A round groups the open tuples by (class, child) with dense
