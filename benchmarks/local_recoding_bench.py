@@ -87,7 +87,7 @@ def arx_model(model: str, hierarchy: Path) -> list[str]:
     return [*out, f"tclose=0.2:hier:{hierarchy}"]
 
 
-def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str) -> dict:
+def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, global_start: bool = False) -> dict:
     sensitive = [SENSITIVE] if model != "none" else []
     data = df.select(*qids, *sensitive).with_row_index(ROW)
     start, cpu = time.perf_counter(), time.process_time()
@@ -100,6 +100,7 @@ def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str) ->
         sensitive=sensitive or None,
         privacy=our_model(model, hs),
         max_suppressed=int(ARX_SUPPRESSION * df.height),
+        global_start=global_start,
     )
     out = result.collect()
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -158,7 +159,7 @@ def bench(args: argparse.Namespace) -> list[dict]:
             q = [c for c in qids if c != SENSITIVE] if model != "none" else qids
             for k in args.k:
                 load = round(os.getloadavg()[0], 1)
-                ours = run_ours(df, q, hs, k, model)
+                ours = run_ours(df, q, hs, k, model, args.global_start)
                 arx = run_arx(args.arx_cp, name, df, q, hs, k, model, args.timeout, args.cache, args.cached_only)
                 row = {"data": name, "qids": len(q), "k": k, "model": model, "load": load}
                 for who, res in (("ARX", arx), ("ours", ours)):
@@ -217,6 +218,7 @@ def main() -> None:
     p.add_argument("--cache", type=Path, default=None, help="directory keeping ARX's outputs between runs")
     p.add_argument("--cached-only", action="store_true", help="ARX from --cache only; runs not cached are noted")
     p.add_argument("--no-write", action="store_true", help="print rows only")
+    p.add_argument("--global-start", action="store_true", help="ours with topdown's option global_start=True")
     p.add_argument("--rows-from", nargs="+", type=Path, help="write the results from the rows printed by earlier runs")
     args = p.parse_args()
     if args.rows_from:

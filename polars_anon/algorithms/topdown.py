@@ -78,11 +78,12 @@ The loss is the report's ``loss``: the mean over quasi-identifier cells of
 a suppressed row counting 1 per cell. Directions measured and left out: without
 privacy models, giving set-aside rows a higher estimated cost (x1.5 to x5, or +0.05
 to +1 per row) moved the Adult loss by at most 0.001 either way; starting step 1
-from the classes of the best full-domain node (fulldomain's search, failing classes
-set aside) gave 0.527 against 0.460 with 0.2-closeness at k = 5; re-splitting classes of 2k rows or more
-has nothing to work on (on Adult at k=10, 0.5 % of the loss sits in such classes,
-each a single tuple); greedy over the set-aside rows instead of step 2 is worse on
-Adult from k=5 on (0.056 against 0.051 at k=5 after one pass).
+from the classes of the best full-domain node *instead of* the roots (fulldomain's
+search, failing classes set aside) gave 0.527 against 0.460 with 0.2-closeness at
+k = 5 (as one more start, kept when it costs less, it is the option ``global_start``);
+re-splitting classes of 2k rows or more has nothing to work on (on Adult at k=10,
+0.5 % of the loss sits in such classes, each a single tuple); greedy over the set-aside
+rows instead of step 2 is worse on Adult from k=5 on (0.056 against 0.051 at k=5 after one pass).
 
 Everything runs over the class aggregates (one row per distinct tuple and its
 size) in NumPy. A round groups the open tuples by (class, child) with dense
@@ -98,6 +99,18 @@ max_suppressed : int >= 0 (default 0)
     Rows that may be removed (steps 3, 5 and 6), each counted as all roots in the loss.
 improve : bool (default True)
     Run step 4 (re-split and move).
+global_start : bool (default False)
+    Also run steps 1-3 once per balance from the classes of the best full-domain node
+    (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
+    suppressed tuples set aside to step 2), as ARX's local recoding starts from its best
+    global node; a partition built so is kept only when it costs less. Measured without
+    privacy models (load 9-16, Nov 26 2026): it lowers the loss on cup at k = 50 / 100
+    (0.1457 / 0.1812 to 0.1450 / 0.1790; ARX 0.1446 / 0.1784) and on Adult at k = 10-100
+    (0.1906 to 0.1887 at k = 100), and changes nothing at cup and Adult k = 2 and 5, but
+    takes 2-4 times the CPU seconds (Adult 1.0-1.4 to 2.7-4.0 s, cup 4.2-7.1 to 7.5-10.0 s,
+    fars_int 2.1-3.5 to 6.3-10.2 s): the full-domain search, then three more builds. On a
+    large lattice the search dominates: adult_full_hierarchies (13 qids) at k = 2 took
+    207.8 CPU s against 3.5, for the same loss.
 """
 
 from __future__ import annotations
@@ -109,9 +122,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from polars_anon.algorithms import Plan, Task, register_method
+from polars_anon.algorithms import Plan, Task, fulldomain, register_method
 from polars_anon.algorithms.greedy import greedy_partition
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.options import check_max_suppressed
@@ -119,7 +132,7 @@ from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "topdown_partition"]
+__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "global_start", "topdown_partition"]
 
 MAX_ROUNDS = 32
 """Re-anonymizations of the set-aside rows (step 2) before the last round, which sets nothing aside."""
@@ -1007,6 +1020,7 @@ def topdown_partition(
     max_rounds: int = MAX_ROUNDS,
     balances: Sequence[float] | None = None,
     penalties: Sequence[float] | None = None,
+    starts: Sequence[np.ndarray] = (),
 ) -> TopdownResult:
     """Top-down local recoding of class aggregates (see the module docstring).
 
@@ -1061,6 +1075,12 @@ def topdown_partition(
         for p in penalties
         for b in balances
     ]
+    built += [
+        _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start)
+        for start in starts
+        for p in penalties
+        for b in balances
+    ]
     least = min(x.cost for x in built)
     built = min(
         (
@@ -1093,10 +1113,10 @@ class _Built:
 
 def _build(
     aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
-    max_rounds: int, max_suppressed: int, balance: float, penalty: float,
+    max_rounds: int, max_suppressed: int, balance: float, penalty: float, start: np.ndarray | None = None,
 ) -> _Built:  # fmt: skip
     """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`)."""
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty)
+    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
@@ -1134,15 +1154,26 @@ def _passes(
     max_rounds: int = MAX_ROUNDS,
     balance: float = 0.0,
     penalty: float = 0.0,
+    start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
-    """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``."""
+    """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``.
+
+    `start` (optional): a starting class per aggregate row for the first pass (-1: set aside at once).
+    """
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
     aside = np.zeros(0, dtype=np.int64)
+    first: np.ndarray | None = None
+    if start is not None:
+        todo = np.flatnonzero(start >= 0)
+        first = _dense(start[todo], int(start.max()) + 1)[0] if len(todo) else None
     for rounds in range(1, max_rounds + 2):
         n_classes, aside, _ = _specialize(
-            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, balance=balance, penalty=penalty
+            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, balance, penalty
         )
+        if rounds == 1 and start is not None:
+            aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+        first = None
         set_aside.append(int(size[aside].sum()))
         if set_aside[-1] < rule.k or len(aside) == len(todo):
             break
@@ -1169,6 +1200,29 @@ def _result(
     return TopdownResult(class_id, nodes, suppressed, len(uniq), len(set_aside), set_aside, repaired, seconds)
 
 
+def global_start(task: Task, max_suppressed: int) -> np.ndarray:
+    """The classes of the best full-domain node as a starting partition (one class id per aggregate row).
+
+    The node is :func:`polars_anon.algorithms.fulldomain.search`'s optimum of the report's loss
+    (``ncp``) with the same suppression budget; the tuples it suppresses get -1 (set aside).
+    Raises :class:`~polars_anon.errors.InfeasibleError` when no node passes the privacy models.
+
+    >>> age = Hierarchy.from_dict({"*": {"20-29": ["21", "25"], "30-39": ["31", "35"]}})
+    >>> agg = pl.DataFrame({"age": ["21", "25", "31", "35"], "size": pl.Series([2, 1, 1, 2], dtype=pl.UInt32)})
+    >>> global_start(Task(agg, ["age"], {"age": age}, 3), 0).tolist()
+    [0, 0, 1, 1]
+    """
+    found = fulldomain.search(task, max_suppressed)
+    agg = task.aggregates
+    codes = []
+    for q in task.qids:
+        h = task.hierarchies[q]
+        codes.append(h.generalize_ids(found.levels[q])[h.ids_of(agg[q])])
+    inv = np.unique(np.stack(codes, 1), axis=0, return_inverse=True)[1].ravel().astype(np.int64)
+    inv[found.small] = -1
+    return inv
+
+
 @dataclass(frozen=True)
 class TopdownOptions:
     """Options of ``method="topdown"`` (see the module docstring)."""
@@ -1177,11 +1231,14 @@ class TopdownOptions:
     """Rows that may be suppressed (removed, counted as roots in the loss) when that lowers the loss."""
     improve: bool = True
     """Re-split pairs of classes and move tuples between classes when that lowers the loss (step 4)."""
+    global_start: bool = False
+    """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
 
     def __post_init__(self) -> None:
         check_max_suppressed(self.max_suppressed)
-        if not isinstance(self.improve, bool):
-            raise InvalidParameterError(f"improve must be true or false, got {self.improve!r}")
+        for name in ("improve", "global_start"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidParameterError(f"{name} must be true or false, got {getattr(self, name)!r}")
 
 
 @register_method("topdown", TopdownOptions)
@@ -1190,10 +1247,19 @@ def run(task: Task, options: TopdownOptions) -> Plan:
     qids = list(task.qids)
     hierarchies = {q: task.hierarchies[q] for q in qids}
     agg = task.aggregates
-    res = topdown_partition(agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve)
+    starts = []
+    if options.global_start:
+        try:
+            starts.append(global_start(task, options.max_suppressed))
+        except InfeasibleError:  # no full-domain node passes the privacy models: the roots alone
+            pass
+    res = topdown_partition(
+        agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve, starts=starts
+    )
     details = {
         "max_suppressed": options.max_suppressed,
         "improve": options.improve,
+        "global_start": options.global_start,
         "split_balance": res.balance,
         "resplit_pairs": res.resplit,
         "moved_tuples": res.moved,

@@ -12,6 +12,7 @@ import pytest
 import polars_anon as pa
 import polars_anon.algorithms.topdown as topdown
 from polars_anon import cli
+from polars_anon.algorithms import Task
 from polars_anon.algorithms.topdown import (
     _Axis,
     _boxes,
@@ -27,6 +28,7 @@ from polars_anon.algorithms.topdown import (
     topdown_partition,
 )
 from polars_anon.errors import InvalidParameterError
+from polars_anon.metrics.cells import loss_per_node
 from polars_anon.privacy.base import Domain
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import SensitiveCounts
@@ -252,8 +254,12 @@ def test_nulls_published_as_roots() -> None:
     [
         ({"max_suppressed": -1}, r"max_suppressed must be an integer >= 0, got -1"),
         ({"max_suppressed": "3"}, r"option 'max_suppressed' must be an integer, got '3'"),
-        ({"mode": "strict"}, r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve'\]"),
+        (
+            {"mode": "strict"},
+            r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve', 'global_start'\]",
+        ),
         ({"improve": 1}, r"option 'improve' must be true or false, got 1"),
+        ({"global_start": "yes"}, r"option 'global_start' must be true or false, got 'yes'"),
         ({"metric": "ncp"}, r"method 'topdown' takes no metric, got metric='ncp'"),
     ],
 )
@@ -312,3 +318,59 @@ def test_namespace() -> None:
     df = pl.DataFrame({"age": ["21", "21", "25", "31", "31", "35", "35"], "sex": ["F", "F", "F", "M", "M", "M", "F"]})
     got = df.lazy().anon.k_anonymize(hierarchies={"age": AGE, "sex": SEX}, k=2, method="topdown").collect()
     assert got.equals(pa.anonymize(df, hierarchies={"age": AGE, "sex": SEX}, k=2, method="topdown").collect())
+
+
+def test_start_from_the_best_full_domain_node_reaches_the_optimum_the_root_misses() -> None:
+    """Seven rows, k=2, A and B each two-level (a12, a34; b12, b34; a node of two leaves loses 1/3 a cell).
+
+    Brute force over every partition into classes of 2 rows or more: the least loss is 14/3, classes
+    {(a2, b1) x2}, {(a1, b3), (a1, b4), (a2, b4)} at (a12, b34), {(a3, b1), (a4, b4)} at (a34, *).
+    The best full-domain node (A at level 1, B at the root; 7 x 4/3, tied with the reverse) gives the
+    starting classes a12 and a34; topdown split within them reaches 14/3, from the root alone 17/3.
+    """
+    a = pa.Hierarchy.from_dict({"*": {"a12": ["a1", "a2"], "a34": ["a3", "a4"]}})
+    b = pa.Hierarchy.from_dict({"*": {"b12": ["b1", "b2"], "b34": ["b3", "b4"]}})
+    hs = {"A": a, "B": b}
+    rows = [("a2", "b1"), ("a1", "b4"), ("a1", "b3"), ("a4", "b4"), ("a2", "b1"), ("a2", "b4"), ("a3", "b1")]
+    agg = (
+        pl.DataFrame(rows, schema=["A", "B"], orient="row")
+        .group_by("A", "B")
+        .len("size")
+        .sort("A", "B")
+        .with_columns(pl.col("size").cast(pl.UInt32))
+    )
+
+    def node_loss(values: list[str]) -> float:  # the loss of the lowest common ancestor, by hand
+        return 0.0 if len(set(values)) == 1 else 1 / 3 if len({v[0] + str(int(v[1]) > 2) for v in values}) == 1 else 1.0
+
+    def partitions(xs: list[int]):  # every set partition
+        if not xs:
+            yield []
+            return
+        for p in partitions(xs[1:]):
+            for i in range(len(p)):
+                yield [*p[:i], [xs[0], *p[i]], *p[i + 1 :]]
+            yield [[xs[0]], *p]
+
+    best = min(
+        sum(len(c) * (node_loss([rows[i][0] for i in c]) + node_loss([rows[i][1] for i in c])) for c in p)
+        for p in partitions(list(range(len(rows))))
+        if all(len(c) >= 2 for c in p)
+    )
+    assert best == pytest.approx(14 / 3)
+
+    def loss(res: topdown.TopdownResult) -> float:
+        size = agg["size"].to_numpy()
+        return sum(float((loss_per_node(hs[q])[res.nodes[q]] * size).sum()) for q in hs)
+
+    start = topdown.global_start(Task(agg, ["A", "B"], hs, 2), 0)
+    assert [a.label_of(a.generalize_ids(1)[a.id_of(x)]) for x in agg["A"]] == ["a12"] * 4 + ["a34"] * 2
+    assert start.tolist() == [0, 0, 0, 0, 1, 1]
+    assert loss(topdown_partition(agg, hs, 2)) == pytest.approx(17 / 3)
+    assert loss(topdown_partition(agg, hs, 2, starts=[start])) == pytest.approx(best)
+    # through the road, only when asked for
+    df = pl.DataFrame(rows, schema=["A", "B"], orient="row")
+    for on, want in ((False, 17 / 3), (True, best)):
+        out = pa.anonymize(df, hierarchies=hs, k=2, method="topdown", global_start=on)
+        assert out.report["loss"] == pytest.approx(want / 14)
+        assert out.report["details"]["global_start"] is on
