@@ -206,30 +206,27 @@ class TupleMap:
             return cached
         outs = [out_col(q) for q in self.qids]
         known = [self.known(q) for q in self.qids]
+        sizes = None
         if self.qids and all(k is not None for k in known) and not self.split:
             sizes = self._sizes_of_nodes([k for k in known if k is not None])
-        else:
+        if sizes is None:
             sizes = self.frame.filter(~pl.col(SUPPRESSED)).group_by(outs).agg(pl.col(SIZE).sum())
         sizes = sizes.sort(outs).rename({o: q for o, q in zip(outs, self.qids)})
         object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
         return sizes
 
-    def _sizes_of_nodes(self, known: Sequence[KnownIds]) -> pl.DataFrame:
+    def _sizes_of_nodes(self, known: Sequence[KnownIds]) -> pl.DataFrame | None:
         """The published classes (labels, unsorted) and their rows, from the node ids the builder knew: the kept rows
         grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String labels (labels are
-        unique in a hierarchy, so equal codes are equal labels)."""
+        unique in a hierarchy, so equal codes are equal labels). None when the code would not fit 62 bits."""
         kept = ~self.frame[SUPPRESSED].to_numpy()
         size = self.frame[SIZE].to_numpy()[kept]
         key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
         for k in known:
             nodes = k.nodes[kept]
             present = np.flatnonzero(np.bincount(nodes, minlength=k.hierarchy.n_nodes))
-            if stride * max(len(present), 1) >= 1 << 62:  # no packed code: group the labels
-                return (
-                    self.frame.filter(~pl.col(SUPPRESSED))
-                    .group_by([out_col(q) for q in self.qids])
-                    .agg(pl.col(SIZE).sum())
-                )
+            if stride * max(len(present), 1) >= 1 << 62:  # no packed code: the caller groups the labels
+                return None
             dense = np.zeros(k.hierarchy.n_nodes, dtype=np.int64)
             dense[present] = np.arange(len(present))
             key += dense[nodes] * stride
