@@ -120,12 +120,10 @@ class _Codes(dict):  # type: ignore[type-arg]  (column -> dense codes, with what
         return self.function[c]
 
 
-def _cramer_cells(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, ...]:
+def _cramer_cells(codes: _Codes, size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, ...]:
     """:func:`_cells` of the pair (a, b); from the original pair's cells when both published columns are functions
     of their original ones (the same integer counts: each published cell is the sum of the original cells under it).
     """
-    if not isinstance(codes, _Codes):
-        return _cells(codes[a], codes[b], size)
     fa, fb = codes.function_of_origin(a), codes.function_of_origin(b)
     oa, ob = codes.origin.get(a, a), codes.origin.get(b, b)
     if fa is not None and fb is not None and (oa, ob) in codes.cells:
@@ -137,14 +135,8 @@ def _cramer_cells(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: 
     return found
 
 
-def _distinct(codes: Mapping[str, np.ndarray], c: str) -> int:
-    if isinstance(codes, _Codes):
-        return codes.n_distinct(c)
-    return int(np.count_nonzero(np.bincount(codes[c])))
-
-
-def _cramer(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
-    dof = min(_distinct(codes, a), _distinct(codes, b)) - 1
+def _cramer(codes: _Codes, size: np.ndarray, a: str, b: str) -> float:
+    dof = min(codes.n_distinct(a), codes.n_distinct(b)) - 1
     if dof <= 0:
         return 0.0  # a column with one value: no table to count
     n, ia, ib = _cramer_cells(codes, size, a, b)
@@ -174,7 +166,7 @@ def _small_codes(column: pl.Series) -> np.ndarray:
 def _pairwise(
     data: MetricData,
     columns: Sequence[tuple[str | None, str, str]],
-    stat: Callable[[Mapping[str, np.ndarray], np.ndarray, str, str], float],
+    stat: Callable[[_Codes, np.ndarray, str, str], float],
 ) -> pl.LazyFrame:
     """One row per unordered pair of attributes: their names and ``delta`` = stat(D) - stat(D').
 
