@@ -206,7 +206,7 @@ def cmd_scale(args: argparse.Namespace) -> None:
                 "load_before": round(before, 1),
                 "generate_s": float(generated.group(1)) if generated else None,
                 "anonymize_s": rep["seconds"],
-                "method_s": rep["details"]["loop_seconds"],
+                "method_s": rep["phases"]["method"],
                 "write_verify_s": rep.get("write_seconds"),
                 "classes": rep["n_classes"],
                 "min_class": rep["min_class_size"],

@@ -861,7 +861,6 @@ def run(task: Task, options: GreedyOptions) -> Plan:
         "classes_before": agg.height,
         "classes_below_k_before": int((agg["size"] < task.k).sum()),
         "classes_after": res.n_classes,
-        "loop_seconds": round(res.seconds, 3),
     }
     return Plan(TupleMap.from_nodes(agg, hierarchies, res.nodes), details)
 

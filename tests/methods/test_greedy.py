@@ -82,11 +82,7 @@ def test_report_details() -> None:
         and rep["details"]["merges"] == 4
         and rep["details"]["rounds"] == 1
     )
-    assert (
-        rep["details"]["candidates"] == "auto"
-        and rep["details"]["block"] is None
-        and rep["details"]["loop_seconds"] >= 0
-    )
+    assert rep["details"]["candidates"] == "auto" and rep["details"]["block"] is None
     # Table Ib: gender all '*' (1 per cell), race 3 x mammals (1) + 3 x cetaceans (1/6): (6 + 3 + 0.5) / 12
     assert rep["loss"] == pytest.approx((6 + 3 + 3 * 1 / 6) / 12)
     assert greedy(TABLE_I).report["metric"] == "nllm"  # the papers' default

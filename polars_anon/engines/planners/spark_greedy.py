@@ -31,7 +31,6 @@ Executors import :mod:`polars_anon` (the tasks run its NumPy loop): install it t
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -217,7 +216,6 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
     spark = engine.spark
     qids, k, options = list(request.qids), request.k, request.options
     hierarchies = {q: request.hierarchies[q] for q in qids}
-    loop_start = time.perf_counter()
     roots = root_weights(hierarchies, request.metric, options.weights)
     ids = {q: hierarchies[q].ids_of(margins[q][q]) for q in qids}
     node_margins = {}
@@ -336,7 +334,6 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
         "classes_before": c,
         "classes_below_k_before": n_small,
         "classes_after": n_classes,
-        "loop_seconds": round(time.perf_counter() - loop_start, 3),
         "distributed": {
             "engine": "spark",
             "left_out": ["metrics", "metrics_normalized", "metric_units"],
