@@ -205,17 +205,30 @@ class MetricData:
         return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
 
     def closure(self) -> pl.DataFrame:
-        """Every (attribute, leaf, ancestor) of the hierarchies, leaf itself included."""
+        """Every (attribute, leaf, ancestor) of the hierarchies, leaf itself included.
+
+        The rows of each hierarchy's ``closure`` (leaves ascending, each from itself up to the root), made from its
+        ancestor matrix: the hierarchy's own table goes through every node's paths and a filter of its leaves
+        (0.1 CPU s for Cup's 111,111-node ZIP hierarchy, which the metrics never need otherwise).
+        """
         key = "closure"
         if key not in self._cache:
-            self._cache[key] = pl.concat(
-                [
-                    self.hierarchies[q].closure.select(
-                        pl.lit(q, dtype=pl.String).alias("attribute"), "leaf", "ancestor"
+            frames = []
+            for q in self.qids:
+                h = self.hierarchies[q]
+                leaves = np.flatnonzero(h.is_leaf)
+                anc = h.ancestors_by_depth[leaves][:, ::-1]  # each leaf's row: itself, its parent, ..., the root
+                keep = anc >= 0
+                frames.append(
+                    pl.DataFrame(
+                        {
+                            "attribute": pl.Series([q], dtype=pl.String).new_from_index(0, int(keep.sum())),
+                            "leaf": np.repeat(leaves, anc.shape[1])[keep.ravel()].astype(np.int64),
+                            "ancestor": anc[keep].astype(np.int64),
+                        }
                     )
-                    for q in self.qids
-                ]
-            )
+                )
+            self._cache[key] = pl.concat(frames)
         return self._cache[key]  # type: ignore[return-value]
 
 
