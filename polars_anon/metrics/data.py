@@ -205,17 +205,30 @@ class MetricData:
         return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
 
     def closure(self) -> pl.DataFrame:
-        """Every (attribute, leaf, ancestor) of the hierarchies, leaf itself included."""
+        """Every (attribute, leaf, ancestor) of the hierarchies, leaf itself included.
+
+        The rows of each hierarchy's ``closure`` (leaves ascending, each from itself up to the root), made from its
+        ancestor matrix: the hierarchy's own table goes through every node's paths and a filter of its leaves
+        (0.1 CPU s for Cup's 111,111-node ZIP hierarchy, which the metrics never need otherwise).
+        """
         key = "closure"
         if key not in self._cache:
-            self._cache[key] = pl.concat(
-                [
-                    self.hierarchies[q].closure.select(
-                        pl.lit(q, dtype=pl.String).alias("attribute"), "leaf", "ancestor"
+            frames = []
+            for q in self.qids:
+                h = self.hierarchies[q]
+                leaves = np.flatnonzero(h.is_leaf)
+                anc = h.ancestors_by_depth[leaves][:, ::-1]  # each leaf's row: itself, its parent, ..., the root
+                keep = anc >= 0
+                frames.append(
+                    pl.DataFrame(
+                        {
+                            "attribute": pl.Series([q], dtype=pl.String).new_from_index(0, int(keep.sum())),
+                            "leaf": np.repeat(leaves, anc.shape[1])[keep.ravel()].astype(np.int64),
+                            "ancestor": anc[keep].astype(np.int64),
+                        }
                     )
-                    for q in self.qids
-                ]
-            )
+                )
+            self._cache[key] = pl.concat(frames)
         return self._cache[key]  # type: ignore[return-value]
 
 
@@ -327,6 +340,9 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
     if not numeric:
         return out.with_columns(pl.lit(None, dtype=pl.Float64).alias(c) for c in ("num_lo", "num_hi", "num_mean"))
     values = labels.cast(pl.Float64, strict=False).to_numpy()
+    exact = _integer_facts(h, values)
+    if exact is not None:
+        return out.with_columns(exact)
     nums = (
         h.closure.with_columns(pl.Series("v", values[h.closure["leaf"].to_numpy()], dtype=pl.Float64))
         .group_by("ancestor")
@@ -337,6 +353,43 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
         )
     )
     return out.join(nums, left_on="node", right_on="ancestor", how="left", maintain_order="left")
+
+
+def _integer_facts(h: Hierarchy, values: np.ndarray) -> list[pl.Series] | None:
+    """``num_lo``, ``num_hi``, ``num_mean`` of :func:`node_stats` with NumPy, when the leaves are whole numbers whose
+    absolute values sum to at most 2**53 and none is -0.0: every partial sum is then exact, so the sum of a node's
+    leaves is the same float in any order (the sorted sum of :func:`~polars_anon.metrics.sums.stable_sum` included)
+    and its mean the same division. None otherwise, or when a node has no leaf (the frame path gives it nulls).
+    Cup's ZIP hierarchy (100,000 leaves, 600,000 leaf-ancestor pairs): 0.15 CPU s by the group-by, 0.03 here.
+
+    >>> h = Hierarchy.intervals([30, 31, 35], [5])
+    >>> [s.to_list() for s in _integer_facts(h, np.array([np.nan, np.nan, 30.0, 31.0, np.nan, 35.0]))]
+    [[30.0, 30.0, 30.0, 31.0, 35.0, 35.0], [35.0, 31.0, 30.0, 31.0, 35.0, 35.0], [32.0, 30.5, 30.0, 31.0, 35.0, 35.0]]
+    """
+    leaf_ids = np.flatnonzero(h.is_leaf)
+    leaf_values = values[leaf_ids]
+    if (
+        not np.isfinite(leaf_values).all()
+        or (leaf_values != np.floor(leaf_values)).any()
+        or (np.signbit(leaf_values) & (leaf_values == 0)).any()
+        or float(np.abs(leaf_values).sum()) > 2.0**53
+    ):
+        return None
+    anc = h.ancestors_by_depth[leaf_ids]  # leaf x depth -> ancestor (-1 below the leaf)
+    node = anc.ravel()
+    keep = node >= 0
+    node, v = node[keep], np.repeat(leaf_values, anc.shape[1])[keep]
+    count = np.bincount(node, minlength=h.n_nodes)
+    if (count == 0).any():
+        return None
+    total = np.bincount(node, weights=v, minlength=h.n_nodes)  # exact: whole numbers, |sum| <= 2**53
+    order = np.lexsort((v, node))
+    ends = np.cumsum(count)  # each node's rows end here in `order` (nodes ascending, values ascending within)
+    return [
+        pl.Series("num_lo", v[order[ends - count]], dtype=pl.Float64),
+        pl.Series("num_hi", v[order[ends - 1]], dtype=pl.Float64),
+        pl.Series("num_mean", total / count, dtype=pl.Float64),
+    ]
 
 
 def _code(column: str, h: Hierarchy) -> pl.Expr:

@@ -203,6 +203,8 @@ def diameter(data: MetricData) -> pl.LazyFrame:
         value: int | None = _max_hamming(distinct.to_numpy())
     elif m > DIAMETER_MAX_QIDS:
         value = None
+    elif _differ_everywhere(distinct.to_numpy()):
+        value = m  # the largest distance there is: no need to count the pairs of every subset
     else:
         value = _diameter_by_subsets(distinct.lazy(), cols)
     return stack(
@@ -225,6 +227,19 @@ def _max_hamming(t: np.ndarray) -> int:
         if best == m:
             break
     return best
+
+
+def _differ_everywhere(t: np.ndarray, pivots: int = 64) -> bool:
+    """Whether one of the first `pivots` rows of `t` differs from another row in every column (then the diameter is
+    the number of columns, its largest value). A pass per pivot over the rows: where the published tuples are many
+    (fars_int at k = 2: 35,215) the first pivot usually finds such a row, where the 2^m group-bys of
+    :func:`_diameter_by_subsets` took 0.4 CPU s. False only says that these pivots found none.
+
+    >>> _differ_everywhere(np.array([[0, 0], [0, 1], [1, 1]])), _differ_everywhere(np.array([[0, 0], [0, 1]]))
+    (True, False)
+    """
+    m = t.shape[1]
+    return any(bool(((t != t[p]).sum(axis=1) == m).any()) for p in range(min(pivots, len(t))))
 
 
 def _diameter_by_subsets(tuples: pl.LazyFrame, cols: list[str]) -> int:

@@ -200,6 +200,25 @@ def test_diameter_pairwise_and_by_subsets_agree(t: list) -> None:
     assert _max_hamming(rows) == _diameter_by_subsets(frame, ["p0", "p1", "p2"]) == brute
 
 
+@settings(max_examples=40, deadline=None)
+@given(t=st.lists(st.lists(st.integers(0, 2), min_size=3, max_size=3), min_size=1, max_size=30))
+def test_diameter_many_tuples_agrees_with_brute_force(t: list) -> None:
+    """Above the pairwise limit (set to 0 here) the diameter, by the pivots' shortcut or the subsets, is the brute
+    force's."""
+    from polars_anon.metrics import partition
+
+    rows = np.unique(np.array(t, dtype=np.int64), axis=0)
+    brute = max((int((a != b).sum()) for a in rows for b in rows), default=0)
+    hs = {f"q{i}": pa.Hierarchy.suppression(["0", "1", "2"]) for i in range(3)}
+    table = pl.DataFrame([[str(v) for v in r] for r in rows], schema=list(hs), orient="row")
+    limit, partition.DIAMETER_MAX_TUPLES = partition.DIAMETER_MAX_TUPLES, 0
+    try:
+        got = compute(table, table, list(hs), hs, "diameter").item()
+    finally:
+        partition.DIAMETER_MAX_TUPLES = limit
+    assert got == brute
+
+
 def test_diameter_above_12_qids() -> None:
     """14 qids: the pairwise way still gives the diameter (two tuples differing in 13 qids)."""
     hs = {f"q{i}": pa.Hierarchy.suppression(["x", "y"]) for i in range(14)}

@@ -1,0 +1,67 @@
+"""Where the road's CPU goes on a local-recoding run of ``local_recoding_bench.py``: the method against the rest.
+
+    python benchmarks/road_phases.py [--runs cup:50 fars_int:2] [--code /tmp/base]
+
+Runs, for each ``dataset:k``, the call ``local_recoding_bench.run_ours`` times (``pa.anonymize(..., method="topdown",
+max_suppressed=99 % of the rows)`` on the dataset's qids with a row id, then ``.collect()``) once in this process,
+with :mod:`floor_phases`' CPU timers around the road's functions, and prints the CPU seconds (``time.process_time``:
+every thread) of each phase, the whole call, and the road outside the method (the call minus the method). Every second
+of the road counts against the target of a local recoding ten times faster than ARX's. ``--code``: import the package
+from another checkout (the base of a comparison).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+METHOD = "the method (lattice, search, map, neighbours, map check)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--runs", nargs="+", default=["cup:50", "fars_int:2"], help="dataset:k pairs")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose package to time")
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.code))  # that checkout's package, not the installed one
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import datasets
+    import floor_phases
+
+    import polars_anon as pa
+
+    if not Path(pa.__file__).is_relative_to(args.code.resolve()):
+        raise SystemExit(f"imported {pa.__file__}, not the package of {args.code}")
+    for run in args.runs:
+        name, k = run.split(":")
+        df, qids, hs = datasets.load(name)
+        data = df.select(*qids).with_row_index("__bench_row")
+        totals: dict[str, float] = {}
+        saved = floor_phases.wrap(totals)
+        try:
+            cpu = time.process_time()
+            pa.anonymize(
+                data,
+                hierarchies={q: hs[q] for q in qids},
+                k=int(k),
+                method="topdown",
+                insensitive="__bench_row",
+                max_suppressed=int(0.99 * df.height),
+            ).collect()
+            cpu = time.process_time() - cpu
+        finally:
+            floor_phases.unwrap(saved)
+        print(f"{name} k={k} ({df.height} rows, {len(qids)} qids), {args.code}")
+        for _, _, label in floor_phases.PHASES:
+            if label in totals:
+                print(f"{totals[label]:7.3f}  {label}")
+        road = cpu - totals.get(METHOD, 0.0)
+        print(f"{cpu:7.3f}  total CPU s; the road outside the method {road:.3f}; 1-min load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
