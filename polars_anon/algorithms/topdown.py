@@ -224,8 +224,14 @@ class _Axis:
         self.slot = slots[self.value].ravel()
         self.table = None
         self.cost_table = None
-        # the ancestors of each leaf by depth, where node() has no table (empty otherwise)
-        self.leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else anc[:0]
+        # where node() has no table: per depth, each leaf's ancestor and the last leaf under it (-1 below the leaf's
+        # own depth), and per leaf and depth that ancestor and its loss, flat (empty where node() has a table)
+        leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else anc[:0]
+        self.anc_depths = leaf_anc.shape[1]
+        self.anc_flat = leaf_anc.ravel()
+        self.anc_loss_flat = self.loss[np.maximum(self.anc_flat, 0)]
+        order_hi = order["order_hi"].to_numpy()
+        self.anc_last = [np.where(leaf_anc[:, d] >= 0, order_hi[leaf_anc[:, d]], -1) for d in range(self.anc_depths)]
         if len(self.leaf_node) <= _TABLE_LEAVES:
             self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
             if len(self.leaf_node) <= _COST_TABLE_LEAVES:
@@ -235,17 +241,26 @@ class _Axis:
         """The lowest common ancestor of the leaves at positions lo..hi."""
         if self.table is not None:
             return self.table[lo, hi].astype(np.int64)
-        # ancestors of both leaves, root first: they agree down to the lowest common ancestor, then differ
-        # (-1 below a leaf's own depth); one pass over the depths instead of Hierarchy.lca's loop over them
-        a, b = self.leaf_anc[lo], self.leaf_anc[hi]
-        differ = (a != b) | (a < 0)
-        first = np.where(differ.any(axis=1), differ.argmax(axis=1), a.shape[1])
-        return a[np.arange(len(a)), first - 1]
+        return self.anc_flat[self._at(lo, hi)]
+
+    def _at(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Where node() has no table: the flat position (leaf lo, depth) of the lowest common ancestor (lo <= hi).
+
+        The ancestors of leaf lo, root first, hold leaf hi down to the lowest common
+        ancestor and not below (nor below leaf lo's own depth): their count is its depth + 1.
+        """
+        held = np.zeros(len(lo), dtype=np.int64)
+        for last in self.anc_last[1:]:  # the root holds every leaf
+            held += last[lo] >= hi
+        held += lo * self.anc_depths
+        return held
 
     def cost(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         if self.cost_table is not None:
             return self.cost_table[lo, hi]
-        return self.loss[self.node(lo, hi)]
+        if self.table is not None:
+            return self.loss[self.table[lo, hi]]
+        return self.anc_loss_flat[self._at(lo, hi)]
 
 
 def _dense(ids: np.ndarray, n: int) -> tuple[np.ndarray, int]:
