@@ -280,6 +280,7 @@ class _Open:
     lo: list[np.ndarray]  # per attribute (C,) leftmost leaf
     hi: list[np.ndarray]  # per attribute (C,) rightmost leaf
     dead: np.ndarray  # (C, m) no split on that attribute can ever give a child of k rows
+    least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
 
 
 def _boxes(
@@ -370,7 +371,11 @@ def _price(
     op.dead[:, j] |= ax.is_leaf[node]
     # a split gains at most size x loss(node) (every part at a leaf), and H is at least that of one row against
     # the rest: below the best so far, it cannot win
-    bound = op.size * ax.loss[node] / _least_entropy(op.size) ** balance
+    bound = op.size * ax.loss[node]
+    if balance:
+        if op.least is None:  # the same for every attribute of the round
+            op.least = _least_entropy(op.size)
+        bound = bound / op.least**balance
     live = ~op.dead[:, j] & (bound > best.gain * (1 + 1e-12) + 1e-12)
     live_cls = np.flatnonzero(live)
     if not len(live_cls):
@@ -417,7 +422,7 @@ def _price(
     if balance:
         whole = op.size[live_cls]
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        gain = np.where(gain > 0, gain / np.maximum(ent, _least_entropy(whole)) ** balance, gain)
+        gain = np.where(gain > 0, gain / np.maximum(ent, op.least[live_cls]) ** balance, gain)
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
         g_part = np.where(
