@@ -280,6 +280,9 @@ class _Open:
     lo: list[np.ndarray]  # per attribute (C,) leftmost leaf
     hi: list[np.ndarray]  # per attribute (C,) rightmost leaf
     dead: np.ndarray  # (C, m) no split on that attribute can ever give a child of k rows
+    t_lo: list[np.ndarray]  # per attribute, each open tuple's leftmost leaf (``ax.lo[rows]``)
+    t_hi: list[np.ndarray]  # per attribute, each open tuple's rightmost leaf
+    weight: np.ndarray  # each open tuple's rows, as float (``size[rows]``)
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
 
 
@@ -288,15 +291,19 @@ def _boxes(
 ) -> _Open:
     """Classes from a class id per tuple (ids dense from 0): sizes and leaf ranges."""
     n = int(cid.max()) + 1 if len(cid) else 0
-    lo, hi = [], []
+    lo, hi, t_lo, t_hi = [], [], [], []
     for ax in axes:
+        t_lo.append(ax.lo[rows])
         lo.append(np.full(n, _NONE, dtype=np.int64))
-        np.minimum.at(lo[-1], cid, ax.lo[rows])
+        np.minimum.at(lo[-1], cid, t_lo[-1])
+        t_hi.append(ax.hi[rows])
         hi.append(np.full(n, -1, dtype=np.int64))
-        np.maximum.at(hi[-1], cid, ax.hi[rows])
+        np.maximum.at(hi[-1], cid, t_hi[-1])
     if dead is None:
         dead = np.zeros((n, len(axes)), dtype=bool)
-    return _Open(rows, cid, np.bincount(cid, weights=size[rows], minlength=n).astype(np.int64), lo, hi, dead)
+    weight = size[rows].astype(np.float64)
+    sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
+    return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
 
 
 @dataclass
@@ -322,8 +329,11 @@ class _Groups:
     first: np.ndarray  # first group of each class
 
 
-def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, size: np.ndarray) -> _Groups:
+def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+           weight: np.ndarray) -> _Groups:  # fmt: skip
     """Group tuples by (class, child): slot 0 holds the values equal to the class's node, slot 1 + r its r-th child.
+
+    `lo`, `hi`, `weight`: per tuple, its leaf range on `ax` and its rows.
 
     Groups are laid out per class (one slot per child, empty ones included) when that
     stays within a few times the tuples, else only the occupied slots are kept.
@@ -342,11 +352,11 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, size:
         first = np.searchsorted(cls, np.arange(len(node)))
     slot = keys - offset[cls]
     n_groups = len(keys)
-    g_size = np.bincount(of_row, weights=size[rows], minlength=n_groups).astype(np.int64)
+    g_size = np.bincount(of_row, weights=weight, minlength=n_groups).astype(np.int64)
     g_lo = np.full(n_groups, _NONE, dtype=np.int64)
-    np.minimum.at(g_lo, of_row, ax.lo[rows])
+    np.minimum.at(g_lo, of_row, lo)
     g_hi = np.full(n_groups, -1, dtype=np.int64)
-    np.maximum.at(g_hi, of_row, ax.hi[rows])
+    np.maximum.at(g_hi, of_row, hi)
     return _Groups(of_row, cls, slot > 0, g_size, g_lo, g_hi, first)
 
 
@@ -372,19 +382,27 @@ def _price(
     # a split gains at most size x loss(node) (every part at a leaf), and H is at least that of one row against
     # the rest: below the best so far, it cannot win
     bound = op.size * ax.loss[node]
+    least = None
     if balance:
         if op.least is None:  # the same for every attribute of the round
             op.least = _least_entropy(op.size)
-        bound = bound / op.least**balance
+        least = op.least
+        bound = bound / least**balance
     live = ~op.dead[:, j] & (bound > best.gain * (1 + 1e-12) + 1e-12)
     live_cls = np.flatnonzero(live)
     if not len(live_cls):
         return
     n_classes = len(live_cls)
-    sel = np.flatnonzero(live[op.cid]) if n_classes < len(op.size) else np.arange(len(op.rows))
-    rows, cid = op.rows[sel], (np.cumsum(live) - 1)[op.cid[sel]]
+    if n_classes < len(op.size):
+        sel = np.flatnonzero(live[op.cid])
+        rows, cid = op.rows[sel], (np.cumsum(live) - 1)[op.cid[sel]]
+    else:  # every class live: the open tuples as they are
+        sel, rows, cid = None, op.rows, op.cid
     node = node[live_cls]
-    g = _group(ax, node, rows, cid, size)
+    t_lo, t_hi, weight = op.t_lo[j], op.t_hi[j], op.weight
+    if sel is not None:
+        t_lo, t_hi, weight = t_lo[sel], t_hi[sel], weight[sel]
+    g = _group(ax, node, rows, cid, t_lo, t_hi, weight)
     n_groups = len(g.size)
     child_k = g.child & (g.size >= rule.k)
     op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
@@ -402,7 +420,7 @@ def _price(
     rest_ok = has_rest & rule.ok(rest, rows, lambda: np.where(big[g.of_row], n_classes, cid))
     small_rest = has_rest & ~rest_ok & (n_big > 0)
     # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
-    target = _smallest_big(big, g.size, g.cls, n_classes)
+    target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
     merge = small_rest & (not defer)
     after += np.where(rest_ok | (small_rest & defer), rest_cost, 0.0)
     if penalty and defer:  # set-aside rows priced above their node: toward the root, beyond it when penalty > 1
@@ -419,10 +437,10 @@ def _price(
     parts = n_big + rest_ok + (small_rest & defer)
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
     gain = np.where((parts >= 2) & ~stuck, op.size[live_cls] * ax.loss[node] - after, -np.inf)
-    if balance:
+    if least is not None:
         whole = op.size[live_cls]
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        gain = np.where(gain > 0, gain / np.maximum(ent, op.least[live_cls]) ** balance, gain)
+        gain = np.where(gain > 0, gain / np.maximum(ent, least[live_cls]) ** balance, gain)
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
         g_part = np.where(
@@ -432,7 +450,7 @@ def _price(
         )
         take = better[cid]
         part = g_part[g.of_row[take]]
-        best.part[sel[take]] = np.where(part >= 0, part + best.next_id, -1)
+        best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
         best.gain[live_cls[better]], best.attr[live_cls[better]] = gain[better], j
         best.next_id += n_groups + n_classes
 
