@@ -100,18 +100,24 @@ def record(cells: list[str], save: Path | None) -> list[dict]:
     return out
 
 
-def replay(cells: list[str], save: Path, profile: int) -> None:
+def replay(cells: list[str], save: Path, profile: int, repeat: int = 1) -> None:
     for cell in cells:
         args, kwargs = pickle.loads((save / f"{cell}.pkl").read_bytes())
         load = os.getloadavg()[0]
         prof = cProfile.Profile() if profile else None
-        cpu = time.process_time()
-        if prof is not None:
-            prof.enable()
-        res = topdown.topdown_partition(*args, **kwargs)
-        if prof is not None:
-            prof.disable()
-        row = {"cell": cell, "algo_cpu": round(time.process_time() - cpu, 3), "hash": digest(res)}
+        times, hashes = [], set()
+        for _ in range(repeat):
+            cpu = time.process_time()
+            if prof is not None:
+                prof.enable()
+            res = topdown.topdown_partition(*args, **kwargs)
+            if prof is not None:
+                prof.disable()
+            times.append(time.process_time() - cpu)
+            hashes.add(digest(res))
+        row = {"cell": cell, "algo_cpu": round(min(times), 3), "hash": ",".join(sorted(hashes))}
+        if repeat > 1:
+            row["algo_cpu_runs"] = [round(t, 3) for t in times]
         print(json.dumps(row | {"load": round(load, 1)}), flush=True)
         if prof is not None:
             pstats.Stats(prof).sort_stats("tottime").print_stats(profile)
@@ -123,13 +129,14 @@ def main() -> None:
     p.add_argument("--cells", nargs="+", default=list(CELLS))
     p.add_argument("--save", type=Path, default=None, help="directory for the pickled arguments (outside the repo)")
     p.add_argument("--profile", type=int, default=0, help="replay: print the N costliest functions")
+    p.add_argument("--repeat", type=int, default=1, help="replay: runs per cell (the least CPU printed)")
     args = p.parse_args()
     if args.command == "record":
         record(args.cells, args.save)
     else:
         if args.save is None:
             p.error("replay needs --save DIR")
-        replay(args.cells, args.save, args.profile)
+        replay(args.cells, args.save, args.profile, args.repeat)
 
 
 if __name__ == "__main__":

@@ -224,6 +224,7 @@ class _Axis:
         self.slot = slots[self.value].ravel()
         self.table = None
         self.cost_table = None
+        self.n_leaves = len(self.leaf_node)  # the tables flat: leaf pair (lo, hi) at lo * n_leaves + hi
         # where node() has no table: per depth, each leaf's ancestor and the last leaf under it (-1 below the leaf's
         # own depth), and per leaf and depth that ancestor and its loss, flat (empty where node() has a table)
         leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else anc[:0]
@@ -233,14 +234,14 @@ class _Axis:
         order_hi = order["order_hi"].to_numpy()
         self.anc_last = [np.where(leaf_anc[:, d] >= 0, order_hi[leaf_anc[:, d]], -1) for d in range(self.anc_depths)]
         if len(self.leaf_node) <= _TABLE_LEAVES:
-            self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
+            self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32).ravel()
             if len(self.leaf_node) <= _COST_TABLE_LEAVES:
                 self.cost_table = self.loss[self.table]
 
     def node(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The lowest common ancestor of the leaves at positions lo..hi."""
         if self.table is not None:
-            return self.table[lo, hi].astype(np.int64)
+            return self.table[lo * self.n_leaves + hi].astype(np.int64)
         return self.anc_flat[self._at(lo, hi)]
 
     def _at(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -257,9 +258,9 @@ class _Axis:
 
     def cost(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         if self.cost_table is not None:
-            return self.cost_table[lo, hi]
+            return self.cost_table[lo * self.n_leaves + hi]
         if self.table is not None:
-            return self.loss[self.table[lo, hi]]
+            return self.loss[self.table[lo * self.n_leaves + hi]]
         return self.anc_loss_flat[self._at(lo, hi)]
 
 
@@ -339,7 +340,8 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: n
     stays within a few times the tuples, else only the occupied slots are kept.
     """
     span = ax.fanout[node] + 1
-    offset = np.concatenate([[0], np.cumsum(span)])
+    offset = np.zeros(len(span) + 1, dtype=np.int64)
+    np.cumsum(span, out=offset[1:])
     key = offset[cid] + ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
     total = int(offset[-1])
     if total <= 4 * len(rows) + 4096:
@@ -938,9 +940,15 @@ def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.nda
         r = rows[b : b + _MOVE_BLOCK]
         joined = np.zeros((len(r), n_cls))
         for j, ax in enumerate(axes):
-            lo = np.minimum(op.lo[j][None, :], ax.lo[r][:, None])
-            hi = np.maximum(op.hi[j][None, :], ax.hi[r][:, None])
-            joined += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            # the cost row of each distinct leaf range among the tuples, then one row per tuple
+            t_lo, t_hi = ax.lo[r], ax.hi[r]
+            ranges, first, inverse = np.unique(t_lo * ax.n_leaves + t_hi, return_index=True, return_inverse=True)
+            if len(ranges) < len(r):
+                t_lo, t_hi = t_lo[first], t_hi[first]
+            lo = np.minimum(op.lo[j][None, :], t_lo[:, None])
+            hi = np.maximum(op.hi[j][None, :], t_hi[:, None])
+            row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            joined += row[inverse] if len(ranges) < len(r) else row
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
         t = np.argmin(cost, axis=1)
