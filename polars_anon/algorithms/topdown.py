@@ -408,7 +408,8 @@ def _price(
     n_groups = len(g.size)
     child_k = g.child & (g.size >= rule.k)
     op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
-    big = child_k & rule.ok(g.size, rows, g.of_row)
+    # the models judge only the parts that could pass (k rows): the others fail on size alone
+    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row)
     n_big = np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
@@ -419,7 +420,10 @@ def _price(
     has_rest = rest > 0
     rest_cost = np.zeros(n_classes)
     rest_cost[has_rest] = rest[has_rest] * ax.cost(rest_lo[has_rest], rest_hi[has_rest])
-    rest_ok = has_rest & rule.ok(rest, rows, lambda: np.where(big[g.of_row], n_classes, cid))
+    if rule.constraints.k_only:
+        rest_ok = has_rest & (rest >= rule.k)
+    else:
+        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, np.where(big[g.of_row], n_classes, cid))
     small_rest = has_rest & ~rest_ok & (n_big > 0)
     # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
     target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
@@ -455,6 +459,20 @@ def _price(
         best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
         best.gain[live_cls[better]], best.attr[live_cls[better]] = gain[better], j
         best.next_id += n_groups + n_classes
+
+
+def _ok_where(rule: _Rule, where: np.ndarray, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """:meth:`_Rule.ok` judged only for the parts `where` (False elsewhere): the others' tuples are left out.
+
+    `part`: per tuple its part, ``len(sizes)`` for none.
+    """
+    out = np.zeros(len(sizes), dtype=bool)
+    at = np.flatnonzero(where)
+    if len(at):
+        compact = np.full(len(sizes) + 1, len(at), dtype=np.int64)
+        compact[at] = np.arange(len(at))
+        out[at] = rule.ok(sizes[at], rows, compact[part])
+    return out
 
 
 def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
