@@ -290,10 +290,20 @@ class _Open:
 def _boxes(
     axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, dead: np.ndarray | None = None
 ) -> _Open:
-    """Classes from a class id per tuple (ids dense from 0): sizes and leaf ranges."""
+    """Classes from a class id per tuple (ids dense from 0): sizes and leaf ranges.
+
+    An attribute `dead` for every class gets no ranges (leaf 0; step 1 never prices it again).
+    """
     n = int(cid.max()) + 1 if len(cid) else 0
     lo, hi, t_lo, t_hi = [], [], [], []
-    for ax in axes:
+    all_dead = dead.all(axis=0) if dead is not None and n else np.zeros(len(axes), dtype=bool)
+    for j, ax in enumerate(axes):
+        if all_dead[j]:
+            t_lo.append(rows[:0])
+            t_hi.append(rows[:0])
+            lo.append(np.zeros(n, dtype=np.int64))
+            hi.append(np.zeros(n, dtype=np.int64))
+            continue
         t_lo.append(ax.lo[rows])
         lo.append(np.full(n, _NONE, dtype=np.int64))
         np.minimum.at(lo[-1], cid, t_lo[-1])
@@ -542,8 +552,9 @@ def _specialize(
         moving = np.flatnonzero(split & (best.part >= 0))
         aside.append(op.rows[split & (best.part < 0)])
         cid, n_next = _dense(best.part[moving], best.next_id)
-        dead = np.zeros((n_next, len(axes)), dtype=bool)
-        dead[cid] = op.dead[op.cid[moving]]  # a part inherits what was dead in its class
+        parent = np.zeros(n_next, dtype=np.int64)
+        parent[cid] = op.cid[moving]
+        dead = op.dead[parent]  # a part inherits what was dead in its class
         op = _boxes(axes, size, op.rows[moving], cid, dead)
     return n_classes, np.sort(np.concatenate(aside)) if aside else np.zeros(0, dtype=np.int64), rounds
 
