@@ -359,7 +359,13 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: n
         cls = np.repeat(np.arange(len(node)), span)
         first = offset[:-1]
     else:
-        keys, of_row = np.unique(key, return_inverse=True)
+        if total <= 32 * len(rows) + 65536:  # the occupied slots by a mark per slot (np.unique sorts)
+            used = np.zeros(total, dtype=bool)
+            used[key] = True
+            keys = np.flatnonzero(used)
+            of_row = (np.cumsum(used) - 1)[key]
+        else:
+            keys, of_row = np.unique(key, return_inverse=True)
         cls = np.searchsorted(offset, keys, side="right") - 1
         first = np.searchsorted(cls, np.arange(len(node)))
     slot = keys - offset[cls]
