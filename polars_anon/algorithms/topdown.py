@@ -497,8 +497,10 @@ def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = Non
     >>> _entropy(np.array([1, 1]), np.array([2, 2]), np.array([0])).round(4).tolist()
     [0.6931]
     """
-    p = part / whole
-    h = np.where(p > 0, -p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+    h = np.zeros(len(part))
+    nz = np.flatnonzero(part > 0)  # the log only where it counts (empty parts add 0)
+    p = part[nz] / whole[nz]
+    h[nz] = -p * np.log(p)
     return h if first is None else np.add.reduceat(h, first)
 
 
