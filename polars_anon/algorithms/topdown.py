@@ -93,6 +93,12 @@ publishing every part at a leaf would not beat the best split found. The rule
 that says whether a set of tuples may be published as a class is :meth:`_Rule.ok`,
 and every split, merge and suppression asks it.
 
+Time: step 1's pricing and boxes take most of the CPU, then the move pass and, with privacy
+models, the greedy repair of step 3. Measured per run (``benchmarks/topdown_profile.py``, load
+5.0-5.9, Nov 26 2026; ``benchmarks/results/topdown_profile.md``): Adult (8 qids) without a model
+0.50-0.77 CPU s at k = 2-100, with 2-diversity 0.96-1.29, with 0.2-closeness 1.88-3.00; cup at k = 2
+1.85-1.91; mach2019_int (16 qids) at k = 2 4.75-4.88; 0.59-0.96 of the code before, the same outputs.
+
 Options
 -------
 max_suppressed : int >= 0 (default 0)
@@ -224,28 +230,44 @@ class _Axis:
         self.slot = slots[self.value].ravel()
         self.table = None
         self.cost_table = None
-        # the ancestors of each leaf by depth, where node() has no table (empty otherwise)
-        self.leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else anc[:0]
+        self.n_leaves = len(self.leaf_node)  # the tables flat: leaf pair (lo, hi) at lo * n_leaves + hi
+        # where node() has no table: per depth, each leaf's ancestor and the last leaf under it (-1 below the leaf's
+        # own depth), and per leaf and depth that ancestor and its loss, flat (empty where node() has a table)
+        leaf_anc = anc[self.leaf_node] if len(self.leaf_node) > _TABLE_LEAVES else anc[:0]
+        self.anc_depths = leaf_anc.shape[1]
+        self.anc_flat = leaf_anc.ravel()
+        self.anc_loss_flat = self.loss[np.maximum(self.anc_flat, 0)]
+        order_hi = order["order_hi"].to_numpy()
+        self.anc_last = [np.where(leaf_anc[:, d] >= 0, order_hi[leaf_anc[:, d]], -1) for d in range(self.anc_depths)]
         if len(self.leaf_node) <= _TABLE_LEAVES:
-            self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32)
+            self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32).ravel()
             if len(self.leaf_node) <= _COST_TABLE_LEAVES:
                 self.cost_table = self.loss[self.table]
 
     def node(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The lowest common ancestor of the leaves at positions lo..hi."""
         if self.table is not None:
-            return self.table[lo, hi].astype(np.int64)
-        # ancestors of both leaves, root first: they agree down to the lowest common ancestor, then differ
-        # (-1 below a leaf's own depth); one pass over the depths instead of Hierarchy.lca's loop over them
-        a, b = self.leaf_anc[lo], self.leaf_anc[hi]
-        differ = (a != b) | (a < 0)
-        first = np.where(differ.any(axis=1), differ.argmax(axis=1), a.shape[1])
-        return a[np.arange(len(a)), first - 1]
+            return self.table[lo * self.n_leaves + hi].astype(np.int64)
+        return self.anc_flat[self._at(lo, hi)]
+
+    def _at(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Where node() has no table: the flat position (leaf lo, depth) of the lowest common ancestor (lo <= hi).
+
+        The ancestors of leaf lo, root first, hold leaf hi down to the lowest common
+        ancestor and not below (nor below leaf lo's own depth): their count is its depth + 1.
+        """
+        held = np.zeros(len(lo), dtype=np.int64)
+        for last in self.anc_last[1:]:  # the root holds every leaf
+            held += last[lo] >= hi
+        held += lo * self.anc_depths
+        return held
 
     def cost(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         if self.cost_table is not None:
-            return self.cost_table[lo, hi]
-        return self.loss[self.node(lo, hi)]
+            return self.cost_table[lo * self.n_leaves + hi]
+        if self.table is not None:
+            return self.loss[self.table[lo * self.n_leaves + hi]]
+        return self.anc_loss_flat[self._at(lo, hi)]
 
 
 def _dense(ids: np.ndarray, n: int) -> tuple[np.ndarray, int]:
@@ -265,22 +287,40 @@ class _Open:
     lo: list[np.ndarray]  # per attribute (C,) leftmost leaf
     hi: list[np.ndarray]  # per attribute (C,) rightmost leaf
     dead: np.ndarray  # (C, m) no split on that attribute can ever give a child of k rows
+    t_lo: list[np.ndarray]  # per attribute, each open tuple's leftmost leaf (``ax.lo[rows]``)
+    t_hi: list[np.ndarray]  # per attribute, each open tuple's rightmost leaf
+    weight: np.ndarray  # each open tuple's rows, as float (``size[rows]``)
+    least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
 
 
 def _boxes(
     axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, dead: np.ndarray | None = None
 ) -> _Open:
-    """Classes from a class id per tuple (ids dense from 0): sizes and leaf ranges."""
+    """Classes from a class id per tuple (ids dense from 0): sizes and leaf ranges.
+
+    An attribute `dead` for every class gets no ranges (leaf 0; step 1 never prices it again).
+    """
     n = int(cid.max()) + 1 if len(cid) else 0
-    lo, hi = [], []
-    for ax in axes:
+    lo, hi, t_lo, t_hi = [], [], [], []
+    all_dead = dead.all(axis=0) if dead is not None and n else np.zeros(len(axes), dtype=bool)
+    for j, ax in enumerate(axes):
+        if all_dead[j]:
+            t_lo.append(rows[:0])
+            t_hi.append(rows[:0])
+            lo.append(np.zeros(n, dtype=np.int64))
+            hi.append(np.zeros(n, dtype=np.int64))
+            continue
+        t_lo.append(ax.lo[rows])
         lo.append(np.full(n, _NONE, dtype=np.int64))
-        np.minimum.at(lo[-1], cid, ax.lo[rows])
+        np.minimum.at(lo[-1], cid, t_lo[-1])
+        t_hi.append(ax.hi[rows])
         hi.append(np.full(n, -1, dtype=np.int64))
-        np.maximum.at(hi[-1], cid, ax.hi[rows])
+        np.maximum.at(hi[-1], cid, t_hi[-1])
     if dead is None:
         dead = np.zeros((n, len(axes)), dtype=bool)
-    return _Open(rows, cid, np.bincount(cid, weights=size[rows], minlength=n).astype(np.int64), lo, hi, dead)
+    weight = size[rows].astype(np.float64)
+    sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
+    return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
 
 
 @dataclass
@@ -306,14 +346,18 @@ class _Groups:
     first: np.ndarray  # first group of each class
 
 
-def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, size: np.ndarray) -> _Groups:
+def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+           weight: np.ndarray) -> _Groups:  # fmt: skip
     """Group tuples by (class, child): slot 0 holds the values equal to the class's node, slot 1 + r its r-th child.
+
+    `lo`, `hi`, `weight`: per tuple, its leaf range on `ax` and its rows.
 
     Groups are laid out per class (one slot per child, empty ones included) when that
     stays within a few times the tuples, else only the occupied slots are kept.
     """
     span = ax.fanout[node] + 1
-    offset = np.concatenate([[0], np.cumsum(span)])
+    offset = np.zeros(len(span) + 1, dtype=np.int64)
+    np.cumsum(span, out=offset[1:])
     key = offset[cid] + ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
     total = int(offset[-1])
     if total <= 4 * len(rows) + 4096:
@@ -321,16 +365,22 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, size:
         cls = np.repeat(np.arange(len(node)), span)
         first = offset[:-1]
     else:
-        keys, of_row = np.unique(key, return_inverse=True)
+        if total <= 32 * len(rows) + 65536:  # the occupied slots by a mark per slot (np.unique sorts)
+            used = np.zeros(total, dtype=bool)
+            used[key] = True
+            keys = np.flatnonzero(used)
+            of_row = (np.cumsum(used) - 1)[key]
+        else:
+            keys, of_row = np.unique(key, return_inverse=True)
         cls = np.searchsorted(offset, keys, side="right") - 1
         first = np.searchsorted(cls, np.arange(len(node)))
     slot = keys - offset[cls]
     n_groups = len(keys)
-    g_size = np.bincount(of_row, weights=size[rows], minlength=n_groups).astype(np.int64)
+    g_size = np.bincount(of_row, weights=weight, minlength=n_groups).astype(np.int64)
     g_lo = np.full(n_groups, _NONE, dtype=np.int64)
-    np.minimum.at(g_lo, of_row, ax.lo[rows])
+    np.minimum.at(g_lo, of_row, lo)
     g_hi = np.full(n_groups, -1, dtype=np.int64)
-    np.maximum.at(g_hi, of_row, ax.hi[rows])
+    np.maximum.at(g_hi, of_row, hi)
     return _Groups(of_row, cls, slot > 0, g_size, g_lo, g_hi, first)
 
 
@@ -355,20 +405,33 @@ def _price(
     op.dead[:, j] |= ax.is_leaf[node]
     # a split gains at most size x loss(node) (every part at a leaf), and H is at least that of one row against
     # the rest: below the best so far, it cannot win
-    bound = op.size * ax.loss[node] / _least_entropy(op.size) ** balance
+    bound = op.size * ax.loss[node]
+    least = None
+    if balance:
+        if op.least is None:  # the same for every attribute of the round
+            op.least = _least_entropy(op.size)
+        least = op.least
+        bound = bound / least**balance
     live = ~op.dead[:, j] & (bound > best.gain * (1 + 1e-12) + 1e-12)
     live_cls = np.flatnonzero(live)
     if not len(live_cls):
         return
     n_classes = len(live_cls)
-    sel = np.flatnonzero(live[op.cid]) if n_classes < len(op.size) else np.arange(len(op.rows))
-    rows, cid = op.rows[sel], (np.cumsum(live) - 1)[op.cid[sel]]
+    if n_classes < len(op.size):
+        sel = np.flatnonzero(live[op.cid])
+        rows, cid = op.rows[sel], (np.cumsum(live) - 1)[op.cid[sel]]
+    else:  # every class live: the open tuples as they are
+        sel, rows, cid = None, op.rows, op.cid
     node = node[live_cls]
-    g = _group(ax, node, rows, cid, size)
+    t_lo, t_hi, weight = op.t_lo[j], op.t_hi[j], op.weight
+    if sel is not None:
+        t_lo, t_hi, weight = t_lo[sel], t_hi[sel], weight[sel]
+    g = _group(ax, node, rows, cid, t_lo, t_hi, weight)
     n_groups = len(g.size)
     child_k = g.child & (g.size >= rule.k)
     op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
-    big = child_k & rule.ok(g.size, rows, g.of_row)
+    # the models judge only the parts that could pass (k rows): the others fail on size alone
+    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row)
     n_big = np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
@@ -379,10 +442,13 @@ def _price(
     has_rest = rest > 0
     rest_cost = np.zeros(n_classes)
     rest_cost[has_rest] = rest[has_rest] * ax.cost(rest_lo[has_rest], rest_hi[has_rest])
-    rest_ok = has_rest & rule.ok(rest, rows, lambda: np.where(big[g.of_row], n_classes, cid))
+    if rule.constraints.k_only:
+        rest_ok = has_rest & (rest >= rule.k)
+    else:
+        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, np.where(big[g.of_row], n_classes, cid))
     small_rest = has_rest & ~rest_ok & (n_big > 0)
     # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
-    target = _smallest_big(big, g.size, g.cls, n_classes)
+    target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
     merge = small_rest & (not defer)
     after += np.where(rest_ok | (small_rest & defer), rest_cost, 0.0)
     if penalty and defer:  # set-aside rows priced above their node: toward the root, beyond it when penalty > 1
@@ -399,10 +465,10 @@ def _price(
     parts = n_big + rest_ok + (small_rest & defer)
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
     gain = np.where((parts >= 2) & ~stuck, op.size[live_cls] * ax.loss[node] - after, -np.inf)
-    if balance:
+    if least is not None:
         whole = op.size[live_cls]
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        gain = np.where(gain > 0, gain / np.maximum(ent, _least_entropy(whole)) ** balance, gain)
+        gain = np.where(gain > 0, gain / np.maximum(ent, least[live_cls]) ** balance, gain)
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
         g_part = np.where(
@@ -412,9 +478,23 @@ def _price(
         )
         take = better[cid]
         part = g_part[g.of_row[take]]
-        best.part[sel[take]] = np.where(part >= 0, part + best.next_id, -1)
+        best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
         best.gain[live_cls[better]], best.attr[live_cls[better]] = gain[better], j
         best.next_id += n_groups + n_classes
+
+
+def _ok_where(rule: _Rule, where: np.ndarray, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """:meth:`_Rule.ok` judged only for the parts `where` (False elsewhere): the others' tuples are left out.
+
+    `part`: per tuple its part, ``len(sizes)`` for none.
+    """
+    out = np.zeros(len(sizes), dtype=bool)
+    at = np.flatnonzero(where)
+    if len(at):
+        compact = np.full(len(sizes) + 1, len(at), dtype=np.int64)
+        compact[at] = np.arange(len(at))
+        out[at] = rule.ok(sizes[at], rows, compact[part])
+    return out
 
 
 def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
@@ -423,8 +503,10 @@ def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = Non
     >>> _entropy(np.array([1, 1]), np.array([2, 2]), np.array([0])).round(4).tolist()
     [0.6931]
     """
-    p = part / whole
-    h = np.where(p > 0, -p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+    h = np.zeros(len(part))
+    nz = np.flatnonzero(part > 0)  # the log only where it counts (empty parts add 0)
+    p = part[nz] / whole[nz]
+    h[nz] = -p * np.log(p)
     return h if first is None else np.add.reduceat(h, first)
 
 
@@ -484,8 +566,9 @@ def _specialize(
         moving = np.flatnonzero(split & (best.part >= 0))
         aside.append(op.rows[split & (best.part < 0)])
         cid, n_next = _dense(best.part[moving], best.next_id)
-        dead = np.zeros((n_next, len(axes)), dtype=bool)
-        dead[cid] = op.dead[op.cid[moving]]  # a part inherits what was dead in its class
+        parent = np.zeros(n_next, dtype=np.int64)
+        parent[cid] = op.cid[moving]
+        dead = op.dead[parent]  # a part inherits what was dead in its class
         op = _boxes(axes, size, op.rows[moving], cid, dead)
     return n_classes, np.sort(np.concatenate(aside)) if aside else np.zeros(0, dtype=np.int64), rounds
 
@@ -900,9 +983,15 @@ def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.nda
         r = rows[b : b + _MOVE_BLOCK]
         joined = np.zeros((len(r), n_cls))
         for j, ax in enumerate(axes):
-            lo = np.minimum(op.lo[j][None, :], ax.lo[r][:, None])
-            hi = np.maximum(op.hi[j][None, :], ax.hi[r][:, None])
-            joined += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            # the cost row of each distinct leaf range among the tuples, then one row per tuple
+            t_lo, t_hi = ax.lo[r], ax.hi[r]
+            ranges, first, inverse = np.unique(t_lo * ax.n_leaves + t_hi, return_index=True, return_inverse=True)
+            if len(ranges) < len(r):
+                t_lo, t_hi = t_lo[first], t_hi[first]
+            lo = np.minimum(op.lo[j][None, :], t_lo[:, None])
+            hi = np.maximum(op.hi[j][None, :], t_hi[:, None])
+            row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            joined += row[inverse] if len(ranges) < len(r) else row
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
         t = np.argmin(cost, axis=1)

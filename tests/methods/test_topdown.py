@@ -228,6 +228,37 @@ def test_node_of_leaf_ranges_above_the_table_size() -> None:
     assert [h.labels[n] for n in ax.node(lo, hi)] == ["v3_7", "g3", "*", "solo", "*"]
 
 
+def test_cost_of_leaf_ranges_above_the_table_size_is_the_loss_of_their_lowest_common_ancestor() -> None:
+    """Above 2,048 leaves cost() reads each leaf's ancestors by depth; the reference: Hierarchy.lca of the two
+    leaves, then loss_per_node, on pairs of leaves in one group, in two groups, and one leaf twice."""
+    groups = {f"g{i}": {f"s{i}_{j}": [f"v{i}_{j}_{x}" for x in range(10)] for j in range(10)} for i in range(30)}
+    h = pa.Hierarchy.from_dict({"*": {**groups, "solo": None}})
+    ax = _Axis(h, pl.Series(["v0_0_0"]))
+    assert ax.table is None and len(ax.leaf_node) == 3001
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 3001, 300), rng.integers(0, 3001, 300)
+    lo = np.concatenate([np.minimum(a, b), a, np.minimum(a + 3, 3000)])
+    hi = np.concatenate([np.maximum(a, b), a, np.minimum(a + 5, 3000)])
+    want = loss_per_node(h)[h.lca(ax.leaf_node[lo], ax.leaf_node[hi])]
+    assert ax.cost(lo, hi).tolist() == want.tolist()
+
+
+def test_groups_of_a_node_with_many_children_are_the_occupied_children() -> None:
+    """A root of 6,000 leaves and 7 tuples on 4 of them: one group per occupied child (the slots are many more
+    than the tuples), sizes and leaf ranges counted by hand."""
+    h = pa.Hierarchy.from_dict({"*": [f"v{i}" for i in range(6000)]})
+    values = ["v5", "v5", "v10", "v4000", "v5999", "v10", "v5"]
+    size = np.array([1, 2, 3, 4, 5, 6, 7])
+    ax = _Axis(h, pl.Series(values))
+    rows = np.arange(7)
+    g = topdown._group(ax, np.array([0]), rows, np.zeros(7, dtype=np.int64), ax.lo, ax.hi, size.astype(float))
+    assert len(g.size) == 4 and g.child.all() and g.first.tolist() == [0]
+    # leaves in depth-first order: v<i> is leaf i; groups in child order
+    assert g.size.tolist() == [1 + 2 + 7, 3 + 6, 4, 5]
+    assert g.lo.tolist() == g.hi.tolist() == [5, 10, 4000, 5999]
+    assert g.of_row.tolist() == [0, 0, 1, 2, 3, 1, 0]
+
+
 def test_partition_publishes_each_class_as_its_lowest_common_ancestors() -> None:
     agg = pl.DataFrame({"age": ["21", "25", "31", "35"], "sex": ["F", "F", "M", "F"], "size": [1, 1, 1, 1]})
     res = topdown_partition(agg, {"age": AGE, "sex": SEX}, 2)

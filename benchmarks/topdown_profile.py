@@ -1,0 +1,143 @@
+"""Topdown's own CPU per bench cell, and a hash of what it returns (to show a speed-up keeps the outputs).
+
+    python benchmarks/topdown_profile.py record [--cells adult-none-2 ...] [--save DIR] [--out F.jsonl]
+    python benchmarks/topdown_profile.py replay --save DIR [--cells ...] [--profile N]
+
+``record`` runs ``pa.anonymize(...).collect()`` per cell as ``local_recoding_bench.py`` does (the
+same data, qids, privacy models and suppression budget, 99 % of the rows) with
+``topdown_partition`` wrapped: it prints, per cell, the CPU seconds of the algorithm
+(``time.process_time``, every thread) and of the whole call, and the SHA-256 of the
+result (class id per aggregate row and the suppressed flags). ``--save DIR`` also
+pickles the algorithm's arguments per cell (outside the repository), and ``replay``
+runs the algorithm alone on them (``--profile N``: cProfile, the N costliest functions).
+Every line carries the 1-minute load average (2 cores, shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import json
+import os
+import pickle
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package, not the installed one
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import datasets
+import local_recoding_bench as lrb
+
+import polars_anon as pa
+from polars_anon.algorithms import topdown
+
+CELLS = (
+    "adult-none-2", "adult-none-5", "adult-none-20", "adult-none-100",
+    "adult-ldiv-2", "adult-ldiv-20", "adult-ldiv-100",
+    "adult-tclose-equal-5", "adult-tclose-hier-5",
+    "fars-none-5", "cup-none-2", "cup-none-50", "fars_int-none-2", "mach2019_int-none-2",
+)  # fmt: skip
+
+
+def _parse(cell: str) -> tuple[str, str, int]:
+    name, rest = cell.split("-", 1)
+    model, k = rest.rsplit("-", 1)
+    return name, model, int(k)
+
+
+def digest(res: topdown.TopdownResult) -> str:
+    """SHA-256 of the class id per aggregate row and the suppressed flags."""
+    h = hashlib.sha256(res.class_id.astype("<i8").tobytes())
+    h.update(res.suppressed.astype("u1").tobytes())
+    return h.hexdigest()[:16]
+
+
+def record(cells: list[str], save: Path | None) -> list[dict]:
+    original = topdown.topdown_partition
+    seen: dict = {}
+
+    def wrapped(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        cpu = time.process_time()
+        res = original(*args, **kwargs)
+        seen["cpu"], seen["hash"] = time.process_time() - cpu, digest(res)
+        seen["args"] = (args, kwargs)
+        return res
+
+    topdown.topdown_partition = wrapped
+    out = []
+    try:
+        for cell in cells:
+            name, model, k = _parse(cell)
+            df, qids, hs = datasets.load(name)
+            q = [c for c in qids if c != lrb.SENSITIVE] if model != "none" else qids
+            sensitive = [lrb.SENSITIVE] if model != "none" else []
+            data = df.select(*q, *sensitive).with_row_index(lrb.ROW)
+            load = os.getloadavg()[0]
+            cpu = time.process_time()
+            pa.anonymize(
+                data,
+                hierarchies={c: hs[c] for c in q},
+                k=k,
+                method="topdown",
+                insensitive=lrb.ROW,
+                sensitive=sensitive or None,
+                privacy=lrb.our_model(model, hs),
+                max_suppressed=int(lrb.ARX_SUPPRESSION * df.height),
+            ).collect()
+            total = time.process_time() - cpu
+            row = {"cell": cell, "algo_cpu": round(seen["cpu"], 3), "total_cpu": round(total, 3)}
+            row |= {"hash": seen["hash"], "load": round(load, 1)}
+            print(json.dumps(row), flush=True)
+            out.append(row)
+            if save is not None:
+                save.mkdir(parents=True, exist_ok=True)
+                (save / f"{cell}.pkl").write_bytes(pickle.dumps(seen["args"]))
+    finally:
+        topdown.topdown_partition = original
+    return out
+
+
+def replay(cells: list[str], save: Path, profile: int, repeat: int = 1) -> None:
+    for cell in cells:
+        args, kwargs = pickle.loads((save / f"{cell}.pkl").read_bytes())
+        load = os.getloadavg()[0]
+        prof = cProfile.Profile() if profile else None
+        times, hashes = [], set()
+        for _ in range(repeat):
+            cpu = time.process_time()
+            if prof is not None:
+                prof.enable()
+            res = topdown.topdown_partition(*args, **kwargs)
+            if prof is not None:
+                prof.disable()
+            times.append(time.process_time() - cpu)
+            hashes.add(digest(res))
+        row = {"cell": cell, "algo_cpu": round(min(times), 3), "hash": ",".join(sorted(hashes))}
+        if repeat > 1:
+            row["algo_cpu_runs"] = [round(t, 3) for t in times]
+        print(json.dumps(row | {"load": round(load, 1)}), flush=True)
+        if prof is not None:
+            pstats.Stats(prof).sort_stats("tottime").print_stats(profile)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("command", choices=("record", "replay"))
+    p.add_argument("--cells", nargs="+", default=list(CELLS))
+    p.add_argument("--save", type=Path, default=None, help="directory for the pickled arguments (outside the repo)")
+    p.add_argument("--profile", type=int, default=0, help="replay: print the N costliest functions")
+    p.add_argument("--repeat", type=int, default=1, help="replay: runs per cell (the least CPU printed)")
+    args = p.parse_args()
+    if args.command == "record":
+        record(args.cells, args.save)
+    else:
+        if args.save is None:
+            p.error("replay needs --save DIR")
+        replay(args.cells, args.save, args.profile, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
