@@ -19,7 +19,7 @@ import polars as pl
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import stack, table_row
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
-from polars_anon.metrics.sums import stable_mean
+from polars_anon.metrics.sums import sorted_sum, stable_mean
 
 __all__ = ["cramers_v", "hellinger", "mi_loss"]
 
@@ -40,7 +40,10 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
     """
     cells = data.cells
     n = float(data.n_rows)
-    values = [_hellinger_of(cells.filter(pl.col("i") == i), data.hierarchies[q], n) for i, q in enumerate(data.qids)]
+    alone = len(data.qids) == 1
+    values = [
+        _hellinger_of(cells.filter(pl.col("i") == i), data.hierarchies[q], n, alone) for i, q in enumerate(data.qids)
+    ]
     per = pl.LazyFrame(
         {"attribute": data.qids, "i": list(range(len(data.qids))), "value": values},
         schema={"attribute": pl.String, "i": pl.Int64, "value": pl.Float64},
@@ -48,16 +51,22 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
     return stack(data, per.select(table_row(pl.col("value").median())), per)
 
 
-def _sorted_sum(values: np.ndarray) -> float:
-    """:func:`~polars_anon.metrics.sums.stable_sum` in NumPy: the values sorted, added left to right (0.0 if none)."""
-    return float(np.cumsum(np.sort(values))[-1]) if len(values) else 0.0
+def _scaled(x: np.ndarray, d: float, rows: int) -> np.ndarray:
+    """`x` over `d` as Polars divides a Float64 column of `rows` rows by a literal: a product by 1 / d on two rows
+    or more, a plain division on one (a one-row frame; the bits differ in the last place for some values).
+
+    >>> float(_scaled(np.array([0.11]), 2**0.5, 1)[0]), float(_scaled(np.array([0.11]), 2**0.5, 2)[0])
+    (0.07778174593052023, 0.07778174593052022)
+    """
+    return x / d if rows == 1 else x * (1.0 / d)
 
 
-def _hellinger_of(cells: pl.DataFrame, h: Hierarchy, n: float) -> float:
+def _hellinger_of(cells: pl.DataFrame, h: Hierarchy, n: float, alone: bool) -> float:
     """d_hell(P, Q) of one attribute from its :attr:`~polars_anon.metrics.data.MetricData.cells`, in NumPy: the same
     floats, in the same order, as the frames this replaced (a join of the published counts on the hierarchy's
-    closure, 600,000 rows for Cup's ZIP: 0.19 of the report's CPU s), so the same bits: a division by n is a
-    product by 1 / n, as Polars computes a column over a Float64 literal (the last one, by sqrt 2, too). Per leaf:
+    closure, 600,000 rows for Cup's ZIP: 0.19 of the report's CPU s), so the same bits: each division by the
+    literal n or sqrt 2 as Polars made it on the replaced frame's column (:func:`_scaled`; that column spans every
+    attribute, so it has one row only when the attribute is `alone` and the column holds one value). Per leaf:
     P its rows over n; Q the sum, sorted and added left to right, of c(x) / nl(x) / n over its published ancestors
     x (itself included); then the sorted sum of (sqrt P - sqrt Q)^2 over the leaves (a leaf with neither adds 0.0
     to a sum of non-negative numbers: no bit changes). Each leaf's ancestors come from the hierarchy's ancestor
@@ -65,12 +74,14 @@ def _hellinger_of(cells: pl.DataFrame, h: Hierarchy, n: float) -> float:
     """
     size = cells["size"].to_numpy().astype(np.int64)
     leaf, pub = cells["leaf"].to_numpy().astype(np.int64), cells["pub"].to_numpy().astype(np.int64)
-    nodes, per_row = h.n_nodes, 1.0 / n  # Polars divides a column by a Float64 literal as a product by its inverse
-    p = np.bincount(leaf, weights=size, minlength=nodes) * per_row  # whole numbers summed: exact
+    nodes = h.n_nodes
+    p = np.bincount(leaf, weights=size, minlength=nodes)  # whole numbers summed: exact
+    p = _scaled(p, n, int(np.count_nonzero(p)) if alone else 2)  # the frame: one row per occupied leaf
     c = np.bincount(pub, weights=size, minlength=nodes)
     published = c > 0
     share = np.zeros(nodes)
-    share[published] = c[published] / h.leaves[published].astype(np.float64) * per_row
+    under = h.leaves[published]  # the frame: one row per published node and leaf under it
+    share[published] = _scaled(c[published] / under.astype(np.float64), n, int(under.sum()) if alone else 2)
     leaves = np.flatnonzero(h.is_leaf)
     anc = h.ancestors_by_depth[leaves]  # leaf x depth -> ancestor (-1 below the leaf)
     hit = (anc >= 0) & published[np.maximum(anc, 0)]
@@ -80,7 +91,8 @@ def _hellinger_of(cells: pl.DataFrame, h: Hierarchy, n: float) -> float:
     for d in range(terms.shape[1]):  # left to right: x + 0.0 is x, so the absent ones are skipped by adding 0.0
         column = terms[:, d]
         q += np.where(np.isfinite(column), column, 0.0)
-    return math.sqrt(_sorted_sum((np.sqrt(p[leaves]) - np.sqrt(q)) ** 2)) * (1.0 / 2.0**0.5)
+    distance = np.array([math.sqrt(sorted_sum((np.sqrt(p[leaves]) - np.sqrt(q)) ** 2))])
+    return float(_scaled(distance, 2.0**0.5, 1 if alone else 2)[0])
 
 
 def _contingency(
@@ -99,17 +111,18 @@ def _cells(a: np.ndarray, b: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, 
     """The non-empty cells of the contingency table of codes `a` and `b` weighted by `size`: counts, a, b codes.
 
     Cells in ascending combined code either way: a ``bincount`` over every cell of the table when it has at most
-    2**20 cells or 16 per pair, else the distinct combined codes (a sort). A table of 111,111 x 136 node ids (Cup's
-    ZIP x AGE) over 63,441 pairs took 0.01-0.02 s to bincount and scan, 28 such pairs per report; its sort takes
-    milliseconds. The counts are sums of integer sizes, exact in Float64 both ways: the same cells and bits.
+    2**20 cells or 16 per pair (up to 2**24 cells: 128 MiB), else the distinct combined codes (a sort). A table of
+    111,111 x 136 node ids (Cup's ZIP x AGE) over 63,441 pairs took 0.01-0.02 s to bincount and scan, 28 such pairs
+    per report; its sort takes milliseconds. The counts are sums of integer sizes, exact in Float64 both ways: the
+    same cells and bits.
     """
     width_a, width_b = int(a.max(initial=0)) + 1, int(b.max(initial=0)) + 1
     combined = a * width_b + b
-    if width_a * width_b <= max(1 << 20, 16 * len(combined)):  # a sparse table: sorting the codes costs less
+    if width_a * width_b <= max(1 << 20, min(16 * len(combined), 1 << 24)):  # at most 128 MiB of counts
         counts = np.bincount(combined, weights=size, minlength=width_a * width_b)
         cell = np.flatnonzero(counts)
         n = counts[cell]
-    else:
+    else:  # a sparse or a huge table: sorting the codes costs less
         cell, inverse = np.unique(combined, return_inverse=True)
         n = np.bincount(inverse, weights=size)
     return n, cell // width_b, cell % width_b

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-__all__ = ["sorted_product_sum", "stable_mean", "stable_sum"]
+__all__ = ["sorted_product_sum", "sorted_sum", "stable_mean", "stable_sum"]
 
 
 def stable_sum(value: pl.Expr) -> pl.Expr:
@@ -38,6 +38,15 @@ def stable_mean(value: pl.Expr) -> pl.Expr:
     1.5
     """
     return pl.when(value.count() > 0).then(stable_sum(value) / value.count())
+
+
+def sorted_sum(values: np.ndarray) -> float:
+    """:func:`stable_sum` in NumPy: the values sorted, added left to right (0.0 if none).
+
+    >>> sorted_sum(np.array([0.3, 0.1, 0.2]))
+    0.6000000000000001
+    """
+    return float(np.cumsum(np.sort(values))[-1]) if len(values) else 0.0
 
 
 def sorted_product_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import polars_anon as pa
 from polars_anon.metrics import METRICS, compute
 from polars_anon.metrics.data import MetricData, from_mapping, fully_suppressed, prepare
-from polars_anon.metrics.sums import sorted_product_sum
+from polars_anon.metrics.distribution import hellinger
+from polars_anon.metrics.sums import sorted_product_sum, stable_sum
 from tests.strategies import tables
 
 QIDS = ["q0", "q1"]
@@ -322,3 +323,36 @@ def test_sorted_product_sum_is_the_sum_of_the_sorted_products(seed: int) -> None
     order = rng.permutation(5000)
     assert sorted_product_sum(values, codes, counts) == expected
     assert sorted_product_sum(values, codes[order], counts[order]) == expected
+
+
+def _hellinger_frames(data: MetricData) -> list[float]:
+    """d_hell per attribute as the frames computed it before the NumPy version (a join on the closure): the
+    reference its bits must equal, Polars' own division by a literal included."""
+    cells, n = data.cells.lazy(), pl.lit(float(data.n_rows))
+    p = cells.group_by("attribute", "i", "leaf").agg((pl.col("size").sum() / n).alias("P"))
+    q = (
+        cells.group_by("attribute", "i", "pub", "p_leaves")
+        .agg(pl.col("size").sum().alias("c"))
+        .join(data.closure().lazy(), left_on=["attribute", "pub"], right_on=["attribute", "ancestor"])
+        .group_by("attribute", "i", "leaf")
+        .agg(stable_sum(pl.col("c") / pl.col("p_leaves") / n).alias("Q"))
+    )
+    square = (pl.col("P").fill_null(0.0).sqrt() - pl.col("Q").fill_null(0.0).sqrt()) ** 2
+    per = p.join(q, on=["attribute", "i", "leaf"], how="full", coalesce=True).group_by("attribute", "i")
+    return per.agg(stable_sum(square).sqrt().truediv(2.0**0.5).alias("v")).sort("i").collect()["v"].to_list()
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=tables(n_qids=1, max_rows=12), two=st.booleans(), data=st.data())
+def test_hellinger_has_the_bits_of_the_frames_it_replaced(t: tuple, two: bool, data: st.DataObject) -> None:
+    """One qid (one-row frames: Polars divides, not multiplies by the inverse) or two, random publications."""
+    df, hs = t
+    if two:
+        df, hs = df.with_columns(pl.col("q0").alias("q1")), {**hs, "q1": hs["q0"]}
+    qids = list(hs)
+    published = df.with_columns(
+        pl.Series(q, [data.draw(st.sampled_from(_ancestors(hs[q], v))) for v in df[q]], dtype=pl.String) for q in qids
+    )
+    prepared = prepare(df, published, qids, hs)
+    got = hellinger(prepared).collect()["value"].to_list()[1:]  # the table's median first, then each attribute
+    assert got == _hellinger_frames(prepared)
