@@ -2,8 +2,8 @@
 
     python benchmarks/road_phases.py [--runs cup:50 fars_int:2] [--code /tmp/base]
 
-Runs, for each ``dataset:k``, the call ``local_recoding_bench.run_ours`` times (``pa.anonymize(..., method="topdown",
-max_suppressed=99 % of the rows)`` on the dataset's qids with a row id, then ``.collect()``) once in this process,
+Runs, for each ``dataset:k``, the call that ``local_recoding_bench.run_ours`` times (``pa.anonymize(...,
+method="topdown", max_suppressed=99 % of the rows)`` on the dataset's qids with a row id, then ``.collect()``) once,
 with :mod:`floor_phases`' CPU timers around the road's functions, and prints the CPU seconds (``time.process_time``:
 every thread) of each phase, the whole call, and the road outside the method (the call minus the method). Every second
 of the road counts against the target of a local recoding ten times faster than ARX's. ``--code``: import the package
