@@ -141,7 +141,9 @@ _TABLE_LEAVES = 2048
 _COST_TABLE_LEAVES = 1024
 """Up to this many leaves an attribute also keeps the loss of each leaf pair's lowest common ancestor (8 MB)."""
 _NONE = np.iinfo(np.int64).max
-SPLIT_BALANCES = (0.0, 0.25, 0.5)
+Balance = float | tuple[float, float]
+"""A split balance b for every pass of steps 1-2, or ``(first, later)``: b of the first pass, b of the others."""
+SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.3, 0.0))
 """Step 1 runs once per exponent b (each run whole, steps 1-3); the partition that costs least is kept.
 
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
@@ -153,6 +155,12 @@ IMPROVE_MARGIN = 0.005
 """Steps 4-6 run only on the candidates (balance, penalty) whose cost after step 3 is within this fraction of the
 least. Step 4 lowers a candidate by 0.1-0.5 % on Adult and FARS (1-2 % with 2-diversity) and reordered only
 candidates within 0.05 % of each other after step 3 (Adult, 2-diversity, k = 20)."""
+IMPROVE_MARGIN_K = 0.001
+"""Without privacy models, steps 4-6 run only on the candidates within this fraction of the least cost after step 3.
+
+On Adult, FARS and cup at k = 2 to 100 the partition kept is the same as with :data:`IMPROVE_MARGIN` (measured
+with the split balances of :data:`SPLIT_BALANCES` before the regrouping of step 4), for one or two finishes
+fewer on cup."""
 ASIDE_PENALTIES = (0.5, 2.0)
 """With privacy models, step 1 runs once per set-aside penalty p (and per balance): a row set aside is priced
 at its node plus p times the rest of the way to the root (p > 1: beyond it, as a suppressed row costs every
@@ -417,6 +425,16 @@ def _price(
         best.next_id += n_groups + n_classes
 
 
+def _first(balance: Balance) -> float:
+    """The split balance of the first pass of step 1."""
+    return balance[0] if isinstance(balance, tuple) else balance
+
+
+def _later(balance: Balance) -> float:
+    """The split balance of the re-anonymizations (step 2)."""
+    return balance[1] if isinstance(balance, tuple) else balance
+
+
 def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
     """``-sum p ln p`` of part sizes over their class size (summed per class from `first` when given).
 
@@ -514,8 +532,10 @@ class TopdownResult:
     """Pairs of classes replaced by their re-split (step 4)."""
     moved: int = 0
     """Tuples moved to another class (step 4)."""
-    balance: float = 0.0
+    balance: Balance = 0.0
     """The split balance of the partition kept (:data:`SPLIT_BALANCES`)."""
+    regrouped: int = 0
+    """Groups of late classes replaced by their re-split (step 4, :func:`_regroup_late`)."""
 
 
 def _classes_frame(
@@ -890,6 +910,92 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
     return replaced
 
 
+LATE_PASS = 3
+"""Step 4's regrouping (:func:`_regroup_late`) works on the classes of the rows placed by this pass or later."""
+REGROUP_SIZES = (2, 3, 4, 5, 6, 8)
+"""Group sizes of the regrouping (one per pass, in turn), until a whole turn replaces no group."""
+MAX_REGROUP_PASSES = 6
+
+
+def _regroup_late(
+    axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, balance: float, late: np.ndarray
+) -> int:
+    """Step 4: specialize each late class again together with the g - 1 classes it joins at least cost.
+
+    A class is late when its rows were all placed by pass :data:`LATE_PASS` of step 2 or
+    later (or are leftovers): rare tuples that step 2 grouped among themselves. Each pass
+    takes one group size g of :data:`REGROUP_SIZES`; late classes (the one whose cheapest
+    union is cheapest first) each take their g - 1 cheapest partners still free; every group
+    is specialized again from its lowest common ancestors by step 1 (nothing set aside) and
+    its new classes replace it when they cost less (they count as late). Stops when a whole
+    turn of sizes replaces nothing, after :data:`MAX_REGROUP_PASSES` passes at most. Edits
+    `klass` (and `late`) in place; returns the groups replaced.
+    """
+    replaced, idle = 0, 0
+    for turn in range(MAX_REGROUP_PASSES):
+        g = REGROUP_SIZES[turn % len(REGROUP_SIZES)]
+        rows = np.flatnonzero(klass >= 0)
+        ids, cid = np.unique(klass[rows], return_inverse=True)
+        cid = cid.astype(np.int64)
+        n_cls = len(ids)
+        is_late = np.ones(n_cls, dtype=bool)
+        np.logical_and.at(is_late, cid, late[rows])
+        lc = np.flatnonzero(is_late)
+        if not len(lc) or n_cls < 2:
+            break
+        op = _boxes(axes, size, rows, cid)
+        own = _class_costs(axes, op)
+        union = np.zeros((len(lc), n_cls))
+        for j, ax in enumerate(axes):
+            lo = np.minimum(op.lo[j][lc][:, None], op.lo[j][None, :])
+            hi = np.maximum(op.hi[j][lc][:, None], op.hi[j][None, :])
+            union += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+        union *= op.size[lc][:, None] + op.size[None, :]
+        union -= own[lc][:, None] + own[None, :]
+        union[np.arange(len(lc)), lc] = np.inf
+        group = np.full(n_cls, -1, dtype=np.int64)
+        n_groups = 0
+        # each late class's nearest classes, cheapest first (ties to the lower id); all of them when those are taken
+        near = min(n_cls - 1, 4 * g + 16)
+        short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
+        for i in np.lexsort((lc, union.min(axis=1))):
+            c = lc[i]
+            if group[c] >= 0:
+                continue
+            order = np.arange(n_cls) if short is None else short[i]
+            order = order[np.lexsort((order, union[i][order]))]
+            free = order[(group[order] < 0) & (order != c)][: g - 1]
+            if len(free) < g - 1 and short is not None:
+                order = np.argsort(union[i], kind="stable")
+                free = order[(group[order] < 0) & (order != c)][: g - 1]
+            if not len(free):
+                continue
+            group[c] = group[free] = n_groups
+            n_groups += 1
+        inside = np.flatnonzero(group[cid] >= 0)
+        r, of = rows[inside], group[cid[inside]]
+        trial = np.full(len(size), -1, dtype=np.int64)
+        _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
+        if len(aside):
+            break
+        new = _boxes(axes, size, r, trial[r])
+        per_row = _class_costs(axes, new)[trial[r]] * size[r] / new.size[trial[r]]
+        new_cost = np.bincount(of, weights=per_row, minlength=n_groups)
+        old_cost = np.bincount(group[group >= 0], weights=own[group >= 0], minlength=n_groups)
+        better = new_cost < old_cost * (1 - 1e-12) - 1e-9
+        if not better.any():
+            idle += 1
+            if idle >= len(REGROUP_SIZES):
+                break
+            continue
+        idle = 0
+        take = r[better[of]]
+        klass[take] = int(klass.max()) + 1 + trial[take]
+        late[take] = True
+        replaced += int(better.sum())
+    return replaced
+
+
 def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray,
               own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Per tuple in `rows`, the class (not its own, `own`) it joins at least added cost, and that cost."""
@@ -1018,7 +1124,7 @@ def topdown_partition(
     constraints: Constraints | None = None,
     improve: bool = True,
     max_rounds: int = MAX_ROUNDS,
-    balances: Sequence[float] | None = None,
+    balances: Sequence[Balance] | None = None,
     penalties: Sequence[float] | None = None,
     starts: Sequence[np.ndarray] = (),
 ) -> TopdownResult:
@@ -1045,7 +1151,9 @@ def topdown_partition(
         Re-anonymizations of the set-aside rows (step 2) before the last round.
     balances
         Split balances tried, the cheapest partition after step 6 kept (default
-        :data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`).
+        :data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`); a pair
+        ``(first, later)`` is one balance for the first pass of step 1, another for the
+        re-anonymizations of step 2.
     penalties
         Set-aside penalties tried with each balance (default 0 alone, with privacy
         models :data:`ASIDE_PENALTIES`).
@@ -1082,17 +1190,14 @@ def topdown_partition(
         for b in balances
     ]
     least = min(x.cost for x in built)
+    margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
     built = min(
-        (
-            _finish(axes, size, rule, max_suppressed, x, improve)
-            for x in built
-            if x.cost <= least * (1 + IMPROVE_MARGIN)
-        ),
+        (_finish(axes, size, rule, max_suppressed, x, improve) for x in built if x.cost <= least * (1 + margin)),
         key=lambda x: x.cost,
     )
     klass, suppressed, resplit, moved = built.klass, built.suppressed, built.resplit, built.moved
     res = _result(axes, qids, size, klass, suppressed, built.set_aside, built.repaired, time.perf_counter() - t0)
-    res.resplit, res.moved, res.balance = resplit, moved, built.balance
+    res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, built.balance, built.regrouped
     return res
 
 
@@ -1100,7 +1205,7 @@ def topdown_partition(
 class _Built:
     """Steps 1-4 under one split balance: classes, suppressed rows and their cost (suppressed rows as roots)."""
 
-    balance: float
+    balance: Balance
     penalty: float
     klass: np.ndarray
     suppressed: np.ndarray
@@ -1109,14 +1214,18 @@ class _Built:
     resplit: int
     moved: int
     cost: float
+    late: np.ndarray
+    """Per aggregate row: placed by pass :data:`LATE_PASS` of step 2 or later, or a leftover (step 3)."""
+    regrouped: int = 0
 
 
 def _build(
     aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
-    max_rounds: int, max_suppressed: int, balance: float, penalty: float, start: np.ndarray | None = None,
+    max_rounds: int, max_suppressed: int, balance: Balance, penalty: float, start: np.ndarray | None = None,
 ) -> _Built:  # fmt: skip
     """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`)."""
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start)
+    late = np.full(len(size), max_rounds + 2, dtype=np.int64)  # the pass that placed each row (leftovers: none)
+    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start, late)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
@@ -1125,7 +1234,7 @@ def _build(
         repaired = 0 if len(dropped) else set_aside[-1]
     klass = np.where(suppressed, -1, klass)
     cost = _total_cost(axes, size, klass) + len(axes) * float(size[suppressed].sum())
-    return _Built(balance, penalty, klass, suppressed, set_aside, repaired, 0, 0, cost)
+    return _Built(balance, penalty, klass, suppressed, set_aside, repaired, 0, 0, cost, late >= LATE_PASS)
 
 
 def _finish(
@@ -1134,11 +1243,13 @@ def _finish(
     """Steps 4-6 on a partition of steps 1-3 (edited in place), its cost updated (suppressed rows as roots)."""
     klass, suppressed = built.klass, built.suppressed
     if improve:
-        built.resplit = _resplit(axes, size, klass, rule, built.balance)
+        built.resplit = _resplit(axes, size, klass, rule, _first(built.balance))
+        if rule.constraints.k_only:
+            built.regrouped = _regroup_late(axes, size, klass, rule, _first(built.balance), built.late)
         built.moved = _moves(axes, size, klass, rule)
     budget = max_suppressed - int(size[suppressed].sum())
     if budget > 0 and not rule.constraints.k_only:
-        suppressed[_unblock(axes, size, klass, rule, budget, built.balance, built.penalty)] = True
+        suppressed[_unblock(axes, size, klass, rule, budget, _first(built.balance), built.penalty)] = True
         budget = max_suppressed - int(size[suppressed].sum())
     if budget > 0:
         suppressed[_outliers(axes, size, np.where(suppressed, -1, klass), rule, budget)] = True
@@ -1152,13 +1263,15 @@ def _passes(
     size: np.ndarray,
     rule: _Rule,
     max_rounds: int = MAX_ROUNDS,
-    balance: float = 0.0,
+    balance: Balance = 0.0,
     penalty: float = 0.0,
     start: np.ndarray | None = None,
+    placed: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``.
 
     `start` (optional): a starting class per aggregate row for the first pass (-1: set aside at once).
+    `placed` (optional, edited): the pass that placed each aggregate row (1 for the first).
     """
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
@@ -1168,12 +1281,15 @@ def _passes(
         todo = np.flatnonzero(start >= 0)
         first = _dense(start[todo], int(start.max()) + 1)[0] if len(todo) else None
     for rounds in range(1, max_rounds + 2):
+        b = _first(balance) if rounds == 1 else _later(balance)
         n_classes, aside, _ = _specialize(
-            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, balance, penalty
+            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, b, penalty
         )
         if rounds == 1 and start is not None:
             aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
         first = None
+        if placed is not None:
+            placed[todo[klass[todo] >= 0]] = rounds
         set_aside.append(int(size[aside].sum()))
         if set_aside[-1] < rule.k or len(aside) == len(todo):
             break
@@ -1260,8 +1376,9 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "max_suppressed": options.max_suppressed,
         "improve": options.improve,
         "global_start": options.global_start,
-        "split_balance": res.balance,
+        "split_balance": list(res.balance) if isinstance(res.balance, tuple) else res.balance,
         "resplit_pairs": res.resplit,
+        "regrouped_groups": res.regrouped,
         "moved_tuples": res.moved,
         "rounds": res.rounds,
         "set_aside": res.set_aside,

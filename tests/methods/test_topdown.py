@@ -122,6 +122,11 @@ def test_split_balance_prefers_the_split_into_fewer_parts() -> None:
     assert {a.label_of(n) for n in balanced.nodes["A"]} == {"*"}
     assert [b.label_of(n) for n in balanced.nodes["B"]] == agg["B"].to_list()
     assert plain.balance == 0.0 and balanced.balance == 0.25
+    # a pair (first, later): the first pass of step 1 splits with `first` (every row is placed in it here)
+    first = topdown_partition(agg, hs, 2, balances=((0.25, 0.0),), improve=False)
+    assert [b.label_of(n) for n in first.nodes["B"]] == agg["B"].to_list() and first.balance == (0.25, 0.0)
+    later = topdown_partition(agg, hs, 2, balances=((0.0, 0.25),), improve=False)
+    assert [a.label_of(n) for n in later.nodes["A"]] == agg["A"].to_list()
     assert _entropy(np.array([2, 2, 2, 2]), np.array([8] * 4), np.array([0])).tolist() == pytest.approx([np.log(4)])
 
 
