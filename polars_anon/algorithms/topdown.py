@@ -15,8 +15,11 @@ from the top: every class boundary is a hierarchy boundary.
    a few large parts over many-way ones, which keeps rows together for later
    splits). Steps 1 to 3 run once per balance b of :data:`SPLIT_BALANCES` (with
    privacy models once per balance and set-aside penalty of :data:`ASIDE_PENALTIES`),
-   steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN` of the least cost,
-   and the partition that costs least after step 6 is kept: on Adult (8 qids)
+   steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN_K` (with privacy
+   models :data:`IMPROVE_MARGIN`) of the least cost, and the partition that costs
+   least after step 6 is kept. A balance may be a pair: ``(0.3, 0)`` splits the
+   first pass with b = 0.3 and step 2's re-anonymizations with b = 0 (on cup at
+   k = 100 0.1784 after step 4, against 0.1812 with the other three). On Adult (8 qids)
    b = 0.25 gives 0.0747 / 0.1486 / 0.1918 at k = 10 / 50 / 100 against
    0.0755 / 0.1518 / 0.1940 with b = 0, and b = 0.5 gives 0.1906 at k = 100; b = 0
    wins on mach2019_int at k = 2 (0.1552 against 0.1574); which b wins varies with
@@ -48,7 +51,16 @@ from the top: every class boundary is a hierarchy boundary.
    it raises least, one after the other (no greedy loop). With privacy models the
    choice is per merged class: a class that took leftovers goes back to the classes
    it was made of, its leftovers suppressed, when that costs less.
-4. **Improve** (``improve=True``, the default). *Re-split*: each class is paired with
+4. **Improve** (``improve=True``, the default). *Regroup* (without privacy models,
+   :func:`_regroup_late`): a *late* class, all of whose rows were placed by pass
+   :data:`LATE_PASS` of step 2 or later (rare tuples grouped among themselves), is
+   specialized again by step 1 together with the g - 1 classes it joins at least cost
+   (g from 2 to 8, one size per pass); the new classes replace the group when they cost
+   less. Those rows are where topdown lost to ARX's local recoding on cup: at k = 50 and
+   100 ours was below ARX on the rows placed by passes 1 and 2 (0.0842 / 0.0354 against
+   0.0861 / 0.0359 of the mean at k = 50) and above on the rest (0.0261 against 0.0227),
+   which ARX mixes into classes with common tuples (3,650 of its 5,253 such rows at k = 50
+   sit in classes where they are under three quarters). *Re-split*: each class is paired with
    the class it joins at least cost (cheapest unions first, each class in one pair)
    and the pair is specialized again by step 1 from its lowest common ancestors
    (nothing set aside); the new classes replace the pair when they cost less, while
@@ -92,6 +104,9 @@ rows (then none can in any sub-class: the attribute is dead below) or when even
 publishing every part at a leaf would not beat the best split found. The rule
 that says whether a set of tuples may be published as a class is :meth:`_Rule.ok`,
 and every split, merge and suppression asks it.
+
+Regrouping and the fourth balance lower cup at k = 50 / 100 from 0.1457 / 0.1812 to
+0.1444 / 0.1783 (ARX 0.1446 / 0.1784); see ``docs/methods/topdown.md`` for every cell.
 
 Options
 -------
@@ -143,7 +158,7 @@ _COST_TABLE_LEAVES = 1024
 _NONE = np.iinfo(np.int64).max
 Balance = float | tuple[float, float]
 """A split balance b for every pass of steps 1-2, or ``(first, later)``: b of the first pass, b of the others."""
-SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.3, 0.0))
+SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.25, 0.0))
 """Step 1 runs once per exponent b (each run whole, steps 1-3); the partition that costs least is kept.
 
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
@@ -915,6 +930,8 @@ LATE_PASS = 3
 REGROUP_SIZES = (2, 3, 4, 5, 6, 8)
 """Group sizes of the regrouping (one per pass, in turn), until a whole turn replaces no group."""
 MAX_REGROUP_PASSES = 6
+MAX_REGROUP_CELLS = 2_000_000
+"""The regrouping prices late classes x classes x qids unions per pass; above this, the costliest late classes only."""
 
 
 def _regroup_late(
@@ -945,6 +962,9 @@ def _regroup_late(
             break
         op = _boxes(axes, size, rows, cid)
         own = _class_costs(axes, op)
+        most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
+        if len(lc) > most:  # the late classes of highest cost per row only (ties to the lower id)
+            lc = np.sort(lc[np.lexsort((lc, -own[lc] / op.size[lc]))[:most]])
         union = np.zeros((len(lc), n_cls))
         for j, ax in enumerate(axes):
             lo = np.minimum(op.lo[j][lc][:, None], op.lo[j][None, :])
@@ -1178,23 +1198,22 @@ def topdown_partition(
         balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES
     if penalties is None:
         penalties = (0.0,) if rule.constraints.k_only else ASIDE_PENALTIES
-    built = [
-        _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p)
-        for p in penalties
-        for b in balances
-    ]
-    built += [
-        _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start)
-        for start in starts
-        for p in penalties
-        for b in balances
-    ]
+    built = []
+    for start in (None, *starts):
+        memo: dict = {}  # first passes shared by the balances that begin alike
+        built += [
+            _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start, memo)
+            for p in penalties
+            for b in balances
+        ]
     least = min(x.cost for x in built)
     margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
     built = min(
         (_finish(axes, size, rule, max_suppressed, x, improve) for x in built if x.cost <= least * (1 + margin)),
         key=lambda x: x.cost,
     )
+    if improve and rule.constraints.k_only:  # the partition kept only: the regrouping costs about one finish
+        built.regrouped = _regroup_late(axes, size, built.klass, rule, _first(built.balance), built.late)
     klass, suppressed, resplit, moved = built.klass, built.suppressed, built.resplit, built.moved
     res = _result(axes, qids, size, klass, suppressed, built.set_aside, built.repaired, time.perf_counter() - t0)
     res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, built.balance, built.regrouped
@@ -1222,10 +1241,11 @@ class _Built:
 def _build(
     aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
     max_rounds: int, max_suppressed: int, balance: Balance, penalty: float, start: np.ndarray | None = None,
+    memo: dict | None = None,
 ) -> _Built:  # fmt: skip
     """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`)."""
     late = np.full(len(size), max_rounds + 2, dtype=np.int64)  # the pass that placed each row (leftovers: none)
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start, late)
+    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start, late, memo)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
@@ -1244,8 +1264,6 @@ def _finish(
     klass, suppressed = built.klass, built.suppressed
     if improve:
         built.resplit = _resplit(axes, size, klass, rule, _first(built.balance))
-        if rule.constraints.k_only:
-            built.regrouped = _regroup_late(axes, size, klass, rule, _first(built.balance), built.late)
         built.moved = _moves(axes, size, klass, rule)
     budget = max_suppressed - int(size[suppressed].sum())
     if budget > 0 and not rule.constraints.k_only:
@@ -1267,11 +1285,14 @@ def _passes(
     penalty: float = 0.0,
     start: np.ndarray | None = None,
     placed: np.ndarray | None = None,
+    memo: dict | None = None,
 ) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``.
 
     `start` (optional): a starting class per aggregate row for the first pass (-1: set aside at once).
     `placed` (optional, edited): the pass that placed each aggregate row (1 for the first).
+    `memo` (optional): the first pass kept by (first balance, penalty), reused by a balance
+    ``(first, later)`` whose first pass was run already (same `start`).
     """
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
@@ -1280,13 +1301,20 @@ def _passes(
     if start is not None:
         todo = np.flatnonzero(start >= 0)
         first = _dense(start[todo], int(start.max()) + 1)[0] if len(todo) else None
+    key = (_first(balance), penalty)
     for rounds in range(1, max_rounds + 2):
-        b = _first(balance) if rounds == 1 else _later(balance)
-        n_classes, aside, _ = _specialize(
-            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, b, penalty
-        )
-        if rounds == 1 and start is not None:
-            aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+        if rounds == 1 and memo is not None and key in memo:
+            kept, n_classes, aside = memo[key]
+            klass[:] = kept
+        else:
+            b = _first(balance) if rounds == 1 else _later(balance)
+            n_classes, aside, _ = _specialize(
+                axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, b, penalty
+            )
+            if rounds == 1 and start is not None:
+                aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+            if rounds == 1 and memo is not None:
+                memo[key] = (klass.copy(), n_classes, aside)
         first = None
         if placed is not None:
             placed[todo[klass[todo] >= 0]] = rounds
