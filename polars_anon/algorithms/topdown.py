@@ -930,7 +930,7 @@ LATE_PASS = 3
 REGROUP_SIZES = (2, 3, 4, 5, 6, 8)
 """Group sizes of the regrouping (one per pass, in turn), until a whole turn replaces no group."""
 MAX_REGROUP_PASSES = 6
-MAX_REGROUP_CELLS = 2_000_000
+MAX_REGROUP_CELLS = 1_000_000
 """The regrouping prices late classes x classes x qids unions per pass; above this, the costliest late classes only."""
 
 
