@@ -17,9 +17,10 @@ from the top: every class boundary is a hierarchy boundary.
    privacy models once per balance and set-aside penalty of :data:`ASIDE_PENALTIES`),
    steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN_K` (with privacy
    models :data:`IMPROVE_MARGIN`) of the least cost, and the partition that costs
-   least after step 6 is kept. A balance may be a pair: ``(0.3, 0)`` splits the
-   first pass with b = 0.3 and step 2's re-anonymizations with b = 0 (on cup at
-   k = 100 0.1784 after step 4, against 0.1812 with the other three). On Adult (8 qids)
+   least after step 6 is kept. A balance may be a pair: ``(0.25, 0)`` splits the
+   first pass with b = 0.25 (that pass is shared with the candidate b = 0.25) and
+   step 2's re-anonymizations with b = 0 (on cup at k = 100, 0.1785 after step 4
+   against 0.1812 with the other three balances). On Adult (8 qids)
    b = 0.25 gives 0.0747 / 0.1486 / 0.1918 at k = 10 / 50 / 100 against
    0.0755 / 0.1518 / 0.1940 with b = 0, and b = 0.5 gives 0.1906 at k = 100; b = 0
    wins on mach2019_int at k = 2 (0.1552 against 0.1574); which b wins varies with
@@ -51,16 +52,7 @@ from the top: every class boundary is a hierarchy boundary.
    it raises least, one after the other (no greedy loop). With privacy models the
    choice is per merged class: a class that took leftovers goes back to the classes
    it was made of, its leftovers suppressed, when that costs less.
-4. **Improve** (``improve=True``, the default). *Regroup* (without privacy models,
-   :func:`_regroup_late`): a *late* class, all of whose rows were placed by pass
-   :data:`LATE_PASS` of step 2 or later (rare tuples grouped among themselves), is
-   specialized again by step 1 together with the g - 1 classes it joins at least cost
-   (g from 2 to 8, one size per pass); the new classes replace the group when they cost
-   less. Those rows are where topdown lost to ARX's local recoding on cup: at k = 50 and
-   100 ours was below ARX on the rows placed by passes 1 and 2 (0.0842 / 0.0354 against
-   0.0861 / 0.0359 of the mean at k = 50) and above on the rest (0.0261 against 0.0227),
-   which ARX mixes into classes with common tuples (3,650 of its 5,253 such rows at k = 50
-   sit in classes where they are under three quarters). *Re-split*: each class is paired with
+4. **Improve** (``improve=True``, the default). *Re-split*: each class is paired with
    the class it joins at least cost (cheapest unions first, each class in one pair)
    and the pair is specialized again by step 1 from its lowest common ancestors
    (nothing set aside); the new classes replace the pair when they cost less, while
@@ -84,6 +76,20 @@ from the top: every class boundary is a hierarchy boundary.
    lets the rest of its class (still k rows) be published lower, by more than
    the tuple's own cost as a suppressed row (every cell at the root, as the loss
    counts it), is suppressed, best first, within the budget.
+7. **Regroup late classes** (``improve=True`` and no privacy model; on the partition
+   kept only, :func:`_regroup_late`): a *late* class, all of whose rows were placed by
+   pass :data:`LATE_PASS` of step 2 or later or are leftovers (rare tuples grouped
+   among themselves), is specialized again by step 1 together with the g - 1 classes
+   it joins at least cost (g = 2, 3, 4, 5, 6, 8, one size per pass, at most
+   :data:`MAX_REGROUP_PASSES` passes); the new classes replace the group when they
+   cost less. Those rows are where topdown lost to ARX's local recoding on cup:
+   at k = 50, scored per row, ours was below ARX on the rows placed by passes 1 and 2
+   (0.0842 and 0.0354 of the mean cell loss, against ARX's 0.0861 and 0.0359 on the
+   same rows) and above on the rest (0.0261 against 0.0227; at k = 100 0.0297 against
+   0.0260), which ARX mixes with common tuples (3,650 of the 5,253 such rows at k = 50
+   sit in ARX classes where they are under three quarters of the rows; in ours, 21).
+   Regrouping before the move pass instead of after step 6, on every candidate, gained
+   little more (cup k = 50: 0.14440 against 0.14452) for up to three times the CPU.
 
 The loss is the report's ``loss``: the mean over quasi-identifier cells of
 ``(nl(v) - 1) / (nl(root) - 1)`` (:func:`polars_anon.metrics.cells.loss_per_node`),
@@ -105,8 +111,10 @@ publishing every part at a leaf would not beat the best split found. The rule
 that says whether a set of tuples may be published as a class is :meth:`_Rule.ok`,
 and every split, merge and suppression asks it.
 
-Regrouping and the fourth balance lower cup at k = 50 / 100 from 0.1457 / 0.1812 to
-0.1444 / 0.1783 (ARX 0.1446 / 0.1784); see ``docs/methods/topdown.md`` for every cell.
+Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
+0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
+0.14418 / 0.17800) and lower the loss in every cell of Adult, FARS and cup at k = 2-100 without a
+privacy model (``docs/methods/topdown.md``, "Regrouping").
 
 Options
 -------
@@ -928,8 +936,10 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
 LATE_PASS = 3
 """Step 4's regrouping (:func:`_regroup_late`) works on the classes of the rows placed by this pass or later."""
 REGROUP_SIZES = (2, 3, 4, 5, 6, 8)
-"""Group sizes of the regrouping (one per pass, in turn), until a whole turn replaces no group."""
+"""Group sizes of the regrouping, one per pass, in turn."""
 MAX_REGROUP_PASSES = 6
+MAX_REGROUP_IDLE = 2
+"""The regrouping stops after this many passes in a row that replace no group."""
 MAX_REGROUP_CELLS = 1_000_000
 """The regrouping prices late classes x classes x qids unions per pass; above this, the costliest late classes only."""
 
@@ -944,38 +954,43 @@ def _regroup_late(
     takes one group size g of :data:`REGROUP_SIZES`; late classes (the one whose cheapest
     union is cheapest first) each take their g - 1 cheapest partners still free; every group
     is specialized again from its lowest common ancestors by step 1 (nothing set aside) and
-    its new classes replace it when they cost less (they count as late). Stops when a whole
-    turn of sizes replaces nothing, after :data:`MAX_REGROUP_PASSES` passes at most. Edits
-    `klass` (and `late`) in place; returns the groups replaced.
+    its new classes replace it when they cost less (they count as late). Stops after
+    :data:`MAX_REGROUP_IDLE` passes in a row that replace nothing, or :data:`MAX_REGROUP_PASSES`
+    passes. Edits `klass` (and `late`) in place; returns the groups replaced.
     """
+    rows = np.flatnonzero(klass >= 0)
+    if not len(rows):
+        return 0
+    cid = np.unique(klass[rows], return_inverse=True)[1].astype(np.int64)
+    op = _boxes(axes, size, rows, cid)  # every class so far (dead or alive), grown as groups are replaced
+    own = _class_costs(axes, op)
+    alive = np.ones(len(op.size), dtype=bool)
+    is_late = np.ones(len(op.size), dtype=bool)
+    np.logical_and.at(is_late, cid, late[rows])
     replaced, idle = 0, 0
     for turn in range(MAX_REGROUP_PASSES):
         g = REGROUP_SIZES[turn % len(REGROUP_SIZES)]
-        rows = np.flatnonzero(klass >= 0)
-        ids, cid = np.unique(klass[rows], return_inverse=True)
-        cid = cid.astype(np.int64)
-        n_cls = len(ids)
-        is_late = np.ones(n_cls, dtype=bool)
-        np.logical_and.at(is_late, cid, late[rows])
-        lc = np.flatnonzero(is_late)
+        cols = np.flatnonzero(alive)  # in id order: ties go to the older class
+        n_cls = len(cols)
+        lc = np.flatnonzero(is_late[cols])  # positions in cols
         if not len(lc) or n_cls < 2:
             break
-        op = _boxes(axes, size, rows, cid)
-        own = _class_costs(axes, op)
+        c_size, c_own = op.size[cols], own[cols]
         most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
-        if len(lc) > most:  # the late classes of highest cost per row only (ties to the lower id)
-            lc = np.sort(lc[np.lexsort((lc, -own[lc] / op.size[lc]))[:most]])
+        if len(lc) > most:  # the late classes of highest cost per row only (ties to the older class)
+            lc = np.sort(lc[np.lexsort((lc, -c_own[lc] / c_size[lc]))[:most]])
         union = np.zeros((len(lc), n_cls))
         for j, ax in enumerate(axes):
-            lo = np.minimum(op.lo[j][lc][:, None], op.lo[j][None, :])
-            hi = np.maximum(op.hi[j][lc][:, None], op.hi[j][None, :])
+            c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
+            lo = np.minimum(c_lo[lc][:, None], c_lo[None, :])
+            hi = np.maximum(c_hi[lc][:, None], c_hi[None, :])
             union += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-        union *= op.size[lc][:, None] + op.size[None, :]
-        union -= own[lc][:, None] + own[None, :]
+        union *= c_size[lc][:, None] + c_size[None, :]
+        union -= c_own[lc][:, None] + c_own[None, :]
         union[np.arange(len(lc)), lc] = np.inf
         group = np.full(n_cls, -1, dtype=np.int64)
         n_groups = 0
-        # each late class's nearest classes, cheapest first (ties to the lower id); all of them when those are taken
+        # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
         near = min(n_cls - 1, 4 * g + 16)
         short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
         for i in np.lexsort((lc, union.min(axis=1))):
@@ -992,27 +1007,42 @@ def _regroup_late(
                 continue
             group[c] = group[free] = n_groups
             n_groups += 1
-        inside = np.flatnonzero(group[cid] >= 0)
-        r, of = rows[inside], group[cid[inside]]
+        of_class = np.full(len(op.size), -1, dtype=np.int64)  # group of each class id
+        of_class[cols] = group
+        inside = np.flatnonzero(of_class[cid] >= 0)
+        r, of = rows[inside], of_class[cid[inside]]
         trial = np.full(len(size), -1, dtype=np.int64)
         _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
         if len(aside):
             break
         new = _boxes(axes, size, r, trial[r])
-        per_row = _class_costs(axes, new)[trial[r]] * size[r] / new.size[trial[r]]
-        new_cost = np.bincount(of, weights=per_row, minlength=n_groups)
-        old_cost = np.bincount(group[group >= 0], weights=own[group >= 0], minlength=n_groups)
+        new_own = _class_costs(axes, new)
+        new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
+        old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
         better = new_cost < old_cost * (1 - 1e-12) - 1e-9
         if not better.any():
             idle += 1
-            if idle >= len(REGROUP_SIZES):
+            if idle >= MAX_REGROUP_IDLE:
                 break
             continue
         idle = 0
-        take = r[better[of]]
-        klass[take] = int(klass.max()) + 1 + trial[take]
-        late[take] = True
+        taken = better[of]
+        kept_new = np.zeros(len(new.size), dtype=bool)
+        kept_new[trial[r[taken]]] = True
+        renumber = np.cumsum(kept_new) - 1 + len(op.size)
+        alive[cols[(group >= 0) & better[np.maximum(group, 0)]]] = False
+        cid[inside[taken]] = renumber[trial[r[taken]]]
+        op.size = np.concatenate([op.size, new.size[kept_new]])
+        for j in range(len(axes)):
+            op.lo[j] = np.concatenate([op.lo[j], new.lo[j][kept_new]])
+            op.hi[j] = np.concatenate([op.hi[j], new.hi[j][kept_new]])
+        own = np.concatenate([own, new_own[kept_new]])
+        alive = np.concatenate([alive, np.ones(int(kept_new.sum()), dtype=bool)])
+        is_late = np.concatenate([is_late, np.ones(int(kept_new.sum()), dtype=bool)])
+        late[r[taken]] = True
         replaced += int(better.sum())
+    if replaced:
+        klass[rows] = _dense(cid, len(op.size))[0]
     return replaced
 
 
