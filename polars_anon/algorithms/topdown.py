@@ -121,7 +121,7 @@ Options
 max_suppressed : int >= 0 (default 0)
     Rows that may be removed (steps 3, 5 and 6), each counted as all roots in the loss.
 improve : bool (default True)
-    Run step 4 (re-split and move).
+    Run step 4 (re-split and move) and step 7 (regroup late classes, without privacy models).
 global_start : bool (default False)
     Also run steps 1-3 once per balance from the classes of the best full-domain node
     (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
@@ -182,7 +182,7 @@ IMPROVE_MARGIN_K = 0.001
 """Without privacy models, steps 4-6 run only on the candidates within this fraction of the least cost after step 3.
 
 On Adult, FARS and cup at k = 2 to 100 the partition kept is the same as with :data:`IMPROVE_MARGIN` (measured
-with the split balances of :data:`SPLIT_BALANCES` before the regrouping of step 4), for one or two finishes
+with the split balances of :data:`SPLIT_BALANCES` before the regrouping of step 7), for one or two finishes
 fewer on cup."""
 ASIDE_PENALTIES = (0.5, 2.0)
 """With privacy models, step 1 runs once per set-aside penalty p (and per balance): a row set aside is priced
@@ -1196,7 +1196,8 @@ def topdown_partition(
         over the same aggregates): every split, merge and suppression keeps each class
         satisfying them.
     improve
-        Run step 4 (re-split pairs of classes, move tuples between classes).
+        Run step 4 (re-split pairs of classes, move tuples between classes) and, without
+        privacy models, step 7 (regroup late classes).
     max_rounds
         Re-anonymizations of the set-aside rows (step 2) before the last round.
     balances
@@ -1404,7 +1405,7 @@ class TopdownOptions:
     max_suppressed: int = 0
     """Rows that may be suppressed (removed, counted as roots in the loss) when that lowers the loss."""
     improve: bool = True
-    """Re-split pairs of classes and move tuples between classes when that lowers the loss (step 4)."""
+    """Re-split pairs of classes, move tuples and regroup late classes when that lowers the loss (steps 4, 7)."""
     global_start: bool = False
     """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
 
