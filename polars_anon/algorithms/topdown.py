@@ -15,8 +15,12 @@ from the top: every class boundary is a hierarchy boundary.
    a few large parts over many-way ones, which keeps rows together for later
    splits). Steps 1 to 3 run once per balance b of :data:`SPLIT_BALANCES` (with
    privacy models once per balance and set-aside penalty of :data:`ASIDE_PENALTIES`),
-   steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN` of the least cost,
-   and the partition that costs least after step 6 is kept: on Adult (8 qids)
+   steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN_K` (with privacy
+   models :data:`IMPROVE_MARGIN`) of the least cost, and the partition that costs
+   least after step 6 is kept. A balance may be a pair: ``(0.25, 0)`` splits the
+   first pass with b = 0.25 (that pass is shared with the candidate b = 0.25) and
+   step 2's re-anonymizations with b = 0 (on cup at k = 100, 0.1785 after step 4
+   against 0.1812 with the other three balances). On Adult (8 qids)
    b = 0.25 gives 0.0747 / 0.1486 / 0.1918 at k = 10 / 50 / 100 against
    0.0755 / 0.1518 / 0.1940 with b = 0, and b = 0.5 gives 0.1906 at k = 100; b = 0
    wins on mach2019_int at k = 2 (0.1552 against 0.1574); which b wins varies with
@@ -72,6 +76,20 @@ from the top: every class boundary is a hierarchy boundary.
    lets the rest of its class (still k rows) be published lower, by more than
    the tuple's own cost as a suppressed row (every cell at the root, as the loss
    counts it), is suppressed, best first, within the budget.
+7. **Regroup late classes** (``improve=True`` and no privacy model; on the partition
+   kept only, :func:`_regroup_late`): a *late* class, all of whose rows were placed by
+   pass :data:`LATE_PASS` of step 2 or later or are leftovers (rare tuples grouped
+   among themselves), is specialized again by step 1 together with the g - 1 classes
+   it joins at least cost (g = 2, 3, 4, 5, 6, 8, one size per pass, at most
+   :data:`MAX_REGROUP_PASSES` passes); the new classes replace the group when they
+   cost less. Those rows are where topdown lost to ARX's local recoding on cup:
+   at k = 50, scored per row, ours was below ARX on the rows placed by passes 1 and 2
+   (0.0842 and 0.0354 of the mean cell loss, against ARX's 0.0861 and 0.0359 on the
+   same rows) and above on the rest (0.0261 against 0.0227; at k = 100 0.0297 against
+   0.0260), which ARX mixes with common tuples (3,650 of the 5,253 such rows at k = 50
+   sit in ARX classes where they are under three quarters of the rows; in ours, 21).
+   Regrouping before the move pass instead of after step 6, on every candidate, gained
+   little more (cup k = 50: 0.14440 against 0.14452) for up to three times the CPU.
 
 The loss is the report's ``loss``: the mean over quasi-identifier cells of
 ``(nl(v) - 1) / (nl(root) - 1)`` (:func:`polars_anon.metrics.cells.loss_per_node`),
@@ -99,12 +117,17 @@ models, the greedy repair of step 3. Measured per run (``benchmarks/topdown_prof
 0.50-0.77 CPU s at k = 2-100, with 2-diversity 0.96-1.29, with 0.2-closeness 1.88-3.00; cup at k = 2
 1.85-1.91; mach2019_int (16 qids) at k = 2 4.75-4.88; 0.59-0.96 of the code before, the same outputs.
 
+Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
+0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
+0.14418 / 0.17800) and lower the loss in every cell of Adult, FARS and cup at k = 2-100 without a
+privacy model (``docs/methods/topdown.md``, "Regrouping").
+
 Options
 -------
 max_suppressed : int >= 0 (default 0)
     Rows that may be removed (steps 3, 5 and 6), each counted as all roots in the loss.
 improve : bool (default True)
-    Run step 4 (re-split and move).
+    Run step 4 (re-split and move) and step 7 (regroup late classes, without privacy models).
 global_start : bool (default False)
     Also run steps 1-3 once per balance from the classes of the best full-domain node
     (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
@@ -147,7 +170,9 @@ _TABLE_LEAVES = 2048
 _COST_TABLE_LEAVES = 1024
 """Up to this many leaves an attribute also keeps the loss of each leaf pair's lowest common ancestor (8 MB)."""
 _NONE = np.iinfo(np.int64).max
-SPLIT_BALANCES = (0.0, 0.25, 0.5)
+Balance = float | tuple[float, float]
+"""A split balance b for every pass of steps 1-2, or ``(first, later)``: b of the first pass, b of the others."""
+SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.25, 0.0))
 """Step 1 runs once per exponent b (each run whole, steps 1-3); the partition that costs least is kept.
 
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
@@ -159,6 +184,12 @@ IMPROVE_MARGIN = 0.005
 """Steps 4-6 run only on the candidates (balance, penalty) whose cost after step 3 is within this fraction of the
 least. Step 4 lowers a candidate by 0.1-0.5 % on Adult and FARS (1-2 % with 2-diversity) and reordered only
 candidates within 0.05 % of each other after step 3 (Adult, 2-diversity, k = 20)."""
+IMPROVE_MARGIN_K = 0.001
+"""Without privacy models, steps 4-6 run only on the candidates within this fraction of the least cost after step 3.
+
+On Adult, FARS and cup at k = 2 to 100 the partition kept is the same as with :data:`IMPROVE_MARGIN` (measured
+with the split balances of :data:`SPLIT_BALANCES` before the regrouping of step 7), for one or two finishes
+fewer on cup."""
 ASIDE_PENALTIES = (0.5, 2.0)
 """With privacy models, step 1 runs once per set-aside penalty p (and per balance): a row set aside is priced
 at its node plus p times the rest of the way to the root (p > 1: beyond it, as a suppressed row costs every
@@ -497,6 +528,16 @@ def _ok_where(rule: _Rule, where: np.ndarray, sizes: np.ndarray, rows: np.ndarra
     return out
 
 
+def _first(balance: Balance) -> float:
+    """The split balance of the first pass of step 1."""
+    return balance[0] if isinstance(balance, tuple) else balance
+
+
+def _later(balance: Balance) -> float:
+    """The split balance of the re-anonymizations (step 2)."""
+    return balance[1] if isinstance(balance, tuple) else balance
+
+
 def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
     """``-sum p ln p`` of part sizes over their class size (summed per class from `first` when given).
 
@@ -597,8 +638,10 @@ class TopdownResult:
     """Pairs of classes replaced by their re-split (step 4)."""
     moved: int = 0
     """Tuples moved to another class (step 4)."""
-    balance: float = 0.0
+    balance: Balance = 0.0
     """The split balance of the partition kept (:data:`SPLIT_BALANCES`)."""
+    regrouped: int = 0
+    """Groups of late classes replaced by their re-split (step 4, :func:`_regroup_late`)."""
 
 
 def _classes_frame(
@@ -973,6 +1016,119 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
     return replaced
 
 
+LATE_PASS = 3
+"""Step 4's regrouping (:func:`_regroup_late`) works on the classes of the rows placed by this pass or later."""
+REGROUP_SIZES = (2, 3, 4, 5, 6, 8)
+"""Group sizes of the regrouping, one per pass, in turn."""
+MAX_REGROUP_PASSES = 6
+MAX_REGROUP_IDLE = 2
+"""The regrouping stops after this many passes in a row that replace no group."""
+MAX_REGROUP_CELLS = 1_000_000
+"""The regrouping prices late classes x classes x qids unions per pass; above this, the costliest late classes only."""
+
+
+def _regroup_late(
+    axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, balance: float, late: np.ndarray
+) -> int:
+    """Step 4: specialize each late class again together with the g - 1 classes it joins at least cost.
+
+    A class is late when its rows were all placed by pass :data:`LATE_PASS` of step 2 or
+    later (or are leftovers): rare tuples that step 2 grouped among themselves. Each pass
+    takes one group size g of :data:`REGROUP_SIZES`; late classes (the one whose cheapest
+    union is cheapest first) each take their g - 1 cheapest partners still free; every group
+    is specialized again from its lowest common ancestors by step 1 (nothing set aside) and
+    its new classes replace it when they cost less (they count as late). Stops after
+    :data:`MAX_REGROUP_IDLE` passes in a row that replace nothing, or :data:`MAX_REGROUP_PASSES`
+    passes. Edits `klass` (and `late`) in place; returns the groups replaced.
+    """
+    rows = np.flatnonzero(klass >= 0)
+    if not len(rows):
+        return 0
+    cid = np.unique(klass[rows], return_inverse=True)[1].astype(np.int64)
+    op = _boxes(axes, size, rows, cid)  # every class so far (dead or alive), grown as groups are replaced
+    own = _class_costs(axes, op)
+    alive = np.ones(len(op.size), dtype=bool)
+    is_late = np.ones(len(op.size), dtype=bool)
+    np.logical_and.at(is_late, cid, late[rows])
+    replaced, idle = 0, 0
+    for turn in range(MAX_REGROUP_PASSES):
+        g = REGROUP_SIZES[turn % len(REGROUP_SIZES)]
+        cols = np.flatnonzero(alive)  # in id order: ties go to the older class
+        n_cls = len(cols)
+        lc = np.flatnonzero(is_late[cols])  # positions in cols
+        if not len(lc) or n_cls < 2:
+            break
+        c_size, c_own = op.size[cols], own[cols]
+        most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
+        if len(lc) > most:  # the late classes of highest cost per row only (ties to the older class)
+            lc = np.sort(lc[np.lexsort((lc, -c_own[lc] / c_size[lc]))[:most]])
+        union = np.zeros((len(lc), n_cls))
+        for j, ax in enumerate(axes):
+            c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
+            lo = np.minimum(c_lo[lc][:, None], c_lo[None, :])
+            hi = np.maximum(c_hi[lc][:, None], c_hi[None, :])
+            union += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+        union *= c_size[lc][:, None] + c_size[None, :]
+        union -= c_own[lc][:, None] + c_own[None, :]
+        union[np.arange(len(lc)), lc] = np.inf
+        group = np.full(n_cls, -1, dtype=np.int64)
+        n_groups = 0
+        # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
+        near = min(n_cls - 1, 4 * g + 16)
+        short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
+        for i in np.lexsort((lc, union.min(axis=1))):
+            c = lc[i]
+            if group[c] >= 0:
+                continue
+            order = np.arange(n_cls) if short is None else short[i]
+            order = order[np.lexsort((order, union[i][order]))]
+            free = order[(group[order] < 0) & (order != c)][: g - 1]
+            if len(free) < g - 1 and short is not None:
+                order = np.argsort(union[i], kind="stable")
+                free = order[(group[order] < 0) & (order != c)][: g - 1]
+            if not len(free):
+                continue
+            group[c] = group[free] = n_groups
+            n_groups += 1
+        of_class = np.full(len(op.size), -1, dtype=np.int64)  # group of each class id
+        of_class[cols] = group
+        inside = np.flatnonzero(of_class[cid] >= 0)
+        r, of = rows[inside], of_class[cid[inside]]
+        trial = np.full(len(size), -1, dtype=np.int64)
+        _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
+        if len(aside):
+            break
+        new = _boxes(axes, size, r, trial[r])
+        new_own = _class_costs(axes, new)
+        new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
+        old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
+        better = new_cost < old_cost * (1 - 1e-12) - 1e-9
+        if not better.any():
+            idle += 1
+            if idle >= MAX_REGROUP_IDLE:
+                break
+            continue
+        idle = 0
+        taken = better[of]
+        kept_new = np.zeros(len(new.size), dtype=bool)
+        kept_new[trial[r[taken]]] = True
+        renumber = np.cumsum(kept_new) - 1 + len(op.size)
+        alive[cols[(group >= 0) & better[np.maximum(group, 0)]]] = False
+        cid[inside[taken]] = renumber[trial[r[taken]]]
+        op.size = np.concatenate([op.size, new.size[kept_new]])
+        for j in range(len(axes)):
+            op.lo[j] = np.concatenate([op.lo[j], new.lo[j][kept_new]])
+            op.hi[j] = np.concatenate([op.hi[j], new.hi[j][kept_new]])
+        own = np.concatenate([own, new_own[kept_new]])
+        alive = np.concatenate([alive, np.ones(int(kept_new.sum()), dtype=bool)])
+        is_late = np.concatenate([is_late, np.ones(int(kept_new.sum()), dtype=bool)])
+        late[r[taken]] = True
+        replaced += int(better.sum())
+    if replaced:
+        klass[rows] = _dense(cid, len(op.size))[0]
+    return replaced
+
+
 def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray,
               own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Per tuple in `rows`, the class (not its own, `own`) it joins at least added cost, and that cost."""
@@ -1107,7 +1263,7 @@ def topdown_partition(
     constraints: Constraints | None = None,
     improve: bool = True,
     max_rounds: int = MAX_ROUNDS,
-    balances: Sequence[float] | None = None,
+    balances: Sequence[Balance] | None = None,
     penalties: Sequence[float] | None = None,
     starts: Sequence[np.ndarray] = (),
 ) -> TopdownResult:
@@ -1129,12 +1285,15 @@ def topdown_partition(
         over the same aggregates): every split, merge and suppression keeps each class
         satisfying them.
     improve
-        Run step 4 (re-split pairs of classes, move tuples between classes).
+        Run step 4 (re-split pairs of classes, move tuples between classes) and, without
+        privacy models, step 7 (regroup late classes).
     max_rounds
         Re-anonymizations of the set-aside rows (step 2) before the last round.
     balances
         Split balances tried, the cheapest partition after step 6 kept (default
-        :data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`).
+        :data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`); a pair
+        ``(first, later)`` is one balance for the first pass of step 1, another for the
+        re-anonymizations of step 2.
     penalties
         Set-aside penalties tried with each balance (default 0 alone, with privacy
         models :data:`ASIDE_PENALTIES`).
@@ -1159,29 +1318,25 @@ def topdown_partition(
         balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES
     if penalties is None:
         penalties = (0.0,) if rule.constraints.k_only else ASIDE_PENALTIES
-    built = [
-        _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p)
-        for p in penalties
-        for b in balances
-    ]
-    built += [
-        _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start)
-        for start in starts
-        for p in penalties
-        for b in balances
-    ]
+    built = []
+    for start in (None, *starts):
+        memo: dict = {}  # first passes shared by the balances that begin alike
+        built += [
+            _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start, memo)
+            for p in penalties
+            for b in balances
+        ]
     least = min(x.cost for x in built)
+    margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
     built = min(
-        (
-            _finish(axes, size, rule, max_suppressed, x, improve)
-            for x in built
-            if x.cost <= least * (1 + IMPROVE_MARGIN)
-        ),
+        (_finish(axes, size, rule, max_suppressed, x, improve) for x in built if x.cost <= least * (1 + margin)),
         key=lambda x: x.cost,
     )
+    if improve and rule.constraints.k_only:  # the partition kept only: the regrouping costs about one finish
+        built.regrouped = _regroup_late(axes, size, built.klass, rule, _first(built.balance), built.late)
     klass, suppressed, resplit, moved = built.klass, built.suppressed, built.resplit, built.moved
     res = _result(axes, qids, size, klass, suppressed, built.set_aside, built.repaired, time.perf_counter() - t0)
-    res.resplit, res.moved, res.balance = resplit, moved, built.balance
+    res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, built.balance, built.regrouped
     return res
 
 
@@ -1189,7 +1344,7 @@ def topdown_partition(
 class _Built:
     """Steps 1-4 under one split balance: classes, suppressed rows and their cost (suppressed rows as roots)."""
 
-    balance: float
+    balance: Balance
     penalty: float
     klass: np.ndarray
     suppressed: np.ndarray
@@ -1198,14 +1353,19 @@ class _Built:
     resplit: int
     moved: int
     cost: float
+    late: np.ndarray
+    """Per aggregate row: placed by pass :data:`LATE_PASS` of step 2 or later, or a leftover (step 3)."""
+    regrouped: int = 0
 
 
 def _build(
     aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
-    max_rounds: int, max_suppressed: int, balance: float, penalty: float, start: np.ndarray | None = None,
+    max_rounds: int, max_suppressed: int, balance: Balance, penalty: float, start: np.ndarray | None = None,
+    memo: dict | None = None,
 ) -> _Built:  # fmt: skip
     """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`)."""
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start)
+    late = np.full(len(size), max_rounds + 2, dtype=np.int64)  # the pass that placed each row (leftovers: none)
+    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start, late, memo)
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
@@ -1214,7 +1374,7 @@ def _build(
         repaired = 0 if len(dropped) else set_aside[-1]
     klass = np.where(suppressed, -1, klass)
     cost = _total_cost(axes, size, klass) + len(axes) * float(size[suppressed].sum())
-    return _Built(balance, penalty, klass, suppressed, set_aside, repaired, 0, 0, cost)
+    return _Built(balance, penalty, klass, suppressed, set_aside, repaired, 0, 0, cost, late >= LATE_PASS)
 
 
 def _finish(
@@ -1223,11 +1383,11 @@ def _finish(
     """Steps 4-6 on a partition of steps 1-3 (edited in place), its cost updated (suppressed rows as roots)."""
     klass, suppressed = built.klass, built.suppressed
     if improve:
-        built.resplit = _resplit(axes, size, klass, rule, built.balance)
+        built.resplit = _resplit(axes, size, klass, rule, _first(built.balance))
         built.moved = _moves(axes, size, klass, rule)
     budget = max_suppressed - int(size[suppressed].sum())
     if budget > 0 and not rule.constraints.k_only:
-        suppressed[_unblock(axes, size, klass, rule, budget, built.balance, built.penalty)] = True
+        suppressed[_unblock(axes, size, klass, rule, budget, _first(built.balance), built.penalty)] = True
         budget = max_suppressed - int(size[suppressed].sum())
     if budget > 0:
         suppressed[_outliers(axes, size, np.where(suppressed, -1, klass), rule, budget)] = True
@@ -1241,13 +1401,18 @@ def _passes(
     size: np.ndarray,
     rule: _Rule,
     max_rounds: int = MAX_ROUNDS,
-    balance: float = 0.0,
+    balance: Balance = 0.0,
     penalty: float = 0.0,
     start: np.ndarray | None = None,
+    placed: np.ndarray | None = None,
+    memo: dict | None = None,
 ) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``.
 
     `start` (optional): a starting class per aggregate row for the first pass (-1: set aside at once).
+    `placed` (optional, edited): the pass that placed each aggregate row (1 for the first).
+    `memo` (optional): the first pass kept by (first balance, penalty), reused by a balance
+    ``(first, later)`` whose first pass was run already (same `start`).
     """
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
@@ -1256,13 +1421,23 @@ def _passes(
     if start is not None:
         todo = np.flatnonzero(start >= 0)
         first = _dense(start[todo], int(start.max()) + 1)[0] if len(todo) else None
+    key = (_first(balance), penalty)
     for rounds in range(1, max_rounds + 2):
-        n_classes, aside, _ = _specialize(
-            axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, balance, penalty
-        )
-        if rounds == 1 and start is not None:
-            aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+        if rounds == 1 and memo is not None and key in memo:
+            kept, n_classes, aside = memo[key]
+            klass[:] = kept
+        else:
+            b = _first(balance) if rounds == 1 else _later(balance)
+            n_classes, aside, _ = _specialize(
+                axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, b, penalty
+            )
+            if rounds == 1 and start is not None:
+                aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+            if rounds == 1 and memo is not None:
+                memo[key] = (klass.copy(), n_classes, aside)
         first = None
+        if placed is not None:
+            placed[todo[klass[todo] >= 0]] = rounds
         set_aside.append(int(size[aside].sum()))
         if set_aside[-1] < rule.k or len(aside) == len(todo):
             break
@@ -1319,7 +1494,7 @@ class TopdownOptions:
     max_suppressed: int = 0
     """Rows that may be suppressed (removed, counted as roots in the loss) when that lowers the loss."""
     improve: bool = True
-    """Re-split pairs of classes and move tuples between classes when that lowers the loss (step 4)."""
+    """Re-split pairs of classes, move tuples and regroup late classes when that lowers the loss (steps 4, 7)."""
     global_start: bool = False
     """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
 
@@ -1349,8 +1524,9 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "max_suppressed": options.max_suppressed,
         "improve": options.improve,
         "global_start": options.global_start,
-        "split_balance": res.balance,
+        "split_balance": list(res.balance) if isinstance(res.balance, tuple) else res.balance,
         "resplit_pairs": res.resplit,
+        "regrouped_groups": res.regrouped,
         "moved_tuples": res.moved,
         "rounds": res.rounds,
         "set_aside": res.set_aside,

@@ -21,6 +21,7 @@ from polars_anon.algorithms.topdown import (
     _moves,
     _outliers,
     _price,
+    _regroup_late,
     _Rule,
     _Split,
     _unblock,
@@ -122,6 +123,11 @@ def test_split_balance_prefers_the_split_into_fewer_parts() -> None:
     assert {a.label_of(n) for n in balanced.nodes["A"]} == {"*"}
     assert [b.label_of(n) for n in balanced.nodes["B"]] == agg["B"].to_list()
     assert plain.balance == 0.0 and balanced.balance == 0.25
+    # a pair (first, later): the first pass of step 1 splits with `first` (every row is placed in it here)
+    first = topdown_partition(agg, hs, 2, balances=((0.25, 0.0),), improve=False)
+    assert [b.label_of(n) for n in first.nodes["B"]] == agg["B"].to_list() and first.balance == (0.25, 0.0)
+    later = topdown_partition(agg, hs, 2, balances=((0.0, 0.25),), improve=False)
+    assert [a.label_of(n) for n in later.nodes["A"]] == agg["A"].to_list()
     assert _entropy(np.array([2, 2, 2, 2]), np.array([8] * 4), np.array([0])).tolist() == pytest.approx([np.log(4)])
 
 
@@ -405,3 +411,20 @@ def test_start_from_the_best_full_domain_node_reaches_the_optimum_the_root_misse
         out = pa.anonymize(df, hierarchies=hs, k=2, method="topdown", global_start=on)
         assert out.report["loss"] == pytest.approx(want / 14)
         assert out.report["details"]["global_start"] is on
+
+
+def test_regroup_late_splits_a_late_class_again_with_its_nearest_class() -> None:
+    """Ages 21, 25 (under 20-29) and 31, 35 (under 30-39), one row each, k = 2; loss(20-29) = loss(30-39) = 1/3,
+    loss(*) = 1. Classes {21, 31} and {25, 35} are both published at * (cost 4); specialized again from *, their
+    union gives {21, 25} at 20-29 and {31, 35} at 30-39 (cost 4/3). Only a late class is regrouped: with
+    {21, 31} late the pair is replaced; with no late class nothing moves."""
+    h = pa.Hierarchy.from_dict({"*": {"20-29": ["21", "25"], "30-39": ["31", "35"]}})
+    agg = pl.DataFrame({"age": ["21", "25", "31", "35"], "size": [1, 1, 1, 1]})
+    size = agg["size"].to_numpy()
+    axes = [_Axis(h, agg["age"])]
+    rule = _Rule(2, Constraints(size, 2))
+    klass = np.array([0, 1, 0, 1])
+    assert _regroup_late(axes, size, klass, rule, 0.0, np.zeros(4, dtype=bool)) == 0
+    assert klass.tolist() == [0, 1, 0, 1]
+    assert _regroup_late(axes, size, klass, rule, 0.0, np.array([True, False, True, False])) == 1
+    assert klass[0] == klass[1] != klass[2] == klass[3]
