@@ -40,7 +40,6 @@ original's, and every non-quasi-identifier column is unchanged row by row.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -562,13 +561,12 @@ def _check(task: Task, options: MdavOptions) -> None:
 
 
 def run_details(
-    options: MdavOptions, numeric: list[str], n_blocks: int, n_clusters: int, smallest: int, largest: int, start: float
+    options: MdavOptions, numeric: list[str], n_blocks: int, n_clusters: int, smallest: int, largest: int
 ) -> dict[str, Any]:
     """The report's details of an MDAV run (whatever engine clustered it)."""
     return {
         "publish": options.publish, "distance": options.distance, "numeric": numeric, "block_size": options.block_size,
         "n_blocks": n_blocks, "n_clusters": n_clusters, "min_cluster_size": smallest, "max_cluster_size": largest,
-        "mdav_seconds": round(time.perf_counter() - start, 3),
     }  # fmt: skip
 
 
@@ -591,7 +589,6 @@ def run(task: Task, options: MdavOptions) -> Plan:
     given one only orders categorical codes (for the block cuts and mode ties).
     """
     _check(task, options)
-    start = time.perf_counter()
     qids = list(task.qids)
     numeric = _numeric(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
@@ -605,7 +602,7 @@ def run(task: Task, options: MdavOptions) -> Plan:
         dist = make_distance(options.distance, records)
         labels, model_merges = merge_violating(labels, records, dist, task.constraints, sensitive)
     sizes = np.bincount(labels)
-    details = run_details(options, numeric, n_blocks, len(sizes), int(sizes.min()), int(sizes.max()), start)
+    details = run_details(options, numeric, n_blocks, len(sizes), int(sizes.min()), int(sizes.max()))
     if not task.constraints.k_only:
         details["model_merges"] = model_merges
         details["privacy_scope"] = (

@@ -1533,7 +1533,6 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "repaired": res.repaired,
         "classes_before": agg.height,
         "classes_after": res.n_classes,
-        "loop_seconds": round(res.seconds, 3),
     }
     return Plan(
         TupleMap.from_nodes(agg, hierarchies, res.nodes, res.suppressed if res.suppressed.any() else None), details

@@ -138,3 +138,23 @@ def test_no_method_advice_below_the_margin_and_no_other_method_run(monkeypatch: 
     h = {"sex": pa.Hierarchy.suppression(["F", "M"]), "age": pa.Hierarchy.intervals([30, 31], [2])}
     report = pa.anonymize(t, hierarchies=h, k=2).report
     assert report["loss"] == 0.0 and "method_advice" not in report and runs == ["fulldomain"]
+
+
+def test_timings_only_in_the_timing_keys() -> None:
+    """Same input, same report bytes once ``seconds``, ``write_seconds`` and ``phases`` are dropped: no other key of
+    the schema (a method's details included) may hold a timing."""
+    found = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key in node.get("properties", {}):
+                if "second" in key and f"{path}/{key}" not in ("/seconds", "/write_seconds"):
+                    found.append(f"{path}/{key}")
+            for key, value in node.items():
+                walk(value, f"{path}/{key}" if key not in ("properties", "$defs") else path)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, path)
+
+    walk(schema(), "")
+    assert found == []

@@ -48,7 +48,6 @@ Executors import :mod:`polars_anon` (the tasks run its NumPy loop): install it t
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -258,7 +257,6 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
         aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive
     )
     check_task(task, options)
-    mdav_start = time.perf_counter()
     numeric = numeric_qids(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
     labels = {q: aggregates[q].unique().sort() for q in qids}
@@ -332,7 +330,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
             f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest "
             f"{smallest} (k={request.k}); nothing was written"
         )
-    details = run_details(options, numeric, n_blocks, n_clusters, smallest, int(facts["hi"]), mdav_start)
+    details = run_details(options, numeric, n_blocks, n_clusters, smallest, int(facts["hi"]))
     # a partition map of a method on records: one row per published class; the Polars road's row-map figures
     frame = classes.sort(outs, nulls_last=True).select(
         pl.int_range(pl.len(), dtype=pl.Int64).alias(PARTITION),
