@@ -110,6 +110,8 @@ FUSE_NODES = 2048
 """Attributes are fused while the product of their node counts stays at most this."""
 TABLE_NODES = 4096
 """An attribute with more nodes gets no pair table; its LCA is found by walking up."""
+ONE_BLOCK_LOOP = True
+"""A round of one block (the exact loop) runs on 1-D arrays (:func:`_run_one_block`): the same merges, less CPU."""
 
 
 # ----------------------------------------------------------------------------- cost model
@@ -566,6 +568,8 @@ def _run_blocks(
     *small* (not finished) while it has fewer than k rows or, with `models`,
     violates one of them.
     """
+    if ONE_BLOCK_LOOP and len(block_layout(len(alive), width)) == 1:
+        return _run_one_block(alive, groups, codes, size, rsum, owner, live, k, smallest, below_k, bar, models)
     blocks = _Blocks(alive, width, codes, size, rsum, k, smallest, below_k, models)
     merges = step = 0
     keep = blocks.nsmall > 0
@@ -582,6 +586,114 @@ def _run_blocks(
         merges += len(left)
         # a block is done when no class is below k, or when its only class is (left over)
         keep = (blocks.nsmall > 0) & (blocks.nlive > 1)
+
+
+def _run_one_block(
+    alive: np.ndarray,
+    groups: list[_Group],
+    codes: list[np.ndarray],
+    size: np.ndarray,
+    rsum: np.ndarray,
+    owner: np.ndarray,
+    live: np.ndarray,
+    k: int,
+    smallest: bool,
+    below_k: bool,
+    bar: Any,
+    models: _Models | None,
+) -> int:
+    """:func:`_run_blocks` when `alive` makes one block (the exact loop): the same merges on 1-D arrays.
+
+    The same steps and the same floats as :meth:`_Blocks.merge` with one block row: the class
+    first below k (or the smallest), its partner at the least ``a - (size + sx) * R[LCA]``
+    (ties: the earliest), the merged class at the earlier position; the privacy models are
+    asked only when the merged class holds the floor (below it the answer is no). Dead
+    positions are dropped (the order kept) when they are half of the arrays.
+    """
+    slot = alive.astype(np.int64, copy=True)
+    bsize = size[alive].astype(np.int64)
+    brsum = rsum[alive].astype(np.float64)
+    bcodes = [c[alive].astype(np.int64) for c in codes]
+    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+    floor = models.constraints.floor if models is not None else k
+    blive = np.ones(len(slot), dtype=bool)
+    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
+    nsmall, nlive = int(bsmall.sum()), len(slot)
+    a_live = bsize * brsum
+    big_int = np.iinfo(np.int64).max
+    a_small = np.where(bsmall, a_live, np.inf) if below_k else a_live
+    size_small = np.where(bsmall, bsize, big_int) if smallest else bsize
+    tables = [g.rl is not None for g in groups]
+    merges = 0
+    while nsmall > 0 and nlive > 1:
+        if 2 * nlive <= len(slot) and len(slot) >= 64:  # drop the dead positions, in order
+            keep = np.flatnonzero(blive)
+            slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]
+            bcodes = [bc[keep] for bc in bcodes]
+            bsv = {a: v[keep] for a, v in bsv.items()}
+            a_live = a_live[keep]
+            a_small = a_small[keep] if below_k else a_live
+            size_small = size_small[keep] if smallest else bsize
+        s = int(size_small.argmin()) if smallest else int(bsmall.argmax())
+        sx = int(bsize[s])
+        xc = [int(bc[s]) for bc in bcodes]
+        rl = None
+        for g, x, bc, table in zip(groups, xc, bcodes, tables):
+            if table:
+                part = g.rl[x * g.n : (x + 1) * g.n].take(bc)  # type: ignore[index]
+            else:
+                part = g.r[g.h.lca(np.full(len(bc), x, dtype=np.int64), bc)]  # type: ignore[union-attr]
+            rl = part if rl is None else np.add(rl, part, out=rl)
+        assert rl is not None
+        a = a_small if below_k and nsmall != 1 else a_live
+        np.multiply(bsize + sx, rl, out=rl)
+        np.subtract(a, rl, out=rl)
+        rl[s] = np.inf
+        j = int(rl.argmin())  # ties (equal computed costs): the earliest class
+        tgt, src = min(s, j), max(s, j)  # the merged class takes the earlier position
+        j_small = bool(bsmall[j])
+        new_size = sx + int(bsize[j])
+        new_r = np.zeros(1)
+        for g, x, bc in zip(groups, xc, bcodes):
+            new = g.pair_lca(np.array([x], dtype=np.int64), bc[j : j + 1])
+            bc[tgt] = new[0]
+            new_r += g.r[new]
+        if models is None:
+            still = new_size < k
+        else:
+            merged = {a: v[s] + v[j] for a, v in bsv.items()}
+            for a, v in bsv.items():
+                v[tgt] = merged[a]
+            size1 = np.array([new_size], dtype=np.int64)
+            still = new_size < floor or not bool(models.ok(size1, {a: m[None] for a, m in merged.items()})[0])
+        bsize[tgt] = new_size
+        brsum[tgt] = new_r[0]
+        blive[src] = bsmall[src] = False
+        bsmall[tgt] = still
+        a_live[src] = np.inf
+        a_live[tgt] = (new_size * new_r)[0]
+        if below_k:
+            a_small[src] = np.inf
+            a_small[tgt] = a_live[tgt] if still else np.inf
+        if smallest:
+            size_small[src] = big_int
+            size_small[tgt] = new_size if still else big_int
+        owner[slot[src]] = slot[tgt]
+        live[slot[src]] = False
+        left = 1 + int(j_small) - int(still)
+        nsmall -= left
+        nlive -= 1
+        bar.update(left)
+        merges += 1
+    m = np.flatnonzero(blive)  # back into the global state
+    s_m = slot[m]
+    size[s_m] = bsize[m]
+    rsum[s_m] = brsum[m]
+    for c, bc in zip(codes, bcodes):
+        c[s_m] = bc[m]
+    if models is not None:
+        models.write_back(s_m, {a: v[m] for a, v in bsv.items()})
+    return merges
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:

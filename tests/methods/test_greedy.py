@@ -179,3 +179,28 @@ def test_demo_runs_greedy(tmp_path: Path) -> None:
     assert cli.main(["demo", "--rows", "5000", "--k", "5", "--out", str(out), "--method", "greedy"]) == 0
     rep = json.loads((out / "report.json").read_text())
     assert rep["method"] == "greedy" and rep["min_class_size"] >= 5 and rep["n_rows"] == 5000
+
+
+@pytest.mark.parametrize(("first", "partners"), [("first", "all"), ("smallest", "below_k")])
+def test_one_block_loop_merges_as_the_blocks_do(
+    adult: pl.DataFrame, adult_hierarchies: dict, monkeypatch: pytest.MonkeyPatch, first: str, partners: str
+) -> None:
+    """The exact loop's 1-D arrays against the 2-D block arrays (one block row), with privacy models: same classes."""
+    import polars_anon.algorithms.greedy as greedy_module
+    from polars_anon.privacy.evaluate import build_constraints
+
+    qids, df = ADULT_QIDS[:4], adult.head(300)
+    agg = class_sizes(df.lazy(), qids).collect()
+    models = [pa.LDiversity("occupation", l=2), pa.TCloseness("occupation", t=0.3)]
+    counts = {"occupation": df.group_by(*qids, "occupation").len("count")}
+    hs = {q: adult_hierarchies[q] for q in qids}
+
+    def run() -> np.ndarray:
+        c = build_constraints(agg, qids, 3, models, counts)
+        kw = {"first": first, "partners": partners, "candidates": None, "progress": False, "constraints": c}
+        return greedy_partition(agg, hs, 3, **kw).class_id  # type: ignore[arg-type]
+
+    fast = run()
+    monkeypatch.setattr(greedy_module, "ONE_BLOCK_LOOP", False)
+    assert np.array_equal(run(), fast)
+    assert agg.height > 100 and 1 < len(np.unique(fast)) < agg.height / 3
