@@ -830,6 +830,7 @@ def greedy_partition(
     candidates: int | str | None = "auto",
     progress: bool | None = None,
     constraints: Constraints | None = None,
+    cost_tables: list[Any] | None = None,
 ) -> GreedyResult:
     """Greedy k-anonymous partition of class aggregates (see the module docstring).
 
@@ -854,6 +855,10 @@ def greedy_partition(
     progress
         Show the bar (True), hide it (False); None: :func:`polars_anon.progress`, the
         environment, else only on a terminal (see :mod:`polars_anon._progress`).
+    cost_tables
+        :func:`cost_groups` of these hierarchies and of the R of `metric` / `weights`
+        (:func:`root_weights`), built once by a caller that runs the loop again and again
+        on the same hierarchies and costs (topdown's repair); None: built here.
 
     Returns
     -------
@@ -881,7 +886,7 @@ def greedy_partition(
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     block = auto_block(block, c, int(size0.sum()), k)
-    groups = _groups(hierarchies, roots)
+    groups = _groups(hierarchies, roots) if cost_tables is None else cost_tables
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
     # global state, in class order (slot i = aggregate row order[i])
     loop = GreedyLoop.start(groups, {q: nodes0[q][order] for q in qids}, size0[order], k, first, partners, models)
