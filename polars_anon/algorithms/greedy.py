@@ -110,6 +110,10 @@ FUSE_NODES = 2048
 """Attributes are fused while the product of their node counts stays at most this."""
 TABLE_NODES = 4096
 """An attribute with more nodes gets no pair table; its LCA is found by walking up."""
+LAZY_TABLES = 8
+"""A fused group gets no pair tables when ``LAZY_TABLES * attributes * classes ** 2`` is below its codes squared
+(topdown's repair of a few leftover classes: building 2.7 million pairs for Adult's age x workclass would cost
+more than the loop)."""
 ONE_BLOCK_LOOP = True
 """A round of one block (the exact loop) runs on 1-D arrays (:func:`_run_one_block`): the same merges, less CPU."""
 
@@ -205,9 +209,16 @@ class _Group:
     rl: np.ndarray | None  # flat (n*n) R[LCA] per pair of codes, or None (walk)
     lca: np.ndarray | None  # flat (n*n) LCA code per pair, or None (walk)
     h: Hierarchy | None  # the hierarchy when the group walks (a single large attribute)
+    hs: list[Hierarchy] | None = None  # without pair tables (few classes): each attribute's hierarchy, walked
+    roots: list[np.ndarray] | None = None  # ... and its R per node
 
     def __post_init__(self) -> None:
         self.n = int(np.prod(self.sizes))  # codes per group (a plain int: read at every step)
+
+    @property
+    def lazy(self) -> bool:
+        """No pair tables: each pair's LCA is walked per attribute (the same sums as the tables hold)."""
+        return self.hs is not None
 
     def encode(self, nodes: list[np.ndarray]) -> np.ndarray:
         code = np.zeros(len(nodes[0]), dtype=np.int64)
@@ -228,18 +239,31 @@ class _Group:
             if x.shape[0] == 1:
                 return self.rl[x[0] * self.n : (x[0] + 1) * self.n].take(y)
             return self.rl.take(x[:, None] * self.n + y)
+        if self.hs is not None and self.roots is not None:  # 0 + R_1[LCA] + R_2[LCA] + ...: the tables' order
+            out = np.zeros(y.shape)
+            for h, r, xq, yq in zip(self.hs, self.roots, self.decode(x), self.decode(y)):
+                out += r[h.lca(np.broadcast_to(xq[:, None], yq.shape), yq)]
+            return out
         assert self.h is not None
         return self.r[self.h.lca(np.broadcast_to(x[:, None], y.shape), y)]
 
     def pair_lca(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self.lca is not None:
             return self.lca.take(x * self.n + y)
+        if self.hs is not None:
+            return self.encode([h.lca(xq, yq) for h, xq, yq in zip(self.hs, self.decode(x), self.decode(y))])
         assert self.h is not None
         return self.h.lca(x, y)
 
 
-def _groups(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray]) -> list[_Group]:
-    """Fuse small attributes (first fit, largest first) so each step does fewer gathers."""
+def _groups(
+    hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray], n_classes: int | None = None
+) -> list[_Group]:
+    """Fuse small attributes (first fit, largest first) so each step does fewer gathers.
+
+    With `n_classes` given, a group whose pair tables would cost more to build than the
+    walks of a loop over that many classes (:data:`LAZY_TABLES`) gets none (:attr:`_Group.lazy`).
+    """
     qids = sorted(hierarchies, key=lambda q: (-hierarchies[q].n_nodes, list(hierarchies).index(q)))
     bins: list[list[str]] = []
     for q in qids:
@@ -255,6 +279,13 @@ def _groups(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray
         hs = [hierarchies[q] for q in b]
         if len(b) == 1 and hs[0].n_nodes > TABLE_NODES:
             out.append(_Group(b, [hs[0].n_nodes], roots[b[0]], None, None, hs[0]))
+            continue
+        sizes = [h.n_nodes for h in hs]
+        if n_classes is not None and LAZY_TABLES * len(b) * n_classes**2 < int(np.prod(sizes)) ** 2:
+            r = np.zeros(1)
+            for q, n in zip(b, sizes):
+                r = (r[:, None] + roots[q][None, :]).reshape(r.size * n)
+            out.append(_Group(b, sizes, r, None, None, None, hs, [roots[q] for q in b]))
             continue
         r = np.zeros(1)
         rl = np.zeros((1, 1))
@@ -641,6 +672,8 @@ def _run_one_block(
         for g, x, bc, table in zip(groups, xc, bcodes, tables):
             if table:
                 part = g.rl[x * g.n : (x + 1) * g.n].take(bc)  # type: ignore[index]
+            elif g.lazy:
+                part = g.pair_rl(np.array([x], dtype=np.int64), bc[None, :])[0]
             else:
                 part = g.r[g.h.lca(np.full(len(bc), x, dtype=np.int64), bc)]  # type: ignore[union-attr]
             rl = part if rl is None else np.add(rl, part, out=rl)
@@ -886,7 +919,7 @@ def greedy_partition(
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     block = auto_block(block, c, int(size0.sum()), k)
-    groups = _groups(hierarchies, roots) if cost_tables is None else cost_tables
+    groups = _groups(hierarchies, roots, c) if cost_tables is None else cost_tables
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
     # global state, in class order (slot i = aggregate row order[i])
     loop = GreedyLoop.start(groups, {q: nodes0[q][order] for q in qids}, size0[order], k, first, partners, models)

@@ -673,7 +673,7 @@ def _repair(
         partners="all",
         progress=False,
         constraints=models,
-        cost_tables=_cost_tables(axes, hierarchies, weights),
+        cost_tables=_cost_tables(axes, hierarchies, weights, frame.height),
     )
     new_of_class = np.arange(n_classes)  # classes not offered keep their id; the others take n_classes + greedy's
     new_of_class[near] = n_classes + res.class_id[: len(near)]
@@ -690,20 +690,21 @@ _TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _cost_tables(
-    axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray]
+    axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray], n_classes: int
 ) -> list:
-    """greedy's cost tables (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, built once per run.
+    """greedy's cost tables (:func:`~polars_anon.algorithms.greedy.cost_groups`) for a repair of `n_classes` classes.
 
     Every repair of a run (one per balance and penalty) has the same hierarchies and
-    weights (:func:`_greedy_weights` reads only the axes), so the same tables.
+    weights (:func:`_greedy_weights` reads only the axes), so the same tables: the pair
+    tables, once built, are kept for the run; a repair of few classes that finds none
+    walks instead (groups without tables, built at no cost).
     """
-    if not axes:
-        return cost_groups(hierarchies, root_weights(hierarchies, None, weights))
-    hit = _TABLES.get(axes[0])
+    hit = _TABLES.get(axes[0]) if axes else None
     if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
         return hit[1]
-    tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights))
-    _TABLES[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), tables)
+    tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights), n_classes)
+    if axes and not any(g.lazy for g in tables):
+        _TABLES[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), tables)
     return tables
 
 

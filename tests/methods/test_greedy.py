@@ -204,3 +204,23 @@ def test_one_block_loop_merges_as_the_blocks_do(
     monkeypatch.setattr(greedy_module, "ONE_BLOCK_LOOP", False)
     assert np.array_equal(run(), fast)
     assert agg.height > 100 and 1 < len(np.unique(fast)) < agg.height / 3
+
+
+@pytest.mark.parametrize("candidates", [None, 8])
+def test_groups_without_pair_tables_merge_as_with_them(
+    adult: pl.DataFrame, adult_hierarchies: dict, candidates: int | None
+) -> None:
+    """Few classes: the fused groups walk each LCA instead of building pair tables, with the same float sums."""
+    from polars_anon.algorithms.greedy import cost_groups, root_weights
+
+    qids = ADULT_QIDS[:5]
+    agg = class_sizes(adult.head(120).lazy(), qids).collect()
+    hs = {q: adult_hierarchies[q] for q in qids}
+    assert any(g.lazy for g in cost_groups(hs, root_weights(hs, "nllm", None), agg.height))
+    tables = cost_groups(hs, root_weights(hs, "nllm", None))
+    assert not any(g.lazy for g in tables)
+    walked = greedy_partition(agg, hs, 4, candidates=candidates, progress=False)
+    tabled = greedy_partition(agg, hs, 4, candidates=candidates, progress=False, cost_tables=tables)
+    assert np.array_equal(walked.class_id, tabled.class_id) and walked.merges == tabled.merges > 10
+    for q in qids:
+        assert np.array_equal(walked.nodes[q], tabled.nodes[q])
