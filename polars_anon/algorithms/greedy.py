@@ -112,8 +112,9 @@ TABLE_NODES = 4096
 """An attribute with more nodes gets no pair table; its LCA is found by walking up."""
 LAZY_TABLES = 8
 """A fused group gets no pair tables when ``LAZY_TABLES * attributes * classes ** 2`` is below its codes squared
-(topdown's repair of a few leftover classes: building 2.7 million pairs for Adult's age x workclass would cost
-more than the loop)."""
+(given the class count), and the exact loop builds them once ``LAZY_TABLES * attributes * pairs walked`` reaches
+that: topdown's repairs of a few merges over thousands of classes do not build Adult's 2.7 million age x workclass
+pairs. Walked or looked up, the sums are the same floats."""
 ONE_BLOCK_LOOP = True
 """A round of one block (the exact loop) runs on 1-D arrays (:func:`_run_one_block`): the same merges, less CPU."""
 
@@ -217,8 +218,24 @@ class _Group:
 
     @property
     def lazy(self) -> bool:
-        """No pair tables: each pair's LCA is walked per attribute (the same sums as the tables hold)."""
-        return self.hs is not None
+        """No pair tables (yet): each pair's LCA is walked per attribute (the same sums as the tables hold)."""
+        return self.rl is None and self.hs is not None
+
+    def build_tables(self) -> None:
+        """The pair tables ``R[LCA]`` and ``LCA`` over every pair of codes (attribute by attribute, from 0)."""
+        assert self.hs is not None and self.roots is not None
+        rl = np.zeros((1, 1))
+        lca = np.zeros((1, 1), dtype=np.int64)
+        for h, r_q in zip(self.hs, self.roots):
+            n = h.n_nodes
+            lca_q = h.lca_matrix(max_nodes=TABLE_NODES)
+            rl_q = r_q[lca_q]
+            m = rl.shape[0]
+            rl = (rl[:, None, :, None] + rl_q[None, :, None, :]).reshape(m * n, m * n)
+            lca = (lca[:, None, :, None] * n + lca_q[None, :, None, :]).reshape(m * n, m * n)
+        code_dtype = np.int32 if self.r.size < 2**31 else np.int64
+        self.rl, self.lca = rl.ravel(), lca.astype(code_dtype).ravel()
+        self.hs = self.roots = None
 
     def encode(self, nodes: list[np.ndarray]) -> np.ndarray:
         code = np.zeros(len(nodes[0]), dtype=np.int64)
@@ -281,25 +298,13 @@ def _groups(
             out.append(_Group(b, [hs[0].n_nodes], roots[b[0]], None, None, hs[0]))
             continue
         sizes = [h.n_nodes for h in hs]
-        if n_classes is not None and LAZY_TABLES * len(b) * n_classes**2 < int(np.prod(sizes)) ** 2:
-            r = np.zeros(1)
-            for q, n in zip(b, sizes):
-                r = (r[:, None] + roots[q][None, :]).reshape(r.size * n)
-            out.append(_Group(b, sizes, r, None, None, None, hs, [roots[q] for q in b]))
-            continue
         r = np.zeros(1)
-        rl = np.zeros((1, 1))
-        lca = np.zeros((1, 1), dtype=np.int64)
-        for q, h in zip(b, hs):
-            n = h.n_nodes
-            lca_q = h.lca_matrix(max_nodes=TABLE_NODES)
-            rl_q = roots[q][lca_q]
-            m = r.size
-            r = (r[:, None] + roots[q][None, :]).reshape(m * n)
-            rl = (rl[:, None, :, None] + rl_q[None, :, None, :]).reshape(m * n, m * n)
-            lca = (lca[:, None, :, None] * n + lca_q[None, :, None, :]).reshape(m * n, m * n)
-        code_dtype = np.int32 if r.size < 2**31 else np.int64
-        out.append(_Group(b, [h.n_nodes for h in hs], r, rl.ravel(), lca.astype(code_dtype).ravel(), None))
+        for q, n in zip(b, sizes):
+            r = (r[:, None] + roots[q][None, :]).reshape(r.size * n)
+        g = _Group(b, sizes, r, None, None, None, hs, [roots[q] for q in b])
+        if n_classes is None or LAZY_TABLES * len(b) * n_classes**2 >= g.n**2:
+            g.build_tables()
+        out.append(g)
     return out
 
 
@@ -601,6 +606,9 @@ def _run_blocks(
     """
     if ONE_BLOCK_LOOP and len(block_layout(len(alive), width)) == 1:
         return _run_one_block(alive, groups, codes, size, rsum, owner, live, k, smallest, below_k, bar, models)
+    for g in groups:  # many blocks: the pair tables pay
+        if g.lazy:
+            g.build_tables()
     blocks = _Blocks(alive, width, codes, size, rsum, k, smallest, below_k, models)
     merges = step = 0
     keep = blocks.nsmall > 0
@@ -655,8 +663,15 @@ def _run_one_block(
     a_small = np.where(bsmall, a_live, np.inf) if below_k else a_live
     size_small = np.where(bsmall, bsize, big_int) if smallest else bsize
     tables = [g.rl is not None for g in groups]
+    walked = 0  # pairs walked so far (groups without tables): the tables are built once they cost less
     merges = 0
     while nsmall > 0 and nlive > 1:
+        if not all(tables):
+            walked += len(slot)
+            for i, g in enumerate(groups):
+                if g.lazy and LAZY_TABLES * len(g.qids) * walked >= g.n**2:
+                    g.build_tables()
+                tables[i] = g.rl is not None
         if 2 * nlive <= len(slot) and len(slot) >= 64:  # drop the dead positions, in order
             keep = np.flatnonzero(blive)
             slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]

@@ -673,7 +673,7 @@ def _repair(
         partners="all",
         progress=False,
         constraints=models,
-        cost_tables=_cost_tables(axes, hierarchies, weights, frame.height),
+        cost_tables=_cost_tables(axes, hierarchies, weights),
     )
     new_of_class = np.arange(n_classes)  # classes not offered keep their id; the others take n_classes + greedy's
     new_of_class[near] = n_classes + res.class_id[: len(near)]
@@ -690,20 +690,21 @@ _TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _cost_tables(
-    axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray], n_classes: int
+    axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray]
 ) -> list:
-    """greedy's cost tables (:func:`~polars_anon.algorithms.greedy.cost_groups`) for a repair of `n_classes` classes.
+    """greedy's cost groups (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, one set per run.
 
     Every repair of a run (one per balance and penalty) has the same hierarchies and
-    weights (:func:`_greedy_weights` reads only the axes), so the same tables: the pair
-    tables, once built, are kept for the run; a repair of few classes that finds none
-    walks instead (groups without tables, built at no cost).
+    weights (:func:`_greedy_weights` reads only the axes), so the same groups. They start
+    without pair tables; the greedy loop builds a group's tables when its walks would cost
+    more (:data:`~polars_anon.algorithms.greedy.LAZY_TABLES`), and the later repairs of
+    the run find them built.
     """
     hit = _TABLES.get(axes[0]) if axes else None
     if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
         return hit[1]
-    tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights), n_classes)
-    if axes and not any(g.lazy for g in tables):
+    tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights), 0)
+    if axes:
         _TABLES[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), tables)
     return tables
 

@@ -224,3 +224,20 @@ def test_groups_without_pair_tables_merge_as_with_them(
     assert np.array_equal(walked.class_id, tabled.class_id) and walked.merges == tabled.merges > 10
     for q in qids:
         assert np.array_equal(walked.nodes[q], tabled.nodes[q])
+
+
+def test_pair_tables_built_during_the_loop_change_no_merge(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    """Groups handed over without tables get them once the walks cost more, mid-loop: the same partition."""
+    from polars_anon.algorithms.greedy import cost_groups, root_weights
+
+    qids = ADULT_QIDS[:4]
+    agg = class_sizes(adult.head(1500).lazy(), qids).collect()
+    hs = {q: adult_hierarchies[q] for q in qids}
+    walked = cost_groups(hs, root_weights(hs, "nllm", None), 0)
+    assert all(g.lazy for g in walked)
+    a = greedy_partition(agg, hs, 3, candidates=None, progress=False, cost_tables=walked)
+    b = greedy_partition(
+        agg, hs, 3, candidates=None, progress=False, cost_tables=cost_groups(hs, root_weights(hs, "nllm", None))
+    )
+    assert any(not g.lazy for g in walked) and a.merges > 100  # built on the way
+    assert np.array_equal(a.class_id, b.class_id)
