@@ -110,6 +110,13 @@ FUSE_NODES = 2048
 """Attributes are fused while the product of their node counts stays at most this."""
 TABLE_NODES = 4096
 """An attribute with more nodes gets no pair table; its LCA is found by walking up."""
+LAZY_TABLES = 8
+"""A fused group gets no pair tables when ``LAZY_TABLES * attributes * classes ** 2`` is below its codes squared
+(given the class count), and the exact loop builds them once ``LAZY_TABLES * attributes * pairs walked`` reaches
+that: topdown's repairs of a few merges over thousands of classes do not build Adult's 2.7 million age x workclass
+pairs. Walked or looked up, the sums are the same floats."""
+ONE_BLOCK_LOOP = True
+"""A round of one block (the exact loop) runs on 1-D arrays (:func:`_run_one_block`): the same merges, less CPU."""
 
 
 # ----------------------------------------------------------------------------- cost model
@@ -203,9 +210,32 @@ class _Group:
     rl: np.ndarray | None  # flat (n*n) R[LCA] per pair of codes, or None (walk)
     lca: np.ndarray | None  # flat (n*n) LCA code per pair, or None (walk)
     h: Hierarchy | None  # the hierarchy when the group walks (a single large attribute)
+    hs: list[Hierarchy] | None = None  # without pair tables (few classes): each attribute's hierarchy, walked
+    roots: list[np.ndarray] | None = None  # ... and its R per node
 
     def __post_init__(self) -> None:
         self.n = int(np.prod(self.sizes))  # codes per group (a plain int: read at every step)
+
+    @property
+    def lazy(self) -> bool:
+        """No pair tables (yet): each pair's LCA is walked per attribute (the same sums as the tables hold)."""
+        return self.rl is None and self.hs is not None
+
+    def build_tables(self) -> None:
+        """The pair tables ``R[LCA]`` and ``LCA`` over every pair of codes (attribute by attribute, from 0)."""
+        assert self.hs is not None and self.roots is not None
+        rl = np.zeros((1, 1))
+        lca = np.zeros((1, 1), dtype=np.int64)
+        for h, r_q in zip(self.hs, self.roots):
+            n = h.n_nodes
+            lca_q = h.lca_matrix(max_nodes=TABLE_NODES)
+            rl_q = r_q[lca_q]
+            m = rl.shape[0]
+            rl = (rl[:, None, :, None] + rl_q[None, :, None, :]).reshape(m * n, m * n)
+            lca = (lca[:, None, :, None] * n + lca_q[None, :, None, :]).reshape(m * n, m * n)
+        code_dtype = np.int32 if self.r.size < 2**31 else np.int64
+        self.rl, self.lca = rl.ravel(), lca.astype(code_dtype).ravel()
+        self.hs = self.roots = None
 
     def encode(self, nodes: list[np.ndarray]) -> np.ndarray:
         code = np.zeros(len(nodes[0]), dtype=np.int64)
@@ -226,18 +256,31 @@ class _Group:
             if x.shape[0] == 1:
                 return self.rl[x[0] * self.n : (x[0] + 1) * self.n].take(y)
             return self.rl.take(x[:, None] * self.n + y)
+        if self.hs is not None and self.roots is not None:  # 0 + R_1[LCA] + R_2[LCA] + ...: the tables' order
+            out = np.zeros(y.shape)
+            for h, r, xq, yq in zip(self.hs, self.roots, self.decode(x), self.decode(y)):
+                out += r[h.lca(np.broadcast_to(xq[:, None], yq.shape), yq)]
+            return out
         assert self.h is not None
         return self.r[self.h.lca(np.broadcast_to(x[:, None], y.shape), y)]
 
     def pair_lca(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if self.lca is not None:
             return self.lca.take(x * self.n + y)
+        if self.hs is not None:
+            return self.encode([h.lca(xq, yq) for h, xq, yq in zip(self.hs, self.decode(x), self.decode(y))])
         assert self.h is not None
         return self.h.lca(x, y)
 
 
-def _groups(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray]) -> list[_Group]:
-    """Fuse small attributes (first fit, largest first) so each step does fewer gathers."""
+def _groups(
+    hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray], n_classes: int | None = None
+) -> list[_Group]:
+    """Fuse small attributes (first fit, largest first) so each step does fewer gathers.
+
+    With `n_classes` given, a group whose pair tables would cost more to build than the
+    walks of a loop over that many classes (:data:`LAZY_TABLES`) gets none (:attr:`_Group.lazy`).
+    """
     qids = sorted(hierarchies, key=lambda q: (-hierarchies[q].n_nodes, list(hierarchies).index(q)))
     bins: list[list[str]] = []
     for q in qids:
@@ -254,19 +297,14 @@ def _groups(hierarchies: Mapping[str, Hierarchy], roots: Mapping[str, np.ndarray
         if len(b) == 1 and hs[0].n_nodes > TABLE_NODES:
             out.append(_Group(b, [hs[0].n_nodes], roots[b[0]], None, None, hs[0]))
             continue
+        sizes = [h.n_nodes for h in hs]
         r = np.zeros(1)
-        rl = np.zeros((1, 1))
-        lca = np.zeros((1, 1), dtype=np.int64)
-        for q, h in zip(b, hs):
-            n = h.n_nodes
-            lca_q = h.lca_matrix(max_nodes=TABLE_NODES)
-            rl_q = roots[q][lca_q]
-            m = r.size
-            r = (r[:, None] + roots[q][None, :]).reshape(m * n)
-            rl = (rl[:, None, :, None] + rl_q[None, :, None, :]).reshape(m * n, m * n)
-            lca = (lca[:, None, :, None] * n + lca_q[None, :, None, :]).reshape(m * n, m * n)
-        code_dtype = np.int32 if r.size < 2**31 else np.int64
-        out.append(_Group(b, [h.n_nodes for h in hs], r, rl.ravel(), lca.astype(code_dtype).ravel(), None))
+        for q, n in zip(b, sizes):
+            r = (r[:, None] + roots[q][None, :]).reshape(r.size * n)
+        g = _Group(b, sizes, r, None, None, None, hs, [roots[q] for q in b])
+        if n_classes is None or LAZY_TABLES * len(b) * n_classes**2 >= g.n**2:
+            g.build_tables()
+        out.append(g)
     return out
 
 
@@ -566,6 +604,11 @@ def _run_blocks(
     *small* (not finished) while it has fewer than k rows or, with `models`,
     violates one of them.
     """
+    if ONE_BLOCK_LOOP and len(block_layout(len(alive), width)) == 1:
+        return _run_one_block(alive, groups, codes, size, rsum, owner, live, k, smallest, below_k, bar, models)
+    for g in groups:  # many blocks: the pair tables pay
+        if g.lazy:
+            g.build_tables()
     blocks = _Blocks(alive, width, codes, size, rsum, k, smallest, below_k, models)
     merges = step = 0
     keep = blocks.nsmall > 0
@@ -582,6 +625,123 @@ def _run_blocks(
         merges += len(left)
         # a block is done when no class is below k, or when its only class is (left over)
         keep = (blocks.nsmall > 0) & (blocks.nlive > 1)
+
+
+def _run_one_block(
+    alive: np.ndarray,
+    groups: list[_Group],
+    codes: list[np.ndarray],
+    size: np.ndarray,
+    rsum: np.ndarray,
+    owner: np.ndarray,
+    live: np.ndarray,
+    k: int,
+    smallest: bool,
+    below_k: bool,
+    bar: Any,
+    models: _Models | None,
+) -> int:
+    """:func:`_run_blocks` when `alive` makes one block (the exact loop): the same merges on 1-D arrays.
+
+    The same steps and the same floats as :meth:`_Blocks.merge` with one block row: the class
+    first below k (or the smallest), its partner at the least ``a - (size + sx) * R[LCA]``
+    (ties: the earliest), the merged class at the earlier position; the privacy models are
+    asked only when the merged class holds the floor (below it the answer is no). Dead
+    positions are dropped (the order kept) when they are half of the arrays.
+    """
+    slot = alive.astype(np.int64, copy=True)
+    bsize = size[alive].astype(np.int64)
+    brsum = rsum[alive].astype(np.float64)
+    bcodes = [c[alive].astype(np.int64) for c in codes]
+    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+    floor = models.constraints.floor if models is not None else k
+    blive = np.ones(len(slot), dtype=bool)
+    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
+    nsmall, nlive = int(bsmall.sum()), len(slot)
+    a_live = bsize * brsum
+    big_int = np.iinfo(np.int64).max
+    a_small = np.where(bsmall, a_live, np.inf) if below_k else a_live
+    size_small = np.where(bsmall, bsize, big_int) if smallest else bsize
+    tables = [g.rl is not None for g in groups]
+    walked = 0  # pairs walked so far (groups without tables): the tables are built once they cost less
+    merges = 0
+    while nsmall > 0 and nlive > 1:
+        if not all(tables):
+            walked += len(slot)
+            for i, g in enumerate(groups):
+                if g.lazy and LAZY_TABLES * len(g.qids) * walked >= g.n**2:
+                    g.build_tables()
+                tables[i] = g.rl is not None
+        if 2 * nlive <= len(slot) and len(slot) >= 64:  # drop the dead positions, in order
+            keep = np.flatnonzero(blive)
+            slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]
+            bcodes = [bc[keep] for bc in bcodes]
+            bsv = {a: v[keep] for a, v in bsv.items()}
+            a_live = a_live[keep]
+            a_small = a_small[keep] if below_k else a_live
+            size_small = size_small[keep] if smallest else bsize
+        s = int(size_small.argmin()) if smallest else int(bsmall.argmax())
+        sx = int(bsize[s])
+        xc = [int(bc[s]) for bc in bcodes]
+        rl = None
+        for g, x, bc, table in zip(groups, xc, bcodes, tables):
+            if table:
+                part = g.rl[x * g.n : (x + 1) * g.n].take(bc)  # type: ignore[index]
+            elif g.lazy:
+                part = g.pair_rl(np.array([x], dtype=np.int64), bc[None, :])[0]
+            else:
+                part = g.r[g.h.lca(np.full(len(bc), x, dtype=np.int64), bc)]  # type: ignore[union-attr]
+            rl = part if rl is None else np.add(rl, part, out=rl)
+        assert rl is not None
+        a = a_small if below_k and nsmall != 1 else a_live
+        np.multiply(bsize + sx, rl, out=rl)
+        np.subtract(a, rl, out=rl)
+        rl[s] = np.inf
+        j = int(rl.argmin())  # ties (equal computed costs): the earliest class
+        tgt, src = min(s, j), max(s, j)  # the merged class takes the earlier position
+        j_small = bool(bsmall[j])
+        new_size = sx + int(bsize[j])
+        new_r = np.zeros(1)
+        for g, x, bc in zip(groups, xc, bcodes):
+            new = g.pair_lca(np.array([x], dtype=np.int64), bc[j : j + 1])
+            bc[tgt] = new[0]
+            new_r += g.r[new]
+        if models is None:
+            still = new_size < k
+        else:
+            merged = {a: v[s] + v[j] for a, v in bsv.items()}
+            for a, v in bsv.items():
+                v[tgt] = merged[a]
+            size1 = np.array([new_size], dtype=np.int64)
+            still = new_size < floor or not bool(models.ok(size1, {a: m[None] for a, m in merged.items()})[0])
+        bsize[tgt] = new_size
+        brsum[tgt] = new_r[0]
+        blive[src] = bsmall[src] = False
+        bsmall[tgt] = still
+        a_live[src] = np.inf
+        a_live[tgt] = (new_size * new_r)[0]
+        if below_k:
+            a_small[src] = np.inf
+            a_small[tgt] = a_live[tgt] if still else np.inf
+        if smallest:
+            size_small[src] = big_int
+            size_small[tgt] = new_size if still else big_int
+        owner[slot[src]] = slot[tgt]
+        live[slot[src]] = False
+        left = 1 + int(j_small) - int(still)
+        nsmall -= left
+        nlive -= 1
+        bar.update(left)
+        merges += 1
+    m = np.flatnonzero(blive)  # back into the global state
+    s_m = slot[m]
+    size[s_m] = bsize[m]
+    rsum[s_m] = brsum[m]
+    for c, bc in zip(codes, bcodes):
+        c[s_m] = bc[m]
+    if models is not None:
+        models.write_back(s_m, {a: v[m] for a, v in bsv.items()})
+    return merges
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
@@ -718,6 +878,7 @@ def greedy_partition(
     candidates: int | str | None = "auto",
     progress: bool | None = None,
     constraints: Constraints | None = None,
+    cost_tables: list[Any] | None = None,
 ) -> GreedyResult:
     """Greedy k-anonymous partition of class aggregates (see the module docstring).
 
@@ -742,6 +903,10 @@ def greedy_partition(
     progress
         Show the bar (True), hide it (False); None: :func:`polars_anon.progress`, the
         environment, else only on a terminal (see :mod:`polars_anon._progress`).
+    cost_tables
+        :func:`cost_groups` of these hierarchies and of the R of `metric` / `weights`
+        (:func:`root_weights`), built once by a caller that runs the loop again and again
+        on the same hierarchies and costs (topdown's repair); None: built here.
 
     Returns
     -------
@@ -769,7 +934,7 @@ def greedy_partition(
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     block = auto_block(block, c, int(size0.sum()), k)
-    groups = _groups(hierarchies, roots)
+    groups = _groups(hierarchies, roots, c) if cost_tables is None else cost_tables
     models = _Models(constraints, order) if constraints is not None and not constraints.k_only else None
     # global state, in class order (slot i = aggregate row order[i])
     loop = GreedyLoop.start(groups, {q: nodes0[q][order] for q in qids}, size0[order], k, first, partners, models)

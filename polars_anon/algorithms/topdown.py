@@ -145,6 +145,7 @@ global_start : bool (default False)
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -152,7 +153,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.algorithms import Plan, Task, fulldomain, register_method
-from polars_anon.algorithms.greedy import greedy_partition
+from polars_anon.algorithms.greedy import cost_groups, greedy_partition, root_weights
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
@@ -706,14 +707,16 @@ def _repair(
     owner[leftover] = len(near) + np.arange(len(leftover))
     models = None if rule.constraints.k_only else _regrouped(rule.constraints, owner, frame.height)
     hierarchies = {q: ax.h for q, ax in zip(qids, axes)}
+    weights = _greedy_weights(axes, qids)
     res = greedy_partition(
         frame,
         hierarchies,
         rule.k,
-        weights=_greedy_weights(axes, qids),
+        weights=weights,
         partners="all",
         progress=False,
         constraints=models,
+        cost_tables=_cost_tables(axes, hierarchies, weights),
     )
     new_of_class = np.arange(n_classes)  # classes not offered keep their id; the others take n_classes + greedy's
     new_of_class[near] = n_classes + res.class_id[: len(near)]
@@ -723,6 +726,30 @@ def _repair(
     kept = np.flatnonzero(out >= 0)
     out[kept], n = _dense(out[kept], n_classes + res.n_classes)
     return out, n
+
+
+_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""greedy's fused cost tables per run, held by the run's first axis (gone with it), with the run's axes."""
+
+
+def _cost_tables(
+    axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray]
+) -> list:
+    """greedy's cost groups (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, one set per run.
+
+    Every repair of a run (one per balance and penalty) has the same hierarchies and
+    weights (:func:`_greedy_weights` reads only the axes), so the same groups. They start
+    without pair tables; the greedy loop builds a group's tables when its walks would cost
+    more (:data:`~polars_anon.algorithms.greedy.LAZY_TABLES`), and the later repairs of
+    the run find them built.
+    """
+    hit = _TABLES.get(axes[0]) if axes else None
+    if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
+        return hit[1]
+    tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights), 0)
+    if axes:
+        _TABLES[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), tables)
+    return tables
 
 
 def _regrouped(constraints: Constraints, owner: np.ndarray, n: int) -> Constraints:

@@ -179,3 +179,65 @@ def test_demo_runs_greedy(tmp_path: Path) -> None:
     assert cli.main(["demo", "--rows", "5000", "--k", "5", "--out", str(out), "--method", "greedy"]) == 0
     rep = json.loads((out / "report.json").read_text())
     assert rep["method"] == "greedy" and rep["min_class_size"] >= 5 and rep["n_rows"] == 5000
+
+
+@pytest.mark.parametrize(("first", "partners"), [("first", "all"), ("smallest", "below_k")])
+def test_one_block_loop_merges_as_the_blocks_do(
+    adult: pl.DataFrame, adult_hierarchies: dict, monkeypatch: pytest.MonkeyPatch, first: str, partners: str
+) -> None:
+    """The exact loop's 1-D arrays against the 2-D block arrays (one block row), with privacy models: same classes."""
+    import polars_anon.algorithms.greedy as greedy_module
+    from polars_anon.privacy.evaluate import build_constraints
+
+    qids, df = ADULT_QIDS[:4], adult.head(300)
+    agg = class_sizes(df.lazy(), qids).collect()
+    models = [pa.LDiversity("occupation", l=2), pa.TCloseness("occupation", t=0.3)]
+    counts = {"occupation": df.group_by(*qids, "occupation").len("count")}
+    hs = {q: adult_hierarchies[q] for q in qids}
+
+    def run() -> np.ndarray:
+        c = build_constraints(agg, qids, 3, models, counts)
+        kw = {"first": first, "partners": partners, "candidates": None, "progress": False, "constraints": c}
+        return greedy_partition(agg, hs, 3, **kw).class_id  # type: ignore[arg-type]
+
+    fast = run()
+    monkeypatch.setattr(greedy_module, "ONE_BLOCK_LOOP", False)
+    assert np.array_equal(run(), fast)
+    assert agg.height > 100 and 1 < len(np.unique(fast)) < agg.height / 3
+
+
+@pytest.mark.parametrize("candidates", [None, 8])
+def test_groups_without_pair_tables_merge_as_with_them(
+    adult: pl.DataFrame, adult_hierarchies: dict, candidates: int | None
+) -> None:
+    """Few classes: the fused groups walk each LCA instead of building pair tables, with the same float sums."""
+    from polars_anon.algorithms.greedy import cost_groups, root_weights
+
+    qids = ADULT_QIDS[:5]
+    agg = class_sizes(adult.head(120).lazy(), qids).collect()
+    hs = {q: adult_hierarchies[q] for q in qids}
+    assert any(g.lazy for g in cost_groups(hs, root_weights(hs, "nllm", None), agg.height))
+    tables = cost_groups(hs, root_weights(hs, "nllm", None))
+    assert not any(g.lazy for g in tables)
+    walked = greedy_partition(agg, hs, 4, candidates=candidates, progress=False)
+    tabled = greedy_partition(agg, hs, 4, candidates=candidates, progress=False, cost_tables=tables)
+    assert np.array_equal(walked.class_id, tabled.class_id) and walked.merges == tabled.merges > 10
+    for q in qids:
+        assert np.array_equal(walked.nodes[q], tabled.nodes[q])
+
+
+def test_pair_tables_built_during_the_loop_change_no_merge(adult: pl.DataFrame, adult_hierarchies: dict) -> None:
+    """Groups handed over without tables get them once the walks cost more, mid-loop: the same partition."""
+    from polars_anon.algorithms.greedy import cost_groups, root_weights
+
+    qids = ADULT_QIDS[:4]
+    agg = class_sizes(adult.head(1500).lazy(), qids).collect()
+    hs = {q: adult_hierarchies[q] for q in qids}
+    walked = cost_groups(hs, root_weights(hs, "nllm", None), 0)
+    assert all(g.lazy for g in walked)
+    a = greedy_partition(agg, hs, 3, candidates=None, progress=False, cost_tables=walked)
+    b = greedy_partition(
+        agg, hs, 3, candidates=None, progress=False, cost_tables=cost_groups(hs, root_weights(hs, "nllm", None))
+    )
+    assert any(not g.lazy for g in walked) and a.merges > 100  # built on the way
+    assert np.array_equal(a.class_id, b.class_id)
