@@ -112,10 +112,13 @@ that says whether a set of tuples may be published as a class is :meth:`_Rule.ok
 and every split, merge and suppression asks it.
 
 Time: step 1's pricing and boxes take most of the CPU, then the move pass and, with privacy
-models, the greedy repair of step 3. Measured per run (``benchmarks/topdown_profile.py``, load
-5.0-5.9, Nov 26 2026; ``benchmarks/results/topdown_profile.md``): Adult (8 qids) without a model
-0.50-0.77 CPU s at k = 2-100, with 2-diversity 0.96-1.29, with 0.2-closeness 1.88-3.00; cup at k = 2
-1.85-1.91; mach2019_int (16 qids) at k = 2 4.75-4.88; 0.59-0.96 of the code before, the same outputs.
+models, the greedy repair of step 3. The whole ``pa.anonymize(...).collect()`` per run, in CPU
+seconds (``benchmarks/results/local_recoding.md``, Nov 26 2026, a quiet machine, load 1.2-1.9):
+Adult (8 qids) without a model 0.73-1.01 at k = 2-100, with 2-diversity 1.00-1.38, with
+0.2-closeness 1.90-2.84; FARS 0.46-0.71; cup 2.27-2.89; fars_int 1.57-2.20; adult_full_hierarchies
+(13 qids) 2.30-2.82; mach2019_int (16 qids) 4.45-5.82. The speed-ups of that day kept every output
+(``benchmarks/results/topdown_profile.md``: topdown alone at 0.59-0.96 of before on 14 cells, the
+same hashes).
 
 Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
 0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
