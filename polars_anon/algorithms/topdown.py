@@ -182,6 +182,8 @@ SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.25, 0.0))
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
 (C4.5's gain ratio when b = 1): b > 0 prefers splits that cut off a few large parts
 over many-way ones, which keep rows together for later splits."""
+_BOUND_SLACK = 1e-9
+"""A build is stopped only when its cost so far is this fraction above the bound (sums in another order)."""
 MODEL_BALANCES = (0.0, 0.25, 0.5)
 """The split balances tried with privacy models (their outcome varies more with the split order)."""
 IMPROVE_MARGIN = 0.005
@@ -1348,25 +1350,44 @@ def topdown_partition(
         balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES
     if penalties is None:
         penalties = (0.0,) if rule.constraints.k_only else ASIDE_PENALTIES
-    built = []
-    for start in (None, *starts):
-        memo: dict = {}  # first passes shared by the balances that begin alike
-        built += [
-            _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, b, p, start, memo)
-            for p in penalties
-            for b in balances
-        ]
-    least = min(x.cost for x in built)
     margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
-    built = min(
-        (_finish(axes, size, rule, max_suppressed, x, improve) for x in built if x.cost <= least * (1 + margin)),
+    built: dict[tuple[int, int, int], _Built] = {}  # by (start, penalty, balance) index: the order kept on ties
+    least = np.inf
+    for s_i, start in enumerate((None, *starts)):
+        memo: dict = {}  # first passes shared by the balances that begin alike
+        # each penalty's first balance, then the penalties in the order of those costs (a build stopped: last), so
+        # the least cost is found early and the builds that cannot come within the margin of it stop early
+        order = [(p_i, 0) for p_i in range(len(penalties))]
+        firsts: dict[int, float] = {}
+        for p_i, b_i in order:
+            x = _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances[b_i], penalties[p_i],
+                       start, memo, least * (1 + margin) * (1 + _BOUND_SLACK))  # fmt: skip
+            firsts[p_i] = np.inf if x is None else x.cost
+            if x is not None:
+                built[s_i, p_i, b_i] = x
+                least = min(least, x.cost)
+        for p_i in sorted(firsts, key=lambda i: (firsts[i], i)):
+            for b_i in range(1, len(balances)):
+                # a build that already costs more than the margin above the least so far is stopped: it would
+                # not be finished (its classes only grow), so the partition kept is the same (see _passes)
+                bound = least * (1 + margin) * (1 + _BOUND_SLACK)
+                x = _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances[b_i],
+                           penalties[p_i], start, memo, bound)  # fmt: skip
+                if x is not None:
+                    built[s_i, p_i, b_i] = x
+                    least = min(least, x.cost)
+    kept = [built[key] for key in sorted(built)]
+    best = min(
+        (_finish(axes, size, rule, max_suppressed, x, improve) for x in kept if x.cost <= least * (1 + margin)),
         key=lambda x: x.cost,
     )
-    if improve and rule.constraints.k_only:  # the partition kept only: the regrouping costs about one finish
-        built.regrouped = _regroup_late(axes, size, built.klass, rule, _first(built.balance), built.late)
-    klass, suppressed, resplit, moved = built.klass, built.suppressed, built.resplit, built.moved
-    res = _result(axes, qids, size, klass, suppressed, built.set_aside, built.repaired, time.perf_counter() - t0)
-    res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, built.balance, built.regrouped
+    if improve:  # the partition kept only: the regrouping costs about one finish
+        best.regrouped = _regroup_late(axes, size, best.klass, rule, _first(best.balance), _late(best, rule))
+        if not rule.constraints.k_only:  # steps 5 and 6 changed classes after step 4's moves: move once more
+            best.moved += _moves(axes, size, best.klass, rule)
+    klass, suppressed, resplit, moved = best.klass, best.suppressed, best.resplit, best.moved
+    res = _result(axes, qids, size, klass, suppressed, best.set_aside, best.repaired, time.perf_counter() - t0)
+    res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, best.balance, best.regrouped
     return res
 
 
@@ -1391,11 +1412,17 @@ class _Built:
 def _build(
     aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
     max_rounds: int, max_suppressed: int, balance: Balance, penalty: float, start: np.ndarray | None = None,
-    memo: dict | None = None,
-) -> _Built:  # fmt: skip
-    """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`)."""
+    memo: dict | None = None, bound: float = np.inf,
+) -> _Built | None:  # fmt: skip
+    """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`).
+
+    None when the classes of the passes of steps 1-2 already cost more than `bound` (:func:`_passes`).
+    """
     late = np.full(len(size), max_rounds + 2, dtype=np.int64)  # the pass that placed each row (leftovers: none)
-    klass, n_classes, aside, set_aside = _passes(axes, size, rule, max_rounds, balance, penalty, start, late, memo)
+    passes = _passes(axes, size, rule, max_rounds, balance, penalty, start, late, memo, bound)
+    if passes is None:
+        return None
+    klass, n_classes, aside, set_aside = passes
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
@@ -1405,6 +1432,11 @@ def _build(
     klass = np.where(suppressed, -1, klass)
     cost = _total_cost(axes, size, klass) + len(axes) * float(size[suppressed].sum())
     return _Built(balance, penalty, klass, suppressed, set_aside, repaired, 0, 0, cost, late >= LATE_PASS)
+
+
+def _late(built: _Built, rule: _Rule) -> np.ndarray:
+    """The rows whose classes step 7 regroups: the late ones, with privacy models every row (see the docstring)."""
+    return built.late if rule.constraints.k_only else np.ones(len(built.late), dtype=bool)
 
 
 def _finish(
@@ -1436,14 +1468,19 @@ def _passes(
     start: np.ndarray | None = None,
     placed: np.ndarray | None = None,
     memo: dict | None = None,
-) -> tuple[np.ndarray, int, np.ndarray, list[int]]:
+    bound: float = np.inf,
+) -> tuple[np.ndarray, int, np.ndarray, list[int]] | None:
     """Steps 1 and 2: ``(class per aggregate row or -1, classes, leftover tuples, rows set aside per pass)``.
 
     `start` (optional): a starting class per aggregate row for the first pass (-1: set aside at once).
     `placed` (optional, edited): the pass that placed each aggregate row (1 for the first).
     `memo` (optional): the first pass kept by (first balance, penalty), reused by a balance
     ``(first, later)`` whose first pass was run already (same `start`).
+    `bound` (optional): None as soon as the classes placed so far cost more. A bound on the cost of the
+    partition after step 3 too: the classes of a pass never lose rows, step 3 only merges classes (the union of
+    classes costs at least their sum: its nodes are at or above theirs) or suppresses leftover rows.
     """
+    spent = 0.0
     klass = np.full(len(size), -1, dtype=np.int64)
     n_classes, todo, set_aside = 0, np.arange(len(size)), []
     aside = np.zeros(0, dtype=np.int64)
@@ -1468,6 +1505,12 @@ def _passes(
         first = None
         if placed is not None:
             placed[todo[klass[todo] >= 0]] = rounds
+        if bound < np.inf:
+            now = np.full(len(size), -1, dtype=np.int64)
+            now[todo] = klass[todo]
+            spent += _total_cost(axes, size, now)
+            if spent > bound:
+                return None
         set_aside.append(int(size[aside].sum()))
         if set_aside[-1] < rule.k or len(aside) == len(todo):
             break
