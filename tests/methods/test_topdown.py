@@ -428,3 +428,71 @@ def test_regroup_late_splits_a_late_class_again_with_its_nearest_class() -> None
     assert klass.tolist() == [0, 1, 0, 1]
     assert _regroup_late(axes, size, klass, rule, 0.0, np.array([True, False, True, False])) == 1
     assert klass[0] == klass[1] != klass[2] == klass[3]
+
+
+@pytest.mark.parametrize(("codes", "regrouped"), [([0, 1, 1, 0], 1), ([0, 0, 1, 1], 0)])
+def test_regroup_with_a_privacy_model_keeps_every_class_diverse(codes: list[int], regrouped: int) -> None:
+    """The case above with distinct 2-diversity on S (x = 0, y = 1) and every class late (as with privacy models):
+    with S = x, y, y, x for 21, 25, 31, 35 the classes {21, 25} and {31, 35} are diverse and replace the pair;
+    with S = x, x, y, y each would hold one value, so {21, 31} and {25, 35} stay (one cost-4 class from * is
+    no gain)."""
+    h = pa.Hierarchy.from_dict({"*": {"20-29": ["21", "25"], "30-39": ["31", "35"]}})
+    agg = pl.DataFrame({"age": ["21", "25", "31", "35"], "size": [1, 1, 1, 1]})
+    size = agg["size"].to_numpy()
+    domain = Domain("S", pl.Series(["x", "y"]), np.array([0.5, 0.5]))
+    sensitive = {"S": SensitiveCounts(domain, np.arange(4), np.array(codes), np.ones(4, dtype=np.int64))}
+    rule = _Rule(2, Constraints(size, 2, [pa.LDiversity("S", l=2)], sensitive))
+    klass = np.array([0, 1, 0, 1])
+    assert _regroup_late([_Axis(h, agg["age"])], size, klass, rule, 0.0, np.ones(4, dtype=bool)) == regrouped
+    if regrouped:
+        assert klass[0] == klass[1] != klass[2] == klass[3]
+    else:
+        assert klass.tolist() == [0, 1, 0, 1]
+
+
+def test_a_build_stops_once_its_placed_classes_cost_more_than_the_bound() -> None:
+    """Ages 21 x2, 25 (under 20-29) and 31, 35 x2 (under 30-39), k = 3: the first pass places {21, 25} at
+    20-29 and {31, 35} at 30-39, 3 rows at loss 1/3 each, cost 2 in all (nothing set aside). Stopped under a
+    bound of 1.9, built under 2.1."""
+    agg = pl.DataFrame({"age": ["21", "25", "31", "35"], "size": [2, 1, 1, 2]})
+    size = agg["size"].to_numpy()
+    axes = [_Axis(AGE, agg["age"])]
+    rule = _Rule(3, Constraints(size, 3))
+    assert topdown._passes(axes, size, rule, bound=1.9) is None
+    built = topdown._passes(axes, size, rule, bound=2.1)
+    assert built is not None and built[1] == 2 and built[0][0] == built[0][1] != built[0][2] == built[0][3]
+
+
+def test_builds_stopped_by_the_bound_leave_the_partition_kept_unchanged(
+    monkeypatch: pytest.MonkeyPatch, adult: pl.DataFrame, adult_hierarchies: dict
+) -> None:
+    """Adult's first 1,000 rows, 2-diversity on occupation, k = 20: some builds stop early, and the rows come out
+    the same as with every build run whole (no bound)."""
+    qids = [q for q in ADULT_QIDS if q != "occupation"]
+    df = adult.head(1000)
+    stopped = []
+    build = topdown._build
+
+    def counted(*args: object) -> object:
+        out = build(*args)  # type: ignore[arg-type]
+        stopped.append(out is None)
+        return out
+
+    def run() -> list:
+        res = pa.anonymize(
+            df,
+            hierarchies={q: adult_hierarchies[q] for q in qids},
+            k=20,
+            method="topdown",
+            sensitive="occupation",
+            privacy=[pa.LDiversity("occupation", l=2)],
+            max_suppressed=100,
+        )
+        return res.collect().rows()
+
+    monkeypatch.setattr(topdown, "_build", counted)
+    bounded = run()
+    assert any(stopped)
+    monkeypatch.setattr(topdown, "_BOUND_SLACK", np.inf)
+    stopped.clear()
+    assert run() == bounded and not any(stopped)
