@@ -17,7 +17,13 @@ from the top: every class boundary is a hierarchy boundary.
    privacy models once per balance and set-aside penalty of :data:`ASIDE_PENALTIES`),
    steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN_K` (with privacy
    models :data:`IMPROVE_MARGIN`) of the least cost, and the partition that costs
-   least after step 6 is kept. A balance may be a pair: ``(0.25, 0)`` splits the
+   least after step 6 is kept. The candidates are built one after the other (with privacy
+   models each penalty's first balance, then the penalties in the order of those costs), and a
+   build stops as soon as the classes its passes placed cost more than the margin above the
+   least cost so far: classes never lose rows after their pass and step 3 only merges classes
+   (a union costs at least its parts) or suppresses rows, so that candidate would not have been
+   finished, and the partition kept is the same (on Adult with 2-diversity, k = 2-100, the
+   three penalty-2 builds stop before step 3). A balance may be a pair: ``(0.25, 0)`` splits the
    first pass with b = 0.25 (that pass is shared with the candidate b = 0.25) and
    step 2's re-anonymizations with b = 0 (on cup at k = 100, 0.1785 after step 4
    against 0.1812 with the other three balances). On Adult (8 qids)
@@ -76,8 +82,8 @@ from the top: every class boundary is a hierarchy boundary.
    lets the rest of its class (still k rows) be published lower, by more than
    the tuple's own cost as a suppressed row (every cell at the root, as the loss
    counts it), is suppressed, best first, within the budget.
-7. **Regroup late classes** (``improve=True`` and no privacy model; on the partition
-   kept only, :func:`_regroup_late`): a *late* class, all of whose rows were placed by
+7. **Regroup late classes** (``improve=True``; on the partition kept only,
+   :func:`_regroup_late`): a *late* class, all of whose rows were placed by
    pass :data:`LATE_PASS` of step 2 or later or are leftovers (rare tuples grouped
    among themselves), is specialized again by step 1 together with the g - 1 classes
    it joins at least cost (g = 2, 3, 4, 5, 6, 8, one size per pass, at most
@@ -90,6 +96,14 @@ from the top: every class boundary is a hierarchy boundary.
    sit in ARX classes where they are under three quarters of the rows; in ours, 21).
    Regrouping before the move pass instead of after step 6, on every candidate, gained
    little more (cup k = 50: 0.14440 against 0.14452) for up to three times the CPU.
+   With privacy models every class counts as late (they are few: 208 on Adult with
+   2-diversity at k = 100; every new class passes :meth:`_Rule.ok`, or the group stays), and
+   step 4's move pass runs once more after the regrouping (steps 5 and 6 changed the classes
+   after step 4's). On Adult with ``occupation`` sensitive, k = 2-100, that lowers the loss in
+   all 18 cells of 2-diversity and 0.2-closeness (equal and hierarchical distance), e.g.
+   2-diversity at k = 100 from 0.125007 / 0.130567 (loss / cell NCP) to 0.124861 / 0.130422,
+   below ARX's local recoding under both (0.125775 / 0.130506); the move pass alone gave
+   0.124887 / 0.130449, the regrouping alone 0.124980 / 0.130541.
 
 The loss is the report's ``loss``: the mean over quasi-identifier cells of
 ``(nl(v) - 1) / (nl(root) - 1)`` (:func:`polars_anon.metrics.cells.loss_per_node`),
@@ -118,7 +132,10 @@ Adult (8 qids) without a model 0.73-1.01 at k = 2-100, with 2-diversity 1.00-1.3
 0.2-closeness 1.90-2.84; FARS 0.46-0.71; cup 2.27-2.89; fars_int 1.57-2.20; adult_full_hierarchies
 (13 qids) 2.30-2.82; mach2019_int (16 qids) 4.45-5.82. The speed-ups of that day kept every output
 (``benchmarks/results/topdown_profile.md``: topdown alone at 0.59-0.96 of before on 14 cells, the
-same hashes).
+same hashes). Step 7 with privacy models and the bound on the builds (the next round) change the
+whole call's CPU seconds on Adult by +2.6 % (0.2-closeness, equal distance), +4.7 % (hierarchical
+distance) and +5.6 % (2-diversity) summed over k = 2-100 (one run each, this code then base
+541b92f, load 3.0-3.8; ``docs/methods/topdown.md``).
 
 Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
 0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
@@ -130,7 +147,8 @@ Options
 max_suppressed : int >= 0 (default 0)
     Rows that may be removed (steps 3, 5 and 6), each counted as all roots in the loss.
 improve : bool (default True)
-    Run step 4 (re-split and move) and step 7 (regroup late classes, without privacy models).
+    Run step 4 (re-split and move) and step 7 (regroup late classes; with privacy models every
+    class, then move once more).
 global_start : bool (default False)
     Also run steps 1-3 once per balance from the classes of the best full-domain node
     (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
@@ -1317,8 +1335,8 @@ def topdown_partition(
         over the same aggregates): every split, merge and suppression keeps each class
         satisfying them.
     improve
-        Run step 4 (re-split pairs of classes, move tuples between classes) and, without
-        privacy models, step 7 (regroup late classes).
+        Run step 4 (re-split pairs of classes, move tuples between classes) and step 7
+        (regroup late classes; with privacy models every class, then move once more).
     max_rounds
         Re-anonymizations of the set-aside rows (step 2) before the last round.
     balances
