@@ -41,15 +41,6 @@ from polars_anon.privacy.counts import PopulationCounts, SensitiveCounts
 __all__ = ["Constraints"]
 
 
-def _ranges(lengths: np.ndarray) -> np.ndarray:
-    """0..len-1 for each length, concatenated."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    return np.arange(total, dtype=np.int64) - np.repeat(ends - lengths, lengths)
-
-
 CELLS = 1 << 23
 """Dense class x value cells built at once (larger partitions are checked in chunks of classes)."""
 
@@ -176,27 +167,32 @@ class Constraints:
         size = np.bincount(class_of, weights=self.size[rows], minlength=n_classes).astype(np.int64)
         counts = {}
         for a, s in self.sensitive.items():
-            start, order = self._by_row(a)
-            lengths = start[rows + 1] - start[rows]
-            pick = order[np.repeat(start[rows], lengths) + _ranges(lengths)]
+            start, code, count = self._by_row(a)
+            first = start[rows]
+            lengths = start[rows + 1] - first
+            ends = np.cumsum(lengths)
+            # the triplets of each row in turn: row r's run starts at start[r] (its place in `code` / `count`)
+            pick = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
+                first - ends + lengths, lengths
+            )
             owner = np.repeat(class_of, lengths)
             m = s.domain.m
-            flat = np.bincount(owner * m + s.code[pick], weights=s.count[pick], minlength=n_classes * m)
+            flat = np.bincount(owner * m + code[pick], weights=count[pick], minlength=n_classes * m)
             counts[a] = flat.reshape(n_classes, m).astype(np.int64)
         pop = None
         if self.population is not None:
             pop = np.bincount(class_of, weights=self.population.rows[rows], minlength=n_classes).astype(np.int64)
         return ClassView(size, counts, pop)
 
-    def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray]:
-        """Triplets of `attribute` grouped by aggregate row: (row start offsets, triplet order)."""
-        cache = self.__dict__.setdefault("_rows_index", {})
+    def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Triplets of `attribute` grouped by aggregate row: (row start offsets, their codes, their counts)."""
+        cache = self.__dict__.setdefault("_rows_triplets", {})
         if attribute not in cache:
             s = self.sensitive[attribute]
             order = np.argsort(s.row, kind="stable")
             start = np.zeros(len(self.size) + 1, dtype=np.int64)
             np.cumsum(np.bincount(s.row, minlength=len(self.size)), out=start[1:])
-            cache[attribute] = (start, order)
+            cache[attribute] = (start, np.asarray(s.code[order], dtype=np.int64), s.count[order])
         return cache[attribute]
 
     def min_size(self) -> int:
