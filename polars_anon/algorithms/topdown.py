@@ -337,6 +337,7 @@ class _Open:
     t_hi: list[np.ndarray]  # per attribute, each open tuple's rightmost leaf
     weight: np.ndarray  # each open tuple's rows, as float (``size[rows]``)
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
+    least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
     triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
 
 
@@ -458,7 +459,9 @@ def _price(
         if op.least is None:  # the same for every attribute of the round
             op.least = _least_entropy(op.size)
         least = op.least
-        bound = bound / least**balance
+        if op.least_pow is None or op.least_pow[0] != balance:
+            op.least_pow = (balance, least**balance)
+        bound = bound / op.least_pow[1]
     live = ~op.dead[:, j] & (bound > best.gain * (1 + 1e-12) + 1e-12)
     live_cls = np.flatnonzero(live)
     if not len(live_cls):
@@ -517,7 +520,8 @@ def _price(
     if least is not None:
         whole = op.size[live_cls]
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        gain = np.where(gain > 0, gain / np.maximum(ent, least[live_cls]) ** balance, gain)
+        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
+        gain[pos] = gain[pos] / np.maximum(ent[pos], least[live_cls[pos]]) ** balance
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
         g_part = np.where(
