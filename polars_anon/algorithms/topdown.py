@@ -236,10 +236,12 @@ class _Rule:
         if self.constraints.k_only:
             return good
         part = part() if callable(part) else part
-        if triplets is not None:
+        inside = part < len(sizes)
+        if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(
+            part
+        ):  # a quarter or more read: the kept triplets
             view = self.constraints.view_parts(rows, part, len(sizes), triplets())
-        else:
-            inside = part < len(sizes)
+        else:  # a few tuples: their own triplets
             view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
         return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
