@@ -237,11 +237,10 @@ class _Rule:
             return good
         part = part() if callable(part) else part
         inside = part < len(sizes)
-        if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(
-            part
-        ):  # a quarter or more read: the kept triplets
+        # a quarter of the tuples or more judged: the kept triplets; fewer: the judged rows' own
+        if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(part):
             view = self.constraints.view_parts(rows, part, len(sizes), triplets())
-        else:  # a few tuples: their own triplets
+        else:
             view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
         return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
