@@ -330,6 +330,11 @@ class _Models:
         flat = ClassView(size.reshape(-1), {a: c.reshape(-1, c.shape[-1]) for a, c in counts.items()})
         return (self.constraints.ok(flat) & (flat.size >= self.constraints.floor)).reshape(size.shape)
 
+    def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
+        """:meth:`ok` of one class (`counts`: its count per value of each attribute)."""
+        view = ClassView(np.array([size], dtype=np.int64), {a: c[None] for a, c in counts.items()})
+        return bool(self.constraints.ok(view)[0]) and size >= self.constraints.floor
+
     def write_back(self, slots: np.ndarray, values: Mapping[str, np.ndarray]) -> None:
         for a, v in values.items():
             self.values[a][slots] = v
@@ -701,25 +706,27 @@ def _run_one_block(
         tgt, src = min(s, j), max(s, j)  # the merged class takes the earlier position
         j_small = bool(bsmall[j])
         new_size = sx + int(bsize[j])
-        new_r = np.zeros(1)
+        new_r = 0.0  # 0 + R_1 + R_2 + ...: the same float64 sums as one-element arrays
         for g, x, bc in zip(groups, xc, bcodes):
-            new = g.pair_lca(np.array([x], dtype=np.int64), bc[j : j + 1])
-            bc[tgt] = new[0]
-            new_r += g.r[new]
+            if g.lca is not None:  # a table: the pair's LCA code as a plain int
+                new = int(g.lca[x * g.n + int(bc[j])])
+            else:
+                new = int(g.pair_lca(np.array([x], dtype=np.int64), bc[j : j + 1])[0])
+            bc[tgt] = new
+            new_r += float(g.r[new])
         if models is None:
             still = new_size < k
         else:
             merged = {a: v[s] + v[j] for a, v in bsv.items()}
             for a, v in bsv.items():
                 v[tgt] = merged[a]
-            size1 = np.array([new_size], dtype=np.int64)
-            still = new_size < floor or not bool(models.ok(size1, {a: m[None] for a, m in merged.items()})[0])
+            still = new_size < floor or not models.ok_one(new_size, merged)
         bsize[tgt] = new_size
-        brsum[tgt] = new_r[0]
+        brsum[tgt] = new_r
         blive[src] = bsmall[src] = False
         bsmall[tgt] = still
         a_live[src] = np.inf
-        a_live[tgt] = (new_size * new_r)[0]
+        a_live[tgt] = new_size * new_r
         if below_k:
             a_small[src] = np.inf
             a_small[tgt] = a_live[tgt] if still else np.inf

@@ -179,7 +179,7 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.options import check_max_suppressed
-from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.constraints import Constraints, Triplets
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
 
@@ -234,12 +234,20 @@ class _Rule:
     k: int
     constraints: Constraints
 
-    def ok(self, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray | Callable[[], np.ndarray]) -> np.ndarray:
+    def ok(
+        self,
+        sizes: np.ndarray,
+        rows: np.ndarray,
+        part: np.ndarray | Callable[[], np.ndarray],
+        triplets: Callable[[], Triplets] | None = None,
+    ) -> np.ndarray:
         """Per part, may it be a class?
 
         `sizes`: its rows; tuple ``rows[i]`` is in part ``part[i]`` (``len(sizes)``: none).
 
         `part` may be a function returning that array (built only when a model needs it).
+        `triplets`: a function returning ``constraints.triplets(rows)`` (kept by the caller for many calls over
+        the same rows); without it only the rows in a part are read.
 
         >>> _Rule(3, Constraints(np.ones(4), 3)).ok(np.array([2, 3, 5]), np.arange(4), np.array([0, 1, 2, 2])).tolist()
         [False, True, True]
@@ -249,7 +257,11 @@ class _Rule:
             return good
         part = part() if callable(part) else part
         inside = part < len(sizes)
-        view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
+        # a quarter of the tuples or more judged: the kept triplets; fewer: the judged rows' own
+        if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(part):
+            view = self.constraints.view_parts(rows, part, len(sizes), triplets())
+        else:
+            view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
         return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
 
@@ -346,6 +358,8 @@ class _Open:
     t_hi: list[np.ndarray]  # per attribute, each open tuple's rightmost leaf
     weight: np.ndarray  # each open tuple's rows, as float (``size[rows]``)
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
+    least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
+    triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
 
 
 def _boxes(
@@ -466,7 +480,9 @@ def _price(
         if op.least is None:  # the same for every attribute of the round
             op.least = _least_entropy(op.size)
         least = op.least
-        bound = bound / least**balance
+        if op.least_pow is None or op.least_pow[0] != balance:
+            op.least_pow = (balance, least**balance)
+        bound = bound / op.least_pow[1]
     live = ~op.dead[:, j] & (bound > best.gain * (1 + 1e-12) + 1e-12)
     live_cls = np.flatnonzero(live)
     if not len(live_cls):
@@ -485,8 +501,9 @@ def _price(
     n_groups = len(g.size)
     child_k = g.child & (g.size >= rule.k)
     op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
+    trip = _open_triplets(rule, op) if sel is None else _memo(lambda: rule.constraints.triplets(rows))
     # the models judge only the parts that could pass (k rows): the others fail on size alone
-    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row)
+    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
     n_big = np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
@@ -500,7 +517,8 @@ def _price(
     if rule.constraints.k_only:
         rest_ok = has_rest & (rest >= rule.k)
     else:
-        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, np.where(big[g.of_row], n_classes, cid))
+        rest_part = np.where(big[g.of_row], n_classes, cid)
+        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, rest_part, trip)
     small_rest = has_rest & ~rest_ok & (n_big > 0)
     # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
     target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
@@ -511,7 +529,7 @@ def _price(
     if merge.any() and not rule.constraints.k_only:  # the smallest big child with the rest: a class too?
         joined_part = np.where(merge[cid] & (~big[g.of_row] | (g.of_row == target[cid])), cid, n_classes)
         sizes = np.where(merge, rest + g.size[np.maximum(target, 0)], 0)
-        merge &= rule.ok(sizes, rows, joined_part)
+        merge &= rule.ok(sizes, rows, joined_part, trip)
     m = np.flatnonzero(merge)
     if len(m):
         t = target[m]
@@ -523,7 +541,8 @@ def _price(
     if least is not None:
         whole = op.size[live_cls]
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        gain = np.where(gain > 0, gain / np.maximum(ent, least[live_cls]) ** balance, gain)
+        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
+        gain[pos] = gain[pos] / np.maximum(ent[pos], least[live_cls[pos]]) ** balance
     better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
         g_part = np.where(
@@ -538,7 +557,14 @@ def _price(
         best.next_id += n_groups + n_classes
 
 
-def _ok_where(rule: _Rule, where: np.ndarray, sizes: np.ndarray, rows: np.ndarray, part: np.ndarray) -> np.ndarray:
+def _ok_where(
+    rule: _Rule,
+    where: np.ndarray,
+    sizes: np.ndarray,
+    rows: np.ndarray,
+    part: np.ndarray,
+    triplets: Callable[[], Triplets] | None = None,
+) -> np.ndarray:
     """:meth:`_Rule.ok` judged only for the parts `where` (False elsewhere): the others' tuples are left out.
 
     `part`: per tuple its part, ``len(sizes)`` for none.
@@ -548,8 +574,31 @@ def _ok_where(rule: _Rule, where: np.ndarray, sizes: np.ndarray, rows: np.ndarra
     if len(at):
         compact = np.full(len(sizes) + 1, len(at), dtype=np.int64)
         compact[at] = np.arange(len(at))
-        out[at] = rule.ok(sizes[at], rows, compact[part])
+        out[at] = rule.ok(sizes[at], rows, compact[part], triplets)
     return out
+
+
+def _open_triplets(rule: _Rule, op: _Open) -> Callable[[], Triplets]:
+    """The models' triplets of the open tuples, built at the first call and kept for the round (every attribute)."""
+
+    def get() -> Triplets:
+        if op.triplets is None:
+            op.triplets = rule.constraints.triplets(op.rows)
+        return op.triplets
+
+    return get
+
+
+def _memo(build: Callable[[], Triplets]) -> Callable[[], Triplets]:
+    """`build` run at the first call only."""
+    kept: list[Triplets] = []
+
+    def get() -> Triplets:
+        if not kept:
+            kept.append(build())
+        return kept[0]
+
+    return get
 
 
 def _first(balance: Balance) -> float:

@@ -38,16 +38,10 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.base import Check, ClassView, Context, Domain, Model
 from polars_anon.privacy.counts import PopulationCounts, SensitiveCounts
 
-__all__ = ["Constraints"]
+__all__ = ["Constraints", "Triplets"]
 
-
-def _ranges(lengths: np.ndarray) -> np.ndarray:
-    """0..len-1 for each length, concatenated."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    return np.arange(total, dtype=np.int64) - np.repeat(ends - lengths, lengths)
+Triplets = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""Per sensitive attribute, the triplets of some aggregate rows (:meth:`Constraints.triplets`)."""
 
 
 CELLS = 1 << 23
@@ -176,27 +170,81 @@ class Constraints:
         size = np.bincount(class_of, weights=self.size[rows], minlength=n_classes).astype(np.int64)
         counts = {}
         for a, s in self.sensitive.items():
-            start, order = self._by_row(a)
-            lengths = start[rows + 1] - start[rows]
-            pick = order[np.repeat(start[rows], lengths) + _ranges(lengths)]
+            start, code, count = self._by_row(a)
+            first = start[rows]
+            lengths = start[rows + 1] - first
+            ends = np.cumsum(lengths)
+            # the triplets of each row in turn: row r's run starts at start[r] (its place in `code` / `count`)
+            pick = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
+                first - ends + lengths, lengths
+            )
             owner = np.repeat(class_of, lengths)
             m = s.domain.m
-            flat = np.bincount(owner * m + s.code[pick], weights=s.count[pick], minlength=n_classes * m)
+            flat = np.bincount(owner * m + code[pick], weights=count[pick], minlength=n_classes * m)
             counts[a] = flat.reshape(n_classes, m).astype(np.int64)
         pop = None
         if self.population is not None:
             pop = np.bincount(class_of, weights=self.population.rows[rows], minlength=n_classes).astype(np.int64)
         return ClassView(size, counts, pop)
 
-    def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray]:
-        """Triplets of `attribute` grouped by aggregate row: (row start offsets, triplet order)."""
-        cache = self.__dict__.setdefault("_rows_index", {})
+    def triplets(self, rows: np.ndarray) -> Triplets:
+        """Per sensitive attribute, the (row, value, count) triplets of `rows` in turn: (triplets per row, their
+        value codes, their counts). Built once for many :meth:`view_parts` calls over the same rows."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out = {}
+        for a in self.sensitive:
+            start, code, count = self._by_row(a)
+            first = start[rows]
+            lengths = start[rows + 1] - first
+            ends = np.cumsum(lengths)
+            # the triplets of each row in turn: row r's run starts at start[r] (its place in `code` / `count`)
+            pick = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
+                first - ends + lengths, lengths
+            )
+            out[a] = (lengths, code[pick], count[pick])
+        return out
+
+    def view_parts(
+        self,
+        rows: np.ndarray,
+        part: np.ndarray,
+        n_classes: int,
+        triplets: Triplets | None = None,
+    ) -> ClassView:
+        """:meth:`view_rows` with aggregate row ``rows[i]`` in class ``part[i]`` (``n_classes`` or more: in none).
+
+        `triplets`: :meth:`triplets` of `rows` (built here when not given).
+
+        >>> c = Constraints(np.array([2, 1]), 1)
+        >>> c.view_parts(np.array([0, 1, 1]), np.array([0, 1, 2]), 2).size.tolist()
+        [2, 1]
+        """
+        rows, part = np.asarray(rows, dtype=np.int64), np.asarray(part, dtype=np.int64)
+        if triplets is None:
+            triplets = self.triplets(rows)
+        n1 = n_classes + 1
+        size = np.bincount(part, weights=self.size[rows], minlength=n1)[:n_classes].astype(np.int64)
+        counts = {}
+        for a, s in self.sensitive.items():
+            lengths, code, count = triplets[a]
+            m = s.domain.m
+            owner = np.repeat(part, lengths)
+            flat = np.bincount(owner * m + code, weights=count, minlength=n1 * m)[: n_classes * m]
+            counts[a] = flat.reshape(n_classes, m).astype(np.int64)
+        pop = None
+        if self.population is not None:
+            pop = np.bincount(part, weights=self.population.rows[rows], minlength=n1)[:n_classes].astype(np.int64)
+        return ClassView(size, counts, pop)
+
+    def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Triplets of `attribute` grouped by aggregate row: (row start offsets, their codes, their counts)."""
+        cache = self.__dict__.setdefault("_rows_triplets", {})
         if attribute not in cache:
             s = self.sensitive[attribute]
             order = np.argsort(s.row, kind="stable")
             start = np.zeros(len(self.size) + 1, dtype=np.int64)
             np.cumsum(np.bincount(s.row, minlength=len(self.size)), out=start[1:])
-            cache[attribute] = (start, order)
+            cache[attribute] = (start, np.asarray(s.code[order], dtype=np.int64), s.count[order])
         return cache[attribute]
 
     def min_size(self) -> int:
