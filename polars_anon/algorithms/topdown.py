@@ -127,15 +127,13 @@ and every split, merge and suppression asks it.
 
 Time: step 1's pricing and boxes take most of the CPU, then the move pass and, with privacy
 models, the greedy repair of step 3. The whole ``pa.anonymize(...).collect()`` per run, in CPU
-seconds (``benchmarks/results/local_recoding.md``, Nov 26 2026, a quiet machine, load 1.2-1.9):
-Adult (8 qids) without a model 0.73-1.01 at k = 2-100, with 2-diversity 1.00-1.38, with
-0.2-closeness 1.90-2.84; FARS 0.46-0.71; cup 2.27-2.89; fars_int 1.57-2.20; adult_full_hierarchies
-(13 qids) 2.30-2.82; mach2019_int (16 qids) 4.45-5.82. The speed-ups of that day kept every output
-(``benchmarks/results/topdown_profile.md``: topdown alone at 0.59-0.96 of before on 14 cells, the
-same hashes). Step 7 with privacy models and the bound on the builds (the next round) change the
-whole call's CPU seconds on Adult by +2.6 % (0.2-closeness, equal distance), +4.7 % (hierarchical
-distance) and +5.6 % (2-diversity) summed over k = 2-100 (one run each, this code then base
-541b92f, load 3.0-3.8; ``docs/methods/topdown.md``).
+seconds (``benchmarks/results/local_recoding.md``, Nov 26 2026, a quiet machine, load 1.4-2.9):
+Adult (8 qids) without a model 0.73-0.93 at k = 2-100, with 2-diversity 1.05-1.44, with
+0.2-closeness 1.64-1.77 (equal distance) and 2.02-2.45 (hierarchical); FARS 0.47-0.72; cup
+2.20-3.08; fars_int 1.64-1.96; adult_full_hierarchies (13 qids) 2.22-2.96; mach2019_int (16 qids)
+4.18-5.78. The speed-ups of that day kept every output (``benchmarks/results/topdown_profile.md``:
+topdown alone at 0.59-0.96 of before on 14 cells, 0.65-0.90 with 0.2-closeness in a third part,
+the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``).
 
 Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
 0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
