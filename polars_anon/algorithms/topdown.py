@@ -712,7 +712,7 @@ class TopdownResult:
     balance: Balance = 0.0
     """The split balance of the partition kept (:data:`SPLIT_BALANCES`)."""
     regrouped: int = 0
-    """Groups of late classes replaced by their re-split (step 4, :func:`_regroup_late`)."""
+    """Groups of late classes replaced by their re-split (step 7, :func:`_regroup_late`)."""
 
 
 def _classes_frame(
@@ -1114,7 +1114,7 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
 
 
 LATE_PASS = 3
-"""Step 4's regrouping (:func:`_regroup_late`) works on the classes of the rows placed by this pass or later."""
+"""Step 7's regrouping (:func:`_regroup_late`) works on the classes of the rows placed by this pass or later."""
 REGROUP_SIZES = (2, 3, 4, 5, 6, 8)
 """Group sizes of the regrouping, one per pass, in turn."""
 MAX_REGROUP_PASSES = 6
@@ -1127,10 +1127,12 @@ MAX_REGROUP_CELLS = 1_000_000
 def _regroup_late(
     axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, balance: float, late: np.ndarray
 ) -> int:
-    """Step 4: specialize each late class again together with the g - 1 classes it joins at least cost.
+    """Step 7: specialize each late class again together with the g - 1 classes it joins at least cost.
 
     A class is late when its rows were all placed by pass :data:`LATE_PASS` of step 2 or
-    later (or are leftovers): rare tuples that step 2 grouped among themselves. Each pass
+    later (or are leftovers): rare tuples that step 2 grouped among themselves; with privacy
+    models the caller marks every row late, and step 1 keeps every new class passing
+    :meth:`_Rule.ok` (else the group stays). Each pass
     takes one group size g of :data:`REGROUP_SIZES`; late classes (the one whose cheapest
     union is cheapest first) each take their g - 1 cheapest partners still free; every group
     is specialized again from its lowest common ancestors by step 1 (nothing set aside) and
@@ -1416,32 +1418,9 @@ def topdown_partition(
     if penalties is None:
         penalties = (0.0,) if rule.constraints.k_only else ASIDE_PENALTIES
     margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
-    built: dict[tuple[int, int, int], _Built] = {}  # by (start, penalty, balance) index: the order kept on ties
-    least = np.inf
-    for s_i, start in enumerate((None, *starts)):
-        memo: dict = {}  # first passes shared by the balances that begin alike
-        # each penalty's first balance, then the penalties in the order of those costs (a build stopped: last), so
-        # the least cost is found early and the builds that cannot come within the margin of it stop early
-        order = [(p_i, 0) for p_i in range(len(penalties))]
-        firsts: dict[int, float] = {}
-        for p_i, b_i in order:
-            x = _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances[b_i], penalties[p_i],
-                       start, memo, least * (1 + margin) * (1 + _BOUND_SLACK))  # fmt: skip
-            firsts[p_i] = np.inf if x is None else x.cost
-            if x is not None:
-                built[s_i, p_i, b_i] = x
-                least = min(least, x.cost)
-        for p_i in sorted(firsts, key=lambda i: (firsts[i], i)):
-            for b_i in range(1, len(balances)):
-                # a build that already costs more than the margin above the least so far is stopped: it would
-                # not be finished (its classes only grow), so the partition kept is the same (see _passes)
-                bound = least * (1 + margin) * (1 + _BOUND_SLACK)
-                x = _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances[b_i],
-                           penalties[p_i], start, memo, bound)  # fmt: skip
-                if x is not None:
-                    built[s_i, p_i, b_i] = x
-                    least = min(least, x.cost)
-    kept = [built[key] for key in sorted(built)]
+    kept, least = _candidates(
+        aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances, penalties, starts, margin
+    )
     best = min(
         (_finish(axes, size, rule, max_suppressed, x, improve) for x in kept if x.cost <= least * (1 + margin)),
         key=lambda x: x.cost,
@@ -1454,6 +1433,40 @@ def topdown_partition(
     res = _result(axes, qids, size, klass, suppressed, best.set_aside, best.repaired, time.perf_counter() - t0)
     res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, best.balance, best.regrouped
     return res
+
+
+def _candidates(
+    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
+    max_rounds: int, max_suppressed: int, balances: Sequence[Balance], penalties: Sequence[float],
+    starts: Sequence[np.ndarray], margin: float,
+) -> tuple[list[_Built], float]:  # fmt: skip
+    """Steps 1-3 for every (start, penalty, balance), in that order, and the least cost: the builds not stopped.
+
+    Per start, each penalty's first balance is built first, then the penalties in the order of those costs, so the
+    least cost is found early; a build that already costs more than `margin` above the least so far is stopped (it
+    would not be finished: its classes only grow, see :func:`_passes`), so the partition kept is the same.
+    """
+    built: dict[tuple[int, int, int], _Built] = {}  # by (start, penalty, balance) index: the order kept on ties
+    least = np.inf
+
+    def run(s_i: int, start: np.ndarray | None, memo: dict, p_i: int, b_i: int) -> float:
+        nonlocal least
+        bound = least * (1 + margin) * (1 + _BOUND_SLACK)
+        x = _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances[b_i], penalties[p_i],
+                   start, memo, bound)  # fmt: skip
+        if x is None:
+            return np.inf
+        built[s_i, p_i, b_i] = x
+        least = min(least, x.cost)
+        return x.cost
+
+    for s_i, start in enumerate((None, *starts)):
+        memo: dict = {}  # first passes shared by the balances that begin alike
+        firsts = {p_i: run(s_i, start, memo, p_i, 0) for p_i in range(len(penalties))}
+        for p_i in sorted(firsts, key=lambda i: (firsts[i], i)):
+            for b_i in range(1, len(balances)):
+                run(s_i, start, memo, p_i, b_i)
+    return [built[key] for key in sorted(built)], least
 
 
 @dataclass

@@ -166,26 +166,7 @@ class Constraints:
         For candidate splits: each candidate side is a class over the rows it would hold.
         Population counts are the sums of the rows' own population counts.
         """
-        rows, class_of = np.asarray(rows, dtype=np.int64), np.asarray(class_of, dtype=np.int64)
-        size = np.bincount(class_of, weights=self.size[rows], minlength=n_classes).astype(np.int64)
-        counts = {}
-        for a, s in self.sensitive.items():
-            start, code, count = self._by_row(a)
-            first = start[rows]
-            lengths = start[rows + 1] - first
-            ends = np.cumsum(lengths)
-            # the triplets of each row in turn: row r's run starts at start[r] (its place in `code` / `count`)
-            pick = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
-                first - ends + lengths, lengths
-            )
-            owner = np.repeat(class_of, lengths)
-            m = s.domain.m
-            flat = np.bincount(owner * m + code[pick], weights=count[pick], minlength=n_classes * m)
-            counts[a] = flat.reshape(n_classes, m).astype(np.int64)
-        pop = None
-        if self.population is not None:
-            pop = np.bincount(class_of, weights=self.population.rows[rows], minlength=n_classes).astype(np.int64)
-        return ClassView(size, counts, pop)
+        return self.view_parts(rows, class_of, n_classes)
 
     def triplets(self, rows: np.ndarray) -> Triplets:
         """Per sensitive attribute, the (row, value, count) triplets of `rows` in turn: (triplets per row, their
