@@ -7,10 +7,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
 
 from polars_anon import Hierarchy
 from tests.conftest import ADULT_QIDS
 from tests.examples import FIG2, RACE
+from tests.strategies import hierarchies
 
 
 def test_arx_csv_with_quoted_intervals_and_repeated_labels(tmp_path: Path) -> None:
@@ -28,6 +30,15 @@ def test_closure_has_every_leaf_ancestor_pair() -> None:
     assert closure.height == 3 * 5 + 2  # five leaves at depth 2 (3 pairs each), f at depth 1
     got = {(FIG2.label_of(a), FIG2.label_of(b), d) for a, b, d in closure.rows()}
     assert {("a", "a", 0), ("a", "A", 1), ("a", "*", 2), ("f", "f", 0), ("f", "*", 1)} <= got
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=hierarchies(max_nodes=20))
+def test_closure_is_the_paths_of_the_leaves(h: Hierarchy) -> None:
+    """The closure (built from the ancestor matrix) is the paths table's leaf rows, row for row and dtype for dtype."""
+    leaves = np.flatnonzero(h.is_leaf).tolist()
+    expected = h.paths.filter(pl.col("node").is_in(leaves)).rename({"node": "leaf"})
+    assert h.closure.equals(expected) and h.closure.schema == expected.schema
 
 
 def test_subtrees_are_leaf_intervals() -> None:
