@@ -692,10 +692,8 @@ def _run_one_block(
         for g, x, bc, table in zip(groups, xc, bcodes, tables):
             if table:
                 part = g.rl[x * g.n : (x + 1) * g.n].take(bc)  # type: ignore[index]
-            elif g.lazy:
+            else:  # walked: per attribute without tables (lazy), or up one large hierarchy
                 part = g.pair_rl(np.array([x], dtype=np.int64), bc[None, :])[0]
-            else:
-                part = g.r[g.h.lca(np.full(len(bc), x, dtype=np.int64), bc)]  # type: ignore[union-attr]
             rl = part if rl is None else np.add(rl, part, out=rl)
         assert rl is not None
         a = a_small if below_k and nsmall != 1 else a_live
