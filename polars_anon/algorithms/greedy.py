@@ -332,8 +332,7 @@ class _Models:
 
     def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
         """:meth:`ok` of one class (`counts`: its count per value of each attribute)."""
-        view = ClassView(np.array([size], dtype=np.int64), {a: c[None] for a, c in counts.items()})
-        return bool(self.constraints.ok(view)[0]) and size >= self.constraints.floor
+        return size >= self.constraints.floor and self.constraints.ok_one(size, counts)
 
     def write_back(self, slots: np.ndarray, values: Mapping[str, np.ndarray]) -> None:
         for a, v in values.items():
