@@ -714,10 +714,9 @@ def _run_one_block(
         if models is None:
             still = new_size < k
         else:
-            merged = {a: v[s] + v[j] for a, v in bsv.items()}
-            for a, v in bsv.items():
-                v[tgt] = merged[a]
-            still = new_size < floor or not models.ok_one(new_size, merged)
+            for v in bsv.values():
+                v[tgt] = v[s] + v[j]
+            still = new_size < floor or not models.ok_one(new_size, {a: v[tgt] for a, v in bsv.items()})
         bsize[tgt] = new_size
         brsum[tgt] = new_r
         blive[src] = bsmall[src] = False

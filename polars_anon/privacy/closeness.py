@@ -189,11 +189,11 @@ class _ClosenessCheck(Check):
         c = counts[self.model.attribute]
         if self.values.keep is not None:
             c = c[self.values.keep]
-        c = c[None].astype(np.float64)
-        total = c.sum(axis=1)
-        if not total[0] > 0:  # no value read: an infinite measure, fails
+        total = int(c.sum())  # whole numbers: the float sum of measure, exactly
+        if total <= 0:  # no value read: an infinite measure, fails
             return False
-        return bool(self._emd(c / np.maximum(total, 1)[:, None] - self.q[None, :])[0] <= self.model.t + TOLERANCE)
+        p = c[None] / float(total)  # the same quotients as counts / total per class
+        return bool(self._emd(p - self.q[None, :])[0] <= self.model.t + TOLERANCE)
 
     def _emd(self, r: np.ndarray) -> np.ndarray:
         if self.model.distance == "equal":
