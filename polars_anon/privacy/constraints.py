@@ -176,12 +176,13 @@ class Constraints:
         for a in self.sensitive:
             start, code, count = self._by_row(a)
             first = start[rows]
-            lengths = start[rows + 1] - first
+            lengths = self._row_lengths(a)[rows]
             ends = np.cumsum(lengths)
             # the triplets of each row in turn: row r's run starts at start[r] (its place in `code` / `count`)
-            pick = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
-                first - ends + lengths, lengths
-            )
+            first -= ends
+            first += lengths
+            pick = np.repeat(first, lengths)
+            pick += np.arange(len(pick), dtype=np.int64)
             out[a] = (lengths, code[pick], count[pick])
         return out
 
@@ -233,6 +234,13 @@ class Constraints:
             np.cumsum(np.bincount(s.row, minlength=len(self.size)), out=start[1:])
             count = np.asarray(s.count[order], dtype=np.float64)
             cache[attribute] = (start, np.asarray(s.code[order], dtype=np.int64), count)
+        return cache[attribute]
+
+    def _row_lengths(self, attribute: str) -> np.ndarray:
+        """Per aggregate row, its triplets of `attribute` (the runs of :meth:`_by_row`)."""
+        cache = self.__dict__.setdefault("_rows_lengths", {})
+        if attribute not in cache:
+            cache[attribute] = np.diff(self._by_row(attribute)[0])
         return cache[attribute]
 
     def _counts_cover_size(self) -> bool:
