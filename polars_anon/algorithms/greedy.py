@@ -651,7 +651,7 @@ def _run_one_block(
     first below k (or the smallest), its partner at the least ``a - (size + sx) * R[LCA]``
     (ties: the earliest), the merged class at the earlier position; the privacy models are
     asked only when the merged class holds the floor (below it the answer is no). Dead
-    positions are dropped (the order kept) when they are half of the arrays.
+    positions are dropped (the order kept) when they are a quarter of the arrays.
     """
     slot = alive.astype(np.int64, copy=True)
     bsize = size[alive].astype(np.int64)
@@ -676,7 +676,7 @@ def _run_one_block(
                 if g.lazy and LAZY_TABLES * len(g.qids) * walked >= g.n**2:
                     g.build_tables()
                 tables[i] = g.rl is not None
-        if 2 * nlive <= len(slot) and len(slot) >= 64:  # drop the dead positions, in order
+        if 4 * nlive <= 3 * len(slot) and len(slot) >= 64:  # drop the dead positions, in order
             keep = np.flatnonzero(blive)
             slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]
             bcodes = [bc[keep] for bc in bcodes]
