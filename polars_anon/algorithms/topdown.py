@@ -1057,6 +1057,36 @@ def _class_costs(axes: Sequence[_Axis], op: _Open) -> np.ndarray:
     return op.size * sum(ax.cost(op.lo[j], op.hi[j]) for j, ax in enumerate(axes))
 
 
+def _ranges(ax: _Axis, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct leaf ranges among `lo`..`hi`: (their lo, their hi, the range of each input)."""
+    key, inverse = np.unique(lo * ax.n_leaves + hi, return_inverse=True)
+    return key // ax.n_leaves, key % ax.n_leaves, inverse.ravel()
+
+
+def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray, hi_b: np.ndarray) -> np.ndarray:
+    """(a, b) the loss on `ax` of the union of range a with range b: the same values as ``ax.cost`` of each pair.
+
+    Classes share few ranges on most qids (sex, race: a handful): then each distinct pair is priced once and
+    gathered (one pass over the a x b cells instead of five).
+
+    >>> ax = _Axis(Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1"]}}), pl.Series(["a1", "a2", "b1"]))
+    >>> lo, hi = ax.lo, ax.hi
+    >>> _union_costs(ax, lo, hi, lo[[0, 0]], hi[[0, 0]]).tolist()
+    [[0.0, 0.0], [0.5, 0.5], [1.0, 1.0]]
+    >>> _union_costs(ax, lo[[0] * 9], hi[[0] * 9], lo[[1] * 9], hi[[1] * 9]).sum()  # one pair priced, 81 cells
+    np.float64(40.5)
+    """
+    la, ha, ia = _ranges(ax, lo_a, hi_a)
+    lb, hb, ib = _ranges(ax, lo_b, hi_b)
+    if 4 * len(la) * len(lb) > len(lo_a) * len(lo_b):  # few shared ranges: price every pair as it is
+        lo = np.minimum(lo_a[:, None], lo_b[None, :])
+        hi = np.maximum(hi_a[:, None], hi_b[None, :])
+        return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+    lo = np.minimum(la[:, None], lb[None, :])
+    hi = np.maximum(ha[:, None], hb[None, :])
+    return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[ia].take(ib, axis=1)
+
+
 def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, balance: float) -> int:
     """Step 4: merge each class with the class it joins at least cost and split the pair again by step 1.
 
@@ -1078,9 +1108,7 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
         own = _class_costs(axes, op)
         union = np.zeros((n_cls, n_cls))
         for j, ax in enumerate(axes):
-            lo = np.minimum(op.lo[j][:, None], op.lo[j][None, :])
-            hi = np.maximum(op.hi[j][:, None], op.hi[j][None, :])
-            union += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            union += _union_costs(ax, op.lo[j], op.hi[j], op.lo[j], op.hi[j])
         union *= op.size[:, None] + op.size[None, :]
         union -= own[:, None] + own[None, :]
         np.fill_diagonal(union, np.inf)
@@ -1164,9 +1192,7 @@ def _regroup_late(
         union = np.zeros((len(lc), n_cls))
         for j, ax in enumerate(axes):
             c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
-            lo = np.minimum(c_lo[lc][:, None], c_lo[None, :])
-            hi = np.maximum(c_hi[lc][:, None], c_hi[None, :])
-            union += ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            union += _union_costs(ax, c_lo[lc], c_hi[lc], c_lo, c_hi)
         union *= c_size[lc][:, None] + c_size[None, :]
         union -= c_own[lc][:, None] + c_own[None, :]
         union[np.arange(len(lc)), lc] = np.inf
