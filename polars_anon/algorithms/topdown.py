@@ -1084,7 +1084,7 @@ def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray
         return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
     lo = np.minimum(la[:, None], lb[None, :])
     hi = np.maximum(ha[:, None], hb[None, :])
-    return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[ia].take(ib, axis=1)
+    return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[:, ib][ia]  # columns first: rows copied whole
 
 
 def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, balance: float) -> int:
