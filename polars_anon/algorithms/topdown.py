@@ -1063,6 +1063,10 @@ def _ranges(ax: _Axis, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.n
     return key // ax.n_leaves, key % ax.n_leaves, inverse.ravel()
 
 
+_UNION_SORT = 64
+""":func:`_union_costs` looks for shared ranges only when both sides hold this many classes (two sorts per qid)."""
+
+
 def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray, hi_b: np.ndarray) -> np.ndarray:
     """(a, b) the loss on `ax` of the union of range a with range b: the same values as ``ax.cost`` of each pair.
 
@@ -1073,18 +1077,19 @@ def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray
     >>> lo, hi = ax.lo, ax.hi
     >>> _union_costs(ax, lo, hi, lo[[0, 0]], hi[[0, 0]]).tolist()
     [[0.0, 0.0], [0.5, 0.5], [1.0, 1.0]]
-    >>> _union_costs(ax, lo[[0] * 9], hi[[0] * 9], lo[[1] * 9], hi[[1] * 9]).sum()  # one pair priced, 81 cells
-    np.float64(40.5)
+    >>> _union_costs(ax, lo[[0] * 64], hi[[0] * 64], lo[[1] * 64], hi[[1] * 64]).sum()  # one pair priced, 4,096 cells
+    np.float64(2048.0)
     """
-    la, ha, ia = _ranges(ax, lo_a, hi_a)
-    lb, hb, ib = _ranges(ax, lo_b, hi_b)
-    if 4 * len(la) * len(lb) > len(lo_a) * len(lo_b):  # few shared ranges: price every pair as it is
-        lo = np.minimum(lo_a[:, None], lo_b[None, :])
-        hi = np.maximum(hi_a[:, None], hi_b[None, :])
-        return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-    lo = np.minimum(la[:, None], lb[None, :])
-    hi = np.maximum(ha[:, None], hb[None, :])
-    return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[:, ib][ia]  # columns first: rows copied whole
+    if min(len(lo_a), len(lo_b)) >= _UNION_SORT:  # fewer cells on one side: the sorts would cost more
+        la, ha, ia = _ranges(ax, lo_a, hi_a)
+        lb, hb, ib = _ranges(ax, lo_b, hi_b)
+        if 4 * len(la) * len(lb) <= len(lo_a) * len(lo_b):
+            lo = np.minimum(la[:, None], lb[None, :])
+            hi = np.maximum(ha[:, None], hb[None, :])
+            return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[:, ib][ia]  # columns first: rows copied whole
+    lo = np.minimum(lo_a[:, None], lo_b[None, :])
+    hi = np.maximum(hi_a[:, None], hi_b[None, :])
+    return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
 
 
 def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Rule, balance: float) -> int:
