@@ -7,6 +7,8 @@ a class's own measure (a tie) or a hair above or below, and nulls read or ignore
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 from hypothesis import given, settings
@@ -44,7 +46,7 @@ MODELS = st.sampled_from(
 )
 
 
-def _model(kind: str, nulls: str, threshold: float):
+def _model(kind: Any, nulls: Any, threshold: float) -> LDiversity | TCloseness:
     if kind == "distinct":
         return LDiversity("s", l=max(1, round(threshold)), sensitive_null=nulls)
     return TCloseness("s", t=min(max(threshold, 0.0), 1.0), distance=kind, sensitive_null=nulls)
