@@ -332,8 +332,7 @@ class _Models:
 
     def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
         """:meth:`ok` of one class (`counts`: its count per value of each attribute)."""
-        view = ClassView(np.array([size], dtype=np.int64), {a: c[None] for a, c in counts.items()})
-        return bool(self.constraints.ok(view)[0]) and size >= self.constraints.floor
+        return size >= self.constraints.floor and self.constraints.ok_one(size, counts)
 
     def write_back(self, slots: np.ndarray, values: Mapping[str, np.ndarray]) -> None:
         for a, v in values.items():
@@ -652,7 +651,7 @@ def _run_one_block(
     first below k (or the smallest), its partner at the least ``a - (size + sx) * R[LCA]``
     (ties: the earliest), the merged class at the earlier position; the privacy models are
     asked only when the merged class holds the floor (below it the answer is no). Dead
-    positions are dropped (the order kept) when they are half of the arrays.
+    positions are dropped (the order kept) when they are a quarter of the arrays.
     """
     slot = alive.astype(np.int64, copy=True)
     bsize = size[alive].astype(np.int64)
@@ -677,7 +676,7 @@ def _run_one_block(
                 if g.lazy and LAZY_TABLES * len(g.qids) * walked >= g.n**2:
                     g.build_tables()
                 tables[i] = g.rl is not None
-        if 2 * nlive <= len(slot) and len(slot) >= 64:  # drop the dead positions, in order
+        if 4 * nlive <= 3 * len(slot) and len(slot) >= 64:  # drop the dead positions, in order
             keep = np.flatnonzero(blive)
             slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]
             bcodes = [bc[keep] for bc in bcodes]
@@ -715,10 +714,9 @@ def _run_one_block(
         if models is None:
             still = new_size < k
         else:
-            merged = {a: v[s] + v[j] for a, v in bsv.items()}
-            for a, v in bsv.items():
-                v[tgt] = merged[a]
-            still = new_size < floor or not models.ok_one(new_size, merged)
+            for v in bsv.values():
+                v[tgt] = v[s] + v[j]
+            still = new_size < floor or not models.ok_one(new_size, {a: v[tgt] for a, v in bsv.items()})
         bsize[tgt] = new_size
         brsum[tgt] = new_r
         blive[src] = bsmall[src] = False

@@ -123,6 +123,14 @@ class Check:
         """Per class, whether it satisfies the model, from its measure (class checks)."""
         raise NotImplementedError
 
+    def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
+        """Whether one class satisfies the model (class checks): `size` rows, `counts` its count per value code of
+        each attribute (1-D). The verdict of :meth:`ok` on that one-class view; a check may answer with fewer steps
+        (the greedy loop asks once per merge), from the same floats.
+        """
+        view = ClassView(np.array([size], dtype=np.int64), {a: c[None] for a, c in counts.items()})
+        return bool(self.ok(view, self.measure(view))[0])
+
     def table_ok(self, size: np.ndarray, population: np.ndarray | None) -> bool:
         """Whether a table of classes of these sizes satisfies the model (table checks)."""
         raise NotImplementedError

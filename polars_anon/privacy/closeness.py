@@ -28,6 +28,7 @@ Monotone under generalization (the EMD is convex in P), not with suppression (AR
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -182,6 +183,17 @@ class _ClosenessCheck(Check):
     def measure(self, view: ClassView) -> np.ndarray:
         p, held = self.values.shares(view)
         return np.where(held, self._emd(p - self.q[None, :]), np.inf)  # no value read: nothing to judge, fails
+
+    def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
+        # the steps of measure and ok on a one-row view, on the same (1, m) arrays: the same floats
+        c = counts[self.model.attribute]
+        if self.values.keep is not None:
+            c = c[self.values.keep]
+        total = int(c.sum())  # whole numbers: the float sum of measure, exactly
+        if total <= 0:  # no value read: an infinite measure, fails
+            return False
+        p = c[None] / float(total)  # the same quotients as counts / total per class
+        return bool(self._emd(p - self.q[None, :])[0] <= self.model.t + TOLERANCE)
 
     def _emd(self, r: np.ndarray) -> np.ndarray:
         if self.model.distance == "equal":

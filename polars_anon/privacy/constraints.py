@@ -176,12 +176,13 @@ class Constraints:
         for a in self.sensitive:
             start, code, count = self._by_row(a)
             first = start[rows]
-            lengths = start[rows + 1] - first
+            lengths = self._row_lengths(a)[rows]
             ends = np.cumsum(lengths)
             # the triplets of each row in turn: row r's run starts at start[r] (its place in `code` / `count`)
-            pick = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(
-                first - ends + lengths, lengths
-            )
+            first -= ends
+            first += lengths
+            pick = np.repeat(first, lengths)
+            pick += np.arange(len(pick), dtype=np.int64)
             out[a] = (lengths, code[pick], count[pick])
         return out
 
@@ -204,29 +205,54 @@ class Constraints:
         if triplets is None:
             triplets = self.triplets(rows)
         n1 = n_classes + 1
-        size = np.bincount(part, weights=self.size[rows], minlength=n1)[:n_classes].astype(np.int64)
         counts = {}
         for a, s in self.sensitive.items():
             lengths, code, count = triplets[a]
             m = s.domain.m
             owner = np.repeat(part, lengths)
-            flat = np.bincount(owner * m + code, weights=count, minlength=n1 * m)[: n_classes * m]
+            owner *= m
+            owner += code
+            flat = np.bincount(owner, weights=count, minlength=n1 * m)[: n_classes * m]
             counts[a] = flat.reshape(n_classes, m).astype(np.int64)
+        if counts and self._counts_cover_size():  # a part's rows: its counts' sum (whole numbers, exact)
+            size = next(iter(counts.values())).sum(axis=1)
+        else:
+            size = np.bincount(part, weights=self.size[rows], minlength=n1)[:n_classes].astype(np.int64)
         pop = None
         if self.population is not None:
             pop = np.bincount(part, weights=self.population.rows[rows], minlength=n1)[:n_classes].astype(np.int64)
         return ClassView(size, counts, pop)
 
     def _by_row(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Triplets of `attribute` grouped by aggregate row: (row start offsets, their codes, their counts)."""
+        """Triplets of `attribute` grouped by aggregate row: (row start offsets, their codes, their counts as float,
+        the weights :meth:`view_parts` sums: whole numbers, exact)."""
         cache = self.__dict__.setdefault("_rows_triplets", {})
         if attribute not in cache:
             s = self.sensitive[attribute]
             order = np.argsort(s.row, kind="stable")
             start = np.zeros(len(self.size) + 1, dtype=np.int64)
             np.cumsum(np.bincount(s.row, minlength=len(self.size)), out=start[1:])
-            cache[attribute] = (start, np.asarray(s.code[order], dtype=np.int64), s.count[order])
+            count = np.asarray(s.count[order], dtype=np.float64)
+            cache[attribute] = (start, np.asarray(s.code[order], dtype=np.int64), count)
         return cache[attribute]
+
+    def _row_lengths(self, attribute: str) -> np.ndarray:
+        """Per aggregate row, its triplets of `attribute` (the runs of :meth:`_by_row`)."""
+        cache = self.__dict__.setdefault("_rows_lengths", {})
+        if attribute not in cache:
+            cache[attribute] = np.diff(self._by_row(attribute)[0])
+        return cache[attribute]
+
+    def _counts_cover_size(self) -> bool:
+        """Whether each aggregate row's counts of the first sensitive attribute sum to its size (every row counted
+        once, nulls as a value): then a class's size is the sum of its counts."""
+        if "_cover" not in self.__dict__:
+            s = next(iter(self.sensitive.values()))
+            totals = np.bincount(s.row, weights=s.count, minlength=len(self.size))
+            self.__dict__["_cover"] = bool(
+                len(totals) == len(self.size) and np.array_equal(totals, self.size.astype(np.float64))
+            )
+        return self.__dict__["_cover"]
 
     def min_size(self) -> int:
         """The smallest class size that satisfies k, the table floor and every model that reads only class sizes.
@@ -317,6 +343,19 @@ class Constraints:
         for check in self.class_checks:
             good &= check.ok(view, check.measure(view))
         return good
+
+    def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
+        """:meth:`ok` of one class: `size` rows, `counts` its count per value code of each attribute (1-D).
+
+        >>> from polars_anon.privacy import LDiversity
+        >>> from polars_anon.privacy.base import Domain
+        >>> d = Domain("s", pl.Series(["x", "y"]), np.array([0.5, 0.5]))
+        >>> s = SensitiveCounts(d, np.array([0, 1]), np.array([0, 1]), np.array([2, 2]))
+        >>> c = Constraints(np.array([2, 2]), 2, [LDiversity("s", l=2)], {"s": s})
+        >>> [c.ok_one(n, {"s": np.array(v)}) for n, v in ((4, [2, 2]), (4, [4, 0]), (1, [1, 0]))]
+        [True, False, False]
+        """
+        return size >= self.k and all(check.ok_one(size, counts) for check in self.class_checks)
 
     def violating(self, class_of: np.ndarray, levels: Mapping[str, int] | None = None) -> np.ndarray:
         """Per class (ids 0..n-1 in `class_of`, one per aggregate row): True when it violates k or a model.

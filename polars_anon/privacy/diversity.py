@@ -24,6 +24,7 @@ an l-diverse class), entropy l-diversity with Grassberger's estimator excepted (
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -179,6 +180,14 @@ class _DiversityCheck(Check):
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(tail > 0, ordered[:, 0] / np.where(tail > 0, tail, 1), np.inf)
         return ratio
+
+    def ok_one(self, size: int, counts: Mapping[str, np.ndarray]) -> bool:
+        if self.model.variant != "distinct":
+            return super().ok_one(size, counts)
+        c = counts[self.model.attribute]
+        if self.values.labels.len() and self.values.keep is not None:
+            c = c[self.values.keep]
+        return int(np.count_nonzero(c)) >= self.model.l  # the distinct values (measure) against l (ok)
 
     def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
         m = self.model
