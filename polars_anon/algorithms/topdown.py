@@ -422,6 +422,18 @@ class _Open:
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
     least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
     triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
+    wide: _Wide | None = None  # the same ranges as 2-D arrays, in a small round (:func:`_boxes`)
+
+
+@dataclass
+class _Wide:
+    """A small round's leaf ranges, every attribute not dead in every class (`cols`) side by side."""
+
+    cols: np.ndarray
+    t_lo: np.ndarray  # (T, cols)
+    t_hi: np.ndarray
+    lo: np.ndarray  # (cols, C)
+    hi: np.ndarray
 
 
 def _boxes(
@@ -432,8 +444,20 @@ def _boxes(
     An attribute `dead` for every class gets no ranges (leaf 0; step 1 never prices it again).
     """
     n = int(cid.max()) + 1 if len(cid) else 0
-    lo, hi, t_lo, t_hi = [], [], [], []
     all_dead = dead.all(axis=0) if dead is not None and n else np.zeros(len(axes), dtype=bool)
+    if dead is None:
+        dead = np.zeros((n, len(axes)), dtype=bool)
+    weight = size[rows].astype(np.float64)
+    sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
+    cols = np.flatnonzero(~all_dead)
+    if 0 < len(rows) * len(cols) <= STACKED_CELLS:  # a small round: every attribute in one pass
+        wide = _wide(_stack(axes), rows, cid, n, cols)
+        lo, hi = [np.zeros(n, dtype=np.int64) for _ in axes], [np.zeros(n, dtype=np.int64) for _ in axes]
+        t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
+        for k, j in enumerate(cols.tolist()):
+            lo[j], hi[j], t_lo[j], t_hi[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k], wide.t_hi[:, k]
+        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight, wide=wide)
+    lo, hi, t_lo, t_hi = [], [], [], []
     for j, ax in enumerate(axes):
         if all_dead[j]:
             t_lo.append(rows[:0])
@@ -447,11 +471,21 @@ def _boxes(
         t_hi.append(ax.hi[rows])
         hi.append(np.full(n, -1, dtype=np.int64))
         np.maximum.at(hi[-1], cid, t_hi[-1])
-    if dead is None:
-        dead = np.zeros((n, len(axes)), dtype=bool)
-    weight = size[rows].astype(np.float64)
-    sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
     return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
+
+
+def _wide(st: _Stack, rows: np.ndarray, cid: np.ndarray, n: int, cols: np.ndarray) -> _Wide:
+    """:func:`_boxes`' leaf ranges of the attributes `cols` in one pass."""
+    t_lo, t_hi = st.lo[rows], st.hi[rows]
+    if len(cols) < st.m:
+        t_lo, t_hi = t_lo[:, cols], t_hi[:, cols]
+    width = len(cols)
+    flat = (cid[:, None] * width + np.arange(width)).ravel()
+    lo = np.full(n * width, _NONE, dtype=np.int64)
+    np.minimum.at(lo, flat, t_lo.ravel())
+    hi = np.full(n * width, -1, dtype=np.int64)
+    np.maximum.at(hi, flat, t_hi.ravel())
+    return _Wide(cols, t_lo, t_hi, lo.reshape(n, width).T.copy(), hi.reshape(n, width).T.copy())
 
 
 @dataclass
@@ -569,9 +603,13 @@ def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
     is below the best gain of the attributes before it: they cannot win either, so the winner is the same.)
     """
     n_open = len(op.size)
-    cols = np.array([j for j in range(st.m) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)  # _boxes: dead
+    if op.wide is None:  # a round made large: its attributes side by side here
+        cols = np.array([j for j in range(st.m) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
+        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
+        op.wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
+    cols = op.wide.cols
     attr = np.repeat(cols, n_open)
-    lo, hi = np.concatenate([op.lo[j] for j in cols]), np.concatenate([op.hi[j] for j in cols])
+    lo, hi = op.wide.lo.ravel(), op.wide.hi.ravel()
     node = st.node(attr, lo, hi).reshape(len(cols), n_open)
     op.dead[:, cols] |= st.is_leaf[node].T
     bound = op.size * st.loss[node]
@@ -588,8 +626,7 @@ def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
     per_class = of_pair[op.cid]
     mask = per_class >= 0
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
-    lo = np.stack([op.t_lo[j] for j in cols], axis=1)[mask]
-    hi = np.stack([op.t_hi[j] for j in cols], axis=1)[mask]
+    lo, hi = op.wide.t_lo[mask], op.wide.t_hi[mask]
     base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols])[mask]
     return _Pairs(cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi,
                   base)  # fmt: skip
