@@ -123,7 +123,9 @@ counts, per attribute; it skips an attribute for a class when no child can hold 
 rows (then none can in any sub-class: the attribute is dead below) or when even
 publishing every part at a leaf would not beat the best split found. The rule
 that says whether a set of tuples may be published as a class is :meth:`_Rule.ok`,
-and every split, merge and suppression asks it.
+and every split, merge and suppression asks it. A small round (at most :data:`STACKED_CELLS`
+open tuple x attribute cells) prices every attribute in one pass instead (:func:`_price_all`),
+without the second skip (a pair it would skip cannot win) and with the same splits.
 
 Time: step 1's pricing and boxes take most of the CPU, then the move pass and, with privacy
 models, the greedy repair of step 3. The whole ``pa.anonymize(...).collect()`` per run, in CPU
@@ -133,7 +135,8 @@ Adult (8 qids) without a model 0.73-0.93 at k = 2-100, with 2-diversity 1.05-1.4
 2.20-3.08; fars_int 1.64-1.96; adult_full_hierarchies (13 qids) 2.22-2.96; mach2019_int (16 qids)
 4.18-5.78. The speed-ups of that day kept every output (``benchmarks/results/topdown_profile.md``:
 topdown alone at 0.59-0.96 of before on 14 cells, 0.65-0.90 with 0.2-closeness in a third part,
-the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``).
+the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``). Pricing the small
+rounds on every attribute at once took topdown to 0.82-0.99 of before (the same outputs; fourth part there).
 
 Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
 0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
