@@ -357,29 +357,33 @@ class _Stack:
         self.slot = np.concatenate([ax.slot.astype(np.int32) for ax in axes])
         self.slot_base = np.concatenate([[0], np.cumsum([len(ax.slot) for ax in axes])[:-1]]).astype(np.int64)
         self.width = np.array([ax.width for ax in axes], dtype=np.int64)
-        n_vals = len(axes[0].lo) if axes else 0
-        # per aggregate row (rows) and attribute (columns): leaf range, and where its slots start in `slot`
+        # per aggregate row (rows) and attribute (columns): its leaf range
         self.lo = np.stack([ax.lo for ax in axes], axis=1).astype(np.int64) if axes else np.zeros((0, 0), np.int64)
         self.hi = np.stack([ax.hi for ax in axes], axis=1).astype(np.int64) if axes else np.zeros((0, 0), np.int64)
-        self.base = np.arange(n_vals, dtype=np.int64)[:, None] * self.width[None, :] + self.slot_base[None, :]
         self.tabled = np.array([ax.table is not None for ax in axes], dtype=bool)
         tables = [ax.table if ax.table is not None else np.zeros(0, dtype=np.int32) for ax in axes]
-        self.table = np.concatenate(tables).astype(np.int64) if axes else np.zeros(0, dtype=np.int64)
         self.table_base = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
+        self.table = np.concatenate([*tables, np.zeros(1, dtype=np.int32)]).astype(np.int64)  # and a placeholder
         self.n_leaves = np.array([ax.n_leaves for ax in axes], dtype=np.int64)
-        self.walked = [j for j in range(self.m) if not self.tabled[j]]
-        self.axes = axes
+        # the attributes without a leaf table, walked by their own axis (held weakly: the stack lives in a cache)
+        self.walked = {j: weakref.ref(ax) for j, ax in enumerate(axes) if ax.table is None}
+
+    @staticmethod
+    def cells(axes: Sequence[_Axis]) -> int:
+        """The entries a stack of these axes holds (its slots and leaf ranges)."""
+        return sum(len(ax.slot) + 2 * len(ax.lo) for ax in axes)
 
     def node(self, j: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The lowest common ancestor (a stacked node id) of leaves lo..hi of attribute ``j[i]``, per element."""
         at_table = self.table_base[j] + lo * self.n_leaves[j] + hi
-        if self.walked:  # a placeholder for the walked attributes (no table), overwritten below
-            at_table = np.where(self.tabled[j], at_table, 0)
+        if self.walked:  # the placeholder for the walked attributes (no table), overwritten below
+            at_table = np.where(self.tabled[j], at_table, len(self.table) - 1)
         out = self.table[at_table] + self.node_base[j]
-        for a in self.walked:  # no leaf table: the ancestors walked
+        for a, ref in self.walked.items():
             at = np.flatnonzero(j == a)
-            if len(at):
-                out[at] = self.axes[a].node(lo[at], hi[at]) + self.node_base[a]
+            ax = ref()
+            if len(at) and ax is not None:
+                out[at] = ax.node(lo[at], hi[at]) + self.node_base[a]
         return out
 
     def cost(self, j: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -391,12 +395,17 @@ _STACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """The :class:`_Stack` of a run's axes, held by its first axis (gone with it), with the run's axes."""
 
 
-def _stack(axes: Sequence[_Axis]) -> _Stack:
-    """The axes' :class:`_Stack`, built once per run."""
+_STACK_CELLS = 2**23
+"""A run stacks its axes (:class:`_Stack`) only up to this many entries (slots and leaf ranges: at most 64 MB);
+above it (millions of distinct tuples), every round is priced attribute by attribute and nothing is copied."""
+
+
+def _stack(axes: Sequence[_Axis]) -> _Stack | None:
+    """The axes' :class:`_Stack`, built once per run; None when it would hold more than :data:`_STACK_CELLS`."""
     hit = _STACKS.get(axes[0]) if axes else None
     if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
         return hit[1]
-    st = _Stack(axes)
+    st = _Stack(axes) if _Stack.cells(axes) <= _STACK_CELLS else None
     if axes:
         _STACKS[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), st)
     return st
@@ -453,8 +462,9 @@ def _boxes(
     weight = size[rows].astype(np.float64)
     sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
     cols = np.flatnonzero(~all_dead)
-    if 0 < len(rows) * len(cols) <= STACKED_CELLS:  # a small round: every attribute in one pass
-        wide = _wide(_stack(axes), rows, cid, n, cols)
+    st = _stack(axes) if 0 < len(rows) * len(cols) <= STACKED_CELLS else None
+    if st is not None:  # a small round: every attribute in one pass
+        wide = _wide(st, rows, cid, n, cols)
         lo, hi = [np.zeros(n, dtype=np.int64) for _ in axes], [np.zeros(n, dtype=np.int64) for _ in axes]
         t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
         for k, j in enumerate(cols.tolist()):
@@ -647,14 +657,15 @@ class _Priced:
 STACKED_CELLS = 30_000
 """A pricing round with at most this many (open tuple, attribute) cells prices every attribute in one pass
 (:func:`_price_all`); larger rounds price attribute by attribute (:func:`_price`), which skips the classes whose
-bound is below the best split of the attributes before (fewer cells, and the cells cost more than the calls)."""
+bound is below the best split of the attributes before (fewer cells, and the cells cost more than the calls).
+Runs whose stack would be too large (:data:`_STACK_CELLS`) price every round attribute by attribute."""
 
 
 def _price_round(
     axes: Sequence[_Axis], size: np.ndarray, op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float
 ) -> _Split:
     """Step 1's pricing of one round: per open class, the best split (the same by either path)."""
-    if len(op.rows) * sum(len(t) > 0 for t in op.t_lo) <= STACKED_CELLS:
+    if op.wide is not None:  # a small round (_boxes)
         return _price_all(axes, op, rule, defer, balance, penalty)
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
@@ -674,6 +685,8 @@ def _price_all(
     hold fewer rows, so it stays dead below.
     """
     st = _stack(axes)
+    if st is None:
+        raise ValueError(f"topdown: {_Stack.cells(axes)} stacked cells, above the {_STACK_CELLS} of _price_all")
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
     if not any(len(t) for t in op.t_lo):  # every attribute dead in every class
