@@ -136,7 +136,8 @@ Adult (8 qids) without a model 0.73-0.93 at k = 2-100, with 2-diversity 1.05-1.4
 4.18-5.78. The speed-ups of that day kept every output (``benchmarks/results/topdown_profile.md``:
 topdown alone at 0.59-0.96 of before on 14 cells, 0.65-0.90 with 0.2-closeness in a third part,
 the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``). Pricing the small
-rounds on every attribute at once took topdown to 0.82-0.99 of before (the same outputs; fourth part there).
+rounds on every attribute at once took topdown to 0.81-0.99 of before with privacy models, 0.82-0.94 on FARS and
+fars_int, and left Adult without a model and cup within the noise (the same outputs; fourth part there).
 
 Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
 0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
