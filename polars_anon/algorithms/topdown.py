@@ -776,11 +776,11 @@ def _price_pairs(
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
     whole = op.size[pairs.cls]
     gain = np.where((parts >= 2) & ~stuck, whole * st.loss[pairs.node] - after, -np.inf)
-    if balance:
-        assert op.least is not None  # set by _live_pairs
+    least = op.least if balance else None  # set by _live_pairs when balanced
+    if least is not None:
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
         pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], op.least[pairs.cls[pos]]) ** balance
+        gain[pos] = gain[pos] / np.maximum(ent[pos], least[pairs.cls[pos]]) ** balance
     g_part = np.where(big, np.arange(n_groups), np.where(merge[g.cls], target[g.cls], -1))
     return _Priced(gain, g_part, ~big & rest_ok[g.cls])
 
