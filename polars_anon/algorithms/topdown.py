@@ -123,7 +123,9 @@ counts, per attribute; it skips an attribute for a class when no child can hold 
 rows (then none can in any sub-class: the attribute is dead below) or when even
 publishing every part at a leaf would not beat the best split found. The rule
 that says whether a set of tuples may be published as a class is :meth:`_Rule.ok`,
-and every split, merge and suppression asks it.
+and every split, merge and suppression asks it. A small round (at most :data:`STACKED_CELLS`
+open tuple x attribute cells) prices every attribute in one pass instead (:func:`_price_all`),
+without the second skip (a pair it would skip cannot win) and with the same splits.
 
 Time: step 1's pricing and boxes take most of the CPU, then the move pass and, with privacy
 models, the greedy repair of step 3. The whole ``pa.anonymize(...).collect()`` per run, in CPU
@@ -133,7 +135,9 @@ Adult (8 qids) without a model 0.73-0.93 at k = 2-100, with 2-diversity 1.05-1.4
 2.20-3.08; fars_int 1.64-1.96; adult_full_hierarchies (13 qids) 2.22-2.96; mach2019_int (16 qids)
 4.18-5.78. The speed-ups of that day kept every output (``benchmarks/results/topdown_profile.md``:
 topdown alone at 0.59-0.96 of before on 14 cells, 0.65-0.90 with 0.2-closeness in a third part,
-the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``).
+the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``). Pricing the small
+rounds on every attribute at once took topdown to 0.81-0.99 of before with privacy models, 0.82-0.94 on FARS and
+fars_int, and left Adult without a model and cup within the noise (the same outputs; fifth part there).
 
 Step 7 and the balance ``(0.25, 0)`` lower cup at k = 50 / 100 from 0.14571 / 0.18118 to
 0.14452 / 0.17829 (ARX's local recoding 0.14462 / 0.17844; cell NCP 0.14406 / 0.17785 against
@@ -335,6 +339,79 @@ class _Axis:
         return self.anc_loss_flat[self._at(lo, hi)]
 
 
+class _Stack:
+    """The attributes' hierarchies side by side, so one NumPy call serves every attribute of a pricing round.
+
+    Node ids of attribute j are offset by ``node_base[j]`` (``loss``, ``is_leaf``, ``fanout``, ``depth`` are the
+    concatenated per-node arrays), its slots (:attr:`_Axis.slot`) by ``slot_base[j]``, and its leaf-pair tables by
+    ``table_base[j]`` (attributes without a table are walked one by one, :meth:`_Axis.node`).
+    """
+
+    def __init__(self, axes: Sequence[_Axis]) -> None:
+        self.m = len(axes)
+        sizes = [len(ax.loss) for ax in axes]
+        self.node_base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.loss = np.concatenate([ax.loss for ax in axes])
+        self.is_leaf = np.concatenate([ax.is_leaf for ax in axes])
+        self.fanout = np.concatenate([ax.fanout for ax in axes])
+        self.depth = np.concatenate([ax.depth for ax in axes]).astype(np.int64) + 1  # the slot column below a node
+        self.slot = np.concatenate([ax.slot.astype(np.int32) for ax in axes])
+        self.slot_base = np.concatenate([[0], np.cumsum([len(ax.slot) for ax in axes])[:-1]]).astype(np.int64)
+        self.width = np.array([ax.width for ax in axes], dtype=np.int64)
+        # per aggregate row (rows) and attribute (columns): its leaf range
+        self.lo = np.stack([ax.lo for ax in axes], axis=1).astype(np.int64) if axes else np.zeros((0, 0), np.int64)
+        self.hi = np.stack([ax.hi for ax in axes], axis=1).astype(np.int64) if axes else np.zeros((0, 0), np.int64)
+        self.tabled = np.array([ax.table is not None for ax in axes], dtype=bool)
+        tables = [ax.table if ax.table is not None else np.zeros(0, dtype=np.int32) for ax in axes]
+        self.table_base = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
+        self.table = np.concatenate([*tables, np.zeros(1, dtype=np.int32)]).astype(np.int64)  # and a placeholder
+        self.n_leaves = np.array([ax.n_leaves for ax in axes], dtype=np.int64)
+        # the attributes without a leaf table, walked by their own axis (held weakly: the stack lives in a cache)
+        self.walked = {j: weakref.ref(ax) for j, ax in enumerate(axes) if ax.table is None}
+
+    @staticmethod
+    def cells(axes: Sequence[_Axis]) -> int:
+        """The entries a stack of these axes holds (its slots and leaf ranges)."""
+        return sum(len(ax.slot) + 2 * len(ax.lo) for ax in axes)
+
+    def node(self, j: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The lowest common ancestor (a stacked node id) of leaves lo..hi of attribute ``j[i]``, per element."""
+        at_table = self.table_base[j] + lo * self.n_leaves[j] + hi
+        if self.walked:  # the placeholder for the walked attributes (no table), overwritten below
+            at_table = np.where(self.tabled[j], at_table, len(self.table) - 1)
+        out = self.table[at_table] + self.node_base[j]
+        for a, ref in self.walked.items():
+            at = np.flatnonzero(j == a)
+            ax = ref()
+            if len(at) and ax is not None:
+                out[at] = ax.node(lo[at], hi[at]) + self.node_base[a]
+        return out
+
+    def cost(self, j: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """:meth:`_Axis.cost` of leaves lo..hi of attribute ``j[i]``, per element."""
+        return self.loss[self.node(j, lo, hi)]
+
+
+_STACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""The :class:`_Stack` of a run's axes, held by its first axis (gone with it), with the run's axes."""
+
+
+_STACK_CELLS = 2**23
+"""A run stacks its axes (:class:`_Stack`) only up to this many entries (slots and leaf ranges: at most 64 MB);
+above it (millions of distinct tuples), every round is priced attribute by attribute and nothing is copied."""
+
+
+def _stack(axes: Sequence[_Axis]) -> _Stack | None:
+    """The axes' :class:`_Stack`, built once per run; None when it would hold more than :data:`_STACK_CELLS`."""
+    hit = _STACKS.get(axes[0]) if axes else None
+    if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
+        return hit[1]
+    st = _Stack(axes) if _Stack.cells(axes) <= _STACK_CELLS else None
+    if axes:
+        _STACKS[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), st)
+    return st
+
+
 def _dense(ids: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     """Renumber ids in [0, n) densely in increasing order: ``(new id per element, count)``."""
     used = np.zeros(n, dtype=bool)
@@ -358,6 +435,18 @@ class _Open:
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
     least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
     triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
+    wide: _Wide | None = None  # the same ranges as 2-D arrays, in a small round (:func:`_boxes`)
+
+
+@dataclass
+class _Wide:
+    """A small round's leaf ranges, every attribute not dead in every class (`cols`) side by side."""
+
+    cols: np.ndarray
+    t_lo: np.ndarray  # (T, cols)
+    t_hi: np.ndarray
+    lo: np.ndarray  # (cols, C)
+    hi: np.ndarray
 
 
 def _boxes(
@@ -368,8 +457,21 @@ def _boxes(
     An attribute `dead` for every class gets no ranges (leaf 0; step 1 never prices it again).
     """
     n = int(cid.max()) + 1 if len(cid) else 0
-    lo, hi, t_lo, t_hi = [], [], [], []
     all_dead = dead.all(axis=0) if dead is not None and n else np.zeros(len(axes), dtype=bool)
+    if dead is None:
+        dead = np.zeros((n, len(axes)), dtype=bool)
+    weight = size[rows].astype(np.float64)
+    sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
+    cols = np.flatnonzero(~all_dead)
+    st = _stack(axes) if 0 < len(rows) * len(cols) <= STACKED_CELLS else None
+    if st is not None:  # a small round: every attribute in one pass
+        wide = _wide(st, rows, cid, n, cols)
+        lo, hi = [np.zeros(n, dtype=np.int64) for _ in axes], [np.zeros(n, dtype=np.int64) for _ in axes]
+        t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
+        for k, j in enumerate(cols.tolist()):
+            lo[j], hi[j], t_lo[j], t_hi[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k], wide.t_hi[:, k]
+        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight, wide=wide)
+    lo, hi, t_lo, t_hi = [], [], [], []
     for j, ax in enumerate(axes):
         if all_dead[j]:
             t_lo.append(rows[:0])
@@ -383,11 +485,21 @@ def _boxes(
         t_hi.append(ax.hi[rows])
         hi.append(np.full(n, -1, dtype=np.int64))
         np.maximum.at(hi[-1], cid, t_hi[-1])
-    if dead is None:
-        dead = np.zeros((n, len(axes)), dtype=bool)
-    weight = size[rows].astype(np.float64)
-    sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
     return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
+
+
+def _wide(st: _Stack, rows: np.ndarray, cid: np.ndarray, n: int, cols: np.ndarray) -> _Wide:
+    """:func:`_boxes`' leaf ranges of the attributes `cols` in one pass."""
+    t_lo, t_hi = st.lo[rows], st.hi[rows]
+    if len(cols) < st.m:
+        t_lo, t_hi = t_lo[:, cols], t_hi[:, cols]
+    width = len(cols)
+    flat = (cid[:, None] * width + np.arange(width)).ravel()
+    lo = np.full(n * width, _NONE, dtype=np.int64)
+    np.minimum.at(lo, flat, t_lo.ravel())
+    hi = np.full(n * width, -1, dtype=np.int64)
+    np.maximum.at(hi, flat, t_hi.ravel())
+    return _Wide(cols, t_lo, t_hi, lo.reshape(n, width).T.copy(), hi.reshape(n, width).T.copy())
 
 
 @dataclass
@@ -401,16 +513,276 @@ class _Split:
 
 
 @dataclass
+class _Pairs:
+    """The (attribute, class) pairs priced in a round, attribute first, and their tuples (tuple first)."""
+
+    attr: np.ndarray  # (P,) attribute of each pair
+    col: np.ndarray  # (P,) its column in the open classes' arrays (``op.cols``)
+    cls: np.ndarray  # (P,) its open class
+    node: np.ndarray  # (P,) the class's node on that attribute (a stacked node id, :class:`_Stack`)
+    live: np.ndarray  # (C, cols) the pairs as a mask
+    mask: np.ndarray  # (T, cols) the same per open tuple (``live[op.cid]``)
+    pair: np.ndarray  # (Q,) the pair of each of the pairs' tuples: per open tuple, its live columns in turn
+    per_tuple: np.ndarray  # (T,) pairs of each open tuple
+    cols: np.ndarray  # the attributes not dead in every open class (the columns)
+    lo: np.ndarray  # (Q,) the leaf range of each of the pairs' tuples on the pair's attribute
+    hi: np.ndarray
+    base: np.ndarray  # (Q,) where its slots start in the stacked slots (:class:`_Stack`)
+
+
+@dataclass
 class _Groups:
-    """The tuples of the live classes grouped by (class, child of the class's node), contiguous per class."""
+    """The tuples of the pairs grouped by (pair, child of the pair's node), contiguous per pair."""
 
     of_row: np.ndarray  # group of each tuple
-    cls: np.ndarray  # class of each group
-    child: np.ndarray  # False for the group of tuples whose value is the class's node itself
+    cls: np.ndarray  # pair of each group
+    child: np.ndarray  # False for the group of tuples whose value is the pair's node itself
     size: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    first: np.ndarray  # first group of each class
+    first: np.ndarray  # first group of each pair
+
+
+def _spans(start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """``start[i], ..., start[i] + length[i] - 1`` for every i, concatenated."""
+    ends = np.cumsum(length)
+    return np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(start - ends + length, length)
+
+
+def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
+    """Group the pairs' tuples by (pair, child): slot 0 holds the values equal to the node, slot 1 + r its r-th child.
+
+    An attribute's groups are laid out per pair (one slot per child, empty ones included) when its slots stay
+    within a few times its tuples, else only its occupied slots are kept (as when each attribute was grouped
+    alone: the empty groups are zeros in the per-pair sums, and the sums' order is kept).
+    """
+    n_pairs = len(pairs.node)
+    span = st.fanout[pairs.node] + 1
+    offset = np.zeros(n_pairs + 1, dtype=np.int64)
+    np.cumsum(span, out=offset[1:])
+    slot = st.slot[pairs.base + st.depth[pairs.node][pairs.pair]]
+    slots = np.bincount(pairs.col, weights=span, minlength=len(pairs.cols))
+    tuples = pairs.live.T.astype(np.int64) @ np.bincount(op.cid, minlength=len(op.size))
+    dense = (slots <= 4 * tuples + 4096)[pairs.col]  # per pair, as its attribute
+    if dense.all():
+        of_row = offset[pairs.pair] + slot
+        cls = np.repeat(np.arange(n_pairs), span)
+        first = offset[:-1]
+        g_slot = np.arange(len(cls)) - first[cls]
+    else:
+        of_row, cls, first, g_slot = _sparse_groups(offset, span, dense, pairs.pair, slot)
+    n_groups = len(cls)
+    g_size = np.bincount(of_row, weights=np.repeat(op.weight, pairs.per_tuple), minlength=n_groups).astype(np.int64)
+    g_lo = np.full(n_groups, _NONE, dtype=np.int64)
+    np.minimum.at(g_lo, of_row, pairs.lo)
+    g_hi = np.full(n_groups, -1, dtype=np.int64)
+    np.maximum.at(g_hi, of_row, pairs.hi)
+    return _Groups(of_row, cls, g_slot > 0, g_size, g_lo, g_hi, first)
+
+
+def _sparse_groups(
+    offset: np.ndarray, span: np.ndarray, dense: np.ndarray, pair: np.ndarray, slot: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_group`'s layout when some pairs keep only their occupied slots: (group of each tuple, pair of each
+    group, first group of each pair, slot of each group). A dense pair's groups are its slots."""
+    n_pairs = len(span)
+    sparse = np.flatnonzero(~dense[pair])
+    key = offset[pair[sparse]] + slot[sparse]
+    total = int(offset[-1])
+    if total <= 32 * len(key) + 65536:  # the occupied slots by a mark per slot (np.unique sorts)
+        used = np.zeros(total, dtype=bool)
+        used[key] = True
+        keys = np.flatnonzero(used)
+        inverse = (np.cumsum(used) - 1)[key]
+    else:
+        keys, inverse = np.unique(key, return_inverse=True)
+    key_pair = np.searchsorted(offset, keys, side="right") - 1
+    per_pair = np.where(dense, span, 0) + np.bincount(key_pair, minlength=n_pairs)
+    first = np.zeros(n_pairs, dtype=np.int64)
+    np.cumsum(per_pair[:-1], out=first[1:])
+    key_start = np.searchsorted(key_pair, np.arange(n_pairs))  # each pair's first occupied key
+    of_row = first[pair] + slot
+    of_row[sparse] = first[pair[sparse]] + inverse - key_start[pair[sparse]]
+    cls = np.repeat(np.arange(n_pairs), per_pair)
+    g_slot = np.arange(len(cls)) - first[cls]
+    g_slot[first[key_pair] + np.arange(len(keys)) - key_start[key_pair]] = keys - offset[key_pair]
+    return of_row, cls, first, g_slot
+
+
+def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
+    """The (attribute, class) pairs worth pricing, and marks the attributes dead where the class's node is a leaf.
+
+    A split gains at most size x loss(node) (every part at a leaf), and H is at least that of one row against the
+    rest: a pair whose bound is not above 0 cannot win. (Each attribute alone also skipped the pairs whose bound
+    is below the best gain of the attributes before it: they cannot win either, so the winner is the same.)
+    """
+    n_open = len(op.size)
+    if op.wide is None:  # a round made large: its attributes side by side here
+        cols = np.array([j for j in range(st.m) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
+        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
+        op.wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
+    cols = op.wide.cols
+    attr = np.repeat(cols, n_open)
+    lo, hi = op.wide.lo.ravel(), op.wide.hi.ravel()
+    node = st.node(attr, lo, hi).reshape(len(cols), n_open)
+    op.dead[:, cols] |= st.is_leaf[node].T
+    bound = op.size * st.loss[node]
+    if balance:
+        if op.least is None:  # the same for every attribute of the round
+            op.least = _least_entropy(op.size)
+        if op.least_pow is None or op.least_pow[0] != balance:
+            op.least_pow = (balance, op.least**balance)
+        bound = bound / op.least_pow[1]
+    live = ~op.dead[:, cols] & (bound.T > 1e-12)  # the first attribute's test (best gain 0: 0 * (1 + 1e-12) + 1e-12)
+    p_col, p_cls = np.nonzero(live.T)
+    of_pair = np.full(live.shape, -1, dtype=np.int64)
+    of_pair[p_cls, p_col] = np.arange(len(p_col))
+    per_class = of_pair[op.cid]
+    mask = per_class >= 0
+    per_tuple = np.count_nonzero(live, axis=1)[op.cid]
+    lo, hi = op.wide.t_lo[mask], op.wide.t_hi[mask]
+    base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols])[mask]
+    return _Pairs(cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi,
+                  base)  # fmt: skip
+
+
+@dataclass
+class _Priced:
+    """Per pair of a round: the split's score (-inf: no split), and per group the part its tuples go to."""
+
+    gain: np.ndarray  # (P,)
+    g_part: np.ndarray  # (groups,) group index of the part (a big child, or the one the rest joins), -1: set aside;
+    rest: np.ndarray  # (groups,) True where the group's tuples go to its pair's rest part (a class at the node)
+
+
+STACKED_CELLS = 30_000
+"""A pricing round with at most this many (open tuple, attribute) cells prices every attribute in one pass
+(:func:`_price_all`); larger rounds price attribute by attribute (:func:`_price`), which skips the classes whose
+bound is below the best split of the attributes before (fewer cells, and the cells cost more than the calls).
+Runs whose stack would be too large (:data:`_STACK_CELLS`) price every round attribute by attribute."""
+
+
+def _price_round(
+    axes: Sequence[_Axis], size: np.ndarray, op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float
+) -> _Split:
+    """Step 1's pricing of one round: per open class, the best split (the same by either path)."""
+    if op.wide is not None:  # a small round (_boxes)
+        return _price_all(axes, op, rule, defer, balance, penalty)
+    n_open = len(op.size)
+    best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
+    for j, ax in enumerate(axes):
+        _price(ax, j, op, size, rule, defer, best, balance, penalty)
+    return best
+
+
+def _price_all(
+    axes: Sequence[_Axis], op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float = 0.0
+) -> _Split:
+    """Price the split of every open class on every attribute in one pass; per class the attribute that scores most.
+
+    The score is the gain over ``H ** balance`` (:data:`SPLIT_BALANCES`). The attributes are taken in order and a
+    later one wins only when it scores more by a margin (``gain > best * (1 + 1e-12) + 1e-12``). Marks the
+    attribute dead for classes where no child holds k rows: in a sub-class the node is the same and its children
+    hold fewer rows, so it stays dead below.
+    """
+    st = _stack(axes)
+    if st is None:
+        raise ValueError(f"topdown: {_Stack.cells(axes)} stacked cells, above the {_STACK_CELLS} of _price_all")
+    n_open = len(op.size)
+    best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
+    if not any(len(t) for t in op.t_lo):  # every attribute dead in every class
+        return best
+    pairs = _live_pairs(st, op, balance)
+    if not len(pairs.node):
+        return best
+    g = _group_all(st, op, pairs)
+    priced = _price_pairs(st, op, pairs, g, rule, defer, balance, penalty)
+    gains = np.full((st.m, n_open), -np.inf)
+    gains[pairs.attr, pairs.cls] = priced.gain
+    for j in range(st.m):  # attribute by attribute, as the margin makes the order count
+        better = gains[j] > best.gain * (1 + 1e-12) + 1e-12
+        best.gain[better], best.attr[better] = gains[j][better], j
+    _write_parts(st, op, pairs, g, priced, best)
+    return best
+
+
+def _write_parts(st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, priced: _Priced, best: _Split) -> None:
+    """Each tuple's part under its class's winning attribute (-1: set aside), numbered as when each attribute was
+    priced alone: by attribute, then its big children (by class, child), then its classes' rest parts."""
+    n_pairs, n_groups, n_cols = len(pairs.node), len(g.size), len(pairs.cols)
+    first_pair = np.searchsorted(pairs.col, np.arange(n_cols + 1))  # the pairs of column c: first_pair[c:c+2]
+    end = np.append(g.first, n_groups)[first_pair[1:]]  # after the last group of each column
+    group_id = np.arange(n_groups) + pairs.col[g.cls] * n_pairs
+    rest_id = end[pairs.col] + pairs.col * n_pairs + (np.arange(n_pairs) - first_pair[pairs.col])
+    part_id = np.where(priced.rest, rest_id[g.cls], np.where(priced.g_part >= 0, group_id[priced.g_part], -1))
+    win = best.attr[op.cid]
+    take = np.flatnonzero(win >= 0)
+    col_of = np.zeros(st.m, dtype=np.int64)
+    col_of[pairs.cols] = np.arange(n_cols)
+    rank = np.cumsum(pairs.live, axis=1) - 1  # a live pair's place among its class's live pairs
+    start = np.cumsum(pairs.per_tuple) - pairs.per_tuple  # each open tuple's first pair
+    q = start[take] + rank[op.cid[take], col_of[win[take]]]  # the tuple under its winning attribute
+    best.part[take] = part_id[g.of_row[q]]
+    best.next_id = n_groups + n_cols * n_pairs
+
+
+def _price_pairs(
+    st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, rule: _Rule, defer: bool, balance: float, penalty: float
+) -> _Priced:
+    """The score of every pair's split and the part of every group (:func:`_price_all`); marks the dead attributes."""
+    n_classes = len(pairs.node)
+    n_groups = len(g.size)
+    cid = pairs.pair
+    rows = op.rows if rule.constraints.k_only else np.repeat(op.rows, pairs.per_tuple)  # read by the models only
+    child_k = g.child & (g.size >= rule.k)
+    none = np.add.reduceat(child_k.astype(np.int64), g.first) == 0
+    op.dead[pairs.cls[none], pairs.attr[none]] = True  # no child of k rows
+    trip = _memo(lambda: rule.constraints.triplets(rows))
+    # the models judge only the parts that could pass (k rows): the others fail on size alone
+    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
+    n_big = np.add.reduceat(big.astype(np.int64), g.first)
+    rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
+    rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
+    rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
+    g_attr = pairs.attr[g.cls]
+    g_cost = np.zeros(n_groups)
+    g_cost[big] = g.size[big] * st.cost(g_attr[big], g.lo[big], g.hi[big])
+    after = np.add.reduceat(g_cost, g.first)
+    has_rest = rest > 0
+    rest_cost = np.zeros(n_classes)
+    rest_cost[has_rest] = rest[has_rest] * st.cost(pairs.attr[has_rest], rest_lo[has_rest], rest_hi[has_rest])
+    if rule.constraints.k_only:
+        rest_ok = has_rest & (rest >= rule.k)
+    else:
+        rest_part = np.where(big[g.of_row], n_classes, cid)
+        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, rest_part, trip)
+    small_rest = has_rest & ~rest_ok & (n_big > 0)
+    # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
+    target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
+    merge = small_rest & (not defer)
+    after += np.where(rest_ok | (small_rest & defer), rest_cost, 0.0)
+    if penalty and defer:  # set-aside rows priced above their node: toward the root, beyond it when penalty > 1
+        after += np.where(small_rest, penalty * (rest - rest_cost), 0.0)
+    if merge.any() and not rule.constraints.k_only:  # the smallest big child with the rest: a class too?
+        joined_part = np.where(merge[cid] & (~big[g.of_row] | (g.of_row == target[cid])), cid, n_classes)
+        sizes = np.where(merge, rest + g.size[np.maximum(target, 0)], 0)
+        merge &= rule.ok(sizes, rows, joined_part, trip)
+    m = np.flatnonzero(merge)
+    if len(m):
+        t = target[m]
+        lo, hi = np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m])
+        after[m] += (g.size[t] + rest[m]) * st.cost(pairs.attr[m], lo, hi) - g_cost[t]
+    parts = n_big + rest_ok + (small_rest & defer)
+    stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
+    whole = op.size[pairs.cls]
+    gain = np.where((parts >= 2) & ~stuck, whole * st.loss[pairs.node] - after, -np.inf)
+    least = op.least if balance else None  # set by _live_pairs when balanced
+    if least is not None:
+        ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
+        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
+        gain[pos] = gain[pos] / np.maximum(ent[pos], least[pairs.cls[pos]]) ** balance
+    g_part = np.where(big, np.arange(n_groups), np.where(merge[g.cls], target[g.cls], -1))
+    return _Priced(gain, g_part, ~big & rest_ok[g.cls])
 
 
 def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -663,9 +1035,7 @@ def _specialize(
     while len(op.rows):
         rounds += 1
         n_open = len(op.size)
-        best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
-        for j, ax in enumerate(axes):
-            _price(ax, j, op, size, rule, defer, best, balance, penalty)
+        best = _price_round(axes, size, op, rule, defer, balance, penalty)
         split = best.attr[op.cid] >= 0
         closed = np.flatnonzero(~split)
         if len(closed):

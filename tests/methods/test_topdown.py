@@ -21,6 +21,7 @@ from polars_anon.algorithms.topdown import (
     _moves,
     _outliers,
     _price,
+    _price_all,
     _regroup_late,
     _Rule,
     _Split,
@@ -156,6 +157,71 @@ def test_set_aside_penalty_steers_the_split_away_from_parts_that_fail_the_models
         _price(ax, j, op, size, rule, True, best, 0.0, penalty)
     assert best.attr.tolist() == [attr]
     assert best.gain.tolist() == pytest.approx([gain])
+
+
+def _mixed_case(seed: int) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy], dict[str, SensitiveCounts]]:
+    """200 distinct tuples on a 3 x 3 hierarchy, a flat one of 5,000 leaves (few occupied: the grouping keeps the
+    occupied children only) and a two-valued one; a sensitive value per tuple."""
+    rng = np.random.default_rng(seed)
+    a = pa.Hierarchy.from_dict({"*": {f"a{i}": [f"a{i}{j}" for j in range(3)] for i in range(3)}})
+    b = pa.Hierarchy.from_dict({"*": [f"b{i}" for i in range(5000)]})
+    c = pa.Hierarchy.suppression(["c0", "c1"])
+    n = 200
+    agg = pl.DataFrame(
+        {
+            "A": [f"a{i}{j}" for i, j in rng.integers(0, 3, (n, 2))],
+            "B": [f"b{i}" for i in rng.choice(40, n)],
+            "C": [f"c{i}" for i in rng.integers(0, 2, n)],
+            "size": rng.integers(1, 4, n),
+        }
+    )
+    domain = Domain("S", pl.Series(["x", "y", "z"]), np.array([1, 1, 1]) / 3)
+    code = rng.integers(0, 3, n)
+    return agg, {"A": a, "B": b, "C": c}, {"S": SensitiveCounts(domain, np.arange(n), code, agg["size"].to_numpy())}
+
+
+@pytest.mark.parametrize("models", [False, True])
+def test_pricing_every_attribute_at_once_picks_the_splits_of_pricing_each_alone(models: bool) -> None:
+    """_price_all (every attribute in one pass) against _price attribute by attribute, on four open classes:
+    the same attribute and gain per class, the same parts in the same order, and every dead mark of the latter."""
+    agg, hs, sensitive = _mixed_case(3)
+    size = agg["size"].to_numpy()
+    axes = [_Axis(h, agg[q]) for q, h in hs.items()]
+    constraints = Constraints(size, 3, [pa.LDiversity("S", l=2)], sensitive) if models else Constraints(size, 3)
+    rule = _Rule(3, constraints)
+    start = np.arange(len(size)) % 4
+    for defer, balance, penalty in [(True, 0.0, 0.0), (False, 0.25, 0.0), (True, 0.5, 2.0), (False, 0.0, 0.0)]:
+        one = _boxes(axes, size, np.arange(len(size)), start)
+        each = _Split(np.zeros(4), np.full(4, -1, dtype=np.int64), np.full(len(size), -1, dtype=np.int64))
+        for j, ax in enumerate(axes):
+            _price(ax, j, one, size, rule, defer, each, balance, penalty)
+        alone = one.dead.copy()
+        op = _boxes(axes, size, np.arange(len(size)), start)
+        if not defer:  # also from the per-attribute boxes of a large round (stacked by _price_all itself)
+            op.wide = None
+        all_at_once = _price_all(axes, op, rule, defer, balance, penalty)
+        assert all_at_once.attr.tolist() == each.attr.tolist()
+        assert all_at_once.gain == pytest.approx(each.gain, rel=1e-12)
+        placed = each.part >= 0
+        assert (all_at_once.part >= 0).tolist() == placed.tolist() and (each.attr >= 0).any()
+        order = [np.unique(x.part[placed], return_inverse=True)[1].tolist() for x in (each, all_at_once)]
+        assert order[0] == order[1]
+        assert (op.dead | ~alone).all()
+
+
+def test_topdown_is_the_same_with_every_round_priced_at_once_or_attribute_by_attribute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The whole run (steps 1-7, with 2-diversity) with every round priced at once and with none: the same classes."""
+    agg, hs, sensitive = _mixed_case(5)
+    size = agg["size"].to_numpy()
+    constraints = Constraints(size, 3, [pa.LDiversity("S", l=2)], sensitive)
+    runs = []
+    for cells in (0, 10**9):
+        monkeypatch.setattr(topdown, "STACKED_CELLS", cells)
+        res = topdown_partition(agg, hs, 3, max_suppressed=10, constraints=constraints)
+        runs.append((res.class_id.tolist(), res.suppressed.tolist()))
+    assert runs[0] == runs[1]
 
 
 def test_few_leftovers_join_the_class_they_raise_least() -> None:
