@@ -41,12 +41,15 @@ def stable_mean(value: pl.Expr) -> pl.Expr:
 
 
 def sorted_sum(values: np.ndarray) -> float:
-    """:func:`stable_sum` in NumPy: the values sorted, added left to right (0.0 if none).
+    """:func:`stable_sum` in NumPy: the values sorted, added left to right (0.0 if none), the same bits.
 
-    >>> sorted_sum(np.array([0.3, 0.1, 0.2]))
-    0.6000000000000001
+    Polars' cumulative sum starts from 0.0 (0.0 + x is x, except 0.0 + -0.0 = 0.0): only values that are all
+    -0.0 sum to -0.0 in NumPy's ``cumsum``, and to 0.0 in Polars' and here.
+
+    >>> sorted_sum(np.array([0.3, 0.1, 0.2])), sorted_sum(np.array([-0.0]))
+    (0.6000000000000001, 0.0)
     """
-    return float(np.cumsum(np.sort(values))[-1]) if len(values) else 0.0
+    return float(np.cumsum(np.sort(values))[-1]) + 0.0 if len(values) else 0.0
 
 
 def sorted_product_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
