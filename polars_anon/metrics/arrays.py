@@ -147,8 +147,14 @@ class _Arrays:
 
     @cached_property
     def star_sizes(self) -> np.ndarray:
-        """T*'s pair sizes: the rows of each distinct original tuple."""
-        return _groups(self.o, [h.n_nodes for h in self.hs], self.size)[1]
+        """T*'s pair sizes: the rows of each distinct original tuple (the pairs' own when no tuple repeats)."""
+        return self.size if self.distinct_originals else _groups(self.o, [h.n_nodes for h in self.hs], self.size)[1]
+
+    @cached_property
+    def distinct_originals(self) -> bool:
+        """Whether every pair has another original tuple (a tuple map: then T*'s pairs are the pairs)."""
+        frame = pl.DataFrame([pl.Series(str(i), o) for i, o in enumerate(self.o)])
+        return frame.n_unique() == frame.height
 
     @cached_property
     def nodes(self) -> list[dict[str, np.ndarray]]:
@@ -322,7 +328,7 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
     numeric = [i for i in range(a.m) if bool(a.nodes[i]["numeric"][0])]
     if not numeric:
         return None
-    if star:
+    if star and not a.distinct_originals:
         orig, _ = _groups(a.o, [h.n_nodes for h in a.hs], a.size)
         sizes = a.star_sizes
     else:
