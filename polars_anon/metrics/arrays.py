@@ -99,12 +99,14 @@ def _groups(columns: Sequence[np.ndarray], radix: Sequence[int], size: np.ndarra
         for c, r in zip(columns, radix):
             key += c * stride
             stride *= r
-        distinct, inverse = np.unique(key, return_inverse=True)
+        # a hash group-by (any order: every use of the groups is order-free), not a sort of every pair
+        grouped = pl.DataFrame({"key": key, "size": size}).group_by("key").agg(pl.col("size").sum())
+        distinct, rows = grouped["key"].to_numpy(), grouped["size"].to_numpy().astype(np.int64)
         tuples, stride = [], 1
         for r in radix:
             tuples.append(distinct // stride % r)
             stride *= r
-        matrix = np.stack(tuples, axis=1)
+        return np.stack(tuples, axis=1), rows
     else:
         matrix, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
     return matrix, np.bincount(inverse.ravel(), weights=size).astype(np.int64)
@@ -153,8 +155,17 @@ class _Arrays:
     @cached_property
     def distinct_originals(self) -> bool:
         """Whether every pair has another original tuple (a tuple map: then T*'s pairs are the pairs)."""
-        frame = pl.DataFrame([pl.Series(str(i), o) for i, o in enumerate(self.o)])
-        return frame.n_unique() == frame.height
+        radix = [h.n_nodes for h in self.hs]
+        if float(np.prod(np.asarray(radix, dtype=np.float64))) >= 2.0**62:
+            frame = pl.DataFrame([pl.Series(str(i), o) for i, o in enumerate(self.o)])
+            return frame.n_unique() == frame.height
+        key, stride = np.zeros(len(self.size), dtype=np.int64), 1
+        for o, r in zip(self.o, radix):
+            key += o * stride
+            stride *= r
+        if len(key) < 2 or bool((np.diff(key) > 0).all()):
+            return True  # ascending: every key once
+        return pl.Series(key).n_unique() == len(key)  # a hash of one Int64 column
 
     @cached_property
     def nodes(self) -> list[dict[str, np.ndarray]]:
@@ -315,7 +326,13 @@ def _ambiguity(a: _Arrays, star: bool) -> Value:
         product = 1.0
         for h in a.hs:
             product = product * float(h.leaves[0])
-        values = a.star_sizes.astype(np.float64) * product
+        # the sizes sorted, then times the positive product: the same ascending values as sorting the products
+        # (a product by a positive number keeps the order), sorted by counting when the sizes are small
+        sizes = a.star_sizes
+        top = int(sizes.max(initial=0))
+        ordered = np.repeat(np.arange(top + 1), np.bincount(sizes)) if top <= 4 * len(sizes) else np.sort(sizes)
+        values = ordered.astype(np.float64) * product
+        return (float(np.cumsum(values)[-1]) + 0.0 if len(values) else 0.0) / float(a.n)
     else:
         products = np.ones(len(a.size))
         for p, h in zip(a.p, a.hs):
@@ -329,15 +346,15 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
     if not numeric:
         return None
     if star and not a.distinct_originals:
-        orig, _ = _groups(a.o, [h.n_nodes for h in a.hs], a.size)
-        sizes = a.star_sizes
+        matrix, sizes = _groups(a.o, [h.n_nodes for h in a.hs], a.size)  # one call: the tuples and their rows
+        orig = [matrix[:, i] for i in range(a.m)]
     else:
-        orig, sizes = np.stack(a.o, axis=1) if a.o else np.zeros((len(a.size), 0), dtype=np.int64), a.size
+        orig, sizes = a.o, a.size
     total: np.ndarray | None = None
     for i in numeric:
         nodes = a.nodes[i]
-        mean = np.full(len(sizes), nodes["num_mean"][0]) if star else nodes["num_mean"][a.p[i]]
-        diff = nodes["num_lo"][orig[:, i]] - mean
+        mean = nodes["num_mean"][0] if star else nodes["num_mean"][a.p[i]]  # T*: every cell at the root
+        diff = nodes["num_lo"][orig[i]] - mean
         square = diff * diff
         total = square if total is None else total + square
     assert total is not None
