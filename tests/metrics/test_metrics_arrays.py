@@ -55,7 +55,7 @@ def _hierarchy(draw: st.DrawFn) -> Hierarchy:
     # the same tree with numeric leaves (whole or decimal numbers, negative ones too)
     numbers = draw(st.lists(st.integers(-50, 50), min_size=h.n_leaves, max_size=h.n_leaves, unique=True))
     decimal = draw(st.booleans())
-    leaves = iter(f"{x / 4}" if decimal else str(x) for x in numbers)
+    leaves = iter(f"{x / 10}" if decimal else str(x) for x in numbers)
     labels = [next(leaves) if leaf else label for label, leaf in zip(h.labels, h.is_leaf)]
     return Hierarchy.from_parents({labels[i]: None if p < 0 else labels[p] for i, p in enumerate(h.parent)})
 
@@ -63,7 +63,7 @@ def _hierarchy(draw: st.DrawFn) -> Hierarchy:
 @st.composite
 def maps(draw: st.DrawFn) -> MetricData:
     """A random tuple map as :class:`MetricData` (published values are ancestors of the original ones)."""
-    m = draw(st.integers(1, 3))
+    m = draw(st.integers(1, 5))
     hs = {f"q{j}": draw(_hierarchy()) for j in range(m)}
     rows = draw(st.integers(1, 12))
     columns: dict[str, list[object]] = {}
