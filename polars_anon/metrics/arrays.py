@@ -225,9 +225,10 @@ def _alteration(a: _Arrays, star: bool) -> Value:
 
 
 def _horizontal_sum(values: list[T]) -> T:
-    """``pl.sum_horizontal`` (and ``pl.mean_horizontal``'s sum) of one row of Float64 values, nulls as 0.0: the
-    first half (``len // 2`` values) and the second added left to right, then the two sums added (measured on
-    Polars 2.1 for 1 to 8 columns, 1 to 4 threads).
+    """``pl.sum_horizontal`` (and ``pl.mean_horizontal``'s sum) of Float64 values (numbers or arrays, nulls as 0.0)
+    in a lazy query: the first half (``len // 2`` values) and the second added left to right, then the two sums
+    added (measured on Polars 2.1 for 1 to 9 columns, 1 to 100,000 rows, 1 to 4 threads; an eager
+    ``DataFrame.select`` adds 5 columns or more in another order on two threads or more).
 
     >>> _horizontal_sum([1.0, 2.0, 3.0])  # 1 + (2 + 3)
     6.0
@@ -372,7 +373,7 @@ def _distance(
     nodes: list[dict[str, np.ndarray]], leaves: list[np.ndarray], published: list[np.ndarray] | None
 ) -> np.ndarray:
     """sqrt(sum_j (a_j - E(x_j))^2) over the numeric qids (`published` None: every x_j the root), the squares added
-    as ``pl.sum_horizontal`` adds them (up to 4 qids: :func:`_horizontal_sum`'s order; measured)."""
+    as ``pl.sum_horizontal`` adds them in a lazy query (:func:`_horizontal_sum`)."""
     squares = []
     for j, n in enumerate(nodes):
         mean = n["num_mean"][0] if published is None else n["num_mean"][published[j]]
@@ -480,11 +481,7 @@ def whole_table_values(
     return raw, star
 
 
-_BY_POLARS = {
-    "precision": cells.precision,
-    "information_loss": cells.information_loss,
-    "squared_distance_error": cells.squared_distance_error,
-}
+_BY_POLARS = {"precision": cells.precision, "information_loss": cells.information_loss}
 
 
 def _scalar_divisions(a: _Arrays) -> set[str]:
@@ -494,11 +491,8 @@ def _scalar_divisions(a: _Arrays) -> set[str]:
     ``h`` when every qid's hierarchy has the same height, its ``domain`` when every qid is numeric with the same
     domain. Polars divides by such a column as by a literal (a product by the inverse on two rows or more, not
     always on one: the last bit differs for some values); on a materialized column it divides value by value, as
-    here. And the squared distance error over more than 4 numeric qids (``pl.sum_horizontal`` of 5 columns or
-    more adds them in another order, not measured here)."""
+    here."""
     out = set()
-    if sum(bool(n["numeric"][0]) for n in a.nodes) > 4:  # pl.sum_horizontal of 5 columns or more: another order
-        out.add("squared_distance_error")
     if len({h.height for h in a.hs}) == 1:
         out |= {"precision", "information_loss"}
     domains = {float(n["num_hi"][0] - n["num_lo"][0]) if bool(n["numeric"][0]) else None for n in a.nodes}
