@@ -78,17 +78,21 @@ class _Cells:
 
 
 def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray, n_nodes: int) -> _Cells:
-    key = (o * n_nodes + p) * 2 + sup
-    width = 2 * n_nodes * n_nodes
-    if width <= max(1 << 20, 16 * len(key)):
-        counts = np.bincount(key, weights=size, minlength=width)
+    """One qid's cells, in ascending (leaf, published node, suppressed) order: a ``bincount`` over the dense ranks
+    of the leaves and published nodes that occur (a few thousand cells), not over every (node, node) pair."""
+    has_o, has_p = np.bincount(o, minlength=n_nodes) > 0, np.bincount(p, minlength=n_nodes) > 0
+    leaves, published = np.flatnonzero(has_o), np.flatnonzero(has_p)
+    rank_o, rank_p = np.cumsum(has_o) - 1, np.cumsum(has_p) - 1
+    width = 2 * len(published)
+    key = rank_o[o] * width + rank_p[p] * 2 + sup
+    if len(leaves) * width <= max(1 << 20, 16 * len(key)):
+        counts = np.bincount(key, weights=size, minlength=len(leaves) * width)
         cell = np.flatnonzero(counts)
         rows = counts[cell]
     else:
         cell, inverse = np.unique(key, return_inverse=True)
         rows = np.bincount(inverse, weights=size)
-    pair = cell // 2
-    return _Cells(pair // n_nodes, pair % n_nodes, (cell % 2).astype(bool), rows.astype(np.int64))
+    return _Cells(leaves[cell // width], published[cell % width // 2], (cell % 2).astype(bool), rows.astype(np.int64))
 
 
 def _groups(columns: Sequence[np.ndarray], radix: Sequence[int], size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
