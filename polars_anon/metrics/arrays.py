@@ -20,7 +20,7 @@ are exact either way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TypeVar
 
@@ -477,11 +477,11 @@ def whole_table_values(
     if a.n == 0 or not len(a.classes[1]) or a.m == 0:
         return None
     by_polars = _scalar_divisions(a)
-    raw = {n: _polars_value(data, n) if n in by_polars else METRICS_FROM_ARRAYS[n](a, False) for n in names}
+    raw = {n: _polars_value(a, n) if n in by_polars else METRICS_FROM_ARRAYS[n](a, False) for n in names}
     star = {n: METRICS_FROM_ARRAYS[n](a, True) for n in star_names}
     if any(n in by_polars for n in star_names):
         t_star = fully_suppressed(data)
-        star.update({n: _polars_value(t_star, n) for n in star_names if n in by_polars})
+        star.update({n: _polars_value(None, n, t_star) for n in star_names if n in by_polars})
     return raw, star
 
 
@@ -505,6 +505,44 @@ def _scalar_divisions(a: _Arrays) -> set[str]:
     return out
 
 
-def _polars_value(data: MetricData, name: str) -> Value:
-    """The whole-table value of a metric of :data:`_BY_POLARS` from its Polars function."""
+def _polars_value(a: _Arrays | None, name: str, data: MetricData | None = None) -> Value:
+    """The whole-table value of a metric of :data:`_BY_POLARS` from its Polars function: on `data`'s own cells, or
+    (`a` given) on a copy of its data whose cells are built from `a`'s (:func:`_cells_frame`), not counted again."""
+    if a is not None:
+        data = replace(a.data)  # its own caches: the data's cells are not replaced
+        data.remember("make_cells", lambda: lambda: _cells_frame(a))
+    assert data is not None
     return dict(_BY_POLARS[name](data.whole_table()).collect().iter_rows()).get(None)
+
+
+def _cells_frame(a: _Arrays) -> pl.DataFrame:
+    """The columns of :attr:`MetricData.cells` that precision and information loss read, built as
+    :meth:`MetricData.cells` builds them (each qid's constants as literals, the qids concatenated, sorted): the
+    same repeated-value columns, so Polars divides by them the same way."""
+    frames = []
+    for i, (c, h, nodes) in enumerate(zip(a.cells, a.hs, a.nodes)):
+        numeric = bool(nodes["numeric"][0])
+        domain = float(nodes["num_hi"][0] - nodes["num_lo"][0]) if numeric else None
+        frames.append(
+            pl.LazyFrame(
+                {
+                    "leaf": c.leaf,
+                    "pub": c.pub,
+                    "suppressed": c.sup,
+                    "size": c.size,
+                    "p_level": h.level[c.pub].astype(np.int64),
+                    "p_num_lo": nodes["num_lo"][c.pub],
+                    "p_num_hi": nodes["num_hi"][c.pub],
+                },
+                schema_overrides={"p_num_lo": pl.Float64, "p_num_hi": pl.Float64},
+            ).select(
+                pl.lit(a.data.qids[i], dtype=pl.String).alias("attribute"),
+                pl.lit(i, dtype=pl.Int64).alias("i"),
+                pl.lit(h.height, dtype=pl.Int64).alias("h"),
+                pl.lit(h.n_leaves, dtype=pl.Int64).alias("n_leaves"),
+                pl.lit(numeric).alias("numeric"),
+                pl.lit(domain, dtype=pl.Float64).alias("domain"),
+                pl.all(),
+            )
+        )
+    return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()

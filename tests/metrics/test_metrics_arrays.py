@@ -106,3 +106,31 @@ def test_grouped_sorted_sums_add_each_group_sorted_left_to_right(items: list[tup
     got = grouped_sorted_sums(values, groups, 4)
     for g in range(4):
         assert _bits(float(got[g])) == _bits(sorted_sum(values[groups == g])), g
+
+
+def test_precision_with_every_hierarchy_of_one_height_divides_as_polars() -> None:
+    """Every qid's hierarchy of height 6: Polars holds the cells' ``h`` as one repeated value and divides a level by
+    h - 1 as a product by the inverse (3 * (1/5) is not 3 / 5 in the last bit); the report's value is the Polars
+    one. A numeric qid alone (domain 49, two cells at the root) likewise."""
+    chain = Hierarchy.from_parents({"r": None, "a": "r", "b": "a", "c": "b", "d": "c", "x": "d", "y": "d", "z": "r"})
+    assert chain.height == 6 and int(chain.level[chain.id_of("b")]) == 3 and 3 * (1 / 5) != 3 / 5
+    mapping = pl.DataFrame(
+        {
+            "q0": ["x", "y", "x", "z"],
+            "__anon_out_q0": ["b", "y", "x", "r"],
+            "q1": ["x", "y", "y", "z"],
+            "__anon_out_q1": ["x", "b", "y", "z"],
+            "size": [1, 2, 1, 3],
+        }
+    )
+    numeric = Hierarchy.from_parents({"n0": None, "0": "n0", "1": "n0", "-48": "n0"})
+    alone = pl.DataFrame({"v": ["1", "1", "1"], "__anon_out_v": ["1", "n0", "n0"], "size": [1, 1, 1]})
+    for data in (
+        from_mapping(mapping, ["q0", "q1"], {"q0": chain, "q1": chain}, k=2),
+        from_mapping(alone.with_columns(sup=pl.Series([False, False, True])), ["v"], {"v": numeric}, suppressed="sup"),
+    ):
+        raw, normalized = evaluate_both(data)
+        want_raw, want_normalized = _reference(data)
+        for n in ("precision", "information_loss"):
+            assert _bits(raw[n]) == _bits(want_raw[n]), (n, raw[n], want_raw[n])
+            assert _bits(normalized[n]) == _bits(want_normalized[n]), n
