@@ -21,7 +21,7 @@ from polars_anon.metrics._frames import stack, table_row
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
 from polars_anon.metrics.sums import sorted_sum, stable_mean
 
-__all__ = ["cramers_v", "hellinger", "mi_loss"]
+__all__ = ["cramers_v", "cramers_v_changes", "hellinger", "hellinger_distance", "mi_loss"]
 
 
 def hellinger(data: MetricData) -> pl.LazyFrame:
@@ -41,9 +41,11 @@ def hellinger(data: MetricData) -> pl.LazyFrame:
     cells = data.cells
     n = float(data.n_rows)
     alone = len(data.qids) == 1
-    values = [
-        _hellinger_of(cells.filter(pl.col("i") == i), data.hierarchies[q], n, alone) for i, q in enumerate(data.qids)
-    ]
+    values = []
+    for i, q in enumerate(data.qids):
+        part = cells.filter(pl.col("i") == i)
+        size, leaf, pub = (part[c].to_numpy().astype(np.int64) for c in ("size", "leaf", "pub"))
+        values.append(hellinger_distance(size, leaf, pub, data.hierarchies[q], n, alone))
     per = pl.LazyFrame(
         {"attribute": data.qids, "i": list(range(len(data.qids))), "value": values},
         schema={"attribute": pl.String, "i": pl.Int64, "value": pl.Float64},
@@ -61,8 +63,11 @@ def _scaled(x: np.ndarray, d: float, rows: int) -> np.ndarray:
     return x / d if rows == 1 else x * (1.0 / d)
 
 
-def _hellinger_of(cells: pl.DataFrame, h: Hierarchy, n: float, alone: bool) -> float:
-    """d_hell(P, Q) of one attribute from its :attr:`~polars_anon.metrics.data.MetricData.cells`, in NumPy: the same
+def hellinger_distance(
+    size: np.ndarray, leaf: np.ndarray, pub: np.ndarray, h: Hierarchy, n: float, alone: bool
+) -> float:
+    """d_hell(P, Q) of one attribute from its :attr:`~polars_anon.metrics.data.MetricData.cells` (Int64 arrays: rows,
+    original leaf and published node of each cell; any order), in NumPy: the same
     floats, in the same order, as the frames this replaced (a join of the published counts on the hierarchy's
     closure, 600,000 rows for Cup's ZIP: 0.19 of the report's CPU s), so the same bits: each division by the
     literal n or sqrt 2 as Polars made it on the replaced frame's column (:func:`_scaled`; that column spans every
@@ -71,9 +76,13 @@ def _hellinger_of(cells: pl.DataFrame, h: Hierarchy, n: float, alone: bool) -> f
     x (itself included); then the sorted sum of (sqrt P - sqrt Q)^2 over the leaves (a leaf with neither adds 0.0
     to a sum of non-negative numbers: no bit changes). Each leaf's ancestors come from the hierarchy's ancestor
     matrix.
+
+    >>> from polars_anon import Hierarchy
+    >>> h = Hierarchy.suppression(["F", "M"])  # nodes *, F, M: 2 F and 2 M rows, the M rows published as *
+    >>> # P = (1/2, 1/2), Q = (3/4, 1/4): sqrt((sqrt .5 - sqrt .75)^2 + (sqrt .5 - sqrt .25)^2) / sqrt 2
+    >>> round(hellinger_distance(np.array([2, 2]), np.array([1, 2]), np.array([1, 0]), h, 4.0, True), 6)
+    0.184592
     """
-    size = cells["size"].to_numpy().astype(np.int64)
-    leaf, pub = cells["leaf"].to_numpy().astype(np.int64), cells["pub"].to_numpy().astype(np.int64)
     nodes = h.n_nodes
     p = np.bincount(leaf, weights=size, minlength=nodes)  # whole numbers summed: exact
     p = _scaled(p, n, int(np.count_nonzero(p)) if alone else 2)  # the frame: one row per occupied leaf
@@ -215,6 +224,27 @@ def _pairwise(
     The contingency tables are counted with NumPy over the pairs' dense codes (a
     few thousand rows): hundreds of attribute pairs cost milliseconds.
     """
+    x, y, delta = _deltas(data, columns, stat)
+    return pl.LazyFrame({"x": x, "y": y, "delta": delta}, schema={"x": pl.String, "y": pl.String, "delta": pl.Float64})
+
+
+def cramers_v_changes(data: MetricData) -> list[float]:
+    """V(j1, j2) in D minus V(j1, j2) in D' of every pair of qids (j1 < j2, in :func:`itertools.combinations`
+    order): the values whose absolute median :func:`cramers_v` reports.
+
+    >>> from polars_anon.metrics._frames import example
+    >>> [round(d, 6) for d in cramers_v_changes(example())]
+    [0.816497]
+    """
+    return _deltas(data, [(q, orig_col(i), pub_col(i)) for i, q in enumerate(data.qids)], _cramer)[2]
+
+
+def _deltas(
+    data: MetricData,
+    columns: Sequence[tuple[str | None, str, str]],
+    stat: Callable[[_Codes, np.ndarray, str, str], float],
+) -> tuple[list[str | None], list[str | None], list[float]]:
+    """The names and stat(D) - stat(D') of :func:`_pairwise`'s rows."""
     used = list(dict.fromkeys(c for _, o, p in columns for c in (o, p)))
     codes = _Codes({c: _small_codes(data.pairs[c]) for c in used}, {p: o for _, o, p in columns})
     size = data.pairs[SIZE].to_numpy().astype(np.float64)
@@ -225,7 +255,7 @@ def _pairwise(
         y.append(name_b)
         before = stat(codes, size, oa, ob)
         delta.append(before - (before if same[pa] and same[pb] else stat(codes, size, pa, pb)))
-    return pl.LazyFrame({"x": x, "y": y, "delta": delta}, schema={"x": pl.String, "y": pl.String, "delta": pl.Float64})
+    return x, y, delta
 
 
 def _by_attribute(data: MetricData, pairs: pl.LazyFrame, value: pl.Expr, table: pl.Expr) -> pl.LazyFrame:

@@ -24,6 +24,7 @@ __all__ = [
     "c_avg",
     "cm",
     "diameter",
+    "diameter_of",
     "discernibility",
     "k",
     "min_class_size",
@@ -199,19 +200,31 @@ def diameter(data: MetricData) -> pl.LazyFrame:
         for i, q in enumerate(data.qids)
     ]
     distinct = tuples.collect()  # materializes: the distinct published tuples
-    if distinct.height <= DIAMETER_MAX_TUPLES:
-        value: int | None = _max_hamming(distinct.to_numpy())
-    elif m > DIAMETER_MAX_QIDS:
-        value = None
-    elif _differ_everywhere(distinct.to_numpy()):
-        value = m  # the largest distance there is: no need to count the pairs of every subset
-    else:
-        value = _diameter_by_subsets(distinct.lazy(), cols)
+    value = diameter_of(distinct.to_numpy())
     return stack(
         data,
         pl.LazyFrame({"attribute": [None], "value": [value]}, schema={"attribute": pl.String, "value": pl.Int64}),
         pl.concat(per),
     )
+
+
+def diameter_of(tuples: np.ndarray) -> int | None:
+    """The whole-table value of :func:`diameter` from the distinct published tuples (one row each, any order; node
+    ids as integers): every pair compared up to :data:`DIAMETER_MAX_TUPLES` rows, else the subsets' pair counts
+    (None above :data:`DIAMETER_MAX_QIDS` columns).
+
+    >>> diameter_of(np.array([[0, 1], [0, 2]])), diameter_of(np.zeros((0, 2), dtype=np.int64))
+    (1, 0)
+    """
+    m = tuples.shape[1]
+    if len(tuples) > 256 and _differ_everywhere(tuples):
+        return m  # the largest distance there is: no need to compare every pair nor count those of every subset
+    if len(tuples) <= DIAMETER_MAX_TUPLES:
+        return _max_hamming(tuples)
+    if m > DIAMETER_MAX_QIDS:
+        return None
+    cols = [pub_col(i) for i in range(m)]
+    return _diameter_by_subsets(pl.LazyFrame(tuples, schema=cols, orient="row"), cols)
 
 
 def _max_hamming(t: np.ndarray) -> int:

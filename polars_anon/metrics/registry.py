@@ -17,6 +17,7 @@ import polars as pl
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells, cost, distribution, partition
+from polars_anon.metrics.arrays import whole_table_values
 from polars_anon.metrics.data import MetricData, fully_suppressed, prepare
 
 __all__ = ["FAMILIES", "METRICS", "Metric", "compute", "evaluate", "evaluate_both", "metric_names"]
@@ -472,6 +473,9 @@ def evaluate_both(
     """
     chosen = metric_names(names, data.sensitive is not None)
     data = data.whole_table()  # only the whole-table rows are read
+    fast = _from_arrays(data, chosen)
+    if fast is not None:
+        return fast
     star = fully_suppressed(data) if any(METRICS[n].scale is None for n in chosen) else None
     frames = pl.collect_all([METRICS[n](data) for n in chosen] + [METRICS[n].divisors(data, star) for n in chosen])
     raw: dict[str, object] = {}
@@ -479,6 +483,29 @@ def evaluate_both(
     for n, value, den in zip(chosen, frames[: len(chosen)], frames[len(chosen) :]):
         raw[n] = dict(value.iter_rows()).get(None)
         normalized[n] = _ratio(raw[n], dict(den.iter_rows()).get(None))
+    return raw, normalized
+
+
+def _from_arrays(data: MetricData, chosen: list[str]) -> tuple[dict[str, object], dict[str, float | None]] | None:
+    """:func:`evaluate_both` from :func:`~polars_anon.metrics.arrays.whole_table_values` (the same bits as the
+    Polars functions, without a query per metric), or None when they do not cover `chosen` or `data`."""
+    impl = {n: METRICS[n].alias_of or n for n in chosen}
+    star_names = sorted({impl[n] for n in chosen if METRICS[n].scale is None})
+    values = whole_table_values(data, sorted(set(impl.values())), star_names)
+    if values is None:
+        return None
+    table, star = values
+    raw: dict[str, object] = {}
+    normalized: dict[str, float | None] = {}
+    for n in chosen:
+        metric = METRICS[n]
+        value = table[impl[n]]
+        raw[n] = None if value is None else (int(value) if metric.dtype == pl.Int64 else float(value))
+        if metric.scale is None:
+            den = star[impl[n]]
+            normalized[n] = _ratio(raw[n], None if den is None else float(den))
+        else:
+            normalized[n] = _ratio(raw[n], metric.scale(data, None))
     return raw, normalized
 
 

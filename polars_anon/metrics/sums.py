@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-__all__ = ["sorted_product_sum", "sorted_sum", "stable_mean", "stable_sum"]
+__all__ = ["sorted_product_sum", "sorted_products_sum", "sorted_sum", "stable_mean", "stable_sum"]
 
 
 def stable_sum(value: pl.Expr) -> pl.Expr:
@@ -41,12 +41,15 @@ def stable_mean(value: pl.Expr) -> pl.Expr:
 
 
 def sorted_sum(values: np.ndarray) -> float:
-    """:func:`stable_sum` in NumPy: the values sorted, added left to right (0.0 if none).
+    """:func:`stable_sum` in NumPy: the values sorted, added left to right (0.0 if none), the same bits.
 
-    >>> sorted_sum(np.array([0.3, 0.1, 0.2]))
-    0.6000000000000001
+    Polars' cumulative sum starts from 0.0 (0.0 + x is x, except 0.0 + -0.0 = 0.0): only values that are all
+    -0.0 sum to -0.0 in NumPy's ``cumsum``, and to 0.0 in Polars' and here.
+
+    >>> sorted_sum(np.array([0.3, 0.1, 0.2])), sorted_sum(np.array([-0.0]))
+    (0.6000000000000001, 0.0)
     """
-    return float(np.cumsum(np.sort(values))[-1]) if len(values) else 0.0
+    return float(np.cumsum(np.sort(values))[-1]) + 0.0 if len(values) else 0.0
 
 
 def sorted_product_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
@@ -74,3 +77,29 @@ def sorted_product_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray
     products = distinct[pair // width] * (pair % width).astype(np.float64)
     order = np.argsort(products, kind="stable")
     return float(np.repeat(products[order], seen[pair][order]).sum())
+
+
+def sorted_products_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
+    """:func:`sorted_sum` of ``counts * values[codes]`` (Float64 products, added left to right in ascending order),
+    without sorting every row when the (code, count) pairs are few: each distinct pair's product once, sorted,
+    repeated as often as it occurs, then added left to right. The same ascending sequence (equal products are
+    interchangeable), so the same bits.
+
+    `values`: Float64 by code, non-negative and not NaN (else the plain sort); `codes`, `counts`: non-negative
+    integers.
+
+    >>> v, c, n = np.array([0.5, 0.1]), np.array([1, 0, 1, 1]), np.array([3, 2, 3, 8])
+    >>> sorted_products_sum(v, c, n) == sorted_sum(n.astype(np.float64) * v[c])
+    True
+    """
+    if len(codes) == 0:
+        return 0.0
+    counts = np.asarray(counts, dtype=np.int64)
+    width = int(counts.max()) + 1
+    if np.signbit(values).any() or np.isnan(values).any() or len(values) * width > max(4 * len(codes), 1 << 20):
+        return sorted_sum(counts.astype(np.float64) * values[codes])
+    seen = np.bincount(codes.astype(np.int64) * width + counts, minlength=len(values) * width)
+    pair = np.flatnonzero(seen)
+    products = (pair % width).astype(np.float64) * values[pair // width]
+    order = np.argsort(products, kind="stable")
+    return float(np.cumsum(np.repeat(products[order], seen[pair][order]))[-1]) + 0.0
