@@ -168,7 +168,6 @@ global_start : bool (default False)
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -354,7 +353,8 @@ class _Stack:
         self.loss = np.concatenate([ax.loss for ax in axes])
         self.is_leaf = np.concatenate([ax.is_leaf for ax in axes])
         self.fanout = np.concatenate([ax.fanout for ax in axes])
-        self.depth = np.concatenate([ax.depth for ax in axes]).astype(np.int64) + 1  # the slot column below a node
+        # per node, the slot column of its children (its depth + 1; :attr:`_Axis.slot`)
+        self.below = np.concatenate([ax.depth for ax in axes]).astype(np.int64) + 1
         self.slot = np.concatenate([ax.slot.astype(np.int32) for ax in axes])
         self.slot_base = np.concatenate([[0], np.cumsum([len(ax.slot) for ax in axes])[:-1]]).astype(np.int64)
         self.width = np.array([ax.width for ax in axes], dtype=np.int64)
@@ -364,15 +364,17 @@ class _Stack:
         self.tabled = np.array([ax.table is not None for ax in axes], dtype=bool)
         tables = [ax.table if ax.table is not None else np.zeros(0, dtype=np.int32) for ax in axes]
         self.table_base = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
-        self.table = np.concatenate([*tables, np.zeros(1, dtype=np.int32)]).astype(np.int64)  # and a placeholder
+        self.table = np.concatenate([*tables, np.zeros(1, dtype=np.int32)])  # int32 as the axes', and a placeholder
         self.n_leaves = np.array([ax.n_leaves for ax in axes], dtype=np.int64)
-        # the attributes without a leaf table, walked by their own axis (held weakly: the stack lives in a cache)
-        self.walked = {j: weakref.ref(ax) for j, ax in enumerate(axes) if ax.table is None}
+        # the attributes without a leaf table, walked by their own axis
+        self.walked = {j: ax for j, ax in enumerate(axes) if ax.table is None}
 
     @staticmethod
-    def cells(axes: Sequence[_Axis]) -> int:
-        """The entries a stack of these axes holds (its slots and leaf ranges)."""
-        return sum(len(ax.slot) + 2 * len(ax.lo) for ax in axes)
+    def nbytes(axes: Sequence[_Axis]) -> int:
+        """The bytes a stack of these axes copies: slots (int32), leaf ranges (int64), leaf-pair tables (int32)."""
+        return sum(
+            4 * len(ax.slot) + 16 * len(ax.lo) + (4 * len(ax.table) if ax.table is not None else 0) for ax in axes
+        )
 
     def node(self, j: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The lowest common ancestor (a stacked node id) of leaves lo..hi of attribute ``j[i]``, per element."""
@@ -380,10 +382,9 @@ class _Stack:
         if self.walked:  # the placeholder for the walked attributes (no table), overwritten below
             at_table = np.where(self.tabled[j], at_table, len(self.table) - 1)
         out = self.table[at_table] + self.node_base[j]
-        for a, ref in self.walked.items():
+        for a, ax in self.walked.items():
             at = np.flatnonzero(j == a)
-            ax = ref()
-            if len(at) and ax is not None:
+            if len(at):
                 out[at] = ax.node(lo[at], hi[at]) + self.node_base[a]
         return out
 
@@ -392,24 +393,34 @@ class _Stack:
         return self.loss[self.node(j, lo, hi)]
 
 
-_STACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""The :class:`_Stack` of a run's axes, held by its first axis (gone with it), with the run's axes."""
+_STACK_BYTES = 64 << 20
+"""A run stacks its axes (:class:`_Stack`) only when the copy takes at most this many bytes (:meth:`_Stack.nbytes`);
+above it (millions of distinct tuples, or large leaf-pair tables), every round is priced attribute by attribute."""
 
 
-_STACK_CELLS = 2**23
-"""A run stacks its axes (:class:`_Stack`) only up to this many entries (slots and leaf ranges: at most 64 MB);
-above it (millions of distinct tuples), every round is priced attribute by attribute and nothing is copied."""
+class _Axes(list):
+    """A run's axes (a list of :class:`_Axis`, one per quasi-identifier) and what is built once from them per run:
+    their :class:`_Stack` and greedy's cost tables (:func:`_cost_tables`). Built by :func:`topdown_partition` and
+    passed down; a plain list of axes works too, rebuilding these on every call."""
+
+    def __init__(self, axes: Sequence[_Axis]) -> None:
+        super().__init__(axes)
+        self._stack: _Stack | None = None
+        self._stacked = False
+        self.tables: list | None = None
+
+    @property
+    def stack(self) -> _Stack | None:
+        """The :class:`_Stack` of the axes; None when it would take more than :data:`_STACK_BYTES`."""
+        if not self._stacked:
+            self._stack = _Stack(self) if _Stack.nbytes(self) <= _STACK_BYTES else None
+            self._stacked = True
+        return self._stack
 
 
 def _stack(axes: Sequence[_Axis]) -> _Stack | None:
-    """The axes' :class:`_Stack`, built once per run; None when it would hold more than :data:`_STACK_CELLS`."""
-    hit = _STACKS.get(axes[0]) if axes else None
-    if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
-        return hit[1]
-    st = _Stack(axes) if _Stack.cells(axes) <= _STACK_CELLS else None
-    if axes:
-        _STACKS[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), st)
-    return st
+    """The axes' :class:`_Stack` (built once per run when `axes` is the run's :class:`_Axes`), or None."""
+    return (axes if isinstance(axes, _Axes) else _Axes(axes)).stack
 
 
 def _dense(ids: np.ndarray, n: int) -> tuple[np.ndarray, int]:
@@ -435,12 +446,11 @@ class _Open:
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
     least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
     triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
-    wide: _Wide | None = None  # the same ranges as 2-D arrays, in a small round (:func:`_boxes`)
 
 
 @dataclass
 class _Wide:
-    """A small round's leaf ranges, every attribute not dead in every class (`cols`) side by side."""
+    """A small round's leaf ranges, every attribute not dead in every class (`cols`) side by side (:func:`_wide`)."""
 
     cols: np.ndarray
     t_lo: np.ndarray  # (T, cols)
@@ -470,7 +480,7 @@ def _boxes(
         t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
         for k, j in enumerate(cols.tolist()):
             lo[j], hi[j], t_lo[j], t_hi[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k], wide.t_hi[:, k]
-        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight, wide=wide)
+        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
     lo, hi, t_lo, t_hi = [], [], [], []
     for j, ax in enumerate(axes):
         if all_dead[j]:
@@ -543,12 +553,6 @@ class _Groups:
     first: np.ndarray  # first group of each pair
 
 
-def _spans(start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """``start[i], ..., start[i] + length[i] - 1`` for every i, concatenated."""
-    ends = np.cumsum(length)
-    return np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(start - ends + length, length)
-
-
 def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
     """Group the pairs' tuples by (pair, child): slot 0 holds the values equal to the node, slot 1 + r its r-th child.
 
@@ -560,7 +564,7 @@ def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
     span = st.fanout[pairs.node] + 1
     offset = np.zeros(n_pairs + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    slot = st.slot[pairs.base + st.depth[pairs.node][pairs.pair]]
+    slot = st.slot[pairs.base + st.below[pairs.node][pairs.pair]]
     slots = np.bincount(pairs.col, weights=span, minlength=len(pairs.cols))
     tuples = pairs.live.T.astype(np.int64) @ np.bincount(op.cid, minlength=len(op.size))
     dense = (slots <= 4 * tuples + 4096)[pairs.col]  # per pair, as its attribute
@@ -609,7 +613,7 @@ def _sparse_groups(
     return of_row, cls, first, g_slot
 
 
-def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
+def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     """The (attribute, class) pairs worth pricing, and marks the attributes dead where the class's node is a leaf.
 
     A split gains at most size x loss(node) (every part at a leaf), and H is at least that of one row against the
@@ -617,13 +621,9 @@ def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
     is below the best gain of the attributes before it: they cannot win either, so the winner is the same.)
     """
     n_open = len(op.size)
-    if op.wide is None:  # a round made large: its attributes side by side here
-        cols = np.array([j for j in range(st.m) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
-        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
-        op.wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
-    cols = op.wide.cols
+    cols = wide.cols
     attr = np.repeat(cols, n_open)
-    lo, hi = op.wide.lo.ravel(), op.wide.hi.ravel()
+    lo, hi = wide.lo.ravel(), wide.hi.ravel()
     node = st.node(attr, lo, hi).reshape(len(cols), n_open)
     op.dead[:, cols] |= st.is_leaf[node].T
     bound = op.size * st.loss[node]
@@ -640,7 +640,7 @@ def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
     per_class = of_pair[op.cid]
     mask = per_class >= 0
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
-    lo, hi = op.wide.t_lo[mask], op.wide.t_hi[mask]
+    lo, hi = wide.t_lo[mask], wide.t_hi[mask]
     base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols])[mask]
     return _Pairs(cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi,
                   base)  # fmt: skip
@@ -659,15 +659,19 @@ STACKED_CELLS = 30_000
 """A pricing round with at most this many (open tuple, attribute) cells prices every attribute in one pass
 (:func:`_price_all`); larger rounds price attribute by attribute (:func:`_price`), which skips the classes whose
 bound is below the best split of the attributes before (fewer cells, and the cells cost more than the calls).
-Runs whose stack would be too large (:data:`_STACK_CELLS`) price every round attribute by attribute."""
+Runs whose stack would be too large (:data:`_STACK_BYTES`) price every round attribute by attribute."""
 
 
 def _price_round(
     axes: Sequence[_Axis], size: np.ndarray, op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float
 ) -> _Split:
     """Step 1's pricing of one round: per open class, the best split (the same by either path)."""
-    if op.wide is not None:  # a small round (_boxes)
-        return _price_all(axes, op, rule, defer, balance, penalty)
+    cols = np.array([j for j in range(len(axes)) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
+    st = _stack(axes) if 0 < len(op.rows) * len(cols) <= STACKED_CELLS else None
+    if st is not None:  # a small round: its ranges side by side, read from the open classes now
+        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
+        wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
+        return _price_all(st, op, wide, rule, defer, balance, penalty)
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
     for j, ax in enumerate(axes):
@@ -676,7 +680,7 @@ def _price_round(
 
 
 def _price_all(
-    axes: Sequence[_Axis], op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float = 0.0
+    st: _Stack, op: _Open, wide: _Wide, rule: _Rule, defer: bool, balance: float, penalty: float = 0.0
 ) -> _Split:
     """Price the split of every open class on every attribute in one pass; per class the attribute that scores most.
 
@@ -685,14 +689,9 @@ def _price_all(
     attribute dead for classes where no child holds k rows: in a sub-class the node is the same and its children
     hold fewer rows, so it stays dead below.
     """
-    st = _stack(axes)
-    if st is None:
-        raise ValueError(f"topdown: {_Stack.cells(axes)} stacked cells, above the {_STACK_CELLS} of _price_all")
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
-    if not any(len(t) for t in op.t_lo):  # every attribute dead in every class
-        return best
-    pairs = _live_pairs(st, op, balance)
+    pairs = _live_pairs(st, op, wide, balance)
     if not len(pairs.node):
         return best
     g = _group_all(st, op, pairs)
@@ -1168,14 +1167,11 @@ def _repair(
     return out, n
 
 
-_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""greedy's fused cost tables per run, held by the run's first axis (gone with it), with the run's axes."""
-
-
 def _cost_tables(
     axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray]
 ) -> list:
-    """greedy's cost groups (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, one set per run.
+    """greedy's cost groups (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, one set per run
+    (kept by the run's :class:`_Axes`).
 
     Every repair of a run (one per balance and penalty) has the same hierarchies and
     weights (:func:`_greedy_weights` reads only the axes), so the same groups. They start
@@ -1183,12 +1179,11 @@ def _cost_tables(
     more (:data:`~polars_anon.algorithms.greedy.LAZY_TABLES`), and the later repairs of
     the run find them built.
     """
-    hit = _TABLES.get(axes[0]) if axes else None
-    if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
-        return hit[1]
+    if isinstance(axes, _Axes) and axes.tables is not None:
+        return axes.tables
     tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights), 0)
-    if axes:
-        _TABLES[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), tables)
+    if isinstance(axes, _Axes):
+        axes.tables = tables
     return tables
 
 
@@ -1820,7 +1815,7 @@ def topdown_partition(
     n_rows = int(size.sum())
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n_rows, 1):
         raise InvalidParameterError(f"topdown: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}")
-    axes = [_Axis(hierarchies[q], aggregates[q]) for q in qids]
+    axes = _Axes([_Axis(hierarchies[q], aggregates[q]) for q in qids])  # and what a run builds once from them
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
     if balances is None:
         balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES
