@@ -542,10 +542,10 @@ class _Pairs:
 
 @dataclass
 class _Groups:
-    """The tuples of the pairs grouped by (pair, child of the pair's node), contiguous per pair."""
+    """Tuples grouped by (class or pair, child of its node), contiguous per class or pair (:func:`_layout`)."""
 
     of_row: np.ndarray  # group of each tuple
-    cls: np.ndarray  # pair of each group
+    cls: np.ndarray  # class (:func:`_group`) or pair (:func:`_group_all`) of each group
     child: np.ndarray  # False for the group of tuples whose value is the pair's node itself
     size: np.ndarray
     lo: np.ndarray
@@ -568,28 +568,43 @@ def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
     slots = np.bincount(pairs.col, weights=span, minlength=len(pairs.cols))
     tuples = pairs.live.T.astype(np.int64) @ np.bincount(op.cid, minlength=len(op.size))
     dense = (slots <= 4 * tuples + 4096)[pairs.col]  # per pair, as its attribute
-    if dense.all():
-        of_row = offset[pairs.pair] + slot
-        cls = np.repeat(np.arange(n_pairs), span)
-        first = offset[:-1]
-        g_slot = np.arange(len(cls)) - first[cls]
-    else:
-        of_row, cls, first, g_slot = _sparse_groups(offset, span, dense, pairs.pair, slot)
+    weight = np.repeat(op.weight, pairs.per_tuple)
+    return _fill_groups(*_layout(offset, span, dense, pairs.pair, slot), weight, pairs.lo, pairs.hi)
+
+
+def _fill_groups(
+    of_row: np.ndarray,
+    cls: np.ndarray,
+    first: np.ndarray,
+    g_slot: np.ndarray,
+    weight: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+) -> _Groups:
+    """The groups of a layout (:func:`_layout`): their rows (`weight` per tuple) and leaf ranges."""
     n_groups = len(cls)
-    g_size = np.bincount(of_row, weights=np.repeat(op.weight, pairs.per_tuple), minlength=n_groups).astype(np.int64)
+    g_size = np.bincount(of_row, weights=weight, minlength=n_groups).astype(np.int64)
     g_lo = np.full(n_groups, _NONE, dtype=np.int64)
-    np.minimum.at(g_lo, of_row, pairs.lo)
+    np.minimum.at(g_lo, of_row, lo)
     g_hi = np.full(n_groups, -1, dtype=np.int64)
-    np.maximum.at(g_hi, of_row, pairs.hi)
+    np.maximum.at(g_hi, of_row, hi)
     return _Groups(of_row, cls, g_slot > 0, g_size, g_lo, g_hi, first)
 
 
-def _sparse_groups(
+def _layout(
     offset: np.ndarray, span: np.ndarray, dense: np.ndarray, pair: np.ndarray, slot: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_group`'s layout when some pairs keep only their occupied slots: (group of each tuple, pair of each
-    group, first group of each pair, slot of each group). A dense pair's groups are its slots."""
+    """The groups of tuples by (pair or class, slot), contiguous per pair, for :func:`_group_all` and :func:`_group`.
+
+    Pair p's slots are ``offset[p]`` to ``offset[p] + span[p] - 1``, tuple i is in pair ``pair[i]`` at slot
+    ``slot[i]``. A `dense` pair's groups are all its slots (empty ones included), the others' only their occupied
+    slots. Returns (group of each tuple, pair of each group, first group of each pair, slot of each group).
+    """
     n_pairs = len(span)
+    if dense.all():
+        cls = np.repeat(np.arange(n_pairs), span)
+        first = offset[:-1]
+        return offset[pair] + slot, cls, first, np.arange(len(cls)) - first[cls]
     sparse = np.flatnonzero(~dense[pair])
     key = offset[pair[sparse]] + slot[sparse]
     total = int(offset[-1])
@@ -729,27 +744,73 @@ def _price_pairs(
     st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, rule: _Rule, defer: bool, balance: float, penalty: float
 ) -> _Priced:
     """The score of every pair's split and the part of every group (:func:`_price_all`); marks the dead attributes."""
-    n_classes = len(pairs.node)
-    n_groups = len(g.size)
-    cid = pairs.pair
     rows = op.rows if rule.constraints.k_only else np.repeat(op.rows, pairs.per_tuple)  # read by the models only
+    trip = _memo(lambda: rule.constraints.triplets(rows))
+    sc = _score(
+        g,
+        op.size[pairs.cls],
+        st.loss[pairs.node],
+        lambda at, lo, hi: st.cost(pairs.attr[at], lo, hi),
+        rows,
+        pairs.pair,
+        trip,
+        rule,
+        defer,
+        penalty,
+        (balance, op.least[pairs.cls]) if balance and op.least is not None else None,  # set by _live_pairs
+    )
+    op.dead[pairs.cls[sc.none], pairs.attr[sc.none]] = True  # no child of k rows
+    g_part = np.where(sc.big, np.arange(len(g.size)), np.where(sc.merge[g.cls], sc.target[g.cls], -1))
+    return _Priced(sc.gain, g_part, ~sc.big & sc.rest_ok[g.cls])
+
+
+@dataclass
+class _Score:
+    """The splits of a round's classes (or pairs) on one attribute each, scored by :func:`_score`."""
+
+    gain: np.ndarray  # per class, the gain over H ** balance (-inf: no split)
+    big: np.ndarray  # per group, a part of its own (k rows, and the models)
+    rest_ok: np.ndarray  # per class, its other rows a class at the node
+    merge: np.ndarray  # per class, its other rows join its smallest big part (`target`)
+    target: np.ndarray
+    none: np.ndarray  # per class, no child of k rows (the attribute is dead for it)
+
+
+def _score(
+    g: _Groups,
+    whole: np.ndarray,
+    node_loss: np.ndarray,
+    cost: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+    rows: np.ndarray,
+    cid: np.ndarray,
+    trip: Callable[[], Triplets],
+    rule: _Rule,
+    defer: bool,
+    penalty: float,
+    least: tuple[float, np.ndarray] | None,
+) -> _Score:
+    """Score each class's split into its groups (:func:`_group`, :func:`_group_all`): the one pricing of both paths.
+
+    `whole`, `node_loss`: per class its rows and its node's loss; ``cost(at, lo, hi)``: the loss of leaves lo..hi
+    on the attribute of class ``at[i]``; tuple ``rows[i]`` is in class ``cid[i]``; `least`: the balance and each
+    class's least entropy (:func:`_least_entropy`), or None (balance 0).
+    """
+    n_classes, n_groups = len(whole), len(g.size)
     child_k = g.child & (g.size >= rule.k)
     none = np.add.reduceat(child_k.astype(np.int64), g.first) == 0
-    op.dead[pairs.cls[none], pairs.attr[none]] = True  # no child of k rows
-    trip = _memo(lambda: rule.constraints.triplets(rows))
     # the models judge only the parts that could pass (k rows): the others fail on size alone
     big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
     n_big = np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
-    g_attr = pairs.attr[g.cls]
     g_cost = np.zeros(n_groups)
-    g_cost[big] = g.size[big] * st.cost(g_attr[big], g.lo[big], g.hi[big])
+    g_cost[big] = g.size[big] * cost(g.cls[big], g.lo[big], g.hi[big])
     after = np.add.reduceat(g_cost, g.first)
     has_rest = rest > 0
+    at = np.flatnonzero(has_rest)
     rest_cost = np.zeros(n_classes)
-    rest_cost[has_rest] = rest[has_rest] * st.cost(pairs.attr[has_rest], rest_lo[has_rest], rest_hi[has_rest])
+    rest_cost[at] = rest[at] * cost(at, rest_lo[at], rest_hi[at])
     if rule.constraints.k_only:
         rest_ok = has_rest & (rest >= rule.k)
     else:
@@ -770,18 +831,16 @@ def _price_pairs(
     if len(m):
         t = target[m]
         lo, hi = np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m])
-        after[m] += (g.size[t] + rest[m]) * st.cost(pairs.attr[m], lo, hi) - g_cost[t]
+        after[m] += (g.size[t] + rest[m]) * cost(m, lo, hi) - g_cost[t]
     parts = n_big + rest_ok + (small_rest & defer)
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
-    whole = op.size[pairs.cls]
-    gain = np.where((parts >= 2) & ~stuck, whole * st.loss[pairs.node] - after, -np.inf)
-    least = op.least if balance else None  # set by _live_pairs when balanced
+    gain = np.where((parts >= 2) & ~stuck, whole * node_loss - after, -np.inf)
     if least is not None:
+        balance, least_entropy = least
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
         pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], least[pairs.cls[pos]]) ** balance
-    g_part = np.where(big, np.arange(n_groups), np.where(merge[g.cls], target[g.cls], -1))
-    return _Priced(gain, g_part, ~big & rest_ok[g.cls])
+        gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
+    return _Score(gain, big, rest_ok, merge, target, none)
 
 
 def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -796,30 +855,9 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: n
     span = ax.fanout[node] + 1
     offset = np.zeros(len(span) + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    key = offset[cid] + ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
-    total = int(offset[-1])
-    if total <= 4 * len(rows) + 4096:
-        of_row, keys = key, np.arange(total)
-        cls = np.repeat(np.arange(len(node)), span)
-        first = offset[:-1]
-    else:
-        if total <= 32 * len(rows) + 65536:  # the occupied slots by a mark per slot (np.unique sorts)
-            used = np.zeros(total, dtype=bool)
-            used[key] = True
-            keys = np.flatnonzero(used)
-            of_row = (np.cumsum(used) - 1)[key]
-        else:
-            keys, of_row = np.unique(key, return_inverse=True)
-        cls = np.searchsorted(offset, keys, side="right") - 1
-        first = np.searchsorted(cls, np.arange(len(node)))
-    slot = keys - offset[cls]
-    n_groups = len(keys)
-    g_size = np.bincount(of_row, weights=weight, minlength=n_groups).astype(np.int64)
-    g_lo = np.full(n_groups, _NONE, dtype=np.int64)
-    np.minimum.at(g_lo, of_row, lo)
-    g_hi = np.full(n_groups, -1, dtype=np.int64)
-    np.maximum.at(g_hi, of_row, hi)
-    return _Groups(of_row, cls, slot > 0, g_size, g_lo, g_hi, first)
+    slot = ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
+    dense = np.full(len(node), int(offset[-1]) <= 4 * len(rows) + 4096)
+    return _fill_groups(*_layout(offset, span, dense, cid, slot), weight, lo, hi)
 
 
 def _price(
@@ -867,62 +905,21 @@ def _price(
     if sel is not None:
         t_lo, t_hi, weight = t_lo[sel], t_hi[sel], weight[sel]
     g = _group(ax, node, rows, cid, t_lo, t_hi, weight)
-    n_groups = len(g.size)
-    child_k = g.child & (g.size >= rule.k)
-    op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
     trip = _open_triplets(rule, op) if sel is None else _memo(lambda: rule.constraints.triplets(rows))
-    # the models judge only the parts that could pass (k rows): the others fail on size alone
-    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
-    n_big = np.add.reduceat(big.astype(np.int64), g.first)
-    rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
-    rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
-    rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
-    g_cost = np.zeros(n_groups)
-    g_cost[big] = g.size[big] * ax.cost(g.lo[big], g.hi[big])
-    after = np.add.reduceat(g_cost, g.first)
-    has_rest = rest > 0
-    rest_cost = np.zeros(n_classes)
-    rest_cost[has_rest] = rest[has_rest] * ax.cost(rest_lo[has_rest], rest_hi[has_rest])
-    if rule.constraints.k_only:
-        rest_ok = has_rest & (rest >= rule.k)
-    else:
-        rest_part = np.where(big[g.of_row], n_classes, cid)
-        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, rest_part, trip)
-    small_rest = has_rest & ~rest_ok & (n_big > 0)
-    # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
-    target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
-    merge = small_rest & (not defer)
-    after += np.where(rest_ok | (small_rest & defer), rest_cost, 0.0)
-    if penalty and defer:  # set-aside rows priced above their node: toward the root, beyond it when penalty > 1
-        after += np.where(small_rest, penalty * (rest - rest_cost), 0.0)
-    if merge.any() and not rule.constraints.k_only:  # the smallest big child with the rest: a class too?
-        joined_part = np.where(merge[cid] & (~big[g.of_row] | (g.of_row == target[cid])), cid, n_classes)
-        sizes = np.where(merge, rest + g.size[np.maximum(target, 0)], 0)
-        merge &= rule.ok(sizes, rows, joined_part, trip)
-    m = np.flatnonzero(merge)
-    if len(m):
-        t = target[m]
-        joined = (g.size[t] + rest[m]) * ax.cost(np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m]))
-        after[m] += joined - g_cost[t]
-    parts = n_big + rest_ok + (small_rest & defer)
-    stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
-    gain = np.where((parts >= 2) & ~stuck, op.size[live_cls] * ax.loss[node] - after, -np.inf)
-    if least is not None:
-        whole = op.size[live_cls]
-        ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], least[live_cls[pos]]) ** balance
-    better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
+    whole = op.size[live_cls]
+    least_live = (balance, least[live_cls]) if least is not None else None
+    sc = _score(g, whole, ax.loss[node], lambda _, lo, hi: ax.cost(lo, hi), rows, cid, trip, rule, defer, penalty,
+                least_live)  # fmt: skip
+    op.dead[live_cls[sc.none], j] = True  # no child of k rows
+    better = sc.gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
-        g_part = np.where(
-            big,
-            np.arange(n_groups),
-            np.where(rest_ok[g.cls], n_groups + g.cls, np.where(merge[g.cls], target[g.cls], -1)),
-        )
+        n_groups = len(g.size)
+        rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
+        g_part = np.where(sc.big, np.arange(n_groups), rest_part)
         take = better[cid]
         part = g_part[g.of_row[take]]
         best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
-        best.gain[live_cls[better]], best.attr[live_cls[better]] = gain[better], j
+        best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
         best.next_id += n_groups + n_classes
 
 
@@ -1656,9 +1653,9 @@ _MOVE_BLOCK = 1024
 """Candidate tuples priced against every class at once by the move pass (step 4), at most."""
 _MOVE_BLOCK_CELLS = 1 << 17
 """The move pass prices about this many (tuple, class) cells at once (1 MB of costs, which stays in the cache):
-on Adult with 2-diversity at k = 2 (5,300 classes) 256 tuples at once took 0.14 CPU s a run, 32 took 0.05 (load 5);
-at k = 100 (about 200 classes) 1,024 at once took 0.10 against 0.12 with 256. Each tuple's costs are its own, so
-the block changes no result."""
+on Adult with 2-diversity at k = 2 (5,300 classes) 256 tuples at once took 0.14 CPU s a run, 32 took 0.05 (load 5;
+this cap gives 131,072 // 5,300 = 24 tuples there, not measured); at k = 100 (about 200 classes) 1,024 at once took
+0.10 against 0.12 with 256. Each tuple's costs are its own, so the block changes no result."""
 _MOVE_BLOCK_LEAST = 16
 """Candidate tuples priced at once by the move pass, at least (each block costs a few NumPy calls per qid)."""
 MAX_MOVE_CELLS = 3_000_000
