@@ -341,7 +341,7 @@ class _Axis:
 class _Stack:
     """The attributes' hierarchies side by side, so one NumPy call serves every attribute of a pricing round.
 
-    Node ids of attribute j are offset by ``node_base[j]`` (``loss``, ``is_leaf``, ``fanout``, ``depth`` are the
+    Node ids of attribute j are offset by ``node_base[j]`` (``loss``, ``is_leaf``, ``fanout``, ``below`` are the
     concatenated per-node arrays), its slots (:attr:`_Axis.slot`) by ``slot_base[j]``, and its leaf-pair tables by
     ``table_base[j]`` (attributes without a table are walked one by one, :meth:`_Axis.node`).
     """
