@@ -168,7 +168,6 @@ global_start : bool (default False)
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -342,7 +341,7 @@ class _Axis:
 class _Stack:
     """The attributes' hierarchies side by side, so one NumPy call serves every attribute of a pricing round.
 
-    Node ids of attribute j are offset by ``node_base[j]`` (``loss``, ``is_leaf``, ``fanout``, ``depth`` are the
+    Node ids of attribute j are offset by ``node_base[j]`` (``loss``, ``is_leaf``, ``fanout``, ``below`` are the
     concatenated per-node arrays), its slots (:attr:`_Axis.slot`) by ``slot_base[j]``, and its leaf-pair tables by
     ``table_base[j]`` (attributes without a table are walked one by one, :meth:`_Axis.node`).
     """
@@ -354,7 +353,8 @@ class _Stack:
         self.loss = np.concatenate([ax.loss for ax in axes])
         self.is_leaf = np.concatenate([ax.is_leaf for ax in axes])
         self.fanout = np.concatenate([ax.fanout for ax in axes])
-        self.depth = np.concatenate([ax.depth for ax in axes]).astype(np.int64) + 1  # the slot column below a node
+        # per node, the slot column of its children (its depth + 1; :attr:`_Axis.slot`)
+        self.below = np.concatenate([ax.depth for ax in axes]).astype(np.int64) + 1
         self.slot = np.concatenate([ax.slot.astype(np.int32) for ax in axes])
         self.slot_base = np.concatenate([[0], np.cumsum([len(ax.slot) for ax in axes])[:-1]]).astype(np.int64)
         self.width = np.array([ax.width for ax in axes], dtype=np.int64)
@@ -364,15 +364,17 @@ class _Stack:
         self.tabled = np.array([ax.table is not None for ax in axes], dtype=bool)
         tables = [ax.table if ax.table is not None else np.zeros(0, dtype=np.int32) for ax in axes]
         self.table_base = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
-        self.table = np.concatenate([*tables, np.zeros(1, dtype=np.int32)]).astype(np.int64)  # and a placeholder
+        self.table = np.concatenate([*tables, np.zeros(1, dtype=np.int32)])  # int32 as the axes', and a placeholder
         self.n_leaves = np.array([ax.n_leaves for ax in axes], dtype=np.int64)
-        # the attributes without a leaf table, walked by their own axis (held weakly: the stack lives in a cache)
-        self.walked = {j: weakref.ref(ax) for j, ax in enumerate(axes) if ax.table is None}
+        # the attributes without a leaf table, walked by their own axis
+        self.walked = {j: ax for j, ax in enumerate(axes) if ax.table is None}
 
     @staticmethod
-    def cells(axes: Sequence[_Axis]) -> int:
-        """The entries a stack of these axes holds (its slots and leaf ranges)."""
-        return sum(len(ax.slot) + 2 * len(ax.lo) for ax in axes)
+    def nbytes(axes: Sequence[_Axis]) -> int:
+        """The bytes a stack of these axes copies: slots (int32), leaf ranges (int64), leaf-pair tables (int32)."""
+        return sum(
+            4 * len(ax.slot) + 16 * len(ax.lo) + (4 * len(ax.table) if ax.table is not None else 0) for ax in axes
+        )
 
     def node(self, j: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """The lowest common ancestor (a stacked node id) of leaves lo..hi of attribute ``j[i]``, per element."""
@@ -380,10 +382,9 @@ class _Stack:
         if self.walked:  # the placeholder for the walked attributes (no table), overwritten below
             at_table = np.where(self.tabled[j], at_table, len(self.table) - 1)
         out = self.table[at_table] + self.node_base[j]
-        for a, ref in self.walked.items():
+        for a, ax in self.walked.items():
             at = np.flatnonzero(j == a)
-            ax = ref()
-            if len(at) and ax is not None:
+            if len(at):
                 out[at] = ax.node(lo[at], hi[at]) + self.node_base[a]
         return out
 
@@ -392,24 +393,34 @@ class _Stack:
         return self.loss[self.node(j, lo, hi)]
 
 
-_STACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""The :class:`_Stack` of a run's axes, held by its first axis (gone with it), with the run's axes."""
+_STACK_BYTES = 64 << 20
+"""A run stacks its axes (:class:`_Stack`) only when the copy takes at most this many bytes (:meth:`_Stack.nbytes`);
+above it (millions of distinct tuples, or large leaf-pair tables), every round is priced attribute by attribute."""
 
 
-_STACK_CELLS = 2**23
-"""A run stacks its axes (:class:`_Stack`) only up to this many entries (slots and leaf ranges: at most 64 MB);
-above it (millions of distinct tuples), every round is priced attribute by attribute and nothing is copied."""
+class _Axes(list):
+    """A run's axes (a list of :class:`_Axis`, one per quasi-identifier) and what is built once from them per run:
+    their :class:`_Stack` and greedy's cost tables (:func:`_cost_tables`). Built by :func:`topdown_partition` and
+    passed down; a plain list of axes works too, rebuilding these on every call."""
+
+    def __init__(self, axes: Sequence[_Axis]) -> None:
+        super().__init__(axes)
+        self._stack: _Stack | None = None
+        self._stacked = False
+        self.tables: list | None = None
+
+    @property
+    def stack(self) -> _Stack | None:
+        """The :class:`_Stack` of the axes; None when it would take more than :data:`_STACK_BYTES`."""
+        if not self._stacked:
+            self._stack = _Stack(self) if _Stack.nbytes(self) <= _STACK_BYTES else None
+            self._stacked = True
+        return self._stack
 
 
 def _stack(axes: Sequence[_Axis]) -> _Stack | None:
-    """The axes' :class:`_Stack`, built once per run; None when it would hold more than :data:`_STACK_CELLS`."""
-    hit = _STACKS.get(axes[0]) if axes else None
-    if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
-        return hit[1]
-    st = _Stack(axes) if _Stack.cells(axes) <= _STACK_CELLS else None
-    if axes:
-        _STACKS[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), st)
-    return st
+    """The axes' :class:`_Stack` (built once per run when `axes` is the run's :class:`_Axes`), or None."""
+    return (axes if isinstance(axes, _Axes) else _Axes(axes)).stack
 
 
 def _dense(ids: np.ndarray, n: int) -> tuple[np.ndarray, int]:
@@ -435,12 +446,11 @@ class _Open:
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
     least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
     triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
-    wide: _Wide | None = None  # the same ranges as 2-D arrays, in a small round (:func:`_boxes`)
 
 
 @dataclass
 class _Wide:
-    """A small round's leaf ranges, every attribute not dead in every class (`cols`) side by side."""
+    """A small round's leaf ranges, every attribute not dead in every class (`cols`) side by side (:func:`_wide`)."""
 
     cols: np.ndarray
     t_lo: np.ndarray  # (T, cols)
@@ -470,7 +480,7 @@ def _boxes(
         t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
         for k, j in enumerate(cols.tolist()):
             lo[j], hi[j], t_lo[j], t_hi[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k], wide.t_hi[:, k]
-        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight, wide=wide)
+        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
     lo, hi, t_lo, t_hi = [], [], [], []
     for j, ax in enumerate(axes):
         if all_dead[j]:
@@ -532,21 +542,15 @@ class _Pairs:
 
 @dataclass
 class _Groups:
-    """The tuples of the pairs grouped by (pair, child of the pair's node), contiguous per pair."""
+    """Tuples grouped by (class or pair, child of its node), contiguous per class or pair (:func:`_layout`)."""
 
     of_row: np.ndarray  # group of each tuple
-    cls: np.ndarray  # pair of each group
+    cls: np.ndarray  # class (:func:`_group`) or pair (:func:`_group_all`) of each group
     child: np.ndarray  # False for the group of tuples whose value is the pair's node itself
     size: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     first: np.ndarray  # first group of each pair
-
-
-def _spans(start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """``start[i], ..., start[i] + length[i] - 1`` for every i, concatenated."""
-    ends = np.cumsum(length)
-    return np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(start - ends + length, length)
 
 
 def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
@@ -560,32 +564,47 @@ def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
     span = st.fanout[pairs.node] + 1
     offset = np.zeros(n_pairs + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    slot = st.slot[pairs.base + st.depth[pairs.node][pairs.pair]]
+    slot = st.slot[pairs.base + st.below[pairs.node][pairs.pair]]
     slots = np.bincount(pairs.col, weights=span, minlength=len(pairs.cols))
     tuples = pairs.live.T.astype(np.int64) @ np.bincount(op.cid, minlength=len(op.size))
     dense = (slots <= 4 * tuples + 4096)[pairs.col]  # per pair, as its attribute
-    if dense.all():
-        of_row = offset[pairs.pair] + slot
-        cls = np.repeat(np.arange(n_pairs), span)
-        first = offset[:-1]
-        g_slot = np.arange(len(cls)) - first[cls]
-    else:
-        of_row, cls, first, g_slot = _sparse_groups(offset, span, dense, pairs.pair, slot)
+    weight = np.repeat(op.weight, pairs.per_tuple)
+    return _fill_groups(*_layout(offset, span, dense, pairs.pair, slot), weight, pairs.lo, pairs.hi)
+
+
+def _fill_groups(
+    of_row: np.ndarray,
+    cls: np.ndarray,
+    first: np.ndarray,
+    g_slot: np.ndarray,
+    weight: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+) -> _Groups:
+    """The groups of a layout (:func:`_layout`): their rows (`weight` per tuple) and leaf ranges."""
     n_groups = len(cls)
-    g_size = np.bincount(of_row, weights=np.repeat(op.weight, pairs.per_tuple), minlength=n_groups).astype(np.int64)
+    g_size = np.bincount(of_row, weights=weight, minlength=n_groups).astype(np.int64)
     g_lo = np.full(n_groups, _NONE, dtype=np.int64)
-    np.minimum.at(g_lo, of_row, pairs.lo)
+    np.minimum.at(g_lo, of_row, lo)
     g_hi = np.full(n_groups, -1, dtype=np.int64)
-    np.maximum.at(g_hi, of_row, pairs.hi)
+    np.maximum.at(g_hi, of_row, hi)
     return _Groups(of_row, cls, g_slot > 0, g_size, g_lo, g_hi, first)
 
 
-def _sparse_groups(
+def _layout(
     offset: np.ndarray, span: np.ndarray, dense: np.ndarray, pair: np.ndarray, slot: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_group`'s layout when some pairs keep only their occupied slots: (group of each tuple, pair of each
-    group, first group of each pair, slot of each group). A dense pair's groups are its slots."""
+    """The groups of tuples by (pair or class, slot), contiguous per pair, for :func:`_group_all` and :func:`_group`.
+
+    Pair p's slots are ``offset[p]`` to ``offset[p] + span[p] - 1``, tuple i is in pair ``pair[i]`` at slot
+    ``slot[i]``. A `dense` pair's groups are all its slots (empty ones included), the others' only their occupied
+    slots. Returns (group of each tuple, pair of each group, first group of each pair, slot of each group).
+    """
     n_pairs = len(span)
+    if dense.all():
+        cls = np.repeat(np.arange(n_pairs), span)
+        first = offset[:-1]
+        return offset[pair] + slot, cls, first, np.arange(len(cls)) - first[cls]
     sparse = np.flatnonzero(~dense[pair])
     key = offset[pair[sparse]] + slot[sparse]
     total = int(offset[-1])
@@ -609,7 +628,7 @@ def _sparse_groups(
     return of_row, cls, first, g_slot
 
 
-def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
+def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     """The (attribute, class) pairs worth pricing, and marks the attributes dead where the class's node is a leaf.
 
     A split gains at most size x loss(node) (every part at a leaf), and H is at least that of one row against the
@@ -617,13 +636,9 @@ def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
     is below the best gain of the attributes before it: they cannot win either, so the winner is the same.)
     """
     n_open = len(op.size)
-    if op.wide is None:  # a round made large: its attributes side by side here
-        cols = np.array([j for j in range(st.m) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
-        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
-        op.wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
-    cols = op.wide.cols
+    cols = wide.cols
     attr = np.repeat(cols, n_open)
-    lo, hi = op.wide.lo.ravel(), op.wide.hi.ravel()
+    lo, hi = wide.lo.ravel(), wide.hi.ravel()
     node = st.node(attr, lo, hi).reshape(len(cols), n_open)
     op.dead[:, cols] |= st.is_leaf[node].T
     bound = op.size * st.loss[node]
@@ -640,7 +655,7 @@ def _live_pairs(st: _Stack, op: _Open, balance: float) -> _Pairs:
     per_class = of_pair[op.cid]
     mask = per_class >= 0
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
-    lo, hi = op.wide.t_lo[mask], op.wide.t_hi[mask]
+    lo, hi = wide.t_lo[mask], wide.t_hi[mask]
     base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols])[mask]
     return _Pairs(cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi,
                   base)  # fmt: skip
@@ -659,15 +674,19 @@ STACKED_CELLS = 30_000
 """A pricing round with at most this many (open tuple, attribute) cells prices every attribute in one pass
 (:func:`_price_all`); larger rounds price attribute by attribute (:func:`_price`), which skips the classes whose
 bound is below the best split of the attributes before (fewer cells, and the cells cost more than the calls).
-Runs whose stack would be too large (:data:`_STACK_CELLS`) price every round attribute by attribute."""
+Runs whose stack would be too large (:data:`_STACK_BYTES`) price every round attribute by attribute."""
 
 
 def _price_round(
     axes: Sequence[_Axis], size: np.ndarray, op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float
 ) -> _Split:
     """Step 1's pricing of one round: per open class, the best split (the same by either path)."""
-    if op.wide is not None:  # a small round (_boxes)
-        return _price_all(axes, op, rule, defer, balance, penalty)
+    cols = np.array([j for j in range(len(axes)) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
+    st = _stack(axes) if 0 < len(op.rows) * len(cols) <= STACKED_CELLS else None
+    if st is not None:  # a small round: its ranges side by side, read from the open classes now
+        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
+        wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
+        return _price_all(st, op, wide, rule, defer, balance, penalty)
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
     for j, ax in enumerate(axes):
@@ -676,7 +695,7 @@ def _price_round(
 
 
 def _price_all(
-    axes: Sequence[_Axis], op: _Open, rule: _Rule, defer: bool, balance: float, penalty: float = 0.0
+    st: _Stack, op: _Open, wide: _Wide, rule: _Rule, defer: bool, balance: float, penalty: float = 0.0
 ) -> _Split:
     """Price the split of every open class on every attribute in one pass; per class the attribute that scores most.
 
@@ -685,14 +704,9 @@ def _price_all(
     attribute dead for classes where no child holds k rows: in a sub-class the node is the same and its children
     hold fewer rows, so it stays dead below.
     """
-    st = _stack(axes)
-    if st is None:
-        raise ValueError(f"topdown: {_Stack.cells(axes)} stacked cells, above the {_STACK_CELLS} of _price_all")
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
-    if not any(len(t) for t in op.t_lo):  # every attribute dead in every class
-        return best
-    pairs = _live_pairs(st, op, balance)
+    pairs = _live_pairs(st, op, wide, balance)
     if not len(pairs.node):
         return best
     g = _group_all(st, op, pairs)
@@ -730,27 +744,73 @@ def _price_pairs(
     st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, rule: _Rule, defer: bool, balance: float, penalty: float
 ) -> _Priced:
     """The score of every pair's split and the part of every group (:func:`_price_all`); marks the dead attributes."""
-    n_classes = len(pairs.node)
-    n_groups = len(g.size)
-    cid = pairs.pair
     rows = op.rows if rule.constraints.k_only else np.repeat(op.rows, pairs.per_tuple)  # read by the models only
+    trip = _memo(lambda: rule.constraints.triplets(rows))
+    sc = _score(
+        g,
+        op.size[pairs.cls],
+        st.loss[pairs.node],
+        lambda at, lo, hi: st.cost(pairs.attr[at], lo, hi),
+        rows,
+        pairs.pair,
+        trip,
+        rule,
+        defer,
+        penalty,
+        (balance, op.least[pairs.cls]) if balance and op.least is not None else None,  # set by _live_pairs
+    )
+    op.dead[pairs.cls[sc.none], pairs.attr[sc.none]] = True  # no child of k rows
+    g_part = np.where(sc.big, np.arange(len(g.size)), np.where(sc.merge[g.cls], sc.target[g.cls], -1))
+    return _Priced(sc.gain, g_part, ~sc.big & sc.rest_ok[g.cls])
+
+
+@dataclass
+class _Score:
+    """The splits of a round's classes (or pairs) on one attribute each, scored by :func:`_score`."""
+
+    gain: np.ndarray  # per class, the gain over H ** balance (-inf: no split)
+    big: np.ndarray  # per group, a part of its own (k rows, and the models)
+    rest_ok: np.ndarray  # per class, its other rows a class at the node
+    merge: np.ndarray  # per class, its other rows join its smallest big part (`target`)
+    target: np.ndarray
+    none: np.ndarray  # per class, no child of k rows (the attribute is dead for it)
+
+
+def _score(
+    g: _Groups,
+    whole: np.ndarray,
+    node_loss: np.ndarray,
+    cost: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+    rows: np.ndarray,
+    cid: np.ndarray,
+    trip: Callable[[], Triplets],
+    rule: _Rule,
+    defer: bool,
+    penalty: float,
+    least: tuple[float, np.ndarray] | None,
+) -> _Score:
+    """Score each class's split into its groups (:func:`_group`, :func:`_group_all`): the one pricing of both paths.
+
+    `whole`, `node_loss`: per class its rows and its node's loss; ``cost(at, lo, hi)``: the loss of leaves lo..hi
+    on the attribute of class ``at[i]``; tuple ``rows[i]`` is in class ``cid[i]``; `least`: the balance and each
+    class's least entropy (:func:`_least_entropy`), or None (balance 0).
+    """
+    n_classes, n_groups = len(whole), len(g.size)
     child_k = g.child & (g.size >= rule.k)
     none = np.add.reduceat(child_k.astype(np.int64), g.first) == 0
-    op.dead[pairs.cls[none], pairs.attr[none]] = True  # no child of k rows
-    trip = _memo(lambda: rule.constraints.triplets(rows))
     # the models judge only the parts that could pass (k rows): the others fail on size alone
     big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
     n_big = np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
-    g_attr = pairs.attr[g.cls]
     g_cost = np.zeros(n_groups)
-    g_cost[big] = g.size[big] * st.cost(g_attr[big], g.lo[big], g.hi[big])
+    g_cost[big] = g.size[big] * cost(g.cls[big], g.lo[big], g.hi[big])
     after = np.add.reduceat(g_cost, g.first)
     has_rest = rest > 0
+    at = np.flatnonzero(has_rest)
     rest_cost = np.zeros(n_classes)
-    rest_cost[has_rest] = rest[has_rest] * st.cost(pairs.attr[has_rest], rest_lo[has_rest], rest_hi[has_rest])
+    rest_cost[at] = rest[at] * cost(at, rest_lo[at], rest_hi[at])
     if rule.constraints.k_only:
         rest_ok = has_rest & (rest >= rule.k)
     else:
@@ -771,18 +831,16 @@ def _price_pairs(
     if len(m):
         t = target[m]
         lo, hi = np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m])
-        after[m] += (g.size[t] + rest[m]) * st.cost(pairs.attr[m], lo, hi) - g_cost[t]
+        after[m] += (g.size[t] + rest[m]) * cost(m, lo, hi) - g_cost[t]
     parts = n_big + rest_ok + (small_rest & defer)
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
-    whole = op.size[pairs.cls]
-    gain = np.where((parts >= 2) & ~stuck, whole * st.loss[pairs.node] - after, -np.inf)
-    least = op.least if balance else None  # set by _live_pairs when balanced
+    gain = np.where((parts >= 2) & ~stuck, whole * node_loss - after, -np.inf)
     if least is not None:
+        balance, least_entropy = least
         ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
         pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], least[pairs.cls[pos]]) ** balance
-    g_part = np.where(big, np.arange(n_groups), np.where(merge[g.cls], target[g.cls], -1))
-    return _Priced(gain, g_part, ~big & rest_ok[g.cls])
+        gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
+    return _Score(gain, big, rest_ok, merge, target, none)
 
 
 def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -797,30 +855,9 @@ def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: n
     span = ax.fanout[node] + 1
     offset = np.zeros(len(span) + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    key = offset[cid] + ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
-    total = int(offset[-1])
-    if total <= 4 * len(rows) + 4096:
-        of_row, keys = key, np.arange(total)
-        cls = np.repeat(np.arange(len(node)), span)
-        first = offset[:-1]
-    else:
-        if total <= 32 * len(rows) + 65536:  # the occupied slots by a mark per slot (np.unique sorts)
-            used = np.zeros(total, dtype=bool)
-            used[key] = True
-            keys = np.flatnonzero(used)
-            of_row = (np.cumsum(used) - 1)[key]
-        else:
-            keys, of_row = np.unique(key, return_inverse=True)
-        cls = np.searchsorted(offset, keys, side="right") - 1
-        first = np.searchsorted(cls, np.arange(len(node)))
-    slot = keys - offset[cls]
-    n_groups = len(keys)
-    g_size = np.bincount(of_row, weights=weight, minlength=n_groups).astype(np.int64)
-    g_lo = np.full(n_groups, _NONE, dtype=np.int64)
-    np.minimum.at(g_lo, of_row, lo)
-    g_hi = np.full(n_groups, -1, dtype=np.int64)
-    np.maximum.at(g_hi, of_row, hi)
-    return _Groups(of_row, cls, slot > 0, g_size, g_lo, g_hi, first)
+    slot = ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
+    dense = np.full(len(node), int(offset[-1]) <= 4 * len(rows) + 4096)
+    return _fill_groups(*_layout(offset, span, dense, cid, slot), weight, lo, hi)
 
 
 def _price(
@@ -868,62 +905,21 @@ def _price(
     if sel is not None:
         t_lo, t_hi, weight = t_lo[sel], t_hi[sel], weight[sel]
     g = _group(ax, node, rows, cid, t_lo, t_hi, weight)
-    n_groups = len(g.size)
-    child_k = g.child & (g.size >= rule.k)
-    op.dead[live_cls[np.add.reduceat(child_k.astype(np.int64), g.first) == 0], j] = True  # no child of k rows
     trip = _open_triplets(rule, op) if sel is None else _memo(lambda: rule.constraints.triplets(rows))
-    # the models judge only the parts that could pass (k rows): the others fail on size alone
-    big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
-    n_big = np.add.reduceat(big.astype(np.int64), g.first)
-    rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
-    rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
-    rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
-    g_cost = np.zeros(n_groups)
-    g_cost[big] = g.size[big] * ax.cost(g.lo[big], g.hi[big])
-    after = np.add.reduceat(g_cost, g.first)
-    has_rest = rest > 0
-    rest_cost = np.zeros(n_classes)
-    rest_cost[has_rest] = rest[has_rest] * ax.cost(rest_lo[has_rest], rest_hi[has_rest])
-    if rule.constraints.k_only:
-        rest_ok = has_rest & (rest >= rule.k)
-    else:
-        rest_part = np.where(big[g.of_row], n_classes, cid)
-        rest_ok = _ok_where(rule, has_rest & (rest >= rule.k), rest, rows, rest_part, trip)
-    small_rest = has_rest & ~rest_ok & (n_big > 0)
-    # children below k: their own class at the node (rest_ok), set aside (defer), or into the smallest big child
-    target = np.full(n_classes, -1, dtype=np.int64) if defer else _smallest_big(big, g.size, g.cls, n_classes)
-    merge = small_rest & (not defer)
-    after += np.where(rest_ok | (small_rest & defer), rest_cost, 0.0)
-    if penalty and defer:  # set-aside rows priced above their node: toward the root, beyond it when penalty > 1
-        after += np.where(small_rest, penalty * (rest - rest_cost), 0.0)
-    if merge.any() and not rule.constraints.k_only:  # the smallest big child with the rest: a class too?
-        joined_part = np.where(merge[cid] & (~big[g.of_row] | (g.of_row == target[cid])), cid, n_classes)
-        sizes = np.where(merge, rest + g.size[np.maximum(target, 0)], 0)
-        merge &= rule.ok(sizes, rows, joined_part, trip)
-    m = np.flatnonzero(merge)
-    if len(m):
-        t = target[m]
-        joined = (g.size[t] + rest[m]) * ax.cost(np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m]))
-        after[m] += joined - g_cost[t]
-    parts = n_big + rest_ok + (small_rest & defer)
-    stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
-    gain = np.where((parts >= 2) & ~stuck, op.size[live_cls] * ax.loss[node] - after, -np.inf)
-    if least is not None:
-        whole = op.size[live_cls]
-        ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], least[live_cls[pos]]) ** balance
-    better = gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
+    whole = op.size[live_cls]
+    least_live = (balance, least[live_cls]) if least is not None else None
+    sc = _score(g, whole, ax.loss[node], lambda _, lo, hi: ax.cost(lo, hi), rows, cid, trip, rule, defer, penalty,
+                least_live)  # fmt: skip
+    op.dead[live_cls[sc.none], j] = True  # no child of k rows
+    better = sc.gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
-        g_part = np.where(
-            big,
-            np.arange(n_groups),
-            np.where(rest_ok[g.cls], n_groups + g.cls, np.where(merge[g.cls], target[g.cls], -1)),
-        )
+        n_groups = len(g.size)
+        rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
+        g_part = np.where(sc.big, np.arange(n_groups), rest_part)
         take = better[cid]
         part = g_part[g.of_row[take]]
         best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
-        best.gain[live_cls[better]], best.attr[live_cls[better]] = gain[better], j
+        best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
         best.next_id += n_groups + n_classes
 
 
@@ -1168,14 +1164,11 @@ def _repair(
     return out, n
 
 
-_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""greedy's fused cost tables per run, held by the run's first axis (gone with it), with the run's axes."""
-
-
 def _cost_tables(
     axes: Sequence[_Axis], hierarchies: Mapping[str, Hierarchy], weights: Mapping[str, np.ndarray]
 ) -> list:
-    """greedy's cost groups (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, one set per run.
+    """greedy's cost groups (:func:`~polars_anon.algorithms.greedy.cost_groups`) of these axes, one set per run
+    (kept by the run's :class:`_Axes`).
 
     Every repair of a run (one per balance and penalty) has the same hierarchies and
     weights (:func:`_greedy_weights` reads only the axes), so the same groups. They start
@@ -1183,12 +1176,11 @@ def _cost_tables(
     more (:data:`~polars_anon.algorithms.greedy.LAZY_TABLES`), and the later repairs of
     the run find them built.
     """
-    hit = _TABLES.get(axes[0]) if axes else None
-    if hit is not None and len(hit[0]) == len(axes) and all(ref() is ax for ref, ax in zip(hit[0], axes)):
-        return hit[1]
+    if isinstance(axes, _Axes) and axes.tables is not None:
+        return axes.tables
     tables = cost_groups(hierarchies, root_weights(hierarchies, None, weights), 0)
-    if axes:
-        _TABLES[axes[0]] = (tuple(weakref.ref(ax) for ax in axes), tables)
+    if isinstance(axes, _Axes):
+        axes.tables = tables
     return tables
 
 
@@ -1661,9 +1653,9 @@ _MOVE_BLOCK = 1024
 """Candidate tuples priced against every class at once by the move pass (step 4), at most."""
 _MOVE_BLOCK_CELLS = 1 << 17
 """The move pass prices about this many (tuple, class) cells at once (1 MB of costs, which stays in the cache):
-on Adult with 2-diversity at k = 2 (5,300 classes) 256 tuples at once took 0.14 CPU s a run, 32 took 0.05 (load 5);
-at k = 100 (about 200 classes) 1,024 at once took 0.10 against 0.12 with 256. Each tuple's costs are its own, so
-the block changes no result."""
+on Adult with 2-diversity at k = 2 (5,300 classes) 256 tuples at once took 0.14 CPU s a run, 32 took 0.05 (load 5;
+this cap gives 131,072 // 5,300 = 24 tuples there, not measured); at k = 100 (about 200 classes) 1,024 at once took
+0.10 against 0.12 with 256. Each tuple's costs are its own, so the block changes no result."""
 _MOVE_BLOCK_LEAST = 16
 """Candidate tuples priced at once by the move pass, at least (each block costs a few NumPy calls per qid)."""
 MAX_MOVE_CELLS = 3_000_000
@@ -1820,7 +1812,7 @@ def topdown_partition(
     n_rows = int(size.sum())
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n_rows, 1):
         raise InvalidParameterError(f"topdown: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}")
-    axes = [_Axis(hierarchies[q], aggregates[q]) for q in qids]
+    axes = _Axes([_Axis(hierarchies[q], aggregates[q]) for q in qids])  # and what a run builds once from them
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
     if balances is None:
         balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES

@@ -21,7 +21,7 @@ from polars_anon.algorithms.topdown import (
     _moves,
     _outliers,
     _price,
-    _price_all,
+    _price_round,
     _regroup_late,
     _Rule,
     _Split,
@@ -181,9 +181,12 @@ def _mixed_case(seed: int) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy], dict[
 
 
 @pytest.mark.parametrize("models", [False, True])
-def test_pricing_every_attribute_at_once_picks_the_splits_of_pricing_each_alone(models: bool) -> None:
-    """_price_all (every attribute in one pass) against _price attribute by attribute, on four open classes:
-    the same attribute and gain per class, the same parts in the same order, and every dead mark of the latter."""
+def test_pricing_every_attribute_at_once_picks_the_splits_of_pricing_each_alone(
+    models: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round priced every attribute at once (_price_all) against attribute by attribute (_price), on four open
+    classes: the same attribute and gain per class, the same parts in the same order, and every dead mark of the
+    latter."""
     agg, hs, sensitive = _mixed_case(3)
     size = agg["size"].to_numpy()
     axes = [_Axis(h, agg[q]) for q, h in hs.items()]
@@ -191,17 +194,17 @@ def test_pricing_every_attribute_at_once_picks_the_splits_of_pricing_each_alone(
     rule = _Rule(3, constraints)
     start = np.arange(len(size)) % 4
     for defer, balance, penalty in [(True, 0.0, 0.0), (False, 0.25, 0.0), (True, 0.5, 2.0), (False, 0.0, 0.0)]:
+        monkeypatch.setattr(topdown, "STACKED_CELLS", 0)  # every round large: attribute by attribute
         one = _boxes(axes, size, np.arange(len(size)), start)
-        each = _Split(np.zeros(4), np.full(4, -1, dtype=np.int64), np.full(len(size), -1, dtype=np.int64))
-        for j, ax in enumerate(axes):
-            _price(ax, j, one, size, rule, defer, each, balance, penalty)
+        each = _price_round(axes, size, one, rule, defer, balance, penalty)
         alone = one.dead.copy()
+        if defer:  # also from the ranges of a small round (_boxes' one pass)
+            monkeypatch.setattr(topdown, "STACKED_CELLS", 10**9)
         op = _boxes(axes, size, np.arange(len(size)), start)
-        if not defer:  # also from the per-attribute boxes of a large round (stacked by _price_all itself)
-            op.wide = None
-        all_at_once = _price_all(axes, op, rule, defer, balance, penalty)
+        monkeypatch.setattr(topdown, "STACKED_CELLS", 10**9)
+        all_at_once = _price_round(axes, size, op, rule, defer, balance, penalty)
         assert all_at_once.attr.tolist() == each.attr.tolist()
-        assert all_at_once.gain == pytest.approx(each.gain, rel=1e-12)
+        assert all_at_once.gain.tolist() == each.gain.tolist()
         placed = each.part >= 0
         assert (all_at_once.part >= 0).tolist() == placed.tolist() and (each.attr >= 0).any()
         order = [np.unique(x.part[placed], return_inverse=True)[1].tolist() for x in (each, all_at_once)]
@@ -217,11 +220,12 @@ def test_topdown_is_the_same_with_every_round_priced_at_once_or_attribute_by_att
     size = agg["size"].to_numpy()
     constraints = Constraints(size, 3, [pa.LDiversity("S", l=2)], sensitive)
     runs = []
-    for cells in (0, 10**9):
+    for cells, stack_bytes in ((0, 1 << 26), (10**9, 1 << 26), (10**9, 0)):  # the last: no stack (too large)
         monkeypatch.setattr(topdown, "STACKED_CELLS", cells)
+        monkeypatch.setattr(topdown, "_STACK_BYTES", stack_bytes)
         res = topdown_partition(agg, hs, 3, max_suppressed=10, constraints=constraints)
         runs.append((res.class_id.tolist(), res.suppressed.tolist()))
-    assert runs[0] == runs[1]
+    assert runs[0] == runs[1] == runs[2]
 
 
 def test_few_leftovers_join_the_class_they_raise_least() -> None:

@@ -243,3 +243,25 @@ def test_input_risk_from_distinct_sizes_equals_every_class(sizes: list[int], hug
     every = risk_summary(pl.DataFrame({"size": s}), [], aggregated=True)
     assert risk_summary_of_sizes(values, counts) == every
     assert size_histogram(values, 3, counts=counts) == size_histogram(s, 3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(h=hierarchies(max_nodes=60), data=st.data())
+def test_hierarchical_emd_of_a_class_is_the_same_bits_alone_and_among_many(h: pa.Hierarchy, data) -> None:
+    # a matrix product may sum one row differently beside other rows: one class, two verdicts near t
+    from polars_anon.privacy.base import ClassView, Context, Domain
+
+    leaves = pl.Series(sorted(h.leaf_labels))
+    m = len(leaves)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    overall = rng.integers(1, 9, m).astype(np.float64)
+    check = TCloseness("s", t=0.5, distance="hierarchical", hierarchy=h).bind(
+        Context({"s": Domain("s", leaves, overall / overall.sum())}, 100)
+    )
+    counts = rng.integers(0, 6, (data.draw(st.integers(2, 70)), m))
+    counts[:, 0] += 1
+    many = check.measure(ClassView(counts.sum(axis=1), {"s": counts}))
+    alone = [
+        check.measure(ClassView(counts[i : i + 1].sum(axis=1), {"s": counts[i : i + 1]}))[0] for i in range(len(counts))
+    ]
+    assert many.tolist() == alone
