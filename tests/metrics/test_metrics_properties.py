@@ -228,6 +228,23 @@ def test_diameter_above_12_qids() -> None:
     assert got == 14  # rows 2 and 3: q0 x vs y, q1..q13 y vs x
 
 
+def test_diameter_above_12_qids_and_the_pairwise_limit_does_not_depend_on_the_row_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above both limits (13 qids; more tuples than the pairwise limit, lowered to 300 here) the diameter is null
+    whatever the order of the tuples: the pivots' shortcut found the pair differing everywhere only when it came
+    first (13 in one order, None in the other)."""
+    from polars_anon.metrics import partition
+
+    monkeypatch.setattr(partition, "DIAMETER_MAX_TUPLES", 300)
+    rng = np.random.default_rng(0)
+    t = rng.integers(2, 6, (400, 13))
+    t[:, 0], t[:, 1] = 0, 1
+    t[0], t[1] = 0, 1  # the only two rows differing in all 13 columns (the others share columns 0 and 1)
+    got = [partition.diameter_of(t), partition.diameter_of(t[::-1].copy())]
+    assert got == [None, None]
+
+
 def _brute_cramer(a: list, b: list) -> float:
     """Cramér's V of two columns from the chi-square of their contingency table, in plain Python."""
     n, rows, cols = len(a), sorted(set(a)), sorted(set(b))
