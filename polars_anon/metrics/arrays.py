@@ -104,10 +104,10 @@ def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray
     return _Cells(leaves[cell // width], published[cell % width // 2], (cell % 2).astype(bool), rows.astype(np.int64))
 
 
-def _packed(columns: Sequence[np.ndarray], radix: Sequence[int]) -> np.ndarray:
-    """One Int64 code per row of `columns` (codes below `radix`, the first column fastest); the caller checks that
-    the radixes' product is below 2^62."""
-    key, stride = np.zeros(len(columns[0]) if len(columns) else 0, dtype=np.int64), 1
+def _packed(columns: Sequence[np.ndarray], radix: Sequence[int], rows: int) -> np.ndarray:
+    """One Int64 code for each of the `rows` rows of `columns` (codes below `radix`, the first column fastest; 0 for
+    no column); the caller checks that the radixes' product fits (:func:`_fits`)."""
+    key, stride = np.zeros(rows, dtype=np.int64), 1
     for c, r in zip(columns, radix):
         key += c * stride
         stride *= r
@@ -124,7 +124,7 @@ def _groups(columns: Sequence[np.ndarray], radix: Sequence[int], size: np.ndarra
     if not len(size):
         return np.zeros((0, len(columns)), dtype=np.int64), np.zeros(0, dtype=np.int64)
     if _fits(radix):
-        key = _packed(columns, radix)
+        key = _packed(columns, radix, len(size))
         if len(key) <= 200_000:  # a sort costs less than a hash group-by's start here (fars k = 2: 100,000 keys)
             distinct, inverse = np.unique(key, return_inverse=True)
             rows = np.bincount(inverse, weights=size).astype(np.int64)
@@ -188,7 +188,7 @@ class _Arrays:
         if not _fits(radix):
             frame = pl.DataFrame([pl.Series(str(i), o) for i, o in enumerate(self.o)])
             return frame.n_unique() == frame.height
-        key = _packed(self.o, radix)
+        key = _packed(self.o, radix, len(self.size))
         if len(key) < 2 or bool((np.diff(key) > 0).all()):
             return True  # ascending: every key once
         return pl.Series(key).n_unique() == len(key)  # a hash of one Int64 column
@@ -384,7 +384,7 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
         grid = np.meshgrid(*[np.arange(r) for r in radix], indexing="ij")
         leaf_codes = [g.ravel(order="F") for g in grid]  # the first qid fastest, as the packed code below
         distance = _distance([a.nodes[i] for i in numeric], leaf_codes, None)
-        return sorted_products_stable_sum(distance, _packed([orig[i] for i in numeric], radix), sizes)
+        return sorted_products_stable_sum(distance, _packed([orig[i] for i in numeric], radix, len(sizes)), sizes)
     published = None if star else [a.p[i] for i in numeric]
     distance = _distance([a.nodes[i] for i in numeric], [orig[i] for i in numeric], published)
     return sorted_sum(sizes.astype(np.float64) * distance)
