@@ -69,18 +69,15 @@ def collect_by_tuples(
     queries: Callable[[pl.LazyFrame], list[pl.LazyFrame]],
     *,
     rows_per_pass: int = PASS_ROWS,
-    n_rows: int | None = None,
 ) -> list[pl.DataFrame]:
     """Collect `queries` (built on a share of the rows of `lf`) in passes of at most about `rows_per_pass` rows.
 
     Every query must group by all of `keys` (and possibly more): each pass holds the rows of a
     disjoint set of key tuples, so a query's results stack into its result over all the rows
     (in no set order: sort them where order matters). One pass, the queries on `lf` itself,
-    when `lf` has at most `rows_per_pass` rows (counted first, unless given as `n_rows`: a Parquet scan reads its
-    metadata).
+    when `lf` has at most `rows_per_pass` rows (counted first: a Parquet scan reads its metadata).
     """
-    if n_rows is None:
-        n_rows = int(lf.select(pl.len()).collect().item())  # materializes: one number
+    n_rows = int(lf.select(pl.len()).collect().item())  # materializes: one number
     passes = max(1, math.ceil(n_rows / rows_per_pass))
     if passes == 1:
         return collect_apart(queries(lf))
@@ -121,8 +118,8 @@ def count_tuples(lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) 
 def tuple_counts(
     lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = (), *, made: TupleCounts | None = None
 ) -> list[pl.DataFrame]:
-    """Rows per tuple of `keys`, in the columns' own types, String keys as Categorical (nulls a group; of categories
-    of their own when the columns are packed, see :class:`_Packing`): the pass that aggregates the input.
+    """Rows per tuple of `keys`, in the columns' own types, String keys as Categorical (nulls a group): the pass that
+    aggregates the input.
 
     With no `by`, one frame (`keys`, :data:`COUNT`); else one frame (`keys`, b, :data:`COUNT`) per column b
     of `by` (rows per tuple and value: the rows per tuple are their sums). Each frame is one read of `lf`
@@ -141,120 +138,24 @@ def tuple_counts(
         if frames is not None:
             return frames
     keys, by = tuple(keys), tuple(by)
-    schema = lf.collect_schema()
-    n_rows = int(lf.select(pl.len()).collect().item())  # materializes: one number (a Parquet scan: its metadata)
-    packing = _Packing.of(schema, [*keys, *by], n_rows)
-    if packing is not None:
-        try:
-            frames = collect_by_tuples(lf, keys, lambda rows: _queries(rows, keys, by, schema, packing), n_rows=n_rows)
-        except pl.exceptions.InvalidOperationError:  # a 64-bit integer beyond Int32: the columns grouped themselves
-            frames = None
-        if frames is not None and packing.fits():
-            return frames
-    return collect_by_tuples(lf, keys, lambda rows: _queries(rows, keys, by, schema, None), n_rows=n_rows)
-
-
-def _queries(
-    rows: pl.LazyFrame, keys: Sequence[str], by: Sequence[str], schema: pl.Schema, packing: _Packing | None
-) -> list[pl.LazyFrame]:
-    """:func:`tuple_counts`'s group-bys of `rows`: by `keys`, or by `keys` and each column of `by`."""
-    return [_group(rows, [*keys, *b], keys, schema, packing) for b in ([[b] for b in by] or [[]])]
-
-
-def _group(
-    rows: pl.LazyFrame, columns: list[str], keys: Sequence[str], schema: pl.Schema, packing: _Packing | None
-) -> pl.LazyFrame:
-    """String keys grouped as Categorical (exact, and faster on many rows); the `by` column read back as String, the
-    `keys` left Categorical (:func:`as_string_counts` labels them from their few distinct values: casting every
-    tuple's code back cost 0.26 s CPU at 15M rows). With a `packing`, the columns are grouped by one UInt128 code."""
     count = pl.len().cast(pl.Int64).alias(COUNT)
-    strings = [c for c in columns if schema[c] == pl.String]
-    back = [c for c in strings if c not in keys]
-    if packing is not None:
-        grouped = packing.group(rows, columns, count)
-    else:
-        grouped = rows.with_columns(pl.col(c).cast(pl.Categorical) for c in strings).group_by(columns).agg(count)
-    return grouped.with_columns(pl.col(c).cast(pl.String) for c in back)
+    schema = lf.collect_schema()
 
+    def group(rows: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
+        """String keys grouped as Categorical (exact, and faster on many rows); the `by` column read back as
+        String, the `keys` left Categorical (:func:`as_string_counts` labels them from their few distinct values:
+        casting every tuple's code back cost 0.26 s CPU at 15M rows)."""
+        strings = [c for c in columns if schema[c] == pl.String]
+        rows = rows.with_columns(pl.col(c).cast(pl.Categorical) for c in strings)
+        back = [c for c in strings if c not in keys]
+        return rows.group_by(columns).agg(count).with_columns(pl.col(c).cast(pl.String) for c in back)
 
-_PACK = "__anon_pack"
+    def queries(rows: pl.LazyFrame) -> list[pl.LazyFrame]:
+        if not by:
+            return [group(rows, list(keys))]
+        return [group(rows, [*keys, b]) for b in by]
 
-
-class _Packing:
-    """Each group-by column's exact code, packed side by side into one UInt128 per row, grouped as that one column:
-    the 15M register's tuple pass (1,357,434 tuples of four qids) took 2.35-2.52 CPU s where the four columns took
-    2.69-2.74, the 3M register's 0.50-0.56 where they took 0.52-0.61 (alternating, load 5.4).
-
-    A String column's code is its physical value in a Categorical of its own (fresh categories: dense codes, at most
-    one per row) plus one, 0 for a null: ``n_rows.bit_length()`` bits, checked after the pass (:meth:`fits`, the
-    categories' size). An integer's is its value minus its type's lowest (Int64 and UInt64: cast to Int32, strictly:
-    a value beyond raises and the columns are then grouped as they are) plus one, 0 for a null. Other types, or more
-    than 128 bits: no packing.
-    """
-
-    def __init__(self, fields: dict[str, tuple[int, int, pl.Categories | None]]) -> None:
-        self.fields = fields
-        """Per column: its code's bits, its lowest value (integers), its categories (Strings)."""
-
-    @classmethod
-    def of(cls, schema: pl.Schema, columns: Sequence[str], n_rows: int) -> _Packing | None:
-        """The packing of `columns` (the group-by columns of every query), or None (see the class)."""
-        fields: dict[str, tuple[int, int, pl.Categories | None]] = {}
-        for c in dict.fromkeys(columns):
-            dtype = schema[c]
-            if dtype == pl.String:
-                fields[c] = (max(n_rows, 1).bit_length(), 0, pl.Categories.random())
-            elif dtype.is_integer() and dtype != pl.Int128 and dtype != pl.UInt128:
-                bits = 8 if dtype in (pl.Int8, pl.UInt8) else 16 if dtype in (pl.Int16, pl.UInt16) else 32
-                low = -(1 << (bits - 1)) if dtype.is_signed_integer() or dtype == pl.UInt64 else 0
-                fields[c] = (bits + 1, low, None)
-            else:
-                return None
-        if sum(bits for bits, _, _ in fields.values()) > 128:
-            return None
-        return cls(fields)
-
-    def _code(self, c: str) -> pl.Expr:
-        """Column `c`'s code (UInt128), 0 for a null."""
-        _, low, categories = self.fields[c]
-        if categories is not None:
-            code = pl.col(c).cast(pl.Categorical(categories)).to_physical().cast(pl.Int64) + 1
-        else:
-            code = _narrowed(c, low) - low + 1
-        return code.fill_null(0).cast(pl.UInt128)
-
-    def group(self, rows: pl.LazyFrame, columns: Sequence[str], count: pl.Expr) -> pl.LazyFrame:
-        """``rows.group_by(columns).agg(count)`` through the packed code, unpacked into each column's type (a String
-        as Categorical of its own categories)."""
-        u128, key, shifts, shift = pl.UInt128, pl.lit(0, pl.UInt128), [], 0
-        for c in columns:
-            key = key + self._code(c) * pl.lit(1 << shift, u128)
-            shifts.append(shift)
-            shift += self.fields[c][0]
-        schema = rows.collect_schema()
-        unpacked = []
-        for c, at in zip(columns, shifts):
-            bits, low, categories = self.fields[c]
-            code = ((pl.col(_PACK) // pl.lit(1 << at, u128)) % pl.lit(1 << bits, u128)).cast(pl.Int64)
-            value = pl.when(code > 0).then(code - 1 + low)
-            if categories is not None:
-                unpacked.append(value.cast(pl.UInt32).cat.to(pl.Categorical(categories)).alias(c))
-            else:
-                unpacked.append(value.cast(schema[c]).alias(c))
-        grouped = rows.select(key.alias(_PACK)).group_by(_PACK).agg(count)
-        return grouped.select(*unpacked, count.meta.output_name())
-
-    def fits(self) -> bool:
-        """Whether every String's codes fitted its bits (its categories hold fewer values than 2^bits)."""
-        return all(
-            categories is None or len(categories.to_series()) < 1 << bits
-            for bits, _, categories in self.fields.values()
-        )
-
-
-def _narrowed(c: str, low: int) -> pl.Expr:
-    """Integer column `c` as Int64 for its code: a 64-bit one through a strict cast to Int32 (raises beyond it)."""
-    return pl.col(c).cast(pl.Int32, strict=True).cast(pl.Int64) if low == -(1 << 31) else pl.col(c).cast(pl.Int64)
+    return collect_by_tuples(lf, keys, queries)  # materializes: one row per tuple (and value)
 
 
 def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:

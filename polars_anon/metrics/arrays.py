@@ -20,7 +20,7 @@ are exact either way.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
@@ -30,10 +30,19 @@ import polars as pl
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells
 from polars_anon.metrics.cells import loss_per_node
-from polars_anon.metrics.data import SENSITIVE, SIZE, SUPPRESSED, MetricData, fully_suppressed, orig_col, pub_col
+from polars_anon.metrics.data import (
+    SENSITIVE,
+    SIZE,
+    SUPPRESSED,
+    MetricData,
+    cells_table,
+    fully_suppressed,
+    orig_col,
+    pub_col,
+)
 from polars_anon.metrics.distribution import cramers_v_changes, hellinger_distance
 from polars_anon.metrics.partition import diameter_of
-from polars_anon.metrics.sums import sorted_products_sum, sorted_sum
+from polars_anon.metrics.sums import sorted_products_stable_sum, sorted_sum
 from polars_anon.metrics.weights import EDGE_METRICS
 
 __all__ = ["METRICS_FROM_ARRAYS", "grouped_sorted_sums", "whole_table_values"]
@@ -95,16 +104,27 @@ def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray
     return _Cells(leaves[cell // width], published[cell % width // 2], (cell % 2).astype(bool), rows.astype(np.int64))
 
 
+def _packed(columns: Sequence[np.ndarray], radix: Sequence[int], rows: int) -> np.ndarray:
+    """One Int64 code for each of the `rows` rows of `columns` (codes below `radix`, the first column fastest; 0 for
+    no column); the caller checks that the radixes' product fits (:func:`_fits`)."""
+    key, stride = np.zeros(rows, dtype=np.int64), 1
+    for c, r in zip(columns, radix):
+        key += c * stride
+        stride *= r
+    return key
+
+
+def _fits(radix: Sequence[int], limit: float = 2.0**62) -> bool:
+    """Whether the product of `radix` is below `limit` (a packed code fits)."""
+    return float(np.prod(np.asarray(radix, dtype=np.float64))) < limit
+
+
 def _groups(columns: Sequence[np.ndarray], radix: Sequence[int], size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of `columns` (codes below `radix`) as a matrix, and the rows (`size`) of each."""
     if not len(size):
         return np.zeros((0, len(columns)), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    if float(np.prod(np.asarray(radix, dtype=np.float64))) < 2.0**62:
-        key = np.zeros(len(size), dtype=np.int64)
-        stride = 1
-        for c, r in zip(columns, radix):
-            key += c * stride
-            stride *= r
+    if _fits(radix):
+        key = _packed(columns, radix, len(size))
         if len(key) <= 200_000:  # a sort costs less than a hash group-by's start here (fars k = 2: 100,000 keys)
             distinct, inverse = np.unique(key, return_inverse=True)
             rows = np.bincount(inverse, weights=size).astype(np.int64)
@@ -165,13 +185,10 @@ class _Arrays:
     def distinct_originals(self) -> bool:
         """Whether every pair has another original tuple (a tuple map: then T*'s pairs are the pairs)."""
         radix = [h.n_nodes for h in self.hs]
-        if float(np.prod(np.asarray(radix, dtype=np.float64))) >= 2.0**62:
+        if not _fits(radix):
             frame = pl.DataFrame([pl.Series(str(i), o) for i, o in enumerate(self.o)])
             return frame.n_unique() == frame.height
-        key, stride = np.zeros(len(self.size), dtype=np.int64), 1
-        for o, r in zip(self.o, radix):
-            key += o * stride
-            stride *= r
+        key = _packed(self.o, radix, len(self.size))
         if len(key) < 2 or bool((np.diff(key) > 0).all()):
             return True  # ascending: every key once
         return pl.Series(key).n_unique() == len(key)  # a hash of one Int64 column
@@ -361,16 +378,13 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
     else:
         orig, sizes = a.o, a.size
     radix = [a.hs[i].n_nodes for i in numeric]
-    if star and float(np.prod(np.asarray(radix, dtype=np.float64))) <= 1 << 22:
-        # T*: the distance depends on the numeric leaves alone; one per combination of them, then the rows' sum
+    if star and _fits(radix, min(1 << 22, 4 * len(sizes)) + 1):
+        # T*: the distance depends on the numeric leaves alone; one per combination of them (not more than a few
+        # per pair: a small map over large numeric hierarchies computes every pair's), then the rows' sum
         grid = np.meshgrid(*[np.arange(r) for r in radix], indexing="ij")
         leaf_codes = [g.ravel(order="F") for g in grid]  # the first qid fastest, as the packed code below
         distance = _distance([a.nodes[i] for i in numeric], leaf_codes, None)
-        code, stride = np.zeros(len(sizes), dtype=np.int64), 1
-        for i, r in zip(numeric, radix):
-            code += orig[i] * stride
-            stride *= r
-        return sorted_products_sum(distance, code, sizes)
+        return sorted_products_stable_sum(distance, _packed([orig[i] for i in numeric], radix, len(sizes)), sizes)
     published = None if star else [a.p[i] for i in numeric]
     distance = _distance([a.nodes[i] for i in numeric], [orig[i] for i in numeric], published)
     return sorted_sum(sizes.astype(np.float64) * distance)
@@ -404,7 +418,7 @@ def _c_avg(a: _Arrays, star: bool) -> Value:
 
 
 def _min_class_size(a: _Arrays, star: bool) -> Value:
-    return int(a.classes[1].min(initial=a.n + 1)) if len(a.classes[1]) else 0
+    return int(a.classes[1].min())  # at least one class (whole_table_values' guard)
 
 
 def _n_classes(a: _Arrays, star: bool) -> Value:
@@ -512,40 +526,29 @@ def _polars_value(a: _Arrays | None, name: str, data: MetricData | None = None) 
     """The whole-table value of a metric of :data:`_BY_POLARS` from its Polars function: on `data`'s own cells, or
     (`a` given) on a copy of its data whose cells are built from `a`'s (:func:`_cells_frame`), not counted again."""
     if a is not None:
-        data = replace(a.data)  # its own caches: the data's cells are not replaced
-        data.remember("make_cells", lambda: lambda: _cells_frame(a))
+        data = a.data.with_cells(lambda: _cells_frame(a))
     assert data is not None
     return dict(_BY_POLARS[name](data.whole_table()).collect().iter_rows()).get(None)
 
 
 def _cells_frame(a: _Arrays) -> pl.DataFrame:
-    """The columns of :attr:`MetricData.cells` that precision and information loss read, built as
-    :meth:`MetricData.cells` builds them (each qid's constants as literals, the qids concatenated, sorted): the
-    same repeated-value columns, so Polars divides by them the same way."""
+    """The columns of :attr:`MetricData.cells` that precision and information loss read, from `a`'s cells through
+    :func:`~polars_anon.metrics.data.cells_table` (as :attr:`MetricData.cells` is built): the same repeated-value
+    columns, so Polars divides by them the same way."""
     frames = []
-    for i, (c, h, nodes) in enumerate(zip(a.cells, a.hs, a.nodes)):
-        numeric = bool(nodes["numeric"][0])
-        domain = float(nodes["num_hi"][0] - nodes["num_lo"][0]) if numeric else None
-        frames.append(
-            pl.LazyFrame(
-                {
-                    "leaf": c.leaf,
-                    "pub": c.pub,
-                    "suppressed": c.sup,
-                    "size": c.size,
-                    "p_level": h.level[c.pub].astype(np.int64),
-                    "p_num_lo": nodes["num_lo"][c.pub],
-                    "p_num_hi": nodes["num_hi"][c.pub],
-                },
-                schema_overrides={"p_num_lo": pl.Float64, "p_num_hi": pl.Float64},
-            ).select(
-                pl.lit(a.data.qids[i], dtype=pl.String).alias("attribute"),
-                pl.lit(i, dtype=pl.Int64).alias("i"),
-                pl.lit(h.height, dtype=pl.Int64).alias("h"),
-                pl.lit(h.n_leaves, dtype=pl.Int64).alias("n_leaves"),
-                pl.lit(numeric).alias("numeric"),
-                pl.lit(domain, dtype=pl.Float64).alias("domain"),
-                pl.all(),
-            )
+    for q, c, h, nodes in zip(a.data.qids, a.cells, a.hs, a.nodes):
+        domain = float(nodes["num_hi"][0] - nodes["num_lo"][0]) if bool(nodes["numeric"][0]) else None
+        counted = pl.LazyFrame(
+            {
+                "leaf": c.leaf,
+                "pub": c.pub,
+                "suppressed": c.sup,
+                "size": c.size,
+                "p_level": h.level[c.pub].astype(np.int64),
+                "p_num_lo": nodes["num_lo"][c.pub],
+                "p_num_hi": nodes["num_hi"][c.pub],
+            },
+            schema_overrides={"p_num_lo": pl.Float64, "p_num_hi": pl.Float64},
         )
-    return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
+        frames.append((q, h, domain, counted))
+    return cells_table(frames)

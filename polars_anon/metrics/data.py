@@ -54,6 +54,7 @@ __all__ = [
     "SIZE",
     "SUPPRESSED",
     "MetricData",
+    "cells_table",
     "from_mapping",
     "fully_suppressed",
     "node_stats",
@@ -115,6 +116,19 @@ class MetricData:
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]  # type: ignore[return-value]
+
+    def with_cells(self, make: Callable[[], pl.DataFrame]) -> MetricData:
+        """A copy of this data whose :attr:`cells` are ``make()`` (called on their first use) instead of counted from
+        the pairs (:func:`cells_table` builds them the same way); nothing computed on this data is shared with it.
+
+        >>> from polars_anon.metrics._frames import example
+        >>> data = example()
+        >>> data.with_cells(lambda: data.cells.head(1)).cells.height, data.cells.height > 1
+        (1, True)
+        """
+        out = replace(self)  # its own caches
+        out._cache["make_cells"] = make
+        return out
 
     def whole_table(self) -> MetricData:
         """The same data with ``per_attribute`` False; what was computed on it so far is shared, not redone.
@@ -179,9 +193,8 @@ class MetricData:
             h = self.hierarchies[q]
             nodes = self.nodes(i).drop("label")
             root = nodes.filter(pl.col("is_root"))
-            numeric = bool(root["numeric"].item())
-            domain = float(root["num_hi"].item() - root["num_lo"].item()) if numeric else None
-            frames.append(
+            domain = float(root["num_hi"].item() - root["num_lo"].item()) if bool(root["numeric"].item()) else None
+            counted = (
                 self.pairs.lazy()
                 .group_by(
                     pl.col(orig_col(i)).alias("leaf"),
@@ -191,18 +204,9 @@ class MetricData:
                 .agg(pl.col(SIZE).sum().alias("size"))
                 .join(nodes.lazy().select(pl.all().name.prefix("l_")), left_on="leaf", right_on="l_node")
                 .join(nodes.lazy().select(pl.all().name.prefix("p_")), left_on="pub", right_on="p_node")
-                .select(
-                    pl.lit(q, dtype=pl.String).alias("attribute"),
-                    pl.lit(i, dtype=pl.Int64).alias("i"),
-                    pl.lit(h.height, dtype=pl.Int64).alias("h"),
-                    pl.lit(h.n_leaves, dtype=pl.Int64).alias("n_leaves"),
-                    pl.lit(numeric).alias("numeric"),
-                    pl.lit(domain, dtype=pl.Float64).alias("domain"),
-                    pl.all(),
-                )
             )
-        # materializes: one row per (attribute, leaf, published node), a few thousand at most
-        return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
+            frames.append((q, h, domain, counted))
+        return cells_table(frames)
 
     def closure(self) -> pl.DataFrame:
         """Every (attribute, leaf, ancestor) of the hierarchies, leaf itself included."""
@@ -217,6 +221,34 @@ class MetricData:
                 ]
             )
         return self._cache[key]  # type: ignore[return-value]
+
+
+def cells_table(per_qid: Sequence[tuple[str, Hierarchy, float | None, pl.LazyFrame]]) -> pl.DataFrame:
+    """:attr:`MetricData.cells` from each qid's name, hierarchy, numeric domain (None: not numeric) and cells (its
+    ``leaf``, ``pub``, ``suppressed``, ``size`` and node facts, in the order they are given): each qid's constants
+    (``attribute``, ``i``, ``h``, ``n_leaves``, ``numeric``, ``domain``) added in front as literal columns (Polars
+    holds them as one repeated value, and divides by them as by a scalar), the qids stacked and sorted.
+
+    >>> from polars_anon import Hierarchy
+    >>> cells = pl.LazyFrame({"leaf": [2, 1], "pub": [0, 1], "suppressed": [False, False], "size": [3, 1]})
+    >>> table = cells_table([("g", Hierarchy.suppression(["F", "M"]), None, cells)])
+    >>> table.columns[:6], table["leaf"].to_list()
+    (['attribute', 'i', 'h', 'n_leaves', 'numeric', 'domain'], [1, 2])
+    """
+    frames = [
+        cells.select(
+            pl.lit(q, dtype=pl.String).alias("attribute"),
+            pl.lit(i, dtype=pl.Int64).alias("i"),
+            pl.lit(h.height, dtype=pl.Int64).alias("h"),
+            pl.lit(h.n_leaves, dtype=pl.Int64).alias("n_leaves"),
+            pl.lit(domain is not None).alias("numeric"),
+            pl.lit(domain, dtype=pl.Float64).alias("domain"),
+            pl.all(),
+        )
+        for i, (q, h, domain, cells) in enumerate(per_qid)
+    ]
+    # materializes: one row per (attribute, leaf, published node), a few thousand at most
+    return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
 
 
 def fully_suppressed(data: MetricData) -> MetricData:

@@ -217,12 +217,12 @@ def diameter_of(tuples: np.ndarray) -> int | None:
     (1, 0)
     """
     m = tuples.shape[1]
+    if len(tuples) > DIAMETER_MAX_TUPLES and m > DIAMETER_MAX_QIDS:
+        return None  # before the pivots: whether they find a pair must not decide between a value and None
     if len(tuples) > 256 and _differ_everywhere(tuples):
         return m  # the largest distance there is: no need to compare every pair nor count those of every subset
     if len(tuples) <= DIAMETER_MAX_TUPLES:
         return _max_hamming(tuples)
-    if m > DIAMETER_MAX_QIDS:
-        return None
     cols = [pub_col(i) for i in range(m)]
     return _diameter_by_subsets(pl.LazyFrame(tuples, schema=cols, orient="row"), cols)
 

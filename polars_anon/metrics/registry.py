@@ -469,7 +469,9 @@ def evaluate_both(
     """Every metric's whole-table value and its normalized companion, each metric computed once.
 
     Same values as ``evaluate(data, names)`` and ``evaluate(data, names, normalized=True)``
-    (the report needs both: this does not compute the raw values twice).
+    (the report needs both: this does not compute the raw values twice). Computed from NumPy arrays
+    (:func:`~polars_anon.metrics.arrays.whole_table_values`: the pairs read once, no query per metric, the same
+    bits) when they cover `names` and `data`; else from the Polars functions, a query per metric and divisor.
     """
     chosen = metric_names(names, data.sensitive is not None)
     data = data.whole_table()  # only the whole-table rows are read

@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-__all__ = ["sorted_product_sum", "sorted_products_sum", "sorted_sum", "stable_mean", "stable_sum"]
+__all__ = [
+    "sorted_products",
+    "sorted_products_numpy_sum",
+    "sorted_products_stable_sum",
+    "sorted_sum",
+    "stable_mean",
+    "stable_sum",
+]
 
 
 def stable_sum(value: pl.Expr) -> pl.Expr:
@@ -52,54 +59,53 @@ def sorted_sum(values: np.ndarray) -> float:
     return float(np.cumsum(np.sort(values))[-1]) + 0.0 if len(values) else 0.0
 
 
-def sorted_product_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
-    """``float(np.sort(values[codes] * counts).sum())`` (NumPy's sum of the sorted products, whatever the row order),
-    without sorting every row: the products take few distinct values (one of a few distinct values times a small
-    integer count), so the sorted array is each distinct (value, count) product, sorted, repeated as often as it
-    occurs. The same array, so the same sum, bit for bit (equal products are interchangeable).
+def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``np.sort(counts * values[codes])`` (Float64), without sorting every row: the products take few distinct values
+    (one of a few values times a small integer count), so the sorted array is each distinct (value, count) product,
+    sorted, repeated as often as it occurs. The same array, bit for bit (equal products are interchangeable); every
+    row sorted when a value is -0.0 or NaN or when the (value, count) pairs would be too many.
 
-    `values`: Float64 by code (a hierarchy's nodes: few); `codes`: non-negative integer codes; `counts`:
-    non-negative integers (row counts).
+    `values`: Float64 by code (a hierarchy's nodes: few); `codes`, `counts`: non-negative integers (row counts).
 
-    >>> v, c, n = np.array([0.5, 0.25]), np.array([1, 0, 1, 1]), np.array([3, 2, 3, 8])
-    >>> sorted_product_sum(v, c, n), float(np.sort(v[c] * n).sum())
-    (4.5, 4.5)
+    >>> sorted_products(np.array([0.5, 0.25]), np.array([1, 0, 1, 1]), np.array([3, 2, 3, 8])).tolist()
+    [0.75, 0.75, 1.0, 2.0]
     """
-    if len(codes) == 0:
-        return 0.0
     counts = np.asarray(counts, dtype=np.int64)
-    distinct, rank = np.unique(values, return_inverse=True)  # a few hundred or thousand nodes
+    if len(codes) == 0:
+        return np.zeros(0)
     width = int(counts.max()) + 1
-    if np.signbit(values).any() or np.isnan(values).any() or len(distinct) * width > max(4 * len(codes), 1 << 20):
-        return float(np.sort(values[codes] * counts.astype(np.float64)).sum())  # -0.0 or NaN, or too many pairs
-    seen = np.bincount(rank[codes].astype(np.int64) * width + counts, minlength=len(distinct) * width)
+    distinct, ranked = values, codes
+    if len(values) <= len(codes):  # few values (a hierarchy's nodes): equal ones share their pairs
+        distinct, rank = np.unique(values, return_inverse=True)
+        ranked = rank[codes]
+    too_many = len(distinct) * width > max(4 * len(codes), 1 << 20)
+    if too_many or np.signbit(values).any() or np.isnan(values).any():
+        return np.sort(values[codes] * counts)
+    seen = np.bincount(ranked.astype(np.int64) * width + counts, minlength=len(distinct) * width)
     pair = np.flatnonzero(seen)
     products = distinct[pair // width] * (pair % width).astype(np.float64)
     order = np.argsort(products, kind="stable")
-    return float(np.repeat(products[order], seen[pair][order]).sum())
+    return np.repeat(products[order], seen[pair][order])
 
 
-def sorted_products_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
-    """:func:`sorted_sum` of ``counts * values[codes]`` (Float64 products, added left to right in ascending order),
-    without sorting every row when the (code, count) pairs are few: each distinct pair's product once, sorted,
-    repeated as often as it occurs, then added left to right. The same ascending sequence (equal products are
-    interchangeable), so the same bits.
+def sorted_products_numpy_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
+    """NumPy's sum (pairwise) of :func:`sorted_products`: ``float(np.sort(values[codes] * counts).sum())``, the same
+    bits in any row order (the report's per-qid loss).
 
-    `values`: Float64 by code, non-negative and not NaN (else the plain sort); `codes`, `counts`: non-negative
-    integers.
+    >>> v, c, n = np.array([0.5, 0.25]), np.array([1, 0, 1, 1]), np.array([3, 2, 3, 8])
+    >>> sorted_products_numpy_sum(v, c, n), float(np.sort(v[c] * n).sum())
+    (4.5, 4.5)
+    """
+    return float(sorted_products(values, codes, counts).sum()) if len(codes) else 0.0
+
+
+def sorted_products_stable_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
+    """:func:`sorted_products` added left to right from 0.0: :func:`sorted_sum` (and :func:`stable_sum`) of
+    ``counts * values[codes]``, the same bits.
 
     >>> v, c, n = np.array([0.5, 0.1]), np.array([1, 0, 1, 1]), np.array([3, 2, 3, 8])
-    >>> sorted_products_sum(v, c, n) == sorted_sum(n.astype(np.float64) * v[c])
+    >>> sorted_products_stable_sum(v, c, n) == sorted_sum(n.astype(np.float64) * v[c])
     True
     """
-    if len(codes) == 0:
-        return 0.0
-    counts = np.asarray(counts, dtype=np.int64)
-    width = int(counts.max()) + 1
-    if np.signbit(values).any() or np.isnan(values).any() or len(values) * width > max(4 * len(codes), 1 << 20):
-        return sorted_sum(counts.astype(np.float64) * values[codes])
-    seen = np.bincount(codes.astype(np.int64) * width + counts, minlength=len(values) * width)
-    pair = np.flatnonzero(seen)
-    products = (pair % width).astype(np.float64) * values[pair // width]
-    order = np.argsort(products, kind="stable")
-    return float(np.cumsum(np.repeat(products[order], seen[pair][order]))[-1]) + 0.0
+    ascending = sorted_products(values, codes, counts)
+    return float(np.cumsum(ascending)[-1]) + 0.0 if len(ascending) else 0.0

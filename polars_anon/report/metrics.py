@@ -20,7 +20,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import MetricData, from_mapping
 from polars_anon.metrics.registry import METRICS, evaluate_both, metric_names
-from polars_anon.metrics.sums import sorted_product_sum
+from polars_anon.metrics.sums import sorted_products_numpy_sum
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["map_data", "map_loss", "report_metrics"]
@@ -95,7 +95,7 @@ def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[floa
             values = np.append(loss_per_node(h).astype(np.float64), 1.0)  # a suppressed row costs 1: the last code
             codes = np.where(sup, len(values) - 1, published)
             # the sum of the sorted costs times sizes: the same bits in any row order
-            per[q] = sorted_product_sum(values, codes, frame[SIZE].to_numpy()) / n if n else 0.0
+            per[q] = sorted_products_numpy_sum(values, codes, frame[SIZE].to_numpy()) / n if n else 0.0
     except ValueNotInHierarchyError:
         return None, {}
     return (math.fsum(per.values()) / len(per) if per else 0.0), per

@@ -91,36 +91,3 @@ def test_the_tuple_pass_is_handed_to_the_road_not_remembered() -> None:
     assert sorted(tuple_counts(lf, ["q"])[0].rows()) == [("a", 2), ("b", 1)]  # none handed: read
     state = [n for n, v in vars(_passes).items() if isinstance(v, (list, dict, set)) and not n.startswith("__")]
     assert state == []
-
-
-_TYPES = {"s": pl.String, "i8": pl.Int8, "u8": pl.UInt8, "i16": pl.Int16, "u32": pl.UInt32, "i64": pl.Int64}
-_VALUES = {
-    "s": st.sampled_from(["", "a", "b", "ab", None]),
-    "i8": st.sampled_from([-128, -1, 0, 127, None]),
-    "u8": st.sampled_from([0, 1, 255, None]),
-    "i16": st.sampled_from([-32768, 5, 32767, None]),
-    "u32": st.sampled_from([0, 7, 2**32 - 1, None]),
-    "i64": st.sampled_from([-(2**31), -3, 2**31 - 1, None, 2**40]),  # 2**40: beyond Int32, no packing
-}
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    columns=st.lists(st.sampled_from(sorted(_TYPES)), min_size=1, max_size=6, unique=True),
-    data=st.data(),
-)
-def test_the_packed_tuple_pass_counts_like_a_group_by(columns: list[str], data: st.DataObject) -> None:
-    """The tuple pass groups by one packed code per row where the columns' codes fit 128 bits (Strings, integers;
-    an Int64 beyond Int32 or more than 128 bits: by the columns): the same tuples and counts as a plain group-by,
-    in the columns' own types (Strings as Categorical), nulls and each type's extremes included (brute force)."""
-    from polars_anon._passes import tuple_counts
-
-    rows = data.draw(st.lists(st.tuples(*(_VALUES[c] for c in columns)), max_size=30))
-    lf = pl.LazyFrame(rows, schema={c: _TYPES[c] for c in columns}, orient="row")
-    keys, by = (columns, []) if len(columns) < 3 else (columns[:-1], columns[-1:])
-    got = tuple_counts(lf, keys, by)[0]
-    for c in columns:  # a String key as Categorical (as_string_counts labels it), a String `by` column as String
-        assert isinstance(got.schema[c], pl.Categorical) if c == "s" and c in keys else got.schema[c] == _TYPES[c]
-    want = lf.group_by(columns).agg(pl.len().cast(pl.Int64).alias("count")).collect()
-    got = got.with_columns(pl.col(c).cast(pl.String) for c in columns if c == "s")
-    assert_frame_equal(got.sort(columns, nulls_last=True), want.sort(columns, nulls_last=True))

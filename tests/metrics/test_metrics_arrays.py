@@ -10,6 +10,7 @@ suppressed rows, repeated original tuples, given or inferred levels: every value
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -66,7 +67,7 @@ def maps(draw: st.DrawFn) -> MetricData:
     m = draw(st.integers(1, 5))
     hs = {f"q{j}": draw(_hierarchy()) for j in range(m)}
     rows = draw(st.integers(1, 12))
-    columns: dict[str, list[object]] = {}
+    columns: dict[str, Sequence[object]] = {}
     for q, h in hs.items():
         leaves = draw(st.lists(st.sampled_from(np.flatnonzero(h.is_leaf).tolist()), min_size=rows, max_size=rows))
         up = draw(st.lists(st.integers(0, 4), min_size=rows, max_size=rows))

@@ -20,7 +20,7 @@ import polars_anon as pa
 from polars_anon.metrics import METRICS, compute
 from polars_anon.metrics.data import MetricData, from_mapping, fully_suppressed, prepare
 from polars_anon.metrics.distribution import hellinger
-from polars_anon.metrics.sums import sorted_product_sum, stable_sum
+from polars_anon.metrics.sums import sorted_products_numpy_sum, sorted_products_stable_sum, stable_sum
 from tests.strategies import tables
 
 QIDS = ["q0", "q1"]
@@ -228,6 +228,23 @@ def test_diameter_above_12_qids() -> None:
     assert got == 14  # rows 2 and 3: q0 x vs y, q1..q13 y vs x
 
 
+def test_diameter_above_12_qids_and_the_pairwise_limit_does_not_depend_on_the_row_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above both limits (13 qids; more tuples than the pairwise limit, lowered to 300 here) the diameter is null
+    whatever the order of the tuples: the pivots' shortcut found the pair differing everywhere only when it came
+    first (13 in one order, None in the other)."""
+    from polars_anon.metrics import partition
+
+    monkeypatch.setattr(partition, "DIAMETER_MAX_TUPLES", 300)
+    rng = np.random.default_rng(0)
+    t = rng.integers(2, 6, (400, 13))
+    t[:, 0], t[:, 1] = 0, 1
+    t[0], t[1] = 0, 1  # the only two rows differing in all 13 columns (the others share columns 0 and 1)
+    got = [partition.diameter_of(t), partition.diameter_of(t[::-1].copy())]
+    assert got == [None, None]
+
+
 def _brute_cramer(a: list, b: list) -> float:
     """Cramér's V of two columns from the chi-square of their contingency table, in plain Python."""
     n, rows, cols = len(a), sorted(set(a)), sorted(set(b))
@@ -314,15 +331,18 @@ def test_t_star_cells_with_suppressed_rows() -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_sorted_product_sum_is_the_sum_of_the_sorted_products(seed: int) -> None:
-    """The same bits as NumPy's sum of every row's product, sorted (the report's per-qid loss), in any row order."""
+def test_sorted_products_numpy_sum_is_the_sum_of_the_sorted_products(seed: int) -> None:
+    """The same bits as NumPy's sum of every row's product, sorted (the report's per-qid loss), and as their sum
+    left to right (T*'s squared distance error), in any row order."""
     rng = np.random.default_rng(seed)
     values = np.append(rng.random(30) * rng.integers(1, 1000), [0.0, 1.0, 1.0 / 3.0])
     codes, counts = rng.integers(0, len(values), 5000), rng.integers(1, [2, 50, 400, 5000][seed], 5000)
     expected = float(np.sort(values[codes] * counts.astype(np.float64)).sum())
     order = rng.permutation(5000)
-    assert sorted_product_sum(values, codes, counts) == expected
-    assert sorted_product_sum(values, codes[order], counts[order]) == expected
+    assert sorted_products_numpy_sum(values, codes, counts) == expected
+    assert sorted_products_numpy_sum(values, codes[order], counts[order]) == expected
+    stable = float(np.cumsum(np.sort(counts.astype(np.float64) * values[codes]))[-1])  # left to right
+    assert sorted_products_stable_sum(values, codes[order], counts[order]) == stable
 
 
 def _hellinger_frames(data: MetricData) -> list[float]:
