@@ -149,10 +149,10 @@ class _Arrays:
         self.data = data
         self.hs: list[Hierarchy] = [data.hierarchies[q] for q in data.qids]
         self.m = len(self.hs)
-        self.size = pairs[SIZE].to_numpy().astype(np.int64)
+        self.size = pairs[SIZE].to_numpy().astype(np.int64, copy=False)
         self.sup = pairs[SUPPRESSED].to_numpy().astype(bool)
-        self.o = [pairs[orig_col(i)].to_numpy().astype(np.int64) for i in range(self.m)]
-        self.p = [pairs[pub_col(i)].to_numpy().astype(np.int64) for i in range(self.m)]
+        self.o = [pairs[orig_col(i)].to_numpy().astype(np.int64, copy=False) for i in range(self.m)]
+        self.p = [pairs[pub_col(i)].to_numpy().astype(np.int64, copy=False) for i in range(self.m)]
         self.n = int(self.size.sum())
 
     @cached_property
