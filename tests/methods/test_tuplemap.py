@@ -73,8 +73,10 @@ def test_facts_from_node_ids_equal_the_group_by_of_the_labels() -> None:
 def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
     """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
-    label filters of every row's Strings): brute force over random maps, each row at its own level."""
+    label filters of every row's Strings), and its published class sizes those of the labels (sorted as Strings:
+    ``w`` before ``z``, ``[0, 2)`` after ``7``): brute force over random maps, each row at its own level."""
     import numpy as np
+    from polars.testing import assert_frame_equal
 
     from polars_anon import Hierarchy
     from polars_anon.metrics.data import orig_col
@@ -104,3 +106,4 @@ def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels(
         given = {q: data.pairs[orig_col(i)].to_numpy() for i, q in enumerate(data.qids)}
         assert [given[q].tolist() for q in hs] == [leaves[q].tolist() for q in hs]
         assert generalization(tmap, hs, leaves=given) == generalization(plain, hs)
+        assert_frame_equal(tmap.published_sizes(), plain.published_sizes())  # sorted by label ranks, as Strings
