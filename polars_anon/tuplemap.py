@@ -210,15 +210,17 @@ class TupleMap:
         if self.qids and all(k is not None for k in known) and not self.split:
             sizes = self._sizes_of_nodes([k for k in known if k is not None])
         if sizes is None:
-            sizes = self.frame.filter(~pl.col(SUPPRESSED)).group_by(outs).agg(pl.col(SIZE).sum())
-        sizes = sizes.sort(outs).rename({o: q for o, q in zip(outs, self.qids)})
+            sizes = self.frame.filter(~pl.col(SUPPRESSED)).group_by(outs).agg(pl.col(SIZE).sum()).sort(outs)
+        sizes = sizes.rename({o: q for o, q in zip(outs, self.qids)})
         object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
         return sizes
 
     def _sizes_of_nodes(self, known: Sequence[KnownIds]) -> pl.DataFrame | None:
-        """The published classes (labels, unsorted) and their rows, from the node ids the builder knew: the kept rows
+        """The published classes (labels, sorted) and their rows, from the node ids the builder knew: the kept rows
         grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String labels (labels are
-        unique in a hierarchy, so equal codes are equal labels). None when the code would not fit 62 bits."""
+        unique in a hierarchy, so equal codes are equal labels). Sorted as Polars sorts the labels: by each label's
+        rank among its hierarchy's labels (Polars' own order of the Strings; distinct labels, distinct ranks), the
+        first qid first. None when the code would not fit 62 bits."""
         kept = ~self.frame[SUPPRESSED].to_numpy()
         size = self.frame[SIZE].to_numpy()[kept]
         key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
@@ -239,11 +241,17 @@ class TupleMap:
         else:
             classes, inverse = np.unique(key, return_inverse=True)
             rows = np.bincount(inverse, weights=size, minlength=len(classes)).astype(np.int64)
-        columns = []
-        for q, k, (present, step, n) in zip(self.qids, known, parts):
-            nodes = present[(classes // step) % max(n, 1)]
-            columns.append(pl.Series(out_col(q), k.hierarchy.labels, dtype=pl.String).gather(nodes))
-        return pl.DataFrame([*columns, pl.Series(SIZE, rows, dtype=pl.Int64)])
+        nodes, ranks = [], []
+        for k, (present, step, n) in zip(known, parts):
+            nodes.append(present[(classes // step) % max(n, 1)])
+            order = pl.Series(k.hierarchy.labels, dtype=pl.String).rank("ordinal").to_numpy()
+            ranks.append(order[nodes[-1]])
+        order = np.lexsort(ranks[::-1])  # the last key is the primary one: the first qid's ranks
+        columns = [
+            pl.Series(out_col(q), k.hierarchy.labels, dtype=pl.String).gather(n[order])
+            for q, k, n in zip(self.qids, known, nodes)
+        ]
+        return pl.DataFrame([*columns, pl.Series(SIZE, rows[order], dtype=pl.Int64)])
 
     def check_covers(self, aggregates: pl.DataFrame) -> None:
         """Raise when the map does not send every input row exactly once (an algorithm defect)."""

@@ -25,12 +25,19 @@ TOP = 5
 
 
 def generalization(
-    tmap: TupleMap, hierarchies: Mapping[str, Hierarchy], levels: Mapping[str, int] | None = None, top: int = TOP
+    tmap: TupleMap,
+    hierarchies: Mapping[str, Hierarchy],
+    levels: Mapping[str, int] | None = None,
+    top: int = TOP,
+    *,
+    leaves: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """qid -> ``level``, ``unchanged``, ``root`` (shares of the input rows), ``n_values`` and ``top``.
 
     ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
     qid without hierarchy. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
+    `leaves`: qid -> the original tuples' leaf ids in its hierarchy per map row, where the caller has them
+    (the report's metric data) and the map's builder knew the published nodes but not the leaves.
 
     >>> from polars_anon import Hierarchy
     >>> agg = pl.DataFrame({"g": ["F", "M", "X"], "size": [3, 1, 1]})
@@ -38,16 +45,23 @@ def generalization(
     >>> generalization(m, {"g": Hierarchy.suppression(["F", "M", "X"])})["g"]
     {'level': None, 'unchanged': 0.6, 'root': 0.4, 'n_values': 2, 'top': [['F', 3], ['*', 2]]}
     """
-    kept = tmap.frame.filter(~pl.col(SUPPRESSED))
     n = float(tmap.n_rows)
     out: dict[str, dict[str, Any]] = {}
+    kept_frame: pl.DataFrame | None = None
+    kept_sizes: tuple[np.ndarray, np.ndarray] | None = None
     for q in tmap.qids:
         o = out_col(q)
         h = hierarchies.get(q)
         known = tmap.known(q)
-        if h is not None and known is not None and known.hierarchy is h and known.leaves is not None:
-            counts, same, root = _from_ids(tmap, known.leaves, known.nodes, h)
+        known_leaves = None if known is None else known.leaves
+        if known_leaves is None and leaves is not None:
+            known_leaves = leaves.get(q)
+        if h is not None and known is not None and known.hierarchy is h and known_leaves is not None:
+            if kept_sizes is None:  # read once for every qid
+                kept_sizes = (~tmap.frame[SUPPRESSED].to_numpy(), tmap.frame[SIZE].to_numpy())
+            counts, same, root = _from_ids(o, *kept_sizes, known_leaves, known.nodes, h)
         else:
+            kept = kept_frame = tmap.frame.filter(~pl.col(SUPPRESSED)) if kept_frame is None else kept_frame
             counts = kept.group_by(o).agg(pl.col(SIZE).sum()).sort([SIZE, o], descending=[True, False])
             same = (
                 None
@@ -65,15 +79,15 @@ def generalization(
     return out
 
 
-def _from_ids(tmap: TupleMap, leaves: np.ndarray, nodes: np.ndarray, h: Hierarchy) -> tuple[pl.DataFrame, int, int]:
+def _from_ids(
+    o: str, kept: np.ndarray, size: np.ndarray, leaves: np.ndarray, nodes: np.ndarray, h: Hierarchy
+) -> tuple[pl.DataFrame, int, int]:
     """The published values' row counts (sorted as the group-by of the labels), the rows published unchanged and the
     rows published as the root, from the node ids the map's builder knew (labels are unique in a hierarchy, the
-    root is node 0): NumPy over the ids, not a group-by and two filters of every tuple's String labels."""
-    kept = ~tmap.frame[SUPPRESSED].to_numpy()
-    size = tmap.frame[SIZE].to_numpy()
+    root is node 0): NumPy over the ids, not a group-by and two filters of every tuple's String labels. `kept`: the
+    map rows not suppressed, `size` their row counts; `o` names the labels' column."""
     rows = np.bincount(nodes[kept], weights=size[kept], minlength=h.n_nodes)  # exact: fewer than 2**53 rows
     present = np.flatnonzero(rows)
-    o = out_col(tmap.qids[0])
     counts = pl.DataFrame(
         [pl.Series(o, h.labels, dtype=pl.String).gather(present), pl.Series(SIZE, rows[present].astype(np.int64))]
     ).sort([SIZE, o], descending=[True, False])

@@ -68,3 +68,42 @@ def test_facts_from_node_ids_equal_the_group_by_of_the_labels() -> None:
         assert known.known("a") is not None and plain.known("a") is None
         assert_frame_equal(known.published_sizes(), plain.published_sizes())
         assert generalization(known, hs, levels) == generalization(plain, hs, levels)
+
+
+def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
+    """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
+    report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
+    label filters of every row's Strings), and its published class sizes those of the labels (sorted as Strings:
+    ``w`` before ``z``, ``[0, 2)`` after ``7``): brute force over random maps, each row at its own level."""
+    import numpy as np
+    from polars.testing import assert_frame_equal
+
+    from polars_anon import Hierarchy
+    from polars_anon.metrics.data import orig_col
+    from polars_anon.report.generalization import generalization
+    from polars_anon.report.metrics import map_data
+
+    hs = {
+        "a": Hierarchy.from_dict({"*": {"A": ["x", "y"], "B": ["z", "w"], "v": None}}),
+        "b": Hierarchy.intervals(range(0, 8), [2, 4]),
+    }
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        n = int(rng.integers(0, 12))
+        leaves = {q: rng.choice(np.flatnonzero(h.is_leaf), n) for q, h in hs.items()}
+        agg = pl.DataFrame({q: pl.Series([h.labels[i] for i in leaves[q]], dtype=pl.String) for q, h in hs.items()})
+        agg = agg.with_columns(pl.Series(SIZE, rng.integers(1, 5, n), dtype=pl.Int64))
+        nodes = {
+            q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]], dtype=np.int64)
+            for q, h in hs.items()
+        }
+        suppressed = rng.random(n) < 0.3
+        tmap = TupleMap.from_nodes(agg, hs, nodes, suppressed)
+        plain = TupleMap(tmap.qids, tmap.frame)
+        data = map_data(tmap, hs, 2)
+        known = tmap.known("a")
+        assert data is not None and known is not None and known.leaves is None
+        given = {q: data.pairs[orig_col(i)].to_numpy() for i, q in enumerate(data.qids)}
+        assert [given[q].tolist() for q in hs] == [leaves[q].tolist() for q in hs]
+        assert generalization(tmap, hs, leaves=given) == generalization(plain, hs)
+        assert_frame_equal(tmap.published_sizes(), plain.published_sizes())  # sorted by label ranks, as Strings
