@@ -653,14 +653,9 @@ def _run_one_block(
     asked only when the merged class holds the floor (below it the answer is no). Dead
     positions are dropped (the order kept) when they are a quarter of the arrays.
     """
-    slot = alive.astype(np.int64, copy=True)
-    bsize = size[alive].astype(np.int64)
-    brsum = rsum[alive].astype(np.float64)
-    bcodes = [c[alive].astype(np.int64) for c in codes]
-    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+    slot, bsize, brsum, bcodes, bsv, bsmall = _block_arrays(alive, codes, size, rsum, k, models)
     floor = models.constraints.floor if models is not None else k
     blive = np.ones(len(slot), dtype=bool)
-    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
     nsmall, nlive = int(bsmall.sum()), len(slot)
     a_live = bsize * brsum
     big_int = np.iinfo(np.int64).max
@@ -736,7 +731,41 @@ def _run_one_block(
         nlive -= 1
         bar.update(left)
         merges += 1
-    m = np.flatnonzero(blive)  # back into the global state
+    _write_back(np.flatnonzero(blive), slot, bsize, brsum, bcodes, bsv, codes, size, rsum, models)
+    return merges
+
+
+def _block_arrays(
+    alive: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray, k: int, models: _Models | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """The one block's copies of the global state at the slots `alive` (in order), for :func:`_run_one_block`.
+
+    Returns the slots, sizes, R sums, codes per group, sensitive counts per model
+    attribute (empty without `models`) and which classes are small (below k or, with
+    `models`, violating one).
+    """
+    slot = alive.astype(np.int64, copy=True)
+    bsize = size[alive].astype(np.int64)
+    brsum = rsum[alive].astype(np.float64)
+    bcodes = [c[alive].astype(np.int64) for c in codes]
+    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
+    return slot, bsize, brsum, bcodes, bsv, bsmall
+
+
+def _write_back(
+    m: np.ndarray,
+    slot: np.ndarray,
+    bsize: np.ndarray,
+    brsum: np.ndarray,
+    bcodes: list[np.ndarray],
+    bsv: dict[str, np.ndarray],
+    codes: list[np.ndarray],
+    size: np.ndarray,
+    rsum: np.ndarray,
+    models: _Models | None,
+) -> None:
+    """The classes at block positions `m` (the live ones) back into the global state at their slots."""
     s_m = slot[m]
     size[s_m] = bsize[m]
     rsum[s_m] = brsum[m]
@@ -744,7 +773,6 @@ def _run_one_block(
         c[s_m] = bc[m]
     if models is not None:
         models.write_back(s_m, {a: v[m] for a, v in bsv.items()})
-    return merges
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
@@ -945,23 +973,31 @@ def greedy_partition(
         total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=progress
     ) as bar:
         merges, rounds = loop.run(block, bar)
-    # resolve merge chains (pointer jumping), then number classes by their first aggregate row
     root_of_row = np.empty(c, dtype=np.int64)
-    root_of_row[order] = loop.roots()
-    uniq, first_row, dense = np.unique(root_of_row, return_index=True, return_inverse=True)
-    rank = np.empty(len(uniq), dtype=np.int64)
-    rank[np.argsort(first_row, kind="stable")] = np.arange(len(uniq))
-    class_id = rank[dense.ravel()]
+    root_of_row[order] = loop.roots()  # merge chains resolved (pointer jumping)
+    class_id, n_classes = _number_classes(root_of_row)
     published = loop.nodes(root_of_row)
     return GreedyResult(
         class_id=class_id,
         nodes={q: published[q] for q in qids},
-        n_classes=len(uniq),
+        n_classes=n_classes,
         merges=merges,
         rounds=rounds,
         block=block,
         seconds=time.perf_counter() - start,
     )
+
+
+def _number_classes(root_of_row: np.ndarray) -> tuple[np.ndarray, int]:
+    """Class ids of the aggregate rows from their final slots: classes numbered by their first row; and their count.
+
+    >>> _number_classes(np.array([7, 3, 7, 3, 5]))
+    (array([0, 1, 0, 1, 2]), 3)
+    """
+    uniq, first_row, dense = np.unique(root_of_row, return_index=True, return_inverse=True)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.argsort(first_row, kind="stable")] = np.arange(len(uniq))
+    return rank[dense.ravel()], len(uniq)
 
 
 def _check_options(first: object, partners: object, candidates: object) -> tuple[str, str, int | str | None]:
