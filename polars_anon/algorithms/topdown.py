@@ -1548,40 +1548,11 @@ def _regroup_late(
     for turn in range(MAX_REGROUP_PASSES):
         g = REGROUP_SIZES[turn % len(REGROUP_SIZES)]
         cols = np.flatnonzero(alive)  # in id order: ties go to the older class
-        n_cls = len(cols)
         lc = np.flatnonzero(is_late[cols])  # positions in cols
-        if not len(lc) or n_cls < 2:
+        if not len(lc) or len(cols) < 2:
             break
-        c_size, c_own = op.size[cols], own[cols]
-        most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
-        if len(lc) > most:  # the late classes of highest cost per row only (ties to the older class)
-            lc = np.sort(lc[np.lexsort((lc, -c_own[lc] / c_size[lc]))[:most]])
-        union = np.zeros((len(lc), n_cls))
-        for j, ax in enumerate(axes):
-            c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
-            union += _union_costs(ax, c_lo[lc], c_hi[lc], c_lo, c_hi)
-        union *= c_size[lc][:, None] + c_size[None, :]
-        union -= c_own[lc][:, None] + c_own[None, :]
-        union[np.arange(len(lc)), lc] = np.inf
-        group = np.full(n_cls, -1, dtype=np.int64)
-        n_groups = 0
-        # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
-        near = min(n_cls - 1, 4 * g + 16)
-        short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
-        for i in np.lexsort((lc, union.min(axis=1))):
-            c = lc[i]
-            if group[c] >= 0:
-                continue
-            order = np.arange(n_cls) if short is None else short[i]
-            order = order[np.lexsort((order, union[i][order]))]
-            free = order[(group[order] < 0) & (order != c)][: g - 1]
-            if len(free) < g - 1 and short is not None:
-                order = np.argsort(union[i], kind="stable")
-                free = order[(group[order] < 0) & (order != c)][: g - 1]
-            if not len(free):
-                continue
-            group[c] = group[free] = n_groups
-            n_groups += 1
+        lc, union = _late_unions(axes, op, own, cols, lc)
+        group, n_groups = _pick_groups(union, lc, len(cols), g)
         of_class = np.full(len(op.size), -1, dtype=np.int64)  # group of each class id
         of_class[cols] = group
         inside = np.flatnonzero(of_class[cid] >= 0)
@@ -1593,6 +1564,7 @@ def _regroup_late(
         new = _boxes(axes, size, r, trial[r])
         new_own = _class_costs(axes, new)
         new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
+        c_own = own[cols]
         old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
         better = new_cost < old_cost * (1 - 1e-12) - 1e-9
         if not better.any():
@@ -1602,23 +1574,100 @@ def _regroup_late(
             continue
         idle = 0
         taken = better[of]
-        kept_new = np.zeros(len(new.size), dtype=bool)
-        kept_new[trial[r[taken]]] = True
-        renumber = np.cumsum(kept_new) - 1 + len(op.size)
         alive[cols[(group >= 0) & better[np.maximum(group, 0)]]] = False
-        cid[inside[taken]] = renumber[trial[r[taken]]]
-        op.size = np.concatenate([op.size, new.size[kept_new]])
-        for j in range(len(axes)):
-            op.lo[j] = np.concatenate([op.lo[j], new.lo[j][kept_new]])
-            op.hi[j] = np.concatenate([op.hi[j], new.hi[j][kept_new]])
-        own = np.concatenate([own, new_own[kept_new]])
-        alive = np.concatenate([alive, np.ones(int(kept_new.sum()), dtype=bool)])
-        is_late = np.concatenate([is_late, np.ones(int(kept_new.sum()), dtype=bool)])
+        own, alive, is_late = _replace_groups(
+            op, own, alive, is_late, new, new_own, trial[r[taken]], cid, inside[taken]
+        )
         late[r[taken]] = True
         replaced += int(better.sum())
     if replaced:
         klass[rows] = _dense(cid, len(op.size))[0]
     return replaced
+
+
+def _late_unions(
+    axes: Sequence[_Axis], op: _Open, own: np.ndarray, cols: np.ndarray, lc: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A regrouping pass's late classes (positions `lc` in the live classes `cols`) and their union costs.
+
+    Above :data:`MAX_REGROUP_CELLS` cells the late classes of highest cost per row only (ties to
+    the older class). Returns those positions and the (late, live) matrix of the cost a union
+    adds over its two classes' own costs (inf with itself).
+    """
+    n_cls = len(cols)
+    c_size, c_own = op.size[cols], own[cols]
+    most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
+    if len(lc) > most:
+        lc = np.sort(lc[np.lexsort((lc, -c_own[lc] / c_size[lc]))[:most]])
+    union = np.zeros((len(lc), n_cls))
+    for j, ax in enumerate(axes):
+        c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
+        union += _union_costs(ax, c_lo[lc], c_hi[lc], c_lo, c_hi)
+    union *= c_size[lc][:, None] + c_size[None, :]
+    union -= c_own[lc][:, None] + c_own[None, :]
+    union[np.arange(len(lc)), lc] = np.inf
+    return lc, union
+
+
+def _pick_groups(union: np.ndarray, lc: np.ndarray, n_cls: int, g: int) -> tuple[np.ndarray, int]:
+    """Groups of g classes: each late class (cheapest union first) with its g - 1 cheapest partners still free.
+
+    Returns each live class's group (-1: none) and the number of groups.
+
+    >>> union = np.array([[np.inf, 1.0, 3.0, 2.0]])
+    >>> _pick_groups(union, np.array([0]), 4, 2)
+    (array([ 0,  0, -1, -1]), 1)
+    """
+    group = np.full(n_cls, -1, dtype=np.int64)
+    n_groups = 0
+    # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
+    near = min(n_cls - 1, 4 * g + 16)
+    short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
+    for i in np.lexsort((lc, union.min(axis=1))):
+        c = lc[i]
+        if group[c] >= 0:
+            continue
+        order = np.arange(n_cls) if short is None else short[i]
+        order = order[np.lexsort((order, union[i][order]))]
+        free = order[(group[order] < 0) & (order != c)][: g - 1]
+        if len(free) < g - 1 and short is not None:
+            order = np.argsort(union[i], kind="stable")
+            free = order[(group[order] < 0) & (order != c)][: g - 1]
+        if not len(free):
+            continue
+        group[c] = group[free] = n_groups
+        n_groups += 1
+    return group, n_groups
+
+
+def _replace_groups(
+    op: _Open,
+    own: np.ndarray,
+    alive: np.ndarray,
+    is_late: np.ndarray,
+    new: _Open,
+    new_own: np.ndarray,
+    taken_new: np.ndarray,
+    cid: np.ndarray,
+    moved: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Append the new classes `taken_new` (ids in `new`) to the regrouping's classes, as late and alive.
+
+    Grows `op` and renumbers `cid` at `moved` (in place: row ``moved[i]`` goes to new class
+    ``taken_new[i]``); returns the grown own costs, alive and late flags.
+    """
+    kept_new = np.zeros(len(new.size), dtype=bool)
+    kept_new[taken_new] = True
+    renumber = np.cumsum(kept_new) - 1 + len(op.size)
+    cid[moved] = renumber[taken_new]
+    op.size = np.concatenate([op.size, new.size[kept_new]])
+    for j in range(len(op.lo)):
+        op.lo[j] = np.concatenate([op.lo[j], new.lo[j][kept_new]])
+        op.hi[j] = np.concatenate([op.hi[j], new.hi[j][kept_new]])
+    own = np.concatenate([own, new_own[kept_new]])
+    alive = np.concatenate([alive, np.ones(int(kept_new.sum()), dtype=bool)])
+    is_late = np.concatenate([is_late, np.ones(int(kept_new.sum()), dtype=bool)])
+    return own, alive, is_late
 
 
 def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray,
@@ -1814,11 +1863,7 @@ def topdown_partition(
         raise InvalidParameterError(f"topdown: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}")
     axes = _Axes([_Axis(hierarchies[q], aggregates[q]) for q in qids])  # and what a run builds once from them
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
-    if balances is None:
-        balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES
-    if penalties is None:
-        penalties = (0.0,) if rule.constraints.k_only else ASIDE_PENALTIES
-    margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
+    balances, penalties, margin = _search_defaults(rule, balances, penalties)
     kept, least = _candidates(
         aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances, penalties, starts, margin
     )
@@ -1827,13 +1872,33 @@ def topdown_partition(
         key=lambda x: x.cost,
     )
     if improve:  # the partition kept only: the regrouping costs about one finish
-        best.regrouped = _regroup_late(axes, size, best.klass, rule, _first(best.balance), _late(best, rule))
-        if not rule.constraints.k_only:  # steps 5 and 6 changed classes after step 4's moves: move once more
-            best.moved += _moves(axes, size, best.klass, rule)
+        _regroup(axes, size, rule, best)
     klass, suppressed, resplit, moved = best.klass, best.suppressed, best.resplit, best.moved
     res = _result(axes, qids, size, klass, suppressed, best.set_aside, best.repaired, time.perf_counter() - t0)
     res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, best.balance, best.regrouped
     return res
+
+
+def _search_defaults(
+    rule: _Rule, balances: Sequence[Balance] | None, penalties: Sequence[float] | None
+) -> tuple[Sequence[Balance], Sequence[float], float]:
+    """The balances and set-aside penalties tried (None: the defaults for k alone or with models), and the margin.
+
+    The margin: candidates whose cost is within ``1 + margin`` of the least are finished.
+    """
+    k_only = rule.constraints.k_only
+    if balances is None:
+        balances = SPLIT_BALANCES if k_only else MODEL_BALANCES
+    if penalties is None:
+        penalties = (0.0,) if k_only else ASIDE_PENALTIES
+    return balances, penalties, IMPROVE_MARGIN if not k_only else IMPROVE_MARGIN_K
+
+
+def _regroup(axes: Sequence[_Axis], size: np.ndarray, rule: _Rule, best: _Built) -> None:
+    """Step 7 on the kept partition `best` (edited in place); with privacy models, step 4's moves once more after it."""
+    best.regrouped = _regroup_late(axes, size, best.klass, rule, _first(best.balance), _late(best, rule))
+    if not rule.constraints.k_only:  # steps 5 and 6 changed classes after step 4's moves: move once more
+        best.moved += _moves(axes, size, best.klass, rule)
 
 
 def _candidates(
