@@ -836,11 +836,27 @@ def _score(
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
     gain = np.where((parts >= 2) & ~stuck, whole * node_loss - after, -np.inf)
     if least is not None:
-        balance, least_entropy = least
-        ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
+        _balance_gains(gain, g, big, rest, whole, least)
     return _Score(gain, big, rest_ok, merge, target, none)
+
+
+def _balance_gains(
+    gain: np.ndarray,
+    g: _Groups,
+    big: np.ndarray,
+    rest: np.ndarray,
+    whole: np.ndarray,
+    least: tuple[float, np.ndarray],
+) -> None:
+    """Divide each positive gain by ``H ** balance`` in place: H the entropy of the split's parts, at least `least`'s.
+
+    The parts: the `big` groups and the `rest` of each class (of `whole` rows); `least`: the
+    balance and each class's least entropy (:func:`_least_entropy`).
+    """
+    balance, least_entropy = least
+    ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
+    pos = np.flatnonzero(gain > 0)  # the power only where it is taken
+    gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
 
 
 def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -895,15 +911,8 @@ def _price(
     if not len(live_cls):
         return
     n_classes = len(live_cls)
-    if n_classes < len(op.size):
-        sel = np.flatnonzero(live[op.cid])
-        rows, cid = op.rows[sel], (np.cumsum(live) - 1)[op.cid[sel]]
-    else:  # every class live: the open tuples as they are
-        sel, rows, cid = None, op.rows, op.cid
+    sel, rows, cid, t_lo, t_hi, weight = _live_tuples(op, j, live, n_classes)
     node = node[live_cls]
-    t_lo, t_hi, weight = op.t_lo[j], op.t_hi[j], op.weight
-    if sel is not None:
-        t_lo, t_hi, weight = t_lo[sel], t_hi[sel], weight[sel]
     g = _group(ax, node, rows, cid, t_lo, t_hi, weight)
     trip = _open_triplets(rule, op) if sel is None else _memo(lambda: rule.constraints.triplets(rows))
     whole = op.size[live_cls]
@@ -913,14 +922,47 @@ def _price(
     op.dead[live_cls[sc.none], j] = True  # no child of k rows
     better = sc.gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
-        n_groups = len(g.size)
-        rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
-        g_part = np.where(sc.big, np.arange(n_groups), rest_part)
-        take = better[cid]
-        part = g_part[g.of_row[take]]
-        best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
-        best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
-        best.next_id += n_groups + n_classes
+        _keep_better(best, g, sc, better, j, live_cls, cid, sel)
+
+
+def _live_tuples(
+    op: _Open, j: int, live: np.ndarray, n_live: int
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The open tuples of the `live` classes (`n_live` of them), for pricing attribute `j`.
+
+    Returns their positions among the open tuples (None: all of them, every class live),
+    aggregate rows, classes numbered among the live ones, leaf ranges on `j` and rows.
+    """
+    if n_live == len(op.size):  # every class live: the open tuples as they are
+        return None, op.rows, op.cid, op.t_lo[j], op.t_hi[j], op.weight
+    sel = np.flatnonzero(live[op.cid])
+    cid = (np.cumsum(live) - 1)[op.cid[sel]]
+    return sel, op.rows[sel], cid, op.t_lo[j][sel], op.t_hi[j][sel], op.weight[sel]
+
+
+def _keep_better(
+    best: _Split,
+    g: _Groups,
+    sc: _Score,
+    better: np.ndarray,
+    j: int,
+    live_cls: np.ndarray,
+    cid: np.ndarray,
+    sel: np.ndarray | None,
+) -> None:
+    """Record the split on attribute `j` where it scores `better` than the best so far: parts, gain, attribute.
+
+    `live_cls`: the priced classes; `cid`: each priced tuple's class among them; `sel`: those
+    tuples' positions among the open tuples (None: all). Each part gets a fresh id.
+    """
+    n_groups = len(g.size)
+    rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
+    g_part = np.where(sc.big, np.arange(n_groups), rest_part)
+    take = better[cid]
+    part = g_part[g.of_row[take]]
+    best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
+    best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
+    best.next_id += n_groups + len(live_cls)
 
 
 def _ok_where(
@@ -1745,16 +1787,7 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
         good = np.flatnonzero(net > 1e-9)
         if not len(good):
             break
-        good = good[np.lexsort((cand[good], -net[good]))]
-        used = np.zeros(n_cls, dtype=bool)
-        picks = []
-        for i in good:
-            src, dst = cid[cand[i]], target[i]
-            if used[src] or used[dst]:
-                continue
-            used[src] = used[dst] = True
-            picks.append(i)
-        picks = np.array(picks, dtype=np.int64)
+        picks = _disjoint_moves(good[np.lexsort((cand[good], -net[good]))], cid[cand], target, n_cls)
         new_cid = cid.copy()
         new_cid[cand[picks]] = target[picks]
         if not rule.constraints.k_only:
@@ -1770,17 +1803,53 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
         cid = new_cid
         klass[rows] = ids[cid]
         moved += len(picks)
-        # only the classes a move touched change: their boxes, costs and their tuples' gains, priced again
-        sel = np.flatnonzero(changed[cid])
-        local, n_changed = _dense(cid[sel], n_cls)
-        sub = _boxes(axes, size, rows[sel], local)
-        at = np.flatnonzero(changed)
-        op.size[at] = sub.size
-        for j in range(len(axes)):
-            op.lo[j][at], op.hi[j][at] = sub.lo[j], sub.hi[j]
-        before[at] = _class_costs(axes, sub)
-        gain[sel], rest[sel] = _move_gains(axes, size, rows[sel], local, sub, before[at])
+        _reprice_moved(axes, size, rows, cid, changed, op, before, gain, rest)
     return moved
+
+
+def _disjoint_moves(good: np.ndarray, src: np.ndarray, dst: np.ndarray, n_cls: int) -> np.ndarray:
+    """The moves `good` (best first) kept so that every class is the source or the target of one at most.
+
+    `src`, `dst`: each candidate's class and target class.
+
+    >>> _disjoint_moves(np.array([2, 0, 1]), np.array([0, 1, 2]), np.array([1, 3, 3]), 4)
+    array([2, 0])
+    """
+    used = np.zeros(n_cls, dtype=bool)
+    picks = []
+    for i in good:
+        s, d = src[i], dst[i]
+        if used[s] or used[d]:
+            continue
+        used[s] = used[d] = True
+        picks.append(i)
+    return np.array(picks, dtype=np.int64)
+
+
+def _reprice_moved(
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rows: np.ndarray,
+    cid: np.ndarray,
+    changed: np.ndarray,
+    op: _Open,
+    before: np.ndarray,
+    gain: np.ndarray,
+    rest: np.ndarray,
+) -> None:
+    """After a move pass: the boxes and costs of the `changed` classes and their tuples' gains, priced again.
+
+    Only the classes a move touched change; edits `op`, `before`, `gain` and `rest` in place.
+    """
+    sel = np.flatnonzero(changed[cid])
+    local, _ = _dense(cid[sel], len(changed))
+    sub = _boxes(axes, size, rows[sel], local)
+    at = np.flatnonzero(changed)
+    op.size[at] = sub.size
+    for j in range(len(axes)):
+        op.lo[j][at], op.hi[j][at] = sub.lo[j], sub.hi[j]
+    before[at] = _class_costs(axes, sub)
+    gain[sel], rest[sel] = _move_gains(axes, size, rows[sel], local, sub, before[at])
 
 
 def _move_gains(axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, op: _Open,
