@@ -497,14 +497,9 @@ class _Blocks:
     def retire(self, keep: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray) -> None:
         """Write the blocks not kept back into the global state, then drop them."""
         rows = np.flatnonzero(~keep)
-        m = self.blive[rows]
-        s = self.slot[rows][m]
-        size[s] = self.bsize[rows][m]
-        rsum[s] = self.brsum[rows][m]
-        for c, bc in zip(codes, self.bcodes):
-            c[s] = bc[rows][m]
-        if self.models is not None:
-            self.models.write_back(s, {a: v[rows][m] for a, v in self.bsv.items()})
+        bcodes, bsv = [bc[rows] for bc in self.bcodes], {a: v[rows] for a, v in self.bsv.items()}
+        _write_back(self.blive[rows], self.slot[rows], self.bsize[rows], self.brsum[rows], bcodes, bsv, codes, size,
+                    rsum, self.models)  # fmt: skip
         self._take(lambda a: a[keep], lambda a: a[keep])
         self.nsmall, self.nlive = self.nsmall[keep], self.nlive[keep]
 
@@ -528,33 +523,11 @@ class _Blocks:
 
         Returns, per block, how many classes stopped being small."""
         bsize, bsmall, bcodes = self.bsize, self.bsmall, self.bcodes
-        nr = len(self.nsmall)
-        r = np.arange(nr)
-        s = self.size_small.argmin(axis=1) if self.smallest else bsmall.argmax(axis=1)
-        sx = bsize[r, s]
-        xc = [bc[r, s] for bc in bcodes]
-        rl = groups[0].pair_rl(xc[0], bcodes[0])
-        for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
-            np.add(rl, g.pair_rl(x, bc), out=rl)
-        a = self.a_live
-        if self.below_k:
-            wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
-            a = (
-                self.a_small
-                if not wide.any()
-                else self.a_live
-                if wide.all()
-                else np.where(wide[:, None], self.a_live, self.a_small)
-            )
-        t = bsize + sx[:, None]
-        np.multiply(t, rl, out=rl)
-        np.subtract(a, rl, out=rl)
-        rl[r, s] = np.inf
-        j = rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
+        r, s, sx, xc, j = self._partners(groups)
         tgt, src = np.minimum(s, j), np.maximum(s, j)  # the merged class takes the earlier position
         j_small = bsmall[r, j].copy()
         new_size = sx + bsize[r, j]
-        new_r = np.zeros(nr)
+        new_r = np.zeros(len(r))
         for g, x, bc in zip(groups, xc, bcodes):
             new = g.pair_lca(x, bc[r, j])
             bc[r, tgt] = new
@@ -584,6 +557,37 @@ class _Blocks:
         self.nsmall = self.nsmall - left
         self.nlive = self.nlive - 1
         return left
+
+    def _partners(
+        self, groups: list[_Group]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
+        """Per block: its first small class (or smallest) s and the partner j at the least cost (ties: the earliest).
+
+        Returns the block rows, s, the size and codes of s, and j.
+        """
+        bsize, bcodes = self.bsize, self.bcodes
+        r = np.arange(len(self.nsmall))
+        s = self.size_small.argmin(axis=1) if self.smallest else self.bsmall.argmax(axis=1)
+        sx = bsize[r, s]
+        xc = [bc[r, s] for bc in bcodes]
+        rl = groups[0].pair_rl(xc[0], bcodes[0])
+        for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
+            np.add(rl, g.pair_rl(x, bc), out=rl)
+        a = self.a_live
+        if self.below_k:
+            wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
+            a = (
+                self.a_small
+                if not wide.any()
+                else self.a_live
+                if wide.all()
+                else np.where(wide[:, None], self.a_live, self.a_small)
+            )
+        t = bsize + sx[:, None]
+        np.multiply(t, rl, out=rl)
+        np.subtract(a, rl, out=rl)
+        rl[r, s] = np.inf
+        return r, s, sx, xc, rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
 
 
 def _run_blocks(
@@ -673,10 +677,8 @@ def _run_one_block(
                 tables[i] = g.rl is not None
         if 4 * nlive <= 3 * len(slot) and len(slot) >= 64:  # drop the dead positions, in order
             keep = np.flatnonzero(blive)
-            slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]
-            bcodes = [bc[keep] for bc in bcodes]
-            bsv = {a: v[keep] for a, v in bsv.items()}
-            a_live = a_live[keep]
+            slot, bsize, brsum, blive, bsmall, a_live = (v[keep] for v in (slot, bsize, brsum, blive, bsmall, a_live))
+            bcodes, bsv = [bc[keep] for bc in bcodes], {a: v[keep] for a, v in bsv.items()}
             a_small = a_small[keep] if below_k else a_live
             size_small = size_small[keep] if smallest else bsize
         s = int(size_small.argmin()) if smallest else int(bsmall.argmax())
