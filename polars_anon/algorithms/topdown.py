@@ -1599,16 +1599,10 @@ def _regroup_late(
         of_class[cols] = group
         inside = np.flatnonzero(of_class[cid] >= 0)
         r, of = rows[inside], of_class[cid[inside]]
-        trial = np.full(len(size), -1, dtype=np.int64)
-        _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
-        if len(aside):
+        tried = _respecialize(axes, size, rule, balance, r, of, own[cols], group, n_groups)
+        if tried is None:
             break
-        new = _boxes(axes, size, r, trial[r])
-        new_own = _class_costs(axes, new)
-        new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
-        c_own = own[cols]
-        old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
-        better = new_cost < old_cost * (1 - 1e-12) - 1e-9
+        trial, new, new_own, better = tried
         if not better.any():
             idle += 1
             if idle >= MAX_REGROUP_IDLE:
@@ -1625,6 +1619,34 @@ def _regroup_late(
     if replaced:
         klass[rows] = _dense(cid, len(op.size))[0]
     return replaced
+
+
+def _respecialize(
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rule: _Rule,
+    balance: float,
+    r: np.ndarray,
+    of: np.ndarray,
+    c_own: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+) -> tuple[np.ndarray, _Open, np.ndarray, np.ndarray] | None:
+    """Specialize each regrouping group again by step 1 (rows `r`, group `of`); None when any row is set aside.
+
+    `c_own`, `group`: each live class's own cost and group. Returns the new class of each
+    aggregate row (-1 outside), the new classes, their own costs, and per group whether they
+    cost less than its classes now.
+    """
+    trial = np.full(len(size), -1, dtype=np.int64)
+    _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
+    if len(aside):
+        return None
+    new = _boxes(axes, size, r, trial[r])
+    new_own = _class_costs(axes, new)
+    new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
+    old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
+    return trial, new, new_own, new_cost < old_cost * (1 - 1e-12) - 1e-9
 
 
 def _late_unions(
