@@ -81,6 +81,7 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, edge_weights
+from polars_anon.options import check_k
 from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
@@ -497,14 +498,9 @@ class _Blocks:
     def retire(self, keep: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray) -> None:
         """Write the blocks not kept back into the global state, then drop them."""
         rows = np.flatnonzero(~keep)
-        m = self.blive[rows]
-        s = self.slot[rows][m]
-        size[s] = self.bsize[rows][m]
-        rsum[s] = self.brsum[rows][m]
-        for c, bc in zip(codes, self.bcodes):
-            c[s] = bc[rows][m]
-        if self.models is not None:
-            self.models.write_back(s, {a: v[rows][m] for a, v in self.bsv.items()})
+        bcodes, bsv = [bc[rows] for bc in self.bcodes], {a: v[rows] for a, v in self.bsv.items()}
+        _write_back(self.blive[rows], self.slot[rows], self.bsize[rows], self.brsum[rows], bcodes, bsv, codes, size,
+                    rsum, self.models)  # fmt: skip
         self._take(lambda a: a[keep], lambda a: a[keep])
         self.nsmall, self.nlive = self.nsmall[keep], self.nlive[keep]
 
@@ -528,33 +524,11 @@ class _Blocks:
 
         Returns, per block, how many classes stopped being small."""
         bsize, bsmall, bcodes = self.bsize, self.bsmall, self.bcodes
-        nr = len(self.nsmall)
-        r = np.arange(nr)
-        s = self.size_small.argmin(axis=1) if self.smallest else bsmall.argmax(axis=1)
-        sx = bsize[r, s]
-        xc = [bc[r, s] for bc in bcodes]
-        rl = groups[0].pair_rl(xc[0], bcodes[0])
-        for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
-            np.add(rl, g.pair_rl(x, bc), out=rl)
-        a = self.a_live
-        if self.below_k:
-            wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
-            a = (
-                self.a_small
-                if not wide.any()
-                else self.a_live
-                if wide.all()
-                else np.where(wide[:, None], self.a_live, self.a_small)
-            )
-        t = bsize + sx[:, None]
-        np.multiply(t, rl, out=rl)
-        np.subtract(a, rl, out=rl)
-        rl[r, s] = np.inf
-        j = rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
+        r, s, sx, xc, j = self._partners(groups)
         tgt, src = np.minimum(s, j), np.maximum(s, j)  # the merged class takes the earlier position
         j_small = bsmall[r, j].copy()
         new_size = sx + bsize[r, j]
-        new_r = np.zeros(nr)
+        new_r = np.zeros(len(r))
         for g, x, bc in zip(groups, xc, bcodes):
             new = g.pair_lca(x, bc[r, j])
             bc[r, tgt] = new
@@ -584,6 +558,37 @@ class _Blocks:
         self.nsmall = self.nsmall - left
         self.nlive = self.nlive - 1
         return left
+
+    def _partners(
+        self, groups: list[_Group]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
+        """Per block: its first small class (or smallest) s and the partner j at the least cost (ties: the earliest).
+
+        Returns the block rows, s, the size and codes of s, and j.
+        """
+        bsize, bcodes = self.bsize, self.bcodes
+        r = np.arange(len(self.nsmall))
+        s = self.size_small.argmin(axis=1) if self.smallest else self.bsmall.argmax(axis=1)
+        sx = bsize[r, s]
+        xc = [bc[r, s] for bc in bcodes]
+        rl = groups[0].pair_rl(xc[0], bcodes[0])
+        for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
+            np.add(rl, g.pair_rl(x, bc), out=rl)
+        a = self.a_live
+        if self.below_k:
+            wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
+            a = (
+                self.a_small
+                if not wide.any()
+                else self.a_live
+                if wide.all()
+                else np.where(wide[:, None], self.a_live, self.a_small)
+            )
+        t = bsize + sx[:, None]
+        np.multiply(t, rl, out=rl)
+        np.subtract(a, rl, out=rl)
+        rl[r, s] = np.inf
+        return r, s, sx, xc, rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
 
 
 def _run_blocks(
@@ -653,14 +658,9 @@ def _run_one_block(
     asked only when the merged class holds the floor (below it the answer is no). Dead
     positions are dropped (the order kept) when they are a quarter of the arrays.
     """
-    slot = alive.astype(np.int64, copy=True)
-    bsize = size[alive].astype(np.int64)
-    brsum = rsum[alive].astype(np.float64)
-    bcodes = [c[alive].astype(np.int64) for c in codes]
-    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+    slot, bsize, brsum, bcodes, bsv, bsmall = _block_arrays(alive, codes, size, rsum, k, models)
     floor = models.constraints.floor if models is not None else k
     blive = np.ones(len(slot), dtype=bool)
-    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
     nsmall, nlive = int(bsmall.sum()), len(slot)
     a_live = bsize * brsum
     big_int = np.iinfo(np.int64).max
@@ -678,10 +678,8 @@ def _run_one_block(
                 tables[i] = g.rl is not None
         if 4 * nlive <= 3 * len(slot) and len(slot) >= 64:  # drop the dead positions, in order
             keep = np.flatnonzero(blive)
-            slot, bsize, brsum, blive, bsmall = slot[keep], bsize[keep], brsum[keep], blive[keep], bsmall[keep]
-            bcodes = [bc[keep] for bc in bcodes]
-            bsv = {a: v[keep] for a, v in bsv.items()}
-            a_live = a_live[keep]
+            slot, bsize, brsum, blive, bsmall, a_live = (v[keep] for v in (slot, bsize, brsum, blive, bsmall, a_live))
+            bcodes, bsv = [bc[keep] for bc in bcodes], {a: v[keep] for a, v in bsv.items()}
             a_small = a_small[keep] if below_k else a_live
             size_small = size_small[keep] if smallest else bsize
         s = int(size_small.argmin()) if smallest else int(bsmall.argmax())
@@ -736,7 +734,41 @@ def _run_one_block(
         nlive -= 1
         bar.update(left)
         merges += 1
-    m = np.flatnonzero(blive)  # back into the global state
+    _write_back(np.flatnonzero(blive), slot, bsize, brsum, bcodes, bsv, codes, size, rsum, models)
+    return merges
+
+
+def _block_arrays(
+    alive: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray, k: int, models: _Models | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """The one block's copies of the global state at the slots `alive` (in order), for :func:`_run_one_block`.
+
+    Returns the slots, sizes, R sums, codes per group, sensitive counts per model
+    attribute (empty without `models`) and which classes are small (below k or, with
+    `models`, violating one).
+    """
+    slot = alive.astype(np.int64, copy=True)
+    bsize = size[alive].astype(np.int64)
+    brsum = rsum[alive].astype(np.float64)
+    bcodes = [c[alive].astype(np.int64) for c in codes]
+    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
+    return slot, bsize, brsum, bcodes, bsv, bsmall
+
+
+def _write_back(
+    m: np.ndarray,
+    slot: np.ndarray,
+    bsize: np.ndarray,
+    brsum: np.ndarray,
+    bcodes: list[np.ndarray],
+    bsv: dict[str, np.ndarray],
+    codes: list[np.ndarray],
+    size: np.ndarray,
+    rsum: np.ndarray,
+    models: _Models | None,
+) -> None:
+    """The classes at block positions `m` (the live ones) back into the global state at their slots."""
     s_m = slot[m]
     size[s_m] = bsize[m]
     rsum[s_m] = brsum[m]
@@ -744,7 +776,6 @@ def _run_one_block(
         c[s_m] = bc[m]
     if models is not None:
         models.write_back(s_m, {a: v[m] for a, v in bsv.items()})
-    return merges
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
@@ -930,10 +961,7 @@ def greedy_partition(
     roots = _root_weights(hierarchies, metric, weights)
     size0 = aggregates["size"].to_numpy().astype(np.int64)
     c = len(size0)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(int(size0.sum()), 1):
-        raise InvalidParameterError(
-            f"greedy: k must be an integer from 1 to the number of rows ({int(size0.sum())}), got {k!r}"
-        )
+    check_k("greedy", k, int(size0.sum()))
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     block = auto_block(block, c, int(size0.sum()), k)
@@ -945,23 +973,31 @@ def greedy_partition(
         total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=progress
     ) as bar:
         merges, rounds = loop.run(block, bar)
-    # resolve merge chains (pointer jumping), then number classes by their first aggregate row
     root_of_row = np.empty(c, dtype=np.int64)
-    root_of_row[order] = loop.roots()
-    uniq, first_row, dense = np.unique(root_of_row, return_index=True, return_inverse=True)
-    rank = np.empty(len(uniq), dtype=np.int64)
-    rank[np.argsort(first_row, kind="stable")] = np.arange(len(uniq))
-    class_id = rank[dense.ravel()]
+    root_of_row[order] = loop.roots()  # merge chains resolved (pointer jumping)
+    class_id, n_classes = _number_classes(root_of_row)
     published = loop.nodes(root_of_row)
     return GreedyResult(
         class_id=class_id,
         nodes={q: published[q] for q in qids},
-        n_classes=len(uniq),
+        n_classes=n_classes,
         merges=merges,
         rounds=rounds,
         block=block,
         seconds=time.perf_counter() - start,
     )
+
+
+def _number_classes(root_of_row: np.ndarray) -> tuple[np.ndarray, int]:
+    """Class ids of the aggregate rows from their final slots: classes numbered by their first row; and their count.
+
+    >>> _number_classes(np.array([7, 3, 7, 3, 5]))
+    (array([0, 1, 0, 1, 2]), 3)
+    """
+    uniq, first_row, dense = np.unique(root_of_row, return_index=True, return_inverse=True)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[np.argsort(first_row, kind="stable")] = np.arange(len(uniq))
+    return rank[dense.ravel()], len(uniq)
 
 
 def _check_options(first: object, partners: object, candidates: object) -> tuple[str, str, int | str | None]:

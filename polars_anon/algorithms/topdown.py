@@ -179,7 +179,7 @@ from polars_anon.algorithms.greedy import cost_groups, greedy_partition, root_we
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
-from polars_anon.options import check_max_suppressed
+from polars_anon.options import check_k, check_max_suppressed
 from polars_anon.privacy.constraints import Constraints, Triplets
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
@@ -836,11 +836,27 @@ def _score(
     stuck = has_rest & ~rest_ok & ~(small_rest & defer) & ~merge  # rows with no class to go to: no split
     gain = np.where((parts >= 2) & ~stuck, whole * node_loss - after, -np.inf)
     if least is not None:
-        balance, least_entropy = least
-        ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-        pos = np.flatnonzero(gain > 0)  # the power only where it is taken
-        gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
+        _balance_gains(gain, g, big, rest, whole, least)
     return _Score(gain, big, rest_ok, merge, target, none)
+
+
+def _balance_gains(
+    gain: np.ndarray,
+    g: _Groups,
+    big: np.ndarray,
+    rest: np.ndarray,
+    whole: np.ndarray,
+    least: tuple[float, np.ndarray],
+) -> None:
+    """Divide each positive gain by ``H ** balance`` in place: H the entropy of the split's parts, at least `least`'s.
+
+    The parts: the `big` groups and the `rest` of each class (of `whole` rows); `least`: the
+    balance and each class's least entropy (:func:`_least_entropy`).
+    """
+    balance, least_entropy = least
+    ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
+    pos = np.flatnonzero(gain > 0)  # the power only where it is taken
+    gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
 
 
 def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
@@ -895,15 +911,8 @@ def _price(
     if not len(live_cls):
         return
     n_classes = len(live_cls)
-    if n_classes < len(op.size):
-        sel = np.flatnonzero(live[op.cid])
-        rows, cid = op.rows[sel], (np.cumsum(live) - 1)[op.cid[sel]]
-    else:  # every class live: the open tuples as they are
-        sel, rows, cid = None, op.rows, op.cid
+    sel, rows, cid, t_lo, t_hi, weight = _live_tuples(op, j, live, n_classes)
     node = node[live_cls]
-    t_lo, t_hi, weight = op.t_lo[j], op.t_hi[j], op.weight
-    if sel is not None:
-        t_lo, t_hi, weight = t_lo[sel], t_hi[sel], weight[sel]
     g = _group(ax, node, rows, cid, t_lo, t_hi, weight)
     trip = _open_triplets(rule, op) if sel is None else _memo(lambda: rule.constraints.triplets(rows))
     whole = op.size[live_cls]
@@ -913,14 +922,47 @@ def _price(
     op.dead[live_cls[sc.none], j] = True  # no child of k rows
     better = sc.gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
-        n_groups = len(g.size)
-        rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
-        g_part = np.where(sc.big, np.arange(n_groups), rest_part)
-        take = better[cid]
-        part = g_part[g.of_row[take]]
-        best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
-        best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
-        best.next_id += n_groups + n_classes
+        _keep_better(best, g, sc, better, j, live_cls, cid, sel)
+
+
+def _live_tuples(
+    op: _Open, j: int, live: np.ndarray, n_live: int
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The open tuples of the `live` classes (`n_live` of them), for pricing attribute `j`.
+
+    Returns their positions among the open tuples (None: all of them, every class live),
+    aggregate rows, classes numbered among the live ones, leaf ranges on `j` and rows.
+    """
+    if n_live == len(op.size):  # every class live: the open tuples as they are
+        return None, op.rows, op.cid, op.t_lo[j], op.t_hi[j], op.weight
+    sel = np.flatnonzero(live[op.cid])
+    cid = (np.cumsum(live) - 1)[op.cid[sel]]
+    return sel, op.rows[sel], cid, op.t_lo[j][sel], op.t_hi[j][sel], op.weight[sel]
+
+
+def _keep_better(
+    best: _Split,
+    g: _Groups,
+    sc: _Score,
+    better: np.ndarray,
+    j: int,
+    live_cls: np.ndarray,
+    cid: np.ndarray,
+    sel: np.ndarray | None,
+) -> None:
+    """Record the split on attribute `j` where it scores `better` than the best so far: parts, gain, attribute.
+
+    `live_cls`: the priced classes; `cid`: each priced tuple's class among them; `sel`: those
+    tuples' positions among the open tuples (None: all). Each part gets a fresh id.
+    """
+    n_groups = len(g.size)
+    rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
+    g_part = np.where(sc.big, np.arange(n_groups), rest_part)
+    take = better[cid]
+    part = g_part[g.of_row[take]]
+    best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
+    best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
+    best.next_id += n_groups + len(live_cls)
 
 
 def _ok_where(
@@ -1548,53 +1590,19 @@ def _regroup_late(
     for turn in range(MAX_REGROUP_PASSES):
         g = REGROUP_SIZES[turn % len(REGROUP_SIZES)]
         cols = np.flatnonzero(alive)  # in id order: ties go to the older class
-        n_cls = len(cols)
         lc = np.flatnonzero(is_late[cols])  # positions in cols
-        if not len(lc) or n_cls < 2:
+        if not len(lc) or len(cols) < 2:
             break
-        c_size, c_own = op.size[cols], own[cols]
-        most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
-        if len(lc) > most:  # the late classes of highest cost per row only (ties to the older class)
-            lc = np.sort(lc[np.lexsort((lc, -c_own[lc] / c_size[lc]))[:most]])
-        union = np.zeros((len(lc), n_cls))
-        for j, ax in enumerate(axes):
-            c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
-            union += _union_costs(ax, c_lo[lc], c_hi[lc], c_lo, c_hi)
-        union *= c_size[lc][:, None] + c_size[None, :]
-        union -= c_own[lc][:, None] + c_own[None, :]
-        union[np.arange(len(lc)), lc] = np.inf
-        group = np.full(n_cls, -1, dtype=np.int64)
-        n_groups = 0
-        # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
-        near = min(n_cls - 1, 4 * g + 16)
-        short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
-        for i in np.lexsort((lc, union.min(axis=1))):
-            c = lc[i]
-            if group[c] >= 0:
-                continue
-            order = np.arange(n_cls) if short is None else short[i]
-            order = order[np.lexsort((order, union[i][order]))]
-            free = order[(group[order] < 0) & (order != c)][: g - 1]
-            if len(free) < g - 1 and short is not None:
-                order = np.argsort(union[i], kind="stable")
-                free = order[(group[order] < 0) & (order != c)][: g - 1]
-            if not len(free):
-                continue
-            group[c] = group[free] = n_groups
-            n_groups += 1
+        lc, union = _late_unions(axes, op, own, cols, lc)
+        group, n_groups = _pick_groups(union, lc, len(cols), g)
         of_class = np.full(len(op.size), -1, dtype=np.int64)  # group of each class id
         of_class[cols] = group
         inside = np.flatnonzero(of_class[cid] >= 0)
         r, of = rows[inside], of_class[cid[inside]]
-        trial = np.full(len(size), -1, dtype=np.int64)
-        _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
-        if len(aside):
+        tried = _respecialize(axes, size, rule, balance, r, of, own[cols], group, n_groups)
+        if tried is None:
             break
-        new = _boxes(axes, size, r, trial[r])
-        new_own = _class_costs(axes, new)
-        new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
-        old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
-        better = new_cost < old_cost * (1 - 1e-12) - 1e-9
+        trial, new, new_own, better = tried
         if not better.any():
             idle += 1
             if idle >= MAX_REGROUP_IDLE:
@@ -1602,23 +1610,128 @@ def _regroup_late(
             continue
         idle = 0
         taken = better[of]
-        kept_new = np.zeros(len(new.size), dtype=bool)
-        kept_new[trial[r[taken]]] = True
-        renumber = np.cumsum(kept_new) - 1 + len(op.size)
         alive[cols[(group >= 0) & better[np.maximum(group, 0)]]] = False
-        cid[inside[taken]] = renumber[trial[r[taken]]]
-        op.size = np.concatenate([op.size, new.size[kept_new]])
-        for j in range(len(axes)):
-            op.lo[j] = np.concatenate([op.lo[j], new.lo[j][kept_new]])
-            op.hi[j] = np.concatenate([op.hi[j], new.hi[j][kept_new]])
-        own = np.concatenate([own, new_own[kept_new]])
-        alive = np.concatenate([alive, np.ones(int(kept_new.sum()), dtype=bool)])
-        is_late = np.concatenate([is_late, np.ones(int(kept_new.sum()), dtype=bool)])
+        own, alive, is_late = _replace_groups(
+            op, own, alive, is_late, new, new_own, trial[r[taken]], cid, inside[taken]
+        )
         late[r[taken]] = True
         replaced += int(better.sum())
     if replaced:
         klass[rows] = _dense(cid, len(op.size))[0]
     return replaced
+
+
+def _respecialize(
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rule: _Rule,
+    balance: float,
+    r: np.ndarray,
+    of: np.ndarray,
+    c_own: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+) -> tuple[np.ndarray, _Open, np.ndarray, np.ndarray] | None:
+    """Specialize each regrouping group again by step 1 (rows `r`, group `of`); None when any row is set aside.
+
+    `c_own`, `group`: each live class's own cost and group. Returns the new class of each
+    aggregate row (-1 outside), the new classes, their own costs, and per group whether they
+    cost less than its classes now.
+    """
+    trial = np.full(len(size), -1, dtype=np.int64)
+    _, aside, _ = _specialize(axes, size, r, rule, False, trial, 0, of, balance)
+    if len(aside):
+        return None
+    new = _boxes(axes, size, r, trial[r])
+    new_own = _class_costs(axes, new)
+    new_cost = np.bincount(of, weights=new_own[trial[r]] * size[r] / new.size[trial[r]], minlength=n_groups)
+    old_cost = np.bincount(group[group >= 0], weights=c_own[group >= 0], minlength=n_groups)
+    return trial, new, new_own, new_cost < old_cost * (1 - 1e-12) - 1e-9
+
+
+def _late_unions(
+    axes: Sequence[_Axis], op: _Open, own: np.ndarray, cols: np.ndarray, lc: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A regrouping pass's late classes (positions `lc` in the live classes `cols`) and their union costs.
+
+    Above :data:`MAX_REGROUP_CELLS` cells the late classes of highest cost per row only (ties to
+    the older class). Returns those positions and the (late, live) matrix of the cost a union
+    adds over its two classes' own costs (inf with itself).
+    """
+    n_cls = len(cols)
+    c_size, c_own = op.size[cols], own[cols]
+    most = max(1, MAX_REGROUP_CELLS // (n_cls * len(axes)))
+    if len(lc) > most:
+        lc = np.sort(lc[np.lexsort((lc, -c_own[lc] / c_size[lc]))[:most]])
+    union = np.zeros((len(lc), n_cls))
+    for j, ax in enumerate(axes):
+        c_lo, c_hi = op.lo[j][cols], op.hi[j][cols]
+        union += _union_costs(ax, c_lo[lc], c_hi[lc], c_lo, c_hi)
+    union *= c_size[lc][:, None] + c_size[None, :]
+    union -= c_own[lc][:, None] + c_own[None, :]
+    union[np.arange(len(lc)), lc] = np.inf
+    return lc, union
+
+
+def _pick_groups(union: np.ndarray, lc: np.ndarray, n_cls: int, g: int) -> tuple[np.ndarray, int]:
+    """Groups of g classes: each late class (cheapest union first) with its g - 1 cheapest partners still free.
+
+    Returns each live class's group (-1: none) and the number of groups.
+
+    >>> union = np.array([[np.inf, 1.0, 3.0, 2.0]])
+    >>> _pick_groups(union, np.array([0]), 4, 2)
+    (array([ 0,  0, -1, -1]), 1)
+    """
+    group = np.full(n_cls, -1, dtype=np.int64)
+    n_groups = 0
+    # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
+    near = min(n_cls - 1, 4 * g + 16)
+    short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
+    for i in np.lexsort((lc, union.min(axis=1))):
+        c = lc[i]
+        if group[c] >= 0:
+            continue
+        order = np.arange(n_cls) if short is None else short[i]
+        order = order[np.lexsort((order, union[i][order]))]
+        free = order[(group[order] < 0) & (order != c)][: g - 1]
+        if len(free) < g - 1 and short is not None:
+            order = np.argsort(union[i], kind="stable")
+            free = order[(group[order] < 0) & (order != c)][: g - 1]
+        if not len(free):
+            continue
+        group[c] = group[free] = n_groups
+        n_groups += 1
+    return group, n_groups
+
+
+def _replace_groups(
+    op: _Open,
+    own: np.ndarray,
+    alive: np.ndarray,
+    is_late: np.ndarray,
+    new: _Open,
+    new_own: np.ndarray,
+    taken_new: np.ndarray,
+    cid: np.ndarray,
+    moved: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Append the new classes `taken_new` (ids in `new`) to the regrouping's classes, as late and alive.
+
+    Grows `op` and renumbers `cid` at `moved` (in place: row ``moved[i]`` goes to new class
+    ``taken_new[i]``); returns the grown own costs, alive and late flags.
+    """
+    kept_new = np.zeros(len(new.size), dtype=bool)
+    kept_new[taken_new] = True
+    renumber = np.cumsum(kept_new) - 1 + len(op.size)
+    cid[moved] = renumber[taken_new]
+    op.size = np.concatenate([op.size, new.size[kept_new]])
+    for j in range(len(op.lo)):
+        op.lo[j] = np.concatenate([op.lo[j], new.lo[j][kept_new]])
+        op.hi[j] = np.concatenate([op.hi[j], new.hi[j][kept_new]])
+    own = np.concatenate([own, new_own[kept_new]])
+    alive = np.concatenate([alive, np.ones(int(kept_new.sum()), dtype=bool)])
+    is_late = np.concatenate([is_late, np.ones(int(kept_new.sum()), dtype=bool)])
+    return own, alive, is_late
 
 
 def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray,
@@ -1696,16 +1809,7 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
         good = np.flatnonzero(net > 1e-9)
         if not len(good):
             break
-        good = good[np.lexsort((cand[good], -net[good]))]
-        used = np.zeros(n_cls, dtype=bool)
-        picks = []
-        for i in good:
-            src, dst = cid[cand[i]], target[i]
-            if used[src] or used[dst]:
-                continue
-            used[src] = used[dst] = True
-            picks.append(i)
-        picks = np.array(picks, dtype=np.int64)
+        picks = _disjoint_moves(good[np.lexsort((cand[good], -net[good]))], cid[cand], target, n_cls)
         new_cid = cid.copy()
         new_cid[cand[picks]] = target[picks]
         if not rule.constraints.k_only:
@@ -1721,17 +1825,53 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
         cid = new_cid
         klass[rows] = ids[cid]
         moved += len(picks)
-        # only the classes a move touched change: their boxes, costs and their tuples' gains, priced again
-        sel = np.flatnonzero(changed[cid])
-        local, n_changed = _dense(cid[sel], n_cls)
-        sub = _boxes(axes, size, rows[sel], local)
-        at = np.flatnonzero(changed)
-        op.size[at] = sub.size
-        for j in range(len(axes)):
-            op.lo[j][at], op.hi[j][at] = sub.lo[j], sub.hi[j]
-        before[at] = _class_costs(axes, sub)
-        gain[sel], rest[sel] = _move_gains(axes, size, rows[sel], local, sub, before[at])
+        _reprice_moved(axes, size, rows, cid, changed, op, before, gain, rest)
     return moved
+
+
+def _disjoint_moves(good: np.ndarray, src: np.ndarray, dst: np.ndarray, n_cls: int) -> np.ndarray:
+    """The moves `good` (best first) kept so that every class is the source or the target of one at most.
+
+    `src`, `dst`: each candidate's class and target class.
+
+    >>> _disjoint_moves(np.array([2, 0, 1]), np.array([0, 1, 2]), np.array([1, 3, 3]), 4)
+    array([2, 0])
+    """
+    used = np.zeros(n_cls, dtype=bool)
+    picks = []
+    for i in good:
+        s, d = src[i], dst[i]
+        if used[s] or used[d]:
+            continue
+        used[s] = used[d] = True
+        picks.append(i)
+    return np.array(picks, dtype=np.int64)
+
+
+def _reprice_moved(
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rows: np.ndarray,
+    cid: np.ndarray,
+    changed: np.ndarray,
+    op: _Open,
+    before: np.ndarray,
+    gain: np.ndarray,
+    rest: np.ndarray,
+) -> None:
+    """After a move pass: the boxes and costs of the `changed` classes and their tuples' gains, priced again.
+
+    Only the classes a move touched change; edits `op`, `before`, `gain` and `rest` in place.
+    """
+    sel = np.flatnonzero(changed[cid])
+    local, _ = _dense(cid[sel], len(changed))
+    sub = _boxes(axes, size, rows[sel], local)
+    at = np.flatnonzero(changed)
+    op.size[at] = sub.size
+    for j in range(len(axes)):
+        op.lo[j][at], op.hi[j][at] = sub.lo[j], sub.hi[j]
+    before[at] = _class_costs(axes, sub)
+    gain[sel], rest[sel] = _move_gains(axes, size, rows[sel], local, sub, before[at])
 
 
 def _move_gains(axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, op: _Open,
@@ -1810,15 +1950,10 @@ def topdown_partition(
     qids = list(hierarchies)
     size = aggregates["size"].to_numpy().astype(np.int64)
     n_rows = int(size.sum())
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n_rows, 1):
-        raise InvalidParameterError(f"topdown: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}")
+    check_k("topdown", k, n_rows)
     axes = _Axes([_Axis(hierarchies[q], aggregates[q]) for q in qids])  # and what a run builds once from them
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
-    if balances is None:
-        balances = SPLIT_BALANCES if rule.constraints.k_only else MODEL_BALANCES
-    if penalties is None:
-        penalties = (0.0,) if rule.constraints.k_only else ASIDE_PENALTIES
-    margin = IMPROVE_MARGIN if not rule.constraints.k_only else IMPROVE_MARGIN_K
+    balances, penalties, margin = _search_defaults(rule, balances, penalties)
     kept, least = _candidates(
         aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances, penalties, starts, margin
     )
@@ -1827,13 +1962,33 @@ def topdown_partition(
         key=lambda x: x.cost,
     )
     if improve:  # the partition kept only: the regrouping costs about one finish
-        best.regrouped = _regroup_late(axes, size, best.klass, rule, _first(best.balance), _late(best, rule))
-        if not rule.constraints.k_only:  # steps 5 and 6 changed classes after step 4's moves: move once more
-            best.moved += _moves(axes, size, best.klass, rule)
+        _regroup(axes, size, rule, best)
     klass, suppressed, resplit, moved = best.klass, best.suppressed, best.resplit, best.moved
     res = _result(axes, qids, size, klass, suppressed, best.set_aside, best.repaired, time.perf_counter() - t0)
     res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, best.balance, best.regrouped
     return res
+
+
+def _search_defaults(
+    rule: _Rule, balances: Sequence[Balance] | None, penalties: Sequence[float] | None
+) -> tuple[Sequence[Balance], Sequence[float], float]:
+    """The balances and set-aside penalties tried (None: the defaults for k alone or with models), and the margin.
+
+    The margin: candidates whose cost is within ``1 + margin`` of the least are finished.
+    """
+    k_only = rule.constraints.k_only
+    if balances is None:
+        balances = SPLIT_BALANCES if k_only else MODEL_BALANCES
+    if penalties is None:
+        penalties = (0.0,) if k_only else ASIDE_PENALTIES
+    return balances, penalties, IMPROVE_MARGIN if not k_only else IMPROVE_MARGIN_K
+
+
+def _regroup(axes: Sequence[_Axis], size: np.ndarray, rule: _Rule, best: _Built) -> None:
+    """Step 7 on the kept partition `best` (edited in place); with privacy models, step 4's moves once more after it."""
+    best.regrouped = _regroup_late(axes, size, best.klass, rule, _first(best.balance), _late(best, rule))
+    if not rule.constraints.k_only:  # steps 5 and 6 changed classes after step 4's moves: move once more
+        best.moved += _moves(axes, size, best.klass, rule)
 
 
 def _candidates(
