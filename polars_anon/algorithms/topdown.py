@@ -129,11 +129,11 @@ without the second skip (a pair it would skip cannot win) and with the same spli
 
 Time: step 1's pricing and boxes take most of the CPU, then the move pass and, with privacy
 models, the greedy repair of step 3. The whole ``pa.anonymize(...).collect()`` per run, in CPU
-seconds (``benchmarks/results/local_recoding.md``, Nov 26 2026, a quiet machine, load 1.1-1.2):
-Adult (8 qids) without a model 0.63-0.83 at k = 2-100, with 2-diversity 0.76-1.08, with
-0.2-closeness 1.27-1.43 (equal distance) and 1.55-1.87 (hierarchical); FARS 0.38-0.54; cup
-2.08-2.64; fars_int 1.60-1.90; adult_full_hierarchies (13 qids) 2.02-2.44; mach2019_int (16 qids)
-3.91-5.04. The speed-ups of that day kept every output (``benchmarks/results/topdown_profile.md``:
+seconds (``benchmarks/results/local_recoding.md``, Nov 26 2026, a quiet machine, load 0.5-1.0):
+Adult (8 qids) without a model 0.67-0.85 at k = 2-100, with 2-diversity 0.77-1.08, with
+0.2-closeness 1.34-1.52 (equal distance) and 1.73-1.91 (hierarchical); FARS 0.34-0.53; cup
+2.06-2.83; fars_int 1.40-1.61; adult_full_hierarchies (13 qids) 1.83-2.25; mach2019_int (16 qids)
+3.56-4.70. The speed-ups of that day kept every output (``benchmarks/results/topdown_profile.md``:
 topdown alone at 0.59-0.96 of before on 14 cells, 0.65-0.90 with 0.2-closeness in a third part,
 the same hashes); step 7 with privacy models added 2.6-5.6 % (``docs/methods/topdown.md``). Pricing the small
 rounds on every attribute at once took topdown to 0.81-0.99 of before with privacy models, 0.82-0.94 on FARS and
