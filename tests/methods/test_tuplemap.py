@@ -3,9 +3,11 @@ map's facts from the node ids its builder knew equal those of its labels."""
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 
+from polars_anon import Hierarchy
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
 AGG = pl.DataFrame({"g": ["F", "M", "X"], SIZE: [3, 1, 2]}, schema_overrides={SIZE: pl.UInt32})
@@ -45,22 +47,14 @@ def test_facts_from_node_ids_equal_the_group_by_of_the_labels() -> None:
     """A map built from node ids (its builder's ids kept) gives the published class sizes and the report's
     generalization shares that a map of the same labels without ids gives (the group-by of every row's Strings),
     suppressed rows left out: brute force over random maps of two qids."""
-    import numpy as np
     from polars.testing import assert_frame_equal
 
-    from polars_anon import Hierarchy
     from polars_anon.report.generalization import generalization
 
-    hs = {
-        "a": Hierarchy.from_dict({"*": {"A": ["x", "y"], "B": ["z", "w"], "v": None}}),
-        "b": Hierarchy.intervals(range(0, 8), [2, 4]),
-    }
+    hs = _two_hierarchies()
     rng = np.random.default_rng(0)
     for _ in range(20):
-        n = int(rng.integers(0, 12))
-        leaves = {q: rng.choice(np.flatnonzero(h.is_leaf), n) for q, h in hs.items()}
-        agg = pl.DataFrame({q: pl.Series([h.labels[i] for i in leaves[q]], dtype=pl.String) for q, h in hs.items()})
-        agg = agg.with_columns(pl.Series(SIZE, rng.integers(1, 5, n), dtype=pl.Int64))
+        n, leaves, agg = _random_tuples(rng, hs)
         levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
         suppressed = rng.random(n) < 0.3
         known = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
@@ -75,24 +69,16 @@ def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels(
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
     label filters of every row's Strings), and its published class sizes those of the labels (sorted as Strings:
     ``w`` before ``z``, ``[0, 2)`` after ``7``): brute force over random maps, each row at its own level."""
-    import numpy as np
     from polars.testing import assert_frame_equal
 
-    from polars_anon import Hierarchy
     from polars_anon.metrics.data import orig_col
     from polars_anon.report.generalization import generalization
     from polars_anon.report.metrics import map_data
 
-    hs = {
-        "a": Hierarchy.from_dict({"*": {"A": ["x", "y"], "B": ["z", "w"], "v": None}}),
-        "b": Hierarchy.intervals(range(0, 8), [2, 4]),
-    }
+    hs = _two_hierarchies()
     rng = np.random.default_rng(1)
     for _ in range(20):
-        n = int(rng.integers(0, 12))
-        leaves = {q: rng.choice(np.flatnonzero(h.is_leaf), n) for q, h in hs.items()}
-        agg = pl.DataFrame({q: pl.Series([h.labels[i] for i in leaves[q]], dtype=pl.String) for q, h in hs.items()})
-        agg = agg.with_columns(pl.Series(SIZE, rng.integers(1, 5, n), dtype=pl.Int64))
+        n, leaves, agg = _random_tuples(rng, hs)
         nodes = {
             q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]], dtype=np.int64)
             for q, h in hs.items()
@@ -107,3 +93,22 @@ def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels(
         assert [given[q].tolist() for q in hs] == [leaves[q].tolist() for q in hs]
         assert generalization(tmap, hs, leaves=given) == generalization(plain, hs)
         assert_frame_equal(tmap.published_sizes(), plain.published_sizes())  # sorted by label ranks, as Strings
+
+
+def _two_hierarchies() -> dict[str, Hierarchy]:
+    """A tree whose labels' String order differs from their id order (``w`` before ``z``) and integer intervals
+    (``[0, 2)`` after ``7`` as Strings)."""
+    return {
+        "a": Hierarchy.from_dict({"*": {"A": ["x", "y"], "B": ["z", "w"], "v": None}}),
+        "b": Hierarchy.intervals(range(0, 8), [2, 4]),
+    }
+
+
+def _random_tuples(
+    rng: np.random.Generator, hs: dict[str, Hierarchy]
+) -> tuple[int, dict[str, np.ndarray], pl.DataFrame]:
+    """Up to 11 random leaf tuples of `hs` with random sizes: ``(n, leaf ids per qid, the aggregates)``."""
+    n = int(rng.integers(0, 12))
+    leaves = {q: rng.choice(np.flatnonzero(h.is_leaf), n) for q, h in hs.items()}
+    agg = pl.DataFrame({q: pl.Series([h.labels[i] for i in leaves[q]], dtype=pl.String) for q, h in hs.items()})
+    return n, leaves, agg.with_columns(pl.Series(SIZE, rng.integers(1, 5, n), dtype=pl.Int64))
