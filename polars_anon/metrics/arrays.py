@@ -19,8 +19,6 @@ are exact either way.
 
 from __future__ import annotations
 
-import ctypes
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,6 +27,7 @@ from typing import TypeVar
 import numpy as np
 import polars as pl
 
+from polars_anon._memory import release_freed_memory
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells
 from polars_anon.metrics.cells import loss_per_node
@@ -504,22 +503,8 @@ def whole_table_values(
     large = len(a.size) >= 100_000  # tens of MiB of arrays freed below
     del a
     if large:
-        _return_freed_memory()
+        release_freed_memory()  # glibc keeps the freed arrays resident under the later phases (15M: +45 MiB)
     return raw, star
-
-
-def _return_freed_memory() -> None:
-    """Give the memory NumPy freed here back to the system (glibc's ``malloc_trim``; nothing elsewhere).
-
-    The arrays of a large map (one per qid and pairs' row, tens of MiB) are freed when the metrics are done, but
-    glibc keeps most of them in its heap (its mmap threshold rises after the first large free), where Polars'
-    own allocator cannot reuse them: the next phases' peak came on top (the 15M register: +45 MiB)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL(None).malloc_trim(0)  # the process' own symbols: the C library's
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        return
 
 
 _BY_POLARS = {"precision": cells.precision, "information_loss": cells.information_loss}

@@ -63,7 +63,7 @@ def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -
     """``np.sort(counts * values[codes])`` (Float64), without sorting every row: the products take few distinct values
     (one of a few values times a small integer count), so the sorted array is each distinct (value, count) product,
     sorted, repeated as often as it occurs. The same array, bit for bit (equal products are interchangeable); every
-    row sorted when a value is -0.0 or NaN or when the (value, count) pairs would be too many.
+    row sorted when a value is negative (-0.0 included) or NaN or when the (value, count) pairs would be too many.
 
     `values`: Float64 by code (a hierarchy's nodes: few); `codes`, `counts`: non-negative integers (row counts).
 

@@ -83,9 +83,10 @@ def _from_ids(
     o: str, kept: np.ndarray, size: np.ndarray, leaves: np.ndarray, nodes: np.ndarray, h: Hierarchy
 ) -> tuple[pl.DataFrame, int, int]:
     """The published values' row counts (sorted as the group-by of the labels), the rows published unchanged and the
-    rows published as the root, from the node ids the map's builder knew (labels are unique in a hierarchy, the
-    root is node 0): NumPy over the ids, not a group-by and two filters of every tuple's String labels. `kept`: the
-    map rows not suppressed, `size` their row counts; `o` names the labels' column."""
+    rows published as the root, from the published node ids the map's builder knew and the original leaves (its
+    builder's, or the report's metric data's: labels are unique in a hierarchy, the root is node 0): NumPy over the
+    ids, not a group-by and two filters of every tuple's String labels. `kept`: the map rows not suppressed, `size`
+    their row counts; `o` names the labels' column."""
     rows = np.bincount(nodes[kept], weights=size[kept], minlength=h.n_nodes)  # exact: fewer than 2**53 rows
     present = np.flatnonzero(rows)
     counts = pl.DataFrame(
