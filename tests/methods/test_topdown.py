@@ -185,8 +185,8 @@ def test_pricing_every_attribute_at_once_picks_the_splits_of_pricing_each_alone(
     models: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A round priced through _price_round with every attribute at once (STACKED_CELLS large: _price_all) against
-    attribute by attribute (STACKED_CELLS 0: _price), on four open classes: the same attribute and gain per class, the same parts in the same order, and every dead mark of the
-    latter."""
+    attribute by attribute (STACKED_CELLS 0: _price), on four open classes: the same attribute and gain per class,
+    the same parts in the same order, and every dead mark of the latter."""
     agg, hs, sensitive = _mixed_case(3)
     size = agg["size"].to_numpy()
     axes = [_Axis(h, agg[q]) for q, h in hs.items()]
