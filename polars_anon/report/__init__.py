@@ -30,7 +30,6 @@ from typing import Any, NoReturn
 import numpy as np
 import polars as pl
 
-from polars_anon.metrics.data import orig_col
 from polars_anon.report.classes import distinct_sizes, size_histogram
 from polars_anon.report.generalization import generalization
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
@@ -191,8 +190,7 @@ def plan_facts(
         largest = max(int(values.max()), int(published.max() or 1))
         n_input_classes = int(counts.sum())
         class_sizes["input"] = size_histogram(values, request.k, largest, counts=counts)
-    leaves = None if data is None else {q: data.pairs[orig_col(i)].to_numpy() for i, q in enumerate(data.qids)}
-    shares = generalization(plan.map, request.hierarchies, details.get("levels"), leaves=leaves)
+    shares = generalization(plan.map, request.hierarchies, details.get("levels"), metric_data=data)
     for q, rows in (unchanged or {}).items():  # a partition map holds no original tuple: the planner counted them
         shares[q]["unchanged"] = float(rows) / plan.map.n_rows
     return Report(

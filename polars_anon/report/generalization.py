@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.metrics.data import MetricData, orig_col
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["TOP", "generalization"]
@@ -30,14 +31,14 @@ def generalization(
     levels: Mapping[str, int] | None = None,
     top: int = TOP,
     *,
-    leaves: Mapping[str, np.ndarray] | None = None,
+    metric_data: MetricData | None = None,
 ) -> dict[str, dict[str, Any]]:
     """qid -> ``level``, ``unchanged``, ``root`` (shares of the input rows), ``n_values`` and ``top``.
 
     ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
     qid without hierarchy. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
-    `leaves`: qid -> the original tuples' leaf ids in its hierarchy per map row, where the caller has them
-    (the report's metric data) and the map's builder knew the published nodes but not the leaves.
+    `metric_data`: the report's metric data of `tmap`, whose pairs hold the original tuples' leaf ids per map row:
+    read for a qid only where the map's builder knew the published nodes but not the leaves.
 
     >>> from polars_anon import Hierarchy
     >>> agg = pl.DataFrame({"g": ["F", "M", "X"], "size": [3, 1, 1]})
@@ -54,8 +55,8 @@ def generalization(
         h = hierarchies.get(q)
         known = tmap.known(q)
         known_leaves = None if known is None else known.leaves
-        if known_leaves is None and leaves is not None:
-            known_leaves = leaves.get(q)
+        if known is not None and known_leaves is None and metric_data is not None and q in metric_data.qids:
+            known_leaves = metric_data.pairs[orig_col(list(metric_data.qids).index(q))].to_numpy()
         if h is not None and known is not None and known.hierarchy is h and known_leaves is not None:
             if kept_sizes is None:  # read once for every qid
                 kept_sizes = (~tmap.frame[SUPPRESSED].to_numpy(), tmap.frame[SIZE].to_numpy())

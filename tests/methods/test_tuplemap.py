@@ -91,7 +91,7 @@ def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels(
         assert data is not None and known is not None and known.leaves is None
         given = {q: data.pairs[orig_col(i)].to_numpy() for i, q in enumerate(data.qids)}
         assert [given[q].tolist() for q in hs] == [leaves[q].tolist() for q in hs]
-        assert generalization(tmap, hs, leaves=given) == generalization(plain, hs)
+        assert generalization(tmap, hs, metric_data=data) == generalization(plain, hs)
         assert_frame_equal(tmap.published_sizes(), plain.published_sizes())  # sorted by label ranks, as Strings
 
 
