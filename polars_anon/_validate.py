@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
 import polars as pl
 
 from polars_anon.errors import (
@@ -110,13 +111,23 @@ def check_numeric(lf: pl.LazyFrame, columns: Sequence[str], what: str = "columns
         raise InvalidParameterError(f"{what} {bad} must be numeric, got {types}")
 
 
-def check_k(k: object, n_rows: int | None = None) -> int:
-    """k must be an integer >= 1 and, when the row count is known, at most that."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
+def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
+    """k must be an integer >= 1 (NumPy's too) and, when the row count is known, at most that (an InfeasibleError).
+
+    The one k check: a request's before any data is read, and again with its rows; a direct call of a partition
+    algorithm (`who` names it in the message) with its aggregates' rows.
+
+    >>> check_k(7, 6, who="greedy")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InfeasibleError: greedy: k=7 is larger than the table (6 rows); choose k <= 6
+    """
+    where = f"{who}: " if who else ""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InvalidParameterError(f"{where}k must be an integer >= 1, got {k!r}")
     if n_rows is not None and k > n_rows:
-        raise InfeasibleError(f"k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
-    return k
+        raise InfeasibleError(f"{where}k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
+    return int(k)
 
 
 def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:

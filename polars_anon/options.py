@@ -28,7 +28,7 @@ import numpy as np
 
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["check_partition_k", "check_max_suppressed", "describe", "option_names", "parse_options", "type_matches"]
+__all__ = ["check_max_suppressed", "describe", "option_names", "parse_options", "type_matches"]
 
 T = TypeVar("T")
 
@@ -45,22 +45,6 @@ def check_max_suppressed(value: object) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {value!r}")
-
-
-def check_partition_k(method: str, k: object, n_rows: int) -> None:
-    """The k of a direct call of a partition algorithm (greedy, topdown; `method` names it in the message): an
-    integer (NumPy's too) from 1 to `n_rows` (1 if none), else an InvalidParameterError. The road checks a request's k
-    before any data is read (`_validate.check_k`: a k above the table's rows is an InfeasibleError there).
-
-    >>> check_partition_k("greedy", 5, 4)
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InvalidParameterError: greedy: k must be an integer from 1 to the number of rows (4), got 5
-    """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n_rows, 1):
-        raise InvalidParameterError(
-            f"{method}: k must be an integer from 1 to the number of rows ({n_rows}), got {k!r}"
-        )
 
 
 def option_names(cls: type) -> list[str]:

@@ -77,11 +77,11 @@ import numpy as np
 import polars as pl
 
 from polars_anon._progress import bar as progress_bar
+from polars_anon._validate import check_k
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.weights import EDGE_METRICS, edge_weights
-from polars_anon.options import check_partition_k
 from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
@@ -961,7 +961,7 @@ def greedy_partition(
     roots = _root_weights(hierarchies, metric, weights)
     size0 = aggregates["size"].to_numpy().astype(np.int64)
     c = len(size0)
-    check_partition_k("greedy", k, int(size0.sum()))
+    check_k(k, int(size0.sum()) or None, who="greedy")  # an empty table: k's type alone
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     block = auto_block(block, c, int(size0.sum()), k)

@@ -174,12 +174,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from polars_anon._validate import check_k
 from polars_anon.algorithms import Plan, Task, fulldomain, register_method
 from polars_anon.algorithms.greedy import cost_groups, greedy_partition, root_weights
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
-from polars_anon.options import check_max_suppressed, check_partition_k
+from polars_anon.options import check_max_suppressed
 from polars_anon.privacy.constraints import Constraints, Triplets
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
@@ -1950,7 +1951,7 @@ def topdown_partition(
     qids = list(hierarchies)
     size = aggregates["size"].to_numpy().astype(np.int64)
     n_rows = int(size.sum())
-    check_partition_k("topdown", k, n_rows)
+    check_k(k, n_rows or None, who="topdown")  # an empty table: k's type alone
     axes = _Axes([_Axis(hierarchies[q], aggregates[q]) for q in qids])  # and what a run builds once from them
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
     balances, penalties, margin = _search_defaults(rule, balances, penalties)

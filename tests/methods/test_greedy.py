@@ -13,7 +13,7 @@ import polars_anon as pa
 from polars_anon import cli
 from polars_anon.algorithms.greedy import greedy_partition
 from polars_anon.classes import class_sizes
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, is_truthful
 
@@ -61,8 +61,10 @@ def test_bad_options_are_refused(kw: dict[str, object], match: str) -> None:
 
 def test_k_above_the_row_count_is_refused() -> None:
     agg = class_sizes(TABLE_I.lazy(), QIDS).collect()
-    with pytest.raises(InvalidParameterError, match=r"k must be an integer from 1 to the number of rows \(6\), got 7"):
+    with pytest.raises(InfeasibleError, match=r"greedy: k=7 is larger than the table \(6 rows\); choose k <= 6"):
         greedy_partition(agg, ANIMAL_HIERARCHIES, 7)
+    with pytest.raises(InvalidParameterError, match=r"greedy: k must be an integer >= 1, got 0"):
+        greedy_partition(agg, ANIMAL_HIERARCHIES, 0)
 
 
 def test_report_details() -> None:

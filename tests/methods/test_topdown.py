@@ -29,7 +29,7 @@ from polars_anon.algorithms.topdown import (
     _undo,
     topdown_partition,
 )
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.privacy.base import Domain
 from polars_anon.privacy.constraints import Constraints
@@ -384,10 +384,10 @@ def test_every_qid_needs_a_hierarchy() -> None:
 
 def test_partition_refuses_k_out_of_range() -> None:
     agg = pl.DataFrame({"age": ["21", "25"], "size": [1, 1]})
-    with pytest.raises(
-        InvalidParameterError, match=r"topdown: k must be an integer from 1 to the number of rows \(2\), got 3"
-    ):
+    with pytest.raises(InfeasibleError, match=r"topdown: k=3 is larger than the table \(2 rows\); choose k <= 2"):
         topdown_partition(agg, {"age": AGE}, 3)
+    with pytest.raises(InvalidParameterError, match=r"topdown: k must be an integer >= 1, got True"):
+        topdown_partition(agg, {"age": AGE}, True)
 
 
 @pytest.mark.parametrize(("k", "arx"), [(5, 0.0569), (10, 0.0790), (100, 0.1925)])
