@@ -114,6 +114,8 @@ def check_k(k: object, n_rows: int | None = None) -> int:
     """k must be an integer >= 1 and, when the row count is known, at most that."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
+    if n_rows == 0:
+        raise InfeasibleError("the input has no rows; there is nothing to anonymize")  # not "choose k <= 0"
     if n_rows is not None and k > n_rows:
         raise InfeasibleError(f"k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
     return k
