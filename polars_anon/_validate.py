@@ -125,6 +125,8 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     where = f"{who}: " if who else ""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InvalidParameterError(f"{where}k must be an integer >= 1, got {k!r}")
+    if n_rows == 0:
+        raise InfeasibleError(f"{where}the input has no rows; there is nothing to anonymize")  # not "choose k <= 0"
     if n_rows is not None and k > n_rows:
         raise InfeasibleError(f"{where}k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
     return int(k)

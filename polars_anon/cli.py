@@ -430,14 +430,17 @@ def _encode(args: argparse.Namespace) -> int:
     encoding = canonical(args.encoding)
     published = scan_input(args.published, separator=args.separator)
     original = scan_input(args.original, separator=args.separator) if args.original else None
+    values = original if original is not None else published  # what built-in hierarchies read their leaves from
     if args.job:
         job = Job.load(args.job)
         specs, base = dict(job.qids), job.base
+        if original is None:  # the job's input, as anonymize built them (the published values are generalized)
+            values = job.scan()
     else:
         specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
-    hierarchies = build_hierarchies(original if original is not None else published, specs, base)
+    hierarchies = build_hierarchies(values, specs, base)
     output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
     facts = write_encoded(published, hierarchies, output, encoding, original=original, class_col=args.class_col,
                           seed=args.seed, overwrite=args.overwrite, layout=args.layout)  # fmt: skip

@@ -204,7 +204,19 @@ class Hierarchy:
             text = path.read_text(encoding="utf-8-sig")
         except OSError as exc:
             raise HierarchyError(f"cannot read hierarchy file {str(path)!r}: {exc.strerror}") from exc
-        rows = csv.reader(io.StringIO(text), delimiter=separator, quotechar='"')
+        except UnicodeDecodeError as exc:
+            raise HierarchyError(
+                f"hierarchy file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}; save it as UTF-8"
+            ) from exc
+        rows = list(csv.reader(io.StringIO(text), delimiter=separator, quotechar='"'))
+        lines = [r for r in rows if r]
+        if lines and all(len(r) == 1 for r in lines):  # one field a row: a leaf and no levels, or another separator
+            other = next((c for c in ",;\t|" if c != separator and all(c in r[0] for r in lines)), None)
+            if other is not None:
+                raise HierarchyError(
+                    f"hierarchy file {str(path)!r}: no row holds the separator {separator!r} but every row holds "
+                    f"{other!r}; read it with separator={other!r} (job file: {{ path = ..., separator = {other!r} }})"
+                )
         return cls.from_rows(rows, source=str(path))
 
     @classmethod

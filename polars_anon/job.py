@@ -14,6 +14,7 @@ report) are produced together and renamed into place only when all succeeded.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
 import sys
@@ -31,6 +32,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts, collect_apart, count_tuples
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns, check_unique
+from polars_anon.algorithms import METHODS
 from polars_anon.encode import LAYOUTS, REPRESENTATIONS, EncodeOptions, Layout, canonical
 from polars_anon.encoded_io import stage_encoded
 from polars_anon.engines import ENGINES
@@ -41,7 +43,7 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
 from polars_anon.locations import URI, is_uri
-from polars_anon.options import describe, parse_options, type_matches
+from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.pipeline.capabilities import consult_job, consult_session, storage
 from polars_anon.pipeline.result import Anonymized, write_report
@@ -104,6 +106,7 @@ NEEDS_ORIGINAL = ("proportional", "statistical")
 
 
 def _check_keys(raw: Mapping[str, Any]) -> None:
+    _check_unknown_keys(raw)
     for key in _REQUIRED:
         if key not in raw:
             raise InvalidParameterError(f"job file: missing required key {key!r} (required: {', '.join(_REQUIRED)})")
@@ -122,6 +125,22 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         check_unique(raw["columns"], "job file: key 'columns'")
     for column, name in raw.get("schema", {}).items():
         check_choice(f"job file: schema type of column {column!r}", name, sorted(DTYPES))
+
+
+def _check_unknown_keys(raw: Mapping[str, Any]) -> None:
+    """Refuse a top-level key that is neither a job key nor an option of any method (a misspelled key), naming the
+    nearest valid one; an option of some method is left to the method's own check (explore runs several)."""
+    options = sorted({name for spec in METHODS.values() for name in option_names(spec.options)})
+    for key in raw:
+        if key in _KEYS or key in options:
+            continue
+        near = difflib.get_close_matches(key, [*_KEYS, *options], n=1, cutoff=0.75)
+        if near:
+            raise InvalidParameterError(f"job file: unknown key {key!r}; did you mean {near[0]!r}?")
+        raise InvalidParameterError(
+            f"job file: unknown key {key!r}: not a job key {sorted(_KEYS)} nor an option of any method "
+            "(docs/reference/cli-and-job.md)"
+        )
 
 
 _ENGINE_KEYS: dict[str, dict[str, Any]] = {
@@ -511,6 +530,14 @@ def _refuse_misaligned(job: Job, result: Anonymized) -> None:
         )
 
 
+def _refuse_input(job: Job, path: Path | URI) -> None:
+    """Refuse an output that is the job's input (even with overwrite: it would replace the data it was made from)."""
+    if isinstance(path, Path) and isinstance(job.input, Path) and path.resolve() == job.input.resolve():
+        raise InvalidParameterError(
+            f"output {str(path)!r} is the job's input; write the anonymized table to another path"
+        )
+
+
 def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dict[str, Any]:
     """Run a job into the output set `out` (nothing is renamed into place: the caller commits).
 
@@ -531,6 +558,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     html = html_path(target) if job.report_html else None
     check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
     for path in (job.output, target, *([html] if html else []), *paths.values()):
+        _refuse_input(job, path)
         out.check(path)
     if isinstance(job.input, URI):  # read by the engine only: the schema here, the values from its group-bys
         assert engine is not None

@@ -106,6 +106,18 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
     return out
 
 
+def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
+    """Refuse a quasi-identifier whose values are not single values (lists, arrays, structs, objects) or are bytes:
+    none has a label to generalize or to find in a hierarchy."""
+    for q in qids:
+        dtype = schema[q]
+        if dtype.is_nested() or isinstance(dtype, (pl.Binary, pl.Object)):
+            raise InvalidParameterError(
+                f"qid {q!r} has dtype {dtype}, which cannot be generalized; a quasi-identifier holds strings, "
+                "numbers, booleans, dates or categoricals: cast it (or unnest it into such columns) or leave it out"
+            )
+
+
 def _hierarchies(
     hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()
 ) -> dict[str, Hierarchy]:
@@ -223,8 +235,12 @@ def check_request(
     """Check everything asked for against the input's columns (no data is read); see the module docstring."""
     spec = METHODS[check_choice("method", method, sorted(METHODS))]
     columns = list(schema.names() if isinstance(schema, pl.Schema) else schema)
-    qid_list = _qids(qids, hierarchies if isinstance(hierarchies, Mapping) else {})
+    if not isinstance(hierarchies, Mapping):
+        raise InvalidParameterError(f"hierarchies must be a mapping qid -> Hierarchy, got {type(hierarchies).__name__}")
+    qid_list = _qids(qids, hierarchies)
     check_columns_in(columns, qid_list, "qids")
+    if isinstance(schema, pl.Schema):
+        _refuse_qid_dtypes(schema, qid_list)
     drop_list, insensitive_list = names_list(drop, "drop"), names_list(insensitive, "insensitive")
     declared = [] if sensitive is None else names_list(sensitive, "sensitive")
     check_columns_in(columns, declared, "sensitive")

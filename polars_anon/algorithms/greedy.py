@@ -961,7 +961,7 @@ def greedy_partition(
     roots = _root_weights(hierarchies, metric, weights)
     size0 = aggregates["size"].to_numpy().astype(np.int64)
     c = len(size0)
-    check_k(k, int(size0.sum()) or None, who="greedy")  # an empty table: k's type alone
+    check_k(k, int(size0.sum()) or None, who="greedy")  # an empty table: k's type alone (the road refuses it)
     nodes0 = {q: h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
     order = _order(hierarchies, nodes0, roots, size0)
     block = auto_block(block, c, int(size0.sum()), k)

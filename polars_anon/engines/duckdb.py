@@ -49,6 +49,10 @@ class DuckDBEngine:
     name = "duckdb"
 
     def __init__(self, connection: duckdb.DuckDBPyConnection | None = None) -> None:
+        if connection is not None and not isinstance(connection, duckdb.DuckDBPyConnection):
+            raise InvalidParameterError(
+                f"connection must be a DuckDB connection (duckdb.connect()), got {type(connection).__name__}"
+            )
         self.con = connection if connection is not None else duckdb.default_connection()
         self.counts = GroupBys(self._counts)
 
@@ -91,6 +95,13 @@ class DuckDBEngine:
     def table(self, data: object) -> duckdb.DuckDBPyRelation:
         """A relation, a table or view name on the connection, or a Polars frame (read through Arrow)."""
         if isinstance(data, duckdb.DuckDBPyRelation):
+            try:  # a relation of another connection's in-memory database cannot be read here: say so now, in one line
+                self._fetch(data, "SELECT 1 FROM {view} LIMIT 0")
+            except duckdb.InvalidInputException as exc:
+                raise InvalidParameterError(
+                    "the DuckDB relation belongs to another connection than the engine's (DuckDB's default one "
+                    "unless given); pass its connection: polars_anon.duckdb.anonymize(relation, connection=con)"
+                ) from exc
             return data
         if isinstance(data, str):
             try:

@@ -117,7 +117,9 @@ def _dp_levels(request: Request) -> str | None:
         qids = list(request.qids)
         missing, extra = [q for q in qids if q not in levels], [q for q in levels if q not in qids]
         if missing or extra:
-            wrong = f"missing {missing}" if missing else f"not quasi-identifiers: {extra}"
+            wrong = "; ".join(
+                [*([f"missing {missing}"] if missing else []), *([f"not quasi-identifiers: {extra}"] if extra else [])]
+            )
             return f"transformation must give a level for each quasi-identifier {qids}; {wrong}"
         for q in qids:
             h = request.hierarchies.get(q)
@@ -154,6 +156,9 @@ _DP_REFUSALS: tuple[Refusal, ...] = (
             f"differential-privacy cannot be combined with other privacy models "
             f"({[m.name for m in r.privacy if m.name != 'differential-privacy']}): the search and its guarantee "
             "know only class sizes; anonymize with differential-privacy alone"
+            if any(m.name != "differential-privacy" for m in r.privacy)
+            else f"differential-privacy is given {len(r.privacy)} times; give one model (its epsilon and delta are "
+            "the release's whole budget)"
         ),
     ),
     Refusal(

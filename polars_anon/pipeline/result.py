@@ -124,7 +124,7 @@ class Written:
     """Seconds of writing and of verifying the written table."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Anonymized:
     """An anonymization on any engine: the published table, its report and its independent check.
 
@@ -179,6 +179,22 @@ class Anonymized:
 
     def _repr_html_(self) -> str:
         return notebook.anonymized_html(self.report)
+
+    def __repr__(self) -> str:
+        """One line from the report (the dataclass's own repr printed every frame and the whole report)."""
+        r = self.report
+        head = f"Anonymized({r.get('method')}, k={r.get('k')}, engine={self.engine.name}: "
+        if "min_class_size" in r:
+            loss = "" if r.get("loss") is None else f", loss {r['loss']}"
+            return head + (
+                f"{r.get('n_rows')} rows published in {r.get('n_classes')} classes, smallest {r['min_class_size']}, "
+                f"{r.get('suppressed') or 0} suppressed{loss}; verified)"
+            )
+        planned = (r.get("class_sizes") or {}).get("published") or {}
+        return head + (
+            f"{r.get('n_input_rows')} input rows, {planned.get('n_classes')} classes planned, smallest "
+            f"{planned.get('min')}; not yet verified: collect() or sink_parquet() checks every guarantee)"
+        )
 
     def report_html(self) -> str:
         """The full HTML page of the report (as written beside the output; verified facts after collect or sink)."""

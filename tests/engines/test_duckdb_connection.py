@@ -6,6 +6,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 
 import polars_anon as pa
 from polars_anon import duckdb as pad
@@ -33,3 +34,16 @@ def test_a_database_file_gains_nothing(tmp_path: Path) -> None:
     assert got.sort(pl.all()).equals(mondrian.sort(pl.all()))
     con.close()
     assert _objects(path) == [("people", "BASE TABLE")]
+
+
+def test_a_relation_of_another_connection_is_named() -> None:
+    """A relation of the user's in-memory connection handed to the default connection's engine is refused in one line
+    that says to pass its connection (was: DuckDB's replacement-scan error); with it, the same rows as Polars."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE people AS SELECT * FROM PEOPLE")
+    with pytest.raises(pa.InvalidParameterError, match=r"another connection .* connection=con"):
+        pa.anonymize(con.table("people"), hierarchies=H, k=2, engine="duckdb")
+    expected = pa.anonymize(PEOPLE, hierarchies=H, k=2).collect()
+    assert pad.anonymize(con.table("people"), connection=con, hierarchies=H, k=2).collect().equals(expected)
+    with pytest.raises(pa.InvalidParameterError, match="connection must be a DuckDB connection .* got str"):
+        pad.anonymize("people", connection="people.db", hierarchies=H, k=2)

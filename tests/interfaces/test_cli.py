@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import polars_anon as pa
 from polars_anon import cli
 from polars_anon.demo import voter_register
 from tests.conftest import ADULT_QIDS
@@ -62,3 +63,24 @@ def test_check_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert json.loads(capsys.readouterr().out)["min_class_size"] == 1
     assert cli.main(["check", str(path), "--qids", "b", "--k", "2"]) == 2
     assert "qids ['b'] not in the frame" in capsys.readouterr().err
+
+
+def test_encode_with_a_job_builds_the_hierarchies_from_the_jobs_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``encode --job`` without ``--original``: the job's built-in hierarchies are built from the job's input (the
+    published ages are generalized: '*' is no integer), so the encoding equals the API's on hand-built hierarchies."""
+    ages = [23, 27, 31, 35, 52, 58, 23, 27]
+    pl.DataFrame(
+        {"age": ages, "city": ["Oslo", "Oslo", "Bergen", "Bergen", "Oslo", "Bergen", "Oslo", "Oslo"]}
+    ).write_parquet(tmp_path / "in.parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\n'
+        '[qids.age]\nhierarchy = { intervals = [10, 20] }\n[qids.city]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
+    args = ["encode", str(tmp_path / "out.parquet"), "--encoding", "fillparent", "--job", str(tmp_path / "job.toml")]
+    assert cli.main(args) == 0, capsys.readouterr().err
+    hand = {"age": pa.Hierarchy.intervals(ages, [10, 20]), "city": pa.Hierarchy.suppression(["Bergen", "Oslo"])}
+    expected = pa.encode(pl.scan_parquet(tmp_path / "out.parquet"), hand, "fillparent").collect()
+    assert pl.read_parquet(tmp_path / "out.fillparent.parquet").equals(expected)

@@ -39,6 +39,21 @@ def test_anonymized_says_what_was_published_before_and_after_the_check() -> None
     assert "&#10003;" in result._repr_html_() and "&#10007;" not in result._repr_html_()
 
 
+def test_anonymized_repr_is_one_line() -> None:
+    """``print(result)`` in a terminal: one line, not the dataclass's dump of every frame and the whole report."""
+    result = pa.anonymize(AGES, hierarchies=H, k=2, sensitive="party")  # the classes of the test above
+    assert repr(result) == (
+        "Anonymized(fulldomain, k=2, engine=polars: 4 input rows, 2 classes planned, smallest 2; not yet verified: "
+        "collect() or sink_parquet() checks every guarantee)"
+    )
+    result.collect()
+    # loss: the band 30-39 covers all 10 leaves of the age hierarchy (loss 1), sex is kept (0): 0.5 per cell
+    assert str(result) == (
+        "Anonymized(fulldomain, k=2, engine=polars: 4 rows published in 2 classes, smallest 2, 0 suppressed, "
+        "loss 0.5; verified)"
+    )
+
+
 def test_anonymized_escapes_what_it_shows() -> None:
     df = AGES.rename({"party": "<b>party</b>"})
     html = pa.anonymize(df, hierarchies=H, k=2)._repr_html_()

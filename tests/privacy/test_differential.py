@@ -234,6 +234,7 @@ def _never_read(s: pl.Series) -> pl.Series:
         ({"max_suppressed": 3}, "max_suppressed is not taken"),
         ({"metric": "ncp"}, "metric='ncp' is not taken"),
         ({"extra": [pa.KMap(k=2, population_size=1000)]}, "cannot be combined with other privacy models"),
+        ({"extra": [pa.DifferentialPrivacy(0.5, 1e-6)]}, "differential-privacy is given 2 times; give one model"),
     ],
 )
 def test_refusals_before_any_read(kwargs: dict, match: str) -> None:
@@ -265,6 +266,9 @@ def test_a_transformation_must_name_every_qid_with_a_valid_level() -> None:
     partial = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 1, "sex": 0})
     with pytest.raises(InvalidParameterError, match="missing \\['zip'\\]"):
         pa.anonymize(lf, hierarchies=H, k=1, privacy=[partial])
+    misspelled = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 1, "sex": 0, "zp": 0})
+    with pytest.raises(InvalidParameterError, match="missing \\['zip'\\]; not quasi-identifiers: \\['zp'\\]"):
+        pa.anonymize(lf, hierarchies=H, k=1, privacy=[misspelled])
     high = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 1, "sex": 5, "zip": 0})
     with pytest.raises(InvalidParameterError, match="transformation\\['sex'\\]: level 5 is outside"):
         pa.anonymize(lf, hierarchies=H, k=1, privacy=[high])

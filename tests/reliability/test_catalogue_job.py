@@ -17,6 +17,7 @@ import pytest
 
 from polars_anon import cli
 from polars_anon.algorithms import METHODS
+from polars_anon.options import option_names
 from polars_anon.pipeline.result import Anonymized
 from tests.reliability.snapshot import unchanged
 from tests.reliability.test_catalogue_cli import one_line_error
@@ -25,6 +26,7 @@ T = pl.DataFrame(
     {"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6, "party": ["a", "b", "c"] * 4}
 )
 BASE = {"input": '"t.parquet"', "output": '"out/anon.parquet"', "k": "2", "insensitive": '"id"'}
+ALL_OPTIONS = sorted({o for spec in METHODS.values() for o in option_names(spec.options)})
 QIDS = '[qids.age]\nhierarchy = { intervals = [5, 10], bottom = 30, top = 40 }\n[qids.sex]\nhierarchy = "suppress"\n'
 
 
@@ -104,13 +106,17 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
             QIDS,
             ("column 'id' is not declared", "drop=['id']", "insensitive=['id']"),
         ),
-        ("option-unknown", {"foo": "3"}, QIDS, ("method 'fulldomain' does not take option 'foo'",)),
+        ("option-unknown", {"foo": "3"}, QIDS, ("unknown key 'foo'", "not a job key", "nor an option of any method")),
+        ("key-misspelled", {"sensitve": '"party"'}, QIDS, ("unknown key 'sensitve'", "did you mean 'sensitive'?")),
+        ("required-key-misspelled", {"inpt": '"t.parquet"'}, QIDS, ("unknown key 'inpt'", "did you mean 'input'?")),
+        ("option-misspelled", {"max_supressed": "1"}, QIDS, ("'max_supressed'", "did you mean 'max_suppressed'?")),
         ("option-wrong-type", {"max_suppressed": '"3"'}, QIDS, ("option 'max_suppressed'", "'3'")),
         ("mondrian-mode", {"method": '"mondrian"', "mode": '"loose"'}, QIDS, ("option 'mode'", "'loose'")),
         ("output-a-folder", {"output": '"folder.parquet"'}, QIDS, ("folder.parquet", "folder")),
         ("output-dot-csv", {"output": '".csv"'}, QIDS, (".csv'", ".parquet")),
         ("output-csv", {"output": '"anon.csv"'}, QIDS, ("anon.csv", ".parquet")),
-        ("output-exists", {"output": '"t.parquet"'}, QIDS, ("t.parquet", "exists", "--overwrite")),
+        ("output-exists", {"output": '"nulls.parquet"'}, QIDS, ("nulls.parquet", "exists", "--overwrite")),
+        ("output-is-input", {"output": '"t.parquet"'}, QIDS, ("output", "t.parquet", "is the job's input")),
         ("output-under-a-file", {"output": '"t.csv/anon.parquet"'}, QIDS, ("t.csv", "is a file")),
         # issue 27
         (
@@ -189,9 +195,10 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
             ("schema: column 'sex'", "not Int64", "'F'"),
         ),
     ]
-    + [
-        (f"{name}-unknown-option", {"method": f'"{name}"', "bogus": "1"}, QIDS, (f"method {name!r}", "'bogus'"))
+    + [  # an option of another method: the job file takes it, the method refuses it
+        (f"{name}-unknown-option", {"method": f'"{name}"', other: "1"}, QIDS, (f"method {name!r}", repr(other)))
         for name in sorted(METHODS)
+        for other in [next(o for o in ALL_OPTIONS if o not in option_names(METHODS[name].options))]
     ]
     + [
         (f"{name}-option-{f.name}-wrong-type", {"method": f'"{name}"', f.name: "[[1]]"}, QIDS, (f"option {f.name!r}",))
@@ -252,6 +259,15 @@ def test_output_folder_refused_even_with_overwrite(work: Path, capsys: pytest.Ca
         code, err = run(work, capsys, "--overwrite")
     assert code == 2
     one_line_error(err, ("folder.parquet", "is a folder"))
+
+
+def test_output_is_input_refused_even_with_overwrite(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--overwrite replaces an earlier output, never the data the job reads."""
+    (work / "job.toml").write_text(render({"output": '"t.parquet"'}))
+    with unchanged(work):
+        code, err = run(work, capsys, "--overwrite")
+    assert code == 2
+    one_line_error(err, ("t.parquet", "is the job's input"))
 
 
 def test_drop_string_is_the_column(work: Path, capsys: pytest.CaptureFixture[str]) -> None:

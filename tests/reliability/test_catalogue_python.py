@@ -80,6 +80,24 @@ ANONYMIZE = [
         "hierarchies must be a mapping",
         "list",
     ),
+    _c("hierarchies-a-list-no-qids", anon(hierarchies=[H["age"]]), IPE, "hierarchies must be a mapping", "list"),
+    *(
+        _c(
+            f"qid-of-dtype-{name}-{method}",
+            anon(data=T.with_columns(sex=col), method=method, qids=["age", "sex"], hierarchies=hs),
+            IPE,
+            "qid 'sex'",
+            f"dtype {col.dtype}",
+            "cannot be generalized",
+        )
+        for name, col in [
+            ("list", pl.Series("sex", [["F"], ["M"]] * 6)),
+            ("array", pl.Series("sex", [[1, 2]] * 12, dtype=pl.Array(pl.Int64, 2))),
+            ("struct", pl.Series("sex", [{"s": "F"}, {"s": "M"}] * 6)),
+            ("binary", pl.Series("sex", [b"F", b"M"] * 6)),
+        ]
+        for method, hs in [("fulldomain", H), ("mondrian", {})]
+    ),
     _c(
         "hierarchy-not-a-Hierarchy",
         anon(hierarchies={**H, "sex": {"*": ["F", "M"]}}),

@@ -34,6 +34,19 @@ def test_empty_hierarchy(tmp_path: Path) -> None:
         pa.Hierarchy.from_csv(tmp_path / "e.csv")
 
 
+def test_hierarchy_file_with_another_separator(tmp_path: Path) -> None:
+    (tmp_path / "c.csv").write_text("Oslo,Norway,*\nBergen,Norway,*\n")
+    with pytest.raises(pa.HierarchyError, match=r"c\.csv': no row holds the separator ';' .* separator=','"):
+        pa.Hierarchy.from_csv(tmp_path / "c.csv")
+    assert pa.Hierarchy.from_csv(tmp_path / "c.csv", separator=",").path_of("Oslo") == ["Oslo", "Norway", "*"]
+
+
+def test_hierarchy_file_not_utf8(tmp_path: Path) -> None:
+    (tmp_path / "l.csv").write_bytes("Troms\u00f8;Norway;*\n".encode("latin-1"))
+    with pytest.raises(pa.HierarchyError, match=r"l\.csv' is not UTF-8 text: invalid start byte at byte 5"):
+        pa.Hierarchy.from_csv(tmp_path / "l.csv")
+
+
 def test_ragged_rows(tmp_path: Path) -> None:
     (tmp_path / "r.csv").write_text("a;A;*\nb;*\n")
     with pytest.raises(pa.HierarchyError, match=r"r\.csv: row 2 has 2 fields but the first row has 3"):

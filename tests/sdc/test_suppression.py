@@ -100,6 +100,8 @@ def test_refusals():
     frame = pl.DataFrame({"a": list(range(12)), "b": list(range(12))})
     with pytest.raises(InfeasibleError, match="k=20 is larger than the table"):
         local_suppression(frame, ["a", "b"], 20)
+    with pytest.raises(InfeasibleError, match="^the input has no rows; there is nothing to anonymize$"):
+        local_suppression(frame.clear(), ["a", "b"], 2)  # was: "k=2 is larger than the table (0 rows); choose k <= 0"
     with pytest.raises(InfeasibleError, match="max_candidates=10 "):
         local_suppression(frame, ["a", "b"], 3, method="exact", max_candidates=10)
     with pytest.raises(InvalidParameterError, match="importance must hold one integer per key"):
