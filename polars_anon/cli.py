@@ -256,6 +256,18 @@ def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) ->
 
 
 def _risk(args: argparse.Namespace) -> int:
+    with Outputs(overwrite=args.overwrite) as out:
+        json_tmp = out.stage(Path(args.json)) if args.json else None  # refused before any data is read
+        doc = _risk_doc(args)
+        if json_tmp is not None:
+            with out.writing(args.json):
+                json_tmp.write_text(json.dumps(doc, indent=2) + "\n")
+            out.commit()
+    print(json.dumps(doc, indent=2))  # once written: a refused command prints nothing on standard output
+    return 0
+
+
+def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
     from polars_anon.privacy.risk import risk
     from polars_anon.report import jsonable
 
@@ -275,12 +287,7 @@ def _risk(args: argparse.Namespace) -> int:
         check_measure_columns(lf.collect_schema().names(), spec, "risk")
         doc["sdc"] = jsonable({**spec.describe(), "figures": measure(lf, spec)})
     doc["seconds"] = round(time.perf_counter() - start, 3)
-    print(json.dumps(doc, indent=2))
-    if args.json:
-        with Outputs(overwrite=args.overwrite) as out:
-            staged_write(out, Path(args.json), lambda tmp: tmp.write_text(json.dumps(doc, indent=2) + "\n"))
-            out.commit()
-    return 0
+    return doc
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -288,6 +295,8 @@ def _report(args: argparse.Namespace) -> int:
     from polars_anon.report.html import write_html
 
     source = Path(args.report)
+    target = Path(args.output) if args.output else html_path(source)
+    Outputs(overwrite=args.overwrite).check(target)  # refused before the report is read
     try:
         report = json.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -301,7 +310,6 @@ def _report(args: argparse.Namespace) -> int:
     wrong = _schema_error(report, schema(), "")
     if wrong:
         raise AnonError(f"report {str(source)!r} is not a polars-anon report: {wrong}")
-    target = Path(args.output) if args.output else html_path(source)
     with Outputs(overwrite=args.overwrite) as out:
         out.check(target)
         try:
@@ -362,10 +370,12 @@ def _ints(text: str, what: str) -> list[int]:
 
 
 def _explore(args: argparse.Namespace) -> int:
-    from polars_anon.explore import explore_job, write_explore
+    from polars_anon.explore import explore_job, explore_targets, write_explore
 
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
+    for target in explore_targets(output, html=not args.no_html):  # refused before any data is read
+        Outputs(overwrite=args.overwrite).check(target)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
     written = write_explore(
@@ -428,6 +438,8 @@ def _encode(args: argparse.Namespace) -> int:
     from polars_anon.job import build_hierarchies, encoding_path
 
     encoding = canonical(args.encoding)
+    output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
+    Outputs(overwrite=args.overwrite).check(output)  # refused before any data is read
     published = scan_input(args.published, separator=args.separator)
     original = scan_input(args.original, separator=args.separator) if args.original else None
     values = original if original is not None else published  # what built-in hierarchies read their leaves from
@@ -441,7 +453,6 @@ def _encode(args: argparse.Namespace) -> int:
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
     hierarchies = build_hierarchies(values, specs, base)
-    output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
     facts = write_encoded(published, hierarchies, output, encoding, original=original, class_col=args.class_col,
                           seed=args.seed, overwrite=args.overwrite, layout=args.layout)  # fmt: skip
     print(json.dumps({"encoding": encoding, "output": str(output), **facts}, indent=2))
@@ -449,6 +460,21 @@ def _encode(args: argparse.Namespace) -> int:
 
 
 def _metrics(args: argparse.Namespace) -> int:
+    from polars_anon.report import jsonable
+
+    with Outputs(overwrite=args.overwrite) as out:
+        json_tmp = out.stage(Path(args.json)) if args.json else None  # refused before any data is read
+        lines, doc = _metrics_doc(args)
+        if json_tmp is not None:
+            with out.writing(args.json):
+                json_tmp.write_text(json.dumps(jsonable(doc), indent=2) + "\n")
+            out.commit()
+    print("\n".join(lines))  # once written: a refused command prints nothing on standard output
+    return 0
+
+
+def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
+    """The lines of the metrics table and the JSON document of ``polars-anon metrics``."""
     from polars_anon.job import build_hierarchies
     from polars_anon.metrics import METRICS, evaluate, metric_names, prepare
 
@@ -482,26 +508,22 @@ def _metrics(args: argparse.Namespace) -> int:
         [name, _fmt(value), *([_fmt(v) for v in per[name]] if per is not None else [])] for name, value in table.items()
     ]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        print("  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    if args.json:
-        from polars_anon.report import jsonable
-
-        doc = {
-            "original": str(args.original),
-            "anonymized": str(args.anonymized),
-            "qids": qids,
-            "sensitive": sensitive,
-            "k": k,
-            "key": args.key,
-            "metrics": table,
-        }
-        if per is not None:
-            doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
-        with Outputs(overwrite=args.overwrite) as out:
-            staged_write(out, Path(args.json), lambda tmp: tmp.write_text(json.dumps(jsonable(doc), indent=2) + "\n"))
-            out.commit()
-    return 0
+    lines = [
+        "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        for r in [header, *rows]
+    ]
+    doc = {
+        "original": str(args.original),
+        "anonymized": str(args.anonymized),
+        "qids": qids,
+        "sensitive": sensitive,
+        "k": k,
+        "key": args.key,
+        "metrics": table,
+    }
+    if per is not None:
+        doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
+    return lines, doc
 
 
 def _fmt(value: object) -> str:

@@ -608,9 +608,13 @@ def plan_from_map(
     original rows (nothing suppressed): what :func:`plan_encoding` plans with ``original=`` those rows, from the map.
 
     The per-class counts of ``proportional`` and the leaf frequencies of ``statistical`` are sums of the map's
-    row counts (no pass over the rows); nothing is re-checked: the pipeline published hierarchy nodes (each
-    method's map, checked by the road), the originals are leaves (its data check) and lie under their published
-    values (the map's contract). Writing the plan reads the published rows once.
+    row counts (no pass over the rows); nothing is re-checked, so `published` must hold hierarchy nodes and no
+    nulls: the methods that generalize publish nodes (each method's map, checked by the road; a null qid is
+    published as its root under ``null="suppress"``), the originals are leaves (its data check) and lie under their
+    published values (the map's contract; a job refuses ``proportional`` and ``statistical``, which read the
+    originals, when a null was published as a root). A job refuses every encoding of a method that publishes
+    something else (the capability table: ``local_suppression``'s missing cells are wildcards, ``mdav`` publishes
+    cluster means) before any data is read. Writing the plan reads the published rows once.
 
     >>> from polars_anon import Hierarchy
     >>> g = Hierarchy.from_dict({"*": ["M", "F"]})

@@ -61,6 +61,7 @@ __all__ = [
     "ExploreGrid",
     "explore",
     "explore_job",
+    "explore_targets",
     "pareto",
     "requests",
     "write_explore",
@@ -352,6 +353,23 @@ def pareto(risk: Sequence[float | None] | pl.Series, loss: Sequence[float | None
     return out
 
 
+def explore_targets(path: str | Path, *, html: bool = True) -> list[Path]:
+    """The files :func:`write_explore` writes for `path`: the table and, unless `html` is False, its page
+    ``<stem>.html`` (nothing is read: an interface checks them before running the grid).
+
+    >>> [str(p) for p in explore_targets("out/grid.csv")]
+    ['out/grid.csv', 'out/grid.html']
+    >>> explore_targets("grid.json")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: explore output 'grid.json' must end in .csv or .parquet
+    """
+    path = Path(path)
+    if path.suffix.lower() not in (".csv", ".parquet", ".pq"):
+        raise InvalidParameterError(f"explore output {str(path)!r} must end in .csv or .parquet")
+    return [path, path.with_suffix(".html")] if html else [path]
+
+
 def write_explore(
     table: pl.DataFrame,
     path: str | Path,
@@ -368,14 +386,11 @@ def write_explore(
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".parquet", ".pq"):
-        raise InvalidParameterError(f"explore output {str(path)!r} must end in .csv or .parquet")
     page = path.with_suffix(".html")
     written = {"table": str(path)}
     with Outputs(overwrite=overwrite) as out:
-        out.check(path)
-        if html:
-            out.check(page)
+        for target in explore_targets(path, html=html):
+            out.check(target)
         staged_write(out, path, lambda tmp: table.write_csv(tmp) if suffix == ".csv" else table.write_parquet(tmp))
         if html:
             from polars_anon.report.explore_html import render_explore_html  # imports the plotting library

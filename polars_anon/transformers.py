@@ -35,6 +35,35 @@ def _as_frame(X: object) -> tuple[pl.DataFrame, bool]:
     return pl.DataFrame({f"x{i}": arr[:, i] for i in range(arr.shape[1])}), False
 
 
+def _output_dtype(dtype: object) -> pl.DataType:
+    """The Polars float type `dtype` names: float32 or float64 as a name (``"float32"``, ``"f8"``, ``"double"``),
+    a NumPy type (``np.float32``, ``np.dtype("float64")``, ``float``) or a Polars type (``pl.Float32``); None is
+    float32. Anything else is refused, naming `dtype`.
+
+    >>> _output_dtype(np.float64), _output_dtype("float32"), _output_dtype(pl.Float64)
+    (Float64, Float32, Float64)
+    >>> _output_dtype("int8")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: HierarchyEncoder dtype must be float32 or float64 (...), got 'int8'
+    """
+    if dtype is None:
+        return pl.Float32()
+    if isinstance(dtype, pl.DataType) or (isinstance(dtype, type) and issubclass(dtype, pl.DataType)):
+        found = next((t for t in (pl.Float32, pl.Float64) if dtype == t), None)
+    else:
+        try:
+            kind = np.dtype(dtype)  # pyright: ignore[reportCallIssue, reportArgumentType]  (refused below if not)
+        except (TypeError, ValueError):
+            kind = None
+        found = {4: pl.Float32, 8: pl.Float64}.get(kind.itemsize) if kind is not None and kind.kind == "f" else None
+    if found is None:
+        raise InvalidParameterError(
+            f"HierarchyEncoder dtype must be float32 or float64 (a name, a NumPy or a Polars type), got {dtype!r}"
+        )
+    return found()
+
+
 class HierarchyEncoder(TransformerMixin, BaseEstimator):
     """Encode quasi-identifiers with their hierarchies, one column per node [paper 000 §II-C, §III-A].
 
@@ -54,7 +83,9 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
         ``proportional`` equals ``fillparent`` [paper 000 §IV-D-1]; publishers with
         a generalized table use :func:`polars_anon.encode.encode` with ``original=``.
     dtype
-        Output dtype (``"float32"`` by default).
+        Output dtype: float32 (default) or float64, named as NumPy and Polars users do (``"float32"``,
+        ``np.float32``, ``pl.Float32``, ``"float64"``, ``np.float64``, ``float``, ``pl.Float64``). Anything else
+        is refused by :meth:`fit`.
 
     Notes
     -----
@@ -78,7 +109,7 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
         hierarchies: Mapping[str, Hierarchy] | None = None,
         representation: str = "proportional",
         class_col: str | None = None,
-        dtype: str = "float32",
+        dtype: object = "float32",
     ) -> None:
         self.hierarchies = hierarchies
         self.representation = representation
@@ -88,6 +119,7 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
     def fit(self, X: object, y: object = None) -> HierarchyEncoder:
         """Check the columns, learn flat hierarchies when none were given, fix the output names."""
         rep = canonical(self.representation)
+        dtype = _output_dtype(self.dtype)  # the parameters are checked before X is read
         if rep in MAPPINGS:
             raise InvalidParameterError(
                 f"HierarchyEncoder representation must be a wide encoding, got {self.representation!r}; "
@@ -114,7 +146,7 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self._names_in = names
         self.columns_out_ = [c for q, h in hierarchies.items() for c in encoded_columns(q, h, rep)]
-        self._dtype = pl.Float32 if self.dtype in (None, "float32") else pl.Float64
+        self._dtype = dtype
         return self
 
     def transform(self, X: object) -> np.ndarray:

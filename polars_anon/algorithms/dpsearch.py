@@ -321,7 +321,10 @@ def run(task: Task, model: DifferentialPrivacy, search_aggregates: pl.DataFrame 
         "published_rows": kept_rows,
         "guarantee": (
             f"({model.epsilon:g}, {model.delta:g})-differential privacy for the whole published table: rows sampled "
-            f"with probability {release.beta:.6f}, generalized to {levels}, classes below {k} rows suppressed"
+            f"with probability {release.beta:.6f}, generalized to {levels}, classes below {k} rows suppressed; "
+            "this report is for the data holder: its exact figures of the input (n_rows, sampled_rows, "
+            "suppressed_rows, utility_value, loss_whole_table, the risk and metrics) are not covered by epsilon, and "
+            "it must not be published with the table"
         ),
     }
     # the report's "metric" is what was optimized: no metric of the registry (the model's utility instead)

@@ -488,6 +488,17 @@ JOB_REFUSALS: tuple[JobRefusal, ...] = (
         ),
         method="mdav",
     ),
+    JobRefusal(
+        "*",
+        "*",
+        "encode",
+        lambda value, _: (
+            f'job file: encode {value} needs published hierarchy nodes, but method "local_suppression" publishes '
+            "missing cells as wildcards (a missing value matches any category: not a node over the row's original "
+            "value); drop encode or choose a method that generalizes"
+        ),
+        method="local_suppression",
+    ),
     *(
         JobRefusal(
             "*",

@@ -130,3 +130,26 @@ def test_job_encode_refused_when_rows_were_suppressed(tmp_path):
     with pytest.raises(InvalidParameterError, match="1 rows are suppressed"):
         run_job(job)
     assert not (tmp_path / "p.parquet").exists()
+
+
+def test_job_encode_of_null_qids_published_as_roots(tmp_path):
+    # null="suppress" publishes a null qid as its hierarchy's root, never as a null: the map's join keeps every row and
+    # the row is encoded as the root node (local_suppression, which publishes nulls, is refused with encode)
+    pl.DataFrame({"x": ["a", "a", "b", "b", None, None], "y": [1, 2, 3, 4, 5, 6]}).write_parquet(tmp_path / "i.parquet")
+    raw = {
+        "input": "i.parquet",
+        "k": 2,
+        "null": "suppress",
+        "insensitive": ["y"],
+        "qids": {"x": {"hierarchy": "suppress"}},
+    }
+    job = Job.from_dict({**raw, "output": "p.parquet", "encode": ["oneclass"]}, tmp_path)
+    run_job(job)
+    assert pl.read_parquet(tmp_path / "p.parquet")["x"].to_list() == ["a", "a", "b", "b", "*", "*"]
+    oneclass = pl.read_parquet(encoding_path(job.output, "oneclass"))
+    assert oneclass.columns == ["x_a", "x_b", "x_*", "y"]
+    assert oneclass.rows() == [(1, 0, 0, 1), (1, 0, 0, 2), (0, 1, 0, 3), (0, 1, 0, 4), (0, 0, 1, 5), (0, 0, 1, 6)]
+    job = Job.from_dict({**raw, "output": "q.parquet", "encode": ["proportional"]}, tmp_path)
+    with pytest.raises(InvalidParameterError, match="2 rows hold nulls in a qid"):  # proportional reads the originals
+        run_job(job)
+    assert not (tmp_path / "q.parquet").exists()

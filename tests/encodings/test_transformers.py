@@ -57,6 +57,25 @@ def test_errors():
         HierarchyEncoder(ANIMAL_HIERARCHIES, "random").fit(X)
 
 
+FLOAT32 = ["float32", "f4", np.float32, np.dtype("float32"), pl.Float32, pl.Float32(), None]
+FLOAT64 = ["float64", "double", np.float64, np.dtype("float64"), float, pl.Float64, pl.Float64()]
+
+
+@pytest.mark.parametrize(
+    ("dtype", "want"), [(d, np.float32) for d in FLOAT32] + [(d, np.float64) for d in FLOAT64], ids=repr
+)
+def test_dtype_as_numpy_and_polars_users_name_it(dtype: object, want: type) -> None:
+    out = HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent", dtype=dtype).fit_transform(X)
+    assert out.dtype == want and out[0].tolist() == [1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", np.float16, "int8", np.int64, pl.Int32, pl.String, "floaty", 3])
+def test_dtype_other_than_float32_or_float64_is_refused(dtype: object) -> None:
+    with pytest.raises(InvalidParameterError, match=r"HierarchyEncoder dtype must be float32 or float64") as caught:
+        HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent", dtype=dtype).fit(X.drop("race"))  # before X is read
+    assert f"got {dtype!r}" in str(caught.value)
+
+
 @parametrize_with_checks(
     [HierarchyEncoder()],
 )

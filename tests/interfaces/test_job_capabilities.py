@@ -29,6 +29,11 @@ CASES = [
         "job file: encode ['proportional'] needs published hierarchy nodes, each over its row's original value, but "
         'method "mdav"',
     ),
+    (
+        {"input": "t.parquet", "method": "local_suppression", "encode": ["proportional", "fillparent"]},
+        "job file: encode ['proportional', 'fillparent'] needs published hierarchy nodes, but method "
+        '"local_suppression" publishes missing cells as wildcards',
+    ),
     *(
         ({"input": "t.parquet", key: value}, f"job file: key {key!r} is for CSV input, but input 't.parquet' is read")
         for key, value in CSV_VALUES.items()

@@ -169,6 +169,9 @@ def test_data_independent_release_is_the_mechanism_by_hand() -> None:
     assert dp["sampled_rows"] == dp["published_rows"] + dp["suppressed_rows"]
     assert out.group_by(list(H)).len()["len"].min() >= dp["k"]
     assert dp["epsilon_search"] == 0 and not dp["data_dependent"]
+    # n_rows, sampled_rows, ... are exact figures of the input: the report is outside the guarantee (review4 #6)
+    assert "this report is for the data holder" in dp["guarantee"]
+    assert "not covered by epsilon" in dp["guarantee"] and "must not be published with the table" in dp["guarantee"]
 
 
 def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:

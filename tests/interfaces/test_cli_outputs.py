@@ -1,0 +1,88 @@
+"""Every command line subcommand that writes a file checks its output path before it reads any data (review4 #9).
+
+The input is not Parquet, so a command that read it first would say so: the refusal names the output instead,
+nothing is printed on standard output, one line on standard error, exit 2, and the folder is left as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from polars_anon import cli
+
+CASES = [
+    # (id, arguments ({w} is the working folder), the output the message names, what is wrong with it)
+    ("risk-json-exists", ["risk", "{w}/bad.parquet", "--qids", "sex", "--json", "{w}/old.json"], "old.json", "exists"),
+    (
+        "risk-json-under-a-file",
+        ["risk", "{w}/bad.parquet", "--qids", "sex", "--json", "{w}/old.json/r.json"],
+        "old.json",
+        "is a file, not a folder",
+    ),
+    (
+        "metrics-json-exists",
+        ["metrics", "{w}/bad.parquet", "{w}/bad.parquet", "--hierarchy", "sex=suppress", "--json", "{w}/old.json"],
+        "old.json",
+        "exists",
+    ),
+    (
+        "metrics-json-under-a-file",
+        ["metrics", "{w}/bad.parquet", "{w}/bad.parquet", "--hierarchy", "sex=suppress", "--json", "{w}/old.json/m"],
+        "old.json",
+        "is a file, not a folder",
+    ),
+    ("explore-table-exists", ["explore", "{w}/job.toml"], "out.explore.csv", "exists"),
+    ("explore-page-exists", ["explore", "{w}/job.toml", "--output", "{w}/grid.csv"], "grid.html", "exists"),
+    (
+        "encode-exists",
+        ["encode", "{w}/bad.parquet", "--hierarchy", "sex=suppress", "--encoding", "oneclass"],
+        "bad.oneclass.parquet",
+        "exists",
+    ),
+    ("report-page-exists", ["report", "{w}/bad.report.json"], "bad.report.html", "exists"),
+]
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "bad.parquet").write_bytes(b"PAR1 not a Parquet file")
+    (tmp_path / "bad.report.json").write_text("not a report")
+    for name in ("old.json", "out.explore.csv", "grid.html", "bad.oneclass.parquet", "bad.report.html"):
+        (tmp_path / name).write_text("kept")
+    (tmp_path / "job.toml").write_text(
+        'input = "bad.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    return tmp_path
+
+
+@pytest.mark.parametrize(("args", "output", "words"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_output_refused_before_any_data_is_read(
+    work: Path, capsys: pytest.CaptureFixture[str], args: list[str], output: str, words: str
+) -> None:
+    before = {p.name: p.read_bytes() for p in work.iterdir()}
+    assert cli.main([a.replace("{w}", str(work)) for a in args]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.startswith("polars-anon: error: ") and said.err.count("\n") == 1
+    assert output in said.err and words in said.err and "Parquet" not in said.err  # the input was never read
+    assert {p.name: p.read_bytes() for p in work.iterdir()} == before
+
+
+def test_risk_json_exists_prints_nothing_on_a_readable_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the review's case: the figures were printed on standard output, then the command failed
+    pl.DataFrame({"sex": ["f", "m", "f"]}).write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "r.json").write_text("kept")
+    args = ["risk", str(tmp_path / "t.parquet"), "--qids", "sex", "--json", str(tmp_path / "r.json")]
+    assert cli.main(args) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and "r.json" in said.err and "exists" in said.err
+    assert (tmp_path / "r.json").read_text() == "kept"
+    # a missing folder is made, and the figures are printed once written
+    args[-1] = str(tmp_path / "new" / "r.json")
+    assert cli.main(args) == 0
+    assert capsys.readouterr().out == (tmp_path / "new" / "r.json").read_text()
