@@ -257,7 +257,7 @@ def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) ->
 
 def _risk(args: argparse.Namespace) -> int:
     with Outputs(overwrite=args.overwrite) as out:
-        json_tmp = out.stage(Path(args.json)) if args.json else None  # refused before any data is read
+        json_tmp = out.stage(Path(args.json), file=True) if args.json else None  # refused before any data is read
         doc = _risk_doc(args)
         if json_tmp is not None:
             with out.writing(args.json):
@@ -296,7 +296,7 @@ def _report(args: argparse.Namespace) -> int:
 
     source = Path(args.report)
     target = Path(args.output) if args.output else html_path(source)
-    Outputs(overwrite=args.overwrite).check(target)  # refused before the report is read
+    Outputs(overwrite=args.overwrite).check(target, file=True)  # refused before the report is read
     try:
         report = json.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -463,7 +463,7 @@ def _metrics(args: argparse.Namespace) -> int:
     from polars_anon.report import jsonable
 
     with Outputs(overwrite=args.overwrite) as out:
-        json_tmp = out.stage(Path(args.json)) if args.json else None  # refused before any data is read
+        json_tmp = out.stage(Path(args.json), file=True) if args.json else None  # refused before any data is read
         lines, doc = _metrics_doc(args)
         if json_tmp is not None:
             with out.writing(args.json):

@@ -118,6 +118,13 @@ def disk_error(exc: BaseException, path: Path | URI) -> OutputError | None:
     return None
 
 
+def _is_folder(path: Path | URI) -> bool:
+    """An existing folder (not a link to one); a URI asks its file system, when bound."""
+    if isinstance(path, URI):
+        return path.fs is not None and path.is_dir()
+    return path.is_dir() and not path.is_symlink()
+
+
 def _remove(path: Path | URI) -> None:
     if isinstance(path, URI):
         if path.fs is not None:
@@ -159,20 +166,24 @@ class Outputs:
         self._interrupted: str | bool = False
 
     # ------------------------------------------------------------------ staging
-    def check(self, final: str | Path) -> Path | URI:
-        """Refuse a target that exists (unless overwrite) or is a folder where a file is due.
+    def check(self, final: str | Path, *, file: bool = False) -> Path | URI:
+        """Refuse a target that exists (unless overwrite) or, when a `file` is due, that is a folder (even with
+        overwrite: a folder is never replaced by a file; :meth:`commit` refuses it too).
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
         final = as_location(final)
+        if file and _is_folder(final):
+            raise OutputError(f"output {str(final)!r} is a folder; give a file path (the folder is left as it is)")
         if final.exists() and not self.overwrite:
             raise OutputExistsError(
                 f"output {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
             )
         return final
 
-    def stage(self, final: str | Path) -> Path | URI:
-        """Reserve `final`; returns the temporary path to write to (nothing exists there yet)."""
-        final = self.check(final)
+    def stage(self, final: str | Path, *, file: bool = False) -> Path | URI:
+        """Reserve `final`; returns the temporary path to write to (nothing exists there yet). `file`: see
+        :meth:`check`."""
+        final = self.check(final, file=file)
         if isinstance(final, URI):
             return self._stage_uri(final)
         if any(not isinstance(f, URI) and final.resolve() == f.resolve() for _, f in self._staged):
@@ -238,8 +249,8 @@ class Outputs:
     def commit(self) -> None:
         """Rename every staged output into place, all or none."""
         with _held_signals():
-            for _, final in self._staged:
-                self.check(final)
+            for tmp, final in self._staged:
+                self.check(final, file=not _is_folder(tmp))  # a folder is never replaced by a file
             moved: list[tuple[Path | URI, Path | URI]] = []
             placed: list[Path | URI] = []
             try:

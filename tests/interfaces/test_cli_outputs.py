@@ -86,3 +86,33 @@ def test_risk_json_exists_prints_nothing_on_a_readable_table(
     args[-1] = str(tmp_path / "new" / "r.json")
     assert cli.main(args) == 0
     assert capsys.readouterr().out == (tmp_path / "new" / "r.json").read_text()
+
+
+@pytest.mark.parametrize("command", ["risk", "metrics"])
+def test_json_onto_a_folder_is_refused_even_with_overwrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # was: --overwrite replaced the folder, everything in it, by the JSON file
+    pl.DataFrame({"sex": ["f", "m", "f", "m"]}).write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "kept.txt").write_text("kept")
+    table = str(tmp_path / "t.parquet")
+    given = ["--qids", "sex"] if command == "risk" else [table, "--hierarchy", "sex=suppress"]
+    assert cli.main([command, table, *given, "--json", str(tmp_path / "dir"), "--overwrite"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and "'" + str(tmp_path / "dir") + "' is a folder; give a file path" in said.err
+    assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]
+
+
+def test_commit_never_replaces_a_folder_by_a_file(tmp_path: Path) -> None:
+    from polars_anon.errors import OutputError
+    from polars_anon.outputs import Outputs
+
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "kept.txt").write_text("kept")
+    with pytest.raises(OutputError, match="is a folder; give a file path"), Outputs(overwrite=True) as out:
+        out.stage(tmp_path / "other.txt").write_text("new")  # another output of the same set
+        out.stage(tmp_path / "dir").write_text("new")  # staged without saying a file is due: commit refuses it
+        out.commit()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]  # all or nothing: no other.txt either
+    assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]
