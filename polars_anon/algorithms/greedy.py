@@ -771,6 +771,9 @@ class _Line:
         `a_live` restricted to small classes with ``partners="below_k"``, else `a_live` itself.
     size_small
         `size` restricted to small classes (the largest int elsewhere) with ``first="smallest"``, else `size` itself.
+    fsize
+        `size` as float64 for the partner costs: ``fsize + sx`` is exactly ``size + sx`` (sizes stay below 2**53),
+        and a float product costs less than a mixed one.
     nsmall, nlive
         How many positions hold a small class, a class.
     """
@@ -786,6 +789,7 @@ class _Line:
     a_live: np.ndarray
     a_small: np.ndarray
     size_small: np.ndarray
+    fsize: np.ndarray
     nsmall: int
     nlive: int
 
@@ -803,14 +807,15 @@ class _Line:
         size_small = np.where(small, size, _BIG_INT) if rules.smallest else size
         live = np.ones(len(alive), dtype=bool)
         slot = alive.astype(np.int64, copy=True)
-        return cls(rules, slot, size, rsum, codes, counts, live, small, a_live, a_small, size_small, int(small.sum()),
-                   len(slot))  # fmt: skip
+        fsize = size.astype(np.float64)
+        return cls(rules, slot, size, rsum, codes, counts, live, small, a_live, a_small, size_small, fsize,
+                   int(small.sum()), len(slot))  # fmt: skip
 
     def compact(self) -> None:
         """Drop the dead positions, keeping the order."""
         keep = np.flatnonzero(self.live)
-        self.slot, self.size, self.rsum, self.live, self.small, self.a_live = (
-            v[keep] for v in (self.slot, self.size, self.rsum, self.live, self.small, self.a_live)
+        self.slot, self.size, self.rsum, self.live, self.small, self.a_live, self.fsize = (
+            v[keep] for v in (self.slot, self.size, self.rsum, self.live, self.small, self.a_live, self.fsize)
         )
         self.codes, self.counts = [bc[keep] for bc in self.codes], {a: v[keep] for a, v in self.counts.items()}
         self.a_small = self.a_small[keep] if self.rules.below_k else self.a_live
@@ -828,7 +833,7 @@ class _Line:
             rl = part if rl is None else np.add(rl, part, out=rl)
         assert rl is not None
         a = self.a_small if self.rules.below_k and self.nsmall != 1 else self.a_live
-        np.multiply(self.size + int(self.size[s]), rl, out=rl)
+        np.multiply(self.fsize + float(self.size[s]), rl, out=rl)  # (size + sx) * R[LCA], the same floats
         np.subtract(a, rl, out=rl)
         rl[s] = np.inf
         return int(rl.argmin())  # ties (equal computed costs): the earliest class
@@ -869,7 +874,7 @@ class _Line:
 
     def _set_merged(self, tgt: int, src: int, new_size: int, new_r: float, still: bool) -> None:
         """The merged class at `tgt` (its size, R-sum and partner costs); the position `src` dead."""
-        self.size[tgt] = new_size
+        self.size[tgt] = self.fsize[tgt] = new_size
         self.rsum[tgt] = new_r
         self.live[src] = self.small[src] = False
         self.small[tgt] = still
