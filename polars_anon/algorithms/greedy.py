@@ -501,7 +501,7 @@ class _Rules:
     k
         The minimum class size.
     smallest
-        ``first="smallest"``: the smallest class below k goes first (ties: the earliest), else the earliest one.
+        ``first="smallest"``: the smallest small class goes first (ties: the earliest), else the earliest one.
     below_k
         ``partners="below_k"``: partners are the other classes below k (any class when only one is below k),
         else every live class.
@@ -709,15 +709,13 @@ def _run_one_block(alive: np.ndarray, state: _State, rules: _Rules, bar: Any) ->
     merges = 0
     while line.nsmall > 0 and line.nlive > 1:
         walks.step(len(line.slot))
-        if 4 * line.nlive <= 3 * len(line.slot) and len(line.slot) >= 64:
-            line.compact()
-        s = int(line.size_small.argmin()) if rules.smallest else int(line.small.argmax())
+        line.drop_dead()
+        s = line.first()
         j = line.partner(s, walks.tables)
         left = line.merge(s, j, state)
         bar.update(left)
         merges += 1
-    state.write_back(rules.models, np.flatnonzero(line.live), line.slot, line.size, line.rsum, line.codes,
-                     line.counts)  # fmt: skip
+    line.write_back(state)
     return merges
 
 
@@ -811,8 +809,10 @@ class _Line:
         return cls(rules, slot, size, rsum, codes, counts, live, small, a_live, a_small, size_small, fsize,
                    int(small.sum()), len(slot))  # fmt: skip
 
-    def compact(self) -> None:
-        """Drop the dead positions, keeping the order."""
+    def drop_dead(self) -> None:
+        """Drop the dead positions, keeping the order, once they are a quarter of the arrays (of 64 or more)."""
+        if 4 * self.nlive > 3 * len(self.slot) or len(self.slot) < 64:
+            return
         keep = np.flatnonzero(self.live)
         self.slot, self.size, self.rsum, self.live, self.small, self.a_live, self.fsize = (
             v[keep] for v in (self.slot, self.size, self.rsum, self.live, self.small, self.a_live, self.fsize)
@@ -820,6 +820,10 @@ class _Line:
         self.codes, self.counts = [bc[keep] for bc in self.codes], {a: v[keep] for a, v in self.counts.items()}
         self.a_small = self.a_small[keep] if self.rules.below_k else self.a_live
         self.size_small = self.size_small[keep] if self.rules.smallest else self.size
+
+    def first(self) -> int:
+        """The class to merge: the first small one, or with ``first="smallest"`` the smallest (ties: the earliest)."""
+        return int(self.size_small.argmin()) if self.rules.smallest else int(self.small.argmax())
 
     def partner(self, s: int, tables: list[bool]) -> int:
         """The partner of the class at `s`: the least ``a - (size + sx) * R[LCA]`` (ties: the earliest)."""
@@ -886,6 +890,11 @@ class _Line:
         if self.rules.smallest:
             self.size_small[src] = _BIG_INT
             self.size_small[tgt] = new_size if still else _BIG_INT
+
+    def write_back(self, state: _State) -> None:
+        """The live classes back into the global state at their slots."""
+        state.write_back(self.rules.models, np.flatnonzero(self.live), self.slot, self.size, self.rsum, self.codes,
+                         self.counts)  # fmt: skip
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
