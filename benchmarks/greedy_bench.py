@@ -3,6 +3,7 @@
 Usage (from the repository root; results go to benchmarks/results/greedy_*):
 
     python benchmarks/greedy_bench.py speed      # Adult k = 2, 10, 100, 1000, exact loop
+    python benchmarks/greedy_bench.py loop       # the loop's CPU alone on Adult (exact and blocked), least of 3
     python benchmarks/greedy_bench.py quality    # average cell NCP at k = 2, 5, 10, 50, 100
     python benchmarks/greedy_bench.py pruning    # blocked pruning against the exact loop on Adult
     python benchmarks/greedy_bench.py voters     # generated registers of 1M and 15M rows, k = 10
@@ -195,6 +196,27 @@ def voters() -> None:
         print(res)
         rows.append(res)
     pl.DataFrame(rows).write_csv(RESULTS / "greedy_speed_voters.csv")
+
+
+def loop_cpu() -> None:
+    """CPU seconds of greedy_partition alone on Adult (least of 3 runs), exact and blocked.
+
+    Prints which checkout's package ran: compare two checkouts alternately with
+    ``PYTHONPATH=<checkout> python <checkout>/benchmarks/greedy_bench.py loop``.
+    """
+    import polars_anon
+
+    _, hs, agg = adult(QIDS8)
+    row: dict = {"package": str(Path(polars_anon.__file__).parent)}
+    for k, cand in ((2, None), (10, None), (100, None), (1000, None), (10, 64), (100, 256)):
+        runs = []
+        for _ in range(3):
+            start = time.process_time()
+            greedy_partition(agg, hs, k, candidates=cand, progress=False)
+            runs.append(time.process_time() - start)
+        row[f"k{k}_{'exact' if cand is None else f'B{cand}'}"] = round(min(runs), 3)
+    row["load"] = load()
+    print(row, flush=True)
 
 
 def average_ncp(size: np.ndarray, nodes: dict[str, np.ndarray], hierarchies: dict[str, pa.Hierarchy]) -> float:
@@ -414,6 +436,7 @@ if __name__ == "__main__":
     sections = {
         "render": render_figures,
         "speed": speed,
+        "loop": loop_cpu,
         "quality": quality,
         "pruning": pruning,
         "voters": voters,

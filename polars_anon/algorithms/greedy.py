@@ -443,6 +443,79 @@ def block_layout(n: int, width: int) -> np.ndarray:
     return counts
 
 
+@dataclass(slots=True)
+class _State:
+    """The merge loop's global state, one entry per slot (a class of the aggregates, in class order).
+
+    Every round edits it in place (the privacy models' sensitive counts, also edited in
+    place, are :attr:`_Models.values`).
+
+    Attributes
+    ----------
+    codes
+        Per fused group (:class:`_Group`), each slot's node code (the LCA tuple of its class).
+    size
+        Each slot's rows.
+    rsum
+        Each slot's R summed over the groups (``sum_g g.r[code_g]``).
+    owner
+        The slot each slot merged into (itself while it is live); chains resolve to the final class.
+    live
+        Whether the slot still holds a class (False once merged into another).
+    """
+
+    codes: list[np.ndarray]
+    size: np.ndarray
+    rsum: np.ndarray
+    owner: np.ndarray
+    live: np.ndarray
+
+    def write_back(
+        self,
+        models: _Models | None,
+        m: np.ndarray,
+        slot: np.ndarray,
+        size: np.ndarray,
+        rsum: np.ndarray,
+        codes: list[np.ndarray],
+        counts: Mapping[str, np.ndarray],
+    ) -> None:
+        """A block's classes at positions `m` (the live ones) back into the state at their `slot`."""
+        s_m = slot[m]
+        self.size[s_m] = size[m]
+        self.rsum[s_m] = rsum[m]
+        for c, bc in zip(self.codes, codes):
+            c[s_m] = bc[m]
+        if models is not None:
+            models.write_back(s_m, {a: v[m] for a, v in counts.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """The loop's fixed choices, the same in every round.
+
+    Attributes
+    ----------
+    groups
+        The fused cost tables (:func:`_groups`); a lazy group may build its pair tables during a round.
+    k
+        The minimum class size.
+    smallest
+        ``first="smallest"``: the smallest small class goes first (ties: the earliest), else the earliest one.
+    below_k
+        ``partners="below_k"``: partners are the other classes below k (any class when only one is below k),
+        else every live class.
+    models
+        The privacy models besides k (a class is small while it violates one), or None (k alone).
+    """
+
+    groups: list[_Group]
+    k: int
+    smallest: bool
+    below_k: bool
+    models: _Models | None
+
+
 class _Blocks:
     """The classes of one round laid out in consecutive blocks, one block per row of 2-D arrays.
 
@@ -455,18 +528,7 @@ class _Blocks:
 
     ARRAYS = ("slot", "blive", "bsmall", "bsize", "brsum", "a_live", "a_small", "size_small")
 
-    def __init__(
-        self,
-        alive: np.ndarray,
-        width: int,
-        codes: list[np.ndarray],
-        size: np.ndarray,
-        rsum: np.ndarray,
-        k: int,
-        smallest: bool,
-        below_k: bool,
-        models: _Models | None,
-    ) -> None:
+    def __init__(self, alive: np.ndarray, width: int, state: _State, rules: _Rules) -> None:
         n = len(alive)
         counts = block_layout(n, width)
         nb = len(counts)
@@ -482,25 +544,27 @@ class _Blocks:
 
         self.slot = laid(alive, np.int64, -1)
         self.blive = laid(True, bool, False)
-        self.bsize = laid(size[alive], np.int64)
-        self.brsum = laid(rsum[alive], np.float64)
-        self.bcodes = [laid(c[alive], np.int64) for c in codes]
-        self.models, self.k, self.smallest, self.below_k = models, k, smallest, below_k
+        self.bsize = laid(state.size[alive], np.int64)
+        self.brsum = laid(state.rsum[alive], np.float64)
+        self.bcodes = [laid(c[alive], np.int64) for c in state.codes]
+        self.rules = rules
+        models = rules.models
         self.bsv = models.block(alive, nb, w, row, col) if models is not None else {}
-        self.bsmall = self.blive & ((self.bsize < k) if models is None else ~models.ok(self.bsize, self.bsv))
+        self.bsmall = self.blive & ((self.bsize < rules.k) if models is None else ~models.ok(self.bsize, self.bsv))
         self.nsmall = self.bsmall.sum(axis=1)
         self.nlive = counts.copy()
         # the cost of a partner is then const + a - (sx + size) * R[LCA] and masking is free
         self.a_live = np.where(self.blive, self.bsize * self.brsum, np.inf)
-        self.a_small = np.where(self.bsmall, self.a_live, np.inf) if below_k else self.a_live
-        self.size_small = np.where(self.bsmall, self.bsize, np.iinfo(np.int64).max) if smallest else self.bsize
+        self.a_small = np.where(self.bsmall, self.a_live, np.inf) if rules.below_k else self.a_live
+        big_int = np.iinfo(np.int64).max
+        self.size_small = np.where(self.bsmall, self.bsize, big_int) if rules.smallest else self.bsize
 
-    def retire(self, keep: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray) -> None:
+    def retire(self, keep: np.ndarray, state: _State) -> None:
         """Write the blocks not kept back into the global state, then drop them."""
         rows = np.flatnonzero(~keep)
         bcodes, bsv = [bc[rows] for bc in self.bcodes], {a: v[rows] for a, v in self.bsv.items()}
-        _write_back(self.blive[rows], self.slot[rows], self.bsize[rows], self.brsum[rows], bcodes, bsv, codes, size,
-                    rsum, self.models)  # fmt: skip
+        state.write_back(self.rules.models, self.blive[rows], self.slot[rows], self.bsize[rows], self.brsum[rows],
+                         bcodes, bsv)  # fmt: skip
         self._take(lambda a: a[keep], lambda a: a[keep])
         self.nsmall, self.nlive = self.nsmall[keep], self.nlive[keep]
 
@@ -519,63 +583,73 @@ class _Blocks:
         self.bcodes = [pick(bc) for bc in self.bcodes]
         self.bsv = {a: pick3(v) for a, v in self.bsv.items()}
 
-    def merge(self, groups: list[_Group], owner: np.ndarray, live: np.ndarray) -> np.ndarray:
+    def merge(self, state: _State) -> np.ndarray:
         """One merge in every block: its first small class (or smallest) with its cheapest partner.
 
         Returns, per block, how many classes stopped being small."""
-        bsize, bsmall, bcodes = self.bsize, self.bsmall, self.bcodes
-        r, s, sx, xc, j = self._partners(groups)
+        r, s, sx, xc, j = self._partners()
         tgt, src = np.minimum(s, j), np.maximum(s, j)  # the merged class takes the earlier position
-        j_small = bsmall[r, j].copy()
-        new_size = sx + bsize[r, j]
+        j_small = self.bsmall[r, j].copy()
+        new_size = sx + self.bsize[r, j]
         new_r = np.zeros(len(r))
-        for g, x, bc in zip(groups, xc, bcodes):
+        for g, x, bc in zip(self.rules.groups, xc, self.bcodes):
             new = g.pair_lca(x, bc[r, j])
             bc[r, tgt] = new
             new_r += g.r[new]
-        if self.models is None:
-            still = new_size < self.k
-        else:
-            merged = {a: v[r, s] + v[r, j] for a, v in self.bsv.items()}
-            for a, v in self.bsv.items():
-                v[r, tgt] = merged[a]
-            still = ~self.models.ok(new_size, merged)
-        bsize[r, tgt] = new_size
-        self.brsum[r, tgt] = new_r
-        self.blive[r, src] = bsmall[r, src] = False
-        bsmall[r, tgt] = still
-        self.a_live[r, src] = np.inf
-        self.a_live[r, tgt] = new_size * new_r
-        if self.below_k:
-            self.a_small[r, src] = np.inf
-            self.a_small[r, tgt] = np.where(still, new_size * new_r, np.inf)
-        if self.smallest:
-            self.size_small[r, src] = np.iinfo(np.int64).max
-            self.size_small[r, tgt] = np.where(still, new_size, np.iinfo(np.int64).max)
-        owner[self.slot[r, src]] = self.slot[r, tgt]
-        live[self.slot[r, src]] = False
+        still = self._merge_counts(r, s, j, tgt, new_size)
+        self._set_merged(r, tgt, src, new_size, new_r, still)
+        state.owner[self.slot[r, src]] = self.slot[r, tgt]
+        state.live[self.slot[r, src]] = False
         left = 1 + j_small.astype(np.int64) - still
         self.nsmall = self.nsmall - left
         self.nlive = self.nlive - 1
         return left
 
-    def _partners(
-        self, groups: list[_Group]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
+    def _merge_counts(
+        self, r: np.ndarray, s: np.ndarray, j: np.ndarray, tgt: np.ndarray, new_size: np.ndarray
+    ) -> np.ndarray:
+        """The sensitive counts of the merged classes (written at `tgt`); whether each is still small."""
+        models = self.rules.models
+        if models is None:
+            return new_size < self.rules.k
+        merged = {a: v[r, s] + v[r, j] for a, v in self.bsv.items()}
+        for a, v in self.bsv.items():
+            v[r, tgt] = merged[a]
+        return ~models.ok(new_size, merged)
+
+    def _set_merged(
+        self, r: np.ndarray, tgt: np.ndarray, src: np.ndarray, new_size: np.ndarray, new_r: np.ndarray,
+        still: np.ndarray,
+    ) -> None:  # fmt: skip
+        """The merged classes at `tgt` (their size, R-sum and partner costs); the positions `src` dead."""
+        self.bsize[r, tgt] = new_size
+        self.brsum[r, tgt] = new_r
+        self.blive[r, src] = self.bsmall[r, src] = False
+        self.bsmall[r, tgt] = still
+        self.a_live[r, src] = np.inf
+        self.a_live[r, tgt] = new_size * new_r
+        if self.rules.below_k:
+            self.a_small[r, src] = np.inf
+            self.a_small[r, tgt] = np.where(still, new_size * new_r, np.inf)
+        if self.rules.smallest:
+            self.size_small[r, src] = np.iinfo(np.int64).max
+            self.size_small[r, tgt] = np.where(still, new_size, np.iinfo(np.int64).max)
+
+    def _partners(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
         """Per block: its first small class (or smallest) s and the partner j at the least cost (ties: the earliest).
 
         Returns the block rows, s, the size and codes of s, and j.
         """
-        bsize, bcodes = self.bsize, self.bcodes
+        bsize, bcodes, groups = self.bsize, self.bcodes, self.rules.groups
         r = np.arange(len(self.nsmall))
-        s = self.size_small.argmin(axis=1) if self.smallest else self.bsmall.argmax(axis=1)
+        s = self.size_small.argmin(axis=1) if self.rules.smallest else self.bsmall.argmax(axis=1)
         sx = bsize[r, s]
         xc = [bc[r, s] for bc in bcodes]
         rl = groups[0].pair_rl(xc[0], bcodes[0])
         for g, x, bc in zip(groups[1:], xc[1:], bcodes[1:]):
             np.add(rl, g.pair_rl(x, bc), out=rl)
         a = self.a_live
-        if self.below_k:
+        if self.rules.below_k:
             wide = self.nsmall == 1  # the only class below k: any class of the block is a partner
             a = (
                 self.a_small
@@ -591,65 +665,37 @@ class _Blocks:
         return r, s, sx, xc, rl.argmin(axis=1)  # ties (equal computed costs): the earliest class
 
 
-def _run_blocks(
-    alive: np.ndarray,
-    width: int,
-    groups: list[_Group],
-    codes: list[np.ndarray],
-    size: np.ndarray,
-    rsum: np.ndarray,
-    owner: np.ndarray,
-    live: np.ndarray,
-    k: int,
-    smallest: bool,
-    below_k: bool,
-    bar: Any,
-    models: _Models | None = None,
-) -> int:
+def _run_blocks(alive: np.ndarray, width: int, state: _State, rules: _Rules, bar: Any) -> int:
     """One round: the exact loop inside consecutive blocks of `alive` (global slots in order).
 
-    Updates the global state (codes, size, rsum, owner, live, and the models'
-    sensitive counts) in place and returns the number of merges. A class is
-    *small* (not finished) while it has fewer than k rows or, with `models`,
-    violates one of them.
+    Updates `state` (and the models' sensitive counts) in place and returns the number of
+    merges. A class is *small* (not finished) while it has fewer than k rows or, with
+    models, violates one of them.
     """
     if ONE_BLOCK_LOOP and len(block_layout(len(alive), width)) == 1:
-        return _run_one_block(alive, groups, codes, size, rsum, owner, live, k, smallest, below_k, bar, models)
-    for g in groups:  # many blocks: the pair tables pay
+        return _run_one_block(alive, state, rules, bar)
+    for g in rules.groups:  # many blocks: the pair tables pay
         if g.lazy:
             g.build_tables()
-    blocks = _Blocks(alive, width, codes, size, rsum, k, smallest, below_k, models)
+    blocks = _Blocks(alive, width, state, rules)
     merges = step = 0
     keep = blocks.nsmall > 0
     while True:
         if not keep.all():  # finished blocks and blocks left with one class go back to the global state
-            blocks.retire(keep, codes, size, rsum)
+            blocks.retire(keep, state)
         if len(blocks.nsmall) == 0:
             return merges
         if step % 16 == 0:
             blocks.pack()
         step += 1
-        left = blocks.merge(groups, owner, live)
+        left = blocks.merge(state)
         bar.update(int(left.sum()))
         merges += len(left)
         # a block is done when no class is below k, or when its only class is (left over)
         keep = (blocks.nsmall > 0) & (blocks.nlive > 1)
 
 
-def _run_one_block(
-    alive: np.ndarray,
-    groups: list[_Group],
-    codes: list[np.ndarray],
-    size: np.ndarray,
-    rsum: np.ndarray,
-    owner: np.ndarray,
-    live: np.ndarray,
-    k: int,
-    smallest: bool,
-    below_k: bool,
-    bar: Any,
-    models: _Models | None,
-) -> int:
+def _run_one_block(alive: np.ndarray, state: _State, rules: _Rules, bar: Any) -> int:
     """:func:`_run_blocks` when `alive` makes one block (the exact loop): the same merges on 1-D arrays.
 
     The same steps and the same floats as :meth:`_Blocks.merge` with one block row: the class
@@ -658,124 +704,197 @@ def _run_one_block(
     asked only when the merged class holds the floor (below it the answer is no). Dead
     positions are dropped (the order kept) when they are a quarter of the arrays.
     """
-    slot, bsize, brsum, bcodes, bsv, bsmall = _block_arrays(alive, codes, size, rsum, k, models)
-    floor = models.constraints.floor if models is not None else k
-    blive = np.ones(len(slot), dtype=bool)
-    nsmall, nlive = int(bsmall.sum()), len(slot)
-    a_live = bsize * brsum
-    big_int = np.iinfo(np.int64).max
-    a_small = np.where(bsmall, a_live, np.inf) if below_k else a_live
-    size_small = np.where(bsmall, bsize, big_int) if smallest else bsize
-    tables = [g.rl is not None for g in groups]
-    walked = 0  # pairs walked so far (groups without tables): the tables are built once they cost less
+    line = _Line.start(alive, state, rules)
+    walks = _Walks(rules.groups)
     merges = 0
-    while nsmall > 0 and nlive > 1:
-        if not all(tables):
-            walked += len(slot)
-            for i, g in enumerate(groups):
-                if g.lazy and LAZY_TABLES * len(g.qids) * walked >= g.n**2:
-                    g.build_tables()
-                tables[i] = g.rl is not None
-        if 4 * nlive <= 3 * len(slot) and len(slot) >= 64:  # drop the dead positions, in order
-            keep = np.flatnonzero(blive)
-            slot, bsize, brsum, blive, bsmall, a_live = (v[keep] for v in (slot, bsize, brsum, blive, bsmall, a_live))
-            bcodes, bsv = [bc[keep] for bc in bcodes], {a: v[keep] for a, v in bsv.items()}
-            a_small = a_small[keep] if below_k else a_live
-            size_small = size_small[keep] if smallest else bsize
-        s = int(size_small.argmin()) if smallest else int(bsmall.argmax())
-        sx = int(bsize[s])
-        xc = [int(bc[s]) for bc in bcodes]
+    while line.nsmall > 0 and line.nlive > 1:
+        walks.step(len(line.slot))
+        line.drop_dead()
+        s = line.first()
+        j = line.partner(s, walks.tables)
+        left = line.merge(s, j, state)
+        bar.update(left)
+        merges += 1
+    line.write_back(state)
+    return merges
+
+
+class _Walks:
+    """Which groups have pair tables in :func:`_run_one_block`, and the pairs walked so far.
+
+    A lazy group (:attr:`_Group.lazy`) walks its pairs until ``LAZY_TABLES * attributes * pairs walked``
+    reaches its codes squared, then builds its tables (:data:`LAZY_TABLES`).
+    """
+
+    def __init__(self, groups: list[_Group]) -> None:
+        self.groups = groups
+        self.tables = [g.rl is not None for g in groups]
+        self.walked = 0
+
+    def step(self, pairs: int) -> None:
+        """Count a step's `pairs` (one per position) and build the tables now due."""
+        if all(self.tables):
+            return
+        self.walked += pairs
+        for i, g in enumerate(self.groups):
+            if g.lazy and LAZY_TABLES * len(g.qids) * self.walked >= g.n**2:
+                g.build_tables()
+            self.tables[i] = g.rl is not None
+
+
+_BIG_INT = int(np.iinfo(np.int64).max)
+"""The size of a class that is not small in :attr:`_Line.size_small` (never the smallest)."""
+
+
+@dataclass(slots=True)
+class _Line:
+    """The classes of a one-block round on 1-D arrays, position i the i-th slot of `alive`, for :func:`_run_one_block`.
+
+    Attributes
+    ----------
+    rules
+        The loop's fixed choices.
+    slot
+        Each position's global slot.
+    size, rsum, codes, counts
+        Its class's rows, R-sum, node code per group and sensitive counts per model attribute
+        (empty without models): copies of the global state, written back at the end.
+    live
+        Whether the position still holds a class.
+    small
+        Whether its class is small (below k or, with models, violating one).
+    a_live
+        ``size * rsum``, +inf at dead positions: the cost of a partner is ``a - (size + sx) * R[LCA]``.
+    a_small
+        `a_live` restricted to small classes with ``partners="below_k"``, else `a_live` itself.
+    size_small
+        `size` restricted to small classes (the largest int elsewhere) with ``first="smallest"``, else `size` itself.
+    fsize
+        `size` as float64 for the partner costs: ``fsize + sx`` is exactly ``size + sx`` (sizes stay below 2**53),
+        and a float product costs less than a mixed one.
+    nsmall, nlive
+        How many positions hold a small class, a class.
+    """
+
+    rules: _Rules
+    slot: np.ndarray
+    size: np.ndarray
+    rsum: np.ndarray
+    codes: list[np.ndarray]
+    counts: dict[str, np.ndarray]
+    live: np.ndarray
+    small: np.ndarray
+    a_live: np.ndarray
+    a_small: np.ndarray
+    size_small: np.ndarray
+    fsize: np.ndarray
+    nsmall: int
+    nlive: int
+
+    @classmethod
+    def start(cls, alive: np.ndarray, state: _State, rules: _Rules) -> _Line:
+        """The global state at the slots `alive` (in order), copied."""
+        models = rules.models
+        size = state.size[alive].astype(np.int64)
+        rsum = state.rsum[alive].astype(np.float64)
+        codes = [c[alive].astype(np.int64) for c in state.codes]
+        counts = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
+        small = (size < rules.k) if models is None else ~models.ok(size, counts)
+        a_live = size * rsum
+        a_small = np.where(small, a_live, np.inf) if rules.below_k else a_live
+        size_small = np.where(small, size, _BIG_INT) if rules.smallest else size
+        live = np.ones(len(alive), dtype=bool)
+        slot = alive.astype(np.int64, copy=True)
+        fsize = size.astype(np.float64)
+        return cls(rules, slot, size, rsum, codes, counts, live, small, a_live, a_small, size_small, fsize,
+                   int(small.sum()), len(slot))  # fmt: skip
+
+    def drop_dead(self) -> None:
+        """Drop the dead positions, keeping the order, once they are a quarter of the arrays (of 64 or more)."""
+        if 4 * self.nlive > 3 * len(self.slot) or len(self.slot) < 64:
+            return
+        keep = np.flatnonzero(self.live)
+        self.slot, self.size, self.rsum, self.live, self.small, self.a_live, self.fsize = (
+            v[keep] for v in (self.slot, self.size, self.rsum, self.live, self.small, self.a_live, self.fsize)
+        )
+        self.codes, self.counts = [bc[keep] for bc in self.codes], {a: v[keep] for a, v in self.counts.items()}
+        self.a_small = self.a_small[keep] if self.rules.below_k else self.a_live
+        self.size_small = self.size_small[keep] if self.rules.smallest else self.size
+
+    def first(self) -> int:
+        """The class to merge: the first small one, or with ``first="smallest"`` the smallest (ties: the earliest)."""
+        return int(self.size_small.argmin()) if self.rules.smallest else int(self.small.argmax())
+
+    def partner(self, s: int, tables: list[bool]) -> int:
+        """The partner of the class at `s`: the least ``a - (size + sx) * R[LCA]`` (ties: the earliest)."""
         rl = None
-        for g, x, bc, table in zip(groups, xc, bcodes, tables):
+        for g, bc, table in zip(self.rules.groups, self.codes, tables):
+            x = int(bc[s])
             if table:
                 part = g.rl[x * g.n : (x + 1) * g.n].take(bc)  # type: ignore[index]
             else:  # walked: per attribute without tables (lazy), or up one large hierarchy
                 part = g.pair_rl(np.array([x], dtype=np.int64), bc[None, :])[0]
             rl = part if rl is None else np.add(rl, part, out=rl)
         assert rl is not None
-        a = a_small if below_k and nsmall != 1 else a_live
-        np.multiply(bsize + sx, rl, out=rl)
+        a = self.a_small if self.rules.below_k and self.nsmall != 1 else self.a_live
+        np.multiply(self.fsize + float(self.size[s]), rl, out=rl)  # (size + sx) * R[LCA], the same floats
         np.subtract(a, rl, out=rl)
         rl[s] = np.inf
-        j = int(rl.argmin())  # ties (equal computed costs): the earliest class
-        tgt, src = min(s, j), max(s, j)  # the merged class takes the earlier position
-        j_small = bool(bsmall[j])
-        new_size = sx + int(bsize[j])
+        return int(rl.argmin())  # ties (equal computed costs): the earliest class
+
+    def merge(self, s: int, j: int, state: _State) -> int:
+        """Merge the classes at `s` and `j` into the earlier position; how many classes stopped being small."""
+        tgt, src = min(s, j), max(s, j)
+        j_small = bool(self.small[j])
+        new_size = int(self.size[s]) + int(self.size[j])
         new_r = 0.0  # 0 + R_1 + R_2 + ...: the same float64 sums as one-element arrays
-        for g, x, bc in zip(groups, xc, bcodes):
+        for g, bc in zip(self.rules.groups, self.codes):
+            x = int(bc[s])
             if g.lca is not None:  # a table: the pair's LCA code as a plain int
                 new = int(g.lca[x * g.n + int(bc[j])])
             else:
                 new = int(g.pair_lca(np.array([x], dtype=np.int64), bc[j : j + 1])[0])
             bc[tgt] = new
             new_r += float(g.r[new])
-        if models is None:
-            still = new_size < k
-        else:
-            for v in bsv.values():
-                v[tgt] = v[s] + v[j]
-            still = new_size < floor or not models.ok_one(new_size, {a: v[tgt] for a, v in bsv.items()})
-        bsize[tgt] = new_size
-        brsum[tgt] = new_r
-        blive[src] = bsmall[src] = False
-        bsmall[tgt] = still
-        a_live[src] = np.inf
-        a_live[tgt] = new_size * new_r
-        if below_k:
-            a_small[src] = np.inf
-            a_small[tgt] = a_live[tgt] if still else np.inf
-        if smallest:
-            size_small[src] = big_int
-            size_small[tgt] = new_size if still else big_int
-        owner[slot[src]] = slot[tgt]
-        live[slot[src]] = False
+        still = self._still_small(s, j, tgt, new_size)
+        self._set_merged(tgt, src, new_size, new_r, still)
+        state.owner[self.slot[src]] = self.slot[tgt]
+        state.live[self.slot[src]] = False
         left = 1 + int(j_small) - int(still)
-        nsmall -= left
-        nlive -= 1
-        bar.update(left)
-        merges += 1
-    _write_back(np.flatnonzero(blive), slot, bsize, brsum, bcodes, bsv, codes, size, rsum, models)
-    return merges
+        self.nsmall -= left
+        self.nlive -= 1
+        return left
 
+    def _still_small(self, s: int, j: int, tgt: int, new_size: int) -> bool:
+        """Whether the merged class is small; its sensitive counts (the sums) written at `tgt`."""
+        models = self.rules.models
+        if models is None:
+            return new_size < self.rules.k
+        for v in self.counts.values():
+            v[tgt] = v[s] + v[j]
+        if new_size < models.constraints.floor:  # below the floor: no model is asked
+            return True
+        return not models.ok_one(new_size, {a: v[tgt] for a, v in self.counts.items()})
 
-def _block_arrays(
-    alive: np.ndarray, codes: list[np.ndarray], size: np.ndarray, rsum: np.ndarray, k: int, models: _Models | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], dict[str, np.ndarray], np.ndarray]:
-    """The one block's copies of the global state at the slots `alive` (in order), for :func:`_run_one_block`.
+    def _set_merged(self, tgt: int, src: int, new_size: int, new_r: float, still: bool) -> None:
+        """The merged class at `tgt` (its size, R-sum and partner costs); the position `src` dead."""
+        self.size[tgt] = self.fsize[tgt] = new_size
+        self.rsum[tgt] = new_r
+        self.live[src] = self.small[src] = False
+        self.small[tgt] = still
+        self.a_live[src] = np.inf
+        self.a_live[tgt] = new_size * new_r
+        if self.rules.below_k:
+            self.a_small[src] = np.inf
+            self.a_small[tgt] = self.a_live[tgt] if still else np.inf
+        if self.rules.smallest:
+            self.size_small[src] = _BIG_INT
+            self.size_small[tgt] = new_size if still else _BIG_INT
 
-    Returns the slots, sizes, R sums, codes per group, sensitive counts per model
-    attribute (empty without `models`) and which classes are small (below k or, with
-    `models`, violating one).
-    """
-    slot = alive.astype(np.int64, copy=True)
-    bsize = size[alive].astype(np.int64)
-    brsum = rsum[alive].astype(np.float64)
-    bcodes = [c[alive].astype(np.int64) for c in codes]
-    bsv = {a: v[alive].astype(np.int64) for a, v in models.values.items()} if models is not None else {}
-    bsmall = (bsize < k) if models is None else ~models.ok(bsize, bsv)
-    return slot, bsize, brsum, bcodes, bsv, bsmall
-
-
-def _write_back(
-    m: np.ndarray,
-    slot: np.ndarray,
-    bsize: np.ndarray,
-    brsum: np.ndarray,
-    bcodes: list[np.ndarray],
-    bsv: dict[str, np.ndarray],
-    codes: list[np.ndarray],
-    size: np.ndarray,
-    rsum: np.ndarray,
-    models: _Models | None,
-) -> None:
-    """The classes at block positions `m` (the live ones) back into the global state at their slots."""
-    s_m = slot[m]
-    size[s_m] = bsize[m]
-    rsum[s_m] = brsum[m]
-    for c, bc in zip(codes, bcodes):
-        c[s_m] = bc[m]
-    if models is not None:
-        models.write_back(s_m, {a: v[m] for a, v in bsv.items()})
+    def write_back(self, state: _State) -> None:
+        """The live classes back into the global state at their slots."""
+        state.write_back(self.rules.models, np.flatnonzero(self.live), self.slot, self.size, self.rsum, self.codes,
+                         self.counts)  # fmt: skip
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:
@@ -801,16 +920,8 @@ class GreedyLoop:
     classes left (:meth:`start` on those, then :meth:`run`).
     """
 
-    groups: list[_Group]
-    codes: list[np.ndarray]
-    size: np.ndarray
-    rsum: np.ndarray
-    owner: np.ndarray
-    live: np.ndarray
-    k: int
-    smallest: bool
-    below_k: bool
-    models: _Models | None = None
+    state: _State
+    rules: _Rules
 
     @classmethod
     def start(
@@ -829,45 +940,31 @@ class GreedyLoop:
         rsum = np.zeros(c)
         for g, cd in zip(groups, codes):
             rsum += g.r[cd]
-        owner = np.arange(c, dtype=np.int64)
         size = np.asarray(size, dtype=np.int64).copy()
-        return cls(
-            groups,
-            codes,
-            size,
-            rsum,
-            owner,
-            np.ones(c, dtype=bool),
-            k,
-            first == "smallest",
-            partners == "below_k",
-            models,
-        )
+        state = _State(codes, size, rsum, np.arange(c, dtype=np.int64), np.ones(c, dtype=bool))
+        return cls(state, _Rules(groups, k, first == "smallest", partners == "below_k", models))
+
+    @property
+    def size(self) -> np.ndarray:
+        """Each slot's rows (its class's while the slot is live)."""
+        return self.state.size
+
+    @property
+    def live(self) -> np.ndarray:
+        """Whether each slot still holds a class."""
+        return self.state.live
 
     def n_small(self, alive: np.ndarray | None = None) -> int:
         """Classes among `alive` (default all) below k or violating a model."""
-        alive = np.arange(len(self.size)) if alive is None else alive
-        if self.models is None:
-            return int((self.size[alive] < self.k).sum())
-        return self.models.n_small(self.size, alive)
+        size, models = self.state.size, self.rules.models
+        alive = np.arange(len(size)) if alive is None else alive
+        if models is None:
+            return int((size[alive] < self.rules.k).sum())
+        return models.n_small(size, alive)
 
     def round(self, alive: np.ndarray, width: int, bar: Any) -> int:
         """One round over the slots `alive` (in order) cut into blocks of `width` (:func:`block_layout`); its merges."""
-        return _run_blocks(
-            alive,
-            width,
-            self.groups,
-            self.codes,
-            self.size,
-            self.rsum,
-            self.owner,
-            self.live,
-            self.k,
-            self.smallest,
-            self.below_k,
-            bar,
-            self.models,
-        )
+        return _run_blocks(alive, width, self.state, self.rules, bar)
 
     def run(self, block: int | None, bar: Any, rounds: int = 0) -> tuple[int, int]:
         """Rounds until no live class is below k (or one is left); returns (merges, rounds) counting from `rounds`."""
@@ -884,7 +981,7 @@ class GreedyLoop:
 
     def roots(self) -> np.ndarray:
         """The slot each slot's class ended in (merge chains resolved by pointer jumping)."""
-        owner = self.owner
+        owner = self.state.owner
         while True:
             nxt = owner[owner]
             if np.array_equal(nxt, owner):
@@ -894,7 +991,7 @@ class GreedyLoop:
     def nodes(self, slots: np.ndarray) -> dict[str, np.ndarray]:
         """The node ids (per qid) of the classes at `slots` (their LCA tuples)."""
         out = {}
-        for g, cd in zip(self.groups, self.codes):
+        for g, cd in zip(self.rules.groups, self.state.codes):
             for q, ids in zip(g.qids, g.decode(cd[slots])):
                 out[q] = ids.astype(np.int64)
         return out
