@@ -234,6 +234,32 @@ def test_the_html_page_shows_sdc_figures() -> None:
     assert "Statistical disclosure control" in page and "records violating 3-anonymity" in page
 
 
+def test_sdc_seed_keys_the_steps_and_the_report_never_shows_it(tmp_path: Path) -> None:
+    """review4 finding 1: the steps' key is the [sdc] table's seed (a secret), or a fresh key from the OS; the report
+    says which, never the value; a given seed gives the same bytes (keys seed + i, as apply_steps)."""
+    from polars_anon.sdc.job import Step, apply_steps
+
+    steps = '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = 50\n'
+    runs = {}
+    for name, extra in (
+        ("none", "[sdc]\n"),
+        ("one", "[sdc]\nseed = 987654321\n"),
+        ("two", "[sdc]\nseed = 987654321\n"),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        assert cli.main(["anonymize", str(_job(folder, extra + steps))]) == 0
+        text = (folder / "out" / "people.report.json").read_text()
+        assert "987654321" not in text
+        runs[name] = (json.loads(text)["sdc"]["seed"], (folder / "out" / "people.parquet").read_bytes(),
+                      pl.read_parquet(folder / "out" / "people.parquet")["income"])  # fmt: skip
+    assert runs["none"][0] == "not given: a fresh key from the operating system (not reproducible)"
+    assert runs["one"][0] == runs["two"][0] == "given (secret, not shown)"
+    assert runs["one"][1] == runs["two"][1]  # the same seed, the same bytes
+    want = apply_steps(PEOPLE.lazy(), [Step("noise", {"columns": ["income"], "noise": 50})], seed=987654321)
+    assert runs["one"][2].equals(want.collect()["income"]) and not runs["none"][2].equals(runs["one"][2])
+
+
 def test_protection_steps_apply_in_order_and_are_seeded() -> None:
     from polars_anon.sdc.job import Step, apply_steps
 
