@@ -17,7 +17,7 @@ counts are one SQL group-by over the keys (missing values a category), the indiv
 and ``Fk`` (:func:`risk_sql`, the closed forms and sdcMicro's approximation; the exact method's series is computed on
 the driver, once per distinct ``(fk, Fk)`` pair), household risk one more group-by; SUDA2 runs on the distinct key
 patterns brought to the driver. The wildcard reading of missing values is refused there (capability table,
-:data:`polars_anon.pipeline.capabilities.SDC_REFUSALS`).
+:data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`).
 
 >>> import polars as pl
 >>> lf = pl.LazyFrame({"a": [1, 1, 2, 3], "w": [2.0, 2.0, 1.0, 1.0]})
@@ -236,6 +236,9 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     """The figures of a table of a SQL engine (DuckDB, Spark; :class:`polars_anon.engines.SQLEngine`): the counts, the
     approximate risk and household risk in the engine, the exact risk per distinct ``(fk, Fk)`` on the driver,
     SUDA2 on the distinct patterns brought to the driver."""
+    from polars_anon.pipeline.capabilities import consult_sdc_measures
+
+    consult_sdc_measures(spec, engine.name)  # the capability table: what this engine cannot compute, before any data
     q = engine.quote
     names = list(engine.schema(table).names()) if hasattr(engine, "schema") else []
     missing = [c for c in spec.columns if names and c not in names]
@@ -282,11 +285,6 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
         "violating": {str(k): tallies[f"v{k}"] for k in VIOLATING_K},
     }
     if spec.household is not None:
-        if spec.method == "exact" and spec.weight is not None:
-            raise InvalidParameterError(
-                "sdc: household risk with method 'exact' runs on engine 'polars' only (the exact series is computed on "
-                "the driver); use method 'approx' or engine 'polars'"
-            )
         on = " AND ".join(f"t.{q(k)} IS NOT DISTINCT FROM p.{q(k)}" for k in spec.keys)
         hh = q(spec.household)
         query = (

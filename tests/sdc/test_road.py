@@ -273,3 +273,31 @@ def test_protection_steps_apply_in_order_and_are_seeded() -> None:
     assert sorted(out["income"].to_list()) == sorted(PEOPLE["income"].to_list())  # a swap keeps the values
     assert set(out["sex"].to_list()) <= {"f", "m"} and out.height == 8
     assert out.equals(apply_steps(PEOPLE.lazy(), steps, seed=3).collect())  # the same seed, the same output
+
+
+@pytest.mark.parametrize(
+    ("asked", "words"),
+    [
+        ({"missing": "wildcard"}, "sdc missing = 'wildcard' on engine '{e}': a missing key matching any category"),
+        ({"weight": "w", "household": "hh", "method": "exact"},
+         "sdc household risk with method = 'exact' on engine '{e}': the exact series is computed on the driver"),
+    ],
+)  # fmt: skip
+def test_sdc_figure_refusals_are_the_capability_tables_on_every_sql_entry(asked: dict, words: str) -> None:
+    """review4 finding 8: DuckDB's and Spark's sdc_risk and measure_sql refuse with the capability table's one text
+    (the job's), before any data is read (Spark's frame is never touched)."""
+    from polars_anon import spark as pas
+
+    con = duckdb.connect()
+    con.register("people", PEOPLE.to_arrow())
+    spec = Measures(keys=tuple(KEYS), **asked)
+    calls = {
+        "duckdb": [lambda: pa_duckdb.sdc_risk("people", KEYS, connection=con, **asked),
+                   lambda: measure_sql(DuckDBEngine(con), "people", spec)],
+        "spark": [lambda: pas.sdc_risk(object(), KEYS, **asked)],
+    }  # fmt: skip
+    for engine, entries in calls.items():
+        for call in entries:
+            with pytest.raises(InvalidParameterError) as caught:
+                call()
+            assert str(caught.value).startswith(words.format(e=engine)), str(caught.value)
