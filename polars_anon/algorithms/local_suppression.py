@@ -29,7 +29,7 @@ import polars as pl
 
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
-from polars_anon.sdc.frequencies import pattern_frequencies
+from polars_anon.sdc.frequencies import check_alpha, pattern_frequencies
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
 
@@ -52,10 +52,7 @@ class LocalSuppressionOptions:
     """In [0, 1]: how much a record with missing keys counts toward another pattern it matches (sdcMicro's)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.alpha, bool) or not 0 <= self.alpha <= 1:
-            raise InvalidParameterError(
-                f"local_suppression option alpha must be a number in [0, 1], got {self.alpha!r}"
-            )
+        check_alpha(self.alpha, "local_suppression option alpha")
 
 
 def _check(options: LocalSuppressionOptions, metric: str | None, qids: Sequence[str]) -> None:

@@ -44,10 +44,17 @@ def _check(lf: pl.LazyFrame, keys: Sequence[str] | str, weight: str | None, miss
     return keys
 
 
-def check_alpha(alpha: object) -> float:
-    """`alpha` (the weight of a record with missing keys) when it is a number in [0, 1], else the error."""
+def check_alpha(alpha: object, name: str = "alpha") -> float:
+    """`alpha` (the weight of a record with missing keys) when it is a number in [0, 1], else the error naming it as
+    `name` (every reader of an alpha checks it here: the functions, ``[sdc]``, method local_suppression).
+
+    >>> check_alpha(2, "local_suppression option alpha")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: local_suppression option alpha must be a number in [0, 1], got 2
+    """
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidParameterError(f"alpha must be a number in [0, 1], got {alpha!r}")
+        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {alpha!r}")
     return float(alpha)
 
 
