@@ -37,7 +37,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import Missing, check_alpha, pattern_frequencies
+from polars_anon.sdc.frequencies import Missing, bad_weights, check_alpha, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import ModelMethod, cell_counts, fit_cells
 from polars_anon.sdc.risk import RiskMethod, benedetti_franconi
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
@@ -238,13 +238,13 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     from polars_anon.pipeline.capabilities import consult_sdc_measures
 
     consult_sdc_measures(spec, engine.name)  # the capability table: what this engine cannot compute, before any data
-    _check_sql_columns(engine, table, spec)
+    schema = _check_sql_columns(engine, table, spec)
     view = engine.view(table)
     keys = ", ".join(engine.quote(k) for k in spec.keys)
     weight = f"CAST({engine.quote(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
     pats = f"SELECT {keys}, COUNT(*) AS fk, SUM({weight}) AS big_fk FROM {view} GROUP BY {keys}"
     if spec.weight is not None:
-        _check_sql_sums(engine, pats, spec.weight)
+        _check_sql_weights(engine, view, pats, spec.weight, schema)
     er, n, top = _individual_sql(engine, pats, spec)
     if n == 0:
         raise InvalidParameterError("sdc: the table has no rows; its risk is undefined")
@@ -272,16 +272,28 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     return out
 
 
-def _check_sql_columns(engine: Any, table: Any, spec: Measures) -> None:
-    """Refuse (naming them) the columns the spec reads that the engine's table lacks."""
-    names = list(engine.schema(table).names()) if hasattr(engine, "schema") else []
+def _check_sql_columns(engine: Any, table: Any, spec: Measures) -> Any:
+    """Refuse (naming them) the columns the spec reads that the engine's table lacks; the table's schema (or None)."""
+    schema = engine.schema(table) if hasattr(engine, "schema") else None
+    names = list(schema.names()) if schema is not None else []
     missing = [c for c in spec.columns if names and c not in names]
     if missing:
         raise InvalidParameterError(f"sdc columns {missing} are not columns of the table; columns: {names}")
+    return schema
 
 
-def _check_sql_sums(engine: Any, pats: str, weight: str) -> None:
-    """Refuse key patterns whose weights sum below their record count (``Fk < fk``), as :func:`measure_patterns`."""
+def _check_sql_weights(engine: Any, view: str, pats: str, weight: str, schema: Any) -> None:
+    """The weights checked as on Polars (:func:`~polars_anon.sdc.frequencies.check_weights`, its message): numeric,
+    none missing, NaN, infinite or not above 0 (one SQL tally; NaN sorts above infinity in DuckDB and Spark), then no
+    key pattern whose weights sum below its record count (``Fk < fk``, as :func:`measure_patterns`)."""
+    if schema is not None:
+        check_weight_type(weight, schema[weight])
+    w = engine.quote(weight)
+    bad = f"({w} IS NULL OR NOT (CAST({w} AS DOUBLE) > 0 AND CAST({w} AS DOUBLE) < CAST('Infinity' AS DOUBLE)))"
+    n = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {bad}")).item() or 0)
+    if n:
+        first = engine.to_polars(engine.sql(f"SELECT {w} FROM {view} WHERE {bad} LIMIT 5")).to_series().to_list()
+        raise InvalidParameterError(bad_weights(weight, n, first))
     low = engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM ({pats}) p WHERE big_fk < fk")).item()
     if low:
         raise InvalidParameterError(

@@ -301,3 +301,26 @@ def test_sdc_figure_refusals_are_the_capability_tables_on_every_sql_entry(asked:
             with pytest.raises(InvalidParameterError) as caught:
                 call()
             assert str(caught.value).startswith(words.format(e=engine)), str(caught.value)
+
+
+def test_bad_weights_are_refused_alike_on_polars_and_duckdb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """review4 finding 2: DuckDB returned figures for weights 0, -4, null, NaN (global risk nan) and a String weight
+    column ended a job in a DuckDB traceback (exit 1); now its message is Polars' (check_weights)."""
+    con = duckdb.connect()
+    for bad, shown in ((0.0, "0.0"), (-4.0, "-4.0"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf")):
+        df = pl.DataFrame({"a": ["x", "x", "y", "y"], "w": [10.0, bad, 10.0, 10.0]})
+        con.register("t", df.to_arrow())
+        with pytest.raises(InvalidParameterError) as on_polars:
+            measure(df, Measures(keys=("a",), weight="w"))
+        with pytest.raises(InvalidParameterError) as on_duckdb:
+            pa_duckdb.sdc_risk("t", ["a"], connection=con, weight="w")
+        want = f"weight column 'w' has 1 values that are not positive numbers (first: [{shown}])"
+        assert str(on_duckdb.value) == str(on_polars.value) and str(on_duckdb.value).startswith(want)
+    PEOPLE.with_columns(pl.col("w").cast(pl.String)).write_parquet(tmp_path / "s.parquet")
+    job = ('input = "s.parquet"\noutput = "out/s.parquet"\nk = 2\nengine = "duckdb"\n'
+           'insensitive = ["w", "hh", "income"]\n[qids.sex]\nhierarchy = "suppress"\n[qids.age]\n'
+           'hierarchy = "suppress"\n[qids.region]\nhierarchy = "suppress"\n[sdc]\nweight = "w"\n')  # fmt: skip
+    (tmp_path / "job.toml").write_text(job)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["polars-anon: error: weight column 'w' must be numeric, got String"]
