@@ -39,7 +39,7 @@ from polars_anon._validate import as_lazy, check_choice, check_columns
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import Missing, bad_weights, check_alpha, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import ModelMethod, cell_counts, fit_cells
-from polars_anon.sdc.risk import RiskMethod, benedetti_franconi
+from polars_anon.sdc.risk import RiskMethod, benedetti_franconi, check_households, null_households
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
 __all__ = ["VIOLATING_K", "Measures", "check_measure_columns", "measure", "measure_patterns", "measure_sql", "risk_sql"]
@@ -198,6 +198,7 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
         pats = pats.with_columns((1.0 / pl.col("fk")).alias("risk"))
     household = None
     if spec.household is not None:
+        check_households(lf, spec.household)
         per_row = lf.select(*keys, spec.household).join(
             pats.lazy().select(*keys, "risk"), on=keys, how="left", nulls_equal=True
         )
@@ -330,6 +331,9 @@ def _household_sql(engine: Any, view: str, pats: str, spec: Measures) -> float:
     keys = ", ".join(q(k) for k in spec.keys)
     on = " AND ".join(f"t.{q(k)} IS NOT DISTINCT FROM p.{q(k)}" for k in spec.keys)
     hh = q(str(spec.household))
+    nulls = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {hh} IS NULL")).item() or 0)
+    if nulls:
+        raise InvalidParameterError(null_households(str(spec.household), nulls))
     query = (
         f"SELECT SUM(hr * m) AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
         f"CASE WHEN MAX(p.r) >= 1 THEN 1.0 ELSE 1 - EXP(SUM(LN(1 - p.r))) END AS hr "

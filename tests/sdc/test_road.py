@@ -324,3 +324,21 @@ def test_bad_weights_are_refused_alike_on_polars_and_duckdb(tmp_path: Path, caps
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["polars-anon: error: weight column 'w' must be numeric, got String"]
+
+
+def test_null_household_ids_are_refused_naming_the_column_and_the_count() -> None:
+    """review4 finding 3: 8 records of risk 0.5 with a null household each got 1 - 0.5^8 = 0.996 (one pooled
+    household); now every entry refuses, Polars and SQL alike."""
+    df = pl.DataFrame({"a": [1, 1, 2, 2, 3, 3, 4, 4], "hh": [None, None, None, 7, None, None, None, None]})
+    con = duckdb.connect()
+    con.register("t", df.to_arrow())
+    calls = [
+        lambda: pa.sdc.household_risk(df.with_columns(risk=pl.lit(0.5)), "hh").collect(),
+        lambda: pa.sdc.global_risk(df, "a", household="hh"),
+        lambda: measure(df, Measures(keys=("a",), household="hh")),
+        lambda: pa_duckdb.sdc_risk("t", ["a"], connection=con, household="hh"),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidParameterError) as caught:
+            call()
+        assert str(caught.value).startswith("household column 'hh' has 7 null values;")
