@@ -218,9 +218,11 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
 
 def _model_figures(counts: pl.DataFrame, spec: Measures) -> dict[str, Any]:
     """The log-linear model risk of the cell counts (records with a missing key left out, as sdcMicro)."""
-    from polars_anon.sdc.modrisk import risks_of_fit
+    from polars_anon.sdc.modrisk import check_cells, risks_of_fit
 
-    fitted = fit_cells(counts.drop_nulls(list(spec.keys)), spec.keys, spec.model or "default", spec.interactions)
+    counts = counts.drop_nulls(list(spec.keys))
+    check_cells(counts, spec.keys, str(spec.weight))
+    fitted = fit_cells(counts, spec.keys, spec.model or "default", spec.interactions)
     risk1, risk2, n_cells = risks_of_fit(fitted)
     return {"method": spec.model, "risk1": risk1, "risk2": risk2, "n_cells": n_cells}
 
