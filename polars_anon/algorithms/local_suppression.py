@@ -72,6 +72,14 @@ def _check(options: LocalSuppressionOptions, metric: str | None, qids: Sequence[
         )
 
 
+def _importance_used(qids: list[str], options: LocalSuppressionOptions, priority: list[int]) -> dict[str, int]:
+    """The importance per qid in sdcMicro's convention (1 = suppressed last, len(qids) = first): the user's, or the
+    default's ranks (more categories: suppressed earlier) as 1..m; `priority` is the internal rank (higher first)."""
+    if options.importance is not None:
+        return {q: int(options.importance[q]) for q in qids}
+    return {q: r + 1 for q, r in zip(qids, priority, strict=True)}
+
+
 def verify_wildcard(
     published: pl.LazyFrame, original: pl.LazyFrame, qids: Sequence[str], k: int, alpha: float
 ) -> dict[str, Any]:
@@ -128,7 +136,7 @@ def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     cells = {q: int(sizes.filter(current[q].is_null()).sum()) for q in qids}
     tmap = TupleMap.from_labels(agg, qids, {q: current[q].cast(pl.String) for q in qids})
     details = {"suppressed_cells": cells, "suppressed_total": sum(cells.values()), "rounds": rounds,
-               "alpha": float(options.alpha), "importance": priority}  # fmt: skip
+               "alpha": float(options.alpha), "importance": _importance_used(qids, options, priority)}  # fmt: skip
     return Plan(
         tmap,
         details,

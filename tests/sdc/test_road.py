@@ -342,3 +342,25 @@ def test_null_household_ids_are_refused_naming_the_column_and_the_count() -> Non
         with pytest.raises(InvalidParameterError) as caught:
             call()
         assert str(caught.value).startswith("household column 'hh' has 7 null values;")
+
+
+def test_the_reported_importance_is_sdcmicros() -> None:
+    """review4 finding 7: details.importance was the internal rank (higher = suppressed first, from 0). Now it is
+    sdcMicro's importance (1 = suppressed last): the one given, or the default's order as 1..m. By hand on PEOPLE:
+    age has 3 categories (suppressed first: 3); sex and region 2 each, the later key first (region 2, sex 1)."""
+    asked = {
+        "hierarchies": {},
+        "qids": KEYS,
+        "k": 2,
+        "method": "local_suppression",
+        "insensitive": ["w", "hh", "income"],
+    }
+    default = pa.anonymize(PEOPLE, **asked).report
+    assert default["details"]["importance"] == {"sex": 1, "age": 3, "region": 2}
+    given = pa.anonymize(PEOPLE, **asked, importance={"sex": 2, "age": 1, "region": 3}).report
+    assert given["details"]["importance"] == {"sex": 2, "age": 1, "region": 3}
+    defs = schema()["$defs"]
+    for report in (default, given):
+        jsonschema.Draft202012Validator({"$defs": defs, **defs["local_suppression_details"]}).validate(
+            report["details"]
+        )
