@@ -237,10 +237,11 @@ def _risks(pats: pl.DataFrame, spec: Measures) -> np.ndarray:
 def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     """The figures of a table of a SQL engine (DuckDB, Spark; :class:`polars_anon.engines.SQLEngine`): the counts, the
     approximate risk and household risk in the engine, the exact risk per distinct ``(fk, Fk)`` on the driver,
-    SUDA2 on the distinct patterns brought to the driver (one helper per figure)."""
-    from polars_anon.pipeline.capabilities import consult_sdc_measures
+    SUDA2 on the distinct patterns brought to the driver (one helper per figure).
 
-    consult_sdc_measures(spec, engine.name)  # the capability table: what this engine cannot compute, before any data
+    Its callers (the job, :func:`polars_anon.duckdb.sdc_risk`, :func:`polars_anon.spark.sdc_risk`) first ask the
+    capability table what the engine cannot compute
+    (:func:`~polars_anon.pipeline.capabilities.consult_sdc_measures`; that module imports this one)."""
     schema = _check_sql_columns(engine, table, spec)
     view = engine.view(table)
     keys = ", ".join(engine.quote(k) for k in spec.keys)
