@@ -591,7 +591,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         if job.sdc is not None:
             with stage("sdc risk of the input"):
                 sdc_input = measure(lf, job.sdc.measures)
-            lf = apply_steps(lf, job.sdc.steps, job.seed)
+            lf = apply_steps(lf, job.sdc.steps, job.sdc.seed)
         start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
         made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
         hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
@@ -616,7 +616,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     sdc = None
     if job.sdc is not None:
         sdc = {**job.sdc.measures.describe(), "steps": [st.describe() for st in job.sdc.steps],
-               "input": sdc_input, "output": written.measured}  # fmt: skip
+               "seed": job.sdc.describe_seed(), "input": sdc_input, "output": written.measured}  # fmt: skip
     encodings: dict[str, str] = {}
     if paths:
         for e, path in paths.items():

@@ -108,19 +108,21 @@ class AnonLazyFrame:
         """Suppress key cells to wildcard k-anonymity; see :func:`polars_anon.sdc.suppression.local_suppression`."""
         return local_suppression(self._lf, keys, k, **kwargs)
 
-    def pram(self, column: str, matrix: Mapping[object, Mapping[object, float]], seed: int = 0) -> pl.LazyFrame:
+    def pram(
+        self, column: str, matrix: Mapping[object, Mapping[object, float]], seed: int | None = None
+    ) -> pl.LazyFrame:
         """PRAM with a given transition matrix; see :func:`polars_anon.sdc.perturbation.pram`."""
         return pram(self._lf, column, matrix, seed)
 
-    def invariant_pram(self, column: str, pd: float = 0.8, alpha: float = 0.5, seed: int = 0) -> pl.LazyFrame:
+    def invariant_pram(self, column: str, pd: float = 0.8, alpha: float = 0.5, seed: int | None = None) -> pl.LazyFrame:
         """Invariant PRAM (sdcMicro's); see :func:`polars_anon.sdc.perturbation.invariant_pram`."""
         return invariant_pram(self._lf, column, pd, alpha, seed)
 
     def add_noise(self, columns: Sequence[str] | str, noise: float = 150.0, **kwargs: Any) -> pl.LazyFrame:
-        """Seeded noise on numeric columns; see :func:`polars_anon.sdc.perturbation.add_noise`."""
+        """Noise on numeric columns (keyed by a secret seed); see :func:`polars_anon.sdc.perturbation.add_noise`."""
         return add_noise(self._lf, columns, noise, **kwargs)
 
-    def rank_swap(self, columns: Sequence[str] | str, p: float = 5.0, seed: int = 0) -> pl.LazyFrame:
+    def rank_swap(self, columns: Sequence[str] | str, p: float = 5.0, seed: int | None = None) -> pl.LazyFrame:
         """Rank swapping within p% of the ranks (in memory); see :func:`polars_anon.sdc.perturbation.rank_swap`."""
         return rank_swap(self._lf, columns, p, seed).lazy()
 
@@ -197,11 +199,13 @@ class AnonDataFrame:
         """See :meth:`AnonLazyFrame.local_suppression`."""
         return self._lazy().local_suppression(keys, k, **kwargs)
 
-    def pram(self, column: str, matrix: Mapping[object, Mapping[object, float]], seed: int = 0) -> pl.DataFrame:
+    def pram(
+        self, column: str, matrix: Mapping[object, Mapping[object, float]], seed: int | None = None
+    ) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.pram`."""
         return self._lazy().pram(column, matrix, seed).collect()
 
-    def invariant_pram(self, column: str, pd: float = 0.8, alpha: float = 0.5, seed: int = 0) -> pl.DataFrame:
+    def invariant_pram(self, column: str, pd: float = 0.8, alpha: float = 0.5, seed: int | None = None) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.invariant_pram`."""
         return self._lazy().invariant_pram(column, pd, alpha, seed).collect()
 
@@ -209,7 +213,7 @@ class AnonDataFrame:
         """See :meth:`AnonLazyFrame.add_noise`."""
         return self._lazy().add_noise(columns, noise, **kwargs).collect()
 
-    def rank_swap(self, columns: Sequence[str] | str, p: float = 5.0, seed: int = 0) -> pl.DataFrame:
+    def rank_swap(self, columns: Sequence[str] | str, p: float = 5.0, seed: int | None = None) -> pl.DataFrame:
         """See :meth:`AnonLazyFrame.rank_swap`."""
         return self._lazy().rank_swap(columns, p, seed).collect()
 

@@ -43,16 +43,13 @@ def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:
     """The SDC risk figures of a Spark DataFrame (the report's ``sdc`` figures): fk/Fk and the individual risk as
     Spark SQL, household risk one more group-by, SUDA2 and the log-linear model fitted on the driver; `measures` are
     the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``, ``method``, ``suda2``,
-    ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused)."""
-    from polars_anon.errors import InvalidParameterError
-    from polars_anon.pipeline.capabilities import consult_session
+    ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused; every refusal is a row
+    of :data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`)."""
+    from polars_anon.pipeline.capabilities import consult_sdc_measures, consult_session
     from polars_anon.sdc.measures import Measures, measure_sql
 
+    spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
+    consult_sdc_measures(spec, SparkEngine.name)  # the capability table: before any data is read
     engine = SparkEngine(sdf.sparkSession)
     consult_session(engine)
-    spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
-    if spec.missing == "wildcard":
-        raise InvalidParameterError(
-            "sdc_risk on Spark counts a missing key as a category; missing='wildcard' runs on a Polars frame"
-        )
     return measure_sql(engine, sdf, spec)

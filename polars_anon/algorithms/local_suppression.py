@@ -29,7 +29,7 @@ import polars as pl
 
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
-from polars_anon.sdc.frequencies import pattern_frequencies
+from polars_anon.sdc.frequencies import check_alpha, pattern_frequencies
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
 
@@ -52,10 +52,7 @@ class LocalSuppressionOptions:
     """In [0, 1]: how much a record with missing keys counts toward another pattern it matches (sdcMicro's)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.alpha, bool) or not 0 <= self.alpha <= 1:
-            raise InvalidParameterError(
-                f"local_suppression option alpha must be a number in [0, 1], got {self.alpha!r}"
-            )
+        check_alpha(self.alpha, "local_suppression option alpha")
 
 
 def _check(options: LocalSuppressionOptions, metric: str | None, qids: Sequence[str]) -> None:
@@ -73,6 +70,14 @@ def _check(options: LocalSuppressionOptions, metric: str | None, qids: Sequence[
         raise InvalidParameterError(
             f"local_suppression option importance: values must lie in 1..{len(qids)} (1 = suppress last), got {bad}"
         )
+
+
+def _importance_used(qids: list[str], options: LocalSuppressionOptions, priority: list[int]) -> dict[str, int]:
+    """The importance per qid in sdcMicro's convention (1 = suppressed last, len(qids) = first): the user's, or the
+    default's ranks (more categories: suppressed earlier) as 1..m; `priority` is the internal rank (higher first)."""
+    if options.importance is not None:
+        return {q: int(options.importance[q]) for q in qids}
+    return {q: r + 1 for q, r in zip(qids, priority, strict=True)}
 
 
 def verify_wildcard(
@@ -131,7 +136,7 @@ def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     cells = {q: int(sizes.filter(current[q].is_null()).sum()) for q in qids}
     tmap = TupleMap.from_labels(agg, qids, {q: current[q].cast(pl.String) for q in qids})
     details = {"suppressed_cells": cells, "suppressed_total": sum(cells.values()), "rounds": rounds,
-               "alpha": float(options.alpha), "importance": priority}  # fmt: skip
+               "alpha": float(options.alpha), "importance": _importance_used(qids, options, priority)}  # fmt: skip
     return Plan(
         tmap,
         details,

@@ -69,13 +69,10 @@ def sdc_risk(data: Any, keys: Any, *, connection: Any = None, **measures: Any) -
     (1, 0.4024)
     """
     from polars_anon.engines.duckdb import DuckDBEngine
-    from polars_anon.errors import InvalidParameterError
+    from polars_anon.pipeline.capabilities import consult_sdc_measures
     from polars_anon.sdc.measures import Measures, measure_sql
 
     spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
-    if spec.missing == "wildcard":
-        raise InvalidParameterError(
-            "sdc_risk on DuckDB counts a missing key as a category; missing='wildcard' runs on a Polars frame"
-        )
+    consult_sdc_measures(spec, DuckDBEngine.name)  # the capability table: before any data is read
     engine = DuckDBEngine(connection)
     return measure_sql(engine, engine.table(data), spec)

@@ -43,23 +43,27 @@ from polars_anon.io import CSV_SUFFIXES
 from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.request import Request
 from polars_anon.sdc.job import SdcSpec
+from polars_anon.sdc.measures import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
     "CSV_KEYS",
     "JOB_REFUSALS",
     "REFUSALS",
+    "SDC_MEASURE_REFUSALS",
     "SDC_REFUSALS",
     "STORAGE",
     "Capability",
     "JobRefusal",
     "Refusal",
+    "SdcMeasureRefusal",
     "SdcRefusal",
     "consult",
     "consult_explore",
     "SESSIONS",
     "consult_job",
     "consult_sdc",
+    "consult_sdc_measures",
     "consult_session",
     "input_format",
     "refuse_driver_tuples",
@@ -543,21 +547,22 @@ def consult_job(engine: str, source: str, given: Mapping[str, Any]) -> None:
 
 
 @dataclass(frozen=True)
-class SdcRefusal:
-    """One row of the SDC table: the job's ``[sdc]`` table on `engine` is refused when `when(spec, request)`."""
+class SdcMeasureRefusal:
+    """One row of the SDC figures' table: the figures `spec` asks are refused on `engine` when `when(spec)`; asked by
+    the job's ``[sdc]`` table and by every ``sdc_risk`` (:func:`consult_sdc_measures`)."""
 
     engine: str
-    when: Callable[[SdcSpec, Request], bool]
-    why: Callable[[SdcSpec, Request], str]
+    when: Callable[[Measures], bool]
+    why: Callable[[Measures, str], str]
 
 
 _SQL_ENGINES = ("duckdb", "spark")
-SDC_REFUSALS: tuple[SdcRefusal, ...] = (
+SDC_MEASURE_REFUSALS: tuple[SdcMeasureRefusal, ...] = (
     *(
-        SdcRefusal(
+        SdcMeasureRefusal(
             engine,
-            lambda s, r: s.measures.missing == "wildcard",
-            lambda s, r, e=engine: (
+            lambda m: m.missing == "wildcard",
+            lambda m, e: (
                 f"sdc missing = 'wildcard' on engine {e!r}: a missing key matching any category is counted per pair "
                 "of missing-value shapes on the driver's patterns (Polars); use missing = 'category' or engine "
                 "'polars'"
@@ -566,16 +571,44 @@ SDC_REFUSALS: tuple[SdcRefusal, ...] = (
         for engine in _SQL_ENGINES
     ),
     *(
-        SdcRefusal(
+        SdcMeasureRefusal(
             engine,
-            lambda s, r: s.measures.household is not None and s.measures.method == "exact",
-            lambda s, r, e=engine: (
+            lambda m: m.household is not None and m.method == "exact" and m.weight is not None,
+            lambda m, e: (
                 f"sdc household risk with method = 'exact' on engine {e!r}: the exact series is computed on the "
                 "driver per (fk, Fk), not per record; use method = 'approx' or engine 'polars'"
             ),
         )
         for engine in _SQL_ENGINES
     ),
+)
+"""Every refusal of an SDC figure on an engine (the job's ``[sdc]`` table, ``polars_anon.duckdb.sdc_risk``,
+``polars_anon.spark.sdc_risk``), asked before any data."""
+
+
+def consult_sdc_measures(spec: Measures, engine: str) -> None:
+    """Refuse (before any data is read) the figures `spec` asks that `engine` cannot compute.
+
+    >>> consult_sdc_measures(Measures(keys=("a",), missing="wildcard"), "duckdb")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: sdc missing = 'wildcard' on engine 'duckdb': ...
+    """
+    for row in SDC_MEASURE_REFUSALS:
+        if row.engine in ("*", engine) and row.when(spec):
+            raise InvalidParameterError(row.why(spec, engine))
+
+
+@dataclass(frozen=True)
+class SdcRefusal:
+    """One row of the SDC table: the job's ``[sdc]`` table on `engine` is refused when `when(spec, request)`."""
+
+    engine: str
+    when: Callable[[SdcSpec, Request], bool]
+    why: Callable[[SdcSpec, Request], str]
+
+
+SDC_REFUSALS: tuple[SdcRefusal, ...] = (
     *(
         SdcRefusal(
             engine,
@@ -612,11 +645,13 @@ SDC_REFUSALS: tuple[SdcRefusal, ...] = (
         ),
     ),
 )
-"""Every refusal of an ``[sdc]`` table (risk measures, protection steps) on an engine, asked before any data."""
+"""Every refusal of an ``[sdc]`` table's protection steps and columns on an engine (its figures:
+:data:`SDC_MEASURE_REFUSALS`), asked before any data."""
 
 
 def consult_sdc(spec: SdcSpec, request: Request, engine: str) -> None:
     """Refuse (before any data is read) what the ``[sdc]`` table asks that `engine` cannot do."""
+    consult_sdc_measures(spec.measures, engine)
     for row in SDC_REFUSALS:
         if row.engine in ("*", engine) and row.when(spec, request):
             raise InvalidParameterError(row.why(spec, request))

@@ -20,6 +20,7 @@ from polars_anon.sdc.perturbation import (
     invariant_pram,
     pram,
     rank_swap,
+    resolve_seed,
 )
 from polars_anon.sdc.risk import (
     GlobalRisk,
@@ -58,6 +59,7 @@ __all__ = [
     "pattern_frequencies",
     "pram",
     "rank_swap",
+    "resolve_seed",
     "suda2",
     "wildcard_counts",
     "wildcard_fk",

@@ -23,7 +23,16 @@ import polars as pl
 from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["Missing", "check_alpha", "check_weights", "frequencies", "pattern_frequencies", "wildcard_counts"]
+__all__ = [
+    "Missing",
+    "bad_weights",
+    "check_alpha",
+    "check_weight_type",
+    "check_weights",
+    "frequencies",
+    "pattern_frequencies",
+    "wildcard_counts",
+]
 
 Missing = Literal["category", "wildcard"]
 _W = "__anon_w"
@@ -44,10 +53,17 @@ def _check(lf: pl.LazyFrame, keys: Sequence[str] | str, weight: str | None, miss
     return keys
 
 
-def check_alpha(alpha: object) -> float:
-    """`alpha` (the weight of a record with missing keys) when it is a number in [0, 1], else the error."""
+def check_alpha(alpha: object, name: str = "alpha") -> float:
+    """`alpha` (the weight of a record with missing keys) when it is a number in [0, 1], else the error naming it as
+    `name` (every reader of an alpha checks it here: the functions, ``[sdc]``, method local_suppression).
+
+    >>> check_alpha(2, "local_suppression option alpha")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: local_suppression option alpha must be a number in [0, 1], got 2
+    """
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidParameterError(f"alpha must be a number in [0, 1], got {alpha!r}")
+        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {alpha!r}")
     return float(alpha)
 
 
@@ -60,18 +76,39 @@ def check_weights(lf: pl.LazyFrame, weight: str) -> None:
     ...
     polars_anon.errors.InvalidParameterError: weight column 'w' has 2 values that are not positive numbers (first: ...
     """
-    dtype = lf.collect_schema()[weight]
-    if not dtype.is_numeric():
-        raise InvalidParameterError(f"weight column {weight!r} must be numeric, got {dtype}")
+    check_weight_type(weight, lf.collect_schema()[weight])
     w = pl.col(weight).cast(pl.Float64)
     bad = w.is_null() | w.is_nan() | w.is_infinite() | (w <= 0)
     found = lf.select(bad.sum().alias("n"), pl.col(weight).filter(bad).head(5).implode().alias("first")).collect()
     n, first = int(found["n"][0]), found["first"][0].to_list()  # materializes: one row
     if n:
-        raise InvalidParameterError(
-            f"weight column {weight!r} has {n} values that are not positive numbers (first: {first}); "
-            "a sampling weight is the number of people a record stands for"
-        )
+        raise InvalidParameterError(bad_weights(weight, n, first))
+
+
+def check_weight_type(weight: str, dtype: pl.DataType) -> None:
+    """Refuse a sampling-weight column that is not numeric (every engine: its schema's Polars type).
+
+    >>> check_weight_type("w", pl.String)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: weight column 'w' must be numeric, got String
+    """
+    if not dtype.is_numeric():
+        raise InvalidParameterError(f"weight column {weight!r} must be numeric, got {dtype}")
+
+
+def bad_weights(weight: str, n: int, first: list[object]) -> str:
+    """The refusal of `n` weights that are missing, NaN, infinite or not above 0 (`first`: up to 5 of them, in row
+    order), as every engine words it (:func:`check_weights`; :func:`polars_anon.sdc.measures.measure_sql`).
+
+    >>> bad_weights("w", 2, [-1.0, None])
+    "weight column 'w' has 2 values that are not positive numbers (first: [-1.0, None]); a sampling weight is the \
+number of people a record stands for"
+    """
+    return (
+        f"weight column {weight!r} has {n} values that are not positive numbers (first: {first}); "
+        "a sampling weight is the number of people a record stands for"
+    )
 
 
 def pattern_frequencies(

@@ -11,6 +11,7 @@ alpha = 1.0
 suda2 = true                      # also SUDA2 (default false)
 model = "default"                 # also log-linear model risk: default | CE | PML | weightedLLM | IPF (needs weight)
 interactions = [["sex", "age"]]   # its two-way interactions (optional)
+# seed = 12345                    # the protect steps' secret key (default: a fresh key from the OS, not reproducible)
 
 [[sdc.protect]]                   # perturbation steps, in order, on the input before anonymization
 step = "pram"                     # pram | noise | rank_swap
@@ -23,6 +24,11 @@ columns = ["income"]
 noise = 50                        # percent of the standard deviation (sdcMicro's addNoise)
 method = "correlated_rescaled"    # additive | correlated | correlated_rescaled
 ```
+
+The protect steps' draws are keyed by ``seed``: a secret, since whoever knows it recomputes the draws and undoes the
+perturbation. Without it each run draws a fresh key from the operating system (:func:`~polars_anon.sdc.perturbation.
+resolve_seed`); the job's top-level ``seed`` does not key them. The report says whether a seed was given, never its
+value.
 
 The report's ``sdc`` key then holds the settings, the steps, and the figures of the input and of the published file
 (:func:`polars_anon.sdc.measures.measure`). Local suppression, the cell-level protection, is a method of the road
@@ -44,7 +50,7 @@ import polars as pl
 from polars_anon.errors import InvalidParameterError
 from polars_anon.options import describe, type_matches
 from polars_anon.sdc.measures import Measures
-from polars_anon.sdc.perturbation import NoiseMethod, add_noise, invariant_pram, pram, rank_swap
+from polars_anon.sdc.perturbation import NoiseMethod, add_noise, invariant_pram, pram, rank_swap, resolve_seed
 
 __all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "parse_sdc"]
 
@@ -60,13 +66,14 @@ _KEYS: dict[str, Any] = {
     "model": str,
     "interactions": list[list[str]],
     "protect": list[dict[str, Any]],
+    "seed": int,
 }
 STEPS: dict[str, dict[str, Any]] = {
     "pram": {"column": str, "pd": float, "alpha": float, "matrix": dict[str, dict[str, float]]},
     "noise": {"columns": list[str], "noise": float, "method": str},
     "rank_swap": {"columns": list[str], "p": float},
 }
-"""Each protection step and its keys' types (``step`` names it; ``seed`` is the job's)."""
+"""Each protection step and its keys' types (``step`` names it; the ``[sdc]`` table's ``seed`` keys them all)."""
 _REQUIRED = {"pram": ("column",), "noise": ("columns",), "rank_swap": ("columns",)}
 
 
@@ -92,11 +99,19 @@ class SdcSpec:
 
     measures: Measures
     steps: tuple[Step, ...] = ()
+    seed: int | None = None
+    """The steps' secret key (None: a fresh key from the operating system per run)."""
 
     @property
     def columns(self) -> list[str]:
         """Every column the table names."""
         return [*self.measures.columns, *(c for s in self.steps for c in s.columns)]
+
+    def describe_seed(self) -> str:
+        """What the report says of the steps' key: whether one was given, never its value (it undoes the steps)."""
+        if self.seed is None:
+            return "not given: a fresh key from the operating system (not reproducible)"
+        return "given (secret, not shown)"
 
 
 def _step(raw: Mapping[str, Any], where: str) -> Step:
@@ -155,18 +170,23 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{where}: {str(exc).removeprefix('sdc: ')}") from None
     steps = tuple(_step(s, f"{where} protect[{i}]") for i, s in enumerate(raw.get("protect", [])))
-    return SdcSpec(measures, steps)
+    seed = raw.get("seed")
+    if seed is not None and seed < 0:
+        raise InvalidParameterError(f"{where}: key 'seed' must be an integer >= 0, got {seed!r}")
+    return SdcSpec(measures, steps, seed)
 
 
-def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int = 0) -> pl.LazyFrame:
-    """Apply the protection steps in order (each seeded with `seed` plus its position).
+def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int | None = None) -> pl.LazyFrame:
+    """Apply the protection steps in order, each keyed with `seed` plus its position (`seed` a secret; None: one fresh
+    key from the operating system for the run, :func:`~polars_anon.sdc.perturbation.resolve_seed`).
 
     >>> lf = pl.LazyFrame({"g": ["a", "b"] * 4, "x": [1.0, 2.0, 3.0, 4.0] * 2})
     >>> apply_steps(lf, [Step("rank_swap", {"columns": ["x"], "p": 10.0})]).collect().height
     8
     """
+    key = resolve_seed(seed)  # the steps' keys key + i are as secret as key: knowing one means knowing them all
     for i, s in enumerate(steps):
-        p, step_seed = s.params, seed + i
+        p, step_seed = s.params, key + i
         if s.step == "pram" and "matrix" in p:
             lf = pram(lf, p["column"], p["matrix"], seed=step_seed)
         elif s.step == "pram":

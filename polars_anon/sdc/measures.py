@@ -17,7 +17,7 @@ counts are one SQL group-by over the keys (missing values a category), the indiv
 and ``Fk`` (:func:`risk_sql`, the closed forms and sdcMicro's approximation; the exact method's series is computed on
 the driver, once per distinct ``(fk, Fk)`` pair), household risk one more group-by; SUDA2 runs on the distinct key
 patterns brought to the driver. The wildcard reading of missing values is refused there (capability table,
-:data:`polars_anon.pipeline.capabilities.SDC_REFUSALS`).
+:data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`).
 
 >>> import polars as pl
 >>> lf = pl.LazyFrame({"a": [1, 1, 2, 3], "w": [2.0, 2.0, 1.0, 1.0]})
@@ -37,9 +37,9 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import Missing, pattern_frequencies
+from polars_anon.sdc.frequencies import Missing, bad_weights, check_alpha, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import ModelMethod, cell_counts, fit_cells
-from polars_anon.sdc.risk import RiskMethod, benedetti_franconi
+from polars_anon.sdc.risk import RiskMethod, benedetti_franconi, check_households, null_households
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
 __all__ = ["VIOLATING_K", "Measures", "check_measure_columns", "measure", "measure_patterns", "measure_sql", "risk_sql"]
@@ -94,8 +94,7 @@ class Measures:
                 raise InvalidParameterError(f"sdc: {name} column {value!r} is also a key; pass it once")
         check_choice("sdc: method", self.method, get_args(RiskMethod))
         check_choice("sdc: missing", self.missing, get_args(Missing))
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not 0 <= self.alpha <= 1:
-            raise InvalidParameterError(f"sdc: alpha must be a number in [0, 1], got {self.alpha!r}")
+        check_alpha(self.alpha, "sdc: alpha")
         if not 0 < self.dis_fraction <= 1:
             raise InvalidParameterError(f"sdc: dis_fraction must lie in (0, 1], got {self.dis_fraction!r}")
         if self.model is not None:
@@ -199,6 +198,7 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
         pats = pats.with_columns((1.0 / pl.col("fk")).alias("risk"))
     household = None
     if spec.household is not None:
+        check_households(lf, spec.household)
         per_row = lf.select(*keys, spec.household).join(
             pats.lazy().select(*keys, "risk"), on=keys, how="left", nulls_equal=True
         )
@@ -218,9 +218,11 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
 
 def _model_figures(counts: pl.DataFrame, spec: Measures) -> dict[str, Any]:
     """The log-linear model risk of the cell counts (records with a missing key left out, as sdcMicro)."""
-    from polars_anon.sdc.modrisk import risks_of_fit
+    from polars_anon.sdc.modrisk import check_cells, risks_of_fit
 
-    fitted = fit_cells(counts.drop_nulls(list(spec.keys)), spec.keys, spec.model or "default", spec.interactions)
+    counts = counts.drop_nulls(list(spec.keys))
+    check_cells(counts, spec.keys, str(spec.weight))
+    fitted = fit_cells(counts, spec.keys, spec.model or "default", spec.interactions)
     risk1, risk2, n_cells = risks_of_fit(fitted)
     return {"method": spec.model, "risk1": risk1, "risk2": risk2, "n_cells": n_cells}
 
@@ -235,42 +237,22 @@ def _risks(pats: pl.DataFrame, spec: Measures) -> np.ndarray:
 def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     """The figures of a table of a SQL engine (DuckDB, Spark; :class:`polars_anon.engines.SQLEngine`): the counts, the
     approximate risk and household risk in the engine, the exact risk per distinct ``(fk, Fk)`` on the driver,
-    SUDA2 on the distinct patterns brought to the driver."""
-    q = engine.quote
-    names = list(engine.schema(table).names()) if hasattr(engine, "schema") else []
-    missing = [c for c in spec.columns if names and c not in names]
-    if missing:
-        raise InvalidParameterError(f"sdc columns {missing} are not columns of the table; columns: {names}")
+    SUDA2 on the distinct patterns brought to the driver (one helper per figure).
+
+    Its callers (the job, :func:`polars_anon.duckdb.sdc_risk`, :func:`polars_anon.spark.sdc_risk`) first ask the
+    capability table what the engine cannot compute
+    (:func:`~polars_anon.pipeline.capabilities.consult_sdc_measures`; that module imports this one)."""
+    schema = _check_sql_columns(engine, table, spec)
     view = engine.view(table)
-    keys = ", ".join(q(k) for k in spec.keys)
-    weight = f"CAST({q(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
+    keys = ", ".join(engine.quote(k) for k in spec.keys)
+    weight = f"CAST({engine.quote(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
     pats = f"SELECT {keys}, COUNT(*) AS fk, SUM({weight}) AS big_fk FROM {view} GROUP BY {keys}"
-    risk = "(1.0 / fk)" if spec.weight is None else risk_sql("fk", "big_fk")
-    low = engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM ({pats}) p WHERE big_fk < fk")).item()
-    if low and spec.weight is not None:
-        raise InvalidParameterError(
-            f"sdc: weight column {spec.weight!r}: {low} key patterns have weights summing below their record count "
-            "(Fk < fk); sampling weights must be >= 1"
-        )
-    if spec.method == "exact" and spec.weight is not None:
-        pairs = engine.to_polars(
-            engine.sql(f"SELECT fk, big_fk, COUNT(*) AS n FROM ({pats}) p GROUP BY fk, big_fk")
-        )  # materializes: one row per distinct (fk, Fk)
-        r = benedetti_franconi(pairs["fk"].to_numpy(), pairs["big_fk"].to_numpy(), "exact")
-        rows = pairs.with_columns(pl.Series("r", r))
-        fk = rows["fk"].to_numpy().astype(np.float64)
-        weight_n = rows["n"].to_numpy() * fk
-        er, n = float((r * weight_n).sum()), float(weight_n.sum())
-        top = float(r.max())
-        tallies = _tallies(engine, pats)
-    else:
-        row = engine.to_polars(
-            engine.sql(f"SELECT SUM(fk * {risk}) AS er, SUM(fk) AS n, MAX({risk}) AS top FROM ({pats}) p")
-        ).row(0, named=True)
-        er, n, top = float(row["er"] or 0.0), float(row["n"] or 0.0), float(row["top"] or 0.0)
-        tallies = _tallies(engine, pats)
+    if spec.weight is not None:
+        _check_sql_weights(engine, view, pats, spec.weight, schema)
+    er, n, top = _individual_sql(engine, pats, spec)
     if n == 0:
         raise InvalidParameterError("sdc: the table has no rows; its risk is undefined")
+    tallies = _tallies(engine, pats)
     out: dict[str, Any] = {
         "n_rows": int(n),
         "n_patterns": tallies["n_patterns"],
@@ -282,19 +264,7 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
         "violating": {str(k): tallies[f"v{k}"] for k in VIOLATING_K},
     }
     if spec.household is not None:
-        if spec.method == "exact" and spec.weight is not None:
-            raise InvalidParameterError(
-                "sdc: household risk with method 'exact' runs on engine 'polars' only (the exact series is computed on "
-                "the driver); use method 'approx' or engine 'polars'"
-            )
-        on = " AND ".join(f"t.{q(k)} IS NOT DISTINCT FROM p.{q(k)}" for k in spec.keys)
-        hh = q(spec.household)
-        query = (
-            f"SELECT SUM(hr * m) AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
-            f"CASE WHEN MAX(p.r) >= 1 THEN 1.0 ELSE 1 - EXP(SUM(LN(1 - p.r))) END AS hr "
-            f"FROM {view} t JOIN (SELECT {keys}, {risk} AS r FROM ({pats}) p0) p ON {on} GROUP BY t.{hh}) x"
-        )
-        her = float(engine.to_polars(engine.sql(query)).item() or 0.0)
+        her = _household_sql(engine, view, pats, spec)
         out["household_risk"] = her / n
         out["household_expected_reidentifications"] = her
     if spec.suda2:
@@ -302,15 +272,91 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
         res, scores = suda2_patterns(counts, list(spec.keys), "n", dis_fraction=spec.dis_fraction)
         out["suda2"] = _suda_summary(res, scores)
     if spec.model is not None:
-        w = f"CAST({q(str(spec.weight))} AS DOUBLE)"
-        cells = engine.to_polars(
-            engine.sql(
-                f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, SUM({w}) AS weights, SUM(1.0 / {w}) AS incl_prob "
-                f"FROM {view} GROUP BY {keys}"
-            )
-        )  # materializes: one row per key pattern
-        out["model_risk"] = _model_figures(cells, spec)
+        out["model_risk"] = _model_sql(engine, view, spec)
     return out
+
+
+def _check_sql_columns(engine: Any, table: Any, spec: Measures) -> Any:
+    """Refuse (naming them) the columns the spec reads that the engine's table lacks; the table's schema (or None)."""
+    schema = engine.schema(table) if hasattr(engine, "schema") else None
+    names = list(schema.names()) if schema is not None else []
+    missing = [c for c in spec.columns if names and c not in names]
+    if missing:
+        raise InvalidParameterError(f"sdc columns {missing} are not columns of the table; columns: {names}")
+    return schema
+
+
+def _check_sql_weights(engine: Any, view: str, pats: str, weight: str, schema: Any) -> None:
+    """The weights checked as on Polars (:func:`~polars_anon.sdc.frequencies.check_weights`, its message): numeric,
+    none missing, NaN, infinite or not above 0 (one SQL tally; NaN sorts above infinity in DuckDB and Spark), then no
+    key pattern whose weights sum below its record count (``Fk < fk``, as :func:`measure_patterns`)."""
+    if schema is not None:
+        check_weight_type(weight, schema[weight])
+    w = engine.quote(weight)
+    bad = f"({w} IS NULL OR NOT (CAST({w} AS DOUBLE) > 0 AND CAST({w} AS DOUBLE) < CAST('Infinity' AS DOUBLE)))"
+    n = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {bad}")).item() or 0)
+    if n:
+        first = engine.to_polars(engine.sql(f"SELECT {w} FROM {view} WHERE {bad} LIMIT 5")).to_series().to_list()
+        raise InvalidParameterError(bad_weights(weight, n, first))
+    low = engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM ({pats}) p WHERE big_fk < fk")).item()
+    if low:
+        raise InvalidParameterError(
+            f"sdc: weight column {weight!r}: {low} key patterns have weights summing below their record count "
+            "(Fk < fk); sampling weights must be >= 1"
+        )
+
+
+def _individual_sql(engine: Any, pats: str, spec: Measures) -> tuple[float, float, float]:
+    """The expected re-identifications, the record count and the highest individual risk: in SQL (the closed forms
+    and sdcMicro's approximation), or, for the exact series, on the driver once per distinct ``(fk, Fk)``."""
+    if spec.method == "exact" and spec.weight is not None:
+        pairs = engine.to_polars(
+            engine.sql(f"SELECT fk, big_fk, COUNT(*) AS n FROM ({pats}) p GROUP BY fk, big_fk")
+        )  # materializes: one row per distinct (fk, Fk)
+        r = benedetti_franconi(pairs["fk"].to_numpy(), pairs["big_fk"].to_numpy(), "exact")
+        records = pairs["n"].to_numpy() * pairs["fk"].to_numpy().astype(np.float64)
+        return float((r * records).sum()), float(records.sum()), float(r.max())
+    risk = _risk_expr(spec)
+    row = engine.to_polars(
+        engine.sql(f"SELECT SUM(fk * {risk}) AS er, SUM(fk) AS n, MAX({risk}) AS top FROM ({pats}) p")
+    ).row(0, named=True)
+    return float(row["er"] or 0.0), float(row["n"] or 0.0), float(row["top"] or 0.0)
+
+
+def _risk_expr(spec: Measures) -> str:
+    """The individual risk as a SQL expression of a pattern's ``fk`` and ``big_fk``."""
+    return "(1.0 / fk)" if spec.weight is None else risk_sql("fk", "big_fk")
+
+
+def _household_sql(engine: Any, view: str, pats: str, spec: Measures) -> float:
+    """The household expected re-identifications: per household ``1 - prod(1 - r)`` times its size, summed."""
+    q = engine.quote
+    keys = ", ".join(q(k) for k in spec.keys)
+    on = " AND ".join(f"t.{q(k)} IS NOT DISTINCT FROM p.{q(k)}" for k in spec.keys)
+    hh = q(str(spec.household))
+    nulls = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {hh} IS NULL")).item() or 0)
+    if nulls:
+        raise InvalidParameterError(null_households(str(spec.household), nulls))
+    query = (
+        f"SELECT SUM(hr * m) AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
+        f"CASE WHEN MAX(p.r) >= 1 THEN 1.0 ELSE 1 - EXP(SUM(LN(1 - p.r))) END AS hr "
+        f"FROM {view} t JOIN (SELECT {keys}, {_risk_expr(spec)} AS r FROM ({pats}) p0) p ON {on} GROUP BY t.{hh}) x"
+    )
+    return float(engine.to_polars(engine.sql(query)).item() or 0.0)
+
+
+def _model_sql(engine: Any, view: str, spec: Measures) -> dict[str, Any]:
+    """The log-linear model risk: the cell counts in SQL, the fit on the driver."""
+    q = engine.quote
+    keys = ", ".join(q(k) for k in spec.keys)
+    w = f"CAST({q(str(spec.weight))} AS DOUBLE)"
+    cells = engine.to_polars(
+        engine.sql(
+            f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, SUM({w}) AS weights, SUM(1.0 / {w}) AS incl_prob "
+            f"FROM {view} GROUP BY {keys}"
+        )
+    )  # materializes: one row per key pattern
+    return _model_figures(cells, spec)
 
 
 def _tallies(engine: Any, pats: str) -> dict[str, int]:

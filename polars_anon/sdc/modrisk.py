@@ -42,8 +42,9 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
 from polars_anon.errors import InvalidParameterError
+from polars_anon.sdc.frequencies import check_weights
 
-__all__ = ["ModelMethod", "ModelRisk", "cell_counts", "fit_cells", "model_risk", "risks_of_fit"]
+__all__ = ["ModelMethod", "ModelRisk", "cell_counts", "check_cells", "fit_cells", "model_risk", "risks_of_fit"]
 
 ModelMethod = Literal["default", "CE", "PML", "weightedLLM", "IPF"]
 
@@ -93,6 +94,27 @@ def cell_counts(data: pl.LazyFrame | pl.DataFrame, keys: Sequence[str], weight: 
         .agg(pl.len().cast(pl.Float64).alias("counts"), w.sum().alias("weights"), (1.0 / w).sum().alias("incl_prob"))
         .collect()
     )
+
+
+def check_cells(counts: pl.DataFrame, keys: Sequence[str], weight: str) -> None:
+    """Refuse key cells whose inclusion probabilities sum above their record count (``sum 1/w > f``: weights below
+    1), as :func:`~polars_anon.sdc.risk.individual_risk` refuses ``Fk < fk``: there ``v = (1 - p) lambda`` turns
+    negative and the risks, shares of sample uniques, exceed 1. `counts` is :func:`cell_counts`' frame.
+
+    >>> cells = pl.DataFrame({"a": ["x", "y"], "counts": [2.0, 1.0], "weights": [4.0, 0.5], "incl_prob": [1.0, 2.0]})
+    >>> check_cells(cells, ["a"], "w")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: model risk: weight column 'w': 1 key cells have weights below 1 \
+(their 1/w sum above the record count; first: ('y',)); sampling weights must be >= 1
+    """
+    low = counts.filter(pl.col("incl_prob") > pl.col("counts") * (1.0 + 1e-12))
+    if low.height:
+        first = low.sort(list(keys), nulls_last=True).select(list(keys)).row(0)
+        raise InvalidParameterError(
+            f"model risk: weight column {weight!r}: {low.height} key cells have weights below 1 (their 1/w sum above "
+            f"the record count; first: {first}); sampling weights must be >= 1"
+        )
 
 
 def _design(grid: pl.DataFrame, keys: list[str], interactions: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -239,11 +261,11 @@ def model_risk(
     check_columns(lf, [*keys, weight], "model risk columns")
     if not (isinstance(bound, (int, float)) and bound > 0):
         raise InvalidParameterError(f"bound must be a number > 0, got {bound!r}")
+    check_weights(lf, weight)  # numeric, none missing, NaN, infinite or not above 0: the values named
     counts = cell_counts(lf, keys, weight).drop_nulls(keys)  # as R's glm and xtabs: cells with a missing key left out
     if counts.height == 0:
         raise InvalidParameterError("model risk: the table has no rows")
-    if float(counts["weights"].min()) <= 0:  # type: ignore[arg-type]
-        raise InvalidParameterError(f"weight column {weight!r}: sampling weights must be > 0")
+    check_cells(counts, keys, weight)
     fitted = fit_cells(counts, keys, method, interactions, max_cells)
     risk1, risk2, n_cells = risks_of_fit(fitted, bound)
     return ModelRisk(risk1, risk2, method, n_cells, fitted)

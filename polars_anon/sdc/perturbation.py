@@ -1,9 +1,13 @@
 """Perturbative protection (PRAM, noise addition, rank swapping) and the utility measures that judge it.
 
-Randomness is seeded and row-addressed: each record's draws are a hash of its row number and the
-seed (Polars' ``Expr.hash``), so PRAM and noise stay lazy, stream, and give the same output for the
-same input, seed and Polars version, whatever the chunking. Rank swapping sorts one column at a time
-in memory (NumPy's seeded generator).
+Randomness is keyed and row-addressed: each record's draws are a hash of its row number and a key
+(Polars' ``Expr.hash``), so PRAM and noise stay lazy and stream. The key is secret: whoever knows it
+recomputes every draw and undoes the perturbation (subtracts the noise, inverts the swap, narrows each
+PRAM value to its original). With ``seed=None`` (the default) each call draws a fresh key from the
+operating system's random source (:func:`resolve_seed`), and the output cannot be reproduced; a given
+``seed`` is that key: the same input, seed and Polars version give the same output, whatever the
+chunking, so keep it as secret as the original data. Rank swapping sorts one column at a time in memory
+(NumPy's generator, keyed the same way).
 
 * **PRAM** [Gouweleeuw et al. 1998; sdcMicro's ``pram``]: each value ``i`` of a categorical column
   becomes ``j`` with probability ``P[i, j]`` (one uniform draw per record, a join on the category and
@@ -23,6 +27,7 @@ in memory (NumPy's seeded generator).
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Literal, get_args
 
@@ -42,6 +47,7 @@ __all__ = [
     "invariant_pram",
     "pram",
     "rank_swap",
+    "resolve_seed",
 ]
 
 NoiseMethod = Literal["additive", "correlated", "correlated_rescaled"]
@@ -61,9 +67,21 @@ def _normal(seed: int, stream: int) -> pl.Expr:
     return (-2.0 * u1.log()).sqrt() * (2.0 * np.pi * u2).cos()
 
 
-def _check_seed(seed: object) -> int:
+def resolve_seed(seed: object) -> int:
+    """The key of a perturbation's draws: `seed` when given (an integer >= 0), else a fresh 63-bit key from the
+    operating system's cryptographically strong source (:mod:`secrets`), never written anywhere.
+
+    The key is a secret: whoever knows it recomputes every draw and undoes the perturbation.
+
+    >>> resolve_seed(7)
+    7
+    >>> 0 <= resolve_seed(None) < 2**63
+    True
+    """
+    if seed is None:
+        return secrets.randbits(63)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
+        raise InvalidParameterError(f"seed must be an integer >= 0 or None, got {seed!r}")
     return seed
 
 
@@ -122,7 +140,7 @@ def pram(
     data: pl.LazyFrame | pl.DataFrame,
     column: str,
     matrix: Mapping[object, Mapping[object, float]],
-    seed: int = 0,
+    seed: int | None = None,
 ) -> pl.LazyFrame:
     """Replace each value ``i`` of ``column`` by ``j`` with probability ``matrix[i][j]`` (missing values stay).
 
@@ -132,7 +150,7 @@ def pram(
         Transition probabilities: ``{from: {to: probability}}``, each row summing to 1. Values of the
         column that are not rows of the matrix are kept unchanged.
     seed
-        Seed of the per-record draws.
+        The secret key of the per-record draws (None: a fresh key from the operating system, not reproducible).
 
     Examples
     --------
@@ -142,7 +160,7 @@ def pram(
     """
     lf = as_lazy(data)
     check_columns(lf, [column], "column")
-    seed = _check_seed(seed)
+    seed = resolve_seed(seed)
     if not isinstance(matrix, Mapping) or not matrix:
         raise InvalidParameterError(
             f"PRAM matrix must be a non-empty mapping {{from: {{to: probability}}}}, got {matrix!r}"
@@ -197,11 +215,12 @@ def invariant_pram(
     column: str,
     pd: float = 0.8,
     alpha: float = 0.5,
-    seed: int = 0,
+    seed: int | None = None,
 ) -> pl.LazyFrame:
     """Invariant PRAM as sdcMicro's ``pram(pd=, alpha=)``: category frequencies kept in expectation.
 
-    The diagonal of the base matrix is drawn uniformly in ``[pd, 1]`` (seeded), the rest of each row
+    The diagonal of the base matrix is drawn uniformly in ``[pd, 1]`` (keyed by `seed`, as the records' draws;
+    None: a fresh key from the operating system), the rest of each row
     spread evenly; the frequencies come from one group-by over the column.
 
     Examples
@@ -212,7 +231,7 @@ def invariant_pram(
     """
     lf = as_lazy(data)
     check_columns(lf, [column], "column")
-    seed = _check_seed(seed)
+    seed = resolve_seed(seed)
     numbers = all(not isinstance(v, bool) and isinstance(v, (int, float)) for v in (pd, alpha))
     if not numbers or not 0 < pd <= 1 or not 0 <= alpha <= 1:
         raise InvalidParameterError(f"pd must lie in (0, 1] and alpha in [0, 1], got pd={pd!r}, alpha={alpha!r}")
@@ -255,9 +274,10 @@ def add_noise(
     columns: Sequence[str] | str,
     noise: float = 150.0,
     method: NoiseMethod = "additive",
-    seed: int = 0,
+    seed: int | None = None,
 ) -> pl.LazyFrame:
-    """Add seeded Gaussian noise to numeric columns (sdcMicro's ``addNoise``; ``noise`` in percent).
+    """Add Gaussian noise to numeric columns (sdcMicro's ``addNoise``; ``noise`` in percent), keyed by `seed` (a
+    secret; None: a fresh key from the operating system).
 
     Examples
     --------
@@ -269,7 +289,7 @@ def add_noise(
     lf = as_lazy(data)
     cols = _numeric(lf, columns)
     check_choice("method", method, get_args(NoiseMethod))
-    seed = _check_seed(seed)
+    seed = resolve_seed(seed)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or noise < 0:
         raise InvalidParameterError(f"noise must be a number >= 0 (percent), got {noise!r}")
     if method != "additive" and len(cols) < 2:
@@ -303,11 +323,12 @@ def add_noise(
 
 
 def rank_swap(
-    data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str, p: float = 5.0, seed: int = 0
+    data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str, p: float = 5.0, seed: int | None = None
 ) -> pl.DataFrame:
     """Rank swapping: each value swapped with one at most ``p`` percent of the ranks away (each column apart).
 
-    Sorts each column in memory. Missing values are left in place.
+    Sorts each column in memory. Missing values are left in place. `seed` keys the swaps (a secret; None: a fresh
+    key from the operating system).
 
     Examples
     --------
@@ -318,7 +339,7 @@ def rank_swap(
     df = as_lazy(data).collect()  # materializes: rank swapping sorts the table's columns
     cols = names_list(columns, "columns")
     check_columns(df.lazy(), cols, "columns")
-    seed = _check_seed(seed)
+    seed = resolve_seed(seed)
     if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 100:
         raise InvalidParameterError(f"p must be a percentage in [0, 100], got {p!r}")
     rng = np.random.default_rng(seed)

@@ -36,7 +36,16 @@ from polars_anon._validate import as_lazy, check_choice, check_columns
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import Missing, pattern_frequencies
 
-__all__ = ["GlobalRisk", "RiskMethod", "benedetti_franconi", "global_risk", "household_risk", "individual_risk"]
+__all__ = [
+    "GlobalRisk",
+    "RiskMethod",
+    "benedetti_franconi",
+    "check_households",
+    "global_risk",
+    "household_risk",
+    "individual_risk",
+    "null_households",
+]
 
 RiskMethod = Literal["approx", "exact"]
 _RECURRENCE_MAX_F = 2000  # exact recurrence up to this fk (p <= 1/2); quadrature beyond
@@ -185,6 +194,8 @@ def household_risk(
 ) -> pl.LazyFrame:
     """Append ``1 - prod(1 - risk)`` over each record's household (sdcMicro's fast hierarchical risk).
 
+    A null household id is refused (:func:`check_households`): grouped, the nulls would make one giant household.
+
     Examples
     --------
     >>> lf = pl.LazyFrame({"hh": [1, 1, 2], "risk": [0.5, 0.5, 0.25]})
@@ -194,8 +205,35 @@ def household_risk(
     lf = as_lazy(data)
     check_columns(lf, [household], "household")
     check_columns(lf, [risk], "risk")
+    check_households(lf, household)
+    return _per_household(lf, household, risk, name)
+
+
+def _per_household(lf: pl.LazyFrame, household: str, risk: str, name: str) -> pl.LazyFrame:
     per_hh = lf.group_by(household).agg((1.0 - (1.0 - pl.col(risk)).product()).alias(name))
-    return lf.join(per_hh, on=household, how="left", nulls_equal=True, maintain_order="left")
+    return lf.join(per_hh, on=household, how="left", maintain_order="left")
+
+
+def check_households(lf: pl.LazyFrame, household: str) -> None:
+    """Refuse null household ids, naming the column and how many rows (one pass over the column): grouped, every
+    record of unknown household would join one giant household and get ``1 - prod(1 - r)`` over all of them.
+
+    >>> check_households(pl.LazyFrame({"hh": [1, None, None]}), "hh")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: household column 'hh' has 2 null values; ... (or drop those rows)
+    """
+    n = int(lf.select(pl.col(household).null_count()).collect().item())  # materializes: one value
+    if n:
+        raise InvalidParameterError(null_households(household, n))
+
+
+def null_households(household: str, n: int) -> str:
+    """The refusal of `n` null household ids, as every engine words it."""
+    return (
+        f"household column {household!r} has {n} null values; a null household id would pool those records into one "
+        "household: give each record of unknown household its own id (or drop those rows)"
+    )
 
 
 def global_risk(
@@ -215,6 +253,9 @@ def global_risk(
     >>> g.risk, g.expected_reidentifications, g.n_unique
     (0.75, 3.0, 2)
     """
+    if household is not None:  # on the input: the risk pipeline is not run twice
+        check_columns(as_lazy(data), [household], "household")
+        check_households(as_lazy(data), household)
     lf = individual_risk(data, keys, weight, method, missing, alpha)
     exprs = [
         pl.col("risk").sum().alias("er"),
@@ -223,7 +264,7 @@ def global_risk(
         (pl.col("fk") == 2).sum().alias("n2"),
     ]
     if household is not None:
-        lf = household_risk(lf, household)
+        lf = _per_household(lf, household, "risk", "household_risk")
         exprs.append(pl.col("household_risk").sum().alias("her"))
     row = lf.select(exprs).collect().row(0, named=True)  # materializes: one row
     n = int(row["n"])

@@ -11,6 +11,7 @@ import pytest
 
 from polars_anon import cli
 from polars_anon import spark as pas
+from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.measures import Measures, measure
 
 ROWS = pl.DataFrame(
@@ -36,6 +37,15 @@ def test_sdc_figures_on_spark_agree_with_polars(spark: Any) -> None:
     table = spark.createDataFrame(ROWS.to_arrow())
     asked = {"weight": "w", "household": "hh", "suda2": True, "model": "default"}  # exact: see tests/sdc/test_road
     _agree(measure(ROWS, Measures(keys=("sex", "region"), **asked)), pas.sdc_risk(table, ["sex", "region"], **asked))
+    for bad in (None, float("nan"), "2"):  # review4 finding 2: the weights checked as on Polars, one message
+        rows = ROWS.with_columns(
+            pl.Series("w", [bad, *ROWS["w"].to_list()[1:]]) if bad != "2" else pl.lit("2").alias("w")
+        )
+        with pytest.raises(InvalidParameterError) as on_polars:
+            measure(rows, Measures(keys=("sex",), weight="w"))
+        with pytest.raises(InvalidParameterError) as on_spark:
+            pas.sdc_risk(spark.createDataFrame(rows.to_arrow()), ["sex"], weight="w")
+        assert str(on_spark.value) == str(on_polars.value) and "weight column 'w'" in str(on_spark.value)
 
 
 def test_a_job_with_sdc_on_duckdb_reports_the_polars_figures(tmp_path: Path) -> None:

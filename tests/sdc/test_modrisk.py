@@ -126,3 +126,26 @@ def test_refusals() -> None:
         model_risk(SAMPLE, KEYS, "weights", max_cells=10)
     with pytest.raises(InvalidParameterError, match="method"):
         model_risk(SAMPLE, KEYS, "weights", "poisson")  # type: ignore[arg-type]
+
+
+def test_model_risk_checks_every_weight():
+    """review4 finding 5: a weight 0 or -5 was accepted silently, weights 0.5 gave risk1 = 2.216 (a share of sample
+    uniques above 1) and a null weight read "must be > 0". Each is refused naming the value or the cell; the SDC
+    figures ([sdc] model) refuse the cell the same way."""
+    from polars_anon.sdc.measures import Measures, measure
+
+    base = {"a": list("xxyyy"), "b": [1, 2, 1, 1, 2]}
+    for w, words in (
+        ([10.0, 10, 10, 0.0, 10], "weight column 'w' has 1 values that are not positive numbers (first: [0.0])"),
+        ([10.0, 10, 10, -5.0, 10], "weight column 'w' has 1 values that are not positive numbers (first: [-5.0])"),
+        ([10.0, None, 10, 10, 10], "weight column 'w' has 1 values that are not positive numbers (first: [None])"),
+        ([0.5] * 5, "model risk: weight column 'w': 4 key cells have weights below 1 (their 1/w sum above the "
+                    "record count; first: ('x', 1))"),
+    ):  # fmt: skip
+        with pytest.raises(InvalidParameterError) as caught:
+            model_risk(pl.LazyFrame({**base, "w": w}), ["a", "b"], "w")
+        assert str(caught.value).startswith(words)
+    # cell (y, 1) holds weights 0.5 and 10: Fk = 10.5 >= fk = 2 passes individual risk, 1/w sums to 2.1 > 2
+    mixed = pl.DataFrame({**base, "w": [10.0, 10.0, 0.5, 10.0, 10.0]})
+    with pytest.raises(InvalidParameterError, match=r"1 key cells have weights below 1 .*first: \('y', 1\)"):
+        measure(mixed, Measures(keys=("a", "b"), weight="w", model="default"))

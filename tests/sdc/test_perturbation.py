@@ -135,3 +135,21 @@ def test_refusals():
         add_noise(lf, "x", seed=-1)
     with pytest.raises(InvalidParameterError, match="p must be a percentage"):
         rank_swap(lf, "x", p=200)
+
+
+def test_without_a_seed_the_key_is_fresh_so_the_draws_cannot_be_recomputed():
+    """review4 finding 1: with a public default key (0) an attacker recomputes every draw, subtracts the noise and
+    inverts the swap. Without a seed each call draws its own key: two calls differ, and neither is seed 0's output."""
+    df = pl.DataFrame({"x": np.arange(200, dtype=np.float64), "g": ["a", "b"] * 100})
+    half = {"a": {"a": 0.5, "b": 0.5}, "b": {"a": 0.5, "b": 0.5}}
+    calls = {
+        "add_noise": lambda **s: add_noise(df, "x", noise=150, **s).collect()["x"],
+        "rank_swap": lambda **s: rank_swap(df, "x", p=20, **s)["x"],
+        "pram": lambda **s: pram(df, "g", half, **s).collect()["g"],
+        "invariant_pram": lambda **s: invariant_pram(df, "g", pd=0.5, **s).collect()["g"],
+    }
+    for name, call in calls.items():
+        one, two, public = call(), call(), call(seed=0)
+        assert not one.equals(two), name
+        assert not one.equals(public) and not two.equals(public), name
+        assert call(seed=0).equals(public), name  # a given seed still gives the same output

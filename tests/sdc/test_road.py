@@ -234,6 +234,32 @@ def test_the_html_page_shows_sdc_figures() -> None:
     assert "Statistical disclosure control" in page and "records violating 3-anonymity" in page
 
 
+def test_sdc_seed_keys_the_steps_and_the_report_never_shows_it(tmp_path: Path) -> None:
+    """review4 finding 1: the steps' key is the [sdc] table's seed (a secret), or a fresh key from the OS; the report
+    says which, never the value; a given seed gives the same bytes (keys seed + i, as apply_steps)."""
+    from polars_anon.sdc.job import Step, apply_steps
+
+    steps = '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = 50\n'
+    runs = {}
+    for name, extra in (
+        ("none", "[sdc]\n"),
+        ("one", "[sdc]\nseed = 987654321\n"),
+        ("two", "[sdc]\nseed = 987654321\n"),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        assert cli.main(["anonymize", str(_job(folder, extra + steps))]) == 0
+        text = (folder / "out" / "people.report.json").read_text()
+        assert "987654321" not in text
+        runs[name] = (json.loads(text)["sdc"]["seed"], (folder / "out" / "people.parquet").read_bytes(),
+                      pl.read_parquet(folder / "out" / "people.parquet")["income"])  # fmt: skip
+    assert runs["none"][0] == "not given: a fresh key from the operating system (not reproducible)"
+    assert runs["one"][0] == runs["two"][0] == "given (secret, not shown)"
+    assert runs["one"][1] == runs["two"][1]  # the same seed, the same bytes
+    want = apply_steps(PEOPLE.lazy(), [Step("noise", {"columns": ["income"], "noise": 50})], seed=987654321)
+    assert runs["one"][2].equals(want.collect()["income"]) and not runs["none"][2].equals(runs["one"][2])
+
+
 def test_protection_steps_apply_in_order_and_are_seeded() -> None:
     from polars_anon.sdc.job import Step, apply_steps
 
@@ -247,3 +273,95 @@ def test_protection_steps_apply_in_order_and_are_seeded() -> None:
     assert sorted(out["income"].to_list()) == sorted(PEOPLE["income"].to_list())  # a swap keeps the values
     assert set(out["sex"].to_list()) <= {"f", "m"} and out.height == 8
     assert out.equals(apply_steps(PEOPLE.lazy(), steps, seed=3).collect())  # the same seed, the same output
+
+
+@pytest.mark.parametrize(
+    ("asked", "words"),
+    [
+        ({"missing": "wildcard"}, "sdc missing = 'wildcard' on engine '{e}': a missing key matching any category"),
+        ({"weight": "w", "household": "hh", "method": "exact"},
+         "sdc household risk with method = 'exact' on engine '{e}': the exact series is computed on the driver"),
+    ],
+)  # fmt: skip
+def test_sdc_figure_refusals_are_the_capability_tables_on_every_sql_entry(asked: dict, words: str) -> None:
+    """review4 finding 8: DuckDB's and Spark's sdc_risk refuse with the capability table's one text (the job's,
+    consult_sdc_measures), before any data is read (Spark's frame is never touched)."""
+    from polars_anon import spark as pas
+    from polars_anon.pipeline.capabilities import consult_sdc_measures
+
+    con = duckdb.connect()
+    con.register("people", PEOPLE.to_arrow())
+    spec = Measures(keys=tuple(KEYS), **asked)
+    calls = {
+        "duckdb": [lambda: pa_duckdb.sdc_risk("people", KEYS, connection=con, **asked),
+                   lambda: consult_sdc_measures(spec, "duckdb")],
+        "spark": [lambda: pas.sdc_risk(object(), KEYS, **asked), lambda: consult_sdc_measures(spec, "spark")],
+    }  # fmt: skip
+    for engine, entries in calls.items():
+        for call in entries:
+            with pytest.raises(InvalidParameterError) as caught:
+                call()
+            assert str(caught.value).startswith(words.format(e=engine)), str(caught.value)
+
+
+def test_bad_weights_are_refused_alike_on_polars_and_duckdb(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """review4 finding 2: DuckDB returned figures for weights 0, -4, null, NaN (global risk nan) and a String weight
+    column ended a job in a DuckDB traceback (exit 1); now its message is Polars' (check_weights)."""
+    con = duckdb.connect()
+    for bad, shown in ((0.0, "0.0"), (-4.0, "-4.0"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf")):
+        df = pl.DataFrame({"a": ["x", "x", "y", "y"], "w": [10.0, bad, 10.0, 10.0]})
+        con.register("t", df.to_arrow())
+        with pytest.raises(InvalidParameterError) as on_polars:
+            measure(df, Measures(keys=("a",), weight="w"))
+        with pytest.raises(InvalidParameterError) as on_duckdb:
+            pa_duckdb.sdc_risk("t", ["a"], connection=con, weight="w")
+        want = f"weight column 'w' has 1 values that are not positive numbers (first: [{shown}])"
+        assert str(on_duckdb.value) == str(on_polars.value) and str(on_duckdb.value).startswith(want)
+    PEOPLE.with_columns(pl.col("w").cast(pl.String)).write_parquet(tmp_path / "s.parquet")
+    job = ('input = "s.parquet"\noutput = "out/s.parquet"\nk = 2\nengine = "duckdb"\n'
+           'insensitive = ["w", "hh", "income"]\n[qids.sex]\nhierarchy = "suppress"\n[qids.age]\n'
+           'hierarchy = "suppress"\n[qids.region]\nhierarchy = "suppress"\n[sdc]\nweight = "w"\n')  # fmt: skip
+    (tmp_path / "job.toml").write_text(job)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["polars-anon: error: weight column 'w' must be numeric, got String"]
+
+
+def test_null_household_ids_are_refused_naming_the_column_and_the_count() -> None:
+    """review4 finding 3: 8 records of risk 0.5 with a null household each got 1 - 0.5^8 = 0.996 (one pooled
+    household); now every entry refuses, Polars and SQL alike."""
+    df = pl.DataFrame({"a": [1, 1, 2, 2, 3, 3, 4, 4], "hh": [None, None, None, 7, None, None, None, None]})
+    con = duckdb.connect()
+    con.register("t", df.to_arrow())
+    calls = [
+        lambda: pa.sdc.household_risk(df.with_columns(risk=pl.lit(0.5)), "hh").collect(),
+        lambda: pa.sdc.global_risk(df, "a", household="hh"),
+        lambda: measure(df, Measures(keys=("a",), household="hh")),
+        lambda: pa_duckdb.sdc_risk("t", ["a"], connection=con, household="hh"),
+    ]
+    for call in calls:
+        with pytest.raises(InvalidParameterError) as caught:
+            call()
+        assert str(caught.value).startswith("household column 'hh' has 7 null values;")
+
+
+def test_the_reported_importance_is_sdcmicros() -> None:
+    """review4 finding 7: details.importance was the internal rank (higher = suppressed first, from 0). Now it is
+    sdcMicro's importance (1 = suppressed last): the one given, or the default's order as 1..m. By hand on PEOPLE:
+    age has 3 categories (suppressed first: 3); sex and region 2 each, the later key first (region 2, sex 1)."""
+    asked = {
+        "hierarchies": {},
+        "qids": KEYS,
+        "k": 2,
+        "method": "local_suppression",
+        "insensitive": ["w", "hh", "income"],
+    }
+    default = pa.anonymize(PEOPLE, **asked).report
+    assert default["details"]["importance"] == {"sex": 1, "age": 3, "region": 2}
+    given = pa.anonymize(PEOPLE, **asked, importance={"sex": 2, "age": 1, "region": 3}).report
+    assert given["details"]["importance"] == {"sex": 2, "age": 1, "region": 3}
+    defs = schema()["$defs"]
+    for report in (default, given):
+        jsonschema.Draft202012Validator({"$defs": defs, **defs["local_suppression_details"]}).validate(
+            report["details"]
+        )
