@@ -54,7 +54,7 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
         ``proportional`` equals ``fillparent`` [paper 000 §IV-D-1]; publishers with
         a generalized table use :func:`polars_anon.encode.encode` with ``original=``.
     dtype
-        Output dtype (``"float32"`` by default).
+        Output dtype: ``"float32"`` (the default) or ``"float64"``.
 
     Notes
     -----
@@ -114,7 +114,12 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self._names_in = names
         self.columns_out_ = [c for q, h in hierarchies.items() for c in encoded_columns(q, h, rep)]
-        self._dtype = pl.Float32 if self.dtype in (None, "float32") else pl.Float64
+        if self.dtype in (None, "float32", np.float32):
+            self._dtype = pl.Float32
+        elif self.dtype in ("float64", np.float64):
+            self._dtype = pl.Float64
+        else:  # was: any other name encoded as float64, silently
+            raise InvalidParameterError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         return self
 
     def transform(self, X: object) -> np.ndarray:

@@ -62,3 +62,10 @@ def test_errors():
 )
 def test_sklearn_contract(estimator, check):
     check(estimator)
+
+
+def test_dtype_is_float32_or_float64():
+    """Any other dtype is refused naming it (was: encoded as float64 whatever was asked)."""
+    assert HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent", dtype="float64").fit_transform(X).dtype == np.float64
+    with pytest.raises(InvalidParameterError, match=r"dtype must be 'float32' or 'float64', got 'float128'"):
+        HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent", dtype="float128").fit(X)
