@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
-import duckdb
 import polars as pl
 
 from polars_anon._progress import progress
@@ -734,13 +733,19 @@ def parser() -> argparse.ArgumentParser:
 
 _CSV_PARSE = ("during CSV parsing", "more fields than defined", "could not parse", "CSV Error on Line")
 """Words of Polars' and DuckDB's errors reading a CSV file mid-way (Polars infers the schema from its first rows)."""
+_SPARK_CSV = ("CAST_INVALID_INPUT", "MALFORMED_RECORD_IN_PARSING")
+"""Spark's (a value that does not cast to the type Polars read, a row with another number of fields)."""
 
 
 def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
-    """A Polars or DuckDB failure reading a CSV input after its first rows (a later value that breaks the type inferred
-    from them, a row with more fields than the header) as one line naming the CSV inputs; None for any other error."""
+    """A Polars, DuckDB or Spark failure reading a CSV input after its first rows (a later value that breaks the type
+    inferred from them, a row with more fields than the header) as one line naming the CSV inputs; None for any other
+    error."""
     text = str(exc).strip()
-    if not any(words in text for words in _CSV_PARSE):
+    spark = next((line for line in text.splitlines() if any(words in line for words in _SPARK_CSV)), None)
+    if spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
+        text = spark[spark.index("[") :].split(" SQLSTATE")[0].split(". Correct the value")[0]
+    elif not any(words in text for words in _CSV_PARSE):
         return None
     given = [getattr(args, name, None) for name in ("file", "published", "original", "anonymized", "population")]
     if isinstance(getattr(args, "job", None), str):
@@ -762,7 +767,12 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
             f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
             f"value, read it as missing (job file: null_values = [{value!r}]) or convert the file to Parquet"
         )
-    elif "more fields" in detail or "Expected Number of Columns" in detail:
+    elif "CAST_INVALID_INPUT" in detail:
+        hint = (
+            "; a later value breaks the type inferred from the first rows: fix it, read it as missing (job file: "
+            "null_values) or convert the file to Parquet"
+        )
+    elif any(words in detail for words in ("more fields", "Expected Number of Columns", "MALFORMED_RECORD")):
         hint = "; a row has another number of fields than the header: quote the fields that hold the separator"
     else:
         hint = ""
@@ -784,7 +794,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AnonError as exc:
         print(f"polars-anon: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
-    except (pl.exceptions.ComputeError, duckdb.Error) as exc:
+    except Exception as exc:  # an engine's failure reading a CSV input mid-way is bad input; anything else is raised
         message = csv_read_error(args, exc)
         if message is None:
             raise
