@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 import textwrap
 import time
@@ -24,7 +25,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.io import scan_input
+from polars_anon.io import CSV_SUFFIXES, scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.outputs import Interrupted, Outputs, staged_write
 
@@ -752,6 +753,54 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+_CSV_PARSE = ("during CSV parsing", "more fields than defined", "could not parse", "CSV Error on Line")
+"""Words of Polars' and DuckDB's errors reading a CSV file mid-way (Polars infers the schema from its first rows)."""
+_SPARK_CSV = ("CAST_INVALID_INPUT", "MALFORMED_RECORD_IN_PARSING")
+"""Spark's (a value that does not cast to the type Polars read, a row with another number of fields)."""
+
+
+def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
+    """A Polars, DuckDB or Spark failure reading a CSV input after its first rows (a later value that breaks the type
+    inferred from them, a row with more fields than the header) as one line naming the CSV inputs; None for any other
+    error."""
+    text = str(exc).strip()
+    spark = next((line for line in text.splitlines() if any(words in line for words in _SPARK_CSV)), None)
+    if spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
+        text = spark[spark.index("[") :].split(" SQLSTATE")[0].split(". Correct the value")[0]
+    elif not any(words in text for words in _CSV_PARSE):
+        return None
+    given = [getattr(args, name, None) for name in ("file", "published", "original", "anonymized", "population")]
+    if isinstance(getattr(args, "job", None), str):
+        try:
+            given.append(str(Job.load(args.job).input))
+        except AnonError:
+            pass
+    csv = [str(p) for p in given if isinstance(p, str) and Path(p).suffix.lower() in CSV_SUFFIXES]
+    if not csv:
+        return None
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    detail = "; ".join(lines[:3]) if "CSV Error on Line" in lines[0] else lines[0]  # DuckDB: the line and what
+    late = re.search(r"could not parse `(.*)` as dtype `\w+` at column '(.*?)'", detail) or re.search(
+        r"converting column \"(.*?)\"\. Could not convert string \"(.*?)\"", detail
+    )
+    if late:
+        column, value = (late[2], late[1]) if detail.startswith("could not parse") else (late[1], late[2])
+        hint = (
+            f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
+            f"value, read it as missing (job file: null_values = [{value!r}]) or convert the file to Parquet"
+        )
+    elif "CAST_INVALID_INPUT" in detail:
+        hint = (
+            "; a later value breaks the type inferred from the first rows: fix it, read it as missing (job file: "
+            "null_values) or convert the file to Parquet"
+        )
+    elif any(words in detail for words in ("more fields", "Expected Number of Columns", "MALFORMED_RECORD")):
+        hint = "; a row has another number of fields than the header: quote the fields that hold the separator"
+    else:
+        hint = ""
+    return f"cannot read {', '.join(repr(c) for c in csv)} as CSV: {detail}{hint}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``polars-anon`` console script.
 
@@ -766,6 +815,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except AnonError as exc:
         print(f"polars-anon: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # an engine's failure reading a CSV input mid-way is bad input; anything else is raised
+        message = csv_read_error(args, exc)
+        if message is None:
+            raise
+        print(f"polars-anon: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         sigterm = isinstance(exc, Interrupted) and "SIGTERM" in str(exc)

@@ -734,9 +734,11 @@ def read_on_engine(engine: Any, job: Job) -> Any:
                      null_values=job.null_values).collect_schema()  # fmt: skip
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     if engine.name == "duckdb":
-        read = engine.con.read_csv(str(job.input), header=job.has_header, sep=job.separator,
-                                   dtype={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
-                                   names=list(raw), na_values=job.null_values or None)  # fmt: skip
+        # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a
+        # last row for the header and read no rows)
+        read = engine.con.read_csv(str(job.input), header=job.has_header, sep=job.separator, auto_detect=False,
+                                   columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
+                                   na_values=job.null_values or None)  # fmt: skip
         return read.project(
             ", ".join(
                 f"CAST({duckdb_identifier(c)} AS {_SQL_TYPES[_type_name(t)]}) AS {duckdb_identifier(c)}"

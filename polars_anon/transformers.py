@@ -37,8 +37,8 @@ def _as_frame(X: object) -> tuple[pl.DataFrame, bool]:
 
 def _output_dtype(dtype: object) -> pl.DataType:
     """The Polars float type `dtype` names: float32 or float64 as a name (``"float32"``, ``"f8"``, ``"double"``),
-    a NumPy type (``np.float32``, ``np.dtype("float64")``, ``float``) or a Polars type (``pl.Float32``); None is
-    float32. Anything else is refused, naming `dtype`.
+    a NumPy type (``np.float32``, ``np.dtype("float64")``, ``float``) or a Polars type or its name (``pl.Float32``,
+    ``"Float32"``); None is float32. Anything else is refused, naming `dtype`.
 
     >>> _output_dtype(np.float64), _output_dtype("float32"), _output_dtype(pl.Float64)
     (Float64, Float32, Float64)
@@ -53,7 +53,7 @@ def _output_dtype(dtype: object) -> pl.DataType:
         found = next((t for t in (pl.Float32, pl.Float64) if dtype == t), None)
     else:
         try:
-            kind = np.dtype(dtype)  # pyright: ignore[reportCallIssue, reportArgumentType]  (refused below if not)
+            kind = np.dtype(dtype.lower() if isinstance(dtype, str) else dtype)  # pyright: ignore[reportCallIssue, reportArgumentType]  (refused below if not)
         except (TypeError, ValueError):
             kind = None
         found = {4: pl.Float32, 8: pl.Float64}.get(kind.itemsize) if kind is not None and kind.kind == "f" else None

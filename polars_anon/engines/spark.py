@@ -40,6 +40,7 @@ __all__ = [
     "LOCAL_DEFAULTS",
     "HadoopFileSystem",
     "SparkEngine",
+    "check_config",
     "check_executors",
     "executor_failure",
     "lazy_source",
@@ -99,7 +100,22 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     spark = builder.getOrCreate()
     if session_kind(spark) == "classic":  # a Connect session (SPARK_REMOTE) has no SparkContext: the road refuses it
         spark.sparkContext.setLogLevel("ERROR")
+    if config:
+        check_config(spark)
     return spark
+
+
+def check_config(spark: Any) -> None:
+    """Use the session's SQL settings now (Spark checks them on their first use: a bad value was a JVM stack trace at
+    the first query) and refuse a value Spark rejects in one line naming the setting (the session is left as it is).
+    """
+    try:
+        spark.conf.get("spark.app.name")
+    except Exception as exc:
+        found = next((line for line in str(exc).splitlines() if "INVALID_CONF_VALUE" in line), None)
+        if found is None:
+            raise
+        raise InvalidParameterError(f"Spark config: {found[found.index('[') :].split(' SQLSTATE')[0]}") from None
 
 
 _GROUPING = "__anon_grouping"

@@ -293,6 +293,11 @@ def check(
             )
     if reference is not None and not any(m.uses_distribution for m in models):
         raise InvalidParameterError(REFERENCE_UNREAD)
+    if levels is not None and hierarchies is None:
+        raise InvalidParameterError(
+            f"check: levels {dict(levels)} generalize the population with hierarchies, and none is given; give "
+            "hierarchies too, or leave out levels"
+        )
     check_model_roles(models, qids)
     classes, frames = class_frames(lf, qids, attributes)
     if classes.height == 0:

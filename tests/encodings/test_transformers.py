@@ -57,8 +57,8 @@ def test_errors():
         HierarchyEncoder(ANIMAL_HIERARCHIES, "random").fit(X)
 
 
-FLOAT32 = ["float32", "f4", np.float32, np.dtype("float32"), pl.Float32, pl.Float32(), None]
-FLOAT64 = ["float64", "double", np.float64, np.dtype("float64"), float, pl.Float64, pl.Float64()]
+FLOAT32 = ["float32", "Float32", "f4", np.float32, np.dtype("float32"), pl.Float32, pl.Float32(), None]
+FLOAT64 = ["float64", "Float64", "double", np.float64, np.dtype("float64"), float, pl.Float64, pl.Float64()]
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import polars_anon as pa
 from polars_anon import cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -154,3 +155,27 @@ def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: str
         "anon.report.html",
         "anon.report.json",
     ]
+
+
+def test_a_bad_spark_config_value_is_one_line() -> None:
+    """``[spark.config]`` with a value Spark rejects: one line naming the setting (was: a JVM stack trace at the first
+    query). A stand-in session raising Spark's error: a real one would be the test worker's shared session."""
+    from types import SimpleNamespace
+
+    from polars_anon.engines.spark import check_config
+
+    spark_error = (
+        "Error while instantiating 'org.apache.spark.sql.internal.SessionStateBuilder':\nCaused by: "
+        "org.apache.spark.SparkIllegalArgumentException: [INVALID_CONF_VALUE.TYPE_MISMATCH] The value 'abc' in the "
+        "config \"spark.sql.shuffle.partitions\" is invalid. It should be a/an 'int' value. SQLSTATE: 22022\n\tat ..."
+    )
+
+    def fails(key: str) -> str:
+        raise RuntimeError(spark_error)
+
+    with pytest.raises(pa.InvalidParameterError) as info:
+        check_config(SimpleNamespace(conf=SimpleNamespace(get=fails)))
+    assert str(info.value) == (
+        "Spark config: [INVALID_CONF_VALUE.TYPE_MISMATCH] The value 'abc' in the config "
+        "\"spark.sql.shuffle.partitions\" is invalid. It should be a/an 'int' value."
+    )

@@ -84,3 +84,29 @@ def test_encode_with_a_job_builds_the_hierarchies_from_the_jobs_input(
     hand = {"age": pa.Hierarchy.intervals(ages, [10, 20]), "city": pa.Hierarchy.suppression(["Bergen", "Oslo"])}
     expected = pa.encode(pl.scan_parquet(tmp_path / "out.parquet"), hand, "fillparent").collect()
     assert pl.read_parquet(tmp_path / "out.fillparent.parquet").equals(expected)
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (  # Spark's failure, as py4j hands it over (the CSV read FAILFAST; the cast to the type Polars read)
+            "An error occurred while calling o139.parquet.\n: org.apache.spark.SparkException: [FAILED_READ_FILE] ..."
+            "\nCaused by: org.apache.spark.SparkException: [MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION] Malformed "
+            "records are detected in record parsing: [27,Oslo].  SQLSTATE: 22023\n\tat org.apache.spark...",
+            ("'t.csv' as CSV: [MALFORMED_RECORD_IN_PARSING", "[27,Oslo]", "number of fields than the header"),
+        ),
+        (
+            '[CAST_INVALID_INPUT] The value \'abc\' of the type "STRING" cannot be cast to "BIGINT" because it is '
+            "malformed. Correct the value as per the syntax, or change its target type. SQLSTATE: 22018\n== DataFrame",
+            ("'t.csv' as CSV: [CAST_INVALID_INPUT] The value 'abc'", "null_values"),
+        ),
+    ],
+)
+def test_a_spark_csv_read_failure_is_one_line(error: str, words: tuple[str, ...]) -> None:
+    """Spark's CSV failures (a Spark session per case would cost seconds: the message is what is tested)."""
+    import argparse
+
+    message = cli.csv_read_error(argparse.Namespace(file="t.csv"), RuntimeError(error))
+    assert message is not None and "\n" not in message and "SQLSTATE" not in message
+    assert all(w in message for w in words), message
+    assert cli.csv_read_error(argparse.Namespace(file="t.parquet"), RuntimeError(error)) is None  # not a CSV input

@@ -75,7 +75,10 @@ Combinations[12]). The test publishes the same classes without the search: the q
 levels, each then a one-level hierarchy that fulldomain keeps at level 0."""
 
 
-@pytest.mark.skipif(not (ADULT / "adult.csv").exists(), reason="shared/data/adult not present")
+@pytest.mark.skipif(
+    not (ADULT / "adult.csv").exists(),
+    reason=f"needs {ADULT.resolve()} (the ../shared/data folder beside the repository); not present here",
+)
 def test_the_issues_case_report_and_checker_never_disagree_silently(tmp_path, capsys) -> None:
     """Against the input's distribution the largest EMD is 0.1985 (satisfied); against the published rows'
     own it is 0.2028 (one class violates). The report states both; pa.check and the CLI give the published

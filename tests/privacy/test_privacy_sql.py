@@ -73,7 +73,10 @@ def test_macros_match_python_on_random_tables(q: list[str], data, case) -> None:
     _agree(pl.DataFrame({"q": q, "s": s}), ["q"], model, macro)
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="shared/data/adult/adult.csv not present")
+@pytest.mark.skipif(
+    not ADULT.exists(),
+    reason=f"needs {ADULT.resolve()} (the ../shared/data folder beside the repository); not present here",
+)
 @pytest.mark.parametrize(("model", "macro"), CASES)
 def test_macros_match_python_on_adult(model, macro) -> None:
     df = pl.read_csv(ADULT, separator=";").select("sex", "race", "education", pl.col("salary-class").alias("s"))
@@ -122,7 +125,10 @@ def test_hierarchical_closeness_matches_python_on_random_hierarchies(
     _agree(pl.DataFrame({"q": q, "q2": q2, "s": s}), ["q", "q2"], model, macro, {"tree": h})
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="shared/data/adult/adult.csv not present")
+@pytest.mark.skipif(
+    not ADULT.exists(),
+    reason=f"needs {ADULT.resolve()} (the ../shared/data folder beside the repository); not present here",
+)
 @pytest.mark.parametrize("sensitive", ["salary-class", "occupation"])
 def test_hierarchical_closeness_matches_python_on_adult(sensitive: str) -> None:
     """The ARX hierarchies of Adult; the hierarchy is loaded under the column's name (the default)."""

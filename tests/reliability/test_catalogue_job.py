@@ -176,6 +176,24 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
             ("schema: column 'age'", "not Int64", "36.5"),
         ),
         ("schema-not-a-column", {"schema": '{ zip = "Int64" }'}, QIDS, ("schema: columns ['zip']",)),
+        *(
+            (
+                f"csv-later-value-breaks-the-type-on-{engine}",
+                {"input": '"late.csv"', "engine": f'"{engine}"'},
+                QIDS,
+                ("late.csv' as CSV", "'age'", "null_values = ['x']"),
+            )
+            for engine in ("polars", "duckdb")
+        ),
+        *(
+            (
+                f"csv-row-with-more-fields-on-{engine}",
+                {"input": '"ragged.csv"', "engine": f'"{engine}"'},
+                QIDS,
+                ("ragged.csv' as CSV", "number of fields than the header"),
+            )
+            for engine in ("polars", "duckdb")
+        ),
         (
             "csv-columns-twice",
             {"input": '"t.csv"', "columns": '["id", "age", "sex", "sex"]'},
@@ -218,6 +236,9 @@ def work(tmp_path: Path) -> Path:
         w / "nulls.parquet"
     )
     (w / "bad.csv").write_bytes(b"id,age,sex\n1,31,F\n2,33,\xe9\n")
+    rows = pl.concat([T] * 10).write_csv()  # 120 rows: past the rows Polars infers the types from
+    (w / "late.csv").write_text(rows + "99,x,F,a\n")
+    (w / "ragged.csv").write_text(rows + "99,31,F,a,extra\n")
     T.head(0).write_parquet(w / "empty.parquet")
     T.with_columns(age=pl.col("age").cast(pl.Float64) + pl.when(pl.col("id") == 3).then(0.5).otherwise(0.0)).write_csv(
         w / "floats.csv"

@@ -599,6 +599,8 @@ SDC = [
     _c("sdc-wildcard-fk-alpha", _sdc(lambda: sdc.wildcard_fk(np.array([[0, 1]]), alpha=5)), IPE, "alpha", "got 5"),
     _c("check-reference-unread", lambda out: pa.check(T, ["age", "sex"], [pa.LDiversity("party", l=2)],
                                                       reference=T), IPE, "reference is read by", "t-closeness"),
+    _c("check-levels-without-hierarchies", lambda out: pa.check(T, ["age", "sex"], k=2, levels={"age": 1}), IPE,
+       "check: levels {'age': 1}", "hierarchies"),
     _c("check-reference-missing", lambda out: pa.check(T, ["age", "sex"], [pa.TCloseness("party", t=0.5)],
                                                        reference=out / "nope.parquet"), pa.InputError,
        "reference", "nope.parquet"),
