@@ -115,7 +115,8 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     """k must be an integer >= 1 (NumPy's too) and, when the row count is known, at most that (an InfeasibleError).
 
     The one k check: a request's before any data is read, and again with its rows; a direct call of a partition
-    algorithm (`who` names it in the message) with its aggregates' rows.
+    algorithm (`who` names it in the message) with its aggregates' rows, or with None for an empty table (k's type
+    alone: such a call returns an empty partition; the road refuses an empty input first).
 
     >>> check_k(7, 6, who="greedy")
     Traceback (most recent call last):

@@ -13,7 +13,7 @@ import re
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
@@ -257,14 +257,25 @@ def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) ->
 
 
 def _risk(args: argparse.Namespace) -> int:
-    with Outputs(overwrite=args.overwrite) as out:
-        json_tmp = out.stage(Path(args.json), file=True) if args.json else None  # refused before any data is read
+    def make() -> tuple[str, dict[str, Any]]:
         doc = _risk_doc(args)
+        return json.dumps(doc, indent=2), doc
+
+    return _json_then_print(args, [args.file], make)
+
+
+def _json_then_print(args: argparse.Namespace, reads: list[str], make: Callable[[], tuple[str, Any]]) -> int:
+    """``--json`` staged before any data is read (refused when it is an input, a folder, or exists without
+    ``--overwrite``), then ``make()`` (the text to print, the JSON document), the JSON written, and only then the text
+    printed: a refused command prints nothing on standard output."""
+    with Outputs(overwrite=args.overwrite, reads=reads) as out:
+        json_tmp = out.stage(Path(args.json), file=True, what="--json") if args.json else None
+        text, doc = make()
         if json_tmp is not None:
             with out.writing(args.json):
                 json_tmp.write_text(json.dumps(doc, indent=2) + "\n")
             out.commit()
-    print(json.dumps(doc, indent=2))  # once written: a refused command prints nothing on standard output
+    print(text)
     return 0
 
 
@@ -297,7 +308,7 @@ def _report(args: argparse.Namespace) -> int:
 
     source = Path(args.report)
     target = Path(args.output) if args.output else html_path(source)
-    Outputs(overwrite=args.overwrite).check(target, file=True)  # refused before the report is read
+    Outputs(overwrite=args.overwrite, reads=[source]).check(target, file=True, what="report page")  # before reading
     try:
         report = json.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -376,7 +387,7 @@ def _explore(args: argparse.Namespace) -> int:
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
     for target in explore_targets(output, html=not args.no_html):  # refused before any data is read
-        Outputs(overwrite=args.overwrite).check(target)
+        Outputs(overwrite=args.overwrite, reads=[job.input]).check(target, file=True)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
     written = write_explore(
@@ -440,7 +451,8 @@ def _encode(args: argparse.Namespace) -> int:
 
     encoding = canonical(args.encoding)
     output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
-    Outputs(overwrite=args.overwrite).check(output)  # refused before any data is read
+    reads = [args.published, args.original]  # refused before any data is read; "classes" writes a folder
+    Outputs(overwrite=args.overwrite, reads=reads).check(output, file=args.layout == "wide", what="encoding")
     published = scan_input(args.published, separator=args.separator)
     original = scan_input(args.original, separator=args.separator) if args.original else None
     values = original if original is not None else published  # what built-in hierarchies read their leaves from
@@ -463,15 +475,11 @@ def _encode(args: argparse.Namespace) -> int:
 def _metrics(args: argparse.Namespace) -> int:
     from polars_anon.report import jsonable
 
-    with Outputs(overwrite=args.overwrite) as out:
-        json_tmp = out.stage(Path(args.json), file=True) if args.json else None  # refused before any data is read
+    def make() -> tuple[str, Any]:
         lines, doc = _metrics_doc(args)
-        if json_tmp is not None:
-            with out.writing(args.json):
-                json_tmp.write_text(json.dumps(jsonable(doc), indent=2) + "\n")
-            out.commit()
-    print("\n".join(lines))  # once written: a refused command prints nothing on standard output
-    return 0
+        return "\n".join(lines), jsonable(doc)
+
+    return _json_then_print(args, [args.original, args.anonymized], make)
 
 
 def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -210,12 +211,13 @@ class Hierarchy:
             ) from exc
         rows = list(csv.reader(io.StringIO(text), delimiter=separator, quotechar='"'))
         lines = [r for r in rows if r]
-        if lines and all(len(r) == 1 for r in lines):  # one field a row: a leaf and no levels, or another separator
+        if len(lines) > 1 and all(len(r) == 1 for r in lines):  # one field a row: no levels, or another separator
             other = next((c for c in ",;\t|" if c != separator and all(c in r[0] for r in lines)), None)
             if other is not None:
                 raise HierarchyError(
                     f"hierarchy file {str(path)!r}: no row holds the separator {separator!r} but every row holds "
-                    f"{other!r}; read it with separator={other!r} (job file: {{ path = ..., separator = {other!r} }})"
+                    f"{other!r}; read it with separator={other!r} "
+                    f"(job file: {{ path = ..., separator = {json.dumps(other)} }})"
                 )
         return cls.from_rows(rows, source=str(path))
 

@@ -530,14 +530,6 @@ def _refuse_misaligned(job: Job, result: Anonymized) -> None:
         )
 
 
-def _refuse_input(job: Job, path: Path | URI) -> None:
-    """Refuse an output that is the job's input (even with overwrite: it would replace the data it was made from)."""
-    if isinstance(path, Path) and isinstance(job.input, Path) and path.resolve() == job.input.resolve():
-        raise InvalidParameterError(
-            f"output {str(path)!r} is the job's input; write the anonymized table to another path"
-        )
-
-
 def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dict[str, Any]:
     """Run a job into the output set `out` (nothing is renamed into place: the caller commits).
 
@@ -557,9 +549,12 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     target = job.report or report_path(job.output)
     html = html_path(target) if job.report_html else None
     check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
-    for path in (job.output, target, *([html] if html else []), *paths.values()):
-        _refuse_input(job, path)
-        out.check(path)
+    out.protect(job.input)  # never replaced, even with overwrite
+    targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
+    targets += [("report page", html, True)] if html else []
+    targets += [(f"encoding {e!r}", p, _layout(job, e) != "classes") for e, p in paths.items()]
+    for what, path, file in targets:
+        out.check(path, file=file, what=what)
     if isinstance(job.input, URI):  # read by the engine only: the schema here, the values from its group-bys
         assert engine is not None
         table = read_on_engine(engine, job)

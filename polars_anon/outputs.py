@@ -32,7 +32,7 @@ import shutil
 import signal
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -118,6 +118,13 @@ def disk_error(exc: BaseException, path: Path | URI) -> OutputError | None:
     return None
 
 
+def _same(a: Path | URI, b: Path | URI) -> bool:
+    """The same location: two local paths resolved, two URIs as written."""
+    if isinstance(a, URI) or isinstance(b, URI):
+        return isinstance(a, URI) and isinstance(b, URI) and str(a) == str(b)
+    return a.resolve() == b.resolve()
+
+
 def _is_folder(path: Path | URI) -> bool:
     """An existing folder (not a link to one); a URI asks its file system, when bound."""
     if isinstance(path, URI):
@@ -155,10 +162,12 @@ def _held_signals() -> Iterator[None]:
 class Outputs:
     """A set of outputs produced together (see the module docstring)."""
 
-    def __init__(self, *, overwrite: bool = False) -> None:
+    def __init__(self, *, overwrite: bool = False, reads: Iterable[str | Path | URI | None] = ()) -> None:
         if not isinstance(overwrite, bool):
             raise InvalidParameterError(f"overwrite must be True or False, got {overwrite!r}")
         self.overwrite = overwrite
+        self._reads: list[Path | URI] = []
+        self.protect(*reads)
         self._staged: list[tuple[Path | URI, Path | URI]] = []
         self._created: list[Path | URI] = []
         self._committed = False
@@ -166,24 +175,34 @@ class Outputs:
         self._interrupted: str | bool = False
 
     # ------------------------------------------------------------------ staging
-    def check(self, final: str | Path, *, file: bool = False) -> Path | URI:
-        """Refuse a target that exists (unless overwrite) or, when a `file` is due, that is a folder (even with
-        overwrite: a folder is never replaced by a file; :meth:`commit` refuses it too).
+    def protect(self, *reads: str | Path | URI | None) -> None:
+        """Refuse these paths as targets from now on, even with overwrite: the inputs the run reads (None: none)."""
+        self._reads += [as_location(r) for r in reads if r is not None]
+
+    def check(self, final: str | Path, *, file: bool = False, what: str = "output") -> Path | URI:
+        """Refuse a target that is an input of the run (:meth:`protect`), that exists (unless overwrite) or, when a
+        `file` is due, that is a folder (even with overwrite: a folder is never replaced by a file; :meth:`commit`
+        refuses it too). `what` names the target in the message (``"report"``, ...).
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
         final = as_location(final)
+        if any(_same(final, r) for r in self._reads):
+            raise InvalidParameterError(
+                f"{what} {str(final)!r} is an input of this run; write it to another path (it would replace the "
+                "data it is made from)"
+            )
         if file and _is_folder(final):
-            raise OutputError(f"output {str(final)!r} is a folder; give a file path (the folder is left as it is)")
+            raise OutputError(f"{what} {str(final)!r} is a folder; give a file path (the folder is left as it is)")
         if final.exists() and not self.overwrite:
             raise OutputExistsError(
-                f"output {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
+                f"{what} {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
             )
         return final
 
-    def stage(self, final: str | Path, *, file: bool = False) -> Path | URI:
-        """Reserve `final`; returns the temporary path to write to (nothing exists there yet). `file`: see
+    def stage(self, final: str | Path, *, file: bool = False, what: str = "output") -> Path | URI:
+        """Reserve `final`; returns the temporary path to write to (nothing exists there yet). `file`, `what`: see
         :meth:`check`."""
-        final = self.check(final, file=file)
+        final = self.check(final, file=file, what=what)
         if isinstance(final, URI):
             return self._stage_uri(final)
         if any(not isinstance(f, URI) and final.resolve() == f.resolve() for _, f in self._staged):

@@ -516,6 +516,11 @@ class _Rules:
     models: _Models | None
 
 
+_BIG_INT = int(np.iinfo(np.int64).max)
+"""The size of a class that is not small in the ``size_small`` arrays of :class:`_Blocks` and :class:`_Line`
+(never the smallest)."""
+
+
 class _Blocks:
     """The classes of one round laid out in consecutive blocks, one block per row of 2-D arrays.
 
@@ -556,8 +561,7 @@ class _Blocks:
         # the cost of a partner is then const + a - (sx + size) * R[LCA] and masking is free
         self.a_live = np.where(self.blive, self.bsize * self.brsum, np.inf)
         self.a_small = np.where(self.bsmall, self.a_live, np.inf) if rules.below_k else self.a_live
-        big_int = np.iinfo(np.int64).max
-        self.size_small = np.where(self.bsmall, self.bsize, big_int) if rules.smallest else self.bsize
+        self.size_small = np.where(self.bsmall, self.bsize, _BIG_INT) if rules.smallest else self.bsize
 
     def retire(self, keep: np.ndarray, state: _State) -> None:
         """Write the blocks not kept back into the global state, then drop them."""
@@ -632,8 +636,8 @@ class _Blocks:
             self.a_small[r, src] = np.inf
             self.a_small[r, tgt] = np.where(still, new_size * new_r, np.inf)
         if self.rules.smallest:
-            self.size_small[r, src] = np.iinfo(np.int64).max
-            self.size_small[r, tgt] = np.where(still, new_size, np.iinfo(np.int64).max)
+            self.size_small[r, src] = _BIG_INT
+            self.size_small[r, tgt] = np.where(still, new_size, _BIG_INT)
 
     def _partners(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray], np.ndarray]:
         """Per block: its first small class (or smallest) s and the partner j at the least cost (ties: the earliest).
@@ -740,10 +744,6 @@ class _Walks:
             if g.lazy and LAZY_TABLES * len(g.qids) * self.walked >= g.n**2:
                 g.build_tables()
             self.tables[i] = g.rl is not None
-
-
-_BIG_INT = int(np.iinfo(np.int64).max)
-"""The size of a class that is not small in :attr:`_Line.size_small` (never the smallest)."""
 
 
 @dataclass(slots=True)

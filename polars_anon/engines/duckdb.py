@@ -98,6 +98,10 @@ class DuckDBEngine:
             try:  # a relation of another connection's in-memory database cannot be read here: say so now, in one line
                 self._fetch(data, "SELECT 1 FROM {view} LIMIT 0")
             except duckdb.InvalidInputException as exc:
+                if "closed" in str(exc):  # DuckDB's words when the relation's own connection was closed
+                    raise InvalidParameterError(
+                        "the DuckDB relation's connection is closed; build the relation again on an open connection"
+                    ) from exc
                 raise InvalidParameterError(
                     "the DuckDB relation belongs to another connection than the engine's (DuckDB's default one "
                     "unless given); pass its connection: polars_anon.duckdb.anonymize(relation, connection=con)"

@@ -47,3 +47,7 @@ def test_a_relation_of_another_connection_is_named() -> None:
     assert pad.anonymize(con.table("people"), connection=con, hierarchies=H, k=2).collect().equals(expected)
     with pytest.raises(pa.InvalidParameterError, match="connection must be a DuckDB connection .* got str"):
         pad.anonymize("people", connection="people.db", hierarchies=H, k=2)
+    relation = con.table("people")
+    con.close()  # a relation whose own connection is closed is not "of another connection"
+    with pytest.raises(pa.InvalidParameterError, match="the DuckDB relation's connection is closed"):
+        pa.anonymize(relation, hierarchies=H, k=2, engine="duckdb")

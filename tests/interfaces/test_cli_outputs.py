@@ -43,6 +43,67 @@ CASES = [
         "exists",
     ),
     ("report-page-exists", ["report", "{w}/bad.report.json"], "bad.report.html", "exists"),
+    # an input of the command is never a target, even with --overwrite (review5 #1: each was replaced)
+    *(
+        (f"{name}-is-input", [*args, "--overwrite"], target, "is an input of this run")
+        for name, args, target in [
+            ("risk", ["risk", "{w}/bad.parquet", "--qids", "sex", "--json", "{w}/bad.parquet"], "bad.parquet"),
+            (
+                "metrics",
+                [
+                    "metrics",
+                    "{w}/bad.parquet",
+                    "{w}/t.parquet",
+                    "--hierarchy",
+                    "sex=suppress",
+                    "--json",
+                    "{w}/t.parquet",
+                ],
+                "t.parquet",
+            ),
+            ("report", ["report", "{w}/bad.report.json", "--output", "{w}/bad.report.json"], "bad.report.json"),
+            (
+                "encode",
+                [
+                    "encode",
+                    "{w}/bad.parquet",
+                    "--hierarchy",
+                    "sex=suppress",
+                    "--encoding",
+                    "oneclass",
+                    "--output",
+                    "{w}/bad.parquet",
+                ],
+                "bad.parquet",
+            ),  # fmt: skip
+            ("explore", ["explore", "{w}/job.toml", "--output", "{w}/bad.parquet", "--no-html"], "bad.parquet"),
+            ("anonymize", ["anonymize", "{w}/job_in.toml"], "bad.parquet"),
+        ]
+    ),
+    # a folder where a file is due, even with --overwrite (review5 #2: refused only after the work)
+    ("anonymize-report-folder", ["anonymize", "{w}/job.toml", "--overwrite"], "out.report.json", "is a folder"),
+    (
+        "explore-table-folder",
+        ["explore", "{w}/job.toml", "--output", "{w}/folder.csv", "--overwrite"],
+        "folder.csv",
+        "is a folder",
+    ),
+    (
+        "encode-folder",
+        [
+            "encode",
+            "{w}/bad.parquet",
+            "--hierarchy",
+            "sex=suppress",
+            "--encoding",
+            "oneclass",
+            "--output",
+            "{w}/dir",
+            "--overwrite",
+        ],
+        "dir",
+        "is a folder",
+    ),  # fmt: skip
 ]
 
 
@@ -52,23 +113,32 @@ def work(tmp_path: Path) -> Path:
     (tmp_path / "bad.report.json").write_text("not a report")
     for name in ("old.json", "out.explore.csv", "grid.html", "bad.oneclass.parquet", "bad.report.html"):
         (tmp_path / name).write_text("kept")
-    (tmp_path / "job.toml").write_text(
-        'input = "bad.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n'
-    )
+    (tmp_path / "t.parquet").write_bytes(b"PAR1 not a Parquet file either")
+    for name in ("dir", "folder.csv", "out.report.json"):  # folders where a file is due
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "kept.txt").write_text("kept")
+    qids = 'k = 2\n[qids.sex]\nhierarchy = "suppress"\n'
+    (tmp_path / "job.toml").write_text(f'input = "bad.parquet"\noutput = "out.parquet"\n{qids}')
+    (tmp_path / "job_in.toml").write_text(f'input = "bad.parquet"\noutput = "bad.parquet"\n{qids}')
     return tmp_path
+
+
+def _snapshot(folder: Path) -> dict[str, object]:
+    """Every file's bytes, every folder's snapshot, by name."""
+    return {p.name: _snapshot(p) if p.is_dir() else p.read_bytes() for p in folder.iterdir()}
 
 
 @pytest.mark.parametrize(("args", "output", "words"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_output_refused_before_any_data_is_read(
     work: Path, capsys: pytest.CaptureFixture[str], args: list[str], output: str, words: str
 ) -> None:
-    before = {p.name: p.read_bytes() for p in work.iterdir()}
+    before = _snapshot(work)
     assert cli.main([a.replace("{w}", str(work)) for a in args]) == 2
     said = capsys.readouterr()
     assert said.out == ""
     assert said.err.startswith("polars-anon: error: ") and said.err.count("\n") == 1
     assert output in said.err and words in said.err and "Parquet" not in said.err  # the input was never read
-    assert {p.name: p.read_bytes() for p in work.iterdir()} == before
+    assert _snapshot(work) == before
 
 
 def test_risk_json_exists_prints_nothing_on_a_readable_table(

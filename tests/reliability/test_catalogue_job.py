@@ -116,7 +116,7 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
         ("output-dot-csv", {"output": '".csv"'}, QIDS, (".csv'", ".parquet")),
         ("output-csv", {"output": '"anon.csv"'}, QIDS, ("anon.csv", ".parquet")),
         ("output-exists", {"output": '"nulls.parquet"'}, QIDS, ("nulls.parquet", "exists", "--overwrite")),
-        ("output-is-input", {"output": '"t.parquet"'}, QIDS, ("output", "t.parquet", "is the job's input")),
+        ("output-is-input", {"output": '"t.parquet"'}, QIDS, ("output", "t.parquet", "is an input of this run")),
         ("output-under-a-file", {"output": '"t.csv/anon.parquet"'}, QIDS, ("t.csv", "is a file")),
         # issue 27
         (
@@ -288,7 +288,7 @@ def test_output_is_input_refused_even_with_overwrite(work: Path, capsys: pytest.
     with unchanged(work):
         code, err = run(work, capsys, "--overwrite")
     assert code == 2
-    one_line_error(err, ("t.parquet", "is the job's input"))
+    one_line_error(err, ("t.parquet", "is an input of this run"))
 
 
 def test_drop_string_is_the_column(work: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import polars as pl
@@ -39,6 +40,13 @@ def test_hierarchy_file_with_another_separator(tmp_path: Path) -> None:
     with pytest.raises(pa.HierarchyError, match=r"c\.csv': no row holds the separator ';' .* separator=','"):
         pa.Hierarchy.from_csv(tmp_path / "c.csv")
     assert pa.Hierarchy.from_csv(tmp_path / "c.csv", separator=",").path_of("Oslo") == ["Oslo", "Norway", "*"]
+    (tmp_path / "t.csv").write_text("Oslo\tNorway\t*\nBergen\tNorway\t*\n")  # the job-file hint is valid TOML
+    with pytest.raises(pa.HierarchyError) as caught:
+        pa.Hierarchy.from_csv(tmp_path / "t.csv")
+    hint = str(caught.value).split("separator = ")[1].split(" }")[0]
+    assert tomllib.loads(f"s = {hint}")["s"] == "\t"
+    (tmp_path / "one.csv").write_text('"1,5"\n')  # one row, one field: a one-node hierarchy, not a separator question
+    assert pa.Hierarchy.from_csv(tmp_path / "one.csv").leaf_labels == ["1,5"]
 
 
 def test_hierarchy_file_not_utf8(tmp_path: Path) -> None:
