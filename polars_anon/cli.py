@@ -446,13 +446,13 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
 
 def _encode(args: argparse.Namespace) -> int:
     from polars_anon.encode import canonical
-    from polars_anon.encoded_io import write_encoded
+    from polars_anon.encoded_io import is_layout_folder, write_encoded
     from polars_anon.job import build_hierarchies, encoding_path
 
     encoding = canonical(args.encoding)
     output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
-    reads = [args.published, args.original]  # refused before any data is read; "classes" writes a folder
-    Outputs(overwrite=args.overwrite, reads=reads).check(output, file=args.layout == "wide", what="encoding")
+    reads = [args.published, args.original]  # refused before any data is read; only our own folder is replaced
+    Outputs(overwrite=args.overwrite, reads=reads).check(output, file=not is_layout_folder(output), what="encoding")
     published = scan_input(args.published, separator=args.separator)
     original = scan_input(args.original, separator=args.separator) if args.original else None
     values = original if original is not None else published  # what built-in hierarchies read their leaves from

@@ -56,7 +56,16 @@ from polars_anon.io import CSV_SUFFIXES
 from polars_anon.outputs import ROW_GROUP, Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["CLASS_ID", "LAYOUTS", "MARK", "Layout", "scan_encoded", "stage_encoded", "write_encoded"]
+__all__ = [
+    "CLASS_ID",
+    "LAYOUTS",
+    "MARK",
+    "Layout",
+    "is_layout_folder",
+    "scan_encoded",
+    "stage_encoded",
+    "write_encoded",
+]
 
 CLASS_ID = "class_id"
 """Name of the class key column of the ``classes`` layout when classes are published tuples
@@ -149,7 +158,7 @@ def stage_encoded(
         raise InvalidParameterError(
             f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet"
         )
-    out.check(path)
+    out.check(path, file=not is_layout_folder(path), what="encoding")  # a user's folder is never replaced
     if tmap is not None and class_col is None and not tmap.by_row:
         plan = plan_from_map(as_lazy(published), tmap, hierarchies, options)
     else:
@@ -168,6 +177,18 @@ def stage_encoded(
             lambda tmp: _write_wide(plan, class_col is not None and options.original is None, tmp, options.chunk_rows),
         )
     return {**facts, "seconds": round(time.perf_counter() - start, 3)}
+
+
+def is_layout_folder(path: str | Path) -> bool:
+    """Whether `path` is a folder :func:`write_encoded` wrote (the ``classes`` layout: it holds ``encoding.json``),
+    which an encoding in either layout may replace with overwrite; any other folder is the user's.
+
+    >>> import tempfile
+    >>> is_layout_folder(tempfile.mkdtemp())
+    False
+    """
+    path = Path(path)
+    return path.is_dir() and (path / "encoding.json").is_file()
 
 
 def scan_encoded(path: str | Path) -> pl.LazyFrame:

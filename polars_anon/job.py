@@ -34,7 +34,7 @@ from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns, check_unique
 from polars_anon.algorithms import METHODS
 from polars_anon.encode import LAYOUTS, REPRESENTATIONS, EncodeOptions, Layout, canonical
-from polars_anon.encoded_io import stage_encoded
+from polars_anon.encoded_io import is_layout_folder, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.engines.polars import POLARS
@@ -552,7 +552,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     out.protect(job.input)  # never replaced, even with overwrite
     targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
     targets += [("report page", html, True)] if html else []
-    targets += [(f"encoding {e!r}", p, _layout(job, e) != "classes") for e, p in paths.items()]
+    targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder
     for what, path, file in targets:
         out.check(path, file=file, what=what)
     if isinstance(job.input, URI):  # read by the engine only: the schema here, the values from its group-bys

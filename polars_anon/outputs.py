@@ -181,8 +181,8 @@ class Outputs:
 
     def check(self, final: str | Path, *, file: bool = False, what: str = "output") -> Path | URI:
         """Refuse a target that is an input of the run (:meth:`protect`), that exists (unless overwrite) or, when a
-        `file` is due, that is a folder (even with overwrite: a folder is never replaced by a file; :meth:`commit`
-        refuses it too). `what` names the target in the message (``"report"``, ...).
+        `file` is due, that is a folder (even with overwrite: a folder where the caller writes a file is the user's,
+        never replaced). `what` names the target in the message (``"report"``, ...).
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
         final = as_location(final)
@@ -268,8 +268,8 @@ class Outputs:
     def commit(self) -> None:
         """Rename every staged output into place, all or none."""
         with _held_signals():
-            for tmp, final in self._staged:
-                self.check(final, file=not _is_folder(tmp))  # a folder is never replaced by a file
+            for _, final in self._staged:
+                self.check(final)
             moved: list[tuple[Path | URI, Path | URI]] = []
             placed: list[Path | URI] = []
             try:
@@ -333,8 +333,9 @@ class Outputs:
             raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 
-def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any]) -> Any:
-    """Stage `final`, run ``write(tmp)`` turning a full disk into :class:`OutputError`; returns its result."""
-    tmp = out.stage(final)
+def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any], *, file: bool = False) -> Any:
+    """Stage `final` (`file`: see :meth:`Outputs.check`), run ``write(tmp)`` turning a full disk into
+    :class:`OutputError`; returns its result."""
+    tmp = out.stage(final, file=file)
     with out.writing(final):
         return write(tmp)

@@ -38,7 +38,7 @@ __all__ = ["Anonymized", "Check", "Written", "check_classes", "write_report"]
 def write_report(out: Outputs, report: Mapping[str, Any], path: Path | URI, *, html: Path | URI | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
-    staged_write(out, path, lambda tmp: tmp.write_text(text))
+    staged_write(out, path, lambda tmp: tmp.write_text(text), file=True)
     if html is not None:
         from polars_anon.report.html import write_html  # imports the plotting library
 
@@ -293,7 +293,7 @@ class Anonymized:
             html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):
                 if extra is not None:
-                    out.check(extra)
+                    out.check(extra, file=True, what="report")
             self.build(self.stage(out, path))
             if target is not None:
                 write_report(out, self.report, target, html=html)

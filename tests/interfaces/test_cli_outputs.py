@@ -174,7 +174,7 @@ def test_json_onto_a_folder_is_refused_even_with_overwrite(
     assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]
 
 
-def test_commit_never_replaces_a_folder_by_a_file(tmp_path: Path) -> None:
+def test_a_file_due_never_replaces_a_folder(tmp_path: Path) -> None:
     from polars_anon.errors import OutputError
     from polars_anon.outputs import Outputs
 
@@ -182,7 +182,6 @@ def test_commit_never_replaces_a_folder_by_a_file(tmp_path: Path) -> None:
     (tmp_path / "dir" / "kept.txt").write_text("kept")
     with pytest.raises(OutputError, match="is a folder; give a file path"), Outputs(overwrite=True) as out:
         out.stage(tmp_path / "other.txt").write_text("new")  # another output of the same set
-        out.stage(tmp_path / "dir").write_text("new")  # staged without saying a file is due: commit refuses it
-        out.commit()
+        out.stage(tmp_path / "dir", file=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]  # all or nothing: no other.txt either
     assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]

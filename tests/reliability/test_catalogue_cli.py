@@ -70,7 +70,7 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
         ("e.csv", ".parquet"),
     ),
     (
-        "encode-output-exists",
+        "encode-output-is-its-input",
         [
             "encode",
             "{w}/t.parquet",
@@ -81,7 +81,7 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
             "--output",
             "{w}/t.parquet",
         ],
-        ("t.parquet", "exists"),
+        ("t.parquet", "is an input of this run"),
     ),
     (
         "encode-layout",
