@@ -230,6 +230,8 @@ def utility_grid(
                 for tr, tests in tests_of.items():
                     X, y = data[tr]
                     est = cast(Any, clone(base)).set_params(random_state=seed)
+                    if isinstance(est, MLPClassifier) and est.batch_size != "auto" and est.batch_size > len(train_idx):
+                        est.set_params(batch_size=len(train_idx))  # what scikit-learn clips it to, without its warning
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ConvergenceWarning)
                         est.fit(X[train_idx], y[train_idx])

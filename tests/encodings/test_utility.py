@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -44,6 +46,17 @@ def test_grid_scores_hand_known():
     assert got[("flipped", "f1")] == (0.0, 0.0, 3)
     raw = utility_grid(tables, pairs, "y", model="tree", seeds=[0, 1], scores=["accuracy"], folds=3, raw=True)
     assert raw.height == 2 * 3 * 2 and set(raw["fold"]) == {0, 1, 2}
+
+
+def test_mlp_batch_above_the_training_rows_is_clipped_without_a_warning():
+    """The papers' batch of 200 on a 40-row training set: the same fit as a batch of 40 (scikit-learn's own clip),
+    without scikit-learn's warning (5 of the suite's warnings, from the utility benchmark's quick run)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        a = evaluate(CLEAN, CLEAN, "y", model="mlp", seeds=[0], scores=["auc"], model_params={"max_iter": 5})
+    n_train = len(split_rows(CLEAN.height)[0])
+    params = {"max_iter": 5, "batch_size": n_train}
+    assert a.equals(evaluate(CLEAN, CLEAN, "y", model="mlp", seeds=[0], scores=["auc"], model_params=params))
 
 
 def test_mlp_runs_and_is_seeded():
