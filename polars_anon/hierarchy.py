@@ -514,15 +514,28 @@ class Hierarchy:
         table = self._at_level[:, np.flatnonzero(self._is_leaf)].T
         return [[self._labels[i] for i in row] for row in table]
 
-    def to_csv(self, path: str | Path, *, separator: str = ";") -> Path:
+    def to_csv(self, path: str | Path, *, separator: str = ";", overwrite: bool = False) -> Path:
         """Write the ARX hierarchy file that :meth:`from_csv` reads back to an equal hierarchy.
 
         Use it to save a hierarchy built in Python (e.g. with :meth:`from_levels`)
-        for a job file's ``hierarchy = "file.csv"``.
+        for a job file's ``hierarchy = "file.csv"``. An existing file is refused unless `overwrite`
+        (a folder always); the file appears whole or not at all.
+
+        >>> import tempfile, os
+        >>> h = Hierarchy.from_dict({"*": ["F", "M"]})
+        >>> Hierarchy.from_csv(h.to_csv(os.path.join(tempfile.mkdtemp(), "sex.csv"))).leaf_labels
+        ['F', 'M']
         """
+        from polars_anon.outputs import Outputs, staged_write
+
+        def write(tmp: Path) -> None:
+            with tmp.open("w", newline="", encoding="utf-8") as f:
+                csv.writer(f, delimiter=separator, quotechar='"', lineterminator="\n").writerows(self.to_rows())
+
         path = Path(path)
-        with path.open("w", newline="", encoding="utf-8") as f:
-            csv.writer(f, delimiter=separator, quotechar='"', lineterminator="\n").writerows(self.to_rows())
+        with Outputs(overwrite=overwrite) as out:
+            staged_write(out, path, write, file=True)
+            out.commit()
         return path
 
     @property

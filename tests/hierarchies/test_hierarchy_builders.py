@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from polars_anon import Hierarchy, HierarchyError, InvalidParameterError, ValueNotInHierarchyError
+from polars_anon import Hierarchy, HierarchyError, InvalidParameterError, OutputExistsError, ValueNotInHierarchyError
 from tests.examples import FIG2
 
 
@@ -307,6 +307,9 @@ def test_to_csv_round_trips(tmp_path: Path) -> None:
         Hierarchy.intervals([5, 18, 40, 95], [5, 10], bottom=18, top=90),
         Hierarchy.ordered(range(7), [3, 2]),
     ):
-        path = h.to_csv(tmp_path / "h.csv")
+        path = h.to_csv(tmp_path / "h.csv", overwrite=True)
         assert Hierarchy.from_csv(path) == h
     assert FIG2.to_rows()[-1] == ["f", "f", "*"]
+    with pytest.raises(OutputExistsError, match=r"h\.csv' exists; pass overwrite=True"):  # was: replaced silently
+        FIG2.to_csv(tmp_path / "h.csv")
+    assert Hierarchy.from_csv(tmp_path / "h.csv") == Hierarchy.ordered(range(7), [3, 2])
