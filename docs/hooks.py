@@ -54,7 +54,8 @@ JOB_KEYS = {
     "drop": "identifying columns (direct identifiers): removed, never published",
     "insensitive": "columns published as is although nearly every value is distinct",
     "sensitive": "sensitive attribute(s): published as is, read by privacy models and some metrics",
-    "seed": "seed of the randomized steps (same input, parameters and seed give the same bytes)",
+    "seed": "seed of the randomized methods and encodings (same input, parameters and seed give the same bytes; "
+    "it is written in the report); the `[[sdc.protect]]` steps take their secret key from `[sdc] seed` instead",
     "null": '`"error"` refuses nulls in a quasi-identifier; `"suppress"` publishes them as the root',
     "encode": "ML encodings written beside the output: "
     "`oneclass`, `fillparent`, `fillchild`, `proportional`, `setbinary`, `random`, `statistical`",
@@ -67,8 +68,9 @@ JOB_KEYS = {
     "duckdb": '`[duckdb]` table: `memory_limit` (string, default 1GB); read only with `engine = "duckdb"`',
     "driver_tuples": "engines duckdb and spark: the most class aggregates brought to the driver (default 5,000,000)",
     "sdc": "statistical disclosure control: `keys`, `weight`, `household`, `method`, `missing`, `alpha`, `suda2`, "
-    "`model`, `interactions` (risk figures of the input and the output in the report's `sdc` key) and "
-    "`[[sdc.protect]]` steps (`pram`, `noise`, `rank_swap`); see How-to > Statistical disclosure control",
+    "`model`, `interactions` (risk figures of the input and the output in the report's `sdc` key), "
+    "`[[sdc.protect]]` steps (`pram`, `noise`, `rank_swap`) and `seed`, their secret key (default: a fresh key "
+    "from the operating system each run; never written in the report); see How-to > Statistical disclosure control",
 }
 
 

@@ -261,7 +261,17 @@ def _risk(args: argparse.Namespace) -> int:
         doc = _risk_doc(args)
         return json.dumps(doc, indent=2), doc
 
-    return _json_then_print(args, [args.file], make)
+    return _json_then_print(args, _inputs(args), make)
+
+
+def _inputs(args: argparse.Namespace) -> list[Any]:
+    """Every file the command reads, named on its command line or as its job's input: never one of its targets
+    (:meth:`Outputs.protect`, even with ``--overwrite``)."""
+    names = ("file", "published", "original", "anonymized", "population", "report", "job")
+    paths: list[Any] = [getattr(args, name, None) for name in names]
+    if getattr(args, "job", None):
+        paths.append(Job.load(args.job).input)
+    return [p for p in paths if p]
 
 
 def _json_then_print(args: argparse.Namespace, reads: list[str], make: Callable[[], tuple[str, Any]]) -> int:
@@ -269,7 +279,7 @@ def _json_then_print(args: argparse.Namespace, reads: list[str], make: Callable[
     ``--overwrite``), then ``make()`` (the text to print, the JSON document), the JSON written, and only then the text
     printed: a refused command prints nothing on standard output."""
     with Outputs(overwrite=args.overwrite, reads=reads) as out:
-        json_tmp = out.stage(Path(args.json), file=True, what="--json") if args.json else None
+        json_tmp = out.stage(Path(args.json), what="--json") if args.json else None
         text, doc = make()
         if json_tmp is not None:
             with out.writing(args.json):
@@ -308,7 +318,7 @@ def _report(args: argparse.Namespace) -> int:
 
     source = Path(args.report)
     target = Path(args.output) if args.output else html_path(source)
-    Outputs(overwrite=args.overwrite, reads=[source]).check(target, file=True, what="report page")  # before reading
+    Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target, what="report page")  # before reading
     try:
         report = json.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -387,7 +397,7 @@ def _explore(args: argparse.Namespace) -> int:
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
     for target in explore_targets(output, html=not args.no_html):  # refused before any data is read
-        Outputs(overwrite=args.overwrite, reads=[job.input]).check(target, file=True)
+        Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
     written = write_explore(
@@ -451,8 +461,8 @@ def _encode(args: argparse.Namespace) -> int:
 
     encoding = canonical(args.encoding)
     output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
-    reads = [args.published, args.original]  # refused before any data is read; only our own folder is replaced
-    Outputs(overwrite=args.overwrite, reads=reads).check(output, file=not is_layout_folder(output), what="encoding")
+    outputs = Outputs(overwrite=args.overwrite, reads=_inputs(args))  # refused before any data is read
+    outputs.check(output, file=not is_layout_folder(output), what="encoding")  # only a folder encode wrote is replaced
     published = scan_input(args.published, separator=args.separator)
     original = scan_input(args.original, separator=args.separator) if args.original else None
     values = original if original is not None else published  # what built-in hierarchies read their leaves from
@@ -479,7 +489,7 @@ def _metrics(args: argparse.Namespace) -> int:
         lines, doc = _metrics_doc(args)
         return "\n".join(lines), jsonable(doc)
 
-    return _json_then_print(args, [args.original, args.anonymized], make)
+    return _json_then_print(args, _inputs(args), make)
 
 
 def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
@@ -795,7 +805,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
         column, value = (late[2], late[1]) if detail.startswith("could not parse") else (late[1], late[2])
         hint = (
             f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
-            f"value, read it as missing (job file: null_values = [{value!r}]) or convert the file to Parquet"
+            f"value, read it as missing (job file: null_values = [{json.dumps(value)}]) or convert the file to Parquet"
         )
     elif "CAST_INVALID_INPUT" in detail:
         hint = (

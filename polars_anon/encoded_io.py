@@ -158,7 +158,8 @@ def stage_encoded(
         raise InvalidParameterError(
             f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet"
         )
-    out.check(path, file=not is_layout_folder(path), what="encoding")  # a user's folder is never replaced
+    file = not is_layout_folder(path)  # a folder this module wrote may be replaced (overwrite); a user's never
+    out.check(path, file=file, what="encoding")
     if tmap is not None and class_col is None and not tmap.by_row:
         plan = plan_from_map(as_lazy(published), tmap, hierarchies, options)
     else:
@@ -169,12 +170,15 @@ def stage_encoded(
             "column per qid (a leaf per row): use layout='wide'"
         )
     if layout == "classes":
-        facts = staged_write(out, path, lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp))
+        facts = staged_write(
+            out, path, lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp), file=file
+        )
     else:
         facts = staged_write(
             out,
             path,
             lambda tmp: _write_wide(plan, class_col is not None and options.original is None, tmp, options.chunk_rows),
+            file=file,
         )
     return {**facts, "seconds": round(time.perf_counter() - start, 3)}
 

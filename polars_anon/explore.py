@@ -390,7 +390,7 @@ def write_explore(
     written = {"table": str(path)}
     with Outputs(overwrite=overwrite) as out:
         for target in explore_targets(path, html=html):
-            out.check(target, file=True)
+            out.check(target)
         staged_write(out, path, lambda tmp: table.write_csv(tmp) if suffix == ".csv" else table.write_parquet(tmp))
         if html:
             from polars_anon.report.explore_html import render_explore_html  # imports the plotting library

@@ -534,7 +534,7 @@ class Hierarchy:
 
         path = Path(path)
         with Outputs(overwrite=overwrite) as out:
-            staged_write(out, path, write, file=True)
+            staged_write(out, path, write)
             out.commit()
         return path
 

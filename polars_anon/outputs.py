@@ -169,6 +169,7 @@ class Outputs:
         self._reads: list[Path | URI] = []
         self.protect(*reads)
         self._staged: list[tuple[Path | URI, Path | URI]] = []
+        self._folders: list[Path | URI] = []  # targets staged with file=False: a folder may be replaced there
         self._created: list[Path | URI] = []
         self._committed = False
         self._handlers: dict[int, Any] = {}
@@ -179,10 +180,11 @@ class Outputs:
         """Refuse these paths as targets from now on, even with overwrite: the inputs the run reads (None: none)."""
         self._reads += [as_location(r) for r in reads if r is not None]
 
-    def check(self, final: str | Path, *, file: bool = False, what: str = "output") -> Path | URI:
-        """Refuse a target that is an input of the run (:meth:`protect`), that exists (unless overwrite) or, when a
-        `file` is due, that is a folder (even with overwrite: a folder where the caller writes a file is the user's,
-        never replaced). `what` names the target in the message (``"report"``, ...).
+    def check(self, final: str | Path, *, file: bool = True, what: str = "output") -> Path | URI:
+        """Refuse a target that is an input of the run (:meth:`protect`), that exists (unless overwrite) or that is a
+        folder (even with overwrite: the user's folder is never replaced), unless ``file=False``: the caller writes a
+        folder there and may replace one it wrote (Spark's output, an encoding's ``classes`` layout). `what` names the
+        target in the message (``"report"``, ...).
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
         final = as_location(final)
@@ -192,17 +194,21 @@ class Outputs:
                 "data it is made from)"
             )
         if file and _is_folder(final):
-            raise OutputError(f"{what} {str(final)!r} is a folder; give a file path (the folder is left as it is)")
+            raise OutputError(
+                f"{what} {str(final)!r} is an existing folder; give another path (the folder is left as it is)"
+            )
         if final.exists() and not self.overwrite:
             raise OutputExistsError(
                 f"{what} {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
             )
         return final
 
-    def stage(self, final: str | Path, *, file: bool = False, what: str = "output") -> Path | URI:
+    def stage(self, final: str | Path, *, file: bool = True, what: str = "output") -> Path | URI:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet). `file`, `what`: see
-        :meth:`check`."""
+        :meth:`check` (checked again at :meth:`commit`)."""
         final = self.check(final, file=file, what=what)
+        if not file:
+            self._folders.append(final)
         if isinstance(final, URI):
             return self._stage_uri(final)
         if any(not isinstance(f, URI) and final.resolve() == f.resolve() for _, f in self._staged):
@@ -269,7 +275,7 @@ class Outputs:
         """Rename every staged output into place, all or none."""
         with _held_signals():
             for _, final in self._staged:
-                self.check(final)
+                self.check(final, file=not any(final is f for f in self._folders))
             moved: list[tuple[Path | URI, Path | URI]] = []
             placed: list[Path | URI] = []
             try:
@@ -333,7 +339,7 @@ class Outputs:
             raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 
-def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any], *, file: bool = False) -> Any:
+def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any], *, file: bool = True) -> Any:
     """Stage `final` (`file`: see :meth:`Outputs.check`), run ``write(tmp)`` turning a full disk into
     :class:`OutputError`; returns its result."""
     tmp = out.stage(final, file=file)

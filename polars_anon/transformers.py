@@ -53,7 +53,8 @@ def _output_dtype(dtype: object) -> pl.DataType:
         found = next((t for t in (pl.Float32, pl.Float64) if dtype == t), None)
     else:
         try:
-            kind = np.dtype(dtype.lower() if isinstance(dtype, str) else dtype)  # pyright: ignore[reportCallIssue, reportArgumentType]  (refused below if not)
+            named = {"Float32": "float32", "Float64": "float64"}.get(dtype, dtype) if isinstance(dtype, str) else dtype
+            kind = np.dtype(named)  # pyright: ignore[reportCallIssue, reportArgumentType]  (refused below if not)
         except (TypeError, ValueError):
             kind = None
         found = {4: pl.Float32, 8: pl.Float64}.get(kind.itemsize) if kind is not None and kind.kind == "f" else None

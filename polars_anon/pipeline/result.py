@@ -38,7 +38,7 @@ __all__ = ["Anonymized", "Check", "Written", "check_classes", "write_report"]
 def write_report(out: Outputs, report: Mapping[str, Any], path: Path | URI, *, html: Path | URI | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
-    staged_write(out, path, lambda tmp: tmp.write_text(text), file=True)
+    staged_write(out, path, lambda tmp: tmp.write_text(text))
     if html is not None:
         from polars_anon.report.html import write_html  # imports the plotting library
 
@@ -270,7 +270,7 @@ class Anonymized:
                 measured["facts"] = measure(table)
             return checked
 
-        checked = staged_write(out, path, write)
+        checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
         phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
         seconds = round(time.perf_counter() - start, 3)
         return Written(checked, str(path), seconds, measured.get("facts"), phases)
@@ -293,7 +293,7 @@ class Anonymized:
             html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):
                 if extra is not None:
-                    out.check(extra, file=True, what="report")
+                    out.check(extra, what="report")
             self.build(self.stage(out, path))
             if target is not None:
                 write_report(out, self.report, target, html=html)

@@ -78,15 +78,60 @@ CASES = [
             ),  # fmt: skip
             ("explore", ["explore", "{w}/job.toml", "--output", "{w}/bad.parquet", "--no-html"], "bad.parquet"),
             ("anonymize", ["anonymize", "{w}/job_in.toml"], "bad.parquet"),
+            # review6 #2: a population table, a job file, a job's input read by encode
+            (
+                "risk-population",
+                [
+                    "risk",
+                    "{w}/bad.parquet",
+                    "--qids",
+                    "sex",
+                    "--population",
+                    "{w}/t.parquet",
+                    "--json",
+                    "{w}/t.parquet",
+                ],
+                "t.parquet",
+            ),
+            (
+                "metrics-job",
+                ["metrics", "{w}/bad.parquet", "{w}/bad.parquet", "--job", "{w}/job.toml", "--json", "{w}/job.toml"],
+                "job.toml",
+            ),
+            (
+                "encode-job-input",
+                [
+                    "encode",
+                    "{w}/t.parquet",
+                    "--job",
+                    "{w}/job.toml",
+                    "--encoding",
+                    "oneclass",
+                    "--output",
+                    "{w}/bad.parquet",
+                ],
+                "bad.parquet",
+            ),  # fmt: skip
         ]
     ),
-    # a folder where a file is due, even with --overwrite (review5 #2: refused only after the work)
-    ("anonymize-report-folder", ["anonymize", "{w}/job.toml", "--overwrite"], "out.report.json", "is a folder"),
+    # a folder where a file is due, even with --overwrite (review5 #2: refused only after the work; review6 #1: demo)
+    (
+        "demo-report-folder",
+        ["demo", "--out", "{w}/demo", "--rows", "20", "--overwrite"],
+        "report.json",
+        "is an existing folder",
+    ),
+    (
+        "anonymize-report-folder",
+        ["anonymize", "{w}/job.toml", "--overwrite"],
+        "out.report.json",
+        "is an existing folder",
+    ),
     (
         "explore-table-folder",
         ["explore", "{w}/job.toml", "--output", "{w}/folder.csv", "--overwrite"],
         "folder.csv",
-        "is a folder",
+        "is an existing folder",
     ),
     (
         "encode-folder",
@@ -102,7 +147,7 @@ CASES = [
             "--overwrite",
         ],
         "dir",
-        "is a folder",
+        "is an existing folder",
     ),  # fmt: skip
 ]
 
@@ -114,8 +159,8 @@ def work(tmp_path: Path) -> Path:
     for name in ("old.json", "out.explore.csv", "grid.html", "bad.oneclass.parquet", "bad.report.html"):
         (tmp_path / name).write_text("kept")
     (tmp_path / "t.parquet").write_bytes(b"PAR1 not a Parquet file either")
-    for name in ("dir", "folder.csv", "out.report.json"):  # folders where a file is due
-        (tmp_path / name).mkdir()
+    for name in ("dir", "folder.csv", "out.report.json", "demo/report.json"):  # folders where a file is due
+        (tmp_path / name).mkdir(parents=True)
         (tmp_path / name / "kept.txt").write_text("kept")
     qids = 'k = 2\n[qids.sex]\nhierarchy = "suppress"\n'
     (tmp_path / "job.toml").write_text(f'input = "bad.parquet"\noutput = "out.parquet"\n{qids}')
@@ -170,7 +215,7 @@ def test_json_onto_a_folder_is_refused_even_with_overwrite(
     given = ["--qids", "sex"] if command == "risk" else [table, "--hierarchy", "sex=suppress"]
     assert cli.main([command, table, *given, "--json", str(tmp_path / "dir"), "--overwrite"]) == 2
     said = capsys.readouterr()
-    assert said.out == "" and "'" + str(tmp_path / "dir") + "' is a folder; give a file path" in said.err
+    assert said.out == "" and "'" + str(tmp_path / "dir") + "' is an existing folder; give another path" in said.err
     assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]
 
 
@@ -180,8 +225,8 @@ def test_a_file_due_never_replaces_a_folder(tmp_path: Path) -> None:
 
     (tmp_path / "dir").mkdir()
     (tmp_path / "dir" / "kept.txt").write_text("kept")
-    with pytest.raises(OutputError, match="is a folder; give a file path"), Outputs(overwrite=True) as out:
+    with pytest.raises(OutputError, match="is an existing folder; give another path"), Outputs(overwrite=True) as out:
         out.stage(tmp_path / "other.txt").write_text("new")  # another output of the same set
-        out.stage(tmp_path / "dir", file=True)
+        out.stage(tmp_path / "dir")  # a file is due unless the caller says it writes a folder (file=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]  # all or nothing: no other.txt either
     assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]

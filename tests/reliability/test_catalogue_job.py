@@ -181,7 +181,7 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
                 f"csv-later-value-breaks-the-type-on-{engine}",
                 {"input": '"late.csv"', "engine": f'"{engine}"'},
                 QIDS,
-                ("late.csv' as CSV", "'age'", "null_values = ['x']"),
+                ("late.csv' as CSV", "'age'", 'null_values = ["x"]'),
             )
             for engine in ("polars", "duckdb")
         ),
