@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -61,6 +62,7 @@ def scan_input(
     has_header: bool = True,
     columns: Sequence[str] | None = None,
     null_values: Sequence[str] | None = None,
+    text: Sequence[str] = (),
     what: str = "input",
 ) -> pl.LazyFrame:
     """Scan a Parquet file (preferred), a folder of Parquet parts or a CSV file lazily; refuse anything else clearly.
@@ -69,7 +71,9 @@ def scan_input(
     other file must be Parquet. The schema is read once to fail early. A CSV file
     without a header line takes `has_header` False and its column names in `columns`
     (with a header, `columns` renames the header's names); `null_values` are the
-    strings read as missing (e.g. ``["?"]``). Messages call the file `what`.
+    strings read as missing (e.g. ``["?"]``); the CSV columns named in `text` (by their
+    final names) are read as the file writes them, String (a zip code ``02139`` stays
+    ``02139``: inferred as a number, then cast, it would be ``2139``). Messages call the file `what`.
     """
     path = Path(path)
     if path.is_dir():
@@ -84,11 +88,15 @@ def scan_input(
                 f"(reading {what} {str(path)!r})"
             )
         check_utf8(path, what=what)
+        options: dict[str, Any] = {"separator": separator, "has_header": has_header}
+        options["null_values"] = list(null_values or []) or None
         try:
-            lf = pl.scan_csv(
-                path, separator=separator, has_header=has_header, null_values=list(null_values or []) or None
-            )
+            lf = pl.scan_csv(path, **options)
             names = lf.collect_schema().names()
+            as_text = [n for n, final in zip(names, columns or names) if final in text]
+            if as_text:  # the same file, those columns not inferred
+                lf = pl.scan_csv(path, **options, schema_overrides={n: pl.String for n in as_text})
+                lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
         if columns is not None:

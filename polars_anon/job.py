@@ -397,8 +397,13 @@ class Job:
     def scan(self) -> pl.LazyFrame:
         """The input, read as the job says (CSV options, column names, types)."""
         lf = scan_input(self.input, separator=self.separator, has_header=self.has_header, columns=self.columns,
-                        null_values=self.null_values)  # fmt: skip
+                        null_values=self.null_values, text=self.text_columns)  # fmt: skip
         return cast_columns(lf, self.schema, "job file: schema")
+
+    @property
+    def text_columns(self) -> list[str]:
+        """The columns ``schema`` types as String: a CSV input's are read as written, not inferred, then cast."""
+        return [c for c, t in self.schema.items() if t == "String"]
 
     @classmethod
     def load(
@@ -726,7 +731,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
             "(Polars reads CSV to type its columns): convert it to Parquet, or give a local path"
         )
     raw = scan_input(job.input, separator=job.separator, has_header=job.has_header, columns=job.columns,
-                     null_values=job.null_values).collect_schema()  # fmt: skip
+                     null_values=job.null_values, text=job.text_columns).collect_schema()  # fmt: skip
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     if engine.name == "duckdb":
         # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a

@@ -271,3 +271,22 @@ def test_every_null_string_is_null_on_every_engine(engine: str, work: Path, requ
     got = engine_.to_polars(read_on_engine(engine_, job))  # type: ignore[attr-defined]
     assert got.schema == expected.schema
     assert got.sort("id").equals(expected.sort("id"))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_csv_column_typed_string_keeps_its_leading_zeros(engine: str, work: Path) -> None:
+    """schema = { zip = "String" } reads a CSV's zip codes as written: 02139 stays 02139 (was: inferred as a number,
+    then cast to String on Polars: 2139, where DuckDB's reader kept 02139: the engines disagreed)."""
+    from polars_anon.engines import get_engine
+    from polars_anon.job import read_on_engine
+
+    (work / "people.csv").write_text("id,zip\n0,02139\n1,00501\n2,10001\n")
+    path = _job(work, f'schema = {{ zip = "String" }}\nengine = "{engine}"')
+    path.write_text(path.read_text().replace('"people.parquet"', '"people.csv"'))
+    job = Job.load(path)
+    got = (
+        job.scan().collect()
+        if engine == "polars"
+        else get_engine(engine).to_polars(read_on_engine(get_engine(engine), job))
+    )  # type: ignore[attr-defined]
+    assert got.sort("id")["zip"].to_list() == ["02139", "00501", "10001"]
