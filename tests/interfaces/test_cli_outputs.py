@@ -13,6 +13,8 @@ import pytest
 
 from polars_anon import cli
 
+ENCODE = ["encode", "{w}/bad.parquet", "--hierarchy", "sex=suppress", "--encoding", "oneclass"]
+
 CASES = [
     # (id, arguments ({w} is the working folder), the output the message names, what is wrong with it)
     ("risk-json-exists", ["risk", "{w}/bad.parquet", "--qids", "sex", "--json", "{w}/old.json"], "old.json", "exists"),
@@ -64,18 +66,9 @@ CASES = [
             ("report", ["report", "{w}/bad.report.json", "--output", "{w}/bad.report.json"], "bad.report.json"),
             (
                 "encode",
-                [
-                    "encode",
-                    "{w}/bad.parquet",
-                    "--hierarchy",
-                    "sex=suppress",
-                    "--encoding",
-                    "oneclass",
-                    "--output",
-                    "{w}/bad.parquet",
-                ],
+                [*ENCODE, "--output", "{w}/bad.parquet"],
                 "bad.parquet",
-            ),  # fmt: skip
+            ),
             ("explore", ["explore", "{w}/job.toml", "--output", "{w}/bad.parquet", "--no-html"], "bad.parquet"),
             ("anonymize", ["anonymize", "{w}/job_in.toml"], "bad.parquet"),
             # review6 #2: a population table, a job file, a job's input read by encode
@@ -111,7 +104,7 @@ CASES = [
                     "{w}/bad.parquet",
                 ],
                 "bad.parquet",
-            ),  # fmt: skip
+            ),
         ]
     ),
     # a folder where a file is due, even with --overwrite (review5 #2: refused only after the work; review6 #1: demo)
@@ -135,20 +128,10 @@ CASES = [
     ),
     (
         "encode-folder",
-        [
-            "encode",
-            "{w}/bad.parquet",
-            "--hierarchy",
-            "sex=suppress",
-            "--encoding",
-            "oneclass",
-            "--output",
-            "{w}/dir",
-            "--overwrite",
-        ],
+        [*ENCODE, "--output", "{w}/dir", "--overwrite"],
         "dir",
         "is an existing folder",
-    ),  # fmt: skip
+    ),
 ]
 
 
