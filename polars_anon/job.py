@@ -735,10 +735,11 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     if engine.name == "duckdb":
         # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a
-        # last row for the header and read no rows)
+        # last row for the header and read no rows); an empty field is null, as in Polars, with null strings given too
+        nulls = [*dict.fromkeys([*job.null_values, ""])] if job.null_values else None
         read = engine.con.read_csv(str(job.input), header=job.has_header, sep=job.separator, auto_detect=False,
                                    columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
-                                   na_values=job.null_values or None)  # fmt: skip
+                                   na_values=nulls)  # fmt: skip
         return read.project(
             ", ".join(
                 f"CAST({duckdb_identifier(c)} AS {_SQL_TYPES[_type_name(t)]}) AS {duckdb_identifier(c)}"

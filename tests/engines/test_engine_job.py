@@ -290,3 +290,19 @@ def test_a_csv_column_typed_string_keeps_its_leading_zeros(engine: str, work: Pa
         else get_engine(engine).to_polars(read_on_engine(get_engine(engine), job))
     )  # type: ignore[attr-defined]
     assert got.sort("id")["zip"].to_list() == ["02139", "00501", "10001"]
+
+
+def test_an_empty_csv_field_is_null_on_duckdb_as_on_polars_with_null_strings_given(work: Path) -> None:
+    """null_values = ["?"]: Polars reads an empty field as null; DuckDB read it as '' (its null strings replaced the
+    empty one): the engines disagreed."""
+    from polars_anon.engines import get_engine
+    from polars_anon.job import read_on_engine
+
+    (work / "people.csv").write_text("id,sex\n0,\n1,?\n2,F\n")
+    path = _job(work, 'null_values = ["?"]\nengine = "duckdb"')
+    path.write_text(path.read_text().replace('"people.parquet"', '"people.csv"'))
+    job = Job.load(path)
+    assert job.scan().collect().sort("id")["sex"].to_list() == [None, None, "F"]
+    engine = get_engine("duckdb")
+    got = engine.to_polars(read_on_engine(engine, job))  # type: ignore[attr-defined]
+    assert got.sort("id")["sex"].to_list() == [None, None, "F"]
