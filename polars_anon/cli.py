@@ -27,6 +27,7 @@ from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
 from polars_anon.io import CSV_SUFFIXES, scan_input
 from polars_anon.job import Job, execute_job, run_job
+from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
 
 if TYPE_CHECKING:
@@ -264,6 +265,17 @@ def _risk(args: argparse.Namespace) -> int:
     return _json_then_print(args, _inputs(args), make)
 
 
+def _local(value: str, flag: str) -> Path:
+    """A local file the command writes: a path, or a ``file://`` URI (was: written to a folder named ``file:``);
+    another URI is refused naming the flag (these files are written by Python, not by an engine)."""
+    scheme = scheme_of(value)
+    if scheme is None:
+        return Path(value)
+    if scheme != "file":
+        raise AnonError(f"{flag} takes a local path or a file:// URI, got {value!r}")
+    return local_path(value)
+
+
 def _inputs(args: argparse.Namespace) -> list[Any]:
     """Every file the command reads, named on its command line or as its job's input: never one of its targets
     (:meth:`Outputs.protect`, even with ``--overwrite``)."""
@@ -279,7 +291,7 @@ def _json_then_print(args: argparse.Namespace, reads: list[str], make: Callable[
     ``--overwrite``), then ``make()`` (the text to print, the JSON document), the JSON written, and only then the text
     printed: a refused command prints nothing on standard output."""
     with Outputs(overwrite=args.overwrite, reads=reads) as out:
-        json_tmp = out.stage(Path(args.json), what="--json") if args.json else None
+        json_tmp = out.stage(_local(args.json, "--json"), what="--json") if args.json else None
         text, doc = make()
         if json_tmp is not None:
             with out.writing(args.json):
@@ -317,7 +329,7 @@ def _report(args: argparse.Namespace) -> int:
     from polars_anon.report.html import write_html
 
     source = Path(args.report)
-    target = Path(args.output) if args.output else html_path(source)
+    target = _local(args.output, "--output") if args.output else html_path(source)
     Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target, what="report page")  # before reading
     try:
         report = json.loads(source.read_text(encoding="utf-8"))
@@ -395,7 +407,7 @@ def _explore(args: argparse.Namespace) -> int:
     from polars_anon.explore import explore_job, explore_targets, write_explore
 
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
-    output = Path(args.output) if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
+    output = _local(args.output, "--output") if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
     for target in explore_targets(output, html=not args.no_html):  # refused before any data is read
         Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -460,7 +472,7 @@ def _encode(args: argparse.Namespace) -> int:
     from polars_anon.job import build_hierarchies, encoding_path
 
     encoding = canonical(args.encoding)
-    output = Path(args.output) if args.output else encoding_path(args.published, encoding, args.layout)
+    output = _local(args.output, "--output") if args.output else encoding_path(args.published, encoding, args.layout)
     outputs = Outputs(overwrite=args.overwrite, reads=_inputs(args))  # refused before any data is read
     outputs.check(output, file=not is_layout_folder(output), what="encoding")  # only a folder encode wrote is replaced
     published = scan_input(args.published, separator=args.separator)

@@ -213,3 +213,13 @@ def test_a_file_due_never_replaces_a_folder(tmp_path: Path) -> None:
         out.stage(tmp_path / "dir")  # a file is due unless the caller says it writes a folder (file=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"]  # all or nothing: no other.txt either
     assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]
+
+
+def test_json_as_a_file_uri_is_that_local_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # was: --json file:///... wrote into a folder named 'file:' under the working folder
+    pl.DataFrame({"sex": ["f", "m", "f", "m"]}).write_parquet(tmp_path / "t.parquet")
+    target = tmp_path / "r.json"
+    assert cli.main(["risk", str(tmp_path / "t.parquet"), "--qids", "sex", "--json", target.as_uri()]) == 0
+    assert capsys.readouterr().out == target.read_text()
+    assert cli.main(["risk", str(tmp_path / "t.parquet"), "--qids", "sex", "--json", "hdfs://nn/r.json"]) == 2
+    assert "--json takes a local path or a file:// URI, got 'hdfs://nn/r.json'" in capsys.readouterr().err
