@@ -276,11 +276,14 @@ def _local(value: str, flag: str) -> Path:
     return local_path(value)
 
 
+_READS = ("file", "published", "original", "anonymized", "population", "report", "job")
+"""The command-line arguments that name a file a command reads."""
+
+
 def _inputs(args: argparse.Namespace) -> list[Any]:
     """Every file the command reads, named on its command line or as its job's input: never one of its targets
     (:meth:`Outputs.protect`, even with ``--overwrite``)."""
-    names = ("file", "published", "original", "anonymized", "population", "report", "job")
-    paths: list[Any] = [getattr(args, name, None) for name in names]
+    paths: list[Any] = [getattr(args, name, None) for name in _READS]
     if getattr(args, "job", None):
         paths.append(Job.load(args.job).input)
     return [p for p in paths if p]
@@ -408,8 +411,9 @@ def _explore(args: argparse.Namespace) -> int:
 
     job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
     output = _local(args.output, "--output") if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
+    outputs = Outputs(overwrite=args.overwrite, reads=_inputs(args))
     for target in explore_targets(output, html=not args.no_html):  # refused before any data is read
-        Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target)
+        outputs.check(target)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     table, facts = explore_job(job, k=_ints(args.k, "--k"), methods=methods, risk_threshold=args.risk_threshold)
     written = write_explore(
@@ -799,13 +803,11 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
         text = spark[spark.index("[") :].split(" SQLSTATE")[0].split(". Correct the value")[0]
     elif not any(words in text for words in _CSV_PARSE):
         return None
-    given = [getattr(args, name, None) for name in ("file", "published", "original", "anonymized", "population")]
-    if isinstance(getattr(args, "job", None), str):
-        try:
-            given.append(str(Job.load(args.job).input))
-        except AnonError:
-            pass
-    csv = [str(p) for p in given if isinstance(p, str) and Path(p).suffix.lower() in CSV_SUFFIXES]
+    try:
+        given = _inputs(args)
+    except AnonError:  # the job file cannot be read: the files named on the command line
+        given = [getattr(args, name, None) for name in _READS]
+    csv = [str(p) for p in given if isinstance(p, (str, Path)) and Path(p).suffix.lower() in CSV_SUFFIXES]
     if not csv:
         return None
     lines = [line.strip() for line in text.splitlines() if line.strip()]

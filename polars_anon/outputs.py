@@ -207,14 +207,14 @@ class Outputs:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet). `file`, `what`: see
         :meth:`check` (checked again at :meth:`commit`)."""
         final = self.check(final, file=file, what=what)
+        if any(_same(final, f) for _, f in self._staged):
+            raise InvalidParameterError(
+                f"output {str(final)!r} is named twice among the outputs; give each output its own path"
+            )
         if not file:
             self._folders.append(final)
         if isinstance(final, URI):
             return self._stage_uri(final)
-        if any(not isinstance(f, URI) and final.resolve() == f.resolve() for _, f in self._staged):
-            raise InvalidParameterError(
-                f"output {str(final)!r} is named twice among the outputs; give each output its own path"
-            )
         missing = [p for p in [final.parent, *final.parent.parents] if not p.exists()]
         present = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)
         if present is not None and not present.is_dir():
@@ -231,10 +231,6 @@ class Outputs:
 
     def _stage_uri(self, final: URI) -> URI:
         """:meth:`stage` on the URI's own file system (folders made there are removed on rollback)."""
-        if any(final == f for _, f in self._staged):
-            raise InvalidParameterError(
-                f"output {str(final)!r} is named twice among the outputs; give each output its own path"
-            )
         missing: list[URI] = []
         folder = final.parent
         while not folder.exists():
