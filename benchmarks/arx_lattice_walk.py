@@ -144,8 +144,15 @@ def run(
     # 1. the written file, checked again with pa.check
     models = args["privacy"]
     if any(m.needs_population_table for m in models):
-        got = pa.check(written, qids, models, k=args["k"], hierarchies=args["hierarchies"], reference=data,
-                       levels=dict(zip(qids, levels)))  # fmt: skip
+        got = pa.check(
+            written,
+            qids,
+            models,
+            k=args["k"],
+            hierarchies=args["hierarchies"],
+            reference=data,
+            levels=dict(zip(qids, levels)),
+        )
     elif any(m.uses_distribution for m in models):
         got = pa.check(written, qids, models, k=args["k"], reference=data)
     else:  # a reference is refused where no model reads a distribution

@@ -55,8 +55,18 @@ from polars_anon.errors import InfeasibleError
 
 ADULT = ROOT.parent / "shared" / "data" / "adult"
 RESULTS = ROOT / "benchmarks" / "results"
-CLASSES = ["LDiversity", "EntropyLDiversity", "TCloseness", "OrderedDistanceTCloseness", "BLikeness", "DPresence",
-           "KMap", "RiskBased", "Combinations", "Subset"]  # fmt: skip
+CLASSES = [
+    "LDiversity",
+    "EntropyLDiversity",
+    "TCloseness",
+    "OrderedDistanceTCloseness",
+    "BLikeness",
+    "DPresence",
+    "KMap",
+    "RiskBased",
+    "Combinations",
+    "Subset",
+]
 ALL9 = [
     "sex",
     "age",
@@ -133,8 +143,9 @@ def read_cases(arx: Path, only: list[str] | None) -> list[Case]:
             expected = None if m.group("vector") == "null" else value
             models = _split_models(m.group("models"))
             vector = None if m.group("vector") == "null" else [int(x) for x in re.findall(r"-?\d+", m.group("vector"))]
-            cases.append(Case(f"{cls}[{i}]", float(m.group(1)), metric, monotonic, models, m.group("sens"), expected,
-                              vector))  # fmt: skip
+            cases.append(
+                Case(f"{cls}[{i}]", float(m.group(1)), metric, monotonic, models, m.group("sens"), expected, vector)
+            )
     return cases
 
 
@@ -183,8 +194,9 @@ def build(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[s
             models.append(pa.LDiversity(args[0].strip('"'), l=int(args[1])))
         elif name == "EntropyLDiversity":
             if len(args) > 2 and "GRASSBERGER" in args[2]:
-                models.append(pa.LDiversity(args[0].strip('"'), l=_number(args[1]), variant="entropy",
-                                            estimator="grassberger"))  # fmt: skip
+                models.append(
+                    pa.LDiversity(args[0].strip('"'), l=_number(args[1]), variant="entropy", estimator="grassberger")
+                )
             else:
                 models.append(pa.LDiversity(args[0].strip('"'), l=_number(args[1]), variant="entropy"))
         elif name == "RecursiveCLDiversity":
@@ -213,8 +225,9 @@ def build(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[s
                 models.append(pa.KMap(int(args[0]), population=population))
             else:
                 estimator = "zero-truncated-poisson" if len(args) > 3 and "ZERO" in args[3] else "poisson"
-                models.append(pa.KMap(int(args[0]), population_size=USA, significance=_number(args[1]),
-                                      estimator=estimator))  # fmt: skip
+                models.append(
+                    pa.KMap(int(args[0]), population_size=USA, significance=_number(args[1]), estimator=estimator)
+                )
         elif name == "AverageReidentificationRisk":
             models.append(pa.AverageRisk(_number(args[0])))
         elif name == "SampleUniqueness":
@@ -233,13 +246,24 @@ def build(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[s
     options: dict[str, Any] = {"max_suppressed": math.floor(case.limit * data.height)}
     if case.monotonic is not None:
         options["monotonic"] = case.monotonic
-    return {"data": data.select(*qids, *sensitive), "hierarchies": {q: hs[q] for q in qids}, "k": k,
-            "metric": case.metric, "privacy": models, **options}  # fmt: skip
+    return {
+        "data": data.select(*qids, *sensitive),
+        "hierarchies": {q: hs[q] for q in qids},
+        "k": k,
+        "metric": case.metric,
+        "privacy": models,
+        **options,
+    }
 
 
 def run_case(case: Case, subset: pl.DataFrame, population: pl.DataFrame, hs: dict[str, pa.Hierarchy]) -> dict:
-    row: dict[str, Any] = {"case": case.name, "metric": case.metric, "limit": case.limit, "expected": case.expected,
-                           "models": "; ".join(f"{n}({', '.join(a[:2])})" for n, a in case.models)}  # fmt: skip
+    row: dict[str, Any] = {
+        "case": case.name,
+        "metric": case.metric,
+        "limit": case.limit,
+        "expected": case.expected,
+        "models": "; ".join(f"{n}({', '.join(a[:2])})" for n, a in case.models),
+    }
     start, cpu = time.perf_counter(), time.process_time()
     try:
         args = build(case, subset, population, hs)
@@ -274,15 +298,20 @@ def run_arx(case: Case, cwd: Path, classpath: str) -> dict[str, Any]:
     its seconds and whether its loss is the test's."""
     cls, index = case.name.rstrip("]").split("[")
     load = os.getloadavg()[0]
-    out = subprocess.run(["java", "-cp", classpath, "ArxSuiteCase", cls, index], cwd=cwd,
-                         capture_output=True, text=True, check=False)  # fmt: skip
+    out = subprocess.run(
+        ["java", "-cp", classpath, "ArxSuiteCase", cls, index], cwd=cwd, capture_output=True, text=True, check=False
+    )
     try:
         found = json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         return {"arx_error": (out.stderr.strip().splitlines() or ["no output"])[-1][:200], "arx_load": load}
-    return {"arx_loss": found["loss"], "arx_matches_junit": found["matches_junit"],
-            "arx_seconds": round(found["seconds"], 2), "arx_cpu_seconds": round(found["cpu_seconds"], 2),
-            "arx_load": load}  # fmt: skip
+    return {
+        "arx_loss": found["loss"],
+        "arx_matches_junit": found["matches_junit"],
+        "arx_seconds": round(found["seconds"], 2),
+        "arx_cpu_seconds": round(found["cpu_seconds"], 2),
+        "arx_load": load,
+    }
 
 
 def _cell(value: Any, digits: int = 2) -> str:
@@ -369,8 +398,12 @@ def main() -> None:
                 found[row["case"]] = row
         rows = [found[c.name] for c in cases if c.name in found]
     for case in cases[: args.limit] if not args.rows else []:
-        out = subprocess.run([sys.executable, __file__, "--arx", str(arx), "--case", case.name],
-                             capture_output=True, text=True, check=False)  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, __file__, "--arx", str(arx), "--case", case.name],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         try:
             row = json.loads(out.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):

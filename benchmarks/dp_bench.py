@@ -76,10 +76,20 @@ def ours(
     dp = result.report["details"]["differential_privacy"]
     scored = score(df, out, QIDS, hierarchies, row="__row")
     loss, granularity = scored[LOSS], scored[GRANULARITY]
-    return {"tool": f"ours (search {share:g} ε)", "epsilon": epsilon, "seed": seed, "k": dp["k"],
-            "beta": dp["beta"], "loss": loss, "granularity": granularity,
-            "rows": out.height, "seconds": seconds, "wall": seconds,
-            "levels": json.dumps(dp["transformation"]), "load": load()}  # fmt: skip
+    return {
+        "tool": f"ours (search {share:g} ε)",
+        "epsilon": epsilon,
+        "seed": seed,
+        "k": dp["k"],
+        "beta": dp["beta"],
+        "loss": loss,
+        "granularity": granularity,
+        "rows": out.height,
+        "seconds": seconds,
+        "wall": seconds,
+        "levels": json.dumps(dp["transformation"]),
+        "load": load(),
+    }
 
 
 def arx(
@@ -97,10 +107,20 @@ def arx(
         published = pl.read_csv(out, separator=";", infer_schema=False)
     scored = score(df, published.select(QIDS), QIDS, hierarchies)
     loss, granularity = scored[LOSS], scored[GRANULARITY]
-    return {"tool": f"arx (search {share:g} ε)", "epsilon": epsilon, "seed": seed, "k": facts["k"],
-            "beta": facts["beta"], "loss": loss, "granularity": granularity,
-            "rows": facts["rows"] - facts["outliers"], "seconds": facts["seconds"], "wall": wall,
-            "levels": json.dumps(facts["levels"]), "load": load()}  # fmt: skip
+    return {
+        "tool": f"arx (search {share:g} ε)",
+        "epsilon": epsilon,
+        "seed": seed,
+        "k": facts["k"],
+        "beta": facts["beta"],
+        "loss": loss,
+        "granularity": granularity,
+        "rows": facts["rows"] - facts["outliers"],
+        "seconds": facts["seconds"],
+        "wall": wall,
+        "levels": json.dumps(facts["levels"]),
+        "load": load(),
+    }
 
 
 def adult(cp: str | None, seeds: int, arx_shares: tuple[float, ...] = ARX_SHARES) -> list[dict[str, Any]]:
@@ -182,10 +202,21 @@ def register(rows: int, folder: Path, epsilon: float, delta: float) -> dict[str,
     for p in folder.glob("dp_out*"):
         p.unlink()
     job.unlink()
-    return {"rows": rows, "epsilon": epsilon, "delta": delta, "k": dp["k"], "beta": dp["beta"],
-            "published": dp["published_rows"], "levels": dp["transformation"], "loss": dp["loss_whole_table"],
-            "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "peak_rss_mb": round(peak_mb), "load_before": before,
-            "load_after": load()}  # fmt: skip
+    return {
+        "rows": rows,
+        "epsilon": epsilon,
+        "delta": delta,
+        "k": dp["k"],
+        "beta": dp["beta"],
+        "published": dp["published_rows"],
+        "levels": dp["transformation"],
+        "loss": dp["loss_whole_table"],
+        "wall_s": round(wall, 1),
+        "cpu_s": round(cpu, 1),
+        "peak_rss_mb": round(peak_mb),
+        "load_before": before,
+        "load_after": load(),
+    }
 
 
 def _toml(spec: object) -> str:

@@ -56,10 +56,15 @@ def _job_keys(data: Path, out: Path) -> dict[str, Any]:
     from polars_anon.demo import demo_hierarchy_specs
 
     return {
-        "input": str(data), "output": str(out), "k": 10, "method": "fulldomain", "drop": ["name"],
-        "insensitive": ["voter_id"], "report_html": False,
+        "input": str(data),
+        "output": str(out),
+        "k": 10,
+        "method": "fulldomain",
+        "drop": ["name"],
+        "insensitive": ["voter_id"],
+        "report_html": False,
         "qids": {q: {"hierarchy": s} for q, s in demo_hierarchy_specs().items()},
-    }  # fmt: skip
+    }
 
 
 def run_job(data: Path, out: Path) -> dict[str, Any]:
@@ -203,8 +208,9 @@ def _alternate(data: Path, rows: int, round_: int, base: Path, bytecode: bool) -
         load = [os.getloadavg()[0]]
         old = _child("job", str(data), str(Path(tmp) / "base.parquet"), code=base, bytecode=bytecode)
         new = _child("job", str(data), str(Path(tmp) / "job.parquet"), bytecode=bytecode)
-        floor = _child("floor", str(data), str(Path(tmp) / "floor.parquet"), json.dumps(new["levels"]),
-                       bytecode=bytecode)  # fmt: skip
+        floor = _child(
+            "floor", str(data), str(Path(tmp) / "floor.parquet"), json.dumps(new["levels"]), bytecode=bytecode
+        )
         load.append(os.getloadavg()[0])
     if old["levels"] != new["levels"]:
         print(f"levels differ: base {old['levels']}, this checkout {new['levels']}")

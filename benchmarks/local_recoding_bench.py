@@ -107,8 +107,18 @@ def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, gl
     return {"seconds": seconds, "cpu_seconds": cpu, **scorer.score(data, out, qids, hs, row=ROW)}
 
 
-def run_arx(cp: str, name: str, df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, timeout: float,
-            cache: Path | None, cached_only: bool = False) -> dict:  # fmt: skip
+def run_arx(
+    cp: str,
+    name: str,
+    df: pl.DataFrame,
+    qids: list[str],
+    hs: dict,
+    k: int,
+    model: str,
+    timeout: float,
+    cache: Path | None,
+    cached_only: bool = False,
+) -> dict:
     key = f"{name}_k{k}_{model}"
     if cache is not None and (cache / f"{key}.json").exists():
         meta = json.loads((cache / f"{key}.json").read_text())

@@ -137,8 +137,13 @@ def set_metrics(original: pl.DataFrame, published: pl.DataFrame, qids: list[str]
         domain = original[q].unique().to_list()
         sizes = {lab: len(set_members(lab, domain)) for lab in published[q].unique().to_list()}
         iloss += float((published[q].replace_strict(sizes, return_dtype=pl.Float64) - 1).sum()) / len(domain)
-    majority = published.with_columns(original[target]).group_by(*qids, target).len().group_by(qids).agg(
-        pl.col("len").sum().alias("n"), pl.col("len").max().alias("top"))  # fmt: skip
+    majority = (
+        published.with_columns(original[target])
+        .group_by(*qids, target)
+        .len()
+        .group_by(qids)
+        .agg(pl.col("len").sum().alias("n"), pl.col("len").max().alias("top"))
+    )
     cm = float((majority["n"] - majority["top"]).sum()) / published.height
     return {"discernibility": dm, "iloss": iloss, "cm": cm}
 
@@ -168,8 +173,9 @@ def one_table(
     else:
         order = {q: "numeric" if q in PAPER_NUMERIC else "alphabetical" for q in qids}
         publish = {q: "range" if q in PAPER_NUMERIC else "set" for q in qids}
-        pub = pa.anonymize(df, qids=qids, hierarchies={}, k=k, method="mondrian", mode=mode, order=order,
-                           publish=publish).collect()  # fmt: skip
+        pub = pa.anonymize(
+            df, qids=qids, hierarchies={}, k=k, method="mondrian", mode=mode, order=order, publish=publish
+        ).collect()
         metrics = {**set_metrics(df, pub, qids, target), "n_classes": pub.select(qids).n_unique()}
         sets = [j for j, q in enumerate(qids) if q not in PAPER_NUMERIC]
         dm_parts = partition_dm(df, qids, {}, k, mode, order, sets)
@@ -181,9 +187,20 @@ def one_table(
         else:
             s = paper_scenarios(df, pub, qids, target, mapping, seeds)
         for r in s.iter_rows(named=True):
-            rows.append({"setup": setup, "n_qids": len(qids), "mode": mode, "k": k, "mapping": mapping,
-                         "scenario": r["scenario"], "accuracy": r["mean"], "accuracy_std": r["std"],
-                         "discernibility_partitions": dm_parts, **metrics})  # fmt: skip
+            rows.append(
+                {
+                    "setup": setup,
+                    "n_qids": len(qids),
+                    "mode": mode,
+                    "k": k,
+                    "mapping": mapping,
+                    "scenario": r["scenario"],
+                    "accuracy": r["mean"],
+                    "accuracy_std": r["std"],
+                    "discernibility_partitions": dm_parts,
+                    **metrics,
+                }
+            )
     return rows
 
 
@@ -200,8 +217,15 @@ def paper_scenarios(
         ("anonymized", "original"),
         ("original", "anonymized"),
     ]
-    out = utility_grid({"original": orig_enc, "anonymized": anon_enc}, pairs, target, model="tree", seeds=seeds,
-                       scores=["accuracy"], folds=6)  # fmt: skip
+    out = utility_grid(
+        {"original": orig_enc, "anonymized": anon_enc},
+        pairs,
+        target,
+        model="tree",
+        seeds=seeds,
+        scores=["accuracy"],
+        folds=6,
+    )
     number = pl.DataFrame({"train": [p[0] for p in pairs], "test": [p[1] for p in pairs], "scenario": [1, 2, 3, 4]})
     return out.join(number, on=["train", "test"]).sort("scenario")
 
@@ -224,8 +248,9 @@ def scenario4(setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, m
         h = flat(df, PAPER_QIDS)
         order = {q: "numeric" if q in PAPER_NUMERIC else "alphabetical" for q in qids}
         publish = {q: "range" if q in PAPER_NUMERIC else "set" for q in qids}
-        pub = pa.anonymize(df, qids=qids, hierarchies={}, k=k, method="mondrian", mode=mode, order=order,
-                           publish=publish).collect()  # fmt: skip
+        pub = pa.anonymize(
+            df, qids=qids, hierarchies={}, k=k, method="mondrian", mode=mode, order=order, publish=publish
+        ).collect()
 
         def mapped(how: str, seed: int) -> pl.DataFrame:
             return map_sets(pub, df, qids, how, seed)
@@ -236,8 +261,14 @@ def scenario4(setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, m
     y = df[target].to_numpy()
     x_orig = x_of(df)
     tree = make_model("tree").fit(x_orig[train_idx], y[train_idx])
-    out = {"setup": setup, "n_qids": len(qids), "mode": mode, "k": k, "draws": draws,
-           "scenario1": float((tree.predict(x_orig[test_idx]) == y[test_idx]).mean())}  # fmt: skip
+    out = {
+        "setup": setup,
+        "n_qids": len(qids),
+        "mode": mode,
+        "k": k,
+        "draws": draws,
+        "scenario1": float((tree.predict(x_orig[test_idx]) == y[test_idx]).mean()),
+    }
     for how in MAPPINGS:
         probs = []
         for seed in range(draws):
@@ -272,8 +303,17 @@ def correlations(runs: pl.DataFrame) -> pl.DataFrame:
                 s = g.filter(pl.col("scenario") == sc)
                 means = s.group_by("k").agg(pl.col("accuracy").mean(), pl.col(metric).cast(pl.Float64).mean())
                 paper = PAPER_R.get(metric.replace("_partitions", ""), {}).get(sc)
-                rows.append({"setup": setup, "metric": metric, "scenario": sc, "r": _pearson(s, metric),
-                             "r_k_means": _pearson(means, metric), "paper_r": paper, "points": s.height})  # fmt: skip
+                rows.append(
+                    {
+                        "setup": setup,
+                        "metric": metric,
+                        "scenario": sc,
+                        "r": _pearson(s, metric),
+                        "r_k_means": _pearson(means, metric),
+                        "paper_r": paper,
+                        "points": s.height,
+                    }
+                )
     return pl.DataFrame(rows)
 
 
@@ -306,12 +346,22 @@ def fig1_2_means(runs: pl.DataFrame) -> pl.DataFrame:
 
 def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict) -> list[str]:
     """paper002.md: the correlations beside the paper's, the accuracy per scenario, the scenario 4 runs."""
-    lines = ["# Paper 002: metric correlations, the paper's Mondrian set-up, scenario 4", "",
-             (f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
-             f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]})."), "",
-             ("## Pearson r of each metric with the accuracy: over every table (qid counts x modes x k x mappings) / "
-              "over the means per k"), "",
-             "| set-up | metric | scenario 2 | scenario 3 | scenario 4 |", "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "# Paper 002: metric correlations, the paper's Mondrian set-up, scenario 4",
+        "",
+        (
+            f"Command: `{facts['command']}` ({facts['wall_seconds']:.0f} s wall, load average "
+            f"{facts['load_average_start'][0]} -> {facts['load_average_end'][0]})."
+        ),
+        "",
+        (
+            "## Pearson r of each metric with the accuracy: over every table (qid counts x modes x k x mappings) / "
+            "over the means per k"
+        ),
+        "",
+        "| set-up | metric | scenario 2 | scenario 3 | scenario 4 |",
+        "|---|---|---|---|---|",
+    ]
     for (setup, metric), g in corr.group_by("setup", "metric", maintain_order=True):
         cells = []
         for sc in (2, 3, 4):
@@ -338,11 +388,17 @@ def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict
             + " |"
         )
     ks = sorted(runs["k"].unique().to_list())
-    lines += ["", ("## Falls from scenario 1, relative, of the mean accuracy per k (over qid counts, modes and "
-                   "mappings; paper §5.1: scenarios 2-3 2.15-19.15 %, 11.72 % on average for k 2-10; scenario 4 "
-                   "5.51-8.01 %)"), "",
-              "| set-up | scenario | " + " | ".join(f"k = {k}" for k in ks) + " | k 2-10 |",
-              "|---" * (3 + len(ks)) + "|"]  # fmt: skip
+    lines += [
+        "",
+        (
+            "## Falls from scenario 1, relative, of the mean accuracy per k (over qid counts, modes and "
+            "mappings; paper §5.1: scenarios 2-3 2.15-19.15 %, 11.72 % on average for k 2-10; scenario 4 "
+            "5.51-8.01 %)"
+        ),
+        "",
+        "| set-up | scenario | " + " | ".join(f"k = {k}" for k in ks) + " | k 2-10 |",
+        "|---" * (3 + len(ks)) + "|",
+    ]
     for (setup,), g in runs.group_by("setup", maintain_order=True):
         s1 = g.filter(pl.col("scenario") == 1)["accuracy"].mean()
         for scs in ([2], [3], [4], [2, 3]):
@@ -360,38 +416,65 @@ def render(runs: pl.DataFrame, corr: pl.DataFrame, s4: pl.DataFrame, facts: dict
         .sort("setup", "n_qids")
     )
     fmt = {"accuracy": lambda x: f"{100 * x:.1f}", "iloss": lambda x: f"{x:,.0f}", "cm": lambda x: f"{x:.3f}"}
-    lines += ["", "## Per qid count, scenarios 2-4 (every k, mode and mapping): range of the accuracy and the metrics",
-              "", "| set-up | qids | accuracy % | DM over classes | DM over partitions | ILoss | CM |",
-              "|---" * 7 + "|"]  # fmt: skip
+    lines += [
+        "",
+        "## Per qid count, scenarios 2-4 (every k, mode and mapping): range of the accuracy and the metrics",
+        "",
+        "| set-up | qids | accuracy % | DM over classes | DM over partitions | ILoss | CM |",
+        "|---" * 7 + "|",
+    ]
     for r in ranges.iter_rows(named=True):
         cells = [" - ".join(fmt.get(m, lambda x: f"{x:,}")(r[f"{m}_{e}"]) for e in ("lo", "hi")) for m in metrics]
         lines.append(f"| {r['setup']} | {r['n_qids']} | " + " | ".join(cells) + " |")
-    lines += ["", ("## Figs. 1-2: accuracy % per k by mapping (scenario 2, mean over qid counts and modes) and by mode "
-                   "(mean over qid counts and mappings); the paper: statistical at most 1.4 % above random, strict a "
-                   "little above relaxed in scenario 3, negligible differences in scenarios 2 and 4"), "",
-              ("| set-up | k | s2 random | s2 statistical | statistical - random (points) | s3 strict | s3 relaxed | "
-               "strict - relaxed (points): s2 / s3 / s4 |"), "|---" * 8 + "|"]  # fmt: skip
+    lines += [
+        "",
+        (
+            "## Figs. 1-2: accuracy % per k by mapping (scenario 2, mean over qid counts and modes) and by mode "
+            "(mean over qid counts and mappings); the paper: statistical at most 1.4 % above random, strict a "
+            "little above relaxed in scenario 3, negligible differences in scenarios 2 and 4"
+        ),
+        "",
+        (
+            "| set-up | k | s2 random | s2 statistical | statistical - random (points) | s3 strict | s3 relaxed | "
+            "strict - relaxed (points): s2 / s3 / s4 |"
+        ),
+        "|---" * 8 + "|",
+    ]
     for r in fig1_2_means(runs).iter_rows(named=True):
         gap = " / ".join(f"{100 * (r[f's{sc}_strict'] - r[f's{sc}_relaxed']):+.2f}" for sc in (2, 3, 4))
-        lines.append(f"| {r['setup']} | {r['k']} | {100 * r['s2_random']:.2f} | {100 * r['s2_statistical']:.2f} | "
-                     f"{100 * (r['s2_statistical'] - r['s2_random']):+.2f} | {100 * r['s3_strict']:.2f} | "
-                     f"{100 * r['s3_relaxed']:.2f} | {gap} |")  # fmt: skip
+        lines.append(
+            f"| {r['setup']} | {r['k']} | {100 * r['s2_random']:.2f} | {100 * r['s2_statistical']:.2f} | "
+            f"{100 * (r['s2_statistical'] - r['s2_random']):+.2f} | {100 * r['s3_strict']:.2f} | "
+            f"{100 * r['s3_relaxed']:.2f} | {gap} |"
+        )
     d = s4["draws"].max() if "draws" in s4.columns else 10
-    lines += ["", f"## Scenario 4 on one 2/3-1/3 split: one random leaf per value against the mean of {d} draws", "",
-              (f"| set-up | mode | k | scenario 1 | scenario 2 | scenario 3 | s4, one draw | s4, mean of {d} draws | "
-              f"s4 statistical, one draw | s4 statistical, mean of {d} |"), "|---" * 10 + "|"]  # fmt: skip
+    lines += [
+        "",
+        f"## Scenario 4 on one 2/3-1/3 split: one random leaf per value against the mean of {d} draws",
+        "",
+        (
+            f"| set-up | mode | k | scenario 1 | scenario 2 | scenario 3 | s4, one draw | s4, mean of {d} draws | "
+            f"s4 statistical, one draw | s4 statistical, mean of {d} |"
+        ),
+        "|---" * 10 + "|",
+    ]
     for r in s4.iter_rows(named=True):
-        lines.append(f"| {r['setup']} | {r['mode']} | {r['k']} | {r['scenario1']:.3f} | {r['scenario2_random']:.3f} | "
-                     f"{r['scenario3_random']:.3f} | {r['s4_one_draw_random']:.3f} | "
-                     f"{r['s4_mean_draws_random']:.3f} | "
-                     f"{r['s4_one_draw_statistical']:.3f} | {r['s4_mean_draws_statistical']:.3f} |")  # fmt: skip
+        lines.append(
+            f"| {r['setup']} | {r['mode']} | {r['k']} | {r['scenario1']:.3f} | {r['scenario2_random']:.3f} | "
+            f"{r['scenario3_random']:.3f} | {r['s4_one_draw_random']:.3f} | "
+            f"{r['s4_mean_draws_random']:.3f} | "
+            f"{r['s4_one_draw_statistical']:.3f} | {r['s4_mean_draws_statistical']:.3f} |"
+        )
     return lines
 
 
 def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
     plt = pc.pyplot()
-    metrics = [("discernibility_partitions", "Fig. 5: DM (partitions)"), ("iloss", "Fig. 6: ILoss"),
-               ("cm", "Fig. 7: CM")]  # fmt: skip
+    metrics = [
+        ("discernibility_partitions", "Fig. 5: DM (partitions)"),
+        ("iloss", "Fig. 6: ILoss"),
+        ("cm", "Fig. 7: CM"),
+    ]
     colors = {"ours": "tab:blue", "paper": "tab:orange"}
     label = {"ours": "ours (ARX Adult, hierarchy nodes)", "paper": "ours, the paper's set-up (UCI Adult, value sets)"}
     fig, axes = plt.subplots(3, 3, figsize=(13, 12), squeeze=False)
@@ -400,8 +483,10 @@ def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
             ax, text = axes[i, j], []
             for (setup,), g in runs.filter(pl.col("scenario") == sc).group_by("setup", maintain_order=True):
                 c = corr.filter((pl.col("setup") == setup) & (pl.col("metric") == metric) & (pl.col("scenario") == sc))
-                text.append(f"{'ARX set-up' if setup == 'ours' else 'paper set-up'}: r = {c['r'].item():.2f} (tables), "
-                            f"{c['r_k_means'].item():.2f} (means per k)")  # fmt: skip
+                text.append(
+                    f"{'ARX set-up' if setup == 'ours' else 'paper set-up'}: r = {c['r'].item():.2f} (tables), "
+                    f"{c['r_k_means'].item():.2f} (means per k)"
+                )
                 ax.scatter(
                     100 * g["accuracy"],
                     g[metric],
@@ -411,10 +496,25 @@ def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
                     label=f"{label[setup]}: every table",
                 )
                 means = g.group_by("k").agg(pl.col("accuracy").mean(), pl.col(metric).cast(pl.Float64).mean()).sort("k")
-                ax.plot(100 * means["accuracy"], means[metric], marker="D", ms=4, color=colors[setup], ls="-", lw=1,
-                        label=f"{label[setup]}: mean per k (k = 2 ... 100)")  # fmt: skip
-            ax.text(0.02, 0.02, "\n".join(text), transform=ax.transAxes, fontsize=6.5, va="bottom",
-                    bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})  # fmt: skip
+                ax.plot(
+                    100 * means["accuracy"],
+                    means[metric],
+                    marker="D",
+                    ms=4,
+                    color=colors[setup],
+                    ls="-",
+                    lw=1,
+                    label=f"{label[setup]}: mean per k (k = 2 ... 100)",
+                )
+            ax.text(
+                0.02,
+                0.02,
+                "\n".join(text),
+                transform=ax.transAxes,
+                fontsize=6.5,
+                va="bottom",
+                bbox={"facecolor": "white", "alpha": 0.8, "lw": 0},
+            )
             paper_r = PAPER_R[metric.replace("_partitions", "")][sc]
             ax.set_title(f"{title}, scenario {sc} (paper: r = {paper_r:.2f})", fontsize=8)
             ax.set_xlabel("classification accuracy %")
@@ -423,8 +523,11 @@ def plot_fig5_7(runs: pl.DataFrame, corr: pl.DataFrame, out: Path) -> None:
                 ax.set_yscale("log")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8, bbox_to_anchor=(0.5, 0.955))
-    fig.suptitle("Paper 002 Figs. 5-7: metric against decision-tree accuracy per scenario "
-                 "(a table: one qid count, mode, k and mapping)", y=0.99)  # fmt: skip
+    fig.suptitle(
+        "Paper 002 Figs. 5-7: metric against decision-tree accuracy per scenario "
+        "(a table: one qid count, mode, k and mapping)",
+        y=0.99,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.91))
     fig.savefig(out / "paper002_fig5_7.png")
     plt.close(fig)
@@ -437,10 +540,13 @@ def plot_fig1_2(runs: pl.DataFrame, out: Path) -> None:
     setups = means["setup"].unique(maintain_order=True).to_list()
     fig, axes = plt.subplots(len(setups), 2, figsize=(12, 4.5 * len(setups)), squeeze=False)
     names = {"ours": "ARX set-up", "paper": "the paper's set-up"}
-    curves = [("Fig. 1: scenario 2 by mapping", [("s2_random", "random", "tab:blue"),
-                                                 ("s2_statistical", "statistical", "tab:orange")]),
-              ("Fig. 2: scenario 3 by mode", [("s3_relaxed", "relaxed", "tab:blue"),
-                                              ("s3_strict", "strict", "tab:red")])]  # fmt: skip
+    curves = [
+        (
+            "Fig. 1: scenario 2 by mapping",
+            [("s2_random", "random", "tab:blue"), ("s2_statistical", "statistical", "tab:orange")],
+        ),
+        ("Fig. 2: scenario 3 by mode", [("s3_relaxed", "relaxed", "tab:blue"), ("s3_strict", "strict", "tab:red")]),
+    ]
     for row, setup in zip(axes, setups):
         g = means.filter(pl.col("setup") == setup)
         for ax, (title, lines) in zip(row, curves):
@@ -456,8 +562,11 @@ def plot_fig1_2(runs: pl.DataFrame, out: Path) -> None:
             ax.set_ylabel("classification accuracy % (mean)")
             ax.set_title(f"{title}, {names.get(setup, setup)}", fontsize=9)
             ax.legend(fontsize=7, loc="lower left")
-    fig.suptitle("Paper 002 Figs. 1-2 (paper: statistical at most 1.4 % above random; strict a little above relaxed "
-                 "in scenario 3; y axes as the paper's, 60-85 %)", fontsize=9)  # fmt: skip
+    fig.suptitle(
+        "Paper 002 Figs. 1-2 (paper: statistical at most 1.4 % above random; strict a little above relaxed "
+        "in scenario 3; y axes as the paper's, 60-85 %)",
+        fontsize=9,
+    )
     fig.tight_layout()
     fig.savefig(out / "paper002_fig1_2.png")
     plt.close(fig)
@@ -499,8 +608,11 @@ def plot_fig4(runs: pl.DataFrame, out: Path) -> None:
             f"{'ours: ARX Adult' if setup == 'ours' else 'paper set-up: UCI Adult, value sets'}, {n} qids", fontsize=9
         )
         ax.legend(fontsize=7)
-    fig.suptitle("Paper 002 Fig. 4: discernibility, strict against relaxed Mondrian "
-                 "(paper: strict above relaxed at every k, up to about 2.5e7 on 45,222 rows)", fontsize=9)  # fmt: skip
+    fig.suptitle(
+        "Paper 002 Fig. 4: discernibility, strict against relaxed Mondrian "
+        "(paper: strict above relaxed at every k, up to about 2.5e7 on 45,222 rows)",
+        fontsize=9,
+    )
     fig.tight_layout()
     fig.savefig(out / "paper002_fig4.png")
     plt.close(fig)
@@ -518,18 +630,32 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
     )
     for i, (setup,) in enumerate(means.select("setup").unique(maintain_order=True).iter_rows()):
         g = means.filter(pl.col("setup") == setup)
-        ax.bar(g["scenario"] + (i - 0.5) * 0.35, 100 * g["accuracy"], 0.35, yerr=100 * g["sd"].fill_null(0), capsize=3,
-               label=f"{names[setup]}: mean over qid counts, modes, k, mappings (± 1 s.d.)")  # fmt: skip
+        ax.bar(
+            g["scenario"] + (i - 0.5) * 0.35,
+            100 * g["accuracy"],
+            0.35,
+            yerr=100 * g["sd"].fill_null(0),
+            capsize=3,
+            label=f"{names[setup]}: mean over qid counts, modes, k, mappings (± 1 s.d.)",
+        )
     ax.axhline(100 * PAPER_BASELINE, color="black", ls="--", lw=1, label="paper scenario 1 (81.82 %)")
     lo, hi = PAPER_FALL["4"]
-    ax.axhspan(100 * PAPER_BASELINE * (1 - hi), 100 * PAPER_BASELINE * (1 - lo), color="grey", alpha=0.2,
-               label="paper scenario 4 range (falls of 5.51-8.01 %)")  # fmt: skip
+    ax.axhspan(
+        100 * PAPER_BASELINE * (1 - hi),
+        100 * PAPER_BASELINE * (1 - lo),
+        color="grey",
+        alpha=0.2,
+        label="paper scenario 4 range (falls of 5.51-8.01 %)",
+    )
     ax.set_xticks([1, 2, 3, 4])
     ax.set_ylim(50, 90)
     ax.set_xlabel("scenario")
     ax.set_ylabel("accuracy %")
-    ax.set_title("Accuracy per scenario (1: original -> original, 2: anonymized -> anonymized,\n"
-                 "3: anonymized -> original, 4: original -> anonymized; train -> test)", fontsize=9)  # fmt: skip
+    ax.set_title(
+        "Accuracy per scenario (1: original -> original, 2: anonymized -> anonymized,\n"
+        "3: anonymized -> original, 4: original -> anonymized; train -> test)",
+        fontsize=9,
+    )
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12))
     for ax, setup in zip(axes[0, 1:], ["ours", "paper"]):
         for (mode,), g in s4.filter(pl.col("setup") == setup).group_by("mode", maintain_order=True):
@@ -542,12 +668,33 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
                 ls=ls,
                 label=f"{mode}: scenario 1 (train and test original)",
             )
-            ax.plot(g["k"], 100 * g["scenario2_random"], color="tab:blue", ls=ls, marker="^", ms=3,
-                    label=f"{mode}: scenario 2, one random leaf per value")  # fmt: skip
-            ax.plot(g["k"], 100 * g["s4_one_draw_random"], color="tab:red", ls=ls, marker="o", ms=3,
-                    label=f"{mode}: scenario 4, one random leaf per value")  # fmt: skip
-            ax.plot(g["k"], 100 * g["s4_mean_draws_random"], color="tab:green", ls=ls, marker="s", ms=3,
-                    label=f"{mode}: scenario 4, class probabilities averaged over {g['draws'][0]} draws")  # fmt: skip
+            ax.plot(
+                g["k"],
+                100 * g["scenario2_random"],
+                color="tab:blue",
+                ls=ls,
+                marker="^",
+                ms=3,
+                label=f"{mode}: scenario 2, one random leaf per value",
+            )
+            ax.plot(
+                g["k"],
+                100 * g["s4_one_draw_random"],
+                color="tab:red",
+                ls=ls,
+                marker="o",
+                ms=3,
+                label=f"{mode}: scenario 4, one random leaf per value",
+            )
+            ax.plot(
+                g["k"],
+                100 * g["s4_mean_draws_random"],
+                color="tab:green",
+                ls=ls,
+                marker="s",
+                ms=3,
+                label=f"{mode}: scenario 4, class probabilities averaged over {g['draws'][0]} draws",
+            )
         ax.set_xscale("log")
         ks = sorted(s4["k"].unique().to_list())
         ax.set_xticks(ks, [str(k) for k in ks])
@@ -555,8 +702,7 @@ def plot_scenario4(runs: pl.DataFrame, s4: pl.DataFrame, out: Path) -> None:
         ax.set_xlabel("k")
         ax.set_ylabel("accuracy % (one 2/3-1/3 split)")
         which = "ours (hierarchy nodes)" if setup == "ours" else "paper set-up (value sets)"
-        ax.set_title(f"Scenario 4 investigation, {which}",
-                     fontsize=9)  # fmt: skip
+        ax.set_title(f"Scenario 4 investigation, {which}", fontsize=9)
         ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(out / "paper002_scenario4.png")
@@ -595,9 +741,15 @@ def main(argv: list[str] | None = None) -> None:
                 for mode in MODES:
                     for k in ks:
                         results += one_table(setup, df, h, names[:n], k, mode, seeds)
-                        print(f"{setup} {n} qids {mode} k={k}: " + ", ".join(
-                            f"s{r['scenario']} {r['accuracy']:.3f}" for r in results[-8:]
-                            if r["mapping"] == "random"), flush=True)  # fmt: skip
+                        print(
+                            f"{setup} {n} qids {mode} k={k}: "
+                            + ", ".join(
+                                f"s{r['scenario']} {r['accuracy']:.3f}"
+                                for r in results[-8:]
+                                if r["mapping"] == "random"
+                            ),
+                            flush=True,
+                        )
             for mode in MODES:
                 for k in ks:
                     s4.append(scenario4(setup, df, h, names[: counts[-1]], k, mode, draws))
@@ -615,10 +767,12 @@ def main(argv: list[str] | None = None) -> None:
     summary = {
         "run": facts,
         "correlations": corr.to_dicts(),
-        "mean_accuracy_by_setup_scenario": runs.group_by("setup", "scenario").agg(pl.col("accuracy").mean())
-                                               .sort("setup", "scenario").to_dicts(),
+        "mean_accuracy_by_setup_scenario": runs.group_by("setup", "scenario")
+        .agg(pl.col("accuracy").mean())
+        .sort("setup", "scenario")
+        .to_dicts(),
         "scenario4": s4f.to_dicts(),
-    }  # fmt: skip
+    }
     pc.write_json(out / "paper002.json", summary)
     (out / "paper002.md").write_text("\n".join(render(runs, corr, s4f, facts)) + "\n")
     plot_fig5_7(runs, corr, out)

@@ -328,16 +328,27 @@ def test_class_shares(names: list[str], rows: int | None) -> dict[str, list[floa
 def render_details(df: pl.DataFrame, shares: dict[str, list[float]]) -> list[str]:
     """The medians behind Figs. 4.3-4.4 and what makes pairs tie: classifiers that predict one class."""
     metrics = list(PAPER_METRICS.items())
-    lines = ["", "## Medians of the normalized metrics per algorithm (Figs. 4.3-4.4)", "",
-             "| dataset | algorithm | " + " | ".join(label for label, _ in metrics) + " |",
-             "|---" * (2 + len(metrics)) + "|"]  # fmt: skip
+    lines = [
+        "",
+        "## Medians of the normalized metrics per algorithm (Figs. 4.3-4.4)",
+        "",
+        "| dataset | algorithm | " + " | ".join(label for label, _ in metrics) + " |",
+        "|---" * (2 + len(metrics)) + "|",
+    ]
     med = df.group_by("dataset", "algorithm", maintain_order=True).agg(pl.col(m).median() for _, m in metrics)
     for r in med.sort("dataset", "algorithm").iter_rows(named=True):
         cells = ["-" if r[m] is None else f"{r[m]:.3f}" for _, m in metrics]
         lines.append(f"| {r['dataset']} | {r['algorithm']} | " + " | ".join(cells) + " |")
-    lines += ["", ("## Ties: versions whose classifier predicts a single class (its accuracy is the share of one class "
-                   "among the test rows) and pairs of versions tied in each utility (mean over the 3 algorithms)"), "",
-              "| dataset | utility | single-class versions | tied pairs |", "|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        (
+            "## Ties: versions whose classifier predicts a single class (its accuracy is the share of one class "
+            "among the test rows) and pairs of versions tied in each utility (mean over the 3 algorithms)"
+        ),
+        "",
+        "| dataset | utility | single-class versions | tied pairs |",
+        "|---|---|---|---|",
+    ]
     for (dataset,), g in df.group_by("dataset", maintain_order=True):
         for u in UTILITIES:
             single = "-"
@@ -351,8 +362,11 @@ def render_details(df: pl.DataFrame, shares: dict[str, list[float]]) -> list[str
                 i, j = np.triu_indices(len(y), 1)
                 if len(i):
                     tied.append(float((y[i] == y[j]).mean()))
-            lines.append(f"| {dataset} | {u} | {single} | {100 * np.mean(tied):.1f} % |" if tied else
-                         f"| {dataset} | {u} | {single} | - |")  # fmt: skip
+            lines.append(
+                f"| {dataset} | {u} | {single} | {100 * np.mean(tied):.1f} % |"
+                if tied
+                else f"| {dataset} | {u} | {single} | - |"
+            )
     return lines
 
 

@@ -35,13 +35,21 @@ RESULTS = ROOT / "benchmarks" / "results"
 USA = suite.USA
 
 
-def timed(data: pl.DataFrame, qids: list[str], hs: dict, k: int, metric: str, limit: float, models: list,
-          repeat: int) -> tuple[float, float, float, dict]:  # fmt: skip
+def timed(
+    data: pl.DataFrame, qids: list[str], hs: dict, k: int, metric: str, limit: float, models: list, repeat: int
+) -> tuple[float, float, float, dict]:
     best, load, cpu, report = math.inf, 0.0, 0.0, {}
     for _ in range(repeat):
         start, cpu_start = time.perf_counter(), time.process_time()
-        res = pa.anonymize(data, hierarchies={q: hs[q] for q in qids}, k=k, method="fulldomain", metric=metric,
-                           max_suppressed=math.floor(limit * data.height), privacy=models)  # fmt: skip
+        res = pa.anonymize(
+            data,
+            hierarchies={q: hs[q] for q in qids},
+            k=k,
+            method="fulldomain",
+            metric=metric,
+            max_suppressed=math.floor(limit * data.height),
+            privacy=models,
+        )
         res.collect()
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         if seconds < best:
@@ -69,19 +77,26 @@ def main() -> None:
          [("k = 1 (nothing to search)", []), ("k = 2", [], 2), ("average risk <= 0.01", [pa.AverageRisk(0.01)]),
           ("sample uniques <= 1%", [pa.Risk("prosecutor", threshold=0.5, share=0.01)]),
           ("population uniqueness (Dankar) <= 1e-4", [pa.PopulationUniqueness(1e-4, population_size=USA)])]),
-    ]  # fmt: skip
+    ]  # a table: one run an entry  # fmt: skip
     timed(subset.select(eight), eight, hs, 5, "entropy", 0.0, [], 1)  # warm-up: imports, first allocations
     rows = []
     for name, data, qids, k, metric, limit, variants in runs:
         for label, models, *own_k in variants:
             if args.only and args.only not in label:
                 continue
-            seconds, load, cpu, report = timed(data, qids, hs, own_k[0] if own_k else k, metric, limit, models,
-                                               args.repeat)  # fmt: skip
-            row = {"configuration": name, "models": label, "seconds": round(seconds, 2), "cpu": round(cpu, 2),
-                   "load": round(load, 1),
-                   "evaluated": report["details"]["evaluated_vectors"], "suppressed": report["suppressed"],
-                   "value": report["details"]["objective"]["value"]}  # fmt: skip
+            seconds, load, cpu, report = timed(
+                data, qids, hs, own_k[0] if own_k else k, metric, limit, models, args.repeat
+            )
+            row = {
+                "configuration": name,
+                "models": label,
+                "seconds": round(seconds, 2),
+                "cpu": round(cpu, 2),
+                "load": round(load, 1),
+                "evaluated": report["details"]["evaluated_vectors"],
+                "suppressed": report["suppressed"],
+                "value": report["details"]["objective"]["value"],
+            }
             print(row, flush=True)
             rows.append(row)
     table = [

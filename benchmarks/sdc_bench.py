@@ -105,9 +105,15 @@ def register(rows: int, seed: int = 0) -> pl.DataFrame:
     edu = skewed(8).astype(np.float64)
     edu[rng.random(rows) < 0.02] = np.nan
     return pl.DataFrame(
-        {"region": skewed(40), "sex": rng.integers(0, 2, rows), "age": skewed(18), "edu": edu,
-         "hhsize": skewed(6), "w": rng.uniform(50, 150, rows)}
-    ).with_columns(pl.col("edu").fill_nan(None).cast(pl.Int64))  # fmt: skip
+        {
+            "region": skewed(40),
+            "sex": rng.integers(0, 2, rows),
+            "age": skewed(18),
+            "edu": edu,
+            "hhsize": skewed(6),
+            "w": rng.uniform(50, 150, rows),
+        }
+    ).with_columns(pl.col("edu").fill_nan(None).cast(pl.Int64))
 
 
 def _peak_mib() -> float:
@@ -169,8 +175,13 @@ def _run_r(step: str, folder: Path, rscript: str, lib: str, timeout: float) -> d
     script = folder / "bench.R"
     script.write_text(R_SCRIPT)
     try:
-        subprocess.run([rscript, str(script), step, str(folder / "reg.csv"), str(folder), lib], check=True,
-                       timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+        subprocess.run(
+            [rscript, str(script), step, str(folder / "reg.csv"), str(folder), lib],
+            check=True,
+            timeout=timeout,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
     except subprocess.TimeoutExpired:
         return {"seconds": f"> {timeout:g} (stopped)", "peak_mib": None}
     fig: dict[str, Any] = {}
@@ -194,10 +205,15 @@ def _compare(step: str, folder: Path) -> dict[str, float]:
         return float((d / b.abs().clip(1e-300) if relative else d).max())  # type: ignore[arg-type]
 
     if step == "freq_risk":
-        return {"risk_max_abs_diff": biggest(py["risk"], r["rk"]), "fk_max_abs_diff": biggest(py["fk"], r["fk"]),
-                "Fk_max_rel_diff": biggest(py["Fk"], r["Fk"], relative=True)}  # fmt: skip
-    return {"score_max_abs_diff": biggest(py["suda_score"], r["score"]),
-            "dis_max_rel_diff": biggest(py["dis_suda_score"], r["dis"], relative=True)}  # fmt: skip
+        return {
+            "risk_max_abs_diff": biggest(py["risk"], r["rk"]),
+            "fk_max_abs_diff": biggest(py["fk"], r["fk"]),
+            "Fk_max_rel_diff": biggest(py["Fk"], r["Fk"], relative=True),
+        }
+    return {
+        "score_max_abs_diff": biggest(py["suda_score"], r["score"]),
+        "dis_max_rel_diff": biggest(py["dis_suda_score"], r["dis"], relative=True),
+    }
 
 
 def run(
@@ -261,20 +277,40 @@ def _cell(value: Any) -> str:
 
 
 def _diffs(f: dict[str, Any], step: str) -> str:
-    names = {"risk_max_abs_diff": "risk abs", "fk_max_abs_diff": "fk abs", "Fk_max_rel_diff": "Fk rel",
-             "score_max_abs_diff": "score abs", "dis_max_rel_diff": "DIS rel"}  # fmt: skip
+    names = {
+        "risk_max_abs_diff": "risk abs",
+        "fk_max_abs_diff": "fk abs",
+        "Fk_max_rel_diff": "Fk rel",
+        "score_max_abs_diff": "score abs",
+        "dis_max_rel_diff": "DIS rel",
+    }
     got = [f"{label} {f[f'{step}_{key}']:.2g}" for key, label in names.items() if f"{step}_{key}" in f]
     return ", ".join(got) or "-"
 
 
 def table(figs: list[dict[str, Any]], load: str) -> str:
     """The Markdown results page."""
-    lines = ["# SDC toolkit against sdcMicro (benchmarks/sdc_bench.py)", "",
-             f"Load (`/proc/loadavg`) at the start: {load}. Five keys, sampling weights, 2% of one key missing "
-             "(wildcards). Wall seconds of each step; CPU seconds (user + system, all threads) of the step; peak "
-             "memory (VmHWM, MiB) of its process, reading the data included.", ""]  # fmt: skip
-    head = ["rows", "step", "ours s", "sdcMicro s", "speed-up", "ours CPU s", "sdcMicro CPU s", "ours MiB",
-            "sdcMicro MiB", "cells (ours / sdcMicro)", "numbers compared (largest difference)"]  # fmt: skip
+    lines = [
+        "# SDC toolkit against sdcMicro (benchmarks/sdc_bench.py)",
+        "",
+        f"Load (`/proc/loadavg`) at the start: {load}. Five keys, sampling weights, 2% of one key missing "
+        "(wildcards). Wall seconds of each step; CPU seconds (user + system, all threads) of the step; peak "
+        "memory (VmHWM, MiB) of its process, reading the data included.",
+        "",
+    ]
+    head = [
+        "rows",
+        "step",
+        "ours s",
+        "sdcMicro s",
+        "speed-up",
+        "ours CPU s",
+        "sdcMicro CPU s",
+        "ours MiB",
+        "sdcMicro MiB",
+        "cells (ours / sdcMicro)",
+        "numbers compared (largest difference)",
+    ]
     lines += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for f in figs:
         for step in [step for step in STEPS if f"{step}_seconds" in f]:
@@ -283,9 +319,19 @@ def table(figs: list[dict[str, Any]], load: str) -> str:
             cells = "-"
             if step.startswith("supp"):
                 cells = f"{_cell(f.get(f'{step}_cells'))} / {_cell(f.get(f'r_{step}_cells'))}"
-            row = [_cell(f["rows"]), step, _cell(mine), _cell(theirs), speed, _cell(f.get(f"{step}_cpu_seconds")),
-                   _cell(f.get(f"r_{step}_cpu_seconds")), _cell(f.get(f"{step}_peak_mib")),
-                   _cell(f.get(f"r_{step}_peak_mib")), cells, _diffs(f, step)]  # fmt: skip
+            row = [
+                _cell(f["rows"]),
+                step,
+                _cell(mine),
+                _cell(theirs),
+                speed,
+                _cell(f.get(f"{step}_cpu_seconds")),
+                _cell(f.get(f"r_{step}_cpu_seconds")),
+                _cell(f.get(f"{step}_peak_mib")),
+                _cell(f.get(f"r_{step}_peak_mib")),
+                cells,
+                _diffs(f, step),
+            ]
             lines.append("| " + " | ".join(row) + " |")
     checks = ", ".join(
         f"{f['rows']:,} rows: {f.get('supp_k3_min_fk', '-'):g} (k=3) / {f.get('supp_k5_min_fk', '-'):g} (k=5)"

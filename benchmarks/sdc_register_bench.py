@@ -111,16 +111,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             done = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
             figs[name] = json.loads(done.stdout.strip().splitlines()[-1])
             print(name, figs[name], flush=True)
-    lines = ["# SDC toolkit on the voter register (benchmarks/sdc_register_bench.py)", "",
-             f"{args.rows:,} rows, keys {', '.join(KEYS)}, hashed weights in [50, 150). Load (`/proc/loadavg`) at "
-             f"the start: {load}. Each step in its own process; peak memory is its VmHWM.", "",
-             "| step | seconds | CPU seconds (process) | peak MiB | result |",
-             "| --- | --- | --- | --- | --- |"]  # fmt: skip
+    lines = [
+        "# SDC toolkit on the voter register (benchmarks/sdc_register_bench.py)",
+        "",
+        f"{args.rows:,} rows, keys {', '.join(KEYS)}, hashed weights in [50, 150). Load (`/proc/loadavg`) at "
+        f"the start: {load}. Each step in its own process; peak memory is its VmHWM.",
+        "",
+        "| step | seconds | CPU seconds (process) | peak MiB | result |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for name in STEPS:
         f = figs[name]
         extra = {k: v for k, v in f.items() if k not in ("seconds", "peak_mib", "cpu_seconds")}
-        lines.append(f"| {name} | {f['seconds']} | {f['cpu_seconds']} | {f['peak_mib']:,} | "
-                     f"{json.dumps(extra) if extra else '-'} |")  # fmt: skip
+        lines.append(
+            f"| {name} | {f['seconds']} | {f['cpu_seconds']} | {f['peak_mib']:,} | "
+            f"{json.dumps(extra) if extra else '-'} |"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "sdc_register.md").write_text("\n".join(lines) + "\n")
     return figs

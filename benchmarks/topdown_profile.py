@@ -39,7 +39,7 @@ CELLS = (
     "adult-ldiv-2", "adult-ldiv-20", "adult-ldiv-100",
     "adult-tclose-equal-5", "adult-tclose-hier-5",
     "fars-none-5", "cup-none-2", "cup-none-50", "fars_int-none-2", "mach2019_int-none-2",
-)  # fmt: skip
+)  # a table: the cells by dataset and model  # fmt: skip
 
 
 def _parse(cell: str) -> tuple[str, str, int]:

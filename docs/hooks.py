@@ -182,9 +182,17 @@ def job_keys_page() -> str:
     out += ["", "## `[qids.<column>]`: hierarchies", "", "```text", inspect.cleandoc(spec_doc or ""), "```", ""]
     out += ["## Method options (top-level keys)", ""]
     for name, method in sorted(METHODS.items()):
-        out += [f"### {name}", "", f"Guarantee: {method.guarantee}. "
-                + (f"Metrics: {', '.join(f'`{m}`' for m in method.metrics)} (default `{method.default_metric}`)."
-                   if method.metrics else "It takes no `metric`."), ""]  # fmt: skip
+        out += [
+            f"### {name}",
+            "",
+            f"Guarantee: {method.guarantee}. "
+            + (
+                f"Metrics: {', '.join(f'`{m}`' for m in method.metrics)} (default `{method.default_metric}`)."
+                if method.metrics
+                else "It takes no `metric`."
+            ),
+            "",
+        ]
         rows = _dataclass_rows(method.options)
         out += ["| option | type | default |", "| --- | --- | --- |", *rows] if rows else ["No options."]
         out.append("")

@@ -313,14 +313,29 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
     if not qids:
         raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
     start = time.perf_counter()
-    doc = jsonable(risk(lf, qids, threshold=args.threshold, sampling_fraction=args.sampling_fraction,
-                        population_size=args.population_size, population=args.population,
-                        models=_cli_models(args.model, args.job, lf)))  # fmt: skip
+    doc = jsonable(
+        risk(
+            lf,
+            qids,
+            threshold=args.threshold,
+            sampling_fraction=args.sampling_fraction,
+            population_size=args.population_size,
+            population=args.population,
+            models=_cli_models(args.model, args.job, lf),
+        )
+    )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
         from polars_anon.sdc.measures import Measures, check_measure_columns, measure
 
-        spec = Measures(keys=tuple(qids), weight=args.weights, household=args.household, method=args.risk_method,
-                        missing=args.missing, suda2=args.suda2, model=args.model_risk)  # fmt: skip
+        spec = Measures(
+            keys=tuple(qids),
+            weight=args.weights,
+            household=args.household,
+            method=args.risk_method,
+            missing=args.missing,
+            suda2=args.suda2,
+            model=args.model_risk,
+        )
         check_measure_columns(lf.collect_schema().names(), spec, "risk")
         doc["sdc"] = jsonable({**spec.describe(), "figures": measure(lf, spec)})
     doc["seconds"] = round(time.perf_counter() - start, 3)
@@ -363,8 +378,15 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
-               "number": (int, float), "integer": int}  # fmt: skip
+_JSON_TYPES = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+    "number": (int, float),
+    "integer": int,
+}
 
 
 def _schema_error(value: object, rule: dict, where: str) -> str | None:
@@ -419,8 +441,19 @@ def _explore(args: argparse.Namespace) -> int:
     written = write_explore(
         table, output, meta={"job": str(args.job), **facts}, html=not args.no_html, overwrite=args.overwrite
     )
-    shown = table.select("method", "k", "feasible", "guarantee", "loss", "suppressed", "min_class_size", "highest_risk",
-                         "records_at_risk", "front_highest_risk", "seconds")  # fmt: skip
+    shown = table.select(
+        "method",
+        "k",
+        "feasible",
+        "guarantee",
+        "loss",
+        "suppressed",
+        "min_class_size",
+        "highest_risk",
+        "records_at_risk",
+        "front_highest_risk",
+        "seconds",
+    )
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
         print(shown)
     print(
@@ -446,8 +479,10 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
     name, sep, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
     if not sep or not name or not spec:
-        raise AnonError(f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N, intervals:W1,W2,..., "
-                        "dates:LEVEL,..., ordered:S1,S2,... or a TOML table such as { mask = 5 })")  # fmt: skip
+        raise AnonError(
+            f"--hierarchy {text!r}: expected NAME=SPEC (a CSV path, suppress, mask:N, intervals:W1,W2,..., "
+            "dates:LEVEL,..., ordered:S1,S2,... or a TOML table such as { mask = 5 })"
+        )
     if spec.startswith("{"):
         try:
             return name, tomllib.loads(f"spec = {spec}")["spec"]
@@ -492,8 +527,17 @@ def _encode(args: argparse.Namespace) -> int:
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
     hierarchies = build_hierarchies(values, specs, base)
-    facts = write_encoded(published, hierarchies, output, encoding, original=original, class_col=args.class_col,
-                          seed=args.seed, overwrite=args.overwrite, layout=args.layout)  # fmt: skip
+    facts = write_encoded(
+        published,
+        hierarchies,
+        output,
+        encoding,
+        original=original,
+        class_col=args.class_col,
+        seed=args.seed,
+        overwrite=args.overwrite,
+        layout=args.layout,
+    )
     print(json.dumps({"encoding": encoding, "output": str(output), **facts}, indent=2))
     return 0
 

@@ -102,9 +102,15 @@ def _taken(name: str, options: Mapping[str, Any], metric: str | None) -> tuple[d
 
 
 def requests(
-    schema: pl.Schema, *, k: Sequence[int] | int, methods: Sequence[str] | str, hierarchies: Mapping[str, Any],
-    metric: str | None = None, options: Mapping[str, Any] | None = None, **asked: Any,
-) -> list[Request]:  # fmt: skip
+    schema: pl.Schema,
+    *,
+    k: Sequence[int] | int,
+    methods: Sequence[str] | str,
+    hierarchies: Mapping[str, Any],
+    metric: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    **asked: Any,
+) -> list[Request]:
     """Every configuration of the grid as a checked request (method-major, k ascending); no data is read.
 
     `asked` holds the other :func:`~polars_anon.request.check_request` keywords (qids,
@@ -180,16 +186,30 @@ def explore(
     [('fulldomain', 2, 0.5, 3, True), ('fulldomain', 3, 0.5, 3, True),
      ('greedy', 2, 0.3596..., 2, True), ('greedy', 3, 0.5, 3, True)]
     """
-    asked = {"qids": qids, "drop": drop, "sensitive": sensitive, "insensitive": insensitive, "seed": seed, "null": null,
-             "privacy": privacy}  # fmt: skip
+    asked = {
+        "qids": qids,
+        "drop": drop,
+        "sensitive": sensitive,
+        "insensitive": insensitive,
+        "seed": seed,
+        "null": null,
+        "privacy": privacy,
+    }
     return ExploreGrid(_explore(as_lazy(data), hierarchies, k, methods, metric, options, asked, risk_threshold)[0])
 
 
 def _explore(
-    lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], k: Sequence[int] | int, methods: Sequence[str] | str,
-    metric: str | None, options: Mapping[str, Any], asked: Mapping[str, Any], risk_threshold: int | None,
-    engine: Engine = POLARS, table: Any = None,
-) -> tuple[pl.DataFrame, dict[str, Any]]:  # fmt: skip
+    lf: pl.LazyFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    k: Sequence[int] | int,
+    methods: Sequence[str] | str,
+    metric: str | None,
+    options: Mapping[str, Any],
+    asked: Mapping[str, Any],
+    risk_threshold: int | None,
+    engine: Engine = POLARS,
+    table: Any = None,
+) -> tuple[pl.DataFrame, dict[str, Any]]:
     """:func:`explore`, and facts of the run (rows, classes, seconds) for the page. On another `engine` its `table`
     is aggregated there (one pass) and every configuration runs on the driver, as the road's driver route."""
     start = time.perf_counter()
@@ -203,9 +223,14 @@ def _explore(
     data = aggregate(engine, table, largest, records=any(r.method.records for r in grid))
     aggregated = time.perf_counter() - start
     rows = [_measure(data, r, threshold) for r in bar(grid, desc=f"explore {len(grid)} configurations", unit="run")]
-    facts = {"n_input_rows": int(data.aggregates[SIZE].sum()), "n_input_classes": data.aggregates.height,
-             "qids": list(largest.qids), "risk_threshold": threshold, "aggregate_seconds": round(aggregated, 3),
-             "seconds": round(time.perf_counter() - start, 3)}  # fmt: skip
+    facts = {
+        "n_input_rows": int(data.aggregates[SIZE].sum()),
+        "n_input_classes": data.aggregates.height,
+        "qids": list(largest.qids),
+        "risk_threshold": threshold,
+        "aggregate_seconds": round(aggregated, 3),
+        "seconds": round(time.perf_counter() - start, 3),
+    }
     return _table(rows, list(largest.qids)), facts
 
 
@@ -234,14 +259,26 @@ def explore_job(
     input. Refused, naming the culprit: a method the engine cannot run, a method on records (MDAV: inside the
     engine), and an input with more distinct quasi-identifier tuples than ``driver_tuples``."""
     lf = job.scan()
-    asked = {"qids": list(job.qids), "drop": job.drop, "insensitive": job.insensitive, "sensitive": job.sensitive,
-             "seed": job.seed, "null": job.null}  # fmt: skip
+    asked = {
+        "qids": list(job.qids),
+        "drop": job.drop,
+        "insensitive": job.insensitive,
+        "sensitive": job.sensitive,
+        "seed": job.seed,
+        "null": job.null,
+    }
     deferred = {q: DEFERRED for q, spec in job.qids.items() if spec is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
     grid = requests(
-        lf.collect_schema(), k=k, methods=methods, hierarchies=deferred, metric=job.metric, options=job.options,
-        privacy=[p.model for p in job.privacy], **asked,
-    )  # fmt: skip
+        lf.collect_schema(),
+        k=k,
+        methods=methods,
+        hierarchies=deferred,
+        metric=job.metric,
+        options=job.options,
+        privacy=[p.model for p in job.privacy],
+        **asked,
+    )
     if job.engine != "polars":
         with engine_faults(job):
             table, facts = _explore_on_engine(job, lf, grid, k, methods, asked, risk_threshold)
@@ -253,9 +290,14 @@ def explore_job(
 
 
 def _explore_on_engine(
-    job: Job, lf: pl.LazyFrame, grid: list[Request], k: Sequence[int] | int, methods: Sequence[str] | str,
-    asked: dict[str, Any], risk_threshold: int | None,
-) -> tuple[pl.DataFrame, dict[str, Any]]:  # fmt: skip
+    job: Job,
+    lf: pl.LazyFrame,
+    grid: list[Request],
+    k: Sequence[int] | int,
+    methods: Sequence[str] | str,
+    asked: dict[str, Any],
+    risk_threshold: int | None,
+) -> tuple[pl.DataFrame, dict[str, Any]]:
     """A job on DuckDB or Spark: the engine reads the input and aggregates it once (the road's driver route), every
     configuration runs on the driver. What the engine cannot run, a method on records (it runs inside the engine,
     one configuration at a time) and an input with more distinct tuples than ``driver_tuples`` are refused."""
@@ -275,9 +317,13 @@ def _explore_on_engine(
 
 def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, Any]:
     """One configuration: run it on the aggregates and measure its map (the figures its report would give)."""
-    row: dict[str, Any] = {"method": request.method.name, "k": request.k, "metric": request.effective_metric,
-                           "options": json.dumps(dataclasses.asdict(request.options), sort_keys=True, default=str),
-                           "models": "; ".join(m.describe() for m in request.privacy) or None}  # fmt: skip
+    row: dict[str, Any] = {
+        "method": request.method.name,
+        "k": request.k,
+        "metric": request.effective_metric,
+        "options": json.dumps(dataclasses.asdict(request.options), sort_keys=True, default=str),
+        "models": "; ".join(m.describe() for m in request.privacy) or None,
+    }
     start = time.perf_counter()
     try:
         plan = run_method(data, request)

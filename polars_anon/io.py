@@ -115,7 +115,7 @@ DTYPES: dict[str, pl.DataType] = {
     "Int8": pl.Int8(), "Int16": pl.Int16(), "Int32": pl.Int32(), "Int64": pl.Int64(), "UInt8": pl.UInt8(),
     "UInt16": pl.UInt16(), "UInt32": pl.UInt32(), "UInt64": pl.UInt64(), "Float32": pl.Float32(),
     "Float64": pl.Float64(), "String": pl.String(), "Boolean": pl.Boolean(), "Date": pl.Date(),
-}  # fmt: skip
+}  # a table: type name -> Polars type, several a line  # fmt: skip
 """Column types a job's ``schema`` may give (Polars' names)."""
 
 

@@ -396,8 +396,14 @@ class Job:
 
     def scan(self) -> pl.LazyFrame:
         """The input, read as the job says (CSV options, column names, types)."""
-        lf = scan_input(self.input, separator=self.separator, has_header=self.has_header, columns=self.columns,
-                        null_values=self.null_values, text=self.text_columns)  # fmt: skip
+        lf = scan_input(
+            self.input,
+            separator=self.separator,
+            has_header=self.has_header,
+            columns=self.columns,
+            null_values=self.null_values,
+            text=self.text_columns,
+        )
         return cast_columns(lf, self.schema, "job file: schema")
 
     @property
@@ -567,9 +573,16 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     else:
         lf = job.scan()
     asked: dict[str, Any] = {
-        "qids": list(job.qids), "k": job.k, "method": job.method, "metric": job.metric, "drop": job.drop,
-        "insensitive": job.insensitive, "sensitive": job.sensitive, "seed": job.seed, "null": job.null,
-    }  # fmt: skip
+        "qids": list(job.qids),
+        "k": job.k,
+        "method": job.method,
+        "metric": job.metric,
+        "drop": job.drop,
+        "insensitive": job.insensitive,
+        "sensitive": job.sensitive,
+        "seed": job.seed,
+        "null": job.null,
+    }
     deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
     # before any data is read: DEFERRED stands for each hierarchy (check_request accepts it; its type says Hierarchy)
@@ -615,8 +628,13 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         written = result.stage(out, job.output, measure=measure_output)
     sdc = None
     if job.sdc is not None:
-        sdc = {**job.sdc.measures.describe(), "steps": [st.describe() for st in job.sdc.steps],
-               "seed": job.sdc.describe_seed(), "input": sdc_input, "output": written.measured}  # fmt: skip
+        sdc = {
+            **job.sdc.measures.describe(),
+            "steps": [st.describe() for st in job.sdc.steps],
+            "seed": job.sdc.describe_seed(),
+            "input": sdc_input,
+            "output": written.measured,
+        }
     encodings: dict[str, str] = {}
     if paths:
         for e, path in paths.items():
@@ -707,10 +725,10 @@ def _first_line(exc: BaseException) -> str:
 
 _SQL_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INTEGER", "Int64": "BIGINT", "UInt8": "UTINYINT",
               "UInt16": "USMALLINT", "UInt32": "UINTEGER", "UInt64": "UBIGINT", "Float32": "FLOAT", "Float64": "DOUBLE",
-              "String": "VARCHAR", "Boolean": "BOOLEAN", "Date": "DATE"}  # fmt: skip
+              "String": "VARCHAR", "Boolean": "BOOLEAN", "Date": "DATE"}  # a table of types  # fmt: skip
 _SPARK_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INT", "Int64": "BIGINT", "UInt8": "SMALLINT",
                 "UInt16": "INT", "UInt32": "BIGINT", "UInt64": "DECIMAL(20,0)", "Float32": "FLOAT", "Float64": "DOUBLE",
-                "String": "STRING", "Boolean": "BOOLEAN", "Date": "DATE"}  # fmt: skip
+                "String": "STRING", "Boolean": "BOOLEAN", "Date": "DATE"}  # a table of types  # fmt: skip
 
 
 def _type_name(dtype: pl.DataType) -> str:
@@ -730,16 +748,27 @@ def read_on_engine(engine: Any, job: Job) -> Any:
             f"job file: input {str(job.input)!r} is CSV named by a URI; the engine reads Parquet by URI "
             "(Polars reads CSV to type its columns): convert it to Parquet, or give a local path"
         )
-    raw = scan_input(job.input, separator=job.separator, has_header=job.has_header, columns=job.columns,
-                     null_values=job.null_values, text=job.text_columns).collect_schema()  # fmt: skip
+    raw = scan_input(
+        job.input,
+        separator=job.separator,
+        has_header=job.has_header,
+        columns=job.columns,
+        null_values=job.null_values,
+        text=job.text_columns,
+    ).collect_schema()
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     if engine.name == "duckdb":
         # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a
         # last row for the header and read no rows); an empty field is null, as in Polars, with null strings given too
         nulls = [*dict.fromkeys([*job.null_values, ""])] if job.null_values else None
-        read = engine.con.read_csv(str(job.input), header=job.has_header, sep=job.separator, auto_detect=False,
-                                   columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
-                                   na_values=nulls)  # fmt: skip
+        read = engine.con.read_csv(
+            str(job.input),
+            header=job.has_header,
+            sep=job.separator,
+            auto_detect=False,
+            columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
+            na_values=nulls,
+        )
         return read.project(
             ", ".join(
                 f"CAST({duckdb_identifier(c)} AS {_SQL_TYPES[_type_name(t)]}) AS {duckdb_identifier(c)}"
@@ -830,8 +859,17 @@ def _on_engine(
     start = time.perf_counter()
     engine, table, hierarchies, _, values_of = open_on_engine(job, lf, limit, engine, table)
     models = job_models(job, lf, values_of if isinstance(job.input, URI) else None)
-    result = run(engine, table, hierarchies=hierarchies, k=job.k, privacy=models, driver_tuples=limit, start=start,
-                              **{key: value for key, value in asked.items() if key != "k"}, **job.options)  # fmt: skip
+    result = run(
+        engine,
+        table,
+        hierarchies=hierarchies,
+        k=job.k,
+        privacy=models,
+        driver_tuples=limit,
+        start=start,
+        **{key: value for key, value in asked.items() if key != "k"},
+        **job.options,
+    )
     return hierarchies, result, sdc_input
 
 

@@ -157,9 +157,27 @@ SENSITIVE_NULL = Message(
 )
 """A sensitive attribute with nulls under ``sensitive_null="error"`` (the default): ``where="l-diversity on 's'"``."""
 
-_ALL = (COLUMNS_NOT_FOUND, QIDS_EMPTY, K_NOT_INTEGER, K_ABOVE_ROWS, EMPTY_TABLE, CHOICE, NAMES_NOT_QIDS, NO_HIERARCHY,
-        LEVEL_OUT_OF_RANGE, NOT_A_LEAF, HIERARCHY_NOT_LOADED, DISTANCE_PARAMETER, VARIANT_PARAMETER, NAMES_TWICE,
-        NOT_POSITIVE, NOT_FRACTION, ATTRIBUTE_ROLE, NO_ROWS, SENSITIVE_NULL)  # fmt: skip
+_ALL = (
+    COLUMNS_NOT_FOUND,
+    QIDS_EMPTY,
+    K_NOT_INTEGER,
+    K_ABOVE_ROWS,
+    EMPTY_TABLE,
+    CHOICE,
+    NAMES_NOT_QIDS,
+    NO_HIERARCHY,
+    LEVEL_OUT_OF_RANGE,
+    NOT_A_LEAF,
+    HIERARCHY_NOT_LOADED,
+    DISTANCE_PARAMETER,
+    VARIANT_PARAMETER,
+    NAMES_TWICE,
+    NOT_POSITIVE,
+    NOT_FRACTION,
+    ATTRIBUTE_ROLE,
+    NO_ROWS,
+    SENSITIVE_NULL,
+)
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""
 

@@ -718,7 +718,15 @@ def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]
             ev = lattice.evaluate(vector)
             value = objective.value(ev).value
             loss = value if ncp is objective else ncp.value(ev).value  # the report's NCP is the objective: once
-            out.append({"qid": q, "step": step, "levels": {p: int(v) for p, v in zip(lattice.qids, vector)},
-                        "loss": float(loss), "value": value, "suppressed": ev.suppressed,  # type: ignore[arg-type]
-                        "feasible": ev.suppressed <= max_suppressed})  # fmt: skip
+            out.append(
+                {
+                    "qid": q,
+                    "step": step,
+                    "levels": {p: int(v) for p, v in zip(lattice.qids, vector)},
+                    "loss": float(loss),  # type: ignore[arg-type]
+                    "value": value,
+                    "suppressed": ev.suppressed,
+                    "feasible": ev.suppressed <= max_suppressed,
+                }
+            )
     return out

@@ -567,8 +567,9 @@ class _Blocks:
         """Write the blocks not kept back into the global state, then drop them."""
         rows = np.flatnonzero(~keep)
         bcodes, bsv = [bc[rows] for bc in self.bcodes], {a: v[rows] for a, v in self.bsv.items()}
-        state.write_back(self.rules.models, self.blive[rows], self.slot[rows], self.bsize[rows], self.brsum[rows],
-                         bcodes, bsv)  # fmt: skip
+        state.write_back(
+            self.rules.models, self.blive[rows], self.slot[rows], self.bsize[rows], self.brsum[rows], bcodes, bsv
+        )
         self._take(lambda a: a[keep], lambda a: a[keep])
         self.nsmall, self.nlive = self.nsmall[keep], self.nlive[keep]
 
@@ -622,9 +623,14 @@ class _Blocks:
         return ~models.ok(new_size, merged)
 
     def _set_merged(
-        self, r: np.ndarray, tgt: np.ndarray, src: np.ndarray, new_size: np.ndarray, new_r: np.ndarray,
+        self,
+        r: np.ndarray,
+        tgt: np.ndarray,
+        src: np.ndarray,
+        new_size: np.ndarray,
+        new_r: np.ndarray,
         still: np.ndarray,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """The merged classes at `tgt` (their size, R-sum and partner costs); the positions `src` dead."""
         self.bsize[r, tgt] = new_size
         self.brsum[r, tgt] = new_r
@@ -806,8 +812,22 @@ class _Line:
         live = np.ones(len(alive), dtype=bool)
         slot = alive.astype(np.int64, copy=True)
         fsize = size.astype(np.float64)
-        return cls(rules, slot, size, rsum, codes, counts, live, small, a_live, a_small, size_small, fsize,
-                   int(small.sum()), len(slot))  # fmt: skip
+        return cls(
+            rules,
+            slot,
+            size,
+            rsum,
+            codes,
+            counts,
+            live,
+            small,
+            a_live,
+            a_small,
+            size_small,
+            fsize,
+            int(small.sum()),
+            len(slot),
+        )
 
     def drop_dead(self) -> None:
         """Drop the dead positions, keeping the order, once they are a quarter of the arrays (of 64 or more)."""
@@ -893,8 +913,9 @@ class _Line:
 
     def write_back(self, state: _State) -> None:
         """The live classes back into the global state at their slots."""
-        state.write_back(self.rules.models, np.flatnonzero(self.live), self.slot, self.size, self.rsum, self.codes,
-                         self.counts)  # fmt: skip
+        state.write_back(
+            self.rules.models, np.flatnonzero(self.live), self.slot, self.size, self.rsum, self.codes, self.counts
+        )
 
 
 def auto_block(block: int | str | None, n_classes: int, n_rows: int, k: int) -> int | None:

@@ -116,8 +116,9 @@ def verify_wildcard(
     return {"n_rows": int(n_pub), "n_classes": pats.height, "min_class_size": int(pats["fk"].min())}  # type: ignore[arg-type]
 
 
-@register_method("local_suppression", LocalSuppressionOptions, needs_hierarchies=False, guarantee=GUARANTEE,
-                 check=_check)  # fmt: skip
+@register_method(
+    "local_suppression", LocalSuppressionOptions, needs_hierarchies=False, guarantee=GUARANTEE, check=_check
+)
 def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     """Local suppression of key cells on the class aggregates (see the module docstring)."""
     qids = list(task.qids)
@@ -135,8 +136,13 @@ def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     sizes = agg[SIZE].cast(pl.Int64)
     cells = {q: int(sizes.filter(current[q].is_null()).sum()) for q in qids}
     tmap = TupleMap.from_labels(agg, qids, {q: current[q].cast(pl.String) for q in qids})
-    details = {"suppressed_cells": cells, "suppressed_total": sum(cells.values()), "rounds": rounds,
-               "alpha": float(options.alpha), "importance": _importance_used(qids, options, priority)}  # fmt: skip
+    details = {
+        "suppressed_cells": cells,
+        "suppressed_total": sum(cells.values()),
+        "rounds": rounds,
+        "alpha": float(options.alpha),
+        "importance": _importance_used(qids, options, priority),
+    }
     return Plan(
         tmap,
         details,

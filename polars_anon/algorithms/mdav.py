@@ -565,9 +565,15 @@ def run_details(
 ) -> dict[str, Any]:
     """The report's details of an MDAV run (whatever engine clustered it)."""
     return {
-        "publish": options.publish, "distance": options.distance, "numeric": numeric, "block_size": options.block_size,
-        "n_blocks": n_blocks, "n_clusters": n_clusters, "min_cluster_size": smallest, "max_cluster_size": largest,
-    }  # fmt: skip
+        "publish": options.publish,
+        "distance": options.distance,
+        "numeric": numeric,
+        "block_size": options.block_size,
+        "n_blocks": n_blocks,
+        "n_clusters": n_clusters,
+        "min_cluster_size": smallest,
+        "max_cluster_size": largest,
+    }
 
 
 @register_method(

@@ -658,8 +658,9 @@ def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
     lo, hi = wide.t_lo[mask], wide.t_hi[mask]
     base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols])[mask]
-    return _Pairs(cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi,
-                  base)  # fmt: skip
+    return _Pairs(
+        cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi, base
+    )
 
 
 @dataclass
@@ -860,8 +861,9 @@ def _balance_gains(
     gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
 
 
-def _group(ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-           weight: np.ndarray) -> _Groups:  # fmt: skip
+def _group(
+    ax: _Axis, node: np.ndarray, rows: np.ndarray, cid: np.ndarray, lo: np.ndarray, hi: np.ndarray, weight: np.ndarray
+) -> _Groups:
     """Group tuples by (class, child): slot 0 holds the values equal to the class's node, slot 1 + r its r-th child.
 
     `lo`, `hi`, `weight`: per tuple, its leaf range on `ax` and its rows.
@@ -918,8 +920,9 @@ def _price(
     trip = _open_triplets(rule, op) if sel is None else _memo(lambda: rule.constraints.triplets(rows))
     whole = op.size[live_cls]
     least_live = (balance, least[live_cls]) if least is not None else None
-    sc = _score(g, whole, ax.loss[node], lambda _, lo, hi: ax.cost(lo, hi), rows, cid, trip, rule, defer, penalty,
-                least_live)  # fmt: skip
+    sc = _score(
+        g, whole, ax.loss[node], lambda _, lo, hi: ax.cost(lo, hi), rows, cid, trip, rule, defer, penalty, least_live
+    )
     op.dead[live_cls[sc.none], j] = True  # no child of k rows
     better = sc.gain > best.gain[live_cls] * (1 + 1e-12) + 1e-12
     if better.any():
@@ -1735,8 +1738,9 @@ def _replace_groups(
     return own, alive, is_late
 
 
-def _cheapest(axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray,
-              own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _cheapest(
+    axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray, own: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Per tuple in `rows`, the class (not its own, `own`) it joins at least added cost, and that cost."""
     n_cls = len(op.size)
     target = np.zeros(len(rows), dtype=np.int64)
@@ -1875,8 +1879,9 @@ def _reprice_moved(
     gain[sel], rest[sel] = _move_gains(axes, size, rows[sel], local, sub, before[at])
 
 
-def _move_gains(axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, op: _Open,
-                before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _move_gains(
+    axes: Sequence[_Axis], size: np.ndarray, rows: np.ndarray, cid: np.ndarray, op: _Open, before: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Per tuple: what its class's cost falls by without it (``cost(C) - cost(C - t)``), and the rows left in C."""
     rest = op.size[cid] - size[rows]
     after = np.zeros(len(rows))
@@ -1993,10 +1998,18 @@ def _regroup(axes: Sequence[_Axis], size: np.ndarray, rule: _Rule, best: _Built)
 
 
 def _candidates(
-    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
-    max_rounds: int, max_suppressed: int, balances: Sequence[Balance], penalties: Sequence[float],
-    starts: Sequence[np.ndarray], margin: float,
-) -> tuple[list[_Built], float]:  # fmt: skip
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rule: _Rule,
+    max_rounds: int,
+    max_suppressed: int,
+    balances: Sequence[Balance],
+    penalties: Sequence[float],
+    starts: Sequence[np.ndarray],
+    margin: float,
+) -> tuple[list[_Built], float]:
     """Steps 1-3 for every (start, penalty, balance), in that order, and the least cost: the builds not stopped.
 
     Per start, each penalty's first balance is built first, then the penalties in the order of those costs, so the
@@ -2009,8 +2022,20 @@ def _candidates(
     def run(s_i: int, start: np.ndarray | None, memo: dict, p_i: int, b_i: int) -> float:
         nonlocal least
         bound = least * (1 + margin) * (1 + _BOUND_SLACK)
-        x = _build(aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances[b_i], penalties[p_i],
-                   start, memo, bound)  # fmt: skip
+        x = _build(
+            aggregates,
+            qids,
+            axes,
+            size,
+            rule,
+            max_rounds,
+            max_suppressed,
+            balances[b_i],
+            penalties[p_i],
+            start,
+            memo,
+            bound,
+        )
         if x is None:
             return np.inf
         built[s_i, p_i, b_i] = x
@@ -2045,10 +2070,19 @@ class _Built:
 
 
 def _build(
-    aggregates: pl.DataFrame, qids: Sequence[str], axes: Sequence[_Axis], size: np.ndarray, rule: _Rule,
-    max_rounds: int, max_suppressed: int, balance: Balance, penalty: float, start: np.ndarray | None = None,
-    memo: dict | None = None, bound: float = np.inf,
-) -> _Built | None:  # fmt: skip
+    aggregates: pl.DataFrame,
+    qids: Sequence[str],
+    axes: Sequence[_Axis],
+    size: np.ndarray,
+    rule: _Rule,
+    max_rounds: int,
+    max_suppressed: int,
+    balance: Balance,
+    penalty: float,
+    start: np.ndarray | None = None,
+    memo: dict | None = None,
+    bound: float = np.inf,
+) -> _Built | None:
     """Steps 1-3 with one split balance (:data:`SPLIT_BALANCES`) and set-aside penalty (:data:`ASIDE_PENALTIES`).
 
     None when the classes of the passes of steps 1-2 already cost more than `bound` (:func:`_passes`).
@@ -2154,9 +2188,15 @@ def _passes(
 
 
 def _result(
-    axes: Sequence[_Axis], qids: Sequence[str], size: np.ndarray, klass: np.ndarray, suppressed: np.ndarray,
-    set_aside: list[int], repaired: int, seconds: float,
-) -> TopdownResult:  # fmt: skip
+    axes: Sequence[_Axis],
+    qids: Sequence[str],
+    size: np.ndarray,
+    klass: np.ndarray,
+    suppressed: np.ndarray,
+    set_aside: list[int],
+    repaired: int,
+    seconds: float,
+) -> TopdownResult:
     """Number the classes by their first row and publish each as its lowest common ancestors."""
     kept = np.flatnonzero(~suppressed)
     uniq, first, dense = np.unique(klass[kept], return_index=True, return_inverse=True)

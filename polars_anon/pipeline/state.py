@@ -185,9 +185,15 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
         joined = aggregates.select(qids).join(first, on=qids, how="left", nulls_equal=True, maintain_order="left")
         first_row = joined[FIRST_ROW].to_numpy()
     constraints = Constraints(
-        aggregates[SIZE].to_numpy(), request.k, request.privacy, sens, pop, hierarchies, aggregates,
+        aggregates[SIZE].to_numpy(),
+        request.k,
+        request.privacy,
+        sens,
+        pop,
+        hierarchies,
+        aggregates,
         first_row=first_row,
-    )  # fmt: skip
+    )
     # fulldomain searches every vector the refusal would wrongly exclude (its failing classes suppressed within the
     # budget); the other methods keep the refusal
     suppressing = request.method.name == "fulldomain" and int(getattr(request.options, "max_suppressed", 0) or 0) > 0

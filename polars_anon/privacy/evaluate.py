@@ -138,8 +138,13 @@ def population_frame(constraints: Constraints, levels: Mapping[str, int]) -> pl.
     return pl.DataFrame([*labels, frame[COUNT]]).group_by(qids).agg(pl.col(COUNT).sum())
 
 
-def _view(classes: pl.DataFrame, keys: Sequence[str], frames: Sequence[pl.DataFrame | None], constraints: Constraints,
-          population: pl.DataFrame | None) -> ClassView:  # fmt: skip
+def _view(
+    classes: pl.DataFrame,
+    keys: Sequence[str],
+    frames: Sequence[pl.DataFrame | None],
+    constraints: Constraints,
+    population: pl.DataFrame | None,
+) -> ClassView:
     n = classes.height
     counts = {}
     for attribute, frame in zip(constraints.sensitive, frames):
@@ -209,8 +214,10 @@ def verify_classes(
     for entry, model in zip(status, constraints.models):
         if not entry["satisfied"]:
             if entry["scope"] == "class":
-                detail = (f"{entry['violating_classes']} classes ({entry['violating_rows']} rows) violate it "
-                          f"(measures from {entry['min_measure']} to {entry['max_measure']})")  # fmt: skip
+                detail = (
+                    f"{entry['violating_classes']} classes ({entry['violating_rows']} rows) violate it "
+                    f"(measures from {entry['min_measure']} to {entry['max_measure']})"
+                )
             else:
                 detail = f"the table's figure is {entry['measure']}"
             raise PrivacyModelError(f"independent check failed: {model.describe()}: {detail}; nothing was written")
@@ -233,8 +240,16 @@ def build_constraints(
     classes with (the input of a release); without it, the counted table's own."""
     refs = dict(reference or {})
     sens = {a: encode_counts(f, aggregates, qids, a, refs.get(a)) for a, f in counts.items()}
-    return Constraints(aggregates["size"].to_numpy(), k, models, sens, population, hierarchies, aggregates,
-                       reference="input" if reference is not None else "published")  # fmt: skip
+    return Constraints(
+        aggregates["size"].to_numpy(),
+        k,
+        models,
+        sens,
+        population,
+        hierarchies,
+        aggregates,
+        reference="input" if reference is not None else "published",
+    )
 
 
 def check(
@@ -313,8 +328,7 @@ def check(
         counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
         refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value
     counts = {a: f for a, f in zip(attributes, frames) if f is not None}  # no labels given: every frame is there
-    constraints = build_constraints(aggregates, qids, k, models, counts, population, hierarchies,
-                                    refs)  # fmt: skip
+    constraints = build_constraints(aggregates, qids, k, models, counts, population, hierarchies, refs)
     view = constraints.view(np.arange(aggregates.height))
     sizes = view.size
     return CheckResult(
@@ -363,8 +377,13 @@ def _population(
     return PopulationCounts(counts.rows, counts.extra.clear(), counts.total)
 
 
-def matched_population(population: pl.DataFrame, classes: pl.DataFrame, qids: Sequence[str],
-                       hierarchies: Mapping[str, Hierarchy], what: str) -> PopulationCounts:  # fmt: skip
+def matched_population(
+    population: pl.DataFrame,
+    classes: pl.DataFrame,
+    qids: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy],
+    what: str,
+) -> PopulationCounts:
     """Population records per published class: those whose every qid value is the class's value or lies under it.
 
     `population` holds tuples of leaves and their ``count``; `classes` the published tuples (any

@@ -93,8 +93,12 @@ def risk_summary_of_sizes(size: np.ndarray, classes: np.ndarray, *, threshold: f
     sizes, risks = _distributions(size, weight)
     if n:
         risk = 1.0 / np.maximum(size, 1).astype(np.float64)
-        figures = {"highest": float(risk.max()), "lowest": float(risk.min()), "average": n_classes / float(n),
-                   "records_at_risk": float(rows[risk > threshold].sum() / float(n))}  # fmt: skip
+        figures = {
+            "highest": float(risk.max()),
+            "lowest": float(risk.min()),
+            "average": n_classes / float(n),
+            "records_at_risk": float(rows[risk > threshold].sum() / float(n)),
+        }
     else:
         figures = {"highest": 0.0, "lowest": 0.0, "average": 0.0, "records_at_risk": 0.0}
     return {

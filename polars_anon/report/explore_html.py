@@ -69,8 +69,20 @@ def render_explore_html(rows: Sequence[Mapping[str, Any]], meta: Mapping[str, An
 
 
 def _grid(rows: Sequence[Mapping[str, Any]]) -> str:
-    head = ["method", "k", "loss", "suppressed", "classes", "smallest class", "highest risk", "average risk",
-            "records at risk", "front", "seconds", "note"]  # fmt: skip
+    head = [
+        "method",
+        "k",
+        "loss",
+        "suppressed",
+        "classes",
+        "smallest class",
+        "highest risk",
+        "average risk",
+        "records at risk",
+        "front",
+        "seconds",
+        "note",
+    ]
     out = []
     for r in rows:
         on = [
@@ -79,10 +91,22 @@ def _grid(rows: Sequence[Mapping[str, Any]]) -> str:
             if r.get(key)
         ]
         note = esc(r.get("error")) if not r.get("feasible") else esc(_levels(r.get("levels")))
-        out.append([esc(r["method"]), fmt(r["k"]), fmt(r.get("loss")), fmt(r.get("suppressed")),
-                    fmt(r.get("n_classes")), fmt(r.get("min_class_size")), fmt(r.get("highest_risk")),
-                    fmt(r.get("average_risk")),
-                    share(r.get("records_at_risk"), 1), esc(", ".join(on)), fmt(r.get("seconds")), note])  # fmt: skip
+        out.append(
+            [
+                esc(r["method"]),
+                fmt(r["k"]),
+                fmt(r.get("loss")),
+                fmt(r.get("suppressed")),
+                fmt(r.get("n_classes")),
+                fmt(r.get("min_class_size")),
+                fmt(r.get("highest_risk")),
+                fmt(r.get("average_risk")),
+                share(r.get("records_at_risk"), 1),
+                esc(", ".join(on)),
+                fmt(r.get("seconds")),
+                note,
+            ]
+        )
     return table(head, out, numeric=True)
 
 

@@ -32,7 +32,7 @@ _SHOWN = {
     "class_sizes", "metric_units", "generalization", "details", "seconds", "n_rows", "n_classes", "min_class_size",
     "write_seconds", "output", "input", "encodings", "null_rows", "risk", "privacy", "attribute_disclosure",
     "own_tuple_records", "own_tuple_unique", "method_advice", "sdc", "phases",
-}  # fmt: skip
+}  # a table of report keys, several a line  # fmt: skip
 
 
 def write_html(out: Outputs, report: Mapping[str, Any], path: Path | URI) -> None:
@@ -132,8 +132,13 @@ def _disclosure(r: Mapping[str, Any]) -> str:
         ]
         for a, d in found.items()
     ]
-    head = ["attribute", "records in single-value classes", "share of records", "such classes",
-            "largest share of one value in a class"]  # fmt: skip
+    head = [
+        "attribute",
+        "records in single-value classes",
+        "share of records",
+        "such classes",
+        "largest share of one value in a class",
+    ]
     return (
         "<h3>Attribute disclosure</h3><p>k-anonymity hides which row is a person's, not what it says: in a class "
         "where every record has the same sensitive value, knowing someone is in the class reveals the value. Per "
@@ -144,12 +149,16 @@ def _disclosure(r: Mapping[str, Any]) -> str:
 def _privacy(r: Mapping[str, Any]) -> str:
     k, guarantee = r.get("k"), r.get("guarantee") or "k-anonymity"
     if guarantee == "k-anonymity":
-        text = (f"<p><b>k-anonymity, k = {fmt(k)}</b>: every published combination of quasi-identifier values "
-                f"({esc(', '.join(r.get('qids') or []))}) is shared by at least k rows. Checked independently on the "
-                f"written file: the smallest class has <b>{fmt(r.get('min_class_size'))}</b> rows.</p>")  # fmt: skip
+        text = (
+            f"<p><b>k-anonymity, k = {fmt(k)}</b>: every published combination of quasi-identifier values "
+            f"({esc(', '.join(r.get('qids') or []))}) is shared by at least k rows. Checked independently on the "
+            f"written file: the smallest class has <b>{fmt(r.get('min_class_size'))}</b> rows.</p>"
+        )
     else:
-        text = (f"<p><b>{esc(guarantee)} k-anonymity, k = {fmt(k)}</b>, checked by the method's own verification "
-                f"(smallest group {fmt(r.get('min_class_size'))}).</p>")  # fmt: skip
+        text = (
+            f"<p><b>{esc(guarantee)} k-anonymity, k = {fmt(k)}</b>, checked by the method's own verification "
+            f"(smallest group {fmt(r.get('min_class_size'))}).</p>"
+        )
         text += _own_tuples(r)
     parts = [text, _disclosure(r)]
     if r.get("privacy"):
@@ -159,12 +168,20 @@ def _privacy(r: Mapping[str, Any]) -> str:
         parts.append("<h3>Risk figures</h3>" + _risk(r["risk"]))
     sizes = r.get("class_sizes") or {}
     if (sizes.get("published") or {}).get("bins"):
-        after = ("none may remain after publication" if guarantee == "k-anonymity" else
-                 "equal published tuples may form smaller groups: the guarantee is the method's own")  # fmt: skip
-        parts.append(figure(plots.class_size_plot(sizes, int(k or 1)), "Class-size histogram",
-                            "Share of the records in classes of each size, in the input and as published; the shaded "
-                            "bins "
-                            f"hold classes smaller than k ({after})."))  # fmt: skip
+        after = (
+            "none may remain after publication"
+            if guarantee == "k-anonymity"
+            else "equal published tuples may form smaller groups: the guarantee is the method's own"
+        )
+        parts.append(
+            figure(
+                plots.class_size_plot(sizes, int(k or 1)),
+                "Class-size histogram",
+                "Share of the records in classes of each size, in the input and as published; the shaded "
+                "bins "
+                f"hold classes smaller than k ({after}).",
+            )
+        )
     return section("privacy", "Privacy", "".join(parts))
 
 
@@ -195,32 +212,56 @@ def _sdc(r: Mapping[str, Any]) -> str:
     if not isinstance(sdc, Mapping):
         return ""
     before, after = sdc.get("input") or {}, sdc.get("output") or {}
-    rows = [[esc(label), value_html(before.get(key)), value_html(after.get(key))]
-            for label, key in _SDC_ROWS if key in before or key in after]  # fmt: skip
+    rows = [
+        [esc(label), value_html(before.get(key)), value_html(after.get(key))]
+        for label, key in _SDC_ROWS
+        if key in before or key in after
+    ]
     for k in sorted({*(before.get("violating") or {}), *(after.get("violating") or {})}, key=int):
-        rows.append([f"records violating {esc(k)}-anonymity (fk &lt; {esc(k)})",
-                     value_html((before.get("violating") or {}).get(k)),
-                     value_html((after.get("violating") or {}).get(k))])  # fmt: skip
+        rows.append(
+            [
+                f"records violating {esc(k)}-anonymity (fk &lt; {esc(k)})",
+                value_html((before.get("violating") or {}).get(k)),
+                value_html((after.get("violating") or {}).get(k)),
+            ]
+        )
     mb, ma = before.get("model_risk") or {}, after.get("model_risk") or {}
     if mb or ma:
         method = esc(ma.get("method") or mb.get("method"))
-        rows.append([f"sample uniques that are population uniques (log-linear, {method})",
-                     value_html(mb.get("risk1")), value_html(ma.get("risk1"))])  # fmt: skip
-        rows.append([f"correct matches of sample uniques (log-linear, {method})",
-                     value_html(mb.get("risk2")), value_html(ma.get("risk2"))])  # fmt: skip
+        rows.append(
+            [
+                f"sample uniques that are population uniques (log-linear, {method})",
+                value_html(mb.get("risk1")),
+                value_html(ma.get("risk1")),
+            ]
+        )
+        rows.append(
+            [
+                f"correct matches of sample uniques (log-linear, {method})",
+                value_html(mb.get("risk2")),
+                value_html(ma.get("risk2")),
+            ]
+        )
     sb, sa = before.get("suda2") or {}, after.get("suda2") or {}
-    rows += [[esc(label), value_html(sb.get(key)), value_html(sa.get(key))]
-             for label, key in _SUDA_ROWS if key in sb or key in sa]  # fmt: skip
+    rows += [
+        [esc(label), value_html(sb.get(key)), value_html(sa.get(key))]
+        for label, key in _SUDA_ROWS
+        if key in sb or key in sa
+    ]
     weight = sdc.get("weight")
-    text = (f"<p>Keys {esc(', '.join(sdc.get('keys') or []))}; "
-            f"{'sampling weights ' + esc(weight) if weight else 'no sampling weights (risk 1/fk)'}; individual risk "
-            f"{esc(sdc.get('method'))} (Benedetti-Franconi, as sdcMicro); a missing key is "
-            f"{'a wildcard' if sdc.get('missing') == 'wildcard' else 'a category of its own'}.</p>")  # fmt: skip
+    text = (
+        f"<p>Keys {esc(', '.join(sdc.get('keys') or []))}; "
+        f"{'sampling weights ' + esc(weight) if weight else 'no sampling weights (risk 1/fk)'}; individual risk "
+        f"{esc(sdc.get('method'))} (Benedetti-Franconi, as sdcMicro); a missing key is "
+        f"{'a wildcard' if sdc.get('missing') == 'wildcard' else 'a category of its own'}.</p>"
+    )
     parts = [text, table(["", "input (before)", "published (after)"], rows, numeric=True)]
     if sa.get("contributions") or sb.get("contributions"):
         which = "published table" if sa.get("contributions") else "input"
-        parts.append(f"<h3>SUDA2 key contributions, {which} (percent of the total score)</h3>"
-                     + kv_table(sa.get("contributions") or sb.get("contributions") or {}))  # fmt: skip
+        parts.append(
+            f"<h3>SUDA2 key contributions, {which} (percent of the total score)</h3>"
+            + kv_table(sa.get("contributions") or sb.get("contributions") or {})
+        )
     if sdc.get("steps"):
         parts.append("<h3>Protection steps (applied to the input, in order)</h3>" + value_html(sdc["steps"]))
     return section("sdc", "Statistical disclosure control", "".join(parts))
@@ -282,10 +323,14 @@ def _utility(r: Mapping[str, Any]) -> str:
             )
         )
     else:
-        parts.append("<p class=muted>The average cell loss is not defined for this method's published values "
-                     "(ranges, sets or means are not hierarchy nodes); see the metrics below.</p>")  # fmt: skip
-    parts.append(f"<p>Rows suppressed (removed): <b>{fmt(r.get('suppressed'))}</b> "
-                 f"({share(r.get('suppressed'), r.get('n_input_rows'))} of the input).</p>")  # fmt: skip
+        parts.append(
+            "<p class=muted>The average cell loss is not defined for this method's published values "
+            "(ranges, sets or means are not hierarchy nodes); see the metrics below.</p>"
+        )
+    parts.append(
+        f"<p>Rows suppressed (removed): <b>{fmt(r.get('suppressed'))}</b> "
+        f"({share(r.get('suppressed'), r.get('n_input_rows'))} of the input).</p>"
+    )
     parts.append(_generalization(r))
     parts.append(_normalized(r))
     parts.append(_raw_metrics(r))
@@ -401,17 +446,29 @@ def _lattice(r: Mapping[str, Any]) -> str:
     if not neighbours or r.get("loss") is None:
         return ""
     chosen = ", ".join(f"{q} {lv}" for q, lv in (details.get("levels") or {}).items())
-    intro = (f"<p>Full-domain generalization chose the level vector <b>{esc(chosen)}</b> (loss {fmt(r['loss'])}, "
-             f"{fmt(r.get('suppressed'))} rows suppressed) as the feasible vector of least loss. Its neighbours "
-             "differ by one "
-             "level of one quasi-identifier:</p>")  # fmt: skip
-    fig = figure(plots.neighbours_plot(neighbours, r["loss"], int(r.get("suppressed") or 0)), "Lattice neighbours",
-                 "Loss of each neighbour; a cross marks a neighbour that would leave more rows in classes smaller "
-                 "than k "
-                 "than the suppression budget allows.")  # fmt: skip
-    rows = [[esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"),
-             esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
-             fmt(n["loss"]), fmt(n["suppressed"]), "yes" if n["feasible"] else "no"] for n in neighbours]  # fmt: skip
+    intro = (
+        f"<p>Full-domain generalization chose the level vector <b>{esc(chosen)}</b> (loss {fmt(r['loss'])}, "
+        f"{fmt(r.get('suppressed'))} rows suppressed) as the feasible vector of least loss. Its neighbours "
+        "differ by one "
+        "level of one quasi-identifier:</p>"
+    )
+    fig = figure(
+        plots.neighbours_plot(neighbours, r["loss"], int(r.get("suppressed") or 0)),
+        "Lattice neighbours",
+        "Loss of each neighbour; a cross marks a neighbour that would leave more rows in classes smaller "
+        "than k "
+        "than the suppression budget allows.",
+    )
+    rows = [
+        [
+            esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"),
+            esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
+            fmt(n["loss"]),
+            fmt(n["suppressed"]),
+            "yes" if n["feasible"] else "no",
+        ]
+        for n in neighbours
+    ]
     return section(
         "lattice",
         "The chosen lattice node",
@@ -435,8 +492,10 @@ def _parameters(r: Mapping[str, Any]) -> str:
         "null_rows",
     )
     asked = {key: r.get(key) for key in shown if key in r}
-    steps = (("seconds", "anonymize: read, aggregate, run the method, build the report"),
-             ("write_seconds", "write the table and verify it from the written file"))  # fmt: skip
+    steps = (
+        ("seconds", "anonymize: read, aggregate, run the method, build the report"),
+        ("write_seconds", "write the table and verify it from the written file"),
+    )
     times = [[esc(text), f"{r[key]:.3f} s"] for key, text in steps if isinstance(r.get(key), (int, float))]
     phases = r.get("phases") or {}
     times += [[esc(f"phase: {name}"), f"{value:.3f} s"] for name, value in phases.items()]

@@ -202,8 +202,18 @@ def check_html(result: Mapping[str, Any]) -> str:
     return _box(title, rows)
 
 
-_GRID = ("method", "k", "feasible", "loss", "suppressed", "n_classes", "min_class_size", "highest_risk",
-         "records_at_risk", "front_highest_risk")  # fmt: skip
+_GRID = (
+    "method",
+    "k",
+    "feasible",
+    "loss",
+    "suppressed",
+    "n_classes",
+    "min_class_size",
+    "highest_risk",
+    "records_at_risk",
+    "front_highest_risk",
+)
 
 
 def explore_html(grid: pl.DataFrame) -> str:

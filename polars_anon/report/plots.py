@@ -137,8 +137,15 @@ def neighbours_plot(neighbours: Sequence[Mapping[str, Any]], loss: float, suppre
     ax.scatter(
         [xs[i] for i in ok], [neighbours[i]["loss"] for i in ok], color=INK, zorder=3, label="neighbour, feasible"
     )
-    ax.scatter([xs[i] for i in bad], [neighbours[i]["loss"] for i in bad], color=WARN, marker="x", s=45, zorder=3,
-               label="neighbour, infeasible (too many rows below k)")  # fmt: skip
+    ax.scatter(
+        [xs[i] for i in bad],
+        [neighbours[i]["loss"] for i in bad],
+        color=WARN,
+        marker="x",
+        s=45,
+        zorder=3,
+        label="neighbour, infeasible (too many rows below k)",
+    )
     for i, n in enumerate(neighbours):
         if n["suppressed"]:
             ax.annotate(
@@ -182,11 +189,23 @@ def tradeoff_plot(
                 if r["method"] == method and r.get(key) is not None:
                     points.setdefault((r[key], r["loss"]), []).append(r["k"])
             xy = sorted(points)
-            ax.plot([p[0] for p in xy], [p[1] for p in xy], marker="o", markersize=4, color=colors[method],
-                    label=method if key == risks[0][0] else None)  # fmt: skip
+            ax.plot(
+                [p[0] for p in xy],
+                [p[1] for p in xy],
+                marker="o",
+                markersize=4,
+                color=colors[method],
+                label=method if key == risks[0][0] else None,
+            )
             for (x, y), ks in points.items():
-                ax.annotate("k=" + ",".join(map(str, sorted(ks))), (x, y), xytext=(4, 3), textcoords="offset points",
-                            fontsize=7, color=colors[method])  # fmt: skip
+                ax.annotate(
+                    "k=" + ",".join(map(str, sorted(ks))),
+                    (x, y),
+                    xytext=(4, 3),
+                    textcoords="offset points",
+                    fontsize=7,
+                    color=colors[method],
+                )
         on = [rows[i] for i in front.get(key, [])]
         ax.scatter(
             [r[key] for r in on],

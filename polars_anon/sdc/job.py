@@ -192,8 +192,9 @@ def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int | None = None
         elif s.step == "pram":
             lf = invariant_pram(lf, p["column"], pd=p.get("pd", 0.8), alpha=p.get("alpha", 0.5), seed=step_seed)
         elif s.step == "noise":
-            lf = add_noise(lf, p["columns"], noise=p.get("noise", 150.0), method=p.get("method", "additive"),
-                           seed=step_seed)  # fmt: skip
+            lf = add_noise(
+                lf, p["columns"], noise=p.get("noise", 150.0), method=p.get("method", "additive"), seed=step_seed
+            )
         else:
             lf = rank_swap(lf, p["columns"], p=p.get("p", 5.0), seed=step_seed).lazy()
     return lf

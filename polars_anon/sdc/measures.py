@@ -111,9 +111,17 @@ class Measures:
 
     def describe(self) -> dict[str, Any]:
         """The settings as the report shows them."""
-        return {"keys": list(self.keys), "weight": self.weight, "household": self.household, "method": self.method,
-                "missing": self.missing, "alpha": float(self.alpha), "suda2": self.suda2, "model": self.model,
-                "interactions": [list(i) for i in self.interactions]}  # fmt: skip
+        return {
+            "keys": list(self.keys),
+            "weight": self.weight,
+            "household": self.household,
+            "method": self.method,
+            "missing": self.missing,
+            "alpha": float(self.alpha),
+            "suda2": self.suda2,
+            "model": self.model,
+            "interactions": [list(i) for i in self.interactions],
+        }
 
 
 def risk_sql(fk: str, big_fk: str) -> str:

@@ -193,10 +193,14 @@ def pram(
                 f"PRAM matrix {side} {bad!r} is not a value of column {column!r} ({dtype}); name its values as they are"
             ) from None
     table = pl.LazyFrame(
-        {"__anon_from": [r[0] for r in rows], "__anon_to": [r[1] for r in rows],
-         "__anon_lo": [r[2] for r in rows], "__anon_hi": [r[3] for r in rows]},
+        {
+            "__anon_from": [r[0] for r in rows],
+            "__anon_to": [r[1] for r in rows],
+            "__anon_lo": [r[2] for r in rows],
+            "__anon_hi": [r[3] for r in rows],
+        },
         schema={"__anon_from": dtype, "__anon_to": dtype, "__anon_lo": pl.Float64, "__anon_hi": pl.Float64},
-    )  # fmt: skip
+    )
     u = "__anon_u"
     out = (
         lf.with_row_index(_ROW)
@@ -385,8 +389,9 @@ def il1s(
     cols = _numeric(x, columns)
     _numeric(y, cols)
     _same_rows(x, y)
-    both = pl.concat([x.select(cols), y.select([pl.col(c).alias(f"__anon_y{j}") for j, c in enumerate(cols)])],
-                     how="horizontal")  # fmt: skip
+    both = pl.concat(
+        [x.select(cols), y.select([pl.col(c).alias(f"__anon_y{j}") for j, c in enumerate(cols)])], how="horizontal"
+    )
     terms = [
         ((pl.col(c) - pl.col(f"__anon_y{j}")).abs().sum() / (pl.col(c).std() * np.sqrt(2))) for j, c in enumerate(cols)
     ]

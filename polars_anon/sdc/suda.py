@@ -246,9 +246,12 @@ def _dense_codes(values: pl.Series) -> np.ndarray:
     except pl.exceptions.PolarsError:  # no order on the type: codes by first appearance
         firsts = values.to_frame("v").with_row_index("i").group_by("v", maintain_order=True).agg(pl.col("i").first())
         ranks = values.to_frame("v").join(
-            firsts.with_row_index("r", offset=1).select("v", "r"), on="v", how="left", nulls_equal=True,
+            firsts.with_row_index("r", offset=1).select("v", "r"),
+            on="v",
+            how="left",
+            nulls_equal=True,
             maintain_order="left",
-        )["r"]  # fmt: skip
+        )["r"]
     return ranks.cast(pl.Int64).set(values.is_null(), 0).to_numpy()
 
 

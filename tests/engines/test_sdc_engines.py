@@ -50,9 +50,11 @@ def test_sdc_figures_on_spark_agree_with_polars(spark: Any) -> None:
 
 def test_a_job_with_sdc_on_duckdb_reports_the_polars_figures(tmp_path: Path) -> None:
     ROWS.drop_nulls().write_parquet(tmp_path / "t.parquet")
-    job = ('input = "t.parquet"\noutput = "out/t.parquet"\nk = 2\nengine = "duckdb"\ninsensitive = ["w", "hh"]\n'
-           '[qids.sex]\nhierarchy = "suppress"\n[qids.region]\nhierarchy = "suppress"\n'
-           '[sdc]\nweight = "w"\nhousehold = "hh"\n')  # fmt: skip
+    job = (
+        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 2\nengine = "duckdb"\ninsensitive = ["w", "hh"]\n'
+        '[qids.sex]\nhierarchy = "suppress"\n[qids.region]\nhierarchy = "suppress"\n'
+        '[sdc]\nweight = "w"\nhousehold = "hh"\n'
+    )
     (tmp_path / "job.toml").write_text(job)
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0
     report = json.loads((tmp_path / "out" / "t.report.json").read_text())

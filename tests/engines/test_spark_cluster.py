@@ -95,7 +95,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "--work-dir",
                 str(folder / f"work{i}"),
                 *common,
-            ]  # fmt: skip
+            ]
             for i in (1, 2)
         ),
     ]

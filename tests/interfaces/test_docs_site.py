@@ -37,8 +37,16 @@ def test_cli_page_has_every_command_and_flag() -> None:
     sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert "| `--seed` | `0` |" in page  # a default of 0 is shown
     assert set(sub.choices) == {
-        "demo", "anonymize", "spark-pack", "explore", "report", "check", "risk", "encode", "metrics"
-    }  # fmt: skip
+        "demo",
+        "anonymize",
+        "spark-pack",
+        "explore",
+        "report",
+        "check",
+        "risk",
+        "encode",
+        "metrics",
+    }
     for name, cmd in sub.choices.items():
         section = page.split(f"\n## {name}\n", 1)[1].split("\n## ", 1)[0]
         for action in cmd._actions:

@@ -14,8 +14,22 @@ from tests.conftest import REPO, SHARED_DATA
 
 GUIDE = REPO / "docs" / "guides" / "first-real-file.md"
 DATA = SHARED_DATA / "heart_disease_cleveland" / "processed.cleveland.data"
-COLUMNS = ["age", "sex", "cp", "trestbps", "chol", "fbs", "restecg", "thalach", "exang", "oldpeak", "slope", "ca",
-           "thal", "num"]  # fmt: skip
+COLUMNS = [
+    "age",
+    "sex",
+    "cp",
+    "trestbps",
+    "chol",
+    "fbs",
+    "restecg",
+    "thalach",
+    "exang",
+    "oldpeak",
+    "slope",
+    "ca",
+    "thal",
+    "num",
+]
 QIDS = ["age", "sex", "cp", "trestbps"]
 
 

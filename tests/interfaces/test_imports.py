@@ -130,3 +130,30 @@ def test_no_module_imports_a_private_name() -> None:
                 found.append(f"{path.name}: {node.value.id}.{node.attr}")  # type: ignore[union-attr]
         found += [f"{path.name}: {m}" for m in ("polars._typing",) if m in path.read_text(encoding="utf-8")]
     assert found == []
+
+
+def _unexplained_skips(path: Path) -> list[str]:
+    """The ``# fmt: skip`` lines of `path` that give no reason: neither a comment before the marker on the same
+    line nor a comment line right above the statement the marker ends."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    starts = {n.end_lineno: n.lineno for n in ast.walk(ast.parse("\n".join(lines))) if isinstance(n, ast.stmt)}
+    found = []
+    for number, line in enumerate(lines, 1):
+        if not line.rstrip().endswith("# fmt: skip"):
+            continue
+        before = line.rstrip().removesuffix("# fmt: skip").rstrip()
+        above = lines[starts.get(number, number) - 2].strip() if starts.get(number, number) > 1 else ""
+        if "#" not in before and not above.startswith("#"):
+            found.append(f"{path}:{number}")
+    return found
+
+
+def test_every_fmt_skip_says_why(tmp_path: Path) -> None:
+    """The formatter is skipped only where a table reads better, and the line says so (issue 31)."""
+    files = [p for d in ("polars_anon", "tests", "benchmarks", "docs") for p in (ROOT / d).rglob("*.py")]
+    assert [s for p in files for s in _unexplained_skips(p)] == []
+    bare = tmp_path / "bare.py"
+    bare.write_text(
+        "x = 1\ny = [1,  2]  # fmt: skip\n# R's values\nz = [1,  2]  # fmt: skip\nw = [1]  # a row  # fmt: skip\n"
+    )
+    assert [s.rsplit(":", 1)[1] for s in _unexplained_skips(bare)] == ["2"]

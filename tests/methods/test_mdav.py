@@ -180,8 +180,9 @@ def test_default_publish_is_aggregate_and_meets_k_for_every_row():
 
 def test_permute_counts_the_records_published_with_their_own_tuple():
     """The report's own-tuple figures against a plain loop over the rows (issue 27)."""
-    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1,
-                       publish="permute")  # fmt: skip
+    res = pa.anonymize(
+        TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1, publish="permute"
+    )
     out = res.collect()
     published = list(zip(out["age"].to_list(), out["sex"].to_list()))
     original = list(zip((str(a) for a in TABLE["age"]), TABLE["sex"].to_list()))
@@ -192,8 +193,9 @@ def test_permute_counts_the_records_published_with_their_own_tuple():
 
 
 def test_anonymize_permute_reports_probabilistic_guarantee():
-    res = pa.anonymize(TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1,
-                       publish="permute")  # fmt: skip
+    res = pa.anonymize(
+        TABLE, hierarchies=H, insensitive="id", k=3, method="mdav", sensitive="disease", seed=1, publish="permute"
+    )
     out = res.collect()
     assert res.report["guarantee"] == "probabilistic"
     assert res.report["min_class_size"] >= 3 and res.report["n_rows"] == 12

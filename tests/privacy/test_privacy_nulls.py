@@ -162,8 +162,14 @@ def test_anonymize_enforces_and_reports_the_policy() -> None:
     assert value.report["privacy"][0]["max_measure"] == pytest.approx(0.0, abs=1e-12)
     with pytest.raises(NullValueError, match="holds 3 null values"):
         pa.anonymize(T, hierarchies=H, k=1, privacy=[pa.TCloseness("s", 0.3)]).collect()
-    duck = pa.anonymize(T, hierarchies=H, k=1, max_suppressed=1, engine="duckdb",
-                        privacy=[pa.TCloseness("s", 0.3, sensitive_null="ignore")])  # fmt: skip
+    duck = pa.anonymize(
+        T,
+        hierarchies=H,
+        k=1,
+        max_suppressed=1,
+        engine="duckdb",
+        privacy=[pa.TCloseness("s", 0.3, sensitive_null="ignore")],
+    )
     duck.collect()
     assert duck.report["suppressed"] == 1 and duck.report["privacy"][0]["max_measure"] == pytest.approx(0.25)
 
@@ -171,9 +177,11 @@ def test_anonymize_enforces_and_reports_the_policy() -> None:
 def test_job_file_and_cli_take_the_policy(tmp_path: Path, capsys) -> None:
     T.write_parquet(tmp_path / "in.parquet")
     job = tmp_path / "job.toml"
-    text = ('input = "in.parquet"\noutput = "out.parquet"\nk = 1\nmax_suppressed = 1\nmethod = "fulldomain"\n'
-            '[[privacy]]\nmodel = "l-diversity"\nattribute = "s"\nl = 2\nsensitive_null = "{}"\n'
-            '[qids.q]\nhierarchy = "suppress"\n')  # fmt: skip
+    text = (
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 1\nmax_suppressed = 1\nmethod = "fulldomain"\n'
+        '[[privacy]]\nmodel = "l-diversity"\nattribute = "s"\nl = 2\nsensitive_null = "{}"\n'
+        '[qids.q]\nhierarchy = "suppress"\n'
+    )
     job.write_text(text.format("error"))
     assert main(["anonymize", str(job)]) == 2
     assert "l-diversity on 's': column 's' holds 3 null values" in capsys.readouterr().err

@@ -18,8 +18,14 @@ import pytest
 import polars_anon as pa
 from polars_anon.cli import main
 
-AGE_ROWS = [["34", "30-39", "*"], ["36", "30-39", "*"], ["45", "40-49", "*"], ["43", "40-49", "*"],
-            ["66", "60-69", "*"], ["70", "70-79", "*"]]  # fmt: skip
+AGE_ROWS = [
+    ["34", "30-39", "*"],
+    ["36", "30-39", "*"],
+    ["45", "40-49", "*"],
+    ["43", "40-49", "*"],
+    ["66", "60-69", "*"],
+    ["70", "70-79", "*"],
+]
 AGE = {row[0]: row for row in AGE_ROWS}  # value -> its label at each level
 SEX = {"m": ["m", "*"], "f": ["f", "*"]}
 H = {"age": pa.Hierarchy.from_rows(AGE_ROWS), "sex": pa.Hierarchy.suppression(["f", "m"])}
@@ -27,9 +33,13 @@ H = {"age": pa.Hierarchy.from_rows(AGE_ROWS), "sex": pa.Hierarchy.suppression(["
 SAMPLE = pl.DataFrame({"age": ["34", "45", "34", "45"], "sex": ["m", "f", "m", "f"]})
 MINIMAL = pl.concat([SAMPLE, pl.DataFrame({"age": ["66", "70", "34", "45"], "sex": ["m", "f", "f", "m"]})])
 """The issue's minimal case: the sample plus tuples it lacks."""
-PARTIAL = pl.concat([
-    SAMPLE, SAMPLE, pl.DataFrame({"age": ["36", "43", "43", "66", "70", "34"], "sex": ["m", "f", "f", "m", "f", "f"]}),
-])  # fmt: skip
+PARTIAL = pl.concat(
+    [
+        SAMPLE,
+        SAMPLE,
+        pl.DataFrame({"age": ["36", "43", "43", "66", "70", "34"], "sex": ["m", "f", "f", "m", "f", "f"]}),
+    ]
+)
 """Also tuples absent at level 0 only: (36, m) and (43, f) join (30-39, m) and (40-49, f) at age level 1."""
 
 
@@ -60,8 +70,11 @@ MODELS = {
 
 
 def holds(name: str, sample: int, population: int) -> bool:
-    return {"delta-presence": 0 <= sample / population <= 0.9, "delta-presence-dmin": 0.5 <= sample / population <= 0.7,
-            "k-map": population >= 3}[name]  # fmt: skip
+    return {
+        "delta-presence": 0 <= sample / population <= 0.9,
+        "delta-presence-dmin": 0.5 <= sample / population <= 0.7,
+        "k-map": population >= 3,
+    }[name]
 
 
 @pytest.mark.parametrize("population", [MINIMAL, PARTIAL], ids=["minimal", "partial"])
@@ -148,8 +161,20 @@ def test_cli_anonymize_and_check(tmp_path: Path, population: pl.DataFrame, model
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["models"][0]["satisfied"]
     strict = '{model = "k-map", k = 9, population = "' + str(tmp_path / "p.parquet") + '"}'
-    code = main(["check", str(tmp_path / "out" / "s.parquet"), "--qids", "age,sex", "--k", "1", "--model", strict,
-                 "--job", str(job)])  # fmt: skip
+    code = main(
+        [
+            "check",
+            str(tmp_path / "out" / "s.parquet"),
+            "--qids",
+            "age,sex",
+            "--k",
+            "1",
+            "--model",
+            strict,
+            "--job",
+            str(job),
+        ]
+    )
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and [m["satisfied"] for m in doc["models"]] == [False, True]
 
@@ -171,16 +196,23 @@ def _arx_subset() -> Path:
     ("dmin", "dmax", "want", "levels"),
     [(0.0, 0.2, 52.0, (1, 4, 1, 1, 0, 2, 2, 0)), (0.05, 0.15, 97.29032258064517, (0, 4, 1, 2, 0, 2, 2, 1))],
 )
-def test_adult_research_subset(adult: pl.DataFrame, adult_dir: Path, dmin: float, dmax: float, want: float,
-                               levels: tuple) -> None:  # fmt: skip
+def test_adult_research_subset(
+    adult: pl.DataFrame, adult_dir: Path, dmin: float, dmax: float, want: float, levels: tuple
+) -> None:
     """ARX's TestAnonymizationDPresence on Adult (occupation sensitive, 8 qids, AECS, no suppression): the sample is
     ARX's 3,016-row ``adult_subset.csv``, the population adult.csv. (0, 0.2): ARX's 52.0 at its vector. (0.05, 0.15):
     ARX expects 150.8, but dmin > 0 is not monotone and an exhaustive walk of the 4,320 vectors finds 97.29
     (issue 26); the search must not prune on it, and finds that optimum."""
     subset = pl.read_csv(_arx_subset(), separator=";", infer_schema=False)
     hs = {q: pa.Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in ARX8}
-    res = pa.anonymize(subset.select(ARX8), hierarchies=hs, k=1, method="fulldomain", metric="aecs",
-                       privacy=[pa.DeltaPresence(adult.select(ARX8), dmin, dmax)])  # fmt: skip
+    res = pa.anonymize(
+        subset.select(ARX8),
+        hierarchies=hs,
+        k=1,
+        method="fulldomain",
+        metric="aecs",
+        privacy=[pa.DeltaPresence(adult.select(ARX8), dmin, dmax)],
+    )
     res.collect()
     assert res.report["details"]["objective"]["value"] == pytest.approx(want, rel=1e-12)
     assert tuple(res.report["details"]["levels"].values()) == levels
@@ -192,8 +224,14 @@ def test_adult_research_subset_k_map(adult: pl.DataFrame, adult_dir: Path) -> No
     ARX's 45.014925373134325 at (1, 0, 1, 2, 3, 2, 2, 1)."""
     subset = pl.read_csv(_arx_subset(), separator=";", infer_schema=False)
     hs = {q: pa.Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in ARX8}
-    res = pa.anonymize(subset.select(ARX8), hierarchies=hs, k=1, method="fulldomain", metric="aecs",
-                       privacy=[pa.KMap(5, population=adult.select(ARX8))])  # fmt: skip
+    res = pa.anonymize(
+        subset.select(ARX8),
+        hierarchies=hs,
+        k=1,
+        method="fulldomain",
+        metric="aecs",
+        privacy=[pa.KMap(5, population=adult.select(ARX8))],
+    )
     res.collect()
     assert res.report["details"]["objective"]["value"] == pytest.approx(45.014925373134325, rel=1e-12)
     assert tuple(res.report["details"]["levels"].values()) == (1, 0, 1, 2, 3, 2, 2, 1)

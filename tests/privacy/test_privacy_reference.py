@@ -17,10 +17,12 @@ import polars_anon as pa
 from polars_anon.cli import main
 
 H = {"g": pa.Hierarchy.suppression(["a", "b", "c", "d"])}
-T = pl.DataFrame({
-    "g": ["a"] * 4 + ["b"] * 4 + ["c"] * 4 + ["d"],
-    "s": ["x", "x", "y", "y", "x", "y", "x", "y", "x", "y", "y", "x", "y"],
-})  # fmt: skip
+T = pl.DataFrame(
+    {
+        "g": ["a"] * 4 + ["b"] * 4 + ["c"] * 4 + ["d"],
+        "s": ["x", "x", "y", "y", "x", "y", "x", "y", "x", "y", "y", "x", "y"],
+    }
+)
 """Input shares: x 6/13, y 7/13. Class d (one row) is suppressed; the published rows hold x 6/12, y 6/12."""
 
 
@@ -38,8 +40,20 @@ def test_report_and_check_agree_on_the_input_reference(tmp_path) -> None:
     out.write_parquet(tmp_path / "out.parquet")
     T.write_parquet(tmp_path / "in.parquet")
     model = '{model = "t-closeness", attribute = "s", t = 0.1}'
-    code = main(["check", str(tmp_path / "out.parquet"), "--qids", "g", "--k", "2", "--model", model,
-                 "--reference", str(tmp_path / "in.parquet")])  # fmt: skip
+    code = main(
+        [
+            "check",
+            str(tmp_path / "out.parquet"),
+            "--qids",
+            "g",
+            "--k",
+            "2",
+            "--model",
+            model,
+            "--reference",
+            str(tmp_path / "in.parquet"),
+        ]
+    )
     assert code == 0
 
 
@@ -67,8 +81,16 @@ def test_ordered_closeness_on_a_string_column_of_numbers_warns() -> None:
 
 
 ADULT = Path(__file__).resolve().parents[2] / "../shared/data/adult"
-LEVELS = {"sex": 1, "age": 4, "race": 0, "marital-status": 0, "education": 3, "native-country": 1, "workclass": 2,
-          "salary-class": 1}  # fmt: skip
+LEVELS = {
+    "sex": 1,
+    "age": 4,
+    "race": 0,
+    "marital-status": 0,
+    "education": 3,
+    "native-country": 1,
+    "workclass": 2,
+    "salary-class": 1,
+}
 """Issue 26's case: fulldomain (metric entropy) with k = 5, hierarchical t <= 0.2 on occupation and 1,508 rows
 (5%) to suppress chooses these levels on Adult and suppresses 1,384 rows (`benchmarks/arx_privacy_suite.py`,
 Combinations[12]). The test publishes the same classes without the search: the qids generalized to these
@@ -87,8 +109,12 @@ def test_the_issues_case_report_and_checker_never_disagree_silently(tmp_path, ca
     occupation = pa.Hierarchy.from_csv(ADULT / "adult_hierarchy_occupation.csv")
     qids = list(LEVELS)
     data = adult.select(
-        *(pl.col(q).anon.generalize(pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv"), lv)
-          for q, lv in LEVELS.items()), "occupation")  # fmt: skip
+        *(
+            pl.col(q).anon.generalize(pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv"), lv)
+            for q, lv in LEVELS.items()
+        ),
+        "occupation",
+    )
     flat = {q: pa.Hierarchy.suppression(data[q].unique().sort().to_list()) for q in qids}
     model = pa.TCloseness("occupation", t=0.2, distance="hierarchical", hierarchy=occupation)
     res = pa.anonymize(data, hierarchies=flat, k=5, max_suppressed=1508, privacy=[model])

@@ -55,13 +55,21 @@ def run(df: pl.DataFrame, hs: dict, k: int, name: str, budget: int, metric: str,
     qids = list(hs)
     sensitive = "s" if ours(population).sensitive_attribute else None
     needs_pop = theirs.params.get("pop", False)
-    want = lref.walk_optimum(df, qids, hs, k, [theirs], budget, {"metric": metric}, sensitive,
-                             population if needs_pop else None)  # fmt: skip
+    want = lref.walk_optimum(
+        df, qids, hs, k, [theirs], budget, {"metric": metric}, sensitive, population if needs_pop else None
+    )
     data = df.select(*qids, "s") if sensitive else df.select(qids)
 
     def go() -> pa.Anonymized:
-        res = pa.anonymize(data, hierarchies=hs, k=k, method="fulldomain", metric=metric, max_suppressed=budget,
-                           privacy=[ours(population)])  # fmt: skip
+        res = pa.anonymize(
+            data,
+            hierarchies=hs,
+            k=k,
+            method="fulldomain",
+            metric=metric,
+            max_suppressed=budget,
+            privacy=[ours(population)],
+        )
         res.collect()
         return res
 
@@ -78,11 +86,13 @@ def run(df: pl.DataFrame, hs: dict, k: int, name: str, budget: int, metric: str,
 @st.composite
 def cases(draw: st.DrawFn) -> tuple:
     df, hs = draw(tables(n_qids=2, max_rows=16))
-    df = df.with_columns(pl.Series("s", draw(st.lists(st.sampled_from(SENSITIVE), min_size=df.height,
-                                                       max_size=df.height))))  # fmt: skip
+    df = df.with_columns(
+        pl.Series("s", draw(st.lists(st.sampled_from(SENSITIVE), min_size=df.height, max_size=df.height)))
+    )
     extra = draw(st.integers(0, 12))
-    more = pl.DataFrame({q: draw(st.lists(st.sampled_from(h.leaf_labels), min_size=extra, max_size=extra))
-                         for q, h in hs.items()})  # fmt: skip
+    more = pl.DataFrame(
+        {q: draw(st.lists(st.sampled_from(h.leaf_labels), min_size=extra, max_size=extra)) for q, h in hs.items()}
+    )
     population = pl.concat([df.select(list(hs)), more])
     k = draw(st.integers(1, 3))
     budget = draw(st.integers(0, df.height))
@@ -120,8 +130,17 @@ def test_a_monotone_part_prunes_a_combination_that_is_not_monotone(monkeypatch: 
     population = pl.concat([df, frame(20)])
     df = df.with_columns(d=pl.Series(rng.choice(["x", "y", "w"], 24).tolist()))
     for metric, budget in [("aecs", 0), ("aecs", 3), ("discernibility", 2)]:
-        want = lref.walk_optimum(df, list(hs), hs, 2, [lref.l_distinct(2), lref.presence(0.4, 0.8)], budget,
-                                 {"metric": metric}, "d", population)  # fmt: skip
+        want = lref.walk_optimum(
+            df,
+            list(hs),
+            hs,
+            2,
+            [lref.l_distinct(2), lref.presence(0.4, 0.8)],
+            budget,
+            {"metric": metric},
+            "d",
+            population,
+        )
         assert want is not None
         evaluated = []
         for look in (True, False):
@@ -129,8 +148,9 @@ def test_a_monotone_part_prunes_a_combination_that_is_not_monotone(monkeypatch: 
                 if not look:
                     m.setattr(Constraints, "monotone_part", lambda self, suppression: None)
                 models = [pa.LDiversity("d", l=2), pa.DeltaPresence(population, 0.4, 0.8)]
-                res = pa.anonymize(df, hierarchies=hs, k=2, method="fulldomain", metric=metric, max_suppressed=budget,
-                                   privacy=models)  # fmt: skip
+                res = pa.anonymize(
+                    df, hierarchies=hs, k=2, method="fulldomain", metric=metric, max_suppressed=budget, privacy=models
+                )
                 res.collect()
             got = tuple(res.report["details"]["levels"][q] for q in hs)
             assert (got, res.report["suppressed"]) == (want[0], want[2])

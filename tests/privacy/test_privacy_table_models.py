@@ -62,8 +62,13 @@ def test_population_uniqueness_removes_singletons_one_at_a_time() -> None:
 def test_pipeline_publishes_the_kept_classes() -> None:
     """Through pa.anonymize (fulldomain at the bottom vector): the first of the three singletons goes."""
     t = pl.DataFrame({"q": ["a", "b", "c"] + ["d"] * 5 + ["e"] * 5})
-    res = pa.anonymize(t, hierarchies={"q": pa.Hierarchy.suppression(list("abcde"))}, k=1, max_suppressed=1,
-                       privacy=[pa.AverageRisk(0.35)])  # fmt: skip
+    res = pa.anonymize(
+        t,
+        hierarchies={"q": pa.Hierarchy.suppression(list("abcde"))},
+        k=1,
+        max_suppressed=1,
+        privacy=[pa.AverageRisk(0.35)],
+    )
     out = res.collect()
     assert res.report["suppressed"] == 1 and sorted(set(out["q"])) == ["b", "c", "d", "e"]
 
@@ -72,8 +77,17 @@ def test_pipeline_publishes_the_kept_classes() -> None:
 def test_adult_average_risk_needs_608_rows(adult: pl.DataFrame, adult_dir) -> None:
     """ARX's TestAnonymizationRiskBased case 0: average risk <= 0.01 on Adult's 9 columns at ARX's optimum
     (1, 0, 1, 1, 3, 2, 2, 1, 1): single classes, smallest first, need 608 rows (all classes of a size at once: 622)."""
-    qids = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-            "salary-class"]  # fmt: skip
+    qids = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+        "salary-class",
+    ]
     hs = {q: pa.Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in qids}
     agg = adult.group_by(qids).len("size").with_columns(pl.col("size").cast(pl.UInt32)).sort(qids)
     c = Constraints(agg["size"].to_numpy(), 1, [pa.AverageRisk(0.01)])
@@ -101,8 +115,17 @@ def test_adult_population_uniqueness_finds_the_short_prefix(adult: pl.DataFrame,
     the threshold) until 4,446: a bisection over all uniques ended there, beyond ARX's 1,206-row budget."""
     from polars_anon.privacy.base import Context
 
-    qids = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-            "salary-class"]  # fmt: skip
+    qids = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+        "salary-class",
+    ]
     vector = [0, 0, 1, 1, 1, 2, 1, 0, 0]
     hs = {q: pa.Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in qids}
     g = adult.select(*(pl.col(q).anon.generalize(hs[q], lv) for q, lv in zip(qids, vector)))

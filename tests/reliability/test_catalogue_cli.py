@@ -154,7 +154,7 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
      ("reference", "nope.parquet", "does not exist")),
     ("check-reference-unread", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--reference",
                                 "{w}/t.csv"], ("--reference", "t.csv", "t-closeness")),
-]  # fmt: skip
+]  # a table: one case an entry, as the columns above  # fmt: skip
 
 
 @pytest.fixture

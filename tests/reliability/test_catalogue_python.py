@@ -522,7 +522,7 @@ ISSUE_27 = [
                                                          privacy=[pa.LDiversity("age", l=2)]), IPE,
        "l-diversity on 'age'", "is a quasi-identifier"),
     _c("mdav-permute-option", anon(method="mdav", publish="swap"), IPE, "option 'publish'", "['aggregate', 'permute']"),
-]  # fmt: skip
+]  # a table: one case an entry  # fmt: skip
 
 SDC_T = pl.DataFrame(
     {
@@ -606,7 +606,7 @@ SDC = [
        "reference", "nope.parquet"),
     _c("scan-input-columns-twice", lambda out: scan_input(_write_csv(out), columns=["a", "a", "b", "c"]), IPE,
        "columns lists ['a'] more than once"),
-]  # fmt: skip
+]  # a table: one case an entry  # fmt: skip
 
 
 def _write_csv(out: Path) -> Path:

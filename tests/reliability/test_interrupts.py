@@ -88,9 +88,14 @@ def _signalled(
     Bounded: a run not ready within `wait` seconds is signalled anyway, and one still running `wait` seconds after the
     signal is killed and the test fails (a time-out, never a hang)."""
     proc = subprocess.Popen(
-        args, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        args,
+        cwd=cwd,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=_signals_as_in_a_shell,
-    )  # fmt: skip
+    )
     deadline = time.monotonic() + wait
     while not (seen := ready()) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.001)

@@ -57,9 +57,15 @@ def test_sdcmicro_freqcalc_cases(cols, fk, big_fk):
 def test_sdcmicro_more_columns_than_rows():
     """test_freqCalc.R: 3 records, 8 keys, fk = (1, 2, 2), Fk = (18, 167.5, 167.5)."""
     cols = {
-        "A": [2, 3, None], "B": [2, 3, 3], "C": [1, None, 3], "D": [3, None, 3],
-        "E": [3, 2, 2], "F": [3, None, None], "G": [1, 2, None], "H": [None, 4, 4],
-    }  # fmt: skip
+        "A": [2, 3, None],
+        "B": [2, 3, 3],
+        "C": [1, None, 3],
+        "D": [3, None, 3],
+        "E": [3, 2, 2],
+        "F": [3, None, None],
+        "G": [1, 2, None],
+        "H": [None, 4, 4],
+    }
     assert _fk(cols, [18.0, 45.5, 122.0]) == ([1.0, 2.0, 2.0], [18.0, 167.5, 167.5])
 
 

@@ -14,8 +14,14 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.modrisk import fit_cells, model_risk
 
 # test_modRisks.R's sample_Data (set.seed(123); runif), as R printed it
-SAMPLE = pl.DataFrame({"Var1": list("BCBCCABCBB"), "Var2": [2, 1, 2, 2, 1, 2, 1, 1, 1, 2],
-                       "Var3": [5, 4, 4, 5, 4, 4, 3, 3, 2, 2], "weights": [100.0] * 10})  # fmt: skip
+SAMPLE = pl.DataFrame(
+    {
+        "Var1": list("BCBCCABCBB"),
+        "Var2": [2, 1, 2, 2, 1, 2, 1, 1, 1, 2],
+        "Var3": [5, 4, 4, 5, 4, 4, 3, 3, 2, 2],
+        "weights": [100.0] * 10,
+    }
+)
 KEYS = ["Var1", "Var2", "Var3"]
 # sdcMicro 5.8.1, modRisk(sample_Data, method, ~Var1+Var2+Var3, "weights", bound): gr1, gr2
 PRINTED = {
@@ -46,10 +52,14 @@ UNEQUAL = pl.DataFrame({
           47.6, 15.7, 49.8, 41, 30, 41.5, 9, 12, 40.5, 8.8, 7.7, 47.1, 35.5, 11.9, 28.4, 6.3, 23.9, 42.5, 44.6, 14.2,
           41.5, 49.7, 9.2, 28.2, 7.3, 10.6, 43.5, 18.3, 32.6, 10.1, 20.5, 12.8, 45.2, 7.7, 8.9, 47.5, 8.4, 33.6, 46,
           24.1, 6.1],
-})  # fmt: skip
-UNEQUAL_PRINTED = {"default": (0.043968760487, 0.120220656249), "CE": (0.035627287173, 0.112115968214),
-                   "PML": (0.062017781405, 0.136969557473), "weightedLLM": (0.081957178025, 0.153197482316),
-                   "IPF": (0.043968760487, 0.120220656249)}  # fmt: skip
+})  # R's data, a column a few lines (one value a line otherwise)  # fmt: skip
+UNEQUAL_PRINTED = {
+    "default": (0.043968760487, 0.120220656249),
+    "CE": (0.035627287173, 0.112115968214),
+    "PML": (0.062017781405, 0.136969557473),
+    "weightedLLM": (0.081957178025, 0.153197482316),
+    "IPF": (0.043968760487, 0.120220656249),
+}
 
 
 @pytest.mark.parametrize(("method", "bound"), list(PRINTED))
@@ -61,8 +71,9 @@ def test_sdcmicro_values(method: str, bound: float) -> None:
 
 
 def test_fitted_frequencies_as_sdcmicro() -> None:
-    fitted = fit_cells(model_risk(SAMPLE, KEYS, "weights").fitted.select(*KEYS, "counts", "weights", "incl_prob"),
-                       KEYS, "default")  # fmt: skip
+    fitted = fit_cells(
+        model_risk(SAMPLE, KEYS, "weights").fitted.select(*KEYS, "counts", "weights", "incl_prob"), KEYS, "default"
+    )
     # test_modRisks.R pins the 24 fitted values (2 decimals, R's cell order: Var1 fastest); the main-effects
     # fit is the independence model: lambda = n * prod(margin / n), here by hand
     n = 10.0
@@ -95,7 +106,7 @@ def test_fitted_frequencies_as_sdcmicro() -> None:
         0.1,
         0.5,
         0.4,
-    ]  # fmt: skip  (test_modRisks.R, method IPF, in R's table order)
+    ]
 
 
 @pytest.mark.parametrize("method", list(UNEQUAL_PRINTED))
@@ -111,9 +122,14 @@ def test_unequal_weights_and_an_interaction(method: str) -> None:
 
 def test_missing_keys_are_left_out_as_in_sdcmicro() -> None:
     # test_modRisks.R, "missing value" block, the sdcMicroObj tests (weights 100): bound 1.5
-    data = pl.DataFrame({"Var1": ["B", None, "B", "C", "C", "A", None, "C", None, "B"],
-                         "Var2": [2, 1, None, 2, None, 2, 1, 1, 1, None],
-                         "Var3": [5, None, 4, 5, 4, 4, 3, None, 2, 2], "weights": [100.0] * 10})  # fmt: skip
+    data = pl.DataFrame(
+        {
+            "Var1": ["B", None, "B", "C", "C", "A", None, "C", None, "B"],
+            "Var2": [2, 1, None, 2, None, 2, 1, 1, 1, None],
+            "Var3": [5, None, 4, 5, 4, 4, 3, None, 2, 2],
+            "weights": [100.0] * 10,
+        }
+    )
     pinned = {"default": 0.584, "CE": 0.573, "PML": 0.584, "weightedLLM": 0.372, "IPF": 0.584}
     for method, risk1 in pinned.items():
         assert round(model_risk(data, KEYS, "weights", method, bound=1.5).risk1, 3) == risk1  # type: ignore[arg-type]
@@ -139,9 +155,12 @@ def test_model_risk_checks_every_weight():
         ([10.0, 10, 10, 0.0, 10], "weight column 'w' has 1 values that are not positive numbers (first: [0.0])"),
         ([10.0, 10, 10, -5.0, 10], "weight column 'w' has 1 values that are not positive numbers (first: [-5.0])"),
         ([10.0, None, 10, 10, 10], "weight column 'w' has 1 values that are not positive numbers (first: [None])"),
-        ([0.5] * 5, "model risk: weight column 'w': 4 key cells have weights below 1 (their 1/w sum above the "
-                    "record count; first: ('x', 1))"),
-    ):  # fmt: skip
+        (
+            [0.5] * 5,
+            "model risk: weight column 'w': 4 key cells have weights below 1 (their 1/w sum above the "
+            "record count; first: ('x', 1))",
+        ),
+    ):
         with pytest.raises(InvalidParameterError) as caught:
             model_risk(pl.LazyFrame({**base, "w": w}), ["a", "b"], "w")
         assert str(caught.value).startswith(words)

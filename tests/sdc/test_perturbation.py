@@ -65,8 +65,10 @@ def test_invariant_pram_keeps_frequencies_in_expectation():
     """Averaged over 10 seeds (400,000 draws) the category frequencies stay within 0.5 percentage points."""
     lf = pl.LazyFrame({"g": CATS})
     before = _counts(CATS) / N
-    after = np.mean([_counts(invariant_pram(lf, "g", pd=0.6, alpha=1.0, seed=s).collect()["g"].to_list()) / N
-                     for s in range(10)], axis=0)  # fmt: skip
+    after = np.mean(
+        [_counts(invariant_pram(lf, "g", pd=0.6, alpha=1.0, seed=s).collect()["g"].to_list()) / N for s in range(10)],
+        axis=0,
+    )
     assert np.max(np.abs(after - before)) < 0.005
     changed = sum(a != b for a, b in zip(CATS, invariant_pram(lf, "g", pd=0.6, seed=0).collect()["g"], strict=True))
     assert changed > 0.02 * N  # it did perturb

@@ -29,7 +29,7 @@ PINNED = [
                          0.005973716]),
     (MISSING, "exact", [0.013552968, 0.085791288, 0.010504889, 0.032466112, 0.009756889, 0.009756889, 0.039316254,
                         0.005962551]),
-]  # fmt: skip
+]  # sdcMicro's values, one case a row  # fmt: skip
 
 
 @pytest.mark.parametrize(("cols", "method", "want"), PINNED)

@@ -54,8 +54,9 @@ def _risk(f: float, big: float) -> float:
 
 def test_local_suppression_on_the_road_reaches_wildcard_k_and_matches_pa_sdc() -> None:
     for k in (2, 3):
-        res = pa.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=k, method="local_suppression",
-                           insensitive=["w", "hh", "income"])  # fmt: skip
+        res = pa.anonymize(
+            PEOPLE, hierarchies={}, qids=KEYS, k=k, method="local_suppression", insensitive=["w", "hh", "income"]
+        )
         out = res.collect()
         rows = out.select(KEYS).rows()
         assert is_k_anonymous_wildcard(rows, k)
@@ -83,14 +84,36 @@ def test_the_check_of_local_suppression_fails_closed() -> None:
 
 def test_local_suppression_refusals_are_in_the_capability_table() -> None:
     with pytest.raises(InvalidParameterError, match="engine 'duckdb'.*wildcards"):
-        pa_duckdb.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=2, method="local_suppression",
-                            insensitive=["w", "hh", "income"], connection=duckdb.connect())  # fmt: skip
+        pa_duckdb.anonymize(
+            PEOPLE,
+            hierarchies={},
+            qids=KEYS,
+            k=2,
+            method="local_suppression",
+            insensitive=["w", "hh", "income"],
+            connection=duckdb.connect(),
+        )
     with pytest.raises(InvalidParameterError, match="takes no privacy models"):
-        pa.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=2, method="local_suppression", sensitive="income",
-                     insensitive=["w", "hh"], privacy=[pa.privacy.LDiversity("income", 2)])  # fmt: skip
+        pa.anonymize(
+            PEOPLE,
+            hierarchies={},
+            qids=KEYS,
+            k=2,
+            method="local_suppression",
+            sensitive="income",
+            insensitive=["w", "hh"],
+            privacy=[pa.privacy.LDiversity("income", 2)],
+        )
     with pytest.raises(InvalidParameterError, match="importance must give every qid once"):
-        pa.anonymize(PEOPLE, hierarchies={}, qids=KEYS, k=2, method="local_suppression", importance={"sex": 1},
-                     insensitive=["w", "hh", "income"])  # fmt: skip
+        pa.anonymize(
+            PEOPLE,
+            hierarchies={},
+            qids=KEYS,
+            k=2,
+            method="local_suppression",
+            importance={"sex": 1},
+            insensitive=["w", "hh", "income"],
+        )
 
 
 def test_measures_by_hand_and_household() -> None:
@@ -158,8 +181,11 @@ def _job(tmp_path: Path, extra: str) -> Path:
 
 
 def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
-    job = _job(tmp_path, '[sdc]\nweight = "w"\nmissing = "wildcard"\nsuda2 = true\n'
-                         '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = 50\n')  # fmt: skip
+    job = _job(
+        tmp_path,
+        '[sdc]\nweight = "w"\nmissing = "wildcard"\nsuda2 = true\n'
+        '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = 50\n',
+    )
     assert cli.main(["anonymize", str(job)]) == 0
     report = json.loads((tmp_path / "out" / "people.report.json").read_text())
     jsonschema.Draft202012Validator(schema()).validate(report)
@@ -202,8 +228,17 @@ def test_sdc_job_refusals(tmp_path: Path, extra: str, words: str, capsys: pytest
 
 def test_cli_risk_with_weights_and_suda2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     PEOPLE.write_parquet(tmp_path / "p.parquet")
-    argv = ["risk", str(tmp_path / "p.parquet"), "--qids", "sex,region", "--weights", "w", "--suda2", "--model-risk",
-            "IPF"]  # fmt: skip
+    argv = [
+        "risk",
+        str(tmp_path / "p.parquet"),
+        "--qids",
+        "sex,region",
+        "--weights",
+        "w",
+        "--suda2",
+        "--model-risk",
+        "IPF",
+    ]
     assert cli.main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     want = measure(PEOPLE, Measures(keys=("sex", "region"), weight="w", suda2=True))
@@ -229,8 +264,13 @@ def test_namespace_sdc_methods() -> None:
 
 def test_the_html_page_shows_sdc_figures() -> None:
     fig = measure(PEOPLE, Measures(keys=tuple(KEYS), weight="w"))
-    page = render_html({"k": 2, "method": "local_suppression", "sdc": {"keys": KEYS, "weight": "w", "input": fig,
-                                                                      "output": fig, "steps": []}})  # fmt: skip
+    page = render_html(
+        {
+            "k": 2,
+            "method": "local_suppression",
+            "sdc": {"keys": KEYS, "weight": "w", "input": fig, "output": fig, "steps": []},
+        }
+    )
     assert "Statistical disclosure control" in page and "records violating 3-anonymity" in page
 
 
@@ -251,8 +291,11 @@ def test_sdc_seed_keys_the_steps_and_the_report_never_shows_it(tmp_path: Path) -
         assert cli.main(["anonymize", str(_job(folder, extra + steps))]) == 0
         text = (folder / "out" / "people.report.json").read_text()
         assert "987654321" not in text
-        runs[name] = (json.loads(text)["sdc"]["seed"], (folder / "out" / "people.parquet").read_bytes(),
-                      pl.read_parquet(folder / "out" / "people.parquet")["income"])  # fmt: skip
+        runs[name] = (
+            json.loads(text)["sdc"]["seed"],
+            (folder / "out" / "people.parquet").read_bytes(),
+            pl.read_parquet(folder / "out" / "people.parquet")["income"],
+        )
     assert runs["none"][0] == "not given: a fresh key from the operating system (not reproducible)"
     assert runs["one"][0] == runs["two"][0] == "given (secret, not shown)"
     assert runs["one"][1] == runs["two"][1]  # the same seed, the same bytes
@@ -279,10 +322,12 @@ def test_protection_steps_apply_in_order_and_are_seeded() -> None:
     ("asked", "words"),
     [
         ({"missing": "wildcard"}, "sdc missing = 'wildcard' on engine '{e}': a missing key matching any category"),
-        ({"weight": "w", "household": "hh", "method": "exact"},
-         "sdc household risk with method = 'exact' on engine '{e}': the exact series is computed on the driver"),
+        (
+            {"weight": "w", "household": "hh", "method": "exact"},
+            "sdc household risk with method = 'exact' on engine '{e}': the exact series is computed on the driver",
+        ),
     ],
-)  # fmt: skip
+)
 def test_sdc_figure_refusals_are_the_capability_tables_on_every_sql_entry(asked: dict, words: str) -> None:
     """review4 finding 8: DuckDB's and Spark's sdc_risk refuse with the capability table's one text (the job's,
     consult_sdc_measures), before any data is read (Spark's frame is never touched)."""
@@ -293,10 +338,12 @@ def test_sdc_figure_refusals_are_the_capability_tables_on_every_sql_entry(asked:
     con.register("people", PEOPLE.to_arrow())
     spec = Measures(keys=tuple(KEYS), **asked)
     calls = {
-        "duckdb": [lambda: pa_duckdb.sdc_risk("people", KEYS, connection=con, **asked),
-                   lambda: consult_sdc_measures(spec, "duckdb")],
+        "duckdb": [
+            lambda: pa_duckdb.sdc_risk("people", KEYS, connection=con, **asked),
+            lambda: consult_sdc_measures(spec, "duckdb"),
+        ],
         "spark": [lambda: pas.sdc_risk(object(), KEYS, **asked), lambda: consult_sdc_measures(spec, "spark")],
-    }  # fmt: skip
+    }
     for engine, entries in calls.items():
         for call in entries:
             with pytest.raises(InvalidParameterError) as caught:
@@ -318,9 +365,11 @@ def test_bad_weights_are_refused_alike_on_polars_and_duckdb(tmp_path: Path, caps
         want = f"weight column 'w' has 1 values that are not positive numbers (first: [{shown}])"
         assert str(on_duckdb.value) == str(on_polars.value) and str(on_duckdb.value).startswith(want)
     PEOPLE.with_columns(pl.col("w").cast(pl.String)).write_parquet(tmp_path / "s.parquet")
-    job = ('input = "s.parquet"\noutput = "out/s.parquet"\nk = 2\nengine = "duckdb"\n'
-           'insensitive = ["w", "hh", "income"]\n[qids.sex]\nhierarchy = "suppress"\n[qids.age]\n'
-           'hierarchy = "suppress"\n[qids.region]\nhierarchy = "suppress"\n[sdc]\nweight = "w"\n')  # fmt: skip
+    job = (
+        'input = "s.parquet"\noutput = "out/s.parquet"\nk = 2\nengine = "duckdb"\n'
+        'insensitive = ["w", "hh", "income"]\n[qids.sex]\nhierarchy = "suppress"\n[qids.age]\n'
+        'hierarchy = "suppress"\n[qids.region]\nhierarchy = "suppress"\n[sdc]\nweight = "w"\n'
+    )
     (tmp_path / "job.toml").write_text(job)
     assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

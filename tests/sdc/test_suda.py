@@ -31,12 +31,14 @@ def test_sdcmicro_contribution_example():
 
 def test_sdcmicro_book_example():
     """test_suda2.R "suda2 book example": scores of records 5 to 8 are 4, 2, 6, 8."""
-    tab = pl.DataFrame({
-        "age": ["20s"] * 7 + ["60s"],
-        "gender": ["male"] * 4 + ["female"] * 3 + ["male"],
-        "income": ["50k+", "50k+"] + ["50k-"] * 6,
-        "education": ["highschool"] * 4 + ["university", "highschool", "middleschool", "university"],
-    })  # fmt: skip
+    tab = pl.DataFrame(
+        {
+            "age": ["20s"] * 7 + ["60s"],
+            "gender": ["male"] * 4 + ["female"] * 3 + ["male"],
+            "income": ["50k+", "50k+"] + ["50k-"] * 6,
+            "education": ["highschool"] * 4 + ["university", "highschool", "middleschool", "university"],
+        }
+    )
     assert _scores(tab, tab.columns)[4:] == [4.0, 2.0, 6.0, 8.0]
 
 
@@ -50,7 +52,7 @@ def test_sdcmicro_guideline_example():
                       "Secondary incomplete", "Secondary incomplete"],
         "Labor": ["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed", "Non-LF", "Unemployed",
                   "Non-LF", "Non-LF"],
-    })  # fmt: skip
+    })  # sdcMicro's test data, one column a line  # fmt: skip
     assert _scores(tab, tab.columns) == [0, 0, 6, 0, 12, 0, 6, 10, 0, 0]
 
 

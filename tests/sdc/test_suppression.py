@@ -40,8 +40,10 @@ def _check_result(frame: pl.DataFrame, res, keys: list[str], k: int) -> list[tup
     assert is_k_anonymous_wildcard(after, k)
     for b, a in zip(before, after, strict=True):  # only blanks: every other cell is kept
         assert all(y is None or x == y for x, y in zip(b, a, strict=True))
-    blanks = {v: sum(b[j] is not None and a[j] is None for b, a in zip(before, after, strict=True))
-              for j, v in enumerate(keys)}  # fmt: skip
+    blanks = {
+        v: sum(b[j] is not None and a[j] is None for b, a in zip(before, after, strict=True))
+        for j, v in enumerate(keys)
+    }
     assert res.suppressed == blanks
     return after
 

@@ -308,12 +308,14 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
     labels = [
         spark.createDataFrame(
             pl.DataFrame(
-                {f"__anon_id_{i}": np.arange(len(hierarchies[q].labels), dtype=np.int64),
-                 f"__anon_label_{i}": pl.Series(hierarchies[q].labels, dtype=pl.String)}
+                {
+                    f"__anon_id_{i}": np.arange(len(hierarchies[q].labels), dtype=np.int64),
+                    f"__anon_label_{i}": pl.Series(hierarchies[q].labels, dtype=pl.String),
+                }
             ).to_arrow()
         )
         for i, q in enumerate(qids)
-    ]  # fmt: skip
+    ]
     mapping = per_class
     for i, (q, lookup) in enumerate(zip(qids, labels)):
         mapping = mapping.join(F.broadcast(lookup), mapping[out_col(q)] == lookup[f"__anon_id_{i}"])
