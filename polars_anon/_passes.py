@@ -29,6 +29,8 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from polars_anon.labels import label_exprs
+
 EngineType = Literal["auto", "in-memory", "streaming"]
 """The Polars engines a pass collects with (named here, not taken from Polars' private typing module)."""
 
@@ -166,7 +168,7 @@ def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]
     keys = [*qids, *by]
     if all(_distinct_as_string(frame.schema[q]) for q in qids):
         return _sort_strings(frame, qids, by)  # each qid cast once per distinct value, not per tuple
-    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    cast = frame.with_columns(label_exprs(frame.schema, qids))
     return _sort_strings(cast.group_by(keys).agg(pl.col(COUNT).sum()), qids, by)
 
 
@@ -181,7 +183,7 @@ def _sort_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -
     ranked = [_string_ranks(frame[q]) for q in qids]
     sizes = [len(labels) + 1 for _, labels in ranked] + [frame[b].n_unique() for b in by]
     if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
-        cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+        cast = frame.with_columns(label_exprs(frame.schema, qids))
         return cast.sort([*qids, *by], nulls_last=True)
     packed = np.zeros(frame.height, dtype=np.int64)
     for (rank, _), size in zip(ranked, sizes):

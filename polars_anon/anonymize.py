@@ -13,6 +13,7 @@ import polars as pl
 
 from polars_anon._passes import TupleCounts, as_string_counts, tuple_counts
 from polars_anon.attributes import distinct_counts
+from polars_anon.labels import label_exprs
 from polars_anon.pipeline.state import FIRST_ROW, Counted, counted_attributes, needs_first_rows, population_model
 from polars_anon.privacy.counts import COUNT, WIDE, read_population, wide_counts
 from polars_anon.request import Request
@@ -23,7 +24,7 @@ __all__ = ["aggregate_rows", "prepare"]
 
 def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
     """The input as the methods see it: identifying columns dropped, qids as String labels."""
-    return lf.drop(list(request.drop)).with_columns(pl.col(q).cast(pl.String) for q in request.qids)
+    return lf.drop(list(request.drop)).with_columns(label_exprs(lf.collect_schema(), request.qids))
 
 
 def aggregate_rows(

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from polars_anon.labels import label_series
+
 __all__ = ["NUMERIC_BINS", "AhmadDey", "Gower", "Records", "encode_records", "make_distance"]
 
 NUMERIC_BINS = 5
@@ -90,7 +92,7 @@ def encode_records(
     cat = np.empty((len(categorical), n), dtype=np.int64)
     labels = []
     for j, q in enumerate(categorical):
-        col = df[q].cast(pl.String)
+        col = label_series(df[q])
         present = set(col.unique().to_list())
         first = [v for v in order.get(q, ()) if v in present]
         rest = sorted(present - set(first))

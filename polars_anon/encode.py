@@ -63,6 +63,7 @@ from polars_anon.errors import (
 )
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import label_exprs
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
@@ -281,7 +282,7 @@ def indicator_table(
 
 
 def _cast_qids(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
-    return lf.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    return lf.with_columns(label_exprs(lf.collect_schema(), qids))
 
 
 def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], what: str, leaves_only: bool) -> None:

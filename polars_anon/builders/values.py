@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_anon.errors import HierarchyError, InvalidParameterError
+from polars_anon.labels import label_series
 
 __all__ = ["Row", "as_series", "distinct", "string_labels"]
 
@@ -61,4 +62,4 @@ def string_labels(series: pl.Series, source: str) -> pl.Series:
         raise InvalidParameterError(
             f"{source}: values of dtype {series.dtype} cannot be hierarchy labels; give scalar values"
         )
-    return series.cast(pl.String)
+    return label_series(series)

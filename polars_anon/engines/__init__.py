@@ -28,6 +28,7 @@ import polars as pl
 
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import check_choice
+from polars_anon.labels import label_expr, label_exprs
 from polars_anon.pipeline.state import (
     Aggregated,
     Counted,
@@ -238,7 +239,7 @@ class SQLEngine(Engine, Protocol):
 def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
     """Engine counts with the qids cast to String as Polars spells them; equal labels merged, sorted."""
     keys = [*qids, *by]
-    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    cast = frame.with_columns(label_exprs(frame.schema, qids))
     return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
 
 
@@ -286,7 +287,7 @@ def engine_map(tmap: TupleMap, native: pl.DataFrame, request: Request) -> pl.Dat
     frame = tmap.frame.select(*qids, *(out_col(q) for q in qids), SUPPRESSED)
     for q in qids:
         values = native.select(pl.col(q).unique())
-        label = pl.col(q).cast(pl.String)
+        label = label_expr(q, values.schema[q])
         if q in request.hierarchies and request.null == "suppress":
             label = label.fill_null(request.hierarchies[q].root)
         lookup = values.select(pl.col(q).alias(key_col(q)), label.alias(q))

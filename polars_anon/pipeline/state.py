@@ -17,6 +17,7 @@ import polars as pl
 
 from polars_anon.algorithms import Plan
 from polars_anon.errors import InvalidParameterError
+from polars_anon.labels import label_exprs
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import COUNT, encode_counts, from_wide, long_counts, population_counts, same_table
@@ -72,7 +73,7 @@ def first_rows_frame(frame: pl.DataFrame, qids: Sequence[str]) -> pl.DataFrame:
     >>> first_rows_frame(pl.DataFrame({"a": [1.0, 1], "__anon_first_row": [4, 2]}), ["a"]).rows()
     [('1.0', 2)]
     """
-    cast = frame.with_columns(pl.col(q).cast(pl.String) for q in qids)
+    cast = frame.with_columns(label_exprs(frame.schema, qids))
     return cast.group_by(qids).agg(pl.col(FIRST_ROW).min().cast(pl.Int64))
 
 

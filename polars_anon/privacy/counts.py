@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.errors import InfeasibleError, InputError
+from polars_anon.labels import label_exprs
 from polars_anon.privacy.base import Domain
 
 __all__ = [
@@ -222,7 +223,7 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
         else as_lazy(population)
     )
     check_columns(lf, qids, f"{what}: population table columns")
-    return lf.select(pl.col(q).cast(pl.String) for q in qids)
+    return lf.select(label_exprs(lf.collect_schema(), qids))
 
 
 def same_table(population: object) -> object:
@@ -236,7 +237,7 @@ def population_counts(
 ) -> PopulationCounts:
     """Align a population's tuple counts (qids, ``count``) with the aggregates; refuse one that lacks sample rows."""
     qids = list(qids)
-    index = aggregates.select(*(pl.col(q).cast(pl.String) for q in qids), pl.col("size").cast(pl.Int64))
+    index = aggregates.select(*label_exprs(aggregates.schema, qids), pl.col("size").cast(pl.Int64))
     index = index.with_row_index(_ROW)
     both = index.join(population, on=qids, how="left", nulls_equal=True, maintain_order="left")
     pcount = both[COUNT].fill_null(0).to_numpy()

@@ -30,6 +30,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_qids
 from polars_anon.errors import InfeasibleError
+from polars_anon.labels import label_exprs
 from polars_anon.messages import NO_ROWS
 from polars_anon.privacy.base import Model, check_fraction
 from polars_anon.privacy.counts import COUNT, grouped, read_population
@@ -208,7 +209,7 @@ def risk(
     if population is not None:
         counted = read_population(population, qids, "risk").group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT))
         pop = counted.collect()  # materializes: one row per population tuple
-        lf = lf.with_columns(pl.col(q).cast(pl.String) for q in qids)
+        lf = lf.with_columns(label_exprs(lf.collect_schema(), qids))
     out = risk_summary(
         lf,
         qids,

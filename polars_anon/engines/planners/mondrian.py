@@ -47,6 +47,7 @@ from polars_anon.algorithms import Plan
 from polars_anon.algorithms.mondrian import PARTITION as _PID
 from polars_anon.algorithms.mondrian import Axis, axes, bound_sets, bounds_labels, publish_modes
 from polars_anon.engines import SQLEngine, key_col
+from polars_anon.labels import label_expr, label_series
 from polars_anon.metrics.registry import metric_names
 from polars_anon.pipeline.state import EnginePlan
 from polars_anon.privacy.counts import COUNT
@@ -64,7 +65,7 @@ def _x(j: int) -> str:
 
 def _labels(native: pl.DataFrame, q: str, request: Request) -> pl.Series:
     """A qid's engine values as the driver road's String labels (nulls at the root under ``null="suppress"``)."""
-    label = native[q].cast(pl.String)
+    label = label_series(native[q])
     h = request.hierarchies.get(q)
     if h is not None and request.null == "suppress":
         label = label.fill_null(h.root)
@@ -258,7 +259,7 @@ class MondrianPlanner:
     def marginals(self) -> dict[str, pl.DataFrame]:
         """Per qid, its distinct values (String labels as Polars spells them, null kept) and their ``size``."""
         self.per = _values(self.engine, self.table, list(self.request.qids))
-        return {q: f.select(pl.col(q).cast(pl.String), pl.col(COUNT).alias(SIZE)) for q, f in self.per.items()}
+        return {q: f.select(label_expr(q, f.schema[q]), pl.col(COUNT).alias(SIZE)) for q, f in self.per.items()}
 
     def plan(self) -> EnginePlan:
         """The rounds; the plan (a partition map) and the engine's map (a table of the engine)."""

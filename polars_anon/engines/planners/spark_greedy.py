@@ -45,6 +45,7 @@ from polars_anon.algorithms import Plan
 from polars_anon.algorithms.greedy import GreedyLoop, auto_block, block_layout, cost_groups, order_keys, root_weights
 from polars_anon.engines import key_col
 from polars_anon.engines.spark import BROADCAST_ROWS
+from polars_anon.labels import label_expr
 from polars_anon.metrics.registry import metric_names
 from polars_anon.pipeline.state import EnginePlan
 from polars_anon.request import Request
@@ -74,9 +75,9 @@ def _marginals(classes: Any, engine: Any, request: Request) -> dict[str, pl.Data
     out = {}
     for i, q in enumerate(qids):
         one = frame.filter(pl.col(f"__anon_g{i}") == 0)
-        out[q] = one.select(pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String), pl.col(SIZE).cast(pl.Int64)).sort(
-            q, nulls_last=True
-        )
+        out[q] = one.select(
+            pl.col(q).alias(key_col(q)), label_expr(q, one.schema[q]), pl.col(SIZE).cast(pl.Int64)
+        ).sort(q, nulls_last=True)
     return out
 
 

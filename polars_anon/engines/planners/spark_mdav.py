@@ -61,6 +61,7 @@ from polars_anon.distance import Gower, Records, encode_records
 from polars_anon.engines import key_col
 from polars_anon.engines.planners.spark_greedy import arrow_task
 from polars_anon.errors import NotKAnonymousError
+from polars_anon.labels import label_expr
 from polars_anon.pipeline.state import EnginePlan
 from polars_anon.request import Request
 from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
@@ -268,7 +269,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     for q in qids:
         j = attrs.index(q)
         lookup = native.select(pl.col(q).unique()).select(
-            pl.col(q).alias(key_col(q)), pl.col(q).cast(pl.String).alias("__anon_label")
+            pl.col(q).alias(key_col(q)), label_expr(q, native.schema[q]).alias("__anon_label")
         )
         if q in numeric:
             values = pl.DataFrame(
