@@ -161,7 +161,7 @@ def speed(args: argparse.Namespace) -> None:
             method="mdav",
             publish="permute",
             sensitive="party",
-            drop=["name"],
+            drop=["name", "voter_id"],
             block_size=block_size,
         )
         rep = res.sink_parquet(out, overwrite=True)

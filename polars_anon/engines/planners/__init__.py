@@ -50,8 +50,9 @@ __all__ = [
 ]
 
 DRIVER_TUPLES = 5_000_000
-"""Default cap on the class aggregates brought to the driver (distinct qid tuples): about 1 GB of driver
-memory for a few String qids, with the method's working arrays."""
+"""Default cap on the class aggregates brought to the driver (distinct qid tuples): about 0.5 KB of driver memory
+each with the method's working arrays, some 2.5-3 GB at the cap (``benchmarks/results/driver.md``: 4.5 million
+tuples of the demo register's four qids peaked at 2.7 GB)."""
 
 
 class Planner(Protocol):
