@@ -5,6 +5,8 @@ Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 from __future__ import annotations
 
 import codecs
+import json
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ __all__ = [
     "parquet_parts",
     "report_path",
     "scan_input",
+    "scanned_files",
 ]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
@@ -158,6 +161,42 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
                 f"(first: {preview(list(bad[f'v_{column}']))}); fix them or choose another type"
             )
     return lf.with_columns(**cast)
+
+
+def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
+    """Every file a LazyFrame's plan scans (Parquet, CSV, IPC, ... anywhere in the query, joins included), in plan
+    order; none for a DataFrame or a plan over rows in memory. A writer protects them from its outputs
+    (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data.
+
+    >>> import tempfile
+    >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
+    >>> pl.DataFrame({"age": [31, 33]}).write_parquet(path)
+    >>> scanned_files(pl.scan_parquet(path).filter(pl.col("age") > 32)) == [path]
+    True
+    >>> scanned_files(pl.LazyFrame({"age": [31]}))
+    []
+    """
+    if not isinstance(lf, pl.LazyFrame):
+        return []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
+        plan = json.loads(lf.serialize(format="json"))
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            scan = node.get("Scan")
+            if isinstance(scan, dict):
+                paths = (scan.get("sources") or {}).get("Paths") or []
+                found.extend(p["inner"] if isinstance(p, dict) else str(p) for p in paths)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(plan)
+    return list(dict.fromkeys(found))
 
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:

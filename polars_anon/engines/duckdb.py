@@ -13,6 +13,7 @@ parameters and seed write the same bytes.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -29,7 +30,7 @@ from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
-from polars_anon.io import parquet_parts
+from polars_anon.io import parquet_parts, scanned_files
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
@@ -37,6 +38,24 @@ from polars_anon.request import Request
 from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
 
 __all__ = ["MEMORY_LIMIT", "DuckDBEngine", "memory_size"]
+
+
+def _named_files(node: object, within: bool = False) -> list[str]:
+    """The strings a parsed query (DuckDB's ``json_serialize_sql``) passes to its table functions (`within`: inside
+    one), and the tables it names that are files (a replacement scan: ``FROM 'x.parquet'``)."""
+    if isinstance(node, list):
+        return [f for value in node for f in _named_files(value, within)]
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "BASE_TABLE" and isinstance(node.get("table_name"), str):
+        name = node["table_name"]
+        return [name] if "." in name or "/" in name else []
+    literal = node.get("literal")
+    if within and isinstance(literal, dict) and literal.get("kind") == "STRING":
+        return [str(literal.get("text"))]
+    inside = within or node.get("type") == "TABLE_FUNCTION"
+    return [f for value in node.values() for f in _named_files(value, inside)]
+
 
 MEMORY_LIMIT = "1GB"
 """DuckDB's memory limit on a connection of its own (a job's): what goes beyond spills to a temporary folder.
@@ -120,6 +139,19 @@ class DuckDBEngine:
         raise InvalidParameterError(
             f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}"
         )
+
+    def sources(self, data: object) -> list[str]:
+        """The files of a scanned LazyFrame, or those a relation's query names (a table function's string
+        arguments, such as ``read_parquet('x.parquet')``, and a file named as a table, ``FROM 'x.parquet'``)."""
+        if isinstance(data, pl.LazyFrame):
+            return scanned_files(data)
+        if not isinstance(data, duckdb.DuckDBPyRelation):
+            return []
+        try:
+            rows = self.con.execute("SELECT json_serialize_sql(?::VARCHAR)", [data.sql_query()]).fetchall()
+        except duckdb.Error:  # a relation over a Python object has no query text to parse: it reads no file
+            return []
+        return list(dict.fromkeys(_named_files([json.loads(row[0]) for row in rows])))
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it)."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 import polars as pl
 import pytest
@@ -246,6 +247,17 @@ def _sink(path: str, **kw: Any) -> Callable[[Path], object]:
     return lambda out: _anonymize().sink_parquet(out / path, **kw)
 
 
+def _onto_input(engine: str, relation: bool = False) -> Callable[[Path], object]:
+    """Anonymize the folder's existing file as scanned (Polars) or read by DuckDB, and write onto it."""
+
+    def call(out: Path) -> object:
+        source = str(out / EXISTING)
+        data = duckdb.read_parquet(source) if relation else pl.scan_parquet(source).filter(pl.col("age") > 0)
+        return _anonymize(data, engine=engine).sink_parquet(source, overwrite=True)
+
+    return call
+
+
 def _report_exists(out: Path) -> object:
     (out / EXISTING).rename(out / "anon.report.json")  # the report target exists (the table does not)
     try:
@@ -268,6 +280,9 @@ SINK = [
         "anon.parquet",
         "named twice",
     ),
+    _c("sink-onto-its-input", _onto_input("polars"), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-input-duckdb", _onto_input("duckdb"), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-relation", _onto_input("duckdb", relation=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-overwrite-not-bool", _sink("anon.parquet", overwrite="no"), IPE, "overwrite", "'no'"),
     _c(
         "sink-not-k-anonymous",
@@ -366,6 +381,13 @@ ENCODE = [
         lambda out: pa.write_encoded(PUB, H, out / EXISTING, "fillparent"),
         pa.OutputExistsError,
         EXISTING,
+    ),
+    _c(
+        "write-encoded-onto-its-input",
+        lambda out: pa.write_encoded(pl.scan_parquet(out / EXISTING), H, out / EXISTING, "fillparent", overwrite=True),
+        IPE,
+        EXISTING,
+        "is an input of this run",
     ),
     _c(
         "write-encoded-csv-name",
