@@ -158,8 +158,17 @@ class DuckDBEngine:
         return self.con.read_parquet([str(p) for p in parquet_parts(path)] if Path(path).is_dir() else str(path))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
+        """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a
+        quasi-identifier of that type is refused by the request, as on Polars)."""
+        intervals = {c for c, t in zip(table.columns, table.types) if str(t) == "INTERVAL"}
+        empty = table.limit(0)
+        if intervals:
+            empty = empty.project(
+                ", ".join(f"NULL::BIGINT AS {_q(c)}" if c in intervals else _q(c) for c in table.columns)
+            )
         with interruptible(self.con.interrupt):
-            return table.limit(0).pl().schema
+            schema = empty.pl().schema
+        return pl.Schema({c: pl.Duration("us") if c in intervals else t for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"

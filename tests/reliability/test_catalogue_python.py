@@ -99,6 +99,23 @@ ANONYMIZE = [
         ]
         for method, hs in [("fulldomain", H), ("mondrian", {})]
     ),
+    *(
+        _c(
+            f"qid-of-dtype-duration-{engine}",
+            anon(
+                data=T.with_columns(sex=pl.duration(hours=pl.col("age"))),
+                engine=engine,
+                qids=["age", "sex"],
+                hierarchies={},
+                method="mondrian",
+            ),
+            IPE,
+            "qid 'sex'",
+            "dtype Duration",
+            "cast it to a number",
+        )
+        for engine in ("polars", "duckdb")
+    ),
     _c(
         "hierarchy-not-a-Hierarchy",
         anon(hierarchies={**H, "sex": {"*": ["F", "M"]}}),
