@@ -25,7 +25,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.io import CSV_SUFFIXES, scan_input
+from polars_anon.io import CSV_SUFFIXES, RAGGED, scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
@@ -827,7 +827,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
             "null_values) or convert the file to Parquet"
         )
     elif any(words in detail for words in ("more fields", "Expected Number of Columns", "MALFORMED_RECORD")):
-        hint = "; a row has another number of fields than the header: quote the fields that hold the separator"
+        hint = f"; {RAGGED}"
     else:
         hint = ""
     return f"cannot read {', '.join(repr(c) for c in csv)} as CSV: {detail}{hint}"

@@ -21,6 +21,8 @@ __all__ = [
     "CSV_SUFFIXES",
     "DTYPES",
     "cast_columns",
+    "RAGGED",
+    "check_fields",
     "check_utf8",
     "html_path",
     "parquet_parts",
@@ -102,6 +104,7 @@ def scan_input(
                 lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
+        check_fields(path, separator, len(names), what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
             if len(columns) != len(names):
@@ -197,6 +200,59 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
 
     walk(plan)
     return list(dict.fromkeys(found))
+
+
+RAGGED = "a row has another number of fields than the header: quote the fields that hold the separator"
+"""The hint of every refusal of a CSV row with more or fewer fields than its header (Polars, DuckDB, Spark)."""
+
+
+def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "input") -> None:
+    """Refuse a CSV file with a line of more or fewer fields than `n_fields` (its header's), naming the first.
+
+    Polars reads a short row as nulls, and a long one fails only when every column is read: a command that reads
+    some columns (``risk``, ``check``) would answer where another refuses, and DuckDB refuses both. One streaming
+    pass over the lines: a field in quotes may hold the separator; a file with a field that holds a line break
+    (a line with an odd number of quotes) is left to the CSV reader.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text('age,sex,zip\\n31,"F,x",02139\\n33,M\\n')
+    >>> check_fields(path, ",", 3)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: line 3 has 2 fields, the header 3; a row
+    has another number of fields than the header: quote the fields that hold the separator
+    """
+    line = pl.col("line").str.strip_suffix("\r")
+    unquoted = pl.when(line.str.contains('"', literal=True)).then(line.str.replace_all('"[^"]*"', "")).otherwise(line)
+    lines = pl.scan_csv(
+        path,
+        has_header=False,
+        separator="\x00",
+        quote_char=None,
+        schema={"line": pl.String},
+        truncate_ragged_lines=True,
+    ).with_row_index("number", offset=1)
+    found = (
+        lines.filter(line.fill_null("") != "")
+        .select(
+            pl.col("number"),
+            (unquoted.str.count_matches(separator, literal=True) + 1).alias("fields"),
+            (line.str.count_matches('"', literal=True) % 2 == 1).alias("open"),
+        )
+        .select(
+            pl.col("open").any().alias("open"),
+            pl.col("number").filter(pl.col("fields") != n_fields).first().alias("number"),
+            pl.col("fields").filter(pl.col("fields") != n_fields).first().alias("fields"),
+        )
+        .collect(engine="streaming")  # materializes: one row
+    )
+    if found["open"].item() or found["number"].item() is None:
+        return
+    raise InputError(
+        f"cannot read {what} {str(path)!r} as CSV: line {found['number'].item()} has {found['fields'].item()} fields, "
+        f"the header {n_fields}; {RAGGED}"
+    )
 
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:
