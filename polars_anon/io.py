@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -181,9 +182,15 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     if not isinstance(lf, pl.LazyFrame):
         return []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
-        plan = json.loads(lf.serialize(format="json"))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
+            plan = json.loads(lf.serialize(format="json"))
+    except pl.exceptions.PolarsError:  # a plan Polars cannot serialize (a Python function it cannot pickle): the
+        # files its printed plan names (the first of each scan when it abbreviates a long list)
+        printed = lf.explain(optimized=False)
+        scans = re.findall(r"SCAN \[(.*?)(?:, \.\.\. \d+ other sources?)?\]$", printed, re.M)
+        return list(dict.fromkeys(p for listed in scans for p in listed.split(", ")))
     found: list[str] = []
 
     def walk(node: object) -> None:

@@ -11,6 +11,7 @@ late, or not at all, changes the folder and fails the case.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,12 +265,16 @@ def _sink(path: str, **kw: Any) -> Callable[[Path], object]:
     return lambda out: _anonymize().sink_parquet(out / path, **kw)
 
 
-def _onto_input(engine: str, relation: bool = False) -> Callable[[Path], object]:
-    """Anonymize the folder's existing file as scanned (Polars) or read by DuckDB, and write onto it."""
+def _onto_input(engine: str, relation: bool = False, udf: bool = False) -> Callable[[Path], object]:
+    """Anonymize the folder's existing file as scanned (Polars) or read by DuckDB, and write onto it (`udf`: through
+    a Python function Polars cannot pickle, so its plan cannot be serialized)."""
 
     def call(out: Path) -> object:
         source = str(out / EXISTING)
         data = duckdb.read_parquet(source) if relation else pl.scan_parquet(source).filter(pl.col("age") > 0)
+        if udf:
+            lock = threading.Lock()
+            data = data.with_columns(pl.col("party").map_batches(lambda s: (lock, s)[1], return_dtype=pl.String))
         return _anonymize(data, engine=engine).sink_parquet(source, overwrite=True)
 
     return call
@@ -299,6 +304,7 @@ SINK = [
     ),
     _c("sink-onto-its-input", _onto_input("polars"), IPE, EXISTING, "is an input of this run"),
     _c("sink-onto-its-input-duckdb", _onto_input("duckdb"), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-input-unpicklable", _onto_input("polars", udf=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-onto-its-relation", _onto_input("duckdb", relation=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-overwrite-not-bool", _sink("anon.parquet", overwrite="no"), IPE, "overwrite", "'no'"),
     _c(
