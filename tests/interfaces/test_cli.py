@@ -99,6 +99,7 @@ def test_each_command_reads_its_job_file_once(
         '[qids.age]\nhierarchy = { intervals = [10, 20] }\n[qids.city]\nhierarchy = "suppress"\n'
     )
     out = str(tmp_path / "out.parquet")
+    pl.read_parquet(tmp_path / "in.parquet").cast(pl.String).write_parquet(out)  # published at level 0
     loads: list[str] = []
     load = Job.load.__func__  # type: ignore[attr-defined]
 
@@ -108,7 +109,6 @@ def test_each_command_reads_its_job_file_once(
 
     monkeypatch.setattr(Job, "load", classmethod(counted))
     commands = [
-        ["anonymize", str(job)],
         ["encode", out, "--encoding", "fillparent", "--job", str(job)],
         ["metrics", str(tmp_path / "in.parquet"), out, "--job", str(job)],
         ["risk", out, "--qids", "age,city", "--job", str(job)],
