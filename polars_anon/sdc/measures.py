@@ -28,6 +28,7 @@ patterns brought to the driver. The wildcard reading of missing values is refuse
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,11 +71,11 @@ def risk_sql(fk: str, big_fk: str) -> str:
 def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
     """SUDA2's figures: `scores` holds ``suda_score``, ``dis_suda_score`` and the record count ``n`` per pattern."""
     with_msu = scores.filter(pl.col("suda_score") > 0)
-    n = float(scores["n"].sum())
+    n = float(scores["n"].sum())  # exact sums (fsum, integers): the patterns' order varies between runs
     return {
         "records_with_msu": int(with_msu["n"].sum()),
         "max_dis_suda_score": float(scores["dis_suda_score"].max() or 0.0),  # type: ignore[arg-type]
-        "mean_dis_suda_score": float((scores["dis_suda_score"] * scores["n"]).sum()) / n if n else 0.0,
+        "mean_dis_suda_score": math.fsum((scores["dis_suda_score"] * scores["n"]).to_list()) / n if n else 0.0,
         "max_suda_score": float(scores["suda_score"].max() or 0.0),  # type: ignore[arg-type]
         "contributions": res.contributions,
         "msu_counts": {str(k): v for k, v in res.msu_counts.items()},
