@@ -20,6 +20,9 @@ Runs:
   a combination an engine refuses is recorded as its refusal);
 - register fulldomain with ``[[privacy]] model = "l-diversity"`` (``party``, l = 2) on every engine;
 - register fulldomain with ``encode = ["proportional"]`` (Polars only: encodings run there).
+- register fulldomain with seeded ``[sdc]`` steps (:data:`SDC`: PRAM, noise, rank swap) and the risk figures
+  (exact risk, SUDA2) on Polars and DuckDB (which refuses the steps: the refusal is recorded), and with the figures
+  alone (``-figures``) on both.
 
 ``--compare FILE`` runs again and prints every difference from FILE (exit 1 when there is one).
 """
@@ -61,6 +64,19 @@ METHODS = {
     "mdav-permute": {"method": "mdav", "publish": "permute"},
 }
 ENGINES = ("polars", "duckdb", "spark")
+SDC: dict[str, Any] = {
+    "seed": 20240607,
+    "method": "exact",
+    "suda2": True,
+    "protect": [
+        {"step": "pram", "column": "party", "pd": 0.8, "alpha": 0.5},
+        {"step": "pram", "column": "race", "matrix": {"White": {"White": 0.9, "Black": 0.1}}},
+        {"step": "noise", "columns": ["voter_id"], "noise": 20.0, "method": "additive"},
+        {"step": "rank_swap", "columns": ["voter_id"], "p": 5.0},
+    ],
+}
+"""The register's seeded statistical disclosure control (``[sdc]``): PRAM (invariant, and by a matrix), noise and
+rank swapping under one secret seed, then the risk figures of the input and of the written file."""
 FLOAT_NOISE = 1e-12
 TIMING = re.compile(r"seconds|time|elapsed|duration|wall|rss|memory|peak", re.IGNORECASE)
 
@@ -102,6 +118,15 @@ def runs(data: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         "method": "fulldomain",
         "encode": ["proportional"],
     }
+    for engine in ("polars", "duckdb"):
+        out[f"register/fulldomain-sdc/{engine}"] = {**data["register"], "method": "fulldomain", "engine": engine}
+        out[f"register/fulldomain-sdc/{engine}"] |= {"sdc": SDC}
+        out[f"register/fulldomain-sdc-figures/{engine}"] = {
+            **data["register"],
+            "method": "fulldomain",
+            "engine": engine,
+        }
+        out[f"register/fulldomain-sdc-figures/{engine}"] |= {"sdc": {k: v for k, v in SDC.items() if k != "protect"}}
     return out
 
 

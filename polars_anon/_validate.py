@@ -31,6 +31,7 @@ __all__ = [
     "check_values",
     "is_integer",
     "names_list",
+    "not_leaves",
 ]
 
 
@@ -160,10 +161,24 @@ def check_values(
         values = col.drop_nulls().unique().sort()
         missing = values.filter(~values.is_in(h.leaf_labels)).to_list()
         if missing:
-            raise ValueNotInHierarchyError(
-                f"column {q!r}{where}: {len(missing)} distinct values are not leaves of its hierarchy "
-                f"(first: {preview(missing)}); add them to the hierarchy or drop those rows"
-            )
+            raise not_leaves(q, missing, source)
+
+
+def not_leaves(column: str, missing: Sequence[object], source: str = "") -> ValueNotInHierarchyError:
+    """The refusal of values of `column` that are not leaves of its hierarchy (`missing`: the distinct ones found,
+    sorted; `source` names where they were read).
+
+    >>> raise not_leaves("sex", ["X"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.ValueNotInHierarchyError: column 'sex': 1 distinct values are not leaves of its hierarchy
+    (first: ['X']); add them to the hierarchy or drop those rows
+    """
+    where = f" in {source}" if source else ""
+    return ValueNotInHierarchyError(
+        f"column {column!r}{where}: {len(missing)} distinct values are not leaves of its hierarchy "
+        f"(first: {preview(list(missing))}); add them to the hierarchy or drop those rows"
+    )
 
 
 def is_integer(value: object) -> bool:

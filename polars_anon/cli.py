@@ -25,7 +25,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.io import CSV_SUFFIXES, scan_input
+from polars_anon.io import CSV_SUFFIXES, RAGGED, scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
@@ -109,7 +109,8 @@ def _explain(rep: dict) -> None:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
+    job = _job(args)
+    assert job is not None  # a positional argument
     rep = run_job(job, overwrite=args.overwrite)
     print(json.dumps(rep, indent=2, default=str))
     print(summary_line(rep), file=sys.stderr)
@@ -166,7 +167,7 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, args.job, lf)
+    models = _cli_models(args.model, _job(args), lf)
     reference = None
     if args.reference is not None:
         from polars_anon.privacy.evaluate import REFERENCE_UNREAD
@@ -178,7 +179,7 @@ def _check(args: argparse.Namespace) -> int:
         from polars_anon.privacy.evaluate import check
         from polars_anon.report import jsonable
 
-        hierarchies = _job_hierarchies(args.job) if any(m.needs_population_table for m in models) else None
+        hierarchies = _job_hierarchies(_job(args)) if any(m.needs_population_table for m in models) else None
         found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=reference)
         summary["models"] = jsonable(found["models"])
         if args.reference is None:
@@ -223,17 +224,16 @@ def _reference_notes(path: Path, statuses: list[dict]) -> list[str]:
     return lines
 
 
-def _job_hierarchies(job_path: str | None) -> dict[str, Hierarchy] | None:
+def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
     """The qid hierarchies of a job file, built on its input (a population is matched to the classes through them)."""
-    if not job_path:
+    if job is None:
         return None
     from polars_anon.job import build_hierarchies
 
-    job = Job.load(job_path)
     return build_hierarchies(scan_input(job.input, separator=job.separator), job.qids, job.base)
 
 
-def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) -> list[Model]:
+def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
     file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table."""
     import tomllib
@@ -251,8 +251,7 @@ def _cli_models(texts: Sequence[str], job_path: str | None, lf: pl.LazyFrame) ->
             raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
     models = build_models(parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf)
-    if job_path:
-        job = Job.load(job_path)
+    if job is not None:
         models += build_models(job.privacy, lf, job.base)
     return models
 
@@ -284,9 +283,28 @@ def _inputs(args: argparse.Namespace) -> list[Any]:
     """Every file the command reads, named on its command line or as its job's input: never one of its targets
     (:meth:`Outputs.protect`, even with ``--overwrite``)."""
     paths: list[Any] = [getattr(args, name, None) for name in _READS]
-    if getattr(args, "job", None):
-        paths.append(Job.load(args.job).input)
+    job = _job(args)
+    if job is not None:
+        paths.append(job.input)
     return [p for p in paths if p]
+
+
+_FLAGS = ("engine", "master", "driver_tuples")
+"""The command-line flags that replace a job file's keys (:meth:`Job.load`), on the commands that have them."""
+
+
+def _job(args: argparse.Namespace) -> Job | None:
+    """The command's job file (``--job``, or the job of ``anonymize`` and ``explore``), read and parsed once: every
+    step of the command (its inputs, hierarchies, models) uses this one (the engine flags applied where the command
+    takes them). None without a job file."""
+    path = getattr(args, "job", None)
+    if not path:
+        return None
+    loaded = vars(args).get("loaded_job")
+    if loaded is None:
+        loaded = Job.load(path, **{flag: getattr(args, flag) for flag in _FLAGS if hasattr(args, flag)})
+        args.loaded_job = loaded
+    return loaded
 
 
 def _json_then_print(args: argparse.Namespace, reads: list[str], make: Callable[[], tuple[str, Any]]) -> int:
@@ -321,7 +339,7 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             sampling_fraction=args.sampling_fraction,
             population_size=args.population_size,
             population=args.population,
-            models=_cli_models(args.model, args.job, lf),
+            models=_cli_models(args.model, _job(args), lf),
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
@@ -431,7 +449,8 @@ def _ints(text: str, what: str) -> list[int]:
 def _explore(args: argparse.Namespace) -> int:
     from polars_anon.explore import explore_job, explore_targets, write_explore
 
-    job = Job.load(args.job, engine=args.engine, master=args.master, driver_tuples=args.driver_tuples)
+    job = _job(args)
+    assert job is not None  # a positional argument
     output = _local(args.output, "--output") if args.output else job.output.with_name(f"{job.output.stem}.explore.csv")
     outputs = Outputs(overwrite=args.overwrite, reads=_inputs(args))
     for target in explore_targets(output, html=not args.no_html):  # refused before any data is read
@@ -517,8 +536,8 @@ def _encode(args: argparse.Namespace) -> int:
     published = scan_input(args.published, separator=args.separator)
     original = scan_input(args.original, separator=args.separator) if args.original else None
     values = original if original is not None else published  # what built-in hierarchies read their leaves from
-    if args.job:
-        job = Job.load(args.job)
+    job = _job(args)
+    if job is not None:
         specs, base = dict(job.qids), job.base
         if original is None:  # the job's input, as anonymize built them (the published values are generalized)
             values = job.scan()
@@ -559,7 +578,7 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
 
     original = scan_input(args.original, separator=args.separator)
     anonymized = scan_input(args.anonymized, separator=args.separator)
-    job = Job.load(args.job) if args.job else None
+    job = _job(args)
     specs = dict(job.qids) if job else {}
     specs.update(_hierarchy_spec(h) for h in args.hierarchy)
     qids = [q for q in args.qids.split(",") if q] if args.qids else list(specs)
@@ -871,7 +890,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
             "null_values) or convert the file to Parquet"
         )
     elif any(words in detail for words in ("more fields", "Expected Number of Columns", "MALFORMED_RECORD")):
-        hint = "; a row has another number of fields than the header: quote the fields that hold the separator"
+        hint = f"; {RAGGED}"
     else:
         hint = ""
     return f"cannot read {', '.join(repr(c) for c in csv)} as CSV: {detail}{hint}"

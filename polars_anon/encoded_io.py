@@ -52,7 +52,7 @@ from polars_anon.encode import (
 )
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import CSV_SUFFIXES
+from polars_anon.io import CSV_SUFFIXES, scanned_files
 from polars_anon.outputs import ROW_GROUP, Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
@@ -128,7 +128,7 @@ def write_encoded(
     (2, 0.0, 0.0, 1.0)
     """
     options = EncodeOptions(representation, original, class_col, dtype, seed, validate, layout, chunk_rows)
-    with Outputs(overwrite=overwrite) as out:
+    with Outputs(overwrite=overwrite, reads=scanned_files(published)) as out:  # never onto its own input
         facts = stage_encoded(out, published, hierarchies, path, options)
         out.commit()
     return facts

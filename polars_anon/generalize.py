@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from polars_anon._validate import check_columns
+from polars_anon._validate import check_columns, not_leaves
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
@@ -21,24 +21,42 @@ __all__ = ["class_ancestors", "generalize", "generalize_expr", "generalize_parti
 def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> pl.Expr:
     """Expression that publishes a column at a hierarchy level.
 
-    Values are matched to node labels as strings; a value that is not a node of
-    the hierarchy raises when the query runs (validate first with
-    :func:`polars_anon._validate.check_values`). The map is a cast to an Enum of
-    the node labels followed by a gather of the published labels: unlike
-    ``replace_strict`` it streams in constant memory on the streaming engine.
+    Values are matched to node labels as strings (nulls stay null); a value that is not a node of the hierarchy
+    is refused when the query runs, at any level, 0 included, with the road's message
+    (:func:`polars_anon._validate.not_leaves`: the column and the first such values of the batch that held them;
+    Polars adds the expression after it). The map is a cast to an Enum of the node labels followed by a gather
+    of the published labels: unlike ``replace_strict`` it streams in constant memory on the streaming engine.
 
     >>> h = Hierarchy.suppression(["F", "M"])
     >>> pl.DataFrame({"g": ["F", "M"]}).select(generalize_expr("g", h, 1))["g"].to_list()
     ['*', '*']
+    >>> pl.DataFrame({"g": ["F", "X"]}).select(generalize_expr("g", h, 0))
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.ValueNotInHierarchyError: column 'g': 1 distinct values are not leaves of its hierarchy
+    (first: ['X']); add them to the hierarchy or drop those rows
+    ...
     """
     if not isinstance(hierarchy, Hierarchy):
         raise InvalidParameterError(f"hierarchy must be a Hierarchy, got {type(hierarchy).__name__}")
     expr = pl.col(column) if isinstance(column, str) else column
+    m = hierarchy.level_map(level)  # validates the level
+    nodes = m["label"]
+
+    def known(values: pl.Series) -> pl.Series:
+        """The values as String labels, once every one is a node (a query-time check: an expression sees no data
+        before)."""
+        labels = values.cast(pl.String)
+        distinct = labels.drop_nulls().unique().sort()
+        missing = distinct.filter(~distinct.is_in(nodes.implode()))
+        if len(missing):
+            raise not_leaves(values.name, missing.to_list())
+        return labels
+
+    checked = expr.map_batches(known, return_dtype=pl.String, is_elementwise=True)
     if level == 0:
-        hierarchy.generalize_ids(level)  # validates the level
-        return expr.cast(pl.String)
-    m = hierarchy.level_map(level)
-    code = expr.cast(pl.String).cast(pl.Enum(m["label"])).to_physical()
+        return checked
+    code = checked.cast(pl.Enum(nodes)).to_physical()
     name = expr.meta.output_name(raise_if_undetermined=False)
     out = pl.lit(m["value"]).gather(code)
     return out if name is None else out.alias(name)

@@ -5,6 +5,9 @@ Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 from __future__ import annotations
 
 import codecs
+import json
+import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,11 +22,14 @@ __all__ = [
     "CSV_SUFFIXES",
     "DTYPES",
     "cast_columns",
+    "RAGGED",
+    "check_fields",
     "check_utf8",
     "html_path",
     "parquet_parts",
     "report_path",
     "scan_input",
+    "scanned_files",
 ]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
@@ -99,6 +105,7 @@ def scan_input(
                 lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
+        check_fields(path, separator, len(names), what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
             if len(columns) != len(names):
@@ -158,6 +165,101 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
                 f"(first: {preview(list(bad[f'v_{column}']))}); fix them or choose another type"
             )
     return lf.with_columns(**cast)
+
+
+def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
+    """Every file a LazyFrame's plan scans (Parquet, CSV, IPC, ... anywhere in the query, joins included), in plan
+    order; none for a DataFrame or a plan over rows in memory. A writer protects them from its outputs
+    (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data.
+
+    >>> import tempfile
+    >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
+    >>> pl.DataFrame({"age": [31, 33]}).write_parquet(path)
+    >>> scanned_files(pl.scan_parquet(path).filter(pl.col("age") > 32)) == [path]
+    True
+    >>> scanned_files(pl.LazyFrame({"age": [31]}))
+    []
+    """
+    if not isinstance(lf, pl.LazyFrame):
+        return []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
+            plan = json.loads(lf.serialize(format="json"))
+    except pl.exceptions.PolarsError:  # a plan Polars cannot serialize (a Python function it cannot pickle): the
+        # files its printed plan names (the first of each scan when it abbreviates a long list)
+        printed = lf.explain(optimized=False)
+        scans = re.findall(r"SCAN \[(.*?)(?:, \.\.\. \d+ other sources?)?\]$", printed, re.M)
+        return list(dict.fromkeys(p for listed in scans for p in listed.split(", ")))
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            scan = node.get("Scan")
+            if isinstance(scan, dict):
+                paths = (scan.get("sources") or {}).get("Paths") or []
+                found.extend(p["inner"] if isinstance(p, dict) else str(p) for p in paths)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(plan)
+    return list(dict.fromkeys(found))
+
+
+RAGGED = "a row has another number of fields than the header: quote the fields that hold the separator"
+"""The hint of every refusal of a CSV row with more or fewer fields than its header (Polars, DuckDB, Spark)."""
+
+
+def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "input") -> None:
+    """Refuse a CSV file with a line of more or fewer fields than `n_fields` (its header's), naming the first.
+
+    Polars reads a short row as nulls, and a long one fails only when every column is read: a command that reads
+    some columns (``risk``, ``check``) would answer where another refuses, and DuckDB refuses both. One streaming
+    pass over the lines: a field in quotes may hold the separator; a file with a field that holds a line break
+    (a line with an odd number of quotes) is left to the CSV reader.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text('age,sex,zip\\n31,"F,x",02139\\n33,M\\n')
+    >>> check_fields(path, ",", 3)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: line 3 has 2 fields, the header 3; a row
+    has another number of fields than the header: quote the fields that hold the separator
+    """
+    line = pl.col("line").str.strip_suffix("\r")
+    unquoted = pl.when(line.str.contains('"', literal=True)).then(line.str.replace_all('"[^"]*"', "")).otherwise(line)
+    lines = pl.scan_csv(
+        path,
+        has_header=False,
+        separator="\x00",
+        quote_char=None,
+        schema={"line": pl.String},
+        truncate_ragged_lines=True,
+    ).with_row_index("number", offset=1)
+    found = (
+        lines.filter(line.fill_null("") != "")
+        .select(
+            pl.col("number"),
+            (unquoted.str.count_matches(separator, literal=True) + 1).alias("fields"),
+            (line.str.count_matches('"', literal=True) % 2 == 1).alias("open"),
+        )
+        .select(
+            pl.col("open").any().alias("open"),
+            pl.col("number").filter(pl.col("fields") != n_fields).first().alias("number"),
+            pl.col("fields").filter(pl.col("fields") != n_fields).first().alias("fields"),
+        )
+        .collect(engine="streaming")  # materializes: one row
+    )
+    if found["open"].item() or found["number"].item() is None:
+        return
+    raise InputError(
+        f"cannot read {what} {str(path)!r} as CSV: line {found['number'].item()} has {found['fields'].item()} fields, "
+        f"the header {n_fields}; {RAGGED}"
+    )
 
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:

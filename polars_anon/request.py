@@ -107,14 +107,19 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
 
 
 def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
-    """Refuse a quasi-identifier whose values are not single values (lists, arrays, structs, objects) or are bytes:
-    none has a label to generalize or to find in a hierarchy."""
+    """Refuse a quasi-identifier whose values are not single values (lists, arrays, structs, objects), are bytes or
+    are durations: none has a label to generalize or to find in a hierarchy."""
     for q in qids:
         dtype = schema[q]
         if dtype.is_nested() or isinstance(dtype, (pl.Binary, pl.Object)):
             raise InvalidParameterError(
                 f"qid {q!r} has dtype {dtype}, which cannot be generalized; a quasi-identifier holds strings, "
                 "numbers, booleans, dates or categoricals: cast it (or unnest it into such columns) or leave it out"
+            )
+        if isinstance(dtype, pl.Duration):  # no text label: Polars cannot cast it to String, DuckDB hands an interval
+            raise InvalidParameterError(
+                f"qid {q!r} has dtype {dtype}, which has no label to generalize; cast it to a number first "
+                f"(pl.col({q!r}).dt.total_seconds(), or another unit), or leave it out"
             )
 
 

@@ -105,10 +105,36 @@ class Axis:
 
 
 def _as_numbers(labels: Sequence[str]) -> np.ndarray | None:
+    """The labels as numbers; or, when every one reads as a date, a date-time or a time of day (the text Polars
+    and the engines give a Date, Datetime or Time qid, or an ISO date in a String column), as the instants they
+    name: days for dates, microseconds for the others (a time zone's offset applied); None otherwise.
+
+    >>> _as_numbers(["10", "9.5"]).tolist(), _as_numbers(["2020-01-02", "1970-01-01"]).tolist()
+    ([10.0, 9.5], [18263.0, 0.0])
+    >>> _as_numbers(["2020-01-01 00:30:00.000000+01:00", "2019-12-31 23:00:00.000000+00:00"]).tolist()
+    [1577835000000000.0, 1577833200000000.0]
+    >>> _as_numbers(["2020-01-02", "soon"]) is None
+    True
+    """
     try:
         return np.array([float(v) for v in labels], dtype=np.float64)
     except ValueError:
-        return None
+        pass
+    text = pl.Series(list(labels), dtype=pl.String)
+    for parse in _TEMPORAL:
+        read = parse(text)
+        if read.null_count() == 0:
+            return read.to_numpy().astype(np.float64)
+    return None
+
+
+_TEMPORAL: tuple[Callable[[pl.Series], pl.Series], ...] = (
+    lambda t: t.str.to_date("%Y-%m-%d", strict=False).cast(pl.Int32),
+    lambda t: t.str.to_datetime("%Y-%m-%d %H:%M:%S%.f", time_unit="us", strict=False).dt.epoch("us"),
+    lambda t: t.str.to_datetime("%Y-%m-%d %H:%M:%S%.f%z", time_unit="us", strict=False).dt.epoch("us"),
+    lambda t: t.str.to_time("%H:%M:%S%.f", strict=False).cast(pl.Int64) // 1000,
+)
+"""How a Date, a Datetime (naive, or with its offset) and a Time are written as labels, read back as numbers."""
 
 
 def axes(

@@ -139,6 +139,11 @@ class Engine(Protocol):
         """The engine's table for `data`: its own table, or a Polars frame handed over."""
         ...
 
+    def sources(self, data: object) -> list[str]:
+        """The files `data` (as given to :meth:`table`) reads, as far as the engine can tell (none for rows in
+        memory): a writer never replaces them (:meth:`polars_anon.outputs.Outputs.protect`)."""
+        ...
+
     def schema(self, table: Any) -> pl.Schema:
         """The table's columns as Polars types (no row is read)."""
         ...

@@ -13,6 +13,7 @@ parameters and seed write the same bytes.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -29,7 +30,7 @@ from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
-from polars_anon.io import parquet_parts
+from polars_anon.io import parquet_parts, scanned_files
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
@@ -37,6 +38,24 @@ from polars_anon.request import Request
 from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
 
 __all__ = ["MEMORY_LIMIT", "DuckDBEngine", "memory_size"]
+
+
+def _named_files(node: object, within: bool = False) -> list[str]:
+    """The strings a parsed query (DuckDB's ``json_serialize_sql``) passes to its table functions (`within`: inside
+    one), and the tables it names that are files (a replacement scan: ``FROM 'x.parquet'``)."""
+    if isinstance(node, list):
+        return [f for value in node for f in _named_files(value, within)]
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "BASE_TABLE" and isinstance(node.get("table_name"), str):
+        name = node["table_name"]
+        return [name] if "." in name or "/" in name else []
+    literal = node.get("literal")
+    if within and isinstance(literal, dict) and literal.get("kind") == "STRING":
+        return [str(literal.get("text"))]
+    inside = within or node.get("type") == "TABLE_FUNCTION"
+    return [f for value in node.values() for f in _named_files(value, inside)]
+
 
 MEMORY_LIMIT = "1GB"
 """DuckDB's memory limit on a connection of its own (a job's): what goes beyond spills to a temporary folder.
@@ -122,13 +141,35 @@ class DuckDBEngine:
             f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}"
         )
 
+    def sources(self, data: object) -> list[str]:
+        """The files of a scanned LazyFrame, or those a relation's query names (a table function's string
+        arguments, such as ``read_parquet('x.parquet')``, and a file named as a table, ``FROM 'x.parquet'``)."""
+        if isinstance(data, pl.LazyFrame):
+            return scanned_files(data)
+        if not isinstance(data, duckdb.DuckDBPyRelation):
+            return []
+        try:
+            rows = self.con.execute("SELECT json_serialize_sql(?::VARCHAR)", [data.sql_query()]).fetchall()
+        except duckdb.Error:  # a relation over a Python object has no query text to parse: it reads no file
+            return []
+        return list(dict.fromkeys(_named_files([json.loads(row[0]) for row in rows])))
+
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it)."""
         return self.con.read_parquet([str(p) for p in parquet_parts(path)] if Path(path).is_dir() else str(path))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
+        """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a
+        quasi-identifier of that type is refused by the request, as on Polars)."""
+        intervals = {c for c, t in zip(table.columns, table.types) if str(t) == "INTERVAL"}
+        empty = table.limit(0)
+        if intervals:
+            empty = empty.project(
+                ", ".join(f"NULL::BIGINT AS {_q(c)}" if c in intervals else _q(c) for c in table.columns)
+            )
         with interruptible(self.con.interrupt):
-            return table.limit(0).pl().schema
+            schema = empty.pl().schema
+        return pl.Schema({c: pl.Duration("us") if c in intervals else t for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"

@@ -18,6 +18,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import as_lazy
 from polars_anon.anonymize import aggregate_rows, prepare
+from polars_anon.io import scanned_files
 from polars_anon.outputs import ROW_GROUP
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
 from polars_anon.privacy.differential import sample_frame
@@ -49,6 +50,9 @@ class PolarsEngine:
 
     def table(self, data: object) -> pl.LazyFrame:
         return as_lazy(data)
+
+    def sources(self, data: object) -> list[str]:
+        return scanned_files(data) if isinstance(data, pl.LazyFrame) else []
 
     def schema(self, table: pl.LazyFrame) -> pl.Schema:
         return table.collect_schema()

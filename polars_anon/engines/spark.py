@@ -26,7 +26,8 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
-from polars_anon.locations import URI, is_uri
+from polars_anon.io import scanned_files
+from polars_anon.locations import URI, is_uri, local_path
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import spark_identifier
@@ -383,6 +384,19 @@ class SparkEngine:
         raise InvalidParameterError(
             f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
         )
+
+    def sources(self, data: object) -> list[str]:
+        """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or those a Spark DataFrame
+        reads (its ``inputFiles()``: a local ``file://`` one as its path)."""
+        if isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq"))):
+            return [str(data)]
+        if isinstance(data, pl.LazyFrame):
+            return scanned_files(data)
+        frame: Any = data
+        if isinstance(frame, _pyspark().DataFrame):
+            files = [str(f) for f in frame.inputFiles()]
+            return [str(local_path(f)) if f.lower().startswith("file:") else f for f in files]
+        return []
 
     def read_parquet(self, path: str | Path, *more: str | Path) -> Any:
         """Spark's Parquet reader on `paths`: a URI as written, a local path made absolute (Spark resolves a

@@ -43,7 +43,7 @@ from polars_anon.io import CSV_SUFFIXES
 from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.request import Request
 from polars_anon.sdc.job import SdcSpec
-from polars_anon.sdc.measures import Measures
+from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
@@ -549,7 +549,8 @@ def consult_job(engine: str, source: str, given: Mapping[str, Any]) -> None:
 @dataclass(frozen=True)
 class SdcMeasureRefusal:
     """One row of the SDC figures' table: the figures `spec` asks are refused on `engine` when `when(spec)`; asked by
-    the job's ``[sdc]`` table and by every ``sdc_risk`` (:func:`consult_sdc_measures`)."""
+    the job's ``[sdc]`` table, by every ``sdc_risk`` and by :func:`~polars_anon.sdc.measures.measure_sql` itself
+    (:func:`consult_sdc_measures`)."""
 
     engine: str
     when: Callable[[Measures], bool]

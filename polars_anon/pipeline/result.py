@@ -149,6 +149,9 @@ class Anonymized:
     engine: Engine = field(default=POLARS)
     tmap: TupleMap | None = None
     """The map the table publishes (encodings are planned from it); None on a planner's route."""
+    reads: tuple[str, ...] = ()
+    """The files the input rows were read from (:meth:`~polars_anon.engines.Engine.sources`): :meth:`sink_parquet`
+    refuses to write onto them, even with ``overwrite``."""
     report: Report = field(init=False)
     """The report (a read-only dict), built from every fact known so far."""
 
@@ -285,10 +288,11 @@ class Anonymized:
         ``<stem>.report.json``, or the path given as `report`; False skips it) and,
         unless `report_html` is False, its HTML page (``<stem>.report.html``, beside
         the JSON). An existing output is refused unless `overwrite`; on any failure or
-        interrupt nothing new remains and nothing that existed is touched. Returns the report.
+        interrupt nothing new remains and nothing that existed is touched; a file the input was read from is
+        never replaced (refused, even with `overwrite`). Returns the report.
         """
         path = self.check_target(path)
-        with Outputs(overwrite=overwrite) as out:
+        with Outputs(overwrite=overwrite, reads=self.reads) as out:
             target = report_path(path) if report is True else (self.location(report) if report else None)
             html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):

@@ -247,7 +247,13 @@ def _phases(start: float, marks: dict[str, float]) -> dict[str, float]:
 
 
 def _planner_route(
-    engine: SQLEngine, table: Any, request: Request, schema: pl.Schema, start: float, capability: Capability
+    engine: SQLEngine,
+    table: Any,
+    request: Request,
+    schema: pl.Schema,
+    start: float,
+    capability: Capability,
+    reads: Sequence[str] = (),
 ) -> Anonymized:
     """The method inside the engine: its plan, checked and reported as the driver route's; the engine's map joined."""
     capability.refuse_planner()
@@ -292,7 +298,7 @@ def _planner_route(
     planned = Planned(plan, facts, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
-    return Anonymized(published, facts, Check(request, planned, None, engine), None, engine)
+    return Anonymized(published, facts, Check(request, planned, None, engine), None, engine, reads=tuple(reads))
 
 
 def run(
@@ -315,6 +321,7 @@ def run(
     """
     start = time.perf_counter() if start is None else start
     consult_session(engine)
+    reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
     table = engine.table(data)
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}
@@ -329,10 +336,10 @@ def run(
     if engine.name != "polars":
         sql_engine: SQLEngine = engine  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
         if capability.records:
-            return _planner_route(sql_engine, table, request, schema, start, capability)
+            return _planner_route(sql_engine, table, request, schema, start, capability, reads)
         probe = sql_engine.counts(table, list(request.qids), limit=capability.driver_tuples)
         if probe.height > capability.driver_tuples:
-            return _planner_route(sql_engine, table, request, schema, start, capability)
+            return _planner_route(sql_engine, table, request, schema, start, capability, reads)
     try:
         aggregated = aggregate(engine, table, request, counts=counts)
     except InfeasibleError as exc:
@@ -352,7 +359,7 @@ def run(
     published = engine.publish(table, aggregated, planned.plan.map, request)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
-    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map)
+    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads))
 
 
 def anonymize(

@@ -49,8 +49,8 @@ import polars as pl
 
 from polars_anon.errors import InvalidParameterError
 from polars_anon.options import describe, type_matches
-from polars_anon.sdc.measures import Measures
 from polars_anon.sdc.perturbation import NoiseMethod, add_noise, invariant_pram, pram, rank_swap, resolve_seed
+from polars_anon.sdc.spec import Measures
 
 __all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "parse_sdc"]
 

@@ -28,100 +28,26 @@ patterns brought to the driver. The wildcard reading of missing values is refuse
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns
+from polars_anon._validate import as_lazy, check_columns
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import Missing, bad_weights, check_alpha, check_weight_type, pattern_frequencies
-from polars_anon.sdc.modrisk import ModelMethod, cell_counts, fit_cells
-from polars_anon.sdc.risk import RiskMethod, benedetti_franconi, check_households, null_households
+from polars_anon.pipeline.capabilities import consult_sdc_measures
+from polars_anon.sdc.frequencies import bad_weights, check_weight_type, pattern_frequencies
+from polars_anon.sdc.modrisk import cell_counts, fit_cells
+from polars_anon.sdc.risk import benedetti_franconi, check_households, null_households
+from polars_anon.sdc.spec import Measures
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
 __all__ = ["VIOLATING_K", "Measures", "check_measure_columns", "measure", "measure_patterns", "measure_sql", "risk_sql"]
 
 VIOLATING_K = (2, 3, 5)
 """The k of the ``violating`` counts (sdcMicro's print of k-anonymity violations)."""
-
-
-@dataclass(frozen=True)
-class Measures:
-    """What to measure.
-
-    Attributes
-    ----------
-    keys
-        The categorical key variables (quasi-identifiers).
-    weight
-        Column of sampling weights (None: ``Fk = fk``, risk ``1/fk``).
-    household
-        Column of household ids: adds household risk.
-    method
-        Individual risk: ``"approx"`` (sdcMicro's default) or ``"exact"``.
-    missing, alpha
-        The reading of missing key values (:func:`polars_anon.sdc.frequencies.frequencies`).
-    suda2
-        Also run SUDA2 on the keys.
-    dis_fraction
-        SUDA2's sampling fraction for the DIS score.
-    model, interactions
-        Also the log-linear model risk (:func:`polars_anon.sdc.modrisk.model_risk`): the fit (``"default"``,
-        ``"CE"``, ``"PML"``, ``"weightedLLM"``, ``"IPF"``) and its two-way interactions.
-    """
-
-    keys: tuple[str, ...]
-    weight: str | None = None
-    household: str | None = None
-    method: RiskMethod = "approx"
-    missing: Missing = "category"
-    alpha: float = 1.0
-    suda2: bool = False
-    dis_fraction: float = 0.01
-    model: ModelMethod | None = None
-    interactions: tuple[tuple[str, str], ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.keys:
-            raise InvalidParameterError("sdc: keys must name at least one key variable, got []")
-        if len(set(self.keys)) != len(self.keys):
-            raise InvalidParameterError(f"sdc: keys name a column twice: {list(self.keys)}")
-        for name, value in (("weight", self.weight), ("household", self.household)):
-            if value is not None and value in self.keys:
-                raise InvalidParameterError(f"sdc: {name} column {value!r} is also a key; pass it once")
-        check_choice("sdc: method", self.method, get_args(RiskMethod))
-        check_choice("sdc: missing", self.missing, get_args(Missing))
-        check_alpha(self.alpha, "sdc: alpha")
-        if not 0 < self.dis_fraction <= 1:
-            raise InvalidParameterError(f"sdc: dis_fraction must lie in (0, 1], got {self.dis_fraction!r}")
-        if self.model is not None:
-            check_choice("sdc: model", self.model, get_args(ModelMethod))
-            if self.weight is None:
-                raise InvalidParameterError("sdc: model (log-linear model risk) needs a weight column")
-        elif self.interactions:
-            raise InvalidParameterError("sdc: interactions are terms of the log-linear model; give model too")
-
-    @property
-    def columns(self) -> list[str]:
-        """Every column the figures read."""
-        return [*self.keys, *(c for c in (self.weight, self.household) if c is not None)]
-
-    def describe(self) -> dict[str, Any]:
-        """The settings as the report shows them."""
-        return {
-            "keys": list(self.keys),
-            "weight": self.weight,
-            "household": self.household,
-            "method": self.method,
-            "missing": self.missing,
-            "alpha": float(self.alpha),
-            "suda2": self.suda2,
-            "model": self.model,
-            "interactions": [list(i) for i in self.interactions],
-        }
 
 
 def risk_sql(fk: str, big_fk: str) -> str:
@@ -145,11 +71,11 @@ def risk_sql(fk: str, big_fk: str) -> str:
 def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
     """SUDA2's figures: `scores` holds ``suda_score``, ``dis_suda_score`` and the record count ``n`` per pattern."""
     with_msu = scores.filter(pl.col("suda_score") > 0)
-    n = float(scores["n"].sum())
+    n = float(scores["n"].sum())  # exact sums (fsum, integers): the patterns' order varies between runs
     return {
         "records_with_msu": int(with_msu["n"].sum()),
         "max_dis_suda_score": float(scores["dis_suda_score"].max() or 0.0),  # type: ignore[arg-type]
-        "mean_dis_suda_score": float((scores["dis_suda_score"] * scores["n"]).sum()) / n if n else 0.0,
+        "mean_dis_suda_score": math.fsum((scores["dis_suda_score"] * scores["n"]).to_list()) / n if n else 0.0,
         "max_suda_score": float(scores["suda_score"].max() or 0.0),  # type: ignore[arg-type]
         "contributions": res.contributions,
         "msu_counts": {str(k): v for k, v in res.msu_counts.items()},
@@ -247,9 +173,9 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     approximate risk and household risk in the engine, the exact risk per distinct ``(fk, Fk)`` on the driver,
     SUDA2 on the distinct patterns brought to the driver (one helper per figure).
 
-    Its callers (the job, :func:`polars_anon.duckdb.sdc_risk`, :func:`polars_anon.spark.sdc_risk`) first ask the
-    capability table what the engine cannot compute
-    (:func:`~polars_anon.pipeline.capabilities.consult_sdc_measures`; that module imports this one)."""
+    First it refuses what the capability table says the engine cannot compute, before any data is read
+    (:func:`~polars_anon.pipeline.capabilities.consult_sdc_measures`, as its callers do: called directly too)."""
+    consult_sdc_measures(spec, engine.name)
     schema = _check_sql_columns(engine, table, spec)
     view = engine.view(table)
     keys = ", ".join(engine.quote(k) for k in spec.keys)

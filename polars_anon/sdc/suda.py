@@ -311,16 +311,18 @@ def _scores(
             contrib[is_msu, j] += weights[k]
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(score[:, None] > 0, contrib / score[:, None], 0.0)
-    total = score.sum()
+    # exactly rounded sums (math.fsum): the patterns come in a group-by's order, which varies between runs, and a
+    # float sum in another order differed in its last digits (the report's bytes with them)
+    total = math.fsum(score.tolist())
     contributions = {
-        v: (100.0 * float((share[:, j] * score).sum() / total) if total else 0.0) for j, v in enumerate(keys)
+        v: (100.0 * math.fsum((share[:, j] * score).tolist()) / total if total else 0.0) for j, v in enumerate(keys)
     }
     q = 1.0 + (8.0 - m) / 20.0
     dis = np.zeros_like(score)
     pos = score > 0
     if pos.any():
         big_dis = n_unique * dis_fraction / (n_unique * dis_fraction + n_pair_records * (1.0 - dis_fraction))
-        adj = float(np.sum(score[pos] ** -q))
+        adj = math.fsum((score[pos] ** -q).tolist())
         dis[pos] = 1.0 / (1.0 + (n_unique / big_dis - n_unique) / (score[pos] ** q * adj))
     full_score = np.zeros(n.size)
     full_dis = np.zeros(n.size)

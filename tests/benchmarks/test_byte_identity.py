@@ -21,3 +21,21 @@ def test_differences_by_hand() -> None:
         '/a/mdav/duckdb: gone (was {"refused": "InvalidParameterError: no"})',
     ]
     assert bi.differences(before, before) == ([], [])
+
+
+def test_seeded_sdc_runs_are_recorded() -> None:
+    """The record pins seeded [sdc] steps (PRAM, noise, rank swap under one seed) on Polars and DuckDB, and the
+    job file takes them as written (no data is read)."""
+    from polars_anon.sdc.job import parse_sdc
+
+    bi = script("byte_identity")
+    data = {
+        name: {"input": f"{name}.parquet", "k": 2, "qids": {"zip": {"hierarchy": "suppress"}}}
+        for name in ("adult", "register")
+    }
+    todo = bi.runs(data)
+    for engine in ("polars", "duckdb"):
+        sdc = todo[f"register/fulldomain-sdc/{engine}"]["sdc"]
+        spec = parse_sdc(sdc, ["zip"])
+        assert spec.seed is not None and {s.step for s in spec.steps} == {"pram", "noise", "rank_swap"}
+        assert "protect" not in todo[f"register/fulldomain-sdc-figures/{engine}"]["sdc"]

@@ -14,6 +14,7 @@ import pytest
 import polars_anon as pa
 import polars_anon.duckdb as pad
 import polars_anon.spark as pas
+from polars_anon.engines.spark import SparkEngine
 from polars_anon.pipeline.result import Anonymized
 from tests.reliability.snapshot import unchanged
 
@@ -190,3 +191,14 @@ def test_spark_check_groups_once_and_agrees_with_polars(spark: Any, monkeypatch:
     assert len(collected) == 1
     for key in ("n_rows", "n_classes", "min_class_size", "privacy", "attribute_disclosure", "risk"):
         assert result.report[key] == polars.report[key], key
+
+
+def test_spark_sources_are_the_files_read(spark: Any, tmp_path: Path) -> None:
+    """What a Spark result never writes onto: the Parquet a DataFrame reads (``inputFiles``, a local ``file:`` URI
+    as its path), a path given as the table, the files a LazyFrame scans; none for rows in memory."""
+    path = tmp_path / "t.parquet"
+    T.write_parquet(path)
+    engine = SparkEngine(spark)
+    assert engine.sources(spark.read.parquet(str(path))) == [str(path)]
+    assert engine.sources(str(path)) == engine.sources(pl.scan_parquet(path)) == [str(path)]
+    assert engine.sources(T) == []

@@ -11,6 +11,7 @@ import pytest
 import polars_anon as pa
 from polars_anon import cli
 from polars_anon.demo import voter_register
+from polars_anon.job import Job
 from tests.conftest import ADULT_QIDS
 
 QIDS4 = ADULT_QIDS[:4]
@@ -84,6 +85,39 @@ def test_encode_with_a_job_builds_the_hierarchies_from_the_jobs_input(
     hand = {"age": pa.Hierarchy.intervals(ages, [10, 20]), "city": pa.Hierarchy.suppression(["Bergen", "Oslo"])}
     expected = pa.encode(pl.scan_parquet(tmp_path / "out.parquet"), hand, "fillparent").collect()
     assert pl.read_parquet(tmp_path / "out.fillparent.parquet").equals(expected)
+
+
+def test_each_command_reads_its_job_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The job file is read and parsed once per command (``encode --job`` read it twice: once for the files it
+    reads, once for its hierarchies; so did ``metrics``, ``risk`` and ``check`` with ``--job``, and ``explore``)."""
+    pl.DataFrame({"age": [23, 27, 31, 35] * 2, "city": ["Oslo", "Bergen"] * 4}).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\n'
+        '[qids.age]\nhierarchy = { intervals = [10, 20] }\n[qids.city]\nhierarchy = "suppress"\n'
+    )
+    out = str(tmp_path / "out.parquet")
+    pl.read_parquet(tmp_path / "in.parquet").cast(pl.String).write_parquet(out)  # published at level 0
+    loads: list[str] = []
+    load = Job.load.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Job], path: str | Path, **flags: object) -> Job:
+        loads.append(str(path))
+        return load(cls, path, **flags)
+
+    monkeypatch.setattr(Job, "load", classmethod(counted))
+    commands = [
+        ["encode", out, "--encoding", "fillparent", "--job", str(job)],
+        ["metrics", str(tmp_path / "in.parquet"), out, "--job", str(job)],
+        ["risk", out, "--qids", "age,city", "--job", str(job)],
+        ["check", out, "--qids", "age,city", "--k", "2", "--job", str(job)],
+    ]
+    for argv in commands:
+        loads.clear()
+        assert cli.main(argv) == 0, capsys.readouterr().err
+        assert loads == [str(job)], argv[0]
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -136,6 +137,29 @@ def test_numeric_order_not_alphabetical() -> None:
     df = pl.DataFrame({"age": [10, 9, 11, 8]})
     out = pa.anonymize(df, qids=["age"], hierarchies={}, k=2, method="mondrian").collect()
     assert out["age"].to_list() == ["[10-11]", "[8-9]", "[10-11]", "[8-9]"]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_date_qid_is_ordered_and_published_as_ranges(engine: str) -> None:
+    """A Date qid without hierarchy is an ordered axis, as a number is: sorted 01-15 < 03-01 < 12-31 < 2021-07-04,
+    the lower median is 2020-03-01 and x <= it keeps 2 | 2; each class publishes its range (was: sets of dates)."""
+    days = [dt.date(2020, 3, 1), dt.date(2020, 1, 15), dt.date(2021, 7, 4), dt.date(2020, 12, 31)]
+    out = pa.anonymize(pl.DataFrame({"d": days}), qids=["d"], hierarchies={}, k=2, method="mondrian", engine=engine)
+    low, high = "[2020-01-15-2020-03-01]", "[2020-12-31-2021-07-04]"
+    assert out.collect()["d"].to_list() == [low, low, high, high]
+
+
+def test_datetime_qid_is_ordered_by_instant() -> None:
+    """Paris at the 2020 fall-back: 02:05+02 (00:05 UTC) < 02:25+02 (00:25) < 02:15+01 (01:15) < 02:35+01 (01:35).
+    In time the halves are {02:05, 02:25} | {02:15, 02:35}; the labels' alphabetical order would pair 02:05 with
+    02:15."""
+    utc = [dt.datetime(2020, 10, 25, 0, 5), dt.datetime(2020, 10, 25, 1, 15)]
+    utc += [dt.datetime(2020, 10, 25, 0, 25), dt.datetime(2020, 10, 25, 1, 35)]
+    t = pl.Series("t", utc).dt.replace_time_zone("UTC").dt.convert_time_zone("Europe/Paris")
+    out = pa.anonymize(pl.DataFrame({"t": t}), qids=["t"], hierarchies={}, k=2, method="mondrian").collect()
+    first = "[2020-10-25 02:05:00.000000+02:00-2020-10-25 02:25:00.000000+02:00]"
+    second = "[2020-10-25 02:15:00.000000+01:00-2020-10-25 02:35:00.000000+01:00]"
+    assert out["t"].to_list() == [first, second, first, second]
 
 
 def test_explicit_and_random_order() -> None:

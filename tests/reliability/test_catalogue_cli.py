@@ -152,6 +152,10 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
                                  "{w}/nope.parquet", "--model",
                                  '{model = "t-closeness", attribute = "party", t = 0.5}'],
      ("reference", "nope.parquet", "does not exist")),
+    *((f"{command}-csv-row-with-{kind}-fields", [command, "{w}/" + f"{kind}.csv", "--qids", "age,sex", *more],
+       (f"{kind}.csv' as CSV", f"line 4 has {n} fields, the header 4", "number of fields than the header"))
+      for kind, n in (("fewer", 2), ("more", 5))
+      for command, more in (("risk", []), ("check", ["--k", "1"]))),
     ("check-reference-unread", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--reference",
                                 "{w}/t.csv"], ("--reference", "t.csv", "t-closeness")),
 ]  # a table: one case an entry, as the columns above  # fmt: skip
@@ -166,6 +170,8 @@ def work(tmp_path: Path) -> Path:
     T.write_csv(w / "t.csv")
     (w / "bad.csv").write_bytes(b"age,sex\n31,F\n33,\xe9\n")
     (w / "notes.parquet").write_text("not parquet at all")
+    (w / "fewer.csv").write_text('id,age,sex,party\n0,31,F,a\n1,33,"M,x",b\n2,38\n')  # last row short
+    (w / "more.csv").write_text('id,age,sex,party\n0,31,F,a\n1,33,"M,x",b\n2,38,F,c,extra\n')
     (w / "broken.toml").write_text("k = \n")
     (w / "job.toml").write_text(
         'input = "t.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n'

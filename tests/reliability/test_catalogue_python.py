@@ -11,11 +11,13 @@ late, or not at all, changes the folder and fails the case.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 import polars as pl
 import pytest
@@ -97,6 +99,23 @@ ANONYMIZE = [
             ("binary", pl.Series("sex", [b"F", b"M"] * 6)),
         ]
         for method, hs in [("fulldomain", H), ("mondrian", {})]
+    ),
+    *(
+        _c(
+            f"qid-of-dtype-duration-{engine}",
+            anon(
+                data=T.with_columns(sex=pl.duration(hours=pl.col("age"))),
+                engine=engine,
+                qids=["age", "sex"],
+                hierarchies={},
+                method="mondrian",
+            ),
+            IPE,
+            "qid 'sex'",
+            "dtype Duration",
+            "cast it to a number",
+        )
+        for engine in ("polars", "duckdb")
     ),
     _c(
         "hierarchy-not-a-Hierarchy",
@@ -246,6 +265,21 @@ def _sink(path: str, **kw: Any) -> Callable[[Path], object]:
     return lambda out: _anonymize().sink_parquet(out / path, **kw)
 
 
+def _onto_input(engine: str, relation: bool = False, udf: bool = False) -> Callable[[Path], object]:
+    """Anonymize the folder's existing file as scanned (Polars) or read by DuckDB, and write onto it (`udf`: through
+    a Python function Polars cannot pickle, so its plan cannot be serialized)."""
+
+    def call(out: Path) -> object:
+        source = str(out / EXISTING)
+        data = duckdb.read_parquet(source) if relation else pl.scan_parquet(source).filter(pl.col("age") > 0)
+        if udf:
+            lock = threading.Lock()
+            data = data.with_columns(pl.col("party").map_batches(lambda s: (lock, s)[1], return_dtype=pl.String))
+        return _anonymize(data, engine=engine).sink_parquet(source, overwrite=True)
+
+    return call
+
+
 def _report_exists(out: Path) -> object:
     (out / EXISTING).rename(out / "anon.report.json")  # the report target exists (the table does not)
     try:
@@ -268,6 +302,10 @@ SINK = [
         "anon.parquet",
         "named twice",
     ),
+    _c("sink-onto-its-input", _onto_input("polars"), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-input-duckdb", _onto_input("duckdb"), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-input-unpicklable", _onto_input("polars", udf=True), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-relation", _onto_input("duckdb", relation=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-overwrite-not-bool", _sink("anon.parquet", overwrite="no"), IPE, "overwrite", "'no'"),
     _c(
         "sink-not-k-anonymous",
@@ -368,6 +406,13 @@ ENCODE = [
         EXISTING,
     ),
     _c(
+        "write-encoded-onto-its-input",
+        lambda out: pa.write_encoded(pl.scan_parquet(out / EXISTING), H, out / EXISTING, "fillparent", overwrite=True),
+        IPE,
+        EXISTING,
+        "is an input of this run",
+    ),
+    _c(
         "write-encoded-csv-name",
         lambda out: pa.write_encoded(PUB, H, out / "e.csv", "fillparent"),
         IPE,
@@ -458,6 +503,22 @@ NAMESPACE = [
         IPE,
         "level",
         "'1'",
+    ),
+    _c(
+        "expr-anon-generalize-value-not-a-node",
+        lambda out: EMU.select(pl.col("age").anon.generalize(H["age"], 1)),
+        VNH,
+        "column 'age'",
+        "['99']",
+        "not leaves of its hierarchy",
+    ),
+    _c(
+        "expr-anon-generalize-level-0-value-not-a-node",
+        lambda out: EMU.lazy().select(pl.col("age").anon.generalize(H["age"], 0)).collect(engine="streaming"),
+        VNH,
+        "column 'age'",
+        "['99']",
+        "not leaves of its hierarchy",
     ),
     _c(
         "expr-anon-generalize-not-a-Hierarchy",

@@ -330,18 +330,21 @@ def test_protection_steps_apply_in_order_and_are_seeded() -> None:
 )
 def test_sdc_figure_refusals_are_the_capability_tables_on_every_sql_entry(asked: dict, words: str) -> None:
     """review4 finding 8: DuckDB's and Spark's sdc_risk refuse with the capability table's one text (the job's,
-    consult_sdc_measures), before any data is read (Spark's frame is never touched)."""
+    consult_sdc_measures), before any data is read (Spark's frame is never touched); so does measure_sql called
+    directly (it answered, household risk approximated, where the table refuses)."""
     from polars_anon import spark as pas
     from polars_anon.pipeline.capabilities import consult_sdc_measures
 
     con = duckdb.connect()
     con.register("people", PEOPLE.to_arrow())
     spec = Measures(keys=tuple(KEYS), **asked)
+    sql_engine = DuckDBEngine(con)
     calls = {
         "duckdb": [
             lambda: pa_duckdb.sdc_risk("people", KEYS, connection=con, **asked),
             lambda: consult_sdc_measures(spec, "duckdb"),
-        ],
+            lambda: measure_sql(sql_engine, sql_engine.table("people"), spec),
+        ],  # called directly: the same row
         "spark": [lambda: pas.sdc_risk(object(), KEYS, **asked), lambda: consult_sdc_measures(spec, "spark")],
     }
     for engine, entries in calls.items():
