@@ -182,15 +182,15 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     if not isinstance(lf, pl.LazyFrame):
         return []
+    printed = lf.explain(optimized=False)
+    if "DF [" in printed:  # rows in memory: the serialized plan would hold them (44 s for 3M register rows)
+        return _printed_scans(printed)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
             plan = json.loads(lf.serialize(format="json"))
-    except pl.exceptions.PolarsError:  # a plan Polars cannot serialize (a Python function it cannot pickle): the
-        # files its printed plan names (the first of each scan when it abbreviates a long list)
-        printed = lf.explain(optimized=False)
-        scans = re.findall(r"SCAN \[(.*?)(?:, \.\.\. \d+ other sources?)?\]$", printed, re.M)
-        return list(dict.fromkeys(p for listed in scans for p in listed.split(", ")))
+    except pl.exceptions.PolarsError:  # a plan Polars cannot serialize (a Python function it cannot pickle)
+        return _printed_scans(printed)
     found: list[str] = []
 
     def walk(node: object) -> None:
@@ -207,6 +207,13 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
 
     walk(plan)
     return list(dict.fromkeys(found))
+
+
+def _printed_scans(printed: str) -> list[str]:
+    """The files a printed plan's scans name: every one, except where Polars abbreviates a scan's list (``..., N
+    other sources``: its first file only) or a file's name holds ", " (split there)."""
+    scans = re.findall(r"SCAN \[(.*?)(?:, \.\.\. \d+ other sources?)?\]$", printed, re.M)
+    return list(dict.fromkeys(p for listed in scans for p in listed.split(", ")))
 
 
 RAGGED = "a row has another number of fields than the header: quote the fields that hold the separator"
