@@ -218,11 +218,6 @@ def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
             )
         if model.sensitive_attribute is not None:
             check_columns_in(columns, [model.sensitive_attribute], f"{model.name}: attribute")
-        if model.needs_population_table and method.name not in FULL_DOMAIN_METHODS:
-            raise InvalidParameterError(
-                f"{model.describe()} compares classes with a population table, which needs a method that generalizes "
-                f"every population record the same way: {list(FULL_DOMAIN_METHODS)}, got method {method.name!r}"
-            )
     return list(privacy)
 
 

@@ -647,12 +647,6 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     axis_list = axes(present, task.hierarchies, options.order, task.seed)  # type: ignore[arg-type]
     coords = coordinates(agg, qids, axis_list)
     modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
-    if options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in task.constraints.models):
-        raise InvalidParameterError(
-            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each "
-            "side are not known "
-            "from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute"
-        )
     count_dims = [j for j, p in enumerate(modes) if p == "set"]
     segments, rounds = partition(coords, task.k, options.mode, count_dims, task.constraints)
     labels = class_labels(segments, coords, qids, axis_list, task.hierarchies, modes)

@@ -41,7 +41,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import CSV_SUFFIXES
 from polars_anon.locations import URI, local_path, scheme_of
-from polars_anon.request import Request
+from polars_anon.request import FULL_DOMAIN_METHODS, Request
 from polars_anon.sdc.job import SdcSpec
 from polars_anon.sdc.measures import Measures
 from polars_anon.tuplemap import TupleMap
@@ -289,6 +289,28 @@ REFUSALS: tuple[Refusal, ...] = (
             f"method 'local_suppression' takes no privacy models (got {[m.name for m in r.privacy]}): a published "
             "missing value matches any category, so its records belong to several classes and no class holds their "
             "sensitive values; leave out privacy, or use a method that generalizes"
+        ),
+    ),
+    Refusal(
+        "*",
+        "*",
+        "any",
+        lambda r: r.method.name not in FULL_DOMAIN_METHODS and any(m.needs_population_table for m in r.privacy),
+        lambda r: (
+            f"{next(m for m in r.privacy if m.needs_population_table).describe()} compares classes with a population "
+            "table, which needs a method that generalizes every population record the same way: "
+            f"{list(FULL_DOMAIN_METHODS)}, got method {r.method.name!r}"
+        ),
+    ),
+    Refusal(
+        "mondrian",
+        "*",
+        "any",
+        lambda r: r.options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in r.privacy),
+        lambda r: (
+            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each side are not "
+            "known from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute "
+            f"(got {[m.name for m in r.privacy if m.sensitive_attribute is not None]})"
         ),
     ),
     Refusal(

@@ -76,6 +76,33 @@ def test_the_planner_route_is_decided_before_the_data_and_refused_when_taken(
         capability.refuse_planner()
 
 
+def test_model_and_method_refusals_are_rows_of_the_table() -> None:
+    """A population-table model with a method that is not full-domain, and Mondrian relaxed with a model reading a
+    sensitive attribute, were refused in check_request and inside Mondrian (after the rows were read): both are rows
+    of the table now, consulted before any row is read (issue 31)."""
+    schema = pl.Schema({"sex": pl.String, "s": pl.String})
+    population = pl.DataFrame({"sex": ["F", "M", "F"]})
+    kmap = check_request(schema, hierarchies=SEX, k=2, method="greedy", privacy=[pa.KMap(2, population=population)])
+    with pytest.raises(
+        InvalidParameterError, match=r"k-map.* needs a method .*\['fulldomain', 'datafly'\], got method"
+    ):
+        consult(kmap, "polars")
+    for method in ("fulldomain", "datafly"):
+        consult(
+            check_request(schema, hierarchies=SEX, k=2, method=method, privacy=[pa.KMap(2, population=population)]),
+            "polars",
+        )
+    relaxed = check_request(
+        schema, hierarchies=SEX, k=2, method="mondrian", options={"mode": "relaxed"}, privacy=[pa.LDiversity("s", 2)]
+    )
+    for engine, limit in (("polars", None), ("duckdb", 100)):
+        with pytest.raises(InvalidParameterError, match=r"mondrian mode 'relaxed' splits .*\['l-diversity'\]"):
+            consult(relaxed, engine, limit)
+    rows = _unreadable().with_columns(pl.lit("x").alias("s"))
+    with pytest.raises(InvalidParameterError, match="mondrian mode 'relaxed' splits"):
+        pa.anonymize(rows, hierarchies=SEX, k=2, method="mondrian", mode="relaxed", privacy=[pa.LDiversity("s", 2)])
+
+
 def test_supported_routes_pass() -> None:
     for engine, method in [("duckdb", "mondrian"), ("spark", "mondrian"), ("spark", "greedy"), ("polars", "mdav")]:
         capability = consult(_request(method=method), engine)
