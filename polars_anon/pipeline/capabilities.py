@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import polars as pl
+
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -65,6 +67,8 @@ __all__ = [
     "consult_sdc",
     "consult_sdc_measures",
     "consult_session",
+    "consult_frame",
+    "FRAME_DTYPES",
     "input_format",
     "refuse_driver_tuples",
     "storage",
@@ -736,3 +740,33 @@ def consult_session(engine: object) -> None:
     why = SESSIONS.get((str(getattr(engine, "name", "")), str(getattr(engine, "session_kind", "classic"))))
     if why is not None:
         raise InvalidParameterError(why)
+
+
+FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    (engine, dtype): (
+        f"engine {engine!r} takes a Polars frame through Arrow, which has no {dtype.__name__}"
+        " (a 128-bit integer); cast the column (to Int64, Decimal or String) or use engine 'polars'"
+    )
+    for engine in ("duckdb", "spark")
+    for dtype in (pl.Int128, pl.UInt128)
+}
+"""The dtypes of a Polars frame an engine cannot be handed (engine, dtype -> why)."""
+
+
+def consult_frame(engine: str, data: object) -> None:
+    """Refuse a Polars frame whose column has a dtype `engine` cannot take (:data:`FRAME_DTYPES`), naming the column,
+    before any row is read (a LazyFrame's schema only is resolved).
+
+    >>> consult_frame("duckdb", pl.DataFrame({"id": pl.Series([1], dtype=pl.Int128)}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'id' has dtype Int128: engine 'duckdb' takes a Polars frame ...
+    >>> consult_frame("polars", pl.DataFrame({"id": pl.Series([1], dtype=pl.Int128)}))
+    """
+    if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        return
+    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
+    for name, dtype in schema.items():
+        why = FRAME_DTYPES.get((engine, type(dtype)))
+        if why is not None:
+            raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")

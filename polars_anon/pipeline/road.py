@@ -37,7 +37,7 @@ from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import K_ABOVE_ROWS
-from polars_anon.pipeline.capabilities import Capability, consult, consult_session
+from polars_anon.pipeline.capabilities import Capability, consult, consult_frame, consult_session
 from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -315,6 +315,7 @@ def run(
     """
     start = time.perf_counter() if start is None else start
     consult_session(engine)
+    consult_frame(engine.name, data)
     table = engine.table(data)
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}

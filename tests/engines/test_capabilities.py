@@ -13,7 +13,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.errors import InvalidParameterError
-from polars_anon.pipeline.capabilities import REFUSALS, consult
+from polars_anon.pipeline.capabilities import REFUSALS, consult, consult_frame
 from polars_anon.publish import publish
 from polars_anon.request import check_request
 from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
@@ -167,3 +167,15 @@ def test_spark_connect_refused_in_one_line_before_the_session_is_used() -> None:
         with pytest.raises(InvalidParameterError, match=why) as caught:
             call()
         assert "\n" not in str(caught.value)
+
+
+def test_a_128_bit_integer_column_is_refused_on_duckdb_and_spark_before_any_row_is_read() -> None:
+    """Arrow has no 128-bit integer: DuckDB crashed with a raw ArrowInvalid where Polars publishes the column
+    (review7 F7b); the table refuses the frame naming the column, from its schema alone."""
+    rows = _unreadable().with_columns(pl.lit(7, dtype=pl.Int128).alias("big"))
+    with pytest.raises(InvalidParameterError, match=r"column 'big' has dtype Int128: engine 'duckdb' takes"):
+        pa.anonymize(rows, hierarchies=SEX, k=2, insensitive="big", engine="duckdb")
+    with pytest.raises(InvalidParameterError, match=r"column 'u' has dtype UInt128: engine 'spark' takes"):
+        consult_frame("spark", pl.LazyFrame({"u": pl.Series([1], dtype=pl.UInt128)}))
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "big": pl.Series([1, 2, 3, 4], dtype=pl.Int128)})
+    assert pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="big").collect()["big"].to_list() == [1, 2, 3, 4]
