@@ -65,6 +65,7 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NullValueError, preview
 from polars_anon.generalize import class_ancestors
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import set_labels
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -588,12 +589,7 @@ def bounds_labels(
             ).collect()  # materializes: one row per class
             out.append(bounds.select(_PID).join(anc, on=_PID, how="left", maintain_order="left")[q].cast(pl.String))
             continue
-        sets = named.group_by(_PID, maintain_order=True).agg(member.str.join(","), pl.len().alias("__anon_n"))
-        out.append(
-            sets.select(
-                pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)
-            ).to_series()
-        )
+        out.append(set_labels(named, _PID, f"__anon_set{j}").alias(q))
     return pl.DataFrame(out)
 
 
