@@ -109,10 +109,12 @@ class DuckDBEngine:
                 ) from exc
             return data
         if isinstance(data, str):
-            try:
-                return self.con.table(data)
-            except duckdb.Error as exc:
-                raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from exc
+            for name in (data, _q(data)):  # a (qualified) name as DuckDB parses it, else the whole string as one name
+                try:
+                    return self.con.table(name)
+                except duckdb.Error as exc:
+                    error = exc
+            raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from error
         if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
             frame = (
                 data.collect() if isinstance(data, pl.LazyFrame) else data
