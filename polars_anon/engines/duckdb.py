@@ -57,6 +57,12 @@ class DuckDBEngine:
         self.con = connection if connection is not None else duckdb.default_connection()
         self.counts = GroupBys(self._counts)
 
+    @property
+    def time_zone(self) -> str:
+        """The session's time zone, in which DuckDB hands back a timestamp with time zone."""
+        with interruptible(self.con.interrupt):
+            return str(self.con.sql("SELECT current_setting('TimeZone')").fetchall()[0][0])
+
     @classmethod
     def own(cls, memory_limit: str = MEMORY_LIMIT) -> DuckDBEngine:
         """An engine on a connection of its own, within `memory_limit` (DuckDB's syntax), spilling to a temporary

@@ -31,10 +31,12 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
 
@@ -68,7 +70,9 @@ __all__ = [
     "consult_sdc_measures",
     "consult_session",
     "consult_frame",
+    "consult_zones",
     "FRAME_DTYPES",
+    "SESSION_ZONES",
     "input_format",
     "refuse_driver_tuples",
     "storage",
@@ -770,3 +774,52 @@ def consult_frame(engine: str, data: object) -> None:
         why = FRAME_DTYPES.get((engine, type(dtype)))
         if why is not None:
             raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+
+
+SESSION_ZONES: dict[str, str] = {
+    "duckdb": (
+        "DuckDB holds a timestamp with time zone as an instant and hands it back in its session's zone {session!r}, "
+        "so the qid's labels would be in that zone, not in the column's own as on engine 'polars'"
+    ),
+}
+"""The engines whose session relabels a time-zone-aware Datetime in its own zone (engine -> why)."""
+
+
+def _same_zone(zone: str, other: str | None) -> bool:
+    """Whether two time zones give every instant the same UTC offset (so the same labels): the same name, or aliases
+    such as 'UTC' and 'Etc/UTC' (offsets compared on the 1st and 15th of every month, 1900-2100)."""
+    if other is None or zone == other:
+        return zone == other
+    try:
+        a, b = ZoneInfo(zone), ZoneInfo(other)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    instants = [datetime(y, m, d, tzinfo=UTC) for y in range(1900, 2101) for m in range(1, 13) for d in (1, 15)]
+    return all(t.astimezone(a).utcoffset() == t.astimezone(b).utcoffset() for t in instants)
+
+
+def consult_zones(engine: str, session_zone: str | None, data: object, qids: Sequence[str]) -> None:
+    """Refuse a quasi-identifier of a Polars frame that is a Datetime in a time zone other than `engine`'s session
+    zone (:data:`SESSION_ZONES`), naming the column, before any row is read.
+
+    >>> zoned = pl.LazyFrame({"t": pl.Series([0], dtype=pl.Datetime("us", "Europe/Paris"))})
+    >>> consult_zones("duckdb", "UTC", zoned, ["t"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qid 't' is a Datetime in time zone 'Europe/Paris': DuckDB holds ...
+    >>> consult_zones("duckdb", "Europe/Paris", zoned, ["t"]), consult_zones("polars", None, zoned, ["t"])
+    (None, None)
+    """
+    why = SESSION_ZONES.get(engine)
+    if why is None or not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        return
+    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
+    for q in qids:
+        dtype = schema.get(q)
+        zone = getattr(dtype, "time_zone", None)
+        if zone is not None and not _same_zone(zone, session_zone):
+            raise InvalidParameterError(
+                f"qid {q!r} is a Datetime in time zone {zone!r}: {why.format(session=session_zone)}; convert it "
+                f"(pl.col({q!r}).dt.convert_time_zone({session_zone!r})), set the session's zone "
+                f"(con.execute(\"SET TimeZone = '{zone}'\")) or use engine 'polars'"
+            )

@@ -6,12 +6,15 @@ gets the table's refusal. Each refusal below is one row of the table, matched by
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
 import polars_anon as pa
+import polars_anon.duckdb as pad
 from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.capabilities import REFUSALS, consult, consult_frame
 from polars_anon.publish import publish
@@ -179,3 +182,25 @@ def test_a_128_bit_integer_column_is_refused_on_duckdb_and_spark_before_any_row_
         consult_frame("spark", pl.LazyFrame({"u": pl.Series([1], dtype=pl.UInt128)}))
     frame = pl.DataFrame({"sex": ["F", "M"] * 2, "big": pl.Series([1, 2, 3, 4], dtype=pl.Int128)})
     assert pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="big").collect()["big"].to_list() == [1, 2, 3, 4]
+
+
+def test_a_zoned_datetime_qid_is_labelled_in_its_own_zone_or_refused_on_duckdb() -> None:
+    """DuckDB hands a timestamp with time zone back in its session's zone: a 'Europe/Paris' qid was labelled
+    '...+00:00' on a UTC session and refused as not in its hierarchy (built from the column, '...+01:00'), while Polars
+    published it (review7 F5). The table refuses it unless the session's zone is the column's."""
+    times = [datetime.datetime(2020, 1, 1, 10 + i % 2) for i in range(4)]
+    q = pl.Series("q", times).dt.replace_time_zone("Europe/Paris")
+    frame = pl.DataFrame({"q": q, "id": range(4)})
+    H = {"q": pa.Hierarchy.suppression(q.unique())}
+    con = duckdb.connect()
+    con.sql("SET TimeZone = 'UTC'")
+    with pytest.raises(InvalidParameterError, match=r"qid 'q' is a Datetime in time zone 'Europe/Paris': DuckDB holds"):
+        pad.anonymize(frame, connection=con, hierarchies=H, k=2, insensitive="id")
+    con.sql("SET TimeZone = 'Europe/Paris'")
+    duck = pad.anonymize(frame, connection=con, hierarchies=H, k=2, insensitive="id").collect()
+    want = ["2020-01-01 10:00:00.000000+01:00", "2020-01-01 11:00:00.000000+01:00"] * 2  # level 0: each row's leaf
+    assert (
+        duck["q"].to_list()
+        == pa.anonymize(frame, hierarchies=H, k=2, insensitive="id").collect()["q"].to_list()
+        == want
+    )
