@@ -16,7 +16,10 @@ A job file adds what an interface, not a method, decides: which engine takes whi
 run on Polars, ``driver_tuples`` caps the other engines) and which keys suit which input format (the
 CSV reading keys need a CSV input). Those are the rows of :data:`JOB_REFUSALS`, consulted once by
 :func:`consult_job` when the job file is read, before any data is. ``explore`` adds two rows of its own (a
-differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`.
+differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`. What an
+engine cannot take from a Polars frame is refused by :func:`consult_frame` (:data:`FRAME_DTYPES`: a 128-bit integer
+column, which Arrow cannot carry) and :func:`consult_zones` (:data:`SESSION_ZONES`: a time-zone-aware qid that DuckDB
+would hand back, and so label, in its session's zone), both from the frame's schema before any row is read.
 
 >>> from polars_anon.request import check_request
 >>> import polars as pl
