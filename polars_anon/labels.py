@@ -8,15 +8,31 @@ labels of the rows they stand for could disagree (a rounded small negative numbe
 
 >>> pl.DataFrame({"x": [-0.0, 0.0, 1.5, None]}).select(label_exprs({"x": pl.Float64}, ["x"])).to_series().to_list()
 ['0.0', '0.0', '1.5', None]
+
+A **set label** names a set of such labels (Mondrian's classes of a qid without a hierarchy, the nodes of a random
+hierarchy): its members in order, separated by ``,`` inside ``{`` ``}``, each member with ``\\``, ``,``, ``{`` and ``}``
+escaped by a backslash, so that a class holding the value ``'a,b'`` and one holding ``'a'`` and ``'b'`` read differently
+(``{a\\,b,c}`` against ``{a,b,c}``). A set of one member is the member itself, unless it starts with ``{``: then it is
+the one-member set label, so that every label starting with ``{`` is a set label and :func:`set_members` reads any
+label back. :func:`set_label` (Python) and :func:`set_labels` (a group-by in Polars) are the rule's two spellings.
+
+>>> set_label(["a,b", "c"]), set_label(["a", "b", "c"]), set_label(["{x}"]), set_label(["x"])
+('{a\\\\,b,c}', '{a,b,c}', '{\\\\{x\\\\}}', 'x')
+>>> set_members(set_label(["a,b", "c", "{", "\\\\"])), set_members("x")
+(['a,b', 'c', '{', '\\\\'], ['x'])
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-__all__ = ["label_expr", "label_exprs", "label_series"]
+__all__ = ["label_expr", "label_exprs", "label_series", "set_label", "set_labels", "set_members"]
+
+_SPECIAL = r"([\\,{}])"
+"""The characters a set label's member escapes with a backslash (a regex class; the replacement prefixes a ``\\``)."""
 
 
 def label_expr(column: str, dtype: pl.DataType) -> pl.Expr:
@@ -45,3 +61,57 @@ def label_series(series: pl.Series) -> pl.Series:
     if not series.dtype.is_float():
         return series.cast(pl.String)
     return series.to_frame().select(label_expr(series.name, series.dtype)).to_series()
+
+
+def set_label(members: Sequence[str]) -> str:
+    """The set label of `members` (String labels, in the order given; see the module docstring).
+
+    >>> set_label(["dog", "wolf"])
+    '{dog,wolf}'
+    """
+    if len(members) == 1 and not members[0].startswith("{"):
+        return members[0]
+    return "{" + ",".join(re.sub(_SPECIAL, r"\\\1", m) for m in members) + "}"
+
+
+def set_labels(frame: pl.DataFrame, key: str, member: str) -> pl.Series:
+    """The set label of each group of `frame` by `key` (in order of first appearance) from its String `member`
+    values in frame order: :func:`set_label` of each group, as a Series named `member`.
+
+    >>> f = pl.DataFrame({"k": [0, 0, 1, 2], "v": ["a,b", "c", "x", "{y"]})
+    >>> set_labels(f, "k", "v").to_list() == [set_label(["a,b", "c"]), "x", set_label(["{y"])]
+    True
+    """
+    value = pl.col(member)
+    escaped = value.str.replace_all(_SPECIAL, r"\$1")
+    sets = frame.group_by(key, maintain_order=True).agg(
+        escaped.str.join(",").alias("__anon_joined"), value.first().alias("__anon_first"), pl.len().alias("__anon_n")
+    )
+    lone = (pl.col("__anon_n") == 1) & ~pl.col("__anon_first").str.starts_with("{")
+    return sets.select(
+        pl.when(lone).then(pl.col("__anon_first")).otherwise("{" + pl.col("__anon_joined") + "}").alias(member)
+    ).to_series()
+
+
+def set_members(label: str) -> list[str]:
+    """The members of a label made by :func:`set_label` (a label not starting with ``{`` is its one member).
+
+    >>> set_members("{a\\\\,b,c}")
+    ['a,b', 'c']
+    """
+    if not label.startswith("{"):
+        return [label]
+    out, current, escaped = [], [], False
+    for ch in label[1:-1]:
+        if escaped:
+            current.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ",":
+            out.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    out.append("".join(current))
+    return out

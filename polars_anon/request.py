@@ -123,6 +123,29 @@ def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
             )
 
 
+RESERVED_NAMES = ("count", "size")
+"""Column names the class aggregates and the count tables use for their own columns (and every ``__anon_*`` name)."""
+
+RESERVED_PREFIX = "__anon_"
+
+
+def _refuse_reserved(qids: Sequence[str], sensitives: Sequence[str]) -> None:
+    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road builds.
+
+    The aggregates hold every qid and sensitive attribute beside their own ``size`` / ``count`` columns (and
+    ``__anon_*`` helper columns), so such a name would collide there; insensitive and dropped columns never
+    enter the aggregates and may be named anything.
+    """
+    for role, names in (("qid", qids), ("sensitive", sensitives)):
+        for name in names:
+            if name in RESERVED_NAMES or name.startswith(RESERVED_PREFIX):
+                raise InvalidParameterError(
+                    f"{role} column {name!r} has a name the anonymizer reserves for its own columns "
+                    f"({list(RESERVED_NAMES)} and names starting with {RESERVED_PREFIX!r}); rename the column "
+                    f"before anonymizing, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
+                )
+
+
 def _hierarchies(
     hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()
 ) -> dict[str, Hierarchy]:
@@ -200,11 +223,6 @@ def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
             )
         if model.sensitive_attribute is not None:
             check_columns_in(columns, [model.sensitive_attribute], f"{model.name}: attribute")
-        if model.needs_population_table and method.name not in FULL_DOMAIN_METHODS:
-            raise InvalidParameterError(
-                f"{model.describe()} compares classes with a population table, which needs a method that generalizes "
-                f"every population record the same way: {list(FULL_DOMAIN_METHODS)}, got method {method.name!r}"
-            )
     return list(privacy)
 
 
@@ -253,6 +271,7 @@ def check_request(
     sensitives = list(
         dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)])
     )
+    _refuse_reserved(qid_list, sensitives)
     hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")

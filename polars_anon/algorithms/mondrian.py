@@ -65,6 +65,7 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NullValueError, preview
 from polars_anon.generalize import class_ancestors
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import set_labels
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -614,12 +615,7 @@ def bounds_labels(
             ).collect()  # materializes: one row per class
             out.append(bounds.select(_PID).join(anc, on=_PID, how="left", maintain_order="left")[q].cast(pl.String))
             continue
-        sets = named.group_by(_PID, maintain_order=True).agg(member.str.join(","), pl.len().alias("__anon_n"))
-        out.append(
-            sets.select(
-                pl.when(pl.col("__anon_n") == 1).then(member).otherwise("{" + member + "}").alias(q)
-            ).to_series()
-        )
+        out.append(set_labels(named, _PID, f"__anon_set{j}").alias(q))
     return pl.DataFrame(out)
 
 
@@ -673,12 +669,6 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     axis_list = axes(present, task.hierarchies, options.order, task.seed)  # type: ignore[arg-type]
     coords = coordinates(agg, qids, axis_list)
     modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
-    if options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in task.constraints.models):
-        raise InvalidParameterError(
-            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each "
-            "side are not known "
-            "from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute"
-        )
     count_dims = [j for j, p in enumerate(modes) if p == "set"]
     segments, rounds = partition(coords, task.k, options.mode, count_dims, task.constraints)
     labels = class_labels(segments, coords, qids, axis_list, task.hierarchies, modes)

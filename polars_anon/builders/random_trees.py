@@ -26,6 +26,7 @@ import numpy as np
 
 from polars_anon.builders.values import Row, as_series, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
+from polars_anon.labels import set_label
 
 __all__ = ["rows"]
 
@@ -83,7 +84,7 @@ def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: 
             return labels[pos[0]]
         if ordered:
             return f"[{labels[pos[0]]}..{labels[pos[-1]]}]"
-        return "{" + ",".join(labels[p] for p in pos) + "}"
+        return set_label([labels[p] for p in pos])
 
     out: list[Row] = []
     walk = [(0, [root])]

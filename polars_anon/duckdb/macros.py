@@ -150,6 +150,23 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
     >>> con.sql(generalize_sql("t", H, {"age": 1})).fetchall()
     [('20-24', 'x'), ('25-29', 'y')]
     """
+    if not isinstance(relation, str):
+        raise InvalidParameterError(
+            f"generalize_sql(relation, hierarchies, levels): relation must be SQL text naming a table, view or "
+            f"read_parquet(...), got {type(relation).__name__}; it takes no connection: run the text it returns with "
+            "con.sql(...)"
+        )
+    for name, value in (("hierarchies", hierarchies), ("levels", levels)):
+        if not isinstance(value, Mapping):
+            raise InvalidParameterError(
+                f"generalize_sql(relation, hierarchies, levels): {name} must be a mapping column -> "
+                f"{'Hierarchy' if name == 'hierarchies' else 'level'}, got {type(value).__name__}"
+            )
+    for q, h in hierarchies.items():
+        if not isinstance(h, Hierarchy):
+            raise InvalidParameterError(
+                f"generalize_sql: hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}"
+            )
     unknown = [q for q in levels if q not in hierarchies]
     if unknown:
         raise InvalidParameterError(NAMES_NOT_QIDS(what="levels", unknown=unknown, qids=list(hierarchies)))

@@ -76,6 +76,12 @@ class DuckDBEngine:
         self.con = connection if connection is not None else duckdb.default_connection()
         self.counts = GroupBys(self._counts)
 
+    @property
+    def time_zone(self) -> str:
+        """The session's time zone, in which DuckDB hands back a timestamp with time zone."""
+        with interruptible(self.con.interrupt):
+            return str(self.con.sql("SELECT current_setting('TimeZone')").fetchall()[0][0])
+
     @classmethod
     def own(cls, memory_limit: str = MEMORY_LIMIT) -> DuckDBEngine:
         """An engine on a connection of its own, within `memory_limit` (DuckDB's syntax), spilling to a temporary
@@ -128,10 +134,12 @@ class DuckDBEngine:
                 ) from exc
             return data
         if isinstance(data, str):
-            try:
-                return self.con.table(data)
-            except duckdb.Error as exc:
-                raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from exc
+            for name in (data, _q(data)):  # a (qualified) name as DuckDB parses it, else the whole string as one name
+                try:
+                    return self.con.table(name)
+                except duckdb.Error as exc:
+                    error = exc
+            raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from error
         if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
             frame = (
                 data.collect() if isinstance(data, pl.LazyFrame) else data

@@ -16,7 +16,10 @@ A job file adds what an interface, not a method, decides: which engine takes whi
 run on Polars, ``driver_tuples`` caps the other engines) and which keys suit which input format (the
 CSV reading keys need a CSV input). Those are the rows of :data:`JOB_REFUSALS`, consulted once by
 :func:`consult_job` when the job file is read, before any data is. ``explore`` adds two rows of its own (a
-differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`.
+differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`. What an
+engine cannot take from a Polars frame is refused by :func:`consult_frame` (:data:`FRAME_DTYPES`: a 128-bit integer
+column, which Arrow cannot carry) and :func:`consult_zones` (:data:`SESSION_ZONES`: a time-zone-aware qid that DuckDB
+would hand back, and so label, in its session's zone), both from the frame's schema before any row is read.
 
 >>> from polars_anon.request import check_request
 >>> import polars as pl
@@ -31,17 +34,21 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import polars as pl
 
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import CSV_SUFFIXES
 from polars_anon.locations import URI, local_path, scheme_of
-from polars_anon.request import Request
+from polars_anon.request import FULL_DOMAIN_METHODS, Request
 from polars_anon.sdc.job import SdcSpec
 from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
@@ -65,6 +72,10 @@ __all__ = [
     "consult_sdc",
     "consult_sdc_measures",
     "consult_session",
+    "consult_frame",
+    "consult_zones",
+    "FRAME_DTYPES",
+    "SESSION_ZONES",
     "input_format",
     "refuse_driver_tuples",
     "storage",
@@ -289,6 +300,28 @@ REFUSALS: tuple[Refusal, ...] = (
             f"method 'local_suppression' takes no privacy models (got {[m.name for m in r.privacy]}): a published "
             "missing value matches any category, so its records belong to several classes and no class holds their "
             "sensitive values; leave out privacy, or use a method that generalizes"
+        ),
+    ),
+    Refusal(
+        "*",
+        "*",
+        "any",
+        lambda r: r.method.name not in FULL_DOMAIN_METHODS and any(m.needs_population_table for m in r.privacy),
+        lambda r: (
+            f"{next(m for m in r.privacy if m.needs_population_table).describe()} compares classes with a population "
+            "table, which needs a method that generalizes every population record the same way: "
+            f"{list(FULL_DOMAIN_METHODS)}, got method {r.method.name!r}"
+        ),
+    ),
+    Refusal(
+        "mondrian",
+        "*",
+        "any",
+        lambda r: r.options.mode == "relaxed" and any(m.sensitive_attribute is not None for m in r.privacy),
+        lambda r: (
+            "mondrian mode 'relaxed' splits a tuple's rows by row order, so the sensitive values of each side are not "
+            "known from the class aggregates; use mode='strict' with privacy models that read a sensitive attribute "
+            f"(got {[m.name for m in r.privacy if m.sensitive_attribute is not None]})"
         ),
     ),
     Refusal(
@@ -715,3 +748,82 @@ def consult_session(engine: object) -> None:
     why = SESSIONS.get((str(getattr(engine, "name", "")), str(getattr(engine, "session_kind", "classic"))))
     if why is not None:
         raise InvalidParameterError(why)
+
+
+FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    (engine, dtype): (
+        f"engine {engine!r} takes a Polars frame through Arrow, which has no {dtype.__name__}"
+        " (a 128-bit integer); cast the column (to Int64, Decimal or String) or use engine 'polars'"
+    )
+    for engine in ("duckdb", "spark")
+    for dtype in (pl.Int128, pl.UInt128)
+}
+"""The dtypes of a Polars frame an engine cannot be handed (engine, dtype -> why)."""
+
+
+def consult_frame(engine: str, data: object) -> None:
+    """Refuse a Polars frame whose column has a dtype `engine` cannot take (:data:`FRAME_DTYPES`), naming the column,
+    before any row is read (a LazyFrame's schema only is resolved).
+
+    >>> consult_frame("duckdb", pl.DataFrame({"id": pl.Series([1], dtype=pl.Int128)}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'id' has dtype Int128: engine 'duckdb' takes a Polars frame ...
+    >>> consult_frame("polars", pl.DataFrame({"id": pl.Series([1], dtype=pl.Int128)}))
+    """
+    if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        return
+    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
+    for name, dtype in schema.items():
+        why = FRAME_DTYPES.get((engine, type(dtype)))
+        if why is not None:
+            raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+
+
+SESSION_ZONES: dict[str, str] = {
+    "duckdb": (
+        "DuckDB holds a timestamp with time zone as an instant and hands it back in its session's zone {session!r}, "
+        "so the qid's labels would be in that zone, not in the column's own as on engine 'polars'"
+    ),
+}
+"""The engines whose session relabels a time-zone-aware Datetime in its own zone (engine -> why)."""
+
+
+def _same_zone(zone: str, other: str | None) -> bool:
+    """Whether two time zones give every instant the same UTC offset (so the same labels): the same name, or aliases
+    such as 'UTC' and 'Etc/UTC' (offsets compared on the 1st and 15th of every month, 1900-2100)."""
+    if other is None or zone == other:
+        return zone == other
+    try:
+        a, b = ZoneInfo(zone), ZoneInfo(other)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    instants = [datetime(y, m, d, tzinfo=UTC) for y in range(1900, 2101) for m in range(1, 13) for d in (1, 15)]
+    return all(t.astimezone(a).utcoffset() == t.astimezone(b).utcoffset() for t in instants)
+
+
+def consult_zones(engine: str, session_zone: str | None, data: object, qids: Sequence[str]) -> None:
+    """Refuse a quasi-identifier of a Polars frame that is a Datetime in a time zone other than `engine`'s session
+    zone (:data:`SESSION_ZONES`), naming the column, before any row is read.
+
+    >>> zoned = pl.LazyFrame({"t": pl.Series([0], dtype=pl.Datetime("us", "Europe/Paris"))})
+    >>> consult_zones("duckdb", "UTC", zoned, ["t"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qid 't' is a Datetime in time zone 'Europe/Paris': DuckDB holds ...
+    >>> consult_zones("duckdb", "Europe/Paris", zoned, ["t"]), consult_zones("polars", None, zoned, ["t"])
+    (None, None)
+    """
+    why = SESSION_ZONES.get(engine)
+    if why is None or not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        return
+    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
+    for q in qids:
+        dtype = schema.get(q)
+        zone = getattr(dtype, "time_zone", None)
+        if zone is not None and not _same_zone(zone, session_zone):
+            raise InvalidParameterError(
+                f"qid {q!r} is a Datetime in time zone {zone!r}: {why.format(session=session_zone)}; convert it "
+                f"(pl.col({q!r}).dt.convert_time_zone({session_zone!r})), set the session's zone "
+                f"(con.execute(\"SET TimeZone = '{zone}'\")) or use engine 'polars'"
+            )

@@ -37,7 +37,7 @@ from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import K_ABOVE_ROWS
-from polars_anon.pipeline.capabilities import Capability, consult, consult_session
+from polars_anon.pipeline.capabilities import Capability, consult, consult_frame, consult_session, consult_zones
 from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -321,6 +321,7 @@ def run(
     """
     start = time.perf_counter() if start is None else start
     consult_session(engine)
+    consult_frame(engine.name, data)
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
     table = engine.table(data)
     schema = engine.schema(table)
@@ -328,6 +329,7 @@ def run(
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
+    consult_zones(engine.name, getattr(engine, "time_zone", None), data, request.qids)
     prepare_engine(engine, request)
     dp = differential_model(request)
     source = table

@@ -3,11 +3,16 @@
 With q_s the share of value s in a class and p_s its share in the input, over the
 values the class holds (q_s > 0, as ARX and pycanon read it):
 
-- **δ-disclosure**: ``|ln(q_s / p_s)| < δ`` for every s (natural log, as the paper
-  and pycanon; ARX uses log2). Measure: the largest ``|ln(q_s / p_s)|``. Not
-  monotone: merging may bring in a rare value.
-- **basic β-likeness**: ``(q_s - p_s) / p_s <= β`` for every s. Measure: the
-  largest relative gain ``(q_s - p_s) / p_s``.
+- **δ-disclosure**: ``|ln(q_s / p_s)| < δ`` for every value s the class holds (natural
+  log, as the paper and pycanon; ARX uses log2). Read literally over every s of the
+  domain, no class missing a value could meet it (``ln 0``); ARX
+  (``DDisclosurePrivacy.isAnonymous``: the class's non-empty buckets) and pycanon
+  (``aux_calculate_delta_disclosure``: the ratios ``> 0``) check the values the class
+  holds, and so does this model. Measure: the largest ``|ln(q_s / p_s)|`` over those
+  values. Not monotone: merging may bring in a rare value.
+- **basic β-likeness**: ``(q_s - p_s) / p_s <= β`` for every value s the class holds
+  (a value it lacks has a negative gain). Measure: the largest relative gain
+  ``(q_s - p_s) / p_s``.
 - **enhanced β-likeness**: ``(q_s - p_s) / p_s <= min(β, -ln p_s)``. Measure: the
   largest relative gain when every gain is within ``-ln p_s`` (then the class is
   enhanced β-like exactly for β at least that), else infinity.
@@ -21,6 +26,14 @@ averages), not with suppression (ARX's flags).
 >>> view = ClassView(np.array([4]), {"s": np.array([[3, 1]])})
 >>> BetaLikeness("s", beta=1.0).bind(ctx).measure(view).tolist()
 [0.5]
+
+A class holding 'a' and 'b' but not 'c' is measured on 'a' and 'b' only (|ln 2| each), not ``ln 0`` for 'c':
+
+>>> ctx = Context({"s": Domain("s", pl.Series(["a", "b", "c"]), np.array([0.25, 0.25, 0.5]))}, 8)
+>>> d = DeltaDisclosure("s", delta=1.0).bind(ctx)
+>>> view = ClassView(np.array([4]), {"s": np.array([[2, 2, 0]])})
+>>> round(float(d.measure(view)[0]), 4), bool(d.ok(view, d.measure(view))[0])
+(0.6931, True)
 """
 
 from __future__ import annotations

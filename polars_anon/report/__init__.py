@@ -33,7 +33,7 @@ import polars as pl
 from polars_anon.report.classes import distinct_sizes, size_histogram
 from polars_anon.report.generalization import generalization
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
-from polars_anon.tuplemap import SIZE
+from polars_anon.tuplemap import SIZE, out_col
 
 __all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "Report", "build_report", "jsonable", "plan_facts", "schema"]
 
@@ -126,7 +126,10 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
+def _columns(request: Any, schema_: pl.Schema, published: pl.Schema) -> list[dict[str, str]]:
+    """Every input column: its type, the dtype of the published column (a quasi-identifier's: of its published
+    labels in the map, which every engine writes; any other column is published as the engine read it) and its
+    treatment."""
     out = []
     for name, kind in request.columns.items():
         treatment = _TREATMENT[kind]
@@ -136,7 +139,8 @@ def _columns(request: Any, schema_: pl.Schema) -> list[dict[str, str]]:
             treatment = (
                 "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
             )
-        out.append({"name": name, "type": kind, "dtype": str(schema_.get(name, "")), "treatment": treatment})
+        dtype = published.get(out_col(name)) if kind == "quasi-identifier" else None
+        out.append({"name": name, "type": kind, "dtype": str(dtype or schema_.get(name, "")), "treatment": treatment})
     return out
 
 
@@ -206,7 +210,7 @@ def plan_facts(
                 "seed": request.seed,
                 "null": request.null,
                 "guarantee": plan.guarantee,
-                "columns": _columns(request, schema_),
+                "columns": _columns(request, schema_, plan.map.frame.schema),
                 "n_input_rows": int(aggregates["size"].sum()),
                 "n_input_classes": n_input_classes,
                 "suppressed": plan.map.suppressed_rows,

@@ -6,14 +6,17 @@ gets the table's refusal. Each refusal below is one row of the table, matched by
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
 import polars_anon as pa
+import polars_anon.duckdb as pad
 from polars_anon.errors import InvalidParameterError
-from polars_anon.pipeline.capabilities import REFUSALS, consult
+from polars_anon.pipeline.capabilities import REFUSALS, consult, consult_frame
 from polars_anon.publish import publish
 from polars_anon.request import check_request
 from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
@@ -74,6 +77,33 @@ def test_the_planner_route_is_decided_before_the_data_and_refused_when_taken(
     assert capability.driver_tuples == 100
     with pytest.raises(InvalidParameterError, match=words):
         capability.refuse_planner()
+
+
+def test_model_and_method_refusals_are_rows_of_the_table() -> None:
+    """A population-table model with a method that is not full-domain, and Mondrian relaxed with a model reading a
+    sensitive attribute, were refused in check_request and inside Mondrian (after the rows were read): both are rows
+    of the table now, consulted before any row is read (issue 31)."""
+    schema = pl.Schema({"sex": pl.String, "s": pl.String})
+    population = pl.DataFrame({"sex": ["F", "M", "F"]})
+    kmap = check_request(schema, hierarchies=SEX, k=2, method="greedy", privacy=[pa.KMap(2, population=population)])
+    with pytest.raises(
+        InvalidParameterError, match=r"k-map.* needs a method .*\['fulldomain', 'datafly'\], got method"
+    ):
+        consult(kmap, "polars")
+    for method in ("fulldomain", "datafly"):
+        consult(
+            check_request(schema, hierarchies=SEX, k=2, method=method, privacy=[pa.KMap(2, population=population)]),
+            "polars",
+        )
+    relaxed = check_request(
+        schema, hierarchies=SEX, k=2, method="mondrian", options={"mode": "relaxed"}, privacy=[pa.LDiversity("s", 2)]
+    )
+    for engine, limit in (("polars", None), ("duckdb", 100)):
+        with pytest.raises(InvalidParameterError, match=r"mondrian mode 'relaxed' splits .*\['l-diversity'\]"):
+            consult(relaxed, engine, limit)
+    rows = _unreadable().with_columns(pl.lit("x").alias("s"))
+    with pytest.raises(InvalidParameterError, match="mondrian mode 'relaxed' splits"):
+        pa.anonymize(rows, hierarchies=SEX, k=2, method="mondrian", mode="relaxed", privacy=[pa.LDiversity("s", 2)])
 
 
 def test_supported_routes_pass() -> None:
@@ -140,3 +170,37 @@ def test_spark_connect_refused_in_one_line_before_the_session_is_used() -> None:
         with pytest.raises(InvalidParameterError, match=why) as caught:
             call()
         assert "\n" not in str(caught.value)
+
+
+def test_a_128_bit_integer_column_is_refused_on_duckdb_and_spark_before_any_row_is_read() -> None:
+    """Arrow has no 128-bit integer: DuckDB crashed with a raw ArrowInvalid where Polars publishes the column
+    (review7 F7b); the table refuses the frame naming the column, from its schema alone."""
+    rows = _unreadable().with_columns(pl.lit(7, dtype=pl.Int128).alias("big"))
+    with pytest.raises(InvalidParameterError, match=r"column 'big' has dtype Int128: engine 'duckdb' takes"):
+        pa.anonymize(rows, hierarchies=SEX, k=2, insensitive="big", engine="duckdb")
+    with pytest.raises(InvalidParameterError, match=r"column 'u' has dtype UInt128: engine 'spark' takes"):
+        consult_frame("spark", pl.LazyFrame({"u": pl.Series([1], dtype=pl.UInt128)}))
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "big": pl.Series([1, 2, 3, 4], dtype=pl.Int128)})
+    assert pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="big").collect()["big"].to_list() == [1, 2, 3, 4]
+
+
+def test_a_zoned_datetime_qid_is_labelled_in_its_own_zone_or_refused_on_duckdb() -> None:
+    """DuckDB hands a timestamp with time zone back in its session's zone: a 'Europe/Paris' qid was labelled
+    '...+00:00' on a UTC session and refused as not in its hierarchy (built from the column, '...+01:00'), while Polars
+    published it (review7 F5). The table refuses it unless the session's zone is the column's."""
+    times = [datetime.datetime(2020, 1, 1, 10 + i % 2) for i in range(4)]
+    q = pl.Series("q", times).dt.replace_time_zone("Europe/Paris")
+    frame = pl.DataFrame({"q": q, "id": range(4)})
+    H = {"q": pa.Hierarchy.suppression(q.unique())}
+    con = duckdb.connect()
+    con.sql("SET TimeZone = 'UTC'")
+    with pytest.raises(InvalidParameterError, match=r"qid 'q' is a Datetime in time zone 'Europe/Paris': DuckDB holds"):
+        pad.anonymize(frame, connection=con, hierarchies=H, k=2, insensitive="id")
+    con.sql("SET TimeZone = 'Europe/Paris'")
+    duck = pad.anonymize(frame, connection=con, hierarchies=H, k=2, insensitive="id").collect()
+    want = ["2020-01-01 10:00:00.000000+01:00", "2020-01-01 11:00:00.000000+01:00"] * 2  # level 0: each row's leaf
+    assert (
+        duck["q"].to_list()
+        == pa.anonymize(frame, hierarchies=H, k=2, insensitive="id").collect()["q"].to_list()
+        == want
+    )

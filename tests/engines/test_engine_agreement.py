@@ -165,3 +165,24 @@ def test_differential_privacy_agrees(tmp_path: Path, spark: Any) -> None:
     _same(runs)
     dp = runs["spark"][1]["details"]["differential_privacy"]
     assert 0 < dp["published_rows"] <= dp["sampled_rows"] < df.height
+
+
+def test_report_dtype_is_the_published_columns_on_every_engine(tmp_path: Path) -> None:
+    """A Categorical or Enum qid is published as String labels; the report said 'Categorical'/'Enum(...)' on Polars
+    (the input's dtype) and 'String' on DuckDB (review7 F7): it gives the dtype of each column as written."""
+    df = pl.DataFrame(
+        {
+            "rid": list(range(8)),
+            "c": pl.Series(["a", "b", "c", "d"] * 2, dtype=pl.Categorical),
+            "e": pl.Series(["x", "y"] * 4, dtype=pl.Enum(["y", "x"])),
+        }
+    )
+    H = {"c": pa.Hierarchy.suppression(["a", "b", "c", "d"]), "e": pa.Hierarchy.suppression(["x", "y"])}
+    runs = _run(df, {"duckdb": df}, tmp_path, hierarchies=H, k=2, insensitive="rid")
+    for rows, report in runs.values():
+        assert [(c["name"], c["dtype"]) for c in report["columns"]] == [
+            ("rid", "Int64"),
+            ("c", "String"),
+            ("e", "String"),
+        ]
+        assert rows.schema == pl.Schema({"rid": pl.Int64, "c": pl.String, "e": pl.String})

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from polars_anon import Hierarchy, HierarchyError, InvalidParameterError
+from polars_anon.labels import set_members
 
 random_ordered, random_shuffled = Hierarchy.random_ordered, Hierarchy.random_shuffled
 
@@ -31,7 +32,17 @@ def test_shuffled_covers_values_and_depth(seed: int) -> None:
     assert sorted(h.leaf_labels) == list("abcdefghijklmnop") and _equal_depth(h)
     for node in np.flatnonzero(~h.is_leaf)[1:]:  # a set label lists exactly its leaves
         leaves = h.closure.filter(h.closure["ancestor"] == int(node))["leaf"].to_list()
-        assert sorted(h.label_of(node)[1:-1].split(",")) == sorted(h.label_of(i) for i in leaves)
+        assert sorted(set_members(h.label_of(node))) == sorted(h.label_of(i) for i in leaves)
+
+
+def test_shuffled_set_labels_escape_commas() -> None:
+    """A leaf 'a,b' made the node label '{a,b,c}' of leaves 'a,b' and 'c' (review7 F8): members are escaped."""
+    values = ["a,b", "c", "{d}", *"efghijklm"]
+    h = random_shuffled(values, seed=0, max_children=2)
+    assert "{a\\,b,e,g,h,k}" in h.labels and "{c,\\{d\\},f,i,j,l,m}" in h.labels  # (this seed's two inner nodes)
+    for node in np.flatnonzero(~h.is_leaf)[1:]:
+        leaves = h.closure.filter(h.closure["ancestor"] == int(node))["leaf"].to_list()
+        assert sorted(set_members(h.label_of(node))) == sorted(h.label_of(i) for i in leaves)
 
 
 def test_seeded() -> None:

@@ -210,6 +210,22 @@ def test_generalize_sql_refuses_before_sql_runs(con: duckdb.DuckDBPyConnection) 
         generalize_sql("t", H, {"age": 4})
 
 
+def test_generalize_sql_says_what_it_expected_of_a_mistaken_call(con: duckdb.DuckDBPyConnection) -> None:
+    """generalize_sql(con, "t", H) said "levels ['age'] are not qids; the qids are ['t']" (the table name read as
+    the hierarchies, review7 F10): each argument is checked for what it must be."""
+    H = {"age": AGE}
+    with pytest.raises(
+        pa.InvalidParameterError, match=r"relation must be SQL text .* got DuckDBPyConnection; it takes"
+    ):
+        generalize_sql(con, "t", H)  # type: ignore[arg-type]
+    with pytest.raises(pa.InvalidParameterError, match=r"hierarchies must be a mapping column -> Hierarchy, got str"):
+        generalize_sql("t", "age", H)  # type: ignore[arg-type]
+    with pytest.raises(pa.InvalidParameterError, match=r"levels must be a mapping column -> level, got list"):
+        generalize_sql("t", H, [1])  # type: ignore[arg-type]
+    with pytest.raises(pa.InvalidParameterError, match=r"hierarchies\['age'\] must be a Hierarchy, got int"):
+        generalize_sql("t", {"age": 1}, {"age": 0})  # type: ignore[dict-item]
+
+
 def test_generalize_sql_refuses_an_unloaded_hierarchy_even_on_an_empty_table(con: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(duckdb.Error) as info:
         con.sql(generalize_sql("e", {"y": pa.Hierarchy.suppression(["a", "b"])}, {"y": 1})).fetchall()

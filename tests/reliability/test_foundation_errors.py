@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 import pytest
@@ -11,7 +12,7 @@ import pytest
 import polars_anon as pa
 import polars_anon.io
 from polars_anon import cli
-from tests.examples import ANIMAL_HIERARCHIES, TABLE_I
+from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE, TABLE_I
 
 
 def test_two_parents() -> None:
@@ -149,3 +150,34 @@ def test_bad_hierarchy_spec_and_missing_keys(tmp_path: Path) -> None:
         Job.from_dict({"input": "a", "output": "b", "qids": {}})
     with pytest.raises(pa.InvalidParameterError, match="intervals: each width must divide the next"):
         pa.Hierarchy.intervals([1, 2], [5, 7])
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_qid_or_sensitive_named_like_an_internal_column(engine: Literal["polars", "duckdb"]) -> None:
+    """A qid `count`/`size` or a sensitive `__anon_row` collided with the aggregates' own columns (raw Polars
+    DuplicateError, DuckDB 'sum not supported for str'); they are refused by name, other columns may use them."""
+    t = TABLE_I.with_columns(pl.col("race").alias("count"), pl.col("race").alias("size"))
+    h = {"gender": GENDER, "count": RACE}
+    with pytest.raises(pa.InvalidParameterError, match=r"qid column 'count' has a name .*\['count', 'size'\]"):
+        pa.anonymize(t, hierarchies=h, k=2, insensitive=["id", "size", "race"], engine=engine)
+    with pytest.raises(pa.InvalidParameterError, match=r"qid column 'size' has a name .* starting with '__anon_'"):
+        pa.anonymize(t, hierarchies={"size": RACE}, k=2, insensitive=["id", "count", "race", "gender"], engine=engine)
+    s = TABLE_I.rename({"id": "__anon_row"})
+    with pytest.raises(pa.InvalidParameterError, match=r"sensitive column '__anon_row' has a name"):
+        pa.anonymize(s, hierarchies=ANIMAL_HIERARCHIES, k=2, sensitive="__anon_row", engine=engine)
+    got = pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive=["id", "count", "size"], engine=engine)
+    assert (
+        got.collect().sort("id")["count"].to_list() == TABLE_I["race"].to_list()
+    )  # published as is, under its own name
+
+
+def test_reserved_column_name_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    TABLE_I.rename({"race": "count"}).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "o.parquet"\nk = 2\ninsensitive = ["id"]\n[qids.count]\n'
+        'hierarchy = "suppress"\n[qids.gender]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(job)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "qid column 'count' has a name" in err and not (tmp_path / "o.parquet").exists()
