@@ -39,9 +39,8 @@ def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str =
     >>> d["classes_single_value"], d["largest_value_share"]
     (1, 1.0)
     """
-    per_class = counts.group_by(list(qids)).agg(
-        pl.len().alias("values"), pl.col(count).sum().alias("size"), pl.col(count).max().alias("top")
-    )
+    aggs = pl.len().alias("values"), pl.col(count).sum().alias("size"), pl.col(count).max().alias("top")
+    per_class = grouped(counts.lazy(), list(qids), *aggs).collect(engine="streaming")  # materializes: one per class
     n = int(per_class["size"].sum())
     single = per_class.filter(pl.col("values") == 1)
     records = int(single["size"].sum())
