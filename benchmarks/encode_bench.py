@@ -66,7 +66,7 @@ def adult_bench(repeats: int = 5) -> dict:
 def _child(args: argparse.Namespace) -> None:
     """Runs in a subprocess: one encoding of the register, prints JSON facts."""
     from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs
-    from polars_anon.encode import _plan
+    from polars_anon.encode import EncodeOptions, plan_encoding
     from polars_anon.encoded_io import write_encoded
     from polars_anon.job import build_hierarchies
 
@@ -92,7 +92,7 @@ def _child(args: argparse.Namespace) -> None:
         cells, classes = con.execute(sql, [list(H), args.rep]).fetchall()[0]
         facts = {"long_rows": cells, "class_rows": classes}
     elif args.stage == "classes":  # the per-class table only (aggregate, closure join, pivot)
-        plan = _plan(published, H, args.rep, original, None, pl.Float32, 0, False)
+        plan = plan_encoding(published, H, EncodeOptions(args.rep, original=original, validate=False))
         rights = pl.collect_all([j.right for j in plan.joins])
         facts = {"class_rows": sum(r.height for r in rights)}
     else:
@@ -120,8 +120,9 @@ def register_bench(rows: int, reps: list[str], layouts: list[str], sql: bool) ->
     if not published.exists():
         lf = pl.scan_parquet(voters)
         H = build_hierarchies(lf, {q: demo_hierarchy_specs()[q] for q in DEMO_QIDS})
-        pa.anonymize(lf, hierarchies=H, k=10, method="fulldomain", drop=["name"]).sink_parquet(published, report=False)
-    out: dict = {"rows": rows, "anonymized": "fulldomain k=10, name dropped"}
+        asked = {"k": 10, "method": "fulldomain", "drop": ["name"], "insensitive": ["voter_id"]}
+        pa.anonymize(lf, hierarchies=H, **asked).sink_parquet(published, report=False)
+    out: dict = {"rows": rows, "anonymized": "fulldomain k=10, name dropped, voter_id published (insensitive)"}
     runs = [(rep, "classes", "") for rep in reps] + [(rep, "write", layout) for layout in layouts for rep in reps]
     runs += [(rep, "sql", "") for rep in reps if sql]
     for rep, stage, layout in runs:

@@ -97,8 +97,9 @@ def run_one(name: str, variant: str, k: int) -> dict:
 def time_v(cmd: list[str], timeout: float) -> tuple[str, float | None, int | None, str]:
     """Run under /usr/bin/time -v: (stdout, wall seconds, peak RSS MB, stderr tail)."""
     try:
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # this checkout's package
         proc = subprocess.run(
-            ["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, timeout=timeout, check=False
+            ["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, timeout=timeout, check=False, env=env
         )
     except subprocess.TimeoutExpired:
         return "", None, None, f"timeout after {timeout:.0f} s"

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +30,12 @@ import polars as pl
 from polars_anon.demo import write_voter_register
 
 RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [
+    sys.executable,
+    "-m",
+    "polars_anon.cli",
+]  # this checkout's code (PYTHONPATH below), not the installed entry point
 JOB = """input = "voters.parquet"
 output = "out/voters_k10.parquet"
 k = 10
@@ -48,7 +55,8 @@ hierarchy = { intervals = [5, 10, 20] }
 def timed(cmd: list[str], cwd: Path) -> dict[str, float]:
     """Wall and CPU seconds and peak RSS of one command (``/usr/bin/time -v``)."""
     load = os.getloadavg()[0]
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=cwd, capture_output=True, text=True, check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=cwd, capture_output=True, text=True, check=True, env=env)
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
     h, m, s = (float(g) if g else 0.0 for g in wall.groups())  # type: ignore[union-attr]
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", proc.stderr).group(1))  # type: ignore[union-attr]
@@ -87,9 +95,9 @@ def main() -> None:
         generated = time.perf_counter() - start
         (folder / "job.toml").write_text(JOB)
         grid = ["--k", "2,5,10,20,50,100", "--methods", "fulldomain,greedy,mondrian"]
-        explore = timed(["polars-anon", "explore", "job.toml", *grid, "--quiet"], folder)
+        explore = timed([*CLI, "explore", "job.toml", *grid, "--quiet"], folder)
         table = pl.read_csv(folder / "out" / "voters_k10.explore.csv")
-        job = timed(["polars-anon", "anonymize", "job.toml", "--quiet"], folder)
+        job = timed([*CLI, "anonymize", "job.toml", "--quiet"], folder)
         report = json.loads((folder / "out" / "voters_k10.report.json").read_text())
         page_kb = (folder / "out" / "voters_k10.report.html").stat().st_size // 1024
     print(f"generated {args.rows:,} rows in {generated:.1f} s")

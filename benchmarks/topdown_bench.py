@@ -180,8 +180,10 @@ def cmd_scale(args: argparse.Namespace) -> None:
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
             before = load()
-            cmd = [
-                "polars-anon",
+            cmd = [  # this checkout's code (time_v runs with PYTHONPATH set to it), not the installed entry point
+                sys.executable,
+                "-m",
+                "polars_anon.cli",
                 "demo",
                 "--rows",
                 str(args.rows),

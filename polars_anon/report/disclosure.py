@@ -24,6 +24,8 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.privacy.counts import grouped
+
 __all__ = ["attribute_disclosure", "disclosure_counts", "disclosure_of", "disclosure_summary"]
 
 
@@ -37,9 +39,8 @@ def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str =
     >>> d["classes_single_value"], d["largest_value_share"]
     (1, 1.0)
     """
-    per_class = counts.group_by(list(qids)).agg(
-        pl.len().alias("values"), pl.col(count).sum().alias("size"), pl.col(count).max().alias("top")
-    )
+    aggs = pl.len().alias("values"), pl.col(count).sum().alias("size"), pl.col(count).max().alias("top")
+    per_class = grouped(counts.lazy(), list(qids), *aggs).collect(engine="streaming")  # materializes: one per class
     n = int(per_class["size"].sum())
     single = per_class.filter(pl.col("values") == 1)
     records = int(single["size"].sum())
@@ -53,9 +54,17 @@ def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str =
 
 
 def disclosure_counts(lf: pl.LazyFrame, qids: Sequence[str], attributes: Sequence[str]) -> dict[str, pl.DataFrame]:
-    """The (class, value) counts of each attribute of a published Polars table, in one collect."""
+    """The (class, value) counts of each attribute of a published Polars table, in one collect.
+
+    Streamed, with String keys grouped as Categorical: the plain in-memory group-by of a 15M-row table by its four
+    String qids and one attribute peaked at 1.2 GB, this at 0.58 GB (the same counts).
+
+    >>> disclosure_counts(pl.LazyFrame({"q": ["a", "a", "b"], "s": [1, 1, 2]}), ["q"], ["s"])["s"].sort("q").rows()
+    [('a', 1, 2), ('b', 2, 1)]
+    """
+    count = pl.len().cast(pl.Int64).alias("count")
     frames = pl.collect_all(  # materializes: one row per (class, value)
-        [lf.group_by([*qids, a]).agg(pl.len().cast(pl.Int64).alias("count")) for a in attributes]
+        [grouped(lf, [*qids, a], count) for a in attributes], engine="streaming"
     )
     return dict(zip(attributes, frames))
 
