@@ -726,8 +726,6 @@ def _first_line(exc: BaseException) -> str:
 _SQL_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INTEGER", "Int64": "BIGINT", "UInt8": "UTINYINT",
               "UInt16": "USMALLINT", "UInt32": "UINTEGER", "UInt64": "UBIGINT", "Float32": "FLOAT", "Float64": "DOUBLE",
               "String": "VARCHAR", "Boolean": "BOOLEAN", "Date": "DATE"}  # a table of types  # fmt: skip
-_NO_FIELD = "\x00polars_anon: no CSV field\x00"
-"""Spark's CSV null string in a job: one no field holds (see :func:`read_on_engine`)."""
 _SPARK_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INT", "Int64": "BIGINT", "UInt8": "SMALLINT",
                 "UInt16": "INT", "UInt32": "BIGINT", "UInt64": "DECIMAL(20,0)", "Float32": "FLOAT", "Float64": "DOUBLE",
                 "String": "STRING", "Boolean": "BOOLEAN", "Date": "DATE"}  # a table of types  # fmt: skip
@@ -761,8 +759,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     if engine.name == "duckdb":
         # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a
-        # last row for the header and read no rows); an empty field is null, as in Polars, with null strings given too,
-        # and a quoted empty one ("") the empty string, as in Polars (DuckDB reads it as null by default)
+        # last row for the header and read no rows); an empty field is null, as in Polars, with null strings given too
         nulls = [*dict.fromkeys([*job.null_values, ""])] if job.null_values else None
         read = engine.con.read_csv(
             str(job.input),
@@ -771,7 +768,6 @@ def read_on_engine(engine: Any, job: Job) -> Any:
             auto_detect=False,
             columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
             na_values=nulls,
-            allow_quoted_nulls=False,
         )
         return read.project(
             ", ".join(
@@ -785,10 +781,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     from pyspark.sql import functions as F  # noqa: N812 (pyspark's own spelling)
 
     ddl = ", ".join(f"{spark_identifier(c)} STRING" for c in raw)
-    # an unquoted empty field is null in Spark's reader whatever its null string; with the default null string (the
-    # empty one) a quoted empty field ("") is null too, where Polars reads the empty string: a null string no CSV
-    # field holds keeps "" the empty string
-    options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST", "nullValue": _NO_FIELD}
+    options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST"}
     frame = engine.spark.read.options(**options).schema(ddl).csv(str(job.input))
 
     def column(c: str) -> Any:

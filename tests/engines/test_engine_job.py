@@ -306,25 +306,3 @@ def test_an_empty_csv_field_is_null_on_duckdb_as_on_polars_with_null_strings_giv
     engine = get_engine("duckdb")
     got = engine.to_polars(read_on_engine(engine, job))  # type: ignore[attr-defined]
     assert got.sort("id")["sex"].to_list() == [None, None, "F"]
-
-
-@pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_a_quoted_empty_csv_field_is_the_empty_string_as_on_polars(
-    engine: str, work: Path, request: pytest.FixtureRequest
-) -> None:
-    """A field written "" is the empty string and an empty field null, on every engine (review7: DuckDB and Spark
-    read "" as null, so the same job published '' on Polars and null there, with equal reports)."""
-    from polars_anon.engines import get_engine
-    from polars_anon.job import read_on_engine
-
-    if engine == "spark":
-        request.getfixturevalue("spark")
-    (work / "people.csv").write_text('id,sex,note\n0,F,""\n1,M,\n2,F,x\n')
-    for nulls in ("", 'null_values = ["?"]\n'):
-        path = _job(work, f'{nulls}engine = "{engine}"')
-        path.write_text(path.read_text().replace('"people.parquet"', '"people.csv"'))
-        job = Job.load(path)
-        assert job.scan().collect().sort("id")["note"].to_list() == ["", None, "x"]
-        engine_ = get_engine(engine)
-        got = engine_.to_polars(read_on_engine(engine_, job))  # type: ignore[attr-defined]
-        assert got.sort("id")["note"].to_list() == ["", None, "x"], nulls
