@@ -221,12 +221,12 @@ RAGGED = "a row has another number of fields than the header: quote the fields t
 
 
 def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "input") -> None:
-    """Refuse a CSV file with a line of more or fewer fields than `n_fields` (its header's), naming the first.
+    """Refuse a CSV file with a record of more or fewer fields than `n_fields` (its header's), naming the first.
 
     Polars reads a short row as nulls, and a long one fails only when every column is read: a command that reads
     some columns (``risk``, ``check``) would answer where another refuses, and DuckDB refuses both. One streaming
-    pass over the lines: a field in quotes may hold the separator; a file with a field that holds a line break
-    (a line with an odd number of quotes) is left to the CSV reader.
+    pass over the file (:func:`_first_ragged`), once per version of the file in a process (a job reads its input on
+    two roads).
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "t.csv"
@@ -234,39 +234,47 @@ def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "inpu
     >>> check_fields(path, ",", 3)
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: line 3 has 2 fields, the header 3; a row
-    has another number of fields than the header: quote the fields that hold the separator
+    polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: record 3 (the header is record 1) has 2 fields,
+    the header 3; a row has another number of fields than the header: quote the fields that hold the separator
     """
-    line = pl.col("line").str.strip_suffix("\r")
-    unquoted = pl.when(line.str.contains('"', literal=True)).then(line.str.replace_all('"[^"]*"', "")).otherwise(line)
-    lines = pl.scan_csv(
-        path,
-        has_header=False,
-        separator="\x00",
-        quote_char=None,
-        schema={"line": pl.String},
-        truncate_ragged_lines=True,
-    ).with_row_index("number", offset=1)
-    found = (
-        lines.filter(line.fill_null("") != "")
-        .select(
-            pl.col("number"),
-            (unquoted.str.count_matches(separator, literal=True) + 1).alias("fields"),
-            (line.str.count_matches('"', literal=True) % 2 == 1).alias("open"),
-        )
-        .select(
-            pl.col("open").any().alias("open"),
-            pl.col("number").filter(pl.col("fields") != n_fields).first().alias("number"),
-            pl.col("fields").filter(pl.col("fields") != n_fields).first().alias("fields"),
-        )
-        .collect(engine="streaming")  # materializes: one row
-    )
-    if found["open"].item() or found["number"].item() is None:
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, separator, n_fields)
+    if key in _CHECKED:
         return
+    found = _first_ragged(path, separator, n_fields)
+    if found is None:
+        _CHECKED.add(key)
+        return
+    number, fields = found
     raise InputError(
-        f"cannot read {what} {str(path)!r} as CSV: line {found['number'].item()} has {found['fields'].item()} fields, "
-        f"the header {n_fields}; {RAGGED}"
+        f"cannot read {what} {str(path)!r} as CSV: record {number} (the header is record 1) has {fields} fields, the "
+        f"header {n_fields}; {RAGGED}"
     )
+
+
+_CHECKED: set[tuple[str, int, int, str, int]] = set()
+"""The CSV files :func:`check_fields` passed (path, mtime, size, separator, fields)."""
+
+
+def _first_ragged(path: Path, separator: str, n_fields: int) -> tuple[int, int] | None:
+    """The first line (number, fields) of another number of fields than `n_fields`, as DuckDB's strict CSV reader
+    counts them (quotes and line breaks in quoted fields understood; blank lines skipped); None when there is
+    none, or when the reader fails for another reason (left to the input's own reader). DuckDB, not a Polars pass
+    over the lines: a pass that understood quotes cost 2.8 CPU s on 3M quoted register rows, DuckDB 0.7."""
+    import duckdb
+
+    columns = {f"c{i}": "VARCHAR" for i in range(n_fields)}
+    con = duckdb.connect()
+    try:
+        con.read_csv(str(path), header=False, sep=separator, auto_detect=False, columns=columns).aggregate(
+            "count(*)"
+        ).fetchall()
+    except duckdb.Error as exc:
+        found = re.search(r"CSV Error on Line: (\d+).*?Expected Number of Columns: \d+ Found: (\d+)", str(exc), re.S)
+        return None if found is None else (int(found[1]), int(found[2]))
+    finally:
+        con.close()
+    return None
 
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:

@@ -153,7 +153,8 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
                                  '{model = "t-closeness", attribute = "party", t = 0.5}'],
      ("reference", "nope.parquet", "does not exist")),
     *((f"{command}-csv-row-with-{kind}-fields", [command, "{w}/" + f"{kind}.csv", "--qids", "age,sex", *more],
-       (f"{kind}.csv' as CSV", f"line 4 has {n} fields, the header 4", "number of fields than the header"))
+       (f"{kind}.csv' as CSV", f"record 4 (the header is record 1) has {n} fields, the header 4",
+        "number of fields than the header"))
       for kind, n in (("fewer", 2), ("more", 5))
       for command, more in (("risk", []), ("check", ["--k", "1"]))),
     ("check-reference-unread", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--reference",
