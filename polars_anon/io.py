@@ -5,9 +5,7 @@ Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 from __future__ import annotations
 
 import codecs
-import json
 import re
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -172,6 +170,10 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     order; none for a DataFrame or a plan over rows in memory. A writer protects them from its outputs
     (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data.
 
+    Read from the printed plan, never the serialized one (that holds the plan's literals and rows in memory: 44 CPU s
+    for 3M rows). Where Polars prints only the first of three or more files, that file and its folder (a writer
+    refuses every target inside it); a name holding ", " is listed both split there and whole.
+
     >>> import tempfile
     >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
     >>> pl.DataFrame({"age": [31, 33]}).write_parquet(path)
@@ -182,38 +184,13 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     if not isinstance(lf, pl.LazyFrame):
         return []
-    printed = lf.explain(optimized=False)
-    if "DF [" in printed:  # rows in memory: the serialized plan would hold them (44 s for 3M register rows)
-        return _printed_scans(printed)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
-            plan = json.loads(lf.serialize(format="json"))
-    except pl.exceptions.PolarsError:  # a plan Polars cannot serialize (a Python function it cannot pickle)
-        return _printed_scans(printed)
     found: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            scan = node.get("Scan")
-            if isinstance(scan, dict):
-                paths = (scan.get("sources") or {}).get("Paths") or []
-                found.extend(p["inner"] if isinstance(p, dict) else str(p) for p in paths)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(plan)
+    for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", lf.explain(optimized=False), re.M):
+        files = listed.split(", ") if not more else [listed]
+        found += [*files, listed] if len(files) > 1 else files
+        if more:  # Polars prints the first of three or more files: the folder they are read from
+            found.append(str(Path(listed).parent))
     return list(dict.fromkeys(found))
-
-
-def _printed_scans(printed: str) -> list[str]:
-    """The files a printed plan's scans name: every one, except where Polars abbreviates a scan's list (``..., N
-    other sources``: its first file only) or a file's name holds ", " (split there)."""
-    scans = re.findall(r"SCAN \[(.*?)(?:, \.\.\. \d+ other sources?)?\]$", printed, re.M)
-    return list(dict.fromkeys(p for listed in scans for p in listed.split(", ")))
 
 
 RAGGED = "a row has another number of fields than the header: quote the fields that hold the separator"

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import signal
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from fnmatch import fnmatch
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Self
@@ -125,6 +127,40 @@ def _same(a: Path | URI, b: Path | URI) -> bool:
     return a.resolve() == b.resolve()
 
 
+def _reads_into(target: Path | URI, read: Path | URI) -> bool:
+    """Whether writing `target` would replace data read from `read`: the same location, a location inside the
+    folder `read` (a folder of parts: a new part would join it too), or one that the pattern `read` matches.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> [_reads_into(folder / t, folder) for t in ("p.parquet", "x/p.parquet")], _reads_into(folder, folder / "p")
+    ([True, True], False)
+    >>> pattern = folder / "*.parquet"
+    >>> _reads_into(folder / "part-1.parquet", pattern), _reads_into(folder / "a.csv", pattern)
+    (True, False)
+    """
+    if _same(target, read):
+        return True
+    if isinstance(target, URI) or isinstance(read, URI):
+        text, pattern = str(target), str(read)
+        return (
+            isinstance(target, URI)
+            and isinstance(read, URI)
+            and (
+                text.startswith(pattern.rstrip("/") + "/")
+                or (_GLOB.search(pattern) is not None and fnmatch(text, pattern))
+            )
+        )
+    where, source = target.resolve(), read.resolve()
+    if _is_folder(read) and where.is_relative_to(source):
+        return True
+    return _GLOB.search(str(read)) is not None and fnmatch(str(where), str(source))
+
+
+_GLOB = re.compile(r"[*?\[]")
+"""A path that is a pattern (Polars' and DuckDB's globs: ``*``, ``**``, ``?``, ``[...]``)."""
+
+
 def _is_folder(path: Path | URI) -> bool:
     """An existing folder (not a link to one); a URI asks its file system, when bound."""
     if isinstance(path, URI):
@@ -188,7 +224,7 @@ class Outputs:
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
         final = as_location(final)
-        if any(_same(final, r) for r in self._reads):
+        if any(_reads_into(final, r) for r in self._reads):
             raise InvalidParameterError(
                 f"{what} {str(final)!r} is an input of this run; write it to another path (it would replace the "
                 "data it is made from)"
