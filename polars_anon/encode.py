@@ -63,7 +63,7 @@ from polars_anon.errors import (
 )
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.labels import label_exprs
+from polars_anon.labels import label_expr, label_exprs
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
@@ -289,7 +289,7 @@ def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], 
     """One query: nulls and values that are not nodes (or not leaves) of their hierarchy."""
     qids = list(hierarchies)
     frames = collect_apart(
-        [published.select(pl.col(q).cast(pl.String).unique()) for q in qids]
+        [published.select(label_expr(q, published.collect_schema()[q]).unique()) for q in qids]
     )  # materializes: distinct values
     for q, f in zip(qids, frames):
         h = hierarchies[q]
@@ -675,7 +675,7 @@ def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -
     """
     qids = list(hierarchies)
     frames = collect_apart(  # materializes: one row per distinct leaf
-        [orig.group_by(pl.col(q).cast(pl.String)).agg(pl.len().alias("n")) for q in qids]
+        [orig.group_by(label_expr(q, orig.collect_schema()[q])).agg(pl.len().alias("n")) for q in qids]
     )
     out = {}
     for q, f in zip(qids, frames):

@@ -14,6 +14,7 @@ import polars as pl
 from polars_anon._validate import check_columns, not_leaves
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import label_series
 
 __all__ = ["class_ancestors", "generalize", "generalize_expr", "generalize_partition"]
 
@@ -46,7 +47,7 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
     def known(values: pl.Series) -> pl.Series:
         """The values as String labels, once every one is a node (a query-time check: an expression sees no data
         before)."""
-        labels = values.cast(pl.String)
+        labels = label_series(values)
         distinct = labels.drop_nulls().unique().sort()
         missing = distinct.filter(~distinct.is_in(nodes.implode()))
         if len(missing):

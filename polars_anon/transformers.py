@@ -18,6 +18,7 @@ from polars_anon._validate import as_lazy
 from polars_anon.encode import MAPPINGS, canonical, encode, encoded_columns
 from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import label_series
 
 __all__ = ["HierarchyEncoder"]
 
@@ -131,7 +132,7 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
         if self.hierarchies is None:
             qids = [c for c in names if c != self.class_col]
             hierarchies = {
-                q: Hierarchy.suppression(df[q].cast(pl.String).drop_nulls().unique(maintain_order=True).to_list())
+                q: Hierarchy.suppression(label_series(df[q]).drop_nulls().unique(maintain_order=True).to_list())
                 for q in qids
             }
         else:

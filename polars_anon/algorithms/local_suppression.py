@@ -29,6 +29,7 @@ import polars as pl
 
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
+from polars_anon.labels import label_exprs
 from polars_anon.sdc.frequencies import check_alpha, pattern_frequencies
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
@@ -96,7 +97,12 @@ def verify_wildcard(
     if n_pub != n_in:
         raise NotKAnonymousError(f"{fail}the published table has {n_pub} rows, the input {n_in}; nothing was written")
     both = pl.concat(
-        [published.select(qids), original.select([pl.col(q).cast(pl.String).alias(f"__anon_in_{q}") for q in qids])],
+        [
+            published.select(qids),
+            original.select(
+                [e.alias(f"__anon_in_{e.meta.output_name()}") for e in label_exprs(original.collect_schema(), qids)]
+            ),
+        ],
         how="horizontal",
     )
     wrong = [pl.col(q).is_not_null() & (pl.col(q).cast(pl.String) != pl.col(f"__anon_in_{q}")) for q in qids]

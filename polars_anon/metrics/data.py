@@ -46,6 +46,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import label_exprs
 from polars_anon.metrics.sums import stable_mean
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
@@ -501,6 +502,8 @@ def prepare(
     orig, anon = as_lazy(original), as_lazy(anonymized)
     qids = list(qids)
     hs, levels = _check_arguments(orig, anon, qids, hierarchies, key, sensitive, k, levels)
+    orig = orig.with_columns(label_exprs(orig.collect_schema(), qids))  # each value as the road labels it
+    anon = anon.with_columns(label_exprs(anon.collect_schema(), qids))
 
     ordered = [hs[q] for q in qids]
     o_cols = [orig_col(i) for i in range(len(qids))]
