@@ -35,6 +35,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_keys, is_integer
 from polars_anon.errors import InvalidParameterError
+from polars_anon.metrics.sums import sorted_sum
 
 __all__ = ["SudaMissing", "Suda2Result", "suda2", "suda2_patterns"]
 
@@ -311,18 +312,17 @@ def _scores(
             contrib[is_msu, j] += weights[k]
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(score[:, None] > 0, contrib / score[:, None], 0.0)
-    # exactly rounded sums (math.fsum): the patterns come in a group-by's order, which varies between runs, and a
-    # float sum in another order differed in its last digits (the report's bytes with them)
-    total = math.fsum(score.tolist())
-    contributions = {
-        v: (100.0 * math.fsum((share[:, j] * score).tolist()) / total if total else 0.0) for j, v in enumerate(keys)
-    }
+    # sums of the values sorted (sorted_sum): the patterns come in a group-by's order, which varies between runs, and
+    # a float sum in another order differed in its last digits (the report's bytes with them); math.fsum over Python
+    # floats cost 0.74 CPU s for 1.7M patterns of 5 keys
+    total = sorted_sum(score)
+    contributions = {v: (100.0 * sorted_sum(share[:, j] * score) / total if total else 0.0) for j, v in enumerate(keys)}
     q = 1.0 + (8.0 - m) / 20.0
     dis = np.zeros_like(score)
     pos = score > 0
     if pos.any():
         big_dis = n_unique * dis_fraction / (n_unique * dis_fraction + n_pair_records * (1.0 - dis_fraction))
-        adj = math.fsum((score[pos] ** -q).tolist())
+        adj = sorted_sum(score[pos] ** -q)
         dis[pos] = 1.0 / (1.0 + (n_unique / big_dis - n_unique) / (score[pos] ** q * adj))
     full_score = np.zeros(n.size)
     full_dis = np.zeros(n.size)
