@@ -362,6 +362,11 @@ class SparkEngine:
         self.session_kind = session_kind(spark)
         self.counts = GroupBys(self._counts, self._count_sets)
 
+    @property
+    def time_zone(self) -> str:
+        """The session's time zone (``spark.sql.session.timeZone``), in which Spark hands back a timestamp."""
+        return str(self.spark.conf.get("spark.sql.session.timeZone"))
+
     def table(self, data: object) -> Any:
         """A Spark DataFrame; a Parquet path or URI (``hdfs://...``, read by Spark as written); a table name in the
         session's catalog; a LazyFrame that scans Parquet (Spark reads its files); or a DataFrame (sent as Arrow)."""

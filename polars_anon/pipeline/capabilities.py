@@ -785,8 +785,17 @@ SESSION_ZONES: dict[str, str] = {
         "DuckDB holds a timestamp with time zone as an instant and hands it back in its session's zone {session!r}, "
         "so the qid's labels would be in that zone, not in the column's own as on engine 'polars'"
     ),
+    "spark": (
+        "Spark holds a timestamp as an instant and hands it back in its session's zone {session!r} "
+        "(spark.sql.session.timeZone), so the qid's labels would be in that zone, not in the column's own as on "
+        "engine 'polars'"
+    ),
 }
 """The engines whose session relabels a time-zone-aware Datetime in its own zone (engine -> why)."""
+_SET_ZONE = {
+    "duckdb": "con.execute(\"SET TimeZone = '...'\")",
+    "spark": "spark.conf.set('spark.sql.session.timeZone', ...)",
+}
 
 
 def _same_zone(zone: str, other: str | None) -> bool:
@@ -824,6 +833,6 @@ def consult_zones(engine: str, session_zone: str | None, data: object, qids: Seq
         if zone is not None and not _same_zone(zone, session_zone):
             raise InvalidParameterError(
                 f"qid {q!r} is a Datetime in time zone {zone!r}: {why.format(session=session_zone)}; convert it "
-                f"(pl.col({q!r}).dt.convert_time_zone({session_zone!r})), set the session's zone "
-                f"(con.execute(\"SET TimeZone = '{zone}'\")) or use engine 'polars'"
+                f"(pl.col({q!r}).dt.convert_time_zone({session_zone!r})), set the session's zone ({_SET_ZONE[engine]})"
+                f" to {zone!r} or use engine 'polars'"
             )

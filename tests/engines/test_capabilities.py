@@ -204,3 +204,21 @@ def test_a_zoned_datetime_qid_is_labelled_in_its_own_zone_or_refused_on_duckdb()
         == pa.anonymize(frame, hierarchies=H, k=2, insensitive="id").collect()["q"].to_list()
         == want
     )
+
+
+def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_zone(spark: Any) -> None:
+    """Spark, too, hands a timestamp back in its session's zone: a 'Europe/Paris' qid was published as
+    '2019-12-31 23:00:00.000000+00:00' where Polars wrote '2020-01-01 00:00:00.000000+01:00' (review8 F4)."""
+    from polars_anon.engines.spark import SparkEngine
+
+    q = pl.Series("q", [datetime.datetime(2020, 1, 1, i % 2) for i in range(4)]).dt.replace_time_zone("Europe/Paris")
+    frame = pl.DataFrame({"q": q, "id": range(4)})
+    H = {"q": pa.Hierarchy.suppression(q.unique())}
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+        assert SparkEngine(spark).time_zone == "UTC"
+        with pytest.raises(InvalidParameterError, match=r"qid 'q' is a Datetime in time zone 'Europe/Paris': Spark"):
+            pa.anonymize(frame, hierarchies=H, k=2, insensitive="id", engine="spark")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
