@@ -39,12 +39,13 @@ def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str =
     >>> d["classes_single_value"], d["largest_value_share"]
     (1, 1.0)
     """
-    aggs = pl.len().alias("values"), pl.col(count).sum().alias("size"), pl.col(count).max().alias("top")
+    values, size, top = "__anon_values", "__anon_size", "__anon_top"  # reserved names: no qid is called so
+    aggs = pl.len().alias(values), pl.col(count).sum().alias(size), pl.col(count).max().alias(top)
     per_class = grouped(counts.lazy(), list(qids), *aggs).collect(engine="streaming")  # materializes: one per class
-    n = int(per_class["size"].sum())
-    single = per_class.filter(pl.col("values") == 1)
-    records = int(single["size"].sum())
-    largest = per_class.select((pl.col("top") / pl.col("size")).max()).item() if per_class.height else None
+    n = int(per_class[size].sum())
+    single = per_class.filter(pl.col(values) == 1)
+    records = int(single[size].sum())
+    largest = per_class.select((pl.col(top) / pl.col(size)).max()).item() if per_class.height else None
     return {
         "records_single_value": records,
         "share_single_value": records / n if n else 0.0,

@@ -36,3 +36,20 @@ def test_counts_and_disclosure_match_a_loop_over_rows() -> None:
         "largest_value_share": 1.0,
     }
     assert found["score"]["records_single_value"] == 8 and found["score"]["classes_single_value"] == 3
+
+
+def test_qids_named_like_the_summary_columns_are_counted() -> None:
+    """review8 F9: a qid named 'top' or 'values' (names of the summary's own columns) failed on collect with a raw
+    DuplicateError. By hand: the four (top, values) classes hold 5 rows each, every one a single value of s."""
+    import polars_anon as pa
+
+    df = pl.DataFrame({"top": ["a", "b"] * 10, "values": ["x", "y", "z", "w"] * 5, "s": ["p", "q"] * 10})
+    H = {"top": pa.Hierarchy.suppression(["a", "b"]), "values": pa.Hierarchy.suppression(["x", "y", "z", "w"])}
+    result = pa.anonymize(df, hierarchies=H, k=2, sensitive="s")
+    assert result.collect().height == 20
+    assert result.report["attribute_disclosure"]["s"] == {
+        "records_single_value": 20,
+        "share_single_value": 1.0,
+        "classes_single_value": 4,
+        "largest_value_share": 1.0,
+    }
