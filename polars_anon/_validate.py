@@ -195,7 +195,32 @@ def check_qids(lf: pl.LazyFrame, qids: Iterable[str] | str) -> list[str]:
     if not qids:
         raise InvalidParameterError(QIDS_EMPTY())
     check_unique(qids, "qids")
-    return check_columns(lf, qids, "qids")
+    found = check_columns(lf, qids, "qids")
+    refuse_reserved(found)
+    return found
+
+
+RESERVED_NAMES = ("count", "size")
+"""Column names the class aggregates and the count tables use for their own columns (and every ``__anon_*`` name)."""
+
+RESERVED_PREFIX = "__anon_"
+
+
+def refuse_reserved(qids: Sequence[str], sensitives: Sequence[str] = ()) -> None:
+    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road builds.
+
+    The aggregates hold every qid and sensitive attribute beside their own ``size`` / ``count`` columns (and
+    ``__anon_*`` helper columns), so such a name would collide there; insensitive and dropped columns never
+    enter the aggregates and may be named anything.
+    """
+    for role, names in (("qid", qids), ("sensitive", sensitives)):
+        for name in names:
+            if name in RESERVED_NAMES or name.startswith(RESERVED_PREFIX):
+                raise InvalidParameterError(
+                    f"{role} column {name!r} has a name the anonymizer reserves for its own columns "
+                    f"({list(RESERVED_NAMES)} and names starting with {RESERVED_PREFIX!r}); rename the column "
+                    f"first, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
+                )
 
 
 def check_unique(names: Sequence[str], what: str = "qids") -> None:

@@ -21,7 +21,15 @@ from typing import Any
 
 import polars as pl
 
-from polars_anon._validate import check_choice, check_columns_in, check_k, check_unique, check_values, names_list
+from polars_anon._validate import (
+    check_choice,
+    check_columns_in,
+    check_k,
+    check_unique,
+    check_values,
+    names_list,
+    refuse_reserved,
+)
 from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
@@ -121,29 +129,6 @@ def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
                 f"qid {q!r} has dtype {dtype}, which has no label to generalize; cast it to a number first "
                 f"(pl.col({q!r}).dt.total_seconds(), or another unit), or leave it out"
             )
-
-
-RESERVED_NAMES = ("count", "size")
-"""Column names the class aggregates and the count tables use for their own columns (and every ``__anon_*`` name)."""
-
-RESERVED_PREFIX = "__anon_"
-
-
-def _refuse_reserved(qids: Sequence[str], sensitives: Sequence[str]) -> None:
-    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road builds.
-
-    The aggregates hold every qid and sensitive attribute beside their own ``size`` / ``count`` columns (and
-    ``__anon_*`` helper columns), so such a name would collide there; insensitive and dropped columns never
-    enter the aggregates and may be named anything.
-    """
-    for role, names in (("qid", qids), ("sensitive", sensitives)):
-        for name in names:
-            if name in RESERVED_NAMES or name.startswith(RESERVED_PREFIX):
-                raise InvalidParameterError(
-                    f"{role} column {name!r} has a name the anonymizer reserves for its own columns "
-                    f"({list(RESERVED_NAMES)} and names starting with {RESERVED_PREFIX!r}); rename the column "
-                    f"before anonymizing, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
-                )
 
 
 def _hierarchies(
@@ -271,7 +256,7 @@ def check_request(
     sensitives = list(
         dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)])
     )
-    _refuse_reserved(qid_list, sensitives)
+    refuse_reserved(qid_list, sensitives)
     hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")
