@@ -396,7 +396,11 @@ class Job:
 
     def scan(self) -> pl.LazyFrame:
         """The input, read as the job says (CSV options, column names, types)."""
-        lf = scan_input(
+        return cast_columns(self.scan_raw(), self.schema, "job file: schema")
+
+    def scan_raw(self) -> pl.LazyFrame:
+        """The input, read with the job's CSV options and column names, before its ``schema`` casts."""
+        return scan_input(
             self.input,
             separator=self.separator,
             has_header=self.has_header,
@@ -404,7 +408,6 @@ class Job:
             null_values=self.null_values,
             text=self.text_columns,
         )
-        return cast_columns(lf, self.schema, "job file: schema")
 
     @property
     def text_columns(self) -> list[str]:
@@ -748,14 +751,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
             f"job file: input {str(job.input)!r} is CSV named by a URI; the engine reads Parquet by URI "
             "(Polars reads CSV to type its columns): convert it to Parquet, or give a local path"
         )
-    raw = scan_input(
-        job.input,
-        separator=job.separator,
-        has_header=job.has_header,
-        columns=job.columns,
-        null_values=job.null_values,
-        text=job.text_columns,
-    ).collect_schema()
+    raw = job.scan_raw().collect_schema()
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     if engine.name == "duckdb":
         # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a
