@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from polars_anon._validate import check_choice
+from polars_anon._validate import check_choice, refuse_sdc_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import Missing, check_alpha
 from polars_anon.sdc.modrisk import ModelMethod
@@ -57,6 +57,7 @@ class Measures:
             raise InvalidParameterError("sdc: keys must name at least one key variable, got []")
         if len(set(self.keys)) != len(self.keys):
             raise InvalidParameterError(f"sdc: keys name a column twice: {list(self.keys)}")
+        refuse_sdc_names(self.keys, "sdc: keys")
         for name, value in (("weight", self.weight), ("household", self.household)):
             if value is not None and value in self.keys:
                 raise InvalidParameterError(f"sdc: {name} column {value!r} is also a key; pass it once")

@@ -115,6 +115,18 @@ def test_refusals_name_the_culprit():
         frequencies(lf, "a", weight="a")
 
 
+def test_a_key_named_like_a_figures_column_is_refused_by_name():
+    """review8 F9: keys named 'fk', 'n_pattern', 'risk', ... collided with the figures' own columns (raw
+    DuplicateError or SchemaError); refused in one place for the functions and [sdc] (Measures)."""
+    from polars_anon.sdc.measures import Measures, measure
+
+    lf = pl.LazyFrame({"n_pattern": ["a", "b"], "g": ["x", "x"]})
+    with pytest.raises(InvalidParameterError, match=r"keys: 'n_pattern' is a name the SDC figures use"):
+        frequencies(lf, ["n_pattern", "g"])
+    with pytest.raises(InvalidParameterError, match=r"sdc: keys: 'fk' is a name the SDC figures use"):
+        measure(lf.rename({"n_pattern": "fk"}), Measures(keys=("fk", "g")))
+
+
 def test_francdat_by_hand():
     """francdat: records 1 and 8 share (1, 2, 5, 1), records 2 and 3 share (1, 2, 1, 1); the rest are unique."""
     out = frequencies(pl.DataFrame(FRANCDAT), FRANCDAT_KEYS, "w").collect()
