@@ -230,20 +230,22 @@ RESERVED_NAMES = ("count", "size")
 RESERVED_PREFIX = "__anon_"
 
 
-def refuse_reserved(qids: Sequence[str], sensitives: Sequence[str] = ()) -> None:
-    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road builds.
+def refuse_reserved(qids: Sequence[str], sensitives: Sequence[str] = (), others: Sequence[str] = ()) -> None:
+    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road builds, and any
+    other column (`others`) named with the prefix of the road's helper columns.
 
-    The aggregates hold every qid and sensitive attribute beside their own ``size`` / ``count`` columns (and
-    ``__anon_*`` helper columns), so such a name would collide there; insensitive and dropped columns never
-    enter the aggregates and may be named anything.
+    The aggregates hold every qid and sensitive attribute beside their own ``size`` / ``count`` columns, so such a
+    name would collide there; insensitive and dropped columns never enter the aggregates and may be named so. The
+    rows carry ``__anon_*`` helper columns on some routes (a row index, a sample's hash), so no column is named so.
     """
-    for role, names in (("qid", qids), ("sensitive", sensitives)):
+    roles = (("qid", qids, RESERVED_NAMES), ("sensitive", sensitives, RESERVED_NAMES), ("input", others, ()))
+    for role, names, reserved in roles:
         for name in names:
-            if name in RESERVED_NAMES or name.startswith(RESERVED_PREFIX):
+            if name in reserved or name.startswith(RESERVED_PREFIX):
                 raise InvalidParameterError(
                     f"{role} column {name!r} has a name the anonymizer reserves for its own columns "
-                    f"({list(RESERVED_NAMES)} and names starting with {RESERVED_PREFIX!r}); rename the column "
-                    f"first, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
+                    f"({list(RESERVED_NAMES)} for qids and sensitive attributes, and names starting with "
+                    f"{RESERVED_PREFIX!r}); rename the column first, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
                 )
 
 

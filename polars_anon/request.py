@@ -256,7 +256,7 @@ def check_request(
     sensitives = list(
         dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)])
     )
-    refuse_reserved(qid_list, sensitives)
+    refuse_reserved(qid_list, sensitives, columns)
     hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")

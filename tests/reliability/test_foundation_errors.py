@@ -193,3 +193,11 @@ def test_reserved_column_name_in_risk_and_check(
     assert cli.main([command[0], str(tmp_path / "in.parquet"), "--qids", "gender,size", *command[1:]]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "qid column 'size' has a name" in err
+
+
+def test_an_input_column_with_the_helper_prefix_is_refused_whatever_its_role() -> None:
+    """review8 F9: an insensitive column '__anon_row' collided with MDAV's row index (raw DuplicateError); every
+    '__anon_' name is the road's, whatever the column's role (a qid's 'count'/'size' only for qids and sensitive)."""
+    t = pl.DataFrame({"__anon_row": range(6), "n": [1, 2, 3, 10, 11, 12]})
+    with pytest.raises(pa.InvalidParameterError, match=r"input column '__anon_row' has a name the anonymizer reserves"):
+        pa.anonymize(t, hierarchies={}, qids=["n"], k=3, method="mdav", insensitive="__anon_row")
