@@ -5,7 +5,9 @@ Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 from __future__ import annotations
 
 import codecs
+import json
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -170,9 +172,10 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     order; none for a DataFrame or a plan over rows in memory. A writer protects them from its outputs
     (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data.
 
-    Read from the printed plan, never the serialized one (that holds the plan's literals and rows in memory: 44 CPU s
-    for 3M rows). Where Polars prints only the first of three or more files, that file and its folder (a writer
-    refuses every target inside it); a name holding ", " is listed both split there and whole.
+    Read from the printed plan; where Polars prints only the first of three or more files, from the serialized
+    plan, unless the plan holds rows in memory (the serialized plan holds them: 44 CPU s for 3M rows): then the
+    printed file and its folder (a writer refuses every target inside it). A name holding ", " in a printed list is
+    listed both split there and whole.
 
     >>> import tempfile
     >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
@@ -184,12 +187,45 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     if not isinstance(lf, pl.LazyFrame):
         return []
+    printed = lf.explain(optimized=False)
+    scans = re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M)
+    if any(more for _, more in scans) and "DF [" not in printed:
+        serialized = _serialized_scans(lf)  # every file (Polars prints only the first of three or more)
+        if serialized is not None:
+            return serialized
     found: list[str] = []
-    for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", lf.explain(optimized=False), re.M):
+    for listed, more in scans:
         files = listed.split(", ") if not more else [listed]
         found += [*files, listed] if len(files) > 1 else files
-        if more:  # Polars prints the first of three or more files: the folder they are read from
-            found.append(str(Path(listed).parent))
+        if more:  # rows in memory beside a scan of three or more files: the folder of the one printed
+            found.append(listed.rpartition("/")[0] or ".")
+    return list(dict.fromkeys(found))
+
+
+def _serialized_scans(lf: pl.LazyFrame) -> list[str] | None:
+    """Every path the serialized plan's scans name (None: a plan Polars cannot serialize). Only for plans without
+    rows in memory: the serialized plan holds them (44 CPU s for 3M rows)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
+            plan = json.loads(lf.serialize(format="json"))
+    except pl.exceptions.PolarsError:  # a Python function it cannot pickle
+        return None
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            scan = node.get("Scan")
+            if isinstance(scan, dict):
+                paths = (scan.get("sources") or {}).get("Paths") or []
+                found.extend(p["inner"] if isinstance(p, dict) else str(p) for p in paths)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(plan)
     return list(dict.fromkeys(found))
 
 
@@ -215,7 +251,7 @@ def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "inpu
     the header 3; a row has another number of fields than the header: quote the fields that hold the separator
     """
     stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size, separator, n_fields)
+    key = (str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, separator, n_fields)
     if key in _CHECKED:
         return
     found = _first_ragged(path, separator, n_fields)
@@ -229,8 +265,9 @@ def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "inpu
     )
 
 
-_CHECKED: set[tuple[str, int, int, str, int]] = set()
-"""The CSV files :func:`check_fields` passed (path, mtime, size, separator, fields)."""
+_CHECKED: set[tuple[str, int, int, int, int, str, int]] = set()
+"""The CSV files :func:`check_fields` passed (path, inode, mtime, ctime, size, separator, fields): a file replaced
+with its mtime kept (``cp -p``, ``rsync -t``) has another inode or ctime."""
 
 
 def _first_ragged(path: Path, separator: str, n_fields: int) -> tuple[int, int] | None:

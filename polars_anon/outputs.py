@@ -152,7 +152,7 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
             )
         )
     where, source = target.resolve(), read.resolve()
-    if _is_folder(read) and where.is_relative_to(source):
+    if source.is_dir() and where.is_relative_to(source):  # a link to a folder is read as the folder
         return True
     return _GLOB.search(str(read)) is not None and fnmatch(str(where), str(source))
 
