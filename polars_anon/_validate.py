@@ -94,12 +94,13 @@ def check_keys(lf: pl.LazyFrame, keys: object, what: str = "keys") -> list[str]:
         raise InvalidParameterError(f"{what} must name at least one key variable, got []")
     check_unique(names, what)
     check_columns(lf, names, what)
-    refuse_sdc_names(names, what)
     return names
 
 
 SDC_COLUMNS = ("n", "fk", "Fk", "risk", "n_pattern", "counts", "incl_prob", "weights")
-"""The columns the SDC figures build beside the key variables (with every ``__anon_*`` name): no key is named so."""
+"""The columns the report's SDC figures (``[sdc]``, :class:`~polars_anon.sdc.spec.Measures`) build beside the key
+variables, one figure or another (with every ``__anon_*`` name): no key of theirs is named so. The single functions
+build fewer and take the others."""
 
 
 def refuse_sdc_names(keys: Sequence[str], what: str = "keys") -> None:
@@ -219,9 +220,7 @@ def check_qids(lf: pl.LazyFrame, qids: Iterable[str] | str) -> list[str]:
     if not qids:
         raise InvalidParameterError(QIDS_EMPTY())
     check_unique(qids, "qids")
-    found = check_columns(lf, qids, "qids")
-    refuse_reserved(found)
-    return found
+    return check_columns(lf, qids, "qids")
 
 
 RESERVED_NAMES = ("count", "size")

@@ -183,18 +183,6 @@ def test_reserved_column_name_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert err.count("\n") == 1 and "qid column 'count' has a name" in err and not (tmp_path / "o.parquet").exists()
 
 
-@pytest.mark.parametrize("command", [["risk"], ["check", "--k", "2"]])
-def test_reserved_column_name_in_risk_and_check(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
-) -> None:
-    """review8 F9: risk and check, which take qids without an anonymization request, printed a traceback (exit 1)
-    for a qid named 'size' or 'count'; the one rule of the road refuses it there too (one line, exit 2)."""
-    TABLE_I.rename({"race": "size"}).write_parquet(tmp_path / "in.parquet")
-    assert cli.main([command[0], str(tmp_path / "in.parquet"), "--qids", "gender,size", *command[1:]]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "qid column 'size' has a name" in err
-
-
 def test_an_input_column_with_the_helper_prefix_is_refused_whatever_its_role() -> None:
     """review8 F9: an insensitive column '__anon_row' collided with MDAV's row index (raw DuplicateError); every
     '__anon_' name is the road's, whatever the column's role (a qid's 'count'/'size' only for qids and sensitive)."""
