@@ -45,7 +45,7 @@ from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report
 from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import consult_job, consult_session, storage
+from polars_anon.pipeline.capabilities import consult_job, consult_session, consult_zones, storage
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
@@ -745,6 +745,8 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     """The job's input as the engine's table: Parquet with the engine's reader; CSV with the engine's CSV reader, each
     column typed as Polars reads it (then cast as ``schema`` says), so every engine sees the same values."""
     if job.input.suffix.lower() not in CSV_SUFFIXES:
+        if not isinstance(job.input, URI):  # the file's own zones, as the Polars road reads them
+            consult_zones(engine.name, getattr(engine, "time_zone", None), job.scan(), list(job.qids))
         return engine.read_parquet(job.input)
     if isinstance(job.input, URI):
         raise InvalidParameterError(

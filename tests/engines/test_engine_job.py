@@ -306,3 +306,26 @@ def test_an_empty_csv_field_is_null_on_duckdb_as_on_polars_with_null_strings_giv
     engine = get_engine("duckdb")
     got = engine.to_polars(read_on_engine(engine, job))  # type: ignore[attr-defined]
     assert got.sort("id")["sex"].to_list() == [None, None, "F"]
+
+
+def test_a_zoned_datetime_qid_of_a_parquet_job_is_refused_on_duckdb(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review9 M2: a job's Parquet input with a zoned Datetime qid was published in DuckDB's session zone ('...+00:00'
+    on a UTC machine) where Polars wrote the file's own; the file's zone is consulted as for a Polars frame (a zone no
+    machine runs in, so the session's differs)."""
+    import datetime
+
+    times = pl.Series("t", [datetime.datetime(2020, 1, 1, 10 + i % 2) for i in range(4)])
+    pl.DataFrame({"t": times.dt.replace_time_zone("Pacific/Chatham"), "g": ["F", "M"] * 2}).write_parquet(
+        tmp_path / "in.parquet"
+    )
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'engine = "duckdb"\ninput = "in.parquet"\noutput = "out.parquet"\nk = 2\n'
+        '[qids.t]\nhierarchy = "suppress"\n[qids.g]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(job), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "qid 't' is a Datetime in time zone 'Pacific/Chatham': DuckDB" in err
+    assert not (tmp_path / "out.parquet").exists()
