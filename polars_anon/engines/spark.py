@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import polars as pl
 
@@ -352,6 +352,11 @@ def _signed(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
 
 
+def _names_parquet(data: object) -> TypeGuard[str | Path]:
+    """Whether `data` given as a table names Parquet that Spark reads: a path, a URI, or a ``.parquet`` file name."""
+    return isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq")))
+
+
 class SparkEngine:
     """Spark, on `spark` (a SparkSession)."""
 
@@ -373,7 +378,7 @@ class SparkEngine:
         sql = _pyspark()
         if isinstance(data, sql.DataFrame):
             return data
-        if isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq"))):
+        if _names_parquet(data):
             return self.read_parquet(data)
         if isinstance(data, str):
             if not self.spark.catalog.tableExists(data):
@@ -393,7 +398,7 @@ class SparkEngine:
     def sources(self, data: object) -> list[str]:
         """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or those a Spark DataFrame
         reads (its ``inputFiles()``: a local ``file://`` one as its path)."""
-        if isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq"))):
+        if _names_parquet(data):
             return [str(data)]
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
