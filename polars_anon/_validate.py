@@ -97,31 +97,6 @@ def check_keys(lf: pl.LazyFrame, keys: object, what: str = "keys") -> list[str]:
     return names
 
 
-SDC_COLUMNS = ("n", "fk", "Fk", "risk", "n_pattern", "counts", "incl_prob", "weights")
-"""The columns the report's SDC figures (``[sdc]``, :class:`~polars_anon.sdc.spec.Measures`) build beside the key
-variables, one figure or another (with every ``__anon_*`` name): no key of theirs is named so. The single functions
-build fewer and take the others."""
-
-
-def refuse_sdc_names(keys: Sequence[str], what: str = "keys") -> None:
-    """Refuse a key variable named like a column the SDC figures build (:data:`SDC_COLUMNS`).
-
-    >>> refuse_sdc_names(["age", "fk"])
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InvalidParameterError: keys: 'fk' is a name the SDC figures use for their own columns (['n', \
-'fk', 'Fk', 'risk', 'n_pattern', 'counts', 'incl_prob', 'weights'] and names starting with '__anon_'); rename the \
-column first, e.g. lf.rename({'fk': 'fk_'})
-    """
-    for name in keys:
-        if name in SDC_COLUMNS or name.startswith(RESERVED_PREFIX):
-            raise InvalidParameterError(
-                f"{what}: {name!r} is a name the SDC figures use for their own columns ({list(SDC_COLUMNS)} and names "
-                f"starting with {RESERVED_PREFIX!r}); rename the column first, e.g. "
-                f"lf.rename({{{name!r}: {name + '_'!r}}})"
-            )
-
-
 def check_numeric(lf: pl.LazyFrame, columns: Sequence[str], what: str = "columns") -> None:
     """Refuse columns that are not numbers (read from the schema, no data).
 
