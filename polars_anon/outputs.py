@@ -141,20 +141,16 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
     """
     if _same(target, read):
         return True
-    if isinstance(target, URI) or isinstance(read, URI):
-        text, pattern = str(target), str(read)
-        return (
-            isinstance(target, URI)
-            and isinstance(read, URI)
-            and (
-                text.startswith(pattern.rstrip("/") + "/")
-                or (_GLOB.search(pattern) is not None and fnmatch(text, pattern))
-            )
-        )
-    where, source = target.resolve(), read.resolve()
-    if source.is_dir() and where.is_relative_to(source):  # a link to a folder is read as the folder
-        return True
-    return _GLOB.search(str(read)) is not None and fnmatch(str(where), str(source))
+    if isinstance(target, URI) != isinstance(read, URI):
+        return False
+    if isinstance(target, URI):
+        where, source = str(target), str(read)
+        inside = where.startswith(source.rstrip("/") + "/")
+    else:
+        assert isinstance(read, Path)
+        where, source = str(target.resolve()), str(read.resolve())
+        inside = read.resolve().is_dir() and target.resolve().is_relative_to(source)  # a link to a folder: the folder
+    return inside or (_GLOB.search(source) is not None and fnmatch(where, source))
 
 
 _GLOB = re.compile(r"[*?\[]")
