@@ -271,10 +271,11 @@ with its mtime kept (``cp -p``, ``rsync -t``) has another inode or ctime."""
 
 
 def _first_ragged(path: Path, separator: str, n_fields: int) -> tuple[int, int] | None:
-    """The first line (number, fields) of another number of fields than `n_fields`, as DuckDB's strict CSV reader
-    counts them (quotes and line breaks in quoted fields understood; blank lines skipped); None when there is
-    none, or when the reader fails for another reason (left to the input's own reader). DuckDB, not a Polars pass
-    over the lines: a pass that understood quotes cost 2.8 CPU s on 3M quoted register rows, DuckDB 0.7."""
+    """The first record (DuckDB's number, the header 1; its fields) of another number of fields than `n_fields`, as
+    DuckDB's strict CSV reader counts them (quotes and line breaks in quoted fields understood; blank lines
+    skipped); None when there is none, or when the reader fails for another reason (left to the input's own
+    reader). DuckDB, not a Polars pass over the lines: a pass that understood quotes cost 2.8 CPU s on 3M quoted
+    register rows, DuckDB 0.7."""
     import duckdb
 
     columns = {f"c{i}": "VARCHAR" for i in range(n_fields)}

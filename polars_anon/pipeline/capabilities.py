@@ -19,7 +19,7 @@ CSV reading keys need a CSV input). Those are the rows of :data:`JOB_REFUSALS`, 
 differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`. What an
 engine cannot take from a Polars frame is refused by :func:`consult_frame` (:data:`FRAME_DTYPES`: a 128-bit integer
 column, which Arrow cannot carry) and :func:`consult_zones` (:data:`SESSION_ZONES`: a time-zone-aware qid that DuckDB
-would hand back, and so label, in its session's zone), both from the frame's schema before any row is read.
+or Spark would hand back, and so label, in its session's zone), both from the frame's schema before any row is read.
 
 >>> from polars_anon.request import check_request
 >>> import polars as pl
