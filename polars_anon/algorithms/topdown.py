@@ -1269,29 +1269,23 @@ def _nearest(axes: Sequence[_Axis], op: _Open, size: np.ndarray, leftover: np.nd
 
 
 def _leftovers(
-    aggregates: pl.DataFrame,
-    qids: Sequence[str],
-    axes: Sequence[_Axis],
-    rule: _Rule,
-    klass: np.ndarray,
-    n_classes: int,
-    leftover: np.ndarray,
-    budget: int,
+    problem: _Problem, klass: np.ndarray, n_classes: int, leftover: np.ndarray
 ) -> tuple[np.ndarray, int, np.ndarray]:
-    """Step 3: merge the leftover tuples into classes, or suppress them when the budget allows and that costs less.
+    """Step 3: merge the leftover tuples into classes, or suppress them when the budget (``max_suppressed``) allows
+    and that costs less.
 
     With privacy models the decision is taken per merged class: one that took leftover
     tuples goes back to the classes it was made of, its leftovers suppressed, when that
     costs less (:func:`_undo`). Returns ``(class per row, classes, suppressed rows)``.
     """
-    size = aggregates["size"].to_numpy().astype(np.int64)
+    axes, size, rule, budget = problem.axes, problem.size, problem.rule, problem.max_suppressed
     rows = int(size[leftover].sum())
     if rule.constraints.k_only and len(leftover) <= _JOIN_ALONE and n_classes:
         merged, added = _join_nearest(axes, size, klass, leftover)
         if rows <= budget and len(axes) * rows < added:
             return klass, n_classes, leftover
         return merged, n_classes, np.zeros(0, dtype=np.int64)
-    merged, n_merged = _repair(aggregates, qids, axes, rule, klass, n_classes, leftover)
+    merged, n_merged = _repair(problem.aggregates, problem.qids, axes, rule, klass, n_classes, leftover)
     if budget <= 0:
         return merged, n_merged, np.zeros(0, dtype=np.int64)
     return _undo(axes, size, klass, merged, leftover, budget)
@@ -1960,9 +1954,8 @@ def topdown_partition(
     axes = _Axes([_Axis(hierarchies[q], aggregates[q]) for q in qids])  # and what a run builds once from them
     rule = _Rule(int(k), Constraints(size, int(k)) if constraints is None else constraints)
     balances, penalties, margin = _search_defaults(rule, balances, penalties)
-    kept, least = _candidates(
-        aggregates, qids, axes, size, rule, max_rounds, max_suppressed, balances, penalties, starts, margin
-    )
+    problem = _Problem(aggregates, qids, axes, size, rule, max_rounds, max_suppressed)
+    kept, least = _candidates(problem, balances, penalties, starts, margin)
     best = min(
         (_finish(axes, size, rule, max_suppressed, x, improve) for x in kept if x.cost <= least * (1 + margin)),
         key=lambda x: x.cost,
@@ -1997,14 +1990,22 @@ def _regroup(axes: Sequence[_Axis], size: np.ndarray, rule: _Rule, best: _Built)
         best.moved += _moves(axes, size, best.klass, rule)
 
 
+@dataclass(frozen=True)
+class _Problem:
+    """What every candidate build of a run shares: the aggregates and their qids, axes and sizes, the rule, and the
+    limits on the re-anonymization rounds and the suppressed rows."""
+
+    aggregates: pl.DataFrame
+    qids: Sequence[str]
+    axes: Sequence[_Axis]
+    size: np.ndarray
+    rule: _Rule
+    max_rounds: int
+    max_suppressed: int
+
+
 def _candidates(
-    aggregates: pl.DataFrame,
-    qids: Sequence[str],
-    axes: Sequence[_Axis],
-    size: np.ndarray,
-    rule: _Rule,
-    max_rounds: int,
-    max_suppressed: int,
+    problem: _Problem,
     balances: Sequence[Balance],
     penalties: Sequence[float],
     starts: Sequence[np.ndarray],
@@ -2022,20 +2023,7 @@ def _candidates(
     def run(s_i: int, start: np.ndarray | None, memo: dict, p_i: int, b_i: int) -> float:
         nonlocal least
         bound = least * (1 + margin) * (1 + _BOUND_SLACK)
-        x = _build(
-            aggregates,
-            qids,
-            axes,
-            size,
-            rule,
-            max_rounds,
-            max_suppressed,
-            balances[b_i],
-            penalties[p_i],
-            start,
-            memo,
-            bound,
-        )
+        x = _build(problem, balances[b_i], penalties[p_i], start, memo, bound)
         if x is None:
             return np.inf
         built[s_i, p_i, b_i] = x
@@ -2070,13 +2058,7 @@ class _Built:
 
 
 def _build(
-    aggregates: pl.DataFrame,
-    qids: Sequence[str],
-    axes: Sequence[_Axis],
-    size: np.ndarray,
-    rule: _Rule,
-    max_rounds: int,
-    max_suppressed: int,
+    problem: _Problem,
     balance: Balance,
     penalty: float,
     start: np.ndarray | None = None,
@@ -2087,6 +2069,7 @@ def _build(
 
     None when the classes of the passes of steps 1-2 already cost more than `bound` (:func:`_passes`).
     """
+    axes, size, rule, max_rounds = problem.axes, problem.size, problem.rule, problem.max_rounds
     late = np.full(len(size), max_rounds + 2, dtype=np.int64)  # the pass that placed each row (leftovers: none)
     passes = _passes(axes, size, rule, max_rounds, balance, penalty, start, late, memo, bound)
     if passes is None:
@@ -2095,7 +2078,7 @@ def _build(
     suppressed = np.zeros(len(size), dtype=bool)
     repaired = 0
     if len(aside):
-        klass, n_classes, dropped = _leftovers(aggregates, qids, axes, rule, klass, n_classes, aside, max_suppressed)
+        klass, n_classes, dropped = _leftovers(problem, klass, n_classes, aside)
         suppressed[dropped] = True
         repaired = 0 if len(dropped) else set_aside[-1]
     klass = np.where(suppressed, -1, klass)
