@@ -40,7 +40,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.capabilities import consult_sdc_measures
 from polars_anon.sdc.frequencies import bad_weights, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import cell_counts, fit_cells
-from polars_anon.sdc.risk import benedetti_franconi, check_households, null_households
+from polars_anon.sdc.risk import NEAR_ONE, benedetti_franconi, check_households, near_one, null_households
 from polars_anon.sdc.spec import Measures
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
@@ -60,8 +60,10 @@ def risk_sql(fk: str, big_fk: str) -> str:
     """
     p = f"(CAST({fk} AS DOUBLE) / {big_fk})"
     odds = f"({p} / (1 - {p}))"
+    q = f"(({big_fk} - {fk}) / CAST({big_fk} AS DOUBLE))"
     return (
         f"(CASE WHEN {big_fk} <= {fk} THEN 1.0 / {fk} "
+        f"WHEN {fk} IN (1, 2) AND {q} < {NEAR_ONE} THEN {near_one(fk, q)} "
         f"WHEN {fk} = 1 THEN {odds} * ln(1 / {p}) "
         f"WHEN {fk} = 2 THEN {odds} - {odds} * {odds} * ln(1 / {p}) "
         f"ELSE {p} / ({fk} - 1 + {p}) END)"

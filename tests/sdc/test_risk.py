@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
+
 import numpy as np
 import polars as pl
 import pytest
@@ -9,6 +11,7 @@ from scipy.stats import nbinom
 
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc import benedetti_franconi, global_risk, household_risk, individual_risk
+from polars_anon.sdc.measures import risk_sql
 
 W8 = [18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51.0]
 COMPLETE = {"A": [2, 3, 2, 2, 3, 3, 1, 2], "B": [3, 3, 3, 3, 3, 3, 4, 3], "C": [1, 3, 1, 2, 1, 1, 1, 1], "w": W8}
@@ -50,6 +53,31 @@ def test_exact_equals_negative_binomial_expectation(f, p):
     y = np.arange(400_000)
     want = float((nbinom.pmf(y, f, p) / (f + y)).sum())
     assert benedetti_franconi([f], [f / p], "exact")[0] == pytest.approx(want, rel=1e-9)
+
+
+def _closed_form(f: int, big: str) -> float:
+    """fk = 1: p/q ln(1/p); fk = 2: p/q - (p/q)^2 ln(1/p) (p = fk/Fk, q = 1 - p), in 60-digit decimals."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        p = Decimal(f) / Decimal(big)
+        odds = p / (1 - p)
+        return float(odds * (1 / p).ln() if f == 1 else odds - odds * odds * (1 / p).ln())
+
+
+@pytest.mark.parametrize("excess", ["1e-2", "1.5e-3", "9e-4", "1e-5", "1e-7", "1e-9", "1e-12"])
+def test_risk_of_fk_1_and_2_with_weights_near_one(excess):
+    """Weights just above 1 (Fk = fk (1 + excess)): the closed forms' cancellation gave fk = 2 a risk of 1.5 at
+    1 + 1e-9 (true 0.5); both methods and the SQL of the DuckDB/Spark roads agree with 60-digit decimals."""
+    import duckdb
+
+    cases = [(f, str(Decimal(f) * (1 + Decimal(excess)))) for f in (1, 2)]
+    want = [_closed_form(f, big) for f, big in cases]
+    for method in ("approx", "exact"):
+        got = benedetti_franconi([f for f, _ in cases], [float(big) for _, big in cases], method)
+        assert got.tolist() == pytest.approx(want, rel=1e-12, abs=0)
+    rows = ", ".join(f"({f}, {big})" for f, big in cases)
+    sql = duckdb.sql(f"SELECT {risk_sql('fk', 'wk')} FROM (VALUES {rows}) t(fk, wk)").fetchall()
+    assert [r for (r,) in sql] == pytest.approx(want, rel=1e-12, abs=0)
 
 
 def test_approx_close_to_exact_for_large_classes():
