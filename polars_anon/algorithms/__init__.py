@@ -81,7 +81,9 @@ class Plan:
     verify: Callable[[pl.LazyFrame, pl.LazyFrame], dict[str, Any]] | None = None
     """The method's own check of its guarantee: ``verify(published, prepared_input)``
     raises :class:`~polars_anon.errors.NotKAnonymousError` when it fails and returns
-    facts for the report (``min_class_size``, ``n_classes``, ``n_rows``, ...)."""
+    facts for the report (``min_class_size``, ``n_classes``, ``n_rows``, ...); and ``output_risk`` (the
+    published table's risk figures) when its records are not a partition of classes (local suppression's
+    wildcards: :func:`~polars_anon.privacy.risk.risk_summary_of_patterns`); else the road groups the table."""
 
     def __post_init__(self) -> None:
         if self.guarantee != "k-anonymity" and self.verify is None:

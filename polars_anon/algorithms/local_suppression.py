@@ -30,6 +30,7 @@ import polars as pl
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.labels import label_exprs
+from polars_anon.privacy.risk import risk_summary_of_patterns
 from polars_anon.sdc.frequencies import check_alpha, pattern_frequencies
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
@@ -119,7 +120,12 @@ def verify_wildcard(
             f"{fail}{int(low[_N].sum())} published records match fewer than k={k} records with missing values as "
             f"wildcards (first: {low.select(qids).row(0)}); nothing was written"
         )
-    return {"n_rows": int(n_pub), "n_classes": pats.height, "min_class_size": int(pats["fk"].min())}  # type: ignore[arg-type]
+    return {
+        "n_rows": int(n_pub),
+        "n_classes": pats.height,
+        "min_class_size": int(pats["fk"].min()),  # type: ignore[arg-type]
+        "output_risk": risk_summary_of_patterns(pats["fk"].to_numpy(), pats[_N].to_numpy()),
+    }
 
 
 @register_method(

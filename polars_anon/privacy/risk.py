@@ -39,7 +39,7 @@ from polars_anon.privacy.reidentification import risk_figures
 from polars_anon.privacy.uniqueness import estimates
 from polars_anon.report import notebook
 
-__all__ = ["RiskSummary", "risk", "risk_summary", "risk_summary_of_sizes"]
+__all__ = ["RiskSummary", "risk", "risk_summary", "risk_summary_of_patterns", "risk_summary_of_sizes"]
 
 
 class RiskSummary(dict):
@@ -54,11 +54,12 @@ RISK_BUCKETS = ((0.5, 1.0), (0.2, 0.5), (0.1, 0.2), (0.05, 0.1), (0.01, 0.05), (
 
 
 def _distributions(
-    size: np.ndarray, classes: np.ndarray | None = None
+    size: np.ndarray, classes: np.ndarray | None = None, rows: np.ndarray | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The class-size and record-risk buckets; `classes[i]` (default 1) classes have `size[i]` rows."""
+    """The class-size and record-risk buckets; `classes[i]` (default 1) classes have `size[i]` rows (or `rows[i]`
+    rows in all, when records are counted apart from their size: :func:`risk_summary_of_patterns`)."""
     weight = np.ones(len(size), dtype=np.int64) if classes is None else np.asarray(classes, dtype=np.int64)
-    rows = size * weight
+    rows = size * weight if rows is None else rows
     n = float(rows.sum())
     sizes = []
     for lo, hi in SIZE_BUCKETS:
@@ -110,6 +111,43 @@ def risk_summary_of_sizes(size: np.ndarray, classes: np.ndarray, *, threshold: f
         "journalist": dict(figures),
         "marketer": {"average": figures["average"]},
         "sample_uniques": float(rows[size == 1].sum() / n) if n else 0.0,
+        "class_sizes": sizes,
+        "record_risk": risks,
+        "population_uniqueness": None,
+    }
+
+
+def risk_summary_of_patterns(fk: np.ndarray, records: np.ndarray, *, threshold: float = 0.2) -> dict[str, Any]:
+    """:func:`risk_summary` of a table whose records are not a partition: missing cells read as wildcards (local
+    suppression's output), each distinct published pattern with `records[i]` records, each matching `fk[i]` records
+    (:func:`polars_anon.sdc.frequencies.pattern_frequencies` with ``missing="wildcard"``). A record's risk is
+    ``1 / fk``; ``n_classes`` counts the patterns; the size buckets put each pattern under its whole ``fk`` (its
+    ``classes``: patterns, its ``rows``: their records).
+
+    >>> s = risk_summary_of_patterns(np.array([3.0, 4.0, 4.0]), np.array([3, 2, 1]))
+    >>> s["prosecutor"]["average"] == (3 / 3 + 2 / 4 + 1 / 4) / 6, s["n_classes"], s["class_sizes"][2]
+    (True, 3, {'size': '3-4', 'classes': 3, 'rows': 6})
+    """
+    fk, records = np.asarray(fk, dtype=np.float64), np.asarray(records, dtype=np.int64)
+    n = int(records.sum())
+    sizes, risks = _distributions(np.floor(fk).astype(np.int64), rows=records)
+    risk = 1.0 / np.maximum(fk, 1.0)
+    figures = {"highest": 0.0, "lowest": 0.0, "average": 0.0, "records_at_risk": 0.0}
+    if n:
+        figures = {
+            "highest": float(risk.max()),
+            "lowest": float(risk.min()),
+            "average": float(np.sort(records * risk).sum() / n),  # sorted: the same bits in any pattern order
+            "records_at_risk": float(records[risk > threshold].sum() / n),
+        }
+    return {
+        "n_rows": n,
+        "n_classes": len(fk),
+        "threshold": threshold,
+        "prosecutor": figures,
+        "journalist": dict(figures),
+        "marketer": {"average": figures["average"]},
+        "sample_uniques": float(records[fk < 2].sum() / n) if n else 0.0,
         "class_sizes": sizes,
         "record_risk": risks,
         "population_uniqueness": None,

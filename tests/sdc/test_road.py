@@ -70,10 +70,35 @@ def test_local_suppression_on_the_road_reaches_wildcard_k_and_matches_pa_sdc() -
         assert all(y is None or x == y for a, b in kept for x, y in zip(a, b, strict=True))
 
 
+def test_local_suppressions_output_risk_counts_missing_cells_as_wildcards() -> None:
+    """The report's output risk of local suppression: each record's risk 1/fk with its wildcard fk (record by record,
+    tests/sdc/reference.py), not its group with missing values as a category (which gave classes of 1 and a highest
+    risk of 1.0 beside a wildcard k of 3)."""
+    df = pl.DataFrame(
+        {"a": [0, 0, 1, 1, 1, 2, 2, 0, 1, 2], "b": list("xyxyxyxyyx"), "c": [0, 1, 0, 1, 0, 1, 0, 0, 1, 1]}
+    )
+    res = pa.anonymize(df, hierarchies={}, qids=["a", "b", "c"], k=3, method="local_suppression")
+    rows = res.collect().select("a", "b", "c").rows()
+    fk = np.array([f for f, _ in wildcard_fk(rows, [1.0] * len(rows))])
+    out = res.report["risk"]["output"]
+    assert fk.min() >= 3 and res.report["min_class_size"] == int(fk.min())
+    assert out["prosecutor"]["highest"] == 1 / fk.min() and out["prosecutor"]["lowest"] == 1 / fk.max()
+    assert out["prosecutor"]["average"] == pytest.approx(float(np.mean(1 / fk)), rel=1e-12)
+    assert out["prosecutor"]["records_at_risk"] == pytest.approx(float(np.mean(1 / fk > 0.2)))
+    assert out["sample_uniques"] == 0.0 and out["n_rows"] == len(rows) and out["n_classes"] == len(set(rows))
+    by_size = {b["size"]: b["rows"] for b in out["class_sizes"]}
+    assert by_size["1"] == by_size["2"] == 0 and sum(by_size.values()) == len(rows)
+
+
 def test_the_check_of_local_suppression_fails_closed() -> None:
     original = PEOPLE.lazy()
     ok = original.select("sex", pl.lit(None, pl.String).alias("age"), pl.lit(None, pl.String).alias("region"))
-    assert verify_wildcard(ok, original, KEYS, 4, 1.0) == {"n_rows": 8, "n_classes": 2, "min_class_size": 4}
+    facts = verify_wildcard(ok, original, KEYS, 4, 1.0)
+    assert {k: facts[k] for k in ("n_rows", "n_classes", "min_class_size")} == {
+        "n_rows": 8,
+        "n_classes": 2,
+        "min_class_size": 4,
+    }
     with pytest.raises(NotKAnonymousError, match="differ from their input values"):
         verify_wildcard(ok.with_columns(pl.lit("m").alias("sex")), original, KEYS, 2, 1.0)
     with pytest.raises(NotKAnonymousError, match="fewer than k=2"):
