@@ -31,6 +31,7 @@ __all__ = [
     "check_values",
     "is_integer",
     "names_list",
+    "not_in_hierarchy",
     "not_leaves",
 ]
 
@@ -64,8 +65,28 @@ def check_columns_in(columns: Sequence[str], names: Iterable[str], what: str = "
     names = list(names)
     missing = [n for n in names if n not in columns]
     if missing:
-        raise ColumnNotFoundError(f"{what} {missing} not in the frame; its columns are {list(columns)}")
+        hint = _separator_hint(columns, missing)
+        raise ColumnNotFoundError(f"{what} {missing} not in the frame; its columns are {list(columns)}{hint}")
     return names
+
+
+def _separator_hint(columns: Sequence[str], missing: Sequence[str]) -> str:
+    """When a table's one column is named like a CSV header split by another separator that holds the missing
+    names, how to read it (a ';'-separated file read with ','), else ''.
+
+    >>> _separator_hint(["id;age;zip"], ["age"]).split("? ")[1][:26], _separator_hint(["id", "age"], ["zip"])
+    ("read it with separator=';'", '')
+    """
+    if len(columns) != 1:
+        return ""
+    for sep in (";", "\t", "|", ",", ":"):
+        parts = columns[0].split(sep)
+        if len(parts) > 1 and all(m in parts for m in missing):
+            return (
+                f"; a CSV file read with the wrong separator? read it with separator={sep!r} (a job's "
+                f"separator = {sep!r}, CLI --separator {sep!r})"
+            )
+    return ""
 
 
 def names_list(value: object, what: str) -> list[str]:
@@ -161,24 +182,46 @@ def check_values(
         values = col.drop_nulls().unique().sort()
         missing = values.filter(~values.is_in(h.leaf_labels)).to_list()
         if missing:
-            raise not_leaves(q, missing, source)
+            raise not_leaves(q, missing, source, h.leaf_labels)
 
 
-def not_leaves(column: str, missing: Sequence[object], source: str = "") -> ValueNotInHierarchyError:
+def not_in_hierarchy(bad: Sequence[object], kind: str = "leaves") -> str:
+    """How values that are not `kind` (``"leaves"`` or ``"nodes"``) of a column's hierarchy are named in a refusal.
+
+    >>> not_in_hierarchy(["X"]), not_in_hierarchy(["X", "Y"], "nodes")
+    ("'X' is not a leaf of its hierarchy", "2 distinct values are not nodes of its hierarchy (first: ['X', 'Y'])")
+    """
+    if len(bad) == 1:
+        return f"{bad[0]!r} is not {'a leaf' if kind == 'leaves' else 'a node'} of its hierarchy"
+    return f"{len(bad)} distinct values are not {kind} of its hierarchy (first: {preview(list(bad))})"
+
+
+def not_leaves(
+    column: str, missing: Sequence[object], source: str = "", leaves: Iterable[str] = ()
+) -> ValueNotInHierarchyError:
     """The refusal of values of `column` that are not leaves of its hierarchy (`missing`: the distinct ones found,
-    sorted; `source` names where they were read).
+    sorted; `source` names where they were read; `leaves`: the hierarchy's, to tell a number that lost its leading
+    zeros, such as a zip code a CSV reader took for an integer, from a value that is missing).
 
-    >>> raise not_leaves("sex", ["X"])
+    >>> raise not_leaves("zip", ["2138", "94107"], leaves=["02138", "02139"])
     Traceback (most recent call last):
     ...
-    polars_anon.errors.ValueNotInHierarchyError: column 'sex': 1 distinct values are not leaves of its hierarchy
-    (first: ['X']); add them to the hierarchy or drop those rows
+    polars_anon.errors.ValueNotInHierarchyError: column 'zip': 2 distinct values are not leaves of its hierarchy
+    (first: ['2138', '94107']); the hierarchy writes such values with leading zeros ('2138' as '02138'): the column
+    was read as a number; read it as text (a job's schema = { zip = "String" }, Python schema_overrides={"zip":
+    pl.String}), or add them to the hierarchy or drop those rows
     """
     where = f" in {source}" if source else ""
-    return ValueNotInHierarchyError(
-        f"column {column!r}{where}: {len(missing)} distinct values are not leaves of its hierarchy "
-        f"(first: {preview(list(missing))}); add them to the hierarchy or drop those rows"
-    )
+    fix = f"add {'it' if len(missing) == 1 else 'them'} to the hierarchy or drop those rows"
+    padded = {leaf.lstrip("0"): leaf for leaf in leaves if leaf.isdigit() and leaf.startswith("0")}
+    lost = next((str(m) for m in missing if str(m) in padded), None)
+    if lost is not None:
+        fix = (
+            f"the hierarchy writes such values with leading zeros ({lost!r} as {padded[lost]!r}): the column was read "
+            f'as a number; read it as text (a job\'s schema = {{ {column} = "String" }}, Python schema_overrides='
+            f'{{"{column}": pl.String}}), or {fix}'
+        )
+    return ValueNotInHierarchyError(f"column {column!r}{where}: {not_in_hierarchy(missing)}; {fix}")
 
 
 def is_integer(value: object) -> bool:

@@ -53,7 +53,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns
+from polars_anon._validate import as_lazy, check_columns, not_in_hierarchy
 from polars_anon.errors import (
     ColumnNotFoundError,
     InvalidParameterError,
@@ -304,8 +304,8 @@ def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], 
         if missing:
             kind = "leaves" if leaves_only else "nodes"
             raise ValueNotInHierarchyError(
-                f"column {q!r} of the {what} table: {len(missing)} distinct values are not {kind} of its hierarchy "
-                f"(first: {preview(missing)}); encode with the hierarchies the table was anonymized with"
+                f"column {q!r} of the {what} table: {not_in_hierarchy(missing, kind)}; encode with the hierarchies "
+                "the table was anonymized with"
             )
 
 

@@ -34,8 +34,8 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
     >>> pl.DataFrame({"g": ["F", "X"]}).select(generalize_expr("g", h, 0))
     Traceback (most recent call last):
     ...
-    polars_anon.errors.ValueNotInHierarchyError: column 'g': 1 distinct values are not leaves of its hierarchy
-    (first: ['X']); add them to the hierarchy or drop those rows
+    polars_anon.errors.ValueNotInHierarchyError: column 'g': 'X' is not a leaf of its hierarchy; add it to the
+    hierarchy or drop those rows
     ...
     """
     if not isinstance(hierarchy, Hierarchy):
@@ -51,7 +51,7 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
         distinct = labels.drop_nulls().unique().sort()
         missing = distinct.filter(~distinct.is_in(nodes.implode()))
         if len(missing):
-            raise not_leaves(values.name, missing.to_list())
+            raise not_leaves(values.name, missing.to_list(), leaves=hierarchy.leaf_labels)
         return labels
 
     checked = expr.map_batches(known, return_dtype=pl.String, is_elementwise=True)

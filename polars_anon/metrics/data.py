@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns
+from polars_anon._validate import as_lazy, check_columns, not_in_hierarchy
 from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (
     InputError,
@@ -707,6 +707,5 @@ def _refuse_values(q: str, h: Hierarchy, lf: pl.LazyFrame | None, where: str, n_
     allowed = h.leaf_labels if where == "original" else h.labels
     bad = values.filter(~values.is_in(allowed)).sort().to_list()
     raise ValueNotInHierarchyError(
-        f"column {q!r} in the {where} table: {len(bad)} distinct values are not {kind} of its hierarchy "
-        f"(first: {preview(bad)}); check the hierarchy or the columns compared"
+        f"column {q!r} in the {where} table: {not_in_hierarchy(bad, kind)}; check the hierarchy or the columns compared"
     )

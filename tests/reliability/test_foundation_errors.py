@@ -80,6 +80,27 @@ def test_value_not_in_hierarchy() -> None:
         pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=2)
 
 
+def test_a_number_that_lost_its_leading_zeros_is_named_as_such() -> None:
+    """A zip read as an integer (a CSV reader's guess) against a hierarchy of zero-padded zips: the refusal says the
+    column was read as a number and how to read it as text (it said only that 2138 is no leaf)."""
+    zips = pa.Hierarchy.from_dict({"*": {"021**": ["02138", "02139"], "941**": ["94107"]}})
+    t = pl.DataFrame({"zip": [2138, 2139, 94107, 94107]})
+    with pytest.raises(
+        pa.ValueNotInHierarchyError, match=r"'2138' as '02138'.*schema_overrides=\{\"zip\": pl.String\}"
+    ):
+        pa.anonymize(t, qids=["zip"], hierarchies={"zip": zips}, k=2)
+    with pytest.raises(pa.ValueNotInHierarchyError, match=r"'94108' is not a leaf of its hierarchy; add it to") as e:
+        pa.anonymize(t.with_columns(zip=pl.lit("94108")), qids=["zip"], hierarchies={"zip": zips}, k=2)
+    assert "leading zeros" not in str(e.value)
+
+
+def test_a_csv_read_with_the_wrong_separator_is_named_as_such(tmp_path: Path) -> None:
+    """One column named 'id;age;zip': the refusal of the qids says which separator would read the file."""
+    (tmp_path / "t.csv").write_text("id;age;zip\n1;30;02138\n")
+    with pytest.raises(pa.ColumnNotFoundError, match="read it with separator=';'"):
+        pa.anonymize(pl.scan_csv(tmp_path / "t.csv"), qids=["age"], hierarchies={}, k=1, method="mondrian")
+
+
 def test_nulls_refused_with_count_or_suppressed() -> None:
     t = TABLE_I.with_columns(pl.Series("race", ["cat", None, "dog", None, "whale", "whale"]))
     with pytest.raises(pa.NullValueError, match="column 'race' has 2 null values"):
