@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
@@ -682,6 +683,7 @@ def _report_parsers(sub: Commands, common: argparse.ArgumentParser, engines: arg
 def parser() -> argparse.ArgumentParser:
     """The ``polars-anon`` argument parser (the CLI reference page of the docs is generated from it)."""
     p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {version('polars_anon')}")
     common = _Parser(add_help=False)  # only lends its arguments (parents=[common]); a _Parser as the subparsers are
     common.add_argument("-q", "--quiet", action="store_true", help="no progress bars (also: POLARS_ANON_PROGRESS=0)")
     sub = p.add_subparsers(dest="command", required=True)

@@ -295,6 +295,7 @@ class Anonymized:
         """
         path = self.check_target(path)
         with Outputs(overwrite=overwrite, reads=self.reads) as out:
+            out.check(path, file=self.engine.name != "spark")  # the table first: named first when both exist
             target = report_path(path) if report is True else (self.location(report) if report else None)
             html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):

@@ -37,6 +37,14 @@ def test_demo_small(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (out / "anonymized.parquet").read_bytes() == before
 
 
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"polars-anon {version('polars_anon')}\n"
+
+
 def test_voter_register_is_seeded() -> None:
     assert voter_register(1000, seed=3).equals(voter_register(1000, seed=3))
     assert not voter_register(1000, seed=3).equals(voter_register(1000, seed=4))

@@ -138,6 +138,8 @@ def test_output_exists_is_not_overwritten(tmp_path: Path) -> None:
     assert out.read_bytes() == b"precious" and not (tmp_path / "out.report.json").exists()
     res.sink_parquet(out, overwrite=True)
     assert pl.read_parquet(out).height == 6
+    with pytest.raises(pa.OutputExistsError, match="^output '.*out.parquet' exists"):  # the table, not its report
+        res.sink_parquet(out)
 
 
 def test_failed_check_writes_nothing(tmp_path: Path) -> None:
