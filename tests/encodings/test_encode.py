@@ -170,10 +170,10 @@ def test_missing_qid_column():
 def test_value_not_a_node():
     bad = TABLE_IB.with_columns(pl.lit("reptiles").alias("race"))
     with pytest.raises(
-        ValueNotInHierarchyError, match=r"column 'race' of the published table: 1 distinct .*'reptiles'"
+        ValueNotInHierarchyError, match=r"column 'race' of the published table: 'reptiles' is not a node"
     ):
         encode(bad, ANIMAL_HIERARCHIES, "fillparent")
-    with pytest.raises(ValueNotInHierarchyError, match=r"column 'gender' of the original table: .* not leaves .*'\*'"):
+    with pytest.raises(ValueNotInHierarchyError, match=r"column 'gender' of the original table: '\*' is not a leaf"):
         encode(TABLE_IB, ANIMAL_HIERARCHIES, original=TABLE_IB)
 
 
