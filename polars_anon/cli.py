@@ -230,7 +230,7 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
         return None
     from polars_anon.job import build_hierarchies
 
-    return build_hierarchies(scan_input(job.input, separator=job.separator), job.qids, job.base)
+    return build_hierarchies(job.scan(), job.qids, job.base)  # the road's reader: every CSV option of the job's
 
 
 def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list[Model]:
