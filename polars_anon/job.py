@@ -41,7 +41,16 @@ from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
-from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
+from polars_anon.io import (
+    CSV_SUFFIXES,
+    DTYPES,
+    MAX_FIELD,
+    cast_columns,
+    html_path,
+    literal_path,
+    report_path,
+    scan_input,
+)
 from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
@@ -760,12 +769,13 @@ def read_on_engine(engine: Any, job: Job) -> Any:
         # last row for the header and read no rows); an empty field is null, as in Polars, with null strings given too
         nulls = [*dict.fromkeys([*job.null_values, ""])] if job.null_values else None
         read = engine.con.read_csv(
-            str(job.input),
+            literal_path(job.input, "duckdb"),
             header=job.has_header,
             sep=job.separator,
             auto_detect=False,
             columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
             na_values=nulls,
+            max_line_size=MAX_FIELD,
         )
         return read.project(
             ", ".join(
@@ -780,7 +790,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
 
     ddl = ", ".join(f"{spark_identifier(c)} STRING" for c in raw)
     options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST"}
-    frame = engine.spark.read.options(**options).schema(ddl).csv(str(job.input))
+    frame = engine.spark.read.options(**options).schema(ddl).csv(literal_path(job.input, "spark"))
 
     def column(c: str) -> Any:
         value = F.col(spark_identifier(c))
