@@ -862,7 +862,10 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
     error."""
     text = str(exc).strip()
     spark = next((line for line in text.splitlines() if any(words in line for words in _SPARK_CSV)), None)
-    if spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
+    polars = re.search(r"could not parse `.*?` as dtype `\w+` at column '.*?' \(column number \d+\)", text)
+    if polars is not None:  # Polars' words, which DuckDB and Spark raise too (io.late_value): the same on every engine
+        text = polars[0]
+    elif spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
         text = spark[spark.index("[") :].split(" SQLSTATE")[0].split(". Correct the value")[0]
     elif not any(words in text for words in _CSV_PARSE):
         return None

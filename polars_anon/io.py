@@ -23,6 +23,7 @@ __all__ = [
     "CSV_SUFFIXES",
     "MAX_FIELD",
     "NO_NULL",
+    "late_value",
     "literal_path",
     "DTYPES",
     "cast_columns",
@@ -45,6 +46,22 @@ MAX_FIELD = 1 << 30
 NO_NULL = "\x00polars_anon: no null string\x00"
 """Spark's ``nullValue`` for a CSV input: a string no field holds, so Spark tells a quoted empty field (``""``, the
 empty string) from an empty one (null); its default, the empty string, made both null."""
+
+_DTYPE_WORDS = {"Int64": "i64", "Float64": "f64", "Boolean": "bool"}
+"""The dtype as Polars' CSV reader names it in its error (the types it infers besides String)."""
+
+
+def late_value(column: str, number: int, dtype: pl.DataType) -> tuple[str, str]:
+    """The words before and after a value that does not parse as `dtype`, the type Polars inferred for the CSV
+    column `column` (number `number`, from 1) from its first rows: Polars' own words, so DuckDB and Spark, which
+    read the column as text and cast it, refuse the value as Polars does.
+
+    >>> before, after = late_value("age", 2, pl.Int64())
+    >>> before + "x" + after
+    "could not parse `x` as dtype `i64` at column 'age' (column number 2)"
+    """
+    word = _DTYPE_WORDS.get(str(dtype), str(dtype))
+    return "could not parse `", f"` as dtype `{word}` at column '{column}' (column number {number})"
 
 
 def literal_path(path: str | Path, engine: str) -> str:
@@ -118,18 +135,17 @@ def scan_input(
             )
         check_utf8(path, what=what)
         options: dict[str, Any] = {"separator": separator, "has_header": has_header, "glob": False}
-        options["null_values"] = list(null_values or []) or None
         nulls = list(null_values or [])
-        try:
-            lf = pl.scan_csv(path, **options)
-            names = lf.collect_schema().names()
-            as_text = [n for n, final in zip(names, columns or names) if final in text]
-            if as_text:  # the same file, those columns not inferred
-                lf = pl.scan_csv(path, **options, schema_overrides={n: pl.String for n in as_text})
-                lf.collect_schema()
+        try:  # the types: an empty field, quoted or not, is no evidence of a String (see CSV_RULES)
+            inferred = pl.scan_csv(path, **options, null_values=[*dict.fromkeys([*nulls, ""])]).collect_schema()
+            names = inferred.names()
+            finals = dict(zip(names, columns or names))
+            types = {n: pl.String() if finals.get(n) in text else t for n, t in inferred.items()}
+            lf = pl.scan_csv(path, **options, null_values=nulls or None, schema_overrides=types)
+            lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
-        check_fields(path, separator, len(names), null_values=nulls, what=what)
+        empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
             if len(columns) != len(names):
@@ -138,7 +154,7 @@ def scan_input(
                     f"{' ...' if len(names) > 5 else ''}); give one name per column"
                 )
             lf = lf.rename(dict(zip(names, columns)))
-        return lf
+        return lf.filter(~pl.all_horizontal(pl.all().is_null())) if empty else lf  # CSV_RULES: no value, skipped
     return _scan_parquet(path, [path], what)
 
 
