@@ -231,7 +231,7 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
         return None
     from polars_anon.job import build_hierarchies
 
-    return build_hierarchies(scan_input(job.input, separator=job.separator), job.qids, job.base)
+    return build_hierarchies(job.scan(), job.qids, job.base)  # the road's reader: every CSV option of the job's
 
 
 def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list[Model]:
@@ -864,7 +864,10 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
     error."""
     text = str(exc).strip()
     spark = next((line for line in text.splitlines() if any(words in line for words in _SPARK_CSV)), None)
-    if spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
+    polars = re.search(r"could not parse `.*?` as dtype `\w+` at column '.*?' \(column number \d+\)", text)
+    if polars is not None:  # Polars' words, which DuckDB and Spark raise too (io.late_value): the same on every engine
+        text = polars[0]
+    elif spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
         text = spark[spark.index("[") :].split(" SQLSTATE")[0].split(". Correct the value")[0]
     elif not any(words in text for words in _CSV_PARSE):
         return None

@@ -19,7 +19,12 @@ from polars_anon.errors import InputError, preview
 from polars_anon.locations import URI, as_location
 
 __all__ = [
+    "CSV_RULES",
     "CSV_SUFFIXES",
+    "MAX_FIELD",
+    "NO_NULL",
+    "late_value",
+    "literal_path",
     "DTYPES",
     "cast_columns",
     "RAGGED",
@@ -34,6 +39,41 @@ __all__ = [
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
 """Files read as CSV; every other file is read as Parquet."""
+
+MAX_FIELD = 1 << 30
+"""DuckDB's ``max_line_size`` for a CSV input (its default, 2 MB, refused a long field Polars and Spark read)."""
+
+NO_NULL = "\x00polars_anon: no null string\x00"
+"""Spark's ``nullValue`` for a CSV input: a string no field holds, so Spark tells a quoted empty field (``""``, the
+empty string) from an empty one (null); its default, the empty string, made both null."""
+
+_DTYPE_WORDS = {"Int64": "i64", "Float64": "f64", "Boolean": "bool"}
+"""The dtype as Polars' CSV reader names it in its error (the types it infers besides String)."""
+
+
+def late_value(column: str, number: int, dtype: pl.DataType) -> tuple[str, str]:
+    """The words before and after a value that does not parse as `dtype`, the type Polars inferred for the CSV
+    column `column` (number `number`, from 1) from its first rows: Polars' own words, so DuckDB and Spark, which
+    read the column as text and cast it, refuse the value as Polars does.
+
+    >>> before, after = late_value("age", 2, pl.Int64())
+    >>> before + "x" + after
+    "could not parse `x` as dtype `i64` at column 'age' (column number 2)"
+    """
+    word = _DTYPE_WORDS.get(str(dtype), str(dtype))
+    return "could not parse `", f"` as dtype `{word}` at column '{column}' (column number {number})"
+
+
+def literal_path(path: str | Path, engine: str) -> str:
+    """`path` as DuckDB (``"duckdb"``) or Spark (``"spark"``) reads one file of that exact name: both read a path as a
+    glob pattern, so ``a[1].csv`` read ``a1.csv`` (Polars reads it with ``glob=False``).
+
+    >>> print(literal_path("in/a[1]*.csv", "duckdb"), literal_path("in/a[1]*.csv", "spark"))
+    in/a[[]1][*].csv in/a\\[1\\]\\*.csv
+    """
+    if engine == "duckdb":
+        return re.sub(r"([\[*?])", r"[\1]", str(path))
+    return re.sub(r"([\\\[\]*?{}])", r"\\\1", str(path))
 
 
 def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
@@ -94,18 +134,18 @@ def scan_input(
                 f"(reading {what} {str(path)!r})"
             )
         check_utf8(path, what=what)
-        options: dict[str, Any] = {"separator": separator, "has_header": has_header}
-        options["null_values"] = list(null_values or []) or None
-        try:
-            lf = pl.scan_csv(path, **options)
-            names = lf.collect_schema().names()
-            as_text = [n for n, final in zip(names, columns or names) if final in text]
-            if as_text:  # the same file, those columns not inferred
-                lf = pl.scan_csv(path, **options, schema_overrides={n: pl.String for n in as_text})
-                lf.collect_schema()
+        options: dict[str, Any] = {"separator": separator, "has_header": has_header, "glob": False}
+        nulls = list(null_values or [])
+        try:  # the types: an empty field, quoted or not, is no evidence of a String (see CSV_RULES)
+            inferred = pl.scan_csv(path, **options, null_values=[*dict.fromkeys([*nulls, ""])]).collect_schema()
+            names = inferred.names()
+            finals = dict(zip(names, columns or names))
+            types = {n: pl.String() if finals.get(n) in text else t for n, t in inferred.items()}
+            lf = pl.scan_csv(path, **options, null_values=nulls or None, schema_overrides=types)
+            lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
-        check_fields(path, separator, len(names), what=what)
+        empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
             if len(columns) != len(names):
@@ -114,7 +154,7 @@ def scan_input(
                     f"{' ...' if len(names) > 5 else ''}); give one name per column"
                 )
             lf = lf.rename(dict(zip(names, columns)))
-        return lf
+        return lf.filter(~pl.all_horizontal(pl.all().is_null())) if empty else lf  # CSV_RULES: no value, skipped
     return _scan_parquet(path, [path], what)
 
 
@@ -233,12 +273,18 @@ RAGGED = "a row has another number of fields than the header: quote the fields t
 """The hint of every refusal of a CSV row with more or fewer fields than its header (Polars, DuckDB, Spark)."""
 
 
-def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "input") -> None:
-    """Refuse a CSV file with a record of more or fewer fields than `n_fields` (its header's), naming the first.
+def check_fields(
+    path: Path, separator: str, n_fields: int, *, null_values: Sequence[str] = (), what: str = "input"
+) -> bool:
+    """Refuse a CSV file that the engines would read apart (see :data:`CSV_RULES`), naming the first record at fault:
+    one of more or fewer fields than `n_fields` (its header's; a separator ending a row makes one more field), a quote
+    inside a field (``a"b``, ``, "x"``: a field is quoted from its first character), or any other error of DuckDB's
+    strict reader (an unterminated quote). Returns whether a record of the file may hold no value (a blank line, or
+    a first field that is empty or one of `null_values`): every engine then skips such records.
 
     Polars reads a short row as nulls, and a long one fails only when every column is read: a command that reads
-    some columns (``risk``, ``check``) would answer where another refuses, and DuckDB refuses both. One streaming
-    pass over the file (:func:`_first_ragged`), once per version of the file in a process (a job reads its input on
+    some columns (``risk``, ``check``) would answer where another refuses, and DuckDB refuses both. A few streaming
+    passes over the file (:func:`_scan_fields`), once per version of the file in a process (a job reads its input on
     two roads).
 
     >>> import tempfile
@@ -252,44 +298,125 @@ def check_fields(path: Path, separator: str, n_fields: int, *, what: str = "inpu
     """
     stat = path.stat()
     key = (str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, separator, n_fields)
-    if key in _CHECKED:
-        return
-    found = _first_ragged(path, separator, n_fields)
-    if found is None:
-        _CHECKED.add(key)
-        return
-    number, fields = found
-    raise InputError(
-        f"cannot read {what} {str(path)!r} as CSV: record {number} (the header is record 1) has {fields} fields, the "
-        f"header {n_fields}; {RAGGED}"
-    )
+    nulls = tuple(dict.fromkeys(null_values))
+    if (key, nulls) in _CHECKED:
+        return _CHECKED[key, nulls]
+    problem, empty = _scan_fields(path, separator, n_fields, nulls)
+    if problem is not None:
+        raise InputError(f"cannot read {what} {str(path)!r} as CSV: {problem}")
+    _CHECKED[key, nulls] = empty
+    return empty
 
 
-_CHECKED: set[tuple[str, int, int, int, int, str, int]] = set()
-"""The CSV files :func:`check_fields` passed (path, inode, mtime, ctime, size, separator, fields): a file replaced
-with its mtime kept (``cp -p``, ``rsync -t``) has another inode or ctime."""
+_CHECKED: dict[tuple[tuple[str, int, int, int, int, str, int], tuple[str, ...]], bool] = {}
+"""The CSV files :func:`check_fields` passed (path, inode, mtime, ctime, size, separator, fields; null strings), and
+whether a record may hold no value: a file replaced with its mtime kept (``cp -p``, ``rsync -t``) has another inode
+or ctime."""
+
+CSV_RULES = """\
+A CSV input is read alike on every engine: a quoted empty field ("") is the empty string in a String column and
+null in a column of another type; an empty field is null; the null strings are null, quoted or not; a blank line,
+and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
+ending a row makes one more field), a quote inside a field, or a value that breaks the type inferred from the first
+rows is refused."""
+"""The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
+as Polars does)."""
 
 
-def _first_ragged(path: Path, separator: str, n_fields: int) -> tuple[int, int] | None:
-    """The first record (DuckDB's number, the header 1; its fields) of another number of fields than `n_fields`, as
-    DuckDB's strict CSV reader counts them (quotes and line breaks in quoted fields understood; blank lines
-    skipped); None when there is none, or when the reader fails for another reason (left to the input's own
-    reader). DuckDB, not a Polars pass over the lines: a pass that understood quotes cost 2.8 CPU s on 3M quoted
-    register rows, DuckDB 0.7."""
+def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool, bool, int | None]:
+    """One pass over the bytes: whether a line is blank, whether a line ends with the separator, and the line number
+    of the first quote inside a field, or None: a quote with a character on each side that is neither a separator, a
+    line break nor a quote is never a field's opening or closing quote nor one of a doubled pair, so it stands inside
+    an unquoted field (``a"b``, `` "x"``), which DuckDB reads otherwise than Polars and Spark. NumPy finds them
+    (``bytes.__contains__`` for ``",\\n"`` and three more patterns cost 0.5 CPU s on the 3M-row register, 135 MB; a
+    regular expression for the quotes 2.2 s on the register quoted throughout; NumPy 0.15 and 0.37 s)."""
+    import numpy as np
+
+    sep = separator.encode()[0]
+    blank = trailing = False
+    tail, offset = b"", 0
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            data = tail + block
+            a = np.frombuffer(data, np.uint8)
+            if b'"' in data:  # a quote with neither neighbour a separator, a line break or a quote
+                quote = a == 34
+                edge = quote | (a == sep) | (a == 10) | (a == 13)
+                lone = np.flatnonzero(quote[1:-1] & ~edge[:-2] & ~edge[2:])
+                if len(lone):
+                    return blank, trailing, _line_of(path, offset - len(tail) + int(lone[0]) + 1)
+            ends = np.flatnonzero(a == 10)
+            ends = ends[ends >= 2] if len(tail) == 2 else ends[ends >= 1]
+            last = a[ends - 1]
+            crlf = last == 13
+            last = np.where(crlf & (ends >= 2), a[np.maximum(ends - 2, 0)], last)  # the byte before "\r\n"
+            blank = blank or bool((last == 10).any())
+            trailing = trailing or bool((last == sep).any())
+            offset += len(block)
+            tail = data[-2:]
+    return blank, trailing or tail.endswith(bytes([sep])), None
+
+
+def _line_of(path: Path, offset: int, chunk: int = 1 << 24) -> int:
+    """The line number (from 1) of the byte at `offset`."""
+    lines = 1
+    with path.open("rb") as f:
+        while offset > 0 and (block := f.read(min(chunk, offset))):
+            lines += block.count(b"\n")
+            offset -= len(block)
+    return lines
+
+
+def _scan_fields(path: Path, separator: str, n_fields: int, nulls: tuple[str, ...]) -> tuple[str | None, bool]:
+    """The first fault of the file (words after "cannot read ... as CSV: "; None: none), and whether a record may
+    hold no value. DuckDB's strict reader counts the fields (quotes and line breaks in quoted fields understood;
+    blank lines skipped; its record number, the header 1), not a Polars pass over the lines: a pass that understood
+    quotes cost 2.8 CPU s on 3M quoted register rows, DuckDB 0.7. DuckDB takes a separator ending a row for no field:
+    when a line ends with one, a second read, one column wider, finds a record that has it."""
     import duckdb
 
-    columns = {f"c{i}": "VARCHAR" for i in range(n_fields)}
+    from polars_anon.quoting import duckdb_literal
+
+    blank, trailing, quote = _byte_facts(path, separator)
+    if quote is not None:
+        return (
+            f"line {quote} has a quote inside a field (a field is quoted from its first character: no space before "
+            'the quote); quote the whole field and double each quote in it ("a ""b"""), or remove the quote',
+            False,
+        )
+    source = literal_path(path, "duckdb")
     con = duckdb.connect()
     try:
-        con.read_csv(str(path), header=False, sep=separator, auto_detect=False, columns=columns).aggregate(
-            "count(*)"
-        ).fetchall()
+        columns = {f"c{i}": "VARCHAR" for i in range(n_fields)}
+        read = con.read_csv(
+            source, header=False, sep=separator, auto_detect=False, columns=columns, max_line_size=MAX_FIELD
+        )
+        null = " OR ".join(["c0 IS NULL", *(f"c0 = {duckdb_literal(n)}" for n in nulls)])
+        empty = bool(read.aggregate(f"count_if({null}) > 0").fetchall()[0][0])
+        if trailing:  # one column more, the missing padded with nulls, an empty field '' (the null string none)
+            wide = {f"c{i}": "VARCHAR" for i in range(n_fields + 1)}
+            options: dict[str, Any] = {"null_padding": True, "parallel": False, "allow_quoted_nulls": False}
+            options |= {"na_values": [NO_NULL], "max_line_size": MAX_FIELD}
+            read = con.read_csv(source, header=False, sep=separator, auto_detect=False, columns=wide, **options)
+            numbered = read.project(f"row_number() OVER () AS n, c{n_fields} IS NOT NULL AS wide")
+            found = numbered.filter("wide").aggregate("min(n)").fetchall()[0][0]
+            if found is not None:
+                return _ragged(int(found), n_fields + 1, n_fields), empty
     except duckdb.Error as exc:
-        found = re.search(r"CSV Error on Line: (\d+).*?Expected Number of Columns: \d+ Found: (\d+)", str(exc), re.S)
-        return None if found is None else (int(found[1]), int(found[2]))
+        text = str(exc)
+        counted = re.search(r"CSV Error on Line: (\d+).*?Expected Number of Columns: \d+ Found: (\d+)", text, re.S)
+        if counted is not None:
+            return _ragged(int(counted[1]), int(counted[2]), n_fields), False
+        lines = [line.strip() for line in text.split("Possible fixes:")[0].splitlines() if line.strip()]
+        said = lines[-1] if len(lines) > 2 and lines[1].startswith("Original Line") else ""  # the last: DuckDB's why
+        return f"{lines[0] if lines else type(exc).__name__}{': ' + said if said else ''}", False
     finally:
         con.close()
-    return None
+    return None, empty or blank
+
+
+def _ragged(record: int, fields: int, n_fields: int) -> str:
+    return f"record {record} (the header is record 1) has {fields} fields, the header {n_fields}; {RAGGED}"
 
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:

@@ -41,7 +41,19 @@ from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
-from polars_anon.io import CSV_SUFFIXES, DTYPES, cast_columns, html_path, report_path, scan_input
+from polars_anon.io import (
+    CSV_SUFFIXES,
+    DTYPES,
+    MAX_FIELD,
+    NO_NULL,
+    cast_columns,
+    check_fields,
+    html_path,
+    late_value,
+    literal_path,
+    report_path,
+    scan_input,
+)
 from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
@@ -49,7 +61,7 @@ from polars_anon.pipeline.capabilities import consult_job, consult_session, cons
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
-from polars_anon.quoting import duckdb_identifier, spark_identifier
+from polars_anon.quoting import duckdb_identifier, duckdb_literal, spark_identifier
 from polars_anon.request import DEFERRED, check_request
 from polars_anon.sdc.job import SdcSpec, apply_steps, parse_sdc
 from polars_anon.sdc.measures import check_measure_columns, measure, measure_sql
@@ -755,41 +767,80 @@ def read_on_engine(engine: Any, job: Job) -> Any:
         )
     raw = job.scan_raw().collect_schema()
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
+    # every engine reads by the rules of CSV_RULES: each column as text (a quoted empty field is the empty string, an
+    # empty one null), the job's null strings null (quoted or not), then typed as Polars types it (an empty string
+    # null in a column of another type; a value that does not parse refused in Polars' words), then as `schema` says;
+    # a record of no value (a blank line) is skipped
+    nulls = list(dict.fromkeys(job.null_values))
+    empty = check_fields(job.input, job.separator, len(raw), null_values=nulls)  # done by scan_raw: its answer
+    words = {c: late_value(c, i + 1, t) for i, (c, t) in enumerate(raw.items())}
     if engine.name == "duckdb":
-        # columns given, nothing sniffed: a row with more fields is refused naming its line (sniffing took such a
-        # last row for the header and read no rows); an empty field is null, as in Polars, with null strings given too
-        nulls = [*dict.fromkeys([*job.null_values, ""])] if job.null_values else None
-        read = engine.con.read_csv(
-            str(job.input),
+        q = duckdb_identifier
+        text = engine.con.read_csv(
+            literal_path(job.input, "duckdb"),
             header=job.has_header,
             sep=job.separator,
             auto_detect=False,
-            columns={c: _SQL_TYPES[_type_name(t)] for c, t in raw.items()},
-            na_values=nulls,
+            columns={c: "VARCHAR" for c in raw},
+            allow_quoted_nulls=False,
+            max_line_size=MAX_FIELD,
         )
-        return read.project(
-            ", ".join(
-                f"CAST({duckdb_identifier(c)} AS {_SQL_TYPES[_type_name(t)]}) AS {duckdb_identifier(c)}"
-                for c, t in wanted.items()
-            )
-        )
-    # Spark's reader takes one null string: every column is read as a string (an empty field is null, as in Polars),
-    # each of the job's null strings is mapped to null (values, not SQL text), then cast to the type Polars reads, and
-    # then as `schema` says
+
+        def sql(c: str) -> str:
+            value = q(c)
+            if nulls:
+                value = (
+                    f"CASE WHEN {value} IN ({', '.join(duckdb_literal(n) for n in nulls)}) THEN NULL ELSE {value} END"
+                )
+            if raw[c] == pl.String:
+                return f"{value} AS {q(c)}"
+            return f"NULLIF({value}, '') AS {q(c)}"
+
+        def typed(c: str) -> str:
+            if raw[c] == pl.String:
+                value = q(c)
+            else:
+                kind, (before, after) = _SQL_TYPES[_type_name(raw[c])], words[c]
+                refused = f"error({duckdb_literal(before)} || {q(c)} || {duckdb_literal(after)})"
+                value = f"CASE WHEN TRY_CAST({q(c)} AS {kind}) IS NULL AND {q(c)} IS NOT NULL THEN {refused} "
+                value += f"ELSE TRY_CAST({q(c)} AS {kind}) END"
+            return f"CAST({value} AS {_SQL_TYPES[_type_name(wanted[c])]}) AS {q(c)}"
+
+        out = text.project(", ".join(sql(c) for c in raw)).project(", ".join(typed(c) for c in raw))
+        return out.filter(f"NOT ({' AND '.join(f'{q(c)} IS NULL' for c in raw)})") if empty else out
     from pyspark.sql import functions as F  # noqa: N812 (pyspark's own spelling)
 
     ddl = ", ".join(f"{spark_identifier(c)} STRING" for c in raw)
-    options = {"header": str(job.has_header).lower(), "sep": job.separator, "mode": "FAILFAST"}
-    frame = engine.spark.read.options(**options).schema(ddl).csv(str(job.input))
+    options = {
+        "header": str(job.has_header).lower(),
+        "sep": job.separator,
+        "mode": "FAILFAST",
+        "nullValue": NO_NULL,  # see NO_NULL: an empty field is null, a quoted empty one ''
+        "escape": '"',  # a quote inside a quoted field is written "" (Spark's default escape is a backslash)
+        "multiLine": "true",  # a quoted field may hold a line break
+    }
+    frame = engine.spark.read.options(**options).schema(ddl).csv(literal_path(job.input, "spark"))
 
     def column(c: str) -> Any:
         value = F.col(spark_identifier(c))
-        if job.null_values:
-            value = F.when(value.isin(list(job.null_values)), F.lit(None)).otherwise(value)
-        typed = value.cast(_SPARK_TYPES[_type_name(raw[c])]).cast(_SPARK_TYPES[_type_name(wanted[c])])
-        return typed.alias(c)
+        if nulls:
+            value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
+        if raw[c] != pl.String:
+            value = F.when(value == "", F.lit(None)).otherwise(value)
+            cast = value.try_cast(_SPARK_TYPES[_type_name(raw[c])])
+            before, after = words[c]
+            refused = F.raise_error(F.concat(F.lit(before), value, F.lit(after)))
+            value = F.when(cast.isNull() & value.isNotNull(), refused).otherwise(cast)
+        return value.cast(_SPARK_TYPES[_type_name(wanted[c])]).alias(c)
 
-    return frame.select(*(column(c) for c in raw))
+    typed = frame.select(*(column(c) for c in raw))
+    if not empty:
+        return typed
+    nothing = [F.col(spark_identifier(c)).isNull() for c in raw]
+    all_null = nothing[0]
+    for each in nothing[1:]:
+        all_null = all_null & each
+    return typed.filter(~all_null)
 
 
 def _engine_of(job: Job) -> Any:

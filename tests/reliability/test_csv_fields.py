@@ -27,8 +27,8 @@ def test_a_file_is_checked_once_per_version(tmp_path: Path, monkeypatch: pytest.
     """A job reads its input on two roads (the Polars scan and the engine's reader): the file is read for its fields
     once, and again only when it changed."""
     calls = []
-    real = io._first_ragged  # noqa: SLF001 (counting the calls of the module's own pass)
-    monkeypatch.setattr(io, "_first_ragged", lambda *a: calls.append(a) or real(*a))
+    real = io._scan_fields  # noqa: SLF001 (counting the calls of the module's own pass)
+    monkeypatch.setattr(io, "_scan_fields", lambda *a: calls.append(a) or real(*a))
     path = tmp_path / "t.csv"
     path.write_text("a,b\n1,2\n")
     io.check_fields(path, ",", 2)

@@ -1,0 +1,87 @@
+"""A CSV input read by one set of rules on every road: the job's CSV options wherever the job's input is read, the
+ragged-row check's gaps (issue: csvfix)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from polars_anon import cli
+
+HEADERLESS_JOB = """input = "people.data"
+output = "out.parquet"
+separator = ";"
+has_header = false
+columns = ["id", "age", "sex"]
+k = 2
+insensitive = "id"
+[qids.age]
+hierarchy = {intervals = [5, 10], bottom = 30, top = 40}
+[qids.sex]
+hierarchy = "suppress"
+"""
+
+
+def test_check_builds_a_jobs_hierarchies_with_the_jobs_csv_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check --job with a population model built the job's hierarchies from its input read with only the separator:
+    a headerless input (has_header = false, columns) lost its first row to the header and its column names."""
+    (tmp_path / "people.data").write_text("0;31;F\n1;33;M\n2;38;F\n3;36;M\n")
+    (tmp_path / "pop.csv").write_text("age,sex\n31,F\n33,M\n38,F\n36,M\n31,F\n33,M\n")
+    (tmp_path / "job.toml").write_text(HEADERLESS_JOB)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q"]) == 0
+    model = f'{{model = "k-map", k = 1, population = "{tmp_path / "pop.csv"}"}}'
+    capsys.readouterr()
+    args = ["check", str(tmp_path / "out.parquet"), "--qids", "age,sex", "--k", "2"]
+    assert cli.main([*args, "--job", str(tmp_path / "job.toml"), "--model", model]) == 0
+    found = json.loads(capsys.readouterr().out)["models"][0]
+    # the classes (30-39, F) and (30-39, M) each hold 3 of the 6 population rows
+    assert (found["satisfied"], found["min_measure"], found["max_measure"]) == (True, 3.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # DuckDB's strict reader takes a separator ending a row for no field: it passed where Polars refused
+        ("id,sex,age\n0,F,31\n1,M,33,\n", "record 3 (the header is record 1) has 4 fields, the header 3; a row has"),
+        # DuckDB reads a space before a quote as nothing ('x,y'), Polars and Spark as part of the field (4 fields)
+        ('id,sex,age\n0,F,31\n1, "x,y",3\n', "line 3 has a quote inside a field (a field is quoted from its first"),
+        ('id,sex,age\n0,a"b,31\n', "line 2 has a quote inside a field"),  # Polars failed, DuckDB and Spark read a"b
+        # any other error of DuckDB's reader skipped the check silently
+        ('id,sex,age\n0,"F,31\n1,M,33\n', "Invalid Input Error: CSV Error on Line: 2: Value with unterminated quote"),
+    ],
+    ids=["trailing-separator", "space-before-quote", "quote-inside", "unterminated-quote"],
+)
+def test_a_csv_the_engines_would_read_apart_is_refused_naming_the_record(tmp_path: Path, text: str, words: str) -> None:
+    from polars_anon.errors import InputError
+    from polars_anon.io import scan_input
+
+    path = tmp_path / "people.csv"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        scan_input(path)
+    assert str(caught.value).startswith(f"cannot read input {str(path)!r} as CSV: {words}")
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_path_with_glob_characters_and_a_long_field_read_as_written(engine: str, tmp_path: Path) -> None:
+    """people[1].csv was read as the glob pattern it spells (people1.csv, beside it) by Polars and DuckDB; a field
+    over 2 MB was refused by DuckDB's reader (its max_line_size), which also skipped the ragged-row check."""
+    from polars_anon.engines import get_engine
+    from polars_anon.job import Job, read_on_engine
+
+    long = "x" * (2_100_000)
+    (tmp_path / "people1.csv").write_text("id,sex\n0,F\n")
+    (tmp_path / "people[1].csv").write_text(f"id,sex\n7,{long}\n8,M\n")
+    text = 'input = "people[1].csv"\noutput = "out.parquet"\nk = 2\ninsensitive = "id"\n'
+    (tmp_path / "job.toml").write_text(text + f'engine = "{engine}"\n[qids.sex]\nhierarchy = "suppress"\n')
+    job = Job.load(tmp_path / "job.toml")
+    if engine == "polars":
+        got = job.scan().collect()
+    else:
+        on = get_engine(engine)
+        got = on.to_polars(read_on_engine(on, job))  # type: ignore[attr-defined]
+    assert got.rows() == [(7, long), (8, "M")]
