@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import operator
 import os
 import re
 import sys
@@ -24,6 +25,7 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -773,41 +775,65 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     # a record of no value (a blank line) is skipped
     nulls = list(dict.fromkeys(job.null_values))
     empty = check_fields(job.input, job.separator, len(raw), null_values=nulls)  # done by scan_raw: its answer
-    words = {c: late_value(c, i + 1, t) for i, (c, t) in enumerate(raw.items())}
     if engine.name == "duckdb":
-        q = duckdb_identifier
-        text = engine.con.read_csv(
-            literal_path(job.input, "duckdb"),
-            header=job.has_header,
-            sep=job.separator,
-            auto_detect=False,
-            columns={c: "VARCHAR" for c in raw},
-            allow_quoted_nulls=False,
-            max_line_size=MAX_FIELD,
-        )
+        return _csv_on_duckdb(engine, job, _CsvTypes(raw, wanted, nulls, empty))
+    return _csv_on_spark(engine, job, _CsvTypes(raw, wanted, nulls, empty))
 
-        def sql(c: str) -> str:
+
+@dataclass(frozen=True)
+class _CsvTypes:
+    """How a job's CSV input is typed on DuckDB and Spark: the types Polars reads (`raw`), those `schema` asks
+    (`wanted`), the null strings, and whether a record may hold no value (`empty`: such records are skipped)."""
+
+    raw: dict[str, pl.DataType]
+    wanted: dict[str, pl.DataType]
+    nulls: list[str]
+    empty: bool
+
+    def refusal(self, column: str) -> tuple[str, str]:
+        """The words around a value of `column` that does not parse as Polars typed it (:func:`io.late_value`)."""
+        return late_value(column, list(self.raw).index(column) + 1, self.raw[column])
+
+
+def _csv_on_duckdb(engine: Any, job: Job, types: _CsvTypes) -> Any:
+    """The job's CSV input as a DuckDB relation typed by `types` (see :func:`read_on_engine`)."""
+    raw, wanted, nulls, empty = types.raw, types.wanted, types.nulls, types.empty
+    q = duckdb_identifier
+    text = engine.con.read_csv(
+        literal_path(job.input, "duckdb"),
+        header=job.has_header,
+        sep=job.separator,
+        auto_detect=False,
+        columns={c: "VARCHAR" for c in raw},
+        allow_quoted_nulls=False,
+        max_line_size=MAX_FIELD,
+    )
+
+    def sql(c: str) -> str:
+        value = q(c)
+        if nulls:
+            value = f"CASE WHEN {value} IN ({', '.join(duckdb_literal(n) for n in nulls)}) THEN NULL ELSE {value} END"
+        if raw[c] == pl.String:
+            return f"{value} AS {q(c)}"
+        return f"NULLIF({value}, '') AS {q(c)}"
+
+    def typed(c: str) -> str:
+        if raw[c] == pl.String:
             value = q(c)
-            if nulls:
-                value = (
-                    f"CASE WHEN {value} IN ({', '.join(duckdb_literal(n) for n in nulls)}) THEN NULL ELSE {value} END"
-                )
-            if raw[c] == pl.String:
-                return f"{value} AS {q(c)}"
-            return f"NULLIF({value}, '') AS {q(c)}"
+        else:
+            kind, (before, after) = _SQL_TYPES[_type_name(raw[c])], types.refusal(c)
+            refused = f"error({duckdb_literal(before)} || {q(c)} || {duckdb_literal(after)})"
+            value = f"CASE WHEN TRY_CAST({q(c)} AS {kind}) IS NULL AND {q(c)} IS NOT NULL THEN {refused} "
+            value += f"ELSE TRY_CAST({q(c)} AS {kind}) END"
+        return f"CAST({value} AS {_SQL_TYPES[_type_name(wanted[c])]}) AS {q(c)}"
 
-        def typed(c: str) -> str:
-            if raw[c] == pl.String:
-                value = q(c)
-            else:
-                kind, (before, after) = _SQL_TYPES[_type_name(raw[c])], words[c]
-                refused = f"error({duckdb_literal(before)} || {q(c)} || {duckdb_literal(after)})"
-                value = f"CASE WHEN TRY_CAST({q(c)} AS {kind}) IS NULL AND {q(c)} IS NOT NULL THEN {refused} "
-                value += f"ELSE TRY_CAST({q(c)} AS {kind}) END"
-            return f"CAST({value} AS {_SQL_TYPES[_type_name(wanted[c])]}) AS {q(c)}"
+    out = text.project(", ".join(sql(c) for c in raw)).project(", ".join(typed(c) for c in raw))
+    return out.filter(f"NOT ({' AND '.join(f'{q(c)} IS NULL' for c in raw)})") if empty else out
 
-        out = text.project(", ".join(sql(c) for c in raw)).project(", ".join(typed(c) for c in raw))
-        return out.filter(f"NOT ({' AND '.join(f'{q(c)} IS NULL' for c in raw)})") if empty else out
+
+def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
+    """The job's CSV input as a Spark DataFrame typed by `types` (see :func:`read_on_engine`)."""
+    raw, wanted, nulls, empty = types.raw, types.wanted, types.nulls, types.empty
     from pyspark.sql import functions as F  # noqa: N812 (pyspark's own spelling)
 
     ddl = ", ".join(f"{spark_identifier(c)} STRING" for c in raw)
@@ -828,7 +854,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
         if raw[c] != pl.String:
             value = F.when(value == "", F.lit(None)).otherwise(value)
             cast = value.try_cast(_SPARK_TYPES[_type_name(raw[c])])
-            before, after = words[c]
+            before, after = types.refusal(c)
             refused = F.raise_error(F.concat(F.lit(before), value, F.lit(after)))
             value = F.when(cast.isNull() & value.isNotNull(), refused).otherwise(cast)
         return value.cast(_SPARK_TYPES[_type_name(wanted[c])]).alias(c)
@@ -836,11 +862,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     typed = frame.select(*(column(c) for c in raw))
     if not empty:
         return typed
-    nothing = [F.col(spark_identifier(c)).isNull() for c in raw]
-    all_null = nothing[0]
-    for each in nothing[1:]:
-        all_null = all_null & each
-    return typed.filter(~all_null)
+    return typed.filter(~reduce(operator.and_, [F.col(spark_identifier(c)).isNull() for c in raw]))
 
 
 def _engine_of(job: Job) -> Any:
