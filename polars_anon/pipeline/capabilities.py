@@ -143,7 +143,22 @@ def _dp_levels(request: Request) -> str | None:
     return None
 
 
+def _dp_raw_columns(request: Request) -> list[str]:
+    """The published columns that are not quasi-identifiers (they would be published as they are)."""
+    return [c for c in request.published_columns if c not in request.qids]
+
+
 _DP_REFUSALS: tuple[Refusal, ...] = (
+    Refusal(
+        "*",
+        "*",
+        "any",
+        lambda r: _dp(r) and bool(_dp_raw_columns(r)),
+        lambda r: (
+            f"differential privacy covers the whole published row: columns {_dp_raw_columns(r)} are not "
+            "quasi-identifiers and would be published as they are; make each a qid with a hierarchy, or drop it"
+        ),
+    ),
     Refusal(
         "fulldomain",
         "*",

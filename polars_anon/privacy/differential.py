@@ -344,6 +344,9 @@ class _SizeCheck(Check):
 class DifferentialPrivacy(Model):
     """(ε, δ)-differential privacy for the whole published table (SafePub); with ``method="fulldomain"`` only.
 
+    Every published column must be a quasi-identifier (a column published as it is is refused: the guarantee
+    covers the whole row), generalized by a hierarchy that was not built from the data.
+
     Parameters
     ----------
     epsilon

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import jsonschema
@@ -136,7 +137,6 @@ def table(n: int = 600) -> pl.DataFrame:
             "age": rng.choice(AGES, n).tolist(),
             "sex": rng.choice(["F", "M"], n).tolist(),
             "zip": [f"{z:03d}" for z in rng.integers(100, 140, n)],
-            "income": rng.integers(0, 9, n).tolist(),
         }
     )
 
@@ -170,6 +170,7 @@ def test_data_independent_release_is_the_mechanism_by_hand() -> None:
     assert out.group_by(list(H)).len()["len"].min() >= dp["k"]
     assert dp["epsilon_search"] == 0 and not dp["data_dependent"]
     # n_rows, sampled_rows, ... are exact figures of the input: the report is outside the guarantee (review4 #6)
+    assert "every column of which is a quasi-identifier" in dp["guarantee"] and out.columns == list(H)
     assert "this report is for the data holder" in dp["guarantee"]
     assert "not covered by epsilon" in dp["guarantee"] and "must not be published with the table" in dp["guarantee"]
 
@@ -242,9 +243,27 @@ def _never_read(s: pl.Series) -> pl.Series:
 )
 def test_refusals_before_any_read(kwargs: dict, match: str) -> None:
     extra = kwargs.pop("extra", [])
-    lf = table().lazy().with_columns(pl.col("income").map_batches(_never_read, return_dtype=pl.Int64))
+    lf = table().lazy().with_columns(pl.col("age").map_batches(_never_read, return_dtype=pl.Int64))
     with pytest.raises(InvalidParameterError, match=match):
         pa.anonymize(lf, hierarchies=H, k=2, privacy=[pa.DifferentialPrivacy(1.0, 1e-6), *extra], **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"insensitive": ["income"]}, {"sensitive": "income"}, {"drop": ["note"]}, {}],
+)
+def test_a_column_published_as_it_is_is_refused_before_any_read(kwargs: dict) -> None:
+    """The theorem covers the whole published row: a column that is not a qid would be published raw (one added
+    person's unique income shows whenever their row is sampled), so any such column is refused, named, whichever
+    way it is declared (review10: insensitive and sensitive columns were published raw)."""
+    lf = (
+        table()
+        .lazy()
+        .with_columns(pl.col("age").map_batches(_never_read, return_dtype=pl.Int64), income=pl.lit(7), note=pl.lit("x"))
+    )
+    raw = ["income"] if "drop" in kwargs else ["income", "note"]
+    with pytest.raises(InvalidParameterError, match=re.escape(f"whole published row: columns {raw} are not quasi")):
+        pa.anonymize(lf, hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 0.1, seed=1)], **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -265,7 +284,7 @@ def test_model_parameters_are_checked(kwargs: dict, match: str) -> None:
 
 def test_a_transformation_must_name_every_qid_with_a_valid_level() -> None:
     """Refused before any row is read (the capability table)."""
-    lf = table().lazy().with_columns(pl.col("income").map_batches(_never_read, return_dtype=pl.Int64))
+    lf = table().lazy().with_columns(pl.col("age").map_batches(_never_read, return_dtype=pl.Int64))
     partial = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 1, "sex": 0})
     with pytest.raises(InvalidParameterError, match="missing \\['zip'\\]"):
         pa.anonymize(lf, hierarchies=H, k=1, privacy=[partial])
@@ -292,7 +311,7 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
         "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in ("age", "zip")) + '[qids.sex]\nhierarchy = "suppress"\n'
     )
     (tmp_path / "job.toml").write_text(
-        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\ninsensitive = ["income"]\n'
+        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\n'
         '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\nseed = 7\n'
         "transformation = { age = 2, sex = 0, zip = 2 }\n" + qids
     )
