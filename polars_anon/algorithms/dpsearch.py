@@ -313,7 +313,7 @@ def run(task: Task, model: DifferentialPrivacy, search_aggregates: pl.DataFrame 
         "transformation": levels,
         "utility_value": scorer.raw(vector),
         "loss_whole_table": scorer.loss(vector),
-        "seed": model.seed if release.reproducible else "not reproducible",
+        "seed": model.describe_seed(),
         "n_rows": release.n_rows,
         "sampled_rows": sampled,
         "not_sampled_rows": release.n_rows - sampled,

@@ -24,6 +24,8 @@ from polars_anon import cli
 from polars_anon.algorithms.dpsearch import exponential_mechanism
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.privacy.differential import (
+    SEED_GIVEN,
+    SEED_NOT_GIVEN,
     delta_of,
     gamma_of,
     keep_mask,
@@ -221,7 +223,7 @@ def test_without_a_seed_the_keys_come_from_the_os() -> None:
     model = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 3, "sex": 1, "zip": 3})
     a, b = (pa.anonymize(df, hierarchies=H, k=1, privacy=[model]) for _ in range(2))
     a.collect()
-    assert a.report["details"]["differential_privacy"]["seed"] == "not reproducible"
+    assert a.report["details"]["differential_privacy"]["seed"] == SEED_NOT_GIVEN
     assert a.report["details"]["differential_privacy"]["sampled_rows"] != b.report["details"]["differential_privacy"][
         "sampled_rows"
     ] or not a.collect().equals(b.collect())
@@ -319,8 +321,24 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
     got = pl.read_parquet(tmp_path / "out" / "t.parquet")
     assert got.equals(want)
     report = json.loads((tmp_path / "out" / "t.report.json").read_text())
-    assert report["details"]["differential_privacy"]["seed"] == 7 and report["metric"] is None
+    assert report["details"]["differential_privacy"]["seed"] == SEED_GIVEN and report["metric"] is None
     jsonschema.Draft202012Validator(schema()).validate(report)
+
+
+def test_the_seed_is_never_written_and_still_fixes_the_bytes(tmp_path: Path) -> None:
+    """The seed fixes which rows were sampled (their secrecy is part of the amplification): the report says a seed
+    was given, never its value, as the [sdc] section does (review10: details.differential_privacy.seed and the
+    model's summary wrote it in clear); the same input, parameters and seed still give the same bytes."""
+    seed = 987_654_321
+    model = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 2, "sex": 0, "zip": 2}, seed=seed)
+    written = []
+    for i in range(2):
+        report = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model]).sink_parquet(tmp_path / f"{i}.parquet")
+        text = (tmp_path / f"{i}.report.json").read_text() + (tmp_path / f"{i}.report.html").read_text()
+        assert str(seed) not in text and str(seed) not in json.dumps(report)
+        assert report["details"]["differential_privacy"]["seed"] == report["privacy"][0]["seed"] == SEED_GIVEN
+        written.append((tmp_path / f"{i}.parquet").read_bytes())
+    assert written[0] == written[1]
 
 
 def test_explore_refuses_a_differentially_private_grid() -> None:
