@@ -172,6 +172,12 @@ class Engine(Protocol):
         """The published table of a checked tuple map computed on the driver from `data`."""
         ...
 
+    def sort(self, table: Any, columns: Sequence[str]) -> Any:
+        """The rows of `table` sorted by `columns` (each ascending, Strings by their UTF-8 bytes, nulls last): an
+        order that depends on the multiset of rows only, alike on every engine (a differentially private release
+        must not show where a row sat in the input)."""
+        ...
+
     def join_map(self, table: Any, mapping: Any, request: Request, row_key: str | None = None) -> Any:
         """Join an engine map (:class:`~polars_anon.pipeline.state.EnginePlan`) to the rows of `table`, drop the
         suppressed ones, and keep the input's columns (less those dropped) with each qid's published label."""

@@ -228,6 +228,12 @@ class DuckDBEngine:
         assert data.native is not None  # the engine's aggregation pass keeps its own group-by
         return self.join_map(table, engine_map(tmap, data.native, request), request)
 
+    def sort(self, table: duckdb.DuckDBPyRelation, columns: Sequence[str]) -> duckdb.DuckDBPyRelation:
+        """The rows sorted by `columns` (see :meth:`polars_anon.engines.Engine.sort`): the binary collation (UTF-8
+        bytes), whatever the connection's ``default_collation``."""
+        keys = ", ".join(f'{_q(c)} COLLATE "binary" ASC NULLS LAST' for c in columns)
+        return self.con.sql(f"SELECT * FROM {self.view(table)} ORDER BY {keys}")
+
     def join_map(
         self,
         table: duckdb.DuckDBPyRelation,

@@ -76,6 +76,14 @@ class PolarsEngine:
         """The prepared rows of `data`, published by `tmap` (lazy)."""
         return publish(data.prepared, tmap)
 
+    def sort(self, table: pl.LazyFrame, columns: Sequence[str]) -> pl.LazyFrame:
+        """The rows sorted by `columns` (see :meth:`polars_anon.engines.Engine.sort`).
+
+        >>> POLARS.sort(pl.LazyFrame({"a": ["b", "a", None, "B"]}), ["a"]).collect()["a"].to_list()
+        ['B', 'a', 'b', None]
+        """
+        return table.sort(list(columns), nulls_last=True)
+
     def join_map(self, table: pl.LazyFrame, mapping: Any, request: Request, row_key: str | None = None) -> Any:
         raise NotImplementedError("the Polars engine has no planner: its methods run on the driver")
 

@@ -510,6 +510,12 @@ class SparkEngine:
         assert data.native is not None  # the engine's aggregation pass keeps its own group-by
         return self.join_map(table, engine_map(tmap, data.native, request), request)
 
+    def sort(self, table: Any, columns: Sequence[str]) -> Any:
+        """The rows sorted by `columns` (see :meth:`polars_anon.engines.Engine.sort`; Spark compares Strings by their
+        UTF-8 bytes); its writer then writes the part files in that order."""
+        F = _pyspark().functions
+        return table.orderBy(*(F.col(spark_identifier(c)).asc_nulls_last() for c in columns))
+
     def join_map(self, table: Any, mapping: pl.DataFrame | Any, request: Request, row_key: str | None = None) -> Any:
         """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows:
         on the original qid values, or on the row id `row_key` of a row map (which `table` then carries)."""

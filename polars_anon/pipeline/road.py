@@ -359,6 +359,8 @@ def run(
     planned = plan_request(aggregated, request, schema, start, engine.name, aggregated_at=aggregated_at)
     capability.refuse_map(planned.plan.map)
     published = engine.publish(table, aggregated, planned.plan.map, request)
+    if dp is not None:  # the rows' order a function of the published multiset: where a row sat must not show
+        published = engine.sort(published, request.published_columns)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
     return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads))
