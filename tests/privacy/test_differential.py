@@ -21,6 +21,7 @@ from scipy.special import gammaln
 
 import polars_anon as pa
 from polars_anon import cli
+from polars_anon._types import EngineName
 from polars_anon.algorithms.dpsearch import exponential_mechanism
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.privacy.differential import (
@@ -219,7 +220,7 @@ def test_a_large_lattice_is_walked_and_spends_at_most_its_budget(monkeypatch: py
 
 
 @pytest.mark.parametrize("engine", ["polars", "duckdb"])
-def test_the_published_order_is_a_function_of_the_published_rows(engine: str) -> None:
+def test_the_published_order_is_a_function_of_the_published_rows(engine: EngineName) -> None:
     """Where a row sat in the input must not show (review10 dp_order.py: the last published row was the added
     person's class more often under D' than under D): the rows come sorted by the published columns, so two
     inputs that publish the same multiset publish the same table. The mechanism by hand (rows kept in input
