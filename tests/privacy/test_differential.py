@@ -23,7 +23,8 @@ import polars_anon as pa
 from polars_anon import cli
 from polars_anon._types import EngineName
 from polars_anon.algorithms.dpsearch import exponential_mechanism
-from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError, ValueNotInHierarchyError
+from polars_anon.job import Job
 from polars_anon.privacy.differential import (
     SEED_GIVEN,
     SEED_NOT_GIVEN,
@@ -324,10 +325,7 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
     df.write_parquet(tmp_path / "t.parquet")
     for q, h in H.items():
         h.to_csv(tmp_path / f"{q}.csv")
-    # sex built from the data (the job's tuple pass, remembered for the road: it must not stand in for the sample's)
-    qids = (
-        "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in ("age", "zip")) + '[qids.sex]\nhierarchy = "suppress"\n'
-    )
+    qids = "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in ("age", "sex", "zip"))
     (tmp_path / "job.toml").write_text(
         'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\n'
         '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\nseed = 7\n'
@@ -355,6 +353,45 @@ def test_the_seed_is_never_written_and_still_fixes_the_bytes(tmp_path: Path) -> 
         assert report["details"]["differential_privacy"]["seed"] == report["privacy"][0]["seed"] == SEED_GIVEN
         written.append((tmp_path / f"{i}.parquet").read_bytes())
     assert written[0] == written[1]
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        ('"suppress"', "suppress"),
+        ("{ mask = 2 }", "mask"),
+        ("{ intervals = [5, 10] }", "intervals"),
+        ('{ dates = ["month"] }', "dates"),
+        ("{ ordered = [2] }", "ordered"),
+    ],
+)
+def test_a_job_refuses_hierarchies_built_from_the_data(tmp_path: Path, spec: str, kind: str) -> None:
+    """Every built-in kind of a job file takes its leaves from the column's values, so its labels, levels and leaf
+    counts (the search's cell loss) depend on other people's rows (review10: ``{ ordered = [2] }`` on two
+    neighbouring tables published labels that never overlap). Refused when the job file is read (the input
+    does not even exist here), naming the qid and the kind; a hierarchy file is taken."""
+    job = (
+        'input = "absent.parquet"\noutput = "out.parquet"\nk = 1\n'
+        '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n'
+        f'[qids.age]\nhierarchy = "age.csv"\n[qids.v]\nhierarchy = {spec}\n'
+    )
+    (tmp_path / "job.toml").write_text(job)
+    with pytest.raises(InvalidParameterError, match=re.escape(f"but the job would build those of 'v' ({kind}) from")):
+        Job.load(tmp_path / "job.toml")
+    (tmp_path / "job.toml").write_text(job.replace(f"hierarchy = {spec}", 'hierarchy = "v.csv"'))
+    assert list(Job.load(tmp_path / "job.toml").qids) == ["age", "v"]
+    dp = '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n'
+    (tmp_path / "job.toml").write_text(job.replace(dp, ""))  # without differential privacy: built from the data
+    assert list(Job.load(tmp_path / "job.toml").qids) == ["age", "v"]
+
+
+def test_a_value_outside_a_given_hierarchy_is_refused() -> None:
+    """A hierarchy given (not built from the data) need not cover a value of the input: refused when sampled, never
+    published under another label."""
+    model = pa.DifferentialPrivacy(5.0, 0.05, transformation={"age": 3, "sex": 1, "zip": 3}, seed=0)
+    df = pl.concat([table(), pl.DataFrame({"age": [99], "sex": ["F"], "zip": ["100"]})])
+    with pytest.raises(ValueNotInHierarchyError, match=r"column 'age': 1 distinct values are not leaves"):
+        pa.anonymize(df, hierarchies=H, k=1, privacy=[model]).collect()
 
 
 def test_explore_refuses_a_differentially_private_grid() -> None:
