@@ -172,10 +172,11 @@ class Engine(Protocol):
         """The published table of a checked tuple map computed on the driver from `data`."""
         ...
 
-    def sort(self, table: Any, columns: Sequence[str]) -> Any:
-        """The rows of `table` sorted by `columns` (each ascending, Strings by their UTF-8 bytes, nulls last): an
-        order that depends on the multiset of rows only, alike on every engine (a differentially private release
-        must not show where a row sat in the input)."""
+    def expand(self, classes: pl.DataFrame, columns: Sequence[str]) -> Any:
+        """A table of the rows of `classes` (one row per published tuple, its ``size``): each tuple `size` times,
+        sorted by `columns` (each ascending, Strings by their UTF-8 bytes, nulls last). A differentially private
+        release is published so: its rows hold its qids only, and their order is a function of the published
+        multiset alone, alike on every engine (where a row sat in the input must not show)."""
         ...
 
     def join_map(self, table: Any, mapping: Any, request: Request, row_key: str | None = None) -> Any:
