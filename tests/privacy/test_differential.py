@@ -24,7 +24,8 @@ from polars_anon import cli
 from polars_anon._types import EngineName
 from polars_anon.algorithms.dpsearch import exponential_mechanism
 from polars_anon.errors import InfeasibleError, InvalidParameterError, ValueNotInHierarchyError
-from polars_anon.job import Job
+from polars_anon.job import NEEDS_ORIGINAL, Job
+from polars_anon.pipeline.capabilities import DP_ORIGINAL_ENCODINGS
 from polars_anon.privacy.differential import (
     SEED_GIVEN,
     SEED_NOT_GIVEN,
@@ -383,6 +384,22 @@ def test_a_job_refuses_hierarchies_built_from_the_data(tmp_path: Path, spec: str
     dp = '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n'
     (tmp_path / "job.toml").write_text(job.replace(dp, ""))  # without differential privacy: built from the data
     assert list(Job.load(tmp_path / "job.toml").qids) == ["age", "v"]
+
+
+def test_a_job_refuses_encodings_of_the_original_values(tmp_path: Path) -> None:
+    """The proportional encoding and the statistical mapping are computed from each class's original values (and
+    need the published rows lined up with the sample's, which a sorted release does not keep): outside the
+    guarantee, refused when the job file is read; an encoding of the published table alone is taken."""
+    assert set(DP_ORIGINAL_ENCODINGS) == set(NEEDS_ORIGINAL)
+    job = (
+        'input = "absent.parquet"\noutput = "out.parquet"\nk = 1\nencode = ["fillParent", "proportional"]\n'
+        '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n[qids.age]\nhierarchy = "age.csv"\n'
+    )
+    (tmp_path / "job.toml").write_text(job)
+    with pytest.raises(InvalidParameterError, match=re.escape("job file: encode ['proportional'] is computed from")):
+        Job.load(tmp_path / "job.toml")
+    (tmp_path / "job.toml").write_text(job.replace(', "proportional"', ""))
+    assert Job.load(tmp_path / "job.toml").encode == ["fillparent"]
 
 
 def test_a_value_outside_a_given_hierarchy_is_refused() -> None:
