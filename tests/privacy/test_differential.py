@@ -346,14 +346,13 @@ def test_the_seed_is_never_written_and_still_fixes_the_bytes(tmp_path: Path) -> 
     model's summary wrote it in clear); the same input, parameters and seed still give the same bytes."""
     seed = 987_654_321
     model = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 2, "sex": 0, "zip": 2}, seed=seed)
-    written = []
-    for i in range(2):
-        report = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model]).sink_parquet(tmp_path / f"{i}.parquet")
-        text = (tmp_path / f"{i}.report.json").read_text() + (tmp_path / f"{i}.report.html").read_text()
-        assert str(seed) not in text and str(seed) not in json.dumps(report)
-        assert report["details"]["differential_privacy"]["seed"] == report["privacy"][0]["seed"] == SEED_GIVEN
-        written.append((tmp_path / f"{i}.parquet").read_bytes())
-    assert written[0] == written[1]
+    report = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model]).sink_parquet(tmp_path / "0.parquet")
+    text = (tmp_path / "0.report.json").read_text() + (tmp_path / "0.report.html").read_text()
+    assert str(seed) not in text and str(seed) not in json.dumps(report)
+    assert report["details"]["differential_privacy"]["seed"] == report["privacy"][0]["seed"] == SEED_GIVEN
+    again = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model])
+    again.sink_parquet(tmp_path / "1.parquet", report_html=False)
+    assert (tmp_path / "0.parquet").read_bytes() == (tmp_path / "1.parquet").read_bytes()
 
 
 @pytest.mark.parametrize(
