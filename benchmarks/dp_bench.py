@@ -70,11 +70,11 @@ def ours(
 ) -> dict[str, Any]:
     model = pa.DifferentialPrivacy(epsilon, DELTA, budget_for_search=share, steps=STEPS, seed=seed)
     start = time.perf_counter()
-    result = pa.anonymize(df.lazy(), hierarchies=hierarchies, k=1, privacy=[model], insensitive=["__row"])
+    result = pa.anonymize(df.lazy().select(QIDS), hierarchies=hierarchies, k=1, privacy=[model])
     out = result.collect()
     seconds = time.perf_counter() - start
     dp = result.report["details"]["differential_privacy"]
-    scored = score(df, out, QIDS, hierarchies, row="__row")
+    scored = score(*aligned(df.height, out, hierarchies), QIDS, hierarchies)
     loss, granularity = scored[LOSS], scored[GRANULARITY]
     return {
         "tool": f"ours (search {share:g} ε)",
@@ -90,6 +90,26 @@ def ours(
         "levels": json.dumps(dp["transformation"]),
         "load": load(),
     }
+
+
+def aligned(n: int, published: pl.DataFrame, hierarchies: dict[str, pa.Hierarchy]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A stand-in input and `published` padded to its `n` rows, for the scorer's row-by-row comparison.
+
+    A differentially private release publishes its qids only, sorted (no row id to match rows on); the loss and the
+    granularity of a cell depend on its published node alone, so each published label is paired with a leaf under
+    it, and each of the ``n - published`` rows not published is a row published as its root (which costs what a
+    suppressed row costs, 1 per cell, under both)."""
+    pad = n - published.height
+    original, out = {}, {}
+    for q in QIDS:
+        h = hierarchies[q]
+        nodes = pl.DataFrame({"ancestor": range(h.n_nodes), q: h.labels})
+        under = h.closure.join(nodes, on="ancestor").group_by(q).agg(pl.col("leaf").min())
+        leaf = published.select(q).join(under, on=q, how="left", maintain_order="left")["leaf"].to_numpy()
+        root = h.labels[0]
+        original[q] = [h.labels[int(i)] for i in leaf] + [h.leaf_labels[0]] * pad
+        out[q] = published[q].to_list() + [root] * pad
+    return pl.DataFrame(original), pl.DataFrame(out)
 
 
 def arx(
@@ -124,7 +144,7 @@ def arx(
 
 
 def adult(cp: str | None, seeds: int, arx_shares: tuple[float, ...] = ARX_SHARES) -> list[dict[str, Any]]:
-    df = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False).with_row_index("__row")
+    df = pl.read_csv(ADULT / "adult.csv", separator=";", infer_schema=False)
     hierarchies = {q: pa.Hierarchy.from_csv(ADULT / f"adult_hierarchy_{q}.csv") for q in QIDS}
     rows = []
     for epsilon in EPSILONS:
@@ -133,7 +153,7 @@ def adult(cp: str | None, seeds: int, arx_shares: tuple[float, ...] = ARX_SHARES
             print(rows[-1], flush=True)
             for share in arx_shares if cp else ():
                 assert cp is not None
-                rows.append(arx(cp, df.drop("__row"), hierarchies, epsilon, seed, share))
+                rows.append(arx(cp, df, hierarchies, epsilon, seed, share))
                 print(rows[-1], flush=True)
     return rows
 
@@ -177,16 +197,33 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def domain_hierarchies() -> dict[str, pa.Hierarchy]:
+    """The register's hierarchies over the generator's whole domain, not built from the data (as a differentially
+    private release needs): every zip code 32000-34999 masked, every gender and race suppressed, every birth year
+    1915-2008 in 5-, 10- and 20-year bands (the demo job's kinds, whose leaves a job file takes from the data)."""
+    from polars_anon.demo import GENDERS, RACES
+
+    return {
+        "zip": pa.Hierarchy.masking([f"{z:05d}" for z in range(32000, 35000)], 5),
+        "gender": pa.Hierarchy.suppression(GENDERS[0]),
+        "race": pa.Hierarchy.suppression(RACES[0]),
+        "birth_year": pa.Hierarchy.intervals(range(1915, 2009), [5, 10, 20]),
+    }
+
+
 def register(rows: int, folder: Path, epsilon: float, delta: float) -> dict[str, Any]:
-    """The demo register of `rows` voters, one DP job through the CLI in a child process: wall and peak RSS."""
-    from polars_anon.demo import demo_hierarchy_specs, write_voter_register
+    """The demo register of `rows` voters, one DP job through the CLI in a child process: wall and peak RSS.
+
+    Every published column is a qid (``party`` is dropped with the identifiers), each with a hierarchy file over the
+    generator's domain (:func:`domain_hierarchies`)."""
+    from polars_anon.demo import write_voter_register
 
     data = write_voter_register(folder / f"dp_voters_{rows}.parquet", rows, overwrite=True)
     job = folder / "dp_job.toml"
-    specs = demo_hierarchy_specs()
-    qids = "".join(f"[qids.{q}]\nhierarchy = {_toml(s)}\n" for q, s in specs.items())
+    files = {q: h.to_csv(folder / f"dp_hierarchy_{q}.csv", overwrite=True) for q, h in domain_hierarchies().items()}
+    qids = "".join(f"[qids.{q}]\nhierarchy = {json.dumps(str(f))}\n" for q, f in files.items())
     job.write_text(
-        f'input = "{data}"\noutput = "{folder / "dp_out.parquet"}"\nk = 1\ndrop = ["voter_id", "name"]\n'
+        f'input = "{data}"\noutput = "{folder / "dp_out.parquet"}"\nk = 1\ndrop = ["voter_id", "name", "party"]\n'
         f'[[privacy]]\nmodel = "differential-privacy"\nepsilon = {epsilon}\ndelta = {delta}\nseed = 1\n{qids}'
     )
     before = load()
@@ -199,9 +236,8 @@ def register(rows: int, folder: Path, epsilon: float, delta: float) -> dict[str,
     report = json.loads((folder / "dp_out.report.json").read_text())
     dp = report["details"]["differential_privacy"]
     data.unlink()
-    for p in folder.glob("dp_out*"):
+    for p in [*folder.glob("dp_out*"), *files.values(), job]:
         p.unlink()
-    job.unlink()
     return {
         "rows": rows,
         "epsilon": epsilon,
@@ -217,13 +253,6 @@ def register(rows: int, folder: Path, epsilon: float, delta: float) -> dict[str,
         "load_before": before,
         "load_after": load(),
     }
-
-
-def _toml(spec: object) -> str:
-    if isinstance(spec, str):
-        return json.dumps(spec)
-    assert isinstance(spec, dict)
-    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in spec.items()) + " }"
 
 
 def main() -> None:

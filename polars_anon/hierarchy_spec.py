@@ -14,7 +14,9 @@ The forms (TOML values of ``[qids.NAME] hierarchy = ...``):
 
 Every key is checked by :func:`parse_spec` without data, and a bad spec is refused
 naming the qid, the key and what is allowed. :func:`build_spec` then builds the
-hierarchy from the column's distinct values. There is no job-file form of
+hierarchy from the column's distinct values (so a job with a differential-privacy model, whose
+hierarchies must not depend on the data, takes files only: a row of
+:data:`~polars_anon.pipeline.capabilities.JOB_REFUSALS`). There is no job-file form of
 :meth:`Hierarchy.from_levels <polars_anon.Hierarchy.from_levels>`: a job file holds
 no code; build such a hierarchy in Python and save it with
 :meth:`Hierarchy.to_csv <polars_anon.Hierarchy.to_csv>`.

@@ -313,15 +313,17 @@ def run(task: Task, model: DifferentialPrivacy, search_aggregates: pl.DataFrame 
         "transformation": levels,
         "utility_value": scorer.raw(vector),
         "loss_whole_table": scorer.loss(vector),
-        "seed": model.seed if release.reproducible else "not reproducible",
+        "seed": model.describe_seed(),
         "n_rows": release.n_rows,
         "sampled_rows": sampled,
         "not_sampled_rows": release.n_rows - sampled,
         "suppressed_rows": sampled - kept_rows,
         "published_rows": kept_rows,
         "guarantee": (
-            f"({model.epsilon:g}, {model.delta:g})-differential privacy for the whole published table: rows sampled "
-            f"with probability {release.beta:.6f}, generalized to {levels}, classes below {k} rows suppressed; "
+            f"({model.epsilon:g}, {model.delta:g})-differential privacy for the whole published table, every column "
+            f"of which is a quasi-identifier: rows sampled with probability {release.beta:.6f}, generalized to "
+            f"{levels} by the hierarchies given (which must not be built from the data), classes below {k} rows "
+            "suppressed; "
             "this report is for the data holder: its exact figures of the input (n_rows, sampled_rows, "
             "suppressed_rows, utility_value, loss_whole_table, the risk and metrics) are not covered by epsilon, and "
             "it must not be published with the table"

@@ -172,6 +172,13 @@ class Engine(Protocol):
         """The published table of a checked tuple map computed on the driver from `data`."""
         ...
 
+    def expand(self, classes: pl.DataFrame, columns: Sequence[str]) -> Any:
+        """A table of the rows of `classes` (one row per published tuple, its ``size``): each tuple `size` times,
+        sorted by `columns` (each ascending, Strings by their UTF-8 bytes, nulls last). A differentially private
+        release is published so: its rows hold its qids only, and their order is a function of the published
+        multiset alone, alike on every engine (where a row sat in the input must not show)."""
+        ...
+
     def join_map(self, table: Any, mapping: Any, request: Request, row_key: str | None = None) -> Any:
         """Join an engine map (:class:`~polars_anon.pipeline.state.EnginePlan`) to the rows of `table`, drop the
         suppressed ones, and keep the input's columns (less those dropped) with each qid's published label."""

@@ -35,7 +35,7 @@ from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
 from polars_anon.request import Request
-from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["MEMORY_LIMIT", "DuckDBEngine", "memory_size"]
 
@@ -227,6 +227,15 @@ class DuckDBEngine:
     ) -> duckdb.DuckDBPyRelation:
         assert data.native is not None  # the engine's aggregation pass keeps its own group-by
         return self.join_map(table, engine_map(tmap, data.native, request), request)
+
+    def expand(self, classes: pl.DataFrame, columns: Sequence[str]) -> duckdb.DuckDBPyRelation:
+        """The rows of `classes` sorted (see :meth:`polars_anon.engines.Engine.expand`): each class ``unnest``-ed
+        over ``range(size)``, ordered in the binary collation (UTF-8 bytes, whatever the connection's
+        ``default_collation``; DuckDB's sort spills beyond its memory limit)."""
+        name, cols = self.register(classes), ", ".join(_q(c) for c in columns)
+        keys = ", ".join(f'{_q(c)} COLLATE "binary" ASC NULLS LAST' for c in columns)
+        rows = f"SELECT {cols}, unnest(range({_q(SIZE)})) AS __anon_i FROM {name}"
+        return self.con.sql(f"SELECT {cols} FROM ({rows}) ORDER BY {keys}")
 
     def join_map(
         self,

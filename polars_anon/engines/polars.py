@@ -25,9 +25,13 @@ from polars_anon.privacy.differential import sample_frame
 from polars_anon.privacy.evaluate import class_frames
 from polars_anon.publish import publish
 from polars_anon.request import Request
-from polars_anon.tuplemap import TupleMap
+from polars_anon.tuplemap import SIZE, TupleMap
 
-__all__ = ["FEW", "FEW_CLASSES", "POLARS", "PolarsEngine"]
+__all__ = ["EXPAND_CHUNK", "FEW", "FEW_CLASSES", "POLARS", "PolarsEngine"]
+
+EXPAND_CHUNK = 1 << 20
+"""Rows made at a time by :meth:`PolarsEngine.expand`."""
+_AT = "__anon_at"
 
 FEW = 24
 """The published classes are few when there is at most one in this many rows and at most :data:`FEW_CLASSES` (the
@@ -75,6 +79,24 @@ class PolarsEngine:
     def publish(self, table: pl.LazyFrame, data: Aggregated, tmap: TupleMap, request: Request) -> pl.LazyFrame:
         """The prepared rows of `data`, published by `tmap` (lazy)."""
         return publish(data.prepared, tmap)
+
+    def expand(self, classes: pl.DataFrame, columns: Sequence[str]) -> pl.LazyFrame:
+        """The rows of `classes` sorted (see :meth:`polars_anon.engines.Engine.expand`), made in chunks of
+        :data:`EXPAND_CHUNK` rows (each a gather from the sorted classes by a search in their cumulative sizes):
+        streamed to the writer, in memory the classes and one chunk.
+
+        >>> POLARS.expand(pl.DataFrame({"a": ["b", "a", "B"], "size": [1, 2, 1]}), ["a"]).collect()["a"].to_list()
+        ['B', 'a', 'a', 'b']
+        """
+        ordered = classes.sort(list(columns), nulls_last=True)
+        ends = ordered[SIZE].cast(pl.Int64).cum_sum()
+        total = int(ends[-1]) if len(ends) else 0
+        frames = []
+        for start in range(0, total, EXPAND_CHUNK):
+            rows = pl.int_range(start, min(start + EXPAND_CHUNK, total), dtype=pl.Int64)
+            at = pl.LazyFrame().select(pl.lit(ends).search_sorted(rows, side="right").alias(_AT))
+            frames.append(at.select(pl.lit(ordered[c]).gather(pl.col(_AT)).alias(c) for c in columns))
+        return pl.concat(frames) if frames else ordered.lazy().select(columns)
 
     def join_map(self, table: pl.LazyFrame, mapping: Any, request: Request, row_key: str | None = None) -> Any:
         raise NotImplementedError("the Polars engine has no planner: its methods run on the driver")

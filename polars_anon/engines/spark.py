@@ -32,7 +32,7 @@ from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import spark_identifier
 from polars_anon.request import Request
-from polars_anon.tuplemap import SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
     "BROADCAST_ROWS",
@@ -509,6 +509,16 @@ class SparkEngine:
     def publish(self, table: Any, data: Aggregated, tmap: TupleMap, request: Request) -> Any:
         assert data.native is not None  # the engine's aggregation pass keeps its own group-by
         return self.join_map(table, engine_map(tmap, data.native, request), request)
+
+    def expand(self, classes: pl.DataFrame, columns: Sequence[str]) -> Any:
+        """The rows of `classes` sorted (see :meth:`polars_anon.engines.Engine.expand`): each class exploded over
+        ``array_repeat(size)``, then ``orderBy`` (Spark compares Strings by their UTF-8 bytes); its writer then
+        writes the part files in that order."""
+        F = _pyspark().functions
+        cols = [F.col(spark_identifier(c)) for c in columns]
+        rows = self.spark.createDataFrame(classes.select(*columns, SIZE).to_arrow())
+        rows = rows.select(*cols, F.explode(F.array_repeat(F.lit(0), F.col(SIZE).cast("int"))).alias("__anon_i"))
+        return rows.select(*cols).orderBy(*(c.asc_nulls_last() for c in cols))
 
     def join_map(self, table: Any, mapping: pl.DataFrame | Any, request: Request, row_key: str | None = None) -> Any:
         """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows:

@@ -13,8 +13,9 @@ One fact no request shows, whether a method split one tuple's rows over several 
 (Mondrian's relaxed cuts), is decided on the map by :meth:`Capability.refuse_map`.
 
 A job file adds what an interface, not a method, decides: which engine takes which job key (encodings
-run on Polars, ``driver_tuples`` caps the other engines) and which keys suit which input format (the
-CSV reading keys need a CSV input). Those are the rows of :data:`JOB_REFUSALS`, consulted once by
+run on Polars, ``driver_tuples`` caps the other engines), which keys suit which input format (the
+CSV reading keys need a CSV input) and which hierarchy specs a differential-privacy model takes (files only: the
+built-in kinds are built from the data). Those are the rows of :data:`JOB_REFUSALS`, consulted once by
 :func:`consult_job` when the job file is read, before any data is. ``explore`` adds two rows of its own (a
 differential-privacy model; a method on records on DuckDB or Spark), held by :func:`consult_explore`. What an
 engine cannot take from a Polars frame is refused by :func:`consult_frame` (:data:`FRAME_DTYPES`: a 128-bit integer
@@ -43,9 +44,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
 
+from polars_anon.encode import ENCODINGS
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy_spec import parse_spec
 from polars_anon.io import CSV_SUFFIXES
 from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.request import FULL_DOMAIN_METHODS, Request
@@ -55,6 +58,7 @@ from polars_anon.tuplemap import TupleMap
 
 __all__ = [
     "CSV_KEYS",
+    "DP_ORIGINAL_ENCODINGS",
     "JOB_REFUSALS",
     "REFUSALS",
     "SDC_MEASURE_REFUSALS",
@@ -143,7 +147,22 @@ def _dp_levels(request: Request) -> str | None:
     return None
 
 
+def _dp_raw_columns(request: Request) -> list[str]:
+    """The published columns that are not quasi-identifiers (they would be published as they are)."""
+    return [c for c in request.published_columns if c not in request.qids]
+
+
 _DP_REFUSALS: tuple[Refusal, ...] = (
+    Refusal(
+        "*",
+        "*",
+        "any",
+        lambda r: _dp(r) and bool(_dp_raw_columns(r)),
+        lambda r: (
+            f"differential privacy covers the whole published row: columns {_dp_raw_columns(r)} are not "
+            "quasi-identifiers and would be published as they are; make each a qid with a hierarchy, or drop it"
+        ),
+    ),
     Refusal(
         "fulldomain",
         "*",
@@ -484,6 +503,8 @@ class JobRefusal:
     why: Callable[[Any, str], str]
     method: str = "*"
     """The job's method the row refuses the key with (``"*"``: any)."""
+    when: Callable[[Mapping[str, Any]], bool] = lambda given: True
+    """What else the job must give for the row to apply (default: nothing)."""
 
     def matches(self, engine: str, input_format: InputFormat, given: Mapping[str, Any]) -> bool:
         return (
@@ -491,10 +512,65 @@ class JobRefusal:
             and self.input in ("*", input_format)
             and self.method in ("*", given.get("method", "fulldomain"))
             and given.get(self.key) is not None
+            and self.when(given)
         )
 
 
+def _job_dp(given: Mapping[str, Any]) -> bool:
+    """Whether a job file's ``[[privacy]]`` tables ask for differential privacy."""
+    tables = given.get("privacy")
+    return isinstance(tables, list) and any(
+        isinstance(t, Mapping) and t.get("model") == "differential-privacy" for t in tables
+    )
+
+
+def _built_from_data(qids: object) -> dict[str, str]:
+    """The qids of a job's ``[qids]`` table whose hierarchy the job builds from the column's values, with the spec's
+    kind (:attr:`~polars_anon.hierarchy_spec.HierarchySpec.needs_values`: every kind but a hierarchy file; a spec
+    that does not parse is left to the ``[qids]`` checks)."""
+    out: dict[str, str] = {}
+    for name, table in qids.items() if isinstance(qids, Mapping) else ():
+        spec = table.get("hierarchy") if isinstance(table, Mapping) else None
+        try:
+            parsed = None if spec is None else parse_spec(str(name), spec)
+        except InvalidParameterError:
+            continue
+        if parsed is not None and parsed.needs_values:
+            out[str(name)] = parsed.kind
+    return out
+
+
+DP_ORIGINAL_ENCODINGS = ("proportional", "statistical")
+"""The encodings a job computes from each class's original values (:data:`polars_anon.job.NEEDS_ORIGINAL`), outside
+what a differential-privacy release publishes."""
+
+
 JOB_REFUSALS: tuple[JobRefusal, ...] = (
+    JobRefusal(
+        "*",
+        "*",
+        "encode",
+        lambda value, _: (
+            f"job file: encode {[e for e in value if e in DP_ORIGINAL_ENCODINGS]} is computed from the original "
+            "values of each class, which differential privacy does not cover (it covers the published table, and "
+            "what is computed from it alone); drop them, or use "
+            f"{[e for e in ENCODINGS if e not in DP_ORIGINAL_ENCODINGS]}"
+        ),
+        when=lambda given: _job_dp(given) and any(e in DP_ORIGINAL_ENCODINGS for e in given["encode"]),
+    ),
+    JobRefusal(
+        "*",
+        "*",
+        "qids",
+        lambda qids, _: (
+            "job file: differential privacy needs each hierarchy fixed without looking at the data, but the job "
+            "would build those of "
+            + ", ".join(f"{q!r} ({kind})" for q, kind in _built_from_data(qids).items())
+            + " from the columns' values (their leaves, labels and levels would depend on other people's rows); "
+            'give each a hierarchy file (hierarchy = "name.csv") made without the data'
+        ),
+        when=lambda given: _job_dp(given) and bool(_built_from_data(given.get("qids"))),
+    ),
     JobRefusal(
         "polars",
         "*",

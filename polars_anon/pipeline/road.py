@@ -358,7 +358,10 @@ def run(
     aggregated_at = time.perf_counter()
     planned = plan_request(aggregated, request, schema, start, engine.name, aggregated_at=aggregated_at)
     capability.refuse_map(planned.plan.map)
-    published = engine.publish(table, aggregated, planned.plan.map, request)
+    if dp is None:
+        published = engine.publish(table, aggregated, planned.plan.map, request)
+    else:  # every published column a qid: the rows are the published classes, sorted (where a row sat must not show)
+        published = engine.expand(planned.plan.map.published_sizes(), request.published_columns)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
     return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads))

@@ -53,6 +53,8 @@ from polars_anon.privacy.base import Check, ClassView, Context, Model, check_fra
 __all__ = [
     "HASH_BITS",
     "SEARCH_SHARE",
+    "SEED_GIVEN",
+    "SEED_NOT_GIVEN",
     "DifferentialPrivacy",
     "Release",
     "delta_of",
@@ -75,6 +77,9 @@ SEARCH_SHARE = 0.05
 HASH_BITS = 32
 """The sampling hash is a 32-bit value: a row is kept when it falls below ``keep_threshold``."""
 MAX_K = 1_000_000
+SEED_GIVEN = "given (secret, not shown)"
+SEED_NOT_GIVEN = "not given: fresh keys from the operating system (not reproducible)"
+"""What the report says of the release's seed (never its value: whoever knows it knows which rows were sampled)."""
 
 
 def sampling_probability(epsilon: float) -> float:
@@ -344,6 +349,9 @@ class _SizeCheck(Check):
 class DifferentialPrivacy(Model):
     """(ε, δ)-differential privacy for the whole published table (SafePub); with ``method="fulldomain"`` only.
 
+    Every published column must be a quasi-identifier (a column published as it is is refused: the guarantee
+    covers the whole row), generalized by a hierarchy that was not built from the data.
+
     Parameters
     ----------
     epsilon
@@ -365,8 +373,9 @@ class DifferentialPrivacy(Model):
         Iterations of the walk over a lattice too large to draw from whole (more than
         :data:`polars_anon.algorithms.dpsearch.LATTICE_DRAW_MAX` vectors; each an exponential-mechanism draw).
     seed
-        Seeds the sampling hash and the search (reproducible releases, tests). None (default): keys drawn from
-        the operating system's cryptographically strong random source; the report says "not reproducible".
+        Seeds the sampling hash and the search (reproducible releases, tests); a secret, like the keys it makes:
+        the report says only that one was given. None (default): keys drawn from the operating system's
+        cryptographically strong random source; the report says "not reproducible".
 
     Examples
     --------
@@ -465,12 +474,19 @@ class DifferentialPrivacy(Model):
         shown = {f: getattr(self, f) for f in _INIT if getattr(self, f) is not None and f not in self.quiet_defaults}
         return f"{self.name} ({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
+    def describe_seed(self) -> str:
+        """What the report says of the seed: whether one was given, never its value (it fixes which rows were
+        sampled, and the secrecy of the sample is part of the guarantee's amplification).
+
+        >>> DifferentialPrivacy(1.0, 1e-6, seed=7).describe_seed()
+        'given (secret, not shown)'
+        """
+        return SEED_NOT_GIVEN if self.seed is None else SEED_GIVEN
+
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"model": self.name}
         out |= {f: getattr(self, f) for f in _INIT}
-        out |= {"budget_for_search": self.search_share, "beta": self.beta, "k": self.k}
-        if out["seed"] is None:
-            out["seed"] = "not reproducible"
+        out |= {"budget_for_search": self.search_share, "beta": self.beta, "k": self.k, "seed": self.describe_seed()}
         return out
 
 

@@ -41,13 +41,14 @@ def register_sdf(register: tuple, spark: Any) -> Any:
     return spark.createDataFrame(register[0].to_arrow()).cache()
 
 
-def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]]) -> None:
+def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]], *, in_order: bool = False) -> None:
+    """The same rows (DuckDB keeps the row order; Spark's are sorted by ``rid``, unless `in_order`) and reports."""
     (_, (rows, report)), *others = runs.items()
     assert report["n_rows"] == rows.height > 0
     for engine, (other_rows, other_report) in others:
         assert other_report["engine"] == engine
-        in_order = other_rows if engine == "duckdb" else other_rows.sort("rid")  # DuckDB keeps row order
-        assert in_order.equals(rows), engine
+        ordered = other_rows if engine == "duckdb" or in_order else other_rows.sort("rid")
+        assert ordered.equals(rows), engine
         for key in sorted(set(report) | set(other_report) - VARYING):
             if key not in VARYING:
                 equal(other_report.get(key), report.get(key), (engine, key))
@@ -158,11 +159,12 @@ def test_differential_privacy_agrees(tmp_path: Path, spark: Any) -> None:
     searched on the sample's aggregates, the same rows published and the same report."""
     from tests.privacy.test_differential import H, table
 
-    df = table(800).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+    df = table(800)
     model = pa.DifferentialPrivacy(1.0, 0.1, seed=3, steps=5)
     sources = {"duckdb": df, "spark": spark.createDataFrame(df.to_arrow())}
-    runs = _run(df, sources, tmp_path, hierarchies=H, k=1, insensitive="rid", privacy=[model])
-    _same(runs)
+    runs = _run(df, sources, tmp_path, hierarchies=H, k=1, privacy=[model])  # every column a qid: no row id
+    _same(runs, in_order=True)  # every engine sorts the published rows by their columns (input order must not show)
+    assert runs["polars"][0].equals(runs["polars"][0].sort(df.columns))
     dp = runs["spark"][1]["details"]["differential_privacy"]
     assert 0 < dp["published_rows"] <= dp["sampled_rows"] < df.height
 

@@ -14,7 +14,17 @@ from polars_anon.pipeline.capabilities import CSV_KEYS, JOB_REFUSALS
 BASE = {"output": "out.parquet", "k": 2, "qids": {"sex": {"hierarchy": "suppress"}}}
 CSV_VALUES: dict[str, Any] = {"separator": ";", "has_header": True, "columns": ["sex"], "null_values": ["?"]}
 
+DP = {"privacy": [{"model": "differential-privacy", "epsilon": 1.0, "delta": 0.1}]}
 CASES = [
+    (
+        {"input": "t.parquet", **DP, "encode": ["statistical", "oneclass"]},
+        "job file: encode ['statistical'] is computed from the original values of each class, which differential",
+    ),
+    (
+        {"input": "t.parquet", **DP},
+        "job file: differential privacy needs each hierarchy fixed without looking at the data, but the job would "
+        "build those of 'sex' (suppress) from",
+    ),
     (
         {"input": "t.parquet", "driver_tuples": 10},
         'job file: driver_tuples = 10 caps the class aggregates engines "duckdb"',

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import jsonschema
@@ -20,9 +21,14 @@ from scipy.special import gammaln
 
 import polars_anon as pa
 from polars_anon import cli
+from polars_anon._types import EngineName
 from polars_anon.algorithms.dpsearch import exponential_mechanism
-from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.errors import InfeasibleError, InvalidParameterError, ValueNotInHierarchyError
+from polars_anon.job import NEEDS_ORIGINAL, Job
+from polars_anon.pipeline.capabilities import DP_ORIGINAL_ENCODINGS
 from polars_anon.privacy.differential import (
+    SEED_GIVEN,
+    SEED_NOT_GIVEN,
     delta_of,
     gamma_of,
     keep_mask,
@@ -136,7 +142,6 @@ def table(n: int = 600) -> pl.DataFrame:
             "age": rng.choice(AGES, n).tolist(),
             "sex": rng.choice(["F", "M"], n).tolist(),
             "zip": [f"{z:03d}" for z in rng.integers(100, 140, n)],
-            "income": rng.integers(0, 9, n).tolist(),
         }
     )
 
@@ -162,7 +167,7 @@ def test_data_independent_release_is_the_mechanism_by_hand() -> None:
     res = pa.anonymize(df, hierarchies=H, k=1, privacy=[model])
     out = res.collect()
     want = reference(df, model, levels)
-    assert out.equals(want.select(out.columns))
+    assert out.equals(want.select(out.columns).sort(out.columns))
     dp = res.report["details"]["differential_privacy"]
     assert dp["k"] == model.k == minimal_k(1.0, 0.1, model.beta)
     assert dp["published_rows"] == out.height and dp["n_rows"] == df.height
@@ -170,6 +175,7 @@ def test_data_independent_release_is_the_mechanism_by_hand() -> None:
     assert out.group_by(list(H)).len()["len"].min() >= dp["k"]
     assert dp["epsilon_search"] == 0 and not dp["data_dependent"]
     # n_rows, sampled_rows, ... are exact figures of the input: the report is outside the guarantee (review4 #6)
+    assert "every column of which is a quasi-identifier" in dp["guarantee"] and out.columns == list(H)
     assert "this report is for the data holder" in dp["guarantee"]
     assert "not covered by epsilon" in dp["guarantee"] and "must not be published with the table" in dp["guarantee"]
 
@@ -185,7 +191,7 @@ def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:
     assert dp["epsilon_search_spent"] <= dp["epsilon_search"] + 1e-12
     assert dp["epsilon_search"] + dp["epsilon_anonymization"] == pytest.approx(2.0)
     assert out.group_by(list(H)).len()["len"].min() >= dp["k"]
-    assert out.equals(reference(df, model, dp["transformation"]).select(out.columns))
+    assert out.equals(reference(df, model, dp["transformation"]).select(out.columns).sort(out.columns))
     status = a.report["privacy"][0]
     assert status["model"] == "differential-privacy" and status["satisfied"] and status["min_measure"] >= dp["k"]
     # the search drew once over the whole lattice (5 x 2 x 4 vectors), on its own sample, with the amplified budget
@@ -215,12 +221,27 @@ def test_a_large_lattice_is_walked_and_spends_at_most_its_budget(monkeypatch: py
     assert dp["epsilon_search_spent"] <= dp["epsilon_search"] + 1e-12
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_the_published_order_is_a_function_of_the_published_rows(engine: EngineName) -> None:
+    """Where a row sat in the input must not show (review10 dp_order.py: the last published row was the added
+    person's class more often under D' than under D): the rows come sorted by the published columns, so two
+    inputs that publish the same multiset publish the same table. The mechanism by hand (rows kept in input
+    order) is not sorted here: the test fails on a release that keeps the input's order."""
+    df = table()
+    levels = {"age": 1, "sex": 0, "zip": 1}
+    model = pa.DifferentialPrivacy(1.0, 0.1, transformation=levels, seed=11)
+    out = pa.anonymize(df, hierarchies=H, k=1, privacy=[model], engine=engine).collect()
+    assert out.height > 0 and out.equals(out.sort(out.columns))
+    want = reference(df, model, levels)  # the mechanism by hand, in input order
+    assert out.equals(want.sort(out.columns)) and not want.equals(want.sort(out.columns))
+
+
 def test_without_a_seed_the_keys_come_from_the_os() -> None:
     df = table()
     model = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 3, "sex": 1, "zip": 3})
     a, b = (pa.anonymize(df, hierarchies=H, k=1, privacy=[model]) for _ in range(2))
     a.collect()
-    assert a.report["details"]["differential_privacy"]["seed"] == "not reproducible"
+    assert a.report["details"]["differential_privacy"]["seed"] == SEED_NOT_GIVEN
     assert a.report["details"]["differential_privacy"]["sampled_rows"] != b.report["details"]["differential_privacy"][
         "sampled_rows"
     ] or not a.collect().equals(b.collect())
@@ -242,9 +263,27 @@ def _never_read(s: pl.Series) -> pl.Series:
 )
 def test_refusals_before_any_read(kwargs: dict, match: str) -> None:
     extra = kwargs.pop("extra", [])
-    lf = table().lazy().with_columns(pl.col("income").map_batches(_never_read, return_dtype=pl.Int64))
+    lf = table().lazy().with_columns(pl.col("age").map_batches(_never_read, return_dtype=pl.Int64))
     with pytest.raises(InvalidParameterError, match=match):
         pa.anonymize(lf, hierarchies=H, k=2, privacy=[pa.DifferentialPrivacy(1.0, 1e-6), *extra], **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"insensitive": ["income"]}, {"sensitive": "income"}, {"drop": ["note"]}, {}],
+)
+def test_a_column_published_as_it_is_is_refused_before_any_read(kwargs: dict) -> None:
+    """The theorem covers the whole published row: a column that is not a qid would be published raw (one added
+    person's unique income shows whenever their row is sampled), so any such column is refused, named, whichever
+    way it is declared (review10: insensitive and sensitive columns were published raw)."""
+    lf = (
+        table()
+        .lazy()
+        .with_columns(pl.col("age").map_batches(_never_read, return_dtype=pl.Int64), income=pl.lit(7), note=pl.lit("x"))
+    )
+    raw = ["income"] if "drop" in kwargs else ["income", "note"]
+    with pytest.raises(InvalidParameterError, match=re.escape(f"whole published row: columns {raw} are not quasi")):
+        pa.anonymize(lf, hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 0.1, seed=1)], **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -265,7 +304,7 @@ def test_model_parameters_are_checked(kwargs: dict, match: str) -> None:
 
 def test_a_transformation_must_name_every_qid_with_a_valid_level() -> None:
     """Refused before any row is read (the capability table)."""
-    lf = table().lazy().with_columns(pl.col("income").map_batches(_never_read, return_dtype=pl.Int64))
+    lf = table().lazy().with_columns(pl.col("age").map_batches(_never_read, return_dtype=pl.Int64))
     partial = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 1, "sex": 0})
     with pytest.raises(InvalidParameterError, match="missing \\['zip'\\]"):
         pa.anonymize(lf, hierarchies=H, k=1, privacy=[partial])
@@ -287,12 +326,9 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
     df.write_parquet(tmp_path / "t.parquet")
     for q, h in H.items():
         h.to_csv(tmp_path / f"{q}.csv")
-    # sex built from the data (the job's tuple pass, remembered for the road: it must not stand in for the sample's)
-    qids = (
-        "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in ("age", "zip")) + '[qids.sex]\nhierarchy = "suppress"\n'
-    )
+    qids = "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in ("age", "sex", "zip"))
     (tmp_path / "job.toml").write_text(
-        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\ninsensitive = ["income"]\n'
+        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\n'
         '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\nseed = 7\n'
         "transformation = { age = 2, sex = 0, zip = 2 }\n" + qids
     )
@@ -300,8 +336,78 @@ def test_namespace_job_file_and_cli(tmp_path: Path) -> None:
     got = pl.read_parquet(tmp_path / "out" / "t.parquet")
     assert got.equals(want)
     report = json.loads((tmp_path / "out" / "t.report.json").read_text())
-    assert report["details"]["differential_privacy"]["seed"] == 7 and report["metric"] is None
+    assert report["details"]["differential_privacy"]["seed"] == SEED_GIVEN and report["metric"] is None
     jsonschema.Draft202012Validator(schema()).validate(report)
+
+
+def test_the_seed_is_never_written_and_still_fixes_the_bytes(tmp_path: Path) -> None:
+    """The seed fixes which rows were sampled (their secrecy is part of the amplification): the report says a seed
+    was given, never its value, as the [sdc] section does (review10: details.differential_privacy.seed and the
+    model's summary wrote it in clear); the same input, parameters and seed still give the same bytes."""
+    seed = 987_654_321
+    model = pa.DifferentialPrivacy(1.0, 0.1, transformation={"age": 2, "sex": 0, "zip": 2}, seed=seed)
+    report = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model]).sink_parquet(tmp_path / "0.parquet")
+    text = (tmp_path / "0.report.json").read_text() + (tmp_path / "0.report.html").read_text()
+    assert str(seed) not in text and str(seed) not in json.dumps(report)
+    assert report["details"]["differential_privacy"]["seed"] == report["privacy"][0]["seed"] == SEED_GIVEN
+    again = pa.anonymize(table(), hierarchies=H, k=1, privacy=[model])
+    again.sink_parquet(tmp_path / "1.parquet", report_html=False)
+    assert (tmp_path / "0.parquet").read_bytes() == (tmp_path / "1.parquet").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        ('"suppress"', "suppress"),
+        ("{ mask = 2 }", "mask"),
+        ("{ intervals = [5, 10] }", "intervals"),
+        ('{ dates = ["month"] }', "dates"),
+        ("{ ordered = [2] }", "ordered"),
+    ],
+)
+def test_a_job_refuses_hierarchies_built_from_the_data(tmp_path: Path, spec: str, kind: str) -> None:
+    """Every built-in kind of a job file takes its leaves from the column's values, so its labels, levels and leaf
+    counts (the search's cell loss) depend on other people's rows (review10: ``{ ordered = [2] }`` on two
+    neighbouring tables published labels that never overlap). Refused when the job file is read (the input
+    does not even exist here), naming the qid and the kind; a hierarchy file is taken."""
+    job = (
+        'input = "absent.parquet"\noutput = "out.parquet"\nk = 1\n'
+        '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n'
+        f'[qids.age]\nhierarchy = "age.csv"\n[qids.v]\nhierarchy = {spec}\n'
+    )
+    (tmp_path / "job.toml").write_text(job)
+    with pytest.raises(InvalidParameterError, match=re.escape(f"but the job would build those of 'v' ({kind}) from")):
+        Job.load(tmp_path / "job.toml")
+    (tmp_path / "job.toml").write_text(job.replace(f"hierarchy = {spec}", 'hierarchy = "v.csv"'))
+    assert list(Job.load(tmp_path / "job.toml").qids) == ["age", "v"]
+    dp = '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n'
+    (tmp_path / "job.toml").write_text(job.replace(dp, ""))  # without differential privacy: built from the data
+    assert list(Job.load(tmp_path / "job.toml").qids) == ["age", "v"]
+
+
+def test_a_job_refuses_encodings_of_the_original_values(tmp_path: Path) -> None:
+    """The proportional encoding and the statistical mapping are computed from each class's original values (and
+    need the published rows lined up with the sample's, which a sorted release does not keep): outside the
+    guarantee, refused when the job file is read; an encoding of the published table alone is taken."""
+    assert set(DP_ORIGINAL_ENCODINGS) == set(NEEDS_ORIGINAL)
+    job = (
+        'input = "absent.parquet"\noutput = "out.parquet"\nk = 1\nencode = ["fillParent", "proportional"]\n'
+        '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 1\ndelta = 0.1\n[qids.age]\nhierarchy = "age.csv"\n'
+    )
+    (tmp_path / "job.toml").write_text(job)
+    with pytest.raises(InvalidParameterError, match=re.escape("job file: encode ['proportional'] is computed from")):
+        Job.load(tmp_path / "job.toml")
+    (tmp_path / "job.toml").write_text(job.replace(', "proportional"', ""))
+    assert Job.load(tmp_path / "job.toml").encode == ["fillparent"]
+
+
+def test_a_value_outside_a_given_hierarchy_is_refused() -> None:
+    """A hierarchy given (not built from the data) need not cover a value of the input: refused when sampled, never
+    published under another label."""
+    model = pa.DifferentialPrivacy(5.0, 0.05, transformation={"age": 3, "sex": 1, "zip": 3}, seed=0)
+    df = pl.concat([table(), pl.DataFrame({"age": [99], "sex": ["F"], "zip": ["100"]})])
+    with pytest.raises(ValueNotInHierarchyError, match=r"column 'age': 1 distinct values are not leaves"):
+        pa.anonymize(df, hierarchies=H, k=1, privacy=[model]).collect()
 
 
 def test_explore_refuses_a_differentially_private_grid() -> None:
