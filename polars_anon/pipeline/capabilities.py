@@ -572,6 +572,18 @@ JOB_REFUSALS: tuple[JobRefusal, ...] = (
         when=lambda given: _job_dp(given) and bool(_built_from_data(given.get("qids"))),
     ),
     JobRefusal(
+        "*",
+        "*",
+        "sdc",
+        lambda sdc, _: (
+            f"job file: [sdc] protect steps {[step.get('step') for step in sdc['protect']]} change the rows before "
+            "the differentially private release, and the guarantee is made for the release of the rows as given "
+            "(a swap or noise scaled by the column's spread moves values between people); drop protect, or protect "
+            "another job's output"
+        ),
+        when=lambda given: _job_dp(given) and isinstance(given["sdc"], Mapping) and bool(given["sdc"].get("protect")),
+    ),
+    JobRefusal(
         "polars",
         "*",
         "driver_tuples",

@@ -26,6 +26,15 @@ CASES = [
         "build those of 'sex' (suppress) from",
     ),
     (
+        {
+            "input": "t.parquet",
+            **DP,
+            "qids": {"sex": {"hierarchy": "sex.csv"}},
+            "sdc": {"keys": ["sex"], "protect": [{"step": "rank_swap", "columns": ["age"]}]},
+        },
+        "job file: [sdc] protect steps ['rank_swap'] change the rows before the differentially private release",
+    ),
+    (
         {"input": "t.parquet", "driver_tuples": 10},
         'job file: driver_tuples = 10 caps the class aggregates engines "duckdb"',
     ),
