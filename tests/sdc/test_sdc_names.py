@@ -1,0 +1,75 @@
+"""Columns named like the columns an SDC function or ``pa.risk`` builds (review: raw Polars errors before).
+
+Per function, from what it adds: a name it adds to the user's table (or to the frame it returns) is refused by name;
+a name it only uses inside works, with the same answer as under another name."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon import sdc
+from polars_anon.errors import InvalidParameterError
+
+# 'v' has a missing value, so the wildcard reading matches patterns pair by pair
+BASE = {"h": [1, 1, 2, 2, 3, 3], "v": [1, 1, 2, None, 2, 3], "w": [2.0, 2.0, 3.0, 2.0, 2.0, 2.0]}
+
+
+def _named(name: str) -> pl.LazyFrame:
+    """BASE with key 'v' named `name`."""
+    return pl.LazyFrame(BASE).rename({"v": name})
+
+
+@pytest.mark.parametrize("name", ["n_pattern", "n", "w2", "fk", "risk", "household_risk", "__anon_k1"])
+def test_a_key_named_like_an_inner_column_gives_the_same_figures(name):
+    """global_risk and local_suppression add nothing to the table; frequencies drops ``n_pattern``: any key name."""
+    plain, named = _named("v"), _named(name)
+    want = sdc.global_risk(plain, ["v", "h"], weight="w", missing="wildcard", household="h")
+    got = sdc.global_risk(named, [name, "h"], weight="w", missing="wildcard", household="h")
+    assert dataclasses.astuple(got) == pytest.approx(dataclasses.astuple(want), rel=1e-12)  # sums: to the last bits
+    for method in ("heuristic", "exact"):
+        want_ls = sdc.local_suppression(plain, ["v", "h"], k=2, method=method)
+        got_ls = sdc.local_suppression(named, [name, "h"], k=2, method=method)
+        assert got_ls.frame.collect().rename({name: "v"}).equals(want_ls.frame.collect())
+        assert got_ls.suppressed == {name if v == "v" else v: n for v, n in want_ls.suppressed.items()}
+    if name not in ("fk", "risk"):
+        got = sdc.frequencies(named, [name, "h"], weight="w", missing="wildcard").collect()
+        assert got.rename({name: "v"}).equals(
+            sdc.frequencies(plain, ["v", "h"], weight="w", missing="wildcard").collect()
+        )
+
+
+def test_a_key_named_n_pattern_counts_by_hand():
+    """Hand count: keys (n_pattern, h) with n_pattern missing once; wildcard fk of (None, 2) = its own + (2, 2)."""
+    out = sdc.frequencies(_named("n_pattern"), ["n_pattern", "h"], missing="wildcard").collect()
+    assert out["fk"].to_list() == [2.0, 2.0, 2.0, 2.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("call", "column"),
+    [
+        (lambda lf: sdc.frequencies(lf, ["fk", "h"]), "fk"),
+        (lambda lf: sdc.frequencies(lf.rename({"fk": "Fk"}), ["h"], weight="w"), "Fk"),
+        (lambda lf: sdc.pattern_frequencies(lf.rename({"fk": "n_pattern"}), ["n_pattern", "h"]), "n_pattern"),
+        (lambda lf: sdc.individual_risk(lf.rename({"fk": "risk"}), ["h"]), "risk"),
+        (lambda lf: sdc.suda2(lf.rename({"fk": "h_contribution"}).fill_null(0), ["h", "w"]), "h_contribution"),
+        (lambda lf: sdc.model_risk(lf.rename({"fk": "lambda"}).fill_null(0), ["lambda", "h"], "w"), "lambda"),
+        (lambda lf: sdc.household_risk(lf.with_columns(risk=0.5), "h", name="fk"), "fk"),
+        (lambda lf: pa.risk(lf.rename({"fk": "size"}), ["size", "h"]), "size"),
+    ],
+)
+def test_a_column_named_like_one_a_function_adds_is_refused_by_name(call, column):
+    """frequencies adds fk/Fk, pattern_frequencies n_pattern, individual_risk risk, suda2 {key}_contribution (it
+    overwrote the user's column), model_risk's fitted cells lambda (overwrote the key), pa.risk's classes size."""
+    with pytest.raises(InvalidParameterError, match=rf"'{column}' is a name .*rename the column first"):
+        call(_named("fk"))
+
+
+def test_risk_keeps_names_it_does_not_build():
+    """pa.risk builds only 'size' (and a population's 'count'): a qid 'fk' or '__anon_x' is measured as any other."""
+    want = pa.risk(_named("v"), ["v", "h"])
+    assert pa.risk(_named("__anon_x"), ["__anon_x", "h"]) == want
+    assert pa.risk(_named("fk"), ["fk", "h"]) == want
