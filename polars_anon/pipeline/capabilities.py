@@ -73,6 +73,7 @@ __all__ = [
     "consult_sdc_measures",
     "consult_session",
     "consult_frame",
+    "consult_source_zones",
     "consult_zones",
     "FRAME_DTYPES",
     "SESSION_ZONES",
@@ -836,3 +837,34 @@ def consult_zones(engine: str, session_zone: str | None, data: object, qids: Seq
                 f"(pl.col({q!r}).dt.convert_time_zone({session_zone!r})), set the session's zone ({_SET_ZONE[engine]})"
                 f" to {zone!r} or use engine 'polars'"
             )
+
+
+def consult_source_zones(
+    engine: str, session_zone: str | None, files: Sequence[str], schema: pl.Schema, qids: Sequence[str]
+) -> None:
+    """:func:`consult_zones` for a table handed to `engine` as its own (a DuckDB relation or table, a Spark DataFrame,
+    a Parquet path): DuckDB and Spark keep a timestamp as an instant, without its zone, so each Datetime qid (in
+    `schema`, the engine's) is judged in the zone the Parquet files it reads (`files`: ``Engine.sources``) store, the
+    one Polars labels it in. Nothing is judged when no local Parquet file holds the column (a table built in memory
+    keeps no zone: it is labelled in the session's).
+
+    >>> import tempfile
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> pl.DataFrame({"t": pl.Series([0], dtype=pl.Datetime("us", "Europe/Paris"))}).write_parquet(path)
+    >>> consult_source_zones("spark", "UTC", [path], pl.Schema({"t": pl.Datetime("us")}), ["t"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qid 't' is a Datetime in time zone 'Europe/Paris': Spark holds ...
+    """
+    timed = [q for q in qids if isinstance(schema.get(q), pl.Datetime)]
+    if engine not in SESSION_ZONES or not timed:
+        return
+    for name in files:
+        if scheme_of(name) is not None:
+            continue  # a remote file's footer is not fetched for this
+        try:
+            stored = pl.scan_parquet(name).collect_schema()  # the footer only (a folder or a pattern: its first file)
+        except Exception:  # noqa: BLE001  (not Parquet, or not readable here: it stores no zone we can read)
+            continue
+        consult_zones(engine, session_zone, pl.LazyFrame(schema={q: stored[q] for q in timed if q in stored}), timed)
+        return
