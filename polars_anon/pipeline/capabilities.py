@@ -758,6 +758,12 @@ FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
     )
     for engine in ("duckdb", "spark")
     for dtype in (pl.Int128, pl.UInt128)
+} | {
+    ("duckdb", pl.Duration): (
+        "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
+        "column (pl.col(...).dt.total_microseconds()) or use engine 'polars'"
+    ),
+    ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'",
 }
 """The dtypes of a Polars frame an engine cannot be handed (engine, dtype -> why)."""
 
