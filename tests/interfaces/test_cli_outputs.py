@@ -276,3 +276,23 @@ def test_a_table_is_never_written_into_the_files_or_folder_it_reads(tmp_path: Pa
         with pytest.raises(InvalidParameterError, match="is an input of this run"):
             result.sink_parquet(target, overwrite=True, report_html=False)
     assert pl.read_parquet(parts / "part-1.parquet")["i"].to_list() == [1] * 4
+
+
+def test_a_read_pattern_protects_the_files_it_matches_as_the_engines_glob(tmp_path: Path) -> None:
+    """mend7: the pattern test was fnmatch, where '*' crosses '/': a read of d/*.parquet refused d/sub/x.parquet,
+    which Polars', DuckDB's and Spark's globs never read (checked by hand: each reads top.parquet only)."""
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.outputs import Outputs
+
+    d = tmp_path / "d"
+    one_level, any_depth = Outputs(reads=[str(d / "*.parquet")]), Outputs(reads=[str(d / "**" / "*.parquet")])
+    assert one_level.check(d / "sub" / "x.parquet") == d / "sub" / "x.parquet"
+    assert one_level.check(tmp_path / "x.parquet") == tmp_path / "x.parquet"
+    for outputs, target in ((one_level, d / "x.parquet"), (any_depth, d / "x.parquet"), (any_depth, d / "a" / "b.pq")):
+        if target.suffix == ".pq":
+            assert outputs.check(target) == target  # '*.parquet' does not match 'b.pq'
+            continue
+        with pytest.raises(InvalidParameterError, match="is an input of this run"):
+            outputs.check(target)
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        any_depth.check(d / "a" / "b" / "x.parquet")
