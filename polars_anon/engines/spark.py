@@ -338,6 +338,26 @@ def _reads_files(node: object) -> bool:
     return False
 
 
+def _root_paths(frame: Any) -> list[str]:
+    """The locations a Spark DataFrame's file scans were given (a folder read, not only the files in it, which is
+    all ``inputFiles()`` tells: a new part written inside that folder would join the data): each file relation's
+    ``rootPaths``, through Spark's JVM plan. None where the plan has no such relation (rows in memory)."""
+    found: list[str] = []
+    try:
+        leaves = frame._jdf.queryExecution().analyzed().collectLeaves()
+        count = leaves.size()
+    except Exception:  # noqa: BLE001  (no JVM plan here, e.g. Spark Connect: inputFiles() still answers)
+        return found
+    for i in range(count):
+        leaf = leaves.apply(i)
+        try:  # a file relation's index (HadoopFsRelation); another relation (JDBC, ...) has no location
+            roots = leaf.relation().location().rootPaths()
+            found += [str(roots.apply(j)) for j in range(roots.size())]
+        except Exception:  # noqa: BLE001
+            continue
+    return found
+
+
 _WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64}
 
 
@@ -396,16 +416,17 @@ class SparkEngine:
         )
 
     def sources(self, data: object) -> list[str]:
-        """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or those a Spark DataFrame
-        reads (its ``inputFiles()``: a local ``file://`` one as its path)."""
+        """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
+        reads: the folders or files its scans were given and its ``inputFiles()`` (a local ``file://`` one as its
+        path)."""
         if _names_parquet(data):
             return [str(data)]
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
         frame: Any = data
         if isinstance(frame, _pyspark().DataFrame):
-            files = [str(f) for f in frame.inputFiles()]
-            return [str(local_path(f)) if f.lower().startswith("file:") else f for f in files]
+            files = [*_root_paths(frame), *(str(f) for f in frame.inputFiles())]
+            return list(dict.fromkeys(str(local_path(f)) if f.lower().startswith("file:") else f for f in files))
         return []
 
     def read_parquet(self, path: str | Path, *more: str | Path) -> Any:
