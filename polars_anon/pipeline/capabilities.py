@@ -54,6 +54,7 @@ from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
+    "COLUMN_DTYPES",
     "CSV_KEYS",
     "JOB_REFUSALS",
     "REFUSALS",
@@ -72,6 +73,7 @@ __all__ = [
     "consult_sdc",
     "consult_sdc_measures",
     "consult_session",
+    "consult_columns",
     "consult_frame",
     "consult_source_zones",
     "consult_zones",
@@ -752,19 +754,17 @@ def consult_session(engine: object) -> None:
 
 
 FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
-    (engine, dtype): (
+    ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'"
+}
+FRAME_DTYPES.update(
+    (
+        (engine, dtype),
         f"engine {engine!r} takes a Polars frame through Arrow, which has no {dtype.__name__}"
-        " (a 128-bit integer); cast the column (to Int64, Decimal or String) or use engine 'polars'"
+        " (a 128-bit integer); cast the column (to Int64, Decimal or String) or use engine 'polars'",
     )
     for engine in ("duckdb", "spark")
     for dtype in (pl.Int128, pl.UInt128)
-} | {
-    ("duckdb", pl.Duration): (
-        "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
-        "column (pl.col(...).dt.total_microseconds()) or use engine 'polars'"
-    ),
-    ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'",
-}
+)
 """The dtypes of a Polars frame an engine cannot be handed (engine, dtype -> why)."""
 
 
@@ -783,6 +783,31 @@ def consult_frame(engine: str, data: object) -> None:
     schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
     for name, dtype in schema.items():
         why = FRAME_DTYPES.get((engine, type(dtype)))
+        if why is not None:
+            raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+
+
+COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    ("duckdb", pl.Duration): (
+        "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
+        "column (pl.col(...).dt.total_microseconds(), in DuckDB epoch_us(...)) or use engine 'polars'"
+    ),
+}
+"""The dtypes of an engine's table (its schema, as Polars types: a DuckDB INTERVAL is a Duration) that the engine
+cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
+
+
+def consult_columns(engine: str, schema: pl.Schema) -> None:
+    """Refuse a column of the engine's table (`schema`) whose dtype `engine` cannot publish readably
+    (:data:`COLUMN_DTYPES`), naming it, before any row is read.
+
+    >>> consult_columns("duckdb", pl.Schema({"d": pl.Duration("us")}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'd' has dtype Duration(time_unit='us'): DuckDB holds a Duration ...
+    """
+    for name, dtype in schema.items():
+        why = COLUMN_DTYPES.get((engine, type(dtype)))
         if why is not None:
             raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
 

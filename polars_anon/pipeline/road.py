@@ -40,6 +40,7 @@ from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import (
     Capability,
     consult,
+    consult_columns,
     consult_frame,
     consult_session,
     consult_source_zones,
@@ -336,6 +337,7 @@ def run(
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
+    consult_columns(engine.name, schema)
     zone = getattr(engine, "time_zone", None)
     consult_zones(engine.name, zone, data, request.qids)
     if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # the engine's own table: the zone its files store

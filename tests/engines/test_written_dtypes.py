@@ -8,10 +8,12 @@ import datetime
 import decimal
 from typing import Any
 
+import duckdb
 import polars as pl
 import pytest
 
 import polars_anon as pa
+import polars_anon.duckdb as pad
 from polars_anon.errors import InvalidParameterError
 
 SEX = {"sex": pa.Hierarchy.suppression(["F", "M"])}
@@ -47,10 +49,15 @@ def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
 
 def test_a_duration_on_duckdb_is_refused_by_name() -> None:
     """mend7: DuckDB held a Duration as an INTERVAL, which Polars cannot import: collect() ended in Polars' raw
-    'could not import from month_day_nano_interval', and a written file could not be read back by Polars."""
+    'could not import from month_day_nano_interval', and a written file could not be read back by Polars. A qid of
+    that type is refused by the request first, as on every engine (the catalogue)."""
     frame = pl.DataFrame({"sex": ["F", "M"] * 2, "d": [datetime.timedelta(seconds=1)] * 4})
     with pytest.raises(InvalidParameterError, match=r"column 'd' has dtype Duration.*DuckDB .* INTERVAL"):
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="d", engine="duckdb")
+    con = duckdb.connect()  # a relation's own INTERVAL too
+    relation = con.sql("SELECT * FROM (VALUES ('F', INTERVAL 1 DAY), ('M', INTERVAL 2 DAY)) t(sex, d), range(2)")
+    with pytest.raises(InvalidParameterError, match=r"column 'd' has dtype Duration.*DuckDB .* INTERVAL"):
+        pad.anonymize(relation.select("sex", "d"), connection=con, hierarchies=SEX, k=2, insensitive="d")
 
 
 def test_a_time_on_spark_is_refused_by_name(spark: Any) -> None:
