@@ -73,3 +73,12 @@ def test_risk_keeps_names_it_does_not_build():
     want = pa.risk(_named("v"), ["v", "h"])
     assert pa.risk(_named("__anon_x"), ["__anon_x", "h"]) == want
     assert pa.risk(_named("fk"), ["fk", "h"]) == want
+
+
+@pytest.mark.parametrize("name", ["fk", "Fk", "n_pattern"])
+def test_method_local_suppression_takes_a_qid_named_like_its_patterns_columns(name):
+    """The road's local_suppression ran its patterns under the qids' own names (raw DuplicateError/SchemaError for a
+    qid 'fk', 'Fk', 'n_pattern'); by hand: (3, y) is the one record below k=2, its first qid is blanked."""
+    frame = pl.DataFrame({name: [1, 1, 2, 2, 3], "b": ["x", "x", "y", "y", "y"]})
+    out = pa.anonymize(frame, qids=[name, "b"], hierarchies={}, k=2, method="local_suppression").collect()
+    assert out[name].to_list() == ["1", "1", "2", "2", None] and out["b"].to_list() == ["x", "x", "y", "y", "y"]
