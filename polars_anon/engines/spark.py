@@ -341,7 +341,8 @@ def _reads_files(node: object) -> bool:
 def _root_paths(frame: Any) -> list[str]:
     """The locations a Spark DataFrame's file scans were given (a folder read, not only the files in it, which is
     all ``inputFiles()`` tells: a new part written inside that folder would join the data): each file relation's
-    ``rootPaths``, through Spark's JVM plan. None where the plan has no such relation (rows in memory)."""
+    path as given (one path read: a folder, a file or a pattern) and its ``rootPaths``, through Spark's JVM plan.
+    None where the plan has no such relation (rows in memory)."""
     found: list[str] = []
     try:
         leaves = frame._jdf.queryExecution().analyzed().collectLeaves()
@@ -351,7 +352,11 @@ def _root_paths(frame: Any) -> list[str]:
     for i in range(count):
         leaf = leaves.apply(i)
         try:  # a file relation's index (HadoopFsRelation); another relation (JDBC, ...) has no location
-            roots = leaf.relation().location().rootPaths()
+            relation = leaf.relation()
+            given = relation.options().get("path")  # one path read: as given (a pattern stays a pattern)
+            if given.isDefined():
+                found.append(str(given.get()))
+            roots = relation.location().rootPaths()  # the folders read, or the files a pattern expanded to
             found += [str(roots.apply(j)) for j in range(roots.size())]
         except Exception:  # noqa: BLE001
             continue

@@ -183,6 +183,10 @@ def test_a_folder_spark_reads_is_protected_not_only_its_files(spark: Any, tmp_pa
     folder = Outputs(reads=engine.sources(read.parquet(str(parts))))
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
         folder.check(parts / "new.parquet")
+    pattern = Outputs(reads=engine.sources(read.parquet(str(parts / "*.parquet"))))  # as Polars: the pattern
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        pattern.check(parts / "new.parquet")
+    assert pattern.check(parts / "sub" / "x.parquet") == parts / "sub" / "x.parquet"
     one_file = Outputs(reads=engine.sources(read.parquet(str(parts / "part-0.parquet"))))
     assert one_file.check(parts / "new.parquet") == parts / "new.parquet"
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
