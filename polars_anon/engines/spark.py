@@ -415,10 +415,20 @@ class SparkEngine:
                 return self.read_parquet(*paths)
             data = data.collect()  # materializes: the rows of an in-memory LazyFrame, already in this process
         if isinstance(data, pl.DataFrame):  # already on the driver: handed to Spark as Arrow
-            return self.spark.createDataFrame(_signed(data).to_arrow())
+            return self._from_polars(data)
         raise InvalidParameterError(
             f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
         )
+
+    def _from_polars(self, frame: pl.DataFrame) -> Any:
+        """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`) and
+        a Datetime without time zone as a ``TIMESTAMP_NTZ``, its wall-clock time as given. (Spark's own reading of
+        Arrow took it for a time in the session's zone: published shifted by the zone's offset, and labelled as an
+        instant, ``'...+00:00'``, where Polars labels the wall-clock time; a Parquet file's is read as NTZ already.)"""
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        table = _signed(frame).to_arrow()
+        return self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
 
     def sources(self, data: object) -> list[str]:
         """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
@@ -547,7 +557,7 @@ class SparkEngine:
             # time it plans the query (ConvertToLocalRelation): 2-4 CPU-seconds for a 367,279-tuple map.
             kept = mapping.filter(~pl.col(SUPPRESSED)).drop(SUPPRESSED)
             nulls = {c for c in kept.columns if kept[c].null_count()}
-            m = self.spark.createDataFrame(kept.to_arrow())
+            m = self._from_polars(kept)
             if mapping.height <= BROADCAST_ROWS:
                 m = F.broadcast(m)
         else:
@@ -577,7 +587,7 @@ class SparkEngine:
 
     def register(self, frame: pl.DataFrame) -> str:
         """A temporary view of a frame on the driver (sent as Arrow)."""
-        return self._name(self.spark.createDataFrame(_signed(frame).to_arrow()), "reg")
+        return self._name(self._from_polars(frame), "reg")
 
     def keep(self, table: Any) -> str:
         """Materialize `table` (a local checkpoint: computed now, its lineage cut, as rounds pile up); its view."""

@@ -28,11 +28,12 @@ FRAME = pl.DataFrame(
         "u64": pl.Series([1, 2] * 2, dtype=pl.UInt64),
         "ms": pl.Series([datetime.datetime(2020, 1, 1, i % 2) for i in range(4)], dtype=pl.Datetime("ms")),
         "time": [datetime.time(1, i % 2) for i in range(4)],
+        "zoned": pl.Series([datetime.datetime(2020, 1, 1, 1)] * 4).dt.replace_time_zone("Europe/Paris"),
     }
 )
 # Parquet has no categorical type: Polars keeps Categorical/Enum in the Arrow schema it stores beside the file,
-# DuckDB writes the strings (documented); every other type here is written as given
-DUCKDB = dict(FRAME.schema) | {"cat": pl.String, "enum": pl.String}
+# DuckDB writes the strings, and a zoned Datetime as the instant in UTC (documented); every other type as given
+DUCKDB = dict(FRAME.schema) | {"cat": pl.String, "enum": pl.String, "zoned": pl.Datetime("us", "UTC")}
 
 
 def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
@@ -65,3 +66,21 @@ def test_a_time_on_spark_is_refused_by_name(spark: Any) -> None:
     frame = pl.DataFrame({"sex": ["F", "M"] * 2, "t": [datetime.time(1)] * 4})
     with pytest.raises(InvalidParameterError, match=r"column 't' has dtype Time: Spark has no time-of-day type"):
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="t", engine="spark")
+
+
+def test_a_naive_datetime_on_spark_keeps_its_wall_clock_time(spark: Any) -> None:
+    """mend7: Spark read a Polars frame's naive Datetime (sent as Arrow) as a time in its session's zone: a naive
+    qid was labelled '2020-01-01 10:00:00.000000+00:00' (refused as not in its hierarchy, where Polars published it),
+    and on a 'Europe/Paris' session an insensitive one was published an hour early. Sent as TIMESTAMP_NTZ now: the
+    rows Spark hands back (the aggregates labelled, the published table) are the frame's."""
+    from polars_anon.engines.spark import SparkEngine
+
+    frame = pl.DataFrame({"ts": [datetime.datetime(2020, 1, 1, 10, 2, 3)], "ms": FRAME["ms"][:1]})
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        engine = SparkEngine(spark)
+        back = engine.to_polars(engine.table(frame))
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    assert back.equals(frame.cast({"ms": pl.Datetime("us")}))  # Spark's timestamps are in microseconds
