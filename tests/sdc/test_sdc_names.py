@@ -82,3 +82,20 @@ def test_method_local_suppression_takes_a_qid_named_like_its_patterns_columns(na
     frame = pl.DataFrame({name: [1, 1, 2, 2, 3], "b": ["x", "x", "y", "y", "y"]})
     out = pa.anonymize(frame, qids=[name, "b"], hierarchies={}, k=2, method="local_suppression").collect()
     assert out[name].to_list() == ["1", "1", "2", "2", None] and out["b"].to_list() == ["x", "x", "y", "y", "y"]
+
+
+def test_cli_risk_and_check_refuse_a_qid_named_size_in_one_line(tmp_path, capsys):
+    """`polars-anon risk --qids size` ended in Polars' raw DuplicateError; pa.check, too (and a sensitive 'count')."""
+    from polars_anon import cli
+    from polars_anon.privacy import LDiversity
+    from polars_anon.privacy.evaluate import check
+
+    table = pl.DataFrame({"size": [1, 1, 2, 2], "count": ["a", "b", "a", "b"], "g": [1, 1, 2, 2]})
+    table.write_parquet(tmp_path / "t.parquet")
+    assert cli.main(["risk", str(tmp_path / "t.parquet"), "--qids", "size"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "risk: qid 'size' is a name the class sizes and counts use" in err
+    with pytest.raises(InvalidParameterError, match=r"qid column 'size' has a name the anonymizer reserves"):
+        check(table, ["size"], [LDiversity("count", 2)])
+    with pytest.raises(InvalidParameterError, match=r"sensitive column 'count' has a name the anonymizer reserves"):
+        check(table, ["g"], [LDiversity("count", 2)])
