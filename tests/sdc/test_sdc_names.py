@@ -23,7 +23,7 @@ def _named(name: str) -> pl.LazyFrame:
     return pl.LazyFrame(BASE).rename({"v": name})
 
 
-@pytest.mark.parametrize("name", ["n_pattern", "n", "w2", "fk", "risk", "household_risk", "__anon_k1"])
+@pytest.mark.parametrize("name", ["n_pattern", "n", "fk", "risk", "household_risk", "__anon_k1"])
 def test_a_key_named_like_an_inner_column_gives_the_same_figures(name):
     """global_risk and local_suppression add nothing to the table; frequencies drops ``n_pattern``: any key name."""
     plain, named = _named("v"), _named(name)
