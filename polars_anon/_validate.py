@@ -239,10 +239,12 @@ def refuse_built_names(
     """
     for name in names:
         if name in built or (helpers and name.startswith(RESERVED_PREFIX)):
-            also = f" and names starting with {RESERVED_PREFIX!r}" if helpers else ""
+            other = name.removeprefix("__") if name.startswith(RESERVED_PREFIX) else name + "_"
+            named = [repr(list(built))] if built else []
+            named += [f"names starting with {RESERVED_PREFIX!r}"] if helpers else []
             raise InvalidParameterError(
-                f"{what} {name!r} is a name {who} ({list(built)}{also}); "
-                f"rename the column first, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
+                f"{what} {name!r} is a name {who} ({' and '.join(named)}); "
+                f"rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})"
             )
 
 

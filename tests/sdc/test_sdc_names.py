@@ -99,3 +99,18 @@ def test_cli_risk_and_check_refuse_a_qid_named_size_in_one_line(tmp_path, capsys
         check(table, ["size"], [LDiversity("count", 2)])
     with pytest.raises(InvalidParameterError, match=r"sensitive column 'count' has a name the anonymizer reserves"):
         check(table, ["g"], [LDiversity("count", 2)])
+
+
+def test_a_column_named_like_a_perturbation_helper_is_refused_not_replaced():
+    """pram dropped the user's column '__anon_u' (its uniform draw), and every perturbation met a column
+    '__anon_row' with a raw DuplicateError: their helper columns' prefix is refused, naming the column."""
+    lf = pl.LazyFrame({"g": ["a", "b", "a", "b"], "x": [1.0, 2.0, 3.0, 4.0], "y": [2.0, 1.0, 4.0, 3.0], "__anon_u": 1})
+    for who, call in (
+        ("pram", lambda: sdc.pram(lf, "g", {"a": {"b": 1.0}}, seed=1)),
+        ("invariant_pram", lambda: sdc.invariant_pram(lf, "g", seed=1)),
+        ("add_noise", lambda: sdc.add_noise(lf, ["x", "y"], seed=1)),
+    ):
+        with pytest.raises(
+            InvalidParameterError, match=rf"{who}: column '__anon_u' .*lf.rename\({{'__anon_u': 'anon_u'}}"
+        ):
+            call()
