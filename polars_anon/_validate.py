@@ -33,6 +33,7 @@ __all__ = [
     "names_list",
     "not_in_hierarchy",
     "not_leaves",
+    "refuse_built_names",
 ]
 
 
@@ -264,6 +265,30 @@ def refuse_reserved(qids: Sequence[str], sensitives: Sequence[str] = (), others:
                     f"({list(RESERVED_NAMES)} for qids and sensitive attributes, and names starting with "
                     f"{RESERVED_PREFIX!r}); rename the column first, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
                 )
+
+
+def refuse_built_names(
+    names: Iterable[str], built: Sequence[str], what: str, who: str, *, helpers: bool = True
+) -> None:
+    """Refuse a column (`names`, in the role `what`) named like a column that a function builds (`built`, and with
+    `helpers` every ``__anon_*`` name of its helper columns): the one rule of every function that adds columns beside
+    the user's (`who` says which, e.g. ``"frequencies adds to the table"``). A name it does not build stays allowed.
+
+    >>> refuse_built_names(["age", "fk"], ["fk", "Fk"], "frequencies: column", "frequencies adds to the table")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: frequencies: column 'fk' is a name frequencies adds to the table \
+(['fk', 'Fk'] and names starting with '__anon_'); rename the column first, e.g. lf.rename({'fk': 'fk_'})
+    """
+    for name in names:
+        if name in built or (helpers and name.startswith(RESERVED_PREFIX)):
+            other = name.removeprefix("__") if name.startswith(RESERVED_PREFIX) else name + "_"
+            named = [repr(list(built))] if built else []
+            named += [f"names starting with {RESERVED_PREFIX!r}"] if helpers else []
+            raise InvalidParameterError(
+                f"{what} {name!r} is a name {who} ({' and '.join(named)}); "
+                f"rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})"
+            )
 
 
 def check_unique(names: Sequence[str], what: str = "qids") -> None:

@@ -212,10 +212,11 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     order; none for a DataFrame or a plan over rows in memory. A writer protects them from its outputs
     (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data.
 
-    Read from the printed plan; where Polars prints only the first of three or more files, from the serialized
-    plan, unless the plan holds rows in memory (the serialized plan holds them: 44 CPU s for 3M rows): then the
-    printed file and its folder (a writer refuses every target inside it). A name holding ", " in a printed list is
-    listed both split there and whole.
+    Read from the printed plan; where Polars prints several files (those a folder or a pattern expands to, only the
+    first of three or more), from the serialized plan (the sources as given: the folder, the pattern), unless the
+    plan holds rows in memory (the serialized plan holds them: 44 CPU s for 3M rows): then the printed files and
+    their folders (a writer refuses every target inside them). A name holding ", " in a printed list is listed both
+    split there and whole.
 
     >>> import tempfile
     >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
@@ -229,16 +230,18 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
         return []
     printed = lf.explain(optimized=False)
     scans = re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M)
-    if any(more for _, more in scans) and "DF [" not in printed:
-        serialized = _serialized_scans(lf)  # every file (Polars prints only the first of three or more)
+    if any(more or ", " in listed for listed, more in scans) and "DF [" not in printed:
+        # the sources as given (Polars prints the files a folder or a pattern expands to, only the first of three or
+        # more): a folder or pattern of several files is then protected as such, a new part inside it refused
+        serialized = _serialized_scans(lf)
         if serialized is not None:
             return serialized
     found: list[str] = []
     for listed, more in scans:
         files = listed.split(", ") if not more else [listed]
         found += [*files, listed] if len(files) > 1 else files
-        if more:  # rows in memory beside a scan of three or more files: the folder of the one printed
-            found.append(listed.rpartition("/")[0] or ".")
+        if more or len(files) > 1:  # rows in memory beside a scan of several files: the folder of each one printed
+            found += [f.rpartition("/")[0] or "." for f in files]
     return list(dict.fromkeys(found))
 
 

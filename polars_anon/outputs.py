@@ -35,7 +35,6 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from fnmatch import fnmatch
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Self
@@ -51,6 +50,7 @@ __all__ = [
     "Outputs",
     "check_parquet_target",
     "disk_error",
+    "glob_matches",
     "staged_write",
     "temporary_name",
 ]
@@ -150,11 +150,50 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
         assert isinstance(read, Path)
         where, source = str(target.resolve()), str(read.resolve())
         inside = read.resolve().is_dir() and target.resolve().is_relative_to(source)  # a link to a folder: the folder
-    return inside or (_GLOB.search(source) is not None and fnmatch(where, source))
+    return inside or (_GLOB.search(source) is not None and glob_matches(source, where))
 
 
 _GLOB = re.compile(r"[*?\[]")
 """A path that is a pattern (Polars' and DuckDB's globs: ``*``, ``**``, ``?``, ``[...]``)."""
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """Whether `path` is one of the files the glob `pattern` reads, as Polars, DuckDB and Spark (Hadoop) expand it:
+    ``*``, ``?`` and ``[...]`` match within one folder name (never a ``/``); ``**`` matches any number of folders
+    (``d/**/*.parquet``: ``d/x.parquet`` and ``d/a/b/x.parquet``).
+
+    >>> [glob_matches("d/*.parquet", p) for p in ("d/x.parquet", "d/sub/x.parquet")]
+    [True, False]
+    >>> [glob_matches("d/**/*.parquet", p) for p in ("d/x.parquet", "d/a/b/x.parquet", "e/x.parquet")]
+    [True, True, False]
+    >>> glob_matches("d/p[0-9].parquet", "d/p1.parquet"), glob_matches("d/p?.parquet", "d/p/.parquet")
+    (True, False)
+    """
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
+            inner = pattern[i + 1 : end]
+            negate = inner[:1] in ("!", "^")
+            body = inner[1:] if negate else inner
+            out.append(f"[{'^/' if negate else ''}{body.replace(chr(92), chr(92) * 2)}]")
+            i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return re.fullmatch("".join(out), path) is not None
 
 
 def _is_folder(path: Path | URI) -> bool:

@@ -31,7 +31,7 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.labels import label_exprs
 from polars_anon.privacy.risk import risk_summary_of_patterns
-from polars_anon.sdc.frequencies import check_alpha, pattern_frequencies
+from polars_anon.sdc.frequencies import check_alpha, hidden_keys, patterns
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
 
@@ -113,12 +113,12 @@ def verify_wildcard(
         raise NotKAnonymousError(
             f"{fail}published qid cells differ from their input values: {changed}; nothing was written"
         )
-    pats = pattern_frequencies(published, qids, missing="wildcard", alpha=alpha)  # materializes: one row per pattern
+    pats = patterns(published, qids, None, "wildcard", alpha)  # materializes: one row per pattern (qids hidden)
     low = pats.filter(pl.col("fk") < k)
     if low.height:
         raise NotKAnonymousError(
             f"{fail}{int(low[_N].sum())} published records match fewer than k={k} records with missing values as "
-            f"wildcards (first: {low.select(qids).row(0)}); nothing was written"
+            f"wildcards (first: {low.select(hidden_keys(qids)).row(0)}); nothing was written"
         )
     return {
         "n_rows": int(n_pub),
@@ -143,8 +143,12 @@ def run(task: Task, options: LocalSuppressionOptions) -> Plan:
         )
     importance = None if options.importance is None else [options.importance[q] for q in qids]
     priority = key_priority(agg.select(qids), qids, importance)
-    pats = agg.select(*qids, pl.col(SIZE).cast(pl.Float64).alias(_N))
-    current, rounds = suppress_patterns(pats, qids, task.k, priority, float(options.alpha))
+    hidden = hidden_keys(qids)  # the patterns' own columns (n_pattern, fk, Fk) out of the way of any qid name
+    pats = agg.select(
+        *(pl.col(q).alias(h) for q, h in zip(qids, hidden, strict=True)), pl.col(SIZE).cast(pl.Float64).alias(_N)
+    )
+    found, rounds = suppress_patterns(pats, hidden, task.k, priority, float(options.alpha))
+    current = found.select(pl.col(h).alias(q) for q, h in zip(qids, hidden, strict=True))
     sizes = agg[SIZE].cast(pl.Int64)
     cells = {q: int(sizes.filter(current[q].is_null()).sum()) for q in qids}
     tmap = TupleMap.from_labels(agg, qids, {q: current[q].cast(pl.String) for q in qids})

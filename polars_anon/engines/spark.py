@@ -338,6 +338,31 @@ def _reads_files(node: object) -> bool:
     return False
 
 
+def _root_paths(frame: Any) -> list[str]:
+    """The locations a Spark DataFrame's file scans were given (a folder read, not only the files in it, which is
+    all ``inputFiles()`` tells: a new part written inside that folder would join the data): each file relation's
+    path as given (one path read: a folder, a file or a pattern) and its ``rootPaths``, through Spark's JVM plan.
+    None where the plan has no such relation (rows in memory)."""
+    found: list[str] = []
+    try:
+        leaves = frame._jdf.queryExecution().analyzed().collectLeaves()
+        count = leaves.size()
+    except Exception:  # noqa: BLE001  (no JVM plan here, e.g. Spark Connect: inputFiles() still answers)
+        return found
+    for i in range(count):
+        leaf = leaves.apply(i)
+        try:  # a file relation's index (HadoopFsRelation); another relation (JDBC, ...) has no location
+            relation = leaf.relation()
+            given = relation.options().get("path")  # one path read: as given (a pattern stays a pattern)
+            if given.isDefined():
+                found.append(str(given.get()))
+            roots = relation.location().rootPaths()  # the folders read, or the files a pattern expanded to
+            found += [str(roots.apply(j)) for j in range(roots.size())]
+        except Exception:  # noqa: BLE001
+            continue
+    return found
+
+
 _WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64}
 
 
@@ -390,22 +415,33 @@ class SparkEngine:
                 return self.read_parquet(*paths)
             data = data.collect()  # materializes: the rows of an in-memory LazyFrame, already in this process
         if isinstance(data, pl.DataFrame):  # already on the driver: handed to Spark as Arrow
-            return self.spark.createDataFrame(_signed(data).to_arrow())
+            return self._from_polars(data)
         raise InvalidParameterError(
             f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
         )
 
+    def _from_polars(self, frame: pl.DataFrame) -> Any:
+        """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`) and
+        a Datetime without time zone as a ``TIMESTAMP_NTZ``, its wall-clock time as given. (Spark's own reading of
+        Arrow took it for a time in the session's zone: published shifted by the zone's offset, and labelled as an
+        instant, ``'...+00:00'``, where Polars labels the wall-clock time; a Parquet file's is read as NTZ already.)"""
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        table = _signed(frame).to_arrow()
+        return self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
+
     def sources(self, data: object) -> list[str]:
-        """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or those a Spark DataFrame
-        reads (its ``inputFiles()``: a local ``file://`` one as its path)."""
+        """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
+        reads: the folders or files its scans were given and its ``inputFiles()`` (a local ``file://`` one as its
+        path)."""
         if _names_parquet(data):
             return [str(data)]
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
         frame: Any = data
         if isinstance(frame, _pyspark().DataFrame):
-            files = [str(f) for f in frame.inputFiles()]
-            return [str(local_path(f)) if f.lower().startswith("file:") else f for f in files]
+            files = [*_root_paths(frame), *(str(f) for f in frame.inputFiles())]
+            return list(dict.fromkeys(str(local_path(f)) if f.lower().startswith("file:") else f for f in files))
         return []
 
     def read_parquet(self, path: str | Path, *more: str | Path) -> Any:
@@ -531,7 +567,7 @@ class SparkEngine:
             # time it plans the query (ConvertToLocalRelation): 2-4 CPU-seconds for a 367,279-tuple map.
             kept = mapping.filter(~pl.col(SUPPRESSED)).drop(SUPPRESSED)
             nulls = {c for c in kept.columns if kept[c].null_count()}
-            m = self.spark.createDataFrame(kept.to_arrow())
+            m = self._from_polars(kept)
             if mapping.height <= BROADCAST_ROWS:
                 m = F.broadcast(m)
         else:
@@ -561,7 +597,7 @@ class SparkEngine:
 
     def register(self, frame: pl.DataFrame) -> str:
         """A temporary view of a frame on the driver (sent as Arrow)."""
-        return self._name(self.spark.createDataFrame(_signed(frame).to_arrow()), "reg")
+        return self._name(self._from_polars(frame), "reg")
 
     def keep(self, table: Any) -> str:
         """Materialize `table` (a local checkpoint: computed now, its lineage cut, as rounds pile up); its view."""

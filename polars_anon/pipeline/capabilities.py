@@ -57,6 +57,7 @@ from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
+    "COLUMN_DTYPES",
     "CSV_KEYS",
     "DP_ORIGINAL_ENCODINGS",
     "JOB_REFUSALS",
@@ -76,7 +77,9 @@ __all__ = [
     "consult_sdc",
     "consult_sdc_measures",
     "consult_session",
+    "consult_columns",
     "consult_frame",
+    "consult_source_zones",
     "consult_zones",
     "FRAME_DTYPES",
     "SESSION_ZONES",
@@ -839,13 +842,17 @@ def consult_session(engine: object) -> None:
 
 
 FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
-    (engine, dtype): (
+    ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'"
+}
+FRAME_DTYPES.update(
+    (
+        (engine, dtype),
         f"engine {engine!r} takes a Polars frame through Arrow, which has no {dtype.__name__}"
-        " (a 128-bit integer); cast the column (to Int64, Decimal or String) or use engine 'polars'"
+        " (a 128-bit integer); cast the column (to Int64, Decimal or String) or use engine 'polars'",
     )
     for engine in ("duckdb", "spark")
     for dtype in (pl.Int128, pl.UInt128)
-}
+)
 """The dtypes of a Polars frame an engine cannot be handed (engine, dtype -> why)."""
 
 
@@ -864,6 +871,31 @@ def consult_frame(engine: str, data: object) -> None:
     schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
     for name, dtype in schema.items():
         why = FRAME_DTYPES.get((engine, type(dtype)))
+        if why is not None:
+            raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+
+
+COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    ("duckdb", pl.Duration): (
+        "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
+        "column (pl.col(...).dt.total_microseconds(), in DuckDB epoch_us(...)) or use engine 'polars'"
+    ),
+}
+"""The dtypes of an engine's table (its schema, as Polars types: a DuckDB INTERVAL is a Duration) that the engine
+cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
+
+
+def consult_columns(engine: str, schema: pl.Schema) -> None:
+    """Refuse a column of the engine's table (`schema`) whose dtype `engine` cannot publish readably
+    (:data:`COLUMN_DTYPES`), naming it, before any row is read.
+
+    >>> consult_columns("duckdb", pl.Schema({"d": pl.Duration("us")}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'd' has dtype Duration(time_unit='us'): DuckDB holds a Duration ...
+    """
+    for name, dtype in schema.items():
+        why = COLUMN_DTYPES.get((engine, type(dtype)))
         if why is not None:
             raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
 
@@ -924,3 +956,34 @@ def consult_zones(engine: str, session_zone: str | None, data: object, qids: Seq
                 f"(pl.col({q!r}).dt.convert_time_zone({session_zone!r})), set the session's zone ({_SET_ZONE[engine]})"
                 f" to {zone!r} or use engine 'polars'"
             )
+
+
+def consult_source_zones(
+    engine: str, session_zone: str | None, files: Sequence[str], schema: pl.Schema, qids: Sequence[str]
+) -> None:
+    """:func:`consult_zones` for a table handed to `engine` as its own (a DuckDB relation or table, a Spark DataFrame,
+    a Parquet path): DuckDB and Spark keep a timestamp as an instant, without its zone, so each Datetime qid (in
+    `schema`, the engine's) is judged in the zone the Parquet files it reads (`files`: ``Engine.sources``) store, the
+    one Polars labels it in. Nothing is judged when no local Parquet file holds the column (a table built in memory
+    keeps no zone: it is labelled in the session's).
+
+    >>> import tempfile
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> pl.DataFrame({"t": pl.Series([0], dtype=pl.Datetime("us", "Europe/Paris"))}).write_parquet(path)
+    >>> consult_source_zones("spark", "UTC", [path], pl.Schema({"t": pl.Datetime("us")}), ["t"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qid 't' is a Datetime in time zone 'Europe/Paris': Spark holds ...
+    """
+    timed = [q for q in qids if isinstance(schema.get(q), pl.Datetime)]
+    if engine not in SESSION_ZONES or not timed:
+        return
+    for name in files:
+        if scheme_of(name) is not None:
+            continue  # a remote file's footer is not fetched for this
+        try:
+            stored = pl.scan_parquet(name).collect_schema()  # the footer only (a folder or a pattern: its first file)
+        except Exception:  # noqa: BLE001  (not Parquet, or not readable here: it stores no zone we can read)
+            continue
+        consult_zones(engine, session_zone, pl.LazyFrame(schema={q: stored[q] for q in timed if q in stored}), timed)
+        return

@@ -37,7 +37,15 @@ from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import K_ABOVE_ROWS
-from polars_anon.pipeline.capabilities import Capability, consult, consult_frame, consult_session, consult_zones
+from polars_anon.pipeline.capabilities import (
+    Capability,
+    consult,
+    consult_columns,
+    consult_frame,
+    consult_session,
+    consult_source_zones,
+    consult_zones,
+)
 from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -329,7 +337,11 @@ def run(
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
-    consult_zones(engine.name, getattr(engine, "time_zone", None), data, request.qids)
+    consult_columns(engine.name, schema)
+    zone = getattr(engine, "time_zone", None)
+    consult_zones(engine.name, zone, data, request.qids)
+    if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # the engine's own table: the zone its files store
+        consult_source_zones(engine.name, zone, reads, schema, request.qids)
     prepare_engine(engine, request)
     dp = differential_model(request)
     source = table

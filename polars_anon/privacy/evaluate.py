@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart, collect_by_tuples
-from polars_anon._validate import as_lazy, check_columns, check_k, check_qids
+from polars_anon._validate import as_lazy, check_columns, check_k, check_qids, refuse_reserved
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import scan_input
@@ -314,6 +314,7 @@ def check(
             "hierarchies too, or leave out levels"
         )
     check_model_roles(models, qids)
+    refuse_reserved(qids, attributes)  # the class sizes and the (class, value) counts sit beside them, as in the road
     classes, frames = class_frames(lf, qids, attributes)
     if classes.height == 0:
         raise InfeasibleError("check: the table has no rows; there is nothing to check")

@@ -20,25 +20,37 @@ from typing import Literal, get_args
 
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys
+from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 
 __all__ = [
     "Missing",
     "bad_weights",
     "check_alpha",
+    "check_frequency_args",
     "check_weight_type",
     "check_weights",
     "frequencies",
+    "hidden_keys",
     "pattern_frequencies",
+    "patterns",
     "wildcard_counts",
 ]
 
 Missing = Literal["category", "wildcard"]
 _W = "__anon_w"
+PATTERN_COLUMNS = ("n_pattern", "fk", "Fk")
+"""The columns :func:`pattern_frequencies` builds beside the keys (no key of its is named so)."""
+FREQUENCY_COLUMNS = ("fk", "Fk")
+"""The columns :func:`frequencies` adds to the table (no column of its input is named so)."""
+_AN, _AW = "__anon_mn", "__anon_mw"  # the matched counts and weights of wildcard_counts
 
 
-def _check(lf: pl.LazyFrame, keys: Sequence[str] | str, weight: str | None, missing: str, alpha: float) -> list[str]:
+def check_frequency_args(
+    lf: pl.LazyFrame, keys: Sequence[str] | str, weight: str | None, missing: str, alpha: float
+) -> list[str]:
+    """The keys as a list, once the arguments of a frequency count are checked (the keys and the weight are columns
+    of `lf`, the weights positive numbers, `missing` and `alpha` valid)."""
     keys = check_keys(lf, keys)
     if weight is not None:
         if not isinstance(weight, str):
@@ -130,19 +142,45 @@ def pattern_frequencies(
     [3.0, 3.0]
     """
     lf = as_lazy(data)
-    keys = _check(lf, keys, weight, missing, alpha)
+    keys = check_frequency_args(lf, keys, weight, missing, alpha)
+    refuse_built_names(
+        keys, PATTERN_COLUMNS, "pattern_frequencies: key", "pattern_frequencies builds beside the keys", helpers=False
+    )
+    hidden = hidden_keys(keys)
+    return patterns(lf, keys, weight, missing, alpha).rename(dict(zip(hidden, keys, strict=True)))
+
+
+def hidden_keys(keys: Sequence[str]) -> list[str]:
+    """The names :func:`patterns` gives the keys (``__anon_k0``, ``__anon_k1``, ...): out of the way of every name
+    the computation uses, so that a key may be named like any of them (``n``, ``n_pattern``, ``fk``, ...).
+
+    >>> hidden_keys(["fk", "age"])
+    ['__anon_k0', '__anon_k1']
+    """
+    return [f"__anon_k{i}" for i in range(len(keys))]
+
+
+def patterns(lf: pl.LazyFrame, keys: Sequence[str], weight: str | None, missing: str, alpha: float) -> pl.DataFrame:
+    """:func:`pattern_frequencies` of checked arguments, the keys named by :func:`hidden_keys` (in `keys`' order)
+    beside ``n_pattern``, ``fk`` and ``Fk``: each caller names what it keeps.
+
+    >>> patterns(pl.LazyFrame({"fk": [1, 1, 2]}), ["fk"], None, "category", 1.0)["__anon_k0", "fk"].rows()
+    [(1, 2.0), (2, 1.0)]
+    """
+    hidden = hidden_keys(keys)
     w = pl.col(weight).cast(pl.Float64) if weight is not None else pl.lit(1.0)
     agg = (
-        lf.select(*keys, w.alias(_W))
-        .group_by(keys)
+        lf.select(*(pl.col(k).alias(h) for k, h in zip(keys, hidden, strict=True)), w.alias(_W))
+        .group_by(hidden)
         .agg(pl.len().cast(pl.Float64).alias("n_pattern"), pl.col(_W).sum().alias("__anon_W"))
-        .sort(keys, nulls_last=True)
+        .sort(hidden, nulls_last=True)
         .collect()  # materializes: one row per distinct key pattern
     )
     agg = agg.with_columns(pl.col("n_pattern").alias("fk"), pl.col("__anon_W").alias("Fk"))
-    if missing == "category" or agg.select(pl.any_horizontal(pl.col(keys).is_null()).any()).item() is False:
+    if missing == "category" or agg.select(pl.any_horizontal(pl.col(hidden).is_null()).any()).item() is False:
         return agg.drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
-    return wildcard_counts(agg, keys, float(alpha)).drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
+    found = wildcard_counts(agg, hidden, float(alpha))
+    return found.drop("__anon_W").with_columns(pl.col("n_pattern").cast(pl.UInt32))
 
 
 def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> pl.DataFrame:
@@ -178,12 +216,12 @@ def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> p
         """Add, per target pattern, `factor` times the own counts of the source patterns agreeing on `on`."""
         if not on:
             n, w = float(sources["n_pattern"].sum()), float(sources["__anon_W"].sum())
-            piece = targets.select("__anon_p", pl.lit(factor * n).alias("n"), pl.lit(factor * w).alias("w"))
+            piece = targets.select("__anon_p", pl.lit(factor * n).alias(_AN), pl.lit(factor * w).alias(_AW))
         else:
-            sums = sources.group_by(on).agg(pl.col("n_pattern").sum().alias("n"), pl.col("__anon_W").sum().alias("w"))
+            sums = sources.group_by(on).agg(pl.col("n_pattern").sum().alias(_AN), pl.col("__anon_W").sum().alias(_AW))
             piece = targets.select("__anon_p", *on).join(sums, on=on, how="inner")
-            piece = piece.select("__anon_p", (factor * pl.col("n")).alias("n"), (factor * pl.col("w")).alias("w"))
-        pieces.append(piece.cast({"n": pl.Float64, "w": pl.Float64}))
+            piece = piece.select("__anon_p", (factor * pl.col(_AN)).alias(_AN), (factor * pl.col(_AW)).alias(_AW))
+        pieces.append(piece.cast({_AN: pl.Float64, _AW: pl.Float64}))
 
     for shape, part_s in by_shape.items():
         observed = [c for c, s in zip(keys, shape, strict=True) if not s]
@@ -197,16 +235,16 @@ def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> p
         matched(part_s, all_na, [], alpha)
         # a pattern matched itself above; its own records count 1, already in fk
         own = part_s.select(
-            "__anon_p", (-alpha * pl.col("n_pattern")).alias("n"), (-alpha * pl.col("__anon_W")).alias("w")
+            "__anon_p", (-alpha * pl.col("n_pattern")).alias(_AN), (-alpha * pl.col("__anon_W")).alias(_AW)
         )
         pieces.append(own)
     if m == 1:  # sdcMicro: with one key, complete patterns count the missing ones (alpha each)
         matched(complete, all_na, [], alpha)
-    schema = pl.Schema({"__anon_p": pl.UInt32, "n": pl.Float64, "w": pl.Float64})
+    schema = pl.Schema({"__anon_p": pl.UInt32, _AN: pl.Float64, _AW: pl.Float64})
     extra = (
         pl.concat([pl.DataFrame(schema=schema), *[p.cast(schema) for p in pieces]])
         .group_by("__anon_p")
-        .agg(pl.col("n").sum().alias("__anon_an"), pl.col("w").sum().alias("__anon_aw"))
+        .agg(pl.col(_AN).sum().alias("__anon_an"), pl.col(_AW).sum().alias("__anon_aw"))
     )
     all_missing = pl.col("__anon_nn") == m
     return (
@@ -260,11 +298,19 @@ def frequencies(
     ([3.0, 1.0, 4.0, 2.0, 2.0, 2.0, 1.0, 3.0], [108.0, 45.5, 125.0, 56.0, 100.0, 100.0, 123.5, 108.0])
     """
     lf = as_lazy(data)
-    keys = _check(lf, keys, weight, missing, alpha)
+    keys = check_frequency_args(lf, keys, weight, missing, alpha)
+    refuse_built_names(
+        lf.collect_schema().names(),
+        FREQUENCY_COLUMNS,
+        "frequencies: column",
+        "frequencies adds to the table",
+        helpers=False,
+    )
     if missing == "category":
         fk = pl.len().cast(pl.Float64)
         big_fk = pl.col(weight).cast(pl.Float64).sum() if weight is not None else fk
         counts = lf.group_by(keys).agg(fk.alias("fk"), big_fk.alias("Fk"))
         return lf.join(counts, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    pats = pattern_frequencies(lf, keys, weight, missing, alpha).drop("n_pattern").lazy()
-    return lf.join(pats, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    hidden = hidden_keys(keys)
+    pats = patterns(lf, keys, weight, missing, alpha).select(*hidden, "fk", "Fk").lazy()
+    return lf.join(pats, left_on=keys, right_on=hidden, how="left", nulls_equal=True, maintain_order="left")

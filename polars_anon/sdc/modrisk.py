@@ -40,13 +40,17 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, names_list
+from polars_anon._validate import as_lazy, check_choice, check_columns, names_list, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import check_weights
 
 __all__ = ["ModelMethod", "ModelRisk", "cell_counts", "check_cells", "fit_cells", "model_risk", "risks_of_fit"]
 
 ModelMethod = Literal["default", "CE", "PML", "weightedLLM", "IPF"]
+
+
+MODEL_COLUMNS = ("counts", "weights", "incl_prob", "lambda")
+"""The columns of :attr:`ModelRisk.fitted` beside the keys (no key is named so)."""
 
 
 @dataclass(frozen=True)
@@ -259,6 +263,7 @@ def model_risk(
     if not keys:
         raise InvalidParameterError("keys must name at least one key variable, got []")
     check_columns(lf, [*keys, weight], "model risk columns")
+    refuse_built_names(keys, MODEL_COLUMNS, "model_risk: key", "model_risk's fitted cells hold", helpers=False)
     if not (isinstance(bound, (int, float)) and bound > 0):
         raise InvalidParameterError(f"bound must be a number > 0, got {bound!r}")
     check_weights(lf, weight)  # numeric, none missing, NaN, infinite or not above 0: the values named

@@ -34,7 +34,15 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, check_numeric, check_unique, names_list
+from polars_anon._validate import (
+    as_lazy,
+    check_choice,
+    check_columns,
+    check_numeric,
+    check_unique,
+    names_list,
+    refuse_built_names,
+)
 from polars_anon.errors import InvalidParameterError
 
 __all__ = [
@@ -94,6 +102,12 @@ def _numeric(lf: pl.LazyFrame, columns: Sequence[str] | str) -> list[str]:
     check_columns(lf, cols, "columns")
     check_numeric(lf, cols, "columns")
     return cols
+
+
+def _refuse_helpers(lf: pl.LazyFrame, who: str) -> None:
+    """Refuse a column of `lf` named like the helper columns `who` adds to the rows and drops (a row index, a uniform
+    draw, a transition table): it would be replaced, or collide (raw DuplicateError)."""
+    refuse_built_names(lf.collect_schema().names(), (), f"{who}: column", f"{who} uses for its helper columns")
 
 
 def _same_rows(original: pl.LazyFrame, perturbed: pl.LazyFrame) -> None:
@@ -160,6 +174,7 @@ def pram(
     """
     lf = as_lazy(data)
     check_columns(lf, [column], "column")
+    _refuse_helpers(lf, "pram")
     seed = resolve_seed(seed)
     if not isinstance(matrix, Mapping) or not matrix:
         raise InvalidParameterError(
@@ -235,6 +250,7 @@ def invariant_pram(
     """
     lf = as_lazy(data)
     check_columns(lf, [column], "column")
+    _refuse_helpers(lf, "invariant_pram")
     seed = resolve_seed(seed)
     numbers = all(not isinstance(v, bool) and isinstance(v, (int, float)) for v in (pd, alpha))
     if not numbers or not 0 < pd <= 1 or not 0 <= alpha <= 1:
@@ -292,6 +308,7 @@ def add_noise(
     """
     lf = as_lazy(data)
     cols = _numeric(lf, columns)
+    _refuse_helpers(lf, "add_noise")
     check_choice("method", method, get_args(NoiseMethod))
     seed = resolve_seed(seed)
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or noise < 0:
@@ -388,6 +405,7 @@ def il1s(
     x, y = as_lazy(original), as_lazy(perturbed)
     cols = _numeric(x, columns)
     _numeric(y, cols)
+    refuse_built_names(cols, (), "il1s: column", "il1s uses for its helper columns")
     _same_rows(x, y)
     both = pl.concat(
         [x.select(cols), y.select([pl.col(c).alias(f"__anon_y{j}") for j, c in enumerate(cols)])], how="horizontal"

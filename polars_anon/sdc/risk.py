@@ -32,9 +32,9 @@ from typing import Any, Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns
+from polars_anon._validate import as_lazy, check_choice, check_columns, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import Missing, pattern_frequencies
+from polars_anon.sdc.frequencies import Missing, check_frequency_args, hidden_keys, patterns
 
 __all__ = [
     "NEAR_ONE",
@@ -47,9 +47,13 @@ __all__ = [
     "individual_risk",
     "near_one",
     "null_households",
+    "risk_patterns",
 ]
 
 RiskMethod = Literal["approx", "exact"]
+RISK_COLUMNS = ("fk", "Fk", "risk")
+"""The columns :func:`individual_risk` adds to the table (no column of its input is named so)."""
+_HOUSEHOLD = "__anon_household"
 _RECURRENCE_MAX_F = 2000  # exact recurrence up to this fk (p <= 1/2); quadrature beyond
 
 
@@ -179,9 +183,26 @@ def individual_risk(
     [0.0827, 0.0827, 0.4024]
     """
     lf = as_lazy(data)
+    keys = check_frequency_args(lf, keys, weight, missing, alpha)
     check_choice("method", method, get_args(RiskMethod))
-    pats = pattern_frequencies(lf, keys, weight, missing, alpha)
-    keys = [c for c in pats.columns if c not in ("n_pattern", "fk", "Fk")]
+    refuse_built_names(
+        lf.collect_schema().names(),
+        RISK_COLUMNS,
+        "individual_risk: column",
+        "individual_risk adds to the table",
+        helpers=False,
+    )
+    hidden = hidden_keys(keys)
+    pats = risk_patterns(lf, keys, weight, method, missing, alpha).select(*hidden, "fk", "Fk", "risk")
+    return lf.join(pats.lazy(), left_on=keys, right_on=hidden, how="left", nulls_equal=True, maintain_order="left")
+
+
+def risk_patterns(
+    lf: pl.LazyFrame, keys: Sequence[str], weight: str | None, method: RiskMethod, missing: str, alpha: float
+) -> pl.DataFrame:
+    """:func:`polars_anon.sdc.frequencies.patterns` of checked arguments with the individual ``risk`` of each pattern
+    (keys named by :func:`~polars_anon.sdc.frequencies.hidden_keys`)."""
+    pats = patterns(lf, keys, weight, missing, alpha)
     if weight is None:
         risk = 1.0 / pats["fk"].to_numpy()
     else:
@@ -189,11 +210,10 @@ def individual_risk(
         if low.height:
             raise InvalidParameterError(
                 f"weight column {weight!r}: {low.height} key patterns have weights summing below their record "
-                f"count (Fk < fk; first: {low.select(keys).row(0)}); sampling weights must be >= 1"
+                f"count (Fk < fk; first: {low.select(hidden_keys(keys)).row(0)}); sampling weights must be >= 1"
             )
         risk = benedetti_franconi(pats["fk"].to_numpy(), pats["Fk"].to_numpy(), method)
-    pats = pats.drop("n_pattern").with_columns(pl.Series("risk", risk, dtype=pl.Float64))
-    return lf.join(pats.lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return pats.with_columns(pl.Series("risk", risk, dtype=pl.Float64))
 
 
 @dataclass(frozen=True)
@@ -242,6 +262,15 @@ def household_risk(
     lf = as_lazy(data)
     check_columns(lf, [household], "household")
     check_columns(lf, [risk], "risk")
+    if not isinstance(name, str):
+        raise InvalidParameterError(f"household_risk: name must be a column name, got {name!r}")
+    refuse_built_names(
+        lf.collect_schema().names(),
+        [name],
+        "household_risk: column",
+        "household_risk adds to the table (name=)",
+        helpers=False,
+    )
     check_households(lf, household)
     return _per_household(lf, household, risk, name)
 
@@ -290,10 +319,19 @@ def global_risk(
     >>> g.risk, g.expected_reidentifications, g.n_unique
     (0.75, 3.0, 2)
     """
+    lf = as_lazy(data)
+    keys = check_frequency_args(lf, keys, weight, missing, alpha)
+    check_choice("method", method, get_args(RiskMethod))
     if household is not None:  # on the input: the risk pipeline is not run twice
-        check_columns(as_lazy(data), [household], "household")
-        check_households(as_lazy(data), household)
-    lf = individual_risk(data, keys, weight, method, missing, alpha)
+        check_columns(lf, [household], "household")
+        check_households(lf, household)
+    # every column under a helper name: the user's names (a key named fk, risk, ...) stay out of the way
+    hidden = hidden_keys(keys)
+    pats = risk_patterns(lf, keys, weight, method, missing, alpha).select(*hidden, "fk", "risk")
+    own = [pl.col(k).alias(h) for k, h in zip(keys, hidden, strict=True)]
+    if household is not None:
+        own.append(pl.col(household).alias(_HOUSEHOLD))
+    rows = lf.select(own).join(pats.lazy(), on=hidden, how="left", nulls_equal=True, maintain_order="left")
     exprs = [
         pl.col("risk").sum().alias("er"),
         pl.len().alias("n"),
@@ -301,9 +339,9 @@ def global_risk(
         (pl.col("fk") == 2).sum().alias("n2"),
     ]
     if household is not None:
-        lf = _per_household(lf, household, "risk", "household_risk")
+        rows = _per_household(rows, _HOUSEHOLD, "risk", "household_risk")
         exprs.append(pl.col("household_risk").sum().alias("her"))
-    row = lf.select(exprs).collect().row(0, named=True)  # materializes: one row
+    row = rows.select(exprs).collect().row(0, named=True)  # materializes: one row
     n = int(row["n"])
     if n == 0:
         raise InvalidParameterError("the table has no rows; global risk is undefined")

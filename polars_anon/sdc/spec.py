@@ -4,11 +4,10 @@ it and the figures consult the table without an import circle."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from polars_anon._validate import RESERVED_PREFIX, check_choice
+from polars_anon._validate import check_choice, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import Missing, check_alpha
 from polars_anon.sdc.modrisk import ModelMethod
@@ -21,25 +20,6 @@ SDC_COLUMNS = ("n", "fk", "Fk", "risk", "n_pattern", "counts", "incl_prob", "wei
 """The columns the report's SDC figures (``[sdc]``, :class:`Measures`) build beside the key
 variables, one figure or another (with every ``__anon_*`` name): no key of theirs is named so. The single functions
 build fewer and take the others."""
-
-
-def _refuse_sdc_names(keys: Sequence[str], what: str = "keys") -> None:
-    """Refuse a key variable named like a column the SDC figures build (:data:`SDC_COLUMNS`).
-
-    >>> _refuse_sdc_names(["age", "fk"])
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InvalidParameterError: keys: 'fk' is a name the SDC figures use for their own columns (['n', \
-'fk', 'Fk', 'risk', 'n_pattern', 'counts', 'incl_prob', 'weights'] and names starting with '__anon_'); rename the \
-column first, e.g. lf.rename({'fk': 'fk_'})
-    """
-    for name in keys:
-        if name in SDC_COLUMNS or name.startswith(RESERVED_PREFIX):
-            raise InvalidParameterError(
-                f"{what}: {name!r} is a name the SDC figures use for their own columns ({list(SDC_COLUMNS)} and names "
-                f"starting with {RESERVED_PREFIX!r}); rename the column first, e.g. "
-                f"lf.rename({{{name!r}: {name + '_'!r}}})"
-            )
 
 
 @dataclass(frozen=True)
@@ -83,7 +63,7 @@ class Measures:
             raise InvalidParameterError("sdc: keys must name at least one key variable, got []")
         if len(set(self.keys)) != len(self.keys):
             raise InvalidParameterError(f"sdc: keys name a column twice: {list(self.keys)}")
-        _refuse_sdc_names(self.keys, "sdc: keys")
+        refuse_built_names(self.keys, SDC_COLUMNS, "sdc: key", "the SDC figures use for their own columns")
         for name, value in (("weight", self.weight), ("household", self.household)):
             if value is not None and value in self.keys:
                 raise InvalidParameterError(f"sdc: {name} column {value!r} is also a key; pass it once")

@@ -33,7 +33,7 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_keys, is_integer
+from polars_anon._validate import as_lazy, check_choice, check_keys, is_integer, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.metrics.sums import sorted_sum
 
@@ -110,6 +110,8 @@ def suda2(
     lf = as_lazy(data)
     keys = check_keys(lf, keys)
     _check(keys, dis_fraction, max_keys)
+    added = ["suda_score", "dis_suda_score", *(f"{v}_contribution" for v in keys)]
+    refuse_built_names(lf.collect_schema().names(), added, "suda2: column", "suda2 adds to the table", helpers=False)
     check_choice("missing", missing, get_args(SudaMissing))
     fast = _suda2_coded(lf, keys, dis_fraction, missing)
     if fast is not None:

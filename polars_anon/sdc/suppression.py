@@ -33,7 +33,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_k, check_keys, is_integer
 from polars_anon.errors import InfeasibleError, InvalidParameterError
-from polars_anon.sdc.frequencies import check_alpha, wildcard_counts
+from polars_anon.sdc.frequencies import check_alpha, hidden_keys, wildcard_counts
 
 __all__ = [
     "SuppressionMethod",
@@ -252,15 +252,17 @@ def local_suppression(
     if not is_integer(max_candidates) or max_candidates < 1:
         raise InvalidParameterError(f"max_candidates must be an integer >= 1, got {max_candidates!r}")
     prio = key_priority(lf, keys, importance)
+    hidden = hidden_keys(keys)  # the patterns' keys out of the way of their own columns (a key named fk, n, ...)
     pats = (
-        lf.group_by(keys)
+        lf.select(pl.col(k).alias(h) for k, h in zip(keys, hidden, strict=True))
+        .group_by(hidden)
         .agg(pl.len().cast(pl.Float64).alias(_N))
-        .sort(keys, nulls_last=True)
+        .sort(hidden, nulls_last=True)
         .with_row_index(_ID)
         .collect()  # materializes: one row per distinct key pattern
     )
     check_k(k, int(pats[_N].sum()))
-    current, rounds = suppress_patterns(pats, keys, k, prio, float(alpha))
+    current, rounds = suppress_patterns(pats, hidden, k, prio, float(alpha))
     frame, suppressed = _publish(lf, pats, current, keys)
     if method == "heuristic":
         return SuppressionResult(frame, suppressed, rounds, False)
@@ -327,12 +329,21 @@ def _restore(
 def _publish(
     lf: pl.LazyFrame, pats: pl.DataFrame, current: pl.DataFrame, keys: list[str]
 ) -> tuple[pl.LazyFrame, dict[str, int]]:
-    """Join the tuple map (original pattern -> suppressed pattern) back to the rows; count new blanks."""
-    new = {v: f"__anon_new{j}" for j, v in enumerate(keys)}
-    mapping = pats.select(_ID, _N, *keys).join(current.select(_ID, *[pl.col(v).alias(new[v]) for v in keys]), on=_ID)
-    suppressed = {v: int(mapping.filter(pl.col(new[v]).is_null() & pl.col(v).is_not_null())[_N].sum()) for v in keys}
-    out = lf.join(mapping.drop(_ID, _N).lazy(), on=keys, how="left", nulls_equal=True, maintain_order="left")
-    out = out.with_columns([pl.col(new[v]).alias(v) for v in keys]).drop(list(new.values()))
+    """Join the tuple map (original pattern -> suppressed pattern) back to the rows; count new blanks. `pats` and
+    `current` name the keys by :func:`~polars_anon.sdc.frequencies.hidden_keys`."""
+    hidden = hidden_keys(keys)
+    new = {h: f"__anon_new{j}" for j, h in enumerate(hidden)}
+    mapping = pats.select(_ID, _N, *hidden).join(
+        current.select(_ID, *[pl.col(h).alias(new[h]) for h in hidden]), on=_ID
+    )
+    suppressed = {
+        v: int(mapping.filter(pl.col(new[h]).is_null() & pl.col(h).is_not_null())[_N].sum())
+        for v, h in zip(keys, hidden, strict=True)
+    }
+    out = lf.join(
+        mapping.drop(_ID, _N).lazy(), left_on=keys, right_on=hidden, how="left", nulls_equal=True, maintain_order="left"
+    )
+    out = out.with_columns([pl.col(new[h]).alias(v) for v, h in zip(keys, hidden, strict=True)]).drop(new.values())
     return out, suppressed
 
 

@@ -206,7 +206,30 @@ def test_a_zoned_datetime_qid_is_labelled_in_its_own_zone_or_refused_on_duckdb()
     )
 
 
-def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_zone(spark: Any) -> None:
+def test_a_zoned_datetime_qid_of_a_relation_over_parquet_follows_the_same_rule(tmp_path: Any) -> None:
+    """mend7: a DuckDB relation over a Parquet file whose qid Polars writes in 'Europe/Paris' was published in the
+    session's zone ('...+00:00' on UTC) where Polars, the job and a Polars frame on DuckDB label it in the file's own
+    (or refuse): the file's zone is now consulted for a relation too, same message; in the file's zone it is allowed
+    and labelled as Polars labels it."""
+    q = pl.Series("q", [datetime.datetime(2020, 1, 1, 10 + i % 2) for i in range(4)]).dt.replace_time_zone(
+        "Europe/Paris"
+    )
+    frame = pl.DataFrame({"q": q, "id": range(4)})
+    path = tmp_path / "zoned.parquet"
+    frame.write_parquet(path)
+    H = {"q": pa.Hierarchy.suppression(q.unique())}
+    con = duckdb.connect()
+    con.sql("SET TimeZone = 'UTC'")
+    for relation in (f"SELECT * FROM read_parquet('{path}')", f"SELECT * FROM '{tmp_path}/*.parquet'"):
+        with pytest.raises(InvalidParameterError, match=r"qid 'q' is a Datetime in time zone 'Europe/Paris': DuckDB"):
+            pad.anonymize(con.sql(relation), connection=con, hierarchies=H, k=2, insensitive="id")
+    con.sql("SET TimeZone = 'Europe/Paris'")
+    duck = pad.anonymize(con.sql(f"FROM read_parquet('{path}')"), connection=con, hierarchies=H, k=2, insensitive="id")
+    want = ["2020-01-01 10:00:00.000000+01:00", "2020-01-01 11:00:00.000000+01:00"] * 2  # level 0: each row's leaf
+    assert duck.collect()["q"].to_list() == want
+
+
+def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_zone(spark: Any, tmp_path: Any) -> None:
     """Spark, too, hands a timestamp back in its session's zone: a 'Europe/Paris' qid was published as
     '2019-12-31 23:00:00.000000+00:00' where Polars wrote '2020-01-01 00:00:00.000000+01:00' (review8 F4)."""
     from polars_anon.engines.spark import SparkEngine
@@ -220,5 +243,10 @@ def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_z
         assert SparkEngine(spark).time_zone == "UTC"
         with pytest.raises(InvalidParameterError, match=r"qid 'q' is a Datetime in time zone 'Europe/Paris': Spark"):
             pa.anonymize(frame, hierarchies=H, k=2, insensitive="id", engine="spark")
+        # mend7: handed as Spark's own DataFrame, the file's zone is consulted the same way (was published in UTC)
+        path = str(tmp_path / "zoned.parquet")
+        frame.write_parquet(path)
+        with pytest.raises(InvalidParameterError, match=r"qid 'q' is a Datetime in time zone 'Europe/Paris': Spark"):
+            pa.anonymize(spark.read.parquet(path), hierarchies=H, k=2, insensitive="id", engine="spark")
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)

@@ -168,3 +168,26 @@ def test_spark_pack_writes_a_site_packages_archive_executors_import_from(tmp_pat
         pack(tmp_path / "env.tar.gz", ["tqdm"])
     with pytest.raises(InvalidParameterError, match=r"must end in .tar.gz"):
         pack(tmp_path / "env.zip", ["tqdm"])
+
+
+def test_a_folder_spark_reads_is_protected_not_only_its_files(spark: Any, tmp_path: Path) -> None:
+    """mend7: Spark's inputFiles() names the files, not the folder read: a new part inside a folder read by Spark was
+    allowed (a Parquet file read by itself still leaves its folder writable, as on Polars)."""
+    from polars_anon.engines.spark import SparkEngine
+    from polars_anon.outputs import Outputs
+
+    parts = tmp_path / "d"
+    parts.mkdir()
+    PEOPLE.write_parquet(parts / "part-0.parquet")
+    engine, read = SparkEngine(spark), spark.read.schema("id LONG, age LONG, sex STRING")  # no inference job
+    folder = Outputs(reads=engine.sources(read.parquet(str(parts))))
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        folder.check(parts / "new.parquet")
+    pattern = Outputs(reads=engine.sources(read.parquet(str(parts / "*.parquet"))))  # as Polars: the pattern
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        pattern.check(parts / "new.parquet")
+    assert pattern.check(parts / "sub" / "x.parquet") == parts / "sub" / "x.parquet"
+    one_file = Outputs(reads=engine.sources(read.parquet(str(parts / "part-0.parquet"))))
+    assert one_file.check(parts / "new.parquet") == parts / "new.parquet"
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        one_file.check(parts / "part-0.parquet")

@@ -229,9 +229,10 @@ def test_the_files_a_plan_scans_are_named_without_serializing_rows_in_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A plan with rows in memory is never serialized to find its files (3M rows took 44 s CPU); its scans are read
-    from the printed plan, a scan of three or more files by its first file and that file's folder. Without rows in
-    memory, such a scan is listed whole from the serialized plan (review9 H1: Polars prints only the first file, so
-    files of other folders were not protected)."""
+    from the printed plan (a name holding ", " split there and whole), a scan of several files with the folders of
+    those printed. Without rows in memory, a scan of several files is listed as given from the serialized plan
+    (review9 H1: Polars prints only the first file of three or more, so files of other folders were not protected;
+    mend7: it prints the two files a folder holds, not the folder)."""
     from polars_anon.io import scanned_files
 
     files = []
@@ -240,27 +241,30 @@ def test_the_files_a_plan_scans_are_named_without_serializing_rows_in_memory(
         files.append(str(tmp_path / f"d{i}" / "p.parquet"))
         pl.DataFrame({"a": [i]}).write_parquet(files[-1])
     assert scanned_files(pl.scan_parquet(files)) == files
+    two = files[:2]
+    assert scanned_files(pl.scan_parquet(two)) == two  # mend7: two files too, as given (a folder: the folder)
     serialized = pl.LazyFrame.serialize
     monkeypatch.setattr(pl.LazyFrame, "serialize", lambda *a, **k: pytest.fail("a plan was serialized"))
     in_memory = pl.DataFrame({"a": [1], "b": ["x"]}).lazy()
     assert scanned_files(in_memory) == []
     assert scanned_files(pl.scan_parquet(files[0]).join(in_memory, on="a").filter(pl.col("a").is_in([1]))) == files[:1]
-    two = files[:2]
-    assert scanned_files(pl.scan_parquet(two)) == [*two, ", ".join(two)]  # split, and whole (a name may hold ", ")
+    folders = [str(tmp_path / "d0"), str(tmp_path / "d1")]  # several files beside rows in memory: their folders too
+    assert scanned_files(pl.scan_parquet(two).join(in_memory, on="a")) == [*two, ", ".join(two), *folders]
     assert scanned_files(pl.scan_parquet(files).join(in_memory, on="a")) == [files[0], str(tmp_path / "d0")]
     monkeypatch.setattr(pl.LazyFrame, "serialize", serialized)
 
 
-@pytest.mark.parametrize("given", ["*.parquet", ".", "folder", "link"])
-def test_a_table_is_never_written_into_the_files_or_folder_it_reads(tmp_path: Path, given: str) -> None:
+@pytest.mark.parametrize(("given", "n_parts"), [("*.parquet", 3), (".", 3), ("folder", 3), ("link", 3), ("folder", 2)])
+def test_a_table_is_never_written_into_the_files_or_folder_it_reads(tmp_path: Path, given: str, n_parts: int) -> None:
     """review8 F3: a glob or a folder of parts scanned, an output onto one of its parts (or a new part beside them)
-    was written, even over an input part with overwrite=True."""
+    was written, even over an input part with overwrite=True (mend7: a new part in a folder of two parts still was).
+    """
     import polars_anon as pa
     from polars_anon.errors import InvalidParameterError
 
     parts = tmp_path / "d"
     parts.mkdir()
-    for i in range(3):
+    for i in range(n_parts):
         pl.DataFrame({"g": ["F", "M"] * 2, "i": [i] * 4}).write_parquet(parts / f"part-{i}.parquet")
     source = parts / "*.parquet" if given == "*.parquet" else parts
     if given == "link":  # review9 H3: a folder read through a link protected nothing
@@ -272,3 +276,23 @@ def test_a_table_is_never_written_into_the_files_or_folder_it_reads(tmp_path: Pa
         with pytest.raises(InvalidParameterError, match="is an input of this run"):
             result.sink_parquet(target, overwrite=True, report_html=False)
     assert pl.read_parquet(parts / "part-1.parquet")["i"].to_list() == [1] * 4
+
+
+def test_a_read_pattern_protects_the_files_it_matches_as_the_engines_glob(tmp_path: Path) -> None:
+    """mend7: the pattern test was fnmatch, where '*' crosses '/': a read of d/*.parquet refused d/sub/x.parquet,
+    which Polars', DuckDB's and Spark's globs never read (checked by hand: each reads top.parquet only)."""
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.outputs import Outputs
+
+    d = tmp_path / "d"
+    one_level, any_depth = Outputs(reads=[str(d / "*.parquet")]), Outputs(reads=[str(d / "**" / "*.parquet")])
+    assert one_level.check(d / "sub" / "x.parquet") == d / "sub" / "x.parquet"
+    assert one_level.check(tmp_path / "x.parquet") == tmp_path / "x.parquet"
+    for outputs, target in ((one_level, d / "x.parquet"), (any_depth, d / "x.parquet"), (any_depth, d / "a" / "b.pq")):
+        if target.suffix == ".pq":
+            assert outputs.check(target) == target  # '*.parquet' does not match 'b.pq'
+            continue
+        with pytest.raises(InvalidParameterError, match="is an input of this run"):
+            outputs.check(target)
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        any_depth.check(d / "a" / "b" / "x.parquet")

@@ -121,7 +121,7 @@ def test_an_sdc_key_named_like_a_figures_column_is_refused_by_name():
     from polars_anon.sdc.measures import Measures, measure
 
     lf = pl.LazyFrame({"fk": ["a", "b"], "g": ["x", "x"]})
-    with pytest.raises(InvalidParameterError, match=r"sdc: keys: 'fk' is a name the SDC figures use"):
+    with pytest.raises(InvalidParameterError, match=r"sdc: key 'fk' is a name the SDC figures use"):
         measure(lf, Measures(keys=("fk", "g")))
 
 

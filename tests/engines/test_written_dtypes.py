@@ -1,0 +1,88 @@
+"""The written Parquet type of each input dtype on every engine (docs/guides/engines.md, "Column types on each
+engine"): the same rows everywhere; a dtype Parquet has no type for is written as its engine can, and a dtype an
+engine cannot carry or write readably is refused by the capability table, naming the column."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_anon as pa
+import polars_anon.duckdb as pad
+from polars_anon.errors import InvalidParameterError
+
+SEX = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+FRAME = pl.DataFrame(
+    {
+        "sex": ["F", "M"] * 2,
+        "cat": pl.Series(["a", "b"] * 2, dtype=pl.Categorical),
+        "enum": pl.Series(["x", "y"] * 2, dtype=pl.Enum(["x", "y", "z"])),
+        "date": [datetime.date(2020, 1, 1 + i % 2) for i in range(4)],
+        "dec": pl.Series([decimal.Decimal("1.25"), decimal.Decimal("2.50")] * 2, dtype=pl.Decimal(10, 2)),
+        "u8": pl.Series([1, 2] * 2, dtype=pl.UInt8),
+        "u64": pl.Series([1, 2] * 2, dtype=pl.UInt64),
+        "ms": pl.Series([datetime.datetime(2020, 1, 1, i % 2) for i in range(4)], dtype=pl.Datetime("ms")),
+        "time": [datetime.time(1, i % 2) for i in range(4)],
+        "zoned": pl.Series([datetime.datetime(2020, 1, 1, 1)] * 4).dt.replace_time_zone("Europe/Paris"),
+    }
+)
+# Parquet has no categorical type: Polars keeps Categorical/Enum in the Arrow schema it stores beside the file,
+# DuckDB writes the strings, and a zoned Datetime as the instant in UTC (documented); every other type as given
+DUCKDB = dict(FRAME.schema) | {"cat": pl.String, "enum": pl.String, "zoned": pl.Datetime("us", "UTC")}
+
+
+def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
+    insensitive = [c for c in FRAME.columns if c != "sex"]
+    written = {}
+    for engine in ("polars", "duckdb"):
+        out = tmp_path / f"{engine}.parquet"
+        pa.anonymize(FRAME, hierarchies=SEX, k=2, insensitive=insensitive, engine=engine).sink_parquet(
+            out, report_html=False
+        )
+        written[engine] = pl.read_parquet(out)
+    assert dict(written["polars"].schema) == dict(FRAME.schema)
+    assert dict(written["duckdb"].schema) == DUCKDB
+    assert written["duckdb"].equals(written["polars"].cast(DUCKDB))  # the same rows
+
+
+def test_a_duration_on_duckdb_is_refused_by_name() -> None:
+    """mend7: DuckDB held a Duration as an INTERVAL, which Polars cannot import: collect() ended in Polars' raw
+    'could not import from month_day_nano_interval', and a written file could not be read back by Polars. A qid of
+    that type is refused by the request first, as on every engine (the catalogue)."""
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "d": [datetime.timedelta(seconds=1)] * 4})
+    with pytest.raises(InvalidParameterError, match=r"column 'd' has dtype Duration.*DuckDB .* INTERVAL"):
+        pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="d", engine="duckdb")
+    con = duckdb.connect()  # a relation's own INTERVAL too
+    relation = con.sql("SELECT * FROM (VALUES ('F', INTERVAL 1 DAY), ('M', INTERVAL 2 DAY)) t(sex, d), range(2)")
+    with pytest.raises(InvalidParameterError, match=r"column 'd' has dtype Duration.*DuckDB .* INTERVAL"):
+        pad.anonymize(relation.select("sex", "d"), connection=con, hierarchies=SEX, k=2, insensitive="d")
+
+
+def test_a_time_on_spark_is_refused_by_name(spark: Any) -> None:
+    """mend7: Spark has no time-of-day type: a Time column ended in Spark's raw UNSUPPORTED_TIME_TYPE."""
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "t": [datetime.time(1)] * 4})
+    with pytest.raises(InvalidParameterError, match=r"column 't' has dtype Time: Spark has no time-of-day type"):
+        pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="t", engine="spark")
+
+
+def test_a_naive_datetime_on_spark_keeps_its_wall_clock_time(spark: Any) -> None:
+    """mend7: Spark read a Polars frame's naive Datetime (sent as Arrow) as a time in its session's zone: a naive
+    qid was labelled '2020-01-01 10:00:00.000000+00:00' (refused as not in its hierarchy, where Polars published it),
+    and on a 'Europe/Paris' session an insensitive one was published an hour early. Sent as TIMESTAMP_NTZ now: the
+    rows Spark hands back (the aggregates labelled, the published table) are the frame's."""
+    from polars_anon.engines.spark import SparkEngine
+
+    frame = pl.DataFrame({"ts": [datetime.datetime(2020, 1, 1, 10, 2, 3)], "ms": FRAME["ms"][:1]})
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        engine = SparkEngine(spark)
+        back = engine.to_polars(engine.table(frame))
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+    assert back.equals(frame.cast({"ms": pl.Datetime("us")}))  # Spark's timestamps are in microseconds
