@@ -52,6 +52,7 @@ from polars_anon.privacy.counts import (
 from polars_anon.report import notebook
 
 __all__ = [
+    "DP_NOT_CHECKABLE",
     "CheckResult",
     "build_constraints",
     "check",
@@ -252,6 +253,14 @@ def build_constraints(
     )
 
 
+DP_NOT_CHECKABLE = (
+    "check: differential-privacy is a property of how a table is released (a sampled, generalized draw), not of the "
+    "table: no check of a table can show it; check the k its release enforced (k=, --k), and read the release's report"
+)
+"""Why :func:`check` refuses a differential-privacy model (a table whose classes hold its k rows would have been
+called private)."""
+
+
 def check(
     data: pl.LazyFrame | pl.DataFrame,
     qids: Sequence[str],
@@ -313,6 +322,8 @@ def check(
             f"check: levels {dict(levels)} generalize the population with hierarchies, and none is given; give "
             "hierarchies too, or leave out levels"
         )
+    if any(m.name == "differential-privacy" for m in models):  # pa.check, pa.risk, the CLI's check/risk --model
+        raise InvalidParameterError(DP_NOT_CHECKABLE)
     check_model_roles(models, qids)
     refuse_reserved(qids, attributes)  # the class sizes and the (class, value) counts sit beside them, as in the road
     classes, frames = class_frames(lf, qids, attributes)

@@ -415,6 +415,20 @@ def test_explore_refuses_a_differentially_private_grid() -> None:
         pa.explore(table(), hierarchies=H, k=[2, 5], privacy=[pa.DifferentialPrivacy(1.0, 0.1)])
 
 
+def test_check_and_risk_refuse_a_differential_privacy_model(tmp_path: Path) -> None:
+    """A table whose classes hold the release's k rows was reported 'satisfied' by check: DP is no property of a
+    table. Refused by pa.check, pa.risk and the CLI (one line, exit 2)."""
+    model = pa.DifferentialPrivacy(1.0, 0.1)
+    big = pl.concat([table()] * 200)
+    with pytest.raises(InvalidParameterError, match="differential-privacy is a property of how a table is released"):
+        pa.check(big, ["age", "sex"], [model])
+    with pytest.raises(InvalidParameterError, match="differential-privacy is a property of how a table is released"):
+        pa.risk(big, ["age", "sex"], models=[model])
+    big.write_parquet(tmp_path / "t.parquet")
+    args = ["check", str(tmp_path / "t.parquet"), "--qids", "age,sex", "--k", "2"]
+    assert cli.main([*args, "--model", '{model = "differential-privacy", epsilon = 1.0, delta = 0.1}']) == 2
+
+
 def _utilities(rows: pl.DataFrame, n_rows: int, utility: str, k: int) -> tuple[dict[tuple[int, ...], float], float]:
     from polars_anon.algorithms import Task
     from polars_anon.algorithms.dpsearch import Scorer
