@@ -24,6 +24,8 @@ __all__ = [
     "MAX_FIELD",
     "NO_NULL",
     "late_value",
+    "PARSES",
+    "BLANK",
     "literal_path",
     "DTYPES",
     "cast_columns",
@@ -49,6 +51,25 @@ empty string) from an empty one (null); its default, the empty string, made both
 
 _DTYPE_WORDS = {"Int64": "i64", "Float64": "f64", "Boolean": "bool"}
 """The dtype as Polars' CSV reader names it in its error (the types it infers besides String)."""
+
+
+PARSES = {
+    "Int64": r"[ \t]*[+-]?[0-9]+",
+    "Float64": r"[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))",
+    "Boolean": r"(?i:true|false)",
+}
+"""The text Polars' CSV reader parses as each type it infers (a whole field; tried on Polars 2.1): a decimal integer
+with a sign or not after spaces or tabs (not ``1_000``, ``0x10``, ``1e2``, ``7 ``), a float as well (``1e2``, ``.5``,
+``5.``, ``inf``, ``Infinity``, ``-nan``, any case; not ``1_0.5``), ``true`` or ``false`` in any case (not ``yes``,
+``T``, ``1``, `` true``). DuckDB (RE2) and Spark (Java) match a value against it before casting, as their casts read
+more; an integer out of range is then refused by the cast.
+
+>>> [bool(re.fullmatch(PARSES["Float64"], v)) for v in ("1e2", " -.5", "NaN", "1_0.5", "1.5 ")]
+[True, True, True, False, False]
+"""
+
+BLANK = r"[ \t]*"
+"""A field Polars reads as null in a column of numbers: empty, or spaces and tabs only."""
 
 
 def late_value(column: str, number: int, dtype: pl.DataType) -> tuple[str, str]:

@@ -44,10 +44,12 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import (
+    BLANK,
     CSV_SUFFIXES,
     DTYPES,
     MAX_FIELD,
     NO_NULL,
+    PARSES,
     cast_columns,
     check_fields,
     html_path,
@@ -815,16 +817,20 @@ def _csv_on_duckdb(engine: Any, job: Job, types: _CsvTypes) -> Any:
             value = f"CASE WHEN {value} IN ({', '.join(duckdb_literal(n) for n in nulls)}) THEN NULL ELSE {value} END"
         if raw[c] == pl.String:
             return f"{value} AS {q(c)}"
-        return f"NULLIF({value}, '') AS {q(c)}"
+        if raw[c] == pl.Boolean:
+            return f"NULLIF({value}, '') AS {q(c)}"
+        return f"CASE WHEN regexp_full_match({value}, {duckdb_literal(BLANK)}) THEN NULL ELSE {value} END AS {q(c)}"
 
     def typed(c: str) -> str:
         if raw[c] == pl.String:
             value = q(c)
-        else:
-            kind, (before, after) = _SQL_TYPES[_type_name(raw[c])], types.refusal(c)
+        else:  # the text Polars parses (PARSES: DuckDB's cast reads 1_000, 0x10, yes), then a cast in range
+            name = _type_name(raw[c])
+            kind, (before, after) = _SQL_TYPES[name], types.refusal(c)
             refused = f"error({duckdb_literal(before)} || {q(c)} || {duckdb_literal(after)})"
-            value = f"CASE WHEN TRY_CAST({q(c)} AS {kind}) IS NULL AND {q(c)} IS NOT NULL THEN {refused} "
-            value += f"ELSE TRY_CAST({q(c)} AS {kind}) END"
+            parses = f"regexp_full_match({q(c)}, {duckdb_literal(PARSES[name])})"
+            value = f"CASE WHEN {q(c)} IS NOT NULL AND (NOT {parses} OR TRY_CAST({q(c)} AS {kind}) IS NULL) "
+            value += f"THEN {refused} ELSE TRY_CAST({q(c)} AS {kind}) END"
         return f"CAST({value} AS {_SQL_TYPES[_type_name(wanted[c])]}) AS {q(c)}"
 
     out = text.project(", ".join(sql(c) for c in raw)).project(", ".join(typed(c) for c in raw))
@@ -851,12 +857,18 @@ def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
         value = F.col(spark_identifier(c))
         if nulls:
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
-        if raw[c] != pl.String:
-            value = F.when(value == "", F.lit(None)).otherwise(value)
-            cast = value.try_cast(_SPARK_TYPES[_type_name(raw[c])])
+        if raw[c] != pl.String:  # the text Polars parses (PARSES: Spark's cast reads yes, T, 1, ' true'), then cast
+            name = _type_name(raw[c])
+            blank = value == "" if raw[c] == pl.Boolean else value.rlike(rf"\A{BLANK}\z")
+            value = F.when(blank, F.lit(None)).otherwise(value)
+            text = value
+            if raw[c] == pl.Float64:  # Spark reads '-nan' and '+nan' as null, Polars as NaN
+                text = F.regexp_replace(value, r"\A[ \t]*[+-]((?i)nan)\z", "$1")
+            cast = text.try_cast(_SPARK_TYPES[name])
             before, after = types.refusal(c)
             refused = F.raise_error(F.concat(F.lit(before), value, F.lit(after)))
-            value = F.when(cast.isNull() & value.isNotNull(), refused).otherwise(cast)
+            parses = value.rlike(rf"\A(?:{PARSES[name]})\z")
+            value = F.when(value.isNotNull() & (~parses | cast.isNull()), refused).otherwise(cast)
         return value.cast(_SPARK_TYPES[_type_name(wanted[c])]).alias(c)
 
     typed = frame.select(*(column(c) for c in raw))
