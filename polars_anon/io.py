@@ -416,7 +416,22 @@ def _scan_fields(path: Path, separator: str, n_fields: int, nulls: tuple[str, ..
             source, header=False, sep=separator, auto_detect=False, columns=columns, max_line_size=MAX_FIELD
         )
         null = " OR ".join(["c0 IS NULL", *(f"c0 = {duckdb_literal(n)}" for n in nulls)])
-        empty = bool(read.aggregate(f"count_if({null}) > 0").fetchall()[0][0])
+        empty, records = read.aggregate(f"count_if({null}) > 0, count(*)").fetchall()[0]
+        empty = bool(empty)
+        if blank and n_fields > 1:  # DuckDB skips a blank line that Polars counts: one column, a blank line a record
+            lines = {"strict_mode": False, "max_line_size": MAX_FIELD}
+            one = con.read_csv(
+                source, header=False, sep=separator, auto_detect=False, columns={"c0": "VARCHAR"}, **lines
+            )
+            records = one.aggregate("count(*)").fetchall()[0][0]
+        polars = pl.scan_csv(path, separator=separator, has_header=False, glob=False).select(pl.len()).collect().item()
+        if polars != records:  # a quote ending an unquoted field (5'11"): Polars pairs it with the next quote
+            return (
+                f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
+                """field that does not start with one (5'11", ab"); quote the whole field and double each quote in """
+                'it ("5\'11""", "ab"""), or remove the quote',
+                False,
+            )
         if trailing:  # one column more, the missing padded with nulls, an empty field '' (the null string none)
             wide = {f"c{i}": "VARCHAR" for i in range(n_fields + 1)}
             options: dict[str, Any] = {"null_padding": True, "parallel": False, "allow_quoted_nulls": False}

@@ -52,8 +52,12 @@ def test_check_builds_a_jobs_hierarchies_with_the_jobs_csv_options(
         ('id,sex,age\n0,a"b,31\n', "line 2 has a quote inside a field"),  # Polars failed, DuckDB and Spark read a"b
         # any other error of DuckDB's reader skipped the check silently
         ('id,sex,age\n0,"F,31\n1,M,33\n', "Invalid Input Error: CSV Error on Line: 2: Value with unterminated quote"),
+        # review11: a quote ending an unquoted field: Polars paired it with the next quote, lines apart (risk counted
+        # 2 rows of 3, anonymize failed with a traceback), DuckDB and Spark read 3 rows
+        ("id,sex,age\n0,5'11\",31\n1,6'0\",33\n2,x,35\n", "Polars reads 3 records where DuckDB reads 4 (the header"),
+        ('id,sex,age\n0,ab",31\n\n1,x,33\n2,"y",35\n', "Polars reads 1 records where DuckDB reads 5 (the header"),
     ],
-    ids=["trailing-separator", "space-before-quote", "quote-inside", "unterminated-quote"],
+    ids=["trailing-separator", "space-before-quote", "quote-inside", "unterminated-quote", "inch", "quote-ends"],
 )
 def test_a_csv_the_engines_would_read_apart_is_refused_naming_the_record(tmp_path: Path, text: str, words: str) -> None:
     from polars_anon.errors import InputError
@@ -85,3 +89,21 @@ def test_a_path_with_glob_characters_and_a_long_field_read_as_written(engine: st
         on = get_engine(engine)
         got = on.to_polars(read_on_engine(on, job))  # type: ignore[attr-defined]
     assert got.rows() == [(7, long), (8, "M")]
+
+
+def test_a_quote_ending_a_field_is_one_line_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """risk read column q only and reported 2 rows for 3 records (review11); blank lines, inside a quoted field too,
+    are no fault."""
+    path = tmp_path / "t.csv"
+    path.write_text("q,a\n1,5'11\"\n2,6'0\"\n3,x\n")
+    assert cli.main(["risk", str(path), "--qids", "q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(
+        f"polars-anon: error: cannot read input {str(path)!r} as CSV: Polars reads 3 records where DuckDB"
+    )
+    assert "\n" not in err
+    path.write_text('q,a\n1,"x\n\ny"\n\n2,y\n\n')
+    assert cli.main(["risk", str(path), "--qids", "q"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_rows"] == 2
