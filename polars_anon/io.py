@@ -460,7 +460,7 @@ def _ragged(record: int, fields: int, n_fields: int) -> str:
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:
     try:
-        lf = pl.scan_parquet(files)
+        lf = pl.scan_parquet(files, glob=False)  # each file by its name: p[1].parquet is no pattern
         lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(f"cannot read {what} {str(path)!r} as Parquet: {_first_line(exc)}") from exc
