@@ -34,6 +34,7 @@ __all__ = [
     "check_utf8",
     "html_path",
     "parquet_parts",
+    "quoted_line_break",
     "report_path",
     "scan_input",
     "scanned_files",
@@ -379,6 +380,35 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
             offset += len(block)
             tail = data[-2:]
     return blank, trailing or tail.endswith(bytes([sep])), None
+
+
+def quoted_line_break(path: Path, chunk: int = 1 << 24) -> bool:
+    """Whether a quoted field of the CSV file `path` holds a line break: a line ends after an odd number of quotes (a
+    file :func:`check_fields` passed quotes a field from its first character and doubles a quote inside it). Spark
+    reads such a file with ``multiLine``, which parses each file in one task; without one, it splits a file in parts.
+    One NumPy pass over the bytes (none when the file holds no quote).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text('id,note\\n1,"a, b"\\n2,"c\\nd"\\n')
+    >>> quoted_line_break(path)
+    True
+    """
+    import numpy as np
+
+    odd = False
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            if b'"' not in block:
+                if odd and b"\n" in block:
+                    return True
+                continue
+            a = np.frombuffer(block, np.uint8)
+            parity = (np.cumsum(a == 34, dtype=np.uint8) + odd) & 1  # the quotes so far, odd or even
+            if parity[a == 10].any():
+                return True
+            odd = bool(parity[-1])
+    return False
 
 
 def _line_of(path: Path, offset: int, chunk: int = 1 << 24) -> int:

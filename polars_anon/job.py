@@ -55,6 +55,7 @@ from polars_anon.io import (
     html_path,
     late_value,
     literal_path,
+    quoted_line_break,
     report_path,
     scan_input,
 )
@@ -849,7 +850,8 @@ def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
         "mode": "FAILFAST",
         "nullValue": NO_NULL,  # see NO_NULL: an empty field is null, a quoted empty one ''
         "escape": '"',  # a quote inside a quoted field is written "" (Spark's default escape is a backslash)
-        "multiLine": "true",  # a quoted field may hold a line break
+        # a quoted field that holds a line break: multiLine, which parses each file in one task (else split in parts)
+        "multiLine": str(quoted_line_break(job.input)).lower(),
     }
     frame = engine.spark.read.options(**options).schema(ddl).csv(literal_path(job.input, "spark"))
 

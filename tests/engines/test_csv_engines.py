@@ -4,6 +4,7 @@ strings, blank lines and records of no value; a value that breaks the inferred t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -142,3 +143,29 @@ def test_late_values_are_read_or_refused_as_polars_does(
         assert f"could not parse `{value}` as dtype `{word}` at column '{column}' (column number {number})" in str(
             caught.value
         )
+
+
+def test_spark_splits_a_csv_without_line_breaks_in_quotes(spark: Any, tmp_path: Path) -> None:
+    """multiLine made Spark parse each CSV file in one task (review11: 135 MB, 2 partitions -> 1 on local[2]); it is
+    on only when a quoted field holds a line break (io.quoted_line_break)."""
+    from polars_anon.engines import get_engine
+    from polars_anon.io import quoted_line_break
+    from polars_anon.job import read_on_engine
+
+    texts = {'a,"x,y"\n': False, 'a,"x\ny"\n': True, 'a,"x ""q""\r\ny"\n': True, 'a,""\n"""",b\n': False}
+    for text, breaks in texts.items():
+        (tmp_path / "t.csv").write_bytes(text.encode())
+        assert quoted_line_break(tmp_path / "t.csv") == breaks, text
+    (tmp_path / "job.toml").write_text(JOB.format(engine="spark"))
+    rows = "".join(f"{i},{'FM'[i % 2]},{30 + i % 10}\n" for i in range(400))
+    small = {"spark.sql.files.maxPartitionBytes": "2048", "spark.sql.files.openCostInBytes": "0"}
+    try:
+        for key, value in small.items():  # a 5 kB file in parts of 2 kB
+            spark.conf.set(key, value)
+        for text, split in [(rows, True), (f'{rows}400,"F\nM",31\n', False)]:
+            (tmp_path / "people.csv").write_text(f"id,sex,age\n{text}")
+            frame = read_on_engine(get_engine("spark"), Job.load(tmp_path / "job.toml"))
+            assert (frame.rdd.getNumPartitions() > 1) == split
+    finally:
+        for key in small:
+            spark.conf.unset(key)
