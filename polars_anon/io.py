@@ -382,7 +382,7 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
     return blank, trailing or tail.endswith(bytes([sep])), None
 
 
-def quoted_line_break(path: Path, chunk: int = 1 << 24) -> bool:
+def quoted_line_break(path: str | Path, chunk: int = 1 << 24) -> bool:
     """Whether a quoted field of the CSV file `path` holds a line break: a line ends after an odd number of quotes (a
     file :func:`check_fields` passed quotes a field from its first character and doubles a quote inside it). Spark
     reads such a file with ``multiLine``, which parses each file in one task; without one, it splits a file in parts.
@@ -397,7 +397,7 @@ def quoted_line_break(path: Path, chunk: int = 1 << 24) -> bool:
     import numpy as np
 
     odd = False
-    with path.open("rb") as f:
+    with Path(path).open("rb") as f:
         while block := f.read(chunk):
             if b'"' not in block:
                 if odd and b"\n" in block:

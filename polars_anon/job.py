@@ -851,7 +851,7 @@ def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
         "nullValue": NO_NULL,  # see NO_NULL: an empty field is null, a quoted empty one ''
         "escape": '"',  # a quote inside a quoted field is written "" (Spark's default escape is a backslash)
         # a quoted field that holds a line break: multiLine, which parses each file in one task (else split in parts)
-        "multiLine": str(quoted_line_break(job.input)).lower(),
+        "multiLine": str(quoted_line_break(str(job.input))).lower(),
     }
     frame = engine.spark.read.options(**options).schema(ddl).csv(literal_path(job.input, "spark"))
 
