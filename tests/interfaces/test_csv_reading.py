@@ -143,3 +143,28 @@ def test_a_parquet_path_with_glob_characters_names_that_file(
         capsys.readouterr()
         assert cli.main(["risk", str(tmp_path / "p[1].parquet"), "--qids", "q"]) == 0
         assert json.loads(capsys.readouterr().out)["n_rows"] == 2
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize(
+    ("header", "columns", "name"),
+    [(False, '["id", "age"]', "age"), (True, '["id", "age"]', "age")],
+    ids=["headerless", "renamed"],
+)
+def test_a_late_value_names_the_jobs_column(
+    engine: str, header: bool, columns: str | None, name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review11: Polars named the second column of a headerless file 'column_1' (its generated name, one off) and a
+    renamed one by its header name; DuckDB and Spark by the job's name. Now the job's name and number, alike."""
+    rows = "".join(f"{i},{30 + i % 10}\n" for i in range(120)) + "120,x\n"
+    (tmp_path / "t.csv").write_text(("id,years\n" if header else "") + rows)
+    text = f'input = "t.csv"\noutput = "o.parquet"\nk = 1\nhas_header = {str(header).lower()}\n'
+    text += (
+        f"columns = {columns}\n" if columns else ""
+    ) + f'insensitive = "{name}"\n[qids.id]\nhierarchy = "suppress"\n'
+    (tmp_path / "job.toml").write_text(text)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"could not parse `x` as dtype `i64` at column '{name}' (column number 2); the type of column '{name}'" in err
+    )
