@@ -167,6 +167,14 @@ def scan_input(
             lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
+        if has_header and columns is None and "" in names:  # Polars names it '', Spark column_N, DuckDB fails
+            number = names.index("") + 1
+            why = f"a header line ending with the separator {separator!r}" if number == len(names) else "an empty name"
+            named = "".join(f"{json.dumps(n)}, " for n in names[:2] if n)
+            raise InputError(
+                f"cannot read {what} {str(path)!r} as CSV: the header names no column {number} ({why}); name it in "
+                f"the header, or name every column in columns (job file: columns = [{named}...])"
+            )
         empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")

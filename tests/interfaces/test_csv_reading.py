@@ -168,3 +168,24 @@ def test_a_late_value_names_the_jobs_column(
     assert (
         f"could not parse `x` as dtype `i64` at column '{name}' (column number 2); the type of column '{name}'" in err
     )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_header_ending_with_the_separator_is_refused(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review11: a header q;a; (rows 1;x;) made Polars read a column named '', Spark one named column_2, and the DuckDB
+    road fail with a raw BinderException. Refused in one line; with columns naming the three, read."""
+    (tmp_path / "t.csv").write_text("q;a;\n1;x;\n2;y;\n")
+    text = 'input = "t.csv"\noutput = "o.parquet"\nk = 1\nseparator = ";"\ninsensitive = ["a"]\n'
+    text += '[qids.q]\nhierarchy = "suppress"\n'
+    (tmp_path / "job.toml").write_text(text)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"polars-anon: error: cannot read input {str(tmp_path / 't.csv')!r} as CSV: the header names no column 3 (a "
+        "header line ending with the separator ';'); name it in the header, or name every column in columns (job "
+        'file: columns = ["q", "a", ...])\n'
+    )
+    (tmp_path / "job.toml").write_text(text.replace("k = 1\n", 'k = 1\ncolumns = ["q", "a", "b"]\n'))
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 0
