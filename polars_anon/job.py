@@ -818,9 +818,7 @@ def _csv_on_duckdb(engine: Any, job: Job, types: _CsvTypes) -> Any:
             value = f"CASE WHEN {value} IN ({', '.join(duckdb_literal(n) for n in nulls)}) THEN NULL ELSE {value} END"
         if raw[c] == pl.String:
             return f"{value} AS {q(c)}"
-        if raw[c] == pl.Boolean:
-            return f"NULLIF({value}, '') AS {q(c)}"
-        return f"CASE WHEN regexp_full_match({value}, {duckdb_literal(BLANK)}) THEN NULL ELSE {value} END AS {q(c)}"
+        return f"NULLIF({value}, '') AS {q(c)}"
 
     def typed(c: str) -> str:
         if raw[c] == pl.String:
@@ -829,9 +827,14 @@ def _csv_on_duckdb(engine: Any, job: Job, types: _CsvTypes) -> Any:
             name = _type_name(raw[c])
             kind, (before, after) = _SQL_TYPES[name], types.refusal(c)
             refused = f"error({duckdb_literal(before)} || {q(c)} || {duckdb_literal(after)})"
-            parses = f"regexp_full_match({q(c)}, {duckdb_literal(PARSES[name])})"
-            value = f"CASE WHEN {q(c)} IS NOT NULL AND (NOT {parses} OR TRY_CAST({q(c)} AS {kind}) IS NULL) "
-            value += f"THEN {refused} ELSE TRY_CAST({q(c)} AS {kind}) END"
+            cast = f"TRY_CAST({q(c)} AS {kind})"
+            value = (
+                f"CASE WHEN {q(c)} IS NULL THEN NULL WHEN regexp_full_match({q(c)}, {duckdb_literal(PARSES[name])}) "
+            )
+            value += f"THEN CASE WHEN {cast} IS NULL THEN {refused} ELSE {cast} END "
+            if raw[c] != pl.Boolean:  # spaces only: null in a column of numbers
+                value += f"WHEN regexp_full_match({q(c)}, {duckdb_literal(BLANK)}) THEN NULL "
+            value += f"ELSE {refused} END"
         return f"CAST({value} AS {_SQL_TYPES[_type_name(wanted[c])]}) AS {q(c)}"
 
     out = text.project(", ".join(sql(c) for c in raw)).project(", ".join(typed(c) for c in raw))
@@ -861,16 +864,18 @@ def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
         if raw[c] != pl.String:  # the text Polars parses (PARSES: Spark's cast reads yes, T, 1, ' true'), then cast
             name = _type_name(raw[c])
-            blank = value == "" if raw[c] == pl.Boolean else value.rlike(rf"\A{BLANK}\z")
-            value = F.when(blank, F.lit(None)).otherwise(value)
-            text = value
+            value = F.when(value == "", F.lit(None)).otherwise(value)
+            cast = value.try_cast(_SPARK_TYPES[name])
             if raw[c] == pl.Float64:  # Spark reads '-nan' and '+nan' as null, Polars as NaN
-                text = F.regexp_replace(value, r"\A[ \t]*[+-]((?i)nan)\z", "$1")
-            cast = text.try_cast(_SPARK_TYPES[name])
+                signed_nan = value.rlike(r"\A[ \t]*[+-](?i:nan)\z")
+                cast = F.when(cast.isNull() & signed_nan, F.lit(float("nan"))).otherwise(cast)
             before, after = types.refusal(c)
             refused = F.raise_error(F.concat(F.lit(before), value, F.lit(after)))
-            parses = value.rlike(rf"\A(?:{PARSES[name]})\z")
-            value = F.when(value.isNotNull() & (~parses | cast.isNull()), refused).otherwise(cast)
+            read = F.when(value.isNull(), F.lit(None))
+            read = read.when(value.rlike(rf"\A(?:{PARSES[name]})\z"), F.when(cast.isNull(), refused).otherwise(cast))
+            if raw[c] != pl.Boolean:  # spaces only: null in a column of numbers
+                read = read.when(value.rlike(rf"\A{BLANK}\z"), F.lit(None))
+            value = read.otherwise(refused)
         return value.cast(_SPARK_TYPES[_type_name(wanted[c])]).alias(c)
 
     typed = frame.select(*(column(c) for c in raw))
