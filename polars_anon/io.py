@@ -462,7 +462,11 @@ def _scan_fields(path: Path, separator: str, n_fields: int, nulls: tuple[str, ..
                 source, header=False, sep=separator, auto_detect=False, columns={"c0": "VARCHAR"}, **lines
             )
             records = one.aggregate("count(*)").fetchall()[0][0]
-        polars = pl.scan_csv(path, separator=separator, has_header=False, glob=False).select(pl.len()).collect().item()
+        try:
+            counted = pl.scan_csv(path, separator=separator, has_header=False, glob=False).select(pl.len()).collect()
+        except pl.exceptions.PolarsError as exc:
+            return _first_line(exc), False
+        polars = counted.item()
         if polars != records:  # a quote ending an unquoted field (5'11"): Polars pairs it with the next quote
             return (
                 f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
