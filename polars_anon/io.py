@@ -350,8 +350,9 @@ CSV_RULES = """\
 A CSV input is read alike on every engine: a quoted empty field ("") is the empty string in a String column and
 null in a column of another type; an empty field is null; the null strings are null, quoted or not; a blank line,
 and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
-ending a row makes one more field), a quote inside a field, or a value that breaks the type inferred from the first
-rows is refused."""
+ending a row makes one more field), a quote inside a field or ending one that does not start with one, a header with
+an empty name (unless ``columns`` names every column), or a value that breaks the type inferred from the first rows
+(the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
 """The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
 as Polars does)."""
 
