@@ -866,7 +866,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
     spark = next((line for line in text.splitlines() if any(words in line for words in _SPARK_CSV)), None)
     polars = re.search(r"could not parse `.*?` as dtype `\w+` at column '.*?' \(column number \d+\)", text)
     if polars is not None:  # Polars' words, which DuckDB and Spark raise too (io.late_value): the same on every engine
-        text = polars[0]
+        text = _jobs_name(args, polars[0])
     elif spark is not None:  # one line of Spark's: the marker and what it found, without SQLSTATE and the stack
         text = spark[spark.index("[") :].split(" SQLSTATE")[0].split(". Correct the value")[0]
     elif not any(words in text for words in _CSV_PARSE):
@@ -899,6 +899,24 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
     else:
         hint = ""
     return f"cannot read {', '.join(repr(c) for c in csv)} as CSV: {detail}{hint}"
+
+
+def _jobs_name(args: argparse.Namespace, said: str) -> str:
+    """Polars' words on a late value with the column named as the job names it (``columns``): Polars names a column
+    of a headerless file by its own generated name, one off (``'column_1' (column number 2)``), and a renamed one by
+    its header's name; DuckDB and Spark by the job's. The column number is right. Only when the job's input is the
+    one CSV the command reads."""
+    try:
+        job = _job(args)
+    except AnonError:
+        return said
+    found = re.search(r"at column '.*?' \(column number (\d+)\)$", said)
+    if job is None or not job.columns or found is None or not 0 < int(found[1]) <= len(job.columns):
+        return said
+    others = [getattr(args, name, None) for name in _READS]  # a CSV of the command line: it may be that one
+    if any(isinstance(p, (str, Path)) and Path(p).suffix.lower() in CSV_SUFFIXES for p in others):
+        return said
+    return said[: found.start()] + f"at column '{job.columns[int(found[1]) - 1]}' (column number {found[1]})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,6 +24,8 @@ __all__ = [
     "MAX_FIELD",
     "NO_NULL",
     "late_value",
+    "PARSES",
+    "BLANK",
     "literal_path",
     "DTYPES",
     "cast_columns",
@@ -32,6 +34,7 @@ __all__ = [
     "check_utf8",
     "html_path",
     "parquet_parts",
+    "quoted_line_break",
     "report_path",
     "scan_input",
     "scanned_files",
@@ -49,6 +52,25 @@ empty string) from an empty one (null); its default, the empty string, made both
 
 _DTYPE_WORDS = {"Int64": "i64", "Float64": "f64", "Boolean": "bool"}
 """The dtype as Polars' CSV reader names it in its error (the types it infers besides String)."""
+
+
+PARSES = {
+    "Int64": r"[ \t]*[+-]?[0-9]+",
+    "Float64": r"[ \t]*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf|infinity|nan))",
+    "Boolean": r"(?i:true|false)",
+}
+"""The text Polars' CSV reader parses as each type it infers (a whole field; tried on Polars 2.1): a decimal integer
+with a sign or not after spaces or tabs (not ``1_000``, ``0x10``, ``1e2``, ``7 ``), a float as well (``1e2``, ``.5``,
+``5.``, ``inf``, ``Infinity``, ``-nan``, any case; not ``1_0.5``), ``true`` or ``false`` in any case (not ``yes``,
+``T``, ``1``, `` true``). DuckDB (RE2) and Spark (Java) match a value against it before casting, as their casts read
+more; an integer out of range is then refused by the cast.
+
+>>> [bool(re.fullmatch(PARSES["Float64"], v)) for v in ("1e2", " -.5", "NaN", "1_0.5", "1.5 ")]
+[True, True, True, False, False]
+"""
+
+BLANK = r"[ \t]*"
+"""A field Polars reads as null in a column of numbers: empty, or spaces and tabs only."""
 
 
 def late_value(column: str, number: int, dtype: pl.DataType) -> tuple[str, str]:
@@ -145,6 +167,14 @@ def scan_input(
             lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError(f"cannot read {what} {str(path)!r} as CSV: {_first_line(exc)}") from exc
+        if has_header and columns is None and "" in names:  # Polars names it '', Spark column_N, DuckDB fails
+            number = names.index("") + 1
+            why = f"a header line ending with the separator {separator!r}" if number == len(names) else "an empty name"
+            named = "".join(f"{json.dumps(n)}, " for n in names[:2] if n)
+            raise InputError(
+                f"cannot read {what} {str(path)!r} as CSV: the header names no column {number} ({why}); name it in "
+                f"the header, or name every column in columns (job file: columns = [{named}...])"
+            )
         empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
@@ -320,8 +350,9 @@ CSV_RULES = """\
 A CSV input is read alike on every engine: a quoted empty field ("") is the empty string in a String column and
 null in a column of another type; an empty field is null; the null strings are null, quoted or not; a blank line,
 and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
-ending a row makes one more field), a quote inside a field, or a value that breaks the type inferred from the first
-rows is refused."""
+ending a row makes one more field), a quote inside a field or ending one that does not start with one, a header with
+an empty name (unless ``columns`` names every column), or a value that breaks the type inferred from the first rows
+(the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
 """The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
 as Polars does)."""
 
@@ -360,6 +391,35 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
     return blank, trailing or tail.endswith(bytes([sep])), None
 
 
+def quoted_line_break(path: str | Path, chunk: int = 1 << 24) -> bool:
+    """Whether a quoted field of the CSV file `path` holds a line break: a line ends after an odd number of quotes (a
+    file :func:`check_fields` passed quotes a field from its first character and doubles a quote inside it). Spark
+    reads such a file with ``multiLine``, which parses each file in one task; without one, it splits a file in parts.
+    One NumPy pass over the bytes (none when the file holds no quote).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text('id,note\\n1,"a, b"\\n2,"c\\nd"\\n')
+    >>> quoted_line_break(path)
+    True
+    """
+    import numpy as np
+
+    odd = False
+    with Path(path).open("rb") as f:
+        while block := f.read(chunk):
+            if b'"' not in block:
+                if odd and b"\n" in block:
+                    return True
+                continue
+            a = np.frombuffer(block, np.uint8)
+            parity = (np.cumsum(a == 34, dtype=np.uint8) + odd) & 1  # the quotes so far, odd or even
+            if parity[a == 10].any():
+                return True
+            odd = bool(parity[-1])
+    return False
+
+
 def _line_of(path: Path, offset: int, chunk: int = 1 << 24) -> int:
     """The line number (from 1) of the byte at `offset`."""
     lines = 1
@@ -395,7 +455,26 @@ def _scan_fields(path: Path, separator: str, n_fields: int, nulls: tuple[str, ..
             source, header=False, sep=separator, auto_detect=False, columns=columns, max_line_size=MAX_FIELD
         )
         null = " OR ".join(["c0 IS NULL", *(f"c0 = {duckdb_literal(n)}" for n in nulls)])
-        empty = bool(read.aggregate(f"count_if({null}) > 0").fetchall()[0][0])
+        empty, records = read.aggregate(f"count_if({null}) > 0, count(*)").fetchall()[0]
+        empty = bool(empty)
+        if blank and n_fields > 1:  # DuckDB skips a blank line that Polars counts: one column, a blank line a record
+            lines = {"strict_mode": False, "max_line_size": MAX_FIELD}
+            one = con.read_csv(
+                source, header=False, sep=separator, auto_detect=False, columns={"c0": "VARCHAR"}, **lines
+            )
+            records = one.aggregate("count(*)").fetchall()[0][0]
+        try:
+            counted = pl.scan_csv(path, separator=separator, has_header=False, glob=False).select(pl.len()).collect()
+        except pl.exceptions.PolarsError as exc:
+            return _first_line(exc), False
+        polars = counted.item()
+        if polars != records:  # a quote ending an unquoted field (5'11"): Polars pairs it with the next quote
+            return (
+                f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
+                """field that does not start with one (5'11", ab"); quote the whole field and double each quote in """
+                'it ("5\'11""", "ab"""), or remove the quote',
+                False,
+            )
         if trailing:  # one column more, the missing padded with nulls, an empty field '' (the null string none)
             wide = {f"c{i}": "VARCHAR" for i in range(n_fields + 1)}
             options: dict[str, Any] = {"null_padding": True, "parallel": False, "allow_quoted_nulls": False}
@@ -424,7 +503,7 @@ def _ragged(record: int, fields: int, n_fields: int) -> str:
 
 def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.LazyFrame:
     try:
-        lf = pl.scan_parquet(files)
+        lf = pl.scan_parquet(files, glob=False)  # each file by its name: p[1].parquet is no pattern
         lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(f"cannot read {what} {str(path)!r} as Parquet: {_first_line(exc)}") from exc

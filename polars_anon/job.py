@@ -44,15 +44,18 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 from polars_anon.io import (
+    BLANK,
     CSV_SUFFIXES,
     DTYPES,
     MAX_FIELD,
     NO_NULL,
+    PARSES,
     cast_columns,
     check_fields,
     html_path,
     late_value,
     literal_path,
+    quoted_line_break,
     report_path,
     scan_input,
 )
@@ -820,11 +823,18 @@ def _csv_on_duckdb(engine: Any, job: Job, types: _CsvTypes) -> Any:
     def typed(c: str) -> str:
         if raw[c] == pl.String:
             value = q(c)
-        else:
-            kind, (before, after) = _SQL_TYPES[_type_name(raw[c])], types.refusal(c)
+        else:  # the text Polars parses (PARSES: DuckDB's cast reads 1_000, 0x10, yes), then a cast in range
+            name = _type_name(raw[c])
+            kind, (before, after) = _SQL_TYPES[name], types.refusal(c)
             refused = f"error({duckdb_literal(before)} || {q(c)} || {duckdb_literal(after)})"
-            value = f"CASE WHEN TRY_CAST({q(c)} AS {kind}) IS NULL AND {q(c)} IS NOT NULL THEN {refused} "
-            value += f"ELSE TRY_CAST({q(c)} AS {kind}) END"
+            cast = f"TRY_CAST({q(c)} AS {kind})"
+            value = (
+                f"CASE WHEN {q(c)} IS NULL THEN NULL WHEN regexp_full_match({q(c)}, {duckdb_literal(PARSES[name])}) "
+            )
+            value += f"THEN CASE WHEN {cast} IS NULL THEN {refused} ELSE {cast} END "
+            if raw[c] != pl.Boolean:  # spaces only: null in a column of numbers
+                value += f"WHEN regexp_full_match({q(c)}, {duckdb_literal(BLANK)}) THEN NULL "
+            value += f"ELSE {refused} END"
         return f"CAST({value} AS {_SQL_TYPES[_type_name(wanted[c])]}) AS {q(c)}"
 
     out = text.project(", ".join(sql(c) for c in raw)).project(", ".join(typed(c) for c in raw))
@@ -843,7 +853,8 @@ def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
         "mode": "FAILFAST",
         "nullValue": NO_NULL,  # see NO_NULL: an empty field is null, a quoted empty one ''
         "escape": '"',  # a quote inside a quoted field is written "" (Spark's default escape is a backslash)
-        "multiLine": "true",  # a quoted field may hold a line break
+        # a quoted field that holds a line break: multiLine, which parses each file in one task (else split in parts)
+        "multiLine": str(quoted_line_break(str(job.input))).lower(),
     }
     frame = engine.spark.read.options(**options).schema(ddl).csv(literal_path(job.input, "spark"))
 
@@ -851,12 +862,20 @@ def _csv_on_spark(engine: Any, job: Job, types: _CsvTypes) -> Any:
         value = F.col(spark_identifier(c))
         if nulls:
             value = F.when(value.isin(nulls), F.lit(None)).otherwise(value)
-        if raw[c] != pl.String:
+        if raw[c] != pl.String:  # the text Polars parses (PARSES: Spark's cast reads yes, T, 1, ' true'), then cast
+            name = _type_name(raw[c])
             value = F.when(value == "", F.lit(None)).otherwise(value)
-            cast = value.try_cast(_SPARK_TYPES[_type_name(raw[c])])
+            cast = value.try_cast(_SPARK_TYPES[name])
+            if raw[c] == pl.Float64:  # Spark reads '-nan' and '+nan' as null, Polars as NaN
+                signed_nan = value.rlike(r"\A[ \t]*[+-](?i:nan)\z")
+                cast = F.when(cast.isNull() & signed_nan, F.lit(float("nan"))).otherwise(cast)
             before, after = types.refusal(c)
             refused = F.raise_error(F.concat(F.lit(before), value, F.lit(after)))
-            value = F.when(cast.isNull() & value.isNotNull(), refused).otherwise(cast)
+            read = F.when(value.isNull(), F.lit(None))
+            read = read.when(value.rlike(rf"\A(?:{PARSES[name]})\z"), F.when(cast.isNull(), refused).otherwise(cast))
+            if raw[c] != pl.Boolean:  # spaces only: null in a column of numbers
+                read = read.when(value.rlike(rf"\A{BLANK}\z"), F.lit(None))
+            value = read.otherwise(refused)
         return value.cast(_SPARK_TYPES[_type_name(wanted[c])]).alias(c)
 
     typed = frame.select(*(column(c) for c in raw))

@@ -118,7 +118,9 @@ class PolarsEngine:
         table.sink_parquet(path, row_group_size=ROW_GROUP)
 
     def read_parquet(self, path: str | Path) -> pl.LazyFrame:
-        return pl.scan_parquet(path)
+        """A Parquet file or a folder of parts; a path that exists is read by its name (``p[1].parquet`` is no
+        pattern), one that does not as Polars reads it (a pattern such as ``parts/*.parquet``)."""
+        return pl.scan_parquet(path, glob=not Path(path).exists())
 
     def to_polars(self, table: pl.LazyFrame) -> pl.DataFrame:
         return table.collect()

@@ -26,7 +26,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
-from polars_anon.io import scanned_files
+from polars_anon.io import literal_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
@@ -446,9 +446,12 @@ class SparkEngine:
 
     def read_parquet(self, path: str | Path, *more: str | Path) -> Any:
         """Spark's Parquet reader on `paths`: a URI as written, a local path made absolute (Spark resolves a
-        relative one from its own working folder, not this process's)."""
+        relative one from its own working folder, not this process's); a local path that exists is read by its name
+        (Spark reads a path as a pattern: ``p[1].parquet`` read ``p1.parquet``)."""
         paths = [str(p) for p in (path, *more)]
-        return self.spark.read.parquet(*(p if is_uri(p) else str(Path(p).resolve()) for p in paths))
+        local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
+        exact = [literal_path(p, "spark") if not is_uri(p) and Path(p).exists() else p for p in local]
+        return self.spark.read.parquet(*exact)
 
     def filesystem(self) -> HadoopFileSystem:
         """The session's Hadoop FileSystem API (the outputs' checks, staging and renames on URIs)."""

@@ -4,6 +4,7 @@ strings, blank lines and records of no value; a value that breaks the inferred t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -71,3 +72,100 @@ def test_a_value_that_breaks_the_inferred_type_is_refused_alike(
         "number 3); the type of column 'age' was inferred from the first rows and a later value breaks it: fix the "
         'value, read it as missing (job file: null_values = ["x"]) or convert the file to Parquet'
     )
+
+
+# review11: values Polars' CSV reader refuses for the type it inferred (DuckDB's and Spark's casts read them:
+# `1_000` 1000, `0x10` 16, `yes`/`T`/`1`/` true` true) and values it reads (`+3`, ` 7`, `1e2`, `.5`, `5.`, `-nan`,
+# `TRUE`); an integer out of range matches io.PARSES and is refused by the cast (the engine test)
+LATE = {
+    "i64": ("5", ["1.5", "1e2", "1_000", "0x10", "7 "], ["+3", " 7", "-0", "007", " "]),
+    "f64": ("1.5", ["1_0.5", "0x10", "e2", "1.5 ", "infin", "."], ["1e2", ".5", "5.", "-inf", "Infinity", "-nan"]),
+    "bool": ("true", ["yes", "T", "1", " true", " "], ["TRUE", "False"]),
+}
+
+
+def test_the_text_each_engine_checks_is_what_polars_parses() -> None:
+    """io.PARSES (matched by DuckDB and Spark before their casts) against Polars' reader, value by value; the empty
+    and blank values are nulls (io.BLANK) in a column of numbers."""
+    import re
+
+    import duckdb
+
+    from polars_anon.io import BLANK, PARSES
+
+    kinds = {"i64": pl.Int64(), "f64": pl.Float64(), "bool": pl.Boolean()}
+    for word, (_, refused, read) in LATE.items():
+        name = str(kinds[word])
+        for value in refused + read:
+            try:
+                got = pl.read_csv(f"a,b\n{value},1\n".encode(), schema_overrides={"a": kinds[word]})["a"][0]
+            except pl.exceptions.ComputeError:
+                got = "refused"
+            blank = word != "bool" and re.fullmatch(BLANK, value) is not None
+            expect = "refused" if value in refused else ("null" if blank else "value")
+            assert ("refused" if got == "refused" else "null" if got is None else "value") == expect, (word, value)
+            duck = duckdb.execute("SELECT regexp_full_match($1, $2)", [value, PARSES[name]]).fetchall()[0][0]
+            assert duck == (re.fullmatch(PARSES[name], value) is not None) == (expect == "value"), (word, value)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_late_values_are_read_or_refused_as_polars_does(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """After 100 rows that make the columns Int64, Float64 and Boolean, the values Polars reads are read to the same
+    values; a value it refuses (the reviewer's) is refused on the engine in Polars' words."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "job.toml").write_text(JOB.format(engine=engine).replace('"id"', '["id", "i", "f", "b"]'))
+    job = Job.load(tmp_path / "job.toml")
+    firsts = [first for first, _, _ in LATE.values()]
+    longest = max(len(read) for _, _, read in LATE.values())
+    reads = [[*read, *[first] * (longest - len(read))] for first, _, read in LATE.values()]
+    rows = [f"{i},{'FM'[i % 2]},{','.join(firsts)}" for i in range(100)]
+    rows += [f"{100 + j},F,{','.join(values)}" for j, values in enumerate(zip(*reads))]
+    (tmp_path / "people.csv").write_text("id,sex,i,f,b\n" + "\n".join(rows) + "\n")
+    want = job.scan().collect()
+    assert [str(t) for t in want.schema.values()] == ["Int64", "String", "Int64", "Float64", "Boolean"]
+    assert _read(engine, job).sort("id").equals(want, null_equal=True)
+    refused = [
+        ("bool", " true", 5),
+        ("bool", "yes", 5),
+        ("i64", "1_000", 3),
+        ("f64", "0x10", 4),
+        ("i64", str(1 << 63), 3),
+    ]
+    for word, value, number in refused[: 1 if engine == "spark" else None]:  # a Spark job that fails: 0.5 s each
+        late = [f"100,F,{','.join(v if n != number else value for n, v in enumerate(firsts, 3))}"]
+        (tmp_path / "people.csv").write_text("id,sex,i,f,b\n" + "\n".join(rows[:100] + late) + "\n")
+        with pytest.raises(Exception) as caught:
+            _read(engine, job)
+        column = "ifb"[number - 3]
+        assert f"could not parse `{value}` as dtype `{word}` at column '{column}' (column number {number})" in str(
+            caught.value
+        )
+
+
+def test_spark_splits_a_csv_without_line_breaks_in_quotes(spark: Any, tmp_path: Path) -> None:
+    """multiLine made Spark parse each CSV file in one task (review11: 135 MB, 2 partitions -> 1 on local[2]); it is
+    on only when a quoted field holds a line break (io.quoted_line_break)."""
+    from polars_anon.engines import get_engine
+    from polars_anon.io import quoted_line_break
+    from polars_anon.job import read_on_engine
+
+    texts = {'a,"x,y"\n': False, 'a,"x\ny"\n': True, 'a,"x ""q""\r\ny"\n': True, 'a,""\n"""",b\n': False}
+    for text, breaks in texts.items():
+        (tmp_path / "t.csv").write_bytes(text.encode())
+        assert quoted_line_break(tmp_path / "t.csv") == breaks, text
+    (tmp_path / "job.toml").write_text(JOB.format(engine="spark"))
+    rows = "".join(f"{i},{'FM'[i % 2]},{30 + i % 10}\n" for i in range(400))
+    small = {"spark.sql.files.maxPartitionBytes": "2048", "spark.sql.files.openCostInBytes": "0"}
+    try:
+        for key, value in small.items():  # a 5 kB file in parts of 2 kB
+            spark.conf.set(key, value)
+        for text, split in [(rows, True), (f'{rows}400,"F\nM",31\n', False)]:
+            (tmp_path / "people.csv").write_text(f"id,sex,age\n{text}")
+            frame = read_on_engine(get_engine("spark"), Job.load(tmp_path / "job.toml"))
+            assert (frame.rdd.getNumPartitions() > 1) == split
+    finally:
+        for key in small:
+            spark.conf.unset(key)
