@@ -250,3 +250,27 @@ def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_z
             pa.anonymize(spark.read.parquet(path), hierarchies=H, k=2, insensitive="id", engine="spark")
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
+
+
+def test_a_zoned_datetime_qid_on_spark_in_its_zone_is_labelled_as_polars_labels_it(spark: Any, tmp_path: Any) -> None:
+    """review12 3: on a 'Europe/Paris' session, a Paris qid (a frame or spark.read) was labelled in UTC,
+    '2019-12-31 23:00:00.000000+00:00' (Spark's Arrow hands timestamps in UTC), and its suppression hierarchy of Paris
+    values raised ValueNotInHierarchyError; Polars labels it '2020-01-01 00:00:00.000000+01:00'."""
+    q = pl.Series("q", [datetime.datetime(2020, 1, 1, i % 2) for i in range(4)]).dt.replace_time_zone("Europe/Paris")
+    frame = pl.DataFrame({"q": q, "id": range(4)})
+    H = {"q": pa.Hierarchy.suppression(q.unique())}
+    want = ["2020-01-01 00:00:00.000000+01:00", "2020-01-01 01:00:00.000000+01:00"] * 2  # Polars' labels, by hand
+    assert pa.anonymize(frame, hierarchies=H, k=2, insensitive="id").collect()["q"].to_list() == want
+    path = str(tmp_path / "zoned.parquet")
+    frame.write_parquet(path)
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        for data in (frame, spark.read.parquet(path)):
+            out = tmp_path / "out.parquet"
+            pa.anonymize(data, hierarchies=H, k=2, insensitive="id", engine="spark").sink_parquet(
+                out, report=False, overwrite=True
+            )
+            assert pl.read_parquet(out).sort("id")["q"].to_list() == want
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
