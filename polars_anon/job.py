@@ -59,7 +59,13 @@ from polars_anon.io import (
 from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import consult_job, consult_session, consult_zones, storage
+from polars_anon.pipeline.capabilities import (
+    consult_job,
+    consult_session,
+    consult_source_dtypes,
+    consult_zones,
+    storage,
+)
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
@@ -761,6 +767,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     if job.input.suffix.lower() not in CSV_SUFFIXES:
         if not isinstance(job.input, URI):  # the file's own zones, as the Polars road reads them
             consult_zones(engine.name, getattr(engine, "time_zone", None), job.scan(), list(job.qids))
+            consult_source_dtypes(engine.name, [job.input])
         return engine.read_parquet(job.input)
     if isinstance(job.input, URI):
         raise InvalidParameterError(

@@ -82,6 +82,8 @@ __all__ = [
     "consult_source_zones",
     "consult_zones",
     "FRAME_DTYPES",
+    "SOURCE_DTYPES",
+    "consult_source_dtypes",
     "SESSION_ZONES",
     "input_format",
     "refuse_driver_tuples",
@@ -873,6 +875,42 @@ def consult_frame(engine: str, data: object) -> None:
         why = FRAME_DTYPES.get((engine, type(dtype)))
         if why is not None:
             raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+
+
+SOURCE_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    ("spark", pl.Time): "Spark has no time-of-day type and cannot read the file; cast the column (to String) in the "
+    "file or use engine 'polars'"
+}
+"""The dtypes of a Parquet file an engine cannot read itself (engine, dtype -> why)."""
+
+
+def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> None:
+    """Refuse a local Parquet file `engine` is handed to read itself (a path, a scan, a job's input: ``Engine.sources``)
+    whose column has a dtype the engine cannot read (:data:`SOURCE_DTYPES`), naming the column and the file, from its
+    footer, before any row is read (a folder or a pattern: its first file's, as Polars resolves its schema).
+
+    >>> import tempfile, datetime
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> pl.DataFrame({"at": [datetime.time(9)]}).write_parquet(path)
+    >>> consult_source_dtypes("spark", [path])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'at' of '...t.parquet' has dtype Time: Spark has no time-of-day ...
+    >>> consult_source_dtypes("duckdb", [path])
+    """
+    if not any(kind == engine for kind, _ in SOURCE_DTYPES):
+        return
+    for name in files:
+        if isinstance(name, URI) or scheme_of(str(name)) is not None:
+            continue  # a remote file's footer is not fetched for this
+        try:
+            stored = pl.scan_parquet(name).collect_schema()
+        except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine says so itself)
+            continue
+        for column, dtype in stored.items():
+            why = SOURCE_DTYPES.get((engine, type(dtype)))
+            if why is not None:
+                raise InvalidParameterError(f"column {column!r} of {str(name)!r} has dtype {dtype}: {why}")
 
 
 COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {

@@ -43,6 +43,7 @@ from polars_anon.pipeline.capabilities import (
     consult_columns,
     consult_frame,
     consult_session,
+    consult_source_dtypes,
     consult_source_zones,
     consult_zones,
 )
@@ -331,6 +332,8 @@ def run(
     consult_session(engine)
     consult_frame(engine.name, data)
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
+    if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # a path the engine reads itself: what it cannot read
+        consult_source_dtypes(engine.name, reads)
     table = engine.table(data)
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}

@@ -274,3 +274,26 @@ def test_a_zoned_datetime_qid_on_spark_in_its_zone_is_labelled_as_polars_labels_
             assert pl.read_parquet(out).sort("id")["q"].to_list() == want
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
+
+
+def test_a_time_column_of_a_parquet_input_on_spark_is_refused_by_name(
+    spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review12 4: a Time column in a Parquet file on Spark gave a raw AnalysisException [UNSUPPORTED_TIME_TYPE]
+    (the CLI a traceback, exit 1); only a Polars frame was refused by name. Now one line naming the column (exit 2)."""
+    from polars_anon import cli
+
+    frame = pl.DataFrame({"age": [20, 21, 20, 21], "at": [datetime.time(9, i) for i in range(4)]})
+    frame.write_parquet(tmp_path / "t.parquet")
+    H = {"age": pa.Hierarchy.intervals(range(15, 30), [5, 10])}
+    with pytest.raises(InvalidParameterError, match=r"column 'at' of '.*t\.parquet' has dtype Time: Spark has no"):
+        pa.anonymize(str(tmp_path / "t.parquet"), hierarchies=H, k=2, insensitive="at", engine="spark")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "t.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = ["at"]\n'
+        "qids = { age = {} }\n"
+    )
+    assert cli.main(["anonymize", str(job), "--engine", "spark"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "column 'at' of" in err and "has dtype Time: Spark has no" in err
+    assert not (tmp_path / "out.parquet").exists()
