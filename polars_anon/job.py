@@ -61,6 +61,7 @@ from polars_anon.options import describe, option_names, parse_options, type_matc
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.pipeline.capabilities import (
     consult_job,
+    consult_names,
     consult_session,
     consult_source_dtypes,
     consult_zones,
@@ -775,6 +776,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
             "(Polars reads CSV to type its columns): convert it to Parquet, or give a local path"
         )
     raw = job.scan_raw().collect_schema()
+    consult_names(engine.name, list(raw), f" of {str(job.input)!r}")
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     # every engine reads by the rules of CSV_RULES: each column as text (a quoted empty field is the empty string, an
     # empty one null), the job's null strings null (quoted or not), then typed as Polars types it (an empty string

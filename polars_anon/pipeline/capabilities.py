@@ -82,6 +82,8 @@ __all__ = [
     "consult_source_zones",
     "consult_zones",
     "FRAME_DTYPES",
+    "CASELESS_NAMES",
+    "consult_names",
     "SOURCE_DTYPES",
     "consult_source_dtypes",
     "SESSION_ZONES",
@@ -877,6 +879,35 @@ def consult_frame(engine: str, data: object) -> None:
             raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
 
 
+CASELESS_NAMES: dict[str, str] = {
+    "duckdb": "DuckDB's column names are case-insensitive, so it cannot tell them apart",
+    "spark": "Spark resolves column names case-insensitively (spark.sql.caseSensitive), so it cannot tell them apart",
+}
+"""The engines that cannot hold two columns whose names differ only in case (engine -> why)."""
+
+
+def consult_names(engine: str, columns: Sequence[str], where: str = "") -> None:
+    """Refuse two columns whose names are equal but for case (``fk`` and ``Fk``) on an engine whose names are
+    case-insensitive (:data:`CASELESS_NAMES`), naming both, before any row is read; `where` names the file.
+
+    >>> consult_names("duckdb", ["fk", "x", "Fk"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: columns 'fk' and 'Fk' differ only in case: DuckDB's column names are ...
+    >>> consult_names("polars", ["fk", "x", "Fk"])
+    """
+    why = CASELESS_NAMES.get(engine)
+    if why is None:
+        return
+    seen: dict[str, str] = {}
+    for name in columns:
+        first = seen.setdefault(name.casefold(), name)
+        if first != name:
+            raise InvalidParameterError(
+                f"columns {first!r} and {name!r}{where} differ only in case: {why}; rename one or use engine 'polars'"
+            )
+
+
 SOURCE_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
     ("spark", pl.Time): "Spark has no time-of-day type and cannot read the file; cast the column (to String) in the "
     "file or use engine 'polars'"
@@ -898,7 +929,7 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
     polars_anon.errors.InvalidParameterError: column 'at' of '...t.parquet' has dtype Time: Spark has no time-of-day ...
     >>> consult_source_dtypes("duckdb", [path])
     """
-    if not any(kind == engine for kind, _ in SOURCE_DTYPES):
+    if engine not in CASELESS_NAMES and not any(kind == engine for kind, _ in SOURCE_DTYPES):
         return
     for name in files:
         if isinstance(name, URI) or scheme_of(str(name)) is not None:
@@ -907,6 +938,7 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
             stored = pl.scan_parquet(name).collect_schema()
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine says so itself)
             continue
+        consult_names(engine, list(stored), f" of {str(name)!r}")
         for column, dtype in stored.items():
             why = SOURCE_DTYPES.get((engine, type(dtype)))
             if why is not None:

@@ -42,6 +42,7 @@ from polars_anon.pipeline.capabilities import (
     consult,
     consult_columns,
     consult_frame,
+    consult_names,
     consult_session,
     consult_source_dtypes,
     consult_source_zones,
@@ -331,6 +332,8 @@ def run(
     start = time.perf_counter() if start is None else start
     consult_session(engine)
     consult_frame(engine.name, data)
+    if isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # names the engine could not tell apart (an engine's own table:
+        consult_names(engine.name, data.collect_schema().names())  # its files' footers, below)
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
     if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # a path the engine reads itself: what it cannot read
         consult_source_dtypes(engine.name, reads)

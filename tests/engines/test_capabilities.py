@@ -297,3 +297,29 @@ def test_a_time_column_of_a_parquet_input_on_spark_is_refused_by_name(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "column 'at' of" in err and "has dtype Time: Spark has no" in err
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_names_equal_but_for_case_are_refused_on_duckdb_and_spark_naming_both(
+    spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review12 6: columns 'fk' and 'Fk' (Polars publishes them) broke DuckDB (ColumnNotFoundError ... 'Fk_1') and
+    Spark (a raw AMBIGUOUS_REFERENCE): both engines' names are case-insensitive. Refused before any read now."""
+    from polars_anon import cli
+
+    frame = pl.DataFrame({"fk": [20, 21, 20, 21], "x": [1, 2, 3, 4], "Fk": ["a", "b"] * 2})
+    H = {"fk": pa.Hierarchy.intervals(range(15, 30), [5, 10])}
+    assert pa.anonymize(frame, hierarchies=H, k=2, insensitive=["x", "Fk"]).collect()["Fk"].to_list() == ["a", "b"] * 2
+    want = r"columns 'fk' and 'Fk'{} differ only in case: {}"
+    for engine, who in (("duckdb", "DuckDB's column names are"), ("spark", "Spark resolves column names")):
+        with pytest.raises(InvalidParameterError, match=want.format("", who)):
+            pa.anonymize(frame.lazy(), hierarchies=H, k=2, insensitive=["x", "Fk"], engine=engine)
+    frame.write_parquet(tmp_path / "t.parquet")  # a file the engine reads itself: from its footer
+    with pytest.raises(InvalidParameterError, match=want.format(r" of '.*t\.parquet'", "DuckDB")):
+        relation = duckdb.connect().sql(f"FROM '{tmp_path / 't.parquet'}'")  # DuckDB reads 'Fk' as 'Fk_1'
+        pa.anonymize(relation, hierarchies=H, k=2, insensitive=["x", "Fk"], engine="duckdb")
+    frame.write_csv(tmp_path / "t.csv")
+    job = tmp_path / "job.toml"
+    job.write_text('input = "t.csv"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\nqids = { fk = {} }\n')
+    assert cli.main(["anonymize", str(job), "--engine", "duckdb"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "columns 'fk' and 'Fk' of" in err and "differ only in case: DuckDB's" in err
