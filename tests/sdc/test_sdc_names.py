@@ -114,3 +114,12 @@ def test_a_column_named_like_a_perturbation_helper_is_refused_not_replaced():
             InvalidParameterError, match=rf"{who}: column '__anon_u' .*lf.rename\({{'__anon_u': 'anon_u'}}"
         ):
             call()
+
+
+def test_the_sdc_spec_refuses_every_name_a_single_figure_builds() -> None:
+    """review12 9: SDC_COLUMNS was kept by hand as the union of the per-function tuples and already lagged behind
+    them (MODEL_COLUMNS has 'lambda', the model fit's column): an [sdc] key 'lambda' was not refused by the spec."""
+    from polars_anon.sdc.spec import Measures
+
+    with pytest.raises(InvalidParameterError, match=r"sdc: key 'lambda' is a name the SDC figures use"):
+        Measures(keys=("lambda",), model="default")
