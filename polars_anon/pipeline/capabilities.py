@@ -956,8 +956,8 @@ cannot publish readably (engine, dtype -> why); a quasi-identifier of such a typ
 
 
 def consult_columns(engine: str, schema: pl.Schema) -> None:
-    """Refuse a column of the engine's table (`schema`) whose dtype `engine` cannot publish readably
-    (:data:`COLUMN_DTYPES`), naming it, before any row is read.
+    """Refuse a published column of the engine's table (`schema`: those published) whose dtype `engine` cannot
+    publish readably (:data:`COLUMN_DTYPES`), naming it, before any row is read; a dropped column is never written.
 
     >>> consult_columns("duckdb", pl.Schema({"d": pl.Duration("us")}))  # doctest: +ELLIPSIS
     Traceback (most recent call last):

@@ -343,7 +343,7 @@ def run(
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
-    consult_columns(engine.name, schema)
+    consult_columns(engine.name, pl.Schema({c: schema[c] for c in request.published_columns if c in schema}))
     zone = getattr(engine, "time_zone", None)
     consult_zones(engine.name, zone, data, request.qids)
     if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # the engine's own table: the zone its files store
