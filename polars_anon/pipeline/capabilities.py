@@ -1032,28 +1032,37 @@ def consult_source_zones(
     engine: str, session_zone: str | None, files: Sequence[str], schema: pl.Schema, qids: Sequence[str]
 ) -> None:
     """:func:`consult_zones` for a table handed to `engine` as its own (a DuckDB relation or table, a Spark DataFrame,
-    a Parquet path): DuckDB and Spark keep a timestamp as an instant, without its zone, so each Datetime qid (in
-    `schema`, the engine's) is judged in the zone the Parquet files it reads (`files`: ``Engine.sources``) store, the
-    one Polars labels it in. Nothing is judged when no local Parquet file holds the column (a table built in memory
+    a Parquet path): DuckDB and Spark keep a timestamp as an instant, without its zone, so each qid the engine holds
+    as a timestamp with time zone (by `schema`, the engine's own types: one cast to a naive timestamp is not judged)
+    is judged in the zone the Parquet files it reads (`files`: ``Engine.sources``, every one) store, the one Polars
+    labels it in: their column of its name, or, where none is zoned (renamed or computed in the query), every zone
+    their columns hold. Nothing is judged when no local Parquet file holds a zoned column (a table built in memory
     keeps no zone: it is labelled in the session's).
 
     >>> import tempfile
     >>> path = f"{tempfile.mkdtemp()}/t.parquet"
     >>> pl.DataFrame({"t": pl.Series([0], dtype=pl.Datetime("us", "Europe/Paris"))}).write_parquet(path)
-    >>> consult_source_zones("spark", "UTC", [path], pl.Schema({"t": pl.Datetime("us")}), ["t"])  # doctest: +ELLIPSIS
+    >>> held = pl.Schema({"t": pl.Datetime("us", "UTC")})  # the engine's type: an instant
+    >>> consult_source_zones("spark", "UTC", [path], held, ["t"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     polars_anon.errors.InvalidParameterError: qid 't' is a Datetime in time zone 'Europe/Paris': Spark holds ...
     """
-    timed = [q for q in qids if isinstance(schema.get(q), pl.Datetime)]
-    if engine not in SESSION_ZONES or not timed:
+    # the engine's own type: a qid it holds without zone (a cast to TIMESTAMP) is labelled as it is written
+    zoned = [q for q in qids if getattr(schema.get(q), "time_zone", None) is not None]
+    if engine not in SESSION_ZONES or not zoned:
         return
-    for name in files:
+    footers: list[pl.Schema] = []
+    for name in files:  # every file read (each footer: a folder or a pattern, its first file's)
         if scheme_of(name) is not None:
             continue  # a remote file's footer is not fetched for this
         try:
-            stored = pl.scan_parquet(name).collect_schema()  # the footer only (a folder or a pattern: its first file)
+            footers.append(pl.scan_parquet(name).collect_schema())
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here: it stores no zone we can read)
             continue
-        consult_zones(engine, session_zone, pl.LazyFrame(schema={q: stored[q] for q in timed if q in stored}), timed)
-        return
+    for q in zoned:
+        named = [footer[q] for footer in footers if getattr(footer.get(q), "time_zone", None) is not None]
+        if not named:  # renamed or computed in the query: the zones of every zoned column its files hold
+            named = [dtype for footer in footers for dtype in footer.values() if getattr(dtype, "time_zone", None)]
+        for dtype in dict.fromkeys(named):
+            consult_zones(engine, session_zone, pl.LazyFrame(schema={q: dtype}), [q])

@@ -229,6 +229,30 @@ def test_a_zoned_datetime_qid_of_a_relation_over_parquet_follows_the_same_rule(t
     assert duck.collect()["q"].to_list() == want
 
 
+def test_a_relation_s_zone_is_judged_by_its_own_types_not_by_footer_names(tmp_path: Any) -> None:
+    """review12 7: the DuckDB zone check matched the qid to the file's footer by name: ``SELECT t::TIMESTAMP AS t``
+    (naive: labelled as DuckDB holds it) was refused as zoned, and ``SELECT u AS t`` over a Paris ``u`` was not
+    judged (published '+00:00' where Polars labels '+01:00'); only the first file read was consulted."""
+    ts = [datetime.datetime(2020, 1, 1, 10 + i % 2) for i in range(4)]
+    paris = pl.Series(ts).dt.replace_time_zone("Europe/Paris")
+    pl.DataFrame({"t": paris, "id": range(4)}).write_parquet(tmp_path / "zoned.parquet")
+    pl.DataFrame({"u": paris, "id": range(4)}).write_parquet(tmp_path / "u.parquet")
+    pl.DataFrame({"t": pl.Series(ts), "id": range(4)}).write_parquet(tmp_path / "naive.parquet")
+    con = duckdb.connect()
+    con.sql("SET TimeZone = 'UTC'")
+    naive = con.sql(f"SELECT t::TIMESTAMP AS t, id FROM '{tmp_path / 'zoned.parquet'}'")
+    H = {"t": pa.Hierarchy.suppression(["2020-01-01 09:00:00.000000", "2020-01-01 10:00:00.000000"])}
+    out = pad.anonymize(naive, connection=con, hierarchies=H, k=2, insensitive="id").collect()
+    assert sorted(out["t"].to_list()) == ["2020-01-01 09:00:00.000000"] * 2 + ["2020-01-01 10:00:00.000000"] * 2
+    H = {"t": pa.Hierarchy.suppression(paris.unique())}
+    for query in (
+        f"SELECT u AS t, id FROM '{tmp_path / 'u.parquet'}'",  # renamed: its file's zones
+        f"FROM read_parquet(['{tmp_path / 'naive.parquet'}', '{tmp_path / 'zoned.parquet'}'], union_by_name = true)",
+    ):
+        with pytest.raises(InvalidParameterError, match=r"qid 't' is a Datetime in time zone 'Europe/Paris': DuckDB"):
+            pad.anonymize(con.sql(query), connection=con, hierarchies=H, k=2, insensitive="id")
+
+
 def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_zone(spark: Any, tmp_path: Any) -> None:
     """Spark, too, hands a timestamp back in its session's zone: a 'Europe/Paris' qid was published as
     '2019-12-31 23:00:00.000000+00:00' where Polars wrote '2020-01-01 00:00:00.000000+01:00' (review8 F4)."""
