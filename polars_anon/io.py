@@ -234,10 +234,12 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     printed = lf.explain(optimized=False)
     scans, in_memory = _resolved_scans(lf)
     found = [file for files, _ in scans for file in files]
-    if not scans:  # no plan visitor: the files printed (a name holding ", " split there and whole)
-        for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M):
-            files = listed.split(", ") if not more else [listed]
-            found += [*files, listed] if len(files) > 1 else files
+    for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M):
+        files = listed.split(", ") if not more else [listed]
+        # the files printed too; without the visitor's exact names, a name holding ", " split there and whole
+        found += files if scans or len(files) == 1 else [*files, listed]
+        if more or len(files) > 1:  # expanded: without the sources as given, its folders stand for them
+            scans.append((files, True))
     if not found:
         return []
     serialized = None if "…" in printed or in_memory > _LIGHT_ROWS else _serialized_scans(lf)
@@ -247,8 +249,6 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
         for files, expanded in scans:
             if expanded:
                 found += [f.rpartition("/")[0] or "." for f in files] + [os.path.commonpath(files) or "."]
-        if not scans:
-            found += [f.rpartition("/")[0] or "." for f in found]
     return list(dict.fromkeys(found))
 
 
@@ -264,7 +264,8 @@ def _resolved_scans(lf: pl.LazyFrame) -> tuple[list[tuple[list[str], bool]], int
     scans: list[tuple[list[str], bool]] = []
     in_memory = 0
     try:
-        visitor = lf._ldf.visit()
+        # the plan as given (no optimization: a predicate prunes no hive folder, no scan is dropped)
+        visitor = lf._ldf.with_optimizations(pl.QueryOptFlags.none()._pyoptflags).visit()
         todo = [visitor.get_node()]
         while todo:
             visitor.set_node(todo.pop())
