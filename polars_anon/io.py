@@ -214,12 +214,13 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data,
     and a new file inside a folder (or matching a pattern) that is read would join its data at the next read.
 
-    These are every file the scans read (those a folder or a pattern expands to, however many, from the plan Polars
-    resolves: a linked file stays protected where it points) PLUS the sources as given (the folder, the pattern),
+    These are every file the scans read (those a folder or a pattern expands to, however many, from the plan as
+    given, which Polars' plan visitor resolves unoptimized: a filter prunes no hive folder; a linked file stays
+    protected where it points) PLUS the sources as given (the folder, the pattern),
     read from the serialized plan. The plan is serialized only when it is light (no literal list that Polars prints
     elided, no more than :data:`_LIGHT_ROWS` bytes of rows in memory: the serialized plan holds them, 44 CPU s for 3M
-    rows); otherwise the folder of every file of a scan that Polars expanded (several files, or one that a folder or
-    a pattern listed) stands for the source as given (a writer refuses every target inside it).
+    rows); otherwise the folders of the files of a scan that Polars expanded (several files, or one that a folder or
+    a pattern listed), and their common folder, stand for the source as given (a writer refuses every target inside).
 
     >>> import tempfile
     >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
