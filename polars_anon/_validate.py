@@ -248,23 +248,32 @@ RESERVED_NAMES = ("count", "size")
 RESERVED_PREFIX = "__anon_"
 
 
-def refuse_reserved(qids: Sequence[str], sensitives: Sequence[str] = (), others: Sequence[str] = ()) -> None:
-    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road builds, and any
-    other column (`others`) named with the prefix of the road's helper columns.
+def refuse_reserved(
+    qids: Sequence[str], sensitives: Sequence[str] = (), others: Sequence[str] = (), *, helpers: bool = True
+) -> None:
+    """Refuse a quasi-identifier or sensitive column named like a column of the aggregates the road, ``pa.check`` and
+    ``pa.risk`` build (:data:`RESERVED_NAMES`), and (with `helpers`) any column named with the prefix of the road's
+    helper columns: :func:`refuse_built_names`, the one rule and message of every such refusal.
 
     The aggregates hold every qid and sensitive attribute beside their own ``size`` / ``count`` columns, so such a
-    name would collide there; insensitive and dropped columns never enter the aggregates and may be named so. The
-    rows carry ``__anon_*`` helper columns on some routes (a row index, a sample's hash), so no column is named so.
+    name would collide there; insensitive and dropped columns (`others`) never enter the aggregates and may be named
+    so. The rows carry ``__anon_*`` helper columns on some routes (a row index, a sample's hash), so no column is named
+    so (``pa.risk`` without models builds none: `helpers` False).
+
+    >>> refuse_reserved(["age", "size"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qid column 'size' is a name the anonymizer reserves for its own columns \
+(['count', 'size'] and names starting with '__anon_'); rename the column first, e.g. lf.rename({'size': 'size_'})
     """
     roles = (("qid", qids, RESERVED_NAMES), ("sensitive", sensitives, RESERVED_NAMES), ("input", others, ()))
     for role, names, reserved in roles:
-        for name in names:
-            if name in reserved or name.startswith(RESERVED_PREFIX):
-                raise InvalidParameterError(
-                    f"{role} column {name!r} has a name the anonymizer reserves for its own columns "
-                    f"({list(RESERVED_NAMES)} for qids and sensitive attributes, and names starting with "
-                    f"{RESERVED_PREFIX!r}); rename the column first, e.g. lf.rename({{{name!r}: {name + '_'!r}}})"
-                )
+        if role == "input" and not helpers:
+            continue
+        refuse_built_names(names, reserved, f"{role} column", _RESERVED_WHO, helpers=helpers)
+
+
+_RESERVED_WHO = "the anonymizer reserves for its own columns"
 
 
 def refuse_built_names(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -238,15 +239,18 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
 
 
 def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
-    """Every file a LazyFrame's plan scans (Parquet, CSV, IPC, ... anywhere in the query, joins included), in plan
-    order; none for a DataFrame or a plan over rows in memory. A writer protects them from its outputs
-    (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data.
+    """Every location a LazyFrame's plan reads (Parquet, CSV, IPC, ... anywhere in the query, joins included), in plan
+    order; none for a DataFrame or a plan over rows in memory only. A writer protects them from its outputs
+    (:meth:`polars_anon.outputs.Outputs.protect`): a table written onto a file it is read from would replace its data,
+    and a new file inside a folder (or matching a pattern) that is read would join its data at the next read.
 
-    Read from the printed plan; where Polars prints several files (those a folder or a pattern expands to, only the
-    first of three or more), from the serialized plan (the sources as given: the folder, the pattern), unless the
-    plan holds rows in memory (the serialized plan holds them: 44 CPU s for 3M rows): then the printed files and
-    their folders (a writer refuses every target inside them). A name holding ", " in a printed list is listed both
-    split there and whole.
+    These are every file the scans read (those a folder or a pattern expands to, however many, from the plan as
+    given, which Polars' plan visitor resolves unoptimized: a filter prunes no hive folder; a linked file stays
+    protected where it points) PLUS the sources as given (the folder, the pattern),
+    read from the serialized plan. The plan is serialized only when it is light (no literal list that Polars prints
+    elided, no more than :data:`_LIGHT_ROWS` bytes of rows in memory: the serialized plan holds them, 44 CPU s for 3M
+    rows); otherwise the folders of the files of a scan that Polars expanded (several files, or one that a folder or
+    a pattern listed), and their common folder, stand for the source as given (a writer refuses every target inside).
 
     >>> import tempfile
     >>> path = str(Path(tempfile.mkdtemp()) / "people.parquet")
@@ -259,20 +263,54 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     if not isinstance(lf, pl.LazyFrame):
         return []
     printed = lf.explain(optimized=False)
-    scans = re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M)
-    if any(more or ", " in listed for listed, more in scans) and "DF [" not in printed:
-        # the sources as given (Polars prints the files a folder or a pattern expands to, only the first of three or
-        # more): a folder or pattern of several files is then protected as such, a new part inside it refused
-        serialized = _serialized_scans(lf)
-        if serialized is not None:
-            return serialized
-    found: list[str] = []
-    for listed, more in scans:
+    scans, in_memory = _resolved_scans(lf)
+    found = [file for files, _ in scans for file in files]
+    for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M):
         files = listed.split(", ") if not more else [listed]
-        found += [*files, listed] if len(files) > 1 else files
-        if more or len(files) > 1:  # rows in memory beside a scan of several files: the folder of each one printed
-            found += [f.rpartition("/")[0] or "." for f in files]
+        # the files printed too; without the visitor's exact names, a name holding ", " split there and whole
+        found += files if scans or len(files) == 1 else [*files, listed]
+        if more or len(files) > 1:  # expanded: without the sources as given, its folders stand for them
+            scans.append((files, True))
+    if not found:
+        return []
+    serialized = None if "…" in printed or in_memory > _LIGHT_ROWS else _serialized_scans(lf)
+    if serialized is not None:
+        found += serialized
+    else:  # the folders of the files of each scan Polars expanded stand for the folder or the pattern as given
+        for files, expanded in scans:
+            if expanded:
+                found += [f.rpartition("/")[0] or "." for f in files] + [os.path.commonpath(files) or "."]
     return list(dict.fromkeys(found))
+
+
+_LIGHT_ROWS = 1 << 18
+"""The bytes of rows in memory (:meth:`polars.DataFrame.estimated_size`) above which :func:`scanned_files` does not
+serialize a plan (its JSON form costs about 15 CPU µs a value)."""
+
+
+def _resolved_scans(lf: pl.LazyFrame) -> tuple[list[tuple[list[str], bool]], int]:
+    """The files of every scan of the plan as Polars resolves it (each folder and pattern expanded: all its files),
+    with whether Polars expanded it (a folder, a pattern or several files), and the bytes of rows in memory. Read by
+    Polars' plan visitor (the interface GPU engines read plans by); none where it is unavailable."""
+    scans: list[tuple[list[str], bool]] = []
+    in_memory = 0
+    try:
+        # the plan as given (no optimization: a predicate prunes no hive folder, no scan is dropped)
+        visitor = lf._ldf.with_optimizations(pl.QueryOptFlags.none()._pyoptflags).visit()
+        todo = [visitor.get_node()]
+        while todo:
+            visitor.set_node(todo.pop())
+            node = visitor.view_current_node()
+            kind = type(node).__name__
+            if kind == "Scan" and node.paths:
+                files = [str(p) for p in node.paths]
+                scans.append((files, len(files) > 1 or node.source_sizes is not None))
+            elif kind == "DataFrameScan":
+                in_memory += node.df.estimated_size()
+            todo += reversed(visitor.get_inputs())
+    except Exception:  # noqa: BLE001 - a Polars without the visitor, or a node it cannot show: the printed plan only
+        return [], 1 << 62
+    return scans, in_memory
 
 
 def _serialized_scans(lf: pl.LazyFrame) -> list[str] | None:

@@ -62,7 +62,14 @@ from polars_anon.io import (
 from polars_anon.locations import URI, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
-from polars_anon.pipeline.capabilities import consult_job, consult_session, consult_zones, storage
+from polars_anon.pipeline.capabilities import (
+    consult_job,
+    consult_names,
+    consult_session,
+    consult_source_dtypes,
+    consult_zones,
+    storage,
+)
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
@@ -764,6 +771,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     if job.input.suffix.lower() not in CSV_SUFFIXES:
         if not isinstance(job.input, URI):  # the file's own zones, as the Polars road reads them
             consult_zones(engine.name, getattr(engine, "time_zone", None), job.scan(), list(job.qids))
+            consult_source_dtypes(engine.name, [job.input])
         return engine.read_parquet(job.input)
     if isinstance(job.input, URI):
         raise InvalidParameterError(
@@ -771,6 +779,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
             "(Polars reads CSV to type its columns): convert it to Parquet, or give a local path"
         )
     raw = job.scan_raw().collect_schema()
+    consult_names(engine.name, list(raw), f" of {str(job.input)!r}")
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     # every engine reads by the rules of CSV_RULES: each column as text (a quoted empty field is the empty string, an
     # empty one null), the job's null strings null (quoted or not), then typed as Polars types it (an empty string

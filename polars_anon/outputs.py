@@ -158,9 +158,11 @@ _GLOB = re.compile(r"[*?\[]")
 
 
 def glob_matches(pattern: str, path: str) -> bool:
-    """Whether `path` is one of the files the glob `pattern` reads, as Polars, DuckDB and Spark (Hadoop) expand it:
-    ``*``, ``?`` and ``[...]`` match within one folder name (never a ``/``); ``**`` matches any number of folders
-    (``d/**/*.parquet``: ``d/x.parquet`` and ``d/a/b/x.parquet``).
+    """Whether `path` is one of the files the glob `pattern` reads, as Polars and DuckDB expand it: ``*``, ``?`` and
+    ``[...]`` match within one folder name (never a ``/``); ``**`` matches any number of folders (``d/**/*.parquet``:
+    ``d/x.parquet`` and ``d/a/b/x.parquet``). Spark (Hadoop's glob) takes ``**`` as ``*``, one folder name
+    (``d/**/*.parquet`` reads ``d/a/x.parquet`` only: checked by hand on Spark 4); those files are matched too, so a
+    writer protects every file any engine reads.
 
     >>> [glob_matches("d/*.parquet", p) for p in ("d/x.parquet", "d/sub/x.parquet")]
     [True, False]

@@ -625,7 +625,18 @@ class SparkEngine:
         table.write.mode("errorifexists").option("compression", "zstd").parquet(target)  # as Polars writes
 
     def to_polars(self, table: Any) -> pl.DataFrame:
-        return pl.from_arrow(table.toArrow())  # type: ignore[return-value]
+        """A Spark DataFrame's rows on the driver. Spark hands a timestamp (an instant) to Arrow in UTC; it is
+        converted to the session's zone (:attr:`time_zone`), the zone Spark shows it in and the column's own (a
+        zoned qid in another zone is refused: :func:`~polars_anon.pipeline.capabilities.consult_zones`), so it is
+        labelled as Polars labels the column."""
+        frame: pl.DataFrame = pl.from_arrow(table.toArrow())  # type: ignore[assignment]
+        zoned = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime) and dtype.time_zone]
+        if not zoned:
+            return frame
+        try:
+            return frame.with_columns(pl.col(zoned).dt.convert_time_zone(self.time_zone))
+        except pl.exceptions.PolarsError:  # a zone Spark takes and Polars does not ('Z'): as Arrow gave it, in UTC
+            return frame
 
     def __repr__(self) -> str:
         return f"SparkEngine({self.spark.sparkContext.master})"

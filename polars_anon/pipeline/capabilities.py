@@ -82,6 +82,10 @@ __all__ = [
     "consult_source_zones",
     "consult_zones",
     "FRAME_DTYPES",
+    "CASELESS_NAMES",
+    "consult_names",
+    "SOURCE_DTYPES",
+    "consult_source_dtypes",
     "SESSION_ZONES",
     "input_format",
     "refuse_driver_tuples",
@@ -875,6 +879,72 @@ def consult_frame(engine: str, data: object) -> None:
             raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
 
 
+CASELESS_NAMES: dict[str, str] = {
+    "duckdb": "DuckDB's column names are case-insensitive, so it cannot tell them apart",
+    "spark": "Spark resolves column names case-insensitively (spark.sql.caseSensitive), so it cannot tell them apart",
+}
+"""The engines that cannot hold two columns whose names differ only in case (engine -> why)."""
+
+
+def consult_names(engine: str, columns: Sequence[str], where: str = "") -> None:
+    """Refuse two columns whose names are equal but for case (``fk`` and ``Fk``) on an engine whose names are
+    case-insensitive (:data:`CASELESS_NAMES`), naming both, before any row is read; `where` names the file.
+
+    >>> consult_names("duckdb", ["fk", "x", "Fk"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: columns 'fk' and 'Fk' differ only in case: DuckDB's column names are ...
+    >>> consult_names("polars", ["fk", "x", "Fk"])
+    """
+    why = CASELESS_NAMES.get(engine)
+    if why is None:
+        return
+    seen: dict[str, str] = {}
+    for name in columns:
+        first = seen.setdefault(name.casefold(), name)
+        if first != name:
+            raise InvalidParameterError(
+                f"columns {first!r} and {name!r}{where} differ only in case: {why}; rename one or use engine 'polars'"
+            )
+
+
+SOURCE_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    ("spark", pl.Time): "Spark has no time-of-day type and cannot read the file; cast the column (to String) in the "
+    "file or use engine 'polars'"
+}
+"""The dtypes of a Parquet file an engine cannot read itself (engine, dtype -> why)."""
+
+
+def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> None:
+    """Refuse a local Parquet file `engine` is handed to read itself (a path, a scan, a job's input: ``Engine.sources``)
+    whose column has a dtype the engine cannot read (:data:`SOURCE_DTYPES`), naming the column and the file, from its
+    footer, before any row is read (a folder or a pattern: its first file's, as Polars resolves its schema).
+
+    >>> import tempfile, datetime
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> pl.DataFrame({"at": [datetime.time(9)]}).write_parquet(path)
+    >>> consult_source_dtypes("spark", [path])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'at' of '...t.parquet' has dtype Time: Spark has no time-of-day ...
+    >>> consult_source_dtypes("duckdb", [path])
+    """
+    if engine not in CASELESS_NAMES and not any(kind == engine for kind, _ in SOURCE_DTYPES):
+        return
+    for name in files:
+        if isinstance(name, URI) or scheme_of(str(name)) is not None:
+            continue  # a remote file's footer is not fetched for this
+        try:
+            stored = pl.scan_parquet(name).collect_schema()
+        except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine says so itself)
+            continue
+        consult_names(engine, list(stored), f" of {str(name)!r}")
+        for column, dtype in stored.items():
+            why = SOURCE_DTYPES.get((engine, type(dtype)))
+            if why is not None:
+                raise InvalidParameterError(f"column {column!r} of {str(name)!r} has dtype {dtype}: {why}")
+
+
 COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
     ("duckdb", pl.Duration): (
         "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
@@ -886,8 +956,8 @@ cannot publish readably (engine, dtype -> why); a quasi-identifier of such a typ
 
 
 def consult_columns(engine: str, schema: pl.Schema) -> None:
-    """Refuse a column of the engine's table (`schema`) whose dtype `engine` cannot publish readably
-    (:data:`COLUMN_DTYPES`), naming it, before any row is read.
+    """Refuse a published column of the engine's table (`schema`: those published) whose dtype `engine` cannot
+    publish readably (:data:`COLUMN_DTYPES`), naming it, before any row is read; a dropped column is never written.
 
     >>> consult_columns("duckdb", pl.Schema({"d": pl.Duration("us")}))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -962,28 +1032,37 @@ def consult_source_zones(
     engine: str, session_zone: str | None, files: Sequence[str], schema: pl.Schema, qids: Sequence[str]
 ) -> None:
     """:func:`consult_zones` for a table handed to `engine` as its own (a DuckDB relation or table, a Spark DataFrame,
-    a Parquet path): DuckDB and Spark keep a timestamp as an instant, without its zone, so each Datetime qid (in
-    `schema`, the engine's) is judged in the zone the Parquet files it reads (`files`: ``Engine.sources``) store, the
-    one Polars labels it in. Nothing is judged when no local Parquet file holds the column (a table built in memory
+    a Parquet path): DuckDB and Spark keep a timestamp as an instant, without its zone, so each qid the engine holds
+    as a timestamp with time zone (by `schema`, the engine's own types: one cast to a naive timestamp is not judged)
+    is judged in the zone the Parquet files it reads (`files`: ``Engine.sources``, every one) store, the one Polars
+    labels it in: their column of its name, or, where none is zoned (renamed or computed in the query), every zone
+    their columns hold. Nothing is judged when no local Parquet file holds a zoned column (a table built in memory
     keeps no zone: it is labelled in the session's).
 
     >>> import tempfile
     >>> path = f"{tempfile.mkdtemp()}/t.parquet"
     >>> pl.DataFrame({"t": pl.Series([0], dtype=pl.Datetime("us", "Europe/Paris"))}).write_parquet(path)
-    >>> consult_source_zones("spark", "UTC", [path], pl.Schema({"t": pl.Datetime("us")}), ["t"])  # doctest: +ELLIPSIS
+    >>> held = pl.Schema({"t": pl.Datetime("us", "UTC")})  # the engine's type: an instant
+    >>> consult_source_zones("spark", "UTC", [path], held, ["t"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     polars_anon.errors.InvalidParameterError: qid 't' is a Datetime in time zone 'Europe/Paris': Spark holds ...
     """
-    timed = [q for q in qids if isinstance(schema.get(q), pl.Datetime)]
-    if engine not in SESSION_ZONES or not timed:
+    # the engine's own type: a qid it holds without zone (a cast to TIMESTAMP) is labelled as it is written
+    zoned = [q for q in qids if getattr(schema.get(q), "time_zone", None) is not None]
+    if engine not in SESSION_ZONES or not zoned:
         return
-    for name in files:
+    footers: list[pl.Schema] = []
+    for name in files:  # every file read (each footer: a folder or a pattern, its first file's)
         if scheme_of(name) is not None:
             continue  # a remote file's footer is not fetched for this
         try:
-            stored = pl.scan_parquet(name).collect_schema()  # the footer only (a folder or a pattern: its first file)
+            footers.append(pl.scan_parquet(name).collect_schema())
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here: it stores no zone we can read)
             continue
-        consult_zones(engine, session_zone, pl.LazyFrame(schema={q: stored[q] for q in timed if q in stored}), timed)
-        return
+    for q in zoned:
+        named = [footer[q] for footer in footers if getattr(footer.get(q), "time_zone", None) is not None]
+        if not named:  # renamed or computed in the query: the zones of every zoned column its files hold
+            named = [dtype for footer in footers for dtype in footer.values() if getattr(dtype, "time_zone", None)]
+        for dtype in dict.fromkeys(named):
+            consult_zones(engine, session_zone, pl.LazyFrame(schema={q: dtype}), [q])

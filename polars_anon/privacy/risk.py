@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import RESERVED_NAMES, as_lazy, check_qids, refuse_built_names
+from polars_anon._validate import as_lazy, check_qids, refuse_reserved
 from polars_anon.errors import InfeasibleError
 from polars_anon.labels import label_exprs
 from polars_anon.messages import NO_ROWS
@@ -242,7 +242,7 @@ def risk(
     lf = as_lazy(data)
     qids = check_qids(lf, qids)
     # the class sizes and the population's counts sit beside the qids (a model's check: also its helper columns)
-    refuse_built_names(qids, RESERVED_NAMES, "risk: qid", "the class sizes and counts use", helpers=bool(models))
+    refuse_reserved(qids, helpers=bool(models))
     check_fraction("risk", "threshold", threshold)
     check_population_args("risk", population_size, sampling_fraction)
     pop = None

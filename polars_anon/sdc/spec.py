@@ -9,17 +9,24 @@ from typing import Any, get_args
 
 from polars_anon._validate import check_choice, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import Missing, check_alpha
-from polars_anon.sdc.modrisk import ModelMethod
-from polars_anon.sdc.risk import RiskMethod
+from polars_anon.sdc.frequencies import FREQUENCY_COLUMNS, PATTERN_COLUMNS, Missing, check_alpha
+from polars_anon.sdc.modrisk import MODEL_COLUMNS, ModelMethod
+from polars_anon.sdc.risk import RISK_COLUMNS, RiskMethod
 
 __all__ = ["Measures"]
 
 
-SDC_COLUMNS = ("n", "fk", "Fk", "risk", "n_pattern", "counts", "incl_prob", "weights")
+SUDA_COUNT = "n"
+"""The column of the pattern counts the report's SUDA2 figures read (:mod:`polars_anon.sdc.measures`)."""
+
+SDC_COLUMNS = tuple(dict.fromkeys((SUDA_COUNT, *PATTERN_COLUMNS, *FREQUENCY_COLUMNS, *RISK_COLUMNS, *MODEL_COLUMNS)))
 """The columns the report's SDC figures (``[sdc]``, :class:`Measures`) build beside the key
-variables, one figure or another (with every ``__anon_*`` name): no key of theirs is named so. The single functions
-build fewer and take the others."""
+variables, one figure or another (with every ``__anon_*`` name): no key of theirs is named so. The union of the
+single functions' own (each builds fewer and takes the others), so it never lags behind one of them.
+
+>>> SDC_COLUMNS
+('n', 'n_pattern', 'fk', 'Fk', 'risk', 'counts', 'weights', 'incl_prob', 'lambda')
+"""
 
 
 @dataclass(frozen=True)

@@ -229,6 +229,30 @@ def test_a_zoned_datetime_qid_of_a_relation_over_parquet_follows_the_same_rule(t
     assert duck.collect()["q"].to_list() == want
 
 
+def test_a_relation_s_zone_is_judged_by_its_own_types_not_by_footer_names(tmp_path: Any) -> None:
+    """review12 7: the DuckDB zone check matched the qid to the file's footer by name: ``SELECT t::TIMESTAMP AS t``
+    (naive: labelled as DuckDB holds it) was refused as zoned, and ``SELECT u AS t`` over a Paris ``u`` was not
+    judged (published '+00:00' where Polars labels '+01:00'); only the first file read was consulted."""
+    ts = [datetime.datetime(2020, 1, 1, 10 + i % 2) for i in range(4)]
+    paris = pl.Series(ts).dt.replace_time_zone("Europe/Paris")
+    pl.DataFrame({"t": paris, "id": range(4)}).write_parquet(tmp_path / "zoned.parquet")
+    pl.DataFrame({"u": paris, "id": range(4)}).write_parquet(tmp_path / "u.parquet")
+    pl.DataFrame({"t": pl.Series(ts), "id": range(4)}).write_parquet(tmp_path / "naive.parquet")
+    con = duckdb.connect()
+    con.sql("SET TimeZone = 'UTC'")
+    naive = con.sql(f"SELECT t::TIMESTAMP AS t, id FROM '{tmp_path / 'zoned.parquet'}'")
+    H = {"t": pa.Hierarchy.suppression(["2020-01-01 09:00:00.000000", "2020-01-01 10:00:00.000000"])}
+    out = pad.anonymize(naive, connection=con, hierarchies=H, k=2, insensitive="id").collect()
+    assert sorted(out["t"].to_list()) == ["2020-01-01 09:00:00.000000"] * 2 + ["2020-01-01 10:00:00.000000"] * 2
+    H = {"t": pa.Hierarchy.suppression(paris.unique())}
+    for query in (
+        f"SELECT u AS t, id FROM '{tmp_path / 'u.parquet'}'",  # renamed: its file's zones
+        f"FROM read_parquet(['{tmp_path / 'naive.parquet'}', '{tmp_path / 'zoned.parquet'}'], union_by_name = true)",
+    ):
+        with pytest.raises(InvalidParameterError, match=r"qid 't' is a Datetime in time zone 'Europe/Paris': DuckDB"):
+            pad.anonymize(con.sql(query), connection=con, hierarchies=H, k=2, insensitive="id")
+
+
 def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_zone(spark: Any, tmp_path: Any) -> None:
     """Spark, too, hands a timestamp back in its session's zone: a 'Europe/Paris' qid was published as
     '2019-12-31 23:00:00.000000+00:00' where Polars wrote '2020-01-01 00:00:00.000000+01:00' (review8 F4)."""
@@ -250,3 +274,72 @@ def test_a_zoned_datetime_qid_is_refused_on_spark_unless_the_session_is_in_its_z
             pa.anonymize(spark.read.parquet(path), hierarchies=H, k=2, insensitive="id", engine="spark")
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
+
+
+def test_a_zoned_datetime_qid_on_spark_in_its_zone_is_labelled_as_polars_labels_it(spark: Any, tmp_path: Any) -> None:
+    """review12 3: on a 'Europe/Paris' session, a Paris qid (a frame or spark.read) was labelled in UTC,
+    '2019-12-31 23:00:00.000000+00:00' (Spark's Arrow hands timestamps in UTC), and its suppression hierarchy of Paris
+    values raised ValueNotInHierarchyError; Polars labels it '2020-01-01 00:00:00.000000+01:00'."""
+    q = pl.Series("q", [datetime.datetime(2020, 1, 1, i % 2) for i in range(4)]).dt.replace_time_zone("Europe/Paris")
+    frame = pl.DataFrame({"q": q, "id": range(4)})
+    H = {"q": pa.Hierarchy.suppression(q.unique())}
+    want = ["2020-01-01 00:00:00.000000+01:00", "2020-01-01 01:00:00.000000+01:00"] * 2  # Polars' labels, by hand
+    assert pa.anonymize(frame, hierarchies=H, k=2, insensitive="id").collect()["q"].to_list() == want
+    path = str(tmp_path / "zoned.parquet")
+    frame.write_parquet(path)
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+        result = pa.anonymize(spark.read.parquet(path), hierarchies=H, k=2, insensitive="id", engine="spark")
+        assert result.collect().sort("id")["q"].to_list() == want  # a frame goes through the same to_polars
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+
+
+def test_a_time_column_of_a_parquet_input_on_spark_is_refused_by_name(
+    spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review12 4: a Time column in a Parquet file on Spark gave a raw AnalysisException [UNSUPPORTED_TIME_TYPE]
+    (the CLI a traceback, exit 1); only a Polars frame was refused by name. Now one line naming the column (exit 2)."""
+    from polars_anon import cli
+
+    frame = pl.DataFrame({"age": [20, 21, 20, 21], "at": [datetime.time(9, i) for i in range(4)]})
+    frame.write_parquet(tmp_path / "t.parquet")
+    H = {"age": pa.Hierarchy.intervals(range(15, 30), [5, 10])}
+    with pytest.raises(InvalidParameterError, match=r"column 'at' of '.*t\.parquet' has dtype Time: Spark has no"):
+        pa.anonymize(str(tmp_path / "t.parquet"), hierarchies=H, k=2, insensitive="at", engine="spark")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "t.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = ["at"]\n'
+        "qids = { age = {} }\n"
+    )
+    assert cli.main(["anonymize", str(job), "--engine", "spark"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "column 'at' of" in err and "has dtype Time: Spark has no" in err
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_names_equal_but_for_case_are_refused_on_duckdb_and_spark_naming_both(
+    spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review12 6: columns 'fk' and 'Fk' (Polars publishes them) broke DuckDB (ColumnNotFoundError ... 'Fk_1') and
+    Spark (a raw AMBIGUOUS_REFERENCE): both engines' names are case-insensitive. Refused before any read now."""
+    from polars_anon import cli
+
+    frame = pl.DataFrame({"fk": [20, 21, 20, 21], "x": [1, 2, 3, 4], "Fk": ["a", "b"] * 2})
+    H = {"fk": pa.Hierarchy.intervals(range(15, 30), [5, 10])}
+    assert pa.anonymize(frame, hierarchies=H, k=2, insensitive=["x", "Fk"]).collect()["Fk"].to_list() == ["a", "b"] * 2
+    want = r"columns 'fk' and 'Fk'{} differ only in case: {}"
+    for engine, who in (("duckdb", "DuckDB's column names are"), ("spark", "Spark resolves column names")):
+        with pytest.raises(InvalidParameterError, match=want.format("", who)):
+            pa.anonymize(frame.lazy(), hierarchies=H, k=2, insensitive=["x", "Fk"], engine=engine)
+    frame.write_parquet(tmp_path / "t.parquet")  # a file the engine reads itself: from its footer
+    with pytest.raises(InvalidParameterError, match=want.format(r" of '.*t\.parquet'", "DuckDB")):
+        relation = duckdb.connect().sql(f"FROM '{tmp_path / 't.parquet'}'")  # DuckDB reads 'Fk' as 'Fk_1'
+        pa.anonymize(relation, hierarchies=H, k=2, insensitive=["x", "Fk"], engine="duckdb")
+    frame.write_csv(tmp_path / "t.csv")
+    job = tmp_path / "job.toml"
+    job.write_text('input = "t.csv"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\nqids = { fk = {} }\n')
+    assert cli.main(["anonymize", str(job), "--engine", "duckdb"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "columns 'fk' and 'Fk' of" in err and "differ only in case: DuckDB's" in err

@@ -228,11 +228,10 @@ def test_json_as_a_file_uri_is_that_local_file(tmp_path: Path, capsys: pytest.Ca
 def test_the_files_a_plan_scans_are_named_without_serializing_rows_in_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A plan with rows in memory is never serialized to find its files (3M rows took 44 s CPU); its scans are read
-    from the printed plan (a name holding ", " split there and whole), a scan of several files with the folders of
-    those printed. Without rows in memory, a scan of several files is listed as given from the serialized plan
-    (review9 H1: Polars prints only the first file of three or more, so files of other folders were not protected;
-    mend7: it prints the two files a folder holds, not the folder)."""
+    """A plan with rows in memory or a literal list Polars prints elided is never serialized to find its files (3M
+    rows took 44 s CPU, a 3M-item is_in 3.6 s: review12 9); every file of its scans is listed (review12 5: Polars
+    prints only the first of three or more), with the folders of a scan Polars expanded. Without them, the sources
+    as given are listed too, from the serialized plan (review9 H1, mend7)."""
     from polars_anon.io import scanned_files
 
     files = []
@@ -242,16 +241,103 @@ def test_the_files_a_plan_scans_are_named_without_serializing_rows_in_memory(
         pl.DataFrame({"a": [i]}).write_parquet(files[-1])
     assert scanned_files(pl.scan_parquet(files)) == files
     two = files[:2]
-    assert scanned_files(pl.scan_parquet(two)) == two  # mend7: two files too, as given (a folder: the folder)
+    assert scanned_files(pl.scan_parquet(two)) == two
+    pattern = str(tmp_path / "*" / "p.parquet")
+    assert scanned_files(pl.scan_parquet(pattern)) == [*files, pattern]  # the pattern as given too
     serialized = pl.LazyFrame.serialize
     monkeypatch.setattr(pl.LazyFrame, "serialize", lambda *a, **k: pytest.fail("a plan was serialized"))
-    in_memory = pl.DataFrame({"a": [1], "b": ["x"]}).lazy()
+    in_memory = pl.DataFrame({"a": range(40_000), "b": "x"}).lazy()  # 40 000 rows: too many to serialize
     assert scanned_files(in_memory) == []
-    assert scanned_files(pl.scan_parquet(files[0]).join(in_memory, on="a").filter(pl.col("a").is_in([1]))) == files[:1]
-    folders = [str(tmp_path / "d0"), str(tmp_path / "d1")]  # several files beside rows in memory: their folders too
-    assert scanned_files(pl.scan_parquet(two).join(in_memory, on="a")) == [*two, ", ".join(two), *folders]
-    assert scanned_files(pl.scan_parquet(files).join(in_memory, on="a")) == [files[0], str(tmp_path / "d0")]
+    assert scanned_files(pl.scan_parquet(files[0]).join(in_memory, on="a")) == files[:1]  # a file as given: no folder
+    elided = pl.col("a").is_in(list(range(10)))
+    assert scanned_files(pl.scan_parquet(files[0]).filter(elided)) == files[:1]
+    folders = [str(tmp_path / f"d{i}") for i in range(3)]  # an expanded scan beside rows in memory: its folders too
+    assert scanned_files(pl.scan_parquet(two).join(in_memory, on="a")) == [*two, *folders[:2], str(tmp_path)]
+    assert scanned_files(pl.scan_parquet(pattern).filter(elided)) == [*files, *folders, str(tmp_path)]
+    one = pl.scan_parquet(str(tmp_path / "d0"))  # review12 1: a folder of one file, listed by Polars: its folder
+    assert scanned_files(one.join(in_memory, on="a")) == [files[0], folders[0]]
     monkeypatch.setattr(pl.LazyFrame, "serialize", serialized)
+
+
+def test_the_files_of_a_hive_folder_are_named_whatever_a_filter_prunes(tmp_path: Path) -> None:
+    """The plan is read as given, not optimized: a filter on a hive partition prunes the other folder from the plan
+    Polars runs, not from the files a writer protects (a filter may change; both folders are the input)."""
+    from polars_anon.io import scanned_files
+
+    files = [str(tmp_path / f"p={i}" / "x.parquet") for i in (1, 2)]
+    for i, file in enumerate(files):
+        Path(file).parent.mkdir()
+        pl.DataFrame({"a": [i]}).write_parquet(file)
+    lf = pl.scan_parquet(f"{tmp_path}/")
+    assert scanned_files(lf.filter(pl.col("p") == 2)) == [*files, f"{tmp_path}/"]
+    folders = [str(Path(f).parent) for f in files]  # an elided literal list: not serialized, the folders stand in
+    assert scanned_files(lf.filter(pl.col("p").is_in(list(range(10))))) == [*files, *folders, str(tmp_path)]
+
+
+@pytest.mark.parametrize("given", ["folder", "*.parquet", "**/*.parquet"])
+@pytest.mark.parametrize("beside", ["nothing", "rows in memory"])
+def test_a_folder_or_pattern_of_one_file_protects_a_new_part(tmp_path: Path, given: str, beside: str) -> None:
+    """review12 1: a folder or a pattern holding ONE file was not protected (Polars prints the one file it expands
+    to): a new part written inside it would be read by the next scan of it."""
+    import polars_anon as pa
+    from polars_anon.errors import InvalidParameterError
+
+    parts = tmp_path / "d"
+    parts.mkdir()
+    pl.DataFrame({"g": ["F", "M"] * 2, "i": [0, 1, 2, 3]}).write_parquet(parts / "p0.parquet")
+    lf = pl.scan_parquet(f"{parts}/" if given == "folder" else f"{parts}/{given}")
+    if beside == "rows in memory":
+        lf = pl.concat([lf, pl.LazyFrame({"g": ["F", "M"], "i": [4, 5]})])
+    result = pa.anonymize(lf, hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="i")
+    target = parts / ("sub" if given.startswith("**") else "") / "part-new.parquet"
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        result.sink_parquet(target, report=False)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("given", ["folder", "*.parquet", "list"])
+def test_a_linked_file_inside_a_read_folder_stays_protected(tmp_path: Path, given: str) -> None:
+    """review12 2: real/ holds p0.parquet and p2.parquet, a link to else/ext.parquet; a scan of real/ then wrote
+    else/ext.parquet (the sources as given replaced the expanded files instead of adding to them)."""
+    import polars_anon as pa
+    from polars_anon.errors import InvalidParameterError
+
+    (tmp_path / "real").mkdir()
+    (tmp_path / "else").mkdir()
+    frame = pl.DataFrame({"g": ["F", "M"] * 2, "i": [0, 1, 2, 3]})
+    frame.write_parquet(tmp_path / "real" / "p0.parquet")
+    frame.write_parquet(tmp_path / "else" / "ext.parquet")
+    (tmp_path / "real" / "p2.parquet").symlink_to(tmp_path / "else" / "ext.parquet")
+    real = tmp_path / "real"
+    source = {
+        "folder": f"{real}/",
+        "*.parquet": f"{real}/*.parquet",
+        "list": [real / "p0.parquet", real / "p2.parquet"],
+    }
+    result = pa.anonymize(
+        pl.scan_parquet(source[given]), hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="i"
+    )
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        result.sink_parquet(tmp_path / "else" / "ext.parquet", report=False, overwrite=True)
+    assert pl.read_parquet(tmp_path / "else" / "ext.parquet")["i"].to_list() == [0, 1, 2, 3]
+
+
+def test_rows_in_memory_beside_a_scan_of_three_folders_protect_every_file(tmp_path: Path) -> None:
+    """review12 5: rows in memory beside a ** scan of 3 files protected only the first printed file (and its folder):
+    an output onto the third replaced an input."""
+    import polars_anon as pa
+    from polars_anon.errors import InvalidParameterError
+
+    for s in "abc":
+        (tmp_path / s).mkdir()
+        pl.DataFrame({"g": ["F", "M"], "i": [1, 2]}).write_parquet(tmp_path / s / "p.parquet")
+    mem = pl.LazyFrame({"g": ["F", "M"] * 20_000, "i": pl.Series([7] * 40_000)})  # too many rows to serialize the plan
+    lf = pl.concat([pl.scan_parquet(f"{tmp_path}/**/*.parquet"), mem])
+    result = pa.anonymize(lf, hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="i")
+    for target in (tmp_path / "c" / "p.parquet", tmp_path / "new.parquet"):
+        with pytest.raises(InvalidParameterError, match="is an input of this run"):
+            result.sink_parquet(target, report=False, overwrite=True)
+    assert pl.read_parquet(tmp_path / "c" / "p.parquet")["i"].to_list() == [1, 2]
 
 
 @pytest.mark.parametrize(("given", "n_parts"), [("*.parquet", 3), (".", 3), ("folder", 3), ("link", 3), ("folder", 2)])

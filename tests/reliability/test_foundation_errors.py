@@ -181,12 +181,12 @@ def test_qid_or_sensitive_named_like_an_internal_column(engine: Literal["polars"
     DuplicateError, DuckDB 'sum not supported for str'); they are refused by name, other columns may use them."""
     t = TABLE_I.with_columns(pl.col("race").alias("count"), pl.col("race").alias("size"))
     h = {"gender": GENDER, "count": RACE}
-    with pytest.raises(pa.InvalidParameterError, match=r"qid column 'count' has a name .*\['count', 'size'\]"):
+    with pytest.raises(pa.InvalidParameterError, match=r"qid column 'count' is a name .*\['count', 'size'\]"):
         pa.anonymize(t, hierarchies=h, k=2, insensitive=["id", "size", "race"], engine=engine)
-    with pytest.raises(pa.InvalidParameterError, match=r"qid column 'size' has a name .* starting with '__anon_'"):
+    with pytest.raises(pa.InvalidParameterError, match=r"qid column 'size' is a name .* starting with '__anon_'"):
         pa.anonymize(t, hierarchies={"size": RACE}, k=2, insensitive=["id", "count", "race", "gender"], engine=engine)
     s = TABLE_I.rename({"id": "__anon_row"})
-    with pytest.raises(pa.InvalidParameterError, match=r"sensitive column '__anon_row' has a name"):
+    with pytest.raises(pa.InvalidParameterError, match=r"sensitive column '__anon_row' is a name"):
         pa.anonymize(s, hierarchies=ANIMAL_HIERARCHIES, k=2, sensitive="__anon_row", engine=engine)
     got = pa.anonymize(t, hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive=["id", "count", "size"], engine=engine)
     assert (
@@ -203,12 +203,12 @@ def test_reserved_column_name_cli(tmp_path: Path, capsys: pytest.CaptureFixture[
     )
     assert cli.main(["anonymize", str(job)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "qid column 'count' has a name" in err and not (tmp_path / "o.parquet").exists()
+    assert err.count("\n") == 1 and "qid column 'count' is a name" in err and not (tmp_path / "o.parquet").exists()
 
 
 def test_an_input_column_with_the_helper_prefix_is_refused_whatever_its_role() -> None:
     """review8 F9: an insensitive column '__anon_row' collided with MDAV's row index (raw DuplicateError); every
     '__anon_' name is the road's, whatever the column's role (a qid's 'count'/'size' only for qids and sensitive)."""
     t = pl.DataFrame({"__anon_row": range(6), "n": [1, 2, 3, 10, 11, 12]})
-    with pytest.raises(pa.InvalidParameterError, match=r"input column '__anon_row' has a name the anonymizer reserves"):
+    with pytest.raises(pa.InvalidParameterError, match=r"input column '__anon_row' is a name the anonymizer reserves"):
         pa.anonymize(t, hierarchies={}, qids=["n"], k=3, method="mdav", insensitive="__anon_row")

@@ -85,7 +85,8 @@ def test_method_local_suppression_takes_a_qid_named_like_its_patterns_columns(na
 
 
 def test_cli_risk_and_check_refuse_a_qid_named_size_in_one_line(tmp_path, capsys):
-    """`polars-anon risk --qids size` ended in Polars' raw DuplicateError; pa.check, too (and a sensitive 'count')."""
+    """`polars-anon risk --qids size` ended in Polars' raw DuplicateError; pa.check, too (and a sensitive 'count').
+    review12 9: pa.risk and pa.check/the road refuse it by one rule, in one message."""
     from polars_anon import cli
     from polars_anon.privacy import LDiversity
     from polars_anon.privacy.evaluate import check
@@ -94,10 +95,10 @@ def test_cli_risk_and_check_refuse_a_qid_named_size_in_one_line(tmp_path, capsys
     table.write_parquet(tmp_path / "t.parquet")
     assert cli.main(["risk", str(tmp_path / "t.parquet"), "--qids", "size"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "risk: qid 'size' is a name the class sizes and counts use" in err
-    with pytest.raises(InvalidParameterError, match=r"qid column 'size' has a name the anonymizer reserves"):
+    assert err.count("\n") == 1 and "qid column 'size' is a name the anonymizer reserves" in err
+    with pytest.raises(InvalidParameterError, match=r"qid column 'size' is a name the anonymizer reserves"):
         check(table, ["size"], [LDiversity("count", 2)])
-    with pytest.raises(InvalidParameterError, match=r"sensitive column 'count' has a name the anonymizer reserves"):
+    with pytest.raises(InvalidParameterError, match=r"sensitive column 'count' is a name the anonymizer reserves"):
         check(table, ["g"], [LDiversity("count", 2)])
 
 
@@ -114,3 +115,12 @@ def test_a_column_named_like_a_perturbation_helper_is_refused_not_replaced():
             InvalidParameterError, match=rf"{who}: column '__anon_u' .*lf.rename\({{'__anon_u': 'anon_u'}}"
         ):
             call()
+
+
+def test_the_sdc_spec_refuses_every_name_a_single_figure_builds() -> None:
+    """review12 9: SDC_COLUMNS was kept by hand as the union of the per-function tuples and already lagged behind
+    them (MODEL_COLUMNS has 'lambda', the model fit's column): an [sdc] key 'lambda' was not refused by the spec."""
+    from polars_anon.sdc.spec import Measures
+
+    with pytest.raises(InvalidParameterError, match=r"sdc: key 'lambda' is a name the SDC figures use"):
+        Measures(keys=("lambda",), model="default")
