@@ -263,12 +263,13 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     if not isinstance(lf, pl.LazyFrame):
         return []
     printed = lf.explain(optimized=False)
-    scans, in_memory = _resolved_scans(lf)
+    scans, in_memory = _resolved_scans(lf, printed)
+    visited = bool(scans)
     found = [file for files, _ in scans for file in files]
     for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M):
         files = listed.split(", ") if not more else [listed]
         # the files printed too; without the visitor's exact names, a name holding ", " split there and whole
-        found += files if scans or len(files) == 1 else [*files, listed]
+        found += files if visited or len(files) == 1 else [*files, listed]
         if more or len(files) > 1:  # expanded: without the sources as given, its folders stand for them
             scans.append((files, True))
     if not found:
@@ -288,10 +289,12 @@ _LIGHT_ROWS = 1 << 18
 serialize a plan (its JSON form costs about 15 CPU µs a value)."""
 
 
-def _resolved_scans(lf: pl.LazyFrame) -> tuple[list[tuple[list[str], bool]], int]:
+def _resolved_scans(lf: pl.LazyFrame, printed: str) -> tuple[list[tuple[list[str], bool]], int]:
     """The files of every scan of the plan as Polars resolves it (each folder and pattern expanded: all its files),
     with whether Polars expanded it (a folder, a pattern or several files), and the bytes of rows in memory. Read by
-    Polars' plan visitor (the interface GPU engines read plans by); none where it is unavailable."""
+    Polars' plan visitor (the interface GPU engines read plans by); where it is unavailable (a node it cannot show,
+    such as ``map_batches``), no files, and rows in memory only when the `printed` plan holds a frame (``DF [``): a
+    plan without rows may then still be serialized for its sources as given."""
     scans: list[tuple[list[str], bool]] = []
     in_memory = 0
     try:
@@ -309,7 +312,7 @@ def _resolved_scans(lf: pl.LazyFrame) -> tuple[list[tuple[list[str], bool]], int
                 in_memory += node.df.estimated_size()
             todo += reversed(visitor.get_inputs())
     except Exception:  # noqa: BLE001 - a Polars without the visitor, or a node it cannot show: the printed plan only
-        return [], 1 << 62
+        return [], (1 << 62) if "DF [" in printed else 0
     return scans, in_memory
 
 
@@ -430,8 +433,9 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
 
 
 def quoted_line_break(path: str | Path, chunk: int = 1 << 24) -> bool:
-    """Whether a quoted field of the CSV file `path` holds a line break: a line ends after an odd number of quotes (a
-    file :func:`check_fields` passed quotes a field from its first character and doubles a quote inside it). Spark
+    """Whether a quoted field of the CSV file `path` holds a line break (a line feed or a carriage return): a line
+    ends after an odd number of quotes (a file :func:`check_fields` passed quotes a field from its first character
+    and doubles a quote inside it). Spark
     reads such a file with ``multiLine``, which parses each file in one task; without one, it splits a file in parts.
     One NumPy pass over the bytes (none when the file holds no quote).
 
@@ -447,12 +451,12 @@ def quoted_line_break(path: str | Path, chunk: int = 1 << 24) -> bool:
     with Path(path).open("rb") as f:
         while block := f.read(chunk):
             if b'"' not in block:
-                if odd and b"\n" in block:
+                if odd and (b"\n" in block or b"\r" in block):
                     return True
                 continue
             a = np.frombuffer(block, np.uint8)
             parity = (np.cumsum(a == 34, dtype=np.uint8) + odd) & 1  # the quotes so far, odd or even
-            if parity[a == 10].any():
+            if parity[(a == 10) | (a == 13)].any():  # a line feed or a lone carriage return (Hadoop ends lines at both)
                 return True
             odd = bool(parity[-1])
     return False

@@ -493,6 +493,12 @@ def consult_explore(request: Request, engine: str, driver_tuples: int | None = N
     return capability
 
 
+def _footer(name: str | Path) -> pl.Schema:
+    """The schema a Parquet source stores: a file that exists by that name is that file (``t[1].parquet``, as every
+    engine reads it), else the name is a folder or a pattern (its first file's)."""
+    return pl.scan_parquet(name, glob=not Path(name).exists()).collect_schema()
+
+
 InputFormat = Literal["parquet", "csv"]
 CSV_KEYS = ("separator", "has_header", "columns", "null_values")
 """The job keys that say how a CSV input is read."""
@@ -935,7 +941,7 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
         if isinstance(name, URI) or scheme_of(str(name)) is not None:
             continue  # a remote file's footer is not fetched for this
         try:
-            stored = pl.scan_parquet(name).collect_schema()
+            stored = _footer(name)
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine says so itself)
             continue
         consult_names(engine, list(stored), f" of {str(name)!r}")
@@ -1057,7 +1063,7 @@ def consult_source_zones(
         if scheme_of(name) is not None:
             continue  # a remote file's footer is not fetched for this
         try:
-            footers.append(pl.scan_parquet(name).collect_schema())
+            footers.append(_footer(name))
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here: it stores no zone we can read)
             continue
     for q in zoned:

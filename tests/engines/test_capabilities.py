@@ -343,3 +343,14 @@ def test_names_equal_but_for_case_are_refused_on_duckdb_and_spark_naming_both(
     assert cli.main(["anonymize", str(job), "--engine", "duckdb"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "columns 'fk' and 'Fk' of" in err and "differ only in case: DuckDB's" in err
+
+
+def test_a_source_footer_is_read_from_the_file_named_even_with_brackets(tmp_path: Any) -> None:
+    """The case-only name check read `p[1].parquet`'s footer as a pattern: it read a decoy `p1.parquet` (or nothing)
+    and let Spark fail with a raw error (review13 2)."""
+    from polars_anon.pipeline.capabilities import consult_source_dtypes
+
+    pl.DataFrame({"id": [1], "Id": [2]}).write_parquet(tmp_path / "p[1].parquet")
+    pl.DataFrame({"id": [1]}).write_parquet(tmp_path / "p1.parquet")  # what the pattern p[1] matches
+    with pytest.raises(InvalidParameterError, match="columns 'id' and 'Id' of .*p\\[1\\].parquet' differ only in case"):
+        consult_source_dtypes("spark", [str(tmp_path / "p[1].parquet")])

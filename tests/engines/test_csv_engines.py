@@ -153,6 +153,7 @@ def test_spark_splits_a_csv_without_line_breaks_in_quotes(spark: Any, tmp_path: 
     from polars_anon.job import read_on_engine
 
     texts = {'a,"x,y"\n': False, 'a,"x\ny"\n': True, 'a,"x ""q""\r\ny"\n': True, 'a,""\n"""",b\n': False}
+    texts['1,"F\rG"\n'] = True  # a lone carriage return in quotes: Hadoop ends a line there too (review13)
     for text, breaks in texts.items():
         (tmp_path / "t.csv").write_bytes(text.encode())
         assert quoted_line_break(tmp_path / "t.csv") == breaks, text

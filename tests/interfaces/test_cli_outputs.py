@@ -259,6 +259,17 @@ def test_the_files_a_plan_scans_are_named_without_serializing_rows_in_memory(
     monkeypatch.setattr(pl.LazyFrame, "serialize", serialized)
 
 
+def test_a_folder_of_one_file_is_named_when_the_plan_visitor_cannot_show_a_node(tmp_path: Path) -> None:
+    """A plan the visitor cannot read (map_batches) fell back to 'rows in memory' and never read the sources as
+    given: a one-file folder protected its file only, and an output inside it was written (review13 3)."""
+    from polars_anon.io import scanned_files
+
+    (tmp_path / "one").mkdir()
+    pl.DataFrame({"a": [1]}).write_parquet(tmp_path / "one" / "p.parquet")
+    mapped = pl.scan_parquet(str(tmp_path / "one")).map_batches(lambda df: df)
+    assert str(tmp_path / "one") in [s.rstrip("/") for s in scanned_files(mapped)]
+
+
 def test_the_files_of_a_hive_folder_are_named_whatever_a_filter_prunes(tmp_path: Path) -> None:
     """The plan is read as given, not optimized: a filter on a hive partition prunes the other folder from the plan
     Polars runs, not from the files a writer protects (a filter may change; both folders are the input)."""
