@@ -398,6 +398,10 @@ an empty name (unless ``columns`` names every column), or a value that breaks th
 as Polars does)."""
 
 
+BOM = b"\xef\xbb\xbf"
+"""UTF-8's byte-order mark, which spreadsheet exports put before the header (pandas' ``utf-8-sig``)."""
+
+
 def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool, bool, int | None]:
     """One pass over the bytes: whether a line is blank, whether a line ends with the separator, and the line number
     of the first quote inside a field, or None: a quote with a character on each side that is neither a separator, a
@@ -417,6 +421,8 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
             if b'"' in data:  # a quote with neither neighbour a separator, a line break or a quote
                 quote = a == 34
                 edge = quote | (a == sep) | (a == 10) | (a == 13)
+                if offset == 0 and data.startswith(BOM):  # the file's first field starts after its byte-order mark
+                    edge[len(BOM) - 1] = True
                 lone = np.flatnonzero(quote[1:-1] & ~edge[:-2] & ~edge[2:])
                 if len(lone):
                     return blank, trailing, _line_of(path, offset - len(tail) + int(lone[0]) + 1)

@@ -53,6 +53,17 @@ def test_every_engine_reads_empty_fields_and_blank_lines_alike(
     assert got.rows() == ROWS
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_byte_order_mark_before_a_quoted_header_is_read(engine: str, tmp_path: Path) -> None:
+    """A spreadsheet export (pandas' utf-8-sig, every field quoted) was refused as 'a quote inside a field': the
+    header's first quote follows the byte-order mark, not a line start (review13 5)."""
+    text = '"id","sex","age"\n"0","F","31"\n"1","M","32"\n'
+    (tmp_path / "people.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    (tmp_path / "job.toml").write_text(JOB.format(engine=engine))
+    got = _read(engine, Job.load(tmp_path / "job.toml")).sort("id")
+    assert got.columns == ["id", "sex", "age"] and got.rows() == [(0, "F", 31), (1, "M", 32)]
+
+
 @pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
 def test_a_value_that_breaks_the_inferred_type_is_refused_alike(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
