@@ -20,20 +20,21 @@ from polars_anon.errors import InputError, preview
 from polars_anon.locations import URI, as_location
 
 __all__ = [
+    "BLANK",
     "CSV_RULES",
     "CSV_SUFFIXES",
+    "DTYPES",
     "MAX_FIELD",
     "NO_NULL",
-    "late_value",
     "PARSES",
-    "BLANK",
-    "literal_path",
-    "DTYPES",
-    "cast_columns",
     "RAGGED",
+    "cast_columns",
     "check_fields",
     "check_utf8",
     "html_path",
+    "late_value",
+    "literal_path",
+    "named_path",
     "parquet_parts",
     "quoted_line_break",
     "report_path",
@@ -97,6 +98,17 @@ def literal_path(path: str | Path, engine: str) -> str:
     if engine == "duckdb":
         return re.sub(r"([\[*?])", r"[\1]", str(path))
     return re.sub(r"([\\\[\]*?{}])", r"\\\1", str(path))
+
+
+def named_path(path: str | Path, engine: str) -> str:
+    """The path to hand DuckDB (``"duckdb"``) or Spark (``"spark"``): a file that exists by its name
+    (:func:`literal_path`: ``p[1].parquet`` is no pattern), else as given, as the engine reads it (a pattern such as
+    ``parts/*.parquet``). Polars: ``glob=not Path(path).exists()``.
+
+    >>> named_path("no/such/p[1].parquet", "duckdb")
+    'no/such/p[1].parquet'
+    """
+    return literal_path(path, engine) if Path(path).exists() else str(path)
 
 
 def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
@@ -398,7 +410,7 @@ an empty name (unless ``columns`` names every column), or a value that breaks th
 as Polars does)."""
 
 
-BOM = b"\xef\xbb\xbf"
+_BOM = b"\xef\xbb\xbf"
 """UTF-8's byte-order mark, which spreadsheet exports put before the header (pandas' ``utf-8-sig``)."""
 
 
@@ -421,8 +433,8 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
             if b'"' in data:  # a quote with neither neighbour a separator, a line break or a quote
                 quote = a == 34
                 edge = quote | (a == sep) | (a == 10) | (a == 13)
-                if offset == 0 and data.startswith(BOM):  # the file's first field starts after its byte-order mark
-                    edge[len(BOM) - 1] = True
+                if offset == 0 and data.startswith(_BOM):  # the file's first field starts after its byte-order mark
+                    edge[len(_BOM) - 1] = True
                 lone = np.flatnonzero(quote[1:-1] & ~edge[:-2] & ~edge[2:])
                 if len(lone):
                     return blank, trailing, _line_of(path, offset - len(tail) + int(lone[0]) + 1)
@@ -441,9 +453,8 @@ def _byte_facts(path: Path, separator: str, chunk: int = 1 << 24) -> tuple[bool,
 def quoted_line_break(path: str | Path, chunk: int = 1 << 24) -> bool:
     """Whether a quoted field of the CSV file `path` holds a line break (a line feed or a carriage return): a line
     ends after an odd number of quotes (a file :func:`check_fields` passed quotes a field from its first character
-    and doubles a quote inside it). Spark
-    reads such a file with ``multiLine``, which parses each file in one task; without one, it splits a file in parts.
-    One NumPy pass over the bytes (none when the file holds no quote).
+    and doubles a quote inside it). Spark reads such a file with ``multiLine``, which parses each file in one task;
+    without one, it splits a file in parts. One NumPy pass over the bytes (none when the file holds no quote).
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "t.csv"

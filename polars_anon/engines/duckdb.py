@@ -30,7 +30,7 @@ from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
-from polars_anon.io import literal_path, parquet_parts, scanned_files
+from polars_anon.io import literal_path, named_path, parquet_parts, scanned_files
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
@@ -167,7 +167,7 @@ class DuckDBEngine:
         exists is read by its name (``p[1].parquet`` is no pattern), one that does not as DuckDB reads it."""
         if Path(path).is_dir():
             return self.con.read_parquet([literal_path(p, "duckdb") for p in parquet_parts(path)])
-        return self.con.read_parquet(literal_path(path, "duckdb") if Path(path).exists() else str(path))
+        return self.con.read_parquet(named_path(path, "duckdb"))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a

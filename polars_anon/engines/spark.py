@@ -26,7 +26,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
-from polars_anon.io import literal_path, scanned_files
+from polars_anon.io import named_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
@@ -450,7 +450,7 @@ class SparkEngine:
         (Spark reads a path as a pattern: ``p[1].parquet`` read ``p1.parquet``)."""
         paths = [str(p) for p in (path, *more)]
         local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
-        exact = [literal_path(p, "spark") if not is_uri(p) and Path(p).exists() else p for p in local]
+        exact = [p if is_uri(p) else named_path(p, "spark") for p in local]
         return self.spark.read.parquet(*exact)
 
     def filesystem(self) -> HadoopFileSystem:

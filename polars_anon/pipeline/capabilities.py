@@ -79,6 +79,8 @@ __all__ = [
     "consult_session",
     "consult_columns",
     "consult_frame",
+    "consult_input",
+    "consult_table",
     "consult_source_zones",
     "consult_zones",
     "FRAME_DTYPES",
@@ -878,11 +880,17 @@ def consult_frame(engine: str, data: object) -> None:
     """
     if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
         return
-    schema = data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema
+    _refuse_dtypes(FRAME_DTYPES, engine, data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema)
+
+
+def _refuse_dtypes(
+    table: Mapping[tuple[str, type[pl.DataType]], str], engine: str, schema: pl.Schema, where: str = ""
+) -> None:
+    """Refuse the first column of `schema` whose dtype `table` refuses on `engine`, naming it (`where`: its file)."""
     for name, dtype in schema.items():
-        why = FRAME_DTYPES.get((engine, type(dtype)))
+        why = table.get((engine, type(dtype)))
         if why is not None:
-            raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+            raise InvalidParameterError(f"column {name!r}{where} has dtype {dtype}: {why}")
 
 
 CASELESS_NAMES: dict[str, str] = {
@@ -937,18 +945,23 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
     """
     if engine not in CASELESS_NAMES and not any(kind == engine for kind, _ in SOURCE_DTYPES):
         return
+    for name, stored in _local_footers(files):
+        consult_names(engine, list(stored), f" of {name!r}")
+        _refuse_dtypes(SOURCE_DTYPES, engine, stored, f" of {name!r}")
+
+
+def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Schema]]:
+    """Each local Parquet source of `files` with the schema it stores (:func:`_footer`); a remote one's footer is not
+    fetched for this, and one not readable here as Parquet is left to the engine, which says so itself."""
+    found = []
     for name in files:
         if isinstance(name, URI) or scheme_of(str(name)) is not None:
-            continue  # a remote file's footer is not fetched for this
-        try:
-            stored = _footer(name)
-        except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine says so itself)
             continue
-        consult_names(engine, list(stored), f" of {str(name)!r}")
-        for column, dtype in stored.items():
-            why = SOURCE_DTYPES.get((engine, type(dtype)))
-            if why is not None:
-                raise InvalidParameterError(f"column {column!r} of {str(name)!r} has dtype {dtype}: {why}")
+        try:
+            found.append((str(name), _footer(name)))
+        except Exception:  # noqa: BLE001  (not Parquet, or not readable here)
+            continue
+    return found
 
 
 COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
@@ -970,10 +983,7 @@ def consult_columns(engine: str, schema: pl.Schema) -> None:
     ...
     polars_anon.errors.InvalidParameterError: column 'd' has dtype Duration(time_unit='us'): DuckDB holds a Duration ...
     """
-    for name, dtype in schema.items():
-        why = COLUMN_DTYPES.get((engine, type(dtype)))
-        if why is not None:
-            raise InvalidParameterError(f"column {name!r} has dtype {dtype}: {why}")
+    _refuse_dtypes(COLUMN_DTYPES, engine, schema)
 
 
 SESSION_ZONES: dict[str, str] = {
@@ -1034,6 +1044,30 @@ def consult_zones(engine: str, session_zone: str | None, data: object, qids: Seq
             )
 
 
+def consult_input(engine: str, data: object, reads: Sequence[str]) -> None:
+    """Before `engine` reads `data` (the road's first look): what it cannot take from a Polars frame (its dtypes,
+    names equal but for case), or from the Parquet files it reads itself (`reads`, ``Engine.sources``: their
+    footers)."""
+    if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        consult_frame(engine, data)
+        consult_names(engine, data.collect_schema().names())
+    else:
+        consult_source_dtypes(engine, reads)
+
+
+def consult_table(
+    engine: str, session_zone: str | None, data: object, reads: Sequence[str], schema: pl.Schema, request: Request
+) -> None:
+    """Once the request is checked (`schema`: the engine's table's): the published columns `engine` cannot write
+    readably, and the zoned qids it would label in its session's zone, judged by a Polars frame's schema or, for the
+    engine's own table, by the zones its files (`reads`) store."""
+    consult_columns(engine, pl.Schema({c: schema[c] for c in request.published_columns if c in schema}))
+    if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        consult_zones(engine, session_zone, data, request.qids)
+    else:
+        consult_source_zones(engine, session_zone, reads, schema, request.qids)
+
+
 def consult_source_zones(
     engine: str, session_zone: str | None, files: Sequence[str], schema: pl.Schema, qids: Sequence[str]
 ) -> None:
@@ -1058,14 +1092,7 @@ def consult_source_zones(
     zoned = [q for q in qids if getattr(schema.get(q), "time_zone", None) is not None]
     if engine not in SESSION_ZONES or not zoned:
         return
-    footers: list[pl.Schema] = []
-    for name in files:  # every file read (each footer: a folder or a pattern, its first file's)
-        if scheme_of(name) is not None:
-            continue  # a remote file's footer is not fetched for this
-        try:
-            footers.append(_footer(name))
-        except Exception:  # noqa: BLE001  (not Parquet, or not readable here: it stores no zone we can read)
-            continue
+    footers = [footer for _, footer in _local_footers(files)]  # every file read (a folder or a pattern: its first's)
     for q in zoned:
         named = [footer[q] for footer in footers if getattr(footer.get(q), "time_zone", None) is not None]
         if not named:  # renamed or computed in the query: the zones of every zoned column its files hold

@@ -37,17 +37,7 @@ from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.messages import K_ABOVE_ROWS
-from polars_anon.pipeline.capabilities import (
-    Capability,
-    consult,
-    consult_columns,
-    consult_frame,
-    consult_names,
-    consult_session,
-    consult_source_dtypes,
-    consult_source_zones,
-    consult_zones,
-)
+from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -331,23 +321,15 @@ def run(
     """
     start = time.perf_counter() if start is None else start
     consult_session(engine)
-    consult_frame(engine.name, data)
-    if isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # names the engine could not tell apart (an engine's own table:
-        consult_names(engine.name, data.collect_schema().names())  # its files' footers, below)
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
-    if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # a path the engine reads itself: what it cannot read
-        consult_source_dtypes(engine.name, reads)
+    consult_input(engine.name, data, reads)
     table = engine.table(data)
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}
     named = {key: asked[key] for key in _NAMED if key in asked}
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
-    consult_columns(engine.name, pl.Schema({c: schema[c] for c in request.published_columns if c in schema}))
-    zone = getattr(engine, "time_zone", None)
-    consult_zones(engine.name, zone, data, request.qids)
-    if not isinstance(data, (pl.DataFrame, pl.LazyFrame)):  # the engine's own table: the zone its files store
-        consult_source_zones(engine.name, zone, reads, schema, request.qids)
+    consult_table(engine.name, getattr(engine, "time_zone", None), data, reads, schema, request)
     prepare_engine(engine, request)
     dp = differential_model(request)
     source = table
