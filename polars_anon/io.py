@@ -522,27 +522,13 @@ def _scan_fields(path: Path, separator: str, n_fields: int, nulls: tuple[str, ..
                 source, header=False, sep=separator, auto_detect=False, columns={"c0": "VARCHAR"}, **lines
             )
             records = one.aggregate("count(*)").fetchall()[0][0]
-        try:
-            counted = pl.scan_csv(path, separator=separator, has_header=False, glob=False).select(pl.len()).collect()
-        except pl.exceptions.PolarsError as exc:
-            return _first_line(exc), False
-        polars = counted.item()
-        if polars != records:  # a quote ending an unquoted field (5'11"): Polars pairs it with the next quote
-            return (
-                f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
-                """field that does not start with one (5'11", ab"); quote the whole field and double each quote in """
-                'it ("5\'11""", "ab"""), or remove the quote',
-                False,
-            )
-        if trailing:  # one column more, the missing padded with nulls, an empty field '' (the null string none)
-            wide = {f"c{i}": "VARCHAR" for i in range(n_fields + 1)}
-            options: dict[str, Any] = {"null_padding": True, "parallel": False, "allow_quoted_nulls": False}
-            options |= {"na_values": [NO_NULL], "max_line_size": MAX_FIELD}
-            read = con.read_csv(source, header=False, sep=separator, auto_detect=False, columns=wide, **options)
-            numbered = read.project(f"row_number() OVER () AS n, c{n_fields} IS NOT NULL AS wide")
-            found = numbered.filter("wide").aggregate("min(n)").fetchall()[0][0]
+        problem = _records_apart(path, separator, records)
+        if problem is not None:
+            return problem, False
+        if trailing:
+            found = _first_wide_record(con, source, separator, n_fields)
             if found is not None:
-                return _ragged(int(found), n_fields + 1, n_fields), empty
+                return _ragged(found, n_fields + 1, n_fields), empty
     except duckdb.Error as exc:
         text = str(exc)
         counted = re.search(r"CSV Error on Line: (\d+).*?Expected Number of Columns: \d+ Found: (\d+)", text, re.S)
@@ -554,6 +540,36 @@ def _scan_fields(path: Path, separator: str, n_fields: int, nulls: tuple[str, ..
     finally:
         con.close()
     return None, empty or blank
+
+
+def _records_apart(path: Path, separator: str, records: int) -> str | None:
+    """Why Polars reads another number of records than DuckDB's `records` (a quote ending an unquoted field, such
+    as 5'11": Polars pairs it with the next quote), or Polars' own error; None when they agree."""
+    try:
+        counted = pl.scan_csv(path, separator=separator, has_header=False, glob=False).select(pl.len()).collect()
+    except pl.exceptions.PolarsError as exc:
+        return _first_line(exc)
+    polars = counted.item()
+    if polars == records:
+        return None
+    return (
+        f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
+        """field that does not start with one (5'11", ab"); quote the whole field and double each quote in """
+        'it ("5\'11""", "ab"""), or remove the quote'
+    )
+
+
+def _first_wide_record(con: Any, source: str, separator: str, n_fields: int) -> int | None:
+    """The first record (the header 1) with one field more than `n_fields`: DuckDB takes a separator ending a row
+    for no field, so a read one column wider (the missing padded with nulls, an empty field '' as no string is null)
+    finds it; None when there is none."""
+    wide = {f"c{i}": "VARCHAR" for i in range(n_fields + 1)}
+    options: dict[str, Any] = {"null_padding": True, "parallel": False, "allow_quoted_nulls": False}
+    options |= {"na_values": [NO_NULL], "max_line_size": MAX_FIELD}
+    read = con.read_csv(source, header=False, sep=separator, auto_detect=False, columns=wide, **options)
+    numbered = read.project(f"row_number() OVER () AS n, c{n_fields} IS NOT NULL AS wide")
+    found = numbered.filter("wide").aggregate("min(n)").fetchall()[0][0]
+    return None if found is None else int(found)
 
 
 def _ragged(record: int, fields: int, n_fields: int) -> str:
