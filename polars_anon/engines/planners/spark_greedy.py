@@ -213,118 +213,39 @@ def greedy_on_spark(engine: Any, table: Any, request: Request) -> GreedyPlanner:
 
 
 def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.DataFrame]) -> EnginePlan:
-    F = _functions()
-    spark = engine.spark
     qids, k, options = list(request.qids), request.k, request.options
     hierarchies = {q: request.hierarchies[q] for q in qids}
     roots = root_weights(hierarchies, request.metric, options.weights)
     ids = {q: hierarchies[q].ids_of(margins[q][q]) for q in qids}
-    node_margins = {}
-    for q in qids:
-        by_node = pl.DataFrame({"id": ids[q], "n": margins[q][SIZE]}).group_by("id").agg(pl.col("n").sum()).sort("id")
-        node_margins[q] = (by_node["id"].to_numpy().astype(np.int64), by_node["n"].to_numpy().astype(np.float64))
-    keys = order_keys(hierarchies, roots, node_margins)
-    # classes with their node ids and order keys (broadcast lookups: one row per value of each qid)
-    keyed = classes
-    for i, q in enumerate(qids):
-        h = hierarchies[q]
-        cols = {key_col(q): margins[q][key_col(q)], _node(i): ids[q]}
-        for j, (kq, lv) in enumerate(keys):
-            if kq == q:
-                cols[_key(j)] = h.generalize_ids(lv)[ids[q]]
-        lookup = spark.createDataFrame(pl.DataFrame(cols).to_arrow())
-        keyed = keyed.join(F.broadcast(lookup), keyed[q] == lookup[key_col(q)]).drop(key_col(q))
-    key_names = [_key(j) for j in range(len(keys))] or [_node(i) for i in range(len(qids))]
-    numbered, c, n_small = _positions(spark, keyed, key_names, k)
+    keyed, n_keys = _keyed(engine.spark, classes, request, margins, ids, roots)
+    key_names = [_key(j) for j in range(n_keys)] or [_node(i) for i in range(len(qids))]
+    numbered, c, n_small = _positions(engine.spark, keyed, key_names, k)
     n_rows = int(next(iter(margins.values()))[SIZE].sum())
     block = auto_block(None if options.candidates == "exact" else options.candidates, c, n_rows, k)
-    width = c if block is None else min(block, c)
-    numbered = numbered.withColumn(BLOCK, _block_expr(c, max(width, 1)))
+    numbered = numbered.withColumn(BLOCK, _block_expr(c, max(c if block is None else min(block, c), 1)))
     merge = bool(n_small) and c > 1
-    spec = {
-        "token": uuid.uuid4().hex,
-        "qids": qids,
-        "hierarchies": hierarchies,
-        "metric": request.metric,
-        "weights": options.weights,
-        "k": k,
-        "first": options.first,
-        "partners": options.partners,
-        "merge": merge,
-    }
-    out_schema = ", ".join(
-        [
-            f"{POS} long",
-            f"{ROOT} long",
-            f"{LEFT} boolean",
-            f"{SIZE} long",
-            *(f"{_node(i)} long" for i in range(len(qids))),
-        ]
-    )
-    inputs = numbered.select(BLOCK, POS, SIZE, *(_node(i) for i in range(len(qids))))
-    with stage("greedy round 1 on Spark"):
-        first = inputs.groupBy(BLOCK).applyInArrow(arrow_task(_round_one, spec), out_schema).localCheckpoint(eager=True)
+    first = _first_round(numbered, request, merge)
     with stage("greedy later rounds"):
-        survivors = pl.from_arrow(first.filter(F.col(LEFT)).drop(LEFT, ROOT).toArrow()).sort(POS)  # type: ignore[union-attr]
-        groups = cost_groups(hierarchies, roots)
-        nodes = {q: survivors[_node(i)].to_numpy() for i, q in enumerate(qids)}
-        loop = GreedyLoop.start(groups, nodes, survivors[SIZE].to_numpy(), k, options.first, options.partners)
+        survivors = pl.from_arrow(first.filter(_functions().col(LEFT)).drop(LEFT, ROOT).toArrow()).sort(POS)  # type: ignore[union-attr]
+        loop = GreedyLoop.start(
+            cost_groups(hierarchies, roots),
+            {q: survivors[_node(i)].to_numpy() for i, q in enumerate(qids)},
+            survivors[SIZE].to_numpy(),
+            k,
+            options.first,
+            options.partners,
+        )
         with progress_bar(
             total=loop.n_small(), desc=f"greedy k={k}: classes below k", unit="class", enabled=None
         ) as bar:
             later, rounds = loop.run(block, bar, rounds=int(merge))
         final = loop.roots()
         published = loop.nodes(final)
-        n_classes = len(np.unique(final))
     tops = pl.DataFrame({ROOT: survivors[POS], **{out_col(q): published[q] for q in qids}})
-    tops_sdf = spark.createDataFrame(tops.to_arrow())
-    tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
-    nodes_in = [_node(i) for i in range(len(qids))]
-    per_class = (
-        first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, *nodes_in, SIZE), on=POS)
-    )  # one row per class, on Spark: its original values and node ids, its published node ids
     with stage("publish the map on Spark"):
-        per_class = per_class.localCheckpoint(eager=True)
-        sizes = engine.to_polars(
-            classes.groupBy(SIZE)
-            .agg(F.count(F.lit(1)).alias("classes"))
-            .select(
-                F.col(SIZE).cast("long").alias("s"),
-                F.col("classes").cast("long"),
-                F.lit(0).cast("long").alias("nullrows"),
-            )
-        ).sort("s")  # materializes: one row per class size
-        unchanged = per_class.agg(
-            *(
-                F.sum(F.when(F.col(_node(i)) == F.col(out_col(q)), F.col(SIZE)).otherwise(0)).alias(q)
-                for i, q in enumerate(qids)
-            )
-        ).collect()[0]  # one row: per qid, the rows published with their own value
-        outs = [out_col(q) for q in qids]
-        groups = engine.to_polars(
-            per_class.groupBy(*outs).agg(F.sum(SIZE).cast("long").alias(SIZE))
-        )  # materializes: one row per published class
+        per_class, sizes, unchanged, groups = _published(engine, classes, first, numbered, tops, qids)
     classes.unpersist()
     frame = _partition_frame(groups, hierarchies, qids)
-    labels = [
-        spark.createDataFrame(
-            pl.DataFrame(
-                {
-                    f"__anon_id_{i}": np.arange(len(hierarchies[q].labels), dtype=np.int64),
-                    f"__anon_label_{i}": pl.Series(hierarchies[q].labels, dtype=pl.String),
-                }
-            ).to_arrow()
-        )
-        for i, q in enumerate(qids)
-    ]
-    mapping = per_class
-    for i, (q, lookup) in enumerate(zip(qids, labels)):
-        mapping = mapping.join(F.broadcast(lookup), mapping[out_col(q)] == lookup[f"__anon_id_{i}"])
-    mapping = mapping.select(
-        *(F.col(q).alias(key_col(q)) for q in qids),
-        *(F.col(f"__anon_label_{i}").alias(out_col(q)) for i, q in enumerate(qids)),
-        F.lit(False).alias(SUPPRESSED),
-    )  # the engine's map, on Spark: original values -> published labels
     details = {
         "metric": None if options.weights is not None else (request.metric or "nllm"),
         "weights": "user" if options.weights is not None else None,
@@ -336,7 +257,7 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
         "merges": (c - survivors.height) + later,
         "classes_before": c,
         "classes_below_k_before": n_small,
-        "classes_after": n_classes,
+        "classes_after": len(np.unique(final)),
         "distributed": {
             "engine": "spark",
             "left_out": ["metrics", "metrics_normalized", "metric_units"],
@@ -344,13 +265,120 @@ def _plan(engine: Any, request: Request, classes: Any, margins: dict[str, pl.Dat
             "why": "the metrics read every input tuple's original values, which stay in the engine",
         },
     }
-    tmap = TupleMap(tuple(qids), frame, by_partition=True)
     return EnginePlan(
-        Plan(tmap, details),
-        mapping,
+        Plan(TupleMap(tuple(qids), frame, by_partition=True), details),
+        _engine_map(engine.spark, per_class, hierarchies, qids),
         frame.select(SIZE),
         input_sizes=sizes,
-        facts={"unchanged": {q: int(unchanged[q] or 0) for q in qids}},
+        facts={"unchanged": unchanged},
+    )
+
+
+def _keyed(
+    spark: Any,
+    classes: Any,
+    request: Request,
+    margins: dict[str, pl.DataFrame],
+    ids: dict[str, np.ndarray],
+    roots: Any,
+) -> tuple[Any, int]:
+    """The classes with their node ids and class-order keys (broadcast lookups: one row per value of each
+    qid), and the number of keys."""
+    F = _functions()
+    qids = list(request.qids)
+    hierarchies = request.hierarchies
+    node_margins = {}
+    for q in qids:
+        by_node = pl.DataFrame({"id": ids[q], "n": margins[q][SIZE]}).group_by("id").agg(pl.col("n").sum()).sort("id")
+        node_margins[q] = (by_node["id"].to_numpy().astype(np.int64), by_node["n"].to_numpy().astype(np.float64))
+    keys = order_keys({q: hierarchies[q] for q in qids}, roots, node_margins)
+    keyed = classes
+    for i, q in enumerate(qids):
+        h = hierarchies[q]
+        cols = {key_col(q): margins[q][key_col(q)], _node(i): ids[q]}
+        for j, (kq, lv) in enumerate(keys):
+            if kq == q:
+                cols[_key(j)] = h.generalize_ids(lv)[ids[q]]
+        lookup = spark.createDataFrame(pl.DataFrame(cols).to_arrow())
+        keyed = keyed.join(F.broadcast(lookup), keyed[q] == lookup[key_col(q)]).drop(key_col(q))
+    return keyed, len(keys)
+
+
+def _first_round(numbered: Any, request: Request, merge: bool) -> Any:
+    """Round 1 of every block, one Spark task per block (checkpointed): per class its position, its root's
+    position, whether it is left for the later rounds, its size and node ids."""
+    qids, options = list(request.qids), request.options
+    spec = {
+        "token": uuid.uuid4().hex,
+        "qids": qids,
+        "hierarchies": {q: request.hierarchies[q] for q in qids},
+        "metric": request.metric,
+        "weights": options.weights,
+        "k": request.k,
+        "first": options.first,
+        "partners": options.partners,
+        "merge": merge,
+    }
+    nodes = [f"{_node(i)} long" for i in range(len(qids))]
+    out_schema = ", ".join([f"{POS} long", f"{ROOT} long", f"{LEFT} boolean", f"{SIZE} long", *nodes])
+    inputs = numbered.select(BLOCK, POS, SIZE, *(_node(i) for i in range(len(qids))))
+    with stage("greedy round 1 on Spark"):
+        return inputs.groupBy(BLOCK).applyInArrow(arrow_task(_round_one, spec), out_schema).localCheckpoint(eager=True)
+
+
+def _published(
+    engine: Any, classes: Any, first: Any, numbered: Any, tops: pl.DataFrame, qids: list[str]
+) -> tuple[Any, pl.DataFrame, dict[str, int], pl.DataFrame]:
+    """One row per class on Spark (its original values and node ids, its published node ids), and what the
+    driver reads of it: the input's class-size histogram, per qid the rows published with their own value,
+    and one row per published class."""
+    F = _functions()
+    tops_sdf = engine.spark.createDataFrame(tops.to_arrow())
+    tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
+    nodes_in = [_node(i) for i in range(len(qids))]
+    per_class = (
+        first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, *nodes_in, SIZE), on=POS)
+    ).localCheckpoint(eager=True)
+    sizes = engine.to_polars(
+        classes.groupBy(SIZE)
+        .agg(F.count(F.lit(1)).alias("classes"))
+        .select(
+            F.col(SIZE).cast("long").alias("s"),
+            F.col("classes").cast("long"),
+            F.lit(0).cast("long").alias("nullrows"),
+        )
+    ).sort("s")  # materializes: one row per class size
+    unchanged = per_class.agg(
+        *(
+            F.sum(F.when(F.col(_node(i)) == F.col(out_col(q)), F.col(SIZE)).otherwise(0)).alias(q)
+            for i, q in enumerate(qids)
+        )
+    ).collect()[0]  # one row: per qid, the rows published with their own value
+    groups = engine.to_polars(
+        per_class.groupBy(*(out_col(q) for q in qids)).agg(F.sum(SIZE).cast("long").alias(SIZE))
+    )  # materializes: one row per published class
+    return per_class, sizes, {q: int(unchanged[q] or 0) for q in qids}, groups
+
+
+def _engine_map(spark: Any, per_class: Any, hierarchies: dict[str, Any], qids: list[str]) -> Any:
+    """The engine's map, on Spark: original values -> published labels (each published node id joined to its
+    hierarchy's label, broadcast)."""
+    F = _functions()
+    mapping = per_class
+    for i, q in enumerate(qids):
+        lookup = spark.createDataFrame(
+            pl.DataFrame(
+                {
+                    f"__anon_id_{i}": np.arange(len(hierarchies[q].labels), dtype=np.int64),
+                    f"__anon_label_{i}": pl.Series(hierarchies[q].labels, dtype=pl.String),
+                }
+            ).to_arrow()
+        )
+        mapping = mapping.join(F.broadcast(lookup), mapping[out_col(q)] == lookup[f"__anon_id_{i}"])
+    return mapping.select(
+        *(F.col(q).alias(key_col(q)) for q in qids),
+        *(F.col(f"__anon_label_{i}").alias(out_col(q)) for i, q in enumerate(qids)),
+        F.lit(False).alias(SUPPRESSED),
     )
 
 

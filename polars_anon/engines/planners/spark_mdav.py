@@ -106,7 +106,6 @@ class _Fitted:
 def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: int, block_size: int) -> tuple[Any, int]:
     """`rows` (with ``__anon_rid`` and the split values ``__anon_s<j>``) with the block ``__anon_block`` of each row,
     numbered as :func:`~polars_anon.algorithms.mdav.split_blocks` returns them; and the number of blocks."""
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     spark = rows.sparkSession
@@ -126,27 +125,8 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
             if n <= block_size:
                 leaves[b] = paths[b]
                 continue
-            ranges = (
-                part.group_by("j").agg((pl.col("x").max() - pl.col("x").min()).alias("ptp")).sort("j")["ptp"].to_numpy()
-            )
-            spread = np.concatenate([ranges[:n_numeric], ranges[n_numeric:].astype(np.int64) / cat_span])
-            j = widest(spread)
-            values = part.filter(pl.col("j") == j)
-            median, rule = cut_rule(values["x"].to_numpy(), values["n"].to_numpy(), k)
-            below = int(values.filter(pl.col("x") < median)["n"].sum())
-            at_most = int(values.filter(pl.col("x") <= median)["n"].sum())
-            n_left = {"lt": below, "le": at_most, "half": n // 2}[rule]
-            rules.append(
-                {
-                    BLOCK: b,
-                    "__anon_j": j,
-                    "__anon_m": float(median),
-                    "__anon_rule": rule,
-                    "__anon_need": n // 2 - below if rule == "half" else 0,
-                    "__anon_l": next_id,
-                    "__anon_r": next_id + 1,
-                }
-            )
+            rule, n_left = _cut(part, n, n_numeric, cat_span, k)
+            rules.append({BLOCK: b, **rule, "__anon_l": next_id, "__anon_r": next_id + 1})
             for child, size in ((next_id, n_left), (next_id + 1, n - n_left)):
                 paths[child] = paths[b] + ("0" if child == next_id else "1")
                 if size <= block_size:  # known small: a leaf without another query
@@ -154,40 +134,59 @@ def _blocks(rows: Any, n_attrs: int, n_numeric: int, cat_span: np.ndarray, k: in
             next_id += 2
         if not rules:
             break
-        table = pl.DataFrame(rules)
-        x = F.element_at(F.array(*(F.col(s).cast("double") for s in split)), (F.col("__anon_j") + 1).cast("int"))
-        cut = table.with_columns(pl.when(pl.col("__anon_rule") == "le").then(2**62).otherwise(-1).alias("__anon_cut"))
-        halves = table.filter(pl.col("__anon_rule") == "half")
-        if halves.height:  # the row id of the last row at the median that goes left, per block
-            sides = F.broadcast(
-                spark.createDataFrame(halves.select(BLOCK, "__anon_j", "__anon_m", "__anon_need").to_arrow())
-            )
-            ties = current.join(sides, on=BLOCK).filter(x == F.col("__anon_m"))
-            ranked = ties.withColumn("__anon_rank", F.row_number().over(Window.partitionBy(BLOCK).orderBy(RID)))
-            last = pl.DataFrame(
-                pl.from_arrow(ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow())
-            )
-            cut = (
-                cut.join(last, on=BLOCK, how="left")
-                .with_columns(pl.coalesce(RID, "__anon_cut").alias("__anon_cut"))
-                .drop(RID)
-            )
-        rule_sdf = F.broadcast(
-            spark.createDataFrame(
-                cut.select(BLOCK, "__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r").to_arrow()
-            )
-        )
-        left = (x < F.col("__anon_m")) | ((x == F.col("__anon_m")) & (F.col(RID) <= F.col("__anon_cut")))
-        child = (
-            F.when(F.col("__anon_l").isNull(), F.col(BLOCK)).when(left, F.col("__anon_l")).otherwise(F.col("__anon_r"))
-        )
-        current = current.join(rule_sdf, on=BLOCK, how="left").withColumn(BLOCK, child.cast("long"))
-        current = current.drop("__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r")
+        current = _split_rows(current, pl.DataFrame(rules), split)
         active = [b for r in rules for b in (r["__anon_l"], r["__anon_r"]) if b not in leaves]
     order = sorted(leaves, key=lambda b: leaves[b])  # depth first, left first: split_blocks' order
     number = spark.createDataFrame(pl.DataFrame({BLOCK: order, "__anon_b": list(range(len(order)))}).to_arrow())
     numbered = current.join(F.broadcast(number), on=BLOCK).drop(BLOCK).withColumnRenamed("__anon_b", BLOCK)
     return numbered, len(order)
+
+
+def _cut(part: pl.DataFrame, n: int, n_numeric: int, cat_span: np.ndarray, k: int) -> tuple[dict[str, Any], int]:
+    """One block's cut from its value counts (``j``, ``x``, ``n``): the widest attribute, its median and rule
+    (as :func:`~polars_anon.algorithms.mdav.split_blocks` cuts), and the rows that go left."""
+    ranges = part.group_by("j").agg((pl.col("x").max() - pl.col("x").min()).alias("ptp")).sort("j")["ptp"].to_numpy()
+    spread = np.concatenate([ranges[:n_numeric], ranges[n_numeric:].astype(np.int64) / cat_span])
+    j = widest(spread)
+    values = part.filter(pl.col("j") == j)
+    median, rule = cut_rule(values["x"].to_numpy(), values["n"].to_numpy(), k)
+    below = int(values.filter(pl.col("x") < median)["n"].sum())
+    at_most = int(values.filter(pl.col("x") <= median)["n"].sum())
+    n_left = {"lt": below, "le": at_most, "half": n // 2}[rule]
+    need = n // 2 - below if rule == "half" else 0
+    return {"__anon_j": j, "__anon_m": float(median), "__anon_rule": rule, "__anon_need": need}, n_left
+
+
+def _split_rows(current: Any, table: pl.DataFrame, split: list[str]) -> Any:
+    """`current` with each row of a block being cut moved to its left or right child (`table`: one rule per
+    block); a tie at the median under the "half" rule goes left up to the block's need, in row id order."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    spark = current.sparkSession
+    x = F.element_at(F.array(*(F.col(s).cast("double") for s in split)), (F.col("__anon_j") + 1).cast("int"))
+    cut = table.with_columns(pl.when(pl.col("__anon_rule") == "le").then(2**62).otherwise(-1).alias("__anon_cut"))
+    halves = table.filter(pl.col("__anon_rule") == "half")
+    if halves.height:  # the row id of the last row at the median that goes left, per block
+        sides = F.broadcast(
+            spark.createDataFrame(halves.select(BLOCK, "__anon_j", "__anon_m", "__anon_need").to_arrow())
+        )
+        ties = current.join(sides, on=BLOCK).filter(x == F.col("__anon_m"))
+        ranked = ties.withColumn("__anon_rank", F.row_number().over(Window.partitionBy(BLOCK).orderBy(RID)))
+        last = pl.DataFrame(
+            pl.from_arrow(ranked.filter(F.col("__anon_rank") == F.col("__anon_need")).select(BLOCK, RID).toArrow())
+        )
+        cut = cut.join(last, on=BLOCK, how="left").with_columns(pl.coalesce(RID, "__anon_cut").alias("__anon_cut"))
+        cut = cut.drop(RID)
+    rule_sdf = F.broadcast(
+        spark.createDataFrame(
+            cut.select(BLOCK, "__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r").to_arrow()
+        )
+    )
+    left = (x < F.col("__anon_m")) | ((x == F.col("__anon_m")) & (F.col(RID) <= F.col("__anon_cut")))
+    child = F.when(F.col("__anon_l").isNull(), F.col(BLOCK)).when(left, F.col("__anon_l")).otherwise(F.col("__anon_r"))
+    current = current.join(rule_sdf, on=BLOCK, how="left").withColumn(BLOCK, child.cast("long"))
+    return current.drop("__anon_j", "__anon_m", "__anon_cut", "__anon_l", "__anon_r")
 
 
 def _cluster_block(spec: dict[str, Any], table: pa.Table) -> pa.Table:
@@ -251,9 +250,8 @@ def mdav_on_spark(engine: Any, table: Any, request: Request) -> MdavPlanner:
 
 def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, native: pl.DataFrame) -> EnginePlan:
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
-    spark, options, qids = engine.spark, request.options, list(request.qids)
+    options, qids = request.options, list(request.qids)
     task = Task(
         aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive
     )
@@ -263,8 +261,38 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     labels = {q: aggregates[q].unique().sort() for q in qids}
     order = {q: list(request.hierarchies[q].leaf_labels) for q in categorical if q in request.hierarchies}
     fitted = _Fitted(labels, numeric, categorical, order)
-    # each qid's lookup: native value -> split value (scaled number or code) and the task's value (number or code)
-    attrs = [*numeric, *categorical]  # split_blocks' attribute order: numeric, then categorical
+    rows = _valued_rows(engine.spark, table, native, fitted, labels)
+    n_rows = int(aggregates[SIZE].sum())
+    with stage("mdav blocks on Spark"):
+        if n_rows <= options.block_size:
+            blocked, n_blocks = rows.withColumn(BLOCK, F.lit(0).cast("long")), 1
+        else:
+            blocked, n_blocks = _blocks(rows, len(qids), len(numeric), fitted.cat_span, request.k, options.block_size)
+    with stage("mdav clusters on Spark"):
+        clustered, classes, facts = _clustered(engine, blocked, fitted, request)
+    n_clusters, smallest = int(facts["clusters"]), int(facts["lo"] or 0)
+    _check_clusters(classes, n_clusters, smallest, n_rows, request.k)
+    details = run_details(options, numeric, n_blocks, n_clusters, smallest, int(facts["hi"]))
+    # a partition map of a method on records: one row per published class; the Polars road's row-map figures
+    outs = [out_col(q) for q in qids]
+    frame = classes.sort(outs, nulls_last=True).select(
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(PARTITION),
+        *outs,
+        pl.col(SIZE).cast(pl.Int64),
+        pl.lit(False).alias(SUPPRESSED),
+    )
+    plan = Plan(TupleMap(tuple(qids), frame, by_row=True, by_partition=True), details)
+    mapping = clustered.select(RID, *outs, F.lit(False).alias(SUPPRESSED))
+    return EnginePlan(plan, mapping, aggregates, rows=rows, row_key=RID)
+
+
+def _valued_rows(spark: Any, table: Any, native: pl.DataFrame, fitted: _Fitted, labels: dict[str, pl.Series]) -> Any:
+    """The rows with a fixed row id and, per qid, its split value (scaled number or code) and the task's value
+    (number or code), from one broadcast lookup per qid (native value -> both); checkpointed."""
+    from pyspark.sql import functions as F
+
+    qids, numeric = list(labels), fitted.numeric
+    attrs = [*numeric, *fitted.categorical]  # split_blocks' attribute order: numeric, then categorical
     rows = table.withColumn(RID, F.monotonically_increasing_id())
     for q in qids:
         j = attrs.index(q)
@@ -272,30 +300,27 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
             pl.col(q).alias(key_col(q)), label_expr(q, native.schema[q]).alias("__anon_label")
         )
         if q in numeric:
-            values = pl.DataFrame(
-                {
-                    "__anon_label": labels[q],
-                    _split(j): fitted.scaled(numeric.index(q), q),
-                    _value(qids.index(q)): fitted.values[q],
-                }
-            )
+            split, value = fitted.scaled(numeric.index(q), q), fitted.values[q]
         else:
-            codes = fitted.codes[q].astype(np.int64)
-            values = pl.DataFrame({"__anon_label": labels[q], _split(j): codes, _value(qids.index(q)): codes})
+            split = value = fitted.codes[q].astype(np.int64)
+        values = pl.DataFrame({"__anon_label": labels[q], _split(j): split, _value(qids.index(q)): value})
         lookup = lookup.join(values, on="__anon_label").drop("__anon_label")
         sdf = F.broadcast(spark.createDataFrame(lookup.to_arrow()))
         rows = rows.join(sdf, rows[q] == sdf[key_col(q)]).drop(key_col(q))
-    rows = rows.localCheckpoint(eager=True)  # the row ids, fixed: every query below reads these rows
-    n_rows = int(aggregates[SIZE].sum())
-    with stage("mdav blocks on Spark"):
-        if n_rows <= options.block_size:
-            blocked, n_blocks = rows.withColumn(BLOCK, F.lit(0).cast("long")), 1
-        else:
-            blocked, n_blocks = _blocks(rows, len(attrs), len(numeric), fitted.cat_span, request.k, options.block_size)
+    return rows.localCheckpoint(eager=True)  # the row ids, fixed: every query below reads these rows
+
+
+def _clustered(engine: Any, blocked: Any, fitted: _Fitted, request: Request) -> tuple[Any, pl.DataFrame, Any]:
+    """MDAV in each block, one Spark task per block (checkpointed: row id, published tuple, cluster), the
+    published classes read to the driver (tuple, rows, clusters) and one row of cluster facts."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    qids, numeric = list(request.qids), fitted.numeric
     spec = {
         "qids": qids,
         "numeric": numeric,
-        "categorical": categorical,
+        "categorical": fitted.categorical,
         "fitted": fitted,
         "k": request.k,
         "seed": request.seed,
@@ -308,37 +333,26 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
         ]
     )
     inputs = blocked.select(RID, BLOCK, *(_value(i) for i in range(len(qids))))  # the rows carry their block
-    with stage("mdav clusters on Spark"):
-        clustered = (
-            inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
-        )
-        # the plan's map: the published classes (their tuple and rows); and one row of cluster facts
-        outs = [out_col(q) for q in qids]
-        classes = engine.to_polars(
-            clustered.groupBy(*outs).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
-        )
-        per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
-        facts = per_cluster.agg(
-            F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi")
-        ).collect()[0]
-    n_clusters, smallest = int(facts["clusters"]), int(facts["lo"] or 0)
+    clustered = (
+        inputs.groupBy(BLOCK).applyInArrow(arrow_task(_cluster_block, spec), out_schema).localCheckpoint(eager=True)
+    )
+    outs = [out_col(q) for q in qids]
+    classes = engine.to_polars(
+        clustered.groupBy(*outs).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
+    )
+    per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
+    facts = per_cluster.agg(F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi"))
+    return clustered, classes, facts.collect()[0]
+
+
+def _check_clusters(classes: pl.DataFrame, n_clusters: int, smallest: int, n_rows: int, k: int) -> None:
+    """Fail closed unless every cluster is published as one tuple, every row is in one, and each holds k."""
     if int(classes["c"].sum()) != n_clusters:
         raise NotKAnonymousError(
             "independent check failed: a cluster was published as several tuples; nothing was written"
         )
-    if int(classes[SIZE].sum()) != n_rows or smallest < request.k:
+    if int(classes[SIZE].sum()) != n_rows or smallest < k:
         raise NotKAnonymousError(
             f"independent check failed: the clusters hold {int(classes[SIZE].sum())} of {n_rows} rows, the smallest "
-            f"{smallest} (k={request.k}); nothing was written"
+            f"{smallest} (k={k}); nothing was written"
         )
-    details = run_details(options, numeric, n_blocks, n_clusters, smallest, int(facts["hi"]))
-    # a partition map of a method on records: one row per published class; the Polars road's row-map figures
-    frame = classes.sort(outs, nulls_last=True).select(
-        pl.int_range(pl.len(), dtype=pl.Int64).alias(PARTITION),
-        *outs,
-        pl.col(SIZE).cast(pl.Int64),
-        pl.lit(False).alias(SUPPRESSED),
-    )
-    plan = Plan(TupleMap(tuple(qids), frame, by_row=True, by_partition=True), details)
-    mapping = clustered.select(RID, *outs, F.lit(False).alias(SUPPRESSED))
-    return EnginePlan(plan, mapping, aggregates, rows=rows, row_key=RID)
