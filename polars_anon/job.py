@@ -576,76 +576,21 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     engine, table = None, None
     if any(isinstance(p, URI) for p in (job.input, job.output, job.report)):
         engine = _engine_of(job)  # a URI is checked, staged and renamed on the engine's file system
-        location = getattr(engine, "location", None)
-        if location is not None:
-            job = dataclasses.replace(
-                job,
-                output=location(job.output),
-                report=None if job.report is None else location(job.report),
-            )
+        job = _on_engine_files(job, engine)
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
     html = html_path(target) if job.report_html else None
-    check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
-    out.protect(job.input)  # never replaced, even with overwrite
-    targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
-    targets += [("report page", html, True)] if html else []
-    targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder
-    for what, path, file in targets:
-        out.check(path, file=file, what=what)
+    _check_targets(job, out, paths, target, html)
     if isinstance(job.input, URI):  # read by the engine only: the schema here, the values from its group-bys
         assert engine is not None
         table = read_on_engine(engine, job)
         lf = pl.LazyFrame(schema=engine.schema(table))
     else:
         lf = job.scan()
-    asked: dict[str, Any] = {
-        "qids": list(job.qids),
-        "k": job.k,
-        "method": job.method,
-        "metric": job.metric,
-        "drop": job.drop,
-        "insensitive": job.insensitive,
-        "sensitive": job.sensitive,
-        "seed": job.seed,
-        "null": job.null,
-    }
-    deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
-    deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
-    # before any data is read: DEFERRED stands for each hierarchy (check_request accepts it; its type says Hierarchy)
-    request = check_request(
-        lf.collect_schema(),
-        hierarchies=deferred,  # pyright: ignore[reportArgumentType]
-        options=job.options,
-        privacy=[p.model for p in job.privacy],
-        **asked,
-    )
-    sdc_input: dict[str, Any] | None = None
-    if job.sdc is not None:
-        from polars_anon.pipeline.capabilities import consult_sdc
-
-        check_measure_columns(lf.collect_schema().names(), job.sdc.measures, "job file: [sdc]")
-        check_columns(lf, [c for st in job.sdc.steps for c in st.columns], "job file: [sdc] protect columns")
-        consult_sdc(job.sdc, request, job.engine)
+    asked = _asked(job)
+    request = _checked_request(job, lf, asked)
     if job.engine == "polars":
-        if job.sdc is not None:
-            with stage("sdc risk of the input"):
-                sdc_input = measure(lf, job.sdc.measures)
-            lf = apply_steps(lf, job.sdc.steps, job.sdc.seed)
-        start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
-        made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
-        hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
-        counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
-        result = run(
-            POLARS,
-            lf,
-            hierarchies=hierarchies,
-            privacy=job_models(job, lf),
-            counts=counts,
-            start=start,
-            **asked,
-            **job.options,
-        )
+        hierarchies, result, sdc_input = _on_polars(job, lf, asked, request)
     else:
         with engine_faults(job):
             hierarchies, result, sdc_input = _on_engine(job, lf, asked, request, engine, table)
@@ -662,17 +607,108 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
             "input": sdc_input,
             "output": written.measured,
         }
-    encodings: dict[str, str] = {}
-    if paths:
-        for e, path in paths.items():
-            original = result.prepared if e in NEEDS_ORIGINAL else None
-            with stage(f"encode {e}"):
-                options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
-                stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
-            encodings[e] = str(path)
+    encodings = _stage_encodings(job, out, result, hierarchies, paths)
     report = result.build(written, input=input_name or str(job.input), encodings=encodings if paths else None, sdc=sdc)
     write_report(out, report, target, html=html)  # every fact gathered: the report is built once, then written
     return report
+
+
+def _on_engine_files(job: Job, engine: Any) -> Job:
+    """The job with its output and report where the engine's file system has them (a URI engine's location)."""
+    location = getattr(engine, "location", None)
+    if location is None:
+        return job
+    return dataclasses.replace(
+        job, output=location(job.output), report=None if job.report is None else location(job.report)
+    )
+
+
+def _check_targets(job: Job, out: Outputs, paths: dict[str, Any], target: Any, html: Any) -> None:
+    """Every file the job would write checked before any data is read; the input protected (never replaced)."""
+    check_parquet_target(job.output, folder=job.engine == "spark")  # Spark writes a folder
+    out.protect(job.input)  # never replaced, even with overwrite
+    targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
+    targets += [("report page", html, True)] if html else []
+    targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder
+    for what, path, file in targets:
+        out.check(path, file=file, what=what)
+
+
+def _asked(job: Job) -> dict[str, Any]:
+    """The job's request as the road's keyword arguments (hierarchies, privacy and options aside)."""
+    return {
+        "qids": list(job.qids),
+        "k": job.k,
+        "method": job.method,
+        "metric": job.metric,
+        "drop": job.drop,
+        "insensitive": job.insensitive,
+        "sensitive": job.sensitive,
+        "seed": job.seed,
+        "null": job.null,
+    }
+
+
+def _checked_request(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> Request:
+    """The job checked before any data is read: the request (DEFERRED stands for each hierarchy built from the
+    data; check_request accepts it, its type says Hierarchy) and the ``[sdc]`` section."""
+    deferred = {q: DEFERRED for q, s in job.qids.items() if s is not None}
+    deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}
+    request = check_request(
+        lf.collect_schema(),
+        hierarchies=deferred,  # pyright: ignore[reportArgumentType]
+        options=job.options,
+        privacy=[p.model for p in job.privacy],
+        **asked,
+    )
+    if job.sdc is not None:
+        from polars_anon.pipeline.capabilities import consult_sdc
+
+        check_measure_columns(lf.collect_schema().names(), job.sdc.measures, "job file: [sdc]")
+        check_columns(lf, [c for st in job.sdc.steps for c in st.columns], "job file: [sdc] protect columns")
+        consult_sdc(job.sdc, request, job.engine)
+    return request
+
+
+def _on_polars(
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
+) -> tuple[dict[str, Any], Anonymized, dict[str, Any] | None]:
+    """The job on Polars: the ``[sdc]`` steps applied to the lazy frame, the hierarchies built from the one tuple
+    pass the road then reuses; the hierarchies, the result and the input's ``[sdc]`` figures."""
+    sdc_input = None
+    if job.sdc is not None:
+        with stage("sdc risk of the input"):
+            sdc_input = measure(lf, job.sdc.measures)
+        lf = apply_steps(lf, job.sdc.steps, job.sdc.seed)
+    start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
+    made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
+    counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
+    result = run(
+        POLARS,
+        lf,
+        hierarchies=hierarchies,
+        privacy=job_models(job, lf),
+        counts=counts,
+        start=start,
+        **asked,
+        **job.options,
+    )
+    return hierarchies, result, sdc_input
+
+
+def _stage_encodings(
+    job: Job, out: Outputs, result: Anonymized, hierarchies: dict[str, Any], paths: dict[str, Any]
+) -> dict[str, str]:
+    """Each encoding the job asks for, planned from the result's map and staged in `out`; its path by name."""
+    encodings: dict[str, str] = {}
+    for e, path in paths.items():
+        original = result.prepared if e in NEEDS_ORIGINAL else None
+        with stage(f"encode {e}"):
+            options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
+            stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
+        encodings[e] = str(path)
+    return encodings
 
 
 def _output_measure(result: Anonymized, spec: SdcSpec) -> Callable[[Any], dict[str, Any]]:
