@@ -40,7 +40,14 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.capabilities import consult_sdc_measures
 from polars_anon.sdc.frequencies import bad_weights, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import cell_counts, fit_cells
-from polars_anon.sdc.risk import NEAR_ONE, benedetti_franconi, check_households, near_one, null_households
+from polars_anon.sdc.risk import (
+    NEAR_ONE,
+    benedetti_franconi,
+    check_households,
+    household_expected,
+    near_one,
+    null_households,
+)
 from polars_anon.sdc.spec import Measures
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
@@ -84,10 +91,10 @@ def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
     }
 
 
-def measure_patterns(pats: pl.DataFrame, spec: Measures, household: pl.DataFrame | None = None) -> dict[str, Any]:
+def measure_patterns(pats: pl.DataFrame, spec: Measures, household: float | None = None) -> dict[str, Any]:
     """The figures from the distinct patterns: ``n_pattern`` records, ``fk`` and ``Fk`` each (and their risk computed
-    here). `household`, when the spec names one: per household, the ``risk`` of each member (column ``risk``) and
-    the household id, one row per record."""
+    here). `household`, when the spec names one: the household expected re-identifications
+    (:func:`~polars_anon.sdc.risk.household_expected`)."""
     fk, big = pats["fk"].to_numpy(), pats["Fk"].to_numpy()
     n_pat = pats["n_pattern"].to_numpy().astype(np.float64)
     n = float(n_pat.sum())
@@ -116,7 +123,7 @@ def measure_patterns(pats: pl.DataFrame, spec: Measures, household: pl.DataFrame
         "violating": {str(k): int(n_pat[fk < k].sum()) for k in VIOLATING_K},
     }
     if household is not None:
-        her = float(household["household_risk"].sum())
+        her = household
         out["household_risk"] = her / n
         out["household_expected_reidentifications"] = her
     return out
@@ -138,10 +145,7 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
         per_row = lf.select(*keys, spec.household).join(
             pats.lazy().select(*keys, "risk"), on=keys, how="left", nulls_equal=True
         )
-        per_hh = per_row.group_by(spec.household).agg(
-            (1.0 - (1.0 - pl.col("risk")).product()).alias("household_risk"), pl.len().alias("__anon_n")
-        )
-        household = per_hh.select((pl.col("household_risk") * pl.col("__anon_n")).alias("household_risk")).collect()
+        household = household_expected(per_row, spec.household, "risk")
     out = measure_patterns(pats, spec, household)
     if spec.suda2:
         counts = lf.group_by(keys).agg(pl.len().alias("n")).collect()  # materializes: one row per pattern
