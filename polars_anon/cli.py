@@ -168,7 +168,7 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, _job(args), lf)
+    models = _cli_models(args.model, _job(args), lf, args.separator)
     reference = None
     if args.reference is not None:
         from polars_anon.privacy.evaluate import REFERENCE_UNREAD
@@ -234,9 +234,10 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
     return build_hierarchies(job.scan(), job.qids, job.base)  # the road's reader: every CSV option of the job's
 
 
-def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list[Model]:
+def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separator: str) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
-    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table."""
+    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table; a
+    ``--model``'s population CSV read with the command's ``--separator``, a job's with the job's CSV options."""
     import tomllib
 
     from polars_anon.job import build_models, parse_privacy
@@ -251,10 +252,18 @@ def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list
             example = '{model = "l-diversity", attribute = "s", l = 2}'
             raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
-    models = build_models(parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf)
+    models = build_models(
+        parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf, population=_population_reader(separator)
+    )
     if job is not None:
-        models += build_models(job.privacy, lf, job.base)
+        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
     return models
+
+
+def _population_reader(separator: str) -> Callable[[str], pl.LazyFrame]:
+    """How a command reads a population table (``--population``, a ``--model``'s ``population``): with its
+    ``--separator``, as it reads its table."""
+    return lambda path: scan_input(path, separator=separator, what="population table")
 
 
 def _risk(args: argparse.Namespace) -> int:
@@ -339,8 +348,8 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             threshold=args.threshold,
             sampling_fraction=args.sampling_fraction,
             population_size=args.population_size,
-            population=args.population,
-            models=_cli_models(args.model, _job(args), lf),
+            population=None if args.population is None else _population_reader(args.separator)(args.population),
+            models=_cli_models(args.model, _job(args), lf, args.separator),
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:

@@ -188,3 +188,22 @@ def test_a_header_ending_with_the_separator_is_refused(
     )
     (tmp_path / "job.toml").write_text(text.replace("k = 1\n", 'k = 1\ncolumns = ["q", "a", "b"]\n'))
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 0
+
+
+def test_a_population_csv_is_read_with_the_jobs_and_the_commands_separator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A population CSV was read with ',' whatever the job's separator or the command's --separator: its one column
+    'age;sex' was refused as lacking the qids."""
+    (tmp_path / "people.data").write_text("0;31;F\n1;33;M\n2;38;F\n3;36;M\n")
+    (tmp_path / "pop.csv").write_text("age;sex\n31;F\n33;M\n38;F\n36;M\n31;F\n33;M\n")
+    privacy = '[[privacy]]\nmodel = "k-map"\nk = 3\npopulation = "pop.csv"\n'
+    (tmp_path / "job.toml").write_text(HEADERLESS_JOB + privacy)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q"]) == 0
+    capsys.readouterr()
+    people = tmp_path / "people.csv"
+    people.write_text("age;sex\n31;F\n33;M\n")
+    args = ["risk", str(people), "--qids", "age,sex", "--separator", ";", "--population", str(tmp_path / "pop.csv")]
+    assert cli.main(args) == 0
+    # each sample tuple is 2 of the 6 population rows: journalist risk 1/2
+    assert json.loads(capsys.readouterr().out)["journalist"]["highest"] == 0.5
