@@ -552,11 +552,39 @@ def _records_apart(path: Path, separator: str, records: int) -> str | None:
     polars = counted.item()
     if polars == records:
         return None
+    line = _quote_ending_line(path, separator)  # one more pass, the file refused already
+    where = "a quote ends a field" if line is None else f"line {line} has a quote ending a field"
     return (
-        f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
-        """field that does not start with one (5'11", ab"); quote the whole field and double each quote in """
-        'it ("5\'11""", "ab"""), or remove the quote'
+        f'{where} that does not start with one (5\'11", ab"): Polars reads {polars} records where DuckDB reads '
+        f"{records} (the header included); "
+        """quote the whole field and double each quote in it ("5'11\"\"", "ab\"\""), or remove the quote"""
     )
+
+
+def _quote_ending_line(path: Path, separator: str, chunk: int = 1 << 24) -> int | None:
+    """The line of the first quote that ends a field not opened by a quote (``5'11"``), or None: the first quote with
+    an even number of quotes before it (outside any quoted field) that follows a character other than a separator,
+    a line break or a quote (it opens no field, and is no doubled quote's second). One NumPy pass."""
+    import numpy as np
+
+    sep = separator.encode()[0]
+    odd, before, offset = False, 10, 0  # `before`: the byte before the block (a line start at the file's start)
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            if b'"' in block:
+                a = np.frombuffer(block, np.uint8)
+                quote = a == 34
+                parity = (np.cumsum(quote, dtype=np.uint8) - quote + odd) & 1  # the quotes before each byte
+                prev = np.concatenate([np.array([before], np.uint8), a[:-1]])
+                edge = (prev == sep) | (prev == 10) | (prev == 13) | (prev == 34)
+                if offset == 0 and block.startswith(_BOM):
+                    edge[len(_BOM)] = True
+                found = np.flatnonzero(quote & (parity == 0) & ~edge)
+                if len(found):
+                    return _line_of(path, offset + int(found[0]))
+                odd = bool((int(quote.sum()) + odd) & 1)
+            before, offset = block[-1], offset + len(block)
+    return None
 
 
 def _first_wide_record(con: Any, source: str, separator: str, n_fields: int) -> int | None:

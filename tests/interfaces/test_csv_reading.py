@@ -54,10 +54,20 @@ def test_check_builds_a_jobs_hierarchies_with_the_jobs_csv_options(
         ('id,sex,age\n0,"F,31\n1,M,33\n', "Invalid Input Error: CSV Error on Line: 2: Value with unterminated quote"),
         # review11: a quote ending an unquoted field: Polars paired it with the next quote, lines apart (risk counted
         # 2 rows of 3, anonymize failed with a traceback), DuckDB and Spark read 3 rows
-        ("id,sex,age\n0,5'11\",31\n1,6'0\",33\n2,x,35\n", "Polars reads 3 records where DuckDB reads 4 (the header"),
-        ('id,sex,age\n0,ab",31\n\n1,x,33\n2,"y",35\n', "Polars reads 1 records where DuckDB reads 5 (the header"),
+        ("id,sex,age\n0,5'11\",31\n1,6'0\",33\n2,x,35\n", "line 2 has a quote ending a field that does not start"),
+        ('id,sex,age\n0,ab",31\n\n1,x,33\n2,"y",35\n', "line 2 has a quote ending a field that does not start"),
+        # the first line the readers part at, past a doubled quote and a line break inside quotes (both no fault)
+        ('id,n,a\n0,"a ""b""",1\n1,"x\ny",2\n2,q",3\n3,z,4\n', "line 5 has a quote ending a field that does not"),
     ],
-    ids=["trailing-separator", "space-before-quote", "quote-inside", "unterminated-quote", "inch", "quote-ends"],
+    ids=[
+        "trailing-separator",
+        "space-before-quote",
+        "quote-inside",
+        "unterminated-quote",
+        "inch",
+        "quote-ends",
+        "quote-ends-later",
+    ],
 )
 def test_a_csv_the_engines_would_read_apart_is_refused_naming_the_record(tmp_path: Path, text: str, words: str) -> None:
     from polars_anon.errors import InputError
@@ -101,7 +111,7 @@ def test_a_quote_ending_a_field_is_one_line_on_the_command_line(
     assert cli.main(["risk", str(path), "--qids", "q"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(
-        f"polars-anon: error: cannot read input {str(path)!r} as CSV: Polars reads 3 records where DuckDB"
+        f"polars-anon: error: cannot read input {str(path)!r} as CSV: line 2 has a quote ending a field"
     )
     assert "\n" not in err
     path.write_text('q,a\n1,"x\n\ny"\n\n2,y\n\n')
