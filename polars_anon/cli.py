@@ -113,9 +113,40 @@ def _anonymize(args: argparse.Namespace) -> int:
     job = _job(args)
     assert job is not None  # a positional argument
     rep = run_job(job, overwrite=args.overwrite)
-    print(json.dumps(rep, indent=2, default=str))
-    print(summary_line(rep), file=sys.stderr)
+    if args.json or not sys.stdout.isatty():  # a pipe or a file: a script reads the whole report
+        print(json.dumps(rep, indent=2, default=str))
+        print(summary_line(rep), file=sys.stderr)
+    else:
+        from polars_anon.io import html_path, report_path
+
+        report = job.report or report_path(job.output)
+        print(terminal_summary(rep, str(report), str(html_path(report)) if job.report_html else None))
     return 0
+
+
+def terminal_summary(rep: dict, report: str, html: str | None) -> str:
+    """What ``anonymize`` prints on a terminal instead of the report JSON: :func:`summary_line`, the rows suppressed
+    and the loss, and where the report was written.
+
+    >>> print(terminal_summary({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
+    ...                         "output": "o.parquet", "n_input_rows": 12, "suppressed": 2, "loss": 0.25,
+    ...                         "metric": "ncp"}, "o.report.json", None))
+    polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet
+    suppressed 2 of 12 input rows; loss 0.25 (ncp)
+    report: o.report.json (the whole report on standard output: --json, or a pipe)
+    """
+    suppressed, loss = rep.get("suppressed"), rep.get("loss")
+    facts = [] if suppressed is None else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} input rows"]
+    if loss is not None:
+        facts.append(f"loss {loss:.4g} ({rep.get('metric')})")
+    where = report if html is None else f"{report}, {html}"
+    return "\n".join(
+        [
+            summary_line(rep),
+            *(["; ".join(facts)] if facts else []),
+            f"report: {where} (the whole report on standard output: --json, or a pipe)",
+        ]
+    )
 
 
 def _spark_pack(args: argparse.Namespace) -> int:
@@ -721,6 +752,11 @@ def parser() -> argparse.ArgumentParser:
     a = sub.add_parser("anonymize", parents=[common, engines], help="run a job file (TOML)")
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    a.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole report JSON on standard output on a terminal too (a pipe or a file always gets it)",
+    )
     a.set_defaults(run=_anonymize)
     sp = sub.add_parser(
         "spark-pack",
