@@ -26,7 +26,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.io import CSV_SUFFIXES, RAGGED, scan_input
+from polars_anon.io import CSV_SUFFIXES, RAGGED, late_value_hint, late_value_words, scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
@@ -930,10 +930,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
     )
     if late:
         column, value = (late[2], late[1]) if detail.startswith("could not parse") else (late[1], late[2])
-        hint = (
-            f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
-            f"value, read it as missing (job file: null_values = [{json.dumps(value)}]) or convert the file to Parquet"
-        )
+        hint = late_value_hint(column, value, f"job file: null_values = [{json.dumps(value)}]")
     elif "CAST_INVALID_INPUT" in detail:
         hint = (
             "; a later value breaks the type inferred from the first rows: fix it, read it as missing (job file: "
@@ -977,7 +974,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except AnonError as exc:
-        print(f"polars-anon: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        cause = exc.__cause__  # a late CSV value the road named (io.csv_errors): worded as the command line names it
+        late = isinstance(cause, Exception) and late_value_words(str(cause)) is not None
+        message = csv_read_error(args, cause) if late and isinstance(cause, Exception) else None
+        print(f"polars-anon: error: {message or ' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except Exception as exc:  # an engine's failure reading a CSV input mid-way is bad input; anything else is raised
         message = csv_read_error(args, exc)

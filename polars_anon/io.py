@@ -9,7 +9,8 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,11 @@ __all__ = [
     "cast_columns",
     "check_fields",
     "check_utf8",
+    "csv_errors",
     "html_path",
     "late_value",
+    "late_value_hint",
+    "late_value_words",
     "literal_path",
     "named_path",
     "parquet_parts",
@@ -86,6 +90,74 @@ def late_value(column: str, number: int, dtype: pl.DataType) -> tuple[str, str]:
     """
     word = _DTYPE_WORDS.get(str(dtype), str(dtype))
     return "could not parse `", f"` as dtype `{word}` at column '{column}' (column number {number})"
+
+
+_LATE_WORDS = (
+    r"could not parse `(?P<value>.*?)` as dtype `\w+` at column '(?P<column>.*?)' \(column number \d+\)",
+    r"converting column \"(?P<column>.*?)\"\. Could not convert string \"(?P<value>.*?)\"",
+)
+"""Polars' words on a CSV value that breaks its column's inferred type (DuckDB and Spark raise them too:
+:func:`late_value`), and DuckDB's own reader's."""
+
+
+def late_value_words(text: str) -> tuple[str, str, str] | None:
+    """In an engine's error `text`, the words on a CSV value that breaks its column's type (Polars': the match; DuckDB's
+    reader: its line), the column and the value; None when it is no such error.
+
+    >>> late_value_words("could not parse `x` as dtype `i64` at column 'age' (column number 2)\\n\\nmore")[1:]
+    ('age', 'x')
+    """
+    for pattern in _LATE_WORDS:
+        found = re.search(pattern, text)
+        if found is not None:
+            said = found[0] if pattern is _LATE_WORDS[0] else text[: found.end()].splitlines()[-1].strip()
+            return said, found["column"], found["value"]
+    return None
+
+
+def late_value_hint(column: str, value: str, missing: str) -> str:
+    """What follows the words on a late CSV value, on every interface (`missing`: how to read it as missing there).
+
+    >>> late_value_hint("age", "x", 'null_values=["x"]').endswith('(null_values=["x"]) or convert the file to Parquet')
+    True
+    """
+    return (
+        f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
+        f"value, read it as missing ({missing}) or convert the file to Parquet"
+    )
+
+
+@contextmanager
+def csv_errors(reads: Callable[[], Sequence[str]] | Sequence[str]) -> Iterator[None]:
+    """Turn an engine's failure on a CSV value that breaks its column's inferred type (Polars infers the types from
+    the first rows; the value comes later) into one line naming the CSV files read, the column and the value, as the
+    command line words it (:func:`late_value_words`, :func:`late_value_hint`; Polars' own error is a dozen lines).
+    `reads`: the files the input is read from (or a function giving them, called only on such a failure); the
+    error passes unchanged when none is a CSV file.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("age\\n" + "31\\n" * 100 + "x\\n")
+    >>> with csv_errors([str(path)]):  # doctest: +ELLIPSIS
+    ...     pl.scan_csv(path).collect()
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read '...t.csv' as CSV: could not parse `x` as dtype `i64` at column 'age' ...
+    """
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        found = late_value_words(str(exc))
+        if found is None:
+            raise
+        files = [str(f) for f in (reads() if callable(reads) else reads) if Path(f).suffix.lower() in CSV_SUFFIXES]
+        if not files:
+            raise
+        said, column, value = found
+        hint = late_value_hint(column, value, f"null_values=[{json.dumps(value)}]")
+        raise InputError(f"cannot read {', '.join(repr(f) for f in files)} as CSV: {said}{hint}") from exc
 
 
 def literal_path(path: str | Path, engine: str) -> str:

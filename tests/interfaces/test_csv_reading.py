@@ -217,3 +217,27 @@ def test_a_population_csv_is_read_with_the_jobs_and_the_commands_separator(
     assert cli.main(args) == 0
     # each sample tuple is 2 of the 6 population rows: journalist risk 1/2
     assert json.loads(capsys.readouterr().out)["journalist"]["highest"] == 0.5
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_late_value_in_python_is_the_command_lines_one_line(engine: str, tmp_path: Path) -> None:
+    """pa.anonymize(pl.scan_csv(...)) raised Polars' dozen-line ComputeError (on write with Polars, on reading with
+    DuckDB); the command line said one line naming the file and the column. Now the same line, Python's hint."""
+    import polars as pl
+
+    import polars_anon as pa
+    from polars_anon.errors import InputError
+
+    path = tmp_path / "t.csv"
+    path.write_text("id,age\n" + "".join(f"{i},{30 + i % 10}\n" for i in range(120)) + "120,x\n")
+    with pytest.raises(InputError) as caught:
+        hierarchies = {"id": pa.Hierarchy.suppression(list(range(121)))}
+        pa.anonymize(pl.scan_csv(path), hierarchies=hierarchies, k=1, insensitive="age", engine=engine).sink_parquet(
+            tmp_path / "o.parquet"
+        )
+    assert str(caught.value) == (
+        f"cannot read {str(path)!r} as CSV: could not parse `x` as dtype `i64` at column 'age' (column number 2); "
+        "the type of column 'age' was inferred from the first rows and a later value breaks it: fix the value, read "
+        'it as missing (null_values=["x"]) or convert the file to Parquet'
+    )
+    assert not (tmp_path / "o.parquet").exists()
