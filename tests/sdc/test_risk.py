@@ -130,7 +130,7 @@ def test_sums_same_bits_in_any_row_order():
     from polars_anon.sdc.risk import household_expected
 
     rng = np.random.default_rng(7)
-    n = 3000
+    n = 1500
     df = pl.DataFrame(
         {
             "a": rng.integers(0, 3, n),
