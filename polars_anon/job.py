@@ -610,6 +610,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     html = html_path(target) if job.report_html else None
     check_parquet_target(job.output, folder=job.engine == "spark")  # before any data is read (Spark writes a folder)
     out.protect(job.input)  # never replaced, even with overwrite
+    out.protect(*(p.model.population for p in job.privacy if isinstance(getattr(p.model, "population", None), str)))
     targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
     targets += [("report page", html, True)] if html else []
     targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder
