@@ -26,7 +26,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.io import CSV_SUFFIXES, RAGGED, scan_input
+from polars_anon.io import CSV_SUFFIXES, RAGGED, late_value_hint, late_value_words, scan_input
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
@@ -113,9 +113,40 @@ def _anonymize(args: argparse.Namespace) -> int:
     job = _job(args)
     assert job is not None  # a positional argument
     rep = run_job(job, overwrite=args.overwrite)
-    print(json.dumps(rep, indent=2, default=str))
-    print(summary_line(rep), file=sys.stderr)
+    if args.json or not sys.stdout.isatty():  # a pipe or a file: a script reads the whole report
+        print(json.dumps(rep, indent=2, default=str))
+        print(summary_line(rep), file=sys.stderr)
+    else:
+        from polars_anon.io import html_path, report_path
+
+        report = job.report or report_path(job.output)
+        print(terminal_summary(rep, str(report), str(html_path(report)) if job.report_html else None))
     return 0
+
+
+def terminal_summary(rep: dict, report: str, html: str | None) -> str:
+    """What ``anonymize`` prints on a terminal instead of the report JSON: :func:`summary_line`, the rows suppressed
+    and the loss, and where the report was written.
+
+    >>> print(terminal_summary({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
+    ...                         "output": "o.parquet", "n_input_rows": 12, "suppressed": 2, "loss": 0.25,
+    ...                         "metric": "ncp"}, "o.report.json", None))
+    polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet
+    suppressed 2 of 12 input rows; loss 0.25 (ncp)
+    report: o.report.json (the whole report on standard output: --json, or a pipe)
+    """
+    suppressed, loss = rep.get("suppressed"), rep.get("loss")
+    facts = [] if suppressed is None else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} input rows"]
+    if loss is not None:
+        facts.append(f"loss {loss:.4g} ({rep.get('metric')})")
+    where = report if html is None else f"{report}, {html}"
+    return "\n".join(
+        [
+            summary_line(rep),
+            *(["; ".join(facts)] if facts else []),
+            f"report: {where} (the whole report on standard output: --json, or a pipe)",
+        ]
+    )
 
 
 def _spark_pack(args: argparse.Namespace) -> int:
@@ -168,7 +199,7 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, _job(args), lf)
+    models = _cli_models(args.model, _job(args), lf, args.separator)
     reference = None
     if args.reference is not None:
         from polars_anon.privacy.evaluate import REFERENCE_UNREAD
@@ -234,9 +265,10 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
     return build_hierarchies(job.scan(), job.qids, job.base)  # the road's reader: every CSV option of the job's
 
 
-def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list[Model]:
+def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separator: str) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
-    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table."""
+    file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table; a
+    ``--model``'s population CSV read with the command's ``--separator``, a job's with the job's CSV options."""
     import tomllib
 
     from polars_anon.job import build_models, parse_privacy
@@ -251,10 +283,18 @@ def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame) -> list
             example = '{model = "l-diversity", attribute = "s", l = 2}'
             raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
-    models = build_models(parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf)
+    models = build_models(
+        parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf, population=_population_reader(separator)
+    )
     if job is not None:
-        models += build_models(job.privacy, lf, job.base)
+        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
     return models
+
+
+def _population_reader(separator: str) -> Callable[[str], pl.LazyFrame]:
+    """How a command reads a population table (``--population``, a ``--model``'s ``population``): with its
+    ``--separator``, as it reads its table."""
+    return lambda path: scan_input(path, separator=separator, what="population table")
 
 
 def _risk(args: argparse.Namespace) -> int:
@@ -339,8 +379,8 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             threshold=args.threshold,
             sampling_fraction=args.sampling_fraction,
             population_size=args.population_size,
-            population=args.population,
-            models=_cli_models(args.model, _job(args), lf),
+            population=None if args.population is None else _population_reader(args.separator)(args.population),
+            models=_cli_models(args.model, _job(args), lf, args.separator),
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
@@ -712,6 +752,11 @@ def parser() -> argparse.ArgumentParser:
     a = sub.add_parser("anonymize", parents=[common, engines], help="run a job file (TOML)")
     a.add_argument("job", help="path to the job file")
     a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    a.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole report JSON on standard output on a terminal too (a pipe or a file always gets it)",
+    )
     a.set_defaults(run=_anonymize)
     sp = sub.add_parser(
         "spark-pack",
@@ -885,10 +930,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
     )
     if late:
         column, value = (late[2], late[1]) if detail.startswith("could not parse") else (late[1], late[2])
-        hint = (
-            f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
-            f"value, read it as missing (job file: null_values = [{json.dumps(value)}]) or convert the file to Parquet"
-        )
+        hint = late_value_hint(column, value, f"job file: null_values = [{json.dumps(value)}]")
     elif "CAST_INVALID_INPUT" in detail:
         hint = (
             "; a later value breaks the type inferred from the first rows: fix it, read it as missing (job file: "
@@ -932,7 +974,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except AnonError as exc:
-        print(f"polars-anon: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        cause = exc.__cause__  # a late CSV value the road named (io.csv_errors): worded as the command line names it
+        late = isinstance(cause, Exception) and late_value_words(str(cause)) is not None
+        message = csv_read_error(args, cause) if late and isinstance(cause, Exception) else None
+        print(f"polars-anon: error: {message or ' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except Exception as exc:  # an engine's failure reading a CSV input mid-way is bad input; anything else is raised
         message = csv_read_error(args, exc)

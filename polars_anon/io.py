@@ -9,7 +9,8 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,11 @@ __all__ = [
     "cast_columns",
     "check_fields",
     "check_utf8",
+    "csv_errors",
     "html_path",
     "late_value",
+    "late_value_hint",
+    "late_value_words",
     "literal_path",
     "named_path",
     "parquet_parts",
@@ -86,6 +90,74 @@ def late_value(column: str, number: int, dtype: pl.DataType) -> tuple[str, str]:
     """
     word = _DTYPE_WORDS.get(str(dtype), str(dtype))
     return "could not parse `", f"` as dtype `{word}` at column '{column}' (column number {number})"
+
+
+_LATE_WORDS = (
+    r"could not parse `(?P<value>.*?)` as dtype `\w+` at column '(?P<column>.*?)' \(column number \d+\)",
+    r"converting column \"(?P<column>.*?)\"\. Could not convert string \"(?P<value>.*?)\"",
+)
+"""Polars' words on a CSV value that breaks its column's inferred type (DuckDB and Spark raise them too:
+:func:`late_value`), and DuckDB's own reader's."""
+
+
+def late_value_words(text: str) -> tuple[str, str, str] | None:
+    """In an engine's error `text`, the words on a CSV value that breaks its column's type (Polars': the match; DuckDB's
+    reader: its line), the column and the value; None when it is no such error.
+
+    >>> late_value_words("could not parse `x` as dtype `i64` at column 'age' (column number 2)\\n\\nmore")[1:]
+    ('age', 'x')
+    """
+    for pattern in _LATE_WORDS:
+        found = re.search(pattern, text)
+        if found is not None:
+            said = found[0] if pattern is _LATE_WORDS[0] else text[: found.end()].splitlines()[-1].strip()
+            return said, found["column"], found["value"]
+    return None
+
+
+def late_value_hint(column: str, value: str, missing: str) -> str:
+    """What follows the words on a late CSV value, on every interface (`missing`: how to read it as missing there).
+
+    >>> late_value_hint("age", "x", 'null_values=["x"]').endswith('(null_values=["x"]) or convert the file to Parquet')
+    True
+    """
+    return (
+        f"; the type of column {column!r} was inferred from the first rows and a later value breaks it: fix the "
+        f"value, read it as missing ({missing}) or convert the file to Parquet"
+    )
+
+
+@contextmanager
+def csv_errors(reads: Callable[[], Sequence[str]] | Sequence[str]) -> Iterator[None]:
+    """Turn an engine's failure on a CSV value that breaks its column's inferred type (Polars infers the types from
+    the first rows; the value comes later) into one line naming the CSV files read, the column and the value, as the
+    command line words it (:func:`late_value_words`, :func:`late_value_hint`; Polars' own error is a dozen lines).
+    `reads`: the files the input is read from (or a function giving them, called only on such a failure); the
+    error passes unchanged when none is a CSV file.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("age\\n" + "31\\n" * 100 + "x\\n")
+    >>> with csv_errors([str(path)]):  # doctest: +ELLIPSIS
+    ...     pl.scan_csv(path).collect()
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read '...t.csv' as CSV: could not parse `x` as dtype `i64` at column 'age' ...
+    """
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        found = late_value_words(str(exc))
+        if found is None:
+            raise
+        files = [str(f) for f in (reads() if callable(reads) else reads) if Path(f).suffix.lower() in CSV_SUFFIXES]
+        if not files:
+            raise
+        said, column, value = found
+        hint = late_value_hint(column, value, f"null_values=[{json.dumps(value)}]")
+        raise InputError(f"cannot read {', '.join(repr(f) for f in files)} as CSV: {said}{hint}") from exc
 
 
 def literal_path(path: str | Path, engine: str) -> str:
@@ -552,11 +624,39 @@ def _records_apart(path: Path, separator: str, records: int) -> str | None:
     polars = counted.item()
     if polars == records:
         return None
+    line = _quote_ending_line(path, separator)  # one more pass, the file refused already
+    where = "a quote ends a field" if line is None else f"line {line} has a quote ending a field"
     return (
-        f"Polars reads {polars} records where DuckDB reads {records} (the header included): a quote ends a "
-        """field that does not start with one (5'11", ab"); quote the whole field and double each quote in """
-        'it ("5\'11""", "ab"""), or remove the quote'
+        f'{where} that does not start with one (5\'11", ab"): Polars reads {polars} records where DuckDB reads '
+        f"{records} (the header included); "
+        """quote the whole field and double each quote in it ("5'11\"\"", "ab\"\""), or remove the quote"""
     )
+
+
+def _quote_ending_line(path: Path, separator: str, chunk: int = 1 << 24) -> int | None:
+    """The line of the first quote that ends a field not opened by a quote (``5'11"``), or None: the first quote with
+    an even number of quotes before it (outside any quoted field) that follows a character other than a separator,
+    a line break or a quote (it opens no field, and is no doubled quote's second). One NumPy pass."""
+    import numpy as np
+
+    sep = separator.encode()[0]
+    odd, before, offset = False, 10, 0  # `before`: the byte before the block (a line start at the file's start)
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            if b'"' in block:
+                a = np.frombuffer(block, np.uint8)
+                quote = a == 34
+                parity = (np.cumsum(quote, dtype=np.uint8) - quote + odd) & 1  # the quotes before each byte
+                prev = np.concatenate([np.array([before], np.uint8), a[:-1]])
+                edge = (prev == sep) | (prev == 10) | (prev == 13) | (prev == 34)
+                if offset == 0 and block.startswith(_BOM):
+                    edge[len(_BOM)] = True
+                found = np.flatnonzero(quote & (parity == 0) & ~edge)
+                if len(found):
+                    return _line_of(path, offset + int(found[0]))
+                odd = bool((int(quote.sum()) + odd) & 1)
+            before, offset = block[-1], offset + len(block)
+    return None
 
 
 def _first_wide_record(con: Any, source: str, separator: str, n_fields: int) -> int | None:

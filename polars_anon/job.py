@@ -300,8 +300,9 @@ class PrivacySpec:
 def job_models(
     job: Job, lf: pl.LazyFrame, values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None
 ) -> list[Any]:
-    """The job's models, hierarchies built (from the column's values for built-in kinds)."""
-    return build_models(job.privacy, lf, job.base, values_of=values_of)
+    """The job's models, hierarchies built (from the column's values for built-in kinds), a population CSV read with
+    the job's CSV options (:meth:`Job.scan_population`)."""
+    return build_models(job.privacy, lf, job.base, values_of=values_of, population=job.scan_population)
 
 
 def build_models(
@@ -310,19 +311,28 @@ def build_models(
     base: Path = Path("."),
     *,
     values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None,
+    population: Callable[[str], pl.LazyFrame] | None = None,
 ) -> list[Any]:
     """Models of parsed ``[[privacy]]`` tables (or ``--model`` tables), each ``hierarchy`` built: from its file
     (relative to `base`) or, for built-in kinds, from the values of the model's attribute in `lf` (or from
-    `values_of`, an engine's group-by)."""
+    `values_of`, an engine's group-by). A ``population`` CSV path is read by `population` (the CSV options of the
+    job or the command; one read a path, which the models then share); without it, as :func:`scan_input` reads."""
     out = []
+    read: dict[str, pl.LazyFrame] = {}
     for p in specs:
+        model = p.model
+        path = getattr(model, "population", None)
+        if population is not None and isinstance(path, str) and Path(path).suffix.lower() in CSV_SUFFIXES:
+            if path not in read:
+                read[path] = population(path)
+            model = dataclasses.replace(model, population=read[path])
         if p.hierarchy is None:
-            out.append(p.model)
+            out.append(model)
             continue
-        attribute = p.model.sensitive_attribute
-        check_columns(lf, [attribute], f"[[privacy]] model {p.model.name!r}: attribute")
+        attribute = model.sensitive_attribute
+        check_columns(lf, [attribute], f"[[privacy]] model {model.name!r}: attribute")
         h = build_hierarchies(lf, {attribute: p.hierarchy}, base, values_of=values_of)[attribute]
-        out.append(dataclasses.replace(p.model, hierarchy=h))
+        out.append(dataclasses.replace(model, hierarchy=h))
     return out
 
 
@@ -431,6 +441,18 @@ class Job:
             columns=self.columns,
             null_values=self.null_values,
             text=self.text_columns,
+        )
+
+    def scan_population(self, path: str | Path) -> pl.LazyFrame:
+        """A population table (k-map, δ-presence) read as the input is: a CSV with the job's ``separator``,
+        ``null_values`` and ``schema``'s String columns read as written; its own header names its columns (the
+        input's ``has_header`` and ``columns`` are not applied)."""
+        return scan_input(
+            path,
+            separator=self.separator,
+            null_values=self.null_values,
+            text=self.text_columns,
+            what="population table",
         )
 
     @property
@@ -627,6 +649,7 @@ def _check_targets(job: Job, out: Outputs, paths: dict[str, Any], target: Any, h
     """Every file the job would write checked before any data is read; the input protected (never replaced)."""
     check_parquet_target(job.output, folder=job.engine == "spark")  # Spark writes a folder
     out.protect(job.input)  # never replaced, even with overwrite
+    out.protect(*(p.model.population for p in job.privacy if isinstance(getattr(p.model, "population", None), str)))
     targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
     targets += [("report page", html, True)] if html else []
     targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder

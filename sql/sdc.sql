@@ -15,6 +15,13 @@ CREATE OR REPLACE TEMP MACRO anon_sdc_risk(fk, big_fk) AS
                         - ((fk / big_fk) / (1 - fk / big_fk)) * ((fk / big_fk) / (1 - fk / big_fk)) * ln(big_fk / fk)
        ELSE (fk / big_fk) / (fk - 1 + fk / big_fk) END;
 
+-- anon_exact_sum(v): the sum of the DOUBLE values v (an aggregate) with the same bits in any row order and
+-- with any number of threads: two HUGEINT sums of fixed-point parts (SUM of doubles adds in thread order; SUM itself
+-- when the magnitudes add up to 2^85 or more).
+-- Twin: polars_anon.sdc.measures.exact_sum_sql
+CREATE OR REPLACE TEMP MACRO anon_exact_sum(v) AS
+  (CASE WHEN SUM(ABS(CAST(v AS DOUBLE))) < 3.8685626227668134e+25 THEN CAST(SUM(CAST((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) AS HUGEINT)) AS DOUBLE) / 1099511627776.0 + CAST(SUM(CAST((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND((CAST(v AS DOUBLE) * 1099511627776.0 - ROUND(CAST(v AS DOUBLE) * 1099511627776.0)) * 1.2089258196146292e+24) ELSE 0 END) AS HUGEINT)) AS DOUBLE) / 1.329227995784916e+36 ELSE SUM(CAST(v AS DOUBLE)) END);
+
 -- anon_check_weight(tbl, weight): true, or an error when weight (not NULL) is not a column of tbl.
 -- Twin: polars_anon.sdc.frequencies.check_weights (the column check; the values are read by the macros)
 CREATE OR REPLACE TEMP MACRO anon_check_weight(tbl, weight) AS
@@ -28,7 +35,7 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABL
     SELECT CASE WHEN anon_check_qids(tbl, keys) THEN anon_check_weight(tbl, weight) END AS ok)
   SELECT * EXCLUDE (__anon_none) FROM (
     SELECT COLUMNS(lambda c: list_contains(keys, c) OR c = '__anon_none'), count(*)::DOUBLE AS fk,
-           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE sum(ws[1])::DOUBLE END AS big_fk
+           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE anon_exact_sum(ws[1]) END AS big_fk
     FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw'))::DOUBLE[] AS ws
           FROM (SELECT *, NULL AS __anon_none, NULL AS __anon_nw FROM query_table(tbl::VARCHAR))) AS t
     WHERE (SELECT o.ok FROM __anon_ok AS o)
@@ -45,8 +52,8 @@ CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS 
 -- risk), expected_reidentifications (their sum), n_unique (records with fk = 1), n_pairs (fk = 2).
 -- Twin: polars_anon.sdc.risk.global_risk (method "approx", missing "category")
 CREATE OR REPLACE TEMP MACRO anon_global_risk(tbl, keys, weight := NULL) AS TABLE
-  SELECT sum(fk)::BIGINT AS n_rows, sum(fk * risk) / sum(fk) AS global_risk,
-         sum(fk * risk) AS expected_reidentifications,
+  SELECT sum(fk)::BIGINT AS n_rows, anon_exact_sum(fk * risk) / sum(fk) AS global_risk,
+         anon_exact_sum(fk * risk) AS expected_reidentifications,
          coalesce(sum(fk) FILTER (WHERE fk = 1), 0)::BIGINT AS n_unique,
          coalesce(sum(fk) FILTER (WHERE fk = 2), 0)::BIGINT AS n_pairs
   FROM anon_individual_risk(tbl, keys, weight := weight);

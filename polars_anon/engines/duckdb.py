@@ -57,6 +57,17 @@ def _named_files(node: object, within: bool = False) -> list[str]:
     return [f for value in node.values() for f in _named_files(value, inside)]
 
 
+def _base_tables(node: object) -> list[tuple[str, str, str]]:
+    """The tables and views a parsed query names: (catalog, schema, name), '' where not given."""
+    if isinstance(node, list):
+        return [t for value in node for t in _base_tables(value)]
+    if not isinstance(node, dict):
+        return []
+    if node.get("type") == "BASE_TABLE" and isinstance(node.get("table_name"), str):
+        return [(str(node.get("catalog_name") or ""), str(node.get("schema_name") or ""), node["table_name"])]
+    return [t for value in node.values() for t in _base_tables(value)]
+
+
 MEMORY_LIMIT = "1GB"
 """DuckDB's memory limit on a connection of its own (a job's): what goes beyond spills to a temporary folder.
 Publishing in input order sorts every row: the 15M-row demo register's fulldomain job peaked at 3.0 GB with a
@@ -151,16 +162,64 @@ class DuckDBEngine:
 
     def sources(self, data: object) -> list[str]:
         """The files of a scanned LazyFrame, or those a relation's query names (a table function's string
-        arguments, such as ``read_parquet('x.parquet')``, and a file named as a table, ``FROM 'x.parquet'``)."""
+        arguments, such as ``read_parquet('x.parquet')``, and a file named as a table, ``FROM 'x.parquet'``), through
+        every view it reads (a table or view given by its name too): a view's query is read from ``duckdb_views()``;
+        one whose query DuckDB cannot parse back counts every quoted string of its text as a file it may read."""
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
+        if isinstance(data, str):
+            try:
+                data = self.table(data)
+            except InvalidParameterError:  # no such table: the road's table() names it
+                return []
         if not isinstance(data, duckdb.DuckDBPyRelation):
             return []
         try:
-            rows = self.con.execute("SELECT json_serialize_sql(?::VARCHAR)", [data.sql_query()]).fetchall()
+            query = data.sql_query()
         except duckdb.Error:  # a relation over a Python object has no query text to parse: it reads no file
             return []
-        return list(dict.fromkeys(_named_files([json.loads(row[0]) for row in rows])))
+        return list(dict.fromkeys(self._query_files(query, set())))
+
+    def _query_files(self, query: str, seen: set[tuple[str, str, str]]) -> list[str]:
+        """The files `query` names (:func:`_named_files`) and those of the views it reads, each view once."""
+        tree = self._parsed(query)
+        if tree is None:
+            return []
+        files = _named_files(tree)
+        for ref in _base_tables(tree):
+            for view, sql in self._views(ref):
+                if view in seen:
+                    continue
+                seen.add(view)
+                text = sql.strip().rstrip(";")
+                # the query follows an AS of "CREATE VIEW name [(columns)] AS query": the first that parses
+                starts = [m.end() for m in re.finditer(r"\bAS\b", text, re.I)]
+                body = next((text[i:] for i in starts if self._parsed(text[i:]) is not None), None)
+                if body is None:  # not parsed back: every quoted string may be a file it reads
+                    files += [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", text)]
+                else:
+                    files += self._query_files(body, seen)
+        return files
+
+    def _parsed(self, query: str) -> list[Any] | None:
+        """DuckDB's parse of a SELECT query (``json_serialize_sql``), None when it is not one."""
+        try:
+            rows = self.con.execute("SELECT json_serialize_sql(?::VARCHAR)", [query]).fetchall()
+        except duckdb.Error:
+            return None
+        tree = [json.loads(row[0]) for row in rows]
+        return None if any(t.get("error") for t in tree) else tree
+
+    def _views(self, ref: tuple[str, str, str]) -> list[tuple[tuple[str, str, str], str]]:
+        """The views a table reference (catalog, schema, name; '' when not given) may name, with their SQL text."""
+        catalog, schema, name = ref
+        rows = self.con.execute(
+            "SELECT database_name, schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal "
+            "AND lower(view_name) = lower($1) AND ($2 = '' OR lower(schema_name) = lower($2)) "
+            "AND ($3 = '' OR lower(database_name) = lower($3))",
+            [name, schema, catalog],
+        ).fetchall()
+        return [((str(d), str(s), str(v)), str(sql or "")) for d, s, v, sql in rows]
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that

@@ -20,7 +20,7 @@ from polars_anon._progress import stage
 from polars_anon.engines import Engine
 from polars_anon.engines.polars import FEW, FEW_CLASSES, POLARS, PolarsEngine
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
-from polars_anon.io import html_path, report_path
+from polars_anon.io import csv_errors, html_path, report_path
 from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
@@ -224,12 +224,15 @@ class Anonymized:
 
     def table(self) -> Any:
         """The published table (a LazyFrame, a DuckDB relation, a Spark DataFrame), after checking it."""
-        self.report = build_report(self.facts, checked=self.verify(self.published))
+        with csv_errors(self.reads):  # a CSV input's late value: one line naming it
+            checked = self.verify(self.published)
+        self.report = build_report(self.facts, checked=checked)
         return self.published
 
     def collect(self) -> pl.DataFrame:
         """Collect the published table after checking every guarantee on it (with Polars, on the rows collected)."""
-        df = self.engine.to_polars(self.published)
+        with csv_errors(self.reads):  # a CSV input's late value: one line naming it
+            df = self.engine.to_polars(self.published)
         if self.engine is POLARS:
             checked = self.verify(df.lazy())
         else:
@@ -275,7 +278,8 @@ class Anonymized:
                 measured["facts"] = measure(table)
             return checked
 
-        checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
+        with csv_errors(self.reads):  # a CSV input's late value: one line naming it
+            checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
         phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
         seconds = round(time.perf_counter() - start, 3)
         return Written(checked, str(path), seconds, measured.get("facts"), phases)

@@ -36,6 +36,7 @@ from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.io import csv_errors
 from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
@@ -460,12 +461,14 @@ def anonymize(
         "null": null,
         "privacy": privacy,
     }
-    return run(
-        get_engine(engine, data=data),
-        data,
-        hierarchies=hierarchies,
-        k=k,
-        driver_tuples=driver_tuples,
-        **asked,
-        **options,
-    )
+    on = get_engine(engine, data=data)
+    with csv_errors(lambda: on.sources(data)):  # a CSV input's late value: one line naming it
+        return run(
+            on,
+            data,
+            hierarchies=hierarchies,
+            k=k,
+            driver_tuples=driver_tuples,
+            **asked,
+            **options,
+        )

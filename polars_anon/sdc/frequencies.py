@@ -30,6 +30,7 @@ __all__ = [
     "check_frequency_args",
     "check_weight_type",
     "check_weights",
+    "exact_sum",
     "frequencies",
     "hidden_keys",
     "pattern_frequencies",
@@ -44,6 +45,33 @@ PATTERN_COLUMNS = ("n_pattern", "fk", "Fk")
 FREQUENCY_COLUMNS = ("fk", "Fk")
 """The columns :func:`frequencies` adds to the table (no column of its input is named so)."""
 _AN, _AW = "__anon_mn", "__anon_mw"  # the matched counts and weights of wildcard_counts
+
+
+_HI, _LO = 2.0**40, 2.0**80  # exact_sum's fixed points: v = (hi + lo / 2^80) / 2^40, hi and lo integers
+_EXACT_TOP = 2.0**85  # below this sum of |v|, neither Int128 sum can overflow (hi < 2^125; lo < 2^80 a row)
+
+
+def exact_sum(value: pl.Expr) -> pl.Expr:
+    """The sum of Float64 `value` with the same bits in any row order and with any number of threads (an aggregation,
+    per group in a ``group_by(...).agg``; it streams).
+
+    Polars adds a float column's partial sums in an order that changes between runs (a group-by's rows come in any
+    order, threads split them), so a weighted count ``Fk``, and every risk figure from it, differed in its last bit
+    between two runs of the same input. Here each value is split into two integers, ``hi = trunc(v 2^40)`` and
+    ``lo = trunc((v 2^40 - hi) 2^80)``, summed exactly as Int128; the sum is ``hi_sum / 2^40 + lo_sum / 2^120``, a
+    function of the values only (exact to 2^-120 a value: every value above 1e-20 exactly). When the sum of ``|v|``
+    reaches 2^85 (about 4e25: an integer sum could overflow) it is Polars' own float sum.
+
+    >>> df = pl.DataFrame({"g": [1, 1, 1, 2], "v": [0.1, 0.2, 0.3, 1e30]})
+    >>> df.group_by("g", maintain_order=True).agg(exact_sum(pl.col("v"))).rows()
+    [(1, 0.6), (2, 1e+30)]
+    """
+    v = value.cast(pl.Float64)
+    scaled = v * _HI
+    hi = scaled.cast(pl.Int128, strict=False)  # truncation toward 0: scaled - hi is exact, |.| < 1
+    lo = ((scaled - hi.cast(pl.Float64)) * _LO).cast(pl.Int128, strict=False)
+    exact = hi.sum().cast(pl.Float64) / _HI + lo.sum().cast(pl.Float64) / (_HI * _LO)
+    return pl.when(v.abs().sum() < _EXACT_TOP).then(exact).otherwise(v.sum())
 
 
 def check_frequency_args(
@@ -172,7 +200,7 @@ def patterns(lf: pl.LazyFrame, keys: Sequence[str], weight: str | None, missing:
     agg = (
         lf.select(*(pl.col(k).alias(h) for k, h in zip(keys, hidden, strict=True)), w.alias(_W))
         .group_by(hidden)
-        .agg(pl.len().cast(pl.Float64).alias("n_pattern"), pl.col(_W).sum().alias("__anon_W"))
+        .agg(pl.len().cast(pl.Float64).alias("n_pattern"), exact_sum(pl.col(_W)).alias("__anon_W"))
         .sort(hidden, nulls_last=True)
         .collect()  # materializes: one row per distinct key pattern
     )
@@ -198,7 +226,7 @@ def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> p
     m = len(keys)
     nulls = pl.sum_horizontal(pl.col(keys).is_null().cast(pl.Int32))
     agg = agg.with_row_index("__anon_p").with_columns(nulls.alias("__anon_nn"))
-    total_n, total_w = agg["n_pattern"].sum(), agg["__anon_W"].sum()
+    total_n, total_w = agg.select(exact_sum(pl.col("n_pattern")), exact_sum(pl.col("__anon_W"))).row(0)
     complete = agg.filter(pl.col("__anon_nn") == 0)
     all_na = agg.filter(pl.col("__anon_nn") == m)
     partial = agg.filter((pl.col("__anon_nn") > 0) & (pl.col("__anon_nn") < m))
@@ -215,10 +243,12 @@ def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> p
     def matched(targets: pl.DataFrame, sources: pl.DataFrame, on: list[str], factor: float) -> None:
         """Add, per target pattern, `factor` times the own counts of the source patterns agreeing on `on`."""
         if not on:
-            n, w = float(sources["n_pattern"].sum()), float(sources["__anon_W"].sum())
+            n, w = sources.select(exact_sum(pl.col("n_pattern")), exact_sum(pl.col("__anon_W"))).row(0)
             piece = targets.select("__anon_p", pl.lit(factor * n).alias(_AN), pl.lit(factor * w).alias(_AW))
         else:
-            sums = sources.group_by(on).agg(pl.col("n_pattern").sum().alias(_AN), pl.col("__anon_W").sum().alias(_AW))
+            sums = sources.group_by(on).agg(
+                exact_sum(pl.col("n_pattern")).alias(_AN), exact_sum(pl.col("__anon_W")).alias(_AW)
+            )
             piece = targets.select("__anon_p", *on).join(sums, on=on, how="inner")
             piece = piece.select("__anon_p", (factor * pl.col(_AN)).alias(_AN), (factor * pl.col(_AW)).alias(_AW))
         pieces.append(piece.cast({_AN: pl.Float64, _AW: pl.Float64}))
@@ -244,7 +274,7 @@ def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> p
     extra = (
         pl.concat([pl.DataFrame(schema=schema), *[p.cast(schema) for p in pieces]])
         .group_by("__anon_p")
-        .agg(pl.col(_AN).sum().alias("__anon_an"), pl.col(_AW).sum().alias("__anon_aw"))
+        .agg(exact_sum(pl.col(_AN)).alias("__anon_an"), exact_sum(pl.col(_AW)).alias("__anon_aw"))
     )
     all_missing = pl.col("__anon_nn") == m
     return (
@@ -308,7 +338,7 @@ def frequencies(
     )
     if missing == "category":
         fk = pl.len().cast(pl.Float64)
-        big_fk = pl.col(weight).cast(pl.Float64).sum() if weight is not None else fk
+        big_fk = exact_sum(pl.col(weight)) if weight is not None else fk
         counts = lf.group_by(keys).agg(fk.alias("fk"), big_fk.alias("Fk"))
         return lf.join(counts, on=keys, how="left", nulls_equal=True, maintain_order="left")
     hidden = hidden_keys(keys)

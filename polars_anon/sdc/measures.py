@@ -40,11 +40,27 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.pipeline.capabilities import consult_sdc_measures
 from polars_anon.sdc.frequencies import bad_weights, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import cell_counts, fit_cells
-from polars_anon.sdc.risk import NEAR_ONE, benedetti_franconi, check_households, near_one, null_households
+from polars_anon.sdc.risk import (
+    NEAR_ONE,
+    benedetti_franconi,
+    check_households,
+    household_expected,
+    near_one,
+    null_households,
+)
 from polars_anon.sdc.spec import Measures
 from polars_anon.sdc.suda import Suda2Result, suda2_patterns
 
-__all__ = ["VIOLATING_K", "Measures", "check_measure_columns", "measure", "measure_patterns", "measure_sql", "risk_sql"]
+__all__ = [
+    "VIOLATING_K",
+    "Measures",
+    "check_measure_columns",
+    "exact_sum_sql",
+    "measure",
+    "measure_patterns",
+    "measure_sql",
+    "risk_sql",
+]
 
 VIOLATING_K = (2, 3, 5)
 """The k of the ``violating`` counts (sdcMicro's print of k-anonymity violations)."""
@@ -70,6 +86,28 @@ def risk_sql(fk: str, big_fk: str) -> str:
     )
 
 
+def exact_sum_sql(value: str, engine: str) -> str:
+    """:func:`~polars_anon.sdc.frequencies.exact_sum` as a SQL aggregate of the DOUBLE expression `value` on `engine`
+    (``"duckdb"``: HUGEINT, ``"spark"``: DECIMAL(38, 0)): two integer sums, the same bits in any row order and with
+    any number of threads (SQL's SUM of doubles adds in the order the threads give); SUM itself when the values'
+    magnitudes add up to 2^85 or more.
+
+    >>> import duckdb
+    >>> duckdb.sql(f"SELECT {exact_sum_sql('v', 'duckdb')} AS s FROM (VALUES (0.1), (0.2), (0.3)) t(v)").fetchall()
+    [(0.6,)]
+    """
+    big = "HUGEINT" if engine == "duckdb" else "DECIMAL(38, 0)"
+    v = f"CAST({value} AS DOUBLE)"
+    ok, scaled = f"ABS({v}) < {2.0**85!r}", f"{v} * {2.0**40!r}"  # no cast of an infinity, a NaN
+    hi = f"(CASE WHEN {ok} THEN ROUND({scaled}) ELSE 0 END)"
+    lo = f"(CASE WHEN {ok} THEN ROUND(({scaled} - ROUND({scaled})) * {2.0**80!r}) ELSE 0 END)"
+    exact = (
+        f"CAST(SUM(CAST({hi} AS {big})) AS DOUBLE) / {2.0**40!r} + CAST(SUM(CAST({lo} AS {big})) AS DOUBLE) / "
+        f"{2.0**120!r}"
+    )
+    return f"(CASE WHEN SUM(ABS({v})) < {2.0**85!r} THEN {exact} ELSE SUM({v}) END)"
+
+
 def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
     """SUDA2's figures: `scores` holds ``suda_score``, ``dis_suda_score`` and the record count ``n`` per pattern."""
     with_msu = scores.filter(pl.col("suda_score") > 0)
@@ -84,10 +122,10 @@ def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:
     }
 
 
-def measure_patterns(pats: pl.DataFrame, spec: Measures, household: pl.DataFrame | None = None) -> dict[str, Any]:
+def measure_patterns(pats: pl.DataFrame, spec: Measures, household: float | None = None) -> dict[str, Any]:
     """The figures from the distinct patterns: ``n_pattern`` records, ``fk`` and ``Fk`` each (and their risk computed
-    here). `household`, when the spec names one: per household, the ``risk`` of each member (column ``risk``) and
-    the household id, one row per record."""
+    here). `household`, when the spec names one: the household expected re-identifications
+    (:func:`~polars_anon.sdc.risk.household_expected`)."""
     fk, big = pats["fk"].to_numpy(), pats["Fk"].to_numpy()
     n_pat = pats["n_pattern"].to_numpy().astype(np.float64)
     n = float(n_pat.sum())
@@ -116,7 +154,7 @@ def measure_patterns(pats: pl.DataFrame, spec: Measures, household: pl.DataFrame
         "violating": {str(k): int(n_pat[fk < k].sum()) for k in VIOLATING_K},
     }
     if household is not None:
-        her = float(household["household_risk"].sum())
+        her = household
         out["household_risk"] = her / n
         out["household_expected_reidentifications"] = her
     return out
@@ -138,10 +176,7 @@ def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]
         per_row = lf.select(*keys, spec.household).join(
             pats.lazy().select(*keys, "risk"), on=keys, how="left", nulls_equal=True
         )
-        per_hh = per_row.group_by(spec.household).agg(
-            (1.0 - (1.0 - pl.col("risk")).product()).alias("household_risk"), pl.len().alias("__anon_n")
-        )
-        household = per_hh.select((pl.col("household_risk") * pl.col("__anon_n")).alias("household_risk")).collect()
+        household = household_expected(per_row, spec.household, "risk")
     out = measure_patterns(pats, spec, household)
     if spec.suda2:
         counts = lf.group_by(keys).agg(pl.len().alias("n")).collect()  # materializes: one row per pattern
@@ -182,7 +217,7 @@ def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
     view = engine.view(table)
     keys = ", ".join(engine.quote(k) for k in spec.keys)
     weight = f"CAST({engine.quote(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
-    pats = f"SELECT {keys}, COUNT(*) AS fk, SUM({weight}) AS big_fk FROM {view} GROUP BY {keys}"
+    pats = f"SELECT {keys}, COUNT(*) AS fk, {exact_sum_sql(weight, engine.name)} AS big_fk FROM {view} GROUP BY {keys}"
     if spec.weight is not None:
         _check_sql_weights(engine, view, pats, spec.weight, schema)
     er, n, top = _individual_sql(engine, pats, spec)
@@ -251,11 +286,13 @@ def _individual_sql(engine: Any, pats: str, spec: Measures) -> tuple[float, floa
         )  # materializes: one row per distinct (fk, Fk)
         r = benedetti_franconi(pairs["fk"].to_numpy(), pairs["big_fk"].to_numpy(), "exact")
         records = pairs["n"].to_numpy() * pairs["fk"].to_numpy().astype(np.float64)
-        return float((r * records).sum()), float(records.sum()), float(r.max())
+        # fsum: the pairs come in any order
+        return math.fsum((r * records).tolist()), float(records.sum()), float(r.max())
     risk = _risk_expr(spec)
-    row = engine.to_polars(
-        engine.sql(f"SELECT SUM(fk * {risk}) AS er, SUM(fk) AS n, MAX({risk}) AS top FROM ({pats}) p")
-    ).row(0, named=True)
+    er = exact_sum_sql(f"fk * {risk}", engine.name)
+    row = engine.to_polars(engine.sql(f"SELECT {er} AS er, SUM(fk) AS n, MAX({risk}) AS top FROM ({pats}) p")).row(
+        0, named=True
+    )
     return float(row["er"] or 0.0), float(row["n"] or 0.0), float(row["top"] or 0.0)
 
 
@@ -273,9 +310,10 @@ def _household_sql(engine: Any, view: str, pats: str, spec: Measures) -> float:
     nulls = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {hh} IS NULL")).item() or 0)
     if nulls:
         raise InvalidParameterError(null_households(str(spec.household), nulls))
+    log = "CASE WHEN p.r < 1 THEN LN(1 - p.r) ELSE 0 END"  # a risk of 1 makes the household's 1 (MAX below)
     query = (
-        f"SELECT SUM(hr * m) AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
-        f"CASE WHEN MAX(p.r) >= 1 THEN 1.0 ELSE 1 - EXP(SUM(LN(1 - p.r))) END AS hr "
+        f"SELECT {exact_sum_sql('hr * m', engine.name)} AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
+        f"CASE WHEN MAX(p.r) >= 1 THEN 1.0 ELSE 1 - EXP({exact_sum_sql(log, engine.name)}) END AS hr "
         f"FROM {view} t JOIN (SELECT {keys}, {_risk_expr(spec)} AS r FROM ({pats}) p0) p ON {on} GROUP BY t.{hh}) x"
     )
     return float(engine.to_polars(engine.sql(query)).item() or 0.0)
@@ -288,7 +326,8 @@ def _model_sql(engine: Any, view: str, spec: Measures) -> dict[str, Any]:
     w = f"CAST({q(str(spec.weight))} AS DOUBLE)"
     cells = engine.to_polars(
         engine.sql(
-            f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, SUM({w}) AS weights, SUM(1.0 / {w}) AS incl_prob "
+            f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, {exact_sum_sql(w, engine.name)} AS weights, "
+            f"{exact_sum_sql(f'1.0 / {w}', engine.name)} AS incl_prob "
             f"FROM {view} GROUP BY {keys}"
         )
     )  # materializes: one row per key pattern

@@ -42,7 +42,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, names_list, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import check_weights
+from polars_anon.sdc.frequencies import check_weights, exact_sum
 
 __all__ = ["ModelMethod", "ModelRisk", "cell_counts", "check_cells", "fit_cells", "model_risk", "risks_of_fit"]
 
@@ -95,7 +95,11 @@ def cell_counts(data: pl.LazyFrame | pl.DataFrame, keys: Sequence[str], weight: 
     return (
         as_lazy(data)
         .group_by(list(keys))
-        .agg(pl.len().cast(pl.Float64).alias("counts"), w.sum().alias("weights"), (1.0 / w).sum().alias("incl_prob"))
+        .agg(
+            pl.len().cast(pl.Float64).alias("counts"),
+            exact_sum(w).alias("weights"),
+            exact_sum(1.0 / w).alias("incl_prob"),
+        )
         .collect()
     )
 

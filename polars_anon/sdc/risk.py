@@ -34,7 +34,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.frequencies import Missing, check_frequency_args, hidden_keys, patterns
+from polars_anon.sdc.frequencies import Missing, check_frequency_args, exact_sum, hidden_keys, patterns
 
 __all__ = [
     "NEAR_ONE",
@@ -43,6 +43,8 @@ __all__ = [
     "benedetti_franconi",
     "check_households",
     "global_risk",
+    "household_expected",
+    "household_expr",
     "household_risk",
     "individual_risk",
     "near_one",
@@ -275,9 +277,27 @@ def household_risk(
     return _per_household(lf, household, risk, name)
 
 
+def household_expr(risk: str) -> pl.Expr:
+    """``1 - prod(1 - r)`` over a household's members (an aggregation): the factors sorted first, so that the product
+    has the same bits whatever order the group-by gives the members in (every reader of household risk uses it)."""
+    return 1.0 - (1.0 - pl.col(risk)).sort().product()
+
+
 def _per_household(lf: pl.LazyFrame, household: str, risk: str, name: str) -> pl.LazyFrame:
-    per_hh = lf.group_by(household).agg((1.0 - (1.0 - pl.col(risk)).product()).alias(name))
+    per_hh = lf.group_by(household).agg(household_expr(risk).alias(name))
     return lf.join(per_hh, on=household, how="left", maintain_order="left")
+
+
+def household_expected(rows: pl.LazyFrame, household: str, risk: str) -> float:
+    """The household expected re-identifications of `rows` (one per record: its `household` id and its individual
+    `risk`): per household :func:`household_expr` times its size, summed by
+    :func:`~polars_anon.sdc.frequencies.exact_sum` (the same bits in every run).
+
+    >>> household_expected(pl.LazyFrame({"hh": [1, 1, 2], "r": [0.5, 0.5, 0.25]}), "hh", "r")  # 2 * 0.75 + 0.25
+    1.75
+    """
+    per_hh = rows.group_by(household).agg((household_expr(risk) * pl.len()).alias("__anon_her"))
+    return float(per_hh.select(exact_sum(pl.col("__anon_her"))).collect().item())  # materializes: one value
 
 
 def check_households(lf: pl.LazyFrame, household: str) -> None:
@@ -327,31 +347,25 @@ def global_risk(
         check_households(lf, household)
     # every column under a helper name: the user's names (a key named fk, risk, ...) stay out of the way
     hidden = hidden_keys(keys)
-    pats = risk_patterns(lf, keys, weight, method, missing, alpha).select(*hidden, "fk", "risk")
-    own = [pl.col(k).alias(h) for k, h in zip(keys, hidden, strict=True)]
-    if household is not None:
-        own.append(pl.col(household).alias(_HOUSEHOLD))
-    rows = lf.select(own).join(pats.lazy(), on=hidden, how="left", nulls_equal=True, maintain_order="left")
-    exprs = [
-        pl.col("risk").sum().alias("er"),
-        pl.len().alias("n"),
-        (pl.col("fk") == 1).sum().alias("n1"),
-        (pl.col("fk") == 2).sum().alias("n2"),
-    ]
-    if household is not None:
-        rows = _per_household(rows, _HOUSEHOLD, "risk", "household_risk")
-        exprs.append(pl.col("household_risk").sum().alias("her"))
-    row = rows.select(exprs).collect().row(0, named=True)  # materializes: one row
-    n = int(row["n"])
+    pats = risk_patterns(lf, keys, weight, method, missing, alpha)  # sorted by the keys: a fixed order
+    n_pat = pats["n_pattern"].to_numpy().astype(np.float64)
+    fk, risk = pats["fk"].to_numpy(), pats["risk"].to_numpy()
+    n = int(n_pat.sum())
     if n == 0:
         raise InvalidParameterError("the table has no rows; global risk is undefined")
-    her = row.get("her")
+    er = float((risk * n_pat).sum())  # as pa.sdc.measures: per pattern, in the patterns' order (the same bits)
+    her = None
+    if household is not None:
+        own = [pl.col(k).alias(h) for k, h in zip(keys, hidden, strict=True)]
+        own.append(pl.col(household).alias(_HOUSEHOLD))
+        rows = lf.select(own).join(pats.lazy().select(*hidden, "risk"), on=hidden, how="left", nulls_equal=True)
+        her = household_expected(rows, _HOUSEHOLD, "risk")
     return GlobalRisk(
-        risk=row["er"] / n,
-        expected_reidentifications=float(row["er"]),
+        risk=er / n,
+        expected_reidentifications=er,
         n_rows=n,
-        n_unique=int(row["n1"]),
-        n_pairs=int(row["n2"]),
+        n_unique=int(n_pat[fk == 1].sum()),
+        n_pairs=int(n_pat[fk == 2].sum()),
         household_risk=None if her is None else her / n,
         household_expected_reidentifications=None if her is None else float(her),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -152,3 +153,26 @@ def test_a_spark_csv_read_failure_is_one_line(error: str, words: tuple[str, ...]
     assert message is not None and "\n" not in message and "SQLSTATE" not in message
     assert all(w in message for w in words), message
     assert cli.csv_read_error(argparse.Namespace(file="t.parquet"), RuntimeError(error)) is None  # not a CSV input
+
+
+def test_anonymize_on_a_terminal_prints_a_summary_and_the_json_with_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """anonymize printed the whole report JSON (hundreds of lines) on a terminal too: now a few lines there, the JSON
+    with --json (and to a pipe or a file: what every other test of the command reads)."""
+    ages = [30, 30, 30, 31, 31, 31, 32]
+    (tmp_path / "t.csv").write_text("id,age\n" + "".join(f"{i},{a}\n" for i, a in enumerate(ages)))
+    job = 'input = "t.csv"\noutput = "o.parquet"\nk = 3\nmax_suppressed = 1\ninsensitive = "id"\nreport_html = false\n'
+    (tmp_path / "job.toml").write_text(job + '[qids.age]\nhierarchy = "suppress"\n')
+    argv = ["anonymize", str(tmp_path / "job.toml"), "-q", "--overwrite"]
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert cli.main(argv) == 0
+    said = capsys.readouterr()
+    assert said.err == "" and said.out.splitlines() == [
+        f"polars-anon: fulldomain k=3: published 6 rows in 2 classes, smallest 3 -> {tmp_path / 'o.parquet'}",
+        "suppressed 1 of 7 input rows; loss 0.1429 (ncp)",  # the one 32 suppressed (NCP 1), 30 and 31 kept: 1/7
+        f"report: {tmp_path / 'o.report.json'} (the whole report on standard output: --json, or a pipe)",
+    ]
+    assert cli.main([*argv, "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert (rep["n_rows"], rep["suppressed"], rep["loss"]) == (6, 1, pytest.approx(1 / 7))

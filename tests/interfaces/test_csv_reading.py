@@ -54,10 +54,20 @@ def test_check_builds_a_jobs_hierarchies_with_the_jobs_csv_options(
         ('id,sex,age\n0,"F,31\n1,M,33\n', "Invalid Input Error: CSV Error on Line: 2: Value with unterminated quote"),
         # review11: a quote ending an unquoted field: Polars paired it with the next quote, lines apart (risk counted
         # 2 rows of 3, anonymize failed with a traceback), DuckDB and Spark read 3 rows
-        ("id,sex,age\n0,5'11\",31\n1,6'0\",33\n2,x,35\n", "Polars reads 3 records where DuckDB reads 4 (the header"),
-        ('id,sex,age\n0,ab",31\n\n1,x,33\n2,"y",35\n', "Polars reads 1 records where DuckDB reads 5 (the header"),
+        ("id,sex,age\n0,5'11\",31\n1,6'0\",33\n2,x,35\n", "line 2 has a quote ending a field that does not start"),
+        ('id,sex,age\n0,ab",31\n\n1,x,33\n2,"y",35\n', "line 2 has a quote ending a field that does not start"),
+        # the first line the readers part at, past a doubled quote and a line break inside quotes (both no fault)
+        ('id,n,a\n0,"a ""b""",1\n1,"x\ny",2\n2,q",3\n3,z,4\n', "line 5 has a quote ending a field that does not"),
     ],
-    ids=["trailing-separator", "space-before-quote", "quote-inside", "unterminated-quote", "inch", "quote-ends"],
+    ids=[
+        "trailing-separator",
+        "space-before-quote",
+        "quote-inside",
+        "unterminated-quote",
+        "inch",
+        "quote-ends",
+        "quote-ends-later",
+    ],
 )
 def test_a_csv_the_engines_would_read_apart_is_refused_naming_the_record(tmp_path: Path, text: str, words: str) -> None:
     from polars_anon.errors import InputError
@@ -101,7 +111,7 @@ def test_a_quote_ending_a_field_is_one_line_on_the_command_line(
     assert cli.main(["risk", str(path), "--qids", "q"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(
-        f"polars-anon: error: cannot read input {str(path)!r} as CSV: Polars reads 3 records where DuckDB"
+        f"polars-anon: error: cannot read input {str(path)!r} as CSV: line 2 has a quote ending a field"
     )
     assert "\n" not in err
     path.write_text('q,a\n1,"x\n\ny"\n\n2,y\n\n')
@@ -188,3 +198,49 @@ def test_a_header_ending_with_the_separator_is_refused(
     )
     (tmp_path / "job.toml").write_text(text.replace("k = 1\n", 'k = 1\ncolumns = ["q", "a", "b"]\n'))
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 0
+
+
+def test_a_population_csv_is_read_with_the_jobs_and_the_commands_separator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A population CSV was read with ',' whatever the job's separator or the command's --separator: its one column
+    'age;sex' was refused as lacking the qids."""
+    (tmp_path / "people.data").write_text("0;31;F\n1;33;M\n2;38;F\n3;36;M\n")
+    (tmp_path / "pop.csv").write_text("age;sex\n31;F\n33;M\n38;F\n36;M\n31;F\n33;M\n")
+    privacy = '[[privacy]]\nmodel = "k-map"\nk = 3\npopulation = "pop.csv"\n'
+    (tmp_path / "job.toml").write_text(HEADERLESS_JOB + privacy)
+    from polars_anon.job import Job, job_models
+
+    job = Job.load(tmp_path / "job.toml")
+    (model,) = job_models(job, job.scan())
+    assert model.population.collect().rows() == [(31, "F"), (33, "M"), (38, "F"), (36, "M"), (31, "F"), (33, "M")]
+    people = tmp_path / "people.csv"
+    people.write_text("age;sex\n31;F\n33;M\n")
+    args = ["risk", str(people), "--qids", "age,sex", "--separator", ";", "--population", str(tmp_path / "pop.csv")]
+    assert cli.main(args) == 0
+    # each sample tuple is 2 of the 6 population rows: journalist risk 1/2
+    assert json.loads(capsys.readouterr().out)["journalist"]["highest"] == 0.5
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_late_value_in_python_is_the_command_lines_one_line(engine: str, tmp_path: Path) -> None:
+    """pa.anonymize(pl.scan_csv(...)) raised Polars' dozen-line ComputeError (on write with Polars, on reading with
+    DuckDB); the command line said one line naming the file and the column. Now the same line, Python's hint."""
+    import polars as pl
+
+    import polars_anon as pa
+    from polars_anon.errors import InputError
+
+    path = tmp_path / "t.csv"
+    path.write_text("id,age\n" + "".join(f"{i},{30 + i % 10}\n" for i in range(120)) + "120,x\n")
+    with pytest.raises(InputError) as caught:
+        hierarchies = {"id": pa.Hierarchy.suppression(list(range(121)))}
+        pa.anonymize(pl.scan_csv(path), hierarchies=hierarchies, k=1, insensitive="age", engine=engine).sink_parquet(
+            tmp_path / "o.parquet"
+        )
+    assert str(caught.value) == (
+        f"cannot read {str(path)!r} as CSV: could not parse `x` as dtype `i64` at column 'age' (column number 2); "
+        "the type of column 'age' was inferred from the first rows and a later value breaks it: fix the value, read "
+        'it as missing (null_values=["x"]) or convert the file to Parquet'
+    )
+    assert not (tmp_path / "o.parquet").exists()

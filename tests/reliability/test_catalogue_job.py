@@ -319,3 +319,14 @@ def test_null_suppress_with_proportional_refused_before_writing(
     assert code == 2
     line = one_line_error(err, ("encode ['proportional']", "2 rows hold nulls"))
     assert "null='suppress'" not in line and "pass null" not in line
+
+
+def test_output_is_the_population_refused_even_with_overwrite(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A [[privacy]] population table was not protected: --overwrite replaced it with the output."""
+    T.write_parquet(work / "pop.parquet")  # the sample is its population: k-map holds, the job would be written
+    privacy = '[[privacy]]\nmodel = "k-map"\nk = 1\npopulation = "pop.parquet"\n'
+    (work / "job.toml").write_text(render({"input": '"t.parquet"', "output": '"pop.parquet"'}) + privacy)
+    with unchanged(work):
+        code, err = run(work, capsys, "--overwrite")
+    assert code == 2
+    one_line_error(err, ("pop.parquet", "is an input of this run"))

@@ -280,6 +280,20 @@ def _onto_input(engine: str, relation: bool = False, udf: bool = False) -> Calla
     return call
 
 
+def _onto_view(out: Path) -> object:
+    """Anonymize a DuckDB view given by its name, a view over a view that reads the folder's file, and write onto it."""
+    import polars_anon.duckdb as pad
+
+    source = str(out / EXISTING)
+    con = duckdb.connect()
+    literal = source.replace("'", "''")
+    con.execute(f"CREATE VIEW people AS SELECT * FROM read_parquet('{literal}')")
+    con.execute("CREATE VIEW adults AS SELECT * FROM people WHERE age > 0")
+    return pad.anonymize("adults", connection=con, hierarchies=H, k=2, insensitive="id").sink_parquet(
+        source, overwrite=True
+    )
+
+
 def _report_exists(out: Path) -> object:
     (out / EXISTING).rename(out / "anon.report.json")  # the report target exists (the table does not)
     try:
@@ -306,6 +320,7 @@ SINK = [
     _c("sink-onto-its-input-duckdb", _onto_input("duckdb"), IPE, EXISTING, "is an input of this run"),
     _c("sink-onto-its-input-unpicklable", _onto_input("polars", udf=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-onto-its-relation", _onto_input("duckdb", relation=True), IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-a-view-by-name", _onto_view, IPE, EXISTING, "is an input of this run"),
     _c("sink-overwrite-not-bool", _sink("anon.parquet", overwrite="no"), IPE, "overwrite", "'no'"),
     _c(
         "sink-not-k-anonymous",

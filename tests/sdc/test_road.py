@@ -193,6 +193,11 @@ def test_duckdb_macros_match_the_python_twins() -> None:
     assert (fk.count(1), fk.count(2)) == (4, 4)
     with pytest.raises(duckdb.Error, match="weight"):
         con.sql("FROM anon_frequencies('francdat', ['Key1'], weight := 'nope')").fetchall()
+    # anon_exact_sum is exact_sum_sql's text; 0.1 + 0.2 + 0.3 is 0.6 (fsum), SUM's left-to-right 0.6000000000000001
+    from polars_anon.sdc.measures import exact_sum_sql
+
+    assert exact_sum_sql("v", "duckdb") in (Path(__file__).parents[2] / "sql" / "sdc.sql").read_text()
+    assert con.sql("SELECT anon_exact_sum(v) FROM (VALUES (0.1), (0.2), (0.3)) t(v)").fetchall() == [(0.6,)]
 
 
 def _job(tmp_path: Path, extra: str) -> Path:
