@@ -492,9 +492,13 @@ def _boxes(
             hi.append(np.zeros(n, dtype=np.int64))
             continue
         t_lo.append(ax.lo[rows])
+        t_hi.append(ax.hi[rows])
+        if n == 1:  # one class (a pass's first round): its range is the tuples' (ufunc.at costs more)
+            lo.append(t_lo[-1].min(keepdims=True))
+            hi.append(t_hi[-1].max(keepdims=True))
+            continue
         lo.append(np.full(n, _NONE, dtype=np.int64))
         np.minimum.at(lo[-1], cid, t_lo[-1])
-        t_hi.append(ax.hi[rows])
         hi.append(np.full(n, -1, dtype=np.int64))
         np.maximum.at(hi[-1], cid, t_hi[-1])
     return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
