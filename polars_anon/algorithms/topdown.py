@@ -1497,7 +1497,8 @@ def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray
         if 4 * len(la) * len(lb) <= len(lo_a) * len(lo_b):
             lo = np.minimum(la[:, None], lb[None, :])
             hi = np.maximum(ha[:, None], hb[None, :])
-            return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[:, ib][ia]  # columns first: rows copied whole
+            pair = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            return np.take(np.take(pair, ib, axis=1), ia, axis=0)  # [:, ib][ia]: columns first, rows copied whole
     lo = np.minimum(lo_a[:, None], lo_b[None, :])
     hi = np.maximum(hi_a[:, None], hi_b[None, :])
     return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
@@ -1761,7 +1762,7 @@ def _cheapest(
             lo = np.minimum(op.lo[j][None, :], t_lo[:, None])
             hi = np.maximum(op.hi[j][None, :], t_hi[:, None])
             row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-            joined += row[inverse] if len(ranges) < len(r) else row
+            joined += np.take(row, inverse, axis=0) if len(ranges) < len(r) else row  # row[inverse]
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
         t = np.argmin(cost, axis=1)
