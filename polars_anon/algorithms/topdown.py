@@ -263,7 +263,8 @@ class _Rule:
         if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(part):
             view = self.constraints.view_parts(rows, part, len(sizes), triplets())
         else:
-            view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
+            at = np.flatnonzero(inside)  # index arrays: a boolean index costs more here
+            view = self.constraints.view_rows(rows[at], part[at], len(sizes))
         return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
 
@@ -816,7 +817,8 @@ def _score(
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
     g_cost = np.zeros(n_groups)
-    g_cost[big] = g.size[big] * cost(g.cls[big], g.lo[big], g.hi[big])
+    bi = np.flatnonzero(big)  # one index array for four gathers (a boolean index costs more)
+    g_cost[bi] = g.size[bi] * cost(g.cls[bi], g.lo[bi], g.hi[bi])
     after = np.add.reduceat(g_cost, g.first)
     has_rest = rest > 0
     at = np.flatnonzero(has_rest)
@@ -971,7 +973,7 @@ def _keep_better(
     n_groups = len(g.size)
     rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
     g_part = np.where(sc.big, np.arange(n_groups), rest_part)
-    take = better[cid]
+    take = np.flatnonzero(better[cid])
     part = g_part[g.of_row[take]]
     best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
     best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
@@ -1093,11 +1095,12 @@ def _specialize(
             dense = _dense(op.cid[closed], n_open)[0]
             fine = rule.ok(op.size[np.unique(op.cid[closed])], op.rows[closed], dense)
             keep = fine[dense]
-            aside.append(op.rows[closed[~keep]])
-            klass[op.rows[closed[keep]]] = n_classes + (np.cumsum(fine) - 1)[dense[keep]]
+            aside.append(op.rows[closed[np.flatnonzero(~keep)]])
+            kept = np.flatnonzero(keep)
+            klass[op.rows[closed[kept]]] = n_classes + (np.cumsum(fine) - 1)[dense[kept]]
             n_classes += int(fine.sum())
         moving = np.flatnonzero(split & (best.part >= 0))
-        aside.append(op.rows[split & (best.part < 0)])
+        aside.append(op.rows[np.flatnonzero(split & (best.part < 0))])
         cid, n_next = _dense(best.part[moving], best.next_id)
         parent = np.zeros(n_next, dtype=np.int64)
         parent[cid] = op.cid[moving]
