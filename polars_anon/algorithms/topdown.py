@@ -1764,7 +1764,12 @@ def _cheapest(
                 t_lo, t_hi = t_lo[first], t_hi[first]
             lo = np.minimum(op.lo[j][None, :], t_lo[:, None])
             hi = np.maximum(op.hi[j][None, :], t_hi[:, None])
-            row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            if ax.cost_table is not None:  # ax.cost in place: the same flat positions and values, fewer temporaries
+                lo *= ax.n_leaves
+                lo += hi
+                row = np.take(ax.cost_table, lo)
+            else:
+                row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
             joined += np.take(row, inverse, axis=0) if len(ranges) < len(r) else row  # row[inverse]
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
