@@ -1092,8 +1092,10 @@ def _specialize(
         split = best.attr[op.cid] >= 0
         closed = np.flatnonzero(~split)
         if len(closed):
-            dense = _dense(op.cid[closed], n_open)[0]
-            fine = rule.ok(op.size[np.unique(op.cid[closed])], op.rows[closed], dense)
+            used = np.zeros(n_open, dtype=bool)  # the closed classes, in id order (np.unique without its sort)
+            used[op.cid[closed]] = True
+            dense = (np.cumsum(used) - 1)[op.cid[closed]]
+            fine = rule.ok(op.size[np.flatnonzero(used)], op.rows[closed], dense)
             keep = fine[dense]
             aside.append(op.rows[closed[np.flatnonzero(~keep)]])
             kept = np.flatnonzero(keep)
@@ -1165,7 +1167,9 @@ def _total_cost(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray) -> f
     rows = np.flatnonzero(klass >= 0)
     if not len(rows):
         return 0.0
-    op = _boxes(axes, size, rows, np.unique(klass[rows], return_inverse=True)[1].astype(np.int64))
+    ids = klass[rows]
+    low = int(ids.min())
+    op = _boxes(axes, size, rows, _dense(ids - low, int(ids.max()) - low + 1)[0])  # np.unique's inverse, no sort
     # NumPy's own pairwise sum of the products: ``@`` goes to BLAS, whose threads took 30 ms CPU a product on
     # 10,000 classes with the machine busy (0.01 ms this way), and whose bits may vary with its thread count
     weight = op.size.astype(np.float64)
