@@ -1702,12 +1702,18 @@ def _pick_groups(union: np.ndarray, lc: np.ndarray, n_cls: int, g: int) -> tuple
     # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
     near = min(n_cls - 1, 4 * g + 16)
     short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
+    if short is not None:  # each row's nearest by (cost, class): one lexsort per row, all rows at once
+        by = np.lexsort((short, np.take_along_axis(union, short, axis=1)), axis=-1)
+        short = np.take_along_axis(short, by, axis=1)
     for i in np.lexsort((lc, union.min(axis=1))):
         c = lc[i]
         if group[c] >= 0:
             continue
-        order = np.arange(n_cls) if short is None else short[i]
-        order = order[np.lexsort((order, union[i][order]))]
+        if short is None:
+            order = np.arange(n_cls)
+            order = order[np.lexsort((order, union[i][order]))]
+        else:
+            order = short[i]
         free = order[(group[order] < 0) & (order != c)][: g - 1]
         if len(free) < g - 1 and short is not None:
             order = np.argsort(union[i], kind="stable")
