@@ -2,6 +2,7 @@
 
     python benchmarks/topdown_profile.py record [--cells adult-none-2 ...] [--save DIR] [--out F.jsonl]
     python benchmarks/topdown_profile.py replay --save DIR [--cells ...] [--profile N]
+    python benchmarks/topdown_profile.py ab --code BASE_DIR [--cells ...] [--repeat 5]
 
 ``record`` runs ``pa.anonymize(...).collect()`` per cell as ``local_recoding_bench.py`` does (the
 same data, qids, privacy models and suppression budget, 99 % of the rows) with
@@ -10,6 +11,10 @@ same data, qids, privacy models and suppression budget, 99 % of the rows) with
 result (class id per aggregate row and the suppressed flags). ``--save DIR`` also
 pickles the algorithm's arguments per cell (outside the repository), and ``replay``
 runs the algorithm alone on them (``--profile N``: cProfile, the N costliest functions).
+``ab`` runs the whole call per cell in two long-lived processes, one importing the package of ``--code``
+(a base checkout, e.g. a ``git archive`` copy) and one this checkout's, fed the same cell alternately
+(``--repeat`` times each, the order swapped every time), so both meet the same load; it prints per cell the
+least and the median CPU seconds of the algorithm and of the whole call, base / this (ratio), and the hashes.
 Every line carries the 1-minute load average (2 cores, shared).
 """
 
@@ -22,11 +27,14 @@ import json
 import os
 import pickle
 import pstats
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's package, not the installed one
+# this checkout's package, not the installed one (``ab``'s base worker: the package of its --code, by this variable)
+sys.path.insert(0, os.environ.get("TOPDOWN_PROFILE_CODE") or str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import datasets
 import local_recoding_bench as lrb
@@ -123,16 +131,107 @@ def replay(cells: list[str], save: Path, profile: int, repeat: int = 1) -> None:
             pstats.Stats(prof).sort_stats("tottime").print_stats(profile)
 
 
+def serve() -> None:
+    """For ``ab``: read a cell per line from stdin, run it as ``record`` does, print its CPU seconds and hash.
+
+    The package imported is ``TOPDOWN_PROFILE_CODE``'s (a checkout's root) when set."""
+    original, seen = topdown.topdown_partition, {}
+
+    def wrapped(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        cpu = time.process_time()
+        res = original(*args, **kwargs)
+        seen["cpu"], seen["hash"] = time.process_time() - cpu, digest(res)
+        return res
+
+    topdown.topdown_partition = wrapped
+    loaded: dict = {}
+    for line in sys.stdin:
+        name, model, k = _parse(line.strip())
+        if name not in loaded:
+            loaded[name] = datasets.load(name)
+        df, qids, hs = loaded[name]
+        q = [c for c in qids if c != lrb.SENSITIVE] if model != "none" else qids
+        sensitive = [lrb.SENSITIVE] if model != "none" else []
+        data = df.select(*q, *sensitive).with_row_index(lrb.ROW)
+        cpu = time.process_time()
+        pa.anonymize(
+            data,
+            hierarchies={c: hs[c] for c in q},
+            k=k,
+            method="topdown",
+            insensitive=lrb.ROW,
+            sensitive=sensitive or None,
+            privacy=lrb.our_model(model, hs),
+            max_suppressed=int(lrb.ARX_SUPPRESSION * df.height),
+        ).collect()
+        print(f"{seen['cpu']:.4f} {time.process_time() - cpu:.4f} {seen['hash']}", flush=True)
+
+
+def ab(cells: list[str], code: Path, repeat: int) -> None:
+    """Base (`code`) and this checkout alternately, cell by cell, in one long-lived process each."""
+    here = Path(__file__).resolve()
+    workers = [
+        subprocess.Popen(
+            [sys.executable, str(here), "serve"],
+            env=os.environ | {"TOPDOWN_PROFILE_CODE": str(root)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for root in (code.resolve(), here.parent.parent)
+    ]
+
+    def run(w: subprocess.Popen, cell: str) -> list[str]:
+        assert w.stdin is not None and w.stdout is not None
+        w.stdin.write(cell + "\n")
+        w.stdin.flush()
+        return w.stdout.readline().split()
+
+    for w in workers:  # a first call each: imports and first-call costs out of the figures
+        run(w, "fars-none-100")
+    for cell in cells:
+        algo: list[list[float]] = [[], []]
+        whole: list[list[float]] = [[], []]
+        hashes: list[set] = [set(), set()]
+        loads = []
+        for i in range(repeat):
+            for side in (0, 1) if i % 2 == 0 else (1, 0):
+                a, t, h = run(workers[side], cell)
+                algo[side].append(float(a))
+                whole[side].append(float(t))
+                hashes[side].add(h)
+            loads.append(os.getloadavg()[0])
+
+        def fig(x: list[list[float]], how) -> str:  # noqa: ANN001
+            return f"{how(x[0]):.3f} / {how(x[1]):.3f} ({how(x[1]) / how(x[0]):.2f})"
+
+        row = {"cell": cell, "algo least": fig(algo, min), "algo median": fig(algo, statistics.median)}
+        row |= {"whole least": fig(whole, min), "whole median": fig(whole, statistics.median)}
+        row |= {"hash": [",".join(sorted(h)) for h in hashes], "load": f"{min(loads):.1f}-{max(loads):.1f}"}
+        print(json.dumps(row), flush=True)
+    for w in workers:
+        assert w.stdin is not None
+        w.stdin.close()
+        w.wait()
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("command", choices=("record", "replay"))
+    p.add_argument("command", choices=("record", "replay", "ab", "serve"))
     p.add_argument("--cells", nargs="+", default=list(CELLS))
     p.add_argument("--save", type=Path, default=None, help="directory for the pickled arguments (outside the repo)")
     p.add_argument("--profile", type=int, default=0, help="replay: print the N costliest functions")
-    p.add_argument("--repeat", type=int, default=1, help="replay: runs per cell (the least CPU printed)")
+    p.add_argument("--repeat", type=int, default=1, help="replay: runs per cell (the least CPU printed); ab: per side")
+    p.add_argument("--code", type=Path, default=None, help="ab: the base checkout (its benchmarks/ and package)")
     args = p.parse_args()
     if args.command == "record":
         record(args.cells, args.save)
+    elif args.command == "serve":
+        serve()
+    elif args.command == "ab":
+        if args.code is None:
+            p.error("ab needs --code BASE_DIR")
+        ab(args.cells, args.code, max(args.repeat, 1))
     else:
         if args.save is None:
             p.error("replay needs --save DIR")

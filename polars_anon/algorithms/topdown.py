@@ -263,7 +263,8 @@ class _Rule:
         if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(part):
             view = self.constraints.view_parts(rows, part, len(sizes), triplets())
         else:
-            view = self.constraints.view_rows(rows[inside], part[inside], len(sizes))
+            at = np.flatnonzero(inside)  # index arrays: a boolean index costs more here
+            view = self.constraints.view_rows(rows[at], part[at], len(sizes))
         return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
 
@@ -447,6 +448,7 @@ class _Open:
     least: np.ndarray | None = None  # (C,) the least entropy of a split of each class (_least_entropy), when priced
     least_pow: tuple[float, np.ndarray] | None = None  # (balance, least ** balance), when priced
     triplets: Triplets | None = None  # the models' triplets of the open tuples (Constraints.triplets), when read
+    wide: _Wide | None = None  # a small round's leaf ranges side by side, as :func:`_boxes` built them (:func:`_wide`)
 
 
 @dataclass
@@ -481,7 +483,7 @@ def _boxes(
         t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
         for k, j in enumerate(cols.tolist()):
             lo[j], hi[j], t_lo[j], t_hi[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k], wide.t_hi[:, k]
-        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
+        return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight, wide=wide)
     lo, hi, t_lo, t_hi = [], [], [], []
     for j, ax in enumerate(axes):
         if all_dead[j]:
@@ -491,9 +493,13 @@ def _boxes(
             hi.append(np.zeros(n, dtype=np.int64))
             continue
         t_lo.append(ax.lo[rows])
+        t_hi.append(ax.hi[rows])
+        if n == 1:  # one class (a pass's first round): its range is the tuples' (ufunc.at costs more)
+            lo.append(t_lo[-1].min(keepdims=True))
+            hi.append(t_hi[-1].max(keepdims=True))
+            continue
         lo.append(np.full(n, _NONE, dtype=np.int64))
         np.minimum.at(lo[-1], cid, t_lo[-1])
-        t_hi.append(ax.hi[rows])
         hi.append(np.full(n, -1, dtype=np.int64))
         np.maximum.at(hi[-1], cid, t_hi[-1])
     return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight)
@@ -501,9 +507,10 @@ def _boxes(
 
 def _wide(st: _Stack, rows: np.ndarray, cid: np.ndarray, n: int, cols: np.ndarray) -> _Wide:
     """:func:`_boxes`' leaf ranges of the attributes `cols` in one pass."""
-    t_lo, t_hi = st.lo[rows], st.hi[rows]
+    # np.take of whole rows: the same values as st.lo[rows], several times faster on a 2-D array
+    t_lo, t_hi = np.take(st.lo, rows, axis=0), np.take(st.hi, rows, axis=0)
     if len(cols) < st.m:
-        t_lo, t_hi = t_lo[:, cols], t_hi[:, cols]
+        t_lo, t_hi = np.take(t_lo, cols, axis=1), np.take(t_hi, cols, axis=1)
     width = len(cols)
     flat = (cid[:, None] * width + np.arange(width)).ravel()
     lo = np.full(n * width, _NONE, dtype=np.int64)
@@ -653,13 +660,14 @@ def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     p_col, p_cls = np.nonzero(live.T)
     of_pair = np.full(live.shape, -1, dtype=np.int64)
     of_pair[p_cls, p_col] = np.arange(len(p_col))
-    per_class = of_pair[op.cid]
+    per_class = np.take(of_pair, op.cid, axis=0)  # of_pair[op.cid], faster on a 2-D array
     mask = per_class >= 0
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
-    lo, hi = wide.t_lo[mask], wide.t_hi[mask]
-    base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols])[mask]
+    at = np.flatnonzero(mask)  # the mask's cells in row-major order, as a boolean index reads them
+    lo, hi = wide.t_lo.ravel()[at], wide.t_hi.ravel()[at]
+    base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols]).ravel()[at]
     return _Pairs(
-        cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class[mask], per_tuple, cols, lo, hi, base
+        cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class.ravel()[at], per_tuple, cols, lo, hi, base
     )
 
 
@@ -685,9 +693,11 @@ def _price_round(
     """Step 1's pricing of one round: per open class, the best split (the same by either path)."""
     cols = np.array([j for j in range(len(axes)) if len(op.t_lo[j]) == len(op.rows)], dtype=np.int64)
     st = _stack(axes) if 0 < len(op.rows) * len(cols) <= STACKED_CELLS else None
-    if st is not None:  # a small round: its ranges side by side, read from the open classes now
-        t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
-        wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
+    if st is not None:  # a small round: its ranges side by side, as _boxes built them (the same columns)
+        wide = op.wide
+        if wide is None or not np.array_equal(wide.cols, cols):  # read from the open classes now
+            t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
+            wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
         return _price_all(st, op, wide, rule, defer, balance, penalty)
     n_open = len(op.size)
     best = _Split(np.zeros(n_open), np.full(n_open, -1, dtype=np.int64), np.full(len(op.rows), -1, dtype=np.int64))
@@ -807,7 +817,8 @@ def _score(
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
     g_cost = np.zeros(n_groups)
-    g_cost[big] = g.size[big] * cost(g.cls[big], g.lo[big], g.hi[big])
+    bi = np.flatnonzero(big)  # one index array for four gathers (a boolean index costs more)
+    g_cost[bi] = g.size[bi] * cost(g.cls[bi], g.lo[bi], g.hi[bi])
     after = np.add.reduceat(g_cost, g.first)
     has_rest = rest > 0
     at = np.flatnonzero(has_rest)
@@ -962,7 +973,7 @@ def _keep_better(
     n_groups = len(g.size)
     rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
     g_part = np.where(sc.big, np.arange(n_groups), rest_part)
-    take = better[cid]
+    take = np.flatnonzero(better[cid])
     part = g_part[g.of_row[take]]
     best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
     best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
@@ -1081,18 +1092,21 @@ def _specialize(
         split = best.attr[op.cid] >= 0
         closed = np.flatnonzero(~split)
         if len(closed):
-            dense = _dense(op.cid[closed], n_open)[0]
-            fine = rule.ok(op.size[np.unique(op.cid[closed])], op.rows[closed], dense)
+            used = np.zeros(n_open, dtype=bool)  # the closed classes, in id order (np.unique without its sort)
+            used[op.cid[closed]] = True
+            dense = (np.cumsum(used) - 1)[op.cid[closed]]
+            fine = rule.ok(op.size[np.flatnonzero(used)], op.rows[closed], dense)
             keep = fine[dense]
-            aside.append(op.rows[closed[~keep]])
-            klass[op.rows[closed[keep]]] = n_classes + (np.cumsum(fine) - 1)[dense[keep]]
+            aside.append(op.rows[closed[np.flatnonzero(~keep)]])
+            kept = np.flatnonzero(keep)
+            klass[op.rows[closed[kept]]] = n_classes + (np.cumsum(fine) - 1)[dense[kept]]
             n_classes += int(fine.sum())
         moving = np.flatnonzero(split & (best.part >= 0))
-        aside.append(op.rows[split & (best.part < 0)])
+        aside.append(op.rows[np.flatnonzero(split & (best.part < 0))])
         cid, n_next = _dense(best.part[moving], best.next_id)
         parent = np.zeros(n_next, dtype=np.int64)
         parent[cid] = op.cid[moving]
-        dead = op.dead[parent]  # a part inherits what was dead in its class
+        dead = np.take(op.dead, parent, axis=0)  # a part inherits what was dead in its class (op.dead[parent])
         op = _boxes(axes, size, op.rows[moving], cid, dead)
     return n_classes, np.sort(np.concatenate(aside)) if aside else np.zeros(0, dtype=np.int64), rounds
 
@@ -1153,7 +1167,9 @@ def _total_cost(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray) -> f
     rows = np.flatnonzero(klass >= 0)
     if not len(rows):
         return 0.0
-    op = _boxes(axes, size, rows, np.unique(klass[rows], return_inverse=True)[1].astype(np.int64))
+    ids = klass[rows]
+    low = int(ids.min())
+    op = _boxes(axes, size, rows, _dense(ids - low, int(ids.max()) - low + 1)[0])  # np.unique's inverse, no sort
     # NumPy's own pairwise sum of the products: ``@`` goes to BLAS, whose threads took 30 ms CPU a product on
     # 10,000 classes with the machine busy (0.01 ms this way), and whose bits may vary with its thread count
     weight = op.size.astype(np.float64)
@@ -1488,7 +1504,8 @@ def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray
         if 4 * len(la) * len(lb) <= len(lo_a) * len(lo_b):
             lo = np.minimum(la[:, None], lb[None, :])
             hi = np.maximum(ha[:, None], hb[None, :])
-            return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)[:, ib][ia]  # columns first: rows copied whole
+            pair = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            return np.take(np.take(pair, ib, axis=1), ia, axis=0)  # [:, ib][ia]: columns first, rows copied whole
     lo = np.minimum(lo_a[:, None], lo_b[None, :])
     hi = np.maximum(hi_a[:, None], hi_b[None, :])
     return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
@@ -1685,12 +1702,18 @@ def _pick_groups(union: np.ndarray, lc: np.ndarray, n_cls: int, g: int) -> tuple
     # each late class's nearest classes, cheapest first (ties to the older); all of them when those are taken
     near = min(n_cls - 1, 4 * g + 16)
     short = np.argpartition(union, near - 1, axis=1)[:, :near] if near < n_cls - 1 else None
+    if short is not None:  # each row's nearest by (cost, class): one lexsort per row, all rows at once
+        by = np.lexsort((short, np.take_along_axis(union, short, axis=1)), axis=-1)
+        short = np.take_along_axis(short, by, axis=1)
     for i in np.lexsort((lc, union.min(axis=1))):
         c = lc[i]
         if group[c] >= 0:
             continue
-        order = np.arange(n_cls) if short is None else short[i]
-        order = order[np.lexsort((order, union[i][order]))]
+        if short is None:
+            order = np.arange(n_cls)
+            order = order[np.lexsort((order, union[i][order]))]
+        else:
+            order = short[i]
         free = order[(group[order] < 0) & (order != c)][: g - 1]
         if len(free) < g - 1 and short is not None:
             order = np.argsort(union[i], kind="stable")
@@ -1751,8 +1774,13 @@ def _cheapest(
                 t_lo, t_hi = t_lo[first], t_hi[first]
             lo = np.minimum(op.lo[j][None, :], t_lo[:, None])
             hi = np.maximum(op.hi[j][None, :], t_hi[:, None])
-            row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-            joined += row[inverse] if len(ranges) < len(r) else row
+            if ax.cost_table is not None:  # ax.cost in place: the same flat positions and values, fewer temporaries
+                lo *= ax.n_leaves
+                lo += hi
+                row = np.take(ax.cost_table, lo)
+            else:
+                row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
+            joined += np.take(row, inverse, axis=0) if len(ranges) < len(r) else row  # row[inverse]
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
         t = np.argmin(cost, axis=1)
