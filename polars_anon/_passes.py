@@ -191,9 +191,11 @@ def _sort_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -
     for b, size in zip(by, sizes[len(qids) :]):
         packed = packed * size + frame[b].rank("dense").cast(pl.Int64).fill_null(size).to_numpy() - 1
     order = _order_of_distinct(packed, int(np.prod(sizes, dtype=np.int64)))
-    columns = []
+    columns, null = [], pl.Series([None], dtype=pl.String)
     for q, (rank, labels) in zip(qids, ranked):  # a rank of len(labels) is the null (the gather's index past the end)
-        columns.append(labels.append(pl.Series([None], dtype=pl.String)).gather(rank[order]).alias(q))
+        # one chunk: `append` leaves two, and a gather from two chunks cost twice as much (0.079 -> 0.035 CPU s for
+        # the 3M register's four qids)
+        columns.append(labels.append(null).rechunk().gather(rank[order]).alias(q))
     rest = frame.select(pl.exclude(qids))[order]
     return pl.DataFrame(columns).hstack(rest).select(frame.columns)
 
