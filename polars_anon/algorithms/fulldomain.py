@@ -167,7 +167,7 @@ class Lattice:
         """Per attribute and level: each tuple's published node as a dense code (int32)."""
         self.n_codes: list[list[int]] = []
         for q, h in zip(self.qids, self.hs):
-            ids = h.ids_of(agg[q])
+            ids = task.leaf_ids(q)
             present = np.flatnonzero(np.bincount(ids, minlength=h.n_nodes))  # the leaves the tuples hold
             nodes, codes, n_codes = [], [], []
             for lv in range(h.height):  # per level, a table over the hierarchy's nodes, then one gather per tuple

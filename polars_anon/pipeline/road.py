@@ -136,7 +136,8 @@ def aggregate(
         keep = [*request.qids, *request.sensitives]
         rows = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
     aggregates = table_.select(*request.qids, SIZE)
-    return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native)
+    codes = None if null_rows else raw.codes  # rooted nulls merge rows: the codes are the engine's table's
+    return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native, codes=codes)
 
 
 def check_map(plan: Plan, aggregates: pl.DataFrame | None, request: Request) -> None:
@@ -177,6 +178,7 @@ def run_method(
         records,
         sensitive_counts=counts,
         constraints=built,
+        codes=data.codes,
     )
     dp = differential_model(request)
     plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)

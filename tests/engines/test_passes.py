@@ -65,7 +65,7 @@ def test_the_counter_sees_every_read(tmp_path: Path) -> None:
 def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | None, int, float | None]]) -> None:
     """Tuple counts in the columns' own types, cast to String as the road casts the qids, merged and sorted:
     the String group-by of the rows, sorted (brute force; ``y`` Float64 is a type whose cast may merge)."""
-    from polars_anon._passes import as_string_counts, tuple_counts
+    from polars_anon._passes import as_string_codes, as_string_counts, tuple_counts
 
     lf = pl.LazyFrame(rows, schema={"q": pl.String, "r": pl.Int64, "y": pl.Float64}, orient="row")
     for keys, by in ((["q", "r"], []), (["q", "y"], ["r"]), (["r"], ["q"])):
@@ -73,6 +73,15 @@ def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | 
         cast = lf.with_columns(pl.col(k).cast(pl.String) for k in keys)
         want = cast.group_by([*keys, *by]).agg(pl.len().cast(pl.Int64).alias("count"))
         assert_frame_equal(got, want.sort([*keys, *by], nulls_last=True).collect())
+        if not by:  # the codes decode to the frame's labels, row for row (its sorted distinct labels, null last)
+            frame, codes = as_string_codes(tuple_counts(lf, keys)[0], keys)
+            assert_frame_equal(frame, got)
+            assert codes is not None
+            for k in keys:
+                labels = codes.labels[k]
+                assert labels.to_list() == sorted(frame[k].drop_nulls().unique().to_list())
+                decoded = pl.concat([labels, pl.Series([None], dtype=pl.String)]).gather(codes.codes[k])
+                assert decoded.to_list() == frame[k].to_list(), k
 
 
 def test_the_tuple_pass_is_handed_to_the_road_not_remembered() -> None:
