@@ -126,7 +126,7 @@ def aggregate(
     """
     with stage("aggregate classes"):
         raw = engine.aggregate(table, request, counts)
-    check_data(raw.table, request, raw.distinct)
+    check_data(raw.table, request, raw.distinct, None if raw.codes is None else raw.codes.labels)
     table_, null_rows = rooted_aggregates(raw.table, request)
     prepared = pl.LazyFrame() if raw.rows is None else raw.rows
     if null_rows and raw.rows is not None:

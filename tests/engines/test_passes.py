@@ -100,3 +100,27 @@ def test_the_tuple_pass_is_handed_to_the_road_not_remembered() -> None:
     assert sorted(tuple_counts(lf, ["q"])[0].rows()) == [("a", 2), ("b", 1)]  # none handed: read
     state = [n for n, v in vars(_passes).items() if isinstance(v, (list, dict, set)) and not n.startswith("__")]
     assert state == []
+
+
+def test_the_codes_labels_check_the_values_as_the_column_does() -> None:
+    """check_values with the codes' labels (the road's, no distinct values looked for again) refuses what the
+    column's own distinct values refuse, with the same message; and accepts what they accept."""
+    from polars_anon import Hierarchy
+    from polars_anon._passes import as_string_codes
+    from polars_anon._validate import check_values
+
+    h = {"q": Hierarchy.suppression(["a", "b"])}
+    for values in (["c", "a", "x", "c", "b"], ["b", "a"]):
+        raw = pl.DataFrame({"q": values, "count": [1] * len(values)})
+        frame, codes = as_string_codes(raw, ["q"])
+        assert codes is not None
+        tuples = frame.rename({"count": "size"})
+        messages = []
+        for labels in (None, codes.labels):
+            try:
+                check_values(tuples, h, labels=labels)
+                messages.append(None)
+            except Exception as error:  # noqa: BLE001 (the two refusals compared)
+                messages.append(str(error))
+        assert messages[0] == messages[1], messages
+    assert messages == [None, None]
