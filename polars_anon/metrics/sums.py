@@ -97,11 +97,16 @@ def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -
     if len(codes) == 0:
         return np.zeros(0)
     width = int(counts.max()) + 1
+    limit = max(4 * len(codes), 1 << 20)
+    if len(values) * width > limit and 8 * len(values) > len(codes):
+        # many values (T*'s distance per combination of numeric leaves: 238,420 for 684,166 pairs at 3M): their
+        # sort costs most of the rows' own, and the pairs are then too many as a rule (0.042 -> 0.022 CPU s there)
+        return ascending(values[codes] * counts)
     distinct, ranked = values, codes
     if len(values) <= len(codes):  # few values (a hierarchy's nodes): equal ones share their pairs
         distinct, rank = np.unique(values, return_inverse=True)
         ranked = rank[codes]
-    too_many = len(distinct) * width > max(4 * len(codes), 1 << 20)
+    too_many = len(distinct) * width > limit
     if too_many or np.signbit(values).any() or np.isnan(values).any():
         return ascending(values[codes] * counts)
     seen = np.bincount(ranked.astype(np.int64) * width + counts, minlength=len(distinct) * width)

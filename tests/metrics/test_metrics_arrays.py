@@ -128,9 +128,10 @@ def test_large_sums_sorted_by_polars_give_numpys_bits() -> None:
         assert _bits(sorted_sum(values)) == _bits(want), name
         rng.shuffle(values)
         assert _bits(sorted_sum(values)) == _bits(want), name
-    codes = rng.integers(0, 3, n)
     counts = rng.integers(1, 3 * n, n)
-    for values in (np.array([0.5, -0.0, 0.0]), np.array([0.1, 0.2, 0.3])):  # NumPy fallback and many pairs
+    many = rng.random(2000)  # many values and pairs: the products sorted at once
+    for values in (np.array([0.5, -0.0, 0.0]), np.array([0.1, 0.2, 0.3]), many):  # signed zeros, few values, many
+        codes = rng.integers(0, len(values), n)
         want = float(np.sort(values[codes] * counts).sum())
         assert _bits(sorted_products_numpy_sum(values, codes, counts)) == _bits(want)
 
