@@ -673,7 +673,9 @@ def objective_details(found: SearchResult) -> dict[str, object]:
     return out
 
 
-@register_method("fulldomain", FulldomainOptions, metrics=tuple(OBJECTIVES), default_metric="ncp", check=check_options)
+@register_method(
+    "fulldomain", FulldomainOptions, metrics=tuple(OBJECTIVES), default_metric="ncp", check=check_options, codes=True
+)
 def run(task: Task, options: FulldomainOptions) -> Plan:
     """Full-domain generalization that minimizes the chosen objective (see the module docstring)."""
     settings = options.settings(task.metric or "ncp")

@@ -136,7 +136,8 @@ def aggregate(
         keep = [*request.qids, *request.sensitives]
         rows = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
     aggregates = table_.select(*request.qids, SIZE)
-    codes = None if null_rows else raw.codes  # rooted nulls merge rows: the codes are the engine's table's
+    # kept for a method that reads them (their memory otherwise freed now); rooted nulls merge rows: not theirs
+    codes = raw.codes if request.method.codes and not null_rows else None
     return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native, codes=codes)
 
 

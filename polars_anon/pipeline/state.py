@@ -161,7 +161,7 @@ class Aggregated:
     :func:`polars_anon.pipeline.road.search_sample`)."""
     codes: TupleCodes | None = None
     """The qids of `aggregates` as integer codes, row for row (:class:`~polars_anon._passes.TupleCodes`; None when
-    the engine made none or nulls were merged at the roots): handed to the method as ``Task.codes``."""
+    the engine made none, nulls were merged at the roots or the method reads none): handed to it as ``Task.codes``."""
 
 
 def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, dict[str, pl.LazyFrame]]:

@@ -124,3 +124,25 @@ def test_the_codes_labels_check_the_values_as_the_column_does() -> None:
                 messages.append(str(error))
         assert messages[0] == messages[1], messages
     assert messages == [None, None]
+
+
+def test_the_road_keeps_the_codes_for_a_method_that_reads_them() -> None:
+    """The aggregates' codes reach the method only when it declares ``codes=True`` (fulldomain), decoding to the
+    leaves ``Hierarchy.ids_of`` reads from the String aggregates; nulls merged at the roots drop them."""
+    from polars_anon import Hierarchy
+    from polars_anon.engines.polars import POLARS
+    from polars_anon.pipeline.road import aggregate
+    from polars_anon.request import check_request
+
+    h = {"g": Hierarchy.suppression(["F", "M", "X"])}
+    lf = pl.LazyFrame({"g": ["M", "F", "M", "X"]})
+    for method, null, kept in (("fulldomain", "error", True), ("greedy", "error", False)):
+        data = aggregate(POLARS, lf, check_request(lf.collect_schema(), hierarchies=h, k=1, method=method, null=null))
+        assert (data.codes is not None) == kept, method
+    assert data.codes is None
+    data = aggregate(POLARS, lf, check_request(lf.collect_schema(), hierarchies=h, k=1))
+    assert data.codes is not None
+    assert data.codes.ids_of("g", h["g"]).tolist() == h["g"].ids_of(data.aggregates["g"]).tolist()
+    nulls = pl.LazyFrame({"g": ["M", None, "M", "X"]})
+    request = check_request(nulls.collect_schema(), hierarchies=h, k=1, null="suppress")
+    assert aggregate(POLARS, nulls, request).codes is None
