@@ -244,7 +244,7 @@ def _sort_strings(
         # one chunk (`append` left two, and a gather from two chunks cost twice as much: 0.079 -> 0.035 CPU s for
         # the 3M register's four qids); a new Series: `labels` stays the codes' labels
         columns.append(pl.concat([labels, null], rechunk=True).gather(code).alias(q))
-        codes[q] = code.astype(np.int32)  # fewer labels than rows
+        codes[q] = code.astype(np.int32, copy=False)  # Int32 already below 2**31 labels (see _string_ranks)
     rest = frame.select(pl.exclude(qids))[order]
     found = TupleCodes({q: labels for q, (_, labels) in zip(qids, ranked)}, codes)
     return pl.DataFrame(columns).hstack(rest).select(frame.columns), found
@@ -260,17 +260,22 @@ def _order_of_distinct(keys: np.ndarray, bound: int) -> np.ndarray:
     """
     if bound > 16 * len(keys):
         return np.argsort(keys)
-    slots = np.full(bound, -1, dtype=np.int64)
-    slots[keys] = np.arange(len(keys), dtype=np.int64)
+    # Int32 slots when the positions fit: half the memory to touch (at 3M, 5.7M slots: 0.020 -> 0.012 CPU s warm,
+    # 0.10 -> 0.016 on fresh pages, as in a job)
+    kind = np.int32 if len(keys) < 1 << 31 else np.int64
+    slots = np.full(bound, -1, dtype=kind)
+    slots[keys] = np.arange(len(keys), dtype=kind)
     order = slots[slots >= 0]
     return order if len(order) == len(keys) else np.argsort(keys, kind="stable")  # equal keys: a stable sort
 
 
 def _string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
-    """Each value's rank (Int64) among the column's distinct values cast to String, sorted (a null: their number,
-    last), and those sorted String labels (nulls dropped). A Categorical or an integer column is ranked from its
-    distinct values through a lookup table of their codes; other types through the String cast of every value."""
+    """Each value's rank (Int32; Int64 from 2**31 distinct values) among the column's distinct values cast to String,
+    sorted (a null: their number, last), and those sorted String labels (nulls dropped). A Categorical or an integer
+    column is ranked from its distinct values through a lookup table of their codes; other types through the String
+    cast of every value."""
     distinct = column.drop_nulls().unique()
+    kind, rank_dtype = (np.int32, pl.Int32) if len(distinct) < (1 << 31) - 1 else (np.int64, pl.Int64)
     labels = distinct.cast(pl.String)
     order = labels.arg_sort()
     if len(distinct) and (isinstance(column.dtype, pl.Categorical) or column.dtype.is_integer()):
@@ -278,12 +283,12 @@ def _string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
         keys = distinct.to_physical() if isinstance(column.dtype, pl.Categorical) else distinct
         low, high = int(keys.min()), int(keys.max())  # type: ignore[arg-type]
         if high - low < 1 << 24 and abs(low) < 1 << 62 and abs(high) < 1 << 62:  # at most 16M slots (128 MiB)
-            table = np.full(high - low + 2, len(distinct), dtype=np.int64)  # the last slot: the null
-            table[keys.gather(order).cast(pl.Int64).to_numpy() - low] = np.arange(len(distinct), dtype=np.int64)
+            table = np.full(high - low + 2, len(distinct), dtype=kind)  # the last slot: the null
+            table[keys.gather(order).cast(pl.Int64).to_numpy() - low] = np.arange(len(distinct), dtype=kind)
             slots = (codes.cast(pl.Int64) - low).fill_null(high - low + 1).to_numpy()
             return table[slots], labels.gather(order)
     labels = labels.gather(order)
-    rank = column.cast(pl.String).cast(pl.Enum(labels)).to_physical().cast(pl.Int64).fill_null(len(labels))
+    rank = column.cast(pl.String).cast(pl.Enum(labels)).to_physical().cast(rank_dtype).fill_null(len(labels))
     return rank.to_numpy(), labels
 
 
