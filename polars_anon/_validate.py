@@ -164,12 +164,18 @@ def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
 
 
 def check_values(
-    tuples: pl.DataFrame, hierarchies: Mapping[str, Hierarchy], *, allow_null: bool = False, source: str = ""
+    tuples: pl.DataFrame,
+    hierarchies: Mapping[str, Hierarchy],
+    *,
+    allow_null: bool = False,
+    source: str = "",
+    labels: Mapping[str, pl.Series] | None = None,
 ) -> None:
     """Every non-null value of every quasi-identifier must be a leaf of its hierarchy.
 
     `tuples` holds the distinct quasi-identifier tuples (String columns) with a
     ``size`` column; nulls are refused with their row count unless `allow_null`.
+    `labels`: a qid's distinct non-null values in `tuples`, sorted, when the caller knows them.
     """
     where = f" in {source}" if source else ""
     for q, h in hierarchies.items():
@@ -180,7 +186,7 @@ def check_values(
                 f"column {q!r}{where} has {n_null} null values; fill them, drop those rows, "
                 "or pass null='suppress' to publish them as the hierarchy root"
             )
-        values = col.drop_nulls().unique().sort()
+        values = labels[q] if labels is not None and q in labels else col.drop_nulls().unique().sort()
         missing = values.filter(~values.is_in(h.leaf_labels)).to_list()
         if missing:
             raise not_leaves(q, missing, source, h.leaf_labels)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from polars_anon._passes import TupleCounts, as_string_counts, tuple_counts
+from polars_anon._passes import TupleCodes, TupleCounts, as_string_codes, as_string_counts, tuple_counts
 from polars_anon.attributes import distinct_counts
 from polars_anon.labels import label_exprs
 from polars_anon.pipeline.state import FIRST_ROW, Counted, counted_attributes, needs_first_rows, population_model
@@ -29,16 +29,18 @@ def prepare(lf: pl.LazyFrame, request: Request) -> pl.LazyFrame:
 
 def aggregate_rows(
     lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request, counts: TupleCounts | None = None
-) -> tuple[pl.DataFrame, dict[str, int], Counted]:
+) -> tuple[pl.DataFrame, dict[str, int], Counted, TupleCodes | None]:
     """The passes over the rows of `lf` as :func:`prepare` made them (`prepared`; see :func:`_aggregate`):
-    the class aggregates with the models' count columns, the distinct counts of the undeclared columns, and
-    what was counted for the models. `counts`: the tuple pass a job already made over `lf` (no read)."""
+    the class aggregates with the models' count columns, the distinct counts of the undeclared columns,
+    what was counted for the models, and the aggregates' qids as codes (:class:`~polars_anon._passes.TupleCodes`:
+    row-aligned with the aggregates; None when a privacy model counts an attribute). `counts`: the tuple pass a job
+    already made over `lf` (no read)."""
     return _aggregate(lf, prepared, request, counts)
 
 
 def _aggregate(
     lf: pl.LazyFrame, prepared: pl.LazyFrame, request: Request, counts: TupleCounts | None
-) -> tuple[pl.DataFrame, dict[str, int], Counted]:
+) -> tuple[pl.DataFrame, dict[str, int], Counted, TupleCodes | None]:
     """The passes over the data: the rows per qid tuple (per tuple and value of each sensitive attribute a model
     reads: :func:`~polars_anon._passes.tuple_counts`, one read each; or `counts`, the one a job made to build
     its hierarchies and handed to the road, no read), from which the class aggregates (with a count column per
@@ -48,7 +50,12 @@ def _aggregate(
     each tuple's first row (:func:`~polars_anon.pipeline.state.needs_first_rows`)."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     by = [[a] for a in counted] or [[]]
-    frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted, made=counts), by)]
+    passes, codes = tuple_counts(lf, qids, counted, made=counts), None
+    if counted:
+        frames = [as_string_counts(f, qids, b) for f, b in zip(passes, by)]
+    else:  # the aggregates are this frame, row for row: its codes are theirs
+        frame, codes = as_string_codes(passes[0], qids)
+        frames = [frame]
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in zip(counted, frames)}
     sizes = frames[0] if not counted else frames[0].group_by(qids).agg(pl.col(COUNT).sum()).sort(qids, nulls_last=True)
     table = sizes.select(*qids, pl.col(COUNT).cast(pl.UInt32).alias(SIZE))
@@ -70,4 +77,4 @@ def _aggregate(
         numbered = prepared.select(qids).with_row_index(FIRST_ROW)
         first = numbered.group_by(qids).agg(pl.col(FIRST_ROW).min().cast(pl.Int64))
         first_rows = first.collect()  # materializes: one row per tuple
-    return table, distinct, Counted(labels, long, population, first_rows)
+    return table, distinct, Counted(labels, long, population, first_rows), codes

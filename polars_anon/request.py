@@ -293,16 +293,22 @@ def check_request(
     )
 
 
-def check_data(aggregates: pl.DataFrame, request: Request, distinct: Mapping[str, int]) -> None:
+def check_data(
+    aggregates: pl.DataFrame,
+    request: Request,
+    distinct: Mapping[str, int],
+    labels: Mapping[str, pl.Series] | None = None,
+) -> None:
     """Check the data, seen through its class aggregates, against the request.
 
     `aggregates` holds the distinct qid tuples (String) and their ``size``;
-    `distinct` the number of distinct values of each undeclared column.
+    `distinct` the number of distinct values of each undeclared column; `labels`, when known, each qid's distinct
+    non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again).
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
-    check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress")
+    check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress", labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
 

@@ -26,8 +26,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
 
+from polars_anon._passes import TupleCodes
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
@@ -58,6 +60,9 @@ class Task:
     constraints: Constraints = None  # type: ignore[assignment]
     """k and every privacy model, to ask of any class or partition (always present:
     k-anonymity alone when no model is asked; see :mod:`polars_anon.privacy.constraints`)."""
+    codes: TupleCodes | None = None
+    """The qids of `aggregates` as integer codes, row for row, when the engine made them and the method declares
+    ``codes=True`` (the road's; None otherwise): :meth:`leaf_ids` reads them."""
 
     def __post_init__(self) -> None:
         if self.constraints is None:
@@ -66,6 +71,20 @@ class Task:
     @property
     def n_rows(self) -> int:
         return int(self.aggregates["size"].sum())
+
+    def leaf_ids(self, qid: str) -> np.ndarray:
+        """The node id (Int64) of each aggregate row's value of `qid` in its hierarchy: ``hierarchies[qid].ids_of``
+        of the column, from the codes' few distinct labels when there are codes.
+
+        >>> from polars_anon import Hierarchy
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> t = Task(pl.DataFrame({"g": ["M", "F"], "size": [2, 2]}), ["g"], {"g": h}, 2)
+        >>> t.leaf_ids("g").tolist()
+        [2, 1]
+        """
+        h = self.hierarchies[qid]
+        ids = None if self.codes is None else self.codes.ids_of(qid, h)
+        return h.ids_of(self.aggregates[qid]) if ids is None else ids
 
 
 @dataclass
@@ -110,6 +129,8 @@ class Method:
     check: Callable[[Any, str | None, Sequence[str]], None] | None = None
     """``check(options, metric, qids)``: the method's own checks of its options against the
     metric and the quasi-identifiers, run with the request's checks, before any data is read."""
+    codes: bool = False
+    """True when the method reads :attr:`Task.codes` (the road keeps them for it: at 15M rows they hold 22 MiB)."""
 
 
 METHODS: dict[str, Method] = {}
@@ -126,12 +147,13 @@ def register_method(
     records: bool = False,
     guarantee: str = "k-anonymity",
     check: Callable[[Any, str | None, Sequence[str]], None] | None = None,
+    codes: bool = False,
 ) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
     def add(fn: Callable[[Task, Any], Plan]) -> Callable[[Task, Any], Plan]:
         METHODS[name] = Method(
-            name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check
+            name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check, codes
         )
         return fn
 

@@ -167,7 +167,7 @@ class Lattice:
         """Per attribute and level: each tuple's published node as a dense code (int32)."""
         self.n_codes: list[list[int]] = []
         for q, h in zip(self.qids, self.hs):
-            ids = h.ids_of(agg[q])
+            ids = task.leaf_ids(q)
             present = np.flatnonzero(np.bincount(ids, minlength=h.n_nodes))  # the leaves the tuples hold
             nodes, codes, n_codes = [], [], []
             for lv in range(h.height):  # per level, a table over the hierarchy's nodes, then one gather per tuple
@@ -673,7 +673,9 @@ def objective_details(found: SearchResult) -> dict[str, object]:
     return out
 
 
-@register_method("fulldomain", FulldomainOptions, metrics=tuple(OBJECTIVES), default_metric="ncp", check=check_options)
+@register_method(
+    "fulldomain", FulldomainOptions, metrics=tuple(OBJECTIVES), default_metric="ncp", check=check_options, codes=True
+)
 def run(task: Task, options: FulldomainOptions) -> Plan:
     """Full-domain generalization that minimizes the chosen objective (see the module docstring)."""
     settings = options.settings(task.metric or "ncp")

@@ -63,8 +63,8 @@ class PolarsEngine:
 
     def aggregate(self, table: pl.LazyFrame, request: Request, counts: TupleCounts | None = None) -> EngineAggregates:
         prepared = prepare(table, request)
-        aggregates, distinct, counted = aggregate_rows(table, prepared, request, counts)
-        return EngineAggregates(aggregates, distinct, counted, rows=prepared)
+        aggregates, distinct, counted, codes = aggregate_rows(table, prepared, request, counts)
+        return EngineAggregates(aggregates, distinct, counted, rows=prepared, codes=codes)
 
     def distinct(self, table: pl.LazyFrame, columns: Sequence[str]) -> dict[str, int]:
         row = table.select(pl.col(c).n_unique() for c in columns).collect()  # materializes: one row

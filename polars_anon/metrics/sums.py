@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 __all__ = [
+    "ascending",
     "sorted_products",
     "sorted_products_numpy_sum",
     "sorted_products_stable_sum",
@@ -56,7 +57,29 @@ def sorted_sum(values: np.ndarray) -> float:
     >>> sorted_sum(np.array([0.3, 0.1, 0.2])), sorted_sum(np.array([-0.0]))
     (0.6000000000000001, 0.0)
     """
-    return float(np.cumsum(np.sort(values))[-1]) + 0.0 if len(values) else 0.0
+    return float(np.cumsum(ascending(values))[-1]) + 0.0 if len(values) else 0.0
+
+
+POLARS_SORT = 4096
+"""Above this many values :func:`ascending` sorts with Polars (one thread): 0.020 CPU s for 684,166 products where
+NumPy's sort took 0.035."""
+
+
+def ascending(values: np.ndarray) -> np.ndarray:
+    """``np.sort(values)`` (Float64): the same array where it matters to a sum added left to right from the smallest.
+
+    Large arrays are sorted by Polars on one thread. Equal values are interchangeable; the one pair that compares
+    equal with other bits, -0.0 and 0.0, may come in another order, which changes no sum that :func:`sorted_sum` and
+    :func:`sorted_products_stable_sum` return (a running sum that is zero there is -0.0 only if every value so far
+    was -0.0, and both add 0.0 at the end); NaN sorts last in both.
+
+    >>> ascending(np.array([0.3, 0.1, 0.2])).tolist()
+    [0.1, 0.2, 0.3]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) <= POLARS_SORT:
+        return np.sort(values)
+    return pl.Series(values, dtype=pl.Float64).sort(multithreaded=False).to_numpy()
 
 
 def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -74,13 +97,18 @@ def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -
     if len(codes) == 0:
         return np.zeros(0)
     width = int(counts.max()) + 1
+    limit = max(4 * len(codes), 1 << 20)
+    if len(values) * width > limit and 8 * len(values) > len(codes):
+        # many values (T*'s distance per combination of numeric leaves: 238,420 for 684,166 pairs at 3M): their
+        # sort costs most of the rows' own, and the pairs are then too many as a rule (0.042 -> 0.022 CPU s there)
+        return ascending(values[codes] * counts)
     distinct, ranked = values, codes
     if len(values) <= len(codes):  # few values (a hierarchy's nodes): equal ones share their pairs
         distinct, rank = np.unique(values, return_inverse=True)
         ranked = rank[codes]
-    too_many = len(distinct) * width > max(4 * len(codes), 1 << 20)
+    too_many = len(distinct) * width > limit
     if too_many or np.signbit(values).any() or np.isnan(values).any():
-        return np.sort(values[codes] * counts)
+        return ascending(values[codes] * counts)
     seen = np.bincount(ranked.astype(np.int64) * width + counts, minlength=len(distinct) * width)
     pair = np.flatnonzero(seen)
     products = distinct[pair // width] * (pair % width).astype(np.float64)

@@ -127,7 +127,7 @@ def aggregate(
     """
     with stage("aggregate classes"):
         raw = engine.aggregate(table, request, counts)
-    check_data(raw.table, request, raw.distinct)
+    check_data(raw.table, request, raw.distinct, None if raw.codes is None else raw.codes.labels)
     table_, null_rows = rooted_aggregates(raw.table, request)
     prepared = pl.LazyFrame() if raw.rows is None else raw.rows
     if null_rows and raw.rows is not None:
@@ -137,7 +137,9 @@ def aggregate(
         keep = [*request.qids, *request.sensitives]
         rows = prepared.select(keep).collect()  # materializes: the qids of every row (the method works on records)
     aggregates = table_.select(*request.qids, SIZE)
-    return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native)
+    # kept for a method that reads them (their memory otherwise freed now); rooted nulls merge rows: not theirs
+    codes = raw.codes if request.method.codes and not null_rows else None
+    return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native, codes=codes)
 
 
 def check_map(plan: Plan, aggregates: pl.DataFrame | None, request: Request) -> None:
@@ -178,6 +180,7 @@ def run_method(
         records,
         sensitive_counts=counts,
         constraints=built,
+        codes=data.codes,
     )
     dp = differential_model(request)
     plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)

@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._passes import TupleCodes
 from polars_anon.algorithms import Plan
 from polars_anon.errors import InvalidParameterError
 from polars_anon.labels import label_exprs
@@ -107,6 +108,8 @@ class EngineAggregates:
     """The rows as the methods see them (Polars only: identifying columns dropped, qids as String)."""
     native: pl.DataFrame | None = None
     """The qid group-by in the engine's own key types (DuckDB, Spark: to turn a map back into them)."""
+    codes: TupleCodes | None = None
+    """The qids of `table` as integer codes, row for row (Polars, without a privacy model's counts)."""
 
 
 def root_exprs(request: Request) -> list[pl.Expr]:
@@ -156,6 +159,9 @@ class Aggregated:
     search: pl.DataFrame | None = None
     """A differentially private search's own sample, aggregated like `aggregates` (drawn with an independent key;
     :func:`polars_anon.pipeline.road.search_sample`)."""
+    codes: TupleCodes | None = None
+    """The qids of `aggregates` as integer codes, row for row (:class:`~polars_anon._passes.TupleCodes`; None when
+    the engine made none, nulls were merged at the roots or the method reads none): handed to it as ``Task.codes``."""
 
 
 def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, dict[str, pl.LazyFrame]]:

@@ -65,7 +65,7 @@ def test_the_counter_sees_every_read(tmp_path: Path) -> None:
 def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | None, int, float | None]]) -> None:
     """Tuple counts in the columns' own types, cast to String as the road casts the qids, merged and sorted:
     the String group-by of the rows, sorted (brute force; ``y`` Float64 is a type whose cast may merge)."""
-    from polars_anon._passes import as_string_counts, tuple_counts
+    from polars_anon._passes import as_string_codes, as_string_counts, tuple_counts
 
     lf = pl.LazyFrame(rows, schema={"q": pl.String, "r": pl.Int64, "y": pl.Float64}, orient="row")
     for keys, by in ((["q", "r"], []), (["q", "y"], ["r"]), (["r"], ["q"])):
@@ -73,6 +73,15 @@ def test_the_tuple_pass_merges_and_sorts_like_a_group_by(rows: list[tuple[str | 
         cast = lf.with_columns(pl.col(k).cast(pl.String) for k in keys)
         want = cast.group_by([*keys, *by]).agg(pl.len().cast(pl.Int64).alias("count"))
         assert_frame_equal(got, want.sort([*keys, *by], nulls_last=True).collect())
+        if not by:  # the codes decode to the frame's labels, row for row (its sorted distinct labels, null last)
+            frame, codes = as_string_codes(tuple_counts(lf, keys)[0], keys)
+            assert_frame_equal(frame, got)
+            assert codes is not None
+            for k in keys:
+                labels = codes.labels[k]
+                assert labels.to_list() == sorted(frame[k].drop_nulls().unique().to_list())
+                decoded = pl.concat([labels, pl.Series([None], dtype=pl.String)]).gather(codes.codes[k])
+                assert decoded.to_list() == frame[k].to_list(), k
 
 
 def test_the_tuple_pass_is_handed_to_the_road_not_remembered() -> None:
@@ -91,3 +100,49 @@ def test_the_tuple_pass_is_handed_to_the_road_not_remembered() -> None:
     assert sorted(tuple_counts(lf, ["q"])[0].rows()) == [("a", 2), ("b", 1)]  # none handed: read
     state = [n for n, v in vars(_passes).items() if isinstance(v, (list, dict, set)) and not n.startswith("__")]
     assert state == []
+
+
+def test_the_codes_labels_check_the_values_as_the_column_does() -> None:
+    """check_values with the codes' labels (the road's, no distinct values looked for again) refuses what the
+    column's own distinct values refuse, with the same message; and accepts what they accept."""
+    from polars_anon import Hierarchy
+    from polars_anon._passes import as_string_codes
+    from polars_anon._validate import check_values
+
+    h = {"q": Hierarchy.suppression(["a", "b"])}
+    for values in (["c", "a", "x", "c", "b"], ["b", "a"]):
+        raw = pl.DataFrame({"q": values, "count": [1] * len(values)})
+        frame, codes = as_string_codes(raw, ["q"])
+        assert codes is not None
+        tuples = frame.rename({"count": "size"})
+        messages = []
+        for labels in (None, codes.labels):
+            try:
+                check_values(tuples, h, labels=labels)
+                messages.append(None)
+            except Exception as error:  # noqa: BLE001 (the two refusals compared)
+                messages.append(str(error))
+        assert messages[0] == messages[1], messages
+    assert messages == [None, None]
+
+
+def test_the_road_keeps_the_codes_for_a_method_that_reads_them() -> None:
+    """The aggregates' codes reach the method only when it declares ``codes=True`` (fulldomain), decoding to the
+    leaves ``Hierarchy.ids_of`` reads from the String aggregates; nulls merged at the roots drop them."""
+    from polars_anon import Hierarchy
+    from polars_anon.engines.polars import POLARS
+    from polars_anon.pipeline.road import aggregate
+    from polars_anon.request import check_request
+
+    h = {"g": Hierarchy.suppression(["F", "M", "X"])}
+    lf = pl.LazyFrame({"g": ["M", "F", "M", "X"]})
+    for method, null, kept in (("fulldomain", "error", True), ("greedy", "error", False)):
+        data = aggregate(POLARS, lf, check_request(lf.collect_schema(), hierarchies=h, k=1, method=method, null=null))
+        assert (data.codes is not None) == kept, method
+    assert data.codes is None
+    data = aggregate(POLARS, lf, check_request(lf.collect_schema(), hierarchies=h, k=1))
+    assert data.codes is not None
+    assert data.codes.ids_of("g", h["g"]).tolist() == h["g"].ids_of(data.aggregates["g"]).tolist()
+    nulls = pl.LazyFrame({"g": ["M", None, "M", "X"]})
+    request = check_request(nulls.collect_schema(), hierarchies=h, k=1, null="suppress")
+    assert aggregate(POLARS, nulls, request).codes is None

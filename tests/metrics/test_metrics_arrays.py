@@ -22,7 +22,7 @@ from polars_anon.metrics import METRICS
 from polars_anon.metrics.arrays import grouped_sorted_sums
 from polars_anon.metrics.data import MetricData, from_mapping, fully_suppressed
 from polars_anon.metrics.registry import evaluate_both, metric_names
-from polars_anon.metrics.sums import sorted_sum
+from polars_anon.metrics.sums import POLARS_SORT, sorted_products_numpy_sum, sorted_sum
 from tests.strategies import hierarchies
 
 
@@ -107,6 +107,33 @@ def test_grouped_sorted_sums_add_each_group_sorted_left_to_right(items: list[tup
     got = grouped_sorted_sums(values, groups, 4)
     for g in range(4):
         assert _bits(float(got[g])) == _bits(sorted_sum(values[groups == g])), g
+
+
+def test_large_sums_sorted_by_polars_give_numpys_bits() -> None:
+    """Above ``POLARS_SORT`` values the sorted sums sort with Polars: the same bits as NumPy's sort then a running
+    sum from 0.0 (the reference), also with -0.0 and 0.0 mixed (the pair that compares equal with other bits),
+    all -0.0, negatives and NaN."""
+    rng = np.random.default_rng(7)
+    n = POLARS_SORT + 513
+    zeros = np.where(rng.random(n) < 0.5, -0.0, 0.0)
+    cases = {
+        "mixed zeros": np.concatenate([zeros, rng.random(n)]),
+        "only zeros": zeros,
+        "all -0.0": np.full(n, -0.0),
+        "negatives": np.concatenate([-rng.random(n), zeros, rng.random(n) * 1e6]),
+        "nan": np.concatenate([rng.random(n), [np.nan]]),
+    }
+    for name, values in cases.items():
+        want = float(np.concatenate([[0.0], np.sort(values)]).cumsum()[-1])
+        assert _bits(sorted_sum(values)) == _bits(want), name
+        rng.shuffle(values)
+        assert _bits(sorted_sum(values)) == _bits(want), name
+    counts = rng.integers(1, 3 * n, n)
+    many = rng.random(2000)  # many values and pairs: the products sorted at once
+    for values in (np.array([0.5, -0.0, 0.0]), np.array([0.1, 0.2, 0.3]), many):  # signed zeros, few values, many
+        codes = rng.integers(0, len(values), n)
+        want = float(np.sort(values[codes] * counts).sum())
+        assert _bits(sorted_products_numpy_sum(values, codes, counts)) == _bits(want)
 
 
 def test_precision_with_every_hierarchy_of_one_height_divides_as_polars() -> None:
