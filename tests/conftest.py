@@ -73,9 +73,17 @@ def adult_hierarchies(adult_dir: Path) -> dict[str, Hierarchy]:
     return {q: Hierarchy.from_csv(adult_dir / f"adult_hierarchy_{q}.csv") for q in ADULT_QIDS}
 
 
+SHORT_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss4m"
+"""The test session's JVM options: the C1 compiler only and one GC thread. The tests' Spark jobs are small and
+short, and C2's compiler threads spent more CPU than they saved (three engine test files, -n 0, load 17-19: the
+JVM's CPU 97.7 s with Spark's defaults, 47.5 s with these; the tests' own CPU alike). A larger thread stack for C1's
+larger frames (Spark's deep plans)."""
+
+
 @pytest.fixture(scope="session")
 def spark():  # type: ignore[no-untyped-def]
-    """One local Spark session (``local[2]``) for every Spark test; skips without pyspark or a Java runtime.
+    """One local Spark session (``local[2]``, JVM options `SHORT_JVM`) for every Spark test; skips without pyspark
+    or a Java runtime.
 
     Spark's Python workers run this interpreter (``PYSPARK_PYTHON``, ``PYSPARK_DRIVER_PYTHON``), not whatever
     ``python3`` is first on the PATH, which may lack polars. Under pytest-xdist each worker has its own session.
@@ -91,7 +99,12 @@ def spark():  # type: ignore[no-untyped-def]
 
     pinned = {name: os.environ.get(name) for name in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
     os.environ.update(dict.fromkeys(pinned, sys.executable))
-    spark = session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"})
+    settings = {
+        "spark.sql.shuffle.partitions": "4",
+        "spark.default.parallelism": "2",
+        "spark.driver.extraJavaOptions": SHORT_JVM,
+    }
+    spark = session("local[2]", settings)
     yield spark
     spark.stop()
     for name, value in pinned.items():

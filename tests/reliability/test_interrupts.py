@@ -32,7 +32,7 @@ import pytest
 from polars_anon import cli
 from polars_anon.demo import write_rows
 from polars_anon.outputs import Outputs, staged_write
-from tests.conftest import REPO
+from tests.conftest import REPO, SHORT_JVM
 from tests.reliability.snapshot import snapshot, unchanged
 
 BIG_ROWS = 2_500_000
@@ -404,8 +404,9 @@ def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     pl.DataFrame({"id": list(range(12)), "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "t.parquet")
     (tmp_path / "job.toml").write_text(
         'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\nengine = "spark"\ninsensitive = "id"\n'
-        '[spark]\nmaster = "local[1]"\n[qids.sex]\nhierarchy = "suppress"\n'
-    )
+        '[spark]\nmaster = "local[1]"\n[spark.config]\n"spark.ui.enabled" = false\n'
+        f'"spark.driver.extraJavaOptions" = "{SHORT_JVM}"\n[qids.sex]\nhierarchy = "suppress"\n'
+    )  # the JVM options of the tests' Spark session: a JVM that starts on less CPU
     driver = tmp_path / "driver.py"
     driver.write_text(
         "import sys\nfrom pathlib import Path\nfrom polars_anon import cli\nfrom polars_anon.engines import spark\n"
