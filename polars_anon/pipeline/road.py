@@ -21,6 +21,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import csv_errors
+from polars_anon.io import csv_errors, scanned_files
 from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
@@ -330,6 +331,18 @@ def run(
         return _run(engine, data, reads, hierarchies, k, driver_tuples, counts, start, asked)
 
 
+def _population_files(models: Sequence[Model]) -> list[str]:
+    """The files the models' population tables are read from (a path, or a LazyFrame's scans)."""
+    files: list[str] = []
+    for model in models:
+        population = model.population_frame
+        if isinstance(population, (str, Path)):
+            files.append(str(population))
+        elif isinstance(population, pl.LazyFrame):
+            files += scanned_files(population)
+    return files
+
+
 def _missing_option(engine: Engine, data: object) -> Callable[[str], str] | None:
     """How to read a late CSV value as missing where `data` was read: Polars' ``null_values`` (None: the default of
     :func:`~polars_anon.io.csv_errors`) for a Polars frame, the reader's option for the engine's own table."""
@@ -363,6 +376,7 @@ def _run(
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
     consult_table(engine.name, getattr(engine, "time_zone", None), data, reads, schema, request)
+    reads = [*reads, *_population_files(request.privacy)]  # a model's population table: never written onto either
     prepare_engine(engine, request)
     dp = differential_model(request)
     source = table
