@@ -128,12 +128,15 @@ def late_value_hint(column: str, value: str, missing: str) -> str:
 
 
 @contextmanager
-def csv_errors(reads: Callable[[], Sequence[str]] | Sequence[str]) -> Iterator[None]:
+def csv_errors(
+    reads: Callable[[], Sequence[str]] | Sequence[str], missing: Callable[[str], str] | None = None
+) -> Iterator[None]:
     """Turn an engine's failure on a CSV value that breaks its column's inferred type (Polars infers the types from
     the first rows; the value comes later) into one line naming the CSV files read, the column and the value, as the
     command line words it (:func:`late_value_words`, :func:`late_value_hint`; Polars' own error is a dozen lines).
     `reads`: the files the input is read from (or a function giving them, called only on such a failure); the
-    error passes unchanged when none is a CSV file.
+    error passes unchanged when none is a CSV file. `missing`: how to read the value as missing where the table was
+    read (default Polars' ``null_values=["x"]``; a DuckDB relation's reader: ``nullstr``).
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "t.csv"
@@ -156,7 +159,7 @@ def csv_errors(reads: Callable[[], Sequence[str]] | Sequence[str]) -> Iterator[N
         if not files:
             raise
         said, column, value = found
-        hint = late_value_hint(column, value, f"null_values=[{json.dumps(value)}]")
+        hint = late_value_hint(column, value, missing(value) if missing else f"null_values=[{json.dumps(value)}]")
         raise InputError(f"cannot read {', '.join(repr(f) for f in files)} as CSV: {said}{hint}") from exc
 
 

@@ -16,11 +16,11 @@ CREATE OR REPLACE TEMP MACRO anon_sdc_risk(fk, big_fk) AS
        ELSE (fk / big_fk) / (fk - 1 + fk / big_fk) END;
 
 -- anon_exact_sum(v): the sum of the DOUBLE values v (an aggregate) with the same bits in any row order and
--- with any number of threads: two HUGEINT sums of fixed-point parts (SUM of doubles adds in thread order; SUM itself
--- when the magnitudes add up to 2^85 or more).
+-- with any number of threads: HUGEINT sums of fixed-point parts (SUM of doubles adds in thread order; SUM itself
+-- when the magnitudes add up to 2^85 or more), each safe from overflow whatever the values (SQL sums both branches).
 -- Twin: polars_anon.sdc.measures.exact_sum_sql
 CREATE OR REPLACE TEMP MACRO anon_exact_sum(v) AS
-  (CASE WHEN SUM(ABS(CAST(v AS DOUBLE))) < 3.8685626227668134e+25 THEN CAST(SUM(CAST((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) AS HUGEINT)) AS DOUBLE) / 1099511627776.0 + CAST(SUM(CAST((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND((CAST(v AS DOUBLE) * 1099511627776.0 - ROUND(CAST(v AS DOUBLE) * 1099511627776.0)) * 1.2089258196146292e+24) ELSE 0 END) AS HUGEINT)) AS DOUBLE) / 1.329227995784916e+36 ELSE SUM(CAST(v AS DOUBLE)) END);
+  (CASE WHEN SUM(ABS(CAST(v AS DOUBLE))) < 3.8685626227668134e+25 THEN CAST(((CASE WHEN SUM(ABS(CAST(v AS DOUBLE))) < 3.8685626227668134e+25 THEN SUM(CAST(TRUNC((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) / 3.8685626227668134e+25) AS HUGEINT)) ELSE 0 END) * CAST('38685626227668133590597632' AS HUGEINT) + SUM(CAST(((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) - TRUNC((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) / 3.8685626227668134e+25) * 3.8685626227668134e+25) AS HUGEINT))) AS DOUBLE) / 1099511627776.0 + CAST(SUM(CAST((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND((CAST(v AS DOUBLE) * 1099511627776.0 - ROUND(CAST(v AS DOUBLE) * 1099511627776.0)) * 1.2089258196146292e+24) ELSE 0 END) AS HUGEINT)) AS DOUBLE) / 1.329227995784916e+36 ELSE SUM(CAST(v AS DOUBLE)) END);
 
 -- anon_check_weight(tbl, weight): true, or an error when weight (not NULL) is not a column of tbl.
 -- Twin: polars_anon.sdc.frequencies.check_weights (the column check; the values are read by the macros)

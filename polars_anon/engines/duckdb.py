@@ -57,6 +57,20 @@ def _named_files(node: object, within: bool = False) -> list[str]:
     return [f for value in node.values() for f in _named_files(value, inside)]
 
 
+def _table_calls(node: object) -> list[tuple[str, str, str]]:
+    """The table functions a parsed query calls (a table macro among them): (catalog, schema, name), '' where not
+    given."""
+    if isinstance(node, list):
+        return [t for value in node for t in _table_calls(value)]
+    if not isinstance(node, dict):
+        return []
+    found = []
+    call = node.get("function")
+    if node.get("type") == "TABLE_FUNCTION" and isinstance(call, dict) and isinstance(call.get("function_name"), str):
+        found.append((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]))
+    return found + [t for value in node.values() for t in _table_calls(value)]
+
+
 def _base_tables(node: object) -> list[tuple[str, str, str]]:
     """The tables and views a parsed query names: (catalog, schema, name), '' where not given."""
     if isinstance(node, list):
@@ -180,14 +194,20 @@ class DuckDBEngine:
             return []
         return list(dict.fromkeys(self._query_files(query, set())))
 
-    def _query_files(self, query: str, seen: set[tuple[str, str, str]]) -> list[str]:
-        """The files `query` names (:func:`_named_files`) and those of the views it reads, each view once."""
+    def _query_files(self, query: str, seen: set[tuple[str, str, str]], home: tuple[str, str] = ("", "")) -> list[str]:
+        """The files `query` names (:func:`_named_files`) and those of the views and table macros it reads, each
+        once."""
         tree = self._parsed(query)
         if tree is None:
             return []
         files = _named_files(tree)
+        for ref in _table_calls(tree):
+            for macro, sql in self._macros(ref, home):
+                if macro not in seen:
+                    seen.add(macro)
+                    files += self._query_files(sql, seen, macro[:2])  # its parameters' values: the call's, above
         for ref in _base_tables(tree):
-            for view, sql in self._views(ref):
+            for view, sql in self._views(ref, home):
                 if view in seen:
                     continue
                 seen.add(view)
@@ -198,7 +218,7 @@ class DuckDBEngine:
                 if body is None:  # not parsed back: every quoted string may be a file it reads
                     files += [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", text)]
                 else:
-                    files += self._query_files(body, seen)
+                    files += self._query_files(body, seen, view[:2])
         return files
 
     def _parsed(self, query: str) -> list[Any] | None:
@@ -210,7 +230,7 @@ class DuckDBEngine:
         tree = [json.loads(row[0]) for row in rows]
         return None if any(t.get("error") for t in tree) else tree
 
-    def _views(self, ref: tuple[str, str, str]) -> list[tuple[tuple[str, str, str], str]]:
+    def _views(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
         """The views a table reference (catalog, schema, name; '' when not given) may name, with their SQL text."""
         catalog, schema, name = ref
         rows = self.con.execute(
@@ -219,7 +239,32 @@ class DuckDBEngine:
             "AND ($3 = '' OR lower(database_name) = lower($3))",
             [name, schema, catalog],
         ).fetchall()
-        return [((str(d), str(s), str(v)), str(sql or "")) for d, s, v, sql in rows]
+        return [((str(d), str(s), str(v)), str(sql or "")) for d, s, v, sql in self._in_scope(rows, schema, home)]
+
+    def _in_scope(self, rows: list[Any], schema: str, home: tuple[str, str]) -> list[Any]:
+        """The rows (catalog, schema, name, ...) a name without a schema resolves to: those of `home` (the catalog and
+        schema of the view or macro whose query names it; DuckDB binds a view's names there first), else those of a
+        schema on the search path (``current_schemas(true)``: the current one, ``main``, the temporary one), else
+        every row (each may be it)."""
+        if schema:
+            return rows
+        mine = [r for r in rows if (str(r[0]).lower(), str(r[1]).lower()) == tuple(h.lower() for h in home)]
+        if mine:
+            return mine
+        path = {str(s).lower() for s in self.con.execute("SELECT current_schemas(true)").fetchall()[0][0]}
+        return [r for r in rows if str(r[1]).lower() in path] or rows
+
+    def _macros(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
+        """The table macros a table function call (catalog, schema, name; '' when not given) may name, with their
+        query (``duckdb_functions()``)."""
+        catalog, schema, name = ref
+        rows = self.con.execute(
+            "SELECT DISTINCT database_name, schema_name, function_name, macro_definition FROM duckdb_functions() "
+            "WHERE function_type = 'table_macro' AND NOT internal AND lower(function_name) = lower($1) "
+            "AND ($2 = '' OR lower(schema_name) = lower($2)) AND ($3 = '' OR lower(database_name) = lower($3))",
+            [name, schema, catalog],
+        ).fetchall()
+        return [((str(d), str(s), f"macro {f}"), str(sql or "")) for d, s, f, sql in self._in_scope(rows, schema, home)]
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that

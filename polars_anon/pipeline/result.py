@@ -154,6 +154,9 @@ class Anonymized:
     reads: tuple[str, ...] = ()
     """The files the input rows were read from (:meth:`~polars_anon.engines.Engine.sources`): :meth:`sink_parquet`
     refuses to write onto them, even with ``overwrite``."""
+    missing: Callable[[str], str] | None = None
+    """How to read a late CSV value as missing where the input was read (:func:`~polars_anon.io.csv_errors`; None:
+    Polars' ``null_values``)."""
     report: Report = field(init=False)
     """The report (a read-only dict), built from every fact known so far."""
 
@@ -224,14 +227,14 @@ class Anonymized:
 
     def table(self) -> Any:
         """The published table (a LazyFrame, a DuckDB relation, a Spark DataFrame), after checking it."""
-        with csv_errors(self.reads):  # a CSV input's late value: one line naming it
+        with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
             checked = self.verify(self.published)
         self.report = build_report(self.facts, checked=checked)
         return self.published
 
     def collect(self) -> pl.DataFrame:
         """Collect the published table after checking every guarantee on it (with Polars, on the rows collected)."""
-        with csv_errors(self.reads):  # a CSV input's late value: one line naming it
+        with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
             df = self.engine.to_polars(self.published)
         if self.engine is POLARS:
             checked = self.verify(df.lazy())
@@ -278,7 +281,7 @@ class Anonymized:
                 measured["facts"] = measure(table)
             return checked
 
-        with csv_errors(self.reads):  # a CSV input's late value: one line naming it
+        with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
             checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
         phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
         seconds = round(time.perf_counter() - start, 3)

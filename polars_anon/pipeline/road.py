@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import csv_errors
+from polars_anon.io import csv_errors, scanned_files
 from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
@@ -258,6 +259,7 @@ def _planner_route(
     start: float,
     capability: Capability,
     reads: Sequence[str] = (),
+    missing: Callable[[str], str] | None = None,
 ) -> Anonymized:
     """The method inside the engine: its plan, checked and reported as the driver route's; the engine's map joined."""
     capability.refuse_planner()
@@ -302,7 +304,8 @@ def _planner_route(
     planned = Planned(plan, facts, constraints, input_risk, population)
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
-    return Anonymized(published, facts, Check(request, planned, None, engine), None, engine, reads=tuple(reads))
+    check = Check(request, planned, None, engine)
+    return Anonymized(published, facts, check, None, engine, reads=tuple(reads), missing=missing)
 
 
 def run(
@@ -326,6 +329,48 @@ def run(
     start = time.perf_counter() if start is None else start
     consult_session(engine)
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
+    # a CSV input's late value: one line naming it, on every entry (pa.anonymize, the engines' own, a job)
+    with csv_errors(reads, _missing_option(engine, data)):
+        return _run(engine, data, reads, hierarchies, k, driver_tuples, counts, start, asked)
+
+
+def _population_files(models: Sequence[Model]) -> list[str]:
+    """The files the models' population tables are read from (a path, or a LazyFrame's scans)."""
+    files: list[str] = []
+    for model in models:
+        population = model.population_frame
+        if isinstance(population, (str, Path)):
+            files.append(str(population))
+        elif isinstance(population, pl.LazyFrame):
+            files += scanned_files(population)
+    return files
+
+
+def _missing_option(engine: Engine, data: object) -> Callable[[str], str] | None:
+    """How to read a late CSV value as missing where `data` was read: Polars' ``null_values`` (None: the default of
+    :func:`~polars_anon.io.csv_errors`) for a Polars frame, the reader's option for the engine's own table."""
+    if isinstance(data, (pl.LazyFrame, pl.DataFrame)):
+        return None
+    if engine.name == "duckdb":
+        return lambda value: "read_csv(..., nullstr = '{}')".format(value.replace("'", "''"))
+    if engine.name == "spark":
+        return lambda value: f"spark.read.option('nullValue', {value!r})"
+    return None
+
+
+def _run(
+    engine: Engine,
+    data: object,
+    reads: Sequence[str],
+    hierarchies: Mapping[str, Any],
+    k: int,
+    driver_tuples: int | None,
+    counts: TupleCounts | None,
+    start: float,
+    asked: dict[str, Any],
+) -> Anonymized:
+    """:func:`run` once the input's files are known (`reads`)."""
+    missing = _missing_option(engine, data)
     consult_input(engine.name, data, reads)
     table = engine.table(data)
     schema = engine.schema(table)
@@ -334,6 +379,7 @@ def run(
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
     consult_table(engine.name, getattr(engine, "time_zone", None), data, reads, schema, request)
+    reads = [*reads, *_population_files(request.privacy)]  # a model's population table: never written onto either
     prepare_engine(engine, request)
     dp = differential_model(request)
     source = table
@@ -342,10 +388,10 @@ def run(
     if engine.name != "polars":
         sql_engine: SQLEngine = engine  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
         if capability.records:
-            return _planner_route(sql_engine, table, request, schema, start, capability, reads)
+            return _planner_route(sql_engine, table, request, schema, start, capability, reads, missing)
         probe = sql_engine.counts(table, list(request.qids), limit=capability.driver_tuples)
         if probe.height > capability.driver_tuples:
-            return _planner_route(sql_engine, table, request, schema, start, capability, reads)
+            return _planner_route(sql_engine, table, request, schema, start, capability, reads, missing)
     try:
         aggregated = aggregate(engine, table, request, counts=counts)
     except InfeasibleError as exc:
@@ -368,7 +414,7 @@ def run(
         published = engine.expand(planned.plan.map.published_sizes(), request.published_columns)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
-    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads))
+    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads), missing)
 
 
 def anonymize(
@@ -465,13 +511,4 @@ def anonymize(
         "privacy": privacy,
     }
     on = get_engine(engine, data=data)
-    with csv_errors(lambda: on.sources(data)):  # a CSV input's late value: one line naming it
-        return run(
-            on,
-            data,
-            hierarchies=hierarchies,
-            k=k,
-            driver_tuples=driver_tuples,
-            **asked,
-            **options,
-        )
+    return run(on, data, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **asked, **options)

@@ -88,24 +88,32 @@ def risk_sql(fk: str, big_fk: str) -> str:
 
 def exact_sum_sql(value: str, engine: str) -> str:
     """:func:`~polars_anon.sdc.frequencies.exact_sum` as a SQL aggregate of the DOUBLE expression `value` on `engine`
-    (``"duckdb"``: HUGEINT, ``"spark"``: DECIMAL(38, 0)): two integer sums, the same bits in any row order and with
+    (``"duckdb"``: HUGEINT, ``"spark"``: DECIMAL(38, 0)): integer sums, the same bits in any row order and with
     any number of threads (SQL's SUM of doubles adds in the order the threads give); SUM itself when the values'
     magnitudes add up to 2^85 or more.
+
+    SQL computes every aggregate of a CASE, the branch it does not take too, so no integer sum may overflow whatever
+    the values: a row's ``hi = round(v 2^40)`` (below 2^125) is summed as ``t = trunc(hi / 2^85)`` (below 2^40) and
+    ``hi - t 2^85`` (below 2^85), each sum safe up to 2^41 rows; ``t``'s sum is scaled back only when taken.
 
     >>> import duckdb
     >>> duckdb.sql(f"SELECT {exact_sum_sql('v', 'duckdb')} AS s FROM (VALUES (0.1), (0.2), (0.3)) t(v)").fetchall()
     [(0.6,)]
+    >>> duckdb.sql(f"SELECT {exact_sum_sql('v', 'duckdb')} FROM (SELECT 1e25 AS v FROM range(20))").fetchall()
+    [(2e+26,)]
     """
     big = "HUGEINT" if engine == "duckdb" else "DECIMAL(38, 0)"
     v = f"CAST({value} AS DOUBLE)"
     ok, scaled = f"ABS({v}) < {2.0**85!r}", f"{v} * {2.0**40!r}"  # no cast of an infinity, a NaN
     hi = f"(CASE WHEN {ok} THEN ROUND({scaled}) ELSE 0 END)"
+    top = f"TRUNC({hi} / {2.0**85!r})" if engine == "duckdb" else f"CAST({hi} / {2.0**85!r} AS BIGINT)"  # trunc to 0
+    rest = f"({hi} - {top} * {2.0**85!r})"  # exact: hi and top 2^85 share their high bits
     lo = f"(CASE WHEN {ok} THEN ROUND(({scaled} - ROUND({scaled})) * {2.0**80!r}) ELSE 0 END)"
-    exact = (
-        f"CAST(SUM(CAST({hi} AS {big})) AS DOUBLE) / {2.0**40!r} + CAST(SUM(CAST({lo} AS {big})) AS DOUBLE) / "
-        f"{2.0**120!r}"
-    )
-    return f"(CASE WHEN SUM(ABS({v})) < {2.0**85!r} THEN {exact} ELSE SUM({v}) END)"
+    taken = f"SUM(ABS({v})) < {2.0**85!r}"
+    tops = f"(CASE WHEN {taken} THEN SUM(CAST({top} AS {big})) ELSE 0 END)"  # the sum of hi, exact, below 2^125:
+    his = f"({tops} * CAST('{2**85}' AS {big}) + SUM(CAST({rest} AS {big})))"
+    exact = f"CAST({his} AS DOUBLE) / {2.0**40!r} + CAST(SUM(CAST({lo} AS {big})) AS DOUBLE) / {2.0**120!r}"
+    return f"(CASE WHEN {taken} THEN {exact} ELSE SUM({v}) END)"
 
 
 def _suda_summary(res: Suda2Result, scores: pl.DataFrame) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from polars_anon._validate import (
     refuse_built_names,
 )
 from polars_anon.errors import InvalidParameterError
+from polars_anon.sdc.frequencies import exact_sum
 
 __all__ = [
     "NoiseMethod",
@@ -272,20 +273,34 @@ def invariant_pram(
 
 
 def _moments(lf: pl.LazyFrame, cols: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Means and the sample covariance matrix of `cols` in one aggregation pass."""
-    exprs = [pl.col(c).cast(pl.Float64).mean().alias(f"m{i}") for i, c in enumerate(cols)]
-    exprs += [
-        pl.cov(pl.col(a).cast(pl.Float64), pl.col(b).cast(pl.Float64)).alias(f"c{i}_{j}")
-        for i, a in enumerate(cols)
-        for j, b in enumerate(cols)
-        if j >= i
-    ]
-    row = lf.select(exprs).collect().row(0, named=True)  # materializes: one row
-    mean = np.array([row[f"m{i}"] for i in range(len(cols))], dtype=np.float64)
+    """Means and the sample covariance matrix of `cols` (as Polars' ``mean`` and ``pl.cov``: each mean over the
+    column's values, each covariance over the rows where both columns have a value) in two aggregation passes of exact
+    sums (:func:`~polars_anon.sdc.frequencies.exact_sum`): the same bits in every run and with any number of threads
+    (Polars' float sums add in thread order, so noise drawn from them differed in its last bits between runs)."""
+    x = [pl.col(c).cast(pl.Float64) for c in cols]
+    pairs = [(i, j) for i in range(len(cols)) for j in range(i, len(cols))]
+    both = {(i, j): x[i].is_not_null() & x[j].is_not_null() for i, j in pairs}
+    first = [exact_sum(x[i]).alias(f"m{i}") for i in range(len(cols))]
+    first += [x[i].count().alias(f"n{i}") for i in range(len(cols))]
+    for i, j in pairs:
+        first += [
+            exact_sum(pl.when(both[i, j]).then(x[i])).alias(f"a{i}_{j}"),
+            exact_sum(pl.when(both[i, j]).then(x[j])).alias(f"b{i}_{j}"),
+            both[i, j].sum().alias(f"n{i}_{j}"),
+        ]
+    row = lf.select(first).collect().row(0, named=True)  # materializes: one row
+    nan = float("nan")
+    mean = np.array([row[f"m{i}"] / row[f"n{i}"] if row[f"n{i}"] else nan for i in range(len(cols))])
+    centred = {}
+    for i, j in pairs:
+        n = row[f"n{i}_{j}"]
+        ma, mb = (row[f"a{i}_{j}"] / n, row[f"b{i}_{j}"] / n) if n else (nan, nan)
+        centred[i, j] = exact_sum((x[i] - ma) * (x[j] - mb)).alias(f"c{i}_{j}")
+    sums = lf.select(list(centred.values())).collect().row(0, named=True)  # materializes: one row
     cov = np.zeros((len(cols), len(cols)))
-    for i in range(len(cols)):
-        for j in range(i, len(cols)):
-            cov[i, j] = cov[j, i] = row[f"c{i}_{j}"]
+    for i, j in pairs:
+        n = row[f"n{i}_{j}"]
+        cov[i, j] = cov[j, i] = sums[f"c{i}_{j}"] / (n - 1) if n >= 2 else nan
     return mean, cov
 
 
@@ -410,14 +425,15 @@ def il1s(
     both = pl.concat(
         [x.select(cols), y.select([pl.col(c).alias(f"__anon_y{j}") for j, c in enumerate(cols)])], how="horizontal"
     )
-    terms = [
-        ((pl.col(c) - pl.col(f"__anon_y{j}")).abs().sum() / (pl.col(c).std() * np.sqrt(2))) for j, c in enumerate(cols)
-    ]
-    return float(both.select(pl.sum_horizontal(terms)).collect().item())  # materializes: one value
+    gaps = [exact_sum((pl.col(c).cast(pl.Float64) - pl.col(f"__anon_y{j}")).abs()) for j, c in enumerate(cols)]
+    total = both.select(pl.concat_list(gaps)).collect().item().to_list()  # materializes: one value per column
+    sd = np.sqrt(np.diag(_moments(x, cols)[1]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.sum(np.array(total, dtype=np.float64) / (sd * np.sqrt(2))))  # exact sums: the same bits
 
 
 def correlations(data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str) -> np.ndarray:
-    """The Pearson correlation matrix of ``columns`` (one aggregation pass).
+    """The Pearson correlation matrix of ``columns`` (two aggregation passes of exact sums: the same bits in every run).
 
     >>> correlations(pl.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]}), ["a", "b"]).round(6).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]

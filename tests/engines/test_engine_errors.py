@@ -214,3 +214,24 @@ def test_spark_sources_are_the_files_read(spark: Any, tmp_path: Path) -> None:
     assert engine.sources(spark.read.parquet(str(path))) == [str(path)]
     assert engine.sources(str(path)) == engine.sources(pl.scan_parquet(path)) == [str(path)]
     assert engine.sources(T) == []
+
+
+def test_duckdb_sources_follow_table_macros_and_schemas(tmp_path: Path) -> None:
+    """review14: a view over a table macro reading a file named no file (the output could replace it), and a view
+    name matched the views of that name in every schema (a view binds its names in its own schema first, then on the
+    search path)."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    for name in ("a", "b", "c"):
+        T.write_parquet(tmp_path / f"{name}.parquet")
+    a, b, c = (str(tmp_path / f"{name}.parquet").replace("'", "''") for name in ("a", "b", "c"))
+    con = duckdb.connect()
+    con.execute(f"CREATE MACRO m() AS TABLE SELECT * FROM '{a}'")
+    con.execute("CREATE VIEW vm AS SELECT * FROM m()")
+    con.execute(f"CREATE SCHEMA s; CREATE VIEW s.x AS SELECT * FROM '{b}'; CREATE VIEW main.x AS SELECT * FROM '{c}'")
+    con.execute("CREATE VIEW s.v AS SELECT * FROM x")  # DuckDB reads s.x here
+    engine = DuckDBEngine(con)
+    assert con.sql("SELECT count(*) FROM s.v").fetchall() == [(T.height,)]
+    assert engine.sources("vm") == [a.replace("''", "'")]
+    assert engine.sources("x") == [c.replace("''", "'")]
+    assert engine.sources("s.v") == [b.replace("''", "'")]

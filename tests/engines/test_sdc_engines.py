@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 from polars_anon import cli
 from polars_anon import spark as pas
 from polars_anon.errors import InvalidParameterError
-from polars_anon.sdc.measures import Measures, measure
+from polars_anon.sdc.frequencies import exact_sum
+from polars_anon.sdc.measures import Measures, exact_sum_sql, measure
 
 ROWS = pl.DataFrame(
     {
@@ -46,6 +48,15 @@ def test_sdc_figures_on_spark_agree_with_polars(spark: Any) -> None:
         with pytest.raises(InvalidParameterError) as on_spark:
             pas.sdc_risk(spark.createDataFrame(rows.to_arrow()), ["sex"], weight="w")
         assert str(on_spark.value) == str(on_polars.value) and "weight column 'w'" in str(on_spark.value)
+
+
+def test_huge_values_sum_on_spark_as_on_polars(spark: Any) -> None:
+    # review14: SQL sums both CASE branches; the DECIMAL(38, 0) sums of 20 weights of 1e25 overflowed (ANSI error)
+    rows = pl.DataFrame({"g": [1] * 20 + [2] * 3, "v": [1e25] * 20 + [2.0**84 * 0.9, -(2.0**83), 0.1]})
+    spark.createDataFrame(rows.to_arrow()).createOrReplaceTempView("anon_huge")
+    got = spark.sql(f"SELECT g, {exact_sum_sql('v', 'spark')} AS s FROM anon_huge GROUP BY g ORDER BY g").collect()
+    want = rows.group_by("g").agg(exact_sum(pl.col("v"))).sort("g").rows()
+    assert [tuple(r) for r in got] == want == [(1, 2e26), (2, math.fsum(rows["v"][20:]))]
 
 
 def test_a_job_with_sdc_on_duckdb_reports_the_polars_figures(tmp_path: Path) -> None:

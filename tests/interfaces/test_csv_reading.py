@@ -244,3 +244,30 @@ def test_a_late_value_in_python_is_the_command_lines_one_line(engine: str, tmp_p
         'it as missing (null_values=["x"]) or convert the file to Parquet'
     )
     assert not (tmp_path / "o.parquet").exists()
+
+
+def test_a_late_value_on_the_duckdb_entry_is_one_line_naming_the_readers_option(tmp_path: Path) -> None:
+    """review14: polars_anon.duckdb.anonymize (a Polars scan or a DuckDB read_csv relation) still raised the engine's
+    long error: the one line is now made where every entry goes through (the road's run); a relation's hint names
+    DuckDB's reader option (nullstr), not Polars' null_values."""
+    import duckdb
+    import polars as pl
+
+    import polars_anon as pa
+    import polars_anon.duckdb as pad
+    from polars_anon.errors import InputError
+
+    path = tmp_path / "t.csv"
+    path.write_text("g,age\n" + "a,31\nb,32\n" * 1050 + "a,x\n")  # DuckDB's sniffer reads 2,048 rows at least
+    con = duckdb.connect()
+    hierarchies = {"g": pa.Hierarchy.suppression(["a", "b"])}
+    said = "the type of column 'age' was inferred from the first rows and a later value breaks it: fix the value, read"
+    for data, missing in (
+        (con.sql(f"SELECT * FROM read_csv('{path}', sample_size = 20)"), "(read_csv(..., nullstr = 'x'))"),
+        (pl.scan_csv(path), '(null_values=["x"])'),
+    ):
+        with pytest.raises(InputError) as caught:
+            pad.anonymize(data, connection=con, hierarchies=hierarchies, k=1, insensitive="age").collect()
+        text = str(caught.value)
+        assert text.startswith(f"cannot read {str(path)!r} as CSV: ") and "\n" not in text, text
+        assert f"{said} it as missing {missing} or convert the file to Parquet" in text

@@ -294,6 +294,12 @@ def _onto_view(out: Path) -> object:
     )
 
 
+def _onto_population(out: Path) -> object:
+    """Write onto the population table a model reads (review14: a Python population path was not protected)."""
+    model = pa.KMap(k=2, population=str(out / EXISTING))
+    return _anonymize(privacy=[model]).sink_parquet(out / EXISTING, overwrite=True)
+
+
 def _report_exists(out: Path) -> object:
     (out / EXISTING).rename(out / "anon.report.json")  # the report target exists (the table does not)
     try:
@@ -321,6 +327,7 @@ SINK = [
     _c("sink-onto-its-input-unpicklable", _onto_input("polars", udf=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-onto-its-relation", _onto_input("duckdb", relation=True), IPE, EXISTING, "is an input of this run"),
     _c("sink-onto-a-view-by-name", _onto_view, IPE, EXISTING, "is an input of this run"),
+    _c("sink-onto-its-population", _onto_population, IPE, EXISTING, "is an input of this run"),
     _c("sink-overwrite-not-bool", _sink("anon.parquet", overwrite="no"), IPE, "overwrite", "'no'"),
     _c(
         "sink-not-k-anonymous",

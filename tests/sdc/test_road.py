@@ -198,6 +198,11 @@ def test_duckdb_macros_match_the_python_twins() -> None:
 
     assert exact_sum_sql("v", "duckdb") in (Path(__file__).parents[2] / "sql" / "sdc.sql").read_text()
     assert con.sql("SELECT anon_exact_sum(v) FROM (VALUES (0.1), (0.2), (0.3)) t(v)").fetchall() == [(0.6,)]
+    # review14: SQL sums both CASE branches; 20 weights of 1e25 overflowed the HUGEINT sums (raw OutOfRangeException)
+    huge = [1e25] * 20 + [2.0**84 * 0.9, -(2.0**83), 0.1]  # the second group near 2^85: the exact branch's top part
+    con.register("huge", pl.DataFrame({"g": [1] * 20 + [2] * 3, "v": huge}).to_arrow())
+    got = con.sql("SELECT g, anon_exact_sum(v) FROM huge GROUP BY g ORDER BY g").fetchall()
+    assert got == [(1, math.fsum(huge[:20])), (2, math.fsum(huge[20:]))]
 
 
 def _job(tmp_path: Path, extra: str) -> Path:
