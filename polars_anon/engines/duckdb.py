@@ -88,6 +88,20 @@ Publishing in input order sorts every row: the 15M-row demo register's fulldomai
 limit of 16GB and at 1.7 GB within 1GB (Nov 26 2026)."""
 
 
+# the views and table macros a name (lower-cased $1; $2 schema, $3 catalog, '' when not given) may be (output safety)
+_WHERE = (
+    "lower({name}) = lower($1) AND ($2 = '' OR lower(schema_name) = lower($2)) "
+    "AND ($3 = '' OR lower(database_name) = lower($3))"
+)
+_VIEWS = "SELECT database_name, schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal AND " + (
+    _WHERE.format(name="view_name")
+)
+_TABLE_MACROS = (
+    "SELECT DISTINCT database_name, schema_name, function_name, macro_definition FROM duckdb_functions() "
+    "WHERE function_type = 'table_macro' AND NOT internal AND " + _WHERE.format(name="function_name")
+)
+
+
 class DuckDBEngine:
     """DuckDB: on `connection` (default DuckDB's default connection; a relation must belong to it)."""
 
@@ -232,14 +246,21 @@ class DuckDBEngine:
 
     def _views(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
         """The views a table reference (catalog, schema, name; '' when not given) may name, with their SQL text."""
+        return self._named(_VIEWS, ref, home, "")
+
+    def _macros(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
+        """The table macros a table function call (catalog, schema, name; '' when not given) may name, with their
+        query (``duckdb_functions()``)."""
+        return self._named(_TABLE_MACROS, ref, home, "macro ")
+
+    def _named(
+        self, query: str, ref: tuple[str, str, str], home: tuple[str, str], kind: str
+    ) -> list[tuple[tuple[str, str, str], str]]:
+        """The catalog objects of `query` (rows: catalog, schema, name, SQL) that `ref` may name, in scope, each as
+        (catalog, schema, `kind` + name) with its SQL."""
         catalog, schema, name = ref
-        rows = self.con.execute(
-            "SELECT database_name, schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal "
-            "AND lower(view_name) = lower($1) AND ($2 = '' OR lower(schema_name) = lower($2)) "
-            "AND ($3 = '' OR lower(database_name) = lower($3))",
-            [name, schema, catalog],
-        ).fetchall()
-        return [((str(d), str(s), str(v)), str(sql or "")) for d, s, v, sql in self._in_scope(rows, schema, home)]
+        rows = self.con.execute(query, [name, schema, catalog]).fetchall()
+        return [((str(d), str(s), f"{kind}{n}"), str(sql or "")) for d, s, n, sql in self._in_scope(rows, schema, home)]
 
     def _in_scope(self, rows: list[Any], schema: str, home: tuple[str, str]) -> list[Any]:
         """The rows (catalog, schema, name, ...) a name without a schema resolves to: those of `home` (the catalog and
@@ -253,18 +274,6 @@ class DuckDBEngine:
             return mine
         path = {str(s).lower() for s in self.con.execute("SELECT current_schemas(true)").fetchall()[0][0]}
         return [r for r in rows if str(r[1]).lower() in path] or rows
-
-    def _macros(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
-        """The table macros a table function call (catalog, schema, name; '' when not given) may name, with their
-        query (``duckdb_functions()``)."""
-        catalog, schema, name = ref
-        rows = self.con.execute(
-            "SELECT DISTINCT database_name, schema_name, function_name, macro_definition FROM duckdb_functions() "
-            "WHERE function_type = 'table_macro' AND NOT internal AND lower(function_name) = lower($1) "
-            "AND ($2 = '' OR lower(schema_name) = lower($2)) AND ($3 = '' OR lower(database_name) = lower($3))",
-            [name, schema, catalog],
-        ).fetchall()
-        return [((str(d), str(s), f"macro {f}"), str(sql or "")) for d, s, f, sql in self._in_scope(rows, schema, home)]
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that
