@@ -32,6 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 # this checkout's package, not the installed one (``ab``'s base worker: the package of its --code, by this variable)
 sys.path.insert(0, os.environ.get("TOPDOWN_PROFILE_CODE") or str(Path(__file__).resolve().parent.parent))
@@ -80,22 +81,8 @@ def record(cells: list[str], save: Path | None) -> list[dict]:
         for cell in cells:
             name, model, k = _parse(cell)
             df, qids, hs = datasets.load(name)
-            q = [c for c in qids if c != lrb.SENSITIVE] if model != "none" else qids
-            sensitive = [lrb.SENSITIVE] if model != "none" else []
-            data = df.select(*q, *sensitive).with_row_index(lrb.ROW)
             load = os.getloadavg()[0]
-            cpu = time.process_time()
-            pa.anonymize(
-                data,
-                hierarchies={c: hs[c] for c in q},
-                k=k,
-                method="topdown",
-                insensitive=lrb.ROW,
-                sensitive=sensitive or None,
-                privacy=lrb.our_model(model, hs),
-                max_suppressed=int(lrb.ARX_SUPPRESSION * df.height),
-            ).collect()
-            total = time.process_time() - cpu
+            total = _run_cell(df, qids, hs, model, k)
             row = {"cell": cell, "algo_cpu": round(seen["cpu"], 3), "total_cpu": round(total, 3)}
             row |= {"hash": seen["hash"], "load": round(load, 1)}
             print(json.dumps(row), flush=True)
@@ -106,6 +93,25 @@ def record(cells: list[str], save: Path | None) -> list[dict]:
     finally:
         topdown.topdown_partition = original
     return out
+
+
+def _run_cell(df: Any, qids: list[str], hs: dict, model: str, k: int) -> float:
+    """One cell's whole ``pa.anonymize(...).collect()`` as the local-recoding bench runs it; its CPU seconds."""
+    q = [c for c in qids if c != lrb.SENSITIVE] if model != "none" else qids
+    sensitive = [lrb.SENSITIVE] if model != "none" else []
+    data = df.select(*q, *sensitive).with_row_index(lrb.ROW)
+    cpu = time.process_time()
+    pa.anonymize(
+        data,
+        hierarchies={c: hs[c] for c in q},
+        k=k,
+        method="topdown",
+        insensitive=lrb.ROW,
+        sensitive=sensitive or None,
+        privacy=lrb.our_model(model, hs),
+        max_suppressed=int(lrb.ARX_SUPPRESSION * df.height),
+    ).collect()
+    return time.process_time() - cpu
 
 
 def replay(cells: list[str], save: Path, profile: int, repeat: int = 1) -> None:
@@ -150,21 +156,8 @@ def serve() -> None:
         if name not in loaded:
             loaded[name] = datasets.load(name)
         df, qids, hs = loaded[name]
-        q = [c for c in qids if c != lrb.SENSITIVE] if model != "none" else qids
-        sensitive = [lrb.SENSITIVE] if model != "none" else []
-        data = df.select(*q, *sensitive).with_row_index(lrb.ROW)
-        cpu = time.process_time()
-        pa.anonymize(
-            data,
-            hierarchies={c: hs[c] for c in q},
-            k=k,
-            method="topdown",
-            insensitive=lrb.ROW,
-            sensitive=sensitive or None,
-            privacy=lrb.our_model(model, hs),
-            max_suppressed=int(lrb.ARX_SUPPRESSION * df.height),
-        ).collect()
-        print(f"{seen['cpu']:.4f} {time.process_time() - cpu:.4f} {seen['hash']}", flush=True)
+        total = _run_cell(df, qids, hs, model, k)
+        print(f"{seen['cpu']:.4f} {total:.4f} {seen['hash']}", flush=True)
 
 
 def ab(cells: list[str], code: Path, repeat: int) -> None:
