@@ -244,7 +244,7 @@ def _sort_strings(
         # one chunk (`append` left two, and a gather from two chunks cost twice as much: 0.079 -> 0.035 CPU s for
         # the 3M register's four qids); a new Series: `labels` stays the codes' labels
         columns.append(pl.concat([labels, null], rechunk=True).gather(code).alias(q))
-        codes[q] = code.astype(np.int32, copy=False)  # Int32 already below 2**31 labels (see _string_ranks)
+        codes[q] = code if code.dtype == np.int64 else code.astype(np.int32, copy=False)  # as _string_ranks chose
     rest = frame.select(pl.exclude(qids))[order]
     found = TupleCodes({q: labels for q, (_, labels) in zip(qids, ranked)}, codes)
     return pl.DataFrame(columns).hstack(rest).select(frame.columns), found
@@ -270,10 +270,10 @@ def _order_of_distinct(keys: np.ndarray, bound: int) -> np.ndarray:
 
 
 def _string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
-    """Each value's rank (Int32; Int64 from 2**31 distinct values) among the column's distinct values cast to String,
-    sorted (a null: their number, last), and those sorted String labels (nulls dropped). A Categorical or an integer
-    column is ranked from its distinct values through a lookup table of their codes; other types through the String
-    cast of every value."""
+    """Each value's rank (Int32; Int64 from 2**31 - 1 distinct values) among the column's distinct values cast to
+    String, sorted (a null: their number, last), and those sorted String labels (nulls dropped). A Categorical or an
+    integer column is ranked from its distinct values through a lookup table of their codes; other types through the
+    String cast of every value."""
     distinct = column.drop_nulls().unique()
     kind, rank_dtype = (np.int32, pl.Int32) if len(distinct) < (1 << 31) - 1 else (np.int64, pl.Int64)
     labels = distinct.cast(pl.String)

@@ -84,6 +84,8 @@ class Task:
         """
         h = self.hierarchies[qid]
         ids = None if self.codes is None else self.codes.ids_of(qid, h)
+        if ids is not None and len(ids) != self.aggregates.height:  # codes of other aggregates: never used silently
+            raise RuntimeError(f"codes of {len(ids)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
         return h.ids_of(self.aggregates[qid]) if ids is None else ids
 
 

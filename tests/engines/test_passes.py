@@ -146,3 +146,21 @@ def test_the_road_keeps_the_codes_for_a_method_that_reads_them() -> None:
     nulls = pl.LazyFrame({"g": ["M", None, "M", "X"]})
     request = check_request(nulls.collect_schema(), hierarchies=h, k=1, null="suppress")
     assert aggregate(POLARS, nulls, request).codes is None
+
+
+def test_codes_of_other_aggregates_are_refused_not_used() -> None:
+    """A Task whose codes were made with other aggregates (e.g. a later filter of the frame) fails loudly in
+    ``leaf_ids`` instead of giving wrong node ids; with matching codes it gives the column's own ids."""
+    import dataclasses
+
+    from polars_anon import Hierarchy
+    from polars_anon._passes import as_string_codes
+    from polars_anon.algorithms import Task
+
+    h = {"q": Hierarchy.suppression(["a", "b"])}
+    frame, codes = as_string_codes(pl.DataFrame({"q": ["b", "a", "b"], "count": [1, 2, 3]}), ["q"])
+    task = Task(frame.rename({"count": "size"}), ["q"], h, 2, codes=codes)
+    assert task.leaf_ids("q").tolist() == h["q"].ids_of(task.aggregates["q"]).tolist() == [1, 2, 2]  # a, b, b
+    shorter = dataclasses.replace(task, aggregates=task.aggregates.head(1))
+    with pytest.raises(RuntimeError, match="codes of 3 rows for 1 aggregate rows"):
+        shorter.leaf_ids("q")
