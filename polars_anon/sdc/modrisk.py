@@ -284,10 +284,10 @@ def risks_of_fit(fitted: pl.DataFrame, bound: float = math.inf) -> tuple[float, 
     """sdcMicro's two global risks and the cells kept, from :func:`fit_cells`'s frame (module docstring)."""
     kept = fitted.filter((pl.col("counts") > 0) & (pl.col("counts") <= bound) & (pl.col("lambda") > 0))
     lam, p, f = kept["lambda"].to_numpy(), kept["incl_prob"].to_numpy(), kept["counts"].to_numpy()
-    v = (1.0 - p) * lam
+    uniq = f == 1  # only sample uniques count; a larger cell's incl_prob (a sum of 1/w) can exceed 1 and overflow exp
+    v = (1.0 - p[uniq]) * lam[uniq]
     r1 = np.exp(-v)
     with np.errstate(divide="ignore", invalid="ignore"):
         r2 = np.where(v != 0, -np.expm1(-v) / v, 1.0)
     n = max(kept.height, 1)
-    uniq = f == 1
-    return float(r1[uniq].sum() / n), float(r2[uniq].sum() / n), kept.height
+    return float(r1.sum() / n), float(r2.sum() / n), kept.height

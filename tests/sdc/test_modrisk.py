@@ -168,3 +168,16 @@ def test_model_risk_checks_every_weight():
     mixed = pl.DataFrame({**base, "w": [10.0, 10.0, 0.5, 10.0, 10.0]})
     with pytest.raises(InvalidParameterError, match=r"1 key cells have weights below 1 .*first: \('y', 1\)"):
         measure(mixed, Measures(keys=("a", "b"), weight="w", model="default"))
+
+
+def test_large_cells_no_overflow_and_no_risk():
+    # a cell of hundreds of records has incl_prob (a sum of 1/w) far above 1: exp(-(1 - p) * lambda) overflowed with a
+    # RuntimeWarning for cells that do not count; with no sample unique both risks are 0 (sdcMicro's sums over fk = 1)
+    import warnings
+
+    rng = np.random.default_rng(7)
+    df = pl.DataFrame({"a": rng.integers(0, 3, 1500), "b": rng.integers(0, 2, 1500), "w": rng.uniform(1, 50, 1500)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = model_risk(df, ["a", "b"], "w")
+    assert (got.risk1, got.risk2, got.n_cells) == (0.0, 0.0, 6)
