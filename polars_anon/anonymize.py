@@ -15,7 +15,7 @@ from polars_anon._passes import TupleCodes, TupleCounts, as_string_codes, as_str
 from polars_anon.attributes import distinct_counts
 from polars_anon.labels import label_exprs
 from polars_anon.pipeline.state import FIRST_ROW, Counted, counted_attributes, needs_first_rows, population_model
-from polars_anon.privacy.counts import COUNT, WIDE, read_population, wide_counts
+from polars_anon.privacy.counts import COUNT, WIDE, count_population, wide_counts
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE
 
@@ -67,8 +67,7 @@ def _aggregate(
     model = population_model(request)
     population = None
     if model is not None:
-        pop = read_population(model.population_frame, qids, model.name)
-        population = pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # one row per tuple
+        population = count_population(model.population_frame, qids, model.name)  # one row per tuple
     distinct = {}
     if undeclared:  # exact where it decides, in passes of bounded memory (see polars_anon.attributes)
         distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()))

@@ -38,7 +38,7 @@ from polars_anon.pipeline.state import (
     needs_first_rows,
     population_model,
 )
-from polars_anon.privacy.counts import COUNT, read_population
+from polars_anon.privacy.counts import COUNT, count_population
 from polars_anon.privacy.evaluate import indexed
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
@@ -270,10 +270,7 @@ def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> Engin
     population = None
     model = population_model(request)
     if model is not None:
-        pop = read_population(model.population_frame, qids, model.name)
-        population = (
-            pop.group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
-        )  # materializes: one row per population tuple
+        population = count_population(model.population_frame, qids, model.name)  # one row per population tuple
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in long.items()}
     first_rows = None
     if needs_first_rows(request):  # table risk models only: the tie order of their single-class suppression

@@ -157,6 +157,9 @@ class Anonymized:
     missing: Callable[[str], str] | None = None
     """How to read a late CSV value as missing where the input was read (:func:`~polars_anon.io.csv_errors`; None:
     Polars' ``null_values``)."""
+    protects: tuple[str, ...] = ()
+    """Other files the run read and :meth:`sink_parquet` never writes onto: the models' population tables (not the
+    input's: a late CSV value is named as the input's only from :attr:`reads`)."""
     report: Report = field(init=False)
     """The report (a read-only dict), built from every fact known so far."""
 
@@ -301,7 +304,7 @@ class Anonymized:
         never replaced (refused, even with `overwrite`). Returns the report.
         """
         path = self.check_target(path)
-        with Outputs(overwrite=overwrite, reads=self.reads) as out:
+        with Outputs(overwrite=overwrite, reads=(*self.reads, *self.protects)) as out:
             out.check(path, file=self.engine.name != "spark")  # the table first: named first when both exist
             target = report_path(path) if report is True else (self.location(report) if report else None)
             html = html_path(target) if target is not None and report_html else None

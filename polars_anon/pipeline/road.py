@@ -305,7 +305,8 @@ def _planner_route(
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
     check = Check(request, planned, None, engine)
-    return Anonymized(published, facts, check, None, engine, reads=tuple(reads), missing=missing)
+    protects = tuple(_population_files(request.privacy))
+    return Anonymized(published, facts, check, None, engine, reads=tuple(reads), missing=missing, protects=protects)
 
 
 def run(
@@ -379,7 +380,6 @@ def _run(
     request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
     capability = consult(request, engine.name, driver_tuples)
     consult_table(engine.name, getattr(engine, "time_zone", None), data, reads, schema, request)
-    reads = [*reads, *_population_files(request.privacy)]  # a model's population table: never written onto either
     prepare_engine(engine, request)
     dp = differential_model(request)
     source = table
@@ -414,7 +414,10 @@ def _run(
         published = engine.expand(planned.plan.map.published_sizes(), request.published_columns)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
-    return Anonymized(published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads), missing)
+    protects = tuple(_population_files(request.privacy))  # a model's population table: never written onto either
+    return Anonymized(
+        published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads), missing, protects
+    )
 
 
 def anonymize(

@@ -25,6 +25,7 @@ from polars_anon.privacy.base import Domain
 
 __all__ = [
     "COUNT",
+    "count_population",
     "WIDE",
     "PopulationCounts",
     "SensitiveCounts",
@@ -224,6 +225,18 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
     )
     check_columns(lf, qids, f"{what}: population table columns")
     return lf.select(label_exprs(lf.collect_schema(), qids))
+
+
+def count_population(population: object, qids: Sequence[str], what: str) -> pl.DataFrame:
+    """The population table's tuple counts (its qids as String labels, ``count``), one row per tuple; a late CSV
+    value in it is named in one line as the population file's (not the input's)."""
+    from polars_anon._validate import as_lazy
+    from polars_anon.io import csv_errors, scanned_files
+
+    lf = read_population(population, qids, what)
+    files = [str(population)] if isinstance(population, (str, Path)) else lambda: scanned_files(as_lazy(population))
+    with csv_errors(files):
+        return lf.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # one row per tuple
 
 
 def same_table(population: object) -> object:

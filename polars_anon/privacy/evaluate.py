@@ -39,6 +39,7 @@ from polars_anon.privacy.counts import (
     COUNT,
     WIDE,
     PopulationCounts,
+    count_population,
     encode_counts,
     from_wide,
     grouped,
@@ -368,12 +369,10 @@ def _population(
         return None
     if len({same_table(m.population_frame) for m in tables}) > 1:
         raise InvalidParameterError("the models name different population tables; give them one")
-    pop = read_population(tables[0].population_frame, qids, tables[0].name)
     if levels is None and hierarchies is not None and all(q in hierarchies for q in qids):
-        counted = (
-            pop.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()
-        )  # materializes: one row per tuple
+        counted = count_population(tables[0].population_frame, qids, tables[0].name)  # one row per tuple
         return matched_population(counted, aggregates, qids, hierarchies, tables[0].name)
+    pop = read_population(tables[0].population_frame, qids, tables[0].name)
     if levels is not None:
         from polars_anon.generalize import generalize
 

@@ -33,7 +33,7 @@ from polars_anon.errors import InfeasibleError
 from polars_anon.labels import label_exprs
 from polars_anon.messages import NO_ROWS
 from polars_anon.privacy.base import Model, check_fraction
-from polars_anon.privacy.counts import COUNT, grouped, read_population
+from polars_anon.privacy.counts import COUNT, count_population, grouped
 from polars_anon.privacy.presence import check_population_args, population_size
 from polars_anon.privacy.reidentification import risk_figures
 from polars_anon.privacy.uniqueness import estimates
@@ -247,8 +247,7 @@ def risk(
     check_population_args("risk", population_size, sampling_fraction)
     pop = None
     if population is not None:
-        counted = read_population(population, qids, "risk").group_by(qids).agg(pl.len().cast(pl.Int64).alias(COUNT))
-        pop = counted.collect()  # materializes: one row per population tuple
+        pop = count_population(population, qids, "risk")  # one row per population tuple
         lf = lf.with_columns(label_exprs(lf.collect_schema(), qids))
     out = risk_summary(
         lf,

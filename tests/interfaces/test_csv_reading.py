@@ -271,3 +271,25 @@ def test_a_late_value_on_the_duckdb_entry_is_one_line_naming_the_readers_option(
         text = str(caught.value)
         assert text.startswith(f"cannot read {str(path)!r} as CSV: ") and "\n" not in text, text
         assert f"{said} it as missing {missing} or convert the file to Parquet" in text
+
+
+def test_a_late_value_is_named_in_its_own_file_input_or_population(tmp_path: Path) -> None:
+    """review16: a late value in a population CSV was blamed on the input ('cannot read in.csv ... column g'; with a
+    Parquet input it was Polars' raw error), and one in the input, read at collect, named the population file too."""
+    import polars as pl
+
+    import polars_anon as pa
+    from polars_anon.errors import InputError
+
+    h = {"g": pa.Hierarchy.suppression(["1", "2"])}
+    good_in, bad_in = tmp_path / "in.csv", tmp_path / "bad_in.csv"
+    good_in.write_text("g,age\n" + "1,31\n2,32\n" * 10)
+    bad_in.write_text("g,age\n" + "1,31\n2,32\n" * 60 + "1,x\n")
+    good_pop, bad_pop = tmp_path / "pop.csv", tmp_path / "bad_pop.csv"
+    good_pop.write_text("g\n" + "1\n2\n" * 100)
+    bad_pop.write_text("g\n" + "1\n2\n" * 1100 + "x\n")
+    for data, pop, named in ((pl.scan_csv(good_in), bad_pop, bad_pop), (pl.scan_csv(bad_in), good_pop, bad_in)):
+        with pytest.raises(InputError) as caught:
+            models = [pa.KMap(k=2, population=str(pop))]
+            pa.anonymize(data, hierarchies=h, k=2, insensitive="age", privacy=models).collect()
+        assert str(caught.value).startswith(f"cannot read {str(named)!r} as CSV: could not parse `x` as dtype `i64`")
