@@ -84,9 +84,17 @@ class Task:
         """
         h = self.hierarchies[qid]
         ids = None if self.codes is None else self.codes.ids_of(qid, h)
-        if ids is not None and len(ids) != self.aggregates.height:  # codes of other aggregates: never used silently
+        if ids is not None and not self._codes_match(qid, len(ids)):  # codes of other aggregates: never used silently
             raise RuntimeError(f"codes of {len(ids)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
         return h.ids_of(self.aggregates[qid]) if ids is None else ids
+
+    def _codes_match(self, qid: str, n: int) -> bool:
+        """The codes have the aggregates' rows and decode to their first and last labels of `qid` (a cheap check: a
+        filtered or re-sorted frame fails it, save a reorder that keeps both ends)."""
+        assert self.codes is not None
+        column, labels, codes = self.aggregates[qid], self.codes.labels[qid], self.codes.codes[qid]
+        ends = {0, n - 1} if n else set()
+        return n == self.aggregates.height and all(labels[int(codes[i])] == column[i] for i in ends)
 
 
 @dataclass

@@ -164,3 +164,6 @@ def test_codes_of_other_aggregates_are_refused_not_used() -> None:
     shorter = dataclasses.replace(task, aggregates=task.aggregates.head(1))
     with pytest.raises(RuntimeError, match="codes of 3 rows for 1 aggregate rows"):
         shorter.leaf_ids("q")
+    reordered = dataclasses.replace(task, aggregates=task.aggregates.reverse())  # b, b, a: same rows, other order
+    with pytest.raises(RuntimeError, match="codes of 3 rows for 3 aggregate rows"):
+        reordered.leaf_ids("q")
