@@ -208,20 +208,24 @@ class DuckDBEngine:
             return []
         return list(dict.fromkeys(self._query_files(query, set())))
 
-    def _query_files(self, query: str, seen: set[tuple[str, str, str]], home: tuple[str, str] = ("", "")) -> list[str]:
+    def _query_files(
+        self, query: str, seen: set[tuple[str, str, str]], homes: tuple[tuple[str, str], ...] = (("", ""),)
+    ) -> list[str]:
         """The files `query` names (:func:`_named_files`) and those of the views and table macros it reads, each
-        once."""
+        once; its names without a schema resolve in `homes` (:meth:`_in_scope`)."""
         tree = self._parsed(query)
         if tree is None:
             return []
         files = _named_files(tree)
         for ref in _table_calls(tree):
-            for macro, sql in self._macros(ref, home):
+            for macro, sql in self._macros(ref, homes):
                 if macro not in seen:
                     seen.add(macro)
-                    files += self._query_files(sql, seen, macro[:2])  # its parameters' values: the call's, above
+                    # its parameters' values: the call's, above; DuckDB binds its names where it is called (the
+                    # caller's scope), not in its own schema: both are followed
+                    files += self._query_files(sql, seen, (macro[:2], *homes))
         for ref in _base_tables(tree):
-            for view, sql in self._views(ref, home):
+            for view, sql in self._views(ref, homes):
                 if view in seen:
                     continue
                 seen.add(view)
@@ -232,7 +236,7 @@ class DuckDBEngine:
                 if body is None:  # not parsed back: every quoted string may be a file it reads
                     files += [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", text)]
                 else:
-                    files += self._query_files(body, seen, view[:2])
+                    files += self._query_files(body, seen, (view[:2],))
         return files
 
     def _parsed(self, query: str) -> list[Any] | None:
@@ -244,36 +248,43 @@ class DuckDBEngine:
         tree = [json.loads(row[0]) for row in rows]
         return None if any(t.get("error") for t in tree) else tree
 
-    def _views(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
+    def _views(
+        self, ref: tuple[str, str, str], homes: tuple[tuple[str, str], ...]
+    ) -> list[tuple[tuple[str, str, str], str]]:
         """The views a table reference (catalog, schema, name; '' when not given) may name, with their SQL text."""
-        return self._named(_VIEWS, ref, home, "")
+        return self._named(_VIEWS, ref, homes, "")
 
-    def _macros(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
+    def _macros(
+        self, ref: tuple[str, str, str], homes: tuple[tuple[str, str], ...]
+    ) -> list[tuple[tuple[str, str, str], str]]:
         """The table macros a table function call (catalog, schema, name; '' when not given) may name, with their
         query (``duckdb_functions()``)."""
-        return self._named(_TABLE_MACROS, ref, home, "macro ")
+        return self._named(_TABLE_MACROS, ref, homes, "macro ")
 
     def _named(
-        self, query: str, ref: tuple[str, str, str], home: tuple[str, str], kind: str
+        self, query: str, ref: tuple[str, str, str], homes: tuple[tuple[str, str], ...], kind: str
     ) -> list[tuple[tuple[str, str, str], str]]:
         """The catalog objects of `query` (rows: catalog, schema, name, SQL) that `ref` may name, in scope, each as
         (catalog, schema, `kind` + name) with its SQL."""
         catalog, schema, name = ref
         rows = self.con.execute(query, [name, schema, catalog]).fetchall()
-        return [((str(d), str(s), f"{kind}{n}"), str(sql or "")) for d, s, n, sql in self._in_scope(rows, schema, home)]
+        found = self._in_scope(rows, schema, homes)
+        return [((str(d), str(s), f"{kind}{n}"), str(sql or "")) for d, s, n, sql in dict.fromkeys(found)]
 
-    def _in_scope(self, rows: list[Any], schema: str, home: tuple[str, str]) -> list[Any]:
-        """The rows (catalog, schema, name, ...) a name without a schema resolves to: those of `home` (the catalog and
-        schema of the view or macro whose query names it; DuckDB binds a view's names there first), else those of a
-        schema on the search path (``current_schemas(true)``: the current one, ``main``, the temporary one), else
-        every row (each may be it)."""
+    def _in_scope(self, rows: list[Any], schema: str, homes: tuple[tuple[str, str], ...]) -> list[Any]:
+        """The rows (catalog, schema, name, ...) a name without a schema may resolve to, for each of `homes` (a
+        catalog and schema; ('', ''): none): those of the home (that of the view whose query names it: DuckDB binds a
+        view's names there first), else those of a schema on the search path (``current_schemas(true)``: the current
+        one, ``main``, the temporary one), else every row (each may be it). A table macro's names have two homes (its
+        own schema and the scope it is called in: DuckDB binds them in the latter): every one is followed."""
         if schema:
             return rows
-        mine = [r for r in rows if (str(r[0]).lower(), str(r[1]).lower()) == tuple(h.lower() for h in home)]
-        if mine:
-            return mine
         path = {str(s).lower() for s in self.con.execute("SELECT current_schemas(true)").fetchall()[0][0]}
-        return [r for r in rows if str(r[1]).lower() in path] or rows
+        found = []
+        for home in homes:
+            mine = [r for r in rows if (str(r[0]).lower(), str(r[1]).lower()) == tuple(h.lower() for h in home)]
+            found += mine or [r for r in rows if str(r[1]).lower() in path] or rows
+        return found
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that

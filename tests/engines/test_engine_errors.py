@@ -235,3 +235,18 @@ def test_duckdb_sources_follow_table_macros_and_schemas(tmp_path: Path) -> None:
     assert engine.sources("vm") == [a.replace("''", "'")]
     assert engine.sources("x") == [c.replace("''", "'")]
     assert engine.sources("s.v") == [b.replace("''", "'")]
+
+
+def test_duckdb_sources_follow_a_table_macro_into_its_callers_scope(tmp_path: Path) -> None:
+    """review16: DuckDB binds a table macro's names where it is called, not in the macro's schema: ``s.my()`` over
+    ``y`` reads main.y, and sources named only s.y's file (the output could replace main.y's)."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    T.head(1).write_parquet(a)
+    T.write_parquet(b)
+    con = duckdb.connect()
+    con.execute(f"CREATE SCHEMA s; CREATE VIEW s.y AS FROM '{a}'; CREATE VIEW main.y AS FROM '{b}'")
+    con.execute("CREATE MACRO s.my() AS TABLE SELECT * FROM y")
+    assert con.sql("SELECT count(*) FROM s.my()").fetchall() == [(T.height,)]  # main.y's rows: b is read
+    assert str(b) in DuckDBEngine(con).sources(con.sql("SELECT * FROM s.my()"))
