@@ -269,6 +269,8 @@ class DuckDBEngine:
         catalog, schema, name = ref
         rows = self.con.execute(query, [name, schema, catalog]).fetchall()
         found = self._in_scope(rows, schema, homes)
+        if schema and not catalog:  # a.b: a may be a catalog too (an attached database: its objects in any schema)
+            found += self.con.execute(query, [name, "", schema]).fetchall()
         return [((str(d), str(s), f"{kind}{n}"), str(sql or "")) for d, s, n, sql in dict.fromkeys(found)]
 
     def _in_scope(self, rows: list[Any], schema: str, homes: tuple[tuple[str, str], ...]) -> list[Any]:

@@ -250,3 +250,17 @@ def test_duckdb_sources_follow_a_table_macro_into_its_callers_scope(tmp_path: Pa
     con.execute("CREATE MACRO s.my() AS TABLE SELECT * FROM y")
     assert con.sql("SELECT count(*) FROM s.my()").fetchall() == [(T.height,)]  # main.y's rows: b is read
     assert str(b) in DuckDBEngine(con).sources(con.sql("SELECT * FROM s.my()"))
+
+
+def test_duckdb_sources_read_a_two_part_name_as_catalog_and_name(tmp_path: Path) -> None:
+    """review16: ``db2.v2`` names view v2 of the attached database db2 (its default schema); sources looked for a
+    schema db2 only and named no file."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    c = tmp_path / "c.parquet"
+    T.write_parquet(c)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{tmp_path / 'db2.duckdb'}' AS db2")
+    con.execute(f"CREATE VIEW db2.main.v2 AS FROM '{c}'")
+    engine = DuckDBEngine(con)
+    assert engine.sources("db2.v2") == engine.sources(con.table("db2.v2")) == [str(c)]
