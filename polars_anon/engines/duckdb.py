@@ -57,9 +57,9 @@ def _named_files(node: object, within: bool = False) -> list[str]:
     return [f for value in node.values() for f in _named_files(value, inside)]
 
 
-def _table_calls(node: object) -> list[tuple[str, str, str]]:
+def _table_calls(node: object) -> list[tuple[tuple[str, str, str], tuple[int, frozenset[str]]]]:
     """The table functions a parsed query calls (a table macro among them): (catalog, schema, name), '' where not
-    given."""
+    given, each with the arguments it is given: how many by position, and the (lower-cased) names of the others."""
     if isinstance(node, list):
         return [t for value in node for t in _table_calls(value)]
     if not isinstance(node, dict):
@@ -67,8 +67,25 @@ def _table_calls(node: object) -> list[tuple[str, str, str]]:
     found = []
     call = node.get("function")
     if node.get("type") == "TABLE_FUNCTION" and isinstance(call, dict) and isinstance(call.get("function_name"), str):
-        found.append((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]))
+        args = [a for a in call.get("arguments") or [] if isinstance(a, dict)]
+        named = frozenset(str(a["name"]).lower() for a in args if a.get("name"))
+        given = (sum(1 for a in args if not a.get("name")), named)
+        found.append(((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]), given))
     return found + [t for value in node.values() for t in _table_calls(value)]
+
+
+def _file_parameters(node: object, within: bool = False) -> set[str]:
+    """The names (lower-cased) a parsed query passes to its table functions as a bare column (a table macro's
+    parameter read as a file there: ``read_parquet(p)``)."""
+    if isinstance(node, list):
+        return {p for value in node for p in _file_parameters(value, within)}
+    if not isinstance(node, dict):
+        return set()
+    names = node.get("column_names")
+    if within and node.get("class") == "COLUMN_REF" and isinstance(names, list) and len(names) == 1:
+        return {str(names[0]).lower()}
+    inside = within or node.get("type") == "TABLE_FUNCTION"
+    return {p for value in node.values() for p in _file_parameters(value, inside)}
 
 
 def _base_tables(node: object) -> list[tuple[str, str, str]]:
@@ -217,8 +234,9 @@ class DuckDBEngine:
         if tree is None:
             return []
         files = _named_files(tree)
-        for ref in _table_calls(tree):
+        for ref, given in _table_calls(tree):
             for macro, sql in self._macros(ref, homes):
+                self._refuse_defaulted_files(macro, sql, given)
                 if macro not in seen:
                     seen.add(macro)
                     # its parameters' values: the call's, above; DuckDB binds its names where it is called (the
@@ -238,6 +256,30 @@ class DuckDBEngine:
                 else:
                     files += self._query_files(body, seen, (view[:2],))
         return files
+
+    def _refuse_defaulted_files(self, macro: tuple[str, str, str], sql: str, given: tuple[int, frozenset[str]]) -> None:
+        """Refuse a call of table macro `macro` (catalog, schema, ``"macro "`` + name; its query `sql`) that leaves a
+        parameter its query reads as a file to its default value: DuckDB does not show a macro's defaults
+        (``duckdb_functions()`` has the parameters' names and the query only), so the file it reads is not known
+        and the output could replace it (fail closed). `given`: the call's arguments (:func:`_table_calls`)."""
+        files = _file_parameters(self._parsed(sql) or [])
+        if not files:
+            return
+        catalog, schema, name = macro[0], macro[1], macro[2].removeprefix("macro ")
+        lists = self.con.execute(
+            "SELECT parameters FROM duckdb_functions() WHERE function_type = 'table_macro' AND database_name = $1 "
+            "AND schema_name = $2 AND function_name = $3 AND macro_definition = $4",
+            [catalog, schema, name, sql],
+        ).fetchall()
+        positional, named = given
+        for (parameters,) in lists:
+            left = [p for p in list(parameters or [])[positional:] if p.lower() not in named and p.lower() in files]
+            if left:
+                raise InvalidParameterError(
+                    f"table macro {schema}.{name} reads parameter {left[0]!r} as a file, left to its default value "
+                    f"by the call, which DuckDB does not show: the run cannot tell which file it reads (an output "
+                    f"could replace it); give {left[0]} in the call"
+                )
 
     def _parsed(self, query: str) -> list[Any] | None:
         """DuckDB's parse of a SELECT query (``json_serialize_sql``), None when it is not one."""

@@ -264,3 +264,21 @@ def test_duckdb_sources_read_a_two_part_name_as_catalog_and_name(tmp_path: Path)
     con.execute(f"CREATE VIEW db2.main.v2 AS FROM '{c}'")
     engine = DuckDBEngine(con)
     assert engine.sources("db2.v2") == engine.sources(con.table("db2.v2")) == [str(c)]
+
+
+def test_duckdb_sources_refuse_a_macro_file_left_to_its_default(tmp_path: Path) -> None:
+    """review16: a file named only in a table macro's default (``md(p := 'b.parquet')``, called ``md()``) is not in
+    ``duckdb_functions()`` (the query only): sources named no file, and the output replaced b.parquet. The call is
+    refused now, naming the parameter; given in the call, the file is named."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    b = tmp_path / "b.parquet"
+    T.write_parquet(b)
+    con = duckdb.connect()
+    con.execute(f"CREATE MACRO md(n := 1, p := '{b}') AS TABLE SELECT * FROM read_parquet(p) LIMIT n")
+    con.execute("CREATE VIEW vmd AS SELECT * FROM md()")
+    engine = DuckDBEngine(con)
+    with pytest.raises(pa.InvalidParameterError, match="table macro main.md reads parameter 'p' as a file"):
+        engine.sources("vmd")
+    assert engine.sources(con.sql(f"SELECT * FROM md(p := '{b}')")) == [str(b)]
+    assert engine.sources(con.sql(f"SELECT * FROM md(2, '{b}')")) == [str(b)]
