@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -323,12 +323,34 @@ class DuckDBEngine:
         own schema and the scope it is called in: DuckDB binds them in the latter): every one is followed."""
         if schema:
             return rows
-        path = {str(s).lower() for s in self.con.execute("SELECT current_schemas(true)").fetchall()[0][0]}
+        path = self._search_path()
         found = []
         for home in homes:
             mine = [r for r in rows if (str(r[0]).lower(), str(r[1]).lower()) == tuple(h.lower() for h in home)]
-            found += mine or [r for r in rows if str(r[1]).lower() in path] or rows
+            found += mine or [r for r in rows if path(str(r[0]).lower(), str(r[1]).lower())] or rows
         return found
+
+    def _search_path(self) -> Callable[[str, str], bool]:
+        """Whether a (lower-cased) catalog and schema is on the search path: the current catalog's current schema,
+        the temporary and system ones, and those of ``search_path`` (``db2.main`` after ``USE db2``; an entry of one
+        part is a schema of any catalog, or a catalog). With a quoted entry, any catalog's schema of a name in
+        ``current_schemas(true)`` (the search path's schemas, without their catalogs)."""
+        database, schema, schemas, setting = self.con.execute(
+            "SELECT current_database(), current_schema(), current_schemas(true), current_setting('search_path')"
+        ).fetchall()[0]
+        if '"' in str(setting):
+            names = {str(s).lower() for s in schemas}
+            return lambda c, s: s in names
+        pairs = {(str(database).lower(), str(schema).lower()), ("temp", "main"), ("system", "main")}
+        pairs |= {("system", "pg_catalog"), ("system", "information_schema")}
+        ones = set()
+        for entry in (e.strip().lower() for e in str(setting or "").split(",") if e.strip()):
+            if "." in entry:
+                catalog, _, name = entry.partition(".")
+                pairs.add((catalog, name))
+            else:
+                ones.add(entry)
+        return lambda c, s: (c, s) in pairs or s in ones or c in ones
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that

@@ -282,3 +282,18 @@ def test_duckdb_sources_refuse_a_macro_file_left_to_its_default(tmp_path: Path) 
         engine.sources("vmd")
     assert engine.sources(con.sql(f"SELECT * FROM md(p := '{b}')")) == [str(b)]
     assert engine.sources(con.sql(f"SELECT * FROM md(2, '{b}')")) == [str(b)]
+
+
+def test_duckdb_sources_after_use_follow_the_current_catalog(tmp_path: Path) -> None:
+    """review16: after ``USE db2``, a name without a schema matched the view of that name in every catalog
+    (``current_schemas(true)`` has no catalogs): both files were protected where DuckDB reads db2's only."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    d, e = tmp_path / "d.parquet", tmp_path / "e.parquet"
+    T.head(1).write_parquet(d)
+    T.write_parquet(e)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{tmp_path / 'db2.duckdb'}' AS db2")
+    con.execute(f"CREATE VIEW db2.main.x AS FROM '{d}'; CREATE VIEW main.x AS FROM '{e}'; USE db2")
+    assert con.sql("SELECT count(*) FROM x").fetchall() == [(1,)]  # db2's x: d
+    assert DuckDBEngine(con).sources("x") == [str(d)]
