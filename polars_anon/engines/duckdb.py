@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +57,9 @@ def _named_files(node: object, within: bool = False) -> list[str]:
     return [f for value in node.values() for f in _named_files(value, inside)]
 
 
-def _table_calls(node: object) -> list[tuple[str, str, str]]:
+def _table_calls(node: object) -> list[tuple[tuple[str, str, str], tuple[int, frozenset[str]]]]:
     """The table functions a parsed query calls (a table macro among them): (catalog, schema, name), '' where not
-    given."""
+    given, each with the arguments it is given: how many by position, and the (lower-cased) names of the others."""
     if isinstance(node, list):
         return [t for value in node for t in _table_calls(value)]
     if not isinstance(node, dict):
@@ -67,8 +67,25 @@ def _table_calls(node: object) -> list[tuple[str, str, str]]:
     found = []
     call = node.get("function")
     if node.get("type") == "TABLE_FUNCTION" and isinstance(call, dict) and isinstance(call.get("function_name"), str):
-        found.append((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]))
+        args = [a for a in call.get("arguments") or [] if isinstance(a, dict)]
+        named = frozenset(str(a["name"]).lower() for a in args if a.get("name"))
+        given = (sum(1 for a in args if not a.get("name")), named)
+        found.append(((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]), given))
     return found + [t for value in node.values() for t in _table_calls(value)]
+
+
+def _file_parameters(node: object, within: bool = False) -> set[str]:
+    """The names (lower-cased) a parsed query passes to its table functions as a bare column (a table macro's
+    parameter read as a file there: ``read_parquet(p)``)."""
+    if isinstance(node, list):
+        return {p for value in node for p in _file_parameters(value, within)}
+    if not isinstance(node, dict):
+        return set()
+    names = node.get("column_names")
+    if within and node.get("class") == "COLUMN_REF" and isinstance(names, list) and len(names) == 1:
+        return {str(names[0]).lower()}
+    inside = within or node.get("type") == "TABLE_FUNCTION"
+    return {p for value in node.values() for p in _file_parameters(value, inside)}
 
 
 def _base_tables(node: object) -> list[tuple[str, str, str]]:
@@ -208,20 +225,25 @@ class DuckDBEngine:
             return []
         return list(dict.fromkeys(self._query_files(query, set())))
 
-    def _query_files(self, query: str, seen: set[tuple[str, str, str]], home: tuple[str, str] = ("", "")) -> list[str]:
+    def _query_files(
+        self, query: str, seen: set[tuple[str, str, str]], homes: tuple[tuple[str, str], ...] = (("", ""),)
+    ) -> list[str]:
         """The files `query` names (:func:`_named_files`) and those of the views and table macros it reads, each
-        once."""
+        once; its names without a schema resolve in `homes` (:meth:`_in_scope`)."""
         tree = self._parsed(query)
         if tree is None:
             return []
         files = _named_files(tree)
-        for ref in _table_calls(tree):
-            for macro, sql in self._macros(ref, home):
+        for ref, given in _table_calls(tree):
+            for macro, sql in self._macros(ref, homes):
+                self._refuse_defaulted_files(macro, sql, given)
                 if macro not in seen:
                     seen.add(macro)
-                    files += self._query_files(sql, seen, macro[:2])  # its parameters' values: the call's, above
+                    # its parameters' values: the call's, above; DuckDB binds its names where it is called (the
+                    # caller's scope), not in its own schema: both are followed
+                    files += self._query_files(sql, seen, (macro[:2], *homes))
         for ref in _base_tables(tree):
-            for view, sql in self._views(ref, home):
+            for view, sql in self._views(ref, homes):
                 if view in seen:
                     continue
                 seen.add(view)
@@ -232,8 +254,32 @@ class DuckDBEngine:
                 if body is None:  # not parsed back: every quoted string may be a file it reads
                     files += [m.replace("''", "'") for m in re.findall(r"'((?:[^']|'')*)'", text)]
                 else:
-                    files += self._query_files(body, seen, view[:2])
+                    files += self._query_files(body, seen, (view[:2],))
         return files
+
+    def _refuse_defaulted_files(self, macro: tuple[str, str, str], sql: str, given: tuple[int, frozenset[str]]) -> None:
+        """Refuse a call of table macro `macro` (catalog, schema, ``"macro "`` + name; its query `sql`) that leaves a
+        parameter its query reads as a file to its default value: DuckDB does not show a macro's defaults
+        (``duckdb_functions()`` has the parameters' names and the query only), so the file it reads is not known
+        and the output could replace it (fail closed). `given`: the call's arguments (:func:`_table_calls`)."""
+        files = _file_parameters(self._parsed(sql) or [])
+        if not files:
+            return
+        catalog, schema, name = macro[0], macro[1], macro[2].removeprefix("macro ")
+        lists = self.con.execute(
+            "SELECT parameters FROM duckdb_functions() WHERE function_type = 'table_macro' AND database_name = $1 "
+            "AND schema_name = $2 AND function_name = $3 AND macro_definition = $4",
+            [catalog, schema, name, sql],
+        ).fetchall()
+        positional, named = given
+        for (parameters,) in lists:
+            left = [p for p in list(parameters or [])[positional:] if p.lower() not in named and p.lower() in files]
+            if left:
+                raise InvalidParameterError(
+                    f"table macro {schema}.{name} reads parameter {left[0]!r} as a file, left to its default value "
+                    f"by the call, which DuckDB does not show: the run cannot tell which file it reads (an output "
+                    f"could replace it); give {left[0]} in the call"
+                )
 
     def _parsed(self, query: str) -> list[Any] | None:
         """DuckDB's parse of a SELECT query (``json_serialize_sql``), None when it is not one."""
@@ -244,36 +290,67 @@ class DuckDBEngine:
         tree = [json.loads(row[0]) for row in rows]
         return None if any(t.get("error") for t in tree) else tree
 
-    def _views(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
+    def _views(
+        self, ref: tuple[str, str, str], homes: tuple[tuple[str, str], ...]
+    ) -> list[tuple[tuple[str, str, str], str]]:
         """The views a table reference (catalog, schema, name; '' when not given) may name, with their SQL text."""
-        return self._named(_VIEWS, ref, home, "")
+        return self._named(_VIEWS, ref, homes, "")
 
-    def _macros(self, ref: tuple[str, str, str], home: tuple[str, str]) -> list[tuple[tuple[str, str, str], str]]:
+    def _macros(
+        self, ref: tuple[str, str, str], homes: tuple[tuple[str, str], ...]
+    ) -> list[tuple[tuple[str, str, str], str]]:
         """The table macros a table function call (catalog, schema, name; '' when not given) may name, with their
         query (``duckdb_functions()``)."""
-        return self._named(_TABLE_MACROS, ref, home, "macro ")
+        return self._named(_TABLE_MACROS, ref, homes, "macro ")
 
     def _named(
-        self, query: str, ref: tuple[str, str, str], home: tuple[str, str], kind: str
+        self, query: str, ref: tuple[str, str, str], homes: tuple[tuple[str, str], ...], kind: str
     ) -> list[tuple[tuple[str, str, str], str]]:
         """The catalog objects of `query` (rows: catalog, schema, name, SQL) that `ref` may name, in scope, each as
         (catalog, schema, `kind` + name) with its SQL."""
         catalog, schema, name = ref
         rows = self.con.execute(query, [name, schema, catalog]).fetchall()
-        return [((str(d), str(s), f"{kind}{n}"), str(sql or "")) for d, s, n, sql in self._in_scope(rows, schema, home)]
+        found = self._in_scope(rows, schema, homes)
+        if schema and not catalog:  # a.b: a may be a catalog too (an attached database: its objects in any schema)
+            found += self.con.execute(query, [name, "", schema]).fetchall()
+        return [((str(d), str(s), f"{kind}{n}"), str(sql or "")) for d, s, n, sql in dict.fromkeys(found)]
 
-    def _in_scope(self, rows: list[Any], schema: str, home: tuple[str, str]) -> list[Any]:
-        """The rows (catalog, schema, name, ...) a name without a schema resolves to: those of `home` (the catalog and
-        schema of the view or macro whose query names it; DuckDB binds a view's names there first), else those of a
-        schema on the search path (``current_schemas(true)``: the current one, ``main``, the temporary one), else
-        every row (each may be it)."""
+    def _in_scope(self, rows: list[Any], schema: str, homes: tuple[tuple[str, str], ...]) -> list[Any]:
+        """The rows (catalog, schema, name, ...) a name without a schema may resolve to, for each of `homes` (a
+        catalog and schema; ('', ''): none): those of the home (that of the view whose query names it: DuckDB binds a
+        view's names there first), else those of a schema on the search path (``current_schemas(true)``: the current
+        one, ``main``, the temporary one), else every row (each may be it). A table macro's names have two homes (its
+        own schema and the scope it is called in: DuckDB binds them in the latter): every one is followed."""
         if schema:
             return rows
-        mine = [r for r in rows if (str(r[0]).lower(), str(r[1]).lower()) == tuple(h.lower() for h in home)]
-        if mine:
-            return mine
-        path = {str(s).lower() for s in self.con.execute("SELECT current_schemas(true)").fetchall()[0][0]}
-        return [r for r in rows if str(r[1]).lower() in path] or rows
+        path = self._search_path()
+        found = []
+        for home in homes:
+            mine = [r for r in rows if (str(r[0]).lower(), str(r[1]).lower()) == tuple(h.lower() for h in home)]
+            found += mine or [r for r in rows if path(str(r[0]).lower(), str(r[1]).lower())] or rows
+        return found
+
+    def _search_path(self) -> Callable[[str, str], bool]:
+        """Whether a (lower-cased) catalog and schema is on the search path: the current catalog's current schema,
+        the temporary and system ones, and those of ``search_path`` (``db2.main`` after ``USE db2``; an entry of one
+        part is a schema of any catalog, or a catalog). With a quoted entry, any catalog's schema of a name in
+        ``current_schemas(true)`` (the search path's schemas, without their catalogs)."""
+        database, schema, schemas, setting = self.con.execute(
+            "SELECT current_database(), current_schema(), current_schemas(true), current_setting('search_path')"
+        ).fetchall()[0]
+        if '"' in str(setting):
+            names = {str(s).lower() for s in schemas}
+            return lambda c, s: s in names
+        pairs = {(str(database).lower(), str(schema).lower()), ("temp", "main"), ("system", "main")}
+        pairs |= {("system", "pg_catalog"), ("system", "information_schema")}
+        ones = set()
+        for entry in (e.strip().lower() for e in str(setting or "").split(",") if e.strip()):
+            if "." in entry:
+                catalog, _, name = entry.partition(".")
+                pairs.add((catalog, name))
+            else:
+                ones.add(entry)
+        return lambda c, s: (c, s) in pairs or s in ones or c in ones
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that

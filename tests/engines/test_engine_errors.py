@@ -235,3 +235,65 @@ def test_duckdb_sources_follow_table_macros_and_schemas(tmp_path: Path) -> None:
     assert engine.sources("vm") == [a.replace("''", "'")]
     assert engine.sources("x") == [c.replace("''", "'")]
     assert engine.sources("s.v") == [b.replace("''", "'")]
+
+
+def test_duckdb_sources_follow_a_table_macro_into_its_callers_scope(tmp_path: Path) -> None:
+    """review16: DuckDB binds a table macro's names where it is called, not in the macro's schema: ``s.my()`` over
+    ``y`` reads main.y, and sources named only s.y's file (the output could replace main.y's)."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    T.head(1).write_parquet(a)
+    T.write_parquet(b)
+    con = duckdb.connect()
+    con.execute(f"CREATE SCHEMA s; CREATE VIEW s.y AS FROM '{a}'; CREATE VIEW main.y AS FROM '{b}'")
+    con.execute("CREATE MACRO s.my() AS TABLE SELECT * FROM y")
+    assert con.sql("SELECT count(*) FROM s.my()").fetchall() == [(T.height,)]  # main.y's rows: b is read
+    assert str(b) in DuckDBEngine(con).sources(con.sql("SELECT * FROM s.my()"))
+
+
+def test_duckdb_sources_read_a_two_part_name_as_catalog_and_name(tmp_path: Path) -> None:
+    """review16: ``db2.v2`` names view v2 of the attached database db2 (its default schema); sources looked for a
+    schema db2 only and named no file."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    c = tmp_path / "c.parquet"
+    T.write_parquet(c)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{tmp_path / 'db2.duckdb'}' AS db2")
+    con.execute(f"CREATE VIEW db2.main.v2 AS FROM '{c}'")
+    engine = DuckDBEngine(con)
+    assert engine.sources("db2.v2") == engine.sources(con.table("db2.v2")) == [str(c)]
+
+
+def test_duckdb_sources_refuse_a_macro_file_left_to_its_default(tmp_path: Path) -> None:
+    """review16: a file named only in a table macro's default (``md(p := 'b.parquet')``, called ``md()``) is not in
+    ``duckdb_functions()`` (the query only): sources named no file, and the output replaced b.parquet. The call is
+    refused now, naming the parameter; given in the call, the file is named."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    b = tmp_path / "b.parquet"
+    T.write_parquet(b)
+    con = duckdb.connect()
+    con.execute(f"CREATE MACRO md(n := 1, p := '{b}') AS TABLE SELECT * FROM read_parquet(p) LIMIT n")
+    con.execute("CREATE VIEW vmd AS SELECT * FROM md()")
+    engine = DuckDBEngine(con)
+    with pytest.raises(pa.InvalidParameterError, match="table macro main.md reads parameter 'p' as a file"):
+        engine.sources("vmd")
+    assert engine.sources(con.sql(f"SELECT * FROM md(p := '{b}')")) == [str(b)]
+    assert engine.sources(con.sql(f"SELECT * FROM md(2, '{b}')")) == [str(b)]
+
+
+def test_duckdb_sources_after_use_follow_the_current_catalog(tmp_path: Path) -> None:
+    """review16: after ``USE db2``, a name without a schema matched the view of that name in every catalog
+    (``current_schemas(true)`` has no catalogs): both files were protected where DuckDB reads db2's only."""
+    from polars_anon.engines.duckdb import DuckDBEngine
+
+    d, e = tmp_path / "d.parquet", tmp_path / "e.parquet"
+    T.head(1).write_parquet(d)
+    T.write_parquet(e)
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{tmp_path / 'db2.duckdb'}' AS db2")
+    con.execute(f"CREATE VIEW db2.main.x AS FROM '{d}'; CREATE VIEW main.x AS FROM '{e}'; USE db2")
+    assert con.sql("SELECT count(*) FROM x").fetchall() == [(1,)]  # db2's x: d
+    assert DuckDBEngine(con).sources("x") == [str(d)]
