@@ -447,7 +447,8 @@ def il1s(
 
 
 def correlations(data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str) -> np.ndarray:
-    """The Pearson correlation matrix of ``columns`` (two aggregation passes of exact sums: the same bits in every run).
+    """The Pearson correlation matrix of ``columns`` (two aggregation passes of exact sums, three when a column holds
+    nulls: the same bits in every run).
 
     >>> correlations(pl.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]}), ["a", "b"]).round(6).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
