@@ -27,6 +27,7 @@ chunking, so keep it as secret as the original data. Rank swapping sorts one col
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Literal, get_args
@@ -272,6 +273,26 @@ def invariant_pram(
     return pram(lf, column, matrix, seed)
 
 
+def _bounded_sum(value: pl.Expr, bound: float, n: int) -> pl.Expr:
+    """The sum of Float64 `value` (at most `n` values, none NaN, each ``|v| <= bound``) with the same bits in any row
+    order and with any number of threads: one Int128 sum of ``trunc(v 2^s)``, ``s`` the largest with ``n bound 2^s <=
+    2^124`` (half the cost of :func:`~polars_anon.sdc.frequencies.exact_sum`'s two; each value exact to ``2^-s``, that
+    is ``n bound 2^-124``: a sum of squares, at least ``bound``, to ``n 2^-124`` relative). A bound that is not a
+    positive finite number: :func:`~polars_anon.sdc.frequencies.exact_sum`.
+
+    The centred products of :func:`_moments` are bounded by their columns' least and greatest values (a float
+    subtraction and product are monotonic in each operand, so the rounded products are bounded too).
+
+    >>> pl.select(_bounded_sum(pl.lit(pl.Series([0.1, 0.2, 0.3])), 0.3, 3)).item()
+    0.6
+    """
+    if not (math.isfinite(bound) and bound > 0 and n > 0):
+        return exact_sum(value)
+    s = min(max(math.floor(124 - math.log2(n * bound)) - 1, -1000), 1000)  # -1: log2's rounding
+    scale = math.ldexp(1.0, s)
+    return (value * scale).cast(pl.Int128, strict=False).sum().cast(pl.Float64) * math.ldexp(1.0, -s)
+
+
 def _moments(lf: pl.LazyFrame, cols: list[str], diagonal: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Means and the sample covariance matrix of `cols` (as Polars' ``mean`` and ``pl.cov``: each mean over the
     column's values, each covariance over the rows where both columns have a value) from exact sums
@@ -288,6 +309,8 @@ def _moments(lf: pl.LazyFrame, cols: list[str], diagonal: bool = False) -> tuple
     both = {(i, j): x[i].is_not_null() & x[j].is_not_null() for i, j in pairs if i != j}
     first = [exact_sum(x[i]).alias(f"m{i}") for i in range(k)] + [x[i].count().alias(f"n{i}") for i in range(k)]
     first += [b.sum().alias(f"n{i}_{j}") for (i, j), b in both.items()]
+    first += [x[i].min().alias(f"lo{i}") for i in range(k)] + [x[i].max().alias(f"hi{i}") for i in range(k)]
+    first += [x[i].is_nan().any().alias(f"nan{i}") for i in range(k)]
     row = lf.select(first).collect().row(0, named=True)  # materializes: one row
     for i in range(k):
         row[f"n{i}_{i}"], row[f"a{i}_{i}"], row[f"b{i}_{i}"] = row[f"n{i}"], row[f"m{i}"], row[f"m{i}"]
@@ -309,7 +332,13 @@ def _moments(lf: pl.LazyFrame, cols: list[str], diagonal: bool = False) -> tuple
         n = row[f"n{i}_{j}"]
         ma, mb = (row[f"a{i}_{j}"] / n, row[f"b{i}_{j}"] / n) if n else (nan, nan)
         gap = x[i] - ma
-        centred.append(exact_sum(gap * gap if i == j else gap * (x[j] - mb)).alias(f"c{i}_{j}"))
+        product = gap * gap if i == j else gap * (x[j] - mb)
+        if row[f"nan{i}"] or row[f"nan{j}"]:
+            centred.append(exact_sum(product).alias(f"c{i}_{j}"))
+            continue
+        reach = [max(abs(row[f"hi{c}"] - m), abs(row[f"lo{c}"] - m)) if n else nan for c, m in ((i, ma), (j, mb))]
+        bound = reach[0] * reach[1]  # |product| <= bound: the greatest distances from the centres
+        centred.append(_bounded_sum(product, bound, n).alias(f"c{i}_{j}"))
     sums = lf.select(centred).collect().row(0, named=True)  # materializes: one row
     cov = np.zeros((k, k))
     for i, j in pairs:
