@@ -27,6 +27,7 @@ chunking, so keep it as secret as the original data. Rank swapping sorts one col
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Literal, get_args
@@ -272,32 +273,74 @@ def invariant_pram(
     return pram(lf, column, matrix, seed)
 
 
-def _moments(lf: pl.LazyFrame, cols: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _bounded_sum(value: pl.Expr, bound: float, n: int) -> pl.Expr:
+    """The sum of Float64 `value` (at most `n` values, none NaN, each ``|v| <= bound``) with the same bits in any row
+    order and with any number of threads: one Int128 sum of ``trunc(v 2^s)``, ``s`` the largest with ``n bound 2^s <=
+    2^124`` (half the cost of :func:`~polars_anon.sdc.frequencies.exact_sum`'s two; each value exact to ``2^-s``, that
+    is ``n bound 2^-124``: a sum of squares, at least ``bound``, to ``n 2^-124`` relative). A bound that is not a
+    positive finite number: :func:`~polars_anon.sdc.frequencies.exact_sum`.
+
+    The centred products of :func:`_moments` are bounded by their columns' least and greatest values (a float
+    subtraction and product are monotonic in each operand, so the rounded products are bounded too).
+
+    >>> pl.select(_bounded_sum(pl.lit(pl.Series([0.1, 0.2, 0.3])), 0.3, 3)).item()
+    0.6
+    """
+    if not (math.isfinite(bound) and bound > 0 and n > 0):
+        return exact_sum(value)
+    s = min(max(math.floor(124 - math.log2(n * bound)) - 1, -1000), 1000)  # -1: log2's rounding
+    scale = math.ldexp(1.0, s)
+    return (value * scale).cast(pl.Int128, strict=False).sum().cast(pl.Float64) * math.ldexp(1.0, -s)
+
+
+def _moments(lf: pl.LazyFrame, cols: list[str], diagonal: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Means and the sample covariance matrix of `cols` (as Polars' ``mean`` and ``pl.cov``: each mean over the
-    column's values, each covariance over the rows where both columns have a value) in two aggregation passes of exact
-    sums (:func:`~polars_anon.sdc.frequencies.exact_sum`): the same bits in every run and with any number of threads
-    (Polars' float sums add in thread order, so noise drawn from them differed in its last bits between runs)."""
+    column's values, each covariance over the rows where both columns have a value) from exact sums
+    (:func:`~polars_anon.sdc.frequencies.exact_sum`): the same bits in every run and with any number of threads
+    (Polars' float sums add in thread order, so noise drawn from them differed in its last bits between runs).
+    `diagonal`: only the variances (the other entries are 0).
+
+    Two aggregation passes: the column sums and counts, then the centred products (k exact sums, then k(k+1)/2, or k
+    for `diagonal`). A pair is centred on its columns' means unless it drops values of either column (a null in the
+    other), when a third pass, before the second, sums its columns over its rows."""
+    k = len(cols)
     x = [pl.col(c).cast(pl.Float64) for c in cols]
-    pairs = [(i, j) for i in range(len(cols)) for j in range(i, len(cols))]
-    both = {(i, j): x[i].is_not_null() & x[j].is_not_null() for i, j in pairs}
-    first = [exact_sum(x[i]).alias(f"m{i}") for i in range(len(cols))]
-    first += [x[i].count().alias(f"n{i}") for i in range(len(cols))]
-    for i, j in pairs:
-        first += [
-            exact_sum(pl.when(both[i, j]).then(x[i])).alias(f"a{i}_{j}"),
-            exact_sum(pl.when(both[i, j]).then(x[j])).alias(f"b{i}_{j}"),
-            both[i, j].sum().alias(f"n{i}_{j}"),
-        ]
+    pairs = [(i, i) for i in range(k)] if diagonal else [(i, j) for i in range(k) for j in range(i, k)]
+    both = {(i, j): x[i].is_not_null() & x[j].is_not_null() for i, j in pairs if i != j}
+    first = [exact_sum(x[i]).alias(f"m{i}") for i in range(k)] + [x[i].count().alias(f"n{i}") for i in range(k)]
+    first += [b.sum().alias(f"n{i}_{j}") for (i, j), b in both.items()]
+    first += [x[i].min().alias(f"lo{i}") for i in range(k)] + [x[i].max().alias(f"hi{i}") for i in range(k)]
+    first += [x[i].is_nan().any().alias(f"nan{i}") for i in range(k)]
     row = lf.select(first).collect().row(0, named=True)  # materializes: one row
+    for i in range(k):
+        row[f"n{i}_{i}"], row[f"a{i}_{i}"], row[f"b{i}_{i}"] = row[f"n{i}"], row[f"m{i}"], row[f"m{i}"]
+    masked = []  # the pairs whose rows differ from a column's (exactly the same rows: the same sums, the same bits)
+    for (i, j), b in both.items():
+        if row[f"n{i}_{j}"] == row[f"n{i}"] == row[f"n{j}"]:
+            row[f"a{i}_{j}"], row[f"b{i}_{j}"] = row[f"m{i}"], row[f"m{j}"]
+        else:
+            masked += [
+                exact_sum(pl.when(b).then(x[i])).alias(f"a{i}_{j}"),
+                exact_sum(pl.when(b).then(x[j])).alias(f"b{i}_{j}"),
+            ]
+    if masked:
+        row |= lf.select(masked).collect().row(0, named=True)  # materializes: one row
     nan = float("nan")
-    mean = np.array([row[f"m{i}"] / row[f"n{i}"] if row[f"n{i}"] else nan for i in range(len(cols))])
-    centred = {}
+    mean = np.array([row[f"m{i}"] / row[f"n{i}"] if row[f"n{i}"] else nan for i in range(k)])
+    centred = []
     for i, j in pairs:
         n = row[f"n{i}_{j}"]
         ma, mb = (row[f"a{i}_{j}"] / n, row[f"b{i}_{j}"] / n) if n else (nan, nan)
-        centred[i, j] = exact_sum((x[i] - ma) * (x[j] - mb)).alias(f"c{i}_{j}")
-    sums = lf.select(list(centred.values())).collect().row(0, named=True)  # materializes: one row
-    cov = np.zeros((len(cols), len(cols)))
+        gap = x[i] - ma
+        product = gap * gap if i == j else gap * (x[j] - mb)
+        if row[f"nan{i}"] or row[f"nan{j}"]:
+            centred.append(exact_sum(product).alias(f"c{i}_{j}"))
+            continue
+        reach = [max(abs(row[f"hi{c}"] - m), abs(row[f"lo{c}"] - m)) if n else nan for c, m in ((i, ma), (j, mb))]
+        bound = reach[0] * reach[1]  # |product| <= bound: the greatest distances from the centres
+        centred.append(_bounded_sum(product, bound, n).alias(f"c{i}_{j}"))
+    sums = lf.select(centred).collect().row(0, named=True)  # materializes: one row
+    cov = np.zeros((k, k))
     for i, j in pairs:
         n = row[f"n{i}_{j}"]
         cov[i, j] = cov[j, i] = sums[f"c{i}_{j}"] / (n - 1) if n >= 2 else nan
@@ -331,7 +374,7 @@ def add_noise(
     if method != "additive" and len(cols) < 2:
         raise InvalidParameterError(f"method {method!r} needs at least 2 columns, got {cols}")
     d = noise / 100.0
-    mean, cov = _moments(lf, cols)
+    mean, cov = _moments(lf, cols, diagonal=method == "additive")
     spread = np.diag(cov)
     if not np.isfinite(spread).all():
         few = [c for c, v in zip(cols, spread) if not np.isfinite(v)]
@@ -427,13 +470,14 @@ def il1s(
     )
     gaps = [exact_sum((pl.col(c).cast(pl.Float64) - pl.col(f"__anon_y{j}")).abs()) for j, c in enumerate(cols)]
     total = both.select(pl.concat_list(gaps)).collect().item().to_list()  # materializes: one value per column
-    sd = np.sqrt(np.diag(_moments(x, cols)[1]))
+    sd = np.sqrt(np.diag(_moments(x, cols, diagonal=True)[1]))
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(np.sum(np.array(total, dtype=np.float64) / (sd * np.sqrt(2))))  # exact sums: the same bits
 
 
 def correlations(data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str) -> np.ndarray:
-    """The Pearson correlation matrix of ``columns`` (two aggregation passes of exact sums: the same bits in every run).
+    """The Pearson correlation matrix of ``columns`` (two aggregation passes of exact sums, three when a column holds
+    nulls: the same bits in every run).
 
     >>> correlations(pl.DataFrame({"a": [1.0, 2.0, 3.0], "b": [3.0, 2.0, 1.0]}), ["a", "b"]).round(6).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
