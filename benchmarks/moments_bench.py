@@ -3,7 +3,7 @@
 
 Run from the worktree root: ``PYTHONPATH=. nice -n 10 python benchmarks/moments_bench.py [--rows N]`` (without
 PYTHONPATH the installed package runs, named in the first line). Prints one line a call with the load
-(``/proc/loadavg``); the figures in ``benchmarks/results/sdc.md`` (section "Moments") came from it.
+(``/proc/loadavg``); the figures in ``benchmarks/results/moments.md`` came from it.
 """
 
 from __future__ import annotations
