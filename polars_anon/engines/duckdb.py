@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import uuid
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,63 +40,72 @@ from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 __all__ = ["MEMORY_LIMIT", "DuckDBEngine", "memory_size"]
 
 
-def _named_files(node: object, within: bool = False) -> list[str]:
-    """The strings a parsed query (DuckDB's ``json_serialize_sql``) passes to its table functions (`within`: inside
-    one), and the tables it names that are files (a replacement scan: ``FROM 'x.parquet'``)."""
+def _nodes(node: object, within: bool = False) -> Iterator[tuple[dict[str, Any], bool]]:
+    """Every object of a parsed query (DuckDB's ``json_serialize_sql``), in order, each with whether it lies inside a
+    table function's call (`within`)."""
     if isinstance(node, list):
-        return [f for value in node for f in _named_files(value, within)]
-    if not isinstance(node, dict):
-        return []
-    if node.get("type") == "BASE_TABLE" and isinstance(node.get("table_name"), str):
-        name = node["table_name"]
-        return [name] if "." in name or "/" in name else []
-    literal = node.get("literal")
-    if within and isinstance(literal, dict) and literal.get("kind") == "STRING":
-        return [str(literal.get("text"))]
-    inside = within or node.get("type") == "TABLE_FUNCTION"
-    return [f for value in node.values() for f in _named_files(value, inside)]
+        for value in node:
+            yield from _nodes(value, within)
+    elif isinstance(node, dict):
+        yield node, within
+        inside = within or node.get("type") == "TABLE_FUNCTION"
+        for value in node.values():
+            yield from _nodes(value, inside)
 
 
-def _table_calls(node: object) -> list[tuple[tuple[str, str, str], tuple[int, frozenset[str]]]]:
+def _named_files(tree: object) -> list[str]:
+    """The strings a parsed query passes to its table functions, and the tables it names that are files (a
+    replacement scan: ``FROM 'x.parquet'``)."""
+    files = []
+    for node, within in _nodes(tree):
+        name, literal = node.get("table_name"), node.get("literal")
+        if node.get("type") == "BASE_TABLE" and isinstance(name, str) and ("." in name or "/" in name):
+            files.append(name)
+        elif within and isinstance(literal, dict) and literal.get("kind") == "STRING":
+            files.append(str(literal.get("text")))
+    return files
+
+
+def _table_calls(tree: object) -> list[tuple[tuple[str, str, str], tuple[int, frozenset[str]]]]:
     """The table functions a parsed query calls (a table macro among them): (catalog, schema, name), '' where not
     given, each with the arguments it is given: how many by position, and the (lower-cased) names of the others."""
-    if isinstance(node, list):
-        return [t for value in node for t in _table_calls(value)]
-    if not isinstance(node, dict):
-        return []
     found = []
-    call = node.get("function")
-    if node.get("type") == "TABLE_FUNCTION" and isinstance(call, dict) and isinstance(call.get("function_name"), str):
-        args = [a for a in call.get("arguments") or [] if isinstance(a, dict)]
-        named = frozenset(str(a["name"]).lower() for a in args if a.get("name"))
-        given = (sum(1 for a in args if not a.get("name")), named)
-        found.append(((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]), given))
-    return found + [t for value in node.values() for t in _table_calls(value)]
+    for node, _ in _nodes(tree):
+        call = node.get("function")
+        if (
+            node.get("type") == "TABLE_FUNCTION"
+            and isinstance(call, dict)
+            and isinstance(call.get("function_name"), str)
+        ):
+            args = [a for a in call.get("arguments") or [] if isinstance(a, dict)]
+            named = frozenset(str(a["name"]).lower() for a in args if a.get("name"))
+            given = (sum(1 for a in args if not a.get("name")), named)
+            found.append(
+                ((str(call.get("catalog") or ""), str(call.get("schema") or ""), call["function_name"]), given)
+            )
+    return found
 
 
-def _file_parameters(node: object, within: bool = False) -> set[str]:
+def _file_parameters(tree: object) -> set[str]:
     """The names (lower-cased) a parsed query passes to its table functions as a bare column (a table macro's
     parameter read as a file there: ``read_parquet(p)``)."""
-    if isinstance(node, list):
-        return {p for value in node for p in _file_parameters(value, within)}
-    if not isinstance(node, dict):
-        return set()
-    names = node.get("column_names")
-    if within and node.get("class") == "COLUMN_REF" and isinstance(names, list) and len(names) == 1:
-        return {str(names[0]).lower()}
-    inside = within or node.get("type") == "TABLE_FUNCTION"
-    return {p for value in node.values() for p in _file_parameters(value, inside)}
+    return {
+        str(node["column_names"][0]).lower()
+        for node, within in _nodes(tree)
+        if within
+        and node.get("class") == "COLUMN_REF"
+        and isinstance(node.get("column_names"), list)
+        and len(node["column_names"]) == 1
+    }
 
 
-def _base_tables(node: object) -> list[tuple[str, str, str]]:
+def _base_tables(tree: object) -> list[tuple[str, str, str]]:
     """The tables and views a parsed query names: (catalog, schema, name), '' where not given."""
-    if isinstance(node, list):
-        return [t for value in node for t in _base_tables(value)]
-    if not isinstance(node, dict):
-        return []
-    if node.get("type") == "BASE_TABLE" and isinstance(node.get("table_name"), str):
-        return [(str(node.get("catalog_name") or ""), str(node.get("schema_name") or ""), node["table_name"])]
-    return [t for value in node.values() for t in _base_tables(value)]
+    return [
+        (str(node.get("catalog_name") or ""), str(node.get("schema_name") or ""), node["table_name"])
+        for node, _ in _nodes(tree)
+        if node.get("type") == "BASE_TABLE" and isinstance(node.get("table_name"), str)
+    ]
 
 
 MEMORY_LIMIT = "1GB"
