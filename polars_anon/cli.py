@@ -925,11 +925,9 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
         return None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     detail = "; ".join(lines[:3]) if "CSV Error on Line" in lines[0] else lines[0]  # DuckDB: the line and what
-    late = re.search(r"could not parse `(.*)` as dtype `\w+` at column '(.*?)'", detail) or re.search(
-        r"converting column \"(.*?)\"\. Could not convert string \"(.*?)\"", detail
-    )
+    late = late_value_words(detail)
     if late:
-        column, value = (late[2], late[1]) if detail.startswith("could not parse") else (late[1], late[2])
+        _, column, value = late
         hint = late_value_hint(column, value, f"job file: null_values = [{json.dumps(value)}]")
     elif "CAST_INVALID_INPUT" in detail:
         hint = (
