@@ -244,7 +244,7 @@ def _sort_strings(
         # one chunk (`append` left two, and a gather from two chunks cost twice as much: 0.079 -> 0.035 CPU s for
         # the 3M register's four qids); a new Series: `labels` stays the codes' labels
         columns.append(pl.concat([labels, null], rechunk=True).gather(code).alias(q))
-        codes[q] = code if code.dtype == np.int64 else code.astype(np.int32, copy=False)  # as _string_ranks chose
+        codes[q] = code  # Int32, or Int64 as _string_ranks chose
     rest = frame.select(pl.exclude(qids))[order]
     found = TupleCodes({q: labels for q, (_, labels) in zip(qids, ranked)}, codes)
     return pl.DataFrame(columns).hstack(rest).select(frame.columns), found
