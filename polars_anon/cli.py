@@ -26,7 +26,15 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.io import CSV_SUFFIXES, RAGGED, late_value_hint, late_value_words, scan_input
+from polars_anon.io import (
+    CSV_SUFFIXES,
+    RAGGED,
+    html_path,
+    late_value_hint,
+    late_value_words,
+    report_path,
+    scan_input,
+)
 from polars_anon.job import Job, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
@@ -40,7 +48,6 @@ __all__ = ["main", "parser"]
 
 def _demo(args: argparse.Namespace) -> int:
     from polars_anon.demo import DEMO_QIDS, demo_hierarchy_specs, write_rows
-    from polars_anon.io import html_path
 
     out_dir = Path(args.out)
     voters, output, report = out_dir / "voters.parquet", out_dir / "anonymized.parquet", out_dir / "report.json"
@@ -117,8 +124,6 @@ def _anonymize(args: argparse.Namespace) -> int:
         print(json.dumps(rep, indent=2, default=str))
         print(summary_line(rep), file=sys.stderr)
     else:
-        from polars_anon.io import html_path, report_path
-
         report = job.report or report_path(job.output)
         print(terminal_summary(rep, str(report), str(html_path(report)) if job.report_html else None))
     return 0
@@ -228,7 +233,6 @@ def _reference_notes(path: Path, statuses: list[dict]) -> list[str]:
     """Where a model was measured against the checked file's own distribution and the report written beside the
     file (``<stem>.report.json``) measured it against the input's: one line each, naming both figures, and the
     entry's ``report_beside`` (the report's figures). The check never disagrees with the report silently."""
-    from polars_anon.io import report_path
 
     beside = report_path(path)
     if not isinstance(beside, Path):  # a URI: the check reads local files only
@@ -402,7 +406,6 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from polars_anon.io import html_path
     from polars_anon.report.html import write_html
 
     source = Path(args.report)
