@@ -21,7 +21,6 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,7 @@ from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import csv_errors, scanned_files
+from polars_anon.io import csv_errors
 from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
@@ -52,6 +51,7 @@ from polars_anon.pipeline.state import (
 )
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
+from polars_anon.privacy.counts import population_files
 from polars_anon.privacy.differential import DifferentialPrivacy
 from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
 from polars_anon.report import plan_facts
@@ -305,7 +305,7 @@ def _planner_route(
     rows = table if done.rows is None else done.rows
     published = engine.join_map(rows, done.mapping, request, done.row_key)
     check = Check(request, planned, None, engine)
-    protects = tuple(_population_files(request.privacy))
+    protects = _protects(request)
     return Anonymized(published, facts, check, None, engine, reads=tuple(reads), missing=missing, protects=protects)
 
 
@@ -335,16 +335,9 @@ def run(
         return _run(engine, data, reads, hierarchies, k, driver_tuples, counts, start, asked)
 
 
-def _population_files(models: Sequence[Model]) -> list[str]:
-    """The files the models' population tables are read from (a path, or a LazyFrame's scans)."""
-    files: list[str] = []
-    for model in models:
-        population = model.population_frame
-        if isinstance(population, (str, Path)):
-            files.append(str(population))
-        elif isinstance(population, pl.LazyFrame):
-            files += scanned_files(population)
-    return files
+def _protects(request: Request) -> tuple[str, ...]:
+    """The files of the models' population tables: the result never writes onto them either."""
+    return tuple(f for model in request.privacy for f in population_files(model.population_frame))
 
 
 def _missing_option(engine: Engine, data: object) -> Callable[[str], str] | None:
@@ -414,7 +407,7 @@ def _run(
         published = engine.expand(planned.plan.map.published_sizes(), request.published_columns)
     check = Check(request, planned, aggregated.prepared, engine)
     prepared = aggregated.prepared if engine.name == "polars" else None
-    protects = tuple(_population_files(request.privacy))  # a model's population table: never written onto either
+    protects = _protects(request)
     return Anonymized(
         published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads), missing, protects
     )

@@ -26,6 +26,7 @@ from polars_anon.privacy.base import Domain
 __all__ = [
     "COUNT",
     "count_population",
+    "population_files",
     "WIDE",
     "PopulationCounts",
     "SensitiveCounts",
@@ -227,15 +228,22 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
     return lf.select(label_exprs(lf.collect_schema(), qids))
 
 
+def population_files(population: object) -> list[str]:
+    """The files a population table is read from: its path, or a LazyFrame's scans (a frame in memory: none)."""
+    from polars_anon.io import scanned_files
+
+    if isinstance(population, (str, Path)):
+        return [str(population)]
+    return scanned_files(population) if isinstance(population, pl.LazyFrame) else []
+
+
 def count_population(population: object, qids: Sequence[str], what: str) -> pl.DataFrame:
     """The population table's tuple counts (its qids as String labels, ``count``), one row per tuple; a late CSV
     value in it is named in one line as the population file's (not the input's)."""
-    from polars_anon._validate import as_lazy
-    from polars_anon.io import csv_errors, scanned_files
+    from polars_anon.io import csv_errors
 
     lf = read_population(population, qids, what)
-    files = [str(population)] if isinstance(population, (str, Path)) else lambda: scanned_files(as_lazy(population))
-    with csv_errors(files):
+    with csv_errors(lambda: population_files(population)):
         return lf.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # one row per tuple
 
 
