@@ -73,6 +73,7 @@ from polars_anon.pipeline.capabilities import (
 from polars_anon.pipeline.result import Anonymized, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
+from polars_anon.privacy.counts import population_files
 from polars_anon.quoting import duckdb_identifier, duckdb_literal, spark_identifier
 from polars_anon.request import DEFERRED, check_request
 from polars_anon.sdc.job import SdcSpec, apply_steps, parse_sdc
@@ -649,7 +650,7 @@ def _check_targets(job: Job, out: Outputs, paths: dict[str, Any], target: Any, h
     """Every file the job would write checked before any data is read; the input protected (never replaced)."""
     check_parquet_target(job.output, folder=job.engine == "spark")  # Spark writes a folder
     out.protect(job.input)  # never replaced, even with overwrite
-    out.protect(*(p.model.population for p in job.privacy if isinstance(getattr(p.model, "population", None), str)))
+    out.protect(*(f for p in job.privacy for f in population_files(p.model.population_frame)))  # the models' tables
     targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
     targets += [("report page", html, True)] if html else []
     targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder
