@@ -397,7 +397,7 @@ def _admissible(candidates: pl.DataFrame, work: pl.DataFrame, constraints: Const
     left = x[np.arange(len(dim)), dim] <= expanded["pv"].to_numpy()
     cls = 2 * expanded["__anon_c"].to_numpy() + (~left).astype(np.int64)
     view = constraints.view_rows(expanded[_T].to_numpy(), cls, 2 * cand.height)
-    good = (constraints.ok(view) & (view.size >= constraints.floor)).reshape(cand.height, 2).all(axis=1)
+    good = np.asarray((constraints.ok(view) & (view.size >= constraints.floor)).reshape(cand.height, 2).all(axis=1))
     return cand.filter(pl.Series(good)).drop("__anon_c").unique(_PID, keep="first", maintain_order=True)
 
 

@@ -470,7 +470,7 @@ def _boxes(
     An attribute `dead` for every class gets no ranges (leaf 0; step 1 never prices it again).
     """
     n = int(cid.max()) + 1 if len(cid) else 0
-    all_dead = dead.all(axis=0) if dead is not None and n else np.zeros(len(axes), dtype=bool)
+    all_dead = np.asarray(dead.all(axis=0)) if dead is not None and n else np.zeros(len(axes), dtype=bool)
     if dead is None:
         dead = np.zeros((n, len(axes)), dtype=bool)
     weight = size[rows].astype(np.float64)

@@ -124,7 +124,7 @@ def wildcard_fk(codes: np.ndarray, counts: np.ndarray | None = None, alpha: floa
     miss = x < 0
     compat = np.all((x[:, None, :] == x[None, :, :]) | miss[:, None, :] | miss[None, :, :], axis=2)
     same = np.all(x[:, None, :] == x[None, :, :], axis=2)
-    complete = ~miss.any(axis=1)
+    complete = ~np.asarray(miss.any(axis=1))
     all_na = miss.all(axis=1)
     factor = np.where(complete[None, :], 1.0, alpha) * compat
     if m > 1:
