@@ -57,10 +57,12 @@ def exact_sum(value: pl.Expr) -> pl.Expr:
 
     Polars adds a float column's partial sums in an order that changes between runs (a group-by's rows come in any
     order, threads split them), so a weighted count ``Fk``, and every risk figure from it, differed in its last bit
-    between two runs of the same input. Here each value is split into two integers, ``hi = trunc(v 2^40)`` and
-    ``lo = trunc((v 2^40 - hi) 2^80)``, summed exactly as Int128; the sum is ``hi_sum / 2^40 + lo_sum / 2^120``, a
-    function of the values only (exact to 2^-120 a value: every value above 1e-20 exactly). When the sum of ``|v|``
-    reaches 2^85 (about 4e25: an integer sum could overflow) it is Polars' own float sum.
+    between two runs of the same input. Here each value is split into two integers, ``hi = round(v 2^40)`` and
+    ``lo = round((v 2^40 - hi) 2^80)`` (halves away from zero, as SQL's ``ROUND``: the same bits as
+    :func:`~polars_anon.sdc.measures.exact_sum_sql`), summed exactly as Int128; the sum is
+    ``hi_sum / 2^40 + lo_sum / 2^120``, a function of the values only (exact to 2^-120 a value: every value above
+    1e-20 exactly). When the sum of ``|v|`` reaches 2^85 (about 4e25: an integer sum could overflow) it is Polars'
+    own float sum.
 
     >>> df = pl.DataFrame({"g": [1, 1, 1, 2], "v": [0.1, 0.2, 0.3, 1e30]})
     >>> df.group_by("g", maintain_order=True).agg(exact_sum(pl.col("v"))).rows()
@@ -68,8 +70,9 @@ def exact_sum(value: pl.Expr) -> pl.Expr:
     """
     v = value.cast(pl.Float64)
     scaled = v * _HI
-    hi = scaled.cast(pl.Int128, strict=False)  # truncation toward 0: scaled - hi is exact, |.| < 1
-    lo = ((scaled - hi.cast(pl.Float64)) * _LO).cast(pl.Int128, strict=False)
+    near = scaled.round(0, mode="half_away_from_zero")  # SQL's ROUND: scaled - near is exact, |.| <= 1/2
+    hi = near.cast(pl.Int128, strict=False)
+    lo = ((scaled - near) * _LO).round(0, mode="half_away_from_zero").cast(pl.Int128, strict=False)
     exact = hi.sum().cast(pl.Float64) / _HI + lo.sum().cast(pl.Float64) / (_HI * _LO)
     return pl.when(v.abs().sum() < _EXACT_TOP).then(exact).otherwise(v.sum())
 
