@@ -432,13 +432,13 @@ class SparkEngine:
 
     def sources(self, data: object) -> list[str]:
         """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
-        reads: the folders or files its scans were given and its ``inputFiles()`` (a local ``file://`` one as its
-        path)."""
+        or a table or view named in the session's catalog reads: the folders or files its scans were given and its
+        ``inputFiles()`` (a local ``file://`` one as its path)."""
         if _names_parquet(data):
             return [str(data)]
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
-        frame: Any = data
+        frame: Any = self.table(data) if isinstance(data, str) else data  # a name: the catalog's table or view
         if isinstance(frame, _pyspark().DataFrame):
             files = [*_root_paths(frame), *(str(f) for f in frame.inputFiles())]
             return list(dict.fromkeys(str(local_path(f)) if f.lower().startswith("file:") else f for f in files))

@@ -214,6 +214,8 @@ def test_spark_sources_are_the_files_read(spark: Any, tmp_path: Path) -> None:
     assert engine.sources(spark.read.parquet(str(path))) == [str(path)]
     assert engine.sources(str(path)) == engine.sources(pl.scan_parquet(path)) == [str(path)]
     assert engine.sources(T) == []
+    spark.read.parquet(str(path)).createOrReplaceTempView("anon_sources_view")  # a name in the catalog: its files
+    assert engine.sources("anon_sources_view") == [str(path)]
 
 
 def test_duckdb_sources_follow_table_macros_and_schemas(tmp_path: Path) -> None:
