@@ -6,14 +6,12 @@
 
 -- anon_sdc_risk(fk, big_fk): the Benedetti-Franconi individual risk of a pattern with fk records and
 -- weighted count big_fk (Fk): sdcMicro's approximation (exact for fk = 1 and 2; p / (fk - 1 + p) with
--- p = fk / Fk above), and 1 / fk when Fk <= fk (no sampling).
--- Twin: polars_anon.sdc.risk.benedetti_franconi (method "approx"); polars_anon.sdc.measures.risk_sql
+-- p = fk / Fk above), and 1 / fk when Fk <= fk (no sampling); for fk = 1 and 2 with Fk within a hair of fk,
+-- the series of those formulas (they cancel there: 1.5 for fk = 2, Fk = 2.000000001, where the risk is 0.5).
+-- The text of polars_anon.sdc.measures.risk_sql('fk', 'big_fk').
+-- Twin: polars_anon.sdc.risk.benedetti_franconi (method "approx")
 CREATE OR REPLACE TEMP MACRO anon_sdc_risk(fk, big_fk) AS
-  CASE WHEN big_fk <= fk THEN 1.0 / fk
-       WHEN fk = 1 THEN (fk / big_fk) / (1 - fk / big_fk) * ln(big_fk / fk)
-       WHEN fk = 2 THEN (fk / big_fk) / (1 - fk / big_fk)
-                        - ((fk / big_fk) / (1 - fk / big_fk)) * ((fk / big_fk) / (1 - fk / big_fk)) * ln(big_fk / fk)
-       ELSE (fk / big_fk) / (fk - 1 + fk / big_fk) END;
+  (CASE WHEN big_fk <= fk THEN 1.0 / fk WHEN fk IN (1, 2) AND ((big_fk - fk) / CAST(big_fk AS DOUBLE)) < 0.05 THEN CASE WHEN fk = 1 THEN (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (1.0 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.5 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.3333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.25 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.2 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.16666666666666666 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.14285714285714285 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.125 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1111111111111111 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.09090909090909091 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.08333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * 0.07692307692307693)))))))))))) ELSE (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) - (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (0.5 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.3333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.25 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.2 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.16666666666666666 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.14285714285714285 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.125 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1111111111111111 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.09090909090909091 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.08333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.07692307692307693 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * 0.07142857142857142)))))))))))) END WHEN fk = 1 THEN ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ln(1 / (CAST(fk AS DOUBLE) / big_fk)) WHEN fk = 2 THEN ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) - ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ln(1 / (CAST(fk AS DOUBLE) / big_fk)) ELSE (CAST(fk AS DOUBLE) / big_fk) / (fk - 1 + (CAST(fk AS DOUBLE) / big_fk)) END);
 
 -- anon_exact_sum(v): the sum of the DOUBLE values v (an aggregate) with the same bits in any row order and
 -- with any number of threads: HUGEINT sums of fixed-point parts (SUM of doubles adds in thread order; SUM itself

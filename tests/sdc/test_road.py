@@ -193,6 +193,17 @@ def test_duckdb_macros_match_the_python_twins() -> None:
     assert (fk.count(1), fk.count(2)) == (4, 4)
     with pytest.raises(duckdb.Error, match="weight"):
         con.sql("FROM anon_frequencies('francdat', ['Key1'], weight := 'nope')").fetchall()
+    # anon_sdc_risk is risk_sql's text: near Fk = fk it takes the series (the formulas cancel: it gave 1.5 for fk = 2,
+    # Fk = 2.000000001); as Fk -> fk the risk tends to 1 / fk (no sampling), by hand
+    from polars_anon.sdc.measures import risk_sql
+    from polars_anon.sdc.risk import benedetti_franconi
+
+    assert risk_sql("fk", "big_fk") in (Path(__file__).parents[2] / "sql" / "sdc.sql").read_text()
+    for fk, big in [(1, 1.0000001), (2, 2.0000001), (2, 2.000000001), (2, 2 + 1e-13), (2, 2.5), (3, 3.0000001)]:
+        got = con.sql(f"SELECT anon_sdc_risk({fk}.0, {big!r})").fetchall()[0][0]
+        assert got == pytest.approx(benedetti_franconi(np.array([fk]), np.array([big]), "approx")[0], rel=1e-12)
+        if big - fk < 1e-6:
+            assert got == pytest.approx(1 / fk, rel=1e-6)
     # anon_exact_sum is exact_sum_sql's text; 0.1 + 0.2 + 0.3 is 0.6 (fsum), SUM's left-to-right 0.6000000000000001
     from polars_anon.sdc.measures import exact_sum_sql
 
