@@ -36,7 +36,7 @@ import org.deidentifier.arx.metric.Metric;
  * prints one JSON line: {"seconds": s[, "heuristic": true], "suppressed": rows}, seconds from reading the
  * data to the optimized output (writing excluded, a refused optimal search included). Where ARX finds no
  * solution it writes no table and the line has "note": "ARX: no solution (...)" instead of "suppressed".
- * Bad arguments: a message on stderr, exit status 2.
+ * Bad arguments or input ARX refuses: the message last on stderr, exit status 2.
  */
 public final class ArxLocal {
 
@@ -63,12 +63,17 @@ public final class ArxLocal {
         try {
             args = parse(argv);
         } catch (IllegalArgumentException e) {
-            System.err.println("ArxLocal: " + e.getMessage());
             System.err.println(USAGE);
+            System.err.println("ArxLocal: " + e.getMessage());
             System.exit(2);
             return;
         }
-        run(args);
+        try {
+            run(args);
+        } catch (IllegalArgumentException e) { // ARX's refusals of the input name the attribute or value
+            System.err.println("ArxLocal: " + e.getMessage());
+            System.exit(2);
+        }
     }
 
     private static Args parse(String[] argv) {
@@ -192,16 +197,8 @@ public final class ArxLocal {
 
     private static void run(Args a) throws IOException {
         long start = System.nanoTime();
-        ARXConfiguration config;
-        Data data;
-        try {
-            data = load(a);
-            config = configure(a);
-        } catch (IllegalArgumentException e) {
-            System.err.println("ArxLocal: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Data data = load(a);
+        ARXConfiguration config = configure(a);
         ARXResult result = anonymize(data, config);
         boolean heuristic = config.getAlgorithm() != AnonymizationAlgorithm.OPTIMAL;
         if (!result.isResultAvailable()) {

@@ -17,12 +17,12 @@ if [ $# -ne 2 ]; then
     exit 2
 fi
 SRC=$(cd "$1" && pwd)
-mkdir -p "$2"
-OUT=$(cd "$2" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 for f in "$SRC/build.xml" "$SRC/src/main/org/deidentifier/arx/ARXAnonymizer.java"; do
     [ -f "$f" ] || { echo "$0: $SRC is not an ARX checkout (no $f)" >&2; exit 2; }
 done
+mkdir -p "$2"
+OUT=$(cd "$2" && pwd)
 command -v javac > /dev/null || { echo "$0: javac not found (Java 17 needed)" >&2; exit 2; }
 
 # The jar names of build.xml's <fileset id="lib.jars">.
