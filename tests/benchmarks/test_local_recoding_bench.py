@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from tests.benchmarks import script
+from tests.benchmarks import BENCH, script
 
 bench = script("local_recoding_bench")
 
@@ -27,7 +27,7 @@ def test_cached_timeout_is_read_back_without_running_arx(tmp_path: Path) -> None
     assert out == note
 
 
-def test_no_solution_note_is_kept_without_a_table(tmp_path: Path, monkeypatch) -> None:
+def test_no_solution_note_is_kept_without_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A driver line with a "note" (ARX found no solution) gives that note and its load, cached; no table is read."""
     fake = tmp_path / "bin" / "java"
     fake.parent.mkdir()
@@ -50,9 +50,9 @@ def test_arx_local_driver_compiles_and_runs(tmp_path: Path) -> None:
     By hand: rows (1,x) (2,x) (3,y) (4,y) (1,y) (2,y), hierarchies a: 1,2 -> 1-2; 3,4 -> 3-4 -> *, b: x,y -> *.
     Rows 3 and 4 must share a class: (3-4,y) costs 1/3 per row, anything coarser more. The four others pair
     as (1-2,x) and (1-2,y), 1/3 per row; pairing (1,x) with (1,y) costs b's whole range. So a goes to its
-    first level on every row, b stays, nothing is suppressed.
+    first level on every row, b stays, nothing is suppressed (a suppressed row would cost 1 per cell).
     """
-    source = Path(bench.__file__).resolve().parent / "peers" / "ArxLocal.java"
+    source = BENCH / "peers" / "ArxLocal.java"
     cp = os.environ["ARX_CP"]
     subprocess.run(["javac", "-d", str(tmp_path), "-cp", cp, str(source)], check=True)
     (tmp_path / "d.csv").write_text("a;b\n1;x\n2;x\n3;y\n4;y\n1;y\n2;y\n")
