@@ -11,9 +11,9 @@ nl(v) / nl(root); plus the rows published and the time (ours: ``pa.anonymize`` +
 ARX: its run inside the JVM from reading the CSV to the output, and the JVM's wall time).
 
 ARX is a peer built outside the repository: pass its classpath (ARX's classes and jars, and the folder of
-the compiled driver ``ArxSafePub``) with ``--arx-cp`` or ``ARX_CP``; the driver's source is described in
-``docs/guides/differential-privacy.md`` (EDDifferentialPrivacy(ε, δ), suppression limit 1, the loss
-metric). Without it only our runs are made.
+the compiled driver ``ArxSafePub``) with ``--arx-cp`` or ``ARX_CP``; the driver (EDDifferentialPrivacy(ε, δ),
+suppression limit 1, the loss metric) is not in the repository yet: ``benchmarks/peers/README.md`` builds ARX
+and says what the driver takes and prints. Without it only our runs are made.
 
 Register: ``--register 15000000`` writes the demo's voter register to ``--folder`` (deleted after), then
 runs one DP job on it through the CLI in a child process: wall time, the child's CPU time (user + system: the

@@ -11,7 +11,9 @@ transformation does: the loss metric with generalization/suppression factor 0, a
 suppression limit of 99 %, then ``ARXResult.optimizeIterativeFast(output, 0.01)`` (100
 iterations); it prints ``{"seconds": ...}`` (reading the data to the optimized output)
 and writes the published CSV (a driver that falls back to ARX's heuristic search where ARX refuses
-its optimal one adds ``"heuristic": true``, noted in the row). ``--cache DIR`` keeps ARX's outputs,
+its optimal one adds ``"heuristic": true``, noted in the row; where ARX finds no solution it writes
+no table and prints a ``"note"`` instead, kept in the row). The driver's source and build:
+``benchmarks/peers/`` (README there). ``--cache DIR`` keeps ARX's outputs,
 times and timeouts between runs
 (a cached figure carries the load of the run that measured it; ``--cached-only`` runs
 no ARX job, notes the runs not cached).
@@ -107,6 +109,14 @@ def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, gl
     return {"seconds": seconds, "cpu_seconds": cpu, **scorer.score(data, out, qids, hs, row=ROW)}
 
 
+def keep_note(cache: Path | None, key: str, meta: dict) -> dict:
+    """`meta` of an ARX run that gave no table (its note, load), cached like a result."""
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / f"{key}.json").write_text(json.dumps(meta))
+    return meta
+
+
 def run_arx(
     cp: str,
     name: str,
@@ -140,17 +150,15 @@ def run_arx(
         try:
             proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            failed = {"note": f"ARX: no result in {timeout:.0f} s", "arx_load": load}
-            if cache is not None:
-                cache.mkdir(parents=True, exist_ok=True)
-                (cache / f"{key}.json").write_text(json.dumps(failed))
-            return failed
+            return keep_note(cache, key, {"note": f"ARX: no result in {timeout:.0f} s", "arx_load": load})
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         lines = [x for x in proc.stdout.splitlines() if x.startswith("{")]
         if proc.returncode != 0 or not lines:
             return {"note": f"ARX failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}"[:160]}
         meta = {**json.loads(lines[-1]), "arx_load": load, "cpu_seconds": cpu}
+        if "note" in meta:  # ARX found no solution: no table, no times to compare
+            return keep_note(cache, key, {"note": meta["note"], "arx_load": load})
         pub = pl.read_csv(out, separator=";", infer_schema=False)
         if cache is not None:
             cache.mkdir(parents=True, exist_ok=True)
