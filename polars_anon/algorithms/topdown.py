@@ -1948,12 +1948,14 @@ def _move_gains(
 
 def _without(x: np.ndarray, cid: np.ndarray, extreme: np.ndarray, fn: np.ufunc) -> np.ndarray:
     """Per tuple, the class's min (or max, by `fn`) of `x` over the other tuples of its class."""
-    at = x == extreme[cid]
-    n_at = np.bincount(cid, weights=at, minlength=len(extreme))
+    ext = np.take(extreme, cid)
+    at = x == ext
+    on, off = np.flatnonzero(at), np.flatnonzero(~at)  # index arrays: a boolean index costs more here
+    n_at = np.bincount(np.take(cid, on), minlength=len(extreme))
     second = np.full(len(extreme), np.iinfo(np.int64).max if fn is np.minimum else -1, dtype=np.int64)
-    fn.at(second, cid[~at], x[~at])
-    alone = at & (n_at[cid] == 1)
-    return np.where(alone, second[cid], extreme[cid])
+    fn.at(second, np.take(cid, off), np.take(x, off))
+    alone = at & (np.take(n_at, cid) == 1)
+    return np.where(alone, np.take(second, cid), ext)
 
 
 def topdown_partition(
