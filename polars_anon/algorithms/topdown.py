@@ -818,10 +818,11 @@ def _score(
     """
     n_classes, n_groups = len(whole), len(g.size)
     child_k = g.child & (g.size >= rule.k)
-    none = np.add.reduceat(child_k.astype(np.int64), g.first) == 0
+    n_child_k = np.add.reduceat(child_k.astype(np.int64), g.first)
+    none = n_child_k == 0
     # the models judge only the parts that could pass (k rows): the others fail on size alone
     big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
-    n_big = np.add.reduceat(big.astype(np.int64), g.first)
+    n_big = n_child_k if big is child_k else np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
