@@ -281,6 +281,8 @@ class _Axis:
         order = h.nodes.select("order_lo", "order_hi")
         self.lo = order["order_lo"].to_numpy()[self.value]
         self.hi = order["order_hi"].to_numpy()[self.value]
+        if np.array_equal(self.lo, self.hi):  # every tuple at a leaf: one array, gathered once (:func:`_ranges_of`)
+            self.hi = self.lo
         self.depth = h.depth
         self.loss = loss_per_node(h)
         self.leaf_node = np.flatnonzero(h.is_leaf)
@@ -362,7 +364,9 @@ class _Stack:
         self.width = np.array([ax.width for ax in axes], dtype=np.int64)
         # per aggregate row (rows) and attribute (columns): its leaf range
         self.lo = np.stack([ax.lo for ax in axes], axis=1).astype(np.int64) if axes else np.zeros((0, 0), np.int64)
-        self.hi = np.stack([ax.hi for ax in axes], axis=1).astype(np.int64) if axes else np.zeros((0, 0), np.int64)
+        self.hi = self.lo
+        if not all(ax.hi is ax.lo for ax in axes):  # some tuple above a leaf: its own array
+            self.hi = np.stack([ax.hi for ax in axes], axis=1).astype(np.int64)
         self.tabled = np.array([ax.table is not None for ax in axes], dtype=bool)
         tables = [ax.table if ax.table is not None else np.zeros(0, dtype=np.int32) for ax in axes]
         self.table_base = np.concatenate([[0], np.cumsum([len(t) for t in tables])[:-1]]).astype(np.int64)
@@ -482,7 +486,8 @@ def _boxes(
         lo, hi = [np.zeros(n, dtype=np.int64) for _ in axes], [np.zeros(n, dtype=np.int64) for _ in axes]
         t_lo, t_hi = [rows[:0] for _ in axes], [rows[:0] for _ in axes]
         for k, j in enumerate(cols.tolist()):
-            lo[j], hi[j], t_lo[j], t_hi[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k], wide.t_hi[:, k]
+            lo[j], hi[j], t_lo[j] = wide.lo[k], wide.hi[k], wide.t_lo[:, k]
+            t_hi[j] = t_lo[j] if wide.t_hi is wide.t_lo else wide.t_hi[:, k]
         return _Open(rows, cid, sizes, lo, hi, dead, t_lo, t_hi, weight, wide=wide)
     lo, hi, t_lo, t_hi = [], [], [], []
     for j, ax in enumerate(axes):
@@ -492,8 +497,9 @@ def _boxes(
             lo.append(np.zeros(n, dtype=np.int64))
             hi.append(np.zeros(n, dtype=np.int64))
             continue
-        t_lo.append(ax.lo[rows])
-        t_hi.append(ax.hi[rows])
+        both = _ranges_of(ax.lo, ax.hi, rows)
+        t_lo.append(both[0])
+        t_hi.append(both[1])
         if n == 1:  # one class (a pass's first round): its range is the tuples' (ufunc.at costs more)
             lo.append(t_lo[-1].min(keepdims=True))
             hi.append(t_hi[-1].max(keepdims=True))
@@ -508,9 +514,9 @@ def _boxes(
 def _wide(st: _Stack, rows: np.ndarray, cid: np.ndarray, n: int, cols: np.ndarray) -> _Wide:
     """:func:`_boxes`' leaf ranges of the attributes `cols` in one pass."""
     # np.take of whole rows: the same values as st.lo[rows], several times faster on a 2-D array
-    t_lo, t_hi = np.take(st.lo, rows, axis=0), np.take(st.hi, rows, axis=0)
+    t_lo, t_hi = _ranges_of(st.lo, st.hi, rows)
     if len(cols) < st.m:
-        t_lo, t_hi = np.take(t_lo, cols, axis=1), np.take(t_hi, cols, axis=1)
+        t_lo, t_hi = _ranges_of(t_lo, t_hi, cols, axis=1)
     width = len(cols)
     flat = (cid[:, None] * width + np.arange(width)).ravel()
     lo = np.full(n * width, _NONE, dtype=np.int64)
@@ -572,7 +578,7 @@ def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
     span = st.fanout[pairs.node] + 1
     offset = np.zeros(n_pairs + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    slot = st.slot[pairs.base + st.below[pairs.node][pairs.pair]]
+    slot = np.take(st.slot, pairs.base + np.take(st.below[pairs.node], pairs.pair))  # np.take: as a[idx], faster
     slots = np.bincount(pairs.col, weights=span, minlength=len(pairs.cols))
     tuples = pairs.live.T.astype(np.int64) @ np.bincount(op.cid, minlength=len(op.size))
     dense = (slots <= 4 * tuples + 4096)[pairs.col]  # per pair, as its attribute
@@ -612,7 +618,7 @@ def _layout(
     if dense.all():
         cls = np.repeat(np.arange(n_pairs), span)
         first = offset[:-1]
-        return offset[pair] + slot, cls, first, np.arange(len(cls)) - first[cls]
+        return np.take(offset, pair) + slot, cls, first, np.arange(len(cls)) - first[cls]
     sparse = np.flatnonzero(~dense[pair])
     key = offset[pair[sparse]] + slot[sparse]
     total = int(offset[-1])
@@ -664,7 +670,7 @@ def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     mask = per_class >= 0
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
     at = np.flatnonzero(mask)  # the mask's cells in row-major order, as a boolean index reads them
-    lo, hi = wide.t_lo.ravel()[at], wide.t_hi.ravel()[at]
+    lo, hi = _ranges_of(wide.t_lo.ravel(), wide.t_hi.ravel(), at)
     base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols]).ravel()[at]
     return _Pairs(
         cols[p_col], p_col, p_cls, node[p_col, p_cls], live, mask, per_class.ravel()[at], per_tuple, cols, lo, hi, base
@@ -696,7 +702,9 @@ def _price_round(
     if st is not None:  # a small round: its ranges side by side, as _boxes built them (the same columns)
         wide = op.wide
         if wide is None or not np.array_equal(wide.cols, cols):  # read from the open classes now
-            t_lo, t_hi = np.stack([op.t_lo[j] for j in cols], axis=1), np.stack([op.t_hi[j] for j in cols], axis=1)
+            t_lo = np.stack([op.t_lo[j] for j in cols], axis=1)
+            leaves = all(op.t_hi[j] is op.t_lo[j] for j in cols)
+            t_hi = t_lo if leaves else np.stack([op.t_hi[j] for j in cols], axis=1)
             wide = _Wide(cols, t_lo, t_hi, np.stack([op.lo[j] for j in cols]), np.stack([op.hi[j] for j in cols]))
         return _price_all(st, op, wide, rule, defer, balance, penalty)
     n_open = len(op.size)
@@ -741,14 +749,15 @@ def _write_parts(st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, priced: _Pric
     group_id = np.arange(n_groups) + pairs.col[g.cls] * n_pairs
     rest_id = end[pairs.col] + pairs.col * n_pairs + (np.arange(n_pairs) - first_pair[pairs.col])
     part_id = np.where(priced.rest, rest_id[g.cls], np.where(priced.g_part >= 0, group_id[priced.g_part], -1))
-    win = best.attr[op.cid]
+    win = np.take(best.attr, op.cid)  # np.take: as a[idx], faster here
     take = np.flatnonzero(win >= 0)
     col_of = np.zeros(st.m, dtype=np.int64)
     col_of[pairs.cols] = np.arange(n_cols)
     rank = np.cumsum(pairs.live, axis=1) - 1  # a live pair's place among its class's live pairs
     start = np.cumsum(pairs.per_tuple) - pairs.per_tuple  # each open tuple's first pair
-    q = start[take] + rank[op.cid[take], col_of[win[take]]]  # the tuple under its winning attribute
-    best.part[take] = part_id[g.of_row[q]]
+    cell = np.take(op.cid, take) * n_cols + np.take(col_of, np.take(win, take))  # rank[cid, col], flat
+    q = np.take(start, take) + np.take(rank, cell)  # the tuple under its winning attribute
+    best.part[take] = np.take(part_id, np.take(g.of_row, q))
     best.next_id = n_groups + n_cols * n_pairs
 
 
@@ -809,10 +818,11 @@ def _score(
     """
     n_classes, n_groups = len(whole), len(g.size)
     child_k = g.child & (g.size >= rule.k)
-    none = np.add.reduceat(child_k.astype(np.int64), g.first) == 0
+    n_child_k = np.add.reduceat(child_k.astype(np.int64), g.first)
+    none = n_child_k == 0
     # the models judge only the parts that could pass (k rows): the others fail on size alone
     big = child_k if rule.constraints.k_only else _ok_where(rule, child_k, g.size, rows, g.of_row, trip)
-    n_big = np.add.reduceat(big.astype(np.int64), g.first)
+    n_big = n_child_k if big is child_k else np.add.reduceat(big.astype(np.int64), g.first)
     rest = np.add.reduceat(np.where(big, 0, g.size), g.first)
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
@@ -885,7 +895,7 @@ def _group(
     span = ax.fanout[node] + 1
     offset = np.zeros(len(span) + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    slot = ax.slot[rows * ax.width + (ax.depth[node] + 1)[cid]]
+    slot = np.take(ax.slot, rows * ax.width + np.take(ax.depth[node] + 1, cid))  # np.take: as a[idx], faster
     dense = np.full(len(node), int(offset[-1]) <= 4 * len(rows) + 4096)
     return _fill_groups(*_layout(offset, span, dense, cid, slot), weight, lo, hi)
 
@@ -950,9 +960,9 @@ def _live_tuples(
     """
     if n_live == len(op.size):  # every class live: the open tuples as they are
         return None, op.rows, op.cid, op.t_lo[j], op.t_hi[j], op.weight
-    sel = np.flatnonzero(live[op.cid])
-    cid = (np.cumsum(live) - 1)[op.cid[sel]]
-    return sel, op.rows[sel], cid, op.t_lo[j][sel], op.t_hi[j][sel], op.weight[sel]
+    sel = np.flatnonzero(np.take(live, op.cid))  # np.take: the same values as a[idx], faster here
+    cid = np.take(np.cumsum(live) - 1, np.take(op.cid, sel))
+    return sel, np.take(op.rows, sel), cid, *_ranges_of(op.t_lo[j], op.t_hi[j], sel), np.take(op.weight, sel)
 
 
 def _keep_better(
@@ -973,9 +983,9 @@ def _keep_better(
     n_groups = len(g.size)
     rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
     g_part = np.where(sc.big, np.arange(n_groups), rest_part)
-    take = np.flatnonzero(better[cid])
-    part = g_part[g.of_row[take]]
-    best.part[take if sel is None else sel[take]] = np.where(part >= 0, part + best.next_id, -1)
+    take = np.flatnonzero(np.take(better, cid))  # np.take: as a[idx], faster here
+    part = np.take(g_part, np.take(g.of_row, take))
+    best.part[take if sel is None else np.take(sel, take)] = np.where(part >= 0, part + best.next_id, -1)
     best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
     best.next_id += n_groups + len(live_cls)
 
@@ -1394,7 +1404,8 @@ def _outliers(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: 
         rest = op.size[cid] - size[rows]
         after = len(axes) * size[rows].astype(np.float64)
         for j, ax in enumerate(axes):
-            lo, hi = _without(ax.lo[rows], cid, op.lo[j], np.minimum), _without(ax.hi[rows], cid, op.hi[j], np.maximum)
+            t_lo, t_hi = _ranges_of(ax.lo, ax.hi, rows)
+            lo, hi = _without(t_lo, cid, op.lo[j], np.minimum), _without(t_hi, cid, op.hi[j], np.maximum)
             after += rest * ax.cost(np.where(rest > 0, lo, op.lo[j][cid]), np.where(rest > 0, hi, op.hi[j][cid]))
         gain = before[cid] - after
         cand = np.flatnonzero((gain > 1e-9) & (rest > 0) & (size[rows] <= budget))
@@ -1755,6 +1766,29 @@ def _replace_groups(
     return own, alive, is_late
 
 
+def _ranges_of(lo: np.ndarray, hi: np.ndarray, at: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``lo`` and ``hi`` taken at `at` along `axis` (whole rows of a 2-D array: ``np.take``, several times faster
+    than ``a[at]`` here); one gather when `hi` is `lo` (every tuple at a leaf, :class:`_Axis`), then the same array
+    twice (read only)."""
+    t_lo = np.take(lo, at, axis=axis)
+    return t_lo, t_lo if hi is lo else np.take(hi, at, axis=axis)
+
+
+def _distinct_ranges(ax: _Axis, t_lo: np.ndarray, t_hi: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """The distinct leaf ranges among tuples' (`t_lo`, `t_hi`) on `ax`, by (lo, hi), and each tuple's among them.
+
+    Tuples at leaves (`t_hi` is `t_lo`) are marked per leaf (no sort) when the marks stay within a few times them;
+    otherwise ``np.unique`` of ``lo * n_leaves + hi``: the same ranges in the same order either way.
+    """
+    if t_hi is t_lo and ax.n_leaves <= 32 * len(t_lo) + 65536:
+        used = np.zeros(ax.n_leaves, dtype=bool)
+        used[t_lo] = True
+        leaves = np.flatnonzero(used)
+        return (leaves, leaves), (np.cumsum(used) - 1)[t_lo]
+    ranges, first, inverse = np.unique(t_lo * ax.n_leaves + t_hi, return_index=True, return_inverse=True)
+    return (t_lo[first], t_hi[first]), inverse
+
+
 def _cheapest(
     axes: Sequence[_Axis], size: np.ndarray, op: _Open, before: np.ndarray, rows: np.ndarray, own: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -1768,10 +1802,10 @@ def _cheapest(
         joined = np.zeros((len(r), n_cls))
         for j, ax in enumerate(axes):
             # the cost row of each distinct leaf range among the tuples, then one row per tuple
-            t_lo, t_hi = ax.lo[r], ax.hi[r]
-            ranges, first, inverse = np.unique(t_lo * ax.n_leaves + t_hi, return_index=True, return_inverse=True)
-            if len(ranges) < len(r):
-                t_lo, t_hi = t_lo[first], t_hi[first]
+            t_lo, t_hi = _ranges_of(ax.lo, ax.hi, r)
+            ranges, inverse = _distinct_ranges(ax, t_lo, t_hi)
+            if len(ranges[0]) < len(r):
+                t_lo, t_hi = ranges
             lo = np.minimum(op.lo[j][None, :], t_lo[:, None])
             hi = np.maximum(op.hi[j][None, :], t_hi[:, None])
             if ax.cost_table is not None:  # ax.cost in place: the same flat positions and values, fewer temporaries
@@ -1780,7 +1814,7 @@ def _cheapest(
                 row = np.take(ax.cost_table, lo)
             else:
                 row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-            joined += np.take(row, inverse, axis=0) if len(ranges) < len(r) else row  # row[inverse]
+            joined += np.take(row, inverse, axis=0) if len(ranges[0]) < len(r) else row  # row[inverse]
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
         t = np.argmin(cost, axis=1)
@@ -1908,19 +1942,22 @@ def _move_gains(
     rest = op.size[cid] - size[rows]
     after = np.zeros(len(rows))
     for j, ax in enumerate(axes):
-        lo, hi = _without(ax.lo[rows], cid, op.lo[j], np.minimum), _without(ax.hi[rows], cid, op.hi[j], np.maximum)
+        t_lo, t_hi = _ranges_of(ax.lo, ax.hi, rows)
+        lo, hi = _without(t_lo, cid, op.lo[j], np.minimum), _without(t_hi, cid, op.hi[j], np.maximum)
         after += rest * ax.cost(np.where(rest > 0, lo, op.lo[j][cid]), np.where(rest > 0, hi, op.hi[j][cid]))
     return before[cid] - after, rest
 
 
 def _without(x: np.ndarray, cid: np.ndarray, extreme: np.ndarray, fn: np.ufunc) -> np.ndarray:
     """Per tuple, the class's min (or max, by `fn`) of `x` over the other tuples of its class."""
-    at = x == extreme[cid]
-    n_at = np.bincount(cid, weights=at, minlength=len(extreme))
+    ext = np.take(extreme, cid)
+    at = x == ext
+    on, off = np.flatnonzero(at), np.flatnonzero(~at)  # index arrays: a boolean index costs more here
+    n_at = np.bincount(np.take(cid, on), minlength=len(extreme))
     second = np.full(len(extreme), np.iinfo(np.int64).max if fn is np.minimum else -1, dtype=np.int64)
-    fn.at(second, cid[~at], x[~at])
-    alone = at & (n_at[cid] == 1)
-    return np.where(alone, second[cid], extreme[cid])
+    fn.at(second, np.take(cid, off), np.take(x, off))
+    alone = at & (np.take(n_at, cid) == 1)
+    return np.where(alone, np.take(second, cid), ext)
 
 
 def topdown_partition(

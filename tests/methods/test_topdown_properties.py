@@ -8,7 +8,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from polars_anon.algorithms.topdown import MAX_ROUNDS, _Axis, _passes, _Rule
+from polars_anon.algorithms.topdown import MAX_ROUNDS, _Axis, _distinct_ranges, _passes, _Rule, _without
 from polars_anon.classes import class_sizes
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.privacy.constraints import Constraints
@@ -160,3 +160,37 @@ def test_improve_never_raises_the_loss(t: tuple[pl.DataFrame, dict[str, pa.Hiera
     out = better.collect()
     assert out.group_by(list(hs)).len()["len"].min() >= k
     assert is_truthful(df, out, hs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    leaves=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 3)), min_size=1, max_size=30),
+    at_leaves=st.booleans(),
+)
+def test_distinct_ranges_are_the_sorted_distinct_pairs(leaves: list[tuple[int, int]], at_leaves: bool) -> None:
+    """The move pass's distinct leaf ranges (a mark per leaf when every tuple is at a leaf, else np.unique) against a
+    plain-Python reference: the distinct (lo, hi) pairs sorted, and each tuple's place among them."""
+    h = pa.Hierarchy.from_dict({"*": {f"n{i}": [f"v{i}{j}" for j in range(4)] for i in range(4)}})  # 16 leaves
+    ax = _Axis(h, pl.Series([f"v{i // 4}{i % 4}" for i in range(16)]))
+    t_lo = np.array([lo for lo, _ in leaves], dtype=np.int64)
+    t_hi = t_lo if at_leaves else np.array([min(lo + w, 15) for lo, w in leaves], dtype=np.int64)
+    (lo, hi), inverse = _distinct_ranges(ax, t_lo, t_hi)
+    want = sorted(set(zip(t_lo.tolist(), t_hi.tolist())))
+    assert list(zip(lo.tolist(), hi.tolist())) == want
+    assert inverse.tolist() == [want.index(p) for p in zip(t_lo.tolist(), t_hi.tolist())]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9)), min_size=1, max_size=30), low=st.booleans())
+def test_without_is_the_extreme_of_the_other_tuples(data: list[tuple[int, int]], low: bool) -> None:
+    """_without: per tuple, its class's least (or greatest) value over the class's other tuples (none: the empty
+    minimum's int64 max, the empty maximum's -1), against a plain-Python reference."""
+    cid = np.array([c for c, _ in data], dtype=np.int64)
+    x = np.array([v for _, v in data], dtype=np.int64)
+    n = int(cid.max()) + 1
+    pick = min if low else max
+    extreme = np.array([pick([v for c, v in data if c == k], default=0) for k in range(n)], dtype=np.int64)
+    got = _without(x, cid, extreme, np.minimum if low else np.maximum)
+    for i, (c, _) in enumerate(data):
+        others = [v for j, (d, v) in enumerate(data) if d == c and j != i]
+        assert got[i] == (pick(others) if others else np.iinfo(np.int64).max if low else -1)
