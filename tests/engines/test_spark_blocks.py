@@ -18,8 +18,10 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from polars_anon.algorithms.mdav import _median_cut
+import polars_anon.algorithms.mdav as mdav_module
+from polars_anon.algorithms.mdav import _median_cut, cut_rule
 from polars_anon.demo import demo_hierarchy_specs, voter_register
+from polars_anon.engines.planners import spark_mdav
 from polars_anon.engines.polars import POLARS
 from polars_anon.engines.spark import SparkEngine
 from polars_anon.errors import InvalidParameterError
@@ -112,24 +114,38 @@ def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
 
 
 def test_mdav_on_spark_is_polars_mdav_on_the_same_blocks(
-    spark: Any, adult_rows: pl.DataFrame, adult_sdf: Any, adult_hierarchies: dict, tmp_path: Path
+    spark: Any, adult_rows: pl.DataFrame, adult_sdf: Any, adult_hierarchies: dict, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    """block_size=10,000 cuts Adult into 5 blocks, with all three cut rules (below, at most, half by row order)."""
+    """block_size=1,000 cuts Adult's first 3,000 rows into 5 blocks, with all three cut rules (below, at most, half
+    by row order) on both roads: the cuts of all of Adult at block_size=10,000, at a tenth of the MDAV work."""
+    rules: dict[str, list[str]] = {"polars": [], "spark": []}
+
+    def spy(road: str) -> Any:
+        def recorded(values: np.ndarray, counts: np.ndarray, k: int) -> tuple[Any, str]:
+            median, rule = cut_rule(values, counts, k)
+            rules[road].append(rule)
+            return median, rule
+
+        return recorded
+
+    monkeypatch.setattr(mdav_module, "cut_rule", spy("polars"))
+    monkeypatch.setattr(spark_mdav, "cut_rule", spy("spark"))
     kw: dict[str, Any] = {
         "hierarchies": adult_hierarchies,
         "k": 5,
         "method": "mdav",
         "publish": "aggregate",
-        "block_size": 10_000,
+        "block_size": 1_000,
         "insensitive": "rid",
     }
-    polars = pa.anonymize(adult_rows, **kw)
+    polars = pa.anonymize(adult_rows.head(3_000), **kw)
     rows = polars.collect()
-    on_spark = pa.anonymize(adult_sdf, engine="spark", **kw)
+    on_spark = pa.anonymize(adult_sdf.filter("rid < 3000"), engine="spark", **kw)
     out = tmp_path / "mdav.parquet"
     on_spark.sink_parquet(out)  # Spark's writer, verified by Spark's group-by of the written rows
-    assert pl.read_parquet(out / "*.parquet").sort("rid").equals(rows)
+    assert pl.read_parquet(out / "*.parquet").sort("rid").equals(rows) and rows.height == 3_000
     assert on_spark.report["details"]["n_blocks"] == polars.report["details"]["n_blocks"] == 5
+    assert sorted(rules["polars"]) == sorted(rules["spark"]) == ["half", "le", "le", "lt"]
     equal(on_spark.report, polars.report, ignore=VARYING)
     assert on_spark.report["min_class_size"] == polars.report["min_class_size"] >= 5
 

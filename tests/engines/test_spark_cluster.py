@@ -1,8 +1,9 @@
-"""A real Spark cluster on this machine (issue 32): a standalone master and two workers started by the test, a job run
-by the command line with ``--master spark://...`` on ``file://`` URIs, its executors in their own JVMs running
+"""A real Spark cluster on this machine (issue 32): a standalone master and a worker started by the test, a job run
+by the command line with ``--master spark://...`` on ``file://`` URIs, its two executors in their own JVMs running
 greedy's blocks (polars_anon's code in Spark tasks, after the executor check), the rows compared with Polars'.
 
-Skips without pyspark or Java. One cluster per module, a 12-row table: the cost is the JVMs' start-up."""
+Skips without pyspark or Java. One cluster per module, a 12-row table: the cost is the JVMs' start-up, so one worker
+JVM with two cores starts both executors (one core each) instead of two worker JVMs with one core each."""
 
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A standalone master and two workers (one core, 512 MB each) on 127.0.0.1; its master URL."""
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A standalone master and one worker (two cores, 1 GB: two executors of one core, 512 MB) on 127.0.0.1; its
+    master URL and the worker's folder (one subfolder per application, in it one per executor)."""
     pyspark = pytest.importorskip("pyspark", reason='needs pyspark (pip install -e ".[spark]")')
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("needs a Java 17+ runtime for pyspark (no java on PATH, no JAVA_HOME)")
@@ -82,25 +84,22 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     common = ["--host", "127.0.0.1", "--properties-file", str(settings)]
     commands = [
         ["org.apache.spark.deploy.master.Master", "--port", str(port), "--webui-port", str(_free_port()), *common],
-        *(
-            [
-                "org.apache.spark.deploy.worker.Worker",
-                master,
-                "--cores",
-                "1",
-                "--memory",
-                "512m",
-                "--webui-port",
-                str(_free_port()),
-                "--work-dir",
-                str(folder / f"work{i}"),
-                *common,
-            ]
-            for i in (1, 2)
-        ),
+        [
+            "org.apache.spark.deploy.worker.Worker",
+            master,
+            "--cores",
+            "2",
+            "--memory",
+            "1g",
+            "--webui-port",
+            str(_free_port()),
+            "--work-dir",
+            str(folder / "work"),
+            *common,
+        ],
     ]
     started: list[subprocess.Popen[bytes]] = []
-    logs = [folder / name for name in ("master.log", "worker1.log", "worker2.log")]
+    logs = [folder / name for name in ("master.log", "worker.log")]
     try:
         for command, log in zip(commands, logs):
             with log.open("wb") as out:
@@ -108,12 +107,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     subprocess.Popen([str(home / "bin" / "spark-class"), *command], env=env, stdout=out, stderr=out)
                 )
         deadline = time.monotonic() + 180
-        while logs[0].read_text(errors="replace").count("Registering worker") < 2:
+        while "Registering worker" not in logs[0].read_text(errors="replace"):
             if time.monotonic() > deadline or any(p.poll() is not None for p in started):
                 tails = {log.name: log.read_text(errors="replace")[-600:] for log in logs}
                 pytest.fail(f"the test cluster did not start: {tails}")
             time.sleep(0.2)
-        yield master
+        yield master, folder / "work"
     finally:
         for process in started:
             process.terminate()
@@ -124,7 +123,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 process.kill()
 
 
-def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: str, tmp_path: Path) -> None:
+def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: tuple[str, Path], tmp_path: Path) -> None:
+    master, work = cluster
     people = pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36, 31, 33] * 2, "sex": ["F", "M"] * 6})
     people.write_parquet(tmp_path / "people.parquet")
     reference = tmp_path / "polars.toml"
@@ -133,7 +133,7 @@ def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: str
     expected = pl.read_parquet(tmp_path / "polars" / "anon.parquet").sort("id")
 
     uri = f"file://{tmp_path}"
-    extra = CLUSTER.format(master=cluster, python=sys.executable, repo=REPO, quick=QUICK)
+    extra = CLUSTER.format(master=master, python=sys.executable, repo=REPO, quick=QUICK)
     job = tmp_path / "cluster.toml"
     job.write_text(JOB.format(input=f"{uri}/people.parquet", output=f"{uri}/cluster/anon.parquet", extra=extra))
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": str(REPO)}
@@ -155,6 +155,7 @@ def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: str
         "anon.report.html",
         "anon.report.json",
     ]
+    assert len(list(work.glob("app-*/*/stderr"))) == 2  # the job's two executors, each in its own JVM
 
 
 def test_a_bad_spark_config_value_is_one_line() -> None:
