@@ -253,22 +253,40 @@ class TupleMap:
         if cached is not None:
             return cached
         outs = [out_col(q) for q in self.qids]
-        known = [self.known(q) for q in self.qids]
-        sizes = None
-        if self.qids and all(k is not None for k in known) and not self.split:
-            sizes = self._sizes_of_nodes([k for k in known if k is not None])
-        if sizes is None:
+        classes = self.published_nodes()
+        if classes is not None:
+            sizes = self._sizes_of_nodes(*classes)
+        else:
             sizes = self.frame.filter(~pl.col(SUPPRESSED)).group_by(outs).agg(pl.col(SIZE).sum()).sort(outs)
         sizes = sizes.rename({o: q for o, q in zip(outs, self.qids)})
         object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
         return sizes
 
-    def _sizes_of_nodes(self, known: Sequence[KnownIds]) -> pl.DataFrame | None:
-        """The published classes (labels, sorted) and their rows, from the node ids the builder knew: the kept rows
-        grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String labels (labels are
-        unique in a hierarchy, so equal codes are equal labels). Sorted as Polars sorts the labels: by each label's
-        rank among its hierarchy's labels (Polars' own order of the Strings; distinct labels, distinct ranks), the
-        first qid first. None when the code would not fit 62 bits."""
+    def published_nodes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The published classes as the node ids the builder knew: a matrix (a row per class, a column per qid,
+        Int64; in no set order) and each class's rows (Int64), suppressed rows left out. None when some qid's nodes
+        are not known, the map splits a tuple, or the classes' code would not fit 62 bits. Computed once: the
+        published sizes and the report's metrics read it.
+
+        The kept rows are grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String
+        labels (labels are unique in a hierarchy, so equal codes are equal labels).
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 3]}), {"g": h}, {"g": 1})
+        >>> [a.tolist() for a in m.published_nodes()]
+        [[[0]], [5]]
+        """
+        if "_published_nodes" in self.__dict__:
+            return self.__dict__["_published_nodes"]
+        known = [self.known(q) for q in self.qids]
+        found = None
+        if self.qids and not self.split and all(k is not None for k in known):
+            found = self._group_nodes([k for k in known if k is not None])
+        object.__setattr__(self, "_published_nodes", found)  # a frozen map: its published classes never change
+        return found
+
+    def _group_nodes(self, known: Sequence[KnownIds]) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`published_nodes` from the known ids (None: the code would not fit 62 bits)."""
         kept = ~self.stored[SUPPRESSED].to_numpy()
         size = self.stored[SIZE].to_numpy()[kept]
         key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
@@ -289,15 +307,22 @@ class TupleMap:
         else:
             classes, inverse = np.unique(key, return_inverse=True)
             rows = np.bincount(inverse, weights=size, minlength=len(classes)).astype(np.int64)
-        nodes, ranks = [], []
-        for k, (present, step, n) in zip(known, parts):
-            nodes.append(present[(classes // step) % max(n, 1)])
-            order = pl.Series(k.hierarchy.labels, dtype=pl.String).rank("ordinal").to_numpy()
-            ranks.append(order[nodes[-1]])
+        nodes = [present[(classes // step) % max(n, 1)] for present, step, n in parts]
+        return np.stack(nodes, axis=1).astype(np.int64, copy=False), rows
+
+    def _sizes_of_nodes(self, nodes: np.ndarray, rows: np.ndarray) -> pl.DataFrame:
+        """The published classes (labels, sorted) and their rows from :meth:`published_nodes`. Sorted as Polars
+        sorts the labels: by each label's rank among its hierarchy's labels (Polars' own order of the Strings;
+        distinct labels, distinct ranks), the first qid first."""
+        hierarchies = [self.ids[q].hierarchy for q in self.qids]
+        ranks = []
+        for j, h in enumerate(hierarchies):
+            order = pl.Series(h.labels, dtype=pl.String).rank("ordinal").to_numpy()
+            ranks.append(order[nodes[:, j]])
         order = np.lexsort(ranks[::-1])  # the last key is the primary one: the first qid's ranks
         columns = [
-            pl.Series(out_col(q), k.hierarchy.labels, dtype=pl.String).gather(n[order])
-            for q, k, n in zip(self.qids, known, nodes)
+            pl.Series(out_col(q), h.labels, dtype=pl.String).gather(nodes[order, j])
+            for j, (q, h) in enumerate(zip(self.qids, hierarchies))
         ]
         return pl.DataFrame([*columns, pl.Series(SIZE, rows[order], dtype=pl.Int64)])
 

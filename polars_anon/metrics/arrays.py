@@ -173,7 +173,9 @@ class _Arrays:
 
     @cached_property
     def classes(self) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct published tuples of the kept rows and their rows."""
+        """The distinct published tuples of the kept rows and their rows (the map's, when its builder knew them)."""
+        if self.data.classes is not None:
+            return self.data.classes
         kept = ~self.sup
         return _groups([p[kept] for p in self.p], [h.n_nodes for h in self.hs], self.size[kept])
 

@@ -39,9 +39,11 @@ def map_data(
         return None
     ids = {q: tmap.known_ids(q, hierarchies[q]) for q in tmap.qids}
     labelled = all(published is not None for _, published in ids.values())  # else read from the published labels
-    frame = tmap.stored if labelled else tmap.frame
+    frame, classes = (tmap.stored, tmap.published_nodes()) if labelled else (tmap.frame, None)
     try:
-        return from_mapping(frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids)
+        return from_mapping(
+            frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids, classes=classes
+        )
     except ValueNotInHierarchyError:
         return None
 
