@@ -171,12 +171,14 @@ class TupleMap:
         suppressed: np.ndarray | None = None,
         *,
         leaves: Mapping[str, np.ndarray] | None = None,
+        gather: bool = True,
     ) -> TupleMap:
         """One published tuple per aggregate row, given as node ids per qid (row-aligned); `leaves`: each row's
         original leaf ids per qid, when the caller knows them.
 
-        Suppressed rows are published as the roots. The labels are gathered from the nodes when
-        :attr:`frame` is first read.
+        Suppressed rows are published as the roots. `gather`: the published labels gathered now (a map that is
+        published tuple by tuple reads them: gathered while the method's memory is held, they do not add to the
+        publish step's peak, 40-56 MiB for topdown at 3M rows); False: when :attr:`frame` is first read.
         """
         qids = list(nodes)
         known = {}
@@ -187,7 +189,10 @@ class TupleMap:
             leaf = None if leaves is None else leaves[q]
             known[q] = KnownIds(hierarchies[q], leaf, ids.astype(np.int32))  # int32: half the memory kept
         stored = aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64), _suppressed(aggregates.height, suppressed))
-        return cls(tuple(qids), stored, ids=known)
+        out = cls(tuple(qids), stored, ids=known)
+        if gather:
+            _ = out.frame  # the labels gathered and kept now
+        return out
 
     @classmethod
     def from_levels(
@@ -201,12 +206,15 @@ class TupleMap:
     ) -> TupleMap:
         """Full-domain generalization: every qid at its level (suppressed rows at the roots).
 
-        `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up).
+        `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up). Without a
+        suppressed row the labels are gathered only when :attr:`frame` is read: the Polars publish step publishes
+        each column from its own value (:func:`polars_anon.publish.column_maps`) and reads none.
         """
         given = leaves or {}
         leaves = {q: given[q] if q in given else h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
         nodes = {q: h.generalize_ids(int(levels[q]))[leaves[q]] for q, h in hierarchies.items()}
-        return cls.from_nodes(aggregates, hierarchies, nodes, suppressed, leaves=leaves)
+        gather = suppressed is not None and bool(np.asarray(suppressed).any())
+        return cls.from_nodes(aggregates, hierarchies, nodes, suppressed, leaves=leaves, gather=gather)
 
     # ------------------------------------------------------------------ facts
     @property
