@@ -78,7 +78,7 @@ def column_maps(tmap: TupleMap) -> dict[str, pl.DataFrame] | None:
     >>> column_maps(TupleMap.from_labels(agg, ["a", "b"], {"a": pl.Series(["x", "*", "y"]), "b": agg["b"]})) is None
     True
     """
-    if tmap.by_row or tmap.by_partition or tmap.split or bool(tmap.frame[SUPPRESSED].any()):
+    if tmap.by_row or tmap.by_partition or tmap.split or bool(tmap.stored[SUPPRESSED].any()):
         return None
     out = {}
     for q in tmap.qids:

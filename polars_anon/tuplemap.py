@@ -40,7 +40,7 @@ method on records is also ``by_row``. The original tuples of a tuple map are nev
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -77,20 +77,71 @@ class TupleMap:
     """Original tuple (or input row) -> published tuple, with row counts; see the module docstring."""
 
     qids: tuple[str, ...]
-    frame: pl.DataFrame
+    stored: pl.DataFrame
+    """The map's columns as its builder stored them: the whole :attr:`frame`, save the published labels of the qids
+    in :attr:`ids` (a map built from node ids stores none): read the row counts and suppression marks here, not
+    through :attr:`frame`, so that no label is gathered for them."""
     by_row: bool = False
     by_partition: bool = False
+    ids: Mapping[str, KnownIds] = field(default_factory=dict, repr=False, compare=False)
+    """The node ids of each qid its builder knew (:meth:`known`): the labels of a qid whose published-label column
+    is not stored are these nodes' labels."""
 
     def __post_init__(self) -> None:
         key = [PARTITION] if self.by_partition else [ROW] if self.by_row else list(self.qids)
-        need = [*key, *(out_col(q) for q in self.qids), SIZE, SUPPRESSED]
-        missing = [c for c in need if c not in self.frame.columns]
+        need = [*key, *(out_col(q) for q in self.qids if q not in self.ids), SIZE, SUPPRESSED]
+        missing = [c for c in need if c not in self.stored.columns]
         if missing:
             raise ValueError(f"a TupleMap frame needs columns {missing}")
         if not (self.by_row or self.by_partition):
-            nulls = [q for q in self.qids if self.frame[q].null_count()]
+            nulls = [q for q in self.qids if self.stored[q].null_count()]
             if nulls:
                 raise ValueError(f"a tuple map's original tuples are never null; null in {nulls}")
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """The map's frame (the module docstring's columns): :attr:`stored`, with the published labels a map built
+        from node ids did not store gathered from the hierarchies' labels on the first read (the full-domain job
+        reads none of them: publish, the checks and the report read the node ids).
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 2]}), {"g": h}, {"g": 1})
+        >>> m.stored.columns, m.frame.rows()
+        (['g', 'size', '__anon_suppressed'], [('F', '*', 2, False), ('M', '*', 2, False)])
+        """
+        cached = self.__dict__.get("_frame")
+        if cached is not None:
+            return cached
+        gathered = {q: self._labels(q) for q in self.qids if out_col(q) not in self.stored.columns}
+        frame = self.stored
+        if gathered:  # the key, the published labels, then the rest: the order from_labels gives
+            key = [c for c in self.stored.columns if c in self.qids]
+            rest = self.stored.select(pl.exclude(key))
+            frame = pl.DataFrame([*self.stored.select(key), *gathered.values()]).hstack(rest)
+        object.__setattr__(self, "_frame", frame)  # a frozen map: its labels never change
+        return frame
+
+    def _labels(self, qid: str) -> pl.Series:
+        """The published labels of `qid` from its known nodes (a suppressed row's: the root's)."""
+        known = self.ids[qid]
+        return pl.Series(out_col(qid), known.hierarchy.labels, dtype=pl.String).gather(known.nodes)
+
+    @property
+    def schema(self) -> pl.Schema:
+        """The schema of :attr:`frame`, read without gathering any label (a published label is a String).
+
+        >>> h = Hierarchy.suppression(["F"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F"], "size": [2]}), {"g": h}, {"g": 1})
+        >>> m.schema == m.frame.schema, list(m.schema)[:2]
+        (True, ['g', '__anon_out_g'])
+        """
+        if all(out_col(q) in self.stored.columns for q in self.qids):
+            return self.stored.schema
+        key = [c for c in self.stored.columns if c in self.qids]
+        stored = self.stored.schema
+        labels = [(out_col(q), pl.String()) for q in self.qids if out_col(q) not in self.stored.columns]
+        rest = [(c, t) for c, t in stored.items() if c not in key]
+        return pl.Schema([*((c, stored[c]) for c in key), *labels, *rest])
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -103,14 +154,11 @@ class TupleMap:
     ) -> TupleMap:
         """One published tuple per aggregate row: `published[qid]` holds its labels, row-aligned."""
         qids = list(qids)
-        sup = pl.Series(
-            SUPPRESSED, np.zeros(aggregates.height, dtype=bool) if suppressed is None else suppressed, dtype=pl.Boolean
-        )
         frame = aggregates.select(
             *qids,
             *(pl.Series(out_col(q), published[q], dtype=pl.String) for q in qids),
             pl.col(SIZE).cast(pl.Int64),
-            sup,
+            _suppressed(aggregates.height, suppressed),
         )
         return cls(tuple(qids), frame)
 
@@ -121,21 +169,29 @@ class TupleMap:
         hierarchies: Mapping[str, Hierarchy],
         nodes: Mapping[str, np.ndarray],
         suppressed: np.ndarray | None = None,
+        *,
+        leaves: Mapping[str, np.ndarray] | None = None,
+        gather: bool = True,
     ) -> TupleMap:
-        """One published tuple per aggregate row, given as node ids per qid (row-aligned).
+        """One published tuple per aggregate row, given as node ids per qid (row-aligned); `leaves`: each row's
+        original leaf ids per qid, when the caller knows them.
 
-        Suppressed rows are published as the roots.
+        Suppressed rows are published as the roots. `gather`: the published labels gathered now (a map that is
+        published tuple by tuple reads them: gathered while the method's memory is held, they do not add to the
+        publish step's peak, 40-56 MiB for topdown at 3M rows); False: when :attr:`frame` is first read.
         """
         qids = list(nodes)
-        labels, known = {}, {}
+        known = {}
         for q in qids:
             ids = np.asarray(nodes[q], dtype=np.int64)
             if suppressed is not None:
                 ids = np.where(suppressed, 0, ids)
-            labels[q] = pl.Series(hierarchies[q].labels, dtype=pl.String).gather(ids)
-            known[q] = KnownIds(hierarchies[q], None, ids.astype(np.int32))  # int32: half the memory kept
-        out = cls.from_labels(aggregates, qids, labels, suppressed)
-        object.__setattr__(out, "_known_ids", known)  # the labels are these nodes' (read by the report's metrics)
+            leaf = None if leaves is None else leaves[q]
+            known[q] = KnownIds(hierarchies[q], leaf, ids.astype(np.int32))  # int32: half the memory kept
+        stored = aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64), _suppressed(aggregates.height, suppressed))
+        out = cls(tuple(qids), stored, ids=known)
+        if gather:
+            _ = out.frame  # the labels gathered and kept now
         return out
 
     @classmethod
@@ -150,31 +206,31 @@ class TupleMap:
     ) -> TupleMap:
         """Full-domain generalization: every qid at its level (suppressed rows at the roots).
 
-        `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up).
+        `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up). Without a
+        suppressed row the labels are gathered only when :attr:`frame` is read: the Polars publish step publishes
+        each column from its own value (:func:`polars_anon.publish.column_maps`) and reads none.
         """
         given = leaves or {}
         leaves = {q: given[q] if q in given else h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
         nodes = {q: h.generalize_ids(int(levels[q]))[leaves[q]] for q, h in hierarchies.items()}
-        out = cls.from_nodes(aggregates, hierarchies, nodes, suppressed)
-        for q, known in out.__dict__["_known_ids"].items():
-            out.__dict__["_known_ids"][q] = known._replace(leaves=leaves[q])
-        return out
+        gather = suppressed is not None and bool(np.asarray(suppressed).any())
+        return cls.from_nodes(aggregates, hierarchies, nodes, suppressed, leaves=leaves, gather=gather)
 
     # ------------------------------------------------------------------ facts
     @property
     def split(self) -> bool:
         """True when some original tuple is published as several tuples (relaxed Mondrian)."""
-        return OFFSET in self.frame.columns
+        return OFFSET in self.stored.columns
 
     @property
     def n_rows(self) -> int:
         """Input rows the map covers."""
-        return int(self.frame[SIZE].sum())
+        return int(self.stored[SIZE].sum())
 
     @property
     def suppressed_rows(self) -> int:
         """Rows the map removes."""
-        return int(self.frame.filter(pl.col(SUPPRESSED))[SIZE].sum())
+        return int(self.stored.filter(pl.col(SUPPRESSED))[SIZE].sum())
 
     def known_ids(self, qid: str, hierarchy: Hierarchy) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The node ids of `qid` in `hierarchy` per map row, as the builder knew them: (original leaves, published
@@ -192,7 +248,7 @@ class TupleMap:
 
     def known(self, qid: str) -> KnownIds | None:
         """The node ids of `qid` the map's builder knew, with their hierarchy (None: built from labels)."""
-        return self.__dict__.get("_known_ids", {}).get(qid)
+        return self.ids.get(qid)
 
     def published_sizes(self) -> pl.DataFrame:
         """The published classes and their sizes (suppressed rows left out), sorted.
@@ -205,24 +261,42 @@ class TupleMap:
         if cached is not None:
             return cached
         outs = [out_col(q) for q in self.qids]
-        known = [self.known(q) for q in self.qids]
-        sizes = None
-        if self.qids and all(k is not None for k in known) and not self.split:
-            sizes = self._sizes_of_nodes([k for k in known if k is not None])
-        if sizes is None:
+        classes = self.published_nodes()
+        if classes is not None:
+            sizes = self._sizes_of_nodes(*classes)
+        else:
             sizes = self.frame.filter(~pl.col(SUPPRESSED)).group_by(outs).agg(pl.col(SIZE).sum()).sort(outs)
         sizes = sizes.rename({o: q for o, q in zip(outs, self.qids)})
         object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
         return sizes
 
-    def _sizes_of_nodes(self, known: Sequence[KnownIds]) -> pl.DataFrame | None:
-        """The published classes (labels, sorted) and their rows, from the node ids the builder knew: the kept rows
-        grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String labels (labels are
-        unique in a hierarchy, so equal codes are equal labels). Sorted as Polars sorts the labels: by each label's
-        rank among its hierarchy's labels (Polars' own order of the Strings; distinct labels, distinct ranks), the
-        first qid first. None when the code would not fit 62 bits."""
-        kept = ~self.frame[SUPPRESSED].to_numpy()
-        size = self.frame[SIZE].to_numpy()[kept]
+    def published_nodes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The published classes as the node ids the builder knew: a matrix (a row per class, a column per qid,
+        Int64; in no set order) and each class's rows (Int64), suppressed rows left out. None when some qid's nodes
+        are not known, the map splits a tuple, or the classes' code would not fit 62 bits. Computed once: the
+        published sizes and the report's metrics read it.
+
+        The kept rows are grouped by one mixed-radix code of their dense node ids (NumPy), not by every row's String
+        labels (labels are unique in a hierarchy, so equal codes are equal labels).
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 3]}), {"g": h}, {"g": 1})
+        >>> [a.tolist() for a in m.published_nodes()]
+        [[[0]], [5]]
+        """
+        if "_published_nodes" in self.__dict__:
+            return self.__dict__["_published_nodes"]
+        known = [self.known(q) for q in self.qids]
+        found = None
+        if self.qids and not self.split and all(k is not None for k in known):
+            found = self._group_nodes([k for k in known if k is not None])
+        object.__setattr__(self, "_published_nodes", found)  # a frozen map: its published classes never change
+        return found
+
+    def _group_nodes(self, known: Sequence[KnownIds]) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`published_nodes` from the known ids (None: the code would not fit 62 bits)."""
+        kept = ~self.stored[SUPPRESSED].to_numpy()
+        size = self.stored[SIZE].to_numpy()[kept]
         key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
         for k in known:
             nodes = k.nodes[kept]
@@ -241,15 +315,22 @@ class TupleMap:
         else:
             classes, inverse = np.unique(key, return_inverse=True)
             rows = np.bincount(inverse, weights=size, minlength=len(classes)).astype(np.int64)
-        nodes, ranks = [], []
-        for k, (present, step, n) in zip(known, parts):
-            nodes.append(present[(classes // step) % max(n, 1)])
-            order = pl.Series(k.hierarchy.labels, dtype=pl.String).rank("ordinal").to_numpy()
-            ranks.append(order[nodes[-1]])
+        nodes = [present[(classes // step) % max(n, 1)] for present, step, n in parts]
+        return np.stack(nodes, axis=1).astype(np.int64, copy=False), rows
+
+    def _sizes_of_nodes(self, nodes: np.ndarray, rows: np.ndarray) -> pl.DataFrame:
+        """The published classes (labels, sorted) and their rows from :meth:`published_nodes`. Sorted as Polars
+        sorts the labels: by each label's rank among its hierarchy's labels (Polars' own order of the Strings;
+        distinct labels, distinct ranks), the first qid first."""
+        hierarchies = [self.ids[q].hierarchy for q in self.qids]
+        ranks = []
+        for j, h in enumerate(hierarchies):
+            order = pl.Series(h.labels, dtype=pl.String).rank("ordinal").to_numpy()
+            ranks.append(order[nodes[:, j]])
         order = np.lexsort(ranks[::-1])  # the last key is the primary one: the first qid's ranks
         columns = [
-            pl.Series(out_col(q), k.hierarchy.labels, dtype=pl.String).gather(n[order])
-            for q, k, n in zip(self.qids, known, nodes)
+            pl.Series(out_col(q), h.labels, dtype=pl.String).gather(nodes[order, j])
+            for j, (q, h) in enumerate(zip(self.qids, hierarchies))
         ]
         return pl.DataFrame([*columns, pl.Series(SIZE, rows[order], dtype=pl.Int64)])
 
@@ -260,18 +341,23 @@ class TupleMap:
                 raise AssertionError("a partition map must send every input row to one partition")
             return
         if self.by_row:
-            if self.frame.height != self.n_rows or self.n_rows != int(aggregates[SIZE].sum()):
+            if self.stored.height != self.n_rows or self.n_rows != int(aggregates[SIZE].sum()):
                 raise AssertionError("a row map must have one row per input row")
             return
         qids = list(self.qids)
-        if self.frame.height == aggregates.height and not self.split:  # one entry per aggregate row, in order
-            same = self.frame.select(*qids, pl.col(SIZE).cast(pl.Int64)).equals(
+        if self.stored.height == aggregates.height and not self.split:  # one entry per aggregate row, in order
+            same = self.stored.select(*qids, pl.col(SIZE).cast(pl.Int64)).equals(
                 aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64))
             )
             if same:
                 return
-        per = self.frame.group_by(qids).agg(pl.col(SIZE).sum().alias("__anon_mapped"))
+        per = self.stored.group_by(qids).agg(pl.col(SIZE).sum().alias("__anon_mapped"))
         both = aggregates.select(*qids, pl.col(SIZE).cast(pl.Int64)).join(per, on=qids, how="full", nulls_equal=True)
         bad = both.filter(pl.col(SIZE).fill_null(0) != pl.col("__anon_mapped").fill_null(0))
         if bad.height:
             raise AssertionError(f"the tuple map does not cover the input rows exactly: {bad.head(3).rows()}")
+
+
+def _suppressed(height: int, suppressed: np.ndarray | pl.Series | None) -> pl.Series:
+    """A map's suppression marks (none: every row kept)."""
+    return pl.Series(SUPPRESSED, np.zeros(height, dtype=bool) if suppressed is None else suppressed, dtype=pl.Boolean)

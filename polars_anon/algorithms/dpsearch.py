@@ -170,7 +170,7 @@ class Scorer:
         """Per tuple, the cell loss of qid `j` at `level` (computed once per qid and level)."""
         found = self._cell_cache.get((j, level))
         if found is None:
-            found = self._cell_cache[(j, level)] = self.share[j][self.lattice.nodes[j][level]]
+            found = self._cell_cache[(j, level)] = self.lattice.nodes[j].gather(self.share[j], level)
         return found
 
     def score(self, vector: Sequence[int]) -> float:

@@ -43,7 +43,7 @@ multiply each attribute's part before the aggregation (``ncp``: a weighted mean)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar, Protocol
@@ -60,6 +60,7 @@ __all__ = [
     "Classes",
     "Evaluation",
     "Lattice",
+    "LevelNodes",
     "Objective",
     "Score",
     "Settings",
@@ -83,10 +84,26 @@ class Lattice(Protocol):
     heights: list[int]
     size: np.ndarray
     """Rows per tuple (int64)."""
-    nodes: list[list[np.ndarray]]
-    """Per attribute and level: each tuple's published node id."""
     codes: list[list[np.ndarray]]
     """Per attribute and level: each tuple's published node as a dense code."""
+
+    @property
+    def nodes(self) -> Sequence[LevelNodes]:
+        """Per attribute: each tuple's published node id per level (read-only here: the lattice's own list)."""
+        ...
+
+
+class LevelNodes(Protocol):
+    """What an objective reads of one attribute's published nodes per level
+    (:class:`polars_anon.algorithms.fulldomain.LevelNodes`)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, level: int) -> np.ndarray: ...
+
+    def __iter__(self) -> Iterator[np.ndarray]: ...
+
+    def gather(self, values: np.ndarray, level: int, rows: np.ndarray | slice = ...) -> np.ndarray: ...
 
 
 class Classes(Protocol):
@@ -337,8 +354,8 @@ class NCP(Objective):
         self.level_cost = np.zeros((lattice.m, max(lattice.heights)))
         self.max_cost = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(lattice.nodes):
-            for lv, nodes in enumerate(per):
-                cost = self.node_loss[j][nodes]  # each tuple's NCP: one gather for the sum and the largest
+            for lv in range(len(per)):
+                cost = per.gather(self.node_loss[j], lv)  # each tuple's NCP: one gather for the sum and the largest
                 self.max_cost[j, lv] = float(cost.max())
                 self.level_cost[j, lv] = self._level_sum(cost, float(self.max_cost[j, lv]))
         self.uniform = bool(np.all(self.weights == 1.0))
@@ -357,7 +374,7 @@ class NCP(Objective):
     def _cost(self, j: int, level: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """Each tuple's (of `rows`) NCP times its rows in attribute `j` at `level` (computed when asked:
         a table per level would hold as much memory as the tuples)."""
-        return self.lat.size[rows] * self.node_loss[j][self.lat.nodes[j][level][rows]]
+        return self.lat.size[rows] * self.lat.nodes[j].gather(self.node_loss[j], level, rows)
 
     def _combine(self, per_attribute_costs: np.ndarray, suppressed: float) -> np.ndarray:
         if self.uniform:  # the unweighted mean, computed as before weights existed (same floats)
@@ -420,7 +437,7 @@ class Loss(Objective):
         super().__init__(lattice, settings)
         self.domain = np.array([float(h.n_leaves) for h in lattice.hs])
         self.share = [
-            [lattice.size * (h.leaves[nodes] / float(h.n_leaves)) for nodes in per]
+            [lattice.size * (per.gather(h.leaves, lv) / float(h.n_leaves)) for lv in range(len(per))]
             for h, per in zip(lattice.hs, lattice.nodes)
         ]
         self.total = np.zeros((lattice.m, max(lattice.heights)))
@@ -431,8 +448,8 @@ class Loss(Objective):
         self.span = self.n - self.low
         self.rise = np.zeros((lattice.m, max(lattice.heights)))
         for j, (h, per) in enumerate(zip(lattice.hs, lattice.nodes)):
-            for lv, nodes in enumerate(per):
-                share = h.leaves[nodes] / float(h.n_leaves)
+            for lv in range(len(per)):
+                share = per.gather(h.leaves, lv) / float(h.n_leaves)
                 lo, hi = float(share.min()), float(share.max())
                 self.rise[j, lv] = min(self._extra(lo), self._extra(hi))
 
@@ -715,7 +732,8 @@ class _Areas(Objective):
         super().__init__(lattice, settings)
         self.p = lattice.size / self.n
         self.log_leaves = [
-            [np.log2(h.leaves[nodes].astype(np.float64)) for nodes in per] for h, per in zip(lattice.hs, lattice.nodes)
+            [np.log2(per.gather(h.leaves, lv).astype(np.float64)) for lv in range(len(per))]
+            for h, per in zip(lattice.hs, lattice.nodes)
         ]
         self.expected = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(self.log_leaves):

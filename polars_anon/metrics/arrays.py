@@ -115,6 +115,11 @@ def _packed(columns: Sequence[np.ndarray], radix: Sequence[int], rows: int) -> n
     return key
 
 
+def _ascending(key: np.ndarray) -> bool:
+    """Whether `key` is strictly ascending (then every value occurs once)."""
+    return bool((key[1:] > key[:-1]).all())
+
+
 def _fits(radix: Sequence[int], limit: float = 2.0**62) -> bool:
     """Whether the product of `radix` is below `limit` (a packed code fits)."""
     return float(np.prod(np.asarray(radix, dtype=np.float64))) < limit
@@ -173,7 +178,9 @@ class _Arrays:
 
     @cached_property
     def classes(self) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct published tuples of the kept rows and their rows."""
+        """The distinct published tuples of the kept rows and their rows (the map's, when its builder knew them)."""
+        if self.data.classes is not None:
+            return self.data.classes
         kept = ~self.sup
         return _groups([p[kept] for p in self.p], [h.n_nodes for h in self.hs], self.size[kept])
 
@@ -189,9 +196,13 @@ class _Arrays:
         if not _fits(radix):
             frame = pl.DataFrame([pl.Series(str(i), o) for i, o in enumerate(self.o)])
             return frame.n_unique() == frame.height
+        # ascending with the first qid slowest (a map of sorted aggregates whose leaf ids follow their labels'
+        # order): every tuple once, found in one pass where the hash below cost 0.02 CPU s at 3M rows
+        if len(self.size) < 2 or _ascending(_packed(self.o[::-1], radix[::-1], len(self.size))):
+            return True
         key = _packed(self.o, radix, len(self.size))
-        if len(key) < 2 or bool((np.diff(key) > 0).all()):
-            return True  # ascending: every key once
+        if _ascending(key):
+            return True
         return pl.Series(key).n_unique() == len(key)  # a hash of one Int64 column
 
     @cached_property

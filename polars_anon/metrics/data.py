@@ -105,6 +105,10 @@ class MetricData:
     k: int | None = None
     levels: dict[str, int] | None = None
     per_attribute: bool = True
+    classes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    """The published classes of the kept pairs, when a map's builder knew them
+    (:meth:`~polars_anon.tuplemap.TupleMap.published_nodes`): node ids (a row per class, a column per qid, any
+    order) and each class's rows; the metrics then do not group the pairs again."""
     _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def remember(self, key: str, make: Callable[[], T]) -> T:
@@ -604,6 +608,7 @@ def from_mapping(
     k: int | None = None,
     levels: Mapping[str, int] | None = None,
     ids: Mapping[str, tuple[np.ndarray | None, np.ndarray | None]] | None = None,
+    classes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> MetricData:
     """:class:`MetricData` from a tuple map: original tuple -> published tuple, with row counts.
 
@@ -615,7 +620,8 @@ def from_mapping(
     order (class aggregates are sorted) for byte-identical sums. `ids` (qid -> the
     original leaf ids and published node ids per mapping row, either None) are the
     node ids a map's builder already knew (:meth:`~polars_anon.tuplemap.TupleMap.known_ids`):
-    they are not looked up again from the labels.
+    they are not looked up again from the labels; `classes` the published classes it knew as node ids
+    (:attr:`MetricData.classes`).
     """
     qids = list(qids)
     hs = {q: hierarchies[q] for q in qids}
@@ -635,7 +641,7 @@ def from_mapping(
         pl.col(size).cast(pl.Int64).alias(SIZE),
     )
     _check_pairs(pairs, qids, [hs[q] for q in qids], None, None)
-    return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs))
+    return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs), classes=classes)
 
 
 def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy]) -> dict[str, int] | None:

@@ -210,7 +210,7 @@ def plan_facts(
                 "seed": request.seed,
                 "null": request.null,
                 "guarantee": plan.guarantee,
-                "columns": _columns(request, schema_, plan.map.frame.schema),
+                "columns": _columns(request, schema_, plan.map.schema),
                 "n_input_rows": int(aggregates["size"].sum()),
                 "n_input_classes": n_input_classes,
                 "suppressed": plan.map.suppressed_rows,

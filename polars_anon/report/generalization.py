@@ -59,7 +59,7 @@ def generalization(
             known_leaves = metric_data.pairs[orig_col(list(metric_data.qids).index(q))].to_numpy()
         if h is not None and known is not None and known.hierarchy is h and known_leaves is not None:
             if kept_sizes is None:  # read once for every qid
-                kept_sizes = (~tmap.frame[SUPPRESSED].to_numpy(), tmap.frame[SIZE].to_numpy())
+                kept_sizes = (~tmap.stored[SUPPRESSED].to_numpy(), tmap.stored[SIZE].to_numpy())
             counts, same, root = _from_ids(o, *kept_sizes, known_leaves, known.nodes, h)
         else:
             kept = kept_frame = tmap.frame.filter(~pl.col(SUPPRESSED)) if kept_frame is None else kept_frame

@@ -38,8 +38,12 @@ def map_data(
     if tmap.by_row or any(q not in hierarchies for q in tmap.qids):
         return None
     ids = {q: tmap.known_ids(q, hierarchies[q]) for q in tmap.qids}
+    labelled = all(published is not None for _, published in ids.values())  # else read from the published labels
+    frame, classes = (tmap.stored, tmap.published_nodes()) if labelled else (tmap.frame, None)
     try:
-        return from_mapping(tmap.frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids)
+        return from_mapping(
+            frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids, classes=classes
+        )
     except ValueNotInHierarchyError:
         return None
 
@@ -81,7 +85,7 @@ def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[floa
     """
     if tmap.by_row or any(q not in hierarchies for q in tmap.qids):
         return None, {}
-    frame = tmap.frame
+    frame = tmap.stored
     size = frame[SIZE].to_numpy().astype(np.float64)
     sup = frame[SUPPRESSED].to_numpy()
     n = float(size.sum())
@@ -91,7 +95,7 @@ def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[floa
             h = hierarchies[q]
             published = tmap.known_ids(q, h)[1]
             if published is None:
-                published = h.ids_of(frame[out_col(q)])
+                published = h.ids_of(tmap.frame[out_col(q)])
             values = np.append(loss_per_node(h).astype(np.float64), 1.0)  # a suppressed row costs 1: the last code
             codes = np.where(sup, len(values) - 1, published)
             # the sum of the sorted costs times sizes: the same bits in any row order

@@ -112,3 +112,62 @@ def _random_tuples(
     leaves = {q: rng.choice(np.flatnonzero(h.is_leaf), n) for q, h in hs.items()}
     agg = pl.DataFrame({q: pl.Series([h.labels[i] for i in leaves[q]], dtype=pl.String) for q, h in hs.items()})
     return n, leaves, agg.with_columns(pl.Series(SIZE, rng.integers(1, 5, n), dtype=pl.Int64))
+
+
+def test_a_map_of_node_ids_gathers_the_labels_a_map_of_labels_holds() -> None:
+    """A map built from node ids stores no published label; its frame (gathered on the first read), its schema and
+    its facts are those of the map built from the same labels, looked up by hand in the hierarchy (a suppressed row
+    at the root): random maps of two qids, with and without suppression."""
+    from polars.testing import assert_frame_equal
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        n, leaves, agg = _random_tuples(rng, hs)
+        nodes = {
+            q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]]) for q, h in hs.items()
+        }
+        suppressed = rng.random(n) < 0.3 if rng.random() < 0.5 else None
+        by_ids = TupleMap.from_nodes(agg, hs, nodes, suppressed)
+        sup = np.zeros(n, dtype=bool) if suppressed is None else suppressed
+        labels = {q: pl.Series([h.root if s else h.labels[i] for i, s in zip(nodes[q], sup)]) for q, h in hs.items()}
+        by_labels = TupleMap.from_labels(agg, list(hs), labels, suppressed)
+        assert all(out_col(q) not in by_ids.stored.columns for q in hs)
+        assert by_ids.schema == by_labels.frame.schema
+        assert (by_ids.n_rows, by_ids.suppressed_rows) == (by_labels.n_rows, by_labels.suppressed_rows)
+        by_ids.check_covers(agg)
+        assert_frame_equal(by_ids.frame, by_labels.frame)
+        assert by_ids.frame is by_ids.frame  # gathered once
+
+
+def test_published_nodes_and_the_metrics_of_known_classes_equal_a_brute_force_group_by() -> None:
+    """The published classes as node ids (grouped by a mixed-radix code of the known ids) are each distinct kept
+    published tuple once with its rows (a Python dict over the rows), and the report's metrics that read them
+    (:attr:`MetricData.classes`) equal those of the same map's labels grouped again: random maps of two qids."""
+    from polars_anon.metrics.arrays import METRICS_FROM_ARRAYS, whole_table_values
+    from polars_anon.metrics.data import from_mapping
+    from polars_anon.report.metrics import map_data
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(3)
+    names = sorted(METRICS_FROM_ARRAYS)
+    for _ in range(30):
+        n, leaves, agg = _random_tuples(rng, hs)
+        nodes = {
+            q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]]) for q, h in hs.items()
+        }
+        suppressed = rng.random(n) < 0.3
+        tmap = TupleMap.from_nodes(agg, hs, nodes, suppressed, leaves=leaves)
+        want: dict[tuple[int, ...], int] = {}
+        for i in range(n):
+            if not suppressed[i]:
+                key = tuple(int(nodes[q][i]) for q in hs)
+                want[key] = want.get(key, 0) + int(agg[SIZE][i])
+        found = tmap.published_nodes()
+        assert found is not None
+        matrix, rows = found
+        assert {tuple(r): int(s) for r, s in zip(matrix.tolist(), rows.tolist())} == want and len(rows) == len(want)
+        data = map_data(tmap, hs, 2)
+        plain = from_mapping(TupleMap(tmap.qids, tmap.frame).frame, tmap.qids, hs, suppressed=SUPPRESSED, k=2)
+        assert data is not None and data.classes is found and plain.classes is None
+        assert whole_table_values(data, names, names) == whole_table_values(plain, names, names)

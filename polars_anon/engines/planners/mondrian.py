@@ -330,7 +330,7 @@ def _rounds(engine: SQLEngine, table: Any, request: Request, per: dict[str, pl.D
     return EnginePlan(
         plan,
         e.sql(f"SELECT * FROM {sql.Q(mapping)}"),
-        plan.map.frame.select(SIZE),
+        plan.map.stored.select(SIZE),
         null_rows=int(sizes["nullrows"].sum()),
         input_sizes=sizes,
         facts={"unchanged": same},
