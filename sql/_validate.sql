@@ -91,3 +91,29 @@ CREATE OR REPLACE TEMP MACRO anon_check_fraction(w, key, value, low_open := fals
 CREATE OR REPLACE TEMP MACRO anon_check_attribute(w, qids, sensitive) AS
   CASE WHEN list_contains(qids, sensitive) THEN error(anon_msg_attribute_role(w, sensitive, 'a quasi-identifier'))
        ELSE true END;
+
+-- anon_built_name(names, built): the first of the names (a VARCHAR list) that a macro builds beside them:
+-- one of `built` or a name starting with '__anon_' (its helper columns), matched without case as DuckDB
+-- matches column names; NULL when none is.
+-- Twin: polars_anon._validate.refuse_built_names (its rule, with helpers)
+CREATE OR REPLACE TEMP MACRO anon_built_name(names, built) AS
+  list_filter(names, lambda n: list_contains(list_transform(built, lambda b: lower(b)), lower(n))
+                               OR starts_with(lower(n), '__anon_'))[1];
+
+-- anon_check_built_names(names, built, what, who): true, or the error naming the first of the names (columns
+-- in the role `what`, e.g. 'qid column') that is one of `built` or starts with '__anon_' (`who` says whose
+-- names they are): a column the macro builds is never taken from the user's table.
+-- Twin: polars_anon._validate.refuse_built_names
+CREATE OR REPLACE TEMP MACRO anon_check_built_names(names, built, what, who) AS
+  CASE WHEN anon_built_name(names, built) IS NULL THEN true
+       ELSE error(anon_msg_built_name(
+         what, anon_built_name(names, built), who,
+         CASE WHEN len(built) > 0 THEN anon_msg_repr_list(built) || ' and ' ELSE '' END || 'names starting with ''__anon_''',
+         CASE WHEN starts_with(anon_built_name(names, built), '__') THEN anon_built_name(names, built)[3:]
+              ELSE anon_built_name(names, built) || '_' END)) END;
+
+-- anon_check_reserved(names, what := 'qid column', extra := []): true, or the error of a column named like one
+-- of the anonymizer's aggregates ('count', 'size', and the `extra` names a macro adds) or its helpers.
+-- Twin: polars_anon._validate.refuse_reserved
+CREATE OR REPLACE TEMP MACRO anon_check_reserved(names, what := 'qid column', extra := []) AS
+  anon_check_built_names(names, ['count', 'size'] || extra, what, 'the anonymizer reserves for its own columns');
