@@ -207,12 +207,18 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
 -- 1 / size is above threshold) and sample_uniques (share of rows alone in their class).
--- Refuses a threshold outside [0, 1] and an empty table, as Python does.
+-- Refuses a qid named 'count', 'size' or '__anon_*', a threshold outside [0, 1] and an empty
+-- table, as Python does.
 -- Twin: polars_anon.privacy.risk.risk
 CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
-  WITH __anon_ok AS MATERIALIZED (  -- qids, then threshold, then an empty table: Python's order
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_fraction('risk', 'threshold', threshold) END AS ok),
-  __anon_sizes AS (SELECT size FROM anon_class_sizes(tbl, qids, 1) WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o))
+  WITH __anon_ok AS MATERIALIZED (  -- qids, then their names, then threshold, then an empty table: Python's order
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids)
+                THEN anon_check_fraction('risk', 'threshold', threshold) END END AS ok),
+  __anon_sizes AS (
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o)
+    GROUP BY ALL)
   SELECT CASE WHEN count(*) = 0
               THEN error(anon_msg_no_rows('risk', 'an empty table has no risk to measure (nor is it a release)'))
               ELSE sum(size)::BIGINT END AS n_rows, count(*)::BIGINT AS n_classes,
