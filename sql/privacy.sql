@@ -1,18 +1,22 @@
 -- Privacy models per equivalence class, and re-identification risk: the twins of
 -- polars_anon.privacy.evaluate.class_measures (one model at a time, the table itself as the
 -- reference distribution) and polars_anon.privacy.risk. A class is a struct of the qid
--- columns (`class`); every macro refuses an empty qids, a qid or sensitive attribute that is
--- not a column (the messages of polars_anon/messages.py), and a variant or distance outside
--- its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
+-- columns and one more field, `__anon_none`, always NULL (`class`, e.g. {'q': 'a', '__anon_none': NULL}:
+-- it keeps the struct from being empty when DuckDB binds the query, before the qids are checked).
+-- Every macro refuses an empty qids, a qid or sensitive attribute that is not a column, one named
+-- 'count', 'size' or '__anon_*' (the messages of polars_anon/messages.py), and a variant or distance
+-- outside its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
 -- tables of sql/hierarchy.sql (polars_anon.duckdb.load_hierarchies).
 
 -- anon_check_model_table(tbl, qids, sensitive, model): true, or the error of what pa.check refuses
 -- once the model is built, in its order: qids (empty, twice, not columns), the attribute not a
--- column, the attribute a qid.
+-- column, the attribute a qid, a qid or the attribute named 'count', 'size' or '__anon_*'.
 -- Twin: polars_anon.privacy.evaluate.check (its checks)
 CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model) AS
   CASE WHEN anon_check_qids(tbl, qids) AND anon_check_columns(tbl, [sensitive], 'privacy model attributes')
-       THEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive) END;
+       THEN CASE WHEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive)
+                 THEN CASE WHEN anon_check_reserved(qids) THEN anon_check_reserved([sensitive], 'sensitive column') END
+            END END;
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
 -- Twin: polars_anon.privacy.counts.sensitive_counts
