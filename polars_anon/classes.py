@@ -43,7 +43,8 @@ def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame
 
     An empty table is not k-anonymous (``k_anonymous`` is False: there is no class
     to vouch for). Refuses an empty `qids`, names that are not columns, a qid named ``size``
-    or ``count`` (as :func:`class_sizes`), and `k` that is not an integer >= 1 (:class:`~polars_anon.errors.InvalidParameterError`).
+    or ``count`` (as :func:`class_sizes`), and `k` that is not an integer >= 1
+    (:class:`~polars_anon.errors.InvalidParameterError`).
 
     >>> k_summary(pl.LazyFrame({"a": [1, 1, 2]}), ["a"], k=2).collect().row(0)
     (2, 1, 2, 3, 1, False)
