@@ -28,13 +28,15 @@ CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
 -- anon_check_columns(tbl, names, what): true, or an error naming the `names` (a VARCHAR list,
 -- called `what` in the message) that are not columns of table or view tbl. The error is
 -- raised outside any subquery, so that a CASE orders several checks (DuckDB runs the
--- subqueries of every branch first).
+-- subqueries of every branch first). The columns are read once, into a lambda's parameter (a macro's
+-- arguments are copied where they are used, and each copy of a subquery is bound again).
 -- Twin: polars_anon._validate.check_columns
 CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
-  CASE WHEN len(anon_missing_columns(tbl, names)) > 0
-       THEN error(anon_msg_columns_not_found(what, anon_missing_columns(tbl, names), 'table ' || anon_msg_repr(tbl::VARCHAR),
-                                             anon_columns_of(tbl)))
-       ELSE true END;
+  list_transform([{'cols': anon_columns_of(tbl), 'names': names}], lambda x:
+    CASE WHEN len(list_filter(x.names, lambda n: n IS NULL OR NOT list_contains(x.cols, n))) > 0
+         THEN error(anon_msg_columns_not_found(what, list_filter(x.names, lambda n: n IS NULL OR NOT list_contains(x.cols, n)),
+                                               'table ' || anon_msg_repr(tbl::VARCHAR), x.cols))
+         ELSE true END)[1];
 
 -- anon_check_qids(tbl, qids): true, or an error when qids is empty, names a column twice or names a
 -- column tbl lacks (in that order, as Python).
@@ -93,24 +95,27 @@ CREATE OR REPLACE TEMP MACRO anon_check_attribute(w, qids, sensitive) AS
        ELSE true END;
 
 -- anon_built_name(names, built): the first of the names (a VARCHAR list) that a macro builds beside them:
--- one of `built` or a name starting with '__anon_' (its helper columns), matched without case as DuckDB
--- matches column names; NULL when none is.
+-- one of `built` (lower-case names) or a name starting with '__anon_' (its helper columns), matched without
+-- case as DuckDB matches column names; NULL when none is.
 -- Twin: polars_anon._validate.refuse_built_names (its rule, with helpers)
 CREATE OR REPLACE TEMP MACRO anon_built_name(names, built) AS
-  list_filter(names, lambda n: list_contains(list_transform(built, lambda b: lower(b)), lower(n))
-                               OR starts_with(lower(n), '__anon_'))[1];
+  list_filter(names, lambda n: list_contains(built, lower(n)) OR starts_with(lower(n), '__anon_'))[1];
 
 -- anon_check_built_names(names, built, what, who): true, or the error naming the first of the names (columns
--- in the role `what`, e.g. 'qid column') that is one of `built` or starts with '__anon_' (`who` says whose
--- names they are): a column the macro builds is never taken from the user's table.
+-- in the role `what`, e.g. 'qid column') that is one of `built` (lower-case identifiers) or starts with
+-- '__anon_' (`who` says whose names they are): a column the macro builds is never taken from the user's table.
+-- The name found is a lambda's parameter, so that the message's reprs of it do not each bind the search
+-- again (a macro's arguments are copied where they are used: binding cost three times as much).
 -- Twin: polars_anon._validate.refuse_built_names
 CREATE OR REPLACE TEMP MACRO anon_check_built_names(names, built, what, who) AS
-  CASE WHEN anon_built_name(names, built) IS NULL THEN true
-       ELSE error(anon_msg_built_name(
-         what, anon_built_name(names, built), who,
-         CASE WHEN len(built) > 0 THEN anon_msg_repr_list(built) || ' and ' ELSE '' END || 'names starting with ''__anon_''',
-         CASE WHEN starts_with(anon_built_name(names, built), '__') THEN anon_built_name(names, built)[3:]
-              ELSE anon_built_name(names, built) || '_' END)) END;
+  list_transform(
+    [{'n': anon_built_name(names, built),
+      'named': CASE WHEN len(built) > 0 THEN '[''' || array_to_string(built, ''', ''') || '''] and ' ELSE '' END
+               || 'names starting with ''__anon_'''}],
+    lambda x: CASE WHEN x.n IS NULL THEN true
+                   ELSE error(anon_msg_built_name(what, x.n, who, x.named,
+                                                  CASE WHEN starts_with(x.n, '__') THEN x.n[3:] ELSE x.n || '_' END))
+              END)[1];
 
 -- anon_check_reserved(names, what := 'qid column', extra := []): true, or the error of a column named like one
 -- of the anonymizer's aggregates ('count', 'size', and the `extra` names a macro adds) or its helpers.

@@ -74,13 +74,13 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                                        ['distinct', 'entropy', 'recursive']) IS NOT NULL
                  AND anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'l', l, 1, false,
                                          variant <> 'entropy') IS NOT NULL
-                THEN CASE WHEN variant = 'recursive'
-                          THEN CASE WHEN anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c)
-                                         IS NOT NULL THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END
-                          WHEN c IS NOT NULL
-                          THEN error(anon_msg_variant_parameter('l-diversity on ' || anon_msg_repr(sensitive), 'c',
-                                                                'recursive', c, variant))
-                          ELSE anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
+                THEN CASE WHEN CASE WHEN variant = 'recursive'
+                                    THEN anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c) IS NOT NULL
+                                    WHEN c IS NOT NULL
+                                    THEN error(anon_msg_variant_parameter('l-diversity on ' || anon_msg_repr(sensitive), 'c',
+                                                                          'recursive', c, variant))
+                                    ELSE true END  -- c, then the table: the table's checks bound once
+                          THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
     SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
