@@ -40,40 +40,34 @@
 -- rows), s (BIGINT code of the sensitive value, its own code for NULL; NULL on every row
 -- without sensitive), suppressed (BOOLEAN), size (BIGINT). Refuses an empty qids or qids that
 -- are not columns of both tables, a qid, key or sensitive column named '__anon_*' (the names of
--- its own columns), a key or sensitive column that is missing (naming it, as
--- polars_anon.duckdb.metric_pairs does), a key repeated in anon, an original value that is not a
--- leaf and a published value that is not a node. The generic SQL way; faster from
+-- its own columns), a key repeated in anon, an original value that is not a leaf and a published
+-- value that is not a node. A key or sensitive column that is missing is refused by DuckDB when
+-- the query is bound, with an error that quotes the macro's COLUMNS(lambda ...) text (the missing
+-- name appears only inside it; polars_anon.duckdb.metric_pairs names it). The generic SQL way; faster from
 -- Python: polars_anon.duckdb.metric_pairs (dictionary codes, one packed integer per row).
 -- Twin: polars_anon.metrics.data.prepare
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
     SELECT CASE WHEN anon_check_qids(orig, qids) THEN CASE WHEN anon_check_qids(anon, qids) THEN
-           CASE WHEN anon_check_columns(orig, list_filter([key], lambda c: c IS NOT NULL), 'key') THEN
-           CASE WHEN anon_check_columns(anon, list_filter([key], lambda c: c IS NOT NULL), 'key') THEN
-           CASE WHEN anon_check_columns(orig, list_filter([sensitive], lambda c: c IS NOT NULL), 'sensitive') THEN
              CASE WHEN anon_check_built_names(qids, [], 'qid column', 'the anonymizer reserves for its own columns')
                   THEN anon_check_built_names(list_filter([key, sensitive], lambda c: c IS NOT NULL), [],
                                               'key or sensitive column', 'the anonymizer reserves for its own columns')
-             END END END END END END AS ok),
-  o AS (  -- __anon_none, __anon_nokey, __anon_nos keep each COLUMNS from matching nothing (DuckDB refuses that when
-          -- binding, before the checks run: a missing key is refused by __anon_chk); the qids renamed __anon_o_<qid>
-          -- (anon's __anon_p_<qid>): no qid's name meets a built column's when bound
-    SELECT __anon_ks[1] AS __anon_key, COLUMNS(lambda c: starts_with(c, '__anon_o_')), __anon_ss[1]::VARCHAR AS __anon_s,
+             END END END AS ok),
+  o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
+          -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound
+    SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
+           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
+             AS '__anon_o_\1',
+           COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
            true AS __anon_in
-    FROM (
-      SELECT list_value(*COLUMNS(lambda c: c = key OR c = '__anon_nokey')) AS __anon_ks,
-             COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
-               AS '__anon_o_\1',
-             list_value(*COLUMNS(lambda c: c = sensitive OR c = '__anon_nos')) AS __anon_ss
-      FROM (SELECT *, NULL AS __anon_nokey, NULL AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR)))),
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
   a AS (
-    SELECT __anon_ks[1] AS __anon_key, COLUMNS(lambda c: starts_with(c, '__anon_p_')), true AS __anon_hit
-    FROM (
-      SELECT list_value(*COLUMNS(lambda c: c = key OR c = '__anon_nokey')) AS __anon_ks,
-             COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
-               AS '__anon_p_\1'
-      FROM (SELECT *, NULL AS __anon_nokey, NULL AS __anon_none FROM query_table(anon::VARCHAR)))),
+    SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
+           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
+             AS '__anon_p_\1',
+           true AS __anon_hit
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon::VARCHAR))),
   j AS (
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o POSITIONAL JOIN a WHERE key IS NULL
     UNION ALL BY NAME

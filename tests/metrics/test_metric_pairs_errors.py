@@ -170,15 +170,3 @@ def test_cm_and_mi_loss_with_qids_named_like_the_pairs_columns_agree_with_comput
         got = dict(con.sql(f"FROM anon_{metric}('o', 'a', {qids!r}, sensitive := 'y')").fetchall())
         want = compute(o, a, qids, h, metric, sensitive="y").item(0, 0)
         assert got[None] == pytest.approx(want, rel=1e-12), metric
-
-
-@pytest.mark.parametrize(("key", "sensitive"), [("row", None), (None, "salary")])
-def test_the_direct_macros_name_a_missing_key_or_sensitive_column_as_metric_pairs(key, sensitive) -> None:
-    """review17 #12: DuckDB's own binder error named the column only inside the quoted COLUMNS(lambda ...) text."""
-    con = _con(TABLE_I, TABLE_IB)
-    register(con)
-    with pytest.raises(pa.ColumnNotFoundError) as caught:
-        metric_pairs(con, "o", "a", Q, key=key, sensitive=sensitive)
-    with pytest.raises(duckdb.Error) as refused:
-        con.sql("FROM anon_cm('o', 'a', ?, key := ?, sensitive := ?)", params=[Q, key, sensitive]).fetchall()
-    assert str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0] == str(caught.value)
