@@ -16,7 +16,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.messages import NAMES_TWICE, QIDS_EMPTY
+from polars_anon.messages import BUILT_NAME, NAMES_TWICE, QIDS_EMPTY
 
 __all__ = [
     "as_lazy",
@@ -301,8 +301,7 @@ def refuse_built_names(
             named = [repr(list(built))] if built else []
             named += [f"names starting with {RESERVED_PREFIX!r}"] if helpers else []
             raise InvalidParameterError(
-                f"{what} {name!r} is a name {who} ({' and '.join(named)}); "
-                f"rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})"
+                BUILT_NAME(what=what, name=name, who=who, named=" and ".join(named), other=other)
             )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import check_k, check_qids
+from polars_anon._validate import check_k, check_qids, refuse_reserved
 
 __all__ = [
     "class_size_histogram",
@@ -27,12 +27,14 @@ def class_sizes(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     """One row per equivalence class: the quasi-identifier tuple and its ``size`` (UInt32).
 
     Rows are sorted by the tuple so the result is deterministic. Refuses an empty
-    `qids` and names that are not columns (the refusals of ``anon_class_sizes``).
+    `qids`, names that are not columns and a qid named like the aggregates' own columns
+    (``size``, ``count``: :func:`~polars_anon._validate.refuse_reserved`), as ``anon_class_sizes`` does.
 
     >>> class_sizes(pl.LazyFrame({"a": [1, 1, 2]}), ["a"]).collect().rows()
     [(1, 2), (2, 1)]
     """
     qids = check_qids(lf, qids)
+    refuse_reserved(qids, helpers=False)
     return lf.group_by(qids).agg(pl.len().alias(SIZE)).sort(qids, nulls_last=True)
 
 
@@ -40,8 +42,9 @@ def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame
     """One row: ``k``, ``min_class_size``, ``n_classes``, ``n_rows``, ``violating_rows``, ``k_anonymous``.
 
     An empty table is not k-anonymous (``k_anonymous`` is False: there is no class
-    to vouch for). Refuses an empty `qids`, names that are not columns, and `k`
-    that is not an integer >= 1 (:class:`~polars_anon.errors.InvalidParameterError`).
+    to vouch for). Refuses an empty `qids`, names that are not columns, a qid named ``size``
+    or ``count`` (as :func:`class_sizes`), and `k` that is not an integer >= 1
+    (:class:`~polars_anon.errors.InvalidParameterError`).
 
     >>> k_summary(pl.LazyFrame({"a": [1, 1, 2]}), ["a"], k=2).collect().row(0)
     (2, 1, 2, 3, 1, False)
@@ -49,6 +52,7 @@ def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame
     False
     """
     qids = check_qids(lf, qids)
+    refuse_reserved(qids, helpers=False)
     k = check_k(k)
     sizes = lf.group_by(qids).agg(pl.len().alias(SIZE))
     return sizes.select(

@@ -24,12 +24,15 @@ from polars_anon.quoting import duckdb_literal
 
 __all__ = [
     "ATTRIBUTE_ROLE",
+    "BAD_WEIGHTS",
+    "BUILT_NAME",
     "CHOICE",
     "COLUMNS_NOT_FOUND",
     "DISTANCE_PARAMETER",
     "EMPTY_TABLE",
     "HIERARCHY_NOT_LOADED",
     "K_ABOVE_ROWS",
+    "KEY_NOT_UNIQUE",
     "K_NOT_INTEGER",
     "LEVEL_OUT_OF_RANGE",
     "MESSAGES",
@@ -43,6 +46,8 @@ __all__ = [
     "QIDS_EMPTY",
     "SENSITIVE_NULL",
     "VARIANT_PARAMETER",
+    "WEIGHTS_BELOW_COUNT",
+    "WEIGHT_NOT_NUMERIC",
     "Message",
     "sql_text",
     "write_sql",
@@ -157,6 +162,35 @@ SENSITIVE_NULL = Message(
 )
 """A sensitive attribute with nulls under ``sensitive_null="error"`` (the default): ``where="l-diversity on 's'"``."""
 
+BUILT_NAME = Message(
+    "built_name",
+    "{what} {name!r} is a name {who} ({named}); rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})",
+)
+"""A column named like one a function builds beside it (``named``: the built names and/or the helper prefix)."""
+
+WEIGHT_NOT_NUMERIC = Message("weight_not_numeric", "weight column {weight!r} must be numeric, got {dtype}")
+"""A sampling-weight column of a non-numeric type (Python names the Polars type, SQL the DuckDB one)."""
+BAD_WEIGHTS = Message(
+    "bad_weights",
+    "weight column {weight!r} has {n} values that are not positive numbers (first: {first!r}); "
+    "a sampling weight is the number of people a record stands for",
+    lists=("first",),
+)
+"""Weights missing, NaN, infinite or not above 0 (``first``: up to 5 of them)."""
+WEIGHTS_BELOW_COUNT = Message(
+    "weights_below_count",
+    "{where}weight column {weight!r}: {n} key patterns have weights summing below their record count "
+    "(Fk < fk{first}); sampling weights must be >= 1",
+)
+"""Key patterns whose weights sum below their record count (``first``: ``'; first: (1, 'a')'`` or ``''``)."""
+
+KEY_NOT_UNIQUE = Message(
+    "key_not_unique",
+    "key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; "
+    "use a row id column",
+)
+"""A metric's row id repeated in the anonymized table (the pairs outnumber the original rows)."""
+
 _ALL = (
     COLUMNS_NOT_FOUND,
     QIDS_EMPTY,
@@ -177,6 +211,11 @@ _ALL = (
     ATTRIBUTE_ROLE,
     NO_ROWS,
     SENSITIVE_NULL,
+    BUILT_NAME,
+    WEIGHT_NOT_NUMERIC,
+    BAD_WEIGHTS,
+    WEIGHTS_BELOW_COUNT,
+    KEY_NOT_UNIQUE,
 )
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""

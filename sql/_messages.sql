@@ -119,3 +119,28 @@ CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
 -- Twin: polars_anon.messages.SENSITIVE_NULL
 CREATE OR REPLACE TEMP MACRO anon_msg_sensitive_null("where", "attribute", "n") AS
   coalesce("where"::VARCHAR, 'None') || ': column ' || anon_msg_repr("attribute") || ' holds ' || coalesce("n"::VARCHAR, 'None') || ' null values; say how the model reads them: sensitive_null=''ignore'' (left out of every class''s distribution and of the table''s) or sensitive_null=''value'' (null is one more value)';
+
+-- anon_msg_built_name(what, name, who, named, other): {what} {name!r} is a name {who} ({named}); rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})
+-- Twin: polars_anon.messages.BUILT_NAME
+CREATE OR REPLACE TEMP MACRO anon_msg_built_name("what", "name", "who", "named", "other") AS
+  coalesce("what"::VARCHAR, 'None') || ' ' || anon_msg_repr("name") || ' is a name ' || coalesce("who"::VARCHAR, 'None') || ' (' || coalesce("named"::VARCHAR, 'None') || '); rename the column first, e.g. lf.rename({' || anon_msg_repr("name") || ': ' || anon_msg_repr("other") || '}' || ')';
+
+-- anon_msg_weight_not_numeric(weight, dtype): weight column {weight!r} must be numeric, got {dtype}
+-- Twin: polars_anon.messages.WEIGHT_NOT_NUMERIC
+CREATE OR REPLACE TEMP MACRO anon_msg_weight_not_numeric("weight", "dtype") AS
+  'weight column ' || anon_msg_repr("weight") || ' must be numeric, got ' || coalesce("dtype"::VARCHAR, 'None');
+
+-- anon_msg_bad_weights(weight, n, first): weight column {weight!r} has {n} values that are not positive numbers (first: {first!r}); a sampling weight is the number of people a record stands for
+-- Twin: polars_anon.messages.BAD_WEIGHTS
+CREATE OR REPLACE TEMP MACRO anon_msg_bad_weights("weight", "n", "first") AS
+  'weight column ' || anon_msg_repr("weight") || ' has ' || coalesce("n"::VARCHAR, 'None') || ' values that are not positive numbers (first: ' || anon_msg_repr_list("first") || '); a sampling weight is the number of people a record stands for';
+
+-- anon_msg_weights_below_count(where, weight, n, first): {where}weight column {weight!r}: {n} key patterns have weights summing below their record count (Fk < fk{first}); sampling weights must be >= 1
+-- Twin: polars_anon.messages.WEIGHTS_BELOW_COUNT
+CREATE OR REPLACE TEMP MACRO anon_msg_weights_below_count("where", "weight", "n", "first") AS
+  coalesce("where"::VARCHAR, 'None') || 'weight column ' || anon_msg_repr("weight") || ': ' || coalesce("n"::VARCHAR, 'None') || ' key patterns have weights summing below their record count (Fk < fk' || coalesce("first"::VARCHAR, 'None') || '); sampling weights must be >= 1';
+
+-- anon_msg_key_not_unique(key, total, n_orig): key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; use a row id column
+-- Twin: polars_anon.messages.KEY_NOT_UNIQUE
+CREATE OR REPLACE TEMP MACRO anon_msg_key_not_unique("key", "total", "n_orig") AS
+  'key ' || anon_msg_repr("key") || ' is not unique in the anonymized table: the join gave ' || coalesce("total"::VARCHAR, 'None') || ' rows for ' || coalesce("n_orig"::VARCHAR, 'None') || ' original rows; use a row id column';

@@ -99,3 +99,32 @@ CREATE OR REPLACE TEMP MACRO anon_check_fraction(w, key, value, low_open := fals
 CREATE OR REPLACE TEMP MACRO anon_check_attribute(w, qids, sensitive) AS
   CASE WHEN list_contains(qids, sensitive) THEN error(anon_msg_attribute_role(w, sensitive, 'a quasi-identifier'))
        ELSE true END;
+
+-- anon_built_name(names, built): the first of the names (a VARCHAR list) that a macro builds beside them:
+-- one of `built` (lower-case names) or a name starting with '__anon_' (its helper columns), matched without
+-- case as DuckDB matches column names; NULL when none is.
+-- Twin: polars_anon._validate.refuse_built_names (its rule, with helpers)
+CREATE OR REPLACE TEMP MACRO anon_built_name(names, built) AS
+  list_filter(names, lambda n: list_contains(built, lower(n)) OR starts_with(lower(n), '__anon_'))[1];
+
+-- anon_check_built_names(names, built, what, who): true, or the error naming the first of the names (columns
+-- in the role `what`, e.g. 'qid column') that is one of `built` (lower-case identifiers) or starts with
+-- '__anon_' (`who` says whose names they are): a column the macro builds is never taken from the user's table.
+-- The name found is a lambda's parameter, so that the message's reprs of it do not each bind the search
+-- again (a macro's arguments are copied where they are used: binding cost three times as much).
+-- Twin: polars_anon._validate.refuse_built_names
+CREATE OR REPLACE TEMP MACRO anon_check_built_names(names, built, what, who) AS
+  list_transform(
+    [{'n': anon_built_name(names, built),
+      'named': CASE WHEN len(built) > 0 THEN '[''' || array_to_string(built, ''', ''') || '''] and ' ELSE '' END
+               || 'names starting with ''__anon_'''}],
+    lambda x: CASE WHEN x.n IS NULL THEN true
+                   ELSE error(anon_msg_built_name(what, x.n, who, x.named,
+                                                  CASE WHEN starts_with(x.n, '__') THEN x.n[3:] ELSE x.n || '_' END))
+              END)[1];
+
+-- anon_check_reserved(names, what := 'qid column', extra := []): true, or the error of a column named like one
+-- of the anonymizer's aggregates ('count', 'size', and the `extra` names a macro adds) or its helpers.
+-- Twin: polars_anon._validate.refuse_reserved
+CREATE OR REPLACE TEMP MACRO anon_check_reserved(names, what := 'qid column', extra := []) AS
+  anon_check_built_names(names, ['count', 'size'] || extra, what, 'the anonymizer reserves for its own columns');

@@ -38,19 +38,27 @@
 -- row per distinct (original tuple, published tuple, sensitive value, suppressed): o and p
 -- (BIGINT[] of hierarchy node ids in qids order; p holds the roots (node 0) for suppressed
 -- rows), s (BIGINT code of the sensitive value, its own code for NULL; NULL on every row
--- without sensitive), suppressed (BOOLEAN), size (BIGINT). Refuses an original value that is
--- not a leaf and a published value that is not a node, and an empty qids or qids that are
--- not columns of both tables (a key or sensitive column that is missing is refused by DuckDB
--- itself, naming it, when the query is bound). The generic SQL way; faster from
+-- without sensitive), suppressed (BOOLEAN), size (BIGINT). Refuses an empty qids or qids that
+-- are not columns of both tables, a qid, key or sensitive column named '__anon_*' (the names of
+-- its own columns), a key repeated in anon, an original value that is not a leaf and a published
+-- value that is not a node. A key or sensitive column that is missing is refused by DuckDB when
+-- the query is bound, with an error that quotes the macro's COLUMNS(lambda ...) text (the missing
+-- name appears only inside it; polars_anon.duckdb.metric_pairs names it). The generic SQL way; faster from
 -- Python: polars_anon.duckdb.metric_pairs (dictionary codes, one packed integer per row).
 -- Twin: polars_anon.metrics.data.prepare
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
-    SELECT CASE WHEN anon_check_qids(orig, qids) THEN anon_check_qids(anon, qids) END AS ok),
-  o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run)
+    SELECT CASE WHEN anon_check_qids(orig, qids) THEN CASE WHEN anon_check_qids(anon, qids) THEN
+             CASE WHEN anon_check_built_names(qids, [], 'qid column', 'the anonymizer reserves for its own columns')
+                  THEN anon_check_built_names(list_filter([key, sensitive], lambda c: c IS NOT NULL), [],
+                                              'key or sensitive column', 'the anonymizer reserves for its own columns')
+             END END END AS ok),
+  o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
+          -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'),
+           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
+             AS '__anon_o_\1',
            COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
            true AS __anon_in
     FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
@@ -64,19 +72,24 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o POSITIONAL JOIN a WHERE key IS NULL
     UNION ALL BY NAME
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o LEFT JOIN a ON o.__anon_key = a.__anon_key WHERE key IS NOT NULL),
-  g AS (
-    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none' OR starts_with(c, '__anon_p_')), __anon_s,
+  g AS MATERIALIZED (
+    SELECT COLUMNS(lambda c: starts_with(c, '__anon_o_') OR starts_with(c, '__anon_p_')), __anon_s,
            __anon_in IS NULL AS __anon_no_orig, __anon_hit IS NULL AS __anon_suppressed, count(*) AS __anon_size
     FROM j WHERE (SELECT ok FROM __anon_chk) GROUP BY ALL),  -- checked once, whatever the rows
+  __anon_unique AS MATERIALIZED (  -- a key repeated in anon: the join gives more rows than orig has
+    SELECT CASE WHEN key IS NOT NULL AND t.total <> n.n_orig THEN error(anon_msg_key_not_unique(key, t.total, n.n_orig))
+                ELSE true END AS ok
+    FROM (SELECT coalesce(sum(__anon_size), 0)::BIGINT AS total FROM g) AS t,
+         (SELECT count(*) AS n_orig FROM o WHERE key IS NOT NULL) AS n),
   m AS MATERIALIZED (
     SELECT row_number() OVER () AS pid,
-           struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'))::MAP(VARCHAR, VARCHAR) AS om,
+           struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_o_')))::MAP(VARCHAR, VARCHAR) AS om,
            struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_p_')))::MAP(VARCHAR, VARCHAR) AS pm,
            __anon_s, __anon_no_orig, __anon_suppressed, __anon_size
-    FROM g),
+    FROM g WHERE (SELECT ok FROM __anon_unique)),
   nd AS MATERIALIZED (SELECT i, node, label, level FROM anon_metric_nodes(qids)),
   u AS (
-    SELECT m.pid, r.i, m.__anon_suppressed AS sup, map_extract_value(m.om, qids[r.i + 1]) AS ol,
+    SELECT m.pid, r.i, m.__anon_suppressed AS sup, map_extract_value(m.om, '__anon_o_' || qids[r.i + 1]) AS ol,
            map_extract_value(m.pm, '__anon_p_' || qids[r.i + 1]) AS pl
     FROM m CROSS JOIN range(len(qids)) AS r(i)),
   ids AS (

@@ -1,18 +1,22 @@
 -- Privacy models per equivalence class, and re-identification risk: the twins of
 -- polars_anon.privacy.evaluate.class_measures (one model at a time, the table itself as the
 -- reference distribution) and polars_anon.privacy.risk. A class is a struct of the qid
--- columns (`class`); every macro refuses an empty qids, a qid or sensitive attribute that is
--- not a column (the messages of polars_anon/messages.py), and a variant or distance outside
--- its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
+-- columns and one more field, `__anon_none`, always NULL (`class`, e.g. {'q': 'a', '__anon_none': NULL}:
+-- it keeps the struct from being empty when DuckDB binds the query, before the qids are checked).
+-- Every macro refuses an empty qids, a qid or sensitive attribute that is not a column, one named
+-- 'count', 'size' or '__anon_*' (the messages of polars_anon/messages.py), and a variant or distance
+-- outside its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
 -- tables of sql/hierarchy.sql (polars_anon.duckdb.load_hierarchies).
 
 -- anon_check_model_table(tbl, qids, sensitive, model): true, or the error of what pa.check refuses
 -- once the model is built, in its order: qids (empty, twice, not columns), the attribute not a
--- column, the attribute a qid.
+-- column, the attribute a qid, a qid or the attribute named 'count', 'size' or '__anon_*'.
 -- Twin: polars_anon.privacy.evaluate.check (its checks)
 CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model) AS
   CASE WHEN anon_check_qids(tbl, qids) AND anon_check_columns(tbl, [sensitive], 'privacy model attributes')
-       THEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive) END;
+       THEN CASE WHEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive)
+                 THEN CASE WHEN anon_check_reserved(qids) THEN anon_check_reserved([sensitive], 'sensitive column') END
+            END END;
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
 -- Twin: polars_anon.privacy.counts.sensitive_counts
@@ -70,13 +74,13 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                                        ['distinct', 'entropy', 'recursive']) IS NOT NULL
                  AND anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'l', l, 1, false,
                                          variant <> 'entropy') IS NOT NULL
-                THEN CASE WHEN variant = 'recursive'
-                          THEN CASE WHEN anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c)
-                                         IS NOT NULL THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END
-                          WHEN c IS NOT NULL
-                          THEN error(anon_msg_variant_parameter('l-diversity on ' || anon_msg_repr(sensitive), 'c',
-                                                                'recursive', c, variant))
-                          ELSE anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
+                THEN CASE WHEN CASE WHEN variant = 'recursive'
+                                    THEN anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c) IS NOT NULL
+                                    WHEN c IS NOT NULL
+                                    THEN error(anon_msg_variant_parameter('l-diversity on ' || anon_msg_repr(sensitive), 'c',
+                                                                          'recursive', c, variant))
+                                    ELSE true END  -- c, then the table: the table's checks bound once
+                          THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
     SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
@@ -207,12 +211,18 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
 -- 1 / size is above threshold) and sample_uniques (share of rows alone in their class).
--- Refuses a threshold outside [0, 1] and an empty table, as Python does.
+-- Refuses a qid named 'count', 'size' or '__anon_*', a threshold outside [0, 1] and an empty
+-- table, as Python does.
 -- Twin: polars_anon.privacy.risk.risk
 CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
-  WITH __anon_ok AS MATERIALIZED (  -- qids, then threshold, then an empty table: Python's order
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_fraction('risk', 'threshold', threshold) END AS ok),
-  __anon_sizes AS (SELECT size FROM anon_class_sizes(tbl, qids, 1) WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o))
+  WITH __anon_ok AS MATERIALIZED (  -- qids, then their names, then threshold, then an empty table: Python's order
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids)
+                THEN anon_check_fraction('risk', 'threshold', threshold) END END AS ok),
+  __anon_sizes AS (
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o)
+    GROUP BY ALL)
   SELECT CASE WHEN count(*) = 0
               THEN error(anon_msg_no_rows('risk', 'an empty table has no risk to measure (nor is it a release)'))
               ELSE sum(size)::BIGINT END AS n_rows, count(*)::BIGINT AS n_classes,

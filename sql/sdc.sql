@@ -2,7 +2,8 @@
 -- relational twins of polars_anon.sdc. A missing key value is a category of its own here (GROUP BY
 -- groups nulls together: polars_anon.sdc.frequencies with missing = 'category'); sdcMicro's
 -- wildcard reading and the exact individual risk are Python only. Every table macro refuses an empty
--- keys, a key or weight that is not a column (the messages of polars_anon/messages.py).
+-- keys, a key or weight that is not a column, a key named like a column they build, and bad weights
+-- (anon_frequencies; the messages of polars_anon/messages.py).
 
 -- anon_sdc_risk(fk, big_fk): the Benedetti-Franconi individual risk of a pattern with fk records and
 -- weighted count big_fk (Fk): sdcMicro's approximation (exact for fk = 1 and 2; p / (fk - 1 + p) with
@@ -21,23 +22,56 @@ CREATE OR REPLACE TEMP MACRO anon_exact_sum(v) AS
   (CASE WHEN SUM(ABS(CAST(v AS DOUBLE))) < 3.8685626227668134e+25 THEN CAST(((CASE WHEN SUM(ABS(CAST(v AS DOUBLE))) < 3.8685626227668134e+25 THEN SUM(CAST(TRUNC((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) / 3.8685626227668134e+25) AS HUGEINT)) ELSE 0 END) * CAST('38685626227668133590597632' AS HUGEINT) + SUM(CAST(((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) - TRUNC((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND(CAST(v AS DOUBLE) * 1099511627776.0) ELSE 0 END) / 3.8685626227668134e+25) * 3.8685626227668134e+25) AS HUGEINT))) AS DOUBLE) / 1099511627776.0 + CAST(SUM(CAST((CASE WHEN ABS(CAST(v AS DOUBLE)) < 3.8685626227668134e+25 THEN ROUND((CAST(v AS DOUBLE) * 1099511627776.0 - ROUND(CAST(v AS DOUBLE) * 1099511627776.0)) * 1.2089258196146292e+24) ELSE 0 END) AS HUGEINT)) AS DOUBLE) / 1.329227995784916e+36 ELSE SUM(CAST(v AS DOUBLE)) END);
 
 -- anon_check_weight(tbl, weight): true, or an error when weight (not NULL) is not a column of tbl.
--- Twin: polars_anon.sdc.frequencies.check_weights (the column check; the values are read by the macros)
+-- Twin: polars_anon.sdc.frequencies.check_weights (the column check; anon_frequencies reads the values)
 CREATE OR REPLACE TEMP MACRO anon_check_weight(tbl, weight) AS
   CASE WHEN weight IS NULL THEN true ELSE anon_check_columns(tbl, [weight], 'weight') END;
 
+-- anon_check_sdc_keys(tbl, keys, weight): true, or the error of keys that are empty, named twice or not columns,
+-- a weight that is not a column, or a key named like a column the SDC macros build ('fk', 'big_fk', 'risk', any
+-- '__anon_*' name; without case, as DuckDB matches names), in that order.
+-- Twin: polars_anon.sdc.frequencies.check_frequency_args with refuse_built_names
+CREATE OR REPLACE TEMP MACRO anon_check_sdc_keys(tbl, keys, weight) AS
+  CASE WHEN anon_check_qids(tbl, keys) THEN
+    CASE WHEN anon_check_weight(tbl, weight)
+         THEN anon_check_built_names(keys, ['fk', 'big_fk', 'risk'], 'key column', 'the SDC macros build beside the keys')
+    END END;
+
+-- anon_weight_bad(w): whether a sampling weight is missing, NaN, infinite or not above 0 (NaN sorts above infinity).
+-- Twin: polars_anon.sdc.frequencies.check_weights (its test of a value)
+CREATE OR REPLACE TEMP MACRO anon_weight_bad(w) AS
+  w IS NULL OR NOT coalesce(TRY_CAST(w AS DOUBLE) > 0 AND TRY_CAST(w AS DOUBLE) < 'inf'::DOUBLE, false);
+
 -- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns,
--- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted.
+-- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted. Refuses what
+-- anon_check_sdc_keys refuses, then a weight column that is not numeric, weights missing, NaN, infinite or not
+-- above 0 (naming up to 5 of them), and key patterns whose weights sum below their record count (Fk < fk).
 -- Twin: polars_anon.sdc.frequencies.pattern_frequencies (missing = "category")
 CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABLE
-  WITH __anon_ok AS MATERIALIZED (
-    SELECT CASE WHEN anon_check_qids(tbl, keys) THEN anon_check_weight(tbl, weight) END AS ok)
-  SELECT * EXCLUDE (__anon_none) FROM (
+  WITH __anon_ok AS MATERIALIZED (SELECT anon_check_sdc_keys(tbl, keys, weight) AS ok),
+  __anon_rows AS (  -- __anon_w: the weight in its own type (NULL without one)
+    SELECT * EXCLUDE (__anon_ws), __anon_ws[1] AS __anon_w
+    FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw')) AS __anon_ws
+          FROM (SELECT *, NULL AS __anon_none, NULL AS __anon_nw FROM query_table(tbl::VARCHAR)))
+    WHERE (SELECT o.ok FROM __anon_ok AS o)),
+  __anon_w_ok AS MATERIALIZED (
+    SELECT CASE WHEN weight IS NULL THEN true
+                WHEN NOT anon_is_number(any_value(__anon_w)) THEN error(anon_msg_weight_not_numeric(weight, typeof(any_value(__anon_w))))
+                WHEN count(*) FILTER (WHERE anon_weight_bad(__anon_w)) > 0
+                THEN error(anon_msg_bad_weights(weight, count(*) FILTER (WHERE anon_weight_bad(__anon_w)),
+                                                (list(__anon_w) FILTER (WHERE anon_weight_bad(__anon_w)))[1:5]))
+                ELSE true END AS ok
+    FROM __anon_rows WHERE weight IS NOT NULL),  -- no scan without a weight
+  __anon_patterns AS MATERIALIZED (
     SELECT COLUMNS(lambda c: list_contains(keys, c) OR c = '__anon_none'), count(*)::DOUBLE AS fk,
-           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE anon_exact_sum(ws[1]) END AS big_fk
-    FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw'))::DOUBLE[] AS ws
-          FROM (SELECT *, NULL AS __anon_none, NULL AS __anon_nw FROM query_table(tbl::VARCHAR))) AS t
-    WHERE (SELECT o.ok FROM __anon_ok AS o)
-    GROUP BY ALL)
+           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE anon_exact_sum(__anon_w) END AS big_fk
+    FROM __anon_rows WHERE (SELECT o.ok FROM __anon_w_ok AS o)
+    GROUP BY ALL),
+  __anon_fk_ok AS MATERIALIZED (
+    SELECT CASE WHEN count(*) FILTER (WHERE big_fk < fk) > 0
+                THEN error(anon_msg_weights_below_count('', weight, count(*) FILTER (WHERE big_fk < fk), ''))
+                ELSE true END AS ok
+    FROM __anon_patterns)
+  SELECT * EXCLUDE (__anon_none) FROM __anon_patterns WHERE (SELECT o.ok FROM __anon_fk_ok AS o)
   ORDER BY ALL;
 
 -- anon_individual_risk(tbl, keys, weight := NULL): anon_frequencies with each pattern's risk
@@ -48,9 +82,11 @@ CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS 
 
 -- anon_global_risk(tbl, keys, weight := NULL): one row: n_rows, global_risk (the mean individual
 -- risk), expected_reidentifications (their sum), n_unique (records with fk = 1), n_pairs (fk = 2).
+-- Refuses what anon_frequencies refuses, and an empty table (its global risk is undefined).
 -- Twin: polars_anon.sdc.risk.global_risk (method "approx", missing "category")
 CREATE OR REPLACE TEMP MACRO anon_global_risk(tbl, keys, weight := NULL) AS TABLE
-  SELECT sum(fk)::BIGINT AS n_rows, anon_exact_sum(fk * risk) / sum(fk) AS global_risk,
+  SELECT CASE WHEN count(*) = 0 THEN error(anon_msg_no_rows('global_risk', 'global risk is undefined'))
+              ELSE sum(fk)::BIGINT END AS n_rows, anon_exact_sum(fk * risk) / sum(fk) AS global_risk,
          anon_exact_sum(fk * risk) AS expected_reidentifications,
          coalesce(sum(fk) FILTER (WHERE fk = 1), 0)::BIGINT AS n_unique,
          coalesce(sum(fk) FILTER (WHERE fk = 2), 0)::BIGINT AS n_pairs

@@ -18,7 +18,7 @@ from polars_anon.errors import (
     ValueNotInHierarchyError,
     preview,
 )
-from polars_anon.messages import COLUMNS_NOT_FOUND, EMPTY_TABLE, NO_HIERARCHY, QIDS_EMPTY
+from polars_anon.messages import COLUMNS_NOT_FOUND, EMPTY_TABLE, KEY_NOT_UNIQUE, NO_HIERARCHY, QIDS_EMPTY
 from polars_anon.quoting import duckdb_identifier, duckdb_literal
 
 __all__ = ["metric_pairs"]
@@ -324,11 +324,7 @@ def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: s
         (total,) = con.execute(f"SELECT coalesce(sum(size), 0) FROM {duckdb_identifier(name)}").fetchall()[0]
         (n_orig,) = con.execute(f"SELECT count(*) FROM {duckdb_identifier(original)}").fetchall()[0]
         if total != n_orig:
-            raise InvalidParameterError(
-                f"key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} "
-                "original rows; "
-                "use a row id column"
-            )
+            raise InvalidParameterError(KEY_NOT_UNIQUE(key=key, total=total, n_orig=n_orig))
 
 
 def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymized: str) -> None:

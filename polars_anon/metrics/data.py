@@ -47,6 +47,7 @@ from polars_anon.errors import (
 )
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import label_exprs
+from polars_anon.messages import KEY_NOT_UNIQUE
 from polars_anon.metrics.sums import stable_mean
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
@@ -584,10 +585,7 @@ def prepare(
         )  # materializes: as above, and a count
         n_orig = int(n_rows.item())
         if int(pairs[SIZE].sum()) != n_orig:
-            raise InvalidParameterError(
-                f"key {key!r} is not unique in the anonymized table: the join gave {int(pairs[SIZE].sum())} rows "
-                f"for {n_orig} original rows; use a row id column"
-            )
+            raise InvalidParameterError(KEY_NOT_UNIQUE(key=key, total=int(pairs[SIZE].sum()), n_orig=n_orig))
     if pairs.is_empty():
         raise InputError("the original table has no rows: there is nothing to measure")
     _check_pairs(pairs, qids, ordered, orig, anon)

@@ -22,6 +22,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys, refuse_built_names
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import BAD_WEIGHTS, WEIGHT_NOT_NUMERIC
 
 __all__ = [
     "Missing",
@@ -137,7 +138,7 @@ def check_weight_type(weight: str, dtype: pl.DataType) -> None:
     polars_anon.errors.InvalidParameterError: weight column 'w' must be numeric, got String
     """
     if not dtype.is_numeric():
-        raise InvalidParameterError(f"weight column {weight!r} must be numeric, got {dtype}")
+        raise InvalidParameterError(WEIGHT_NOT_NUMERIC(weight=weight, dtype=dtype))
 
 
 def bad_weights(weight: str, n: int, first: list[object]) -> str:
@@ -148,10 +149,7 @@ def bad_weights(weight: str, n: int, first: list[object]) -> str:
     "weight column 'w' has 2 values that are not positive numbers (first: [-1.0, None]); a sampling weight is the \
 number of people a record stands for"
     """
-    return (
-        f"weight column {weight!r} has {n} values that are not positive numbers (first: {first}); "
-        "a sampling weight is the number of people a record stands for"
-    )
+    return BAD_WEIGHTS(weight=weight, n=n, first=first)
 
 
 def pattern_frequencies(

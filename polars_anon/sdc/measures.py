@@ -37,6 +37,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_columns
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import WEIGHTS_BELOW_COUNT
 from polars_anon.pipeline.capabilities import consult_sdc_measures
 from polars_anon.sdc.frequencies import bad_weights, check_weight_type, pattern_frequencies
 from polars_anon.sdc.modrisk import cell_counts, fit_cells
@@ -146,8 +147,7 @@ def measure_patterns(pats: pl.DataFrame, spec: Measures, household: float | None
         if low.any():
             first = pats.filter(pl.Series(low)).select(list(spec.keys)).row(0)
             raise InvalidParameterError(
-                f"sdc: weight column {spec.weight!r}: {int(low.sum())} key patterns have weights summing below their "
-                f"record count (Fk < fk; first: {first}); sampling weights must be >= 1"
+                WEIGHTS_BELOW_COUNT(where="sdc: ", weight=spec.weight, n=int(low.sum()), first=f"; first: {first}")
             )
         risk = benedetti_franconi(fk, big, spec.method)
     er = float((risk * n_pat).sum())
@@ -279,10 +279,7 @@ def _check_sql_weights(engine: Any, view: str, pats: str, weight: str, schema: A
         raise InvalidParameterError(bad_weights(weight, n, first))
     low = engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM ({pats}) p WHERE big_fk < fk")).item()
     if low:
-        raise InvalidParameterError(
-            f"sdc: weight column {weight!r}: {low} key patterns have weights summing below their record count "
-            "(Fk < fk); sampling weights must be >= 1"
-        )
+        raise InvalidParameterError(WEIGHTS_BELOW_COUNT(where="sdc: ", weight=weight, n=low, first=""))
 
 
 def _individual_sql(engine: Any, pats: str, spec: Measures) -> tuple[float, float, float]:

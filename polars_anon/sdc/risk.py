@@ -34,6 +34,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, refuse_built_names
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import NO_ROWS, WEIGHTS_BELOW_COUNT
 from polars_anon.sdc.frequencies import Missing, check_frequency_args, exact_sum, hidden_keys, patterns
 
 __all__ = [
@@ -210,10 +211,8 @@ def risk_patterns(
     else:
         low = pats.filter(pl.col("Fk") < pl.col("fk"))
         if low.height:
-            raise InvalidParameterError(
-                f"weight column {weight!r}: {low.height} key patterns have weights summing below their record "
-                f"count (Fk < fk; first: {low.select(hidden_keys(keys)).row(0)}); sampling weights must be >= 1"
-            )
+            first = f"; first: {low.select(hidden_keys(keys)).row(0)}"
+            raise InvalidParameterError(WEIGHTS_BELOW_COUNT(where="", weight=weight, n=low.height, first=first))
         risk = benedetti_franconi(pats["fk"].to_numpy(), pats["Fk"].to_numpy(), method)
     return pats.with_columns(pl.Series("risk", risk, dtype=pl.Float64))
 
@@ -352,7 +351,7 @@ def global_risk(
     fk, risk = pats["fk"].to_numpy(), pats["risk"].to_numpy()
     n = int(n_pat.sum())
     if n == 0:
-        raise InvalidParameterError("the table has no rows; global risk is undefined")
+        raise InvalidParameterError(NO_ROWS(what="global_risk", why="global risk is undefined"))
     er = float((risk * n_pat).sum())  # as pa.sdc.measures: per pattern, in the patterns' order (the same bits)
     her = None
     if household is not None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import polars as pl
 import pytest
 
 import polars_anon as pa
-from polars_anon.duckdb import load_hierarchies, metric_pairs
-from polars_anon.messages import COLUMNS_NOT_FOUND, NO_HIERARCHY
+from polars_anon.duckdb import load_hierarchies, metric_pairs, register
+from polars_anon.messages import COLUMNS_NOT_FOUND, KEY_NOT_UNIQUE, NO_HIERARCHY
+from polars_anon.metrics.registry import compute
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
 
 Q = ["gender", "race"]
@@ -108,3 +111,62 @@ def test_empty_tables_are_refused_by_both_engines(key) -> None:
         metric_pairs(con, "o", "a", Q, key=key)
     with pytest.raises(pa.InputError, match="has no rows: there is nothing to measure"):
         pa.metrics.compute(TABLE_I.head(0), TABLE_IB.head(0), Q, ANIMAL_HIERARCHIES, "ncp", key=key)
+
+
+def _macro_con(original: pl.DataFrame, anonymized: pl.DataFrame, hierarchies: dict) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    register(con)
+    load_hierarchies(con, hierarchies)
+    con.register("o_frame", original.to_arrow())
+    con.register("a_frame", anonymized.to_arrow())
+    con.execute("CREATE TABLE o AS FROM o_frame; CREATE TABLE a AS FROM a_frame")
+    return con
+
+
+SEX = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+
+
+@pytest.mark.parametrize("metric", ["discernibility", "n_classes", "ncp"])
+def test_the_direct_macros_refuse_a_repeated_key_as_compute(metric: str) -> None:
+    """review17 #5: id 1 twice in the anonymized table; anon_discernibility said 8 and anon_n_classes 2."""
+    o = pl.DataFrame({"id": [1, 2, 3], "sex": ["F", "M", "F"]})
+    a = pl.DataFrame({"id": [1, 1, 2, 3], "sex": ["*", "F", "*", "F"]})
+    with pytest.raises(duckdb.Error) as refused:
+        _macro_con(o, a, SEX).sql(f"FROM anon_{metric}('o', 'a', ['sex'], key := 'id')").fetchall()
+    with pytest.raises(pa.InvalidParameterError) as caught:
+        compute(o, a, ["sex"], SEX, metric, key="id")
+    said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
+    assert said == str(caught.value) == KEY_NOT_UNIQUE(key="id", total=4, n_orig=3)
+
+
+@pytest.mark.parametrize(
+    ("qids", "key", "refused"),
+    [
+        (["__anon_s", "sex"], None, "qid column '__anon_s'"),
+        (["__anon_size", "sex"], None, "qid column '__anon_size'"),
+        (["sex", "__ANON_in"], None, "qid column '__ANON_in'"),
+        (["sex", "g"], "__anon_key", "key or sensitive column '__anon_key'"),
+    ],
+)
+def test_the_direct_macros_refuse_columns_named_like_their_own(qids: list[str], key: str | None, refused: str) -> None:
+    """review17 #6: a qid '__anon_s' was read as the sensitive code (cm 0.2 where it is 0.4); '__anon_size',
+    '__anon_key' raised unrelated binder errors. Now one refusal names the column."""
+    o = pl.DataFrame({qids[0]: ["F", "M", "F", "M"], qids[1]: ["F", "M", "F", "M"], "y": list("xyxy")})
+    o = o.with_columns(pl.Series(key or "id", [1, 2, 3, 4]))
+    con = _macro_con(o, o, {q: SEX["sex"] for q in qids})
+    k = f", key := '{key}'" if key else ""
+    with pytest.raises(duckdb.Error, match=re.escape(refused) + " is a name the anonymizer reserves"):
+        con.sql(f"FROM anon_cm('o', 'a', {qids!r}, sensitive := 'y'{k})").fetchall()
+
+
+def test_cm_and_mi_loss_with_qids_named_like_the_pairs_columns_agree_with_compute() -> None:
+    """Qids named 's', 'size', 'o', 'p' (the pairs' own column names) are read as qids, as Polars reads them."""
+    qids = ["s", "size", "o", "p"]
+    o = pl.DataFrame({q: ["F", "M", "F", "M", "F"] for q in qids} | {"y": list("xyxyy")})
+    a = pl.DataFrame({q: ["*", "*", "F", "M", "F"] for q in qids} | {"y": list("xyxyy")})
+    h = {q: SEX["sex"] for q in qids}
+    con = _macro_con(o, a, h)
+    for metric in ("cm", "mi_loss", "ncp"):
+        got = dict(con.sql(f"FROM anon_{metric}('o', 'a', {qids!r}, sensitive := 'y')").fetchall())
+        want = compute(o, a, qids, h, metric, sensitive="y").item(0, 0)
+        assert got[None] == pytest.approx(want, rel=1e-12), metric

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import duckdb
@@ -12,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
+from polars_anon._validate import RESERVED_NAMES
+from polars_anon.classes import k_summary
 from polars_anon.duckdb import load_hierarchies, register
-from polars_anon.messages import CHOICE, DISTANCE_PARAMETER, HIERARCHY_NOT_LOADED
+from polars_anon.messages import BUILT_NAME, CHOICE, DISTANCE_PARAMETER, HIERARCHY_NOT_LOADED
 from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
 from polars_anon.privacy.evaluate import class_measures
 
@@ -250,3 +253,42 @@ def test_t_closeness_refuses_a_hierarchy_not_loaded() -> None:
     assert _sql_error(con, "FROM anon_t_closeness('t', ['q'], 's', hierarchy := 'h')") == DISTANCE_PARAMETER(
         where=where, parameter="hierarchy", needs="hierarchical", distance="equal"
     )
+
+
+def _sizes_con(df: pl.DataFrame) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    register(con)
+    con.register("t", df.to_arrow())
+    return con
+
+
+@pytest.mark.parametrize(
+    ("macro", "qid"),
+    [
+        ("FROM anon_k_summary('t', ['size', 'g'], k := 2)", "size"),
+        ("FROM anon_class_sizes('t', ['size', 'g'])", "size"),
+        ("FROM anon_class_sizes('t', ['violates', 'g'])", "violates"),
+        ("FROM anon_risk('t', ['size', 'g'])", "size"),
+        ("FROM anon_risk('t', ['g', 'Count'])", "Count"),
+        ("FROM anon_k_summary('t', ['g', '__anon_none'])", "__anon_none"),
+    ],
+)
+def test_class_macros_refuse_a_qid_named_like_a_column_they_build(macro: str, qid: str) -> None:
+    """review17 #1: a qid 'size' was read as the class size: a table with a unique row (classes 2 and 1) came out
+    k-anonymous for k=2, (2, 5, 2, 12, 0, True); anon_risk's highest risk 0.2 for 1.0. Now one refusal names it."""
+    df = pl.DataFrame(
+        {"size": [5, 5, 7], "violates": [5, 5, 7], "Count": [1, 1, 2], "__anon_none": 1, "g": list("aab")}
+    )
+    said = _sql_error(_sizes_con(df), macro)
+    assert re.fullmatch(BUILT_NAME.pattern(what="qid column", name=qid) + r"(\n.*)*", said, re.S), said
+    assert f"({repr(list(RESERVED_NAMES))[:-1]}" in said  # the SQL list is Python's (and 'violates')
+    if qid == "size":  # Python refuses it too (its names match with case: DuckDB's without)
+        with pytest.raises(pa.InvalidParameterError, match="qid column 'size' is a name the anonymizer reserves"):
+            pa.risk(df, ["g", qid]) if "risk" in macro else k_summary(df.lazy(), ["size", "g"], 2).collect()
+
+
+def test_k_summary_takes_a_qid_named_violates_and_counts_by_hand() -> None:
+    """Only anon_class_sizes builds 'violates': k_summary and risk read such a qid as any other (classes of 2 and 1)."""
+    con = _sizes_con(pl.DataFrame({"violates": [5, 5, 7], "g": list("aab")}))
+    assert con.sql("FROM anon_k_summary('t', ['violates', 'g'], k := 2)").fetchall() == [(2, 1, 2, 3, 1, False)]
+    assert con.sql("SELECT highest, sample_uniques FROM anon_risk('t', ['violates', 'g'])").fetchall() == [(1.0, 1 / 3)]

@@ -134,3 +134,28 @@ def test_sql_refuses_what_python_refuses_in_the_same_words(
 def test_both_accept_the_edges(python: Callable[[], Any], sql: str, con: duckdb.DuckDBPyConnection) -> None:
     python()
     assert con.sql(sql).fetchall()
+
+
+NAMED = pl.DataFrame({"size": ["a", "a", "b"], "__anon_none": ["a", "a", "b"], "count": list("xyx"), "s": list("xyx")})
+
+
+@pytest.mark.parametrize(
+    ("qids", "sensitive", "macro"),
+    [
+        (["size"], "s", "anon_l_diversity"),
+        (["__anon_none"], "s", "anon_t_closeness"),
+        (["s"], "count", "anon_delta_disclosure"),
+        (["size"], "s", "anon_beta_likeness"),
+    ],
+)
+def test_a_privacy_macro_refuses_a_reserved_name_as_pa_check(qids: list[str], sensitive: str, macro: str) -> None:
+    """review17 #1/#11: the class struct holds an '__anon_none' field beside the qids; a qid of that name, or one named
+    like the counts' columns, is refused in pa.check's words (it was read: a struct with the name twice)."""
+    con = duckdb.connect()
+    register(con)
+    con.register("named", NAMED.to_arrow())
+    with pytest.raises(AnonError) as caught:
+        pa.check(NAMED, qids, [LDiversity(sensitive, l=1)])
+    with pytest.raises(duckdb.Error) as refused:
+        con.sql(f"FROM {macro}('named', {qids!r}, '{sensitive}')").fetchall()
+    assert str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0] == str(caught.value)

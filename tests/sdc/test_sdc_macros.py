@@ -1,0 +1,94 @@
+"""The SDC macros (sql/sdc.sql) on the inputs review17 found them answering wrongly: a user column standing in for a
+built one, and weights the Python twins refuse (the refusals word for word as Python's, where the wording can be)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.duckdb import register
+from polars_anon.messages import BUILT_NAME, WEIGHT_NOT_NUMERIC, WEIGHTS_BELOW_COUNT
+
+
+def _con(**tables: pl.DataFrame) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    register(con)
+    for name, df in tables.items():
+        con.register(name, df.to_arrow())
+    return con
+
+
+def _sql_error(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    with pytest.raises(duckdb.Error) as info:
+        con.sql(sql).fetchall()
+    return str(info.value).removeprefix("Invalid Input Error: ").splitlines()[0]
+
+
+def _python_error(call) -> str:
+    with pytest.raises(pa.InvalidParameterError) as info:
+        call()
+    return str(info.value)
+
+
+def test_a_column_named_like_a_helper_is_not_read_as_the_weight() -> None:
+    """The macro's weight list was a column 'ws': a user's VARCHAR 'ws' gave Fk 15 and 9; by hand 10 + 30 and 5."""
+    con = _con(s=pl.DataFrame({"k": ["x", "x", "y"], "w": [10.0, 30.0, 5.0], "ws": ["7", "8", "9"]}))
+    assert con.sql("FROM anon_frequencies('s', ['k'], weight := 'w')").fetchall() == [("x", 2.0, 40.0), ("y", 1.0, 5.0)]
+
+
+@pytest.mark.parametrize("key", ["risk", "fk", "big_fk", "Fk", "__anon_k0"])
+@pytest.mark.parametrize("macro", ["anon_frequencies", "anon_individual_risk", "anon_global_risk"])
+def test_a_key_named_like_a_built_column_is_refused_by_name(key: str, macro: str) -> None:
+    """A key 'risk' gave a global risk of 1.333 (above 1; Python 0.16368), keys 'fk' / 'big_fk' were read as fk / Fk."""
+    con = _con(t=pl.DataFrame({key: [1, 1, 2], "w": [10.0, 30.0, 5.0]}))
+    said = _sql_error(con, f"FROM {macro}('t', ['{key}'], weight := 'w')")
+    assert re.fullmatch(BUILT_NAME.pattern(what="key column", name=key), said), said
+
+
+WEIGHTS = {  # the weight column and whether Python's check_weights refuses it by value (else by type)
+    "negative": (pl.Series("w", [10.0, -3.0, 5.0]), True),
+    "nan": (pl.Series("w", [10.0, float("nan"), 5.0]), True),
+    "null": (pl.Series("w", [10.0, None, 5.0]), True),
+    "zero-int": (pl.Series("w", [10, 0, 5]), True),
+    "infinite": (pl.Series("w", [10.0, float("inf"), 5.0]), True),
+    "text": (pl.Series("w", ["10", "30", "5"]), False),
+    "boolean": (pl.Series("w", [True, False, True]), False),
+}
+
+
+@pytest.mark.parametrize("case", list(WEIGHTS), ids=list(WEIGHTS))
+@pytest.mark.parametrize("macro", ["anon_frequencies", "anon_individual_risk", "anon_global_risk"])
+def test_bad_weights_are_refused_as_python_refuses_them(case: str, macro: str) -> None:
+    """NULL, NaN, negative weights, VARCHAR '10' and BOOLEAN false passed (false: Fk 0, risk 1.0)."""
+    weights, by_value = WEIGHTS[case]
+    df = pl.DataFrame({"k": [1, 1, 2]}).with_columns(weights)
+    said = _sql_error(_con(t=df), f"FROM {macro}('t', ['k'], weight := 'w')")
+    python = _python_error(lambda: pa.sdc.global_risk(df, ["k"], weight="w"))
+    if by_value:
+        assert said == python
+    else:  # the type named as each engine names it
+        assert re.fullmatch(WEIGHT_NOT_NUMERIC.pattern(weight="w"), said) and python.startswith(said.split(" got ")[0])
+
+
+def test_weights_summing_below_the_record_count_are_refused() -> None:
+    """Weights of 0.5 in a pattern of 2: Fk = 1 < fk = 2, refused by Python's risk_patterns (with the first pattern)."""
+    df = pl.DataFrame({"k": [1, 1, 2], "w": [0.5, 0.5, 3.0]})
+    said = _sql_error(_con(t=df), "FROM anon_global_risk('t', ['k'], weight := 'w')")
+    assert re.fullmatch(WEIGHTS_BELOW_COUNT.pattern(where="", weight="w", n=1, first=""), said), said
+    python = _python_error(lambda: pa.sdc.global_risk(df, ["k"], weight="w"))
+    assert python == WEIGHTS_BELOW_COUNT(where="", weight="w", n=1, first="; first: (1,)")
+    assert _con(t=df).sql("FROM anon_frequencies('t', ['k'])").fetchall() == [(1, 2.0, 2.0), (2, 1.0, 1.0)]
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+def test_the_global_risk_of_an_empty_table_is_refused_as_python(weight: str | None) -> None:
+    """anon_global_risk returned (NULL, NULL, NULL, 0, 0); Python refuses: the risk of no rows is undefined."""
+    df = pl.DataFrame({"k": [1], "w": [2.0]}).head(0)
+    w = f", weight := '{weight}'" if weight else ""
+    said = _sql_error(_con(t=df), f"FROM anon_global_risk('t', ['k']{w})")
+    assert said == _python_error(lambda: pa.sdc.global_risk(df, ["k"], weight=weight))
+    assert _con(t=df).sql(f"FROM anon_frequencies('t', ['k']{w})").fetchall() == []  # Python: no patterns either
