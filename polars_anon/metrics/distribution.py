@@ -69,9 +69,11 @@ def hellinger_distance(
     """d_hell(P, Q) of one attribute from its :attr:`~polars_anon.metrics.data.MetricData.cells` (Int64 arrays: rows,
     original leaf and published node of each cell; any order), in NumPy: the same
     floats, in the same order, as the frames this replaced (a join of the published counts on the hierarchy's
-    closure, 600,000 rows for Cup's ZIP: 0.19 of the report's CPU s), so the same bits: each division by the
-    literal n or sqrt 2 as Polars made it on the replaced frame's column (:func:`_scaled`; that column spans every
-    attribute, so it has one row only when the attribute is `alone` and the column holds one value). Per leaf:
+    closure, 600,000 rows for Cup's ZIP: 0.19 of the report's CPU s), so the same bits but in the last places where
+    those frames' group-by divided by the literal n in one group and multiplied by its inverse in another (they
+    gave 7.85e-17 for a publication equal to its original; here P and Q are made alike: exactly 0): each division
+    by the literal n or sqrt 2 as Polars made it on the replaced frame's column (:func:`_scaled`; that column spans
+    every attribute, so it has one row only when the attribute is `alone` and the column holds one value). Per leaf:
     P its rows over n; Q the sum, sorted and added left to right, of c(x) / nl(x) / n over its published ancestors
     x (itself included); then the sorted sum of (sqrt P - sqrt Q)^2 over the leaves (a leaf with neither adds 0.0
     to a sum of non-negative numbers: no bit changes). Each leaf's ancestors come from the hierarchy's ancestor
