@@ -115,6 +115,17 @@ MACRO_CASES = [
     ("generalize: level above the root", "SELECT anon_generalize('age', 23, 4)", _level("age", 4, 3)),
     ("generalize: negative level", "SELECT anon_generalize('age', 23, -1)", _level("age", -1, 3)),
     ("generalize: level 1.5", "SELECT anon_generalize('age', 23, 1.5)", _level("age", 1.5, 3)),
+    ("generalize: a NULL value, level above the root", "SELECT anon_generalize('age', NULL, 4)", _level("age", 4, 3)),
+    (
+        "generalize: a column of NULLs, level above the root",
+        "SELECT anon_generalize('age', NULL::INTEGER + x, 4) FROM t",
+        _level("age", 4, 3),
+    ),
+    (
+        "generalize: a NULL value, hierarchy not loaded",
+        "SELECT anon_generalize('height', NULL, 1)",
+        NO_HIERARCHY.pattern(qid="height"),
+    ),
     (
         "generalize: an inner node is not a leaf",
         "SELECT anon_generalize('age', '20-24', 1)",
