@@ -38,6 +38,7 @@ __all__ = [
     "NOT_A_LEAF",
     "NOT_FRACTION",
     "NOT_POSITIVE",
+    "NOT_UNDER_PUBLISHED",
     "NO_HIERARCHY",
     "NO_ROWS",
     "QIDS_EMPTY",
@@ -118,6 +119,13 @@ NOT_A_LEAF = Message(
     "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows",
 )
 """One value (SQL's ``anon_generalize`` sees one row at a time); ``check_values`` counts them all."""
+NOT_UNDER_PUBLISHED = Message(
+    "not_under_published",
+    "column {column!r}: original values are not under their published value (first: [{pairs}]); the original and "
+    "published rows must be row-aligned, or share a class id column",
+)
+"""Encoding with the original rows: ``pairs`` the first 5 offending ``'leaf' -> 'published'`` by published value, then
+leaf (string order), of the first qid that has any."""
 HIERARCHY_NOT_LOADED = Message(
     "hierarchy_not_loaded",
     "{where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)",
@@ -168,6 +176,7 @@ _ALL = (
     NO_HIERARCHY,
     LEVEL_OUT_OF_RANGE,
     NOT_A_LEAF,
+    NOT_UNDER_PUBLISHED,
     HIERARCHY_NOT_LOADED,
     DISTANCE_PARAMETER,
     VARIANT_PARAMETER,
