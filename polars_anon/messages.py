@@ -116,9 +116,10 @@ LEVEL_OUT_OF_RANGE = Message(
 """Python (``Hierarchy``): ``where=''``; SQL names the hierarchy: ``where="hierarchy 'age': "``."""
 NOT_A_LEAF = Message(
     "not_a_leaf",
-    "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows",
+    "column {column!r}: {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows",
 )
-"""One value (SQL's ``anon_generalize`` sees one row at a time); ``check_values`` counts them all."""
+"""One value (SQL's ``anon_generalize`` sees one row at a time): the words of
+:func:`polars_anon._validate.not_leaves` for one value; ``check_values`` counts them all."""
 NOT_UNDER_PUBLISHED = Message(
     "not_under_published",
     "column {column!r}: original values are not under their published value (first: [{pairs}]); the original and "
