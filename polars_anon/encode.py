@@ -64,6 +64,7 @@ from polars_anon.errors import (
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import label_expr, label_exprs
+from polars_anon.messages import NOT_UNDER_PUBLISHED
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
@@ -347,10 +348,7 @@ def _check_truthful(
         )
         if bad.height:
             shown = [f"{l!r} -> {p!r}" for p, l in bad.select("__anon_p", "__anon_l").rows()]
-            raise InvalidParameterError(
-                f"column {q!r}: original values are not under their published value (first: [{', '.join(shown)}]); "
-                "the original and published rows must be row-aligned, or share a class id column"
-            )
+            raise InvalidParameterError(NOT_UNDER_PUBLISHED(column=q, pairs=", ".join(shown)))
 
 
 def encode(

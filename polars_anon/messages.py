@@ -41,6 +41,7 @@ __all__ = [
     "NOT_A_LEAF",
     "NOT_FRACTION",
     "NOT_POSITIVE",
+    "NOT_UNDER_PUBLISHED",
     "NO_HIERARCHY",
     "NO_ROWS",
     "QIDS_EMPTY",
@@ -120,9 +121,17 @@ LEVEL_OUT_OF_RANGE = Message(
 """Python (``Hierarchy``): ``where=''``; SQL names the hierarchy: ``where="hierarchy 'age': "``."""
 NOT_A_LEAF = Message(
     "not_a_leaf",
-    "column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows",
+    "column {column!r}: {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows",
 )
-"""One value (SQL's ``anon_generalize`` sees one row at a time); ``check_values`` counts them all."""
+"""One value (SQL's ``anon_generalize`` sees one row at a time): the words of
+:func:`polars_anon._validate.not_leaves` for one value; ``check_values`` counts them all."""
+NOT_UNDER_PUBLISHED = Message(
+    "not_under_published",
+    "column {column!r}: original values are not under their published value (first: [{pairs}]); the original and "
+    "published rows must be row-aligned, or share a class id column",
+)
+"""Encoding with the original rows: ``pairs`` the first 5 offending ``'leaf' -> 'published'`` by published value, then
+leaf (string order), of the first qid that has any."""
 HIERARCHY_NOT_LOADED = Message(
     "hierarchy_not_loaded",
     "{where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)",
@@ -202,6 +211,7 @@ _ALL = (
     NO_HIERARCHY,
     LEVEL_OUT_OF_RANGE,
     NOT_A_LEAF,
+    NOT_UNDER_PUBLISHED,
     HIERARCHY_NOT_LOADED,
     DISTANCE_PARAMETER,
     VARIANT_PARAMETER,

@@ -70,10 +70,15 @@ CREATE OR REPLACE TEMP MACRO anon_msg_no_hierarchy("qid") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_level_out_of_range("where", "level", "top", "root") AS
   coalesce("where"::VARCHAR, 'None') || 'level ' || coalesce("level"::VARCHAR, 'None') || ' is outside this hierarchy''s levels 0..' || coalesce("top"::VARCHAR, 'None') || ' (root ' || anon_msg_repr("root") || ')';
 
--- anon_msg_not_a_leaf(column, value): column {column!r}: value {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows
+-- anon_msg_not_a_leaf(column, value): column {column!r}: {value!r} is not a leaf of its hierarchy; add it to the hierarchy or drop those rows
 -- Twin: polars_anon.messages.NOT_A_LEAF
 CREATE OR REPLACE TEMP MACRO anon_msg_not_a_leaf("column", "value") AS
-  'column ' || anon_msg_repr("column") || ': value ' || anon_msg_repr("value") || ' is not a leaf of its hierarchy; add it to the hierarchy or drop those rows';
+  'column ' || anon_msg_repr("column") || ': ' || anon_msg_repr("value") || ' is not a leaf of its hierarchy; add it to the hierarchy or drop those rows';
+
+-- anon_msg_not_under_published(column, pairs): column {column!r}: original values are not under their published value (first: [{pairs}]); the original and published rows must be row-aligned, or share a class id column
+-- Twin: polars_anon.messages.NOT_UNDER_PUBLISHED
+CREATE OR REPLACE TEMP MACRO anon_msg_not_under_published("column", "pairs") AS
+  'column ' || anon_msg_repr("column") || ': original values are not under their published value (first: [' || coalesce("pairs"::VARCHAR, 'None') || ']); the original and published rows must be row-aligned, or share a class id column';
 
 -- anon_msg_hierarchy_not_loaded(where, name): {where}no hierarchy is loaded as {name!r}; call polars_anon.duckdb.load_hierarchy(con, {name!r}, h)
 -- Twin: polars_anon.messages.HIERARCHY_NOT_LOADED

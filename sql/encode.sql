@@ -17,7 +17,8 @@
 -- (class, column) pair, zeros included, ordered by class then col_index. Wide, in DuckDB:
 --   PIVOT (SELECT class, col, value FROM anon_encode_classes(...)) ON col USING first(value)
 -- Refuses an unknown representation, an empty qids and qids that are not columns of anon
--- (or orig), whatever the rows.
+-- (or orig), whatever the rows; with orig, an original value that is not under its row's
+-- published one (the tables are not row-aligned), as encode does.
 -- Twin: polars_anon.encode.encode / polars_anon.write_encoded(layout='classes')
 CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := 'proportional', orig := NULL) AS TABLE
   WITH
@@ -77,6 +78,21 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   leaf_counts AS (  -- proportional: original leaves per (class, qid), summed into every ancestor
     SELECT pairs.p, q.i, pairs.o[q.i + 1] AS leaf_label, sum(pairs.n) AS n
     FROM pairs CROSS JOIN q WHERE representation = 'proportional' GROUP BY ALL),
+  not_under AS (  -- proportional: (qid, published, original) pairs whose original leaf is not under the published node
+    SELECT d.i, d.pl, d.ol
+    FROM (SELECT DISTINCT q.i, pairs.p[q.i + 1] AS pl, pairs.o[q.i + 1] AS ol
+          FROM pairs CROSS JOIN q WHERE representation = 'proportional') AS d
+    JOIN nd AS pn ON pn.i = d.i AND pn.label = d.pl
+    JOIN nd AS lf ON lf.i = d.i AND lf.label = d.ol AND lf.is_leaf  -- other values: refused as not a node / leaf
+    WHERE NOT EXISTS (SELECT 1 FROM anon_closure AS c
+                      WHERE c.hierarchy = pn.attribute AND c.leaf = lf.node AND c.ancestor = pn.node)),
+  truthful AS MATERIALIZED (  -- the first such qid and its first 5 pairs, as encode refuses them
+    SELECT coalesce(
+      (SELECT error(anon_msg_not_under_published(
+                qids[b.i + 1],
+                array_to_string(list(anon_msg_repr(b.ol) || ' -> ' || anon_msg_repr(b.pl) ORDER BY b.pl, b.ol)[1:5], ', ')))
+       FROM not_under AS b WHERE b.i = (SELECT min(i) FROM not_under) GROUP BY b.i),
+      true) AS ok),
   shares AS (
     SELECT lc.p, lc.i, cl.ancestor AS node,
            sum(CASE WHEN lf.node IS NULL OR NOT lf.is_leaf
@@ -101,5 +117,5 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   JOIN blocks ON blocks.i = cols.i
   JOIN published AS pub ON pub.p = cls.p AND pub.i = cols.i
   LEFT JOIN shares AS sh ON sh.p = cls.p AND sh.i = cols.i AND sh.node = cols.node
-  WHERE (SELECT r IS NOT NULL FROM rep)
+  WHERE (SELECT r IS NOT NULL FROM rep) AND (SELECT ok FROM truthful)
   ORDER BY cls.p, col_index;

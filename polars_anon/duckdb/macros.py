@@ -132,7 +132,7 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
     checked integers; no user value is formatted into the text. Rows keep their
     input order (a row number is carried through the lookups and sorted on). The
     query refuses, naming them, a hierarchy not loaded (even over an empty table)
-    and a value that is not a leaf (see ``anon_generalize``).
+    and a value that is no node of its hierarchy (see ``anon_generalize``).
 
     Raises
     ------

@@ -160,7 +160,8 @@ class _DiversityCheck(Check):
         self.values = Values(model, context)
 
     def counts(self, view: ClassView) -> np.ndarray:
-        return self.values.counts(view) if self.values.labels.len() else view.counts[self.model.attribute]
+        """(n, m) counts of the values read: none when every value is null and ignored (every class then fails)."""
+        return self.values.counts(view)
 
     def measure(self, view: ClassView) -> np.ndarray:
         counts = self.counts(view)
@@ -172,6 +173,8 @@ class _DiversityCheck(Check):
             if self.model.estimator == "grassberger":
                 return np.where(held, np.exp(grassberger_entropy(counts)), 0.0)
             return np.where(held, np.exp(entropy(counts)), 0.0)
+        if not counts.shape[1]:  # no value read anywhere: r_1 / 0, fails
+            return np.full(len(counts), np.inf)
         ordered = -np.sort(-counts, axis=1)
         lv = int(self.model.l)
         tail = (
@@ -185,7 +188,7 @@ class _DiversityCheck(Check):
         if self.model.variant != "distinct":
             return super().ok_one(size, counts)
         c = counts[self.model.attribute]
-        if self.values.labels.len() and self.values.keep is not None:
+        if self.values.keep is not None:
             c = c[self.values.keep]
         return int(np.count_nonzero(c)) >= self.model.l  # the distinct values (measure) against l (ok)
 

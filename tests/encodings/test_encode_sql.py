@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import polars as pl
 import pytest
 
+import polars_anon as pa
 from polars_anon.duckdb import load_hierarchies
 from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
 from tests.encodings.test_encode_table_iii import TABLE_III
@@ -102,3 +105,26 @@ def test_sql_refusals():
     con.execute("DELETE FROM anon_nodes WHERE hierarchy = 'race'")
     with pytest.raises(duckdb.Error, match="no hierarchy loaded under that name"):
         con.execute(q.format(t="pub", a="representation := 'oneclass'")).fetchall()
+
+
+G = {"g": pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})}
+
+
+@pytest.mark.parametrize(
+    ("hierarchies", "pub", "orig"),
+    [
+        (ANIMAL_HIERARCHIES, TABLE_IB, TABLE_I.reverse()),  # race: 'cat' -> 'cetaceans' ...; gender stays under '*'
+        (G, pl.DataFrame({"g": ["A", "A", "B", "B"]}), pl.DataFrame({"g": ["b1", "b2", "a1", "a2"]})),
+        (G, pl.DataFrame({"g": ["A", "*", "B", "B"]}), pl.DataFrame({"g": ["a1", "b2", "b1", "a2"]})),  # one bad row
+    ],
+    ids=["animals reversed", "A over b1, b2", "B over a2"],
+)
+def test_original_rows_not_under_their_published_value_are_refused_as_in_polars(hierarchies, pub, orig):
+    """The proportional shares of a class read its original rows: a row whose original value is not under its
+    published one (tables not row-aligned) gave shares of another class's values (g_B = 1.0 in class A)."""
+    with pytest.raises(pa.InvalidParameterError) as python:
+        encode(pub, hierarchies, "proportional", original=orig)
+    con = _connect(hierarchies, pub=pub, orig=orig)
+    with pytest.raises(duckdb.Error) as sql:
+        con.execute(f"FROM anon_encode_classes('pub', {list(hierarchies)!r}, orig := 'orig')").fetchall()
+    assert re.sub(r"^[A-Za-z ]+Error: ", "", str(sql.value)) == str(python.value)

@@ -115,10 +115,16 @@ MACRO_CASES = [
     ("generalize: level above the root", "SELECT anon_generalize('age', 23, 4)", _level("age", 4, 3)),
     ("generalize: negative level", "SELECT anon_generalize('age', 23, -1)", _level("age", -1, 3)),
     ("generalize: level 1.5", "SELECT anon_generalize('age', 23, 1.5)", _level("age", 1.5, 3)),
+    ("generalize: a NULL value, level above the root", "SELECT anon_generalize('age', NULL, 4)", _level("age", 4, 3)),
     (
-        "generalize: an inner node is not a leaf",
-        "SELECT anon_generalize('age', '20-24', 1)",
-        NOT_A_LEAF.pattern(column="age", value="20-24"),
+        "generalize: a column of NULLs, level above the root",
+        "SELECT anon_generalize('age', NULL::INTEGER + x, 4) FROM t",
+        _level("age", 4, 3),
+    ),
+    (
+        "generalize: a NULL value, hierarchy not loaded",
+        "SELECT anon_generalize('height', NULL, 1)",
+        NO_HIERARCHY.pattern(qid="height"),
     ),
     (
         "generalize: a value outside the hierarchy",
@@ -271,6 +277,28 @@ def test_generalize_matches_integer_columns_as_text(con: duckdb.DuckDBPyConnecti
     via_polars = pa.generalize(T.lazy(), {"age": AGE}, {"age": 1}).collect()
     assert via_sql.equals(via_polars) and via_sql["age"].to_list() == ["20-24", "35-39", "35-39"]
     assert con.sql("SELECT anon_generalize('age', NULL, 2)").fetchall() == [(None,)]  # NULL stays NULL
+
+
+@pytest.mark.parametrize(
+    "value", ["23", "20-24", "20-29", "*", "19"], ids=["leaf", "inner", "inner", "root", "outside"]
+)
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_generalize_takes_any_node_in_polars_and_sql_alike(con, value: str, level: int) -> None:
+    """generalize_expr maps any node (its docstring; the road publishes a null qid's rows at the root and maps them
+    on): anon_generalize refused an inner node ('20-24' at level 2, where generalize_expr gives '20-29'). Both map
+    a node as level_map says, and refuse a value that is no node in the same words."""
+    frame = pl.DataFrame({"age": [value]})
+    if value == "19":
+        with pytest.raises(pa.ValueNotInHierarchyError) as python:
+            frame.select(pa.generalize_expr("age", AGE, level))
+        with pytest.raises(duckdb.Error) as sql:
+            con.execute("SELECT anon_generalize('age', ?, ?)", [value, level]).fetchall()
+        assert _sql_message(sql.value) == NOT_A_LEAF(column="age", value=value)
+        assert str(python.value).startswith(NOT_A_LEAF(column="age", value=value))
+        return
+    want = dict(AGE.level_map(level).iter_rows())[value]
+    assert frame.select(pa.generalize_expr("age", AGE, level)).item() == want
+    assert con.execute("SELECT anon_generalize('age', ?, ?)", [value, level]).fetchall() == [(want,)]
 
 
 # ------------------------------------------------------------------ the messages are one text

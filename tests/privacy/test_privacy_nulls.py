@@ -119,6 +119,26 @@ def test_every_model_reads_nulls_by_its_policy_in_python_and_sql(con, model, wan
     assert str(python.value) in str(sql_error.value)
 
 
+ALL_NULL = pl.DataFrame({"q": ["a", "a", "b"], "s": [None, None, None]}, schema={"q": pl.String, "s": pl.String})
+
+
+@pytest.mark.parametrize(("model", "want", "macro"), CASES, ids=IDS)
+def test_no_value_read_in_the_whole_table_fails_every_model(con, model, want, macro) -> None:
+    """Every value null and ignored: no class shows a value (class c above, here the whole table), so each fails,
+    also at l = 1: measure 0 for distinct / entropy l-diversity, infinite for the others, in Python and SQL."""
+    import dataclasses
+
+    m = _with(dataclasses.replace(model, l=1) if isinstance(model, pa.LDiversity) else model, "ignore")
+    got = class_measures(ALL_NULL, ["q"], m)
+    assert got["measure"].to_list() == [want["ignore"][2]] * 2 and not got["satisfied"].any()
+    status = pa.check(ALL_NULL, ["q"], [m])["models"][0]
+    assert not status["satisfied"] and status["violating_rows"] == 3
+    con.register("all_null", ALL_NULL.to_arrow())
+    call = macro.replace("?", "'all_null'", 1).replace("?", "['q']", 1).replace("l := 2", "l := 1")
+    sql = con.sql(f"SELECT measure, satisfied FROM {call}, sensitive_null := 'ignore') ORDER BY class.q").fetchall()
+    assert sql == [(want["ignore"][2], False)] * 2
+
+
 def _ok(model, v: float) -> bool:
     if isinstance(model, pa.LDiversity):
         return v < model.c if model.variant == "recursive" else v >= model.l
@@ -132,7 +152,7 @@ def _ok(model, v: float) -> bool:
 def test_hierarchical_closeness_refuses_null_as_a_value() -> None:
     """No hierarchy has a null leaf: with sensitive_null='value' the null is refused as not a leaf."""
     m = pa.TCloseness("s", t=0.3, distance="hierarchical", hierarchy=S, sensitive_null="value")
-    with pytest.raises(pa.errors.ValueNotInHierarchyError, match="value None is not a leaf"):
+    with pytest.raises(pa.errors.ValueNotInHierarchyError, match="None is not a leaf"):
         pa.check(T, ["q"], [m])
 
 

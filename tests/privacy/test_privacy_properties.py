@@ -265,3 +265,81 @@ def test_hierarchical_emd_of_a_class_is_the_same_bits_alone_and_among_many(h: pa
         check.measure(ClassView(counts[i : i + 1].sum(axis=1), {"s": counts[i : i + 1]}))[0] for i in range(len(counts))
     ]
     assert many.tolist() == alone
+
+
+@st.composite
+def tables_with_nulls(draw: st.DrawFn, max_rows: int = 30) -> tuple[pl.DataFrame, dict]:
+    """Sensitive values with nulls; one table in four all null (nothing to read under ``"ignore"``)."""
+    df, hs = draw(tables(n_qids=2, max_rows=max_rows))
+    pool = [None] if draw(st.integers(0, 3)) == 0 else [*VALUES, None]
+    s = draw(st.lists(st.sampled_from(pool), min_size=df.height, max_size=df.height))
+    return df.with_columns(pl.Series("s", s, dtype=pl.String)), hs
+
+
+def _ignoring_nulls(model):
+    import dataclasses
+
+    return dataclasses.replace(model, sensitive_null="ignore")
+
+
+NULL_MODELS = st.one_of(  # l = 1 too: one value read passes, none fails
+    MODELS, st.sampled_from([LDiversity("s", l=1), LDiversity("s", l=1, variant="entropy")])
+)
+
+
+def reference_measure_ignoring_nulls(model, values: list, overall: dict) -> float:
+    """The loop on the non-null values; a class without one has nothing to judge (the ``Values`` docstring):
+    measure 0 for distinct and entropy l-diversity, infinite for the others."""
+    read = [v for v in values if v is not None]
+    if read:
+        return reference_measure(model, read, overall)
+    return 0.0 if isinstance(model, LDiversity) and model.variant != "recursive" else math.inf
+
+
+def reference_ok_ignoring_nulls(model, values: list, overall: dict) -> bool:
+    read = [v for v in values if v is not None]
+    return bool(read) and reference_ok(model, read, overall)
+
+
+def _overall_read(df: pl.DataFrame) -> dict:
+    read = df["s"].drop_nulls().to_list()
+    return ref.distribution(read) if read else {}
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=tables_with_nulls(), model=NULL_MODELS)
+def test_class_measures_ignoring_nulls_equal_the_reference_loop(t, model) -> None:
+    """sensitive_null='ignore': a class whose values are all null fails, also when every value of the table is."""
+    df, _ = t
+    model = _ignoring_nulls(model)
+    overall = _overall_read(df)
+    want = ref.classes(df.to_dicts(), QIDS, "s")
+    got = class_measures(df, QIDS, model)
+    assert got.height == len(want)
+    for q0, q1, _size, measure, ok in got.iter_rows():
+        values = want[(q0, q1)]
+        expected = reference_measure_ignoring_nulls(model, values, overall)
+        assert (math.isinf(measure) and math.isinf(expected)) or measure == pytest.approx(expected, abs=1e-12)
+        assert ok == reference_ok_ignoring_nulls(model, values, overall)
+    status = pa.check(df, QIDS, [model])["models"][0]
+    assert status["satisfied"] == all(reference_ok_ignoring_nulls(model, v, overall) for v in want.values())
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    t=tables_with_nulls(max_rows=30),
+    k=st.integers(1, 3),
+    model=NULL_MODELS,
+    method=st.sampled_from(["fulldomain", "datafly", "greedy", "mondrian", "topdown"]),
+)
+def test_every_algorithm_output_satisfies_every_model_ignoring_nulls(t, k, model, method) -> None:
+    df, hs = t
+    assume(k <= df.height)
+    model = _ignoring_nulls(model)
+    try:
+        out = pa.anonymize(df, hierarchies=hs, insensitive="row", k=k, method=method, privacy=[model]).collect()
+    except InfeasibleError:
+        return
+    overall = _overall_read(df)
+    groups = ref.classes(out.to_dicts(), QIDS, "s")
+    assert all(len(v) >= k and reference_ok_ignoring_nulls(model, v, overall) for v in groups.values())
