@@ -159,3 +159,29 @@ def test_a_privacy_macro_refuses_a_reserved_name_as_pa_check(qids: list[str], se
     with pytest.raises(duckdb.Error) as refused:
         con.sql(f"FROM {macro}('named', {qids!r}, '{sensitive}')").fetchall()
     assert str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0] == str(caught.value)
+
+
+HELPER_NAMED = [  # (macro call on table h, whose extra column is named like a macro's helper column)
+    "FROM anon_frequencies('h', ['k'], weight := 'w')",  # review18: '__anon_w' was read as the weights (Fk 200)
+    "FROM anon_global_risk('h', ['k'], weight := 'w')",
+    "FROM anon_class_sizes('h', ['k'])",  # '__anon_none' split the classes ('a' twice, size 1)
+    "FROM anon_k_summary('h', ['k'], k := 2)",
+    "FROM anon_l_diversity('h', ['k'], 's', l := 2)",
+    "FROM anon_risk('h', ['k'])",
+]
+
+
+@pytest.mark.parametrize("helper", ["__anon_w", "__anon_none", "__ANON_x"])
+@pytest.mark.parametrize("call", HELPER_NAMED)
+def test_a_column_named_like_a_helper_column_is_refused_by_name(helper: str, call: str) -> None:
+    """Any column of the table (not only a qid or key) named with the macros' helper prefix: one message naming it,
+    where a '__anon_w' was silently read as the weights and a '__anon_none' split the classes."""
+    con = duckdb.connect()
+    register(con)
+    rows = "('a', 'x', 5.0, 'u'), ('a', 'y', 5.0, 'v'), ('b', 'x', 50.0, 'u'), ('b', 'y', 50.0, 'v')"
+    con.execute(f'CREATE TABLE h AS SELECT * FROM (VALUES {rows}) t(k, s, w, "{helper}")')
+    with pytest.raises(duckdb.Error) as info:
+        con.sql(call).fetchall()
+    assert f"column '{helper}' is a name the SQL macros use for their helper columns" in str(info.value)
+    con.execute(f'ALTER TABLE h RENAME COLUMN "{helper}" TO extra')
+    assert con.sql(call).fetchall()  # the same table with the column renamed is read
