@@ -32,9 +32,10 @@ CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
 
 -- anon_check_columns(tbl, names, what): true, or an error naming the `names` (a VARCHAR list,
 -- called `what` in the message) that are not columns of table or view tbl, or else the first
--- column of tbl named with the macros' helper prefix '__anon_' (any column: the macros add
--- helper columns beside the user's and select them by name, so a user's '__anon_w' was read as
--- the weights and a '__anon_none' split the classes). One subquery reads the columns and makes
+-- other column of tbl named with the macros' helper prefix '__anon_' (the macros add helper
+-- columns beside the user's and select them by name, so a user's '__anon_w' was read as the
+-- weights and a '__anon_none' split the classes; the `names` are refused by their callers, in
+-- their role). One subquery reads the columns and makes
 -- the message (NULL when all is well); the error is raised outside it, by a lambda over that
 -- one value, so that a CASE orders several checks (DuckDB runs the subqueries of every branch
 -- first). One subquery and one message to bind, not five and two: a third of the planning time
@@ -47,7 +48,8 @@ CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
                   WHEN m.helper IS NOT NULL
                   THEN anon_msg_built_name('column', m.helper, 'the SQL macros use for their helper columns',
                                            'names starting with ''__anon_''', m.helper[3:]) END
-      FROM (SELECT c.cols, anon_missing_of(c.cols, names) AS missing, anon_built_name(c.cols, []) AS helper
+      FROM (SELECT c.cols, anon_missing_of(c.cols, names) AS missing,
+                   anon_built_name(list_filter(c.cols, lambda x: NOT list_contains(names, x)), []) AS helper
             FROM (SELECT anon_columns_of(tbl) AS cols) AS c) AS m)],
     lambda msg: CASE WHEN msg IS NULL THEN true ELSE error(msg) END)[1];
 
