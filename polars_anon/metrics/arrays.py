@@ -29,15 +29,12 @@ import polars as pl
 
 from polars_anon._memory import release_freed_memory
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.metrics import cells
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import (
     SENSITIVE,
     SIZE,
     SUPPRESSED,
     MetricData,
-    cells_table,
-    fully_suppressed,
     orig_col,
     pub_col,
 )
@@ -505,66 +502,10 @@ def whole_table_values(
     a = _Arrays(data)
     if a.n == 0 or not len(a.classes[1]) or a.m == 0:
         return None
-    by_polars = _scalar_divisions(a)
-    raw = {n: _polars_value(a, n) if n in by_polars else METRICS_FROM_ARRAYS[n](a, False) for n in names}
+    raw = {n: METRICS_FROM_ARRAYS[n](a, False) for n in names}
     star = {n: METRICS_FROM_ARRAYS[n](a, True) for n in star_names}
-    if any(n in by_polars for n in star_names):
-        t_star = fully_suppressed(data)
-        star.update({n: _polars_value(None, n, t_star) for n in star_names if n in by_polars})
     large = len(a.size) >= 100_000  # tens of MiB of arrays freed below
     del a
     if large:
         release_freed_memory()  # glibc keeps the freed arrays resident under the later phases (15M: +45 MiB)
     return raw, star
-
-
-_BY_POLARS = {"precision": cells.precision, "information_loss": cells.information_loss}
-
-
-def _scalar_divisions(a: _Arrays) -> set[str]:
-    """The metrics left to their Polars functions for `a`, whose bits depend on how Polars evaluates them there.
-
-    Those that divide by a column Polars keeps as one repeated value (a scalar column): :attr:`MetricData.cells`'
-    ``h`` when every qid's hierarchy has the same height, its ``domain`` when every qid is numeric with the same
-    domain. Polars divides by such a column as by a literal (a product by the inverse on two rows or more, not
-    always on one: the last bit differs for some values); on a materialized column it divides value by value, as
-    here."""
-    out = set()
-    if len({h.height for h in a.hs}) == 1:
-        out |= {"precision", "information_loss"}
-    domains = {float(n["num_hi"][0] - n["num_lo"][0]) if bool(n["numeric"][0]) else None for n in a.nodes}
-    if len(domains) == 1 and None not in domains:
-        out.add("information_loss")
-    return out
-
-
-def _polars_value(a: _Arrays | None, name: str, data: MetricData | None = None) -> Value:
-    """The whole-table value of a metric of :data:`_BY_POLARS` from its Polars function: on `data`'s own cells, or
-    (`a` given) on a copy of its data whose cells are built from `a`'s (:func:`_cells_frame`), not counted again."""
-    if a is not None:
-        data = a.data.with_cells(lambda: _cells_frame(a))
-    assert data is not None
-    return dict(_BY_POLARS[name](data.whole_table()).collect().iter_rows()).get(None)
-
-
-def _cells_frame(a: _Arrays) -> pl.DataFrame:
-    """The columns of :attr:`MetricData.cells` that precision and information loss read, from `a`'s cells through
-    :func:`~polars_anon.metrics.data.cells_table` (as :attr:`MetricData.cells` is built): the same repeated-value
-    columns, so Polars divides by them the same way."""
-    frames = []
-    for q, c, h, nodes in zip(a.data.qids, a.cells, a.hs, a.nodes):
-        domain = float(nodes["num_hi"][0] - nodes["num_lo"][0]) if bool(nodes["numeric"][0]) else None
-        counted = pl.LazyFrame(
-            {
-                "leaf": c.leaf,
-                "pub": c.pub,
-                "suppressed": c.sup,
-                "size": c.size,
-                "p_level": h.level[c.pub].astype(np.int64),
-                "p_num_lo": nodes["num_lo"][c.pub],
-                "p_num_hi": nodes["num_hi"][c.pub],
-            },
-            schema_overrides={"p_num_lo": pl.Float64, "p_num_hi": pl.Float64},
-        )
-        frames.append((q, h, domain, counted))
-    return cells_table(frames)

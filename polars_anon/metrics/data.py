@@ -232,8 +232,8 @@ class MetricData:
 def cells_table(per_qid: Sequence[tuple[str, Hierarchy, float | None, pl.LazyFrame]]) -> pl.DataFrame:
     """:attr:`MetricData.cells` from each qid's name, hierarchy, numeric domain (None: not numeric) and cells (its
     ``leaf``, ``pub``, ``suppressed``, ``size`` and node facts, in the order they are given): each qid's constants
-    (``attribute``, ``i``, ``h``, ``n_leaves``, ``numeric``, ``domain``) added in front as literal columns (Polars
-    holds them as one repeated value, and divides by them as by a scalar), the qids stacked and sorted.
+    (``attribute``, ``i``, ``h``, ``n_leaves``, ``numeric``, ``domain``) added in front (the divisors ``h`` and
+    ``domain`` stored value by value), the qids stacked and sorted.
 
     >>> from polars_anon import Hierarchy
     >>> cells = pl.LazyFrame({"leaf": [2, 1], "pub": [0, 1], "suppressed": [False, False], "size": [3, 1]})
@@ -254,7 +254,11 @@ def cells_table(per_qid: Sequence[tuple[str, Hierarchy, float | None, pl.LazyFra
         for i, (q, h, domain, cells) in enumerate(per_qid)
     ]
     # materializes: one row per (attribute, leaf, published node), a few thousand at most
-    return pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
+    table = pl.concat(frames).sort("i", "leaf", "pub", "suppressed").collect()
+    # the divisors as stored values: a column Polars holds as one repeated value it divides by as by a scalar, by a
+    # product with the inverse or not as its threads cut the rows (precision 0.3999999999999999 at one thread, 0.4
+    # at two); stored, each value is divided by its divisor, whatever the threads
+    return table.with_columns(pl.Series(c, table[c].to_numpy(), dtype=table.schema[c]) for c in ("h", "domain"))
 
 
 def fully_suppressed(data: MetricData) -> MetricData:
