@@ -86,11 +86,15 @@ def is_k_anonymous(lf: pl.LazyFrame, qids: Sequence[str], k: int) -> bool:
 def class_size_histogram(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     """How many classes have each size: columns ``size``, ``classes``, ``rows``.
 
+    Refuses an empty `qids`, names that are not columns and a qid named ``size`` or ``count``, as :func:`class_sizes`.
+
     >>> class_size_histogram(pl.LazyFrame({"a": [1, 1, 2]}), ["a"]).collect().rows()
     [(1, 1, 1), (2, 1, 2)]
     """
+    qids = check_qids(lf, qids)
+    refuse_reserved(qids, helpers=False)
     return (
-        lf.group_by(check_qids(lf, qids))
+        lf.group_by(qids)
         .agg(pl.len().alias(SIZE))
         .group_by(SIZE)
         .agg(pl.len().alias("classes"))

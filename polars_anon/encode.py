@@ -64,7 +64,7 @@ from polars_anon.errors import (
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import label_expr, label_exprs
-from polars_anon.messages import NOT_UNDER_PUBLISHED
+from polars_anon.messages import ENCODE_NOT_IN_HIERARCHY, NOT_UNDER_PUBLISHED
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = [
@@ -303,11 +303,19 @@ def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], 
         allowed = h.leaf_labels if leaves_only else h.labels
         missing = values.filter(~values.is_in(allowed)).sort().to_list()
         if missing:
-            kind = "leaves" if leaves_only else "nodes"
-            raise ValueNotInHierarchyError(
-                f"column {q!r} of the {what} table: {not_in_hierarchy(missing, kind)}; encode with the hierarchies "
-                "the table was anonymized with"
-            )
+            raise _outside(q, what, missing, leaves_only)
+
+
+def _outside(q: str, what: str, missing: Sequence[object], leaves_only: bool) -> ValueNotInHierarchyError:
+    """The refusal of values of `q` outside its hierarchy: one in the words ``anon_encode_classes`` uses too."""
+    if len(missing) == 1:
+        kind = "a leaf" if leaves_only else "a node"
+        return ValueNotInHierarchyError(ENCODE_NOT_IN_HIERARCHY(column=q, what=what, value=missing[0], kind=kind))
+    kind = "leaves" if leaves_only else "nodes"
+    return ValueNotInHierarchyError(
+        f"column {q!r} of the {what} table: {not_in_hierarchy(missing, kind)}; encode with the hierarchies "
+        "the table was anonymized with"
+    )
 
 
 def _check_aligned(published: pl.LazyFrame, original: pl.LazyFrame, rep: str) -> None:

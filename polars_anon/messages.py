@@ -30,6 +30,7 @@ __all__ = [
     "COLUMNS_NOT_FOUND",
     "DISTANCE_PARAMETER",
     "EMPTY_TABLE",
+    "ENCODE_NOT_IN_HIERARCHY",
     "HIERARCHY_NOT_LOADED",
     "K_ABOVE_ROWS",
     "KEY_NOT_UNIQUE",
@@ -125,6 +126,13 @@ NOT_A_LEAF = Message(
 )
 """One value (SQL's ``anon_generalize`` sees one row at a time): the words of
 :func:`polars_anon._validate.not_leaves` for one value; ``check_values`` counts them all."""
+ENCODE_NOT_IN_HIERARCHY = Message(
+    "encode_not_in_hierarchy",
+    "column {column!r} of the {what} table: {value!r} is not {kind} of its hierarchy; encode with the hierarchies the "
+    "table was anonymized with",
+)
+"""An encoding's one value outside its hierarchy (``what`` 'published' / 'original', ``kind`` 'a node' / 'a leaf'):
+SQL refuses the first it meets; Python names several as :func:`polars_anon._validate.not_in_hierarchy` does."""
 NOT_UNDER_PUBLISHED = Message(
     "not_under_published",
     "column {column!r}: original values are not under their published value (first: [{pairs}]); the original and "
@@ -211,6 +219,7 @@ _ALL = (
     NO_HIERARCHY,
     LEVEL_OUT_OF_RANGE,
     NOT_A_LEAF,
+    ENCODE_NOT_IN_HIERARCHY,
     NOT_UNDER_PUBLISHED,
     HIERARCHY_NOT_LOADED,
     DISTANCE_PARAMETER,

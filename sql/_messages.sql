@@ -75,6 +75,11 @@ CREATE OR REPLACE TEMP MACRO anon_msg_level_out_of_range("where", "level", "top"
 CREATE OR REPLACE TEMP MACRO anon_msg_not_a_leaf("column", "value") AS
   'column ' || anon_msg_repr("column") || ': ' || anon_msg_repr("value") || ' is not a leaf of its hierarchy; add it to the hierarchy or drop those rows';
 
+-- anon_msg_encode_not_in_hierarchy(column, what, value, kind): column {column!r} of the {what} table: {value!r} is not {kind} of its hierarchy; encode with the hierarchies the table was anonymized with
+-- Twin: polars_anon.messages.ENCODE_NOT_IN_HIERARCHY
+CREATE OR REPLACE TEMP MACRO anon_msg_encode_not_in_hierarchy("column", "what", "value", "kind") AS
+  'column ' || anon_msg_repr("column") || ' of the ' || coalesce("what"::VARCHAR, 'None') || ' table: ' || anon_msg_repr("value") || ' is not ' || coalesce("kind"::VARCHAR, 'None') || ' of its hierarchy; encode with the hierarchies the table was anonymized with';
+
 -- anon_msg_not_under_published(column, pairs): column {column!r}: original values are not under their published value (first: [{pairs}]); the original and published rows must be row-aligned, or share a class id column
 -- Twin: polars_anon.messages.NOT_UNDER_PUBLISHED
 CREATE OR REPLACE TEMP MACRO anon_msg_not_under_published("column", "pairs") AS

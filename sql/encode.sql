@@ -68,10 +68,10 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   published AS (  -- the node each class publishes for each qid
     SELECT cls.p, q.i,
            CASE WHEN nd.node IS NULL
-                THEN error('column ''' || q.attribute || ''' of the published table: value '
-                           || coalesce('''' || cls.p[q.i + 1] || '''', 'NULL') || ' is not a node of its hierarchy'
-                           || CASE WHEN (SELECT count(*) FROM anon_nodes WHERE hierarchy = q.attribute) = 0
-                                   THEN ' (no hierarchy loaded under that name)' ELSE '' END)
+                THEN error(CASE WHEN (SELECT count(*) FROM anon_nodes WHERE hierarchy = q.attribute) = 0
+                                THEN anon_msg_no_hierarchy(q.attribute)
+                                ELSE anon_msg_encode_not_in_hierarchy(q.attribute, 'published', cls.p[q.i + 1], 'a node')
+                           END)
                 ELSE nd.node END AS node,
            nd.depth, nd.order_lo, nd.order_hi
     FROM cls CROSS JOIN q LEFT JOIN nd ON nd.i = q.i AND nd.label = cls.p[q.i + 1]),
@@ -96,8 +96,7 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   shares AS (
     SELECT lc.p, lc.i, cl.ancestor AS node,
            sum(CASE WHEN lf.node IS NULL OR NOT lf.is_leaf
-                    THEN error('column ''' || qids[lc.i + 1] || ''' of the original table: value '
-                               || coalesce('''' || lc.leaf_label || '''', 'NULL') || ' is not a leaf of its hierarchy')
+                    THEN error(anon_msg_encode_not_in_hierarchy(qids[lc.i + 1], 'original', lc.leaf_label, 'a leaf'))
                     ELSE lc.n END) AS n
     FROM leaf_counts AS lc
     LEFT JOIN nd AS lf ON lf.i = lc.i AND lf.label = lc.leaf_label

@@ -684,18 +684,10 @@ def search(task: Task, max_suppressed: int = 0, settings: Settings | None = None
     state = _Search(lattice, objective, max_suppressed)
     state.run()
     if state.best is None:
-        raise InfeasibleError(
-            f"no full-domain generalization is {task.k}-anonymous{_models_text(task)} with at most {max_suppressed} "
-            f"suppressed rows ({lattice.n_rows} rows); raise max_suppressed or lower k"
-        )
+        raise task.constraints.no_publication("fulldomain", max_suppressed)
     _, suppressed, _, at, ev, score = state.best
     levels = {q: lv for q, lv in zip(lattice.qids, at)}
     return SearchResult(levels, suppressed, ev.small, score, objective.describe(), state.count, lattice, objective)
-
-
-def _models_text(task: Task) -> str:
-    models = task.constraints.models
-    return " and satisfies " + ", ".join(m.describe() for m in models) if models else ""
 
 
 def objective_details(found: SearchResult) -> dict[str, object]:

@@ -143,11 +143,17 @@ def aggregate(
     return Aggregated(prepared, aggregates, null_rows, rows, table_, raw.counted, raw.native, codes=codes)
 
 
-def check_map(plan: Plan, aggregates: pl.DataFrame | None, request: Request) -> None:
+def check_map(
+    plan: Plan, aggregates: pl.DataFrame | None, request: Request, constraints: Constraints | None = None
+) -> None:
     """The map's contract, for every method and planner: every input row sent once (when the input's tuples are
-    on the driver) and, for k-anonymity, classes of at least k rows (fail early, before anything is published)."""
+    on the driver) and, for k-anonymity, classes of at least k rows (fail early, before anything is published);
+    with `constraints`, no publication that is the whole table or nothing when the whole table fails a model
+    (:func:`refuse_coarsest`)."""
     if aggregates is not None:
         plan.map.check_covers(aggregates)
+    if constraints is not None:
+        refuse_coarsest(plan, constraints, request)
     if plan.guarantee == "k-anonymity" and not plan.map.by_row:
         sizes = plan.map.published_sizes()[SIZE].to_numpy()
         smallest = int(sizes.min()) if len(sizes) else 0
@@ -156,6 +162,19 @@ def check_map(plan: Plan, aggregates: pl.DataFrame | None, request: Request) -> 
                 f"method {request.method.name!r} produced a class of {smallest} rows, fewer than k={request.k}; "
                 "nothing was written"
             )
+
+
+def refuse_coarsest(plan: Plan, constraints: Constraints, request: Request) -> None:
+    """A publication that is the whole table as one class, or nothing, when the whole table fails a model (one the
+    up-front refusal leaves to the methods: not monotone, or a budget to suppress within) meets no model: the method
+    found no publication, :meth:`Constraints.no_publication`'s refusal, the same from every method."""
+    if constraints.k_only or plan.map.by_row or plan.map.by_partition:
+        return
+    sizes = plan.map.published_sizes()[SIZE]
+    coarsest = sizes.len() == 0 or (sizes.len() == 1 and int(sizes.item()) == constraints.n_rows)
+    if coarsest and not all(entry["satisfied"] for entry in constraints.status(constraints.whole())):
+        budget = plan.details.get("max_suppressed", getattr(request.options, "max_suppressed", None))
+        raise constraints.no_publication(request.method.name, budget)
 
 
 def run_method(
@@ -186,7 +205,7 @@ def run_method(
     dp = differential_model(request)
     plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)
     release_freed_memory()  # the method's working arrays, freed now, would stay resident otherwise
-    check_map(plan, data.aggregates, request)
+    check_map(plan, data.aggregates, request, built)
     return plan
 
 

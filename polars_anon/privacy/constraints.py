@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_anon.errors import InfeasibleError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.base import Check, ClassView, Context, Domain, Model
 from polars_anon.privacy.counts import PopulationCounts, SensitiveCounts
@@ -456,6 +457,27 @@ class Constraints:
             ]
         pop = None if self.population is None else np.array([int(self.population.rows[rows].sum())])
         return bool(self.ok(ClassView(np.array([size]), counts, pop))[0])
+
+    def no_publication(self, method: str, max_suppressed: int | None) -> InfeasibleError:
+        """The one refusal of a method that ends with no publication meeting k and every model (`max_suppressed`:
+        its budget, None for a method that takes none): fulldomain when no vector passes, and every method whose
+        publication is the whole table as one class, or nothing, when the whole table fails a model
+        (:func:`polars_anon.pipeline.road.check_map`).
+
+        >>> print(Constraints(np.array([2, 2]), k=5).no_publication("greedy", None))
+        method 'greedy' found no publication of this table (4 rows) that is 5-anonymous with no row suppressed; \
+lower k or relax the models
+        """
+        models = " and satisfies " + ", ".join(m.describe() for m in self.models) if self.models else ""
+        budget = (
+            "with no row suppressed; lower k"
+            if max_suppressed is None
+            else f"with at most {max_suppressed} suppressed rows; raise max_suppressed, lower k"
+        )
+        return InfeasibleError(
+            f"method {method!r} found no publication of this table ({self.n_rows} rows) that is {self.k}-anonymous"
+            f"{models} {budget} or relax the models"
+        )
 
     def whole(self) -> ClassView:
         """The whole input as one class (what the coarsest generalization publishes)."""

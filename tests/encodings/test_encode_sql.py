@@ -11,6 +11,7 @@ import pytest
 import polars_anon as pa
 from polars_anon.duckdb import load_hierarchies
 from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
+from polars_anon.messages import NO_HIERARCHY
 from tests.encodings.test_encode_table_iii import TABLE_III
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB, TABLE_III_COLUMNS
 
@@ -95,15 +96,15 @@ def test_sql_refusals():
     cases = [
         ("pub", "representation := 'onehot'", "representation must be one of"),
         ("pub", "representation := 'proportional'", "needs the original rows"),
-        ("bad", "representation := 'oneclass'", "column 'race' of the published table: value 'fish' is not a node"),
-        ("pub", "orig := 'inner'", "column 'gender' of the original table: value '\\*' is not a leaf"),
+        ("bad", "representation := 'oneclass'", "column 'race' of the published table: 'fish' is not a node"),
+        ("pub", "orig := 'inner'", "column 'gender' of the original table: '\\*' is not a leaf"),
         ("pub", "orig := 'short'", "different row counts"),
     ]
     for table, args, message in cases:
         with pytest.raises(duckdb.Error, match=message):
             con.execute(q.format(t=table, a=args)).fetchall()
     con.execute("DELETE FROM anon_nodes WHERE hierarchy = 'race'")
-    with pytest.raises(duckdb.Error, match="no hierarchy loaded under that name"):
+    with pytest.raises(duckdb.Error, match=re.escape(NO_HIERARCHY(qid="race"))):
         con.execute(q.format(t="pub", a="representation := 'oneclass'")).fetchall()
 
 
@@ -127,4 +128,25 @@ def test_original_rows_not_under_their_published_value_are_refused_as_in_polars(
     con = _connect(hierarchies, pub=pub, orig=orig)
     with pytest.raises(duckdb.Error) as sql:
         con.execute(f"FROM anon_encode_classes('pub', {list(hierarchies)!r}, orig := 'orig')").fetchall()
+    assert re.sub(r"^[A-Za-z ]+Error: ", "", str(sql.value)) == str(python.value)
+
+
+@pytest.mark.parametrize(
+    ("pub", "orig", "rep"),
+    [
+        (TABLE_IB.with_columns(pl.lit("fish").alias("race")), TABLE_I, "oneclass"),  # 'fish': no node
+        (TABLE_IB, TABLE_IB, "proportional"),  # an original '*': a node, not a leaf
+    ],
+    ids=["published value not a node", "original value not a leaf"],
+)
+def test_values_outside_the_hierarchy_are_refused_in_pythons_words(pub, orig, rep):
+    """anon_encode_classes said "'fish' is not a node ..." where encode says "'fish' is not a node ...; encode
+    with the hierarchies ...": both now fill one template (messages.ENCODE_NOT_IN_HIERARCHY), compared whole."""
+    with pytest.raises(pa.ValueNotInHierarchyError) as python:
+        encode(pub, ANIMAL_HIERARCHIES, rep, original=orig if rep == "proportional" else None)
+    con = _connect(ANIMAL_HIERARCHIES, pub=pub, orig=orig)
+    with pytest.raises(duckdb.Error) as sql:
+        con.execute(
+            f"FROM anon_encode_classes('pub', ['gender', 'race'], representation := '{rep}', orig := 'orig')"
+        ).fetchall()
     assert re.sub(r"^[A-Za-z ]+Error: ", "", str(sql.value)) == str(python.value)

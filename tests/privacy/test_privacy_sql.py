@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import polars_anon as pa
-from polars_anon._validate import RESERVED_NAMES
+from polars_anon._validate import RESERVED_NAMES, refuse_reserved
 from polars_anon.classes import k_summary
 from polars_anon.duckdb import load_hierarchies, register
 from polars_anon.messages import BUILT_NAME, CHOICE, DISTANCE_PARAMETER, HIERARCHY_NOT_LOADED
@@ -293,3 +293,16 @@ def test_k_summary_takes_a_qid_named_violates_and_counts_by_hand() -> None:
     con = _sizes_con(pl.DataFrame({"violates": [5, 5, 7], "g": list("aab")}))
     assert con.sql("FROM anon_k_summary('t', ['violates', 'g'], k := 2)").fetchall() == [(2, 1, 2, 3, 1, False)]
     assert con.sql("SELECT highest, sample_uniques FROM anon_risk('t', ['violates', 'g'])").fetchall() == [(1.0, 1 / 3)]
+
+
+@pytest.mark.parametrize("qid", ["size", "count"])
+def test_python_class_aggregates_refuse_a_reserved_qid_alike(qid: str) -> None:
+    """class_size_histogram refused a qid 'size' with a Polars duplicate-column error where its siblings class_sizes
+    and k_summary give refuse_reserved's message: all three now give that message, word for word."""
+    lf = pl.LazyFrame({qid: [5, 5, 7], "g": list("aab")})
+    with pytest.raises(pa.InvalidParameterError) as expected:
+        refuse_reserved([qid, "g"], helpers=False)
+    for aggregate in (pa.class_sizes, k_summary, pa.class_size_histogram):
+        with pytest.raises(pa.InvalidParameterError) as got:
+            aggregate(lf, [qid, "g"]).collect()
+        assert str(got.value) == str(expected.value), aggregate.__name__
