@@ -238,8 +238,8 @@ def cells_table(per_qid: Sequence[tuple[str, Hierarchy, float | None, pl.LazyFra
     >>> from polars_anon import Hierarchy
     >>> cells = pl.LazyFrame({"leaf": [2, 1], "pub": [0, 1], "suppressed": [False, False], "size": [3, 1]})
     >>> table = cells_table([("g", Hierarchy.suppression(["F", "M"]), None, cells)])
-    >>> table.columns[:6], table["leaf"].to_list()
-    (['attribute', 'i', 'h', 'n_leaves', 'numeric', 'domain'], [1, 2])
+    >>> table.columns[:6], table["leaf"].to_list(), table["domain"].to_list()  # not numeric: no domain (null)
+    (['attribute', 'i', 'h', 'n_leaves', 'numeric', 'domain'], [1, 2], [None, None])
     """
     frames = [
         cells.select(
@@ -258,7 +258,7 @@ def cells_table(per_qid: Sequence[tuple[str, Hierarchy, float | None, pl.LazyFra
     # the divisors as stored values: a column Polars holds as one repeated value it divides by as by a scalar, by a
     # product with the inverse or not as its threads cut the rows (precision 0.3999999999999999 at one thread, 0.4
     # at two); stored, each value is divided by its divisor, whatever the threads
-    return table.with_columns(pl.Series(c, table[c].to_numpy(), dtype=table.schema[c]) for c in ("h", "domain"))
+    return table.with_columns(pl.Series(c, table[c].to_list(), dtype=table.schema[c]) for c in ("h", "domain"))
 
 
 def fully_suppressed(data: MetricData) -> MetricData:
