@@ -35,11 +35,11 @@ CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
 -- other column of tbl named with the macros' helper prefix '__anon_' (the macros add helper
 -- columns beside the user's and select them by name, so a user's '__anon_w' was read as the
 -- weights and a '__anon_none' split the classes; the `names` are refused by their callers, in
--- their role). One subquery reads the columns and makes
--- the message (NULL when all is well); the error is raised outside it, by a lambda over that
--- one value, so that a CASE orders several checks (DuckDB runs the subqueries of every branch
--- first). One subquery and one message to bind, not five and two: a third of the planning time
--- of anon_check_qids, which every table macro runs.
+-- their role). One subquery reads the columns and makes the message (NULL when all is well);
+-- the error is raised outside it, by a lambda over that one value, so that a CASE orders several
+-- checks (DuckDB runs the subqueries of every branch first). One subquery and one message to
+-- bind, not five and two: a third of the planning time of anon_check_qids, which every table
+-- macro runs.
 -- Twin: polars_anon._validate.check_columns, refuse_built_names (the prefix)
 CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
   list_transform(

@@ -50,10 +50,8 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
     SELECT CASE WHEN anon_check_qids(orig, qids) THEN CASE WHEN anon_check_qids(anon, qids) THEN
-             CASE WHEN anon_check_built_names(qids, [], 'qid column', 'the anonymizer reserves for its own columns')
-                  THEN anon_check_built_names(list_filter([key, sensitive], lambda c: c IS NOT NULL), [],
-                                              'key or sensitive column', 'the anonymizer reserves for its own columns')
-             END END END AS ok),
+             anon_check_built_names(qids, [], 'qid column', 'the anonymizer reserves for its own columns')
+             END END AS ok),  -- a key or sensitive column named '__anon_*': refused by anon_check_columns
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
           -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,

@@ -123,19 +123,6 @@ class MetricData:
             self._cache[key] = make()
         return self._cache[key]  # type: ignore[return-value]
 
-    def with_cells(self, make: Callable[[], pl.DataFrame]) -> MetricData:
-        """A copy of this data whose :attr:`cells` are ``make()`` (called on their first use) instead of counted from
-        the pairs (:func:`cells_table` builds them the same way); nothing computed on this data is shared with it.
-
-        >>> from polars_anon.metrics._frames import example
-        >>> data = example()
-        >>> data.with_cells(lambda: data.cells.head(1)).cells.height, data.cells.height > 1
-        (1, True)
-        """
-        out = replace(self)  # its own caches
-        out._cache["make_cells"] = make
-        return out
-
     def whole_table(self) -> MetricData:
         """The same data with ``per_attribute`` False; what was computed on it so far is shared, not redone.
 
