@@ -130,27 +130,29 @@ def _anonymize(args: argparse.Namespace) -> int:
 
 
 def terminal_summary(rep: dict, report: str, html: str | None) -> str:
-    """What ``anonymize`` prints on a terminal instead of the report JSON: :func:`summary_line`, the rows suppressed
-    and the loss, and where the report was written.
+    """What ``anonymize`` prints on a terminal instead of the report JSON: :func:`summary_line`, the rows suppressed,
+    what the anonymization cost and what risk is left (:mod:`polars_anon.report.phrases`), and where the report was
+    written.
 
     >>> print(terminal_summary({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
     ...                         "output": "o.parquet", "n_input_rows": 12, "suppressed": 2, "loss": 0.25,
-    ...                         "metric": "ncp"}, "o.report.json", None))
+    ...                         "risk": {"output": {"threshold": 0.2, "prosecutor": {"highest": 0.2,
+    ...                                                                              "records_at_risk": 0.0}}}},
+    ...                        "o.report.json", None))
     polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet
-    suppressed 2 of 12 input rows; loss 0.25 (ncp)
+    suppressed 2 of 12 input rows
+    average cell loss 0.25 (0 = every value published as is, 1 = every value generalized to the root)
+    re-identification risk left: at most 20.00% a record (1 in 5), 0.0% of the records above 20%
     report: o.report.json (the whole report on standard output: --json, or a pipe)
     """
-    suppressed, loss = rep.get("suppressed"), rep.get("loss")
+    from polars_anon.report.phrases import loss_phrase, risk_phrase
+
+    suppressed = rep.get("suppressed")
     facts = [] if suppressed is None else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} input rows"]
-    if loss is not None:
-        facts.append(f"loss {loss:.4g} ({rep.get('metric')})")
+    facts += [p for p in (loss_phrase(rep.get("loss")), risk_phrase(rep.get("risk"))) if p]
     where = report if html is None else f"{report}, {html}"
     return "\n".join(
-        [
-            summary_line(rep),
-            *(["; ".join(facts)] if facts else []),
-            f"report: {where} (the whole report on standard output: --json, or a pipe)",
-        ]
+        [summary_line(rep), *facts, f"report: {where} (the whole report on standard output: --json, or a pipe)"]
     )
 
 

@@ -196,7 +196,7 @@ class Anonymized:
         r = self.report
         head = f"Anonymized({r.get('method')}, k={r.get('k')}, engine={self.engine.name}: "
         if "min_class_size" in r:
-            loss = "" if r.get("loss") is None else f", loss {r['loss']}"
+            loss = "" if r.get("loss") is None else f", average cell loss {r['loss']:.4g}"
             return head + (
                 f"{r.get('n_rows')} rows published in {r.get('n_classes')} classes, smallest {r['min_class_size']}, "
                 f"{r.get('suppressed') or 0} suppressed{loss}; verified)"

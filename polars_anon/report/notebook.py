@@ -23,7 +23,9 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.report.disclosure import disclosure_summary
 from polars_anon.report.page import esc, fmt, share
+from polars_anon.report.phrases import risk_phrase
 
 __all__ = ["anonymized_html", "check_html", "explore_html", "report_page", "risk_html"]
 
@@ -139,6 +141,7 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
         ("privacy models", _models(report.get("privacy")) if verified else later),
         ("suppressed", f"{fmt(suppressed)} rows ({share(suppressed, n_in)} of the input)"),
         ("loss", loss),
+        *_after_rows(report, verified, later),
     ]
     levels = (report.get("details") or {}).get("levels")
     if levels:
@@ -148,6 +151,18 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     extra = [_histogram(published["bins"], k, "published class sizes")] if published.get("bins") else []
     title = f"polars_anon: {esc(report.get('method', '?'))}, k = {fmt(k)}"
     return _box(title, rows, *extra)
+
+
+def _after_rows(report: Mapping[str, Any], verified: bool, later: str) -> list[tuple[str, str]]:
+    """What risk is left, what a sensitive attribute gives away, and a method that loses less (when one does)."""
+    risk = risk_phrase(report.get("risk")) if verified else None
+    rows = [("risk left", esc(risk.removeprefix("re-identification risk left: ")) if risk else later)]
+    disclosure = disclosure_summary(report.get("attribute_disclosure"))
+    if disclosure:
+        rows.append(("attribute disclosure", esc(disclosure.removeprefix("attribute disclosure: "))))
+    if report.get("method_advice"):
+        rows.append(("advice", esc(report["method_advice"]["text"])))
+    return rows
 
 
 def _risk_rows(risk: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 
 import polars as pl
 
 import polars_anon as pa
 from polars_anon.explore import ExploreGrid
+from polars_anon.report import notebook
 from polars_anon.report.html import render_html
 
 AGES = pl.DataFrame({"age": [31, 33, 38, 36], "sex": ["F", "M", "F", "M"], "party": ["A", "B", "B", "A"]})
@@ -20,7 +22,7 @@ H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.
 
 def text(html: str) -> str:
     """The visible text of an HTML fragment, tags removed, spaces collapsed."""
-    return " ".join(re.sub(r"<[^>]+>", " ", html).replace("&nbsp;", " ").split())
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).replace("\xa0", " ").split())
 
 
 def test_anonymized_says_what_was_published_before_and_after_the_check() -> None:
@@ -37,6 +39,22 @@ def test_anonymized_says_what_was_published_before_and_after_the_check() -> None
     assert "verified on the published rows" in after and "not yet verified" not in after
     assert "l-diversity (attribute=party, l=2" in after  # each class holds A and B
     assert "&#10003;" in result._repr_html_() and "&#10007;" not in result._repr_html_()
+    # two classes of 2: each record's risk 1/2, every record above the report's threshold 0.2
+    assert "risk left at most 50.00% a record (1 in 2), 100.0% of the records above 20%" in after
+    assert "risk left checked on collect / sink" in before
+    assert "attribute disclosure" not in after  # each class holds both parties
+
+
+def test_anonymized_says_what_a_sensitive_value_gives_away_and_what_loses_less() -> None:
+    """The notebook summary had no remaining risk, attribute disclosure or method advice (the HTML page had)."""
+    report = {
+        "method": "fulldomain", "k": 2, "min_class_size": 2, "n_rows": 4, "loss": 0.5,
+        "attribute_disclosure": {"party": {"records_single_value": 2, "share_single_value": 0.5}},
+        "method_advice": {"text": "topdown would lose 0.25 (this run 0.5)"},
+    }  # a report's fields, by hand  # fmt: skip
+    shown = text(notebook.anonymized_html(report))
+    assert "attribute disclosure 'party' is the same for every record of its class for 2 records (50.0%)" in shown
+    assert "advice topdown would lose 0.25 (this run 0.5)" in shown
 
 
 def test_anonymized_repr_is_one_line() -> None:
@@ -50,7 +68,7 @@ def test_anonymized_repr_is_one_line() -> None:
     # loss: the band 30-39 covers all 10 leaves of the age hierarchy (loss 1), sex is kept (0): 0.5 per cell
     assert str(result) == (
         "Anonymized(fulldomain, k=2, engine=polars: 4 rows published in 2 classes, smallest 2, 0 suppressed, "
-        "loss 0.5; verified)"
+        "average cell loss 0.5; verified)"
     )
 
 

@@ -1,0 +1,44 @@
+"""The report's two headline figures in words, the same in every short summary (the command line's terminal
+summary, ``repr`` of a result, its notebook display): what the anonymization cost and what risk remains.
+
+>>> loss_phrase(0.25)
+'average cell loss 0.25 (0 = every value published as is, 1 = every value generalized to the root)'
+>>> risk_phrase({"output": {"threshold": 0.2, "prosecutor": {"highest": 0.5, "records_at_risk": 0.25}}})
+'re-identification risk left: at most 50.00% a record (1 in 2), 25.0% of the records above 20%'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["loss_phrase", "risk_phrase"]
+
+
+def loss_phrase(loss: float | None) -> str | None:
+    """The report's ``loss`` (the mean over every quasi-identifier cell; a removed row counts 1 a cell) in words;
+    None without one (a published value that is not a hierarchy node: Mondrian's ranges, MDAV)."""
+    if loss is None:
+        return None
+    return f"average cell loss {loss:.4g} (0 = every value published as is, 1 = every value generalized to the root)"
+
+
+def risk_phrase(risk: Mapping[str, Any] | None) -> str | None:
+    """The prosecutor risk of the published table (``risk["output"]``): the highest a record has (one over its
+    class's size) and the share of records above the report's threshold; None when the report has no such figure.
+
+    >>> risk_phrase({"output": {"threshold": 0.2, "prosecutor": {"highest": 0.1, "records_at_risk": 0.0}}})
+    're-identification risk left: at most 10.00% a record (1 in 10), 0.0% of the records above 20%'
+    >>> risk_phrase({"input": {}}) is None
+    True
+    """
+    output = (risk or {}).get("output") or {}
+    prosecutor = output.get("prosecutor") or {}
+    highest, at_risk = prosecutor.get("highest"), prosecutor.get("records_at_risk")
+    if highest is None or at_risk is None or "threshold" not in output:
+        return None
+    one_in = f" (1 in {round(1 / highest):,})" if highest > 0 else ""
+    return (
+        f"re-identification risk left: at most {highest:.2%} a record{one_in}, {at_risk:.1%} of the records above "
+        f"{output['threshold']:.0%}"
+    )
