@@ -73,6 +73,11 @@ def test_the_guides_job_runs_from_the_file_alone(work: Path, capsys: pytest.Capt
         assert published[c].to_list() == original[c].to_list()
     assert report["attribute_disclosure"]["num"]["records_single_value"] == 0
     assert captured.err.startswith("polars-anon: topdown k=5: published 303 rows in ")
+    said = GUIDE.read_text()  # the third run's figures as the guide quotes them
+    assert f"result has {report['n_classes']} classes, the smallest of {report['min_class_size']} patients" in said
+    assert f"loss {report['loss']:.2f}," in said
+    largest = report["attribute_disclosure"]["num"]["largest_value_share"]
+    assert f"holds in a class: {largest:.0%} here" in said
     html = (work / "out" / "heart_k5.report.html").read_text()
     assert "Attribute disclosure" in html
 
@@ -83,9 +88,16 @@ def test_the_first_run_advises_topdown(work: Path, capsys: pytest.CaptureFixture
     (work / "first.toml").write_text(first)
     (work / "td.toml").write_text('method = "topdown"\n' + first.replace("heart_first", "heart_td"))
     assert cli.main(["anonymize", str(work / "first.toml"), "-q"]) == 0
-    advice = json.loads(capsys.readouterr().out)["method_advice"]
+    captured = capsys.readouterr()
+    advice = json.loads(captured.out)["method_advice"]
     assert cli.main(["anonymize", str(work / "td.toml"), "-q"]) == 0
-    alone = json.loads(capsys.readouterr().out)
+    second = capsys.readouterr()
+    alone = json.loads(second.out)
+    quoted = re.findall(r"```text\n(.*?)```", GUIDE.read_text(), re.DOTALL)  # the two runs' lines, as the guide quotes
+    assert " ".join(quoted[0].split()) == captured.err.strip().replace(f"{work}/out/heart_first", "out/heart_k5")
+    assert quoted[1].strip() in second.err
+    share = (pl.read_parquet(work / "out" / "heart_td.parquet")["cp"] != "*").mean()
+    assert f"loss {alone['loss']:.2f}: chest-pain type\npublished for {share:.0%} of the patients" in GUIDE.read_text()
     assert advice["chosen"] == "fulldomain" and advice["better"] == "topdown"
     assert advice["better_loss"] == pytest.approx(alone["loss"])
     single = (
