@@ -90,6 +90,7 @@ def spark():  # type: ignore[no-untyped-def]
     """
     import os
     import shutil
+    import signal
     import sys
 
     pytest.importorskip("pyspark", reason='needs pyspark (pip install -e ".[spark]")')
@@ -104,7 +105,11 @@ def spark():  # type: ignore[no-untyped-def]
         "spark.default.parallelism": "2",
         "spark.driver.extraJavaOptions": SHORT_JVM,
     }
+    handler = signal.getsignal(signal.SIGINT)
     spark = session("local[2]", settings)
+    # pyspark's context installs its own SIGINT handler, which fails (AttributeError) once the context is stopped; the
+    # worker keeps its own (pytest-xdist's workers ignore SIGINT; the interrupt tests install Python's for a moment)
+    signal.signal(signal.SIGINT, handler)
     yield spark
     spark.stop()
     for name, value in pinned.items():
