@@ -334,6 +334,27 @@ class TupleMap:
         ]
         return pl.DataFrame([*columns, pl.Series(SIZE, rows[order], dtype=pl.Int64)])
 
+    def check_truthful(self) -> None:
+        """Raise when a published node is not its original value or an ancestor of it (an algorithm defect: a value
+        the row never had), for every qid whose node ids the builder gave (:meth:`from_nodes`, :meth:`from_levels`).
+
+        >>> h = Hierarchy.suppression(["a"])  # '*' -> 'a'
+        >>> TupleMap.from_nodes(pl.DataFrame({"x": ["*"], "size": [2]}), {"x": h}, {"x": [1]}).check_truthful()
+        Traceback (most recent call last):
+        AssertionError: the tuple map publishes 'x' = 'a' for the original value '*', not one of its ancestors
+        """
+        for q, known in self.ids.items():
+            h = known.hierarchy
+            own = known.leaves if known.leaves is not None else h.ids_of(self.stored[q])
+            nodes = known.nodes.astype(np.int64)
+            bad = np.flatnonzero(h.ancestors_by_depth[own, h.depth[nodes]] != nodes)
+            if len(bad):
+                i = int(bad[0])
+                raise AssertionError(
+                    f"the tuple map publishes {q!r} = {h.label_of(int(nodes[i]))!r} for the original value "
+                    f"{h.label_of(int(own[i]))!r}, not one of its ancestors"
+                )
+
     def check_covers(self, aggregates: pl.DataFrame) -> None:
         """Raise when the map does not send every input row exactly once (an algorithm defect)."""
         if self.by_partition:  # the original tuples stay in the engine: the rows are counted there

@@ -2330,6 +2330,31 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "classes_before": agg.height,
         "classes_after": res.n_classes,
     }
-    return Plan(
-        TupleMap.from_nodes(agg, hierarchies, res.nodes, res.suppressed if res.suppressed.any() else None), details
-    )
+    nodes = {q: above_own(hierarchies[q], res.nodes[q], hierarchies[q].ids_of(agg[q]), res.class_id) for q in qids}
+    return Plan(TupleMap.from_nodes(agg, hierarchies, nodes, res.suppressed if res.suppressed.any() else None), details)
+
+
+def above_own(hierarchy: Hierarchy, nodes: np.ndarray, own: np.ndarray, class_id: np.ndarray) -> np.ndarray:
+    """Each class's published node lifted, where needed, to an ancestor (or itself) of every member's own node.
+
+    The classes' nodes are the lowest common ancestors of their leaf ranges. A member whose own value is an inner
+    node (a null rooted by ``null="suppress"``, an input value already generalized) spans the same leaves as a
+    chain of single-child nodes below it, and the range's ancestor is the lowest of them: a value the member never
+    had ('a' for a null under a root whose one child is 'a'). Such a class publishes the highest of its members'
+    nodes on that chain instead; with every member at a leaf nothing changes. `nodes`, `own`: node ids per row;
+    `class_id`: the class per row (-1: suppressed, published at the root anyway).
+
+    >>> h = Hierarchy.suppression(["a"])  # '*' -> 'a': the root has one child
+    >>> above_own(h, np.array([1, 1, 1]), np.array([1, 0, 1]), np.array([0, 0, 1])).tolist()
+    [0, 0, 1]
+    """
+    lifted = hierarchy.lca(nodes, own)  # the node itself, or a member's own node above it on its chain
+    if np.array_equal(lifted, nodes):
+        return nodes
+    kept = class_id >= 0
+    depth = hierarchy.depth[lifted]
+    shallowest = np.full(int(class_id.max(initial=-1)) + 1, np.iinfo(np.int64).max)
+    np.minimum.at(shallowest, class_id[kept], depth[kept])
+    out = nodes.copy()
+    out[kept] = hierarchy.ancestors_by_depth[nodes[kept], shallowest[class_id[kept]]]
+    return out

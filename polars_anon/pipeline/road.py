@@ -147,11 +147,13 @@ def check_map(
     plan: Plan, aggregates: pl.DataFrame | None, request: Request, constraints: Constraints | None = None
 ) -> None:
     """The map's contract, for every method and planner: every input row sent once (when the input's tuples are
-    on the driver) and, for k-anonymity, classes of at least k rows (fail early, before anything is published);
-    with `constraints`, no publication that is the whole table or nothing when the whole table fails a model
-    (:func:`refuse_coarsest`)."""
+    on the driver), every published node its row's value or an ancestor of it (a map of node ids:
+    :meth:`~polars_anon.tuplemap.TupleMap.check_truthful`) and, for k-anonymity, classes of at least k rows (fail
+    early, before anything is published); with `constraints`, no publication that is the whole table or nothing
+    when the whole table fails a model (:func:`refuse_coarsest`)."""
     if aggregates is not None:
         plan.map.check_covers(aggregates)
+    plan.map.check_truthful()
     if constraints is not None:
         refuse_coarsest(plan, constraints, request)
     if plan.guarantee == "k-anonymity" and not plan.map.by_row:
