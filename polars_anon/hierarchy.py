@@ -417,6 +417,10 @@ class Hierarchy:
     ) -> Hierarchy:
         """Random equal-depth tree whose inner nodes are arbitrary subsets ``{a,c}`` [paper 003 §3.3.2].
 
+        The tree depends on the seed *and on the order of `values`*: give them in a fixed order (sorted, or
+        ``unique(maintain_order=True)``); ``Series.unique()`` has none, so the same seed could give another tree
+        in another process.
+
         >>> Hierarchy.random_shuffled(range(6), seed=0).n_leaves
         6
         """
