@@ -10,10 +10,11 @@ one scorer for both, over *every input row* (a row not sampled or suppressed cos
 nl(v) / nl(root); plus the rows published and the time (ours: ``pa.anonymize`` + collect in this process;
 ARX: its run inside the JVM from reading the CSV to the output, and the JVM's wall time).
 
-ARX is a peer built outside the repository: pass its classpath (ARX's classes and jars, and the folder of
-the compiled driver ``ArxSafePub``) with ``--arx-cp`` or ``ARX_CP``; the driver (EDDifferentialPrivacy(ε, δ),
-suppression limit 1, the loss metric, ``steps`` expansions of the search) is ``benchmarks/peers/ArxSafePub.java``;
-``benchmarks/peers/README.md`` builds ARX and the driver. Without it only our runs are made.
+ARX is a peer built outside the repository: pass its classpath (``cp.txt`` of ``benchmarks/peers/build_arx.sh``:
+ARX's classes and jars and the compiled drivers) with ``--arx-cp`` or ``ARX_CP``; the driver
+(EDDifferentialPrivacy(ε, δ), suppression limit 1, the loss metric, ``steps`` expansions of the search) is
+``benchmarks/peers/ArxSafePub.java``; ``benchmarks/peers/README.md`` builds ARX and the driver. Without it only our
+runs are made.
 
 Register: ``--register 15000000`` writes the demo's voter register to ``--folder`` (deleted after), then
 runs one DP job on it through the CLI in a child process: wall time, the child's CPU time (user + system: the
