@@ -20,13 +20,16 @@ ARX's (relative 1e-6) or is lower (a valid table: every guarantee is re-checked 
 published rows), or when both find no solution. Writes
 benchmarks/results/arx_privacy_suite.{csv,md} with the load average.
 
-With ``--arx-cp`` (a classpath holding ARX, its JUnit test classes and a class ``ArxSuiteCase``
-that runs one configuration of a test class as the test builds it and prints one JSON line:
-``loss``, ``expected``, ``matches_junit``, ``seconds``, ``cpu_seconds``; built outside this
-repository), ARX runs each configuration right after ours, in the same process stream (one
-after the other, never at once), from ``--arx-cwd`` (default the ARX checkout; its ``data/`` must
-hold every file the test classes read while listing their cases); its seconds go in
-columns beside ours, and ``arx_matches_junit`` checks that ARX's loss is the test's expected one.
+With ``--arx-cp`` (a classpath holding ARX, its JUnit test classes and ``ArxSuiteCase``,
+``benchmarks/peers/ArxSuiteCase.java``, which runs one configuration of a test class as the test
+builds it and prints one JSON line: ``loss``, ``expected``, ``limit``, ``matches_junit``, ``seconds``,
+``cpu_seconds``; ``benchmarks/peers/build_arx.sh`` builds all of it), ARX runs each configuration right
+after ours, in the same process stream (one after the other, never at once), from ``--arx-cwd``
+(default the ARX checkout; its ``data/`` must hold every file the test classes read while listing
+their cases, as the build's ``OUT_DIR/suite`` does); its seconds go in columns beside ours,
+``arx_matches_junit`` checks that ARX's loss is the test's expected one, and a driver line whose
+expected value or suppression limit is not the case's is an ``arx_error`` (another case ran).
+``--no-write`` prints the rows only.
 Ours and ARX's seconds are the wall of the anonymization alone (data and hierarchies loaded
 before), and CPU seconds of the process over the same span (every thread).
 """
@@ -305,6 +308,9 @@ def run_arx(case: Case, cwd: Path, classpath: str) -> dict[str, Any]:
         found = json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         return {"arx_error": (out.stderr.strip().splitlines() or ["no output"])[-1][:200], "arx_load": load}
+    if not same_case(case, found):
+        shown = {k: found.get(k) for k in ("expected", "limit")}
+        return {"arx_error": f"ArxSuiteCase ran another case: {shown}", "arx_load": load}
     return {
         "arx_loss": found["loss"],
         "arx_matches_junit": found["matches_junit"],
@@ -312,6 +318,15 @@ def run_arx(case: Case, cwd: Path, classpath: str) -> dict[str, Any]:
         "arx_cpu_seconds": round(found["cpu_seconds"], 2),
         "arx_load": load,
     }
+
+
+def same_case(case: Case, found: dict[str, Any]) -> bool:
+    """Whether the driver's line is `case`: the same expected value (None where no solution is expected) and
+    suppression limit, both as the test's source states them."""
+    expected = found.get("expected")
+    if (expected is None) != (case.expected is None) or found.get("limit") != case.limit:
+        return False
+    return expected is None or math.isclose(float(expected), case.expected or 0.0, rel_tol=1e-12)
 
 
 def _cell(value: Any, digits: int = 2) -> str:
@@ -372,8 +387,9 @@ def main() -> None:
     parser.add_argument(
         "--arx-cwd",
         help="working directory of the ARX runs: its data/ must hold every data file the test classes load while "
-        "listing their cases (default: the ARX checkout)",
+        "listing their cases (default: the ARX checkout; build_arx.sh writes one, OUT_DIR/suite)",
     )
+    parser.add_argument("--no-write", action="store_true", help="print the rows only, leave benchmarks/results")
     args = parser.parse_args()
     arx = Path(args.arx)
     cases = read_cases(arx, args.only.split(",") if args.only else None)
@@ -412,6 +428,12 @@ def main() -> None:
             row.update(run_arx(case, Path(args.arx_cwd or arx), args.arx_cp))
         rows.append(row)
         print(json.dumps(row), flush=True)
+    if not args.no_write:
+        write(rows)
+
+
+def write(rows: list[dict[str, Any]]) -> None:
+    """benchmarks/results/arx_privacy_suite.{csv,md} from `rows`."""
     table = pl.DataFrame(rows, infer_schema_length=None)
     walked = RESULTS / "arx_lattice_walk.csv"  # benchmarks/arx_lattice_walk.py: valid and lattice-optimal
     proven: set[str] = set()

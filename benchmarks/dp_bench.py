@@ -10,18 +10,20 @@ one scorer for both, over *every input row* (a row not sampled or suppressed cos
 nl(v) / nl(root); plus the rows published and the time (ours: ``pa.anonymize`` + collect in this process;
 ARX: its run inside the JVM from reading the CSV to the output, and the JVM's wall time).
 
-ARX is a peer built outside the repository: pass its classpath (ARX's classes and jars, and the folder of
-the compiled driver ``ArxSafePub``) with ``--arx-cp`` or ``ARX_CP``; the driver (EDDifferentialPrivacy(ε, δ),
-suppression limit 1, the loss metric) is not in the repository yet: ``benchmarks/peers/README.md`` builds ARX
-and says what the driver takes and prints. Without it only our runs are made.
+ARX is a peer built outside the repository: pass its classpath (``cp.txt`` of ``benchmarks/peers/build_arx.sh``:
+ARX's classes and jars and the compiled drivers) with ``--arx-cp`` or ``ARX_CP``; the driver
+(EDDifferentialPrivacy(ε, δ), suppression limit 1, the loss metric, ``steps`` expansions of the search) is
+``benchmarks/peers/ArxSafePub.java``; ``benchmarks/peers/README.md`` builds ARX and the driver. Without it only our
+runs are made.
 
 Register: ``--register 15000000`` writes the demo's voter register to ``--folder`` (deleted after), then
 runs one DP job on it through the CLI in a child process: wall time, the child's CPU time (user + system: the
 figure the machine's other work inflates least) and its peak RSS.
 
-Results: ``benchmarks/results/dp.md`` (and ``dp_adult.csv``), each figure with the machine's load.
+Results: ``benchmarks/results/dp.md`` (and ``dp_adult.csv``), each figure with the machine's load (``--no-write``:
+printed only).
 
-    python benchmarks/dp_bench.py --arx-cp "$(cat /work/peers/driver/cp.txt):/work/peers/dpdriver" --seeds 3
+    python benchmarks/dp_bench.py --arx-cp "$(cat /work/peers/arx_build/cp.txt)" --seeds 3 --no-write
     python benchmarks/dp_bench.py --register 15000000 --folder /tmp --no-adult
 """
 
@@ -267,13 +269,15 @@ def main() -> None:
     ap.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()))
     ap.add_argument("--register-epsilon", type=float, default=1.0)
     ap.add_argument("--register-delta", type=float, default=1e-8)
+    ap.add_argument("--no-write", action="store_true", help="print only, leave benchmarks/results as it is")
     a = ap.parse_args()
     shown = " ".join("CP" if prev == "--arx-cp" else arg for prev, arg in zip(["", *sys.argv[1:]], sys.argv[1:]))
     lines = [f"# Differentially private releases (`python benchmarks/dp_bench.py {shown}`)", ""]
     if not a.no_adult:
         rows = adult(a.arx_cp, a.seeds, tuple(float(x) for x in a.arx_shares.split(",")))
-        RESULTS.mkdir(exist_ok=True)
-        pl.DataFrame(rows).write_csv(RESULTS / "dp_adult.csv")
+        if not a.no_write:
+            RESULTS.mkdir(exist_ok=True)
+            pl.DataFrame(rows).write_csv(RESULTS / "dp_adult.csv")
         title = f"## Adult, δ = {DELTA:g}, ours: default search share {SHARE:g}; ARX: {STEPS} steps; {a.seeds} seeds"
         lines += [title, "", *summary(rows)]
     if a.register:
@@ -282,8 +286,8 @@ def main() -> None:
         lines += ["", "## Register", "", "```", json.dumps(r), "```"]
     text = "\n".join(lines) + "\n"
     print(text)
-    name = "dp.md" if not a.no_adult else "dp_register.md"
-    (RESULTS / name).write_text(text)
+    if not a.no_write:
+        (RESULTS / ("dp.md" if not a.no_adult else "dp_register.md")).write_text(text)
 
 
 if __name__ == "__main__":

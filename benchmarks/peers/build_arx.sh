@@ -5,8 +5,9 @@
 #   benchmarks/peers/build_arx.sh SRC_DIR OUT_DIR
 #
 # SRC_DIR: a checkout (or `git archive`) of https://github.com/arx-deidentifier/arx. Compiles src/main
-# (no GUI, no tests) against the jars ARX's build.xml lists as "lib.jars", then every *.java of this
-# folder. A jar absent from SRC_DIR (a snapshot may lack the largest) is replaced: pdfbox-app by
+# (no GUI) against the jars ARX's build.xml lists as "lib.jars", then ARX's TestAnonymization* JUnit classes
+# (src/test, with its junit and hamcrest jars), then every *.java of this folder; writes OUT_DIR/suite, the
+# working directory of ArxSuiteCase (ARX's data/ plus stand-ins for the files its source withholds). A jar absent from SRC_DIR (a snapshot may lack the largest) is replaced: pdfbox-app by
 # Debian's libpdfbox2-java (apt-get install libpdfbox2-java), hadoop-core by a compile-time stub of the
 # one interface ARX's sources reach (org.apache.hadoop.io.Writable, through Mahout); any other is left
 # out and named. Needs javac 17.
@@ -83,6 +84,41 @@ for dir in risk/resources/us certificate/resources; do
         -exec install -D -m 644 {} "$OUT/classes/org/deidentifier/arx/$dir/{}" \;)
 done
 
-javac -encoding UTF-8 -d "$OUT/driver" -cp "$OUT/classes:$LIB_CP" "$HERE"/*.java
-echo "$OUT/classes:$OUT/driver:$LIB_CP" > "$OUT/cp.txt"
+# ARX's JUnit anonymization tests (ArxSuiteCase runs their configurations), with the jars of build.xml's "test.jars".
+TEST_CP=""
+for name in junit-4.11.jar hamcrest-core-1.3.jar; do
+    found=$(find "$SRC/lib/ant" -name "$name" -size +1k | head -1)
+    [ -n "$found" ] || { echo "$0: $name (ARX's test jars) not in $SRC/lib/ant" >&2; exit 2; }
+    TEST_CP="$TEST_CP:$found"
+done
+TESTS="$SRC/src/test/org/deidentifier/arx/test"
+rm -rf "$OUT/test"
+mkdir -p "$OUT/test"
+echo "compiling $(ls "$TESTS"/TestAnonymization*.java | wc -l) of ARX's TestAnonymization* test classes"
+if ! javac -nowarn -encoding UTF-8 -d "$OUT/test" -cp "$OUT/classes:$LIB_CP$TEST_CP" -sourcepath "$SRC/src/test" \
+    "$TESTS"/TestAnonymization*.java > "$OUT/javac-test.log" 2>&1; then
+    grep -v '^Note:' "$OUT/javac-test.log" >&2
+    echo "$0: ARX's tests did not compile (above; all of it in $OUT/javac-test.log)" >&2
+    exit 1
+fi
+
+# The working directory of ArxSuiteCase: data/ holds ARX's data files and, for every ./data/ file the test
+# classes name that the source lacks (ARX withholds some datasets), a one-row stand-in, read only while the
+# test classes list their cases (ArxSuiteCase runs the cases on adult.csv alone).
+rm -rf "$OUT/suite"
+mkdir -p "$OUT/suite/data"
+ln -s "$SRC"/data/* "$OUT/suite/data/"
+stubs=0
+while read -r file; do
+    [ -e "$OUT/suite/$file" ] && continue
+    case "$file" in
+    *_hierarchy_*) printf 'stub;*\n' > "$OUT/suite/$file" ;;
+    *) printf 'stub\nstub\n' > "$OUT/suite/$file" ;;
+    esac
+    stubs=$((stubs + 1))
+done < <(grep -oh '"\./data/[^"]*"' "$TESTS"/TestAnonymization*.java | tr -d '"' | sort -u)
+echo "wrote $OUT/suite (ArxSuiteCase's working directory; $stubs stand-ins for data files the source lacks)"
+
+javac -encoding UTF-8 -d "$OUT/driver" -cp "$OUT/classes:$OUT/test:$LIB_CP$TEST_CP" "$HERE"/*.java
+echo "$OUT/classes:$OUT/driver:$OUT/test:$LIB_CP$TEST_CP" > "$OUT/cp.txt"
 echo "wrote $OUT/cp.txt (drivers: $(cd "$OUT/driver" && ls -- *.class | grep -v '\$' | sed 's/\.class$//' | tr '\n' ' '))"
