@@ -33,15 +33,18 @@ CREATE OR REPLACE TEMP MACRO anon_label_float(s, lo, hi) AS
   CASE WHEN s IN ('nan', '-nan') THEN 'NaN'
        WHEN s IN ('inf', '-inf') THEN s
        WHEN s IN ('0.0', '-0.0') THEN '0.0'
+       WHEN NOT contains(s, 'e') AND lo = -5 AND hi = 15 THEN s  -- a DOUBLE's decimal form (1e-4 to below 1e16): Polars'
        ELSE CASE WHEN starts_with(s, '-') THEN '-' ELSE '' END || anon_label_digits(
               anon_label_sig(ltrim(s, '-')), anon_label_exp(ltrim(s, '-')), lo, hi) END;
 
 -- anon_label_float32(s): the text of the FLOAT whose DuckDB text is s with the fewest significant
--- digits that read back as it ('1122099.2' for DuckDB's '1122099.25'; DuckDB writes every digit
--- a FLOAT needs as a DOUBLE, Polars the fewest): of the correctly rounded texts with 1 to 9
--- digits, the first that casts back to the same FLOAT.
+-- digits that read back as it ('1122099.2' for DuckDB's '1122099.25': DuckDB does not always write
+-- the fewest, Polars does). s itself when it has at most 7 (another text of 7 digits or fewer is at
+-- least 1e-7 of the value away, beyond a FLOAT's half-spacing, 2^-24 of it, so it does not read
+-- back); else the first of the correctly rounded texts with 1 to 9 digits that casts back to it.
 CREATE OR REPLACE TEMP MACRO anon_label_float32(s) AS
   CASE WHEN s IN ('nan', '-nan', 'inf', '-inf', '0.0', '-0.0') THEN s
+       WHEN length(anon_label_sig(ltrim(s, '-'))) <= 7 THEN s
        ELSE list_filter(list_transform(range(0, 9), lambda k: printf('%.' || k::VARCHAR || 'e', s::DOUBLE)),
                         lambda c: c::FLOAT = s::FLOAT)[1] END;
 
@@ -81,7 +84,8 @@ CREATE OR REPLACE TEMP MACRO anon_label_text(t, s, what) AS
                  || 'SET TimeZone = ''UTC'' first, or cast the column to TIMESTAMP')
     WHEN s IS NULL THEN NULL
     WHEN t = 'DOUBLE' THEN anon_label_float(s, -5, 15)
-    WHEN t = 'FLOAT' THEN anon_label_float(anon_label_float32(s), -6, 12)
+    WHEN t = 'FLOAT'  -- the lambda computes anon_label_float32 once, not at each use of its argument
+      THEN list_transform([anon_label_float32(s)], lambda x: anon_label_float(x, -6, 12))[1]
     WHEN t = 'DATE' THEN anon_label_year(year(s::DATE)) || strftime(s::DATE, '-%m-%d')
     WHEN t = 'TIMESTAMP' THEN anon_label_year(year(s::TIMESTAMP)) || strftime(s::TIMESTAMP, '-%m-%d %H:%M:%S.%f')
     WHEN t IN ('TIMESTAMP_S', 'TIMESTAMP_MS')
