@@ -6,12 +6,14 @@
 
 -- anon_label_sig(a): the significant digits of the positive number whose DuckDB text is a
 -- (``1.5e-07``, ``120.5``), without trailing zeros (``15``, ``1205``).
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_sig(a) AS
   CASE WHEN contains(a, 'e') THEN rtrim(replace(split_part(a, 'e', 1), '.', ''), '0')
        ELSE rtrim(ltrim(replace(a, '.', ''), '0'), '0') END;
 
 -- anon_label_exp(a): the decimal exponent of the first significant digit of the positive number
 -- whose DuckDB text is a (``1.5e-07``: -7, ``120.5``: 2, ``0.05``: -2).
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_exp(a) AS
   CASE WHEN contains(a, 'e') THEN split_part(a, 'e', 2)::INTEGER
        WHEN split_part(a, '.', 1) <> '0' THEN length(split_part(a, '.', 1)) - 1
@@ -20,6 +22,7 @@ CREATE OR REPLACE TEMP MACRO anon_label_exp(a) AS
 -- anon_label_digits(d, e, lo, hi): significant digits d (no trailing zero) times 10^e, laid out as
 -- Polars does: with a decimal point ('1200.0', '0.00015') when lo <= e <= hi, else with an
 -- exponent ('1.5e-7', '1e+16').
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_digits(d, e, lo, hi) AS
   CASE WHEN e > hi OR e < lo
          THEN left(d, 1) || CASE WHEN length(d) > 1 THEN '.' || substr(d, 2) ELSE '' END
@@ -29,6 +32,7 @@ CREATE OR REPLACE TEMP MACRO anon_label_digits(d, e, lo, hi) AS
 
 -- anon_label_float(s, lo, hi): the label of the FLOAT or DOUBLE whose DuckDB text is s, with a
 -- decimal point for decimal exponents lo..hi (anon_label).
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_float(s, lo, hi) AS
   CASE WHEN s IN ('nan', '-nan') THEN 'NaN'
        WHEN s IN ('inf', '-inf') THEN s
@@ -42,6 +46,7 @@ CREATE OR REPLACE TEMP MACRO anon_label_float(s, lo, hi) AS
 -- the fewest, Polars does). s itself when it has at most 7 (another text of 7 digits or fewer is at
 -- least 1e-7 of the value away, beyond a FLOAT's half-spacing, 2^-24 of it, so it does not read
 -- back); else the first of the correctly rounded texts with 1 to 9 digits that casts back to it.
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_float32(s) AS
   CASE WHEN s IN ('nan', '-nan', 'inf', '-inf', '0.0', '-0.0') THEN s
        WHEN length(anon_label_sig(ltrim(s, '-'))) <= 7 THEN s
@@ -49,17 +54,20 @@ CREATE OR REPLACE TEMP MACRO anon_label_float32(s) AS
                         lambda c: c::FLOAT = s::FLOAT)[1] END;
 
 -- anon_label_year(y): a year as Polars writes it: four digits at least, a sign outside 0-9999.
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_year(y) AS
   CASE WHEN y < 0 THEN '-' ELSE '' END || CASE WHEN y > 9999 THEN '+' ELSE '' END
   || CASE WHEN abs(y) >= 1000 THEN abs(y)::VARCHAR ELSE lpad(abs(y)::VARCHAR, 4, '0') END;
 
 -- anon_label_offset(m): a UTC offset of m minutes as Polars writes it: +HH:MM or -HH:MM.
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_offset(m) AS
   CASE WHEN m < 0 THEN '-' ELSE '+' END || lpad((abs(m) // 60)::VARCHAR, 2, '0') || ':'
   || lpad((abs(m) % 60)::VARCHAR, 2, '0');
 
 -- anon_label_fraction(ns): the fraction of a second of ns nanoseconds as Polars' %.f writes it:
 -- nothing, or a point and the fewest of 3, 6 or 9 digits that hold it.
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_fraction(ns) AS
   CASE WHEN ns = 0 THEN ''
        WHEN ns % 1000000 = 0 THEN '.' || lpad((ns // 1000000)::VARCHAR, 3, '0')
@@ -67,6 +75,7 @@ CREATE OR REPLACE TEMP MACRO anon_label_fraction(ns) AS
        ELSE '.' || lpad(ns::VARCHAR, 9, '0') END;
 
 -- anon_label_text(t, s, what): the label of the value of type t whose DuckDB text is s (anon_label).
+-- Twin: polars_anon.labels.label_expr (a part of it)
 CREATE OR REPLACE TEMP MACRO anon_label_text(t, s, what) AS
   CASE
     WHEN t IN ('VARCHAR', 'BOOLEAN', 'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT',

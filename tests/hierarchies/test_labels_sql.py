@@ -133,7 +133,7 @@ def test_the_rule_on_hand_picked_values(con: duckdb.DuckDBPyConnection) -> None:
         "0.0", "NaN", "1e-7", "0.00001", "1e+16", "1122099.2", "2020-01-02 03:04:05.000000",
         "2020-01-02 03:04:05.120", "01:02:03.456", "01:02:03", "+10000-01-01", "2020-01-02 03:04:05.000000+00:00",
         "1.50", None,
-    )  # fmt: skip
+    )  # one label per value asked, in order  # fmt: skip
 
 
 @pytest.mark.parametrize(
