@@ -1,10 +1,13 @@
 """How a quasi-identifier's value becomes its String label: the one rule every pass, engine and hierarchy builder
 follows.
 
-A label is the value's String cast as Polars spells it (``2134`` -> ``'2134'``, ``1.5`` -> ``'1.5'``), with one
-exception: a float's negative zero is labelled ``'0.0'``. A group-by, a join and SQL hold ``-0.0`` and ``0.0`` as one
+A label is the value's String cast as Polars spells it (``2134`` -> ``'2134'``, ``1.5`` -> ``'1.5'``), with two
+exceptions. A float's negative zero is labelled ``'0.0'``: a group-by, a join and SQL hold ``-0.0`` and ``0.0`` as one
 value, while their String casts differ (``'-0.0'``), so without the exception the tuples an engine counts and the
-labels of the rows they stand for could disagree (a rounded small negative number is ``-0.0``).
+labels of the rows they stand for could disagree (a rounded small negative number is ``-0.0``). A time of day keeps
+its fraction of a second, in 3, 6 or 9 digits (``09:00:00.500``; none when it is whole: ``09:00:00``): Polars' cast
+drops it, so two times would share one label. SQL follows the same rule: ``anon_label`` (``sql/_labels.sql``) is its
+twin, and refuses the types it cannot label as Polars does.
 
 >>> pl.DataFrame({"x": [-0.0, 0.0, 1.5, None]}).select(label_exprs({"x": pl.Float64}, ["x"])).to_series().to_list()
 ['0.0', '0.0', '1.5', None]
@@ -42,6 +45,8 @@ def label_expr(column: str, dtype: pl.DataType) -> pl.Expr:
     ['0.0', '2.5']
     """
     value = pl.col(column)
+    if isinstance(dtype, pl.Time):  # Polars' cast drops the fraction: 09:00:00.5 would be labelled 09:00:00
+        return value.dt.strftime("%H:%M:%S%.f").alias(column)
     if dtype.is_float():  # ``x + 0.0`` keeps -0.0 in Polars 2.1 (the addition of a zero is skipped)
         value = pl.when(value == 0).then(pl.lit(0.0, dtype=dtype)).otherwise(value)
     return value.cast(pl.String).alias(column)
@@ -58,7 +63,7 @@ def label_series(series: pl.Series) -> pl.Series:
     >>> label_series(pl.Series("f", [-0.0, 1.0], dtype=pl.Float32)).to_list()
     ['0.0', '1.0']
     """
-    if not series.dtype.is_float():
+    if not series.dtype.is_float() and not isinstance(series.dtype, pl.Time):
         return series.cast(pl.String)
     return series.to_frame().select(label_expr(series.name, series.dtype)).to_series()
 

@@ -225,7 +225,7 @@ class _Codes:
         """Per qid, the SQL code of its value."""
         kind = "HUGEINT" if self.big else "BIGINT"
         return [
-            f"coalesce(enum_code(TRY_CAST({duckdb_identifier(q)}::VARCHAR AS {e})), {r - 1})::{kind}"
+            f"coalesce(enum_code(TRY_CAST({_label(q)} AS {e})), {r - 1})::{kind}"
             for q, e, r in zip(self.qids, self.enums, self.radix)
         ]
 
@@ -239,6 +239,11 @@ class _Codes:
         return "[" + ", ".join(f"({p})::BIGINT" for p in parts) + "]"
 
 
+def _label(column: str) -> str:
+    """SQL of `column`'s label (``anon_label``, the rule of :mod:`polars_anon.labels`)."""
+    return f"anon_label({duckdb_identifier(column)}, what := {duckdb_literal(column)})"
+
+
 def _sensitive_code(con: duckdb.DuckDBPyConnection, name: str, original: str, sensitive: str | None) -> tuple[str, int]:
     """SQL code of the sensitive value (a TEMP ENUM of its values; NULL its own code) and the number of values."""
     if sensitive is None:
@@ -247,10 +252,10 @@ def _sensitive_code(con: duckdb.DuckDBPyConnection, name: str, original: str, se
     s_col = duckdb_identifier(sensitive)
     con.execute(
         f"CREATE OR REPLACE TEMP TYPE {s_type} AS ENUM "
-        f"(SELECT DISTINCT {s_col}::VARCHAR FROM {duckdb_identifier(original)} WHERE {s_col} IS NOT NULL ORDER BY 1)"
+        f"(SELECT DISTINCT {_label(sensitive)} FROM {duckdb_identifier(original)} WHERE {s_col} IS NOT NULL ORDER BY 1)"
     )
     n_s = con.execute(f"SELECT len(enum_range(NULL::{s_type}))").fetchall()[0][0]
-    return f"coalesce(enum_code(TRY_CAST({s_col}::VARCHAR AS {s_type})), {n_s})::BIGINT", n_s
+    return f"coalesce(enum_code(TRY_CAST({_label(sensitive)} AS {s_type})), {n_s})::BIGINT", n_s
 
 
 def _joined(
@@ -381,14 +386,15 @@ def _refuse(con: duckdb.DuckDBPyConnection, q: str, table: str, where: str, enum
         )
     if where == "original":
         rows = con.execute(
-            f"SELECT DISTINCT t.{col}::VARCHAR AS v FROM {duckdb_identifier(table)} AS t LEFT JOIN anon_nodes AS n "
-            f"ON n.hierarchy = ? AND n.label = t.{col}::VARCHAR WHERE n.node IS NULL OR n.level > 0 ORDER BY v LIMIT 6",
+            f"SELECT DISTINCT t.v FROM (SELECT {_label(q)} AS v FROM {duckdb_identifier(table)}) AS t "
+            "LEFT JOIN anon_nodes AS n ON n.hierarchy = ? AND n.label = t.v WHERE n.node IS NULL OR n.level > 0 "
+            "ORDER BY t.v LIMIT 6",
             [q],
         ).fetchall()
         kind = "leaves"
     else:
         rows = con.execute(
-            f"SELECT DISTINCT {col}::VARCHAR AS v FROM {duckdb_identifier(table)} WHERE TRY_CAST({col}::VARCHAR AS "
+            f"SELECT DISTINCT {_label(q)} AS v FROM {duckdb_identifier(table)} WHERE TRY_CAST({_label(q)} AS "
             f"{enum}) IS NULL ORDER BY v LIMIT 6"
         ).fetchall()
         kind = "nodes"

@@ -46,7 +46,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.labels import label_exprs
+from polars_anon.labels import label_expr, label_exprs
 from polars_anon.messages import KEY_NOT_UNIQUE
 from polars_anon.metrics.sums import stable_mean
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
@@ -506,14 +506,11 @@ def prepare(
     p_cols = [pub_col(i) for i in range(len(qids))]
     # each side becomes node ids before the rows are lined up; the sensitive values become codes too
     s_labels = s_code = None
-    if sensitive:
-        values = orig.select(pl.col(sensitive).cast(pl.String).drop_nulls().unique().sort()).collect(
-            engine="streaming"
-        )[sensitive]
+    if sensitive:  # as labels, as SQL's anon_metric_pairs reads them (one value for -0.0 and 0.0)
+        s_label = label_expr(sensitive, orig.collect_schema()[sensitive])
+        values = orig.select(s_label.drop_nulls().unique().sort()).collect(engine="streaming")[sensitive]
         s_labels = pl.concat([values, pl.Series([None], dtype=pl.String)])  # the last code is null
-        s_code = (
-            pl.col(sensitive).cast(pl.String).cast(pl.Enum(values)).to_physical().cast(pl.Int64).fill_null(values.len())
-        )
+        s_code = s_label.cast(pl.Enum(values)).to_physical().cast(pl.Int64).fill_null(values.len())
     packed = _tuple_code(qids, ordered)
     n_s = 1 if s_labels is None else s_labels.len()
     if packed is not None and math.prod(packed[1]) ** 2 * n_s * 2 < 2**62:
