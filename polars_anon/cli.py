@@ -35,7 +35,7 @@ from polars_anon.io import (
     report_path,
     scan_input,
 )
-from polars_anon.job import Job, execute_job, run_job
+from polars_anon.job import Job, PrivacySpec, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
 
@@ -275,9 +275,19 @@ def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separat
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
     file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table; a
     ``--model``'s population CSV read with the command's ``--separator``, a job's with the job's CSV options."""
+    from polars_anon.job import build_models
+
+    models = build_models(_model_specs(texts), lf, population=_population_reader(separator))
+    if job is not None:
+        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
+    return models
+
+
+def _model_specs(texts: Sequence[str]) -> list[PrivacySpec]:
+    """The ``--model`` TOML inline tables, parsed (nothing read yet)."""
     import tomllib
 
-    from polars_anon.job import build_models, parse_privacy
+    from polars_anon.job import parse_privacy
 
     tables = []
     for text in texts:
@@ -289,12 +299,7 @@ def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separat
             example = '{model = "l-diversity", attribute = "s", l = 2}'
             raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
-    models = build_models(
-        parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf, population=_population_reader(separator)
-    )
-    if job is not None:
-        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
-    return models
+    return parse_privacy(tables, where=[f"--model {t!r}" for t in texts])
 
 
 def _population_reader(separator: str) -> Callable[[str], pl.LazyFrame]:
@@ -322,17 +327,25 @@ def _local(value: str, flag: str) -> Path:
     return local_path(value)
 
 
-_READS = ("file", "published", "original", "anonymized", "population", "report", "job")
+_READS = ("file", "published", "original", "anonymized", "population", "reference", "report", "job")
 """The command-line arguments that name a file a command reads."""
 
 
 def _inputs(args: argparse.Namespace) -> list[Any]:
-    """Every file the command reads, named on its command line or as its job's input: never one of its targets
-    (:meth:`Outputs.protect`, even with ``--overwrite``)."""
+    """Every file the command reads: named on its command line, a ``--hierarchy`` file, a ``--model``'s population,
+    and every file its job reads (:attr:`Job.reads`): never one of its targets (:meth:`Outputs.protect`, even with
+    ``--overwrite``). The one list of what a command reads."""
+    from polars_anon.hierarchy_spec import spec_files
+    from polars_anon.privacy.counts import population_files
+
     paths: list[Any] = [getattr(args, name, None) for name in _READS]
+    paths += [f for text in getattr(args, "hierarchy", None) or [] for f in spec_files(_hierarchy_spec(text)[1])]
+    paths += [
+        f for p in _model_specs(getattr(args, "model", None) or []) for f in population_files(p.model.population_frame)
+    ]
     job = _job(args)
     if job is not None:
-        paths.append(job.input)
+        paths += job.reads
     return [p for p in paths if p]
 
 

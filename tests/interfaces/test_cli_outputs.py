@@ -105,6 +105,55 @@ CASES = [
                 ],
                 "bad.parquet",
             ),
+            # review20 #3: every file a run reads, the job file and a hierarchy file among them (each was replaced)
+            ("anonymize-report-is-the-job", ["anonymize", "{w}/job_self.toml"], "job_self.toml"),
+            ("anonymize-report-is-a-hierarchy", ["anonymize", "{w}/job_h.toml"], "h.csv"),
+            (
+                "explore-output-is-a-hierarchy",
+                ["explore", "{w}/job_h.toml", "--output", "{w}/h.csv", "--no-html"],
+                "h.csv",
+            ),
+            (
+                "encode-output-is-a-hierarchy",
+                [
+                    "encode",
+                    "{w}/bad.parquet",
+                    "--hierarchy",
+                    "sex={w}/h.csv",
+                    "--encoding",
+                    "oneclass",
+                    "--output",
+                    "{w}/h.csv",
+                ],
+                "h.csv",
+            ),
+            (
+                "metrics-json-is-a-hierarchy",
+                [
+                    "metrics",
+                    "{w}/bad.parquet",
+                    "{w}/bad.parquet",
+                    "--hierarchy",
+                    "sex={w}/h.csv",
+                    "--json",
+                    "{w}/h.csv",
+                ],
+                "h.csv",
+            ),
+            (
+                "risk-json-is-a-model-population",
+                [
+                    "risk",
+                    "{w}/bad.parquet",
+                    "--qids",
+                    "sex",
+                    "--model",
+                    '{model = "k-map", k = 2, population = "{w}/t.parquet"}',
+                    "--json",
+                    "{w}/t.parquet",
+                ],
+                "t.parquet",
+            ),
         ]
     ),
     # a folder where a file is due, even with --overwrite (review5 #2: refused only after the work; review6 #1: demo)
@@ -148,6 +197,12 @@ def work(tmp_path: Path) -> Path:
     qids = 'k = 2\n[qids.sex]\nhierarchy = "suppress"\n'
     (tmp_path / "job.toml").write_text(f'input = "bad.parquet"\noutput = "out.parquet"\n{qids}')
     (tmp_path / "job_in.toml").write_text(f'input = "bad.parquet"\noutput = "bad.parquet"\n{qids}')
+    (tmp_path / "h.csv").write_text("F;*\nM;*\n")
+    (tmp_path / "job_self.toml").write_text(
+        f'input = "bad.parquet"\noutput = "o.parquet"\nreport = "job_self.toml"\n{qids}'
+    )
+    hier = 'k = 2\n[qids.sex]\nhierarchy = "h.csv"\n'
+    (tmp_path / "job_h.toml").write_text(f'input = "bad.parquet"\noutput = "o.parquet"\nreport = "h.csv"\n{hier}')
     return tmp_path
 
 
