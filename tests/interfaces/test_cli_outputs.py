@@ -448,3 +448,21 @@ def test_a_read_pattern_protects_the_files_it_matches_as_the_engines_glob(tmp_pa
             outputs.check(target)
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
         any_depth.check(d / "a" / "b" / "x.parquet")
+
+
+def test_encode_classes_never_replaces_a_folder_holding_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 #4: the input inside the ``classes`` folder that --overwrite replaces was deleted (rc 0)."""
+    pl.DataFrame({"sex": ["F", "M"] * 3}).write_parquet(tmp_path / "pub.parquet")
+    common = ["--hierarchy", "sex=suppress", "--encoding", "fillparent", "--layout", "classes", "--output"]
+    assert cli.main(["encode", str(tmp_path / "pub.parquet"), *common, str(tmp_path / "enc")]) == 0
+    mine = tmp_path / "enc" / "mine.parquet"
+    (tmp_path / "pub.parquet").rename(mine)
+    capsys.readouterr()
+    before = _snapshot(tmp_path)
+    assert cli.main(["encode", str(mine), *common, str(tmp_path / "enc"), "--overwrite"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.count("\n") == 1
+    assert "'" + str(tmp_path / "enc") + "' is a folder that holds" in said.err and "mine.parquet" in said.err
+    assert _snapshot(tmp_path) == before
