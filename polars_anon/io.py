@@ -263,6 +263,8 @@ def scan_input(
                 f"cannot read {what} {str(path)!r} as CSV: the header names no column {number} ({why}); name it in "
                 f"the header, or name every column in columns (job file: columns = [{named}...])"
             )
+        if has_header and columns is None:
+            _check_header_unique(path, separator, names, what)
         empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
@@ -274,6 +276,38 @@ def scan_input(
             lf = lf.rename(dict(zip(names, columns)))
         return lf.filter(~pl.all_horizontal(pl.all().is_null())) if empty else lf  # CSV_RULES: no value, skipped
     return _scan_parquet(path, [path], what)
+
+
+_DUPLICATED = re.compile(r"_duplicated_\d+\Z")
+"""How Polars renames a header's second use of a name (``race`` -> ``race_duplicated_0``)."""
+
+
+def _check_header_unique(path: Path, separator: str, names: Sequence[str], what: str) -> None:
+    """Refuse a CSV header that names a column twice: Polars renames the copy (``race_duplicated_0``), DuckDB and
+    Spark take Polars' names, and the copy would pass through unprotected. The header is read as written only when
+    a name looks renamed.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("race,s,race\\nW,a,B\\n")
+    >>> scan_input(path)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: the header names column 'race' more than ...
+    """
+    if not any(_DUPLICATED.search(n) for n in names):
+        return
+    header = pl.read_csv(path, separator=separator, has_header=False, n_rows=1, infer_schema=False, glob=False)
+    written = [str(v) for v in header.row(0)]
+    written[0] = written[0].removeprefix("\ufeff")  # a byte-order mark before the header
+    first = next((n for i, n in enumerate(written) if n in written[:i]), None)
+    if first is not None:
+        numbers = [i + 1 for i, n in enumerate(written) if n == first]
+        raise InputError(
+            f"cannot read {what} {str(path)!r} as CSV: the header names column {first!r} more than once (columns "
+            f"{', '.join(map(str, numbers))}); give each column its own name in the header, or name every column "
+            "in columns (job file: columns = [...])"
+        )
 
 
 DTYPES: dict[str, pl.DataType] = {
@@ -479,8 +513,8 @@ A CSV input is read alike on every engine: a quoted empty field ("") is the empt
 null in a column of another type; an empty field is null; the null strings are null, quoted or not; a blank line,
 and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
 ending a row makes one more field), a quote inside a field or ending one that does not start with one, a header with
-an empty name (unless ``columns`` names every column), or a value that breaks the type inferred from the first rows
-(the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
+an empty name or a name used twice (unless ``columns`` names every column), or a value that breaks the type inferred
+from the first rows (the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
 """The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
 as Polars does)."""
 
