@@ -199,19 +199,19 @@ def summary_line(rep: dict) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    lf = scan_input(args.file, separator=args.separator)
     qids = [q for q in args.qids.split(",") if q]
     if not qids:
         raise AnonError("check: --qids names no column; give comma-separated quasi-identifiers")
+    lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, _job(args), lf, args.separator)
+    models = _cli_models(args.model, _job(args), lf, _population_reader(args.separator, qids))
     reference = None
     if args.reference is not None:
         from polars_anon.privacy.evaluate import REFERENCE_UNREAD
 
-        reference = scan_input(args.reference, separator=args.separator, what="reference")
+        reference = scan_input(args.reference, separator=args.separator, text=qids, what="reference")
         if not any(m.uses_distribution for m in models):
             raise AnonError(f"check: --reference {args.reference!r}: {REFERENCE_UNREAD}")
     if models and summary["n_rows"]:
@@ -271,13 +271,16 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
     return build_hierarchies(job.scan(), job.qids, job.base)  # the road's reader: every CSV option of the job's
 
 
-def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separator: str) -> list[Model]:
+def _cli_models(
+    texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, population: Callable[[str], pl.LazyFrame]
+) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
     file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table; a
-    ``--model``'s population CSV read with the command's ``--separator``, a job's with the job's CSV options."""
+    ``--model``'s population CSV read by `population` (:func:`_population_reader`), a job's with the job's CSV
+    options."""
     from polars_anon.job import build_models
 
-    models = build_models(_model_specs(texts), lf, population=_population_reader(separator))
+    models = build_models(_model_specs(texts), lf, population=population)
     if job is not None:
         models += build_models(job.privacy, lf, job.base, population=job.scan_population)
     return models
@@ -302,10 +305,10 @@ def _model_specs(texts: Sequence[str]) -> list[PrivacySpec]:
     return parse_privacy(tables, where=[f"--model {t!r}" for t in texts])
 
 
-def _population_reader(separator: str) -> Callable[[str], pl.LazyFrame]:
+def _population_reader(separator: str, qids: Sequence[str]) -> Callable[[str], pl.LazyFrame]:
     """How a command reads a population table (``--population``, a ``--model``'s ``population``): with its
-    ``--separator``, as it reads its table."""
-    return lambda path: scan_input(path, separator=separator, what="population table")
+    ``--separator`` and a CSV's `qids` read as written, as it reads its table."""
+    return lambda path: scan_input(path, separator=separator, text=qids, what="population table")
 
 
 def _risk(args: argparse.Namespace) -> int:
@@ -386,10 +389,11 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
     from polars_anon.privacy.risk import risk
     from polars_anon.report import jsonable
 
-    lf = scan_input(args.file, separator=args.separator)
     qids = [q for q in args.qids.split(",") if q]
     if not qids:
         raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
+    lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
+    population = _population_reader(args.separator, qids)
     start = time.perf_counter()
     doc = jsonable(
         risk(
@@ -398,8 +402,8 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             threshold=args.threshold,
             sampling_fraction=args.sampling_fraction,
             population_size=args.population_size,
-            population=None if args.population is None else _population_reader(args.separator)(args.population),
-            models=_cli_models(args.model, _job(args), lf, args.separator),
+            population=None if args.population is None else population(args.population),
+            models=_cli_models(args.model, _job(args), lf, population),
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
