@@ -717,9 +717,46 @@ def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.Lazy
     try:
         lf = pl.scan_parquet(files, glob=False)  # each file by its name: p[1].parquet is no pattern
         lf.collect_schema()
+        if len(files) > 1:
+            _check_parts_alike(path, files, what)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(f"cannot read {what} {str(path)!r} as Parquet: {_first_line(exc)}") from exc
     return lf
+
+
+def _check_parts_alike(folder: Path, parts: list[Path], what: str) -> None:
+    """Refuse a folder whose Parquet parts differ in their columns or types (in any order they are alike), naming the
+    first part and column that differ from the first part: Polars failed on them in a traceback (a later part's
+    Int32 where the first has Int64, a missing column) and DuckDB read an Int32 part into an Int64 column; every
+    engine reads a local folder through here first, so all refuse it alike. Each part's footer only is read.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"a": [1]}, schema={"a": pl.Int64}).write_parquet(d / "part-0.parquet")
+    >>> pl.DataFrame({"a": [2]}, schema={"a": pl.Int32}).write_parquet(d / "part-1.parquet")
+    >>> scan_input(d)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: input folder '...' has parts that differ: column 'a' is Int32 in 'part-1.parquet' ...
+    """
+    first = pl.read_parquet_schema(parts[0])
+    for part in parts[1:]:
+        schema = pl.read_parquet_schema(part)
+        missing = [c for c in first if c not in schema]
+        more = [c for c in schema if c not in first]
+        typed = next((c for c in first if c in schema and schema[c] != first[c]), None)
+        if missing or more:
+            lacks = [f"{part.name!r} lacks columns {missing} of {parts[0].name!r}"] if missing else []
+            has = [f"{part.name!r} has columns {more} that {parts[0].name!r} has not"] if more else []
+            said = "; ".join(lacks + has)
+        elif typed is not None:
+            said = f"column {typed!r} is {schema[typed]} in {part.name!r} but {first[typed]} in {parts[0].name!r}"
+        else:
+            continue
+        raise InputError(
+            f"{what} folder {str(folder)!r} has parts that differ: {said}; write every part with the same columns "
+            "and types"
+        )
 
 
 def _first_line(exc: BaseException) -> str:
