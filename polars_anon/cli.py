@@ -342,7 +342,7 @@ def _inputs(args: argparse.Namespace) -> list[Any]:
     from polars_anon.privacy.counts import population_files
 
     paths: list[Any] = [getattr(args, name, None) for name in _READS]
-    paths += [f for text in getattr(args, "hierarchy", None) or [] for f in spec_files(_hierarchy_spec(text)[1])]
+    paths += [f for text in getattr(args, "hierarchy", None) or [] for f in spec_files(*_hierarchy_spec(text))]
     paths += [
         f for p in _model_specs(getattr(args, "model", None) or []) for f in population_files(p.model.population_frame)
     ]

@@ -163,15 +163,16 @@ def parse_spec(name: str, spec: object) -> HierarchySpec:
     raise InvalidParameterError(f"qid {name!r}: hierarchy must be {_FORMS}; got {spec!r}")
 
 
-def spec_files(spec: object, base: Path = Path(".")) -> list[Path]:
-    """The file a hierarchy spec reads (a CSV hierarchy, relative to `base`), or none: a run never writes onto it.
+def spec_files(name: str, spec: object, base: Path = Path(".")) -> list[Path]:
+    """The file the hierarchy spec of qid `name` reads (a CSV hierarchy, relative to `base`), or none: a run never
+    writes onto it.
 
-    >>> spec_files({"path": "age.csv", "separator": ","}, Path("jobs")), spec_files("suppress")
+    >>> spec_files("age", {"path": "age.csv", "separator": ","}, Path("jobs")), spec_files("sex", "suppress")
     ([PosixPath('jobs/age.csv')], [])
     """
     if spec is None:
         return []
-    checked = parse_spec("", spec)
+    checked = parse_spec(name, spec)
     return [base / checked.options["path"]] if checked.kind == "csv" else []
 
 

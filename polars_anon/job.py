@@ -464,8 +464,8 @@ class Job:
         t-closeness model's) and each population table. None of them is ever a target, even with overwrite
         (:meth:`Outputs.protect <polars_anon.outputs.Outputs.protect>`)."""
         files: list[Any] = [self.file, self.input]
-        files += [f for spec in self.qids.values() for f in spec_files(spec, self.base)]
-        files += [f for p in self.privacy for f in spec_files(p.hierarchy, self.base)]
+        files += [f for name, spec in self.qids.items() for f in spec_files(name, spec, self.base)]
+        files += [f for p in self.privacy for f in spec_files(p.model.sensitive_attribute, p.hierarchy, self.base)]
         files += [f for p in self.privacy for f in population_files(p.model.population_frame)]
         return [as_location(f) for f in files if f is not None]
 
