@@ -35,7 +35,7 @@ from polars_anon.io import (
     report_path,
     scan_input,
 )
-from polars_anon.job import Job, execute_job, run_job
+from polars_anon.job import Job, PrivacySpec, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.outputs import Interrupted, Outputs, staged_write
 
@@ -199,19 +199,19 @@ def summary_line(rep: dict) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    lf = scan_input(args.file, separator=args.separator)
     qids = [q for q in args.qids.split(",") if q]
     if not qids:
         raise AnonError("check: --qids names no column; give comma-separated quasi-identifiers")
+    lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, _job(args), lf, args.separator)
+    models = _cli_models(args.model, _job(args), lf, _population_reader(args.separator, qids))
     reference = None
     if args.reference is not None:
         from polars_anon.privacy.evaluate import REFERENCE_UNREAD
 
-        reference = scan_input(args.reference, separator=args.separator, what="reference")
+        reference = scan_input(args.reference, separator=args.separator, text=qids, what="reference")
         if not any(m.uses_distribution for m in models):
             raise AnonError(f"check: --reference {args.reference!r}: {REFERENCE_UNREAD}")
     if models and summary["n_rows"]:
@@ -271,13 +271,26 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
     return build_hierarchies(job.scan(), job.qids, job.base)  # the road's reader: every CSV option of the job's
 
 
-def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separator: str) -> list[Model]:
+def _cli_models(
+    texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, population: Callable[[str], pl.LazyFrame]
+) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
     file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table; a
-    ``--model``'s population CSV read with the command's ``--separator``, a job's with the job's CSV options."""
+    ``--model``'s population CSV read by `population` (:func:`_population_reader`), a job's with the job's CSV
+    options."""
+    from polars_anon.job import build_models
+
+    models = build_models(_model_specs(texts), lf, population=population)
+    if job is not None:
+        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
+    return models
+
+
+def _model_specs(texts: Sequence[str]) -> list[PrivacySpec]:
+    """The ``--model`` TOML inline tables, parsed (nothing read yet)."""
     import tomllib
 
-    from polars_anon.job import build_models, parse_privacy
+    from polars_anon.job import parse_privacy
 
     tables = []
     for text in texts:
@@ -289,18 +302,13 @@ def _cli_models(texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, separat
             example = '{model = "l-diversity", attribute = "s", l = 2}'
             raise AnonError(f"--model {text!r} is not a TOML inline table ({table}); e.g. '{example}'")
         tables.append(table)
-    models = build_models(
-        parse_privacy(tables, where=[f"--model {t!r}" for t in texts]), lf, population=_population_reader(separator)
-    )
-    if job is not None:
-        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
-    return models
+    return parse_privacy(tables, where=[f"--model {t!r}" for t in texts])
 
 
-def _population_reader(separator: str) -> Callable[[str], pl.LazyFrame]:
+def _population_reader(separator: str, qids: Sequence[str]) -> Callable[[str], pl.LazyFrame]:
     """How a command reads a population table (``--population``, a ``--model``'s ``population``): with its
-    ``--separator``, as it reads its table."""
-    return lambda path: scan_input(path, separator=separator, what="population table")
+    ``--separator`` and a CSV's `qids` read as written, as it reads its table."""
+    return lambda path: scan_input(path, separator=separator, text=qids, what="population table")
 
 
 def _risk(args: argparse.Namespace) -> int:
@@ -322,17 +330,25 @@ def _local(value: str, flag: str) -> Path:
     return local_path(value)
 
 
-_READS = ("file", "published", "original", "anonymized", "population", "report", "job")
+_READS = ("file", "published", "original", "anonymized", "population", "reference", "report", "job")
 """The command-line arguments that name a file a command reads."""
 
 
 def _inputs(args: argparse.Namespace) -> list[Any]:
-    """Every file the command reads, named on its command line or as its job's input: never one of its targets
-    (:meth:`Outputs.protect`, even with ``--overwrite``)."""
+    """Every file the command reads: named on its command line, a ``--hierarchy`` file, a ``--model``'s population,
+    and every file its job reads (:attr:`Job.reads`): never one of its targets (:meth:`Outputs.protect`, even with
+    ``--overwrite``). The one list of what a command reads."""
+    from polars_anon.hierarchy_spec import spec_files
+    from polars_anon.privacy.counts import population_files
+
     paths: list[Any] = [getattr(args, name, None) for name in _READS]
+    paths += [f for text in getattr(args, "hierarchy", None) or [] for f in spec_files(*_hierarchy_spec(text))]
+    paths += [
+        f for p in _model_specs(getattr(args, "model", None) or []) for f in population_files(p.model.population_frame)
+    ]
     job = _job(args)
     if job is not None:
-        paths.append(job.input)
+        paths += job.reads
     return [p for p in paths if p]
 
 
@@ -373,10 +389,11 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
     from polars_anon.privacy.risk import risk
     from polars_anon.report import jsonable
 
-    lf = scan_input(args.file, separator=args.separator)
     qids = [q for q in args.qids.split(",") if q]
     if not qids:
         raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
+    lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
+    population = _population_reader(args.separator, qids)
     start = time.perf_counter()
     doc = jsonable(
         risk(
@@ -385,8 +402,8 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             threshold=args.threshold,
             sampling_fraction=args.sampling_fraction,
             population_size=args.population_size,
-            population=None if args.population is None else _population_reader(args.separator)(args.population),
-            models=_cli_models(args.model, _job(args), lf, args.separator),
+            population=None if args.population is None else population(args.population),
+            models=_cli_models(args.model, _job(args), lf, population),
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:

@@ -36,7 +36,7 @@ from polars_anon.hierarchy import Hierarchy
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["KINDS", "HierarchySpec", "build_spec", "parse_spec"]
+__all__ = ["KINDS", "HierarchySpec", "build_spec", "parse_spec", "spec_files"]
 
 KINDS: dict[str, tuple[str, ...]] = {
     "path": ("separator",),
@@ -161,6 +161,19 @@ def parse_spec(name: str, spec: object) -> HierarchySpec:
     if isinstance(spec, Mapping):
         return _table(name, spec)
     raise InvalidParameterError(f"qid {name!r}: hierarchy must be {_FORMS}; got {spec!r}")
+
+
+def spec_files(name: str, spec: object, base: Path = Path(".")) -> list[Path]:
+    """The file the hierarchy spec of qid `name` reads (a CSV hierarchy, relative to `base`), or none: a run never
+    writes onto it.
+
+    >>> spec_files("age", {"path": "age.csv", "separator": ","}, Path("jobs")), spec_files("sex", "suppress")
+    ([PosixPath('jobs/age.csv')], [])
+    """
+    if spec is None:
+        return []
+    checked = parse_spec(name, spec)
+    return [base / checked.options["path"]] if checked.kind == "csv" else []
 
 
 def build_spec(

@@ -263,6 +263,8 @@ def scan_input(
                 f"cannot read {what} {str(path)!r} as CSV: the header names no column {number} ({why}); name it in "
                 f"the header, or name every column in columns (job file: columns = [{named}...])"
             )
+        if has_header and columns is None:
+            _check_header_unique(path, separator, names, what)
         empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
@@ -274,6 +276,38 @@ def scan_input(
             lf = lf.rename(dict(zip(names, columns)))
         return lf.filter(~pl.all_horizontal(pl.all().is_null())) if empty else lf  # CSV_RULES: no value, skipped
     return _scan_parquet(path, [path], what)
+
+
+_DUPLICATED = re.compile(r"_duplicated_\d+\Z")
+"""How Polars renames a header's second use of a name (``race`` -> ``race_duplicated_0``)."""
+
+
+def _check_header_unique(path: Path, separator: str, names: Sequence[str], what: str) -> None:
+    """Refuse a CSV header that names a column twice: Polars renames the copy (``race_duplicated_0``), DuckDB and
+    Spark take Polars' names, and the copy would pass through unprotected. The header is read as written only when
+    a name looks renamed.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("race,s,race\\nW,a,B\\n")
+    >>> scan_input(path)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: the header names column 'race' more than ...
+    """
+    if not any(_DUPLICATED.search(n) for n in names):
+        return
+    header = pl.read_csv(path, separator=separator, has_header=False, n_rows=1, infer_schema=False, glob=False)
+    written = [str(v) for v in header.row(0)]
+    written[0] = written[0].removeprefix("\ufeff")  # a byte-order mark before the header
+    first = next((n for i, n in enumerate(written) if n in written[:i]), None)
+    if first is not None:
+        numbers = [i + 1 for i, n in enumerate(written) if n == first]
+        raise InputError(
+            f"cannot read {what} {str(path)!r} as CSV: the header names column {first!r} more than once (columns "
+            f"{', '.join(map(str, numbers))}); give each column its own name in the header, or name every column "
+            "in columns (job file: columns = [...])"
+        )
 
 
 DTYPES: dict[str, pl.DataType] = {
@@ -479,8 +513,8 @@ A CSV input is read alike on every engine: a quoted empty field ("") is the empt
 null in a column of another type; an empty field is null; the null strings are null, quoted or not; a blank line,
 and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
 ending a row makes one more field), a quote inside a field or ending one that does not start with one, a header with
-an empty name (unless ``columns`` names every column), or a value that breaks the type inferred from the first rows
-(the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
+an empty name or a name used twice (unless ``columns`` names every column), or a value that breaks the type inferred
+from the first rows (the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
 """The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
 as Polars does)."""
 
@@ -683,9 +717,46 @@ def _scan_parquet(path: Path, files: list[Path], what: str = "input") -> pl.Lazy
     try:
         lf = pl.scan_parquet(files, glob=False)  # each file by its name: p[1].parquet is no pattern
         lf.collect_schema()
+        if len(files) > 1:
+            _check_parts_alike(path, files, what)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(f"cannot read {what} {str(path)!r} as Parquet: {_first_line(exc)}") from exc
     return lf
+
+
+def _check_parts_alike(folder: Path, parts: list[Path], what: str) -> None:
+    """Refuse a folder whose Parquet parts differ in their columns or types (in any order they are alike), naming the
+    first part and column that differ from the first part: Polars failed on them in a traceback (a later part's
+    Int32 where the first has Int64, a missing column) and DuckDB read an Int32 part into an Int64 column; every
+    engine reads a local folder through here first, so all refuse it alike. Each part's footer only is read.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"a": [1]}, schema={"a": pl.Int64}).write_parquet(d / "part-0.parquet")
+    >>> pl.DataFrame({"a": [2]}, schema={"a": pl.Int32}).write_parquet(d / "part-1.parquet")
+    >>> scan_input(d)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: input folder '...' has parts that differ: column 'a' is Int32 in 'part-1.parquet' ...
+    """
+    first = pl.read_parquet_schema(parts[0])
+    for part in parts[1:]:
+        schema = pl.read_parquet_schema(part)
+        missing = [c for c in first if c not in schema]
+        more = [c for c in schema if c not in first]
+        typed = next((c for c in first if c in schema and schema[c] != first[c]), None)
+        if missing or more:
+            lacks = [f"{part.name!r} lacks columns {missing} of {parts[0].name!r}"] if missing else []
+            has = [f"{part.name!r} has columns {more} that {parts[0].name!r} has not"] if more else []
+            said = "; ".join(lacks + has)
+        elif typed is not None:
+            said = f"column {typed!r} is {schema[typed]} in {part.name!r} but {first[typed]} in {parts[0].name!r}"
+        else:
+            continue
+        raise InputError(
+            f"{what} folder {str(folder)!r} has parts that differ: {said}; write every part with the same columns "
+            "and types"
+        )
 
 
 def _first_line(exc: BaseException) -> str:

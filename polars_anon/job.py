@@ -42,7 +42,7 @@ from polars_anon.engines.planners import check_driver_tuples
 from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.hierarchy_spec import build_spec, parse_spec
+from polars_anon.hierarchy_spec import build_spec, parse_spec, spec_files
 from polars_anon.io import (
     BLANK,
     CSV_SUFFIXES,
@@ -59,7 +59,7 @@ from polars_anon.io import (
     report_path,
     scan_input,
 )
-from polars_anon.locations import URI, is_uri
+from polars_anon.locations import URI, as_location, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
 from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
 from polars_anon.pipeline.capabilities import (
@@ -388,6 +388,8 @@ class Job:
     steps applied to the input (:mod:`polars_anon.sdc.job`)."""
     options: dict[str, Any] = field(default_factory=dict)
     base: Path = Path(".")
+    file: Path | None = None
+    """The job file this job was read from (:meth:`load`): read by the run, so never one of its targets."""
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any], base: str | Path = ".") -> Job:
@@ -457,6 +459,17 @@ class Job:
         )
 
     @property
+    def reads(self) -> list[Path | URI]:
+        """Every file a run of the job reads: the job file, the input, each hierarchy file (a qid's, a hierarchical
+        t-closeness model's) and each population table. None of them is ever a target, even with overwrite
+        (:meth:`Outputs.protect <polars_anon.outputs.Outputs.protect>`)."""
+        files: list[Any] = [self.file, self.input]
+        files += [f for name, spec in self.qids.items() for f in spec_files(name, spec, self.base)]
+        files += [f for p in self.privacy for f in spec_files(p.model.sensitive_attribute, p.hierarchy, self.base)]
+        files += [f for p in self.privacy for f in population_files(p.model.population_frame)]
+        return [as_location(f) for f in files if f is not None]
+
+    @property
     def text_columns(self) -> list[str]:
         """The columns ``schema`` types as String: a CSV input's are read as written, not inferred, then cast."""
         return [c for c, t in self.schema.items() if t == "String"]
@@ -486,7 +499,7 @@ class Job:
         if master is not None:
             spark = raw.get("spark")
             raw["spark"] = {**(spark if isinstance(spark, dict) else {}), "master": master}
-        return cls.from_dict(raw, path.parent)
+        return dataclasses.replace(cls.from_dict(raw, path.parent), file=path)
 
 
 def _located(base: Path, value: object, engine: str, key: str) -> Path | URI:
@@ -647,10 +660,10 @@ def _on_engine_files(job: Job, engine: Any) -> Job:
 
 
 def _check_targets(job: Job, out: Outputs, paths: dict[str, Any], target: Any, html: Any) -> None:
-    """Every file the job would write checked before any data is read; the input protected (never replaced)."""
+    """Every file the job would write checked before any data is read; every file it reads protected (never
+    replaced: :attr:`Job.reads`)."""
     check_parquet_target(job.output, folder=job.engine == "spark")  # Spark writes a folder
-    out.protect(job.input)  # never replaced, even with overwrite
-    out.protect(*(f for p in job.privacy for f in population_files(p.model.population_frame)))  # the models' tables
+    out.protect(*job.reads)  # never replaced, even with overwrite
     targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
     targets += [("report page", html, True)] if html else []
     targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder

@@ -256,7 +256,8 @@ class Outputs:
     def check(self, final: str | Path, *, file: bool = True, what: str = "output") -> Path | URI:
         """Refuse a target that is an input of the run (:meth:`protect`), that exists (unless overwrite) or that is a
         folder (even with overwrite: the user's folder is never replaced), unless ``file=False``: the caller writes a
-        folder there and may replace one it wrote (Spark's output, an encoding's ``classes`` layout). `what` names the
+        folder there and may replace one it wrote (Spark's output, an encoding's ``classes`` layout), never one that
+        holds an input of the run. `what` names the
         target in the message (``"report"``, ...).
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
@@ -265,6 +266,12 @@ class Outputs:
             raise InvalidParameterError(
                 f"{what} {str(final)!r} is an input of this run; write it to another path (it would replace the "
                 "data it is made from)"
+            )
+        held = next((r for r in self._reads if not file and _reads_into(r, final)), None)
+        if held is not None:  # a folder replaced whole: the input inside it would be deleted
+            raise InvalidParameterError(
+                f"{what} {str(final)!r} is a folder that holds {str(held)!r}, an input of this run; write it to "
+                "another path (replacing the folder would delete the input)"
             )
         if file and _is_folder(final):
             raise OutputError(

@@ -85,6 +85,27 @@ def test_a_value_that_breaks_the_inferred_type_is_refused_alike(
     )
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+def test_a_header_naming_a_column_twice_is_refused_on_every_engine(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 #2: Polars renamed the second 'sex' to sex_duplicated_0 and every engine published it raw beside the
+    suppressed qid (exit 0); now one line names the column, its places and the file, and nothing is written."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "people.csv").write_text("id,sex,age,sex\n0,F,31,F\n1,M,32,M\n2,F,33,F\n3,M,34,M\n")
+    (tmp_path / "job.toml").write_text(JOB.format(engine=engine))
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err == (
+        f"polars-anon: error: cannot read input '{tmp_path / 'people.csv'}' as CSV: the header names column 'sex' "
+        "more than once (columns 2, 4); give each column its own name in the header, or name every column in columns "
+        "(job file: columns = [...])\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "people.csv"]
+
+
 # review11: values Polars' CSV reader refuses for the type it inferred (DuckDB's and Spark's casts read them:
 # `1_000` 1000, `0x10` 16, `yes`/`T`/`1`/` true` true) and values it reads (`+3`, ` 7`, `1e2`, `.5`, `5.`, `-nan`,
 # `TRUE`); an integer out of range matches io.PARSES and is refused by the cast (the engine test)

@@ -299,3 +299,39 @@ def test_duckdb_sources_after_use_follow_the_current_catalog(tmp_path: Path) -> 
     con.execute(f"CREATE VIEW db2.main.x AS FROM '{d}'; CREATE VIEW main.x AS FROM '{e}'; USE db2")
     assert con.sql("SELECT count(*) FROM x").fetchall() == [(1,)]  # db2's x: d
     assert DuckDBEngine(con).sources("x") == [str(d)]
+
+
+PARTS = {
+    "an integer width": ({"age": pl.Int32}, "column 'age' is Int32 in 'part-1.parquet' but Int64 in 'part-0.parquet'"),
+    "a column": ({"drop": "party"}, "'part-1.parquet' lacks columns ['party'] of 'part-0.parquet'"),
+}
+
+
+@pytest.mark.parametrize("differs", list(PARTS))
+@pytest.mark.parametrize("engine_name", ["polars", "duckdb", "spark"])
+def test_a_folder_whose_parts_differ_is_refused_alike(
+    engine_name: str, differs: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 #8: parts of a folder input that differ (an Int32 part beside Int64 ones, a part without a column)
+    gave a Polars traceback, a DuckDB Binder error, or were read by DuckDB (Int32 into Int64) where Polars refused;
+    now every engine, and check, refuse it in one line naming the folder, the part and the column."""
+    from polars_anon import cli
+
+    if engine_name == "spark":
+        request.getfixturevalue("spark")
+    change, words = PARTS[differs]
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    T.head(6).write_parquet(parts / "part-0.parquet")
+    later = T.tail(6)
+    later = later.drop(change["drop"]) if "drop" in change else later.cast(change)  # type: ignore[arg-type]
+    later.write_parquet(parts / "part-1.parquet")
+    job = 'input = "parts"\noutput = "out.parquet"\nk = 2\ninsensitive = "id"\nsensitive = "party"\n'
+    job += f'engine = "{engine_name}"\n[qids.sex]\nhierarchy = "suppress"\n'
+    (tmp_path / "job.toml").write_text(job)
+    said = f"polars-anon: error: input folder '{parts}' has parts that differ: {words}; write every part with the "
+    said += "same columns and types\n"
+    for args in (["anonymize", str(tmp_path / "job.toml")], ["check", str(parts), "--qids", "sex", "--k", "2"]):
+        assert cli.main(args) == 2
+        assert capsys.readouterr() == ("", said)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "parts"]

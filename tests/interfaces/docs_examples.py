@@ -165,7 +165,7 @@ def check_toml(block: Block) -> None:
     if {"input", "output", "k", "qids"} <= raw.keys():
         Job.from_dict(raw)
         return
-    job_keys = {f.name for f in dataclasses.fields(Job)} - {"options", "base"}
+    job_keys = {f.name for f in dataclasses.fields(Job)} - {"options", "base", "file"}
     options = {f.name for m in METHODS.values() for f in dataclasses.fields(m.options)}
     unknown = set(raw) - job_keys - options
     if unknown:

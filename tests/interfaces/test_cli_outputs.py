@@ -105,6 +105,55 @@ CASES = [
                 ],
                 "bad.parquet",
             ),
+            # review20 #3: every file a run reads, the job file and a hierarchy file among them (each was replaced)
+            ("anonymize-report-is-the-job", ["anonymize", "{w}/job_self.toml"], "job_self.toml"),
+            ("anonymize-report-is-a-hierarchy", ["anonymize", "{w}/job_h.toml"], "h.csv"),
+            (
+                "explore-output-is-a-hierarchy",
+                ["explore", "{w}/job_h.toml", "--output", "{w}/h.csv", "--no-html"],
+                "h.csv",
+            ),
+            (
+                "encode-output-is-a-hierarchy",
+                [
+                    "encode",
+                    "{w}/bad.parquet",
+                    "--hierarchy",
+                    "sex={w}/h.csv",
+                    "--encoding",
+                    "oneclass",
+                    "--output",
+                    "{w}/h.csv",
+                ],
+                "h.csv",
+            ),
+            (
+                "metrics-json-is-a-hierarchy",
+                [
+                    "metrics",
+                    "{w}/bad.parquet",
+                    "{w}/bad.parquet",
+                    "--hierarchy",
+                    "sex={w}/h.csv",
+                    "--json",
+                    "{w}/h.csv",
+                ],
+                "h.csv",
+            ),
+            (
+                "risk-json-is-a-model-population",
+                [
+                    "risk",
+                    "{w}/bad.parquet",
+                    "--qids",
+                    "sex",
+                    "--model",
+                    '{model = "k-map", k = 2, population = "{w}/t.parquet"}',
+                    "--json",
+                    "{w}/t.parquet",
+                ],
+                "t.parquet",
+            ),
         ]
     ),
     # a folder where a file is due, even with --overwrite (review5 #2: refused only after the work; review6 #1: demo)
@@ -148,6 +197,12 @@ def work(tmp_path: Path) -> Path:
     qids = 'k = 2\n[qids.sex]\nhierarchy = "suppress"\n'
     (tmp_path / "job.toml").write_text(f'input = "bad.parquet"\noutput = "out.parquet"\n{qids}')
     (tmp_path / "job_in.toml").write_text(f'input = "bad.parquet"\noutput = "bad.parquet"\n{qids}')
+    (tmp_path / "h.csv").write_text("F;*\nM;*\n")
+    (tmp_path / "job_self.toml").write_text(
+        f'input = "bad.parquet"\noutput = "o.parquet"\nreport = "job_self.toml"\n{qids}'
+    )
+    hier = 'k = 2\n[qids.sex]\nhierarchy = "h.csv"\n'
+    (tmp_path / "job_h.toml").write_text(f'input = "bad.parquet"\noutput = "o.parquet"\nreport = "h.csv"\n{hier}')
     return tmp_path
 
 
@@ -393,3 +448,21 @@ def test_a_read_pattern_protects_the_files_it_matches_as_the_engines_glob(tmp_pa
             outputs.check(target)
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
         any_depth.check(d / "a" / "b" / "x.parquet")
+
+
+def test_encode_classes_never_replaces_a_folder_holding_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 #4: the input inside the ``classes`` folder that --overwrite replaces was deleted (rc 0)."""
+    pl.DataFrame({"sex": ["F", "M"] * 3}).write_parquet(tmp_path / "pub.parquet")
+    common = ["--hierarchy", "sex=suppress", "--encoding", "fillparent", "--layout", "classes", "--output"]
+    assert cli.main(["encode", str(tmp_path / "pub.parquet"), *common, str(tmp_path / "enc")]) == 0
+    mine = tmp_path / "enc" / "mine.parquet"
+    (tmp_path / "pub.parquet").rename(mine)
+    capsys.readouterr()
+    before = _snapshot(tmp_path)
+    assert cli.main(["encode", str(mine), *common, str(tmp_path / "enc"), "--overwrite"]) == 2
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.count("\n") == 1
+    assert "'" + str(tmp_path / "enc") + "' is a folder that holds" in said.err and "mine.parquet" in said.err
+    assert _snapshot(tmp_path) == before

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from polars_anon import cli
@@ -293,3 +294,27 @@ def test_a_late_value_is_named_in_its_own_file_input_or_population(tmp_path: Pat
             models = [pa.KMap(k=2, population=str(pop))]
             pa.anonymize(data, hierarchies=h, k=2, insensitive="age", privacy=models).collect()
         assert str(caught.value).startswith(f"cannot read {str(named)!r} as CSV: could not parse `x` as dtype `i64`")
+
+
+@pytest.mark.parametrize(("column", "written"), [("zip", ["02134", "2134"]), ("height", ["1.0", "1"])])
+def test_check_and_risk_read_a_csv_releases_qids_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, written: list[str]
+) -> None:
+    """review20 #1: a published CSV's qid was typed as a number, so 02134 and 2134 (1.0 and 1) were one class: check
+    said k = 4 holds for a record unique in the file. By hand: the classes are 3 rows and 1 row, the population's
+    4 and 2 (a Parquet file of the same text, read exactly, agrees)."""
+    same, other = written
+    (tmp_path / "a.csv").write_text(f"{column},s\n{same},a\n{same},b\n{same},c\n{other},d\n")
+    (tmp_path / "pop.csv").write_text(f"{column}\n" + f"{same}\n" * 4 + f"{other}\n" * 2)
+    assert cli.main(["check", str(tmp_path / "a.csv"), "--qids", column, "--k", "4"]) == 1
+    checked = json.loads(capsys.readouterr().out)
+    assert (checked["min_class_size"], checked["n_classes"], checked["k_anonymous"]) == (1, 2, False)
+    pl.DataFrame({column: [same] * 3 + [other], "s": list("abcd")}).write_parquet(tmp_path / "a.parquet")
+    assert cli.main(["check", str(tmp_path / "a.parquet"), "--qids", column, "--k", "4"]) == 1
+    assert json.loads(capsys.readouterr().out) == checked
+    args = ["risk", str(tmp_path / "a.csv"), "--qids", column, "--population", str(tmp_path / "pop.csv")]
+    assert cli.main(args) == 0
+    risk = json.loads(capsys.readouterr().out)
+    assert risk["n_classes"] == 2
+    assert (risk["prosecutor"]["highest"], risk["prosecutor"]["lowest"]) == (1.0, pytest.approx(1 / 3))
+    assert (risk["journalist"]["highest"], risk["journalist"]["lowest"]) == (0.5, 0.25)
