@@ -51,6 +51,7 @@ __all__ = [
     "check_parquet_target",
     "disk_error",
     "glob_matches",
+    "recording",
     "staged_write",
     "temporary_name",
 ]
@@ -196,6 +197,31 @@ def glob_matches(pattern: str, path: str) -> bool:
             out.append(re.escape(c))
             i += 1
     return re.fullmatch("".join(out), path) is not None
+
+
+_records: list[list[str]] = []
+"""The lists of :func:`recording` blocks open now (the innermost last)."""
+
+
+@contextmanager
+def recording() -> Iterator[list[str]]:
+    """Collect the outputs every :class:`Outputs` set commits while the block runs (their paths, in order): what a
+    run has written when it ends early after a commit (the command line names them on an interrupt).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with recording() as written, Outputs() as out:
+    ...     _ = out.stage(folder / "a.txt").write_text("hello")
+    ...     out.commit()
+    >>> [pathlib.Path(p).name for p in written]
+    ['a.txt']
+    """
+    written: list[str] = []
+    _records.append(written)
+    try:
+        yield written
+    finally:
+        _records.remove(written)
 
 
 def _is_folder(path: Path | URI) -> bool:
@@ -364,6 +390,8 @@ class Outputs:
             for aside, _ in moved:
                 _remove(aside)
             self._committed = True
+            for record in _records:
+                record.extend(str(final) for _, final in self._staged)
 
     def rollback(self) -> None:
         """Remove every staged output and every folder this set created."""
