@@ -417,6 +417,8 @@ def _report(args: argparse.Namespace) -> int:
     from polars_anon.report.html import write_html
 
     source = Path(args.report)
+    if source.is_dir():  # before the target's checks: a page inside it would be refused as "an input of this run"
+        raise AnonError(f"report {str(source)!r} is a folder; give the report's JSON file")
     target = _local(args.output, "--output") if args.output else html_path(source)
     Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target, what="report page")  # before reading
     try:

@@ -130,7 +130,8 @@ def _same(a: Path | URI, b: Path | URI) -> bool:
 
 def _reads_into(target: Path | URI, read: Path | URI) -> bool:
     """Whether writing `target` would replace data read from `read`: the same location, a location inside the
-    folder `read` (a folder of parts: a new part would join it too), or one that the pattern `read` matches.
+    folder `read` (a folder of parts: a new part would join it too), or one that the pattern `read` matches (a
+    local `read` that exists is a file name, not a pattern, as the readers take it).
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -151,7 +152,8 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
         assert isinstance(read, Path)
         where, source = str(target.resolve()), str(read.resolve())
         inside = read.resolve().is_dir() and target.resolve().is_relative_to(source)  # a link to a folder: the folder
-    return inside or (_GLOB.search(source) is not None and glob_matches(source, where))
+    literal = isinstance(read, Path) and read.exists()  # an existing file named with brackets is that file (io)
+    return inside or (not literal and _GLOB.search(source) is not None and glob_matches(source, where))
 
 
 _GLOB = re.compile(r"[*?\[]")

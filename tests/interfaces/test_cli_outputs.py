@@ -393,3 +393,16 @@ def test_a_read_pattern_protects_the_files_it_matches_as_the_engines_glob(tmp_pa
             outputs.check(target)
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
         any_depth.check(d / "a" / "b" / "x.parquet")
+
+
+def test_an_existing_file_named_with_brackets_is_that_file_not_a_pattern(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 item 12: the docs say an existing ``p[1].parquet`` is read as that file; the output ``p1.parquet``
+    (which the pattern would match) was refused as "an input of this run". The file is published from; p1 is new."""
+    pl.DataFrame({"id": list(range(6)), "sex": ["F", "M"] * 3}).write_parquet(tmp_path / "p[1].parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "p[1].parquet"\noutput = "p1.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--json"]) == 0, capsys.readouterr().err
+    assert pl.read_parquet(tmp_path / "p1.parquet")["id"].sort().to_list() == list(range(6))
