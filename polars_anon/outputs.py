@@ -247,6 +247,27 @@ def _remove(path: Path | URI) -> None:
         pass
 
 
+def _check_writable(final: Path, what: str) -> None:
+    """Refuse `final` when the folder it goes in (or the nearest existing one, where the missing folders would be
+    made) does not take a new file: read-only, no permission, immutable (``chattr +i``, which even root cannot
+    write). Asked by creating and removing an empty hidden file there, the one test that holds for all of them;
+    before any data is read, so an unwritable folder is one line instead of an error after the whole computation."""
+    folder = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)
+    if folder is None or not folder.is_dir():
+        return  # a file on the way: stage names it
+    probe = folder / f".{final.name}.{uuid.uuid4().hex[:12]}.probe"
+    with _held_signals():  # never a probe left behind
+        try:
+            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write {what} {str(final)!r}: the folder {str(folder)!r} does not take new files "
+                f"({exc.strerror}); give another path"
+            ) from None
+        os.close(fd)
+        probe.unlink()
+
+
 @contextmanager
 def _held_signals() -> Iterator[None]:
     """Hold SIGINT/SIGTERM (delivered when the block ends) so a clean-up or commit runs whole."""
@@ -302,6 +323,8 @@ class Outputs:
             raise OutputExistsError(
                 f"{what} {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
             )
+        if isinstance(final, Path):
+            _check_writable(final, what)
         return final
 
     def stage(self, final: str | Path, *, file: bool = True, what: str = "output") -> Path | URI:

@@ -6,6 +6,10 @@ nothing is printed on standard output, one line on standard error, exit 2, and t
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -406,3 +410,56 @@ def test_an_existing_file_named_with_brackets_is_that_file_not_a_pattern(
     )
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--json"]) == 0, capsys.readouterr().err
     assert pl.read_parquet(tmp_path / "p1.parquet")["id"].sort().to_list() == list(range(6))
+
+
+def _lock(folder: Path) -> Callable[[], None]:
+    """Make `folder` refuse new files: ``chattr +i`` as root (root ignores permissions), mode 0o555 otherwise;
+    returns the undo. Skips where neither holds."""
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)], check=False).returncode:
+            pytest.skip("root without chattr +i on this file system: no folder refuses root's new files")
+        return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True) and None
+    folder.chmod(0o555)
+    return lambda: folder.chmod(0o755)
+
+
+UNWRITABLE = [
+    ("anonymize", ["anonymize", "{w}/job_ro.toml"], "output"),
+    ("risk-json", ["risk", "{w}/t.parquet", "--qids", "sex", "--json", "{w}/ro/r.json"], "--json"),
+    ("metrics-json", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--json",
+                      "{w}/ro/m.json"], "--json"),
+    ("demo", ["demo", "--rows", "100", "--out", "{w}/ro"], "output"),
+    ("encode", ["encode", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--encoding", "fillparent", "--output",
+                "{w}/ro/e.parquet"], "encoding"),
+    ("encode-classes", ["encode", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--encoding", "fillparent",
+                        "--layout", "classes", "--output", "{w}/ro/new/enc"], "encoding"),
+    ("report", ["report", "{w}/ro/t.report.json"], "report page"),
+    ("explore", ["explore", "{w}/job_ro.toml"], "output"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "what"), [c[1:] for c in UNWRITABLE], ids=[c[0] for c in UNWRITABLE])
+def test_an_output_folder_that_takes_no_new_file_is_one_line_before_any_work(
+    args: list[str], what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 item 7: an existing output folder that does not take new files was a PermissionError traceback after
+    the whole computation; now one line naming the folder, exit 2, nothing on standard output, the folder as it
+    was."""
+    w = tmp_path / "w"
+    (w / "ro").mkdir(parents=True)
+    pl.DataFrame({"id": list(range(6)), "sex": ["F", "M"] * 3}).write_parquet(w / "t.parquet")
+    (w / "job_ro.toml").write_text(
+        'input = "t.parquet"\noutput = "ro/o.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    (w / "ro" / "t.report.json").write_text('{"k": 2, "method": "fulldomain"}')
+    undo = _lock(w / "ro")
+    try:
+        code = cli.main([a.replace("{w}", str(w)) for a in args])
+        assert sorted(p.name for p in (w / "ro").iterdir()) == ["t.report.json"]
+    finally:
+        undo()
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith(f"polars-anon: error: cannot write {what} '{w / 'ro'}/"), line
+    assert f"the folder '{w / 'ro'}' does not take new files" in line
