@@ -57,6 +57,8 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("encode-unknown", ["encode", "{w}/t.parquet", "--encoding", "magic", "--hierarchy", "sex=suppress"], ("'magic'",)),
     ("encode-hierarchy-form", ["encode", "{w}/t.parquet", "--hierarchy", "sex"], ("--hierarchy 'sex'", "NAME=SPEC")),
     ("encode-hierarchy-mask", ["encode", "{w}/t.parquet", "--hierarchy", "sex=mask:x"], ("sex=mask:x", "integers")),
+    ("encode-hierarchy-mask-huge", ["encode", "{w}/t.parquet", "--hierarchy", "age=mask:100000000"],
+     ("'mask'", "at most 100", "got 100000000")),
     ("encode-hierarchy-toml", ["encode", "{w}/t.parquet", "--hierarchy", "age={ mask = "], ("age={ mask = ", "TOML")),
     (
         "encode-unknown-qid",
