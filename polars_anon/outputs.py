@@ -121,6 +121,26 @@ def disk_error(exc: BaseException, path: Path | URI) -> OutputError | None:
     return None
 
 
+_REFUSED = re.compile(
+    r"Mkdirs failed to create|Permission denied|AccessControlException|Operation not permitted|Read-only file system"
+)
+"""A file system's words (Python's, Hadoop's in a Spark trace) for a write it does not allow."""
+
+
+def _refused(exc: BaseException, path: Path | URI) -> OutputError | None:
+    """An :class:`OutputError` of one line when `exc` (a Spark job's Java trace too) says the file system refused
+    the write (a folder that does not take new files, a URI's permissions), else None.
+
+    >>> _refused(OSError("java.io.IOException: Mkdirs failed to create file:/r/.o.tmp/x\\n\\tat org..."), Path("r/o"))
+    OutputError("cannot write 'r/o': the file system refused it (Mkdirs failed to create); nothing was written")
+    """
+    found = _REFUSED.search(str(exc))
+    if found is None and not isinstance(exc, PermissionError):
+        return None
+    reason = found[0] if found else "Permission denied"
+    return OutputError(f"cannot write {str(path)!r}: the file system refused it ({reason}); nothing was written")
+
+
 def _same(a: Path | URI, b: Path | URI) -> bool:
     """The same location: two local paths resolved, two URIs as written."""
     if isinstance(a, URI) or isinstance(b, URI):
@@ -385,7 +405,7 @@ class Outputs:
         except AnonError:
             raise
         except Exception as exc:
-            err = disk_error(exc, as_location(final))
+            err = disk_error(exc, as_location(final)) or _refused(exc, as_location(final))
             if err is None:
                 raise
             raise err from exc

@@ -463,3 +463,25 @@ def test_an_output_folder_that_takes_no_new_file_is_one_line_before_any_work(
     (line,) = err.splitlines()
     assert line.startswith(f"polars-anon: error: cannot write {what} '{w / 'ro'}/"), line
     assert f"the folder '{w / 'ro'}' does not take new files" in line
+
+
+def test_a_write_the_file_system_refuses_inside_an_engine_is_one_line(tmp_path: Path) -> None:
+    """review20 item 7, a URI output on Spark: the folder is not asked beforehand (its file system answers when
+    written), and the refusal came as screens of Java trace. Spark's words (Hadoop's ``Mkdirs failed``, as a
+    ``file://`` output into a chattr +i folder gave, checked by hand: exit 2 and this one line) become one line."""
+    from polars_anon.errors import OutputError
+    from polars_anon.outputs import Outputs, staged_write
+
+    trace = "An error occurred\n: org.apache.spark.SparkException: Job aborted\njava.io.IOException: Mkdirs failed to "
+    trace += "create file:/x/.o.parquet.1.tmp/_temporary\n\tat org.apache.hadoop.fs.ChecksumFileSystem.create"
+
+    def spark_write(tmp: object) -> None:
+        raise RuntimeError(trace)
+
+    with Outputs() as out, pytest.raises(OutputError) as caught:
+        staged_write(out, tmp_path / "o.parquet", spark_write)
+    assert str(caught.value) == (
+        f"cannot write '{tmp_path / 'o.parquet'}': the file system refused it (Mkdirs failed to create); nothing "
+        "was written"
+    )
+    assert list(tmp_path.iterdir()) == []
