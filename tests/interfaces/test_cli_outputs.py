@@ -435,7 +435,7 @@ UNWRITABLE = [
                         "--layout", "classes", "--output", "{w}/ro/new/enc"], "encoding"),
     ("report", ["report", "{w}/ro/t.report.json"], "report page"),
     ("explore", ["explore", "{w}/job_ro.toml"], "output"),
-]  # fmt: skip
+]  # a table: one case a line  # fmt: skip
 
 
 @pytest.mark.parametrize(("args", "what"), [c[1:] for c in UNWRITABLE], ids=[c[0] for c in UNWRITABLE])
