@@ -134,6 +134,10 @@ def check_numeric(lf: pl.LazyFrame, columns: Sequence[str], what: str = "columns
         raise InvalidParameterError(f"{what} {bad} must be numeric, got {types}")
 
 
+K_MAX = 2**63 - 1
+"""The largest k (Polars', DuckDB's and Spark's largest integer)."""
+
+
 def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     """k must be an integer >= 1 (NumPy's too) and, when the row count is known, at most that (an InfeasibleError).
 
@@ -141,6 +145,10 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     algorithm (`who` names it in the message) with its aggregates' rows, or with None for an empty table (k's type
     alone: such a call returns an empty partition; the road refuses an empty input first).
 
+    >>> check_k(2**63)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: k must be at most 9223372036854775807 (2**63 - 1), got 9223372036854775808
     >>> check_k(7, 6, who="greedy")
     Traceback (most recent call last):
     ...
@@ -149,6 +157,8 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     where = f"{who}: " if who else ""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InvalidParameterError(f"{where}k must be an integer >= 1, got {k!r}")
+    if k > K_MAX:  # no table has more rows; the engines hold k as a 64-bit integer
+        raise InvalidParameterError(f"{where}k must be at most {K_MAX} (2**63 - 1), got {k!r}")
     if n_rows == 0:
         raise InfeasibleError(f"{where}the input has no rows; there is nothing to anonymize")  # not "choose k <= 0"
     if n_rows is not None and k > n_rows:

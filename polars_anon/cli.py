@@ -9,13 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import re
+import select
+import signal
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import polars as pl
@@ -26,6 +31,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
+from polars_anon.interrupts import raises_on_signal
 from polars_anon.io import (
     CSV_SUFFIXES,
     RAGGED,
@@ -37,7 +43,7 @@ from polars_anon.io import (
 )
 from polars_anon.job import Job, PrivacySpec, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
-from polars_anon.outputs import Interrupted, Outputs, staged_write
+from polars_anon.outputs import Interrupted, Outputs, recording, staged_write
 
 if TYPE_CHECKING:
     from polars_anon.hierarchy import Hierarchy
@@ -428,6 +434,8 @@ def _report(args: argparse.Namespace) -> int:
     from polars_anon.report.html import write_html
 
     source = Path(args.report)
+    if source.is_dir():  # before the target's checks: a page inside it would be refused as "an input of this run"
+        raise AnonError(f"report {str(source)!r} is a folder; give the report's JSON file")
     target = _local(args.output, "--output") if args.output else html_path(source)
     Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target, what="report page")  # before reading
     try:
@@ -981,12 +989,89 @@ def _jobs_name(args: argparse.Namespace, said: str) -> str:
     return said[: found.start()] + f"at column '{job.columns[int(found[1]) - 1]}' (column number {found[1]})"
 
 
+class _Signals:
+    """SIGINT and SIGTERM for the whole command (an :class:`Outputs` set installs its own while it runs): the first
+    raises :class:`Interrupted` naming it, a later one is ignored (one line, never a second traceback); the Python
+    handlers are put back by :meth:`restore` (``main`` may run inside a program)."""
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.previous: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self.previous[sig] = signal.signal(sig, self.on_signal)
+
+    @raises_on_signal  # an engine's long call (DuckDB) is interrupted for it: polars_anon.interrupts
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self.name is None:
+            self.name = signal.Signals(signum).name
+            raise Interrupted(f"interrupted by {self.name}")
+
+    def ignore(self) -> None:
+        """From now on a signal does nothing (the command is ending with its one line)."""
+        for sig in self.previous:
+            signal.signal(sig, signal.SIG_IGN)  # kept through the interpreter's finalization, unlike a function
+
+    def restore(self) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupted(signals: _Signals, exc: BaseException, written: list[str]) -> int:
+    """The one line of an interrupted command and its exit code (130 SIGINT, 143 SIGTERM): what it had written."""
+    signals.ignore()
+    name = "SIGTERM" if "SIGTERM" in str(exc) else signals.name or "SIGINT"
+    if written:
+        print(f"polars-anon: interrupted after the outputs were written: {', '.join(written)}", file=sys.stderr)
+    else:
+        print("polars-anon: interrupted; nothing was written", file=sys.stderr)
+    return 143 if name == "SIGTERM" else 130
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (``polars-anon ... | head -1``)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a captured stream)
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``polars-anon`` console script.
 
-    Bad input: one line naming the culprit, exit 2. SIGINT or SIGTERM: one line, exit
-    130 or 143; nothing was written in either case.
+    Bad input: one line naming the culprit, exit 2 (nothing written). SIGINT or SIGTERM: one line, exit 130 or 143,
+    naming the outputs when they were written before the signal, else saying nothing was. Standard output closed by
+    its reader (``| head -1``): no message, exit 141 (128 + SIGPIPE, as a Unix tool killed by SIGPIPE). With `argv`
+    given (a program calling it) the signal handlers it found are put back at the end; without (the console script)
+    a signal after the command ended is ignored.
     """
+    signals = _Signals()  # first: a signal while the command is being parsed or imports is one line too
+    try:
+        with recording() as written:
+            try:
+                return _run(argv)
+            except KeyboardInterrupt as exc:
+                return _interrupted(signals, exc, written)
+            except BrokenPipeError:
+                if not _stdout_closed():
+                    raise
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+                return 141
+            except Exception as exc:  # an engine's own error for the signal (its handler's exception swallowed)
+                if signals.name is None:
+                    raise
+                return _interrupted(signals, exc, written)
+    finally:
+        if argv is None:  # the console script: the process ends with the command, whose exit code stands
+            signals.ignore()
+        else:
+            signals.restore()
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """The command, its bad input as one line and exit 2."""
     args = parser().parse_args(argv)
     logging.getLogger().addHandler(logging.NullHandler())  # a library's log line (py4j on Ctrl-C) is not a message
     if args.quiet:
@@ -1005,10 +1090,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"polars-anon: error: {message}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as exc:
-        sigterm = isinstance(exc, Interrupted) and "SIGTERM" in str(exc)
-        print("polars-anon: interrupted; nothing was written", file=sys.stderr)
-        return 143 if sigterm else 130
     finally:
         if args.quiet:
             progress(None)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from polars_anon.builders import bands, dates, groups
+from polars_anon.builders import bands, dates, groups, masks
 from polars_anon.errors import HierarchyError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
@@ -112,6 +112,9 @@ def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
         width = (
             None if get("width") is None else _integer(name, "width", get("width"), 1, "zero-padded width of integers")
         )
+        _checked(name, "mask", masks.check_digits, digits)  # the builder's bounds, before any data is read
+        if width is not None:
+            _checked(name, "width", masks.check_width, width)
         return HierarchySpec("mask", {"digits": digits, "width": width})
     if kind == "intervals":
         widths = _checked(name, "intervals", bands.check_widths, value)

@@ -507,6 +507,8 @@ def _located(base: Path, value: object, engine: str, key: str) -> Path | URI:
     engine that cannot read or write it: :func:`~polars_anon.pipeline.capabilities.storage`)."""
     if not isinstance(value, str):
         return base / value  # type: ignore[operator]  (the key's type was checked: a string)
+    if not value.strip():  # was: the job file's folder, then refused under another name (review20 items 11, 12)
+        raise InvalidParameterError(f"job file: key {key!r} is empty; give a file path")
     if is_uri(value):
         return storage(engine, value, f"job file: {key}")
     return base / value

@@ -51,6 +51,7 @@ __all__ = [
     "check_parquet_target",
     "disk_error",
     "glob_matches",
+    "recording",
     "staged_write",
     "temporary_name",
 ]
@@ -120,6 +121,26 @@ def disk_error(exc: BaseException, path: Path | URI) -> OutputError | None:
     return None
 
 
+_REFUSED = re.compile(
+    r"Mkdirs failed to create|Permission denied|AccessControlException|Operation not permitted|Read-only file system"
+)
+"""A file system's words (Python's, Hadoop's in a Spark trace) for a write it does not allow."""
+
+
+def _refused(exc: BaseException, path: Path | URI) -> OutputError | None:
+    """An :class:`OutputError` of one line when `exc` (a Spark job's Java trace too) says the file system refused
+    the write (a folder that does not take new files, a URI's permissions), else None.
+
+    >>> _refused(OSError("java.io.IOException: Mkdirs failed to create file:/r/.o.tmp/x\\n\\tat org..."), Path("r/o"))
+    OutputError("cannot write 'r/o': the file system refused it (Mkdirs failed to create); nothing was written")
+    """
+    found = _REFUSED.search(str(exc))
+    if found is None and not isinstance(exc, PermissionError):
+        return None
+    reason = found[0] if found else "Permission denied"
+    return OutputError(f"cannot write {str(path)!r}: the file system refused it ({reason}); nothing was written")
+
+
 def _same(a: Path | URI, b: Path | URI) -> bool:
     """The same location: two local paths resolved, two URIs as written."""
     if isinstance(a, URI) or isinstance(b, URI):
@@ -129,7 +150,8 @@ def _same(a: Path | URI, b: Path | URI) -> bool:
 
 def _reads_into(target: Path | URI, read: Path | URI) -> bool:
     """Whether writing `target` would replace data read from `read`: the same location, a location inside the
-    folder `read` (a folder of parts: a new part would join it too), or one that the pattern `read` matches.
+    folder `read` (a folder of parts: a new part would join it too), or one that the pattern `read` matches (a
+    local `read` that exists is a file name, not a pattern, as the readers take it).
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -150,7 +172,8 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
         assert isinstance(read, Path)
         where, source = str(target.resolve()), str(read.resolve())
         inside = read.resolve().is_dir() and target.resolve().is_relative_to(source)  # a link to a folder: the folder
-    return inside or (_GLOB.search(source) is not None and glob_matches(source, where))
+    literal = isinstance(read, Path) and read.exists()  # an existing file named with brackets is that file (io)
+    return inside or (not literal and _GLOB.search(source) is not None and glob_matches(source, where))
 
 
 _GLOB = re.compile(r"[*?\[]")
@@ -198,6 +221,31 @@ def glob_matches(pattern: str, path: str) -> bool:
     return re.fullmatch("".join(out), path) is not None
 
 
+_records: list[list[str]] = []
+"""The lists of :func:`recording` blocks open now (the innermost last)."""
+
+
+@contextmanager
+def recording() -> Iterator[list[str]]:
+    """Collect the outputs every :class:`Outputs` set commits while the block runs (their paths, in order): what a
+    run has written when it ends early after a commit (the command line names them on an interrupt).
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with recording() as written, Outputs() as out:
+    ...     _ = out.stage(folder / "a.txt").write_text("hello")
+    ...     out.commit()
+    >>> [pathlib.Path(p).name for p in written]
+    ['a.txt']
+    """
+    written: list[str] = []
+    _records.append(written)
+    try:
+        yield written
+    finally:
+        _records.remove(written)
+
+
 def _is_folder(path: Path | URI) -> bool:
     """An existing folder (not a link to one); a URI asks its file system, when bound."""
     if isinstance(path, URI):
@@ -217,6 +265,27 @@ def _remove(path: Path | URI) -> None:
         path.unlink(missing_ok=True)
     except NotADirectoryError:  # a parent is a file: nothing can exist there
         pass
+
+
+def _check_writable(final: Path, what: str) -> None:
+    """Refuse `final` when the folder it goes in (or the nearest existing one, where the missing folders would be
+    made) does not take a new file: read-only, no permission, immutable (``chattr +i``, which even root cannot
+    write). Asked by creating and removing an empty hidden file there, the one test that holds for all of them;
+    before any data is read, so an unwritable folder is one line instead of an error after the whole computation."""
+    folder = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)
+    if folder is None or not folder.is_dir():
+        return  # a file on the way: stage names it
+    probe = folder / f".{final.name}.{uuid.uuid4().hex[:12]}.probe"
+    with _held_signals():  # never a probe left behind
+        try:
+            fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write {what} {str(final)!r}: the folder {str(folder)!r} does not take new files "
+                f"({exc.strerror}); give another path"
+            ) from None
+        os.close(fd)
+        probe.unlink()
 
 
 @contextmanager
@@ -281,6 +350,8 @@ class Outputs:
             raise OutputExistsError(
                 f"{what} {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
             )
+        if isinstance(final, Path):
+            _check_writable(final, what)
         return final
 
     def stage(self, final: str | Path, *, file: bool = True, what: str = "output") -> Path | URI:
@@ -341,7 +412,7 @@ class Outputs:
         except AnonError:
             raise
         except Exception as exc:
-            err = disk_error(exc, as_location(final))
+            err = disk_error(exc, as_location(final)) or _refused(exc, as_location(final))
             if err is None:
                 raise
             raise err from exc
@@ -371,6 +442,8 @@ class Outputs:
             for aside, _ in moved:
                 _remove(aside)
             self._committed = True
+            for record in _records:
+                record.extend(str(final) for _, final in self._staged)
 
     def rollback(self) -> None:
         """Remove every staged output and every folder this set created."""

@@ -18,23 +18,40 @@ import polars as pl
 from polars_anon.builders.values import Row, distinct, string_labels
 from polars_anon.errors import InvalidParameterError, preview
 
-__all__ = ["check_digits", "check_width", "rows"]
+__all__ = ["MAX_DIGITS", "MAX_WIDTH", "check_digits", "check_width", "rows"]
+
+MAX_DIGITS = 100
+"""The most characters masked (one hierarchy level each): masking is for codes (zip codes, ids, phone numbers);
+a job file's ``mask = 100000000`` would build that many levels for every value and exhaust the memory."""
+MAX_WIDTH = 39
+"""The widest zero-padded integer: the digits of Polars' widest integer type (UInt128's largest value)."""
 
 
-def _positive(name: str, value: object) -> int:
+def _positive(name: str, value: object, most: int, why: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InvalidParameterError(f"masking: {name} must be an integer >= 1, got {value!r}")
+    if value > most:
+        raise InvalidParameterError(f"masking: {name} must be at most {most} ({why}), got {value!r}")
     return value
 
 
 def check_digits(digits: object) -> int | None:
-    """`digits` (characters masked, None: all) is None or an integer >= 1."""
-    return None if digits is None else _positive("digits", digits)
+    """`digits` (characters masked, None: all) is None or an integer from 1 to :data:`MAX_DIGITS`.
+
+    >>> check_digits(10**8)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: masking: digits must be at most 100 (one level per masked character), \
+got 100000000
+    """
+    return None if digits is None else _positive("digits", digits, MAX_DIGITS, "one level per masked character")
 
 
 def check_width(width: object) -> int | None:
-    """`width` (zero-padded width of integer values, None: the widest value's) is None or an integer >= 1."""
-    return None if width is None else _positive("width", width)
+    """`width` (zero-padded width of integer values, None: the widest value's) is None or an integer from 1 to
+    :data:`MAX_WIDTH`."""
+    why = "the digits of the widest integer type"
+    return None if width is None else _positive("width", width, MAX_WIDTH, why)
 
 
 def _padded(series: pl.Series, labels: list[str], width: int | None) -> list[str]:
@@ -75,7 +92,14 @@ def rows(
         )
     else:
         bases = labels
-    n = max(len(b) for b in bases) if digits is None else digits
+    longest = max(len(b) for b in bases)
+    if digits is None and longest > MAX_DIGITS:
+        first = preview([b for b in bases if len(b) == longest])
+        raise InvalidParameterError(
+            f"masking: the longest value has {longest} characters (first: {first}); masking them all builds a "
+            f"level per character, at most {MAX_DIGITS}: give digits"
+        )
+    n = longest if digits is None else digits
     out: list[Row] = []
     for base, label in sorted(zip(bases, labels)):
         row = [label]

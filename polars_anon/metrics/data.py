@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns, not_in_hierarchy
+from polars_anon._validate import as_lazy, check_columns, check_k, not_in_hierarchy
 from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (
     InputError,
@@ -460,8 +460,8 @@ def _check_arguments(
             raise InvalidParameterError(
                 f"sensitive {sensitive!r} is also a quasi-identifier; it must be one or the other"
             )
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise InvalidParameterError(f"k must be an integer >= 1, got {k!r}")
+    if k is not None:
+        check_k(k)  # the one k check (a NumPy integer too)
     levels = _check_levels(levels, hs)
     return hs, levels
 

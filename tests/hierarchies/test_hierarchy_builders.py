@@ -277,6 +277,18 @@ def test_string_masking_unchanged_and_integer_refusals() -> None:
         Hierarchy.masking(["a"], 0)
 
 
+def test_masking_is_bounded_before_it_builds_a_level_per_character() -> None:
+    """review20 item 6: a mask of 10**8 characters built 10**8 levels (MemoryError; 2**63 - 1: OOM-killed)."""
+    with pytest.raises(InvalidParameterError, match=r"digits must be at most 100 .*got 100000000$"):
+        Hierarchy.masking(["02134"], 10**8)
+    with pytest.raises(InvalidParameterError, match=r"width must be at most 39 .*got 100000000$"):
+        Hierarchy.masking([2134], 2, width=10**8)
+    with pytest.raises(InvalidParameterError, match="longest value has 101 characters .* at most 100: give digits"):
+        Hierarchy.masking(["x" * 101])
+    assert chain(Hierarchy.masking(["x" * 101], 100), "x" * 101)[-1] == "x" + "*" * 100  # the limit itself builds
+    assert chain(Hierarchy.masking([2134], 1, width=39), "2134")[1] == "0" * 35 + "213*"
+
+
 def test_datetime_suppression_leaves_match_the_pipeline() -> None:
     s = pl.Series([dt.datetime(2020, 1, 1, 12)])
     assert Hierarchy.suppression(s).leaf_labels == pipeline_labels(s) == ["2020-01-01 12:00:00.000000"]

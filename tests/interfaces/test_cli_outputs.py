@@ -6,6 +6,10 @@ nothing is printed on standard output, one line on standard error, exit 2, and t
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -466,3 +470,91 @@ def test_encode_classes_never_replaces_a_folder_holding_its_input(
     assert said.out == "" and said.err.count("\n") == 1
     assert "'" + str(tmp_path / "enc") + "' is a folder that holds" in said.err and "mine.parquet" in said.err
     assert _snapshot(tmp_path) == before
+
+
+def test_an_existing_file_named_with_brackets_is_that_file_not_a_pattern(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 item 12: the docs say an existing ``p[1].parquet`` is read as that file; the output ``p1.parquet``
+    (which the pattern would match) was refused as "an input of this run". The file is published from; p1 is new."""
+    pl.DataFrame({"id": list(range(6)), "sex": ["F", "M"] * 3}).write_parquet(tmp_path / "p[1].parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "p[1].parquet"\noutput = "p1.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--json"]) == 0, capsys.readouterr().err
+    assert pl.read_parquet(tmp_path / "p1.parquet")["id"].sort().to_list() == list(range(6))
+
+
+def _lock(folder: Path) -> Callable[[], None]:
+    """Make `folder` refuse new files: ``chattr +i`` as root (root ignores permissions), mode 0o555 otherwise;
+    returns the undo. Skips where neither holds."""
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)], check=False).returncode:
+            pytest.skip("root without chattr +i on this file system: no folder refuses root's new files")
+        return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True) and None
+    folder.chmod(0o555)
+    return lambda: folder.chmod(0o755)
+
+
+UNWRITABLE = [
+    ("anonymize", ["anonymize", "{w}/job_ro.toml"], "output"),
+    ("risk-json", ["risk", "{w}/t.parquet", "--qids", "sex", "--json", "{w}/ro/r.json"], "--json"),
+    ("metrics-json", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--json",
+                      "{w}/ro/m.json"], "--json"),
+    ("demo", ["demo", "--rows", "100", "--out", "{w}/ro"], "output"),
+    ("encode", ["encode", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--encoding", "fillparent", "--output",
+                "{w}/ro/e.parquet"], "encoding"),
+    ("encode-classes", ["encode", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--encoding", "fillparent",
+                        "--layout", "classes", "--output", "{w}/ro/new/enc"], "encoding"),
+    ("report", ["report", "{w}/ro/t.report.json"], "report page"),
+    ("explore", ["explore", "{w}/job_ro.toml"], "output"),
+]  # a table: one case a line  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "what"), [c[1:] for c in UNWRITABLE], ids=[c[0] for c in UNWRITABLE])
+def test_an_output_folder_that_takes_no_new_file_is_one_line_before_any_work(
+    args: list[str], what: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """review20 item 7: an existing output folder that does not take new files was a PermissionError traceback after
+    the whole computation; now one line naming the folder, exit 2, nothing on standard output, the folder as it
+    was."""
+    w = tmp_path / "w"
+    (w / "ro").mkdir(parents=True)
+    pl.DataFrame({"id": list(range(6)), "sex": ["F", "M"] * 3}).write_parquet(w / "t.parquet")
+    (w / "job_ro.toml").write_text(
+        'input = "t.parquet"\noutput = "ro/o.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    (w / "ro" / "t.report.json").write_text('{"k": 2, "method": "fulldomain"}')
+    undo = _lock(w / "ro")
+    try:
+        code = cli.main([a.replace("{w}", str(w)) for a in args])
+        assert sorted(p.name for p in (w / "ro").iterdir()) == ["t.report.json"]
+    finally:
+        undo()
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith(f"polars-anon: error: cannot write {what} '{w / 'ro'}/"), line
+    assert f"the folder '{w / 'ro'}' does not take new files" in line
+
+
+def test_a_write_the_file_system_refuses_inside_an_engine_is_one_line(tmp_path: Path) -> None:
+    """review20 item 7, a URI output on Spark: the folder is not asked beforehand (its file system answers when
+    written), and the refusal came as screens of Java trace. Spark's words (Hadoop's ``Mkdirs failed``, as a
+    ``file://`` output into a chattr +i folder gave, checked by hand: exit 2 and this one line) become one line."""
+    from polars_anon.errors import OutputError
+    from polars_anon.outputs import Outputs, staged_write
+
+    trace = "An error occurred\n: org.apache.spark.SparkException: Job aborted\njava.io.IOException: Mkdirs failed to "
+    trace += "create file:/x/.o.parquet.1.tmp/_temporary\n\tat org.apache.hadoop.fs.ChecksumFileSystem.create"
+
+    def spark_write(tmp: object) -> None:
+        raise RuntimeError(trace)
+
+    with Outputs() as out, pytest.raises(OutputError) as caught:
+        staged_write(out, tmp_path / "o.parquet", spark_write)
+    assert str(caught.value) == (
+        f"cannot write '{tmp_path / 'o.parquet'}': the file system refused it (Mkdirs failed to create); nothing "
+        "was written"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -57,6 +57,8 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ("encode-unknown", ["encode", "{w}/t.parquet", "--encoding", "magic", "--hierarchy", "sex=suppress"], ("'magic'",)),
     ("encode-hierarchy-form", ["encode", "{w}/t.parquet", "--hierarchy", "sex"], ("--hierarchy 'sex'", "NAME=SPEC")),
     ("encode-hierarchy-mask", ["encode", "{w}/t.parquet", "--hierarchy", "sex=mask:x"], ("sex=mask:x", "integers")),
+    ("encode-hierarchy-mask-huge", ["encode", "{w}/t.parquet", "--hierarchy", "age=mask:100000000"],
+     ("'mask'", "at most 100", "got 100000000")),
     ("encode-hierarchy-toml", ["encode", "{w}/t.parquet", "--hierarchy", "age={ mask = "], ("age={ mask = ", "TOML")),
     (
         "encode-unknown-qid",
@@ -159,6 +161,14 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
       for command, more in (("risk", []), ("check", ["--k", "1"]))),
     ("check-reference-unread", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--reference",
                                 "{w}/t.csv"], ("--reference", "t.csv", "t-closeness")),
+    # review20 items 11, 12: a Polars error, a traceback or another file named before
+    ("check-k-beyond-int64", ["check", "{w}/t.parquet", "--qids", "age", "--k", "9223372036854775808"],
+     ("k must be at most 9223372036854775807", "got 9223372036854775808")),
+    ("metrics-k-beyond-int64", ["metrics", "{w}/t.parquet", "{w}/t.parquet", "--hierarchy", "sex=suppress", "--k",
+                                "99999999999999999999"], ("k must be at most", "got 99999999999999999999")),
+    ("anonymize-output-empty", ["anonymize", "{w}/job_out_empty.toml"], ("key 'output' is empty",)),
+    ("anonymize-input-empty", ["anonymize", "{w}/job_in_empty.toml"], ("key 'input' is empty",)),
+    ("report-a-folder", ["report", "{w}", "--output", "{w}/x.html"], ("report '", "is a folder", "JSON file")),
 ]  # a table: one case an entry, as the columns above  # fmt: skip
 
 
@@ -190,6 +200,8 @@ def work(tmp_path: Path) -> Path:
         base.replace("t.parquet", "empty.parquet") + "[qids.age]\nhierarchy = { mask = 1 }\n"
     )
     (w / "job_duck.toml").write_text(base + 'engine = "duckdb"\n' + qids)
+    (w / "job_out_empty.toml").write_text(base.replace('"out.parquet"', '""') + qids)
+    (w / "job_in_empty.toml").write_text(base.replace('"t.parquet"', '""') + qids)
     return w
 
 

@@ -70,6 +70,25 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
             ("qid 'age'", "'width'", "'x'"),
         ),
         ("hierarchy-unknown-kind", {}, "[qids.age]\nhierarchy = { digits = 3 }\n", ("qid 'age'", "digits")),
+        # review20 item 6: these built a level per masked character (OOM-killed at 18 GB, a MemoryError traceback)
+        (
+            "mask-int64-max",
+            {},
+            "[qids.age]\nhierarchy = { mask = 9223372036854775807 }\n",
+            ("qid 'age'", "'mask'", "at most 100", "got 9223372036854775807"),
+        ),
+        (
+            "mask-hundred-million",
+            {},
+            "[qids.age]\nhierarchy = { mask = 100000000 }\n",
+            ("qid 'age'", "'mask'", "at most 100", "got 100000000"),
+        ),
+        (
+            "width-hundred-million",
+            {},
+            "[qids.age]\nhierarchy = { mask = 2, width = 100000000 }\n",
+            ("qid 'age'", "'width'", "at most 39", "got 100000000"),
+        ),
         (
             "no-hierarchy-for-fulldomain",
             {},

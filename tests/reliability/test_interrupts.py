@@ -424,3 +424,96 @@ def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     assert run.ready and run.code == 130, run.stderr
     assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
     assert not (tmp_path / "out" / "anon.parquet").exists()
+
+
+SELF_SIGNAL = """
+import os, signal, sys
+from polars_anon import cli
+name, times, *argv = sys.argv[1:]
+real = getattr(cli, name)
+def signalled(*args, **kwargs):  # a signal (or several) at this point of the command, then it goes on
+    for sig in times.split(","):
+        os.kill(os.getpid(), getattr(signal, sig))
+    return real(*args, **kwargs)
+setattr(cli, name, signalled)
+sys.exit(cli.main(argv))
+"""
+
+
+def _self_signalled(tmp_path: Path, at: str, signals: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    """Run the command with `signals` (``"SIGINT,SIGINT"``) sent by the command to itself when it calls ``cli.<at>``:
+    at an exact point of its run, with no timing."""
+    driver = tmp_path / "driver.py"
+    driver.write_text(SELF_SIGNAL)
+    return subprocess.run(
+        [sys.executable, str(driver), at, signals, *argv],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_signals_as_in_a_shell,
+        check=False,
+    )
+
+
+def _small_job(tmp_path: Path) -> Path:
+    pl.DataFrame({"id": list(range(12)), "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "t.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = '
+        '"suppress"\n'
+    )
+    return job
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_signal_while_printing_after_the_commit_names_the_outputs(sig: str, code: int, tmp_path: Path) -> None:
+    """review20 item 5: the outputs are in place when the report is printed; a signal then says so, naming them
+    (it used to say "nothing was written")."""
+    _small_job(tmp_path)
+    run = _self_signalled(tmp_path, "summary_line", sig, "anonymize", "job.toml")
+    written = ["out/anon.parquet", "out/anon.report.json", "out/anon.report.html"]
+    assert run.returncode == code, run.stderr
+    assert run.stderr.splitlines() == [f"polars-anon: interrupted after the outputs were written: {', '.join(written)}"]
+    assert all((tmp_path / p).is_file() for p in written)
+
+
+def test_signal_after_the_demo_commit_names_its_outputs(tmp_path: Path) -> None:
+    """review20 item 5, ``demo``: its four files are named (it used to die of the signal, with no line)."""
+    run = _self_signalled(tmp_path, "_explain", "SIGINT", "demo", "--rows", "2000", "--out", "d", "-q")
+    names = ["d/voters.parquet", "d/anonymized.parquet", "d/report.json", "d/report.html"]
+    assert run.returncode == 130, run.stderr
+    assert run.stderr.splitlines()[-1] == f"polars-anon: interrupted after the outputs were written: {', '.join(names)}"
+    assert "Traceback" not in run.stderr and all((tmp_path / p).is_file() for p in names)
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143), ("SIGINT,SIGINT", 130)])
+def test_signal_in_a_command_without_outputs_is_one_line(sig: str, code: int, tmp_path: Path) -> None:
+    """review20 item 9: ``check`` reads outside any output set: a signal (a second one too) is one line and 130/143
+    (it was two chained tracebacks; SIGTERM killed it without a line)."""
+    _small_job(tmp_path)
+    run = _self_signalled(tmp_path, "k_summary", sig, "check", "t.parquet", "--qids", "sex", "--k", "2")
+    assert run.returncode == code, run.stderr
+    assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
+
+
+def test_a_closed_pipe_is_no_traceback(tmp_path: Path) -> None:
+    """review20 item 10: ``anonymize job.toml | head -1``: the reader gone, the run ends as a Unix tool does on
+    SIGPIPE (141, no message) and its outputs stay committed."""
+    job = _small_job(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "polars_anon.cli", "anonymize", str(job)],
+        cwd=tmp_path,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_signals_as_in_a_shell,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes before the report is printed
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    assert (tmp_path / "out" / "anon.parquet").is_file()
