@@ -212,7 +212,7 @@ def _check(args: argparse.Namespace) -> int:
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
-    models = _cli_models(args.model, _job(args), lf, _population_reader(args.separator, qids))
+    models = _cli_models(args.model, _job(args), lf, _population_reader(args.separator, qids), qids)
     reference = None
     if args.reference is not None:
         from polars_anon.privacy.evaluate import REFERENCE_UNREAD
@@ -278,17 +278,21 @@ def _job_hierarchies(job: Job | None) -> dict[str, Hierarchy] | None:
 
 
 def _cli_models(
-    texts: Sequence[str], job: Job | None, lf: pl.LazyFrame, population: Callable[[str], pl.LazyFrame]
+    texts: Sequence[str],
+    job: Job | None,
+    lf: pl.LazyFrame,
+    population: Callable[[str], pl.LazyFrame],
+    qids: Sequence[str],
 ) -> list[Model]:
     """Privacy models from ``--model '{model = "l-diversity", attribute = "s", l = 2}'`` (TOML inline tables) and a job
     file, each ``hierarchy`` (hierarchical t-closeness) built as the job file builds it, from the checked table; a
     ``--model``'s population CSV read by `population` (:func:`_population_reader`), a job's with the job's CSV
-    options."""
+    options; either's `qids` as the CSV writes them, as the checked release's."""
     from polars_anon.job import build_models
 
     models = build_models(_model_specs(texts), lf, population=population)
     if job is not None:
-        models += build_models(job.privacy, lf, job.base, population=job.scan_population)
+        models += build_models(job.privacy, lf, job.base, population=lambda path: job.scan_population(path, qids))
     return models
 
 
@@ -409,7 +413,7 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             sampling_fraction=args.sampling_fraction,
             population_size=args.population_size,
             population=None if args.population is None else population(args.population),
-            models=_cli_models(args.model, _job(args), lf, population),
+            models=_cli_models(args.model, _job(args), lf, population, qids),
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
@@ -992,14 +996,16 @@ def _jobs_name(args: argparse.Namespace, said: str) -> str:
 class _Signals:
     """SIGINT and SIGTERM for the whole command (an :class:`Outputs` set installs its own while it runs): the first
     raises :class:`Interrupted` naming it, a later one is ignored (one line, never a second traceback); the Python
-    handlers are put back by :meth:`restore` (``main`` may run inside a program)."""
+    handlers are put back by :meth:`restore` (``main`` may run inside a program). A signal the process was started
+    ignoring stays ignored (a shell's background job ignores SIGINT: a Ctrl-C meant for the foreground)."""
 
     def __init__(self) -> None:
         self.name: str | None = None
         self.previous: dict[int, Any] = {}
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
-                self.previous[sig] = signal.signal(sig, self.on_signal)
+                if signal.getsignal(sig) is not signal.SIG_IGN:
+                    self.previous[sig] = signal.signal(sig, self.on_signal)
 
     @raises_on_signal  # an engine's long call (DuckDB) is interrupted for it: polars_anon.interrupts
     def on_signal(self, signum: int, frame: FrameType | None) -> None:
@@ -1047,7 +1053,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     given (a program calling it) the signal handlers it found are put back at the end; without (the console script)
     a signal after the command ended is ignored.
     """
-    signals = _Signals()  # first: a signal while the command is being parsed or imports is one line too
+    # first: a signal while the command is parsed or imports an engine is one line too (not one while Python
+    # imports this module, before main runs: the docs say so)
+    signals = _Signals()
     try:
         with recording() as written:
             try:

@@ -446,15 +446,16 @@ class Job:
             text=self.text_columns,
         )
 
-    def scan_population(self, path: str | Path) -> pl.LazyFrame:
+    def scan_population(self, path: str | Path, text: Sequence[str] = ()) -> pl.LazyFrame:
         """A population table (k-map, δ-presence) read as the input is: a CSV with the job's ``separator``,
-        ``null_values`` and ``schema``'s String columns read as written; its own header names its columns (the
-        input's ``has_header`` and ``columns`` are not applied)."""
+        ``null_values`` and ``schema``'s String columns (and `text`: the qids of a release ``check`` measures) read
+        as written; its own header names its columns (the input's ``has_header`` and ``columns`` are not
+        applied)."""
         return scan_input(
             path,
             separator=self.separator,
             null_values=self.null_values,
-            text=self.text_columns,
+            text=[*self.text_columns, *(c for c in text if c not in self.text_columns)],
             what="population table",
         )
 

@@ -39,6 +39,18 @@ def risk_phrase(risk: Mapping[str, Any] | None) -> str | None:
         return None
     one_in = f" (1 in {round(1 / highest):,})" if highest > 0 else ""
     return (
-        f"re-identification risk left: at most {highest:.2%} a record{one_in}, {at_risk:.1%} of the records above "
-        f"{output['threshold']:.0%}"
+        f"re-identification risk left: at most {highest:.2%} a record{one_in}, {_percent(at_risk)} of the records "
+        f"above {output['threshold']:.0%}"
     )
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage that reads 0 or 100 only when it is (a record in 5,000 is not "0.0%").
+
+    >>> _percent(0.0), _percent(1 / 5000), _percent(0.25), _percent(0.9996), _percent(1.0)
+    ('0.0%', '0.02%', '25.0%', '>99.9%', '100.0%')
+    """
+    text = f"{100 * share:.1f}%"
+    if text == "0.0%" and share > 0:
+        return f"{100 * share:.2g}%"
+    return ">99.9%" if text == "100.0%" and share < 1 else text

@@ -318,3 +318,20 @@ def test_check_and_risk_read_a_csv_releases_qids_as_written(
     assert risk["n_classes"] == 2
     assert (risk["prosecutor"]["highest"], risk["prosecutor"]["lowest"]) == (1.0, pytest.approx(1 / 3))
     assert (risk["journalist"]["highest"], risk["journalist"]["lowest"]) == (0.5, 0.25)
+
+
+def test_a_jobs_population_csv_is_read_as_written_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """review22: check --job read the job's population CSV typed, so '02134' and '2134' were one value there and
+    k-map (k = 3) passed for the release's 2134, which one person of the file as written has; --model with the same
+    file failed. Now the job's population reads the qids as written: '02134' is no value of the job's hierarchy
+    (built from its input, where zip is 2134), and the check is refused instead of passed."""
+    (tmp_path / "in.csv").write_text("zip,age\n2134,30\n2135,40\n2135,40\n2135,40\n")
+    (tmp_path / "rel.csv").write_text("zip,age\n2134,30\n2135,40\n2135,40\n2135,40\n")
+    (tmp_path / "pop.csv").write_text("zip,age\n2134,30\n02134,30\n02134,30\n2135,40\n2135,40\n2135,40\n")
+    (tmp_path / "job.toml").write_text(
+        'input = "in.csv"\noutput = "out.parquet"\nk = 2\n[qids.zip]\nhierarchy = "suppress"\n[qids.age]\n'
+        'hierarchy = "suppress"\n[[privacy]]\nmodel = "k-map"\nk = 3\npopulation = "pop.csv"\n'
+    )
+    args = ["check", str(tmp_path / "rel.csv"), "--qids", "zip,age", "--k", "1", "--job", str(tmp_path / "job.toml")]
+    assert cli.main(args) == 2
+    assert "'02134' is not a node" in capsys.readouterr().err

@@ -128,3 +128,17 @@ def test_an_engine_result_shows_the_same_summary() -> None:
     on_duckdb.collect()
     assert text(on_duckdb._repr_html_()) == text(on_polars._repr_html_())
     assert "4 rows in 2 classes" in text(on_duckdb._repr_html_())
+
+
+def test_a_share_of_records_at_risk_reads_zero_or_all_only_when_it_is() -> None:
+    """review22: one record in 5,000 above the threshold read "0.0% of the records" (0.9996 read "100.0%")."""
+    from polars_anon.report.phrases import risk_phrase
+
+    def said(at_risk: float) -> str | None:
+        return risk_phrase({"output": {"threshold": 0.2, "prosecutor": {"highest": 1.0, "records_at_risk": at_risk}}})
+
+    assert (
+        said(1 / 5000)
+        == "re-identification risk left: at most 100.00% a record (1 in 1), 0.02% of the records above 20%"
+    )
+    assert said(0.9996) is not None and ", >99.9% of the records" in said(0.9996)

@@ -517,3 +517,20 @@ def test_a_closed_pipe_is_no_traceback(tmp_path: Path) -> None:
     assert proc.wait(timeout=120) == 141, stderr
     assert "Traceback" not in stderr and "Exception ignored" not in stderr
     assert (tmp_path / "out" / "anon.parquet").is_file()
+
+
+def test_a_signal_the_command_was_started_ignoring_stays_ignored() -> None:
+    """review22: main's handlers replaced an inherited SIG_IGN, so ``polars-anon ... &`` from a script (a background
+    job ignores SIGINT) died on a Ctrl-C meant for the script's foreground command; SIGTERM is still handled."""
+    from polars_anon.cli import _Signals
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN), signal.getsignal(signal.SIGTERM)
+    try:
+        signals = _Signals()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) == signals.on_signal
+        signals.restore()
+        assert signal.getsignal(signal.SIGTERM) == previous[1]
+    finally:
+        signal.signal(signal.SIGINT, previous[0])
+        signal.signal(signal.SIGTERM, previous[1])
