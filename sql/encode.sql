@@ -30,13 +30,13 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
                 WHEN NOT anon_check_qids(anon, qids) THEN NULL
                 WHEN anon_check_qids(coalesce(orig, anon), qids) THEN representation END AS r),
   pub_rows AS (  -- __anon_none keeps the COLUMNS from matching nothing (refused by DuckDB before the checks run)
-    SELECT anon_label(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$'))
+    SELECT COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
              AS '__anon_p_\1',
            true AS __anon_pub
     FROM (SELECT *, NULL AS __anon_none FROM query_table(anon::VARCHAR))
     WHERE (SELECT r IS NOT NULL FROM rep)),  -- the checks before anything else
   orig_rows AS (
-    SELECT anon_label(COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none')), true AS __anon_orig
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), true AS __anon_orig
     FROM (SELECT *, NULL AS __anon_none FROM query_table(coalesce(orig, anon)::VARCHAR))),
   grouped AS (  -- one pass over the rows: (published tuple, original tuple) counts, the original only for proportional
     SELECT *, count(*) AS __anon_n FROM pub_rows POSITIONAL JOIN orig_rows

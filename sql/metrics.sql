@@ -55,14 +55,14 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
           -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           anon_label(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$'))
+           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
              AS '__anon_o_\1',
-           anon_label(COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))) AS __anon_s,
+           COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
            true AS __anon_in
     FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
   a AS (
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           anon_label(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$'))
+           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
              AS '__anon_p_\1',
            true AS __anon_hit
     FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon::VARCHAR))),
