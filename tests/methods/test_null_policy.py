@@ -51,8 +51,12 @@ SINGLE_CHILD = {  # the roots have one child: a null's leaf range is every leaf,
 def test_a_null_under_a_root_with_one_child_is_published_at_the_root(method):
     """review21: topdown published a null zip as '3310*' and a null x as 'a' (values those rows never had): a
     class's node was the lowest common ancestor of its leaf ranges, and a root's range is its one child's."""
-    df = pl.DataFrame({"zip": ["33101", "33102", None, None, "33101", "33102", "33101", "33102"],
-                       "x": ["a", "a", None, None, "a", "a", "a", "a"]})  # fmt: skip
+    df = pl.DataFrame(
+        {
+            "zip": ["33101", "33102", None, None, "33101", "33102", "33101", "33102"],
+            "x": ["a", "a", None, None] + ["a"] * 4,
+        }
+    )
     out = pa.anonymize(df, hierarchies=SINGLE_CHILD, k=2, method=method, null="suppress").collect()
     nulls = df["zip"].is_null()
     assert out.filter(nulls).rows() == [("*****", "*"), ("*****", "*")]
