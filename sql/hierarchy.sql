@@ -23,9 +23,8 @@ CREATE OR REPLACE TEMP MACRO anon_check_level(h, lvl) AS (
   FROM anon_nodes AS n WHERE n.hierarchy = h);
 
 -- anon_generalize(h, v, lvl): the value v published at level lvl of hierarchy h. v may have
--- any type with a label: it is matched as its label (anon_label, the rule polars_anon.labels
--- follows), so the INTEGER 23 matches the label '23' and the DOUBLE -0.0 the label '0.0'; a type
--- without one is refused. NULL stays NULL (h and lvl are checked all the same).
+-- any type: it is matched as text (v::VARCHAR, as Polars casts a value to String), so the
+-- INTEGER 23 matches the label '23'. NULL stays NULL (h and lvl are checked all the same).
 -- v may be any node of h (an inner node, such as a published '30-34', maps as level_map
 -- says: '30-39' at level 2). Refuses (error naming it) a hierarchy h that is not loaded, a
 -- level that is not an integer from 0 to the root's, and a value that is no node of h. Use it inside SELECT * REPLACE (...), or polars_anon.duckdb.generalize_sql.
@@ -33,9 +32,9 @@ CREATE OR REPLACE TEMP MACRO anon_check_level(h, lvl) AS (
 CREATE OR REPLACE TEMP MACRO anon_generalize(h, v, lvl) AS
   coalesce(
     (SELECT m.value FROM anon_levels AS m
-     WHERE m.hierarchy = h AND m.label = anon_label(v, what := h) AND anon_is_integer(lvl) AND m.level = TRY_CAST(lvl AS BIGINT)),
+     WHERE m.hierarchy = h AND m.label = v::VARCHAR AND anon_is_integer(lvl) AND m.level = TRY_CAST(lvl AS BIGINT)),
     CASE WHEN anon_check_level(h, lvl) THEN  -- refuses h and lvl also for a NULL v
-      CASE WHEN v IS NOT NULL THEN error(anon_msg_not_a_leaf(h, anon_label(v, what := h))) END END);
+      CASE WHEN v IS NOT NULL THEN error(anon_msg_not_a_leaf(h, v::VARCHAR)) END END);
 
 -- anon_level_map(h, lvl): the table label -> value of hierarchy h at level lvl (every node);
 -- refuses h not loaded and lvl out of range as anon_generalize does.

@@ -120,7 +120,7 @@ CREATE OR REPLACE TEMP MACRO anon_check_closeness(sensitive, distance, hierarchy
 -- hierarchy named `hierarchy`, by default the sensitive attribute's name, as the flow over its
 -- edges: sum over nodes N below the root of (level(parent) - level(N)) / (2 level(root)) times
 -- |sum of p - q over N's leaves|) and satisfied (measure <= t). 'hierarchical' refuses a value
--- (matched as its label, anon_label) that is not a leaf of the hierarchy, naming the first in text order.
+-- (matched as text) that is not a leaf of the hierarchy, naming the first in text order.
 -- sensitive_null as anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.TCloseness
 CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL,
@@ -144,10 +144,10 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
   __anon_leaves AS MATERIALIZED (  -- each value of the table and its leaf node (NULL: not a leaf)
     SELECT v.value, n.node
     FROM (SELECT DISTINCT value FROM __anon_shares WHERE distance = 'hierarchical' AND m IS NOT NULL) AS v
-    LEFT JOIN anon_nodes AS n ON n.hierarchy = coalesce(hierarchy, sensitive) AND n.level = 0 AND n.label = anon_label(v.value, what := sensitive)),
+    LEFT JOIN anon_nodes AS n ON n.hierarchy = coalesce(hierarchy, sensitive) AND n.level = 0 AND n.label = v.value::VARCHAR),
   __anon_leaves_ok AS MATERIALIZED (
     SELECT CASE WHEN bool_or(node IS NULL)
-                THEN error(anon_msg_not_a_leaf(sensitive, min(anon_label(value, what := sensitive)) FILTER (WHERE node IS NULL))) ELSE true END AS ok
+                THEN error(anon_msg_not_a_leaf(sensitive, min(value::VARCHAR) FILTER (WHERE node IS NULL))) ELSE true END AS ok
     FROM __anon_leaves),
   __anon_edges AS (  -- each leaf, each of its ancestors below the root, and that ancestor's edge weight
     SELECT c.leaf, c.ancestor, (p.level - a.level) / (2 * r.level) AS w
