@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from polars_anon.report.page import share as percent
+
 __all__ = ["loss_phrase", "risk_phrase"]
 
 
@@ -50,7 +52,5 @@ def _percent(share: float) -> str:
     >>> _percent(0.0), _percent(1 / 5000), _percent(0.25), _percent(0.9996), _percent(1.0)
     ('0.0%', '0.02%', '25.0%', '>99.9%', '100.0%')
     """
-    text = f"{100 * share:.1f}%"
-    if text == "0.0%" and share > 0:
-        return f"{100 * share:.2g}%"
+    text = percent(share, 1)  # the report page's rule: two significant digits below 0.1%
     return ">99.9%" if text == "100.0%" and share < 1 else text
