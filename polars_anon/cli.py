@@ -15,7 +15,6 @@ import select
 import signal
 import sys
 import textwrap
-import threading
 import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import version
@@ -31,7 +30,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.interrupts import raises_on_signal
+from polars_anon.interrupts import install_handler, raises_on_signal, restore_handlers
 from polars_anon.io import (
     CSV_SUFFIXES,
     RAGGED,
@@ -1001,11 +1000,7 @@ class _Signals:
 
     def __init__(self) -> None:
         self.name: str | None = None
-        self.previous: dict[int, Any] = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(sig) is not signal.SIG_IGN:
-                    self.previous[sig] = signal.signal(sig, self.on_signal)
+        self.previous = install_handler(self.on_signal)
 
     @raises_on_signal  # an engine's long call (DuckDB) is interrupted for it: polars_anon.interrupts
     def on_signal(self, signum: int, frame: FrameType | None) -> None:
@@ -1019,8 +1014,7 @@ class _Signals:
             signal.signal(sig, signal.SIG_IGN)  # kept through the interpreter's finalization, unlike a function
 
     def restore(self) -> None:
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)
+        restore_handlers(self.previous)
 
 
 def _interrupted(signals: _Signals, exc: BaseException, written: list[str]) -> int:

@@ -37,13 +37,39 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["interruptible", "raises_on_signal"]
+__all__ = ["install_handler", "interruptible", "raises_on_signal", "restore_handlers"]
 
 _SIGNALS = {int(signal.SIGINT), int(signal.SIGTERM)}
 _MARK = "__polars_anon_raises_on_signal__"
 _active = threading.local()
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def install_handler(handler: Callable[[int, Any], object]) -> dict[int, Any]:
+    """`handler` for SIGINT and SIGTERM, on the main thread only (elsewhere Python allows none); a signal the process
+    was started ignoring stays ignored (a shell's background job ignores SIGINT: a Ctrl-C meant for the
+    foreground). Returns the handlers replaced, for :func:`restore_handlers`.
+
+    >>> previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    >>> sorted(install_handler(lambda s, f: None)) == [int(signal.SIGTERM)]
+    True
+    >>> signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    True
+    >>> _ = signal.signal(signal.SIGINT, previous)
+    """
+    replaced: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                replaced[int(sig)] = signal.signal(sig, handler)
+    return replaced
+
+
+def restore_handlers(replaced: dict[int, Any]) -> None:
+    """Put back the handlers :func:`install_handler` replaced."""
+    for sig, previous in replaced.items():
+        signal.signal(sig, previous)
 
 
 def raises_on_signal(handler: F) -> F:

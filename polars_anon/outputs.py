@@ -40,7 +40,7 @@ from types import FrameType, TracebackType
 from typing import Any, Self
 
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
-from polars_anon.interrupts import raises_on_signal
+from polars_anon.interrupts import install_handler, raises_on_signal, restore_handlers
 from polars_anon.locations import URI, as_location
 
 __all__ = [
@@ -470,9 +470,7 @@ class Outputs:
         raise Interrupted(f"interrupted by {self._interrupted}; nothing was written")
 
     def __enter__(self) -> Self:
-        if threading.current_thread() is threading.main_thread():
-            for sig in _SIGNALS:
-                self._handlers[sig] = signal.signal(sig, self._on_signal)
+        self._handlers = install_handler(self._on_signal)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -480,8 +478,7 @@ class Outputs:
             if not self._committed:
                 self.rollback()
         finally:
-            for sig, handler in self._handlers.items():
-                signal.signal(sig, handler)
+            restore_handlers(self._handlers)
         if self._interrupted and exc is not None and not isinstance(exc, Interrupted):
             # an engine turned the signal into its own error (DuckDB: "Query interrupted"; Spark: a Py4J error), or
             # into a plain KeyboardInterrupt (polars_anon.interrupts): the run ends as interrupted by that signal

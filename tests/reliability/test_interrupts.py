@@ -531,6 +531,10 @@ def test_a_signal_the_command_was_started_ignoring_stays_ignored() -> None:
         assert signal.getsignal(signal.SIGTERM) == signals.on_signal
         signals.restore()
         assert signal.getsignal(signal.SIGTERM) == previous[1]
+        with Outputs():  # an output set's handlers alike (one place: interrupts.install_handler)
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (previous[1], signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGTERM) == previous[1]
     finally:
         signal.signal(signal.SIGINT, previous[0])
         signal.signal(signal.SIGTERM, previous[1])
