@@ -140,6 +140,26 @@ def test_no_method_advice_below_the_margin_and_no_other_method_run(monkeypatch: 
     assert report["loss"] == 0.0 and "method_advice" not in report and runs == ["fulldomain"]
 
 
+def test_method_advice_above_the_class_limit_reruns_topdown_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above MAX_CLASSES (5,000) classes only topdown reruns, up to MAX_CLASSES_TOPDOWN: Adult's 18,109 classes
+    had no advice where fulldomain loses 0.66 and topdown 0.07 (k = 10). Its advised loss is a topdown run's."""
+    import polars_anon.pipeline.road as road
+    from polars_anon.advice import MAX_CLASSES
+
+    runs: list[str] = []
+    inner = road.run_method
+    monkeypatch.setattr(road, "run_method", lambda data, req, *a: runs.append(req.method.name) or inner(data, req, *a))
+    pairs = [(a, c) for a in range(20, 75) for c in range(100)] * 2 + [(75 + i % 5, i * 37 % 100) for i in range(20)]
+    t = pl.DataFrame({"age": [a for a, _ in pairs], "code": [f"{c:03d}" for _, c in pairs]})  # 20 rare rows, age 75+
+    h = {"age": pa.Hierarchy.intervals(range(20, 80), [5, 20, 60]), "code": pa.Hierarchy.masking(t["code"].unique())}
+    assert t.unique().height == 5_520 > MAX_CLASSES
+    report = pa.anonymize(t, hierarchies=h, k=2).report
+    topdown = pa.anonymize(t, hierarchies=h, k=2, method="topdown").report["loss"]
+    assert runs == ["fulldomain", "topdown", "topdown"]  # the advice's rerun, then the run alone
+    assert report["method_advice"]["better"] == "topdown"
+    assert report["method_advice"]["losses"] == pytest.approx({"fulldomain": report["loss"], "topdown": topdown})
+
+
 def test_timings_only_in_the_timing_keys() -> None:
     """Same input, same report bytes once ``seconds``, ``write_seconds`` and ``phases`` are dropped: no other key of
     the schema (a method's details included) may hold a timing."""
