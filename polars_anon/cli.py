@@ -607,10 +607,9 @@ def _encode(args: argparse.Namespace) -> int:
     output = _local(args.output, "--output") if args.output else encoding_path(args.published, encoding, args.layout)
     outputs = Outputs(overwrite=args.overwrite, reads=_inputs(args))  # refused before any data is read
     outputs.check(output, file=not is_layout_folder(output), what="encoding")  # only a folder encode wrote is replaced
-    published = scan_input(args.published, separator=args.separator)
-    original = scan_input(args.original, separator=args.separator) if args.original else None
-    values = original if original is not None else published  # what built-in hierarchies read their leaves from
     job = _job(args)
+    published, original = _release_and_original(args, job, args.published, args.original)
+    values = original if original is not None else published  # what built-in hierarchies read their leaves from
     if job is not None:
         specs, base = dict(job.qids), job.base
         if original is None:  # the job's input, as anonymize built them (the published values are generalized)
@@ -635,6 +634,21 @@ def _encode(args: argparse.Namespace) -> int:
     return 0
 
 
+def _release_and_original(
+    args: argparse.Namespace, job: Job | None, release: str, original: str | None
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """A release and its original as ``metrics`` and ``encode`` read them: with a job file, the original as the
+    job reads its input (CSV options, ``schema``: a zip column it names String keeps ``02134``) and a CSV release
+    with the job's CSV options, its qids as written (labels); without one, as :func:`scan_input` reads them."""
+    if job is None:
+        return scan_input(release, separator=args.separator), (
+            None if original is None else scan_input(original, separator=args.separator)
+        )
+    return job.scan_population(release, list(job.qids), what="release"), (
+        None if original is None else job.scan(original, what="original")
+    )
+
+
 def _metrics(args: argparse.Namespace) -> int:
     from polars_anon.report import jsonable
 
@@ -650,9 +664,9 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     from polars_anon.job import build_hierarchies
     from polars_anon.metrics import METRICS, evaluate, metric_names, prepare
 
-    original = scan_input(args.original, separator=args.separator)
-    anonymized = scan_input(args.anonymized, separator=args.separator)
     job = _job(args)
+    anonymized, original = _release_and_original(args, job, args.anonymized, args.original)
+    assert original is not None  # metrics' original is a required argument
     specs = dict(job.qids) if job else {}
     specs.update(_hierarchy_spec(h) for h in args.hierarchy)
     qids = [q for q in args.qids.split(",") if q] if args.qids else list(specs)

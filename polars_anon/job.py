@@ -431,23 +431,28 @@ class Job:
             base=base,
         )
 
-    def scan(self) -> pl.LazyFrame:
-        """The input, read as the job says (CSV options, column names, types)."""
-        return cast_columns(self.scan_raw(), self.schema, "job file: schema")
+    def scan(self, path: str | Path | None = None, what: str = "input") -> pl.LazyFrame:
+        """The input, read as the job says (CSV options, column names, types); or `path`, a table laid out as the
+        input (the original that ``metrics`` and ``encode`` compare with a release), read the same way."""
+        return cast_columns(self.scan_raw(path, what), self.schema, "job file: schema")
 
-    def scan_raw(self) -> pl.LazyFrame:
-        """The input, read with the job's CSV options and column names, before its ``schema`` casts."""
+    def scan_raw(self, path: str | Path | None = None, what: str = "input") -> pl.LazyFrame:
+        """The input (or `path`), read with the job's CSV options and column names, before its ``schema`` casts."""
         return scan_input(
-            self.input,
+            self.input if path is None else path,
             separator=self.separator,
             has_header=self.has_header,
             columns=self.columns,
             null_values=self.null_values,
             text=self.text_columns,
+            what=what,
         )
 
-    def scan_population(self, path: str | Path, text: Sequence[str] = ()) -> pl.LazyFrame:
-        """A population table (k-map, δ-presence) read as the input is: a CSV with the job's ``separator``,
+    def scan_population(
+        self, path: str | Path, text: Sequence[str] = (), what: str = "population table"
+    ) -> pl.LazyFrame:
+        """A population table (k-map, δ-presence), or another table called `what` (a release ``metrics`` or
+        ``encode`` reads, its qids in `text`), read as the input is: a CSV with the job's ``separator``,
         ``null_values`` and ``schema``'s String columns (and `text`: the qids of a release ``check`` measures) read
         as written; its own header names its columns (the input's ``has_header`` and ``columns`` are not
         applied)."""
@@ -456,7 +461,7 @@ class Job:
             separator=self.separator,
             null_values=self.null_values,
             text=[*self.text_columns, *(c for c in text if c not in self.text_columns)],
-            what="population table",
+            what=what,
         )
 
     @property

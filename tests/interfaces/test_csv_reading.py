@@ -335,3 +335,56 @@ def test_a_jobs_population_csv_is_read_as_written_too(tmp_path: Path, capsys: py
     args = ["check", str(tmp_path / "rel.csv"), "--qids", "zip,age", "--k", "1", "--job", str(tmp_path / "job.toml")]
     assert cli.main(args) == 2
     assert "'02134' is not a node" in capsys.readouterr().err
+
+
+def test_metrics_and_encode_read_the_original_as_the_job_reads_its_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """metrics and encode --job read the original CSV by their own types, not the job's: a zip the job's schema names
+    String (02134) became 2134, and the job's own release was refused ("'02134' ... not nodes"). Now the original is
+    read as the job reads its input, a CSV release with the job's options: the Parquet and the CSV release agree,
+    and with the Python metrics on frames typed as the job says."""
+    from polars_anon.job import Job, build_hierarchies
+    from polars_anon.metrics import evaluate, prepare
+
+    zips = ["02134", "02135", "02139", "02140"]
+    (tmp_path / "in.csv").write_text("zip,age\n" + "".join(f"{zips[i % 4]},{20 + i % 37}\n" for i in range(120)))
+    (tmp_path / "job.toml").write_text(
+        'input = "in.csv"\noutput = "out.parquet"\nk = 5\n[schema]\nzip = "String"\n[qids.zip]\n'
+        "hierarchy = { mask = 5 }\n[qids.age]\nhierarchy = { intervals = [5, 10, 20] }\n"
+    )
+    job = str(tmp_path / "job.toml")
+    assert cli.main(["anonymize", job, "-q"]) == 0
+    pl.read_parquet(tmp_path / "out.parquet").write_csv(tmp_path / "out.csv")
+    capsys.readouterr()
+    figures = []
+    for release in ("out.parquet", "out.csv"):
+        assert cli.main(["metrics", str(tmp_path / "in.csv"), str(tmp_path / release), "--job", job]) == 0
+        figures.append(capsys.readouterr().out)
+        assert (
+            cli.main(
+                [
+                    "encode",
+                    str(tmp_path / release),
+                    "--job",
+                    job,
+                    "--original",
+                    str(tmp_path / "in.csv"),
+                    "--encoding",
+                    "proportional",
+                    "--output",
+                    str(tmp_path / f"{release}.enc.parquet"),
+                ]
+            )
+            == 0
+        )
+        assert json.loads(capsys.readouterr().out)["rows"] == 120
+    assert figures[0] == figures[1]
+    original = pl.read_csv(tmp_path / "in.csv", schema_overrides={"zip": pl.String})
+    spec = Job.load(job)
+    hierarchies = build_hierarchies(original.lazy(), spec.qids, spec.base)
+    data = prepare(original, pl.read_parquet(tmp_path / "out.parquet"), ["zip", "age"], hierarchies)
+    want = evaluate(data, ["ncp", "distortion"]).row(0, named=True)
+    table = dict(line.split() for line in figures[0].splitlines()[1:])
+    assert float(table["ncp"]) == pytest.approx(want["ncp"], abs=1e-3)
+    assert float(table["distortion"]) == pytest.approx(want["distortion"], abs=1e-3)
