@@ -854,7 +854,9 @@ def consult_session(engine: object) -> None:
 
 
 FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
-    ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'"
+    ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'",
+    ("spark", pl.Null): "Spark writes a column of nulls with a Parquet annotation Polars cannot read back (UNKNOWN); "
+    "cast the column (to String, say) or use engine 'polars' or 'duckdb'",
 }
 FRAME_DTYPES.update(
     (

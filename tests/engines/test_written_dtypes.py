@@ -29,11 +29,20 @@ FRAME = pl.DataFrame(
         "ms": pl.Series([datetime.datetime(2020, 1, 1, i % 2) for i in range(4)], dtype=pl.Datetime("ms")),
         "time": [datetime.time(1, i % 2) for i in range(4)],
         "zoned": pl.Series([datetime.datetime(2020, 1, 1, 1)] * 4).dt.replace_time_zone("Europe/Paris"),
+        "null": [None] * 4,
+        "arr": pl.Series([[1, 2], [3, 4]] * 2, dtype=pl.Array(pl.Int64, 2)),
     }
 )
 # Parquet has no categorical type: Polars keeps Categorical/Enum in the Arrow schema it stores beside the file,
 # DuckDB writes the strings, and a zoned Datetime as the instant in UTC (documented); every other type as given
-DUCKDB = dict(FRAME.schema) | {"cat": pl.String, "enum": pl.String, "zoned": pl.Datetime("us", "UTC")}
+# a Null column as Int32 and an Array as a List (Parquet has neither: DuckDB stores no Arrow schema beside the file)
+DUCKDB = dict(FRAME.schema) | {
+    "cat": pl.String,
+    "enum": pl.String,
+    "zoned": pl.Datetime("us", "UTC"),
+    "null": pl.Int32,
+    "arr": pl.List(pl.Int64),
+}
 
 
 def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
@@ -48,6 +57,14 @@ def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
     assert dict(written["polars"].schema) == dict(FRAME.schema)
     assert dict(written["duckdb"].schema) == DUCKDB
     assert written["duckdb"].equals(written["polars"].cast(DUCKDB))  # the same rows
+
+
+def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any) -> None:
+    """Spark wrote a Null column with Parquet's UNKNOWN annotation: the run passed (Spark reads its file back), and
+    Polars could not read the published file ("Cannot annotate Unknown from Boolean fields")."""
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "n": [None] * 4})
+    with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype Null: Spark writes .* Polars cannot read"):
+        pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="n", engine="spark")
 
 
 def test_a_duration_on_duckdb_is_refused_by_name() -> None:
