@@ -148,11 +148,11 @@ def job_keys_page() -> str:
     """Every key of the job file: the Job dataclass, the methods' options, the privacy models' parameters."""
     from polars_anon.algorithms import METHODS
     from polars_anon.hierarchy_spec import __doc__ as spec_doc
-    from polars_anon.job import Job
+    from polars_anon.job import KEYS, Job
     from polars_anon.privacy import MODELS
 
     hints = typing.get_type_hints(Job)
-    fields = [f for f in dataclasses.fields(Job) if f.name not in ("options", "base", "file")]
+    fields = [f for f in dataclasses.fields(Job) if f.name in KEYS]
     missing = [f.name for f in fields if f.name not in JOB_KEYS]
     if missing:
         raise RuntimeError(f"docs/hooks.py: job keys {missing} have no description in JOB_KEYS")

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from polars_anon.request import Request
 
 __all__ = [
+    "KEYS",
     "Job",
     "PrivacySpec",
     "build_hierarchies",
@@ -125,6 +126,9 @@ _KEYS: dict[str, Any] = {
     "sdc": dict[str, Any],
 }
 """Job keys and their types; any other top-level key is a method option."""
+KEYS: tuple[str, ...] = tuple(_KEYS)
+"""The job file's top-level keys: every field of :class:`Job` but ``options``, ``base`` and ``file`` (what loading
+a file derives)."""
 _REQUIRED = ("input", "output", "k", "qids")
 NEEDS_ORIGINAL = ("proportional", "statistical")
 """Encodings computed from the original values of each class (rows must line up)."""

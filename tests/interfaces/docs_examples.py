@@ -159,13 +159,13 @@ def check_bash(block: Block, run: bool) -> None:
 
 def check_toml(block: Block) -> None:
     from polars_anon.algorithms import METHODS
-    from polars_anon.job import Job
+    from polars_anon.job import KEYS, Job
 
     raw = tomllib.loads(block.code)
     if {"input", "output", "k", "qids"} <= raw.keys():
         Job.from_dict(raw)
         return
-    job_keys = {f.name for f in dataclasses.fields(Job)} - {"options", "base", "file"}
+    job_keys = set(KEYS)
     options = {f.name for m in METHODS.values() for f in dataclasses.fields(m.options)}
     unknown = set(raw) - job_keys - options
     if unknown:
