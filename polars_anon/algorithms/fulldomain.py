@@ -220,15 +220,21 @@ class Lattice:
     def _densify(key: np.ndarray, stride: int) -> tuple[np.ndarray, int]:
         """Dense ids 0..n-1 of `key` (values in [0, `stride`), ids in their order) and n.
 
-        A count when the values are few, else a least-significant-digit radix sort by
+        Each present value marked when the values are few, else a least-significant-digit radix sort by
         16-bit digits (NumPy's stable sort of 16-bit integers is a counting sort):
         linear passes, much cheaper than a comparison sort of the key.
         """
         if len(key) == 0:
             return key.astype(np.int64), 0
         if stride <= max(4 * len(key), 1 << 16):
-            present = np.bincount(key, minlength=stride) > 0
-            return (np.cumsum(present) - 1)[key], int(np.count_nonzero(present))
+            # marks, not counts, and Int32 running ids (no more than the keys): a quarter of the memory to touch over
+            # the stride; 1,357,434 keys (the 15M register's tuples) in 5M values: 19-35 -> 6-19 ms CPU, the same ids
+            present = np.zeros(stride, dtype=bool)
+            present[key] = True
+            ids = np.cumsum(present, dtype=np.int32 if len(key) < 1 << 31 else np.int64)
+            dense = ids[key].astype(np.int64)
+            dense -= 1
+            return dense, int(ids[-1])
         order, ordered = None, np.empty_like(key)
         bits = (stride - 1).bit_length()
         for shift in range(0, bits, 16):
