@@ -233,10 +233,12 @@ def _sort_strings(
         cast = frame.with_columns(label_exprs(frame.schema, qids))
         return cast.sort([*qids, *by], nulls_last=True), None
     packed = np.zeros(frame.height, dtype=np.int64)
-    for (rank, _), size in zip(ranked, sizes):
-        packed = packed * size + rank
+    for (rank, _), size in zip(ranked, sizes):  # in place: no array of the tuples made per qid
+        packed *= size
+        packed += rank
     for b, size in zip(by, sizes[len(qids) :]):
-        packed = packed * size + frame[b].rank("dense").cast(pl.Int64).fill_null(size).to_numpy() - 1
+        packed *= size
+        packed += frame[b].rank("dense").cast(pl.Int64).fill_null(size).to_numpy() - 1
     order = _order_of_distinct(packed, int(np.prod(sizes, dtype=np.int64)))
     columns, null, codes = [], pl.Series([None], dtype=pl.String), {}
     for q, (rank, labels) in zip(qids, ranked):  # a rank of len(labels) is the null (the gather's index past the end)
@@ -274,7 +276,8 @@ def _string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
     String, sorted (a null: their number, last), and those sorted String labels (nulls dropped). A Categorical or an
     integer column is ranked from its distinct values through a lookup table of their codes; other types through the
     String cast of every value."""
-    distinct = column.drop_nulls().unique()
+    # unique in first-seen order (the order is sorted below): a third of the default's CPU on a frame of tuples
+    distinct = column.drop_nulls().unique(maintain_order=True)
     kind, rank_dtype = (np.int32, pl.Int32) if len(distinct) < (1 << 31) - 1 else (np.int64, pl.Int64)
     labels = distinct.cast(pl.String)
     order = labels.arg_sort()

@@ -105,6 +105,8 @@ class LevelNodes(Protocol):
 
     def gather(self, values: np.ndarray, level: int, rows: np.ndarray | slice = ...) -> np.ndarray: ...
 
+    def extremes(self, values: np.ndarray, level: int) -> tuple[float, float]: ...
+
 
 class Classes(Protocol):
     """What an evaluation reads of a vector's classes (:class:`polars_anon.algorithms.fulldomain.Classes`)."""
@@ -355,21 +357,22 @@ class NCP(Objective):
         self.max_cost = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(lattice.nodes):
             for lv in range(len(per)):
-                cost = per.gather(self.node_loss[j], lv)  # each tuple's NCP: one gather for the sum and the largest
-                self.max_cost[j, lv] = float(cost.max())
-                self.level_cost[j, lv] = self._level_sum(cost, float(self.max_cost[j, lv]))
+                low, high = per.extremes(self.node_loss[j], lv)  # each tuple's NCP, smallest and largest
+                self.max_cost[j, lv] = high
+                self.level_cost[j, lv] = self._level_sum(j, lv, low, high)
         self.uniform = bool(np.all(self.weights == 1.0))
         self.mean_weights = self.weights / self.weights.sum()
 
-    def _level_sum(self, cost: np.ndarray, largest: float) -> float:
-        """``float((size * cost).sum())``, the same float: 0.0 when every cost is 0 (a level of leaves); the row
-        count when every cost is 1 (the root: every partial sum is an integer below 2**53, so NumPy's sum is
-        exact); else computed."""
+    def _level_sum(self, j: int, level: int, smallest: float, largest: float) -> float:
+        """``float((size * cost).sum())`` of each tuple's NCP in attribute `j` at `level` (between `smallest` and
+        `largest`), the same float: 0.0 when every cost is 0 (a level of leaves); the row count when every cost is 1
+        (the root: every partial sum is an integer below 2**53, so NumPy's sum is exact); else computed (the only
+        case that gathers over the tuples)."""
         if largest == 0.0:
             return 0.0
-        if largest == 1.0 and self.lat.n_rows < 1 << 53 and float(cost.min()) == 1.0:
+        if largest == 1.0 and self.lat.n_rows < 1 << 53 and smallest == 1.0:
             return float(self.lat.n_rows)
-        return float((self.lat.size * cost).sum())
+        return float((self.lat.size * self.lat.nodes[j].gather(self.node_loss[j], level)).sum())
 
     def _cost(self, j: int, level: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """Each tuple's (of `rows`) NCP times its rows in attribute `j` at `level` (computed when asked:

@@ -201,3 +201,21 @@ def test_job_file_takes_the_metric_and_its_options(tmp_path: Path) -> None:
         "weights": {"g": 2.0, "s": 1.0},
     }
     assert obj["value"] == pytest.approx(2 / 2 * (4 * L2(3 / 2) + 2 * L2(3)))  # weights / max: g 1, s 1/2 (s part 0)
+
+
+@pytest.mark.parametrize("n_values", [6, 120])  # few values: each present one marked; many: the radix sort
+def test_lattice_classes_are_the_published_tuples_in_order(n_values: int) -> None:
+    """The lattice's class ids at every vector against the published node ids grouped by NumPy: equal ids exactly for
+    equal published tuples, numbered in the order of the tuples with the last qid slowest (its classes' own order)."""
+    rng = np.random.default_rng(n_values)
+    qids = ["a", "b", "c"]
+    df = pl.DataFrame({q: rng.integers(0, n_values, 400) for q in qids})
+    agg = df.group_by(qids).len("size").with_columns(pl.col(q).cast(pl.String) for q in qids).sort(qids)
+    hs = {q: pa.Hierarchy.intervals(range(n_values), [2, 6]) for q in qids}
+    lattice = Lattice(Task(agg.with_columns(pl.col("size").cast(pl.UInt32)), qids, hs, 2))
+    leaves = {q: hs[q].ids_of(agg[q]) for q in qids}
+    for vector in lattice.grid():
+        nodes = [hs[q].generalize_ids(int(lv))[leaves[q]] for q, lv in zip(qids, vector)]
+        _, expected = np.unique(np.stack(nodes[::-1], axis=1), axis=0, return_inverse=True)
+        ids = lattice.classes(vector)
+        assert ids.tolist() == expected.ravel().tolist(), vector
