@@ -169,7 +169,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -1161,6 +1161,8 @@ class TopdownResult:
     """The split balance of the partition kept (:data:`SPLIT_BALANCES`)."""
     regrouped: int = 0
     """Groups of late classes replaced by their re-split (step 7, :func:`_regroup_late`)."""
+    own: dict[str, np.ndarray] = field(default_factory=dict)
+    """``own[q][i]``: the node id of aggregate row i's own value of q (looked up once, for the map)."""
 
 
 def _classes_frame(
@@ -2042,6 +2044,7 @@ def topdown_partition(
     klass, suppressed, resplit, moved = best.klass, best.suppressed, best.resplit, best.moved
     res = _result(axes, qids, size, klass, suppressed, best.set_aside, best.repaired, time.perf_counter() - t0)
     res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, best.balance, best.regrouped
+    res.own = {q: ax.value for q, ax in zip(qids, axes)}
     return res
 
 
@@ -2342,8 +2345,10 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "classes_before": agg.height,
         "classes_after": res.n_classes,
     }
-    nodes = {q: above_own(hierarchies[q], res.nodes[q], hierarchies[q].ids_of(agg[q]), res.class_id) for q in qids}
-    return Plan(TupleMap.from_nodes(agg, hierarchies, nodes, res.suppressed if res.suppressed.any() else None), details)
+    nodes = {q: above_own(hierarchies[q], res.nodes[q], res.own[q], res.class_id) for q in qids}
+    suppressed = res.suppressed if res.suppressed.any() else None
+    # the rows' own ids, looked up once (step 1's axes): the map's checks and the report read them, not the labels
+    return Plan(TupleMap.from_nodes(agg, hierarchies, nodes, suppressed, leaves=res.own), details)
 
 
 def above_own(hierarchy: Hierarchy, nodes: np.ndarray, own: np.ndarray, class_id: np.ndarray) -> np.ndarray:
