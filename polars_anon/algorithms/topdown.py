@@ -169,7 +169,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -263,7 +263,7 @@ class _Rule:
         if triplets is not None and 4 * int(np.count_nonzero(inside)) >= len(part):
             view = self.constraints.view_parts(rows, part, len(sizes), triplets())
         else:
-            at = np.flatnonzero(inside)  # index arrays: a boolean index costs more here
+            at = _nonzero(inside)  # index arrays: a boolean index costs more here
             view = self.constraints.view_rows(rows[at], part[at], len(sizes))
         return good & self.constraints.ok(view) & (view.size >= self.constraints.floor)
 
@@ -285,13 +285,13 @@ class _Axis:
             self.hi = self.lo
         self.depth = h.depth
         self.loss = loss_per_node(h)
-        self.leaf_node = np.flatnonzero(h.is_leaf)
+        self.leaf_node = _nonzero(h.is_leaf)
         self.is_leaf = h.is_leaf
         # children of a node: its fanout, and each node's rank among its siblings (preorder)
         self.fanout = np.bincount(h.parent[1:], minlength=h.n_nodes)
         rank = np.zeros(h.n_nodes, dtype=np.int64)
         by_parent = np.argsort(h.parent[1:], kind="stable") + 1
-        first = np.concatenate([[0], np.cumsum(self.fanout)])[h.parent[by_parent]]
+        first = np.concatenate([[0], self.fanout.cumsum()])[h.parent[by_parent]]
         rank[by_parent] = np.arange(len(by_parent)) - first
         anc = h.ancestors_by_depth
         # per tuple and depth d: 1 + the sibling rank of its ancestor at depth d (0 above its own depth; one
@@ -389,7 +389,7 @@ class _Stack:
             at_table = np.where(self.tabled[j], at_table, len(self.table) - 1)
         out = self.table[at_table] + self.node_base[j]
         for a, ax in self.walked.items():
-            at = np.flatnonzero(j == a)
+            at = _nonzero(j == a)
             if len(at):
                 out[at] = ax.node(lo[at], hi[at]) + self.node_base[a]
         return out
@@ -429,11 +429,23 @@ def _stack(axes: Sequence[_Axis]) -> _Stack | None:
     return (axes if isinstance(axes, _Axes) else _Axes(axes)).stack
 
 
+def _nonzero(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` through the array's own methods: the same indices without NumPy's Python wrappers.
+
+    A run calls it (and ``a.take``, ``a.cumsum``, ``a.repeat`` for ``np.take``, ``np.cumsum``, ``np.repeat``)
+    thousands of times on small arrays, where the wrappers cost more than the work (about a microsecond a call here).
+
+    >>> _nonzero(np.array([[False, True], [True, False]])).tolist()
+    [1, 2]
+    """
+    return mask.ravel().nonzero()[0]
+
+
 def _dense(ids: np.ndarray, n: int) -> tuple[np.ndarray, int]:
     """Renumber ids in [0, n) densely in increasing order: ``(new id per element, count)``."""
     used = np.zeros(n, dtype=bool)
     used[ids] = True
-    return (np.cumsum(used) - 1)[ids], int(used.sum())
+    return (used.cumsum() - 1)[ids], int(used.sum())
 
 
 @dataclass
@@ -479,7 +491,7 @@ def _boxes(
         dead = np.zeros((n, len(axes)), dtype=bool)
     weight = size[rows].astype(np.float64)
     sizes = np.bincount(cid, weights=weight, minlength=n).astype(np.int64)
-    cols = np.flatnonzero(~all_dead)
+    cols = _nonzero(~all_dead)
     st = _stack(axes) if 0 < len(rows) * len(cols) <= STACKED_CELLS else None
     if st is not None:  # a small round: every attribute in one pass
         wide = _wide(st, rows, cid, n, cols)
@@ -577,12 +589,12 @@ def _group_all(st: _Stack, op: _Open, pairs: _Pairs) -> _Groups:
     n_pairs = len(pairs.node)
     span = st.fanout[pairs.node] + 1
     offset = np.zeros(n_pairs + 1, dtype=np.int64)
-    np.cumsum(span, out=offset[1:])
-    slot = np.take(st.slot, pairs.base + np.take(st.below[pairs.node], pairs.pair))  # np.take: as a[idx], faster
+    span.cumsum(out=offset[1:])
+    slot = st.slot.take(pairs.base + st.below[pairs.node].take(pairs.pair))  # .take: as a[idx], faster
     slots = np.bincount(pairs.col, weights=span, minlength=len(pairs.cols))
     tuples = pairs.live.T.astype(np.int64) @ np.bincount(op.cid, minlength=len(op.size))
     dense = (slots <= 4 * tuples + 4096)[pairs.col]  # per pair, as its attribute
-    weight = np.repeat(op.weight, pairs.per_tuple)
+    weight = op.weight.repeat(pairs.per_tuple)
     return _fill_groups(*_layout(offset, span, dense, pairs.pair, slot), weight, pairs.lo, pairs.hi)
 
 
@@ -616,27 +628,27 @@ def _layout(
     """
     n_pairs = len(span)
     if dense.all():
-        cls = np.repeat(np.arange(n_pairs), span)
+        cls = np.arange(n_pairs).repeat(span)
         first = offset[:-1]
-        return np.take(offset, pair) + slot, cls, first, np.arange(len(cls)) - first[cls]
-    sparse = np.flatnonzero(~dense[pair])
+        return offset.take(pair) + slot, cls, first, np.arange(len(cls)) - first[cls]
+    sparse = _nonzero(~dense[pair])
     key = offset[pair[sparse]] + slot[sparse]
     total = int(offset[-1])
     if total <= 32 * len(key) + 65536:  # the occupied slots by a mark per slot (np.unique sorts)
         used = np.zeros(total, dtype=bool)
         used[key] = True
-        keys = np.flatnonzero(used)
-        inverse = (np.cumsum(used) - 1)[key]
+        keys = _nonzero(used)
+        inverse = (used.cumsum() - 1)[key]
     else:
         keys, inverse = np.unique(key, return_inverse=True)
     key_pair = np.searchsorted(offset, keys, side="right") - 1
     per_pair = np.where(dense, span, 0) + np.bincount(key_pair, minlength=n_pairs)
     first = np.zeros(n_pairs, dtype=np.int64)
-    np.cumsum(per_pair[:-1], out=first[1:])
+    per_pair[:-1].cumsum(out=first[1:])
     key_start = np.searchsorted(key_pair, np.arange(n_pairs))  # each pair's first occupied key
     of_row = first[pair] + slot
     of_row[sparse] = first[pair[sparse]] + inverse - key_start[pair[sparse]]
-    cls = np.repeat(np.arange(n_pairs), per_pair)
+    cls = np.arange(n_pairs).repeat(per_pair)
     g_slot = np.arange(len(cls)) - first[cls]
     g_slot[first[key_pair] + np.arange(len(keys)) - key_start[key_pair]] = keys - offset[key_pair]
     return of_row, cls, first, g_slot
@@ -651,7 +663,7 @@ def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     """
     n_open = len(op.size)
     cols = wide.cols
-    attr = np.repeat(cols, n_open)
+    attr = cols.repeat(n_open)
     lo, hi = wide.lo.ravel(), wide.hi.ravel()
     node = st.node(attr, lo, hi).reshape(len(cols), n_open)
     op.dead[:, cols] |= st.is_leaf[node].T
@@ -666,10 +678,10 @@ def _live_pairs(st: _Stack, op: _Open, wide: _Wide, balance: float) -> _Pairs:
     p_col, p_cls = np.nonzero(live.T)
     of_pair = np.full(live.shape, -1, dtype=np.int64)
     of_pair[p_cls, p_col] = np.arange(len(p_col))
-    per_class = np.take(of_pair, op.cid, axis=0)  # of_pair[op.cid], faster on a 2-D array
+    per_class = of_pair.take(op.cid, axis=0)  # of_pair[op.cid], faster on a 2-D array
     mask = per_class >= 0
     per_tuple = np.count_nonzero(live, axis=1)[op.cid]
-    at = np.flatnonzero(mask)  # the mask's cells in row-major order, as a boolean index reads them
+    at = _nonzero(mask)  # the mask's cells in row-major order, as a boolean index reads them
     lo, hi = _ranges_of(wide.t_lo.ravel(), wide.t_hi.ravel(), at)
     base = (op.rows[:, None] * st.width[cols] + st.slot_base[cols]).ravel()[at]
     return _Pairs(
@@ -749,15 +761,15 @@ def _write_parts(st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, priced: _Pric
     group_id = np.arange(n_groups) + pairs.col[g.cls] * n_pairs
     rest_id = end[pairs.col] + pairs.col * n_pairs + (np.arange(n_pairs) - first_pair[pairs.col])
     part_id = np.where(priced.rest, rest_id[g.cls], np.where(priced.g_part >= 0, group_id[priced.g_part], -1))
-    win = np.take(best.attr, op.cid)  # np.take: as a[idx], faster here
-    take = np.flatnonzero(win >= 0)
+    win = best.attr.take(op.cid)  # .take: as a[idx], faster here
+    take = _nonzero(win >= 0)
     col_of = np.zeros(st.m, dtype=np.int64)
     col_of[pairs.cols] = np.arange(n_cols)
-    rank = np.cumsum(pairs.live, axis=1) - 1  # a live pair's place among its class's live pairs
-    start = np.cumsum(pairs.per_tuple) - pairs.per_tuple  # each open tuple's first pair
-    cell = np.take(op.cid, take) * n_cols + np.take(col_of, np.take(win, take))  # rank[cid, col], flat
-    q = np.take(start, take) + np.take(rank, cell)  # the tuple under its winning attribute
-    best.part[take] = np.take(part_id, np.take(g.of_row, q))
+    rank = pairs.live.cumsum(axis=1) - 1  # a live pair's place among its class's live pairs
+    start = pairs.per_tuple.cumsum() - pairs.per_tuple  # each open tuple's first pair
+    cell = op.cid.take(take) * n_cols + col_of.take(win.take(take))  # rank[cid, col], flat
+    q = start.take(take) + rank.take(cell)  # the tuple under its winning attribute
+    best.part[take] = part_id.take(g.of_row.take(q))
     best.next_id = n_groups + n_cols * n_pairs
 
 
@@ -765,7 +777,7 @@ def _price_pairs(
     st: _Stack, op: _Open, pairs: _Pairs, g: _Groups, rule: _Rule, defer: bool, balance: float, penalty: float
 ) -> _Priced:
     """The score of every pair's split and the part of every group (:func:`_price_all`); marks the dead attributes."""
-    rows = op.rows if rule.constraints.k_only else np.repeat(op.rows, pairs.per_tuple)  # read by the models only
+    rows = op.rows if rule.constraints.k_only else op.rows.repeat(pairs.per_tuple)  # read by the models only
     trip = _memo(lambda: rule.constraints.triplets(rows))
     sc = _score(
         g,
@@ -827,11 +839,11 @@ def _score(
     rest_lo = np.minimum.reduceat(np.where(big, _NONE, g.lo), g.first)
     rest_hi = np.maximum.reduceat(np.where(big, -1, g.hi), g.first)
     g_cost = np.zeros(n_groups)
-    bi = np.flatnonzero(big)  # one index array for four gathers (a boolean index costs more)
+    bi = _nonzero(big)  # one index array for four gathers (a boolean index costs more)
     g_cost[bi] = g.size[bi] * cost(g.cls[bi], g.lo[bi], g.hi[bi])
     after = np.add.reduceat(g_cost, g.first)
     has_rest = rest > 0
-    at = np.flatnonzero(has_rest)
+    at = _nonzero(has_rest)
     rest_cost = np.zeros(n_classes)
     rest_cost[at] = rest[at] * cost(at, rest_lo[at], rest_hi[at])
     if rule.constraints.k_only:
@@ -850,7 +862,7 @@ def _score(
         joined_part = np.where(merge[cid] & (~big[g.of_row] | (g.of_row == target[cid])), cid, n_classes)
         sizes = np.where(merge, rest + g.size[np.maximum(target, 0)], 0)
         merge &= rule.ok(sizes, rows, joined_part, trip)
-    m = np.flatnonzero(merge)
+    m = _nonzero(merge)
     if len(m):
         t = target[m]
         lo, hi = np.minimum(g.lo[t], rest_lo[m]), np.maximum(g.hi[t], rest_hi[m])
@@ -878,7 +890,7 @@ def _balance_gains(
     """
     balance, least_entropy = least
     ent = _entropy(np.where(big, g.size, 0), whole[g.cls], g.first) + _entropy(rest, whole)
-    pos = np.flatnonzero(gain > 0)  # the power only where it is taken
+    pos = _nonzero(gain > 0)  # the power only where it is taken
     gain[pos] = gain[pos] / np.maximum(ent[pos], least_entropy[pos]) ** balance
 
 
@@ -894,8 +906,8 @@ def _group(
     """
     span = ax.fanout[node] + 1
     offset = np.zeros(len(span) + 1, dtype=np.int64)
-    np.cumsum(span, out=offset[1:])
-    slot = np.take(ax.slot, rows * ax.width + np.take(ax.depth[node] + 1, cid))  # np.take: as a[idx], faster
+    span.cumsum(out=offset[1:])
+    slot = ax.slot.take(rows * ax.width + (ax.depth[node] + 1).take(cid))  # .take: as a[idx], faster
     dense = np.full(len(node), int(offset[-1]) <= 4 * len(rows) + 4096)
     return _fill_groups(*_layout(offset, span, dense, cid, slot), weight, lo, hi)
 
@@ -931,7 +943,7 @@ def _price(
             op.least_pow = (balance, least**balance)
         bound = bound / op.least_pow[1]
     live = ~op.dead[:, j] & (bound > best.gain * (1 + 1e-12) + 1e-12)
-    live_cls = np.flatnonzero(live)
+    live_cls = _nonzero(live)
     if not len(live_cls):
         return
     n_classes = len(live_cls)
@@ -960,9 +972,9 @@ def _live_tuples(
     """
     if n_live == len(op.size):  # every class live: the open tuples as they are
         return None, op.rows, op.cid, op.t_lo[j], op.t_hi[j], op.weight
-    sel = np.flatnonzero(np.take(live, op.cid))  # np.take: the same values as a[idx], faster here
-    cid = np.take(np.cumsum(live) - 1, np.take(op.cid, sel))
-    return sel, np.take(op.rows, sel), cid, *_ranges_of(op.t_lo[j], op.t_hi[j], sel), np.take(op.weight, sel)
+    sel = _nonzero(live.take(op.cid))  # .take: the same values as a[idx], faster here
+    cid = (live.cumsum() - 1).take(op.cid.take(sel))
+    return sel, op.rows.take(sel), cid, *_ranges_of(op.t_lo[j], op.t_hi[j], sel), op.weight.take(sel)
 
 
 def _keep_better(
@@ -983,9 +995,9 @@ def _keep_better(
     n_groups = len(g.size)
     rest_part = np.where(sc.rest_ok[g.cls], n_groups + g.cls, np.where(sc.merge[g.cls], sc.target[g.cls], -1))
     g_part = np.where(sc.big, np.arange(n_groups), rest_part)
-    take = np.flatnonzero(np.take(better, cid))  # np.take: as a[idx], faster here
-    part = np.take(g_part, np.take(g.of_row, take))
-    best.part[take if sel is None else np.take(sel, take)] = np.where(part >= 0, part + best.next_id, -1)
+    take = _nonzero(better.take(cid))  # .take: as a[idx], faster here
+    part = g_part.take(g.of_row.take(take))
+    best.part[take if sel is None else sel.take(take)] = np.where(part >= 0, part + best.next_id, -1)
     best.gain[live_cls[better]], best.attr[live_cls[better]] = sc.gain[better], j
     best.next_id += n_groups + len(live_cls)
 
@@ -1003,7 +1015,7 @@ def _ok_where(
     `part`: per tuple its part, ``len(sizes)`` for none.
     """
     out = np.zeros(len(sizes), dtype=bool)
-    at = np.flatnonzero(where)
+    at = _nonzero(where)
     if len(at):
         compact = np.full(len(sizes) + 1, len(at), dtype=np.int64)
         compact[at] = np.arange(len(at))
@@ -1051,7 +1063,7 @@ def _entropy(part: np.ndarray, whole: np.ndarray, first: np.ndarray | None = Non
     [0.6931]
     """
     h = np.zeros(len(part))
-    nz = np.flatnonzero(part > 0)  # the log only where it counts (empty parts add 0)
+    nz = _nonzero(part > 0)  # the log only where it counts (empty parts add 0)
     p = part[nz] / whole[nz]
     h[nz] = -p * np.log(p)
     return h if first is None else np.add.reduceat(h, first)
@@ -1066,7 +1078,7 @@ def _least_entropy(n: np.ndarray) -> np.ndarray:
 def _smallest_big(big: np.ndarray, g_size: np.ndarray, g_cid: np.ndarray, n_classes: int) -> np.ndarray:
     """Per class, the first of its smallest groups among the big ones (-1 when none)."""
     target = np.full(n_classes, -1, dtype=np.int64)
-    idx = np.flatnonzero(big)
+    idx = _nonzero(big)
     if len(idx):
         by = np.lexsort((idx, g_size[idx], g_cid[idx]))
         cls, first = np.unique(g_cid[idx][by], return_index=True)
@@ -1100,23 +1112,23 @@ def _specialize(
         n_open = len(op.size)
         best = _price_round(axes, size, op, rule, defer, balance, penalty)
         split = best.attr[op.cid] >= 0
-        closed = np.flatnonzero(~split)
+        closed = _nonzero(~split)
         if len(closed):
             used = np.zeros(n_open, dtype=bool)  # the closed classes, in id order (np.unique without its sort)
             used[op.cid[closed]] = True
-            dense = (np.cumsum(used) - 1)[op.cid[closed]]
-            fine = rule.ok(op.size[np.flatnonzero(used)], op.rows[closed], dense)
+            dense = (used.cumsum() - 1)[op.cid[closed]]
+            fine = rule.ok(op.size[_nonzero(used)], op.rows[closed], dense)
             keep = fine[dense]
-            aside.append(op.rows[closed[np.flatnonzero(~keep)]])
-            kept = np.flatnonzero(keep)
-            klass[op.rows[closed[kept]]] = n_classes + (np.cumsum(fine) - 1)[dense[kept]]
+            aside.append(op.rows[closed[_nonzero(~keep)]])
+            kept = _nonzero(keep)
+            klass[op.rows[closed[kept]]] = n_classes + (fine.cumsum() - 1)[dense[kept]]
             n_classes += int(fine.sum())
-        moving = np.flatnonzero(split & (best.part >= 0))
-        aside.append(op.rows[np.flatnonzero(split & (best.part < 0))])
+        moving = _nonzero(split & (best.part >= 0))
+        aside.append(op.rows[_nonzero(split & (best.part < 0))])
         cid, n_next = _dense(best.part[moving], best.next_id)
         parent = np.zeros(n_next, dtype=np.int64)
         parent[cid] = op.cid[moving]
-        dead = np.take(op.dead, parent, axis=0)  # a part inherits what was dead in its class (op.dead[parent])
+        dead = op.dead.take(parent, axis=0)  # a part inherits what was dead in its class (op.dead[parent])
         op = _boxes(axes, size, op.rows[moving], cid, dead)
     return n_classes, np.sort(np.concatenate(aside)) if aside else np.zeros(0, dtype=np.int64), rounds
 
@@ -1149,6 +1161,8 @@ class TopdownResult:
     """The split balance of the partition kept (:data:`SPLIT_BALANCES`)."""
     regrouped: int = 0
     """Groups of late classes replaced by their re-split (step 7, :func:`_regroup_late`)."""
+    own: dict[str, np.ndarray] = field(default_factory=dict)
+    """``own[q][i]``: the node id of aggregate row i's own value of q (looked up once, for the map)."""
 
 
 def _classes_frame(
@@ -1174,7 +1188,7 @@ def _greedy_weights(axes: Sequence[_Axis], qids: Sequence[str]) -> dict[str, np.
 
 def _total_cost(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray) -> float:
     """Sum over the tuples in classes (klass >= 0) of size x the loss of their class's nodes."""
-    rows = np.flatnonzero(klass >= 0)
+    rows = _nonzero(klass >= 0)
     if not len(rows):
         return 0.0
     ids = klass[rows]
@@ -1203,7 +1217,7 @@ def _repair(
     and the class count.
     """
     size = aggregates["size"].to_numpy().astype(np.int64)
-    placed = np.flatnonzero(klass >= 0)
+    placed = _nonzero(klass >= 0)
     op = _boxes(axes, size, placed, klass[placed])
     near = _nearest(axes, op, size, leftover) if rule.constraints.k_only else np.arange(n_classes)
     classes = _classes_frame(axes, qids, [lo[near] for lo in op.lo], [hi[near] for hi in op.hi], op.size[near])
@@ -1231,7 +1245,7 @@ def _repair(
     out = np.full(len(size), -1, dtype=np.int64)
     out[placed] = new_of_class[klass[placed]]
     out[leftover] = n_classes + res.class_id[len(near) :]
-    kept = np.flatnonzero(out >= 0)
+    kept = _nonzero(out >= 0)
     out[kept], n = _dense(out[kept], n_classes + res.n_classes)
     return out, n
 
@@ -1327,10 +1341,10 @@ def _undo(
     leftover tuples). Classes are undone by saving per suppressed row, best first,
     within `budget` rows. Returns ``(class per row, classes, suppressed rows)``.
     """
-    rows = np.flatnonzero(merged >= 0)
+    rows = _nonzero(merged >= 0)
     n_new = int(merged[rows].max()) + 1
     new_cost = _class_costs(axes, _boxes(axes, size, rows, merged[rows]))
-    before = np.flatnonzero(klass >= 0)
+    before = _nonzero(klass >= 0)
     old = _boxes(axes, size, before, klass[before])
     new_of_old = np.zeros(len(old.size), dtype=np.int64)
     new_of_old[klass[before]] = merged[before]
@@ -1338,9 +1352,9 @@ def _undo(
     dropped = np.bincount(merged[leftover], weights=size[leftover], minlength=n_new)
     undone += len(axes) * dropped
     saving = new_cost - undone
-    good = np.flatnonzero((saving > 1e-9 * np.maximum(new_cost, 1.0)) & (dropped > 0))
+    good = _nonzero((saving > 1e-9 * np.maximum(new_cost, 1.0)) & (dropped > 0))
     good = good[np.lexsort((good, -saving[good] / dropped[good]))]
-    good = good[np.cumsum(dropped[good]) <= budget]
+    good = good[dropped[good].cumsum() <= budget]
     if not len(good):
         return merged, n_new, np.zeros(0, dtype=np.int64)
     undo = np.zeros(n_new, dtype=bool)
@@ -1350,7 +1364,7 @@ def _undo(
     out[back] = n_new + klass[back]
     gone = leftover[undo[merged[leftover]]]
     out[gone] = -1
-    kept = np.flatnonzero(out >= 0)
+    kept = _nonzero(out >= 0)
     out[kept], n = _dense(out[kept], n_new + len(old.size))
     return out, n, gone
 
@@ -1367,7 +1381,7 @@ def _join_nearest(
     Returns the new class per aggregate row and the cost added. Without privacy models
     every class stays publishable (classes only grow).
     """
-    placed = np.flatnonzero(klass >= 0)
+    placed = _nonzero(klass >= 0)
     op = _boxes(axes, size, placed, klass[placed])
     now = _class_costs(axes, op)
     out = klass.copy()
@@ -1395,7 +1409,7 @@ def _outliers(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: 
     chosen: list[np.ndarray] = []
     alive = klass >= 0
     for _ in range(64):
-        rows = np.flatnonzero(alive)
+        rows = _nonzero(alive)
         if budget <= 0 or not len(rows):
             break
         cid = np.unique(klass[rows], return_inverse=True)[1].astype(np.int64)
@@ -1408,7 +1422,7 @@ def _outliers(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: 
             lo, hi = _without(t_lo, cid, op.lo[j], np.minimum), _without(t_hi, cid, op.hi[j], np.maximum)
             after += rest * ax.cost(np.where(rest > 0, lo, op.lo[j][cid]), np.where(rest > 0, hi, op.hi[j][cid]))
         gain = before[cid] - after
-        cand = np.flatnonzero((gain > 1e-9) & (rest > 0) & (size[rows] <= budget))
+        cand = _nonzero((gain > 1e-9) & (rest > 0) & (size[rows] <= budget))
         if not len(cand):
             break
         by = np.lexsort((cand, -gain[cand], cid[cand]))  # per class its best tuple, ties to the first row
@@ -1420,7 +1434,7 @@ def _outliers(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: 
         part[pick] = len(op.size)
         pick = pick[rule.ok(rest_of, rows, part)[cid[pick]]]
         pick = pick[np.lexsort((pick, -gain[pick]))]
-        pick = pick[np.cumsum(size[rows[pick]]) <= budget]
+        pick = pick[size[rows[pick]].cumsum() <= budget]
         if not len(pick):
             break
         alive[rows[pick]] = False
@@ -1446,7 +1460,7 @@ def _unblock(
     the class, best gain per suppressed row first, within `budget` rows. Edits `klass`
     in place; returns the rows to suppress.
     """
-    rows = np.flatnonzero(klass >= 0)
+    rows = _nonzero(klass >= 0)
     if not len(rows):
         return np.zeros(0, dtype=np.int64)
     cid = np.unique(klass[rows], return_inverse=True)[1].astype(np.int64)
@@ -1462,12 +1476,12 @@ def _unblock(
     dropped = np.bincount(of[aside], weights=size[aside], minlength=n_cls)
     after = np.bincount(of[placed], weights=per_row, minlength=n_cls) + len(axes) * dropped
     gain = own - after
-    good = np.flatnonzero(gain > 1e-9 * np.maximum(own, 1.0))
+    good = _nonzero(gain > 1e-9 * np.maximum(own, 1.0))
     if not len(good):
         return np.zeros(0, dtype=np.int64)
     good = good[np.lexsort((good, -gain[good] / np.maximum(dropped[good], 1.0)))]
     free = dropped[good] == 0
-    spent = np.cumsum(np.where(free, 0, dropped[good]))
+    spent = np.where(free, 0, dropped[good]).cumsum()
     take = np.zeros(n_cls, dtype=bool)
     take[good[free | (spent <= budget)]] = True
     moved = placed[take[of[placed]]]
@@ -1516,7 +1530,7 @@ def _union_costs(ax: _Axis, lo_a: np.ndarray, hi_a: np.ndarray, lo_b: np.ndarray
             lo = np.minimum(la[:, None], lb[None, :])
             hi = np.maximum(ha[:, None], hb[None, :])
             pair = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-            return np.take(np.take(pair, ib, axis=1), ia, axis=0)  # [:, ib][ia]: columns first, rows copied whole
+            return pair.take(ib, axis=1).take(ia, axis=0)  # [:, ib][ia]: columns first, rows copied whole
     lo = np.minimum(lo_a[:, None], lo_b[None, :])
     hi = np.maximum(hi_a[:, None], hi_b[None, :])
     return ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
@@ -1533,7 +1547,7 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
     """
     replaced = 0
     for _ in range(MAX_RESPLIT_PASSES):
-        rows = np.flatnonzero(klass >= 0)
+        rows = _nonzero(klass >= 0)
         ids, cid = np.unique(klass[rows], return_inverse=True)
         cid = cid.astype(np.int64)
         n_cls = len(ids)
@@ -1555,7 +1569,7 @@ def _resplit(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _
             if pair[c] < 0 and pair[d] < 0:
                 pair[c] = pair[d] = n_pairs
                 n_pairs += 1
-        paired = np.flatnonzero(pair[cid] >= 0)
+        paired = _nonzero(pair[cid] >= 0)
         trial = np.full(len(size), -1, dtype=np.int64)
         _, aside, _ = _specialize(axes, size, rows[paired], rule, False, trial, 0, pair[cid[paired]], balance)
         if len(aside):
@@ -1603,7 +1617,7 @@ def _regroup_late(
     :data:`MAX_REGROUP_IDLE` passes in a row that replace nothing, or :data:`MAX_REGROUP_PASSES`
     passes. Edits `klass` (and `late`) in place; returns the groups replaced.
     """
-    rows = np.flatnonzero(klass >= 0)
+    rows = _nonzero(klass >= 0)
     if not len(rows):
         return 0
     cid = np.unique(klass[rows], return_inverse=True)[1].astype(np.int64)
@@ -1615,15 +1629,15 @@ def _regroup_late(
     replaced, idle = 0, 0
     for turn in range(MAX_REGROUP_PASSES):
         g = REGROUP_SIZES[turn % len(REGROUP_SIZES)]
-        cols = np.flatnonzero(alive)  # in id order: ties go to the older class
-        lc = np.flatnonzero(is_late[cols])  # positions in cols
+        cols = _nonzero(alive)  # in id order: ties go to the older class
+        lc = _nonzero(is_late[cols])  # positions in cols
         if not len(lc) or len(cols) < 2:
             break
         lc, union = _late_unions(axes, op, own, cols, lc)
         group, n_groups = _pick_groups(union, lc, len(cols), g)
         of_class = np.full(len(op.size), -1, dtype=np.int64)  # group of each class id
         of_class[cols] = group
-        inside = np.flatnonzero(of_class[cid] >= 0)
+        inside = _nonzero(of_class[cid] >= 0)
         r, of = rows[inside], of_class[cid[inside]]
         tried = _respecialize(axes, size, rule, balance, r, of, own[cols], group, n_groups)
         if tried is None:
@@ -1754,7 +1768,7 @@ def _replace_groups(
     """
     kept_new = np.zeros(len(new.size), dtype=bool)
     kept_new[taken_new] = True
-    renumber = np.cumsum(kept_new) - 1 + len(op.size)
+    renumber = kept_new.cumsum() - 1 + len(op.size)
     cid[moved] = renumber[taken_new]
     op.size = np.concatenate([op.size, new.size[kept_new]])
     for j in range(len(op.lo)):
@@ -1770,8 +1784,8 @@ def _ranges_of(lo: np.ndarray, hi: np.ndarray, at: np.ndarray, axis: int = 0) ->
     """``lo`` and ``hi`` taken at `at` along `axis` (whole rows of a 2-D array: ``np.take``, several times faster
     than ``a[at]`` here); one gather when `hi` is `lo` (every tuple at a leaf, :class:`_Axis`), then the same array
     twice (read only)."""
-    t_lo = np.take(lo, at, axis=axis)
-    return t_lo, t_lo if hi is lo else np.take(hi, at, axis=axis)
+    t_lo = lo.take(at, axis=axis)
+    return t_lo, t_lo if hi is lo else hi.take(at, axis=axis)
 
 
 def _distinct_ranges(ax: _Axis, t_lo: np.ndarray, t_hi: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
@@ -1783,8 +1797,8 @@ def _distinct_ranges(ax: _Axis, t_lo: np.ndarray, t_hi: np.ndarray) -> tuple[tup
     if t_hi is t_lo and ax.n_leaves <= 32 * len(t_lo) + 65536:
         used = np.zeros(ax.n_leaves, dtype=bool)
         used[t_lo] = True
-        leaves = np.flatnonzero(used)
-        return (leaves, leaves), (np.cumsum(used) - 1)[t_lo]
+        leaves = _nonzero(used)
+        return (leaves, leaves), (used.cumsum() - 1)[t_lo]
     ranges, first, inverse = np.unique(t_lo * ax.n_leaves + t_hi, return_index=True, return_inverse=True)
     return (t_lo[first], t_hi[first]), inverse
 
@@ -1811,10 +1825,10 @@ def _cheapest(
             if ax.cost_table is not None:  # ax.cost in place: the same flat positions and values, fewer temporaries
                 lo *= ax.n_leaves
                 lo += hi
-                row = np.take(ax.cost_table, lo)
+                row = ax.cost_table.take(lo)
             else:
                 row = ax.cost(lo.ravel(), hi.ravel()).reshape(lo.shape)
-            joined += np.take(row, inverse, axis=0) if len(ranges[0]) < len(r) else row  # row[inverse]
+            joined += row.take(inverse, axis=0) if len(ranges[0]) < len(r) else row  # row[inverse]
         cost = (op.size[None, :] + size[r][:, None]) * joined - before[None, :]
         cost[np.arange(len(r)), own[b : b + len(r)]] = np.inf
         t = np.argmin(cost, axis=1)
@@ -1849,7 +1863,7 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
     still pass :meth:`_Rule.ok`. Edits `klass` in place; returns the tuples moved.
     """
     moved = 0
-    rows = np.flatnonzero(klass >= 0)  # the same rows and classes in every pass (a class keeps k rows)
+    rows = _nonzero(klass >= 0)  # the same rows and classes in every pass (a class keeps k rows)
     if not len(rows):
         return 0
     ids, cid = np.unique(klass[rows], return_inverse=True)
@@ -1859,7 +1873,7 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
     before = _class_costs(axes, op)
     gain, rest = _move_gains(axes, size, rows, cid, op, before)
     for _ in range(MAX_MOVE_PASSES):
-        cand = np.flatnonzero((gain > 1e-9) & (rest >= rule.k))
+        cand = _nonzero((gain > 1e-9) & (rest >= rule.k))
         if not len(cand) or n_cls < 2:
             break
         most = max(1, MAX_MOVE_CELLS // (n_cls * len(axes)))
@@ -1867,7 +1881,7 @@ def _moves(axes: Sequence[_Axis], size: np.ndarray, klass: np.ndarray, rule: _Ru
             cand = np.sort(cand[np.lexsort((cand, -gain[cand]))[:most]])
         target, added = _cheapest(axes, size, op, before, rows[cand], cid[cand])
         net = gain[cand] - added
-        good = np.flatnonzero(net > 1e-9)
+        good = _nonzero(net > 1e-9)
         if not len(good):
             break
         picks = _disjoint_moves(good[np.lexsort((cand[good], -net[good]))], cid[cand], target, n_cls)
@@ -1924,10 +1938,10 @@ def _reprice_moved(
 
     Only the classes a move touched change; edits `op`, `before`, `gain` and `rest` in place.
     """
-    sel = np.flatnonzero(changed[cid])
+    sel = _nonzero(changed[cid])
     local, _ = _dense(cid[sel], len(changed))
     sub = _boxes(axes, size, rows[sel], local)
-    at = np.flatnonzero(changed)
+    at = _nonzero(changed)
     op.size[at] = sub.size
     for j in range(len(axes)):
         op.lo[j][at], op.hi[j][at] = sub.lo[j], sub.hi[j]
@@ -1950,14 +1964,14 @@ def _move_gains(
 
 def _without(x: np.ndarray, cid: np.ndarray, extreme: np.ndarray, fn: np.ufunc) -> np.ndarray:
     """Per tuple, the class's min (or max, by `fn`) of `x` over the other tuples of its class."""
-    ext = np.take(extreme, cid)
+    ext = extreme.take(cid)
     at = x == ext
-    on, off = np.flatnonzero(at), np.flatnonzero(~at)  # index arrays: a boolean index costs more here
-    n_at = np.bincount(np.take(cid, on), minlength=len(extreme))
+    on, off = _nonzero(at), _nonzero(~at)  # index arrays: a boolean index costs more here
+    n_at = np.bincount(cid.take(on), minlength=len(extreme))
     second = np.full(len(extreme), np.iinfo(np.int64).max if fn is np.minimum else -1, dtype=np.int64)
-    fn.at(second, np.take(cid, off), np.take(x, off))
-    alone = at & (np.take(n_at, cid) == 1)
-    return np.where(alone, np.take(second, cid), ext)
+    fn.at(second, cid.take(off), x.take(off))
+    alone = at & (n_at.take(cid) == 1)
+    return np.where(alone, second.take(cid), ext)
 
 
 def topdown_partition(
@@ -2030,6 +2044,7 @@ def topdown_partition(
     klass, suppressed, resplit, moved = best.klass, best.suppressed, best.resplit, best.moved
     res = _result(axes, qids, size, klass, suppressed, best.set_aside, best.repaired, time.perf_counter() - t0)
     res.resplit, res.moved, res.balance, res.regrouped = resplit, moved, best.balance, best.regrouped
+    res.own = {q: ax.value for q, ax in zip(qids, axes)}
     return res
 
 
@@ -2203,7 +2218,7 @@ def _passes(
     aside = np.zeros(0, dtype=np.int64)
     first: np.ndarray | None = None
     if start is not None:
-        todo = np.flatnonzero(start >= 0)
+        todo = _nonzero(start >= 0)
         first = _dense(start[todo], int(start.max()) + 1)[0] if len(todo) else None
     key = (_first(balance), penalty)
     for rounds in range(1, max_rounds + 2):
@@ -2216,7 +2231,7 @@ def _passes(
                 axes, size, todo, rule, rounds <= max_rounds, klass, n_classes, first, b, penalty
             )
             if rounds == 1 and start is not None:
-                aside = np.sort(np.concatenate([aside, np.flatnonzero(start < 0)]))
+                aside = np.sort(np.concatenate([aside, _nonzero(start < 0)]))
             if rounds == 1 and memo is not None:
                 memo[key] = (klass.copy(), n_classes, aside)
         first = None
@@ -2246,7 +2261,7 @@ def _result(
     seconds: float,
 ) -> TopdownResult:
     """Number the classes by their first row and publish each as its lowest common ancestors."""
-    kept = np.flatnonzero(~suppressed)
+    kept = _nonzero(~suppressed)
     uniq, first, dense = np.unique(klass[kept], return_index=True, return_inverse=True)
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
@@ -2330,8 +2345,10 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         "classes_before": agg.height,
         "classes_after": res.n_classes,
     }
-    nodes = {q: above_own(hierarchies[q], res.nodes[q], hierarchies[q].ids_of(agg[q]), res.class_id) for q in qids}
-    return Plan(TupleMap.from_nodes(agg, hierarchies, nodes, res.suppressed if res.suppressed.any() else None), details)
+    nodes = {q: above_own(hierarchies[q], res.nodes[q], res.own[q], res.class_id) for q in qids}
+    suppressed = res.suppressed if res.suppressed.any() else None
+    # the rows' own ids, looked up once (step 1's axes): the map's checks and the report read them, not the labels
+    return Plan(TupleMap.from_nodes(agg, hierarchies, nodes, suppressed, leaves=res.own), details)
 
 
 def above_own(hierarchy: Hierarchy, nodes: np.ndarray, own: np.ndarray, class_id: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from polars_anon._memory import release_freed_memory
+from polars_anon._memory import raise_mmap_threshold, release_freed_memory
 from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
@@ -349,6 +349,7 @@ def run(
     engine's group-by (a job builds its hierarchies from it): the report's ``seconds`` and phases count from it.
     """
     start = time.perf_counter() if start is None else start
+    raise_mmap_threshold()  # once per process: a first run's arrays served from the heap (polars_anon._memory)
     consult_session(engine)
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
     # a CSV input's late value: one line naming it, on every entry (pa.anonymize, the engines' own, a job)
