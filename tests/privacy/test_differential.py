@@ -410,6 +410,25 @@ def test_a_value_outside_a_given_hierarchy_is_refused() -> None:
         pa.anonymize(df, hierarchies=H, k=1, privacy=[model]).collect()
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("search", [False, True])
+def test_the_whole_input_is_checked_not_the_sample(engine: EngineName, search: bool) -> None:
+    """review23 item 3: the value outside the hierarchy ('X', one row of 601) was refused with seed 1 and published
+    past with seed 2 (385 rows), as only the sample was checked; the null count was the sample's (64 of 100)."""
+    hs = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+    bad = pl.DataFrame({"sex": ["F", "M"] * 300 + ["X"]})
+    for seed in range(6):
+        how = {} if search else {"transformation": {"sex": 0}}
+        model = pa.DifferentialPrivacy(1.0, 1e-6, seed=seed, **how)
+        with pytest.raises(ValueNotInHierarchyError, match="'X'"):
+            pa.anonymize(bad, hierarchies=hs, k=1, privacy=[model], engine=engine).collect()
+    nulls = pl.DataFrame({"sex": ["F", None] * 100})  # 100 nulls in the input
+    for seed in (1, 2):
+        model = pa.DifferentialPrivacy(1.0, 1e-6, transformation={"sex": 0}, seed=seed)
+        with pytest.raises(pa.errors.NullValueError, match="column 'sex' has 100 null values"):
+            pa.anonymize(nulls, hierarchies=hs, k=1, privacy=[model], engine=engine).collect()
+
+
 def test_explore_refuses_a_differentially_private_grid() -> None:
     with pytest.raises(InvalidParameterError, match="explore: differential-privacy is refused"):
         pa.explore(table(), hierarchies=H, k=[2, 5], privacy=[pa.DifferentialPrivacy(1.0, 0.1)])
