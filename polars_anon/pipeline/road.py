@@ -421,10 +421,11 @@ def _run(
     except InfeasibleError as exc:
         if dp is None or not re.fullmatch(K_ABOVE_ROWS.pattern(k=request.k), str(exc)):
             raise
+        rows = re.search(r"\((\d+) rows\)", str(exc))
         raise InfeasibleError(
             f"differential-privacy (epsilon={dp.epsilon!r}, delta={dp.delta!r}) needs classes of k={request.k} rows, "
-            f"and the sample (each row kept with probability {dp.beta:.4f}) is smaller: {exc}; raise epsilon or "
-            "delta, or use a table with more rows"
+            f"and the sample (each row kept with probability {dp.beta:.4f}) has {rows[1] if rows else 'fewer'} rows; "
+            f"{dp.advice()}"
         ) from exc
     prepared_dp = differential_model(request)
     if prepared_dp is not None:
