@@ -131,7 +131,29 @@ def _anonymize(args: argparse.Namespace) -> int:
     else:
         report = job.report or report_path(job.output)
         print(terminal_summary(rep, str(report), str(html_path(report)) if job.report_html else None))
+    warning = originals_warning(rep)
+    if warning:
+        print(warning, file=sys.stderr)
     return 0
+
+
+def originals_warning(rep: dict) -> str | None:
+    """The one line warning of the encodings written beside the table that read the original values (the report's
+    ``reads_originals``), naming their files; None when there are none.
+
+    >>> originals_warning({"encodings": {"proportional": {"path": "o.proportional.parquet", "reads_originals": True},
+    ...                                  "fillparent": {"path": "o.fillparent.parquet", "reads_originals": False}}})
+    'polars-anon: warning: o.proportional.parquet (proportional) read the original values and show what the published \
+nodes hide: they are outside the k-anonymity guarantee; do not publish them with the table'
+    """
+    reading = {name: e["path"] for name, e in (rep.get("encodings") or {}).items() if e.get("reads_originals")}
+    if not reading:
+        return None
+    files = ", ".join(f"{path} ({name})" for name, path in reading.items())
+    return (
+        f"polars-anon: warning: {files} read the original values and show what the published nodes hide: they are "
+        "outside the k-anonymity guarantee; do not publish them with the table"
+    )
 
 
 def terminal_summary(rep: dict, report: str, html: str | None) -> str:

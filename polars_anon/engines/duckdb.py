@@ -27,7 +27,15 @@ import duckdb
 import polars as pl
 
 from polars_anon._passes import TupleCounts
-from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
+from polars_anon.engines import (
+    GroupBys,
+    engine_map,
+    grouped_aggregates,
+    grouped_classes,
+    grouping_set_counts,
+    key_col,
+    labelled_marginals,
+)
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
 from polars_anon.io import literal_path, named_path, parquet_parts, scanned_files
@@ -398,8 +406,8 @@ class DuckDBEngine:
         )
         return self._fetch(table, f"SELECT {exprs} FROM {{view}}").row(0, named=True)
 
-    def count_rows(self, table: duckdb.DuckDBPyRelation) -> int:
-        return int(self._fetch(table, "SELECT count(*)::BIGINT AS n FROM {view}").item())
+    def marginals(self, table: duckdb.DuckDBPyRelation, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+        return labelled_marginals(grouping_set_counts(self, table, qids))
 
     def sample(self, table: duckdb.DuckDBPyRelation, key: tuple[int, int, int], threshold: int) -> Any:
         """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`), in input order."""

@@ -171,7 +171,7 @@ class Anonymized:
         written: Written,
         *,
         input: str | None = None,
-        encodings: Mapping[str, str] | None = None,
+        encodings: Mapping[str, Mapping[str, Any]] | None = None,
         sdc: Mapping[str, Any] | None = None,
     ) -> Report:
         """Build the report once from every fact: the plan's, the check's and the write's (`written`), a job's

@@ -75,7 +75,7 @@ def build_report(
     output: str | None = None,
     write_seconds: float | None = None,
     input: str | None = None,
-    encodings: Mapping[str, str] | None = None,
+    encodings: Mapping[str, Mapping[str, Any]] | None = None,
     sdc: Mapping[str, Any] | None = None,
     phases: Mapping[str, float] | None = None,
 ) -> Report:
