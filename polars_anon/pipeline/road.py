@@ -179,11 +179,16 @@ def check_map(
 def refuse_coarsest(plan: Plan, constraints: Constraints, request: Request) -> None:
     """A publication that is the whole table as one class, or nothing, when the whole table fails a model (one the
     up-front refusal leaves to the methods: not monotone, or a budget to suppress within) meets no model: the method
-    found no publication, :meth:`Constraints.no_publication`'s refusal, the same from every method."""
+    found no publication, :meth:`Constraints.no_publication`'s refusal, the same from every method. With a population
+    table one class is judged by the method at its own nodes (three identical rows under leaves match fewer
+    population records than under the roots), and the written file is verified as always."""
     if constraints.k_only or plan.map.by_row or plan.map.by_partition:
         return
     sizes = plan.map.published_sizes()[SIZE]
-    coarsest = sizes.len() == 0 or (sizes.len() == 1 and int(sizes.item()) == constraints.n_rows)
+    one_class = sizes.len() == 1 and int(sizes.item()) == constraints.n_rows
+    if one_class and constraints.population is not None:
+        return  # its population count is its published nodes', not the whole population's: the method judged it
+    coarsest = sizes.len() == 0 or one_class
     if coarsest and not all(entry["satisfied"] for entry in constraints.status(constraints.whole())):
         budget = plan.details.get("max_suppressed", getattr(request.options, "max_suppressed", None))
         raise constraints.no_publication(request.method.name, budget)
