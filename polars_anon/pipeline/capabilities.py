@@ -970,6 +970,17 @@ COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
         "column (pl.col(...).dt.total_microseconds(), in DuckDB epoch_us(...)) or use engine 'polars'"
     ),
 }
+COLUMN_DTYPES.update(
+    (
+        ("duckdb", dtype),
+        f"DuckDB's {sql} (a 128-bit integer) reaches Polars as a Decimal(38, 0), which {fate}, and is written to "
+        "Parquet as a DOUBLE (digits lost); cast the column (to BIGINT, DECIMAL(38, 0) or VARCHAR) in the query",
+    )
+    for dtype, sql, fate in (
+        (pl.Int128, "HUGEINT", "cannot hold its largest values"),
+        (pl.UInt128, "UHUGEINT", "wraps"),
+    )
+)
 """The dtypes of an engine's table (its schema, as Polars types: a DuckDB INTERVAL is a Duration) that the engine
 cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
 
