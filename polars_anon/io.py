@@ -223,7 +223,9 @@ def parquet_dtypes(path: str | Path) -> dict[str, str]:
     """
     path = Path(path)
     parts = sorted(p for p in path.glob("*.parquet") if not p.name.startswith((".", "_"))) if path.is_dir() else [path]
-    return {c: str(t) for c, t in pl.read_parquet_schema(parts[0]).items()} if parts else {}
+    if not parts:
+        return {}
+    return {c: str(t) for c, t in pl.scan_parquet(parts[0], glob=False).collect_schema().items()}  # p[1].parquet
 
 
 def scan_input(
