@@ -30,7 +30,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.interrupts import install_handler, raises_on_signal, restore_handlers
+from polars_anon.interrupts import NOTHING_WRITTEN, install_handler, raises_on_signal, restore_handlers
 from polars_anon.io import (
     CSV_SUFFIXES,
     RAGGED,
@@ -1060,7 +1060,7 @@ def _interrupted(signals: _Signals, exc: BaseException, written: list[str]) -> i
     if written:
         print(f"polars-anon: interrupted after the outputs were written: {', '.join(written)}", file=sys.stderr)
     else:
-        print("polars-anon: interrupted; nothing was written", file=sys.stderr)
+        print(NOTHING_WRITTEN, file=sys.stderr)
     return 143 if name == "SIGTERM" else 130
 
 
@@ -1083,8 +1083,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     given (a program calling it) the signal handlers it found are put back at the end; without (the console script)
     a signal after the command ended is ignored.
     """
-    # first: a signal while the command is parsed or imports an engine is one line too (not one while Python
-    # imports this module, before main runs: the docs say so)
+    # first: a signal while the command is parsed or imports an engine is one line too (one while Python imports
+    # the package, before main runs: interrupts.exit_on_signal_while_starting)
     signals = _Signals()
     try:
         with recording() as written:

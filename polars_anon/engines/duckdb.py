@@ -136,6 +136,10 @@ _TABLE_MACROS = (
 )
 
 
+_OWN_TYPES: dict[str, pl.DataType] = {"INTERVAL": pl.Duration("us"), "HUGEINT": pl.Int128(), "UHUGEINT": pl.UInt128()}
+"""DuckDB types Polars is not handed as they are, and the Polars type that names each in the engine's schema."""
+
+
 class DuckDBEngine:
     """DuckDB: on `connection` (default DuckDB's default connection; a relation must belong to it)."""
 
@@ -378,16 +382,16 @@ class DuckDBEngine:
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a
-        quasi-identifier of that type is refused by the request, as on Polars)."""
-        intervals = {c for c, t in zip(table.columns, table.types) if str(t) == "INTERVAL"}
+        quasi-identifier of that type is refused by the request, as on Polars), a HUGEINT as an Int128 and a UHUGEINT
+        as a UInt128 (Polars would be handed a Decimal(38, 0), which a UHUGEINT wraps in and a HUGEINT overflows:
+        named here, so the capability table refuses them, naming the column)."""
+        own = {c: _OWN_TYPES[str(t)] for c, t in zip(table.columns, table.types) if str(t) in _OWN_TYPES}
         empty = table.limit(0)
-        if intervals:
-            empty = empty.project(
-                ", ".join(f"NULL::BIGINT AS {_q(c)}" if c in intervals else _q(c) for c in table.columns)
-            )
+        if own:
+            empty = empty.project(", ".join(f"NULL::BIGINT AS {_q(c)}" if c in own else _q(c) for c in table.columns))
         with interruptible(self.con.interrupt):
             schema = empty.pl().schema
-        return pl.Schema({c: pl.Duration("us") if c in intervals else t for c, t in schema.items()})
+        return pl.Schema({c: own.get(c, t) for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"

@@ -35,11 +35,13 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
@@ -953,14 +955,23 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
 
 
 def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Schema]]:
-    """Each local Parquet source of `files` with the schema it stores (:func:`_footer`); a remote one's footer is not
-    fetched for this, and one not readable here as Parquet is left to the engine, which says so itself."""
+    """Each local Parquet source of `files` (a path, a pattern, a folder or a ``file://`` URI) with the schema it stores
+    (:func:`_footer`), refusing one that names a column twice; a remote one's footer is not fetched for this, and one
+    not readable here as Parquet is left to the engine, which says so itself."""
     found = []
     for name in files:
-        if isinstance(name, URI) or scheme_of(str(name)) is not None:
-            continue
+        scheme = scheme_of(str(name))
+        if scheme not in (None, "file") or (scheme == "file" and urlsplit(str(name)).netloc not in ("", "localhost")):
+            continue  # a remote source: its footer is not fetched for this
         try:
-            found.append((str(name), _footer(name)))
+            found.append((str(name), _footer(name if scheme is None else local_path(str(name)))))
+        except pl.exceptions.DuplicateError as exc:  # Polars refuses it; DuckDB reads the copy as '<name>_1'
+            named = re.search(r"column with name '(.*)' has more than one occurrence", str(exc))
+            column = repr(named.group(1)) if named else "a column"
+            raise InvalidParameterError(
+                f"Parquet file {str(name)!r} names {column} more than once (DuckDB would read the second as another "
+                "column, Polars and Spark refuse it); rewrite the file with one name per column"
+            ) from exc
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here)
             continue
     return found
@@ -972,6 +983,17 @@ COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
         "column (pl.col(...).dt.total_microseconds(), in DuckDB epoch_us(...)) or use engine 'polars'"
     ),
 }
+COLUMN_DTYPES.update(
+    (
+        ("duckdb", dtype),
+        f"DuckDB's {sql} (a 128-bit integer) reaches Polars as a Decimal(38, 0), which {fate}, and is written to "
+        "Parquet as a DOUBLE (digits lost); cast the column (to BIGINT, DECIMAL(38, 0) or VARCHAR) in the query",
+    )
+    for dtype, sql, fate in (
+        (pl.Int128, "HUGEINT", "cannot hold its largest values"),
+        (pl.UInt128, "UHUGEINT", "wraps"),
+    )
+)
 """The dtypes of an engine's table (its schema, as Polars types: a DuckDB INTERVAL is a Duration) that the engine
 cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
 

@@ -89,6 +89,26 @@ def test_a_dropped_duration_on_duckdb_is_not_refused() -> None:
         assert out.columns == ["sex"] and sorted(out["sex"].to_list()) == ["F", "F", "M", "M"]
 
 
+@pytest.mark.parametrize(
+    ("sql", "dtype", "big"),
+    [("HUGEINT", "Int128", "170141183460469231731687303715884105000"), ("UHUGEINT", "UInt128", str(2**128 - 1000))],
+)
+def test_a_128_bit_integer_of_a_duckdb_relation_is_refused_by_name(sql: str, dtype: str, big: str) -> None:
+    """mend17: a HUGEINT qid past Decimal(38, 0) ended in DuckDB's raw 'Conversion Error', a UHUGEINT one wrapped
+    ('-456' published, refused as not a leaf), and as an insensitive column the first was written as a DOUBLE (two
+    values one apart published alike) and the second collected as Decimal('-456'). Refused in one line; dropped, not."""
+    con = duckdb.connect()
+    relation = con.sql(
+        f"SELECT ['F', 'M'][i % 2 + 1] AS sex, '{big}'::{sql} + (i // 2)::{sql} AS big FROM range(4) t(i)"
+    )
+    both = SEX | {"big": pa.Hierarchy.suppression([str(int(big) + i) for i in range(2)])}
+    for hierarchies, insensitive in ((both, []), (SEX, ["big"])):
+        with pytest.raises(InvalidParameterError, match=rf"^column 'big' has dtype {dtype}: DuckDB's {sql} \(a 128"):
+            pad.anonymize(relation, connection=con, hierarchies=hierarchies, k=2, insensitive=insensitive)
+    out = pad.anonymize(relation, connection=con, hierarchies=SEX, k=2, drop="big").collect()
+    assert sorted(out["sex"].to_list()) == ["F", "F", "M", "M"]
+
+
 def test_a_time_on_spark_is_refused_by_name(spark: Any) -> None:
     """mend7: Spark has no time-of-day type: a Time column ended in Spark's raw UNSUPPORTED_TIME_TYPE."""
     frame = pl.DataFrame({"sex": ["F", "M"] * 2, "t": [datetime.time(1)] * 4})
