@@ -36,7 +36,7 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -857,8 +857,6 @@ def consult_session(engine: object) -> None:
 
 FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
     ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'",
-    ("spark", pl.Null): "Spark writes a column of nulls with a Parquet annotation Polars cannot read back (UNKNOWN); "
-    "cast the column (to String, say) or use engine 'polars' or 'duckdb'",
 }
 FRAME_DTYPES.update(
     (
@@ -890,11 +888,31 @@ def consult_frame(engine: str, data: object) -> None:
 def _refuse_dtypes(
     table: Mapping[tuple[str, type[pl.DataType]], str], engine: str, schema: pl.Schema, where: str = ""
 ) -> None:
-    """Refuse the first column of `schema` whose dtype `table` refuses on `engine`, naming it (`where`: its file)."""
+    """Refuse the first column of `schema` whose dtype, or a dtype nested in it (a list's items, a struct's fields),
+    `table` refuses on `engine`, naming it (`where`: its file).
+
+    >>> nested = pl.Schema({"n": pl.Struct({"a": pl.List(pl.Null)})})
+    >>> _refuse_dtypes(COLUMN_DTYPES, "spark", nested)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'n' has dtype Struct({'a': List(Null)}): Spark writes a column ...
+    """
     for name, dtype in schema.items():
-        why = table.get((engine, type(dtype)))
+        why = next((w for d in _nested(dtype) if (w := table.get((engine, type(d)))) is not None), None)
         if why is not None:
             raise InvalidParameterError(f"column {name!r}{where} has dtype {dtype}: {why}")
+
+
+def _nested(dtype: Any) -> Iterator[pl.DataType]:
+    """`dtype` and every dtype nested in it (a list's or an array's items, a struct's fields), depth first (a class
+    Polars gives for an item, ``pl.List(pl.Null).inner``, as an instance)."""
+    dtype = dtype() if isinstance(dtype, type) else dtype
+    yield dtype
+    if isinstance(dtype, (pl.List, pl.Array)):
+        yield from _nested(dtype.inner)
+    elif isinstance(dtype, pl.Struct):
+        for f in dtype.fields:
+            yield from _nested(f.dtype)
 
 
 CASELESS_NAMES: dict[str, str] = {
@@ -978,6 +996,8 @@ def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Sche
 
 
 COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    ("spark", pl.Null): "Spark writes a column of nulls (or one nested in a list or struct) with a Parquet annotation "
+    "(UNKNOWN) that Polars cannot read back; cast it (to String, say), drop it, or use engine 'polars' or 'duckdb'",
     ("duckdb", pl.Duration): (
         "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
         "column (pl.col(...).dt.total_microseconds(), in DuckDB epoch_us(...)) or use engine 'polars'"

@@ -59,12 +59,25 @@ def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
     assert written["duckdb"].equals(written["polars"].cast(DUCKDB))  # the same rows
 
 
-def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any) -> None:
-    """Spark wrote a Null column with Parquet's UNKNOWN annotation: the run passed (Spark reads its file back), and
-    Polars could not read the published file ("Cannot annotate Unknown from Boolean fields")."""
-    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "n": [None] * 4})
-    with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype Null: Spark writes .* Polars cannot read"):
+@pytest.mark.parametrize(
+    "nulls", [pl.Series([None] * 4), pl.Series([[None]] * 4), pl.Series([{"a": None, "b": 1}] * 4)], ids=str
+)
+def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any, nulls: pl.Series) -> None:
+    """Spark wrote a Null column (review24: or one nested in a list or a struct, or a Spark DataFrame's own NullType)
+    with Parquet's UNKNOWN annotation: the run passed (Spark reads its file back), and Polars could not read the
+    published file ("Cannot annotate Unknown from Boolean fields"). A dropped one is never written: published."""
+    from pyspark.sql import functions as F
+
+    import polars_anon.spark as pas
+
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "n": nulls})
+    with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype .*Null.*: Spark writes .* Polars cannot"):
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="n", engine="spark")
+    assert pa.anonymize(frame, hierarchies=SEX, k=2, drop="n", engine="spark").collect().columns == ["sex"]
+    if nulls.dtype == pl.Null:
+        sdf = spark.createDataFrame([("F",), ("M",)] * 2, ["sex"]).withColumn("n", F.lit(None))
+        with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype Null: Spark writes"):
+            pas.anonymize(sdf, hierarchies=SEX, k=2, insensitive="n")
 
 
 def test_a_duration_on_duckdb_is_refused_by_name() -> None:
