@@ -60,7 +60,9 @@ def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "nulls", [pl.Series([None] * 4), pl.Series([[None]] * 4), pl.Series([{"a": None, "b": 1}] * 4)], ids=str
+    "nulls",
+    [pl.Series([None] * 4), pl.Series([[None]] * 4), pl.Series([{"a": None, "b": 1}] * 4)],
+    ids=["null", "list", "struct"],
 )
 def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any, nulls: pl.Series) -> None:
     """Spark wrote a Null column (review24: or one nested in a list or a struct, or a Spark DataFrame's own NullType)
