@@ -130,9 +130,6 @@ KEYS: tuple[str, ...] = tuple(_KEYS)
 """The job file's top-level keys: every field of :class:`Job` but ``options``, ``base`` and ``file`` (what loading
 a file derives)."""
 _REQUIRED = ("input", "output", "k", "qids")
-NEEDS_ORIGINAL = READS_ORIGINALS
-"""Encodings computed from the original values of each class (rows must line up; outside the guarantee:
-:data:`polars_anon.encode.READS_ORIGINALS`)."""
 
 
 def _check_keys(raw: Mapping[str, Any]) -> None:
@@ -601,7 +598,7 @@ def _encoding_paths(job: Job) -> dict[str, Path]:
 
 def _refuse_misaligned(job: Job, result: Anonymized) -> None:
     """Encodings computed from the original values need every published row lined up with one original leaf."""
-    needs = [e for e in job.encode if e in NEEDS_ORIGINAL]
+    needs = [e for e in job.encode if e in READS_ORIGINALS]
     if not needs:
         return
     if result.report["suppressed"]:
@@ -754,7 +751,7 @@ def _stage_encodings(
     whether it reads the original values (``reads_originals``: outside the k-anonymity guarantee)."""
     encodings: dict[str, dict[str, Any]] = {}
     for e, path in paths.items():
-        original = result.prepared if e in NEEDS_ORIGINAL else None
+        original = result.prepared if e in READS_ORIGINALS else None
         with stage(f"encode {e}"):
             options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
             stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map

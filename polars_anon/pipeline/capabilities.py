@@ -46,7 +46,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
 
-from polars_anon.encode import ENCODINGS
+from polars_anon.encode import ENCODINGS, READS_ORIGINALS
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -61,7 +61,6 @@ from polars_anon.tuplemap import TupleMap
 __all__ = [
     "COLUMN_DTYPES",
     "CSV_KEYS",
-    "DP_ORIGINAL_ENCODINGS",
     "JOB_REFUSALS",
     "REFUSALS",
     "SDC_MEASURE_REFUSALS",
@@ -557,23 +556,18 @@ def _built_from_data(qids: object) -> dict[str, str]:
     return out
 
 
-DP_ORIGINAL_ENCODINGS = ("proportional", "statistical")
-"""The encodings a job computes from each class's original values (:data:`polars_anon.job.NEEDS_ORIGINAL`), outside
-what a differential-privacy release publishes."""
-
-
 JOB_REFUSALS: tuple[JobRefusal, ...] = (
     JobRefusal(
         "*",
         "*",
         "encode",
         lambda value, _: (
-            f"job file: encode {[e for e in value if e in DP_ORIGINAL_ENCODINGS]} is computed from the original "
+            f"job file: encode {[e for e in value if e in READS_ORIGINALS]} is computed from the original "
             "values of each class, which differential privacy does not cover (it covers the published table, and "
             "what is computed from it alone); drop them, or use "
-            f"{[e for e in ENCODINGS if e not in DP_ORIGINAL_ENCODINGS]}"
+            f"{[e for e in ENCODINGS if e not in READS_ORIGINALS]}"
         ),
-        when=lambda given: _job_dp(given) and any(e in DP_ORIGINAL_ENCODINGS for e in given["encode"]),
+        when=lambda given: _job_dp(given) and any(e in READS_ORIGINALS for e in given["encode"]),
     ),
     JobRefusal(
         "*",
