@@ -151,6 +151,11 @@ max_suppressed : int >= 0 (default 0)
 improve : bool (default True)
     Run step 4 (re-split and move) and step 7 (regroup late classes; with privacy models every
     class, then move once more).
+search : "all" | "auto" | "one" (default "all")
+    The candidates of steps 1-3 (:func:`search_balances`): every balance of :data:`SPLIT_BALANCES` (with privacy
+    models :data:`MODEL_BALANCES` x :data:`ASIDE_PENALTIES`); ``"one"``: :data:`ONE_BALANCE` alone (with privacy
+    models once per penalty); ``"auto"``: ``"one"`` up to k = :data:`AUTO_ONE_K`, ``"all"`` above. Fewer
+    candidates cost less CPU and may lose more (``benchmarks/results/topdown_profile.md``).
 global_start : bool (default False)
     Also run steps 1-3 once per balance from the classes of the best full-domain node
     (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
@@ -185,7 +190,7 @@ from polars_anon.privacy.constraints import Constraints, Triplets
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "global_start", "topdown_partition"]
+__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "global_start", "search_balances", "topdown_partition"]
 
 MAX_ROUNDS = 32
 """Re-anonymizations of the set-aside rows (step 2) before the last round, which sets nothing aside."""
@@ -202,6 +207,16 @@ SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.25, 0.0))
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
 (C4.5's gain ratio when b = 1): b > 0 prefers splits that cut off a few large parts
 over many-way ones, which keep rows together for later splits."""
+SEARCHES = ("all", "auto", "one")
+"""Values of the option ``search`` (:func:`search_balances`)."""
+ONE_BALANCE = 0.25
+"""The split balance of ``search="one"`` (and of ``"auto"`` up to k = :data:`AUTO_ONE_K`).
+
+Alone it took 1.7-2.3x less CPU than every balance on the local-recoding bench's cells, with the same loss or up
+to 0.5 % more, but lost more than ARX's local recoding with 2-diversity at k = 100 (cell NCP 0.13116 against
+0.1305; ``benchmarks/results/topdown_profile.md``, seventh part)."""
+AUTO_ONE_K = 50
+"""``search="auto"`` builds :data:`ONE_BALANCE` alone up to this k, every balance above."""
 _BOUND_SLACK = 1e-9
 """A build is stopped only when its cost so far is this fraction above the bound (sums in another order)."""
 MODEL_BALANCES = (0.0, 0.25, 0.5)
@@ -2298,6 +2313,21 @@ def global_start(task: Task, max_suppressed: int) -> np.ndarray:
     return inv
 
 
+def search_balances(search: str, k: int) -> tuple[Balance, ...] | None:
+    """The split balances option ``search`` tries at `k` (None: the defaults of :func:`topdown_partition`).
+
+    ``"all"``: every balance (:data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`); ``"one"``:
+    :data:`ONE_BALANCE` alone (with privacy models once per penalty of :data:`ASIDE_PENALTIES`); ``"auto"``:
+    ``"one"`` up to k = :data:`AUTO_ONE_K`, ``"all"`` above.
+
+    >>> search_balances("all", 2), search_balances("one", 100), search_balances("auto", 50), search_balances("auto", 51)
+    (None, (0.25,), (0.25,), None)
+    """
+    if search == "one" or (search == "auto" and k <= AUTO_ONE_K):
+        return (ONE_BALANCE,)
+    return None
+
+
 @dataclass(frozen=True)
 class TopdownOptions:
     """Options of ``method="topdown"`` (see the module docstring)."""
@@ -2308,12 +2338,16 @@ class TopdownOptions:
     """Re-split pairs of classes, move tuples and regroup late classes when that lowers the loss (steps 4, 7)."""
     global_start: bool = False
     """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
+    search: str = "all"
+    """The candidate builds of steps 1-3 (:data:`SEARCHES`): every balance, one (:data:`ONE_BALANCE`), or by k."""
 
     def __post_init__(self) -> None:
         check_max_suppressed(self.max_suppressed)
         for name in ("improve", "global_start"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidParameterError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.search not in SEARCHES:
+            raise InvalidParameterError(f"search must be one of {list(SEARCHES)}, got {self.search!r}")
 
 
 @register_method("topdown", TopdownOptions)
@@ -2329,7 +2363,14 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         except InfeasibleError:  # no full-domain node passes the privacy models: the roots alone
             pass
     res = topdown_partition(
-        agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve, starts=starts
+        agg,
+        hierarchies,
+        task.k,
+        options.max_suppressed,
+        task.constraints,
+        options.improve,
+        balances=search_balances(options.search, task.k),
+        starts=starts,
     )
     details = {
         "max_suppressed": options.max_suppressed,
