@@ -212,9 +212,11 @@ SEARCHES = ("all", "auto", "one")
 ONE_BALANCE = 0.25
 """The split balance of ``search="one"`` (and of ``"auto"`` up to k = :data:`AUTO_ONE_K`).
 
-Alone it took 1.7-2.3x less CPU than every balance on the local-recoding bench's cells, with the same loss or up
-to 0.5 % more, but lost more than ARX's local recoding with 2-diversity at k = 100 (cell NCP 0.13116 against
-0.1305; ``benchmarks/results/topdown_profile.md``, seventh part)."""
+Alone it took 0.44-0.69 of every balance's CPU on the local-recoding bench's cells at k <= 50, with the same loss or
+up to 1 % more without a model and with 2-diversity, but lost more than ARX's local recoding with 0.2-closeness (equal
+distance) at k = 2-20 (0.4549 against 0.4502; every balance 0.4358), on cup at k = 50 (0.1460 against 0.1446) and with
+2-diversity at k = 100 (cell NCP 0.13116 against 0.1305; ``benchmarks/results/topdown_profile.md``, seventh and twelfth
+parts)."""
 AUTO_ONE_K = 50
 """``search="auto"`` builds :data:`ONE_BALANCE` alone up to this k, every balance above."""
 _BOUND_SLACK = 1e-9
