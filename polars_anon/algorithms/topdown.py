@@ -214,7 +214,7 @@ ONE_BALANCE = 0.25
 
 Alone it took 0.44-0.69 of every balance's CPU on the local-recoding bench's cells at k <= 50, with the same loss or
 up to 1 % more without a model and with 2-diversity, but lost more than ARX's local recoding with 0.2-closeness (equal
-distance) at k = 2-20 (0.4549 against 0.4502; every balance 0.4358), on cup at k = 50 (0.1460 against 0.1446) and with
+distance) at k = 2-20 (0.4549 against 0.4486-0.4503; every balance 0.4358), on cup at k = 50 (0.1460 against 0.1446) and with
 2-diversity at k = 100 (cell NCP 0.13116 against 0.1305; ``benchmarks/results/topdown_profile.md``, seventh and twelfth
 parts)."""
 AUTO_ONE_K = 50
