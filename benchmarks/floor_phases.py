@@ -51,7 +51,7 @@ PHASES = [  # (module, attribute path, label)
 def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
     """Replace each phase's function by one that adds its CPU seconds to `totals[label]`; returns what was
     replaced, for :func:`unwrap`."""
-    saved = []
+    saved, active = [], []  # the top-level phases running: one called inside another is counted there only
     for module, path, label in PHASES:
         owner: Any = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
         *parents, name = path.split(".")
@@ -62,10 +62,17 @@ def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
             continue
 
         def timed(*args: Any, _f: Any = func, _label: str = label, **kwargs: Any) -> Any:
+            top = not _label.startswith(" ")
+            if top and active:  # e.g. the method advice's reruns of run_method: inside "method advice"
+                return _f(*args, **kwargs)
             start = time.process_time()
+            if top:
+                active.append(_label)
             try:
                 return _f(*args, **kwargs)
             finally:
+                if top:
+                    active.pop()
                 totals[_label] = totals.get(_label, 0.0) + time.process_time() - start
 
         saved.append((owner, name, func))

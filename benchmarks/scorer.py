@@ -14,7 +14,8 @@ cells (rows x qids) of the input:
   the least and greatest leaf under v (clipped to the data's span) and min, max those
   of the attribute's original values.
 
-A suppressed row costs 1 per cell under both: a row missing from `published` (matched
+Each mean is the rows' sum correctly rounded (``math.fsum``), so the same rows in any order score the
+same float. A suppressed row costs 1 per cell under both: a row missing from `published` (matched
 on the `row` column) or a cell published as ``*`` that is not an ancestor label of the
 original value (ARX writes suppressed rows as ``*``). Any other published label must
 name an ancestor of the original value (or the value itself), else :class:`ValueError`.
@@ -34,6 +35,7 @@ range), unless the caller passes `numeric`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -145,8 +147,20 @@ def score(
             ncp += cell
     cells = n * len(qids)
     return {
-        LOSS: float(loss.sum() / cells),
-        GRANULARITY: float(granularity.sum() / cells),
-        NCP: float(ncp.sum() / cells),
+        LOSS: _mean(loss, cells),
+        GRANULARITY: _mean(granularity, cells),
+        NCP: _mean(ncp, cells),
         SUPPRESSED: int(suppressed.sum()),
     }
+
+
+def _mean(per_row: np.ndarray, cells: int) -> float:
+    """The rows' sum, correctly rounded (``math.fsum``), over `cells`: the same float in any row order.
+
+    A row's own sum adds its qids in one order; ``numpy``'s pairwise sum over rows would round
+    differently when the rows come in another order (ARX's output order varies by run).
+
+    >>> _mean(np.array([0.1, 0.2, 0.3]), 3) == _mean(np.array([0.3, 0.1, 0.2]), 3)
+    True
+    """
+    return math.fsum(per_row.tolist()) / cells

@@ -7,6 +7,10 @@
 
 from __future__ import annotations
 
+from polars_anon.interrupts import exit_on_signal_while_starting
+
+exit_on_signal_while_starting()  # first: the command line's start (a library import changes no signal handler)
+
 from polars_anon import metrics, sdc
 from polars_anon import namespace as _namespace  # noqa: F401  (registers .anon)
 from polars_anon._progress import progress

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -25,6 +26,7 @@ __all__ = [
     "check_columns_in",
     "check_k",
     "check_keys",
+    "check_number",
     "check_numeric",
     "check_qids",
     "check_unique",
@@ -164,6 +166,32 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     if n_rows is not None and k > n_rows:
         raise InfeasibleError(f"{where}k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
     return int(k)
+
+
+def check_number(
+    name: str, value: object, low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = False
+) -> float:
+    """`value` as a float when it is a finite number (not a bool, not NaN, not infinite) in the interval from `low` to
+    `high` (each end open as the flags say; ``high=inf``: no upper end), else the error naming `name`. The one check of
+    the SDC functions' float parameters (noise, p, pd, alpha, dis_fraction, PRAM probabilities): a bare ``noise < 0``
+    let NaN and inf through, and they turned a column into NaN or inf.
+
+    >>> check_number("noise (percent)", float("nan"), 0.0)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: noise (percent) must be a finite number >= 0, got nan
+    >>> check_number("pd", 0.5, 0.0, 1.0, low_open=True)
+    0.5
+    """
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    v = float(value) if ok else math.nan  # type: ignore[arg-type]
+    if not (math.isfinite(v) and (low < v if low_open else low <= v) and (v < high if high_open else v <= high)):
+        if math.isinf(high):
+            where = f"{'>' if low_open else '>='} {low:g}"
+            raise InvalidParameterError(f"{name} must be a finite number {where}, got {value!r}")
+        where = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise InvalidParameterError(f"{name} must be a number in {where}, got {value!r}")
+    return v
 
 
 def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:

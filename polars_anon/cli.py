@@ -30,7 +30,7 @@ from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
-from polars_anon.interrupts import install_handler, raises_on_signal, restore_handlers
+from polars_anon.interrupts import NOTHING_WRITTEN, install_handler, raises_on_signal, restore_handlers
 from polars_anon.io import (
     CSV_SUFFIXES,
     RAGGED,
@@ -131,7 +131,29 @@ def _anonymize(args: argparse.Namespace) -> int:
     else:
         report = job.report or report_path(job.output)
         print(terminal_summary(rep, str(report), str(html_path(report)) if job.report_html else None))
+    warning = originals_warning(rep)
+    if warning:
+        print(warning, file=sys.stderr)
     return 0
+
+
+def originals_warning(rep: dict) -> str | None:
+    """The one line warning of the encodings written beside the table that read the original values (the report's
+    ``reads_originals``), naming their files; None when there are none.
+
+    >>> originals_warning({"encodings": {"proportional": {"path": "o.proportional.parquet", "reads_originals": True},
+    ...                                  "fillparent": {"path": "o.fillparent.parquet", "reads_originals": False}}})
+    'polars-anon: warning: o.proportional.parquet (proportional) read the original values and show what the published \
+nodes hide: they are outside the k-anonymity guarantee; do not publish them with the table'
+    """
+    reading = {name: e["path"] for name, e in (rep.get("encodings") or {}).items() if e.get("reads_originals")}
+    if not reading:
+        return None
+    files = ", ".join(f"{path} ({name})" for name, path in reading.items())
+    return (
+        f"polars-anon: warning: {files} read the original values and show what the published nodes hide: they are "
+        "outside the k-anonymity guarantee; do not publish them with the table"
+    )
 
 
 def terminal_summary(rep: dict, report: str, html: str | None) -> str:
@@ -1038,7 +1060,7 @@ def _interrupted(signals: _Signals, exc: BaseException, written: list[str]) -> i
     if written:
         print(f"polars-anon: interrupted after the outputs were written: {', '.join(written)}", file=sys.stderr)
     else:
-        print("polars-anon: interrupted; nothing was written", file=sys.stderr)
+        print(NOTHING_WRITTEN, file=sys.stderr)
     return 143 if name == "SIGTERM" else 130
 
 
@@ -1061,8 +1083,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     given (a program calling it) the signal handlers it found are put back at the end; without (the console script)
     a signal after the command ended is ignored.
     """
-    # first: a signal while the command is parsed or imports an engine is one line too (not one while Python
-    # imports this module, before main runs: the docs say so)
+    # first: a signal while the command is parsed or imports an engine is one line too (one while Python imports
+    # the package, before main runs: interrupts.exit_on_signal_while_starting)
     signals = _Signals()
     try:
         with recording() as written:

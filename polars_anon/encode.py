@@ -71,6 +71,7 @@ __all__ = [
     "ENCODINGS",
     "LAYOUTS",
     "MAPPINGS",
+    "READS_ORIGINALS",
     "REPRESENTATIONS",
     "EncodeOptions",
     "EncodingJoin",
@@ -101,7 +102,11 @@ Layout = Literal["wide", "classes"]
 LAYOUTS: tuple[str, ...] = ("wide", "classes")
 """How :func:`polars_anon.encoded_io.write_encoded` lays an encoding out on disk."""
 
-_NEEDS_ORIGINAL = {"proportional", "statistical"}
+READS_ORIGINALS: tuple[str, ...] = ("proportional", "statistical")
+"""The encodings computed from each class's original values (``original=``), not from the published table alone:
+they show what the published nodes hide (a class of three 23-year-olds published as "20-29" encodes as
+``age_23 = 1.0`` under ``proportional`` and as ``'23'`` under ``statistical``), so they are outside the k-anonymity
+guarantee. A job's report flags them (``encodings.<name>.reads_originals``) and the CLI warns."""
 _MASK64 = (1 << 64) - 1
 
 
@@ -461,7 +466,7 @@ def plan_encoding(
             _check_nodes(lf, hierarchies, "partition", leaves_only=True)
         orig = lf
         lf = generalize_partition(_cast_qids(lf, qids), hierarchies, class_col)
-    if rep in _NEEDS_ORIGINAL and orig is None:
+    if rep in READS_ORIGINALS and orig is None:
         raise InvalidParameterError(
             f"representation {rep!r} needs the original values: pass original= (row-aligned with the published "
             "rows, or sharing class_col), or a partition frame with class_col="
@@ -474,7 +479,7 @@ def plan_encoding(
     if rep in MAPPINGS:
         freqs = None
         if rep == "statistical":
-            assert orig is not None  # refused above: "statistical" is in _NEEDS_ORIGINAL
+            assert orig is not None  # refused above: "statistical" is in READS_ORIGINALS
             freqs = leaf_frequencies(orig, hierarchies)
         return EncodingPlan(
             map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=options.seed, validate=False), [], out_names

@@ -110,6 +110,13 @@ class Hierarchy:
 
         >>> Hierarchy.from_parents({"a": "A", "b": "A", "A": None}).n_leaves
         2
+
+        No label is the empty string (:meth:`to_csv` would write it as a missing value):
+
+        >>> Hierarchy.from_dict({"*": ["a", ""]})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        polars_anon.errors.HierarchyError: a hierarchy label is the empty string '', which a hierarchy file cannot ...
         """
         if not parents:
             raise HierarchyError("the hierarchy is empty: give at least one value")
@@ -117,6 +124,12 @@ class Hierarchy:
         for child, parent in parents.items():
             child = _label(child)
             parent_of[child] = None if parent is None else _label(parent)
+        if "" in parent_of or "" in parent_of.values():  # every constructor comes here: one rule for all
+            raise HierarchyError(
+                "a hierarchy label is the empty string '', which a hierarchy file cannot tell from a missing value "
+                "(from_csv and the builders refuse it); relabel it (pl.col(...).replace('', '(empty)')) or make it "
+                "null (the null policy handles it)"
+            )
         missing: list[object] = [p for p in dict.fromkeys(parent_of.values()) if p is not None and p not in parent_of]
         if missing:
             raise HierarchyError(

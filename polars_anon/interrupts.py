@@ -32,12 +32,20 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["install_handler", "interruptible", "raises_on_signal", "restore_handlers"]
+__all__ = [
+    "NOTHING_WRITTEN",
+    "exit_on_signal_while_starting",
+    "install_handler",
+    "interruptible",
+    "raises_on_signal",
+    "restore_handlers",
+]
 
 _SIGNALS = {int(signal.SIGINT), int(signal.SIGTERM)}
 _MARK = "__polars_anon_raises_on_signal__"
@@ -64,6 +72,45 @@ def install_handler(handler: Callable[[int, Any], object]) -> dict[int, Any]:
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 replaced[int(sig)] = signal.signal(sig, handler)
     return replaced
+
+
+NOTHING_WRITTEN = "polars-anon: interrupted; nothing was written"
+"""The command line's one line for a signal before it wrote anything (exit 130 for SIGINT, 143 for SIGTERM)."""
+
+
+def started_as_cli(argv: list[str] | None = None, orig_argv: list[str] | None = None) -> bool:
+    """Whether this process is the command line: the console script ``polars-anon`` (its ``-script.py`` and ``.exe``
+    forms too) or ``python -m polars_anon.cli`` (while the package is imported ``sys.argv[0]`` is still ``-m``).
+
+    >>> started_as_cli(["/usr/bin/polars-anon", "check"], [])
+    True
+    >>> started_as_cli(["-m"], ["python", "-m", "polars_anon.cli", "check"])
+    True
+    >>> started_as_cli(["app.py"], ["python", "app.py"])
+    False
+    """
+    argv = sys.argv if argv is None else argv
+    orig = getattr(sys, "orig_argv", []) if orig_argv is None else orig_argv
+    script = os.path.basename(argv[0]) if argv else ""
+    if script.split(".")[0] in ("polars-anon", "polars-anon-script"):
+        return True
+    return any(a == "-m" and b == "polars_anon.cli" for a, b in zip(orig, orig[1:]))
+
+
+def exit_on_signal_while_starting() -> None:
+    """On the command line only (:func:`started_as_cli`; a program importing the library keeps its handlers): from the
+    package's first line until ``main`` installs the command's own handlers, SIGINT or SIGTERM ends the process with
+    :data:`NOTHING_WRITTEN` and 130 or 143, as the command does, not with a traceback from inside an import (a signal
+    the process was started ignoring stays ignored)."""
+    if started_as_cli():
+        install_handler(_exit_while_starting)
+
+
+def _exit_while_starting(signum: int, frame: object) -> None:
+    for sig in _SIGNALS:  # one line: a second signal while the process ends does nothing
+        signal.signal(sig, signal.SIG_IGN)
+    os.write(2, f"{NOTHING_WRITTEN}\n".encode())
+    raise SystemExit(143 if signum == signal.SIGTERM else 130)  # leaves the import; Python prints nothing for it
 
 
 def restore_handlers(replaced: dict[int, Any]) -> None:

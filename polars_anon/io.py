@@ -211,6 +211,23 @@ def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
     return parts
 
 
+def parquet_dtypes(path: str | Path) -> dict[str, str]:
+    """Each column's dtype as Polars names it from a local Parquet file's footer, or a folder of parts' (the first
+    part's: Spark writes each alike); {} for a folder without parts. The report names a written column's dtype so.
+
+    >>> import tempfile, polars as pl
+    >>> f = Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> pl.DataFrame({"a": [1]}).write_parquet(f)
+    >>> parquet_dtypes(f)
+    {'a': 'Int64'}
+    """
+    path = Path(path)
+    parts = sorted(p for p in path.glob("*.parquet") if not p.name.startswith((".", "_"))) if path.is_dir() else [path]
+    if not parts:
+        return {}
+    return {c: str(t) for c, t in pl.scan_parquet(parts[0], glob=False).collect_schema().items()}  # p[1].parquet
+
+
 def scan_input(
     path: str | Path,
     *,

@@ -35,7 +35,7 @@ from polars_anon._passes import TupleCounts, collect_apart, count_tuples
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns, check_unique
 from polars_anon.algorithms import METHODS
-from polars_anon.encode import LAYOUTS, REPRESENTATIONS, EncodeOptions, Layout, canonical
+from polars_anon.encode import LAYOUTS, READS_ORIGINALS, REPRESENTATIONS, EncodeOptions, Layout, canonical
 from polars_anon.encoded_io import is_layout_folder, stage_encoded
 from polars_anon.engines import ENGINES
 from polars_anon.engines.planners import check_driver_tuples
@@ -130,8 +130,9 @@ KEYS: tuple[str, ...] = tuple(_KEYS)
 """The job file's top-level keys: every field of :class:`Job` but ``options``, ``base`` and ``file`` (what loading
 a file derives)."""
 _REQUIRED = ("input", "output", "k", "qids")
-NEEDS_ORIGINAL = ("proportional", "statistical")
-"""Encodings computed from the original values of each class (rows must line up)."""
+NEEDS_ORIGINAL = READS_ORIGINALS
+"""Encodings computed from the original values of each class (rows must line up; outside the guarantee:
+:data:`polars_anon.encode.READS_ORIGINALS`)."""
 
 
 def _check_keys(raw: Mapping[str, Any]) -> None:
@@ -748,15 +749,16 @@ def _on_polars(
 
 def _stage_encodings(
     job: Job, out: Outputs, result: Anonymized, hierarchies: dict[str, Any], paths: dict[str, Any]
-) -> dict[str, str]:
-    """Each encoding the job asks for, planned from the result's map and staged in `out`; its path by name."""
-    encodings: dict[str, str] = {}
+) -> dict[str, dict[str, Any]]:
+    """Each encoding the job asks for, planned from the result's map and staged in `out`; by name, its path and
+    whether it reads the original values (``reads_originals``: outside the k-anonymity guarantee)."""
+    encodings: dict[str, dict[str, Any]] = {}
     for e, path in paths.items():
         original = result.prepared if e in NEEDS_ORIGINAL else None
         with stage(f"encode {e}"):
             options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
             stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
-        encodings[e] = str(path)
+        encodings[e] = {"path": str(path), "reads_originals": e in READS_ORIGINALS}
     return encodings
 
 

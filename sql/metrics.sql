@@ -58,6 +58,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
            COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
              AS '__anon_o_\1',
            COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
+           typeof(COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))) IN ('FLOAT', 'DOUBLE') AS __anon_s_float,
            true AS __anon_in
     FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
   a AS (
@@ -71,7 +72,11 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
     UNION ALL BY NAME
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o LEFT JOIN a ON o.__anon_key = a.__anon_key WHERE key IS NOT NULL),
   g AS MATERIALIZED (
-    SELECT COLUMNS(lambda c: starts_with(c, '__anon_o_') OR starts_with(c, '__anon_p_')), __anon_s,
+    SELECT COLUMNS(lambda c: starts_with(c, '__anon_o_') OR starts_with(c, '__anon_p_')),
+           -- a float's -0.0 and 0.0 (-nan and nan) one value, as a Polars group-by holds them (not anon_label:
+           -- a macro inside this one made each call plan several times slower)
+           CASE WHEN __anon_s_float AND __anon_s IN ('-0.0', '-nan') THEN substr(__anon_s, 2) ELSE __anon_s END
+             AS __anon_s,
            __anon_in IS NULL AS __anon_no_orig, __anon_hit IS NULL AS __anon_suppressed, count(*) AS __anon_size
     FROM j WHERE (SELECT ok FROM __anon_chk) GROUP BY ALL),  -- checked once, whatever the rows
   __anon_unique AS MATERIALIZED (  -- a key repeated in anon: the join gives more rows than orig has

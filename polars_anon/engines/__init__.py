@@ -52,7 +52,9 @@ __all__ = [
     "get_engine",
     "grouped_aggregates",
     "grouped_classes",
+    "grouping_set_counts",
     "key_col",
+    "labelled_marginals",
 ]
 
 ENGINES = ("polars", "duckdb", "spark")
@@ -159,8 +161,9 @@ class Engine(Protocol):
         """The number of distinct values of each column, null counted as a value."""
         ...
 
-    def count_rows(self, table: Any) -> int:
-        """The table's row count."""
+    def marginals(self, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+        """Per qid, its distinct values (String labels, null kept) and their ``size``, in one pass over `table`
+        (:func:`polars_anon.request.check_marginals` reads them; their sizes sum to the row count)."""
         ...
 
     def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
@@ -246,6 +249,34 @@ class SQLEngine(Engine, Protocol):
         """``GROUP BY keys``: the keys (their own types) and the smallest position of a row of each tuple
         (:data:`~polars_anon.pipeline.state.FIRST_ROW`: any key increasing in input order), one read."""
         ...
+
+
+def grouping_set_counts(engine: SQLEngine, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+    """Per qid, its distinct values (the engine's type, null included) and ``count``: one query (grouping sets), one
+    pass over `table`."""
+    Q = engine.quote
+    cols = ", ".join(Q(q) for q in qids)
+    flags = ", ".join(f"GROUPING({Q(q)}) AS {Q(f'__anon_g{j}')}" for j, q in enumerate(qids))
+    sets = ", ".join(f"({Q(q)})" for q in qids)
+    rows = engine.view(table)
+    query = (
+        f"SELECT {cols}, {flags}, CAST(COUNT(*) AS BIGINT) AS {Q(COUNT)} FROM {Q(rows)} GROUP BY GROUPING SETS ({sets})"
+    )
+    both = engine.to_polars(engine.sql(query))  # materializes: one row per qid and value
+    return {
+        q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True)
+        for j, q in enumerate(qids)
+    }
+
+
+def labelled_marginals(per: Mapping[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Per qid, the values of `per` (a qid's values and ``count``) as String labels with their ``size``: what
+    :func:`polars_anon.request.check_marginals` reads (a value's label as the aggregates spell it).
+
+    >>> labelled_marginals({"x": pl.DataFrame({"x": [-0.0, None], "count": [2, 1]})})["x"].rows()
+    [('0.0', 2), (None, 1)]
+    """
+    return {q: f.select(label_expr(q, f.schema[q]), pl.col(COUNT).alias(SIZE)) for q, f in per.items()}
 
 
 def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:

@@ -27,7 +27,15 @@ import duckdb
 import polars as pl
 
 from polars_anon._passes import TupleCounts
-from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
+from polars_anon.engines import (
+    GroupBys,
+    engine_map,
+    grouped_aggregates,
+    grouped_classes,
+    grouping_set_counts,
+    key_col,
+    labelled_marginals,
+)
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
 from polars_anon.io import literal_path, named_path, parquet_parts, scanned_files
@@ -126,6 +134,10 @@ _TABLE_MACROS = (
     "SELECT DISTINCT database_name, schema_name, function_name, macro_definition FROM duckdb_functions() "
     "WHERE function_type = 'table_macro' AND NOT internal AND " + _WHERE.format(name="function_name")
 )
+
+
+_OWN_TYPES: dict[str, pl.DataType] = {"INTERVAL": pl.Duration("us"), "HUGEINT": pl.Int128(), "UHUGEINT": pl.UInt128()}
+"""DuckDB types Polars is not handed as they are, and the Polars type that names each in the engine's schema."""
 
 
 class DuckDBEngine:
@@ -370,16 +382,16 @@ class DuckDBEngine:
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a
-        quasi-identifier of that type is refused by the request, as on Polars)."""
-        intervals = {c for c, t in zip(table.columns, table.types) if str(t) == "INTERVAL"}
+        quasi-identifier of that type is refused by the request, as on Polars), a HUGEINT as an Int128 and a UHUGEINT
+        as a UInt128 (Polars would be handed a Decimal(38, 0), which a UHUGEINT wraps in and a HUGEINT overflows:
+        named here, so the capability table refuses them, naming the column)."""
+        own = {c: _OWN_TYPES[str(t)] for c, t in zip(table.columns, table.types) if str(t) in _OWN_TYPES}
         empty = table.limit(0)
-        if intervals:
-            empty = empty.project(
-                ", ".join(f"NULL::BIGINT AS {_q(c)}" if c in intervals else _q(c) for c in table.columns)
-            )
+        if own:
+            empty = empty.project(", ".join(f"NULL::BIGINT AS {_q(c)}" if c in own else _q(c) for c in table.columns))
         with interruptible(self.con.interrupt):
             schema = empty.pl().schema
-        return pl.Schema({c: pl.Duration("us") if c in intervals else t for c, t in schema.items()})
+        return pl.Schema({c: own.get(c, t) for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         cols, cap = ", ".join(_q(k) for k in keys), "" if limit is None else f" LIMIT {int(limit)}"
@@ -398,8 +410,8 @@ class DuckDBEngine:
         )
         return self._fetch(table, f"SELECT {exprs} FROM {{view}}").row(0, named=True)
 
-    def count_rows(self, table: duckdb.DuckDBPyRelation) -> int:
-        return int(self._fetch(table, "SELECT count(*)::BIGINT AS n FROM {view}").item())
+    def marginals(self, table: duckdb.DuckDBPyRelation, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+        return labelled_marginals(grouping_set_counts(self, table, qids))
 
     def sample(self, table: duckdb.DuckDBPyRelation, key: tuple[int, int, int], threshold: int) -> Any:
         """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`), in input order."""

@@ -18,9 +18,11 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import as_lazy
 from polars_anon.anonymize import aggregate_rows, prepare
+from polars_anon.engines import labelled_marginals
 from polars_anon.io import scanned_files
 from polars_anon.outputs import ROW_GROUP
 from polars_anon.pipeline.state import Aggregated, EngineAggregates
+from polars_anon.privacy.counts import COUNT
 from polars_anon.privacy.differential import sample_frame
 from polars_anon.privacy.evaluate import class_frames
 from polars_anon.publish import publish
@@ -70,8 +72,10 @@ class PolarsEngine:
         row = table.select(pl.col(c).n_unique() for c in columns).collect()  # materializes: one row
         return {c: int(row[c][0]) for c in columns}
 
-    def count_rows(self, table: pl.LazyFrame) -> int:
-        return int(table.select(pl.len()).collect().item())  # materializes: one row
+    def marginals(self, table: pl.LazyFrame, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+        counts = [pl.col(q).value_counts(name=COUNT).implode() for q in qids]
+        row = table.select(counts).collect()  # materializes: one row, each qid's distinct values and counts
+        return labelled_marginals({q: row[q].explode().struct.unnest() for q in qids})
 
     def sample(self, table: pl.LazyFrame, key: tuple[int, int, int], threshold: int) -> pl.LazyFrame:
         return sample_frame(table, key, threshold)

@@ -24,7 +24,15 @@ from typing import Any, TypeGuard
 import polars as pl
 
 from polars_anon._passes import TupleCounts
-from polars_anon.engines import GroupBys, engine_map, grouped_aggregates, grouped_classes, key_col
+from polars_anon.engines import (
+    GroupBys,
+    engine_map,
+    grouped_aggregates,
+    grouped_classes,
+    grouping_set_counts,
+    key_col,
+    labelled_marginals,
+)
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.io import named_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
@@ -514,8 +522,8 @@ class SparkEngine:
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
 
-    def count_rows(self, table: Any) -> int:
-        return int(table.count())
+    def marginals(self, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
+        return labelled_marginals(grouping_set_counts(self, table, qids))
 
     def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
         """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`), in input order.

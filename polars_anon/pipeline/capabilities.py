@@ -35,11 +35,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
@@ -855,8 +857,6 @@ def consult_session(engine: object) -> None:
 
 FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
     ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'",
-    ("spark", pl.Null): "Spark writes a column of nulls with a Parquet annotation Polars cannot read back (UNKNOWN); "
-    "cast the column (to String, say) or use engine 'polars' or 'duckdb'",
 }
 FRAME_DTYPES.update(
     (
@@ -888,11 +888,31 @@ def consult_frame(engine: str, data: object) -> None:
 def _refuse_dtypes(
     table: Mapping[tuple[str, type[pl.DataType]], str], engine: str, schema: pl.Schema, where: str = ""
 ) -> None:
-    """Refuse the first column of `schema` whose dtype `table` refuses on `engine`, naming it (`where`: its file)."""
+    """Refuse the first column of `schema` whose dtype, or a dtype nested in it (a list's items, a struct's fields),
+    `table` refuses on `engine`, naming it (`where`: its file).
+
+    >>> nested = pl.Schema({"n": pl.Struct({"a": pl.List(pl.Null)})})
+    >>> _refuse_dtypes(COLUMN_DTYPES, "spark", nested)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'n' has dtype Struct({'a': List(Null)}): Spark writes a column ...
+    """
     for name, dtype in schema.items():
-        why = table.get((engine, type(dtype)))
+        why = next((w for d in _nested(dtype) if (w := table.get((engine, type(d)))) is not None), None)
         if why is not None:
             raise InvalidParameterError(f"column {name!r}{where} has dtype {dtype}: {why}")
+
+
+def _nested(dtype: Any) -> Iterator[pl.DataType]:
+    """`dtype` and every dtype nested in it (a list's or an array's items, a struct's fields), depth first (a class
+    Polars gives for an item, ``pl.List(pl.Null).inner``, as an instance)."""
+    dtype = dtype() if isinstance(dtype, type) else dtype
+    yield dtype
+    if isinstance(dtype, (pl.List, pl.Array)):
+        yield from _nested(dtype.inner)
+    elif isinstance(dtype, pl.Struct):
+        for f in dtype.fields:
+            yield from _nested(f.dtype)
 
 
 CASELESS_NAMES: dict[str, str] = {
@@ -953,25 +973,47 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
 
 
 def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Schema]]:
-    """Each local Parquet source of `files` with the schema it stores (:func:`_footer`); a remote one's footer is not
-    fetched for this, and one not readable here as Parquet is left to the engine, which says so itself."""
+    """Each local Parquet source of `files` (a path, a pattern, a folder or a ``file://`` URI) with the schema it stores
+    (:func:`_footer`), refusing one that names a column twice; a remote one's footer is not fetched for this, and one
+    not readable here as Parquet is left to the engine, which says so itself."""
     found = []
     for name in files:
-        if isinstance(name, URI) or scheme_of(str(name)) is not None:
-            continue
+        scheme = scheme_of(str(name))
+        if scheme not in (None, "file") or (scheme == "file" and urlsplit(str(name)).netloc not in ("", "localhost")):
+            continue  # a remote source: its footer is not fetched for this
         try:
-            found.append((str(name), _footer(name)))
+            found.append((str(name), _footer(name if scheme is None else local_path(str(name)))))
+        except pl.exceptions.DuplicateError as exc:  # Polars refuses it; DuckDB reads the copy as '<name>_1'
+            named = re.search(r"column with name '(.*)' has more than one occurrence", str(exc))
+            column = repr(named.group(1)) if named else "a column"
+            raise InvalidParameterError(
+                f"Parquet file {str(name)!r} names {column} more than once (DuckDB would read the second as another "
+                "column, Polars and Spark refuse it); rewrite the file with one name per column"
+            ) from exc
         except Exception:  # noqa: BLE001  (not Parquet, or not readable here)
             continue
     return found
 
 
 COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+    ("spark", pl.Null): "Spark writes a column of nulls (or one nested in a list or struct) with a Parquet annotation "
+    "(UNKNOWN) that Polars cannot read back; cast it (to String, say), drop it, or use engine 'polars' or 'duckdb'",
     ("duckdb", pl.Duration): (
         "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "
         "column (pl.col(...).dt.total_microseconds(), in DuckDB epoch_us(...)) or use engine 'polars'"
     ),
 }
+COLUMN_DTYPES.update(
+    (
+        ("duckdb", dtype),
+        f"DuckDB's {sql} (a 128-bit integer) reaches Polars as a Decimal(38, 0), which {fate}, and is written to "
+        "Parquet as a DOUBLE (digits lost); cast the column (to BIGINT, DECIMAL(38, 0) or VARCHAR) in the query",
+    )
+    for dtype, sql, fate in (
+        (pl.Int128, "HUGEINT", "cannot hold its largest values"),
+        (pl.UInt128, "UHUGEINT", "wraps"),
+    )
+)
 """The dtypes of an engine's table (its schema, as Polars types: a DuckDB INTERVAL is a Duration) that the engine
 cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
 

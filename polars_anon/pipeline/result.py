@@ -20,7 +20,7 @@ from polars_anon._progress import stage
 from polars_anon.engines import Engine
 from polars_anon.engines.polars import FEW, FEW_CLASSES, POLARS, PolarsEngine
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
-from polars_anon.io import csv_errors, html_path, report_path
+from polars_anon.io import csv_errors, html_path, parquet_dtypes, report_path
 from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
@@ -124,6 +124,8 @@ class Written:
     """What the caller's `measure` found on the written table (a job's ``[sdc]`` figures), if it gave one."""
     phases: dict[str, float] | None = None
     """Seconds of writing and of verifying the written table."""
+    dtypes: dict[str, str] | None = None
+    """Each written column's dtype as Polars reads the file (None: a remote output, not read back here)."""
 
 
 @dataclass(repr=False)
@@ -171,7 +173,7 @@ class Anonymized:
         written: Written,
         *,
         input: str | None = None,
-        encodings: Mapping[str, str] | None = None,
+        encodings: Mapping[str, Mapping[str, Any]] | None = None,
         sdc: Mapping[str, Any] | None = None,
     ) -> Report:
         """Build the report once from every fact: the plan's, the check's and the write's (`written`), a job's
@@ -185,6 +187,7 @@ class Anonymized:
             encodings=encodings,
             sdc=sdc,
             phases=written.phases,
+            dtypes=written.dtypes,
         )
         return self.report
 
@@ -282,13 +285,15 @@ class Anonymized:
             marks["verify"] = time.perf_counter()
             if measure is not None:
                 measured["facts"] = measure(table)
+            if isinstance(tmp, Path):  # the dtypes the file names (DuckDB's and Spark's zoned timestamps: 'UTC')
+                measured["dtypes"] = parquet_dtypes(tmp)
             return checked
 
         with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
             checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
         phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
         seconds = round(time.perf_counter() - start, 3)
-        return Written(checked, str(path), seconds, measured.get("facts"), phases)
+        return Written(checked, str(path), seconds, measured.get("facts"), phases, measured.get("dtypes"))
 
     def sink_parquet(
         self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True

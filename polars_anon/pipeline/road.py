@@ -84,13 +84,23 @@ def sample(engine: Engine, table: Any, request: Request, model: DifferentialPriv
     number, :mod:`polars_anon.privacy.differential`), and the request with the model prepared for this run and
     k raised to the model's."""
     with stage("sample rows"):
-        n_rows = engine.count_rows(table)
+        n_rows = check_input(engine, table, request)
         k = max(request.k, model.k)
         prepared = model.prepared(n_rows, k)
         assert prepared.release is not None
         sampled = engine.sample(table, prepared.release.key, prepared.release.threshold)
     privacy = tuple(prepared if m is model else m for m in request.privacy)
     return sampled, replace(request, k=k, privacy=privacy)
+
+
+def check_input(engine: Engine, table: Any, request: Request) -> int:
+    """The whole input's checks before it is sampled, and its row count: the values outside their hierarchy and the
+    nulls, counted on the input (:func:`~polars_anon.request.check_marginals`, one pass: each qid's values), not on the
+    sample (a value only some seeds sample was refused with one seed and published with another; the null count was
+    the sample's). This pass is the one that counted the rows."""
+    marginals = engine.marginals(table, list(request.qids))
+    check_marginals(marginals, request, {})
+    return int(marginals[request.qids[0]][SIZE].sum())
 
 
 def search_sample(engine: Engine, table: Any, request: Request, model: DifferentialPrivacy) -> pl.DataFrame | None:
@@ -169,11 +179,16 @@ def check_map(
 def refuse_coarsest(plan: Plan, constraints: Constraints, request: Request) -> None:
     """A publication that is the whole table as one class, or nothing, when the whole table fails a model (one the
     up-front refusal leaves to the methods: not monotone, or a budget to suppress within) meets no model: the method
-    found no publication, :meth:`Constraints.no_publication`'s refusal, the same from every method."""
+    found no publication, :meth:`Constraints.no_publication`'s refusal, the same from every method. With a population
+    table one class is judged by the method at its own nodes (three identical rows under leaves match fewer
+    population records than under the roots), and the written file is verified as always."""
     if constraints.k_only or plan.map.by_row or plan.map.by_partition:
         return
     sizes = plan.map.published_sizes()[SIZE]
-    coarsest = sizes.len() == 0 or (sizes.len() == 1 and int(sizes.item()) == constraints.n_rows)
+    one_class = sizes.len() == 1 and int(sizes.item()) == constraints.n_rows
+    if one_class and constraints.population is not None:
+        return  # its population count is its published nodes', not the whole population's: the method judged it
+    coarsest = sizes.len() == 0 or one_class
     if coarsest and not all(entry["satisfied"] for entry in constraints.status(constraints.whole())):
         budget = plan.details.get("max_suppressed", getattr(request.options, "max_suppressed", None))
         raise constraints.no_publication(request.method.name, budget)
@@ -412,10 +427,11 @@ def _run(
     except InfeasibleError as exc:
         if dp is None or not re.fullmatch(K_ABOVE_ROWS.pattern(k=request.k), str(exc)):
             raise
+        rows = re.search(r"\((\d+) rows\)", str(exc))
         raise InfeasibleError(
             f"differential-privacy (epsilon={dp.epsilon!r}, delta={dp.delta!r}) needs classes of k={request.k} rows, "
-            f"and the sample (each row kept with probability {dp.beta:.4f}) is smaller: {exc}; raise epsilon or "
-            "delta, or use a table with more rows"
+            f"and the sample (each row kept with probability {dp.beta:.4f}) has {rows[1] if rows else 'fewer'} rows; "
+            f"{dp.advice()}"
         ) from exc
     prepared_dp = differential_model(request)
     if prepared_dp is not None:

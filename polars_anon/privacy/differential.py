@@ -25,9 +25,16 @@ on its sample (:func:`search_epsilon_on_sample`) and cost ε_search of the input
 
 So β = 1 - e^(-ε_anon) (:func:`sampling_probability`), and k is the smallest integer with
 d(k, β, ε_anon) <= δ (:func:`minimal_k`). The maximum over an infinite range is found exactly: each term
-a(n) is at most the Chernoff bound c(n) = exp(-n (γ ln(γ/β) - (γ - β))), which decreases in n, so the
-terms beyond the first n where c(n) is below the running maximum cannot raise it (SafePub §3, as ARX's
-``ParameterCalculation`` does).
+a(n) is at most the Chernoff-Hoeffding bound c(n) = exp(-n D(γ‖β)), D the binomial's relative entropy
+γ ln(γ/β) + (1 - γ) ln((1 - γ)/(1 - β)) (Hoeffding 1963, Thm. 1), which decreases in n, so the terms
+beyond the first n where c(n) is below the running maximum cannot raise it (SafePub §3; ARX's
+``ParameterCalculation`` uses the weaker exponent γ ln(γ/β) - (γ - β), D's lower bound by ln x >= 1 - 1/x:
+the same k, found over a range up to 2,000 times longer at ε = 7).
+
+**Working range.** k is computed up to ``MAX_K`` and the tail a(n) over at most ``TAIL_MAX`` rows (the
+range ln(2/δ)/D, known before anything is allocated); beyond either, :func:`minimal_k` refuses the
+parameters with an InvalidParameterError saying which to change. β rounds to 1 from ε_anon ≈ 22.2 (the 32-bit
+hash), where no sampling is left to amplify: refused alike.
 
 >>> round(sampling_probability(1.0), 6)
 0.632121
@@ -77,6 +84,10 @@ SEARCH_SHARE = 0.05
 HASH_BITS = 32
 """The sampling hash is a 32-bit value: a row is kept when it falls below ``keep_threshold``."""
 MAX_K = 1_000_000
+"""The largest k the model computes (its working range)."""
+TAIL_MAX = 1 << 21
+"""The most rows n the binomial tail a(n) is computed over (2,097,152: 16 MiB per array): ε_anon about 11.4 at
+δ = 1e-6 (where k is near ``MAX_K`` already), or ε_anon below about 2e-5 (β too small to sample any table)."""
 SEED_GIVEN = "given (secret, not shown)"
 SEED_NOT_GIVEN = "not given: fresh keys from the operating system (not reproducible)"
 """What the report says of the release's seed (never its value: whoever knows it knows which rows were sampled)."""
@@ -111,12 +122,46 @@ def gamma_of(epsilon: float, beta: float) -> float:
     >>> round(gamma_of(1.0, sampling_probability(1.0)), 6)
     0.864665
     """
-    return (math.expm1(epsilon) + beta) / math.exp(epsilon)
+    return 1.0 - (1.0 - beta) * math.exp(-epsilon)  # (e^ε - 1 + β) / e^ε without e^ε (it overflows from ε = 710)
+
+
+def _rate(beta: float, gamma: float) -> float:
+    """D(γ‖β), the exponent of the bound c(n) = exp(-n D) on a(n); 0 when β rounds to 1 (nothing to sample)."""
+    if not 0.0 < beta < gamma < 1.0:
+        return 0.0
+    return gamma * math.log(gamma / beta) + (1.0 - gamma) * math.log((1.0 - gamma) / (1.0 - beta))
 
 
 def _chernoff(n: np.ndarray, beta: float, gamma: float) -> np.ndarray:
-    rate = gamma * math.log(gamma / beta) - (gamma - beta)
-    return np.exp(-n * rate)
+    return np.exp(-n * _rate(beta, gamma))
+
+
+def tail_range(epsilon: float, beta: float, delta: float) -> int:
+    """N, the last n whose a(n) :func:`minimal_k` computes (beyond it c(n) < δ / 2): ceil(ln(2/δ) / D) + 1, known
+    before any allocation; beyond ``TAIL_MAX`` the parameters are refused (:func:`out_of_range`).
+
+    >>> tail_range(1.0, sampling_probability(1.0), 1e-6)
+    109
+    """
+    rate = _rate(beta, gamma_of(epsilon, beta))
+    need = math.log(2 / delta) / rate if rate > 0 else math.inf
+    if need + 1 > TAIL_MAX:
+        rows = "every n (beta rounds to 1: nothing is left to sample)" if rate <= 0 else f"{math.ceil(need):,} rows"
+        raise InvalidParameterError(
+            out_of_range(epsilon, beta, delta, f"the bound on delta needs a binomial tail over {rows}")
+        )
+    return int(math.ceil(need)) + 1
+
+
+def out_of_range(epsilon: float, beta: float, delta: float, why: str) -> str:
+    """The refusal of an ε (for the sampling) and δ whose minimal k lies beyond the working range, with the advice:
+    k is least for ε_anon up to about 0.1 (60 at δ = 1e-6) and rises with ε_anon beyond (74 at 1, 2044 at 5)."""
+    change = "lower epsilon (k rises with epsilon above about 0.1)" if epsilon > 1 else "raise epsilon"
+    return (
+        f"epsilon {epsilon:.6g} for the sampling (beta={beta:.6g}) and delta={delta!r} lie outside the working range "
+        f"(k <= {MAX_K:,}, a binomial tail over at most {TAIL_MAX:,} rows: epsilon for the sampling between about "
+        f"2e-05 and 11 at delta=1e-06): {why}; {change}, or raise delta"
+    )
 
 
 def _tail(n: np.ndarray, beta: float, gamma: float) -> np.ndarray:
@@ -131,8 +176,7 @@ def _tail(n: np.ndarray, beta: float, gamma: float) -> np.ndarray:
 def _suffix_max(epsilon: float, beta: float, delta: float) -> tuple[np.ndarray, float]:
     """a(n) for n = 0..N, its suffix maxima, and the bound on every a(n) beyond N (below delta / 2)."""
     gamma = gamma_of(epsilon, beta)
-    rate = gamma * math.log(gamma / beta) - (gamma - beta)
-    last = int(math.ceil(math.log(2 / delta) / rate)) + 1  # c(n) < delta / 2 beyond
+    last = tail_range(epsilon, beta, delta)  # c(n) < delta / 2 beyond; refused before allocating beyond TAIL_MAX
     n = np.arange(last + 1, dtype=np.int64)
     a = _tail(n, beta, gamma)
     suffix = np.maximum.accumulate(a[::-1])[::-1]
@@ -147,7 +191,7 @@ def delta_of(k: int, epsilon: float, beta: float) -> float:
     """
     gamma = gamma_of(epsilon, beta)
     n_m = max(int(math.ceil(k / gamma - 1)), 0)
-    rate = gamma * math.log(gamma / beta) - (gamma - beta)
+    rate = _rate(beta, gamma)
     best, n = 0.0, n_m
     while True:  # a(n) <= c(n), c decreasing: stop once the bound is below the maximum found
         chunk = np.arange(n, n + 4096, dtype=np.int64)
@@ -181,7 +225,7 @@ def minimal_k(epsilon: float, delta: float, beta: float | None = None) -> int:
     while k > 1 and int(math.ceil((k - 1) / gamma - 1)) >= first_n:
         k -= 1
     if k > MAX_K:
-        raise InvalidParameterError(f"differential-privacy: epsilon={epsilon!r}, delta={delta!r} need k > {MAX_K}")
+        raise InvalidParameterError(out_of_range(epsilon, beta, delta, f"they need k={k:,}"))
     return k
 
 
@@ -422,6 +466,23 @@ class DifferentialPrivacy(Model):
             )
         if self.epsilon_anonymization <= 0:
             raise InvalidParameterError(f"{where}: nothing of epsilon={self.epsilon!r} is left for the sampling")
+        self._check_range(where)
+
+    def _check_range(self, where: str) -> None:
+        """Refuse parameters whose k lies beyond the working range now (:func:`minimal_k`, before any allocation
+        beyond ``TAIL_MAX``), naming what the user gave and what to change."""
+        try:
+            minimal_k(self.epsilon_anonymization, self.delta, self.beta)  # cached: the k property reads it again
+        except InvalidParameterError as exc:
+            eps, share = self.epsilon_anonymization, self.search_share
+            given = f"epsilon={self.epsilon!r}, delta={self.delta!r}"
+            if share:
+                given += f", budget_for_search={share!r} (epsilon {eps:.6g} left for the sampling)"
+                more = "larger" if eps > 1 else "smaller"
+                raise InvalidParameterError(
+                    f"{where}: {given}: {exc}, or give the search a {more} budget_for_search"
+                ) from None
+            raise InvalidParameterError(f"{where}: {given}: {exc}") from None
 
     # ------------------------------------------------------------------ the accounting
     @property
@@ -454,6 +515,28 @@ class DifferentialPrivacy(Model):
     def k(self) -> int:
         """The smallest class size the mechanism keeps: minimal k with d(k, β, ε_anon) <= δ."""
         return minimal_k(self.epsilon_anonymization, self.delta, self.beta)
+
+    def advice(self) -> str:
+        """What lowers k or enlarges the sample, for the refusals of a table too small for the model: k comes from
+        ε_anon and δ, not from the k asked, and rises with ε_anon above about 1 (74 at 1, 2044 at 5 at δ = 1e-6),
+        while below it a larger ε_anon keeps more rows than it adds to k.
+
+        >>> DifferentialPrivacy(5.0, 1e-6, transformation={"a": 0}).advice().split("here ")[1]
+        '(k=2044 at epsilon 5 for the sampling): lower epsilon, raise delta, or use a table with more rows'
+        """
+        eps, search = self.epsilon_anonymization, self.data_dependent
+        if eps > 1:
+            budget = ", give the search a larger budget_for_search" if search else ""
+            return (
+                "k comes from epsilon and delta, not from the k asked, and rises with epsilon here "
+                f"(k={self.k} at epsilon {eps:.4g} for the sampling): lower epsilon{budget}, raise delta, "
+                "or use a table with more rows"
+            )
+        budget = ", give the search a smaller budget_for_search" if search and self.search_share else ""
+        return (
+            "k comes from epsilon and delta, not from the k asked: raise epsilon (each row is kept with probability "
+            f"1 - e^-epsilon, here {self.beta:.4f}){budget}, raise delta, or use a table with more rows"
+        )
 
     def prepared(self, n_rows: int, k: int) -> DifferentialPrivacy:
         """A copy carrying one run's :class:`Release` (keys from the seed or the OS, `k` the class size enforced)."""

@@ -75,16 +75,19 @@ def build_report(
     output: str | None = None,
     write_seconds: float | None = None,
     input: str | None = None,
-    encodings: Mapping[str, str] | None = None,
+    encodings: Mapping[str, Mapping[str, Any]] | None = None,
     sdc: Mapping[str, Any] | None = None,
     phases: Mapping[str, float] | None = None,
+    dtypes: Mapping[str, str] | None = None,
 ) -> Report:
     """The report of a run, built once from every fact the road gathered (see ``schema.json``).
 
     `planned` is :func:`plan_facts` (what is known before anything is published); `checked` the
     independent check's facts (:data:`VERIFIED_KEYS`, ``privacy``, ``risk`` with the output's,
     ``attribute_disclosure``: None before the published table is verified); `output` and
-    `write_seconds` (and the `phases` write and verify) what writing adds; `input`, `sdc` and
+    `write_seconds` (and the `phases` write and verify) what writing adds, `dtypes` the written file's own (a
+    column's ``dtype`` is then the file's text: DuckDB and Spark write a zoned timestamp in 'UTC', whatever the
+    session's zone was named); `input`, `sdc` and
     `encodings` what a job adds. Keys come in
     this order: the planned facts (``risk`` replaced by the check's), ``input``, the check's, the
     write's, ``sdc``, ``encodings``.
@@ -93,6 +96,8 @@ def build_report(
     if output is not None:
         facts["write_seconds"] = write_seconds
         facts["output"] = output
+    if dtypes:
+        facts["columns"] = [{**c, "dtype": dtypes.get(c["name"], c["dtype"])} for c in facts["columns"]]
     if phases:  # the write's phases after the plan's
         facts["phases"] = {**facts.get("phases", {}), **phases}
     if sdc is not None:

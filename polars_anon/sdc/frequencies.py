@@ -20,7 +20,7 @@ from typing import Literal, get_args
 
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys, refuse_built_names
+from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys, check_number, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.messages import BAD_WEIGHTS, WEIGHT_NOT_NUMERIC
 
@@ -106,9 +106,7 @@ def check_alpha(alpha: object, name: str = "alpha") -> float:
     ...
     polars_anon.errors.InvalidParameterError: local_suppression option alpha must be a number in [0, 1], got 2
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
-        raise InvalidParameterError(f"{name} must be a number in [0, 1], got {alpha!r}")
-    return float(alpha)
+    return check_number(name, alpha, 0.0, 1.0)
 
 
 def check_weights(lf: pl.LazyFrame, weight: str) -> None:

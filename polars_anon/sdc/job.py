@@ -41,7 +41,7 @@ The report's ``sdc`` key then holds the settings, the steps, and the figures of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
@@ -49,7 +49,18 @@ import polars as pl
 
 from polars_anon.errors import InvalidParameterError
 from polars_anon.options import describe, type_matches
-from polars_anon.sdc.perturbation import NoiseMethod, add_noise, invariant_pram, pram, rank_swap, resolve_seed
+from polars_anon.sdc.perturbation import (
+    NoiseMethod,
+    add_noise,
+    check_noise,
+    check_pd,
+    check_percent,
+    check_pram_alpha,
+    invariant_pram,
+    pram,
+    rank_swap,
+    resolve_seed,
+)
 from polars_anon.sdc.spec import Measures
 
 __all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "parse_sdc"]
@@ -74,6 +85,12 @@ STEPS: dict[str, dict[str, Any]] = {
     "rank_swap": {"columns": list[str], "p": float},
 }
 """Each protection step and its keys' types (``step`` names it; the ``[sdc]`` table's ``seed`` keys them all)."""
+_NUMBERS: dict[str, dict[str, Callable[[object, str], float]]] = {
+    "pram": {"pd": check_pd, "alpha": check_pram_alpha},
+    "noise": {"noise": check_noise},
+    "rank_swap": {"p": check_percent},
+}
+"""Each step's number keys and their check (the step's own, refused when the job file is read, before any work)."""
 _REQUIRED = {"pram": ("column",), "noise": ("columns",), "rank_swap": ("columns",)}
 
 
@@ -132,6 +149,9 @@ def _step(raw: Mapping[str, Any], where: str) -> Step:
             raise InvalidParameterError(f"{where}: step {name!r} needs key {key!r}")
     if name == "pram" and "matrix" in raw and ("pd" in raw or "alpha" in raw):
         raise InvalidParameterError(f"{where}: step 'pram' takes a matrix or pd/alpha (invariant PRAM), not both")
+    for key, check in _NUMBERS[name].items():
+        if key in raw:
+            check(raw[key], f"{where}: key {key!r}")
     if name == "noise" and "method" in raw and raw["method"] not in get_args(NoiseMethod):
         raise InvalidParameterError(
             f"{where}: key 'method' must be one of {list(get_args(NoiseMethod))}, got {raw['method']!r}"

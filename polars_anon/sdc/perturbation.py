@@ -39,6 +39,7 @@ from polars_anon._validate import (
     as_lazy,
     check_choice,
     check_columns,
+    check_number,
     check_numeric,
     check_unique,
     names_list,
@@ -122,9 +123,27 @@ def _same_rows(original: pl.LazyFrame, perturbed: pl.LazyFrame) -> None:
 
 
 def _probability(src: object, dest: object, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-        raise InvalidParameterError(f"PRAM matrix[{src!r}][{dest!r}] must be a probability >= 0, got {value!r}")
-    return float(value)
+    return check_number(f"PRAM matrix[{src!r}][{dest!r}] (a probability)", value, 0.0, 1.0)
+
+
+def check_noise(noise: object, name: str = "noise") -> float:
+    """The noise of :func:`add_noise`: a finite number of percent >= 0 (NaN or inf made the column NaN or inf)."""
+    return check_number(f"{name} (percent of the standard deviation)", noise, 0.0)
+
+
+def check_percent(p: object, name: str = "p") -> float:
+    """The rank distance of :func:`rank_swap`: a percentage in [0, 100]."""
+    return check_number(f"{name} (a percentage)", p, 0.0, 100.0)
+
+
+def check_pd(pd: object, name: str = "pd") -> float:
+    """The least diagonal of :func:`invariant_pram`'s base matrix: a number in (0, 1]."""
+    return check_number(name, pd, 0.0, 1.0, low_open=True)
+
+
+def check_pram_alpha(alpha: object, name: str = "alpha") -> float:
+    """The weight of invariant PRAM's matrix against the identity: a number in [0, 1]."""
+    return check_number(name, alpha, 0.0, 1.0)
 
 
 def _fits(value: object, dtype: pl.DataType) -> bool:
@@ -145,6 +164,7 @@ def invariant_matrix(matrix: np.ndarray, freqs: Sequence[float] | np.ndarray, al
     >>> np.allclose(p @ r, p), np.allclose(r.sum(axis=1), 1)
     (True, True)
     """
+    alpha = check_pram_alpha(alpha)
     big_p = np.asarray(matrix, dtype=np.float64)
     p = np.asarray(freqs, dtype=np.float64)
     p = p / p.sum()
@@ -254,9 +274,7 @@ def invariant_pram(
     check_columns(lf, [column], "column")
     _refuse_helpers(lf, "invariant_pram")
     seed = resolve_seed(seed)
-    numbers = all(not isinstance(v, bool) and isinstance(v, (int, float)) for v in (pd, alpha))
-    if not numbers or not 0 < pd <= 1 or not 0 <= alpha <= 1:
-        raise InvalidParameterError(f"pd must lie in (0, 1] and alpha in [0, 1], got pd={pd!r}, alpha={alpha!r}")
+    pd, alpha = check_pd(pd), check_pram_alpha(alpha)
     counts = (
         lf.group_by(column).len().drop_nulls(column).sort(column).collect()  # materializes: one row per category
     )
@@ -369,8 +387,7 @@ def add_noise(
     _refuse_helpers(lf, "add_noise")
     check_choice("method", method, get_args(NoiseMethod))
     seed = resolve_seed(seed)
-    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or noise < 0:
-        raise InvalidParameterError(f"noise must be a number >= 0 (percent), got {noise!r}")
+    noise = check_noise(noise)
     if method != "additive" and len(cols) < 2:
         raise InvalidParameterError(f"method {method!r} needs at least 2 columns, got {cols}")
     d = noise / 100.0
@@ -419,8 +436,7 @@ def rank_swap(
     cols = names_list(columns, "columns")
     check_columns(df.lazy(), cols, "columns")
     seed = resolve_seed(seed)
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 100:
-        raise InvalidParameterError(f"p must be a percentage in [0, 100], got {p!r}")
+    p = check_percent(p)
     rng = np.random.default_rng(seed)
     out = []
     for c in cols:

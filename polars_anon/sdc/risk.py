@@ -142,6 +142,12 @@ def benedetti_franconi(
     big = np.asarray(big_fk, dtype=np.float64)
     if f.shape != big.shape:
         raise InvalidParameterError(f"fk and Fk differ in length: {f.size} and {big.size}")
+    for name, values in (("fk", f), ("Fk", big)):
+        if not np.isfinite(values).all():
+            bad = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise InvalidParameterError(
+                f"every {name} must be a finite number, got {name}[{bad}] = {float(values.flat[bad])!r}"
+            )
     if np.any(f <= 0) or np.any(big < f):
         raise InvalidParameterError("every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed)")
     p = f / big

@@ -12,6 +12,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.sdc.frequencies import FREQUENCY_COLUMNS, PATTERN_COLUMNS, Missing, check_alpha
 from polars_anon.sdc.modrisk import MODEL_COLUMNS, ModelMethod
 from polars_anon.sdc.risk import RISK_COLUMNS, RiskMethod
+from polars_anon.sdc.suda import check_dis_fraction
 
 __all__ = ["Measures"]
 
@@ -77,8 +78,7 @@ class Measures:
         check_choice("sdc: method", self.method, get_args(RiskMethod))
         check_choice("sdc: missing", self.missing, get_args(Missing))
         check_alpha(self.alpha, "sdc: alpha")
-        if not 0 < self.dis_fraction <= 1:
-            raise InvalidParameterError(f"sdc: dis_fraction must lie in (0, 1], got {self.dis_fraction!r}")
+        check_dis_fraction(self.dis_fraction, "sdc: dis_fraction")
         if self.model is not None:
             check_choice("sdc: model", self.model, get_args(ModelMethod))
             if self.weight is None:

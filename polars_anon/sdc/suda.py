@@ -33,7 +33,7 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_keys, is_integer, refuse_built_names
+from polars_anon._validate import as_lazy, check_choice, check_keys, check_number, is_integer, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.metrics.sums import sorted_sum
 
@@ -200,8 +200,12 @@ def _check(keys: list[str], dis_fraction: float, max_keys: int) -> None:
             f"suda2 takes at most max_keys={max_keys} keys (it counts on each of the 2^M - 1 subsets), "
             f"got {len(keys)}: {keys}"
         )
-    if isinstance(dis_fraction, bool) or not isinstance(dis_fraction, (int, float)) or not 0 < dis_fraction <= 1:
-        raise InvalidParameterError(f"dis_fraction must lie in (0, 1], got {dis_fraction!r}")
+    check_dis_fraction(dis_fraction)
+
+
+def check_dis_fraction(dis_fraction: object, name: str = "dis_fraction") -> float:
+    """SUDA2's sampling fraction for the DIS score: a number in (0, 1]."""
+    return check_number(name, dis_fraction, 0.0, 1.0, low_open=True)
 
 
 def suda2_patterns(

@@ -153,3 +153,40 @@ def test_job_encode_of_null_qids_published_as_roots(tmp_path):
     with pytest.raises(InvalidParameterError, match="2 rows hold nulls in a qid"):  # proportional reads the originals
         run_job(job)
     assert not (tmp_path / "q.parquet").exists()
+
+
+def test_the_encodings_reading_originals_are_flagged_and_warned_of(tmp_path, capsys):
+    """review23 item 1: proportional and statistical read each class's original values, so they show what the
+    published node hides: three 23-year-olds published as "20-29" (3-anonymous) encode as age_23 = 1.0 and as '23'
+    (paper 000's definition, kept). The report flags each such file and the CLI warns of them in one line."""
+    import jsonschema
+
+    import polars_anon as pa
+    from polars_anon.report import schema
+
+    h = {"age": pa.Hierarchy.from_dict({"*": {"20-29": ["21", "23", "27"], "30-39": ["31", "35"]}})}
+    orig = pl.DataFrame({"age": ["23", "23", "23", "31", "35", "35"]})
+    pub = pa.anonymize(orig, hierarchies=h, k=3, method="fulldomain").collect()
+    assert pub["age"].to_list()[:3] == ["20-29"] * 3  # only "20-29" is published of these rows
+    assert pa.encode(pub, h, "proportional", original=orig).collect()["age_23"].to_list()[:3] == [1.0] * 3
+    assert pa.encode(pub, h, "statistical", original=orig, seed=1).collect()["age"].to_list()[:3] == ["23"] * 3
+    orig.write_parquet(tmp_path / "orig.parquet")
+    h["age"].to_csv(tmp_path / "age.csv")
+    (tmp_path / "job.toml").write_text(
+        'input = "orig.parquet"\noutput = "out/pub.parquet"\nk = 3\nmethod = "fulldomain"\n'
+        'encode = ["proportional", "statistical", "fillparent"]\n[qids.age]\nhierarchy = "age.csv"\n'
+    )
+    assert main(["anonymize", str(tmp_path / "job.toml"), "--json"]) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    jsonschema.Draft202012Validator(schema()).validate(report)
+    out_dir = tmp_path / "out"
+    assert report["encodings"] == {
+        "proportional": {"path": str(out_dir / "pub.proportional.parquet"), "reads_originals": True},
+        "statistical": {"path": str(out_dir / "pub.statistical.parquet"), "reads_originals": True},
+        "fillparent": {"path": str(out_dir / "pub.fillparent.parquet"), "reads_originals": False},
+    }
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "outside the k-anonymity guarantee" in warnings[0]
+    assert str(out_dir / "pub.proportional.parquet") in warnings[0] and "pub.statistical.parquet" in warnings[0]
+    assert "fillparent" not in warnings[0]

@@ -168,8 +168,8 @@ def test_cli_and_job_write_the_classes_layout(tmp_path, capsys):
     )
     report = run_job(job)
     assert report["encodings"] == {
-        "fillparent": str(tmp_path / "out.fillparent"),
-        "random": str(tmp_path / "out.random.parquet"),
+        "fillparent": {"path": str(tmp_path / "out.fillparent"), "reads_originals": False},
+        "random": {"path": str(tmp_path / "out.random.parquet"), "reads_originals": False},
     }
     published = pl.read_parquet(tmp_path / "out.parquet")
     hierarchies = build_hierarchies(pl.scan_parquet(tmp_path / "orig.parquet"), job.qids, tmp_path)

@@ -354,3 +354,24 @@ def test_a_source_footer_is_read_from_the_file_named_even_with_brackets(tmp_path
     pl.DataFrame({"id": [1]}).write_parquet(tmp_path / "p1.parquet")  # what the pattern p[1] matches
     with pytest.raises(InvalidParameterError, match="columns 'id' and 'Id' of .*p\\[1\\].parquet' differ only in case"):
         consult_source_dtypes("spark", [str(tmp_path / "p[1].parquet")])
+
+
+def test_a_parquet_source_naming_a_column_twice_is_refused_whatever_its_name_form(tmp_path: Any) -> None:
+    """mend17: DuckDB read a file naming 'sex' twice with the copy as 'sex_1' (published under that name), by a path, a
+    ``file://`` URI or a pattern alike; and the case check ('sex' and 'Sex') skipped a ``file://`` URI (then 'Sex_1'
+    was named missing). Every local form now goes through the one footer check."""
+    import pyarrow
+    import pyarrow.parquet
+
+    H = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+    for names, refused in (
+        (["sex", "x", "sex"], r"names 'sex' more than once"),
+        (["sex", "x", "Sex"], r"columns 'sex' and 'Sex' of '.*' differ only in case"),
+    ):
+        folder = tmp_path / names[2]
+        folder.mkdir()
+        columns = [pyarrow.array(["F", "M"] * 2), pyarrow.array(["a", "b"] * 2), pyarrow.array(range(4))]
+        pyarrow.parquet.write_table(pyarrow.table(columns, names=names), folder / "t.parquet")
+        for source in (folder / "t.parquet", f"file://{folder}/t.parquet", f"{folder}/*.parquet"):
+            with pytest.raises(InvalidParameterError, match=refused):
+                pad.anonymize(str(source), hierarchies=H, k=2, insensitive=["x", f"{names[2]}_1"])

@@ -59,12 +59,27 @@ def test_polars_and_duckdb_write_the_documented_types(tmp_path: Any) -> None:
     assert written["duckdb"].equals(written["polars"].cast(DUCKDB))  # the same rows
 
 
-def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any) -> None:
-    """Spark wrote a Null column with Parquet's UNKNOWN annotation: the run passed (Spark reads its file back), and
-    Polars could not read the published file ("Cannot annotate Unknown from Boolean fields")."""
-    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "n": [None] * 4})
-    with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype Null: Spark writes .* Polars cannot read"):
+@pytest.mark.parametrize(
+    "nulls",
+    [pl.Series([None] * 4), pl.Series([[None]] * 4), pl.Series([{"a": None, "b": 1}] * 4)],
+    ids=["null", "list", "struct"],
+)
+def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any, nulls: pl.Series) -> None:
+    """Spark wrote a Null column (review24: or one nested in a list or a struct, or a Spark DataFrame's own NullType)
+    with Parquet's UNKNOWN annotation: the run passed (Spark reads its file back), and Polars could not read the
+    published file ("Cannot annotate Unknown from Boolean fields"). A dropped one is never written: published."""
+    from pyspark.sql import functions as F
+
+    import polars_anon.spark as pas
+
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "n": nulls})
+    with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype .*Null.*: Spark writes .* Polars cannot"):
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="n", engine="spark")
+    if nulls.dtype == pl.Null:  # one Spark run for the dropped column, one DataFrame of Spark's own
+        assert pa.anonymize(frame, hierarchies=SEX, k=2, drop="n", engine="spark").collect().columns == ["sex"]
+        sdf = spark.createDataFrame([("F",), ("M",)] * 2, ["sex"]).withColumn("n", F.lit(None))
+        with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype Null: Spark writes"):
+            pas.anonymize(sdf, hierarchies=SEX, k=2, insensitive="n")
 
 
 def test_a_duration_on_duckdb_is_refused_by_name() -> None:
@@ -87,6 +102,26 @@ def test_a_dropped_duration_on_duckdb_is_not_refused() -> None:
     for engine in ("polars", "duckdb"):
         out = pa.anonymize(frame, hierarchies=SEX, k=2, drop="d", engine=engine).collect()
         assert out.columns == ["sex"] and sorted(out["sex"].to_list()) == ["F", "F", "M", "M"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "dtype", "big"),
+    [("HUGEINT", "Int128", "170141183460469231731687303715884105000"), ("UHUGEINT", "UInt128", str(2**128 - 1000))],
+)
+def test_a_128_bit_integer_of_a_duckdb_relation_is_refused_by_name(sql: str, dtype: str, big: str) -> None:
+    """mend17: a HUGEINT qid past Decimal(38, 0) ended in DuckDB's raw 'Conversion Error', a UHUGEINT one wrapped
+    ('-456' published, refused as not a leaf), and as an insensitive column the first was written as a DOUBLE (two
+    values one apart published alike) and the second collected as Decimal('-456'). Refused in one line; dropped, not."""
+    con = duckdb.connect()
+    relation = con.sql(
+        f"SELECT ['F', 'M'][i % 2 + 1] AS sex, '{big}'::{sql} + (i // 2)::{sql} AS big FROM range(4) t(i)"
+    )
+    both = SEX | {"big": pa.Hierarchy.suppression([str(int(big) + i) for i in range(2)])}
+    for hierarchies, insensitive in ((both, []), (SEX, ["big"])):
+        with pytest.raises(InvalidParameterError, match=rf"^column 'big' has dtype {dtype}: DuckDB's {sql} \(a 128"):
+            pad.anonymize(relation, connection=con, hierarchies=hierarchies, k=2, insensitive=insensitive)
+    out = pad.anonymize(relation, connection=con, hierarchies=SEX, k=2, drop="big").collect()
+    assert sorted(out["sex"].to_list()) == ["F", "F", "M", "M"]
 
 
 def test_a_time_on_spark_is_refused_by_name(spark: Any) -> None:

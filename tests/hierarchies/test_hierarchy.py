@@ -112,3 +112,26 @@ def test_every_adult_hierarchy_loads(adult_dir: Path, adult: pl.DataFrame) -> No
         assert h.height == height, col
         assert set(adult[col].unique().to_list()) <= set(h.leaf_labels), col
     assert len(ADULT_QIDS) == 8
+
+
+def test_an_empty_string_label_is_refused_by_every_constructor(tmp_path: Path) -> None:
+    """mend17: from_dict and from_parents took a leaf '' that from_csv refuses (an empty field is a missing value in a
+    CSV): to_csv wrote a file from_csv could not read back. One rule now: no label is the empty string."""
+    from polars_anon.errors import HierarchyError
+
+    empty = "a hierarchy label is the empty string ''"
+    for build in (
+        lambda: Hierarchy.from_dict({"*": ["a", ""]}),
+        lambda: Hierarchy.from_dict({"*": {"": ["a", "b"]}}),
+        lambda: Hierarchy.from_parents({"a": "*", "": "*", "*": None}),
+    ):
+        with pytest.raises(HierarchyError, match=empty):
+            build()
+    (tmp_path / "h.csv").write_text("a;*\n;*\n")
+    with pytest.raises(HierarchyError, match=r"row 2 has an empty field"):
+        Hierarchy.from_csv(tmp_path / "h.csv")
+    with pytest.raises(HierarchyError, match=r"row 2 has an empty field"):
+        Hierarchy.suppression(["a", ""])
+    # the same values with a label of their own are one hierarchy whichever way they are given
+    Hierarchy.from_dict({"*": ["a", "(empty)"]}).to_csv(tmp_path / "ok.csv")
+    assert Hierarchy.from_csv(tmp_path / "ok.csv").leaf_labels == ["a", "(empty)"]

@@ -178,3 +178,29 @@ def test_timings_only_in_the_timing_keys() -> None:
 
     walk(schema(), "")
     assert found == []
+
+
+@pytest.mark.parametrize("zone", ["Etc/UTC", "Europe/Paris"])
+def test_a_written_columns_dtype_in_the_report_is_the_files_own_text(tmp_path: Path, zone: str) -> None:
+    """mend17: DuckDB writes a zoned timestamp as an instant, which Polars reads back in 'UTC', while the report named
+    the session's zone ('Etc/UTC'): the report's dtype of a written column is now the text of the file's schema."""
+    import datetime
+
+    import duckdb
+
+    import polars_anon.duckdb as pad
+
+    t = pl.Series("t", [datetime.datetime(2020, 1, 1, h) for h in range(24)]).dt.replace_time_zone(zone)
+    frame = T.with_columns(t)
+    con = duckdb.connect()
+    con.sql(f"SET TimeZone = '{zone}'")
+    runs = {
+        "duckdb": pad.anonymize(frame, connection=con, hierarchies=H, k=2, insensitive=["id", "t"], drop=["party"]),
+        "polars": pa.anonymize(frame, hierarchies=H, k=2, insensitive=["id", "t"], drop=["party"]),
+    }
+    for engine, result in runs.items():
+        out = tmp_path / f"{engine}.parquet"
+        report = result.sink_parquet(out, report_html=False)
+        written = {c: str(d) for c, d in pl.read_parquet_schema(out).items()}
+        assert {c["name"]: c["dtype"] for c in report["columns"] if c["name"] in written} == written, engine
+    assert written["t"] == f"Datetime(time_unit='us', time_zone='{zone}')"  # Polars writes the zone's own name

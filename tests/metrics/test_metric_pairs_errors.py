@@ -171,3 +171,24 @@ def test_cm_and_mi_loss_with_qids_named_like_the_pairs_columns_agree_with_comput
         got = dict(con.sql(f"FROM anon_{metric}('o', 'a', {qids!r}, sensitive := 'y')").fetchall())
         want = compute(o, a, qids, h, metric, sensitive="y").item(0, 0)
         assert got[None] == pytest.approx(want, rel=1e-12), metric
+
+
+@pytest.mark.parametrize("zero", [[0.0, -0.0], [float("nan"), -float("nan")]], ids=["signed zero", "signed nan"])
+def test_the_direct_macros_hold_a_floats_signed_zero_or_nan_as_one_sensitive_value(zero: list[float]) -> None:
+    """-0.0 and 0.0 (-nan and nan) are one sensitive value, as a Polars group-by holds them: DuckDB's text
+    '-0.0' / '-nan' made them two, and anon_cm said 2/3 where compute says 1/3."""
+    a, b = zero
+    o = pl.DataFrame({"sex": ["F", "F", "F", "M", "M", "M"], "y": [a, b, a, b, 1.0, 1.0]})
+    pub = o.with_columns(pl.lit("*").alias("sex"))
+    con = _macro_con(o, pub, SEX)
+    # one class of 6 rows; its majority value (0.0 or nan) holds 4 rows: cm = (6 - 4) / 6
+    cm = dict(con.sql("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
+    assert cm == pytest.approx(1 / 3) == compute(o, pub, ["sex"], SEX, "cm", sensitive="y").item(0, 0)
+    mi = dict(con.sql("FROM anon_mi_loss('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
+    assert mi == pytest.approx(compute(o, pub, ["sex"], SEX, "mi_loss", sensitive="y").item(0, 0), rel=1e-12)
+    # a String column keeps '-0.0' and '0.0' apart, on both sides: cm = (6 - 2) / 6 with 2+2+2
+    text = o.with_columns(pl.Series("y", ["0.0", "-0.0", "0.0", "-0.0", "1.0", "1.0"]))
+    text_pub = text.with_columns(pl.lit("*").alias("sex"))
+    con = _macro_con(text, text_pub, SEX)
+    cm = dict(con.sql("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
+    assert cm == pytest.approx(2 / 3) == compute(text, text_pub, ["sex"], SEX, "cm", sensitive="y").item(0, 0)

@@ -27,6 +27,7 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError, ValueNotI
 from polars_anon.job import NEEDS_ORIGINAL, Job
 from polars_anon.pipeline.capabilities import DP_ORIGINAL_ENCODINGS
 from polars_anon.privacy.differential import (
+    MAX_K,
     SEED_GIVEN,
     SEED_NOT_GIVEN,
     delta_of,
@@ -75,12 +76,103 @@ def test_beta_and_k_agree_with_arx(epsilon: float, delta: float, beta: float, k_
     assert minimal_k(epsilon, delta) == k_arx - 1
 
 
-@pytest.mark.parametrize(("epsilon", "delta"), [(1.0, 1e-6), (0.5, 1e-5), (2.0, 0.1)])
-def test_k_is_the_smallest_whose_delta_is_below_by_brute_force(epsilon: float, delta: float) -> None:
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "last"), [(1.0, 1e-6, 2500), (0.5, 1e-5, 2500), (2.0, 0.1, 2500), (5.0, 1e-6, 5000)]
+)
+def test_k_is_the_smallest_whose_delta_is_below_by_brute_force(epsilon: float, delta: float, last: int) -> None:
     beta = sampling_probability(epsilon)
     k = minimal_k(epsilon, delta)
-    assert brute_delta(k, epsilon, beta) <= delta < brute_delta(k - 1, epsilon, beta)
+    assert brute_delta(k, epsilon, beta, last) <= delta < brute_delta(k - 1, epsilon, beta, last)
     assert delta_of(k, epsilon, beta) == pytest.approx(brute_delta(k, epsilon, beta), rel=1e-9)
+
+
+@pytest.mark.parametrize(("epsilon", "beta"), [(0.1, None), (1.0, None), (5.0, None), (1.0, 0.5), (3.0, 0.2)])
+def test_the_tail_bound_holds_by_direct_summation(epsilon: float, beta: float | None) -> None:
+    """The range of minimal_k ends where exp(-n D(γ‖β)) < δ/2 (Hoeffding's bound, D the relative entropy of
+    γ to β): every term a(n) = P(Binomial(n, β) > γ n), summed directly in log-gamma, is at most the bound."""
+    beta = sampling_probability(epsilon) if beta is None else beta
+    gamma = gamma_of(epsilon, beta)
+    d = gamma * math.log(gamma / beta) + (1 - gamma) * math.log((1 - gamma) / (1 - beta))
+    for n in range(1, 3000, 7):
+        j = np.arange(math.floor(gamma * n) + 1, n + 1, dtype=np.float64)
+        logs = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1) + j * math.log(beta) + (n - j) * math.log1p(-beta)
+        assert float(np.exp(logs).sum()) <= math.exp(-n * d) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"epsilon": 50.0}, r"beta rounds to 1: nothing is left to sample\); lower epsilon"),
+        ({"epsilon": 25.0}, "beta rounds to 1"),
+        ({"epsilon": 1e6}, "beta rounds to 1"),
+        ({"epsilon": 15.0, "transformation": {"age": 0}}, "a binomial tail over 47,"),
+        ({"epsilon": 1e-9, "transformation": {"age": 0}}, "a binomial tail over 35,506,.* rows; raise epsilon, or"),
+        ({"epsilon": 1.0, "budget_for_search": 0.999999999}, "raise epsilon, .*give the search a smaller budget_for"),
+        ({"epsilon": 20.0, "budget_for_search": 0.1}, "lower epsilon .*give the search a larger budget_for_search"),
+    ],
+)
+def test_parameters_outside_the_working_range_are_refused_before_the_tail_is_computed(
+    kwargs: dict, words: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review23 item 4: ε = 50 raised ZeroDivisionError (β rounds to 1), 25 ValueError, 1e6 OverflowError, 1e-9 and a
+    search budget of 0.999999999 a MemoryError (265 GiB); ε = 7 and 8 allocated 35M and 258M entries. The size of
+    the tail is known from ε and δ before anything is allocated: refused there, in one message saying what to change."""
+    from polars_anon.privacy import differential
+
+    def never(*_: object) -> None:
+        raise AssertionError("the binomial tail was computed")
+
+    monkeypatch.setattr(differential, "_tail", never)
+    with pytest.raises(
+        InvalidParameterError, match="differential-privacy: epsilon=.*outside the working range.*" + words
+    ):
+        pa.DifferentialPrivacy(delta=1e-6, **kwargs)
+
+
+def test_a_k_beyond_max_k_is_refused_and_the_range_ends_are_usable() -> None:
+    with pytest.raises(InvalidParameterError, match=r"they need k=(1,[0-9]{3},[0-9]{3}); lower epsilon") as caught:
+        pa.DifferentialPrivacy(11.5, 1e-6, transformation={"age": 0})
+    assert int(re.search(r"k=([\d,]+)", str(caught.value))[1].replace(",", "")) > MAX_K  # type: ignore[index]
+    for epsilon in (7.0, 8.0, 2e-5):  # inside the range: k by the tail, each within MAX_K
+        model = pa.DifferentialPrivacy(epsilon, 1e-6, transformation={"age": 0})
+        beta = model.beta
+        assert delta_of(model.k, epsilon, beta) <= 1e-6 < delta_of(model.k - 1, epsilon, beta)
+
+
+def test_the_cli_refuses_an_epsilon_out_of_range_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table().write_parquet(tmp_path / "t.parquet")
+    for q, h in H.items():
+        h.to_csv(tmp_path / f"{q}.csv")
+    qids = "".join(f'[qids.{q}]\nhierarchy = "{q}.csv"\n' for q in ("age", "sex", "zip"))
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out/t.parquet"\nk = 1\n'
+        '[[privacy]]\nmodel = "differential-privacy"\nepsilon = 50\ndelta = 1e-6\n' + qids
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "outside the working range" in err and not (tmp_path / "out").exists()
+
+
+def test_the_refusal_of_a_small_table_says_what_lowers_k() -> None:
+    """review23 item 5: ε = 5 on 100 rows said "choose k <= 100; raise epsilon": k comes from ε and δ, not the k
+    asked, and at ε = 5 raising ε raises k (k(5) > k(4) by delta_of, the bound's own definition)."""
+    beta5, beta4 = sampling_probability(5.0), sampling_probability(4.0)
+    assert delta_of(minimal_k(4.0, 1e-6), 4.0, beta4) <= 1e-6 < delta_of(minimal_k(4.0, 1e-6), 5.0, beta5)
+    hs = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+    df = pl.DataFrame({"sex": ["F", "M"] * 50})
+    for how in ({"transformation": {"sex": 0}}, {}):
+        model = pa.DifferentialPrivacy(5.0, 1e-6, seed=1, **how)
+        with pytest.raises(InfeasibleError) as caught:
+            pa.anonymize(df, hierarchies=hs, k=1, privacy=[model]).collect()
+        text = str(caught.value)
+        assert "choose k" not in text and "raise epsilon" not in text
+        assert "not from the k asked, and rises with epsilon here" in text and "lower epsilon" in text
+        assert ("larger budget_for_search" in text) == ("transformation" not in how)
+    small = pa.DifferentialPrivacy(0.5, 1e-6, seed=1, transformation={"sex": 0})
+    with pytest.raises(InfeasibleError, match="raise epsilon .*, raise delta, or use a table with more rows"):
+        pa.anonymize(df, hierarchies=hs, k=1, privacy=[small]).collect()
 
 
 def test_k_decreases_as_epsilon_or_delta_grows_at_a_fixed_beta() -> None:
@@ -408,6 +500,25 @@ def test_a_value_outside_a_given_hierarchy_is_refused() -> None:
     df = pl.concat([table(), pl.DataFrame({"age": [99], "sex": ["F"], "zip": ["100"]})])
     with pytest.raises(ValueNotInHierarchyError, match=r"column 'age': '99' is not a leaf"):
         pa.anonymize(df, hierarchies=H, k=1, privacy=[model]).collect()
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("search", [False, True])
+def test_the_whole_input_is_checked_not_the_sample(engine: EngineName, search: bool) -> None:
+    """review23 item 3: the value outside the hierarchy ('X', one row of 601) was refused with seed 1 and published
+    past with seed 2 (385 rows), as only the sample was checked; the null count was the sample's (64 of 100)."""
+    hs = {"sex": pa.Hierarchy.suppression(["F", "M"])}
+    bad = pl.DataFrame({"sex": ["F", "M"] * 300 + ["X"]})
+    for seed in range(6):
+        how = {} if search else {"transformation": {"sex": 0}}
+        model = pa.DifferentialPrivacy(1.0, 1e-6, seed=seed, **how)
+        with pytest.raises(ValueNotInHierarchyError, match="'X'"):
+            pa.anonymize(bad, hierarchies=hs, k=1, privacy=[model], engine=engine).collect()
+    nulls = pl.DataFrame({"sex": ["F", None] * 100})  # 100 nulls in the input
+    for seed in (1, 2):
+        model = pa.DifferentialPrivacy(1.0, 1e-6, transformation={"sex": 0}, seed=seed)
+        with pytest.raises(pa.errors.NullValueError, match="column 'sex' has 100 null values"):
+            pa.anonymize(nulls, hierarchies=hs, k=1, privacy=[model], engine=engine).collect()
 
 
 def test_explore_refuses_a_differentially_private_grid() -> None:

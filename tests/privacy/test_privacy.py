@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from polars_anon.errors import ColumnNotFoundError
+from polars_anon.errors import ColumnNotFoundError, InvalidParameterError, NullValueError
 from polars_anon.privacy import homogeneity_rate, l_diversity, ml_inference, record_linkage, t_closeness
 
 T = pl.DataFrame(
@@ -29,6 +29,26 @@ def test_l_diversity_and_t_closeness():
     # class c = (1/4, 1/2, 1/4): (11/36 + 6/36 + 5/36) / 2 = 11/36
     assert t_closeness(T, ["q"], "s") == pytest.approx(4 / 9)
     assert t_closeness(T.with_columns(pl.lit("*").alias("q")), ["q"], "s") == pytest.approx(0.0)
+
+
+def test_the_checks_take_the_models_null_policy():
+    """review23 item 6: on a null the three refused with "say how the model reads them: sensitive_null=..." and took
+    no such parameter. Now they take the models' sensitive_null (the model decides; by hand below)."""
+    df = pl.DataFrame({"q": [1, 1, 2, 2], "s": [1, None, 2, 2]})
+    for check in (homogeneity_rate, l_diversity, t_closeness):
+        with pytest.raises(NullValueError, match="holds 1 null values; say how the model reads them"):
+            check(df, ["q"], "s")
+        with pytest.raises(InvalidParameterError, match="sensitive_null must be one of"):
+            check(df, ["q"], "s", sensitive_null="drop")  # type: ignore[arg-type]
+    # ignore: class 1 = {1}, class 2 = {2, 2}: both single-valued (4 of 4 rows); value: class 1 = {1, null}
+    assert homogeneity_rate(df, ["q"], "s", sensitive_null="ignore") == 1.0
+    assert homogeneity_rate(df, ["q"], "s", sensitive_null="value") == 0.5
+    assert l_diversity(df, ["q"], "s", sensitive_null="ignore") == 1
+    assert l_diversity(df.with_columns(s=pl.Series([1, None, 2, 3])), ["q"], "s", sensitive_null="value") == 2
+    # ignore: table (1, 2) = (1/3, 2/3), class 1 = (1, 0): TV = (2/3 + 2/3) / 2 = 2/3
+    # value: table (1, null, 2) = (1/4, 1/4, 1/2), class 1 = (1/2, 1/2, 0), class 2 = (0, 0, 1): TV 1/2 both
+    assert t_closeness(df, ["q"], "s", sensitive_null="ignore") == pytest.approx(2 / 3)
+    assert t_closeness(df, ["q"], "s", sensitive_null="value") == pytest.approx(1 / 2)
 
 
 def test_record_linkage_ties_count_in_expectation():

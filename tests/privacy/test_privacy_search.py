@@ -108,6 +108,20 @@ def test_search_finds_the_exhaustive_optimum(name: str, case: tuple, metric: str
     run(df, hs, k, name, budget, metric, population)
 
 
+def test_one_class_under_leaves_is_judged_by_its_own_population_count() -> None:
+    """hypothesis' example: three identical rows (n1, n1), a population of ten (n1, n1) and one (n1, n2), δ-presence
+    (0.3, 0.8). The leaves publish one class of 3 / 10 = 0.3 (by hand: it passes); the road refused it as "the whole
+    table as one class", judged at the roots (3 / 11 < 0.3). The exhaustive walk finds the leaves' vector."""
+    h = pa.Hierarchy.from_dict({"n0": ["n1", "n2"]})
+    df = pl.DataFrame({"row": [0, 1, 2], "q0": ["n1"] * 3, "q1": ["n1"] * 3, "s": ["a"] * 3})
+    population = pl.DataFrame({"q0": ["n1"] * 11, "q1": ["n1"] * 10 + ["n2"]})
+    run(df, {"q0": h, "q1": h}, 1, "presence-0.3-0.8", 0, "aecs", population)
+    res = pa.anonymize(
+        df.select("q0", "q1"), hierarchies={"q0": h, "q1": h}, k=1, privacy=[pa.DeltaPresence(population, 0.3, 0.8)]
+    )
+    assert res.collect().rows() == [("n1", "n1")] * 3 and res.report["details"]["levels"] == {"q0": 0, "q1": 0}
+
+
 def test_a_monotone_part_prunes_a_combination_that_is_not_monotone(monkeypatch: pytest.MonkeyPatch) -> None:
     """k = 2 and distinct 2-diversity beside δ-presence (0.4, 0.8) on a 24-vector lattice, 24 rows: a vector failing
     k or the diversity alone (more rows than the budget) has every specialization failing, so the search skips them

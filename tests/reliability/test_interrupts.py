@@ -538,3 +538,49 @@ def test_a_signal_the_command_was_started_ignoring_stays_ignored() -> None:
     finally:
         signal.signal(signal.SIGINT, previous[0])
         signal.signal(signal.SIGTERM, previous[1])
+
+
+# a sitecustomize that sends the signal from inside the package's import (when it first imports its metrics: after
+# its first line, before main runs) instead of a hand on the keyboard; and the console script as pip writes it
+_SIGNAL_ON_IMPORT = """
+import os, signal, sys
+class SignalOnImport:
+    def find_spec(self, name, path, target=None):
+        if name == "polars_anon.metrics":
+            os.kill(os.getpid(), signal.{sig})
+        return None
+sys.meta_path.insert(0, SignalOnImport())
+"""
+_CONSOLE_SCRIPT = "import sys\nfrom polars_anon.cli import main\nsys.exit(main())\n"
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize("started", [["polars-anon"], ["-m", "polars_anon.cli"]], ids=["script", "module"])
+def test_a_signal_while_the_command_line_imports_the_package_is_one_line(
+    sig: str, code: int, started: list[str], tmp_path: Path
+) -> None:
+    """mend17: the command's handlers are installed when main runs; a signal while Python imported the package (the
+    first second of every run) ended in a KeyboardInterrupt traceback from inside an import (SIGINT) or killed the
+    process without a line (SIGTERM). The package's first line installs the command line's own now."""
+    (tmp_path / "sitecustomize.py").write_text(_SIGNAL_ON_IMPORT.format(sig=sig))
+    (tmp_path / "polars-anon").write_text(_CONSOLE_SCRIPT)
+    run = subprocess.run(
+        [sys.executable, *started, "check", "t.parquet", "--qids", "sex", "--k", "2"],
+        cwd=tmp_path,
+        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_signals_as_in_a_shell,
+    )
+    assert run.returncode == code, run.stderr
+    assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
+
+
+def test_importing_the_library_changes_no_signal_handler() -> None:
+    """A program importing polars_anon keeps its handlers: only the command line installs its own at the start."""
+    code = (
+        "import signal; before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM); "
+        "import polars_anon; assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before"
+    )
+    subprocess.run([sys.executable, "-c", code], env=ENV, check=True, timeout=120, preexec_fn=_signals_as_in_a_shell)

@@ -180,8 +180,36 @@ def test_refusals():
         add_noise(lf, "x", method="correlated")
     with pytest.raises(InvalidParameterError, match="seed must be an integer >= 0"):
         add_noise(lf, "x", seed=-1)
-    with pytest.raises(InvalidParameterError, match="p must be a percentage"):
+    with pytest.raises(InvalidParameterError, match=r"p \(a percentage\) must be a number in \[0, 100\], got 200"):
         rank_swap(lf, "x", p=200)
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize("bad", [NAN, INF, -INF])
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (
+            lambda lf, v: add_noise(lf, "x", noise=v, seed=1),
+            r"noise \(percent of the standard deviation\) must be a finite",
+        ),
+        (lambda lf, v: add_noise(lf, ["x", "y"], noise=v, method="correlated", seed=1), r"noise \(percent"),
+        (lambda lf, v: rank_swap(lf, "x", p=v, seed=1), r"p \(a percentage\) must be a number in \[0, 100\]"),
+        (lambda lf, v: invariant_pram(lf, "g", pd=v, seed=1), r"pd must be a number in \(0, 1\]"),
+        (lambda lf, v: invariant_pram(lf, "g", alpha=v, seed=1), r"alpha must be a number in \[0, 1\]"),
+        (
+            lambda lf, v: pram(lf, "g", {"a": {"a": v, "b": 1.0}}, seed=1),
+            r"PRAM matrix\['a'\]\['a'\] \(a probability\)",
+        ),
+    ],
+)
+def test_nan_and_inf_parameters_are_refused_by_name(call, words, bad):
+    """review23 item 2: noise=NaN gave an all-NaN column and inf a column of +-inf (``noise < 0`` let them through)."""
+    lf = pl.LazyFrame({"g": ["a", "b"] * 3, "x": [1.0, 2.0, 4.0, 3.0, 5.0, 0.0], "y": [2.0, 1.0, 0.0, 4.0, 3.0, 5.0]})
+    with pytest.raises(InvalidParameterError, match=words + ".*, got " + repr(bad).replace("-", "\\-")):
+        call(lf, bad)
 
 
 def test_without_a_seed_the_key_is_fresh_so_the_draws_cannot_be_recomputed():

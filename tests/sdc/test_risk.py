@@ -119,6 +119,11 @@ def test_refusals():
         benedetti_franconi([3], [2.0])
     with pytest.raises(InvalidParameterError, match="method"):
         benedetti_franconi([3], [4.0], "series")  # type: ignore[arg-type]
+    # review23 item 2: NaN and inf counts gave NaN risks (Fk = inf's limit is 0), no message
+    with pytest.raises(InvalidParameterError, match=r"every fk must be a finite number, got fk\[0\] = nan"):
+        benedetti_franconi([float("nan")], [3.0])
+    with pytest.raises(InvalidParameterError, match=r"every Fk must be a finite number, got Fk\[1\] = inf"):
+        benedetti_franconi([2.0, 2.0], [3.0, float("inf")])
 
 
 def test_sums_same_bits_in_any_row_order():

@@ -254,6 +254,17 @@ def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
         ('[sdc]\n[[sdc.protect]]\nstep = "shuffle"\n', "step must be one of"),
         ('[sdc]\n[[sdc.protect]]\nstep = "pram"\n', "step 'pram' needs key 'column'"),
         ('[sdc]\nweight = "nope"\n', "columns \\['nope'\\] are not columns"),
+        (
+            '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = nan\n',
+            r"protect\[0\]: key 'noise' \(percent",
+        ),
+        (
+            '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = inf\n',
+            r"key 'noise' .* finite number >= 0, got inf",
+        ),
+        ('[[sdc.protect]]\nstep = "rank_swap"\ncolumns = ["income"]\np = nan\n', r"key 'p' \(a percentage\)"),
+        ('[[sdc.protect]]\nstep = "pram"\ncolumn = "sex"\npd = -inf\n', r"key 'pd' must be a number in \(0, 1\]"),
+        ("[sdc]\ndis_fraction = nan\n", r"dis_fraction must be a number in \(0, 1\], got nan"),
         ('engine = "duckdb"\n[sdc]\nmissing = "wildcard"\n', "local_suppression' on engine 'duckdb'"),
     ],
 )

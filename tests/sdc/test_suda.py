@@ -111,8 +111,9 @@ def test_refusals():
     frame = pl.DataFrame({f"k{j}": [1] for j in range(5)})
     with pytest.raises(InvalidParameterError, match="at most max_keys=4 keys"):
         suda2(frame, frame.columns, max_keys=4)
-    with pytest.raises(InvalidParameterError, match="dis_fraction must lie in"):
-        suda2(frame, ["k0"], dis_fraction=0)
+    for bad in (0, float("nan"), float("inf")):
+        with pytest.raises(InvalidParameterError, match=r"dis_fraction must be a number in \(0, 1\], got " + str(bad)):
+            suda2(frame, ["k0"], dis_fraction=bad)
 
 
 def test_figures_do_not_depend_on_the_patterns_order():

@@ -46,11 +46,10 @@ from polars_anon._progress import stage
 from polars_anon.algorithms import Plan
 from polars_anon.algorithms.mondrian import PARTITION as _PID
 from polars_anon.algorithms.mondrian import Axis, axes, bound_sets, bounds_labels, publish_modes
-from polars_anon.engines import SQLEngine, key_col
-from polars_anon.labels import label_expr, label_series
+from polars_anon.engines import SQLEngine, grouping_set_counts, key_col, labelled_marginals
+from polars_anon.labels import label_series
 from polars_anon.metrics.registry import metric_names
 from polars_anon.pipeline.state import EnginePlan
-from polars_anon.privacy.counts import COUNT
 from polars_anon.request import Request
 from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -70,23 +69,6 @@ def _labels(native: pl.DataFrame, q: str, request: Request) -> pl.Series:
     if h is not None and request.null == "suppress":
         label = label.fill_null(h.root)
     return label
-
-
-def _values(engine: SQLEngine, table: Any, qids: Sequence[str]) -> dict[str, pl.DataFrame]:
-    """Per qid, its distinct values (the engine's type, null included) and ``count``: one query (grouping sets)."""
-    Q = engine.quote
-    cols = ", ".join(Q(q) for q in qids)
-    flags = ", ".join(f"GROUPING({Q(q)}) AS {Q(f'__anon_g{j}')}" for j, q in enumerate(qids))
-    sets = ", ".join(f"({Q(q)})" for q in qids)
-    rows = engine.view(table)
-    query = (
-        f"SELECT {cols}, {flags}, CAST(COUNT(*) AS BIGINT) AS {Q(COUNT)} FROM {Q(rows)} GROUP BY GROUPING SETS ({sets})"
-    )
-    both = engine.to_polars(engine.sql(query))  # materializes: one row per qid and value
-    return {
-        q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True)
-        for j, q in enumerate(qids)
-    }
 
 
 class _Rounds:
@@ -258,8 +240,8 @@ class MondrianPlanner:
 
     def marginals(self) -> dict[str, pl.DataFrame]:
         """Per qid, its distinct values (String labels as Polars spells them, null kept) and their ``size``."""
-        self.per = _values(self.engine, self.table, list(self.request.qids))
-        return {q: f.select(label_expr(q, f.schema[q]), pl.col(COUNT).alias(SIZE)) for q, f in self.per.items()}
+        self.per = grouping_set_counts(self.engine, self.table, list(self.request.qids))
+        return labelled_marginals(self.per)
 
     def plan(self) -> EnginePlan:
         """The rounds; the plan (a partition map) and the engine's map (a table of the engine)."""
