@@ -89,7 +89,9 @@ def arx_model(model: str, hierarchy: Path) -> list[str]:
     return [*out, f"tclose=0.2:hier:{hierarchy}"]
 
 
-def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, global_start: bool = False) -> dict:
+def run_ours(
+    df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, global_start: bool = False, search: str = "all"
+) -> dict:
     sensitive = [SENSITIVE] if model != "none" else []
     data = df.select(*qids, *sensitive).with_row_index(ROW)
     start, cpu = time.perf_counter(), time.process_time()
@@ -103,6 +105,7 @@ def run_ours(df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, gl
         privacy=our_model(model, hs),
         max_suppressed=int(ARX_SUPPRESSION * df.height),
         global_start=global_start,
+        search=search,
     )
     out = result.collect()
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -177,7 +180,7 @@ def bench(args: argparse.Namespace) -> list[dict]:
             q = [c for c in qids if c != SENSITIVE] if model != "none" else qids
             for k in args.k:
                 load = round(os.getloadavg()[0], 1)
-                ours = run_ours(df, q, hs, k, model, args.global_start)
+                ours = run_ours(df, q, hs, k, model, args.global_start, args.topdown_search)
                 arx = run_arx(args.arx_cp, name, df, q, hs, k, model, args.timeout, args.cache, args.cached_only)
                 row = {"data": name, "qids": len(q), "k": k, "model": model, "load": load}
                 for who, res in (("ARX", arx), ("ours", ours)):
@@ -237,6 +240,9 @@ def main() -> None:
     p.add_argument("--cached-only", action="store_true", help="ARX from --cache only; runs not cached are noted")
     p.add_argument("--no-write", action="store_true", help="print rows only")
     p.add_argument("--global-start", action="store_true", help="ours with topdown's option global_start=True")
+    p.add_argument(
+        "--topdown-search", default="all", choices=("all", "auto", "one"), help="ours with topdown's option search"
+    )
     p.add_argument("--rows-from", nargs="+", type=Path, help="write the results from the rows printed by earlier runs")
     args = p.parse_args()
     if args.rows_from:

@@ -151,6 +151,12 @@ max_suppressed : int >= 0 (default 0)
 improve : bool (default True)
     Run step 4 (re-split and move) and step 7 (regroup late classes; with privacy models every
     class, then move once more).
+search : "all" | "auto" | "one" (default "all")
+    The candidates of steps 1-3 (:func:`search_balances`): every balance of :data:`SPLIT_BALANCES` (with privacy
+    models :data:`MODEL_BALANCES` x :data:`ASIDE_PENALTIES`); ``"one"``: :data:`ONE_BALANCE` alone (with privacy
+    models once per penalty); ``"auto"``: the two balances of :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K`
+    (with privacy models each once per penalty), ``"all"`` above. Fewer candidates cost less CPU and may lose more
+    (``benchmarks/results/topdown_profile.md``).
 global_start : bool (default False)
     Also run steps 1-3 once per balance from the classes of the best full-domain node
     (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
@@ -185,7 +191,7 @@ from polars_anon.privacy.constraints import Constraints, Triplets
 from polars_anon.privacy.counts import SensitiveCounts
 from polars_anon.tuplemap import TupleMap
 
-__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "global_start", "topdown_partition"]
+__all__ = ["MAX_ROUNDS", "TopdownOptions", "TopdownResult", "global_start", "search_balances", "topdown_partition"]
 
 MAX_ROUNDS = 32
 """Re-anonymizations of the set-aside rows (step 2) before the last round, which sets nothing aside."""
@@ -202,6 +208,24 @@ SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.25, 0.0))
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
 (C4.5's gain ratio when b = 1): b > 0 prefers splits that cut off a few large parts
 over many-way ones, which keep rows together for later splits."""
+SEARCHES = ("all", "auto", "one")
+"""Values of the option ``search`` (:func:`search_balances`)."""
+ONE_BALANCE = 0.25
+"""The split balance of ``search="one"``.
+
+Alone it took 0.44-0.69 of every balance's CPU on the local-recoding bench's cells at k <= 50, with the same loss or
+up to 1 % more without a model and with 2-diversity, but lost more than ARX's local recoding with 0.2-closeness (equal
+distance) at k = 2-20 (0.4549 against 0.4486-0.4503; every balance 0.4358), on cup at k = 50 (0.1460 against 0.1446)
+and with 2-diversity at k = 100 (cell NCP 0.13116 against 0.1305; ``benchmarks/results/topdown_profile.md``, seventh
+and twelfth parts)."""
+AUTO_BALANCES: tuple[Balance, ...] = (0.0, ONE_BALANCE)
+"""The split balances of ``search="auto"`` up to k = :data:`AUTO_ONE_K`.
+
+b = 0.25 alone lost more than ARX in 5 cells of the local-recoding bench, where b = 0 gave every balance's loss
+(0.2-closeness with equal distance at k = 2-20, cup at k = 50; ``benchmarks/results/topdown_profile.md``, twelfth
+and thirteenth parts)."""
+AUTO_ONE_K = 50
+"""``search="auto"`` builds :data:`AUTO_BALANCES` up to this k, every balance above."""
 _BOUND_SLACK = 1e-9
 """A build is stopped only when its cost so far is this fraction above the bound (sums in another order)."""
 MODEL_BALANCES = (0.0, 0.25, 0.5)
@@ -2298,6 +2322,23 @@ def global_start(task: Task, max_suppressed: int) -> np.ndarray:
     return inv
 
 
+def search_balances(search: str, k: int) -> tuple[Balance, ...] | None:
+    """The split balances option ``search`` tries at `k` (None: the defaults of :func:`topdown_partition`).
+
+    ``"all"``: every balance (:data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`); ``"one"``:
+    :data:`ONE_BALANCE` alone (with privacy models once per penalty of :data:`ASIDE_PENALTIES`); ``"auto"``:
+    :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K` (each once per penalty), ``"all"`` above.
+
+    >>> search_balances("all", 2), search_balances("one", 100), search_balances("auto", 50), search_balances("auto", 51)
+    (None, (0.25,), (0.0, 0.25), None)
+    """
+    if search == "one":
+        return (ONE_BALANCE,)
+    if search == "auto" and k <= AUTO_ONE_K:
+        return AUTO_BALANCES
+    return None
+
+
 @dataclass(frozen=True)
 class TopdownOptions:
     """Options of ``method="topdown"`` (see the module docstring)."""
@@ -2308,12 +2349,17 @@ class TopdownOptions:
     """Re-split pairs of classes, move tuples and regroup late classes when that lowers the loss (steps 4, 7)."""
     global_start: bool = False
     """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
+    search: str = "all"
+    """The candidate builds of steps 1-3 (:data:`SEARCHES`): every balance, one (:data:`ONE_BALANCE`), or by k
+    (:data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K`)."""
 
     def __post_init__(self) -> None:
         check_max_suppressed(self.max_suppressed)
         for name in ("improve", "global_start"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidParameterError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.search not in SEARCHES:
+            raise InvalidParameterError(f"search must be one of {list(SEARCHES)}, got {self.search!r}")
 
 
 @register_method("topdown", TopdownOptions)
@@ -2329,7 +2375,14 @@ def run(task: Task, options: TopdownOptions) -> Plan:
         except InfeasibleError:  # no full-domain node passes the privacy models: the roots alone
             pass
     res = topdown_partition(
-        agg, hierarchies, task.k, options.max_suppressed, task.constraints, options.improve, starts=starts
+        agg,
+        hierarchies,
+        task.k,
+        options.max_suppressed,
+        task.constraints,
+        options.improve,
+        balances=search_balances(options.search, task.k),
+        starts=starts,
     )
     details = {
         "max_suppressed": options.max_suppressed,

@@ -363,8 +363,11 @@ def test_nulls_published_as_roots() -> None:
         ({"max_suppressed": "3"}, r"option 'max_suppressed' must be an integer, got '3'"),
         (
             {"mode": "strict"},
-            r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve', 'global_start'\]",
+            r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve', 'global_start', "
+            r"'search'\]",
         ),
+        ({"search": "fast"}, r"search must be one of \['all', 'auto', 'one'\], got 'fast'"),
+        ({"search": 1}, r"option 'search' must be a string, got 1"),
         ({"improve": 1}, r"option 'improve' must be true or false, got 1"),
         ({"global_start": "yes"}, r"option 'global_start' must be true or false, got 'yes'"),
         ({"metric": "ncp"}, r"method 'topdown' takes no metric, got metric='ncp'"),
@@ -566,3 +569,44 @@ def test_builds_stopped_by_the_bound_leave_the_partition_kept_unchanged(
     monkeypatch.setattr(topdown, "_BOUND_SLACK", np.inf)
     stopped.clear()
     assert run() == bounded and not any(stopped)
+
+
+@pytest.mark.parametrize("model", [None, "ldiv"])
+def test_search_one_builds_one_candidate_per_penalty_and_auto_two_up_to_k_50(
+    monkeypatch: pytest.MonkeyPatch, model: str | None, adult: pl.DataFrame, adult_hierarchies: dict
+) -> None:
+    """Adult's first 1,000 rows. The builds of steps 1-3, as (balance, penalty): ``search="one"`` builds b = 0.25
+    once (without a model penalty 0; with 2-diversity on occupation once per penalty 0.5 and 2), ``"all"`` every
+    balance (0, 0.25, 0.5, (0.25, 0); with the model 0, 0.25, 0.5 per penalty). ``"auto"`` builds b = 0 and 0.25
+    (with the model each once per penalty) at k = 2, and as ``"all"`` at k = 100, with the same rows out."""
+    qids = [q for q in ADULT_QIDS if q != "occupation"] if model else ADULT_QIDS
+    kw = {"sensitive": "occupation", "privacy": [pa.LDiversity("occupation", l=2)]} if model else {}
+    df = adult.head(1000).select(*qids, *(["occupation"] if model else []))
+    calls: list[tuple] = []
+    build = topdown._build
+
+    def counted(*args: object) -> object:
+        calls.append((args[1], args[2]))
+        return build(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(topdown, "_build", counted)
+
+    def run(search: str, k: int) -> tuple[list[tuple], pl.DataFrame]:
+        calls.clear()
+        hs = {q: adult_hierarchies[q] for q in qids}
+        out = pa.anonymize(df, hierarchies=hs, k=k, method="topdown", search=search, **kw).collect()
+        return sorted(calls, key=str), out
+
+    penalties = [0.5, 2.0] if model else [0.0]
+    balances = [0.0, 0.25, 0.5] if model else [0.0, 0.25, 0.5, (0.25, 0.0)]
+    every = sorted(((b, p) for b in balances for p in penalties), key=str)
+    for k in (2, 100):
+        one, all_ = run("one", k), run("all", k)
+        assert one[0] == [(0.25, p) for p in penalties]
+        assert all_[0] == every
+        auto = run("auto", k)
+        if k == 2:
+            assert auto[0] == sorted(((b, p) for b in (0.0, 0.25) for p in penalties), key=str)
+        else:
+            assert auto[0] == all_[0]
+            assert auto[1].equals(all_[1])
