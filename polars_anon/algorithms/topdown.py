@@ -176,6 +176,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -208,16 +209,17 @@ SPLIT_BALANCES: tuple[Balance, ...] = (0.0, 0.25, 0.5, (0.25, 0.0))
 A split is chosen by its gain divided by ``H ** b``, H the entropy of its part sizes
 (C4.5's gain ratio when b = 1): b > 0 prefers splits that cut off a few large parts
 over many-way ones, which keep rows together for later splits."""
-SEARCHES = ("all", "auto", "one")
+Search = Literal["all", "auto", "one"]
 """Values of the option ``search`` (:func:`search_balances`)."""
 ONE_BALANCE = 0.25
 """The split balance of ``search="one"``.
 
 Alone it took 0.44-0.69 of every balance's CPU on the local-recoding bench's cells at k <= 50, with the same loss or
 up to 1 % more without a model and with 2-diversity, but lost more than ARX's local recoding with 0.2-closeness (equal
-distance) at k = 2-20 (0.4549 against 0.4486-0.4503; every balance 0.4358), on cup at k = 50 (0.1460 against 0.1446)
-and with 2-diversity at k = 100 (cell NCP 0.13116 against 0.1305; ``benchmarks/results/topdown_profile.md``, seventh
-and twelfth parts)."""
+distance) at k = 2-20 (0.4549 against 0.4486-0.4503; every balance 0.4358) and at k = 100 (0.4578 / 0.4627 against
+0.4563 / 0.4598), on cup at k = 50 and 100 (0.1460 against 0.1446; 0.1814 against 0.1784) and with 2-diversity at
+k = 100 (cell NCP 0.13116 against 0.1305; ``benchmarks/results/topdown_profile.md``, seventh, twelfth and thirteenth
+parts; the k = 100 cells by review25, from ARX's cached outputs)."""
 AUTO_BALANCES: tuple[Balance, ...] = (0.0, ONE_BALANCE)
 """The split balances of ``search="auto"`` up to k = :data:`AUTO_ONE_K`.
 
@@ -2322,7 +2324,7 @@ def global_start(task: Task, max_suppressed: int) -> np.ndarray:
     return inv
 
 
-def search_balances(search: str, k: int) -> tuple[Balance, ...] | None:
+def search_balances(search: Search, k: int) -> tuple[Balance, ...] | None:
     """The split balances option ``search`` tries at `k` (None: the defaults of :func:`topdown_partition`).
 
     ``"all"``: every balance (:data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`); ``"one"``:
@@ -2349,8 +2351,8 @@ class TopdownOptions:
     """Re-split pairs of classes, move tuples and regroup late classes when that lowers the loss (steps 4, 7)."""
     global_start: bool = False
     """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
-    search: str = "all"
-    """The candidate builds of steps 1-3 (:data:`SEARCHES`): every balance, one (:data:`ONE_BALANCE`), or by k
+    search: Search = "all"
+    """The candidate builds of steps 1-3 (:data:`Search`): every balance, one (:data:`ONE_BALANCE`), or by k
     (:data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K`)."""
 
     def __post_init__(self) -> None:
@@ -2358,8 +2360,6 @@ class TopdownOptions:
         for name in ("improve", "global_start"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidParameterError(f"{name} must be true or false, got {getattr(self, name)!r}")
-        if self.search not in SEARCHES:
-            raise InvalidParameterError(f"search must be one of {list(SEARCHES)}, got {self.search!r}")
 
 
 @register_method("topdown", TopdownOptions)

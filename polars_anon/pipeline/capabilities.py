@@ -898,7 +898,8 @@ def _refuse_dtypes(
 
 
 def _nested(dtype: Any) -> Iterator[pl.DataType]:
-    """`dtype` and every dtype nested in it (a list's or an array's items, a struct's fields), depth first (a class
+    """`dtype` and every dtype nested in it (a list's or an array's items, a struct's fields, a map's keys and values),
+    depth first (a class
     Polars gives for an item, ``pl.List(pl.Null).inner``, as an instance)."""
     dtype = dtype() if isinstance(dtype, type) else dtype
     yield dtype
@@ -907,6 +908,9 @@ def _nested(dtype: Any) -> Iterator[pl.DataType]:
     elif isinstance(dtype, pl.Struct):
         for f in dtype.fields:
             yield from _nested(f.dtype)
+    elif isinstance(dtype, pl.Map):
+        yield from _nested(dtype.key)
+        yield from _nested(dtype.value)
 
 
 CASELESS_NAMES: dict[str, str] = {
@@ -990,7 +994,10 @@ def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Sche
 
 
 COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
-    ("spark", pl.Null): "Spark writes a column of nulls (or one nested in a list or struct) with a Parquet annotation "
+    (
+        "spark",
+        pl.Null,
+    ): "Spark writes a column of nulls (or one nested in a list, struct or map) with a Parquet annotation "
     "(UNKNOWN) that Polars cannot read back; cast it (to String, say), drop it, or use engine 'polars' or 'duckdb'",
     ("duckdb", pl.Duration): (
         "DuckDB holds a Duration as an INTERVAL and writes it so, and Polars cannot read an INTERVAL back; cast the "

@@ -77,9 +77,10 @@ def test_a_column_of_nulls_on_spark_is_refused_by_name(spark: Any, nulls: pl.Ser
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="n", engine="spark")
     if nulls.dtype == pl.Null:  # one Spark run for the dropped column, one DataFrame of Spark's own
         assert pa.anonymize(frame, hierarchies=SEX, k=2, drop="n", engine="spark").collect().columns == ["sex"]
-        sdf = spark.createDataFrame([("F",), ("M",)] * 2, ["sex"]).withColumn("n", F.lit(None))
-        with pytest.raises(InvalidParameterError, match=r"column 'n' has dtype Null: Spark writes"):
-            pas.anonymize(sdf, hierarchies=SEX, k=2, insensitive="n")
+        sdf = spark.createDataFrame([("F",), ("M",)] * 2, ["sex"])
+        for column, dtype in ((F.lit(None), "Null"), (F.create_map(F.lit("a"), F.lit(None)), "Map")):  # review25: map
+            with pytest.raises(InvalidParameterError, match=rf"column 'n' has dtype {dtype}.*: Spark writes"):
+                pas.anonymize(sdf.withColumn("n", column), hierarchies=SEX, k=2, insensitive="n")
 
 
 def test_a_duration_on_duckdb_is_refused_by_name() -> None:

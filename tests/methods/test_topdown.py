@@ -366,8 +366,8 @@ def test_nulls_published_as_roots() -> None:
             r"method 'topdown' does not take option 'mode'; it takes \['max_suppressed', 'improve', 'global_start', "
             r"'search'\]",
         ),
-        ({"search": "fast"}, r"search must be one of \['all', 'auto', 'one'\], got 'fast'"),
-        ({"search": 1}, r"option 'search' must be a string, got 1"),
+        ({"search": "fast"}, r"method 'topdown': option 'search' must be one of \['all', 'auto', 'one'\], got 'fast'"),
+        ({"search": 1}, r"method 'topdown': option 'search' must be one of \['all', 'auto', 'one'\], got 1"),
         ({"improve": 1}, r"option 'improve' must be true or false, got 1"),
         ({"global_start": "yes"}, r"option 'global_start' must be true or false, got 'yes'"),
         ({"metric": "ncp"}, r"method 'topdown' takes no metric, got metric='ncp'"),
