@@ -222,10 +222,11 @@ def parquet_dtypes(path: str | Path) -> dict[str, str]:
     {'a': 'Int64'}
     """
     path = Path(path)
-    parts = sorted(p for p in path.glob("*.parquet") if not p.name.startswith((".", "_"))) if path.is_dir() else [path]
-    if not parts:
+    try:
+        first = parquet_parts(path)[0] if path.is_dir() else path
+    except InputError:  # a folder without parts
         return {}
-    return {c: str(t) for c, t in pl.scan_parquet(parts[0], glob=False).collect_schema().items()}  # p[1].parquet
+    return {c: str(t) for c, t in pl.scan_parquet(first, glob=False).collect_schema().items()}  # p[1].parquet
 
 
 def scan_input(

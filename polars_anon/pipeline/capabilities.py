@@ -882,8 +882,8 @@ def consult_frame(engine: str, data: object) -> None:
 def _refuse_dtypes(
     table: Mapping[tuple[str, type[pl.DataType]], str], engine: str, schema: pl.Schema, where: str = ""
 ) -> None:
-    """Refuse the first column of `schema` whose dtype, or a dtype nested in it (a list's items, a struct's fields),
-    `table` refuses on `engine`, naming it (`where`: its file).
+    """Refuse the first column of `schema` whose dtype, or a dtype nested in it (:func:`_nested`), `table` refuses on
+    `engine`, naming it (`where`: its file).
 
     >>> nested = pl.Schema({"n": pl.Struct({"a": pl.List(pl.Null)})})
     >>> _refuse_dtypes(COLUMN_DTYPES, "spark", nested)  # doctest: +ELLIPSIS
@@ -899,8 +899,7 @@ def _refuse_dtypes(
 
 def _nested(dtype: Any) -> Iterator[pl.DataType]:
     """`dtype` and every dtype nested in it (a list's or an array's items, a struct's fields, a map's keys and values),
-    depth first (a class
-    Polars gives for an item, ``pl.List(pl.Null).inner``, as an instance)."""
+    depth first (a class Polars gives for an item, ``pl.List(pl.Null).inner``, as an instance)."""
     dtype = dtype() if isinstance(dtype, type) else dtype
     yield dtype
     if isinstance(dtype, (pl.List, pl.Array)):
