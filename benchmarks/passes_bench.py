@@ -14,6 +14,8 @@ A read is one query that scans the input file with at least one column (:class:`
   ``collect_batches``) counts the ``Parquet SCAN [<input>]`` nodes of its optimized plan;
   a scan that projects no column (``select(pl.len())``: the row count from the Parquet
   metadata) is counted apart as ``metadata``, not as a read;
+- pyarrow: every ``pyarrow.parquet.ParquetFile`` opened on the input counts one read (the Polars
+  road's tuple pass from the Parquet dictionaries opens the file once and reads its row groups);
 - DuckDB and Spark: every query the engine runs over the input (the engine's group-by,
   distinct counts, collect and write) counts the input file's scans in its SQL or logical plan.
 
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's package, not the installed one
@@ -76,6 +79,11 @@ class Reads:
                     self.reads += 1
                     self.log.append(what)
 
+    def pyarrow(self, source: object) -> None:
+        if str(source) == self.path:
+            self.reads += 1
+            self.log.append("pyarrow ParquetFile")
+
     def text(self, text: str, what: str) -> None:
         n = sum(text.count(name) for name in self.tainted)
         self.reads += n
@@ -110,6 +118,7 @@ class Reads:
         for name in ("collect", "sink_parquet", "sink_ipc", "sink_csv", "collect_batches", "profile"):
             patch(pl.LazyFrame, name, outer(lambda lf, *a, _n=name, **k: self.polars(lf, _n)))
         patch(pl, "collect_all", outer(lambda lfs, *a, **k: [self.polars(lf, "collect_all") for lf in lfs]))
+        patch(pq.ParquetFile, "__init__", outer(lambda pf, source, *a, **k: self.pyarrow(source)))
         self._engines(patch, outer)
         try:
             yield self

@@ -50,11 +50,14 @@ def _aggregate(
     each tuple's first row (:func:`~polars_anon.pipeline.state.needs_first_rows`)."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     by = [[a] for a in counted] or [[]]
-    passes, codes = tuple_counts(lf, qids, counted, made=counts), None
-    if counted:
-        frames = [as_string_counts(f, qids, b) for f, b in zip(passes, by)]
+    known, codes = (counts.sorted_of(lf, qids) if counts is not None and not counted else None), None
+    if known is not None:  # a job's sorted pass (a Parquet input's dictionaries): no read
+        frame, codes = known
+        frames = [frame]
+    elif counted:
+        frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted, made=counts), by)]
     else:  # the aggregates are this frame, row for row: its codes are theirs
-        frame, codes = as_string_codes(passes[0], qids)
+        frame, codes = as_string_codes(tuple_counts(lf, qids, made=counts)[0], qids)
         frames = [frame]
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in zip(counted, frames)}
     sizes = frames[0] if not counted else frames[0].group_by(qids).agg(pl.col(COUNT).sum()).sort(qids, nulls_last=True)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
+from polars_anon._parquet_counts import parquet_counts
 from polars_anon._passes import TupleCounts, collect_apart, count_tuples
 from polars_anon._progress import stage
 from polars_anon._validate import check_choice, check_columns, check_unique
@@ -55,6 +56,7 @@ from polars_anon.io import (
     html_path,
     late_value,
     literal_path,
+    parquet_parts,
     quoted_line_break,
     report_path,
     scan_input,
@@ -478,6 +480,15 @@ class Job:
         return [as_location(f) for f in files if f is not None]
 
     @property
+    def parquet_files(self) -> list[Path]:
+        """The local Parquet files the input is (a file, or a folder's parts); none for a CSV file or a URI."""
+        if not isinstance(self.input, Path):
+            return []
+        if self.input.is_dir():
+            return parquet_parts(self.input)
+        return [self.input] if self.input.is_file() and self.input.suffix.lower() not in CSV_SUFFIXES else []
+
+    @property
     def text_columns(self) -> list[str]:
         """The columns ``schema`` types as String: a CSV input's are read as written, not inferred, then cast."""
         return [c for c, t in self.schema.items() if t == "String"]
@@ -729,7 +740,10 @@ def _on_polars(
         lf = apply_steps(lf, job.sdc.steps, job.sdc.seed)
     start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
     made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made))
+    files = job.parquet_files
+    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made, files))
+    if not made and not counted_attributes(request):  # else the road's group-by makes it
+        made += [c for c in [parquet_counts(lf, files, list(request.qids))] if c is not None]
     counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
     result = run(
         POLARS,
@@ -773,16 +787,18 @@ def _output_measure(result: Anonymized, spec: SdcSpec) -> Callable[[Any], dict[s
 
 
 def tuple_values(
-    lf: pl.LazyFrame, request: Request, made: list[TupleCounts]
+    lf: pl.LazyFrame, request: Request, made: list[TupleCounts], files: Sequence[Path] = ()
 ) -> Callable[[list[str]], dict[str, pl.Series]]:
-    """The hierarchies' values from the Polars road's aggregation pass (:func:`~polars_anon._passes.count_tuples`),
-    made now and appended to `made`, which the job hands to the road: the job reads the rows once for both."""
+    """The hierarchies' values from the Polars road's aggregation pass (:func:`~polars_anon._passes.count_tuples`,
+    or from the dictionaries of `files` when `lf` is their plain scan: :func:`~polars_anon._parquet_counts.
+    parquet_counts`), made now and appended to `made`, which the job hands to the road: the job reads the rows once
+    for both."""
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
-        made.append(count_tuples(lf, list(request.qids), counted_attributes(request)))
+        qids, by = list(request.qids), counted_attributes(request)
+        made.append((not by and parquet_counts(lf, files, qids)) or count_tuples(lf, qids, by))
         schema = lf.collect_schema()  # the pass groups String keys as Categorical: their values read back as String
-        # unique in first-seen order (sorted below): a third of the default's CPU on the tuples
-        values = {c: made[-1].frames[0][c].drop_nulls().unique(maintain_order=True) for c in columns}
+        values = {c: made[-1].distinct(c) for c in columns}
         return {c: (v.cast(pl.String) if schema[c] == pl.String else v).sort() for c, v in values.items()}
 
     return values_of

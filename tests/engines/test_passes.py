@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,16 +44,21 @@ def test_counts_by_hand(register: Path, tmp_path: Path) -> None:
 
 
 def test_the_counter_sees_every_read(tmp_path: Path) -> None:
-    """:class:`Reads` on queries whose reads are known: two group-bys apart, a row count from the metadata."""
+    """:class:`Reads` on queries whose reads are known: two group-bys apart, a row count from the metadata, a
+    pyarrow read of the input (and one of another file, not counted)."""
     path = tmp_path / "t.parquet"
     pl.DataFrame({"a": [1, 2, 2], "b": ["x", "y", "y"]}).write_parquet(path)
+    other = tmp_path / "other.parquet"
+    pl.DataFrame({"a": [1]}).write_parquet(other)
     reads = script("passes_bench").Reads(path)
     lf = pl.scan_parquet(path)
     with reads.installed():
         lf.group_by("a").len().collect()
         pl.collect_all([lf.select("b"), lf.select("a")], optimizations=pl.QueryOptFlags(comm_subplan_elim=False))
         lf.select(pl.len()).collect()
-    assert (reads.reads, reads.metadata) == (3, 1)
+        pq.ParquetFile(path).read_row_groups([0])  # the tuple pass from the Parquet dictionaries opens it once
+        pq.ParquetFile(other).read()  # another file: not the input
+    assert (reads.reads, reads.metadata) == (4, 1)
 
 
 @settings(max_examples=60, deadline=None)

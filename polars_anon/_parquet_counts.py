@@ -1,0 +1,248 @@
+"""The tuple pass over local Parquet files from their dictionaries: the sorted tuple counts without a group-by.
+
+A Parquet writer stores a String column as a dictionary of its distinct values and, per row, an integer
+index into it. :func:`parquet_counts` reads the qids so (pyarrow's ``read_dictionary``; an integer column
+through a table over its range of values), gives every distinct value a global id, ranks the ids by their
+String labels, packs each row's ranks into one Int64 in the qids' order and sorts those keys: the distinct
+keys, in order, are the sorted tuples. The result is what :func:`~polars_anon._passes.tuple_counts` followed
+by :func:`~polars_anon._passes.as_string_codes` return (the same frame, row for row, and the same codes), in
+about half their CPU (`benchmarks/results/floor.md`).
+
+It applies only where it is exact and bounded: the LazyFrame is a plain scan of the files (its unoptimized
+plan is that of ``pl.scan_parquet(files, glob=False)``: no cast, filter or added column), every qid is a
+String or an integer column there, no ``by`` column, and at most :data:`~polars_anon._passes.PASS_ROWS` rows
+(memory: 13 bytes a row at most, the ids and the keys). Otherwise it returns None and the group-by runs.
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> path = Path(tempfile.mkdtemp()) / "t.parquet"
+>>> pl.DataFrame({"q": ["b", None, "a", "b"], "y": [2, 1, 1, 2]}).write_parquet(path)
+>>> frame, codes = sorted_tuple_codes(pl.scan_parquet([path], glob=False), [path], ["q", "y"])
+>>> frame.rows(), codes.codes["q"].tolist()
+([('a', '1', 1), ('b', '2', 2), (None, '1', 1)], [0, 1, 2])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+
+from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["parquet_counts", "sorted_tuple_codes"]
+
+BATCH_ROWS = 1 << 19
+"""Rows read at a time (whole row groups): the ids kept per row are one to four bytes a qid, not the values."""
+
+
+def parquet_counts(lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]) -> TupleCounts | None:
+    """The tuple pass over `lf` by `qids` (no `by`) made sorted from the dictionaries of `files` (a
+    :class:`~polars_anon._passes.TupleCounts` with ``sorted`` and ``values``), or None where that is not exact or
+    not bounded (see the module): then :func:`~polars_anon._passes.count_tuples` groups the rows."""
+    made = _read(lf, files, qids)
+    if made is None:
+        return None
+    ids, stored, schema = made
+    found = ids.counted(stored, schema)
+    if found is None:
+        return None
+    values = {q: pl.Series(q, list(ids.seen[q]), dtype=schema[q]) for q in qids}
+    return TupleCounts(lf, tuple(qids), (), (), sorted=found, values=values)
+
+
+def sorted_tuple_codes(
+    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]
+) -> tuple[pl.DataFrame, TupleCodes] | None:
+    """``as_string_codes(tuple_counts(lf, qids)[0], qids)`` read from the files' dictionaries, or None where that is
+    not exact or not bounded (see the module)."""
+    made = parquet_counts(lf, files, qids)
+    return None if made is None else made.sorted
+
+
+def _read(
+    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]
+) -> tuple[_GlobalIds, list[list[np.ndarray]], pl.Schema] | None:
+    """Every batch's ids of the qids (one read of their columns), or None where the pass does not apply."""
+    import pyarrow.parquet as pq
+
+    if not files or not _plain_scan(lf, files):
+        return None
+    schema = lf.collect_schema()
+    if not all(schema[q] == pl.String or schema[q].is_integer() for q in qids):
+        return None
+    strings = [q for q in qids if schema[q] == pl.String]
+    readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
+    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS:
+        return None
+    import pyarrow as pa
+
+    ids = _GlobalIds(qids)
+    stored = [ids.add(batch) for batch in _batches(readers, qids)]
+    pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: the later passes need them
+    return ids, stored, schema
+
+
+def _plain_scan(lf: pl.LazyFrame, files: Sequence[Path]) -> bool:
+    """Whether `lf` is ``pl.scan_parquet(files, glob=False)`` and nothing more (no cast, filter or added column)."""
+    try:
+        return lf.explain(optimized=False) == pl.scan_parquet(list(files), glob=False).explain(optimized=False)
+    except (pl.exceptions.PolarsError, OSError):
+        return False
+
+
+def _batches(readers: Sequence[object], qids: Sequence[str]) -> Iterator[pa.Table]:
+    """The qid columns, whole row groups at a time, about :data:`BATCH_ROWS` rows each, file after file."""
+    for reader in readers:
+        meta = reader.metadata  # type: ignore[attr-defined]
+        group: list[int] = []
+        held = 0
+        for g in range(meta.num_row_groups):
+            group.append(g)
+            held += meta.row_group(g).num_rows
+            if held >= BATCH_ROWS:
+                yield reader.read_row_groups(group, columns=list(qids))  # type: ignore[attr-defined]
+                group, held = [], 0
+        if group:
+            yield reader.read_row_groups(group, columns=list(qids))  # type: ignore[attr-defined]
+
+
+class _GlobalIds:
+    """Each qid's distinct values in first-seen order (a value's id: its position) and, per batch, each row's id plus
+    one (0: a null) in the smallest unsigned type that holds the ids seen so far."""
+
+    def __init__(self, qids: Sequence[str]) -> None:
+        self.qids = list(qids)
+        self.seen: dict[str, dict[object, int]] = {q: {} for q in qids}
+
+    def add(self, batch: pa.Table) -> list[np.ndarray]:
+        return [self._ids(q, batch.column(q)) for q in self.qids]
+
+    def _ids(self, qid: str, column: pa.ChunkedArray) -> np.ndarray:
+        import pyarrow as pa
+
+        if not pa.types.is_dictionary(column.type):
+            return self._integer_ids(qid, column)
+        column = column.unify_dictionaries()
+        values = column.chunk(0).dictionary.to_pylist() if column.num_chunks else []
+        table = self._table(qid, values)
+        parts = [table[_filled(c.indices, len(values))] for c in column.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=table.dtype)
+
+    def _integer_ids(self, qid: str, column: pa.ChunkedArray) -> np.ndarray:
+        """An integer column's ids through a table over the batch's range of values (its distinct values marked in
+        it), or through pyarrow's dictionary encoding where that range is wide."""
+        values, valid = _numpy(column.combine_chunks())
+        present_values = values[valid] if valid is not None else values
+        if not len(present_values):
+            return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
+        low, high = int(present_values.min()), int(present_values.max())
+        if high - low >= 1 << 24:
+            encoded = column.dictionary_encode().unify_dictionaries()
+            values_of = encoded.chunk(0).dictionary.to_pylist()
+            table = self._table(qid, values_of)
+            return np.concatenate([table[_filled(c.indices, len(values_of))] for c in encoded.chunks])
+        slots = (present_values - low).astype(np.int64)
+        present = np.zeros(high - low + 1, dtype=bool)
+        present[slots] = True
+        distinct = np.flatnonzero(present)
+        table = self._table(qid, (distinct + low).tolist())
+        lookup = np.zeros(high - low + 2, dtype=table.dtype)  # the last slot: a null's
+        lookup[distinct] = table[:-1]
+        if valid is None:
+            return lookup[slots]
+        every = np.full(len(values), high - low + 1, dtype=np.int64)
+        every[valid] = slots
+        return lookup[every]
+
+    def _table(self, qid: str, values: Sequence[object]) -> np.ndarray:
+        """Each of `values`' id plus one (first seen: a new id), and a last slot for a null (0), in the smallest
+        unsigned type that holds every id seen so far."""
+        seen = self.seen[qid]
+        ids = np.fromiter((seen.setdefault(v, len(seen)) + 1 for v in values), dtype=np.int64, count=len(values))
+        return np.append(ids, 0).astype(_unsigned(len(seen)))
+
+    def counted(self, stored: list[list[np.ndarray]], schema: pl.Schema) -> tuple[pl.DataFrame, TupleCodes] | None:
+        """The sorted tuple counts and their codes from every batch's ids (freed batch by batch as they are packed)."""
+        ranked = [self._ranks(q, schema[q]) for q in self.qids]
+        sizes = [len(labels) + 1 for _, labels in ranked]
+        if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
+            return None
+        found, counts = _count(_packed(stored, [rank for rank, _ in ranked], sizes))
+        columns, codes, null = [], {}, pl.Series([None], dtype=pl.String)
+        for q, (_, labels), size in zip(reversed(self.qids), reversed(ranked), reversed(sizes)):
+            found, code = np.divmod(found, size)
+            codes[q] = code.astype(np.int32 if size <= (1 << 31) - 1 else np.int64)  # as _passes ranks them
+            columns.append(pl.concat([labels, null], rechunk=True).gather(codes[q]).alias(q))
+        frame = pl.DataFrame(columns[::-1]).with_columns(pl.Series(COUNT, counts, dtype=pl.Int64))
+        return frame, TupleCodes({q: labels for q, (_, labels) in zip(self.qids, ranked)}, codes)
+
+    def _ranks(self, qid: str, dtype: pl.DataType) -> tuple[np.ndarray, pl.Series]:
+        """Per stored id (0: null) its rank among the distinct values' String labels (a null: their number, last),
+        and those sorted labels: ``_passes``' ranks, from the first-seen values."""
+        values = pl.Series(qid, list(self.seen[qid]), dtype=dtype)
+        labels = values.cast(pl.String)
+        order = labels.arg_sort().to_numpy()
+        rank = np.empty(len(labels) + 1, dtype=np.int64)
+        rank[0] = len(labels)
+        rank[order + 1] = np.arange(len(labels))
+        return rank, labels.gather(order)
+
+
+def _filled(indices: pa.Array, null: int) -> np.ndarray:
+    """Dictionary indices as a NumPy array, a null as `null`."""
+    values, valid = _numpy(indices)
+    return values if valid is None else np.where(valid, values, null)
+
+
+def _numpy(array: pa.Array) -> tuple[np.ndarray, np.ndarray | None]:
+    """An integer array's values (a null's slot: any value) and where they are valid (None: all), from its buffers:
+    without pyarrow's ``to_numpy`` (it imports pandas) or a float conversion (exact only to 2**53)."""
+    bitmap, data = array.buffers()[:2]
+    start, end = array.offset, array.offset + len(array)
+    values = np.frombuffer(data, dtype=_NUMPY[str(array.type)])[start:end] if end else np.zeros(0, np.int64)
+    if not array.null_count:
+        return values, None
+    valid = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")[start:end].astype(bool)
+    return values, valid
+
+
+_NUMPY = {f"{sign}int{bits}": np.dtype(f"{sign}int{bits}") for sign in ("", "u") for bits in (8, 16, 32, 64)}
+"""pyarrow's integer types by name, as NumPy's (``to_numpy`` and ``to_pandas_dtype`` import pandas: 0.3 s)."""
+
+
+def _unsigned(n: int) -> type[np.unsignedinteger]:
+    """The smallest unsigned type holding 0..n."""
+    return np.uint8 if n < 1 << 8 else np.uint16 if n < 1 << 16 else np.uint32
+
+
+def _packed(stored: list[list[np.ndarray]], ranks: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    """Every row's ranks packed into one Int64, the first qid the most significant (the labels' sorted order); each
+    batch's ids dropped from `stored` once packed."""
+    keys = np.empty(sum(len(ids[0]) for ids in stored if ids), dtype=np.int64)
+    start = 0
+    while stored:
+        ids = stored.pop(0)
+        key = keys[start : start + (len(ids[0]) if ids else 0)]
+        key[:] = 0
+        for column, rank, size in zip(ids, ranks, sizes):
+            key *= size
+            key += rank[column]
+        start += len(key)
+    return keys
+
+
+def _count(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys, ascending, and the rows of each (`keys` sorted in place: NumPy sorts 3M Int64 in some
+    20 ms, a dense count over the packed key space took as long and twice the memory)."""
+    keys.sort()
+    if not len(keys):
+        return keys, np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    return keys[starts], np.diff(np.append(starts, len(keys)))

@@ -1,0 +1,169 @@
+"""The tuple pass from Parquet dictionaries (:mod:`polars_anon._parquet_counts`): the Polars road's group-by pass
+and sort, row for row and code for code, where it applies; None (the group-by runs) everywhere else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal, assert_series_equal
+
+from polars_anon import _parquet_counts
+from polars_anon._parquet_counts import parquet_counts, sorted_tuple_codes
+from polars_anon._passes import as_string_codes, tuple_counts
+
+TYPES = {"s": pl.String, "i": pl.Int64, "u": pl.UInt8, "t": pl.String}
+STRINGS = st.sampled_from(["b", "a", "ab", "", "é", "B", "10", "9", None])
+BIG = st.sampled_from([None, 0, -1, 9, 10, 2**53 + 1, 2**53, -(2**62), 2**62 + 7])
+
+
+def _write(tmp: Path, rows: list[tuple], parts: int, group: int, dictionary: bool) -> list[Path]:
+    """The rows in `parts` files (row groups of `group` rows; String columns dictionary-encoded or plain)."""
+    frame = pl.DataFrame(rows, schema=TYPES, orient="row")
+    files, share = [], max(1, -(-frame.height // parts))
+    for p in range(parts):
+        path = tmp / f"part-{p}.parquet"
+        pq.write_table(frame.slice(p * share, share).to_arrow(), path, row_group_size=group, use_dictionary=dictionary)
+        files.append(path)
+    return files
+
+
+def _reference(lf: pl.LazyFrame, qids: list[str]) -> tuple[pl.DataFrame, object]:
+    return as_string_codes(tuple_counts(lf, qids)[0], qids)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.tuples(STRINGS, BIG, st.sampled_from([None, 0, 3, 255]), STRINGS), max_size=60),
+    parts=st.integers(1, 3),
+    group=st.integers(1, 7),
+    dictionary=st.booleans(),
+    batch=st.sampled_from([1, 5, 1 << 19]),
+    qids=st.sampled_from([["s", "i"], ["i", "s", "u"], ["u"], ["t", "s"], ["i"]]),
+)
+def test_sorted_like_the_group_by(
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[tuple],
+    parts: int,
+    group: int,
+    dictionary: bool,
+    batch: int,
+    qids: list[str],
+) -> None:
+    """Against the group-by and sort (itself checked against a brute-force group-by in test_passes.py) and a brute
+    force here: the rows' String labels counted with a dict and sorted (null last, bytes order); ints beyond 2**53,
+    empty strings, nulls, several files, row groups and batches."""
+    files = _write(tmp_path_factory.mktemp("pq"), rows, parts, group, dictionary)
+    lf = pl.scan_parquet(files, glob=False)
+    saved, _parquet_counts.BATCH_ROWS = _parquet_counts.BATCH_ROWS, batch
+    try:
+        got = sorted_tuple_codes(lf, files, qids)
+    finally:
+        _parquet_counts.BATCH_ROWS = saved
+    assert got is not None
+    frame, codes = got
+    want_frame, want_codes = _reference(lf, qids)
+    assert_frame_equal(frame, want_frame)
+    for q in qids:
+        assert_series_equal(codes.labels[q], want_codes.labels[q])  # type: ignore[attr-defined]
+        assert codes.codes[q].dtype == want_codes.codes[q].dtype  # type: ignore[attr-defined]
+        assert np.array_equal(codes.codes[q], want_codes.codes[q])  # type: ignore[attr-defined]
+    counted: dict[tuple, int] = {}
+    for row in rows:
+        key = tuple(None if row[list(TYPES).index(q)] is None else str(row[list(TYPES).index(q)]) for q in qids)
+        counted[key] = counted.get(key, 0) + 1
+    order = sorted(counted, key=lambda k: [(v is None, (v or "").encode()) for v in k])
+    assert frame.rows() == [(*k, counted[k]) for k in order]
+
+
+def test_values_are_the_columns_own(tmp_path: Path) -> None:
+    """The job's hierarchy values: each qid's distinct values in its own type, nulls left out."""
+    files = _write(tmp_path, [("b", 7, 1, "x"), (None, None, 1, "x"), ("a", 7, 2, None)], 1, 2, True)
+    made = parquet_counts(pl.scan_parquet(files, glob=False), files, ["s", "i", "u", "t"])
+    assert made is not None and made.values is not None
+    assert {q: sorted(v.to_list()) for q, v in made.values.items()} == {
+        "s": ["a", "b"],
+        "i": [7],
+        "u": [1, 2],
+        "t": ["x"],
+    }
+    assert made.values["u"].dtype == pl.UInt8
+
+
+def test_none_where_it_does_not_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cast, a filter, an added column or another file list than the scan's (the rows the road sees are not the
+    files' as stored), a qid neither String nor integer, more rows than one pass: None, the group-by runs."""
+    files = _write(tmp_path, [("b", 7, 1, "x"), ("a", 8, 2, "y")], 2, 1, True)
+    lf = pl.scan_parquet(files, glob=False)
+    assert sorted_tuple_codes(lf, files, ["s"]) is not None
+    for changed in (
+        lf.with_columns(pl.col("i").cast(pl.Int32)),
+        lf.filter(pl.col("i") > 7),
+        lf.with_columns(pl.lit(1).alias("extra")),
+        lf.with_columns(pl.col("s").str.to_uppercase()),
+    ):
+        assert sorted_tuple_codes(changed, files, ["s"]) is None
+    assert sorted_tuple_codes(lf, files[:1], ["s"]) is None
+    assert sorted_tuple_codes(lf, [], ["s"]) is None
+    dates = tmp_path / "d.parquet"
+    pl.DataFrame({"d": [1.5, 2.5]}).write_parquet(dates)
+    assert sorted_tuple_codes(pl.scan_parquet([dates], glob=False), [dates], ["d"]) is None
+    monkeypatch.setattr(_parquet_counts, "PASS_ROWS", 1)
+    assert sorted_tuple_codes(lf, files, ["s"]) is None
+
+
+def test_a_job_gives_the_group_bys_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same job on a Parquet input with the pass and without it (forced off): the same published bytes and
+    report figures; and the pass is the one the job made (the road reads no more)."""
+    from polars_anon.job import Job, run_job
+
+    rows = [(f"z{i % 7}", i % 5, i % 3, f"p{i % 2}") for i in range(400)]
+    data = tmp_path / "in.parquet"
+    pl.DataFrame(
+        rows, schema={"zip": pl.String, "age": pl.Int64, "g": pl.Int64, "party": pl.String}, orient="row"
+    ).write_parquet(data)
+    qids = {
+        "zip": {"hierarchy": "suppress"},
+        "age": {"hierarchy": {"intervals": [2, 4]}},
+        "g": {"hierarchy": "suppress"},
+    }
+    keys = {"input": str(data), "k": 3, "report_html": False, "qids": qids}
+    made = []
+    real = _parquet_counts.parquet_counts
+
+    def counted(*args: object) -> object:
+        made.append(real(*args))  # type: ignore[arg-type]
+        return made[-1]
+
+    monkeypatch.setattr("polars_anon.job.parquet_counts", counted)
+    fast = run_job(Job.from_dict({**keys, "output": str(tmp_path / "fast.parquet")}))
+    assert len(made) == 1 and made[0] is not None
+    monkeypatch.setattr("polars_anon.job.parquet_counts", lambda *a: None)
+    slow = run_job(Job.from_dict({**keys, "output": str(tmp_path / "slow.parquet")}))
+    assert (tmp_path / "fast.parquet").read_bytes() == (tmp_path / "slow.parquet").read_bytes()
+    timed = {"seconds", "phases", "write_seconds", "output"}
+    assert {k: v for k, v in fast.items() if k not in timed} == {k: v for k, v in slow.items() if k not in timed}
+    assert fast["n_input_classes"] == 105  # i % 7, i % 5, i % 3 over 400 rows: every one of the 7 * 5 * 3 tuples
+
+
+def test_pyarrow_pool_and_modules(tmp_path: Path) -> None:
+    """The pass leaves pyarrow's pool with nothing held, and imports neither pandas nor pyarrow.compute (``to_numpy``
+    and compute functions would: 0.3 s and 25 ms inside a job)."""
+    import subprocess
+    import sys
+
+    files = _write(tmp_path, [("b", 7, 1, "x"), (None, None, 1, "x")], 1, 1, True)
+    code = (
+        "import sys, polars as pl; from pathlib import Path\n"
+        "from polars_anon._parquet_counts import sorted_tuple_codes\n"
+        f"f = [Path({str(files[0])!r})]; sorted_tuple_codes(pl.scan_parquet(f, glob=False), f, ['s', 'i'])\n"
+        "import pyarrow as pa\n"
+        "print(pa.total_allocated_bytes(), 'pandas' in sys.modules, 'pyarrow.compute' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "False", "False"]
