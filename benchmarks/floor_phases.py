@@ -23,6 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 PHASES = [  # (module, attribute path, label)
+    ("polars_anon.job", "parquet_counts", "tuple pass from the Parquet dictionaries (parquet_counts: sorted, coded)"),
     ("polars_anon.job", "count_tuples", "tuple pass (count_tuples: hierarchies' values and class aggregates)"),
     ("polars_anon.job", "build_spec", "hierarchies from the values (build_spec)"),
     ("polars_anon.anonymize", "as_string_counts", "tuple counts as sorted String labels (as_string_counts)"),

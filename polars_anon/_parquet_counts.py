@@ -36,25 +36,45 @@ from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["parquet_counts", "sorted_tuple_codes"]
+__all__ = ["DISTINCT_CAP", "parquet_counts", "sorted_tuple_codes"]
 
+DISTINCT_CAP = 1 << 16
+"""At most this many distinct values of an undeclared column are counted by the pass (the road counts beyond)."""
 BATCH_ROWS = 1 << 19
 """Rows read at a time (whole row groups): the ids kept per row are one to four bytes a qid, not the values."""
 
 
-def parquet_counts(lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]) -> TupleCounts | None:
+def parquet_counts(
+    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str], undeclared: Sequence[str] = ()
+) -> TupleCounts | None:
     """The tuple pass over `lf` by `qids` (no `by`) made sorted from the dictionaries of `files` (a
     :class:`~polars_anon._passes.TupleCounts` with ``sorted`` and ``values``), or None where that is not exact or
-    not bounded (see the module): then :func:`~polars_anon._passes.count_tuples` groups the rows."""
-    made = _read(lf, files, qids)
-    if made is None:
+    not bounded (see the module): then :func:`~polars_anon._passes.count_tuples` groups the rows. The same read
+    counts the distinct values (null counted as one) of each of the `undeclared` columns that is a String or an
+    integer column with at most :data:`DISTINCT_CAP` distinct values (``TupleCounts.distinct``; the road counts the
+    others)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = lf.collect_schema()
+    if not files or not all(_simple(schema[q]) for q in qids) or not _plain_scan(lf, files):
         return None
-    ids, stored, schema = made
+    extra = [c for c in undeclared if _simple(schema[c])]
+    strings = [c for c in [*qids, *extra] if schema[c] == pl.String]
+    readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
+    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS:
+        return None
+    ids, distinct = _GlobalIds(qids), _Distinct(extra)
+    stored = []
+    for batch in _batches(readers, [*qids, *extra]):
+        stored.append(ids.add(batch))
+        distinct.add(batch)
+    pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: the later passes need them
     found = ids.counted(stored, schema)
     if found is None:
         return None
     values = {q: pl.Series(q, list(ids.seen[q]), dtype=schema[q]) for q in qids}
-    return TupleCounts(lf, tuple(qids), (), (), sorted=found, values=values)
+    return TupleCounts(lf, tuple(qids), (), (), sorted=found, values=values, distinct=distinct.counts())
 
 
 def sorted_tuple_codes(
@@ -66,27 +86,9 @@ def sorted_tuple_codes(
     return None if made is None else made.sorted
 
 
-def _read(
-    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]
-) -> tuple[_GlobalIds, list[list[np.ndarray]], pl.Schema] | None:
-    """Every batch's ids of the qids (one read of their columns), or None where the pass does not apply."""
-    import pyarrow.parquet as pq
-
-    if not files or not _plain_scan(lf, files):
-        return None
-    schema = lf.collect_schema()
-    if not all(schema[q] == pl.String or schema[q].is_integer() for q in qids):
-        return None
-    strings = [q for q in qids if schema[q] == pl.String]
-    readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
-    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS:
-        return None
-    import pyarrow as pa
-
-    ids = _GlobalIds(qids)
-    stored = [ids.add(batch) for batch in _batches(readers, qids)]
-    pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: the later passes need them
-    return ids, stored, schema
+def _simple(dtype: pl.DataType) -> bool:
+    """A type whose values the pass reads exactly: String (from the dictionaries) or an integer."""
+    return dtype == pl.String or dtype.is_integer()
 
 
 def _plain_scan(lf: pl.LazyFrame, files: Sequence[Path]) -> bool:
@@ -136,30 +138,24 @@ class _GlobalIds:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=table.dtype)
 
     def _integer_ids(self, qid: str, column: pa.ChunkedArray) -> np.ndarray:
-        """An integer column's ids through a table over the batch's range of values (its distinct values marked in
-        it), or through pyarrow's dictionary encoding where that range is wide."""
-        values, valid = _numpy(column.combine_chunks())
-        present_values = values[valid] if valid is not None else values
-        if not len(present_values):
-            return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
-        low, high = int(present_values.min()), int(present_values.max())
-        if high - low >= 1 << 24:
+        """An integer column's ids through a table over the batch's range of values (:func:`_distinct_integers`), or
+        through pyarrow's dictionary encoding where that range is wide."""
+        found = _distinct_integers(column)
+        if found is None:
             encoded = column.dictionary_encode().unify_dictionaries()
             values_of = encoded.chunk(0).dictionary.to_pylist()
             table = self._table(qid, values_of)
             return np.concatenate([table[_filled(c.indices, len(values_of))] for c in encoded.chunks])
-        slots = (present_values - low).astype(np.int64)
-        present = np.zeros(high - low + 1, dtype=bool)
-        present[slots] = True
-        distinct = np.flatnonzero(present)
+        values, valid, low, distinct = found
+        if not len(distinct):
+            return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
         table = self._table(qid, (distinct + low).tolist())
-        lookup = np.zeros(high - low + 2, dtype=table.dtype)  # the last slot: a null's
+        lookup = np.zeros(int(distinct[-1]) + 2, dtype=table.dtype)  # the last slot: a null's
         lookup[distinct] = table[:-1]
-        if valid is None:
-            return lookup[slots]
-        every = np.full(len(values), high - low + 1, dtype=np.int64)
-        every[valid] = slots
-        return lookup[every]
+        slots = (values - low).astype(np.int64)
+        if valid is not None:
+            slots[~valid] = len(lookup) - 1
+        return lookup[slots]
 
     def _table(self, qid: str, values: Sequence[object]) -> np.ndarray:
         """Each of `values`' id plus one (first seen: a new id), and a last slot for a null (0), in the smallest
@@ -193,6 +189,53 @@ class _GlobalIds:
         rank[0] = len(labels)
         rank[order + 1] = np.arange(len(labels))
         return rank, labels.gather(order)
+
+
+class _Distinct:
+    """The distinct values of a few columns, each batch's dictionary (or an integer column's range table) added to a
+    set; a column whose values pass :data:`DISTINCT_CAP` is dropped (a column that identifies people: the road's
+    bounded count refuses it)."""
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.values: dict[str, set[object]] = {c: set() for c in columns}
+        self.nulls: dict[str, bool] = dict.fromkeys(columns, False)
+
+    def add(self, batch: pa.Table) -> None:
+        import pyarrow as pa
+
+        for c in list(self.values):
+            column = batch.column(c)
+            self.nulls[c] |= column.null_count > 0
+            if pa.types.is_dictionary(column.type):
+                column = column.unify_dictionaries()
+                self.values[c].update(column.chunk(0).dictionary.to_pylist() if column.num_chunks else [])
+            else:
+                found = _distinct_integers(column)
+                if found is None:  # a range wider than 2**24: more values than the cap, likely
+                    del self.values[c]
+                    continue
+                self.values[c].update((found[3] + found[2]).tolist())
+            if len(self.values[c]) > DISTINCT_CAP:
+                del self.values[c]
+
+    def counts(self) -> dict[str, int]:
+        """Each column's distinct values, a null counted as one value."""
+        return {c: len(v) + self.nulls[c] for c, v in self.values.items()}
+
+
+def _distinct_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray | None, int, np.ndarray] | None:
+    """An integer column's values, where they are valid (None: all), their smallest value and their distinct values
+    less that (ascending), through a table over their range; None where the range is wider than 2**24."""
+    values, valid = _numpy(column.combine_chunks())
+    present_values = values[valid] if valid is not None else values
+    if not len(present_values):
+        return values, valid, 0, np.zeros(0, dtype=np.int64)
+    low, high = int(present_values.min()), int(present_values.max())
+    if high - low >= 1 << 24:
+        return None
+    present = np.zeros(high - low + 1, dtype=bool)
+    present[(present_values - low).astype(np.int64)] = True
+    return values, valid, low, np.flatnonzero(present)
 
 
 def _filled(indices: pa.Array, null: int) -> np.ndarray:

@@ -109,6 +109,9 @@ class TupleCounts:
     :mod:`polars_anon._parquet_counts`)."""
     values: dict[str, pl.Series] | None = field(default=None, compare=False, repr=False)
     """With `sorted`: each key's distinct values in its own type (nulls left out, in no set order)."""
+    distinct: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    """Undeclared columns' distinct values (null counted as one), where the pass counted them: the road counts the
+    others (:func:`polars_anon.attributes.distinct_counts`)."""
 
     def of(self, lf: pl.LazyFrame, keys: Sequence[str], by: Sequence[str] = ()) -> list[pl.DataFrame] | None:
         """The frames when they count `lf` by these columns, else None."""
@@ -122,7 +125,7 @@ class TupleCounts:
             return self.sorted
         return None
 
-    def distinct(self, key: str) -> pl.Series:
+    def distinct_values(self, key: str) -> pl.Series:
         """A key's distinct values (nulls left out, in no set order) as the pass grouped them: String keys as
         Categorical from :func:`tuple_counts`, as String from a sorted pass."""
         if self.values is not None:

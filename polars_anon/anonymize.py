@@ -9,6 +9,8 @@ publish, verify, write, report) is :mod:`polars_anon.pipeline.road`; ``pa.anonym
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from polars_anon._passes import TupleCodes, TupleCounts, as_string_codes, as_string_counts, tuple_counts
@@ -50,9 +52,9 @@ def _aggregate(
     each tuple's first row (:func:`~polars_anon.pipeline.state.needs_first_rows`)."""
     undeclared, qids, counted = request.undeclared, list(request.qids), counted_attributes(request)
     by = [[a] for a in counted] or [[]]
-    known, codes = (counts.sorted_of(lf, qids) if counts is not None and not counted else None), None
-    if known is not None:  # a job's sorted pass (a Parquet input's dictionaries): no read
-        frame, codes = known
+    made, codes = (counts.sorted_of(lf, qids) if counts is not None and not counted else None), None
+    if made is not None:  # a job's sorted pass (a Parquet input's dictionaries): no read
+        frame, codes = made
         frames = [frame]
     elif counted:
         frames = [as_string_counts(f, qids, b) for f, b in zip(tuple_counts(lf, qids, counted, made=counts), by)]
@@ -71,12 +73,19 @@ def _aggregate(
     population = None
     if model is not None:
         population = count_population(model.population_frame, qids, model.name)  # one row per tuple
-    distinct = {}
-    if undeclared:  # exact where it decides, in passes of bounded memory (see polars_anon.attributes)
-        distinct = distinct_counts(prepared, undeclared, int(table[SIZE].sum()))
+    distinct = _distinct(prepared, undeclared, int(table[SIZE].sum()), counts.distinct if counts is not None else {})
     first_rows = None
     if needs_first_rows(request):  # table risk models only: the tie order of their single-class suppression
         numbered = prepared.select(qids).with_row_index(FIRST_ROW)
         first = numbered.group_by(qids).agg(pl.col(FIRST_ROW).min().cast(pl.Int64))
         first_rows = first.collect()  # materializes: one row per tuple
     return table, distinct, Counted(labels, long, population, first_rows), codes
+
+
+def _distinct(prepared: pl.LazyFrame, undeclared: Sequence[str], n_rows: int, known: dict[str, int]) -> dict[str, int]:
+    """Each undeclared column's distinct values, in the request's order: those a job's sorted pass counted
+    (`known`), the others by :func:`~polars_anon.attributes.distinct_counts` (exact where it decides, in passes of
+    bounded memory)."""
+    rest = [c for c in undeclared if c not in known]
+    counted = distinct_counts(prepared, rest, n_rows) if rest else {}
+    return {c: known[c] if c in known else counted[c] for c in undeclared}

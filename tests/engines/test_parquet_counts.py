@@ -95,6 +95,34 @@ def test_values_are_the_columns_own(tmp_path: Path) -> None:
     assert made.values["u"].dtype == pl.UInt8
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(st.tuples(STRINGS, BIG, st.sampled_from([None, 0, 3, 255]), STRINGS), max_size=40),
+    group=st.integers(1, 7),
+    cap=st.sampled_from([2, 4, 1 << 16]),
+)
+def test_undeclared_distinct_counts(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[tuple], group: int, cap: int
+) -> None:
+    """The undeclared columns' distinct values (null counted as one: Polars' n_unique, brute force on the rows); a
+    column with more than the cap, or integers over a range wider than 2**24 (``i`` here, when it holds two of its
+    far-apart values), is left to the road."""
+    files = _write(tmp_path_factory.mktemp("pq"), rows, 1, group, True)
+    lf = pl.scan_parquet(files, glob=False)
+    saved, _parquet_counts.DISTINCT_CAP = _parquet_counts.DISTINCT_CAP, cap
+    try:
+        made = parquet_counts(lf, files, ["u"], ["s", "i", "t"])
+    finally:
+        _parquet_counts.DISTINCT_CAP = saved
+    assert made is not None
+    truth = {c: len({r[list(TYPES).index(c)] for r in rows}) for c in ("s", "i", "t")}
+    values = [r[1] for r in rows if r[1] is not None]
+    wide = bool(values) and max(values) - min(values) >= 1 << 24
+    want = {c: n for c, n in truth.items() if n - (None in {r[list(TYPES).index(c)] for r in rows}) <= cap}
+    want = {c: n for c, n in want.items() if not (c == "i" and wide)}
+    assert made.distinct == want
+
+
 def test_none_where_it_does_not_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A cast, a filter, an added column or another file list than the scan's (the rows the road sees are not the
     files' as stored), a qid neither String nor integer, more rows than one pass: None, the group-by runs."""
@@ -167,3 +195,21 @@ def test_pyarrow_pool_and_modules(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0", "False", "False"]
+
+
+def test_an_identifying_column_is_refused_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An undeclared column that identifies people: the job refuses it with the same message whether the pass
+    counted its values or the road did."""
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.job import Job, run_job
+
+    data = tmp_path / "in.parquet"
+    pl.DataFrame({"zip": [f"z{i % 3}" for i in range(60)], "id": [f"p{i}" for i in range(60)]}).write_parquet(data)
+    keys = {"input": str(data), "k": 2, "report_html": False, "qids": {"zip": {"hierarchy": "suppress"}}}
+    messages = []
+    for counts in (_parquet_counts.parquet_counts, lambda *a: None):
+        monkeypatch.setattr("polars_anon.job.parquet_counts", counts)
+        with pytest.raises(InvalidParameterError, match="column 'id' is not declared and has 60 distinct") as err:
+            run_job(Job.from_dict({**keys, "output": str(tmp_path / "out.parquet")}))
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
