@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from polars_anon._memory import release_freed_memory
 from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts
 
 if TYPE_CHECKING:
@@ -40,19 +41,21 @@ __all__ = ["DISTINCT_CAP", "parquet_counts", "sorted_tuple_codes"]
 
 DISTINCT_CAP = 1 << 16
 """At most this many distinct values of an undeclared column are counted by the pass (the road counts beyond)."""
-BATCH_ROWS = 1 << 19
-"""Rows read at a time (whole row groups): the ids kept per row are one to four bytes a qid, not the values."""
+BATCH_ROWS = 1 << 17
+"""Rows read at a time (whole row groups), on one thread: pyarrow keeps pages it read, and a job's later phases
+peaked higher by as much (greedy on the 15M register: 889-957 MiB reading 2**19-2**21 rows at a time on threads,
+855-868 so, 826-829 without the pass). The ids kept per row are one to four bytes a qid, not the values."""
 
 
 def parquet_counts(
-    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str], undeclared: Sequence[str] = ()
+    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str], undeclared: Sequence[str] = (), *, codes: bool = True
 ) -> TupleCounts | None:
     """The tuple pass over `lf` by `qids` (no `by`) made sorted from the dictionaries of `files` (a
     :class:`~polars_anon._passes.TupleCounts` with ``sorted`` and ``values``), or None where that is not exact or
     not bounded (see the module): then :func:`~polars_anon._passes.count_tuples` groups the rows. The same read
     counts the distinct values (null counted as one) of each of the `undeclared` columns that is a String or an
     integer column with at most :data:`DISTINCT_CAP` distinct values (``TupleCounts.distinct``; the road counts the
-    others)."""
+    others). `codes` False: the codes are not kept (a method that reads none: 22 MiB at 15M rows)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -71,15 +74,17 @@ def parquet_counts(
         distinct.add(batch)
     pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: the later passes need them
     found = ids.counted(stored, schema)
+    release_freed_memory()  # the batches' ids (a few hundred KiB each) sit freed in glibc's heap; Polars's apart
     if found is None:
         return None
     values = {q: pl.Series(q, list(ids.seen[q]), dtype=schema[q]) for q in qids}
-    return TupleCounts(lf, tuple(qids), (), (), sorted=found, values=values, distinct=distinct.counts())
+    made = (found[0], found[1] if codes else None)
+    return TupleCounts(lf, tuple(qids), (), (), sorted=made, values=values, distinct=distinct.counts())
 
 
 def sorted_tuple_codes(
     lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]
-) -> tuple[pl.DataFrame, TupleCodes] | None:
+) -> tuple[pl.DataFrame, TupleCodes | None] | None:
     """``as_string_codes(tuple_counts(lf, qids)[0], qids)`` read from the files' dictionaries, or None where that is
     not exact or not bounded (see the module)."""
     made = parquet_counts(lf, files, qids)
@@ -109,10 +114,10 @@ def _batches(readers: Sequence[object], qids: Sequence[str]) -> Iterator[pa.Tabl
             group.append(g)
             held += meta.row_group(g).num_rows
             if held >= BATCH_ROWS:
-                yield reader.read_row_groups(group, columns=list(qids))  # type: ignore[attr-defined]
+                yield reader.read_row_groups(group, columns=list(qids), use_threads=False)  # type: ignore[attr-defined]
                 group, held = [], 0
         if group:
-            yield reader.read_row_groups(group, columns=list(qids))  # type: ignore[attr-defined]
+            yield reader.read_row_groups(group, columns=list(qids), use_threads=False)  # type: ignore[attr-defined]
 
 
 class _GlobalIds:

@@ -104,9 +104,9 @@ class TupleCounts:
     by: tuple[str, ...]
     frames: tuple[pl.DataFrame, ...] = field(compare=False, repr=False)
     """:func:`tuple_counts`' frames; none when the pass was made sorted (`sorted`)."""
-    sorted: tuple[pl.DataFrame, TupleCodes] | None = field(default=None, compare=False, repr=False)
+    sorted: tuple[pl.DataFrame, TupleCodes | None] | None = field(default=None, compare=False, repr=False)
     """:func:`as_string_codes` of the one frame, when the pass made it so (no `by`: a Parquet dictionary pass,
-    :mod:`polars_anon._parquet_counts`)."""
+    :mod:`polars_anon._parquet_counts`; the codes None when the method reads none)."""
     values: dict[str, pl.Series] | None = field(default=None, compare=False, repr=False)
     """With `sorted`: each key's distinct values in its own type (nulls left out, in no set order)."""
     distinct: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
@@ -119,7 +119,7 @@ class TupleCounts:
             return list(self.frames)
         return None
 
-    def sorted_of(self, lf: pl.LazyFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, TupleCodes] | None:
+    def sorted_of(self, lf: pl.LazyFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, TupleCodes | None] | None:
         """:func:`as_string_codes` of the counts of `lf` by `keys` (no `by`) when this pass made them, else None."""
         if self.lf is lf and self.keys == tuple(keys) and not self.by:
             return self.sorted

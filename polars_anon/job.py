@@ -743,7 +743,8 @@ def _on_polars(
     files = job.parquet_files
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made, files))
     if not made and not counted_attributes(request):  # else the road's group-by makes it
-        made += [c for c in [parquet_counts(lf, files, list(request.qids), request.undeclared)] if c is not None]
+        sorted_pass = parquet_counts(lf, files, list(request.qids), request.undeclared, codes=request.method.codes)
+        made += [sorted_pass] if sorted_pass is not None else []
     counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
     result = run(
         POLARS,
@@ -796,7 +797,8 @@ def tuple_values(
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
         qids, by = list(request.qids), counted_attributes(request)
-        made.append((not by and parquet_counts(lf, files, qids, request.undeclared)) or count_tuples(lf, qids, by))
+        sorted_pass = not by and parquet_counts(lf, files, qids, request.undeclared, codes=request.method.codes)
+        made.append(sorted_pass or count_tuples(lf, qids, by))
         schema = lf.collect_schema()  # the pass groups String keys as Categorical: their values read back as String
         values = {c: made[-1].distinct_values(c) for c in columns}
         return {c: (v.cast(pl.String) if schema[c] == pl.String else v).sort() for c, v in values.items()}

@@ -145,9 +145,11 @@ def test_none_where_it_does_not_apply(tmp_path: Path, monkeypatch: pytest.Monkey
     assert sorted_tuple_codes(lf, files, ["s"]) is None
 
 
-def test_a_job_gives_the_group_bys_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("method", ["fulldomain", "greedy"])
+def test_a_job_gives_the_group_bys_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str) -> None:
     """The same job on a Parquet input with the pass and without it (forced off): the same published bytes and
-    report figures; and the pass is the one the job made (the road reads no more)."""
+    report figures; and the pass is the one the job made (the road reads no more), with the codes kept for a method
+    that reads them (fulldomain) only."""
     from polars_anon.job import Job, run_job
 
     rows = [(f"z{i % 7}", i % 5, i % 3, f"p{i % 2}") for i in range(400)]
@@ -160,18 +162,19 @@ def test_a_job_gives_the_group_bys_bytes(tmp_path: Path, monkeypatch: pytest.Mon
         "age": {"hierarchy": {"intervals": [2, 4]}},
         "g": {"hierarchy": "suppress"},
     }
-    keys = {"input": str(data), "k": 3, "report_html": False, "qids": qids}
+    keys = {"input": str(data), "k": 3, "report_html": False, "qids": qids, "method": method}
     made = []
     real = _parquet_counts.parquet_counts
 
-    def counted(*args: object) -> object:
-        made.append(real(*args))  # type: ignore[arg-type]
+    def counted(*args: object, **keywords: object) -> object:
+        made.append(real(*args, **keywords))  # type: ignore[arg-type]
         return made[-1]
 
     monkeypatch.setattr("polars_anon.job.parquet_counts", counted)
     fast = run_job(Job.from_dict({**keys, "output": str(tmp_path / "fast.parquet")}))
-    assert len(made) == 1 and made[0] is not None
-    monkeypatch.setattr("polars_anon.job.parquet_counts", lambda *a: None)
+    assert len(made) == 1 and made[0] is not None and made[0].sorted is not None
+    assert (made[0].sorted[1] is not None) == (method == "fulldomain")
+    monkeypatch.setattr("polars_anon.job.parquet_counts", lambda *a, **k: None)
     slow = run_job(Job.from_dict({**keys, "output": str(tmp_path / "slow.parquet")}))
     assert (tmp_path / "fast.parquet").read_bytes() == (tmp_path / "slow.parquet").read_bytes()
     timed = {"seconds", "phases", "write_seconds", "output"}
@@ -207,7 +210,7 @@ def test_an_identifying_column_is_refused_alike(tmp_path: Path, monkeypatch: pyt
     pl.DataFrame({"zip": [f"z{i % 3}" for i in range(60)], "id": [f"p{i}" for i in range(60)]}).write_parquet(data)
     keys = {"input": str(data), "k": 2, "report_html": False, "qids": {"zip": {"hierarchy": "suppress"}}}
     messages = []
-    for counts in (_parquet_counts.parquet_counts, lambda *a: None):
+    for counts in (_parquet_counts.parquet_counts, lambda *a, **k: None):
         monkeypatch.setattr("polars_anon.job.parquet_counts", counts)
         with pytest.raises(InvalidParameterError, match="column 'id' is not declared and has 60 distinct") as err:
             run_job(Job.from_dict({**keys, "output": str(tmp_path / "out.parquet")}))
