@@ -64,9 +64,13 @@ def parquet_counts(
         return None
     extra = [c for c in undeclared if _simple(schema[c])]
     strings = [c for c in [*qids, *extra] if schema[c] == pl.String]
-    readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
-    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS:
+    try:
+        readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
+    except (pa.ArrowException, OSError):  # a file pyarrow cannot open as Polars does (e.g. an Int128 column)
         return None
+    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS or not all(_stored(r, schema, qids) for r in readers):
+        return None
+    extra = [c for c in extra if all(_stored(r, schema, [c]) for r in readers)]
     ids, distinct = _GlobalIds(qids), _Distinct(extra)
     stored = []
     for batch in _batches(readers, [*qids, *extra]):
@@ -89,6 +93,26 @@ def sorted_tuple_codes(
     not exact or not bounded (see the module)."""
     made = parquet_counts(lf, files, qids)
     return None if made is None else made.sorted
+
+
+def _stored(reader: object, schema: pl.Schema, columns: Sequence[str]) -> bool:
+    """Whether each column is stored as pyarrow reads it here: a String column as a string (read as a dictionary), an
+    integer column as an integer (not, e.g., Polars' Int128 as a decimal)."""
+    import pyarrow as pa
+
+    stored = reader.schema_arrow  # type: ignore[attr-defined]
+    for c in columns:
+        if c not in stored.names:
+            return False
+        kind = stored.field(c).type
+        if schema[c].is_integer() and str(kind) not in _NUMPY:  # the integer types NumPy holds as they are
+            return False
+        text = pa.types.is_dictionary(kind) and (
+            pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
+        )
+        if not schema[c].is_integer() and not text:
+            return False
+    return True
 
 
 def _simple(dtype: pl.DataType) -> bool:
@@ -154,10 +178,10 @@ class _GlobalIds:
         values, valid, low, distinct = found
         if not len(distinct):
             return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
-        table = self._table(qid, (distinct + low).tolist())
+        table = self._table(qid, _plus(distinct, low, values.dtype))
         lookup = np.zeros(int(distinct[-1]) + 2, dtype=table.dtype)  # the last slot: a null's
         lookup[distinct] = table[:-1]
-        slots = (values - low).astype(np.int64)
+        slots = (values - values.dtype.type(low)).astype(np.int64)
         if valid is not None:
             slots[~valid] = len(lookup) - 1
         return lookup[slots]
@@ -219,7 +243,7 @@ class _Distinct:
                 if found is None:  # a range wider than 2**24: more values than the cap, likely
                     del self.values[c]
                     continue
-                self.values[c].update((found[3] + found[2]).tolist())
+                self.values[c].update(_plus(found[3], found[2], found[0].dtype))
             if len(self.values[c]) > DISTINCT_CAP:
                 del self.values[c]
 
@@ -239,8 +263,13 @@ def _distinct_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray 
     if high - low >= 1 << 24:
         return None
     present = np.zeros(high - low + 1, dtype=bool)
-    present[(present_values - low).astype(np.int64)] = True
+    present[(present_values - values.dtype.type(low)).astype(np.int64)] = True
     return values, valid, low, np.flatnonzero(present)
+
+
+def _plus(offsets: np.ndarray, low: int, dtype: np.dtype) -> list[int]:
+    """`low` plus each offset, computed in the column's own type (a UInt64 beyond 2**63 does not fit an Int64)."""
+    return (offsets.astype(dtype) + dtype.type(low)).tolist()
 
 
 def _filled(indices: pa.Array, null: int) -> np.ndarray:

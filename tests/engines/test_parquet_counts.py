@@ -216,3 +216,22 @@ def test_an_identifying_column_is_refused_alike(tmp_path: Path, monkeypatch: pyt
             run_job(Job.from_dict({**keys, "output": str(tmp_path / "out.parquet")}))
         messages.append(str(err.value))
     assert messages[0] == messages[1]
+
+
+def test_wide_integers(tmp_path: Path) -> None:
+    """UInt64 values beyond 2**63 (within a narrow range: the table's path) as the group-by gives them, their distinct
+    count too; a file with an Int128 column, which pyarrow cannot open: None, the group-by runs."""
+    path = tmp_path / "u.parquet"
+    top = 2**64 - 1
+    frame = pl.DataFrame({"u": pl.Series([top, top - 3, None, top], dtype=pl.UInt64), "s": ["a", "b", "a", "a"]})
+    frame.write_parquet(path)
+    lf = pl.scan_parquet([path], glob=False)
+    made = parquet_counts(lf, [path], ["u", "s"], ["u"])
+    assert made is not None and made.sorted is not None
+    assert_frame_equal(made.sorted[0], _reference(lf, ["u", "s"])[0])
+    assert made.sorted[0].rows() == [(str(top - 3), "b", 1), (str(top), "a", 2), (None, "a", 1)]  # by label
+    assert made.values is not None and sorted(made.values["u"].to_list()) == [top - 3, top]
+    assert made.distinct == {"u": 3}  # two values and the null
+    wide = tmp_path / "w.parquet"
+    pl.DataFrame({"x": pl.Series([1, 2], dtype=pl.Int128), "s": ["a", "b"]}).write_parquet(wide)
+    assert sorted_tuple_codes(pl.scan_parquet([wide], glob=False), [wide], ["s"]) is None
