@@ -43,7 +43,7 @@ from polars_anon.metrics.partition import diameter_of
 from polars_anon.metrics.sums import sorted_products_stable_sum, sorted_sum
 from polars_anon.metrics.weights import EDGE_METRICS
 
-__all__ = ["METRICS_FROM_ARRAYS", "grouped_sorted_sums", "whole_table_values"]
+__all__ = ["METRICS_FROM_ARRAYS", "Cells", "grouped_sorted_sums", "qid_cells", "whole_table_values"]
 
 Value = float | int | None
 T = TypeVar("T", float, np.ndarray)
@@ -75,8 +75,9 @@ def grouped_sorted_sums(values: np.ndarray, groups: np.ndarray, n_groups: int) -
 
 
 @dataclass(frozen=True)
-class _Cells:
-    """One qid's cells (:attr:`MetricData.cells`): distinct (leaf, published node, suppressed) and their rows."""
+class Cells:
+    """One qid's cells (:attr:`MetricData.cells`): distinct (leaf, published node, suppressed) and their rows, in
+    ascending (leaf, published node, suppressed) order (a suppressed pair's published node is the root, 0)."""
 
     leaf: np.ndarray
     pub: np.ndarray
@@ -84,7 +85,50 @@ class _Cells:
     size: np.ndarray
 
 
-def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray, n_nodes: int) -> _Cells:
+def qid_cells(data: MetricData) -> list[Cells]:
+    """Each qid's :class:`Cells` of `data`, counted once per data (the report's metrics and its generalization
+    shares read them).
+
+    >>> from polars_anon import Hierarchy
+    >>> from polars_anon.metrics.data import from_mapping
+    >>> H = {"g": Hierarchy.suppression(["F", "M"])}  # nodes *, F, M
+    >>> data = from_mapping(pl.DataFrame({"g": ["F", "M", "F"], "__anon_out_g": ["F", "*", "F"], "size": [3, 1, 2]}),
+    ...                     ["g"], H)
+    >>> [c.tolist() for c in vars(qid_cells(data)[0]).values()]  # F kept as F (5 rows), M published as * (1)
+    [[1, 2], [1, 0], [False, False], [5, 1]]
+    """
+    return data.remember("cell_arrays", lambda: _qid_cells(data))
+
+
+def _qid_cells(data: MetricData) -> list[Cells]:
+    pairs = data.pairs
+    sup = pairs[SUPPRESSED].to_numpy().astype(bool)
+    size = pairs[SIZE].to_numpy().astype(np.float64)  # bincount's weights, converted once
+    any_sup = bool(sup.any())
+    out = []
+    for i, q in enumerate(data.qids):
+        o, p = (pairs[c(i)].to_numpy().astype(np.int64, copy=False) for c in (orig_col, pub_col))
+        n_nodes = data.hierarchies[q].n_nodes
+        out.append(
+            (None if any_sup else _cells_of_function(o, p, size, n_nodes)) or _count_cells(o, p, sup, size, n_nodes)
+        )
+    return out
+
+
+def _cells_of_function(o: np.ndarray, p: np.ndarray, size: np.ndarray, n_nodes: int) -> Cells | None:
+    """A qid's cells when no pair is suppressed and every leaf is published as one node (a full-domain map): one
+    cell per leaf, its rows a weighted count of the leaves (the same cells as :func:`_count_cells`, a pass fewer);
+    None when a leaf is published as two nodes."""
+    node_of = np.zeros(n_nodes, dtype=np.int64)
+    node_of[o] = p
+    if not np.array_equal(node_of[o], p):
+        return None
+    rows = np.bincount(o, weights=size, minlength=n_nodes)  # whole numbers summed: exact
+    leaf = np.flatnonzero(rows)
+    return Cells(leaf, node_of[leaf], np.zeros(len(leaf), dtype=bool), rows[leaf].astype(np.int64))
+
+
+def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray, n_nodes: int) -> Cells:
     """One qid's cells, in ascending (leaf, published node, suppressed) order: a ``bincount`` over the dense ranks
     of the leaves and published nodes that occur (a few thousand cells), not over every (node, node) pair."""
     has_o, has_p = np.bincount(o, minlength=n_nodes) > 0, np.bincount(p, minlength=n_nodes) > 0
@@ -99,7 +143,7 @@ def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray
     else:
         cell, inverse = np.unique(key, return_inverse=True)
         rows = np.bincount(inverse, weights=size)
-    return _Cells(leaves[cell // width], published[cell % width // 2], (cell % 2).astype(bool), rows.astype(np.int64))
+    return Cells(leaves[cell // width], published[cell % width // 2], (cell % 2).astype(bool), rows.astype(np.int64))
 
 
 def _packed(columns: Sequence[np.ndarray], radix: Sequence[int], rows: int) -> np.ndarray:
@@ -159,18 +203,18 @@ class _Arrays:
         self.n = int(self.size.sum())
 
     @cached_property
-    def cells(self) -> list[_Cells]:
-        return [_count_cells(o, p, self.sup, self.size, h.n_nodes) for o, p, h in zip(self.o, self.p, self.hs)]
+    def cells(self) -> list[Cells]:
+        return qid_cells(self.data)
 
     @cached_property
-    def star_cells(self) -> list[_Cells]:
+    def star_cells(self) -> list[Cells]:
         """T*'s cells: each leaf's rows, published at the root (node 0), kept."""
         out = []
         for c, h in zip(self.cells, self.hs):
             rows = np.bincount(c.leaf, weights=c.size, minlength=h.n_nodes)
             leaf = np.flatnonzero(rows)
             zero = np.zeros(len(leaf), dtype=np.int64)
-            out.append(_Cells(leaf, zero, zero.astype(bool), rows[leaf].astype(np.int64)))
+            out.append(Cells(leaf, zero, zero.astype(bool), rows[leaf].astype(np.int64)))
         return out
 
     @cached_property
@@ -207,7 +251,7 @@ class _Arrays:
         columns = ("num_lo", "num_hi", "num_mean", "numeric")
         return [{c: self.data.nodes(i)[c].to_numpy() for c in columns} for i in range(self.m)]
 
-    def sum_cells(self, star: bool, term: Callable[[int, _Cells], np.ndarray]) -> float:
+    def sum_cells(self, star: bool, term: Callable[[int, Cells], np.ndarray]) -> float:
         """The sorted sum over every qid's cells of ``term(i, cells)`` (a Float64 array per qid)."""
         cells = self.star_cells if star else self.cells
         return sorted_sum(np.concatenate([term(i, c) for i, c in enumerate(cells)]))
@@ -316,7 +360,7 @@ def _precision(a: _Arrays, star: bool) -> Value:
 
 
 def _information_loss(a: _Arrays, star: bool) -> Value:
-    def term(i: int, c: _Cells) -> np.ndarray:
+    def term(i: int, c: Cells) -> np.ndarray:
         nodes = a.nodes[i]
         if not bool(nodes["numeric"][0]):
             return c.size.astype(np.float64) * _level_fraction(a.hs[i], c.pub)

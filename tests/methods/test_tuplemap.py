@@ -64,6 +64,26 @@ def test_facts_from_node_ids_equal_the_group_by_of_the_labels() -> None:
         assert generalization(known, hs, levels) == generalization(plain, hs, levels)
 
 
+def test_shares_from_the_metric_datas_cells_equal_the_group_by_of_the_labels() -> None:
+    """The generalization shares read from the report's metric data (each qid's cells) equal those of the same
+    labels without ids (the group-by and the label filters of every row's Strings): random full-domain maps with and
+    without suppressed rows (without, a leaf is published as one node: the cells come from the leaves' counts)."""
+    from polars_anon.report.generalization import generalization
+    from polars_anon.report.metrics import map_data
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(5)
+    for i in range(30):
+        n, leaves, agg = _random_tuples(rng, hs)
+        levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 2 else None
+        known = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        plain = TupleMap(known.qids, known.frame)
+        data = map_data(known, hs, 2, levels)
+        assert data is not None
+        assert generalization(known, hs, levels, metric_data=data) == generalization(plain, hs, levels)
+
+
 def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
     """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the

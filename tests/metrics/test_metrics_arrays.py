@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from polars_anon import Hierarchy
 from polars_anon.metrics import METRICS
-from polars_anon.metrics.arrays import grouped_sorted_sums
-from polars_anon.metrics.data import MetricData, from_mapping, fully_suppressed
+from polars_anon.metrics.arrays import grouped_sorted_sums, qid_cells
+from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, from_mapping, fully_suppressed, orig_col, pub_col
 from polars_anon.metrics.registry import evaluate_both, metric_names
 from polars_anon.metrics.sums import sorted_products_numpy_sum, sorted_sum
 from tests.strategies import hierarchies
@@ -68,20 +68,25 @@ def maps(draw: st.DrawFn) -> MetricData:
     m = draw(st.integers(1, 5))
     hs = {f"q{j}": draw(_hierarchy()) for j in range(m)}
     rows = draw(st.integers(1, 12))
+    full_domain = draw(st.booleans())  # each qid at one level, nothing suppressed: a leaf is published as one node
     columns: dict[str, Sequence[object]] = {}
     for q, h in hs.items():
         leaves = draw(st.lists(st.sampled_from(np.flatnonzero(h.is_leaf).tolist()), min_size=rows, max_size=rows))
-        up = draw(st.lists(st.integers(0, 4), min_size=rows, max_size=rows))
-        published = []
-        for leaf, steps in zip(leaves, up):
-            node = leaf
-            for _ in range(steps):
-                node = max(int(h.parent[node]), 0) if node else 0
-            published.append(node)
+        if full_domain:
+            published = h.generalize_ids(draw(st.integers(0, h.height - 1)))[leaves].tolist()
+        else:
+            up = draw(st.lists(st.integers(0, 4), min_size=rows, max_size=rows))
+            published = []
+            for leaf, steps in zip(leaves, up):
+                node = leaf
+                for _ in range(steps):
+                    node = max(int(h.parent[node]), 0) if node else 0
+                published.append(node)
         columns[q] = [h.label_of(x) for x in leaves]
         columns[f"__anon_out_{q}"] = [h.label_of(x) for x in published]
     columns["size"] = draw(st.lists(st.sampled_from([1, 2, 3, 7, 1000]), min_size=rows, max_size=rows))
-    columns["sup"] = draw(st.lists(st.booleans(), min_size=rows, max_size=rows).filter(lambda s: not all(s)))
+    marks = st.lists(st.booleans(), min_size=rows, max_size=rows).filter(lambda s: not all(s))
+    columns["sup"] = [False] * rows if full_domain else draw(marks)
     levels = None
     if draw(st.booleans()):
         levels = {q: draw(st.integers(0, h.height - 1)) for q, h in hs.items()}
@@ -98,6 +103,22 @@ def test_arrays_give_the_polars_metrics_bits(data: MetricData) -> None:
     for n in want_raw:
         assert _bits(raw[n]) == _bits(want_raw[n]), (n, raw[n], want_raw[n])
         assert _bits(normalized[n]) == _bits(want_normalized[n]), (n, normalized[n], want_normalized[n])
+
+
+@settings(max_examples=30, deadline=None)
+@given(maps())
+def test_qid_cells_are_each_leaf_node_and_mark_once_with_its_rows(data: MetricData) -> None:
+    """Each qid's cells are its distinct (original leaf, published node, suppressed) with their rows summed, in
+    ascending order (a Python dict over the pairs; a suppressed pair published at the root)."""
+    pairs = data.pairs.to_dicts()
+    for i, cells in enumerate(qid_cells(data)):
+        want: dict[tuple[int, int, bool], int] = {}
+        for row in pairs:
+            sup = bool(row[SUPPRESSED])
+            key = (row[orig_col(i)], 0 if sup else row[pub_col(i)], sup)
+            want[key] = want.get(key, 0) + row[SIZE]
+        got = list(zip(cells.leaf.tolist(), cells.pub.tolist(), cells.sup.tolist()))
+        assert got == sorted(want) and cells.size.tolist() == [want[c] for c in sorted(want)]
 
 
 @settings(max_examples=30, deadline=None)
