@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.metrics.arrays import Cells, qid_cells
+from polars_anon.metrics.cell_counts import Cells, qid_cells
 from polars_anon.metrics.data import MetricData, orig_col
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from polars_anon import Hierarchy
 from polars_anon.metrics import METRICS
-from polars_anon.metrics.arrays import grouped_sorted_sums, qid_cells
+from polars_anon.metrics.arrays import grouped_sorted_sums
+from polars_anon.metrics.cell_counts import qid_cells
 from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, from_mapping, fully_suppressed, orig_col, pub_col
 from polars_anon.metrics.registry import evaluate_both, metric_names
 from polars_anon.metrics.sums import sorted_products_numpy_sum, sorted_sum
