@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,6 +121,74 @@ def test_qid_cells_are_each_leaf_node_and_mark_once_with_its_rows(data: MetricDa
             want[key] = want.get(key, 0) + row[SIZE]
         got = list(zip(cells.leaf.tolist(), cells.pub.tolist(), cells.sup.tolist()))
         assert got == sorted(want) and cells.size.tolist() == [want[c] for c in sorted(want)]
+
+
+def _cramer_by_hand(pairs: list[dict[str, object]], a: str, b: str) -> float:
+    """Cramér's V of columns `a` and `b` of the pairs weighted by their rows: a dict of the table's cells and
+    margins, phi² the exact sum of n² / (n_a n_b) less 1, over min(r, c) - 1 (0.0 for a column of one value)."""
+    cells: dict[tuple[object, object], float] = {}
+    for row in pairs:
+        key = (row[a], row[b])
+        cells[key] = cells.get(key, 0.0) + float(row[SIZE])  # type: ignore[arg-type]
+    na: dict[object, float] = {}
+    nb: dict[object, float] = {}
+    for (x, y), n in cells.items():
+        na[x], nb[y] = na.get(x, 0.0) + n, nb.get(y, 0.0) + n
+    dof = min(len(na), len(nb)) - 1
+    if dof <= 0:
+        return 0.0
+    phi2 = math.fsum(n * n / (na[x] * nb[y]) for (x, y), n in cells.items()) - 1.0
+    return math.sqrt(max(phi2, 0.0) / dof)
+
+
+@settings(max_examples=40, deadline=None)
+@given(maps())
+def test_cramers_v_changes_equal_the_tables_counted_by_hand(data: MetricData) -> None:
+    """Cramér's V in the original minus in the published pairs, for every pair of qids, to the last bit: the
+    contingency tables counted from joint tables of three or more columns, from the original pairs' cells (a
+    full-domain map) or from the pairs, against a dict of each pair's table."""
+    from polars_anon.metrics.distribution import cramers_v_changes
+
+    pairs = data.pairs.to_dicts()
+    m = len(data.qids)
+    want = [
+        _cramer_by_hand(pairs, orig_col(i), orig_col(j)) - _cramer_by_hand(pairs, pub_col(i), pub_col(j))
+        for i in range(m)
+        for j in range(i + 1, m)
+    ]
+    assert [_bits(v) for v in cramers_v_changes(data)] == [_bits(v) for v in want]
+
+
+@pytest.mark.parametrize("suppress", [False, True])
+def test_cramers_v_changes_of_four_qids_equal_the_tables_counted_by_hand(suppress: bool) -> None:
+    """Four qids of 3 to 2,000 values over 300 random tuples (two joint tables of three columns, a pair on its
+    own), each published at one level, with and without suppressed tuples: every pair's change to the last bit."""
+    from polars_anon.metrics.distribution import cramers_v_changes
+
+    rng = np.random.default_rng(11)
+    hs = {
+        "a": Hierarchy.intervals(range(2000), [5, 10]),
+        "b": Hierarchy.suppression(["F", "M", "U"]),
+        "c": Hierarchy.suppression([f"r{i}" for i in range(7)]),
+        "d": Hierarchy.intervals(range(20), [4]),
+    }
+    levels = {"a": 1, "b": 0, "c": 1, "d": 0}
+    columns: dict[str, object] = {}
+    for q, h in hs.items():
+        leaves = rng.choice(np.flatnonzero(h.is_leaf), 300)
+        columns[q] = [h.labels[x] for x in leaves]
+        columns[f"__anon_out_{q}"] = [h.labels[x] for x in h.generalize_ids(levels[q])[leaves]]
+    frame = pl.DataFrame(columns).with_columns(
+        size=pl.Series(rng.integers(1, 9, 300)), sup=pl.Series(suppress & (rng.random(300) < 0.1))
+    )
+    data = from_mapping(frame, list(hs), hs, suppressed="sup")
+    pairs = data.pairs.to_dicts()
+    want = [
+        _cramer_by_hand(pairs, orig_col(i), orig_col(j)) - _cramer_by_hand(pairs, pub_col(i), pub_col(j))
+        for i in range(4)
+        for j in range(i + 1, 4)
+    ]
+    assert [_bits(v) for v in cramers_v_changes(data)] == [_bits(v) for v in want]
 
 
 @settings(max_examples=30, deadline=None)
