@@ -115,6 +115,49 @@ def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels(
         assert_frame_equal(tmap.published_sizes(), plain.published_sizes())  # sorted by label ranks, as Strings
 
 
+def test_leaf_nodes_and_the_truthfulness_check_against_a_loop_over_the_rows() -> None:
+    """``leaf_nodes`` is each leaf's one published node (a dict over the rows; None when a leaf is published as two
+    nodes or the leaves are not known), and ``check_truthful`` passes a map whose every published node is its
+    row's leaf or an ancestor and names a row's leaf and node that are not (one row made untruthful), whether the
+    map publishes each leaf as one node (checked per leaf) or not (per row): random maps of two qids."""
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(6)
+    for i in range(40):
+        n, leaves, agg = _random_tuples(rng, hs)
+        if i % 2:  # one level per qid: a function of the leaf unless a row is suppressed
+            nodes = {q: h.generalize_ids(int(rng.integers(0, h.height)))[leaves[q]] for q, h in hs.items()}
+        else:
+            nodes = {
+                q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[x] for x in leaves[q]])
+                for q, h in hs.items()
+            }
+        suppressed = rng.random(n) < 0.2 if i % 4 == 1 else None
+        tmap = TupleMap.from_nodes(agg, hs, nodes, suppressed, leaves=leaves)
+        for q in hs:
+            published = np.where(np.zeros(n, dtype=bool) if suppressed is None else suppressed, 0, nodes[q])
+            seen: dict[int, set[int]] = {}
+            for leaf, node in zip(leaves[q].tolist(), published.tolist()):
+                seen.setdefault(leaf, set()).add(node)
+            got = tmap.leaf_nodes(q)
+            if any(len(v) > 1 for v in seen.values()):
+                assert got is None
+            else:
+                assert got is not None and {x: {int(got[x])} for x in np.flatnonzero(got >= 0)} == seen
+        tmap.check_truthful()
+        assert TupleMap.from_nodes(agg, hs, nodes, suppressed).leaf_nodes("a") is None  # leaves not known
+        if not n:
+            continue
+        bad = {q: v.copy() for q, v in nodes.items()}
+        row = int(rng.integers(0, n))
+        h = hs["b"]
+        bad["b"][row] = next(x for x in range(h.n_nodes) if h.ancestors_by_depth[leaves["b"][row], h.depth[x]] != x)
+        if suppressed is not None:
+            suppressed[row] = False
+        wrong = TupleMap.from_nodes(agg, hs, bad, suppressed, leaves=leaves)
+        with pytest.raises(AssertionError, match="publishes 'b' = '.*' for the original value '.*', not one of"):
+            wrong.check_truthful()
+
+
 def _two_hierarchies() -> dict[str, Hierarchy]:
     """A tree whose labels' String order differs from their id order (``w`` before ``z``) and integer intervals
     (``[0, 2)`` after ``7`` as Strings)."""
