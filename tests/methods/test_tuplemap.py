@@ -158,6 +158,36 @@ def test_leaf_nodes_and_the_truthfulness_check_against_a_loop_over_the_rows() ->
             wrong.check_truthful()
 
 
+def test_map_loss_equals_the_sorted_sum_over_the_rows() -> None:
+    """The report's loss per qid is the sum (NumPy's, of the sorted values) of each map row's cell loss times its
+    rows (1 for a suppressed row) over the row count, and the mean of the qids': computed by hand over the rows for
+    random full-domain maps (qids at their leaves, at their roots or between, with and without suppressed rows),
+    to the last bit, and equal to the same map's labels without ids."""
+    import math
+
+    from polars_anon.metrics.cells import loss_per_node
+    from polars_anon.report.metrics import map_loss
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(8)
+    for i in range(40):
+        n, leaves, agg = _random_tuples(rng, hs)
+        levels = {q: int(rng.choice([0, h.height - 1, int(rng.integers(0, h.height))])) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 2 else None
+        tmap = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        tmap.published_sizes()  # the map check's classes, which the loss reads
+        sizes = agg[SIZE].to_numpy()
+        sup = np.zeros(n, dtype=bool) if suppressed is None else suppressed
+        want = {}
+        for q, h in hs.items():
+            cost = loss_per_node(h)[h.generalize_ids(levels[q])[leaves[q]]]
+            terms = np.sort(np.where(sup, 1.0, cost) * sizes)
+            want[q] = float(terms.sum()) / float(sizes.sum()) if n else 0.0
+        got = map_loss(tmap, hs)
+        assert repr(got) == repr((math.fsum(want.values()) / 2, want))  # repr: -0.0 and 0.0 apart
+        assert repr(got) == repr(map_loss(TupleMap(tmap.qids, tmap.frame), hs))
+
+
 def _two_hierarchies() -> dict[str, Hierarchy]:
     """A tree whose labels' String order differs from their id order (``w`` before ``z``) and integer intervals
     (``[0, 2)`` after ``7`` as Strings)."""
