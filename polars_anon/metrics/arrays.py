@@ -19,6 +19,7 @@ are exact either way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TypeVar
@@ -330,6 +331,9 @@ def _entropy(a: _Arrays, star: bool) -> Value:
 
 
 def _ambiguity(a: _Arrays, star: bool) -> Value:
+    whole = _whole_ambiguity_sum(a, star)
+    if whole is not None:
+        return float(whole) / float(a.n)
     if star:
         product = 1.0
         for h in a.hs:
@@ -347,6 +351,24 @@ def _ambiguity(a: _Arrays, star: bool) -> Value:
             products = products * h.leaves[p].astype(np.float64)
         values = a.size.astype(np.float64) * products
     return sorted_sum(values) / float(a.n)
+
+
+def _whole_ambiguity_sum(a: _Arrays, star: bool) -> int | None:
+    """The sum over the pairs of their rows times the product of their published nodes' leaf counts, from the
+    published classes and the suppressed rows (every qid at its root), when it is below 2**53; else None. The terms
+    are whole numbers, so below 2**53 every partial sum of the sorted terms is exact and the sorted sum
+    (:func:`~polars_anon.metrics.sums.sorted_sum`) is this sum, with the same bits, without a pass over the pairs."""
+    root = math.prod(int(h.leaves[0]) for h in a.hs)  # a suppressed pair's product, and every pair's in T*
+    if star:
+        return a.n * root if a.n * root < 2**53 else None
+    matrix, rows = a.classes
+    products = np.ones(len(rows))
+    for j, h in enumerate(a.hs):
+        products = products * h.leaves[matrix[:, j]]  # whole numbers: exact while below 2**53
+    if max(float(products.max(initial=0.0)), float(root)) * a.n >= 2.0**53:
+        return None
+    suppressed = int(a.size[a.sup].sum())
+    return int((rows.astype(np.int64) * products.astype(np.int64)).sum()) + suppressed * root
 
 
 def _squared_distance_error(a: _Arrays, star: bool) -> Value:

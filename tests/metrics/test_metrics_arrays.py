@@ -236,6 +236,22 @@ def test_large_sorted_sums_give_a_running_sum_of_the_sorted_values() -> None:
         assert _bits(sorted_products_numpy_sum(values, codes, counts)) == _bits(want)
 
 
+def test_ambiguity_beyond_exact_whole_sums_gives_the_polars_bits() -> None:
+    """Ambiguity's terms (rows times leaf counts) are whole numbers, summed from the classes while below 2**53;
+    with rows of 2**50 the sums reach past it (some partial sums round) and the terms are summed one by one: both
+    give the Polars function's bits, on the data and on T*."""
+    h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e", "f", "g", "h", "i"]}})
+    for sizes in ([3, 5, 7, 11], [2**50, 3, 2**50 + 1, 1]):
+        frame = pl.DataFrame(
+            {"q": ["a", "b", "d", "e"], "__anon_out_q": ["A", "A", "B", "e"], "size": sizes, "sup": [0, 0, 0, 1]}
+        ).with_columns(pl.col("sup").cast(pl.Boolean))
+        data = from_mapping(frame, ["q"], {"q": h}, suppressed="sup")
+        raw, normalized = evaluate_both(data, ["ambiguity"])
+        want_raw, want_normalized = _reference(data)
+        assert _bits(raw["ambiguity"]) == _bits(want_raw["ambiguity"]), sizes
+        assert _bits(normalized["ambiguity"]) == _bits(want_normalized["ambiguity"]), sizes
+
+
 def test_precision_with_every_hierarchy_of_one_height_divides_as_polars() -> None:
     """Every qid's hierarchy of height 6: Polars holds the cells' ``h`` as one repeated value and divides a level by
     h - 1 as a product by the inverse (3 * (1/5) is not 3 / 5 in the last bit); the report's value is the Polars
