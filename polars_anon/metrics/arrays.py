@@ -41,7 +41,7 @@ from polars_anon.metrics.data import (
 )
 from polars_anon.metrics.distribution import cramers_v_changes, hellinger_distance
 from polars_anon.metrics.partition import diameter_of
-from polars_anon.metrics.sums import sorted_products_stable_sum, sorted_sum
+from polars_anon.metrics.sums import sorted_sum
 from polars_anon.metrics.weights import EDGE_METRICS
 
 __all__ = ["METRICS_FROM_ARRAYS", "grouped_sorted_sums", "whole_table_values"]
@@ -380,17 +380,29 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
         orig = [matrix[:, i] for i in range(a.m)]
     else:
         orig, sizes = a.o, a.size
-    radix = [a.hs[i].n_nodes for i in numeric]
-    if star and _fits(radix, min(1 << 22, 4 * len(sizes)) + 1):
-        # T*: the distance depends on the numeric leaves alone; one per combination of them (not more than a few
-        # per pair: a small map over large numeric hierarchies computes every pair's), then the rows' sum
-        grid = np.meshgrid(*[np.arange(r) for r in radix], indexing="ij")
-        leaf_codes = [g.ravel(order="F") for g in grid]  # the first qid fastest, as the packed code below
-        distance = _distance([a.nodes[i] for i in numeric], leaf_codes, None)
-        return sorted_products_stable_sum(distance, _packed([orig[i] for i in numeric], radix, len(sizes)), sizes)
-    published = None if star else [a.p[i] for i in numeric]
-    distance = _distance([a.nodes[i] for i in numeric], [orig[i] for i in numeric], published)
+    nodes = [a.nodes[i] for i in numeric]
+    by_leaf = None if star else [a.cells[i].node_of_leaf for i in numeric]  # T*: every pair at the roots
+    if by_leaf is None or all(f is not None for f in by_leaf):
+        # each pair's squared differences depend on its leaves alone (its nodes are functions of them): computed
+        # per leaf, gathered per pair; the same floats as per pair
+        squares = [
+            _leaf_squares(n, None if by_leaf is None else by_leaf[j])[orig[i]]
+            for j, (i, n) in enumerate(zip(numeric, nodes))
+        ]
+        distance = np.sqrt(_horizontal_sum(squares))
+    else:
+        distance = _distance(nodes, [orig[i] for i in numeric], [a.p[i] for i in numeric])
     return sorted_sum(sizes.astype(np.float64) * distance)
+
+
+def _leaf_squares(nodes: dict[str, np.ndarray], node_of: np.ndarray | None) -> np.ndarray:
+    """Per leaf id, (a - E(x))^2 of a numeric qid: a the leaf's value, x the node its pairs are published as
+    (`node_of[leaf]`; None: the root), as :func:`_distance` computes it per pair."""
+    if node_of is None:
+        diff = nodes["num_lo"] - nodes["num_mean"][0]
+    else:
+        diff = nodes["num_lo"][: len(node_of)] - nodes["num_mean"][node_of]
+    return diff * diff
 
 
 def _distance(

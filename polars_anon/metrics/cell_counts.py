@@ -10,6 +10,7 @@ cells instead of every pair.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import polars as pl  # noqa: F401  (the doctests)
@@ -28,6 +29,22 @@ class Cells:
     pub: np.ndarray
     sup: np.ndarray
     size: np.ndarray
+
+    @cached_property
+    def node_of_leaf(self) -> np.ndarray | None:
+        """Per leaf id (up to the largest that occurs), the node its pairs are published as (0 for an id no pair
+        holds), when every leaf's pairs are published as one node (a suppressed pair's is the root); else None.
+
+        >>> cells = Cells(np.array([1, 1, 2]), np.array([0, 0, 2]), np.array([False, True, False]), np.array([3, 1, 2]))
+        >>> cells.node_of_leaf.tolist(), Cells(cells.leaf, np.array([0, 1, 2]), cells.sup, cells.size).node_of_leaf
+        ([0, 0, 2], None)
+        """
+        repeated = self.leaf[1:] == self.leaf[:-1]  # ascending by leaf, then node: a leaf's nodes are neighbours
+        if not bool((self.pub[1:][repeated] == self.pub[:-1][repeated]).all()):
+            return None
+        table = np.zeros(int(self.leaf.max(initial=0)) + 1, dtype=np.int64)
+        table[self.leaf] = self.pub
+        return table
 
 
 def qid_cells(data: MetricData) -> list[Cells]:

@@ -204,12 +204,7 @@ def _facts_from_cells(codes: _Codes, data: MetricData) -> None:
     for i, c in enumerate(qid_cells(data)):
         o, p = orig_col(i), pub_col(i)
         codes.distinct[o], codes.distinct[p] = len(np.unique(c.leaf)), len(np.unique(c.pub))
-        repeated = c.leaf[1:] == c.leaf[:-1]  # the cells ascend by leaf, then node: a leaf's nodes are neighbours
-        function = None
-        if bool((c.pub[1:][repeated] == c.pub[:-1][repeated]).all()):
-            function = np.zeros(int(c.leaf.max(initial=0)) + 1, dtype=np.int64)
-            function[c.leaf] = c.pub
-        codes.function[p] = function
+        codes.function[p] = c.node_of_leaf
         codes.same[p] = bool(np.array_equal(c.leaf, c.pub))
 
 
