@@ -317,13 +317,21 @@ class TupleMap:
         return found
 
     def _group_nodes(self, known: Sequence[KnownIds]) -> tuple[np.ndarray, np.ndarray] | None:
-        """:meth:`published_nodes` from the known ids (None: the code would not fit 62 bits)."""
+        """:meth:`published_nodes` from the known ids (None: the code would not fit 62 bits). Without a suppressed
+        row, the rows are read as they are and a qid's published nodes are those of its leaves (:meth:`leaf_nodes`)
+        when it has them."""
         kept = ~self.stored[SUPPRESSED].to_numpy()
-        size = self.stored[SIZE].to_numpy()[kept]
+        every = bool(kept.all())
+        size = self.stored[SIZE].to_numpy()
+        size = size if every else size[kept]
         key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
-        for k in known:
-            nodes = k.nodes[kept]
-            present = np.flatnonzero(np.bincount(nodes, minlength=k.hierarchy.n_nodes))
+        for q, k in zip(self.qids, known):
+            nodes = k.nodes if every else k.nodes[kept]
+            by_leaf = self.leaf_nodes(q) if every else None
+            if by_leaf is None:
+                present = np.flatnonzero(np.bincount(nodes, minlength=k.hierarchy.n_nodes))
+            else:  # the nodes of the leaves the rows hold, each once and ascending
+                present = np.unique(by_leaf[by_leaf >= 0])
             if stride * max(len(present), 1) >= 1 << 62:  # no packed code: the caller groups the labels
                 return None
             dense = np.zeros(k.hierarchy.n_nodes, dtype=np.int64)

@@ -244,13 +244,19 @@ def test_published_nodes_and_the_metrics_of_known_classes_equal_a_brute_force_gr
     hs = _two_hierarchies()
     rng = np.random.default_rng(3)
     names = sorted(METRICS_FROM_ARRAYS)
-    for _ in range(30):
+    for j in range(30):
         n, leaves, agg = _random_tuples(rng, hs)
-        nodes = {
-            q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]]) for q, h in hs.items()
-        }
-        suppressed = rng.random(n) < 0.3
+        if j % 2:  # a level per row, some rows suppressed
+            nodes = {
+                q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]])
+                for q, h in hs.items()
+            }
+            suppressed = rng.random(n) < 0.3
+        else:  # a level per qid, nothing suppressed: each leaf published as one node (its nodes read per leaf)
+            nodes = {q: h.generalize_ids(int(rng.integers(0, h.height)))[leaves[q]] for q, h in hs.items()}
+            suppressed = np.zeros(n, dtype=bool)
         tmap = TupleMap.from_nodes(agg, hs, nodes, suppressed, leaves=leaves)
+        assert j % 2 or all(tmap.leaf_nodes(q) is not None for q in hs)
         want: dict[tuple[int, ...], int] = {}
         for i in range(n):
             if not suppressed[i]:
