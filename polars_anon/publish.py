@@ -99,13 +99,11 @@ def _known_pairs(tmap: TupleMap, q: str) -> pl.DataFrame | None:
     known = tmap.known(q)
     if known is None or known.leaves is None:
         return None
-    hierarchy, leaves, nodes = known
-    first = np.full(hierarchy.n_nodes, -1, dtype=np.int64)
-    first[leaves] = nodes
-    if not np.array_equal(first[leaves], nodes):
+    first = tmap.leaf_nodes(q)
+    if first is None:
         return pl.DataFrame()
     present = np.flatnonzero(first >= 0)
-    labels = pl.Series(hierarchy.labels, dtype=pl.String)
+    labels = pl.Series(known.hierarchy.labels, dtype=pl.String)
     return pl.DataFrame([labels.gather(present).alias(q), labels.gather(first[present]).alias(out_col(q))])
 
 

@@ -250,6 +250,29 @@ class TupleMap:
         """The node ids of `qid` the map's builder knew, with their hierarchy (None: built from labels)."""
         return self.ids.get(qid)
 
+    def leaf_nodes(self, qid: str) -> np.ndarray | None:
+        """Per node id of `qid`'s hierarchy, the node that every map row holding it as its original leaf publishes
+        (-1: no row holds it), when the map's builder knew the leaves and each leaf is published as one node (a
+        full-domain map without suppression); else None. Computed once per qid: publish and the map check then
+        read a few thousand leaves, not every row.
+
+        >>> h = Hierarchy.suppression(["F", "M"])  # nodes *, F, M
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M", "F"], "size": [2, 1, 1]}), {"g": h}, {"g": 1})
+        >>> m.leaf_nodes("g").tolist()
+        [-1, 0, 0]
+        """
+        found: dict[str, np.ndarray | None] = self.__dict__.setdefault("_leaf_nodes", {})  # frozen: set once
+        if qid not in found:
+            known = self.known(qid)
+            table = None
+            if known is not None and known.leaves is not None:
+                table = np.full(known.hierarchy.n_nodes, -1, dtype=np.int64)
+                table[known.leaves] = known.nodes
+                if not np.array_equal(table[known.leaves], known.nodes):
+                    table = None  # a leaf published as two nodes
+            found[qid] = table
+        return found[qid]
+
     def published_sizes(self) -> pl.DataFrame:
         """The published classes and their sizes (suppressed rows left out), sorted.
 
@@ -294,13 +317,21 @@ class TupleMap:
         return found
 
     def _group_nodes(self, known: Sequence[KnownIds]) -> tuple[np.ndarray, np.ndarray] | None:
-        """:meth:`published_nodes` from the known ids (None: the code would not fit 62 bits)."""
+        """:meth:`published_nodes` from the known ids (None: the code would not fit 62 bits). Without a suppressed
+        row, the rows are read as they are and a qid's published nodes are those of its leaves (:meth:`leaf_nodes`)
+        when it has them."""
         kept = ~self.stored[SUPPRESSED].to_numpy()
-        size = self.stored[SIZE].to_numpy()[kept]
+        every = bool(kept.all())
+        size = self.stored[SIZE].to_numpy()
+        size = size if every else size[kept]
         key, stride, parts = np.zeros(len(size), dtype=np.int64), 1, []
-        for k in known:
-            nodes = k.nodes[kept]
-            present = np.flatnonzero(np.bincount(nodes, minlength=k.hierarchy.n_nodes))
+        for q, k in zip(self.qids, known):
+            nodes = k.nodes if every else k.nodes[kept]
+            by_leaf = self.leaf_nodes(q) if every else None
+            if by_leaf is None:
+                present = np.flatnonzero(np.bincount(nodes, minlength=k.hierarchy.n_nodes))
+            else:  # the nodes of the leaves the rows hold, each once and ascending
+                present = np.unique(by_leaf[by_leaf >= 0])
             if stride * max(len(present), 1) >= 1 << 62:  # no packed code: the caller groups the labels
                 return None
             dense = np.zeros(k.hierarchy.n_nodes, dtype=np.int64)
@@ -345,8 +376,13 @@ class TupleMap:
         """
         for q, known in self.ids.items():
             h = known.hierarchy
-            own = known.leaves if known.leaves is not None else h.ids_of(self.stored[q])
-            nodes = known.nodes.astype(np.int64)
+            by_leaf = self.leaf_nodes(q)
+            if by_leaf is not None:  # each leaf published as one node: each leaf checked once
+                own = np.flatnonzero(by_leaf >= 0)
+                nodes = by_leaf[own]
+            else:
+                own = known.leaves if known.leaves is not None else h.ids_of(self.stored[q])
+                nodes = known.nodes.astype(np.int64)
             bad = np.flatnonzero(h.ancestors_by_depth[own, h.depth[nodes]] != nodes)
             if len(bad):
                 i = int(bad[0])

@@ -374,10 +374,11 @@ class NCP(Objective):
             return float(self.lat.n_rows)
         return float((self.lat.size * self.lat.nodes[j].gather(self.node_loss[j], level)).sum())
 
-    def _cost(self, j: int, level: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """Each tuple's (of `rows`) NCP times its rows in attribute `j` at `level` (computed when asked:
-        a table per level would hold as much memory as the tuples)."""
-        return self.lat.size[rows] * self.lat.nodes[j].gather(self.node_loss[j], level, rows)
+    def _cost(self, j: int, level: int, rows: np.ndarray, size: np.ndarray) -> np.ndarray:
+        """Each tuple's (of `rows`) NCP times its rows (`size`: ``lat.size[rows]``, taken once for every attribute)
+        in attribute `j` at `level` (computed when asked: a table per level would hold as much memory as the
+        tuples)."""
+        return size * self.lat.nodes[j].gather(self.node_loss[j], level, rows)
 
     def _combine(self, per_attribute_costs: np.ndarray, suppressed: float) -> np.ndarray:
         if self.uniform:  # the unweighted mean, computed as before weights existed (same floats)
@@ -400,7 +401,8 @@ class NCP(Objective):
             costs = [float(self.level_cost[j, lv]) for j, lv in self._levels(ev)]
         else:
             kept = ~ev.small
-            costs = [float(self._cost(j, lv, kept).sum()) for j, lv in self._levels(ev)]
+            size = self.lat.size[kept]
+            costs = [float(self._cost(j, lv, kept, size).sum()) for j, lv in self._levels(ev)]
         if self.uniform:  # the formula and float order of the search before objectives existed
             key = np.array([(sum(costs) + ev.suppressed * self.lat.m) / (self.lat.n_rows * self.lat.m)])
         else:

@@ -19,8 +19,8 @@ are exact either way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
 
@@ -29,6 +29,7 @@ import polars as pl
 
 from polars_anon._memory import release_freed_memory
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.metrics.cell_counts import Cells, qid_cells
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import (
     SENSITIVE,
@@ -40,7 +41,7 @@ from polars_anon.metrics.data import (
 )
 from polars_anon.metrics.distribution import cramers_v_changes, hellinger_distance
 from polars_anon.metrics.partition import diameter_of
-from polars_anon.metrics.sums import sorted_products_stable_sum, sorted_sum
+from polars_anon.metrics.sums import sorted_sum
 from polars_anon.metrics.weights import EDGE_METRICS
 
 __all__ = ["METRICS_FROM_ARRAYS", "grouped_sorted_sums", "whole_table_values"]
@@ -72,34 +73,6 @@ def grouped_sorted_sums(values: np.ndarray, groups: np.ndarray, n_groups: int) -
     for group in present[counts[present] > 64]:  # a long group (a root over many leaves): its own cumulative sum
         out[group] = np.cumsum(v[starts[group] : starts[group] + counts[group]])[-1]
     return out + 0.0  # Polars' sums start from 0.0: all -0.0 sums to 0.0 (see sorted_sum)
-
-
-@dataclass(frozen=True)
-class _Cells:
-    """One qid's cells (:attr:`MetricData.cells`): distinct (leaf, published node, suppressed) and their rows."""
-
-    leaf: np.ndarray
-    pub: np.ndarray
-    sup: np.ndarray
-    size: np.ndarray
-
-
-def _count_cells(o: np.ndarray, p: np.ndarray, sup: np.ndarray, size: np.ndarray, n_nodes: int) -> _Cells:
-    """One qid's cells, in ascending (leaf, published node, suppressed) order: a ``bincount`` over the dense ranks
-    of the leaves and published nodes that occur (a few thousand cells), not over every (node, node) pair."""
-    has_o, has_p = np.bincount(o, minlength=n_nodes) > 0, np.bincount(p, minlength=n_nodes) > 0
-    leaves, published = np.flatnonzero(has_o), np.flatnonzero(has_p)
-    rank_o, rank_p = np.cumsum(has_o) - 1, np.cumsum(has_p) - 1
-    width = 2 * len(published)
-    key = rank_o[o] * width + rank_p[p] * 2 + sup
-    if len(leaves) * width <= max(1 << 20, 16 * len(key)):
-        counts = np.bincount(key, weights=size, minlength=len(leaves) * width)
-        cell = np.flatnonzero(counts)
-        rows = counts[cell]
-    else:
-        cell, inverse = np.unique(key, return_inverse=True)
-        rows = np.bincount(inverse, weights=size)
-    return _Cells(leaves[cell // width], published[cell % width // 2], (cell % 2).astype(bool), rows.astype(np.int64))
 
 
 def _packed(columns: Sequence[np.ndarray], radix: Sequence[int], rows: int) -> np.ndarray:
@@ -159,18 +132,18 @@ class _Arrays:
         self.n = int(self.size.sum())
 
     @cached_property
-    def cells(self) -> list[_Cells]:
-        return [_count_cells(o, p, self.sup, self.size, h.n_nodes) for o, p, h in zip(self.o, self.p, self.hs)]
+    def cells(self) -> list[Cells]:
+        return qid_cells(self.data)
 
     @cached_property
-    def star_cells(self) -> list[_Cells]:
+    def star_cells(self) -> list[Cells]:
         """T*'s cells: each leaf's rows, published at the root (node 0), kept."""
         out = []
         for c, h in zip(self.cells, self.hs):
             rows = np.bincount(c.leaf, weights=c.size, minlength=h.n_nodes)
             leaf = np.flatnonzero(rows)
             zero = np.zeros(len(leaf), dtype=np.int64)
-            out.append(_Cells(leaf, zero, zero.astype(bool), rows[leaf].astype(np.int64)))
+            out.append(Cells(leaf, zero, zero.astype(bool), rows[leaf].astype(np.int64)))
         return out
 
     @cached_property
@@ -207,7 +180,7 @@ class _Arrays:
         columns = ("num_lo", "num_hi", "num_mean", "numeric")
         return [{c: self.data.nodes(i)[c].to_numpy() for c in columns} for i in range(self.m)]
 
-    def sum_cells(self, star: bool, term: Callable[[int, _Cells], np.ndarray]) -> float:
+    def sum_cells(self, star: bool, term: Callable[[int, Cells], np.ndarray]) -> float:
         """The sorted sum over every qid's cells of ``term(i, cells)`` (a Float64 array per qid)."""
         cells = self.star_cells if star else self.cells
         return sorted_sum(np.concatenate([term(i, c) for i, c in enumerate(cells)]))
@@ -316,7 +289,7 @@ def _precision(a: _Arrays, star: bool) -> Value:
 
 
 def _information_loss(a: _Arrays, star: bool) -> Value:
-    def term(i: int, c: _Cells) -> np.ndarray:
+    def term(i: int, c: Cells) -> np.ndarray:
         nodes = a.nodes[i]
         if not bool(nodes["numeric"][0]):
             return c.size.astype(np.float64) * _level_fraction(a.hs[i], c.pub)
@@ -358,6 +331,9 @@ def _entropy(a: _Arrays, star: bool) -> Value:
 
 
 def _ambiguity(a: _Arrays, star: bool) -> Value:
+    whole = _whole_ambiguity_sum(a, star)
+    if whole is not None:
+        return float(whole) / float(a.n)
     if star:
         product = 1.0
         for h in a.hs:
@@ -377,6 +353,24 @@ def _ambiguity(a: _Arrays, star: bool) -> Value:
     return sorted_sum(values) / float(a.n)
 
 
+def _whole_ambiguity_sum(a: _Arrays, star: bool) -> int | None:
+    """The sum over the pairs of their rows times the product of their published nodes' leaf counts, from the
+    published classes and the suppressed rows (every qid at its root), when it is below 2**53; else None. The terms
+    are whole numbers, so below 2**53 every partial sum of the sorted terms is exact and the sorted sum
+    (:func:`~polars_anon.metrics.sums.sorted_sum`) is this sum, with the same bits, without a pass over the pairs."""
+    root = math.prod(int(h.leaves[0]) for h in a.hs)  # a suppressed pair's product, and every pair's in T*
+    if star:
+        return a.n * root if a.n * root < 2**53 else None
+    matrix, rows = a.classes
+    products = np.ones(len(rows))
+    for j, h in enumerate(a.hs):
+        products = products * h.leaves[matrix[:, j]]  # whole numbers: exact while below 2**53
+    if max(float(products.max(initial=0.0)), float(root)) * a.n >= 2.0**53:
+        return None
+    suppressed = int(a.size[a.sup].sum())
+    return int((rows.astype(np.int64) * products.astype(np.int64)).sum()) + suppressed * root
+
+
 def _squared_distance_error(a: _Arrays, star: bool) -> Value:
     numeric = [i for i in range(a.m) if bool(a.nodes[i]["numeric"][0])]
     if not numeric:
@@ -386,17 +380,29 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
         orig = [matrix[:, i] for i in range(a.m)]
     else:
         orig, sizes = a.o, a.size
-    radix = [a.hs[i].n_nodes for i in numeric]
-    if star and _fits(radix, min(1 << 22, 4 * len(sizes)) + 1):
-        # T*: the distance depends on the numeric leaves alone; one per combination of them (not more than a few
-        # per pair: a small map over large numeric hierarchies computes every pair's), then the rows' sum
-        grid = np.meshgrid(*[np.arange(r) for r in radix], indexing="ij")
-        leaf_codes = [g.ravel(order="F") for g in grid]  # the first qid fastest, as the packed code below
-        distance = _distance([a.nodes[i] for i in numeric], leaf_codes, None)
-        return sorted_products_stable_sum(distance, _packed([orig[i] for i in numeric], radix, len(sizes)), sizes)
-    published = None if star else [a.p[i] for i in numeric]
-    distance = _distance([a.nodes[i] for i in numeric], [orig[i] for i in numeric], published)
+    nodes = [a.nodes[i] for i in numeric]
+    by_leaf = None if star else [a.cells[i].node_of_leaf for i in numeric]  # T*: every pair at the roots
+    if by_leaf is None or all(f is not None for f in by_leaf):
+        # each pair's squared differences depend on its leaves alone (its nodes are functions of them): computed
+        # per leaf, gathered per pair; the same floats as per pair
+        squares = [
+            _leaf_squares(n, None if by_leaf is None else by_leaf[j])[orig[i]]
+            for j, (i, n) in enumerate(zip(numeric, nodes))
+        ]
+        distance = np.sqrt(_horizontal_sum(squares))
+    else:
+        distance = _distance(nodes, [orig[i] for i in numeric], [a.p[i] for i in numeric])
     return sorted_sum(sizes.astype(np.float64) * distance)
+
+
+def _leaf_squares(nodes: dict[str, np.ndarray], node_of: np.ndarray | None) -> np.ndarray:
+    """Per leaf id, (a - E(x))^2 of a numeric qid: a the leaf's value, x the node its pairs are published as
+    (`node_of[leaf]`; None: the root), as :func:`_distance` computes it per pair."""
+    if node_of is None:
+        diff = nodes["num_lo"] - nodes["num_mean"][0]
+    else:
+        diff = nodes["num_lo"][: len(node_of)] - nodes["num_mean"][node_of]
+    return diff * diff
 
 
 def _distance(

@@ -18,6 +18,7 @@ import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import stack, table_row
+from polars_anon.metrics.cell_counts import qid_cells
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
 from polars_anon.metrics.sums import sorted_sum, stable_mean
 
@@ -106,15 +107,14 @@ def hellinger_distance(
     return float(_scaled(distance, 2.0**0.5, 1 if alone else 2)[0])
 
 
-def _contingency(
-    codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _contingency(codes: _Codes, size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts n_ab > 0 of the pairs over columns a and b (dense codes), with the margins n_a and n_b of each cell.
 
-    A ``bincount`` over the combined code when the table is small enough (no sort),
-    else the distinct combined codes (see :func:`_cells`).
+    The cells :func:`_joint_cells` counted for the pair, else a ``bincount`` over the combined code when the table
+    is small enough (no sort), else the distinct combined codes (see :func:`_cells`).
     """
-    n, ia, ib = _cells(codes[a], codes[b], size)
+    found = codes.cells.get((a, b))
+    n, ia, ib = _cells(codes[a], codes[b], size) if found is None else found
     return n, np.bincount(ia, weights=n)[ia], np.bincount(ib, weights=n)[ib]
 
 
@@ -139,20 +139,33 @@ def _cells(a: np.ndarray, b: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, 
     return n, cell // width_b, cell % width_b
 
 
+JOINT_CELLS = 1 << 18
+"""The most cells of a joint table of three or more columns (2 MiB of Float64) that :func:`_joint_cells` counts."""
+
+
 class _Codes(dict):  # type: ignore[type-arg]  (column -> dense codes, with what :func:`_cramer` reuses)
-    """Column -> its non-negative codes, plus caches shared by the pairs of one :func:`_pairwise` call.
+    """Column -> its non-negative codes (:func:`_small_codes` of the pairs' column, when first read), plus caches
+    shared by the pairs of one :func:`_pairwise` call.
 
     ``distinct``: column -> how many codes occur; ``function``: published column -> the map from the original
     column's codes to its codes when every row's published code is that function of its original code (a
-    full-domain recoding without suppression), else absent; ``cells``: (a, b) -> :func:`_cells` of the pair.
+    full-domain recoding without suppression), else None; ``same``: published column -> whether every row's code is
+    its original column's; ``cells``: (a, b) -> :func:`_cells` of the pair. Each is found from the codes when first
+    asked for, unless :func:`_facts_from_cells` or :func:`_joint_cells` gave it.
     """
 
-    def __init__(self, codes: Mapping[str, np.ndarray], origin: Mapping[str, str]) -> None:
-        super().__init__(codes)
+    def __init__(self, pairs: pl.DataFrame, origin: Mapping[str, str]) -> None:
+        super().__init__()
+        self.pairs = pairs
         self.origin = dict(origin)  # published column -> its original column
         self.distinct: dict[str, int] = {}
         self.function: dict[str, np.ndarray | None] = {}
+        self.same: dict[str, bool] = {}
         self.cells: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def __missing__(self, c: str) -> np.ndarray:
+        self[c] = codes = _small_codes(self.pairs[c])
+        return codes
 
     def n_distinct(self, c: str) -> int:
         if c not in self.distinct:
@@ -171,11 +184,82 @@ class _Codes(dict):  # type: ignore[type-arg]  (column -> dense codes, with what
             self.function[c] = f
         return self.function[c]
 
+    def is_same(self, c: str) -> bool:
+        """Whether every row's code in column `c` is its original column's (published as is: level 0)."""
+        o = self.origin.get(c, c)
+        if c not in self.same:
+            self.same[c] = o == c or bool(np.array_equal(self[o], self[c]))
+        return self.same[c]
+
+
+def _facts_from_cells(codes: _Codes, data: MetricData) -> None:
+    """Give `codes` each qid's distinct counts, its published column's function of the original one and whether it
+    is the original, from the qid's cells (:func:`~polars_anon.metrics.cell_counts.qid_cells`, which the report
+    counts once: a few thousand cells, not a pass over the pairs per column). Only where the cells tell the same: the
+    codes are the node ids themselves (:func:`_small_codes` keeps ids below 2**20) and every pair has rows (a cell
+    counts the pairs with rows)."""
+    size = data.pairs[SIZE]
+    if not size.len() or any(h.n_nodes > 1 << 20 for h in data.hierarchies.values()) or cast(int, size.min()) < 1:
+        return
+    for i, c in enumerate(qid_cells(data)):
+        o, p = orig_col(i), pub_col(i)
+        codes.distinct[o], codes.distinct[p] = len(np.unique(c.leaf)), len(np.unique(c.pub))
+        codes.function[p] = c.node_of_leaf
+        codes.same[p] = bool(np.array_equal(c.leaf, c.pub))
+
+
+def _joint_cells(
+    codes: _Codes, size: np.ndarray, columns: Sequence[str]
+) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`_cells` of every pair of `columns` (in :func:`itertools.combinations` order), several pairs from one
+    count where it can: the columns of a pair not yet counted are joined by the others that pair with one of them
+    and not yet counted while their joint table has at most :data:`JOINT_CELLS` cells; that table is counted over
+    the rows once and summed down to each of its pairs (the 3M register's six pairs of qids: three counts, not six).
+    The same cells (sums of whole numbers, exact in Float64) in the same order (ascending combined code)."""
+    widths = {c: int(codes[c].max(initial=0)) + 1 for c in columns}
+    todo = set(combinations(columns, 2))
+    out = {}
+    for a, b in combinations(columns, 2):
+        if (a, b) not in todo:
+            continue
+        group, n_cells = [a, b], widths[a] * widths[b]
+        for c in columns:
+            pairs_todo = any((x, c) in todo or (c, x) in todo for x in group)
+            if c not in group and n_cells * widths[c] <= JOINT_CELLS and pairs_todo:
+                group.append(c)
+                n_cells *= widths[c]
+        group.sort(key=list(columns).index)
+        table = _joint_table(codes, size, group, [widths[c] for c in group]) if len(group) > 2 else None
+        for x, y in combinations(group, 2):
+            if (x, y) in todo:
+                out[(x, y)] = _cells(codes[x], codes[y], size) if table is None else _marginal(table, group, x, y)
+                todo.discard((x, y))
+    return out
+
+
+def _joint_table(codes: _Codes, size: np.ndarray, group: Sequence[str], widths: Sequence[int]) -> np.ndarray:
+    """The rows (`size`) of every combination of the codes of `group` (its first column slowest), as an array of
+    shape `widths`."""
+    key = np.zeros(len(size), dtype=np.int64)
+    for c, width in zip(group, widths):
+        key *= width
+        key += codes[c]
+    return np.bincount(key, weights=size, minlength=int(np.prod(widths))).reshape(widths)
+
+
+def _marginal(table: np.ndarray, group: Sequence[str], x: str, y: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_cells` of columns `x` and `y` (`x` first in `group`) from the joint `table` of `group`."""
+    pair = table.sum(axis=tuple(i for i, c in enumerate(group) if c not in (x, y)))
+    cell = np.flatnonzero(pair)
+    return pair.ravel()[cell], cell // pair.shape[1], cell % pair.shape[1]
+
 
 def _cramer_cells(codes: _Codes, size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, ...]:
     """:func:`_cells` of the pair (a, b); from the original pair's cells when both published columns are functions
     of their original ones (the same integer counts: each published cell is the sum of the original cells under it).
     """
+    if (a, b) in codes.cells:
+        return codes.cells[(a, b)]
     fa, fb = codes.function_of_origin(a), codes.function_of_origin(b)
     oa, ob = codes.origin.get(a, a), codes.origin.get(b, b)
     if fa is not None and fb is not None and (oa, ob) in codes.cells:
@@ -197,7 +281,7 @@ def _cramer(codes: _Codes, size: np.ndarray, a: str, b: str) -> float:
     return float(np.sqrt(max(phi2, 0.0) / dof))
 
 
-def _mutual_information(codes: Mapping[str, np.ndarray], size: np.ndarray, a: str, b: str) -> float:
+def _mutual_information(codes: _Codes, size: np.ndarray, a: str, b: str) -> float:
     n, na, nb = _contingency(codes, size, a, b)
     total = float(size.sum())
     return math.fsum(n / total * np.log(total * n / (na * nb)))
@@ -247,16 +331,16 @@ def _deltas(
     stat: Callable[[_Codes, np.ndarray, str, str], float],
 ) -> tuple[list[str | None], list[str | None], list[float]]:
     """The names and stat(D) - stat(D') of :func:`_pairwise`'s rows."""
-    used = list(dict.fromkeys(c for _, o, p in columns for c in (o, p)))
-    codes = _Codes({c: _small_codes(data.pairs[c]) for c in used}, {p: o for _, o, p in columns})
+    codes = _Codes(data.pairs, {p: o for _, o, p in columns})
+    _facts_from_cells(codes, data)
     size = data.pairs[SIZE].to_numpy().astype(np.float64)
+    codes.cells.update(_joint_cells(codes, size, [o for _, o, _ in columns]))
     x, y, delta = [], [], []
-    same = {c: np.array_equal(codes[o], codes[c]) for _, o, c in columns}  # published as is (level 0)
     for (name_a, oa, pa), (name_b, ob, pb) in combinations(columns, 2):
         x.append(name_a)
         y.append(name_b)
         before = stat(codes, size, oa, ob)
-        delta.append(before - (before if same[pa] and same[pb] else stat(codes, size, pa, pb)))
+        delta.append(before - (before if codes.is_same(pa) and codes.is_same(pb) else stat(codes, size, pa, pb)))
     return x, y, delta
 
 

@@ -16,7 +16,6 @@ __all__ = [
     "ascending",
     "sorted_products",
     "sorted_products_numpy_sum",
-    "sorted_products_stable_sum",
     "sorted_sum",
     "stable_mean",
     "stable_sum",
@@ -60,26 +59,20 @@ def sorted_sum(values: np.ndarray) -> float:
     return float(np.cumsum(ascending(values))[-1]) + 0.0 if len(values) else 0.0
 
 
-POLARS_SORT = 4096
-"""Above this many values :func:`ascending` sorts with Polars (one thread): 0.020 CPU s for 684,166 products where
-NumPy's sort took 0.035."""
-
-
 def ascending(values: np.ndarray) -> np.ndarray:
-    """``np.sort(values)`` (Float64): the same array where it matters to a sum added left to right from the smallest.
+    """``np.sort(values)`` (Float64): the values ascending, for a sum added left to right from the smallest.
 
-    Large arrays are sorted by Polars on one thread. Equal values are interchangeable; the one pair that compares
-    equal with other bits, -0.0 and 0.0, may come in another order, which changes no sum that :func:`sorted_sum` and
-    :func:`sorted_products_stable_sum` return (a running sum that is zero there is -0.0 only if every value so far
-    was -0.0, and both add 0.0 at the end); NaN sorts last in both.
+    Equal values are interchangeable; the one pair that compares equal with other bits, -0.0 and 0.0, may come in
+    any order, which changes no sum that :func:`sorted_sum` or :func:`sorted_products_numpy_sum` returns (a sum of
+    zeros is -0.0 only if every one is -0.0, in any order, and :func:`sorted_sum` adds 0.0 at the end); NaN sorts
+    last.
+    NumPy's sort (SIMD) took 0.0034 CPU s for 684,166 random floats where Polars' took 0.017 on one thread (the 3M
+    register's squared distance error: 0.005 against 0.020; ``benchmarks/results/floor.md``, branch ``between31``).
 
     >>> ascending(np.array([0.3, 0.1, 0.2])).tolist()
     [0.1, 0.2, 0.3]
     """
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) <= POLARS_SORT:
-        return np.sort(values)
-    return pl.Series(values, dtype=pl.Float64).sort(multithreaded=False).to_numpy()
+    return np.sort(np.asarray(values, dtype=np.float64))
 
 
 def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -99,8 +92,8 @@ def sorted_products(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -
     width = int(counts.max()) + 1
     limit = max(4 * len(codes), 1 << 20)
     if len(values) * width > limit and 8 * len(values) > len(codes):
-        # many values (T*'s distance per combination of numeric leaves: 238,420 for 684,166 pairs at 3M): their
-        # sort costs most of the rows' own, and the pairs are then too many as a rule (0.042 -> 0.022 CPU s there)
+        # many values: their sort costs most of the rows' own, and the pairs are then too many as a rule (T*'s
+        # distance per combination of numeric leaves, 238,420 for 684,166 pairs at 3M: 0.042 -> 0.022 CPU s)
         return ascending(values[codes] * counts)
     distinct, ranked = values, codes
     if len(values) <= len(codes):  # few values (a hierarchy's nodes): equal ones share their pairs
@@ -125,15 +118,3 @@ def sorted_products_numpy_sum(values: np.ndarray, codes: np.ndarray, counts: np.
     (4.5, 4.5)
     """
     return float(sorted_products(values, codes, counts).sum()) if len(codes) else 0.0
-
-
-def sorted_products_stable_sum(values: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> float:
-    """:func:`sorted_products` added left to right from 0.0: :func:`sorted_sum` (and :func:`stable_sum`) of
-    ``counts * values[codes]``, the same bits.
-
-    >>> v, c, n = np.array([0.5, 0.1]), np.array([1, 0, 1, 1]), np.array([3, 2, 3, 8])
-    >>> sorted_products_stable_sum(v, c, n) == sorted_sum(n.astype(np.float64) * v[c])
-    True
-    """
-    ascending = sorted_products(values, codes, counts)
-    return float(np.cumsum(ascending)[-1]) + 0.0 if len(ascending) else 0.0

@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.metrics.cell_counts import Cells, qid_cells
 from polars_anon.metrics.data import MetricData, orig_col
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -37,8 +38,9 @@ def generalization(
 
     ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
     qid without hierarchy. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
-    `metric_data`: the report's metric data of `tmap`, whose pairs hold the original tuples' leaf ids per map row:
-    read for a qid only where the map's builder knew the published nodes but not the leaves.
+    `metric_data`: the report's metric data of `tmap`: each qid's cells (:func:`~polars_anon.metrics.arrays.qid_cells`,
+    which the report's metrics count too) give its shares where the hierarchy is the same, from a few thousand cells
+    instead of every map row; else its pairs give the leaf ids where the map's builder knew only the published nodes.
 
     >>> from polars_anon import Hierarchy
     >>> agg = pl.DataFrame({"g": ["F", "M", "X"], "size": [3, 1, 1]})
@@ -50,6 +52,7 @@ def generalization(
     out: dict[str, dict[str, Any]] = {}
     kept_frame: pl.DataFrame | None = None
     kept_sizes: tuple[np.ndarray, np.ndarray] | None = None
+    cells = _cells(metric_data, hierarchies)
     for q in tmap.qids:
         o = out_col(q)
         h = hierarchies.get(q)
@@ -57,7 +60,10 @@ def generalization(
         known_leaves = None if known is None else known.leaves
         if known is not None and known_leaves is None and metric_data is not None and q in metric_data.qids:
             known_leaves = metric_data.pairs[orig_col(list(metric_data.qids).index(q))].to_numpy()
-        if h is not None and known is not None and known.hierarchy is h and known_leaves is not None:
+        if h is not None and q in cells:  # the metric data's cells: a few thousand, not every tuple
+            c = cells[q]
+            counts, same, root = _from_ids(o, ~c.sup, c.size, c.leaf, c.pub, h)
+        elif h is not None and known is not None and known.hierarchy is h and known_leaves is not None:
             if kept_sizes is None:  # read once for every qid
                 kept_sizes = (~tmap.stored[SUPPRESSED].to_numpy(), tmap.stored[SIZE].to_numpy())
             counts, same, root = _from_ids(o, *kept_sizes, known_leaves, known.nodes, h)
@@ -78,6 +84,18 @@ def generalization(
             "top": [[label, int(rows)] for label, rows in counts.head(top).iter_rows()],
         }
     return out
+
+
+def _cells(metric_data: MetricData | None, hierarchies: Mapping[str, Hierarchy]) -> dict[str, Cells]:
+    """qid -> its cells in the report's metric data of the map (its original leaves, published nodes and rows), for
+    the qids whose hierarchy is the one the shares are computed with."""
+    if metric_data is None:
+        return {}
+    return {
+        q: c
+        for q, c in zip(metric_data.qids, qid_cells(metric_data))
+        if metric_data.hierarchies[q] is hierarchies.get(q)
+    }
 
 
 def _from_ids(

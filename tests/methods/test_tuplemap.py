@@ -64,6 +64,26 @@ def test_facts_from_node_ids_equal_the_group_by_of_the_labels() -> None:
         assert generalization(known, hs, levels) == generalization(plain, hs, levels)
 
 
+def test_shares_from_the_metric_datas_cells_equal_the_group_by_of_the_labels() -> None:
+    """The generalization shares read from the report's metric data (each qid's cells) equal those of the same
+    labels without ids (the group-by and the label filters of every row's Strings): random full-domain maps with and
+    without suppressed rows (without, a leaf is published as one node: the cells come from the leaves' counts)."""
+    from polars_anon.report.generalization import generalization
+    from polars_anon.report.metrics import map_data
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(5)
+    for i in range(30):
+        n, leaves, agg = _random_tuples(rng, hs)
+        levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 2 else None
+        known = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        plain = TupleMap(known.qids, known.frame)
+        data = map_data(known, hs, 2, levels)
+        assert data is not None
+        assert generalization(known, hs, levels, metric_data=data) == generalization(plain, hs, levels)
+
+
 def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
     """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
@@ -93,6 +113,79 @@ def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels(
         assert [given[q].tolist() for q in hs] == [leaves[q].tolist() for q in hs]
         assert generalization(tmap, hs, metric_data=data) == generalization(plain, hs)
         assert_frame_equal(tmap.published_sizes(), plain.published_sizes())  # sorted by label ranks, as Strings
+
+
+def test_leaf_nodes_and_the_truthfulness_check_against_a_loop_over_the_rows() -> None:
+    """``leaf_nodes`` is each leaf's one published node (a dict over the rows; None when a leaf is published as two
+    nodes or the leaves are not known), and ``check_truthful`` passes a map whose every published node is its
+    row's leaf or an ancestor and names a row's leaf and node that are not (one row made untruthful), whether the
+    map publishes each leaf as one node (checked per leaf) or not (per row): random maps of two qids."""
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(6)
+    for i in range(40):
+        n, leaves, agg = _random_tuples(rng, hs)
+        if i % 2:  # one level per qid: a function of the leaf unless a row is suppressed
+            nodes = {q: h.generalize_ids(int(rng.integers(0, h.height)))[leaves[q]] for q, h in hs.items()}
+        else:
+            nodes = {
+                q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[x] for x in leaves[q]])
+                for q, h in hs.items()
+            }
+        suppressed = rng.random(n) < 0.2 if i % 4 == 1 else None
+        tmap = TupleMap.from_nodes(agg, hs, nodes, suppressed, leaves=leaves)
+        for q in hs:
+            published = np.where(np.zeros(n, dtype=bool) if suppressed is None else suppressed, 0, nodes[q])
+            seen: dict[int, set[int]] = {}
+            for leaf, node in zip(leaves[q].tolist(), published.tolist()):
+                seen.setdefault(leaf, set()).add(node)
+            got = tmap.leaf_nodes(q)
+            if any(len(v) > 1 for v in seen.values()):
+                assert got is None
+            else:
+                assert got is not None and {x: {int(got[x])} for x in np.flatnonzero(got >= 0)} == seen
+        tmap.check_truthful()
+        assert TupleMap.from_nodes(agg, hs, nodes, suppressed).leaf_nodes("a") is None  # leaves not known
+        if not n:
+            continue
+        bad = {q: v.copy() for q, v in nodes.items()}
+        row = int(rng.integers(0, n))
+        h = hs["b"]
+        bad["b"][row] = next(x for x in range(h.n_nodes) if h.ancestors_by_depth[leaves["b"][row], h.depth[x]] != x)
+        if suppressed is not None:
+            suppressed[row] = False
+        wrong = TupleMap.from_nodes(agg, hs, bad, suppressed, leaves=leaves)
+        with pytest.raises(AssertionError, match="publishes 'b' = '.*' for the original value '.*', not one of"):
+            wrong.check_truthful()
+
+
+def test_map_loss_equals_the_sorted_sum_over_the_rows() -> None:
+    """The report's loss per qid is the sum (NumPy's, of the sorted values) of each map row's cell loss times its
+    rows (1 for a suppressed row) over the row count, and the mean of the qids': computed by hand over the rows for
+    random full-domain maps (qids at their leaves, at their roots or between, with and without suppressed rows),
+    to the last bit, and equal to the same map's labels without ids."""
+    import math
+
+    from polars_anon.metrics.cells import loss_per_node
+    from polars_anon.report.metrics import map_loss
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(8)
+    for i in range(40):
+        n, leaves, agg = _random_tuples(rng, hs)
+        levels = {q: int(rng.choice([0, h.height - 1, int(rng.integers(0, h.height))])) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 2 else None
+        tmap = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        tmap.published_sizes()  # the map check's classes, which the loss reads
+        sizes = agg[SIZE].to_numpy()
+        sup = np.zeros(n, dtype=bool) if suppressed is None else suppressed
+        want = {}
+        for q, h in hs.items():
+            cost = loss_per_node(h)[h.generalize_ids(levels[q])[leaves[q]]]
+            terms = np.sort(np.where(sup, 1.0, cost) * sizes)
+            want[q] = float(terms.sum()) / float(sizes.sum()) if n else 0.0
+        got = map_loss(tmap, hs)
+        assert repr(got) == repr((math.fsum(want.values()) / 2, want))  # repr: -0.0 and 0.0 apart
+        assert repr(got) == repr(map_loss(TupleMap(tmap.qids, tmap.frame), hs))
 
 
 def _two_hierarchies() -> dict[str, Hierarchy]:
@@ -151,13 +244,19 @@ def test_published_nodes_and_the_metrics_of_known_classes_equal_a_brute_force_gr
     hs = _two_hierarchies()
     rng = np.random.default_rng(3)
     names = sorted(METRICS_FROM_ARRAYS)
-    for _ in range(30):
+    for j in range(30):
         n, leaves, agg = _random_tuples(rng, hs)
-        nodes = {
-            q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]]) for q, h in hs.items()
-        }
-        suppressed = rng.random(n) < 0.3
+        if j % 2:  # a level per row, some rows suppressed
+            nodes = {
+                q: np.array([h.generalize_ids(int(rng.integers(0, h.height)))[i] for i in leaves[q]])
+                for q, h in hs.items()
+            }
+            suppressed = rng.random(n) < 0.3
+        else:  # a level per qid, nothing suppressed: each leaf published as one node (its nodes read per leaf)
+            nodes = {q: h.generalize_ids(int(rng.integers(0, h.height)))[leaves[q]] for q, h in hs.items()}
+            suppressed = np.zeros(n, dtype=bool)
         tmap = TupleMap.from_nodes(agg, hs, nodes, suppressed, leaves=leaves)
+        assert j % 2 or all(tmap.leaf_nodes(q) is not None for q in hs)
         want: dict[tuple[int, ...], int] = {}
         for i in range(n):
             if not suppressed[i]:

@@ -9,20 +9,23 @@ suppressed rows, repeated original tuples, given or inferred levels: every value
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polars_anon import Hierarchy
 from polars_anon.metrics import METRICS
 from polars_anon.metrics.arrays import grouped_sorted_sums
-from polars_anon.metrics.data import MetricData, from_mapping, fully_suppressed
+from polars_anon.metrics.cell_counts import qid_cells
+from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, from_mapping, fully_suppressed, orig_col, pub_col
 from polars_anon.metrics.registry import evaluate_both, metric_names
-from polars_anon.metrics.sums import POLARS_SORT, sorted_products_numpy_sum, sorted_sum
+from polars_anon.metrics.sums import sorted_products_numpy_sum, sorted_sum
 from tests.strategies import hierarchies
 
 
@@ -67,20 +70,25 @@ def maps(draw: st.DrawFn) -> MetricData:
     m = draw(st.integers(1, 5))
     hs = {f"q{j}": draw(_hierarchy()) for j in range(m)}
     rows = draw(st.integers(1, 12))
+    full_domain = draw(st.booleans())  # each qid at one level, nothing suppressed: a leaf is published as one node
     columns: dict[str, Sequence[object]] = {}
     for q, h in hs.items():
         leaves = draw(st.lists(st.sampled_from(np.flatnonzero(h.is_leaf).tolist()), min_size=rows, max_size=rows))
-        up = draw(st.lists(st.integers(0, 4), min_size=rows, max_size=rows))
-        published = []
-        for leaf, steps in zip(leaves, up):
-            node = leaf
-            for _ in range(steps):
-                node = max(int(h.parent[node]), 0) if node else 0
-            published.append(node)
+        if full_domain:
+            published = h.generalize_ids(draw(st.integers(0, h.height - 1)))[leaves].tolist()
+        else:
+            up = draw(st.lists(st.integers(0, 4), min_size=rows, max_size=rows))
+            published = []
+            for leaf, steps in zip(leaves, up):
+                node = leaf
+                for _ in range(steps):
+                    node = max(int(h.parent[node]), 0) if node else 0
+                published.append(node)
         columns[q] = [h.label_of(x) for x in leaves]
         columns[f"__anon_out_{q}"] = [h.label_of(x) for x in published]
     columns["size"] = draw(st.lists(st.sampled_from([1, 2, 3, 7, 1000]), min_size=rows, max_size=rows))
-    columns["sup"] = draw(st.lists(st.booleans(), min_size=rows, max_size=rows).filter(lambda s: not all(s)))
+    marks = st.lists(st.booleans(), min_size=rows, max_size=rows).filter(lambda s: not all(s))
+    columns["sup"] = [False] * rows if full_domain else draw(marks)
     levels = None
     if draw(st.booleans()):
         levels = {q: draw(st.integers(0, h.height - 1)) for q, h in hs.items()}
@@ -100,6 +108,90 @@ def test_arrays_give_the_polars_metrics_bits(data: MetricData) -> None:
 
 
 @settings(max_examples=30, deadline=None)
+@given(maps())
+def test_qid_cells_are_each_leaf_node_and_mark_once_with_its_rows(data: MetricData) -> None:
+    """Each qid's cells are its distinct (original leaf, published node, suppressed) with their rows summed, in
+    ascending order (a Python dict over the pairs; a suppressed pair published at the root)."""
+    pairs = data.pairs.to_dicts()
+    for i, cells in enumerate(qid_cells(data)):
+        want: dict[tuple[int, int, bool], int] = {}
+        for row in pairs:
+            sup = bool(row[SUPPRESSED])
+            key = (row[orig_col(i)], 0 if sup else row[pub_col(i)], sup)
+            want[key] = want.get(key, 0) + row[SIZE]
+        got = list(zip(cells.leaf.tolist(), cells.pub.tolist(), cells.sup.tolist()))
+        assert got == sorted(want) and cells.size.tolist() == [want[c] for c in sorted(want)]
+
+
+def _cramer_by_hand(pairs: list[dict[str, object]], a: str, b: str) -> float:
+    """Cramér's V of columns `a` and `b` of the pairs weighted by their rows: a dict of the table's cells and
+    margins, phi² the exact sum of n² / (n_a n_b) less 1, over min(r, c) - 1 (0.0 for a column of one value)."""
+    cells: dict[tuple[object, object], float] = {}
+    for row in pairs:
+        key = (row[a], row[b])
+        cells[key] = cells.get(key, 0.0) + float(row[SIZE])  # type: ignore[arg-type]
+    na: dict[object, float] = {}
+    nb: dict[object, float] = {}
+    for (x, y), n in cells.items():
+        na[x], nb[y] = na.get(x, 0.0) + n, nb.get(y, 0.0) + n
+    dof = min(len(na), len(nb)) - 1
+    if dof <= 0:
+        return 0.0
+    phi2 = math.fsum(n * n / (na[x] * nb[y]) for (x, y), n in cells.items()) - 1.0
+    return math.sqrt(max(phi2, 0.0) / dof)
+
+
+@settings(max_examples=40, deadline=None)
+@given(maps())
+def test_cramers_v_changes_equal_the_tables_counted_by_hand(data: MetricData) -> None:
+    """Cramér's V in the original minus in the published pairs, for every pair of qids, to the last bit: the
+    contingency tables counted from joint tables of three or more columns, from the original pairs' cells (a
+    full-domain map) or from the pairs, against a dict of each pair's table."""
+    from polars_anon.metrics.distribution import cramers_v_changes
+
+    pairs = data.pairs.to_dicts()
+    m = len(data.qids)
+    want = [
+        _cramer_by_hand(pairs, orig_col(i), orig_col(j)) - _cramer_by_hand(pairs, pub_col(i), pub_col(j))
+        for i in range(m)
+        for j in range(i + 1, m)
+    ]
+    assert [_bits(v) for v in cramers_v_changes(data)] == [_bits(v) for v in want]
+
+
+@pytest.mark.parametrize("suppress", [False, True])
+def test_cramers_v_changes_of_four_qids_equal_the_tables_counted_by_hand(suppress: bool) -> None:
+    """Four qids of 3 to 2,000 values over 300 random tuples (two joint tables of three columns, a pair on its
+    own), each published at one level, with and without suppressed tuples: every pair's change to the last bit."""
+    from polars_anon.metrics.distribution import cramers_v_changes
+
+    rng = np.random.default_rng(11)
+    hs = {
+        "a": Hierarchy.intervals(range(2000), [5, 10]),
+        "b": Hierarchy.suppression(["F", "M", "U"]),
+        "c": Hierarchy.suppression([f"r{i}" for i in range(7)]),
+        "d": Hierarchy.intervals(range(20), [4]),
+    }
+    levels = {"a": 1, "b": 0, "c": 1, "d": 0}
+    columns: dict[str, object] = {}
+    for q, h in hs.items():
+        leaves = rng.choice(np.flatnonzero(h.is_leaf), 300)
+        columns[q] = [h.labels[x] for x in leaves]
+        columns[f"__anon_out_{q}"] = [h.labels[x] for x in h.generalize_ids(levels[q])[leaves]]
+    frame = pl.DataFrame(columns).with_columns(
+        size=pl.Series(rng.integers(1, 9, 300)), sup=pl.Series(suppress & (rng.random(300) < 0.1))
+    )
+    data = from_mapping(frame, list(hs), hs, suppressed="sup")
+    pairs = data.pairs.to_dicts()
+    want = [
+        _cramer_by_hand(pairs, orig_col(i), orig_col(j)) - _cramer_by_hand(pairs, pub_col(i), pub_col(j))
+        for i in range(4)
+        for j in range(i + 1, 4)
+    ]
+    assert [_bits(v) for v in cramers_v_changes(data)] == [_bits(v) for v in want]
+
+
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.floats(-1e3, 1e3)), max_size=200))
 def test_grouped_sorted_sums_add_each_group_sorted_left_to_right(items: list[tuple[int, float]]) -> None:
     groups = np.array([g for g, _ in items], dtype=np.int64)
@@ -109,12 +201,20 @@ def test_grouped_sorted_sums_add_each_group_sorted_left_to_right(items: list[tup
         assert _bits(float(got[g])) == _bits(sorted_sum(values[groups == g])), g
 
 
-def test_large_sums_sorted_by_polars_give_numpys_bits() -> None:
-    """Above ``POLARS_SORT`` values the sorted sums sort with Polars: the same bits as NumPy's sort then a running
-    sum from 0.0 (the reference), also with -0.0 and 0.0 mixed (the pair that compares equal with other bits),
-    all -0.0, negatives and NaN."""
+def _running_sum(values: np.ndarray) -> float:
+    """The values sorted by Python (NaN last) and added one by one from 0.0: the reference of a sorted sum."""
+    total = 0.0
+    for v in sorted(values.tolist(), key=lambda x: (math.isnan(x), x)):
+        total += v
+    return total
+
+
+def test_large_sorted_sums_give_a_running_sum_of_the_sorted_values() -> None:
+    """Sums of thousands of values (NumPy's sort takes its vectorized path there) give the bits of Python's sort and
+    running sum from 0.0, also with -0.0 and 0.0 mixed (the pair that compares equal with other bits, which the
+    sort may put in any order), all -0.0, negatives and NaN, in any row order."""
     rng = np.random.default_rng(7)
-    n = POLARS_SORT + 513
+    n = 4609
     zeros = np.where(rng.random(n) < 0.5, -0.0, 0.0)
     cases = {
         "mixed zeros": np.concatenate([zeros, rng.random(n)]),
@@ -124,7 +224,7 @@ def test_large_sums_sorted_by_polars_give_numpys_bits() -> None:
         "nan": np.concatenate([rng.random(n), [np.nan]]),
     }
     for name, values in cases.items():
-        want = float(np.concatenate([[0.0], np.sort(values)]).cumsum()[-1])
+        want = _running_sum(values)
         assert _bits(sorted_sum(values)) == _bits(want), name
         rng.shuffle(values)
         assert _bits(sorted_sum(values)) == _bits(want), name
@@ -134,6 +234,22 @@ def test_large_sums_sorted_by_polars_give_numpys_bits() -> None:
         codes = rng.integers(0, len(values), n)
         want = float(np.sort(values[codes] * counts).sum())
         assert _bits(sorted_products_numpy_sum(values, codes, counts)) == _bits(want)
+
+
+def test_ambiguity_beyond_exact_whole_sums_gives_the_polars_bits() -> None:
+    """Ambiguity's terms (rows times leaf counts) are whole numbers, summed from the classes while below 2**53;
+    with rows of 2**50 the sums reach past it (some partial sums round) and the terms are summed one by one: both
+    give the Polars function's bits, on the data and on T*."""
+    h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e", "f", "g", "h", "i"]}})
+    for sizes in ([3, 5, 7, 11], [2**50, 3, 2**50 + 1, 1]):
+        frame = pl.DataFrame(
+            {"q": ["a", "b", "d", "e"], "__anon_out_q": ["A", "A", "B", "e"], "size": sizes, "sup": [0, 0, 0, 1]}
+        ).with_columns(pl.col("sup").cast(pl.Boolean))
+        data = from_mapping(frame, ["q"], {"q": h}, suppressed="sup")
+        raw, normalized = evaluate_both(data, ["ambiguity"])
+        want_raw, want_normalized = _reference(data)
+        assert _bits(raw["ambiguity"]) == _bits(want_raw["ambiguity"]), sizes
+        assert _bits(normalized["ambiguity"]) == _bits(want_normalized["ambiguity"]), sizes
 
 
 def test_precision_with_every_hierarchy_of_one_height_divides_as_polars() -> None:
