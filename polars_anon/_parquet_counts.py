@@ -37,6 +37,7 @@ from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 __all__ = ["DISTINCT_CAP", "parquet_counts", "sorted_tuple_codes"]
 
@@ -58,20 +59,14 @@ def parquet_counts(
     integer column with at most :data:`DISTINCT_CAP` distinct values (``TupleCounts.distinct``; the road counts the
     others). `codes` False: the codes are not kept (a method that reads none: 22 MiB at 15M rows)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     schema = lf.collect_schema()
     if not files or not all(_simple(schema[q]) for q in qids) or not _plain_scan(lf, files):
         return None
-    extra = [c for c in undeclared if _simple(schema[c])]
-    strings = [c for c in [*qids, *extra] if schema[c] == pl.String]
-    try:
-        readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
-    except (pa.ArrowException, OSError):  # a file pyarrow cannot open as Polars does (e.g. an Int128 column)
+    opened = _open(files, schema, qids, [c for c in undeclared if _simple(schema[c])])
+    if opened is None:
         return None
-    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS or not all(_stored(r, schema, qids) for r in readers):
-        return None
-    extra = [c for c in extra if all(_stored(r, schema, [c]) for r in readers)]
+    readers, extra = opened
     ids, distinct = _GlobalIds(qids), _Distinct(extra)
     stored = []
     for batch in _batches(readers, [*qids, *extra]):
@@ -79,7 +74,7 @@ def parquet_counts(
         distinct.add(batch)
     pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: the later passes need them
     found = ids.counted(stored, schema)
-    release_freed_memory()  # the batches' ids (a few hundred KiB each) sit freed in glibc's heap; Polars's apart
+    release_freed_memory()  # the batches' ids (a few hundred KiB each) freed in glibc's heap (Polars allocates apart)
     if found is None:
         return None
     values = {q: pl.Series(q, list(ids.seen[q]), dtype=schema[q]) for q in qids}
@@ -96,12 +91,30 @@ def sorted_tuple_codes(
     return None if made is None else made.sorted
 
 
-def _stored(reader: object, schema: pl.Schema, columns: Sequence[str]) -> bool:
+def _open(
+    files: Sequence[Path], schema: pl.Schema, qids: Sequence[str], extra: list[str]
+) -> tuple[list[pq.ParquetFile], list[str]] | None:
+    """The files opened for the pass (String columns read as dictionaries) and the `extra` columns stored as read; None
+    where a file cannot be opened, a qid is stored otherwise or the rows are more than one pass holds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    strings = [c for c in [*qids, *extra] if schema[c] == pl.String]
+    try:
+        readers = [pq.ParquetFile(f, read_dictionary=strings) for f in files]
+    except (pa.ArrowException, OSError):  # a file pyarrow cannot open as Polars does (e.g. an Int128 column)
+        return None
+    if sum(r.metadata.num_rows for r in readers) > PASS_ROWS or not all(_stored(r, schema, qids) for r in readers):
+        return None
+    return readers, [c for c in extra if all(_stored(r, schema, [c]) for r in readers)]
+
+
+def _stored(reader: pq.ParquetFile, schema: pl.Schema, columns: Sequence[str]) -> bool:
     """Whether each column is stored as pyarrow reads it here: a String column as a string (read as a dictionary), an
     integer column as an integer (not, e.g., Polars' Int128 as a decimal)."""
     import pyarrow as pa
 
-    stored = reader.schema_arrow  # type: ignore[attr-defined]
+    stored = reader.schema_arrow
     for c in columns:
         if c not in stored.names:
             return False
@@ -129,20 +142,20 @@ def _plain_scan(lf: pl.LazyFrame, files: Sequence[Path]) -> bool:
         return False
 
 
-def _batches(readers: Sequence[object], qids: Sequence[str]) -> Iterator[pa.Table]:
+def _batches(readers: Sequence[pq.ParquetFile], qids: Sequence[str]) -> Iterator[pa.Table]:
     """The qid columns, whole row groups at a time, about :data:`BATCH_ROWS` rows each, file after file."""
     for reader in readers:
-        meta = reader.metadata  # type: ignore[attr-defined]
+        meta = reader.metadata
         group: list[int] = []
         held = 0
         for g in range(meta.num_row_groups):
             group.append(g)
             held += meta.row_group(g).num_rows
             if held >= BATCH_ROWS:
-                yield reader.read_row_groups(group, columns=list(qids), use_threads=False)  # type: ignore[attr-defined]
+                yield reader.read_row_groups(group, columns=list(qids), use_threads=False)
                 group, held = [], 0
         if group:
-            yield reader.read_row_groups(group, columns=list(qids), use_threads=False)  # type: ignore[attr-defined]
+            yield reader.read_row_groups(group, columns=list(qids), use_threads=False)
 
 
 class _GlobalIds:
