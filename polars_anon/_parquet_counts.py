@@ -10,22 +10,24 @@ return (the same frame, row for row, and the same codes), in about half their CP
 (`benchmarks/results/floor.md`).
 
 It applies only where it is exact and bounded: the LazyFrame is a plain scan of the files (its unoptimized
-plan is that of ``pl.scan_parquet(files, glob=False)``: no cast, filter or added column), every qid is a
-String or an integer column there, no ``by`` column, and at most :data:`~polars_anon._passes.PASS_ROWS` rows
-(memory: 13 bytes a row at most, the ids and the keys). Otherwise it returns None and the group-by runs.
+plan is that of ``pl.scan_parquet(files, glob=False)`` and it reads those files: no cast, filter or added
+column), every qid is a String or an integer column stored so, no ``by`` column, at most
+:data:`~polars_anon._passes.PASS_ROWS` rows and at most :data:`QID_VALUES` distinct values a qid (each is held
+once as a Python object; the rows cost one to four bytes a qid for their ids, and eight for their keys).
+Otherwise it returns None and the group-by runs.
 
 >>> import tempfile
 >>> from pathlib import Path
 >>> path = Path(tempfile.mkdtemp()) / "t.parquet"
 >>> pl.DataFrame({"q": ["b", None, "a", "b"], "y": [2, 1, 1, 2]}).write_parquet(path)
->>> frame, codes = sorted_tuple_codes(pl.scan_parquet([path], glob=False), [path], ["q", "y"])
+>>> frame, codes = parquet_counts(pl.scan_parquet([path], glob=False), [path], ["q", "y"]).sorted
 >>> frame.rows(), codes.codes["q"].tolist()
 ([('a', '1', 1), ('b', '2', 2), (None, '1', 1)], [0, 1, 2])
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,15 +36,19 @@ import polars as pl
 
 from polars_anon._memory import release_freed_memory
 from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts
+from polars_anon.io import scanned_files
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-__all__ = ["DISTINCT_CAP", "parquet_counts", "sorted_tuple_codes"]
+__all__ = ["DISTINCT_CAP", "QID_VALUES", "parquet_counts"]
 
 DISTINCT_CAP = 1 << 16
 """At most this many distinct values of an undeclared column are counted by the pass (the road counts beyond)."""
+QID_VALUES = 1 << 18
+"""Beyond this many distinct values of a qid the pass stops and the group-by runs: each value is held as a Python
+object (a qid of 3M distinct Strings peaked 150 MiB above the group-by and took more CPU)."""
 BATCH_ROWS = 1 << 17
 """Rows read at a time (whole row groups), on one thread: pyarrow keeps pages it read, and a job's later phases
 peaked higher by as much (greedy on the 15M register: 889-957 MiB reading 2**19-2**21 rows at a time on threads,
@@ -69,10 +75,16 @@ def parquet_counts(
     readers, extra = opened
     ids, distinct = _GlobalIds(qids), _Distinct(extra)
     stored = []
-    for batch in _batches(readers, [*qids, *extra]):
-        stored.append(ids.add(batch))
-        distinct.add(batch)
-    pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: the later passes need them
+    try:
+        for batch in _batches(readers, lambda: [*qids, *distinct.values]):  # the extra columns still counted
+            stored.append(ids.add(batch))
+            distinct.add(batch)
+            if ids.too_many():
+                return None
+    except UnicodeDecodeError:  # not UTF-8: the group-by refuses it as it always did
+        return None
+    finally:
+        pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: later passes need them
     found = ids.counted(stored, schema)
     release_freed_memory()  # the batches' ids (a few hundred KiB each) freed in glibc's heap (Polars allocates apart)
     if found is None:
@@ -80,15 +92,6 @@ def parquet_counts(
     values = {q: pl.Series(q, list(ids.seen[q]), dtype=schema[q]) for q in qids}
     made = (found[0], found[1] if codes else None)
     return TupleCounts(lf, tuple(qids), (), (), sorted=made, values=values, distinct=distinct.counts())
-
-
-def sorted_tuple_codes(
-    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str]
-) -> tuple[pl.DataFrame, TupleCodes | None] | None:
-    """``as_string_codes(tuple_counts(lf, qids)[0], qids)`` read from the files' dictionaries, or None where that is
-    not exact or not bounded (see the module)."""
-    made = parquet_counts(lf, files, qids)
-    return None if made is None else made.sorted
 
 
 def _open(
@@ -135,15 +138,18 @@ def _simple(dtype: pl.DataType) -> bool:
 
 
 def _plain_scan(lf: pl.LazyFrame, files: Sequence[Path]) -> bool:
-    """Whether `lf` is ``pl.scan_parquet(files, glob=False)`` and nothing more (no cast, filter or added column)."""
+    """Whether `lf` is ``pl.scan_parquet(files, glob=False)`` and nothing more (no cast, filter or added column): the
+    same printed plan (which names the first file only) and the same files read, in order."""
     try:
-        return lf.explain(optimized=False) == pl.scan_parquet(list(files), glob=False).explain(optimized=False)
+        plain = lf.explain(optimized=False) == pl.scan_parquet(list(files), glob=False).explain(optimized=False)
     except (pl.exceptions.PolarsError, OSError):
         return False
+    return plain and list(dict.fromkeys(scanned_files(lf))) == [str(f) for f in files]
 
 
-def _batches(readers: Sequence[pq.ParquetFile], qids: Sequence[str]) -> Iterator[pa.Table]:
-    """The qid columns, whole row groups at a time, about :data:`BATCH_ROWS` rows each, file after file."""
+def _batches(readers: Sequence[pq.ParquetFile], columns: Callable[[], list[str]]) -> Iterator[pa.Table]:
+    """The `columns()` (asked before each read), whole row groups at a time, about :data:`BATCH_ROWS` rows each,
+    file after file."""
     for reader in readers:
         meta = reader.metadata
         group: list[int] = []
@@ -152,10 +158,10 @@ def _batches(readers: Sequence[pq.ParquetFile], qids: Sequence[str]) -> Iterator
             group.append(g)
             held += meta.row_group(g).num_rows
             if held >= BATCH_ROWS:
-                yield reader.read_row_groups(group, columns=list(qids), use_threads=False)
+                yield reader.read_row_groups(group, columns=columns(), use_threads=False)
                 group, held = [], 0
         if group:
-            yield reader.read_row_groups(group, columns=list(qids), use_threads=False)
+            yield reader.read_row_groups(group, columns=columns(), use_threads=False)
 
 
 class _GlobalIds:
@@ -174,10 +180,9 @@ class _GlobalIds:
 
         if not pa.types.is_dictionary(column.type):
             return self._integer_ids(qid, column)
-        column = column.unify_dictionaries()
-        values = column.chunk(0).dictionary.to_pylist() if column.num_chunks else []
+        values, indices = _dictionary(column)
         table = self._table(qid, values)
-        parts = [table[_filled(c.indices, len(values))] for c in column.chunks]
+        parts = [table[i] for i in indices]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=table.dtype)
 
     def _integer_ids(self, qid: str, column: pa.ChunkedArray) -> np.ndarray:
@@ -186,26 +191,30 @@ class _GlobalIds:
         found = _distinct_integers(column)
         if found is None:
             encoded = column.dictionary_encode().unify_dictionaries()
-            values_of = encoded.chunk(0).dictionary.to_pylist()
+            values_of, indices = _dictionary(encoded)
             table = self._table(qid, values_of)
-            return np.concatenate([table[_filled(c.indices, len(values_of))] for c in encoded.chunks])
+            return np.concatenate([table[i] for i in indices])
         values, valid, low, distinct = found
         if not len(distinct):
             return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
         table = self._table(qid, _plus(distinct, low, values.dtype))
         lookup = np.zeros(int(distinct[-1]) + 2, dtype=table.dtype)  # the last slot: a null's
         lookup[distinct] = table[:-1]
-        slots = (values - values.dtype.type(low)).astype(np.int64)
+        slots = _offsets(values, low)
         if valid is not None:
             slots[~valid] = len(lookup) - 1
         return lookup[slots]
 
     def _table(self, qid: str, values: Sequence[object]) -> np.ndarray:
-        """Each of `values`' id plus one (first seen: a new id), and a last slot for a null (0), in the smallest
-        unsigned type that holds every id seen so far."""
+        """Each of `values`' id plus one (first seen: a new id; :data:`_UNUSED`, a dictionary entry no row uses: 0,
+        never read), and a last slot for a null (0), in the smallest unsigned type that holds every id seen so far."""
         seen = self.seen[qid]
-        ids = np.fromiter((seen.setdefault(v, len(seen)) + 1 for v in values), dtype=np.int64, count=len(values))
-        return np.append(ids, 0).astype(_unsigned(len(seen)))
+        ids = [0 if v is _UNUSED else seen.setdefault(v, len(seen)) + 1 for v in values]
+        return np.array([*ids, 0], dtype=np.int64).astype(_unsigned(len(seen)))
+
+    def too_many(self) -> bool:
+        """Whether a qid holds more than :data:`QID_VALUES` distinct values (then the group-by costs less)."""
+        return any(len(seen) > QID_VALUES for seen in self.seen.values())
 
     def counted(self, stored: list[list[np.ndarray]], schema: pl.Schema) -> tuple[pl.DataFrame, TupleCodes] | None:
         """The sorted tuple counts and their codes from every batch's ids (freed batch by batch as they are packed)."""
@@ -252,8 +261,7 @@ class _Distinct:
             column = batch.column(c)
             self.nulls[c] |= column.null_count > 0
             if pa.types.is_dictionary(column.type):
-                column = column.unify_dictionaries()
-                self.values[c].update(column.chunk(0).dictionary.to_pylist() if column.num_chunks else [])
+                self.values[c].update(v for v in _dictionary(column)[0] if v is not _UNUSED)
             else:
                 found = _distinct_integers(column)
                 if found is None:  # a range wider than 2**24: more values than the cap, likely
@@ -279,8 +287,32 @@ def _distinct_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray 
     if high - low >= 1 << 24:
         return None
     present = np.zeros(high - low + 1, dtype=bool)
-    present[(present_values - values.dtype.type(low)).astype(np.int64)] = True
+    present[_offsets(present_values, low)] = True
     return values, valid, low, np.flatnonzero(present)
+
+
+def _offsets(values: np.ndarray, low: int) -> np.ndarray:
+    """Each value less `low`, as Int64 (in a narrow type, Int8's 33 - -119, it would wrap; a UInt64 beyond 2**63
+    does not fit an Int64 before the subtraction)."""
+    if values.dtype == np.uint64:
+        return (values - np.uint64(low)).astype(np.int64)
+    return values.astype(np.int64) - low
+
+
+_UNUSED = object()
+"""A dictionary entry no row uses (a writer may keep them: an Arrow dictionary written without its schema)."""
+
+
+def _dictionary(column: pa.ChunkedArray) -> tuple[list[object], list[np.ndarray]]:
+    """A dictionary column's values (one dictionary for every chunk), :data:`_UNUSED` for those no row uses, and each
+    chunk's indices (a null: the number of values)."""
+    column = column.unify_dictionaries()
+    values = column.chunk(0).dictionary.to_pylist() if column.num_chunks else []
+    indices = [_filled(c.indices, len(values)) for c in column.chunks]
+    used = np.zeros(len(values) + 1, dtype=bool)
+    for i in indices:
+        used[i] = True
+    return [v if u else _UNUSED for v, u in zip(values, used[:-1].tolist())], indices
 
 
 def _plus(offsets: np.ndarray, low: int, dtype: np.dtype) -> list[int]:

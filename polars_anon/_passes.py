@@ -125,6 +125,10 @@ class TupleCounts:
             return self.sorted
         return None
 
+    def distinct_of(self, lf: pl.LazyFrame) -> dict[str, int]:
+        """The undeclared columns' distinct counts when this pass read `lf`, else none."""
+        return self.distinct if self.lf is lf else {}
+
     def distinct_values(self, key: str) -> pl.Series:
         """A key's distinct values (nulls left out, in no set order) as the pass grouped them: String keys as
         Categorical from :func:`tuple_counts`, as String from a sorted pass."""

@@ -73,7 +73,9 @@ def _aggregate(
     population = None
     if model is not None:
         population = count_population(model.population_frame, qids, model.name)  # one row per tuple
-    distinct = _distinct(prepared, undeclared, int(table[SIZE].sum()), counts.distinct if counts is not None else {})
+    distinct = _distinct(
+        prepared, undeclared, int(table[SIZE].sum()), counts.distinct_of(lf) if counts is not None else {}
+    )
     first_rows = None
     if needs_first_rows(request):  # table risk models only: the tie order of their single-class suppression
         numbered = prepared.select(qids).with_row_index(FIRST_ROW)

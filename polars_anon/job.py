@@ -791,9 +791,8 @@ def tuple_values(
     lf: pl.LazyFrame, request: Request, made: list[TupleCounts], files: Sequence[Path] = ()
 ) -> Callable[[list[str]], dict[str, pl.Series]]:
     """The hierarchies' values from the Polars road's aggregation pass (:func:`~polars_anon._passes.count_tuples`,
-    or from the dictionaries of `files` when `lf` is their plain scan: :func:`~polars_anon._parquet_counts.
-    parquet_counts`), made now and appended to `made`, which the job hands to the road: the job reads the rows once
-    for both."""
+    or :func:`~polars_anon._parquet_counts.parquet_counts` from the dictionaries of `files` when `lf` is their plain
+    scan), made now and appended to `made`, which the job hands to the road: the job reads the rows once for both."""
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
         qids, by = list(request.qids), counted_attributes(request)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal, assert_series_equal
 
 from polars_anon import _parquet_counts
-from polars_anon._parquet_counts import parquet_counts, sorted_tuple_codes
+from polars_anon._parquet_counts import parquet_counts
 from polars_anon._passes import as_string_codes, tuple_counts
 
 TYPES = {"s": pl.String, "i": pl.Int64, "u": pl.UInt8, "t": pl.String}
@@ -31,6 +32,12 @@ def _write(tmp: Path, rows: list[tuple], parts: int, group: int, dictionary: boo
         pq.write_table(frame.slice(p * share, share).to_arrow(), path, row_group_size=group, use_dictionary=dictionary)
         files.append(path)
     return files
+
+
+def sorted_tuple_codes(lf: pl.LazyFrame, files: list[Path], qids: list[str]) -> tuple[pl.DataFrame, object] | None:
+    """The pass's sorted tuple counts and codes, or None where it does not apply."""
+    made = parquet_counts(lf, files, qids)
+    return None if made is None else made.sorted
 
 
 def _reference(lf: pl.LazyFrame, qids: list[str]) -> tuple[pl.DataFrame, object]:
@@ -191,8 +198,8 @@ def test_pyarrow_pool_and_modules(tmp_path: Path) -> None:
     files = _write(tmp_path, [("b", 7, 1, "x"), (None, None, 1, "x")], 1, 1, True)
     code = (
         "import sys, polars as pl; from pathlib import Path\n"
-        "from polars_anon._parquet_counts import sorted_tuple_codes\n"
-        f"f = [Path({str(files[0])!r})]; sorted_tuple_codes(pl.scan_parquet(f, glob=False), f, ['s', 'i'])\n"
+        "from polars_anon._parquet_counts import parquet_counts\n"
+        f"f = [Path({str(files[0])!r})]; parquet_counts(pl.scan_parquet(f, glob=False), f, ['s', 'i'])\n"
         "import pyarrow as pa\n"
         "print(pa.total_allocated_bytes(), 'pandas' in sys.modules, 'pyarrow.compute' in sys.modules)"
     )
@@ -235,3 +242,57 @@ def test_wide_integers(tmp_path: Path) -> None:
     wide = tmp_path / "w.parquet"
     pl.DataFrame({"x": pl.Series([1, 2], dtype=pl.Int128), "s": ["a", "b"]}).write_parquet(wide)
     assert sorted_tuple_codes(pl.scan_parquet([wide], glob=False), [wide], ["s"]) is None
+
+
+@pytest.mark.parametrize(("dtype", "values"), [(pl.Int8, [-119, -17, 33, None]), (pl.Int16, [-20000, 20000, 5, None])])
+def test_narrow_integers_of_both_signs(tmp_path: Path, dtype: pl.DataType, values: list[int | None]) -> None:
+    """Int8 and Int16 values whose span passes the type's maximum (33 - -119 = 152 > 127): each keeps its own slot
+    (review26: in the column's own type they wrapped, and 33 was published under -160--1); their distinct count too."""
+    path = tmp_path / "n.parquet"
+    pl.DataFrame({"n": pl.Series(values * 3, dtype=dtype), "s": ["a", "b", "c", "d"] * 3}).write_parquet(path)
+    lf = pl.scan_parquet([path], glob=False)
+    made = parquet_counts(lf, [path], ["n"], ["n"])
+    assert made is not None and made.sorted is not None and made.values is not None
+    assert_frame_equal(made.sorted[0], _reference(lf, ["n"])[0])
+    assert sorted(made.values["n"].to_list()) == sorted(v for v in values if v is not None)
+    assert made.distinct == {"n": 4}  # three values and the null
+
+
+def test_dictionary_entries_no_row_uses(tmp_path: Path) -> None:
+    """A dictionary that keeps values no row uses (an Arrow dictionary written without its schema: Polars reads a
+    String column): neither tuples, hierarchy values, codes' labels nor distinct counts hold them (review26: a job was
+    refused for 'X-unused' not in its hierarchy, and an undeclared column of 2 values counted 62)."""
+    path = tmp_path / "d.parquet"
+    used = pa.array([0, 1, 1, 0, None], type=pa.int32())
+    column = pa.DictionaryArray.from_arrays(used, pa.array(["F", "M", "X-unused", "Y-unused"]))
+    pq.write_table(pa.table({"sex": column, "party": column}), path, store_schema=False)
+    lf = pl.scan_parquet([path], glob=False)
+    assert lf.collect_schema()["sex"] == pl.String
+    made = parquet_counts(lf, [path], ["sex"], ["party"])
+    assert made is not None and made.sorted is not None and made.sorted[1] is not None and made.values is not None
+    assert_frame_equal(made.sorted[0], _reference(lf, ["sex"])[0])
+    assert made.sorted[1].labels["sex"].to_list() == ["F", "M"]
+    assert sorted(made.values["sex"].to_list()) == ["F", "M"]
+    assert made.distinct == {"party": 3}  # F, M and the null
+
+
+def test_many_qid_values_other_files_or_bad_text_take_the_group_by(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A qid with more than QID_VALUES distinct values; a file list of the same length and first file as the scan's
+    but another second file, or the files reversed (the printed plan names the first only); a String column that is
+    not UTF-8 (the group-by refuses it as before): None."""
+    files = _write(tmp_path, [("b", 7, 1, "x"), ("a", 8, 2, "y"), ("c", 9, 3, "z")], 2, 1, True)
+    other = tmp_path / "other.parquet"
+    pl.read_parquet(files[1]).write_parquet(other)
+    lf = pl.scan_parquet(files, glob=False)
+    assert sorted_tuple_codes(lf, [files[0], other], ["s"]) is None
+    assert sorted_tuple_codes(lf, files[::-1], ["s"]) is None
+    monkeypatch.setattr(_parquet_counts, "QID_VALUES", 3)
+    assert sorted_tuple_codes(lf, files, ["s"]) is not None  # a, b, c: three
+    monkeypatch.setattr(_parquet_counts, "QID_VALUES", 2)
+    assert sorted_tuple_codes(lf, files, ["s"]) is None
+    bad = pa.array([b"a", b"\xff\xfe"] * 3, pa.binary())
+    text = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"q": pa.Array.from_buffers(pa.string(), len(bad), bad.buffers())}), text)
+    assert sorted_tuple_codes(pl.scan_parquet([text], glob=False), [text], ["q"]) is None
