@@ -56,14 +56,14 @@ peaked higher by as much (greedy on the 15M register: 889-957 MiB reading 2**19-
 
 
 def parquet_counts(
-    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str], undeclared: Sequence[str] = (), *, codes: bool = True
+    lf: pl.LazyFrame, files: Sequence[Path], qids: Sequence[str], undeclared: Sequence[str] = ()
 ) -> TupleCounts | None:
     """The tuple pass over `lf` by `qids` (no `by`) made sorted from the dictionaries of `files` (a
     :class:`~polars_anon._passes.TupleCounts` with ``sorted`` and ``values``), or None where that is not exact or
     not bounded (see the module): then :func:`~polars_anon._passes.count_tuples` groups the rows. The same read
     counts the distinct values (null counted as one) of each of the `undeclared` columns that is a String or an
     integer column with at most :data:`DISTINCT_CAP` distinct values (``TupleCounts.distinct``; the road counts the
-    others). `codes` False: the codes are not kept (a method that reads none: 22 MiB at 15M rows)."""
+    others)."""
     import pyarrow as pa
 
     schema = lf.collect_schema()
@@ -90,8 +90,7 @@ def parquet_counts(
     if found is None:
         return None
     values = {q: pl.Series(q, list(ids.seen[q]), dtype=schema[q]) for q in qids}
-    made = (found[0], found[1] if codes else None)
-    return TupleCounts(lf, tuple(qids), (), (), sorted=made, values=values, distinct=distinct.counts())
+    return TupleCounts(lf, tuple(qids), (), (), sorted=found, values=values, distinct=distinct.counts())
 
 
 def _open(

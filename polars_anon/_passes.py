@@ -106,7 +106,7 @@ class TupleCounts:
     """:func:`tuple_counts`' frames; none when the pass was made sorted (`sorted`)."""
     sorted: tuple[pl.DataFrame, TupleCodes | None] | None = field(default=None, compare=False, repr=False)
     """:func:`as_string_codes` of the one frame, when the pass made it so (no `by`: a Parquet dictionary pass,
-    :mod:`polars_anon._parquet_counts`; the codes None when the method reads none)."""
+    :mod:`polars_anon._parquet_counts`)."""
     values: dict[str, pl.Series] | None = field(default=None, compare=False, repr=False)
     """With `sorted`: each key's distinct values in its own type (nulls left out, in no set order)."""
     distinct: dict[str, int] = field(default_factory=dict, compare=False, repr=False)

@@ -742,9 +742,8 @@ def _on_polars(
     made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
     files = job.parquet_files
     hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made, files))
-    if not made and not counted_attributes(request):  # else the road's group-by makes it
-        sorted_pass = parquet_counts(lf, files, list(request.qids), request.undeclared, codes=request.method.codes)
-        made += [sorted_pass] if sorted_pass is not None else []
+    if not made:  # else the road's group-by makes it
+        made += [c for c in [dictionary_pass(lf, files, request)] if c is not None]
     counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
     result = run(
         POLARS,
@@ -795,14 +794,24 @@ def tuple_values(
     scan), made now and appended to `made`, which the job hands to the road: the job reads the rows once for both."""
 
     def values_of(columns: list[str]) -> dict[str, pl.Series]:
-        qids, by = list(request.qids), counted_attributes(request)
-        sorted_pass = not by and parquet_counts(lf, files, qids, request.undeclared, codes=request.method.codes)
-        made.append(sorted_pass or count_tuples(lf, qids, by))
+        qids = list(request.qids)
+        made.append(dictionary_pass(lf, files, request) or count_tuples(lf, qids, counted_attributes(request)))
         schema = lf.collect_schema()  # the pass groups String keys as Categorical: their values read back as String
         values = {c: made[-1].distinct_values(c) for c in columns}
         return {c: (v.cast(pl.String) if schema[c] == pl.String else v).sort() for c, v in values.items()}
 
     return values_of
+
+
+def dictionary_pass(lf: pl.LazyFrame, files: Sequence[Path], request: Request) -> TupleCounts | None:
+    """The tuple pass from the Parquet dictionaries (:func:`~polars_anon._parquet_counts.parquet_counts`) for a method
+    that reads the tuples' codes (fulldomain) and no privacy model counting an attribute; None otherwise (the
+    group-by). Only for those: the pass leaves pages in pyarrow's and glibc's keeping that a later Polars phase does not
+    reuse, and greedy's peak on the 15M register rose by 50-90 MiB (854-938 against 818-867) for 1.2-1.7 CPU s less,
+    where fulldomain's fell (742-746 against 774-827) for a quarter less CPU (`benchmarks/results/floor.md`)."""
+    if not request.method.codes or counted_attributes(request):
+        return None
+    return parquet_counts(lf, files, list(request.qids), request.undeclared)
 
 
 @contextmanager
