@@ -400,8 +400,10 @@ def _leaf_squares(nodes: dict[str, np.ndarray], node_of: np.ndarray | None) -> n
     (`node_of[leaf]`; None: the root), as :func:`_distance` computes it per pair."""
     if node_of is None:
         diff = nodes["num_lo"] - nodes["num_mean"][0]
-    else:
-        diff = nodes["num_lo"][: len(node_of)] - nodes["num_mean"][node_of]
+    else:  # a leaf past `node_of` is only in pairs of 0 rows (a map from_mapping was given): any node, times 0
+        full = np.zeros(len(nodes["num_lo"]), dtype=np.int64)
+        full[: len(node_of)] = node_of
+        diff = nodes["num_lo"] - nodes["num_mean"][full]
     return diff * diff
 
 

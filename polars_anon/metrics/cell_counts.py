@@ -22,7 +22,8 @@ __all__ = ["Cells", "qid_cells"]
 
 @dataclass(frozen=True)
 class Cells:
-    """One qid's cells (:attr:`MetricData.cells`): distinct (leaf, published node, suppressed) and their rows, in
+    """One qid's cells as arrays (the Polars frame :attr:`MetricData.cells` holds them too): distinct (leaf, published
+    node, suppressed) and their rows, in
     ascending (leaf, published node, suppressed) order (a suppressed pair's published node is the root, 0)."""
 
     leaf: np.ndarray

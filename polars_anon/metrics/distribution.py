@@ -215,7 +215,8 @@ def _joint_cells(
     count where it can: the columns of a pair not yet counted are joined by the others that pair with one of them
     and not yet counted while their joint table has at most :data:`JOINT_CELLS` cells; that table is counted over
     the rows once and summed down to each of its pairs (the 3M register's six pairs of qids: three counts, not six).
-    The same cells (sums of whole numbers, exact in Float64) in the same order (ascending combined code)."""
+    The same cells (sums of whole numbers, exact in Float64 while the rows total less than 2**53; beyond, the joint
+    table's sums and a pair's own may round apart in the last bit) in the same order (ascending combined code)."""
     widths = {c: int(codes[c].max(initial=0)) + 1 for c in columns}
     todo = set(combinations(columns, 2))
     out = {}

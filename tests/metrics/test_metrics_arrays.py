@@ -299,3 +299,23 @@ def test_t_star_of_repeated_and_distinct_original_tuples_in_every_row_order() ->
         for n in want_raw:
             assert _bits(raw[n]) == _bits(want_raw[n]), (n, raw[n], want_raw[n])
             assert _bits(normalized[n]) == _bits(want_normalized[n]), (n, normalized[n], want_normalized[n])
+
+
+def test_a_map_row_of_no_rows_adds_nothing() -> None:
+    """A map row of size 0 whose leaf is in no other row (from_mapping takes it; review27: the per-leaf squared
+    distance error read past its table). By hand: ages 1 and 2 published as 0-4 (mean of the leaves 0..4: 2), 3 and 2
+    rows: (1 - 2)^2 * 3 + (2 - 2)^2 * 2 = 3; the row of 19 (0 rows) adds nothing."""
+    from polars_anon.report.metrics import report_metrics
+
+    hs = {"age": Hierarchy.intervals(range(0, 20), [5, 10]), "g": Hierarchy.suppression(["F", "M"])}
+    mapping = pl.DataFrame(
+        {
+            "age": ["1", "2", "19"],
+            "g": ["F", "M", "F"],
+            "__anon_out_age": ["0-4", "0-4", "10-19"],
+            "__anon_out_g": ["F", "M", "*"],
+            "size": [3, 2, 0],
+        }
+    )
+    metrics = report_metrics(from_mapping(mapping, ["age", "g"], hs, k=2))["metrics"]
+    assert metrics["squared_distance_error"] == 3.0
