@@ -38,9 +38,10 @@ def generalization(
 
     ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
     qid without hierarchy. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
-    `metric_data`: the report's metric data of `tmap`: each qid's cells (:func:`~polars_anon.metrics.cell_counts.qid_cells`,
-    which the report's metrics count too) give its shares where the hierarchy is the same, from a few thousand cells
-    instead of every map row; else its pairs give the leaf ids where the map's builder knew only the published nodes.
+    `metric_data`: the report's metric data of `tmap`: each qid's cells
+    (:func:`~polars_anon.metrics.cell_counts.qid_cells`, which the report's metrics count too) give its shares where
+    the hierarchy is the same, from a few thousand cells instead of every map row; else its pairs give the leaf ids
+    where the map's builder knew only the published nodes.
 
     >>> from polars_anon import Hierarchy
     >>> agg = pl.DataFrame({"g": ["F", "M", "X"], "size": [3, 1, 1]})
