@@ -808,7 +808,7 @@ def dictionary_pass(lf: pl.LazyFrame, files: Sequence[Path], request: Request) -
     that reads the tuples' codes (fulldomain) and no privacy model counting an attribute; None otherwise (the
     group-by). Only for those: the pass leaves pages in pyarrow's and glibc's keeping that a later Polars phase does not
     reuse, and greedy's peak on the 15M register rose (904 and 921 MiB against 851 and 867, alternated) for 1.4-1.7
-    CPU s less, where fulldomain's fell (742-746 against 774-827) for a quarter less CPU (`benchmarks/results/floor.md`)."""
+    CPU s less, where fulldomain's fell (742-746 against 774-827) for a quarter less CPU (results/floor.md)."""
     if not request.method.codes or counted_attributes(request):
         return None
     return parquet_counts(lf, files, list(request.qids), request.undeclared)
