@@ -35,7 +35,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
-from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts
+from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts, string_ranks
 from polars_anon.io import scanned_files
 
 if TYPE_CHECKING:
@@ -224,24 +224,18 @@ class _GlobalIds:
         found, counts = _count(
             _packed(stored, [rank for rank, _ in ranked], sizes), int(np.prod(sizes, dtype=np.int64))
         )
-        columns, codes, null = [], {}, pl.Series([None], dtype=pl.String)
-        for q, (_, labels), size in zip(reversed(self.qids), reversed(ranked), reversed(sizes)):
+        codes = {}
+        for q, size in zip(reversed(self.qids), reversed(sizes)):
             found, code = np.divmod(found, size)
             codes[q] = code.astype(np.int32 if size <= (1 << 31) - 1 else np.int64)  # as _passes ranks them
-            columns.append(pl.concat([labels, null], rechunk=True).gather(codes[q]).alias(q))
-        frame = pl.DataFrame(columns[::-1]).with_columns(pl.Series(COUNT, counts, dtype=pl.Int64))
-        return frame, TupleCodes({q: labels for q, (_, labels) in zip(self.qids, ranked)}, codes)
+        made = TupleCodes({q: labels for q, (_, labels) in zip(self.qids, ranked)}, {q: codes[q] for q in self.qids})
+        return made.decoded().with_columns(pl.Series(COUNT, counts, dtype=pl.Int64)), made
 
     def _ranks(self, qid: str, dtype: pl.DataType) -> tuple[np.ndarray, pl.Series]:
         """Per stored id (0: null) its rank among the distinct values' String labels (a null: their number, last),
-        and those sorted labels: ``_passes``' ranks, from the first-seen values."""
-        values = pl.Series(qid, list(self.seen[qid]), dtype=dtype)
-        labels = values.cast(pl.String)
-        order = labels.arg_sort().to_numpy()
-        rank = np.empty(len(labels) + 1, dtype=np.int64)
-        rank[0] = len(labels)
-        rank[order + 1] = np.arange(len(labels))
-        return rank, labels.gather(order)
+        and those sorted labels: :func:`~polars_anon._passes.string_ranks` of the first-seen values."""
+        rank, labels = string_ranks(pl.Series(qid, list(self.seen[qid]), dtype=dtype))
+        return np.concatenate([[len(labels)], rank.astype(np.int64)]), labels
 
 
 class _Distinct:

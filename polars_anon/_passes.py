@@ -47,6 +47,7 @@ __all__ = [
     "collect_apart",
     "collect_by_tuples",
     "count_tuples",
+    "string_ranks",
     "tuple_counts",
 ]
 
@@ -221,6 +222,23 @@ class TupleCodes:
             return None
         return hierarchy.ids_of(labels)[codes]
 
+    def decoded(self) -> pl.DataFrame:
+        """Each qid's String label per row, gathered by its codes from its sorted labels (the code past them: null).
+
+        >>> frame, codes = as_string_codes(pl.DataFrame({"q": ["b", None, "a"], "count": [1, 2, 3]}), ["q"])
+        >>> codes.decoded()["q"].to_list() == frame["q"].to_list()
+        True
+        """
+        null = pl.Series([None], dtype=pl.String)
+        # the labels and the null made one chunk: a gather from two chunks cost twice as much (0.079 -> 0.035 CPU s
+        # for the 3M register's four qids)
+        return pl.DataFrame(
+            [
+                pl.concat([labels, null], rechunk=True).gather(self.codes[q]).alias(q)
+                for q, labels in self.labels.items()
+            ]
+        )
+
 
 def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
     """Tuple counts with the qids cast to String (as the road's ``prepare`` casts them), equal tuples merged, sorted.
@@ -248,13 +266,13 @@ def _sort_strings(
     frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]
 ) -> tuple[pl.DataFrame, TupleCodes | None]:
     """``frame.sort([*qids, *by], nulls_last=True)`` with the qids as String labels (each qid cast to String), faster:
-    each qid's rank among its distinct String labels (nulls last; :func:`_string_ranks`: for a Categorical or integer
+    each qid's rank among its distinct String labels (nulls last; :func:`string_ranks`: for a Categorical or integer
     column from its few distinct values, not from every tuple's String) and each `by` column's dense rank packed into
     one Int64 in the same order, that one column sorted (a sort by several String columns is slow), and each qid's
     labels gathered from its sorted distinct labels (not every tuple's String cast, then gathered). The frame is made
     one chunk first: gathering from a chunked frame cost eight times as much."""
     frame = frame.rechunk()
-    ranked = [_string_ranks(frame[q]) for q in qids]
+    ranked = [string_ranks(frame[q]) for q in qids]
     sizes = [len(labels) + 1 for _, labels in ranked] + [frame[b].n_unique() for b in by]
     if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
         cast = frame.with_columns(label_exprs(frame.schema, qids))
@@ -267,16 +285,12 @@ def _sort_strings(
         packed *= size
         packed += frame[b].rank("dense").cast(pl.Int64).fill_null(size).to_numpy() - 1
     order = _order_of_distinct(packed, int(np.prod(sizes, dtype=np.int64)))
-    columns, null, codes = [], pl.Series([None], dtype=pl.String), {}
-    for q, (rank, labels) in zip(qids, ranked):  # a rank of len(labels) is the null (the gather's index past the end)
-        code = rank[order]
-        # one chunk (`append` left two, and a gather from two chunks cost twice as much: 0.079 -> 0.035 CPU s for
-        # the 3M register's four qids); a new Series: `labels` stays the codes' labels
-        columns.append(pl.concat([labels, null], rechunk=True).gather(code).alias(q))
-        codes[q] = code  # Int32, or Int64 as _string_ranks chose
+    # a rank of len(labels) is the null; the codes Int32, or Int64 as string_ranks chose
+    found = TupleCodes(
+        {q: labels for q, (_, labels) in zip(qids, ranked)}, {q: r[order] for q, (r, _) in zip(qids, ranked)}
+    )
     rest = frame.select(pl.exclude(qids))[order]
-    found = TupleCodes({q: labels for q, (_, labels) in zip(qids, ranked)}, codes)
-    return pl.DataFrame(columns).hstack(rest).select(frame.columns), found
+    return found.decoded().hstack(rest).select(frame.columns), found
 
 
 def _order_of_distinct(keys: np.ndarray, bound: int) -> np.ndarray:
@@ -298,7 +312,7 @@ def _order_of_distinct(keys: np.ndarray, bound: int) -> np.ndarray:
     return order if len(order) == len(keys) else np.argsort(keys, kind="stable")  # equal keys: a stable sort
 
 
-def _string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
+def string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
     """Each value's rank (Int32; Int64 from 2**31 - 1 distinct values) among the column's distinct values cast to
     String, sorted (a null: their number, last), and those sorted String labels (nulls dropped). A Categorical or an
     integer column is ranked from its distinct values through a lookup table of their codes; other types through the
