@@ -32,9 +32,9 @@ from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError
 from polars_anon.interrupts import NOTHING_WRITTEN, install_handler, raises_on_signal, restore_handlers
 from polars_anon.io import (
-    CSV_SUFFIXES,
     RAGGED,
     html_path,
+    is_csv,
     late_value_hint,
     late_value_words,
     report_path,
@@ -989,7 +989,7 @@ def csv_read_error(args: argparse.Namespace, exc: Exception) -> str | None:
         given = _inputs(args)
     except AnonError:  # the job file cannot be read: the files named on the command line
         given = [getattr(args, name, None) for name in _READS]
-    csv = [str(p) for p in given if isinstance(p, (str, Path)) and Path(p).suffix.lower() in CSV_SUFFIXES]
+    csv = [str(p) for p in given if isinstance(p, (str, Path)) and is_csv(p)]
     if not csv:
         return None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -1023,7 +1023,7 @@ def _jobs_name(args: argparse.Namespace, said: str) -> str:
     if job is None or not job.columns or found is None or not 0 < int(found[1]) <= len(job.columns):
         return said
     others = [getattr(args, name, None) for name in _READS]  # a CSV of the command line: it may be that one
-    if any(isinstance(p, (str, Path)) and Path(p).suffix.lower() in CSV_SUFFIXES for p in others):
+    if any(isinstance(p, (str, Path)) and is_csv(p) for p in others):
         return said
     return said[: found.start()] + f"at column '{job.columns[int(found[1]) - 1]}' (column number {found[1]})"
 

@@ -52,7 +52,7 @@ from polars_anon.encode import (
 )
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import CSV_SUFFIXES, scanned_files
+from polars_anon.io import is_csv, scanned_files
 from polars_anon.outputs import ROW_GROUP, Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
@@ -154,7 +154,7 @@ def stage_encoded(
     start = time.perf_counter()
     layout, representation, class_col = options.layout, options.representation, options.class_col
     path = Path(path)
-    if layout == "wide" and path.suffix.lower() in CSV_SUFFIXES:
+    if layout == "wide" and is_csv(path):
         raise InvalidParameterError(
             f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet"
         )

@@ -34,6 +34,7 @@ __all__ = [
     "check_utf8",
     "csv_errors",
     "html_path",
+    "is_csv",
     "late_value",
     "late_value_hint",
     "late_value_words",
@@ -47,6 +48,19 @@ __all__ = [
 ]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
+
+
+def is_csv(path: str | Path) -> bool:
+    """Whether `path` names a CSV file (its extension is one of :data:`CSV_SUFFIXES`, any case); every other file is
+    read as Parquet.
+
+    >>> is_csv("adult.CSV"), is_csv("voters.parquet")
+    (True, False)
+    """
+    suffix = path.suffix if isinstance(path, Path) else getattr(path, "suffix", None)  # a URI names its own
+    return (Path(path).suffix if suffix is None else suffix).lower() in CSV_SUFFIXES
+
+
 """Files read as CSV; every other file is read as Parquet."""
 
 MAX_FIELD = 1 << 30
@@ -155,7 +169,7 @@ def csv_errors(
         found = late_value_words(str(exc))
         if found is None:
             raise
-        files = [str(f) for f in (reads() if callable(reads) else reads) if Path(f).suffix.lower() in CSV_SUFFIXES]
+        files = [str(f) for f in (reads() if callable(reads) else reads) if is_csv(f)]
         if not files:
             raise
         said, column, value = found
@@ -254,8 +268,7 @@ def scan_input(
         return _scan_parquet(path, parquet_parts(path, what), what)
     if not path.is_file():
         raise InputError(f"{what} {str(path)!r} does not exist or is not a file")
-    is_csv = path.suffix.lower() in CSV_SUFFIXES
-    if is_csv:
+    if is_csv(path):
         if not isinstance(separator, str) or len(separator.encode()) != 1:
             raise InputError(
                 f"separator must be one single-byte character such as ';', got {separator!r} "

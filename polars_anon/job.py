@@ -46,7 +46,6 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import build_spec, parse_spec, spec_files
 from polars_anon.io import (
     BLANK,
-    CSV_SUFFIXES,
     DTYPES,
     MAX_FIELD,
     NO_NULL,
@@ -54,6 +53,7 @@ from polars_anon.io import (
     cast_columns,
     check_fields,
     html_path,
+    is_csv,
     late_value,
     literal_path,
     parquet_parts,
@@ -327,7 +327,7 @@ def build_models(
     for p in specs:
         model = p.model
         path = getattr(model, "population", None)
-        if population is not None and isinstance(path, str) and Path(path).suffix.lower() in CSV_SUFFIXES:
+        if population is not None and isinstance(path, str) and is_csv(path):
             if path not in read:
                 read[path] = population(path)
             model = dataclasses.replace(model, population=read[path])
@@ -486,7 +486,7 @@ class Job:
             return []
         if self.input.is_dir():
             return parquet_parts(self.input)
-        return [self.input] if self.input.is_file() and self.input.suffix.lower() not in CSV_SUFFIXES else []
+        return [self.input] if self.input.is_file() and not is_csv(self.input) else []
 
     @property
     def text_columns(self) -> list[str]:
@@ -879,7 +879,7 @@ def _type_name(dtype: pl.DataType) -> str:
 def read_on_engine(engine: Any, job: Job) -> Any:
     """The job's input as the engine's table: Parquet with the engine's reader; CSV with the engine's CSV reader, each
     column typed as Polars reads it (then cast as ``schema`` says), so every engine sees the same values."""
-    if job.input.suffix.lower() not in CSV_SUFFIXES:
+    if not is_csv(job.input):
         if not isinstance(job.input, URI):  # the file's own zones, as the Polars road reads them
             consult_zones(engine.name, getattr(engine, "time_zone", None), job.scan(), list(job.qids))
             consult_source_dtypes(engine.name, [job.input])

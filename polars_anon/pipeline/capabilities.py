@@ -51,7 +51,7 @@ from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_t
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import parse_spec
-from polars_anon.io import CSV_SUFFIXES
+from polars_anon.io import CSV_SUFFIXES, is_csv
 from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.request import FULL_DOMAIN_METHODS, Request
 from polars_anon.sdc.job import SdcSpec
@@ -657,7 +657,7 @@ def input_format(source: str | Path) -> InputFormat:
     >>> input_format("adult.CSV"), input_format("register.parquet")
     ('csv', 'parquet')
     """
-    return "csv" if Path(source).suffix.lower() in CSV_SUFFIXES else "parquet"
+    return "csv" if is_csv(source) else "parquet"
 
 
 def consult_job(engine: str, source: str, given: Mapping[str, Any]) -> None:
