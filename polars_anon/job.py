@@ -768,7 +768,9 @@ def _stage_encodings(
         original = result.prepared if e in READS_ORIGINALS else None
         with stage(f"encode {e}"):
             options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
-            stage_encoded(out, result.lf, hierarchies, path, options, tmap=result.tmap)  # planned from the map
+            stage_encoded(
+                out, result.lazy(verify=False), hierarchies, path, options, tmap=result.tmap
+            )  # planned from the map
         encodings[e] = {"path": str(path), "reads_originals": e in READS_ORIGINALS}
     return encodings
 

@@ -57,10 +57,11 @@ class AnonLazyFrame:
         return risk(self._lf, qids, **kwargs)
 
     def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.LazyFrame:
-        """k-anonymize; see :func:`polars_anon.pipeline.road.anonymize` (returns its LazyFrame).
+        """k-anonymize; see :func:`polars_anon.pipeline.road.anonymize` (returns its checked LazyFrame).
 
-        The algorithm runs now (it needs the class aggregates); the returned frame is
-        lazy. Use :func:`polars_anon.anonymize` for the verified result and report.
+        The algorithm runs now (it needs the class aggregates); the returned frame is lazy and checks every
+        guarantee on the whole published table when it runs (:meth:`polars_anon.Anonymized.lazy`), so it is held
+        in memory then. Use :func:`polars_anon.anonymize` for the report and a streamed, checked write.
         """
         return anonymize(self._lf, hierarchies=hierarchies, k=k, **kwargs).lazy()
 

@@ -134,7 +134,7 @@ class Anonymized:
 
     Nothing is verified until :meth:`collect`, :meth:`table` or :meth:`sink_parquet`, which run the
     check of every guarantee on the published rows and refuse to return or write a table that fails
-    it. :meth:`lazy` (Polars) gives the table unverified.
+    it; the LazyFrame of :meth:`lazy` (Polars) checks them each time it runs.
 
     :attr:`report` is built (:func:`~polars_anon.report.build_report`) from the facts known at each
     step, never edited: from the plan's facts until the table is verified, then from those and the
@@ -216,16 +216,37 @@ class Anonymized:
 
     @property
     def lf(self) -> pl.LazyFrame:
-        """The published table as a LazyFrame (Polars; not yet verified)."""
+        """The published table as a LazyFrame that checks every guarantee when it runs (:meth:`lazy`)."""
         return self.lazy()
 
-    def lazy(self) -> pl.LazyFrame:
-        """The published table as a LazyFrame (not yet verified: collect or sink to verify); Polars only."""
+    def lazy(self, *, verify: bool = True) -> pl.LazyFrame:
+        """The published table as a LazyFrame; Polars only.
+
+        With `verify` (the default) the frame checks every guarantee on the whole published table each time it
+        runs (``collect``, ``sink_parquet``), before any later step of the query sees a row, and raises as
+        :meth:`collect` does (the report then holds the check's facts): the input may have changed since the
+        method ran. The published rows are then held in memory once; for a table larger than memory use
+        :meth:`sink_parquet`, which streams and checks the written file. ``verify=False``: the publication's plan
+        as it is, streamed and **unchecked**.
+
+        >>> from polars_anon import Hierarchy, anonymize
+        >>> H = {"sex": Hierarchy.suppression(["F", "M"])}
+        >>> anonymize(pl.DataFrame({"sex": ["F", "M", "F"]}), hierarchies=H, k=2).lazy().collect()["sex"].to_list()
+        ['*', '*', '*']
+        """
         if self.engine.name != "polars":
             raise InvalidParameterError(
                 f"the result of engine {self.engine.name!r} is the engine's table: use .table() or .collect()"
             )
-        return self.published
+        if not verify:
+            return self.published
+        # no pushdown through the check (Polars' defaults): a later filter, projection or slice sees checked rows
+        return self.published.map_batches(self._checked, schema=self.published.collect_schema())
+
+    def _checked(self, table: pl.DataFrame) -> pl.DataFrame:
+        """`table` (the whole published table, as :meth:`lazy` ran it) once every guarantee holds on it."""
+        self.report = build_report(self.facts, checked=self.verify(table.lazy()))
+        return table
 
     def verify(self, table: Any) -> dict[str, Any]:
         """Every guarantee on `table` (the published rows, or as written; a table of the engine); fail closed."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 import polars_anon as pa
@@ -52,3 +55,31 @@ def test_check_facts() -> None:
     assert TABLE_I.anon.check(QIDS, 1).row(0, named=True)["n_classes"] == 6
     hist = pa.class_size_histogram(TABLE_I.lazy(), ["race"]).collect()
     assert hist.rows() == [(1, 4, 4), (2, 1, 2)]
+
+
+def test_lazy_result_checks_the_rows_it_publishes_when_it_runs(tmp_path: Path) -> None:
+    """The method ran on a, a, b, b (k = 2: the leaves); the file then holds a, a, a, b. The plan publishes b as a
+    class of one row: the checked LazyFrame refuses it (whatever follows it in the query); the unchecked one does
+    not."""
+    hierarchies = {"q": pa.Hierarchy.suppression(["a", "b"])}
+    path = tmp_path / "in.parquet"
+    pl.DataFrame({"q": ["a", "a", "b", "b"]}).write_parquet(path)
+    lazy = pl.scan_parquet(path).anon.k_anonymize(hierarchies=hierarchies, k=2)
+    result = pa.anonymize(pl.scan_parquet(path), hierarchies=hierarchies, k=2)
+    assert lazy.collect()["q"].to_list() == ["a", "a", "b", "b"]
+    assert lazy.head(1).collect()["q"].to_list() == ["a"]  # the whole table checked, then sliced
+    pl.DataFrame({"q": ["a", "a", "a", "b"]}).write_parquet(path)
+    for query in (lazy, lazy.filter(pl.col("q") == "a"), lazy.head(1), result.lazy(), result.lf):
+        with pytest.raises(pa.NotKAnonymousError, match="1 rows|smallest|k=2"):
+            query.collect()
+    with pytest.raises(pa.NotKAnonymousError):
+        lazy.sink_parquet(tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+    assert result.lazy(verify=False).collect()["q"].to_list() == ["a", "a", "a", "b"]  # unchecked, as documented
+
+
+def test_lazy_result_report_holds_the_check() -> None:
+    result = pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, k=3, insensitive="id")
+    assert "min_class_size" not in result.report
+    rows = result.lazy().collect()
+    assert result.report["min_class_size"] == rows.group_by(QIDS).len()["len"].min() >= 3
