@@ -1,12 +1,12 @@
-"""Where the floor job's CPU goes, phase by phase: CPU timers wrapped around the road's functions (no profiler).
+"""Where the floor job's CPU and wall time go, phase by phase: timers wrapped around the road's functions (no profiler).
 
     python benchmarks/floor_phases.py [--rows 3000000] [--code /tmp/base]
 
 Runs :mod:`floor_bench`'s fulldomain job once in this process on ``<tmp>/floor_register_<rows>.parquet``
-(made by ``floor_bench.py``) and prints the CPU seconds (``time.process_time``: every thread of the process)
-spent in each wrapped function, outermost first, then the total and the 1-min load. ``--code``: import the
-package from another checkout (the base of a comparison). Nested phases are indented; a function that is not
-called (a phase the checkout does not have) prints nothing.
+(made by ``floor_bench.py``) and prints the CPU seconds (``time.process_time``: every thread of the process) and
+the wall seconds spent in each wrapped function, outermost first, then the total and the 1-min load. ``--code``:
+import the package from another checkout (the base of a comparison). Nested phases are indented; a function that
+is not called (a phase the checkout does not have) prints nothing.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ PHASES = [  # (module, attribute path, label)
 ]
 
 
-def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
-    """Replace each phase's function by one that adds its CPU seconds to `totals[label]`; returns what was
+def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
+    """Replace each phase's function by one that adds its CPU and wall seconds to `totals[label]`; returns what was
     replaced, for :func:`unwrap`."""
     saved, active = [], []  # the top-level phases running: one called inside another is counted there only
     for module, path, label in PHASES:
@@ -70,7 +70,7 @@ def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
             top = not _label.startswith(" ")
             if top and active:  # e.g. the method advice's reruns of run_method: inside "method advice"
                 return _f(*args, **kwargs)
-            start = time.process_time()
+            start, wall = time.process_time(), time.perf_counter()
             if top:
                 active.append(_label)
             try:
@@ -78,7 +78,8 @@ def wrap(totals: dict[str, float]) -> list[tuple[Any, str, Any]]:
             finally:
                 if top:
                     active.pop()
-                totals[_label] = totals.get(_label, 0.0) + time.process_time() - start
+                cpu, seconds = totals.get(_label, (0.0, 0.0))
+                totals[_label] = (cpu + time.process_time() - start, seconds + time.perf_counter() - wall)
 
         saved.append((owner, name, func))
         setattr(owner, name, functools.wraps(func)(timed))
@@ -91,7 +92,7 @@ def unwrap(saved: list[tuple[Any, str, Any]]) -> None:
         setattr(owner, name, func)
 
 
-def time_job(data: Path, out: Path, totals: dict[str, float]) -> tuple[float, float]:
+def time_job(data: Path, out: Path, totals: dict[str, tuple[float, float]]) -> tuple[float, float]:
     """Run the floor job on `data` (writing `out`) with the phases timed into `totals`; its CPU and wall seconds."""
     import floor_bench  # the job's keys (benchmarks/ on the path)
 
@@ -121,14 +122,15 @@ def main() -> None:
 
     if not Path(polars_anon.job.__file__).is_relative_to(args.code.resolve()):
         raise SystemExit(f"imported {polars_anon.job.__file__}, not the package of {args.code}")
-    totals: dict[str, float] = {}
+    totals: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory(prefix="floor_phases_") as tmp:
         data = args.data / f"floor_register_{args.rows}.parquet"
         cpu, wall = time_job(data, Path(tmp) / "job.parquet", totals)
+    print("    CPU    wall  phase")
     for _, _, label in PHASES:
         if label in totals:
-            print(f"{totals[label]:7.3f}  {label}")
-    print(f"{cpu:7.3f}  total CPU s (wall {wall:.2f} s), {args.code}, 1-min load {os.getloadavg()[0]:.1f}")
+            print(f"{totals[label][0]:7.3f} {totals[label][1]:7.3f}  {label}")
+    print(f"{cpu:7.3f} {wall:7.3f}  total, {args.code}, 1-min load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ Otherwise it returns None and the group-by runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,7 +149,21 @@ def _plain_scan(lf: pl.LazyFrame, files: Sequence[Path]) -> bool:
 
 def _batches(readers: Sequence[pq.ParquetFile], columns: Callable[[], list[str]]) -> Iterator[pa.Table]:
     """The `columns()` (asked before each read), whole row groups at a time, about :data:`BATCH_ROWS` rows each,
-    file after file."""
+    file after file; the next batch is read on a second thread (pyarrow releases the GIL) while the caller works on
+    this one."""
+    with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_pass") as pool:
+        pending = None
+        for reader, groups in _row_groups(readers):
+            read = pool.submit(reader.read_row_groups, groups, columns=columns(), use_threads=False)
+            if pending is not None:
+                yield pending.result()
+            pending = read
+        if pending is not None:
+            yield pending.result()
+
+
+def _row_groups(readers: Sequence[pq.ParquetFile]) -> Iterator[tuple[pq.ParquetFile, list[int]]]:
+    """Each file's row groups gathered into runs of about :data:`BATCH_ROWS` rows."""
     for reader in readers:
         meta = reader.metadata
         group: list[int] = []
@@ -157,10 +172,10 @@ def _batches(readers: Sequence[pq.ParquetFile], columns: Callable[[], list[str]]
             group.append(g)
             held += meta.row_group(g).num_rows
             if held >= BATCH_ROWS:
-                yield reader.read_row_groups(group, columns=columns(), use_threads=False)
+                yield reader, group
                 group, held = [], 0
         if group:
-            yield reader.read_row_groups(group, columns=columns(), use_threads=False)
+            yield reader, group
 
 
 class _GlobalIds:
