@@ -60,9 +60,33 @@ def render_html(report: Mapping[str, Any]) -> str:
         _parameters(report),
         _others(report),
     ]
+    body.append(_papers("\n".join(b for b in body if b)))
     embedded = json.dumps(report, indent=1, default=str).replace("</", "<\\/")
     body.append(f'<script type="application/json" id="report-json">\n{embedded}\n</script>')
     return page(title, "\n".join(b for b in body if b))
+
+
+PAPERS = {
+    "000": "Viton et al., Proportional representation to increase data utility in k-anonymous tables, IEEE ISCC 2021",
+    "001": "Mauger et al., Modeling and Evaluation of k-anonymization Metrics, AAAI PPAI 2020",
+    "002": "Davies and Shao, Utility of Anonymised Data in Decision Tree Derivation, ICISSP 2022",
+    "003": "de Spoelberch, The Limits of Information Loss Metrics as Measures for Utility, Imperial College London",
+    "004": "Senavirathne and Torra, Systematic Evaluation of Probabilistic k-Anonymity, 2021",
+}
+"""The papers the report's definitions cite as ``paper 001 §4`` (``docs/papers.md`` has the same table)."""
+
+
+def _papers(html: str) -> str:
+    """A last section naming each paper `html` cites by number (none: no section).
+
+    >>> "Mauger et al." in _papers("NCP [paper 001 §4]") and "Viton" not in _papers("NCP [paper 001 §4]")
+    True
+    """
+    cited = sorted(set(re.findall(r"paper (\d{3})\b", html)) & PAPERS.keys())
+    if not cited:
+        return ""
+    items = "".join(f"<li>paper {n}: {esc(PAPERS[n])}</li>" for n in cited)
+    return f'<section id="papers"><h2>Papers cited</h2><ul>{items}</ul></section>'
 
 
 def _subtitle(r: Mapping[str, Any]) -> str:
