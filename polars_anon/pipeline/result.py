@@ -29,10 +29,10 @@ from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import disclosure_counts, disclosure_of
 from polars_anon.request import Request
-from polars_anon.tuplemap import TupleMap
+from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
 
-__all__ = ["Anonymized", "Check", "Written", "check_classes", "write_report"]
+__all__ = ["Anonymized", "Check", "Written", "check_classes", "check_planned", "write_report"]
 
 
 def write_report(out: Outputs, report: Mapping[str, Any], path: Path | URI, *, html: Path | URI | None = None) -> None:
@@ -56,6 +56,37 @@ def check_classes(
     output = risk_summary(published, qids, population_size_=planned.population, aggregated=True)
     facts["risk"] = {"input": planned.input_risk, "output": output}
     return facts
+
+
+def check_planned(classes: pl.DataFrame, tmap: TupleMap) -> None:
+    """The published `classes` (the qids' published labels and ``size``, as an engine grouped them) are the ones
+    `tmap` planned, each with its rows. The input is read again to publish: read otherwise (a file changed, a query
+    whose rows come in another order) the old plan may publish other classes, still k-anonymous or not; fail closed.
+
+    >>> m = TupleMap.from_labels(pl.DataFrame({"q": ["a", "b"], "size": [2, 2]}), ["q"], {"q": pl.Series(["a", "b"])})
+    >>> check_planned(pl.DataFrame({"q": ["a", "b"], "size": [2, 2]}), m)
+    >>> try:
+    ...     check_planned(pl.DataFrame({"q": ["a", "b"], "size": [3, 1]}), m)
+    ... except NotKAnonymousError as e:
+    ...     print(str(e)[:80])
+    independent check failed: the published class {'q': 'a'} has 3 rows where the me
+    """
+    qids = list(tmap.qids)
+    text = [pl.col(q).cast(pl.String) for q in qids]
+    planned = tmap.published_sizes().select(*text, pl.col(SIZE).alias(_PLANNED))
+    found = classes.select(*text, SIZE).join(planned, on=qids, how="full", nulls_equal=True, coalesce=True)
+    wrong = found.filter(pl.col(SIZE).ne_missing(pl.col(_PLANNED)))
+    if wrong.height:
+        row = wrong.row(0, named=True)
+        labels = {q: row[q] for q in qids}
+        raise NotKAnonymousError(
+            f"independent check failed: the published class {labels} has {row[SIZE] or 0:,} rows "
+            f"where the method planned {row[_PLANNED] or 0:,}: the input read to publish is not the input the method "
+            "read (rows, values or their order changed); nothing was written"
+        )
+
+
+_PLANNED = "__anon_planned"
 
 
 @dataclass(frozen=True)
@@ -102,6 +133,8 @@ class Check:
                 f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} "
                 "were due (input rows minus suppressed ones); nothing was written"
             )
+        if not plan.map.by_partition:
+            check_planned(grouped[0], plan.map)
         return {**facts, "attribute_disclosure": self.disclosure(table)}
 
     def disclosure(self, table: Any) -> dict[str, Any]:
