@@ -137,8 +137,14 @@ def _publish_tuples(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
         return lf.with_columns(index.alias(_AT)).with_columns(
             pl.lit(frame[c]).gather(pl.col(_AT)).alias(c) for c in carried
         )
-    table = frame.lazy().select(pl.Series(_KEY, codes), *carried)
-    return lf.with_columns(key.alias(_KEY)).join(table, on=_KEY, how="left", maintain_order="left")
+    # the join finds each row's map row (a tuple not in the map: null, published as nulls and dropped as suppressed)
+    # and the columns are gathered from there: a join that carried them cost twice the CPU (fars_int's 100,937 rows
+    # and 60,806 map rows: 0.030 -> 0.015 CPU s; the same at 10M rows and 2M keys, streamed, no more memory)
+    at = pl.Series(_AT, np.arange(frame.height, dtype=np.int32 if frame.height < 1 << 31 else np.int64))
+    joined = lf.with_columns(key.alias(_KEY)).join(
+        pl.LazyFrame([pl.Series(_KEY, codes), at]), on=_KEY, how="left", maintain_order="left"
+    )
+    return joined.with_columns(pl.lit(frame[c]).gather(pl.col(_AT)).alias(c) for c in carried)
 
 
 def _publish_split(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:

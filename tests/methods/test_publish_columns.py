@@ -7,11 +7,14 @@ and without suppressed rows; the published rows must be the reference's in both 
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import polars_anon.publish as publish_module
 from polars_anon.publish import column_maps, publish
 from polars_anon.tuplemap import TupleMap
 
@@ -40,6 +43,18 @@ def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[tuple[str, str], tuple[st
 @settings(max_examples=60, deadline=None)
 @given(cases())
 def test_publish_matches_a_lookup_by_hand(case: tuple[pl.DataFrame, dict, bool]) -> None:
+    _check_against_lookup(case)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_publish_on_a_join_of_tuple_codes_matches_a_lookup_by_hand(case: tuple[pl.DataFrame, dict, bool]) -> None:
+    """The tuple codes joined (a code space above DENSE_KEYS: Adult's 8 qids, 324M codes), not gathered densely."""
+    with patch.object(publish_module, "DENSE_KEYS", 0):
+        _check_against_lookup(case)
+
+
+def _check_against_lookup(case: tuple[pl.DataFrame, dict, bool]) -> None:
     frame, tmap, by_column = case
     tuples = sorted(tmap)
     sizes = {t: 0 for t in tuples}
