@@ -18,7 +18,7 @@ import polars as pl
 
 from polars_anon._progress import stage
 from polars_anon.engines import Engine
-from polars_anon.engines.polars import FEW, FEW_CLASSES, POLARS, PolarsEngine
+from polars_anon.engines.polars import POLARS, PolarsEngine, few_classes
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.io import csv_errors, html_path, parquet_dtypes, report_path
 from polars_anon.locations import URI
@@ -89,7 +89,7 @@ class Check:
         grouped: tuple[pl.DataFrame, list[pl.DataFrame | None]]
         if isinstance(self.engine, PolarsEngine):  # the map says how many classes are due: few, or many
             due = 0 if plan.map.by_partition else plan.map.published_sizes().height
-            few = 0 < due <= FEW_CLASSES and due * FEW <= expected
+            few = few_classes(due, expected)
             grouped = self.engine.classes(table, qids, attributes, constraints.labels, few=few)
         else:  # every group-by of the check in one pass where the engine can (Spark: one job), served from there
             engine: Any = self.engine
