@@ -25,9 +25,10 @@ from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
 from polars_anon.pipeline.state import Planned
+from polars_anon.privacy.counts import from_wide
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
-from polars_anon.report.disclosure import disclosure_counts, disclosure_of
+from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
 from polars_anon.request import Request
 from polars_anon.tuplemap import TupleMap
 from polars_anon.verify import verify_classes_of
@@ -102,13 +103,33 @@ class Check:
                 f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} "
                 "were due (input rows minus suppressed ones); nothing was written"
             )
-        return {**facts, "attribute_disclosure": self.disclosure(table)}
+        counted = self._counted(*grouped) if isinstance(self.engine, PolarsEngine) else {}
+        return {**facts, "attribute_disclosure": self.disclosure(table, counted)}
 
-    def disclosure(self, table: Any) -> dict[str, Any]:
-        """Attribute disclosure of each sensitive attribute in the published `table`, model asked or not."""
+    def _counted(self, classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None]) -> dict[str, dict[str, Any]]:
+        """The attribute disclosure of each sensitive attribute a model reads, from the check's counts of it in the
+        published classes (checked: every value one the input holds), not from another group-by of the rows."""
+        qids, sensitives = list(self.request.qids), set(self.request.sensitives)
+        out = {}
+        for (attribute, counts), frame in zip(self.planned.constraints.sensitive.items(), frames):
+            if attribute not in sensitives:
+                continue
+            if frame is None:  # counted as a column per value in the class pass
+                dense = from_wide(classes, attribute, counts.domain.labels).dense(classes.height)
+                out[attribute] = class_disclosure(dense)
+            else:
+                out[attribute] = attribute_disclosure(frame, qids)
+        return out
+
+    def disclosure(self, table: Any, counted: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Attribute disclosure of each sensitive attribute in the published `table`, model asked or not; `counted`:
+        those already found (:meth:`_counted`, Polars)."""
         qids, sensitives = list(self.request.qids), list(self.request.sensitives)
         if self.engine.name == "polars":
-            return disclosure_of(disclosure_counts(table, qids, sensitives), qids)
+            known = dict(counted or {})
+            rest = [a for a in sensitives if a not in known]
+            known |= disclosure_of(disclosure_counts(table, qids, rest), qids) if rest else {}
+            return {a: known[a] for a in sensitives}
         engine: Any = self.engine  # DuckDB and Spark group by SQL (engines.SQLEngine.counts)
         return disclosure_of({a: engine.counts(table, [*qids, a]) for a in sensitives}, qids)
 
