@@ -89,7 +89,7 @@ class Check:
         attributes = list(constraints.sensitive)
         grouped: tuple[pl.DataFrame, list[pl.DataFrame | None]]
         if isinstance(self.engine, PolarsEngine):  # the map says how many classes are due: few, or many
-            due = 0 if plan.map.by_partition else plan.map.published_sizes().height
+            due = 0 if plan.map.by_partition else len(plan.map.class_sizes())
             few = few_classes(due, expected)
             grouped = self.engine.classes(table, qids, attributes, constraints.labels, few=few)
         else:  # every group-by of the check in one pass where the engine can (Spark: one job), served from there
