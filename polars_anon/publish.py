@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from polars_anon.classes import tuple_key
+from polars_anon.classes import tuple_key, tuple_labels
 from polars_anon.tuplemap import OFFSET, ROW, SIZE, SUPPRESSED, TupleMap, out_col
 
 __all__ = ["DENSE_KEYS", "column_maps", "publish"]
@@ -125,11 +125,12 @@ def _publish_tuples(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
     """One map row per original tuple: a dense gather on the tuple code, or a join on it."""
     qids, frame = list(tmap.qids), tmap.frame
     carried = [*(out_col(q) for q in qids), SUPPRESSED]
-    key = tuple_key(frame, qids)
+    labels = tuple_labels(frame, qids)  # a map's tuples are never null: the distinct values of each qid
+    key = tuple_key(frame, qids, labels)
     if key is None:  # the code would overflow Int64: join on the String tuple
         return lf.join(frame.lazy().select(*qids, *carried), on=qids, how="left", maintain_order="left")
     codes = frame.select(key.alias(_KEY))[_KEY].to_numpy()
-    space = int(np.prod([max(frame[q].n_unique(), 1) for q in qids], dtype=np.float64))
+    space = int(np.prod([max(len(v), 1) for v in labels], dtype=np.float64))
     if space <= DENSE_KEYS:
         at = np.full(space, -1, dtype=np.int32)
         at[codes] = np.arange(frame.height, dtype=np.int32)
