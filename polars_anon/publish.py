@@ -134,7 +134,8 @@ def _publish_tuples(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
     if space <= DENSE_KEYS:
         at = np.full(space, -1, dtype=np.int32)
         at[codes] = np.arange(frame.height, dtype=np.int32)
-        index = pl.lit(pl.Series(at)).gather(key)
+        # a code no map row holds is null (as the join's miss), not -1: a gather at -1 reads the last map row
+        index = pl.lit(pl.Series(np.ma.masked_array(at, at < 0))).gather(key)
         return lf.with_columns(index.alias(_AT)).with_columns(
             pl.lit(frame[c]).gather(pl.col(_AT)).alias(c) for c in carried
         )

@@ -111,3 +111,17 @@ def test_a_full_domain_map_publishes_from_its_node_ids_as_from_its_labels() -> N
                 ("20-24", "F", 3),
                 ("30-34", "M", 4),
             ]
+
+
+def test_a_tuple_the_map_lacks_is_published_as_nulls_on_either_path() -> None:
+    """A row whose tuple is not in the map (the input changed after it was aggregated) gets no other tuple's labels:
+    nulls, by the dense gather as by the join (a gather at the dense table's -1 read the last map row)."""
+    aggregates = pl.DataFrame({"a": ["x", "x", "y"], "b": ["1", "2", "1"], "size": [1, 1, 1]})
+    published = {"a": pl.Series(["*", "x", "*"]), "b": pl.Series(["*", "2", "*"])}  # by the tuple, not the column
+    m = TupleMap.from_labels(aggregates, QIDS, published)
+    assert column_maps(m) is None
+    rows = pl.LazyFrame({"a": ["x", "y", "x"], "b": ["2", "2", "1"]})  # ("y", "2"): not in the map
+    expected = [("x", "2"), (None, None), ("*", "*")]
+    assert publish(rows, m).collect().rows() == expected
+    with patch.object(publish_module, "DENSE_KEYS", 0):
+        assert publish(rows, m).collect().rows() == expected
