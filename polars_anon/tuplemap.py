@@ -297,8 +297,8 @@ class TupleMap:
     def class_sizes(self) -> np.ndarray:
         """The rows of each published class (Int64, in no set order; suppressed rows left out): those of
         :meth:`published_nodes` when the builder knew the nodes, else :meth:`published_sizes`' column. What the map
-        check and the report's histogram read: no label gathered, no sort (Adult's 18,109 topdown classes: 0.004
-        CPU s less; fars_int's 60,806: 0.011).
+        check and the report's histogram read: no label gathered, no sort (topdown at k = 2: 0.004 CPU s less on
+        Adult's 18,109 map rows, 0.011 on fars_int's 60,806).
 
         >>> h = Hierarchy.suppression(["F", "M"])
         >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 3]}), {"g": h}, {"g": 0})

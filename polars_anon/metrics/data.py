@@ -383,8 +383,8 @@ def _numeric(h: Hierarchy, labels: pl.Series) -> bool:
 def node_numbers(h: Hierarchy) -> dict[str, np.ndarray]:
     """:func:`node_stats`' ``numeric``, ``num_lo``, ``num_hi`` and ``num_mean`` as arrays (NaN for a null), what the
     report's metrics read (:mod:`~polars_anon.metrics.arrays`): with NumPy alone when the hierarchy is not numeric
-    or its leaves are whole numbers (:func:`_integer_facts`), no frame built (Adult's 8 hierarchies: 0.003 CPU s
-    less per report); else node_stats' own columns.
+    or its leaves are whole numbers (:func:`_integer_facts`), no frame built (Adult's 8 hierarchies: about
+    0.003 CPU s less per report); else node_stats' own columns.
 
     >>> h = Hierarchy.intervals([30, 31, 35], [5])
     >>> all(np.array_equal(node_numbers(h)[c], node_stats(h)[c].to_numpy()) for c in ("num_mean", "numeric"))
