@@ -46,7 +46,8 @@ FEW_ROWS = 1 << 20
 """On a table of at most this many rows, at most :data:`FEW_CLASSES` classes are few whatever their share of the rows:
 there grouping the Strings as they are cost at most the Categorical form's CPU (topdown's published tables, k = 2:
 Adult, 30,162 rows, 0.003 s against 0.007; fars_int, 100,937 rows, 0.009 against 0.016; 8 random String columns in
-65,000 classes: 0.07 against 0.10 at 655,000 rows, 0.18 against 0.20 at 1.5M, 0.50 against 0.44 at 3M)."""
+65,000 classes: 0.07 against 0.10 at 655,000 rows, 0.18-0.19 against 0.20-0.21 at 1.5M; at 3M, 0.39-0.50 against
+0.44, two runs)."""
 
 
 def few_classes(classes: int, rows: int) -> bool:
