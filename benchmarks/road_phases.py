@@ -1,9 +1,11 @@
 """Where the road's CPU goes on a local-recoding run of ``local_recoding_bench.py``: the method against the rest.
 
-    python benchmarks/road_phases.py [--runs cup:50 fars_int:2] [--code /tmp/base]
+    python benchmarks/road_phases.py [--runs cup:50 fars_int:2 adult:2:ldiv] [--code /tmp/base]
 
-Runs, for each ``dataset:k``, the call that ``local_recoding_bench.run_ours`` times (``pa.anonymize(...,
-method="topdown", max_suppressed=99 % of the rows)`` on the dataset's qids with a row id, then ``.collect()``) once,
+Runs, for each ``dataset:k`` (or ``dataset:k:model``, a privacy model of ``local_recoding_bench.py``: ``ldiv``,
+``tclose-equal``, ``tclose-hier``, on its sensitive attribute and the other qids), the call that
+``local_recoding_bench.run_ours`` times (``pa.anonymize(..., method="topdown", max_suppressed=99 % of the rows)`` on
+the dataset's qids with a row id, then ``.collect()``) once,
 with :mod:`floor_phases`' CPU timers around the road's functions, and prints the CPU seconds (``time.process_time``:
 every thread) of each phase, the whole call, and the road outside the method (the call minus the method). Every second
 of the road counts against the target of a local recoding ten times faster than ARX's. ``--code``: import the package
@@ -41,15 +43,18 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import datasets
     import floor_phases
+    import local_recoding_bench as lrb
 
     import polars_anon as pa
 
     if not Path(pa.__file__).is_relative_to(args.code.resolve()):
         raise SystemExit(f"imported {pa.__file__}, not the package of {args.code}")
     for run in args.runs:
-        name, k = run.split(":")
+        name, k, model = (*run.split(":"), "none")[:3]
         df, qids, hs = datasets.load(name)
-        data = df.select(*qids).with_row_index("__bench_row")
+        sensitive = [lrb.SENSITIVE] if model != "none" else []
+        qids = [q for q in qids if q not in sensitive]
+        data = df.select(*qids, *sensitive).with_row_index("__bench_row")
         totals: dict[str, float] = {}
         phases = floor_phases.PHASES
         floor_phases.PHASES = [*phases, *EXTRA]
@@ -65,12 +70,14 @@ def main() -> None:
                 k=int(k),
                 method="topdown",
                 insensitive="__bench_row",
+                sensitive=sensitive or None,
+                privacy=lrb.our_model(model, hs),
                 max_suppressed=int(0.99 * df.height),
             ).collect()
             cpu = time.process_time() - cpu
         finally:
             floor_phases.unwrap(saved)
-        print(f"{name} k={k} ({df.height} rows, {len(qids)} qids), {args.code}")
+        print(f"{name} k={k} {model} ({df.height} rows, {len(qids)} qids), {args.code}")
         for _, _, label in [*floor_phases.PHASES, *EXTRA]:
             if label in totals:
                 print(f"{totals[label]:7.3f}  {label}")

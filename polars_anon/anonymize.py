@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
 from polars_anon._passes import TupleCodes, TupleCounts, as_string_codes, as_string_counts, tuple_counts
 from polars_anon.attributes import distinct_counts
 from polars_anon.labels import label_exprs
 from polars_anon.pipeline.state import FIRST_ROW, Counted, counted_attributes, needs_first_rows, population_model
-from polars_anon.privacy.counts import COUNT, WIDE, count_population, wide_counts
+from polars_anon.privacy.counts import COUNT, WIDE, count_population, wide_by_tuple
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE
 
@@ -62,13 +63,11 @@ def _aggregate(
         frame, codes = as_string_codes(tuple_counts(lf, qids, made=counts)[0], qids)
         frames = [frame]
     labels = {a: f[a].unique().sort(nulls_last=True) for a, f in zip(counted, frames)}
-    sizes = frames[0] if not counted else frames[0].group_by(qids).agg(pl.col(COUNT).sum()).sort(qids, nulls_last=True)
-    table = sizes.select(*qids, pl.col(COUNT).cast(pl.UInt32).alias(SIZE))
     long = {a: f for a, f in zip(counted, frames) if len(labels[a]) > WIDE}
-    for a, f in zip(counted, frames):
-        if a not in long:
-            wide = wide_counts(f, qids, a, labels[a])
-            table = table.join(wide, on=qids, how="left", nulls_equal=True, maintain_order="left")
+    if counted:
+        table = _by_tuple(frames, counted, qids, labels, long)
+    else:
+        table = frames[0].select(*qids, pl.col(COUNT).cast(pl.UInt32).alias(SIZE))
     model = population_model(request)
     population = None
     if model is not None:
@@ -82,6 +81,32 @@ def _aggregate(
         first = numbered.group_by(qids).agg(pl.col(FIRST_ROW).min().cast(pl.Int64))
         first_rows = first.collect()  # materializes: one row per tuple
     return table, distinct, Counted(labels, long, population, first_rows), codes
+
+
+def _by_tuple(
+    frames: Sequence[pl.DataFrame],
+    counted: Sequence[str],
+    qids: list[str],
+    labels: dict[str, pl.Series],
+    long: dict[str, pl.DataFrame],
+) -> pl.DataFrame:
+    """The class aggregates from the (tuple, value) counts of each counted attribute (`frames`, each sorted by its
+    tuple and value: :func:`~polars_anon._passes.as_string_counts`): a row per tuple, sorted, its size and a count
+    column per value of each attribute with few values. Each frame's tuples are runs of rows, the same tuples in the
+    same order in every frame: summed and counted by run (a group-by, a sort by the String qids, a pivot and a join
+    per attribute cost 0.010 CPU s on Adult's 18,109 tuples with 2-diversity on occupation, this 0.002)."""
+    tuples, columns = None, []
+    for a, frame in zip(counted, frames):
+        tuple_of = frame.select(pl.struct(qids).rle_id()).to_series().to_numpy().astype(np.int64)
+        first = np.flatnonzero(np.diff(tuple_of, prepend=-1))  # each tuple's first row
+        if tuples is None:
+            count = frame[COUNT].to_numpy()
+            sizes = np.add.reduceat(count, first) if len(first) else count[:0]
+            tuples = frame.select(pl.col(qids).gather(first)).with_columns(pl.Series(SIZE, sizes, dtype=pl.UInt32))
+        if a not in long:
+            columns.extend(wide_by_tuple(frame, a, labels[a], tuple_of, len(first)))
+    assert tuples is not None  # at least one attribute is counted
+    return tuples.with_columns(columns)
 
 
 def _distinct(prepared: pl.LazyFrame, undeclared: Sequence[str], n_rows: int, known: dict[str, int]) -> dict[str, int]:

@@ -17,6 +17,7 @@ __all__ = [
     "min_class_size",
     "pack_codes",
     "tuple_key",
+    "tuple_labels",
     "unpack_codes",
 ]
 
@@ -136,18 +137,29 @@ def unpack_codes(key: str | pl.Expr, radix: Sequence[int], names: Sequence[str])
     return out
 
 
-def tuple_key(tuples: pl.DataFrame, qids: Sequence[str]) -> pl.Expr | None:
+def tuple_labels(tuples: pl.DataFrame, qids: Sequence[str]) -> list[pl.Series]:
+    """Each qid's distinct values in `tuples` (nulls left out), sorted: the categories :func:`tuple_key` codes them
+    by. Their counts (each at least 1) are its radixes; their product, its code space.
+
+    >>> [v.to_list() for v in tuple_labels(pl.DataFrame({"a": ["y", "x", "y"]}), ["a"])]
+    [['x', 'y']]
+    """
+    return [tuples[q].drop_nulls().unique().sort() for q in qids]
+
+
+def tuple_key(tuples: pl.DataFrame, qids: Sequence[str], labels: Sequence[pl.Series] | None = None) -> pl.Expr | None:
     """Expression for a dense Int64 code of the quasi-identifier tuple, or None if it would overflow.
 
     Each quasi-identifier is cast to an Enum of the values `tuples` holds (every
     value the expression will meet must be there) and the physical codes are
     packed with :func:`pack_codes`, so equal tuples get equal codes, in any frame,
-    without a join. The code follows the sorted order of the values, first qid fastest.
+    without a join. The code follows the sorted order of the values, first qid fastest. `labels`: the
+    :func:`tuple_labels` of `tuples`, when the caller has them.
 
     >>> t = pl.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
     >>> t.select(tuple_key(t, ["a", "b"])).to_series().to_list()
     [0, 3]
     """
-    labels = [tuples[q].drop_nulls().unique().sort() for q in qids]
+    labels = tuple_labels(tuples, qids) if labels is None else labels
     codes = [pl.col(q).cast(pl.Enum(v)).to_physical().cast(pl.Int64) for q, v in zip(qids, labels)]
     return pack_codes(codes, [max(len(v), 1) for v in labels])

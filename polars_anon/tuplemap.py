@@ -278,7 +278,8 @@ class TupleMap:
 
         This is what grouping the published table by its quasi-identifiers gives, so
         a guarantee can be checked on the map before any row is published. Computed
-        once per map (the check, the report and explore all read it).
+        once per map (explore and a release of classes read it; the map check and the report read the sizes alone:
+        :meth:`class_sizes`).
         """
         cached = self.__dict__.get("_published_sizes")
         if cached is not None:
@@ -292,6 +293,20 @@ class TupleMap:
         sizes = sizes.rename({o: q for o, q in zip(outs, self.qids)})
         object.__setattr__(self, "_published_sizes", sizes)  # a frozen map: its published classes never change
         return sizes
+
+    def class_sizes(self) -> np.ndarray:
+        """The rows of each published class (Int64, in no set order; suppressed rows left out): those of
+        :meth:`published_nodes` when the builder knew the nodes, else :meth:`published_sizes`' column. What the map
+        check and the report's histogram read: no label gathered, no sort (topdown at k = 2: 0.004 CPU s less on
+        Adult's 18,109 map rows, 0.011 on fars_int's 60,806).
+
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> m = TupleMap.from_levels(pl.DataFrame({"g": ["F", "M"], "size": [2, 3]}), {"g": h}, {"g": 0})
+        >>> sorted(m.class_sizes().tolist()) == sorted(m.published_sizes()[SIZE].to_list())
+        True
+        """
+        classes = self.published_nodes()
+        return classes[1] if classes is not None else self.published_sizes()[SIZE].to_numpy()
 
     def published_nodes(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The published classes as the node ids the builder knew: a matrix (a row per class, a column per qid,

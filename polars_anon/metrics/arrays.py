@@ -177,8 +177,8 @@ class _Arrays:
 
     @cached_property
     def nodes(self) -> list[dict[str, np.ndarray]]:
-        columns = ("num_lo", "num_hi", "num_mean", "numeric")
-        return [{c: self.data.nodes(i)[c].to_numpy() for c in columns} for i in range(self.m)]
+        """Per qid, its hierarchy's ``num_lo``, ``num_hi``, ``num_mean`` and ``numeric`` per node."""
+        return [self.data.numbers(i) for i in range(self.m)]
 
     def sum_cells(self, star: bool, term: Callable[[int, Cells], np.ndarray]) -> float:
         """The sorted sum over every qid's cells of ``term(i, cells)`` (a Float64 array per qid)."""

@@ -59,6 +59,7 @@ __all__ = [
     "cells_table",
     "from_mapping",
     "fully_suppressed",
+    "node_numbers",
     "node_stats",
     "orig_col",
     "prepare",
@@ -162,6 +163,10 @@ class MetricData:
                 pl.Series(f"r_{m}", self.roots[m][q], dtype=pl.Float64) for m in EDGE_METRICS
             )
         return self._cache[key]  # type: ignore[return-value]
+
+    def numbers(self, i: int) -> dict[str, np.ndarray]:
+        """:func:`node_numbers` of the i-th hierarchy, computed once."""
+        return self.remember(f"numbers{i}", lambda: node_numbers(self.hierarchies[self.qids[i]]))
 
     @property
     def cells(self) -> pl.DataFrame:
@@ -336,8 +341,7 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
     [('*', 32.0), ('30-34', 30.5), ('30', 30.0), ('31', 31.0), ('35-39', 35.0), ('35', 35.0)]
     """
     labels = pl.Series("label", h.labels, dtype=pl.String)
-    leaf_ids = np.flatnonzero(h.is_leaf)
-    numeric = bool(labels.gather(leaf_ids).str.contains(_NUMBER).all())
+    numeric = _numeric(h, labels)
     parent = h.parent
     out = pl.DataFrame(
         {
@@ -369,6 +373,33 @@ def node_stats(h: Hierarchy) -> pl.DataFrame:
         )
     )
     return out.join(nums, left_on="node", right_on="ancestor", how="left", maintain_order="left")
+
+
+def _numeric(h: Hierarchy, labels: pl.Series) -> bool:
+    """Whether every leaf label of `h` (its `labels`) is a plain decimal number (:func:`node_stats`' ``numeric``)."""
+    return bool(labels.gather(np.flatnonzero(h.is_leaf)).str.contains(_NUMBER).all())
+
+
+def node_numbers(h: Hierarchy) -> dict[str, np.ndarray]:
+    """:func:`node_stats`' ``numeric``, ``num_lo``, ``num_hi`` and ``num_mean`` as arrays (NaN for a null), what the
+    report's metrics read (:mod:`~polars_anon.metrics.arrays`): with NumPy alone when the hierarchy is not numeric
+    or its leaves are whole numbers (:func:`_integer_facts`), no frame built (Adult's 8 hierarchies: about
+    0.003 CPU s less per report); else node_stats' own columns.
+
+    >>> h = Hierarchy.intervals([30, 31, 35], [5])
+    >>> all(np.array_equal(node_numbers(h)[c], node_stats(h)[c].to_numpy()) for c in ("num_mean", "numeric"))
+    True
+    """
+    labels = pl.Series("label", h.labels, dtype=pl.String)
+    numeric = np.full(h.n_nodes, _numeric(h, labels))
+    columns = ("num_lo", "num_hi", "num_mean")
+    if not numeric.all():
+        return {"numeric": numeric, **{c: np.full(h.n_nodes, np.nan) for c in columns}}
+    exact = _integer_facts(h, labels.cast(pl.Float64, strict=False).to_numpy())
+    if exact is None:
+        stats = node_stats(h)
+        return {"numeric": numeric, **{c: stats[c].to_numpy() for c in columns}}
+    return {"numeric": numeric, **{c: s.to_numpy() for c, s in zip(columns, exact)}}
 
 
 def _integer_facts(h: Hierarchy, values: np.ndarray) -> list[pl.Series] | None:

@@ -18,16 +18,17 @@ import polars as pl
 
 from polars_anon._progress import stage
 from polars_anon.engines import Engine
-from polars_anon.engines.polars import FEW, FEW_CLASSES, POLARS, PolarsEngine
+from polars_anon.engines.polars import POLARS, PolarsEngine, few_classes
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.io import csv_errors, html_path, parquet_dtypes, report_path
 from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
 from polars_anon.pipeline.state import Planned
+from polars_anon.privacy.counts import from_wide
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
-from polars_anon.report.disclosure import disclosure_counts, disclosure_of
+from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
@@ -119,8 +120,8 @@ class Check:
         attributes = list(constraints.sensitive)
         grouped: tuple[pl.DataFrame, list[pl.DataFrame | None]]
         if isinstance(self.engine, PolarsEngine):  # the map says how many classes are due: few, or many
-            due = 0 if plan.map.by_partition else plan.map.published_sizes().height
-            few = 0 < due <= FEW_CLASSES and due * FEW <= expected
+            due = 0 if plan.map.by_partition else len(plan.map.class_sizes())
+            few = few_classes(due, expected)
             grouped = self.engine.classes(table, qids, attributes, constraints.labels, few=few)
         else:  # every group-by of the check in one pass where the engine can (Spark: one job), served from there
             engine: Any = self.engine
@@ -135,13 +136,33 @@ class Check:
             )
         if not plan.map.by_partition:
             check_planned(grouped[0], plan.map)
-        return {**facts, "attribute_disclosure": self.disclosure(table)}
+        counted = self._counted(*grouped) if isinstance(self.engine, PolarsEngine) else {}
+        return {**facts, "attribute_disclosure": self.disclosure(table, counted)}
 
-    def disclosure(self, table: Any) -> dict[str, Any]:
-        """Attribute disclosure of each sensitive attribute in the published `table`, model asked or not."""
+    def _counted(self, classes: pl.DataFrame, frames: Sequence[pl.DataFrame | None]) -> dict[str, dict[str, Any]]:
+        """The attribute disclosure of each sensitive attribute a model reads, from the check's counts of it in the
+        published classes (checked: every value one the input holds), not from another group-by of the rows."""
+        qids, sensitives = list(self.request.qids), set(self.request.sensitives)
+        out = {}
+        for (attribute, counts), frame in zip(self.planned.constraints.sensitive.items(), frames):
+            if attribute not in sensitives:
+                continue
+            if frame is None:  # counted as a column per value in the class pass
+                dense = from_wide(classes, attribute, counts.domain.labels).dense(classes.height)
+                out[attribute] = class_disclosure(dense)
+            else:
+                out[attribute] = attribute_disclosure(frame, qids)
+        return out
+
+    def disclosure(self, table: Any, counted: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Attribute disclosure of each sensitive attribute in the published `table`, model asked or not; `counted`:
+        those already found (:meth:`_counted`, Polars)."""
         qids, sensitives = list(self.request.qids), list(self.request.sensitives)
         if self.engine.name == "polars":
-            return disclosure_of(disclosure_counts(table, qids, sensitives), qids)
+            known = dict(counted or {})
+            rest = [a for a in sensitives if a not in known]
+            known |= disclosure_of(disclosure_counts(table, qids, rest), qids) if rest else {}
+            return {a: known[a] for a in sensitives}
         engine: Any = self.engine  # DuckDB and Spark group by SQL (engines.SQLEngine.counts)
         return disclosure_of({a: engine.counts(table, [*qids, a]) for a in sensitives}, qids)
 

@@ -167,7 +167,7 @@ def check_map(
     if constraints is not None:
         refuse_coarsest(plan, constraints, request)
     if plan.guarantee == "k-anonymity" and not plan.map.by_row:
-        sizes = plan.map.published_sizes()[SIZE].to_numpy()
+        sizes = plan.map.class_sizes()
         smallest = int(sizes.min()) if len(sizes) else 0
         if smallest < request.k:
             raise NotKAnonymousError(
@@ -184,11 +184,11 @@ def refuse_coarsest(plan: Plan, constraints: Constraints, request: Request) -> N
     population records than under the roots), and the written file is verified as always."""
     if constraints.k_only or plan.map.by_row or plan.map.by_partition:
         return
-    sizes = plan.map.published_sizes()[SIZE]
-    one_class = sizes.len() == 1 and int(sizes.item()) == constraints.n_rows
+    sizes = plan.map.class_sizes()
+    one_class = len(sizes) == 1 and int(sizes[0]) == constraints.n_rows
     if one_class and constraints.population is not None:
         return  # its population count is its published nodes', not the whole population's: the method judged it
-    coarsest = sizes.len() == 0 or one_class
+    coarsest = len(sizes) == 0 or one_class
     if coarsest and not all(entry["satisfied"] for entry in constraints.status(constraints.whole())):
         budget = plan.details.get("max_suppressed", getattr(request.options, "max_suppressed", None))
         raise constraints.no_publication(request.method.name, budget)

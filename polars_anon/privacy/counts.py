@@ -38,8 +38,8 @@ __all__ = [
     "read_population",
     "same_table",
     "sensitive_counts",
+    "wide_by_tuple",
     "wide_columns",
-    "wide_counts",
 ]
 
 COUNT = "count"
@@ -88,24 +88,22 @@ def wide_columns(attribute: str, labels: pl.Series) -> list[pl.Expr]:
     ]
 
 
-def wide_counts(frame: pl.DataFrame, qids: Sequence[str], attribute: str, labels: pl.Series) -> pl.DataFrame:
-    """The columns of :func:`wide_columns` from (qids, `attribute`, ``count``) rows (:func:`sensitive_counts`):
-    one row per tuple of `frame`, its qids and a count column per label (0 where the tuple lacks the value).
+def wide_by_tuple(
+    frame: pl.DataFrame, attribute: str, labels: pl.Series, tuple_of: np.ndarray, n: int
+) -> list[pl.Series]:
+    """The columns of :func:`wide_columns` from (qids, `attribute`, ``count``) rows whose tuples are numbered:
+    `tuple_of[i]` (0 to `n` - 1) is row i's; a value per tuple, in their numbers' order (no pivot, no join on the
+    qids).
 
     >>> f = pl.DataFrame({"q": ["a", "a", "b"], "s": ["x", None, "x"], "count": [2, 1, 4]})
-    >>> wide_counts(f, ["q"], "s", pl.Series(["x", None])).sort("q").rows()
-    [('a', 2, 1), ('b', 4, 0)]
+    >>> pl.DataFrame(wide_by_tuple(f, "s", pl.Series(["x", None]), np.array([0, 0, 1]), 2)).rows()
+    [(2, 1), (4, 0)]
     """
-    qids = list(qids)
-    codes = pl.Series(_CODE, value_codes(frame[attribute], labels))
-    long = frame.select(*qids, codes, pl.col(COUNT).cast(pl.Int64))
-    names = [_wide(attribute, i) for i in range(len(labels))]
-    dense = long.pivot(_CODE, index=qids, values=COUNT, aggregate_function="sum", sort_columns=True)
-    present = {str(i): names[i] for i in range(len(labels))}
-    dense = dense.rename({c: present[c] for c in dense.columns if c in present})
-    return dense.select(
-        *qids, *(pl.col(n).fill_null(0) if n in dense.columns else pl.lit(0, pl.Int64).alias(n) for n in names)
-    )
+    m = len(labels)
+    code = value_codes(frame[attribute], labels)  # each a label: the labels are the frame's values
+    flat = np.bincount(tuple_of * m + code, weights=frame[COUNT].to_numpy(), minlength=n * m)  # exact below 2**53
+    dense = flat.reshape(n, m).astype(np.int64)
+    return [pl.Series(_wide(attribute, i), dense[:, i]) for i in range(m)]
 
 
 def _wide(attribute: str, code: int) -> str:

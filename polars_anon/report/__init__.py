@@ -149,9 +149,9 @@ def _columns(request: Any, schema_: pl.Schema, published: pl.Schema) -> list[dic
     return out
 
 
-def _class_sizes(before: pl.Series, after: pl.Series, k: int) -> dict[str, Any]:
-    """Histograms of the input's and the published class sizes, on the same bins."""
-    largest = max(int(before.to_numpy().max(initial=1)), int(after.to_numpy().max(initial=1)))
+def _class_sizes(before: pl.Series, after: np.ndarray, k: int) -> dict[str, Any]:
+    """Histograms of the input's and the published class sizes (in any order), on the same bins."""
+    largest = max(int(before.to_numpy().max(initial=1)), int(after.max(initial=1)))
     values, counts = distinct_sizes(before)  # the same histogram from a few hundred distinct sizes
     return {"input": size_histogram(values, k, largest, counts=counts), "published": size_histogram(after, k, largest)}
 
@@ -191,12 +191,12 @@ def plan_facts(
     metric = details.pop("metric", request.effective_metric)
     loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
     data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
-    published = plan.map.published_sizes()[SIZE]
+    published = plan.map.class_sizes()
     n_input_classes = aggregates.height
     class_sizes = _class_sizes(aggregates[SIZE], published, request.k)
     if input_sizes is not None:
         values, counts = input_sizes
-        largest = max(int(values.max()), int(published.max() or 1))
+        largest = max(int(values.max()), max(int(published.max(initial=0)), 1))
         n_input_classes = int(counts.sum())
         class_sizes["input"] = size_histogram(values, request.k, largest, counts=counts)
     shares = generalization(plan.map, request.hierarchies, details.get("levels"), metric_data=data)

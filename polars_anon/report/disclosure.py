@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from polars_anon.privacy.counts import grouped
 
-__all__ = ["attribute_disclosure", "disclosure_counts", "disclosure_of", "disclosure_summary"]
+__all__ = ["attribute_disclosure", "class_disclosure", "disclosure_counts", "disclosure_of", "disclosure_summary"]
 
 
 def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str = "count") -> dict[str, Any]:
@@ -51,6 +52,27 @@ def attribute_disclosure(counts: pl.DataFrame, qids: Sequence[str], count: str =
         "share_single_value": records / n if n else 0.0,
         "classes_single_value": single.height,
         "largest_value_share": float(largest) if largest is not None else 0.0,
+    }
+
+
+def class_disclosure(counts: np.ndarray) -> dict[str, Any]:
+    """:func:`attribute_disclosure` from a class x value table of counts (a row per class, a column per value), as
+    the check's class pass counts an attribute of few values: the same figures, with no group-by of the rows.
+
+    >>> d = class_disclosure(np.array([[2, 2], [3, 0]]))  # the classes of attribute_disclosure's example
+    >>> d["records_single_value"], round(d["share_single_value"], 4), d["classes_single_value"]
+    (3, 0.4286, 1)
+    """
+    values = np.count_nonzero(counts, axis=1)
+    size = counts.sum(axis=1)
+    present = values > 0  # a class has rows; a row of zeros (none in a check's table) is no class
+    size, top, single = size[present], counts.max(axis=1, initial=0)[present], values[present] == 1
+    n, records = int(size.sum()), int(size[single].sum())
+    return {
+        "records_single_value": records,
+        "share_single_value": records / n if n else 0.0,
+        "classes_single_value": int(single.sum()),
+        "largest_value_share": float((top / size).max()) if len(size) else 0.0,  # Int64 over Int64: as Polars divides
     }
 
 

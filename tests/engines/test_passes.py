@@ -174,3 +174,57 @@ def test_codes_of_other_aggregates_are_refused_not_used() -> None:
     reordered = dataclasses.replace(task, aggregates=task.aggregates.reverse())  # b, b, a: same rows, other order
     with pytest.raises(RuntimeError, match="codes of 3 rows for 3 aggregate rows"):
         reordered.leaf_ids("q")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["b", "a", None]),
+            st.sampled_from(["y", "x"]),
+            st.sampled_from(["p", "q", None]),
+            st.integers(0, 79),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_the_class_aggregates_with_counted_attributes_match_a_loop_over_the_rows(
+    rows: list[tuple[str | None, str, str | None, int]],
+) -> None:
+    """The class aggregates of a request whose models count two attributes (``s``: few values and a null, counted as
+    a column per value; ``t``: more than WIDE values, counted apart): a row per tuple, sorted with nulls last, its
+    size and the count of each value of ``s``, as a Counter over the rows gives them."""
+    from collections import Counter
+
+    import polars_anon as pa
+    from polars_anon.engines.polars import POLARS
+    from polars_anon.pipeline.road import aggregate
+    from polars_anon.privacy.counts import WIDE
+    from polars_anon.request import check_request
+
+    schema = {"q": pl.String, "r": pl.String, "s": pl.String, "t": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row").with_columns(pl.col("t").cast(pl.String))
+    frame = pl.concat([frame, pl.DataFrame({"q": "a", "r": "x", "s": "p", "t": [str(i) for i in range(WIDE + 1)]})])
+    h = {"q": pa.Hierarchy.suppression(["a", "b"]), "r": pa.Hierarchy.suppression(["x", "y"])}
+    request = check_request(
+        frame.schema,
+        hierarchies=h,
+        k=1,
+        null="suppress",
+        privacy=[pa.TCloseness("s", t=1.0), pa.TCloseness("t", t=1.0)],
+    )
+    table = aggregate(POLARS, frame.lazy(), request).table
+    root = {"q": "*", "r": "*"}  # null="suppress": a null qid is published as its root, counted there
+    tuples = Counter((r["q"] if r["q"] is not None else root["q"], r["r"]) for r in frame.iter_rows(named=True))
+    values = Counter(
+        ((r["q"] if r["q"] is not None else root["q"], r["r"]), r["s"]) for r in frame.iter_rows(named=True)
+    )
+    labels = sorted({s for s in frame["s"].to_list() if s is not None}) + ([None] if frame["s"].null_count() else [])
+    expected = [
+        (*t, tuples[t], *(values[(t, v)] for v in labels))
+        for t in sorted(tuples, key=lambda t: tuple((v is None, v) for v in t))
+    ]
+    columns = ["q", "r", "size", *(f"__anon_n_s_{i}" for i in range(len(labels)))]
+    assert table.select(columns).rows() == expected
+    assert [c for c in table.columns if c.startswith("__anon_n_t_")] == []  # t: counted apart, not as columns

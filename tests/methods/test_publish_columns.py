@@ -7,11 +7,14 @@ and without suppressed rows; the published rows must be the reference's in both 
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import polars_anon.publish as publish_module
 from polars_anon.publish import column_maps, publish
 from polars_anon.tuplemap import TupleMap
 
@@ -40,6 +43,18 @@ def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, dict[tuple[str, str], tuple[st
 @settings(max_examples=60, deadline=None)
 @given(cases())
 def test_publish_matches_a_lookup_by_hand(case: tuple[pl.DataFrame, dict, bool]) -> None:
+    _check_against_lookup(case)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_publish_on_a_join_of_tuple_codes_matches_a_lookup_by_hand(case: tuple[pl.DataFrame, dict, bool]) -> None:
+    """The tuple codes joined (a code space above DENSE_KEYS: Adult's 8 qids, 324M codes), not gathered densely."""
+    with patch.object(publish_module, "DENSE_KEYS", 0):
+        _check_against_lookup(case)
+
+
+def _check_against_lookup(case: tuple[pl.DataFrame, dict, bool]) -> None:
     frame, tmap, by_column = case
     tuples = sorted(tmap)
     sizes = {t: 0 for t in tuples}
@@ -96,3 +111,17 @@ def test_a_full_domain_map_publishes_from_its_node_ids_as_from_its_labels() -> N
                 ("20-24", "F", 3),
                 ("30-34", "M", 4),
             ]
+
+
+def test_a_tuple_the_map_lacks_is_published_as_nulls_on_either_path() -> None:
+    """A row whose tuple is not in the map (the input changed after it was aggregated) gets no other tuple's labels:
+    nulls, by the dense gather as by the join (a gather at the dense table's -1 read the last map row)."""
+    aggregates = pl.DataFrame({"a": ["x", "x", "y"], "b": ["1", "2", "1"], "size": [1, 1, 1]})
+    published = {"a": pl.Series(["*", "x", "*"]), "b": pl.Series(["*", "2", "*"])}  # by the tuple, not the column
+    m = TupleMap.from_labels(aggregates, QIDS, published)
+    assert column_maps(m) is None
+    rows = pl.LazyFrame({"a": ["x", "y", "x"], "b": ["2", "2", "1"]})  # ("y", "2"): not in the map
+    expected = [("x", "2"), (None, None), ("*", "*")]
+    assert publish(rows, m).collect().rows() == expected
+    with patch.object(publish_module, "DENSE_KEYS", 0):
+        assert publish(rows, m).collect().rows() == expected

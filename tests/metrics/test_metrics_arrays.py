@@ -319,3 +319,28 @@ def test_a_map_row_of_no_rows_adds_nothing() -> None:
     )
     metrics = report_metrics(from_mapping(mapping, ["age", "g"], hs, k=2))["metrics"]
     assert metrics["squared_distance_error"] == 3.0
+
+
+@pytest.mark.parametrize(
+    "leaves",
+    [
+        ["b", "a", "c"],  # not numeric: no numbers
+        [30, 31, 35, 42],  # whole numbers: NumPy
+        [-2, 0, 7],
+        ["0.5", "1.25", "3.5"],  # decimals: node_stats' group-by
+    ],
+)
+def test_node_numbers_are_node_stats_columns(leaves: list) -> None:
+    """The report's metrics read each hierarchy's numbers from node_numbers: node_stats' columns, NaN for null. By
+    hand for the whole numbers (the root's mean of 30, 31, 35, 42 is 34.5)."""
+    from polars_anon.metrics.data import node_numbers, node_stats
+
+    if isinstance(leaves[0], int):
+        h = Hierarchy.intervals(leaves, [10])
+    else:
+        h = Hierarchy.suppression([str(v) for v in leaves])
+    found, stats = node_numbers(h), node_stats(h)
+    for c in ("numeric", "num_lo", "num_hi", "num_mean"):
+        assert np.array_equal(found[c], stats[c].to_numpy(), equal_nan=c != "numeric"), c
+    if leaves[0] == 30:
+        assert found["num_mean"][0] == 34.5 and found["num_lo"][0] == 30.0 and found["num_hi"][0] == 42.0

@@ -270,12 +270,13 @@ def test_reports_with_models_match_the_schema(tmp_path) -> None:
 def test_the_check_groups_strings_either_way(tmp_path, monkeypatch) -> None:
     """The check groups the published Strings as Categorical, or as they are when the map's classes are few: the
     same facts (hand-counted here) and the same refusal of a violating map, either way."""
-    import polars_anon.pipeline.result as result
+    import polars_anon.engines.polars as engine
 
     original = METHODS["fulldomain"]
     facts = []
-    for few in (1, 10**9):  # 1: the classes always count as few; 10**9: never
-        monkeypatch.setattr(result, "FEW", few)
+    for few in (1, 10**9):  # 1: the classes always count as few; 10**9: never (nor on a small table: FEW_ROWS 0)
+        monkeypatch.setattr(engine, "FEW", few)
+        monkeypatch.setattr(engine, "FEW_ROWS", 0)
         res = pa.anonymize(T, hierarchies=H, k=2, privacy=[pa.LDiversity("disease", l=2)], insensitive="zip")
         out = res.collect()
         sizes = sorted(out.group_by("age", "sex").len()["len"].to_list())
