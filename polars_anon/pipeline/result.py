@@ -62,7 +62,8 @@ def check_classes(
 def check_planned(classes: pl.DataFrame, tmap: TupleMap) -> None:
     """The published `classes` (the qids' published labels and ``size``, as an engine grouped them) are the ones
     `tmap` planned, each with its rows. The input is read again to publish: read otherwise (a file changed, a query
-    whose rows come in another order) the old plan may publish other classes, still k-anonymous or not; fail closed.
+    whose rows come in another order) the old plan may publish other classes, still k-anonymous or not (a tuple the
+    map does not hold is published with null labels); fail closed.
 
     >>> m = TupleMap.from_labels(pl.DataFrame({"q": ["a", "b"], "size": [2, 2]}), ["q"], {"q": pl.Series(["a", "b"])})
     >>> check_planned(pl.DataFrame({"q": ["a", "b"], "size": [2, 2]}), m)
@@ -83,7 +84,7 @@ def check_planned(classes: pl.DataFrame, tmap: TupleMap) -> None:
         raise NotKAnonymousError(
             f"independent check failed: the published class {labels} has {row[SIZE] or 0:,} rows "
             f"where the method planned {row[_PLANNED] or 0:,}: the input read to publish is not the input the method "
-            "read (rows, values or their order changed); nothing was written"
+            "read (rows, values or their order changed), or the table was changed once written; nothing was written"
         )
 
 
@@ -128,12 +129,13 @@ class Check:
             extra = dict.fromkeys([*attributes, *self.request.sensitives])
             engine.counts.prefetch(table, [qids, *([*qids, a] for a in extra)])
             grouped = engine.classes(table, qids, attributes, constraints.labels)
-        facts = check_classes(*grouped, request, planned)
-        if facts["n_rows"] != expected:
+        n_rows = int(grouped[0][SIZE].sum())
+        if n_rows != expected:
             raise NotKAnonymousError(
-                f"independent check failed: the published table has {facts['n_rows']:,} rows, but {expected:,} "
+                f"independent check failed: the published table has {n_rows:,} rows, but {expected:,} "
                 "were due (input rows minus suppressed ones); nothing was written"
             )
+        facts = check_classes(*grouped, request, planned)  # k and every model first: their own message
         if not plan.map.by_partition:
             check_planned(grouped[0], plan.map)
         counted = self._counted(*grouped) if isinstance(self.engine, PolarsEngine) else {}
