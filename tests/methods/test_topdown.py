@@ -572,13 +572,14 @@ def test_builds_stopped_by_the_bound_leave_the_partition_kept_unchanged(
 
 
 @pytest.mark.parametrize("model", [None, "ldiv"])
-def test_search_one_builds_one_candidate_per_penalty_and_auto_two_up_to_k_50(
+def test_search_builds_by_k_and_a_stopped_penalty_is_not_built_again(
     monkeypatch: pytest.MonkeyPatch, model: str | None, adult: pl.DataFrame, adult_hierarchies: dict
 ) -> None:
-    """Adult's first 1,000 rows. The builds of steps 1-3, as (balance, penalty): ``search="one"`` builds b = 0.25
-    once (without a model penalty 0; with 2-diversity on occupation once per penalty 0.5 and 2), ``"all"`` every
-    balance (0, 0.25, 0.5, (0.25, 0); with the model 0, 0.25, 0.5 per penalty). ``"auto"`` builds b = 0 and 0.25
-    (with the model each once per penalty) at k = 2, and as ``"all"`` at k = 100, with the same rows out."""
+    """Adult's first 1,000 rows. The builds of steps 1-3, as (balance, penalty), and whether the bound stopped them.
+    ``search="all"`` builds every balance (0, 0.25, 0.5, (0.25, 0); with 2-diversity on occupation 0, 0.25, 0.5)
+    per penalty (0; with the model 0.5 and 2), but a penalty whose first build (b = 0) stopped is not built with
+    the other balances; ``"one"`` builds b = 0.25 once per penalty; ``"auto"`` (the default) b = 0 alone at k = 2
+    and 20, b = 0 and 0.25 at k = 50, and as ``"all"`` at k = 100, with the same rows out."""
     qids = [q for q in ADULT_QIDS if q != "occupation"] if model else ADULT_QIDS
     kw = {"sensitive": "occupation", "privacy": [pa.LDiversity("occupation", l=2)]} if model else {}
     df = adult.head(1000).select(*qids, *(["occupation"] if model else []))
@@ -586,27 +587,40 @@ def test_search_one_builds_one_candidate_per_penalty_and_auto_two_up_to_k_50(
     build = topdown._build
 
     def counted(*args: object) -> object:
-        calls.append((args[1], args[2]))
-        return build(*args)  # type: ignore[arg-type]
+        out = build(*args)  # type: ignore[arg-type]
+        calls.append((args[1], args[2], out is None))
+        return out
 
     monkeypatch.setattr(topdown, "_build", counted)
 
-    def run(search: str, k: int) -> tuple[list[tuple], pl.DataFrame]:
+    def run(search: str | None, k: int) -> tuple[list[tuple], pl.DataFrame]:
         calls.clear()
         hs = {q: adult_hierarchies[q] for q in qids}
-        out = pa.anonymize(df, hierarchies=hs, k=k, method="topdown", search=search, **kw).collect()
-        return sorted(calls, key=str), out
+        opts = {} if search is None else {"search": search}
+        out = pa.anonymize(df, hierarchies=hs, k=k, method="topdown", **opts, **kw).collect()
+        return list(calls), out
+
+    def expected(balances: list, built: list[tuple]) -> list[tuple]:
+        """Every (balance, penalty), but only the first balance of a penalty whose first build stopped."""
+        stopped = {p for b, p, none in built if b == balances[0] and none}
+        return sorted(((b, p) for p in penalties for b in balances if b == balances[0] or p not in stopped), key=str)
+
+    def pairs(built: list[tuple]) -> list[tuple]:
+        return sorted(((b, p) for b, p, _ in built), key=str)
 
     penalties = [0.5, 2.0] if model else [0.0]
     balances = [0.0, 0.25, 0.5] if model else [0.0, 0.25, 0.5, (0.25, 0.0)]
-    every = sorted(((b, p) for b in balances for p in penalties), key=str)
-    for k in (2, 100):
-        one, all_ = run("one", k), run("all", k)
-        assert one[0] == [(0.25, p) for p in penalties]
-        assert all_[0] == every
-        auto = run("auto", k)
-        if k == 2:
-            assert auto[0] == sorted(((b, p) for b in (0.0, 0.25) for p in penalties), key=str)
+    pruned = 0
+    for k in (2, 20, 50, 100):
+        one, all_, auto = run("one", k), run("all", k), run(None, k)
+        assert pairs(one[0]) == sorted(((0.25, p) for p in penalties), key=str)
+        assert pairs(all_[0]) == expected(balances, all_[0])
+        pruned += len(pairs(all_[0])) < len(balances) * len(penalties)
+        if k <= 20:
+            assert pairs(auto[0]) == sorted(((0.0, p) for p in penalties), key=str)
+        elif k == 50:
+            assert pairs(auto[0]) == expected([0.0, 0.25], auto[0])
         else:
             assert auto[0] == all_[0]
             assert auto[1].equals(all_[1])
+    assert (pruned > 0) == bool(model)  # the rule is exercised: with the model some penalty-2 first build stops
