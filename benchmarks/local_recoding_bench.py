@@ -90,7 +90,13 @@ def arx_model(model: str, hierarchy: Path) -> list[str]:
 
 
 def run_ours(
-    df: pl.DataFrame, qids: list[str], hs: dict, k: int, model: str, global_start: bool = False, search: str = "all"
+    df: pl.DataFrame,
+    qids: list[str],
+    hs: dict,
+    k: int,
+    model: str,
+    global_start: bool = False,
+    search: str | None = None,
 ) -> dict:
     sensitive = [SENSITIVE] if model != "none" else []
     data = df.select(*qids, *sensitive).with_row_index(ROW)
@@ -105,7 +111,7 @@ def run_ours(
         privacy=our_model(model, hs),
         max_suppressed=int(ARX_SUPPRESSION * df.height),
         global_start=global_start,
-        search=search,
+        **({} if search is None else {"search": search}),  # None: the method's default
     )
     out = result.collect()
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -241,7 +247,10 @@ def main() -> None:
     p.add_argument("--no-write", action="store_true", help="print rows only")
     p.add_argument("--global-start", action="store_true", help="ours with topdown's option global_start=True")
     p.add_argument(
-        "--topdown-search", default="all", choices=("all", "auto", "one"), help="ours with topdown's option search"
+        "--topdown-search",
+        default=None,
+        choices=("all", "auto", "one"),
+        help="ours with topdown's option search (default: its default)",
     )
     p.add_argument("--rows-from", nargs="+", type=Path, help="write the results from the rows printed by earlier runs")
     args = p.parse_args()

@@ -13,8 +13,9 @@ from the top: every class boundary is a hierarchy boundary.
    (set-aside rows counted at the node of their remainder), divided by ``H ** b``,
    H the entropy of the part sizes (a gain ratio: b > 0 prefers splits that cut off
    a few large parts over many-way ones, which keeps rows together for later
-   splits). Steps 1 to 3 run once per balance b of :data:`SPLIT_BALANCES` (with
-   privacy models once per balance and set-aside penalty of :data:`ASIDE_PENALTIES`),
+   splits). Steps 1 to 3 run once per balance b tried (option ``search``: by k, or every
+   one of :data:`SPLIT_BALANCES`; with privacy models once per balance and set-aside
+   penalty of :data:`ASIDE_PENALTIES`),
    steps 4 to 6 on the candidates within :data:`IMPROVE_MARGIN_K` (with privacy
    models :data:`IMPROVE_MARGIN`) of the least cost, and the partition that costs
    least after step 6 is kept. The candidates are built one after the other (with privacy
@@ -23,10 +24,11 @@ from the top: every class boundary is a hierarchy boundary.
    least cost so far: classes never lose rows after their pass and step 3 only merges classes
    (a union costs at least its parts) or suppresses rows, so that candidate would not have been
    finished, and the partition kept is the same (on Adult with 2-diversity, k = 2-100, the
-   three penalty-2 builds stop before step 3). A balance may be a pair: ``(0.25, 0)`` splits the
-   first pass with b = 0.25 (that pass is shared with the candidate b = 0.25) and
-   step 2's re-anonymizations with b = 0 (on cup at k = 100, 0.1785 after step 4
-   against 0.1812 with the other three balances). On Adult (8 qids)
+   three penalty-2 builds stopped before step 3). A penalty whose first build stops is not
+   built with the other balances (a rule from measurements, not a bound: :func:`_candidates`).
+   A balance may be a pair: ``(0.25, 0)`` splits the first pass with b = 0.25 (that pass
+   is shared with the candidate b = 0.25) and step 2's re-anonymizations with b = 0 (on
+   cup at k = 100, 0.1785 after step 4 against 0.1812 with the other three balances). On Adult (8 qids)
    b = 0.25 gives 0.0747 / 0.1486 / 0.1918 at k = 10 / 50 / 100 against
    0.0755 / 0.1518 / 0.1940 with b = 0, and b = 0.5 gives 0.1906 at k = 100; b = 0
    wins on mach2019_int at k = 2 (0.1552 against 0.1574); which b wins varies with
@@ -151,12 +153,14 @@ max_suppressed : int >= 0 (default 0)
 improve : bool (default True)
     Run step 4 (re-split and move) and step 7 (regroup late classes; with privacy models every
     class, then move once more).
-search : "all" | "auto" | "one" (default "all")
-    The candidates of steps 1-3 (:func:`search_balances`): every balance of :data:`SPLIT_BALANCES` (with privacy
-    models :data:`MODEL_BALANCES` x :data:`ASIDE_PENALTIES`); ``"one"``: :data:`ONE_BALANCE` alone (with privacy
-    models once per penalty); ``"auto"``: the two balances of :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K`
-    (with privacy models each once per penalty), ``"all"`` above. Fewer candidates cost less CPU and may lose more
-    (``benchmarks/results/topdown_profile.md``).
+search : "all" | "auto" | "one" (default "auto")
+    The candidates of steps 1-3 (:func:`search_balances`): ``"all"``: every balance of :data:`SPLIT_BALANCES` (with
+    privacy models :data:`MODEL_BALANCES` x :data:`ASIDE_PENALTIES`); ``"one"``: :data:`ONE_BALANCE` alone (with
+    privacy models once per penalty); ``"auto"``: b = 0 alone up to k = :data:`AUTO_ZERO_K`, the two balances of
+    :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K` (with privacy models each once per penalty), ``"all"`` above.
+    Fewer candidates cost less CPU and may lose more: ``"auto"`` lost at or below ARX's local recoding in all 37
+    cells of the local-recoding bench where ARX gives a result, ``"one"`` not (``benchmarks/results/
+    topdown_profile.md``, twelfth to fourteenth parts).
 global_start : bool (default False)
     Also run steps 1-3 once per balance from the classes of the best full-domain node
     (:func:`global_start`: fulldomain's optimum of this loss with the same budget, its
@@ -220,12 +224,20 @@ distance) at k = 2-20 (0.4549 against 0.4486-0.4503; every balance 0.4358) and a
 0.4563 / 0.4598), on cup at k = 50 and 100 (0.1460 against 0.1446; 0.1814 against 0.1784) and with 2-diversity at
 k = 100 (cell NCP 0.13116 against 0.1305; ``benchmarks/results/topdown_profile.md``, seventh, twelfth and thirteenth
 parts; the k = 100 cells by review25, from ARX's cached outputs)."""
-AUTO_BALANCES: tuple[Balance, ...] = (0.0, ONE_BALANCE)
-"""The split balances of ``search="auto"`` up to k = :data:`AUTO_ONE_K`.
+AUTO_ZERO_K = 20
+"""``search="auto"`` builds b = 0 alone up to this k (with privacy models once per penalty).
 
-b = 0.25 alone lost more than ARX in 5 cells of the local-recoding bench, where b = 0 gave every balance's loss
-(0.2-closeness with equal distance at k = 2-20, cup at k = 50; ``benchmarks/results/topdown_profile.md``, twelfth
-and thirteenth parts)."""
+On the local-recoding bench's 37 cells with an ARX result, b = 0 alone lost at or below ARX's local recoding under
+both scorers in every cell at k <= 20 (the same as every balance with 0.2-closeness, equal distance, and on cup at
+k = 2, 5 and 20), but not at k = 50 (Adult without a model) nor 100 (Adult with and without 2-diversity, cup); b = 0.25
+alone lost more than ARX with 0.2-closeness (equal distance) at k = 2-20 (``benchmarks/results/topdown_profile.md``,
+fourteenth part). At small k the classes are small and the order of the splits matters less: the balance, which keeps
+rows together for later splits, gained little there."""
+AUTO_BALANCES: tuple[Balance, ...] = (0.0, ONE_BALANCE)
+"""The split balances of ``search="auto"`` above k = :data:`AUTO_ZERO_K` up to k = :data:`AUTO_ONE_K`.
+
+Each alone lost more than ARX in some cell of the local-recoding bench at k = 50 (b = 0: Adult without a model; b =
+0.25: cup), the two together in none (``benchmarks/results/topdown_profile.md``, twelfth to fourteenth parts)."""
 AUTO_ONE_K = 50
 """``search="auto"`` builds :data:`AUTO_BALANCES` up to this k, every balance above."""
 _BOUND_SLACK = 1e-9
@@ -2121,7 +2133,12 @@ def _candidates(
 
     Per start, each penalty's first balance is built first, then the penalties in the order of those costs, so the
     least cost is found early; a build that already costs more than `margin` above the least so far is stopped (it
-    would not be finished: its classes only grow, see :func:`_passes`), so the partition kept is the same.
+    would not be finished: its classes only grow, see :func:`_passes`), so the partition kept is the same. A penalty
+    whose first build was stopped is not built with the other balances: on the 18 cells of the local-recoding bench
+    with privacy models no such build came within the margin (with 2-diversity every penalty-2 build stopped), and
+    the partition kept was the same in all 18 (``benchmarks/results/topdown_profile.md``, fourteenth part). The
+    penalties after the first are built only when the first one's first build shows the models binding
+    (:func:`_models_bind`).
     """
     built: dict[tuple[int, int, int], _Built] = {}  # by (start, penalty, balance) index: the order kept on ties
     least = np.inf
@@ -2138,11 +2155,36 @@ def _candidates(
 
     for s_i, start in enumerate((None, *starts)):
         memo: dict = {}  # first passes shared by the balances that begin alike
-        firsts = {p_i: run(s_i, start, memo, p_i, 0) for p_i in range(len(penalties))}
+        firsts = {0: run(s_i, start, memo, 0, 0)}
+        if _models_bind(built.get((s_i, 0, 0))):
+            firsts |= {p_i: run(s_i, start, memo, p_i, 0) for p_i in range(1, len(penalties))}
         for p_i in sorted(firsts, key=lambda i: (firsts[i], i)):
+            if firsts[p_i] == np.inf:  # its first build was stopped: the penalty is not tried further
+                continue
             for b_i in range(1, len(balances)):
                 run(s_i, start, memo, p_i, b_i)
     return [built[key] for key in sorted(built)], least
+
+
+ASIDE_AGAIN = 0.5
+"""With privacy models, the set-aside penalties after the first are built only when the first penalty's first build
+set aside again, in step 2's first re-anonymization, at least this share of the rows its first pass set aside."""
+
+
+def _models_bind(first: _Built | None) -> bool:
+    """Whether the other set-aside penalties are worth building, from the first penalty's first build (None: stopped).
+
+    The penalty steers the splits away from parts that fail the privacy models. Rows that k alone set aside (rare
+    values) mostly find a class when step 2 re-anonymizes them together; rows the models set aside are set aside
+    again (:data:`ASIDE_AGAIN`). On Adult with ``occupation`` sensitive, k = 2-100, a second pass set aside again
+    27-38 % of the first pass's rows with 2-diversity, where every penalty-2 build lost (stopped by the bound), and
+    74-79 % with 0.2-closeness (either distance), where penalty 2 won in most cells
+    (``benchmarks/results/topdown_profile.md``, fourteenth part).
+    """
+    if first is None or not first.set_aside[0]:
+        return first is None
+    again = first.set_aside[1] if len(first.set_aside) > 1 else 0
+    return again >= ASIDE_AGAIN * first.set_aside[0]
 
 
 @dataclass
@@ -2328,14 +2370,17 @@ def search_balances(search: Search, k: int) -> tuple[Balance, ...] | None:
     """The split balances option ``search`` tries at `k` (None: the defaults of :func:`topdown_partition`).
 
     ``"all"``: every balance (:data:`SPLIT_BALANCES`, with privacy models :data:`MODEL_BALANCES`); ``"one"``:
-    :data:`ONE_BALANCE` alone (with privacy models once per penalty of :data:`ASIDE_PENALTIES`); ``"auto"``:
-    :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K` (each once per penalty), ``"all"`` above.
+    :data:`ONE_BALANCE` alone (with privacy models once per penalty of :data:`ASIDE_PENALTIES`); ``"auto"``: b = 0
+    alone up to k = :data:`AUTO_ZERO_K`, :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K` (each once per penalty),
+    ``"all"`` above.
 
-    >>> search_balances("all", 2), search_balances("one", 100), search_balances("auto", 50), search_balances("auto", 51)
-    (None, (0.25,), (0.0, 0.25), None)
+    >>> [search_balances("auto", k) for k in (20, 21, 50, 51)], search_balances("all", 2), search_balances("one", 100)
+    ([(0.0,), (0.0, 0.25), (0.0, 0.25), None], None, (0.25,))
     """
     if search == "one":
         return (ONE_BALANCE,)
+    if search == "auto" and k <= AUTO_ZERO_K:
+        return (0.0,)
     if search == "auto" and k <= AUTO_ONE_K:
         return AUTO_BALANCES
     return None
@@ -2351,9 +2396,10 @@ class TopdownOptions:
     """Re-split pairs of classes, move tuples and regroup late classes when that lowers the loss (steps 4, 7)."""
     global_start: bool = False
     """Also start step 1 from the classes of the best full-domain node (:func:`global_start`); costs CPU."""
-    search: Search = "all"
+    search: Search = "auto"
     """The candidate builds of steps 1-3 (:data:`Search`): every balance, one (:data:`ONE_BALANCE`), or by k
-    (:data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K`)."""
+    (b = 0 alone up to k = :data:`AUTO_ZERO_K`, :data:`AUTO_BALANCES` up to k = :data:`AUTO_ONE_K`, every balance
+    above)."""
 
     def __post_init__(self) -> None:
         check_max_suppressed(self.max_suppressed)

@@ -539,8 +539,8 @@ def test_a_build_stops_once_its_placed_classes_cost_more_than_the_bound() -> Non
 def test_builds_stopped_by_the_bound_leave_the_partition_kept_unchanged(
     monkeypatch: pytest.MonkeyPatch, adult: pl.DataFrame, adult_hierarchies: dict
 ) -> None:
-    """Adult's first 1,000 rows, 2-diversity on occupation, k = 20: some builds stop early, and the rows come out
-    the same as with every build run whole (no bound)."""
+    """Adult's first 1,000 rows, 2-diversity on occupation, k = 5, every balance: some builds stop early, and the
+    rows come out the same as with every build run whole (no bound)."""
     qids = [q for q in ADULT_QIDS if q != "occupation"]
     df = adult.head(1000)
     stopped = []
@@ -555,11 +555,12 @@ def test_builds_stopped_by_the_bound_leave_the_partition_kept_unchanged(
         res = pa.anonymize(
             df,
             hierarchies={q: adult_hierarchies[q] for q in qids},
-            k=20,
+            k=5,
             method="topdown",
             sensitive="occupation",
             privacy=[pa.LDiversity("occupation", l=2)],
             max_suppressed=100,
+            search="all",
         )
         return res.collect().rows()
 
@@ -571,42 +572,75 @@ def test_builds_stopped_by_the_bound_leave_the_partition_kept_unchanged(
     assert run() == bounded and not any(stopped)
 
 
-@pytest.mark.parametrize("model", [None, "ldiv"])
-def test_search_one_builds_one_candidate_per_penalty_and_auto_two_up_to_k_50(
+@pytest.mark.parametrize("model", [None, "ldiv", "tclose"])
+def test_search_builds_by_k_and_penalties_only_where_they_can_win(
     monkeypatch: pytest.MonkeyPatch, model: str | None, adult: pl.DataFrame, adult_hierarchies: dict
 ) -> None:
-    """Adult's first 1,000 rows. The builds of steps 1-3, as (balance, penalty): ``search="one"`` builds b = 0.25
-    once (without a model penalty 0; with 2-diversity on occupation once per penalty 0.5 and 2), ``"all"`` every
-    balance (0, 0.25, 0.5, (0.25, 0); with the model 0, 0.25, 0.5 per penalty). ``"auto"`` builds b = 0 and 0.25
-    (with the model each once per penalty) at k = 2, and as ``"all"`` at k = 100, with the same rows out."""
+    """Adult's first 1,000 rows. The builds of steps 1-3, as (balance, penalty). ``search="all"`` builds every
+    balance (0, 0.25, 0.5, (0.25, 0); with a model on occupation 0, 0.25, 0.5) per penalty (0; with a model 0.5 and
+    2), but penalty 2 only when the first build (b = 0, penalty 0.5) set aside again in its second pass at least half
+    the rows its first pass set aside, and a penalty whose first build (b = 0) stopped not with the other balances;
+    ``"one"`` builds b = 0.25 (per penalty, as above); ``"auto"`` (the default) b = 0 alone at k = 2 and 20, b = 0
+    and 0.25 at k = 50, and as ``"all"`` at k = 100, with the same rows out. Here 0.2-closeness builds penalty 2 at
+    every k, 2-diversity at k = 100 only."""
     qids = [q for q in ADULT_QIDS if q != "occupation"] if model else ADULT_QIDS
-    kw = {"sensitive": "occupation", "privacy": [pa.LDiversity("occupation", l=2)]} if model else {}
+    privacy = {"ldiv": [pa.LDiversity("occupation", l=2)], "tclose": [pa.TCloseness("occupation", t=0.2)]}
+    kw = {"sensitive": "occupation", "privacy": privacy[model]} if model else {}
     df = adult.head(1000).select(*qids, *(["occupation"] if model else []))
     calls: list[tuple] = []
     build = topdown._build
 
     def counted(*args: object) -> object:
-        calls.append((args[1], args[2]))
-        return build(*args)  # type: ignore[arg-type]
+        out = build(*args)  # type: ignore[arg-type]
+        calls.append((args[1], args[2], None if out is None else out.set_aside))
+        return out
 
     monkeypatch.setattr(topdown, "_build", counted)
 
-    def run(search: str, k: int) -> tuple[list[tuple], pl.DataFrame]:
+    def run(search: str | None, k: int) -> tuple[list[tuple], pl.DataFrame]:
         calls.clear()
         hs = {q: adult_hierarchies[q] for q in qids}
-        out = pa.anonymize(df, hierarchies=hs, k=k, method="topdown", search=search, **kw).collect()
-        return sorted(calls, key=str), out
+        opts = {} if search is None else {"search": search}
+        out = pa.anonymize(df, hierarchies=hs, k=k, method="topdown", **opts, **kw).collect()
+        return list(calls), out
+
+    def expected(balances: list, built: list[tuple]) -> list[tuple]:
+        """The builds the rules above leave, from the first build's set-aside rows and which builds stopped."""
+        aside = built[0][2]
+        bind = len(aside) > 1 and aside[1] >= 0.5 * aside[0]
+        tried = penalties if bind else penalties[:1]
+        stopped = {p for b, p, out in built if b == balances[0] and out is None}
+        return sorted(((b, p) for p in tried for b in balances if b == balances[0] or p not in stopped), key=str)
+
+    def pairs(built: list[tuple]) -> list[tuple]:
+        return sorted(((b, p) for b, p, _ in built), key=str)
 
     penalties = [0.5, 2.0] if model else [0.0]
     balances = [0.0, 0.25, 0.5] if model else [0.0, 0.25, 0.5, (0.25, 0.0)]
-    every = sorted(((b, p) for b in balances for p in penalties), key=str)
-    for k in (2, 100):
-        one, all_ = run("one", k), run("all", k)
-        assert one[0] == [(0.25, p) for p in penalties]
-        assert all_[0] == every
-        auto = run("auto", k)
-        if k == 2:
-            assert auto[0] == sorted(((b, p) for b in (0.0, 0.25) for p in penalties), key=str)
+    second = []
+    for k in (2, 20, 50, 100):
+        one, all_, auto = run("one", k), run("all", k), run(None, k)
+        assert pairs(one[0]) == expected([0.25], one[0])
+        assert pairs(all_[0]) == expected(balances, all_[0])
+        second.append(any(p == 2.0 for _, p, _ in all_[0]))
+        if k <= 20:
+            assert pairs(auto[0]) == expected([0.0], auto[0])
+        elif k == 50:
+            assert pairs(auto[0]) == expected([0.0, 0.25], auto[0])
         else:
             assert auto[0] == all_[0]
             assert auto[1].equals(all_[1])
+    # the rule both ways: 0.2-closeness builds penalty 2 at every k, 2-diversity not at every k
+    assert all(second) if model == "tclose" else not all(second) and (model or not any(second))
+
+
+def test_models_bind_when_half_the_rows_set_aside_are_set_aside_again() -> None:
+    """The rows set aside per pass of the first build: [100, 50] binds, [100, 49] not, one pass or none set aside
+    not; a stopped first build (None) keeps every penalty."""
+
+    def built(aside: list[int]) -> topdown._Built:
+        none = np.zeros(0, dtype=np.int64)
+        return topdown._Built(0.0, 0.5, none, none.astype(bool), aside, 0, 0, 0, 0.0, none.astype(bool))
+
+    assert topdown._models_bind(built([100, 50])) and topdown._models_bind(None)
+    assert not any(topdown._models_bind(built(a)) for a in ([100, 49], [100], [0], [0, 0]))
