@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon.classes import tuple_key, tuple_labels
-from polars_anon.tuplemap import OFFSET, ROW, SIZE, SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import OFFSET, ROW, ROW_HASH, SIZE, SUPPRESSED, TupleMap, out_col, row_hash
 
 __all__ = ["DENSE_KEYS", "column_maps", "publish"]
 
@@ -56,6 +56,9 @@ def publish(lf: pl.LazyFrame, tmap: TupleMap) -> pl.LazyFrame:
             .with_columns(pl.col(ROW).cast(pl.Int64))
             .join(tmap.frame.lazy(), on=ROW, how="left", maintain_order="left")
         )
+        if ROW_HASH in tmap.stored.columns:  # a row that is not the one the method read: null labels (refused)
+            same = pl.col(ROW_HASH) == row_hash(qids)
+            joined = joined.with_columns(pl.when(same).then(pl.col(out_col(q))).alias(out_col(q)) for q in qids)
     elif tmap.split:
         joined = _publish_split(lf, tmap)
     elif (columns := column_maps(tmap)) is not None:

@@ -19,7 +19,9 @@ The frame of a map (column names are the constants below):
   following offset, and so on.
 
 A *row map* (``by_row=True``; MDAV works on records) has ``__anon_row`` (the
-input row number) instead of the original tuple, and one row per input row.
+input row number) instead of the original tuple, and one row per input row; and may have
+``__anon_row_hash`` (:func:`row_hash` of the row's qids as the method read them): a row read
+again to publish that does not match it is published with null labels, which the check refuses.
 
 A *partition map* (``by_partition=True``) is what a planner
 (:mod:`polars_anon.engines.planners`) hands the driver when the input's tuples stay in the
@@ -48,13 +50,41 @@ import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["OFFSET", "PARTITION", "ROW", "SIZE", "SUPPRESSED", "KnownIds", "TupleMap", "out_col"]
+__all__ = [
+    "OFFSET",
+    "PARTITION",
+    "ROW",
+    "ROW_HASH",
+    "SIZE",
+    "SUPPRESSED",
+    "KnownIds",
+    "TupleMap",
+    "out_col",
+    "row_hash",
+]
 
 SIZE = "size"
 SUPPRESSED = "__anon_suppressed"
 OFFSET = "__anon_offset"
 ROW = "__anon_row"
 PARTITION = "__anon_partition"
+ROW_HASH = "__anon_row_hash"
+
+
+def row_hash(qids: Sequence[str]) -> pl.Expr:
+    """A row's qids (by name, in any order) hashed into one UInt64 (the same values give the same hash in one Polars
+    version): a row map keeps it per row to know, when it publishes, that the row read again at that number is the
+    one the method read.
+
+    >>> frame = pl.DataFrame({"a": ["x", "x", "y"], "b": [1, 1, 1]})
+    >>> h = frame.select(row_hash(["a", "b"])).to_series().to_list()
+    >>> h[0] == h[1] != h[2] and h == frame.select(row_hash(["b", "a"])).to_series().to_list()
+    True
+    """
+    return pl.struct(sorted(qids)).hash(seed=_ROW_HASH_SEED).alias(ROW_HASH)  # in any order of the qids
+
+
+_ROW_HASH_SEED = 0x616E6F6E
 
 
 def out_col(qid: str) -> str:

@@ -41,7 +41,7 @@ original's, and every non-quasi-identifier column is unchanged row by row.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -55,7 +55,7 @@ from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import value_codes
 from polars_anon.privacy.evaluate import verify_models
-from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col
+from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col, row_hash
 
 __all__ = [
     "MdavOptions",
@@ -315,6 +315,12 @@ def _row_map(frame: dict[str, Any], n: int) -> TupleMap:
         ),
         by_row=True,
     )
+
+
+def _fingerprinted(tmap: TupleMap, frame: pl.DataFrame) -> TupleMap:
+    """`tmap` with each row's :func:`~polars_anon.tuplemap.row_hash` of its qids in `frame` (the rows as the method
+    read them): publish sends a row read again in another order, or with other values, to null labels (refused)."""
+    return replace(tmap, stored=tmap.stored.with_columns(frame.select(row_hash(frame.columns)).to_series()))
 
 
 def permute(records: pl.DataFrame, labels: np.ndarray, blocks: Sequence[Sequence[str]], keys: np.ndarray) -> TupleMap:
@@ -618,7 +624,7 @@ def run(task: Task, options: MdavOptions) -> Plan:
             "in its cluster learns"
         )
     if options.publish == "aggregate":
-        return Plan(aggregate(records, labels), details)
+        return Plan(_fingerprinted(aggregate(records, labels), frame), details)
     blocks, mi = options.blocks, None
     if blocks is None:
         if task.sensitive is not None:
@@ -634,7 +640,7 @@ def run(task: Task, options: MdavOptions) -> Plan:
         "permute_rounds": rounds,
     }
     return Plan(
-        permute(frame, labels, blocks, keys),
+        _fingerprinted(permute(frame, labels, blocks, keys), frame),
         details,
         guarantee="probabilistic",
         verify=lambda published, original: _verify_clusters(published, original, labels, blocks, task),
