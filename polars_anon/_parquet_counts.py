@@ -51,9 +51,10 @@ QID_VALUES = 1 << 18
 """Beyond this many distinct values of a qid the pass stops and the group-by runs: each value is held as a Python
 object (a qid of 3M distinct Strings peaked 150 MiB above the group-by and took more CPU)."""
 BATCH_ROWS = 1 << 17
-"""Rows read at a time (whole row groups), on one thread: pyarrow keeps pages it read, and a job's later phases
-peaked higher by as much (greedy on the 15M register: 889-957 MiB reading 2**19-2**21 rows at a time on threads,
-855-868 so, 826-829 without the pass). The ids kept per row are one to four bytes a qid, not the values."""
+"""Rows read at a time (whole row groups), each read on one thread (the next while this one is counted): pyarrow
+keeps pages it read, and a job's later phases peaked higher by as much (greedy on the 15M register: 889-957 MiB
+reading 2**19-2**21 rows at a time on threads, 855-868 so, 826-829 without the pass). The ids kept per row are one
+to four bytes a qid, not the values."""
 
 
 def parquet_counts(

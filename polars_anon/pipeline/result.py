@@ -296,8 +296,15 @@ class Anonymized:
             )
         if not verify:
             return self.published
-        # no pushdown through the check (Polars' defaults): a later filter, projection or slice sees checked rows
-        return self.published.map_batches(self._checked, schema=self.published.collect_schema())
+        # no pushdown through the check: a later filter, projection or slice sees checked rows
+        return self.published.map_batches(
+            self._checked,
+            schema=self.published.collect_schema(),
+            predicate_pushdown=False,
+            projection_pushdown=False,
+            slice_pushdown=False,
+            streamable=False,
+        )
 
     def _checked(self, table: pl.DataFrame) -> pl.DataFrame:
         """`table` (the whole published table, as :meth:`lazy` ran it) once every guarantee holds on it."""

@@ -81,8 +81,10 @@ def _papers(html: str) -> str:
 
     >>> "Mauger et al." in _papers("NCP [paper 001 §4]") and "Viton" not in _papers("NCP [paper 001 §4]")
     True
+    >>> _papers("a column named paper 004")
+    ''
     """
-    cited = sorted(set(re.findall(r"paper (\d{3})\b", html)) & PAPERS.keys())
+    cited = sorted(set(re.findall(r"paper (\d{3}) §", html)) & PAPERS.keys())  # a citation, not any text
     if not cited:
         return ""
     items = "".join(f"<li>paper {n}: {esc(PAPERS[n])}</li>" for n in cited)

@@ -69,7 +69,7 @@ def test_every_paper_cited_is_named_once_at_the_end(adult_run: tuple[Path, dict,
     page, papers = html.split('<section id="papers">')
     docs = (Path(__file__).parents[2] / "docs" / "papers.md").read_text()
     titles = dict(re.findall(r"^\| (\d{3}) \| ([^|]+?) \|$", docs, re.MULTILINE))
-    cited = sorted(set(re.findall(r"paper (\d{3})\b", page)))
+    cited = sorted(set(re.findall(r"paper (\d{3}) §", page)))
     assert "001" in cited  # the metrics' definitions
     named = re.findall(r"<li>paper (\d{3}): ([^<]+)</li>", papers)
     assert [n for n, _ in named] == cited
