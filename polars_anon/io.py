@@ -356,6 +356,8 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
     >>> lf = pl.LazyFrame({"age": [63.0, 41.0, None]})
     >>> cast_columns(lf, {"age": "Int64"}).collect()["age"].to_list()
     [63, 41, None]
+    >>> cast_columns(pl.LazyFrame({"d": ["2020-01-31", None]}), {"d": "Date"}).collect()["d"].to_list()
+    [datetime.date(2020, 1, 31), None]
     >>> cast_columns(pl.LazyFrame({"age": [63.5]}), {"age": "Int64"})
     Traceback (most recent call last):
     ...
@@ -370,8 +372,9 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
     for column, name in schema.items():
         if name not in DTYPES:
             raise InputError(f"{where}: type {name!r} of column {column!r} is not one of {sorted(DTYPES)}")
-    cast = {c: pl.col(c).cast(DTYPES[t], strict=False) for c, t in schema.items()}
-    exact = {c: (cast[c].cast(lf.collect_schema()[c], strict=False) == pl.col(c)) | cast[c].is_null() for c in schema}
+    types = lf.collect_schema()
+    cast = {c: _converted(c, types[c], DTYPES[t]) for c, t in schema.items()}
+    exact = {c: (cast[c].cast(types[c], strict=False) == pl.col(c)) | cast[c].is_null() for c in schema}
     lost = {c: pl.col(c).is_not_null() & (cast[c].is_null() | ~exact[c]) for c in schema}
     bad = (
         lf.select(  # materializes: one row, the count and first values of each column's lost values
@@ -388,6 +391,14 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
                 f"(first: {preview(list(bad[f'v_{column}']))}); fix them or choose another type"
             )
     return lf.with_columns(**cast)
+
+
+def _converted(column: str, source: pl.DataType, target: pl.DataType) -> pl.Expr:
+    """`column` converted to `target`, null where it does not convert: text to a date is parsed as ISO 8601
+    (``2020-01-31``; Polars no longer casts text to dates), everything else cast."""
+    if source == pl.String and target == pl.Date:
+        return pl.col(column).str.to_date("%Y-%m-%d", strict=False)
+    return pl.col(column).cast(target, strict=False)
 
 
 def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:

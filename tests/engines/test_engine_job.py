@@ -109,6 +109,23 @@ def test_a_schema_cast_that_loses_a_value_is_refused(work: Path, capsys: pytest.
     )
 
 
+def test_a_schema_date_parses_iso_text_and_refuses_other_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`schema = { d = "Date" }` on a CSV: Polars 2 no longer casts text to dates (the job crashed with Polars' own
+    error, exit 1; review29); ISO dates are parsed, other text is refused by name."""
+    (tmp_path / "in.csv").write_text("id,d\n0,2020-01-31\n1,2020-01-31\n")
+    job = tmp_path / "job.toml"
+    body = 'input = "{}"\noutput = "out/a.parquet"\nk = 2\ninsensitive = "id"\nschema = {{ d = "Date" }}\n'
+    job.write_text(body.format("in.csv") + '[qids.d]\nhierarchy = { dates = ["month", "year"] }\n')
+    assert cli.main(["anonymize", str(job), "-q"]) == 0
+    assert pl.read_parquet(tmp_path / "out" / "a.parquet")["d"].to_list() == ["2020-01-31"] * 2
+    (tmp_path / "bad.csv").write_text("id,d\n0,2020-01-31\n1,31/01/2020\n")
+    job.write_text(body.format("bad.csv").replace("out/a", "out/b") + '[qids.d]\nhierarchy = { dates = ["year"] }\n')
+    assert cli.main(["anonymize", str(job)]) == 2
+    assert "column 'd' has 1 values that are not Date (first: ['31/01/2020'])" in capsys.readouterr().err
+
+
 def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
     job = Job.load(_job(work, 'engine = "duckdb"'), engine="spark", master="local[2]")
     assert (job.engine, job.spark) == ("spark", {"master": "local[2]", "config": {}})
