@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".data")
+"""Files read as CSV; every other file is read as Parquet."""
 
 
 def is_csv(path: str | Path) -> bool:
@@ -60,8 +61,6 @@ def is_csv(path: str | Path) -> bool:
     suffix = path.suffix if isinstance(path, Path) else getattr(path, "suffix", None)  # a URI names its own
     return (Path(path).suffix if suffix is None else suffix).lower() in CSV_SUFFIXES
 
-
-"""Files read as CSV; every other file is read as Parquet."""
 
 MAX_FIELD = 1 << 30
 """DuckDB's ``max_line_size`` for a CSV input (its default, 2 MB, refused a long field Polars and Spark read)."""
