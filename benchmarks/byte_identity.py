@@ -24,7 +24,9 @@ Runs:
   (exact risk, SUDA2) on Polars and DuckDB (which refuses the steps: the refusal is recorded), and with the figures
   alone (``-figures``) on both.
 
-``--compare FILE`` runs again and prints every difference from FILE (exit 1 when there is one).
+``--compare FILE`` runs again and prints every difference from FILE (exit 1 when there is one); the new record goes
+to ``--out`` or, by default, to the temporary folder (the tracked ``byte_identity_before/after.json`` are the records
+of the issue that asked for them, rewritten only by name).
 """
 
 from __future__ import annotations
@@ -255,7 +257,12 @@ def _tmp_path(text: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, help="write the record here (default: results/byte_identity.json)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="write the record here (default: results/byte_identity.json; with --compare, a file in the temporary "
+        "folder: results/byte_identity_after.json is the issue's record, never overwritten by default)",
+    )
     parser.add_argument("--compare", type=Path, help="a record to compare this run with; prints every difference")
     parser.add_argument("--commit", help="the commit to record (default: git rev-parse HEAD of this checkout)")
     parser.add_argument("--only", help="regex: only the runs whose name matches (e.g. 'register/.*/polars')")
@@ -263,7 +270,10 @@ def main() -> None:
     start = time.perf_counter()
     rec = record(args.only, args.commit)
     print(f"{len(rec['runs'])} runs in {_since(start)} s, load {os.getloadavg()}")
-    target = args.out or RESULTS / ("byte_identity_after.json" if args.compare else "byte_identity.json")
+    default = (
+        Path(tempfile.gettempdir()) / "byte_identity_compared.json" if args.compare else RESULTS / "byte_identity.json"
+    )
+    target = args.out or default
     target.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
     print(f"wrote {target}")
     if args.compare:
