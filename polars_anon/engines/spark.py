@@ -36,6 +36,7 @@ from polars_anon.engines import (
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.io import named_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
+from polars_anon.pipeline.sessions import refuse_session
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import spark_identifier
@@ -93,6 +94,8 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     active = sql.SparkSession.getActiveSession()
     if active is not None and master is None and not config:
         return active
+    if _connect_asked(config or {}):  # before pyspark builds one: its own errors (a missing client, a master) were raw
+        refuse_session("spark", "connect")
     builder = sql.SparkSession.builder.appName("polars_anon")
     settings = dict(DEFAULTS)
     if master is not None:  # none given: spark-submit's --master (or pyspark's local[*])
@@ -112,6 +115,14 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
     if config:
         check_config(spark)
     return spark
+
+
+def _connect_asked(settings: Mapping[str, str]) -> bool:
+    """Whether pyspark would start a Spark Connect session with `settings` (its own tests: ``SPARK_REMOTE``,
+    ``SPARK_CONNECT_MODE_ENABLED``, ``spark.remote``, ``spark.api.mode`` or ``SPARK_API_MODE`` = connect)."""
+    mode = settings.get("spark.api.mode", os.environ.get("SPARK_API_MODE", "")).lower()
+    asked = "SPARK_REMOTE" in os.environ or "SPARK_CONNECT_MODE_ENABLED" in os.environ
+    return asked or "spark.remote" in settings or mode == "connect"
 
 
 def check_config(spark: Any) -> None:

@@ -53,45 +53,47 @@ from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import parse_spec
 from polars_anon.io import CSV_SUFFIXES, is_csv
 from polars_anon.locations import URI, local_path, scheme_of
+from polars_anon.pipeline.sessions import SESSIONS, consult_session, refuse_session
 from polars_anon.request import FULL_DOMAIN_METHODS, Request
 from polars_anon.sdc.job import SdcSpec
 from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
+    "CASELESS_NAMES",
     "COLUMN_DTYPES",
     "CSV_KEYS",
+    "Capability",
+    "FRAME_DTYPES",
     "JOB_REFUSALS",
+    "JobRefusal",
     "REFUSALS",
+    "Refusal",
     "SDC_MEASURE_REFUSALS",
     "SDC_REFUSALS",
+    "SESSIONS",
+    "SESSION_ZONES",
+    "SOURCE_DTYPES",
     "STORAGE",
-    "Capability",
-    "JobRefusal",
-    "Refusal",
     "SdcMeasureRefusal",
     "SdcRefusal",
     "consult",
+    "consult_columns",
     "consult_explore",
-    "SESSIONS",
+    "consult_frame",
+    "consult_input",
     "consult_job",
+    "consult_names",
     "consult_sdc",
     "consult_sdc_measures",
     "consult_session",
-    "consult_columns",
-    "consult_frame",
-    "consult_input",
-    "consult_table",
-    "consult_source_zones",
-    "consult_zones",
-    "FRAME_DTYPES",
-    "CASELESS_NAMES",
-    "consult_names",
-    "SOURCE_DTYPES",
     "consult_source_dtypes",
-    "SESSION_ZONES",
+    "consult_source_zones",
+    "consult_table",
+    "consult_zones",
     "input_format",
     "refuse_driver_tuples",
+    "refuse_session",
     "storage",
 ]
 
@@ -821,32 +823,6 @@ writes local paths and file:// URIs, not hdfs://; use engine 'spark' (its Hadoop
         f"{what} {str(path)!r}: engine {engine!r} reads and writes local paths and file:// URIs, not {scheme}://; "
         f"use engine 'spark' (its Hadoop file system knows hdfs://, s3a://, ...) or a local path"
     )
-
-
-SESSIONS: dict[tuple[str, str], str] = {
-    ("spark", "connect"): (
-        "engine 'spark' needs a classic Spark session (a JVM behind Py4J), not Spark Connect: it checks, stages and "
-        "renames outputs with Hadoop's FileSystem API and checks the executors through the SparkContext, which Spark "
-        "Connect does not expose; run where pyspark starts a classic session (spark-submit, or pyspark without "
-        "SPARK_REMOTE / .remote())"
-    ),
-}
-"""The kinds of session an engine is refused on (engine name, kind): why. Spark Connect sessions (``sc://...``)."""
-
-
-def consult_session(engine: object) -> None:
-    """Refuse an engine whose session is of a kind it cannot drive (a Spark Connect session), before any data is read.
-
-    >>> class Connect:  # what a Spark Connect session's engine says of it
-    ...     name, session_kind = "spark", "connect"
-    >>> consult_session(Connect())  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InvalidParameterError: engine 'spark' needs a classic Spark session (a JVM behind Py4J), ...
-    """
-    why = SESSIONS.get((str(getattr(engine, "name", "")), str(getattr(engine, "session_kind", "classic"))))
-    if why is not None:
-        raise InvalidParameterError(why)
 
 
 FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {

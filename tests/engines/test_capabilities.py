@@ -7,6 +7,8 @@ gets the table's refusal. Each refusal below is one row of the table, matched by
 from __future__ import annotations
 
 import datetime
+import os
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -170,6 +172,41 @@ def test_spark_connect_refused_in_one_line_before_the_session_is_used() -> None:
         with pytest.raises(InvalidParameterError, match=why) as caught:
             call()
         assert "\n" not in str(caught.value)
+
+
+def test_spark_connect_asked_for_is_refused_before_pyspark_builds_a_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SPARK_REMOTE`` set (or ``spark.api.mode = connect``) and no session yet: pyspark's own errors came first (a
+    missing Connect client, 'Spark master cannot be configured') as tracebacks, exit 1 (guides31); now the same
+    one-line refusal, before pyspark is asked for anything."""
+    pytest.importorskip("pyspark")
+    from polars_anon.engines.spark import session
+
+    why = "engine 'spark' needs a classic Spark session .* not Spark Connect"
+    with pytest.raises(InvalidParameterError, match=why):
+        session("local[1]", {"spark.api.mode": "connect"})
+    monkeypatch.setenv("SPARK_REMOTE", "sc://localhost:15002")
+    with pytest.raises(InvalidParameterError, match=why):
+        session("local[1]")
+    assert not os.environ.get("SPARK_CONNECT_MODE_ENABLED")  # refused before pyspark set it
+
+
+def test_cli_spark_connect_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pyspark")
+    from polars_anon import cli
+
+    pl.DataFrame({"sex": ["F", "M"] * 2}).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'input = "{tmp_path / "in.parquet"}"\noutput = "{tmp_path / "out.parquet"}"\nk = 2\n'
+        '[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    monkeypatch.setenv("SPARK_REMOTE", "sc://localhost:15002")
+    assert cli.main(["anonymize", str(job), "--engine", "spark", "--master", "local[1]"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("polars-anon: error: engine 'spark' needs a classic Spark session") and "\n" not in said
+    assert not (tmp_path / "out.parquet").exists()
 
 
 def test_a_128_bit_integer_column_is_refused_on_duckdb_and_spark_before_any_row_is_read() -> None:
