@@ -339,7 +339,13 @@ def refuse_built_names(
             named = [repr(list(built))] if built else []
             named += [f"names starting with {RESERVED_PREFIX!r}"] if helpers else []
             raise InvalidParameterError(
-                BUILT_NAME(what=what, name=name, who=who, named=" and ".join(named), other=other)
+                BUILT_NAME(
+                    what=what,
+                    name=name,
+                    who=who,
+                    named=" and ".join(named),
+                    rename=f"lf.rename({{{name!r}: {other!r}}})",
+                )
             )
 
 

@@ -181,9 +181,11 @@ SENSITIVE_NULL = Message(
 
 BUILT_NAME = Message(
     "built_name",
-    "{what} {name!r} is a name {who} ({named}); rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})",
+    "{what} {name!r} is a name {who} ({named}); rename the column first, e.g. {rename}",
 )
-"""A column named like one a function builds beside it (``named``: the built names and/or the helper prefix)."""
+"""A column named like one a function builds beside it (``named``: the built names and/or the helper prefix;
+``rename``: how, in the caller's language: ``lf.rename({'fk': 'fk_'})`` in Python, ``SELECT * RENAME ("fk" AS
+"fk_")`` in SQL)."""
 
 WEIGHT_NOT_NUMERIC = Message("weight_not_numeric", "weight column {weight!r} must be numeric, got {dtype}")
 """A sampling-weight column of a non-numeric type (Python names the Polars type, SQL the DuckDB one)."""

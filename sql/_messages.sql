@@ -130,10 +130,10 @@ CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_sensitive_null("where", "attribute", "n") AS
   coalesce("where"::VARCHAR, 'None') || ': column ' || anon_msg_repr("attribute") || ' holds ' || coalesce("n"::VARCHAR, 'None') || ' null values; say how the model reads them: sensitive_null=''ignore'' (left out of every class''s distribution and of the table''s) or sensitive_null=''value'' (null is one more value)';
 
--- anon_msg_built_name(what, name, who, named, other): {what} {name!r} is a name {who} ({named}); rename the column first, e.g. lf.rename({{{name!r}: {other!r}}})
+-- anon_msg_built_name(what, name, who, named, rename): {what} {name!r} is a name {who} ({named}); rename the column first, e.g. {rename}
 -- Twin: polars_anon.messages.BUILT_NAME
-CREATE OR REPLACE TEMP MACRO anon_msg_built_name("what", "name", "who", "named", "other") AS
-  coalesce("what"::VARCHAR, 'None') || ' ' || anon_msg_repr("name") || ' is a name ' || coalesce("who"::VARCHAR, 'None') || ' (' || coalesce("named"::VARCHAR, 'None') || '); rename the column first, e.g. lf.rename({' || anon_msg_repr("name") || ': ' || anon_msg_repr("other") || '}' || ')';
+CREATE OR REPLACE TEMP MACRO anon_msg_built_name("what", "name", "who", "named", "rename") AS
+  coalesce("what"::VARCHAR, 'None') || ' ' || anon_msg_repr("name") || ' is a name ' || coalesce("who"::VARCHAR, 'None') || ' (' || coalesce("named"::VARCHAR, 'None') || '); rename the column first, e.g. ' || coalesce("rename"::VARCHAR, 'None');
 
 -- anon_msg_weight_not_numeric(weight, dtype): weight column {weight!r} must be numeric, got {dtype}
 -- Twin: polars_anon.messages.WEIGHT_NOT_NUMERIC

@@ -47,7 +47,8 @@ CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
                   THEN anon_msg_columns_not_found(what, m.missing, 'table ' || anon_msg_repr(tbl::VARCHAR), m.cols)
                   WHEN m.helper IS NOT NULL
                   THEN anon_msg_built_name('column', m.helper, 'the SQL macros use for their helper columns',
-                                           'names starting with ''__anon_''', m.helper[3:]) END
+                                           'names starting with ''__anon_''', anon_sql_rename(m.helper, m.helper[3:]))
+             END
       FROM (SELECT c.cols, anon_missing_of(c.cols, names) AS missing,
                    anon_built_name(list_filter(c.cols, lambda x: NOT list_contains(names, x)), []) AS helper
             FROM (SELECT anon_columns_of(tbl) AS cols) AS c) AS m)],
@@ -116,6 +117,11 @@ CREATE OR REPLACE TEMP MACRO anon_check_attribute(w, qids, sensitive) AS
 CREATE OR REPLACE TEMP MACRO anon_built_name(names, built) AS
   list_filter(names, lambda n: list_contains(built, lower(n)) OR starts_with(lower(n), '__anon_'))[1];
 
+-- anon_sql_rename(name, other): a refusal's hint in SQL, how to rename a column: SELECT * RENAME ("name" AS "other").
+-- Twin: the lf.rename({...}) of polars_anon._validate.refuse_built_names
+CREATE OR REPLACE TEMP MACRO anon_sql_rename(name, other) AS
+  'SELECT * RENAME ("' || replace(name, '"', '""') || '" AS "' || replace(other, '"', '""') || '")';
+
 -- anon_check_built_names(names, built, what, who): true, or the error naming the first of the names (columns
 -- in the role `what`, e.g. 'qid column') that is one of `built` (lower-case identifiers) or starts with
 -- '__anon_' (`who` says whose names they are): a column the macro builds is never taken from the user's table.
@@ -128,8 +134,8 @@ CREATE OR REPLACE TEMP MACRO anon_check_built_names(names, built, what, who) AS
       'named': CASE WHEN len(built) > 0 THEN '[''' || array_to_string(built, ''', ''') || '''] and ' ELSE '' END
                || 'names starting with ''__anon_'''}],
     lambda x: CASE WHEN x.n IS NULL THEN true
-                   ELSE error(anon_msg_built_name(what, x.n, who, x.named,
-                                                  CASE WHEN starts_with(x.n, '__') THEN x.n[3:] ELSE x.n || '_' END))
+                   ELSE error(anon_msg_built_name(what, x.n, who, x.named, anon_sql_rename(
+                                x.n, CASE WHEN starts_with(x.n, '__') THEN x.n[3:] ELSE x.n || '_' END)))
               END)[1];
 
 -- anon_check_reserved(names, what := 'qid column', extra := []): true, or the error of a column named like one

@@ -41,12 +41,10 @@ CREATE OR REPLACE TEMP MACRO anon_check_sdc_keys(tbl, keys, weight) AS
 CREATE OR REPLACE TEMP MACRO anon_weight_bad(w) AS
   w IS NULL OR NOT coalesce(TRY_CAST(w AS DOUBLE) > 0 AND TRY_CAST(w AS DOUBLE) < 'inf'::DOUBLE, false);
 
--- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns,
--- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted. Refuses what
--- anon_check_sdc_keys refuses, then a weight column that is not numeric, weights missing, NaN, infinite or not
--- above 0 (naming up to 5 of them), and key patterns whose weights sum below their record count (Fk < fk).
--- Twin: polars_anon.sdc.frequencies.pattern_frequencies (missing = "category")
-CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABLE
+-- anon_frequencies_of(tbl, keys, weight := NULL): anon_frequencies with fk and big_fk named __anon_fk and
+-- __anon_big_fk (what the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name;
+-- read as fk it was DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR').
+CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS TABLE
   WITH __anon_ok AS MATERIALIZED (SELECT anon_check_sdc_keys(tbl, keys, weight) AS ok),
   __anon_rows AS (  -- __anon_w: the weight in its own type (NULL without one)
     SELECT * EXCLUDE (__anon_ws), __anon_ws[1] AS __anon_w
@@ -62,32 +60,46 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABL
                 ELSE true END AS ok
     FROM __anon_rows WHERE weight IS NOT NULL),  -- no scan without a weight
   __anon_patterns AS MATERIALIZED (
-    SELECT COLUMNS(lambda c: list_contains(keys, c) OR c = '__anon_none'), count(*)::DOUBLE AS fk,
-           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE anon_exact_sum(__anon_w) END AS big_fk
+    SELECT COLUMNS(lambda c: list_contains(keys, c) OR c = '__anon_none'), count(*)::DOUBLE AS __anon_fk,
+           CASE WHEN weight IS NULL THEN count(*)::DOUBLE ELSE anon_exact_sum(__anon_w) END AS __anon_big_fk
     FROM __anon_rows WHERE (SELECT o.ok FROM __anon_w_ok AS o)
     GROUP BY ALL),
   __anon_fk_ok AS MATERIALIZED (
-    SELECT CASE WHEN count(*) FILTER (WHERE big_fk < fk) > 0
-                THEN error(anon_msg_weights_below_count('', weight, count(*) FILTER (WHERE big_fk < fk), ''))
+    SELECT CASE WHEN count(*) FILTER (WHERE __anon_big_fk < __anon_fk) > 0
+                THEN error(anon_msg_weights_below_count('', weight, count(*) FILTER (WHERE __anon_big_fk < __anon_fk), ''))
                 ELSE true END AS ok
     FROM __anon_patterns)
-  SELECT * EXCLUDE (__anon_none) FROM __anon_patterns WHERE (SELECT o.ok FROM __anon_fk_ok AS o)
-  ORDER BY ALL;
+  SELECT * EXCLUDE (__anon_none) FROM __anon_patterns WHERE (SELECT o.ok FROM __anon_fk_ok AS o);
+
+-- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns,
+-- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted. Refuses what
+-- anon_check_sdc_keys refuses, then a weight column that is not numeric, weights missing, NaN, infinite or not
+-- above 0 (naming up to 5 of them), and key patterns whose weights sum below their record count (Fk < fk).
+-- Twin: polars_anon.sdc.frequencies.pattern_frequencies (missing = "category")
+CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABLE
+  SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk
+  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
 
 -- anon_individual_risk(tbl, keys, weight := NULL): anon_frequencies with each pattern's risk
 -- (anon_sdc_risk; 1 / fk without a weight).
 -- Twin: polars_anon.sdc.risk.individual_risk (per pattern; method "approx", missing "category")
 CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS TABLE
-  SELECT *, anon_sdc_risk(fk, big_fk) AS risk FROM anon_frequencies(tbl, keys, weight := weight) ORDER BY ALL;
+  SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk,
+         anon_sdc_risk(__anon_fk, __anon_big_fk) AS risk
+  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
 
 -- anon_global_risk(tbl, keys, weight := NULL): one row: n_rows, global_risk (the mean individual
 -- risk), expected_reidentifications (their sum), n_unique (records with fk = 1), n_pairs (fk = 2).
 -- Refuses what anon_frequencies refuses, and an empty table (its global risk is undefined).
 -- Twin: polars_anon.sdc.risk.global_risk (method "approx", missing "category")
 CREATE OR REPLACE TEMP MACRO anon_global_risk(tbl, keys, weight := NULL) AS TABLE
+  WITH __anon_risks AS (
+    SELECT __anon_fk, anon_sdc_risk(__anon_fk, __anon_big_fk) AS __anon_risk
+    FROM anon_frequencies_of(tbl, keys, weight := weight))
   SELECT CASE WHEN count(*) = 0 THEN error(anon_msg_no_rows('global_risk', 'global risk is undefined'))
-              ELSE sum(fk)::BIGINT END AS n_rows, anon_exact_sum(fk * risk) / sum(fk) AS global_risk,
-         anon_exact_sum(fk * risk) AS expected_reidentifications,
-         coalesce(sum(fk) FILTER (WHERE fk = 1), 0)::BIGINT AS n_unique,
-         coalesce(sum(fk) FILTER (WHERE fk = 2), 0)::BIGINT AS n_pairs
-  FROM anon_individual_risk(tbl, keys, weight := weight);
+              ELSE sum(__anon_fk)::BIGINT END AS n_rows,
+         anon_exact_sum(__anon_fk * __anon_risk) / sum(__anon_fk) AS global_risk,
+         anon_exact_sum(__anon_fk * __anon_risk) AS expected_reidentifications,
+         coalesce(sum(__anon_fk) FILTER (WHERE __anon_fk = 1), 0)::BIGINT AS n_unique,
+         coalesce(sum(__anon_fk) FILTER (WHERE __anon_fk = 2), 0)::BIGINT AS n_pairs
+  FROM __anon_risks;
