@@ -11,8 +11,8 @@
 --                   columns only)
 --   orig            table/view name of the original rows, row-aligned with anon (lined up by
 --                   position, as pa.anonymize publishes when nothing is suppressed)
--- Result: class (VARCHAR[]: the published tuple in qids order), size (rows in the class),
--- attribute, col ('<qid>_<node label>'), col_index (0-based position in the wide column order:
+-- Result: class (VARCHAR[]: the published tuple in qids order), size (BIGINT: rows in the class),
+-- attribute, col ('<qid>_<node label>'), col_index (BIGINT: 0-based position in the wide column order:
 -- the qids in order, each block by level then depth-first), value (DOUBLE); every
 -- (class, column) pair, zeros included, ordered by class then col_index. Wide, in DuckDB:
 --   PIVOT (SELECT class, col, value FROM anon_encode_classes(...)) ON col USING first(value)
@@ -52,7 +52,7 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
                  struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'))::MAP(VARCHAR, VARCHAR) AS om,
                  __anon_pub, __anon_orig, __anon_n
           FROM grouped)),
-  cls AS (SELECT p, sum(n) AS size FROM pairs GROUP BY ALL),
+  cls AS (SELECT p, sum(n)::BIGINT AS size FROM pairs GROUP BY ALL),  -- a sum is HUGEINT: Polars reads Decimal
   q AS (SELECT unnest(qids) AS attribute, unnest(range(len(qids))) AS i),
   nd AS (
     SELECT q.i, q.attribute, n.node, n.label, n.level, n.depth, n.order_lo, n.order_hi,
@@ -103,7 +103,7 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
     LEFT JOIN anon_closure AS cl ON cl.hierarchy = qids[lc.i + 1] AND cl.leaf = lf.node
     GROUP BY ALL)
   SELECT cls.p AS class, cls.size, cols.attribute, cols.attribute || '_' || cols.label AS col,
-         blocks.off + cols.k AS col_index,
+         (blocks.off + cols.k)::BIGINT AS col_index,
          CASE (SELECT r FROM rep)
            WHEN 'proportional' THEN coalesce(sh.n, 0) / cls.size
            WHEN 'oneclass' THEN (cols.node = pub.node)::DOUBLE

@@ -51,6 +51,9 @@ def test_table_iii_in_sql():
         "SELECT DISTINCT class, size FROM anon_encode_classes('pub', ['gender', 'race'], orig := 'orig')"
     )
     assert sorted(r[1] for r in sizes.fetchall()) == [3, 3]
+    # counts as BIGINT (a sum is HUGEINT in DuckDB, which Polars reads as Decimal(38, 0): guides31)
+    long = con.sql("FROM anon_encode_classes('pub', ['gender', 'race'], orig := 'orig')").pl()
+    assert long.schema["size"] == pl.Int64 and long.schema["col_index"] == pl.Int64
 
 
 @pytest.mark.parametrize("rep", REPRESENTATIONS)
