@@ -526,6 +526,8 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     visited = bool(scans)
     found = [file for files, _ in scans for file in files]
     for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M):
+        if not listed:  # a Python source (pl.defer, an IO plugin: "PYTHON SCAN []") names no file
+            continue
         files = listed.split(", ") if not more else [listed]
         # the files printed too; without the visitor's exact names, a name holding ", " split there and whole
         found += files if visited or len(files) == 1 else [*files, listed]

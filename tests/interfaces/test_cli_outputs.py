@@ -329,6 +329,20 @@ def test_a_folder_of_one_file_is_named_when_the_plan_visitor_cannot_show_a_node(
     assert str(tmp_path / "one") in [s.rstrip("/") for s in scanned_files(mapped)]
 
 
+def test_a_python_source_names_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame from a Python function (pl.defer, an IO plugin) prints ``PYTHON SCAN []``: it was read as the file
+    '', which protected the working folder, and every output there was refused as "an input of this run"."""
+    import polars_anon as pa
+    from polars_anon.io import scanned_files
+
+    deferred = pl.defer(lambda: pl.DataFrame({"g": ["F", "M"] * 2}), schema={"g": pl.String})
+    assert scanned_files(deferred) == []
+    monkeypatch.chdir(tmp_path)
+    result = pa.anonymize(deferred, hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2)
+    assert result.sink_parquet("out.parquet", report=False)["n_rows"] == 4
+    assert pl.read_parquet(tmp_path / "out.parquet")["g"].to_list() == ["F", "M"] * 2
+
+
 def test_the_files_of_a_hive_folder_are_named_whatever_a_filter_prunes(tmp_path: Path) -> None:
     """The plan is read as given, not optimized: a filter on a hive partition prunes the other folder from the plan
     Polars runs, not from the files a writer protects (a filter may change; both folders are the input)."""
