@@ -18,6 +18,7 @@ import polars as pl
 
 from polars_anon._validate import check_unique
 from polars_anon.errors import AnonError, InputError, NotKAnonymousError, preview
+from polars_anon.labels import iso_dates
 from polars_anon.locations import URI, as_location
 
 __all__ = [
@@ -493,7 +494,7 @@ def _converted(column: str, source: pl.DataType, target: pl.DataType) -> pl.Expr
     """`column` converted to `target`, null where it does not convert: text to a date is parsed as ISO 8601
     (``2020-01-31``; Polars no longer casts text to dates), everything else cast."""
     if source == pl.String and target == pl.Date:
-        return pl.col(column).str.to_date("%Y-%m-%d", strict=False)
+        return iso_dates(pl.col(column))
     return pl.col(column).cast(target, strict=False)
 
 
