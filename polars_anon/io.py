@@ -47,6 +47,7 @@ __all__ = [
     "named_path",
     "parquet_parts",
     "quoted_line_break",
+    "reads_detail",
     "report_path",
     "scan_input",
     "scanned_files",
@@ -534,9 +535,12 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
         found += files if visited or len(files) == 1 else [*files, listed]
         if more or len(files) > 1:  # expanded: without the sources as given, its folders stand for them
             scans.append((files, True))
+    for listed in re.findall(rf"^\s*INFO: {_READS}(\[.*\])$", printed, re.M):  # a checked frame of ours
+        found += json.loads(listed)
     if not found:
         return []
-    serialized = None if "…" in printed or in_memory > _LIGHT_ROWS else _serialized_scans(lf)
+    light = "…" not in printed and in_memory <= _LIGHT_ROWS and "PYTHON[" not in printed  # a Python source: pickled
+    serialized = _serialized_scans(lf) if light else None
     if serialized is not None:
         found += serialized
     else:  # the folders of the files of each scan Polars expanded stand for the folder or the pattern as given
@@ -544,6 +548,22 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
             if expanded:
                 found += [f.rpartition("/")[0] or "." for f in files] + [os.path.commonpath(files) or "."]
     return list(dict.fromkeys(found))
+
+
+def reads_detail(files: Sequence[str]) -> str:
+    """What a Python source of ours (the checked frame of :meth:`polars_anon.Anonymized.lazy`) shows in its plan:
+    the files it reads, which :func:`scanned_files` reads back (a writer then protects them as a scan's).
+
+    >>> from polars.io.plugins import register_io_source
+    >>> source = register_io_source(lambda *_: iter([]), schema={}, explain_detail=reads_detail(["in/a b.csv"]))
+    >>> scanned_files(source)
+    ['in/a b.csv']
+    """
+    return _READS + json.dumps(list(files))
+
+
+_READS = "polars_anon reads "
+"""The words before the JSON list of :func:`reads_detail` (``INFO:`` before them in the printed plan)."""
 
 
 _LIGHT_ROWS = 1 << 18

@@ -16,12 +16,21 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from polars.io.plugins import register_io_source
 
 from polars_anon._progress import stage
 from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS, PolarsEngine, few_classes
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
-from polars_anon.io import FileStamp, csv_errors, html_path, input_changes, parquet_dtypes, report_path
+from polars_anon.io import (
+    FileStamp,
+    csv_errors,
+    html_path,
+    input_changes,
+    parquet_dtypes,
+    reads_detail,
+    report_path,
+)
 from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
@@ -285,10 +294,10 @@ class Anonymized:
         With `verify` (the default) the frame checks every guarantee on the whole published table each time it
         runs (``collect``, ``sink_parquet``), before any later step of the query sees a row, and raises as
         :meth:`collect` does (the report then holds the check's facts): the input may have changed since the
-        method ran. Polars' own failure reading a changed input (a late CSV value that breaks its column's type, a
-        Parquet file rewritten under its scan) comes before the check and passes as Polars raises it; :meth:`collect`
-        and :meth:`sink_parquet` name the value or the file. The published rows are then held in memory once; for a
-        table larger than memory use :meth:`sink_parquet`, which streams and checks the written file.
+        method ran; Polars' own failure reading it (a late CSV value, a Parquet file rewritten under its scan) is
+        named in one line as there (the frame is a source of ours that collects the published table). The published
+        rows are then held in memory once; for a table larger than memory use :meth:`sink_parquet`, which streams
+        and checks the written file.
         ``verify=False``: the publication's plan as it is, streamed and **unchecked**.
 
         >>> from polars_anon import Hierarchy, anonymize
@@ -302,22 +311,30 @@ class Anonymized:
             )
         if not verify:
             return self.published
-        # no pushdown through the check: a later filter, projection or slice sees checked rows
-        return self.published.map_batches(
-            self._checked,
+        # the frame is a source of ours: Polars reads the input inside collect() below, where its failures are
+        # named (a late CSV value, a changed file); the plan names the files read (io.scanned_files)
+        return register_io_source(
+            self._checked_batches,
             schema=self.published.collect_schema(),
-            predicate_pushdown=False,
-            projection_pushdown=False,
-            slice_pushdown=False,
-            streamable=False,
+            explain_name="polars_anon checked",
+            explain_detail=reads_detail(self.reads),
         )
 
-    def _checked(self, table: pl.DataFrame) -> pl.DataFrame:
-        """`table` (the whole published table, as :meth:`lazy` ran it) once every guarantee holds on it."""
-        with input_changes(self.stamps or {}):  # the check's refusal names an input changed since anonymize()
-            checked = self.verify(table.lazy())
-        self.report = build_report(self.facts, checked=checked)
-        return table
+    def _checked_batches(
+        self, columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
+    ) -> Iterator[pl.DataFrame]:
+        """The source of :meth:`lazy`'s frame: the whole published table, collected and checked (:meth:`collect`),
+        then the query's pushed-down projection, filter and slice, so that a later step sees checked rows only.
+        Not a generator: Polars calls this before a sink opens its file, so a refusal leaves none (a generator's
+        left an empty file)."""
+        rows = self.collect().lazy()
+        if columns is not None:
+            rows = rows.select(columns)
+        if predicate is not None:
+            rows = rows.filter(predicate)
+        if n_rows is not None:
+            rows = rows.head(n_rows)
+        return iter([rows.collect()])
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
