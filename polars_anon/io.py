@@ -9,7 +9,7 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,8 @@ from typing import Any
 import polars as pl
 
 from polars_anon._validate import check_unique
-from polars_anon.errors import InputError, preview
+from polars_anon.errors import AnonError, InputError, NotKAnonymousError, preview
+from polars_anon.labels import iso_dates
 from polars_anon.locations import URI, as_location
 
 __all__ = [
@@ -25,15 +26,19 @@ __all__ = [
     "CSV_RULES",
     "CSV_SUFFIXES",
     "DTYPES",
+    "FileStamp",
     "MAX_FIELD",
     "NO_NULL",
     "PARSES",
     "RAGGED",
     "cast_columns",
     "check_fields",
+    "changed_files",
     "check_utf8",
     "csv_errors",
+    "file_stamps",
     "html_path",
+    "input_changes",
     "is_csv",
     "late_value",
     "late_value_hint",
@@ -42,6 +47,7 @@ __all__ = [
     "named_path",
     "parquet_parts",
     "quoted_line_break",
+    "reads_detail",
     "report_path",
     "scan_input",
     "scanned_files",
@@ -174,6 +180,99 @@ def csv_errors(
         said, column, value = found
         hint = late_value_hint(column, value, missing(value) if missing else f"null_values=[{json.dumps(value)}]")
         raise InputError(f"cannot read {', '.join(repr(f) for f in files)} as CSV: {said}{hint}") from exc
+
+
+FileStamp = tuple[int, int, int, int]
+"""A file's (or folder's) inode, size, modification and change times in ns: another stamp is another file, or other
+bytes (a file replaced with its mtime kept, ``cp -p``, has another inode or ctime)."""
+
+
+def file_stamps(paths: Iterable[str]) -> dict[str, FileStamp]:
+    """The stamp of each of `paths` that is a local file or folder now (a URI, or a path that does not exist: none).
+
+    >>> import tempfile
+    >>> path = str(Path(tempfile.mkdtemp()) / "t.csv")
+    >>> _ = Path(path).write_text("a\\n1\\n")
+    >>> list(file_stamps([path, "s3://bucket/t.csv", path + ".gone"])) == [path]
+    True
+    """
+    out = {}
+    for path in dict.fromkeys(paths):
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):  # not a local path (a URI), or gone
+            continue
+        out[path] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return out
+
+
+def changed_files(stamps: Mapping[str, FileStamp]) -> list[str]:
+    """The files of `stamps` (:func:`file_stamps`) that are not the ones stamped: rewritten, replaced or removed.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a\\n1\\n")
+    >>> stamps = file_stamps([str(path)])
+    >>> changed_files(stamps)
+    []
+    >>> _ = path.write_text("a\\n1\\n2\\n")
+    >>> changed_files(stamps) == [str(path)]
+    True
+    """
+    now = file_stamps(stamps)
+    return [path for path, stamp in stamps.items() if now.get(path) != stamp]
+
+
+@contextmanager
+def input_changes(stamps: Mapping[str, FileStamp]) -> Iterator[None]:
+    """Name the input files that changed since they were stamped (:func:`file_stamps`, as ``anonymize()`` began) when
+    reading or checking the published table fails: a plan that reads its input again cannot publish another input.
+    The check's refusal (:class:`~polars_anon.errors.NotKAnonymousError`) keeps its words, the files named after them;
+    an engine's own failure on the changed file (Polars reading a rewritten Parquet file by the layout it read first:
+    "File out of specification", a ``ComputeError`` or a ``PanicException``) becomes one
+    :class:`~polars_anon.errors.InputError` naming them. Any failure passes unchanged when no file changed, and the
+    project's other errors always (a late CSV value: :func:`csv_errors` names it).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a\\n1\\n")
+    >>> stamps = file_stamps([str(path)])
+    >>> _ = path.write_text("a\\n1\\n2\\n")
+    >>> with input_changes(stamps):  # doctest: +ELLIPSIS
+    ...     raise pl.exceptions.ComputeError("parquet: File out of specification\\n\\nmore")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: the input '...t.csv' changed after anonymize() read it ... (ComputeError: ...)
+    """
+    try:
+        yield
+    except NotKAnonymousError as exc:
+        changed = changed_files(stamps)
+        if not changed:
+            raise
+        raise type(exc)(f"{exc}; {_changed_words(changed)}") from exc
+    except AnonError:  # its own words (a late CSV value, an output that exists)
+        raise
+    except (Exception, pl.exceptions.PanicException) as exc:
+        changed = changed_files(stamps)
+        if not changed:
+            raise
+        said = (str(exc).strip().splitlines() or [""])[0]  # a panic's first line nests every thread's: cut
+        said = said if len(said) <= _SAID else said[: _SAID - 1] + "…"
+        raise InputError(f"{_changed_words(changed)} ({type(exc).__name__}: {said})") from exc
+
+
+_SAID = 160
+"""The most characters of the engine's own first line :func:`input_changes` quotes."""
+
+
+def _changed_words(files: Sequence[str]) -> str:
+    """What :func:`input_changes` says of the changed `files`."""
+    named = ", ".join(repr(f) for f in files)
+    return (
+        f"the input {named} changed after anonymize() read it (another size, modification time or file): the "
+        "published table is planned from the input as it was; run anonymize() again on the input as it is now"
+    )
 
 
 def literal_path(path: str | Path, engine: str) -> str:
@@ -396,7 +495,7 @@ def _converted(column: str, source: pl.DataType, target: pl.DataType) -> pl.Expr
     """`column` converted to `target`, null where it does not convert: text to a date is parsed as ISO 8601
     (``2020-01-31``; Polars no longer casts text to dates), everything else cast."""
     if source == pl.String and target == pl.Date:
-        return pl.col(column).str.to_date("%Y-%m-%d", strict=False)
+        return iso_dates(pl.col(column))
     return pl.col(column).cast(target, strict=False)
 
 
@@ -429,14 +528,19 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     visited = bool(scans)
     found = [file for files, _ in scans for file in files]
     for listed, more in re.findall(r"SCAN \[(.*?)(, \.\.\. \d+ other sources?)?\]$", printed, re.M):
+        if not listed:  # a Python source (pl.defer, an IO plugin: "PYTHON SCAN []") names no file
+            continue
         files = listed.split(", ") if not more else [listed]
         # the files printed too; without the visitor's exact names, a name holding ", " split there and whole
         found += files if visited or len(files) == 1 else [*files, listed]
         if more or len(files) > 1:  # expanded: without the sources as given, its folders stand for them
             scans.append((files, True))
+    for listed in re.findall(rf"^\s*INFO: {_READS}(\[.*\])$", printed, re.M):  # a checked frame of ours
+        found += json.loads(listed)
     if not found:
         return []
-    serialized = None if "…" in printed or in_memory > _LIGHT_ROWS else _serialized_scans(lf)
+    light = "…" not in printed and in_memory <= _LIGHT_ROWS and "PYTHON[" not in printed  # a Python source: pickled
+    serialized = _serialized_scans(lf) if light else None
     if serialized is not None:
         found += serialized
     else:  # the folders of the files of each scan Polars expanded stand for the folder or the pattern as given
@@ -444,6 +548,22 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
             if expanded:
                 found += [f.rpartition("/")[0] or "." for f in files] + [os.path.commonpath(files) or "."]
     return list(dict.fromkeys(found))
+
+
+def reads_detail(files: Sequence[str]) -> str:
+    """What a Python source of ours (the checked frame of :meth:`polars_anon.Anonymized.lazy`) shows in its plan:
+    the files it reads, which :func:`scanned_files` reads back (a writer then protects them as a scan's).
+
+    >>> from polars.io.plugins import register_io_source
+    >>> source = register_io_source(lambda *_: iter([]), schema={}, explain_detail=reads_detail(["in/a b.csv"]))
+    >>> scanned_files(source)
+    ['in/a b.csv']
+    """
+    return _READS + json.dumps(list(files))
+
+
+_READS = "polars_anon reads "
+"""The words before the JSON list of :func:`reads_detail` (``INFO:`` before them in the printed plan)."""
 
 
 _LIGHT_ROWS = 1 << 18

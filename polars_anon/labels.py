@@ -29,10 +29,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 import polars as pl
 
-__all__ = ["label_expr", "label_exprs", "label_series", "set_label", "set_labels", "set_members"]
+__all__ = [
+    "ISO_DATE",
+    "iso_dates",
+    "label_expr",
+    "label_exprs",
+    "label_series",
+    "set_label",
+    "set_labels",
+    "set_members",
+]
 
 _SPECIAL = r"([\\,{}])"
 """The characters a set label's member escapes with a backslash (a regex class; the replacement prefixes a ``\\``)."""
@@ -66,6 +76,23 @@ def label_series(series: pl.Series) -> pl.Series:
     if not series.dtype.is_float() and not isinstance(series.dtype, pl.Time):
         return series.cast(pl.String)
     return series.to_frame().select(label_expr(series.name, series.dtype)).to_series()
+
+
+ISO_DATE = "%Y-%m-%d"
+"""The text of a Date's label (its String cast, ``2020-01-31``): ISO 8601's calendar date."""
+
+_Text = TypeVar("_Text", pl.Expr, pl.Series)
+
+
+def iso_dates(text: _Text) -> _Text:
+    """String `text` (an expression or a Series) read as ISO dates (:data:`ISO_DATE`), a Date's label read back;
+    null where the text is no such date (the caller refuses or tries another reading): the one reading of text as a
+    date (a job's ``schema = { d = "Date" }``, the ``dates`` hierarchy's String values, Mondrian's order of labels).
+
+    >>> iso_dates(pl.Series(["2020-02-29", "2021-02-29", "31/01/2020", None])).to_list()
+    [datetime.date(2020, 2, 29), None, None, None]
+    """
+    return text.str.to_date(ISO_DATE, strict=False)
 
 
 def set_label(members: Sequence[str]) -> str:

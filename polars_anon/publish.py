@@ -120,7 +120,10 @@ def _column_exprs(columns: dict[str, pl.DataFrame]) -> list[pl.Expr]:
         if published.n_unique() == 1:
             exprs.append(pl.lit(published[0], dtype=pl.String).alias(q))
         else:
-            exprs.append(pl.lit(published).gather(pl.col(q).cast(pl.Enum(original)).to_physical()).alias(q))
+            # a value the map does not hold (the input changed since the method read it) is published null, which
+            # the check refuses as a class the map did not plan (a strict cast failed in Polars' own words)
+            at = pl.col(q).cast(pl.Enum(original), strict=False).to_physical()
+            exprs.append(pl.lit(published).gather(at).alias(q))
     return exprs
 
 

@@ -65,7 +65,7 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NullValueError, preview
 from polars_anon.generalize import class_ancestors
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.labels import set_labels
+from polars_anon.labels import iso_dates, set_labels
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import OFFSET, SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -130,7 +130,7 @@ def _as_numbers(labels: Sequence[str]) -> np.ndarray | None:
 
 
 _TEMPORAL: tuple[Callable[[pl.Series], pl.Series], ...] = (
-    lambda t: t.str.to_date("%Y-%m-%d", strict=False).cast(pl.Int32),
+    lambda t: iso_dates(t).cast(pl.Int32),
     lambda t: t.str.to_datetime("%Y-%m-%d %H:%M:%S%.f", time_unit="us", strict=False).dt.epoch("us"),
     lambda t: t.str.to_datetime("%Y-%m-%d %H:%M:%S%.f%z", time_unit="us", strict=False).dt.epoch("us"),
     lambda t: t.str.to_time("%H:%M:%S%.f", strict=False).cast(pl.Int64) // 1000,

@@ -29,6 +29,7 @@ import polars as pl
 from polars_anon._types import DateLevel
 from polars_anon.builders.values import distinct
 from polars_anon.errors import InvalidParameterError, preview
+from polars_anon.labels import iso_dates
 
 __all__ = ["DATE_LEVELS", "check_levels", "rows"]
 
@@ -76,7 +77,7 @@ def _days(series: pl.Series) -> pl.Series:
     if isinstance(series.dtype, pl.Datetime):
         return series.dt.date()
     if series.dtype == pl.String:
-        days = series.str.to_date("%Y-%m-%d", strict=False)
+        days = iso_dates(series)
         bad = series.filter(days.is_null()).to_list()
         if bad:
             raise InvalidParameterError(

@@ -9,18 +9,28 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+from polars.io.plugins import register_io_source
 
 from polars_anon._progress import stage
 from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS, PolarsEngine, few_classes
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
-from polars_anon.io import csv_errors, html_path, parquet_dtypes, report_path
+from polars_anon.io import (
+    FileStamp,
+    csv_errors,
+    html_path,
+    input_changes,
+    parquet_dtypes,
+    reads_detail,
+    report_path,
+)
 from polars_anon.locations import URI
 from polars_anon.outputs import Outputs, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
@@ -218,6 +228,9 @@ class Anonymized:
     protects: tuple[str, ...] = ()
     """Other files the run read and :meth:`sink_parquet` never writes onto: the models' population tables (not the
     input's: a late CSV value is named as the input's only from :attr:`reads`)."""
+    stamps: Mapping[str, FileStamp] | None = None
+    """Each local file of :attr:`reads` as ``anonymize()`` began (:func:`~polars_anon.io.file_stamps`): when
+    publishing fails on an input that changed since, the error names it (:func:`~polars_anon.io.input_changes`)."""
     report: Report = field(init=False)
     """The report (a read-only dict), built from every fact known so far."""
 
@@ -281,9 +294,11 @@ class Anonymized:
         With `verify` (the default) the frame checks every guarantee on the whole published table each time it
         runs (``collect``, ``sink_parquet``), before any later step of the query sees a row, and raises as
         :meth:`collect` does (the report then holds the check's facts): the input may have changed since the
-        method ran. The published rows are then held in memory once; for a table larger than memory use
-        :meth:`sink_parquet`, which streams and checks the written file. ``verify=False``: the publication's plan
-        as it is, streamed and **unchecked**.
+        method ran; Polars' own failure reading it (a late CSV value, a Parquet file rewritten under its scan) is
+        named in one line as there (the frame is a source of ours that collects the published table). The published
+        rows are then held in memory once; for a table larger than memory use :meth:`sink_parquet`, which streams
+        and checks the written file.
+        ``verify=False``: the publication's plan as it is, streamed and **unchecked**.
 
         >>> from polars_anon import Hierarchy, anonymize
         >>> H = {"sex": Hierarchy.suppression(["F", "M"])}
@@ -296,20 +311,37 @@ class Anonymized:
             )
         if not verify:
             return self.published
-        # no pushdown through the check: a later filter, projection or slice sees checked rows
-        return self.published.map_batches(
-            self._checked,
+        # the frame is a source of ours: Polars reads the input inside collect() below, where its failures are
+        # named (a late CSV value, a changed file); the plan names the files read (io.scanned_files)
+        return register_io_source(
+            self._checked_batches,
             schema=self.published.collect_schema(),
-            predicate_pushdown=False,
-            projection_pushdown=False,
-            slice_pushdown=False,
-            streamable=False,
+            explain_name="polars_anon checked",
+            explain_detail=reads_detail(self.reads),
         )
 
-    def _checked(self, table: pl.DataFrame) -> pl.DataFrame:
-        """`table` (the whole published table, as :meth:`lazy` ran it) once every guarantee holds on it."""
-        self.report = build_report(self.facts, checked=self.verify(table.lazy()))
-        return table
+    def _checked_batches(
+        self, columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
+    ) -> Iterator[pl.DataFrame]:
+        """The source of :meth:`lazy`'s frame: the whole published table, collected and checked (:meth:`collect`),
+        then the query's pushed-down projection, filter and slice, so that a later step sees checked rows only.
+        Not a generator: Polars calls this before a sink opens its file, so a refusal leaves none (a generator's
+        left an empty file)."""
+        rows = self.collect().lazy()
+        if columns is not None:
+            rows = rows.select(columns)
+        if predicate is not None:
+            rows = rows.filter(predicate)
+        if n_rows is not None:
+            rows = rows.head(n_rows)
+        return iter([rows.collect()])
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Where the published table is read and checked: a CSV input's late value in one line naming it, and an
+        input that changed since ``anonymize()`` named (:func:`~polars_anon.io.input_changes`)."""
+        with input_changes(self.stamps or {}), csv_errors(self.reads, self.missing):
+            yield
 
     def verify(self, table: Any) -> dict[str, Any]:
         """Every guarantee on `table` (the published rows, or as written; a table of the engine); fail closed."""
@@ -317,21 +349,21 @@ class Anonymized:
 
     def table(self) -> Any:
         """The published table (a LazyFrame, a DuckDB relation, a Spark DataFrame), after checking it."""
-        with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
+        with self._reading():
             checked = self.verify(self.published)
         self.report = build_report(self.facts, checked=checked)
         return self.published
 
     def collect(self) -> pl.DataFrame:
         """Collect the published table after checking every guarantee on it (with Polars, on the rows collected)."""
-        with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
+        with self._reading():
             df = self.engine.to_polars(self.published)
-        if self.engine is POLARS:
-            checked = self.verify(df.lazy())
-        else:
-            check = self.verifier
-            assert isinstance(check, Check)  # built by the road
-            checked = check.on(POLARS)(df.lazy())
+            if self.engine is POLARS:
+                checked = self.verify(df.lazy())
+            else:
+                check = self.verifier
+                assert isinstance(check, Check)  # built by the road
+                checked = check.on(POLARS)(df.lazy())
         self.report = build_report(self.facts, checked=checked)
         return df
 
@@ -373,7 +405,7 @@ class Anonymized:
                 measured["dtypes"] = parquet_dtypes(tmp)
             return checked
 
-        with csv_errors(self.reads, self.missing):  # a CSV input's late value: one line naming it
+        with self._reading():
             checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
         phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
         seconds = round(time.perf_counter() - start, 3)

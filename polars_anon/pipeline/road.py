@@ -36,7 +36,7 @@ from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.io import csv_errors
+from polars_anon.io import FileStamp, csv_errors, file_stamps
 from polars_anon.messages import K_ABOVE_ROWS
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
@@ -296,6 +296,7 @@ def _planner_route(
     capability: Capability,
     reads: Sequence[str] = (),
     missing: Callable[[str], str] | None = None,
+    stamps: Mapping[str, FileStamp] | None = None,
 ) -> Anonymized:
     """The method inside the engine: its plan, checked and reported as the driver route's; the engine's map joined."""
     capability.refuse_planner()
@@ -342,7 +343,9 @@ def _planner_route(
     published = engine.join_map(rows, done.mapping, request, done.row_key)
     check = Check(request, planned, None, engine)
     protects = _protects(request)
-    return Anonymized(published, facts, check, None, engine, reads=tuple(reads), missing=missing, protects=protects)
+    return Anonymized(
+        published, facts, check, None, engine, reads=tuple(reads), missing=missing, protects=protects, stamps=stamps
+    )
 
 
 def run(
@@ -401,6 +404,7 @@ def _run(
     asked: dict[str, Any],
 ) -> Anonymized:
     """:func:`run` once the input's files are known (`reads`)."""
+    stamps = file_stamps(reads)  # before any read: a file changed from here on is named if publishing it fails
     missing = _missing_option(engine, data)
     consult_input(engine.name, data, reads)
     table = engine.table(data)
@@ -418,10 +422,10 @@ def _run(
     if engine.name != "polars":
         sql_engine: SQLEngine = engine  # type: ignore[assignment]  (DuckDB and Spark group by SQL)
         if capability.records:
-            return _planner_route(sql_engine, table, request, schema, start, capability, reads, missing)
+            return _planner_route(sql_engine, table, request, schema, start, capability, reads, missing, stamps)
         probe = sql_engine.counts(table, list(request.qids), limit=capability.driver_tuples)
         if probe.height > capability.driver_tuples:
-            return _planner_route(sql_engine, table, request, schema, start, capability, reads, missing)
+            return _planner_route(sql_engine, table, request, schema, start, capability, reads, missing, stamps)
     try:
         aggregated = aggregate(engine, table, request, counts=counts)
     except InfeasibleError as exc:
@@ -447,7 +451,7 @@ def _run(
     prepared = aggregated.prepared if engine.name == "polars" else None
     protects = _protects(request)
     return Anonymized(
-        published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads), missing, protects
+        published, planned.facts, check, prepared, engine, planned.plan.map, tuple(reads), missing, protects, stamps
     )
 
 

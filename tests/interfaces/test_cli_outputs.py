@@ -329,6 +329,43 @@ def test_a_folder_of_one_file_is_named_when_the_plan_visitor_cannot_show_a_node(
     assert str(tmp_path / "one") in [s.rstrip("/") for s in scanned_files(mapped)]
 
 
+def test_a_python_source_names_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame from a Python function (pl.defer, an IO plugin) prints ``PYTHON SCAN []``: it was read as the file
+    '', which protected the working folder, and every output there was refused as "an input of this run"."""
+    import polars_anon as pa
+    from polars_anon.io import scanned_files
+
+    deferred = pl.defer(lambda: pl.DataFrame({"g": ["F", "M"] * 2}), schema={"g": pl.String})
+    assert scanned_files(deferred) == []
+    monkeypatch.chdir(tmp_path)
+    result = pa.anonymize(deferred, hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2)
+    assert result.sink_parquet("out.parquet", report=False)["n_rows"] == 4
+    assert pl.read_parquet(tmp_path / "out.parquet")["g"].to_list() == ["F", "M"] * 2
+
+
+def test_the_checked_lazy_frame_names_the_files_it_reads(tmp_path: Path) -> None:
+    """Anonymized.lazy() is a Python source of ours (it reads the input inside the library, where a changed input is
+    named): its plan names the files the published table reads, so a writer still refuses them, anonymizing the
+    frame again included."""
+    import polars_anon as pa
+    from polars_anon.encoded_io import write_encoded
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.io import scanned_files
+
+    path = tmp_path / "in.parquet"
+    pl.DataFrame({"g": ["F", "M"] * 2, "i": [0, 1, 2, 3]}).write_parquet(path)
+    hierarchies = {"g": pa.Hierarchy.suppression(["F", "M"])}
+    lazy = pl.scan_parquet(path).anon.k_anonymize(hierarchies=hierarchies, k=2, insensitive="i")
+    assert "PYTHON[polars_anon checked] SCAN" in lazy.explain()
+    assert scanned_files(lazy.filter(pl.col("i") > 0)) == [str(path)]
+    again = pa.anonymize(lazy, hierarchies=hierarchies, k=2, insensitive="i")
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        again.sink_parquet(path, overwrite=True)
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        write_encoded(lazy, hierarchies, str(path), "fillparent", overwrite=True)
+    assert pl.read_parquet(path)["i"].to_list() == [0, 1, 2, 3]  # untouched
+
+
 def test_the_files_of_a_hive_folder_are_named_whatever_a_filter_prunes(tmp_path: Path) -> None:
     """The plan is read as given, not optimized: a filter on a hive partition prunes the other folder from the plan
     Polars runs, not from the files a writer protects (a filter may change; both folders are the input)."""

@@ -3,12 +3,14 @@ published classes are checked against the planned ones and the table is refused;
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import polars_anon as pa
+from polars_anon.io import file_stamps, input_changes
 
 H = {"a": pa.Hierarchy.suppression(["a1", "a2", "a3", "a4"]), "b": pa.Hierarchy.suppression(["b1", "b2", "b3"])}
 ROWS = {
@@ -88,3 +90,74 @@ def test_mdav_refuses_rows_read_in_another_order(tmp_path: Path, publish: str) -
     with pytest.raises(pa.NotKAnonymousError):
         result.sink_parquet(tmp_path / "out.parquet")
     assert not (tmp_path / "out.parquet").exists()
+
+
+# The input changed between anonymize() and publishing (review30): each failure names the input and says it changed,
+# or, for a CSV value, names the value and its column; on every road that publishes: collect(), sink_parquet() and
+# the checked LazyFrame run by the user's own collect (it was Polars' own error there).
+
+LEVELS = pa.Hierarchy.from_rows([["a1", "A", "*"], ["a2", "A", "*"], ["a3", "B", "*"], ["a4", "B", "*"]])
+TWELVE = {"a": ["a1", "a1", "a2", "a3", "a3", "a4"] * 2, "n": list(range(12))}
+"""k = 3 publishes the middle level, A and B (6 rows each; the leaves a2 and a4 have 2 rows): a column map."""
+
+
+def test_a_value_the_map_does_not_hold_is_refused_naming_the_changed_input(tmp_path: Path) -> None:
+    """A 13th row with 'zz', which the plan never saw: published with a null label (it was Polars' "conversion from
+    str to enum failed"), so 13 rows where the plan's 12 are due, refused; the message names the file."""
+    path = tmp_path / "in.csv"
+    pl.DataFrame(TWELVE).write_csv(path)
+    result = pa.anonymize(pl.scan_csv(path), hierarchies={"a": LEVELS}, k=3, insensitive="n")
+    lazy = result.lazy()
+    assert result.collect()["a"].to_list() == ["A", "A", "A", "B", "B", "B"] * 2
+    pl.DataFrame({"a": [*TWELVE["a"], "zz"], "n": list(range(13))}).write_csv(path)
+    said = rf"has 13 rows, but 12 were due .*; the input '{re.escape(str(path))}' changed after anonymize\(\) read it"
+    for run in (result.collect, lazy.collect, lambda: result.sink_parquet(tmp_path / "out.parquet")):
+        with pytest.raises(pa.NotKAnonymousError, match=said):
+            run()
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_parquet_file_rewritten_at_another_size_is_named(tmp_path: Path) -> None:
+    """Polars reads the rewritten file by the layout it read first ("File out of specification", on every road):
+    the file is named instead."""
+    path = tmp_path / "in.parquet"
+    pl.DataFrame(TWELVE).write_parquet(path)
+    result = pa.anonymize(pl.scan_parquet(path), hierarchies={"a": LEVELS}, k=3, insensitive="n")
+    lazy = result.lazy()
+    pl.DataFrame({"a": TWELVE["a"] * 20, "n": list(range(240))}).write_parquet(path)
+    said = rf"^the input '{re.escape(str(path))}' changed after anonymize\(\) read it .*run anonymize\(\) again"
+    for run in (result.collect, lazy.collect, lambda: result.sink_parquet(tmp_path / "out.parquet")):
+        with pytest.raises(pa.InputError, match=said):
+            run()
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_late_csv_value_is_named_with_its_column(tmp_path: Path) -> None:
+    """A value that breaks the column's inferred type, added after anonymize(): one line naming the value and the
+    column, the checked LazyFrame's included (Polars' own error was a dozen lines there)."""
+    path = tmp_path / "in.csv"
+    pl.DataFrame(TWELVE).write_csv(path)
+    result = pa.anonymize(pl.scan_csv(path), hierarchies={"a": LEVELS}, k=3, insensitive="n")
+    lazy = result.lazy()
+    path.write_text(path.read_text() + "a1,x\n")
+    said = r"could not parse `x` as dtype `i64` at column 'n' .*null_values=\[\"x\"\]"
+    runs = (result.collect, lazy.collect, lazy.filter(pl.col("a") == "A").head(1).collect)
+    for run in (*runs, lambda: lazy.sink_parquet(tmp_path / "out.parquet")):
+        with pytest.raises(pa.InputError, match=rf"^cannot read '{re.escape(str(path))}' as CSV: {said}"):
+            run()
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_an_error_on_an_unchanged_input_passes_unchanged(tmp_path: Path) -> None:
+    """Only a file whose stamp changed is named: the same failure on an unchanged file keeps its own words."""
+    path = tmp_path / "in.csv"
+    pl.DataFrame(TWELVE).write_csv(path)
+    stamps = file_stamps([str(path)])
+    with pytest.raises(pl.exceptions.ComputeError, match="^boom$"), input_changes(stamps):
+        raise pl.exceptions.ComputeError("boom")
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(path.read_bytes())
+    copy.replace(path)  # the same bytes in another file (another inode) under the name read
+    changed = r"changed after anonymize\(\) read it .*\(ComputeError: boom\)$"
+    with pytest.raises(pa.InputError, match=changed), input_changes(stamps):
+        raise pl.exceptions.ComputeError("boom")
