@@ -162,8 +162,13 @@ def test_a_privacy_macro_refuses_a_reserved_name_as_pa_check(qids: list[str], se
     said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
     if "__anon_none" in qids:  # the helper prefix: refused as any column of the table is, before the qids' roles
         assert said.startswith("column '__anon_none' is a name the SQL macros use for their helper columns")
-    else:
-        assert said == str(caught.value)
+    else:  # the same words, the hint each language's own (SQL: SELECT * RENAME, Python: lf.rename)
+        name = said.split("'")[1]
+        assert said.split(" e.g. ") == [
+            str(caught.value).split(" e.g. ")[0],
+            f'SELECT * RENAME ("{name}" AS "{name}_")',
+        ]
+        assert str(caught.value).endswith(f"e.g. lf.rename({{{name!r}: '{name}_'}})")
 
 
 HELPER_NAMED = [  # (macro call on table h, whose extra column is named like a macro's helper column)
