@@ -32,7 +32,14 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-__all__ = ["label_expr", "label_exprs", "label_series", "set_label", "set_labels", "set_members"]
+__all__ = ["NOT_FINITE", "label_expr", "label_exprs", "label_series", "set_label", "set_labels", "set_members"]
+
+NOT_FINITE = ("NaN", "inf", "-inf")
+"""The labels of a float's NaN and infinities (Polars' String cast; every engine's values are labelled by Polars).
+
+>>> pl.Series([float("nan"), float("inf"), -float("inf")]).cast(pl.String).to_list() == list(NOT_FINITE)
+True
+"""
 
 _SPECIAL = r"([\\,{}])"
 """The characters a set label's member escapes with a backslash (a regex class; the replacement prefixes a ``\\``)."""

@@ -28,6 +28,7 @@ from polars_anon._validate import (
     check_unique,
     check_values,
     names_list,
+    refuse_not_finite,
     refuse_reserved,
 )
 from polars_anon.algorithms import METHODS, Method
@@ -89,6 +90,8 @@ class Request:
     """Every sensitive attribute: those declared in ``sensitive`` and those the models read, in that order."""
     sensitive_hierarchies: dict[str, Hierarchy] | None = None
     """Hierarchies given for sensitive attributes (hierarchical t-closeness), by attribute."""
+    floats: tuple[str, ...] = ()
+    """The qids of a float type: their NaN and infinities are refused (:func:`check_data`)."""
 
     @property
     def effective_metric(self) -> str | None:
@@ -290,6 +293,7 @@ def check_request(
         privacy=tuple(models),
         sensitives=tuple(sensitives),
         sensitive_hierarchies=sensitive_hs,
+        floats=tuple(q for q in qid_list if isinstance(schema, pl.Schema) and schema[q].is_float()),
     )
 
 
@@ -303,11 +307,14 @@ def check_data(
 
     `aggregates` holds the distinct qid tuples (String) and their ``size``;
     `distinct` the number of distinct values of each undeclared column; `labels`, when known, each qid's distinct
-    non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again).
+    non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again). A float qid's NaN and
+    infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`).
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    for q in request.floats:
+        refuse_not_finite(aggregates, q, None if labels is None else labels.get(q))
     check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress", labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
@@ -329,6 +336,8 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     n_rows = int(marginals[qids[0]]["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    for q in request.floats:
+        refuse_not_finite(marginals[q], q)
     for q, h in request.hierarchies.items():
         check_values(marginals[q], {q: h}, allow_null=request.null == "suppress")
     check_k(request.k, n_rows)
