@@ -104,3 +104,18 @@ def test_text_nan_in_a_string_column_is_a_category() -> None:
     df = pl.DataFrame({"x": ["NaN", "NaN", "inf", "inf"]})
     out = pa.anonymize(df, hierarchies={"x": pa.Hierarchy.suppression(["NaN", "inf"])}, k=2).collect()
     assert out["x"].to_list() == ["NaN", "NaN", "inf", "inf"]
+
+
+@pytest.mark.parametrize("numeric", [None, ["x"]])
+def test_mdav_refuses_text_it_would_read_as_nan(numeric: list[str] | None) -> None:
+    """A CSV's 'NaN' is text (Polars infers the column as String); MDAV reads the column as numbers, and published
+    every mean NaN before. Refused as a float's NaN, named as the file spells it, whether MDAV chose the column as
+    numeric or was told to."""
+    df = pl.DataFrame({"x": ["20.5", "21", "NaN", "23", "nan", "25", "Infinity", "27"]})
+    with pytest.raises(pa.NotFiniteError) as refused:
+        pa.anonymize(df, hierarchies={}, qids=["x"], k=2, method="mdav", numeric=numeric)
+    assert str(refused.value).startswith(
+        "column 'x' holds NaN in 1 row, Infinity in 1 row and nan in 1 row, which no method can generalize; NaN is "
+        "not a null (as in Polars), so null='suppress' does not publish it at the root: make NaN null (a CSV: "
+        'null_values = ["NaN", "nan"]) or drop those rows; replace or drop the infinite values'
+    )
