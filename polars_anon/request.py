@@ -308,7 +308,8 @@ def check_data(
     `aggregates` holds the distinct qid tuples (String) and their ``size``;
     `distinct` the number of distinct values of each undeclared column; `labels`, when known, each qid's distinct
     non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again). A float qid's NaN and
-    infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`).
+    infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`); a qid
+    without a hierarchy holding nulls is refused too (no method publishes them: MDAV crashed on them).
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
@@ -318,6 +319,9 @@ def check_data(
     check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress", labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
+    for q in request.qids:
+        if q not in request.hierarchies:
+            _refuse_rootless_nulls(aggregates, q)
 
 
 def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, distinct: Mapping[str, int]) -> None:
@@ -343,13 +347,19 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
     for q in qids:
-        values = marginals[q]
-        if q not in request.hierarchies and values[q].null_count():
-            n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
-            raise NullValueError(
-                f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
-                "fill them, drop those rows, or give the qid a hierarchy"
-            )
+        if q not in request.hierarchies:
+            _refuse_rootless_nulls(marginals[q], q)
+
+
+def _refuse_rootless_nulls(values: pl.DataFrame, q: str) -> None:
+    """Refuse nulls in qid `q`, which has no hierarchy (no root to publish them at; no method publishes them);
+    `values` holds `q`'s labels and their ``size``."""
+    if values[q].null_count():
+        n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
+        raise NullValueError(
+            f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
+            "fill them, drop those rows, or give the qid a hierarchy"
+        )
 
 
 def check_privacy(constraints: Constraints, may_suppress: bool = False) -> None:
