@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -309,13 +310,50 @@ def not_leaves(
     fix = f"add {'it' if len(missing) == 1 else 'them'} to the hierarchy or drop those rows"
     padded = {leaf.lstrip("0"): leaf for leaf in leaves if leaf.isdigit() and leaf.startswith("0")}
     lost = next((str(m) for m in missing if str(m) in padded), None)
+    twin = _other_time_unit([str(m) for m in missing], leaves)
     if lost is not None:
         fix = (
             f"the hierarchy writes such values with leading zeros ({lost!r} as {padded[lost]!r}): the column was read "
             f'as a number; read it as text (a job\'s schema = {{ {column} = "String" }}, Python schema_overrides='
             f'{{"{column}": pl.String}}), or {fix}'
         )
+    elif twin is not None:
+        value, leaf, unit = twin
+        fix = (
+            f"the hierarchy writes such values in another time unit ({value!r} as {leaf!r}): the engine holds the "
+            f"column in {_UNITS[unit]}{' (Spark holds every timestamp so)' if unit == 'us' else ''}; build the "
+            f"hierarchy from the values in that unit (Hierarchy.dates(df[{column!r}].cast(pl.Datetime({unit!r}))"
+            f".unique())), or {fix}"
+        )
     return ValueNotInHierarchyError(f"column {column!r}{where}: {not_in_hierarchy(missing)}; {fix}")
+
+
+_FRACTION = re.compile(r"(.* \d\d:\d\d:\d\d)\.(\d{3}|\d{6}|\d{9})(\D.*)?")
+"""A Datetime label: up to its seconds, their fraction (3, 6 or 9 digits: ms, us, ns), its zone."""
+_UNITS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+
+
+def _other_time_unit(missing: Sequence[str], leaves: Iterable[str]) -> tuple[str, str, str] | None:
+    """A Datetime label among `missing` that is a leaf but for its time unit (the leaf ``'... 10:30:15.123'`` in ms,
+    the value ``'... 10:30:15.123000'`` in us, as Spark holds it): the value, the leaf and the value's unit.
+
+    >>> _other_time_unit(["2020-01-01 10:30:15.123000"], ["2020-01-01 10:30:15.123", "2020-01-02 00:00:00.000"])
+    ('2020-01-01 10:30:15.123000', '2020-01-01 10:30:15.123', 'us')
+    """
+    first = next((m for m in map(_FRACTION.fullmatch, missing) if m is not None), None)
+    if first is None:
+        return None
+    digits = len(first[2])
+    twins = {}
+    for leaf in leaves:
+        found = _FRACTION.fullmatch(leaf)
+        if found is not None and len(found[2]) != digits:
+            twins[(found[1], found[2].ljust(digits, "0")[:digits], found[3])] = leaf
+    for value in missing:
+        m = _FRACTION.fullmatch(value)
+        if m is not None and (m[1], m[2], m[3]) in twins:
+            return value, twins[(m[1], m[2], m[3])], {3: "ms", 6: "us", 9: "ns"}[digits]
+    return None
 
 
 def is_integer(value: object) -> bool:
