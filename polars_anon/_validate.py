@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -12,11 +15,13 @@ from polars_anon.errors import (
     ColumnNotFoundError,
     InfeasibleError,
     InvalidParameterError,
+    NotFiniteError,
     NullValueError,
     ValueNotInHierarchyError,
     preview,
 )
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import NOT_FINITE
 from polars_anon.messages import BUILT_NAME, NAMES_TWICE, QIDS_EMPTY
 
 __all__ = [
@@ -36,6 +41,7 @@ __all__ = [
     "not_in_hierarchy",
     "not_leaves",
     "refuse_built_names",
+    "refuse_not_finite",
 ]
 
 
@@ -230,6 +236,50 @@ def check_values(
             raise not_leaves(q, missing, source, h.leaf_labels)
 
 
+def refuse_not_finite(values: pl.DataFrame, q: str, labels: pl.Series | None = None, *, text: bool = False) -> None:
+    """Refuse NaN, inf and -inf in the float quasi-identifier `q`, naming each with its row count.
+
+    `values` holds `q`'s String labels and their ``size`` (the class aggregates, or `q`'s marginal); `labels`:
+    `q`'s distinct labels when the caller knows them (not looked for again); `text`: `q` is a String column a
+    method reads as numbers (MDAV), whose ``'nan'`` or ``'Infinity'`` read as NaN and inf. No method has a place for
+    them: a hierarchy leaf ``'NaN'`` sorts above every number, a range ends at ``inf``, MDAV's cluster mean becomes
+    NaN. NaN is not a null, here as in Polars (``is_null()`` is false, ``fill_null`` leaves it):
+    ``null="suppress"`` does not publish it at the root; ``fill_nan(None)`` makes it one.
+
+    >>> refuse_not_finite(pl.DataFrame({"x": ["1.5", "NaN", "inf", "NaN"], "size": [3, 1, 1, 1]}), "x")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.NotFiniteError: column 'x' holds NaN in 2 rows and inf in 1 row, which no method can
+    generalize; NaN is not a null (as in Polars), so null='suppress' does not publish it at the root: make NaN null
+    (pl.col('x').fill_nan(None); a CSV: null_values = ["NaN"]) or drop those rows; replace or drop the infinite values
+    """
+
+    def bad(x: Any) -> Any:  # a Series or an expression: Polars' labels, or any text that reads as one
+        return ~x.cast(pl.Float64, strict=False).is_finite() if text else x.is_in(NOT_FINITE)
+
+    if not bad(labels if labels is not None else values[q]).any():
+        return
+    sizes = values.filter(bad(pl.col(q))).group_by(q).agg(pl.col("size").sum())
+    raise _not_finite(q, {str(label): int(n) for label, n in sizes.iter_rows()}, text)
+
+
+def _not_finite(q: str, rows: Mapping[str, int], text: bool) -> NotFiniteError:
+    """The refusal of :func:`refuse_not_finite`: each label of `rows` with its row count, and what to do."""
+    spelled = [v for v in NOT_FINITE if v in rows] + sorted(set(rows) - set(NOT_FINITE))
+    found = [f"{v} in {rows[v]} row{'' if rows[v] == 1 else 's'}" for v in spelled]
+    listed = found[0] if len(found) == 1 else ", ".join(found[:-1]) + " and " + found[-1]
+    nans = [v for v in spelled if math.isnan(float(v))]
+    fixes = [] if len(nans) == len(spelled) else ["replace or drop the infinite values"]
+    if nans:
+        fill = "" if text else f"pl.col({q!r}).fill_nan(None); "
+        fixes.insert(
+            0,
+            "NaN is not a null (as in Polars), so null='suppress' does not publish it at the root: make NaN null "
+            f"({fill}a CSV: null_values = [{', '.join(json.dumps(v) for v in nans)}]) or drop those rows",
+        )
+    return NotFiniteError(f"column {q!r} holds {listed}, which no method can generalize; {'; '.join(fixes)}")
+
+
 def not_in_hierarchy(bad: Sequence[object], kind: str = "leaves") -> str:
     """How values that are not `kind` (``"leaves"`` or ``"nodes"``) of a column's hierarchy are named in a refusal.
 
@@ -260,13 +310,50 @@ def not_leaves(
     fix = f"add {'it' if len(missing) == 1 else 'them'} to the hierarchy or drop those rows"
     padded = {leaf.lstrip("0"): leaf for leaf in leaves if leaf.isdigit() and leaf.startswith("0")}
     lost = next((str(m) for m in missing if str(m) in padded), None)
+    twin = _other_time_unit([str(m) for m in missing], leaves)
     if lost is not None:
         fix = (
             f"the hierarchy writes such values with leading zeros ({lost!r} as {padded[lost]!r}): the column was read "
             f'as a number; read it as text (a job\'s schema = {{ {column} = "String" }}, Python schema_overrides='
             f'{{"{column}": pl.String}}), or {fix}'
         )
+    elif twin is not None:
+        value, leaf, unit = twin
+        fix = (
+            f"the hierarchy writes such values in another time unit ({value!r} as {leaf!r}): the engine holds the "
+            f"column in {_UNITS[unit]}{' (Spark holds every timestamp so)' if unit == 'us' else ''}; build the "
+            f"hierarchy from the values in that unit (Hierarchy.dates(df[{column!r}].cast(pl.Datetime({unit!r}))"
+            f".unique())), or {fix}"
+        )
     return ValueNotInHierarchyError(f"column {column!r}{where}: {not_in_hierarchy(missing)}; {fix}")
+
+
+_FRACTION = re.compile(r"(.* \d\d:\d\d:\d\d)\.(\d{3}|\d{6}|\d{9})(\D.*)?")
+"""A Datetime label: up to its seconds, their fraction (3, 6 or 9 digits: ms, us, ns), its zone."""
+_UNITS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
+
+
+def _other_time_unit(missing: Sequence[str], leaves: Iterable[str]) -> tuple[str, str, str] | None:
+    """A Datetime label among `missing` that is a leaf but for its time unit (the leaf ``'... 10:30:15.123'`` in ms,
+    the value ``'... 10:30:15.123000'`` in us, as Spark holds it): the value, the leaf and the value's unit.
+
+    >>> _other_time_unit(["2020-01-01 10:30:15.123000"], ["2020-01-01 10:30:15.123", "2020-01-02 00:00:00.000"])
+    ('2020-01-01 10:30:15.123000', '2020-01-01 10:30:15.123', 'us')
+    """
+    first = next((m for m in map(_FRACTION.fullmatch, missing) if m is not None), None)
+    if first is None:
+        return None
+    digits = len(first[2])
+    twins = {}
+    for leaf in leaves:
+        found = _FRACTION.fullmatch(leaf)
+        if found is not None and len(found[2]) != digits:
+            twins[(found[1], found[2].ljust(digits, "0")[:digits], found[3])] = leaf
+    for value in missing:
+        m = _FRACTION.fullmatch(value)
+        if m is not None and (m[1], m[2], m[3]) in twins:
+            return value, twins[(m[1], m[2], m[3])], {3: "ms", 6: "us", 9: "ns"}[digits]
+    return None
 
 
 def is_integer(value: object) -> bool:

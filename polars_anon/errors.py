@@ -15,6 +15,7 @@ __all__ = [
     "InfeasibleError",
     "InputError",
     "InvalidParameterError",
+    "NotFiniteError",
     "NotKAnonymousError",
     "NullValueError",
     "OutputError",
@@ -49,6 +50,10 @@ class ValueNotInHierarchyError(HierarchyError):
 
 class NullValueError(AnonError, ValueError):
     """A quasi-identifier holds nulls and no null policy allows them."""
+
+
+class NotFiniteError(AnonError, ValueError):
+    """A float quasi-identifier holds NaN or an infinite value (not a null: no null policy allows them)."""
 
 
 class InfeasibleError(AnonError, ValueError):

@@ -35,6 +35,7 @@ import polars as pl
 
 __all__ = [
     "ISO_DATE",
+    "NOT_FINITE",
     "iso_dates",
     "label_expr",
     "label_exprs",
@@ -43,6 +44,13 @@ __all__ = [
     "set_labels",
     "set_members",
 ]
+
+NOT_FINITE = ("NaN", "inf", "-inf")
+"""The labels of a float's NaN and infinities (Polars' String cast; every engine's values are labelled by Polars).
+
+>>> pl.Series([float("nan"), float("inf"), -float("inf")]).cast(pl.String).to_list() == list(NOT_FINITE)
+True
+"""
 
 _SPECIAL = r"([\\,{}])"
 """The characters a set label's member escapes with a backslash (a regex class; the replacement prefixes a ``\\``)."""

@@ -28,6 +28,7 @@ from polars_anon._validate import (
     check_unique,
     check_values,
     names_list,
+    refuse_not_finite,
     refuse_reserved,
 )
 from polars_anon.algorithms import METHODS, Method
@@ -89,6 +90,8 @@ class Request:
     """Every sensitive attribute: those declared in ``sensitive`` and those the models read, in that order."""
     sensitive_hierarchies: dict[str, Hierarchy] | None = None
     """Hierarchies given for sensitive attributes (hierarchical t-closeness), by attribute."""
+    floats: tuple[str, ...] = ()
+    """The qids of a float type: their NaN and infinities are refused (:func:`check_data`)."""
 
     @property
     def effective_metric(self) -> str | None:
@@ -290,6 +293,7 @@ def check_request(
         privacy=tuple(models),
         sensitives=tuple(sensitives),
         sensitive_hierarchies=sensitive_hs,
+        floats=tuple(q for q in qid_list if isinstance(schema, pl.Schema) and schema[q].is_float()),
     )
 
 
@@ -303,14 +307,21 @@ def check_data(
 
     `aggregates` holds the distinct qid tuples (String) and their ``size``;
     `distinct` the number of distinct values of each undeclared column; `labels`, when known, each qid's distinct
-    non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again).
+    non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again). A float qid's NaN and
+    infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`); a qid
+    without a hierarchy holding nulls is refused too (no method publishes them: MDAV crashed on them).
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    for q in request.floats:
+        refuse_not_finite(aggregates, q, None if labels is None else labels.get(q))
     check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress", labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
+    for q in request.qids:
+        if q not in request.hierarchies:
+            _refuse_rootless_nulls(aggregates, q)
 
 
 def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, distinct: Mapping[str, int]) -> None:
@@ -329,18 +340,26 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     n_rows = int(marginals[qids[0]]["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+    for q in request.floats:
+        refuse_not_finite(marginals[q], q)
     for q, h in request.hierarchies.items():
         check_values(marginals[q], {q: h}, allow_null=request.null == "suppress")
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
     for q in qids:
-        values = marginals[q]
-        if q not in request.hierarchies and values[q].null_count():
-            n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
-            raise NullValueError(
-                f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
-                "fill them, drop those rows, or give the qid a hierarchy"
-            )
+        if q not in request.hierarchies:
+            _refuse_rootless_nulls(marginals[q], q)
+
+
+def _refuse_rootless_nulls(values: pl.DataFrame, q: str) -> None:
+    """Refuse nulls in qid `q`, which has no hierarchy (no root to publish them at; no method publishes them);
+    `values` holds `q`'s labels and their ``size``."""
+    if values[q].null_count():
+        n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
+        raise NullValueError(
+            f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
+            "fill them, drop those rows, or give the qid a hierarchy"
+        )
 
 
 def check_privacy(constraints: Constraints, may_suppress: bool = False) -> None:

@@ -48,6 +48,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._progress import bar as progress_bar
+from polars_anon._validate import refuse_not_finite
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
@@ -532,6 +533,15 @@ class MdavOptions:
 
 
 def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
+    """The numeric qids: the given ones (checked) or those whose values all read as numbers, none NaN or infinite
+    (a float column's are refused on the road; text such as a CSV's ``NaN`` read as a number is refused here)."""
+    chosen = _numeric_qids(task, numeric)
+    for q in chosen:
+        refuse_not_finite(task.aggregates, q, text=True)
+    return chosen
+
+
+def _numeric_qids(task: Task, numeric: list[str] | None) -> list[str]:
     """The numeric qids: the given ones (checked) or those whose values all read as numbers."""
     qids = list(task.qids)
     if numeric is None:

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from tests.examples import ANIMAL_HIERARCHIES, RACE
+from tests.examples import ANIMAL_HIERARCHIES, GENDER, RACE
 
 ROWS = pl.DataFrame(
     {
@@ -62,3 +62,14 @@ def test_a_null_under_a_root_with_one_child_is_published_at_the_root(method):
     assert out.filter(nulls).rows() == [("*****", "*"), ("*****", "*")]
     for was, got in zip(df.filter(~nulls).rows(), out.filter(~nulls).rows()):  # the others: their value or above
         assert got[0] in (was[0], "3310*", "*****") and got[1] in (was[1], "*")
+
+
+@pytest.mark.parametrize("null", ["error", "suppress"])
+@pytest.mark.parametrize("method", ["mdav", "mondrian"])
+def test_nulls_in_a_qid_without_a_hierarchy_are_refused_on_the_road(method, null):
+    """No root to publish them at: refused by the road's check of the data (MDAV crashed with a TypeError, comparing
+    None with a String, whether the column was numbers or text)."""
+    for x in ([1.0, 2.0, None, 4.0, None, 6.0], ["a", "b", None, "a", None, "b"]):
+        df = pl.DataFrame({"x": x, "s": ["F", "M"] * 3})
+        with pytest.raises(pa.NullValueError, match="column 'x' has 2 null values and no hierarchy"):
+            pa.anonymize(df, qids=["x", "s"], hierarchies={"s": GENDER}, k=2, method=method, null=null)

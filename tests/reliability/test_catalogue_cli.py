@@ -122,6 +122,8 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
      ("[[privacy]] table 1", "needs option 'l'")),
     ("anonymize-duckdb-memory-limit", ["anonymize", "{w}/job_mem.toml"], ("DuckDB ran out of memory", "'1KB'")),
     ("anonymize-empty-input-builtin-hierarchy", ["anonymize", "{w}/job_empty.toml"], ("the input has no rows",)),
+    ("anonymize-nan-in-a-float-qid", ["anonymize", "{w}/job_nan.toml"],
+     ("column 'age' holds NaN in 2 rows", "pl.col('age').fill_nan(None)")),
     ("check-model-on-a-qid", ["check", "{w}/t.parquet", "--qids", "age,sex", "--k", "2", "--model",
                              '{model = "l-diversity", attribute = "sex", l = 2}'],
      ("l-diversity on 'sex'", "is a quasi-identifier")),
@@ -200,6 +202,9 @@ def work(tmp_path: Path) -> Path:
         base.replace("t.parquet", "empty.parquet") + "[qids.age]\nhierarchy = { mask = 1 }\n"
     )
     (w / "job_duck.toml").write_text(base + 'engine = "duckdb"\n' + qids)
+    nan = pl.when(pl.col("id").is_in([0, 5])).then(float("nan")).otherwise(pl.col("age")).alias("age")
+    T.with_columns(nan).write_parquet(w / "nan.parquet")
+    (w / "job_nan.toml").write_text(base.replace("t.parquet", "nan.parquet") + 'method = "mdav"\n[qids.age]\n' + qids)
     (w / "job_out_empty.toml").write_text(base.replace('"out.parquet"', '""') + qids)
     (w / "job_in_empty.toml").write_text(base.replace('"t.parquet"', '""') + qids)
     return w

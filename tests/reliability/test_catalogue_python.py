@@ -69,6 +69,7 @@ def _c(id: str, call: Callable[[Path], object], error: type[Exception], *culprit
 IPE, CNF, VNH = pa.InvalidParameterError, pa.ColumnNotFoundError, pa.ValueNotInHierarchyError
 EMU = T.with_columns(age=pl.when(pl.col("id") == "p03").then(99).otherwise(pl.col("age")))
 NULLS = T.with_columns(age=pl.when(pl.col("id").is_in(["p00", "p05"])).then(None).otherwise(pl.col("age")))
+NAN = T.with_columns(age=pl.when(pl.col("id").is_in(["p00", "p05"])).then(float("nan")).otherwise(pl.col("age")))
 
 ANONYMIZE = [
     _c("data-not-a-frame", anon(data={"age": [31]}), IPE, "got dict"),
@@ -167,6 +168,13 @@ ANONYMIZE = [
     ),
     _c("value-not-a-leaf", anon(data=EMU), VNH, "column 'age'", "'99'"),
     _c("nulls-refused", anon(data=NULLS), pa.NullValueError, "column 'age' has 2 null values", "null='suppress'"),
+    _c(
+        "nan-in-a-float-qid",
+        anon(data=NAN, qids=["age", "sex"], hierarchies={"sex": H["sex"]}, method="mdav", null="suppress"),
+        pa.NotFiniteError,
+        "column 'age' holds NaN in 2 rows",
+        "null='suppress' does not publish it",
+    ),
     _c("empty-table", anon(data=T.head(0), k=1), pa.InfeasibleError, "no rows"),
     _c("max-suppressed-negative", anon(max_suppressed=-1), IPE, "max_suppressed", "-1"),
     _c(
