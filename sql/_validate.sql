@@ -118,7 +118,7 @@ CREATE OR REPLACE TEMP MACRO anon_built_name(names, built) AS
   list_filter(names, lambda n: list_contains(built, lower(n)) OR starts_with(lower(n), '__anon_'))[1];
 
 -- anon_sql_rename(name, other): a refusal's hint in SQL, how to rename a column: SELECT * RENAME ("name" AS "other").
--- Twin: the lf.rename({...}) of polars_anon._validate.refuse_built_names
+-- Twin: polars_anon._validate.refuse_built_names (its hint, lf.rename({...}))
 CREATE OR REPLACE TEMP MACRO anon_sql_rename(name, other) AS
   'SELECT * RENAME ("' || replace(name, '"', '""') || '" AS "' || replace(other, '"', '""') || '")';
 

@@ -44,6 +44,7 @@ CREATE OR REPLACE TEMP MACRO anon_weight_bad(w) AS
 -- anon_frequencies_of(tbl, keys, weight := NULL): anon_frequencies with fk and big_fk named __anon_fk and
 -- __anon_big_fk (what the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name;
 -- read as fk it was DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR').
+-- Twin: polars_anon.sdc.frequencies.pattern_frequencies (its counts under the helper names)
 CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS TABLE
   WITH __anon_ok AS MATERIALIZED (SELECT anon_check_sdc_keys(tbl, keys, weight) AS ok),
   __anon_rows AS (  -- __anon_w: the weight in its own type (NULL without one)
