@@ -64,8 +64,14 @@ def _integers(values: Iterable[object]) -> list[int]:
         try:
             numbers.append(int(str(v)))
         except ValueError:
+            hint = (  # a whole float is labelled '20.0', not the leaf '20': the column must be integer
+                "; a float column is labelled as floats ('20.0'): cast it to an integer type first "
+                "(pl.col(...).cast(pl.Int64)) when its values are whole numbers"
+                if isinstance(v, float)
+                else ""
+            )
             raise InvalidParameterError(
-                f"intervals: value {v!r} is not an integer; interval hierarchies need integer values"
+                f"intervals: value {v!r} is not an integer; interval hierarchies need integer values{hint}"
             ) from None
     return sorted(set(numbers))
 

@@ -128,6 +128,12 @@ def test_bad_specs_are_refused_before_any_data_is_read(spec: object, message: st
             r"1 values are not in order \(first: \['b'\]\)",
         ),
         ({"intervals": [5]}, pl.Series(["x"]), InvalidParameterError, "value 'x' is not an integer"),
+        (  # a whole float: labelled '20.0', never the leaf '20' (nan31): the way out named
+            {"intervals": [5]},
+            pl.Series([20.0, 31.0]),
+            InvalidParameterError,
+            r"value 20.0 is not an integer; .* cast it to an integer type first \(pl.col\(...\).cast\(pl.Int64\)\)",
+        ),
         ("missing.csv", None, HierarchyError, "cannot read hierarchy file"),
     ],
 )
