@@ -621,7 +621,7 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    from polars_anon.encode import canonical
+    from polars_anon.encode import READS_ORIGINALS, canonical
     from polars_anon.encoded_io import is_layout_folder, write_encoded
     from polars_anon.job import build_hierarchies, encoding_path
 
@@ -640,6 +640,11 @@ def _encode(args: argparse.Namespace) -> int:
         specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
+    if encoding in READS_ORIGINALS and args.original is None and args.class_col is None:  # the CLI's words
+        raise AnonError(
+            f"encoding {encoding!r} needs the original values: pass --original FILE (row-aligned with the published "
+            "rows, or sharing --class-col), or a partition file with --class-col"
+        )
     hierarchies = build_hierarchies(values, specs, base)
     facts = write_encoded(
         published,

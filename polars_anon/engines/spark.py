@@ -118,10 +118,15 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
 
 
 def _connect_asked(settings: Mapping[str, str]) -> bool:
-    """Whether pyspark would start a Spark Connect session with `settings` (its own tests: ``SPARK_REMOTE``,
-    ``SPARK_CONNECT_MODE_ENABLED``, ``spark.remote``, ``spark.api.mode`` or ``SPARK_API_MODE`` = connect)."""
+    """Whether pyspark would start a Spark Connect session with `settings`, by its own tests: ``SPARK_REMOTE``,
+    ``SPARK_CONNECT_MODE_ENABLED`` or ``spark.remote`` set, or the API mode ``connect`` (``spark.api.mode``, else
+    ``SPARK_API_MODE``, else pyspark's default: ``SPARK_CONNECT_MODE=1`` or a Connect-only pyspark)."""
+    from pyspark.util import default_api_mode, is_remote_only
+
     mode = settings.get("spark.api.mode", os.environ.get("SPARK_API_MODE", "")).lower()
-    asked = "SPARK_REMOTE" in os.environ or "SPARK_CONNECT_MODE_ENABLED" in os.environ
+    if mode not in ("classic", "connect"):
+        mode = default_api_mode()
+    asked = "SPARK_REMOTE" in os.environ or "SPARK_CONNECT_MODE_ENABLED" in os.environ or is_remote_only()
     return asked or "spark.remote" in settings or mode == "connect"
 
 

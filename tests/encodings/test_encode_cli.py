@@ -69,7 +69,7 @@ def test_cli_encode_errors(files, capsys):
     assert "encoding must be one of" in capsys.readouterr().err
     args = ["encode", str(files / "pub.parquet"), "--hierarchy", f"race={files / 'race.csv'}"]
     assert main(args) == 2  # proportional without --original
-    assert "needs the original values" in capsys.readouterr().err
+    assert "needs the original values: pass --original FILE" in capsys.readouterr().err  # the CLI's flag (review31)
     assert not (files / "pub.proportional.parquet").exists()
 
 

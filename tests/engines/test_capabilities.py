@@ -184,6 +184,10 @@ def test_spark_connect_asked_for_is_refused_before_pyspark_builds_a_session(monk
     why = "engine 'spark' needs a classic Spark session .* not Spark Connect"
     with pytest.raises(InvalidParameterError, match=why):
         session("local[1]", {"spark.api.mode": "connect"})
+    monkeypatch.setenv("SPARK_CONNECT_MODE", "1")  # pyspark's default mode, Connect (review31)
+    with pytest.raises(InvalidParameterError, match=why):
+        session("local[1]")
+    monkeypatch.delenv("SPARK_CONNECT_MODE")
     monkeypatch.setenv("SPARK_REMOTE", "sc://localhost:15002")
     with pytest.raises(InvalidParameterError, match=why):
         session("local[1]")
