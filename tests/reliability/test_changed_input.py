@@ -111,10 +111,16 @@ def test_a_value_the_map_does_not_hold_is_refused_naming_the_changed_input(tmp_p
     assert result.collect()["a"].to_list() == ["A", "A", "A", "B", "B", "B"] * 2
     pl.DataFrame({"a": [*TWELVE["a"], "zz"], "n": list(range(13))}).write_csv(path)
     said = rf"has 13 rows, but 12 were due .*; the input '{re.escape(str(path))}' changed after anonymize\(\) read it"
-    for run in (result.collect, lazy.collect, lambda: result.sink_parquet(tmp_path / "out.parquet")):
-        with pytest.raises(pa.NotKAnonymousError, match=said):
+    _refused_every_way(result, lazy, pa.NotKAnonymousError, said, tmp_path / "out.parquet")
+
+
+def _refused_every_way(result: pa.Anonymized, lazy: pl.LazyFrame, error: type, said: str, out: Path) -> None:
+    """`result.collect()`, its checked lazy frame's `collect()` and `result.sink_parquet(out)` each raise `error`
+    matching `said`, and no file is left at `out`."""
+    for run in (result.collect, lazy.collect, lambda: result.sink_parquet(out)):
+        with pytest.raises(error, match=said):
             run()
-    assert not (tmp_path / "out.parquet").exists()
+    assert not out.exists()
 
 
 def test_a_parquet_file_rewritten_at_another_size_is_named(tmp_path: Path) -> None:
@@ -126,10 +132,7 @@ def test_a_parquet_file_rewritten_at_another_size_is_named(tmp_path: Path) -> No
     lazy = result.lazy()
     pl.DataFrame({"a": TWELVE["a"] * 20, "n": list(range(240))}).write_parquet(path)
     said = rf"^the input '{re.escape(str(path))}' changed after anonymize\(\) read it .*run anonymize\(\) again"
-    for run in (result.collect, lazy.collect, lambda: result.sink_parquet(tmp_path / "out.parquet")):
-        with pytest.raises(pa.InputError, match=said):
-            run()
-    assert not (tmp_path / "out.parquet").exists()
+    _refused_every_way(result, lazy, pa.InputError, said, tmp_path / "out.parquet")
 
 
 def test_a_late_csv_value_is_named_with_its_column(tmp_path: Path) -> None:
