@@ -104,7 +104,7 @@ def cli_page() -> str:
         (
             "Generated from the parser of `polars_anon/cli.py` when the site is built. Every command prints a refusal "
             "as one line naming the culprit and exits 2, writing nothing; `check` exits 1 when a table fails. "
-            "`-q/--quiet` (every command) turns the progress bars off."
+            "`-q/--quiet` (every command) turns the progress bars off (and `anonymize`'s summary line beside its JSON)."
         ),
         "",
         "| command | what it does |",

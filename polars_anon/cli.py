@@ -127,7 +127,8 @@ def _anonymize(args: argparse.Namespace) -> int:
     rep = run_job(job, overwrite=args.overwrite)
     if args.json or not sys.stdout.isatty():  # a pipe or a file: a script reads the whole report
         print(json.dumps(rep, indent=2, default=str))
-        print(summary_line(rep), file=sys.stderr)
+        if not args.quiet:  # spark-submit merges standard error into standard output: -q keeps the JSON alone
+            print(summary_line(rep), file=sys.stderr)
     else:
         report = job.report or report_path(job.output)
         print(terminal_summary(rep, str(report), str(html_path(report)) if job.report_html else None))
@@ -799,7 +800,12 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
     p.add_argument("--version", action="version", version=f"%(prog)s {version('polars_anon')}")
     common = _Parser(add_help=False)  # only lends its arguments (parents=[common]); a _Parser as the subparsers are
-    common.add_argument("-q", "--quiet", action="store_true", help="no progress bars (also: POLARS_ANON_PROGRESS=0)")
+    common.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars (also: POLARS_ANON_PROGRESS=0), and no summary line beside a report printed as JSON",
+    )
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", parents=[common], help="generate a synthetic voter register and anonymize it")
     d.add_argument("--rows", type=int, default=1_000_000, help="voters to generate (default 1,000,000)")

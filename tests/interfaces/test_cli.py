@@ -178,5 +178,10 @@ def test_anonymize_on_a_terminal_prints_a_summary_and_the_json_with_json(
         f"report: {tmp_path / 'o.report.json'} (the whole report on standard output: --json, or a pipe)",
     ]
     assert cli.main([*argv, "--json"]) == 0
-    rep = json.loads(capsys.readouterr().out)
+    said = capsys.readouterr()
+    rep = json.loads(said.out)
     assert (rep["n_rows"], rep["suppressed"], rep["loss"]) == (6, 1, pytest.approx(1 / 7))
+    assert said.err == ""  # -q: the JSON alone (spark-submit merges standard error into standard output)
+    assert cli.main([a for a in argv if a != "-q"] + ["--json"]) == 0
+    said = capsys.readouterr()
+    assert json.loads(said.out)["n_rows"] == 6 and said.err.startswith("polars-anon: fulldomain k=3: published 6 rows")

@@ -57,7 +57,7 @@ def _band(value: str) -> tuple[int, int] | None:
 
 
 def test_the_guides_job_runs_from_the_file_alone(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["anonymize", str(work / "job.toml"), "-q"]) == 0
+    assert cli.main(["anonymize", str(work / "job.toml")]) == 0
     captured = capsys.readouterr()
     report = json.loads(captured.out)
     published = pl.read_parquet(work / "out" / "heart_k5.parquet")
@@ -87,10 +87,10 @@ def test_the_first_run_advises_topdown(work: Path, capsys: pytest.CaptureFixture
     first = text.split("[[privacy]]")[0].replace('method = "topdown"', "").replace("heart_k5", "heart_first")
     (work / "first.toml").write_text(first)
     (work / "td.toml").write_text('method = "topdown"\n' + first.replace("heart_first", "heart_td"))
-    assert cli.main(["anonymize", str(work / "first.toml"), "-q"]) == 0
+    assert cli.main(["anonymize", str(work / "first.toml")]) == 0
     captured = capsys.readouterr()
     advice = json.loads(captured.out)["method_advice"]
-    assert cli.main(["anonymize", str(work / "td.toml"), "-q"]) == 0
+    assert cli.main(["anonymize", str(work / "td.toml")]) == 0
     second = capsys.readouterr()
     alone = json.loads(second.out)
     quoted = re.findall(r"```text\n(.*?)```", GUIDE.read_text(), re.DOTALL)  # the two runs' lines, as the guide quotes
