@@ -236,7 +236,14 @@ def check_values(
             raise not_leaves(q, missing, source, h.leaf_labels)
 
 
-def refuse_not_finite(values: pl.DataFrame, q: str, labels: pl.Series | None = None, *, text: bool = False) -> None:
+def refuse_not_finite(
+    values: pl.DataFrame,
+    q: str,
+    labels: pl.Series | None = None,
+    *,
+    text: bool = False,
+    leaves: Sequence[str] = (),
+) -> None:
     """Refuse NaN, inf and -inf in the float quasi-identifier `q`, naming each with its row count.
 
     `values` holds `q`'s String labels and their ``size`` (the class aggregates, or `q`'s marginal); `labels`:
@@ -244,18 +251,23 @@ def refuse_not_finite(values: pl.DataFrame, q: str, labels: pl.Series | None = N
     method reads as numbers (MDAV), whose ``'nan'`` or ``'Infinity'`` read as NaN and inf. No method has a place for
     them: a hierarchy leaf ``'NaN'`` sorts above every number, a range ends at ``inf``, MDAV's cluster mean becomes
     NaN. NaN is not a null, here as in Polars (``is_null()`` is false, ``fill_null`` leaves it):
-    ``null="suppress"`` does not publish it at the root; ``fill_nan(None)`` makes it one.
+    ``null="suppress"`` does not publish it at the root; ``fill_nan(None)`` makes it one. `leaves`: the labels
+    among them that `q`'s hierarchy names as leaves, for a method that publishes its nodes (``'NaN'`` under
+    ``'unknown'``: a place the user gave it): not refused.
 
     >>> refuse_not_finite(pl.DataFrame({"x": ["1.5", "NaN", "inf", "NaN"], "size": [3, 1, 1, 1]}), "x")
     Traceback (most recent call last):
     ...
-    polars_anon.errors.NotFiniteError: column 'x' holds NaN in 2 rows and inf in 1 row, which no method can
-    generalize; NaN is not a null (as in Polars), so null='suppress' does not publish it at the root: make NaN null
-    (pl.col('x').fill_nan(None); a CSV: null_values = ["NaN"]) or drop those rows; replace or drop the infinite values
+    polars_anon.errors.NotFiniteError: column 'x' holds NaN in 2 rows and inf in 1 row, which a method places only
+    where the qid's hierarchy names them as leaves (MDAV never: it averages numbers); NaN is not a null (as in Polars),
+    so null='suppress' does not publish it at the root: make NaN null (pl.col('x').fill_nan(None); a CSV: null_values
+    = ["NaN"]) or drop those rows; replace or drop the infinite values
     """
 
+    unplaced = [v for v in NOT_FINITE if v not in leaves]
+
     def bad(x: Any) -> Any:  # a Series or an expression: Polars' labels, or any text that reads as one
-        return ~x.cast(pl.Float64, strict=False).is_finite() if text else x.is_in(NOT_FINITE)
+        return ~x.cast(pl.Float64, strict=False).is_finite() if text else x.is_in(unplaced)
 
     if not bad(labels if labels is not None else values[q]).any():
         return
@@ -270,6 +282,8 @@ def _not_finite(q: str, rows: Mapping[str, int], text: bool) -> NotFiniteError:
     listed = found[0] if len(found) == 1 else ", ".join(found[:-1]) + " and " + found[-1]
     nans = [v for v in spelled if math.isnan(float(v))]
     fixes = [] if len(nans) == len(spelled) else ["replace or drop the infinite values"]
+    if text:  # MDAV reads the text as numbers: left out of `numeric`, the column is a category
+        fixes.append(f"or leave {q!r} out of MDAV's numeric=[...] (its values are then categories)")
     if nans:
         fill = "" if text else f"pl.col({q!r}).fill_nan(None); "
         fixes.insert(
@@ -277,7 +291,10 @@ def _not_finite(q: str, rows: Mapping[str, int], text: bool) -> NotFiniteError:
             "NaN is not a null (as in Polars), so null='suppress' does not publish it at the root: make NaN null "
             f"({fill}a CSV: null_values = [{', '.join(json.dumps(v) for v in nans)}]) or drop those rows",
         )
-    return NotFiniteError(f"column {q!r} holds {listed}, which no method can generalize; {'; '.join(fixes)}")
+    return NotFiniteError(
+        f"column {q!r} holds {listed}, which a method places only where the qid's hierarchy names them as leaves "
+        f"(MDAV never: it averages numbers); {'; '.join(fixes)}"
+    )
 
 
 def not_in_hierarchy(bad: Sequence[object], kind: str = "leaves") -> str:
@@ -339,6 +356,8 @@ def _other_time_unit(missing: Sequence[str], leaves: Iterable[str]) -> tuple[str
 
     >>> _other_time_unit(["2020-01-01 10:30:15.123000"], ["2020-01-01 10:30:15.123", "2020-01-02 00:00:00.000"])
     ('2020-01-01 10:30:15.123000', '2020-01-01 10:30:15.123', 'us')
+    >>> _other_time_unit(["2020-01-01 10:30:15.123456"], ["2020-01-01 10:30:15.123456789"]) is None  # another instant
+    True
     """
     first = next((m for m in map(_FRACTION.fullmatch, missing) if m is not None), None)
     if first is None:
@@ -347,7 +366,7 @@ def _other_time_unit(missing: Sequence[str], leaves: Iterable[str]) -> tuple[str
     twins = {}
     for leaf in leaves:
         found = _FRACTION.fullmatch(leaf)
-        if found is not None and len(found[2]) != digits:
+        if found is not None and len(found[2]) != digits and not found[2][digits:].strip("0"):  # the same instant
             twins[(found[1], found[2].ljust(digits, "0")[:digits], found[3])] = leaf
     for value in missing:
         m = _FRACTION.fullmatch(value)

@@ -35,6 +35,7 @@ from polars_anon.algorithms import METHODS, Method
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.labels import NOT_FINITE
 from polars_anon.options import parse_options
 from polars_anon.privacy.base import Model, check_model_roles
 from polars_anon.privacy.constraints import Constraints
@@ -315,7 +316,7 @@ def check_data(
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
     for q in request.floats:
-        refuse_not_finite(aggregates, q, None if labels is None else labels.get(q))
+        refuse_not_finite(aggregates, q, None if labels is None else labels.get(q), leaves=_placed(request, q))
     check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress", labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
@@ -341,7 +342,7 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
     for q in request.floats:
-        refuse_not_finite(marginals[q], q)
+        refuse_not_finite(marginals[q], q, leaves=_placed(request, q))
     for q, h in request.hierarchies.items():
         check_values(marginals[q], {q: h}, allow_null=request.null == "suppress")
     check_k(request.k, n_rows)
@@ -349,6 +350,15 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     for q in qids:
         if q not in request.hierarchies:
             _refuse_rootless_nulls(marginals[q], q)
+
+
+def _placed(request: Request, q: str) -> list[str]:
+    """The labels of NaN and the infinities that float qid `q`'s hierarchy names as leaves, where the method publishes
+    the hierarchy's nodes (every method but MDAV, which averages the numbers): their place is the user's."""
+    h = request.hierarchies.get(q)
+    if h is None or request.method.records:
+        return []
+    return [v for v in NOT_FINITE if v in set(h.leaf_labels)]
 
 
 def _refuse_rootless_nulls(values: pl.DataFrame, q: str) -> None:

@@ -324,17 +324,19 @@ class Anonymized:
         self, columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None, _batch_size: int | None
     ) -> Iterator[pl.DataFrame]:
         """The source of :meth:`lazy`'s frame: the whole published table, collected and checked (:meth:`collect`),
-        then the query's pushed-down projection, filter and slice, so that a later step sees checked rows only.
-        Not a generator: Polars calls this before a sink opens its file, so a refusal leaves none (a generator's
-        left an empty file)."""
-        rows = self.collect().lazy()
-        if columns is not None:
-            rows = rows.select(columns)
-        if predicate is not None:
-            rows = rows.filter(predicate)
+        then the query's pushed-down slice, filter and projection, in that order, as a scan applies them (Polars
+        passes ``head(3).filter(...)`` as both and re-applies neither; ``filter(...).head(3)`` passes no slice), so
+        that a later step sees checked rows only. No column asked (``with_row_index().select("index")``): the rows
+        kept, without columns. Not a generator: Polars calls this before a sink opens its file, so a refusal leaves
+        none (a generator's left an empty file)."""
+        rows = self.collect()
         if n_rows is not None:
             rows = rows.head(n_rows)
-        return iter([rows.collect()])
+        if predicate is not None:
+            rows = rows.filter(predicate)
+        if columns is not None:
+            rows = rows.select(columns) if columns else rows.drop(rows.columns)
+        return iter([rows])
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
