@@ -322,7 +322,7 @@ def check_data(
     refuse_identifying(dict(distinct), n_rows)
     for q in request.qids:
         if q not in request.hierarchies:
-            _refuse_rootless_nulls(aggregates, q)
+            _refuse_rootless_nulls(aggregates, q, request.method.name)
 
 
 def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, distinct: Mapping[str, int]) -> None:
@@ -349,7 +349,7 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     refuse_identifying(dict(distinct), n_rows)
     for q in qids:
         if q not in request.hierarchies:
-            _refuse_rootless_nulls(marginals[q], q)
+            _refuse_rootless_nulls(marginals[q], q, request.method.name)
 
 
 def _placed(request: Request, q: str) -> list[str]:
@@ -361,14 +361,20 @@ def _placed(request: Request, q: str) -> list[str]:
     return [v for v in NOT_FINITE if v in set(h.leaf_labels)]
 
 
-def _refuse_rootless_nulls(values: pl.DataFrame, q: str) -> None:
+def _refuse_rootless_nulls(values: pl.DataFrame, q: str, method: str) -> None:
     """Refuse nulls in qid `q`, which has no hierarchy (no root to publish them at; no method publishes them);
-    `values` holds `q`'s labels and their ``size``."""
+    `values` holds `q`'s labels and their ``size``. local_suppression takes no null even with a hierarchy
+    (null='suppress' is refused for it): its way out is the SDC function, which reads nulls as wildcards."""
     if values[q].null_count():
         n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
+        way = (
+            "or use polars_anon.sdc.local_suppression, which reads them as wildcards"
+            if method == "local_suppression"
+            else "or give the qid a hierarchy"
+        )
         raise NullValueError(
             f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
-            "fill them, drop those rows, or give the qid a hierarchy"
+            f"fill them, drop those rows, {way}"
         )
 
 

@@ -134,13 +134,7 @@ def verify_wildcard(
 def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     """Local suppression of key cells on the class aggregates (see the module docstring)."""
     qids = list(task.qids)
-    agg = task.aggregates
-    nulls = [q for q in qids if agg[q].null_count()]
-    if nulls:
-        raise InvalidParameterError(
-            f"method 'local_suppression' on the road takes no null qid values (columns {nulls}); fill them, or use "
-            "polars_anon.sdc.local_suppression, which reads them as wildcards"
-        )
+    agg = task.aggregates  # no null qid: refused on the road (check_data), naming polars_anon.sdc.local_suppression
     importance = None if options.importance is None else [options.importance[q] for q in qids]
     priority = key_priority(agg.select(qids), qids, importance)
     hidden = hidden_keys(qids)  # the patterns' own columns (n_pattern, fk, Fk) out of the way of any qid name

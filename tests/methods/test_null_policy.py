@@ -73,3 +73,18 @@ def test_nulls_in_a_qid_without_a_hierarchy_are_refused_on_the_road(method, null
         df = pl.DataFrame({"x": x, "s": ["F", "M"] * 3})
         with pytest.raises(pa.NullValueError, match="column 'x' has 2 null values and no hierarchy"):
             pa.anonymize(df, qids=["x", "s"], hierarchies={"s": GENDER}, k=2, method=method, null=null)
+
+
+def test_local_suppression_names_its_sdc_twin_for_nulls_without_a_hierarchy() -> None:
+    """review31b: the road's null refusal (check_data) came before the method's own and said "give the qid a
+    hierarchy", which leads to null='suppress', which local_suppression refuses: for it, the SDC function that reads
+    nulls as wildcards is the way out (the method's own check, unreachable since, is gone)."""
+    df = pl.DataFrame({"a": ["x", "y", None, "x", "y", "x"], "b": ["u"] * 6})
+    with pytest.raises(pa.NullValueError) as refused:
+        pa.anonymize(df, qids=["a", "b"], hierarchies={}, k=2, method="local_suppression")
+    assert str(refused.value) == (
+        "column 'a' has 1 null values and no hierarchy to publish them as its root; fill them, drop those rows, or use "
+        "polars_anon.sdc.local_suppression, which reads them as wildcards"
+    )
+    with pytest.raises(pa.NullValueError, match="or give the qid a hierarchy$"):
+        pa.anonymize(df, qids=["a", "b"], hierarchies={}, k=2, method="mondrian")
