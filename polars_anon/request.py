@@ -358,7 +358,8 @@ def _placed(request: Request, q: str) -> list[str]:
     h = request.hierarchies.get(q)
     if h is None or request.method.records:
         return []
-    return [v for v in NOT_FINITE if v in set(h.leaf_labels)]
+    leaves = set(h.leaf_labels)
+    return [v for v in NOT_FINITE if v in leaves]
 
 
 def _refuse_rootless_nulls(values: pl.DataFrame, q: str, method: str) -> None:
