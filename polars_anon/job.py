@@ -768,9 +768,8 @@ def _stage_encodings(
         original = result.prepared if e in READS_ORIGINALS else None
         with stage(f"encode {e}"):
             options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
-            stage_encoded(
-                out, result.lazy(verify=False), hierarchies, path, options, tmap=result.tmap
-            )  # planned from the map
+            published = result.lazy(verify=False)  # planned from the map, checked when the output was written
+            stage_encoded(out, published, hierarchies, path, options, tmap=result.tmap)
         encodings[e] = {"path": str(path), "reads_originals": e in READS_ORIGINALS}
     return encodings
 
