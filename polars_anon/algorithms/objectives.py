@@ -84,13 +84,29 @@ class Lattice(Protocol):
     heights: list[int]
     size: np.ndarray
     """Rows per tuple (int64)."""
-    codes: list[list[np.ndarray]]
-    """Per attribute and level: each tuple's published node as a dense code."""
+
+    @property
+    def codes(self) -> Sequence[LevelCodes]:
+        """Per attribute: each tuple's published node as a dense code per level (read-only here)."""
+        ...
 
     @property
     def nodes(self) -> Sequence[LevelNodes]:
         """Per attribute: each tuple's published node id per level (read-only here: the lattice's own list)."""
         ...
+
+
+class LevelCodes(Protocol):
+    """What an objective reads of one attribute's dense codes per level
+    (:class:`polars_anon.algorithms.fulldomain.LevelCodes`)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, level: int) -> np.ndarray: ...
+
+    def __iter__(self) -> Iterator[np.ndarray]: ...
+
+    def take(self, level: int, rows: np.ndarray) -> np.ndarray: ...
 
 
 class LevelNodes(Protocol):
@@ -559,7 +575,7 @@ class Entropy(Objective):
         idx, weight = ev.rep[chosen], ev.rows[chosen]  # a tuple of each class; whole numbers: exact counts
         for j, lv in self._levels(ev):
             total = self.code_rows[j][lv]
-            c = np.bincount(self.lat.codes[j][lv][idx], weights=weight, minlength=len(total))
+            c = np.bincount(self.lat.codes[j].take(lv, idx), weights=weight, minlength=len(total))
             if fewer_kept:
                 c = total - c
             c = c[c > 0]
