@@ -231,13 +231,14 @@ class TupleCodes:
         """
         null = pl.Series([None], dtype=pl.String)
         # the labels and the null made one chunk: a gather from two chunks cost twice as much (0.079 -> 0.035 CPU s
-        # for the 3M register's four qids)
-        return pl.DataFrame(
-            [
-                pl.concat([labels, null], rechunk=True).gather(self.codes[q]).alias(q)
-                for q, labels in self.labels.items()
-            ]
-        )
+        # for the 3M register's four qids); one lazy select gathers the qids on Polars' threads (0.022 -> 0.016 s
+        # wall on fresh memory, the same CPU)
+        codes = pl.LazyFrame({q: self.codes[q] for q in self.labels})
+        gathers = [
+            pl.lit(pl.concat([labels, null], rechunk=True)).gather(pl.col(q)).alias(q)
+            for q, labels in self.labels.items()
+        ]
+        return codes.select(gathers).collect()
 
 
 def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
