@@ -52,6 +52,7 @@ def _reference(lf: pl.LazyFrame, qids: list[str]) -> tuple[pl.DataFrame, object]
     dictionary=st.booleans(),
     batch=st.sampled_from([1, 5, 1 << 19]),
     qids=st.sampled_from([["s", "i"], ["i", "s", "u"], ["u"], ["t", "s"], ["i"]]),
+    wide=st.booleans(),
 )
 def test_sorted_like_the_group_by(
     tmp_path_factory: pytest.TempPathFactory,
@@ -61,17 +62,19 @@ def test_sorted_like_the_group_by(
     dictionary: bool,
     batch: int,
     qids: list[str],
+    wide: bool,
 ) -> None:
     """Against the group-by and sort (itself checked against a brute-force group-by in test_passes.py) and a brute
     force here: the rows' String labels counted with a dict and sorted (null last, bytes order); ints beyond 2**53,
-    empty strings, nulls, several files, row groups and batches."""
+    empty strings, nulls, several files, row groups and batches; the keys packed as Int32 or (`wide`) Int64."""
     files = _write(tmp_path_factory.mktemp("pq"), rows, parts, group, dictionary)
     lf = pl.scan_parquet(files, glob=False)
-    saved, _parquet_counts.BATCH_ROWS = _parquet_counts.BATCH_ROWS, batch
+    saved = _parquet_counts.BATCH_ROWS, _parquet_counts.NARROW_KEYS
+    _parquet_counts.BATCH_ROWS, _parquet_counts.NARROW_KEYS = batch, 1 if wide else saved[1]
     try:
         got = sorted_tuple_codes(lf, files, qids)
     finally:
-        _parquet_counts.BATCH_ROWS = saved
+        _parquet_counts.BATCH_ROWS, _parquet_counts.NARROW_KEYS = saved
     assert got is not None
     frame, codes = got
     want_frame, want_codes = _reference(lf, qids)
