@@ -79,6 +79,7 @@ def test_sorted_like_the_group_by(
     frame, codes = got
     want_frame, want_codes = _reference(lf, qids)
     assert_frame_equal(frame, want_frame)
+    assert {c.n_chunks() for c in frame.get_columns()} == {1}  # in chunks, the road's first select copied them all
     for q in qids:
         assert_series_equal(codes.labels[q], want_codes.labels[q])  # type: ignore[attr-defined]
         assert codes.codes[q].dtype == want_codes.codes[q].dtype  # type: ignore[attr-defined]
