@@ -6,9 +6,7 @@ Runs :mod:`floor_bench`'s fulldomain job once in this process on ``<tmp>/floor_r
 (made by ``floor_bench.py``) and prints the CPU seconds (``time.process_time``: every thread of the process) and
 the wall seconds spent in each wrapped function, outermost first, then the total and the 1-min load. ``--code``:
 import the package from another checkout (the base of a comparison). Nested phases are indented; a function that
-is not called (a phase the checkout does not have) prints nothing. A phase that runs off the main thread (the
-report's facts, beside the write) counts that thread's own CPU (``time.thread_time``: not the Polars work it hands
-to Polars' threads); its wall seconds overlap the write's.
+is not called (a phase the checkout does not have) prints nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import functools
 import os
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -59,8 +56,7 @@ PHASES = [  # (module, attribute path, label)
 def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
     """Replace each phase's function by one that adds its CPU and wall seconds to `totals[label]`; returns what was
     replaced, for :func:`unwrap`."""
-    saved, local = [], threading.local()  # per thread, the top-level phases running: one called inside another is
-    # counted there only
+    saved, active = [], []  # the top-level phases running: one called inside another is counted there only
     for module, path, label in PHASES:
         owner: Any = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
         *parents, name = path.split(".")
@@ -72,11 +68,9 @@ def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
 
         def timed(*args: Any, _f: Any = func, _label: str = label, **kwargs: Any) -> Any:
             top = not _label.startswith(" ")
-            active = local.__dict__.setdefault("active", [])
             if top and active:  # e.g. the method advice's reruns of run_method: inside "method advice"
                 return _f(*args, **kwargs)
-            clock = time.process_time if threading.current_thread() is threading.main_thread() else time.thread_time
-            start, wall = clock(), time.perf_counter()
+            start, wall = time.process_time(), time.perf_counter()
             if top:
                 active.append(_label)
             try:
@@ -85,7 +79,7 @@ def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
                 if top:
                     active.pop()
                 cpu, seconds = totals.get(_label, (0.0, 0.0))
-                totals[_label] = (cpu + clock() - start, seconds + time.perf_counter() - wall)
+                totals[_label] = (cpu + time.process_time() - start, seconds + time.perf_counter() - wall)
 
         saved.append((owner, name, func))
         setattr(owner, name, functools.wraps(func)(timed))

@@ -231,15 +231,11 @@ class Anonymized:
     stamps: Mapping[str, FileStamp] | None = None
     """Each local file of :attr:`reads` as ``anonymize()`` began (:func:`~polars_anon.io.file_stamps`): when
     publishing fails on an input that changed since, the error names it (:func:`~polars_anon.io.input_changes`)."""
-    _report: Report | None = field(init=False, default=None)
+    report: Report = field(init=False)
+    """The report (a read-only dict), built from every fact known so far."""
 
-    @property
-    def report(self) -> Report:
-        """The report (a read-only dict), built from every fact known so far (the plan's are computed while the
-        table is written: :class:`~polars_anon.pipeline.state.Pending`; read before, it waits for them)."""
-        if self._report is None:
-            self._report = build_report(self.facts)
-        return self._report
+    def __post_init__(self) -> None:
+        self.report = build_report(self.facts)
 
     def build(
         self,
@@ -251,7 +247,7 @@ class Anonymized:
     ) -> Report:
         """Build the report once from every fact: the plan's, the check's and the write's (`written`), a job's
         `input`, `encodings` and ``[sdc]`` figures; it becomes :attr:`report` and is returned."""
-        self._report = build_report(
+        self.report = build_report(
             self.facts,
             checked=written.checked,
             output=written.output,
@@ -262,7 +258,7 @@ class Anonymized:
             phases=written.phases,
             dtypes=written.dtypes,
         )
-        return self._report
+        return self.report
 
     def _repr_html_(self) -> str:
         return notebook.anonymized_html(self.report)
@@ -357,7 +353,7 @@ class Anonymized:
         """The published table (a LazyFrame, a DuckDB relation, a Spark DataFrame), after checking it."""
         with self._reading():
             checked = self.verify(self.published)
-        self._report = build_report(self.facts, checked=checked)
+        self.report = build_report(self.facts, checked=checked)
         return self.published
 
     def collect(self) -> pl.DataFrame:
@@ -370,7 +366,7 @@ class Anonymized:
                 check = self.verifier
                 assert isinstance(check, Check)  # built by the road
                 checked = check.on(POLARS)(df.lazy())
-        self._report = build_report(self.facts, checked=checked)
+        self.report = build_report(self.facts, checked=checked)
         return df
 
     def location(self, path: str | Path) -> Path | URI:

@@ -17,7 +17,6 @@ DuckDB front doors all call it):
 
 from __future__ import annotations
 
-import functools
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +43,6 @@ from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
     Aggregated,
     EnginePlan,
-    Pending,
     Planned,
     population_size,
     root_exprs,
@@ -257,22 +255,18 @@ def plan_request(
     advice = None  # a differentially private release runs no other method on its sample
     if differential_model(request) is None:
         advice = method_advice(data, request, plan, constraints, run_method)  # cheap: on the aggregates, small ones
-    seconds = time.perf_counter() - start
-    facts = Pending(
-        functools.partial(
-            plan_facts,
-            request,
-            schema,
-            data.aggregates,
-            plan,
-            seconds,
-            null_rows=data.null_rows,
-            engine=engine,
-            input_risk=input_risk,
-            advice=advice,
-            phases=phases,
-        )
-    )  # on a thread of their own, while the table is published and written
+    facts = plan_facts(
+        request,
+        schema,
+        data.aggregates,
+        plan,
+        time.perf_counter() - start,
+        null_rows=data.null_rows,
+        engine=engine,
+        input_risk=input_risk,
+        advice=advice,
+        phases=phases,
+    )
     return Planned(plan, facts, constraints[0], input_risk, population)
 
 

@@ -3,15 +3,13 @@
 - :class:`EngineAggregates`: what an engine's aggregation pass hands the road (before the data checks);
 - :class:`Aggregated`: the checked aggregates the methods see;
 - :class:`Planned`: the method's plan with the report and the constraints every published class must meet;
-- :class:`Pending`: the report's facts, computed on a thread of their own while the table is published;
 - :class:`EnginePlan`: what a planner (a method run inside an engine, :mod:`polars_anon.engines.planners`)
   returns: a plan (its tuple map) and the engine's own map, nothing else.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +31,6 @@ __all__ = [
     "FIRST_ROW",
     "EngineAggregates",
     "EnginePlan",
-    "Pending",
     "Planned",
     "counted_attributes",
     "first_rows_frame",
@@ -221,46 +218,6 @@ def population_size(request: Request, n_rows: int) -> int | None:
         if fraction is not None:
             return round(n_rows / fraction)
     return None
-
-
-class Pending(Mapping[str, Any]):
-    """A mapping made by `make` on a thread of its own, started here: the report's facts, computed while the caller
-    publishes and writes the table (Polars' writer leaves the interpreter free; a job on the 3M register: 0.04 s less
-    wall time). Reading a key waits for it; an exception raised in `make` is raised to every reader, so the write
-    that reads it (the independent check needs the row count) fails and nothing is renamed into place.
-
-    >>> facts = Pending(lambda: {"k": 2})
-    >>> facts["k"], dict(facts)
-    (2, {'k': 2})
-    """
-
-    def __init__(self, make: Callable[[], Mapping[str, Any]]) -> None:
-        self._made: Mapping[str, Any] = {}
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._make, args=(make,), name="polars_anon_facts", daemon=True)
-        self._thread.start()
-
-    def _make(self, make: Callable[[], Mapping[str, Any]]) -> None:
-        try:
-            self._made = make()
-        except BaseException as exc:  # noqa: BLE001  (raised to the readers, in their thread)
-            self._error = exc
-
-    def done(self) -> Mapping[str, Any]:
-        """The mapping, once made (waits for it)."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._made
-
-    def __getitem__(self, key: str) -> Any:
-        return self.done()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.done())
-
-    def __len__(self) -> int:
-        return len(self.done())
 
 
 @dataclass(frozen=True)
