@@ -16,7 +16,6 @@ from polars_anon.errors import (
     InfeasibleError,
     InvalidParameterError,
     NotFiniteError,
-    NullValueError,
     ValueNotInHierarchyError,
     preview,
 )
@@ -211,25 +210,17 @@ def check_values(
     tuples: pl.DataFrame,
     hierarchies: Mapping[str, Hierarchy],
     *,
-    allow_null: bool = False,
     source: str = "",
     labels: Mapping[str, pl.Series] | None = None,
 ) -> None:
     """Every non-null value of every quasi-identifier must be a leaf of its hierarchy.
 
     `tuples` holds the distinct quasi-identifier tuples (String columns) with a
-    ``size`` column; nulls are refused with their row count unless `allow_null`.
+    ``size`` column (nulls are the road's to refuse or publish: ``polars_anon.request.check_data``).
     `labels`: a qid's distinct non-null values in `tuples`, sorted, when the caller knows them.
     """
-    where = f" in {source}" if source else ""
     for q, h in hierarchies.items():
         col = tuples[q]
-        if col.null_count() and not allow_null:
-            n_null = int(tuples.filter(pl.col(q).is_null())["size"].sum())
-            raise NullValueError(
-                f"column {q!r}{where} has {n_null} null values; fill them, drop those rows, "
-                "or pass null='suppress' to publish them as the hierarchy root"
-            )
         values = labels[q] if labels is not None and q in labels else col.drop_nulls().unique().sort()
         missing = values.filter(~values.is_in(h.leaf_labels)).to_list()
         if missing:
