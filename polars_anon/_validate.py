@@ -6,7 +6,6 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -232,14 +231,15 @@ def refuse_not_finite(
     q: str,
     labels: pl.Series | None = None,
     *,
-    text: bool = False,
+    numbers: pl.Series | None = None,
     leaves: Sequence[str] = (),
 ) -> None:
     """Refuse NaN, inf and -inf in the float quasi-identifier `q`, naming each with its row count.
 
     `values` holds `q`'s String labels and their ``size`` (the class aggregates, or `q`'s marginal); `labels`:
-    `q`'s distinct labels when the caller knows them (not looked for again); `text`: `q` is a String column a
-    method reads as numbers (MDAV), whose ``'nan'`` or ``'Infinity'`` read as NaN and inf. No method has a place for
+    `q`'s distinct labels when the caller knows them (not looked for again); `numbers`: when `q` is a String column
+    a method reads as numbers (MDAV), its values cast to Float64 by the caller, row for row of `values` (``'nan'``
+    or ``'Infinity'`` read as NaN and inf). No method has a place for
     them: a hierarchy leaf ``'NaN'`` sorts above every number, a range ends at ``inf``, MDAV's cluster mean becomes
     NaN. NaN is not a null, here as in Polars (``is_null()`` is false, ``fill_null`` leaves it):
     ``null="suppress"`` does not publish it at the root; ``fill_nan(None)`` makes it one. `leaves`: the labels
@@ -256,14 +256,17 @@ def refuse_not_finite(
     """
 
     unplaced = [v for v in NOT_FINITE if v not in leaves]
-
-    def bad(x: Any) -> Any:  # a Series or an expression: Polars' labels, or any text that reads as one
-        return ~x.cast(pl.Float64, strict=False).is_finite() if text else x.is_in(unplaced)
-
-    if not bad(labels if labels is not None else values[q]).any():
-        return
-    sizes = values.filter(bad(pl.col(q))).group_by(q).agg(pl.col("size").sum())
-    raise _not_finite(q, {str(label): int(n) for label, n in sizes.iter_rows()}, text)
+    if numbers is not None:  # any text that reads as NaN or an infinity
+        found = ~numbers.is_finite()
+        if not found.any():
+            return
+        rows = values.filter(found)
+    else:  # Polars' labels
+        if not (labels if labels is not None else values[q]).is_in(unplaced).any():
+            return
+        rows = values.filter(pl.col(q).is_in(unplaced))
+    sizes = rows.group_by(q).agg(pl.col("size").sum())
+    raise _not_finite(q, {str(label): int(n) for label, n in sizes.iter_rows()}, numbers is not None)
 
 
 def _not_finite(q: str, rows: Mapping[str, int], text: bool) -> NotFiniteError:
