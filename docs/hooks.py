@@ -7,7 +7,9 @@
 - ``reference/report-schema.md`` from ``polars_anon/report/schema.json``;
 - ``reference/errors.md`` from :mod:`polars_anon.errors` and the message templates of :mod:`polars_anon.messages`;
 - on ``guides/notebook.md``, each ``<!-- output -->`` after a code block becomes the HTML display
-  (``_repr_html_``) of that block's last expression: the page's code runs when the site is built.
+  (``_repr_html_``) of that block's last expression: the page's code runs when the site is built;
+- on ``papers.md``, the table of the papers the report cites, from :data:`polars_anon.report.html.PAPERS` (the
+  installed package cannot read ``docs/``, so the code holds the one copy).
 
 Each generator is a plain function returning Markdown; ``tests/interfaces/test_docs_site.py`` checks that
 they cover the code (every command, flag, key, macro and schema property).
@@ -351,6 +353,28 @@ GENERATED = {
 
 EXECUTED = ("guides/notebook.md",)
 
+PAPERS_MARKER = "<!-- papers: the table of polars_anon.report.html.PAPERS, written by docs/hooks.py -->"
+
+
+def papers_table() -> str:
+    """The papers the report cites, by number, from :data:`polars_anon.report.html.PAPERS`."""
+    from polars_anon.report.html import PAPERS
+
+    rows = [f"| {n} | {authors}, *{title}*, {venue} |" for n, (authors, title, venue) in sorted(PAPERS.items())]
+    return "\n".join(["| number | paper |", "| --- | --- |", *rows])
+
+
+FILLED = {"papers.md": (PAPERS_MARKER, papers_table)}
+"""Pages with one marker each, replaced by what the function returns."""
+
+
+def filled(markdown: str, uri: str) -> str:
+    """Page `uri`'s `markdown` with its :data:`FILLED` marker replaced (refused unless it holds the marker once)."""
+    marker, make = FILLED[uri]
+    if markdown.count(marker) != 1:
+        raise RuntimeError(f"docs/{uri} must hold {marker!r} once, where the generated text goes")
+    return markdown.replace(marker, make())
+
 
 def executed(markdown: str) -> str:
     """`markdown` with each ``<!-- output -->`` after a python block replaced by its last expression's display.
@@ -385,8 +409,10 @@ def executed(markdown: str) -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """Run the pages of :data:`EXECUTED` and put their outputs in place."""
+    """Run the pages of :data:`EXECUTED` and put their outputs in place; fill the markers of :data:`FILLED`."""
     this_checkout()
+    if page.file.src_uri in FILLED:
+        markdown = filled(markdown, page.file.src_uri)
     return executed(markdown) if page.file.src_uri in EXECUTED else markdown
 
 

@@ -6,7 +6,6 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -16,7 +15,6 @@ from polars_anon.errors import (
     InfeasibleError,
     InvalidParameterError,
     NotFiniteError,
-    NullValueError,
     ValueNotInHierarchyError,
     preview,
 )
@@ -211,25 +209,17 @@ def check_values(
     tuples: pl.DataFrame,
     hierarchies: Mapping[str, Hierarchy],
     *,
-    allow_null: bool = False,
     source: str = "",
     labels: Mapping[str, pl.Series] | None = None,
 ) -> None:
     """Every non-null value of every quasi-identifier must be a leaf of its hierarchy.
 
     `tuples` holds the distinct quasi-identifier tuples (String columns) with a
-    ``size`` column; nulls are refused with their row count unless `allow_null`.
+    ``size`` column (nulls are the road's to refuse or publish: ``polars_anon.request.check_data``).
     `labels`: a qid's distinct non-null values in `tuples`, sorted, when the caller knows them.
     """
-    where = f" in {source}" if source else ""
     for q, h in hierarchies.items():
         col = tuples[q]
-        if col.null_count() and not allow_null:
-            n_null = int(tuples.filter(pl.col(q).is_null())["size"].sum())
-            raise NullValueError(
-                f"column {q!r}{where} has {n_null} null values; fill them, drop those rows, "
-                "or pass null='suppress' to publish them as the hierarchy root"
-            )
         values = labels[q] if labels is not None and q in labels else col.drop_nulls().unique().sort()
         missing = values.filter(~values.is_in(h.leaf_labels)).to_list()
         if missing:
@@ -241,14 +231,15 @@ def refuse_not_finite(
     q: str,
     labels: pl.Series | None = None,
     *,
-    text: bool = False,
+    numbers: pl.Series | None = None,
     leaves: Sequence[str] = (),
 ) -> None:
     """Refuse NaN, inf and -inf in the float quasi-identifier `q`, naming each with its row count.
 
     `values` holds `q`'s String labels and their ``size`` (the class aggregates, or `q`'s marginal); `labels`:
-    `q`'s distinct labels when the caller knows them (not looked for again); `text`: `q` is a String column a
-    method reads as numbers (MDAV), whose ``'nan'`` or ``'Infinity'`` read as NaN and inf. No method has a place for
+    `q`'s distinct labels when the caller knows them (not looked for again); `numbers`: when `q` is a String column
+    a method reads as numbers (MDAV), its values cast to Float64 by the caller, row for row of `values` (``'nan'``
+    or ``'Infinity'`` read as NaN and inf). No method has a place for
     them: a hierarchy leaf ``'NaN'`` sorts above every number, a range ends at ``inf``, MDAV's cluster mean becomes
     NaN. NaN is not a null, here as in Polars (``is_null()`` is false, ``fill_null`` leaves it):
     ``null="suppress"`` does not publish it at the root; ``fill_nan(None)`` makes it one. `leaves`: the labels
@@ -265,14 +256,17 @@ def refuse_not_finite(
     """
 
     unplaced = [v for v in NOT_FINITE if v not in leaves]
-
-    def bad(x: Any) -> Any:  # a Series or an expression: Polars' labels, or any text that reads as one
-        return ~x.cast(pl.Float64, strict=False).is_finite() if text else x.is_in(unplaced)
-
-    if not bad(labels if labels is not None else values[q]).any():
-        return
-    sizes = values.filter(bad(pl.col(q))).group_by(q).agg(pl.col("size").sum())
-    raise _not_finite(q, {str(label): int(n) for label, n in sizes.iter_rows()}, text)
+    if numbers is not None:  # any text that reads as NaN or an infinity
+        found = ~numbers.is_finite()
+        if not found.any():
+            return
+        rows = values.filter(found)
+    else:  # Polars' labels
+        if not (labels if labels is not None else values[q]).is_in(unplaced).any():
+            return
+        rows = values.filter(pl.col(q).is_in(unplaced))
+    sizes = rows.group_by(q).agg(pl.col("size").sum())
+    raise _not_finite(q, {str(label): int(n) for label, n in sizes.iter_rows()}, numbers is not None)
 
 
 def _not_finite(q: str, rows: Mapping[str, int], text: bool) -> NotFiniteError:

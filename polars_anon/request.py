@@ -32,6 +32,7 @@ from polars_anon._validate import (
     refuse_reserved,
 )
 from polars_anon.algorithms import METHODS, Method
+from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
 from polars_anon.hierarchy import Hierarchy
@@ -309,26 +310,25 @@ def check_data(
     `aggregates` holds the distinct qid tuples (String) and their ``size``;
     `distinct` the number of distinct values of each undeclared column; `labels`, when known, each qid's distinct
     non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again). A float qid's NaN and
-    infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`); a qid
-    without a hierarchy holding nulls is refused too (no method publishes them: MDAV crashed on them).
+    infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`); then
+    the nulls the request cannot publish (:func:`_refuse_nulls`).
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
     for q in request.floats:
         refuse_not_finite(aggregates, q, None if labels is None else labels.get(q), leaves=_placed(request, q))
-    check_values(aggregates, request.hierarchies, allow_null=request.null == "suppress", labels=labels)
+    for q in request.qids:
+        _refuse_nulls(aggregates, q, request)
+    check_values(aggregates, request.hierarchies, labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
-    for q in request.qids:
-        if q not in request.hierarchies:
-            _refuse_rootless_nulls(aggregates, q, request.method.name)
 
 
 def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, distinct: Mapping[str, int]) -> None:
     """:func:`check_data` on the marginals a planner reads instead of the class aggregates (the same refusals,
     the same messages, the same order): `marginals` holds, per qid, its distinct values (String labels, null
-    kept) and their ``size``. A qid without a hierarchy holding nulls is refused too (no method publishes them).
+    kept) and their ``size``.
 
     >>> from polars_anon import Hierarchy
     >>> req = check_request(pl.Schema({"sex": pl.String}), hierarchies={"sex": Hierarchy.suppression(["F", "M"])}, k=3)
@@ -343,13 +343,12 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
     for q in request.floats:
         refuse_not_finite(marginals[q], q, leaves=_placed(request, q))
+    for q in qids:
+        _refuse_nulls(marginals[q], q, request)
     for q, h in request.hierarchies.items():
-        check_values(marginals[q], {q: h}, allow_null=request.null == "suppress")
+        check_values(marginals[q], {q: h})
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
-    for q in qids:
-        if q not in request.hierarchies:
-            _refuse_rootless_nulls(marginals[q], q, request.method.name)
 
 
 def _placed(request: Request, q: str) -> list[str]:
@@ -362,20 +361,25 @@ def _placed(request: Request, q: str) -> list[str]:
     return [v for v in NOT_FINITE if v in leaves]
 
 
-def _refuse_rootless_nulls(values: pl.DataFrame, q: str, method: str) -> None:
-    """Refuse nulls in qid `q`, which has no hierarchy (no root to publish them at; no method publishes them);
-    `values` holds `q`'s labels and their ``size``. local_suppression takes no null even with a hierarchy
-    (null='suppress' is refused for it): its way out is the SDC function, which reads nulls as wildcards."""
-    if values[q].null_count():
-        n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
-        way = (
-            "or use polars_anon.sdc.local_suppression, which reads them as wildcards"
-            if method == "local_suppression"
-            else "or give the qid a hierarchy"
-        )
+def _refuse_nulls(values: pl.DataFrame, q: str, request: Request) -> None:
+    """Refuse the nulls of qid `q` that `request` cannot publish, with the way out that fits it; `values` holds `q`'s
+    labels and their ``size``. null='suppress' publishes them as the root of `q`'s hierarchy: without one no method
+    publishes them (MDAV crashed on them), and local_suppression takes none (null='suppress' is refused for it: its
+    advice, :data:`~polars_anon.algorithms.local_suppression.NULLS`, says all in the first refusal)."""
+    if not values[q].null_count():
+        return
+    n_null = int(values.filter(pl.col(q).is_null())["size"].sum())
+    if request.method.name == "local_suppression":
+        raise NullValueError(f"column {q!r} has {n_null} null values; {LOCAL_SUPPRESSION_NULLS}")
+    if q not in request.hierarchies:
         raise NullValueError(
             f"column {q!r} has {n_null} null values and no hierarchy to publish them as its root; "
-            f"fill them, drop those rows, {way}"
+            "fill them, drop those rows, or give the qid a hierarchy"
+        )
+    if request.null != "suppress":
+        raise NullValueError(
+            f"column {q!r} has {n_null} null values; fill them, drop those rows, "
+            "or pass null='suppress' to publish them as the hierarchy root"
         )
 
 

@@ -41,6 +41,16 @@ CREATE OR REPLACE TEMP MACRO anon_check_sdc_keys(tbl, keys, weight) AS
 CREATE OR REPLACE TEMP MACRO anon_weight_bad(w) AS
   w IS NULL OR NOT coalesce(TRY_CAST(w AS DOUBLE) > 0 AND TRY_CAST(w AS DOUBLE) < 'inf'::DOUBLE, false);
 
+-- anon_keys_first(keys): the SQL text that selects the keys, in keys' order (COLUMNS lists a table's columns in
+-- the table's order), then __anon_fk and __anon_big_fk, from __anon_patterns. Each key is a COLUMNS(lambda ...)
+-- that also matches __anon_none, so that the text binds with a key that is no column (DuckDB binds it before the
+-- checks run, which then refuse that key by name); the caller drops the __anon_none columns.
+-- Twin: polars_anon.sdc.frequencies.patterns (its keys in keys' order)
+CREATE OR REPLACE TEMP MACRO anon_keys_first(keys) AS
+  'SELECT ' || array_to_string(list_transform(coalesce(keys, []), lambda k: 'COLUMNS(lambda c: c = '
+    || coalesce('''' || replace(k, '''', '''''') || '''', 'NULL') || ' OR c = ''__anon_none''), '), '')
+  || '__anon_fk, __anon_big_fk FROM __anon_patterns';
+
 -- anon_frequencies_of(tbl, keys, weight := NULL): anon_frequencies with fk and big_fk named __anon_fk and
 -- __anon_big_fk (what the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name;
 -- read as fk it was DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR').
@@ -70,9 +80,10 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS T
                 THEN error(anon_msg_weights_below_count('', weight, count(*) FILTER (WHERE __anon_big_fk < __anon_fk), ''))
                 ELSE true END AS ok
     FROM __anon_patterns)
-  SELECT * EXCLUDE (__anon_none) FROM __anon_patterns WHERE (SELECT o.ok FROM __anon_fk_ok AS o);
+  SELECT COLUMNS(lambda c: NOT starts_with(c, '__anon_none')) FROM query(anon_keys_first(keys))
+  WHERE (SELECT o.ok FROM __anon_fk_ok AS o);
 
--- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns,
+-- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns (in keys' order),
 -- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted. Refuses what
 -- anon_check_sdc_keys refuses, then a weight column that is not numeric, weights missing, NaN, infinite or not
 -- above 0 (naming up to 5 of them), and key patterns whose weights sum below their record count (Fk < fk).

@@ -35,10 +35,17 @@ from polars_anon.sdc.frequencies import check_alpha, hidden_keys, patterns
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
 
-__all__ = ["GUARANTEE", "LocalSuppressionOptions", "verify_wildcard"]
+__all__ = ["GUARANTEE", "NULLS", "LocalSuppressionOptions", "verify_wildcard"]
 
 GUARANTEE = "wildcard-k-anonymity"
 """The report's ``guarantee`` of this method."""
+NULLS = (
+    "method 'local_suppression' takes null='error' only, and no nulls in a qid: it publishes missing cells itself, "
+    "as wildcards, where null='suppress' would publish the input's nulls as hierarchy roots; fill the nulls, drop "
+    "those rows, or use polars_anon.sdc.local_suppression, which reads them as wildcards"
+)
+"""The whole of this method's advice on input nulls, with or without a hierarchy: the refusal of null='suppress'
+(the capability table) and of nulls in the data (:func:`polars_anon.request.check_data`) both say it."""
 _N = "n_pattern"
 
 

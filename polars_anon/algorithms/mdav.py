@@ -534,31 +534,33 @@ class MdavOptions:
 
 def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     """The numeric qids: the given ones (checked) or those whose values all read as numbers, none NaN or infinite
-    (a float column's are refused on the road; text such as a CSV's ``NaN`` read as a number is refused here)."""
-    chosen = _numeric_qids(task, numeric)
+    (a float column's are refused on the road; text such as a CSV's ``NaN`` read as a number is refused here). Each
+    candidate is cast to numbers once, for both checks."""
+    qids = list(task.qids)
+    wrong = [q for q in numeric or [] if q not in qids]
+    if wrong:
+        raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
+    candidates = qids if numeric is None else [q for q in qids if q in numeric]
+    numbers = task.aggregates.select(pl.col(q).cast(pl.Float64, strict=False) for q in candidates)
+    if numeric is None:
+        chosen = [q for q in candidates if not numbers[q].null_count()]
+    else:
+        chosen = candidates
+        for q in numeric:
+            _refuse_not_numbers(task.aggregates[q], numbers[q])
     for q in chosen:
-        refuse_not_finite(task.aggregates, q, text=True)
+        refuse_not_finite(task.aggregates, q, numbers=numbers[q])
     return chosen
 
 
-def _numeric_qids(task: Task, numeric: list[str] | None) -> list[str]:
-    """The numeric qids: the given ones (checked) or those whose values all read as numbers."""
-    qids = list(task.qids)
-    if numeric is None:
-        parsed = task.aggregates.select(pl.col(q).cast(pl.Float64, strict=False).null_count() for q in qids).row(0)
-        return [q for q, bad in zip(qids, parsed) if not bad]
-    wrong = [q for q in numeric if q not in qids]
-    if wrong:
-        raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
-    for q in numeric:
-        values = task.aggregates[q].unique().sort()
-        bad = values.filter(values.cast(pl.Float64, strict=False).is_null()).to_list()
-        if bad:
-            raise InvalidParameterError(
-                f"numeric qid {q!r} has {len(bad)} values that are not numbers (first: {preview(bad)}); "
-                "leave it out of numeric to treat it as categorical"
-            )
-    return [q for q in qids if q in numeric]
+def _refuse_not_numbers(values: pl.Series, numbers: pl.Series) -> None:
+    """Refuse the `values` of a qid given in ``numeric`` that do not read as numbers (`numbers`: them, cast)."""
+    bad = values.filter(numbers.is_null()).unique().sort().to_list()
+    if bad:
+        raise InvalidParameterError(
+            f"numeric qid {values.name!r} has {len(bad)} values that are not numbers (first: {preview(bad)}); "
+            "leave it out of numeric to treat it as categorical"
+        )
 
 
 def _check(task: Task, options: MdavOptions) -> None:

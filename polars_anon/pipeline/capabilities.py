@@ -46,6 +46,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
 
+from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.encode import ENCODINGS, READS_ORIGINALS
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
 from polars_anon.errors import InvalidParameterError
@@ -316,11 +317,7 @@ REFUSALS: tuple[Refusal, ...] = (
         "*",
         "any",
         lambda r: r.null == "suppress",
-        lambda r: (
-            "method 'local_suppression' takes null='error' only: it publishes missing cells itself, as wildcards, "
-            "while null='suppress' would publish the input's nulls as hierarchy roots; fill the nulls, or use "
-            "polars_anon.sdc.local_suppression, which reads them as wildcards"
-        ),
+        lambda r: LOCAL_SUPPRESSION_NULLS,
     ),
     Refusal(
         "local_suppression",

@@ -67,13 +67,22 @@ def render_html(report: Mapping[str, Any]) -> str:
 
 
 PAPERS = {
-    "000": "Viton et al., Proportional representation to increase data utility in k-anonymous tables, IEEE ISCC 2021",
-    "001": "Mauger et al., Modeling and Evaluation of k-anonymization Metrics, AAAI PPAI 2020",
-    "002": "Davies and Shao, Utility of Anonymised Data in Decision Tree Derivation, ICISSP 2022",
-    "003": "de Spoelberch, The Limits of Information Loss Metrics as Measures for Utility, Imperial College London",
-    "004": "Senavirathne and Torra, Systematic Evaluation of Probabilistic k-Anonymity, 2021",
+    "000": (
+        "Viton et al.",
+        "Proportional representation to increase data utility in k-anonymous tables",
+        "IEEE ISCC 2021",
+    ),
+    "001": ("Mauger et al.", "Modeling and Evaluation of k-anonymization Metrics", "AAAI PPAI 2020"),
+    "002": ("Davies and Shao", "Utility of Anonymised Data in Decision Tree Derivation", "ICISSP 2022"),
+    "003": (
+        "de Spoelberch",
+        "The Limits of Information Loss Metrics as Measures for Utility",
+        "Imperial College London",
+    ),
+    "004": ("Senavirathne and Torra", "Systematic Evaluation of Probabilistic k-Anonymity", "2021"),
 }
-"""The papers the report's definitions cite as ``paper 001 §4`` (``docs/papers.md`` has the same table)."""
+"""The papers the report's definitions cite as ``paper 001 §4``: number -> (authors, title, venue). The one copy:
+the table of ``docs/papers.md`` is written from it when the site is built (``docs/hooks.py``)."""
 
 
 def _papers(html: str) -> str:
@@ -87,7 +96,7 @@ def _papers(html: str) -> str:
     cited = sorted(set(re.findall(r"paper (\d{3}) §", html)) & PAPERS.keys())  # a citation, not any text
     if not cited:
         return ""
-    items = "".join(f"<li>paper {n}: {esc(PAPERS[n])}</li>" for n in cited)
+    items = "".join(f"<li>paper {n}: {esc(', '.join(PAPERS[n]))}</li>" for n in cited)
     return f'<section id="papers"><h2>Papers cited</h2><ul>{items}</ul></section>'
 
 

@@ -92,3 +92,21 @@ def test_nav_lists_every_page() -> None:
     pages = {str(p.relative_to(REPO / "docs")) for p in (REPO / "docs").rglob("*.md")}
     assert pages | set(HOOKS.GENERATED) == set(nav) and len(nav) == len(set(nav))
     assert re.search(r"^  font: false\b", config, flags=re.MULTILINE)  # no font download: the build is offline
+
+
+def test_the_papers_page_shows_the_papers_the_report_cites() -> None:
+    """docs/papers.md holds no copy of the titles: the hook writes the table from PAPERS (the report's), in place of
+    the page's marker, one row per paper; each title is its paper's (read from ../shared/papers when present)."""
+    from polars_anon.report.html import PAPERS
+
+    source = (REPO / "docs" / "papers.md").read_text()
+    assert source.count(HOOKS.PAPERS_MARKER) == 1 and "Mauger" not in source
+    table = HOOKS.papers_table()
+    assert HOOKS.filled(source, "papers.md") == source.replace(HOOKS.PAPERS_MARKER, table)
+    rows = re.findall(r"^\| (\d{3}) \| (.+) \|$", table, re.MULTILINE)
+    assert [n for n, _ in rows] == ["000", "001", "002", "003", "004"] == sorted(PAPERS)
+    assert dict(rows)["001"] == "Mauger et al., *Modeling and Evaluation of k-anonymization Metrics*, AAAI PPAI 2020"
+    papers = REPO.parent / "shared" / "papers"
+    for number, (authors, title, _) in PAPERS.items() if papers.is_dir() else ():
+        (text,) = [" ".join(f.read_text().split()) for f in papers.glob(f"{number}_*.txt")]
+        assert title in text and authors.removesuffix(" et al.").split(" and ")[0] in text, number

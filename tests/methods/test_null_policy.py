@@ -75,16 +75,40 @@ def test_nulls_in_a_qid_without_a_hierarchy_are_refused_on_the_road(method, null
             pa.anonymize(df, qids=["x", "s"], hierarchies={"s": GENDER}, k=2, method=method, null=null)
 
 
-def test_local_suppression_names_its_sdc_twin_for_nulls_without_a_hierarchy() -> None:
-    """review31b: the road's null refusal (check_data) came before the method's own and said "give the qid a
-    hierarchy", which leads to null='suppress', which local_suppression refuses: for it, the SDC function that reads
-    nulls as wildcards is the way out (the method's own check, unreachable since, is gone)."""
+LS_NULLS = (  # the whole advice, by hand: what the method takes, why not null='suppress', and the ways out
+    "method 'local_suppression' takes null='error' only, and no nulls in a qid: it publishes missing cells itself, "
+    "as wildcards, where null='suppress' would publish the input's nulls as hierarchy roots; fill the nulls, drop "
+    "those rows, or use polars_anon.sdc.local_suppression, which reads them as wildcards"
+)
+
+
+@pytest.mark.parametrize("hierarchy", [False, True], ids=["no-hierarchy", "hierarchy"])
+@pytest.mark.parametrize("null", ["error", "suppress"])
+def test_local_suppression_says_all_of_its_null_advice_in_the_first_refusal(hierarchy: bool, null: str) -> None:
+    """review31b: without a hierarchy the road said "give the qid a hierarchy", which led to null='suppress', which
+    local_suppression refuses. tidy31: with a hierarchy the first refusal still said "pass null='suppress'", and the
+    second refused it; the capability table and the data check spelled the advice apart. Now the first refusal, of
+    the data or of null='suppress', names the parameter null and the SDC function; filling the nulls, as it says, is
+    enough."""
     df = pl.DataFrame({"a": ["x", "y", None, "x", "y", "x"], "b": ["u"] * 6})
-    with pytest.raises(pa.NullValueError) as refused:
-        pa.anonymize(df, qids=["a", "b"], hierarchies={}, k=2, method="local_suppression")
-    assert str(refused.value) == (
-        "column 'a' has 1 null values and no hierarchy to publish them as its root; fill them, drop those rows, or use "
-        "polars_anon.sdc.local_suppression, which reads them as wildcards"
-    )
+    hierarchies = {"a": pa.Hierarchy.suppression(["x", "y"])} if hierarchy else {}
+    error = pa.InvalidParameterError if null == "suppress" else pa.NullValueError
+    with pytest.raises(error) as refused:
+        pa.anonymize(df, qids=["a", "b"], hierarchies=hierarchies, k=2, method="local_suppression", null=null)
+    said = str(refused.value)
+    assert said == (LS_NULLS if null == "suppress" else f"column 'a' has 1 null values; {LS_NULLS}")
+    assert "polars_anon.sdc.local_suppression" in said and "null='error'" in said
+    filled = df.with_columns(pl.col("a").fill_null("x"))
+    out = pa.anonymize(filled, qids=["a", "b"], hierarchies=hierarchies, k=2, method="local_suppression").collect()
+    assert out.height == 6
+
+
+def test_the_other_methods_keep_their_null_advice() -> None:
+    """Without a hierarchy: give the qid one; with one: null='suppress' (which they take)."""
+    df = pl.DataFrame({"a": ["x", "y", None, "x", "y", "x"], "b": ["u"] * 6})
     with pytest.raises(pa.NullValueError, match="or give the qid a hierarchy$"):
         pa.anonymize(df, qids=["a", "b"], hierarchies={}, k=2, method="mondrian")
+    with pytest.raises(pa.NullValueError, match="or pass null='suppress' to publish them as the hierarchy root$"):
+        pa.anonymize(
+            df, qids=["a", "b"], hierarchies={"a": pa.Hierarchy.suppression(["x", "y"])}, k=2, method="mondrian"
+        )

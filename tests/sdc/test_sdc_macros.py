@@ -97,3 +97,17 @@ def test_the_global_risk_of_an_empty_table_is_refused_as_python(weight: str | No
     said = _sql_error(_con(t=df), f"FROM anon_global_risk('t', ['k']{w})")
     assert said == _python_error(lambda: pa.sdc.global_risk(df, ["k"], weight=weight))
     assert _con(t=df).sql(f"FROM anon_frequencies('t', ['k']{w})").fetchall() == []  # Python: no patterns either
+
+
+@pytest.mark.parametrize("macro", ["anon_frequencies", "anon_individual_risk"])
+def test_the_key_columns_come_in_the_order_of_keys_as_python_gives_them(macro: str) -> None:
+    """Keys ['b', 'a'] of a table (a, b, w): the macros gave a, b (the table's order), sorted on a first; Python's
+    pattern_frequencies gives b, a, sorted on b, then a, a missing value last. By hand: x/1 (Fk 3), x/2 (4),
+    x/NULL (5), y/1 (2), each one record."""
+    df = pl.DataFrame({"a": [1, 1, 2, None], "b": ["y", "x", "x", "x"], "w": [2.0, 3.0, 4.0, 5.0]})
+    got = _con(t=df).sql(f"FROM {macro}('t', ['b', 'a'], weight := 'w')")
+    assert got.columns[:4] == ["b", "a", "fk", "big_fk"]
+    rows = [r[:4] for r in got.fetchall()]
+    assert rows == [("x", 1, 1.0, 3.0), ("x", 2, 1.0, 4.0), ("x", None, 1.0, 5.0), ("y", 1, 1.0, 2.0)]
+    python = pa.sdc.pattern_frequencies(df, ["b", "a"], weight="w")
+    assert python.columns[:2] == ["b", "a"] and python.select("b", "a", "fk", "Fk").rows() == rows
