@@ -20,7 +20,7 @@ from polars_anon.errors import (
 )
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import NOT_FINITE
-from polars_anon.messages import BUILT_NAME, NAMES_TWICE, QIDS_EMPTY
+from polars_anon.messages import BUILT_NAME, KEYS_EMPTY, NAMES_TWICE, QIDS_EMPTY
 
 __all__ = [
     "as_lazy",
@@ -119,7 +119,7 @@ def check_keys(lf: pl.LazyFrame, keys: object, what: str = "keys") -> list[str]:
     """
     names = names_list(keys, what)
     if not names:
-        raise InvalidParameterError(f"{what} must name at least one key variable, got []")
+        raise InvalidParameterError(KEYS_EMPTY(what=what))
     check_unique(names, what)
     check_columns(lf, names, what)
     return names

@@ -33,6 +33,7 @@ __all__ = [
     "ENCODE_NOT_IN_HIERARCHY",
     "HIERARCHY_NOT_LOADED",
     "K_ABOVE_ROWS",
+    "KEYS_EMPTY",
     "KEY_NOT_UNIQUE",
     "K_NOT_INTEGER",
     "LEVEL_OUT_OF_RANGE",
@@ -105,6 +106,8 @@ COLUMNS_NOT_FOUND = Message(
 )
 """Names that are not columns of a table (Python: ``where='the frame'``; SQL: ``where="table 't'"``)."""
 QIDS_EMPTY = Message("qids_empty", "qids is empty; name at least one quasi-identifier column")
+KEYS_EMPTY = Message("keys_empty", "{what} must name at least one key variable, got []")
+"""No key variable given to an SDC function (``what='keys'``)."""
 K_NOT_INTEGER = Message("k_not_integer", "k must be an integer >= 1, got {k!r}")
 K_ABOVE_ROWS = Message("k_above_rows", "k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
 EMPTY_TABLE = Message("empty_table", "table {table!r} has no rows: there is nothing to {task}")
@@ -213,6 +216,7 @@ KEY_NOT_UNIQUE = Message(
 _ALL = (
     COLUMNS_NOT_FOUND,
     QIDS_EMPTY,
+    KEYS_EMPTY,
     K_NOT_INTEGER,
     K_ABOVE_ROWS,
     EMPTY_TABLE,

@@ -35,6 +35,11 @@ CREATE OR REPLACE TEMP MACRO anon_msg_columns_not_found("what", "missing", "wher
 CREATE OR REPLACE TEMP MACRO anon_msg_qids_empty() AS
   'qids is empty; name at least one quasi-identifier column';
 
+-- anon_msg_keys_empty(what): {what} must name at least one key variable, got []
+-- Twin: polars_anon.messages.KEYS_EMPTY
+CREATE OR REPLACE TEMP MACRO anon_msg_keys_empty("what") AS
+  coalesce("what"::VARCHAR, 'None') || ' must name at least one key variable, got []';
+
 -- anon_msg_k_not_integer(k): k must be an integer >= 1, got {k!r}
 -- Twin: polars_anon.messages.K_NOT_INTEGER
 CREATE OR REPLACE TEMP MACRO anon_msg_k_not_integer("k") AS

@@ -26,12 +26,20 @@ CREATE OR REPLACE TEMP MACRO anon_exact_sum(v) AS
 CREATE OR REPLACE TEMP MACRO anon_check_weight(tbl, weight) AS
   CASE WHEN weight IS NULL THEN true ELSE anon_check_columns(tbl, [weight], 'weight') END;
 
+-- anon_check_keys(tbl, keys): true, or the error of key variables that are empty, named twice or not columns of tbl
+-- (in the words Python's SDC functions use: 'keys', not 'qids').
+-- Twin: polars_anon._validate.check_keys
+CREATE OR REPLACE TEMP MACRO anon_check_keys(tbl, keys) AS
+  CASE WHEN keys IS NULL OR len(keys) = 0 THEN error(anon_msg_keys_empty('keys'))
+       WHEN len(anon_duplicates(keys)) > 0 THEN error(anon_msg_names_twice('keys', anon_duplicates(keys), 'column'))
+       ELSE anon_check_columns(tbl, keys, 'keys') END;
+
 -- anon_check_sdc_keys(tbl, keys, weight): true, or the error of keys that are empty, named twice or not columns,
 -- a weight that is not a column, or a key named like a column the SDC macros build ('fk', 'big_fk', 'risk', any
 -- '__anon_*' name; without case, as DuckDB matches names), in that order.
 -- Twin: polars_anon.sdc.frequencies.check_frequency_args with refuse_built_names
 CREATE OR REPLACE TEMP MACRO anon_check_sdc_keys(tbl, keys, weight) AS
-  CASE WHEN anon_check_qids(tbl, keys) THEN
+  CASE WHEN anon_check_keys(tbl, keys) THEN
     CASE WHEN anon_check_weight(tbl, weight)
          THEN anon_check_built_names(keys, ['fk', 'big_fk', 'risk'], 'key column', 'the SDC macros build beside the keys')
     END END;

@@ -42,6 +42,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, names_list, refuse_built_names
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import KEYS_EMPTY
 from polars_anon.sdc.frequencies import check_weights, exact_sum
 
 __all__ = ["ModelMethod", "ModelRisk", "cell_counts", "check_cells", "fit_cells", "model_risk", "risks_of_fit"]
@@ -265,7 +266,7 @@ def model_risk(
     lf = as_lazy(data)
     keys = names_list(keys, "keys")
     if not keys:
-        raise InvalidParameterError("keys must name at least one key variable, got []")
+        raise InvalidParameterError(KEYS_EMPTY(what="keys"))
     check_columns(lf, [*keys, weight], "model risk columns")
     refuse_built_names(keys, MODEL_COLUMNS, "model_risk: key", "model_risk's fitted cells hold", helpers=False)
     if not (isinstance(bound, (int, float)) and bound > 0):

@@ -9,6 +9,7 @@ from typing import Any, get_args
 
 from polars_anon._validate import check_choice, refuse_built_names
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import KEYS_EMPTY
 from polars_anon.sdc.frequencies import FREQUENCY_COLUMNS, PATTERN_COLUMNS, Missing, check_alpha
 from polars_anon.sdc.modrisk import MODEL_COLUMNS, ModelMethod
 from polars_anon.sdc.risk import RISK_COLUMNS, RiskMethod
@@ -68,7 +69,7 @@ class Measures:
 
     def __post_init__(self) -> None:
         if not self.keys:
-            raise InvalidParameterError("sdc: keys must name at least one key variable, got []")
+            raise InvalidParameterError(KEYS_EMPTY(what="sdc: keys"))
         if len(set(self.keys)) != len(self.keys):
             raise InvalidParameterError(f"sdc: keys name a column twice: {list(self.keys)}")
         refuse_built_names(self.keys, SDC_COLUMNS, "sdc: key", "the SDC figures use for their own columns")

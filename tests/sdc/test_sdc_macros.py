@@ -11,6 +11,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.duckdb import register
+from polars_anon.errors import ColumnNotFoundError
 from polars_anon.messages import BUILT_NAME, WEIGHT_NOT_NUMERIC, WEIGHTS_BELOW_COUNT
 
 
@@ -111,3 +112,29 @@ def test_the_key_columns_come_in_the_order_of_keys_as_python_gives_them(macro: s
     assert rows == [("x", 1, 1.0, 3.0), ("x", 2, 1.0, 4.0), ("x", None, 1.0, 5.0), ("y", 1, 1.0, 2.0)]
     python = pa.sdc.pattern_frequencies(df, ["b", "a"], weight="w")
     assert python.columns[:2] == ["b", "a"] and python.select("b", "a", "fk", "Fk").rows() == rows
+
+
+@pytest.mark.parametrize("macro", ["anon_frequencies", "anon_individual_risk", "anon_global_risk"])
+@pytest.mark.parametrize(
+    ("keys", "python"),
+    [
+        ("[]", []),
+        ("['k', 'k']", ["k", "k"]),
+    ],
+    ids=["empty", "twice"],
+)
+def test_keys_are_refused_in_pythons_words(macro: str, keys: str, python: list[str]) -> None:
+    """Key variables are 'keys' in the SDC macros, as in Python's SDC functions (tidy31: they said 'qids ... name each
+    quasi-identifier once' and 'qids is empty')."""
+    df = pl.DataFrame({"k": ["x", "y"]})
+    said = _sql_error(_con(t=df), f"FROM {macro}('t', {keys})")
+    assert said == _python_error(lambda: pa.sdc.pattern_frequencies(df, python))
+
+
+def test_a_missing_key_is_named_as_a_key() -> None:
+    """A key that is no column: 'keys [...] not in table 't'', as Python says 'keys [...] not in the frame'."""
+    df = pl.DataFrame({"k": ["x", "y"]})
+    said = _sql_error(_con(t=df), "FROM anon_frequencies('t', ['nope'])")
+    assert said == "keys ['nope'] not in table 't'; its columns are ['k']"
+    with pytest.raises(ColumnNotFoundError, match=re.escape("keys ['nope'] not in the frame; its columns are ['k']")):
+        pa.sdc.pattern_frequencies(df, ["nope"])
