@@ -1386,8 +1386,11 @@ def _undo(
     old = _boxes(axes, size, before, klass[before])
     new_of_old = np.zeros(len(old.size), dtype=np.int64)
     new_of_old[klass[before]] = merged[before]
-    undone = np.bincount(new_of_old, weights=_class_costs(axes, old), minlength=n_new)
-    dropped = np.bincount(merged[leftover], weights=size[leftover], minlength=n_new)
+    # float64 (copy=False: what bincount gives with weights) also with no class before the merge, where NumPy's
+    # bincount of no values gives Int64 and the sum below failed (hunt32: a whole table no class of which meets
+    # entropy l-diversity, Grassberger's estimator, max_suppressed > 0)
+    undone = np.bincount(new_of_old, weights=_class_costs(axes, old), minlength=n_new).astype(np.float64, copy=False)
+    dropped = np.bincount(merged[leftover], weights=size[leftover], minlength=n_new).astype(np.float64, copy=False)
     undone += len(axes) * dropped
     saving = new_cost - undone
     good = _nonzero((saving > 1e-9 * np.maximum(new_cost, 1.0)) & (dropped > 0))

@@ -46,3 +46,20 @@ def test_a_finer_publication_that_meets_the_model_is_still_found() -> None:
     for method in ("fulldomain", "datafly", "topdown", "greedy", "mondrian"):
         out = pa.anonymize(table, qids=["q"], hierarchies=H, k=1, method=method, sensitive=["s"], privacy=[model])
         assert sorted(out.collect().rows()) == [("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")], method
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("method", ["topdown", "fulldomain", "datafly"])
+def test_a_suppression_budget_changes_only_the_words(method: str, engine: str) -> None:
+    """hunt32: with max_suppressed above 0 and no class of any publication meeting the model, topdown's undo step
+    summed an Int64 count with floats (NumPy's bincount of no values) and raised UFuncTypeError on both engines."""
+    table = pl.DataFrame({"q": list("aabbcc"), "s": list("xxxxxy")})
+    model = LDiversity("s", 2.5, "entropy", estimator="grassberger")
+    h = {"q": pa.Hierarchy.from_dict({"*": ["a", "b", "c"]})}
+    with pytest.raises(pa.InfeasibleError) as got:
+        pa.anonymize(table, hierarchies=h, k=2, method=method, privacy=[model], max_suppressed=1, engine=engine)
+    words = "l-diversity on 's' (l=2.5, variant='entropy', estimator='grassberger')"
+    assert str(got.value) == (
+        f"method {method!r} found no publication of this table (6 rows) that is 2-anonymous and satisfies {words} "
+        "with at most 1 suppressed rows; raise max_suppressed, lower k or relax the models"
+    )
