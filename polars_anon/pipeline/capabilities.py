@@ -359,8 +359,8 @@ REFUSALS: tuple[Refusal, ...] = (
         lambda r: bool(r.privacy),
         lambda r: (
             f"privacy models {[m.name for m in r.privacy]} are not supported by mondrian's engine rounds (beyond "
-            "driver_tuples): they read every tuple's sensitive values on the driver; raise driver_tuples, or anonymize "
-            "for k alone"
+            "driver_tuples): the rounds split on class sizes alone, and a model is measured on the classes of tuples "
+            "held on the driver; raise driver_tuples, or anonymize for k alone"
         ),
     ),
     Refusal(
