@@ -436,6 +436,7 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             population_size=args.population_size,
             population=None if args.population is None else population(args.population),
             models=_cli_models(args.model, _job(args), lf, population, qids),
+            missing=args.missing,
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
@@ -909,7 +910,8 @@ def parser() -> argparse.ArgumentParser:
         "--missing",
         choices=["category", "wildcard"],
         default="category",
-        help="a missing qid value: a category of its own (default) or matching any category (sdcMicro)",
+        help="a missing qid value: a category of its own (default) or matching any category (sdcMicro's reading, and "
+        "local_suppression's report), in every figure",
     )
     r.add_argument("--json", help="also write the figures to this JSON file")
     r.add_argument("--separator", default=",", help="CSV separator (default ',')")

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_qids, refuse_reserved
-from polars_anon.errors import InfeasibleError
+from polars_anon._validate import as_lazy, check_choice, check_qids, refuse_reserved
+from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.labels import label_exprs
 from polars_anon.messages import NO_ROWS
 from polars_anon.privacy.base import Model, check_fraction
@@ -154,6 +154,33 @@ def risk_summary_of_patterns(fk: np.ndarray, records: np.ndarray, *, threshold: 
     }
 
 
+def _wildcard_risk(
+    lf: pl.LazyFrame,
+    qids: Sequence[str],
+    threshold: float,
+    sampling_fraction: float | None,
+    population_size: int | None,
+    population: object,
+    models: Sequence[Model],
+) -> RiskSummary:
+    """:func:`risk` with missing values as wildcards: the figures of :func:`risk_summary_of_patterns`."""
+    from polars_anon.sdc.frequencies import pattern_frequencies
+
+    asked = {"sampling_fraction": sampling_fraction, "population_size": population_size, "population": population}
+    given = [name for name, value in asked.items() if value is not None] + (["models"] if models else [])
+    if given:
+        raise InvalidParameterError(
+            f"risk: missing='wildcard' takes no {', '.join(given)}: the population estimates and the models group "
+            "records into classes, and wildcard patterns are no partition; use missing='category'"
+        )
+    check_fraction("risk", "threshold", threshold)
+    pats = pattern_frequencies(lf, list(qids), missing="wildcard")  # materializes: one row per pattern
+    out = risk_summary_of_patterns(pats["fk"].to_numpy(), pats["n_pattern"].to_numpy(), threshold=threshold)
+    if not out["n_rows"]:
+        raise InfeasibleError(NO_ROWS(what="risk", why=EMPTY_RISK))
+    return RiskSummary(out)
+
+
 def risk_summary(
     data: pl.LazyFrame | pl.DataFrame,
     qids: Sequence[str],
@@ -219,6 +246,7 @@ def risk(
     population_size: int | None = None,
     population: object = None,
     models: Sequence[Model] = (),
+    missing: Literal["category", "wildcard"] = "category",
 ) -> RiskSummary:
     """Re-identification risk of a table (see the module docstring).
 
@@ -238,8 +266,25 @@ def risk(
         and marketer risk against it (matched on equal qid tuples).
     models
         Privacy models whose status to report (see :func:`polars_anon.privacy.evaluate.check`).
+    missing
+        How a missing qid value matches: ``"category"`` (default) as a value of its own, so records missing
+        the same cells form a class; ``"wildcard"`` as any value (sdcMicro's reading, and what method
+        ``local_suppression`` guarantees and reports): a record's risk is ``1 / fk``, its wildcard frequency
+        (:func:`polars_anon.sdc.frequencies.pattern_frequencies`), and the size buckets count patterns. The wildcard
+        reading takes no population, population size, sampling fraction or model (refused).
+
+    The wildcard fk of the records below: 3, 3, 4 (its missing sex matches f and m) and 2, so risks 1/3, 1/3, 1/4
+    and 1/2 (average 17/48); as categories the last two are classes of one:
+
+    >>> out = pl.DataFrame({"sex": ["f", "f", None, "m"], "age": [30, 30, 30, None]})
+    >>> w = risk(out, ["sex", "age"], missing="wildcard")["prosecutor"]
+    >>> risk(out, ["sex", "age"])["prosecutor"]["highest"], w["highest"], w["lowest"], round(w["average"] * 48, 9)
+    (1.0, 0.5, 0.25, 17.0)
     """
     lf = as_lazy(data)
+    check_choice("missing", missing, ("category", "wildcard"))
+    if missing == "wildcard":
+        return _wildcard_risk(lf, qids, threshold, sampling_fraction, population_size, population, models)
     qids = check_qids(lf, qids)
     # the class sizes and the population's counts sit beside the qids (a model's check: also its helper columns)
     refuse_reserved(qids, helpers=bool(models))
