@@ -210,6 +210,10 @@ def local_suppression(
 ) -> SuppressionResult:
     """Suppress single key cells (set them missing) until every record's wildcard ``fk`` is at least ``k``.
 
+    Keys are counted as Polars groups them, and a kept cell is published as its pattern's value: values Polars takes
+    as one (a float key's ``-0.0`` and ``0.0``) are published as one, ``0.0``, so that no record stands apart by the
+    bits of its value.
+
     Parameters
     ----------
     data

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polars_anon.errors import InfeasibleError, InvalidParameterError
-from polars_anon.sdc import local_suppression, wildcard_fk
+from polars_anon.sdc import local_suppression, pattern_frequencies, wildcard_fk
 from tests.sdc.reference import FRANCDAT, FRANCDAT_KEYS, is_k_anonymous_wildcard
 from tests.sdc.reference import wildcard_fk as reference_fk
 
@@ -123,3 +123,12 @@ def test_francdat_k2_exact_minimum_and_heuristic():
     heuristic = local_suppression(frame, FRANCDAT_KEYS, 2)
     _check_result(frame, heuristic, FRANCDAT_KEYS, 2)
     assert heuristic.total == 3
+
+
+def test_values_polars_takes_as_one_are_published_as_one() -> None:
+    """hunt32: a float key's -0.0 came out as 0.0. That is kept, and said: the three records (x, ±0.0) are one pattern
+    of fk 3 to the count, so a published -0.0 beside two 0.0 would set one record apart by its bits alone."""
+    df = pl.DataFrame({"a": [-0.0, 0.0, 0.0, 1.0, 1.0], "b": ["x", "x", "x", "y", "y"]})
+    out = local_suppression(df, ["a", "b"], k=2).frame.collect()
+    assert [str(v) for v in out["a"].to_list()] == ["0.0", "0.0", "0.0", "1.0", "1.0"]
+    assert pattern_frequencies(df, ["a", "b"])["fk"].sort().to_list() == [2.0, 3.0]
