@@ -311,18 +311,22 @@ def check_data(
     `distinct` the number of distinct values of each undeclared column; `labels`, when known, each qid's distinct
     non-null values in `aggregates`, sorted (the aggregates' codes: not looked for again). A float qid's NaN and
     infinities are refused first, under either null policy (:func:`~polars_anon._validate.refuse_not_finite`); then
-    the nulls the request cannot publish (:func:`_refuse_nulls`).
+    each qid with a hierarchy, its nulls the request cannot publish (:func:`_refuse_nulls`) and its values not leaves;
+    then k and the identifying columns; then the nulls of a qid without a hierarchy.
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
     for q in request.floats:
         refuse_not_finite(aggregates, q, None if labels is None else labels.get(q), leaves=_placed(request, q))
-    for q in request.qids:
+    for q, h in request.hierarchies.items():  # each qid's nulls, then its values (review32: the order as before)
         _refuse_nulls(aggregates, q, request)
-    check_values(aggregates, request.hierarchies, labels=labels)
+        check_values(aggregates, {q: h}, labels=labels)
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
+    for q in request.qids:
+        if q not in request.hierarchies:
+            _refuse_nulls(aggregates, q, request)
 
 
 def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, distinct: Mapping[str, int]) -> None:
@@ -343,12 +347,14 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")
     for q in request.floats:
         refuse_not_finite(marginals[q], q, leaves=_placed(request, q))
-    for q in qids:
-        _refuse_nulls(marginals[q], q, request)
     for q, h in request.hierarchies.items():
+        _refuse_nulls(marginals[q], q, request)
         check_values(marginals[q], {q: h})
     check_k(request.k, n_rows)
     refuse_identifying(dict(distinct), n_rows)
+    for q in qids:
+        if q not in request.hierarchies:
+            _refuse_nulls(marginals[q], q, request)
 
 
 def _placed(request: Request, q: str) -> list[str]:

@@ -112,3 +112,17 @@ def test_the_other_methods_keep_their_null_advice() -> None:
         pa.anonymize(
             df, qids=["a", "b"], hierarchies={"a": pa.Hierarchy.suppression(["x", "y"])}, k=2, method="mondrian"
         )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_nulls_are_refused_in_the_order_of_the_other_checks(engine: str) -> None:
+    """review32: a qid's nulls are refused with its values (a value not a leaf of an earlier qid first), and the nulls
+    of a qid without a hierarchy after k and the identifying columns, as before the null refusals became one helper."""
+    df = pl.DataFrame({"row": [0, 1, 2, 3], "q0": ["zz", "a", "b", "a"], "q1": [None, "1", "2", "1"]})
+    h = {"q0": pa.Hierarchy.suppression(["a", "b"]), "q1": pa.Hierarchy.suppression(["1", "2"])}
+    with pytest.raises(pa.ValueNotInHierarchyError, match="'zz' is not a leaf"):
+        pa.anonymize(df, hierarchies=h, k=2, insensitive="row", engine=engine)
+    with pytest.raises(pa.NullValueError, match="column 'q1' has 1 null values"):
+        pa.anonymize(df.drop("q0"), hierarchies={"q1": h["q1"]}, k=2, insensitive="row", engine=engine)
+    with pytest.raises(pa.InfeasibleError, match="k=9 is larger than the table"):
+        pa.anonymize(df.drop("q0"), qids=["q1"], hierarchies={}, k=9, method="mondrian", insensitive="row")
