@@ -547,15 +547,23 @@ def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     else:
         chosen = candidates
         for q in numeric:
-            _refuse_not_numbers(task.aggregates[q], numbers[q])
+            h = task.hierarchies.get(q)
+            _refuse_not_numbers(task.aggregates[q], numbers[q], None if h is None else h.root)
     for q in chosen:
         refuse_not_finite(task.aggregates, q, numbers=numbers[q])
     return chosen
 
 
-def _refuse_not_numbers(values: pl.Series, numbers: pl.Series) -> None:
-    """Refuse the `values` of a qid given in ``numeric`` that do not read as numbers (`numbers`: them, cast)."""
+def _refuse_not_numbers(values: pl.Series, numbers: pl.Series, root: str | None) -> None:
+    """Refuse the `values` of a qid given in ``numeric`` that do not read as numbers (`numbers`: them, cast); `root`:
+    its hierarchy's root, where null='suppress' put its nulls (then named as such: not a value of the input)."""
     bad = values.filter(numbers.is_null()).unique().sort().to_list()
+    if root is not None and root in bad:
+        raise InvalidParameterError(
+            f"numeric qid {values.name!r} holds nulls, published as its hierarchy's root {root!r} under "
+            "null='suppress', which MDAV cannot average; fill the nulls or drop those rows, or leave the qid out of "
+            "numeric to treat it as categorical"
+        )
     if bad:
         raise InvalidParameterError(
             f"numeric qid {values.name!r} has {len(bad)} values that are not numbers (first: {preview(bad)}); "

@@ -349,3 +349,14 @@ def test_cli_demo_mdav_publishes_k_anonymous_aggregates_by_default(tmp_path, cap
     assert "k=5: every published combination" in capsys.readouterr().out
     out = pl.read_parquet(tmp_path / "anonymized.parquet")
     assert out.group_by(["zip", "gender", "race", "birth_year"]).len()["len"].min() >= 5
+
+
+def test_nulls_published_as_the_root_are_named_as_such() -> None:
+    """review32: with numeric=['a'], null='suppress' and a hierarchy, the refusal named '*' as a value of the input
+    that is not a number; it is the root the nulls were published as."""
+    df = pl.DataFrame({"a": [1.0, 2.0, None, 4.0, 5.0, 6.0]})
+    h = {"a": Hierarchy.suppression(["1.0", "2.0", "4.0", "5.0", "6.0"])}
+    with pytest.raises(InvalidParameterError, match=r"numeric qid 'a' holds nulls, published as its hierarchy's root"):
+        pa.anonymize(df, hierarchies=h, k=2, method="mdav", numeric=["a"], null="suppress")
+    out = pa.anonymize(df.fill_null(3.0), qids=["a"], hierarchies={}, k=2, method="mdav", numeric=["a"]).collect()
+    assert out.height == 6  # filled as the message says, it publishes
