@@ -16,7 +16,7 @@ import signal
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import version
 from pathlib import Path
 from types import FrameType
@@ -647,6 +647,8 @@ def _encode(args: argparse.Namespace) -> int:
             f"encoding {encoding!r} needs the original values: pass --original FILE (row-aligned with the published "
             "rows, or sharing --class-col), or a partition file with --class-col"
         )
+    if job is None and original is None and args.class_col is None:
+        _refuse_generalized_leaves(published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)
     facts = write_encoded(
         published,
@@ -661,6 +663,24 @@ def _encode(args: argparse.Namespace) -> int:
     )
     print(json.dumps({"encoding": encoding, "output": str(output), **facts}, indent=2))
     return 0
+
+
+def _refuse_generalized_leaves(published: pl.LazyFrame, specs: Mapping[str, object], given: Sequence[str]) -> None:
+    """Refuse a ``mask`` or ``suppress`` hierarchy built from a published column that holds generalized values (a
+    ``*``): they would be its leaves (hunt33: ``zip=mask:5`` made ``021**`` a leaf, and setbinary gave 3 columns where
+    the input's zips give 198). A column of leaves alone (nothing generalized) builds as it did."""
+    from polars_anon.hierarchy_spec import parse_spec
+
+    masks = [q for q, spec in specs.items() if spec is not None and parse_spec(q, spec).kind in ("mask", "suppress")]
+    present = [q for q in masks if q in published.collect_schema().names()]  # a missing one: named by the road
+    starred = published.select(pl.col(q).cast(pl.String).str.contains("*", literal=True).any() for q in present)
+    found = [q for q, hit in zip(present, starred.collect().row(0) if present else ()) if hit]
+    if found:
+        asked = next((h for h in given if h.split("=", 1)[0] == found[0]), found[0])  # as typed: zip=mask:5
+        raise AnonError(
+            f"encode: --hierarchy {asked} is built from the column's values, and the published column holds "
+            "generalized values ('*'); pass --original FILE (the input), --job JOB.toml, or a hierarchy CSV file"
+        )
 
 
 def _release_and_original(

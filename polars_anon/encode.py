@@ -159,7 +159,7 @@ class EncodeOptions:
             put(self, "original", as_lazy(self.original))
         if self.class_col is not None and not isinstance(self.class_col, str):
             raise InvalidParameterError(f"class_col must be a column name (a string), got {self.class_col!r}")
-        put(self, "dtype", _check_dtype(self.dtype))
+        put(self, "dtype", _check_dtype(self.dtype, self.representation))
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise InvalidParameterError(f"seed must be an integer, got {self.seed!r}")
         if not isinstance(self.validate, bool):
@@ -511,7 +511,9 @@ class EncodingPlan:
     """The distinct published qid tuples, when known without reading the rows (:func:`plan_from_map`)."""
 
 
-def _check_dtype(dtype: object) -> pl.DataType:
+def _check_dtype(dtype: object, representation: str) -> pl.DataType:
+    """`dtype` as an instance: numeric or Boolean for the 0/1 columns, a float for ``proportional``'s shares (an
+    integer, Boolean or Decimal type cut 1/3 to 0: hunt33)."""
     try:
         dt = dtype() if isinstance(dtype, type) else dtype
         ok = isinstance(dt, pl.DataType) and (dt.is_numeric() or dt == pl.Boolean)
@@ -519,6 +521,11 @@ def _check_dtype(dtype: object) -> pl.DataType:
         ok = False
     if not ok:
         raise InvalidParameterError(f"dtype must be a numeric Polars dtype such as pl.Float32, got {dtype!r}")
+    if representation == "proportional" and not dt.is_float():  # type: ignore[union-attr]
+        raise InvalidParameterError(
+            f"representation 'proportional' holds shares of a class (1/3, 2/3): dtype must be pl.Float32 or "
+            f"pl.Float64, got {dt!r}"
+        )
     return dt  # type: ignore[return-value]
 
 
@@ -566,12 +573,31 @@ def _proportional(
     else:
         key = [class_col]
         pairs = orig.select(class_col, *(pl.col(q).alias(c) for q, c in zip(qids, leaf_cols)))
-        published_of = {}
+        published_of = {q: f"__anon_key_{i}" for i, q in enumerate(qids)}
         join_left = [class_col]
+        if validate:
+            pairs_published = _classes_published(lf, pairs, class_col, published_of)
+            _check_truthful(pairs_published, key, hierarchies, published_of)
     if validate and class_col is None:
         _check_truthful(pairs, key, hierarchies, published_of)
     counts = pairs.group_by(*key, *leaf_cols).agg(pl.len().cast(pl.Int64).alias("__anon_n"))
     return [EncodingJoin(_proportional_table(counts, key, hierarchies, dtype), join_left, key)]
+
+
+def _classes_published(
+    lf: pl.LazyFrame, pairs: pl.LazyFrame, class_col: str, published_of: Mapping[str, str]
+) -> pl.LazyFrame:
+    """The original rows `pairs` (`class_col` and the leaves) beside their class's published values (named by
+    `published_of`), after refusing published rows whose class has no original row (hunt33: they were encoded as
+    nulls, where the classes layout refuses them)."""
+    published = lf.select(class_col, *(pl.col(q).alias(k) for q, k in published_of.items())).unique()
+    orphans = lf.join(pairs.select(class_col).unique(), on=class_col, how="anti").select(pl.len()).collect().item()
+    if orphans:
+        raise InvalidParameterError(
+            f"{orphans:,} published rows have a class_col {class_col!r} value that no row of original has: "
+            "original must hold every published class's rows"
+        )
+    return pairs.join(published, on=class_col, how="inner")
 
 
 def _proportional_table(

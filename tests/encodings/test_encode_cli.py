@@ -190,3 +190,20 @@ def test_the_encodings_reading_originals_are_flagged_and_warned_of(tmp_path, cap
     assert len(warnings) == 1 and "outside the k-anonymity guarantee" in warnings[0]
     assert str(out_dir / "pub.proportional.parquet") in warnings[0] and "pub.statistical.parquet" in warnings[0]
     assert "fillparent" not in warnings[0]
+
+
+def test_a_mask_built_from_generalized_values_is_refused(tmp_path, capsys) -> None:
+    """hunt33: ``--hierarchy zip=mask:5`` on a published file made its ``021**`` leaves (setbinary: 3 columns where the
+    input's zips give 6); one line, exit 2. With --original it is built from the input; a column of leaves alone
+    (nothing generalized) still builds from the published values."""
+    zips = ["02134", "02139", "02141", "02177", "10001", "10002"]
+    pl.DataFrame({"zip": zips}).write_parquet(tmp_path / "in.parquet")
+    pl.DataFrame({"zip": ["021**"] * 4 + ["1000*"] * 2}).write_parquet(tmp_path / "pub.parquet")
+    common = ["--hierarchy", "zip=mask:5", "--encoding", "setbinary", "--overwrite", "-q"]
+    assert main(["encode", str(tmp_path / "pub.parquet"), *common, "--output", str(tmp_path / "a.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--hierarchy zip=mask:5 is built from the column's values" in err
+    orig = ["--original", str(tmp_path / "in.parquet")]
+    assert main(["encode", str(tmp_path / "pub.parquet"), *common, *orig, "--output", str(tmp_path / "b.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "b.parquet").select(pl.col(f"zip_{z}") for z in zips).row(0) == (1, 1, 1, 1, 0, 0)
+    assert main(["encode", str(tmp_path / "in.parquet"), *common, "--output", str(tmp_path / "c.parquet")]) == 0
