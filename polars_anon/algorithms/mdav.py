@@ -52,6 +52,7 @@ from polars_anon._validate import refuse_not_finite
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
+from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import value_codes
@@ -541,7 +542,7 @@ def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     if wrong:
         raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
     candidates = qids if numeric is None else [q for q in qids if q in numeric]
-    numbers = task.aggregates.select(pl.col(q).cast(pl.Float64, strict=False) for q in candidates)
+    numbers = task.aggregates.select(_as_number(q, task.hierarchies.get(q)) for q in candidates)
     if numeric is None:
         chosen = [q for q in candidates if not numbers[q].null_count()]
     else:
@@ -552,6 +553,13 @@ def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     for q in chosen:
         refuse_not_finite(task.aggregates, q, numbers=numbers[q])
     return chosen
+
+
+def _as_number(q: str, hierarchy: Hierarchy | None) -> pl.Expr:
+    """Qid `q` read as numbers (null: not one). Its hierarchy's root is none even when its label reads as one (a
+    root ``'0'``): in the aggregates it stands for the nulls null='suppress' put there, which MDAV must not average."""
+    number = pl.col(q).cast(pl.Float64, strict=False)
+    return number if hierarchy is None else pl.when(pl.col(q) == hierarchy.root).then(None).otherwise(number).alias(q)
 
 
 def _refuse_not_numbers(values: pl.Series, numbers: pl.Series, root: str | None) -> None:

@@ -360,3 +360,15 @@ def test_nulls_published_as_the_root_are_named_as_such() -> None:
         pa.anonymize(df, hierarchies=h, k=2, method="mdav", numeric=["a"], null="suppress")
     out = pa.anonymize(df.fill_null(3.0), qids=["a"], hierarchies={}, k=2, method="mdav", numeric=["a"]).collect()
     assert out.height == 6  # filled as the message says, it publishes
+
+
+def test_a_root_that_reads_as_a_number_is_no_number() -> None:
+    """A hierarchy whose root label reads as a number ('0'): under null='suppress' the nulls stand at it, and MDAV
+    averaged them as 0. Now the column is a category (every published value one of the column's labels, as with the
+    root '*') unless given in numeric, which is refused naming the root."""
+    df = pl.DataFrame({"a": [1.0, 2.0, None, 4.0, 5.0, 6.0]})
+    h = {"a": Hierarchy.from_dict({"0": ["1.0", "2.0", "4.0", "5.0", "6.0"]})}
+    out = pa.anonymize(df, hierarchies=h, k=2, method="mdav", null="suppress").collect()
+    assert set(out["a"].to_list()) <= {"0", "1.0", "2.0", "4.0", "5.0", "6.0"}
+    with pytest.raises(InvalidParameterError, match=r"published as its hierarchy's root '0' under null='suppress'"):
+        pa.anonymize(df, hierarchies=h, k=2, method="mdav", null="suppress", numeric=["a"])
