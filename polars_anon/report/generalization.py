@@ -37,7 +37,8 @@ def generalization(
     """qid -> ``level``, ``unchanged``, ``root`` (shares of the input rows), ``n_values`` and ``top``.
 
     ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
-    qid without hierarchy. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
+    qid without hierarchy; a null published at the root (null='suppress') counts in ``root``, not in
+    ``unchanged``. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
     `metric_data`: the report's metric data of `tmap`: each qid's cells
     (:func:`~polars_anon.metrics.cell_counts.qid_cells`, which the report's metrics count too) give its shares where
     the hierarchy is the same, from a few thousand cells instead of every map row; else its pairs give the leaf ids
@@ -71,11 +72,10 @@ def generalization(
         else:
             kept = kept_frame = tmap.frame.filter(~pl.col(SUPPRESSED)) if kept_frame is None else kept_frame
             counts = kept.group_by(o).agg(pl.col(SIZE).sum()).sort([SIZE, o], descending=[True, False])
-            same = (
-                None
-                if tmap.by_row or tmap.by_partition
-                else kept.filter((pl.col(q) == pl.col(o)).fill_null(False))[SIZE].sum()
-            )
+            unchanged = (pl.col(q) == pl.col(o)).fill_null(False)
+            if h is not None and not _root_is_leaf(h):  # a null at the root (null='suppress') is no original value
+                unchanged = unchanged & (pl.col(q).cast(pl.String) != h.root)
+            same = None if tmap.by_row or tmap.by_partition else kept.filter(unchanged)[SIZE].sum()
             root = None if h is None else kept.filter(pl.col(o).cast(pl.String) == h.root)[SIZE].sum()
         out[q] = {
             "level": None if levels is None or q not in levels else int(levels[q]),
@@ -112,6 +112,15 @@ def _from_ids(
     counts = pl.DataFrame(
         [pl.Series(o, h.labels, dtype=pl.String).gather(present), pl.Series(SIZE, rows[present].astype(np.int64))]
     ).sort([SIZE, o], descending=[True, False])
-    same = int(size[kept & (leaves == nodes)].sum())
+    same = leaves == nodes
+    if not _root_is_leaf(h):  # a null the road put at the root (null='suppress') was published as no value of its own
+        same &= leaves != 0
     root = int(size[kept & (nodes == 0)].sum())
-    return counts, same, root
+    return counts, int(size[kept & same].sum()), root
+
+
+def _root_is_leaf(h: Hierarchy) -> bool:
+    """Whether the root is a leaf (a hierarchy of one value): else an original cell at the root is a null that
+    null='suppress' put there, published at the root and not unchanged (hunt34: 'unchanged' and 'root' summed to
+    1.2)."""
+    return h.root in h.leaf_labels
