@@ -485,6 +485,12 @@ def _check_arguments(
         check_columns(anon, [key], "key")
         if key in qids:
             raise InvalidParameterError(f"key {key!r} is also a quasi-identifier; the key must be a row id column")
+        o_type, a_type = orig.collect_schema()[key], anon.collect_schema()[key]
+        if o_type != a_type:  # a join of Int64 with String was Polars' SchemaError (hunt34)
+            raise InvalidParameterError(
+                f"key {key!r} is {o_type} in the original table and {a_type} in the anonymized one; read both with "
+                "the same type (a CSV with no rows reads it as String)"
+            )
     if sensitive is not None:
         check_columns(orig, [sensitive], "sensitive")
         if sensitive in qids:
@@ -495,6 +501,30 @@ def _check_arguments(
         check_k(k)  # the one k check (a NumPy integer too)
     levels = _check_levels(levels, hs)
     return hs, levels
+
+
+def _key_facts(orig: pl.LazyFrame, anon: pl.LazyFrame, key: str) -> pl.LazyFrame:
+    """One row: the original's rows sharing a key value with another, its null keys, and the anonymized rows whose
+    key the original does not hold."""
+    strays = anon.select(key).join(orig.select(key), on=key, how="anti").select(pl.len().alias("strays"))
+    shared = orig.select(pl.col(key).is_duplicated().sum().alias("shared"), pl.col(key).null_count().alias("nulls"))
+    return pl.concat([shared, strays], how="horizontal")
+
+
+def _refuse_keys(key: str, shared: int, nulls: int, strays: int) -> None:
+    """Refuse a key that cannot line up the rows (hunt34: a repeated original key doubled a published row, a null
+    one made its row suppressed, an unknown anonymized one was left out of every metric)."""
+    if shared:
+        raise InvalidParameterError(
+            f"key {key!r} is not unique in the original table: {shared:,} rows share a value; use a row id column"
+        )
+    if nulls:
+        raise InvalidParameterError(f"key {key!r} has {nulls:,} null values in the original table; every row needs one")
+    if strays:
+        raise InvalidParameterError(
+            f"{strays:,} rows of the anonymized table have a key {key!r} the original table does not hold; the "
+            "anonymized rows must come from the original's"
+        )
 
 
 def prepare(
@@ -599,12 +629,13 @@ def prepare(
             engine="streaming"
         )  # materializes: one row per (original tuple, published tuple, sensitive value)
     else:
-        pairs, n_rows = collect_apart(
-            [grouped, orig.select(pl.len())], engine="streaming"
-        )  # materializes: as above, and a count
+        pairs, n_rows, keys = collect_apart(
+            [grouped, orig.select(pl.len()), _key_facts(orig, anon, key)], engine="streaming"
+        )  # materializes: as above, a count and three
         n_orig = int(n_rows.item())
         if int(pairs[SIZE].sum()) != n_orig:
             raise InvalidParameterError(KEY_NOT_UNIQUE(key=key, total=int(pairs[SIZE].sum()), n_orig=n_orig))
+        _refuse_keys(key, *keys.row(0))
     if pairs.is_empty():
         raise InputError("the original table has no rows: there is nothing to measure")
     _check_pairs(pairs, qids, ordered, orig, anon)

@@ -91,3 +91,30 @@ def test_parameters() -> None:
         compute(TABLE_I, TABLE_IB, Q, ANIMAL_HIERARCHIES, sensitive="income")
     with pytest.raises(pa.InvalidParameterError, match="expected a Polars DataFrame or LazyFrame"):
         compute([1, 2], TABLE_IB, Q, ANIMAL_HIERARCHIES)  # type: ignore[arg-type]
+
+
+H1 = {"g": pa.Hierarchy.suppression(["a", "b"])}
+
+
+@pytest.mark.parametrize(
+    ("original", "anonymized", "said"),
+    [
+        ({"row": [0, 0, 1], "g": ["a", "b", "b"]}, {"row": [0, 1], "g": ["*", "b"]}, "2 rows share a value"),
+        ({"row": [0, None], "g": ["a", "b"]}, {"row": [0], "g": ["*"]}, "key 'row' has 1 null values in the original"),
+        ({"row": [0, 1], "g": ["a", "b"]}, {"row": [0, 1, 7], "g": ["*", "b", "b"]}, "1 rows of the anonymized table"),
+    ],
+    ids=["repeated", "null", "stray"],
+)
+def test_a_key_that_cannot_line_up_the_rows_is_refused(original: dict, anonymized: dict, said: str) -> None:
+    """hunt34: a repeated original key paired one published row twice (discernibility 5 where the published table
+    has 2, ncp 1.0 for 0.5), a null one made its row look suppressed, and a stray anonymized key was left out."""
+    with pytest.raises(pa.InvalidParameterError, match=said):
+        compute(pl.DataFrame(original), pl.DataFrame(anonymized), ["g"], H1, ["ncp"], key="row")
+
+
+def test_keys_of_two_types_are_refused_naming_both() -> None:
+    """hunt34: Int64 against String was Polars' SchemaError (an anonymized CSV with no rows reads its key as String)."""
+    original = pl.DataFrame({"row": [0, 1], "g": ["a", "b"]})
+    anonymized = pl.DataFrame({"row": ["0", "1"], "g": ["*", "b"]})
+    with pytest.raises(pa.InvalidParameterError, match="key 'row' is Int64 in the original table and String"):
+        compute(original, anonymized, ["g"], H1, ["ncp"], key="row")
