@@ -282,8 +282,9 @@ def _reference_notes(path: Path, statuses: list[dict]) -> list[str]:
             entry["report_beside"] = {key: theirs.get(key) for key in ("reference", "satisfied", "max_measure")}
             lines.append(
                 f"polars-anon check: {entry['model']} on {entry['attribute']!r}: measured against this file's own "
-                f"distribution (largest {entry['max_measure']}, {'satisfied' if entry['satisfied'] else 'violated'}); "
-                f"{beside.name} measured it against the input's (largest {theirs.get('max_measure')}, "
+                f"distribution (largest finite measure {entry['max_measure']}, "
+                f"{'satisfied' if entry['satisfied'] else 'violated'}); "
+                f"{beside.name} measured it against the input's (largest finite measure {theirs.get('max_measure')}, "
                 f"{'satisfied' if theirs.get('satisfied') else 'violated'}): give --reference <input> to re-check that"
             )
             break

@@ -99,7 +99,8 @@ def c_avg(data: MetricData) -> pl.LazyFrame:
     1.0
     """
     k_used = pl.col("size").min() if data.k is None else pl.lit(data.k)
-    return _per_class(data, pl.col("size").sum() / (k_used * pl.len()))
+    # no class (every row suppressed): null, as without k (with k it was 0 / 0, NaN: hunt34)
+    return _per_class(data, pl.when(pl.len() > 0).then(pl.col("size").sum() / (k_used * pl.len())))
 
 
 def cm(data: MetricData) -> pl.LazyFrame:

@@ -118,3 +118,11 @@ def test_keys_of_two_types_are_refused_naming_both() -> None:
     anonymized = pl.DataFrame({"row": ["0", "1"], "g": ["*", "b"]})
     with pytest.raises(pa.InvalidParameterError, match="key 'row' is Int64 in the original table and String"):
         compute(original, anonymized, ["g"], H1, ["ncp"], key="row")
+
+
+def test_c_avg_of_a_table_with_no_class_is_null_with_or_without_k() -> None:
+    """hunt34: every row suppressed gave NaN with k (0 / (2 * 0)) and null without; null both ways, as documented."""
+    original = pl.DataFrame({"row": [0, 1], "g": ["a", "b"]})
+    none = pl.DataFrame({"row": [], "g": []}, schema={"row": pl.Int64, "g": pl.String})
+    for k in (2, None):
+        assert compute(original, none, ["g"], H1, ["c_avg"], k=k, key="row")["c_avg"].to_list() == [None]
