@@ -35,6 +35,9 @@ __all__ = [
     "K_ABOVE_ROWS",
     "KEYS_EMPTY",
     "KEY_NOT_UNIQUE",
+    "KEY_NULL",
+    "KEY_SHARED",
+    "KEY_STRAY",
     "K_NOT_INTEGER",
     "LEVEL_OUT_OF_RANGE",
     "MESSAGES",
@@ -212,6 +215,18 @@ KEY_NOT_UNIQUE = Message(
     "use a row id column",
 )
 """A metric's row id repeated in the anonymized table (the pairs outnumber the original rows)."""
+KEY_SHARED = Message(
+    "key_shared", "key {key!r} is not unique in the original table: {rows} rows share a value; use a row id column"
+)
+"""A metric's row id repeated in the original table (a published row would be paired twice)."""
+KEY_NULL = Message("key_null", "key {key!r} has {rows} null values in the original table; every row needs one")
+"""A metric's row id missing in the original table (its row would read as suppressed)."""
+KEY_STRAY = Message(
+    "key_stray",
+    "{rows} rows of the anonymized table have a key {key!r} the original table does not hold; the anonymized rows "
+    "must come from the original's",
+)
+"""Anonymized rows whose row id the original lacks (they would be left out of every metric)."""
 
 _ALL = (
     COLUMNS_NOT_FOUND,
@@ -241,6 +256,9 @@ _ALL = (
     BAD_WEIGHTS,
     WEIGHTS_BELOW_COUNT,
     KEY_NOT_UNIQUE,
+    KEY_SHARED,
+    KEY_NULL,
+    KEY_STRAY,
 )
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""

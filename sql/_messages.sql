@@ -159,3 +159,18 @@ CREATE OR REPLACE TEMP MACRO anon_msg_weights_below_count("where", "weight", "n"
 -- Twin: polars_anon.messages.KEY_NOT_UNIQUE
 CREATE OR REPLACE TEMP MACRO anon_msg_key_not_unique("key", "total", "n_orig") AS
   'key ' || anon_msg_repr("key") || ' is not unique in the anonymized table: the join gave ' || coalesce("total"::VARCHAR, 'None') || ' rows for ' || coalesce("n_orig"::VARCHAR, 'None') || ' original rows; use a row id column';
+
+-- anon_msg_key_shared(key, rows): key {key!r} is not unique in the original table: {rows} rows share a value; use a row id column
+-- Twin: polars_anon.messages.KEY_SHARED
+CREATE OR REPLACE TEMP MACRO anon_msg_key_shared("key", "rows") AS
+  'key ' || anon_msg_repr("key") || ' is not unique in the original table: ' || coalesce("rows"::VARCHAR, 'None') || ' rows share a value; use a row id column';
+
+-- anon_msg_key_null(key, rows): key {key!r} has {rows} null values in the original table; every row needs one
+-- Twin: polars_anon.messages.KEY_NULL
+CREATE OR REPLACE TEMP MACRO anon_msg_key_null("key", "rows") AS
+  'key ' || anon_msg_repr("key") || ' has ' || coalesce("rows"::VARCHAR, 'None') || ' null values in the original table; every row needs one';
+
+-- anon_msg_key_stray(rows, key): {rows} rows of the anonymized table have a key {key!r} the original table does not hold; the anonymized rows must come from the original's
+-- Twin: polars_anon.messages.KEY_STRAY
+CREATE OR REPLACE TEMP MACRO anon_msg_key_stray("rows", "key") AS
+  coalesce("rows"::VARCHAR, 'None') || ' rows of the anonymized table have a key ' || anon_msg_repr("key") || ' the original table does not hold; the anonymized rows must come from the original''s';

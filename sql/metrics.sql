@@ -79,11 +79,18 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
              AS __anon_s,
            __anon_in IS NULL AS __anon_no_orig, __anon_hit IS NULL AS __anon_suppressed, count(*) AS __anon_size
     FROM j WHERE (SELECT ok FROM __anon_chk) GROUP BY ALL),  -- checked once, whatever the rows
-  __anon_unique AS MATERIALIZED (  -- a key repeated in anon: the join gives more rows than orig has
+  __anon_unique AS MATERIALIZED (  -- a key repeated in anon: the join gives more rows than orig has; then a key
+                                   -- repeated or null in orig, or an anon key orig lacks
     SELECT CASE WHEN key IS NOT NULL AND t.total <> n.n_orig THEN error(anon_msg_key_not_unique(key, t.total, n.n_orig))
+                WHEN key IS NOT NULL AND d.shared > 0 THEN error(anon_msg_key_shared(key, d.shared))
+                WHEN key IS NOT NULL AND n.nulls > 0 THEN error(anon_msg_key_null(key, n.nulls))
+                WHEN key IS NOT NULL AND s.strays > 0 THEN error(anon_msg_key_stray(s.strays, key))
                 ELSE true END AS ok
     FROM (SELECT coalesce(sum(__anon_size), 0)::BIGINT AS total FROM g) AS t,
-         (SELECT count(*) AS n_orig FROM o WHERE key IS NOT NULL) AS n),
+         (SELECT count(*) AS n_orig, count(*) - count(__anon_key) AS nulls FROM o WHERE key IS NOT NULL) AS n,
+         (SELECT coalesce(sum(c), 0)::BIGINT AS shared
+          FROM (SELECT count(*) AS c FROM o WHERE key IS NOT NULL GROUP BY __anon_key HAVING count(*) > 1)) AS d,
+         (SELECT count(*) AS strays FROM a ANTI JOIN o ON a.__anon_key = o.__anon_key WHERE key IS NOT NULL) AS s),
   m AS MATERIALIZED (
     SELECT row_number() OVER () AS pid,
            struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_o_')))::MAP(VARCHAR, VARCHAR) AS om,

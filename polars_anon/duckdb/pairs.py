@@ -18,7 +18,16 @@ from polars_anon.errors import (
     ValueNotInHierarchyError,
     preview,
 )
-from polars_anon.messages import COLUMNS_NOT_FOUND, EMPTY_TABLE, KEY_NOT_UNIQUE, NO_HIERARCHY, QIDS_EMPTY
+from polars_anon.messages import (
+    COLUMNS_NOT_FOUND,
+    EMPTY_TABLE,
+    KEY_NOT_UNIQUE,
+    KEY_NULL,
+    KEY_SHARED,
+    KEY_STRAY,
+    NO_HIERARCHY,
+    QIDS_EMPTY,
+)
 from polars_anon.quoting import duckdb_identifier, duckdb_literal
 
 __all__ = ["metric_pairs"]
@@ -105,7 +114,7 @@ def metric_pairs(
         f"SELECT {codes.decode(o_code, None)} AS o, {codes.decode(p_code, f'{p_code} = {codes.r_all}')} AS p, "
         f"NULL::BIGINT AS s, {p_code} = {codes.r_all} AS suppressed, n::BIGINT AS size FROM {pairs}"
     )
-    _check_rows(con, name, original, key)
+    _check_rows(con, name, original, anonymized, key)
     _cells(con, codes, original, anonymized)
     if sensitive is None:
         con.execute(
@@ -320,7 +329,7 @@ def _group(
     return f"(SELECT {group}, sum(n) AS n FROM {raw} GROUP BY {group})"
 
 
-def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: str | None) -> None:
+def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, anonymized: str, key: str | None) -> None:
     """Refuse an empty original table and, with a key, a key repeated in the anonymized table."""
     (n_pairs,) = con.execute(f"SELECT count(*) FROM {duckdb_identifier(name)}").fetchall()[0]
     if n_pairs == 0:
@@ -330,6 +339,24 @@ def _check_rows(con: duckdb.DuckDBPyConnection, name: str, original: str, key: s
         (n_orig,) = con.execute(f"SELECT count(*) FROM {duckdb_identifier(original)}").fetchall()[0]
         if total != n_orig:
             raise InvalidParameterError(KEY_NOT_UNIQUE(key=key, total=total, n_orig=n_orig))
+        _check_keys(con, original, anonymized, key)
+
+
+def _check_keys(con: duckdb.DuckDBPyConnection, original: str, anonymized: str, key: str) -> None:
+    """Refuse a key repeated or null in the original table, and anonymized rows whose key the original lacks (as
+    :func:`polars_anon.metrics.data.prepare` and ``anon_metric_pairs``)."""
+    o, a, k = duckdb_identifier(original), duckdb_identifier(anonymized), duckdb_identifier(key)
+    shared, nulls, strays = con.execute(
+        f"SELECT (SELECT coalesce(sum(c), 0) FROM (SELECT count(*) AS c FROM {o} GROUP BY {k} HAVING count(*) > 1)), "
+        f"(SELECT count(*) - count({k}) FROM {o}), "
+        f"(SELECT count(*) FROM {a} AS x ANTI JOIN {o} AS y ON x.{k} = y.{k})"
+    ).fetchall()[0]
+    if shared:
+        raise InvalidParameterError(KEY_SHARED(key=key, rows=int(shared)))
+    if nulls:
+        raise InvalidParameterError(KEY_NULL(key=key, rows=int(nulls)))
+    if strays:
+        raise InvalidParameterError(KEY_STRAY(key=key, rows=int(strays)))
 
 
 def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymized: str) -> None:

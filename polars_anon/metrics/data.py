@@ -47,7 +47,7 @@ from polars_anon.errors import (
 )
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import label_expr, label_exprs
-from polars_anon.messages import KEY_NOT_UNIQUE
+from polars_anon.messages import KEY_NOT_UNIQUE, KEY_NULL, KEY_SHARED, KEY_STRAY
 from polars_anon.metrics.sums import stable_mean
 from polars_anon.metrics.weights import EDGE_METRICS, root_weights
 
@@ -515,16 +515,11 @@ def _refuse_keys(key: str, shared: int, nulls: int, strays: int) -> None:
     """Refuse a key that cannot line up the rows (hunt34: a repeated original key doubled a published row, a null
     one made its row suppressed, an unknown anonymized one was left out of every metric)."""
     if shared:
-        raise InvalidParameterError(
-            f"key {key!r} is not unique in the original table: {shared:,} rows share a value; use a row id column"
-        )
+        raise InvalidParameterError(KEY_SHARED(key=key, rows=shared))
     if nulls:
-        raise InvalidParameterError(f"key {key!r} has {nulls:,} null values in the original table; every row needs one")
+        raise InvalidParameterError(KEY_NULL(key=key, rows=nulls))
     if strays:
-        raise InvalidParameterError(
-            f"{strays:,} rows of the anonymized table have a key {key!r} the original table does not hold; the "
-            "anonymized rows must come from the original's"
-        )
+        raise InvalidParameterError(KEY_STRAY(key=key, rows=strays))
 
 
 def prepare(

@@ -192,3 +192,33 @@ def test_the_direct_macros_hold_a_floats_signed_zero_or_nan_as_one_sensitive_val
     con = _macro_con(text, text_pub, SEX)
     cm = dict(con.sql("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
     assert cm == pytest.approx(2 / 3) == compute(text, text_pub, ["sex"], SEX, "cm", sensitive="y").item(0, 0)
+
+
+@pytest.mark.parametrize(
+    ("original", "anonymized"),
+    [
+        ({"row": [0, 0, 1], "g": ["a", "b", "b"]}, {"row": [0, 1], "g": ["*", "b"]}),
+        ({"row": [0, None], "g": ["a", "b"]}, {"row": [0], "g": ["*"]}),
+        ({"row": [0, 1], "g": ["a", "b"]}, {"row": [0, 1, 7], "g": ["*", "b", "b"]}),
+    ],
+    ids=["repeated", "null", "stray"],
+)
+def test_sql_refuses_a_key_that_cannot_line_up_the_rows_as_python(original: dict, anonymized: dict) -> None:
+    """hunt34: Python's prepare, the DuckDB helper metric_pairs and the macro anon_metric_pairs said nothing of a key
+    repeated or null in the original, or of anonymized keys the original lacks; now each says the same words."""
+    h = {"g": pa.Hierarchy.suppression(["a", "b"])}
+    o, a = pl.DataFrame(original), pl.DataFrame(anonymized)
+    with pytest.raises(pa.InvalidParameterError) as python:
+        compute(o, a, ["g"], h, ["ncp"], key="row")
+    con = duckdb.connect()
+    register(con)
+    load_hierarchies(con, h)
+    con.register("o", o.to_arrow())
+    con.register("a", a.to_arrow())
+    with pytest.raises(pa.InvalidParameterError) as helper:
+        metric_pairs(con, "o", "a", ["g"], key="row")
+    with pytest.raises(duckdb.Error) as macro:
+        con.sql("FROM anon_metric_pairs('o', 'a', ['g'], key := 'row')").fetchall()
+    said = str(python.value)
+    assert str(helper.value) == said
+    assert str(macro.value).removeprefix("Invalid Input Error: ").splitlines()[0] == said
