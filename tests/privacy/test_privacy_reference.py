@@ -141,6 +141,6 @@ def test_the_issues_case_report_and_checker_never_disagree_silently(tmp_path, ca
     printed = capsys.readouterr()
     entry = json.loads(printed.out)["models"][0]
     assert entry["report_beside"] == {"reference": "input", "satisfied": True, "max_measure": status["max_measure"]}
-    assert "out.report.json measured it against the input's (largest 0.1984" in printed.err
+    assert "out.report.json measured it against the input's (largest finite measure 0.1984" in printed.err
     assert "give --reference <input> to re-check that" in printed.err
     assert main([*cli, "--reference", str(tmp_path / "in.parquet")]) == 0

@@ -144,15 +144,6 @@ class _Rounds:
                 aggs.append(f"{self.e.sorted_set(Q(_x(j)))} AS {Q(f'__anon_set{j}')}")
         return f"SELECT {P}, {', '.join(aggs)}, CAST(SUM({Q(_SZ)}) AS BIGINT) AS {Q(SIZE)} FROM {Q(work)} GROUP BY {P}"
 
-    def unchanged(self, work: str, labels: str, dims: Sequence[int]) -> str:
-        """Per attribute in `dims`: the rows whose rank is their partition's label rank ``__anon_r{j}``."""
-        Q, P = self.Q, self.Q(_PID)
-        sums = ", ".join(
-            f"CAST(SUM(CASE WHEN w.{Q(_x(j))} = l.{Q(f'__anon_r{j}')} THEN w.{Q(_SZ)} ELSE 0 END) AS BIGINT) AS u{j}"
-            for j in dims
-        )
-        return f"SELECT {sums} FROM {Q(work)} w JOIN {Q(labels)} l ON w.{P} = l.{P}"
-
     def mapping(self, work: str, labels: str) -> str:
         Q, P = self.Q, self.Q(_PID)
         keys = ", ".join(f"w.{Q(key_col(q))}" for q in self.qids)
@@ -210,24 +201,6 @@ class _Cutter:
         return decided.select(
             pl.col("pid").cast(pl.Int64), "dim", "pv", (next_id + pl.int_range(pl.len(), dtype=pl.Int64)).alias("rhs")
         )
-
-
-def _label_ranks(
-    published: pl.DataFrame, bounds: pl.DataFrame, qids: Sequence[str], rank_of: Sequence[dict[str, int]]
-) -> pl.DataFrame:
-    """Per partition and qid: the rank of its label when the label is one of the qid's values (a root that held
-    nulls, under ``null="suppress"``) and the partition holds other values too, else -1. Those partitions' rows
-    with that value are published unchanged, which their bounds do not tell (the map counts single-valued ones)."""
-    out = []
-    for j, q in enumerate(qids):
-        rank = published[q].replace_strict(rank_of[j], default=-1, return_dtype=pl.Int64)
-        inside = (
-            (rank >= bounds[f"__anon_lo{j}"])
-            & (rank <= bounds[f"__anon_hi{j}"])
-            & (bounds[f"__anon_lo{j}"] != bounds[f"__anon_hi{j}"])
-        )
-        out.append(pl.Series(f"__anon_r{j}", rank.zip_with(inside, pl.Series([-1] * len(rank), dtype=pl.Int64))))
-    return pl.DataFrame(out)
 
 
 class MondrianPlanner:
@@ -297,18 +270,13 @@ def _rounds(engine: SQLEngine, table: Any, request: Request, per: dict[str, pl.D
                 pl.col(_PID).cast(pl.Int64), *(pl.col(f"__anon_set{j}").cast(pl.List(pl.Int64)) for j in sets)
             )
             published = bounds_labels(bounds, qids, axis_list, request.hierarchies, modes)
-            label_ranks = _label_ranks(published, bounds, qids, rank_of)
-            reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)).hstack(label_ranks))
+            reg = e.register(published.select(_PID, *(pl.col(q).alias(out_col(q)) for q in qids)))
             mapping = e.keep(e.sql(sql.mapping(work, reg)))  # read by the published table
-            mixed = [j for j, c in enumerate(label_ranks.columns) if label_ranks[c].max() >= 0]  # type: ignore[operator]
-            unchanged = e.to_polars(e.sql(sql.unchanged(work, reg, mixed))).row(0) if mixed else ()
             e.drop(reg)
     finally:  # the mapping is materialized: the tables of the rounds can go
         for name in [*lookups, *(n for n in (done, work) if n is not None)]:
             e.drop(name)
     plan, same = _plan(request, engine.name, bounds, published, axis_list, modes, rounds)
-    for j, rows in zip(mixed, unchanged):  # the rows of those partitions whose own value is their label
-        same[qids[j]] += int(rows)
     return EnginePlan(
         plan,
         e.sql(f"SELECT * FROM {sql.Q(mapping)}"),
@@ -330,7 +298,8 @@ def _plan(
 ) -> tuple[Plan, dict[str, int]]:
     """The plan from the partitions: a partition map (one row per partition: its published tuple and rows), so
     the loss and the published classes are the driver road's; and per qid the rows of the partitions holding
-    one value that is published unchanged (the generalization shares; the road adds those of mixed partitions)."""
+    one value that is published unchanged (the generalization shares: a partition of several values is published
+    as none of them, and the nulls null='suppress' put at a root are no value of their own, as on the driver)."""
     qids = list(request.qids)
     size = bounds[SIZE].cast(pl.Int64)
     same = {}
@@ -338,6 +307,9 @@ def _plan(
         lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
         value = pl.Series(np.asarray(ax.labels, dtype=object)[lo].tolist(), dtype=pl.String)
         kept = pl.Series(lo == hi) & (value == published[q]).fill_null(False)
+        h = request.hierarchies.get(q)
+        if h is not None and h.root not in h.leaf_labels:  # the root holds the rooted nulls: not unchanged
+            kept &= value != h.root
         same[q] = int(size.filter(kept).sum())
     frame = pl.DataFrame({PARTITION: bounds[_PID].cast(pl.Int64)}).with_columns(
         *(published[q].alias(out_col(q)) for q in qids),
