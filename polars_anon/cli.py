@@ -672,8 +672,9 @@ def _refuse_generalized_leaves(published: pl.LazyFrame, specs: Mapping[str, obje
     the input's zips give 198). A column of leaves alone (nothing generalized) builds as it did."""
     from polars_anon.hierarchy_spec import parse_spec
 
+    names = published.collect_schema().names()
     masks = [q for q, spec in specs.items() if spec is not None and parse_spec(q, spec).kind in ("mask", "suppress")]
-    present = [q for q in masks if q in published.collect_schema().names()]  # a missing one: named by the road
+    present = [q for q in masks if q in names]  # a missing one: named by build_hierarchies
     starred = published.select(pl.col(q).cast(pl.String).str.contains("*", literal=True).any() for q in present)
     found = [q for q, hit in zip(present, starred.collect().row(0) if present else ()) if hit]
     if found:

@@ -335,9 +335,7 @@ def _check_aligned(published: pl.LazyFrame, original: pl.LazyFrame, rep: str) ->
         )
 
 
-def _check_truthful(
-    pairs: pl.LazyFrame, key: Sequence[str], hierarchies: Mapping[str, Hierarchy], published_of: Mapping[str, str]
-) -> None:
+def _check_truthful(pairs: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], published_of: Mapping[str, str]) -> None:
     """Each original leaf must generalize into its row's published value (checked on distinct pairs)."""
     for i, (q, h) in enumerate(hierarchies.items()):
         leaf = f"__anon_leaf_{i}"
@@ -559,27 +557,24 @@ def _proportional(
     """M(l, Q_val) = |S(Q, val)| / |C| per class, joined back on the class key [paper 000 eq. 1]."""
     qids = list(hierarchies)
     leaf_cols = [f"__anon_leaf_{i}" for i in range(len(qids))]
+    published_of = {q: f"__anon_key_{i}" for i, q in enumerate(qids)}  # each row's published values, to check
     if class_col is None:  # row-aligned: the class is the published tuple
-        key = [f"__anon_key_{i}" for i in range(len(qids))]
+        key = list(published_of.values())
         pairs = pl.concat(
             [
-                lf.select(pl.col(q).alias(k) for q, k in zip(qids, key)),
+                lf.select(pl.col(q).alias(k) for q, k in published_of.items()),
                 orig.select(pl.col(q).alias(c) for q, c in zip(qids, leaf_cols)),
             ],
             how="horizontal",
         )
-        published_of = dict(zip(qids, key))
         join_left: list[str] = qids
+        checked = pairs
     else:
-        key = [class_col]
+        key = join_left = [class_col]
         pairs = orig.select(class_col, *(pl.col(q).alias(c) for q, c in zip(qids, leaf_cols)))
-        published_of = {q: f"__anon_key_{i}" for i, q in enumerate(qids)}
-        join_left = [class_col]
-        if validate:
-            pairs_published = _classes_published(lf, pairs, class_col, published_of)
-            _check_truthful(pairs_published, key, hierarchies, published_of)
-    if validate and class_col is None:
-        _check_truthful(pairs, key, hierarchies, published_of)
+        checked = _classes_published(lf, pairs, class_col, published_of) if validate else pairs
+    if validate:
+        _check_truthful(checked, hierarchies, published_of)
     counts = pairs.group_by(*key, *leaf_cols).agg(pl.len().cast(pl.Int64).alias("__anon_n"))
     return [EncodingJoin(_proportional_table(counts, key, hierarchies, dtype), join_left, key)]
 

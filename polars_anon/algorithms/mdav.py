@@ -542,29 +542,35 @@ def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     if wrong:
         raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
     candidates = qids if numeric is None else [q for q in qids if q in numeric]
-    numbers = task.aggregates.select(_as_number(q, task.hierarchies.get(q)) for q in candidates)
+    roots = {q: _null_root(task.hierarchies.get(q)) for q in candidates}
+    numbers = task.aggregates.select(_as_number(q, roots[q]) for q in candidates)
     if numeric is None:
         chosen = [q for q in candidates if not numbers[q].null_count()]
     else:
         chosen = candidates
         for q in numeric:
-            h = task.hierarchies.get(q)
-            _refuse_not_numbers(task.aggregates[q], numbers[q], None if h is None else h.root)
+            _refuse_not_numbers(task.aggregates[q], numbers[q], roots[q])
     for q in chosen:
         refuse_not_finite(task.aggregates, q, numbers=numbers[q])
     return chosen
 
 
-def _as_number(q: str, hierarchy: Hierarchy | None) -> pl.Expr:
-    """Qid `q` read as numbers (null: not one). Its hierarchy's root is none even when its label reads as one (a
-    root ``'0'``): in the aggregates it stands for the nulls null='suppress' put there, which MDAV must not average."""
+def _null_root(hierarchy: Hierarchy | None) -> str | None:
+    """The label at which null='suppress' puts a qid's nulls: its hierarchy's root, unless the root is a leaf (a
+    hierarchy of one value, whose root is a value of the input)."""
+    return None if hierarchy is None or hierarchy.is_leaf[0] else hierarchy.root
+
+
+def _as_number(q: str, root: str | None) -> pl.Expr:
+    """Qid `q` read as numbers (null: not one). The `root` that holds its nulls (:func:`_null_root`) is none even
+    when its label reads as one (a root ``'0'``): MDAV must not average the nulls."""
     number = pl.col(q).cast(pl.Float64, strict=False)
-    return number if hierarchy is None else pl.when(pl.col(q) == hierarchy.root).then(None).otherwise(number).alias(q)
+    return number if root is None else pl.when(pl.col(q) == root).then(None).otherwise(number).alias(q)
 
 
 def _refuse_not_numbers(values: pl.Series, numbers: pl.Series, root: str | None) -> None:
     """Refuse the `values` of a qid given in ``numeric`` that do not read as numbers (`numbers`: them, cast); `root`:
-    its hierarchy's root, where null='suppress' put its nulls (then named as such: not a value of the input)."""
+    where null='suppress' put its nulls (:func:`_null_root`; then named as such: not a value of the input)."""
     bad = values.filter(numbers.is_null()).unique().sort().to_list()
     if root is not None and root in bad:
         raise InvalidParameterError(

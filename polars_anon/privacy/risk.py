@@ -283,9 +283,9 @@ def risk(
     """
     lf = as_lazy(data)
     check_choice("missing", missing, ("category", "wildcard"))
+    qids = check_qids(lf, qids)
     if missing == "wildcard":
         return _wildcard_risk(lf, qids, threshold, sampling_fraction, population_size, population, models)
-    qids = check_qids(lf, qids)
     # the class sizes and the population's counts sit beside the qids (a model's check: also its helper columns)
     refuse_reserved(qids, helpers=bool(models))
     check_fraction("risk", "threshold", threshold)

@@ -308,7 +308,7 @@ def _plan(
         value = pl.Series(np.asarray(ax.labels, dtype=object)[lo].tolist(), dtype=pl.String)
         kept = pl.Series(lo == hi) & (value == published[q]).fill_null(False)
         h = request.hierarchies.get(q)
-        if h is not None and h.root not in h.leaf_labels:  # the root holds the rooted nulls: not unchanged
+        if h is not None and not h.is_leaf[0]:  # the root holds the rooted nulls: not unchanged
             kept &= value != h.root
         same[q] = int(size.filter(kept).sum())
     frame = pl.DataFrame({PARTITION: bounds[_PID].cast(pl.Int64)}).with_columns(
