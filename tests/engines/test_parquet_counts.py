@@ -269,7 +269,7 @@ def test_dictionary_entries_no_row_uses(tmp_path: Path) -> None:
     refused for 'X-unused' not in its hierarchy, and an undeclared column of 2 values counted 62)."""
     path = tmp_path / "d.parquet"
     used = pa.array([0, 1, 1, 0, None], type=pa.int32())
-    column = pa.DictionaryArray.from_arrays(used, pa.array(["F", "M", "X-unused", "Y-unused"]))
+    column = pa.DictionaryArray.from_arrays(used, pa.array(["F", "M", "X-unused", "G-unused"]))  # G: between
     pq.write_table(pa.table({"sex": column, "party": column}), path, store_schema=False)
     lf = pl.scan_parquet([path], glob=False)
     assert lf.collect_schema()["sex"] == pl.String
@@ -279,6 +279,23 @@ def test_dictionary_entries_no_row_uses(tmp_path: Path) -> None:
     assert made.sorted[1].labels["sex"].to_list() == ["F", "M"]
     assert sorted(made.values["sex"].to_list()) == ["F", "M"]
     assert made.distinct == {"party": 3}  # F, M and the null
+
+
+def test_unused_dictionary_entries_of_two_qids(tmp_path: Path) -> None:
+    """Entries no row uses between and around the used ones, in two qids and two row groups: the tuples, their codes
+    and the hierarchies' values are those of the rows (the entries are dropped after counting, on the codes)."""
+    path = tmp_path / "u.parquet"
+    a = pa.DictionaryArray.from_arrays(pa.array([3, 1, 3, None, 1, 3], pa.int32()), pa.array(["b", "d", "a", "f", "c"]))
+    b = pa.DictionaryArray.from_arrays(pa.array([0, 0, 2, 2, None, 4], pa.int32()), pa.array(["y", "q", "x", "p", "z"]))
+    pq.write_table(pa.table({"a": a, "b": b}), path, store_schema=False, row_group_size=4)
+    lf = pl.scan_parquet([path], glob=False)
+    made = parquet_counts(lf, [path], ["a", "b"])
+    assert made is not None and made.sorted is not None and made.sorted[1] is not None and made.values is not None
+    frame, codes = made.sorted
+    assert frame.rows() == [("d", "y", 1), ("d", None, 1), ("f", "x", 1), ("f", "y", 1), ("f", "z", 1), (None, "x", 1)]
+    assert codes.labels["a"].to_list() == ["d", "f"] and codes.labels["b"].to_list() == ["x", "y", "z"]
+    assert codes.codes["a"].tolist() == [0, 0, 1, 1, 1, 2] and codes.codes["b"].tolist() == [1, 3, 0, 1, 2, 0]
+    assert sorted(made.values["a"].to_list()) == ["d", "f"] and sorted(made.values["b"].to_list()) == ["x", "y", "z"]
 
 
 def test_many_qid_values_other_files_or_bad_text_take_the_group_by(
