@@ -661,7 +661,7 @@ def from_mapping(
     the cheap path of the anonymization report: class aggregates, not rows.
     Rows need not be distinct (every metric sums sizes); keep them in a fixed
     order (class aggregates are sorted) for byte-identical sums. `ids` (qid -> the
-    original leaf ids and published node ids per mapping row, either None) are the
+    original leaf ids and published node ids per mapping row, a suppressed row's the root, 0; either None) are the
     node ids a map's builder already knew (:meth:`~polars_anon.tuplemap.TupleMap.known_ids`):
     they are not looked up again from the labels; `classes` the published classes it knew as node ids
     (:attr:`MetricData.classes`).
@@ -674,12 +674,14 @@ def from_mapping(
     def code(q: str, column: str, given: np.ndarray | None) -> pl.Expr:
         return _code(column, hs[q]) if given is None else pl.lit(pl.Series(given, dtype=pl.Int64))
 
+    def published(q: str) -> pl.Expr:  # a suppressed row's node is the root, 0 (the given ids have it already)
+        given = known[q][1]
+        found = code(q, f"__anon_out_{q}", given)
+        return found if given is not None else pl.when(sup).then(0).otherwise(found)
+
     pairs = mapping.select(
         *[code(q, q, known[q][0]).alias(orig_col(i)) for i, q in enumerate(qids)],
-        *[
-            pl.when(sup).then(0).otherwise(code(q, f"__anon_out_{q}", known[q][1])).alias(pub_col(i))
-            for i, q in enumerate(qids)
-        ],
+        *[published(q).alias(pub_col(i)) for i, q in enumerate(qids)],
         sup.alias(SUPPRESSED),
         pl.col(size).cast(pl.Int64).alias(SIZE),
     )

@@ -158,6 +158,35 @@ def test_leaf_nodes_and_the_truthfulness_check_against_a_loop_over_the_rows() ->
             wrong.check_truthful()
 
 
+def test_a_full_domain_maps_leaf_nodes_are_the_labels_its_rows_publish() -> None:
+    """A full-domain map (``from_levels``) gives ``leaf_nodes`` from its levels' tables: each leaf some row holds
+    maps to the one label its rows publish (a dict over the map's frame of String labels, built by hand), every other
+    node to -1; with a suppressed row, the general search (None when a leaf's rows are published as two nodes).
+    Random maps of two qids, int32 leaves and Int64 ones."""
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(11)
+    for i in range(40):
+        n, leaves, agg = _random_tuples(rng, hs)
+        if i % 2:
+            leaves = {q: v.astype(np.int32) for q, v in leaves.items()}
+        levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 4 == 3 else None
+        tmap = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        rows = tmap.frame.rows(named=True)
+        for q, h in hs.items():
+            seen: dict[str, set[str]] = {}
+            for row in rows:
+                seen.setdefault(row[q], set()).add(row[out_col(q)])
+            got = tmap.leaf_nodes(q)
+            if any(len(v) > 1 for v in seen.values()):
+                assert got is None
+                continue
+            assert got is not None and len(got) == h.n_nodes
+            assert {h.labels[x]: {h.labels[int(got[x])]} for x in np.flatnonzero(got >= 0)} == seen
+            assert tmap.known_ids(q, h)[1] is not None and tmap.known_ids(q, h)[1].dtype == np.int32
+        tmap.check_truthful()
+
+
 def test_map_loss_equals_the_sorted_sum_over_the_rows() -> None:
     """The report's loss per qid is the sum (NumPy's, of the sorted values) of each map row's cell loss times its
     rows (1 for a suppressed row) over the row count, and the mean of the qids': computed by hand over the rows for
