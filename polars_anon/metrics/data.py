@@ -111,6 +111,10 @@ class MetricData:
     """The published classes of the kept pairs, when a map's builder knew them
     (:meth:`~polars_anon.tuplemap.TupleMap.published_nodes`): node ids (a row per class, a column per qid, any
     order) and each class's rows; the metrics then do not group the pairs again."""
+    leaf_nodes: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    """Per qid, the node every pair holding a leaf publishes (-1 where no pair holds it), when no pair is suppressed
+    and a map's builder knew it (:meth:`~polars_anon.tuplemap.TupleMap.leaf_nodes`): the qid's cells are then one
+    count of its leaves (:func:`~polars_anon.metrics.cell_counts.qid_cells`), no pass to find that function."""
     _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def remember(self, key: str, make: Callable[[], T]) -> T:
@@ -652,6 +656,7 @@ def from_mapping(
     levels: Mapping[str, int] | None = None,
     ids: Mapping[str, tuple[np.ndarray | None, np.ndarray | None]] | None = None,
     classes: tuple[np.ndarray, np.ndarray] | None = None,
+    leaf_nodes: Mapping[str, np.ndarray] | None = None,
 ) -> MetricData:
     """:class:`MetricData` from a tuple map: original tuple -> published tuple, with row counts.
 
@@ -664,7 +669,7 @@ def from_mapping(
     original leaf ids and published node ids per mapping row, a suppressed row's the root, 0; either None) are the
     node ids a map's builder already knew (:meth:`~polars_anon.tuplemap.TupleMap.known_ids`):
     they are not looked up again from the labels; `classes` the published classes it knew as node ids
-    (:attr:`MetricData.classes`).
+    (:attr:`MetricData.classes`), `leaf_nodes` each leaf's one published node (:attr:`MetricData.leaf_nodes`).
     """
     qids = list(qids)
     hs = {q: hierarchies[q] for q in qids}
@@ -672,7 +677,10 @@ def from_mapping(
     known = {q: (ids or {}).get(q, (None, None)) for q in qids}
 
     def code(q: str, column: str, given: np.ndarray | None) -> pl.Expr:
-        return _code(column, hs[q]) if given is None else pl.lit(pl.Series(given, dtype=pl.Int64))
+        if given is None:
+            return _code(column, hs[q])
+        # widened by NumPy (its allocator reuses the memory freed so far), then shared with Polars without a copy
+        return pl.lit(pl.Series(np.asarray(given).astype(np.int64, copy=False), dtype=pl.Int64))
 
     def published(q: str) -> pl.Expr:  # a suppressed row's node is the root, 0 (the given ids have it already)
         given = known[q][1]
@@ -686,7 +694,8 @@ def from_mapping(
         pl.col(size).cast(pl.Int64).alias(SIZE),
     )
     _check_pairs(pairs, qids, [hs[q] for q in qids], None, None)
-    return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs), classes=classes)
+    functions = None if leaf_nodes is None else dict(leaf_nodes)
+    return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs), classes=classes, leaf_nodes=functions)
 
 
 def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy]) -> dict[str, int] | None:

@@ -40,9 +40,21 @@ def map_data(
     ids = {q: tmap.known_ids(q, hierarchies[q]) for q in tmap.qids}
     labelled = all(published is not None for _, published in ids.values())  # else read from the published labels
     frame, classes = (tmap.stored, tmap.published_nodes()) if labelled else (tmap.frame, None)
+    leaf_nodes = None
+    if labelled and not tmap.stored[SUPPRESSED].any():  # each leaf's one node, where the map knows it
+        found = {q: tmap.leaf_nodes(q) for q in tmap.qids}
+        leaf_nodes = {q: table for q, table in found.items() if table is not None}
     try:
         return from_mapping(
-            frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids, classes=classes
+            frame,
+            tmap.qids,
+            hierarchies,
+            suppressed=SUPPRESSED,
+            k=k,
+            levels=levels,
+            ids=ids,
+            classes=classes,
+            leaf_nodes=leaf_nodes,
         )
     except ValueNotInHierarchyError:
         return None

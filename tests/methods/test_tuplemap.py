@@ -84,6 +84,29 @@ def test_shares_from_the_metric_datas_cells_equal_the_group_by_of_the_labels() -
         assert generalization(known, hs, levels, metric_data=data) == generalization(plain, hs, levels)
 
 
+def test_cells_and_metrics_from_a_maps_leaf_nodes_equal_those_of_its_labels() -> None:
+    """A full-domain map without suppression hands the report's metric data each leaf's node: its cells (one count
+    of the leaves) and every report metric equal those of the same labels without ids (the cells counted over the
+    pairs looked up from the Strings); with a suppressed row nothing is handed. Random maps of two qids."""
+    from polars_anon.metrics.cell_counts import qid_cells
+    from polars_anon.report.metrics import map_data, report_metrics
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(12)
+    for i in range(30):
+        n, leaves, agg = _random_tuples(rng, hs)
+        levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 3 == 2 else None
+        known = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        data, plain = map_data(known, hs, 2, levels), map_data(TupleMap(known.qids, known.frame), hs, 2, levels)
+        assert data is not None and plain is not None and plain.leaf_nodes is None
+        assert (data.leaf_nodes is not None) == (not known.suppressed_rows)
+        for got, want in zip(qid_cells(data), qid_cells(plain)):
+            assert all(np.array_equal(getattr(got, f), getattr(want, f)) for f in ("leaf", "pub", "sup", "size"))
+        if n:
+            assert report_metrics(data) == report_metrics(plain)
+
+
 def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
     """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
