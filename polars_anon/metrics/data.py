@@ -677,10 +677,7 @@ def from_mapping(
     known = {q: (ids or {}).get(q, (None, None)) for q in qids}
 
     def code(q: str, column: str, given: np.ndarray | None) -> pl.Expr:
-        if given is None:
-            return _code(column, hs[q])
-        # widened by NumPy (its allocator reuses the memory freed so far), then shared with Polars without a copy
-        return pl.lit(pl.Series(np.asarray(given).astype(np.int64, copy=False), dtype=pl.Int64))
+        return _code(column, hs[q]) if given is None else pl.lit(pl.Series(given, dtype=pl.Int64))
 
     def published(q: str) -> pl.Expr:  # a suppressed row's node is the root, 0 (the given ids have it already)
         given = known[q][1]
