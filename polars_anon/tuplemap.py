@@ -388,9 +388,9 @@ class TupleMap:
                 present = np.unique(by_leaf[by_leaf >= 0])
             if stride * max(len(present), 1) >= 1 << 62:  # no packed code: the caller groups the labels
                 return None
-            dense = np.zeros(k.hierarchy.n_nodes, dtype=np.int64)
-            dense[present] = np.arange(len(present))
-            key += dense[nodes] * stride
+            scaled = np.zeros(k.hierarchy.n_nodes, dtype=np.int64)  # each node's dense rank times the stride
+            scaled[present] = np.arange(len(present)) * stride
+            key += scaled[nodes]  # no product over the rows
             parts.append((present, stride, len(present)))
             stride *= max(len(present), 1)
         if stride <= max(4 * len(key), 1 << 16):  # few codes: a count over them

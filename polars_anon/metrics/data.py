@@ -690,8 +690,10 @@ def from_mapping(
         sup.alias(SUPPRESSED),
         pl.col(size).cast(pl.Int64).alias(SIZE),
     )
-    _check_pairs(pairs, qids, [hs[q] for q in qids], None, None)
     functions = None if leaf_nodes is None else dict(leaf_nodes)
+    # a qid whose rows' ids were given with each leaf's node: its codes are checked on the leaves it holds
+    tables = {q: t for q, t in (functions or {}).items() if known[q][0] is not None and known[q][1] is not None}
+    _check_pairs(pairs, qids, [hs[q] for q in qids], None, None, [tables.get(q) for q in qids])
     return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs), classes=classes, leaf_nodes=functions)
 
 
@@ -716,11 +718,15 @@ def _check_pairs(
     hs: Sequence[Hierarchy],
     orig: pl.LazyFrame | None,
     anon: pl.LazyFrame | None,
+    leaf_nodes: Sequence[np.ndarray | None] | None = None,
 ) -> None:
-    """Original values must be leaves, published values nodes (or absent for suppressed rows)."""
+    """Original values must be leaves, published values nodes (or absent for suppressed rows). `leaf_nodes`: per
+    qid, the node its pairs publish each leaf as (-1 for a node no pair holds; :attr:`MetricData.leaf_nodes`), or
+    None: the pairs' own codes are read."""
     for i, (q, h) in enumerate(zip(qids, hs)):
         o, p = pairs[orig_col(i)], pairs[pub_col(i)]
-        if _all_fine(o, p, h):
+        by_leaf = None if leaf_nodes is None else leaf_nodes[i]
+        if _leaves_fine(by_leaf, h) if by_leaf is not None and o.len() else _all_fine(o, p, h):
             continue  # nothing below would be found
         bad = pairs.filter(o >= h.n_nodes)
         if bad.height:
@@ -746,6 +752,14 @@ def _all_fine(o: pl.Series, p: pl.Series, h: Hierarchy) -> bool:
     if int(codes.min()) < 0 or int(codes.max()) >= h.n_nodes or int(published.max()) >= h.n_nodes:
         return False
     return bool(h.is_leaf[codes].all())
+
+
+def _leaves_fine(by_leaf: np.ndarray, h: Hierarchy) -> bool:
+    """:func:`_all_fine` from the node each held leaf is published as (`by_leaf`, per node id, -1 where no pair holds
+    it): the codes the pairs hold are the ids where it is not -1, their published codes its values there; a few
+    thousand nodes read, not every pair."""
+    held = np.flatnonzero(by_leaf >= 0)
+    return len(by_leaf) == h.n_nodes and int(by_leaf.max(initial=0)) < h.n_nodes and bool(h.is_leaf[held].all())
 
 
 def _refuse_values(q: str, h: Hierarchy, lf: pl.LazyFrame | None, where: str, n_bad: int) -> None:

@@ -107,6 +107,29 @@ def test_cells_and_metrics_from_a_maps_leaf_nodes_equal_those_of_its_labels() ->
             assert report_metrics(data) == report_metrics(plain)
 
 
+def test_metric_data_refuses_an_inner_node_as_an_original_value_from_the_leaf_tables_too() -> None:
+    """An original value that is an inner node of its hierarchy (``A`` over ``x`` and ``y``) is refused by the metric
+    data's check whether it reads the pairs' codes or the map's leaf tables (a full-domain map without suppression
+    hands them): no metric data, on both roads; the same map of leaves only gets its data."""
+    from polars_anon.hierarchy import ValueNotInHierarchyError
+    from polars_anon.metrics.data import from_mapping
+    from polars_anon.report.metrics import map_data
+
+    hs = _two_hierarchies()
+    for labels, refused in ((["x", "A", "v"], True), (["x", "y", "v"], False)):
+        agg = pl.DataFrame({"a": labels, "b": ["0", "1", "2"], SIZE: [2, 3, 4]})
+        tmap = TupleMap.from_levels(agg, hs, {"a": 1, "b": 0})
+        assert tmap.leaf_nodes("a") is not None
+        assert (map_data(tmap, hs, 2) is None) == refused
+        ids = {q: tmap.known_ids(q, h) for q, h in hs.items()}
+        tables = {q: tmap.leaf_nodes(q) for q in hs}
+        if refused:
+            with pytest.raises(ValueNotInHierarchyError, match="inner nodes of its hierarchy"):
+                from_mapping(tmap.stored, tmap.qids, hs, suppressed=SUPPRESSED, ids=ids, leaf_nodes=tables)
+            with pytest.raises(ValueNotInHierarchyError, match="inner nodes of its hierarchy"):
+                from_mapping(tmap.frame, tmap.qids, hs, suppressed=SUPPRESSED)
+
+
 def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
     """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
