@@ -29,7 +29,7 @@ import polars as pl
 
 from polars_anon._memory import release_freed_memory
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.metrics.cell_counts import Cells, qid_cells
+from polars_anon.metrics.cell_counts import Cells, float_sizes, qid_cells
 from polars_anon.metrics.cells import loss_per_node
 from polars_anon.metrics.data import (
     SENSITIVE,
@@ -379,7 +379,7 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
         matrix, sizes = _groups(a.o, [h.n_nodes for h in a.hs], a.size)  # one call: the tuples and their rows
         orig = [matrix[:, i] for i in range(a.m)]
     else:
-        orig, sizes = a.o, a.size
+        orig, sizes = a.o, float_sizes(a.data)  # the pairs' sizes as Float64, converted once per data
     nodes = [a.nodes[i] for i in numeric]
     by_leaf = None if star else [a.cells[i].node_of_leaf for i in numeric]  # T*: every pair at the roots
     if by_leaf is None or all(f is not None for f in by_leaf):
@@ -392,7 +392,7 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
         distance = np.sqrt(_horizontal_sum(squares))
     else:
         distance = _distance(nodes, [orig[i] for i in numeric], [a.p[i] for i in numeric])
-    return sorted_sum(sizes.astype(np.float64) * distance)
+    return sorted_sum(sizes.astype(np.float64, copy=False) * distance)
 
 
 def _leaf_squares(nodes: dict[str, np.ndarray], node_of: np.ndarray | None) -> np.ndarray:

@@ -17,7 +17,7 @@ import polars as pl  # noqa: F401  (the doctests)
 
 from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, orig_col, pub_col
 
-__all__ = ["Cells", "qid_cells"]
+__all__ = ["Cells", "float_sizes", "qid_cells"]
 
 
 @dataclass(frozen=True)
@@ -66,16 +66,36 @@ def qid_cells(data: MetricData) -> list[Cells]:
 def _qid_cells(data: MetricData) -> list[Cells]:
     pairs = data.pairs
     sup = pairs[SUPPRESSED].to_numpy().astype(bool)
-    size = pairs[SIZE].to_numpy().astype(np.float64)  # bincount's weights, converted once
+    size = float_sizes(data)  # bincount's weights, converted once
     any_sup = bool(sup.any())
+    known = data.leaf_nodes or {}
     out = []
     for i, q in enumerate(data.qids):
         o, p = (pairs[c(i)].to_numpy().astype(np.int64, copy=False) for c in (orig_col, pub_col))
         n_nodes = data.hierarchies[q].n_nodes
+        if not any_sup and q in known:
+            out.append(_cells_of_leaves(o, known[q], size, n_nodes))
+            continue
         out.append(
             (None if any_sup else _cells_of_function(o, p, size, n_nodes)) or _count_cells(o, p, sup, size, n_nodes)
         )
     return out
+
+
+def float_sizes(data: MetricData) -> np.ndarray:
+    """The pairs' row counts as Float64 (``bincount``'s weights), converted once per data (the cells and Cramer's V
+    read them)."""
+    return data.remember("float_sizes", lambda: data.pairs[SIZE].to_numpy().astype(np.float64))
+
+
+def _cells_of_leaves(o: np.ndarray, node_of: np.ndarray, size: np.ndarray, n_nodes: int) -> Cells:
+    """:func:`_cells_of_function`'s cells when the node each leaf is published as is known (`node_of`, per node id):
+    one weighted count of the leaves."""
+    rows = np.bincount(o, weights=size, minlength=n_nodes)  # whole numbers summed: exact
+    leaf = np.flatnonzero(rows)
+    return Cells(
+        leaf, node_of[leaf].astype(np.int64, copy=False), np.zeros(len(leaf), dtype=bool), rows[leaf].astype(np.int64)
+    )
 
 
 def _cells_of_function(o: np.ndarray, p: np.ndarray, size: np.ndarray, n_nodes: int) -> Cells | None:

@@ -111,6 +111,10 @@ class MetricData:
     """The published classes of the kept pairs, when a map's builder knew them
     (:meth:`~polars_anon.tuplemap.TupleMap.published_nodes`): node ids (a row per class, a column per qid, any
     order) and each class's rows; the metrics then do not group the pairs again."""
+    leaf_nodes: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    """Per qid, the node every pair holding a leaf publishes (-1 where no pair holds it), when no pair is suppressed
+    and a map's builder knew it (:meth:`~polars_anon.tuplemap.TupleMap.leaf_nodes`): the qid's cells are then one
+    count of its leaves (:func:`~polars_anon.metrics.cell_counts.qid_cells`), no pass to find that function."""
     _cache: dict[str, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def remember(self, key: str, make: Callable[[], T]) -> T:
@@ -652,6 +656,7 @@ def from_mapping(
     levels: Mapping[str, int] | None = None,
     ids: Mapping[str, tuple[np.ndarray | None, np.ndarray | None]] | None = None,
     classes: tuple[np.ndarray, np.ndarray] | None = None,
+    leaf_nodes: Mapping[str, np.ndarray] | None = None,
 ) -> MetricData:
     """:class:`MetricData` from a tuple map: original tuple -> published tuple, with row counts.
 
@@ -661,10 +666,10 @@ def from_mapping(
     the cheap path of the anonymization report: class aggregates, not rows.
     Rows need not be distinct (every metric sums sizes); keep them in a fixed
     order (class aggregates are sorted) for byte-identical sums. `ids` (qid -> the
-    original leaf ids and published node ids per mapping row, either None) are the
+    original leaf ids and published node ids per mapping row, a suppressed row's the root, 0; either None) are the
     node ids a map's builder already knew (:meth:`~polars_anon.tuplemap.TupleMap.known_ids`):
     they are not looked up again from the labels; `classes` the published classes it knew as node ids
-    (:attr:`MetricData.classes`).
+    (:attr:`MetricData.classes`), `leaf_nodes` each leaf's one published node (:attr:`MetricData.leaf_nodes`).
     """
     qids = list(qids)
     hs = {q: hierarchies[q] for q in qids}
@@ -674,17 +679,22 @@ def from_mapping(
     def code(q: str, column: str, given: np.ndarray | None) -> pl.Expr:
         return _code(column, hs[q]) if given is None else pl.lit(pl.Series(given, dtype=pl.Int64))
 
+    def published(q: str) -> pl.Expr:  # a suppressed row's node is the root, 0 (the given ids have it already)
+        given = known[q][1]
+        found = code(q, f"__anon_out_{q}", given)
+        return found if given is not None else pl.when(sup).then(0).otherwise(found)
+
     pairs = mapping.select(
         *[code(q, q, known[q][0]).alias(orig_col(i)) for i, q in enumerate(qids)],
-        *[
-            pl.when(sup).then(0).otherwise(code(q, f"__anon_out_{q}", known[q][1])).alias(pub_col(i))
-            for i, q in enumerate(qids)
-        ],
+        *[published(q).alias(pub_col(i)) for i, q in enumerate(qids)],
         sup.alias(SUPPRESSED),
         pl.col(size).cast(pl.Int64).alias(SIZE),
     )
-    _check_pairs(pairs, qids, [hs[q] for q in qids], None, None)
-    return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs), classes=classes)
+    functions = None if leaf_nodes is None else dict(leaf_nodes)
+    # a qid whose rows' ids were given with each leaf's node: its codes are checked on the leaves it holds
+    tables = {q: t for q, t in (functions or {}).items() if known[q][0] is not None and known[q][1] is not None}
+    _check_pairs(pairs, qids, [hs[q] for q in qids], None, None, [tables.get(q) for q in qids])
+    return MetricData(pairs, qids, hs, None, k, _check_levels(levels, hs), classes=classes, leaf_nodes=functions)
 
 
 def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy]) -> dict[str, int] | None:
@@ -708,11 +718,15 @@ def _check_pairs(
     hs: Sequence[Hierarchy],
     orig: pl.LazyFrame | None,
     anon: pl.LazyFrame | None,
+    leaf_nodes: Sequence[np.ndarray | None] | None = None,
 ) -> None:
-    """Original values must be leaves, published values nodes (or absent for suppressed rows)."""
+    """Original values must be leaves, published values nodes (or absent for suppressed rows). `leaf_nodes`: per
+    qid, the node its pairs publish each leaf as (-1 for a node no pair holds; :attr:`MetricData.leaf_nodes`), or
+    None: the pairs' own codes are read."""
     for i, (q, h) in enumerate(zip(qids, hs)):
         o, p = pairs[orig_col(i)], pairs[pub_col(i)]
-        if _all_fine(o, p, h):
+        by_leaf = None if leaf_nodes is None else leaf_nodes[i]
+        if _leaves_fine(by_leaf, h) if by_leaf is not None and o.len() else _all_fine(o, p, h):
             continue  # nothing below would be found
         bad = pairs.filter(o >= h.n_nodes)
         if bad.height:
@@ -738,6 +752,14 @@ def _all_fine(o: pl.Series, p: pl.Series, h: Hierarchy) -> bool:
     if int(codes.min()) < 0 or int(codes.max()) >= h.n_nodes or int(published.max()) >= h.n_nodes:
         return False
     return bool(h.is_leaf[codes].all())
+
+
+def _leaves_fine(by_leaf: np.ndarray, h: Hierarchy) -> bool:
+    """:func:`_all_fine` from the node each held leaf is published as (`by_leaf`, per node id, -1 where no pair holds
+    it): the codes the pairs hold are the ids where it is not -1, their published codes its values there; a few
+    thousand nodes read, not every pair."""
+    held = np.flatnonzero(by_leaf >= 0)
+    return len(by_leaf) == h.n_nodes and int(by_leaf.max(initial=0)) < h.n_nodes and bool(h.is_leaf[held].all())
 
 
 def _refuse_values(q: str, h: Hierarchy, lf: pl.LazyFrame | None, where: str, n_bad: int) -> None:

@@ -18,7 +18,7 @@ import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import stack, table_row
-from polars_anon.metrics.cell_counts import qid_cells
+from polars_anon.metrics.cell_counts import float_sizes, qid_cells
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
 from polars_anon.metrics.sums import sorted_sum, stable_mean
 
@@ -338,7 +338,7 @@ def _deltas(
     """The names and stat(D) - stat(D') of :func:`_pairwise`'s rows."""
     codes = _Codes(data.pairs, {p: o for _, o, p in columns})
     _facts_from_cells(codes, data)
-    size = data.pairs[SIZE].to_numpy().astype(np.float64)
+    size = float_sizes(data)
     codes.cells.update(_joint_cells(codes, size, [o for _, o, _ in columns]))
     x, y, delta = [], [], []
     for (name_a, oa, pa), (name_b, ob, pb) in combinations(columns, 2):

@@ -40,9 +40,21 @@ def map_data(
     ids = {q: tmap.known_ids(q, hierarchies[q]) for q in tmap.qids}
     labelled = all(published is not None for _, published in ids.values())  # else read from the published labels
     frame, classes = (tmap.stored, tmap.published_nodes()) if labelled else (tmap.frame, None)
+    leaf_nodes = None
+    if labelled and not tmap.stored[SUPPRESSED].any():  # each leaf's one node, where the map knows it
+        found = {q: tmap.leaf_nodes(q) for q in tmap.qids}
+        leaf_nodes = {q: table for q, table in found.items() if table is not None}
     try:
         return from_mapping(
-            frame, tmap.qids, hierarchies, suppressed=SUPPRESSED, k=k, levels=levels, ids=ids, classes=classes
+            frame,
+            tmap.qids,
+            hierarchies,
+            suppressed=SUPPRESSED,
+            k=k,
+            levels=levels,
+            ids=ids,
+            classes=classes,
+            leaf_nodes=leaf_nodes,
         )
     except ValueNotInHierarchyError:
         return None
@@ -86,9 +98,8 @@ def map_loss(tmap: TupleMap, hierarchies: Mapping[str, Hierarchy]) -> tuple[floa
     if tmap.by_row or any(q not in hierarchies for q in tmap.qids):
         return None, {}
     frame = tmap.stored
-    size = frame[SIZE].to_numpy().astype(np.float64)
     sup = frame[SUPPRESSED].to_numpy()
-    n = float(size.sum())
+    n = float(tmap.n_rows)  # the Float64 sum of the row counts, the same float: whole numbers below 2**53 add exactly
     classes = tmap.published_nodes()  # the kept rows' classes as node ids (the map check's), or None
     per = {}
     try:

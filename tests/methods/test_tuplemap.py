@@ -84,6 +84,52 @@ def test_shares_from_the_metric_datas_cells_equal_the_group_by_of_the_labels() -
         assert generalization(known, hs, levels, metric_data=data) == generalization(plain, hs, levels)
 
 
+def test_cells_and_metrics_from_a_maps_leaf_nodes_equal_those_of_its_labels() -> None:
+    """A full-domain map without suppression hands the report's metric data each leaf's node: its cells (one count
+    of the leaves) and every report metric equal those of the same labels without ids (the cells counted over the
+    pairs looked up from the Strings); with a suppressed row nothing is handed. Random maps of two qids."""
+    from polars_anon.metrics.cell_counts import qid_cells
+    from polars_anon.report.metrics import map_data, report_metrics
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(12)
+    for i in range(30):
+        n, leaves, agg = _random_tuples(rng, hs)
+        levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 3 == 2 else None
+        known = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        data, plain = map_data(known, hs, 2, levels), map_data(TupleMap(known.qids, known.frame), hs, 2, levels)
+        assert data is not None and plain is not None and plain.leaf_nodes is None
+        assert (data.leaf_nodes is not None) == (not known.suppressed_rows)
+        for got, want in zip(qid_cells(data), qid_cells(plain)):
+            assert all(np.array_equal(getattr(got, f), getattr(want, f)) for f in ("leaf", "pub", "sup", "size"))
+        if n:
+            assert report_metrics(data) == report_metrics(plain)
+
+
+def test_metric_data_refuses_an_inner_node_as_an_original_value_from_the_leaf_tables_too() -> None:
+    """An original value that is an inner node of its hierarchy (``A`` over ``x`` and ``y``) is refused by the metric
+    data's check whether it reads the pairs' codes or the map's leaf tables (a full-domain map without suppression
+    hands them): no metric data, on both roads; the same map of leaves only gets its data."""
+    from polars_anon.hierarchy import ValueNotInHierarchyError
+    from polars_anon.metrics.data import from_mapping
+    from polars_anon.report.metrics import map_data
+
+    hs = _two_hierarchies()
+    for labels, refused in ((["x", "A", "v"], True), (["x", "y", "v"], False)):
+        agg = pl.DataFrame({"a": labels, "b": ["0", "1", "2"], SIZE: [2, 3, 4]})
+        tmap = TupleMap.from_levels(agg, hs, {"a": 1, "b": 0})
+        assert tmap.leaf_nodes("a") is not None
+        assert (map_data(tmap, hs, 2) is None) == refused
+        ids = {q: tmap.known_ids(q, h) for q, h in hs.items()}
+        tables = {q: tmap.leaf_nodes(q) for q in hs}
+        if refused:
+            with pytest.raises(ValueNotInHierarchyError, match="inner nodes of its hierarchy"):
+                from_mapping(tmap.stored, tmap.qids, hs, suppressed=SUPPRESSED, ids=ids, leaf_nodes=tables)
+            with pytest.raises(ValueNotInHierarchyError, match="inner nodes of its hierarchy"):
+                from_mapping(tmap.frame, tmap.qids, hs, suppressed=SUPPRESSED)
+
+
 def test_shares_from_node_ids_and_given_leaves_equal_the_group_by_of_the_labels() -> None:
     """A local recoding's map (published node ids known, the original leaves not: topdown's) with the leaves the
     report's metric data read gives the generalization shares of the same labels without ids (the group-by and the
@@ -156,6 +202,35 @@ def test_leaf_nodes_and_the_truthfulness_check_against_a_loop_over_the_rows() ->
         wrong = TupleMap.from_nodes(agg, hs, bad, suppressed, leaves=leaves)
         with pytest.raises(AssertionError, match="publishes 'b' = '.*' for the original value '.*', not one of"):
             wrong.check_truthful()
+
+
+def test_a_full_domain_maps_leaf_nodes_are_the_labels_its_rows_publish() -> None:
+    """A full-domain map (``from_levels``) gives ``leaf_nodes`` from its levels' tables: each leaf some row holds
+    maps to the one label its rows publish (a dict over the map's frame of String labels, built by hand), every other
+    node to -1; with a suppressed row, the general search (None when a leaf's rows are published as two nodes).
+    Random maps of two qids, int32 leaves and Int64 ones."""
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(11)
+    for i in range(40):
+        n, leaves, agg = _random_tuples(rng, hs)
+        if i % 2:
+            leaves = {q: v.astype(np.int32) for q, v in leaves.items()}
+        levels = {q: int(rng.integers(0, h.height)) for q, h in hs.items()}
+        suppressed = rng.random(n) < 0.3 if i % 4 == 3 else None
+        tmap = TupleMap.from_levels(agg, hs, levels, suppressed, leaves=leaves)
+        rows = tmap.frame.rows(named=True)
+        for q, h in hs.items():
+            seen: dict[str, set[str]] = {}
+            for row in rows:
+                seen.setdefault(row[q], set()).add(row[out_col(q)])
+            got = tmap.leaf_nodes(q)
+            if any(len(v) > 1 for v in seen.values()):
+                assert got is None
+                continue
+            assert got is not None and len(got) == h.n_nodes
+            assert {h.labels[x]: {h.labels[int(got[x])]} for x in np.flatnonzero(got >= 0)} == seen
+            assert tmap.known_ids(q, h)[1] is not None and tmap.known_ids(q, h)[1].dtype == np.int32
+        tmap.check_truthful()
 
 
 def test_map_loss_equals_the_sorted_sum_over_the_rows() -> None:
