@@ -32,8 +32,9 @@ def reference_arrays(parent: list[int]) -> tuple[list[int], list[int], list[int]
         return out
 
     depth = [len(ancestors(i)) for i in range(n)]
-    leaves_below = [[leaf for leaf in range(n) if not children[leaf] and (leaf == i or i in ancestors(leaf))]
-                    for i in range(n)]  # fmt: skip
+    leaves_below = [
+        [leaf for leaf in range(n) if not children[leaf] and (leaf == i or i in ancestors(leaf))] for i in range(n)
+    ]
     level = [max(depth[leaf] - depth[i] for leaf in below) for i, below in enumerate(leaves_below)]
     return depth, level, [len(below) for below in leaves_below]
 

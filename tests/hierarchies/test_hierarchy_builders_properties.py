@@ -217,8 +217,10 @@ def test_from_levels_builds_exactly_when_levels_nest(values: list[str], position
 def test_masking_rows_mask_one_more_character_per_level(values: list[str], digits: int | None, char: str) -> None:
     """Character by character: level i keeps a value's characters before its last i and masks the others."""
     n = max(len(v) for v in values) if digits is None else digits
-    expected = [[v] + ["".join(c if j < len(v) - i else char for j, c in enumerate(v)) for i in range(1, n + 1)]
-                for v in sorted(values)]  # fmt: skip
+    expected = [
+        [v] + ["".join(c if j < len(v) - i else char for j, c in enumerate(v)) for i in range(1, n + 1)]
+        for v in sorted(values)
+    ]
     if n and len({r[-1] for r in expected}) > 1:
         expected = [[*r, char] for r in expected]
     assert masks.rows(values, digits, char=char) == expected
