@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
@@ -64,7 +65,7 @@ class Hierarchy:
     'A'
     """
 
-    def __init__(self, labels: Sequence[str], parents: Sequence[int]) -> None:
+    def __init__(self, labels: Sequence[str], parents: Sequence[int] | np.ndarray) -> None:
         """Build from labels in depth-first preorder and parent ids (-1 at the root).
 
         Prefer the named constructors; this one trusts its input to be a valid
@@ -73,18 +74,9 @@ class Hierarchy:
         n = len(labels)
         self._labels = list(labels)
         self._parent = np.asarray(parents, dtype=np.int64)
-        depth = np.zeros(n, dtype=np.int64)
-        for i in range(1, n):
-            depth[i] = depth[self._parent[i]] + 1
-        level = np.zeros(n, dtype=np.int64)
-        leaves = np.zeros(n, dtype=np.int64)
         is_leaf = np.ones(n, dtype=bool)
         is_leaf[self._parent[1:]] = False
-        leaves[is_leaf] = 1
-        for i in range(n - 1, 0, -1):  # preorder reversed: children before parents
-            p = self._parent[i]
-            leaves[p] += leaves[i]
-            level[p] = max(level[p], level[i] + 1)
+        depth, level, leaves = _walk_up(self._parent, is_leaf)
         order = np.cumsum(is_leaf) - 1
         order_lo = np.empty(n, dtype=np.int64)
         order_hi = np.empty(n, dtype=np.int64)
@@ -97,7 +89,7 @@ class Hierarchy:
         self._depth, self._level, self._leaves = depth, level, leaves
         self._is_leaf = is_leaf
         self._order_lo, self._order_hi = order_lo, order_hi
-        self._index = {label: i for i, label in enumerate(self._labels)}
+        self._index = dict(zip(self._labels, range(n)))
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -276,7 +268,14 @@ class Hierarchy:
 
     @classmethod
     def _from_builder(cls, rows: Sequence[Sequence[str]], source: str) -> Hierarchy:
-        """Build from a builder's rows and check that every row's first label is a leaf."""
+        """Build from a builder's rows and check that every row's first label is a leaf.
+
+        Rows that pass every check of :meth:`from_rows` take :func:`_preorder_of_rows` (the same tree without a
+        Python loop over the cells); any other rows go through :meth:`from_rows`, which names what is wrong.
+        """
+        tree = _preorder_of_rows(rows)
+        if tree is not None:
+            return cls(*tree)
         h = cls.from_rows(rows, source=source)
         if h.n_leaves != len(rows):
             inner: list[object] = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
@@ -766,6 +765,91 @@ class Hierarchy:
         return self._labels == other._labels and np.array_equal(self._parent, other._parent)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray] | None:
+    """The labels in depth-first preorder and the parent ids that :meth:`Hierarchy.from_rows` gives for builder rows
+    (one per leaf, ``[leaf, level1, ..., top]``), or None when the rows need its checks: rows of different lengths,
+    a label that is not a String or is empty, a label with two parents, not one top, a cycle, a row's first label not
+    a leaf of its own. Labels are numbered in their first-seen order (``from_rows``' order of children), a node's
+    path from the root is its key, and preorder is the keys' sort (a node before the nodes below it).
+
+    >>> _preorder_of_rows([["b", "B", "*"], ["a", "A", "*"], ["c", "B", "*"]])
+    (['*', 'B', 'b', 'c', 'A', 'a'], array([-1,  0,  1,  1,  0,  4]))
+    >>> _preorder_of_rows([["a", "A", "*"], ["A", "B", "*"]]) is None  # 'A' is a leaf and a group
+    True
+    """
+    width = len(rows[0]) if len(rows) else 0
+    if width == 0 or any(len(row) != width for row in rows):
+        return None
+    cells = list(itertools.chain.from_iterable(rows))
+    try:
+        first_seen = dict.fromkeys(cells)
+    except TypeError:  # an unhashable cell: from_rows casts it
+        return None
+    if "" in first_seen or not all(type(label) is str for label in first_seen):
+        return None  # an empty label, None, or a label that is not a String (from_rows casts it)
+    labels = list(first_seen)
+    number = dict(zip(labels, range(len(labels))))
+    codes = np.fromiter(map(number.__getitem__, cells), dtype=np.int64, count=len(cells)).reshape(-1, width)
+    above = np.full_like(codes, -1)  # the cell to the right (-1: none); a run of one label is one node
+    above[:, :-1] = codes[:, 1:]
+    run_end = codes != above
+    parent = np.full(len(labels), -1, dtype=np.int64)
+    parent[codes[run_end]] = above[run_end]
+    if not np.array_equal(parent[codes[run_end]], above[run_end]) or np.count_nonzero(parent < 0) != 1:
+        return None  # a label with two parents, or not one top
+    n_leaves = len(labels) - len(np.unique(parent[parent >= 0]))
+    keys = _root_paths(parent, width)
+    if keys is None or n_leaves != len(rows):
+        return None  # a cycle; a row's first label also a group, or two rows of one leaf
+    order = np.lexsort(keys[::-1])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    parents = parent[order]
+    return [labels[i] for i in order.tolist()], np.where(parents >= 0, rank[np.maximum(parents, 0)], -1)
+
+
+def _root_paths(parent: np.ndarray, most: int) -> np.ndarray | None:
+    """Row t: each node's ancestor at depth t (the node itself at its own depth, -1 below it); None when a node
+    does not reach the root in `most` steps (a cycle).
+
+    >>> _root_paths(np.array([2, 2, -1]), 3).tolist()
+    [[2, 2, 2], [0, 1, -1], [-1, -1, -1]]
+    """
+    ancestors = [np.arange(len(parent))]  # ancestors[k]: each node's k-th ancestor, -1 above the root
+    while (ancestors[-1] >= 0).any():
+        if len(ancestors) > most:
+            return None
+        up = ancestors[-1]
+        ancestors.append(np.where(up >= 0, parent[np.maximum(up, 0)], -1))
+    table = np.stack(ancestors)
+    depth = np.count_nonzero(table >= 0, axis=0) - 1
+    nodes = np.arange(len(parent))
+    steps = depth[None, :] - np.arange(most)[:, None]  # from depth t: that many steps up
+    return np.where(steps >= 0, table[np.maximum(steps, 0), nodes], -1)
+
+
+def _walk_up(parent: np.ndarray, is_leaf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each node's depth, level (longest distance down to a leaf) and leaf count, from the parent ids of a preorder
+    tree: every node walks up one step a round (as many rounds as the tree is high).
+
+    >>> [a.tolist() for a in _walk_up(np.array([-1, 0, 1, 0]), np.array([False, False, True, True]))]
+    [[0, 1, 2, 1], [2, 1, 0, 0], [2, 1, 1, 1]]
+    """
+    n = len(parent)
+    depth, level, leaves = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), is_leaf.astype(np.int64)
+    nodes, up, from_leaf = np.arange(1, n), parent[1:], is_leaf[1:]  # up: each node's ancestor `step` above
+    for step in range(1, n):  # a preorder tree has parent < child: at most n - 1 rounds
+        if not len(nodes):
+            break
+        depth[nodes] += 1
+        above_leaves = up[from_leaf]
+        level[above_leaves] = step  # rounds go up: the last write is the longest way down
+        leaves += np.bincount(above_leaves, minlength=n)
+        below_root = up > 0
+        nodes, up, from_leaf = nodes[below_root], parent[up[below_root]], from_leaf[below_root]
+    return depth, level, leaves
 
 
 def _label(value: object) -> str:

@@ -100,13 +100,10 @@ def rows(
             f"level per character, at most {MAX_DIGITS}: give digits"
         )
     n = longest if digits is None else digits
-    out: list[Row] = []
-    for base, label in sorted(zip(bases, labels)):
-        row = [label]
-        for i in range(1, n + 1):
-            keep = max(len(base) - i, 0)
-            row.append(base[:keep] + char * (len(base) - keep))
-        out.append(row)
-    if len({r[-1] for r in out}) > 1:
-        out = [[*r, char] for r in out]
-    return out
+    pairs = sorted(zip(bases, labels))
+    bases, masks = [b for b, _ in pairs], [char * i for i in range(n + 1)]
+    # level i keeps all but the last i characters (none of a shorter value) and masks as many as it drops
+    levels = [[b[:-i] + masks[min(i, len(b))] for b in bases] for i in range(1, n + 1)]
+    if levels and len(set(levels[-1])) > 1:  # no level: the one value is empty
+        levels.append([char] * len(bases))
+    return [list(row) for row in zip([label for _, label in pairs], *levels)]

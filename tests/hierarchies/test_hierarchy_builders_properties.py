@@ -21,6 +21,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from polars_anon import Hierarchy, HierarchyError
+from polars_anon.builders import masks
 from polars_anon.builders.dates import DATE_LEVELS
 
 
@@ -206,3 +207,20 @@ def test_from_levels_builds_exactly_when_levels_nest(values: list[str], position
     assert sorted(h.leaf_labels) == sorted(values) and h.n_leaves == len(values)
     for v in values:
         assert chain(h, v) == [v, *labels[v], "*"]
+
+
+@given(
+    values=st.lists(st.text("019*é", max_size=6), min_size=1, max_size=12, unique=True),
+    digits=st.none() | st.integers(1, 8),
+    char=st.sampled_from(["*", "#", "xy"]),
+)
+def test_masking_rows_mask_one_more_character_per_level(values: list[str], digits: int | None, char: str) -> None:
+    """Character by character: level i keeps a value's characters before its last i and masks the others."""
+    n = max(len(v) for v in values) if digits is None else digits
+    expected = [
+        [v] + ["".join(c if j < len(v) - i else char for j, c in enumerate(v)) for i in range(1, n + 1)]
+        for v in sorted(values)
+    ]
+    if n and len({r[-1] for r in expected}) > 1:
+        expected = [[*r, char] for r in expected]
+    assert masks.rows(values, digits, char=char) == expected
