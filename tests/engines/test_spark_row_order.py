@@ -43,6 +43,9 @@ def test_dp_sample_is_the_same_rows_on_every_engine(tmp_path: Path, spark: Any, 
     read = spark.read.parquet(str(folder))  # a Spark DataFrame over the folder: its files numbered alike
     runs["spark_frame"] = _published(read, tmp_path, "spark", "_frame", **kwargs)
     assert runs["duckdb"] == runs["polars"] == runs["spark"] == runs["spark_frame"]
+    given = [str(folder / "part-1.parquet"), str(folder / "part-0.parquet")]  # files listed: read in that order
+    listed = {e: _published(pl.scan_parquet(given), tmp_path, e, "_listed", **kwargs) for e in ENGINES}
+    assert listed["duckdb"] == listed["polars"] == listed["spark"] != runs["polars"]
     assert 0 < len(runs["polars"]) < 220  # a sample: some rows left out
 
 
