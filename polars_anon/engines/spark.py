@@ -547,9 +547,9 @@ class SparkEngine:
         return out
 
     def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
-        """The position is the row number of :meth:`_row_numbers` (the order Polars and DuckDB read the rows in)."""
+        """The position is :meth:`row_numbers` (the order Polars and DuckDB read the rows in; only compared)."""
         F = _pyspark().functions
-        numbered = table.select(*keys, self._row_numbers(table).alias(FIRST_ROW))
+        numbered = table.select(*keys, self.row_numbers(table, dense=False).alias(FIRST_ROW))
         return self.to_polars(numbered.groupBy(*keys).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
@@ -565,20 +565,22 @@ class SparkEngine:
         return labelled_marginals(grouping_set_counts(self, table, qids))
 
     def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
-        """The rows the keyed hash of their row number (:meth:`_row_numbers`) keeps
+        """The rows the keyed hash of their row number (:meth:`row_numbers`) keeps
         (:func:`polars_anon.privacy.differential.sample_sql_steps`)."""
         F = _pyspark().functions
-        numbered = table.withColumn(ROW, self._row_numbers(table))
+        numbered = table.withColumn(ROW, self.row_numbers(table))
         for step in sample_sql_steps(key, "spark"):
             numbered = numbered.withColumn(HASH, F.expr(step))
         return numbered.filter(F.col(HASH) < F.lit(int(threshold))).drop(ROW, HASH)
 
-    def _row_numbers(self, table: Any) -> Any:
-        """Each row's number (0, 1, ...) in the order Polars and DuckDB read the same input, as a column: for Parquet
-        files, the files in the order they were given, a folder's by name (:func:`_file_order`), then each file's
-        rows (``_metadata.row_index``); Spark's own partitions put the largest file first (hunt35 F1). For rows not
-        read from files (a frame sent as Arrow), the partitions' order, which is theirs. Each file or partition starts
-        after the places of those before it (one small group-by, all in the JVM)."""
+    def row_numbers(self, table: Any, dense: bool = True) -> Any:
+        """Each row's number in the order Polars and DuckDB read the same input, as a column: for Parquet files, the
+        files in the order they were given, a folder's by name (:func:`_file_order`), then each file's rows
+        (``_metadata.row_index``); Spark's own partitions put the largest file first (hunt35 F1). For rows not read
+        from files (a frame sent as Arrow), the partitions' order, which is theirs. Each file or partition starts
+        after the places of those before it (one small group-by, all in the JVM): 0, 1, ... as Polars numbers them.
+        Not `dense`: where no file is read, ``monotonically_increasing_id`` itself (in the same order, with gaps;
+        no group-by, whose partitions a second evaluation of an input with a shuffle might not repeat)."""
         F = _pyspark().functions
         try:
             meta = table.metadataColumn("_metadata")
@@ -586,6 +588,8 @@ class SparkEngine:
             group, place = meta.getField("file_path"), meta.getField("row_index")
         except Exception:  # noqa: BLE001  (no file scan: rows in memory, or a source without row indexes)
             mid = F.monotonically_increasing_id()
+            if not dense:
+                return mid
             group, place = F.shiftright(mid, 33), mid.bitwiseAND(F.lit((1 << 33) - 1))
         spans = table.groupBy(group.alias("g")).agg((F.max(place) + 1).alias("n")).collect()
         sizes = {row["g"]: int(row["n"]) for row in spans}  # a row count, or more (a filtered scan): never overlap
