@@ -188,7 +188,10 @@ def check_number(
     0.5
     """
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-    v = float(value) if ok else math.nan  # type: ignore[arg-type]
+    try:
+        v = float(value) if ok else math.nan  # type: ignore[arg-type]
+    except OverflowError:  # an int no float holds (2**1030): refused as infinite
+        v = math.inf
     if not (math.isfinite(v) and (low < v if low_open else low <= v) and (v < high if high_open else v <= high)):
         if math.isinf(high):
             where = f"{'>' if low_open else '>='} {low:g}"

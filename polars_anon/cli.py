@@ -173,10 +173,15 @@ def terminal_summary(rep: dict, report: str, html: str | None) -> str:
     re-identification risk left: at most 20.00% a record (1 in 5), 0.0% of the records above 20%
     report: o.report.json (the whole report on standard output: --json, or a pipe)
     """
-    from polars_anon.report.phrases import loss_phrase, risk_phrase
+    from polars_anon.report.phrases import counted_rows, loss_phrase, risk_phrase, sampled_from
 
-    suppressed = rep.get("suppressed")
-    facts = [] if suppressed is None else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} input rows"]
+    suppressed, n_input = rep.get("suppressed"), sampled_from(rep)
+    of = f" (a sample of {n_input:,} input rows)" if n_input is not None else ""
+    facts = (
+        []
+        if suppressed is None
+        else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} {counted_rows(rep)}{of}"]
+    )
     facts += [p for p in (loss_phrase(rep.get("loss")), risk_phrase(rep.get("risk"))) if p]
     where = report if html is None else f"{report}, {html}"
     return "\n".join(

@@ -292,7 +292,7 @@ def run(task: Task, model: DifferentialPrivacy, search_aggregates: pl.DataFrame 
         raise InfeasibleError(
             f"differential-privacy (epsilon={model.epsilon!r}, delta={model.delta!r}): no class of the sample "
             f"({sampled:,} of {release.n_rows:,} rows, beta={release.beta:.4f}) reaches k={k} at the "
-            f"transformation {dict(zip(task.qids, vector))}; nothing would be published: {model.advice()}"
+            f"transformation {dict(zip(task.qids, vector))}; nothing would be published: {model.advice(k)}"
         )
     levels = {q: int(v) for q, v in zip(task.qids, vector)}
     tmap = TupleMap.from_levels(task.aggregates, task.hierarchies, levels, ~kept)

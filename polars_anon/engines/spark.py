@@ -18,8 +18,9 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import reduce
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeGuard
+from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
@@ -387,6 +388,29 @@ def _root_paths(frame: Any) -> list[str]:
     return found
 
 
+def _file_order(files: list[str], roots: list[str]) -> list[str]:
+    """`files` (Spark's ``_metadata.file_path``, percent-encoded URIs) in the order Polars and DuckDB read them: by
+    the first of the paths given to the reader (`roots`) that is the file or a folder holding it, then by the path's
+    parts (a folder's files by name, :func:`polars_anon.io.parquet_parts`).
+
+    >>> _file_order(["file:/d/part-1.parquet", "file:/d/part%200.parquet"], ["file:/d"])
+    ['file:/d/part%200.parquet', 'file:/d/part-1.parquet']
+    """
+
+    def path(uri: str) -> PurePosixPath:
+        parts = urlsplit(uri)
+        return PurePosixPath(unquote(parts.path) if parts.scheme else uri)
+
+    given = [path(r) for r in roots]
+
+    def key(uri: str) -> tuple[int, tuple[str, ...]]:
+        p = path(uri)
+        rank = next((i for i, r in enumerate(given) if p == r or r in p.parents), len(given))
+        return rank, p.parts
+
+    return sorted(files, key=key)
+
+
 _WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64}
 
 
@@ -523,10 +547,9 @@ class SparkEngine:
         return out
 
     def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
-        """The position is ``monotonically_increasing_id`` (partition index, then place in the partition): it
-        increases in input order, as a row number does, without numbering the rows."""
+        """The position is :meth:`row_numbers` (the order Polars and DuckDB read the rows in; only compared)."""
         F = _pyspark().functions
-        numbered = table.select(*keys, F.monotonically_increasing_id().alias(FIRST_ROW))
+        numbered = table.select(*keys, self.row_numbers(table, dense=False).alias(FIRST_ROW))
         return self.to_polars(numbered.groupBy(*keys).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
@@ -542,24 +565,41 @@ class SparkEngine:
         return labelled_marginals(grouping_set_counts(self, table, qids))
 
     def sample(self, table: Any, key: tuple[int, int, int], threshold: int) -> Any:
-        """The rows the keyed hash keeps (:func:`polars_anon.privacy.differential.sample_sql_steps`), in input order.
-
-        The row number is the partition's offset (rows of the partitions before it: one small group-by) plus the
-        row's place in its partition (the low 33 bits of ``monotonically_increasing_id``), all in the JVM, as
-        ``zipWithIndex`` numbers rows but without sending them through Python."""
+        """The rows the keyed hash of their row number (:meth:`row_numbers`) keeps
+        (:func:`polars_anon.privacy.differential.sample_sql_steps`)."""
         F = _pyspark().functions
-        mid, low = F.monotonically_increasing_id(), (1 << 33) - 1
-        numbered = table.withColumn(ROW, mid)
-        sizes = numbered.groupBy(F.shiftright(F.col(ROW), 33).alias("p")).count().collect()
-        offsets, total = [], 0
-        for row in sorted(sizes, key=lambda r: int(r["p"])):
-            offsets += [F.lit(int(row["p"])), F.lit(total)]
-            total += int(row["count"])
-        start = F.create_map(*offsets)[F.shiftright(F.col(ROW), 33)] if offsets else F.lit(0)
-        numbered = numbered.withColumn(ROW, (start + F.col(ROW).bitwiseAND(F.lit(low))).cast("long"))
+        numbered = table.withColumn(ROW, self.row_numbers(table))
         for step in sample_sql_steps(key, "spark"):
             numbered = numbered.withColumn(HASH, F.expr(step))
         return numbered.filter(F.col(HASH) < F.lit(int(threshold))).drop(ROW, HASH)
+
+    def row_numbers(self, table: Any, dense: bool = True) -> Any:
+        """Each row's number in the order Polars and DuckDB read the same input, as a column: for Parquet files, the
+        files in the order they were given, a folder's by name (:func:`_file_order`), then each file's rows
+        (``_metadata.row_index``); Spark's own partitions put the largest file first (hunt35 F1). For rows not read
+        from files (a frame sent as Arrow), the partitions' order, which is theirs. Each file or partition starts
+        after the places of those before it (one small group-by, all in the JVM): 0, 1, ... as Polars numbers them.
+        Not `dense`: where no file is read, ``monotonically_increasing_id`` itself (in the same order, with gaps;
+        no group-by, whose partitions a second evaluation of an input with a shuffle might not repeat)."""
+        F = _pyspark().functions
+        try:
+            meta = table.metadataColumn("_metadata")
+            table.select(meta.getField("row_index")).schema  # noqa: B018  (resolves it: a file scan's, or raises)
+            group, place = meta.getField("file_path"), meta.getField("row_index")
+        except Exception:  # noqa: BLE001  (no file scan: rows in memory, or a source without row indexes)
+            mid = F.monotonically_increasing_id()
+            if not dense:
+                return mid
+            group, place = F.shiftright(mid, 33), mid.bitwiseAND(F.lit((1 << 33) - 1))
+        spans = table.groupBy(group.alias("g")).agg((F.max(place) + 1).alias("n")).collect()
+        sizes = {row["g"]: int(row["n"]) for row in spans}  # a row count, or more (a filtered scan): never overlap
+        order = _file_order(list(sizes), _root_paths(table)) if isinstance(next(iter(sizes), 0), str) else sorted(sizes)
+        offsets, total = [], 0
+        for g in order:
+            offsets += [F.lit(g), F.lit(total)]
+            total += sizes[g]
+        start = F.create_map(*offsets)[group] if offsets else F.lit(0)
+        return (start + place).cast("long")
 
     def aggregate(self, table: Any, request: Request, counts: TupleCounts | None = None) -> EngineAggregates:
         return grouped_aggregates(self, table, request)  # its own group-by, kept (GroupBys): counts are not read

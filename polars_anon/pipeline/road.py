@@ -435,7 +435,7 @@ def _run(
         raise InfeasibleError(
             f"differential-privacy (epsilon={dp.epsilon!r}, delta={dp.delta!r}) needs classes of k={request.k} rows, "
             f"and the sample (each row kept with probability {dp.beta:.4f}) has {rows[1] if rows else 'fewer'} rows; "
-            f"{dp.advice()}"
+            f"{dp.advice(request.k)}"
         ) from exc
     prepared_dp = differential_model(request)
     if prepared_dp is not None:

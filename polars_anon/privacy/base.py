@@ -26,6 +26,7 @@ may prune too).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal
@@ -212,25 +213,45 @@ class Model:
         return out
 
 
+def _finite(value: object) -> float | None:
+    """`value` as a finite float; None when it is no number (a bool is none), NaN, infinite, or an integer too large
+    for a float (``float(2**1030)`` raises OverflowError).
+
+    >>> _finite(2), _finite(2**1030), _finite(True), _finite(float("inf"))
+    (2.0, None, None, None)
+    """
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        v = float(value)
+    except OverflowError:
+        return None
+    return v if math.isfinite(v) else None
+
+
 def check_positive(
     model: str, key: str, value: object, *, at_least: float = 0.0, strict: bool = True, integer: bool = False
 ) -> None:
-    """Refuse a parameter that is not a number above `at_least` (or at least it, `strict=False`)."""
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if integer:
-        number = number and float(value).is_integer()  # type: ignore[arg-type]
-    if not number or not math.isfinite(float(value)) or (value <= at_least if strict else value < at_least):  # type: ignore[operator]
+    """Refuse a parameter that is not a finite number above `at_least` (or at least it, `strict=False`).
+
+    >>> check_positive("dp", "epsilon", 2**1030)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: dp: epsilon must be a number > 0 and at most 1.8e+308, got ...
+    """
+    v = _finite(value)
+    if v is None or (integer and not v.is_integer()) or (v <= at_least if strict else v < at_least):
         kind = "an integer" if integer else "a number"
         bound = f"> {at_least:g}" if strict else f">= {at_least:g}"
+        if isinstance(value, int) and not isinstance(value, bool) and value > at_least:  # a float cannot hold it
+            bound += f" and at most {sys.float_info.max:.2g}"
         raise InvalidParameterError(NOT_POSITIVE(where=model, key=key, kind=kind, bound=bound, value=value))
 
 
 def check_fraction(model: str, key: str, value: object, *, low_open: bool = False, high_open: bool = False) -> None:
     """Refuse a parameter outside [0, 1] (or (0, 1], [0, 1) ... as the flags say)."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(float(value))
-    if ok:
-        v = float(value)  # type: ignore[arg-type]
-        ok = (v > 0 if low_open else v >= 0) and (v < 1 if high_open else v <= 1)
+    v = _finite(value)
+    ok = v is not None and (v > 0 if low_open else v >= 0) and (v < 1 if high_open else v <= 1)
     if not ok:
         interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
         raise InvalidParameterError(NOT_FRACTION(where=model, key=key, interval=interval, value=value))

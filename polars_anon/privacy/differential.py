@@ -516,14 +516,23 @@ class DifferentialPrivacy(Model):
         """The smallest class size the mechanism keeps: minimal k with d(k, β, ε_anon) <= δ."""
         return minimal_k(self.epsilon_anonymization, self.delta, self.beta)
 
-    def advice(self) -> str:
+    def advice(self, k: int | None = None) -> str:
         """What lowers k or enlarges the sample, for the refusals of a table too small for the model: k comes from
         ε_anon and δ, not from the k asked, and rises with ε_anon above about 1 (74 at 1, 2044 at 5 at δ = 1e-6),
-        while below it a larger ε_anon keeps more rows than it adds to k.
+        while below it a larger ε_anon keeps more rows than it adds to k. When the k enforced, `k`, is the k asked,
+        above the model's own, that k binds: lowering it helps, δ does not.
 
         >>> DifferentialPrivacy(5.0, 1e-6, transformation={"a": 0}).advice().split("here ")[1]
         '(k=2044 at epsilon 5 for the sampling): lower epsilon, raise delta, or use a table with more rows'
+        >>> DifferentialPrivacy(1.0, 0.2, transformation={"a": 0}).advice(60).split(":")[0]
+        "the k asked (k=60) binds, above the model's own k=4 (from epsilon and delta)"
         """
+        if k is not None and k > self.k:
+            return (
+                f"the k asked (k={k}) binds, above the model's own k={self.k} (from epsilon and delta): lower k "
+                f"(below {self.k} it changes nothing: the model enforces {self.k}), or use a table with more rows "
+                f"(each row is kept with probability {self.beta:.4f})"
+            )
         eps, search = self.epsilon_anonymization, self.data_dependent
         if eps > 1:
             budget = ", give the search a larger budget_for_search" if search else ""

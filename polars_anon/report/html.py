@@ -23,6 +23,7 @@ from polars_anon.locations import URI, as_location
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.report import plots
 from polars_anon.report.page import cards, esc, figure, fmt, kv_table, page, section, share, table, value_html
+from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows
 
 __all__ = ["render_html", "write_html"]
 
@@ -108,14 +109,19 @@ def _subtitle(r: Mapping[str, Any]) -> str:
 def _summary(r: Mapping[str, Any]) -> str:
     seconds = (r.get("seconds") or 0) + (r.get("write_seconds") or 0)
     items = [
-        ("n_rows", "rows published", fmt(r.get("n_rows")), f"of {fmt(r.get('n_input_rows'))} input rows"),
-        ("n_classes", "classes", fmt(r.get("n_classes")), f"from {fmt(r.get('n_input_classes'))} in the input"),
-        ("min_class_size", "smallest class", fmt(r.get("min_class_size")), f"k = {fmt(r.get('k'))} requested"),
+        ("n_rows", "rows published", fmt(r.get("n_rows")), f"of {fmt(r.get('n_input_rows'))} {counted_rows(r)}"),
+        (
+            "n_classes",
+            "classes",
+            fmt(r.get("n_classes")),
+            f"from {fmt(r.get('n_input_classes'))} in {of_counted_rows(r)}",
+        ),
+        ("min_class_size", "smallest class", fmt(r.get("min_class_size")), f"k = {fmt(r.get('k'))} {k_meaning(r)}"),
         (
             "suppressed",
             "rows suppressed",
             fmt(r.get("suppressed")),
-            share(r.get("suppressed"), r.get("n_input_rows")) + " of the input",
+            share(r.get("suppressed"), r.get("n_input_rows")) + f" of {of_counted_rows(r)}",
         ),
         ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify"),
@@ -129,7 +135,7 @@ def _published(r: Mapping[str, Any]) -> str:
     cols = r.get("columns") or []
     dropped = [c["name"] for c in cols if c.get("type") == "identifying"]
     intro = (
-        f"<p>{fmt(r.get('n_rows'))} of {fmt(r.get('n_input_rows'))} rows were published"
+        f"<p>{fmt(r.get('n_rows'))} of {fmt(r.get('n_input_rows'))} {counted_rows(r)} were published"
         + (f" to <code>{esc(r['output'])}</code>" if r.get("output") else "")
         + (f"; dropped as identifying: {esc(', '.join(dropped))}" if dropped else "; no column was dropped")
         + ". Every column and what was done to it:</p>"
@@ -364,7 +370,7 @@ def _utility(r: Mapping[str, Any]) -> str:
         )
     parts.append(
         f"<p>Rows suppressed (removed): <b>{fmt(r.get('suppressed'))}</b> "
-        f"({share(r.get('suppressed'), r.get('n_input_rows'))} of the input).</p>"
+        f"({share(r.get('suppressed'), r.get('n_input_rows'))} of {of_counted_rows(r)}).</p>"
     )
     parts.append(_generalization(r))
     parts.append(_normalized(r))
@@ -429,7 +435,11 @@ def _normalized(r: Mapping[str, Any]) -> str:
         )
     if r.get("n_input_rows"):
         items.append(
-            ("suppressed share", (r.get("suppressed") or 0) / r["n_input_rows"], "share of the input rows removed")
+            (
+                "suppressed share",
+                (r.get("suppressed") or 0) / r["n_input_rows"],
+                f"share of the {counted_rows(r)} removed",
+            )
         )
     if isinstance(given, Mapping):
         items += [(n, v, _explain(n)[0]) for n, v in given.items() if n != "loss"]  # the loss is listed first

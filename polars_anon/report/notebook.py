@@ -25,7 +25,7 @@ import polars as pl
 
 from polars_anon.report.disclosure import disclosure_summary
 from polars_anon.report.page import esc, fmt, share
-from polars_anon.report.phrases import risk_phrase
+from polars_anon.report.phrases import counted_rows, of_counted_rows, risk_phrase
 
 __all__ = ["anonymized_html", "check_html", "explore_html", "report_page", "risk_html"]
 
@@ -127,7 +127,7 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     for c in columns:
         kinds.setdefault(str(c.get("treatment", c.get("type", ""))), []).append(str(c.get("name")))
     n_classes = report.get("n_classes", published.get("n_classes"))
-    shape = f"{fmt(n_out)} rows in {fmt(n_classes)} classes (input: {fmt(n_in)} rows, "
+    shape = f"{fmt(n_out)} rows in {fmt(n_classes)} classes ({counted_rows(report).split()[0]}: {fmt(n_in)} rows, "
     shape += f"{fmt(report.get('n_input_classes'))} classes)"
     guarantee = f"{esc(report.get('guarantee', 'k-anonymity'))}, k = {fmt(k)}; smallest class {fmt(smallest)}"
     later = f'<span style="color:{_MUTED}">checked on collect / sink</span>'
@@ -139,7 +139,7 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
         ("published", shape),
         ("guarantee", f"{guarantee} &nbsp;{check}"),
         ("privacy models", _models(report.get("privacy")) if verified else later),
-        ("suppressed", f"{fmt(suppressed)} rows ({share(suppressed, n_in)} of the input)"),
+        ("suppressed", f"{fmt(suppressed)} rows ({share(suppressed, n_in)} of {of_counted_rows(report)})"),
         ("loss", loss),
         *_after_rows(report, verified, later),
     ]

@@ -14,7 +14,33 @@ from typing import Any
 
 from polars_anon.report.page import share as percent
 
-__all__ = ["loss_phrase", "risk_phrase"]
+__all__ = ["counted_rows", "k_meaning", "loss_phrase", "of_counted_rows", "risk_phrase", "sampled_from"]
+
+
+def sampled_from(report: Mapping[str, Any]) -> int | None:
+    """The input's row count when a differentially private release sampled it (``n_input_rows`` and ``suppressed``
+    then count the sampled rows, and ``k`` is the k the release enforces), else None.
+
+    >>> sampled_from({"details": {"differential_privacy": {"n_rows": 330}}}), sampled_from({})
+    (330, None)
+    """
+    dp = (report.get("details") or {}).get("differential_privacy")
+    return dp.get("n_rows") if isinstance(dp, Mapping) else None
+
+
+def counted_rows(report: Mapping[str, Any]) -> str:
+    """What ``n_input_rows`` counts: 'input rows', or 'sampled rows' (:func:`sampled_from`)."""
+    return "input rows" if sampled_from(report) is None else "sampled rows"
+
+
+def of_counted_rows(report: Mapping[str, Any]) -> str:
+    """What a share of ``n_input_rows`` is a share of: 'the input', or 'the sampled rows' (:func:`sampled_from`)."""
+    return "the input" if sampled_from(report) is None else "the sampled rows"
+
+
+def k_meaning(report: Mapping[str, Any]) -> str:
+    """What the report's ``k`` is: 'requested', or 'enforced' (differential privacy's k when above the one asked)."""
+    return "requested" if sampled_from(report) is None else "enforced"
 
 
 def loss_phrase(loss: float | None) -> str | None:

@@ -244,3 +244,33 @@ def test_import_polars_anon_does_not_load_the_plotting_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_dp_report_says_the_figures_are_of_the_sample_and_k_is_enforced() -> None:
+    """hunt35 F3: with differential privacy ``n_input_rows`` and ``suppressed`` count the sampled rows and ``k`` is
+    the k the release enforces (the model's 4 here, 1 asked); the schema said "the requested k" and "rows of the
+    input", the CLI "suppressed s of n input rows", the HTML pages "of the input". The figures stay, the words say
+    what they are."""
+    from polars_anon.report.html import render_html
+    from polars_anon.report.notebook import anonymized_html
+
+    df = pl.DataFrame({"g": ["a", "b"] * 100 + ["c"] * 3})
+    model = pa.DifferentialPrivacy(1.0, 0.2, transformation={"g": 0}, seed=1)
+    result = pa.anonymize(df, hierarchies={"g": pa.Hierarchy.suppression(["a", "b", "c"])}, k=1, privacy=[model])
+    published = result.collect()
+    rep = result.report
+    dp = rep["details"]["differential_privacy"]
+    sampled, suppressed = dp["sampled_rows"], rep["suppressed"]
+    assert rep["k"] == dp["k"] == model.k == 4 and dp["n_rows"] == 203
+    assert rep["n_input_rows"] == sampled == published.height + suppressed and suppressed > 0 and sampled < 203
+    summary = cli.terminal_summary(rep, "r.json", None)
+    assert f"suppressed {suppressed:,} of {sampled:,} sampled rows (a sample of 203 input rows)" in summary
+    page = render_html(rep)
+    summary_cards = page.split('id="summary"')[1].split("</section>")[0]
+    assert f"of {fmt(sampled)} sampled rows" in summary_cards and "k = 4 enforced" in summary_cards
+    assert "of the input" not in summary_cards and "requested" not in summary_cards
+    assert f"of {fmt(sampled)} sampled rows were published" in page and "% of the sampled rows).</p>" in page
+    assert "of the input" not in anonymized_html(rep) and "of the sampled rows" in anonymized_html(rep)
+    schema = json.loads((Path(pa.__file__).parent / "report" / "schema.json").read_text())["properties"]
+    assert "differential privacy" in schema["k"]["description"]
+    assert all("sampled rows" in schema[key]["description"] for key in ("n_input_rows", "suppressed"))

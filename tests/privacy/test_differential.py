@@ -174,6 +174,21 @@ def test_the_refusal_of_a_small_table_says_what_lowers_k() -> None:
         pa.anonymize(df, hierarchies=hs, k=1, privacy=[small]).collect()
 
 
+@pytest.mark.parametrize(("rows", "k"), [(100, 60), (50, 40)])
+def test_the_refusal_names_the_k_asked_when_it_binds(rows: int, k: int) -> None:
+    """hunt35 F2: eps = 1, delta = 0.2 needs k = 4 only; with k=60 (k=40) asked, the k asked is enforced, and the
+    refusal said "k comes from epsilon and delta, not from the k asked: raise epsilon ..., raise delta": raising
+    delta does nothing then. It names the k asked and the model's, and advises lowering the k asked."""
+    model = pa.DifferentialPrivacy(1.0, 0.2, seed=1, transformation={"sex": 0})
+    assert model.k == 4  # minimal_k(1, 0.2): the model's own k, below the one asked
+    df = pl.DataFrame({"sex": ["F", "M"] * (rows // 2)})
+    with pytest.raises(InfeasibleError) as caught:
+        pa.anonymize(df, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=k, privacy=[model]).collect()
+    text = str(caught.value)
+    assert "not from the k asked" not in text and "raise delta" not in text
+    assert f"the k asked (k={k}) binds, above the model's own k=4" in text and "lower k" in text
+
+
 def test_k_decreases_as_epsilon_or_delta_grows_at_a_fixed_beta() -> None:
     """At a fixed β, more ε or more δ never needs a larger k. (With β = 1 - e^-ε tied to ε, k grows with ε:
     the sample holds more of the table, see ARX's values above.)"""

@@ -186,3 +186,30 @@ def test_cli_refusal_is_one_line_exit_2(tmp_path, capsys) -> None:
         == 2
     )
     assert "l must be an integer >= 1, got 0" in capsys.readouterr().err
+
+
+HUGE = 2**1030  # an int no float holds: float(HUGE) raises OverflowError
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: pa.DifferentialPrivacy(HUGE, 0.1), r"differential-privacy: epsilon must be a number > 0 and at most"),
+        (lambda: pa.DifferentialPrivacy(1.0, HUGE), r"differential-privacy: delta must be a number in \(0, 1\)"),
+        (
+            lambda: pa.DifferentialPrivacy(1.0, 0.1, budget_for_search=HUGE),
+            r"differential-privacy: budget_for_search must be a number in \[0, 1\)",
+        ),
+        (lambda: pa.DifferentialPrivacy(1.0, 0.1, steps=HUGE), r"differential-privacy: steps must be an integer > 0"),
+        (lambda: pa.LDiversity("disease", l=HUGE), r"l-diversity on 'disease': l must be an integer >= 1 and at"),
+        (lambda: pa.TCloseness("disease", t=HUGE), r"t-closeness on 'disease': t must be a number in \[0, 1\]"),
+        (lambda: pa.PopulationUniqueness(HUGE, population_size=10), r"population-uniqueness: threshold must be"),
+        (lambda: pa.PopulationUniqueness(0.1, population_size=HUGE), r"population_size must be an integer > 0 and"),
+        (lambda: pa.KMap(HUGE), r"k-map: k must be an integer >= 1 and at most 1.8e\+308, got 1150523"),
+    ],
+)
+def test_an_int_too_large_for_a_float_is_refused_by_name(make, message) -> None:
+    """hunt35 F4: DifferentialPrivacy(2**1030, 0.1) raised a bare OverflowError (int too large to convert to
+    float) from the parameter checks; every model's number parameter refuses it naming the model and key."""
+    with pytest.raises(InvalidParameterError, match=message):
+        make()

@@ -187,7 +187,7 @@ def test_refusals():
 NAN, INF = float("nan"), float("inf")
 
 
-@pytest.mark.parametrize("bad", [NAN, INF, -INF])
+@pytest.mark.parametrize("bad", [NAN, INF, -INF, 2**1030])  # 2**1030: no float holds it (hunt35 F4)
 @pytest.mark.parametrize(
     ("call", "words"),
     [
@@ -206,7 +206,8 @@ NAN, INF = float("nan"), float("inf")
     ],
 )
 def test_nan_and_inf_parameters_are_refused_by_name(call, words, bad):
-    """review23 item 2: noise=NaN gave an all-NaN column and inf a column of +-inf (``noise < 0`` let them through)."""
+    """review23 item 2: noise=NaN gave an all-NaN column and inf a column of +-inf (``noise < 0`` let them through);
+    2**1030 raised a bare OverflowError (float() of it)."""
     lf = pl.LazyFrame({"g": ["a", "b"] * 3, "x": [1.0, 2.0, 4.0, 3.0, 5.0, 0.0], "y": [2.0, 1.0, 0.0, 4.0, 3.0, 5.0]})
     with pytest.raises(InvalidParameterError, match=words + ".*, got " + repr(bad).replace("-", "\\-")):
         call(lf, bad)

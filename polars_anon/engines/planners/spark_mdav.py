@@ -31,11 +31,11 @@ Here the rows never come to the driver:
    the published (and written) table verifies k-anonymity, as the Polars road verifies
    ``publish="aggregate"``.
 
-Row order. MDAV's random picks and ties follow row order; on Spark a row's place is
-``monotonically_increasing_id()`` of the input, i.e. its partition order. For a Polars
-frame handed to Spark, or a Parquet file read in one partition per row group, that is
-the file's row order and the clusters are the Polars road's; for other inputs they are
-equally valid clusters of a different order.
+Row order. MDAV's random picks and ties follow row order; on Spark a row's place is the
+engine's ``row_numbers``: for Parquet files the order Polars reads them in (the files in
+the order given, a folder's by name, then each file's rows), so the clusters are the
+Polars road's; for rows not read from files (a Polars frame handed to Spark: one
+partition after another), the partitions' order.
 
 Not on Spark (refused with the reason by the capability table,
 :mod:`polars_anon.pipeline.capabilities`): ``publish="permute"`` (it draws one random
@@ -261,7 +261,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     labels = {q: aggregates[q].unique().sort() for q in qids}
     order = {q: list(request.hierarchies[q].leaf_labels) for q in categorical if q in request.hierarchies}
     fitted = _Fitted(labels, numeric, categorical, order)
-    rows = _valued_rows(engine.spark, table, native, fitted, labels)
+    rows = _valued_rows(engine, table, native, fitted, labels)
     n_rows = int(aggregates[SIZE].sum())
     with stage("mdav blocks on Spark"):
         if n_rows <= options.block_size:
@@ -286,14 +286,15 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     return EnginePlan(plan, mapping, aggregates, rows=rows, row_key=RID)
 
 
-def _valued_rows(spark: Any, table: Any, native: pl.DataFrame, fitted: _Fitted, labels: dict[str, pl.Series]) -> Any:
-    """The rows with a fixed row id and, per qid, its split value (scaled number or code) and the task's value
-    (number or code), from one broadcast lookup per qid (native value -> both); checkpointed."""
+def _valued_rows(engine: Any, table: Any, native: pl.DataFrame, fitted: _Fitted, labels: dict[str, pl.Series]) -> Any:
+    """The rows with their row id (the engine's ``row_numbers``: the order Polars reads them in) and, per qid, its
+    split value (scaled number or code) and the task's value (number or code), from one broadcast lookup per qid
+    (native value -> both); checkpointed."""
     from pyspark.sql import functions as F
 
     qids, numeric = list(labels), fitted.numeric
     attrs = [*numeric, *fitted.categorical]  # split_blocks' attribute order: numeric, then categorical
-    rows = table.withColumn(RID, F.monotonically_increasing_id())
+    spark, rows = engine.spark, table.withColumn(RID, engine.row_numbers(table, dense=False))
     for q in qids:
         j = attrs.index(q)
         lookup = native.select(pl.col(q).unique()).select(
