@@ -47,6 +47,7 @@ from typing import Any, get_args
 
 import polars as pl
 
+from polars_anon._validate import check_seed
 from polars_anon.errors import InvalidParameterError
 from polars_anon.options import describe, type_matches
 from polars_anon.sdc.perturbation import (
@@ -191,8 +192,8 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
         raise InvalidParameterError(f"{where}: {str(exc).removeprefix('sdc: ')}") from None
     steps = tuple(_step(s, f"{where} protect[{i}]") for i, s in enumerate(raw.get("protect", [])))
     seed = raw.get("seed")
-    if seed is not None and seed < 0:
-        raise InvalidParameterError(f"{where}: key 'seed' must be an integer >= 0, got {seed!r}")
+    if seed is not None:
+        check_seed(seed, where=f"{where}: ")
     return SdcSpec(measures, steps, seed)
 
 

@@ -265,6 +265,7 @@ def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
         ('[[sdc.protect]]\nstep = "rank_swap"\ncolumns = ["income"]\np = nan\n', r"key 'p' \(a percentage\)"),
         ('[[sdc.protect]]\nstep = "pram"\ncolumn = "sex"\npd = -inf\n', r"key 'pd' must be a number in \(0, 1\]"),
         ("[sdc]\ndis_fraction = nan\n", r"dis_fraction must be a number in \(0, 1\], got nan"),
+        ("[sdc]\nseed = -1\n", r"\[sdc\]: seed must be an integer >= 0, got -1"),  # the one seed check
         ('engine = "duckdb"\n[sdc]\nmissing = "wildcard"\n', "local_suppression' on engine 'duckdb'"),
     ],
 )
