@@ -175,6 +175,7 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
         if key in raw and not type_matches(raw[key], hint):
             raise InvalidParameterError(f"{where}: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
     keys = tuple(raw.get("keys", qids))
+    interactions = tuple(_pair(p, where) for p in raw.get("interactions", []))  # prefixed once: outside the try
     try:
         measures = Measures(
             keys=keys,
@@ -186,7 +187,7 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
             suda2=raw.get("suda2", False),
             dis_fraction=raw.get("dis_fraction", 0.01),
             model=raw.get("model"),
-            interactions=tuple(_pair(p, where) for p in raw.get("interactions", [])),
+            interactions=interactions,
         )
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{where}: {str(exc).removeprefix('sdc: ')}") from None

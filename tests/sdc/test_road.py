@@ -292,6 +292,13 @@ def test_sdc_job_refusals(tmp_path: Path, extra: str, words: str, capsys: pytest
         run_job(Job.load(tmp_path / "job.toml"))
 
 
+def test_a_bad_interaction_is_prefixed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """hunt36: 'job file: [sdc]: job file: [sdc]: each interaction names two keys' (the prefix twice)."""
+    assert cli.main(["anonymize", str(_job(tmp_path, '[sdc]\ninteractions = [["sex"]]\n'))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("[sdc]") == 1 and "each interaction names two keys, got ['sex']" in err
+
+
 def test_a_jobs_pram_matrix_reads_its_keys_as_the_columns_values(tmp_path: Path) -> None:
     """hunt36: TOML keys are strings; an Int64 column's matrix {1 = {2 = 1.0}, 5 = {3 = 1.0}} moves 1 to 2, 5 to 3."""
     extra = '[[sdc.protect]]\nstep = "pram"\ncolumn = "hh"\nmatrix = { 1 = { 2 = 1.0 }, 5 = { 3 = 1.0 } }\n'
