@@ -32,6 +32,7 @@ __all__ = [
     "check_number",
     "check_numeric",
     "check_qids",
+    "check_seed",
     "check_unique",
     "check_values",
     "is_integer",
@@ -170,6 +171,26 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     if n_rows is not None and k > n_rows:
         raise InfeasibleError(f"{where}k={k} is larger than the table ({n_rows} rows); choose k <= {n_rows}")
     return int(k)
+
+
+def check_seed(seed: object, *, optional: bool = False, where: str = "") -> int | None:
+    """`seed` when it is an integer >= 0 (None too when `optional`), else the error naming it (`where` prefixes the
+    message). The one seed check: a method's, an encoding's, a perturbation's and a differential-privacy model's; a
+    negative seed reached NumPy's bare "expected non-negative integer" in MDAV (hunt36).
+
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: seed must be an integer >= 0, got -1
+    >>> check_seed(None, optional=True) is None
+    True
+    """
+    if optional and seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        allowed = "an integer >= 0 or None" if optional else "an integer >= 0"
+        raise InvalidParameterError(f"{where}seed must be {allowed}, got {seed!r}")
+    return int(seed)
 
 
 def check_number(

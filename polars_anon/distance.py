@@ -20,7 +20,9 @@ Readings taken:
 - Numeric attributes are scaled to [0, 1] by their range before squaring, and are
   discretized for the co-occurrence statistics into :data:`NUMERIC_BINS`
   equal-width bins (their own distinct values when there are no more than that).
-- ``w_r`` is the mean of ``delta`` over all pairs of distinct bins of attribute r.
+- ``w_r`` is the mean of ``delta`` over all pairs of distinct occupied bins of
+  attribute r (the paper's pairs of discretized values: an empty equal-width bin
+  holds no value and is left out).
 - With a single attribute there is no other attribute to co-occur with: delta is
   the 0/1 mismatch and w is 1.
 - Equation 2 is used as printed: the categorical term is delta, not delta squared.
@@ -210,8 +212,9 @@ class AhmadDey:
         weights = np.ones(p)
         if p + c > 1:
             for j, q in enumerate(records.numeric):
-                d = delta(q)
-                weights[j] = d[np.triu_indices(sizes[q], 1)].mean() if sizes[q] > 1 else 0.0
+                seen = np.unique(coded[q])  # occupied bins: an empty bin is no discretized value (hunt36)
+                d = delta(q)[np.ix_(seen, seen)]
+                weights[j] = d[np.triu_indices(len(seen), 1)].mean() if len(seen) > 1 else 0.0
         self.weights = weights
         self.gower = Gower(records)  # for the range scaling
 

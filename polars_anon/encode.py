@@ -53,7 +53,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns, not_in_hierarchy
+from polars_anon._validate import as_lazy, check_columns, check_seed, not_in_hierarchy
 from polars_anon.errors import (
     ColumnNotFoundError,
     InvalidParameterError,
@@ -140,7 +140,7 @@ class EncodeOptions:
     >>> EncodeOptions(seed="1")
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: seed must be an integer, got '1'
+    polars_anon.errors.InvalidParameterError: seed must be an integer >= 0, got '1'
     """
 
     representation: str = "proportional"
@@ -160,8 +160,7 @@ class EncodeOptions:
         if self.class_col is not None and not isinstance(self.class_col, str):
             raise InvalidParameterError(f"class_col must be a column name (a string), got {self.class_col!r}")
         put(self, "dtype", _check_dtype(self.dtype, self.representation))
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise InvalidParameterError(f"seed must be an integer, got {self.seed!r}")
+        check_seed(self.seed)
         if not isinstance(self.validate, bool):
             raise InvalidParameterError(f"validate must be True or False, got {self.validate!r}")
         if self.layout not in LAYOUTS:

@@ -78,7 +78,7 @@ from polars_anon.pipeline.state import counted_attributes
 from polars_anon.privacy.counts import population_files
 from polars_anon.quoting import duckdb_identifier, duckdb_literal, spark_identifier
 from polars_anon.request import DEFERRED, check_request
-from polars_anon.sdc.job import SdcSpec, apply_steps, parse_sdc
+from polars_anon.sdc.job import SdcSpec, apply_steps, check_steps, parse_sdc
 from polars_anon.sdc.measures import check_measure_columns, measure, measure_sql
 
 if TYPE_CHECKING:
@@ -724,6 +724,7 @@ def _checked_request(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> Reque
 
         check_measure_columns(lf.collect_schema().names(), job.sdc.measures, "job file: [sdc]")
         check_columns(lf, [c for st in job.sdc.steps for c in st.columns], "job file: [sdc] protect columns")
+        check_steps(job.sdc.steps, lf.collect_schema())
         consult_sdc(job.sdc, request, job.engine)
     return request
 

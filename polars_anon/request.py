@@ -25,6 +25,7 @@ from polars_anon._validate import (
     check_choice,
     check_columns_in,
     check_k,
+    check_seed,
     check_unique,
     check_values,
     names_list,
@@ -271,8 +272,7 @@ def check_request(
     _model_hierarchies(models, sensitive_hs)
     check_k(k)
     check_choice("null", null, NULL_POLICIES)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidParameterError(f"seed must be an integer, got {seed!r}")
+    check_seed(seed)
     chosen = _metric(metric, spec)
     parsed = parse_options(spec.options, dict(options or {}), f"method {spec.name!r}")
     if spec.check is not None:

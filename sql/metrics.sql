@@ -295,21 +295,21 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
 
 -- anon_modified_of(pairs, qids, k := NULL): percentage of cells published as anything but
--- their original value. DOUBLE in [0, 100].
+-- their original value, a suppressed row's in every qid. DOUBLE in [0, 100].
 -- Twin: polars_anon.metrics.cost.modified
 CREATE OR REPLACE TEMP MACRO anon_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
-         CASE WHEN sum(c.size) > 0 THEN 100.0 * sum(CASE WHEN c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
+         CASE WHEN sum(c.size) > 0 THEN 100.0 * sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
 
 -- anon_deleted_of(pairs, qids, k := NULL): percentage of cells generalized to the root of
--- their hierarchy. DOUBLE in [0, 100].
+-- their hierarchy, a suppressed row's in every qid. DOUBLE in [0, 100].
 -- Twin: polars_anon.metrics.cost.deleted
 CREATE OR REPLACE TEMP MACRO anon_deleted_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0
-              THEN 100.0 * sum(CASE WHEN c.p_is_root AND c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
+              THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
 
@@ -318,9 +318,9 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.cost.deleted_of_modified
 CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
-         CASE WHEN sum(CASE WHEN c.leaf <> c.pub THEN c.size ELSE 0 END) > 0
-              THEN 100.0 * sum(CASE WHEN c.p_is_root AND c.leaf <> c.pub THEN c.size ELSE 0 END)
-                         / sum(CASE WHEN c.leaf <> c.pub THEN c.size ELSE 0 END)
+         CASE WHEN sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) > 0
+              THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END)
+                         / sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END)
               ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;

@@ -252,7 +252,8 @@ def _horizontal_sum(values: list[T]) -> T:
 
 def _changed(a: _Arrays, star: bool, root_only: bool) -> int:
     cells = a.star_cells if star else a.cells
-    return sum(int(c.size[(c.leaf != c.pub) & ((c.pub == 0) if root_only else True)].sum()) for c in cells)
+    # a suppressed row's cell counts in every qid, a one-node hierarchy's too (its leaf is the root: hunt36)
+    return sum(int(c.size[((c.leaf != c.pub) & ((c.pub == 0) if root_only else True)) | c.sup].sum()) for c in cells)
 
 
 def _percent(num: int, den: int) -> float:

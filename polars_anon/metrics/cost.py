@@ -157,14 +157,17 @@ def alteration(data: MetricData) -> pl.LazyFrame:
     return cell_metric(data, pl.mean_horizontal(ratios).fill_null(0.0))
 
 
-_MODIFIED = _SIZE * (pl.col("leaf") != pl.col("pub"))
-_DELETED = _SIZE * (pl.col("p_is_root") & (pl.col("leaf") != pl.col("pub")))
+# a suppressed row's cell is removed, so modified and deleted in every qid: also where its leaf is the root (a
+# one-node hierarchy), which the comparison of leaf and published node alone missed (hunt36)
+_MODIFIED = _SIZE * (pl.col("suppressed") | (pl.col("leaf") != pl.col("pub")))
+_DELETED = _SIZE * (pl.col("suppressed") | (pl.col("p_is_root") & (pl.col("leaf") != pl.col("pub"))))
 
 
 def modified(data: MetricData) -> pl.LazyFrame:
     """Percentage of modified values [paper 001 §5, Figure 11]: cells published as anything but their original value.
 
-    100 * (cells with v != x) / (n m), whatever the level reached. Range [0, 100].
+    100 * (cells with v != x) / (n m), whatever the level reached; suppressed rows
+    count as modified in every quasi-identifier. Range [0, 100].
 
     >>> from polars_anon.metrics._frames import example, value_of
     >>> value_of(modified(example()))

@@ -703,13 +703,17 @@ def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy])
     unknown = [q for q in levels if q not in hs]
     if unknown:
         raise InvalidParameterError(f"levels names {unknown}, which are not qids; qids are {list(hs)}")
-    out = {}
-    for q, h in hs.items():
-        lv = levels.get(q, 0)
-        if isinstance(lv, bool) or not isinstance(lv, (int, np.integer)) or not 0 <= int(lv) < h.height:
-            raise InvalidParameterError(f"levels[{q!r}] must be an integer in 0..{h.height - 1}, got {lv!r}")
-        out[q] = int(lv)
-    return out
+    for q, lv in levels.items():
+        top = hs[q].height - 1
+        if isinstance(lv, bool) or not isinstance(lv, (int, np.integer)) or not 0 <= int(lv) <= top:
+            raise InvalidParameterError(f"levels[{q!r}] must be an integer in 0..{top}, got {lv!r}")
+    missing = [q for q in hs if q not in levels]
+    if missing:  # a missing qid read as level 0 gave a wrong distance (hunt36)
+        raise InvalidParameterError(
+            f"levels leaves out the qids {missing}; give a level for every qid ({list(hs)}) or omit levels to infer "
+            "them all from the published values"
+        )
+    return {q: int(levels[q]) for q in hs}
 
 
 def _check_pairs(

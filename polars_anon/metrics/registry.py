@@ -553,8 +553,9 @@ def compute(
         (suppressed ones at the roots). Original rows missing from the
         anonymized table are the suppressed rows (see :mod:`polars_anon.metrics.data`).
     levels
-        The full-domain levels of the anonymization, for the distances; inferred
-        from the published values when omitted.
+        The full-domain levels of the anonymization, for the distances: one for
+        every qid (a mapping that leaves one out is refused), or omitted to infer
+        them all from the published values.
     by_attribute
         One row per quasi-identifier (column ``attribute``) instead of one row.
     normalized

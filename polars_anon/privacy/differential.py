@@ -54,6 +54,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import polars as pl
 
+from polars_anon._validate import check_seed
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import Check, ClassView, Context, Model, check_fraction, check_positive
 
@@ -457,8 +458,7 @@ class DifferentialPrivacy(Model):
         if self.utility not in UTILITIES:
             raise InvalidParameterError(f"{where}: utility must be one of {list(UTILITIES)}, got {self.utility!r}")
         check_positive(where, "steps", self.steps, integer=True)
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
-            raise InvalidParameterError(f"{where}: seed must be an integer or None, got {self.seed!r}")
+        check_seed(self.seed, optional=True, where=f"{where}: ")
         levels = self.transformation
         if levels is not None and not _levels_ok(levels):
             raise InvalidParameterError(

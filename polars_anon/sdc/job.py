@@ -47,6 +47,7 @@ from typing import Any, get_args
 
 import polars as pl
 
+from polars_anon._validate import check_seed
 from polars_anon.errors import InvalidParameterError
 from polars_anon.options import describe, type_matches
 from polars_anon.sdc.perturbation import (
@@ -63,7 +64,7 @@ from polars_anon.sdc.perturbation import (
 )
 from polars_anon.sdc.spec import Measures
 
-__all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "parse_sdc"]
+__all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "check_steps", "parse_sdc", "typed_matrix"]
 
 _KEYS: dict[str, Any] = {
     "keys": list[str],
@@ -174,6 +175,7 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
         if key in raw and not type_matches(raw[key], hint):
             raise InvalidParameterError(f"{where}: key {key!r} must be {describe(hint)}, got {raw[key]!r}")
     keys = tuple(raw.get("keys", qids))
+    interactions = tuple(_pair(p, where) for p in raw.get("interactions", []))  # prefixed once: outside the try
     try:
         measures = Measures(
             keys=keys,
@@ -185,15 +187,71 @@ def parse_sdc(raw: Mapping[str, Any], qids: Sequence[str], where: str = "job fil
             suda2=raw.get("suda2", False),
             dis_fraction=raw.get("dis_fraction", 0.01),
             model=raw.get("model"),
-            interactions=tuple(_pair(p, where) for p in raw.get("interactions", [])),
+            interactions=interactions,
         )
     except InvalidParameterError as exc:
         raise InvalidParameterError(f"{where}: {str(exc).removeprefix('sdc: ')}") from None
     steps = tuple(_step(s, f"{where} protect[{i}]") for i, s in enumerate(raw.get("protect", [])))
     seed = raw.get("seed")
-    if seed is not None and seed < 0:
-        raise InvalidParameterError(f"{where}: key 'seed' must be an integer >= 0, got {seed!r}")
+    if seed is not None:
+        check_seed(seed, where=f"{where}: ")
     return SdcSpec(measures, steps, seed)
+
+
+def _as_value(key: object, column: str, dtype: pl.DataType, where: str) -> object:
+    """A matrix key of the job file (TOML keys are strings) as a value of `column`'s `dtype`; a non-string key (a
+    Python call's) is left as it is for :func:`pram` to check."""
+    if not isinstance(key, str) or dtype == pl.String:
+        return key
+    keys = pl.Series([key], dtype=pl.String)
+    try:
+        if dtype == pl.Boolean:
+            parsed = keys.replace_strict({"true": True, "false": False}, default=None, return_dtype=pl.Boolean)
+        elif dtype.is_temporal():
+            parsed = keys.str.strptime(dtype, strict=True)  # pyright: ignore[reportArgumentType]
+        else:
+            parsed = keys.cast(dtype, strict=True)
+    except (pl.exceptions.PolarsError, TypeError, ValueError):
+        parsed = pl.Series([None])
+    if parsed.null_count():
+        raise InvalidParameterError(
+            f"{where}: matrix key {key!r} is not a value of column {column!r} ({dtype}); write the column's values "
+            'as strings (1 as "1", a date as "2020-01-31", true as "true")'
+        )
+    return parsed[0]
+
+
+def typed_matrix(step: Step, schema: pl.Schema, where: str) -> dict[object, dict[object, float]]:
+    """A PRAM step's matrix with its keys read as values of its column (the job's one reading: checked before any
+    data is read and applied by :func:`apply_steps`); two keys naming one value are refused.
+
+    >>> step = Step("pram", {"column": "hh", "matrix": {"1": {"2": 1.0}}})
+    >>> typed_matrix(step, pl.Schema({"hh": pl.Int64}), "[sdc] protect[0]")
+    {1: {2: 1.0}}
+    """
+    column = step.params["column"]
+    dtype = schema[column]
+
+    def read(keys: Mapping[object, Any], what: str) -> dict[object, Any]:
+        out: dict[object, Any] = {}
+        for key, value in keys.items():
+            typed = _as_value(key, column, dtype, where)
+            if typed in out:
+                raise InvalidParameterError(
+                    f"{where}: matrix {what} keys name the value {typed!r} of column {column!r} twice (last {key!r})"
+                )
+            out[typed] = value
+        return out
+
+    rows = read(step.params["matrix"], "row")
+    return {src: read(dests, f"row {src!r}") for src, dests in rows.items()}
+
+
+def check_steps(steps: Sequence[Step], schema: pl.Schema, where: str = "job file: [sdc]") -> None:
+    """Refuse, before any data is read, a step whose parameters do not fit its column (a PRAM matrix key)."""
+    for i, s in enumerate(steps):
+        if s.step == "pram" and "matrix" in s.params:
+            typed_matrix(s, schema, f"{where} protect[{i}]")
 
 
 def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int | None = None) -> pl.LazyFrame:
@@ -208,7 +266,8 @@ def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int | None = None
     for i, s in enumerate(steps):
         p, step_seed = s.params, key + i
         if s.step == "pram" and "matrix" in p:
-            lf = pram(lf, p["column"], p["matrix"], seed=step_seed)
+            matrix = typed_matrix(s, lf.collect_schema(), f"job file: [sdc] protect[{i}]")
+            lf = pram(lf, p["column"], matrix, seed=step_seed)
         elif s.step == "pram":
             lf = invariant_pram(lf, p["column"], pd=p.get("pd", 0.8), alpha=p.get("alpha", 0.5), seed=step_seed)
         elif s.step == "noise":

@@ -41,6 +41,7 @@ from polars_anon._validate import (
     check_columns,
     check_number,
     check_numeric,
+    check_seed,
     check_unique,
     names_list,
     refuse_built_names,
@@ -89,11 +90,8 @@ def resolve_seed(seed: object) -> int:
     >>> 0 <= resolve_seed(None) < 2**63
     True
     """
-    if seed is None:
-        return secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidParameterError(f"seed must be an integer >= 0 or None, got {seed!r}")
-    return seed
+    checked = check_seed(seed, optional=True)
+    return secrets.randbits(63) if checked is None else checked
 
 
 def _numeric(lf: pl.LazyFrame, columns: Sequence[str] | str) -> list[str]:

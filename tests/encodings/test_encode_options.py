@@ -18,8 +18,8 @@ PUB = pl.DataFrame({"g": ["*", "M"]})
 
 BAD = [
     ({"representation": "bogus"}, "encoding must be one of"),
-    ({"seed": 1.5}, "seed must be an integer, got 1.5"),
-    ({"seed": True}, "seed must be an integer, got True"),
+    ({"seed": 1.5}, "seed must be an integer >= 0, got 1.5"),
+    ({"seed": True}, "seed must be an integer >= 0, got True"),
     ({"dtype": pl.String}, "dtype must be a numeric Polars dtype"),
     ({"class_col": 3}, "class_col must be a column name"),
     ({"validate": "yes"}, "validate must be True or False, got 'yes'"),

@@ -63,6 +63,15 @@ def test_ahmad_dey_numeric_weight_hand_value():
     assert d[1, 2] == pytest.approx(0.5 * 1.0**2 + 2 / 3)  # (1, q) vs (2, p), x scaled to [0, 1]
 
 
+def test_ahmad_dey_weight_averages_occupied_bins_only():
+    """Paper 004: w_r averages delta over pairs of discretized values that occur (hunt36: empty bins counted)."""
+    df = pl.DataFrame({"x": [0.0, 0.1, 0.2, 0.3, 0.4, 10.0], "c": ["a", "a", "a", "b", "b", "b"]})
+    ad = AhmadDey(encode_records(df, ["x"], ["c"]))
+    # 6 distinct values -> 5 bins of width 2 on [0, 10]: bin 0 holds 0..0.4 (c: a, a, a, b, b), bin 4 holds 10 (b);
+    # bins 1-3 are empty. P(c|bin 0) = (3/5, 2/5), P(c|bin 4) = (0, 1): w = TV = 3/5 (empty bins counted gave 0.36)
+    assert ad.weights.tolist() == pytest.approx([0.6], rel=1e-12)
+
+
 def test_ahmad_dey_delta_is_the_max_over_value_subsets():
     """delta(a, b) = max over omega of P(omega|a) + P(not omega|b) - 1, averaged over the other attributes."""
     rng = np.random.default_rng(3)

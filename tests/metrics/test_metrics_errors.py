@@ -126,3 +126,18 @@ def test_c_avg_of_a_table_with_no_class_is_null_with_or_without_k() -> None:
     none = pl.DataFrame({"row": [], "g": []}, schema={"row": pl.Int64, "g": pl.String})
     for k in (2, None):
         assert compute(original, none, ["g"], H1, ["c_avg"], k=k, key="row")["c_avg"].to_list() == [None]
+
+
+def test_levels_leaving_out_a_qid() -> None:
+    """A qid missing from `levels` was read as level 0 (hunt36): refused; all given, or none, gives the truth."""
+    hs = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
+    orig = pl.DataFrame({"age": [30, 31, 36, 37], "sex": ["F", "M", "F", "M"]})
+    pub = pl.DataFrame({"age": ["30-34", "30-34", "35-39", "35-39"], "sex": ["*"] * 4})
+    names = ["absolute_distance", "relative_distance"]
+    with pytest.raises(pa.InvalidParameterError, match="levels leaves out the qids \\['sex'\\].*omit levels"):
+        compute(orig, pub, ["age", "sex"], hs, names, levels={"age": 1})
+    # age at level 1 of 0..3 (leaf, width 5, width 10, root), sex at 1 of 0..1: 1 + 1 = 2, 1/3 + 1/1
+    for levels in ({"age": 1, "sex": 1}, None):
+        row = compute(orig, pub, ["age", "sex"], hs, names, levels=levels).row(0, named=True)
+        assert row["absolute_distance"] == 2
+        assert row["relative_distance"] == pytest.approx(4 / 3, rel=1e-12)

@@ -309,3 +309,29 @@ def test_pairs_tables_made_in_sql_alone_match_polars() -> None:
     for name in METRICS:
         got = con.sql(f"FROM {METRICS[name].sql}_of('pr', ?, k := ?)", params=[qids, k]).pl()
         assert_agree(got, METRICS[name](data).collect(), name)
+
+
+def test_suppressed_rows_count_as_deleted_and_modified_in_a_one_node_hierarchy() -> None:
+    """hunt36: a one-node hierarchy's leaf is its root, so a suppressed row's cell (removed) was neither modified nor
+    deleted. Row 4 of 4 removed: c (one node) 1 of 4 cells, g (F/M kept as they are) 1 of 4, the table 2 of 8."""
+    from polars_anon.duckdb import load_hierarchies
+    from polars_anon.metrics.registry import evaluate_both
+
+    hs = {"c": pa.Hierarchy.from_dict({"x": None}), "g": pa.Hierarchy.suppression(["F", "M"])}
+    orig = pl.DataFrame({"id": [1, 2, 3, 4], "c": ["x"] * 4, "g": ["F", "M", "F", "M"]})
+    anon = orig.filter(pl.col("id") < 4)
+    names = ["modified", "deleted", "deleted_of_modified"]
+    want = {"modified": 25.0, "deleted": 25.0, "deleted_of_modified": 100.0}
+    per_qid = pa.metrics.compute(orig, anon, ["c", "g"], hs, names, key="id", by_attribute=True)
+    assert per_qid.rows() == [("c", 25.0, 25.0, 100.0), ("g", 25.0, 25.0, 100.0)]
+    assert pa.metrics.compute(orig, anon, ["c", "g"], hs, names, key="id").row(0, named=True) == want
+    assert evaluate_both(prepare(orig, anon, ["c", "g"], hs, key="id"), names)[0] == want  # the report's arrays
+    con = duckdb.connect()
+    load_hierarchies(con, hs)
+    con.register("o", orig)
+    con.register("a", anon)
+    metric_pairs(con, "o", "a", ["c", "g"], key="id", name="one_node")
+    for name in names:
+        rows = [(None, want[name]), ("c", want[name]), ("g", want[name])]
+        assert con.sql(f"FROM {METRICS[name].sql}_of('one_node', ['c', 'g'])").fetchall() == rows
+        assert con.sql(f"FROM {METRICS[name].sql}('o', 'a', ['c', 'g'], key := 'id')").fetchall() == rows

@@ -400,6 +400,7 @@ def test_a_column_published_as_it_is_is_refused_before_any_read(kwargs: dict) ->
         ({"transformation": {"age": 1}, "budget_for_search": 0.2}, "spends no budget"),
         ({"transformation": {"age": -1}}, "level >= 0"),
         ({"utility": "ncp"}, "utility must be one of"),
+        ({"seed": -1}, "seed must be an integer >= 0 or None, got -1"),  # the methods' seed check
     ],
 )
 def test_model_parameters_are_checked(kwargs: dict, match: str) -> None:

@@ -40,6 +40,7 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
     [
         # (id, keys over BASE, [qids] tables, words the message must contain)
         ("seed-string", {"seed": '"x"'}, QIDS, ("key 'seed'", "'x'")),
+        ("seed-negative-mdav", {"seed": "-1", "method": '"mdav"'}, QIDS, ("seed must be an integer >= 0, got -1",)),
         ("mask-string", {}, '[qids.age]\nhierarchy = { mask = "five" }\n', ("qid 'age'", "'mask'", "'five'")),
         ("separator-number", {"separator": "5"}, QIDS, ("key 'separator'", "got 5")),
         ("separator-two-chars", {"separator": '";;"'}, QIDS, ("'separator'", "';;'")),

@@ -156,8 +156,10 @@ ANONYMIZE = [
     _c("insensitive-is-a-qid", anon(insensitive=["id", "sex"]), IPE, "insensitive ['sex']"),
     _c("insensitive-not-a-column", anon(insensitive=["id", "ssn"]), CNF, "insensitive ['ssn']"),
     _c("null-policy-unknown", anon(null="drop"), IPE, "null must be one of", "'drop'"),
-    _c("seed-float", anon(seed=1.5), IPE, "seed must be an integer, got 1.5"),
-    _c("seed-string", anon(seed="x"), IPE, "seed must be an integer, got 'x'"),
+    _c("seed-float", anon(seed=1.5), IPE, "seed must be an integer >= 0, got 1.5"),
+    _c("seed-string", anon(seed="x"), IPE, "seed must be an integer >= 0, got 'x'"),
+    # hunt36: MDAV passed a negative seed to NumPy, which raised a bare "expected non-negative integer"
+    _c("seed-negative-mdav", anon(method="mdav", seed=-1), IPE, "seed must be an integer >= 0, got -1"),
     _c(
         "undeclared-identifier",
         anon(insensitive=()),

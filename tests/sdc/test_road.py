@@ -265,6 +265,15 @@ def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
         ('[[sdc.protect]]\nstep = "rank_swap"\ncolumns = ["income"]\np = nan\n', r"key 'p' \(a percentage\)"),
         ('[[sdc.protect]]\nstep = "pram"\ncolumn = "sex"\npd = -inf\n', r"key 'pd' must be a number in \(0, 1\]"),
         ("[sdc]\ndis_fraction = nan\n", r"dis_fraction must be a number in \(0, 1\], got nan"),
+        ("[sdc]\nseed = -1\n", r"\[sdc\]: seed must be an integer >= 0, got -1"),  # the one seed check
+        (  # hunt36: a PRAM matrix key of an Int64 column is read as an Int64 value, or refused naming it
+            '[[sdc.protect]]\nstep = "pram"\ncolumn = "hh"\nmatrix = { x = { 2 = 1.0 } }\n',
+            r"protect\[0\]: matrix key 'x' is not a value of column 'hh' \(Int64\)",
+        ),
+        (
+            '[[sdc.protect]]\nstep = "pram"\ncolumn = "hh"\nmatrix = { 1 = { 2 = 0.5, 02 = 0.5 } }\n',
+            r"matrix row 1 keys name the value 2 of column 'hh' twice",
+        ),
         ('engine = "duckdb"\n[sdc]\nmissing = "wildcard"\n', "local_suppression' on engine 'duckdb'"),
     ],
 )
@@ -281,6 +290,21 @@ def test_sdc_job_refusals(tmp_path: Path, extra: str, words: str, capsys: pytest
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
     with pytest.raises(InvalidParameterError, match=words):
         run_job(Job.load(tmp_path / "job.toml"))
+
+
+def test_a_bad_interaction_is_prefixed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """hunt36: 'job file: [sdc]: job file: [sdc]: each interaction names two keys' (the prefix twice)."""
+    assert cli.main(["anonymize", str(_job(tmp_path, '[sdc]\ninteractions = [["sex"]]\n'))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("[sdc]") == 1 and "each interaction names two keys, got ['sex']" in err
+
+
+def test_a_jobs_pram_matrix_reads_its_keys_as_the_columns_values(tmp_path: Path) -> None:
+    """hunt36: TOML keys are strings; an Int64 column's matrix {1 = {2 = 1.0}, 5 = {3 = 1.0}} moves 1 to 2, 5 to 3."""
+    extra = '[[sdc.protect]]\nstep = "pram"\ncolumn = "hh"\nmatrix = { 1 = { 2 = 1.0 }, 5 = { 3 = 1.0 } }\n'
+    assert cli.main(["anonymize", str(_job(tmp_path, extra))]) == 0
+    hh = pl.read_parquet(tmp_path / "out" / "people.parquet")["hh"]
+    assert hh.dtype == pl.Int64 and hh.to_list() == [2, 2, 2, 2, 3, 4, 3, 3]  # from 1, 1, 2, 2, 3, 4, 5, 5
 
 
 def test_cli_risk_with_weights_and_suda2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
