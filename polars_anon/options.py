@@ -28,9 +28,12 @@ import numpy as np
 
 from polars_anon.errors import InvalidParameterError
 
-__all__ = ["check_max_suppressed", "describe", "option_names", "parse_options", "type_matches"]
+__all__ = ["MAX_SUPPRESSED", "check_max_suppressed", "describe", "option_names", "parse_options", "type_matches"]
 
 T = TypeVar("T")
+
+MAX_SUPPRESSED = (1 << 63) - 1
+"""The largest suppression budget taken (more rows than any table holds)."""
 
 
 def check_max_suppressed(value: object) -> None:
@@ -45,6 +48,11 @@ def check_max_suppressed(value: object) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {value!r}")
+    if value > MAX_SUPPRESSED:  # the search's bounds are floats: 2**1030 overflowed there, a bare OverflowError
+        raise InvalidParameterError(
+            f"max_suppressed must be at most {MAX_SUPPRESSED} (2**63 - 1; a budget of the table's rows or more lets "
+            f"every row be suppressed), got an integer of {len(str(value))} digits"
+        )
 
 
 def option_names(cls: type) -> list[str]:
