@@ -357,7 +357,7 @@ def _utility(r: Mapping[str, Any]) -> str:
             figure(
                 plots.loss_plot(by_qid, r.get("loss")),
                 "Information loss per quasi-identifier",
-                "Average over the input rows of each cell's loss: 0 when published as is, 1 at the "
+                f"Average over the {counted_rows(r)} of each cell's loss: 0 when published as is, 1 at the "
                 "hierarchy's root "
                 "or suppressed, in between the share of the attribute's leaves the published value "
                 "covers.",

@@ -270,6 +270,7 @@ def test_dp_report_says_the_figures_are_of_the_sample_and_k_is_enforced() -> Non
     assert f"of {fmt(sampled)} sampled rows" in summary_cards and "k = 4 enforced" in summary_cards
     assert "of the input" not in summary_cards and "requested" not in summary_cards
     assert f"of {fmt(sampled)} sampled rows were published" in page and "% of the sampled rows).</p>" in page
+    assert "Average over the sampled rows of each cell" in page and "over the input rows" not in page
     assert "of the input" not in anonymized_html(rep) and "of the sampled rows" in anonymized_html(rep)
     schema = json.loads((Path(pa.__file__).parent / "report" / "schema.json").read_text())["properties"]
     assert "differential privacy" in schema["k"]["description"]
