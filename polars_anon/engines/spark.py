@@ -578,7 +578,8 @@ class SparkEngine:
         files in the order they were given, a folder's by name (:func:`_file_order`), then each file's rows
         (``_metadata.row_index``); Spark's own partitions put the largest file first (hunt35 F1). For rows not read
         from files (a frame sent as Arrow), the partitions' order, which is theirs. Each file or partition starts
-        after the places of those before it (one small group-by, all in the JVM): 0, 1, ... as Polars numbers them.
+        after the rows of those before it (one small group-by, all in the JVM): 0, 1, ... as Polars numbers them; a
+        filtered scan's rows (places with gaps) are ranked by their place within their file (a window over the files).
         Not `dense`: where no file is read, ``monotonically_increasing_id`` itself (in the same order, with gaps;
         no group-by, whose partitions a second evaluation of an input with a shuffle might not repeat)."""
         F = _pyspark().functions
@@ -591,8 +592,12 @@ class SparkEngine:
             if not dense:
                 return mid
             group, place = F.shiftright(mid, 33), mid.bitwiseAND(F.lit((1 << 33) - 1))
-        spans = table.groupBy(group.alias("g")).agg((F.max(place) + 1).alias("n")).collect()
-        sizes = {row["g"]: int(row["n"]) for row in spans}  # a row count, or more (a filtered scan): never overlap
+        spans = table.groupBy(group.alias("g")).agg(F.count(F.lit(1)).alias("n"), (F.max(place) + 1).alias("top"))
+        spans = spans.collect()
+        gaps = any(int(row["top"]) != int(row["n"]) for row in spans)  # a filtered scan: places with gaps
+        if dense and gaps:  # ranked: 0, 1, ... over the rows kept, as Polars numbers them
+            place = F.row_number().over(_pyspark().Window.partitionBy(group).orderBy(place)) - 1
+        sizes = {row["g"]: int(row["n"] if dense or not gaps else row["top"]) for row in spans}  # never overlapping
         order = _file_order(list(sizes), _root_paths(table)) if isinstance(next(iter(sizes), 0), str) else sorted(sizes)
         offsets, total = [], 0
         for g in order:
