@@ -388,6 +388,26 @@ def _root_paths(frame: Any) -> list[str]:
     return found
 
 
+_IN_FILE_ORDER = {"Relation", "LogicalRelation", "Project", "Filter", "SubqueryAlias"}
+"""Logical plan nodes that keep a file scan's rows in the files' order (a filter drops rows, a projection adds
+columns)."""
+
+
+def _rows_in_file_order(frame: Any) -> bool:
+    """Whether a Spark DataFrame is a file scan, at most filtered and projected: then its rows are in the files' order,
+    as Polars reads them (a sort, a limit, a union or a join: the frame's own order, its partitions').
+
+    >>> _rows_in_file_order(None)
+    False
+    """
+    try:
+        plan = str(frame._jdf.queryExecution().analyzed().toString())
+    except Exception:  # noqa: BLE001  (no JVM plan here, e.g. Spark Connect)
+        return False
+    nodes = {m.group(1) for line in plan.splitlines() if (m := re.match(r"[\s:+|-]*(\w+)", line))}
+    return bool(nodes) and nodes <= _IN_FILE_ORDER
+
+
 def _file_order(files: list[str], roots: list[str]) -> list[str]:
     """`files` (Spark's ``_metadata.file_path``, percent-encoded URIs) in the order Polars and DuckDB read them: by
     the first of the paths given to the reader (`roots`) that is the file or a folder holding it, then by the path's
@@ -574,20 +594,23 @@ class SparkEngine:
         return numbered.filter(F.col(HASH) < F.lit(int(threshold))).drop(ROW, HASH)
 
     def row_numbers(self, table: Any, dense: bool = True) -> Any:
-        """Each row's number in the order Polars and DuckDB read the same input, as a column: for Parquet files, the
-        files in the order they were given, a folder's by name (:func:`_file_order`), then each file's rows
-        (``_metadata.row_index``); Spark's own partitions put the largest file first (hunt35 F1). For rows not read
-        from files (a frame sent as Arrow), the partitions' order, which is theirs. Each file or partition starts
-        after the rows of those before it (one small group-by, all in the JVM): 0, 1, ... as Polars numbers them; a
-        filtered scan's rows (places with gaps) are ranked by their place within their file (a window over the files).
+        """Each row's number in the order Polars and DuckDB read the same input, as a column: for a scan of Parquet
+        files, at most filtered and projected (:func:`_rows_in_file_order`), the files in the order they were given,
+        a folder's by name (:func:`_file_order`), then each file's rows (``_metadata.row_index``); Spark's own
+        partitions put the largest file first (hunt35 F1). For rows not read from files (a frame sent as Arrow) or
+        a frame that sorts, limits, unions or joins, the partitions' order, which is the frame's own. Each file or
+        partition starts after the rows of those before it (one small group-by, all in the JVM): 0, 1, ... as Polars
+        numbers them; a filtered scan's rows (places with gaps) are ranked by their place in their file (a window).
         Not `dense`: where no file is read, ``monotonically_increasing_id`` itself (in the same order, with gaps;
         no group-by, whose partitions a second evaluation of an input with a shuffle might not repeat)."""
         F = _pyspark().functions
         try:
+            if not _rows_in_file_order(table):
+                raise LookupError("the plan reorders or combines the files' rows")
             meta = table.metadataColumn("_metadata")
             table.select(meta.getField("row_index")).schema  # noqa: B018  (resolves it: a file scan's, or raises)
             group, place = meta.getField("file_path"), meta.getField("row_index")
-        except Exception:  # noqa: BLE001  (no file scan: rows in memory, or a source without row indexes)
+        except Exception:  # noqa: BLE001  (no file scan: rows in memory, a source without row indexes, a sort...)
             mid = F.monotonically_increasing_id()
             if not dense:
                 return mid
