@@ -155,7 +155,9 @@ def test_a_job_on_a_standalone_cluster_publishes_the_rows_of_polars(cluster: tup
         "anon.report.html",
         "anon.report.json",
     ]
-    assert len(list(work.glob("app-*/*/stderr"))) == 2  # the job's two executors, each in its own JVM
+    # the job's executors, each in its own JVM: two at a time (one core each); under load the master may replace one
+    # that missed its heartbeats, which leaves another folder (mend19 saw 4 once), so at least two
+    assert len(list(work.glob("app-*/*/stderr"))) >= 2
 
 
 def test_a_bad_spark_config_value_is_one_line() -> None:
