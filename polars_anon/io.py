@@ -394,6 +394,7 @@ def scan_input(
             )
         if has_header and columns is None:
             _check_header_unique(path, separator, names, what)
+            lf = _header_unescaped(path, separator, names, lf)
         empty = check_fields(path, separator, len(names), null_values=nulls, what=what)
         if columns is not None:
             check_unique(list(columns), "columns")
@@ -437,6 +438,28 @@ def _check_header_unique(path: Path, separator: str, names: Sequence[str], what:
             f"{', '.join(map(str, numbers))}); give each column its own name in the header, or name every column "
             "in columns (job file: columns = [...])"
         )
+
+
+def _header_unescaped(path: Path, separator: str, names: Sequence[str], lf: pl.LazyFrame) -> pl.LazyFrame:
+    """`lf` with its columns named as the header writes them where a name holds a quote: Polars keeps a quoted name's
+    doubled quotes (``"d""q"`` read as ``d""q``, where DuckDB, Spark and Python's csv read ``d"q``, and Polars' own
+    ``write_csv`` writes it so). The header line is read again, by Python's csv, only then.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text('"d""q",s\\n1,a\\n')
+    >>> scan_input(path).collect_schema().names()
+    ['d"q', 's']
+    """
+    if not any('"' in n for n in names):
+        return lf
+    import csv
+
+    with path.open(newline="", encoding="utf-8-sig", errors="replace") as f:
+        written = next(csv.reader(f, delimiter=separator), [])
+    if len(written) != len(names) or written == list(names):
+        return lf
+    return lf.rename({n: w for n, w in zip(names, written) if n != w})
 
 
 DTYPES: dict[str, pl.DataType] = {

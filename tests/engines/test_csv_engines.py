@@ -64,6 +64,17 @@ def test_a_byte_order_mark_before_a_quoted_header_is_read(engine: str, tmp_path:
     assert got.columns == ["id", "sex", "age"] and got.rows() == [(0, "F", 31), (1, "M", 32)]
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_quoted_header_with_an_escaped_quote_is_read_as_written(engine: str, tmp_path: Path) -> None:
+    """A header field ``"s""x"`` (Polars' own write_csv writes a quote so) names the column s"x as DuckDB, Spark and
+    Python's csv read it; Polars kept the doubled quote (s""x), so --qids 's"x' was refused (hunt38)."""
+    (tmp_path / "people.csv").write_text('id,"s""x"\n0,F\n1,M\n')
+    (tmp_path / "job.toml").write_text(JOB.replace("[qids.sex]", '[qids."s\\"x"]').format(engine=engine))
+    got = _read(engine, Job.load(tmp_path / "job.toml")).sort("id")
+    assert got.columns == ["id", 's"x'] and got.rows() == [(0, "F"), (1, "M")]
+    assert cli.main(["check", str(tmp_path / "people.csv"), "--qids", 's"x', "--k", "1"]) == 0
+
+
 @pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
 def test_a_value_that_breaks_the_inferred_type_is_refused_alike(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
