@@ -212,7 +212,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
 -- 1 / size is above threshold) and sample_uniques (share of rows alone in their class).
 -- Refuses a qid named 'count', 'size' or '__anon_*', a threshold outside [0, 1] and an empty
--- table, as Python does.
+-- table, as Python does; DuckDB's names ignore case, so 'Size' or 'COUNT' is refused too (Python takes them).
 -- Twin: polars_anon.privacy.risk.risk
 CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids, then their names, then threshold, then an empty table: Python's order
