@@ -376,26 +376,18 @@ class NCP(Objective):
             for lv in range(len(per)):
                 low, high = per.extremes(self.node_loss[j], lv)  # each tuple's NCP, smallest and largest
                 self.min_cost[j, lv], self.max_cost[j, lv] = low, high
-                self.level_cost[j, lv] = self._level_sum(j, lv, low, high)
+                self.level_cost[j, lv] = self._cost_sum(j, lv)
         self.uniform = bool(np.all(self.weights == 1.0))
         self.mean_weights = self.weights / self.weights.sum()
 
-    def _level_sum(self, j: int, level: int, smallest: float, largest: float) -> float:
-        """``float((size * cost).sum())`` of each tuple's NCP in attribute `j` at `level` (between `smallest` and
-        `largest`), the same float: 0.0 when every cost is 0 (a level of leaves); the row count when every cost is 1
-        (the root: every partial sum is an integer below 2**53, so NumPy's sum is exact); else computed (the only
-        case that gathers over the tuples)."""
-        if largest == 0.0:
-            return 0.0
-        if largest == 1.0 and self.lat.n_rows < 1 << 53 and smallest == 1.0:
-            return float(self.lat.n_rows)
-        return float((self.lat.size * self.lat.nodes[j].gather(self.node_loss[j], level)).sum())
-
-    def _kept_sum(self, j: int, level: int, rows: np.ndarray, size: np.ndarray) -> float:
-        """``float(self._cost(j, level, rows, size).sum())``, the same float: 0.0 when every tuple's cost at the level
-        is 0 (a level of leaves); the kept rows' count when every cost is 1 (the root: every partial sum is an integer
-        below 2**53, so NumPy's sum is exact); else computed (the only case that gathers over the tuples: the 3M
-        register's neighbours, 2 of 8 gathers)."""
+    def _cost_sum(
+        self, j: int, level: int, rows: np.ndarray | slice = slice(None), size: np.ndarray | None = None
+    ) -> float:
+        """``float(self._cost(j, level, rows, size).sum())`` (default: every tuple, ``lat.size``), the same float:
+        0.0 when every tuple's cost at the level is 0 (a level of leaves); their rows' count when every cost is 1 (the
+        root: every partial sum is an integer below 2**53, so NumPy's sum is exact); else computed (the only case that
+        gathers over the tuples: with suppressed rows, the 3M register's neighbours read 2 of 8 levels so)."""
+        size = self.lat.size if size is None else size
         low, high = self.min_cost[j, level], self.max_cost[j, level]
         if high == 0.0:
             return 0.0
@@ -403,7 +395,7 @@ class NCP(Objective):
             return float(int(size.sum()))
         return float(self._cost(j, level, rows, size).sum())
 
-    def _cost(self, j: int, level: int, rows: np.ndarray, size: np.ndarray) -> np.ndarray:
+    def _cost(self, j: int, level: int, rows: np.ndarray | slice, size: np.ndarray) -> np.ndarray:
         """Each tuple's (of `rows`) NCP times its rows (`size`: ``lat.size[rows]``, taken once for every attribute)
         in attribute `j` at `level` (computed when asked: a table per level would hold as much memory as the
         tuples)."""
@@ -431,7 +423,7 @@ class NCP(Objective):
         else:
             kept = ~ev.small
             size = self.lat.size[kept]
-            costs = [self._kept_sum(j, lv, kept, size) for j, lv in self._levels(ev)]
+            costs = [self._cost_sum(j, lv, kept, size) for j, lv in self._levels(ev)]
         if self.uniform:  # the formula and float order of the search before objectives existed
             key = np.array([(sum(costs) + ev.suppressed * self.lat.m) / (self.lat.n_rows * self.lat.m)])
         else:
