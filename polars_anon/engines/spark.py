@@ -408,6 +408,19 @@ def _rows_in_file_order(frame: Any) -> bool:
     return bool(nodes) and nodes <= _IN_FILE_ORDER
 
 
+def _file_places(frame: Any) -> tuple[Any, Any] | None:
+    """Each row's file and place in it (``_metadata.file_path``, ``row_index``) when the frame is a file scan at most
+    filtered and projected (:func:`_rows_in_file_order`) whose source has them; else None."""
+    if not _rows_in_file_order(frame):
+        return None
+    try:
+        meta = frame.metadataColumn("_metadata")
+        frame.select(meta.getField("row_index")).schema  # noqa: B018  (resolves it: a file scan's, or raises)
+    except Exception:  # noqa: BLE001  (rows in memory, or a source without row indexes)
+        return None
+    return meta.getField("file_path"), meta.getField("row_index")
+
+
 def _file_order(files: list[str], roots: list[str]) -> list[str]:
     """`files` (Spark's ``_metadata.file_path``, percent-encoded URIs) in the order Polars and DuckDB read them: by
     the first of the paths given to the reader (`roots`) that is the file or a folder holding it, then by the path's
@@ -604,13 +617,10 @@ class SparkEngine:
         Not `dense`: where no file is read, ``monotonically_increasing_id`` itself (in the same order, with gaps;
         no group-by, whose partitions a second evaluation of an input with a shuffle might not repeat)."""
         F = _pyspark().functions
-        try:
-            if not _rows_in_file_order(table):
-                raise LookupError("the plan reorders or combines the files' rows")
-            meta = table.metadataColumn("_metadata")
-            table.select(meta.getField("row_index")).schema  # noqa: B018  (resolves it: a file scan's, or raises)
-            group, place = meta.getField("file_path"), meta.getField("row_index")
-        except Exception:  # noqa: BLE001  (no file scan: rows in memory, a source without row indexes, a sort...)
+        found = _file_places(table)
+        if found is not None:
+            group, place = found
+        else:  # the partitions' order: each row's partition and place in it
             mid = F.monotonically_increasing_id()
             if not dense:
                 return mid
