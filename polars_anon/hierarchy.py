@@ -461,6 +461,17 @@ class Hierarchy:
         return self._labels[0]
 
     @property
+    def null_root(self) -> str | None:
+        """The label at which ``null="suppress"`` publishes a qid's nulls when that label is no value of the input:
+        the root, unless the root is itself a leaf (a hierarchy of one value, whose root is that value); else None.
+        The report's shares and MDAV read rows published there as nulls, not as an original value.
+
+        >>> Hierarchy.suppression(["F", "M"]).null_root, Hierarchy.from_dict({"x": None}).null_root
+        ('*', None)
+        """
+        return None if self._is_leaf[0] else self._labels[0]
+
+    @property
     def labels(self) -> list[str]:
         """Node labels by node id."""
         return list(self._labels)

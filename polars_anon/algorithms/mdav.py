@@ -52,7 +52,6 @@ from polars_anon._validate import refuse_not_finite
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.distance import AhmadDey, Gower, Records, encode_records, make_distance
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError, preview
-from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import value_codes
@@ -542,7 +541,8 @@ def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     if wrong:
         raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
     candidates = qids if numeric is None else [q for q in qids if q in numeric]
-    roots = {q: _null_root(task.hierarchies.get(q)) for q in candidates}
+    hs = task.hierarchies
+    roots = {q: hs[q].null_root if q in hs else None for q in candidates}
     numbers = task.aggregates.select(_as_number(q, roots[q]) for q in candidates)
     if numeric is None:
         chosen = [q for q in candidates if not numbers[q].null_count()]
@@ -555,22 +555,18 @@ def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     return chosen
 
 
-def _null_root(hierarchy: Hierarchy | None) -> str | None:
-    """The label at which null='suppress' puts a qid's nulls: its hierarchy's root, unless the root is a leaf (a
-    hierarchy of one value, whose root is a value of the input)."""
-    return None if hierarchy is None or hierarchy.is_leaf[0] else hierarchy.root
-
-
 def _as_number(q: str, root: str | None) -> pl.Expr:
-    """Qid `q` read as numbers (null: not one). The `root` that holds its nulls (:func:`_null_root`) is none even
-    when its label reads as one (a root ``'0'``): MDAV must not average the nulls."""
+    """Qid `q` read as numbers (null: not one). The `root` that holds its nulls
+    (:attr:`~polars_anon.hierarchy.Hierarchy.null_root`) is none even when its label reads as one (a root ``'0'``):
+    MDAV must not average the nulls."""
     number = pl.col(q).cast(pl.Float64, strict=False)
     return number if root is None else pl.when(pl.col(q) == root).then(None).otherwise(number).alias(q)
 
 
 def _refuse_not_numbers(values: pl.Series, numbers: pl.Series, root: str | None) -> None:
     """Refuse the `values` of a qid given in ``numeric`` that do not read as numbers (`numbers`: them, cast); `root`:
-    where null='suppress' put its nulls (:func:`_null_root`; then named as such: not a value of the input)."""
+    where null='suppress' put its nulls (:attr:`~polars_anon.hierarchy.Hierarchy.null_root`; then named as such: not
+    a value of the input)."""
     bad = values.filter(numbers.is_null()).unique().sort().to_list()
     if root is not None and root in bad:
         raise InvalidParameterError(

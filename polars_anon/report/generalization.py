@@ -73,8 +73,8 @@ def generalization(
             kept = kept_frame = tmap.frame.filter(~pl.col(SUPPRESSED)) if kept_frame is None else kept_frame
             counts = kept.group_by(o).agg(pl.col(SIZE).sum()).sort([SIZE, o], descending=[True, False])
             unchanged = (pl.col(q) == pl.col(o)).fill_null(False)
-            if h is not None and not h.is_leaf[0]:  # a null at the root (null='suppress') is no original value
-                unchanged = unchanged & (pl.col(q).cast(pl.String) != h.root)
+            if h is not None and h.null_root is not None:  # a null at the root (null='suppress'): no original value
+                unchanged = unchanged & (pl.col(q).cast(pl.String) != h.null_root)
             same = None if tmap.by_row or tmap.by_partition else kept.filter(unchanged)[SIZE].sum()
             root = None if h is None else kept.filter(pl.col(o).cast(pl.String) == h.root)[SIZE].sum()
         out[q] = {
@@ -113,7 +113,7 @@ def _from_ids(
         [pl.Series(o, h.labels, dtype=pl.String).gather(present), pl.Series(SIZE, rows[present].astype(np.int64))]
     ).sort([SIZE, o], descending=[True, False])
     same = leaves == nodes
-    if not h.is_leaf[0]:  # a null the road put at the root (null='suppress') was published as no value of its own
+    if h.null_root is not None:  # a null the road put at the root (null='suppress'): published as no value of its own
         same &= leaves != 0
     root = int(size[kept & (nodes == 0)].sum())
     return counts, int(size[kept & same].sum()), root

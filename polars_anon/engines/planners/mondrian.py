@@ -308,8 +308,8 @@ def _plan(
         value = pl.Series(np.asarray(ax.labels, dtype=object)[lo].tolist(), dtype=pl.String)
         kept = pl.Series(lo == hi) & (value == published[q]).fill_null(False)
         h = request.hierarchies.get(q)
-        if h is not None and not h.is_leaf[0]:  # the root holds the rooted nulls: not unchanged
-            kept &= value != h.root
+        if h is not None and h.null_root is not None:  # the root holds the rooted nulls: not unchanged
+            kept &= value != h.null_root
         same[q] = int(size.filter(kept).sum())
     frame = pl.DataFrame({PARTITION: bounds[_PID].cast(pl.Int64)}).with_columns(
         *(published[q].alias(out_col(q)) for q in qids),
