@@ -59,8 +59,8 @@ _CHUNK = 4096
 """Vectors screened at once, in search order, against what is already known of them."""
 CACHED_VECTORS = 256
 """At most this many evaluated vectors keep their classes, to roll later vectors up from."""
-CACHE_BYTES = 48 << 20
-"""And at most about this much memory for them (:attr:`Classes.held`; the class ids of 15M voter
+CACHE_BYTES = 32 << 20
+"""And at most about this much memory for them (:meth:`Classes.kept`, each array once; the class ids of 15M voter
 rows, 1.36M tuples, take 5.4 MB a vector, so 64 vectors would hold 350 MB or more)."""
 
 
@@ -421,13 +421,24 @@ class Classes:
         self._from: Classes | np.ndarray | None = base if chained or base is None else base._ids
         """The base (ids not composed yet) or the base's ids."""
         self.depth = base.depth + 1 if chained else 0  # type: ignore[union-attr]
-        own = rep.nbytes + rows.nbytes + (0 if self._dense is None else self._dense.nbytes)
-        self.held: int = own + (base.held if chained else 4 * n_tuples)  # type: ignore[union-attr]
-        """Bytes kept alive: the classes, the links of the chain and the ids at its root."""
-        self.resized: Callable[[int], None] | None = None
-        """Told the change of :attr:`held` when the ids are composed (by the cache holding these classes)."""
+        self.composed: Callable[[], None] | None = None
+        """Told when the ids are composed (by the cache holding these classes: what they keep alive changed)."""
         if self.depth >= self.CHAIN:
             self.ids()
+
+    def kept(self) -> list[np.ndarray]:
+        """The arrays these classes keep alive: their own, their chain's links' and the ids at its root (shared by
+        every vector rolled up from the same classes)."""
+        out, node = [], self
+        while True:
+            out += [node.rep, node.rows]
+            if node._ids is not None:
+                return [*out, node._ids]
+            assert node._dense is not None and node._from is not None
+            out.append(node._dense)
+            if isinstance(node._from, np.ndarray):
+                return [*out, node._from]
+            node = node._from
 
     def ids(self) -> np.ndarray:
         """The class id of every tuple (int32)."""
@@ -436,15 +447,19 @@ class Classes:
             base_ids = self._from if isinstance(self._from, np.ndarray) else self._from.ids()
             self._ids = np.take(self._dense, base_ids, mode="clip")  # valid indices (clip: no slow checks)
             self._dense = self._from = None
-            held, self.held = self.held, self.rep.nbytes + self.rows.nbytes + self._ids.nbytes
-            if self.resized is not None:
-                self.resized(self.held - held)
+            if self.composed is not None:
+                self.composed()
         return self._ids
 
 
 class _Cache:
-    """The classes of the last vectors used, found by vector: at most :data:`CACHED_VECTORS` of them and
-    about :data:`CACHE_BYTES` (the least recently used evicted first; the newest is always kept)."""
+    """The classes of the last vectors used, found by vector: at most :data:`CACHED_VECTORS` of them and about
+    :data:`CACHE_BYTES` (the least recently used evicted first; the newest is always kept). The bytes are those of
+    the distinct arrays the entries keep alive (:meth:`Classes.kept`), each counted once: every vector rolled up
+    from the same classes shares their ids, one per tuple (counted per entry, 2.7 MB a vector on the 3M register,
+    they filled the cache with 15 vectors of a few hundred classes and evicted the bases later vectors roll up from).
+    An entry whose ids are composed is counted again; others chained through it keep their count until evicted (the
+    cache then counts more than is alive, never less than its entries' own arrays)."""
 
     def __init__(self, m: int) -> None:
         self.slots: dict[tuple[int, ...], int] = {}
@@ -454,8 +469,10 @@ class _Cache:
         self.counts = np.zeros(CACHED_VECTORS, dtype=np.int64)
         self.used = np.zeros(CACHED_VECTORS, dtype=np.int64)
         """When each slot was last used (0: empty)."""
-        self.sizes = np.zeros(CACHED_VECTORS, dtype=np.int64)
-        """The bytes each slot's entry was counted for."""
+        self.kept: list[list[np.ndarray]] = [[] for _ in range(CACHED_VECTORS)]
+        """The arrays each slot's entry was counted for."""
+        self.counted: dict[int, tuple[np.ndarray, int]] = {}
+        """Each array counted (by ``id``; held, so the id stays its own): the array and how many slots count it."""
         self.tick = self.bytes = 0
 
     def get(self, at: tuple[int, ...]) -> Classes | None:
@@ -472,27 +489,50 @@ class _Cache:
         return self.entries[below[np.argmin(self.counts[below])]] if len(below) else None
 
     def put(self, at: tuple[int, ...], entry: Classes) -> None:
-        while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + entry.held > CACHE_BYTES):
+        kept = entry.kept()
+        while self.slots and (len(self.slots) == CACHED_VECTORS or self.bytes + self._adds(kept) > CACHE_BYTES):
             self._evict(int(np.argmin(np.where(self.used > 0, self.used, np.iinfo(np.int64).max))))
         slot = int(np.argmin(self.used))  # an empty one
         self.slots[at] = slot
         self.entries[slot], self.vectors[slot], self.counts[slot] = entry, at, entry.n
-        self.sizes[slot] = entry.held
         self.tick += 1
         self.used[slot] = self.tick
-        self.bytes += entry.held
-        entry.resized = lambda change: self._resized(slot, change)
+        self._count(slot, kept)
+        entry.composed = lambda: self._recount(slot)
 
-    def _resized(self, slot: int, change: int) -> None:
-        self.sizes[slot] += change
-        self.bytes += change
+    def _adds(self, kept: list[np.ndarray]) -> int:
+        """The bytes `kept` would add: its arrays not counted yet."""
+        return sum({id(a): a.nbytes for a in kept if id(a) not in self.counted}.values())
+
+    def _count(self, slot: int, kept: list[np.ndarray]) -> None:
+        for a in {id(a): a for a in kept}.values():
+            array, n = self.counted.get(id(a), (a, 0))
+            self.bytes += 0 if n else a.nbytes
+            self.counted[id(a)] = (array, n + 1)
+        self.kept[slot] = kept
+
+    def _uncount(self, slot: int) -> None:
+        for a in {id(a): a for a in self.kept[slot]}.values():
+            array, n = self.counted[id(a)]
+            if n == 1:
+                del self.counted[id(a)]
+                self.bytes -= a.nbytes
+            else:
+                self.counted[id(a)] = (array, n - 1)
+        self.kept[slot] = []
+
+    def _recount(self, slot: int) -> None:
+        entry = self.entries[slot]
+        assert entry is not None
+        self._uncount(slot)
+        self._count(slot, entry.kept())
 
     def _evict(self, slot: int) -> None:
         del self.slots[tuple(self.vectors[slot].tolist())]
-        self.bytes -= int(self.sizes[slot])
+        self._uncount(slot)
         entry = self.entries[slot]
         assert entry is not None
-        entry.resized = None
+        entry.composed = None
         self.entries[slot] = None
         self.vectors[slot] = np.iinfo(np.int64).max
         self.used[slot] = 0

@@ -1,0 +1,98 @@
+"""The full-domain lattice's cache of classes: the bytes it counts are the arrays its entries keep alive, each once.
+
+Every vector rolled up from the same classes shares their per-tuple ids (the chain's root); counted once per entry,
+they filled the cache with a few vectors of a handful of classes and evicted the bases later vectors roll up from.
+The reference here walks the entries and adds each distinct array once, by hand.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon.algorithms import Task, fulldomain
+from polars_anon.algorithms.fulldomain import Lattice
+
+QIDS = ["a", "b", "c"]
+H = {
+    q: pa.Hierarchy.from_dict(
+        {"*": {f"{q}L": [f"{q}{i}" for i in range(4)], f"{q}H": [f"{q}{i}" for i in range(4, 8)]}}
+    )
+    for q in QIDS
+}
+
+
+def lattice() -> Lattice:
+    """A lattice over every combination of three qids of eight values (512 tuples, 1 to 3 rows each)."""
+    rows = list(itertools.product(*[[f"{q}{i}" for i in range(8)] for q in QIDS]))
+    agg = pl.DataFrame(rows, schema=QIDS, orient="row").with_columns(
+        pl.Series("size", [1 + i % 3 for i in range(len(rows))], dtype=pl.UInt32)
+    )
+    return Lattice(Task(agg.sort(QIDS), QIDS, H, 2))
+
+
+def kept_bytes(lat: Lattice) -> int:
+    """The bytes of the distinct arrays the cached entries keep alive (own arrays, the chain's links, the root)."""
+    seen: dict[int, int] = {}
+    for entry in lat._cache.entries:
+        node = entry
+        while node is not None:
+            for array in (node.rep, node.rows, node._dense, node._ids):
+                if array is not None:
+                    seen[id(array)] = array.nbytes
+            link = node._from
+            if isinstance(link, np.ndarray):
+                seen[id(link)] = link.nbytes
+                break
+            node = link
+    return sum(seen.values())
+
+
+def test_a_shared_root_is_counted_once() -> None:
+    lat = lattice()
+    lat.evaluate(np.array([0, 0, 0]))  # the bottom: its classes are the tuples, its ids every vector's root here
+    for vector in ([1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [0, 1, 1]):
+        lat.evaluate(np.array(vector))
+    cache = lat._cache
+    assert len(cache.slots) == 6
+    assert cache.bytes == kept_bytes(lat)
+    bottom = cache.get((0, 0, 0))
+    assert bottom is not None and bottom._ids is not None
+    roots = [e.kept()[-1] for e in cache.entries if e is not None]
+    assert all(r is bottom._ids for r in roots)  # one root, 512 ids, counted once
+
+
+def test_composed_ids_become_their_own_root() -> None:
+    lat = lattice()
+    lat.evaluate(np.array([0, 0, 0]))
+    lat.evaluate(np.array([1, 0, 0]))
+    lat.evaluate(np.array([2, 0, 0]))  # rolled up from (1, 0, 0), whose ids are not composed: a chain
+    top = lat._cache.get((2, 0, 0))
+    assert top is not None and top.depth == 1
+    before = lat._cache.bytes
+    top.ids()  # composed: it now holds its own ids, and no chain
+    assert lat._cache.bytes == kept_bytes(lat) > before
+
+
+def test_small_vectors_stay_cached_beside_a_large_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With room for what the bottom and eight coarser vectors keep alive, all nine stay (the root counted per entry
+    filled the cache again with each one and evicted the others); with room for none, only the newest stays."""
+    coarse = [np.array(v) for v in itertools.product(range(1, 3), repeat=3)]
+    lat = lattice()
+    for vector in [np.array([0, 0, 0]), *coarse]:
+        lat.evaluate(vector)
+    room = kept_bytes(lat)
+    monkeypatch.setattr(fulldomain, "CACHE_BYTES", room)
+    lat = lattice()
+    for vector in [np.array([0, 0, 0]), *coarse]:
+        lat.evaluate(vector)
+    assert len(lat._cache.slots) == 1 + len(coarse)
+    assert lat._cache.bytes == kept_bytes(lat) == room
+    monkeypatch.setattr(fulldomain, "CACHE_BYTES", 1)  # every put evicts all but the newest
+    lat.evaluate(np.array([0, 1, 2]))
+    assert len(lat._cache.slots) == 1
+    assert lat._cache.bytes == kept_bytes(lat)
