@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from typing import Any
 
 __all__ = ["THRESHOLD_BYTES", "raise_mmap_threshold", "release_freed_memory"]
 
@@ -36,11 +37,18 @@ def release_freed_memory() -> bool:
     >>> isinstance(release_freed_memory(), bool)
     True
     """
+    trim = _malloc_trim()
+    return False if trim is None else bool(trim(0))
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, looked up once (a ``CDLL`` made per call left a reference cycle for the collector each
+    time), or None where there is none."""
     try:
-        trim = ctypes.CDLL(None).malloc_trim  # the process's own symbols: libc's on Linux
+        return ctypes.CDLL(None).malloc_trim  # the process's own symbols: libc's on Linux
     except (OSError, AttributeError, TypeError):  # macOS, Windows, musl: no malloc_trim
-        return False
-    return bool(trim(0))
+        return None
 
 
 @functools.cache

@@ -29,6 +29,7 @@ lexicographically smaller vector.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -498,7 +499,9 @@ class _Cache:
         self.tick += 1
         self.used[slot] = self.tick
         self._count(slot, kept)
-        entry.composed = lambda: self._recount(slot)
+        # held weakly: no cycle (entry -> cache -> entry), so the classes are freed with the lattice
+        cache: weakref.ref[_Cache] = weakref.ref(self)
+        entry.composed = lambda: _recount(cache, slot)
 
     def _adds(self, kept: list[np.ndarray]) -> int:
         """The bytes `kept` would add: its arrays not counted yet."""
@@ -536,6 +539,13 @@ class _Cache:
         self.entries[slot] = None
         self.vectors[slot] = np.iinfo(np.int64).max
         self.used[slot] = 0
+
+
+def _recount(cache: weakref.ref[_Cache], slot: int) -> None:
+    """Recount `slot` of the cache, if it is still alive (a composed entry's callback)."""
+    found = cache()
+    if found is not None:
+        found._recount(slot)
 
 
 def _maximal_failing(lattice: Lattice, v: np.ndarray, fails: Callable[[np.ndarray], bool]) -> np.ndarray:
