@@ -50,7 +50,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InvalidParameterError, NullValueError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cells import loss_per_node
 
@@ -807,6 +807,7 @@ class KLDivergence(_Areas):
     name = "kl_divergence"
 
     def __init__(self, lattice: Lattice, settings: Settings) -> None:
+        _refuse_roots(lattice)
         super().__init__(lattice, settings)
         self.neg_entropy = float((self.p * np.log2(self.p)).sum())  # -H(X), over distinct tuples
         size = lattice.size.astype(np.float64)
@@ -835,6 +836,22 @@ class KLDivergence(_Areas):
 
     def above(self, ev: Evaluation) -> float:
         return self.neg_entropy - float(self._kept_terms(ev).sum())
+
+
+def _refuse_roots(lattice: Lattice) -> None:
+    """Refuse input tuples that hold a node above the leaves (a null that ``null="suppress"`` publishes at the root):
+    the KL divergence spreads each class over the leaves its published values stand for, and such a tuple's region
+    overlaps its neighbours', so the shares sum past 1, the value can fall below 0 and the search's bounds (the
+    log-sum inequality over disjoint regions) no longer hold: it returned a vector that its own neighbours beat."""
+    for q, h, per in zip(lattice.qids, lattice.hs, lattice.nodes):
+        above = ~h.is_leaf[per[0]]
+        if above.any():
+            rows = int(lattice.size[above].sum())
+            raise NullValueError(
+                f"metric 'kl_divergence' needs every input value at a leaf of its hierarchy, and column {q!r} has "
+                f"{rows} {'row' if rows == 1 else 'rows'} whose null is published at the root (null='suppress'); "
+                "fill the nulls, drop those rows, or choose another metric (e.g. 'ncp')"
+            )
 
 
 class Ambiguity(_Areas):
