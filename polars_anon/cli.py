@@ -247,20 +247,21 @@ def _check(args: argparse.Namespace) -> int:
         reference = scan_input(args.reference, separator=args.separator, text=qids, what="reference")
         if not any(m.uses_distribution for m in models):
             raise AnonError(f"check: --reference {args.reference!r}: {REFERENCE_UNREAD}")
-    if models and summary["n_rows"]:
+    if models:
         from polars_anon.privacy.evaluate import check
         from polars_anon.report import jsonable
 
         hierarchies = _job_hierarchies(_job(args)) if any(m.needs_population_table for m in models) else None
-        found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=reference)
+        found = check(lf, qids, models, k=args.k, hierarchies=hierarchies, reference=reference)  # refuses no rows
         summary["models"] = jsonable(found["models"])
         if args.reference is None:
             for line in _reference_notes(Path(args.file), summary["models"]):
                 print(line, file=sys.stderr)
+    else:
+        from polars_anon.privacy.evaluate import refuse_empty
+
+        refuse_empty(summary["n_rows"])  # pa.check's refusal, as with models: one line, exit 2
     print(json.dumps(summary, indent=2))
-    if not summary["n_rows"]:
-        print(f"polars-anon: {args.file} is empty: an empty table is not a k-anonymous release", file=sys.stderr)
-        return 1
     return 0 if summary["k_anonymous"] and all(m["satisfied"] for m in summary.get("models", [])) else 1
 
 

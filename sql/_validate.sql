@@ -143,3 +143,12 @@ CREATE OR REPLACE TEMP MACRO anon_check_built_names(names, built, what, who) AS
 -- Twin: polars_anon._validate.refuse_reserved
 CREATE OR REPLACE TEMP MACRO anon_check_reserved(names, what := 'qid column', extra := []) AS
   anon_check_built_names(names, ['count', 'size'] || extra, what, 'the anonymizer reserves for its own columns');
+
+-- anon_check_rows(tbl): true, or the error of a checked table that has no rows (no class to vouch for: neither
+-- k-anonymous nor private, not "no class violates"). One subquery looks for a row; the error is raised outside it,
+-- by a lambda, so that a CASE orders it after the other checks (see anon_check_columns).
+-- Twin: polars_anon.privacy.evaluate.refuse_empty
+CREATE OR REPLACE TEMP MACRO anon_check_rows(tbl) AS
+  list_transform([(SELECT count(*) FROM (FROM query_table(tbl::VARCHAR) LIMIT 1))],
+                 lambda n: CASE WHEN n > 0 THEN true
+                                ELSE error(anon_msg_no_rows('check', 'there is nothing to check')) END)[1];

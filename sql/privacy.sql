@@ -10,12 +10,15 @@
 
 -- anon_check_model_table(tbl, qids, sensitive, model): true, or the error of what pa.check refuses
 -- once the model is built, in its order: qids (empty, twice, not columns), the attribute not a
--- column, the attribute a qid, a qid or the attribute named 'count', 'size' or '__anon_*'.
+-- column, the attribute a qid, a qid or the attribute named 'count', 'size' or '__anon_*', a table
+-- without rows (pa.check's words; the macros returned no row, which read as "no class violates").
 -- Twin: polars_anon.privacy.evaluate.check (its checks)
 CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model) AS
   CASE WHEN anon_check_qids(tbl, qids) AND anon_check_columns(tbl, [sensitive], 'privacy model attributes')
        THEN CASE WHEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive)
-                 THEN CASE WHEN anon_check_reserved(qids) THEN anon_check_reserved([sensitive], 'sensitive column') END
+                 THEN CASE WHEN anon_check_reserved(qids)
+                           THEN CASE WHEN anon_check_reserved([sensitive], 'sensitive column') THEN anon_check_rows(tbl) END
+                      END
             END END;
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.

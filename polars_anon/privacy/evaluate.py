@@ -33,6 +33,7 @@ from polars_anon._validate import as_lazy, check_columns, check_k, check_qids, r
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import scan_input
+from polars_anon.messages import NO_ROWS
 from polars_anon.privacy.base import ClassView, Model, check_model_roles
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
@@ -62,6 +63,7 @@ __all__ = [
     "indexed",
     "matched_population",
     "population_frame",
+    "refuse_empty",
     "verify_classes",
     "verify_models",
 ]
@@ -262,6 +264,21 @@ DP_NOT_CHECKABLE = (
 called private)."""
 
 
+def refuse_empty(n_rows: int) -> None:
+    """Refuse a checked table of `n_rows` rows when it has none: no class to vouch for, so neither k-anonymous nor
+    private, and not a "0 classes, all satisfied". The one refusal of :func:`check`, :func:`class_measures` and the
+    command line's ``check`` (one line, exit 2); the SQL check macros (``anon_l_diversity``, ...) say it in the same
+    words (``anon_check_model_table``), as ``pa.risk`` and ``anon_risk`` refuse an empty table alike.
+
+    >>> refuse_empty(0)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InfeasibleError: check: the table has no rows; there is nothing to check
+    """
+    if n_rows == 0:
+        raise InfeasibleError(NO_ROWS(what="check", why="there is nothing to check"))
+
+
 def check(
     data: pl.LazyFrame | pl.DataFrame,
     qids: Sequence[str],
@@ -328,8 +345,7 @@ def check(
     check_model_roles(models, qids)
     refuse_reserved(qids, attributes)  # the class sizes and the (class, value) counts sit beside them, as in the road
     classes, frames = class_frames(lf, qids, attributes)
-    if classes.height == 0:
-        raise InfeasibleError("check: the table has no rows; there is nothing to check")
+    refuse_empty(classes.height)
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
     population = _population(models, lf, aggregates, qids, hierarchies, levels)
     refs = None
@@ -455,6 +471,7 @@ def class_measures(data: pl.LazyFrame | pl.DataFrame, qids: Sequence[str], model
     attributes = [model.sensitive_attribute] if model.sensitive_attribute is not None else []
     check_columns(lf, attributes, f"{model.name}: attribute")
     classes, frames = class_frames(lf, qids, attributes)
+    refuse_empty(classes.height)  # was a bare NumPy "zero-size array to reduction operation" ValueError
     aggregates = classes.select(*qids, pl.col("size").cast(pl.UInt32))
     counts = {a: f for a, f in zip(attributes, frames) if f is not None}  # no labels given: every frame is there
     constraints = build_constraints(aggregates, qids, 1, [model], counts)

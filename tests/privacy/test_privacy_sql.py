@@ -176,6 +176,29 @@ def test_anon_risk_matches_pa_risk() -> None:
     assert row["sample_uniques"] == pytest.approx(want["sample_uniques"])
 
 
+EMPTY = "check: the table has no rows; there is nothing to check"
+
+
+@pytest.mark.parametrize(("model", "macro"), CASES, ids=[m for _, m in CASES])
+def test_every_check_refuses_an_empty_table_in_the_same_words(model, macro: str) -> None:
+    """An empty table has no class to vouch for: pa.check refused it, while the check macros returned no row (read
+    as "no class violates") and class_measures raised NumPy's bare "zero-size array" ValueError. All refuse it
+    now, in pa.check's words, as pa.risk and anon_risk refuse an empty table alike."""
+    empty = pl.DataFrame({"q": ["a"], "s": ["x"]}).clear()
+    for python in (lambda: pa.check(empty, ["q"], [model]), lambda: class_measures(empty, ["q"], model)):
+        with pytest.raises(pa.InfeasibleError) as caught:
+            python()
+        assert str(caught.value) == EMPTY
+    con = _connection()
+    con.register("t", empty.to_arrow())
+    with pytest.raises(duckdb.Error) as refused:
+        con.sql("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
+    assert str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0] == EMPTY
+    con.register("t", pl.DataFrame({"q": ["a"], "s": ["x"]}).to_arrow())
+    one_row = con.sql("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
+    assert [(c["q"], size) for c, size, *_ in one_row] == [("a", 1)]  # a table with a row is measured as before
+
+
 def test_macros_refuse_like_python() -> None:
     con = duckdb.connect()
     register(con)

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+import polars_anon as pa
 from polars_anon import cli
 from tests.conftest import REPO
 from tests.reliability.snapshot import unchanged
@@ -262,14 +263,20 @@ def test_no_traceback_reaches_the_terminal(case: str, work: Path) -> None:
     one_line_error(proc.stderr, culprit)
 
 
-def test_check_refuses_to_call_an_empty_table_k_anonymous(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    T.head(0).write_parquet(work / "empty.parquet")
+@pytest.mark.parametrize("model", [[], ["--model", '{model = "l-diversity", attribute = "party", l = 2}']])
+def test_check_refuses_an_empty_table_as_pa_check_does(
+    model: list[str], work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty table has no class to vouch for. Without --model the command printed a summary (0 classes) and
+    exited 1 with its own words; with one, it gave pa.check's refusal. Both are now pa.check's: one line, exit 2,
+    nothing on standard output."""
+    with pytest.raises(pa.InfeasibleError) as python:
+        pa.check(T.head(0), ["age"], k=2)
+    assert str(python.value) == "check: the table has no rows; there is nothing to check"
     with unchanged(work):
-        assert cli.main(["check", str(work / "empty.parquet"), "--qids", "age", "--k", "2"]) == 1
+        assert cli.main(["check", str(work / "empty.parquet"), "--qids", "age", "--k", "2", *model]) == 2
     captured = capsys.readouterr()
-    assert json.loads(captured.out)["k_anonymous"] is False
-    lines = captured.err.splitlines()
-    assert len(lines) == 1 and "empty.parquet" in lines[0] and "empty" in lines[0].removeprefix(str(work))
+    assert captured.out == "" and one_line_error(captured.err, ()) == f"polars-anon: error: {python.value}"
 
 
 def test_demo_drops_the_direct_identifiers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
