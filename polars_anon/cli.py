@@ -630,7 +630,7 @@ def _hierarchy_spec(text: str) -> tuple[str, object]:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    from polars_anon.encode import READS_ORIGINALS, canonical
+    from polars_anon.encode import READS_ORIGINALS, canonical, check_published_columns
     from polars_anon.encoded_io import is_layout_folder, write_encoded
     from polars_anon.job import build_hierarchies, encoding_path
 
@@ -639,21 +639,23 @@ def _encode(args: argparse.Namespace) -> int:
     outputs = Outputs(overwrite=args.overwrite, reads=_inputs(args))  # refused before any data is read
     outputs.check(output, file=not is_layout_folder(output), what="encoding")  # only a folder encode wrote is replaced
     job = _job(args)
-    published, original = _release_and_original(args, job, args.published, args.original)
-    values = original if original is not None else published  # what built-in hierarchies read their leaves from
+    published = _release(args, job, args.published)
     if job is not None:
         specs, base = dict(job.qids), job.base
-        if original is None:  # the job's input, as anonymize built them (the published values are generalized)
-            values = job.scan()
     else:
         specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
+    check_published_columns(published, list(specs), args.class_col)  # the table's columns first, as every command
     if encoding in READS_ORIGINALS and args.original is None and args.class_col is None:  # the CLI's words
         raise AnonError(
             f"encoding {encoding!r} needs the original values: pass --original FILE (row-aligned with the published "
             "rows, or sharing --class-col), or a partition file with --class-col"
         )
+    original = _original(args, job, args.original)
+    values = original if original is not None else published  # what built-in hierarchies read their leaves from
+    if job is not None and original is None:  # the job's input, as anonymize built them (published: generalized)
+        values = job.scan()
     if job is None and original is None and args.class_col is None:
         _refuse_generalized_leaves(published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)
@@ -691,19 +693,21 @@ def _refuse_generalized_leaves(published: pl.LazyFrame, specs: Mapping[str, obje
         )
 
 
-def _release_and_original(
-    args: argparse.Namespace, job: Job | None, release: str, original: str | None
-) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """A release and its original as ``metrics`` and ``encode`` read them: with a job file, the original as the
-    job reads its input (CSV options, ``schema``: a zip column it names String keeps ``02134``) and a CSV release
-    with the job's CSV options, its qids as written (labels); without one, as :func:`scan_input` reads them."""
+def _release(args: argparse.Namespace, job: Job | None, release: str) -> pl.LazyFrame:
+    """A release as ``metrics`` and ``encode`` read it: with a job file, a CSV release with the job's CSV options,
+    its qids as written (labels); without one, as :func:`scan_input` reads it."""
     if job is None:
-        return scan_input(release, separator=args.separator), (
-            None if original is None else scan_input(original, separator=args.separator)
-        )
-    return job.scan_population(release, list(job.qids), what="release"), (
-        None if original is None else job.scan(original, what="original")
-    )
+        return scan_input(release, separator=args.separator)
+    return job.scan_population(release, list(job.qids), what="release")
+
+
+def _original(args: argparse.Namespace, job: Job | None, original: str | None) -> pl.LazyFrame | None:
+    """A release's original as ``metrics`` and ``encode`` read it (None when not given): with a job file, as the
+    job reads its input (CSV options, ``schema``: a zip column it names String keeps ``02134``); without one, as
+    :func:`scan_input` reads it."""
+    if original is None:
+        return None
+    return scan_input(original, separator=args.separator) if job is None else job.scan(original, what="original")
 
 
 def _metrics(args: argparse.Namespace) -> int:
@@ -722,7 +726,7 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     from polars_anon.metrics import METRICS, evaluate, metric_names, prepare
 
     job = _job(args)
-    anonymized, original = _release_and_original(args, job, args.anonymized, args.original)
+    anonymized, original = _release(args, job, args.anonymized), _original(args, job, args.original)
     assert original is not None  # metrics' original is a required argument
     specs = dict(job.qids) if job else {}
     specs.update(_hierarchy_spec(h) for h in args.hierarchy)

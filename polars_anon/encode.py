@@ -78,6 +78,7 @@ __all__ = [
     "EncodingPlan",
     "Layout",
     "apply_plan",
+    "check_published_columns",
     "encode",
     "encoded_columns",
     "indicator_table",
@@ -433,6 +434,24 @@ def encode(
     return apply_plan(plan.rows, plan.joins, plan.out_names)
 
 
+def check_published_columns(published: pl.LazyFrame, qids: Sequence[str], class_col: str | None) -> list[str]:
+    """The columns of the published table an encoding reads: every qid, and `class_col` (when given) beside them,
+    not one of them; returns the qids. The first check of the data, in :func:`plan_encoding` and in the command
+    line's ``encode`` before the original file is read (as every command checks its table's columns first).
+
+    >>> check_published_columns(pl.LazyFrame({"age": ["1"], "id": [0]}), ["age"], "age")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: class_col 'age' is also a qid; it must be a separate column
+    """
+    names = check_columns(published, qids, "qids")
+    if class_col is not None:
+        check_columns(published, [class_col], "class_col")
+        if class_col in names:
+            raise InvalidParameterError(f"class_col {class_col!r} is also a qid; it must be a separate column")
+    return names
+
+
 def plan_encoding(
     published: pl.LazyFrame | pl.DataFrame, hierarchies: Mapping[str, Hierarchy], options: EncodeOptions
 ) -> EncodingPlan:
@@ -444,12 +463,8 @@ def plan_encoding(
     for q, h in hierarchies.items():
         if not isinstance(h, Hierarchy):
             raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
-    qids = check_columns(lf, list(hierarchies), "qids")
+    qids = check_published_columns(lf, list(hierarchies), class_col)
     names_in = lf.collect_schema().names()
-    if class_col is not None:
-        check_columns(lf, [class_col], "class_col")
-        if class_col in hierarchies:
-            raise InvalidParameterError(f"class_col {class_col!r} is also a qid; it must be a separate column")
     out_names = output_columns(names_in, hierarchies, rep)
     orig = options.original_rows
     if orig is not None:

@@ -263,6 +263,33 @@ def test_no_traceback_reaches_the_terminal(case: str, work: Path) -> None:
     one_line_error(proc.stderr, culprit)
 
 
+@pytest.mark.parametrize(
+    "original", [["--original", "nope.parquet"], ["--original", "notes.parquet"], []], ids=["missing", "odd", "none"]
+)
+@pytest.mark.parametrize(
+    ("columns", "named"),
+    [
+        (
+            ["--hierarchy", "zip=suppress"],
+            "qids ['zip'] not in the frame; its columns are ['id', 'age', 'sex', 'party']",
+        ),
+        (["--hierarchy", "sex=suppress", "--class-col", "cls"], "class_col ['cls'] not in the frame"),
+    ],
+    ids=["qid", "class-col"],
+)
+def test_encode_names_an_unknown_column_before_its_original(
+    original: list[str], columns: list[str], named: str, work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """encode read --original (refusing one that is missing or no Parquet file) or asked for one before it checked
+    the published table's columns, so a command wrong in both named the --original first; it checks the columns
+    first now, as check names an unknown qid before its --reference and pa.encode before its original."""
+    given = [str(work / a) if a.endswith(".parquet") else a for a in original]
+    argv = ["encode", str(work / "t.parquet"), *columns, *given, "--encoding", "proportional"]
+    with unchanged(work):
+        assert cli.main([*argv, "--output", str(work / "e.parquet")]) == 2
+    assert named in one_line_error(capsys.readouterr().err, ())
+
+
 @pytest.mark.parametrize("model", [[], ["--model", '{model = "l-diversity", attribute = "party", l = 2}']])
 def test_check_refuses_an_empty_table_as_pa_check_does(
     model: list[str], work: Path, capsys: pytest.CaptureFixture[str]
