@@ -1,8 +1,7 @@
 -- Privacy models per equivalence class, and re-identification risk: the twins of
 -- polars_anon.privacy.evaluate.class_measures (one model at a time, the table itself as the
 -- reference distribution) and polars_anon.privacy.risk. A class is a struct of the qid
--- columns and one more field, `__anon_none`, always NULL (`class`, e.g. {'q': 'a', '__anon_none': NULL}:
--- it keeps the struct from being empty when DuckDB binds the query, before the qids are checked).
+-- columns alone (`class`, e.g. {'q': 'a', 'r': NULL}: a null qid value is a NULL field).
 -- Every macro refuses an empty qids, a qid or sensitive attribute that is not a column, one named
 -- 'count', 'size' or '__anon_*' (the messages of polars_anon/messages.py), and a variant or distance
 -- outside its choices. Hierarchical t-closeness reads the sensitive attribute's hierarchy from the
@@ -22,15 +21,20 @@ CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model)
             END END;
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
+-- The class struct holds the qid columns alone: the helper __anon_none, which keeps COLUMNS(...) from
+-- matching nothing while DuckDB binds the query (before the checks run), is selected beside them and
+-- left out of it (it showed as a field '__anon_none': NULL; a qid's null is a NULL field, as pa.check's
+-- class is a null value).
 -- Twin: polars_anon.privacy.counts.sensitive_counts
 CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'privacy model attributes') END AS ok)
   SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
-    SELECT struct_pack(*COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none')) AS class,
-           list_value(*COLUMNS(lambda c: c = sensitive OR c = '__anon_none')) AS vs
-    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
-    WHERE (SELECT ok.ok FROM __anon_ok AS ok))
+    SELECT struct_pack(*COLUMNS(* EXCLUDE (__anon_none, __anon_vs))) AS class, __anon_vs AS vs
+    FROM (SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'),
+                 list_value(*COLUMNS(lambda c: c = sensitive OR c = '__anon_none')) AS __anon_vs
+          FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+          WHERE (SELECT ok.ok FROM __anon_ok AS ok)))
   GROUP BY ALL;
 
 -- anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL): every (class,

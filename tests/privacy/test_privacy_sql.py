@@ -176,6 +176,22 @@ def test_anon_risk_matches_pa_risk() -> None:
     assert row["sample_uniques"] == pytest.approx(want["sample_uniques"])
 
 
+@pytest.mark.parametrize(("model", "macro"), CASES, ids=[m for _, m in CASES])
+def test_the_class_struct_holds_the_qids_alone_a_null_as_null(model, macro: str) -> None:
+    """The class struct showed the macros' helper field beside the qids ({'q': None, '__anon_none': None}: the
+    sentinel that keeps DuckDB's COLUMNS from matching nothing when it binds). It holds the qids alone, a null qid
+    value as a NULL field, the classes pa.check and class_measures count (nulls included): four, by hand."""
+    df = pl.DataFrame({"q": ["a", None, None, "a", "b"], "r": ["u", "v", "v", None, "u"], "s": list("xyxxy")})
+    con = _connection()
+    con.register("t", df.to_arrow())
+    got = con.sql("SELECT class FROM " + macro.replace("?", "'t'", 1).replace("?", "['q', 'r']", 1)).pl()
+    assert got.schema["class"] == pl.Struct({"q": pl.String, "r": pl.String})
+    classes = {(c["q"], c["r"]) for c in got["class"]}
+    assert classes == {("a", "u"), (None, "v"), ("a", None), ("b", "u")}
+    assert classes == set(class_measures(df, ["q", "r"], model).select("q", "r").rows())
+    assert pa.check(df, ["q", "r"], [model])["n_classes"] == len(got) == 4
+
+
 EMPTY = "check: the table has no rows; there is nothing to check"
 
 
