@@ -90,7 +90,7 @@ def c_avg(data: MetricData) -> pl.LazyFrame:
     """Average class size metric [paper 003 §2.2.5, LeFevre et al. 2006]: |D'| / (k |eq(D')|).
 
     |D'| is the number of kept rows, |eq(D')| the number of classes, k the
-    requested k; when no k is given, the smallest class size (the effective k)
+    k given (a report's: the k the release enforces); when no k is given, the smallest class size (the effective k)
     stands in. 1 means every class has exactly k rows. Null when there is no
     class. Range [1, n / k] for a k-anonymous table.
 
@@ -155,7 +155,10 @@ def suppressed(data: MetricData) -> pl.LazyFrame:
 
 
 def k(data: MetricData) -> pl.LazyFrame:
-    """The requested k [paper 001 §5], as given to :func:`polars_anon.metrics.compute` (null if not given).
+    """The k the release enforces [paper 001 §5]; with differential privacy, the model's own k when larger.
+
+    The k given to :func:`polars_anon.metrics.compute` (null if not given); a report's metrics are computed with the
+    report's ``k``: the requested k, or the larger k a differentially private release enforces.
 
     >>> from polars_anon.metrics._frames import example, value_of
     >>> value_of(k(example()))

@@ -20,7 +20,7 @@ from polars_anon.metrics import cells, cost, distribution, partition
 from polars_anon.metrics.arrays import whole_table_values
 from polars_anon.metrics.data import MetricData, fully_suppressed, prepare
 
-__all__ = ["FAMILIES", "METRICS", "Metric", "compute", "evaluate", "evaluate_both", "metric_names"]
+__all__ = ["FAMILIES", "K_ENFORCED", "METRICS", "Metric", "compute", "evaluate", "evaluate_both", "metric_names"]
 
 FAMILIES = ("cost", "cells", "classes", "distribution")
 """cost: paper 001's hierarchy cost model; cells: per-cell and per-record loss over the
@@ -153,9 +153,15 @@ def _qids(data: MetricData, attribute: str | None) -> float:
 
 
 def _c_avg_star(data: MetricData, attribute: str | None) -> float | None:
-    """C_avg of T* (one class of n rows): n / k; unknown without the requested k."""
+    """C_avg of T* (one class of n rows): n / k; unknown without k."""
     return None if data.k is None else data.n_rows / data.k
 
+
+K_ENFORCED = (
+    "the k the release enforces: the requested k; with differential privacy, the larger of it and the model's own k"
+)
+"""What the ``k`` metric is, in the report's words (its ``k``, ``report.phrases.k_meaning``): the k a report's metrics
+are computed with is the one its release enforces, which differential privacy may raise above the one asked."""
 
 _AS_IS = {"scale": _const(1.0), "normalization": "as is (already in [0, 1])"}
 _PERCENT = {"scale": _const(100.0), "normalization": "÷ 100 (a percentage)"}
@@ -335,7 +341,7 @@ _ALL = [
         partition.k,
         "classes",
         "paper 001 §5",
-        "requested k",
+        K_ENFORCED,
         "[1, n]",
         "rows",
         dtype=pl.Int64,
@@ -546,7 +552,7 @@ def compute(
         The sensitive (class) attribute, for ``cm`` and ``mi_loss`` (read only
         when one of them is asked for).
     k
-        The requested k (reported as ``k``; used by ``c_avg``).
+        The k (reported as ``k``; used by ``c_avg``); a release's is the k it enforces (:data:`K_ENFORCED`).
     key
         A unique row id column in both tables to line them up; without it rows
         are lined up by position and the anonymized table must keep every row

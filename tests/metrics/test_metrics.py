@@ -44,6 +44,29 @@ def test_docs_table_lists_every_metric() -> None:
         assert ("yes" in row.split("|")[-2]) == m.needs_sensitive, name
 
 
+def test_the_k_metric_is_the_k_the_release_enforces() -> None:
+    """The registry called the ``k`` metric "requested k" (the docs' table, the schema's ``metrics.k``, and the HTML
+    page's line read from its docstring: "The requested k"), while a differentially private release measures with
+    the k it enforces, the model's 4 here with 1 asked. It says what the report's ``k`` says now, in its words."""
+    from polars_anon.report import schema
+    from polars_anon.report.html import render_html
+
+    df = pl.DataFrame({"g": ["a", "b"] * 100 + ["c"] * 3})
+    model = pa.DifferentialPrivacy(1.0, 0.2, transformation={"g": 0}, seed=1)
+    result = pa.anonymize(df, hierarchies={"g": pa.Hierarchy.suppression(["a", "b", "c"])}, k=1, privacy=[model])
+    result.collect()
+    rep = result.report
+    assert rep["k"] == rep["metrics"]["k"] == model.k == 4
+    words = METRICS["k"].formula
+    assert words.startswith("the k the release enforces") and "requested" in words and "differential privacy" in words
+    properties = schema()["properties"]
+    assert properties["k"]["description"].startswith(words)  # the report's own k, in the same words
+    assert properties["metrics"]["properties"]["k"]["description"].startswith(f"classes: {words};")
+    assert f"| `k` | classes | {words} |" in (REPO / "docs" / "concepts" / "metrics.md").read_text()
+    page = render_html(rep)
+    assert "The k the release enforces" in page and "requested k" not in page
+
+
 def test_names_families_and_defaults() -> None:
     all_but_sensitive = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES)
     assert all_but_sensitive.columns == [n for n, m in METRICS.items() if not m.needs_sensitive and not m.alias_of]
