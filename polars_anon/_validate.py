@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeGuard
 
 import numpy as np
 import polars as pl
@@ -162,7 +163,7 @@ def check_k(k: object, n_rows: int | None = None, *, who: str = "") -> int:
     polars_anon.errors.InfeasibleError: greedy: k=7 is larger than the table (6 rows); choose k <= 6
     """
     where = f"{who}: " if who else ""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+    if not is_integer(k) or k < 1:
         raise InvalidParameterError(f"{where}k must be an integer >= 1, got {k!r}")
     if k > K_MAX:  # no table has more rows; the engines hold k as a 64-bit integer
         raise InvalidParameterError(f"{where}k must be at most {K_MAX} (2**63 - 1), got {k!r}")
@@ -187,7 +188,7 @@ def check_seed(seed: object, *, optional: bool = False, where: str = "") -> int 
     """
     if optional and seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not is_integer(seed) or seed < 0:
         allowed = "an integer >= 0 or None" if optional else "an integer >= 0"
         raise InvalidParameterError(f"{where}seed must be {allowed}, got {seed!r}")
     return int(seed)
@@ -393,9 +394,17 @@ def _other_time_unit(missing: Sequence[str], leaves: Iterable[str]) -> tuple[str
     return None
 
 
-def is_integer(value: object) -> bool:
-    """Whether `value` is an int (not a bool, not a float such as 2.0)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+def is_integer(value: object) -> TypeGuard[int | np.integer]:
+    """Whether `value` is an integer: a Python int or a NumPy integer (``np.int64(3)``, as a value read from an array
+    is), not a bool (Python's or NumPy's) and not a float, even a whole one (2.0, ``np.float64(2)``). The one type
+    test of every integer option of the methods and models (k, seed, max_suppressed, ...).
+
+    >>> is_integer(3), is_integer(np.int64(3)), is_integer(np.uint8(3)), is_integer(True), is_integer(np.bool_(1))
+    (True, True, True, False, False)
+    >>> is_integer(2.0), is_integer(np.float64(2))
+    (False, False)
+    """
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def check_qids(lf: pl.LazyFrame, qids: Iterable[str] | str) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar, get_args, get_origin
 
 import numpy as np
 
+from polars_anon._validate import is_integer
 from polars_anon.errors import InvalidParameterError
 
 __all__ = ["MAX_SUPPRESSED", "check_max_suppressed", "describe", "option_names", "parse_options", "type_matches"]
@@ -37,7 +38,8 @@ MAX_SUPPRESSED = (1 << 63) - 1
 
 
 def check_max_suppressed(value: object) -> None:
-    """The suppression budget of every method that takes one: None (the method's default) or an integer >= 0.
+    """The suppression budget of every method that takes one: None (the method's default) or an integer >= 0 (a
+    NumPy integer too: :func:`~polars_anon._validate.is_integer`).
 
     >>> check_max_suppressed(-1)
     Traceback (most recent call last):
@@ -46,7 +48,7 @@ def check_max_suppressed(value: object) -> None:
     """
     if value is None:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_integer(value) or value < 0:
         raise InvalidParameterError(f"max_suppressed must be an integer >= 0, got {value!r}")
     if value > MAX_SUPPRESSED:  # the search's bounds are floats: 2**1030 overflowed there, a bare OverflowError
         raise InvalidParameterError(
@@ -104,7 +106,7 @@ def type_matches(value: Any, hint: Any) -> bool:
     if hint is bool:
         return isinstance(value, (bool, np.bool_))
     if hint is int:
-        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+        return is_integer(value)
     if hint is float:
         return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
     if hint is str:

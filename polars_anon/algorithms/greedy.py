@@ -77,7 +77,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._progress import bar as progress_bar
-from polars_anon._validate import check_k
+from polars_anon._validate import check_k, is_integer
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -1127,7 +1127,7 @@ def _check_options(first: object, partners: object, candidates: object) -> tuple
         raise InvalidParameterError(
             f"greedy: partners must be 'below_k' (paper 001) or 'all' (paper 000), got {partners!r}"
         )
-    bad_int = isinstance(candidates, bool) or not isinstance(candidates, (int, np.integer)) or candidates < 2
+    bad_int = not is_integer(candidates) or candidates < 2
     if candidates is not None and candidates not in ("auto", "exact") and bad_int:
         raise InvalidParameterError(
             "greedy: candidates must be None or 'exact' (exact loop), 'auto' or an integer block size >= 2, "

@@ -34,6 +34,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import polars as pl
 
+from polars_anon._validate import is_integer
 from polars_anon.errors import InvalidParameterError
 from polars_anon.messages import ATTRIBUTE_ROLE, NOT_FRACTION, NOT_POSITIVE
 
@@ -215,12 +216,13 @@ class Model:
 
 def _finite(value: object) -> float | None:
     """`value` as a finite float; None when it is no number (a bool is none), NaN, infinite, or an integer too large
-    for a float (``float(2**1030)`` raises OverflowError).
+    for a float (``float(2**1030)`` raises OverflowError). A NumPy number is a number (``np.int64(3)``, as
+    :func:`~polars_anon._validate.is_integer` says of an integer).
 
-    >>> _finite(2), _finite(2**1030), _finite(True), _finite(float("inf"))
-    (2.0, None, None, None)
+    >>> _finite(2), _finite(2**1030), _finite(True), _finite(float("inf")), _finite(np.int64(3))
+    (2.0, None, None, None, 3.0)
     """
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if not (is_integer(value) or isinstance(value, (float, np.floating))):
         return None
     try:
         v = float(value)
@@ -243,7 +245,7 @@ def check_positive(
     if v is None or (integer and not v.is_integer()) or (v <= at_least if strict else v < at_least):
         kind = "an integer" if integer else "a number"
         bound = f"> {at_least:g}" if strict else f">= {at_least:g}"
-        if isinstance(value, int) and not isinstance(value, bool) and value > at_least:  # a float cannot hold it
+        if is_integer(value) and value > at_least:  # a float cannot hold it
             bound += f" and at most {sys.float_info.max:.2g}"
         raise InvalidParameterError(NOT_POSITIVE(where=model, key=key, kind=kind, bound=bound, value=value))
 

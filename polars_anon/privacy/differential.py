@@ -54,7 +54,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import check_seed
+from polars_anon._validate import check_seed, is_integer
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import Check, ClassView, Context, Model, check_fraction, check_positive
 
@@ -371,9 +371,7 @@ def _keys(seed: int | None) -> tuple[tuple[int, int, int], tuple[int, int, int],
 
 
 def _levels_ok(levels: object) -> bool:
-    return isinstance(levels, dict) and all(
-        isinstance(q, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0 for q, v in levels.items()
-    )
+    return isinstance(levels, dict) and all(isinstance(q, str) and is_integer(v) and v >= 0 for q, v in levels.items())
 
 
 class _SizeCheck(Check):

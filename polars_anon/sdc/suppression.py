@@ -93,7 +93,7 @@ def key_priority(lf: pl.LazyFrame | pl.DataFrame, keys: list[str], importance: S
             rank[j] = r
         return rank
     imp = list(importance)
-    if len(imp) != len(keys) or any(isinstance(i, bool) or not isinstance(i, int) for i in imp):
+    if len(imp) != len(keys) or not all(is_integer(i) for i in imp):
         raise InvalidParameterError(f"importance must hold one integer per key ({len(keys)} keys), got {imp!r}")
     if any(i < 1 or i > len(keys) for i in imp):
         raise InvalidParameterError(

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 import polars as pl
 import pytest
 
@@ -10,6 +16,8 @@ from polars_anon.cli import main
 from polars_anon.errors import ColumnNotFoundError, InfeasibleError, InvalidParameterError, ValueNotInHierarchyError
 from polars_anon.job import Job
 from polars_anon.messages import NOT_A_LEAF
+from polars_anon.privacy.base import Model
+from polars_anon.report import jsonable
 
 H = {"age": pa.Hierarchy.intervals(range(20, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
 T = pl.DataFrame(
@@ -213,3 +221,49 @@ def test_an_int_too_large_for_a_float_is_refused_by_name(make, message) -> None:
     float) from the parameter checks; every model's number parameter refuses it naming the model and key."""
     with pytest.raises(InvalidParameterError, match=message):
         make()
+
+
+MODEL_INTEGERS: dict[tuple[str, str], tuple[Callable[[Any], Model], int]] = {
+    ("differential-privacy", "transformation"): (
+        lambda v: pa.DifferentialPrivacy(1.0, 1e-3, transformation={"g": v}),
+        1,
+    ),
+    ("differential-privacy", "steps"): (lambda v: pa.DifferentialPrivacy(1.0, 1e-3, steps=v), 50),
+    ("differential-privacy", "seed"): (lambda v: pa.DifferentialPrivacy(1.0, 1e-3, seed=v), 7),
+    ("k-map", "k"): (lambda v: pa.KMap(v, population_size=1000), 3),
+    ("k-map", "population_size"): (lambda v: pa.KMap(3, population_size=v), 1000),
+    ("population-uniqueness", "population_size"): (lambda v: pa.PopulationUniqueness(0.1, population_size=v), 1000),
+    ("l-diversity", "l"): (lambda v: pa.LDiversity("s", l=v), 2),  # a float parameter, an integer for 'distinct'
+}
+"""Each integer parameter of every model: how to build the model with a value of it, and a valid value."""
+
+
+def test_the_integer_parameters_are_every_one_the_models_take() -> None:
+    from polars_anon.privacy import MODELS
+
+    def holds_int(hint: object) -> bool:
+        return hint is int or any(holds_int(a) for a in typing.get_args(hint))
+
+    found = {
+        (name, f.name)
+        for name, model in MODELS.items()
+        for f in dataclasses.fields(model)
+        if f.init and holds_int(typing.get_type_hints(model)[f.name])
+    }
+    assert found == set(MODEL_INTEGERS) - {("l-diversity", "l")}
+
+
+@pytest.mark.parametrize(("model", "key"), sorted(MODEL_INTEGERS))
+def test_every_integer_parameter_takes_a_numpy_integer_not_a_bool(model: str, key: str) -> None:
+    """KMap(np.int64(3), ...), LDiversity(l=np.int64(2)), DifferentialPrivacy(steps=...) and a transformation's
+    NumPy levels were refused ("must be an integer >= 1, got np.int64(3)") while seed=np.int64(3) was taken: every
+    integer parameter takes a NumPy integer (the numbers' check reads it through _validate.is_integer) and builds
+    the model the Python int builds; a bool (Python's or NumPy's) stays refused."""
+    make, value = MODEL_INTEGERS[(model, key)]
+    want = make(value)
+    for kind in (np.int64, np.int32, np.uint16):
+        got = make(kind(value))
+        assert got == want and jsonable(got.summary()) == jsonable(want.summary())
+    for bad in (True, np.bool_(True)):
+        with pytest.raises(InvalidParameterError, match=key):
+            make(bad)
