@@ -432,6 +432,7 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
     if not qids:
         raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
     lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
+    check_columns(lf, qids, "qids")  # before --population is read, as check's before --reference
     population = _population_reader(args.separator, qids)
     start = time.perf_counter()
     doc = jsonable(

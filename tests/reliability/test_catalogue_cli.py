@@ -290,6 +290,40 @@ def test_encode_names_an_unknown_column_before_its_original(
     assert named in one_line_error(capsys.readouterr().err, ())
 
 
+@pytest.mark.parametrize(
+    "second",
+    [
+        ["risk", "--population", "nope.parquet"],
+        [
+            "check",
+            "--k",
+            "2",
+            "--reference",
+            "nope.parquet",
+            "--model",
+            '{model = "t-closeness", attribute = "party", t = 0.5}',
+        ],
+    ],
+    ids=["risk-population", "check-reference"],
+)
+def test_risk_and_check_name_an_unknown_qid_before_a_missing_second_file(
+    second: list[str], work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """risk read --population (refusing it as missing) before it checked the qids; it checks them first now, as
+    check does before its --reference and encode before its --original."""
+    command, *rest = second
+    argv = [
+        command,
+        str(work / "t.parquet"),
+        "--qids",
+        "zip",
+        *(str(work / a) if a == "nope.parquet" else a for a in rest),
+    ]
+    with unchanged(work):
+        assert cli.main(argv) == 2
+    assert "qids ['zip'] not in the frame" in one_line_error(capsys.readouterr().err, ())
+
+
 @pytest.mark.parametrize("model", [[], ["--model", '{model = "l-diversity", attribute = "party", l = 2}']])
 def test_check_refuses_an_empty_table_as_pa_check_does(
     model: list[str], work: Path, capsys: pytest.CaptureFixture[str]
