@@ -157,7 +157,9 @@ def axes(
         hierarchy), ``"numeric"`` (the default without one when every value is a
         number), ``"alphabetical"`` (the default otherwise, as in paper 002),
         ``"random"`` (a permutation seeded by `seed` and the qid's position), or a
-        dict qid -> one of those or an explicit list of values.
+        dict qid -> one of those or an explicit list of values. Every order
+        ranks the labels the qid's nulls were published at (``null="suppress"``:
+        the root) last; a list need not name them, and places them where it does.
     seed
         Seed of the random orders.
 
@@ -173,63 +175,95 @@ def axes(
         raise InvalidParameterError(f"order names {unknown}, which are not qids; the qids are {list(present)}")
     out = []
     for j, (q, values) in enumerate(present.items()):
-        vals = sorted({str(v) for v in values})
         h = hierarchies.get(q)
+        vals, rooted = _column_values(values, h)
         how = per_qid.get(q)
         if how is None:
             how = "hierarchy" if h is not None else ("numeric" if _as_numbers(vals) is not None else "alphabetical")
-        if isinstance(how, str):
-            if how not in _ORDERS:
-                raise InvalidParameterError(
-                    f"order for qid {q!r} must be one of {list(_ORDERS)} or a list of its values, got {how!r}"
-                )
-            if how == "hierarchy":
-                if h is None:
-                    raise InvalidParameterError(
-                        f"order 'hierarchy' for qid {q!r}, which has no hierarchy; use 'numeric' or 'alphabetical'"
-                    )
-                leaves = h.leaf_labels
-                known = set(leaves)  # built once: per value it cost |values| x |leaves| (minutes for 5-digit zips)
-                extra = [v for v in vals if v not in known]  # the root, after null="suppress"
-                labels = leaves + [h.label_of(i) for i in sorted(h.id_of(v) for v in extra)]
-            elif how == "numeric":
-                numbers = _as_numbers(vals)
-                if numbers is None:
-                    bad: list[object] = [v for v in vals if _as_numbers([v]) is None]
-                    raise InvalidParameterError(
-                        f"order 'numeric' for qid {q!r}: {len(bad)} values are not numbers (first: {preview(bad)}); "
-                        "use 'alphabetical' or a list"
-                    )
-                labels = [vals[i] for i in np.argsort(numbers, kind="stable")]
-            elif how == "alphabetical":
-                labels = vals
-            else:  # random
-                base = h.leaf_labels if h is not None else vals
-                perm = np.random.default_rng([int(seed), j]).permutation(len(base))
-                labels = [base[i] for i in perm]
-        elif isinstance(how, (list, tuple)):
-            labels = [str(v) for v in how]
-            if len(set(labels)) != len(labels):
-                dup: list[object] = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
-                raise InvalidParameterError(
-                    f"order for qid {q!r} lists values twice (first: {preview(dup)}); list each once"
-                )
-            missing = sorted(set(vals) - set(labels))
-            if missing:
-                raise InvalidParameterError(
-                    f"order for qid {q!r} misses {len(missing)} values of the column "
-                    f"(first: {preview(list(missing))}); list every value"
-                )
+        ordered = _ordered(q, how, vals, h, [int(seed), j])
+        labels = ordered + [v for v in rooted if v not in ordered]  # an explicit list may place the root
+        if not isinstance(how, str):
             how = "explicit"
-        else:
-            raise InvalidParameterError(
-                f"order for qid {q!r} must be a string or a list of values, got {type(how).__name__}"
-            )
         numbers = _as_numbers(labels) if how in ("hierarchy", "numeric") else None
         numeric = numbers is not None and bool(np.all(np.diff(numbers) >= 0))
         coords = numbers if numeric and numbers is not None else np.arange(len(labels), dtype=np.float64)
         out.append(Axis(q, labels, coords, numeric, how == "hierarchy"))
     return out
+
+
+def _column_values(values: Sequence[str], h: Hierarchy | None) -> tuple[list[str], list[str]]:
+    """The distinct values an order ranks, sorted, and apart from them the labels the column's nulls were
+    published at (``null="suppress"``: the root), which every order ranks last, in the hierarchy's id order.
+    Only a qid with a hierarchy holds such labels (the road refuses nulls in a qid without one).
+
+    >>> _column_values(["b", "*", "a"], Hierarchy.suppression(["a", "b"]))
+    (['a', 'b'], ['*'])
+    """
+    vals = sorted({str(v) for v in values})
+    if h is None:
+        return vals, []
+    leaves = set(h.leaf_labels)  # built once: per value it cost |values| x |leaves| (minutes for 5-digit zips)
+    rooted = [h.label_of(i) for i in sorted(h.id_of(v) for v in vals if v not in leaves)]
+    return [v for v in vals if v in leaves], rooted
+
+
+def _ordered(q: str, how: object, vals: list[str], h: Hierarchy | None, seed: list[int]) -> list[str]:
+    """The values of qid `q` in the order `how` names (the labels its nulls were published at left out; see
+    :func:`axes`): a hierarchy's leaves in depth-first order, or permuted by `seed` for ``"random"``.
+
+    >>> _ordered("x", "random", ["a", "b", "c"], None, [0, 0])
+    ['c', 'a', 'b']
+    """
+    if isinstance(how, (list, tuple)):
+        return _listed(q, how, vals)
+    if not isinstance(how, str):
+        raise InvalidParameterError(
+            f"order for qid {q!r} must be a string or a list of values, got {type(how).__name__}"
+        )
+    if how not in _ORDERS:
+        raise InvalidParameterError(
+            f"order for qid {q!r} must be one of {list(_ORDERS)} or a list of its values, got {how!r}"
+        )
+    if how == "numeric":
+        return _numeric(q, vals)
+    if how == "alphabetical":
+        return vals
+    if how == "hierarchy" and h is None:
+        raise InvalidParameterError(
+            f"order 'hierarchy' for qid {q!r}, which has no hierarchy; use 'numeric' or 'alphabetical'"
+        )
+    base = h.leaf_labels if h is not None else vals
+    if how == "hierarchy":
+        return list(base)
+    return [base[i] for i in np.random.default_rng(seed).permutation(len(base))]
+
+
+def _numeric(q: str, vals: list[str]) -> list[str]:
+    """`vals` in numeric order; refused, naming the first few, when some are not numbers."""
+    numbers = _as_numbers(vals)
+    if numbers is None:
+        bad: list[object] = [v for v in vals if _as_numbers([v]) is None]
+        raise InvalidParameterError(
+            f"order 'numeric' for qid {q!r}: {len(bad)} values are not numbers (first: {preview(bad)}); "
+            "use 'alphabetical' or a list"
+        )
+    return [vals[i] for i in np.argsort(numbers, kind="stable")]
+
+
+def _listed(q: str, listed: Sequence[object], vals: list[str]) -> list[str]:
+    """An explicit order: each value once, every value of the column listed (its nulls need no place: they rank
+    last, at the root they were published at; a list that names the root places them there)."""
+    labels = [str(v) for v in listed]
+    if len(set(labels)) != len(labels):
+        dup: list[object] = [v for v in dict.fromkeys(labels) if labels.count(v) > 1]
+        raise InvalidParameterError(f"order for qid {q!r} lists values twice (first: {preview(dup)}); list each once")
+    missing = sorted(set(vals) - set(labels))
+    if missing:
+        raise InvalidParameterError(
+            f"order for qid {q!r} misses {len(missing)} values of the column "
+            f"(first: {preview(list(missing))}); list every value"
+        )
+    return labels
 
 
 def coordinates(aggregates: pl.DataFrame, qids: Sequence[str], axis_list: Sequence[Axis]) -> pl.DataFrame:

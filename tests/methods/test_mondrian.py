@@ -300,6 +300,54 @@ def test_null_suppress_publishes_root() -> None:
     assert out["g"].to_list() == ["a", "b", "*", "a", "b", "*"]
 
 
+@pytest.mark.parametrize(
+    ("leaves", "order"),
+    [
+        (["a", "b", "c"], "hierarchy"),
+        (["a", "b", "c"], "alphabetical"),
+        (["a", "b", "c"], ["b", "a", "c"]),
+        (["1", "2", "3"], "numeric"),
+    ],
+)
+def test_null_suppress_ranks_the_root_last_on_every_order(leaves: list[str], order: object) -> None:
+    """The nulls, published at the root, rank after the column's values whatever the order, and an explicit list
+    need not name the root (a value the column never holds). By hand, for every order here (axis x, y, z, *; x, y
+    holding 2 rows, z and the null 1): the lower median (record 3) is y, {x, y} | {z, *} leaves 4 | 2 rows, then
+    {x} | {y} (2 | 2); {z, *} publishes its lowest common ancestor, the root. (Before: 'alphabetical' ranked the
+    root first, *, a, b, c, and published everything as *; 'numeric' and the list were refused as missing '*'.)"""
+    x, y, z = leaves if order != ["b", "a", "c"] else ["b", "a", "c"]
+    df = pl.DataFrame({"g": [x, y, None, x, y, z]})
+    h = {"g": pa.Hierarchy.from_dict({"*": {"A": leaves[:2], leaves[2]: None}})}
+    out = pa.anonymize(df, hierarchies=h, k=2, method="mondrian", null="suppress", order={"g": order}).collect()
+    assert out["g"].to_list() == [x, y, "*", x, y, "*"]
+
+
+def test_random_order_ranks_the_same_values_as_the_hierarchy_order() -> None:
+    """'random' permutes the hierarchy's leaves and ranks the root the nulls were published at last, as
+    'hierarchy' does (it used to leave the root out: a raw Polars error). Every seed publishes a k-anonymous table
+    of ancestors, each null at the root."""
+    h = pa.Hierarchy.from_dict({"*": {"A": ["a", "b"], "B": ["c", "d"]}})
+    by_hierarchy = axes({"g": ["a", "*", "c"]}, {"g": h}, "hierarchy")[0].labels
+    assert by_hierarchy == ["a", "b", "c", "d", "*"]
+    df = pl.DataFrame({"g": ["a", "b", None, "c", "d", None, "a", "c"]})
+    up = {"a": "A", "b": "A", "c": "B", "d": "B"}
+    for seed in range(8):
+        labels = axes({"g": ["a", "*", "c"]}, {"g": h}, "random", seed)[0].labels
+        assert sorted(labels) == sorted(by_hierarchy) and labels[-1] == "*"
+        out = pa.anonymize(df, hierarchies={"g": h}, k=2, method="mondrian", null="suppress", order="random", seed=seed)
+        got = out.collect()["g"].to_list()
+        assert all(p in (v, up.get(v), "*") if v is not None else p == "*" for v, p in zip(df["g"], got))
+        assert min(got.count(p) for p in got) >= 2
+
+
+def test_numeric_order_refusal_names_only_the_column_values() -> None:
+    """A numeric order over words names the words, not the root the nulls were published at."""
+    df = pl.DataFrame({"g": ["a", None, "b", "a"]})
+    h = {"g": pa.Hierarchy.suppression(["a", "b"])}
+    with pytest.raises(pa.InvalidParameterError, match=r"'g': 2 values are not numbers \(first: \['a', 'b'\]\)"):
+        pa.anonymize(df, hierarchies=h, k=2, method="mondrian", null="suppress", order="numeric").collect()
+
+
 def test_job_file_qid_without_hierarchy(tmp_path: Path) -> None:
     """A [qids.<name>] table without a 'hierarchy' key declares a qid without hierarchy:
     mondrian publishes it as a set (categorical) or a range (numeric)."""
