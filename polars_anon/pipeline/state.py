@@ -201,11 +201,25 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
         aggregates,
         first_row=first_row,
     )
-    # fulldomain searches every vector the refusal would wrongly exclude (its failing classes suppressed within the
-    # budget); the other methods keep the refusal
-    suppressing = request.method.name == "fulldomain" and int(getattr(request.options, "max_suppressed", 0) or 0) > 0
-    check_privacy(constraints, may_suppress=suppressing)
+    check_privacy(constraints, may_suppress=_may_suppress(request))
     return constraints, {a: frames[a] for a in counted.labels}
+
+
+def _may_suppress(request: Request) -> bool:
+    """Whether the request's method suppresses within a budget above zero: a method with option ``max_suppressed``
+    (fulldomain, topdown, datafly) given one, or datafly's default (None: k, at least 1). Such a method may publish
+    where the whole table fails a class model (the failing classes of a finer level suppressed), so the up-front
+    refusal (:func:`~polars_anon.request.check_privacy`) leaves it to the method, which publishes or refuses
+    (:meth:`~polars_anon.privacy.constraints.Constraints.no_publication`).
+
+    >>> from types import SimpleNamespace as NS
+    >>> [_may_suppress(NS(options=NS(max_suppressed=b))) for b in (0, 3, None)], _may_suppress(NS(options=NS()))
+    ([False, True, True], False)
+    """
+    if not hasattr(request.options, "max_suppressed"):
+        return False
+    budget = request.options.max_suppressed
+    return budget is None or int(budget) > 0
 
 
 def population_size(request: Request, n_rows: int) -> int | None:

@@ -4,6 +4,8 @@ k check)."""
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 import pytest
 
@@ -63,3 +65,55 @@ def test_a_suppression_budget_changes_only_the_words(method: str, engine: str) -
         f"method {method!r} found no publication of this table (6 rows) that is 2-anonymous and satisfies {words} "
         "with at most 1 suppressed rows; raise max_suppressed, lower k or relax the models"
     )
+
+
+# The whole table (s: 7 a, 1 b) has entropy exp(-(7/8 ln 7/8 + 1/8 ln 1/8)) = 1.458 < 2 effective values: no
+# generalization meets entropy l=2 (a monotone model), but the class x1 = {a, b} does (exactly 2) once x2's six rows
+# are suppressed.
+SKEWED = pl.DataFrame({"x": ["x1", "x1"] + ["x2"] * 6, "s": ["a", "b"] + ["a"] * 6})
+SKEWED_H = {"x": pa.Hierarchy.suppression(["x1", "x2"])}
+ENTROPY_2 = LDiversity("s", 2, "entropy")
+
+
+def _entropy_l(values: list[str]) -> float:
+    """exp of the Shannon entropy of `values` (the effective number of sensitive values), by hand."""
+    n = len(values)
+    return math.exp(-sum(c / n * math.log(c / n) for c in (values.count(v) for v in set(values))))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("method", ["fulldomain", "topdown", "datafly"])
+def test_a_budget_publishes_where_the_whole_table_fails_a_monotone_model(method: str, engine: str) -> None:
+    """hunt40: topdown and datafly were refused up front ("cannot be met by any generalization") though suppressing
+    within their budget publishes, as fulldomain did: each now publishes x1's class, 2-anonymous and 2-diverse."""
+    assert ENTROPY_2.monotone and _entropy_l(SKEWED["s"].to_list()) < 2
+    got = pa.anonymize(
+        SKEWED, hierarchies=SKEWED_H, k=2, method=method, privacy=[ENTROPY_2], max_suppressed=6, engine=engine
+    )
+    out = got.collect()
+    assert sorted(out.rows()) == [("x1", "a"), ("x1", "b")] and got.report["suppressed"] == 6
+    for _, members in out.group_by("x"):
+        assert members.height >= 2 and _entropy_l(members["s"].to_list()) >= 2 - 1e-12
+
+
+@pytest.mark.parametrize("method", ["fulldomain", "topdown", "datafly"])
+def test_a_budget_too_small_refuses_with_the_method_words(method: str) -> None:
+    """Five rows of budget cannot suppress x2's six: each method says it found no publication within its budget."""
+    with pytest.raises(pa.InfeasibleError) as got:
+        pa.anonymize(SKEWED, hierarchies=SKEWED_H, k=2, method=method, privacy=[ENTROPY_2], max_suppressed=5)
+    assert str(got.value) == (
+        f"method {method!r} found no publication of this table (8 rows) that is 2-anonymous and satisfies "
+        "l-diversity on 's' (l=2, variant='entropy') with at most 5 suppressed rows; raise max_suppressed, lower k "
+        "or relax the models"
+    )
+
+
+def test_datafly_default_budget_of_k_rows_publishes_where_the_whole_table_fails() -> None:
+    """Datafly's default budget is k rows. s: 4 a, 2 b over the whole table, exp(entropy) = 1.89 < 2; at level 0
+    x1 = {a, b} and x2 = {a, b} meet l=2 and x3 = {a, a} (2 rows, within k = 2) is suppressed."""
+    table = pl.DataFrame({"x": ["x1", "x1", "x2", "x2", "x3", "x3"], "s": ["a", "b", "a", "b", "a", "a"]})
+    assert _entropy_l(table["s"].to_list()) < 2
+    h = {"x": pa.Hierarchy.suppression(["x1", "x2", "x3"])}
+    got = pa.anonymize(table, hierarchies=h, k=2, method="datafly", privacy=[ENTROPY_2])
+    assert got.collect().rows() == [("x1", "a"), ("x1", "b"), ("x2", "a"), ("x2", "b")]
+    assert got.report["suppressed"] == 2
