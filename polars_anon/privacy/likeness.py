@@ -141,9 +141,17 @@ class _LikenessCheck(_Relative):
         worst = gain.max(axis=1) if gain.shape[1] else np.zeros(view.n)
         worst = np.maximum(worst, 0.0)
         if self.model.variant == "enhanced":
-            over = (gain > -np.log(self.p)[None, :] * (1 + TOLERANCE)).any(axis=1)
+            over = (gain > self._caps()[None, :] * (1 + TOLERANCE)).any(axis=1)
             worst = np.where(over, np.inf, worst)
         return np.where(any_, worst, np.inf)  # no value read: nothing to judge, fails
+
+    def _caps(self) -> np.ndarray:
+        """Enhanced beta-likeness's cap on each value's gain, -ln p: none (inf) for a value no row holds (p = 0, every
+        row of it suppressed), written out rather than left to a divide-by-zero warning."""
+        caps = np.full(self.p.shape, np.inf)
+        held = self.p > 0
+        caps[held] = -np.log(self.p[held])
+        return caps
 
     def ok(self, view: ClassView, measure: np.ndarray) -> np.ndarray:
         return measure <= self.model.beta * (1 + TOLERANCE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import polars as pl
@@ -238,3 +239,19 @@ def test_k_map_poisson_derivation() -> None:
         c += 1
     assert KMap(20, sampling_fraction=0.05).derived_k(10_000) == c + 2
     assert KMap(3, sampling_fraction=0.9).derived_k(10_000) == 3  # never above k
+
+
+def test_enhanced_beta_likeness_of_a_value_every_row_of_which_is_suppressed_warns_not() -> None:
+    """hunt40: x2's one row (the only r) is suppressed (k=2, budget 1), so the published rows hold no r: a check
+    over them reads the cap -ln p(r) = -ln 0, no cap, now without NumPy's divide-by-zero warning. By hand, x1 =
+    {p, q, p} over the input's p = 1/2, q = 1/4: gains (2/3)/(1/2) - 1 = (1/3)/(1/4) - 1 = 1/3, under beta = 5
+    and the caps ln 2, ln 4; over the published p = 2/3, q = 1/3 both gains are 0."""
+    table = pl.DataFrame({"x": ["x1", "x1", "x1", "x2"], "s": ["p", "q", "p", "r"]})
+    h = {"x": pa.Hierarchy.suppression(["x1", "x2"])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = pa.anonymize(
+            table, hierarchies=h, k=2, max_suppressed=1, privacy=[BetaLikeness("s", beta=5.0, variant="enhanced")]
+        )
+        assert got.collect().rows() == [("x1", "p"), ("x1", "q"), ("x1", "p")]
+    assert got.report["suppressed"] == 1
