@@ -110,7 +110,10 @@ def _exit_while_starting(signum: int, frame: object) -> None:
     for sig in _SIGNALS:  # one line: a second signal while the process ends does nothing
         signal.signal(sig, signal.SIG_IGN)
     os.write(2, f"{NOTHING_WRITTEN}\n".encode())
-    raise SystemExit(143 if signum == signal.SIGTERM else 130)  # leaves the import; Python prints nothing for it
+    # at once, not by raising: the handler may run inside code that swallows its exception (the compiler, while Python
+    # compiles a module), and the job then went on to write everything and exit 0. Nothing is written at start-up and
+    # standard output holds nothing yet, so nothing is lost by skipping the interpreter's clean-up.
+    os._exit(143 if signum == signal.SIGTERM else 130)
 
 
 def restore_handlers(replaced: dict[int, Any]) -> None:

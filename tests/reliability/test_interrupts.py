@@ -577,6 +577,49 @@ def test_a_signal_while_the_command_line_imports_the_package_is_one_line(
     assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
 
 
+# the same signal, its handler run inside code that swallows the handler's exception, as Python's compiler does when
+# the signal arrives while it compiles one of the package's modules (hunt41: 1 run in 36 at load 7)
+_SIGNAL_SWALLOWED_ON_IMPORT = """
+import os, signal, sys, time
+class SignalSwallowedOnImport:
+    def find_spec(self, name, path, target=None):
+        if name == "polars_anon.metrics":
+            try:
+                os.kill(os.getpid(), signal.{sig})
+                time.sleep(0.01)  # the handler runs here, at the latest
+            except BaseException:
+                pass
+        return None
+sys.meta_path.insert(0, SignalSwallowedOnImport())
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_at_start_up_ends_the_process_even_where_its_exception_is_swallowed(
+    sig: str, code: int, tmp_path: Path
+) -> None:
+    """mend24: the start-up handler raised SystemExit; raised inside the compiler it was lost, the line printed, the
+    signals left ignored, and the job wrote its outputs and exited 0. It ends the process at once now."""
+    pl.DataFrame({"id": list(range(12)), "sex": ["F", "M"] * 6}).write_parquet(tmp_path / "t.parquet")
+    (tmp_path / "job.toml").write_text(
+        'input = "t.parquet"\noutput = "out/anon.parquet"\nk = 2\ninsensitive = "id"\n'
+        '[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    (tmp_path / "sitecustomize.py").write_text(_SIGNAL_SWALLOWED_ON_IMPORT.format(sig=sig))
+    run = subprocess.run(
+        [sys.executable, "-m", "polars_anon.cli", "anonymize", "job.toml"],
+        cwd=tmp_path,
+        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_signals_as_in_a_shell,
+    )
+    assert run.returncode == code, run.stderr
+    assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "sitecustomize.py", "t.parquet"]
+
+
 def test_importing_the_library_changes_no_signal_handler() -> None:
     """A program importing polars_anon keeps its handlers: only the command line installs its own at the start."""
     code = (
