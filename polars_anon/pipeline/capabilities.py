@@ -834,6 +834,14 @@ FRAME_DTYPES.update(
     for engine in ("duckdb", "spark")
     for dtype in (pl.Int128, pl.UInt128)
 )
+FRAME_DTYPES.update(
+    (
+        (engine, pl.Object),
+        "it holds Python objects, which no engine publishes (Polars cannot write them, DuckDB would write their memory "
+        "addresses); convert it (to String, say) or take it out of the frame",
+    )
+    for engine in ("polars", "duckdb", "spark")
+)
 """The dtypes of a Polars frame an engine cannot be handed (engine, dtype -> why)."""
 
 

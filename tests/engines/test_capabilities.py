@@ -225,6 +225,23 @@ def test_a_128_bit_integer_column_is_refused_on_duckdb_and_spark_before_any_row_
     assert pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="big").collect()["big"].to_list() == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_an_object_column_is_refused_on_every_engine_before_any_row_is_read(engine: str) -> None:
+    """hunt41: DuckDB published an Object column as a Binary column of 8-byte memory addresses (and called an Object
+    qid "Binary"); Polars failed at the write with a raw ComputeError naming no column. One line naming it now."""
+    said = r"column 'obj' has dtype Object: it holds Python objects, which no engine publishes"
+    rows = _unreadable().with_columns(pl.col("sex").map_batches(lambda s: s, return_dtype=pl.Object).alias("obj"))
+    with pytest.raises(InvalidParameterError, match=said):
+        pa.anonymize(rows, hierarchies=SEX, k=2, insensitive="obj", engine=engine)
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "obj": pl.Series([object()] * 4, dtype=pl.Object)})
+    with pytest.raises(InvalidParameterError, match=said):
+        pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="obj", engine=engine)
+    with pytest.raises(InvalidParameterError, match=said):  # a qid too, by its own dtype
+        pa.anonymize(frame, hierarchies={"obj": pa.Hierarchy.from_dict({"*": ["x"]})}, k=2, engine=engine)
+    with pytest.raises(InvalidParameterError, match=said):
+        consult_frame("spark", frame)
+
+
 def test_a_zoned_datetime_qid_is_labelled_in_its_own_zone_or_refused_on_duckdb() -> None:
     """DuckDB hands a timestamp with time zone back in its session's zone: a 'Europe/Paris' qid was labelled
     '...+00:00' on a UTC session and refused as not in its hierarchy (built from the column, '...+01:00'), while Polars
