@@ -45,6 +45,7 @@ __all__ = [
     "late_value_words",
     "literal_path",
     "named_path",
+    "parquet_footer",
     "parquet_parts",
     "quoted_line_break",
     "reads_detail",
@@ -296,6 +297,12 @@ def named_path(path: str | Path, engine: str) -> str:
     'no/such/p[1].parquet'
     """
     return literal_path(path, engine) if Path(path).exists() else str(path)
+
+
+def parquet_footer(name: str | Path) -> pl.Schema:
+    """The schema a local Parquet source stores, as Polars reads it: a file that exists by that name is that file
+    (``t[1].parquet``, as every engine reads it), else the name is a folder or a pattern (its first file's)."""
+    return pl.scan_parquet(name, glob=not Path(name).exists()).collect_schema()
 
 
 def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:

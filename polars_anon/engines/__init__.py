@@ -22,13 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import polars as pl
 
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import check_choice
+from polars_anon.io import parquet_footer
 from polars_anon.labels import label_expr, label_exprs
+from polars_anon.locations import is_uri
 from polars_anon.pipeline.state import (
     Aggregated,
     Counted,
@@ -53,11 +55,15 @@ __all__ = [
     "grouped_aggregates",
     "grouped_classes",
     "grouping_set_counts",
+    "in_source_units",
     "key_col",
     "labelled_marginals",
+    "source_units",
 ]
 
 ENGINES = ("polars", "duckdb", "spark")
+
+TimeUnit = Literal["ns", "us", "ms"]
 
 
 def key_col(qid: str) -> str:
@@ -267,6 +273,44 @@ def grouping_set_counts(engine: SQLEngine, table: Any, qids: Sequence[str]) -> d
         q: both.filter(pl.col(f"__anon_g{j}") == 0).select(q, COUNT).sort(q, nulls_last=True)
         for j, q in enumerate(qids)
     }
+
+
+def source_units(path: str | Path) -> dict[str, TimeUnit]:
+    """The time unit of each Datetime column of the local Parquet source `path` as Polars reads it (a folder or a
+    pattern: its first file's), where an engine reading the file itself may hold it in another (DuckDB and Spark
+    read milliseconds as microseconds); empty for a URI or a source not readable here (the engine says why).
+
+    >>> import tempfile, datetime
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> at = pl.Series([datetime.datetime(2020, 1, 1)], dtype=pl.Datetime("ms"))
+    >>> pl.DataFrame({"at": at, "n": [1]}).write_parquet(path)
+    >>> source_units(path), source_units("s3://bucket/t.parquet")
+    ({'at': 'ms'}, {})
+    """
+    if is_uri(str(path)):
+        return {}
+    try:
+        footer = parquet_footer(path)
+    except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine's reader says so itself)
+        return {}
+    return {name: dtype.time_unit for name, dtype in footer.items() if isinstance(dtype, pl.Datetime)}
+
+
+def in_source_units(frame: pl.DataFrame, units: Mapping[str, TimeUnit]) -> pl.DataFrame:
+    """`frame` with each Datetime column named in `units` in that unit (its zone kept): an engine's rows of a Parquet
+    file it read itself, as Polars reads the file, so their labels are the Polars engine's (a Datetime[ms] value is
+    labelled ``'2020-01-01 12:00:00.123'``, not ``'...123000'``); the values came from that unit, nothing is lost.
+
+    >>> t = pl.DataFrame({"at": pl.Series([1_500], dtype=pl.Datetime("us"))})
+    >>> in_source_units(t, {"at": "ms"})["at"].cast(pl.String).to_list()
+    ['1970-01-01 00:00:00.001']
+    """
+    cast = [
+        pl.col(name).dt.cast_time_unit(units[name])
+        for name, dtype in frame.schema.items()
+        if name in units and isinstance(dtype, pl.Datetime) and dtype.time_unit != units[name]
+    ]
+    return frame.with_columns(cast) if cast else frame
 
 
 def labelled_marginals(per: Mapping[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:

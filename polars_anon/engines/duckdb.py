@@ -29,12 +29,15 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon.engines import (
     GroupBys,
+    TimeUnit,
     engine_map,
     grouped_aggregates,
     grouped_classes,
     grouping_set_counts,
+    in_source_units,
     key_col,
     labelled_marginals,
+    source_units,
 )
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
@@ -152,6 +155,8 @@ class DuckDBEngine:
             )
         self.con = connection if connection is not None else duckdb.default_connection()
         self.counts = GroupBys(self._counts)
+        self.units: dict[str, TimeUnit] = {}
+        """The time units of the Datetime columns of the Parquet file it read itself (:meth:`read_parquet`)."""
 
     @property
     def time_zone(self) -> str:
@@ -191,7 +196,7 @@ class DuckDBEngine:
         view = self.view(relation)
         try:
             with interruptible(self.con.interrupt):
-                return self.con.sql(query.format(view=view)).pl()
+                return in_source_units(self.con.sql(query.format(view=view)).pl(), self.units)
         finally:
             self.con.unregister(view)
 
@@ -375,7 +380,10 @@ class DuckDBEngine:
 
     def read_parquet(self, path: str | Path) -> duckdb.DuckDBPyRelation:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that
-        exists is read by its name (``p[1].parquet`` is no pattern), one that does not as DuckDB reads it."""
+        exists is read by its name (``p[1].parquet`` is no pattern), one that does not as DuckDB reads it. Its rows
+        reach Polars with the Datetime units Polars reads the file with (:func:`in_source_units`: DuckDB reads
+        milliseconds as microseconds), so they are labelled as on the Polars engine."""
+        self.units = source_units(path)
         if Path(path).is_dir():
             return self.con.read_parquet([literal_path(p, "duckdb") for p in parquet_parts(path)])
         return self.con.read_parquet(named_path(path, "duckdb"))
@@ -390,7 +398,7 @@ class DuckDBEngine:
         if own:
             empty = empty.project(", ".join(f"NULL::BIGINT AS {_q(c)}" if c in own else _q(c) for c in table.columns))
         with interruptible(self.con.interrupt):
-            schema = empty.pl().schema
+            schema = in_source_units(empty.pl(), self.units).schema
         return pl.Schema({c: own.get(c, t) for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
@@ -510,7 +518,7 @@ class DuckDBEngine:
 
     def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
         with interruptible(self.con.interrupt):
-            return table.pl()
+            return in_source_units(table.pl(), self.units)
 
     def __repr__(self) -> str:
         return "DuckDBEngine()"

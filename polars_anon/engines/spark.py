@@ -27,12 +27,15 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon.engines import (
     GroupBys,
+    TimeUnit,
     engine_map,
     grouped_aggregates,
     grouped_classes,
     grouping_set_counts,
+    in_source_units,
     key_col,
     labelled_marginals,
+    source_units,
 )
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.io import named_path, scanned_files
@@ -472,6 +475,8 @@ class SparkEngine:
         self.spark = spark
         self.session_kind = session_kind(spark)
         self.counts = GroupBys(self._counts, self._count_sets)
+        self.units: dict[str, TimeUnit] = {}
+        """The time units of the Datetime columns of the Parquet files it read itself (:meth:`read_parquet`)."""
 
     @property
     def time_zone(self) -> str:
@@ -528,7 +533,10 @@ class SparkEngine:
     def read_parquet(self, path: str | Path, *more: str | Path) -> Any:
         """Spark's Parquet reader on `paths`: a URI as written, a local path made absolute (Spark resolves a
         relative one from its own working folder, not this process's); a local path that exists is read by its name
-        (Spark reads a path as a pattern: ``p[1].parquet`` read ``p1.parquet``)."""
+        (Spark reads a path as a pattern: ``p[1].parquet`` read ``p1.parquet``). Its rows reach Polars with the
+        Datetime units Polars reads the files with (:func:`in_source_units`: Spark reads milliseconds as
+        microseconds), so they are labelled as on the Polars engine."""
+        self.units = source_units(path)
         paths = [str(p) for p in (path, *more)]
         local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
         exact = [p if is_uri(p) else named_path(p, "spark") for p in local]
@@ -731,7 +739,7 @@ class SparkEngine:
         converted to the session's zone (:attr:`time_zone`), the zone Spark shows it in and the column's own (a
         zoned qid in another zone is refused: :func:`~polars_anon.pipeline.capabilities.consult_zones`), so it is
         labelled as Polars labels the column."""
-        frame: pl.DataFrame = pl.from_arrow(table.toArrow())  # type: ignore[assignment]
+        frame = in_source_units(pl.from_arrow(table.toArrow()), self.units)  # type: ignore[arg-type]
         zoned = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime) and dtype.time_zone]
         if not zoned:
             return frame

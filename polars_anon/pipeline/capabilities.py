@@ -52,7 +52,7 @@ from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_t
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.hierarchy_spec import parse_spec
-from polars_anon.io import CSV_SUFFIXES, is_csv
+from polars_anon.io import CSV_SUFFIXES, is_csv, parquet_footer
 from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.pipeline.sessions import SESSIONS, consult_session, refuse_session
 from polars_anon.request import FULL_DOMAIN_METHODS, Request
@@ -493,12 +493,6 @@ def consult_explore(request: Request, engine: str, driver_tuples: int | None = N
             'methods, or explore the job with engine = "polars"'
         )
     return capability
-
-
-def _footer(name: str | Path) -> pl.Schema:
-    """The schema a Parquet source stores: a file that exists by that name is that file (``t[1].parquet``, as every
-    engine reads it), else the name is a folder or a pattern (its first file's)."""
-    return pl.scan_parquet(name, glob=not Path(name).exists()).collect_schema()
 
 
 InputFormat = Literal["parquet", "csv"]
@@ -952,7 +946,8 @@ def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> Non
 
 def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Schema]]:
     """Each local Parquet source of `files` (a path, a pattern, a folder or a ``file://`` URI) with the schema it stores
-    (:func:`_footer`), refusing one that names a column twice; a remote one's footer is not fetched for this, and one
+    (:func:`~polars_anon.io.parquet_footer`), refusing one that names a column twice; a remote one's footer is not
+    fetched for this, and one
     not readable here as Parquet is left to the engine, which says so itself."""
     found = []
     for name in files:
@@ -960,7 +955,7 @@ def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Sche
         if scheme not in (None, "file") or (scheme == "file" and urlsplit(str(name)).netloc not in ("", "localhost")):
             continue  # a remote source: its footer is not fetched for this
         try:
-            found.append((str(name), _footer(name if scheme is None else local_path(str(name)))))
+            found.append((str(name), parquet_footer(name if scheme is None else local_path(str(name)))))
         except pl.exceptions.DuplicateError as exc:  # Polars refuses it; DuckDB reads the copy as '<name>_1'
             named = re.search(r"column with name '(.*)' has more than one occurrence", str(exc))
             column = repr(named.group(1)) if named else "a column"
