@@ -871,6 +871,26 @@ _SPARK_TYPES = {"Int8": "TINYINT", "Int16": "SMALLINT", "Int32": "INT", "Int64":
                 "String": "STRING", "Boolean": "BOOLEAN", "Date": "DATE"}  # a table of types  # fmt: skip
 
 
+def _refuse_untyped(engine: str, raw: pl.Schema, source: str) -> None:
+    """Refuse a CSV column Polars reads as a type `engine` cannot type the column's text as (one with no name in
+    :data:`~polars_anon.io.DTYPES`: an integer beyond Int64, which Polars reads as an Int128), naming it and the file.
+
+    >>> _refuse_untyped("duckdb", pl.Schema({"id": pl.Int128}), "t.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: job file: column 'id' of 't.csv' holds integers beyond Int64, which ...
+    """
+    for column, dtype in raw.items():
+        if dtype in DTYPES.values():
+            continue
+        held = "integers beyond Int64, which Polars reads" if dtype.is_integer() else "values Polars reads"
+        raise InvalidParameterError(
+            f"job file: column {column!r} of {source!r} holds {held} as {dtype}, a type engine {engine!r} cannot read "
+            "CSV text as (and schema cannot name); use engine 'polars', or convert the file to Parquet with the "
+            "column as a Decimal or a String"
+        )
+
+
 def _type_name(dtype: pl.DataType) -> str:
     name = next((n for n, d in DTYPES.items() if d == dtype), None)
     if name is None:
@@ -893,6 +913,7 @@ def read_on_engine(engine: Any, job: Job) -> Any:
         )
     raw = job.scan_raw().collect_schema()
     consult_names(engine.name, list(raw), f" of {str(job.input)!r}")
+    _refuse_untyped(engine.name, raw, str(job.input))
     wanted = {c: DTYPES[job.schema[c]] if c in job.schema else t for c, t in raw.items()}
     # every engine reads by the rules of CSV_RULES: each column as text (a quoted empty field is the empty string, an
     # empty one null), the job's null strings null (quoted or not), then typed as Polars types it (an empty string

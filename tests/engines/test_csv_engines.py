@@ -213,3 +213,25 @@ def test_spark_splits_a_csv_without_line_breaks_in_quotes(spark: Any, tmp_path: 
     finally:
         for key in small:
             spark.conf.unset(key)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_a_csv_column_of_integers_beyond_int64_is_refused_by_name(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hunt41 c2: Polars reads such a column as Int128; DuckDB refused "the input's column type Int128 has no engine
+    twin; name it in schema", naming no column, and schema cannot name an Int128. One line names the column and the
+    file and says what works."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "people.csv").write_text("id,sex,big\n0,F,18446744073709551610\n1,F,5\n2,M,7\n3,M,8\n")
+    (tmp_path / "job.toml").write_text(JOB.format(engine=engine))
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err == (
+        f"polars-anon: error: job file: column 'big' of '{tmp_path / 'people.csv'}' holds integers beyond Int64, "
+        f"which Polars reads as Int128, a type engine '{engine}' cannot read CSV text as (and schema cannot name); use "
+        "engine 'polars', or convert the file to Parquet with the column as a Decimal or a String\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "people.csv"]
