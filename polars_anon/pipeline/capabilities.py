@@ -816,7 +816,10 @@ writes local paths and file:// URIs, not hdfs://; use engine 'spark' (its Hadoop
     )
 
 
-FRAME_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+DtypeKey = type[pl.DataType] | str
+"""How a refusal table names a dtype: its class, or a Datetime's class and unit (``'Datetime[ns]'``: :func:`_keys`)."""
+
+FRAME_DTYPES: dict[tuple[str, DtypeKey], str] = {
     ("spark", pl.Time): "Spark has no time-of-day type; cast the column (to String) or use engine 'polars'",
 }
 FRAME_DTYPES.update(
@@ -854,9 +857,7 @@ def consult_frame(engine: str, data: object) -> None:
     _refuse_dtypes(FRAME_DTYPES, engine, data.collect_schema() if isinstance(data, pl.LazyFrame) else data.schema)
 
 
-def _refuse_dtypes(
-    table: Mapping[tuple[str, type[pl.DataType]], str], engine: str, schema: pl.Schema, where: str = ""
-) -> None:
+def _refuse_dtypes(table: Mapping[tuple[str, DtypeKey], str], engine: str, schema: pl.Schema, where: str = "") -> None:
     """Refuse the first column of `schema` whose dtype, or a dtype nested in it (:func:`_nested`), `table` refuses on
     `engine`, naming it (`where`: its file).
 
@@ -867,9 +868,20 @@ def _refuse_dtypes(
     polars_anon.errors.InvalidParameterError: column 'n' has dtype Struct({'a': List(Null)}): Spark writes a column ...
     """
     for name, dtype in schema.items():
-        why = next((w for d in _nested(dtype) if (w := table.get((engine, type(d)))) is not None), None)
+        keys = [key for d in _nested(dtype) for key in _keys(d)]
+        why = next((w for key in keys if (w := table.get((engine, key))) is not None), None)
         if why is not None:
             raise InvalidParameterError(f"column {name!r}{where} has dtype {dtype}: {why}")
+
+
+def _keys(dtype: pl.DataType) -> list[DtypeKey]:
+    """What a refusal table may name `dtype` by: its class, and a Datetime's with its unit too (``'Datetime[ns]'``).
+
+    >>> _keys(pl.Datetime("ns", "UTC")), _keys(pl.Int8())
+    ([Datetime, 'Datetime[ns]'], [Int8])
+    """
+    unit = f"Datetime[{dtype.time_unit}]" if isinstance(dtype, pl.Datetime) else None
+    return [type(dtype)] if unit is None else [type(dtype), unit]
 
 
 def _nested(dtype: Any) -> Iterator[pl.DataType]:
@@ -916,11 +928,13 @@ def consult_names(engine: str, columns: Sequence[str], where: str = "") -> None:
             )
 
 
-SOURCE_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+SOURCE_DTYPES: dict[tuple[str, DtypeKey], str] = {
     ("spark", pl.Time): "Spark has no time-of-day type and cannot read the file; cast the column (to String) in the "
-    "file or use engine 'polars'"
+    "file or use engine 'polars'",
+    ("spark", "Datetime[ns]"): "Spark reads no timestamp in nanoseconds and cannot read the file; cast the column "
+    "(to Datetime('us'), Spark's unit) in the file or use engine 'polars'",
 }
-"""The dtypes of a Parquet file an engine cannot read itself (engine, dtype -> why)."""
+"""The dtypes of a Parquet file an engine cannot read itself (engine, dtype or ``'Datetime[<unit>]'`` -> why)."""
 
 
 def consult_source_dtypes(engine: str, files: Sequence[str | Path | URI]) -> None:
@@ -968,7 +982,7 @@ def _local_footers(files: Sequence[str | Path | URI]) -> list[tuple[str, pl.Sche
     return found
 
 
-COLUMN_DTYPES: dict[tuple[str, type[pl.DataType]], str] = {
+COLUMN_DTYPES: dict[tuple[str, DtypeKey], str] = {
     (
         "spark",
         pl.Null,

@@ -377,6 +377,31 @@ def test_a_time_column_of_a_parquet_input_on_spark_is_refused_by_name(
     assert not (tmp_path / "out.parquet").exists()
 
 
+@pytest.mark.parametrize("zone", [None, "UTC"])
+def test_a_nanosecond_datetime_of_a_parquet_input_on_spark_is_refused_by_name(
+    zone: str | None, spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hunt41 s1: a Datetime[ns] column in a Parquet file on Spark gave a 39-line AnalysisException
+    [PARQUET_TYPE_ILLEGAL], exit 1. Now one line naming the column and the file (exit 2), from the footer."""
+    from polars_anon import cli
+
+    at = pl.Series([datetime.datetime(2020, 1, 1, 9, i) for i in range(4)]).cast(pl.Datetime("ns", zone))
+    pl.DataFrame({"age": [20, 21, 20, 21], "at": at}).write_parquet(tmp_path / "t.parquet")
+    said = r"column 'at' of '.*t\.parquet' has dtype Datetime\(time_unit='ns', .*\): Spark reads no timestamp in nano"
+    H = {"age": pa.Hierarchy.intervals(range(15, 30), [5, 10])}
+    with pytest.raises(InvalidParameterError, match=said):
+        pa.anonymize(str(tmp_path / "t.parquet"), hierarchies=H, k=2, insensitive="at", engine="spark")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "t.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "mondrian"\ninsensitive = ["at"]\n'
+        "qids = { age = {} }\n"
+    )
+    assert cli.main(["anonymize", str(job), "--engine", "spark"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "column 'at' of" in err and "Spark reads no timestamp in nanoseconds" in err
+    assert not (tmp_path / "out.parquet").exists()
+
+
 def test_names_equal_but_for_case_are_refused_on_duckdb_and_spark_naming_both(
     spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
