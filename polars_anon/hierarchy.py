@@ -39,7 +39,7 @@ import polars as pl
 
 from polars_anon._types import DateLevel
 from polars_anon.builders import bands, dates, expressions, groups, masks, random_trees
-from polars_anon.builders.values import as_series, distinct, string_labels
+from polars_anon.builders.values import as_series, sorted_distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
 from polars_anon.messages import LEVEL_OUT_OF_RANGE
 
@@ -341,10 +341,14 @@ class Hierarchy:
     def suppression(cls, values: Iterable[object], *, root: str = "*") -> Hierarchy:
         """Suppression only: every value generalizes straight to `root`.
 
-        >>> Hierarchy.suppression(["F", "M"]).height
-        2
+        The leaves are the distinct values sorted (their dtype's natural order, as a job file's column), so the
+        hierarchy, and the tables and reports made with it, do not depend on the order of `values`
+        (``df["sex"].unique()`` has none).
+
+        >>> Hierarchy.suppression(["M", "F", "M"]).leaf_labels
+        ['F', 'M']
         """
-        labels = string_labels(distinct(values, "suppression"), "suppression").to_list()
+        labels = string_labels(sorted_distinct(values, "suppression"), "suppression").to_list()
         return cls._from_builder([[v, root] for v in labels], "suppression")
 
     @classmethod

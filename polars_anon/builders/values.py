@@ -15,7 +15,7 @@ import polars as pl
 from polars_anon.errors import HierarchyError, InvalidParameterError
 from polars_anon.labels import label_series
 
-__all__ = ["Row", "as_series", "distinct", "string_labels"]
+__all__ = ["Row", "as_series", "distinct", "sorted_distinct", "string_labels"]
 
 Row = Sequence[str]
 """One ARX row: ``[leaf, level1, ..., root]`` (a list or a tuple)."""
@@ -50,6 +50,17 @@ def distinct(values: object, source: str) -> pl.Series:
     if series.is_empty():
         raise HierarchyError(f"{source}: no values given; the hierarchy would be empty")
     return series
+
+
+def sorted_distinct(values: object, source: str) -> pl.Series:
+    """The distinct non-null values in their dtype's natural order (numbers, dates, strings by code point), the
+    order a job reads a column's values in: a builder that keeps it gives the same hierarchy whatever the order of
+    its input (``Series.unique()`` has none: it may change from one process to the next).
+
+    >>> sorted_distinct(pl.Series([10, 2, 10]), "demo").to_list()
+    [2, 10]
+    """
+    return distinct(values, source).sort()
 
 
 def string_labels(series: pl.Series, source: str) -> pl.Series:
