@@ -1,12 +1,15 @@
 """Prefix masking: one more character replaced by ``*`` from the right per level.
 
-String values are masked on their own length (``33101 -> 3310* -> 331** -> ...``).
+String values are masked on their own length (``33101 -> 3310* -> 331** -> ...``); a value with no more
+characters than a level masks is fully masked there, ``*`` repeated as many times as the level masks (``7`` ->
+``*`` -> ``**``, merging with ``12`` at ``**``), so every level masks every value.
 Integer values (an integer Series, or Python/NumPy integers) are masked on their
 zero-padded width, the widest value's digit count unless `width` is given, so
 that a zip code stored as the integer 2134 is masked as ``02134``: its leaf stays
 ``2134`` (the column's String cast) and its parent is ``0213*``, next to 02130 to
 02139; every value then meets at ``*****``. A final root `char` is added when the
-last masked level still differs between values.
+last masked level still differs between values (``char`` repeated once more than the levels when a one-character
+value's level 1 is already ``char``).
 """
 
 from __future__ import annotations
@@ -99,11 +102,13 @@ def rows(
             f"masking: the longest value has {longest} characters (first: {first}); masking them all builds a "
             f"level per character, at most {MAX_DIGITS}: give digits"
         )
-    n = longest if digits is None else digits
+    n = longest if digits is None else min(digits, longest)  # more than the longest value's: nothing more to mask
     pairs = sorted(zip(bases, labels))
-    bases, masks = [b for b, _ in pairs], [char * i for i in range(n + 1)]
-    # level i keeps all but the last i characters (none of a shorter value) and masks as many as it drops
-    levels = [[b[:-i] + masks[min(i, len(b))] for b in bases] for i in range(1, n + 1)]
+    bases = [b for b, _ in pairs]
+    # level i keeps all but the last i characters and masks them; a value of at most i characters is fully masked,
+    # char * i: its own node on level i (a label is on one level), shared by every value fully masked there
+    levels = [[b[:-i] + char * i if len(b) > i else char * i for b in bases] for i in range(1, n + 1)]
     if levels and len(set(levels[-1])) > 1:  # no level: the one value is empty
-        levels.append([char] * len(bases))
+        top = char if char not in levels[0] else char * (n + 1)  # char: a one-character value's level 1
+        levels.append([top] * len(bases))
     return [list(row) for row in zip([label for _, label in pairs], *levels)]

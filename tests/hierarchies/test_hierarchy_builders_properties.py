@@ -215,12 +215,20 @@ def test_from_levels_builds_exactly_when_levels_nest(values: list[str], position
     char=st.sampled_from(["*", "#", "xy"]),
 )
 def test_masking_rows_mask_one_more_character_per_level(values: list[str], digits: int | None, char: str) -> None:
-    """Character by character: level i keeps a value's characters before its last i and masks the others."""
-    n = max(len(v) for v in values) if digits is None else digits
+    """Character by character: level i keeps a value's characters before its last i and masks the others; a value
+    of at most i characters is fully masked as `char` i times (every value masked at every level), up to the
+    longest value's length; a root `char` (`char` once more than the levels when a level-1 label is `char`)."""
+    longest = max(len(v) for v in values)
+    n = longest if digits is None else min(digits, longest)
     expected = [
-        [v] + ["".join(c if j < len(v) - i else char for j, c in enumerate(v)) for i in range(1, n + 1)]
+        [v]
+        + [
+            "".join(c if j < len(v) - i else char for j, c in enumerate(v)) if len(v) > i else char * i
+            for i in range(1, n + 1)
+        ]
         for v in sorted(values)
     ]
     if n and len({r[-1] for r in expected}) > 1:
-        expected = [[*r, char] for r in expected]
+        top = char * (n + 1) if char in {r[1] for r in expected} else char
+        expected = [[*r, top] for r in expected]
     assert masks.rows(values, digits, char=char) == expected

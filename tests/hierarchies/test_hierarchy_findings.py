@@ -8,6 +8,7 @@ import sys
 import polars as pl
 
 from polars_anon import Hierarchy
+from polars_anon.hierarchy_spec import build_spec, parse_spec
 
 
 # ---------------------------------------------------------------- 1. suppression does not depend on the input order
@@ -33,3 +34,25 @@ def test_documented_recipe_gives_the_same_table_in_two_processes() -> None:
         for _ in range(4)
     }
     assert len(runs) == 1, runs
+
+
+# ---------------------------------------------------------------- 2. masking masks every value at every level
+def test_a_value_shorter_than_the_mask_is_fully_masked_at_every_level() -> None:
+    h = Hierarchy.masking(["a", "bc"])
+    assert dict(h.level_map(1).rows())["a"] == "*" and dict(h.level_map(1).rows())["bc"] == "b*"
+    assert h.to_rows() == [["a", "*", "**"], ["bc", "b*", "**"]]  # by hand: '**' masks both, and is the root
+
+
+def test_job_mask_spec_masks_a_one_digit_value_at_level_one() -> None:
+    values = pl.Series(["9", "33101", "33102", "4711"]).sort()
+    h = build_spec("zip", parse_spec("zip", {"mask": 5}), values)
+    for level in range(1, h.height):
+        published = dict(h.level_map(level).rows())
+        for v in values:  # level L masks min(L, len) characters of every value
+            assert published[v].endswith("*" * min(level, len(v))), (level, v, published[v])
+    assert h.path_of("9") == ["9", "*", "**", "***", "****", "*****"]
+
+
+def test_masking_with_fewer_digits_than_a_short_value_needs_a_root_of_its_own() -> None:
+    h = Hierarchy.masking(["a", "bcd"], 1)  # level 1: '*' (a fully masked) and 'bc*'; the root above is '**'
+    assert h.to_rows() == [["a", "*", "**"], ["bcd", "bc*", "**"]]
