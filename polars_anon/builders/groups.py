@@ -134,8 +134,9 @@ def rows(
             other = span_of.setdefault(name, (lo, hi))
             if other != (lo, hi):
                 raise HierarchyError(
-                    f"ordered: label {name!r} names two different groups, {leaves[other[0]]}..{leaves[other[1]]} and "
-                    f"{leaves[lo]}..{leaves[hi]}; use a label format with {{first}} and {{last}}"
+                    f"ordered: label {name!r} names two different groups, {leaves[other[0]]!r}..{leaves[other[1]]!r} "
+                    f"and {leaves[lo]!r}..{leaves[hi]!r}; use a label format that tells them apart (one with a "
+                    "separator no value holds, e.g. '[{first} to {last}]') or relabel the values"
                 )
             new_spans.append((lo, hi))
             new_names.append(name)

@@ -75,6 +75,7 @@ def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: 
             children[node].append(len(members) - 1)
             stack.append(len(members) - 1)
     shallowest = min(d for i, d in enumerate(depth) if len(members[i]) == 1)
+    runs: dict[str, tuple[int, int]] = {}  # an ordered run's label -> its first and last position
 
     def name(i: int) -> str:
         pos = members[i]
@@ -83,7 +84,7 @@ def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: 
         if len(pos) == 1:
             return labels[pos[0]]
         if ordered:
-            return f"[{labels[pos[0]]}..{labels[pos[-1]]}]"
+            return _run_label(labels, int(pos[0]), int(pos[-1]), runs)
         return set_label([labels[p] for p in pos])
 
     out: list[Row] = []
@@ -95,6 +96,26 @@ def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: 
             continue
         walk.extend((c, [*chain, name(c)]) for c in reversed(children[node]))
     return out
+
+
+def _run_label(labels: list[str], first: int, last: int, runs: dict[str, tuple[int, int]]) -> str:
+    """``[first..last]``, refused when another run of `runs` (label -> positions, updated) has that label: values
+    holding ``..`` can make two runs one label ("a" to "b..c" and "a..b" to "c" are both ``[a..b..c]``).
+
+    >>> _run_label(["a", "b..c", "a..b", "c"], 0, 1, {"[a..b..c]": (2, 3)})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.HierarchyError: random hierarchy: the runs 'a'..'b..c' and 'a..b'..'c' are both labelled ...
+    """
+    label = f"[{labels[first]}..{labels[last]}]"
+    other = runs.setdefault(label, (first, last))
+    if other != (first, last):
+        raise HierarchyError(
+            f"random hierarchy: the runs {labels[first]!r}..{labels[last]!r} and {labels[other[0]]!r}.."
+            f"{labels[other[1]]!r} are both labelled {label!r} (values holding '..'); relabel the values so that "
+            "none holds '..'"
+        )
+    return label
 
 
 def rows(

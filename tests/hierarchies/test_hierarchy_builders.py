@@ -208,9 +208,9 @@ def test_ordered_refusals() -> None:
         match=r"label '\{firs\}' is not a valid format.*\{first\}, \{last\}, \{count\}, \{members\}",
     ):
         Hierarchy.ordered(range(4), [2], label="{firs}")
-    with pytest.raises(HierarchyError, match=r"label '2' names two different groups, a\.\.b and c\.\.d"):
+    with pytest.raises(HierarchyError, match=r"label '2' names two different groups, 'a'\.\.'b' and 'c'\.\.'d'"):
         Hierarchy.ordered("abcd", [2], label="{count}")
-    with pytest.raises(HierarchyError, match=r"label '2' names two different groups, 2\.\.2 and 0\.\.1"):
+    with pytest.raises(HierarchyError, match=r"label '2' names two different groups, '2'\.\.'2' and '0'\.\.'1'"):
         Hierarchy.ordered(range(4), [2], label="{count}")  # a group label equal to a value
     with pytest.raises(InvalidParameterError, match=r"1 values are not in order \(first: \['c'\]\)"):
         Hierarchy.ordered(["a", "b", "c"], [2], order=["b", "a"])

@@ -141,3 +141,16 @@ def test_clipped_intervals_publish_each_level_s_own_band() -> None:
         h = Hierarchy.intervals(values, widths, bottom=bottom, top=top)
         assert _brute_level(rows, h) == [], (values, widths, bottom, top)
         assert h.height == max(len(r) - r[::-1].index("*") for r in rows)  # the root's column + 1
+
+
+# ---------------------------------------------------------------- 4. two runs with one label are refused
+def test_random_ordered_refuses_two_runs_with_one_label() -> None:
+    with pytest.raises(HierarchyError, match=r"runs 'a'..'b..c' and 'a..b'..'c' are both labelled '\[a..b..c\]'"):
+        Hierarchy.random_ordered(["a", "b..c", "a..b", "c"], seed=4)
+
+
+def test_ordered_collision_message_advises_a_format_that_tells_groups_apart() -> None:
+    values = ["a", "b..c", "a..b", "c"]
+    with pytest.raises(HierarchyError, match=r"names two different groups.*separator no value holds") as caught:
+        Hierarchy.ordered(values, [2], order=values)  # '[a..b..c]' twice with the default format
+    assert "{first} and {last}" not in str(caught.value)
