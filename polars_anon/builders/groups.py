@@ -17,15 +17,21 @@ different groups the same label is refused.
 
 from __future__ import annotations
 
+import re
+import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from polars_anon.builders.values import Row, distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
 
-__all__ = ["PLACEHOLDERS", "check_label", "check_order", "check_sizes", "rows"]
+__all__ = ["MAX_WIDTH", "PLACEHOLDERS", "check_label", "check_order", "check_sizes", "rows"]
 
 PLACEHOLDERS = ("first", "last", "count", "members")
+MAX_WIDTH = 99
+"""The widest field of a label format: ``{first:>9999999999}`` would build a 10 GB label."""
+_SPEC = re.compile(r"(.?[<>=^])?[-+ ]?z?#?0?([1-9][0-9]?)?[,_]?(\.[0-9]{1,2})?[bcdeEfFgGnosxX%]?")
+"""A format spec without nested fields, width and precision below 100."""
 
 
 def check_sizes(sizes: object) -> list[int]:
@@ -54,12 +60,18 @@ def check_label(label: object) -> str:
             f"ordered: label must be a format string such as '[{{first}}..{{last}}]', got {label!r}"
         )
     try:
-        label.format(first="a", last="b", count=2, members="a,b")
+        fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(label) if name is not None]
+        wrong = next((f"{{{n}:{s}}}" for n, s in fields if n not in PLACEHOLDERS or not _SPEC.fullmatch(s)), None)
+        if wrong is None:
+            label.format(first="a", last="b", count=2, members="a,b")
     except (KeyError, IndexError, ValueError) as exc:
+        wrong = repr(exc)
+    if wrong is not None:
         raise InvalidParameterError(
-            f"ordered: label {label!r} is not a valid format ({exc!r}); its placeholders are "
-            f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}"
-        ) from None
+            f"ordered: label {label!r} is not a valid format ({wrong.replace(':}', '}')}); its placeholders are "
+            f"{', '.join('{' + p + '}' for p in PLACEHOLDERS)}, each with at most a short format spec "
+            f"(a width up to {MAX_WIDTH}, e.g. '{{count:03d}}')"
+        )
     return label
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from polars_anon import Hierarchy, HierarchyError
+from polars_anon import Hierarchy, HierarchyError, InvalidParameterError
 from polars_anon.hierarchy_spec import build_spec, parse_spec
 
 
@@ -154,3 +154,16 @@ def test_ordered_collision_message_advises_a_format_that_tells_groups_apart() ->
     with pytest.raises(HierarchyError, match=r"names two different groups.*separator no value holds") as caught:
         Hierarchy.ordered(values, [2], order=values)  # '[a..b..c]' twice with the default format
     assert "{first} and {last}" not in str(caught.value)
+
+
+# ---------------------------------------------------------------- 5. label formats: the documented fields, sane specs
+@pytest.mark.parametrize("label", ["{first.upper}", "{first:>9999999999}", "{first[0]}", "{first:{count}}", "{}"])
+def test_ordered_refuses_a_label_format_beyond_its_fields(label: str) -> None:
+    with pytest.raises(InvalidParameterError, match=r"label .* is not a valid format .*placeholders are \{first\}"):
+        Hierarchy.ordered(range(4), [2], label=label)
+    with pytest.raises(InvalidParameterError, match=r"qid 'age': hierarchy key 'label' is invalid"):
+        parse_spec("age", {"ordered": [2], "label": label})
+
+
+def test_ordered_keeps_short_format_specs() -> None:
+    assert Hierarchy.ordered(range(1, 5), [2], label="{first:>3}-{count:02d}").path_of("3") == ["3", "  3-02", "*"]
