@@ -191,7 +191,9 @@ class Hierarchy:
                     raise _value_and_group(source, child, (column, number), first)
                 if column < first[0]:
                     start[child] = (column, number)
-        labels, parent_ids = _preorder(parent_of)
+        if not parent_of:
+            raise HierarchyError(f"{source}: no rows: the hierarchy is empty; give one row per leaf, leaf;level1;...;*")
+        labels, parent_ids = _preorder(parent_of, f"{source}: ")
         levels = np.array([start[label][0] for label in labels], dtype=np.int64)
         low = np.flatnonzero(levels[np.maximum(parent_ids, 0)] < levels)  # the root (its own "parent" here) never
         if len(low):
@@ -218,14 +220,22 @@ class Hierarchy:
         """
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            with path.open(encoding="utf-8-sig", newline="") as f:  # newline="": a quoted '\r' stays in its label
+                text = f.read()
         except OSError as exc:
             raise HierarchyError(f"cannot read hierarchy file {str(path)!r}: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:
             raise HierarchyError(
                 f"hierarchy file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}; save it as UTF-8"
             ) from exc
-        rows = list(csv.reader(io.StringIO(text), delimiter=separator, quotechar='"'))
+        reader = csv.reader(io.StringIO(text), delimiter=separator, quotechar='"', strict=True)
+        try:
+            rows = list(reader)
+        except csv.Error as exc:  # an unterminated quote would read the rest of the file as one field
+            raise HierarchyError(
+                f"hierarchy file {str(path)!r}, line {reader.line_num}: {exc}; a field that starts with a double "
+                'quote ends with one (a quote inside it is written twice, "a""b")'
+            ) from None
         lines = [r for r in rows if r]
         if len(lines) > 1 and all(len(r) == 1 for r in lines):  # one field a row: no levels, or another separator
             other = next((c for c in ",;\t|" if c != separator and all(c in r[0] for r in lines)), None)
@@ -573,7 +583,9 @@ class Hierarchy:
 
         def write(tmp: Path) -> None:
             with tmp.open("w", newline="", encoding="utf-8") as f:
-                csv.writer(f, delimiter=separator, quotechar='"', lineterminator="\n").writerows(self.to_rows())
+                f.writelines(
+                    separator.join(_csv_field(label, separator) for label in row) + "\n" for row in self.to_rows()
+                )
 
         path = Path(path)
         with Outputs(overwrite=overwrite) as out:
@@ -882,9 +894,23 @@ def _value_and_group(source: str, label: str, here: tuple[int, int], first: tupl
     )
 
 
-def _preorder(parent_of: dict[str, str | None]) -> tuple[list[str], list[int]]:
+def _csv_field(label: str, separator: str) -> str:
+    r"""A label as a field of :meth:`Hierarchy.to_csv`: quoted (inner quotes doubled) when it holds the separator,
+    a quote, a line break (``\n`` or ``\r``) or starts with U+FEFF (which :meth:`Hierarchy.from_csv` would take for
+    a byte-order mark at the start of the file), else as is: what ``csv.writer`` writes, with ``\r`` and U+FEFF too.
+
+    >>> [_csv_field(label, ";") for label in ("[72;76]", "x\ry", "Male")] == ['"[72;76]"', '"x\ry"', "Male"]
+    True
+    """
+    if any(c in label for c in (separator, '"', "\n", "\r")) or label.startswith("\ufeff"):
+        return '"' + label.replace('"', '""') + '"'
+    return label
+
+
+def _preorder(parent_of: dict[str, str | None], where: str = "") -> tuple[list[str], list[int]]:
     """The labels of a child -> parent mapping (None at the root) in depth-first preorder, children in the
-    mapping's order, and their parent ids (-1 at the root); refuses not one root and a cycle.
+    mapping's order, and their parent ids (-1 at the root); refuses not one root and a cycle (`where` starts the
+    message).
 
     >>> _preorder({"a": "A", "b": "A", "A": None})
     (['A', 'a', 'b'], [-1, 0, 0])
@@ -892,7 +918,7 @@ def _preorder(parent_of: dict[str, str | None]) -> tuple[list[str], list[int]]:
     roots = [c for c, p in parent_of.items() if p is None]
     if len(roots) != 1:
         raise HierarchyError(
-            f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(list(roots))}); "
+            f"{where}a hierarchy has exactly one root, found {len(roots)} (first: {preview(list(roots))}); "
             "add a common top node such as '*'"
         )
     children: dict[str, list[str]] = {c: [] for c in parent_of}
@@ -911,7 +937,8 @@ def _preorder(parent_of: dict[str, str | None]) -> tuple[list[str], list[int]]:
     if len(labels) != len(parent_of):
         lost: list[object] = [c for c in parent_of if c not in set(labels)]
         raise HierarchyError(
-            f"the hierarchy has a cycle: {len(lost)} nodes never reach the root {roots[0]!r} (first: {preview(lost)})"
+            f"{where}the hierarchy has a cycle: {len(lost)} nodes never reach the root {roots[0]!r} "
+            f"(first: {preview(lost)})"
         )
     return labels, parent_ids
 

@@ -167,3 +167,26 @@ def test_ordered_refuses_a_label_format_beyond_its_fields(label: str) -> None:
 
 def test_ordered_keeps_short_format_specs() -> None:
     assert Hierarchy.ordered(range(1, 5), [2], label="{first:>3}-{count:02d}").path_of("3") == ["3", "  3-02", "*"]
+
+
+# ---------------------------------------------------------------- 6. files: round-trip or refuse, naming the file
+def test_to_csv_round_trips_carriage_returns_and_a_leading_bom(tmp_path: Path) -> None:
+    for leaves in (["x;\ry", "a\rb", "p\nq", 'a"c'], ["\ufeffb", "a"]):
+        h = Hierarchy.from_dict({"*": leaves})
+        back = Hierarchy.from_csv(h.to_csv(tmp_path / f"{len(leaves)}.csv"))
+        assert back == h and back.leaf_labels == leaves
+
+
+def test_an_unterminated_quote_is_refused_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "h.csv").write_text('a;"b;*\nc;d;*\nd;d;*\n')
+    with pytest.raises(HierarchyError, match=r"h\.csv', line \d: unexpected end of data"):
+        Hierarchy.from_csv(tmp_path / "h.csv")
+
+
+def test_an_empty_file_and_two_roots_name_the_file(tmp_path: Path) -> None:
+    (tmp_path / "empty.csv").write_text("\n\n")
+    with pytest.raises(HierarchyError, match=r"empty\.csv: no rows"):
+        Hierarchy.from_csv(tmp_path / "empty.csv")
+    (tmp_path / "roots.csv").write_text("a;*\nb;+\n")
+    with pytest.raises(HierarchyError, match=r"roots\.csv: a hierarchy has exactly one root, found 2"):
+        Hierarchy.from_csv(tmp_path / "roots.csv")
