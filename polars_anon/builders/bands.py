@@ -62,7 +62,7 @@ def _integers(values: Iterable[object]) -> list[int]:
     numbers = []
     for v in distinct(values, "intervals").to_list():
         try:
-            numbers.append(int(str(v)))
+            number = int(str(v))
         except ValueError:
             hint = (  # a whole float is labelled '20.0', not the leaf '20': the column must be integer
                 "; a float column is labelled as floats ('20.0'): cast it to an integer type first "
@@ -73,6 +73,13 @@ def _integers(values: Iterable[object]) -> list[int]:
             raise InvalidParameterError(
                 f"intervals: value {v!r} is not an integer; interval hierarchies need integer values{hint}"
             ) from None
+        if str(number) != str(v):  # '007', ' 7', '+7', '7_000', '١٢': the leaf would be another label
+            raise InvalidParameterError(
+                f"intervals: value {v!r} is not written as the integer {number} is, so the leaf {str(number)!r} "
+                "would not be the column's value; write the values as plain integers (cast the column to an integer "
+                "type: pl.col(...).cast(pl.Int64))"
+            )
+        numbers.append(number)
     return sorted(set(numbers))
 
 

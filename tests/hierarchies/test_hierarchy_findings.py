@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -190,3 +191,20 @@ def test_an_empty_file_and_two_roots_name_the_file(tmp_path: Path) -> None:
     (tmp_path / "roots.csv").write_text("a;*\nb;+\n")
     with pytest.raises(HierarchyError, match=r"roots\.csv: a hierarchy has exactly one root, found 2"):
         Hierarchy.from_csv(tmp_path / "roots.csv")
+
+
+# ---------------------------------------------------------------- 7. intervals: String values written as their integer
+@pytest.mark.parametrize("value", ["007", " 7", "+7", "7_000", "١٢", "-0"])
+def test_intervals_refuse_a_string_value_not_written_as_its_integer(value: str) -> None:
+    with pytest.raises(
+        InvalidParameterError, match=rf"intervals: value '{re.escape(value)}' is not written as the integer"
+    ):
+        Hierarchy.intervals(pl.Series(["12", value]), [5])
+    with pytest.raises(
+        InvalidParameterError, match=rf"qid 'age': intervals: value '{re.escape(value)}' is not written"
+    ):
+        build_spec("age", parse_spec("age", {"intervals": [5]}), pl.Series(["12", value]))
+
+
+def test_intervals_keep_string_values_written_as_integers() -> None:
+    assert Hierarchy.intervals(pl.Series(["-3", "12"]), [5]).to_rows() == [["-3", "-5--1", "*"], ["12", "10-14", "*"]]
