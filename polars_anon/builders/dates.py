@@ -14,8 +14,10 @@ is the day 2020-03-01. For a Date the leaf is already the day, so ``day`` is
 refused as a level. String values are read as ISO dates (``%Y-%m-%d``) and keep
 their own text as leaves.
 
-Years are written as Polars writes a Date's year: at least four digits, a minus
-sign before years BC (``-0768``).
+Years are written as Polars writes a Date's year, in every label: at least four
+digits, a minus sign before years BC (``-0768``), a plus sign after 9999
+(``+10000``, its 5 years ``+10000-+10004``). Days Polars cannot write (beyond
+years -262143 and +262142) are refused.
 """
 
 from __future__ import annotations
@@ -70,11 +72,31 @@ def check_levels(levels: object, *, datetime: bool | None = None) -> list[str]:
     return list(levels)
 
 
+FIRST_DAY, LAST_DAY = -96_465_292, 95_026_236
+"""The days (since 1970-01-01) of -262143-01-01 and +262142-12-31, the first and last that Polars casts to String
+(a day beyond them panics)."""
+
+
+def _writable(series: pl.Series, days: pl.Series, margin: int = 0) -> None:
+    """Refuse values whose day Polars cannot write (`days`: their day numbers; `margin` days more for a Datetime,
+    whose local day may be the next or the previous)."""
+    beyond = series.filter((days < FIRST_DAY + margin) | (days > LAST_DAY - margin))
+    if beyond.len():
+        raise InvalidParameterError(
+            f"dates: {beyond.len()} values are beyond the days Polars can write as text, -262143-01-01 to "
+            f"+262142-12-31 (first: {preview(beyond.to_physical().head(5).to_list())} as {series.dtype} numbers); "
+            "a hierarchy label is a value's text"
+        )
+
+
 def _days(series: pl.Series) -> pl.Series:
     """Calendar day of each value (local day for a Datetime with a time zone)."""
     if series.dtype == pl.Date:
+        _writable(series, series.to_physical())
         return series
     if isinstance(series.dtype, pl.Datetime):
+        per_day = 86_400 * {"ms": 10**3, "us": 10**6, "ns": 10**9}[series.dtype.time_unit or "us"]
+        _writable(series, series.to_physical() // per_day, margin=1)
         return series.dt.date()
     if series.dtype == pl.String:
         days = iso_dates(series)
@@ -92,7 +114,7 @@ def _days(series: pl.Series) -> pl.Series:
 
 
 def _year_text(year: pl.Expr) -> pl.Expr:
-    sign = pl.when(year < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+    sign = pl.when(year < 0).then(pl.lit("-")).when(year > 9999).then(pl.lit("+")).otherwise(pl.lit(""))
     return sign + year.abs().cast(pl.String).str.zfill(4)
 
 

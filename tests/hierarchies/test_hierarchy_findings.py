@@ -218,3 +218,20 @@ def test_random_trees_refuse_a_seed_that_is_not_an_integer_at_least_0(seed: obje
             InvalidParameterError, match=rf"random hierarchy: seed must be an integer >= 0, got {seed!r}"
         ):
             build(range(5), seed=seed)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- 9. dates: beyond Polars' days, and years after 9999
+def test_dates_refuse_days_polars_cannot_write() -> None:
+    for days in (95_026_237, -96_465_293, 2**31 - 1):  # the day after +262142-12-31, before -262143-01-01, the last
+        with pytest.raises(InvalidParameterError, match=r"dates: 1 values are beyond the days Polars can write"):
+            Hierarchy.dates(pl.Series([days], dtype=pl.Int32).cast(pl.Date))
+    late = pl.Series([2**62], dtype=pl.Int64).cast(pl.Datetime("ms"))
+    with pytest.raises(InvalidParameterError, match=r"beyond the days Polars can write"):
+        Hierarchy.dates(late)
+
+
+def test_years_after_9999_are_written_one_way_in_every_label() -> None:
+    day = pl.Series([2_932_897], dtype=pl.Int32).cast(pl.Date)  # 10000-01-01, which Polars writes '+10000-01-01'
+    assert Hierarchy.dates(day).to_rows() == [
+        ["+10000-01-01", "+10000-01", "+10000-Q1", "+10000", "+10000-+10004", "+10000-+10009", "*"]
+    ]
