@@ -23,8 +23,11 @@ CREATE OR REPLACE TEMP MACRO anon_check_level(h, lvl) AS (
   FROM anon_nodes AS n WHERE n.hierarchy = h);
 
 -- anon_generalize(h, v, lvl): the value v published at level lvl of hierarchy h. v may have
--- any type: it is matched as text (v::VARCHAR, as Polars casts a value to String), so the
--- INTEGER 23 matches the label '23'. NULL stays NULL (h and lvl are checked all the same).
+-- any type: it is matched as DuckDB's text v::VARCHAR (not anon_label(v): 12 -> 500 ms), so the
+-- INTEGER 23 matches the label '23'; a float, timestamp or time whose DuckDB text is not its
+-- label (-0.0, nan, 1e-07, a timestamp without its fraction) matches no node and is refused
+-- naming it, never published under another leaf: cast such a column with anon_label(v) first
+-- (docs/guides/duckdb-sql.md). NULL stays NULL (h and lvl are checked all the same).
 -- v may be any node of h (an inner node, such as a published '30-34', maps as level_map
 -- says: '30-39' at level 2). Refuses (error naming it) a hierarchy h that is not loaded, a
 -- level that is not an integer from 0 to the root's, and a value that is no node of h. Use it inside SELECT * REPLACE (...), or polars_anon.duckdb.generalize_sql.
