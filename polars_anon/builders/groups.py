@@ -60,7 +60,7 @@ def check_label(label: object) -> str:
             f"ordered: label must be a format string such as '[{{first}}..{{last}}]', got {label!r}"
         )
     try:
-        fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(label) if name is not None]
+        fields = [(name, spec or "") for _, name, spec, _ in string.Formatter().parse(label) if name is not None]
         wrong = next((f"{{{n}:{s}}}" for n, s in fields if n not in PLACEHOLDERS or not _SPEC.fullmatch(s)), None)
         if wrong is None:
             label.format(first="a", last="b", count=2, members="a,b")
