@@ -50,7 +50,7 @@ def _check(values: Iterable[object], max_children: int) -> list[str]:
 def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: bool) -> list[Row]:
     if root in labels:
         raise HierarchyError(f"random hierarchy: the root label {root!r} is also a value; pass another root=")
-    rng = np.random.default_rng([seed, 3 if ordered else 4])
+    rng = np.random.default_rng([int(seed), 3 if ordered else 4])
     n = len(labels)
     if n == 1:
         return [[labels[0], root]]
@@ -126,7 +126,4 @@ def rows(
     >>> rows(range(4), seed=4, ordered=True)
     [['0', '[0..1]', '*'], ['1', '[0..1]', '*'], ['2', '[2..3]', '*'], ['3', '[2..3]', '*']]
     """
-    from polars_anon._validate import check_seed  # here: _validate imports the Hierarchy, which imports this module
-
-    seed = check_seed(seed, where="random hierarchy: ")  # type: ignore[assignment]  # not optional: an int
     return _build(_check(values, max_children), seed, max_children, root, ordered=ordered)

@@ -210,16 +210,6 @@ def test_intervals_keep_string_values_written_as_integers() -> None:
     assert Hierarchy.intervals(pl.Series(["-3", "12"]), [5]).to_rows() == [["-3", "-5--1", "*"], ["12", "10-14", "*"]]
 
 
-# ---------------------------------------------------------------- 8. random trees: the one seed check
-@pytest.mark.parametrize("seed", [-1, "x", 1.7, True])
-def test_random_trees_refuse_a_seed_that_is_not_an_integer_at_least_0(seed: object) -> None:
-    for build in (Hierarchy.random_ordered, Hierarchy.random_shuffled):
-        with pytest.raises(
-            InvalidParameterError, match=rf"random hierarchy: seed must be an integer >= 0, got {seed!r}"
-        ):
-            build(range(5), seed=seed)  # type: ignore[arg-type]
-
-
 # ---------------------------------------------------------------- 9. dates: beyond Polars' days, and years after 9999
 def test_dates_refuse_days_polars_cannot_write() -> None:
     for days in (95_026_237, -96_465_293, 2**31 - 1):  # the day after +262142-12-31, before -262143-01-01, the last
