@@ -5,13 +5,10 @@ is held as two Polars tables:
 
 ``nodes``
     ``node`` (Int64 id, depth-first preorder, the root is 0), ``label`` (String),
-    ``parent`` (id, null at the root), ``level`` (leaves are 0; a node built from
-    rows, as a file or a builder gives them, is on the level of the column where it
-    starts, ARX's meaning; a node of :meth:`Hierarchy.from_parents` or
-    :meth:`Hierarchy.from_dict` is on its longest distance down to a leaf, paper
-    001 §3, the column it would start in), ``depth`` (distance from the root),
-    ``leaves`` (nl: leaves under the node), ``order_lo``/``order_hi`` (the node's
-    leaves are this contiguous range of the depth-first leaf order).
+    ``parent`` (id, null at the root), ``level`` (leaves are 0; a node's level is
+    its longest distance down to a leaf, paper 001 §3), ``depth`` (distance from the
+    root), ``leaves`` (nl: leaves under the node), ``order_lo``/``order_hi`` (the
+    node's leaves are this contiguous range of the depth-first leaf order).
 ``closure``
     ``leaf``, ``ancestor``, ``distance``: every (leaf, ancestor) pair, the leaf
     itself included at distance 0.
@@ -68,15 +65,11 @@ class Hierarchy:
     'A'
     """
 
-    def __init__(
-        self, labels: Sequence[str], parents: Sequence[int] | np.ndarray, levels: np.ndarray | None = None
-    ) -> None:
-        """Build from labels in depth-first preorder, parent ids (-1 at the root) and levels (default: each node's
-        longest distance down to a leaf).
+    def __init__(self, labels: Sequence[str], parents: Sequence[int] | np.ndarray) -> None:
+        """Build from labels in depth-first preorder and parent ids (-1 at the root).
 
         Prefer the named constructors; this one trusts its input to be a valid
-        preorder tree whose levels are 0 at the leaves and grow from each node to its parent, and is used by them
-        after validation.
+        preorder tree and is used by them after validation.
         """
         n = len(labels)
         self._labels = list(labels)
@@ -84,8 +77,6 @@ class Hierarchy:
         is_leaf = np.ones(n, dtype=bool)
         is_leaf[self._parent[1:]] = False
         depth, level, leaves = _walk_up(self._parent, is_leaf)
-        if levels is not None:
-            level = np.asarray(levels, dtype=np.int64)
         order = np.cumsum(is_leaf) - 1
         order_lo = np.empty(n, dtype=np.int64)
         order_hi = np.empty(n, dtype=np.int64)
@@ -137,32 +128,45 @@ class Hierarchy:
                 f"{len(missing)} parent labels are not nodes of the hierarchy (first: {preview(missing)}); "
                 "give each of them a parent, or None for the root"
             )
-        return cls(*_preorder(parent_of))
+        roots = [c for c, p in parent_of.items() if p is None]
+        if len(roots) != 1:
+            raise HierarchyError(
+                f"a hierarchy has exactly one root, found {len(roots)} (first: {preview(list(roots))}); "
+                "add a common top node such as '*'"
+            )
+        children: dict[str, list[str]] = {c: [] for c in parent_of}
+        for c, p in parent_of.items():
+            if p is not None:
+                children[p].append(c)
+        labels: list[str] = []
+        parent_ids: list[int] = []
+        stack: list[tuple[str, int]] = [(roots[0], -1)]
+        while stack:
+            label, parent_id = stack.pop()
+            labels.append(label)
+            parent_ids.append(parent_id)
+            me = len(labels) - 1
+            stack.extend((c, me) for c in reversed(children[label]))
+        if len(labels) != len(parent_of):
+            lost: list[object] = [c for c in parent_of if c not in set(labels)]
+            raise HierarchyError(
+                f"the hierarchy has a cycle: {len(lost)} nodes never reach the root "
+                f"{roots[0]!r} (first: {preview(lost)})"
+            )
+        return cls(labels, parent_ids)
 
     @classmethod
     def from_rows(cls, rows: Iterable[Sequence[object]], *, source: str = "rows") -> Hierarchy:
         """Build from ARX-style rows ``[leaf, level1, ..., top]``, one per leaf.
 
-        A label repeated on consecutive positions of a row is one node (``f;f;*``). A node's level is the first
-        column where it starts in any row, so generalizing to level L publishes column L of every row (ARX's
-        meaning) when each label starts in one column, as in every builder's rows; a label that starts in column 2
-        of one row and in column 3 of another (ARX's adult age file: ``82;[82;86];[17;87];...`` beside
-        ``72;[72;76];[72;81];[17;87];...``) is published from level 2 for all its values, so a level is never less
-        general than its column, sometimes more. Refused, naming the rows: a label with two parents, two top
-        values, rows of different lengths, a value that is also a group, a group starting before a group below it.
-        Columns right of the top's first column add no level.
+        A label repeated on consecutive positions of a row is one node (``f;f;*``).
+        All rows must have the same length; a label with two different parents, or
+        more than one top value, is refused.
 
         >>> Hierarchy.from_rows([["a", "A", "*"], ["b", "A", "*"], ["f", "f", "*"]]).height
         3
-        >>> h = Hierarchy.from_rows([["a", "A", "A", "*"], ["b", "B", "AB", "*"]])
-        >>> h.label_of(h.generalize_ids(2)[h.id_of("a")])
-        'A'
-        >>> h = Hierarchy.from_rows([["a", "*", "*"], ["b", "B", "*"]])  # '*' from level 1: b too is '*' there
-        >>> h.height, h.label_of(h.generalize_ids(1)[h.id_of("b")])
-        (2, '*')
         """
         parent_of: dict[str, str | None] = {}
-        start: dict[str, tuple[int, int]] = {}  # label -> (column where its run starts, first row)
         width = None
         for number, row in enumerate(rows, start=1):
             cells = [_label(c) for c in row]
@@ -177,8 +181,8 @@ class Hierarchy:
                 )
             if "" in cells:
                 raise HierarchyError(f"{source}: row {number} has an empty field: {cells!r}")
-            runs = [(i, c) for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]
-            for (column, child), parent in zip(runs, [*(c for _, c in runs[1:]), None]):
+            chain = [c for i, c in enumerate(cells) if i == 0 or c != cells[i - 1]]
+            for child, parent in zip(chain, [*chain[1:], None]):
                 known = parent_of.get(child, parent)
                 if child in parent_of and known != parent:
                     raise HierarchyError(
@@ -186,24 +190,12 @@ class Hierarchy:
                         f"{known!r} and {parent!r}; a node has exactly one parent"
                     )
                 parent_of[child] = parent
-                first = start.setdefault(child, (column, number))
-                if first[0] != column and 0 in (first[0], column):
-                    raise _value_and_group(source, child, (column, number), first)
-                if column < first[0]:
-                    start[child] = (column, number)
         if not parent_of:
             raise HierarchyError(f"{source}: no rows: the hierarchy is empty; give one row per leaf, leaf;level1;...;*")
-        labels, parent_ids = _preorder(parent_of, f"{source}: ")
-        levels = np.array([start[label][0] for label in labels], dtype=np.int64)
-        low = np.flatnonzero(levels[np.maximum(parent_ids, 0)] < levels)  # the root (its own "parent" here) never
-        if len(low):
-            node, up = labels[low[0]], labels[parent_ids[low[0]]]
-            raise HierarchyError(
-                f"{source}: label {up!r} first appears in column {start[up][0]} (row {start[up][1]}), before the "
-                f"label {node!r} below it (column {start[node][0]}, row {start[node][1]}): a level cannot publish "
-                "a group before the groups it holds; give the rows one order of levels"
-            )
-        return cls(labels, parent_ids, levels)
+        try:
+            return cls.from_parents(parent_of)
+        except HierarchyError as exc:  # not one root, a cycle: named with the file or rows they came from
+            raise HierarchyError(f"{source}: {exc}") from None
 
     @classmethod
     def from_csv(cls, path: str | Path, *, separator: str = ";") -> Hierarchy:
@@ -297,10 +289,9 @@ class Hierarchy:
         tree = _preorder_of_rows(rows)
         if tree is not None:
             return cls(*tree)
-        above = {label for row in rows for label in row[1:] if label != row[0]}
-        inner: list[object] = [row[0] for row in rows if row[0] in above]
-        h = None if inner else cls.from_rows(rows, source=source)
-        if h is None or h.n_leaves != len(rows):
+        h = cls.from_rows(rows, source=source)
+        if h.n_leaves != len(rows):
+            inner: list[object] = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
             raise HierarchyError(
                 f"{source}: {len(inner)} values are also labels of groups above other values, so they cannot be "
                 f"leaves (first: {preview(inner)}); change the level labels"
@@ -686,8 +677,7 @@ class Hierarchy:
         ids = np.arange(self.n_nodes)
         current = ids.copy()
         for lv in range(self.height):
-            # climb while the parent's level is still <= lv (levels never fall upwards; a parent may share its
-            # child's level when a file starts it in that column in another row)
+            # climb while the parent's level is still <= lv (levels grow strictly upwards)
             while True:
                 par = self._parent[current]
                 step = (par >= 0) & (self._level[np.maximum(par, 0)] <= lv)
@@ -701,9 +691,9 @@ class Hierarchy:
         """Array node id -> node published at `level`.
 
         A value generalized to level L is published as its highest ancestor whose
-        level is at most L (itself if its own level is above L). For a hierarchy
-        built from rows (an ARX file, a builder) this is the label in column L of
-        the value's row (:meth:`from_rows`).
+        level is at most L (itself if its own level is above L); a level is the longest distance down to a leaf. In
+        a file of rows this is the value in column L only where every label sits at one distance from the leaves
+        (``a;*;*`` beside ``b;B;*`` puts ``*`` on level 2: level 1 keeps ``a``; ARX reads each row's column).
 
         >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
         >>> [h.label_of(i) for i in h.generalize_ids(1)[[h.id_of("a"), h.id_of("f")]]]
@@ -803,25 +793,20 @@ class Hierarchy:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hierarchy):
             return NotImplemented
-        return (
-            self._labels == other._labels
-            and np.array_equal(self._parent, other._parent)
-            and np.array_equal(self._level, other._level)
-        )
+        return self._labels == other._labels and np.array_equal(self._parent, other._parent)
 
     __hash__ = None  # type: ignore[assignment]
 
 
-def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray, np.ndarray] | None:
-    """The labels in depth-first preorder, the parent ids and the levels that :meth:`Hierarchy.from_rows` gives for
-    builder rows (one per leaf, ``[leaf, level1, ..., top]``), or None when the rows need its checks: rows of
-    different lengths, a label that is not a String or is empty, a label with two parents, not one top, a cycle, a
-    row's first label not a leaf of its own, a group starting before a group below it. Labels are numbered in their
-    first-seen order (``from_rows``' order of children), a node's path from the root is its key, and preorder is the
-    keys' sort (a node before the nodes below it); a node's level is the first column where it starts.
+def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray] | None:
+    """The labels in depth-first preorder and the parent ids that :meth:`Hierarchy.from_rows` gives for builder rows
+    (one per leaf, ``[leaf, level1, ..., top]``), or None when the rows need its checks: rows of different lengths,
+    a label that is not a String or is empty, a label with two parents, not one top, a cycle, a row's first label not
+    a leaf of its own. Labels are numbered in their first-seen order (``from_rows``' order of children), a node's
+    path from the root is its key, and preorder is the keys' sort (a node before the nodes below it).
 
     >>> _preorder_of_rows([["b", "B", "*"], ["a", "A", "*"], ["c", "B", "*"]])
-    (['*', 'B', 'b', 'c', 'A', 'a'], array([-1,  0,  1,  1,  0,  4]), array([2, 1, 0, 0, 1, 0]))
+    (['*', 'B', 'b', 'c', 'A', 'a'], array([-1,  0,  1,  1,  0,  4]))
     >>> _preorder_of_rows([["a", "A", "*"], ["A", "B", "*"]]) is None  # 'A' is a leaf and a group
     True
     """
@@ -845,13 +830,6 @@ def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndar
     parent[codes[run_end]] = above[run_end]
     if not np.array_equal(parent[codes[run_end]], above[run_end]) or np.count_nonzero(parent < 0) != 1:
         return None  # a label with two parents, or not one top
-    run_start = np.ones_like(run_end)
-    run_start[:, 1:] = codes[:, 1:] != codes[:, :-1]
-    column = np.broadcast_to(np.arange(width), codes.shape)[run_start]
-    level = np.full(len(labels), width, dtype=np.int64)
-    np.minimum.at(level, codes[run_start], column)  # the first column where the label starts
-    if (level[np.maximum(parent, 0)] < level)[parent >= 0].any():
-        return None  # a group starting before a group below it
     n_leaves = len(labels) - len(np.unique(parent[parent >= 0]))
     keys = _root_paths(parent, width)
     if keys is None or n_leaves != len(rows):
@@ -860,7 +838,7 @@ def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndar
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     parents = parent[order]
-    return [labels[i] for i in order.tolist()], np.where(parents >= 0, rank[np.maximum(parents, 0)], -1), level[order]
+    return [labels[i] for i in order.tolist()], np.where(parents >= 0, rank[np.maximum(parents, 0)], -1)
 
 
 def _root_paths(parent: np.ndarray, most: int) -> np.ndarray | None:
@@ -883,17 +861,6 @@ def _root_paths(parent: np.ndarray, most: int) -> np.ndarray | None:
     return np.where(steps >= 0, table[np.maximum(steps, 0), nodes], -1)
 
 
-def _value_and_group(source: str, label: str, here: tuple[int, int], first: tuple[int, int]) -> HierarchyError:
-    """The refusal of a label in column 0 of one row (a value) and starting a later column of another (a group),
-    `here` and `first` as (column, row number)."""
-    (column, number), (column0, number0) = here, first
-    return HierarchyError(
-        f"{source}: label {label!r} is a value (column 0 of row {number if column == 0 else number0}) and also "
-        f"a group above other values (column {max(column, column0)} of row {number0 if column == 0 else number}); "
-        "a value cannot be a group: change the group's label"
-    )
-
-
 def _csv_field(label: str, separator: str) -> str:
     r"""A label as a field of :meth:`Hierarchy.to_csv`: quoted (inner quotes doubled) when it holds the separator,
     a quote, a line break (``\n`` or ``\r``) or starts with U+FEFF (which :meth:`Hierarchy.from_csv` would take for
@@ -905,42 +872,6 @@ def _csv_field(label: str, separator: str) -> str:
     if any(c in label for c in (separator, '"', "\n", "\r")) or label.startswith("\ufeff"):
         return '"' + label.replace('"', '""') + '"'
     return label
-
-
-def _preorder(parent_of: dict[str, str | None], where: str = "") -> tuple[list[str], list[int]]:
-    """The labels of a child -> parent mapping (None at the root) in depth-first preorder, children in the
-    mapping's order, and their parent ids (-1 at the root); refuses not one root and a cycle (`where` starts the
-    message).
-
-    >>> _preorder({"a": "A", "b": "A", "A": None})
-    (['A', 'a', 'b'], [-1, 0, 0])
-    """
-    roots = [c for c, p in parent_of.items() if p is None]
-    if len(roots) != 1:
-        raise HierarchyError(
-            f"{where}a hierarchy has exactly one root, found {len(roots)} (first: {preview(list(roots))}); "
-            "add a common top node such as '*'"
-        )
-    children: dict[str, list[str]] = {c: [] for c in parent_of}
-    for c, p in parent_of.items():
-        if p is not None:
-            children[p].append(c)
-    labels: list[str] = []
-    parent_ids: list[int] = []
-    stack: list[tuple[str, int]] = [(roots[0], -1)]
-    while stack:
-        label, parent_id = stack.pop()
-        labels.append(label)
-        parent_ids.append(parent_id)
-        me = len(labels) - 1
-        stack.extend((c, me) for c in reversed(children[label]))
-    if len(labels) != len(parent_of):
-        lost: list[object] = [c for c in parent_of if c not in set(labels)]
-        raise HierarchyError(
-            f"{where}the hierarchy has a cycle: {len(lost)} nodes never reach the root {roots[0]!r} "
-            f"(first: {preview(lost)})"
-        )
-    return labels, parent_ids
 
 
 def _walk_up(parent: np.ndarray, is_leaf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
