@@ -428,8 +428,8 @@ class Classes:
             self.ids()
 
     def kept(self) -> list[np.ndarray]:
-        """The arrays these classes keep alive: their own, their chain's links' and the ids at its root (shared by
-        every vector rolled up from the same classes)."""
+        """The arrays these classes keep alive, each once: their own, their chain's links' and the ids at its root
+        (shared by every vector rolled up from the same classes)."""
         out, node = [], self
         while True:
             out += [node.rep, node.rows]
@@ -471,9 +471,9 @@ class _Cache:
         self.used = np.zeros(CACHED_VECTORS, dtype=np.int64)
         """When each slot was last used (0: empty)."""
         self.kept: list[list[np.ndarray]] = [[] for _ in range(CACHED_VECTORS)]
-        """The arrays each slot's entry was counted for."""
-        self.counted: dict[int, tuple[np.ndarray, int]] = {}
-        """Each array counted (by ``id``; held, so the id stays its own): the array and how many slots count it."""
+        """The arrays each slot's entry was counted for (held here, so their ids stay theirs while counted)."""
+        self.counted: dict[int, int] = {}
+        """Each array counted, by ``id``: how many slots count it."""
         self.tick = self.bytes = 0
 
     def get(self, at: tuple[int, ...]) -> Classes | None:
@@ -505,23 +505,22 @@ class _Cache:
 
     def _adds(self, kept: list[np.ndarray]) -> int:
         """The bytes `kept` would add: its arrays not counted yet."""
-        return sum({id(a): a.nbytes for a in kept if id(a) not in self.counted}.values())
+        return sum(a.nbytes for a in kept if id(a) not in self.counted)
 
     def _count(self, slot: int, kept: list[np.ndarray]) -> None:
-        for a in {id(a): a for a in kept}.values():
-            array, n = self.counted.get(id(a), (a, 0))
+        for a in kept:
+            n = self.counted.get(id(a), 0)
             self.bytes += 0 if n else a.nbytes
-            self.counted[id(a)] = (array, n + 1)
+            self.counted[id(a)] = n + 1
         self.kept[slot] = kept
 
     def _uncount(self, slot: int) -> None:
-        for a in {id(a): a for a in self.kept[slot]}.values():
-            array, n = self.counted[id(a)]
-            if n == 1:
-                del self.counted[id(a)]
-                self.bytes -= a.nbytes
+        for a in self.kept[slot]:
+            n = self.counted.pop(id(a))
+            if n > 1:
+                self.counted[id(a)] = n - 1
             else:
-                self.counted[id(a)] = (array, n - 1)
+                self.bytes -= a.nbytes
         self.kept[slot] = []
 
     def _recount(self, slot: int) -> None:
