@@ -102,19 +102,12 @@ def test_a_header_naming_a_column_twice_is_refused_on_every_engine(
 ) -> None:
     """review20 #2: Polars renamed the second 'sex' to sex_duplicated_0 and every engine published it raw beside the
     suppressed qid (exit 0); now one line names the column, its places and the file, and nothing is written."""
-    if engine == "spark":
-        request.getfixturevalue("spark")
-    (tmp_path / "people.csv").write_text("id,sex,age,sex\n0,F,31,F\n1,M,32,M\n2,F,33,F\n3,M,34,M\n")
-    (tmp_path / "job.toml").write_text(JOB.format(engine=engine))
-    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
-    said = capsys.readouterr()
-    assert said.out == ""
-    assert said.err == (
+    said = _refused_job(engine, tmp_path, request, capsys, "id,sex,age,sex\n0,F,31,F\n1,M,32,M\n2,F,33,F\n3,M,34,M\n")
+    assert said == (
         f"polars-anon: error: cannot read input '{tmp_path / 'people.csv'}' as CSV: the header names column 'sex' "
         "more than once (columns 2, 4); give each column its own name in the header, or name every column in columns "
         "(job file: columns = [...])\n"
     )
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "people.csv"]
 
 
 # review11: values Polars' CSV reader refuses for the type it inferred (DuckDB's and Spark's casts read them:
@@ -222,16 +215,27 @@ def test_a_csv_column_of_integers_beyond_int64_is_refused_by_name(
     """hunt41 c2: Polars reads such a column as Int128; DuckDB refused "the input's column type Int128 has no engine
     twin; name it in schema", naming no column, and schema cannot name an Int128. One line names the column and the
     file and says what works."""
-    if engine == "spark":
-        request.getfixturevalue("spark")
-    (tmp_path / "people.csv").write_text("id,sex,big\n0,F,18446744073709551610\n1,F,5\n2,M,7\n3,M,8\n")
-    (tmp_path / "job.toml").write_text(JOB.format(engine=engine))
-    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
-    said = capsys.readouterr()
-    assert said.out == ""
-    assert said.err == (
+    said = _refused_job(
+        engine, tmp_path, request, capsys, "id,sex,big\n0,F,18446744073709551610\n1,F,5\n2,M,7\n3,M,8\n"
+    )
+    assert said == (
         f"polars-anon: error: job file: column 'big' of '{tmp_path / 'people.csv'}' holds integers beyond Int64, "
         f"which Polars reads as Int128, a type engine '{engine}' cannot read CSV text as (and schema cannot name); use "
         "engine 'polars', or convert the file to Parquet with the column as a Decimal or a String\n"
     )
+
+
+def _refused_job(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], csv: str
+) -> str:
+    """The job (JOB) on `engine` over people.csv holding `csv`: exit 2, nothing on standard output, nothing written;
+    what it said on standard error."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "people.csv").write_text(csv)
+    (tmp_path / "job.toml").write_text(JOB.format(engine=engine))
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "people.csv"]
+    return said.err

@@ -554,6 +554,20 @@ sys.meta_path.insert(0, SignalOnImport())
 _CONSOLE_SCRIPT = "import sys\nfrom polars_anon.cli import main\nsys.exit(main())\n"
 
 
+def _started_beside_sitecustomize(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Python run with `args` in `tmp_path`, whose sitecustomize.py it imports first (the package from this checkout),
+    its signals as a shell starts a command; its output captured."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=tmp_path,
+        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_signals_as_in_a_shell,
+    )
+
+
 @pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
 @pytest.mark.parametrize("started", [["polars-anon"], ["-m", "polars_anon.cli"]], ids=["script", "module"])
 def test_a_signal_while_the_command_line_imports_the_package_is_one_line(
@@ -564,15 +578,7 @@ def test_a_signal_while_the_command_line_imports_the_package_is_one_line(
     process without a line (SIGTERM). The package's first line installs the command line's own now."""
     (tmp_path / "sitecustomize.py").write_text(_SIGNAL_ON_IMPORT.format(sig=sig))
     (tmp_path / "polars-anon").write_text(_CONSOLE_SCRIPT)
-    run = subprocess.run(
-        [sys.executable, *started, "check", "t.parquet", "--qids", "sex", "--k", "2"],
-        cwd=tmp_path,
-        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_signals_as_in_a_shell,
-    )
+    run = _started_beside_sitecustomize([*started, "check", "t.parquet", "--qids", "sex", "--k", "2"], tmp_path)
     assert run.returncode == code, run.stderr
     assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
 
@@ -606,15 +612,7 @@ def test_a_signal_at_start_up_ends_the_process_even_where_its_exception_is_swall
         '[qids.sex]\nhierarchy = "suppress"\n'
     )
     (tmp_path / "sitecustomize.py").write_text(_SIGNAL_SWALLOWED_ON_IMPORT.format(sig=sig))
-    run = subprocess.run(
-        [sys.executable, "-m", "polars_anon.cli", "anonymize", "job.toml"],
-        cwd=tmp_path,
-        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_signals_as_in_a_shell,
-    )
+    run = _started_beside_sitecustomize(["-m", "polars_anon.cli", "anonymize", "job.toml"], tmp_path)
     assert run.returncode == code, run.stderr
     assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "sitecustomize.py", "t.parquet"]
