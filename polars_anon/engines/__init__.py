@@ -403,8 +403,9 @@ def get_engine(
             return DuckDBEngine.own(memory_limit)
         return DuckDBEngine(connection)  # type: ignore[arg-type]
     if name == "spark":
-        from polars_anon.engines.spark import SparkEngine, session
+        from polars_anon.engines.spark import SparkEngine, refuse_unreadable, session
 
+        refuse_unreadable(data)  # before a session starts (tens of seconds): its refusal at once
         own = getattr(data, "sparkSession", None)
         return SparkEngine(own if own is not None else session(master, config))
     from polars_anon.engines.polars import POLARS

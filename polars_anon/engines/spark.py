@@ -38,7 +38,7 @@ from polars_anon.engines import (
     source_units,
 )
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
-from polars_anon.io import named_path, scanned_files
+from polars_anon.io import is_csv, named_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
 from polars_anon.pipeline.sessions import refuse_session
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
@@ -113,12 +113,28 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
         os.environ["PYSPARK_PYTHON"] = settings["spark.pyspark.python"] = python
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    spark = _started(builder)
     if session_kind(spark) == "classic":  # a Connect session (SPARK_REMOTE) has no SparkContext: the road refuses it
         spark.sparkContext.setLogLevel("ERROR")
     if config:
         check_config(spark)
     return spark
+
+
+def _started(builder: Any) -> Any:
+    """``builder.getOrCreate()``; pyspark's failure to start Java (no ``java`` on the PATH nor in ``JAVA_HOME``: a
+    Py4J gateway that exited at once) said in one line with what to install."""
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:
+        condition = getattr(exc, "getCondition", None)  # pyspark 4's name of its error class
+        if condition is None or condition() != "JAVA_GATEWAY_EXITED":
+            raise
+        raise InvalidParameterError(
+            "engine 'spark' could not start Spark: its Java process exited at once (pyspark's JAVA_GATEWAY_EXITED); "
+            "install Java 17 or 21 and put it on the PATH or in JAVA_HOME (`java -version` names it), or use engine "
+            "'polars' or 'duckdb'"
+        ) from None
 
 
 def _connect_asked(settings: Mapping[str, str]) -> bool:
@@ -334,14 +350,15 @@ def lazy_source(lf: pl.LazyFrame) -> list[str] | None:
 
     refusal = (
         "engine 'spark' reads a LazyFrame from its Parquet source, and this one is {what}; give "
-        "pl.scan_parquet(path) itself, a path or URI, or a Spark DataFrame (or collect it: a DataFrame goes as Arrow)"
+        "pl.scan_parquet(path) itself, a Parquet path or URI, or a Spark DataFrame (or collect it: a DataFrame goes "
+        "as Arrow){csv}"
     )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             plan = json.loads(lf.serialize(format="json"))
     except Exception:
-        raise InvalidParameterError(refusal.format(what="not readable as a plan")) from None
+        raise InvalidParameterError(refusal.format(what="not readable as a plan", csv="")) from None
     while isinstance(plan, dict) and len(plan) == 1 and isinstance(plan.get("IR"), dict) and "dsl" in plan["IR"]:
         plan = plan["IR"]["dsl"]  # a LazyFrame Polars has already run keeps its plan as it was given, wrapped
     if not _reads_files(plan):
@@ -349,12 +366,31 @@ def lazy_source(lf: pl.LazyFrame) -> list[str] | None:
     scan = plan.get("Scan") if isinstance(plan, dict) and len(plan) == 1 else None
     if not isinstance(scan, dict):
         kind = next(iter(plan), "a query") if isinstance(plan, dict) else "a query"
-        raise InvalidParameterError(refusal.format(what=f"a query ({kind}) over a file, not a plain scan"))
+        raise InvalidParameterError(refusal.format(what=f"a query ({kind}) over a file, not a plain scan", csv=""))
     if "Parquet" not in (scan.get("scan_type") or {}):
         kinds = ", ".join(scan.get("scan_type") or {}) or "no file"
-        raise InvalidParameterError(refusal.format(what=f"a scan of {kinds}, not of Parquet"))
+        csv = "; a job file reads a CSV file on Spark" if "Csv" in (scan.get("scan_type") or {}) else ""
+        raise InvalidParameterError(refusal.format(what=f"a scan of {kinds}, not of Parquet", csv=csv))
     paths = (scan.get("sources") or {}).get("Paths") or []
     return [p["inner"] if isinstance(p, dict) else str(p) for p in paths]
+
+
+def refuse_unreadable(data: object) -> None:
+    """Refuse, before a Spark session is started for it, a table engine 'spark' does not read: a LazyFrame that is
+    more than a scan of Parquet (:func:`lazy_source`) and a CSV file's path or URI (a job reads a CSV on Spark by the
+    rules every engine shares; given as a table, Spark would take it for Parquet, or a file's name for a table's)."""
+    if isinstance(data, pl.LazyFrame):
+        lazy_source(data)
+    elif (
+        isinstance(data, (str, Path))
+        and is_csv(data)
+        and (isinstance(data, Path) or is_uri(data) or Path(data).exists())
+    ):
+        raise InvalidParameterError(
+            f"engine 'spark' reads a Parquet path or URI, a table name or a Spark DataFrame, and {str(data)!r} names "
+            f'a CSV file; read it with a job file (input = {json.dumps(str(data))}, engine = "spark"), or give '
+            "spark.read.csv(...) with your options"
+        )
 
 
 def _reads_files(node: object) -> bool:

@@ -191,3 +191,55 @@ def test_a_folder_spark_reads_is_protected_not_only_its_files(spark: Any, tmp_pa
     assert one_file.check(parts / "new.parquet") == parts / "new.parquet"
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
         one_file.check(parts / "part-0.parquet")
+
+
+def _no_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make starting a Spark session fail the test: a refusal must come before one is started (tens of seconds)."""
+    import polars_anon.engines.spark as spark_engine
+
+    def started(*_: object, **__: object) -> None:
+        raise AssertionError("a Spark session was started before the refusal")
+
+    monkeypatch.setattr(spark_engine, "session", started)
+
+
+def test_what_spark_cannot_read_is_refused_before_a_session_starts(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan of CSV and a CSV file's path (newuser4: refused after 26 s of start-up, then "no table or view
+    'people.csv'", or Spark's raw error for a Path): one line at once, naming what reads a CSV on Spark."""
+    _no_session(monkeypatch)
+    PEOPLE.write_csv(work / "people.csv")
+    with pytest.raises(InvalidParameterError, match=r"a scan of Csv, not of Parquet; .*a job file reads a CSV file"):
+        pa.anonymize(pl.scan_csv(work / "people.csv"), hierarchies=H, k=2, insensitive="id", engine="spark")
+    for given in (work / "people.csv", str(work / "people.csv")):
+        with pytest.raises(InvalidParameterError) as caught:
+            pa.anonymize(given, hierarchies=H, k=2, insensitive="id", engine="spark")
+        assert str(caught.value) == (
+            f"engine 'spark' reads a Parquet path or URI, a table name or a Spark DataFrame, and "
+            f"{str(work / 'people.csv')!r} names a CSV file; read it with a job file (input = "
+            f'"{work / "people.csv"}", engine = "spark"), or give spark.read.csv(...) with your options'
+        )
+
+
+def test_no_java_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyspark's JAVA_GATEWAY_EXITED (no java on the PATH nor in JAVA_HOME; newuser4 got the raw error) said in one
+    line with what to install; any other failure to start is left as it is."""
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql import SparkSession
+
+    import polars_anon.engines.spark as spark_engine
+
+    def failing(condition: str) -> Any:
+        def get_or_create(_: object) -> None:
+            raise PySparkRuntimeError(errorClass=condition, messageParameters={})
+
+        return get_or_create
+
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", failing("JAVA_GATEWAY_EXITED"))
+    with pytest.raises(InvalidParameterError) as caught:
+        spark_engine.session("local[1]")
+    assert str(caught.value).startswith("engine 'spark' could not start Spark: its Java process exited at once")
+    assert "install Java 17 or 21" in str(caught.value) and "\n" not in str(caught.value)
+    monkeypatch.setattr(SparkSession.Builder, "getOrCreate", failing("SESSION_ALREADY_EXIST"))
+    with pytest.raises(PySparkRuntimeError):
+        spark_engine.session("local[1]")
