@@ -796,8 +796,76 @@ class Commands(Protocol):
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
-def _report_parsers(sub: Commands, common: argparse.ArgumentParser, engines: argparse.ArgumentParser) -> None:
-    """``explore`` and ``report``: the commands that write pages."""
+def _common_parser() -> argparse.ArgumentParser:
+    """The arguments every command takes (``--quiet``), lent through ``parents=[common]``."""
+    common = _Parser(add_help=False)  # only lends its arguments (parents=[common]); a _Parser as the subparsers are
+    common.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars (also: POLARS_ANON_PROGRESS=0), and no summary line beside a report printed as JSON",
+    )
+    return common
+
+
+def _engines_parser() -> argparse.ArgumentParser:
+    """The engine arguments ``anonymize`` and ``explore`` take, lent through ``parents=[common, engines]``."""
+    engines = _Parser(add_help=False)
+    engines.add_argument(
+        "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
+    )
+    engines.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
+    engines.add_argument(
+        "--driver-tuples",
+        type=int,
+        metavar="N",
+        help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
+        "beyond it mondrian runs as engine queries, other methods (and explore) are refused (replaces the job's "
+        "driver_tuples; "
+        "default 5,000,000)",
+    )
+    return engines
+
+
+def _demo_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``demo``: a synthetic register, anonymized."""
+    d = sub.add_parser("demo", parents=[common], help="generate a synthetic voter register and anonymize it")
+    d.add_argument("--rows", type=int, default=1_000_000, help="voters to generate (default 1,000,000)")
+    d.add_argument("--k", type=int, default=10, help="k (default 10)")
+    d.add_argument("--out", default="anon-demo", help="output folder (default ./anon-demo)")
+    d.add_argument("--method", default="fulldomain", choices=sorted(METHODS), help="algorithm (default fulldomain)")
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    d.set_defaults(run=_demo)
+
+
+def _anonymize_parser(sub: Commands, common: argparse.ArgumentParser, engines: argparse.ArgumentParser) -> None:
+    """``anonymize``: run a job file."""
+    a = sub.add_parser("anonymize", parents=[common, engines], help="run a job file (TOML)")
+    a.add_argument("job", help="path to the job file")
+    a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
+    a.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole report JSON on standard output on a terminal too (a pipe or a file always gets it)",
+    )
+    a.set_defaults(run=_anonymize)
+
+
+def _spark_pack_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``spark-pack``: the archive Spark executors unpack."""
+    sp = sub.add_parser(
+        "spark-pack",
+        parents=[common],
+        help="write polars_anon and its dependencies as one archive for Spark executors (spark-submit --archives)",
+    )
+    sp.add_argument("archive", help="the archive to write, ending in .tar.gz")
+    sp.add_argument("--overwrite", action="store_true", help="replace an existing archive")
+    sp.set_defaults(run=_spark_pack)
+
+
+def _explore_parser(sub: Commands, common: argparse.ArgumentParser, engines: argparse.ArgumentParser) -> None:
+    """``explore``: a job over a grid of k and methods, as a table and a page."""
     x = sub.add_parser(
         "explore",
         parents=[common, engines],
@@ -822,6 +890,10 @@ def _report_parsers(sub: Commands, common: argparse.ArgumentParser, engines: arg
     x.add_argument("--no-html", action="store_true", help="write the table only")
     x.add_argument("--overwrite", action="store_true", help="replace existing outputs")
     x.set_defaults(run=_explore)
+
+
+def _report_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``report``: the page of an existing report JSON."""
     r = sub.add_parser("report", parents=[common], help="render the HTML page of an existing report JSON")
     r.add_argument("report", help="the report JSON (<output stem>.report.json)")
     r.add_argument("--output", help="the HTML file (default: beside the JSON, <stem>.report.html)")
@@ -829,58 +901,8 @@ def _report_parsers(sub: Commands, common: argparse.ArgumentParser, engines: arg
     r.set_defaults(run=_report)
 
 
-def parser() -> argparse.ArgumentParser:
-    """The ``polars-anon`` argument parser (the CLI reference page of the docs is generated from it)."""
-    p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
-    p.add_argument("--version", action="version", version=f"%(prog)s {version('polars_anon')}")
-    common = _Parser(add_help=False)  # only lends its arguments (parents=[common]); a _Parser as the subparsers are
-    common.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="no progress bars (also: POLARS_ANON_PROGRESS=0), and no summary line beside a report printed as JSON",
-    )
-    sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("demo", parents=[common], help="generate a synthetic voter register and anonymize it")
-    d.add_argument("--rows", type=int, default=1_000_000, help="voters to generate (default 1,000,000)")
-    d.add_argument("--k", type=int, default=10, help="k (default 10)")
-    d.add_argument("--out", default="anon-demo", help="output folder (default ./anon-demo)")
-    d.add_argument("--method", default="fulldomain", choices=sorted(METHODS), help="algorithm (default fulldomain)")
-    d.add_argument("--seed", type=int, default=0)
-    d.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    d.set_defaults(run=_demo)
-    engines = _Parser(add_help=False)  # lends --engine, --master, --driver-tuples to anonymize and explore
-    engines.add_argument(
-        "--engine", choices=ENGINES, help="where the rows are processed (default: the job's engine, else polars)"
-    )
-    engines.add_argument("--master", help="Spark master, e.g. local[2] (replaces the job's [spark] master)")
-    engines.add_argument(
-        "--driver-tuples",
-        type=int,
-        metavar="N",
-        help="engines duckdb and spark: the most class aggregates (distinct qid tuples) brought to the driver; "
-        "beyond it mondrian runs as engine queries, other methods (and explore) are refused (replaces the job's "
-        "driver_tuples; "
-        "default 5,000,000)",
-    )
-    a = sub.add_parser("anonymize", parents=[common, engines], help="run a job file (TOML)")
-    a.add_argument("job", help="path to the job file")
-    a.add_argument("--overwrite", action="store_true", help="replace existing outputs")
-    a.add_argument(
-        "--json",
-        action="store_true",
-        help="print the whole report JSON on standard output on a terminal too (a pipe or a file always gets it)",
-    )
-    a.set_defaults(run=_anonymize)
-    sp = sub.add_parser(
-        "spark-pack",
-        parents=[common],
-        help="write polars_anon and its dependencies as one archive for Spark executors (spark-submit --archives)",
-    )
-    sp.add_argument("archive", help="the archive to write, ending in .tar.gz")
-    sp.add_argument("--overwrite", action="store_true", help="replace an existing archive")
-    sp.set_defaults(run=_spark_pack)
-    _report_parsers(sub, common, engines)
+def _check_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``check``: the smallest class size and the privacy models of a table."""
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")
     c.add_argument("file", help="Parquet or CSV file")
     c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
@@ -902,6 +924,10 @@ def parser() -> argparse.ArgumentParser:
         "report beside the file that measured against the input is named on standard error with its figures)",
     )
     c.set_defaults(run=_check)
+
+
+def _risk_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``risk``: the re-identification figures of a table (the SDC ones added by :func:`_sdc_risk_arguments`)."""
     r = sub.add_parser(
         "risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness"
     )
@@ -923,6 +949,15 @@ def parser() -> argparse.ArgumentParser:
         help="a privacy model whose status to report (repeatable)",
     )
     r.add_argument("--job", help="also report the [[privacy]] models of this job file")
+    _sdc_risk_arguments(r)
+    r.add_argument("--json", help="also write the figures to this JSON file")
+    r.add_argument("--separator", default=",", help="CSV separator (default ',')")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
+    r.set_defaults(run=_risk)
+
+
+def _sdc_risk_arguments(r: argparse.ArgumentParser) -> None:
+    """``risk``'s sdcMicro figures: individual, household, SUDA2 and model risk, and the reading of a missing value."""
     r.add_argument(
         "--individual",
         action="store_true",
@@ -946,10 +981,21 @@ def parser() -> argparse.ArgumentParser:
         help="a missing qid value: a category of its own (default) or matching any category (sdcMicro's reading, and "
         "local_suppression's report), in every figure",
     )
-    r.add_argument("--json", help="also write the figures to this JSON file")
-    r.add_argument("--separator", default=",", help="CSV separator (default ',')")
-    r.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
-    r.set_defaults(run=_risk)
+
+
+def _hierarchy_argument(p: argparse.ArgumentParser) -> None:
+    """``--hierarchy NAME=SPEC``, as ``encode`` and ``metrics`` take it (read by :func:`_hierarchy_spec`)."""
+    p.add_argument(
+        "--hierarchy",
+        action="append",
+        default=[],
+        metavar="NAME=SPEC",
+        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)",
+    )
+
+
+def _encode_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``encode``: a published table as one column per hierarchy node."""
     e = sub.add_parser(
         "encode", parents=[common], help="encode a published table for machine learning (one column per hierarchy node)"
     )
@@ -962,13 +1008,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--original", help="the original rows (row-aligned, or sharing --class-col); proportional/statistical"
     )
-    e.add_argument(
-        "--hierarchy",
-        action="append",
-        default=[],
-        metavar="NAME=SPEC",
-        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)",
-    )
+    _hierarchy_argument(e)
     e.add_argument("--job", help="take the qids and hierarchies from this job file instead of --hierarchy")
     e.add_argument("--class-col", help="class id column present in both files")
     e.add_argument(
@@ -986,19 +1026,17 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--separator", default=",", help="CSV separator (default ',')")
     e.add_argument("--overwrite", action="store_true", help="replace an existing output")
     e.set_defaults(run=_encode)
+
+
+def _metrics_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
+    """``metrics``: the information loss of an anonymized table against its original."""
     m = sub.add_parser(
         "metrics", parents=[common], help="information-loss metrics of an anonymized table against its original"
     )
     m.add_argument("original", help="the original Parquet or CSV file")
     m.add_argument("anonymized", help="the anonymized Parquet or CSV file")
     m.add_argument("--qids", help="comma-separated quasi-identifiers (default: those with a hierarchy)")
-    m.add_argument(
-        "--hierarchy",
-        action="append",
-        default=[],
-        metavar="NAME=SPEC",
-        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)",
-    )
+    _hierarchy_argument(m)
     m.add_argument("--job", help="take the qids, hierarchies, sensitive attribute and k from this job file")
     m.add_argument("--sensitive", help="sensitive (class) column, for cm and mi_loss")
     m.add_argument("--k", type=int, help="the requested k")
@@ -1009,6 +1047,23 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--separator", default=",", help="CSV separator (default ',')")
     m.add_argument("--overwrite", action="store_true", help="replace an existing JSON file")
     m.set_defaults(run=_metrics)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``polars-anon`` argument parser (the CLI reference page of the docs is generated from it)."""
+    p = _Parser(prog="polars-anon", description="k-anonymize tables in Parquet with Polars and DuckDB.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {version('polars_anon')}")
+    common, engines = _common_parser(), _engines_parser()
+    sub = p.add_subparsers(dest="command", required=True)  # the commands in the order --help lists them
+    _demo_parser(sub, common)
+    _anonymize_parser(sub, common, engines)
+    _spark_pack_parser(sub, common)
+    _explore_parser(sub, common, engines)
+    _report_parser(sub, common)
+    _check_parser(sub, common)
+    _risk_parser(sub, common)
+    _encode_parser(sub, common)
+    _metrics_parser(sub, common)
     return p
 
 
