@@ -50,6 +50,16 @@ MODELS = ("mlp", "tree", "logistic", "forest")
 """Model names accepted by :func:`make_model`."""
 SCORES = ("auc", "accuracy", "f1")
 """Score names: AUC-ROC (one-vs-rest for more than two classes), accuracy, F1 (macro above two classes)."""
+_RAW_SCHEMA = {
+    "train": pl.String,
+    "test": pl.String,
+    "model": pl.String,
+    "seed": pl.Int64,
+    "fold": pl.Int64,
+    "score": pl.String,
+    "value": pl.Float64,
+}
+"""The columns of :func:`utility_grid`'s rows: one per (train, test, seed, fold, score)."""
 
 
 def make_model(name: str, seed: int = 0, **params: Any) -> ClassifierMixin:
@@ -194,6 +204,33 @@ def utility_grid(
     """
     pairs = list(pairs)
     seeds = list(seeds)
+    n = _check_grid(tables, pairs, seeds)
+    data = {name: _xy(t, target) for name, t in tables.items() if any(name in p for p in pairs)}
+    base = make_model(model, 0, **(model_params or {}))
+    tests_of = _tests_of(pairs)
+    rows = []
+    with progress_bar(
+        total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit"
+    ) as fits:
+        for seed in seeds:
+            for fold, (train_idx, test_idx) in enumerate(_splits(n, seed, folds, test_size, split_seed)):
+                for tr, tests in tests_of.items():
+                    est = _fit(base, seed, *data[tr], train_idx)
+                    for te in tests:
+                        Xt, yt = data[te]
+                        for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
+                            rows.append((tr, te, model, seed, fold, s, v))
+                    fits.update(1)
+    out = pl.DataFrame(rows, schema=_RAW_SCHEMA, orient="row")
+    return (
+        out.sort("train", "test", "score", "seed", "fold")
+        if raw
+        else summarize(out, ["train", "test", "model", "score"])
+    )
+
+
+def _check_grid(tables: Mapping[str, pl.DataFrame], pairs: list[tuple[str, str]], seeds: list[int]) -> int:
+    """The row count of the grid's tables, after refusing no seeds, unknown tables, unequal columns or row counts."""
     if not seeds:
         raise InvalidParameterError("seeds is empty; give at least one seed")
     for tr, te in pairs:
@@ -209,52 +246,37 @@ def utility_grid(
     heights = {name: t.height for name, t in tables.items()}
     if len(set(heights.values())) > 1:
         raise InvalidParameterError(f"tables must be row-aligned (same row count), got {heights}")
-    data = {name: _xy(t, target) for name, t in tables.items() if any(name in p for p in pairs)}
-    n = next(iter(heights.values()))
-    base = make_model(model, 0, **(model_params or {}))
+    return next(iter(heights.values()))
+
+
+def _tests_of(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Each train table's test tables, both in the order the pairs first name them."""
     tests_of: dict[str, list[str]] = {}
     for tr, te in pairs:
         tests_of.setdefault(tr, [])
         if te not in tests_of[tr]:
             tests_of[tr].append(te)
-    rows = []
-    with progress_bar(
-        total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit"
-    ) as fits:
-        for seed in seeds:
-            if folds is None:
-                splits = [split_rows(n, test_size, split_seed)]
-            else:
-                splits = [(a, b) for a, b in KFold(folds, shuffle=True, random_state=seed).split(np.arange(n))]
-            for fold, (train_idx, test_idx) in enumerate(splits):
-                for tr, tests in tests_of.items():
-                    X, y = data[tr]
-                    est = cast(Any, clone(base)).set_params(random_state=seed)
-                    if isinstance(est, MLPClassifier) and est.batch_size != "auto" and est.batch_size > len(train_idx):
-                        est.set_params(batch_size=len(train_idx))  # what scikit-learn clips it to, without its warning
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", ConvergenceWarning)
-                        est.fit(X[train_idx], y[train_idx])
-                    for te in tests:
-                        Xt, yt = data[te]
-                        for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
-                            rows.append((tr, te, model, seed, fold, s, v))
-                    fits.update(1)
-    schema = {
-        "train": pl.String,
-        "test": pl.String,
-        "model": pl.String,
-        "seed": pl.Int64,
-        "fold": pl.Int64,
-        "score": pl.String,
-        "value": pl.Float64,
-    }
-    out = pl.DataFrame(rows, schema=schema, orient="row")
-    return (
-        out.sort("train", "test", "score", "seed", "fold")
-        if raw
-        else summarize(out, ["train", "test", "model", "score"])
-    )
+    return tests_of
+
+
+def _splits(
+    n: int, seed: int, folds: int | None, test_size: float, split_seed: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A seed's (train, test) row numbers: the fixed holdout split, or the `folds` of a k-fold shuffled with it."""
+    if folds is None:
+        return [split_rows(n, test_size, split_seed)]
+    return [(a, b) for a, b in KFold(folds, shuffle=True, random_state=seed).split(np.arange(n))]
+
+
+def _fit(base: ClassifierMixin, seed: int, X: np.ndarray, y: np.ndarray, train_idx: np.ndarray) -> Any:
+    """A clone of `base` with this seed, fitted on the train rows (convergence warnings silenced)."""
+    est = cast(Any, clone(base)).set_params(random_state=seed)
+    if isinstance(est, MLPClassifier) and est.batch_size != "auto" and est.batch_size > len(train_idx):
+        est.set_params(batch_size=len(train_idx))  # what scikit-learn clips it to, without its warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X[train_idx], y[train_idx])
+    return est
 
 
 def summarize(raw: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
