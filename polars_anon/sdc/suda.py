@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 import polars as pl
@@ -128,17 +128,23 @@ def _suda2_coded(lf: pl.LazyFrame, keys: list[str], dis_fraction: float, missing
     """SUDA2 on one packed integer code per record: one pass for each key's range, one group-by on the code, numpy
     on the distinct patterns, and one gather of the scores back to the rows. ``None`` (the caller falls back to the
     group-by on the keys) when a key is neither an integer of a small range nor orderable, or the codes overflow."""
+    coded = _packed_code(lf, keys)
+    if coded is None:
+        return None
+    code_expr, cards, space = coded
+    pats = lf.select(code_expr.alias(_C)).group_by(_C).agg(pl.len().alias(_N)).collect()
+    packed = pats[_C].to_numpy()
+    out = _scores(_unpack(packed, cards), cards, pats[_N].to_numpy(), dis_fraction, missing, keys)
+    frame = _scores_on_rows(lf, code_expr, packed, space, out, keys)
+    return Suda2Result(frame, out.contributions, out.msu_counts)
+
+
+def _packed_code(lf: pl.LazyFrame, keys: list[str]) -> tuple[pl.Expr, list[int], int] | None:
+    """Each record's keys as one Int64 (the expression, each key's number of codes and their product), from one pass
+    over the keys' ranges; ``None`` when a key cannot be ranked or the codes overflow."""
     schema = lf.collect_schema()
     ranked = [v for v in keys if not (schema[v].is_integer())]
-    stats: list[pl.Expr] = [pl.len().alias(_N)]
-    for v in keys:
-        if v in ranked:
-            stats.append(pl.col(v).rank("dense").max().cast(pl.Int64).alias(f"{v}\0hi"))
-        else:
-            stats += [
-                pl.col(v).min().cast(pl.Int64).alias(f"{v}\0lo"),
-                pl.col(v).max().cast(pl.Int64).alias(f"{v}\0hi"),
-            ]
+    stats = _range_stats(keys, ranked)
     try:
         row = lf.select(stats).collect().row(0, named=True)
     except pl.exceptions.PolarsError:  # a key that cannot be ranked (no order on its type)
@@ -149,31 +155,58 @@ def _suda2_coded(lf: pl.LazyFrame, keys: list[str], dis_fraction: float, missing
     cards: list[int] = []
     space = 1
     for v in keys:
-        hi = row[f"{v}\0hi"]
-        if hi is None:  # no observed value: every record is missing here
-            code, card = pl.col(v).is_null().cast(pl.Int64) - 1, 1  # 0 on every row (a column, not a literal)
-        elif v in ranked:
-            code, card = pl.col(v).rank("dense").cast(pl.Int64).fill_null(0), hi + 1
-        else:
-            lo = row[f"{v}\0lo"]
-            if hi - lo >= _MAX_RANGE:  # a wide range: dense ranks instead (one more pass for their number)
-                code = pl.col(v).rank("dense").cast(pl.Int64).fill_null(0)
-                card = int(lf.select(pl.col(v).rank("dense").max()).collect().item()) + 1
-            else:
-                code, card = (pl.col(v).cast(pl.Int64) - (lo - 1)).fill_null(0), hi - lo + 2
+        code, card = _key_code(lf, v, row, v in ranked)
         parts.append(code * space)
         cards.append(card)
         space *= card
         if space >= 1 << 62:
             return None
-    code_expr = pl.sum_horizontal(parts)
-    pats = lf.select(code_expr.alias(_C)).group_by(_C).agg(pl.len().alias(_N)).collect()
-    packed = pats[_C].to_numpy()
-    codes = np.empty((packed.size, len(keys)), dtype=np.int64)
+    return pl.sum_horizontal(parts), cards, space
+
+
+def _range_stats(keys: list[str], ranked: list[str]) -> list[pl.Expr]:
+    """The range pass's columns: the row count, each ranked key's number of ranks, each integer key's min and max."""
+    stats: list[pl.Expr] = [pl.len().alias(_N)]
+    for v in keys:
+        if v in ranked:
+            stats.append(pl.col(v).rank("dense").max().cast(pl.Int64).alias(f"{v}\0hi"))
+        else:
+            stats += [
+                pl.col(v).min().cast(pl.Int64).alias(f"{v}\0lo"),
+                pl.col(v).max().cast(pl.Int64).alias(f"{v}\0hi"),
+            ]
+    return stats
+
+
+def _key_code(lf: pl.LazyFrame, v: str, row: dict[str, Any], ranked: bool) -> tuple[pl.Expr, int]:
+    """Key `v`'s code (0 for a missing value) and its number of codes, from its range in `row`: the value minus its
+    minimum for an integer of a small range, else its dense rank."""
+    hi = row[f"{v}\0hi"]
+    if hi is None:  # no observed value: every record is missing here
+        return pl.col(v).is_null().cast(pl.Int64) - 1, 1  # 0 on every row (a column, not a literal)
+    if ranked:
+        return pl.col(v).rank("dense").cast(pl.Int64).fill_null(0), hi + 1
+    lo = row[f"{v}\0lo"]
+    if hi - lo >= _MAX_RANGE:  # a wide range: dense ranks instead (one more pass for their number)
+        code = pl.col(v).rank("dense").cast(pl.Int64).fill_null(0)
+        return code, int(lf.select(pl.col(v).rank("dense").max()).collect().item()) + 1
+    return (pl.col(v).cast(pl.Int64) - (lo - 1)).fill_null(0), hi - lo + 2
+
+
+def _unpack(packed: np.ndarray, cards: list[int]) -> np.ndarray:
+    """The packed codes back as one column of codes per key (patterns x keys)."""
+    codes = np.empty((packed.size, len(cards)), dtype=np.int64)
     rest = packed
     for j, card in enumerate(cards):
         rest, codes[:, j] = np.divmod(rest, card)
-    out = _scores(codes, cards, pats[_N].to_numpy(), dis_fraction, missing, keys)
+    return codes
+
+
+def _scores_on_rows(
+    lf: pl.LazyFrame, code_expr: pl.Expr, packed: np.ndarray, space: int, out: _Scores, keys: list[str]
+) -> pl.LazyFrame:
+    """The patterns' scores gathered back onto the rows, in their order: through a lookup array indexed by the code,
+    or a join on it when the code space is large."""
     # the rows scoring above 0 (only full-unique patterns can) index a small table; row 0 holds the zeros
     hit = np.flatnonzero(out.score > 0)
     columns = {"suda_score": out.score, "dis_suda_score": out.dis}
@@ -188,8 +221,7 @@ def _suda2_coded(lf: pl.LazyFrame, keys: list[str], dis_fraction: float, missing
         table = pl.LazyFrame({_N: packed[hit], _C: np.arange(1, hit.size + 1, dtype=np.int32)})
         frame = lf.with_columns(code_expr.alias(_N)).join(table, on=_N, how="left", maintain_order="left")
         frame = frame.drop(_N).with_columns(pl.col(_C).fill_null(0))
-    frame = frame.with_columns(pl.lit(col).gather(pl.col(_C)).alias(name) for name, col in small.items()).drop(_C)
-    return Suda2Result(frame, out.contributions, out.msu_counts)
+    return frame.with_columns(pl.lit(col).gather(pl.col(_C)).alias(name) for name, col in small.items()).drop(_C)
 
 
 def _check(keys: list[str], dis_fraction: float, max_keys: int) -> None:
