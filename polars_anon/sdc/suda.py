@@ -305,17 +305,37 @@ def _scores(
     """SUDA2 on distinct patterns: `codes` (patterns x keys) holds each key's code in ``0..cards[j] - 1`` (0 for a
     missing value), `n` the records per pattern. Per pattern: score, DIS score and each key's share of the score."""
     m = len(keys)
-    n_unique = int((n == 1).sum())
-    n_pair_records = 2 * int((n == 2).sum())
     uniq_rows = np.flatnonzero(n == 1)
+    unique = _unique_on_subsets(codes, cards, n, uniq_rows)
+    if missing == "ignore":  # sdcMicro's SUDA2 skips a missing value's item: no MSU holds a key the record lacks
+        _drop_unobserved(unique, codes, uniq_rows)
+    score, contrib, msu_counts = _msu_scores(unique, m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(score[:, None] > 0, contrib / score[:, None], 0.0)
+    contributions = _contributions(score, share, keys)
+    dis = _dis_scores(score, n, m, dis_fraction)
+    full_score = np.zeros(n.size)
+    full_dis = np.zeros(n.size)
+    full_share = np.zeros((n.size, m))
+    full_score[uniq_rows], full_dis[uniq_rows], full_share[uniq_rows] = score, dis, share
+    return _Scores(full_score, full_dis, full_share, contributions, dict(msu_counts))
+
+
+def _members(mask: int, m: int) -> list[int]:
+    """The keys (column numbers) in the subset `mask` of `m` keys."""
+    return [j for j in range(m) if mask >> j & 1]
+
+
+def _unique_on_subsets(codes: np.ndarray, cards: list[int], n: np.ndarray, uniq_rows: np.ndarray) -> np.ndarray:
+    """unique[S] per full-unique pattern (`uniq_rows`), for every non-empty subset S of keys (bitmask): whether the
+    records sharing its S-values number 1."""
+    m = codes.shape[1]
     weights_n = n.astype(np.float64)
-    # unique[S] per full-unique pattern, for every non-empty subset S (bitmask): records sharing its S-values == 1
     unique = np.zeros((1 << m, uniq_rows.size), dtype=bool)
     for mask in range(1, 1 << m):
-        members = [j for j in range(m) if mask >> j & 1]
         sub = np.zeros(codes.shape[0], dtype=np.int64)
         space = 1
-        for j in members:
+        for j in _members(mask, m):
             sub += codes[:, j] * space
             space *= cards[j]
         if space <= _MAX_BINCOUNT:
@@ -324,18 +344,28 @@ def _scores(
             _, inverse = np.unique(sub, return_inverse=True)
             counts = np.bincount(inverse, weights=weights_n)[inverse[uniq_rows]]
         unique[mask] = counts == 1
-    if missing == "ignore":  # sdcMicro's SUDA2 skips a missing value's item: no MSU holds a key the record lacks
-        observed = np.zeros(uniq_rows.size, dtype=np.int64)
-        for j in range(m):
-            observed |= np.where(codes[uniq_rows, j] == 0, 0, 1 << j)
-        for mask in range(1, 1 << m):
-            unique[mask] &= (mask & ~observed) == 0
+    return unique
+
+
+def _drop_unobserved(unique: np.ndarray, codes: np.ndarray, uniq_rows: np.ndarray) -> None:
+    """Clear (in place) every subset holding a key a full-unique pattern lacks (code 0): it is no MSU of it."""
+    m = codes.shape[1]
+    observed = np.zeros(uniq_rows.size, dtype=np.int64)
+    for j in range(m):
+        observed |= np.where(codes[uniq_rows, j] == 0, 0, 1 << j)
+    for mask in range(1, 1 << m):
+        unique[mask] &= (mask & ~observed) == 0
+
+
+def _msu_scores(unique: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+    """Per full-unique pattern, its SUDA score and each key's part of it (an MSU of size k, a unique subset none of
+    whose subsets one key smaller is unique, adds (m - k)!), and the number of MSUs of each size."""
     weights = [float(math.factorial(m - k)) for k in range(m + 1)]
-    score = np.zeros(uniq_rows.size)
-    contrib = np.zeros((uniq_rows.size, m))
+    score = np.zeros(unique.shape[1])
+    contrib = np.zeros((unique.shape[1], m))
     msu_counts = dict.fromkeys(range(1, m + 1), 0)
     for mask in range(1, 1 << m):
-        members = [j for j in range(m) if mask >> j & 1]
+        members = _members(mask, m)
         is_msu = unique[mask].copy()
         for j in members:
             sub = mask & ~(1 << j)
@@ -348,13 +378,22 @@ def _scores(
         score[is_msu] += weights[k]
         for j in members:
             contrib[is_msu, j] += weights[k]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(score[:, None] > 0, contrib / score[:, None], 0.0)
+    return score, contrib, msu_counts
+
+
+def _contributions(score: np.ndarray, share: np.ndarray, keys: list[str]) -> dict[str, float]:
+    """Each key's contribution to the total score, in percent."""
     # sums of the values sorted (sorted_sum): the patterns come in a group-by's order, which varies between runs, and
     # a float sum in another order differed in its last digits (the report's bytes with them); math.fsum over Python
     # floats cost 0.74 CPU s for 1.7M patterns of 5 keys
     total = sorted_sum(score)
-    contributions = {v: (100.0 * sorted_sum(share[:, j] * score) / total if total else 0.0) for j, v in enumerate(keys)}
+    return {v: (100.0 * sorted_sum(share[:, j] * score) / total if total else 0.0) for j, v in enumerate(keys)}
+
+
+def _dis_scores(score: np.ndarray, n: np.ndarray, m: int, dis_fraction: float) -> np.ndarray:
+    """The DIS-SUDA score of each full-unique pattern (sdcMicro's formula; the module docstring gives it)."""
+    n_unique = int((n == 1).sum())
+    n_pair_records = 2 * int((n == 2).sum())
     q = 1.0 + (8.0 - m) / 20.0
     dis = np.zeros_like(score)
     pos = score > 0
@@ -362,8 +401,4 @@ def _scores(
         big_dis = n_unique * dis_fraction / (n_unique * dis_fraction + n_pair_records * (1.0 - dis_fraction))
         adj = sorted_sum(score[pos] ** -q)
         dis[pos] = 1.0 / (1.0 + (n_unique / big_dis - n_unique) / (score[pos] ** q * adj))
-    full_score = np.zeros(n.size)
-    full_dis = np.zeros(n.size)
-    full_share = np.zeros((n.size, m))
-    full_score[uniq_rows], full_dis[uniq_rows], full_share[uniq_rows] = score, dis, share
-    return _Scores(full_score, full_dis, full_share, contributions, dict(msu_counts))
+    return dis
