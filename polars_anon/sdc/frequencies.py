@@ -229,46 +229,64 @@ def wildcard_counts(agg: pl.DataFrame, keys: list[str], alpha: float = 1.0) -> p
     complete = agg.filter(pl.col("__anon_nn") == 0)
     all_na = agg.filter(pl.col("__anon_nn") == m)
     partial = agg.filter((pl.col("__anon_nn") > 0) & (pl.col("__anon_nn") < m))
-    pieces: list[pl.DataFrame] = []
+    pieces = _wildcard_pieces(complete, partial, all_na, keys, alpha)
+    return _add_matches(agg, pieces, m, total_n, total_w)
 
+
+def _wildcard_pieces(
+    complete: pl.DataFrame, partial: pl.DataFrame, all_na: pl.DataFrame, keys: list[str], alpha: float
+) -> list[pl.DataFrame]:
+    """What each pattern gains from the patterns it matches: one frame of (``__anon_p``, counts, weights) per pair of
+    missing-value shapes, and one taking off each partial pattern's match with itself."""
+    by_shape = _by_shape(partial, keys)
+    pieces: list[pl.DataFrame] = []
+    for shape, part_s in by_shape.items():
+        observed = [c for c, s in zip(keys, shape, strict=True) if not s]
+        # complete records matching a partial pattern count 1 toward it; it counts alpha toward them
+        pieces.append(_matched(part_s, complete, observed, 1.0))
+        pieces.append(_matched(complete, part_s, observed, alpha))
+        # other partial patterns (every shape, its own included) and all-missing records count alpha
+        for other, part_t in by_shape.items():
+            both = [c for c, s, t in zip(keys, shape, other, strict=True) if not s and not t]
+            pieces.append(_matched(part_s, part_t, both, alpha))
+        pieces.append(_matched(part_s, all_na, [], alpha))
+        # a pattern matched itself above; its own records count 1, already in fk
+        own = part_s.select(
+            "__anon_p", (-alpha * pl.col("n_pattern")).alias(_AN), (-alpha * pl.col("__anon_W")).alias(_AW)
+        )
+        pieces.append(own)
+    if len(keys) == 1:  # sdcMicro: with one key, complete patterns count the missing ones (alpha each)
+        pieces.append(_matched(complete, all_na, [], alpha))
+    return pieces
+
+
+def _by_shape(partial: pl.DataFrame, keys: list[str]) -> dict[tuple[bool, ...], pl.DataFrame]:
+    """The partial patterns by their missing-value shape (per key: missing), shapes in their first row's order."""
     shape_of = pl.concat_str([pl.col(c).is_null().cast(pl.Int8).cast(pl.String) for c in keys])
-    by_shape = {
+    return {
         tuple(ch == "1" for ch in str(name[0])): frame
         for name, frame in partial.with_columns(shape_of.alias("__anon_sh"))
         .partition_by("__anon_sh", as_dict=True, maintain_order=True)
         .items()
     }
 
-    def matched(targets: pl.DataFrame, sources: pl.DataFrame, on: list[str], factor: float) -> None:
-        """Add, per target pattern, `factor` times the own counts of the source patterns agreeing on `on`."""
-        if not on:
-            n, w = sources.select(exact_sum(pl.col("n_pattern")), exact_sum(pl.col("__anon_W"))).row(0)
-            piece = targets.select("__anon_p", pl.lit(factor * n).alias(_AN), pl.lit(factor * w).alias(_AW))
-        else:
-            sums = sources.group_by(on).agg(
-                exact_sum(pl.col("n_pattern")).alias(_AN), exact_sum(pl.col("__anon_W")).alias(_AW)
-            )
-            piece = targets.select("__anon_p", *on).join(sums, on=on, how="inner")
-            piece = piece.select("__anon_p", (factor * pl.col(_AN)).alias(_AN), (factor * pl.col(_AW)).alias(_AW))
-        pieces.append(piece.cast({_AN: pl.Float64, _AW: pl.Float64}))
 
-    for shape, part_s in by_shape.items():
-        observed = [c for c, s in zip(keys, shape, strict=True) if not s]
-        # complete records matching a partial pattern count 1 toward it; it counts alpha toward them
-        matched(part_s, complete, observed, 1.0)
-        matched(complete, part_s, observed, alpha)
-        # other partial patterns (every shape, its own included) and all-missing records count alpha
-        for other, part_t in by_shape.items():
-            both = [c for c, s, t in zip(keys, shape, other, strict=True) if not s and not t]
-            matched(part_s, part_t, both, alpha)
-        matched(part_s, all_na, [], alpha)
-        # a pattern matched itself above; its own records count 1, already in fk
-        own = part_s.select(
-            "__anon_p", (-alpha * pl.col("n_pattern")).alias(_AN), (-alpha * pl.col("__anon_W")).alias(_AW)
+def _matched(targets: pl.DataFrame, sources: pl.DataFrame, on: list[str], factor: float) -> pl.DataFrame:
+    """Per target pattern, `factor` times the own counts of the source patterns agreeing on `on`."""
+    if not on:
+        n, w = sources.select(exact_sum(pl.col("n_pattern")), exact_sum(pl.col("__anon_W"))).row(0)
+        piece = targets.select("__anon_p", pl.lit(factor * n).alias(_AN), pl.lit(factor * w).alias(_AW))
+    else:
+        sums = sources.group_by(on).agg(
+            exact_sum(pl.col("n_pattern")).alias(_AN), exact_sum(pl.col("__anon_W")).alias(_AW)
         )
-        pieces.append(own)
-    if m == 1:  # sdcMicro: with one key, complete patterns count the missing ones (alpha each)
-        matched(complete, all_na, [], alpha)
+        piece = targets.select("__anon_p", *on).join(sums, on=on, how="inner")
+        piece = piece.select("__anon_p", (factor * pl.col(_AN)).alias(_AN), (factor * pl.col(_AW)).alias(_AW))
+    return piece.cast({_AN: pl.Float64, _AW: pl.Float64})
+
+
+def _add_matches(agg: pl.DataFrame, pieces: list[pl.DataFrame], m: int, total_n: float, total_w: float) -> pl.DataFrame:
+    """`agg` with each pattern's matches added to ``fk`` and ``Fk`` (a pattern missing every key: all the records)."""
     schema = pl.Schema({"__anon_p": pl.UInt32, _AN: pl.Float64, _AW: pl.Float64})
     extra = (
         pl.concat([pl.DataFrame(schema=schema), *[p.cast(schema) for p in pieces]])
