@@ -82,6 +82,21 @@ def _checked(name: str, key: str, check: Callable[[Any], Any], value: object) ->
 
 
 def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
+    """A table spec of qid `name`: its one kind, then that kind's keys, checked."""
+    kind = _table_kind(name, spec)
+    if kind == "path":
+        return _path_spec(name, spec)
+    if kind == "mask":
+        return _mask_spec(name, spec)
+    if kind == "intervals":
+        return _intervals_spec(name, spec)
+    if kind == "dates":
+        return HierarchySpec("dates", {"levels": _checked(name, "dates", dates.check_levels, spec["dates"])})
+    return _ordered_spec(name, spec)
+
+
+def _table_kind(name: str, spec: Mapping[str, Any]) -> str:
+    """The one kind of :data:`KINDS` a table names, refused unless it names exactly one and only that kind's keys."""
     kinds = [k for k in spec if k in KINDS]
     if len(kinds) != 1:
         what = (
@@ -99,42 +114,54 @@ def _table(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
             f"qid {name!r}: hierarchy key {unknown[0]!r} is not allowed with {kind!r}; allowed keys: "
             f"{[kind, *KINDS[kind]]}"
         )
-    value, get = spec[kind], spec.get
-    if kind == "path":
-        if not isinstance(value, str) or not value:
-            raise _refuse(name, "path", f"must be a file name, got {value!r}")
-        sep = get("separator", ";")
-        if not isinstance(sep, str) or len(sep) != 1:
-            raise _refuse(name, "separator", f"must be one character such as ';', got {sep!r}")
-        return HierarchySpec("csv", {"path": value, "separator": sep})
-    if kind == "mask":
-        digits = _integer(name, "mask", value, 1, "characters masked from the right")
-        width = (
-            None if get("width") is None else _integer(name, "width", get("width"), 1, "zero-padded width of integers")
-        )
-        _checked(name, "mask", masks.check_digits, digits)  # the builder's bounds, before any data is read
-        if width is not None:
-            _checked(name, "width", masks.check_width, width)
-        return HierarchySpec("mask", {"digits": digits, "width": width})
-    if kind == "intervals":
-        widths = _checked(name, "intervals", bands.check_widths, value)
-        bottom = (
-            None
-            if get("bottom") is None
-            else _integer(name, "bottom", get("bottom"), None, "values below it are coded '<bottom'")
-        )
-        top = (
-            None
-            if get("top") is None
-            else _integer(name, "top", get("top"), None, "values at or above it are coded '>=top'")
-        )
-        _checked(name, "bottom", lambda bounds: bands.check_bounds(*bounds), (bottom, top))
-        return HierarchySpec("intervals", {"widths": widths, "bottom": bottom, "top": top})
-    if kind == "dates":
-        return HierarchySpec("dates", {"levels": _checked(name, "dates", dates.check_levels, value)})
-    sizes = _checked(name, "ordered", groups.check_sizes, value)
-    label = _checked(name, "label", groups.check_label, get("label", "[{first}..{last}]"))
-    order = get("order")
+    return kind
+
+
+def _path_spec(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
+    """``{ path = ..., separator = ... }``: a CSV file and its one-character separator (default ``;``)."""
+    value = spec["path"]
+    if not isinstance(value, str) or not value:
+        raise _refuse(name, "path", f"must be a file name, got {value!r}")
+    sep = spec.get("separator", ";")
+    if not isinstance(sep, str) or len(sep) != 1:
+        raise _refuse(name, "separator", f"must be one character such as ';', got {sep!r}")
+    return HierarchySpec("csv", {"path": value, "separator": sep})
+
+
+def _mask_spec(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
+    """``{ mask = ..., width = ... }``: the characters masked and the padded width, within the builder's bounds."""
+    get = spec.get
+    digits = _integer(name, "mask", spec["mask"], 1, "characters masked from the right")
+    width = None if get("width") is None else _integer(name, "width", get("width"), 1, "zero-padded width of integers")
+    _checked(name, "mask", masks.check_digits, digits)  # the builder's bounds, before any data is read
+    if width is not None:
+        _checked(name, "width", masks.check_width, width)
+    return HierarchySpec("mask", {"digits": digits, "width": width})
+
+
+def _intervals_spec(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
+    """``{ intervals = [...], bottom = ..., top = ... }``: the band widths and the coded bounds."""
+    get = spec.get
+    widths = _checked(name, "intervals", bands.check_widths, spec["intervals"])
+    bottom = (
+        None
+        if get("bottom") is None
+        else _integer(name, "bottom", get("bottom"), None, "values below it are coded '<bottom'")
+    )
+    top = (
+        None
+        if get("top") is None
+        else _integer(name, "top", get("top"), None, "values at or above it are coded '>=top'")
+    )
+    _checked(name, "bottom", lambda bounds: bands.check_bounds(*bounds), (bottom, top))
+    return HierarchySpec("intervals", {"widths": widths, "bottom": bottom, "top": top})
+
+
+def _ordered_spec(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
+    """``{ ordered = [...], label = ..., order = [...] }``: the group sizes, the label template, the values' order."""
+    sizes = _checked(name, "ordered", groups.check_sizes, spec["ordered"])
+    label = _checked(name, "label", groups.check_label, spec.get("label", "[{first}..{last}]"))
+    order = spec.get("order")
     if order is not None and not (
         isinstance(order, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in order)
     ):
