@@ -230,9 +230,12 @@ def utility_grid(
 
 
 def _check_grid(tables: Mapping[str, pl.DataFrame], pairs: list[tuple[str, str]], seeds: list[int]) -> int:
-    """The row count of the grid's tables, after refusing no seeds, unknown tables, unequal columns or row counts."""
+    """The row count of the grid's tables, after refusing no seeds, no pairs, unknown tables, unequal columns or row
+    counts."""
     if not seeds:
         raise InvalidParameterError("seeds is empty; give at least one seed")
+    if not pairs:  # nothing to fit (and no table to count rows of)
+        raise InvalidParameterError("pairs is empty; give at least one (train table, test table) pair")
     for tr, te in pairs:
         for name in (tr, te):
             if name not in tables:

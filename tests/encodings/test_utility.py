@@ -105,3 +105,6 @@ def test_errors():
         split_rows(10, 1.5)
     with pytest.raises(InvalidParameterError, match="seeds is empty"):
         evaluate(CLEAN, CLEAN, "y", seeds=[])
+    for tables in ({}, {"a": CLEAN}):  # no pair: a bare StopIteration on no table, an empty frame on some (tidy32)
+        with pytest.raises(InvalidParameterError, match=r"pairs is empty; give at least one \(train table, test"):
+            utility_grid(tables, [], "y")
