@@ -97,12 +97,12 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
              WHEN 'distinct' THEN count(*) FILTER (WHERE n > 0)::DOUBLE
              WHEN 'entropy' THEN CASE WHEN any_value(nn) > 0
                                       THEN exp(-sum(n / nn * ln(n / nn)) FILTER (WHERE n > 0)) ELSE 0 END
-             ELSE CASE WHEN coalesce(sum(n) FILTER (WHERE r >= l), 0) > 0
-                       THEN max(n) / sum(n) FILTER (WHERE r >= l) ELSE 'inf'::DOUBLE END END AS measure
+             ELSE CASE WHEN coalesce(sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)), 0) > 0
+                       THEN max(n) / sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)) ELSE 'inf'::DOUBLE END END AS measure
     FROM __anon_ranked GROUP BY class)
   SELECT class, size, measure,
-         CASE variant WHEN 'distinct' THEN measure >= l
-                      WHEN 'entropy' THEN measure >= l * (1 - 1e-12)
+         CASE variant WHEN 'distinct' THEN measure >= TRY_CAST(l AS DOUBLE)  -- l read as checked (l := 'x': a Binder Error)
+                      WHEN 'entropy' THEN measure >= TRY_CAST(l AS DOUBLE) * (1 - 1e-12)
                       ELSE measure < c END AS satisfied
   FROM __anon_measures ORDER BY class;
 
@@ -176,7 +176,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
            CASE WHEN m.nn = 0 THEN 'inf'::DOUBLE
                 WHEN distance = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
     FROM __anon_measures AS m LEFT JOIN __anon_hierarchical AS h ON h.class IS NOT DISTINCT FROM m.class)
-  SELECT class, size, measure, measure <= t + 1e-12 AS satisfied FROM __anon_all ORDER BY class;
+  SELECT class, size, measure, measure <= TRY_CAST(t AS DOUBLE) + 1e-12 AS satisfied FROM __anon_all ORDER BY class;
 
 -- anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0): per class: class, size, measure
 -- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta);
@@ -191,7 +191,7 @@ CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta :
            CASE WHEN any_value(nn) > 0 THEN max(abs(ln(p / q))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
-  SELECT class, size, measure, measure < delta AS satisfied FROM __anon_measures ORDER BY class;
+  SELECT class, size, measure, measure < TRY_CAST(delta AS DOUBLE) AS satisfied FROM __anon_measures ORDER BY class;
 
 -- anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic'): per class: class,
 -- size, measure (the largest relative gain (p - q) / q over the values the class holds;
@@ -213,7 +213,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
                 ELSE greatest(max((p - q) / q) FILTER (WHERE n > 0), 0) END AS measure
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
-  SELECT class, size, measure, measure <= beta * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class;
+  SELECT class, size, measure, measure <= TRY_CAST(beta AS DOUBLE) * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class;
 
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
@@ -234,6 +234,6 @@ CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
               THEN error(anon_msg_no_rows('risk', 'an empty table has no risk to measure (nor is it a release)'))
               ELSE sum(size)::BIGINT END AS n_rows, count(*)::BIGINT AS n_classes,
          1 / min(size) AS highest, 1 / max(size) AS lowest, count(*) / sum(size) AS average,
-         coalesce(sum(size) FILTER (WHERE 1 / size > threshold), 0) / sum(size) AS records_at_risk,
+         coalesce(sum(size) FILTER (WHERE 1 / size > TRY_CAST(threshold AS DOUBLE)), 0) / sum(size) AS records_at_risk,
          coalesce(sum(size) FILTER (WHERE size = 1), 0) / sum(size) AS sample_uniques
   FROM __anon_sizes;

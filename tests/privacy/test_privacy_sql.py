@@ -345,3 +345,39 @@ def test_python_class_aggregates_refuse_a_reserved_qid_alike(qid: str) -> None:
         with pytest.raises(pa.InvalidParameterError) as got:
             aggregate(lf, [qid, "g"]).collect()
         assert str(got.value) == str(expected.value), aggregate.__name__
+
+
+@pytest.mark.parametrize(
+    ("sql", "make"),
+    [
+        ("anon_l_diversity('t', ['q'], 's', l := 'x')", lambda: LDiversity("s", l="x")),  # type: ignore[arg-type]
+        (
+            "anon_l_diversity('t', ['q'], 's', l := 'x', variant := 'entropy')",
+            lambda: LDiversity("s", l="x", variant="entropy"),  # type: ignore[arg-type]
+        ),
+        ("anon_beta_likeness('t', ['q'], 's', beta := 'a')", lambda: BetaLikeness("s", beta="a")),  # type: ignore[arg-type]
+        ("anon_t_closeness('t', ['q'], 's', t := [1])", lambda: TCloseness("s", t=[1])),  # type: ignore[arg-type]
+        ("anon_delta_disclosure('t', ['q'], 's', delta := [1])", lambda: DeltaDisclosure("s", delta=[1])),  # type: ignore[arg-type]
+    ],
+    ids=["l text", "l text entropy", "beta text", "t list", "delta list"],
+)
+def test_a_parameter_of_another_type_is_refused_in_pythons_words(sql: str, make) -> None:
+    """hunt42: l := 'x' and beta := 'a' were DuckDB's Binder Error ('Could not choose a best candidate function for
+    the function call "*(STRING_LITERAL, DOUBLE)"'), t := [1] and delta := [1] too, while t := 'a' was refused."""
+    df = pl.DataFrame({"q": ["a", "a"], "s": ["x", "y"]})
+    con = duckdb.connect()
+    register(con)
+    con.register("t", df.to_arrow())
+    assert _sql_error(con, f"FROM {sql}") == _python_error(df, make)
+
+
+def test_risk_refuses_a_threshold_list_as_python() -> None:
+    """threshold := [1] was DuckDB's Binder Error; pa.risk's words (by hand: the interval [0, 1])."""
+    con = duckdb.connect()
+    register(con)
+    con.register("t", pl.DataFrame({"q": ["a"]}).to_arrow())
+    said = _sql_error(con, "FROM anon_risk('t', ['q'], threshold := [1])")
+    assert said == "risk: threshold must be a number in [0, 1], got [1]"
+    with pytest.raises(pa.InvalidParameterError) as info:
+        pa.risk(pl.DataFrame({"q": ["a"]}), ["q"], threshold=[1])  # type: ignore[arg-type]
+    assert str(info.value) == said
