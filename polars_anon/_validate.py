@@ -21,7 +21,7 @@ from polars_anon.errors import (
 )
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import NOT_FINITE
-from polars_anon.messages import BUILT_NAME, KEYS_EMPTY, NAMES_TWICE, QIDS_EMPTY
+from polars_anon.messages import BUILT_NAME, KEYS_EMPTY, NAMES_TWICE, NOT_NAMES, QIDS_EMPTY
 
 __all__ = [
     "as_lazy",
@@ -108,7 +108,7 @@ def names_list(value: object, what: str) -> list[str]:
         return [value]
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return list(value)
-    raise InvalidParameterError(f"{what} must be a column name or a list of column names, got {value!r}")
+    raise InvalidParameterError(NOT_NAMES(what=what, takes="a column name or a list of column names", value=value))
 
 
 def check_keys(lf: pl.LazyFrame, keys: object, what: str = "keys") -> list[str]:

@@ -45,14 +45,18 @@ __all__ = [
     "NAMES_TWICE",
     "NOT_A_LEAF",
     "NOT_FRACTION",
+    "NOT_NAMES",
     "NOT_POSITIVE",
     "NOT_UNDER_PUBLISHED",
     "NO_HIERARCHY",
     "NO_ROWS",
     "QIDS_EMPTY",
+    "RISK_COUNTS",
+    "RISK_NOT_FINITE",
     "SENSITIVE_NULL",
     "VARIANT_PARAMETER",
     "WEIGHTS_BELOW_COUNT",
+    "WEIGHT_IS_KEY",
     "WEIGHT_NOT_NUMERIC",
     "Message",
     "sql_text",
@@ -208,6 +212,19 @@ WEIGHTS_BELOW_COUNT = Message(
     "(Fk < fk{first}); sampling weights must be >= 1",
 )
 """Key patterns whose weights sum below their record count (``first``: ``'; first: (1, 'a')'`` or ``''``)."""
+WEIGHT_IS_KEY = Message("weight_is_key", "weight column {weight!r} is also a key; pass it once")
+"""The sampling-weight column named among the keys (its values would split the patterns it weighs)."""
+NOT_NAMES = Message("not_names", "{what} must be {takes}, got {value!r}")
+"""An argument that names columns given another type (``takes``: 'a column name', 'a list of column names', ...)."""
+RISK_NOT_FINITE = Message("risk_not_finite", "every {name} must be a finite number, got {name}{at} = {value!r}")
+"""A pattern count given to the risk formula that is NaN or infinite (``at``: Python's ``'[3]'``, SQL's ``''``)."""
+RISK_COUNTS = Message(
+    "risk_counts",
+    "every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed), "
+    "got fk{at} = {fk!r}, Fk{at} = {big_fk!r}",
+)
+"""A pattern's sample count fk not above 0, or its weighted count Fk below fk (the risk formula gave -0.0 for fk = 0
+and 0.333 for fk = 3 and Fk = 2): the first such pair (``at`` as in :data:`RISK_NOT_FINITE`)."""
 
 KEY_NOT_UNIQUE = Message(
     "key_not_unique",
@@ -255,6 +272,10 @@ _ALL = (
     WEIGHT_NOT_NUMERIC,
     BAD_WEIGHTS,
     WEIGHTS_BELOW_COUNT,
+    WEIGHT_IS_KEY,
+    NOT_NAMES,
+    RISK_NOT_FINITE,
+    RISK_COUNTS,
     KEY_NOT_UNIQUE,
     KEY_SHARED,
     KEY_NULL,

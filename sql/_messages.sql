@@ -155,6 +155,26 @@ CREATE OR REPLACE TEMP MACRO anon_msg_bad_weights("weight", "n", "first") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_weights_below_count("where", "weight", "n", "first") AS
   coalesce("where"::VARCHAR, 'None') || 'weight column ' || anon_msg_repr("weight") || ': ' || coalesce("n"::VARCHAR, 'None') || ' key patterns have weights summing below their record count (Fk < fk' || coalesce("first"::VARCHAR, 'None') || '); sampling weights must be >= 1';
 
+-- anon_msg_weight_is_key(weight): weight column {weight!r} is also a key; pass it once
+-- Twin: polars_anon.messages.WEIGHT_IS_KEY
+CREATE OR REPLACE TEMP MACRO anon_msg_weight_is_key("weight") AS
+  'weight column ' || anon_msg_repr("weight") || ' is also a key; pass it once';
+
+-- anon_msg_not_names(what, takes, value): {what} must be {takes}, got {value!r}
+-- Twin: polars_anon.messages.NOT_NAMES
+CREATE OR REPLACE TEMP MACRO anon_msg_not_names("what", "takes", "value") AS
+  coalesce("what"::VARCHAR, 'None') || ' must be ' || coalesce("takes"::VARCHAR, 'None') || ', got ' || anon_msg_repr("value");
+
+-- anon_msg_risk_not_finite(name, at, value): every {name} must be a finite number, got {name}{at} = {value!r}
+-- Twin: polars_anon.messages.RISK_NOT_FINITE
+CREATE OR REPLACE TEMP MACRO anon_msg_risk_not_finite("name", "at", "value") AS
+  'every ' || coalesce("name"::VARCHAR, 'None') || ' must be a finite number, got ' || coalesce("name"::VARCHAR, 'None') || coalesce("at"::VARCHAR, 'None') || ' = ' || anon_msg_repr("value");
+
+-- anon_msg_risk_counts(at, fk, big_fk): every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed), got fk{at} = {fk!r}, Fk{at} = {big_fk!r}
+-- Twin: polars_anon.messages.RISK_COUNTS
+CREATE OR REPLACE TEMP MACRO anon_msg_risk_counts("at", "fk", "big_fk") AS
+  'every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed), got fk' || coalesce("at"::VARCHAR, 'None') || ' = ' || anon_msg_repr("fk") || ', Fk' || coalesce("at"::VARCHAR, 'None') || ' = ' || anon_msg_repr("big_fk");
+
 -- anon_msg_key_not_unique(key, total, n_orig): key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; use a row id column
 -- Twin: polars_anon.messages.KEY_NOT_UNIQUE
 CREATE OR REPLACE TEMP MACRO anon_msg_key_not_unique("key", "total", "n_orig") AS

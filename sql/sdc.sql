@@ -1,18 +1,32 @@
 -- Statistical disclosure control (sdcMicro's freqCalc, indivRisk and global risk) as macros: the
 -- relational twins of polars_anon.sdc. A missing key value is a category of its own here (GROUP BY
 -- groups nulls together: polars_anon.sdc.frequencies with missing = 'category'); sdcMicro's
--- wildcard reading and the exact individual risk are Python only. Every table macro refuses an empty
--- keys, a key or weight that is not a column, a key named like a column they build, and bad weights
--- (anon_frequencies; the messages of polars_anon/messages.py).
+-- wildcard reading and the exact individual risk are Python only. Every table macro refuses keys that are not a
+-- list of text or empty, a weight that is not a text, a key or weight that is not a column, a weight also named as a
+-- key, a key named like a column they build, and bad weights (anon_frequencies; the messages of
+-- polars_anon/messages.py).
 
--- anon_sdc_risk(fk, big_fk): the Benedetti-Franconi individual risk of a pattern with fk records and
--- weighted count big_fk (Fk): sdcMicro's approximation (exact for fk = 1 and 2; p / (fk - 1 + p) with
--- p = fk / Fk above), and 1 / fk when Fk <= fk (no sampling); for fk = 1 and 2 with Fk within a hair of fk,
--- the series of those formulas (they cancel there: 1.5 for fk = 2, Fk = 2.000000001, where the risk is 0.5).
--- The text of polars_anon.sdc.measures.risk_sql('fk', 'big_fk').
+-- anon_sdc_risk_of(fk, big_fk): the Benedetti-Franconi individual risk of a pattern with fk records and
+-- weighted count big_fk (Fk), unchecked (the table macros' counts are checked before): sdcMicro's approximation
+-- (exact for fk = 1 and 2; p / (fk - 1 + p) with p = fk / Fk above), and 1 / fk when Fk <= fk (no sampling); for
+-- fk = 1 and 2 with Fk within a hair of fk, the series of those formulas (they cancel there: 1.5 for fk = 2,
+-- Fk = 2.000000001, where the risk is 0.5). The text of polars_anon.sdc.measures.risk_sql('fk', 'big_fk').
+-- Twin: polars_anon.sdc.risk.benedetti_franconi (method "approx", its formulas)
+CREATE OR REPLACE TEMP MACRO anon_sdc_risk_of(fk, big_fk) AS
+  (CASE WHEN big_fk <= fk THEN 1.0 / fk WHEN fk IN (1, 2) AND ((big_fk - fk) / CAST(big_fk AS DOUBLE)) < 0.05 THEN CASE WHEN fk = 1 THEN (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (1.0 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.5 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.3333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.25 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.2 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.16666666666666666 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.14285714285714285 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.125 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1111111111111111 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.09090909090909091 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.08333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * 0.07692307692307693)))))))))))) ELSE (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) - (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (0.5 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.3333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.25 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.2 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.16666666666666666 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.14285714285714285 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.125 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1111111111111111 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.09090909090909091 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.08333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.07692307692307693 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * 0.07142857142857142)))))))))))) END WHEN fk = 1 THEN ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ln(1 / (CAST(fk AS DOUBLE) / big_fk)) WHEN fk = 2 THEN ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) - ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ln(1 / (CAST(fk AS DOUBLE) / big_fk)) ELSE (CAST(fk AS DOUBLE) / big_fk) / (fk - 1 + (CAST(fk AS DOUBLE) / big_fk)) END);
+
+-- anon_sdc_risk(fk, big_fk): anon_sdc_risk_of for one pattern given by hand, read as DOUBLEs, once checked as
+-- Python checks them: fk, then Fk, a finite number (not text, not a BOOLEAN), then fk > 0 and Fk >= fk (it gave
+-- -0.0 for fk = 0, 0.0909 for fk = -1 and 0.333 for fk = 3, Fk = 2); a NULL gives NULL, as SQL's functions do.
 -- Twin: polars_anon.sdc.risk.benedetti_franconi (method "approx")
 CREATE OR REPLACE TEMP MACRO anon_sdc_risk(fk, big_fk) AS
-  (CASE WHEN big_fk <= fk THEN 1.0 / fk WHEN fk IN (1, 2) AND ((big_fk - fk) / CAST(big_fk AS DOUBLE)) < 0.05 THEN CASE WHEN fk = 1 THEN (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (1.0 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.5 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.3333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.25 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.2 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.16666666666666666 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.14285714285714285 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.125 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1111111111111111 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.09090909090909091 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.08333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * 0.07692307692307693)))))))))))) ELSE (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) - (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (1 - ((big_fk - fk) / CAST(big_fk AS DOUBLE))) * (0.5 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.3333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.25 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.2 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.16666666666666666 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.14285714285714285 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.125 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1111111111111111 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.1 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.09090909090909091 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.08333333333333333 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * (0.07692307692307693 + ((big_fk - fk) / CAST(big_fk AS DOUBLE)) * 0.07142857142857142)))))))))))) END WHEN fk = 1 THEN ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ln(1 / (CAST(fk AS DOUBLE) / big_fk)) WHEN fk = 2 THEN ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) - ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ((CAST(fk AS DOUBLE) / big_fk) / (1 - (CAST(fk AS DOUBLE) / big_fk))) * ln(1 / (CAST(fk AS DOUBLE) / big_fk)) ELSE (CAST(fk AS DOUBLE) / big_fk) / (fk - 1 + (CAST(fk AS DOUBLE) / big_fk)) END);
+  CASE WHEN fk IS NULL OR big_fk IS NULL THEN NULL
+       WHEN NOT anon_is_number(fk) OR NOT isfinite(TRY_CAST(fk AS DOUBLE)) THEN error(anon_msg_risk_not_finite('fk', '', fk))
+       WHEN NOT anon_is_number(big_fk) OR NOT isfinite(TRY_CAST(big_fk AS DOUBLE))
+       THEN error(anon_msg_risk_not_finite('Fk', '', big_fk))
+       WHEN TRY_CAST(fk AS DOUBLE) <= 0 OR TRY_CAST(big_fk AS DOUBLE) < TRY_CAST(fk AS DOUBLE)
+       THEN error(anon_msg_risk_counts('', fk, big_fk))
+       ELSE anon_sdc_risk_of(TRY_CAST(fk AS DOUBLE), TRY_CAST(big_fk AS DOUBLE)) END;
 
 -- anon_exact_sum(v): the sum of the DOUBLE values v (an aggregate) with the same bits in any row order and
 -- with any number of threads: HUGEINT sums of fixed-point parts (SUM of doubles adds in thread order; SUM itself
@@ -35,14 +49,16 @@ CREATE OR REPLACE TEMP MACRO anon_check_keys(tbl, keys) AS
        ELSE anon_check_columns(tbl, keys, 'keys') END;
 
 -- anon_check_sdc_keys(tbl, keys, weight): true, or the error of keys that are empty, named twice or not columns,
--- a weight that is not a column, or a key named like a column the SDC macros build ('fk', 'big_fk', 'risk', any
--- '__anon_*' name; without case, as DuckDB matches names), in that order.
+-- a weight that is not a column, a weight that is also a key (it gave the risk of the weights' own patterns), or a
+-- key named like a column the SDC macros build ('fk', 'big_fk', 'risk', any '__anon_*' name; without case, as DuckDB
+-- matches names), in that order.
 -- Twin: polars_anon.sdc.frequencies.check_frequency_args with refuse_built_names
 CREATE OR REPLACE TEMP MACRO anon_check_sdc_keys(tbl, keys, weight) AS
   CASE WHEN anon_check_keys(tbl, keys) THEN
-    CASE WHEN anon_check_weight(tbl, weight)
-         THEN anon_check_built_names(keys, ['fk', 'big_fk', 'risk'], 'key column', 'the SDC macros build beside the keys')
-    END END;
+    CASE WHEN anon_check_weight(tbl, weight) THEN
+      CASE WHEN list_contains(keys, weight) THEN error(anon_msg_weight_is_key(weight))
+           ELSE anon_check_built_names(keys, ['fk', 'big_fk', 'risk'], 'key column', 'the SDC macros build beside the keys')
+      END END END;
 
 -- anon_weight_bad(w): whether a sampling weight is missing, NaN, infinite or not above 0 (NaN sorts above infinity).
 -- Twin: polars_anon.sdc.frequencies.check_weights (its test of a value)
@@ -59,12 +75,11 @@ CREATE OR REPLACE TEMP MACRO anon_keys_first(keys) AS
     || coalesce('''' || replace(k, '''', '''''') || '''', 'NULL') || ' OR c = ''__anon_none''), '), '')
   || '__anon_fk, __anon_big_fk FROM __anon_patterns';
 
--- anon_frequencies_of(tbl, keys, weight := NULL): anon_frequencies with fk and big_fk named __anon_fk and
--- __anon_big_fk (what the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name;
--- read as fk it was DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR').
+-- anon_counts_of(tbl, keys, weight, args_ok): anon_frequencies_of with keys as a VARCHAR list and weight as a VARCHAR,
+-- once args_ok (their types' check) holds.
 -- Twin: polars_anon.sdc.frequencies.pattern_frequencies (its counts under the helper names)
-CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS TABLE
-  WITH __anon_ok AS MATERIALIZED (SELECT anon_check_sdc_keys(tbl, keys, weight) AS ok),
+CREATE OR REPLACE TEMP MACRO anon_counts_of(tbl, keys, weight, args_ok) AS TABLE
+  WITH __anon_ok AS MATERIALIZED (SELECT CASE WHEN args_ok THEN anon_check_sdc_keys(tbl, keys, weight) END AS ok),
   __anon_rows AS (  -- __anon_w: the weight in its own type (NULL without one)
     SELECT * EXCLUDE (__anon_ws), __anon_ws[1] AS __anon_w
     FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw')) AS __anon_ws
@@ -91,6 +106,15 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS T
   SELECT COLUMNS(lambda c: NOT starts_with(c, '__anon_none')) FROM query(anon_keys_first(keys))
   WHERE (SELECT o.ok FROM __anon_fk_ok AS o);
 
+-- anon_frequencies_of(tbl, keys, weight := NULL): anon_frequencies with fk and big_fk named __anon_fk and
+-- __anon_big_fk (what the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name;
+-- read as fk it was DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR'). keys must be a
+-- list of text and weight a text (anon_check_names_arg: keys := 'a', [1] and weight := 3 were DuckDB's own errors).
+-- Twin: polars_anon.sdc.frequencies.pattern_frequencies (its counts under the helper names)
+CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS TABLE
+  FROM anon_counts_of(tbl, TRY_CAST(keys AS VARCHAR[]), TRY_CAST(weight AS VARCHAR),
+                      CASE WHEN anon_check_names_arg('keys', keys) THEN anon_check_names_arg('weight', weight, false) END);
+
 -- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns (in keys' order),
 -- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted. Refuses what
 -- anon_check_sdc_keys refuses, then a weight column that is not numeric, weights missing, NaN, infinite or not
@@ -101,11 +125,11 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABL
   FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
 
 -- anon_individual_risk(tbl, keys, weight := NULL): anon_frequencies with each pattern's risk
--- (anon_sdc_risk; 1 / fk without a weight).
+-- (anon_sdc_risk_of; 1 / fk without a weight).
 -- Twin: polars_anon.sdc.risk.individual_risk (per pattern; method "approx", missing "category")
 CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS TABLE
   SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk,
-         anon_sdc_risk(__anon_fk, __anon_big_fk) AS risk
+         anon_sdc_risk_of(__anon_fk, __anon_big_fk) AS risk
   FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
 
 -- anon_global_risk(tbl, keys, weight := NULL): one row: n_rows, global_risk (the mean individual
@@ -114,7 +138,7 @@ CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS 
 -- Twin: polars_anon.sdc.risk.global_risk (method "approx", missing "category")
 CREATE OR REPLACE TEMP MACRO anon_global_risk(tbl, keys, weight := NULL) AS TABLE
   WITH __anon_risks AS (
-    SELECT __anon_fk, anon_sdc_risk(__anon_fk, __anon_big_fk) AS __anon_risk
+    SELECT __anon_fk, anon_sdc_risk_of(__anon_fk, __anon_big_fk) AS __anon_risk
     FROM anon_frequencies_of(tbl, keys, weight := weight))
   SELECT CASE WHEN count(*) = 0 THEN error(anon_msg_no_rows('global_risk', 'global risk is undefined'))
               ELSE sum(__anon_fk)::BIGINT END AS n_rows,

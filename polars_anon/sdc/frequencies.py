@@ -22,7 +22,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, check_keys, check_number, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.messages import BAD_WEIGHTS, WEIGHT_NOT_NUMERIC
+from polars_anon.messages import BAD_WEIGHTS, NOT_NAMES, WEIGHT_IS_KEY, WEIGHT_NOT_NUMERIC
 
 __all__ = [
     "Missing",
@@ -86,10 +86,10 @@ def check_frequency_args(
     keys = check_keys(lf, keys)
     if weight is not None:
         if not isinstance(weight, str):
-            raise InvalidParameterError(f"weight must be a column name, got {weight!r}")
+            raise InvalidParameterError(NOT_NAMES(what="weight", takes="a column name", value=weight))
         check_columns(lf, [weight], "weight")
         if weight in keys:
-            raise InvalidParameterError(f"weight column {weight!r} is also a key; pass it once")
+            raise InvalidParameterError(WEIGHT_IS_KEY(weight=weight))
     check_choice("missing", missing, get_args(Missing))
     check_alpha(alpha)
     if weight is not None:

@@ -34,7 +34,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.messages import NO_ROWS, WEIGHTS_BELOW_COUNT
+from polars_anon.messages import NO_ROWS, RISK_COUNTS, RISK_NOT_FINITE, WEIGHTS_BELOW_COUNT
 from polars_anon.sdc.frequencies import Missing, check_frequency_args, exact_sum, hidden_keys, patterns
 
 __all__ = [
@@ -145,11 +145,10 @@ def benedetti_franconi(
     for name, values in (("fk", f), ("Fk", big)):
         if not np.isfinite(values).all():
             bad = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise InvalidParameterError(
-                f"every {name} must be a finite number, got {name}[{bad}] = {float(values.flat[bad])!r}"
-            )
+            raise InvalidParameterError(RISK_NOT_FINITE(name=name, at=f"[{bad}]", value=float(values.flat[bad])))
     if np.any(f <= 0) or np.any(big < f):
-        raise InvalidParameterError("every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed)")
+        bad = int(np.flatnonzero((f <= 0) | (big < f))[0])
+        raise InvalidParameterError(RISK_COUNTS(at=f"[{bad}]", fk=float(f.flat[bad]), big_fk=float(big.flat[bad])))
     p = f / big
     q = 1.0 - p
     r = np.empty_like(p)

@@ -138,3 +138,63 @@ def test_a_missing_key_is_named_as_a_key() -> None:
     assert said == "keys ['nope'] not in table 't'; its columns are ['k']"
     with pytest.raises(ColumnNotFoundError, match=re.escape("keys ['nope'] not in the frame; its columns are ['k']")):
         pa.sdc.pattern_frequencies(df, ["nope"])
+
+
+@pytest.mark.parametrize(
+    ("fk", "big_fk", "at"),
+    [(0, 5, "got fk = 0, Fk = 5"), (-1, 5, "got fk = -1, Fk = 5"), (3, 2, "got fk = 3, Fk = 2")],
+    ids=["fk 0", "fk negative", "Fk below fk"],
+)
+def test_the_scalar_risk_refuses_the_counts_python_refuses(fk: int, big_fk: int, at: str) -> None:
+    """hunt42: anon_sdc_risk(0, 5) gave -0.0, (-1, 5) 0.0909 and (3, 2) 0.333; benedetti_franconi refuses them (its
+    message names the first pair, at its index)."""
+    said = _sql_error(_con(), f"SELECT anon_sdc_risk({fk}, {big_fk})")
+    words = "every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed), "
+    assert said == words + at
+    python = _python_error(lambda: pa.sdc.benedetti_franconi([1, fk], [1, big_fk]))
+    assert python == words + f"got fk[1] = {float(fk)!r}, Fk[1] = {float(big_fk)!r}"
+
+
+def test_the_scalar_risk_refuses_what_is_not_a_finite_number_and_passes_null() -> None:
+    """NaN and text are refused in benedetti_franconi's words; a NULL gives NULL (SQL's rule); a good pair keeps its
+    value: fk = 3, Fk = 4: p = 0.75, p / (fk - 1 + p) = 0.75 / 2.75 = 3 / 11 (by hand)."""
+    con = _con()
+    assert _sql_error(con, "SELECT anon_sdc_risk(1, 'nan'::DOUBLE)") == "every Fk must be a finite number, got Fk = nan"
+    assert _sql_error(con, "SELECT anon_sdc_risk('a', 2)") == "every fk must be a finite number, got fk = 'a'"
+    got = con.sql("SELECT anon_sdc_risk(NULL, 2), anon_sdc_risk(fk, big) FROM (VALUES (3, 4.0)) v(fk, big)").fetchall()
+    assert got == [(None, pytest.approx(3 / 11, rel=1e-15))]
+    python = _python_error(lambda: pa.sdc.benedetti_franconi([1], [float("nan")]))
+    assert python == "every Fk must be a finite number, got Fk[0] = nan"
+
+
+@pytest.mark.parametrize("macro", ["anon_frequencies", "anon_individual_risk", "anon_global_risk"])
+def test_a_weight_that_is_also_a_key_is_refused_as_python(macro: str) -> None:
+    """hunt42: keys ['w'] with weight := 'w' gave a global risk of 0.503 (each weight its own pattern); Python
+    refuses."""
+    df = pl.DataFrame({"k": ["x", "x", "y"], "w": [10.0, 30.0, 5.0]})
+    said = _sql_error(_con(t=df), f"FROM {macro}('t', ['k', 'w'], weight := 'w')")
+    assert said == "weight column 'w' is also a key; pass it once"
+    assert _python_error(lambda: pa.sdc.global_risk(df, ["k", "w"], weight="w")) == said
+
+
+@pytest.mark.parametrize("macro", ["anon_frequencies", "anon_individual_risk", "anon_global_risk"])
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ("'k'", "keys must be a list of column names, got 'k'"),
+        ("[1]", "keys must be a list of column names, got [1]"),
+        ("NULL", "keys must be a list of column names, got None"),
+        ("['k'], weight := 3", "weight must be a column name, got 3"),
+        ("['k'], weight := true", "weight must be a column name, got True"),
+    ],
+    ids=["keys text", "keys numbers", "keys null", "weight number", "weight boolean"],
+)
+def test_arguments_of_another_type_are_refused_naming_the_argument(macro: str, args: str, said: str) -> None:
+    """hunt42: DuckDB's own errors ('Type VARCHAR with value 'k' can't be cast to the destination type "NULL"[]',
+    'No function matches ... replace(INTEGER, ...)', 'Could not convert string 'k' to INT32'). Python takes a text as
+    one key; SQL takes lists (the macros' one form); a weight given as a number is refused by Python in these words."""
+    df = pl.DataFrame({"k": ["x", "x", "y"], "w": [10.0, 30.0, 5.0]})
+    assert _sql_error(_con(t=df), f"FROM {macro}('t', {args})") == said
+    if "weight" in args:
+        weight = 3 if "3" in args else True
+        assert _python_error(lambda: pa.sdc.global_risk(df, ["k"], weight=weight)) == said  # type: ignore[arg-type]
