@@ -42,7 +42,7 @@ import polars as pl
 
 from polars_anon._validate import as_lazy, check_choice, check_columns, names_list, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.messages import KEYS_EMPTY
+from polars_anon.messages import KEYS_EMPTY, NOT_NAMES
 from polars_anon.sdc.frequencies import check_weights, exact_sum
 
 __all__ = ["ModelMethod", "ModelRisk", "cell_counts", "check_cells", "fit_cells", "model_risk", "risks_of_fit"]
@@ -267,6 +267,10 @@ def model_risk(
     keys = names_list(keys, "keys")
     if not keys:
         raise InvalidParameterError(KEYS_EMPTY(what="keys"))
+    if not isinstance(weight, str):  # None was named as a column: "model risk columns [None] not in the frame"
+        raise InvalidParameterError(
+            NOT_NAMES(what="model risk: weight", takes="a column name (the model reads sampling weights)", value=weight)
+        )
     check_columns(lf, [*keys, weight], "model risk columns")
     refuse_built_names(keys, MODEL_COLUMNS, "model_risk: key", "model_risk's fitted cells hold", helpers=False)
     if not (isinstance(bound, (int, float)) and bound > 0):
@@ -274,11 +278,26 @@ def model_risk(
     check_weights(lf, weight)  # numeric, none missing, NaN, infinite or not above 0: the values named
     counts = cell_counts(lf, keys, weight).drop_nulls(keys)  # as R's glm and xtabs: cells with a missing key left out
     if counts.height == 0:
-        raise InvalidParameterError("model risk: the table has no rows")
+        raise InvalidParameterError(_no_complete_row(lf, keys))
     check_cells(counts, keys, weight)
     fitted = fit_cells(counts, keys, method, interactions, max_cells)
     risk1, risk2, n_cells = risks_of_fit(fitted, bound)
     return ModelRisk(risk1, risk2, method, n_cells, fitted)
+
+
+def _no_complete_row(lf: pl.LazyFrame, keys: list[str]) -> str:
+    """Why no cell is left to fit: the table has no rows, or every row misses a key value (an all-null key said "the
+    table has no rows" of a 5-row table), naming the keys that are null in every row."""
+    n = int(lf.select(pl.len()).collect().item())  # materializes: one count (the error's path only)
+    if n == 0:
+        return "model risk: the table has no rows"
+    nulls = lf.select(pl.col(keys).null_count()).collect().row(0)  # materializes: one row
+    empty = [k for k, m in zip(keys, nulls) if m == n]
+    which = f"keys {empty} are null in every row" if empty else "each row misses one key value or more"
+    return (
+        f"model risk: none of the {n} rows has every key value ({which}); the model leaves out the rows with a "
+        "missing key, as R's glm does"
+    )
 
 
 def risks_of_fit(fitted: pl.DataFrame, bound: float = math.inf) -> tuple[float, float, int]:

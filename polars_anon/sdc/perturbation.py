@@ -120,6 +120,34 @@ def _same_rows(original: pl.LazyFrame, perturbed: pl.LazyFrame) -> None:
         )
 
 
+def _refuse_undefined_spread(lf: pl.LazyFrame, cols: list[str], spread: np.ndarray, what: str) -> None:
+    """Refuse the columns whose spread (variance or standard deviation, from :func:`_moments`) is not a finite number,
+    saying why: a NaN or infinite value, fewer than 2 values, or a spread too large for a float (a NaN was reported as
+    "fewer than 2 values"). `what` says what the spread is used for."""
+    bad = [c for c, v in zip(cols, spread) if not np.isfinite(v)]
+    if not bad:
+        return
+    x = [pl.col(c).cast(pl.Float64) for c in bad]
+    found = (
+        lf.select(
+            [(~e.is_finite()).any().alias(f"f{j}") for j, e in enumerate(x)]
+            + [e.count().alias(f"n{j}") for j, e in enumerate(x)]
+        )
+        .collect()
+        .row(0)
+    )  # materializes: one row
+    nonfinite = [c for j, c in enumerate(bad) if found[j]]
+    few = [c for j, c in enumerate(bad) if not found[j] and found[len(bad) + j] < 2]
+    if nonfinite:
+        raise InvalidParameterError(
+            f"columns {nonfinite} hold NaN or infinite values: their spread, {what}, is undefined; make those values "
+            "null first (nulls are left out)"
+        )
+    if few:
+        raise InvalidParameterError(f"columns {few} have fewer than 2 values: their spread, {what}, is undefined")
+    raise InvalidParameterError(f"columns {bad} spread beyond a float's range: their spread, {what}, is infinite")
+
+
 def _probability(src: object, dest: object, value: object) -> float:
     return check_number(f"PRAM matrix[{src!r}][{dest!r}] (a probability)", value, 0.0, 1.0)
 
@@ -390,12 +418,7 @@ def add_noise(
         raise InvalidParameterError(f"method {method!r} needs at least 2 columns, got {cols}")
     d = noise / 100.0
     mean, cov = _moments(lf, cols, diagonal=method == "additive")
-    spread = np.diag(cov)
-    if not np.isfinite(spread).all():
-        few = [c for c, v in zip(cols, spread) if not np.isfinite(v)]
-        raise InvalidParameterError(
-            f"columns {few} have fewer than 2 values: their spread, the noise's scale, is undefined"
-        )
+    _refuse_undefined_spread(lf, cols, np.diag(cov), "the noise's scale")
     lf = lf.with_row_index(_ROW)
     if method == "additive":
         sd = np.sqrt(np.diag(cov))
@@ -432,6 +455,7 @@ def rank_swap(
     """
     df = as_lazy(data).collect()  # materializes: rank swapping sorts the table's columns
     cols = names_list(columns, "columns")
+    check_unique(cols, "columns")  # a column named twice was Polars' ComputeError ('the name 'x' ... is duplicate')
     check_columns(df.lazy(), cols, "columns")
     seed = resolve_seed(seed)
     p = check_percent(p)
@@ -468,6 +492,10 @@ def il1s(
 ) -> float:
     """sdcMicro's IL1s: ``sum |x - y| / (sqrt(2) sd(x))`` over every cell (rows aligned by position).
 
+    A constant column (``sd(x) = 0``) adds 0 when none of its cells changed and makes IL1s infinite when one did (a
+    change has no spread to be measured against; 0 / 0 was a silent NaN). A column with fewer than 2 values, or a NaN or
+    infinite value, is refused: its spread is undefined.
+
     Examples
     --------
     >>> a = pl.DataFrame({"x": [1.0, 2.0, 3.0]})
@@ -485,8 +513,11 @@ def il1s(
     gaps = [exact_sum((pl.col(c).cast(pl.Float64) - pl.col(f"__anon_y{j}")).abs()) for j, c in enumerate(cols)]
     total = both.select(pl.concat_list(gaps)).collect().item().to_list()  # materializes: one value per column
     sd = np.sqrt(np.diag(_moments(x, cols, diagonal=True)[1]))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.sum(np.array(total, dtype=np.float64) / (sd * np.sqrt(2))))  # exact sums: the same bits
+    _refuse_undefined_spread(x, cols, sd, "IL1s's scale")
+    gap = np.array(total, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a constant column: 0 unchanged, inf changed (no scale)
+        loss = np.where(sd > 0, gap / (sd * np.sqrt(2)), np.where(gap == 0, 0.0, np.inf))
+    return float(np.sum(loss))  # exact sums: the same bits
 
 
 def correlations(data: pl.LazyFrame | pl.DataFrame, columns: Sequence[str] | str) -> np.ndarray:

@@ -181,3 +181,19 @@ def test_large_cells_no_overflow_and_no_risk():
         warnings.simplefilter("error")
         got = model_risk(df, ["a", "b"], "w")
     assert (got.risk1, got.risk2, got.n_cells) == (0.0, 0.0, 6)
+
+
+def test_model_risk_says_what_is_wrong_with_its_weight_and_its_rows() -> None:
+    """hunt42: weight=None said "model risk columns [None] not in the frame"; an all-null key said "the table has no
+    rows" of a 5-row table."""
+    lf = pl.LazyFrame({"a": ["x", "x", "y", "y", "y"], "b": [1, 2, 1, 1, 2], "w": [10.0] * 5})
+    with pytest.raises(InvalidParameterError, match=r"^model risk: weight must be a column name .* got None$"):
+        model_risk(lf, ["a", "b"], None)  # type: ignore[arg-type]
+    no_a = lf.with_columns(a=pl.lit(None, pl.String))
+    with pytest.raises(InvalidParameterError, match=r"none of the 5 rows has every key value \(keys \['a'\] are null"):
+        model_risk(no_a, ["a", "b"], "w")
+    scattered = lf.with_columns(a=pl.Series([None, "x", None, "y", None]), b=pl.Series([1, None, 2, None, 1]))
+    with pytest.raises(InvalidParameterError, match=r"none of the 5 rows .*\(each row misses one key value or more\)"):
+        model_risk(scattered, ["a", "b"], "w")
+    with pytest.raises(InvalidParameterError, match=r"^model risk: the table has no rows$"):
+        model_risk(lf.head(0), ["a", "b"], "w")

@@ -229,3 +229,34 @@ def test_without_a_seed_the_key_is_fresh_so_the_draws_cannot_be_recomputed():
         assert not one.equals(two), name
         assert not one.equals(public) and not two.equals(public), name
         assert call(seed=0).equals(public), name  # a given seed still gives the same output
+
+
+@pytest.mark.parametrize(
+    ("values", "why"),
+    [
+        ([1.0, float("nan"), 3.0, 4.0], "hold NaN or infinite values"),
+        ([1.0, float("inf"), 3.0, None], "hold NaN or infinite values"),
+        ([1.0, None, None], "have fewer than 2 values"),
+    ],
+    ids=["nan", "infinite", "one value"],
+)
+def test_noise_says_why_a_spread_is_undefined(values: list, why: str) -> None:
+    """hunt42: three values and a NaN were refused as having "fewer than 2 values"."""
+    with pytest.raises(InvalidParameterError, match=f"columns \\['x'\\] {why}: their spread, the noise's scale"):
+        add_noise(pl.DataFrame({"x": values}), "x", noise=10, seed=1)
+
+
+def test_il1s_of_a_constant_column_is_0_unchanged_and_infinite_changed() -> None:
+    """hunt42: a constant column gave NaN (0 / 0) silently. By hand: x = [1, 1] unchanged adds 0, so IL1s is y's
+    |1| / (sqrt(2) sd(y)) with sd([1, 3]) = sqrt(2): 0.5; x changed to [1, 2] has no spread to scale by: inf."""
+    a = pl.DataFrame({"x": [1.0, 1.0], "y": [1.0, 3.0]})
+    assert il1s(a, a.with_columns(y=pl.Series([2.0, 3.0])), ["x", "y"]) == pytest.approx(0.5, rel=1e-15)
+    assert il1s(a, a.with_columns(x=pl.Series([1.0, 2.0])), ["x", "y"]) == float("inf")
+    with pytest.raises(InvalidParameterError, match=r"columns \['x'\] have fewer than 2 values: their spread, IL1s"):
+        il1s(a.head(1), a.head(1), ["x"])
+
+
+def test_rank_swap_refuses_a_column_named_twice() -> None:
+    """hunt42: Polars' ComputeError ("the name 'x' passed to `LazyFrame.with_columns` is duplicate")."""
+    with pytest.raises(InvalidParameterError, match=r"columns lists \['x'\] more than once; name each column once"):
+        rank_swap(pl.DataFrame({"x": [5, 1, 3, 2, 4]}), ["x", "x"], p=50, seed=2)
