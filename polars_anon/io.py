@@ -27,6 +27,7 @@ __all__ = [
     "CSV_SUFFIXES",
     "DTYPES",
     "FileStamp",
+    "LEADING_ZERO",
     "MAX_FIELD",
     "NO_NULL",
     "PARSES",
@@ -366,7 +367,14 @@ def scan_input(
     (with a header, `columns` renames the header's names); `null_values` are the
     strings read as missing (e.g. ``["?"]``); the CSV columns named in `text` (by their
     final names) are read as the file writes them, String (a zip code ``02139`` stays
-    ``02139``: inferred as a number, then cast, it would be ``2139``). Messages call the file `what`.
+    ``02139``: inferred as a number, then cast, it would be ``2139``), and so is every column of numbers
+    where a field has a leading zero (:data:`LEADING_ZERO`). Messages call the file `what`.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("zip,age\\n94154,76\\n02190,56\\n")
+    >>> scan_input(path).collect().rows()
+    [('94154', 76), ('02190', 56)]
     """
     path = Path(path)
     if path.is_dir():
@@ -386,7 +394,8 @@ def scan_input(
             inferred = pl.scan_csv(path, **options, null_values=[*dict.fromkeys([*nulls, ""])]).collect_schema()
             names = inferred.names()
             finals = dict(zip(names, columns or names))
-            types = {n: pl.String() if finals.get(n) in text else t for n, t in inferred.items()}
+            coded = _leading_zeros(path, options, inferred, nulls, what)
+            types = {n: pl.String() if finals.get(n) in text or n in coded else t for n, t in inferred.items()}
             lf = pl.scan_csv(path, **options, null_values=nulls or None, schema_overrides=types)
             lf.collect_schema()
         except (pl.exceptions.PolarsError, OSError) as exc:
@@ -413,6 +422,29 @@ def scan_input(
             lf = lf.rename(dict(zip(names, columns)))
         return lf.filter(~pl.all_horizontal(pl.all().is_null())) if empty else lf  # CSV_RULES: no value, skipped
     return _scan_parquet(path, [path], what)
+
+
+LEADING_ZERO = r"[ \t]*[+-]?0[0-9]"
+"""A CSV field that starts so (a ``0`` followed by a digit, after the spaces, tabs and sign a number may have:
+``02190``, ``007``, `` -01.5``; not ``0``, ``0.5``) makes its column String, read as written on every engine: a
+number would drop the zero (``02190`` published as ``2190``), changing the text of a column published as it is.
+A job's ``schema`` may still type it as a number (``{ zip = "Int64" }``: ``02190`` -> ``2190``)."""
+
+
+def _leading_zeros(
+    path: Path, options: Mapping[str, Any], inferred: pl.Schema, nulls: Sequence[str], what: str
+) -> set[str]:
+    """The columns Polars `inferred` as numbers reading the CSV `path` with `options` where a field, null strings
+    aside, starts with a leading zero (:data:`LEADING_ZERO`): one pass over those columns read as text, once the
+    file passed :func:`check_fields` (a file the engines would read apart is refused first, by its record)."""
+    numeric = [n for n, t in inferred.items() if t.is_numeric()]
+    if not numeric:
+        return set()
+    check_fields(path, options["separator"], len(inferred), null_values=nulls, what=what)
+    starts = f"^(?:{LEADING_ZERO})"
+    read = pl.scan_csv(path, **options, null_values=list(nulls) or None, infer_schema=False)
+    found = read.select(pl.col(c).str.contains(starts).any() for c in numeric).collect().row(0)
+    return {c for c, hit in zip(numeric, found) if hit}
 
 
 _DUPLICATED = re.compile(r"_duplicated_\d+\Z")
@@ -479,7 +511,8 @@ DTYPES: dict[str, pl.DataType] = {
 
 def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "schema") -> pl.LazyFrame:
     """`lf` with the columns of `schema` cast to the named types, refusing (with the column and its first values) a
-    value that does not convert exactly (``63.5`` to ``Int64``); one aggregated pass reads the data to check.
+    value that does not convert exactly (``63.5`` to ``Int64``; text that parses as an integer, ``02190``, converts
+    exactly); one aggregated pass reads the data to check.
 
     >>> lf = pl.LazyFrame({"age": [63.0, 41.0, None]})
     >>> cast_columns(lf, {"age": "Int64"}).collect()["age"].to_list()
@@ -502,7 +535,7 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
             raise InputError(f"{where}: type {name!r} of column {column!r} is not one of {sorted(DTYPES)}")
     types = lf.collect_schema()
     cast = {c: _converted(c, types[c], DTYPES[t]) for c, t in schema.items()}
-    exact = {c: (cast[c].cast(types[c], strict=False) == pl.col(c)) | cast[c].is_null() for c in schema}
+    exact = {c: _exact(pl.col(c), cast[c], types[c], DTYPES[t]) for c, t in schema.items()}
     lost = {c: pl.col(c).is_not_null() & (cast[c].is_null() | ~exact[c]) for c in schema}
     bad = (
         lf.select(  # materializes: one row, the count and first values of each column's lost values
@@ -519,6 +552,14 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
                 f"(first: {preview(list(bad[f'v_{column}']))}); fix them or choose another type"
             )
     return lf.with_columns(**cast)
+
+
+def _exact(value: pl.Expr, cast: pl.Expr, source: pl.DataType, target: pl.DataType) -> pl.Expr:
+    """Whether `value` converted to `cast` exactly (or not at all: null, refused as lost): it reads back as itself,
+    or it is text that parsed as an integer (``02190``, a leading zero: LEADING_ZERO; ``+5``), which is exact."""
+    if source == pl.String and target.is_integer():
+        return pl.lit(True)
+    return (cast.cast(source, strict=False) == value) | cast.is_null()
 
 
 def _converted(column: str, source: pl.DataType, target: pl.DataType) -> pl.Expr:
@@ -705,7 +746,8 @@ null in a column of another type; an empty field is null; the null strings are n
 and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
 ending a row makes one more field), a quote inside a field or ending one that does not start with one, a header with
 an empty name or a name used twice (unless ``columns`` names every column), or a value that breaks the type inferred
-from the first rows (the text each type reads: PARSES; spaces only are null in a column of numbers) is refused."""
+from the first rows (the text each type reads: PARSES; spaces only are null in a column of numbers) is refused; a
+column of numbers where a field has a leading zero (LEADING_ZERO: 02190) is String, read as written."""
 """The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
 as Polars does)."""
 

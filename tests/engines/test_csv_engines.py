@@ -114,7 +114,7 @@ def test_a_header_naming_a_column_twice_is_refused_on_every_engine(
 # `1_000` 1000, `0x10` 16, `yes`/`T`/`1`/` true` true) and values it reads (`+3`, ` 7`, `1e2`, `.5`, `5.`, `-nan`,
 # `TRUE`); an integer out of range matches io.PARSES and is refused by the cast (the engine test)
 LATE = {
-    "i64": ("5", ["1.5", "1e2", "1_000", "0x10", "7 "], ["+3", " 7", "-0", "007", " "]),
+    "i64": ("5", ["1.5", "1e2", "1_000", "0x10", "7 "], ["+3", " 7", "-0", " "]),  # 007: String (LEADING_ZERO)
     "f64": ("1.5", ["1_0.5", "0x10", "e2", "1.5 ", "infin", "."], ["1e2", ".5", "5.", "-inf", "Infinity", "-nan"]),
     "bool": ("true", ["yes", "T", "1", " true", " "], ["TRUE", "False"]),
 }
@@ -239,3 +239,41 @@ def _refused_job(
     assert said.out == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.toml", "people.csv"]
     return said.err
+
+
+# 150 zip codes, the one with a leading zero last (after the rows Polars infers the types from), and a column of
+# numbers whose zeros lead no digit (0, 0.5, -0.25): a number
+ZIPS = [str(94100 + i) for i in range(150)] + ["00501"]
+SCORES = ["0", "0.5", "-0.25"]
+ZIP_CSV = "id,zip,score\n" + "".join(f"{i},{z},{SCORES[i % 3]}\n" for i, z in enumerate(ZIPS))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+@pytest.mark.parametrize("schema", ["", 'schema = { zip = "Int64" }\n'])
+def test_a_column_of_numbers_with_a_leading_zero_is_read_as_written(
+    engine: str, schema: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """newuser4: a zip column that is no qid was inferred Int64 and published 2190 for 02190 (the input's text changed
+    silently). A column of numbers where a field has a leading zero is String on every engine, read as written, even
+    when the zero comes late; a zero that leads no digit (0, 0.5) keeps a number; schema may still ask a number
+    (00501 -> 501)."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "people.csv").write_text(ZIP_CSV)
+    (tmp_path / "job.toml").write_text(schema + JOB.replace("sex", "score").format(engine=engine))
+    got = _read(engine, Job.load(tmp_path / "job.toml")).sort("id")
+    zip_type, zips = (pl.Int64, [94100 + i for i in range(150)] + [501]) if schema else (pl.String, ZIPS)
+    assert got.schema == pl.Schema({"id": pl.Int64, "zip": zip_type, "score": pl.Float64})
+    assert got["zip"].to_list() == zips
+    assert got["score"].to_list() == [[0.0, 0.5, -0.25][i % 3] for i in range(151)]
+
+
+def test_a_published_column_keeps_its_leading_zeros(tmp_path: Path) -> None:
+    """The newcomer's job end to end: zip, no qid, is published as the file writes it (02190, not 2190)."""
+    (tmp_path / "people.csv").write_text("id,zip,sex\n" + "".join(f"{i},0219{i % 2},{'FM'[i % 2]}\n" for i in range(6)))
+    (tmp_path / "job.toml").write_text(
+        JOB.replace('insensitive = "id"', 'insensitive = ["id", "zip"]').format(engine="polars")
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--json"]) == 0
+    got = pl.read_parquet(tmp_path / "out.parquet")
+    assert got["zip"].to_list() == ["02190", "02191"] * 3
