@@ -45,6 +45,7 @@ __all__ = [
     "late_value_hint",
     "late_value_words",
     "literal_path",
+    "missing_sources",
     "named_path",
     "parquet_footer",
     "parquet_parts",
@@ -594,7 +595,8 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     if not isinstance(lf, pl.LazyFrame):
         return []
-    printed = lf.explain(optimized=False)
+    with missing_sources():
+        printed = lf.explain(optimized=False)
     scans, in_memory = _resolved_scans(lf, printed)
     visited = bool(scans)
     found = [file for files, _ in scans for file in files]
@@ -619,6 +621,34 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
             if expanded:
                 found += [f.rpartition("/")[0] or "." for f in files] + [os.path.commonpath(files) or "."]
     return list(dict.fromkeys(found))
+
+
+@contextmanager
+def missing_sources() -> Iterator[None]:
+    """Turn Polars' failure on a scan of a frame whose file does not exist (a ``FileNotFoundError`` naming it; a
+    folder or a pattern that expands to no file, a ``ComputeError``) into one :class:`~polars_anon.errors.InputError`
+    naming it, as a job's missing input is named; any other failure passes unchanged.
+
+    >>> with missing_sources():
+    ...     pl.scan_csv("no/such.csv").collect_schema()
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: input 'no/such.csv' does not exist or is not a file (a scan of the frame reads it)
+    """
+    try:
+        yield
+    except FileNotFoundError as exc:
+        said = str(exc)
+        path = said.split("): ", 1)[1] if "): " in said else (exc.filename or said)  # Polars: "... (os error 2): p"
+        raise InputError(f"input {path!r} does not exist or is not a file (a scan of the frame reads it)") from None
+    except pl.exceptions.ComputeError as exc:
+        empty = re.search(r'expanded paths were empty \(path expansion input: .*?inner: "(.*?)"', str(exc))
+        if empty is None:
+            raise
+        raise InputError(
+            f"input {empty[1]!r} names no file (an empty folder, or a pattern that matches none; a scan of the frame "
+            "reads it)"
+        ) from None
 
 
 def reads_detail(files: Sequence[str]) -> str:

@@ -193,6 +193,30 @@ ANONYMIZE = [
     _c("mdav-numeric-not-numbers", anon(method="mdav", numeric=["sex"]), IPE, "numeric qid 'sex'", "'F'"),
     _c("mdav-block-size-below-2k", anon(method="mdav", block_size=3), IPE, "block_size", "got 3"),
     _c("mdav-blocks-miss-a-qid", anon(method="mdav", blocks=[["age"]]), IPE, "blocks must name every qid", "[['age']]"),
+    # newuser4: a scan of a file that does not exist raised Polars' FileNotFoundError from the plan's printing
+    *(
+        _c(
+            f"scan-of-a-missing-file-{engine}",
+            lambda out, engine=engine: _anonymize(pl.scan_csv(out / "missing.csv"), engine=engine).sink_parquet(
+                out / "anon.parquet"
+            ),
+            pa.InputError,
+            "missing.csv' does not exist or is not a file",
+        )
+        for engine in ("polars", "duckdb")
+    ),
+    _c(
+        "scan-of-a-pattern-matching-no-file",
+        lambda out: _anonymize(pl.scan_parquet(out / "none-*.parquet")).sink_parquet(out / "anon.parquet"),
+        pa.InputError,
+        "none-*.parquet' names no file",
+    ),
+    _c(
+        "namespace-scan-of-a-missing-file",
+        lambda out: pl.scan_csv(out / "missing.csv").anon.k_anonymize(hierarchies=H, k=2, insensitive="id"),
+        pa.InputError,
+        "missing.csv' does not exist or is not a file",
+    ),
 ]
 
 
