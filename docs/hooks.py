@@ -12,7 +12,8 @@
   installed package cannot read ``docs/``, so the code holds the one copy).
 
 Each generator is a plain function returning Markdown; ``tests/interfaces/test_docs_site.py`` checks that
-they cover the code (every command, flag, key, macro and schema property).
+they cover the code (every command, flag, key, macro and schema property). Each generated page is committed as a
+stub (:data:`STUB_MARKER`) that says where its content comes from, so links to it resolve in the repository too.
 """
 
 from __future__ import annotations
@@ -416,11 +417,19 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return executed(markdown) if page.file.src_uri in EXECUTED else markdown
 
 
+STUB_MARKER = "<!-- generated: docs/hooks.py puts the page generated from the code here when the site is built -->"
+"""The line of each committed page of :data:`GENERATED`: a stub, so a link to the page resolves in the repository
+(GitHub) too, saying what the page holds and where its source is; the site shows the generated page instead."""
+
+
 def on_files(files: Any, config: Any) -> Any:
-    """Add the generated reference pages to the site."""
+    """Add the generated reference pages to the site, in place of their committed stubs."""
     from mkdocs.structure.files import File
 
     this_checkout()
     for uri, make in GENERATED.items():
+        stub = files.get_file_from_path(uri)
+        if stub is not None:
+            files.remove(stub)
         files.append(File.generated(config, uri, content=make()))
     return files

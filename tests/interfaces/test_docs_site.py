@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from polars_anon import errors
 from polars_anon.cli import parser
 from polars_anon.job import KEYS, Job
@@ -110,3 +112,40 @@ def test_the_papers_page_shows_the_papers_the_report_cites() -> None:
     for number, (authors, title, _) in PAPERS.items() if papers.is_dir() else ():
         (text,) = [" ".join(f.read_text().split()) for f in papers.glob(f"{number}_*.txt")]
         assert title in text and authors.removesuffix(" et al.").split(" and ")[0] in text, number
+
+
+def _markdown_files() -> list[Path]:
+    """The repository's Markdown (without hidden folders, the built site or a virtual environment)."""
+    parts = [p.relative_to(REPO).parts for p in REPO.rglob("*.md")]
+    return [REPO.joinpath(*x) for x in sorted(parts) if not any(n.startswith(".") or n in ("site", "venv") for n in x)]
+
+
+def test_every_relative_link_of_the_markdown_resolves_in_the_repository() -> None:
+    """job-file.md and read-the-report.md linked reference/job-keys.md and reference/report-schema.md, which only the
+    built site held: on GitHub both were dead links (newuser4). Each generated page is now a committed stub, and
+    every relative link of the repository's Markdown (code blocks aside) names a file or folder that exists."""
+    dead = []
+    for page in _markdown_files():
+        text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.MULTILINE | re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            path = target.split("#", 1)[0]
+            if path and not re.match(r"[a-z][a-z0-9+.-]*:", path) and not (page.parent / path).exists():
+                dead.append(f"{page.relative_to(REPO)} -> {target}")
+    assert not dead, dead
+
+
+def test_the_site_shows_each_generated_page_in_place_of_its_stub() -> None:
+    """The committed stubs carry the marker; the hook's on_files replaces each with the generated page."""
+    pytest.importorskip("mkdocs")
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import File, Files
+
+    config = load_config(str(REPO / "mkdocs.yml"))  # the site's own (its plugins name the generated files)
+    stubs = [File(uri, config.docs_dir, config.site_dir, True) for uri in HOOKS.GENERATED]
+    for stub in stubs:
+        assert HOOKS.STUB_MARKER in Path(stub.abs_src_path or "").read_text(), stub.src_uri
+    files = config.plugins.on_files(Files(stubs), config=config)  # as mkdocs build calls the hook
+    assert len(files) == len(HOOKS.GENERATED)
+    for uri, make in HOOKS.GENERATED.items():
+        page = files.get_file_from_path(uri)
+        assert page is not None and page.generated_by is not None and page.content_string == make(), uri
