@@ -595,7 +595,7 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     if not isinstance(lf, pl.LazyFrame):
         return []
-    with missing_sources():
+    with missing_sources(lf):
         printed = lf.explain(optimized=False)
     scans, in_memory = _resolved_scans(lf, printed)
     visited = bool(scans)
@@ -624,10 +624,11 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
 
 
 @contextmanager
-def missing_sources() -> Iterator[None]:
-    """Turn Polars' failure on a scan of a frame whose file does not exist (a ``FileNotFoundError`` naming it; a
-    folder or a pattern that expands to no file, a ``ComputeError``) into one :class:`~polars_anon.errors.InputError`
-    naming it, as a job's missing input is named; any other failure passes unchanged.
+def missing_sources(lf: pl.LazyFrame | None = None) -> Iterator[None]:
+    """Turn Polars' failure on a scan of a frame (`lf`) whose file does not exist (a ``FileNotFoundError`` naming
+    it; a folder or a pattern that expands to no file, a ``ComputeError``) into one
+    :class:`~polars_anon.errors.InputError` naming it, as a job's missing input is named; any other failure passes
+    unchanged.
 
     >>> with missing_sources():
     ...     pl.scan_csv("no/such.csv").collect_schema()
@@ -638,8 +639,7 @@ def missing_sources() -> Iterator[None]:
     try:
         yield
     except FileNotFoundError as exc:
-        said = str(exc)
-        path = said.split("): ", 1)[1] if "): " in said else (exc.filename or said)  # Polars: "... (os error 2): p"
+        path = _missing_path(str(exc), lf)
         raise InputError(f"input {path!r} does not exist or is not a file (a scan of the frame reads it)") from None
     except pl.exceptions.ComputeError as exc:
         empty = re.search(r'expanded paths were empty \(path expansion input: .*?inner: "(.*?)"', str(exc))
@@ -649,6 +649,21 @@ def missing_sources() -> Iterator[None]:
             f"input {empty[1]!r} names no file (an empty folder, or a pattern that matches none; a scan of the frame "
             "reads it)"
         ) from None
+
+
+_CUT = " (set POLARS_VERBOSE=1 to see full path)"
+"""What Polars writes after a long path it cut at the start (``...end/of/the/path.csv``)."""
+
+
+def _missing_path(said: str, lf: pl.LazyFrame | None) -> str:
+    """The path Polars' ``FileNotFoundError`` names (``No such file or directory (os error 2): <path>``); a long one,
+    which Polars cuts at the start, whole from the sources of `lf`'s serialized plan (read only then)."""
+    path = said.split("): ", 1)[1] if "): " in said else said
+    if not path.endswith(_CUT) or lf is None:
+        return path
+    tail = path.removesuffix(_CUT).removeprefix("...")
+    whole = [p for p in _serialized_scans(lf) or [] if p.endswith(tail)]
+    return whole[0] if whole else path.removesuffix(_CUT)
 
 
 def reads_detail(files: Sequence[str]) -> str:
