@@ -95,7 +95,9 @@ class Axis:
 
     ``labels[r]`` is the value of rank r; ``values[r]`` is its coordinate for the
     normalized range (the number for a numeric axis, r otherwise);
-    ``hierarchy_order`` says the labels are the hierarchy's depth-first leaves.
+    ``hierarchy_order`` says the labels are the hierarchy's depth-first leaves;
+    ``rooted`` holds the ranks of the labels the qid's nulls were published at
+    (``null="suppress"``: the root; see :func:`axes`).
     """
 
     qid: str
@@ -103,6 +105,7 @@ class Axis:
     values: np.ndarray
     numeric: bool
     hierarchy_order: bool
+    rooted: tuple[int, ...] = ()
 
 
 def _as_numbers(labels: Sequence[str]) -> np.ndarray | None:
@@ -187,7 +190,8 @@ def axes(
         numbers = _as_numbers(labels) if how in ("hierarchy", "numeric") else None
         numeric = numbers is not None and bool(np.all(np.diff(numbers) >= 0))
         coords = numbers if numeric and numbers is not None else np.arange(len(labels), dtype=np.float64)
-        out.append(Axis(q, labels, coords, numeric, how == "hierarchy"))
+        ranks = tuple(labels.index(v) for v in rooted)
+        out.append(Axis(q, labels, coords, numeric, how == "hierarchy", ranks))
     return out
 
 
@@ -577,8 +581,9 @@ def publish_modes(
 
 
 def bound_sets(axis_list: Sequence[Axis], modes: Sequence[str]) -> list[int]:
-    """The attributes whose labels need the class's values, not only its bounds: those published as sets, and
-    those published with a hierarchy whose axis is not the hierarchy's leaf order.
+    """The attributes whose labels need the class's values, not only its bounds: those published as sets, those
+    published with a hierarchy whose axis is not the hierarchy's leaf order, and those published as ranges whose
+    nulls' root an explicit order ranks between two values (a range may span it without the class holding it).
 
     >>> bound_sets(axes({"a": ["x"], "b": ["1", "2"]}, {}), ["set", "range"])
     [0]
@@ -586,7 +591,9 @@ def bound_sets(axis_list: Sequence[Axis], modes: Sequence[str]) -> list[int]:
     return [
         j
         for j, (ax, mode) in enumerate(zip(axis_list, modes))
-        if mode == "set" or (mode == "hierarchy" and not ax.hierarchy_order)
+        if mode == "set"
+        or (mode == "hierarchy" and not ax.hierarchy_order)
+        or (mode == "range" and any(0 < r < len(ax.labels) - 1 for r in ax.rooted))
     ]
 
 
@@ -622,20 +629,13 @@ def bounds_labels(
     for j, (q, ax, mode) in enumerate(zip(qids, axis_list, modes)):
         h = hierarchies.get(q)
         lo, hi = bounds[f"__anon_lo{j}"].to_numpy(), bounds[f"__anon_hi{j}"].to_numpy()
-        labels = np.asarray(ax.labels, dtype=object)
-        if mode != "set" and not (mode == "hierarchy" and not ax.hierarchy_order):
+        if mode == "range" or (mode == "hierarchy" and ax.hierarchy_order):
             if mode == "hierarchy":  # leaves of a class lie in [lo, hi] of the depth-first order
                 assert h is not None  # publish_modes checked it
                 node_ids = h.ids_of(ax.labels)
                 col = np.asarray(h.labels, dtype=object)[h.lca(node_ids[lo], node_ids[hi])].tolist()
             else:
-                col = (
-                    np.where(
-                        lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]"
-                    ).tolist()
-                    if len(lo)
-                    else []
-                )
+                col = _range_labels(bounds, j, ax, h, lo, hi)
             out.append(pl.Series(q, col, dtype=pl.String))
             continue
         # flat, then joined per class: a replace_strict inside list.eval cost seconds per qid on 30,000 classes
@@ -653,6 +653,31 @@ def bounds_labels(
     return pl.DataFrame(out)
 
 
+def _range_labels(
+    bounds: pl.DataFrame, j: int, ax: Axis, h: Hierarchy | None, lo: np.ndarray, hi: np.ndarray
+) -> list[str]:
+    """The range labels of attribute `j`: ``[lo-hi]``, the value itself when the class holds one, and the root
+    when the class holds a null published there (``null="suppress"``): a row of unknown value lies in no range.
+
+    >>> ax = axes({"a": ["1", "2", "*"]}, {"a": Hierarchy.suppression(["1", "2"])})[0]
+    >>> b = pl.DataFrame({_PID: [0, 1, 2]})
+    >>> _range_labels(b, 0, ax, Hierarchy.suppression(["1", "2"]), np.array([0, 1, 0]), np.array([1, 2, 0]))
+    ['[1-2]', '*', '1']
+    """
+    if not len(lo):
+        return []
+    labels = np.asarray(ax.labels, dtype=object)
+    col = np.where(lo == hi, labels[lo], "[" + labels[lo].astype(str) + "-" + labels[hi].astype(str) + "]")
+    if ax.rooted and h is not None:
+        members = f"__anon_set{j}"
+        if members in bounds.columns:  # bound_sets: an explicit order ranks the root between two values
+            held = bounds[members].list.eval(pl.element().is_in(list(ax.rooted))).list.any().to_numpy()
+        else:  # ranked first or last: a class holds it exactly when a bound is it
+            held = np.isin(lo, ax.rooted) | np.isin(hi, ax.rooted)
+        col = np.where(held, h.root, col)
+    return col.tolist()
+
+
 def class_labels(
     segments: pl.DataFrame,
     coords: pl.DataFrame,
@@ -665,7 +690,8 @@ def class_labels(
 
     `modes` (from :func:`publish_modes`), per qid: ``"hierarchy"`` the lowest common
     ancestor of the class's values; ``"range"`` ``[lo-hi]`` on the axis (the value
-    itself when the class holds one); ``"set"`` the class's values in axis order as
+    itself when the class holds one, the root when it holds nulls ``null="suppress"``
+    published there); ``"set"`` the class's values in axis order as
     ``{a,b}``. The option ``publish="auto"`` resolves to hierarchy when there is one,
     range for a numeric axis, set otherwise. Computed from the classes' bounds
     (:func:`class_bounds`, :func:`bounds_labels`), as the engines' SQL rounds do.

@@ -12,7 +12,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon import cli
-from polars_anon.algorithms.mondrian import axes, coordinates, partition
+from polars_anon.algorithms.mondrian import axes, bound_sets, bounds_labels, coordinates, partition
 from polars_anon.classes import class_sizes
 from polars_anon.job import Job
 from polars_anon.labels import set_label, set_members
@@ -320,6 +320,37 @@ def test_null_suppress_ranks_the_root_last_on_every_order(leaves: list[str], ord
     h = {"g": pa.Hierarchy.from_dict({"*": {"A": leaves[:2], leaves[2]: None}})}
     out = pa.anonymize(df, hierarchies=h, k=2, method="mondrian", null="suppress", order={"g": order}).collect()
     assert out["g"].to_list() == [x, y, "*", x, y, "*"]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_null_suppress_range_of_a_class_holding_the_root_is_the_root(engine: str) -> None:
+    """publish='range': a class holding nulls published at the root publishes the root, not a range ending at it
+    (was '[5-*]', which says nothing true of a null row). By hand: axis 1 < ... < 6 < * (2 rows), 8 rows, k=3;
+    the lower median (record 4) is 4 and x <= 4 keeps 4 | 4, which no cut splits further into 3 | 3."""
+    df = pl.DataFrame({"age": [1, 2, 3, 4, None, None, 5, 6]})
+    h = {"age": pa.Hierarchy.suppression([str(v) for v in range(1, 7)])}
+    out = pa.anonymize(df, hierarchies=h, k=3, method="mondrian", null="suppress", publish="range", engine=engine)
+    assert out.collect()["age"].to_list() == ["[1-4]"] * 4 + ["*"] * 4
+
+
+def test_range_across_a_root_an_explicit_order_places_inside() -> None:
+    """An explicit order 1, 2, *, 3, 4 may rank the root between two values: a class {2, 3} spans it without
+    holding it and publishes [2-3], a class holding it publishes the root whatever its bounds (its members are
+    kept for that: bound_sets)."""
+    h = pa.Hierarchy.suppression(["1", "2", "3", "4"])
+    ax = axes({"a": ["1", "2", "3", "4", "*"]}, {"a": h}, {"a": ["1", "2", "*", "3", "4"]})
+    assert ax[0].labels == ["1", "2", "*", "3", "4"] and bound_sets(ax, ["range"]) == [0]
+    members = [[1, 3], [1, 2, 3], [2], [0, 1], [4]]
+    bounds = pl.DataFrame(
+        {
+            "__anon_pid": range(5),
+            "__anon_lo0": [m[0] for m in members],
+            "__anon_hi0": [m[-1] for m in members],
+            "__anon_set0": members,
+        }
+    )
+    got = bounds_labels(bounds, ["a"], ax, {"a": h}, ["range"])["a"].to_list()
+    assert got == ["[2-3]", "*", "*", "[1-2]", "4"]
 
 
 def test_random_order_ranks_the_same_values_as_the_hierarchy_order() -> None:
