@@ -45,7 +45,7 @@ def _evaluate(frame: pl.DataFrame, number: int, expr: pl.Expr) -> pl.Series:
             f"from_levels: level {number} ({expr}) failed on the values column {COLUMN!r} of dtype "
             f"{frame[COLUMN].dtype}: {str(exc).splitlines()[0]}"
         ) from None
-    labels = string_labels(labels, f"from_levels: level {number}")
+    labels = string_labels(labels.alias(""), f"from_levels: level {number}")  # its values, in no column
     empty = frame[COLUMN].filter(labels.is_null()).to_list()
     if empty:
         raise HierarchyError(
@@ -78,11 +78,12 @@ def rows(values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*"
     [('33101', '331', '3', '*'), ('33109', '331', '3', '*'), ('34000', '340', '3', '*')]
     """
     exprs = check_levels(levels)
-    frame = pl.DataFrame({COLUMN: distinct(values, "from_levels").sort()})
+    leaves = distinct(values, "from_levels").sort()
+    labels = string_labels(leaves, "from_levels")  # refused naming the user's column, before it becomes COLUMN
+    frame = pl.DataFrame({COLUMN: leaves})
     names = ["__leaf", *(f"__level{i}" for i in range(1, len(exprs) + 1))]
     table = pl.DataFrame(
-        [string_labels(frame[COLUMN], "from_levels").alias(names[0])]
-        + [_evaluate(frame, i, e).alias(names[i]) for i, e in enumerate(exprs, 1)]
+        [labels.alias(names[0])] + [_evaluate(frame, i, e).alias(names[i]) for i, e in enumerate(exprs, 1)]
     )
     _check_nesting(table, names)
     return table.with_columns(pl.lit(root, dtype=pl.String).alias("__root")).rows()

@@ -37,7 +37,7 @@ def as_series(values: object, source: str) -> pl.Series:
         raise InvalidParameterError(
             f"{source}: values must be a Polars Series or an iterable, got {type(values).__name__}"
         ) from None
-    return pl.Series("v", items, strict=False)
+    return pl.Series(items, strict=False)  # unnamed: a refusal names a column only when a Series named one
 
 
 def distinct(values: object, source: str) -> pl.Series:
@@ -64,13 +64,22 @@ def sorted_distinct(values: object, source: str) -> pl.Series:
 
 
 def string_labels(series: pl.Series, source: str) -> pl.Series:
-    """Labels of values: their String cast (the pipeline's), refused for nested types.
+    """Labels of values: their String cast (the pipeline's), refused, naming the Series' column when it has a
+    name, for the dtypes a quasi-identifier cannot have (nested, objects, bytes, durations; see
+    :mod:`polars_anon.request`): no column of them could be generalized with the hierarchy.
 
     >>> string_labels(pl.Series([2134, 33101]), "demo").to_list()
     ['2134', '33101']
     """
-    if series.dtype.is_nested() or series.dtype == pl.Object:
+    dtype = series.dtype
+    held = f"column {series.name!r} has" if series.name else "values have"
+    if dtype.is_nested() or isinstance(dtype, (pl.Object, pl.Binary)):
         raise InvalidParameterError(
-            f"{source}: values of dtype {series.dtype} cannot be hierarchy labels; give scalar values"
+            f"{source}: {held} dtype {dtype}, which cannot be hierarchy labels; give scalar values"
+        )
+    if isinstance(dtype, pl.Duration):  # no String cast on Polars; a qid of them is refused too
+        raise InvalidParameterError(
+            f"{source}: {held} dtype {dtype}, which has no label; cast it to a number first "
+            "(.dt.total_seconds(), or another unit)"
         )
     return label_series(series)

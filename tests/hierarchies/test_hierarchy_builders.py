@@ -294,6 +294,39 @@ def test_datetime_suppression_leaves_match_the_pipeline() -> None:
     assert Hierarchy.suppression(s).leaf_labels == pipeline_labels(s) == ["2020-01-01 12:00:00.000000"]
 
 
+# ---------------------------------------------------------------- dtypes no qid may have
+@pytest.mark.parametrize(
+    "build",
+    [
+        Hierarchy.suppression,
+        Hierarchy.masking,
+        lambda v: Hierarchy.ordered(v, [2]),
+        Hierarchy.random_ordered,
+    ],
+)
+def test_duration_values_are_refused_naming_the_column_and_dtype(build: object) -> None:
+    """A Duration has no String cast on Polars: every builder refuses it in one line naming the Series' column and
+    its dtype (was Polars' raw 'casting from Duration to String not supported')."""
+    wait = pl.Series("wait", [dt.timedelta(seconds=5), dt.timedelta(minutes=2)])
+    with pytest.raises(
+        InvalidParameterError, match=r"column 'wait' has dtype Duration\(time_unit='us'\), which has no label; cast"
+    ):
+        build(wait)  # type: ignore[operator]
+
+
+def test_unnamed_duration_and_byte_values_are_refused_naming_the_dtype() -> None:
+    """A list is no column: the refusal names the dtype alone; bytes (refused as a qid) are refused the same way, and
+    from_levels names the user's column, not its own working column 'v'."""
+    with pytest.raises(InvalidParameterError, match=r"^suppression: values have dtype Duration\(time_unit='us'\)"):
+        Hierarchy.suppression([dt.timedelta(days=1)])
+    with pytest.raises(InvalidParameterError, match=r"^suppression: column 'blob' has dtype Binary, which cannot"):
+        Hierarchy.suppression(pl.Series("blob", [b"\xff"]))
+    with pytest.raises(InvalidParameterError, match=r"^from_levels: column 'wait' has dtype Duration"):
+        Hierarchy.from_levels(pl.Series("wait", [dt.timedelta(days=1)]), [pl.col("v")])
+    with pytest.raises(InvalidParameterError, match=r"^from_levels: level 1: values have dtype Duration"):
+        Hierarchy.from_levels([1, 2], [pl.duration(days=pl.col("v"))])
+
+
 # ---------------------------------------------------------------- ids_of, to_rows, to_csv
 def test_ids_of_agrees_with_id_of_and_refuses_unknown_labels() -> None:
     labels = ["f", "a", "*", "B", "a", "e"]
