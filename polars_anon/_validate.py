@@ -6,7 +6,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TypeGuard
+from typing import Protocol, TypeGuard
 
 import numpy as np
 import polars as pl
@@ -19,7 +19,6 @@ from polars_anon.errors import (
     ValueNotInHierarchyError,
     preview,
 )
-from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import NOT_FINITE
 from polars_anon.messages import BUILT_NAME, KEYS_EMPTY, NAMES_TWICE, NOT_NAMES, QIDS_EMPTY
 
@@ -230,9 +229,17 @@ def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
     return str(value)
 
 
+class _Leaves(Protocol):
+    """What :func:`check_values` reads of a :class:`~polars_anon.hierarchy.Hierarchy`: its leaves. A protocol, not
+    the class: the hierarchy module imports the builders, which import these checks (no import circle)."""
+
+    @property
+    def leaf_labels(self) -> list[str]: ...
+
+
 def check_values(
     tuples: pl.DataFrame,
-    hierarchies: Mapping[str, Hierarchy],
+    hierarchies: Mapping[str, _Leaves],
     *,
     source: str = "",
     labels: Mapping[str, pl.Series] | None = None,
