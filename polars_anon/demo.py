@@ -17,6 +17,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from polars_anon._progress import bar as progress_bar
+from polars_anon._validate import is_integer
 from polars_anon.errors import InvalidParameterError
 from polars_anon.outputs import Outputs, staged_write
 
@@ -172,8 +173,9 @@ def voter_register(rows: int, seed: int = 0, *, start: int = 0) -> pl.DataFrame:
 def write_rows(path: str | Path, rows: int, seed: int = 0) -> Path:
     """Stream a generated register of `rows` voters to Parquet at `path` (no temporary file: see
     :func:`write_voter_register`, or stage `path` in an :class:`~polars_anon.outputs.Outputs`)."""
-    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+    if not is_integer(rows) or rows < 1:
         raise InvalidParameterError(f"rows must be an integer >= 1, got {rows!r}")
+    rows = int(rows)
     writer = None
     try:
         with progress_bar(total=rows, desc="generate voters", unit="row", unit_scale=True) as bar:

@@ -53,7 +53,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns, check_seed, not_in_hierarchy
+from polars_anon._validate import as_lazy, check_columns, check_seed, is_integer, not_in_hierarchy
 from polars_anon.errors import (
     ColumnNotFoundError,
     InvalidParameterError,
@@ -161,14 +161,16 @@ class EncodeOptions:
         if self.class_col is not None and not isinstance(self.class_col, str):
             raise InvalidParameterError(f"class_col must be a column name (a string), got {self.class_col!r}")
         put(self, "dtype", _check_dtype(self.dtype, self.representation))
-        check_seed(self.seed)
+        put(self, "seed", check_seed(self.seed))  # a Python int: a NumPy one is taken, and reported as JSON
         if not isinstance(self.validate, bool):
             raise InvalidParameterError(f"validate must be True or False, got {self.validate!r}")
         if self.layout not in LAYOUTS:
             raise InvalidParameterError(f"layout must be one of {list(LAYOUTS)}, got {self.layout!r}")
         chunk = self.chunk_rows
-        if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1):
+        if chunk is not None and (not is_integer(chunk) or chunk < 1):
             raise InvalidParameterError(f"chunk_rows must be an integer >= 1, got {chunk!r}")
+        if chunk is not None:
+            put(self, "chunk_rows", int(chunk))
 
     @property
     def original_rows(self) -> pl.LazyFrame | None:

@@ -36,7 +36,7 @@ import polars as pl
 
 from polars_anon._progress import bar
 from polars_anon._types import Method, NullPolicy
-from polars_anon._validate import as_lazy, check_choice, check_k
+from polars_anon._validate import as_lazy, check_choice, check_k, is_integer
 from polars_anon.algorithms import METHODS
 from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS
@@ -79,12 +79,11 @@ def _repeated(values: Sequence[object]) -> list[object]:
 
 
 def _grid(k: Sequence[int] | int, methods: Sequence[str] | str) -> tuple[list[int], list[str]]:
-    ks = [k] if isinstance(k, int) else list(k)
+    ks = [k] if is_integer(k) else list(k)  # type: ignore[arg-type]
     names = [methods] if isinstance(methods, str) else list(methods)
     if not ks or not names:
         raise InvalidParameterError("explore: the grid is empty; give at least one k and one method")
-    for value in ks:
-        check_k(value)
+    ks = [check_k(value) for value in ks]  # Python ints: NumPy's are taken, as every method takes them
     for name in names:
         check_choice("explore: method", name, sorted(METHODS))
     for what, values in (("k", ks), ("methods", names)):
@@ -235,12 +234,12 @@ def _explore(
 
 
 def _check_threshold(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_integer(value) or value < 1:
         raise InvalidParameterError(
             f"explore: risk_threshold (CLI: --risk-threshold) must be an integer >= 1, got {value!r}; records in "
             "classes smaller than it are counted at risk"
         )
-    return value
+    return int(value)
 
 
 def explore_job(

@@ -38,6 +38,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._types import DateLevel
+from polars_anon._validate import is_integer
 from polars_anon.builders import bands, dates, expressions, groups, masks, random_trees
 from polars_anon.builders.values import as_series, sorted_distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
@@ -777,7 +778,7 @@ class Hierarchy:
         polars_anon.errors.InvalidParameterError: levels['sex']: level 2 is outside this hierarchy's levels 0..1
         (root '*')
         """
-        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
+        if not is_integer(level):
             raise InvalidParameterError(
                 f"{where}level must be an integer in 0..{self.height - 1} (root {self.root!r}), got {level!r}"
             )

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from polars_anon._validate import is_integer
 from polars_anon.builders import bands, dates, groups, masks
 from polars_anon.errors import HierarchyError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
@@ -68,10 +69,10 @@ def _refuse(name: str, key: str, message: str) -> InvalidParameterError:
 
 
 def _integer(name: str, key: str, value: object, minimum: int | None, meaning: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
+    if not is_integer(value) or (minimum is not None and value < minimum):
         bound = f" >= {minimum}" if minimum is not None else ""
         raise _refuse(name, key, f"must be an integer{bound} ({meaning}), got {value!r}")
-    return value
+    return int(value)
 
 
 def _checked(name: str, key: str, check: Callable[[Any], Any], value: object) -> Any:
@@ -162,9 +163,7 @@ def _ordered_spec(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
     sizes = _checked(name, "ordered", groups.check_sizes, spec["ordered"])
     label = _checked(name, "label", groups.check_label, spec.get("label", "[{first}..{last}]"))
     order = spec.get("order")
-    if order is not None and not (
-        isinstance(order, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in order)
-    ):
+    if order is not None and not (isinstance(order, list) and all(isinstance(v, str) or is_integer(v) for v in order)):
         raise _refuse(
             name, "order", f"must be a list of the column's values (strings or integers) in their order; got {order!r}"
         )

@@ -15,14 +15,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 
+from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, distinct
 from polars_anon.errors import InvalidParameterError
 
 __all__ = ["check_bounds", "check_widths", "rows"]
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def check_widths(widths: object) -> list[int]:
@@ -31,11 +28,11 @@ def check_widths(widths: object) -> list[int]:
     >>> check_widths([5, 10, 20])
     [5, 10, 20]
     """
-    if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or not all(_is_int(w) for w in widths):
+    if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or not all(is_integer(w) for w in widths):
         raise InvalidParameterError(
             f"intervals: widths must be a list of positive integers such as [5, 10, 20], got {widths!r}"
         )
-    ws = list(widths)
+    ws = [int(w) for w in widths]  # NumPy's integers too, as the methods take them
     if not ws or any(w < 1 for w in ws):
         raise InvalidParameterError(f"intervals: widths must be positive integers, got {ws}")
     for a, b in itertools.pairwise(ws):
@@ -46,16 +43,19 @@ def check_widths(widths: object) -> list[int]:
     return ws
 
 
-def check_bounds(bottom: object, top: object) -> None:
-    """`bottom` and `top` are integers or None, with bottom < top.
+def check_bounds(bottom: object, top: object) -> tuple[int | None, int | None]:
+    """`bottom` and `top` are integers (NumPy's too) or None, with bottom < top; returned as Python ints.
 
     >>> check_bounds(18, 90)
+    (18, 90)
     """
     for name, bound in (("bottom", bottom), ("top", top)):
-        if bound is not None and not _is_int(bound):
+        if bound is not None and not is_integer(bound):
             raise InvalidParameterError(f"intervals: {name} must be an integer or None, got {bound!r}")
-    if bottom is not None and top is not None and not bottom < top:  # type: ignore[operator]
-        raise InvalidParameterError(f"intervals: bottom must be smaller than top, got bottom={bottom}, top={top}")
+    low, high = (None if b is None else int(b) for b in (bottom, top))  # type: ignore[call-overload]
+    if low is not None and high is not None and not low < high:
+        raise InvalidParameterError(f"intervals: bottom must be smaller than top, got bottom={low}, top={high}")
+    return low, high
 
 
 def _integers(values: Iterable[object]) -> list[int]:
@@ -107,7 +107,7 @@ def rows(
      ['37', '35-39', '30-39', '*'], ['95', '>=90', '>=90', '*']]
     """
     ws = check_widths(widths)
-    check_bounds(bottom, top)
+    bottom, top = check_bounds(bottom, top)
     out = []
     for v in _integers(values):
         if bottom is not None and v < bottom:

@@ -22,6 +22,7 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
 
@@ -41,12 +42,12 @@ def check_sizes(sizes: object) -> list[int]:
     [5, 2]
     """
     ok = not isinstance(sizes, (str, bytes)) and isinstance(sizes, Sequence) and len(sizes) > 0
-    if not ok or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 2 for s in sizes):  # type: ignore[union-attr]
+    if not ok or not all(is_integer(s) and s >= 2 for s in sizes):  # type: ignore[union-attr]
         raise InvalidParameterError(
             f"ordered: sizes must be a non-empty list of integers >= 2 (values per group at level 1, "
             f"groups per group above), such as [5, 2]; got {sizes!r}"
         )
-    return list(sizes)  # type: ignore[arg-type]
+    return [int(s) for s in sizes]  # type: ignore[union-attr]
 
 
 def check_label(label: object) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 import polars as pl
 
+from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, distinct, string_labels
 from polars_anon.errors import InvalidParameterError, preview
 
@@ -31,11 +32,11 @@ MAX_WIDTH = 39
 
 
 def _positive(name: str, value: object, most: int, why: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_integer(value) or value < 1:
         raise InvalidParameterError(f"masking: {name} must be an integer >= 1, got {value!r}")
     if value > most:
         raise InvalidParameterError(f"masking: {name} must be at most {most} ({why}), got {value!r}")
-    return value
+    return int(value)
 
 
 def check_digits(digits: object) -> int | None:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, as_series, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
 from polars_anon.labels import set_label
@@ -31,7 +32,7 @@ from polars_anon.labels import set_label
 __all__ = ["rows"]
 
 
-def _check(values: Iterable[object], max_children: int) -> list[str]:
+def _check(values: Iterable[object]) -> list[str]:
     labels = string_labels(as_series(values, "random hierarchy"), "random hierarchy").to_list()
     if not labels:
         raise HierarchyError("random hierarchy: no values given; the hierarchy would be empty")
@@ -42,9 +43,14 @@ def _check(values: Iterable[object], max_children: int) -> list[str]:
         raise HierarchyError(
             f"random hierarchy: {len(dup)} values are given twice (first: {preview(dup)}); give each once"
         )
-    if isinstance(max_children, bool) or not isinstance(max_children, int) or max_children < 2:
-        raise InvalidParameterError(f"random hierarchy: max_children must be an integer >= 2, got {max_children!r}")
     return labels
+
+
+def _check_max_children(max_children: object) -> int:
+    """`max_children` as a Python int when it is an integer >= 2 (NumPy's too, as every method takes them)."""
+    if not is_integer(max_children) or max_children < 2:
+        raise InvalidParameterError(f"random hierarchy: max_children must be an integer >= 2, got {max_children!r}")
+    return int(max_children)
 
 
 def _build(labels: list[str], seed: int, max_children: int, root: str, ordered: bool) -> list[Row]:
@@ -126,4 +132,5 @@ def rows(
     >>> rows(range(4), seed=4, ordered=True)
     [['0', '[0..1]', '*'], ['1', '[0..1]', '*'], ['2', '[2..3]', '*'], ['3', '[2..3]', '*']]
     """
-    return _build(_check(values, max_children), seed, max_children, root, ordered=ordered)
+    labels = _check(values)
+    return _build(labels, seed, _check_max_children(max_children), root, ordered=ordered)

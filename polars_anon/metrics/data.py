@@ -36,7 +36,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns, check_k, not_in_hierarchy
+from polars_anon._validate import as_lazy, check_columns, check_k, is_integer, not_in_hierarchy
 from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (
     InputError,
@@ -748,7 +748,7 @@ def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy])
         raise InvalidParameterError(f"levels names {unknown}, which are not qids; qids are {list(hs)}")
     for q, lv in levels.items():
         top = hs[q].height - 1
-        if isinstance(lv, bool) or not isinstance(lv, (int, np.integer)) or not 0 <= int(lv) <= top:
+        if not is_integer(lv) or not 0 <= int(lv) <= top:
             raise InvalidParameterError(f"levels[{q!r}] must be an integer in 0..{top}, got {lv!r}")
     missing = [q for q in hs if q not in levels]
     if missing:  # a missing qid read as level 0 gave a wrong distance (hunt36)

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from polars_anon import Hierarchy, HierarchyError, InvalidParameterError, OutputExistsError, ValueNotInHierarchyError
+from polars_anon.hierarchy_spec import parse_spec
 from tests.examples import FIG2
 
 
@@ -292,6 +293,28 @@ def test_masking_is_bounded_before_it_builds_a_level_per_character() -> None:
 def test_datetime_suppression_leaves_match_the_pipeline() -> None:
     s = pl.Series([dt.datetime(2020, 1, 1, 12)])
     assert Hierarchy.suppression(s).leaf_labels == pipeline_labels(s) == ["2020-01-01 12:00:00.000000"]
+
+
+# ---------------------------------------------------------------- NumPy integers, as every method takes them
+def test_builders_take_numpy_integers_as_python_ones() -> None:
+    """Widths, bounds, digits, width, sizes, max_children and a spec's integers given as NumPy integers (a value read
+    from an array is one) build the hierarchy Python integers build; all were refused ('must be an integer').
+    Rows by hand: bottom 4 and top 11 code 3 as '<4' and 12 as '>=11'; 7 is in 5-9 and in 0-9 cut at 4."""
+    i = np.int64
+    assert Hierarchy.intervals([3, 7, 12], [i(5), i(10)], bottom=i(4), top=i(11)).to_rows() == [
+        ["3", "<4", "<4", "*"],
+        ["7", "5-9", "4-9", "*"],
+        ["12", ">=11", ">=11", "*"],
+    ]
+    assert Hierarchy.masking(["123", "456"], i(2)).to_rows() == [["123", "12*", "1**", "*"], ["456", "45*", "4**", "*"]]
+    assert Hierarchy.masking(pl.Series([12]), width=np.uint8(3)).path_of("12") == ["12", "01*", "0**", "***"]
+    assert Hierarchy.ordered(range(4), [np.int32(2)]).path_of("3") == ["3", "[2..3]", "*"]
+    numpy_tree = Hierarchy.random_ordered(range(9), max_children=i(2), seed=5)
+    assert numpy_tree == Hierarchy.random_ordered(range(9), max_children=2, seed=5)
+    spec = parse_spec("age", {"intervals": [i(5)], "bottom": i(3)})
+    assert spec.options == {"widths": [5], "bottom": 3, "top": None} and type(spec.options["bottom"]) is int
+    with pytest.raises(InvalidParameterError, match=r"max_children must be an integer >= 2, got np\.True_"):
+        Hierarchy.random_ordered(range(3), max_children=np.True_)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- dtypes no qid may have

@@ -6,6 +6,7 @@ import importlib
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -123,6 +124,16 @@ def test_refusals_name_the_culprit(adult_hierarchies: dict[str, pa.Hierarchy]) -
         explore(df, hierarchies=hs, k=[2, 20], methods=["greedy"])
     with pytest.raises(pa.InvalidParameterError, match="explore: the grid is empty"):
         explore(df, hierarchies=hs, k=[], methods=["greedy"])
+
+
+def test_numpy_integers_are_taken_as_every_method_takes_them() -> None:
+    """k and risk_threshold given as NumPy integers (refused before: np.int64 k 'is not iterable', the threshold
+    'must be an integer'). By hand: 5 Male and 5 Female are 5-anonymous unchanged (2 classes of 5), and every record
+    is in a class smaller than 6."""
+    df = pl.DataFrame({"sex": ["Male", "Female"] * 5})
+    hs = {"sex": pa.Hierarchy.suppression(["Female", "Male"])}
+    grid = explore(df, hierarchies=hs, k=np.int64(5), methods="greedy", risk_threshold=np.int64(6))
+    assert grid.select("k", "n_classes", "min_class_size", "records_at_risk").rows() == [(5, 2, 5, 1.0)]
 
 
 def test_options_go_to_the_methods_that_take_them(
