@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from polars_anon._validate import is_integer
+from polars_anon._validate import check_seed, is_integer
 from polars_anon.builders.values import Row, as_series, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, preview
 from polars_anon.labels import set_label
@@ -133,4 +133,6 @@ def rows(
     [['0', '[0..1]', '*'], ['1', '[0..1]', '*'], ['2', '[2..3]', '*'], ['3', '[2..3]', '*']]
     """
     labels = _check(values)
-    return _build(labels, seed, _check_max_children(max_children), root, ordered=ordered)
+    max_children = _check_max_children(max_children)
+    check_seed(seed, where="random hierarchy: ")  # as a method's: -1 reached NumPy's bare refusal, 1.7 was taken
+    return _build(labels, seed, max_children, root, ordered=ordered)

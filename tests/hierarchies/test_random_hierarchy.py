@@ -73,3 +73,18 @@ def test_errors() -> None:
         random_ordered("abc", max_children=1)
     with pytest.raises(HierarchyError, match="root label '\\*' is also a value"):
         random_ordered(["a", "*"])
+
+
+@pytest.mark.parametrize("seed", [-1, "x", 1.7, True, None])
+def test_seed_is_checked_as_a_method_checks_it(seed: object) -> None:
+    """A seed is an integer >= 0, as every method's (_validate.check_seed): -1 reached NumPy's bare 'expected
+    non-negative integer', 'x' a bare int() error, and 1.7 and True were taken as 1."""
+    for build in (random_ordered, random_shuffled):
+        with pytest.raises(
+            InvalidParameterError, match=rf"^random hierarchy: seed must be an integer >= 0, got {seed!r}$"
+        ):
+            build(range(4), seed=seed)  # type: ignore[arg-type]
+
+
+def test_a_numpy_seed_builds_the_python_seed_tree() -> None:
+    assert random_shuffled(range(7), seed=np.int64(4)) == random_shuffled(range(7), seed=4)
