@@ -141,6 +141,9 @@ class Method:
     metric and the quasi-identifiers, run with the request's checks, before any data is read."""
     codes: bool = False
     """True when the method reads :attr:`Task.codes` (the road keeps them for it: at 15M rows they hold 22 MiB)."""
+    misses: str = ""
+    """What the method's search cannot find, appended to its refusal when it publishes nothing that meets the
+    models (:meth:`~polars_anon.privacy.constraints.Constraints.no_publication`); empty when nothing to say."""
 
 
 METHODS: dict[str, Method] = {}
@@ -158,12 +161,23 @@ def register_method(
     guarantee: str = "k-anonymity",
     check: Callable[[Any, str | None, Sequence[str]], None] | None = None,
     codes: bool = False,
+    misses: str = "",
 ) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
     def add(fn: Callable[[Task, Any], Plan]) -> Callable[[Task, Any], Plan]:
         METHODS[name] = Method(
-            name, fn, options, tuple(metrics), default_metric, needs_hierarchies, records, guarantee, check, codes
+            name,
+            fn,
+            options,
+            tuple(metrics),
+            default_metric,
+            needs_hierarchies,
+            records,
+            guarantee,
+            check,
+            codes,
+            misses,
         )
         return fn
 

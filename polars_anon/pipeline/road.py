@@ -191,7 +191,7 @@ def refuse_coarsest(plan: Plan, constraints: Constraints, request: Request) -> N
     coarsest = len(sizes) == 0 or one_class
     if coarsest and not all(entry["satisfied"] for entry in constraints.status(constraints.whole())):
         budget = plan.details.get("max_suppressed", getattr(request.options, "max_suppressed", None))
-        raise constraints.no_publication(request.method.name, budget)
+        raise constraints.no_publication(request.method.name, budget, request.method.misses)
 
 
 def run_method(

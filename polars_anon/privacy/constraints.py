@@ -458,11 +458,12 @@ class Constraints:
         pop = None if self.population is None else np.array([int(self.population.rows[rows].sum())])
         return bool(self.ok(ClassView(np.array([size]), counts, pop))[0])
 
-    def no_publication(self, method: str, max_suppressed: int | None) -> InfeasibleError:
+    def no_publication(self, method: str, max_suppressed: int | None, misses: str = "") -> InfeasibleError:
         """The one refusal of a method that ends with no publication meeting k and every model (`max_suppressed`:
         its budget, None for a method that takes none): fulldomain when no vector passes, and every method whose
         publication is the whole table as one class, or nothing, when the whole table fails a model
-        (:func:`polars_anon.pipeline.road.check_map`).
+        (:func:`polars_anon.pipeline.road.check_map`). `misses`: what the method's search cannot find, and where to
+        look instead (:attr:`polars_anon.algorithms.Method.misses`), appended after a semicolon.
 
         >>> print(Constraints(np.array([2, 2]), k=5).no_publication("greedy", None))
         method 'greedy' found no publication of this table (4 rows) that is 5-anonymous with no row suppressed; \
@@ -476,7 +477,7 @@ lower k or relax the models
         )
         return InfeasibleError(
             f"method {method!r} found no publication of this table ({self.n_rows} rows) that is {self.k}-anonymous"
-            f"{models} {budget} or relax the models"
+            f"{models} {budget} or relax the models{'; ' + misses if misses else ''}"
         )
 
     def whole(self) -> ClassView:

@@ -132,6 +132,28 @@ def test_split_balance_prefers_the_split_into_fewer_parts() -> None:
     assert _entropy(np.array([2, 2, 2, 2]), np.array([8] * 4), np.array([0])).tolist() == pytest.approx([np.log(4)])
 
 
+def test_a_class_below_parts_failing_the_models_is_missed_and_the_refusal_says_so() -> None:
+    """Entropy 2-diversity over two values holds only where they are equally frequent. By hand: the leaf a1 (s0, s1)
+    is the one such class; A (1 s0, 4 s1), B (3 s1) and the whole table fail. Topdown splits the root into A and B,
+    both failing, so every row is set aside again and again: it finds no publication, and its refusal says what it
+    misses and where to look. Fulldomain at the leaves publishes a1's two rows, 6 suppressed within the budget of 8,
+    and so does topdown from that node (global_start=True)."""
+    h = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
+    df = pl.DataFrame({"a": ["a1", "a1", "a2", "a2", "a2", "b1", "b1", "b2"], "s": ["s0"] + ["s1"] * 7})
+    kw: dict = {"hierarchies": {"a": h}, "k": 2, "sensitive": "s", "max_suppressed": 8}
+    kw["privacy"] = [pa.LDiversity("s", l=2.0, variant="entropy")]
+    published = [("a1", "s0"), ("a1", "s1")]
+    assert pa.anonymize(df, method="fulldomain", **kw).collect().rows() == published
+    with pytest.raises(
+        pa.InfeasibleError,
+        match=r"relax the models; topdown splits from the roots only into parts that meet the models, so it misses "
+        r"classes that lie only below parts failing them .*: global_start=True also starts from the best full-domain "
+        r"node, and method='fulldomain' searches every full-domain node$",
+    ):
+        pa.anonymize(df, method="topdown", **kw).collect()
+    assert pa.anonymize(df, method="topdown", global_start=True, **kw).collect().rows() == published
+
+
 @pytest.mark.parametrize(("penalty", "attr", "gain"), [(0.0, 0, 8.0), (2.0, 1, 16 / 3)])
 def test_set_aside_penalty_steers_the_split_away_from_parts_that_fail_the_models(
     penalty: float, attr: int, gain: float
