@@ -11,6 +11,7 @@ from typing import Protocol, TypeGuard
 import numpy as np
 import polars as pl
 
+from polars_anon._scans import missing_sources
 from polars_anon.errors import (
     ColumnNotFoundError,
     InfeasibleError,
@@ -58,8 +59,11 @@ def as_lazy(data: object) -> pl.LazyFrame:
 
 
 def check_columns(lf: pl.LazyFrame, names: Iterable[str], what: str = "qids") -> list[str]:
-    """Raise ColumnNotFoundError when any of `names` is not a column of `lf`."""
-    return check_columns_in(lf.collect_schema().names(), names, what)
+    """Raise ColumnNotFoundError when any of `names` is not a column of `lf` (a file it scans that does not exist:
+    InputError naming it, :func:`~polars_anon._scans.missing_sources`)."""
+    with missing_sources(lf):
+        columns = lf.collect_schema().names()
+    return check_columns_in(columns, names, what)
 
 
 def check_columns_in(columns: Sequence[str], names: Iterable[str], what: str = "qids") -> list[str]:

@@ -35,6 +35,7 @@ from typing import Any, cast
 import polars as pl
 
 from polars_anon._progress import bar
+from polars_anon._scans import missing_sources
 from polars_anon._types import Method, NullPolicy
 from polars_anon._validate import as_lazy, check_choice, check_k, is_integer
 from polars_anon.algorithms import METHODS
@@ -213,7 +214,8 @@ def _explore(
     is aggregated there (one pass) and every configuration runs on the driver, as the road's driver route."""
     start = time.perf_counter()
     table = lf if table is None else table
-    schema = lf.collect_schema() if engine is POLARS else engine.schema(table)
+    with missing_sources(lf):  # a scan of a file that does not exist: one line naming it
+        schema = lf.collect_schema() if engine is POLARS else engine.schema(table)
     grid = requests(schema, k=k, methods=methods, hierarchies=hierarchies, metric=metric, options=options, **asked)
     for request in grid:  # before any data is read
         consult_explore(request, "polars")  # every configuration runs here, on the class aggregates

@@ -8,7 +8,6 @@ import codecs
 import json
 import os
 import re
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._scans import missing_sources, serialized_scans
 from polars_anon._validate import check_unique
 from polars_anon.errors import AnonError, InputError, NotKAnonymousError, preview
 from polars_anon.labels import iso_dates
@@ -45,7 +45,6 @@ __all__ = [
     "late_value_hint",
     "late_value_words",
     "literal_path",
-    "missing_sources",
     "named_path",
     "parquet_footer",
     "parquet_parts",
@@ -613,7 +612,7 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     if not found:
         return []
     light = "…" not in printed and in_memory <= _LIGHT_ROWS and "PYTHON[" not in printed  # a Python source: pickled
-    serialized = _serialized_scans(lf) if light else None
+    serialized = serialized_scans(lf) if light else None
     if serialized is not None:
         found += serialized
     else:  # the folders of the files of each scan Polars expanded stand for the folder or the pattern as given
@@ -621,49 +620,6 @@ def scanned_files(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
             if expanded:
                 found += [f.rpartition("/")[0] or "." for f in files] + [os.path.commonpath(files) or "."]
     return list(dict.fromkeys(found))
-
-
-@contextmanager
-def missing_sources(lf: pl.LazyFrame | None = None) -> Iterator[None]:
-    """Turn Polars' failure on a scan of a frame (`lf`) whose file does not exist (a ``FileNotFoundError`` naming
-    it; a folder or a pattern that expands to no file, a ``ComputeError``) into one
-    :class:`~polars_anon.errors.InputError` naming it, as a job's missing input is named; any other failure passes
-    unchanged.
-
-    >>> with missing_sources():
-    ...     pl.scan_csv("no/such.csv").collect_schema()
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InputError: input 'no/such.csv' does not exist or is not a file (a scan of the frame reads it)
-    """
-    try:
-        yield
-    except FileNotFoundError as exc:
-        path = _missing_path(str(exc), lf)
-        raise InputError(f"input {path!r} does not exist or is not a file (a scan of the frame reads it)") from None
-    except pl.exceptions.ComputeError as exc:
-        empty = re.search(r'expanded paths were empty \(path expansion input: .*?inner: "(.*?)"', str(exc))
-        if empty is None:
-            raise
-        raise InputError(
-            f"input {empty[1]!r} names no file (an empty folder, or a pattern that matches none; a scan of the frame "
-            "reads it)"
-        ) from None
-
-
-_CUT = " (set POLARS_VERBOSE=1 to see full path)"
-"""What Polars writes after a long path it cut at the start (``...end/of/the/path.csv``)."""
-
-
-def _missing_path(said: str, lf: pl.LazyFrame | None) -> str:
-    """The path Polars' ``FileNotFoundError`` names (``No such file or directory (os error 2): <path>``); a long one,
-    which Polars cuts at the start, whole from the sources of `lf`'s serialized plan (read only then)."""
-    path = said.split("): ", 1)[1] if "): " in said else said
-    if not path.endswith(_CUT) or lf is None:
-        return path
-    tail = path.removesuffix(_CUT).removeprefix("...")
-    whole = [p for p in _serialized_scans(lf) or [] if p.endswith(tail)]
-    return whole[0] if whole else path.removesuffix(_CUT)
 
 
 def reads_detail(files: Sequence[str]) -> str:
@@ -712,33 +668,6 @@ def _resolved_scans(lf: pl.LazyFrame, printed: str) -> tuple[list[tuple[list[str
     except Exception:  # noqa: BLE001 - a Polars without the visitor, or a node it cannot show: the printed plan only
         return [], (1 << 62) if "DF [" in printed else 0
     return scans, in_memory
-
-
-def _serialized_scans(lf: pl.LazyFrame) -> list[str] | None:
-    """Every path the serialized plan's scans name (None: a plan Polars cannot serialize). Only for plans without
-    rows in memory: the serialized plan holds them (44 CPU s for 3M rows)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Polars warns that the JSON form of a plan may change between versions
-            plan = json.loads(lf.serialize(format="json"))
-    except pl.exceptions.PolarsError:  # a Python function it cannot pickle
-        return None
-    found: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            scan = node.get("Scan")
-            if isinstance(scan, dict):
-                paths = (scan.get("sources") or {}).get("Paths") or []
-                found.extend(p["inner"] if isinstance(p, dict) else str(p) for p in paths)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(plan)
-    return list(dict.fromkeys(found))
 
 
 RAGGED = "a row has another number of fields than the header: quote the fields that hold the separator"

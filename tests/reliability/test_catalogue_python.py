@@ -217,6 +217,15 @@ ANONYMIZE = [
         pa.InputError,
         "missing.csv' does not exist or is not a file",
     ),
+    # mend28: the check, the risk figures and explore read the scan's columns first (Polars' FileNotFoundError)
+    *(
+        _c(f"{name}-scan-of-a-missing-file", call, pa.InputError, "missing.csv' does not exist or is not a file")
+        for name, call in (
+            ("check", lambda out: pa.check(pl.scan_csv(out / "missing.csv"), qids=["age"], k=2)),
+            ("risk", lambda out: pa.risk(pl.scan_csv(out / "missing.csv"), ["age"])),
+            ("explore", lambda out: pa.explore(pl.scan_csv(out / "missing.csv"), hierarchies=H, k=[2])),
+        )
+    ),
 ]
 
 
