@@ -207,22 +207,25 @@ def summary_line(rep: dict) -> str:
     """The one line the command line prints (on standard error; the report JSON is on standard output) after a run.
 
     >>> line = summary_line({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
-    ...                      "output": "o.parquet", "own_tuple_records": 3, "own_tuple_unique": 1})
-    >>> line.split("; ")
-    ['polars-anon: mdav k=5: published 10 rows in 2 classes, smallest 5 -> o.parquet', \
-'probabilistic guarantee: 3 records published with their own exact tuple, 1 of them unique in the release']
+    ...                      "output": "o.parquet", "guarantee": "probabilistic", "own_tuple_records": 3,
+    ...                      "own_tuple_unique": 1})
+    >>> line.split("; ")  # doctest: +NORMALIZE_WHITESPACE
+    ['polars-anon: mdav k=5: published 10 rows in 2 MDAV clusters of at least k = 5 rows (values permuted within
+    each), smallest cluster 5 -> o.parquet', 'probabilistic k-anonymity verified', '3 records published with their
+    own exact tuple, 1 of them unique in the release']
     """
     from polars_anon.report.disclosure import disclosure_summary
+    from polars_anon.report.guarantee import exposure_phrase, guarantee_name, verified_shape
 
     parts = [
-        f"polars-anon: {rep['method']} k={rep['k']}: published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, "
-        f"smallest {rep['min_class_size']:,}" + (f" -> {rep['output']}" if rep.get("output") else "")
+        f"polars-anon: {rep['method']} k={rep['k']}: published {rep['n_rows']:,} rows {verified_shape(rep)}"
+        + (f" -> {rep['output']}" if rep.get("output") else "")
     ]
-    if rep.get("own_tuple_records") is not None:
-        parts.append(
-            f"probabilistic guarantee: {rep['own_tuple_records']:,} records published with their own exact tuple, "
-            f"{rep.get('own_tuple_unique', 0):,} of them unique in the release"
-        )
+    if rep.get("guarantee", "k-anonymity") != "k-anonymity":
+        parts.append(f"{guarantee_name(rep)} verified")
+    exposed = exposure_phrase(rep)
+    if exposed:
+        parts.append(exposed)
     disclosure = disclosure_summary(rep.get("attribute_disclosure"))
     if disclosure:
         parts.append(disclosure)

@@ -31,14 +31,15 @@ from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.errors import InvalidParameterError, NotKAnonymousError
 from polars_anon.labels import label_exprs
 from polars_anon.privacy.risk import risk_summary_of_patterns
+from polars_anon.report.guarantee import WILDCARD
 from polars_anon.sdc.frequencies import check_alpha, hidden_keys, patterns
 from polars_anon.sdc.suppression import key_priority, suppress_patterns
 from polars_anon.tuplemap import SIZE, TupleMap
 
 __all__ = ["GUARANTEE", "NULLS", "LocalSuppressionOptions", "verify_wildcard"]
 
-GUARANTEE = "wildcard-k-anonymity"
-"""The report's ``guarantee`` of this method."""
+GUARANTEE = WILDCARD
+"""The report's ``guarantee`` of this method (named in :mod:`polars_anon.report.guarantee`, with its display terms)."""
 NULLS = (
     "method 'local_suppression' takes null='error' only, and no nulls in a qid: it publishes missing cells itself, "
     "as wildcards, where null='suppress' would publish the input's nulls as hierarchy roots; fill the nulls, drop "

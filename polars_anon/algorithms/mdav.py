@@ -56,6 +56,7 @@ from polars_anon.privacy.base import ClassView
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import value_codes
 from polars_anon.privacy.evaluate import verify_models
+from polars_anon.report.guarantee import PROBABILISTIC
 from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col, row_hash
 
 __all__ = [
@@ -672,7 +673,7 @@ def run(task: Task, options: MdavOptions) -> Plan:
     return Plan(
         _fingerprinted(permute(frame, labels, blocks, keys), frame),
         details,
-        guarantee="probabilistic",
+        guarantee=PROBABILISTIC,
         verify=lambda published, original: _verify_clusters(published, original, labels, blocks, task),
     )
 

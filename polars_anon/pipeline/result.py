@@ -39,6 +39,7 @@ from polars_anon.privacy.counts import from_wide
 from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
+from polars_anon.report.guarantee import exposure_phrase, guarantee_name, planned_shape, verified_shape
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
@@ -269,14 +270,20 @@ class Anonymized:
         head = f"Anonymized({r.get('method')}, k={r.get('k')}, engine={self.engine.name}: "
         if "min_class_size" in r:
             loss = "" if r.get("loss") is None else f", average cell loss {r['loss']:.4g}"
+            exposed = exposure_phrase(r)
             return head + (
-                f"{r.get('n_rows')} rows published in {r.get('n_classes')} classes, smallest {r['min_class_size']}, "
-                f"{r.get('suppressed') or 0} suppressed{loss}; verified)"
+                f"{r.get('n_rows')} rows published {verified_shape(r)}, {r.get('suppressed') or 0} suppressed{loss}; "
+                + (
+                    "verified"
+                    if r.get("guarantee", "k-anonymity") == "k-anonymity"
+                    else f"{guarantee_name(r)} verified"
+                )
+                + (f"; {exposed}" if exposed else "")
+                + ")"
             )
-        planned = (r.get("class_sizes") or {}).get("published") or {}
         return head + (
-            f"{r.get('n_input_rows')} input rows, {planned.get('n_classes')} classes planned, smallest "
-            f"{planned.get('min')}; not yet verified: collect() or sink_parquet() checks every guarantee)"
+            f"{r.get('n_input_rows')} input rows, {planned_shape(r)}; not yet verified: collect() or sink_parquet() "
+            "checks every guarantee)"
         )
 
     def report_html(self) -> str:

@@ -30,12 +30,22 @@ from typing import Any, NoReturn
 import numpy as np
 import polars as pl
 
-from polars_anon.report.classes import distinct_sizes, size_histogram
+from polars_anon.report.classes import distinct_sizes, size_histogram, wildcard_sizes
+from polars_anon.report.columns import protected_columns
 from polars_anon.report.generalization import generalization
+from polars_anon.report.guarantee import WILDCARD
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
 from polars_anon.tuplemap import SIZE, out_col
 
-__all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "Report", "build_report", "jsonable", "plan_facts", "schema"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "VERIFIED_KEYS",
+    "Report",
+    "build_report",
+    "jsonable",
+    "plan_facts",
+    "schema",
+]
 
 SCHEMA_VERSION = 1
 VERIFIED_KEYS = ("n_rows", "n_classes", "min_class_size")
@@ -102,6 +112,7 @@ def build_report(
         facts["phases"] = {**facts.get("phases", {}), **phases}
     if sdc is not None:
         facts["sdc"] = dict(sdc)
+        facts["columns"] = protected_columns(facts["columns"], sdc.get("steps") or [])
     if encodings is not None:
         facts["encodings"] = dict(encodings)
     return Report(jsonable(facts))
@@ -131,29 +142,44 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _columns(request: Any, schema_: pl.Schema, published: pl.Schema) -> list[dict[str, str]]:
+def _qid_treatment(request: Any, name: str, details: Mapping[str, Any]) -> str:
+    """What the method did to quasi-identifier `name` (MDAV's `details`: how it published, which qids are numeric)."""
+    method = request.method.name
+    if method == "local_suppression":
+        return "cells suppressed (set missing) where needed"
+    if method == "mdav" and details.get("publish") == "permute":
+        return "permuted within MDAV clusters of at least k rows"
+    if method == "mdav":
+        numeric = name in (details.get("numeric") or [])
+        return "replaced by its MDAV cluster's " + ("mean" if numeric else "most frequent value")
+    return "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
+
+
+def _columns(
+    request: Any, schema_: pl.Schema, published: pl.Schema, details: Mapping[str, Any]
+) -> list[dict[str, str]]:
     """Every input column: its type, the dtype of the published column (a quasi-identifier's: of its published
     labels in the map, which every engine writes; any other column is published as the engine read it) and its
     treatment."""
     out = []
     for name, kind in request.columns.items():
-        treatment = _TREATMENT[kind]
-        if kind == "quasi-identifier" and request.method.name == "local_suppression":
-            treatment = "cells suppressed (set missing) where needed"
-        elif kind == "quasi-identifier":
-            treatment = (
-                "generalized with its hierarchy" if name in request.hierarchies else "generalized without a hierarchy"
-            )
+        treatment = _qid_treatment(request, name, details) if kind == "quasi-identifier" else _TREATMENT[kind]
         dtype = published.get(out_col(name)) if kind == "quasi-identifier" else None
         out.append({"name": name, "type": kind, "dtype": str(dtype or schema_.get(name, "")), "treatment": treatment})
     return out
 
 
-def _class_sizes(before: pl.Series, after: np.ndarray, k: int) -> dict[str, Any]:
-    """Histograms of the input's and the published class sizes (in any order), on the same bins."""
+def _class_sizes(before: pl.Series, plan: Any, k: int) -> dict[str, Any]:
+    """Histograms of the input's and the published class sizes (in any order), on the same bins. Published in the
+    guarantee's reading: local suppression's patterns by their wildcard ``fk`` (:func:`wildcard_sizes`; a
+    missing value matches any value), every other method's classes of equal published tuples."""
+    after, rows = plan.map.class_sizes(), None
+    if plan.guarantee == WILDCARD:
+        after, rows = wildcard_sizes(plan.map.published_sizes(), plan.map.qids, plan.details["alpha"])
     largest = max(int(before.to_numpy().max(initial=1)), int(after.max(initial=1)))
     values, counts = distinct_sizes(before)  # the same histogram from a few hundred distinct sizes
-    return {"input": size_histogram(values, k, largest, counts=counts), "published": size_histogram(after, k, largest)}
+    published = size_histogram(after, k, largest, rows=rows)
+    return {"input": size_histogram(values, k, largest, counts=counts), "published": published}
 
 
 def plan_facts(
@@ -191,12 +217,11 @@ def plan_facts(
     metric = details.pop("metric", request.effective_metric)
     loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
     data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
-    published = plan.map.class_sizes()
     n_input_classes = aggregates.height
-    class_sizes = _class_sizes(aggregates[SIZE], published, request.k)
-    if input_sizes is not None:
+    class_sizes = _class_sizes(aggregates[SIZE], plan, request.k)
+    if input_sizes is not None:  # a planner's route (never local suppression's wildcards)
         values, counts = input_sizes
-        largest = max(int(values.max()), max(int(published.max(initial=0)), 1))
+        largest = max(int(values.max()), max(int(plan.map.class_sizes().max(initial=0)), 1))
         n_input_classes = int(counts.sum())
         class_sizes["input"] = size_histogram(values, request.k, largest, counts=counts)
     shares = generalization(plan.map, request.hierarchies, details.get("levels"), metric_data=data)
@@ -215,7 +240,7 @@ def plan_facts(
                 "seed": request.seed,
                 "null": request.null,
                 "guarantee": plan.guarantee,
-                "columns": _columns(request, schema_, plan.map.schema),
+                "columns": _columns(request, schema_, plan.map.schema, details),
                 "n_input_rows": int(aggregates["size"].sum()),
                 "n_input_classes": n_input_classes,
                 "suppressed": plan.map.suppressed_rows,

@@ -16,12 +16,15 @@ models' risk section until it is part of the report; explore reads them through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-__all__ = ["distinct_sizes", "size_bins", "size_histogram", "size_risk"]
+from polars_anon.tuplemap import SIZE
+
+__all__ = ["distinct_sizes", "size_bins", "size_histogram", "size_risk", "wildcard_sizes"]
 
 
 def size_bins(largest: int, k: int | None = None) -> list[int]:
@@ -61,13 +64,18 @@ def distinct_sizes(sizes: pl.Series | np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def size_histogram(
-    sizes: pl.Series | np.ndarray, k: int | None = None, largest: int | None = None, counts: np.ndarray | None = None
+    sizes: pl.Series | np.ndarray,
+    k: int | None = None,
+    largest: int | None = None,
+    counts: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Classes and rows per class-size bin (bins from :func:`size_bins`; `high` is inclusive, None: no bound).
 
     `largest` (default the largest size) sets the bins, so histograms of several tables can share them.
     `counts` (default one each): `counts[i]` classes have `sizes[i]` rows (a histogram of sizes, as an
-    engine groups it).
+    engine groups it). `rows` (default `sizes` times `counts`): the records of entry `i`, where a size is not
+    its own record count (a wildcard pattern: :func:`wildcard_sizes`).
 
     >>> h = size_histogram(np.array([1, 1, 3, 12]), k=3)
     >>> [(b["low"], b["high"], b["classes"], b["rows"]) for b in h["bins"]]
@@ -79,31 +87,51 @@ def size_histogram(
     """
     s = np.asarray(sizes, dtype=np.int64)
     w = np.ones(len(s), dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
+    r = s * w if rows is None else np.asarray(rows, dtype=np.int64)
     keep = (s > 0) & (w > 0)
-    s, w = s[keep], w[keep]
+    s, w, r = s[keep], w[keep], r[keep]
     edges = size_bins(max(int(s.max()) if len(s) else 1, largest or 1), k)
     if not len(s):
         return {"bins": [], "n_classes": 0, "n_rows": 0, "min": None, "max": None, "median": None}
     which = np.searchsorted(edges, s, side="right") - 1
     classes = np.bincount(which, weights=w, minlength=len(edges))
-    rows = np.bincount(which, weights=s * w, minlength=len(edges))
+    in_bin = np.bincount(which, weights=r, minlength=len(edges))
     bins = [
         {
             "low": lo,
             "high": (edges[i + 1] - 1) if i + 1 < len(edges) else None,
             "classes": int(classes[i]),
-            "rows": int(rows[i]),
+            "rows": int(in_bin[i]),
         }
         for i, lo in enumerate(edges)
     ]
     return {
         "bins": bins,
         "n_classes": int(w.sum()),
-        "n_rows": int((s * w).sum()),
+        "n_rows": int(r.sum()),
         "min": int(s.min()),
         "max": int(s.max()),
         "median": _median(s, w),
     }
+
+
+def wildcard_sizes(published: pl.DataFrame, qids: Sequence[str], alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each published pattern's wildcard ``fk`` (rounded down: the records its records match, a missing value matching
+    any value, those with missing values counting `alpha`; sdcMicro's reading, which local suppression guarantees)
+    and its records, from the published classes (`qids` and ``size``: :meth:`~polars_anon.tuplemap.TupleMap.
+    published_sizes`); :func:`polars_anon.sdc.frequencies.patterns` weighted by the sizes counts the records.
+
+    >>> pub = pl.DataFrame({"a": ["x", "x", None], "b": ["1", "2", "2"], "size": [2, 1, 1]})
+    >>> [v.tolist() for v in wildcard_sizes(pub, ["a", "b"], 1.0)]
+    [[2, 2, 2], [2, 1, 1]]
+    """
+    from polars_anon.sdc.frequencies import hidden_keys, patterns
+
+    hidden = hidden_keys(qids)
+    fks = patterns(published.lazy(), qids, SIZE, "wildcard", alpha).select(*hidden, "Fk")  # a row per pattern
+    named = published.select(*(pl.col(q).alias(h) for q, h in zip(qids, hidden, strict=True)), SIZE)
+    both = named.join(fks, on=hidden, how="left", nulls_equal=True)
+    return np.floor(both["Fk"].to_numpy()).astype(np.int64), both[SIZE].to_numpy().astype(np.int64)
 
 
 def _median(s: np.ndarray, w: np.ndarray) -> float:

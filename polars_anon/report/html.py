@@ -22,6 +22,8 @@ from typing import Any
 from polars_anon.locations import URI, as_location
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.report import plots
+from polars_anon.report.columns import treatment
+from polars_anon.report.guarantee import PROBABILISTIC, WILDCARD, guarantee_name, terms
 from polars_anon.report.page import cards, esc, figure, fmt, kv_table, page, section, share, table, value_html
 from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows
 
@@ -108,15 +110,16 @@ def _subtitle(r: Mapping[str, Any]) -> str:
 
 def _summary(r: Mapping[str, Any]) -> str:
     seconds = (r.get("seconds") or 0) + (r.get("write_seconds") or 0)
+    said, written = terms(r), r.get("write_seconds") is not None
     items = [
         ("n_rows", "rows published", fmt(r.get("n_rows")), f"of {fmt(r.get('n_input_rows'))} {counted_rows(r)}"),
         (
             "n_classes",
-            "classes",
+            said.unit,
             fmt(r.get("n_classes")),
             f"from {fmt(r.get('n_input_classes'))} in {of_counted_rows(r)}",
         ),
-        ("min_class_size", "smallest class", fmt(r.get("min_class_size")), f"k = {fmt(r.get('k'))} {k_meaning(r)}"),
+        ("min_class_size", said.smallest, fmt(r.get("min_class_size")), f"k = {fmt(r.get('k'))} {k_meaning(r)}"),
         (
             "suppressed",
             "rows suppressed",
@@ -124,7 +127,7 @@ def _summary(r: Mapping[str, Any]) -> str:
             share(r.get("suppressed"), r.get("n_input_rows")) + f" of {of_counted_rows(r)}",
         ),
         ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
-        ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify"),
+        ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify" if written else "anonymize"),
     ]
     advice = r.get("method_advice")
     note = f"<p><b>{esc(advice.get('text', ''))}</b></p>" if isinstance(advice, Mapping) else ""
@@ -140,7 +143,7 @@ def _published(r: Mapping[str, Any]) -> str:
         + (f"; dropped as identifying: {esc(', '.join(dropped))}" if dropped else "; no column was dropped")
         + ". Every column and what was done to it:</p>"
     )
-    rows = [[esc(c["name"]), esc(c.get("type")), esc(c.get("dtype")), esc(c.get("treatment"))] for c in cols]
+    rows = [[esc(c["name"]), esc(c.get("type")), esc(c.get("dtype")), esc(treatment(c))] for c in cols]
     return section("published", "What was published", intro + table(["column", "type", "dtype", "treatment"], rows))
 
 
@@ -150,12 +153,27 @@ def _own_tuples(r: Mapping[str, Any]) -> str:
         return ""
     own, unique = r["own_tuple_records"], r.get("own_tuple_unique")
     return (
-        '<p style="border-left:4px solid #c05621;padding-left:8px"><b>The guarantee is probabilistic, not '
-        "k-anonymity</b>: each record was permuted inside a cluster of at least k, but "
+        '<p style="border-left:4px solid #c05621;padding-left:8px"><b>Probabilistic k-anonymity is not k-anonymity '
+        "of the published tuples</b>: each record was permuted inside a cluster of at least k, but "
         f"<b>{fmt(own)}</b> records ({share(own, r.get('n_rows'))}) were published with their own exact "
         f"quasi-identifier tuple, and <b>{fmt(unique)}</b> of them are unique in the release (someone who knows "
-        'their quasi-identifiers finds their row). For k-anonymity of every row use publish="aggregate".</p>'
+        "their quasi-identifiers finds their row); equal published tuples form groups of "
+        f"{fmt(r.get('classic_min_class_size'))} or more rows. For k-anonymity of every row use "
+        'publish="aggregate".</p>'
     )
+
+
+def _checked(r: Mapping[str, Any], fact: str) -> str:
+    """The check's `fact` and where the check ran: on the written file (``sink_parquet``, a job), or on the published
+    rows (``collect()``, ``table()``: nothing written); or that it has not run yet.
+
+    >>> _checked({"min_class_size": 2}, "the smallest class has 2 rows")
+    'Checked independently on the published rows (nothing was written): the smallest class has 2 rows.'
+    """
+    if "min_class_size" not in r:
+        return "Not yet checked: <code>collect()</code> or <code>sink_parquet()</code> checks every guarantee."
+    where = "on the written file" if r.get("output") else "on the published rows (nothing was written)"
+    return f"Checked independently {where}: {fact}."
 
 
 def _disclosure(r: Mapping[str, Any]) -> str:
@@ -189,18 +207,27 @@ def _disclosure(r: Mapping[str, Any]) -> str:
 
 def _privacy(r: Mapping[str, Any]) -> str:
     k, guarantee = r.get("k"), r.get("guarantee") or "k-anonymity"
-    if guarantee == "k-anonymity":
+    qids, smallest = esc(", ".join(r.get("qids") or [])), f"<b>{fmt(r.get('min_class_size'))}</b>"
+    head = f"<p><b>{esc(guarantee_name(r))}, k = {fmt(k)}</b>: "
+    if guarantee == PROBABILISTIC:
+        fact = f"every cluster has at least k rows and publishes its own input values; the smallest has {smallest}"
         text = (
-            f"<p><b>k-anonymity, k = {fmt(k)}</b>: every published combination of quasi-identifier values "
-            f"({esc(', '.join(r.get('qids') or []))}) is shared by at least k rows. Checked independently on the "
-            f"written file: the smallest class has <b>{fmt(r.get('min_class_size'))}</b> rows.</p>"
+            f"{head}every record was published inside an MDAV cluster of at least k rows whose values of {qids} "
+            f"were permuted among them. {_checked(r, fact)}</p>" + _own_tuples(r)
+        )
+    elif guarantee == WILDCARD:
+        fact = f"the fewest records a record matches is {smallest}"
+        text = (
+            f"{head}every published record agrees, on the quasi-identifiers ({qids}) both observe, with at least k "
+            f"records (itself included): a missing value matches any value (sdcMicro's reading). {_checked(r, fact)}"
+            "</p>"
         )
     else:
+        fact = f"the smallest class has {smallest} rows"
         text = (
-            f"<p><b>{esc(guarantee)} k-anonymity, k = {fmt(k)}</b>, checked by the method's own verification "
-            f"(smallest group {fmt(r.get('min_class_size'))}).</p>"
+            f"{head}every published combination of quasi-identifier values ({qids}) is shared by at least k rows. "
+            f"{_checked(r, fact)}</p>"
         )
-        text += _own_tuples(r)
     parts = [text, _disclosure(r)]
     if r.get("privacy"):
         parts.append("<h3>Privacy models requested</h3>" + value_html(r["privacy"]))
@@ -209,11 +236,11 @@ def _privacy(r: Mapping[str, Any]) -> str:
         parts.append("<h3>Risk figures</h3>" + _risk(r["risk"]))
     sizes = r.get("class_sizes") or {}
     if (sizes.get("published") or {}).get("bins"):
-        after = (
-            "none may remain after publication"
-            if guarantee == "k-anonymity"
-            else "equal published tuples may form smaller groups: the guarantee is the method's own"
-        )
+        after = {
+            "k-anonymity": "none may remain after publication",
+            WILDCARD: "none may remain after publication; as published, a record's size is the records it matches, "
+            "a missing value matching any value",
+        }.get(guarantee, "equal published tuples may form smaller groups: the guarantee counts clusters")
         parts.append(
             figure(
                 plots.class_size_plot(sizes, int(k or 1)),
@@ -311,9 +338,10 @@ def _sdc(r: Mapping[str, Any]) -> str:
 def _size_risk(r: Mapping[str, Any]) -> str:
     """Prosecutor risk from the class-size histograms (an attacker who knows the person is in the table)."""
     sizes, k = r.get("class_sizes") or {}, r.get("k") or 1
-    cols = [
-        (name, sizes.get(key) or {}) for name, key in (("input (before)", "input"), ("published (after)", "published"))
-    ]
+    after = "published (after)"
+    if r.get("guarantee") not in (None, "k-anonymity"):
+        after = f"published (after: {terms(r).risk})"
+    cols = [(name, sizes.get(key) or {}) for name, key in (("input (before)", "input"), (after, "published"))]
     if not any(h.get("bins") for _, h in cols):
         return "<p class=muted>No class sizes in this report.</p>"
 
@@ -331,6 +359,9 @@ def _size_risk(r: Mapping[str, Any]) -> str:
         ["highest risk (1 / smallest class)", *(ratio(1, h.get("min")) for _, h in cols)],
         ["average risk (classes / records)", *(ratio(h.get("n_classes"), h.get("n_rows")) for _, h in cols)],
     ]
+    if r.get("guarantee") == WILDCARD:  # patterns are no partition: the check's mean of 1 / fk over the records
+        output = ((r.get("risk") or {}).get("output") or {}).get("prosecutor") or {}
+        rows[-1] = ["average risk (mean of 1 / records matched)", rows[-1][1], fmt(output.get("average"))]
     note = (
         "<p class=muted>Prosecutor model: an attacker who knows a person is in the table and knows their "
         "quasi-identifiers picks one of the rows of their class, so a record in a class of s rows is re-identified "

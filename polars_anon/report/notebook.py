@@ -23,7 +23,9 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon.report.columns import treatment
 from polars_anon.report.disclosure import disclosure_summary
+from polars_anon.report.guarantee import counts, exposure_phrase, terms
 from polars_anon.report.page import esc, fmt, share
 from polars_anon.report.phrases import counted_rows, of_counted_rows, risk_phrase
 
@@ -63,7 +65,9 @@ def _count(n: Any, one: str, many: str) -> str:
     return f"{fmt(n)} {one if n == 1 else many}"
 
 
-def _histogram(bins: Sequence[Mapping[str, Any]], k: int | None, caption: str) -> str:
+def _histogram(
+    bins: Sequence[Mapping[str, Any]], k: int | None, caption: str, unit: tuple[str, str] = ("class", "classes")
+) -> str:
     """Rows per class-size bin as inline bars (bins below k in red; empty bins at either end left out)."""
     filled = [i for i, b in enumerate(bins) if b.get("rows")]
     bins = bins[filled[0] : filled[-1] + 1] if filled else bins
@@ -80,7 +84,7 @@ def _histogram(bins: Sequence[Mapping[str, Any]], k: int | None, caption: str) -
             f'<tr><td style="{_TD};white-space:nowrap;text-align:right">{esc(label)}</td>'
             f'<td style="{_TD};width:12rem"><div style="background:#eef3f6;height:10px;width:12rem">'
             f'<div style="background:{color};height:10px;width:{width}%"></div></div></td>'
-            f'<td style="{_TD};color:{_MUTED};white-space:nowrap">{_count(b.get("classes"), "class", "classes")}, '
+            f'<td style="{_TD};color:{_MUTED};white-space:nowrap">{_count(b.get("classes"), *unit)}, '
             f"{_count(n, 'row', 'rows')}</td></tr>"
         )
     return (
@@ -99,7 +103,7 @@ def _models(models: Sequence[Mapping[str, Any]] | None) -> str:
             for key, v in m.items()
             if key in ("attribute", "l", "t", "variant", "delta", "beta", "k", "highest", "average") and v is not None
         )
-        parts.append(f"{_mark(m.get('satisfied'))} {esc(m.get('model', '?'))} ({esc(params)})")
+        parts.append(f"{_mark(m.get('satisfied'))} {esc(m.get('model', '?'))} ({params})")  # fmt() escapes each
     return "<br>".join(parts)
 
 
@@ -115,9 +119,9 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     suppressed = report.get("suppressed") or 0
     n_out = report.get("n_rows", None if n_in is None else n_in - suppressed)
     published = (report.get("class_sizes") or {}).get("published") or {}
-    smallest = report.get("min_class_size", published.get("min"))
+    said, (n_classes, smallest) = terms(report), counts(report)
     check = (
-        f"{_mark(smallest is not None and k is not None and smallest >= k)} verified on the published rows"
+        f"{_mark(smallest is not None and k is not None and smallest >= k)} {esc(said.checked)}"
         if verified
         else f'<span style="color:{_MUTED}">planned; not yet verified: <code>collect()</code> or '
         "<code>sink_parquet()</code> checks every guarantee</span>"
@@ -125,11 +129,10 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     columns = report.get("columns") or []
     kinds: dict[str, list[str]] = {}
     for c in columns:
-        kinds.setdefault(str(c.get("treatment", c.get("type", ""))), []).append(str(c.get("name")))
-    n_classes = report.get("n_classes", published.get("n_classes"))
-    shape = f"{fmt(n_out)} rows in {fmt(n_classes)} classes ({counted_rows(report).split()[0]}: {fmt(n_in)} rows, "
-    shape += f"{fmt(report.get('n_input_classes'))} classes)"
-    guarantee = f"{esc(report.get('guarantee', 'k-anonymity'))}, k = {fmt(k)}; smallest class {fmt(smallest)}"
+        kinds.setdefault(treatment(c), []).append(str(c.get("name")))
+    shape = f"{fmt(n_out)} rows in {fmt(n_classes)} {esc(said.groups)} ({counted_rows(report).split()[0]}: "
+    shape += f"{fmt(n_in)} rows, {fmt(report.get('n_input_classes'))} classes)"
+    guarantee = f"{esc(said.name)}, k = {fmt(k)}; {esc(said.smallest)} {fmt(smallest)}"
     later = f'<span style="color:{_MUTED}">checked on collect / sink</span>'
     loss = f"{fmt(report.get('loss'))} average cell loss (0 = as is, 1 = all to the root)"
     by_qid = report.get("loss_by_qid") or {}
@@ -148,7 +151,7 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
         rows.append(("levels", ", ".join(f"{esc(q)} {fmt(v)}" for q, v in levels.items())))
     if kinds:
         rows.append(("columns", "<br>".join(f"{esc(t)}: {esc(', '.join(n))}" for t, n in kinds.items())))
-    extra = [_histogram(published["bins"], k, "published class sizes")] if published.get("bins") else []
+    extra = [_histogram(published["bins"], k, said.sizes, said.bars)] if published.get("bins") else []
     title = f"polars_anon: {esc(report.get('method', '?'))}, k = {fmt(k)}"
     return _box(title, rows, *extra)
 
@@ -156,7 +159,13 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
 def _after_rows(report: Mapping[str, Any], verified: bool, later: str) -> list[tuple[str, str]]:
     """What risk is left, what a sensitive attribute gives away, and a method that loses less (when one does)."""
     risk = risk_phrase(report.get("risk")) if verified else None
-    rows = [("risk left", esc(risk.removeprefix("re-identification risk left: ")) if risk else later)]
+    shown = esc(risk.removeprefix("re-identification risk left: ")) if risk else later
+    if risk and report.get("guarantee") not in (None, "k-anonymity"):
+        shown += f' <span style="color:{_MUTED}">({esc(terms(report).risk)})</span>'
+    rows = [("risk left", shown)]
+    exposed = exposure_phrase(report)
+    if exposed:
+        rows.append(("own tuples", esc(exposed)))
     disclosure = disclosure_summary(report.get("attribute_disclosure"))
     if disclosure:
         rows.append(("attribute disclosure", esc(disclosure.removeprefix("attribute disclosure: "))))

@@ -245,6 +245,10 @@ def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
     assert not out["income"].equals(PEOPLE["income"]) and out["w"].equals(PEOPLE["w"])
     html = (tmp_path / "out" / "people.report.html").read_text()
     assert 'id="sdc"' in html and "expected re-identifications" in html and "SUDA2" in html
+    # hunt42: the noised column was reported "published as is"; the report names the step that changed it
+    protection = {c["name"]: c.get("protection") for c in report["columns"]}
+    assert protection == {"sex": None, "age": None, "region": None, "w": None, "hh": None, "income": ["noise added"]}
+    assert "<td>noise added ([[sdc.protect]]), then published as is</td>" in html
 
 
 @pytest.mark.parametrize(
@@ -305,6 +309,8 @@ def test_a_jobs_pram_matrix_reads_its_keys_as_the_columns_values(tmp_path: Path)
     assert cli.main(["anonymize", str(_job(tmp_path, extra))]) == 0
     hh = pl.read_parquet(tmp_path / "out" / "people.parquet")["hh"]
     assert hh.dtype == pl.Int64 and hh.to_list() == [2, 2, 2, 2, 3, 4, 3, 3]  # from 1, 1, 2, 2, 3, 4, 5, 5
+    columns = json.loads((tmp_path / "out" / "people.report.json").read_text())["columns"]
+    assert [c["name"] for c in columns if c.get("protection") == ["PRAM (values recoded at random)"]] == ["hh"]
 
 
 def test_cli_risk_with_weights_and_suda2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

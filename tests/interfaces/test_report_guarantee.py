@@ -1,0 +1,117 @@
+"""Every display of a report (repr, notebook, page, the command line's line) says what the check verified, in the
+guarantee's own terms (hunt42): MDAV permute's clusters (not published classes), local suppression's wildcard
+reading (not missing values as a category), and where the check ran. Expected values by hand or by a loop over
+the rows."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import polars as pl
+import pytest
+
+import polars_anon as pa
+from polars_anon import cli
+from polars_anon.report import notebook
+
+AGES = pl.DataFrame({"age": [21, 22, 23, 24, 31, 32, 33, 34, 41, 42, 43, 44], "x": list(range(1, 13))})
+ZIPS = pl.DataFrame(
+    {
+        "sex": list("ffmmffmmffmm"),
+        "zip": ["a", "a", "130", "130", "140", "140", "150", "150", "160", "160", "170", "171"],
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def permuted() -> tuple[pa.Anonymized, pl.DataFrame]:
+    res = pa.anonymize(AGES, hierarchies={}, qids=["age", "x"], k=3, method="mdav", publish="permute")
+    return res, res.collect()
+
+
+def test_mdav_permute_is_shown_as_verified_clusters_with_its_exposure(permuted) -> None:
+    res, out = permuted
+    before = [tuple(map(str, r)) for r in AGES.rows()]
+    after = out.rows()
+    counts = Counter(after)
+    own = [a for b, a in zip(before, after, strict=True) if a == b]  # rows the permutation left in place
+    unique = [a for a in own if counts[a] == 1]
+    text = repr(res)
+    # 12 records, k = 3: MDAV takes clusters of exactly k until fewer than 2k are left, so 4 clusters of 3
+    assert "12 rows published in 4 MDAV clusters of at least k = 3 rows" in text and "smallest cluster 3" in text
+    assert "probabilistic k-anonymity verified" in text and "in 4 classes" not in text
+    assert f"{len(own)} records published with their own exact tuple, {len(unique)} of them unique" in text
+    assert f"smallest group {min(counts.values())}" in text
+    shown = res._repr_html_()
+    assert "probabilistic k-anonymity, k = 3; smallest cluster 3" in shown and "smallest class" not in shown
+    assert "verified on the published rows" not in shown and "every cluster has k rows" in shown
+    assert "own tuples" in shown and "groups of equal published tuples" in shown
+    page = res.report_html()
+    assert "<b>probabilistic k-anonymity, k = 3</b>" in page and "probabilistic k-anonymity k-anonymity" not in page
+    assert "The guarantee is probabilistic, not" not in page and "not k-anonymity of the published tuples" in page
+    assert f"<b>{len(own)}</b> records" in page
+
+
+def test_mdav_treatments_say_what_was_published() -> None:
+    permute = pa.anonymize(AGES, hierarchies={}, qids=["age", "x"], k=3, method="mdav", publish="permute")
+    assert {c["treatment"] for c in permute.report["columns"]} == {"permuted within MDAV clusters of at least k rows"}
+    people = AGES.with_columns(sex=pl.Series(list("ffmmffmmffmm")))
+    hierarchies = {"age": pa.Hierarchy.intervals(people["age"], [5, 10]), "sex": pa.Hierarchy.suppression(["f", "m"])}
+    res = pa.anonymize(people, hierarchies=hierarchies, qids=["age", "sex"], k=3, method="mdav", insensitive=["x"])
+    out = res.collect()
+    treatment = {c["name"]: c["treatment"] for c in res.report["columns"]}
+    assert treatment == {
+        "age": "replaced by its MDAV cluster's mean",
+        "sex": "replaced by its MDAV cluster's most frequent value",
+        "x": "published as is",
+    }
+    assert out["age"].dtype == pl.Float64 and not set(out["age"]) <= set(AGES["age"].cast(pl.Float64))
+
+
+@pytest.fixture(scope="module")
+def suppressed() -> pa.Anonymized:
+    res = pa.anonymize(ZIPS, hierarchies={}, qids=["sex", "zip"], k=2, method="local_suppression")
+    res.collect()
+    return res
+
+
+def test_local_suppression_reads_missing_cells_as_wildcards_everywhere(suppressed) -> None:
+    """(m, 171) is blanked to (m, missing), which matches every m record: fk 6; (m, 130) and (m, 150) gain it: 3;
+    (m, 170) gains it: 2; the f classes stay 2. So fk 2 for 7 records (4 patterns), 3 for 4 (2), 6 for 1 (1)."""
+    r = suppressed.report
+    published = r["class_sizes"]["published"]
+    assert r["min_class_size"] == published["min"] == 2 and r["n_classes"] == published["n_classes"] == 7
+    bins = [(b["low"], b["high"], b["classes"], b["rows"]) for b in published["bins"]]
+    assert bins == [(1, 1, 0, 0), (2, 4, 6, 11), (5, None, 1, 1)]  # edges 1, 2, 5 (k = 2, largest fk 6)
+    assert r["risk"]["output"]["prosecutor"]["average"] == pytest.approx((7 / 2 + 4 / 3 + 1 / 6) / 12)
+    shown = suppressed._repr_html_()
+    assert "k-anonymity with missing values as wildcards, k = 2; fewest records a record matches 2" in shown
+    assert "2 classes, 2 rows" not in shown and "6 patterns, 11 rows" in shown
+    page = suppressed.report_html()
+    assert "wildcard-k-anonymity k-anonymity" not in page
+    assert "<b>k-anonymity with missing values as wildcards, k = 2</b>" in page
+    assert "average risk (mean of 1 / records matched)</td><td class=num>0.5833</td><td class=num>0.4167" in page
+    line = cli.summary_line(dict(r))
+    assert "published 12 rows in 7 distinct patterns, fewest records a record matches 2" in line
+
+
+def test_the_page_says_where_the_check_ran(suppressed, tmp_path) -> None:
+    collected = suppressed.report_html()
+    assert "Checked independently on the published rows (nothing was written)" in collected
+    assert "on the written file" not in collected and "write and verify" not in collected
+    res = pa.anonymize(ZIPS, hierarchies={}, qids=["sex", "zip"], k=2, method="local_suppression")
+    assert "Not yet checked" in res.report_html()
+    res.sink_parquet(tmp_path / "o.parquet")
+    written = (tmp_path / "o.report.html").read_text()
+    assert "Checked independently on the written file" in written and "anonymize + write and verify" in written
+
+
+def test_model_parameters_are_escaped_once() -> None:
+    shown = notebook.check_html(
+        {
+            "k": 2,
+            "k_anonymous": True,
+            "models": [{"model": "l-diversity", "attribute": "a&b", "l": 2, "satisfied": True}],
+        }
+    )
+    assert "attribute=a&amp;b, l=2" in shown and "&amp;amp;" not in shown
