@@ -305,6 +305,7 @@ def run(task: Task, model: DifferentialPrivacy, search_aggregates: pl.DataFrame 
         "beta": release.beta,
         "k": k,
         "k_derived": model.k,
+        **({"k_asked": release.k_asked} if release.k_asked is not None else {}),
         "data_dependent": model.data_dependent,
         "utility": model.utility,
         "sensitivity": scorer.sensitivity,

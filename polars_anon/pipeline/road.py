@@ -86,7 +86,7 @@ def sample(engine: Engine, table: Any, request: Request, model: DifferentialPriv
     with stage("sample rows"):
         n_rows = check_input(engine, table, request)
         k = max(request.k, model.k)
-        prepared = model.prepared(n_rows, k)
+        prepared = model.prepared(n_rows, k, k_asked=request.k)
         assert prepared.release is not None
         sampled = engine.sample(table, prepared.release.key, prepared.release.threshold)
     privacy = tuple(prepared if m is model else m for m in request.privacy)

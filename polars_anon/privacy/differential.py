@@ -354,6 +354,8 @@ class Release:
     k: int
     n_rows: int
     """Rows of the whole input (before sampling)."""
+    k_asked: int | None = None
+    """The k the request asked for (`k` is the larger of it and the model's own)."""
 
 
 def _keys(seed: int | None) -> tuple[tuple[int, int, int], tuple[int, int, int], int, bool]:
@@ -545,13 +547,14 @@ class DifferentialPrivacy(Model):
             f"1 - e^-epsilon, here {self.beta:.4f}){budget}, raise delta, or use a table with more rows"
         )
 
-    def prepared(self, n_rows: int, k: int) -> DifferentialPrivacy:
-        """A copy carrying one run's :class:`Release` (keys from the seed or the OS, `k` the class size enforced)."""
+    def prepared(self, n_rows: int, k: int, k_asked: int | None = None) -> DifferentialPrivacy:
+        """A copy carrying one run's :class:`Release` (keys from the seed or the OS, `k` the class size enforced,
+        `k_asked` the request's)."""
         key, search_key, search_seed, reproducible = _keys(self.seed)
         threshold = keep_threshold(sampling_probability(self.epsilon_anonymization))
         out = DifferentialPrivacy(**{f: getattr(self, f) for f in _INIT})
         beta = threshold / (1 << HASH_BITS)
-        release = Release(key, search_key, search_seed, reproducible, threshold, beta, k, n_rows)
+        release = Release(key, search_key, search_seed, reproducible, threshold, beta, k, n_rows, k_asked)
         object.__setattr__(out, "release", release)
         return out
 

@@ -169,6 +169,15 @@ def _columns(
     return out
 
 
+def _options(options: Any, details: Mapping[str, Any]) -> Any:
+    """The method's options as parsed; a differentially private release's without ``max_suppressed`` (refused when
+    given: the release suppresses every class below its k, whatever the count, so the default 0 would be false)."""
+    shown = jsonable(options)
+    if "differential_privacy" in details and isinstance(shown, dict):
+        shown.pop("max_suppressed", None)
+    return shown
+
+
 def _class_sizes(before: pl.Series, plan: Any, k: int) -> dict[str, Any]:
     """Histograms of the input's and the published class sizes (in any order), on the same bins. Published in the
     guarantee's reading: local suppression's patterns by their wildcard ``fk`` (:func:`wildcard_sizes`; a
@@ -234,7 +243,7 @@ def plan_facts(
                 "k": request.k,
                 "method": request.method.name,
                 "metric": metric,
-                "options": request.options,
+                "options": _options(request.options, details),
                 "qids": list(request.qids),
                 "sensitive": request.sensitive,
                 "seed": request.seed,

@@ -25,7 +25,7 @@ from polars_anon.report import plots
 from polars_anon.report.columns import treatment
 from polars_anon.report.guarantee import PROBABILISTIC, WILDCARD, guarantee_name, terms
 from polars_anon.report.page import cards, esc, figure, fmt, kv_table, page, section, share, table, value_html
-from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows
+from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows, sampled_from
 
 __all__ = ["render_html", "write_html"]
 
@@ -233,7 +233,10 @@ def _privacy(r: Mapping[str, Any]) -> str:
         parts.append("<h3>Privacy models requested</h3>" + value_html(r["privacy"]))
     parts.append("<h3>Re-identification risk before and after</h3>" + _size_risk(r))
     if r.get("risk"):
-        parts.append("<h3>Risk figures</h3>" + _risk(r["risk"]))
+        risk = dict(r["risk"])
+        if sampled_from(r) is not None and "input" in risk:  # a differentially private release's sample
+            risk = {"input (the sampled rows)": risk.pop("input"), **risk}
+        parts.append("<h3>Risk figures</h3>" + _risk(risk))
     sizes = r.get("class_sizes") or {}
     if (sizes.get("published") or {}).get("bins"):
         after = {
@@ -341,7 +344,8 @@ def _size_risk(r: Mapping[str, Any]) -> str:
     after = "published (after)"
     if r.get("guarantee") not in (None, "k-anonymity"):
         after = f"published (after: {terms(r).risk})"
-    cols = [(name, sizes.get(key) or {}) for name, key in (("input (before)", "input"), (after, "published"))]
+    before = "input (before)" if sampled_from(r) is None else "sampled rows (before)"
+    cols = [(name, sizes.get(key) or {}) for name, key in ((before, "input"), (after, "published"))]
     if not any(h.get("bins") for _, h in cols):
         return "<p class=muted>No class sizes in this report.</p>"
 
@@ -568,6 +572,7 @@ def _parameters(r: Mapping[str, Any]) -> str:
         "null_rows",
     )
     asked = {key: r.get(key) for key in shown if key in r}
+    derived = _derived(r, asked)
     steps = (
         ("seconds", "anonymize: read, aggregate, run the method, build the report"),
         ("write_seconds", "write the table and verify it from the written file"),
@@ -576,10 +581,29 @@ def _parameters(r: Mapping[str, Any]) -> str:
     phases = r.get("phases") or {}
     times += [[esc(f"phase: {name}"), f"{value:.3f} s"] for name, value in phases.items()]
     details = {key: v for key, v in (r.get("details") or {}).items() if key != "neighbours"}
-    body = "<h3>Asked for</h3>" + kv_table(asked) + "<h3>Timings</h3>" + table(["step", "time"], times, numeric=True)
+    body = "<h3>Asked for</h3>" + kv_table(asked) + derived
+    body += "<h3>Timings</h3>" + table(["step", "time"], times, numeric=True)
     if details:
         body += "<h3>Method facts</h3>" + kv_table(details)
     return section("parameters", "Parameters and timings", body)
+
+
+def _derived(r: Mapping[str, Any], asked: dict[str, Any]) -> str:
+    """A differentially private release: `asked`'s k set to the k asked (the report's ``k`` is the one enforced), and
+    what the mechanism derived, in a table of its own; nothing otherwise."""
+    dp = (r.get("details") or {}).get("differential_privacy") or {}
+    if not dp:
+        return ""
+    asked["k"] = dp.get("k_asked", "not recorded (an older report)")
+    sampled = f"{fmt(dp.get('sampled_rows'))} of {fmt(dp.get('n_rows'))} (beta {fmt(dp.get('beta'))})"
+    derived = {
+        "k enforced (the larger of the k asked and k_derived)": dp.get("k"),
+        "k_derived (the smallest k the budget allows)": dp.get("k_derived"),
+        "suppression": f"every class of the sample below k = {fmt(dp.get('k'))} rows ({fmt(dp.get('suppressed_rows'))} "
+        "rows); max_suppressed does not apply",
+        "rows sampled": sampled,
+    }
+    return "<h3>Derived by the differential-privacy step</h3>" + kv_table(derived)
 
 
 def _others(r: Mapping[str, Any]) -> str:

@@ -132,7 +132,9 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
         kinds.setdefault(treatment(c), []).append(str(c.get("name")))
     shape = f"{fmt(n_out)} rows in {fmt(n_classes)} {esc(said.groups)} ({counted_rows(report).split()[0]}: "
     shape += f"{fmt(n_in)} rows, {fmt(report.get('n_input_classes'))} classes)"
-    guarantee = f"{esc(said.name)}, k = {fmt(k)}; {esc(said.smallest)} {fmt(smallest)}"
+    asked = ((report.get("details") or {}).get("differential_privacy") or {}).get("k_asked")
+    enforced = f" (the release's; {fmt(asked)} asked)" if asked is not None and asked != k else ""
+    guarantee = f"{esc(said.name)}, k = {fmt(k)}{enforced}; {esc(said.smallest)} {fmt(smallest)}"
     later = f'<span style="color:{_MUTED}">checked on collect / sink</span>'
     loss = f"{fmt(report.get('loss'))} average cell loss (0 = as is, 1 = all to the root)"
     by_qid = report.get("loss_by_qid") or {}

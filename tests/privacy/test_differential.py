@@ -286,6 +286,26 @@ def test_data_independent_release_is_the_mechanism_by_hand() -> None:
     assert "not covered by epsilon" in dp["guarantee"] and "must not be published with the table" in dp["guarantee"]
 
 
+def test_the_report_keeps_the_k_asked_apart_from_the_k_the_release_enforced(tmp_path: Path) -> None:
+    """hunt42: "Asked for" showed the enforced k (the k asked recorded nowhere) and max_suppressed 0 beside the rows
+    the release suppressed; the "input (before)" risk column held the sample's figures, unlabelled."""
+    levels = {"age": 2, "sex": 0, "zip": 1}  # classes of the sample below the model's k = 9: some rows suppressed
+    model = pa.DifferentialPrivacy(1.0, 0.1, transformation=levels, seed=11)
+    res = pa.anonymize(table(), hierarchies=H, k=2, privacy=[model])
+    report = res.sink_parquet(tmp_path / "o.parquet")
+    dp = report["details"]["differential_privacy"]
+    assert model.k > 2 and dp["k_asked"] == 2 and report["k"] == dp["k"] == model.k  # the model's k binds
+    assert "max_suppressed" not in report["options"] and dp["suppressed_rows"] > 0
+    jsonschema.Draft202012Validator(schema()).validate(report)
+    page = (tmp_path / "o.report.html").read_text()
+    asked = page[page.index("<h3>Asked for</h3>") : page.index("<h3>Derived by the differential-privacy step</h3>")]
+    assert "<th scope=row>k</th><td>2</td>" in asked and "max_suppressed" not in asked
+    assert f"every class of the sample below k = {model.k} rows ({dp['suppressed_rows']} rows)" in page
+    assert ">sampled rows (before)</th>" in page and ">input (before)</th>" not in page
+    assert "input (the sampled rows)" in page
+    assert f"k-anonymity, k = {model.k} (the release's; 2 asked)" in res._repr_html_()
+
+
 def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:
     df = table()
     model = pa.DifferentialPrivacy(2.0, 0.1, seed=5, steps=20)
