@@ -448,6 +448,7 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             population=None if args.population is None else population(args.population),
             models=_cli_models(args.model, _job(args), lf, population, qids),
             missing=args.missing,
+            alpha=args.alpha,
         )
     )
     if args.individual or args.weights or args.household or args.suda2 or args.model_risk:
@@ -459,6 +460,7 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
             household=args.household,
             method=args.risk_method,
             missing=args.missing,
+            alpha=1.0 if args.alpha is None else args.alpha,
             suda2=args.suda2,
             model=args.model_risk,
         )
@@ -983,6 +985,12 @@ def _sdc_risk_arguments(r: argparse.ArgumentParser) -> None:
         default="category",
         help="a missing qid value: a category of its own (default) or matching any category (sdcMicro's reading, and "
         "local_suppression's report), in every figure",
+    )
+    r.add_argument(
+        "--alpha",
+        type=float,
+        help="with --missing wildcard: how much a record with missing values counts toward another pattern it "
+        "matches, in [0, 1] (default 1; local_suppression's option alpha)",
     )
 
 

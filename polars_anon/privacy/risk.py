@@ -22,7 +22,7 @@ figure comes from them (never from rows):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -158,15 +158,14 @@ def _wildcard_risk(
     lf: pl.LazyFrame,
     qids: Sequence[str],
     threshold: float,
-    sampling_fraction: float | None,
-    population_size: int | None,
-    population: object,
+    asked: Mapping[str, object],
     models: Sequence[Model],
+    alpha: float,
 ) -> RiskSummary:
-    """:func:`risk` with missing values as wildcards: the figures of :func:`risk_summary_of_patterns`."""
+    """:func:`risk` with missing values as wildcards (a record with missing values counting `alpha` toward another
+    pattern): the figures of :func:`risk_summary_of_patterns`; `asked` the population arguments, all refused."""
     from polars_anon.sdc.frequencies import pattern_frequencies
 
-    asked = {"sampling_fraction": sampling_fraction, "population_size": population_size, "population": population}
     given = [name for name, value in asked.items() if value is not None] + (["models"] if models else [])
     if given:
         raise InvalidParameterError(
@@ -174,7 +173,7 @@ def _wildcard_risk(
             "records into classes, and wildcard patterns are no partition; use missing='category'"
         )
     check_fraction("risk", "threshold", threshold)
-    pats = pattern_frequencies(lf, list(qids), missing="wildcard")  # materializes: one row per pattern
+    pats = pattern_frequencies(lf, list(qids), missing="wildcard", alpha=alpha)  # materializes: one row per pattern
     out = risk_summary_of_patterns(pats["fk"].to_numpy(), pats["n_pattern"].to_numpy(), threshold=threshold)
     if not out["n_rows"]:
         raise InfeasibleError(NO_ROWS(what="risk", why=EMPTY_RISK))
@@ -247,6 +246,7 @@ def risk(
     population: object = None,
     models: Sequence[Model] = (),
     missing: Literal["category", "wildcard"] = "category",
+    alpha: float | None = None,
 ) -> RiskSummary:
     """Re-identification risk of a table (see the module docstring).
 
@@ -272,6 +272,10 @@ def risk(
         ``local_suppression`` guarantees and reports): a record's risk is ``1 / fk``, its wildcard frequency
         (:func:`polars_anon.sdc.frequencies.pattern_frequencies`), and the size buckets count patterns. The wildcard
         reading takes no population, population size, sampling fraction or model (refused).
+    alpha
+        With ``missing="wildcard"``: how much a record with missing values counts toward another pattern it matches,
+        in [0, 1] (sdcMicro's, default 1; local suppression's option of the same name, whose report's
+        ``risk.output`` this then recomputes). Refused with ``missing="category"``.
 
     The wildcard fk of the records below: 3, 3, 4 (its missing sex matches f and m) and 2, so risks 1/3, 1/3, 1/4
     and 1/2 (average 17/48); as categories the last two are classes of one:
@@ -285,7 +289,13 @@ def risk(
     check_choice("missing", missing, ("category", "wildcard"))
     qids = check_qids(lf, qids)
     if missing == "wildcard":
-        return _wildcard_risk(lf, qids, threshold, sampling_fraction, population_size, population, models)
+        asked = {"sampling_fraction": sampling_fraction, "population_size": population_size, "population": population}
+        return _wildcard_risk(lf, qids, threshold, asked, models, 1.0 if alpha is None else alpha)
+    if alpha is not None:
+        raise InvalidParameterError(
+            f"risk: alpha={alpha!r} weighs records with missing values in the wildcard reading; "
+            "missing='category' takes none (give missing='wildcard', or drop alpha)"
+        )
     # the class sizes and the population's counts sit beside the qids (a model's check: also its helper columns)
     refuse_reserved(qids, helpers=bool(models))
     check_fraction("risk", "threshold", threshold)

@@ -84,3 +84,27 @@ def test_the_cli_reads_missing_values_as_wildcards_in_every_figure(
     assert cli.main(["risk", str(path), "--qids", "sex,age", "--missing", "wildcard", "--population-size", "9"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "missing='wildcard' takes no population_size" in err[0]
+
+
+def test_alpha_recomputes_the_report_of_local_suppression_with_alpha(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """hunt42: docs/concepts/sdc.md promised ``risk.output`` key for key from ``pa.risk(..., missing="wildcard")``,
+    false with the method's alpha=0.5 (pa.risk and the CLI took no alpha). By hand at alpha 0.5: (f, 30) counts its
+    own 2 records and half of (f, missing): fk 2.5; (m, 40) 2; (f, missing) its own 1 and both (f, 30): 3."""
+    qids = ["sex", "age"]
+    result = pa.anonymize(PEOPLE, hierarchies={}, qids=qids, k=2, method="local_suppression", alpha=0.5)
+    out = result.collect()
+    assert out.rows() == [("f", "30"), ("f", "30"), ("m", "40"), ("m", "40"), ("f", None)]
+    fk = [2.5, 2.5, 2, 2, 3]
+    wild = pa.risk(out, qids, missing="wildcard", alpha=0.5)
+    assert dict(wild) == dict(result.report["risk"]["output"])
+    assert math.isclose(wild["prosecutor"]["average"], sum(1 / f for f in fk) / 5)
+    assert dict(pa.risk(out, qids, missing="wildcard")) != dict(result.report["risk"]["output"])  # alpha 1: 0.4
+    with pytest.raises(pa.InvalidParameterError, match="missing='category' takes none"):
+        pa.risk(out, qids, alpha=0.5)
+    path = tmp_path / "out.parquet"
+    out.write_parquet(path)
+    assert cli.main(["risk", str(path), "--qids", "sex,age", "--missing", "wildcard", "--alpha", "0.5"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert {key: shown[key] for key in wild} == json.loads(json.dumps(dict(wild)))
