@@ -40,6 +40,7 @@ from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
 from polars_anon.report.guarantee import exposure_phrase, guarantee_name, planned_shape, verified_shape
+from polars_anon.report.page import fraction
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
@@ -269,7 +270,7 @@ class Anonymized:
         r = self.report
         head = f"Anonymized({r.get('method')}, k={r.get('k')}, engine={self.engine.name}: "
         if "min_class_size" in r:
-            loss = "" if r.get("loss") is None else f", average cell loss {r['loss']:.4g}"
+            loss = "" if r.get("loss") is None else f", average cell loss {fraction(r['loss'])}"
             exposed = exposure_phrase(r)
             return head + (
                 f"{r.get('n_rows')} rows published {verified_shape(r)}, {r.get('suppressed') or 0} suppressed{loss}; "

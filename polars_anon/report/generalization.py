@@ -38,7 +38,8 @@ def generalization(
 
     ``unchanged`` is None for a row map (MDAV keeps no original tuple), ``root`` None for a
     qid without hierarchy; a null published at the root (null='suppress') counts in ``root``, not in
-    ``unchanged``. ``top`` lists ``[value, rows]`` by decreasing rows, then value.
+    ``unchanged``. ``n_values`` counts the distinct published values, a missing cell (local suppression's) not among
+    them; ``top`` lists ``[value, rows]`` by decreasing rows, then value (a missing cell's value: None).
     `metric_data`: the report's metric data of `tmap`: each qid's cells
     (:func:`~polars_anon.metrics.cell_counts.qid_cells`, which the report's metrics count too) give its shares where
     the hierarchy is the same, from a few thousand cells instead of every map row; else its pairs give the leaf ids
@@ -81,7 +82,7 @@ def generalization(
             "level": None if levels is None or q not in levels else int(levels[q]),
             "unchanged": None if same is None else (float(same) / n if n else 0.0),
             "root": None if root is None else (float(root) / n if n else 0.0),
-            "n_values": counts.height,
+            "n_values": counts.height - counts[o].null_count(),  # a missing cell (local suppression) is no value
             "top": [[label, int(rows)] for label, rows in counts.head(top).iter_rows()],
         }
     return out

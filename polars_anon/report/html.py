@@ -24,7 +24,20 @@ from polars_anon.outputs import Outputs, staged_write
 from polars_anon.report import plots
 from polars_anon.report.columns import treatment
 from polars_anon.report.guarantee import PROBABILISTIC, WILDCARD, guarantee_name, terms
-from polars_anon.report.page import cards, esc, figure, fmt, kv_table, page, section, share, table, value_html
+from polars_anon.report.page import (
+    cards,
+    count,
+    esc,
+    figure,
+    fmt,
+    fraction,
+    kv_table,
+    page,
+    section,
+    share,
+    table,
+    value_html,
+)
 from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows, sampled_from
 
 __all__ = ["render_html", "write_html"]
@@ -126,7 +139,7 @@ def _summary(r: Mapping[str, Any]) -> str:
             fmt(r.get("suppressed")),
             share(r.get("suppressed"), r.get("n_input_rows")) + f" of {of_counted_rows(r)}",
         ),
-        ("loss", "average cell loss", fmt(r.get("loss")), "0 = as is, 1 = all at the root"),
+        ("loss", "average cell loss", fraction(r.get("loss")), "0 = as is, 1 = all at the root"),
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify" if written else "anonymize"),
     ]
     advice = r.get("method_advice")
@@ -208,9 +221,12 @@ def _disclosure(r: Mapping[str, Any]) -> str:
 def _privacy(r: Mapping[str, Any]) -> str:
     k, guarantee = r.get("k"), r.get("guarantee") or "k-anonymity"
     qids, smallest = esc(", ".join(r.get("qids") or [])), f"<b>{fmt(r.get('min_class_size'))}</b>"
+    rows = "row" if r.get("min_class_size") == 1 else "rows"
     head = f"<p><b>{esc(guarantee_name(r))}, k = {fmt(k)}</b>: "
     if guarantee == PROBABILISTIC:
-        fact = f"every cluster has at least k rows and publishes its own input values; the smallest has {smallest}"
+        fact = (
+            f"every cluster has at least k rows and publishes its own input values; the smallest has {smallest} {rows}"
+        )
         text = (
             f"{head}every record was published inside an MDAV cluster of at least k rows whose values of {qids} "
             f"were permuted among them. {_checked(r, fact)}</p>" + _own_tuples(r)
@@ -223,7 +239,7 @@ def _privacy(r: Mapping[str, Any]) -> str:
             "</p>"
         )
     else:
-        fact = f"the smallest class has {smallest} rows"
+        fact = f"the smallest class has {smallest} {rows}"
         text = (
             f"{head}every published combination of quasi-identifier values ({qids}) is shared by at least k rows. "
             f"{_checked(r, fact)}</p>"
@@ -419,7 +435,7 @@ def _generalization(r: Mapping[str, Any]) -> str:
         return ""
     rows = []
     for q, g in gen.items():
-        top = ", ".join(f"{esc(v)} ({fmt(n)})" for v, n in g.get("top", []))
+        top = ", ".join(f"{'<i>missing</i>' if v is None else esc(v)} ({fmt(n)})" for v, n in g.get("top", []))
         rows.append(
             [
                 esc(q),
@@ -487,7 +503,7 @@ def _normalized(r: Mapping[str, Any]) -> str:
                 items.append((name, value, _explain(name)[0]))
             elif m.range == "[0, 100]":
                 items.append((name, value / 100, _explain(name)[0] + " (shown / 100)"))
-    rows = [[esc(n), fmt(v), _bar(v), esc(text)] for n, v, text in items]
+    rows = [[esc(n), fraction(v), _bar(v), esc(text)] for n, v, text in items]
     note = (
         "<p class=muted>Each metric over its value on the fully suppressed table, or over its own range.</p>"
         if isinstance(given, Mapping)
@@ -527,8 +543,8 @@ def _lattice(r: Mapping[str, Any]) -> str:
         return ""
     chosen = ", ".join(f"{q} {lv}" for q, lv in (details.get("levels") or {}).items())
     intro = (
-        f"<p>Full-domain generalization chose the level vector <b>{esc(chosen)}</b> (loss {fmt(r['loss'])}, "
-        f"{fmt(r.get('suppressed'))} rows suppressed) as the feasible vector of least loss. Its neighbours "
+        f"<p>Full-domain generalization chose the level vector <b>{esc(chosen)}</b> (loss {fraction(r['loss'])}, "
+        f"{count(r.get('suppressed'), 'row', 'rows')} suppressed) as the feasible vector of least loss. Its neighbours "
         "differ by one "
         "level of one quasi-identifier:</p>"
     )
@@ -543,7 +559,7 @@ def _lattice(r: Mapping[str, Any]) -> str:
         [
             esc(f"{n['qid']} {'+1' if n['step'] > 0 else '-1'}"),
             esc(", ".join(f"{q} {v}" for q, v in n["levels"].items())),
-            fmt(n["loss"]),
+            fraction(n["loss"]),
             fmt(n["suppressed"]),
             "yes" if n["feasible"] else "no",
         ]
@@ -599,8 +615,8 @@ def _derived(r: Mapping[str, Any], asked: dict[str, Any]) -> str:
     derived = {
         "k enforced (the larger of the k asked and k_derived)": dp.get("k"),
         "k_derived (the smallest k the budget allows)": dp.get("k_derived"),
-        "suppression": f"every class of the sample below k = {fmt(dp.get('k'))} rows ({fmt(dp.get('suppressed_rows'))} "
-        "rows); max_suppressed does not apply",
+        "suppression": f"every class of the sample below k = {fmt(dp.get('k'))} rows "
+        f"({count(dp.get('suppressed_rows'), 'row', 'rows')}); max_suppressed does not apply",
         "rows sampled": sampled,
     }
     return "<h3>Derived by the differential-privacy step</h3>" + kv_table(derived)

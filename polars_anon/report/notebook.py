@@ -26,7 +26,7 @@ import polars as pl
 from polars_anon.report.columns import treatment
 from polars_anon.report.disclosure import disclosure_summary
 from polars_anon.report.guarantee import counts, exposure_phrase, terms
-from polars_anon.report.page import esc, fmt, share
+from polars_anon.report.page import count, esc, fmt, fraction, share
 from polars_anon.report.phrases import counted_rows, of_counted_rows, risk_phrase
 
 __all__ = ["anonymized_html", "check_html", "explore_html", "report_page", "risk_html"]
@@ -61,10 +61,6 @@ def _bin_label(low: Any, high: Any) -> str:
     return fmt(low) if low == high else f"{fmt(low)}-{fmt(high)}"
 
 
-def _count(n: Any, one: str, many: str) -> str:
-    return f"{fmt(n)} {one if n == 1 else many}"
-
-
 def _histogram(
     bins: Sequence[Mapping[str, Any]], k: int | None, caption: str, unit: tuple[str, str] = ("class", "classes")
 ) -> str:
@@ -84,8 +80,8 @@ def _histogram(
             f'<tr><td style="{_TD};white-space:nowrap;text-align:right">{esc(label)}</td>'
             f'<td style="{_TD};width:12rem"><div style="background:#eef3f6;height:10px;width:12rem">'
             f'<div style="background:{color};height:10px;width:{width}%"></div></div></td>'
-            f'<td style="{_TD};color:{_MUTED};white-space:nowrap">{_count(b.get("classes"), *unit)}, '
-            f"{_count(n, 'row', 'rows')}</td></tr>"
+            f'<td style="{_TD};color:{_MUTED};white-space:nowrap">{count(b.get("classes"), *unit)}, '
+            f"{count(n, 'row', 'rows')}</td></tr>"
         )
     return (
         f'<div style="margin-top:6px;color:{_MUTED}">{esc(caption)}</div>'
@@ -130,21 +126,21 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     kinds: dict[str, list[str]] = {}
     for c in columns:
         kinds.setdefault(treatment(c), []).append(str(c.get("name")))
-    shape = f"{fmt(n_out)} rows in {fmt(n_classes)} {esc(said.groups)} ({counted_rows(report).split()[0]}: "
-    shape += f"{fmt(n_in)} rows, {fmt(report.get('n_input_classes'))} classes)"
+    shape = f"{count(n_out, 'row', 'rows')} in {fmt(n_classes)} {esc(said.groups)} ({counted_rows(report).split()[0]}: "
+    shape += f"{count(n_in, 'row', 'rows')}, {count(report.get('n_input_classes'), 'class', 'classes')})"
     asked = ((report.get("details") or {}).get("differential_privacy") or {}).get("k_asked")
     enforced = f" (the release's; {fmt(asked)} asked)" if asked is not None and asked != k else ""
     guarantee = f"{esc(said.name)}, k = {fmt(k)}{enforced}; {esc(said.smallest)} {fmt(smallest)}"
     later = f'<span style="color:{_MUTED}">checked on collect / sink</span>'
-    loss = f"{fmt(report.get('loss'))} average cell loss (0 = as is, 1 = all to the root)"
+    loss = f"{fraction(report.get('loss'))} average cell loss (0 = as is, 1 = all to the root)"
     by_qid = report.get("loss_by_qid") or {}
     if by_qid:
-        loss += "; " + ", ".join(f"{esc(q)} {fmt(v)}" for q, v in by_qid.items())
+        loss += "; " + ", ".join(f"{esc(q)} {fraction(v)}" for q, v in by_qid.items())
     rows = [
         ("published", shape),
         ("guarantee", f"{guarantee} &nbsp;{check}"),
         ("privacy models", _models(report.get("privacy")) if verified else later),
-        ("suppressed", f"{fmt(suppressed)} rows ({share(suppressed, n_in)} of {of_counted_rows(report)})"),
+        ("suppressed", f"{count(suppressed, 'row', 'rows')} ({share(suppressed, n_in)} of {of_counted_rows(report)})"),
         ("loss", loss),
         *_after_rows(report, verified, later),
     ]

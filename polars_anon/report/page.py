@@ -15,7 +15,20 @@ from typing import Any
 
 import polars_anon
 
-__all__ = ["cards", "esc", "figure", "fmt", "kv_table", "page", "section", "share", "table", "value_html"]
+__all__ = [
+    "cards",
+    "count",
+    "esc",
+    "figure",
+    "fmt",
+    "fraction",
+    "kv_table",
+    "page",
+    "section",
+    "share",
+    "table",
+    "value_html",
+]
 
 _CSS = """
 :root { --ink: #222; --muted: #5f6b76; --line: #d9dee3; --accent: #1f6f8b; --soft: #eef3f6; }
@@ -75,16 +88,37 @@ def fmt(value: Any) -> str:
     return esc(value)
 
 
+def fraction(value: Any) -> str:
+    """A figure in [0, 1] (a loss, a normalized metric) as :func:`fmt` writes it, save that a value strictly between
+    0 and 1 never reads as 1: rounding a part up to the whole would say every cell was lost.
+
+    >>> fraction(0.99996), fraction(0.25), fraction(1.0), fraction(None)
+    ('>0.9999', '0.25', '1', '-')
+    """
+    text = fmt(value)
+    return ">0.9999" if isinstance(value, float) and value < 1 and text == "1" else text
+
+
+def count(n: Any, one: str, many: str) -> str:
+    """A count and its noun: ``1 row``, ``2 rows``, ``- rows`` (None).
+
+    >>> count(1, "row", "rows"), count(1234, "row", "rows"), count(None, "class", "classes")
+    ('1 row', '1,234 rows', '- classes')
+    """
+    return f"{fmt(n)} {one if n == 1 else many}"
+
+
 def share(part: Any, whole: Any) -> str:
     """``12.5%``; ``-`` when either is missing.
 
-    >>> share(1, 8), share(None, 8), share(0, 0)
-    ('12.5%', '-', '-')
+    >>> share(1, 8), share(None, 8), share(0, 0), share(4999, 5000), share(5000, 5000)
+    ('12.5%', '-', '-', '>99.9%', '100.0%')
     """
     if not isinstance(part, (int, float)) or not isinstance(whole, (int, float)) or not whole:
         return "-"
     pct = 100.0 * part / whole
-    return f"{pct:.1f}%" if pct == 0 or pct >= 0.1 else f"{pct:.2g}%"
+    text = f"{pct:.1f}%" if pct == 0 or pct >= 0.1 else f"{pct:.2g}%"
+    return ">99.9%" if text == "100.0%" and part < whole else text  # a part is never rounded up to the whole
 
 
 def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: bool = False) -> str:

@@ -3,6 +3,8 @@ summary, ``repr`` of a result, its notebook display): what the anonymization cos
 
 >>> loss_phrase(0.25)
 'average cell loss 0.25 (0 = every value published as is, 1 = every value generalized to the root)'
+>>> loss_phrase(0.99996).split(" (")[0]  # a part is never rounded up to the whole
+'average cell loss >0.9999'
 >>> risk_phrase({"output": {"threshold": 0.2, "prosecutor": {"highest": 0.5, "records_at_risk": 0.25}}})
 're-identification risk left: at most 50.00% a record (1 in 2), 25.0% of the records above 20%'
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from polars_anon.report.page import fraction
 from polars_anon.report.page import share as percent
 
 __all__ = ["counted_rows", "k_meaning", "loss_phrase", "of_counted_rows", "risk_phrase", "sampled_from"]
@@ -48,7 +51,9 @@ def loss_phrase(loss: float | None) -> str | None:
     None without one (a published value that is not a hierarchy node: Mondrian's ranges, MDAV)."""
     if loss is None:
         return None
-    return f"average cell loss {loss:.4g} (0 = every value published as is, 1 = every value generalized to the root)"
+    return (
+        f"average cell loss {fraction(loss)} (0 = every value published as is, 1 = every value generalized to the root)"
+    )
 
 
 def risk_phrase(risk: Mapping[str, Any] | None) -> str | None:
@@ -78,5 +83,4 @@ def _percent(share: float) -> str:
     >>> _percent(0.0), _percent(1 / 5000), _percent(0.25), _percent(0.9996), _percent(1.0)
     ('0.0%', '0.02%', '25.0%', '>99.9%', '100.0%')
     """
-    text = percent(share, 1)  # the report page's rule: two significant digits below 0.1%
-    return ">99.9%" if text == "100.0%" and share < 1 else text
+    return percent(share, 1)  # the report page's rule: two significant digits below 0.1%, never 100% below 1

@@ -115,3 +115,19 @@ def test_model_parameters_are_escaped_once() -> None:
         }
     )
     assert "attribute=a&amp;b, l=2" in shown and "&amp;amp;" not in shown
+
+
+def test_a_missing_cell_is_no_published_value_and_one_row_is_a_row() -> None:
+    """hunt42: local suppression's missing cell was listed with an empty label (" (1)") and counted in n_values; a
+    run that suppressed one row said "1 rows"."""
+    people = pl.DataFrame({"sex": ["f", "f", "m", "m", "f"], "age": ["30", "30", "40", "40", "50"]})
+    res = pa.anonymize(people, hierarchies={}, qids=["sex", "age"], k=2, method="local_suppression")
+    assert res.collect()["age"].to_list() == ["30", "30", "40", "40", None]  # (f, 50) alone: its age blanked
+    age = res.report["generalization"]["age"]
+    assert age["n_values"] == 2 and age["top"] == [["30", 2], ["40", 2], [None, 1]]
+    assert "<i>missing</i> (1)" in res.report_html()
+    ages = pl.DataFrame({"age": [21, 22, 23, 24, 31, 32, 33, 34, 41, 42, 43, 44, 60], "sex": list("ffmmffmmffmmf")})
+    hierarchies = {"age": pa.Hierarchy.intervals(ages["age"], [5, 10, 20]), "sex": pa.Hierarchy.suppression(["f", "m"])}
+    one = pa.anonymize(ages, hierarchies=hierarchies, k=2, max_suppressed=1)
+    one.collect()
+    assert one.report["suppressed"] == 1 and "1 row (7.7% of the input)" in one._repr_html_()
