@@ -37,15 +37,7 @@ from polars_anon.report.guarantee import WILDCARD
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
 from polars_anon.tuplemap import SIZE, out_col
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "VERIFIED_KEYS",
-    "Report",
-    "build_report",
-    "jsonable",
-    "plan_facts",
-    "schema",
-]
+__all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "Report", "build_report", "jsonable", "plan_facts", "schema"]
 
 SCHEMA_VERSION = 1
 VERIFIED_KEYS = ("n_rows", "n_classes", "min_class_size")

@@ -125,7 +125,7 @@ def wildcard_sizes(published: pl.DataFrame, qids: Sequence[str], alpha: float) -
     >>> [v.tolist() for v in wildcard_sizes(pub, ["a", "b"], 1.0)]
     [[2, 2, 2], [2, 1, 1]]
     """
-    from polars_anon.sdc.frequencies import hidden_keys, patterns
+    from polars_anon.sdc.frequencies import hidden_keys, patterns  # the sdc package, loaded when a report needs it
 
     hidden = hidden_keys(qids)
     fks = patterns(published.lazy(), qids, SIZE, "wildcard", alpha).select(*hidden, "Fk")  # a row per pattern
