@@ -155,8 +155,13 @@ class DuckDBEngine:
             )
         self.con = connection if connection is not None else duckdb.default_connection()
         self.counts = GroupBys(self._counts)
-        self.units: dict[str, TimeUnit] = {}
-        """The time units of the Datetime columns of the Parquet file it read itself (:meth:`read_parquet`)."""
+        self._units: weakref.WeakKeyDictionary[duckdb.DuckDBPyRelation, dict[str, TimeUnit]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Per relation, the time units its Datetime columns reach Polars in (:meth:`read_parquet`): those of the
+        Parquet file it reads, kept by each relation this engine derives from it (:meth:`units`)."""
+        self._named_units: dict[str, dict[str, TimeUnit]] = {}
+        """The same, per name this engine made for a relation (:meth:`view`, :meth:`keep`) while it exists."""
 
     @property
     def time_zone(self) -> str:
@@ -184,11 +189,32 @@ class DuckDBEngine:
         weakref.finalize(engine, _close, engine.con, spill)
         return engine
 
+    def units(self, table: duckdb.DuckDBPyRelation) -> dict[str, TimeUnit]:
+        """The time unit each Datetime column of `table` reaches Polars in, where it is not DuckDB's own: a relation
+        of :meth:`read_parquet` carries those Polars reads its file with (DuckDB reads milliseconds as microseconds),
+        and so does every relation this engine derives from it (:meth:`view`, :meth:`keep`, :meth:`sql`,
+        :meth:`join_map`, :meth:`sample`); any other relation, none. Two files read by one engine keep their own.
+
+        >>> e = DuckDBEngine()
+        >>> e.units(e.table(pl.DataFrame({"at": [1]})))
+        {}
+        """
+        return self._units.get(table, {})
+
+    def _carrying(self, table: duckdb.DuckDBPyRelation, units: Mapping[str, TimeUnit]) -> duckdb.DuckDBPyRelation:
+        """`table`, remembered as carrying `units` (:meth:`units`)."""
+        if units:
+            self._units[table] = dict(units)
+        return table
+
     def view(self, table: duckdb.DuckDBPyRelation) -> str:
         """A temporary view name for `table`, for the SQL that follows (this session only: nothing is stored in
-        the connection's database file, and a relation over a Python object may be read)."""
+        the connection's database file, and a relation over a Python object may be read); it carries `table`'s
+        :meth:`units` into the SQL that reads it (:meth:`sql`)."""
         name = f"__anon_{uuid.uuid4().hex[:12]}"
         self.con.register(name, table)
+        if self.units(table):
+            self._named_units[name] = self.units(table)
         return name
 
     def _fetch(self, relation: duckdb.DuckDBPyRelation, query: str) -> pl.DataFrame:
@@ -196,9 +222,10 @@ class DuckDBEngine:
         view = self.view(relation)
         try:
             with interruptible(self.con.interrupt):
-                return in_source_units(self.con.sql(query.format(view=view)).pl(), self.units)
+                return in_source_units(self.con.sql(query.format(view=view)).pl(), self.units(relation))
         finally:
             self.con.unregister(view)
+            self._named_units.pop(view, None)
 
     def table(self, data: object) -> duckdb.DuckDBPyRelation:
         """A relation, a table or view name on the connection, or a Polars frame (read through Arrow)."""
@@ -382,11 +409,13 @@ class DuckDBEngine:
         """A Parquet file, or a folder of parts read in the order of their names (as Polars reads it); a path that
         exists is read by its name (``p[1].parquet`` is no pattern), one that does not as DuckDB reads it. Its rows
         reach Polars with the Datetime units Polars reads the file with (:func:`in_source_units`: DuckDB reads
-        milliseconds as microseconds), so they are labelled as on the Polars engine."""
-        self.units = source_units(path)
+        milliseconds as microseconds), so they are labelled as on the Polars engine: the relation carries them
+        (:meth:`units`)."""
         if Path(path).is_dir():
-            return self.con.read_parquet([literal_path(p, "duckdb") for p in parquet_parts(path)])
-        return self.con.read_parquet(named_path(path, "duckdb"))
+            table = self.con.read_parquet([literal_path(p, "duckdb") for p in parquet_parts(path)])
+        else:
+            table = self.con.read_parquet(named_path(path, "duckdb"))
+        return self._carrying(table, source_units(path))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a
@@ -398,7 +427,7 @@ class DuckDBEngine:
         if own:
             empty = empty.project(", ".join(f"NULL::BIGINT AS {_q(c)}" if c in own else _q(c) for c in table.columns))
         with interruptible(self.con.interrupt):
-            schema = in_source_units(empty.pl(), self.units).schema
+            schema = in_source_units(empty.pl(), self.units(table)).schema
         return pl.Schema({c: own.get(c, t) for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
@@ -428,7 +457,7 @@ class DuckDBEngine:
         for i, step in enumerate(sample_sql_steps(key, "duckdb")):
             how = f"*, {step} AS {HASH}" if i == 0 else f"* REPLACE ({step} AS {HASH})"
             query = f"SELECT {how} FROM ({query})"
-        return self.con.sql(f"SELECT * EXCLUDE ({ROW}, {HASH}) FROM ({query}) WHERE {HASH} < {int(threshold)}")
+        return self.sql(f"SELECT * EXCLUDE ({ROW}, {HASH}) FROM ({query}) WHERE {HASH} < {int(threshold)}")
 
     def aggregate(
         self, table: duckdb.DuckDBPyRelation, request: Request, counts: TupleCounts | None = None
@@ -474,7 +503,7 @@ class DuckDBEngine:
         mapped = self.register(mapping) if isinstance(mapping, pl.DataFrame) else self.view(mapping)
         out = ", ".join(f"m.{_q(out_col(c))} AS {_q(c)}" if c in qids else f"t.{_q(c)}" for c in columns)
         on = " AND ".join(f"t.{_q(q)} IS NOT DISTINCT FROM m.{_q(key_col(q))}" for q in qids)
-        return self.con.sql(
+        return self.sql(
             f"SELECT {out} FROM (SELECT *, row_number() OVER () AS __anon_rowid FROM {view}) t "
             f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid"
         )
@@ -483,8 +512,14 @@ class DuckDBEngine:
     quote = staticmethod(_q)
 
     def sql(self, query: str) -> duckdb.DuckDBPyRelation:
-        """The relation of a query over the names this engine made (lazy)."""
-        return self.con.sql(query)
+        """The relation of a query over the names this engine made (lazy), carrying the :meth:`units` of the
+        relations it reads by those names (a column two of them carry in different units: in DuckDB's own)."""
+        carried: dict[str, TimeUnit] = {}
+        clash: set[str] = set()
+        for name in dict.fromkeys(re.findall(r"__anon_\w+", query)):
+            for column, unit in self._named_units.get(name, {}).items():
+                clash |= {column} if carried.setdefault(column, unit) != unit else set()
+        return self._carrying(self.con.sql(query), {c: u for c, u in carried.items() if c not in clash})
 
     def register(self, frame: pl.DataFrame) -> str:
         """A name the SQL can read for a frame on the driver (handed over as Arrow)."""
@@ -498,10 +533,14 @@ class DuckDBEngine:
         with interruptible(self.con.interrupt):  # TEMP: nothing written into a database file
             self.con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")
         self.con.unregister(view)
+        carried = self._named_units.pop(view, None)
+        if carried:
+            self._named_units[name] = carried
         return name
 
     def drop(self, name: str) -> None:
         """Forget a table made by :meth:`keep` or :meth:`register`."""
+        self._named_units.pop(name, None)
         if name.startswith("__anon_reg_"):
             self.con.unregister(name)
         else:
@@ -518,7 +557,7 @@ class DuckDBEngine:
 
     def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
         with interruptible(self.con.interrupt):
-            return in_source_units(table.pl(), self.units)
+            return in_source_units(table.pl(), self.units(table))
 
     def __repr__(self) -> str:
         return "DuckDBEngine()"

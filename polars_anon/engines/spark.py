@@ -497,6 +497,37 @@ def _signed(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
 
 
+_UNIT = "polars_anon.time_unit"
+"""Key of a Spark column's metadata: the time unit Polars reads the Parquet file the column comes from in, where it is
+not Spark's microseconds (:meth:`SparkEngine.read_parquet`). Spark keeps a column's metadata through projections,
+joins, group-bys (grouping sets too), checkpoints and temporary views, so every frame derived from the file's rows
+carries the unit of its own file (an aggregate such as ``min`` does not: it is a new column)."""
+
+
+def _with_units(frame: Any, units: Mapping[str, TimeUnit]) -> Any:
+    """`frame` with each timestamp column's metadata naming its unit in `units` (where not ``us``; the key removed
+    where none), the same frame when nothing changes."""
+    T = _pyspark().types
+    F = _pyspark().functions
+    metadata = {}
+    for field in frame.schema.fields:
+        if isinstance(field.dataType, (T.TimestampType, T.TimestampNTZType)):
+            meta = {key: value for key, value in field.metadata.items() if key != _UNIT}
+            meta |= {_UNIT: units[field.name]} if units.get(field.name, "us") != "us" else {}
+            if meta != field.metadata:
+                metadata[field.name] = meta
+    if not metadata:
+        return frame
+    return frame.select(
+        *(F.col(spark_identifier(c)).alias(c, metadata=metadata[c]) if c in metadata else c for c in frame.columns)
+    )
+
+
+def _units(frame: Any) -> dict[str, TimeUnit]:
+    """The time units a Spark frame's columns carry (:data:`_UNIT`)."""
+    return {field.name: field.metadata[_UNIT] for field in frame.schema.fields if _UNIT in field.metadata}
+
+
 def _names_parquet(data: object) -> TypeGuard[str | Path]:
     """Whether `data` given as a table names Parquet that Spark reads: a path, a URI, or a ``.parquet`` file name."""
     return isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq")))
@@ -511,8 +542,6 @@ class SparkEngine:
         self.spark = spark
         self.session_kind = session_kind(spark)
         self.counts = GroupBys(self._counts, self._count_sets)
-        self.units: dict[str, TimeUnit] = {}
-        """The time units of the Datetime columns of the Parquet files it read itself (:meth:`read_parquet`)."""
 
     @property
     def time_zone(self) -> str:
@@ -571,12 +600,12 @@ class SparkEngine:
         relative one from its own working folder, not this process's); a local path that exists is read by its name
         (Spark reads a path as a pattern: ``p[1].parquet`` read ``p1.parquet``). Its rows reach Polars with the
         Datetime units Polars reads the files with (:func:`in_source_units`: Spark reads milliseconds as
-        microseconds), so they are labelled as on the Polars engine."""
-        self.units = source_units(path)
+        microseconds), so they are labelled as on the Polars engine: each column carries its unit in its metadata
+        (:data:`_UNIT`), and so does every frame derived from it, whatever else the engine reads."""
         paths = [str(p) for p in (path, *more)]
         local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
         exact = [p if is_uri(p) else named_path(p, "spark") for p in local]
-        return self.spark.read.parquet(*exact)
+        return _with_units(self.spark.read.parquet(*exact), source_units(path))
 
     def filesystem(self) -> HadoopFileSystem:
         """The session's Hadoop FileSystem API (the outputs' checks, staging and renames on URIs)."""
@@ -768,14 +797,15 @@ class SparkEngine:
 
     def write(self, table: Any, path: str | Path) -> None:
         target = str(path) if is_uri(path) else str(Path(path).resolve())
+        table = _with_units(table, {})  # the units are this engine's own: not written into the file's Spark schema
         table.write.mode("errorifexists").option("compression", "zstd").parquet(target)  # as Polars writes
 
     def to_polars(self, table: Any) -> pl.DataFrame:
         """A Spark DataFrame's rows on the driver. Spark hands a timestamp (an instant) to Arrow in UTC; it is
         converted to the session's zone (:attr:`time_zone`), the zone Spark shows it in and the column's own (a
         zoned qid in another zone is refused: :func:`~polars_anon.pipeline.capabilities.consult_zones`), so it is
-        labelled as Polars labels the column."""
-        frame = in_source_units(pl.from_arrow(table.toArrow()), self.units)  # type: ignore[arg-type]
+        labelled as Polars labels the column; a column read from a Parquet file in its time unit (:data:`_UNIT`)."""
+        frame = in_source_units(pl.from_arrow(table.toArrow()), _units(table))  # type: ignore[arg-type]
         zoned = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime) and dtype.time_zone]
         if not zoned:
             return frame
