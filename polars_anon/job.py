@@ -13,6 +13,7 @@ report) are produced together and renamed into place only when all succeeded.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import difflib
 import operator
@@ -628,11 +629,20 @@ def _refuse_misaligned(job: Job, result: Anonymized) -> None:
 def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dict[str, Any]:
     """Run a job into the output set `out` (nothing is renamed into place: the caller commits).
 
-    Returns the report. `input_name` is the input as the report names it (default the path).
+    Returns the report. `input_name` is the input as the report names it (default the path). The job's DuckDB or Spark
+    engine is closed when it ends, failed or not (:class:`_JobEngine`).
     """
+    engine_of = _JobEngine(job)
+    try:
+        return _execute(job, out, engine_of, input_name)
+    finally:
+        engine_of.close()
+
+
+def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | None) -> dict[str, Any]:
     engine, table = None, None
     if any(isinstance(p, URI) for p in (job.input, job.output, job.report)):
-        engine = _engine_of(job)  # a URI is checked, staged and renamed on the engine's file system
+        engine = engine_of()  # a URI is checked, staged and renamed on the engine's file system
         job = _on_engine_files(job, engine)
     paths = _encoding_paths(job)
     target = job.report or report_path(job.output)
@@ -650,7 +660,7 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
         hierarchies, result, sdc_input = _on_polars(job, lf, asked, request)
     else:
         with engine_faults(job):
-            hierarchies, result, sdc_input = _on_engine(job, lf, asked, request, engine, table)
+            hierarchies, result, sdc_input = _on_engine(job, lf, asked, request, engine_of, table)
     _refuse_misaligned(job, result)
     measure_output = None if job.sdc is None else _output_measure(result, job.sdc)
     with engine_faults(job):
@@ -817,21 +827,55 @@ def dictionary_pass(lf: pl.LazyFrame, files: Sequence[Path], request: Request) -
 
 
 @contextmanager
-def _jvm_log() -> Iterator[Path]:
+def _jvm_log() -> Iterator[None]:
     """While a Spark session is made, standard error (file descriptor 2) is a log file: a JVM started then inherits
     it, so Spark's warnings at start-up, and its errors when a run is interrupted, go to the log, not the terminal
-    (where a refusal or an interruption is one line). Python's own standard error is restored right after."""
+    (where a refusal or an interruption is one line). Python's own standard error is restored right after. The log
+    (``polars_anon_spark_<pid>.log`` in the temporary folder) is removed when the process exits, whatever the
+    outcome; none is made when this process runs a JVM already (a session made before: no JVM starts)."""
+    from polars_anon.engines.spark import jvm_running
+
+    if jvm_running():
+        yield
+        return
     log = Path(tempfile.gettempdir()) / f"polars_anon_spark_{os.getpid()}.log"
+    if log not in _LOGS:
+        _LOGS.add(log)
+        atexit.register(log.unlink, missing_ok=True)
     sys.stderr.flush()
     saved = os.dup(2)
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         os.dup2(fd, 2)
-        yield log
+        yield
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(fd)
+
+
+_LOGS: set[Path] = set()
+"""The Spark logs this process made (:func:`_jvm_log`), each removed at exit."""
+
+
+class _JobEngine:
+    """A job's DuckDB or Spark engine, made on the first call (:func:`_engine_of`: a job refused before it needs one
+    starts none) and closed by :meth:`close` when the job ends, failed or not: DuckDB's connection of its own and its
+    spill folder go (:meth:`~polars_anon.engines.duckdb.DuckDBEngine.close`); a Spark session stays, the process's."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        self.engine: Any = None
+
+    def __call__(self) -> Any:
+        if self.engine is None:
+            self.engine = _engine_of(self.job)
+        return self.engine
+
+    def close(self) -> None:
+        close = getattr(self.engine, "close", None)
+        if close is not None:
+            close()
 
 
 @contextmanager
@@ -1072,16 +1116,16 @@ def open_on_engine(
 
 
 def _on_engine(
-    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request, engine: Any = None, table: Any = None
+    job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request, engine_of: _JobEngine, table: Any = None
 ) -> tuple[dict[str, Hierarchy], Anonymized, dict[str, Any] | None]:
     """The job on DuckDB or Spark: the engine reads the input, builds the hierarchies' values and runs the road
-    (a method the engine cannot run is refused first, before anything is read; `engine` and `table` when made)."""
+    (a method the engine cannot run is refused first, before anything is read, or an engine made; `table` when
+    read)."""
     from polars_anon.pipeline.capabilities import consult
     from polars_anon.pipeline.road import prepare_engine, run
 
     limit = consult(request, job.engine, job.driver_tuples).driver_tuples  # refused now what the engine cannot run
-    if engine is None:
-        engine = _engine_of(job)
+    engine = engine_of()
     prepare_engine(engine, request)  # Spark: its executors can run the method's tasks (before any data is read)
     if table is None:
         table = read_on_engine(engine, job)

@@ -162,6 +162,8 @@ class DuckDBEngine:
         Parquet file it reads, kept by each relation this engine derives from it (:meth:`units`)."""
         self._named_units: dict[str, dict[str, TimeUnit]] = {}
         """The same, per name this engine made for a relation (:meth:`view`, :meth:`keep`) while it exists."""
+        self._closer: weakref.finalize[Any, Any] | None = None
+        """Closes a connection of its own and removes its spill folder (:meth:`own`, :meth:`close`)."""
 
     @property
     def time_zone(self) -> str:
@@ -172,8 +174,10 @@ class DuckDBEngine:
     @classmethod
     def own(cls, memory_limit: str = MEMORY_LIMIT) -> DuckDBEngine:
         """An engine on a connection of its own, within `memory_limit` (DuckDB's syntax), spilling to a temporary
-        folder that is removed with the engine. DuckDB's own progress bar is off: it prints to standard output, where
-        the command line writes its JSON report (the job's progress bars are polars_anon's, on standard error).
+        folder (``polars_anon_duckdb_*``, readable by this user only) that is removed with the connection: by
+        :meth:`close` (a job's engine, when the job ends, failed or not), else when the engine is collected or the
+        process exits. DuckDB's own progress bar is off: it prints to standard output, where the command line writes
+        its JSON report (the job's progress bars are polars_anon's, on standard error).
 
         >>> DuckDBEngine.own("512MB").con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
         '488.2 MiB'
@@ -186,8 +190,21 @@ class DuckDBEngine:
         except BaseException:
             shutil.rmtree(spill, ignore_errors=True)
             raise
-        weakref.finalize(engine, _close, engine.con, spill)
+        engine._closer = weakref.finalize(engine, _close, engine.con, spill)
         return engine
+
+    def close(self) -> None:
+        """Close the connection of an engine made by :meth:`own` and remove its spill folder, now (once; nothing more
+        is read on it); an engine on a connection it was given leaves that connection open.
+
+        >>> engine = DuckDBEngine.own()
+        >>> spill = engine.con.sql("SELECT current_setting('temp_directory')").fetchall()[0][0]
+        >>> engine.close(); engine.close()
+        >>> Path(spill).exists()
+        False
+        """
+        if self._closer is not None:
+            self._closer()
 
     def units(self, table: duckdb.DuckDBPyRelation) -> dict[str, TimeUnit]:
         """The time unit each Datetime column of `table` reaches Polars in, where it is not DuckDB's own: a relation
@@ -582,5 +599,7 @@ _SIZE = re.compile(r"\s*\d+(\.\d+)?\s*([KMGT]i?B|B)\s*", re.IGNORECASE)
 
 
 def _close(con: duckdb.DuckDBPyConnection, spill: str) -> None:
-    con.close()
-    shutil.rmtree(spill, ignore_errors=True)
+    try:
+        con.close()
+    finally:  # the folder goes even when closing fails
+        shutil.rmtree(spill, ignore_errors=True)

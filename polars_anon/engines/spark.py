@@ -57,6 +57,7 @@ __all__ = [
     "check_config",
     "check_executors",
     "executor_failure",
+    "jvm_running",
     "lazy_source",
     "session",
     "session_kind",
@@ -135,6 +136,20 @@ def _started(builder: Any) -> Any:
             "install Java 17 or 21 and put it on the PATH or in JAVA_HOME (`java -version` names it), or use engine "
             "'polars' or 'duckdb'"
         ) from None
+
+
+def jvm_running() -> bool:
+    """Whether this process runs a Spark JVM already (a session made before, stopped or not: a new one reuses its JVM,
+    nothing starts); False without pyspark.
+
+    >>> isinstance(jvm_running(), bool)
+    True
+    """
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return False
+    return SparkContext._gateway is not None
 
 
 def _connect_asked(settings: Mapping[str, str]) -> bool:

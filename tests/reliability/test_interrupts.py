@@ -81,16 +81,24 @@ class Signalled:
 
 
 def _signalled(
-    args: list[str], cwd: Path, sig: signal.Signals, ready: Callable[[], bool], *, after: float = 0.0, wait: float = 120
+    args: list[str],
+    cwd: Path,
+    sig: signal.Signals,
+    ready: Callable[[], bool],
+    *,
+    after: float = 0.0,
+    wait: float = 120,
+    env: dict[str, str] | None = None,
 ) -> Signalled:
-    """Start `args` as a shell would, poll until `ready()`, send `sig` `after` seconds later, and collect the run.
+    """Start `args` as a shell would (in `env`, default :data:`ENV`), poll until `ready()`, send `sig` `after` seconds
+    later, and collect the run.
 
     Bounded: a run not ready within `wait` seconds is signalled anyway, and one still running `wait` seconds after the
     signal is killed and the test fails (a time-out, never a hang)."""
     proc = subprocess.Popen(
         args,
         cwd=cwd,
-        env=ENV,
+        env=ENV if env is None else env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -397,7 +405,8 @@ def test_an_engine_error_for_the_signal_is_keyboard_interrupt() -> None:
 
 def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     """issue 27: SIGINT inside one long Spark job: exit 130 and the one line at once; no pyspark traceback, no JVM
-    log on stderr. (The driver waits for the JVM in a socket read, which a signal interrupts: no watcher needed.)"""
+    log on stderr. (The driver waits for the JVM in a socket read, which a signal interrupts: no watcher needed.) The
+    JVM's log, in the process's temporary folder while it ran, is removed when it exits."""
     pytest.importorskip("pyspark")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("needs a Java runtime for pyspark")
@@ -420,10 +429,14 @@ def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     )
     marker = tmp_path / "started"
     args = [sys.executable, str(driver), str(marker), "anonymize", str(tmp_path / "job.toml")]
-    run = _signalled(args, tmp_path, signal.SIGINT, marker.exists, after=1.0, wait=180)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**ENV, "TMPDIR": str(temporary)}
+    run = _signalled(args, tmp_path, signal.SIGINT, marker.exists, after=1.0, wait=180, env=env)
     assert run.ready and run.code == 130, run.stderr
     assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
     assert not (tmp_path / "out" / "anon.parquet").exists()
+    assert [p.name for p in temporary.iterdir() if p.name.startswith("polars_anon_")] == []
 
 
 SELF_SIGNAL = """
