@@ -326,9 +326,26 @@ def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
     if not path.is_dir():
         raise InputError(f"{what} {str(path)!r} is not a folder")
     parts = sorted(p for p in path.glob("*.parquet") if p.is_file() and not p.name.startswith((".", "_")))
+    nested = next(_nested_parts(path), None)
+    if nested is not None:
+        raise InputError(
+            f"{what} folder {str(path)!r} holds .parquet files in a subfolder ({nested.relative_to(path).as_posix()!r})"
+            ": a folder's parts are read from the folder itself, not from nested folders (a Hive layout's key=value "
+            "folders); pass a folder with its parts directly in it, or one file: "
+            f"pl.scan_parquet({str(path)!r}, hive_partitioning=True).sink_parquet('table.parquet') writes one with the "
+            "partition columns"
+        )
     if not parts:
         raise InputError(f"{what} folder {str(path)!r} holds no .parquet file")
     return parts
+
+
+def _nested_parts(path: Path) -> Iterator[Path]:
+    """The .parquet files in the subfolders of `path`, at any depth, but for hidden ones (``.x``, ``_temporary``)."""
+    for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+        for part in sorted(sub.rglob("*.parquet")):
+            if part.is_file() and not any(n.startswith((".", "_")) for n in part.relative_to(path).parts):
+                yield part
 
 
 def parquet_dtypes(path: str | Path) -> dict[str, str]:

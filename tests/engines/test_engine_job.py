@@ -246,6 +246,39 @@ def test_an_input_folder_without_parquet_is_one_line(work: Path, capsys: pytest.
     assert err == [f"polars-anon: error: input folder {str(work / 'empty')!r} holds no .parquet file"]
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+@pytest.mark.parametrize("top", [False, True], ids=["hive", "parts-and-a-subfolder"])
+def test_an_input_folder_with_nested_parts_is_one_line(
+    top: bool, engine: str, work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Hive layout (``sex=F/x.parquet``) was refused as holding no .parquet file, which is untrue; parts beside a
+    subfolder of parts were read without the subfolder's rows. Refused on every engine before any engine starts,
+    saying what is read and what to pass; a hidden folder beside the parts (Spark's ``_temporary``) is no part."""
+    people = pl.read_parquet(work / "people.parquet")
+    folder = work / "parts"
+    for sex in ("F", "M"):
+        (folder / f"sex={sex}").mkdir(parents=True)
+        people.filter(pl.col("sex") == sex).drop("sex").write_parquet(folder / f"sex={sex}" / "x.parquet")
+    if top:  # and a hidden folder, named before the others: skipped
+        people.write_parquet(folder / "part-0.parquet")
+        (folder / "_temporary").mkdir()
+        people.write_parquet(folder / "_temporary" / "a.parquet")
+    job = _job(work)
+    job.write_text(job.read_text().replace('"people.parquet"', '"parts"'))
+    assert cli.main(["anonymize", str(job), "-q", "--engine", engine]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"polars-anon: error: input folder {str(folder)!r} holds .parquet files in a subfolder ('sex=F/x.parquet'): "
+        "a folder's parts are read from the folder itself, not from nested folders (a Hive layout's key=value "
+        "folders); pass a folder with its parts directly in it, or one file: "
+        f"pl.scan_parquet({str(folder)!r}, hive_partitioning=True).sink_parquet('table.parquet') writes one with "
+        "the partition columns"
+    ]
+    assert not (work / "out").exists()
+    if not top:  # the advice reads the Hive layout back as the table it was cut from
+        table = pl.scan_parquet(folder, hive_partitioning=True).collect()
+        assert table.sort("id").select(people.columns).equals(people.sort("id"))
+
+
 def test_a_records_method_is_refused_before_the_engine_reads(
     work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
