@@ -35,7 +35,7 @@ __all__ = [
     "cast_columns",
     "check_fields",
     "changed_files",
-    "check_utf8",
+    "check_text",
     "csv_errors",
     "file_stamps",
     "html_path",
@@ -404,7 +404,7 @@ def scan_input(
                 f"separator must be one single-byte character such as ';', got {separator!r} "
                 f"(reading {what} {str(path)!r})"
             )
-        check_utf8(path, what=what)
+        check_text(path, what=what)
         options: dict[str, Any] = {"separator": separator, "has_header": has_header, "glob": False}
         nulls = list(null_values or [])
         try:  # the types: an empty field, quoted or not, is no evidence of a String (see CSV_RULES)
@@ -736,9 +736,10 @@ A CSV input is read alike on every engine: a quoted empty field ("") is the empt
 null in a column of another type; an empty field is null; the null strings are null, quoted or not; a blank line,
 and a record whose every field is null, is skipped; a record of more or fewer fields than the header (a separator
 ending a row makes one more field), a quote inside a field or ending one that does not start with one, a header with
-an empty name or a name used twice (unless ``columns`` names every column), or a value that breaks the type inferred
-from the first rows (the text each type reads: PARSES; spaces only are null in a column of numbers) is refused; a
-column of numbers where a field has a leading zero (LEADING_ZERO: 02190) is String, read as written."""
+an empty name or a name used twice (unless ``columns`` names every column), lines ending with a carriage return alone,
+or a value that breaks the type inferred from the first rows (the text each type reads: PARSES; spaces only are null in
+a column of numbers) is refused; a column of numbers where a field has a leading zero (LEADING_ZERO: 02190) is String,
+read as written."""
 """The rules every engine reads a CSV input by (Polars' reader; DuckDB and Spark read every column as text and type it
 as Polars does)."""
 
@@ -987,12 +988,26 @@ def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def check_utf8(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None:
-    """Refuse a text file that is not UTF-8, naming the line of the first bad byte (one streaming pass)."""
+def check_text(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None:
+    """Refuse a CSV file that is not UTF-8, naming the line of the first bad byte, or whose lines end with a carriage
+    return alone (``\\r``, no ``\\n`` anywhere: Polars reads such a file as one line, a header of every field and
+    no row, DuckDB and Spark alike), in one streaming pass.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "mac.csv"
+    >>> _ = path.write_bytes(b"id,sex\\r1,F\\r")
+    >>> check_text(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read input '.../mac.csv' as CSV: its lines end with a carriage return...
+    """
     decoder = codecs.getincrementaldecoder("utf-8")()
     line, offset = 1, 0
+    newline = carriage = False
     with path.open("rb") as f:
         while block := f.read(chunk):
+            newline = newline or b"\n" in block
+            carriage = carriage or b"\r" in block
             try:
                 decoder.decode(block)
             except UnicodeDecodeError as exc:
@@ -1009,6 +1024,12 @@ def check_utf8(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         raise InputError(f"{what} {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
+    if carriage and not newline:
+        raise InputError(
+            f"cannot read {what} {str(path)!r} as CSV: its lines end with a carriage return alone (\\r, as old Mac "
+            "files), which no engine reads as a line break; end them with \\n or \\r\\n (e.g. tr '\\r' '\\n' < "
+            f"{path.name} > fixed.csv) or write the table as Parquet"
+        )
 
 
 def report_path(output: str | Path) -> Path | URI:

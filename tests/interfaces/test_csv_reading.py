@@ -201,6 +201,30 @@ def test_a_header_ending_with_the_separator_is_refused(
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 0
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])  # refused before any engine starts
+def test_a_csv_with_carriage_return_line_ends_is_one_line(
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CSV whose lines end with \\r alone was read as one header line of every field: refused as naming column 'F'
+    twice, which it does not. One line naming the file, the line ends and what works; \\n and \\r\\n ends read."""
+    rows = ["id,sex", "1,F", "2,M", "3,F", "4,M"]
+    (tmp_path / "t.csv").write_bytes("\r".join(rows).encode() + b"\r")
+    text = 'input = "t.csv"\noutput = "o.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
+    (tmp_path / "job.toml").write_text(text)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"polars-anon: error: cannot read input {str(tmp_path / 't.csv')!r} as CSV: its lines end with a carriage "
+        "return alone (\\r, as old Mac files), which no engine reads as a line break; end them with \\n or \\r\\n "
+        "(e.g. tr '\\r' '\\n' < t.csv > fixed.csv) or write the table as Parquet\n"
+    )
+    assert not (tmp_path / "o.parquet").exists()
+    if engine == "polars":  # what the message says works
+        for end in ("\n", "\r\n"):
+            (tmp_path / "t.csv").write_bytes(end.join(rows).encode() + end.encode())
+            assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q", "--overwrite"]) == 0
+            assert pl.read_parquet(tmp_path / "o.parquet").rows() == [(1, "F"), (2, "M"), (3, "F"), (4, "M")]
+
+
 def test_a_population_csv_is_read_with_the_jobs_and_the_commands_separator(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
