@@ -832,10 +832,11 @@ def _jvm_log() -> Iterator[None]:
     it, so Spark's warnings at start-up, and its errors when a run is interrupted, go to the log, not the terminal
     (where a refusal or an interruption is one line). Python's own standard error is restored right after. The log
     (``polars_anon_spark_<pid>.log`` in the temporary folder) is removed when the process exits, whatever the
-    outcome; none is made when this process runs a JVM already (a session made before: no JVM starts)."""
-    from polars_anon.engines.spark import jvm_running
+    outcome, or at once when no session was made (refused before a JVM started); none is made when a session is
+    active already (its JVM runs: none starts)."""
+    from polars_anon.engines.spark import session_active
 
-    if jvm_running():
+    if session_active():
         yield
         return
     log = Path(tempfile.gettempdir()) / f"polars_anon_spark_{os.getpid()}.log"
@@ -852,6 +853,8 @@ def _jvm_log() -> Iterator[None]:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(fd)
+        if not session_active():
+            log.unlink(missing_ok=True)
 
 
 _LOGS: set[Path] = set()

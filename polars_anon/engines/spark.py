@@ -57,9 +57,9 @@ __all__ = [
     "check_config",
     "check_executors",
     "executor_failure",
-    "jvm_running",
     "lazy_source",
     "session",
+    "session_active",
     "session_kind",
 ]
 
@@ -138,18 +138,18 @@ def _started(builder: Any) -> Any:
         ) from None
 
 
-def jvm_running() -> bool:
-    """Whether this process runs a Spark JVM already (a session made before, stopped or not: a new one reuses its JVM,
-    nothing starts); False without pyspark.
+def session_active() -> bool:
+    """Whether this thread has an active Spark session (its JVM runs: a session made now starts none); False without
+    pyspark.
 
-    >>> isinstance(jvm_running(), bool)
+    >>> isinstance(session_active(), bool)
     True
     """
     try:
-        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
     except ImportError:
         return False
-    return SparkContext._gateway is not None
+    return SparkSession.getActiveSession() is not None
 
 
 def _connect_asked(settings: Mapping[str, str]) -> bool:
