@@ -216,6 +216,7 @@ def summary_line(rep: dict) -> str:
     """
     from polars_anon.report.disclosure import disclosure_summary
     from polars_anon.report.guarantee import exposure_phrase, guarantee_name, verified_shape
+    from polars_anon.report.phrases import undeclared_phrase
 
     parts = [
         f"polars-anon: {rep['method']} k={rep['k']}: published {rep['n_rows']:,} rows {verified_shape(rep)}"
@@ -231,6 +232,9 @@ def summary_line(rep: dict) -> str:
         parts.append(disclosure)
     if rep.get("method_advice"):
         parts.append(rep["method_advice"]["text"])
+    undeclared = undeclared_phrase(rep)
+    if undeclared:
+        parts.append(undeclared)
     return "; ".join(parts)
 
 

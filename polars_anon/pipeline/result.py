@@ -41,6 +41,7 @@ from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
 from polars_anon.report.guarantee import exposure_phrase, guarantee_name, planned_shape, verified_shape
 from polars_anon.report.page import fraction
+from polars_anon.report.phrases import undeclared_phrase
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
@@ -269,6 +270,8 @@ class Anonymized:
         """One line from the report (the dataclass's own repr printed every frame and the whole report)."""
         r = self.report
         head = f"Anonymized({r.get('method')}, k={r.get('k')}, engine={self.engine.name}: "
+        undeclared = undeclared_phrase(r)
+        tail = f"; {undeclared})" if undeclared else ")"
         if "min_class_size" in r:
             loss = "" if r.get("loss") is None else f", average cell loss {fraction(r['loss'])}"
             exposed = exposure_phrase(r)
@@ -280,11 +283,11 @@ class Anonymized:
                     else f"{guarantee_name(r)} verified"
                 )
                 + (f"; {exposed}" if exposed else "")
-                + ")"
+                + tail
             )
         return head + (
             f"{r.get('n_input_rows')} input rows, {planned_shape(r)}; not yet verified: collect() or sink_parquet() "
-            "checks every guarantee)"
+            f"checks every guarantee{tail}"
         )
 
     def report_html(self) -> str:

@@ -37,7 +37,16 @@ from polars_anon.report.guarantee import WILDCARD
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
 from polars_anon.tuplemap import SIZE, out_col
 
-__all__ = ["SCHEMA_VERSION", "VERIFIED_KEYS", "Report", "build_report", "jsonable", "plan_facts", "schema"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "UNDECLARED",
+    "VERIFIED_KEYS",
+    "Report",
+    "build_report",
+    "jsonable",
+    "plan_facts",
+    "schema",
+]
 
 SCHEMA_VERSION = 1
 VERIFIED_KEYS = ("n_rows", "n_classes", "min_class_size")
@@ -49,6 +58,9 @@ _TREATMENT = {
     "insensitive": "published as is",
     "identifying": "dropped",
 }
+UNDECLARED = "published as is (not declared)"
+"""The treatment of an insensitive column that was not declared (any column the call or job left out): published as
+is, and outside every risk figure (:func:`polars_anon.report.phrases.undeclared_phrase` says so in every summary)."""
 
 
 class Report(dict[str, Any]):
@@ -155,7 +167,9 @@ def _columns(
     treatment."""
     out = []
     for name, kind in request.columns.items():
-        treatment = _qid_treatment(request, name, details) if kind == "quasi-identifier" else _TREATMENT[kind]
+        treatment = UNDECLARED if name in request.undeclared else _TREATMENT[kind]
+        if kind == "quasi-identifier":
+            treatment = _qid_treatment(request, name, details)
         dtype = published.get(out_col(name)) if kind == "quasi-identifier" else None
         out.append({"name": name, "type": kind, "dtype": str(dtype or schema_.get(name, "")), "treatment": treatment})
     return out

@@ -38,7 +38,7 @@ from polars_anon.report.page import (
     table,
     value_html,
 )
-from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows, sampled_from
+from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows, sampled_from, undeclared_phrase
 
 __all__ = ["render_html", "write_html"]
 
@@ -143,8 +143,8 @@ def _summary(r: Mapping[str, Any]) -> str:
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify" if written else "anonymize"),
     ]
     advice = r.get("method_advice")
-    note = f"<p><b>{esc(advice.get('text', ''))}</b></p>" if isinstance(advice, Mapping) else ""
-    return section("summary", "Summary", cards(items) + note)
+    notes = [advice.get("text", "") if isinstance(advice, Mapping) else None, undeclared_phrase(r)]
+    return section("summary", "Summary", cards(items) + "".join(f"<p><b>{esc(n)}</b></p>" for n in notes if n))
 
 
 def _published(r: Mapping[str, Any]) -> str:

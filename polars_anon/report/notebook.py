@@ -27,7 +27,7 @@ from polars_anon.report.columns import treatment
 from polars_anon.report.disclosure import disclosure_summary
 from polars_anon.report.guarantee import counts, exposure_phrase, terms
 from polars_anon.report.page import count, esc, fmt, fraction, share
-from polars_anon.report.phrases import counted_rows, of_counted_rows, risk_phrase
+from polars_anon.report.phrases import counted_rows, of_counted_rows, risk_phrase, undeclared_phrase
 
 __all__ = ["anonymized_html", "check_html", "explore_html", "report_page", "risk_html"]
 
@@ -164,6 +164,9 @@ def _after_rows(report: Mapping[str, Any], verified: bool, later: str) -> list[t
     exposed = exposure_phrase(report)
     if exposed:
         rows.append(("own tuples", esc(exposed)))
+    undeclared = undeclared_phrase(report)
+    if undeclared:
+        rows.append(("not declared", esc(undeclared.removeprefix("not declared, "))))
     disclosure = disclosure_summary(report.get("attribute_disclosure"))
     if disclosure:
         rows.append(("attribute disclosure", esc(disclosure.removeprefix("attribute disclosure: "))))

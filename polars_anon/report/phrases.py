@@ -1,5 +1,6 @@
 """The report's two headline figures in words, the same in every short summary (the command line's terminal
-summary, ``repr`` of a result, its notebook display): what the anonymization cost and what risk remains.
+summary, ``repr`` of a result, its notebook display, the HTML page): what the anonymization cost, what risk
+remains, and what that risk leaves out (the columns published as is without being declared).
 
 >>> loss_phrase(0.25)
 'average cell loss 0.25 (0 = every value published as is, 1 = every value generalized to the root)'
@@ -15,9 +16,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from polars_anon.report.page import fraction
+from polars_anon.report import UNDECLARED
 from polars_anon.report.page import share as percent
 
-__all__ = ["counted_rows", "k_meaning", "loss_phrase", "of_counted_rows", "risk_phrase", "sampled_from"]
+__all__ = [
+    "counted_rows",
+    "k_meaning",
+    "loss_phrase",
+    "of_counted_rows",
+    "risk_phrase",
+    "sampled_from",
+    "undeclared_phrase",
+]
 
 
 def sampled_from(report: Mapping[str, Any]) -> int | None:
@@ -74,6 +84,29 @@ def risk_phrase(risk: Mapping[str, Any] | None) -> str | None:
     return (
         f"re-identification risk left: at most {highest:.2%} a record{one_in}, {_percent(at_risk)} of the records "
         f"above {output['threshold']:.0%}"
+    )
+
+
+def undeclared_phrase(report: Mapping[str, Any]) -> str | None:
+    """The columns the report's ``columns`` show published as is without being declared (insensitive by default, so
+    a forgotten quasi-identifier is among them), and that the risk figures count the declared qids only; None when
+    every column was declared. One line, the same in every display of a result.
+
+    >>> undeclared_phrase({"qids": ["age", "sex"], "columns": [{"name": "zip", "treatment": UNDECLARED},
+    ...                                                         {"name": "age", "treatment": "generalized"}]})
+    'not declared, published as is: zip; the risk figures count only the qids age, sex (declare each column: qids, \
+sensitive, insensitive or drop)'
+    >>> undeclared_phrase({"qids": ["age"], "columns": [{"name": "age", "treatment": "generalized"}]}) is None
+    True
+    """
+    names = [str(c.get("name")) for c in report.get("columns") or [] if c.get("treatment") == UNDECLARED]
+    if not names:
+        return None
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
+    qids = ", ".join(str(q) for q in report.get("qids") or [])
+    return (
+        f"not declared, published as is: {shown}; the risk figures count only the qids {qids} (declare each column: "
+        "qids, sensitive, insensitive or drop)"
     )
 
 

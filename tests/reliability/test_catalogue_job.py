@@ -287,9 +287,11 @@ def test_the_base_job_runs(work: Path, capsys: pytest.CaptureFixture[str]) -> No
     """The cases above fail because of their change, not because the base job is broken."""
     (work / "job.toml").write_text(render({}))
     code, err = run(work, capsys)
-    # T's 4 (age, sex) tuples each hold 3 rows: already 2-anonymous, published as is
+    # T's 4 (age, sex) tuples each hold 3 rows: already 2-anonymous, published as is; party is not declared
     assert code == 0 and err.splitlines() == [
-        f"polars-anon: fulldomain k=2: published 12 rows in 4 classes, smallest 3 -> {work / 'out' / 'anon.parquet'}"
+        f"polars-anon: fulldomain k=2: published 12 rows in 4 classes, smallest 3 -> {work / 'out' / 'anon.parquet'}; "
+        "not declared, published as is: party; the risk figures count only the qids age, sex (declare each column: "
+        "qids, sensitive, insensitive or drop)"
     ]
     assert pl.read_parquet(work / "out" / "anon.parquet").height == 12
 
