@@ -13,12 +13,14 @@ Opts(max_suppressed=3)
 >>> parse_options(Opts, {"max_supressed": 3}, "method 'x'")
 Traceback (most recent call last):
 ...
-polars_anon.errors.InvalidParameterError: method 'x' does not take option 'max_supressed'; it takes ['max_suppressed']
+polars_anon.errors.InvalidParameterError: method 'x' does not take option 'max_supressed'; did you mean \
+'max_suppressed'? It takes ['max_suppressed']
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -71,6 +73,9 @@ def parse_options(cls: type[T], given: Mapping[str, Any], where: str) -> T:
         takes = f"it takes {names}" if names else "it takes no options"
         what = "option" if len(unknown) == 1 else "options"
         shown = repr(unknown[0]) if len(unknown) == 1 else str(unknown)
+        near = difflib.get_close_matches(unknown[0], names, n=1, cutoff=0.75)
+        if near:
+            takes = f"did you mean {near[0]!r}? I{takes[1:]}"
         raise InvalidParameterError(f"{where} does not take {what} {shown}; {takes}")
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]

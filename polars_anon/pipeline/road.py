@@ -17,6 +17,8 @@ DuckDB front doors all call it):
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,13 +33,14 @@ from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy
 from polars_anon.advice import method_advice
-from polars_anon.algorithms import Plan, Task, dpsearch
+from polars_anon.algorithms import METHODS, Plan, Task, dpsearch
 from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
-from polars_anon.errors import InfeasibleError, NotKAnonymousError
+from polars_anon.errors import InfeasibleError, InvalidParameterError, NotKAnonymousError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import FileStamp, csv_errors, file_stamps
 from polars_anon.messages import K_ABOVE_ROWS
+from polars_anon.options import option_names
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
 from polars_anon.pipeline.state import (
@@ -366,6 +369,7 @@ def run(
     `start` (a ``time.perf_counter()``; default now): when the run began, for a caller that already ran the
     engine's group-by (a job builds its hierarchies from it): the report's ``seconds`` and phases count from it.
     """
+    _refuse_misspelt_keywords(asked)
     start = time.perf_counter() if start is None else start
     raise_mmap_threshold()  # once per process: a first run's arrays served from the heap (polars_anon._memory)
     consult_session(engine)
@@ -373,6 +377,26 @@ def run(
     # a CSV input's late value: one line naming it, on every entry (pa.anonymize, the engines' own, a job)
     with csv_errors(reads, _missing_option(engine, data)):
         return _run(engine, data, reads, hierarchies, k, driver_tuples, counts, start, asked)
+
+
+def _refuse_misspelt_keywords(asked: Mapping[str, Any]) -> None:
+    """Refuse a keyword that is no method's option but close to a keyword of :func:`anonymize` (``mehtod=``), naming
+    that keyword, as a job names its key; any other unknown keyword is left to the method's options, which name
+    theirs (:func:`~polars_anon.options.parse_options`).
+
+    >>> _refuse_misspelt_keywords({"method": "topdown", "mehtod": "greedy"})
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: anonymize() got an unknown keyword 'mehtod'; did you mean 'method'?
+    """
+    keywords = [p for p in inspect.signature(anonymize).parameters if p not in ("data", "options")]
+    options = {name for spec in METHODS.values() for name in option_names(spec.options)}
+    for key in asked:
+        if key in keywords or key in options:
+            continue
+        near = difflib.get_close_matches(key, keywords, n=1, cutoff=0.75)
+        if near:
+            raise InvalidParameterError(f"anonymize() got an unknown keyword {key!r}; did you mean {near[0]!r}?")
 
 
 def _protects(request: Request) -> tuple[str, ...]:
@@ -521,7 +545,7 @@ def anonymize(
         :mod:`polars_anon.engines.planners` and :mod:`polars_anon.pipeline.capabilities`).
     **options
         The method's options (its dataclass in :mod:`polars_anon.algorithms`; unknown
-        keys and wrong types are refused).
+        keys and wrong types are refused, a misspelt key naming the closest keyword or option).
 
     Returns
     -------

@@ -295,7 +295,7 @@ def test_cli_runs_an_mdav_job(tmp_path, capsys):
     [
         (
             {"pubish": "permute"},
-            r"method 'mdav' does not take option 'pubish'; it takes \['publish', 'distance', "
+            r"method 'mdav' does not take option 'pubish'; did you mean 'publish'\? It takes \['publish', 'distance', "
             r"'block_size', 'numeric', 'blocks'\]",
         ),
         ({"publish": "swap"}, r"option 'publish' must be one of \['aggregate', 'permute'\], got 'swap'"),

@@ -138,6 +138,21 @@ ANONYMIZE = [
     _c("k-bool", anon(k=True), IPE, "got True"),
     _c("k-above-rows", anon(k=13), pa.InfeasibleError, "k=13", "12 rows"),
     _c("method-unknown", anon(method="magic"), IPE, "method must be one of", "'magic'"),
+    # a misspelt keyword named the method's options ("method 'fulldomain' does not take option 'mehtod'"): as a job
+    # names its key, the close keyword first, then the method's close option
+    _c("keyword-misspelt", anon(mehtod="topdown"), IPE, "unknown keyword 'mehtod'; did you mean 'method'?"),
+    _c(
+        "keyword-misspelt-sensitive",
+        anon(sensitve="party"),
+        IPE,
+        "unknown keyword 'sensitve'; did you mean 'sensitive'?",
+    ),
+    _c(
+        "option-misspelt",
+        anon(method="topdown", max_supressed=1),
+        IPE,
+        "method 'topdown' does not take option 'max_supressed'; did you mean 'max_suppressed'? It takes [",
+    ),
     _c("metric-unknown-for-fulldomain", anon(metric="nllm"), IPE, "metric of method 'fulldomain'", "'nllm'"),
     _c("metric-unknown-for-greedy", anon(method="greedy", metric="entropy"), IPE, "method 'greedy'", "'entropy'"),
     _c("drop-not-a-column", anon(drop=["ssn"]), CNF, "drop ['ssn']"),
