@@ -9,3 +9,5 @@ NullPolicy = Literal["error", "suppress"]
 SuppressPolicy = Literal["remove", "root"]
 DateLevel = Literal["day", "month", "quarter", "year", "5years", "decade"]
 EngineName = Literal["polars", "duckdb", "spark"]
+Road = Literal["python", "job"]
+"""How the user asked: a Python call's keywords or a job file's keys (a refusal's way out is spelled in them)."""

@@ -267,6 +267,7 @@ def explore_job(
         "sensitive": job.sensitive,
         "seed": job.seed,
         "null": job.null,
+        "road": "job",  # the refusals of its data name the job's keys
     }
     deferred = {q: DEFERRED for q, spec in job.qids.items() if spec is not None}
     deferred |= {p.model.sensitive_attribute: DEFERRED for p in job.privacy if p.hierarchy is not None}

@@ -727,6 +727,7 @@ def _checked_request(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> Reque
         hierarchies=deferred,  # pyright: ignore[reportArgumentType]
         options=job.options,
         privacy=[p.model for p in job.privacy],
+        road="job",
         **asked,
     )
     if job.sdc is not None:
@@ -763,6 +764,7 @@ def _on_polars(
         privacy=job_models(job, lf),
         counts=counts,
         start=start,
+        road="job",
         **asked,
         **job.options,
     )
@@ -1147,6 +1149,7 @@ def _on_engine(
         privacy=models,
         driver_tuples=limit,
         start=start,
+        road="job",
         **{key: value for key, value in asked.items() if key != "k"},
         **job.options,
     )

@@ -15,11 +15,13 @@ from Python and from DuckDB, and tests match both against :meth:`Message.pattern
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from polars_anon._types import Road
 from polars_anon.quoting import duckdb_literal
 
 __all__ = [
@@ -59,6 +61,7 @@ __all__ = [
     "WEIGHT_IS_KEY",
     "WEIGHT_NOT_NUMERIC",
     "Message",
+    "setting",
     "sql_text",
     "write_sql",
 ]
@@ -314,6 +317,20 @@ CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
   CASE WHEN xs IS NULL THEN 'None'
        ELSE '[' || array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', ') || ']' END;
 """
+
+
+def setting(key: str, value: object, road: Road) -> str:
+    """A refusal's way out that sets `key` to `value`, spelled for the user's `road`: a keyword of the Python call, or a
+    key of the job file (a job or command-line user has no call to pass it to).
+
+    >>> setting("null", "suppress", "python")
+    "pass null='suppress'"
+    >>> setting("null", "suppress", "job")
+    'set null = "suppress" in the job file'
+    """
+    if road == "job":
+        return f"set {key} = {json.dumps(value)} in the job file"
+    return f"pass {key}={value!r}"
 
 
 def _sql_macro(message: Message) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._types import Road
 from polars_anon._validate import (
     check_choice,
     check_columns_in,
@@ -38,6 +39,7 @@ from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.labels import NOT_FINITE
+from polars_anon.messages import setting
 from polars_anon.options import parse_options
 from polars_anon.privacy.base import Model, check_model_roles
 from polars_anon.privacy.constraints import Constraints
@@ -95,6 +97,8 @@ class Request:
     """Hierarchies given for sensitive attributes (hierarchical t-closeness), by attribute."""
     floats: tuple[str, ...] = ()
     """The qids of a float type: their NaN and infinities are refused (:func:`check_data`)."""
+    road: Road = "python"
+    """How it was asked (a Python call or a job file): the refusals of its data spell their way out in its words."""
 
     @property
     def effective_metric(self) -> str | None:
@@ -245,8 +249,10 @@ def check_request(
     null: str = "error",
     seed: int = 0,
     privacy: Sequence[Model] = (),
+    road: Road = "python",
 ) -> Request:
-    """Check everything asked for against the input's columns (no data is read); see the module docstring."""
+    """Check everything asked for against the input's columns (no data is read); see the module docstring. `road`:
+    how it was asked (a job passes ``"job"``), kept for the data's refusals (:func:`~polars_anon.messages.setting`)."""
     spec = METHODS[check_choice("method", method, sorted(METHODS))]
     columns = list(schema.names() if isinstance(schema, pl.Schema) else schema)
     if not isinstance(hierarchies, Mapping):
@@ -296,6 +302,7 @@ def check_request(
         sensitives=tuple(sensitives),
         sensitive_hierarchies=sensitive_hs,
         floats=tuple(q for q in qid_list if isinstance(schema, pl.Schema) and schema[q].is_float()),
+        road=road,
     )
 
 
@@ -385,7 +392,7 @@ def _refuse_nulls(values: pl.DataFrame, q: str, request: Request) -> None:
     if request.null != "suppress":
         raise NullValueError(
             f"column {q!r} has {n_null} null values; fill them, drop those rows, "
-            "or pass null='suppress' to publish them as the hierarchy root"
+            f"or {setting('null', 'suppress', request.road)} to publish them as the hierarchy root"
         )
 
 

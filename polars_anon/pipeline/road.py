@@ -31,7 +31,7 @@ import polars as pl
 from polars_anon._memory import raise_mmap_threshold, release_freed_memory
 from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
-from polars_anon._types import EngineName, Method, NullPolicy
+from polars_anon._types import EngineName, Method, NullPolicy, Road
 from polars_anon.advice import method_advice
 from polars_anon.algorithms import METHODS, Plan, Task, dpsearch
 from polars_anon.engines import Engine, SQLEngine, get_engine
@@ -360,6 +360,7 @@ def run(
     driver_tuples: int | None = None,
     counts: TupleCounts | None = None,
     start: float | None = None,
+    road: Road = "python",
     **asked: Any,
 ) -> Anonymized:
     """:func:`anonymize` on `engine` (same parameters; `data` is the engine's table or a Polars frame).
@@ -368,6 +369,7 @@ def run(
     :func:`~polars_anon._passes.count_tuples`), handed to the aggregation pass, which then reads no more.
     `start` (a ``time.perf_counter()``; default now): when the run began, for a caller that already ran the
     engine's group-by (a job builds its hierarchies from it): the report's ``seconds`` and phases count from it.
+    `road`: ``"job"`` from a job file, whose keys then spell the refusals' way out (:attr:`Request.road`).
     """
     _refuse_misspelt_keywords(asked)
     start = time.perf_counter() if start is None else start
@@ -376,7 +378,7 @@ def run(
     reads = engine.sources(data)  # the files the rows come from: the result never writes onto them
     # a CSV input's late value: one line naming it, on every entry (pa.anonymize, the engines' own, a job)
     with csv_errors(reads, _missing_option(engine, data)):
-        return _run(engine, data, reads, hierarchies, k, driver_tuples, counts, start, asked)
+        return _run(engine, data, reads, hierarchies, k, driver_tuples, counts, start, asked, road)
 
 
 def _refuse_misspelt_keywords(asked: Mapping[str, Any]) -> None:
@@ -426,6 +428,7 @@ def _run(
     counts: TupleCounts | None,
     start: float,
     asked: dict[str, Any],
+    road: Road,
 ) -> Anonymized:
     """:func:`run` once the input's files are known (`reads`)."""
     stamps = file_stamps(reads)  # before any read: a file changed from here on is named if publishing it fails
@@ -435,7 +438,7 @@ def _run(
     schema = engine.schema(table)
     options = {key: value for key, value in asked.items() if key not in _NAMED}
     named = {key: asked[key] for key in _NAMED if key in asked}
-    request = check_request(schema, hierarchies=hierarchies, k=k, options=options, **named)
+    request = check_request(schema, hierarchies=hierarchies, k=k, options=options, road=road, **named)
     capability = consult(request, engine.name, driver_tuples)
     consult_table(engine.name, getattr(engine, "time_zone", None), data, reads, schema, request)
     prepare_engine(engine, request)

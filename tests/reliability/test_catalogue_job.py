@@ -100,7 +100,19 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
         ("metric-for-datafly", {"method": '"datafly"', "metric": '"ncp"'}, QIDS, ("method 'datafly' takes no metric",)),
         ("metric-unknown", {"metric": '"nllm"'}, QIDS, ("metric of method 'fulldomain'", "'nllm'")),
         ("null-unknown", {"null": '"drop"'}, QIDS, ("null must be one of", "'drop'")),
-        ("nulls-refused", {"input": '"nulls.parquet"'}, QIDS, ("column 'age' has 2 null values",)),
+        # the way out is the job's key, not Python's keyword (newuser4 read "pass null='suppress'")
+        (
+            "nulls-refused",
+            {"input": '"nulls.parquet"'},
+            QIDS,
+            ("column 'age' has 2 null values", 'or set null = "suppress" in the job file to publish them'),
+        ),
+        (
+            "nulls-refused-duckdb",
+            {"input": '"nulls.parquet"', "engine": '"duckdb"'},
+            QIDS,
+            ("column 'age' has 2 null values", 'or set null = "suppress" in the job file to publish them'),
+        ),
         ("encode-unknown", {"encode": '["magic"]'}, QIDS, ("'magic'",)),
         ("encode-layout", {"encode_layout": '"tall"'}, QIDS, ("encode_layout", "'tall'")),
         (
@@ -321,6 +333,15 @@ def test_drop_string_is_the_column(work: Path, capsys: pytest.CaptureFixture[str
     assert pl.read_parquet(work / "out" / "anon.parquet").columns == ["age", "sex", "party"]
     report = json.loads((work / "out" / "anon.report.json").read_text())
     assert [c["type"] for c in report["columns"] if c["name"] == "id"] == ["identifying"]
+
+
+def test_explore_names_the_job_key_for_nulls(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (work / "job.toml").write_text(render({"input": '"nulls.parquet"'}))
+    with unchanged(work):
+        code = cli.main(["explore", str(work / "job.toml"), "--k", "2"])
+    assert code == 2
+    line = one_line_error(capsys.readouterr().err, ('or set null = "suppress" in the job file',))
+    assert "null='suppress'" not in line
 
 
 def test_null_suppress_with_proportional_refused_before_writing(
