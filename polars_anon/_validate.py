@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeGuard
@@ -53,9 +54,14 @@ def as_lazy(data: object) -> pl.LazyFrame:
         return data.lazy()
     if type(data).__module__.startswith("pandas"):
         return pl.from_pandas(data).lazy()  # type: ignore[arg-type]
-    raise InvalidParameterError(
-        f"expected a Polars DataFrame or LazyFrame (or a pandas DataFrame), got {type(data).__name__}"
-    )
+    got = type(data).__name__
+    if isinstance(data, (str, os.PathLike)):  # a file's path: say how to read it
+        path = os.fspath(data)
+        got += (
+            f" {path!r}, a path: read the file first, pl.scan_csv({path!r}) (a CSV) or pl.scan_parquet({path!r}) "
+            "(Parquet), or name it as a job file's input (polars_anon.job.run_job)"
+        )
+    raise InvalidParameterError(f"expected a Polars DataFrame or LazyFrame (or a pandas DataFrame), got {got}")
 
 
 def check_columns(lf: pl.LazyFrame, names: Iterable[str], what: str = "qids") -> list[str]:

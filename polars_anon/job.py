@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import difflib
+import json
 import operator
 import os
 import re
@@ -155,6 +156,35 @@ def _check_keys(raw: Mapping[str, Any]) -> None:
         check_unique(raw["columns"], "job file: key 'columns'")
     for column, name in raw.get("schema", {}).items():
         check_choice(f"job file: schema type of column {column!r}", name, sorted(DTYPES))
+
+
+def _data_file(path: Path, head: bytes | None = None) -> InvalidParameterError | None:
+    """The refusal of a table given where a job file belongs (``polars-anon anonymize people.csv``), saying what a job
+    file holds: a Parquet file by its extension or its first bytes (``PAR1``), a CSV file by its first line (no TOML
+    there: no ``=``, no table or comment) and its extension or fields split by commas, semicolons or tabs; None for
+    any other file that is not TOML. `head`: the file's first bytes (default: read).
+
+    >>> print(_data_file(Path("people.csv"), b"name,age\\nAnn,31\\n"))
+    'people.csv' is a CSV file, not a job file: a job file (TOML) names the input and what to publish, e.g. job.toml \
+holding the lines input = "people.csv" / output = "out/people.parquet" / k = 5, then a [qids.<column>] table per \
+quasi-identifier (docs/guides/job-file.md); give that file instead
+    """
+    if head is None:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    first = head.split(b"\n", 1)[0].strip()
+    toml = b"=" in first or first.startswith((b"[", b"#"))  # a TOML line: a job file with a mistake in it
+    if path.suffix.lower() in PARQUET_SUFFIXES or head.startswith(b"PAR1"):
+        kind = "Parquet"
+    elif not toml and (is_csv(path) or re.search(rb"[,;\t]", first)):
+        kind = "CSV"
+    else:
+        return None
+    return InvalidParameterError(
+        f"{str(path)!r} is a {kind} file, not a job file: a job file (TOML) names the input and what to publish, e.g. "
+        f'job.toml holding the lines input = {json.dumps(path.as_posix())} / output = "out/{path.stem}.parquet" / '
+        "k = 5, then a [qids.<column>] table per quasi-identifier (docs/guides/job-file.md); give that file instead"
+    )
 
 
 def _check_unknown_keys(raw: Mapping[str, Any]) -> None:
@@ -506,11 +536,11 @@ class Job:
         except OSError as exc:
             raise InvalidParameterError(f"cannot read job file {str(path)!r}: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:
-            raise InvalidParameterError(
+            raise _data_file(path) or InvalidParameterError(
                 f"job file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}"
             ) from exc
         except tomllib.TOMLDecodeError as exc:
-            raise InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
+            raise _data_file(path) or InvalidParameterError(f"job file {str(path)!r} is not valid TOML: {exc}") from exc
         _check_flags(raw, engine, master, driver_tuples)
         if engine is not None:
             raw["engine"] = engine

@@ -108,6 +108,17 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
     ),
     ("anonymize-no-job-file", ["anonymize", "{w}/nojob.toml"], ("nojob.toml", "cannot read job file")),
     ("anonymize-not-toml", ["anonymize", "{w}/broken.toml"], ("broken.toml", "not valid TOML")),
+    # newuser4 gave the table itself and read "job file 't.csv' is not valid TOML": say what a job file holds
+    (
+        "anonymize-a-csv",
+        ["anonymize", "{w}/t.csv"],
+        (
+            "t.csv' is a CSV file, not a job file: a job file (TOML) names the input",
+            '/t.csv" / output = "out/t.parquet"',
+        ),
+    ),
+    ("anonymize-a-parquet", ["anonymize", "{w}/t.parquet"], ("t.parquet' is a Parquet file, not a job file",)),
+    ("explore-a-csv-by-content", ["explore", "{w}/rows.dat"], ("rows.dat' is a CSV file, not a job file",)),
     ("anonymize-unknown-flag", ["anonymize", "{w}/job.toml", "--force"], ("--force",)),
     ("no-command", [], ("command",)),
     # issue 27
@@ -187,6 +198,7 @@ def work(tmp_path: Path) -> Path:
     (w / "fewer.csv").write_text('id,age,sex,party\n0,31,F,a\n1,33,"M,x",b\n2,38\n')  # last row short
     (w / "more.csv").write_text('id,age,sex,party\n0,31,F,a\n1,33,"M,x",b\n2,38,F,c,extra\n')
     (w / "broken.toml").write_text("k = \n")
+    (w / "rows.dat").write_text("age;sex\n31;F\n")
     (w / "job.toml").write_text(
         'input = "t.parquet"\noutput = "out.parquet"\nk = 2\n[qids.sex]\nhierarchy = "suppress"\n'
     )

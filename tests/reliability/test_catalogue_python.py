@@ -73,6 +73,13 @@ NAN = T.with_columns(age=pl.when(pl.col("id").is_in(["p00", "p05"])).then(float(
 
 ANONYMIZE = [
     _c("data-not-a-frame", anon(data={"age": [31]}), IPE, "got dict"),
+    _c(
+        "data-a-path",
+        anon(data="people.csv"),
+        IPE,
+        "got str 'people.csv', a path: read the file first, pl.scan_csv('people.csv') (a CSV) or "
+        "pl.scan_parquet('people.csv') (Parquet), or name it as a job file's input (polars_anon.job.run_job)",
+    ),
     _c("qid-not-a-column", anon(qids=["zip"]), CNF, "qids ['zip']"),
     _c("qids-empty", anon(qids=[], hierarchies={}), IPE, "qids is empty"),
     _c("qids-twice", anon(qids=["age", "sex", "age"]), IPE, "['age'] more than once"),
