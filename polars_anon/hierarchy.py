@@ -30,6 +30,7 @@ import csv
 import io
 import itertools
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -215,8 +216,9 @@ class Hierarchy:
         try:
             with path.open(encoding="utf-8-sig", newline="") as f:  # newline="": a quoted '\r' stays in its label
                 text = f.read()
-        except OSError as exc:
-            raise HierarchyError(f"cannot read hierarchy file {str(path)!r}: {exc.strerror}") from exc
+        except OSError as exc:  # a relative path: the file it looked for too (a job's are read from its folder)
+            tried = "" if path.is_absolute() else f" (looked for {os.path.abspath(path)!r})"
+            raise HierarchyError(f"cannot read hierarchy file {str(path)!r}{tried}: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:
             raise HierarchyError(
                 f"hierarchy file {str(path)!r} is not UTF-8 text: {exc.reason} at byte {exc.start}; save it as UTF-8"

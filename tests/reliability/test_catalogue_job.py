@@ -335,6 +335,26 @@ def test_drop_string_is_the_column(work: Path, capsys: pytest.CaptureFixture[str
     assert [c["type"] for c in report["columns"] if c["name"] == "id"] == ["identifying"]
 
 
+def test_missing_hierarchy_file_names_where_it_looked(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """newuser4 read "cannot read hierarchy file 'zip_hier.csv'" without the folder it was looked for in: a job's
+    relative path is read from the job file's folder, not from where the command runs."""
+    (work / "jobs").mkdir()
+    (work / "jobs" / "job.toml").write_text(render({"input": '"../t.parquet"'}, '[qids.age]\nhierarchy = "ages.csv"\n'))
+    monkeypatch.chdir(work.parent)
+    with unchanged(work):
+        code = cli.main(["anonymize", "w/jobs/job.toml"])
+    assert code == 2
+    one_line_error(
+        capsys.readouterr().err,
+        (
+            "qid 'age': cannot read hierarchy file 'w/jobs/ages.csv' "
+            f"(looked for {str(work / 'jobs' / 'ages.csv')!r}): No such file or directory",
+        ),
+    )
+
+
 def test_explore_names_the_job_key_for_nulls(work: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (work / "job.toml").write_text(render({"input": '"nulls.parquet"'}))
     with unchanged(work):
