@@ -76,13 +76,11 @@ def _demo(args: argparse.Namespace) -> int:
         rep = execute_job(job, out, input_name=str(voters))
         out.commit()
     print(f"generated {args.rows:,} voters in {generated:.1f} s -> {voters}")
+    print("\n".join(summary_lines(rep)))  # anonymize's summary on a terminal
+    levels = rep["details"].get("levels")
     print(
-        f"{rep['method']} k={rep['k']}: levels {rep['details'].get('levels', '-')}, suppressed {rep['suppressed']:,} "
-        "rows"
-    )
-    print(
-        f"published {rep['n_rows']:,} rows in {rep['n_classes']:,} classes, smallest class {rep['min_class_size']:,} "
-        f"(checked independently) -> {output}; voter_id and name were dropped (identifying)"
+        (f"levels {levels}; " if levels else "")
+        + "voter_id and name were dropped (identifying); the published file was checked independently of the method"
     )
     _explain(rep)
     print(
@@ -158,9 +156,8 @@ nodes hide: they are outside the k-anonymity guarantee; do not publish them with
 
 
 def terminal_summary(rep: dict, report: str, html: str | None) -> str:
-    """What ``anonymize`` prints on a terminal instead of the report JSON: :func:`summary_line`, the rows suppressed,
-    what the anonymization cost and what risk is left (:mod:`polars_anon.report.phrases`), and where the report was
-    written.
+    """What ``anonymize`` prints on a terminal instead of the report JSON: :func:`summary_lines`, and where the report
+    was written.
 
     >>> print(terminal_summary({"method": "mdav", "k": 5, "n_rows": 10, "n_classes": 2, "min_class_size": 5,
     ...                         "output": "o.parquet", "n_input_rows": 12, "suppressed": 2, "loss": 0.25,
@@ -173,7 +170,15 @@ def terminal_summary(rep: dict, report: str, html: str | None) -> str:
     re-identification risk left: at most 20.00% a record (1 in 5), 0.0% of the records above 20%
     report: o.report.json (the whole report on standard output: --json, or a pipe)
     """
-    from polars_anon.report.phrases import counted_rows, loss_phrase, risk_phrase, sampled_from
+    where = report if html is None else f"{report}, {html}"
+    return "\n".join([*summary_lines(rep), f"report: {where} (the whole report on standard output: --json, or a pipe)"])
+
+
+def summary_lines(rep: dict) -> list[str]:
+    """The summary of a run a person reads on a terminal (``anonymize``'s and the demo's): :func:`summary_line`, the
+    rows suppressed, what the anonymization cost, what risk is left and whether each privacy model held
+    (:mod:`polars_anon.report.phrases`), a line each."""
+    from polars_anon.report.phrases import counted_rows, loss_phrase, privacy_phrase, risk_phrase, sampled_from
 
     suppressed, n_input = rep.get("suppressed"), sampled_from(rep)
     of = f" (a sample of {n_input:,} input rows)" if n_input is not None else ""
@@ -182,11 +187,8 @@ def terminal_summary(rep: dict, report: str, html: str | None) -> str:
         if suppressed is None
         else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} {counted_rows(rep)}{of}"]
     )
-    facts += [p for p in (loss_phrase(rep.get("loss")), risk_phrase(rep.get("risk"))) if p]
-    where = report if html is None else f"{report}, {html}"
-    return "\n".join(
-        [summary_line(rep), *facts, f"report: {where} (the whole report on standard output: --json, or a pipe)"]
-    )
+    phrases = (loss_phrase(rep.get("loss")), risk_phrase(rep.get("risk")), privacy_phrase(rep.get("privacy")))
+    return [summary_line(rep), *facts, *(p for p in phrases if p)]
 
 
 def _spark_pack(args: argparse.Namespace) -> int:

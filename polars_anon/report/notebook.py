@@ -27,7 +27,7 @@ from polars_anon.report.columns import treatment
 from polars_anon.report.disclosure import disclosure_summary
 from polars_anon.report.guarantee import counts, exposure_phrase, terms
 from polars_anon.report.page import count, esc, fmt, fraction, share
-from polars_anon.report.phrases import counted_rows, of_counted_rows, risk_phrase, undeclared_phrase
+from polars_anon.report.phrases import MODEL_PARAMETERS, counted_rows, of_counted_rows, risk_phrase, undeclared_phrase
 
 __all__ = ["anonymized_html", "check_html", "explore_html", "report_page", "risk_html"]
 
@@ -94,11 +94,7 @@ def _models(models: Sequence[Mapping[str, Any]] | None) -> str:
         return "none besides k"
     parts = []
     for m in models:
-        params = ", ".join(
-            f"{key}={fmt(v)}"
-            for key, v in m.items()
-            if key in ("attribute", "l", "t", "variant", "delta", "beta", "k", "highest", "average") and v is not None
-        )
+        params = ", ".join(f"{key}={fmt(v)}" for key, v in m.items() if key in MODEL_PARAMETERS and v is not None)
         parts.append(f"{_mark(m.get('satisfied'))} {esc(m.get('model', '?'))} ({params})")  # fmt() escapes each
     return "<br>".join(parts)
 

@@ -12,7 +12,7 @@ remains, and what that risk leaves out (the columns published as is without bein
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from polars_anon.report.page import fraction
@@ -23,7 +23,9 @@ __all__ = [
     "counted_rows",
     "k_meaning",
     "loss_phrase",
+    "MODEL_PARAMETERS",
     "of_counted_rows",
+    "privacy_phrase",
     "risk_phrase",
     "sampled_from",
     "undeclared_phrase",
@@ -85,6 +87,32 @@ def risk_phrase(risk: Mapping[str, Any] | None) -> str | None:
         f"re-identification risk left: at most {highest:.2%} a record{one_in}, {_percent(at_risk)} of the records "
         f"above {output['threshold']:.0%}"
     )
+
+
+MODEL_PARAMETERS = ("attribute", "l", "t", "variant", "epsilon", "delta", "beta", "k", "highest", "average")
+"""The keys of a report's ``privacy`` entry that name a model's parameters in a summary."""
+
+
+def privacy_phrase(models: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """Whether each privacy model of the report (``privacy``: checked on the published table) held, with its
+    parameters; None without one.
+
+    >>> privacy_phrase([{"model": "l-diversity", "attribute": "party", "l": 2, "c": None, "satisfied": True},
+    ...                 {"model": "t-closeness", "attribute": "party", "t": 0.1, "satisfied": False,
+    ...                  "violating_classes": 3, "violating_rows": 12}])
+    'privacy models on the published table: l-diversity (attribute=party, l=2) held; t-closeness (attribute=party, \
+t=0.1) did not hold: 3 classes, 12 rows'
+    """
+    if not models:
+        return None
+    parts = []
+    for m in models:
+        params = ", ".join(f"{key}={m[key]}" for key in MODEL_PARAMETERS if m.get(key) is not None)
+        verdict = "held" if m.get("satisfied") else "did not hold"
+        if not m.get("satisfied") and m.get("violating_classes") is not None:
+            verdict += f": {m['violating_classes']:,} classes, {m.get('violating_rows', 0):,} rows"
+        parts.append(f"{m.get('model', '?')} ({params}) {verdict}" if params else f"{m.get('model', '?')} {verdict}")
+    return "privacy models on the published table: " + "; ".join(parts)
 
 
 def undeclared_phrase(report: Mapping[str, Any]) -> str | None:
