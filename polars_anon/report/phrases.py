@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from polars_anon.report.page import fraction
 from polars_anon.report import UNDECLARED
+from polars_anon.report.page import fraction
 from polars_anon.report.page import share as percent
 
 __all__ = [
