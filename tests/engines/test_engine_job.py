@@ -379,3 +379,27 @@ def test_a_zoned_datetime_qid_of_a_parquet_job_is_refused_on_duckdb(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "qid 't' is a Datetime in time zone 'Pacific/Chatham': DuckDB" in err
     assert not (tmp_path / "out.parquet").exists()
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_a_schema_with_a_parquet_input_is_refused_off_polars(
+    engine: str, work: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
+    """DuckDB and Spark read a Parquet input with the file's own types, so a job's `schema` was silently ignored there
+    (mend32: `schema = { w = "Int64" }` published the text '02190' on DuckDB, 2190 on Polars): refused in one line,
+    nothing written; Polars still casts."""
+    if engine == "spark":
+        request.getfixturevalue("spark")  # the shared session (the job then starts none)
+    pl.DataFrame({"id": list(range(12)), "age": [31, 33, 38, 36] * 3, "sex": ["F", "M"] * 6}).with_columns(
+        w=pl.lit("02190")
+    ).write_parquet(work / "people.parquet")
+    job = _job(work, 'schema = { w = "Int64" }\n')
+    assert cli.main(["anonymize", str(job), "-q", "--engine", engine]) == 2
+    assert capsys.readouterr().err == (
+        f"polars-anon: error: job file: schema casts ['w'] on engine 'polars' and for a CSV input; engine {engine!r} "
+        f"reads the Parquet input {str(work / 'people.parquet')!r} with the file's own types: write the file with "
+        "those types (pl.scan_parquet(path).cast({...}).sink_parquet(...)), or run on engine 'polars'\n"
+    )
+    assert not (work / "out").exists()
+    assert cli.main(["anonymize", str(job), "-q"]) == 0
+    assert pl.read_parquet(work / "out" / "anon.parquet")["w"].unique().to_list() == [2190]
