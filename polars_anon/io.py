@@ -528,14 +528,17 @@ DTYPES: dict[str, pl.DataType] = {
 
 def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "schema") -> pl.LazyFrame:
     """`lf` with the columns of `schema` cast to the named types, refusing (with the column and its first values) a
-    value that does not convert exactly (``63.5`` to ``Int64``; text that parses as an integer, ``02190``, converts
-    exactly); one aggregated pass reads the data to check.
+    value that does not convert exactly (``63.5`` to ``Int64``; text that parses as an integer, ``02190``, or as a
+    float, ``1.50``, converts exactly; text to ``Boolean`` is ``true`` or ``false`` in any case); one aggregated pass
+    reads the data to check.
 
     >>> lf = pl.LazyFrame({"age": [63.0, 41.0, None]})
     >>> cast_columns(lf, {"age": "Int64"}).collect()["age"].to_list()
     [63, 41, None]
     >>> cast_columns(pl.LazyFrame({"d": ["2020-01-31", None]}), {"d": "Date"}).collect()["d"].to_list()
     [datetime.date(2020, 1, 31), None]
+    >>> cast_columns(pl.LazyFrame({"f": ["TRUE", "false"]}), {"f": "Boolean"}).collect()["f"].to_list()
+    [True, False]
     >>> cast_columns(pl.LazyFrame({"age": [63.5]}), {"age": "Int64"})
     Traceback (most recent call last):
     ...
@@ -573,17 +576,28 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
 
 def _exact(value: pl.Expr, cast: pl.Expr, source: pl.DataType, target: pl.DataType) -> pl.Expr:
     """Whether `value` converted to `cast` exactly (or not at all: null, refused as lost): it reads back as itself,
-    or it is text that parsed as an integer (``02190``, a leading zero: LEADING_ZERO; ``+5``), which is exact."""
-    if source == pl.String and target.is_integer():
+    or it is text that parsed as an integer (``02190``, a leading zero: LEADING_ZERO; ``+5``) or a Boolean, which is
+    exact, or as a float (``1.50``, ``2``, ``1e2``) that neither overflows to infinity (``1e400``) nor underflows to
+    zero (``1e-400``); a NaN written with a sign (``-nan``: Spark reads it as null) is refused."""
+    if source == pl.String and (target.is_integer() or target == pl.Boolean):
         return pl.lit(True)
+    if source == pl.String and target.is_float():
+        infinite = value.str.contains(r"^[+-]?(?i:inf|infinity)$")
+        zero = ~value.str.contains(r"^[^eE]*[1-9]")  # no nonzero digit before the exponent
+        nan = value.str.contains(r"^(?i:nan)$")
+        return (cast.is_finite() & ((cast != 0) | zero)) | (cast.is_infinite() & infinite) | (cast.is_nan() & nan)
     return (cast.cast(source, strict=False) == value) | cast.is_null()
 
 
 def _converted(column: str, source: pl.DataType, target: pl.DataType) -> pl.Expr:
     """`column` converted to `target`, null where it does not convert: text to a date is parsed as ISO 8601
-    (``2020-01-31``; Polars no longer casts text to dates), everything else cast."""
+    (``2020-01-31``; Polars no longer casts text to dates), text to a Boolean as the CSV reader reads it
+    (:data:`PARSES`: ``true`` or ``false`` in any case; Polars casts no text to Boolean), everything else cast."""
     if source == pl.String and target == pl.Date:
         return iso_dates(pl.col(column))
+    if source == pl.String and target == pl.Boolean:
+        text = pl.col(column)
+        return pl.when(text.str.contains(f"^(?:{PARSES['Boolean']})$")).then(text.str.to_lowercase() == "true")
     return pl.col(column).cast(target, strict=False)
 
 

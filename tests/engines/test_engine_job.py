@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 from polars_anon import cli
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InputError, InvalidParameterError
+from polars_anon.io import cast_columns
 from polars_anon.job import Job
 
 JOB = """input = "people.parquet"
@@ -124,6 +125,49 @@ def test_a_schema_date_parses_iso_text_and_refuses_other_text(
     job.write_text(body.format("bad.csv").replace("out/a", "out/b") + '[qids.d]\nhierarchy = { dates = ["year"] }\n')
     assert cli.main(["anonymize", str(job)]) == 2
     assert "column 'd' has 1 values that are not Date (first: ['31/01/2020'])" in capsys.readouterr().err
+
+
+def test_a_schema_boolean_reads_true_and_false_in_any_case_and_refuses_other_text() -> None:
+    """`schema = { f = "Boolean" }` on a text column raised Polars' own "casting from Utf8View to Boolean not
+    supported" (mend32); it reads the text Polars' CSV reader reads as a Boolean, refusing the rest by name."""
+    got = cast_columns(pl.LazyFrame({"f": ["true", "False", "TRUE", None]}), {"f": "Boolean"}).collect()
+    assert got["f"].to_list() == [True, False, True, None]
+    with pytest.raises(InputError) as refused:
+        cast_columns(pl.LazyFrame({"f": ["true", "yes", " true", "1"]}), {"f": "Boolean"})
+    assert str(refused.value) == (
+        "schema: column 'f' has 3 values that are not Boolean (first: ['yes', ' true', '1']); "
+        "fix them or choose another type"
+    )
+
+
+def test_a_schema_float_reads_text_that_parses_as_a_number_and_refuses_a_value_it_loses() -> None:
+    """Text to a float is exact when it parses (`1.50` was refused as it reads back `1.5`, `2` as `2.0`: mend32),
+    unless it overflows to infinity, underflows to zero, or is a NaN with a sign (Spark reads `-nan` as null)."""
+    text = ["1.50", "2", "1e2", ".5", "-0", "inf", "NaN", "0.0e5", None]
+    got = cast_columns(pl.LazyFrame({"x": text}), {"x": "Float64"}).collect()["x"].to_list()
+    assert got[:6] == [1.5, 2.0, 100.0, 0.5, -0.0, float("inf")] and got[6] != got[6] and got[7:] == [0.0, None]
+    with pytest.raises(InputError) as refused:
+        cast_columns(pl.LazyFrame({"x": ["1.5", "1e400", "1e-400", "-nan", "0x10"]}), {"x": "Float64"})
+    assert "column 'x' has 4 values that are not Float64 (first: ['1e400', '1e-400', '-nan', '0x10'])" in str(
+        refused.value
+    )
+    with pytest.raises(InputError, match=r"1 values that are not Float32 \(first: \['1e39'\]\)"):
+        cast_columns(pl.LazyFrame({"x": ["1e38", "1e39"]}), {"x": "Float32"})
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_a_schema_float_of_a_csv_column_read_as_text_publishes_its_numbers(engine: str, tmp_path: Path) -> None:
+    """A CSV column with a leading zero is read as text (`01.50`); `schema` asking Float64 makes it 1.5 on every
+    engine (it was refused: `01.50` reads back `1.5`)."""
+    (tmp_path / "in.csv").write_text("id,sex,w\n0,F,01.50\n1,F,2\n2,M,01.50\n3,M,2\n")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'input = "in.csv"\noutput = "out/a.parquet"\nk = 2\ninsensitive = ["id", "w"]\nengine = "{engine}"\n'
+        'schema = { w = "Float64" }\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(job), "-q"]) == 0
+    got = pl.read_parquet(tmp_path / "out" / "a.parquet").sort("id")
+    assert got["w"].dtype == pl.Float64 and got["w"].to_list() == [1.5, 2.0, 1.5, 2.0]
 
 
 def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
