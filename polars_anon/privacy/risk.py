@@ -122,7 +122,8 @@ def risk_summary_of_patterns(fk: np.ndarray, records: np.ndarray, *, threshold: 
     suppression's output), each distinct published pattern with `records[i]` records, each matching `fk[i]` records
     (:func:`polars_anon.sdc.frequencies.pattern_frequencies` with ``missing="wildcard"``). A record's risk is
     ``1 / fk``; ``n_classes`` counts the patterns; the size buckets put each pattern under its whole ``fk`` (its
-    ``classes``: patterns, its ``rows``: their records).
+    ``classes``: patterns, its ``rows``: their records); ``missing`` says so (``"wildcard"``: displays name
+    patterns, not classes).
 
     >>> s = risk_summary_of_patterns(np.array([3.0, 4.0, 4.0]), np.array([3, 2, 1]))
     >>> s["prosecutor"]["average"] == (3 / 3 + 2 / 4 + 1 / 4) / 6, s["n_classes"], s["class_sizes"][2]
@@ -151,6 +152,7 @@ def risk_summary_of_patterns(fk: np.ndarray, records: np.ndarray, *, threshold: 
         "class_sizes": sizes,
         "record_risk": risks,
         "population_uniqueness": None,
+        "missing": "wildcard",
     }
 
 
@@ -270,8 +272,9 @@ def risk(
         How a missing qid value matches: ``"category"`` (default) as a value of its own, so records missing
         the same cells form a class; ``"wildcard"`` as any value (sdcMicro's reading, and what method
         ``local_suppression`` guarantees and reports): a record's risk is ``1 / fk``, its wildcard frequency
-        (:func:`polars_anon.sdc.frequencies.pattern_frequencies`), and the size buckets count patterns. The wildcard
-        reading takes no population, population size, sampling fraction or model (refused).
+        (:func:`polars_anon.sdc.frequencies.pattern_frequencies`), and the size buckets count patterns (the figures
+        then hold ``"missing": "wildcard"``). The wildcard reading takes no population, population size, sampling
+        fraction or model (refused).
     alpha
         With ``missing="wildcard"``: how much a record with missing values counts toward another pattern it matches,
         in [0, 1] (sdcMicro's, default 1; local suppression's option of the same name, whose report's

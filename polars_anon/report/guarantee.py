@@ -27,6 +27,7 @@ __all__ = [
     "exposure_phrase",
     "guarantee_name",
     "planned_shape",
+    "risk_terms",
     "sizes_caption",
     "terms",
     "verified_shape",
@@ -60,6 +61,10 @@ class Terms(NamedTuple):
     """What the independent check verified."""
     risk: str
     """What the output's risk figures (``risk.output``) read as classes."""
+    axis: str
+    """The class-size plot's axis: what a size counts, in the input and as published."""
+    alone: str
+    """What a sample unique does (a record of size 1), after 'of the records'."""
 
 
 _TERMS = {
@@ -73,6 +78,8 @@ _TERMS = {
         ("class", "classes"),
         "verified on the published rows",
         "classes of equal published tuples",
+        "class size (rows sharing one combination of quasi-identifier values)",
+        "are alone in their class",
     ),
     PROBABILISTIC: Terms(
         "probabilistic k-anonymity",
@@ -84,6 +91,9 @@ _TERMS = {
         ("group", "groups"),
         "verified: every cluster has k rows and publishes its own input values",
         "groups of equal published tuples, not the clusters",
+        "class size (rows sharing one combination of quasi-identifier values; as published, groups of equal tuples, "
+        "not the clusters)",
+        "are alone in their group of equal tuples",
     ),
     WILDCARD: Terms(
         "k-anonymity with missing values as wildcards",
@@ -95,6 +105,9 @@ _TERMS = {
         ("pattern", "patterns"),
         "verified on the published rows, a missing value matching any value",
         "each record against the records it matches, a missing value matching any value",
+        "class size (rows sharing one combination of quasi-identifier values; as published, records a record "
+        "matches, a missing value matching any value)",
+        "match no record but themselves (a missing value matches any value)",
     ),
 }
 
@@ -107,6 +120,18 @@ def terms(report: Mapping[str, Any]) -> Terms:
     """
     found = _TERMS.get(str(report.get("guarantee") or "k-anonymity"), _TERMS["k-anonymity"])
     return found._replace(groups=found.groups.format(k=report.get("k")))
+
+
+def risk_terms(risk: Mapping[str, Any]) -> Terms:
+    """The :class:`Terms` of :func:`polars_anon.risk`'s figures: wildcard patterns when they read missing values as
+    wildcards (``missing="wildcard"``), else classes of equal tuples (of any table: not 'published').
+
+    >>> risk_terms({"missing": "wildcard"}).groups, risk_terms({}).sizes
+    ('distinct patterns', 'class sizes')
+    """
+    if risk.get("missing") == "wildcard":
+        return _TERMS[WILDCARD]
+    return _TERMS["k-anonymity"]._replace(sizes="class sizes")
 
 
 def guarantee_name(report: Mapping[str, Any]) -> str:

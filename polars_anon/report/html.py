@@ -262,7 +262,7 @@ def _privacy(r: Mapping[str, Any]) -> str:
         }.get(guarantee, "equal published tuples may form smaller groups: the guarantee counts clusters")
         parts.append(
             figure(
-                plots.class_size_plot(sizes, int(k or 1)),
+                plots.class_size_plot(sizes, int(k or 1), terms(r).axis),
                 "Class-size histogram",
                 "Share of the records in classes of each size, in the input and as published; the shaded "
                 "bins "

@@ -25,7 +25,7 @@ import polars as pl
 
 from polars_anon.report.columns import treatment
 from polars_anon.report.disclosure import disclosure_summary
-from polars_anon.report.guarantee import counts, exposure_phrase, terms
+from polars_anon.report.guarantee import counts, exposure_phrase, risk_terms, terms
 from polars_anon.report.page import count, esc, fmt, fraction, share
 from polars_anon.report.phrases import MODEL_PARAMETERS, counted_rows, of_counted_rows, risk_phrase, undeclared_phrase
 
@@ -172,7 +172,8 @@ def _after_rows(report: Mapping[str, Any], verified: bool, later: str) -> list[t
 
 
 def _risk_rows(risk: Mapping[str, Any]) -> list[tuple[str, str]]:
-    rows = [("table", f"{fmt(risk.get('n_rows'))} rows in {fmt(risk.get('n_classes'))} classes")]
+    said = risk_terms(risk)
+    rows = [("table", f"{fmt(risk.get('n_rows'))} rows in {fmt(risk.get('n_classes'))} {esc(said.groups)}")]
     for attacker in ("prosecutor", "journalist", "marketer"):
         r = risk.get(attacker)
         if not isinstance(r, Mapping):
@@ -182,7 +183,7 @@ def _risk_rows(risk: Mapping[str, Any]) -> list[tuple[str, str]]:
             parts.append(f"records at risk {share(r['records_at_risk'], 1)}")
         rows.append((attacker, ", ".join(parts)))
     if risk.get("sample_uniques") is not None:
-        rows.append(("sample uniques", share(risk["sample_uniques"], 1) + " of the records are alone in their class"))
+        rows.append(("sample uniques", f"{share(risk['sample_uniques'], 1)} of the records {esc(said.alone)}"))
     pop = risk.get("population_uniqueness")
     if isinstance(pop, Mapping):
         shown = ", ".join(f"{esc(key)} {fmt(v)}" for key, v in pop.items() if isinstance(v, (int, float)))
@@ -202,7 +203,8 @@ def risk_html(risk: Mapping[str, Any]) -> str:
         rows.append(("threshold", f"a record is at risk above {fmt(threshold)}"))
     if risk.get("models"):
         rows.append(("privacy models", _models(risk["models"])))
-    extra = [_histogram(risk["class_sizes"], None, "class sizes")] if risk.get("class_sizes") else []
+    said = risk_terms(risk)
+    extra = [_histogram(risk["class_sizes"], None, said.sizes, said.bars)] if risk.get("class_sizes") else []
     return _box("polars_anon: re-identification risk", rows, *extra)
 
 

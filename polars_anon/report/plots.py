@@ -68,8 +68,9 @@ def bin_label(low: int, high: int | None) -> str:
     return str(low) if high == low else f"{low}-{high}"
 
 
-def class_size_plot(class_sizes: Mapping[str, Any], k: int) -> str:
-    """Share of the records per class-size bin, in the input and as published; bins below k shaded."""
+def class_size_plot(class_sizes: Mapping[str, Any], k: int, axis: str) -> str:
+    """Share of the records per class-size bin, in the input and as published; bins below k shaded; `axis` says
+    what a size counts (the guarantee's :attr:`~polars_anon.report.guarantee.Terms.axis`)."""
     published, original = class_sizes.get("published") or {}, class_sizes.get("input") or {}
     bins = published.get("bins") or original.get("bins") or []  # the report gives both the same bins
     lows = [b["low"] for b in bins]
@@ -94,7 +95,7 @@ def class_size_plot(class_sizes: Mapping[str, Any], k: int) -> str:
     ax.set_xticks(list(x), labels, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_xlim(-0.6, len(lows) - 0.4)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel("class size (rows sharing one combination of quasi-identifier values)")
+    ax.set_xlabel(axis)
     ax.set_ylabel("share of the records")
     ax.set_title("Class sizes: how many records share their quasi-identifiers")
     _legend(fig)

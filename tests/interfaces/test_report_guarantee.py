@@ -5,6 +5,8 @@ the rows."""
 
 from __future__ import annotations
 
+import base64
+import re
 from collections import Counter
 
 import polars as pl
@@ -93,6 +95,36 @@ def test_local_suppression_reads_missing_cells_as_wildcards_everywhere(suppresse
     assert "average risk (mean of 1 / records matched)</td><td class=num>0.5833</td><td class=num>0.4167" in page
     line = cli.summary_line(dict(r))
     assert "published 12 rows in 7 distinct patterns, fewest records a record matches 2" in line
+
+
+def test_a_wildcard_risk_names_patterns_not_classes(suppressed) -> None:
+    """`pa.risk(missing="wildcard")`'s notebook box counted "classes" (mend32). By hand (the fixture's docstring):
+    7 patterns; fk 2 for 7 records (4 patterns), 3 for 4 (2 patterns), 6 for 1; no record matches only itself."""
+    risk = pa.risk(suppressed.collect(), ["sex", "zip"], missing="wildcard")
+    assert risk["missing"] == "wildcard"
+    shown = " ".join(re.sub(r"<[^>]+>", " ", risk._repr_html_()).split())
+    assert "12 rows in 7 distinct patterns" in shown
+    assert "0.0% of the records match no record but themselves" in shown
+    assert "4 patterns, 7 rows" in shown and "2 patterns, 4 rows" in shown and "1 pattern, 1 row" in shown
+    assert "class" not in shown
+
+
+def _axis_labels(page: str) -> list[str]:
+    """The text of the page's plots (matplotlib writes each text, drawn as paths, in a comment)."""
+    svgs = [base64.b64decode(m).decode() for m in re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', page)]
+    return [t for svg in svgs for t in re.findall(r"<!-- (.*?) -->", svg) if t.startswith("class size")]
+
+
+def test_the_class_size_plot_says_what_a_published_size_counts(suppressed, permuted) -> None:
+    """The plot's axis said "rows sharing one combination" for every guarantee (mend32): as published, a wildcard
+    run's size is the records a record matches, MDAV permute's a group of equal tuples (not its clusters)."""
+    plain = pa.anonymize(ZIPS, hierarchies={"zip": pa.Hierarchy.suppression(ZIPS["zip"])}, qids=["zip"], k=2)
+    classic = "class size (rows sharing one combination of quasi-identifier values)"
+    assert _axis_labels(plain.report_html()) == [classic]
+    (wildcard,) = _axis_labels(suppressed.report_html())
+    assert "as published, records a record matches, a missing value matching any value" in wildcard
+    (mdav,) = _axis_labels(permuted[0].report_html())
+    assert "as published, groups of equal tuples, not the clusters" in mdav
 
 
 def test_the_page_says_where_the_check_ran(suppressed, tmp_path) -> None:
