@@ -155,11 +155,15 @@ def test_a_schema_float_reads_text_that_parses_as_a_number_and_refuses_a_value_i
         cast_columns(pl.LazyFrame({"x": ["1e38", "1e39"]}), {"x": "Float32"})
 
 
-@pytest.mark.parametrize("engine", ["polars", "duckdb"])
-def test_a_schema_float_of_a_csv_column_read_as_text_publishes_its_numbers(engine: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+def test_a_schema_float_of_a_csv_column_read_as_text_publishes_its_numbers(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """A CSV column with a leading zero is read as text (`01.50`); `schema` asking Float64 makes it 1.5 on every
-    engine (it was refused: `01.50` reads back `1.5`)."""
-    (tmp_path / "in.csv").write_text("id,sex,w\n0,F,01.50\n1,F,2\n2,M,01.50\n3,M,2\n")
+    engine (it was refused: `01.50` reads back `1.5`), and each engine reads the other spellings alike."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "in.csv").write_text("id,sex,w\n0,F,01.50\n1,F,2\n2,M,1e2\n3,M,.5\n4,M,5.\n5,F,-inf\n")
     job = tmp_path / "job.toml"
     job.write_text(
         f'input = "in.csv"\noutput = "out/a.parquet"\nk = 2\ninsensitive = ["id", "w"]\nengine = "{engine}"\n'
@@ -167,7 +171,7 @@ def test_a_schema_float_of_a_csv_column_read_as_text_publishes_its_numbers(engin
     )
     assert cli.main(["anonymize", str(job), "-q"]) == 0
     got = pl.read_parquet(tmp_path / "out" / "a.parquet").sort("id")
-    assert got["w"].dtype == pl.Float64 and got["w"].to_list() == [1.5, 2.0, 1.5, 2.0]
+    assert got["w"].dtype == pl.Float64 and got["w"].to_list() == [1.5, 2.0, 100.0, 0.5, 5.0, float("-inf")]
 
 
 def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
