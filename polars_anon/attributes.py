@@ -33,7 +33,9 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
+from polars_anon._types import Road
 from polars_anon.errors import InvalidParameterError
+from polars_anon.messages import setting
 
 __all__ = [
     "ATTRIBUTE_TYPES",
@@ -169,8 +171,9 @@ def _count_in_parts(lf: pl.LazyFrame, column: str, parts: int, n_rows: int) -> i
     return found
 
 
-def refuse_identifying(counts: dict[str, int], n_rows: int) -> None:
-    """Refuse undeclared columns that identify rows (see the module docstring)."""
+def refuse_identifying(counts: dict[str, int], n_rows: int, road: Road = "python") -> None:
+    """Refuse undeclared columns that identify rows (see the module docstring); the way out is spelled for `road`
+    (:func:`~polars_anon.messages.setting`)."""
     if n_rows < 2:
         return
     hits = {c: n for c, n in counts.items() if n > IDENTIFYING_SHARE * n_rows}
@@ -179,6 +182,6 @@ def refuse_identifying(counts: dict[str, int], n_rows: int) -> None:
         others = f" (and {sorted(set(hits) - {c})})" if len(hits) > 1 else ""
         raise InvalidParameterError(
             f"column {c!r} is not declared and has {n:,} distinct values in {n_rows:,} rows, so it identifies people"
-            f"{others}; declare it: drop=[{c!r}] removes it (a direct identifier), insensitive=[{c!r}] publishes it "
-            "as is"
+            f"{others}; declare it: {setting('drop', [c], road)} to remove it (a direct identifier) or "
+            f"{setting('insensitive', [c], road)} to publish it as is"
         )

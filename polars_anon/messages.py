@@ -187,10 +187,11 @@ NO_ROWS = Message("no_rows", "{what}: the table has no rows; {why}")
 
 SENSITIVE_NULL = Message(
     "sensitive_null",
-    "{where}: column {attribute!r} holds {n} null values; say how the model reads them: sensitive_null='ignore' "
-    "(left out of every class's distribution and of the table's) or sensitive_null='value' (null is one more value)",
+    "{where}: column {attribute!r} holds {n} null values; say how the model reads them: {ignore} "
+    "(left out of every class's distribution and of the table's) or {value} (null is one more value)",
 )
-"""A sensitive attribute with nulls under ``sensitive_null="error"`` (the default): ``where="l-diversity on 's'"``."""
+"""A sensitive attribute with nulls under ``sensitive_null="error"`` (the default): ``where="l-diversity on 's'"``;
+``ignore`` and ``value``: the way out spelled for the caller's road (:func:`setting`; SQL gives Python's words)."""
 
 BUILT_NAME = Message(
     "built_name",

@@ -330,7 +330,7 @@ def check_data(
         _refuse_nulls(aggregates, q, request)
         check_values(aggregates, {q: h}, labels=labels)
     check_k(request.k, n_rows)
-    refuse_identifying(dict(distinct), n_rows)
+    refuse_identifying(dict(distinct), n_rows, request.road)
     for q in request.qids:
         if q not in request.hierarchies:
             _refuse_nulls(aggregates, q, request)
@@ -358,7 +358,7 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
         _refuse_nulls(marginals[q], q, request)
         check_values(marginals[q], {q: h})
     check_k(request.k, n_rows)
-    refuse_identifying(dict(distinct), n_rows)
+    refuse_identifying(dict(distinct), n_rows, request.road)
     for q in qids:
         if q not in request.hierarchies:
             _refuse_nulls(marginals[q], q, request)

@@ -130,10 +130,10 @@ CREATE OR REPLACE TEMP MACRO anon_msg_attribute_role("where", "attribute", "role
 CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
   coalesce("what"::VARCHAR, 'None') || ': the table has no rows; ' || coalesce("why"::VARCHAR, 'None');
 
--- anon_msg_sensitive_null(where, attribute, n): {where}: column {attribute!r} holds {n} null values; say how the model reads them: sensitive_null='ignore' (left out of every class's distribution and of the table's) or sensitive_null='value' (null is one more value)
+-- anon_msg_sensitive_null(where, attribute, n, ignore, value): {where}: column {attribute!r} holds {n} null values; say how the model reads them: {ignore} (left out of every class's distribution and of the table's) or {value} (null is one more value)
 -- Twin: polars_anon.messages.SENSITIVE_NULL
-CREATE OR REPLACE TEMP MACRO anon_msg_sensitive_null("where", "attribute", "n") AS
-  coalesce("where"::VARCHAR, 'None') || ': column ' || anon_msg_repr("attribute") || ' holds ' || coalesce("n"::VARCHAR, 'None') || ' null values; say how the model reads them: sensitive_null=''ignore'' (left out of every class''s distribution and of the table''s) or sensitive_null=''value'' (null is one more value)';
+CREATE OR REPLACE TEMP MACRO anon_msg_sensitive_null("where", "attribute", "n", "ignore", "value") AS
+  coalesce("where"::VARCHAR, 'None') || ': column ' || anon_msg_repr("attribute") || ' holds ' || coalesce("n"::VARCHAR, 'None') || ' null values; say how the model reads them: ' || coalesce("ignore"::VARCHAR, 'None') || ' (left out of every class''s distribution and of the table''s) or ' || coalesce("value"::VARCHAR, 'None') || ' (null is one more value)';
 
 -- anon_msg_built_name(what, name, who, named, rename): {what} {name!r} is a name {who} ({named}); rename the column first, e.g. {rename}
 -- Twin: polars_anon.messages.BUILT_NAME

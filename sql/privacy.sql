@@ -51,7 +51,8 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_n
                                        || ': sensitive_null', sensitive_null, ['error', 'value', 'ignore']) = 'error'
                      AND coalesce(sum(n) FILTER (WHERE value IS NULL), 0) > 0
                 THEN error(anon_msg_sensitive_null(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive),
-                                                   sensitive, sum(n) FILTER (WHERE value IS NULL)))
+                                                   sensitive, sum(n) FILTER (WHERE value IS NULL),
+                                                   'pass sensitive_null=''ignore''', 'pass sensitive_null=''value'''))
                 ELSE true END AS ok
     FROM __anon_counts),
   __anon_read AS (

@@ -1328,7 +1328,14 @@ def _regrouped(constraints: Constraints, owner: np.ndarray, n: int) -> Constrain
         first_row = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         np.minimum.at(first_row, owner[keep], constraints.first_row[keep])
     return Constraints(
-        size, constraints.k, constraints.models, sensitive, None, constraints.hierarchies, first_row=first_row
+        size,
+        constraints.k,
+        constraints.models,
+        sensitive,
+        None,
+        constraints.hierarchies,
+        first_row=first_row,
+        road=constraints.context.road,
     )
 
 

@@ -200,6 +200,7 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
         hierarchies,
         aggregates,
         first_row=first_row,
+        road=request.road,
     )
     check_privacy(constraints, may_suppress=_may_suppress(request))
     return constraints, {a: frames[a] for a in counted.labels}

@@ -34,9 +34,10 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import polars as pl
 
+from polars_anon._types import Road
 from polars_anon._validate import is_integer
-from polars_anon.errors import InvalidParameterError
-from polars_anon.messages import ATTRIBUTE_ROLE, NOT_FRACTION, NOT_POSITIVE
+from polars_anon.errors import InvalidParameterError, NullValueError
+from polars_anon.messages import ATTRIBUTE_ROLE, NOT_FRACTION, NOT_POSITIVE, SENSITIVE_NULL, setting
 
 __all__ = [
     "SENSITIVE_NULLS",
@@ -86,6 +87,8 @@ class Context:
     n_rows: int
     hierarchies: Mapping[str, Any] = None  # type: ignore[assignment]
     """Hierarchies of sensitive attributes (hierarchical t-closeness), by attribute."""
+    road: Road = "python"
+    """How the run was asked (:attr:`~polars_anon.request.Request.road`): spells a refusal's way out."""
 
     def domain(self, attribute: str) -> Domain:
         return self.domains[attribute]
@@ -315,11 +318,9 @@ class Values:
         if not null.any() or model.sensitive_null == "value":
             return
         if model.sensitive_null == "error":
-            from polars_anon.errors import NullValueError
-            from polars_anon.messages import SENSITIVE_NULL
-
             where = f"{model.name} on {self.attribute!r}"
-            raise NullValueError(SENSITIVE_NULL(where=where, attribute=self.attribute, n=domain.nulls))
+            ways = {w: setting("sensitive_null", w, context.road) for w in ("ignore", "value")}
+            raise NullValueError(SENSITIVE_NULL(where=where, attribute=self.attribute, n=domain.nulls, **ways))
         self.keep = np.flatnonzero(~null)
         kept = domain.overall[self.keep]
         self.labels = domain.labels.filter(pl.Series(~null))

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_anon._types import Road
 from polars_anon.errors import InfeasibleError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.base import Check, ClassView, Context, Domain, Model
@@ -63,6 +64,7 @@ class Constraints:
         aggregates: pl.DataFrame | None = None,
         reference: str = "input",
         first_row: np.ndarray | None = None,
+        road: Road = "python",
     ) -> None:
         self.size = np.asarray(size, dtype=np.int64)
         self.first_row = None if first_row is None else np.asarray(first_row, dtype=np.int64)
@@ -79,7 +81,7 @@ class Constraints:
         self.hierarchies = dict(hierarchies or {})
         self.aggregates = aggregates
         self.n_rows = int(self.size.sum())
-        self.context = Context({a: s.domain for a, s in self.sensitive.items()}, self.n_rows, self.hierarchies)
+        self.context = Context({a: s.domain for a, s in self.sensitive.items()}, self.n_rows, self.hierarchies, road)
         self.checks: list[Check] = [m.bind(self.context) for m in self.models]
         self.class_checks = [c for c in self.checks if c.scope == "class"]
         self.table_checks = [c for c in self.checks if c.scope == "table"]
@@ -511,7 +513,7 @@ lower k or relax the models
                 if model.uses_distribution and self.reference == "input":
                     # what a checker holding only the published table finds (its own distribution as reference)
                     published = {a: self._published_domain(a, view) for a in self.sensitive}
-                    own = model.bind(Context(published, int(view.size.sum()), self.hierarchies))
+                    own = model.bind(Context(published, int(view.size.sum()), self.hierarchies, self.context.road))
                     entry["published_reference"] = {
                         k: v
                         for k, v in _verdict(own, view).items()

@@ -136,7 +136,11 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
             "undeclared-identifier",
             {"insensitive": None},
             QIDS,
-            ("column 'id' is not declared", "drop=['id']", "insensitive=['id']"),
+            (
+                "column 'id' is not declared",
+                'set drop = ["id"] in the job file to remove it',
+                'or set insensitive = ["id"] in the job file to publish it as is',
+            ),
         ),
         ("option-unknown", {"foo": "3"}, QIDS, ("unknown key 'foo'", "not a job key", "nor an option of any method")),
         ("key-misspelled", {"sensitve": '"party"'}, QIDS, ("unknown key 'sensitve'", "did you mean 'sensitive'?")),
@@ -267,6 +271,9 @@ def work(tmp_path: Path) -> Path:
     T.with_columns(age=pl.when(pl.col("id").is_in([0, 5])).then(None).otherwise(pl.col("age"))).write_parquet(
         w / "nulls.parquet"
     )
+    T.with_columns(party=pl.when(pl.col("id") == 4).then(None).otherwise(pl.col("party"))).write_parquet(
+        w / "party_nulls.parquet"
+    )
     (w / "bad.csv").write_bytes(b"id,age,sex\n1,31,F\n2,33,\xe9\n")
     rows = pl.concat([T] * 10).write_csv()  # 120 rows: past the rows Polars infers the types from
     (w / "late.csv").write_text(rows + "99,x,F,a\n")
@@ -362,6 +369,24 @@ def test_explore_names_the_job_key_for_nulls(work: Path, capsys: pytest.CaptureF
     assert code == 2
     line = one_line_error(capsys.readouterr().err, ('or set null = "suppress" in the job file',))
     assert "null='suppress'" not in line
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_sensitive_null_names_the_job_key(engine: str, work: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """mend31: the null of a [[privacy]] attribute was refused with Python's "sensitive_null='ignore'"."""
+    privacy = '[[privacy]]\nmodel = "l-diversity"\nattribute = "party"\nl = 2\n'
+    keys: dict[str, str | None] = {"input": '"party_nulls.parquet"', "engine": f'"{engine}"'}
+    (work / "job.toml").write_text(render(keys) + privacy)
+    with unchanged(work):
+        code, err = run(work, capsys)
+    assert code == 2
+    words = (
+        "l-diversity on 'party': column 'party' holds 1 null values; say how the model reads them: "
+        "set sensitive_null = \"ignore\" in the job file (left out of every class's distribution and of the table's) "
+        'or set sensitive_null = "value" in the job file (null is one more value)',
+    )
+    line = one_line_error(err, words)
+    assert "sensitive_null='" not in line
 
 
 def test_null_suppress_with_proportional_refused_before_writing(
