@@ -43,7 +43,7 @@ from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.job import Job, build_hierarchies, engine_faults, job_models, open_on_engine
+from polars_anon.job import Job, build_hierarchies, engine_faults, job_engine, job_models, open_on_engine
 from polars_anon.outputs import Outputs, staged_write
 from polars_anon.pipeline.capabilities import consult_explore
 from polars_anon.pipeline.road import aggregate, run_method
@@ -306,15 +306,17 @@ def _explore_on_engine(
     limit = 0
     for request in grid:  # before any data is read
         limit = consult_explore(request, job.engine, job.driver_tuples).driver_tuples
-    engine, table, hierarchies, counts, _ = open_on_engine(job, lf, limit)
-    if counts.height > limit:
-        raise InvalidParameterError(
-            f"explore: the input has more than driver_tuples={limit:,} distinct quasi-identifier tuples; explore "
-            f"measures every configuration on the class aggregates in this process, but on engine {job.engine!r} "
-            "such an input is anonymized inside the engine (run anonymize per configuration), or raise driver_tuples"
-        )
-    asked = {**asked, "privacy": job_models(job, lf)}
-    return _explore(lf, hierarchies, k, methods, job.metric, job.options, asked, risk_threshold, engine, table)
+    with job_engine(job) as engine_of:  # closed when explore ends, failed or not
+        engine, table, hierarchies, counts, _ = open_on_engine(job, lf, limit, engine_of())
+        if counts.height > limit:
+            raise InvalidParameterError(
+                f"explore: the input has more than driver_tuples={limit:,} distinct quasi-identifier tuples; explore "
+                f"measures every configuration on the class aggregates in this process, but on engine {job.engine!r} "
+                "such an input is anonymized inside the engine (run anonymize per configuration), or raise "
+                "driver_tuples"
+            )
+        asked = {**asked, "privacy": job_models(job, lf)}
+        return _explore(lf, hierarchies, k, methods, job.metric, job.options, asked, risk_threshold, engine, table)
 
 
 def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, Any]:

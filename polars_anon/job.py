@@ -96,6 +96,7 @@ __all__ = [
     "encoding_path",
     "execute_job",
     "hierarchy_from_spec",
+    "job_engine",
     "parse_privacy",
     "run_job",
 ]
@@ -662,11 +663,8 @@ def execute_job(job: Job, out: Outputs, *, input_name: str | None = None) -> dic
     Returns the report. `input_name` is the input as the report names it (default the path). The job's DuckDB or Spark
     engine is closed when it ends, failed or not (:class:`_JobEngine`).
     """
-    engine_of = _JobEngine(job)
-    try:
+    with job_engine(job) as engine_of:
         return _execute(job, out, engine_of, input_name)
-    finally:
-        engine_of.close()
 
 
 def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | None) -> dict[str, Any]:
@@ -911,6 +909,24 @@ class _JobEngine:
         close = getattr(self.engine, "close", None)
         if close is not None:
             close()
+
+
+@contextmanager
+def job_engine(job: Job) -> Iterator[_JobEngine]:
+    """The job's engine maker (:class:`_JobEngine`: call it for the engine), closed when the block ends, failed or
+    not: the one place a job (:func:`execute_job`) or an exploration of it
+    (:func:`~polars_anon.explore.explore_job`) lets its DuckDB connection and spill folder go.
+
+    >>> with job_engine(Job.__new__(Job)) as engine_of:  # a job refused before it needs an engine starts none
+    ...     pass
+    >>> engine_of.engine is None
+    True
+    """
+    engine_of = _JobEngine(job)
+    try:
+        yield engine_of
+    finally:
+        engine_of.close()
 
 
 @contextmanager

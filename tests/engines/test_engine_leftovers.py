@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 
 from polars_anon import cli
+from polars_anon.engines.duckdb import MEMORY_LIMIT, DuckDBEngine
 
 JOB = """input = "people.parquet"
 output = "out/anon.parquet"
@@ -49,3 +50,27 @@ def test_a_spark_job_on_a_running_session_makes_no_log(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _left(tmp_path, monkeypatch, "spark", 2) == (0, [])
+
+
+@pytest.mark.parametrize(("k", "code"), [(2, 0), (9, 2)], ids=["explored", "refused"])
+def test_a_duckdb_explore_removes_its_spill_folder(
+    k: int, code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend31: explore on DuckDB left its engine open (its spill folder stayed until the engine was collected)."""
+    pl.DataFrame({"id": list(range(8)), "sex": ["F", "M"] * 4}).write_parquet(tmp_path / "people.parquet")
+    (tmp_path / "job.toml").write_text(JOB.format(k=2, engine="duckdb"))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    made: list[DuckDBEngine] = []  # held here: a collected engine would remove its folder, closed or not
+    real = DuckDBEngine.own
+
+    def own(memory_limit: str = MEMORY_LIMIT) -> DuckDBEngine:
+        made.append(real(memory_limit))
+        return made[-1]
+
+    monkeypatch.setattr(DuckDBEngine, "own", own)
+    assert cli.main(["explore", str(tmp_path / "job.toml"), "--k", str(k), "-q"]) == code
+    assert len(made) == 1 and sorted(p.name for p in temporary.iterdir()) == []
+    if k == 9:
+        assert "k=9 is larger than the table (8 rows)" in capsys.readouterr().err
