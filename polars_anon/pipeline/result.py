@@ -40,8 +40,8 @@ from polars_anon.privacy.risk import risk_summary
 from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
 from polars_anon.report.guarantee import exposure_phrase, guarantee_name, planned_shape, verified_shape
-from polars_anon.report.page import fraction
-from polars_anon.report.phrases import undeclared_phrase
+from polars_anon.report.page import count, fraction
+from polars_anon.report.phrases import k_asked_phrase, undeclared_phrase
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
@@ -269,14 +269,15 @@ class Anonymized:
     def __repr__(self) -> str:
         """One line from the report (the dataclass's own repr printed every frame and the whole report)."""
         r = self.report
-        head = f"Anonymized({r.get('method')}, k={r.get('k')}, engine={self.engine.name}: "
+        head = f"Anonymized({r.get('method')}, k={r.get('k')}{k_asked_phrase(r)}, engine={self.engine.name}: "
         undeclared = undeclared_phrase(r)
         tail = f"; {undeclared})" if undeclared else ")"
         if "min_class_size" in r:
             loss = "" if r.get("loss") is None else f", average cell loss {fraction(r['loss'])}"
             exposed = exposure_phrase(r)
             return head + (
-                f"{r.get('n_rows')} rows published {verified_shape(r)}, {r.get('suppressed') or 0} suppressed{loss}; "
+                f"{count(r.get('n_rows'), 'row', 'rows')} published {verified_shape(r)}, "
+                f"{r.get('suppressed') or 0} suppressed{loss}; "
                 + (
                     "verified"
                     if r.get("guarantee", "k-anonymity") == "k-anonymity"
@@ -286,7 +287,8 @@ class Anonymized:
                 + tail
             )
         return head + (
-            f"{r.get('n_input_rows')} input rows, {planned_shape(r)}; not yet verified: collect() or sink_parquet() "
+            f"{count(r.get('n_input_rows'), 'input row', 'input rows')}, {planned_shape(r)}; not yet verified: "
+            "collect() or sink_parquet() "
             f"checks every guarantee{tail}"
         )
 

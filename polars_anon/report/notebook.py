@@ -27,7 +27,14 @@ from polars_anon.report.columns import treatment
 from polars_anon.report.disclosure import disclosure_summary
 from polars_anon.report.guarantee import counts, exposure_phrase, risk_terms, terms
 from polars_anon.report.page import count, esc, fmt, fraction, share
-from polars_anon.report.phrases import MODEL_PARAMETERS, counted_rows, of_counted_rows, risk_phrase, undeclared_phrase
+from polars_anon.report.phrases import (
+    MODEL_PARAMETERS,
+    counted_rows,
+    k_asked_phrase,
+    of_counted_rows,
+    risk_phrase,
+    undeclared_phrase,
+)
 
 __all__ = ["anonymized_html", "check_html", "explore_html", "report_page", "risk_html"]
 
@@ -124,9 +131,7 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
         kinds.setdefault(treatment(c), []).append(str(c.get("name")))
     shape = f"{count(n_out, 'row', 'rows')} in {fmt(n_classes)} {esc(said.groups)} ({counted_rows(report).split()[0]}: "
     shape += f"{count(n_in, 'row', 'rows')}, {count(report.get('n_input_classes'), 'class', 'classes')})"
-    asked = ((report.get("details") or {}).get("differential_privacy") or {}).get("k_asked")
-    enforced = f" (the release's; {fmt(asked)} asked)" if asked is not None and asked != k else ""
-    guarantee = f"{esc(said.name)}, k = {fmt(k)}{enforced}; {esc(said.smallest)} {fmt(smallest)}"
+    guarantee = f"{esc(said.name)}, k = {fmt(k)}{k_asked_phrase(report)}; {esc(said.smallest)} {fmt(smallest)}"
     later = f'<span style="color:{_MUTED}">checked on collect / sink</span>'
     loss = f"{fraction(report.get('loss'))} average cell loss (0 = as is, 1 = all to the root)"
     by_qid = report.get("loss_by_qid") or {}

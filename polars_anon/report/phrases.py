@@ -16,11 +16,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from polars_anon.report import UNDECLARED
-from polars_anon.report.page import fraction
+from polars_anon.report.page import fmt, fraction
 from polars_anon.report.page import share as percent
 
 __all__ = [
     "counted_rows",
+    "k_asked_phrase",
     "k_meaning",
     "loss_phrase",
     "MODEL_PARAMETERS",
@@ -56,6 +57,17 @@ def of_counted_rows(report: Mapping[str, Any]) -> str:
 def k_meaning(report: Mapping[str, Any]) -> str:
     """What the report's ``k`` is: 'requested', or 'enforced' (differential privacy's k when above the one asked)."""
     return "requested" if sampled_from(report) is None else "enforced"
+
+
+def k_asked_phrase(report: Mapping[str, Any]) -> str:
+    """What follows the report's ``k`` when the k asked differs (a differentially private release enforces its own):
+    ``" (the release's; 5 asked)"``, else ``""``.
+
+    >>> k_asked_phrase({"k": 60, "details": {"differential_privacy": {"k_asked": 5}}}), k_asked_phrase({"k": 5})
+    (" (the release's; 5 asked)", '')
+    """
+    asked = ((report.get("details") or {}).get("differential_privacy") or {}).get("k_asked")
+    return "" if asked is None or asked == report.get("k") else f" (the release's; {fmt(asked)} asked)"
 
 
 def loss_phrase(loss: float | None) -> str | None:

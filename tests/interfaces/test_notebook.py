@@ -72,6 +72,14 @@ def test_anonymized_repr_is_one_line() -> None:
     )
 
 
+def test_anonymized_repr_counts_one_row_in_the_singular() -> None:
+    """mend31: the repr said '1 input rows' and '1 rows published'."""
+    result = pa.anonymize(pl.DataFrame({"sex": ["F"]}), hierarchies={"sex": H["sex"]}, k=1)
+    assert "engine=polars: 1 input row, 1 " in repr(result)
+    result.collect()
+    assert "engine=polars: 1 row published in 1 " in repr(result)
+
+
 def test_anonymized_escapes_what_it_shows() -> None:
     df = AGES.rename({"party": "<b>party</b>"})
     html = pa.anonymize(df, hierarchies=H, k=2)._repr_html_()

@@ -304,6 +304,7 @@ def test_the_report_keeps_the_k_asked_apart_from_the_k_the_release_enforced(tmp_
     assert ">sampled rows (before)</th>" in page and ">input (before)</th>" not in page
     assert "input (the sampled rows)" in page
     assert f"k-anonymity, k = {model.k} (the release's; 2 asked)" in res._repr_html_()
+    assert repr(res).startswith(f"Anonymized(fulldomain, k={model.k} (the release's; 2 asked), engine=polars: ")
 
 
 def test_search_release_is_reproducible_with_a_seed_and_verified() -> None:
