@@ -65,6 +65,16 @@ class Terms(NamedTuple):
     """The class-size plot's axis: what a size counts, in the input and as published."""
     alone: str
     """What a sample unique does (a record of size 1), after 'of the records'."""
+    group: str
+    """One of what ``n_classes`` counts (:attr:`groups` for a count of 1)."""
+
+    def counted(self, n: Any) -> str:
+        """`n` of :attr:`groups`, '1 class' for one ('4 classes', '1 distinct pattern').
+
+        >>> _TERMS["k-anonymity"].counted(1), _TERMS["k-anonymity"].counted(1234)
+        ('1 class', '1,234 classes')
+        """
+        return f"{_n(n)} {self.group if n == 1 else self.groups}"
 
 
 _TERMS = {
@@ -80,6 +90,7 @@ _TERMS = {
         "classes of equal published tuples",
         "class size (rows sharing one combination of quasi-identifier values)",
         "are alone in their class",
+        "class",
     ),
     PROBABILISTIC: Terms(
         "probabilistic k-anonymity",
@@ -94,6 +105,7 @@ _TERMS = {
         "class size (rows sharing one combination of quasi-identifier values; as published, groups of equal tuples, "
         "not the clusters)",
         "are alone in their group of equal tuples",
+        "MDAV cluster of at least k = {k} rows (values permuted within it)",
     ),
     WILDCARD: Terms(
         "k-anonymity with missing values as wildcards",
@@ -108,6 +120,7 @@ _TERMS = {
         "class size (rows sharing one combination of quasi-identifier values; as published, records a record "
         "matches, a missing value matching any value)",
         "match no record but themselves (a missing value matches any value)",
+        "distinct pattern",
     ),
 }
 
@@ -119,7 +132,8 @@ def terms(report: Mapping[str, Any]) -> Terms:
     'fewest records a record matches'
     """
     found = _TERMS.get(str(report.get("guarantee") or "k-anonymity"), _TERMS["k-anonymity"])
-    return found._replace(groups=found.groups.format(k=report.get("k")))
+    k = report.get("k")
+    return found._replace(groups=found.groups.format(k=k), group=found.group.format(k=k))
 
 
 def risk_terms(risk: Mapping[str, Any]) -> Terms:
@@ -151,7 +165,7 @@ def verified_shape(report: Mapping[str, Any]) -> str:
     'in 7 distinct patterns, fewest records a record matches 2'
     """
     t = terms(report)
-    return f"in {_n(report.get('n_classes'))} {t.groups}, {t.short} {_n(report.get('min_class_size'))}"
+    return f"in {t.counted(report.get('n_classes'))}, {t.short} {_n(report.get('min_class_size'))}"
 
 
 def counts(report: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -179,7 +193,7 @@ def planned_shape(report: Mapping[str, Any]) -> str:
     '4 classes planned, smallest 3'
     """
     t, (n, smallest) = terms(report), counts(report)
-    return f"{_n(n)} {t.groups} planned, {t.short} {_n(smallest)}"
+    return f"{t.counted(n)} planned, {t.short} {_n(smallest)}"
 
 
 def exposure_phrase(report: Mapping[str, Any]) -> str | None:

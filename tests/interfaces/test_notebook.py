@@ -73,11 +73,12 @@ def test_anonymized_repr_is_one_line() -> None:
 
 
 def test_anonymized_repr_counts_one_row_in_the_singular() -> None:
-    """mend31: the repr said '1 input rows' and '1 rows published'."""
+    """mend31: the repr said '1 input rows' and '1 rows published'; and '1 classes' (report.guarantee's counts)."""
     result = pa.anonymize(pl.DataFrame({"sex": ["F"]}), hierarchies={"sex": H["sex"]}, k=1)
-    assert "engine=polars: 1 input row, 1 " in repr(result)
+    assert "engine=polars: 1 input row, 1 class planned, smallest 1;" in repr(result)
     result.collect()
-    assert "engine=polars: 1 row published in 1 " in repr(result)
+    assert "engine=polars: 1 row published in 1 class, smallest 1," in repr(result)
+    assert "1 row in 1 class (" in result._repr_html_()
 
 
 def test_anonymized_escapes_what_it_shows() -> None:
