@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from polars_anon.engines import get_engine
 from polars_anon.engines.spark import SparkEngine, session
 from polars_anon.pipeline.result import Anonymized
 from polars_anon.pipeline.road import run
@@ -35,8 +36,8 @@ def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) 
     ``.table()`` returns the published Spark DataFrame after a Spark group-by checked every
     guarantee; ``.sink_parquet(path)`` writes, re-reads and checks it, then renames it into place.
     """
-    spark = getattr(sdf, "sparkSession", None) or session()
-    return run(SparkEngine(spark), sdf, driver_tuples=driver_tuples, **parameters)
+    # the engine as pa.anonymize(engine="spark") gets it: what Spark cannot read refused before a session starts
+    return run(get_engine("spark", data=sdf), sdf, driver_tuples=driver_tuples, **parameters)
 
 
 def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:

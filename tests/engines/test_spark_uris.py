@@ -210,9 +210,15 @@ def test_what_spark_cannot_read_is_refused_before_a_session_starts(work: Path, m
     PEOPLE.write_csv(work / "people.csv")
     with pytest.raises(InvalidParameterError, match=r"a scan of Csv, not of Parquet; .*a job file reads a CSV file"):
         pa.anonymize(pl.scan_csv(work / "people.csv"), hierarchies=H, k=2, insensitive="id", engine="spark")
+    import polars_anon.spark as pas
+
+    with pytest.raises(InvalidParameterError, match=r"a scan of Csv, not of Parquet"):  # hunt43: Spark's own door
+        pas.anonymize(pl.scan_csv(work / "people.csv"), hierarchies=H, k=2, insensitive="id")
     for given in (work / "people.csv", str(work / "people.csv")):
         with pytest.raises(InvalidParameterError) as caught:
             pa.anonymize(given, hierarchies=H, k=2, insensitive="id", engine="spark")
+        with pytest.raises(InvalidParameterError, match="names a CSV file; read it with a job file"):
+            pas.anonymize(given, hierarchies=H, k=2, insensitive="id")
         assert str(caught.value) == (
             f"engine 'spark' reads a Parquet path or URI, a table name or a Spark DataFrame, and "
             f"{str(work / 'people.csv')!r} names a CSV file; read it with a job file (input = "
