@@ -129,7 +129,8 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     kinds: dict[str, list[str]] = {}
     for c in columns:
         kinds.setdefault(treatment(c), []).append(str(c.get("name")))
-    shape = f"{count(n_out, 'row', 'rows')} in {esc(said.counted(n_classes))} ({counted_rows(report).split()[0]}: "
+    classes = count(n_classes, esc(said.group), esc(said.groups))
+    shape = f"{count(n_out, 'row', 'rows')} in {classes} ({counted_rows(report).split()[0]}: "
     shape += f"{count(n_in, 'row', 'rows')}, {count(report.get('n_input_classes'), 'class', 'classes')})"
     guarantee = f"{esc(said.name)}, k = {fmt(k)}{k_asked_phrase(report)}; {esc(said.smallest)} {fmt(smallest)}"
     later = f'<span style="color:{_MUTED}">checked on collect / sink</span>'
@@ -178,7 +179,8 @@ def _after_rows(report: Mapping[str, Any], verified: bool, later: str) -> list[t
 
 def _risk_rows(risk: Mapping[str, Any]) -> list[tuple[str, str]]:
     said = risk_terms(risk)
-    rows = [("table", f"{fmt(risk.get('n_rows'))} rows in {esc(said.counted(risk.get('n_classes')))}")]
+    classes = count(risk.get("n_classes"), esc(said.group), esc(said.groups))
+    rows = [("table", f"{fmt(risk.get('n_rows'))} rows in {classes}")]
     for attacker in ("prosecutor", "journalist", "marketer"):
         r = risk.get(attacker)
         if not isinstance(r, Mapping):
