@@ -458,10 +458,18 @@ def _leading_zeros(
     if not numeric:
         return set()
     check_fields(path, options["separator"], len(inferred), null_values=nulls, what=what)
-    starts = f"^(?:{LEADING_ZERO})"
-    read = pl.scan_csv(path, **options, null_values=list(nulls) or None, infer_schema=False)
-    found = read.select(pl.col(c).str.contains(starts).any() for c in numeric).collect().row(0)
-    return {c for c, hit in zip(numeric, found) if hit}
+    key = (_file_version(path, options["separator"], len(inferred)), options["has_header"], tuple(nulls), *numeric)
+    if key not in _ZEROS:  # a job reads its input on two roads: the pass over the columns once per file version
+        starts = f"^(?:{LEADING_ZERO})"
+        read = pl.scan_csv(path, **options, null_values=list(nulls) or None, infer_schema=False)
+        found = read.select(pl.col(c).str.contains(starts).any() for c in numeric).collect().row(0)
+        _ZEROS[key] = {c for c, hit in zip(numeric, found) if hit}
+    return set(_ZEROS[key])
+
+
+_ZEROS: dict[tuple[object, ...], set[str]] = {}
+"""The columns :func:`_leading_zeros` found, per version of a file (:func:`_file_version`), header, null strings and
+numeric columns."""
 
 
 _DUPLICATED = re.compile(r"_duplicated_\d+\Z")
@@ -728,8 +736,7 @@ def check_fields(
     polars_anon.errors.InputError: cannot read input '.../t.csv' as CSV: record 3 (the header is record 1) has 2 fields,
     the header 3; a row has another number of fields than the header: quote the fields that hold the separator
     """
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, separator, n_fields)
+    key = _file_version(path, separator, n_fields)
     nulls = tuple(dict.fromkeys(null_values))
     if (key, nulls) in _CHECKED:
         return _CHECKED[key, nulls]
@@ -738,6 +745,13 @@ def check_fields(
         raise InputError(f"cannot read {what} {str(path)!r} as CSV: {problem}")
     _CHECKED[key, nulls] = empty
     return empty
+
+
+def _file_version(path: Path, separator: str, n_fields: int) -> tuple[str, int, int, int, int, str, int]:
+    """One version of a CSV file read with `separator` into `n_fields` fields: its path, inode, mtime, ctime and size
+    (a file replaced with its mtime kept, ``cp -p``, has another inode or ctime), the separator and the fields."""
+    stat = path.stat()
+    return (str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, separator, n_fields)
 
 
 _CHECKED: dict[tuple[tuple[str, int, int, int, int, str, int], tuple[str, ...]], bool] = {}

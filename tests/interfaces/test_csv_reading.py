@@ -412,3 +412,25 @@ def test_metrics_and_encode_read_the_original_as_the_job_reads_its_input(
     table = dict(line.split() for line in figures[0].splitlines()[1:])
     assert float(table["ncp"]) == pytest.approx(want["ncp"], abs=1e-3)
     assert float(table["distortion"]) == pytest.approx(want["distortion"], abs=1e-3)
+
+
+def test_the_leading_zero_pass_runs_once_per_version_of_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A DuckDB job scanned its CSV input twice and read its numeric columns as text twice for the leading-zero rule
+    (io._leading_zeros): once per version of the file now; a rewritten file is read again."""
+    from polars_anon import io
+
+    texts = []
+    scan = pl.scan_csv
+
+    def counted(*args: object, **kwargs: object) -> pl.LazyFrame:
+        texts.extend([1] if kwargs.get("infer_schema") is False else [])
+        return scan(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(io.pl, "scan_csv", counted)
+    path = tmp_path / "t.csv"
+    path.write_text("zip,age\n94154,31\n2190,33\n")
+    assert [io.scan_input(path).collect_schema()["zip"] for _ in range(2)] == [pl.Int64, pl.Int64]
+    assert len(texts) == 1
+    path.write_text("zip,age\n94154,31\n02190,33\n")
+    assert io.scan_input(path).collect()["zip"].to_list() == ["94154", "02190"]
+    assert len(texts) == 2
