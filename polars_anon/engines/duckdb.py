@@ -569,8 +569,11 @@ class DuckDBEngine:
         return f"list_sort(list(DISTINCT {expr}))"
 
     def write(self, table: duckdb.DuckDBPyRelation, path: str | Path) -> None:
+        """Write `table` to Parquet, each Datetime column without zone in the unit it reaches Polars in
+        (:meth:`units`): a job's ``Datetime('ms')`` input is written in ``ms``, as Polars writes it, not in the
+        microseconds DuckDB read it as. A zoned one is written as DuckDB holds it (the instant, in UTC, in ``us``)."""
         with interruptible(self.con.interrupt):
-            table.to_parquet(str(path))
+            _in_units(table, self.units(table)).to_parquet(str(path))
 
     def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
         with interruptible(self.con.interrupt):
@@ -578,6 +581,28 @@ class DuckDBEngine:
 
     def __repr__(self) -> str:
         return "DuckDBEngine()"
+
+
+_NAIVE = {"ms": "TIMESTAMP_MS", "us": "TIMESTAMP", "ns": "TIMESTAMP_NS"}
+"""DuckDB's timestamp type without time zone of each Polars time unit."""
+
+
+def _in_units(table: duckdb.DuckDBPyRelation, units: Mapping[str, TimeUnit]) -> duckdb.DuckDBPyRelation:
+    """`table` with each timestamp column without zone named in `units` cast to that unit (the rest as they are).
+
+    >>> con = duckdb.connect()
+    >>> _in_units(con.sql("SELECT TIMESTAMP '2020-01-01' AS t, 1 AS n"), {"t": "ms"}).types
+    [TIMESTAMP_MS, INTEGER]
+    """
+    naive = set(_NAIVE.values())
+    cast = {
+        c: _NAIVE[units[c]]
+        for c, t in zip(table.columns, table.types)
+        if c in units and str(t) in naive and str(t) != _NAIVE[units[c]]
+    }
+    if not cast:
+        return table
+    return table.project(", ".join(f"{_q(c)}::{cast[c]} AS {_q(c)}" if c in cast else _q(c) for c in table.columns))
 
 
 def memory_size(name: str, value: object) -> str:

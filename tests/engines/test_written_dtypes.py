@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 import polars_anon as pa
@@ -148,3 +149,26 @@ def test_a_naive_datetime_on_spark_keeps_its_wall_clock_time(spark: Any) -> None
     finally:
         spark.conf.set("spark.sql.session.timeZone", zone)
     assert back.equals(frame.cast({"ms": pl.Datetime("us")}))  # Spark's timestamps are in microseconds
+
+
+@pytest.mark.parametrize("unit", ["ms", "us", "ns"])
+def test_a_parquet_datetime_keeps_its_unit_on_every_road(unit: str, tmp_path: Any) -> None:
+    """mend33: a DuckDB job wrote an insensitive Datetime('ms') column of its Parquet input as microseconds (DuckDB
+    reads milliseconds as microseconds), where the Polars job and pa.anonymize(engine='duckdb').sink_parquet kept
+    'ms'. The Arrow schema of every road's file names the input's unit."""
+    from polars_anon.job import Job, run_job
+
+    at = [datetime.datetime(2020, 1, 1, i % 3, 0, 0, 123000) for i in range(8)]
+    data = tmp_path / "in.parquet"
+    pl.DataFrame({"sex": ["F", "M"] * 4, "at": pl.Series(at, dtype=pl.Datetime(unit))}).write_parquet(data)  # type: ignore[arg-type]
+    keys = {"input": str(data), "k": 2, "report_html": False, "qids": {"sex": {"hierarchy": "suppress"}}}
+    outputs = []
+    for engine in ("polars", "duckdb"):
+        outputs.append(tmp_path / f"job_{engine}.parquet")
+        run_job(Job.from_dict({**keys, "engine": engine, "insensitive": ["at"], "output": str(outputs[-1])}))
+        outputs.append(tmp_path / f"api_{engine}.parquet")
+        result = pa.anonymize(pl.scan_parquet(data), hierarchies=SEX, k=2, insensitive="at", engine=engine)
+        result.sink_parquet(outputs[-1], report_html=False)
+    types = {path.name: str(pq.read_schema(path).field("at").type) for path in outputs}
+    assert types == dict.fromkeys(types, f"timestamp[{unit}]")
+    assert all(pl.read_parquet(path)["at"].sort().to_list() == sorted(at) for path in outputs)  # the same values
