@@ -5,6 +5,7 @@ Writing is :mod:`polars_anon.outputs` (all-or-nothing output sets)."""
 from __future__ import annotations
 
 import codecs
+import glob
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from polars_anon._scans import missing_sources, serialized_scans
 from polars_anon._validate import check_unique
 from polars_anon.errors import AnonError, InputError, NotKAnonymousError, preview
 from polars_anon.labels import iso_dates
-from polars_anon.locations import URI, as_location
+from polars_anon.locations import URI, as_location, is_uri
 
 __all__ = [
     "BLANK",
@@ -34,6 +35,7 @@ __all__ = [
     "RAGGED",
     "cast_columns",
     "check_fields",
+    "check_source",
     "changed_files",
     "check_text",
     "csv_errors",
@@ -306,6 +308,33 @@ def parquet_footer(name: str | Path) -> pl.Schema:
     return pl.scan_parquet(name, glob=not Path(name).exists()).collect_schema()
 
 
+def check_source(path: str | Path, what: str = "input") -> None:
+    """Refuse in one line a local Parquet source an engine would read itself, in the words a job's input is refused
+    in: a folder without parts, or with parts in subfolders (:func:`parquet_parts`), a pattern (``d/*.parquet``)
+    that matches no file, or a path that is neither a file nor a folder.
+
+    >>> check_source("no/such.parquet")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: input 'no/such.parquet' does not exist or is not a file
+    """
+    name = str(path)
+    if is_uri(name):  # read where the engine reads it: it says what is wrong there
+        return
+    if Path(name).is_dir():
+        parquet_parts(name, what)
+    elif not Path(name).is_file():
+        if not re.search(r"[*?\[]", name):
+            raise InputError(_no_file(name, what))
+        if not glob.glob(name, recursive=True):
+            raise InputError(f"{what} {name!r} names no file (a pattern that matches none)")
+
+
+def _no_file(path: str | Path, what: str) -> str:
+    """What is said of an input path that is neither a file nor a folder."""
+    return f"{what} {str(path)!r} does not exist or is not a file"
+
+
 def parquet_parts(path: str | Path, what: str = "input") -> list[Path]:
     """The Parquet files of a folder of parts (Spark's and Hive's layout: ``part-*.parquet``), sorted by name,
     so every engine reads the rows in the same order; markers such as ``_SUCCESS`` and ``.crc`` files are skipped.
@@ -397,7 +426,7 @@ def scan_input(
     if path.is_dir():
         return _scan_parquet(path, parquet_parts(path, what), what)
     if not path.is_file():
-        raise InputError(f"{what} {str(path)!r} does not exist or is not a file")
+        raise InputError(_no_file(path, what))
     if is_csv(path):
         if not isinstance(separator, str) or len(separator.encode()) != 1:
             raise InputError(

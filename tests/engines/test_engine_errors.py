@@ -188,6 +188,38 @@ def test_unknown_table_names(spark: Any) -> None:
         pas.anonymize("nobody", **KW)
 
 
+def test_a_path_duckdb_cannot_read_is_named_in_the_job_words(tmp_path: Path) -> None:
+    """mend33: DuckDB said "no table or view 'flat'" of a path it could not read (a folder without Parquet, a Hive
+    layout's key=value folder, a missing file): refused in the words a job's input is refused in, one line each;
+    a Parquet file's name and a folder of parts are read (as a job reads them)."""
+    from polars_anon.job import Job, run_job
+
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "notes.txt").write_text("no parquet here")
+    (tmp_path / "hive" / "y=1").mkdir(parents=True)
+    T.write_parquet(tmp_path / "hive" / "y=1" / "part-0.parquet")
+    (tmp_path / "parts").mkdir()
+    T.write_parquet(tmp_path / "parts" / "part-0.parquet")
+    for given in ("flat", "hive", "missing.parquet", "no/such/file"):
+        path = str(tmp_path / given)
+        job = {
+            "input": path,
+            "output": str(tmp_path / "out.parquet"),
+            "k": 2,
+            "qids": {"sex": {"hierarchy": "suppress"}},
+        }
+        with pytest.raises(pa.InputError) as polars_road:
+            run_job(Job.from_dict(job))
+        words = str(polars_road.value)
+        assert f"{path!r}" in words and "\n" not in words
+        with pytest.raises(pa.InputError) as duckdb_road:  # was InvalidParameterError: no table or view
+            pad.anonymize(path, connection=duckdb.connect(), **KW)
+        assert str(duckdb_road.value) == words
+    for given in ("parts", "parts/part-0.parquet"):
+        published = pad.anonymize(str(tmp_path / given), connection=duckdb.connect(), **KW).collect()
+        assert published.sort("id")["id"].to_list() == list(range(12))
+
+
 def test_spark_check_groups_once_and_agrees_with_polars(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two sensitive attributes, l-diversity on one: Spark's check of the published table brings one grouped result
     to the driver (GROUPING SETS of (class, party) and (class, diag); the classes summed from the first), and finds

@@ -169,6 +169,10 @@ def test_a_parquet_datetime_keeps_its_unit_on_every_road(unit: str, tmp_path: An
         outputs.append(tmp_path / f"api_{engine}.parquet")
         result = pa.anonymize(pl.scan_parquet(data), hierarchies=SEX, k=2, insensitive="at", engine=engine)
         result.sink_parquet(outputs[-1], report_html=False)
+    outputs.append(tmp_path / "path_duckdb.parquet")  # the file's name, read by DuckDB itself (it said us there too)
+    result = pa.anonymize(str(data), hierarchies=SEX, k=2, insensitive="at", engine="duckdb")
+    assert result.collect()["at"].dtype == pl.Datetime(unit)  # type: ignore[arg-type]
+    result.sink_parquet(outputs[-1], report_html=False)
     types = {path.name: str(pq.read_schema(path).field("at").type) for path in outputs}
     assert types == dict.fromkeys(types, f"timestamp[{unit}]")
     assert all(pl.read_parquet(path)["at"].sort().to_list() == sorted(at) for path in outputs)  # the same values
