@@ -1046,9 +1046,10 @@ def _first_line(exc: BaseException) -> str:
 
 
 def check_text(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None:
-    """Refuse a CSV file that is not UTF-8, naming the line of the first bad byte, or whose lines end with a carriage
-    return alone (``\\r``, no ``\\n`` anywhere: Polars reads such a file as one line, a header of every field and
-    no row, DuckDB and Spark alike), in one streaming pass.
+    """Refuse a CSV file that is not UTF-8, naming the line of the first bad byte, or where a line ends with a carriage
+    return alone (``\\r`` followed by anything but ``\\n``, outside a quoted field: Polars reads it as no line break,
+    so every line of a file of such lines is one header of every field and no row, and one such line among ``\\n``
+    lines makes a record of too many fields; DuckDB and Spark alike), naming its line, in one streaming pass.
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "mac.csv"
@@ -1057,14 +1058,24 @@ def check_text(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None
     Traceback (most recent call last):
     ...
     polars_anon.errors.InputError: cannot read input '.../mac.csv' as CSV: its lines end with a carriage return...
+    >>> _ = path.write_bytes(b'id,sex\\r\\n1,"F\\rx"\\r\\n2,M\\r2,F\\r\\n')
+    >>> check_text(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: cannot read input '.../mac.csv' as CSV: line 3 ends with a carriage return alone...
     """
     decoder = codecs.getincrementaldecoder("utf-8")()
     line, offset = 1, 0
-    newline = carriage = False
+    newline = suspect = held = False
     with path.open("rb") as f:
         while block := f.read(chunk):
             newline = newline or b"\n" in block
-            carriage = carriage or b"\r" in block
+            suspect = suspect or (held and not block.startswith(b"\n"))
+            if b"\r" in block:  # one before anything but a line feed? (counted: a CRLF file costs two counts a block)
+                held = block.endswith(b"\r")  # judged by the next block's first byte
+                suspect = suspect or block.count(b"\r") - held != block.count(b"\r\n")
+            else:
+                held = False
             try:
                 decoder.decode(block)
             except UnicodeDecodeError as exc:
@@ -1081,12 +1092,47 @@ def check_text(path: Path, chunk: int = 1 << 24, *, what: str = "input") -> None
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         raise InputError(f"{what} {str(path)!r} is not UTF-8 text: it ends inside a multi-byte character") from None
-    if carriage and not newline:
+    lone = _lone_return_line(path, chunk) if suspect or held else None  # a quoted field may hold one: read again
+    if lone is not None:
+        where, which = (f"line {lone} ends", "every line") if newline else ("its lines end", "them")
         raise InputError(
-            f"cannot read {what} {str(path)!r} as CSV: its lines end with a carriage return alone (\\r, as old Mac "
-            "files), which no engine reads as a line break; end them with \\n or \\r\\n (e.g. tr '\\r' '\\n' < "
+            f"cannot read {what} {str(path)!r} as CSV: {where} with a carriage return alone (\\r, as old Mac "
+            f"files), which no engine reads as a line break; end {which} with \\n or \\r\\n (e.g. tr '\\r' '\\n' < "
             f"{path.name} > fixed.csv) or write the table as Parquet"
         )
+
+
+def _lone_return_line(path: Path, chunk: int) -> int | None:
+    """The line (from 1, counting line feeds) of the first carriage return of `path` that ends a line alone: followed
+    by a byte other than a line feed, or by none, outside a quoted field (:func:`_lone_return`); None if there is
+    none."""
+    odd, line, held = False, 1, b""
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            data = held + block  # a carriage return that ended the last block, judged by the byte after it
+            at = _lone_return(data, odd)
+            if at is not None:
+                return line + data[:at].count(b"\n")
+            odd ^= bool(block.count(b'"') & 1)
+            line += block.count(b"\n")
+            held = b"\r" if data.endswith(b"\r") else b""
+    return line if held and not odd else None
+
+
+def _lone_return(data: bytes, odd: bool) -> int | None:
+    """The index in `data` of its first carriage return followed by a byte other than a line feed and outside a
+    quoted field (`odd`: `data` starts inside one; a quoted field may hold one), or None. Its last byte is not judged:
+    the byte after it is not known."""
+    import numpy as np
+
+    a = np.frombuffer(data, np.uint8)
+    lone = np.flatnonzero((a[:-1] == 13) & (a[1:] != 10))
+    if len(lone) and b'"' in data:  # the quotes before each, odd or even (uint8 wraps at 256, an even number)
+        parity = (np.cumsum(a == 34, dtype=np.uint8) + odd) & 1
+        lone = lone[parity[lone] == 0]
+    elif odd:
+        return None
+    return int(lone[0]) if len(lone) else None
 
 
 def report_path(output: str | Path) -> Path | URI:
