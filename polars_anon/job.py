@@ -997,7 +997,6 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     """The job's input as the engine's table: Parquet with the engine's reader; CSV with the engine's CSV reader, each
     column typed as Polars reads it (then cast as ``schema`` says), so every engine sees the same values."""
     if not is_csv(job.input):
-        _refuse_parquet_schema(engine.name, job)
         if not isinstance(job.input, URI):  # the file's own zones, as the Polars road reads them
             consult_zones(engine.name, getattr(engine, "time_zone", None), job.scan(), list(job.qids))
             consult_source_dtypes(engine.name, [job.input])
@@ -1020,18 +1019,6 @@ def read_on_engine(engine: Any, job: Job) -> Any:
     if engine.name == "duckdb":
         return _csv_on_duckdb(engine, job, _CsvTypes(raw, wanted, nulls, empty))
     return _csv_on_spark(engine, job, _CsvTypes(raw, wanted, nulls, empty))
-
-
-def _refuse_parquet_schema(engine: str, job: Job) -> None:
-    """``schema`` with a Parquet input on DuckDB or Spark, refused before a row is read: those engines read the file
-    with its own types (the casts are made on Polars and for a CSV input), so the job would publish other values than
-    on Polars (mend32: ``schema = { w = "Int64" }`` published the text ``02190`` on DuckDB, 2190 on Polars)."""
-    if job.schema:
-        raise InvalidParameterError(
-            f"job file: schema casts {sorted(job.schema)} on engine 'polars' and for a CSV input; engine {engine!r} "
-            f"reads the Parquet input {str(job.input)!r} with the file's own types: write the file with those types "
-            "(pl.scan_parquet(path).cast({...}).sink_parquet(...)), or run on engine 'polars'"
-        )
 
 
 @dataclass(frozen=True)

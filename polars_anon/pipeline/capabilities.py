@@ -630,6 +630,22 @@ JOB_REFUSALS: tuple[JobRefusal, ...] = (
     ),
     *(
         JobRefusal(
+            engine,
+            "parquet",
+            "schema",
+            lambda value, source, engine=engine: (
+                f"job file: schema casts {sorted(value)} on engine 'polars' and for a CSV input; engine {engine!r} "
+                f"reads the Parquet input {source!r} with the file's own types: write the file with those types "
+                "(pl.scan_parquet(path).cast({...}).sink_parquet(...)), or run on engine 'polars'"
+            ),
+            when=lambda given: bool(given["schema"]),
+        )
+        # mend32: the casts were silently skipped there (schema = { w = "Int64" } published the text '02190' on
+        # DuckDB, 2190 on Polars); refused when the job file is read, before a Spark session starts (mend33)
+        for engine in ("duckdb", "spark")
+    ),
+    *(
+        JobRefusal(
             "*",
             "parquet",
             key,

@@ -445,9 +445,30 @@ def test_a_schema_with_a_parquet_input_is_refused_off_polars(
     assert cli.main(["anonymize", str(job), "-q", "--engine", engine]) == 2
     assert capsys.readouterr().err == (
         f"polars-anon: error: job file: schema casts ['w'] on engine 'polars' and for a CSV input; engine {engine!r} "
-        f"reads the Parquet input {str(work / 'people.parquet')!r} with the file's own types: write the file with "
+        "reads the Parquet input 'people.parquet' with the file's own types: write the file with "
         "those types (pl.scan_parquet(path).cast({...}).sink_parquet(...)), or run on engine 'polars'\n"
     )
     assert not (work / "out").exists()
     assert cli.main(["anonymize", str(job), "-q"]) == 0
     assert pl.read_parquet(work / "out" / "anon.parquet")["w"].unique().to_list() == [2190]
+
+
+def test_a_schema_with_a_parquet_input_is_refused_before_a_spark_session(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mend33: the refusal above came after the job's Spark session had started (about 5 s of JVM): it is made when
+    the job file is read (the job table of polars_anon.pipeline.capabilities), so no engine is made."""
+    import polars_anon.engines.spark as spark_engine
+
+    def started(*_: object, **__: object) -> None:
+        raise AssertionError("a Spark session was started before the refusal")
+
+    monkeypatch.setattr(spark_engine, "session", started)
+    job = _job(work, 'schema = { age = "Int64" }\nengine = "spark"\n')
+    with pytest.raises(InvalidParameterError, match=r"^job file: schema casts \['age'\] .* engine 'spark' reads the"):
+        Job.load(job)
+    with pytest.raises(InvalidParameterError, match=r"engine 'duckdb' reads the Parquet input 'people.parquet'"):
+        Job.load(job, engine="duckdb")  # the command line's --engine too
+    Job.load(job, engine="polars")  # Polars casts
+    (work / "job.toml").write_text(JOB.format(extra='schema = {}\nengine = "spark"'))
+    Job.load(work / "job.toml")  # an empty schema casts nothing

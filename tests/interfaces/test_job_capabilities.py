@@ -54,6 +54,14 @@ CASES = [
         '"local_suppression" publishes missing cells as wildcards',
     ),
     *(
+        (
+            {"input": "t.parquet", "engine": engine, "schema": {"w": "Int64"}},
+            f"job file: schema casts ['w'] on engine 'polars' and for a CSV input; engine {engine!r} reads the Parquet "
+            "input 't.parquet' with the file's own types",
+        )
+        for engine in ("duckdb", "spark")
+    ),
+    *(
         ({"input": "t.parquet", key: value}, f"job file: key {key!r} is for CSV input, but input 't.parquet' is read")
         for key, value in CSV_VALUES.items()
     ),
@@ -75,6 +83,9 @@ def test_what_the_engine_and_input_take_passes() -> None:
     assert Job.from_dict({**BASE, "input": "t.csv", **CSV_VALUES, "encode": "fillparent"}).encode == ["fillparent"]
     assert Job.from_dict({**BASE, "input": "t.parquet", "engine": "duckdb", "driver_tuples": 10}).driver_tuples == 10
     assert Job.from_dict({**BASE, "input": "t.parquet", "engine": "spark", "encode": []}).encode == []
+    assert Job.from_dict({**BASE, "input": "t.csv", "engine": "spark", "schema": {"w": "Int64"}}).schema == {
+        "w": "Int64"
+    }
     assert Job.from_dict({**BASE, "input": "t.parquet", "method": "mondrian", "encode": "fillparent"}).encode == [
         "fillparent"
     ]
