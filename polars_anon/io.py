@@ -565,9 +565,10 @@ DTYPES: dict[str, pl.DataType] = {
 
 def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "schema") -> pl.LazyFrame:
     """`lf` with the columns of `schema` cast to the named types, refusing (with the column and its first values) a
-    value that does not convert exactly (``63.5`` to ``Int64``; text that parses as an integer, ``02190``, or as a
-    float, ``1.50``, converts exactly; text to ``Boolean`` is ``true`` or ``false`` in any case); one aggregated pass
-    reads the data to check.
+    value that does not convert exactly (``63.5`` to ``Int64``; text that parses as an integer, ``02190``, converts
+    exactly; text to ``Boolean`` is ``true`` or ``false`` in any case; a float type takes the nearest value it holds,
+    ``0.1`` as ``Float32``, refusing overflow and underflow: :func:`_nearest_float`); one aggregated pass reads the
+    data to check.
 
     >>> lf = pl.LazyFrame({"age": [63.0, 41.0, None]})
     >>> cast_columns(lf, {"age": "Int64"}).collect()["age"].to_list()
@@ -614,16 +615,34 @@ def cast_columns(lf: pl.LazyFrame, schema: Mapping[str, str], where: str = "sche
 def _exact(value: pl.Expr, cast: pl.Expr, source: pl.DataType, target: pl.DataType) -> pl.Expr:
     """Whether `value` converted to `cast` exactly (or not at all: null, refused as lost): it reads back as itself,
     or it is text that parsed as an integer (``02190``, a leading zero: LEADING_ZERO; ``+5``) or a Boolean, which is
-    exact, or as a float (``1.50``, ``2``, ``1e2``) that neither overflows to infinity (``1e400``) nor underflows to
-    zero (``1e-400``); a NaN written with a sign (``-nan``: Spark reads it as null) is refused."""
+    exact, or it became a float (:func:`_nearest_float`)."""
     if source == pl.String and (target.is_integer() or target == pl.Boolean):
         return pl.lit(True)
-    if source == pl.String and target.is_float():
+    if target.is_float() and (source == pl.String or source.is_numeric()):
+        return _nearest_float(value, cast, source)
+    return (cast.cast(source, strict=False) == value) | cast.is_null()
+
+
+def _nearest_float(value: pl.Expr, cast: pl.Expr, source: pl.DataType) -> pl.Expr:
+    """Whether `cast`, `value` (a number, or text) as a float type, is kept: a float type holds the nearest value of
+    its own, so any rounding within its range is (``0.1`` as ``Float32`` is 0.100000001..., 16777217 as
+    16777216.0; text that parses, ``1.50``, ``1e2``); a finite value that overflows to infinity (``1e400``; ``1e39``
+    as ``Float32``) or a nonzero one that underflows to zero (``1e-400``; ``1e-50`` as ``Float32``) is refused, and
+    so is a NaN written with a sign (``-nan``: Spark reads it as null).
+
+    >>> x = pl.col("x")
+    >>> lf = pl.LazyFrame({"x": [0.1, 1e39, 1e-50, float("inf"), 0.0]})
+    >>> lf.select(_nearest_float(x, x.cast(pl.Float32), pl.Float64())).collect()["x"].to_list()
+    [True, False, False, True, True]
+    """
+    if source == pl.String:
         infinite = value.str.contains(r"^[+-]?(?i:inf|infinity)$")
         zero = ~value.str.contains(r"^[^eE]*[1-9]")  # no nonzero digit before the exponent
         nan = value.str.contains(r"^(?i:nan)$")
-        return (cast.is_finite() & ((cast != 0) | zero)) | (cast.is_infinite() & infinite) | (cast.is_nan() & nan)
-    return (cast.cast(source, strict=False) == value) | cast.is_null()
+    else:
+        number = value.cast(pl.Float64)
+        infinite, zero, nan = number.is_infinite(), number == 0, number.is_nan()
+    return (cast.is_finite() & ((cast != 0) | zero)) | (cast.is_infinite() & infinite) | (cast.is_nan() & nan)
 
 
 def _converted(column: str, source: pl.DataType, target: pl.DataType) -> pl.Expr:

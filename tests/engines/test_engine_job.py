@@ -174,6 +174,40 @@ def test_a_schema_float_of_a_csv_column_read_as_text_publishes_its_numbers(
     assert got["w"].dtype == pl.Float64 and got["w"].to_list() == [1.5, 2.0, 100.0, 0.5, 5.0, float("-inf")]
 
 
+def test_a_schema_float32_takes_the_nearest_value_and_refuses_only_what_it_cannot_hold() -> None:
+    """mend33: `schema = { w = "Float32" }` refused 0.1 (the Float64 read does not read back through Float32). A
+    float type takes the nearest value it holds (an integer too); a finite value that overflows to infinity or a
+    nonzero one that underflows to zero is refused (as in text: the test above), naming the column and values."""
+    frame = pl.LazyFrame({"w": [0.1, -2.5, 3.4e38, None, float("nan")], "i": [16_777_217, 1, 2, 3, 4]})
+    got = cast_columns(frame, {"w": "Float32", "i": "Float32"}).collect()
+    assert got.schema == pl.Schema({"w": pl.Float32, "i": pl.Float32})
+    assert got["w"].to_list()[:4] == pl.Series([0.1, -2.5, 3.4e38, None], dtype=pl.Float32).to_list()
+    assert got["i"].to_list() == [16_777_216.0, 1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(InputError) as refused:
+        cast_columns(pl.LazyFrame({"w": [0.1, 1e39, -1e39, 1e-50, 0.0, float("inf")]}), {"w": "Float32"})
+    assert str(refused.value) == (
+        "schema: column 'w' has 3 values that are not Float32 (first: [1e+39, -1e+39, 1e-50]); fix them or choose "
+        "another type"
+    )
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])
+def test_a_schema_float32_of_a_csv_publishes_the_nearest_value_on_every_engine(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The nearest Float32 of 0.1, 0.7 and 1e-3 (Polars reads them as Float64), the same on every engine."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    (tmp_path / "in.csv").write_text("id,sex,w\n0,F,0.1\n1,F,0.7\n2,M,1e-3\n3,M,2.5\n")
+    (tmp_path / "job.toml").write_text(
+        f'input = "in.csv"\noutput = "out/a.parquet"\nk = 2\ninsensitive = ["id", "w"]\nengine = "{engine}"\n'
+        'schema = { w = "Float32" }\n[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q"]) == 0
+    got = pl.read_parquet(tmp_path / "out" / "a.parquet").sort("id")["w"]
+    assert got.dtype == pl.Float32 and got.equals(pl.Series("w", [0.1, 0.7, 1e-3, 2.5], dtype=pl.Float32))
+
+
 def test_cli_engine_flags_replace_the_job_file(work: Path) -> None:
     job = Job.load(_job(work, 'engine = "duckdb"'), engine="spark", master="local[2]")
     assert (job.engine, job.spark) == ("spark", {"master": "local[2]", "config": {}})
