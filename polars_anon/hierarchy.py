@@ -340,14 +340,16 @@ class Hierarchy:
         `digits` characters are masked from the right (all of them by default); a
         final ``*`` root is added when the masked values still differ. Integer
         values (an integer Series such as ``df["zip"].unique()``, or Python
-        integers) are masked on their zero-padded `width` (default: the widest
-        value's digits): the leaf 2134 keeps its label ``2134`` and its parent is
+        integers) with fewer digits than the widest are refused unless `width` is
+        given (a zip ``08628`` read as the integer 8628 would publish ``8628`` beside
+        ``08***``: read the column as text); with `width` they are masked
+        zero-padded: the leaf 2134 keeps its label ``2134`` and its parent is
         ``0213*``. See :mod:`polars_anon.builders.masks`.
 
         >>> h = Hierarchy.masking(["33101", "33102", "34000"], 3)
         >>> h.level_map(2).filter(pl.col("label") == "33101")["value"].item(), h.root
         ('331**', '*')
-        >>> h = Hierarchy.masking(pl.Series([2134, 33101]))
+        >>> h = Hierarchy.masking(pl.Series([2134, 33101]), width=5)
         >>> h.path_of("2134")
         ['2134', '0213*', '021**', '02***', '0****', '*****']
         """

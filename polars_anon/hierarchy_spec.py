@@ -6,7 +6,7 @@ The forms (TOML values of ``[qids.NAME] hierarchy = ...``):
 ``"age.csv"``                                      ARX CSV file, relative to the job file
 ``{ path = "age.csv", separator = ";" }``          the same with its separator
 ``"suppress"``                                     every value -> ``*``
-``{ mask = 5, width = 5 }``                        mask 5 characters; `width` pads integers
+``{ mask = 5, width = 5 }``                        mask 5 characters; `width` pads integers of several widths
 ``{ intervals = [5, 10], bottom = 18, top = 90 }`` integer bands, ``<18`` and ``>=90`` coded
 ``{ dates = ["month", "year", "decade"] }``        calendar levels of a Date/Datetime column
 ``{ ordered = [5, 2], label = "...", order = [] }`` sorted values in groups of 5, then 2 groups
@@ -220,6 +220,8 @@ def build_spec(
         raise InvalidParameterError(
             f"qid {name!r}: the {spec.kind!r} hierarchy is built from the column's values; none were given"
         )
+    if spec.kind == "mask":  # before the builder: its refusal worded for a job file
+        masks.check_codes(values, o["width"], column=name, road="job")
     try:
         if spec.kind == "csv":
             return Hierarchy.from_csv(base / o["path"], separator=o["separator"])

@@ -592,7 +592,7 @@ def hierarchy_from_spec(
     ``{intervals = [w1, ...], bottom = b, top = t}``, ``{dates = ["month", ...]}``,
     ``{ordered = [s1, ...], label = "...", order = [...]}`` or
     ``{path = "...", separator = ";"}``. Built-in kinds need the column's distinct
-    `values` (a Series keeps the column's dtype: integers are masked zero-padded,
+    `values` (a Series keeps the column's dtype: integers are masked zero-padded with a width,
     dates keep their String form). A bad spec is refused naming the qid and key.
 
     >>> hierarchy_from_spec("sex", "suppress", ["F", "M"]).leaf_labels

@@ -62,6 +62,7 @@ __all__ = [
     "WEIGHT_NOT_NUMERIC",
     "Message",
     "setting",
+    "short_codes",
     "sql_text",
     "write_sql",
 ]
@@ -332,6 +333,43 @@ def setting(key: str, value: object, road: Road) -> str:
     if road == "job":
         return f"set {key} = {json.dumps(value)} in the job file"
     return f"pass {key}={value!r}"
+
+
+def _toml_key(name: str) -> str:
+    """`name` as a TOML key: bare when it can be, else quoted."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) -> str:
+    """The masking refusal of `n` integers with fewer digits than the widest value's `widest` (`first`: up to 5 of
+    them; `column` ``''`` for values not from a named column), its ways out spelled for the user's `road`: read the
+    column as text (codes, such as zip codes, that lost their leading zeros when read as numbers), or give the width.
+
+    >>> python, job = (short_codes("zip", 1, [8628], 5, road) for road in ("python", "job"))
+    >>> python.startswith("masking: column 'zip' holds 1 integers with fewer digits than its widest value (5)")
+    True
+    >>> "schema_overrides={'zip': pl.String}); else pass width=5" in python
+    True
+    >>> 'set schema = { zip = "String" } in the job file; else give { width = 5 } in its hierarchy table' in job
+    True
+    """
+    name = column or "column"
+    if road == "job":
+        text = f'set schema = {{ {_toml_key(name)} = "String" }} in the job file'
+        width = f"give {{ width = {widest} }} in its hierarchy table"
+    else:
+        text = f"pl.scan_csv(path, schema_overrides={{{name!r}: pl.String}})"
+        width = f"pass width={widest}"
+    example = str(first[0])
+    above = example.zfill(widest)[:-1] + "*"
+    shown = "[" + ", ".join(str(v) for v in first[:5]) + "]"
+    where = f"column {column!r} holds" if column else "the values are"
+    return (
+        f"masking: {where} {n} integers with fewer digits than its widest value ({widest}) (first: {shown}): "
+        f"zero-padded above their leaves they would publish both {example!r} and {above!r}; if they are codes that "
+        f"lost their leading zeros when read as numbers, read the column as text: {text}; else {width} to mask them "
+        "zero-padded (the leaves keep their digits)"
+    )
 
 
 def _sql_macro(message: Message) -> str:

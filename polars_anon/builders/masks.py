@@ -3,11 +3,13 @@
 String values are masked on their own length (``33101 -> 3310* -> 331** -> ...``); a value with no more
 characters than a level masks is fully masked there, ``*`` repeated as many times as the level masks (``7`` ->
 ``*`` -> ``**``, merging with ``12`` at ``**``), so every level masks every value.
-Integer values (an integer Series, or Python/NumPy integers) are masked on their
-zero-padded width, the widest value's digit count unless `width` is given, so
-that a zip code stored as the integer 2134 is masked as ``02134``: its leaf stays
-``2134`` (the column's String cast) and its parent is ``0213*``, next to 02130 to
-02139; every value then meets at ``*****``. A final root `char` is added when the
+Integer values (an integer Series, or Python/NumPy integers) of one digit count are masked as their text. Integers
+with fewer digits than the widest are refused (:func:`check_codes`) unless `width` is given: a zip code read as the
+integer 8628 (``08628`` in the file) would keep its leaf ``8628`` (the column's String cast, the published value
+where it is not generalized) under ``0862*``, so a column published at several levels (``topdown``) would mix
+``8628`` and ``08***``; the way out is reading the column as text. With `width`, the user says the integers are codes
+of that width: they are masked zero-padded (the leaf 2134 under ``0213*``, next to 02130 to 02139; every value meets
+at ``*****``). A final root `char` is added when the
 last masked level still differs between values (``char`` repeated once more than the levels when a one-character
 value's level 1 is already ``char``).
 """
@@ -18,11 +20,13 @@ from collections.abc import Iterable
 
 import polars as pl
 
+from polars_anon._types import Road
 from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, distinct, string_labels
 from polars_anon.errors import InvalidParameterError, preview
+from polars_anon.messages import short_codes
 
-__all__ = ["MAX_DIGITS", "MAX_WIDTH", "check_digits", "check_width", "rows"]
+__all__ = ["MAX_DIGITS", "MAX_WIDTH", "check_codes", "check_digits", "check_width", "rows"]
 
 MAX_DIGITS = 100
 """The most characters masked (one hierarchy level each): masking is for codes (zip codes, ids, phone numbers);
@@ -58,14 +62,38 @@ def check_width(width: object) -> int | None:
     return None if width is None else _positive("width", width, MAX_WIDTH, why)
 
 
+def check_codes(values: object, width: int | None, *, column: str | None = None, road: Road = "python") -> None:
+    """Refuse integer `values` with fewer digits than the widest when no `width` is given (see the module docstring):
+    the one rule of integer masking, which a job also applies before it builds (`column` and `road` word the
+    refusal: :func:`polars_anon.messages.short_codes`; `column` defaults to the Series' name).
+
+    >>> check_codes(pl.Series("zip", [8628, 33101]), None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: masking: column 'zip' holds 1 integers with fewer digits than its \
+widest value (5) (first: [8628]): ...
+    """
+    series = distinct(values, "masking")
+    if width is not None or not series.dtype.is_integer():
+        return
+    digits = series.abs().cast(pl.String).str.len_chars()
+    widest = int(digits.max())  # type: ignore[arg-type]
+    shorter = series.filter(digits < widest).sort()
+    if len(shorter):
+        name = series.name if column is None else column
+        raise InvalidParameterError(short_codes(name, len(shorter), shorter.head(5).to_list(), widest, road))
+
+
 def _padded(series: pl.Series, labels: list[str], width: int | None) -> list[str]:
-    """Integer labels zero-padded to a common width (the widest value's unless given)."""
+    """Integer labels zero-padded to the given width (:func:`check_codes` refuses values of different digit counts
+    without one)."""
     negative = series.filter(series < 0).to_list()
     if negative:
         raise InvalidParameterError(
             f"masking: {len(negative)} integer values are negative (first: {preview(negative)}); "
             "masking pads integers such as zip codes with zeros and needs values >= 0"
         )
+    check_codes(series, width)
     widest = max(len(v) for v in labels)
     if width is not None and width < widest:
         too_wide: list[object] = [v for v in labels if len(v) > width]
@@ -81,7 +109,7 @@ def rows(
 ) -> list[Row]:
     """Rows ``[label, masked1, ..., maskedN(, char)]`` sorted by the (padded) value.
 
-    >>> rows(pl.Series([2134, 33101]), 2)
+    >>> rows(pl.Series([2134, 33101]), 2, width=5)
     [['2134', '0213*', '021**', '*'], ['33101', '3310*', '331**', '*']]
     """
     digits, width = check_digits(digits), check_width(width)

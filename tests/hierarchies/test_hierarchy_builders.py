@@ -253,15 +253,35 @@ def test_from_levels_refusals() -> None:
 
 # ---------------------------------------------------------------- masking of integers (issue 12)
 def test_integer_zip_codes_are_masked_on_their_zero_padded_width() -> None:
-    """Issue 12: Int64 zips 2134 and 33101 met only at an extra root; 2134 is zip 02134."""
-    h = Hierarchy.masking(pl.Series([33101, 2134, 2139], dtype=pl.Int64))
+    """Issue 12: Int64 zips 2134 and 33101 met only at an extra root; 2134 is zip 02134, given as width=5 (mend36:
+    without a width such integers are refused, see below)."""
+    h = Hierarchy.masking(pl.Series([33101, 2134, 2139], dtype=pl.Int64), width=5)
     assert h.leaf_labels == ["2134", "2139", "33101"]  # the column's String cast
     assert chain(h, "2134") == ["2134", "0213*", "021**", "02***", "0****", "*****"]
     assert h.lca(h.id_of("2134"), h.id_of("2139")) == h.id_of("0213*")
     assert h.root == "*****" and h.height == 6  # every value meets at *****, no extra root
-    assert Hierarchy.masking([2134, 33101]) == Hierarchy.masking(pl.Series([2134, 33101]))  # Python ints too
+    assert Hierarchy.masking([2134, 33101], width=5) == Hierarchy.masking(pl.Series([2134, 33101]), width=5)
     wide = Hierarchy.masking(pl.Series([501, 2134]), 2, width=5)
     assert chain(wide, "501") == ["501", "0050*", "005**", "*"]
+
+
+def test_integers_shorter_than_the_widest_are_refused_naming_the_column_a_value_and_the_fix() -> None:
+    """mend36: a CSV's zip 08628 read as the integer 8628 was masked '0862*', '086**', ... above its leaf '8628', so
+    topdown published both '8628' and '08***' in one column, silently. Fails before: the hierarchy was built."""
+    zips = pl.Series("zip", [8628, 33101, 8628, 12827])
+    with pytest.raises(InvalidParameterError) as caught:
+        Hierarchy.masking(zips.unique())
+    message = str(caught.value)
+    assert message.startswith("masking: column 'zip' holds 1 integers with fewer digits than its widest value (5)")
+    assert "(first: [8628])" in message and "'8628' and '0862*'" in message and "\n" not in message
+    assert (
+        "read the column as text: pl.scan_csv(path, schema_overrides={'zip': pl.String}); else pass width=5" in message
+    )
+    with pytest.raises(InvalidParameterError, match=r"^masking: the values are 1 integers .* \(first: \[7\]\)"):
+        Hierarchy.masking([7, 12], 1)  # no column name: none is made up
+    assert chain(Hierarchy.masking(zips, width=5), "8628")[1] == "0862*"  # width: asked for, so padded
+    assert chain(Hierarchy.masking(zips.cast(pl.String)), "8628")[1] == "862*"  # text: its own length
+    assert chain(Hierarchy.masking(pl.Series("zip", [33101, 12827])), "12827")[1] == "1282*"  # one digit count
 
 
 def test_string_masking_unchanged_and_integer_refusals() -> None:

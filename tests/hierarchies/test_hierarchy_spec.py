@@ -33,7 +33,7 @@ def test_build_hierarchies_reads_values_with_their_dtype() -> None:
     lf = pl.LazyFrame(
         {"zip": [2134, 33101, None], "birth": [dt.date(2020, 2, 29), None, dt.date(1999, 12, 31)], "x": [1, 2, 3]}
     )
-    hs = build_hierarchies(lf, {"zip": {"mask": 5}, "birth": {"dates": ["year"]}, "x": None})
+    hs = build_hierarchies(lf, {"zip": {"mask": 5, "width": 5}, "birth": {"dates": ["year"]}, "x": None})
     assert list(hs) == ["zip", "birth"]  # x: a qid without hierarchy
     assert hs["zip"].label_of(hs["zip"].parent[hs["zip"].id_of("2134")]) == "0213*"
     assert hs["birth"].leaf_labels == ["1999-12-31", "2020-02-29"]
@@ -170,10 +170,32 @@ def _job(tmp_path: Path, df: pl.DataFrame, qids: str, k: int = 2, method: str = 
 
 
 def test_job_file_integer_zip_codes_merge_on_their_padded_prefix(tmp_path: Path) -> None:
-    """Issue 12: an Int64 zip column with { mask = 5 }: 2134 and 2139 meet at 0213*, not at an extra root."""
+    """Issue 12: an Int64 zip column with { mask = 5, width = 5 }: 2134 and 2139 meet at 0213*, not at an extra root
+    (mend36: without the width, refused: see below)."""
     df = pl.DataFrame({"zip": [2134, 2139, 33101, 33109]})
-    assert cli.main(["anonymize", str(_job(tmp_path, df, "[qids.zip]\nhierarchy = { mask = 5 }"))]) == 0
+    assert cli.main(["anonymize", str(_job(tmp_path, df, "[qids.zip]\nhierarchy = { mask = 5, width = 5 }"))]) == 0
     assert pl.read_parquet(tmp_path / "out.parquet")["zip"].to_list() == ["0213*", "0213*", "3310*", "3310*"]
+
+
+def test_job_file_integer_zip_codes_of_fewer_digits_are_refused_in_the_job_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend36: { mask = 5 } on an Int64 zip column (8628 was 08628) published '8628' beside '08***' with topdown.
+    Fails before: exit 0. The way out is the job file's: a schema entry, or the hierarchy's width."""
+    df = pl.DataFrame({"zip": [8628, 8628, 33101, 33109]})
+    job = _job(tmp_path, df, "[qids.zip]\nhierarchy = { mask = 5 }", method="topdown")
+    assert cli.main(["anonymize", str(job)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        err.startswith("polars-anon: error: masking: column 'zip' holds 1 integers with fewer digits")
+        and "\n" not in err
+    )
+    assert 'read the column as text: set schema = { zip = "String" } in the job file' in err
+    assert "else give { width = 5 } in its hierarchy table" in err and "schema_overrides" not in err
+    assert not (tmp_path / "out.parquet").exists()
+    job.write_text(job.read_text().replace("method", 'schema = { zip = "String" }\nmethod'))
+    assert cli.main(["anonymize", str(job)]) == 0  # the way out works: masked on their own length
+    assert pl.read_parquet(tmp_path / "out.parquet")["zip"].to_list() == ["8628", "8628", "3310*", "3310*"]
 
 
 def test_job_file_dates_and_coded_intervals(tmp_path: Path) -> None:
