@@ -29,7 +29,7 @@ from polars_anon._validate import check_columns, check_k
 from polars_anon.algorithms import METHODS
 from polars_anon.classes import k_summary
 from polars_anon.engines import ENGINES
-from polars_anon.errors import AnonError
+from polars_anon.errors import AnonError, OutputExistsError
 from polars_anon.interrupts import NOTHING_WRITTEN, install_handler, raises_on_signal, restore_handlers
 from polars_anon.io import (
     RAGGED,
@@ -42,6 +42,7 @@ from polars_anon.io import (
 )
 from polars_anon.job import Job, PrivacySpec, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
+from polars_anon.messages import output_exists
 from polars_anon.outputs import Interrupted, Outputs, recording, staged_write
 
 if TYPE_CHECKING:
@@ -1238,6 +1239,8 @@ def _run(argv: Sequence[str] | None) -> int:
         cause = exc.__cause__  # a late CSV value the road named (io.csv_errors): worded as the command line names it
         late = isinstance(cause, Exception) and late_value_words(str(cause)) is not None
         message = csv_read_error(args, cause) if late and isinstance(cause, Exception) else None
+        if isinstance(exc, OutputExistsError) and exc.target:  # the way out: the command's flag, not a keyword
+            message = output_exists(exc.what, exc.target, command_line=True)
         print(f"polars-anon: error: {message or ' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except Exception as exc:  # an engine's failure reading a CSV input mid-way is bad input; anything else is raised

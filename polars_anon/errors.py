@@ -69,7 +69,15 @@ class PrivacyModelError(NotKAnonymousError):
 
 
 class OutputExistsError(AnonError, FileExistsError):
-    """The output path exists and overwriting was not asked for."""
+    """The output path exists and overwriting was not asked for.
+
+    `what` and `target` name the output, so that the command line words the way out as its flag
+    (:func:`polars_anon.messages.output_exists`); the message is a Python caller's.
+    """
+
+    def __init__(self, message: str, *, what: str = "output", target: str = "") -> None:
+        super().__init__(message)
+        self.what, self.target = what, target
 
 
 class OutputError(AnonError, OSError):

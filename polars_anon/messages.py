@@ -61,6 +61,7 @@ __all__ = [
     "WEIGHT_IS_KEY",
     "WEIGHT_NOT_NUMERIC",
     "Message",
+    "output_exists",
     "setting",
     "short_codes",
     "sql_text",
@@ -333,6 +334,20 @@ def setting(key: str, value: object, road: Road) -> str:
     if road == "job":
         return f"set {key} = {json.dumps(value)} in the job file"
     return f"pass {key}={value!r}"
+
+
+def output_exists(what: str, target: str, command_line: bool) -> str:
+    """The refusal of an output that exists, its way out spelled for the caller: the keyword of the Python call
+    (a job run from Python too: ``run_job(job, overwrite=True)``), or the command's flag (a job file has no key for
+    it: the command line's ``--overwrite`` replaces).
+
+    >>> output_exists("output", "out/a.parquet", False)
+    "output 'out/a.parquet' exists; pass overwrite=True to replace it"
+    >>> output_exists("report", "out/a.report.json", True)
+    "report 'out/a.report.json' exists; add --overwrite to the command to replace it"
+    """
+    way = "add --overwrite to the command" if command_line else "pass overwrite=True"
+    return f"{what} {target!r} exists; {way} to replace it"
 
 
 def _toml_key(name: str) -> str:

@@ -42,6 +42,7 @@ from typing import Any, Self
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
 from polars_anon.interrupts import install_handler, raises_on_signal, restore_handlers
 from polars_anon.locations import URI, as_location
+from polars_anon.messages import output_exists
 
 __all__ = [
     "ROW_GROUP",
@@ -347,9 +348,8 @@ class Outputs:
                 f"{what} {str(final)!r} is an existing folder; give another path (the folder is left as it is)"
             )
         if final.exists() and not self.overwrite:
-            raise OutputExistsError(
-                f"{what} {str(final)!r} exists; pass overwrite=True (CLI: --overwrite) to replace it"
-            )
+            message = output_exists(what, str(final), command_line=False)  # the CLI words it: cli._run
+            raise OutputExistsError(message, what=what, target=str(final))
         if isinstance(final, Path):
             _check_writable(final, what)
         return final

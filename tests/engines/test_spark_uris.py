@@ -102,7 +102,7 @@ def test_spark_job_with_file_uris_checks_stages_and_renames_on_hadoop(
     assert report["seconds"] >= report["phases"]["aggregate"]
     before = _listing(work)
     assert cli.main(["anonymize", str(job), "-q"]) == 2  # the output exists, as Hadoop's file system says
-    assert "exists; pass overwrite=True (CLI: --overwrite)" in capsys.readouterr().err
+    assert "exists; add --overwrite to the command to replace it" in capsys.readouterr().err
     assert _listing(work) == before
     assert cli.main(["anonymize", str(job), "-q", "--overwrite"]) == 0
     assert pl.read_parquet(out / "anon.parquet").sort("id").equals(expected)

@@ -225,6 +225,9 @@ def test_output_refused_before_any_data_is_read(
     assert said.out == ""
     assert said.err.startswith("polars-anon: error: ") and said.err.count("\n") == 1
     assert output in said.err and words in said.err and "Parquet" not in said.err  # the input was never read
+    if words == "exists":  # mend36: the way out in the command line's words ("pass overwrite=True (CLI: ...)")
+        assert said.err.endswith("exists; add --overwrite to the command to replace it\n"), said.err
+        assert "overwrite=True" not in said.err
     assert _snapshot(work) == before
 
 

@@ -133,7 +133,7 @@ def test_output_exists_is_not_overwritten(tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
     out.write_bytes(b"precious")
     res = pa.anonymize(TABLE_I, hierarchies=ANIMAL_HIERARCHIES, insensitive="id", k=3)
-    with pytest.raises(pa.OutputExistsError, match="exists; pass overwrite=True"):
+    with pytest.raises(pa.OutputExistsError, match="exists; pass overwrite=True to replace it$"):  # no CLI words
         res.sink_parquet(out)
     assert out.read_bytes() == b"precious" and not (tmp_path / "out.report.json").exists()
     res.sink_parquet(out, overwrite=True)
