@@ -24,6 +24,7 @@ no code; build such a hierarchy in Python and save it with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,6 +173,28 @@ def _ordered_spec(name: str, spec: Mapping[str, Any]) -> HierarchySpec:
     )
 
 
+_BUILDER_NAMES: dict[str, str] = {
+    "mask": "{ mask = 5 }",
+    "masking": "{ mask = 5 }",
+    "intervals": "{ intervals = [5, 10] }",
+    "dates": '{ dates = ["month", "year"] }',
+    "ordered": "{ ordered = [5, 2] }",
+    "suppression": '"suppress"',
+}
+"""A builder's name (a table kind, or the Python builder's) -> the spec that builds it, shown when a job file names
+the builder as a string (``hierarchy = "dates"``), which is read as a hierarchy file's path."""
+
+
+def _builder_named(name: str, path: str, base: Path) -> None:
+    """Refuse a hierarchy file path that does not exist and is a builder's name, showing the spec that builds it."""
+    if path in _BUILDER_NAMES and not (base / path).exists():
+        raise InvalidParameterError(
+            f'qid {name!r}: hierarchy = "{path}" is read as a hierarchy file and there is no file {path!r} (looked '
+            f"for {os.path.abspath(base / path)!r}); {path!r} is a builder: write it as a table, "
+            f"hierarchy = {_BUILDER_NAMES[path]}"
+        )
+
+
 def parse_spec(name: str, spec: object) -> HierarchySpec:
     """Check a job-file or CLI hierarchy spec without reading data.
 
@@ -220,6 +243,8 @@ def build_spec(
         raise InvalidParameterError(
             f"qid {name!r}: the {spec.kind!r} hierarchy is built from the column's values; none were given"
         )
+    if spec.kind == "csv":  # outside the try: these refusals name the qid themselves
+        _builder_named(name, o["path"], base)
     if spec.kind == "mask":  # before the builder: its refusal worded for a job file
         masks.check_codes(values, o["width"], column=name, road="job")
     try:

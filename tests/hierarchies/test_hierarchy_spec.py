@@ -198,6 +198,21 @@ def test_job_file_integer_zip_codes_of_fewer_digits_are_refused_in_the_job_words
     assert pl.read_parquet(tmp_path / "out.parquet")["zip"].to_list() == ["8628", "8628", "3310*", "3310*"]
 
 
+def test_job_file_builder_name_as_a_string_shows_the_table_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend36: hierarchy = "dates" was read as a file path: "cannot read hierarchy file 'dates'". Fails before."""
+    df = pl.DataFrame({"birth": [dt.date(2020, 2, 29), dt.date(2020, 3, 1)]})
+    job = _job(tmp_path, df, '[qids.birth]\nhierarchy = "dates"')
+    assert cli.main(["anonymize", str(job)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("""polars-anon: error: qid 'birth': hierarchy = "dates" is read as a hierarchy file and""")
+    assert err.endswith("""'dates' is a builder: write it as a table, hierarchy = { dates = ["month", "year"] }""")
+    assert "there is no file 'dates'" in err and "\n" not in err
+    (tmp_path / "dates").write_text("2020-02-29;2020;*\n2020-03-01;2020;*\n")  # a file of that name: read
+    assert cli.main(["anonymize", str(job)]) == 0
+
+
 def test_job_file_dates_and_coded_intervals(tmp_path: Path) -> None:
     df = pl.DataFrame(
         {
