@@ -564,6 +564,18 @@ def _ints(text: str, what: str) -> list[int]:
         raise AnonError(f"{what} {text!r}: expected comma-separated integers, e.g. 2,5,10") from None
 
 
+def _risk_threshold_line(threshold: int, given: bool) -> str:
+    """The line above explore's printed table naming the threshold its ``records_at_risk`` is judged at (the table
+    leaves out the ``risk_threshold`` column the written table has).
+
+    >>> _risk_threshold_line(100, False)
+    'records_at_risk: the share of published rows in classes smaller than 100 rows (the largest k of the grid; \
+--risk-threshold N sets it)'
+    """
+    why = "--risk-threshold" if given else "the largest k of the grid; --risk-threshold N sets it"
+    return f"records_at_risk: the share of published rows in classes smaller than {threshold} rows ({why})"
+
+
 def _explore(args: argparse.Namespace) -> int:
     from polars_anon.explore import explore_job, explore_targets, write_explore
 
@@ -591,6 +603,7 @@ def _explore(args: argparse.Namespace) -> int:
         "front_highest_risk",
         "seconds",
     )
+    print(_risk_threshold_line(facts["risk_threshold"], args.risk_threshold is not None))
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_hide_dataframe_shape=True, float_precision=4, tbl_width_chars=160):
         print(shown)
     print(

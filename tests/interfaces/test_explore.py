@@ -183,6 +183,31 @@ SMALL = pl.DataFrame(
 SMALL_H = {"age": pa.Hierarchy.intervals(range(30, 40), [5, 10]), "sex": pa.Hierarchy.suppression(["F", "M"])}
 
 
+def test_cli_explore_prints_the_threshold_records_at_risk_is_judged_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend36: the printed table's records_at_risk was judged at the grid's largest k, which only the written table
+    (its risk_threshold column) showed. Fails before: no such line."""
+    SMALL.write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\ndrop = ["id"]\ninsensitive = ["party"]\n'
+        '[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["explore", str(job), "--k", "2,4", "--methods", "greedy", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "records_at_risk: the share of published rows in classes smaller than 4 rows (the largest k of the grid; "
+        "--risk-threshold N sets it)\n"
+    )
+    argv = ["explore", str(job), "--k", "2,4", "--methods", "greedy", "--risk-threshold", "3", "--overwrite", "-q"]
+    assert cli.main(argv) == 0
+    assert "records_at_risk: the share of published rows in classes smaller than 3 rows (--risk-threshold)\n" in (
+        capsys.readouterr().out
+    )
+    assert pl.read_csv(tmp_path / "out.explore.csv")["risk_threshold"].to_list() == [3, 3]  # what the CSV says
+
+
 @pytest.mark.parametrize("method", ["fulldomain", "greedy", "mondrian"])
 def test_explore_enforces_privacy_models_as_anonymize_does(method: str) -> None:
     """issue 27: with l-diversity (l=3) every row equals the configuration run alone by anonymize, model enforced."""
