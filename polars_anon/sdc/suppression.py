@@ -121,18 +121,40 @@ def wildcard_fk(codes: np.ndarray, counts: np.ndarray | None = None, alpha: floa
     if c.shape != (n,):
         raise InvalidParameterError(f"counts must hold one count per row of codes ({n}), got shape {c.shape}")
     alpha = check_alpha(alpha)
-    miss = x < 0
-    compat = np.all((x[:, None, :] == x[None, :, :]) | miss[:, None, :] | miss[None, :, :], axis=2)
-    same = np.all(x[:, None, :] == x[None, :, :], axis=2)
-    complete = ~np.asarray(miss.any(axis=1))
-    all_na = miss.all(axis=1)
-    factor = np.where(complete[None, :], 1.0, alpha) * compat
-    if m > 1:
-        factor[np.ix_(complete, all_na)] = 0.0
-    factor[same] = 1.0
-    fk = factor @ c
-    fk[all_na] = c.sum()
+    ones, partial = _sums(_factors(x, x, alpha), c)
+    return _fk(ones, partial, x, c, alpha)
+
+
+def _sums(factor: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per record, the counts of the records that count 1 toward it and of those that count `alpha` (the factors of
+    :func:`_factors`): sums of whole counts, so exact in any order."""
+    ones = np.where(factor == 1.0, counts, 0.0).sum(axis=1)
+    partial = np.where(_is_partial(factor), counts, 0.0).sum(axis=1)
+    return ones, partial
+
+
+def _fk(ones: np.ndarray, partial: np.ndarray, x: np.ndarray, counts: np.ndarray, alpha: float) -> np.ndarray:
+    """Wildcard ``fk`` from :func:`_sums` (one rounding: the same bits whatever the order the pairs were added in);
+    a record missing every key matches all."""
+    fk = ones + alpha * partial
+    fk[(x < 0).all(axis=1)] = counts.sum()
     return fk
+
+
+def _factors(a: np.ndarray, b: np.ndarray, alpha: float) -> np.ndarray:
+    """How much each record of code matrix `b` (-1 = missing) counts toward each record of `a` (rows: `a`, columns:
+    `b`): 1 for the same pattern; 0 for an all-missing `b` record toward a complete `a` one (two or more keys);
+    else 1 (`b` complete) or `alpha` where they agree on every key both observe, 0 where they do not. The one place
+    :func:`wildcard_fk` and the restore pass read a pair's factor from."""
+    miss_a, miss_b = np.asarray(a < 0), np.asarray(b < 0)
+    compat = np.all((a[:, None, :] == b[None, :, :]) | miss_a[:, None, :] | miss_b[None, :, :], axis=2)
+    same = np.all(a[:, None, :] == b[None, :, :], axis=2)
+    complete_a, complete_b = ~np.asarray(miss_a.any(axis=1)), ~np.asarray(miss_b.any(axis=1))
+    factor = np.where(complete_b[None, :], 1.0, alpha) * compat
+    if a.shape[1] > 1:
+        factor[np.ix_(complete_a, miss_b.all(axis=1))] = 0.0
+    factor[same] = 1.0
+    return factor
 
 
 def _round(pats: pl.DataFrame, keys: list[str], k: int, prio: list[int], alpha: float) -> pl.DataFrame | None:
@@ -321,13 +343,46 @@ def _restore(
     blank = np.column_stack([current[v].is_null().to_numpy() for v in keys]) & (codes >= 0)
     counts = pats[_N].to_numpy()
     order = sorted(zip(*np.nonzero(blank), strict=True), key=lambda c: (prio[c[1]], -counts[c[0]]))
+    shown = np.where(blank, -1, codes)
+    factor = _factors(shown, shown, alpha)
+    ones, partial = _sums(factor, counts)
     for i, j in order:
+        before = shown[i, j], factor[i].copy(), factor[:, i].copy(), ones.copy(), partial.copy()
+        shown[i, j] = codes[i, j]
+        _refactor(factor, ones, partial, shown, counts, i, alpha)
+        if _fk(ones, partial, shown, counts, alpha).min() < k:
+            shown[i, j], factor[i], factor[:, i], ones, partial = before
+            continue
         blank[i, j] = False
-        if wildcard_fk(np.where(blank, -1, codes), counts, alpha).min() < k:
-            blank[i, j] = True
     return pats.with_columns(
         [pl.when(pl.Series(blank[:, j])).then(None).otherwise(pl.col(v)).alias(v) for j, v in enumerate(keys)]
     )
+
+
+def _refactor(
+    factor: np.ndarray,
+    ones: np.ndarray,
+    partial: np.ndarray,
+    shown: np.ndarray,
+    counts: np.ndarray,
+    i: int,
+    alpha: float,
+) -> None:
+    """After record `i` of `shown` changed, update in place row and column `i` of its pair factors (no other pair
+    involves it) and the :func:`_sums` they give, so that both equal a recount from scratch (whole counts: exact)."""
+    old = factor[:, i].copy()
+    factor[i] = _factors(shown[i : i + 1], shown, alpha)[0]
+    factor[:, i] = _factors(shown, shown[i : i + 1], alpha)[:, 0]
+    new = factor[:, i]
+    ones += ((new == 1.0).astype(np.float64) - (old == 1.0)) * counts[i]
+    partial += (_is_partial(new).astype(np.float64) - _is_partial(old)) * counts[i]
+    row_ones, row_partial = _sums(factor[i : i + 1], counts)
+    ones[i], partial[i] = row_ones[0], row_partial[0]
+
+
+def _is_partial(factor: np.ndarray) -> np.ndarray:
+    """Where a pair factor is `alpha` (neither 1 nor 0)."""
+    return (factor != 1.0) & (factor != 0.0)
 
 
 def _publish(
