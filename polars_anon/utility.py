@@ -40,11 +40,30 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from polars_anon._progress import bar as progress_bar
-from polars_anon.encode import encode, leaf_frequencies, map_to_leaves
+from polars_anon._validate import is_integer
+from polars_anon.encode import (
+    MAPPINGS,
+    READS_ORIGINALS,
+    REPRESENTATIONS,
+    canonical,
+    encode,
+    leaf_frequencies,
+    map_to_leaves,
+)
 from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 
-__all__ = ["MODELS", "SCORES", "evaluate", "make_model", "scenarios", "split_rows", "summarize", "utility_grid"]
+__all__ = [
+    "MODELS",
+    "SCENARIO_REPRESENTATIONS",
+    "SCORES",
+    "evaluate",
+    "make_model",
+    "scenarios",
+    "split_rows",
+    "summarize",
+    "utility_grid",
+]
 
 MODELS = ("mlp", "tree", "logistic", "forest")
 """Model names accepted by :func:`make_model`."""
@@ -108,9 +127,19 @@ def split_rows(n_rows: int, test_size: float = 1 / 3, seed: int = 0) -> tuple[np
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
 
 
-def _xy(table: pl.DataFrame, target: str) -> tuple[np.ndarray, np.ndarray]:
+def _xy(table: pl.DataFrame, target: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The features (Float32) and labels of table `name`, once the target is a column without missing values and
+    every other column is numeric."""
     if target not in table.columns:
         raise ColumnNotFoundError(f"target {target!r} not in the table; its columns are {table.columns}")
+    label = table[target]
+    missing = label.is_null() | (label.is_nan() if label.dtype.is_float() else False)
+    if missing.any():
+        rows = missing.arg_true().head(5).to_list()
+        raise InvalidParameterError(
+            f"target {target!r} has {int(missing.sum())} missing values in table {name!r} (first rows: {rows}); "
+            "a label is needed on every row: drop or fill those rows in every table (they are row-aligned)"
+        )
     features = table.drop(target)
     bad = [c for c, t in features.schema.items() if not (t.is_numeric() or t == pl.Boolean)]
     if bad:
@@ -184,9 +213,17 @@ def utility_grid(
     test_size, split_seed
         The fixed holdout split (paper 000: 1/3 tested) when `folds` is None.
     folds
-        k-fold cross-validation instead (shuffled with each seed; paper 002: 6).
+        k-fold cross-validation instead (shuffled with each seed; paper 002: 6): an integer from 2 to the row count.
     positive
-        The positive label for binary AUC and F1 (default: the last label in sort order).
+        The positive label for binary AUC and F1 (default: the last label in sort order): a value of the target
+        column, of its type (``1`` for integer labels, not ``"1"``).
+
+    Raises
+    ------
+    InvalidParameterError
+        Before any model is fitted: an unknown score, `folds` outside 2..rows, a missing target value (null or NaN),
+        a `positive` that is not a label, or ``"f1"`` where a model trained on two labels would be tested on rows
+        holding a third (scikit-learn cannot score that binary F1).
     raw
         Return one row per (train, test, seed, fold, score) instead of mean/std.
 
@@ -205,15 +242,18 @@ def utility_grid(
     pairs = list(pairs)
     seeds = list(seeds)
     n = _check_grid(tables, pairs, seeds)
-    data = {name: _xy(t, target) for name, t in tables.items() if any(name in p for p in pairs)}
+    _check_options(scores, folds, n)
+    data = {name: _xy(t, target, name) for name, t in tables.items() if any(name in p for p in pairs)}
     base = make_model(model, 0, **(model_params or {}))
     tests_of = _tests_of(pairs)
+    splits = {seed: _splits(n, seed, folds, test_size, split_seed) for seed in seeds}
+    _check_labels(data, tests_of, splits, target, scores, positive)
     rows = []
     with progress_bar(
         total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit"
     ) as fits:
         for seed in seeds:
-            for fold, (train_idx, test_idx) in enumerate(_splits(n, seed, folds, test_size, split_seed)):
+            for fold, (train_idx, test_idx) in enumerate(splits[seed]):
                 for tr, tests in tests_of.items():
                     est = _fit(base, seed, *data[tr], train_idx)
                     for te in tests:
@@ -250,6 +290,60 @@ def _check_grid(tables: Mapping[str, pl.DataFrame], pairs: list[tuple[str, str]]
     if len(set(heights.values())) > 1:
         raise InvalidParameterError(f"tables must be row-aligned (same row count), got {heights}")
     return next(iter(heights.values()))
+
+
+def _check_options(scores: Sequence[str], folds: object, n: int) -> None:
+    """Refuse, before any model is fitted, an unknown score name or a fold count that is not 2..`n`."""
+    if isinstance(scores, str):
+        raise InvalidParameterError(f"scores must be a list of names among {list(SCORES)}, got the string {scores!r}")
+    bad = [s for s in scores if s not in SCORES]
+    if bad:
+        raise InvalidParameterError(f"scores must be among {list(SCORES)}, got {bad[0]!r}")
+    if folds is not None and not (is_integer(folds) and 2 <= folds <= n):
+        raise InvalidParameterError(
+            f"folds must be an integer from 2 to the row count ({n}), got {folds!r}; or None for the fixed "
+            "train/test split (test_size)"
+        )
+
+
+def _check_labels(
+    data: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    tests_of: Mapping[str, list[str]],
+    splits: Mapping[int, list[tuple[np.ndarray, np.ndarray]]],
+    target: str,
+    scores: Sequence[str],
+    positive: object,
+) -> None:
+    """Refuse, before any model is fitted, a `positive` that is not a label of the target, and an F1 that a
+    two-label model cannot score: test rows holding a label its train rows lack."""
+    labels = sorted({v for tr in tests_of for v in np.unique(data[tr][1]).tolist()}, key=repr)
+    if positive is not None and positive not in labels:
+        raise InvalidParameterError(
+            f"positive={positive!r} is not a label of target {target!r} (its labels: {labels[:5]}"
+            f"{', ...' if len(labels) > 5 else ''}); give one of them, of the same type"
+        )
+    if "f1" not in scores:
+        return
+    for seed, folds in splits.items():
+        for fold, (train_idx, test_idx) in enumerate(folds):
+            for tr, tests in tests_of.items():
+                seen = set(np.unique(data[tr][1][train_idx]).tolist())
+                for te in tests:
+                    unseen = set(np.unique(data[te][1][test_idx]).tolist()) - seen
+                    if len(seen) == 2 and unseen:
+                        raise InvalidParameterError(
+                            _unseen_labels(target, tr, te, sorted(unseen, key=repr), seed, fold)
+                        )
+
+
+def _unseen_labels(target: str, train: str, test: str, unseen: list[object], seed: int, fold: int) -> str:
+    """The refusal of F1 on test rows whose labels a two-label model never saw."""
+    return (
+        f"scores 'f1' cannot be computed: the test rows of table {test!r} hold {target!r} labels {unseen[:5]} that "
+        f"the train rows of table {train!r} lack (seed {seed}, fold {fold}), and a model trained on two labels "
+        "scores F1 on those two only; drop the rare labels' rows, use more rows or other folds, or score "
+        "'accuracy' or 'auc'"
+    )
 
 
 def _tests_of(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
@@ -309,6 +403,33 @@ def evaluate(train: pl.DataFrame, test: pl.DataFrame, target: str, **kwargs: Any
     return utility_grid({"train": train, "test": test}, [("train", "test")], target, **kwargs)
 
 
+SCENARIO_REPRESENTATIONS = tuple(r for r in REPRESENTATIONS if r not in READS_ORIGINALS)
+"""The representations :func:`scenarios` encodes with: the tables are mapped back to leaves first (`mapping`), so an
+encoding that reads original values (``proportional``) or maps to leaves again (``random``, ``statistical``) does
+not apply."""
+
+
+def _check_scenario(mapping: object, representation: object) -> tuple[str, str]:
+    """:func:`scenarios`' `mapping` and `representation`, lower-cased, once each is one it takes."""
+    kind = str(mapping).lower()
+    if kind not in MAPPINGS:
+        hint = f"; {mapping!r} is a representation: pass representation={mapping!r}" if kind in REPRESENTATIONS else ""
+        raise InvalidParameterError(
+            f"mapping must be one of {list(MAPPINGS)} (how generalized values go back to leaves), got {mapping!r}{hint}"
+        )
+    try:
+        rep = canonical(representation)  # case and separators as encode takes them ("fillParent")
+    except InvalidParameterError:
+        rep = None
+    if rep not in SCENARIO_REPRESENTATIONS:
+        raise InvalidParameterError(
+            f"representation must be one of {list(SCENARIO_REPRESENTATIONS)} in scenarios, got {representation!r}: "
+            "both tables are mapped back to leaves first (mapping=), so encodings that read the original values or "
+            "map to leaves do not apply"
+        )
+    return kind, str(rep)
+
+
 def scenarios(
     original: pl.DataFrame,
     anonymized: pl.DataFrame,
@@ -330,13 +451,15 @@ def scenarios(
     The anonymized qids are mapped back to leaves (`mapping`: ``random`` or
     ``statistical``, seeded with `split_seed`; statistical uses the original
     table's leaf counts), then both tables are encoded with `representation` over
-    the leaves (``setbinary``: one-hot of the leaves). Other feature columns must be
-    numeric.
+    the leaves (``setbinary``: one-hot of the leaves; one of
+    :data:`SCENARIO_REPRESENTATIONS`). Other feature columns must be numeric.
+    `mapping` and `representation` are checked before anything is computed; the
+    label checks are :func:`utility_grid`'s.
 
     Returns ``scenario`` (1-4), ``train``, ``test``, ``mapping``, ``model``, ``score``,
     ``mean``, ``std``, ``n``.
     """
-    kind = mapping.lower()
+    kind, representation = _check_scenario(mapping, representation)
     frequencies = leaf_frequencies(original.lazy(), hierarchies) if kind == "statistical" else None
     mapped = map_to_leaves(anonymized, hierarchies, kind, frequencies=frequencies, seed=split_seed).collect()
     orig_enc = encode(original, hierarchies, representation).collect()

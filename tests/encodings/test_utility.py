@@ -108,3 +108,82 @@ def test_errors():
     for tables in ({}, {"a": CLEAN}):  # no pair: a bare StopIteration on no table, an empty frame on some (tidy32)
         with pytest.raises(InvalidParameterError, match=r"pairs is empty; give at least one \(train table, test"):
             utility_grid(tables, [], "y")
+
+
+@pytest.fixture
+def no_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any model fit: the refusals below must come before the first one."""
+    import polars_anon.utility as utility
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was fitted before the input was refused")
+
+    monkeypatch.setattr(utility, "_fit", refuse)
+
+
+BINARY = CLEAN.with_columns(pl.col("x").cast(pl.Int64).alias("y"))  # integer labels 0 / 1
+
+
+@pytest.mark.usefixtures("no_fit")
+def test_label_and_fold_refusals_name_the_parameter_before_any_fit():
+    """Each reached scikit-learn as a raw ValueError ('1' is not in list, "Target is multiclass but
+    average='binary'", KFold's n_splits, "Input y contains NaN") after models were fitted (hunt45)."""
+    with pytest.raises(
+        InvalidParameterError, match=r"positive='1' is not a label of target 'y' \(its labels: \[0, 1\]\)"
+    ):
+        evaluate(BINARY, BINARY, "y", model="tree", seeds=[0], scores=["auc"], positive="1")
+    _, test_rows = split_rows(N)
+    third = CLEAN.with_columns(
+        pl.when(pl.int_range(N) == int(test_rows[0])).then(pl.lit("z")).otherwise("y").alias("y")
+    )
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"scores 'f1' cannot be computed: the test rows of table 'test' hold 'y' labels \['z'\]",
+    ):
+        evaluate(third, third, "y", model="tree", seeds=[0], scores=["accuracy", "f1"])
+    for folds in (1, 0, 61, 2.0, True):
+        with pytest.raises(
+            InvalidParameterError, match=rf"folds must be an integer from 2 to the row count \(60\), got {folds!r}"
+        ):
+            evaluate(CLEAN, CLEAN, "y", model="tree", seeds=[0], folds=folds)  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="scores must be among"):
+        evaluate(CLEAN, CLEAN, "y", model="tree", seeds=[0], scores=["accuracy", "r2"])
+    holes = {
+        "null": CLEAN.with_columns(pl.when(pl.int_range(N) == 3).then(None).otherwise("y").alias("y")),
+        "nan": BINARY.with_columns(pl.when(pl.int_range(N).is_in([3, 8])).then(float("nan")).otherwise("y").alias("y")),
+    }
+    for kind, table in holes.items():
+        n = 1 if kind == "null" else 2
+        with pytest.raises(
+            InvalidParameterError, match=rf"target 'y' has {n} missing values in table 'train' \(first rows: \[3"
+        ):
+            evaluate(table, table, "y", model="tree", seeds=[0])
+
+
+def test_f1_with_every_test_label_seen_and_integer_positive_still_score():
+    """The checks refuse only what scikit-learn cannot score: a third label in train and test rows alike is macro F1."""
+    three = CLEAN.with_columns(pl.when(pl.int_range(N) % 3 == 0).then(pl.lit("z")).otherwise("y").alias("y"))
+    assert evaluate(three, three, "y", model="tree", seeds=[0], scores=["f1"])["mean"].item() >= 0.0
+    assert evaluate(BINARY, BINARY, "y", model="tree", seeds=[0], scores=["auc"], positive=0)["mean"].item() == 1.0
+
+
+@pytest.mark.usefixtures("no_fit")
+def test_scenarios_refuse_mapping_and_representation_by_their_names():
+    """scenarios(representation='proportional') told the user to pass original= (which scenarios does not take);
+    mapping='fillparent' was refused as 'how' (map_to_leaves' parameter)."""
+    race = Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
+    orig = pl.DataFrame({"race": np.tile(["a1", "b1", "a2", "b2"], 15), "y": np.tile(["p", "q", "p", "q"], 15)})
+    h = {"race": race}
+    for rep in ("proportional", "statistical", "random", "bogus"):
+        with pytest.raises(
+            InvalidParameterError,
+            match=rf"representation must be one of \['fillparent', 'fillchild', 'oneclass', 'setbinary'\] in "
+            rf"scenarios, got '{rep}'",
+        ):
+            scenarios(orig, orig, "y", h, seeds=[0], representation=rep)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"mapping must be one of \['random', 'statistical'\] .*got 'fillparent'; 'fillparent' is a "
+        r"representation: pass representation='fillparent'",
+    ):
+        scenarios(orig, orig, "y", h, seeds=[0], mapping="fillparent")
