@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -152,15 +153,15 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X: object) -> np.ndarray:
-        """Encode X (Polars, pandas or a 2-D array with the columns seen in fit)."""
+        """Encode X (Polars, pandas or a 2-D array with the columns seen in fit; an array after a fit on a frame is
+        read by position, with scikit-learn's feature-names warning)."""
         check_is_fitted(self, "columns_out_")
-        df, _ = _as_frame(X)
+        df, named = _as_frame(X)
         if df.width != self.n_features_in_:
             raise ValueError(
                 f"X has {df.width} features, but HierarchyEncoder is expecting {self.n_features_in_} features as input"
             )
-        if list(df.columns) != list(self._names_in):
-            df = df.rename(dict(zip(df.columns, self._names_in))) if not hasattr(self, "feature_names_in_") else df
+        df = self._as_fitted(df, named)
         rep = canonical(self.representation)
         keep = [*self.hierarchies_, *([self.class_col] if self.class_col else [])]
         lf = df.lazy().select(keep)
@@ -172,6 +173,26 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
         else:
             out = encode(lf, self.hierarchies_, rep, dtype=self._dtype)
         return out.select(self.columns_out_).collect().to_numpy()
+
+    def _as_fitted(self, df: pl.DataFrame, named: bool) -> pl.DataFrame:
+        """X under fit's column names. A frame after a fit on a frame: by name (any order; a column fit used that X
+        lacks is refused, naming it). Otherwise by position, as scikit-learn's encoders take a same-shaped array,
+        with their warning when only one of fit and transform saw names."""
+        fitted_named = hasattr(self, "feature_names_in_")
+        if named and fitted_named:
+            used = [*self.hierarchies_, *([self.class_col] if self.class_col else [])]
+            missing = [c for c in used if c not in df.columns]
+            if missing:
+                raise ColumnNotFoundError(f"columns {missing} seen in fit are not in X; its columns are {df.columns}")
+            return df
+        if named != fitted_named:
+            warnings.warn(
+                f"X {'has' if named else 'does not have valid'} feature names, but HierarchyEncoder was fitted "
+                f"{'without' if named else 'with'} feature names",
+                UserWarning,
+                stacklevel=3,
+            )
+        return df.rename(dict(zip(df.columns, self._names_in, strict=True)))
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
         """The encoded column names ``<qid>_<node label>``, by level then depth-first."""

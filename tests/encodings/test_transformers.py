@@ -57,6 +57,20 @@ def test_errors():
         HierarchyEncoder(ANIMAL_HIERARCHIES, "random").fit(X)
 
 
+def test_array_after_a_fit_on_a_frame_is_read_by_position_with_sklearns_warning():
+    """fit(frame) then transform(X.to_numpy()) raised Polars' raw ColumnNotFoundError (hunt45); scikit-learn's
+    encoders take a same-shaped array by position and warn that it has no feature names."""
+    enc = HierarchyEncoder(ANIMAL_HIERARCHIES, "fillparent").fit(X)
+    with pytest.warns(UserWarning, match="X does not have valid feature names, but HierarchyEncoder was fitted with"):
+        by_position = enc.transform(X.to_numpy())
+    assert np.array_equal(by_position, enc.transform(X))
+    assert np.array_equal(enc.transform(X.select("race", "gender")), by_position)  # a frame: by name
+    with pytest.raises(ColumnNotFoundError, match=r"columns \['race'\] seen in fit are not in X; its columns are"):
+        enc.transform(X.rename({"race": "breed"}))
+    with pytest.raises(ValueError, match="X has 1 features, but HierarchyEncoder is expecting 2"):
+        enc.transform(X.select("race").to_numpy())
+
+
 FLOAT32 = ["float32", "Float32", "f4", np.float32, np.dtype("float32"), pl.Float32, pl.Float32(), None]
 FLOAT64 = ["float64", "Float64", "double", np.float64, np.dtype("float64"), float, pl.Float64, pl.Float64()]
 
