@@ -222,8 +222,8 @@ def utility_grid(
     ------
     InvalidParameterError
         Before any model is fitted: an unknown score, `folds` outside 2..rows, a missing target value (null or NaN),
-        a `positive` that is not a label, or ``"f1"`` where a model trained on two labels would be tested on rows
-        holding a third (scikit-learn cannot score that binary F1).
+        a `positive` that is not a label, ``"f1"`` where a model trained on two labels would be tested on rows
+        holding a third (scikit-learn cannot score that binary F1), or ``logistic`` on train rows of one label.
     raw
         Return one row per (train, test, seed, fold, score) instead of mean/std.
 
@@ -247,7 +247,7 @@ def utility_grid(
     base = make_model(model, 0, **(model_params or {}))
     tests_of = _tests_of(pairs)
     splits = {seed: _splits(n, seed, folds, test_size, split_seed) for seed in seeds}
-    _check_labels(data, tests_of, splits, target, scores, positive)
+    _check_labels(data, tests_of, splits, target, model=model, scores=scores, positive=positive)
     rows = []
     with progress_bar(
         total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit"
@@ -311,29 +311,43 @@ def _check_labels(
     tests_of: Mapping[str, list[str]],
     splits: Mapping[int, list[tuple[np.ndarray, np.ndarray]]],
     target: str,
+    *,
+    model: str,
     scores: Sequence[str],
     positive: object,
 ) -> None:
-    """Refuse, before any model is fitted, a `positive` that is not a label of the target, and an F1 that a
-    two-label model cannot score: test rows holding a label its train rows lack."""
-    labels = sorted({v for tr in tests_of for v in np.unique(data[tr][1]).tolist()}, key=repr)
+    """Refuse, before any model is fitted, what scikit-learn would refuse after some were: a `positive` that is not
+    a label of the target, train rows of one label for ``logistic``, and an F1 that a two-label model cannot score
+    (test rows holding a label its train rows lack)."""
+    labels = _sorted({v for tr in tests_of for v in np.unique(data[tr][1]).tolist()})
     if positive is not None and positive not in labels:
         raise InvalidParameterError(
             f"positive={positive!r} is not a label of target {target!r} (its labels: {labels[:5]}"
             f"{', ...' if len(labels) > 5 else ''}); give one of them, of the same type"
         )
-    if "f1" not in scores:
-        return
     for seed, folds in splits.items():
         for fold, (train_idx, test_idx) in enumerate(folds):
             for tr, tests in tests_of.items():
                 seen = set(np.unique(data[tr][1][train_idx]).tolist())
-                for te in tests:
+                if model == "logistic" and len(seen) < 2:
+                    raise InvalidParameterError(
+                        f"model 'logistic' needs two or more {target!r} labels in its train rows, but the train rows "
+                        f"of table {tr!r} hold only {_sorted(seen)} (seed {seed}, fold {fold}); use more rows or "
+                        "another split, or model 'tree'"
+                    )
+                for te in tests if "f1" in scores and len(seen) == 2 else []:
                     unseen = set(np.unique(data[te][1][test_idx]).tolist()) - seen
-                    if len(seen) == 2 and unseen:
-                        raise InvalidParameterError(
-                            _unseen_labels(target, tr, te, sorted(unseen, key=repr), seed, fold)
-                        )
+                    if unseen:
+                        raise InvalidParameterError(_unseen_labels(target, tr, te, _sorted(unseen), seed, fold))
+
+
+def _sorted(values: Iterable[object]) -> list[object]:
+    """`values` in order (by their text when they do not compare)."""
+    values = list(values)
+    try:
+        return sorted(values)  # type: ignore[type-var]
+    except TypeError:
+        return sorted(values, key=repr)
 
 
 def _unseen_labels(target: str, train: str, test: str, unseen: list[object], seed: int, fold: int) -> str:

@@ -160,6 +160,16 @@ def test_label_and_fold_refusals_name_the_parameter_before_any_fit():
             evaluate(table, table, "y", model="tree", seeds=[0])
 
 
+@pytest.mark.usefixtures("no_fit")
+def test_logistic_on_train_rows_of_one_label_is_refused_before_any_fit():
+    """scikit-learn's LogisticRegression raised "This solver needs samples of at least 2 classes" (hunt45)."""
+    one = CLEAN.with_columns(pl.lit("a").alias("y"))
+    with pytest.raises(
+        InvalidParameterError, match=r"model 'logistic' needs two or more 'y' labels .* hold only \['a'\]"
+    ):
+        evaluate(one, one, "y", model="logistic", seeds=[0], scores=["accuracy"])
+
+
 def test_f1_with_every_test_label_seen_and_integer_positive_still_score():
     """The checks refuse only what scikit-learn cannot score: a third label in train and test rows alike is macro F1."""
     three = CLEAN.with_columns(pl.when(pl.int_range(N) % 3 == 0).then(pl.lit("z")).otherwise("y").alias("y"))
