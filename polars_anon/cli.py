@@ -93,12 +93,22 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _explain(rep: dict) -> None:
     """What the demo's headline figures mean, in sentences wrapped for a terminal."""
+    from polars_anon.report.guarantee import WILDCARD
+    from polars_anon.report.phrases import cells_phrase
+
     qids, k = ", ".join(rep["qids"]), rep["k"]
     lines = []
     if rep.get("guarantee") == "probabilistic":  # mdav publish="permute": classes are permuted clusters
         lines.append(
             f"probabilistic k-anonymity: the classes are MDAV clusters of at least {k} voters whose values of {qids} "
             f"were permuted; equal published tuples form groups of {rep['classic_min_class_size']:,}+ rows"
+        )
+    elif rep.get("guarantee") == WILDCARD:  # local suppression: a missing cell matches any value
+        smallest = rep["min_class_size"]
+        lines.append(
+            f"k={k}: every published record matches at least {k} voters on {qids}, a missing value matching any "
+            f"value; the fewest a record matches is {smallest:,}, so someone who knows a voter's {qids} picks the "
+            f"right row with probability at most 1/{smallest:,} = {1 / smallest:.2%}"
         )
     else:
         smallest = rep["min_class_size"]
@@ -114,7 +124,12 @@ def _explain(rep: dict) -> None:
             f"average cell loss {rep['loss']:.4f}: 0 = every value published as is, 1 = every value generalized "
             f"to '*' (per attribute: {per})"
         )
-    lines.append(f"suppressed {rep['suppressed']:,} rows: removed because they could not join a class of {k}")
+    cells = cells_phrase(rep)
+    lines.append(
+        f"suppressed {rep['suppressed']:,} rows: removed because they could not join a class of {k}"
+        if cells is None
+        else f"{cells}: a blanked cell is published missing and matches any value"
+    )
     print("what the figures mean:")
     for line in lines:
         print(textwrap.fill(line, width=110, initial_indent="  ", subsequent_indent="    "))
@@ -177,19 +192,17 @@ def terminal_summary(rep: dict, report: str, html: str | None) -> str:
 
 def summary_lines(rep: dict) -> list[str]:
     """The summary of a run a person reads on a terminal (``anonymize``'s and the demo's): :func:`summary_line`, the
-    rows suppressed, what the anonymization cost, what risk is left and whether each privacy model held
-    (:mod:`polars_anon.report.phrases`), a line each."""
-    from polars_anon.report.phrases import counted_rows, loss_phrase, privacy_phrase, risk_phrase, sampled_from
+    rows suppressed (or the key cells blanked), what the anonymization cost, what risk is left and whether each
+    privacy model held (:mod:`polars_anon.report.phrases`), a line each."""
+    from polars_anon.report.phrases import loss_phrase, privacy_phrase, risk_phrase, suppression_phrase
 
-    suppressed, n_input = rep.get("suppressed"), sampled_from(rep)
-    of = f" (a sample of {n_input:,} input rows)" if n_input is not None else ""
-    facts = (
-        []
-        if suppressed is None
-        else [f"suppressed {suppressed:,} of {rep.get('n_input_rows', 0):,} {counted_rows(rep)}{of}"]
+    phrases = (
+        suppression_phrase(rep),
+        loss_phrase(rep.get("loss")),
+        risk_phrase(rep.get("risk")),
+        privacy_phrase(rep.get("privacy")),
     )
-    phrases = (loss_phrase(rep.get("loss")), risk_phrase(rep.get("risk")), privacy_phrase(rep.get("privacy")))
-    return [summary_line(rep), *facts, *(p for p in phrases if p)]
+    return [summary_line(rep), *(p for p in phrases if p)]
 
 
 def _spark_pack(args: argparse.Namespace) -> int:

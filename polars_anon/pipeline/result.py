@@ -41,7 +41,7 @@ from polars_anon.report import Report, build_report, jsonable, notebook
 from polars_anon.report.disclosure import attribute_disclosure, class_disclosure, disclosure_counts, disclosure_of
 from polars_anon.report.guarantee import exposure_phrase, guarantee_name, planned_shape, verified_shape
 from polars_anon.report.page import count, fraction
-from polars_anon.report.phrases import k_asked_phrase, undeclared_phrase
+from polars_anon.report.phrases import k_asked_phrase, suppression_brief, undeclared_phrase
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, TupleMap
 from polars_anon.verify import verify_classes_of
@@ -277,7 +277,7 @@ class Anonymized:
             exposed = exposure_phrase(r)
             return head + (
                 f"{count(r.get('n_rows'), 'row', 'rows')} published {verified_shape(r)}, "
-                f"{r.get('suppressed') or 0} suppressed{loss}; "
+                f"{suppression_brief(r)}{loss}; "
                 + (
                     "verified"
                     if r.get("guarantee", "k-anonymity") == "k-anonymity"

@@ -38,7 +38,15 @@ from polars_anon.report.page import (
     table,
     value_html,
 )
-from polars_anon.report.phrases import counted_rows, k_meaning, of_counted_rows, sampled_from, undeclared_phrase
+from polars_anon.report.phrases import (
+    blanked_cells,
+    cells_phrase,
+    counted_rows,
+    k_meaning,
+    of_counted_rows,
+    sampled_from,
+    undeclared_phrase,
+)
 
 __all__ = ["render_html", "write_html"]
 
@@ -139,12 +147,24 @@ def _summary(r: Mapping[str, Any]) -> str:
             fmt(r.get("suppressed")),
             share(r.get("suppressed"), r.get("n_input_rows")) + f" of {of_counted_rows(r)}",
         ),
+        *_cells_card(r),
         ("loss", "average cell loss", fraction(r.get("loss")), "0 = as is, 1 = all at the root"),
         ("seconds", "time", f"{seconds:.1f} s", "anonymize + write and verify" if written else "anonymize"),
     ]
     advice = r.get("method_advice")
     notes = [advice.get("text", "") if isinstance(advice, Mapping) else None, undeclared_phrase(r)]
     return section("summary", "Summary", cards(items) + "".join(f"<p><b>{esc(n)}</b></p>" for n in notes if n))
+
+
+def _cells_card(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+    """The headline card of the key cells a method blanked (:func:`~polars_anon.report.phrases.blanked_cells`), none
+    for a method that blanks no cell."""
+    cells = blanked_cells(r)
+    if cells is None:
+        return []
+    blanked, n_cells = sum(cells.values()), int(r.get("n_input_rows") or 0) * len(cells)
+    note = f"{share(blanked, n_cells)} of the {fmt(n_cells)} key cells, set missing"
+    return [("details.suppressed_total", "key cells blanked", fmt(blanked), note)]
 
 
 def _published(r: Mapping[str, Any]) -> str:
@@ -423,6 +443,9 @@ def _utility(r: Mapping[str, Any]) -> str:
         f"<p>Rows suppressed (removed): <b>{fmt(r.get('suppressed'))}</b> "
         f"({share(r.get('suppressed'), r.get('n_input_rows'))} of {of_counted_rows(r)}).</p>"
     )
+    cells = cells_phrase(r)
+    if cells:
+        parts.append(f"<p><b>{esc(cells)}</b>; a blanked cell is published missing, its row kept.</p>")
     parts.append(_generalization(r))
     parts.append(_normalized(r))
     parts.append(_raw_metrics(r))

@@ -29,6 +29,7 @@ from polars_anon.report.guarantee import counts, exposure_phrase, risk_terms, te
 from polars_anon.report.page import count, esc, fmt, fraction, share
 from polars_anon.report.phrases import (
     MODEL_PARAMETERS,
+    cells_phrase,
     counted_rows,
     k_asked_phrase,
     of_counted_rows,
@@ -138,11 +139,12 @@ def anonymized_html(report: Mapping[str, Any]) -> str:
     by_qid = report.get("loss_by_qid") or {}
     if by_qid:
         loss += "; " + ", ".join(f"{esc(q)} {fraction(v)}" for q, v in by_qid.items())
+    cells, rows_share = cells_phrase(report), f"{share(suppressed, n_in)} of {of_counted_rows(report)}"
     rows = [
         ("published", shape),
         ("guarantee", f"{guarantee} &nbsp;{check}"),
         ("privacy models", _models(report.get("privacy")) if verified else later),
-        ("suppressed", f"{count(suppressed, 'row', 'rows')} ({share(suppressed, n_in)} of {of_counted_rows(report)})"),
+        ("suppressed", esc(cells) if cells else f"{count(suppressed, 'row', 'rows')} ({rows_share})"),
         ("loss", loss),
         *_after_rows(report, verified, later),
     ]

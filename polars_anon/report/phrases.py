@@ -20,6 +20,8 @@ from polars_anon.report.page import fmt, fraction
 from polars_anon.report.page import share as percent
 
 __all__ = [
+    "blanked_cells",
+    "cells_phrase",
     "counted_rows",
     "k_asked_phrase",
     "k_meaning",
@@ -29,6 +31,8 @@ __all__ = [
     "privacy_phrase",
     "risk_phrase",
     "sampled_from",
+    "suppression_brief",
+    "suppression_phrase",
     "undeclared_phrase",
 ]
 
@@ -68,6 +72,71 @@ def k_asked_phrase(report: Mapping[str, Any]) -> str:
     """
     asked = ((report.get("details") or {}).get("differential_privacy") or {}).get("k_asked")
     return "" if asked is None or asked == report.get("k") else f" (the release's; {fmt(asked)} asked)"
+
+
+def blanked_cells(report: Mapping[str, Any]) -> dict[str, int] | None:
+    """The key cells a method blanked (set missing, the row kept), per qid: local suppression's
+    ``details.suppressed_cells``; None for a method that removes whole rows (the report's ``suppressed``) or nothing.
+
+    >>> blanked_cells({"details": {"suppressed_cells": {"sex": 0, "age": 3}}}), blanked_cells({"suppressed": 2})
+    ({'sex': 0, 'age': 3}, None)
+    """
+    cells = (report.get("details") or {}).get("suppressed_cells")
+    return {str(q): int(n) for q, n in cells.items()} if isinstance(cells, Mapping) else None
+
+
+def cells_phrase(report: Mapping[str, Any]) -> str | None:
+    """The key cells blanked, of every key cell of the input, and per qid (the rows suppressed too, when any); None
+    for a method that blanks no cell (:func:`blanked_cells`). Every display of a result says this in these words.
+
+    >>> cells_phrase({"n_input_rows": 6, "suppressed": 0, "details": {"suppressed_cells": {"sex": 0, "age": 3}}})
+    '3 of 12 key cells blanked (set missing; 25.0%): age 3'
+    >>> cells_phrase({"n_input_rows": 6, "suppressed": 1, "details": {"suppressed_cells": {"sex": 0, "age": 0}}})
+    '0 of 12 key cells blanked (set missing; 0.0%); suppressed 1 of 6 input rows'
+    """
+    cells = blanked_cells(report)
+    if cells is None:
+        return None
+    blanked, n_cells = sum(cells.values()), int(report.get("n_input_rows") or 0) * len(cells)
+    per_qid = ", ".join(f"{q} {n:,}" for q, n in cells.items() if n)
+    text = f"{blanked:,} of {n_cells:,} key cells blanked (set missing; {percent(blanked, n_cells)})"
+    text += f": {per_qid}" if per_qid else ""
+    return text + (f"; {_rows_phrase(report)}" if report.get("suppressed") else "")
+
+
+def suppression_phrase(report: Mapping[str, Any]) -> str | None:
+    """What was suppressed, in the summaries a person reads (the command line's, the page's): the rows removed
+    (``"suppressed 2 of 12 input rows"``), or, for a method that blanks cells, :func:`cells_phrase`; None when the
+    report has no count yet.
+
+    >>> suppression_phrase({"suppressed": 2, "n_input_rows": 12})
+    'suppressed 2 of 12 input rows'
+    """
+    if blanked_cells(report) is not None:
+        return cells_phrase(report)
+    return None if report.get("suppressed") is None else _rows_phrase(report)
+
+
+def suppression_brief(report: Mapping[str, Any]) -> str:
+    """:func:`suppression_phrase` in a few words (a result's one-line ``repr``): ``"2 suppressed"`` (rows), or
+    ``"3 key cells blanked"`` (and the rows suppressed, when any).
+
+    >>> suppression_brief({"suppressed": 2}), suppression_brief({"details": {"suppressed_cells": {"a": 3, "b": 0}}})
+    ('2 suppressed', '3 key cells blanked')
+    """
+    rows, cells = report.get("suppressed") or 0, blanked_cells(report)
+    if cells is None:
+        return f"{rows:,} suppressed"
+    blanked = f"{sum(cells.values()):,} key {'cell' if sum(cells.values()) == 1 else 'cells'} blanked"
+    return blanked + (f", {rows:,} {'row' if rows == 1 else 'rows'} suppressed" if rows else "")
+
+
+def _rows_phrase(report: Mapping[str, Any]) -> str:
+    """``"suppressed 2 of 12 input rows"`` (a differentially private release's: of its sample, and of the input)."""
+    n_input = sampled_from(report)
+    of = f" (a sample of {n_input:,} input rows)" if n_input is not None else ""
+    rows = report.get("suppressed") or 0
+    return f"suppressed {rows:,} of {report.get('n_input_rows') or 0:,} {counted_rows(report)}{of}"
 
 
 def loss_phrase(loss: float | None) -> str | None:

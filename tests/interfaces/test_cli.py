@@ -45,6 +45,20 @@ def test_demo_small(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (out / "anonymized.parquet").read_bytes() == before
 
 
+def test_demo_local_suppression_says_the_cells_it_blanked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo's summary and explanation said "suppressed 0 rows" and "every published combination is shared by at
+    least k voters" for local suppression, which keeps every row and blanks key cells (mend34): the cells blanked, as
+    the published file's missing cells count them, and the wildcard reading."""
+    out = tmp_path / "demo"
+    assert cli.main(["demo", "--rows", "5000", "--out", str(out), "--method", "local_suppression", "-q"]) == 0
+    published = pl.read_parquet(out / "anonymized.parquet")
+    blanked = sum(published[q].null_count() for q in ("zip", "gender", "race", "birth_year"))
+    said = capsys.readouterr().out
+    assert blanked > 0 and f"\n{blanked:,} of {5000 * 4:,} key cells blanked (set missing; " in said
+    assert "suppressed 0" not in said and "every published combination" not in said
+    assert "every published record matches at least 10 voters on zip, gender, race, birth_year" in said
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     from importlib.metadata import version
 

@@ -97,6 +97,23 @@ def test_local_suppression_reads_missing_cells_as_wildcards_everywhere(suppresse
     assert "published 12 rows in 7 distinct patterns, fewest records a record matches 2" in line
 
 
+def test_every_display_counts_the_blanked_cells(suppressed) -> None:
+    """Local suppression removes no row but blanks key cells: every summary said "0 suppressed" and only the page's
+    method facts gave the cells (mend34). By hand (the fixture above): (m, 171)'s zip is blanked, 1 of 12 x 2 cells,
+    which the published nulls count too."""
+    blanked = sum(suppressed.collect()[q].null_count() for q in ("sex", "zip"))
+    said = "1 of 24 key cells blanked (set missing; 4.2%): zip 1"
+    assert blanked == 1 and suppressed.report["suppressed"] == 0
+    text = repr(suppressed)
+    assert "1 key cell blanked;" in text and "suppressed" not in text
+    assert said in suppressed._repr_html_() and "0 rows (0.0% of the input)" not in suppressed._repr_html_()
+    page = suppressed.report_html()
+    assert re.search(r'data-figure="details.suppressed_total"><span>key cells blanked</span><b>1</b>', page)
+    assert f"<b>{said}</b>; a blanked cell is published missing, its row kept." in page
+    lines = cli.summary_lines(dict(suppressed.report))
+    assert said in lines and not any(line.startswith("suppressed ") for line in lines)
+
+
 def test_a_wildcard_risk_names_patterns_not_classes(suppressed) -> None:
     """`pa.risk(missing="wildcard")`'s notebook box counted "classes" (mend32). By hand (the fixture's docstring):
     7 patterns; fk 2 for 7 records (4 patterns), 3 for 4 (2 patterns), 6 for 1; no record matches only itself."""
