@@ -15,6 +15,7 @@ __all__ = [
     "InfeasibleError",
     "InputError",
     "InvalidParameterError",
+    "NeedsCastError",
     "NotFiniteError",
     "NotKAnonymousError",
     "NullValueError",
@@ -38,6 +39,20 @@ class ColumnNotFoundError(AnonError, KeyError):
 
 class InvalidParameterError(AnonError, ValueError):
     """A parameter has a value outside its allowed range or set."""
+
+
+class NeedsCastError(InvalidParameterError):
+    """Values that the request can use once their column is cast to `dtype` (text written ``05``, floats where
+    integers are due). `cause` says what is wrong without the way out, so a road that knows the column re-words the
+    cast in its own syntax (:func:`polars_anon.messages.typed`: a job's ``schema``); the message is `cause` and `fix`.
+    """
+
+    def __init__(self, cause: str, dtype: str, fix: str) -> None:
+        super().__init__(f"{cause}; {fix}")
+        self.cause, self.dtype, self.fix = cause, dtype, fix
+
+    def __reduce__(self) -> tuple[type[NeedsCastError], tuple[str, str, str]]:
+        return (type(self), (self.cause, self.dtype, self.fix))  # pickled whole (its init takes three arguments)
 
 
 class HierarchyError(AnonError, ValueError):

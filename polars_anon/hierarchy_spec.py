@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from polars_anon._validate import is_integer
 from polars_anon.builders import bands, dates, groups, masks
-from polars_anon.errors import HierarchyError, InvalidParameterError
+from polars_anon.errors import HierarchyError, InvalidParameterError, NeedsCastError
 from polars_anon.hierarchy import Hierarchy
+from polars_anon.messages import typed
 
 if TYPE_CHECKING:
     import polars as pl
@@ -259,5 +260,7 @@ def build_spec(
         if spec.kind == "dates":
             return Hierarchy.dates(values, o["levels"])  # type: ignore[arg-type]
         return Hierarchy.ordered(values, o["sizes"], order=o["order"], label=o["label"])  # type: ignore[arg-type]
+    except NeedsCastError as exc:  # a job types its columns in its schema: the cast in the job file's words
+        raise NeedsCastError(f"qid {name!r}: {exc.cause}", exc.dtype, typed(name, exc.dtype, "job")) from None
     except (HierarchyError, InvalidParameterError) as exc:
         raise type(exc)(f"qid {name!r}: {exc}") from None

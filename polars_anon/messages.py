@@ -65,6 +65,7 @@ __all__ = [
     "setting",
     "short_codes",
     "sql_text",
+    "typed",
     "write_sql",
 ]
 
@@ -385,6 +386,21 @@ def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) 
         f"lost their leading zeros when read as numbers, read the column as text: {text}; else {width} to mask them "
         "zero-padded (the leaves keep their digits)"
     )
+
+
+def typed(column: str | None, dtype: str, road: Road) -> str:
+    """A refusal's way out that types `column` as `dtype` (a name of :data:`polars_anon.io.DTYPES`), spelled for the
+    user's `road`: a cast in the Python call (``pl.col(...)`` when the column is not known: a builder called on
+    values), or the job file's ``schema`` (a job reads its input itself: there is no frame to cast).
+
+    >>> typed("age", "Int64", "python"), typed(None, "Int64", "python")
+    ("cast the column: pl.col('age').cast(pl.Int64)", 'cast the column: pl.col(...).cast(pl.Int64)')
+    >>> typed("age", "Int64", "job"), typed("zip code", "Int64", "job")
+    ('set schema = { age = "Int64" } in the job file', 'set schema = { "zip code" = "Int64" } in the job file')
+    """
+    if road == "job":
+        return f"set schema = {{ {_toml_key(str(column))} = {json.dumps(dtype)} }} in the job file"
+    return f"cast the column: pl.col({'...' if column is None else repr(column)}).cast(pl.{dtype})"
 
 
 def _sql_macro(message: Message) -> str:

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Sequence
 
 from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, distinct
-from polars_anon.errors import InvalidParameterError
+from polars_anon.errors import InvalidParameterError, NeedsCastError
+from polars_anon.messages import typed
 
 __all__ = ["check_bounds", "check_widths", "rows"]
 
@@ -64,20 +65,17 @@ def _integers(values: Iterable[object]) -> list[int]:
         try:
             number = int(str(v))
         except ValueError:
-            hint = (  # a whole float is labelled '20.0', not the leaf '20': the column must be integer
-                "; a float column is labelled as floats ('20.0'): cast it to an integer type first "
-                "(pl.col(...).cast(pl.Int64)) when its values are whole numbers"
-                if isinstance(v, float)
-                else ""
-            )
-            raise InvalidParameterError(
-                f"intervals: value {v!r} is not an integer; interval hierarchies need integer values{hint}"
-            ) from None
+            cause = f"intervals: value {v!r} is not an integer; interval hierarchies need integer values"
+            if isinstance(v, float):  # a whole float is labelled '20.0', not the leaf '20': the column must be integer
+                cause += ", and a float column is labelled as floats ('20.0') even when its values are whole numbers"
+                raise NeedsCastError(cause, "Int64", typed(None, "Int64", "python")) from None
+            raise InvalidParameterError(cause) from None
         if str(number) != str(v):  # '007', ' 7', '+7', '7_000', '١٢': the leaf would be another label
-            raise InvalidParameterError(
+            raise NeedsCastError(
                 f"intervals: value {v!r} is not written as the integer {number} is, so the leaf {str(number)!r} "
-                "would not be the column's value; write the values as plain integers (cast the column to an integer "
-                "type: pl.col(...).cast(pl.Int64))"
+                "would not be the column's value: interval hierarchies need plain integers",
+                "Int64",
+                typed(None, "Int64", "python"),
             )
         numbers.append(number)
     return sorted(set(numbers))

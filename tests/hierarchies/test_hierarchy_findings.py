@@ -123,6 +123,29 @@ def test_intervals_refuse_a_string_value_not_written_as_its_integer(value: str) 
         build_spec("age", parse_spec("age", {"intervals": [5]}), pl.Series(["12", value]))
 
 
+def test_a_job_is_told_to_type_a_leading_zero_column_in_its_schema(tmp_path: Path, capsys) -> None:
+    """A CSV column written 05, 07, 15 is read as String (the leading-zero rule, io.LEADING_ZERO); with an
+    intervals hierarchy a job was told to cast it in Python (pl.col(...).cast(pl.Int64)), which a job cannot do
+    (mend34): its way out is the job file's schema, and with it the job runs; a Python call keeps the cast."""
+    from polars_anon import cli
+
+    (tmp_path / "d.csv").write_text("age,sex\n05,f\n07,f\n15,m\n05,m\n07,f\n15,m\n")
+    job = 'input = "d.csv"\noutput = "o.parquet"\nk = 2\n[qids.age]\nhierarchy = { intervals = [10] }\n'
+    (tmp_path / "job.toml").write_text(job)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.endswith(
+        "qid 'age': intervals: value '05' is not written as the integer 5 is, so the leaf '5' would not be the "
+        'column\'s value: interval hierarchies need plain integers; set schema = { age = "Int64" } in the job file'
+    )
+    assert "pl.col" not in said and not (tmp_path / "o.parquet").exists()
+    (tmp_path / "job.toml").write_text('schema = { age = "Int64" }\n' + job)
+    assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--json"]) == 0
+    assert pl.read_parquet(tmp_path / "o.parquet")["age"].to_list() == ["5", "7", "15", "5", "7", "15"]  # k = 2 as is
+    with pytest.raises(InvalidParameterError, match=r"plain integers; cast the column: pl\.col\(\.\.\.\)\.cast\(pl"):
+        Hierarchy.intervals(pl.Series(["05", "07"]), [10])
+
+
 def test_intervals_keep_string_values_written_as_integers() -> None:
     assert Hierarchy.intervals(pl.Series(["-3", "12"]), [5]).to_rows() == [["-3", "-5--1", "*"], ["12", "10-14", "*"]]
 
