@@ -16,17 +16,21 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from polars_anon.engines import get_engine
 from polars_anon.engines.spark import SparkEngine, session
+from polars_anon.hierarchy import Hierarchy
 from polars_anon.pipeline.result import Anonymized
 from polars_anon.pipeline.road import run
 
 __all__ = ["anonymize", "sdc_risk", "session"]
 
 
-def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) -> Anonymized:
+def anonymize(
+    sdf: Any, *, hierarchies: Mapping[str, Hierarchy], k: int, driver_tuples: int | None = None, **parameters: Any
+) -> Anonymized:
     """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog).
 
     Parameters are those of :func:`polars_anon.anonymize` (``hierarchies``, ``k``, ``method``, ...).
@@ -37,7 +41,9 @@ def anonymize(sdf: Any, *, driver_tuples: int | None = None, **parameters: Any) 
     guarantee; ``.sink_parquet(path)`` writes, re-reads and checks it, then renames it into place.
     """
     # the engine as pa.anonymize(engine="spark") gets it: what Spark cannot read refused before a session starts
-    return run(get_engine("spark", data=sdf), sdf, driver_tuples=driver_tuples, **parameters)
+    # hierarchies and k by name, as pa.anonymize takes them: a call without one is refused naming anonymize(), not run()
+    engine = get_engine("spark", data=sdf)
+    return run(engine, sdf, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **parameters)
 
 
 def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:

@@ -15,10 +15,15 @@ the Python functions do; from Python they arrive as ``duckdb.Error``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from polars_anon.duckdb.macros import generalize_sql, load_hierarchies, load_hierarchy, register, sql_files
 from polars_anon.duckdb.pairs import metric_pairs
+
+if TYPE_CHECKING:
+    from polars_anon.hierarchy import Hierarchy
+    from polars_anon.pipeline.result import Anonymized
 
 __all__ = [
     "anonymize",
@@ -32,7 +37,15 @@ __all__ = [
 ]
 
 
-def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = None, **parameters: Any) -> Any:
+def anonymize(
+    data: Any,
+    *,
+    hierarchies: Mapping[str, Hierarchy],
+    k: int,
+    connection: Any = None,
+    driver_tuples: int | None = None,
+    **parameters: Any,
+) -> Anonymized:
     """Anonymize a DuckDB relation, or a table or view name, on `connection` (default DuckDB's default connection).
 
     Parameters are those of :func:`polars_anon.anonymize`; the rows stay in DuckDB (group-bys, the
@@ -52,7 +65,8 @@ def anonymize(data: Any, *, connection: Any = None, driver_tuples: int | None = 
     from polars_anon.engines.duckdb import DuckDBEngine
     from polars_anon.pipeline.road import run
 
-    return run(DuckDBEngine(connection), data, driver_tuples=driver_tuples, **parameters)
+    # hierarchies and k by name, as pa.anonymize takes them: a call without one is refused naming anonymize(), not run()
+    return run(DuckDBEngine(connection), data, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **parameters)
 
 
 def sdc_risk(data: Any, keys: Any, *, connection: Any = None, **measures: Any) -> dict[str, Any]:

@@ -3,6 +3,7 @@ nothing, bad input gets the Polars road's messages (issue 18)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -167,6 +168,18 @@ def test_what_runs_on_polars_only(over: dict[str, Any], words: str) -> None:
     )  # relaxed cuts split the tuple x = 2
     with pytest.raises(pa.InvalidParameterError, match=words.replace("[", r"\[").replace("]", r"\]")):
         pa.anonymize(data, **args)
+
+
+@pytest.mark.parametrize("missing", ["hierarchies", "k"])
+def test_every_front_door_names_itself_when_a_required_keyword_is_missing(missing: str) -> None:
+    """polars_anon.duckdb.anonymize and polars_anon.spark.anonymize without hierarchies (or k) raised a TypeError
+    naming run(), a function the user never called (mend34): each refuses as pa.anonymize does, before any engine
+    or session is made (the Spark door gets a table name no session could read)."""
+    args = {key: v for key, v in KW.items() if key != missing}
+    said = f"anonymize() missing 1 required keyword-only argument: '{missing}'"
+    for door, data in ((pa.anonymize, T), (pad.anonymize, T), (pas.anonymize, "no_such_table")):
+        with pytest.raises(TypeError, match=re.escape(said)):
+            door(data, **args)
 
 
 def test_a_table_name_that_needs_quoting_is_found() -> None:
