@@ -21,7 +21,15 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.labels import label_exprs
 from polars_anon.privacy.base import Model
 from polars_anon.privacy.constraints import Constraints
-from polars_anon.privacy.counts import COUNT, encode_counts, from_wide, long_counts, population_counts, same_table
+from polars_anon.privacy.counts import (
+    COUNT,
+    encode_counts,
+    from_wide,
+    long_counts,
+    population_counts,
+    population_ids,
+    same_table,
+)
 from polars_anon.request import Request, check_privacy
 from polars_anon.tuplemap import SIZE
 
@@ -183,6 +191,7 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     model = population_model(request)
     if population is not None and model is not None:
         pop = population_counts(population, aggregates, qids, model.name)
+        population_ids(pop.extra, request.hierarchies, model.name, model.population_frame)  # refused naming both
     hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
     first_row = None
     if counted.first_rows is not None:

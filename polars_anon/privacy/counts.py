@@ -12,16 +12,20 @@ work on; :func:`population_counts` does the same for a population table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from polars_anon.errors import InfeasibleError, InputError
+from polars_anon.errors import InfeasibleError, InputError, ValueNotInHierarchyError
 from polars_anon.labels import label_exprs
 from polars_anon.privacy.base import Domain
+
+if TYPE_CHECKING:
+    from polars_anon.hierarchy import Hierarchy
 
 __all__ = [
     "COUNT",
@@ -35,6 +39,7 @@ __all__ = [
     "grouped",
     "long_counts",
     "population_counts",
+    "population_ids",
     "read_population",
     "same_table",
     "sensitive_counts",
@@ -243,6 +248,38 @@ def count_population(population: object, qids: Sequence[str], what: str) -> pl.D
     lf = read_population(population, qids, what)
     with csv_errors(lambda: population_files(population)):
         return lf.group_by(list(qids)).agg(pl.len().cast(pl.Int64).alias(COUNT)).collect()  # one row per tuple
+
+
+def population_ids(
+    population: pl.DataFrame, hierarchies: Mapping[str, Hierarchy], what: str, table: object
+) -> dict[str, np.ndarray]:
+    """The hierarchy node ids of the population's values, per qid with a hierarchy; a value outside its qid's
+    hierarchy is refused naming the model (`what`), the population table (`table`: its file, or a frame) and the
+    column (a hierarchy built from the input's values, as a job's built-in ones are, lacks the population's others).
+
+    >>> import polars_anon as pa
+    >>> population_ids(pl.DataFrame({"sex": ["F"]}), {"sex": pa.Hierarchy.suppression(["F"])}, "k-map", None)["sex"]
+    array([1])
+    >>> population_ids(pl.DataFrame({"sex": ["X"]}), {"sex": pa.Hierarchy.suppression(["F"])}, "k-map", "p.csv")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.ValueNotInHierarchyError: k-map: population table p.csv, column 'sex': 'X' is not a node ...
+    """
+    files = population_files(table) if table is not None else []
+    where = f"population table {', '.join(files)}" if files else "the population table"
+    ids = {}
+    for q, h in hierarchies.items():
+        if q not in population.columns:
+            continue
+        try:
+            ids[q] = h.ids_of(population[q])
+        except ValueNotInHierarchyError as exc:
+            raise ValueNotInHierarchyError(
+                f"{what}: {where}, column {q!r}: {exc}; give the qid a hierarchy that holds every population value "
+                "(one built from the input's values holds those only), or drop those population rows"
+            ) from None
+    return ids
 
 
 def same_table(population: object) -> object:

@@ -45,6 +45,7 @@ from polars_anon.privacy.counts import (
     from_wide,
     grouped,
     population_counts,
+    population_ids,
     read_population,
     same_table,
     sensitive_counts,
@@ -387,7 +388,7 @@ def _population(
         raise InvalidParameterError("the models name different population tables; give them one")
     if levels is None and hierarchies is not None and all(q in hierarchies for q in qids):
         counted = count_population(tables[0].population_frame, qids, tables[0].name)  # one row per tuple
-        return matched_population(counted, aggregates, qids, hierarchies, tables[0].name)
+        return matched_population(counted, aggregates, qids, hierarchies, tables[0].name, tables[0].population_frame)
     pop = read_population(tables[0].population_frame, qids, tables[0].name)
     if levels is not None:
         from polars_anon.generalize import generalize
@@ -410,6 +411,7 @@ def matched_population(
     qids: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
     what: str,
+    table: object = None,
 ) -> PopulationCounts:
     """Population records per published class: those whose every qid value is the class's value or lies under it.
 
@@ -427,7 +429,7 @@ def matched_population(
     """
     qids = list(qids)
     node = {q: hierarchies[q].ids_of(classes[q]) for q in qids}
-    leaf = {q: hierarchies[q].ids_of(population[q]) for q in qids}
+    leaf = population_ids(population, {q: hierarchies[q] for q in qids}, what, table)  # `table`: named if refused
     level = np.stack([hierarchies[q].level[node[q]] for q in qids], axis=1) if qids else np.zeros((classes.height, 0))
     signatures, which = np.unique(level, axis=0, return_inverse=True)
     which = which.ravel()

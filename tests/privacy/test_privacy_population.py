@@ -9,6 +9,7 @@ hand-written maps below, counted per published tuple.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -177,6 +178,34 @@ def test_cli_anonymize_and_check(tmp_path: Path, population: pl.DataFrame, model
     )
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and [m["satisfied"] for m in doc["models"]] == [False, True]
+
+
+def test_a_population_value_outside_a_mask_hierarchy_names_its_column_and_file(tmp_path: Path, capsys) -> None:
+    """A job's mask hierarchy holds the input's values; a population zip it lacks (99999) was refused as "'99999'
+    is not a node of this hierarchy", naming neither column nor file (mend34). The job (k-map and δ-presence),
+    the Python call (a path, a frame) and the check name the model, the population file and the column."""
+    sample = pl.DataFrame({"zip": ["13001", "13001", "13002", "13002"], "sex": ["f", "f", "m", "m"]})
+    pl.concat([sample, pl.DataFrame({"zip": ["99999"], "sex": ["m"]})]).write_csv(tmp_path / "pop.csv")
+    sample.write_csv(tmp_path / "d.csv")
+    pop = tmp_path / "pop.csv"
+    said = "population table {}, column 'zip': '99999' is not a node of this hierarchy (root '*****')"
+    for model in ('model = "k-map"\nk = 2', 'model = "delta-presence"\ndmax = 0.9'):
+        (tmp_path / "job.toml").write_text(
+            f'input = "d.csv"\noutput = "o.parquet"\nk = 2\nschema = {{ zip = "String" }}\n[[privacy]]\n{model}\n'
+            f'population = "pop.csv"\n[qids.zip]\nhierarchy = {{ mask = 5 }}\n[qids.sex]\nhierarchy = "suppress"\n'
+        )
+        assert main(["anonymize", str(tmp_path / "job.toml")]) == 2
+        name = model.split('"')[1]
+        assert f"polars-anon: error: {name}: {said.format(pop)}; give the qid a hierarchy" in capsys.readouterr().err
+        assert not (tmp_path / "o.parquet").exists()
+    h = {"zip": pa.Hierarchy.masking(sample["zip"], 5), "sex": pa.Hierarchy.suppression(sample["sex"])}
+    frame = pl.read_csv(pop, schema_overrides={"zip": pl.String})
+    for table, where in ((str(pop), f"population table {pop}"), (frame, "the population table")):
+        words = re.escape(f"k-map: {where}, column 'zip': '99999' is not a node of this hierarchy")
+        with pytest.raises(pa.ValueNotInHierarchyError, match=words):
+            pa.anonymize(sample, hierarchies=h, k=2, privacy=[pa.KMap(2, population=table)])
+        with pytest.raises(pa.ValueNotInHierarchyError, match=words):
+            pa.check(sample, ["zip", "sex"], [pa.KMap(2, population=table)], hierarchies=h)
 
 
 ARX8 = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
