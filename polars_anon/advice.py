@@ -6,7 +6,9 @@ many distinct values it can publish most cells as ``*`` where a local method kee
 far more. The remedy chosen here is advice, not an ``auto`` method: the run keeps the
 method the user asked for (its guarantee and its output stay what they chose), and
 the report (``method_advice``), its HTML page and the command line's summary line name
-the better method with both losses.
+the better method with both losses. The advice's ``text`` is stored in the syntax of the road that made the run
+(``try method="topdown"`` from a Python call, ``try method = "topdown"`` from a job file): every display of a run
+shows the one stored sentence, and a run's report is read by whoever made it that way.
 
 **How it is measured (cheaply).** After the chosen method ran, each other method of
 :data:`CANDIDATES` runs on the same class aggregates, with the same k, privacy models
@@ -34,6 +36,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from polars_anon._types import Road
+from polars_anon.messages import assignment
 from polars_anon.report.metrics import map_loss
 
 if TYPE_CHECKING:
@@ -66,11 +70,16 @@ MARGIN = 0.10
 RATIO = 0.75
 
 
-def advise(loss: float | None, losses: dict[str, float], chosen: str) -> dict[str, Any] | None:
-    """The advice of the rule above, from the chosen method's loss and the others' (None: no advice).
+def advise(loss: float | None, losses: dict[str, float], chosen: str, road: Road = "python") -> dict[str, Any] | None:
+    """The advice of the rule above, from the chosen method's loss and the others' (None: no advice). Its ``text``
+    names the better method in the syntax of the `road` that made the run (:func:`polars_anon.messages.assignment`).
 
     >>> advise(0.75, {"topdown": 0.28, "greedy": 0.31}, "fulldomain")["better"]
     'topdown'
+    >>> advise(0.75, {"topdown": 0.28}, "fulldomain")["text"].split("; ")[1]
+    'try method="topdown"'
+    >>> advise(0.75, {"topdown": 0.28}, "fulldomain", "job")["text"].split("; ")[1]
+    'try method = "topdown"'
     >>> advise(0.30, {"topdown": 0.25}, "fulldomain") is None   # 0.05 less: not much
     True
     """
@@ -89,7 +98,7 @@ def advise(loss: float | None, losses: dict[str, float], chosen: str) -> dict[st
         "losses": dict(sorted(losses.items())),
         "text": (
             f"method advice: {better} would lose {best:.2f} (average cell loss) where {chosen} lost {loss:.2f} on the "
-            f'same data; try method = "{better}"'
+            f"same data; try {assignment('method', better, road)}"
         ),
     }
 
@@ -141,4 +150,4 @@ def method_advice(
         value, _ = map_loss(plan.map, request.hierarchies)
         if value is not None:
             losses[name] = value
-    return advise(loss, losses, request.method.name)
+    return advise(loss, losses, request.method.name, request.road)

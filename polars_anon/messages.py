@@ -62,6 +62,7 @@ __all__ = [
     "WEIGHT_NOT_NUMERIC",
     "Message",
     "output_exists",
+    "assignment",
     "setting",
     "short_codes",
     "sql_text",
@@ -333,7 +334,7 @@ def setting(key: str, value: object, road: Road) -> str:
     'set null = "suppress" in the job file'
     """
     if road == "job":
-        return f"set {key} = {json.dumps(value)} in the job file"
+        return f"set {assignment(key, value, road)} in the job file"
     return f"pass {key}={value!r}"
 
 
@@ -386,6 +387,20 @@ def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) 
         f"lost their leading zeros when read as numbers, read the column as text: {text}; else {width} to mask them "
         "zero-padded (the leaves keep their digits)"
     )
+
+
+def assignment(key: str, value: object, road: Road) -> str:
+    """`key` given `value` in the syntax of the user's `road`: a keyword argument of the Python call, or a key of the
+    job file (TOML). For a way out a display suggests in its own words (:func:`setting` says where it goes).
+
+    >>> assignment("method", "topdown", "python"), assignment("method", "topdown", "job")
+    ('method="topdown"', 'method = "topdown"')
+    >>> assignment("k", 5, "python"), assignment("null", None, "python")
+    ('k=5', 'null=None')
+    """
+    if road == "job":
+        return f"{key} = {json.dumps(value)}"
+    return f"{key}={json.dumps(value) if isinstance(value, str) else repr(value)}"
 
 
 def typed(column: str | None, dtype: str, road: Road) -> str:

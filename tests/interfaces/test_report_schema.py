@@ -115,11 +115,36 @@ def test_method_advice_names_a_method_that_loses_much_less(tmp_path) -> None:
     much_less = alone[best] <= alone["fulldomain"] - 0.10 and alone[best] <= 0.75 * alone["fulldomain"]
     assert much_less  # this table is chosen so that it is
     assert advice["better"] == best and advice["losses"] == pytest.approx(alone)
-    assert f'try method = "{best}"' in advice["text"]
+    assert advice["text"].endswith(f'try method="{best}"')  # a Python call's syntax (mend34: was the job file's)
     from polars_anon.report.html import render_html  # imported here: run alone, nothing else has imported it
 
     html = render_html(report)
     assert advice["text"].replace('"', "&quot;") in html
+
+
+def test_method_advice_speaks_the_syntax_of_the_road_that_made_the_run(tmp_path, capsys) -> None:
+    """The advice said `try method = "topdown"` (a job file's syntax) in a Python result's repr, notebook and page too
+    (mend34): a Python call's report says `method="topdown"`, a job's `method = "topdown"`, and each display shows
+    the stored sentence (the table of the test above: the advice names a method)."""
+    ages = [20 + (i * 7) % 43 for i in range(60)]  # every age of 20..62 (7 and 43 are coprime)
+    t = pl.DataFrame({"age": ages, "sex": ["F", "M", "M"] * 20})
+    h = {"age": pa.Hierarchy.intervals(range(20, 63), [5, 10, 20]), "sex": pa.Hierarchy.suppression(["F", "M"])}
+    python = pa.anonymize(t, hierarchies=h, k=4)
+    python.collect()
+    better = python.report["method_advice"]["better"]
+    said = f'try method="{better}"'
+    assert python.report["method_advice"]["text"].endswith(said) and 'method = "' not in str(python.report)
+    assert said.replace('"', "&quot;") in python._repr_html_() and said.replace('"', "&quot;") in python.report_html()
+    t.write_csv(tmp_path / "t.csv")
+    (tmp_path / "job.toml").write_text(
+        'input = "t.csv"\noutput = "o.parquet"\nk = 4\n[qids.age]\nhierarchy = { intervals = [5, 10, 20] }\n'
+        '[qids.sex]\nhierarchy = "suppress"\n'
+    )
+    assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 0  # not a terminal: the JSON, the line on stderr
+    out, err = capsys.readouterr()
+    text = json.loads(out)["method_advice"]["text"]
+    assert text == python.report["method_advice"]["text"].replace(said, f'try method = "{better}"')
+    assert err.rstrip().endswith(text) and 'method="' not in err
 
 
 def test_no_method_advice_below_the_margin_and_no_other_method_run(monkeypatch: pytest.MonkeyPatch) -> None:
