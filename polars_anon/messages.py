@@ -20,6 +20,7 @@ import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from polars_anon._types import Road
 from polars_anon.quoting import duckdb_literal
@@ -56,6 +57,7 @@ __all__ = [
     "RISK_COUNTS",
     "RISK_NOT_FINITE",
     "SENSITIVE_NULL",
+    "SQL_SETTING",
     "VARIANT_PARAMETER",
     "WEIGHTS_BELOW_COUNT",
     "WEIGHT_IS_KEY",
@@ -195,7 +197,12 @@ SENSITIVE_NULL = Message(
     "(left out of every class's distribution and of the table's) or {value} (null is one more value)",
 )
 """A sensitive attribute with nulls under ``sensitive_null="error"`` (the default): ``where="l-diversity on 's'"``;
-``ignore`` and ``value``: the way out spelled for the caller's road (:func:`setting`; SQL gives Python's words)."""
+``ignore`` and ``value``: the way out spelled for the caller's road (:func:`setting`: a Python keyword, a job file's
+key, a macro's named parameter: the macros pass ``anon_msg_sql_setting('sensitive_null', 'ignore')``)."""
+
+SQL_SETTING = Message("sql_setting", "pass {key} := {value!r}")
+"""A refusal's way out that sets a macro's named parameter, in SQL's syntax (:func:`setting` on road ``"sql"``):
+``pass sensitive_null := 'ignore'``."""
 
 BUILT_NAME = Message(
     "built_name",
@@ -276,6 +283,7 @@ _ALL = (
     ATTRIBUTE_ROLE,
     NO_ROWS,
     SENSITIVE_NULL,
+    SQL_SETTING,
     BUILT_NAME,
     WEIGHT_NOT_NUMERIC,
     BAD_WEIGHTS,
@@ -324,15 +332,20 @@ CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
 """
 
 
-def setting(key: str, value: object, road: Road) -> str:
-    """A refusal's way out that sets `key` to `value`, spelled for the user's `road`: a keyword of the Python call, or a
-    key of the job file (a job or command-line user has no call to pass it to).
+def setting(key: str, value: object, road: Road | Literal["sql"]) -> str:
+    """A refusal's way out that sets `key` to `value`, spelled for the user's `road`: a keyword of the Python call, a
+    key of the job file (a job or command-line user has no call to pass it to), or a named parameter of an SQL macro
+    (:data:`SQL_SETTING`, whose twin ``anon_msg_sql_setting`` the macros call).
 
     >>> setting("null", "suppress", "python")
     "pass null='suppress'"
     >>> setting("null", "suppress", "job")
     'set null = "suppress" in the job file'
+    >>> setting("sensitive_null", "ignore", "sql")
+    "pass sensitive_null := 'ignore'"
     """
+    if road == "sql":
+        return SQL_SETTING(key=key, value=value)
     if road == "job":
         return f"set {assignment(key, value, road)} in the job file"
     return f"pass {key}={value!r}"

@@ -135,6 +135,11 @@ CREATE OR REPLACE TEMP MACRO anon_msg_no_rows("what", "why") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_sensitive_null("where", "attribute", "n", "ignore", "value") AS
   coalesce("where"::VARCHAR, 'None') || ': column ' || anon_msg_repr("attribute") || ' holds ' || coalesce("n"::VARCHAR, 'None') || ' null values; say how the model reads them: ' || coalesce("ignore"::VARCHAR, 'None') || ' (left out of every class''s distribution and of the table''s) or ' || coalesce("value"::VARCHAR, 'None') || ' (null is one more value)';
 
+-- anon_msg_sql_setting(key, value): pass {key} := {value!r}
+-- Twin: polars_anon.messages.SQL_SETTING
+CREATE OR REPLACE TEMP MACRO anon_msg_sql_setting("key", "value") AS
+  'pass ' || coalesce("key"::VARCHAR, 'None') || ' := ' || anon_msg_repr("value");
+
 -- anon_msg_built_name(what, name, who, named, rename): {what} {name!r} is a name {who} ({named}); rename the column first, e.g. {rename}
 -- Twin: polars_anon.messages.BUILT_NAME
 CREATE OR REPLACE TEMP MACRO anon_msg_built_name("what", "name", "who", "named", "rename") AS

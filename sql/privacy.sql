@@ -52,7 +52,8 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_n
                      AND coalesce(sum(n) FILTER (WHERE value IS NULL), 0) > 0
                 THEN error(anon_msg_sensitive_null(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive),
                                                    sensitive, sum(n) FILTER (WHERE value IS NULL),
-                                                   'pass sensitive_null=''ignore''', 'pass sensitive_null=''value'''))
+                                                   anon_msg_sql_setting('sensitive_null', 'ignore'),
+                                                   anon_msg_sql_setting('sensitive_null', 'value')))
                 ELSE true END AS ok
     FROM __anon_counts),
   __anon_read AS (
