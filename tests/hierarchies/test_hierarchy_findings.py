@@ -144,6 +144,10 @@ def test_a_job_is_told_to_type_a_leading_zero_column_in_its_schema(tmp_path: Pat
     assert pl.read_parquet(tmp_path / "o.parquet")["age"].to_list() == ["5", "7", "15", "5", "7", "15"]  # k = 2 as is
     with pytest.raises(InvalidParameterError, match=r"plain integers; cast the column: pl\.col\(\.\.\.\)\.cast\(pl"):
         Hierarchy.intervals(pl.Series(["05", "07"]), [10])
+    with pytest.raises(
+        InvalidParameterError, match=r"whole numbers; cast the column: pl\.col\(\.\.\.\)\.cast\(pl\.Int64\)$"
+    ):
+        Hierarchy.intervals(pl.Series([20.0, 31.0]), [10])  # a float column: the same cast, in Python's words
 
 
 def test_intervals_keep_string_values_written_as_integers() -> None:
