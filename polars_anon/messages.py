@@ -385,7 +385,7 @@ def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) 
     """
     name = column or "column"
     if road == "job":
-        text = f'set schema = {{ {_toml_key(name)} = "String" }} in the job file'
+        text = typed(name, "String", "job")
         width = f"give {{ width = {widest} }} in its hierarchy table"
     else:
         text = f"pl.scan_csv(path, schema_overrides={{{name!r}: pl.String}})"
