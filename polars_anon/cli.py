@@ -591,6 +591,7 @@ def _risk_threshold_line(threshold: int, given: bool) -> str:
 
 def _explore(args: argparse.Namespace) -> int:
     from polars_anon.explore import explore_job, explore_targets, write_explore
+    from polars_anon.report.guarantee import WILDCARD, terms
 
     job = _job(args)
     assert job is not None  # a positional argument
@@ -630,6 +631,12 @@ def _explore(args: argparse.Namespace) -> int:
         print(
             "rows with guarantee 'probabilistic' (mdav publish = \"permute\"): min_class_size is the smallest cluster; "
             "equal published tuples may form smaller groups and records may keep their own exact tuple"
+        )
+    if (table["guarantee"] == WILDCARD).any():
+        t = terms({"guarantee": WILDCARD})
+        print(
+            f"rows with guarantee {WILDCARD!r} (local_suppression): n_classes counts {t.groups}, min_class_size is "
+            f"the {t.smallest} and the risk figures read {t.risk}, as its report does"
         )
     return 0
 

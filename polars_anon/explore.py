@@ -30,8 +30,9 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
+import numpy as np
 import polars as pl
 
 from polars_anon._progress import bar
@@ -50,7 +51,8 @@ from polars_anon.pipeline.road import aggregate, run_method
 from polars_anon.pipeline.state import Aggregated
 from polars_anon.privacy.base import Model
 from polars_anon.report import notebook
-from polars_anon.report.classes import size_risk
+from polars_anon.report.classes import guarantee_sizes, size_histogram, size_risk
+from polars_anon.report.guarantee import counts
 from polars_anon.report.metrics import map_loss
 from polars_anon.request import DEFERRED, Request, check_request
 from polars_anon.tuplemap import SIZE
@@ -335,9 +337,12 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
         return {**row, "feasible": False, "error": str(exc), "seconds": time.perf_counter() - start}
     seconds = time.perf_counter() - start
     loss, by_qid = map_loss(plan.map, request.hierarchies)
-    sizes = plan.map.published_sizes()[SIZE]
+    sizes, rows = guarantee_sizes(plan)  # the report's reading of the guarantee (local suppression: wildcard fk)
+    published = size_histogram(np.floor(sizes).astype(np.int64), rows=rows)
+    n_classes, smallest = counts(
+        {"guarantee": plan.guarantee, "details": plan.details, "class_sizes": {"published": published}}
+    )
     levels = plan.details.get("levels")
-    smallest = cast("int | None", sizes.min())  # an integer column: the stubs say any Python scalar
     return {
         **row,
         "feasible": True,
@@ -346,9 +351,9 @@ def _measure(data: Aggregated, request: Request, threshold: int) -> dict[str, An
         "loss": loss,
         **{f"loss_{q}": v for q, v in by_qid.items()},
         "suppressed": plan.map.suppressed_rows,
-        "n_classes": sizes.len(),
+        "n_classes": n_classes,
         "min_class_size": int(smallest or 0),
-        **size_risk(sizes, threshold),
+        **size_risk(sizes, threshold, rows),
         "levels": json.dumps(levels) if levels else None,
         "seconds": seconds,
     }

@@ -30,10 +30,9 @@ from typing import Any, NoReturn
 import numpy as np
 import polars as pl
 
-from polars_anon.report.classes import distinct_sizes, size_histogram, wildcard_sizes
+from polars_anon.report.classes import distinct_sizes, guarantee_sizes, size_histogram
 from polars_anon.report.columns import protected_columns
 from polars_anon.report.generalization import generalization
-from polars_anon.report.guarantee import WILDCARD
 from polars_anon.report.metrics import map_data, map_loss, report_metrics
 from polars_anon.tuplemap import SIZE, out_col
 
@@ -186,11 +185,10 @@ def _options(options: Any, details: Mapping[str, Any]) -> Any:
 
 def _class_sizes(before: pl.Series, plan: Any, k: int) -> dict[str, Any]:
     """Histograms of the input's and the published class sizes (in any order), on the same bins. Published in the
-    guarantee's reading: local suppression's patterns by their wildcard ``fk`` (:func:`wildcard_sizes`; a
-    missing value matches any value), every other method's classes of equal published tuples."""
-    after, rows = plan.map.class_sizes(), None
-    if plan.guarantee == WILDCARD:
-        after, rows = wildcard_sizes(plan.map.published_sizes(), plan.map.qids, plan.details["alpha"])
+    guarantee's reading (:func:`guarantee_sizes`): local suppression's patterns by their wildcard ``fk`` rounded
+    down (a missing value matches any value), every other method's classes of equal published tuples."""
+    sizes, rows = guarantee_sizes(plan)
+    after = np.floor(sizes).astype(np.int64)  # a wildcard fk rounded down, as the check counts it
     largest = max(int(before.to_numpy().max(initial=1)), int(after.max(initial=1)))
     values, counts = distinct_sizes(before)  # the same histogram from a few hundred distinct sizes
     published = size_histogram(after, k, largest, rows=rows)

@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from polars_anon.report.guarantee import WILDCARD
 from polars_anon.tuplemap import SIZE
 
-__all__ = ["distinct_sizes", "size_bins", "size_histogram", "size_risk", "wildcard_sizes"]
+__all__ = ["distinct_sizes", "guarantee_sizes", "size_bins", "size_histogram", "size_risk", "wildcard_sizes"]
 
 
 def size_bins(largest: int, k: int | None = None) -> list[int]:
@@ -125,13 +126,33 @@ def wildcard_sizes(published: pl.DataFrame, qids: Sequence[str], alpha: float) -
     >>> [v.tolist() for v in wildcard_sizes(pub, ["a", "b"], 1.0)]
     [[2, 2, 2], [2, 1, 1]]
     """
+    fk, rows = _wildcard_fk(published, qids, alpha)
+    return np.floor(fk).astype(np.int64), rows
+
+
+def _wildcard_fk(published: pl.DataFrame, qids: Sequence[str], alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`wildcard_sizes` before rounding down (Float64: with `alpha` < 1 a pattern's ``fk`` is fractional)."""
     from polars_anon.sdc.frequencies import hidden_keys, patterns  # the sdc package, loaded when a report needs it
 
     hidden = hidden_keys(qids)
     fks = patterns(published.lazy(), qids, SIZE, "wildcard", alpha).select(*hidden, "Fk")  # a row per pattern
     named = published.select(*(pl.col(q).alias(h) for q, h in zip(qids, hidden, strict=True)), SIZE)
     both = named.join(fks, on=hidden, how="left", nulls_equal=True)
-    return np.floor(both["Fk"].to_numpy()).astype(np.int64), both[SIZE].to_numpy().astype(np.int64)
+    return both["Fk"].to_numpy().astype(np.float64), both[SIZE].to_numpy().astype(np.int64)
+
+
+def guarantee_sizes(plan: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The published records' sizes in the reading of the plan's guarantee, and the records of each: the one place
+    that decides it for the report and explore. Local suppression (:data:`~polars_anon.report.guarantee.WILDCARD`):
+    each distinct published pattern's wildcard ``fk`` (Float64, not rounded: :func:`wildcard_sizes`), a missing
+    value matching any value; every other method: the classes of equal published tuples, each its own records.
+    The risk figures of both are :func:`size_risk`'s; MDAV's permutation counts its clusters besides
+    (:func:`polars_anon.report.guarantee.counts`).
+    """
+    if plan.guarantee == WILDCARD:
+        return _wildcard_fk(plan.map.published_sizes(), plan.map.qids, plan.details["alpha"])
+    sizes = np.asarray(plan.map.class_sizes(), dtype=np.int64)
+    return sizes.astype(np.float64), sizes
 
 
 def _median(s: np.ndarray, w: np.ndarray) -> float:
@@ -143,24 +164,29 @@ def _median(s: np.ndarray, w: np.ndarray) -> float:
     return float((float(at[0]) + float(at[1])) / 2)
 
 
-def size_risk(sizes: pl.Series | np.ndarray, threshold: int) -> dict[str, Any]:
+def size_risk(sizes: pl.Series | np.ndarray, threshold: int, rows: np.ndarray | None = None) -> dict[str, Any]:
     """Prosecutor risk of the published records from their class sizes (see the module docstring).
 
-    ``highest_risk`` = 1 / smallest class; ``average_risk`` = classes / rows (the mean of 1/s
-    over the records); ``records_at_risk`` = share of records in classes of fewer than
-    `threshold` rows (their risk exceeds 1/`threshold`). None for an empty table.
+    ``highest_risk`` = 1 / smallest class; ``average_risk`` = the mean of 1/s over the records (classes / rows);
+    ``records_at_risk`` = share of records in classes of fewer than `threshold` rows (their risk exceeds
+    1/`threshold`). `rows` (default `sizes`): the records of entry `i`, where a size is not its own record count
+    (a wildcard pattern's ``fk``: :func:`guarantee_sizes`). None for an empty table.
 
     >>> size_risk(np.array([2, 2, 6]), threshold=5)
     {'highest_risk': 0.5, 'average_risk': 0.3, 'records_at_risk': 0.4, 'risk_threshold': 5}
+    >>> size_risk(np.array([3.0, 4.0, 4.0]), threshold=4, rows=np.array([3, 2, 1]))["average_risk"] == 1.75 / 6
+    True
     """
-    s = np.asarray(sizes, dtype=np.int64)
-    s = s[s > 0]
+    s = np.asarray(sizes, dtype=np.float64)
+    r = s if rows is None else np.asarray(rows, dtype=np.float64)
+    keep = (s > 0) & (r > 0)
+    s, r = s[keep], r[keep]
     if not len(s):
         return {"highest_risk": None, "average_risk": None, "records_at_risk": None, "risk_threshold": threshold}
-    n = float(s.sum())
+    n = float(r.sum())
     return {
         "highest_risk": 1.0 / float(s.min()),
-        "average_risk": len(s) / n,
-        "records_at_risk": float(s[s < threshold].sum()) / n,
+        "average_risk": (len(s) if rows is None else float(np.sort(r * (1.0 / s)).sum())) / n,  # sorted: any order
+        "records_at_risk": float(r[s < threshold].sum()) / n,
         "risk_threshold": threshold,
     }

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from polars_anon.report import plots
+from polars_anon.report.guarantee import terms
 from polars_anon.report.page import esc, figure, fmt, kv_table, page, section, share, table
 
 __all__ = ["render_explore_html"]
@@ -90,7 +91,7 @@ def _grid(rows: Sequence[Mapping[str, Any]]) -> str:
             for key, label in (("front_highest_risk", "highest"), ("front_records_at_risk", "at risk"))
             if r.get(key)
         ]
-        note = esc(r.get("error")) if not r.get("feasible") else esc(_levels(r.get("levels")))
+        note = esc(r.get("error")) if not r.get("feasible") else esc(_note(r))
         out.append(
             [
                 esc(r["method"]),
@@ -108,6 +109,21 @@ def _grid(rows: Sequence[Mapping[str, Any]]) -> str:
             ]
         )
     return table(head, out, numeric=True)
+
+
+def _note(row: Mapping[str, Any]) -> str:
+    """A feasible row's note: its levels, and what its classes and smallest class count under a guarantee other than
+    k-anonymity (the report's terms: :func:`polars_anon.report.guarantee.terms`).
+
+    >>> _note({"guarantee": "wildcard-k-anonymity", "k": 3, "levels": None})
+    'k-anonymity with missing values as wildcards: classes are distinct patterns, smallest class is the fewest \
+records a record matches'
+    """
+    parts = [_levels(row.get("levels"))]
+    if row.get("guarantee") not in (None, "k-anonymity"):
+        t = terms(row)
+        parts.append(f"{t.name}: classes are {t.groups}, smallest class is the {t.smallest}")
+    return "; ".join(p for p in parts if p)
 
 
 def _levels(levels: Any) -> str:

@@ -297,3 +297,38 @@ def test_explore_job_on_another_engine_refuses_what_it_cannot_measure(
 def test_explore_marks_mdav_permute_rows_probabilistic() -> None:
     t = explore(SMALL, hierarchies=SMALL_H, k=[3], methods=["mdav", "greedy"], insensitive="id", publish="permute")
     assert dict(zip(t["method"], t["guarantee"])) == {"mdav": "probabilistic", "greedy": "k-anonymity"}
+
+
+@pytest.mark.parametrize(("method", "options"), [("local_suppression", {}), ("mdav", {"publish": "permute"})])
+def test_explore_rows_read_the_guarantee_as_the_report_does(
+    adult: pl.DataFrame, adult_hierarchies: dict[str, pa.Hierarchy], method: str, options: dict
+) -> None:
+    """Local suppression's smallest class and risks are its wildcard ``fk`` (a missing cell matches any value), MDAV
+    permute's classes its clusters: each explore row says what the report of that run alone says."""
+    lf = adult.head(1500).select(*QIDS4, "salary-class").lazy()
+    hs = {q: adult_hierarchies[q] for q in QIDS4}
+    result = pa.anonymize(lf, hierarchies=hs, k=10, method=method, **options)
+    result.collect()
+    report, prosecutor = result.report, result.report["risk"]["output"]["prosecutor"]
+    row = explore(lf, hierarchies=hs, k=[10], methods=[method], **options).row(0, named=True)
+    assert (row["guarantee"], row["n_classes"], row["min_class_size"]) == (
+        report["guarantee"],
+        report["n_classes"],
+        report["min_class_size"],
+    )
+    assert (row["highest_risk"], row["average_risk"]) == pytest.approx(
+        (prosecutor["highest"], prosecutor["average"]), rel=1e-12
+    )
+
+
+def test_cli_explore_says_how_local_suppression_rows_read(
+    tmp_path: Path, adult_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    qids = "\n".join(f'[qids.{q}]\nhierarchy = "{adult_dir}/adult_hierarchy_{q}.csv"' for q in ["sex", "race", "age"])
+    job = tmp_path / "job.toml"
+    job.write_text(f'input = "{adult_dir}/adult.csv"\nseparator = ";"\noutput = "out/a.parquet"\nk = 5\n{qids}\n')
+    assert cli.main(["explore", str(job), "--k", "5", "--methods", "local_suppression,greedy", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "'wildcard-k-anonymity' (local_suppression): n_classes counts distinct patterns" in out
+    page = (tmp_path / "out" / "a.explore.html").read_text()
+    assert "smallest class is the fewest records a record matches" in page
