@@ -703,7 +703,7 @@ def _encode(args: argparse.Namespace) -> int:
     if job is not None and original is None:  # the job's input, as anonymize built them (published: generalized)
         values = job.scan()
     if job is None and original is None and args.class_col is None:
-        _refuse_generalized_leaves(published, specs, args.hierarchy)
+        _refuse_generalized_leaves(published, args.published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)
     facts = write_encoded(
         published,
@@ -720,23 +720,47 @@ def _encode(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_generalized_leaves(published: pl.LazyFrame, specs: Mapping[str, object], given: Sequence[str]) -> None:
-    """Refuse a ``mask`` or ``suppress`` hierarchy built from a published column that holds generalized values (a
-    ``*``): they would be its leaves (hunt33: ``zip=mask:5`` made ``021**`` a leaf, and setbinary gave 3 columns where
-    the input's zips give 198). A column of leaves alone (nothing generalized) builds as it did."""
+def _refuse_generalized_leaves(
+    published: pl.LazyFrame, path: str, specs: Mapping[str, object], given: Sequence[str]
+) -> None:
+    """Refuse a hierarchy built from a published column's values (every kind but a CSV file) where that column holds
+    generalized labels, not original values: they would be its leaves (hunt33: ``zip=mask:5`` made ``021**`` a leaf;
+    hunt45: ``age=suppress`` on ``50-54`` bands gave 15 ``age_*`` columns). Generalized: the release's report beside
+    it (``<stem>.report.json``) says some of the column's cells were not published as they were
+    (``generalization.<qid>.unchanged`` below 1), or a cell holds a built-in hierarchy's inner label (a ``*``, an
+    ordered group ``[a..b]``). A column of leaves alone (nothing generalized) builds as it did."""
     from polars_anon.hierarchy_spec import parse_spec
 
     names = published.collect_schema().names()
-    masks = [q for q, spec in specs.items() if spec is not None and parse_spec(q, spec).kind in ("mask", "suppress")]
-    present = [q for q in masks if q in names]  # a missing one: named by build_hierarchies
-    starred = published.select(pl.col(q).cast(pl.String).str.contains("*", literal=True).any() for q in present)
-    found = [q for q, hit in zip(present, starred.collect().row(0) if present else ()) if hit]
+    built = [q for q, spec in specs.items() if q in names and spec is not None and parse_spec(q, spec).needs_values]
+    changed = _generalized_in_report(path)
+    labels = pl.col("*").cast(pl.String)
+    inner = labels.str.contains("*", literal=True) | labels.str.contains(r"^\[.*\.\..*\]$")
+    found = [q for q in built if q in changed]
+    if not found and built:
+        hits = published.select(built).select(inner.any()).collect().row(0, named=True)  # materializes: one row
+        found = [q for q in built if hits[q]]
     if found:
         asked = next((h for h in given if h.split("=", 1)[0] == found[0]), found[0])  # as typed: zip=mask:5
         raise AnonError(
-            f"encode: --hierarchy {asked} is built from the column's values, and the published column holds "
-            "generalized values ('*'); pass --original FILE (the input), --job JOB.toml, or a hierarchy CSV file"
+            f"encode: --hierarchy {asked} is built from the column's values, and the published column "
+            f"{found[0]!r} holds generalized labels, not original values (they would be its leaves); pass --original "
+            "FILE (the input), --job JOB.toml, or a hierarchy CSV file"
         )
+
+
+def _generalized_in_report(path: str) -> set[str]:
+    """The qids the report beside the release `path` says were generalized (some cell not published unchanged);
+    none when there is no readable report there."""
+    beside = report_path(path)
+    try:
+        report = json.loads(beside.read_text(encoding="utf-8")) if isinstance(beside, Path) else {}
+    except (OSError, ValueError):
+        return set()
+    shares = report.get("generalization") if isinstance(report, dict) else None
+    if not isinstance(shares, dict):
+        return set()
+    return {q for q, v in shares.items() if isinstance(v, dict) and (v.get("unchanged") or 0) < 1}
 
 
 def _release(args: argparse.Namespace, job: Job | None, release: str) -> pl.LazyFrame:

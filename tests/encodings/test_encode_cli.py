@@ -207,3 +207,31 @@ def test_a_mask_built_from_generalized_values_is_refused(tmp_path, capsys) -> No
     assert main(["encode", str(tmp_path / "pub.parquet"), *common, *orig, "--output", str(tmp_path / "b.parquet")]) == 0
     assert pl.read_parquet(tmp_path / "b.parquet").select(pl.col(f"zip_{z}") for z in zips).row(0) == (1, 1, 1, 1, 0, 0)
     assert main(["encode", str(tmp_path / "in.parquet"), *common, "--output", str(tmp_path / "c.parquet")]) == 0
+
+
+@pytest.mark.parametrize("spec", ["age=suppress", "age=ordered:5,2", "age={ ordered = [2] }"])
+def test_any_hierarchy_built_from_generalized_labels_is_refused(tmp_path, capsys, spec: str) -> None:
+    """hunt45: ``--hierarchy age=suppress`` (or ``ordered:5,2``) on a release whose ages are bands (``50-54``, no
+    ``*``) built its hierarchy from the bands (setbinary: 15 ``age_*`` columns): refused for every kind built from
+    values when the report beside the release says the column was generalized, or a cell holds an ordered group's
+    label; one line naming the column, exit 2. With --original the hierarchy is built from the input."""
+    ages = [18, 19, 52, 54, 71, 73]
+    pl.DataFrame({"age": ages}).write_parquet(tmp_path / "in.parquet")
+    pl.DataFrame({"age": ["15-19", "15-19", "50-54", "50-54", "70-74", "70-74"]}).write_parquet(
+        tmp_path / "pub.parquet"
+    )
+    report = {"generalization": {"age": {"level": 1, "unchanged": 0.0, "root": 0.0}}}
+    (tmp_path / "pub.report.json").write_text(json.dumps(report))
+    pl.DataFrame({"age": ["[18..19]"] * 2 + ["[52..73]"] * 4}).write_parquet(tmp_path / "groups.parquet")
+    common = ["--hierarchy", spec, "--encoding", "setbinary", "--overwrite", "-q"]
+    for name in ("pub", "groups"):
+        assert (
+            main(["encode", str(tmp_path / f"{name}.parquet"), *common, "--output", str(tmp_path / "a.parquet")]) == 2
+        )
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--hierarchy {spec} is built from the column's values" in err
+        assert "published column 'age' holds generalized labels" in err and "--original" in err
+    orig = ["--original", str(tmp_path / "in.parquet")]  # built from the input: the bands are no nodes of it
+    assert main(["encode", str(tmp_path / "pub.parquet"), *common, *orig, "--output", str(tmp_path / "b.parquet")]) == 2
+    assert "3 distinct values are not nodes of its hierarchy" in capsys.readouterr().err
+    assert main(["encode", str(tmp_path / "in.parquet"), *common, "--output", str(tmp_path / "c.parquet")]) == 0
