@@ -46,6 +46,7 @@ from polars_anon.privacy.constraints import Constraints
 
 __all__ = [
     "DEFERRED",
+    "NO_INPUT_ROWS",
     "Request",
     "check_data",
     "check_marginals",
@@ -55,6 +56,8 @@ __all__ = [
 ]
 
 NULL_POLICIES = ("error", "suppress")
+NO_INPUT_ROWS = "the input has no rows; there is nothing to anonymize"
+"""The refusal of an input without rows (:func:`check_data`, :func:`check_marginals`)."""
 
 
 class _Deferred:
@@ -323,7 +326,7 @@ def check_data(
     """
     n_rows = int(aggregates["size"].sum())
     if n_rows == 0:
-        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+        raise InfeasibleError(NO_INPUT_ROWS)
     for q in request.floats:
         refuse_not_finite(aggregates, q, None if labels is None else labels.get(q), leaves=_placed(request, q))
     for q, h in request.hierarchies.items():  # each qid's nulls, then its values (review32: the order as before)
@@ -351,7 +354,7 @@ def check_marginals(marginals: Mapping[str, pl.DataFrame], request: Request, dis
     qids = list(request.qids)
     n_rows = int(marginals[qids[0]]["size"].sum())
     if n_rows == 0:
-        raise InfeasibleError("the input has no rows; there is nothing to anonymize")
+        raise InfeasibleError(NO_INPUT_ROWS)
     for q in request.floats:
         refuse_not_finite(marginals[q], q, leaves=_placed(request, q))
     for q, h in request.hierarchies.items():

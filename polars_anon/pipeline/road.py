@@ -59,7 +59,7 @@ from polars_anon.privacy.differential import DifferentialPrivacy
 from polars_anon.privacy.risk import risk_summary, risk_summary_of_sizes
 from polars_anon.report import plan_facts
 from polars_anon.report.classes import distinct_sizes
-from polars_anon.request import Request, check_data, check_marginals, check_request
+from polars_anon.request import NO_INPUT_ROWS, Request, check_data, check_marginals, check_request
 from polars_anon.tuplemap import SIZE
 
 __all__ = [
@@ -94,6 +94,28 @@ def sample(engine: Engine, table: Any, request: Request, model: DifferentialPriv
         sampled = engine.sample(table, prepared.release.key, prepared.release.threshold)
     privacy = tuple(prepared if m is model else m for m in request.privacy)
     return sampled, replace(request, k=k, privacy=privacy)
+
+
+def _sample_too_small(exc: InfeasibleError, request: Request) -> InfeasibleError | None:
+    """The refusal of a differentially private release whose sample has fewer rows than its k, or none (`exc`
+    refused the sample for that: k above its rows, or no rows at all), in the model's terms: the input's rows, the
+    sample's, β, and the model's advice. None for any other refusal of the sample."""
+    model = differential_model(request)
+    text = str(exc)
+    if model is None or model.release is None:
+        return None
+    if text == NO_INPUT_ROWS:
+        kept = "is empty"
+    elif re.fullmatch(K_ABOVE_ROWS.pattern(k=request.k), text):
+        rows = re.search(r"\((\d+) rows\)", text)
+        kept = f"has {rows[1] if rows else 'fewer'} rows"
+    else:
+        return None
+    return InfeasibleError(
+        f"differential-privacy (epsilon={model.epsilon!r}, delta={model.delta!r}) needs classes of k={request.k} "
+        f"rows, and the sample of the input's {model.release.n_rows:,} rows (each row kept with probability "
+        f"{model.beta:.4f}) {kept}; {model.advice(request.k)}"
+    )
 
 
 def check_input(engine: Engine, table: Any, request: Request) -> int:
@@ -456,14 +478,10 @@ def _run(
     try:
         aggregated = aggregate(engine, table, request, counts=counts)
     except InfeasibleError as exc:
-        if dp is None or not re.fullmatch(K_ABOVE_ROWS.pattern(k=request.k), str(exc)):
+        small = None if dp is None else _sample_too_small(exc, request)
+        if small is None:
             raise
-        rows = re.search(r"\((\d+) rows\)", str(exc))
-        raise InfeasibleError(
-            f"differential-privacy (epsilon={dp.epsilon!r}, delta={dp.delta!r}) needs classes of k={request.k} rows, "
-            f"and the sample (each row kept with probability {dp.beta:.4f}) has {rows[1] if rows else 'fewer'} rows; "
-            f"{dp.advice(request.k)}"
-        ) from exc
+        raise small from exc
     prepared_dp = differential_model(request)
     if prepared_dp is not None:
         aggregated = replace(aggregated, search=search_sample(engine, source, request, prepared_dp))

@@ -688,6 +688,22 @@ def test_a_sample_smaller_than_k_is_refused_naming_the_model() -> None:
         pa.anonymize(table(40), hierarchies=H, k=1, privacy=[pa.DifferentialPrivacy(1.0, 1e-6)]).collect()
 
 
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+def test_an_empty_sample_is_refused_as_a_sample_not_as_an_empty_input(engine: str) -> None:
+    """hunt45: at epsilon 0.01 (beta 0.0095) the sample of 50 rows came out empty and the refusal said the input has
+    no rows; it says the sample is empty, with the input's rows, beta and the model's advice."""
+    sex = pl.DataFrame({"sex": ["F", "M"] * 25})
+    model = pa.DifferentialPrivacy(0.01, 1e-6, seed=1)
+    with pytest.raises(InfeasibleError) as info:
+        pa.anonymize(
+            sex, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=1, privacy=[model], engine=engine
+        )
+    text = str(info.value)
+    assert text.startswith("differential-privacy (epsilon=0.01, delta=1e-06) needs classes of k=")
+    assert "the sample of the input's 50 rows (each row kept with probability 0.0095) is empty" in text
+    assert "raise epsilon" in text and "no rows" not in text
+
+
 def test_the_keys_of_a_run_never_show() -> None:
     model = pa.DifferentialPrivacy(1.0, 1e-6).prepared(1000, 80)
     assert model.release is not None
