@@ -313,6 +313,17 @@ def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], 
             raise _outside(q, what, missing, leaves_only)
 
 
+def _check_class_ids(frame: pl.LazyFrame, class_col: str, what: str) -> None:
+    """Refuse a null class id in `class_col` of the `what` table (its row would join no class, and its qids would
+    be published as nulls: the refusal named the qid, not the class column)."""
+    nulls = frame.select(pl.col(class_col).null_count()).collect().item()  # materializes: one row
+    if nulls:
+        raise NullValueError(
+            f"class_col {class_col!r} of the {what} table has {nulls:,} null value{'s' if nulls != 1 else ''}; every row needs the id of its "
+            "class (fill them or drop those rows)"
+        )
+
+
 def _outside(q: str, what: str, missing: Sequence[object], leaves_only: bool) -> ValueNotInHierarchyError:
     """The refusal of values of `q` outside its hierarchy: one in the words ``anon_encode_classes`` uses too."""
     if len(missing) == 1:
@@ -473,10 +484,14 @@ def plan_encoding(
         check_columns(orig, qids, "qids of original")
         if class_col is not None:
             check_columns(orig, [class_col], "class_col of original")
+            if validate:
+                _check_class_ids(lf, class_col, "published")
+                _check_class_ids(orig, class_col, "original")
         elif validate:
             _check_aligned(lf, orig, rep)
     elif class_col is not None:  # a partition frame: original leaves + class ids
         if validate:
+            _check_class_ids(lf, class_col, "partition")
             _check_nodes(lf, hierarchies, "partition", leaves_only=True)
         orig = lf
         lf = generalize_partition(_cast_qids(lf, qids), hierarchies, class_col)

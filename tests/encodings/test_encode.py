@@ -183,6 +183,24 @@ def test_null_value():
         encode(bad, ANIMAL_HIERARCHIES, "oneclass")
 
 
+def test_a_null_class_id_is_refused_naming_the_class_column():
+    """hunt45: a partition frame (or published and original frames sharing class_col) with a null class id was
+    refused as "column 'g' of the published table has null values": the qid, not the class column."""
+    g = Hierarchy.suppression(["a", "b", "c"])
+    partition = pl.DataFrame({"g": ["a", "b", "c"], "cls": [0, None, 1]})
+    want = "class_col 'cls' of the partition table has 1 null value; every row needs the id of its class"
+    with pytest.raises(NullValueError, match=want):
+        encode(partition, {"g": g}, "proportional", class_col="cls")
+    from polars_anon.transformers import HierarchyEncoder
+
+    with pytest.raises(NullValueError, match=want):
+        HierarchyEncoder({"g": g}, "proportional", class_col="cls").fit_transform(partition)
+    published = pl.DataFrame({"g": ["*", "*", "c"], "cls": [0, None, 1]})
+    original = pl.DataFrame({"g": ["a", "b", "c"], "cls": [0, 0, 1]})
+    with pytest.raises(NullValueError, match="class_col 'cls' of the published table has 1 null value"):
+        encode(published, {"g": g}, "proportional", original=original, class_col="cls")
+
+
 def test_misaligned_original_is_refused():
     with pytest.raises(
         InvalidParameterError, match=r"column 'race': original values are not under .*'cat' -> 'cetaceans'"
