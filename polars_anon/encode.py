@@ -319,8 +319,8 @@ def _check_class_ids(frame: pl.LazyFrame, class_col: str, what: str) -> None:
     nulls = frame.select(pl.col(class_col).null_count()).collect().item()  # materializes: one row
     if nulls:
         raise NullValueError(
-            f"class_col {class_col!r} of the {what} table has {nulls:,} null value{'s' if nulls != 1 else ''}; every row needs the id of its "
-            "class (fill them or drop those rows)"
+            f"class_col {class_col!r} of the {what} table has {nulls:,} null value{'s' if nulls != 1 else ''}; "
+            "every row needs the id of its class (fill them or drop those rows)"
         )
 
 
