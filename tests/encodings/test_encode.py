@@ -201,6 +201,18 @@ def test_a_null_class_id_is_refused_naming_the_class_column():
         encode(published, {"g": g}, "proportional", original=original, class_col="cls")
 
 
+def test_proportional_sums_to_1_over_the_nodes_leaves_are_published_as_not_over_a_level():
+    """The encodings guide's uneven hierarchy: level 1 holds A alone (c is a leaf), so A's column is below 1 where c
+    occurs; the leaves, and A with c (what the leaves are published as at level 1), sum to 1."""
+    h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
+    t = pl.DataFrame({"g": ["a", "b", "c", "a"], "cls": [0, 0, 0, 1]})
+    out = encode(t, {"g": h}, "proportional", class_col="cls").collect()
+    leaves = out.select(pl.sum_horizontal("g_a", "g_b", "g_c"))
+    assert leaves.to_series().to_list() == pytest.approx([1.0] * 4)
+    assert out["g_A"].to_list() == pytest.approx([2 / 3, 2 / 3, 2 / 3, 1.0])
+    assert (out["g_A"] + out["g_c"]).to_list() == pytest.approx([1.0] * 4)
+
+
 def test_misaligned_original_is_refused():
     with pytest.raises(
         InvalidParameterError, match=r"column 'race': original values are not under .*'cat' -> 'cetaceans'"

@@ -132,6 +132,19 @@ def test_job_encode_refused_when_rows_were_suppressed(tmp_path):
     assert not (tmp_path / "p.parquet").exists()
 
 
+def test_job_encode_with_suppressed_rows_writes_what_the_guide_says(tmp_path):
+    """The encodings guide: after the run, proportional with suppressed rows refuses the whole job (fillparent beside
+    it is not written either); fillparent alone, which reads only the published values, is written."""
+    TABLE_I.with_columns(pl.Series("x", ["a"] * 5 + ["b"])).write_parquet(tmp_path / "o.parquet")
+    raw = {"input": "o.parquet", "k": 5, "max_suppressed": 1, "drop": "id", "qids": {"x": {"hierarchy": "suppress"}}}
+    both = Job.from_dict({**raw, "output": "p.parquet", "encode": ["proportional", "fillparent"]}, tmp_path)
+    with pytest.raises(InvalidParameterError, match=r"encode \['proportional'\] needs .* 1 rows are suppressed"):
+        run_job(both)
+    assert not any(tmp_path.glob("p.*"))
+    run_job(Job.from_dict({**raw, "output": "q.parquet", "encode": ["fillparent"]}, tmp_path))
+    assert (tmp_path / "q.fillparent.parquet").exists() and pl.read_parquet(tmp_path / "q.parquet").height == 5
+
+
 def test_job_encode_of_null_qids_published_as_roots(tmp_path):
     # null="suppress" publishes a null qid as its hierarchy's root, never as a null: the map's join keeps every row and
     # the row is encoded as the root node (local_suppression, which publishes nulls, is refused with encode)

@@ -710,3 +710,28 @@ def test_the_keys_of_a_run_never_show() -> None:
     key = str(model.release.key[0])
     assert model.describe() == "differential-privacy (epsilon=1.0, delta=1e-06)"
     assert key not in repr(model) and key not in json.dumps(model.summary())
+
+
+DOC_EPSILONS = (0.01, 0.5, 1, 2, 5, 6, 7, 8, 10, 11)
+
+
+def k_table() -> str:
+    """The concept page's epsilon_anon -> k table at delta 1e-6, generated from the code's k (from the rounded beta
+    the run samples with): ``python -c "from tests.privacy.test_differential import k_table; print(k_table())"``."""
+    ks = [pa.DifferentialPrivacy(e, 1e-6, transformation={"a": 0}).k for e in DOC_EPSILONS]
+    return "\n".join(
+        [
+            "| ε_anon (δ = 1e-6) | " + " | ".join(f"{e:g}" for e in DOC_EPSILONS) + " |",
+            "| --- |" + " --- |" * len(DOC_EPSILONS),
+            "| k | " + " | ".join(f"{k:,}" for k in ks) + " |",
+        ]
+    )
+
+
+def test_the_concept_page_gives_the_k_the_code_gives() -> None:
+    """hunt45: its table gave 304,300 and 827,185 at epsilon 10 and 11, the k of the exact beta, where the page
+    says (and the code takes) k from the rounded beta: 304,299 and 827,177. The table is :func:`k_table`'s."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "concepts" / "differential-privacy.md").read_text()
+    assert k_table() in page
+    largest = pa.DifferentialPrivacy(11, 1e-6, transformation={"a": 0}).k
+    assert f"(k = 60 to {largest:,} at ε_anon = 11)" in page
