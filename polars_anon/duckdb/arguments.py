@@ -6,9 +6,13 @@ arguments have a checked kind is now a generated wrapper: its body is ``<macro>_
 wrapper refuses the first argument of another type in one line naming the macro, the argument and the type
 (:data:`polars_anon.messages.ARGUMENT_TYPE`), then hands the body every argument cast to its type, so the body binds.
 
-The refusal is made while DuckDB binds the query, so nothing is read first and no plan changes: the check rides on
-every table-name argument, which DuckDB must know when it binds ``query_table`` (a macro without one checks in a
-scalar subquery over ``query()``, also read when the query is bound). Regenerate the file with
+The refusal is made while DuckDB binds the query, so nothing is read first: the check is the text of a ``query()``
+in a scalar subquery (``WHERE`` of a table macro, ``CASE WHEN`` of a scalar one), which DuckDB reads when it binds;
+a table-name argument also carries its own check (DuckDB looks the table up when it binds the body, before the
+``WHERE``). The body gets an argument of another type as NULL (a list as []), so that it binds. Planning cost per call
+(CPU, 20 calls): anon_k_summary 15 -> 19 ms, anon_ncp 58 -> 73, anon_l_diversity 62 -> 83, anon_global_risk 45 -> 50,
+anon_generalize unchanged (the check copied into every use of a table name, with the message's full repr: 2 to 6
+times). Regenerate the file with
 ``python -c 'import polars_anon.duckdb.arguments as a; a.write_sql()'`` (a test keeps it current).
 
 >>> ARGUMENTS["anon_k_summary"]
@@ -24,7 +28,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from polars_anon.messages import ARGUMENT_TYPE
 from polars_anon.metrics.registry import METRICS
+from polars_anon.quoting import duckdb_literal
 
 __all__ = ["ARGUMENTS", "HELPERS", "KINDS", "Kind", "Signature", "signatures", "sql_text", "write_sql"]
 
@@ -191,13 +197,16 @@ def wrapped(macro: str) -> bool:
     return any(KINDS[kind].cast for kind in ARGUMENTS[macro].values())
 
 
-def _message(macro: str) -> str:
-    """The SQL of the first wrong argument's message (NULL when every argument has its type)."""
+def _message(macro: str, only: str | None = None) -> str:
+    """The SQL of the first wrong argument's message (NULL when every argument has its type); `only`: of that
+    argument alone. The words are :data:`~polars_anon.messages.ARGUMENT_TYPE`'s."""
+    head, _ = ARGUMENT_TYPE.text.split("{value!r}")
     wrong = [
         f"CASE WHEN NOT ({KINDS[kind].test.format(x=arg)}) "
-        f"THEN '{macro}: {arg} must be {KINDS[kind].expected}, got ' || anon_arguments_repr({arg}) END"
+        f"THEN {duckdb_literal(head.format(macro=macro, argument=arg, expected=KINDS[kind].expected))}"
+        f" || anon_arguments_repr({arg}) END"
         for arg, kind in ARGUMENTS[macro].items()
-        if KINDS[kind].cast
+        if KINDS[kind].cast and only in (None, arg)
     ]
     return wrong[0] if len(wrong) == 1 else "coalesce(" + ", ".join(wrong) + ")"
 
@@ -209,15 +218,21 @@ def _wrapper(macro: str, twin: str) -> str:
     args = []
     for name, default in sig.parameters:
         kind = KINDS[kinds[name]]
-        value = f"TRY_CAST({name} AS {kind.cast})" if kind.cast else name
-        if name in gates:
-            value = f"anon_arguments_gate({name}, {message})"
+        # an argument of another type reaches the body so that it binds: a text as NULL (3 cast to '3' named no
+        # column), a list as cast or [] (never NULL); the WHERE's check refuses it when DuckDB binds the query
+        value = name
+        if kind.cast and kind.cast.endswith("[]"):
+            value = f"coalesce(TRY_CAST({name} AS {kind.cast}), [])"
+        elif kind.cast:
+            value = f"CASE WHEN {kind.test.format(x=name)} THEN TRY_CAST({name} AS {kind.cast}) END"
+        if name in gates:  # its own check: the name is looked up when DuckDB binds the query, before the WHERE
+            value = f"anon_arguments_gate({name}, {_message(macro, name)})"
         args.append(value if default is None else f"{name} := {value}")
     declared = ", ".join(n if d is None else f"{n} := {d}" for n, d in sig.parameters)
     call = f"{macro}_typed({', '.join(args)})"
     check = f"(FROM query(anon_arguments_gate('SELECT true', {message})))"
     scalar = f"CASE WHEN {check} THEN {call} END"
-    body = (f"FROM {call}" + ("" if gates else f" WHERE {check}")) if sig.table else scalar
+    body = f"FROM {call} WHERE {check}" if sig.table else scalar
     said = "; ".join(f"{n}: {KINDS[kinds[n]].expected}" for n, _ in sig.parameters if KINDS[kinds[n]].cast)
     return (
         f"-- {macro}({declared}): {macro}_typed once its arguments have their types ({said}).\n"
@@ -234,8 +249,8 @@ _HEADER = """\
 -- argument and the type, while DuckDB binds the query, then runs <macro>_typed (sql/*.sql) over the arguments
 -- cast to their types.
 
--- anon_arguments_repr(x): x as Python's repr shows a scalar ('text', None, True, 3), in few steps (a wrapper copies
--- its check into each use of a table name: the message's full repr, anon_msg_repr, made every call plan 3 to 6 times
+-- anon_arguments_repr(x): x as Python's repr shows a scalar ('text', None, True, 3), in few steps (a table name
+-- carries its check into each of its uses: the messages' full repr, anon_msg_repr, made every call plan several times
 -- slower); a list shows as DuckDB writes it, [t].
 -- Twin: builtins.repr
 CREATE OR REPLACE TEMP MACRO anon_arguments_repr(x) AS

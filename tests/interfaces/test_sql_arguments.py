@@ -13,7 +13,8 @@ import re
 import duckdb
 import pytest
 
-from polars_anon.duckdb import register, sql_files
+import polars_anon as pa
+from polars_anon.duckdb import load_hierarchies, metric_pairs, register, sql_files
 from polars_anon.duckdb.arguments import ARGUMENTS, HELPERS, KINDS, signatures, sql_text, wrapped
 from polars_anon.messages import ARGUMENT_TYPE
 
@@ -75,10 +76,12 @@ def con() -> duckdb.DuckDBPyConnection:
     c = duckdb.connect()
     names = register(c)
     assert _public() <= set(names)
+    load_hierarchies(c, {"q": pa.Hierarchy.suppression(["a", "b"])})
     c.execute(  # every macro's table: qid q, sensitive s, weight w; Mondrian's tuples (t, size) and coordinates
         "CREATE TABLE t AS SELECT * FROM (VALUES ('a', 'x', 1.0, 0, 1, 0, 0, 0.0), ('b', 'y', 2.0, 1, 1, 0, 1, 1.0))"
         " v(q, s, w, t, size, dim, x, v)"
     )
+    metric_pairs(c, "t", "t", ["q"], name="pr")  # the pairs table of the anon_*_of macros, and its companions
     return c
 
 
@@ -91,7 +94,7 @@ def _call(macro: str, wrong: tuple[str, str] | None = None) -> str:
         if wrong and wrong[0] == name:
             value = wrong[1]
         elif defaults.get(name) is None:
-            value = GOOD[kind]
+            value = "'pr'" if name == "pairs" else GOOD[kind]
         else:
             continue  # its default
         args.append(value if defaults.get(name) is None else f"{name} := {value}")
