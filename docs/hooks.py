@@ -233,9 +233,7 @@ def sql_macros() -> list[tuple[str, str, str]]:
             while j >= 0 and lines[j].startswith("--"):
                 comment.insert(0, lines[j].removeprefix("--").strip())
                 j -= 1
-            # a typed body (<macro>_typed) is documented under the name a user calls: its wrapper checks the
-            # arguments' types (sql/_arguments.sql, generated from polars_anon.duckdb.arguments)
-            out.append((path.name, match.group(1).removesuffix("_typed"), " ".join(comment)))
+            out.append((path.name, match.group(1), " ".join(comment)))
     return out
 
 

@@ -26,7 +26,6 @@ from polars_anon._types import Road
 from polars_anon.quoting import duckdb_literal
 
 __all__ = [
-    "ARGUMENT_TYPE",
     "ATTRIBUTE_ROLE",
     "BAD_WEIGHTS",
     "BUILT_NAME",
@@ -232,9 +231,6 @@ WEIGHT_IS_KEY = Message("weight_is_key", "weight column {weight!r} is also a key
 """The sampling-weight column named among the keys (its values would split the patterns it weighs)."""
 NOT_NAMES = Message("not_names", "{what} must be {takes}, got {value!r}")
 """An argument that names columns given another type (``takes``: 'a column name', 'a list of column names', ...)."""
-ARGUMENT_TYPE = Message("argument_type", "{macro}: {argument} must be {expected}, got {value!r}")
-"""A SQL macro's argument given a value of another type (``expected``: 'a list of column names', 'a table or view
-name', ...): the generated checks of ``sql/_arguments.sql`` (:mod:`polars_anon.duckdb.arguments`)."""
 RISK_NOT_FINITE = Message("risk_not_finite", "every {name} must be a finite number, got {name}{at} = {value!r}")
 """A pattern count given to the risk formula that is NaN or infinite (``at``: Python's ``'[3]'``, SQL's ``''``)."""
 RISK_COUNTS = Message(
@@ -294,7 +290,6 @@ _ALL = (
     WEIGHTS_BELOW_COUNT,
     WEIGHT_IS_KEY,
     NOT_NAMES,
-    ARGUMENT_TYPE,
     RISK_NOT_FINITE,
     RISK_COUNTS,
     KEY_NOT_UNIQUE,

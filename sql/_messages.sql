@@ -170,11 +170,6 @@ CREATE OR REPLACE TEMP MACRO anon_msg_weight_is_key("weight") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_not_names("what", "takes", "value") AS
   coalesce("what"::VARCHAR, 'None') || ' must be ' || coalesce("takes"::VARCHAR, 'None') || ', got ' || anon_msg_repr("value");
 
--- anon_msg_argument_type(macro, argument, expected, value): {macro}: {argument} must be {expected}, got {value!r}
--- Twin: polars_anon.messages.ARGUMENT_TYPE
-CREATE OR REPLACE TEMP MACRO anon_msg_argument_type("macro", "argument", "expected", "value") AS
-  coalesce("macro"::VARCHAR, 'None') || ': ' || coalesce("argument"::VARCHAR, 'None') || ' must be ' || coalesce("expected"::VARCHAR, 'None') || ', got ' || anon_msg_repr("value");
-
 -- anon_msg_risk_not_finite(name, at, value): every {name} must be a finite number, got {name}{at} = {value!r}
 -- Twin: polars_anon.messages.RISK_NOT_FINITE
 CREATE OR REPLACE TEMP MACRO anon_msg_risk_not_finite("name", "at", "value") AS

@@ -81,6 +81,18 @@ CREATE OR REPLACE TEMP MACRO anon_check_choice(name, value, allowed) AS
 CREATE OR REPLACE TEMP MACRO anon_is_number(x) AS
   anon_is_integer(x) OR typeof(x) IN ('FLOAT', 'DOUBLE') OR typeof(x) LIKE 'DECIMAL%';
 
+-- anon_check_names_arg(what, value, many := true): true, or the error of an argument `what` that names columns
+-- given another type: many, a list of text ([] included; not NULL); else a text, or NULL (none). A macro checks its
+-- arguments with it first and reads TRY_CAST(value AS VARCHAR[]) (AS VARCHAR), which binds from any type: a text where
+-- a list is due, [1] and 3 were DuckDB's own conversion or binder errors, quoting the macro's text. (No check runs
+-- inside a COLUMNS(lambda ...), which DuckDB evaluates when it binds and where error() is not allowed.)
+-- Twin: polars_anon._validate.names_list
+CREATE OR REPLACE TEMP MACRO anon_check_names_arg(what, value, many := true) AS
+  CASE WHEN CASE WHEN many THEN value IS NOT NULL AND typeof(value) IN ('VARCHAR[]', '"NULL"[]')
+                 ELSE value IS NULL OR typeof(value) = 'VARCHAR' END THEN true
+       ELSE error(anon_msg_not_names(what, CASE WHEN many THEN 'a list of column names' ELSE 'a column name' END, value))
+  END;
+
 -- anon_check_positive(w, key, value, at_least := 0, strict := true, integral := false): value, or the error
 -- of a model's parameter `key` (w names the model, e.g. "l-diversity on 's'") that is not a finite number
 -- above at_least (or at least it, strict := false; integral := true: a whole number, 2.0 included, as in Python).

@@ -3,7 +3,7 @@
 -- qids, a qid that is not a column of tbl, a qid named like a column it builds ('size',
 -- 'violates', the reserved 'count' or a name starting with '__anon_'), and k that is not an integer >= 1.
 -- Twin: polars_anon.classes.class_sizes
-CREATE OR REPLACE TEMP MACRO anon_class_sizes_typed(tbl, qids, k := 2) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_class_sizes(tbl, qids, k := 2) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids first, as Python
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids, extra := ['violates'])
                                                           THEN anon_check_k(k) END END AS k)
@@ -20,7 +20,7 @@ CREATE OR REPLACE TEMP MACRO anon_class_sizes_typed(tbl, qids, k := 2) AS TABLE
 -- violating_rows, k_anonymous (false for an empty table: there is no class to vouch for).
 -- Refuses what anon_class_sizes refuses but 'violates' (a qid named 'size' or 'count' as pa.risk does).
 -- Twin: polars_anon.classes.k_summary
-CREATE OR REPLACE TEMP MACRO anon_k_summary_typed(tbl, qids, k := 1) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_k_summary(tbl, qids, k := 1) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids first, as Python
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids) THEN anon_check_k(k) END END AS k),
   __anon_sizes AS (  -- CTE names that hide no user table from query_table

@@ -20,7 +20,7 @@
 -- (or orig), whatever the rows; with orig, an original value that is not under its row's
 -- published one (the tables are not row-aligned), as encode does.
 -- Twin: polars_anon.encode.encode / polars_anon.write_encoded(layout='classes')
-CREATE OR REPLACE TEMP MACRO anon_encode_classes_typed(anon, qids, representation := 'proportional', orig := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := 'proportional', orig := NULL) AS TABLE
   WITH
   rep AS MATERIALIZED (  -- the checks, in this order, once whatever the rows
     SELECT CASE WHEN anon_check_choice('representation', representation,

@@ -32,7 +32,7 @@ CREATE OR REPLACE TEMP MACRO anon_check_level(h, lvl) AS (
 -- says: '30-39' at level 2). Refuses (error naming it) a hierarchy h that is not loaded, a
 -- level that is not an integer from 0 to the root's, and a value that is no node of h. Use it inside SELECT * REPLACE (...), or polars_anon.duckdb.generalize_sql.
 -- Twin: polars_anon.generalize.generalize_expr
-CREATE OR REPLACE TEMP MACRO anon_generalize_typed(h, v, lvl) AS
+CREATE OR REPLACE TEMP MACRO anon_generalize(h, v, lvl) AS
   coalesce(
     (SELECT m.value FROM anon_levels AS m
      WHERE m.hierarchy = h AND m.label = v::VARCHAR AND anon_is_integer(lvl) AND m.level = TRY_CAST(lvl AS BIGINT)),
@@ -42,8 +42,7 @@ CREATE OR REPLACE TEMP MACRO anon_generalize_typed(h, v, lvl) AS
 -- anon_level_map(h, lvl): the table label -> value of hierarchy h at level lvl (every node);
 -- refuses h not loaded and lvl out of range as anon_generalize does.
 -- Twin: polars_anon.hierarchy.Hierarchy.level_map
-CREATE OR REPLACE TEMP MACRO anon_level_map_typed(h, lvl) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_level_map(h, lvl) AS TABLE
   SELECT m.label, m.value FROM anon_levels AS m
-  -- coalesce: a level that is no integer ('x', [1]) made the filter false, and DuckDB dropped the check with it
-  WHERE (SELECT anon_check_level(h, lvl)) AND m.hierarchy = h AND m.level = coalesce(TRY_CAST(lvl AS BIGINT), -1)
+  WHERE (SELECT anon_check_level(h, lvl)) AND m.hierarchy = h AND m.level = TRY_CAST(lvl AS BIGINT)
   ORDER BY m.label;

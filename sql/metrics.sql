@@ -46,7 +46,7 @@
 -- name appears only inside it; polars_anon.duckdb.metric_pairs names it). The generic SQL way; faster from
 -- Python: polars_anon.duckdb.metric_pairs (dictionary codes, one packed integer per row).
 -- Twin: polars_anon.metrics.data.prepare
-CREATE OR REPLACE TEMP MACRO anon_metric_pairs_typed(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
     SELECT CASE WHEN anon_check_qids(orig, qids) THEN CASE WHEN anon_check_qids(anon, qids) THEN
@@ -191,7 +191,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_refuse(qids, side, i, label, node, leve
 -- parent_level, num_lo/num_hi/num_mean, R). l_level or p_level is NULL where a code is not a
 -- node (polars_anon.duckdb.metric_pairs refuses such tables). Materialize it as <pairs>_cells.
 -- Twin: polars_anon.metrics.data.MetricData.cells
-CREATE OR REPLACE TEMP MACRO anon_metric_cells_of_typed(pairs, qids) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_cells_of(pairs, qids) AS TABLE
   WITH
   nd AS MATERIALIZED (FROM anon_metric_nodes(qids)),
   u AS (
@@ -217,7 +217,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_cells_of_typed(pairs, qids) AS TABLE
 -- and over each qid alone (i = its index): i, cls (BIGINT[] of node ids), s, size; the
 -- suppressed rows as one row with cls NULL per i (and s). Materialize it as <pairs>_classes.
 -- Twin: polars_anon.metrics.partition._classes
-CREATE OR REPLACE TEMP MACRO anon_metric_classes_of_typed(pairs, qids) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_classes_of(pairs, qids) AS TABLE
   WITH
   g AS (SELECT pr.p, pr.s, pr.suppressed, sum(pr.size) AS size FROM query_table(pairs::VARCHAR) AS pr GROUP BY ALL),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
@@ -241,46 +241,46 @@ CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost_of(pairs, qids, metric := 'nc
 -- anon_distortion_of(pairs, qids, k := NULL): Distortion, sum over cells of R[leaf] - R[v]
 -- with the Distortion edge weights (wid factors). DOUBLE.
 -- Twin: polars_anon.metrics.cost.distortion
-CREATE OR REPLACE TEMP MACRO anon_distortion_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_distortion_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'distortion');
 
 -- anon_ncp_of(pairs, qids, k := NULL): NCP, sum over cells of (nl(v) - 1) / nl(G). DOUBLE.
 -- Twin: polars_anon.metrics.cost.ncp
-CREATE OR REPLACE TEMP MACRO anon_ncp_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_ncp_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'ncp');
 
 -- anon_total_of(pairs, qids, k := NULL): Total, sum over cells of l_v / (h - 1). DOUBLE.
 -- Twin: polars_anon.metrics.cost.total
-CREATE OR REPLACE TEMP MACRO anon_total_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_total_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'total');
 
 -- anon_llm_of(pairs, qids, k := NULL): LLM, sum over cells of (nl(v) - 1) h_max / h. DOUBLE.
 -- Twin: polars_anon.metrics.cost.llm
-CREATE OR REPLACE TEMP MACRO anon_llm_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_llm_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'llm');
 
 -- anon_nllm_of(pairs, qids, k := NULL): NLLM, sum over cells of (nl(v) - 1) / nl(G) h_max / h.
 -- DOUBLE.
 -- Twin: polars_anon.metrics.cost.nllm
-CREATE OR REPLACE TEMP MACRO anon_nllm_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_nllm_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'nllm');
 
 -- anon_wllm_of(pairs, qids, k := NULL): WLLM, sum over cells of (nl(v) - 1) wid(Q). DOUBLE.
 -- Twin: polars_anon.metrics.cost.wllm
-CREATE OR REPLACE TEMP MACRO anon_wllm_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_wllm_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'wllm');
 
 -- anon_wnllm_of(pairs, qids, k := NULL): WNLLM, sum over cells of (nl(v) - 1) / nl(G) wid(Q).
 -- DOUBLE.
 -- Twin: polars_anon.metrics.cost.wnllm
-CREATE OR REPLACE TEMP MACRO anon_wnllm_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_wnllm_of(pairs, qids, k := NULL) AS TABLE
   FROM anon_metric_edge_cost_of(pairs, qids, metric := 'wnllm');
 
 -- anon_alteration_of(pairs, qids, k := NULL): percentage of alteration against T* (every cell
 -- at the root), averaged over the seven metrics; a metric with m(T*) = 0 is left out (0 when
 -- all are). DOUBLE in [0, 100].
 -- Twin: polars_anon.metrics.cost.alteration
-CREATE OR REPLACE TEMP MACRO anon_alteration_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          coalesce(list_avg(list_filter([
     CASE WHEN sum(c.size * c.l_r_distortion) > 0 THEN 100.0 * sum(c.size * (c.l_r_distortion - c.p_r_distortion)) / sum(c.size * c.l_r_distortion) END,
@@ -297,7 +297,7 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of_typed(pairs, qids, k := NULL) AS
 -- anon_modified_of(pairs, qids, k := NULL): percentage of cells published as anything but
 -- their original value, a suppressed row's in every qid. DOUBLE in [0, 100].
 -- Twin: polars_anon.metrics.cost.modified
-CREATE OR REPLACE TEMP MACRO anon_modified_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0 THEN 100.0 * sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
@@ -306,7 +306,7 @@ CREATE OR REPLACE TEMP MACRO anon_modified_of_typed(pairs, qids, k := NULL) AS T
 -- anon_deleted_of(pairs, qids, k := NULL): percentage of cells generalized to the root of
 -- their hierarchy, a suppressed row's in every qid. DOUBLE in [0, 100].
 -- Twin: polars_anon.metrics.cost.deleted
-CREATE OR REPLACE TEMP MACRO anon_deleted_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_deleted_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
@@ -316,7 +316,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_typed(pairs, qids, k := NULL) AS TA
 -- anon_deleted_of_modified_of(pairs, qids, k := NULL): percentage of deleted cells among the
 -- modified ones (0 when none is modified). DOUBLE.
 -- Twin: polars_anon.metrics.cost.deleted_of_modified
-CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) > 0
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END)
@@ -328,7 +328,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of_typed(pairs, qids, k :=
 -- ---------------------------------------------------------------- papers 002 and 003: cells
 -- anon_granularity_of(pairs, qids, k := NULL): sum over cells of (nl(v) - 1) / nl(G). DOUBLE.
 -- Twin: polars_anon.metrics.cells.granularity
-CREATE OR REPLACE TEMP MACRO anon_granularity_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_granularity_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute, sum(c.size * (c.p_leaves - 1) / c.n_leaves)::DOUBLE AS value
   FROM query_table(pairs || '_cells') AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
@@ -336,13 +336,13 @@ CREATE OR REPLACE TEMP MACRO anon_granularity_of_typed(pairs, qids, k := NULL) A
 -- anon_iloss_of(pairs, qids, k := NULL): ILoss, sum over cells of (|v_g| - 1) / |D_A|: the
 -- same sum as anon_granularity_of. DOUBLE.
 -- Twin: polars_anon.metrics.cells.iloss
-CREATE OR REPLACE TEMP MACRO anon_iloss_of_typed(pairs, qids, k := NULL) AS TABLE
-  FROM anon_granularity_of_typed(pairs, qids);
+CREATE OR REPLACE TEMP MACRO anon_iloss_of(pairs, qids, k := NULL) AS TABLE
+  FROM anon_granularity_of(pairs, qids);
 
 -- anon_precision_of(pairs, qids, k := NULL): Precision, 1 - mean over cells of l_v / (h - 1).
 -- DOUBLE in [0, 1].
 -- Twin: polars_anon.metrics.cells.precision
-CREATE OR REPLACE TEMP MACRO anon_precision_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_precision_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          1.0 - sum(c.size * CASE WHEN c.h > 1 THEN c.p_level / (c.h - 1) ELSE 0.0 END) / sum(c.size) AS value
   FROM query_table(pairs || '_cells') AS c
@@ -351,7 +351,7 @@ CREATE OR REPLACE TEMP MACRO anon_precision_of_typed(pairs, qids, k := NULL) AS 
 -- anon_information_loss_of(pairs, qids, k := NULL): Byun's information loss: per cell the
 -- node's leaf range over the domain range (numeric) or l_v / (h - 1) (others), summed. DOUBLE.
 -- Twin: polars_anon.metrics.cells.information_loss
-CREATE OR REPLACE TEMP MACRO anon_information_loss_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_information_loss_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          sum(c.size * CASE WHEN c.numeric THEN (CASE WHEN c.domain > 0 THEN (c.p_num_hi - c.p_num_lo) / c.domain ELSE 0.0 END)
                            WHEN c.h > 1 THEN c.p_level / (c.h - 1) ELSE 0.0 END)::DOUBLE AS value
@@ -376,7 +376,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids) AS TABLE
 -- anon_absolute_distance_of(pairs, qids, k := NULL): sum of the full-domain levels (inferred as
 -- anon_metric_levels_of); NULL unless full-domain. BIGINT.
 -- Twin: polars_anon.metrics.cells.absolute_distance
-CREATE OR REPLACE TEMP MACRO anon_absolute_distance_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_absolute_distance_of(pairs, qids, k := NULL) AS TABLE
   SELECT l.attribute, (CASE WHEN count(*) = count(l.L) THEN sum(l.L) END)::BIGINT AS value
   FROM anon_metric_levels_of(pairs, qids) AS l
   GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i NULLS FIRST;
@@ -384,7 +384,7 @@ CREATE OR REPLACE TEMP MACRO anon_absolute_distance_of_typed(pairs, qids, k := N
 -- anon_relative_distance_of(pairs, qids, k := NULL): sum of L / (h - 1) over the qids; NULL
 -- unless full-domain. DOUBLE.
 -- Twin: polars_anon.metrics.cells.relative_distance
-CREATE OR REPLACE TEMP MACRO anon_relative_distance_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_relative_distance_of(pairs, qids, k := NULL) AS TABLE
   SELECT l.attribute,
          CASE WHEN count(*) = count(l.L) THEN sum(CASE WHEN l.h > 1 THEN l.L / (l.h - 1) ELSE 0.0 END) END::DOUBLE AS value
   FROM anon_metric_levels_of(pairs, qids) AS l
@@ -393,7 +393,7 @@ CREATE OR REPLACE TEMP MACRO anon_relative_distance_of_typed(pairs, qids, k := N
 -- anon_entropy_of(pairs, qids, k := NULL): Gionis' conditional entropy, sum over cells of
 -- H(original | published node), the shares counted in the original table. DOUBLE.
 -- Twin: polars_anon.metrics.cells.entropy
-CREATE OR REPLACE TEMP MACRO anon_entropy_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
   WITH
   c AS (FROM query_table(pairs || '_cells')),
   counts AS (SELECT c.attribute, c.leaf, sum(c.size) AS n FROM c GROUP BY ALL),
@@ -410,7 +410,7 @@ CREATE OR REPLACE TEMP MACRO anon_entropy_of_typed(pairs, qids, k := NULL) AS TA
 -- qids (it depends on the published tuple only: summed per class, suppressed rows at the
 -- roots); per qid the mean nl(v). DOUBLE.
 -- Twin: polars_anon.metrics.cells.ambiguity
-CREATE OR REPLACE TEMP MACRO anon_ambiguity_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
   WITH
   nd AS (SELECT i, node, leaves FROM anon_metric_nodes(qids)),
   cl AS (SELECT cls, sum(size) AS size FROM query_table(pairs || '_classes') WHERE i IS NULL GROUP BY cls),
@@ -428,7 +428,7 @@ CREATE OR REPLACE TEMP MACRO anon_ambiguity_of_typed(pairs, qids, k := NULL) AS 
 -- numeric qids of (a - mean leaf value of v)^2) (node values looked up by node id in lists);
 -- per qid sum of |a - mean(v)|; NULL without numeric qids. DOUBLE.
 -- Twin: polars_anon.metrics.cells.squared_distance_error
-CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NULL) AS TABLE
   WITH
   nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(qids)),
   per AS (SELECT i, bool_and(numeric) AS num, list(num_lo ORDER BY node) AS lo, list(num_mean ORDER BY node) AS mean FROM nd GROUP BY i),
@@ -448,7 +448,7 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of_typed(pairs, qids, k
 -- anon_discernibility_of(pairs, qids, k := NULL): sum of squared class sizes, plus |D| per
 -- suppressed row. BIGINT.
 -- Twin: polars_anon.metrics.partition.discernibility
-CREATE OR REPLACE TEMP MACRO anon_discernibility_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_discernibility_of(pairs, qids, k := NULL) AS TABLE
   WITH
   c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') GROUP BY ALL),
   t AS (SELECT i, sum(size) FILTER (WHERE cls IS NOT NULL) AS kept, coalesce(sum(size) FILTER (WHERE cls IS NULL), 0) AS sup,
@@ -459,7 +459,7 @@ CREATE OR REPLACE TEMP MACRO anon_discernibility_of_typed(pairs, qids, k := NULL
 -- anon_c_avg_of(pairs, qids, k := NULL): kept rows / (k * classes); without k the smallest
 -- class size stands in. DOUBLE.
 -- Twin: polars_anon.metrics.partition.c_avg
-CREATE OR REPLACE TEMP MACRO anon_c_avg_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_c_avg_of(pairs, qids, k := NULL) AS TABLE
   WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') WHERE cls IS NOT NULL GROUP BY ALL)
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
          (sum(c.size) / (coalesce(k, min(c.size)) * count(*)))::DOUBLE AS value
@@ -469,7 +469,7 @@ CREATE OR REPLACE TEMP MACRO anon_c_avg_of_typed(pairs, qids, k := NULL) AS TABL
 -- majority sensitive value + suppressed rows) / rows. Needs pairs made with the sensitive
 -- attribute. DOUBLE in [0, 1].
 -- Twin: polars_anon.metrics.partition.cm
-CREATE OR REPLACE TEMP MACRO anon_cm_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_cm_of(pairs, qids, k := NULL) AS TABLE
   WITH
   c AS (FROM query_table(pairs || '_classes')),
   m AS (SELECT i, cls, sum(size) AS n, max(size) AS top, count(s) AS has_s FROM c GROUP BY i, cls),
@@ -484,7 +484,7 @@ CREATE OR REPLACE TEMP MACRO anon_cm_of_typed(pairs, qids, k := NULL) AS TABLE
 -- anon_min_class_size_of(pairs, qids, k := NULL): the smallest class (effective k); 0 when no
 -- row is kept. BIGINT.
 -- Twin: polars_anon.metrics.partition.min_class_size
-CREATE OR REPLACE TEMP MACRO anon_min_class_size_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_min_class_size_of(pairs, qids, k := NULL) AS TABLE
   WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') GROUP BY ALL)
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
          coalesce(min(c.size) FILTER (WHERE c.cls IS NOT NULL), 0)::BIGINT AS value
@@ -492,7 +492,7 @@ CREATE OR REPLACE TEMP MACRO anon_min_class_size_of_typed(pairs, qids, k := NULL
 
 -- anon_n_classes_of(pairs, qids, k := NULL): number of classes of the kept rows. BIGINT.
 -- Twin: polars_anon.metrics.partition.n_classes
-CREATE OR REPLACE TEMP MACRO anon_n_classes_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_n_classes_of(pairs, qids, k := NULL) AS TABLE
   WITH c AS (SELECT DISTINCT i, cls FROM query_table(pairs || '_classes'))
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute, count(c.cls)::BIGINT AS value
   FROM c GROUP BY c.i ORDER BY c.i NULLS FIRST;
@@ -500,7 +500,7 @@ CREATE OR REPLACE TEMP MACRO anon_n_classes_of_typed(pairs, qids, k := NULL) AS 
 -- anon_suppressed_of(pairs, qids, k := NULL): original rows absent from anon (the same on
 -- every row). BIGINT.
 -- Twin: polars_anon.metrics.partition.suppressed
-CREATE OR REPLACE TEMP MACRO anon_suppressed_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_suppressed_of(pairs, qids, k := NULL) AS TABLE
   WITH
   s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM query_table(pairs || '_classes') WHERE i IS NULL),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
@@ -510,20 +510,18 @@ CREATE OR REPLACE TEMP MACRO anon_suppressed_of_typed(pairs, qids, k := NULL) AS
 -- anon_k_of(pairs, qids, k := NULL): the requested k as given (NULL if not), on every row.
 -- BIGINT.
 -- Twin: polars_anon.metrics.partition.k
-CREATE OR REPLACE TEMP MACRO anon_k_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_k_of(pairs, qids, k := NULL) AS TABLE
   WITH ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute,
          CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k) ELSE k END::BIGINT AS value
-  FROM ix
-  WHERE EXISTS (FROM query_table(pairs || '_classes')) OR true  -- bound, never run: pairs is read when the query is
-  ORDER BY ix.i NULLS FIRST;                                    -- bound (its argument check, a table not there)
+  FROM ix ORDER BY ix.i NULLS FIRST;
 
 -- anon_diameter_of(pairs, qids, k := NULL): the largest Hamming distance between two distinct
 -- published tuples of the kept rows, by counting the pairs that agree on each subset of qids
 -- and inverting over supersets (NULL above 12 qids); per qid 1 when it has two published
 -- values. BIGINT.
 -- Twin: polars_anon.metrics.partition.diameter
-CREATE OR REPLACE TEMP MACRO anon_diameter_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
   WITH
   t AS MATERIALIZED (SELECT DISTINCT cls AS p FROM query_table(pairs || '_classes') WHERE i IS NULL AND cls IS NOT NULL),
   masks AS (SELECT unnest(range(CASE WHEN len(qids) <= 12 THEN 1::BIGINT << len(qids) ELSE 0 END)) AS mask),
@@ -550,7 +548,7 @@ CREATE OR REPLACE TEMP MACRO anon_diameter_of_typed(pairs, qids, k := NULL) AS T
 -- distribution in orig and that of anon read back onto the leaves (a node spreads its rows
 -- evenly over its leaves); the median over qids. DOUBLE.
 -- Twin: polars_anon.metrics.distribution.hellinger
-CREATE OR REPLACE TEMP MACRO anon_hellinger_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
   WITH
   c AS (FROM query_table(pairs || '_cells')),
   n AS (SELECT sum(size) / len(qids) AS n FROM c),
@@ -572,7 +570,7 @@ CREATE OR REPLACE TEMP MACRO anon_hellinger_of_typed(pairs, qids, k := NULL) AS 
 -- (rows). Read off the pairs' code lists (the published side summed per published tuple
 -- first), no row join. Materialize it as <pairs>_joint.
 -- Twin: polars_anon.metrics.distribution._pairwise
-CREATE OR REPLACE TEMP MACRO anon_metric_joint_of_typed(pairs, qids) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_joint_of(pairs, qids) AS TABLE
   WITH
   pr AS (FROM query_table(pairs::VARCHAR)),
   pp AS (SELECT p, s, sum(size) AS size FROM pr GROUP BY ALL),
@@ -613,7 +611,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := fals
 -- anon_cramers_v_of(pairs, qids, k := NULL): median over qid pairs of |V in orig - V in anon|
 -- (Cramér's V); per qid over the pairs that include it; NULL with one qid. DOUBLE.
 -- Twin: polars_anon.metrics.distribution.cramers_v
-CREATE OR REPLACE TEMP MACRO anon_cramers_v_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_cramers_v_of(pairs, qids, k := NULL) AS TABLE
   WITH
   d AS MATERIALIZED (SELECT x, y, abs(v_o - v_p) AS change FROM anon_metric_pairwise_of(pairs, qids)),
   ix AS (SELECT unnest(range(len(qids))) AS i)
@@ -627,7 +625,7 @@ CREATE OR REPLACE TEMP MACRO anon_cramers_v_of_typed(pairs, qids, k := NULL) AS 
 -- attribute of MI(orig) - MI(anon); per qid over the pairs that include it. Needs pairs made
 -- with the sensitive attribute. DOUBLE.
 -- Twin: polars_anon.metrics.distribution.mi_loss
-CREATE OR REPLACE TEMP MACRO anon_mi_loss_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_mi_loss_of(pairs, qids, k := NULL) AS TABLE
   WITH
   d AS MATERIALIZED (SELECT x, y, mi_o - mi_p AS delta FROM anon_metric_pairwise_of(pairs, qids, with_s := true)),
   ix AS (SELECT unnest(range(len(qids))) AS i)
@@ -646,164 +644,164 @@ CREATE OR REPLACE TEMP MACRO anon_mi_loss_of_typed(pairs, qids, k := NULL) AS TA
 
 -- anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_distortion_of over the tables.
 -- Twin: polars_anon.metrics.cost.distortion
-CREATE OR REPLACE TEMP MACRO anon_distortion_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('distortion', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_distortion(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('distortion', orig, anon, qids, key := key, k := k);
 
 -- anon_ncp(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_ncp_of over the tables.
 -- Twin: polars_anon.metrics.cost.ncp
-CREATE OR REPLACE TEMP MACRO anon_ncp_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('ncp', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_ncp(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('ncp', orig, anon, qids, key := key, k := k);
 
 -- anon_total(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_total_of over the tables.
 -- Twin: polars_anon.metrics.cost.total
-CREATE OR REPLACE TEMP MACRO anon_total_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('total', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_total(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('total', orig, anon, qids, key := key, k := k);
 
 -- anon_llm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_llm_of over the tables.
 -- Twin: polars_anon.metrics.cost.llm
-CREATE OR REPLACE TEMP MACRO anon_llm_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('llm', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_llm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('llm', orig, anon, qids, key := key, k := k);
 
 -- anon_nllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_nllm_of over the tables.
 -- Twin: polars_anon.metrics.cost.nllm
-CREATE OR REPLACE TEMP MACRO anon_nllm_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('nllm', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_nllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('nllm', orig, anon, qids, key := key, k := k);
 
 -- anon_wllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_wllm_of over the tables.
 -- Twin: polars_anon.metrics.cost.wllm
-CREATE OR REPLACE TEMP MACRO anon_wllm_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('wllm', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_wllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('wllm', orig, anon, qids, key := key, k := k);
 
 -- anon_wnllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_wnllm_of over the tables.
 -- Twin: polars_anon.metrics.cost.wnllm
-CREATE OR REPLACE TEMP MACRO anon_wnllm_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('wnllm', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_wnllm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('wnllm', orig, anon, qids, key := key, k := k);
 
 -- anon_alteration(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_alteration_of over the tables.
 -- Twin: polars_anon.metrics.cost.alteration
-CREATE OR REPLACE TEMP MACRO anon_alteration_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('alteration', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_alteration(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('alteration', orig, anon, qids, key := key, k := k);
 
 -- anon_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_modified_of over the tables.
 -- Twin: polars_anon.metrics.cost.modified
-CREATE OR REPLACE TEMP MACRO anon_modified_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('modified', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('modified', orig, anon, qids, key := key, k := k);
 
 -- anon_deleted(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_deleted_of over the tables.
 -- Twin: polars_anon.metrics.cost.deleted
-CREATE OR REPLACE TEMP MACRO anon_deleted_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('deleted', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_deleted(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('deleted', orig, anon, qids, key := key, k := k);
 
 -- anon_deleted_of_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_deleted_of_modified_of over the tables.
 -- Twin: polars_anon.metrics.cost.deleted_of_modified
-CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('deleted_of_modified', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('deleted_of_modified', orig, anon, qids, key := key, k := k);
 
 -- anon_iloss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_iloss_of over the tables.
 -- Twin: polars_anon.metrics.cells.iloss
-CREATE OR REPLACE TEMP MACRO anon_iloss_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('iloss', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_iloss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('iloss', orig, anon, qids, key := key, k := k);
 
 -- anon_granularity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_granularity_of over the tables.
 -- Twin: polars_anon.metrics.cells.granularity
-CREATE OR REPLACE TEMP MACRO anon_granularity_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('granularity', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_granularity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('granularity', orig, anon, qids, key := key, k := k);
 
 -- anon_precision(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_precision_of over the tables.
 -- Twin: polars_anon.metrics.cells.precision
-CREATE OR REPLACE TEMP MACRO anon_precision_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('precision', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_precision(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('precision', orig, anon, qids, key := key, k := k);
 
 -- anon_absolute_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_absolute_distance_of over the tables.
 -- Twin: polars_anon.metrics.cells.absolute_distance
-CREATE OR REPLACE TEMP MACRO anon_absolute_distance_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('absolute_distance', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_absolute_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('absolute_distance', orig, anon, qids, key := key, k := k);
 
 -- anon_relative_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_relative_distance_of over the tables.
 -- Twin: polars_anon.metrics.cells.relative_distance
-CREATE OR REPLACE TEMP MACRO anon_relative_distance_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('relative_distance', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_relative_distance(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('relative_distance', orig, anon, qids, key := key, k := k);
 
 -- anon_entropy(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_entropy_of over the tables.
 -- Twin: polars_anon.metrics.cells.entropy
-CREATE OR REPLACE TEMP MACRO anon_entropy_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('entropy', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_entropy(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('entropy', orig, anon, qids, key := key, k := k);
 
 -- anon_ambiguity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_ambiguity_of over the tables.
 -- Twin: polars_anon.metrics.cells.ambiguity
-CREATE OR REPLACE TEMP MACRO anon_ambiguity_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('ambiguity', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_ambiguity(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('ambiguity', orig, anon, qids, key := key, k := k);
 
 -- anon_squared_distance_error(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_squared_distance_error_of over the tables.
 -- Twin: polars_anon.metrics.cells.squared_distance_error
-CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('squared_distance_error', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_squared_distance_error(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('squared_distance_error', orig, anon, qids, key := key, k := k);
 
 -- anon_information_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_information_loss_of over the tables.
 -- Twin: polars_anon.metrics.cells.information_loss
-CREATE OR REPLACE TEMP MACRO anon_information_loss_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('information_loss', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_information_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('information_loss', orig, anon, qids, key := key, k := k);
 
 -- anon_discernibility(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_discernibility_of over the tables.
 -- Twin: polars_anon.metrics.partition.discernibility
-CREATE OR REPLACE TEMP MACRO anon_discernibility_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('discernibility', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_discernibility(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('discernibility', orig, anon, qids, key := key, k := k);
 
 -- anon_c_avg(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_c_avg_of over the tables.
 -- Twin: polars_anon.metrics.partition.c_avg
-CREATE OR REPLACE TEMP MACRO anon_c_avg_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('c_avg', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_c_avg(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('c_avg', orig, anon, qids, key := key, k := k);
 
 -- anon_cm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_cm_of over the tables.
 -- Twin: polars_anon.metrics.partition.cm
-CREATE OR REPLACE TEMP MACRO anon_cm_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('cm', orig, anon, qids, key := key, sensitive := sensitive, k := k);
+CREATE OR REPLACE TEMP MACRO anon_cm(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('cm', orig, anon, qids, key := key, sensitive := sensitive, k := k);
 
 -- anon_diameter(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_diameter_of over the tables.
 -- Twin: polars_anon.metrics.partition.diameter
-CREATE OR REPLACE TEMP MACRO anon_diameter_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('diameter', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_diameter(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('diameter', orig, anon, qids, key := key, k := k);
 
 -- anon_k(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_k_of over the tables.
 -- Twin: polars_anon.metrics.partition.k
-CREATE OR REPLACE TEMP MACRO anon_k_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('k', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_k(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('k', orig, anon, qids, key := key, k := k);
 
 -- anon_min_class_size(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_min_class_size_of over the tables.
 -- Twin: polars_anon.metrics.partition.min_class_size
-CREATE OR REPLACE TEMP MACRO anon_min_class_size_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('min_class_size', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_min_class_size(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('min_class_size', orig, anon, qids, key := key, k := k);
 
 -- anon_n_classes(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_n_classes_of over the tables.
 -- Twin: polars_anon.metrics.partition.n_classes
-CREATE OR REPLACE TEMP MACRO anon_n_classes_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('n_classes', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_n_classes(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('n_classes', orig, anon, qids, key := key, k := k);
 
 -- anon_suppressed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_suppressed_of over the tables.
 -- Twin: polars_anon.metrics.partition.suppressed
-CREATE OR REPLACE TEMP MACRO anon_suppressed_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('suppressed', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_suppressed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('suppressed', orig, anon, qids, key := key, k := k);
 
 -- anon_hellinger(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_hellinger_of over the tables.
 -- Twin: polars_anon.metrics.distribution.hellinger
-CREATE OR REPLACE TEMP MACRO anon_hellinger_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('hellinger', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_hellinger(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('hellinger', orig, anon, qids, key := key, k := k);
 
 -- anon_cramers_v(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_cramers_v_of over the tables.
 -- Twin: polars_anon.metrics.distribution.cramers_v
-CREATE OR REPLACE TEMP MACRO anon_cramers_v_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('cramers_v', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_cramers_v(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('cramers_v', orig, anon, qids, key := key, k := k);
 
 -- anon_mi_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_mi_loss_of over the tables.
 -- Twin: polars_anon.metrics.distribution.mi_loss
-CREATE OR REPLACE TEMP MACRO anon_mi_loss_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('mi_loss', orig, anon, qids, key := key, sensitive := sensitive, k := k);
+CREATE OR REPLACE TEMP MACRO anon_mi_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('mi_loss', orig, anon, qids, key := key, sensitive := sensitive, k := k);
 
 -- ---------------------------------------------------------------- the methods' average cell loss
 -- anon_loss_of(pairs, qids, k := NULL): mean over cells of (nl(v) - 1) / (nl(G) - 1), a
 -- suppressed row counting 1 per cell, a kept cell of a one-leaf hierarchy 0. DOUBLE in [0, 1].
 -- Twin: polars_anon.metrics.cells.loss
-CREATE OR REPLACE TEMP MACRO anon_loss_of_typed(pairs, qids, k := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1) / (c.n_leaves - 1) ELSE 0.0 END)
           / sum(c.size))::DOUBLE AS value
@@ -812,5 +810,5 @@ CREATE OR REPLACE TEMP MACRO anon_loss_of_typed(pairs, qids, k := NULL) AS TABLE
 
 -- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.
 -- Twin: polars_anon.metrics.cells.loss
-CREATE OR REPLACE TEMP MACRO anon_loss_typed(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
-  FROM anon_metric_typed('loss', orig, anon, qids, key := key, k := k);
+CREATE OR REPLACE TEMP MACRO anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
+  FROM anon_metric('loss', orig, anon, qids, key := key, k := k);

@@ -13,7 +13,7 @@
 -- Refuses split outside strict / relaxed, an empty tuples table, and k that is not an integer
 -- from 1 to the table's rows (sum of size), as pa.anonymize refuses them.
 -- Twin: polars_anon.algorithms.mondrian.partition
-CREATE OR REPLACE TEMP MACRO anon_mondrian_typed(coords_tbl, tuples_tbl, k := 2, split := 'strict', count_dims := []::BIGINT[]) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict', count_dims := []::BIGINT[]) AS TABLE
   WITH RECURSIVE r(t, off, size, pid, rnd, done) AS (
     SELECT s.t::BIGINT, 0::BIGINT, s.size::BIGINT, 0::BIGINT, 0::BIGINT, false
     FROM query_table(tuples_tbl::VARCHAR) AS s
@@ -49,8 +49,8 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian_typed(coords_tbl, tuples_tbl, k := 2,
        QUALIFY row_number() OVER (PARTITION BY q.pid, q.dim ORDER BY q.x) = 1),
      oks AS (
        SELECT st.*,
-              st.lhs >= TRY_CAST(k AS BIGINT) AND st.n - st.lhs >= TRY_CAST(k AS BIGINT) AS ok_le,
-              st.before >= TRY_CAST(k AS BIGINT) AND st.n - st.before >= TRY_CAST(k AS BIGINT) AS ok_lt
+              st.lhs >= k AND st.n - st.lhs >= k AS ok_le,
+              st.before >= k AND st.n - st.before >= k AS ok_lt
        FROM stats AS st),
      flags AS (
        SELECT o.*, split = 'strict' AND o.ok_lt AND NOT o.ok_le AS use_lt
@@ -61,7 +61,7 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian_typed(coords_tbl, tuples_tbl, k := 2,
                    ELSE f.n // 2 - f.before END AS take
        FROM flags AS f
        WHERE CASE WHEN split = 'strict' THEN f.ok_le OR f.ok_lt
-                  ELSE f.n // 2 >= TRY_CAST(k AS BIGINT) AND f.nd >= 2 END
+                  ELSE f.n // 2 >= k AND f.nd >= 2 END
        QUALIFY row_number() OVER (PARTITION BY f.pid ORDER BY f.width DESC, f.dim) = 1),
      a AS (
        SELECT w.t, w.off, w.size, w.pid, w.rnd, d.dim, d.pv, d.take, co.x AS sel

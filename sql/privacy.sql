@@ -26,7 +26,7 @@ CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model)
 -- left out of it (it showed as a field '__anon_none': NULL; a qid's null is a NULL field, as pa.check's
 -- class is a null value).
 -- Twin: polars_anon.privacy.counts.sensitive_counts
-CREATE OR REPLACE TEMP MACRO anon_sensitive_counts_typed(tbl, qids, sensitive) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'privacy model attributes') END AS ok)
   SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
@@ -44,8 +44,8 @@ CREATE OR REPLACE TEMP MACRO anon_sensitive_counts_typed(tbl, qids, sensitive) A
 -- value), 'ignore' (null rows are left out of the values, of q and of nn; a class without a value read
 -- has p NULL) or 'error' (a null is refused, naming `model` on the attribute and the null rows).
 -- Twin: polars_anon.privacy.constraints.Constraints.view with polars_anon.privacy.base.Values
-CREATE OR REPLACE TEMP MACRO anon_class_shares_typed(tbl, qids, sensitive, sensitive_null := 'value', model := NULL) AS TABLE
-  WITH __anon_counts AS (FROM anon_sensitive_counts_typed(tbl, qids, sensitive)),
+CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL) AS TABLE
+  WITH __anon_counts AS (FROM anon_sensitive_counts(tbl, qids, sensitive)),
   __anon_nulls AS MATERIALIZED (
     SELECT CASE WHEN anon_check_choice(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive)
                                        || ': sensitive_null', sensitive_null, ['error', 'value', 'ignore']) = 'error'
@@ -76,7 +76,7 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares_typed(tbl, qids, sensitive, sensi
 -- r_1 / (r_l + ... + r_m), infinite with fewer than l values) and satisfied; sensitive_null as
 -- anon_class_shares (a class without a value read: measure 0, or infinite for recursive).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.LDiversity
-CREATE OR REPLACE TEMP MACRO anon_l_diversity_typed(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL,
+CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL,
                                               sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- the model's parameters, then the table (Python builds the model first)
     SELECT CASE WHEN anon_check_choice('l-diversity on ' || anon_msg_repr(sensitive) || ': variant', variant,
@@ -92,7 +92,7 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity_typed(tbl, qids, sensitive, l := 2
                           THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
     SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
-    FROM anon_class_shares_typed(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE variant
@@ -105,7 +105,7 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity_typed(tbl, qids, sensitive, l := 2
   SELECT class, size, measure,
          CASE variant WHEN 'distinct' THEN measure >= TRY_CAST(l AS DOUBLE)  -- l read as checked (l := 'x': a Binder Error)
                       WHEN 'entropy' THEN measure >= TRY_CAST(l AS DOUBLE) * (1 - 1e-12)
-                      ELSE measure < TRY_CAST(c AS DOUBLE) END AS satisfied
+                      ELSE measure < c END AS satisfied
   FROM __anon_measures ORDER BY class;
 
 -- anon_check_closeness(sensitive, distance, hierarchy): true, or an error when distance is
@@ -132,14 +132,14 @@ CREATE OR REPLACE TEMP MACRO anon_check_closeness(sensitive, distance, hierarchy
 -- (matched as text) that is not a leaf of the hierarchy, naming the first in text order.
 -- sensitive_null as anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.TCloseness
-CREATE OR REPLACE TEMP MACRO anon_t_closeness_typed(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL,
+CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL,
                                               sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_closeness(sensitive, distance, hierarchy)
                  AND anon_check_fraction('t-closeness on ' || anon_msg_repr(sensitive), 't', t) IS NOT NULL
                 THEN anon_check_model_table(tbl, qids, sensitive, 't-closeness') END AS ok),
   __anon_shares AS (
-    FROM anon_class_shares_typed(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 't-closeness') WHERE (SELECT o.ok FROM __anon_ok AS o)),
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 't-closeness') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_cum AS (
     SELECT class, size, nn, m, p, q,
            sum(p - q) OVER (PARTITION BY class ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
@@ -184,14 +184,14 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness_typed(tbl, qids, sensitive, t := 0
 -- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta);
 -- sensitive_null as anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.DeltaDisclosure
-CREATE OR REPLACE TEMP MACRO anon_delta_disclosure_typed(tbl, qids, sensitive, delta := 1.0, sensitive_null := 'error') AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0, sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_positive('delta-disclosure on ' || anon_msg_repr(sensitive), 'delta', delta) IS NOT NULL
                 THEN anon_check_model_table(tbl, qids, sensitive, 'delta-disclosure') END AS ok)
   , __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE WHEN any_value(nn) > 0 THEN max(abs(ln(p / q))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
-    FROM anon_class_shares_typed(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure < TRY_CAST(delta AS DOUBLE) AS satisfied FROM __anon_measures ORDER BY class;
 
@@ -200,7 +200,7 @@ CREATE OR REPLACE TEMP MACRO anon_delta_disclosure_typed(tbl, qids, sensitive, d
 -- enhanced: infinite when a gain exceeds -ln q) and satisfied (measure <= beta); sensitive_null as
 -- anon_class_shares (a class without a value read: measure infinite).
 -- Twin: polars_anon.privacy.evaluate.class_measures with polars_anon.privacy.BetaLikeness
-CREATE OR REPLACE TEMP MACRO anon_beta_likeness_typed(tbl, qids, sensitive, beta := 1.0, variant := 'basic',
+CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic',
                                                 sensitive_null := 'error') AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_choice('beta-likeness on ' || anon_msg_repr(sensitive) || ': variant', variant,
@@ -213,7 +213,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness_typed(tbl, qids, sensitive, beta
                 WHEN variant = 'enhanced'
                      AND bool_or((p - q) / q > -ln(q) * (1 + 1e-12)) FILTER (WHERE n > 0) THEN 'inf'::DOUBLE
                 ELSE greatest(max((p - q) / q) FILTER (WHERE n > 0), 0) END AS measure
-    FROM anon_class_shares_typed(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
+    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure <= TRY_CAST(beta AS DOUBLE) * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class;
 
@@ -223,7 +223,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness_typed(tbl, qids, sensitive, beta
 -- Refuses a qid named 'count', 'size' or '__anon_*', a threshold outside [0, 1] and an empty
 -- table, as Python does; DuckDB's names ignore case, so 'Size' or 'COUNT' is refused too (Python takes them).
 -- Twin: polars_anon.privacy.risk.risk
-CREATE OR REPLACE TEMP MACRO anon_risk_typed(tbl, qids, threshold := 0.2) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids, then their names, then threshold, then an empty table: Python's order
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids)
                 THEN anon_check_fraction('risk', 'threshold', threshold) END END AS ok),

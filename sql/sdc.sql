@@ -75,13 +75,11 @@ CREATE OR REPLACE TEMP MACRO anon_keys_first(keys) AS
     || coalesce('''' || replace(k, '''', '''''') || '''', 'NULL') || ' OR c = ''__anon_none''), '), '')
   || '__anon_fk, __anon_big_fk FROM __anon_patterns';
 
--- anon_frequencies_of(tbl, keys, weight): anon_frequencies with fk and big_fk named __anon_fk and __anon_big_fk (what
--- the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name; read as fk it was
--- DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR'). keys is a VARCHAR list and weight a
--- VARCHAR: the public macros check their arguments' types first (sql/_arguments.sql).
+-- anon_counts_of(tbl, keys, weight, args_ok): anon_frequencies_of with keys as a VARCHAR list and weight as a VARCHAR,
+-- once args_ok (their types' check) holds.
 -- Twin: polars_anon.sdc.frequencies.pattern_frequencies (its counts under the helper names)
-CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight) AS TABLE
-  WITH __anon_ok AS MATERIALIZED (SELECT anon_check_sdc_keys(tbl, keys, weight) AS ok),
+CREATE OR REPLACE TEMP MACRO anon_counts_of(tbl, keys, weight, args_ok) AS TABLE
+  WITH __anon_ok AS MATERIALIZED (SELECT CASE WHEN args_ok THEN anon_check_sdc_keys(tbl, keys, weight) END AS ok),
   __anon_rows AS (  -- __anon_w: the weight in its own type (NULL without one)
     SELECT * EXCLUDE (__anon_ws), __anon_ws[1] AS __anon_w
     FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw')) AS __anon_ws
@@ -108,31 +106,40 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight) AS TABLE
   SELECT COLUMNS(lambda c: NOT starts_with(c, '__anon_none')) FROM query(anon_keys_first(keys))
   WHERE (SELECT o.ok FROM __anon_fk_ok AS o);
 
+-- anon_frequencies_of(tbl, keys, weight := NULL): anon_frequencies with fk and big_fk named __anon_fk and
+-- __anon_big_fk (what the SDC macros read: a key named fk, of any type, then binds, and the check refuses it by name;
+-- read as fk it was DuckDB's Binder Error, 'Cannot compare values of type DOUBLE and type VARCHAR'). keys must be a
+-- list of text and weight a text (anon_check_names_arg: keys := 'a', [1] and weight := 3 were DuckDB's own errors).
+-- Twin: polars_anon.sdc.frequencies.pattern_frequencies (its counts under the helper names)
+CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS TABLE
+  FROM anon_counts_of(tbl, TRY_CAST(keys AS VARCHAR[]), TRY_CAST(weight AS VARCHAR),
+                      CASE WHEN anon_check_names_arg('keys', keys) THEN anon_check_names_arg('weight', weight, false) END);
+
 -- anon_frequencies(tbl, keys, weight := NULL): one row per distinct key pattern: the key columns (in keys' order),
 -- fk (records, DOUBLE) and big_fk (Fk: the sum of the weights; fk without a weight), sorted. Refuses what
 -- anon_check_sdc_keys refuses, then a weight column that is not numeric, weights missing, NaN, infinite or not
 -- above 0 (naming up to 5 of them), and key patterns whose weights sum below their record count (Fk < fk).
 -- Twin: polars_anon.sdc.frequencies.pattern_frequencies (missing = "category")
-CREATE OR REPLACE TEMP MACRO anon_frequencies_typed(tbl, keys, weight := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABLE
   SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk
-  FROM anon_frequencies_of(tbl, keys, weight) ORDER BY ALL;
+  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
 
 -- anon_individual_risk(tbl, keys, weight := NULL): anon_frequencies with each pattern's risk
 -- (anon_sdc_risk_of; 1 / fk without a weight).
 -- Twin: polars_anon.sdc.risk.individual_risk (per pattern; method "approx", missing "category")
-CREATE OR REPLACE TEMP MACRO anon_individual_risk_typed(tbl, keys, weight := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS TABLE
   SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk,
          anon_sdc_risk_of(__anon_fk, __anon_big_fk) AS risk
-  FROM anon_frequencies_of(tbl, keys, weight) ORDER BY ALL;
+  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
 
 -- anon_global_risk(tbl, keys, weight := NULL): one row: n_rows, global_risk (the mean individual
 -- risk), expected_reidentifications (their sum), n_unique (records with fk = 1), n_pairs (fk = 2).
 -- Refuses what anon_frequencies refuses, and an empty table (its global risk is undefined).
 -- Twin: polars_anon.sdc.risk.global_risk (method "approx", missing "category")
-CREATE OR REPLACE TEMP MACRO anon_global_risk_typed(tbl, keys, weight := NULL) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_global_risk(tbl, keys, weight := NULL) AS TABLE
   WITH __anon_risks AS (
     SELECT __anon_fk, anon_sdc_risk_of(__anon_fk, __anon_big_fk) AS __anon_risk
-    FROM anon_frequencies_of(tbl, keys, weight))
+    FROM anon_frequencies_of(tbl, keys, weight := weight))
   SELECT CASE WHEN count(*) = 0 THEN error(anon_msg_no_rows('global_risk', 'global risk is undefined'))
               ELSE sum(__anon_fk)::BIGINT END AS n_rows,
          anon_exact_sum(__anon_fk * __anon_risk) / sum(__anon_fk) AS global_risk,

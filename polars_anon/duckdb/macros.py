@@ -21,9 +21,7 @@ __all__ = ["generalize_sql", "load_hierarchies", "load_hierarchy", "register", "
 
 
 def sql_files() -> list[tuple[str, str]]:
-    """The shipped ``sql/*.sql`` files as (name, text), sorted by name (``_*.sql``, the shared helpers, first), but
-    ``_arguments.sql`` last: its macros wrap the others, and DuckDB looks up a table macro's table functions when
-    the macro is created."""
+    """The shipped ``sql/*.sql`` files as (name, text), sorted by name (``_*.sql``, the shared helpers, first)."""
     try:
         root = resources.files("polars_anon") / "sql"
         files = [(f.name, f.read_text()) for f in root.iterdir() if f.name.endswith(".sql")]
@@ -32,7 +30,7 @@ def sql_files() -> list[tuple[str, str]]:
     if not files:  # editable install: sql/ sits beside the package
         here = Path(__file__).resolve().parents[2] / "sql"
         files = [(f.name, f.read_text()) for f in here.glob("*.sql")]
-    return sorted(files, key=lambda f: (f[0] == "_arguments.sql", f[0]))
+    return sorted(files)
 
 
 def register(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -36,7 +36,7 @@ HELPERS = {
 
 def _macro_names() -> set[str]:
     text = dict(sql_files())["metrics.sql"]
-    return {n.removesuffix("_typed") for n in re.findall(r"CREATE OR REPLACE TEMP MACRO (anon_\w+)", text)}
+    return set(re.findall(r"CREATE OR REPLACE TEMP MACRO (anon_\w+)", text))
 
 
 def test_every_metric_has_a_macro_and_back() -> None:
