@@ -39,10 +39,10 @@ from polars_anon.report.page import (
     value_html,
 )
 from polars_anon.report.phrases import (
-    blanked_cells,
     cells_phrase,
     counted_rows,
     k_meaning,
+    key_cells,
     of_counted_rows,
     sampled_from,
     undeclared_phrase,
@@ -157,12 +157,12 @@ def _summary(r: Mapping[str, Any]) -> str:
 
 
 def _cells_card(r: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
-    """The headline card of the key cells a method blanked (:func:`~polars_anon.report.phrases.blanked_cells`), none
+    """The headline card of the key cells a method blanked (:func:`~polars_anon.report.phrases.key_cells`), none
     for a method that blanks no cell."""
-    cells = blanked_cells(r)
-    if cells is None:
+    counted = key_cells(r)
+    if counted is None:
         return []
-    blanked, n_cells = sum(cells.values()), int(r.get("n_input_rows") or 0) * len(cells)
+    blanked, n_cells = counted
     note = f"{share(blanked, n_cells)} of the {fmt(n_cells)} key cells, set missing"
     return [("details.suppressed_total", "key cells blanked", fmt(blanked), note)]
 

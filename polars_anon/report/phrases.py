@@ -16,12 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from polars_anon.report import UNDECLARED
-from polars_anon.report.page import fmt, fraction
+from polars_anon.report.page import count, fmt, fraction
 from polars_anon.report.page import share as percent
 
 __all__ = [
     "blanked_cells",
     "cells_phrase",
+    "key_cells",
     "counted_rows",
     "k_asked_phrase",
     "k_meaning",
@@ -85,6 +86,19 @@ def blanked_cells(report: Mapping[str, Any]) -> dict[str, int] | None:
     return {str(q): int(n) for q, n in cells.items()} if isinstance(cells, Mapping) else None
 
 
+def key_cells(report: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The key cells a method blanked and the key cells of the input (rows times qids), or None for a method that
+    blanks no cell (:func:`blanked_cells`): the two counts every display of blanked cells shows.
+
+    >>> key_cells({"n_input_rows": 6, "details": {"suppressed_cells": {"sex": 0, "age": 3}}})
+    (3, 12)
+    """
+    cells = blanked_cells(report)
+    if cells is None:
+        return None
+    return sum(cells.values()), int(report.get("n_input_rows") or 0) * len(cells)
+
+
 def cells_phrase(report: Mapping[str, Any]) -> str | None:
     """The key cells blanked, of every key cell of the input, and per qid (the rows suppressed too, when any); None
     for a method that blanks no cell (:func:`blanked_cells`). Every display of a result says this in these words.
@@ -94,10 +108,10 @@ def cells_phrase(report: Mapping[str, Any]) -> str | None:
     >>> cells_phrase({"n_input_rows": 6, "suppressed": 1, "details": {"suppressed_cells": {"sex": 0, "age": 0}}})
     '0 of 12 key cells blanked (set missing; 0.0%); suppressed 1 of 6 input rows'
     """
-    cells = blanked_cells(report)
-    if cells is None:
+    cells, counted = blanked_cells(report), key_cells(report)
+    if cells is None or counted is None:
         return None
-    blanked, n_cells = sum(cells.values()), int(report.get("n_input_rows") or 0) * len(cells)
+    blanked, n_cells = counted
     per_qid = ", ".join(f"{q} {n:,}" for q, n in cells.items() if n)
     text = f"{blanked:,} of {n_cells:,} key cells blanked (set missing; {percent(blanked, n_cells)})"
     text += f": {per_qid}" if per_qid else ""
@@ -124,11 +138,11 @@ def suppression_brief(report: Mapping[str, Any]) -> str:
     >>> suppression_brief({"suppressed": 2}), suppression_brief({"details": {"suppressed_cells": {"a": 3, "b": 0}}})
     ('2 suppressed', '3 key cells blanked')
     """
-    rows, cells = report.get("suppressed") or 0, blanked_cells(report)
-    if cells is None:
+    rows, counted = report.get("suppressed") or 0, key_cells(report)
+    if counted is None:
         return f"{rows:,} suppressed"
-    blanked = f"{sum(cells.values()):,} key {'cell' if sum(cells.values()) == 1 else 'cells'} blanked"
-    return blanked + (f", {rows:,} {'row' if rows == 1 else 'rows'} suppressed" if rows else "")
+    blanked = f"{count(counted[0], 'key cell', 'key cells')} blanked"
+    return blanked + (f", {count(rows, 'row', 'rows')} suppressed" if rows else "")
 
 
 def _rows_phrase(report: Mapping[str, Any]) -> str:
