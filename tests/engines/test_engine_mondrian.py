@@ -95,22 +95,38 @@ def register() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
     return df, build_hierarchies(df.lazy(), demo_hierarchy_specs())
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_register_on_each_engine_publishes_the_driver_rows(
-    engine: str, register: tuple, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    """The register, k=50. DuckDB: written by its writer, re-read and verified by its group-by, then read back;
-    Spark (slower per query): collected, verified by Polars (the Spark writer is the agreement tests')."""
-    df, hierarchies = register
-    asked = {
-        "hierarchies": hierarchies,
+@pytest.fixture(scope="module")
+def register_asked(register: tuple) -> dict[str, Any]:
+    """What the register tests ask: k=50, Mondrian, the row id insensitive."""
+    return {
+        "hierarchies": register[1],
         "k": 50,
         "method": "mondrian",
         "insensitive": "rid",
         "drop": ["voter_id", "name"],
     }
-    want = pa.anonymize(df, **asked)
-    want_rows = want.collect()
+
+
+@pytest.fixture(scope="module")
+def register_driver(register: tuple, register_asked: dict[str, Any]) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """The driver's Mondrian of the register (the Polars road): its rows and report, once for both engines."""
+    want = pa.anonymize(register[0], **register_asked)
+    return want.collect(), want.report
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_register_on_each_engine_publishes_the_driver_rows(
+    engine: str,
+    register: tuple,
+    register_asked: dict[str, Any],
+    register_driver: tuple,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    """The register, k=50. DuckDB: written by its writer, re-read and verified by its group-by, then read back;
+    Spark (slower per query): collected, verified by Polars (the Spark writer is the agreement tests')."""
+    df, asked = register[0], register_asked
+    want_rows, want_report = register_driver
     if engine == "spark":
         spark = request.getfixturevalue("spark")
         got = pa.anonymize(spark.createDataFrame(df.to_arrow()), engine="spark", driver_tuples=1000, **asked)
@@ -121,7 +137,7 @@ def test_register_on_each_engine_publishes_the_driver_rows(
         report = got.sink_parquet(tmp_path / "out.parquet", report_html=False)
         assert pl.read_parquet(tmp_path / "out.parquet").equals(want_rows)
         assert json.loads((tmp_path / "out.report.json").read_text())["n_classes"] == report["n_classes"]
-    _same_report(report, want.report, 1000)
+    _same_report(report, want_report, 1000)
 
 
 def test_below_the_limit_the_road_groups_once(adult_rows: pl.DataFrame, adult_hierarchies: dict) -> None:
