@@ -30,11 +30,16 @@ __all__ = [
     "check_columns",
     "check_columns_in",
     "check_k",
+    "check_frame",
     "check_keys",
+    "check_mapping",
+    "check_name",
     "check_number",
+    "check_path",
     "check_numeric",
     "check_qids",
     "check_seed",
+    "check_separator",
     "check_unique",
     "check_values",
     "is_integer",
@@ -64,9 +69,95 @@ def as_lazy(data: object) -> pl.LazyFrame:
     raise InvalidParameterError(f"expected a Polars DataFrame or LazyFrame (or a pandas DataFrame), got {got}")
 
 
+def check_frame(value: object, what: str = "lf") -> None:
+    """Refuse a `value` (the parameter `what`) that is not a Polars DataFrame or LazyFrame: the one check of a
+    function that reads a frame's schema without coercing it (:func:`as_lazy` coerces pandas too).
+
+    >>> check_frame(None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: lf must be a Polars DataFrame or LazyFrame, got None
+    """
+    if isinstance(value, (pl.LazyFrame, pl.DataFrame)):
+        return
+    got = f"a pandas {type(value).__name__} (convert it: pl.from_pandas(df))" if _is_pandas(value) else _shown(value)
+    raise InvalidParameterError(f"{what} must be a Polars DataFrame or LazyFrame, got {got}")
+
+
+def _is_pandas(value: object) -> bool:
+    """Whether `value` is a pandas object (read from its module: pandas is never imported here)."""
+    return type(value).__module__.startswith("pandas")
+
+
+def _shown(value: object) -> str:
+    """A wrong argument as a message shows it: a short value as its repr, anything else (a frame, an array, a long
+    list) as its type, so a message stays one line.
+
+    >>> _shown(None), _shown(1.5), _shown(list(range(100)))
+    ('None', '1.5', 'list')
+    """
+    text = repr(value)
+    return text if len(text) <= 60 and "\n" not in text else type(value).__name__
+
+
+def check_name(value: object, what: str) -> str:
+    """One column name (a string) given as the parameter `what`, else the error naming it and the value received.
+
+    >>> check_name(["age"], "class_col")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: class_col must be a column name (a string), got ['age']
+    """
+    if not isinstance(value, str):
+        raise InvalidParameterError(NOT_NAMES(what=what, takes="a column name (a string)", value=value))
+    return value
+
+
+def check_path(value: object, what: str = "path") -> str | os.PathLike[str]:
+    """A file path (a string or a ``pathlib.Path``) given as the parameter `what`, else the error naming it.
+
+    >>> check_path(None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: path must be a file path (a str or pathlib.Path), got None
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise InvalidParameterError(f"{what} must be a file path (a str or pathlib.Path), got {_shown(value)}")
+    return value  # pyright: ignore[reportReturnType]  (a PathLike of str: every path this package is given)
+
+
+def check_separator(value: object, what: str = "separator") -> str:
+    """A CSV separator: one single-byte character (what a CSV reader takes), else the error naming `what`.
+
+    >>> check_separator(";;")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: separator must be one single-byte character such as ';', got ';;'
+    """
+    if not isinstance(value, str) or len(value.encode()) != 1:
+        raise InvalidParameterError(f"{what} must be one single-byte character such as ';', got {_shown(value)}")
+    return value
+
+
+def check_mapping(value: object, what: str, takes: str) -> Mapping[object, object]:
+    """`value` when it is a mapping (a dict), else the error naming the parameter `what`, what it `takes` (e.g.
+    ``"qid -> level"``) and the value received.
+
+    >>> check_mapping(["age"], "levels", "qid -> level")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: levels must be a mapping qid -> level (a dict), got ['age']
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidParameterError(f"{what} must be a mapping {takes} (a dict), got {_shown(value)}")
+    return value
+
+
 def check_columns(lf: pl.LazyFrame, names: Iterable[str], what: str = "qids") -> list[str]:
     """Raise ColumnNotFoundError when any of `names` is not a column of `lf` (a file it scans that does not exist:
-    InputError naming it, :func:`~polars_anon._scans.missing_sources`)."""
+    InputError naming it, :func:`~polars_anon._scans.missing_sources`; `lf` not a Polars frame:
+    :func:`check_frame`)."""
+    check_frame(lf)
     with missing_sources(lf):
         columns = lf.collect_schema().names()
     return check_columns_in(columns, names, what)
@@ -427,9 +518,16 @@ def is_integer(value: object) -> TypeGuard[int | np.integer]:
 def check_qids(lf: pl.LazyFrame, qids: Iterable[str] | str) -> list[str]:
     """Refuse an empty list of quasi-identifiers, a name listed twice and names that are not columns of `lf`.
 
-    A string is one name (never its letters).
+    A string is one name (never its letters); anything but a name or a list of names is refused
+    (:func:`names_list`, as :func:`~polars_anon.request.check_request` does).
+
+    >>> check_qids(pl.LazyFrame({"a": [1]}), None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: qids must be a column name or a list of column names, got None
     """
-    qids = [qids] if isinstance(qids, str) else list(qids)
+    check_frame(lf)
+    qids = names_list(qids, "qids")
     if not qids:
         raise InvalidParameterError(QIDS_EMPTY())
     check_unique(qids, "qids")

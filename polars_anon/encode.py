@@ -53,7 +53,15 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns, check_seed, is_integer, not_in_hierarchy
+from polars_anon._validate import (
+    as_lazy,
+    check_columns,
+    check_mapping,
+    check_name,
+    check_seed,
+    is_integer,
+    not_in_hierarchy,
+)
 from polars_anon.errors import (
     ColumnNotFoundError,
     InvalidParameterError,
@@ -62,7 +70,7 @@ from polars_anon.errors import (
     preview,
 )
 from polars_anon.generalize import generalize_partition
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
 from polars_anon.labels import label_expr, label_exprs
 from polars_anon.messages import ENCODE_NOT_IN_HIERARCHY, NOT_UNDER_PUBLISHED
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
@@ -206,6 +214,8 @@ def encoded_columns(qid: str, hierarchy: Hierarchy, representation: str = "propo
     >>> encoded_columns("g", Hierarchy.from_dict({"*": ["M", "F"]}))
     ['g_M', 'g_F', 'g_*']
     """
+    check_name(qid, "qid")
+    check_hierarchy(hierarchy)
     if canonical(representation) in MAPPINGS:
         return [qid]
     return [f"{qid}_{hierarchy.label_of(i)}" for i in node_order(hierarchy, representation)]
@@ -471,11 +481,9 @@ def plan_encoding(
     """Check the inputs against `options` and return the rows and the joins that encode them."""
     rep, class_col, dtype, validate = options.representation, options.class_col, options.output_dtype, options.validate
     lf = as_lazy(published)
+    hierarchies = check_hierarchies(hierarchies)
     if not hierarchies:
         raise InvalidParameterError("hierarchies is empty; give at least one qid -> Hierarchy")
-    for q, h in hierarchies.items():
-        if not isinstance(h, Hierarchy):
-            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
     qids = check_published_columns(lf, list(hierarchies), class_col)
     names_in = lf.collect_schema().names()
     out_names = output_columns(names_in, hierarchies, rep)
@@ -805,6 +813,10 @@ def map_to_leaves(
     kind = canonical(how)
     if kind not in MAPPINGS:
         raise InvalidParameterError(f"how must be one of {list(MAPPINGS)}, got {how!r}")
+    hierarchies = check_hierarchies(hierarchies)
+    check_seed(seed)
+    if frequencies is not None:
+        check_mapping(frequencies, "frequencies", "qid -> counts per leaf")
     lf = _cast_qids(as_lazy(published), list(hierarchies))
     check_columns(lf, list(hierarchies), "qids")
     if validate:

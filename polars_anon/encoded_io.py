@@ -37,7 +37,7 @@ from typing import Any
 import polars as pl
 
 from polars_anon._progress import bar as progress_bar
-from polars_anon._validate import as_lazy
+from polars_anon._validate import as_lazy, check_path
 from polars_anon.classes import tuple_key
 from polars_anon.encode import (
     LAYOUTS,
@@ -153,7 +153,7 @@ def stage_encoded(
     """
     start = time.perf_counter()
     layout, representation, class_col = options.layout, options.representation, options.class_col
-    path = Path(path)
+    path = Path(check_path(path))
     if layout == "wide" and is_csv(path):
         raise InvalidParameterError(
             f"output {str(path)!r} would hold Parquet under a CSV name; give a path ending in .parquet"
@@ -209,7 +209,7 @@ def scan_encoded(path: str | Path) -> pl.LazyFrame:
     >>> scan_encoded(d).collect().rows()
     [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]
     """
-    path = Path(path)
+    path = Path(check_path(path))
     if path.is_file():
         try:
             marked = pl.read_parquet_metadata(path).get(next(iter(MARK))) == MARK[next(iter(MARK))]

@@ -82,6 +82,10 @@ def _repeated(values: Sequence[object]) -> list[object]:
 
 
 def _grid(k: Sequence[int] | int, methods: Sequence[str] | str) -> tuple[list[int], list[str]]:
+    if not (is_integer(k) or isinstance(k, (list, tuple, range))):
+        raise InvalidParameterError(f"explore: k must be an integer >= 1 or a list of them, got {k!r}")
+    if not isinstance(methods, (str, list, tuple)):
+        raise InvalidParameterError(f"explore: methods must be a method name or a list of them, got {methods!r}")
     ks = [k] if is_integer(k) else list(k)  # type: ignore[arg-type]
     names = [methods] if isinstance(methods, str) else list(methods)
     if not ks or not names:

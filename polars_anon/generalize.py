@@ -11,9 +11,9 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from polars_anon._validate import check_columns, not_leaves
+from polars_anon._validate import check_columns, check_mapping, check_name, not_leaves
 from polars_anon.errors import InvalidParameterError
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
 from polars_anon.labels import label_series
 
 __all__ = ["class_ancestors", "generalize", "generalize_expr", "generalize_partition"]
@@ -38,8 +38,9 @@ def generalize_expr(column: str | pl.Expr, hierarchy: Hierarchy, level: int) -> 
     hierarchy or drop those rows
     ...
     """
-    if not isinstance(hierarchy, Hierarchy):
-        raise InvalidParameterError(f"hierarchy must be a Hierarchy, got {type(hierarchy).__name__}")
+    check_hierarchy(hierarchy)
+    if not isinstance(column, pl.Expr):
+        check_name(column, "column")  # or an expression
     expr = pl.col(column) if isinstance(column, str) else column
     m = hierarchy.level_map(level)  # validates the level
     nodes = m["label"]
@@ -81,14 +82,13 @@ def generalize(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], levels: M
     >>> generalize(pl.LazyFrame({"age": [31, 38]}), {"age": h}, {"age": 1}).collect()["age"].to_list()
     ['30-34', '35-39']
     """
+    hierarchies = check_hierarchies(hierarchies)
+    check_mapping(levels, "levels", "qid -> level")
     unknown = [q for q in levels if q not in hierarchies]
     if unknown:
         raise InvalidParameterError(
             f"levels names {unknown}, which have no hierarchy; hierarchies are given for {list(hierarchies)}"
         )
-    for q, h in hierarchies.items():
-        if not isinstance(h, Hierarchy):
-            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
     checked = {q: h.check_level(levels.get(q, 0), f"levels[{q!r}]: ") for q, h in hierarchies.items()}
     check_columns(lf, hierarchies, "hierarchies")
     return lf.with_columns(generalize_expr(q, h, checked[q]).alias(q) for q, h in hierarchies.items())
@@ -149,6 +149,10 @@ def generalize_partition(lf: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy],
     >>> generalize_partition(lf, {"race": race}, "cls").collect()["race"].to_list()
     ['A', 'A', 'c']
     """
+    hierarchies = check_hierarchies(hierarchies)
+    if not hierarchies:
+        raise InvalidParameterError("hierarchies is empty; give at least one qid -> Hierarchy to publish")
+    check_columns(lf, [*hierarchies, check_name(class_col, "class_col")], "hierarchies and class_col")
     published = class_ancestors(lf, hierarchies, class_col)
     return (
         lf.drop(list(hierarchies))

@@ -39,13 +39,13 @@ import numpy as np
 import polars as pl
 
 from polars_anon._types import DateLevel
-from polars_anon._validate import is_integer
+from polars_anon._validate import check_mapping, check_path, check_separator, is_integer
 from polars_anon.builders import bands, dates, expressions, groups, masks, random_trees
 from polars_anon.builders.values import as_series, sorted_distinct, string_labels
 from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
 from polars_anon.messages import LEVEL_OUT_OF_RANGE
 
-__all__ = ["Hierarchy"]
+__all__ = ["Hierarchy", "check_hierarchies", "check_hierarchy"]
 
 _ID = pl.Int64
 
@@ -112,6 +112,7 @@ class Hierarchy:
         ...
         polars_anon.errors.HierarchyError: a hierarchy label is the empty string '', which a hierarchy file cannot ...
         """
+        check_mapping(parents, "from_parents: parents", "child label -> parent label (None at the root)")
         if not parents:
             raise HierarchyError("the hierarchy is empty: give at least one value")
         parent_of: dict[str, str | None] = {}
@@ -168,9 +169,15 @@ class Hierarchy:
         >>> Hierarchy.from_rows([["a", "A", "*"], ["b", "A", "*"], ["f", "f", "*"]]).height
         3
         """
+        if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+            raise InvalidParameterError(f"{source}: rows must be a list of rows [leaf, level1, ..., top], got {rows!r}")
         parent_of: dict[str, str | None] = {}
         width = None
         for number, row in enumerate(rows, start=1):
+            if isinstance(row, (str, bytes, Mapping)) or not isinstance(row, Iterable):
+                raise InvalidParameterError(
+                    f"{source}: row {number} must be a list of labels [leaf, level1, ..., top], got {row!r}"
+                )
             cells = [_label(c) for c in row]
             if not cells or all(c == "" for c in cells):
                 continue
@@ -212,7 +219,8 @@ class Hierarchy:
         >>> Hierarchy.from_csv(p).leaf_labels
         ['Male', 'Female']
         """
-        path = Path(path)
+        path = Path(check_path(path))
+        check_separator(separator)
         try:
             with path.open(encoding="utf-8-sig", newline="") as f:  # newline="": a quoted '\r' stays in its label
                 text = f.read()
@@ -251,6 +259,7 @@ class Hierarchy:
         >>> Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}}).leaf_labels
         ['a', 'b', 'c']
         """
+        check_mapping(tree, "from_dict: tree", "root -> children")
         if len(tree) != 1:
             raise HierarchyError(
                 f"a nested hierarchy dict has exactly one top key (the root), got {len(tree)}: {preview(list(tree))}"
@@ -583,7 +592,8 @@ class Hierarchy:
                     separator.join(_csv_field(label, separator) for label in row) + "\n" for row in self.to_rows()
                 )
 
-        path = Path(path)
+        path = Path(check_path(path))
+        check_separator(separator)
         with Outputs(overwrite=overwrite) as out:
             staged_write(out, path, write)
             out.commit()
@@ -736,6 +746,8 @@ class Hierarchy:
         Refused above `max_nodes` nodes (memory grows with the square); use
         :meth:`lca` on id arrays for large hierarchies such as 5-digit zip codes.
         """
+        if not is_integer(max_nodes) or max_nodes < 1:
+            raise InvalidParameterError(f"lca_matrix: max_nodes must be an integer >= 1, got {max_nodes!r}")
         if self.n_nodes > max_nodes:
             raise InvalidParameterError(
                 f"lca_matrix: the hierarchy has {self.n_nodes} nodes, more than max_nodes={max_nodes}; "
@@ -801,6 +813,44 @@ class Hierarchy:
         return self._labels == other._labels and np.array_equal(self._parent, other._parent)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def check_hierarchies(value: object, what: str = "hierarchies", *, allow: object = None) -> dict[str, Hierarchy]:
+    """`value` as a dict qid -> :class:`Hierarchy` when it is a mapping of column names to hierarchies, else the error
+    naming the parameter `what` and what was received: the one check of every function given hierarchies (a mapping's
+    values are read, a list or None had no ``.items()``). `allow`: one more value a hierarchy may be (the request's
+    placeholder for a job's hierarchy not yet built).
+
+    >>> check_hierarchies(["age"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: hierarchies must be a mapping qid -> Hierarchy, got list
+    >>> check_hierarchies({"age": 5})
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: hierarchies['age'] must be a Hierarchy, got int
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidParameterError(f"{what} must be a mapping qid -> Hierarchy, got {type(value).__name__}")
+    for q, h in value.items():
+        if not isinstance(q, str):
+            raise InvalidParameterError(f"{what} keys must be column names (strings), got {q!r}")
+        if allow is None or h is not allow:
+            check_hierarchy(h, f"{what}[{q!r}]")
+    return dict(value)
+
+
+def check_hierarchy(value: object, what: str = "hierarchy") -> Hierarchy:
+    """`value` when it is a :class:`Hierarchy`, else the error naming the parameter `what` and the type received.
+
+    >>> check_hierarchy(None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: hierarchy must be a Hierarchy, got NoneType
+    """
+    if not isinstance(value, Hierarchy):
+        raise InvalidParameterError(f"{what} must be a Hierarchy, got {type(value).__name__}")
+    return value
 
 
 def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray] | None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from polars_anon._validate import names_list
 from polars_anon.classes import class_sizes, k_summary
 from polars_anon.encode import encode
 from polars_anon.generalize import generalize, generalize_expr
@@ -99,7 +100,7 @@ class AnonLazyFrame:
     def sdc_risk(self, keys: Sequence[str] | str, **kwargs: Any) -> dict[str, Any]:
         """Global and household risk, k-anonymity violations, SUDA2 (the report's ``sdc`` figures); `kwargs` are the
         fields of :class:`polars_anon.sdc.measures.Measures`; see :func:`polars_anon.sdc.measures.measure`."""
-        return measure(self._lf, Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **kwargs))
+        return measure(self._lf, Measures(keys=tuple(names_list(keys, "keys")), **kwargs))
 
     def suda2(self, keys: Sequence[str] | str, **kwargs: Any) -> Suda2Result:
         """SUDA2 scores per record; see :func:`polars_anon.sdc.suda.suda2`."""

@@ -37,11 +37,11 @@ from polars_anon.algorithms import METHODS, Method
 from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies
 from polars_anon.labels import NOT_FINITE
 from polars_anon.messages import setting
 from polars_anon.options import parse_options
-from polars_anon.privacy.base import Model, check_model_roles
+from polars_anon.privacy.base import Model, check_model_roles, check_models
 from polars_anon.privacy.constraints import Constraints
 
 __all__ = [
@@ -147,16 +147,12 @@ def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
 def _hierarchies(
     hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()
 ) -> dict[str, Hierarchy]:
-    if not isinstance(hierarchies, Mapping):
-        raise InvalidParameterError(f"hierarchies must be a mapping qid -> Hierarchy, got {type(hierarchies).__name__}")
+    hierarchies = check_hierarchies(hierarchies, allow=DEFERRED)
     extra = [q for q in hierarchies if q not in qids and q not in sensitive]
     if extra:
         raise InvalidParameterError(
             f"hierarchies given for {extra}, which are not in qids {qids}; add them to qids or leave them out"
         )
-    for q, h in hierarchies.items():
-        if not isinstance(h, Hierarchy) and h is not DEFERRED:
-            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
     missing = [q for q in qids if q not in hierarchies]
     if missing and method.needs_hierarchies:
         takers = sorted(m for m, spec in METHODS.items() if not spec.needs_hierarchies)
@@ -208,20 +204,11 @@ FULL_DOMAIN_METHODS = ("fulldomain", "datafly")
 
 def _models(privacy: object, columns: list[str], method: Method) -> list[Model]:
     """The privacy models: each a model object, reading a column of the input."""
-    if isinstance(privacy, Model):
-        privacy = [privacy]
-    if not isinstance(privacy, (list, tuple)):
-        raise InvalidParameterError(
-            f"privacy must be a list of privacy models (pa.LDiversity(...), ...), got {type(privacy).__name__}"
-        )
-    for i, model in enumerate(privacy):
-        if not isinstance(model, Model):
-            raise InvalidParameterError(
-                f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(model).__name__}"
-            )
+    models = check_models(privacy)
+    for model in models:
         if model.sensitive_attribute is not None:
             check_columns_in(columns, [model.sensitive_attribute], f"{model.name}: attribute")
-    return list(privacy)
+    return models
 
 
 def _model_hierarchies(models: Sequence[Model], hierarchies: Mapping[str, object]) -> None:
@@ -258,8 +245,7 @@ def check_request(
     how it was asked (a job passes ``"job"``), kept for the data's refusals (:func:`~polars_anon.messages.setting`)."""
     spec = METHODS[check_choice("method", method, sorted(METHODS))]
     columns = list(schema.names() if isinstance(schema, pl.Schema) else schema)
-    if not isinstance(hierarchies, Mapping):
-        raise InvalidParameterError(f"hierarchies must be a mapping qid -> Hierarchy, got {type(hierarchies).__name__}")
+    check_hierarchies(hierarchies, allow=DEFERRED)
     qid_list = _qids(qids, hierarchies)
     check_columns_in(columns, qid_list, "qids")
     if isinstance(schema, pl.Schema):

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_array, check_is_fitted
 from polars_anon._validate import as_lazy
 from polars_anon.encode import MAPPINGS, canonical, encode, encoded_columns
 from polars_anon.errors import ColumnNotFoundError, InvalidParameterError
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies
 from polars_anon.labels import label_series
 
 __all__ = ["HierarchyEncoder"]
@@ -137,7 +137,7 @@ class HierarchyEncoder(TransformerMixin, BaseEstimator):
                 for q in qids
             }
         else:
-            hierarchies = dict(self.hierarchies)
+            hierarchies = check_hierarchies(self.hierarchies)
             missing = [q for q in hierarchies if q not in names]
             if missing:
                 raise ColumnNotFoundError(f"qids {missing} not in X; its columns are {names}")

@@ -113,6 +113,8 @@ def rows(
     [['2134', '0213*', '021**', '*'], ['33101', '3310*', '331**', '*']]
     """
     digits, width = check_digits(digits), check_width(width)
+    if not isinstance(char, str) or not char:
+        raise InvalidParameterError(f"masking: char must be a character such as '*', got {char!r}")
     series = distinct(values, "masking")
     labels = string_labels(series, "masking").to_list()
     if series.dtype.is_integer():

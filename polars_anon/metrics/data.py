@@ -36,7 +36,15 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart
-from polars_anon._validate import as_lazy, check_columns, check_k, is_integer, not_in_hierarchy
+from polars_anon._validate import (
+    as_lazy,
+    check_columns,
+    check_k,
+    check_mapping,
+    is_integer,
+    names_list,
+    not_in_hierarchy,
+)
 from polars_anon.classes import pack_codes, unpack_codes
 from polars_anon.errors import (
     InputError,
@@ -45,7 +53,7 @@ from polars_anon.errors import (
     ValueNotInHierarchyError,
     preview,
 )
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies
 from polars_anon.labels import label_expr, label_exprs
 from polars_anon.messages import KEY_NOT_UNIQUE, KEY_NULL, KEY_SHARED, KEY_STRAY
 from polars_anon.metrics.sums import stable_mean
@@ -473,15 +481,13 @@ def _check_arguments(
     levels: Mapping[str, int] | None,
 ) -> tuple[dict[str, Hierarchy], dict[str, int] | None]:
     """The checks of :func:`prepare` (no data read): the qids' hierarchies and the checked levels."""
+    hierarchies = check_hierarchies(hierarchies)
     if not qids:
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
     missing = [q for q in qids if q not in hierarchies]
     if missing:
         raise InvalidParameterError(f"qids {missing} have no hierarchy; hierarchies are given for {list(hierarchies)}")
     hs = {q: hierarchies[q] for q in qids}
-    for q, h in hs.items():
-        if not isinstance(h, Hierarchy):
-            raise InvalidParameterError(f"hierarchies[{q!r}] must be a Hierarchy, got {type(h).__name__}")
     check_columns(orig, qids, "qids")
     check_columns(anon, qids, "qids")
     if key is not None:
@@ -659,7 +665,7 @@ def prepare(
         An original value is null or not a leaf; a published value is not a node.
     """
     orig, anon = as_lazy(original), as_lazy(anonymized)
-    qids = list(qids)
+    qids = names_list(qids, "qids")
     hs, levels = _check_arguments(orig, anon, qids, hierarchies, key, sensitive, k, levels)
     orig = orig.with_columns(label_exprs(orig.collect_schema(), qids))  # each value as the road labels it
     anon = anon.with_columns(label_exprs(anon.collect_schema(), qids))
@@ -743,6 +749,7 @@ def from_mapping(
 def _check_levels(levels: Mapping[str, int] | None, hs: Mapping[str, Hierarchy]) -> dict[str, int] | None:
     if levels is None:
         return None
+    check_mapping(levels, "levels", "qid -> level")
     unknown = [q for q in levels if q not in hs]
     if unknown:
         raise InvalidParameterError(f"levels names {unknown}, which are not qids; qids are {list(hs)}")

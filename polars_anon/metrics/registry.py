@@ -423,6 +423,10 @@ def metric_names(names: str | Iterable[str] | None, has_sensitive: bool) -> list
     """
     if names is None:
         return [n for n, m in METRICS.items() if (has_sensitive or not m.needs_sensitive) and m.alias_of is None]
+    if not isinstance(names, (str, list, tuple)):
+        raise InvalidParameterError(
+            f"names must be a metric name, a family name or a list of them (None: every metric), got {names!r}"
+        )
     chosen = [names] if isinstance(names, str) else list(names)
     families = {f: [n for n, m in METRICS.items() if m.family == f and m.alias_of is None] for f in FAMILIES}
     out: list[str] = []

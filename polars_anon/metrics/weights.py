@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from polars_anon.errors import InvalidParameterError
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
 
 __all__ = ["EDGE_METRICS", "cost_matrix", "edge_weights", "merge_cost", "root_weights", "wid"]
 
@@ -33,12 +33,13 @@ EDGE_METRICS = ("distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm")
 def wid(hierarchies: Mapping[str, Hierarchy]) -> dict[str, float]:
     """QID weights wid(Q_i) = 1 - (h_i - 1)^m / sum_j (h_j - 1)^m; 1 for a single QID [paper 001 §4].
 
-    >>> from polars_anon.hierarchy import Hierarchy
+    >>> from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
     >>> two = Hierarchy.suppression(["F", "M"])
     >>> three = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
     >>> {q: round(w, 6) for q, w in wid({"g": two, "r": three}).items()}
     {'g': 0.8, 'r': 0.2}
     """
+    hierarchies = check_hierarchies(hierarchies)
     m = len(hierarchies)
     if m == 1:
         return {q: 1.0 for q in hierarchies}
@@ -50,13 +51,14 @@ def wid(hierarchies: Mapping[str, Hierarchy]) -> dict[str, float]:
 def edge_weights(metric: str, hierarchies: Mapping[str, Hierarchy]) -> dict[str, np.ndarray]:
     """ω(n, parent(n)) per node of every hierarchy (0 at the root) for one of :data:`EDGE_METRICS`.
 
-    >>> from polars_anon.hierarchy import Hierarchy
+    >>> from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
     >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
     >>> [round(x, 4) for x in edge_weights("ncp", {"q": h})["q"].tolist()]  # nodes *, A, a, b, c, B, d, e, f
     [0.0, 0.5, 0.3333, 0.3333, 0.3333, 0.6667, 0.1667, 0.1667, 0.8333]
     """
     if metric not in EDGE_METRICS:
         raise InvalidParameterError(f"metric must be one of {list(EDGE_METRICS)}, got {metric!r}")
+    hierarchies = check_hierarchies(hierarchies)
     h_max = max(h.height for h in hierarchies.values())
     wids = wid(hierarchies)
     out: dict[str, np.ndarray] = {}
@@ -94,7 +96,18 @@ def root_weights(metric: str | Mapping[str, np.ndarray], hierarchies: Mapping[st
     `metric` is a name from :data:`EDGE_METRICS` or user-given edge weights
     (qid -> array of ω(n, parent(n)) per node).
     """
-    weights = edge_weights(metric, hierarchies) if isinstance(metric, str) else metric
+    hierarchies = check_hierarchies(hierarchies)
+    if isinstance(metric, str):
+        weights = edge_weights(metric, hierarchies)
+    else:
+        if not isinstance(metric, Mapping):
+            raise InvalidParameterError(
+                f"metric must be one of {list(EDGE_METRICS)} or a mapping qid -> edge weights, got {metric!r}"
+            )
+        weights = metric
+        missing = [q for q in hierarchies if q not in weights]
+        if missing:
+            raise InvalidParameterError(f"metric gives no edge weights for qids {missing}; it has {list(weights)}")
     return {q: h.root_weights(np.asarray(weights[q], dtype=np.float64)) for q, h in hierarchies.items()}
 
 
@@ -111,13 +124,14 @@ def cost_matrix(
     nodes (the matrix grows with the square): use :meth:`Hierarchy.lca` and
     :func:`root_weights` on id arrays instead.
 
-    >>> from polars_anon.hierarchy import Hierarchy
+    >>> from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
     >>> fig2 = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
     >>> c = cost_matrix(fig2, lambda h: edge_weights("ncp", {"Q": h})["Q"])
     >>> a, cc, star = fig2.id_of("a"), fig2.id_of("c"), fig2.id_of("*")
     >>> [round(float(v), 4) for v in (c[a, cc], c[a, star], c[star, a])]  # w(a -> A) = 2/6, w(a -> *) = 5/6, 0
     [0.3333, 0.8333, 0.0]
     """
+    check_hierarchy(h, "h")
     w = weights(h) if callable(weights) else weights
     return h.cost_matrix(np.asarray(w, dtype=np.float64), max_nodes)
 
@@ -137,7 +151,7 @@ def merge_cost(
     `size_y` are the class sizes. This is the cost of generalizing both classes
     to their lowest common ancestors, which the greedy algorithm minimizes.
 
-    >>> from polars_anon.hierarchy import Hierarchy
+    >>> from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
     >>> fig2 = Hierarchy.from_dict({"*": {"A": ["a", "b", "c"], "B": ["d", "e"], "f": None}})
     >>> c = {"Q": cost_matrix(fig2, lambda h: edge_weights("ncp", {"Q": h})["Q"])}
     >>> a, cc, d = fig2.id_of("a"), fig2.id_of("c"), fig2.id_of("d")

@@ -50,8 +50,10 @@ __all__ = [
     "Scope",
     "SensitiveNull",
     "Values",
+    "check_attribute",
     "check_fraction",
     "check_model_roles",
+    "check_models",
     "check_positive",
 ]
 
@@ -215,6 +217,44 @@ class Model:
                 value = "given"
             out[f.name] = value
         return out
+
+
+def check_models(value: object, what: str = "privacy") -> list[Model]:
+    """The privacy models given as the parameter `what`: one model or a list of them, else the error naming the
+    parameter (or the entry) and what was received. The one check of ``anonymize(privacy=)``, ``check(privacy=)`` and
+    ``risk(models=)`` (a string or None reached ``model.sensitive_attribute`` raw).
+
+    >>> check_models(None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: privacy must be a list of privacy models (pa.LDiversity(...), ...), got \
+NoneType
+    """
+    if isinstance(value, Model):
+        return [value]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidParameterError(
+            f"{what} must be a list of privacy models (pa.LDiversity(...), ...), got {type(value).__name__}"
+        )
+    for i, model in enumerate(value):
+        if not isinstance(model, Model):
+            raise InvalidParameterError(
+                f"{what}[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(model).__name__}"
+            )
+    return list(value)
+
+
+def check_attribute(where: str, value: object) -> None:
+    """A model's sensitive attribute: one column name (a string), else the error naming the model (`where`) and the
+    value received (None or a list reached the checks' column lookups raw).
+
+    >>> check_attribute("l-diversity", None)
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: l-diversity: attribute must be a column name (a string), got None
+    """
+    if not isinstance(value, str):
+        raise InvalidParameterError(f"{where}: attribute must be a column name (a string), got {value!r}")
 
 
 def _finite(value: object) -> float | None:

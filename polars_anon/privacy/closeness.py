@@ -47,6 +47,7 @@ from polars_anon.privacy.base import (
     Model,
     SensitiveNull,
     Values,
+    check_attribute,
     check_fraction,
     check_null_policy,
 )
@@ -79,6 +80,7 @@ class TCloseness(Model):
     uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
+        check_attribute(self.name, self.attribute)
         where = f"t-closeness on {self.attribute!r}"
         check_choice(f"{where}: distance", self.distance, DISTANCES)
         check_fraction(where, "t", self.t)

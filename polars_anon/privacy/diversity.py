@@ -41,6 +41,7 @@ from polars_anon.privacy.base import (
     Model,
     SensitiveNull,
     Values,
+    check_attribute,
     check_null_policy,
     check_positive,
 )
@@ -119,6 +120,7 @@ class LDiversity(Model):
     name: ClassVar[str] = "l-diversity"
 
     def __post_init__(self) -> None:
+        check_attribute(self.name, self.attribute)
         where = f"l-diversity on {self.attribute!r}"
         check_choice(f"{where}: variant", self.variant, VARIANTS)
         check_positive(where, "l", self.l, at_least=1, strict=False, integer=self.variant != "entropy")

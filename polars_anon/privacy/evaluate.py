@@ -29,12 +29,12 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart, collect_by_tuples
-from polars_anon._validate import as_lazy, check_columns, check_k, check_qids, refuse_reserved
+from polars_anon._validate import as_lazy, check_columns, check_k, check_mapping, check_qids, refuse_reserved
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
-from polars_anon.hierarchy import Hierarchy
+from polars_anon.hierarchy import Hierarchy, check_hierarchies
 from polars_anon.io import scan_input
 from polars_anon.messages import NO_ROWS
-from polars_anon.privacy.base import ClassView, Model, check_model_roles
+from polars_anon.privacy.base import ClassView, Model, check_model_roles, check_models
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.privacy.counts import (
     COUNT,
@@ -326,14 +326,13 @@ def check(
     lf = as_lazy(data)
     qids = check_qids(lf, qids)
     k = check_k(k)
-    models = list(privacy)
+    models = check_models(privacy)
     attributes = list(dict.fromkeys(m.sensitive_attribute for m in models if m.sensitive_attribute is not None))
     check_columns(lf, attributes, "privacy model attributes")
-    for i, m in enumerate(models):
-        if not isinstance(m, Model):
-            raise InvalidParameterError(
-                f"privacy[{i}] must be a privacy model such as pa.LDiversity('salary', l=2), got {type(m).__name__}"
-            )
+    if hierarchies is not None:
+        hierarchies = check_hierarchies(hierarchies)
+    if levels is not None:
+        check_mapping(levels, "levels", "qid -> level")
     if reference is not None and not any(m.uses_distribution for m in models):
         raise InvalidParameterError(REFERENCE_UNREAD)
     if levels is not None and hierarchies is None:

@@ -53,6 +53,7 @@ from polars_anon.privacy.base import (
     Model,
     SensitiveNull,
     Values,
+    check_attribute,
     check_null_policy,
     check_positive,
 )
@@ -75,6 +76,7 @@ class DeltaDisclosure(Model):
     monotone: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
+        check_attribute(self.name, self.attribute)
         check_positive(f"delta-disclosure on {self.attribute!r}", "delta", self.delta)
         check_null_policy(f"delta-disclosure on {self.attribute!r}", self.sensitive_null)
 
@@ -97,6 +99,7 @@ class BetaLikeness(Model):
     uses_distribution: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
+        check_attribute(self.name, self.attribute)
         where = f"beta-likeness on {self.attribute!r}"
         check_choice(f"{where}: variant", self.variant, ("basic", "enhanced"))
         check_positive(where, "beta", self.beta)

@@ -32,7 +32,7 @@ from polars_anon._validate import as_lazy, check_choice, check_qids, refuse_rese
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.labels import label_exprs
 from polars_anon.messages import NO_ROWS
-from polars_anon.privacy.base import Model, check_fraction
+from polars_anon.privacy.base import Model, check_fraction, check_models
 from polars_anon.privacy.counts import COUNT, count_population, grouped
 from polars_anon.privacy.presence import check_population_args, population_size
 from polars_anon.privacy.reidentification import risk_figures
@@ -291,6 +291,7 @@ def risk(
     lf = as_lazy(data)
     check_choice("missing", missing, ("category", "wildcard"))
     qids = check_qids(lf, qids)
+    models = check_models(models, "models")
     if missing == "wildcard":
         asked = {"sampling_fraction": sampling_fraction, "population_size": population_size, "population": population}
         return _wildcard_risk(lf, qids, threshold, asked, models, 1.0 if alpha is None else alpha)

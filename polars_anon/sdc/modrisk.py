@@ -40,7 +40,7 @@ from typing import Literal, get_args
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import as_lazy, check_choice, check_columns, names_list, refuse_built_names
+from polars_anon._validate import as_lazy, check_choice, check_columns, is_integer, names_list, refuse_built_names
 from polars_anon.errors import InvalidParameterError
 from polars_anon.messages import KEYS_EMPTY, NOT_NAMES
 from polars_anon.sdc.frequencies import check_weights, exact_sum
@@ -191,6 +191,14 @@ def fit_cells(
         raise InvalidParameterError(
             "model risk method 'IPF' fits main effects only; drop interactions or use 'default'"
         )
+    if not isinstance(interactions, (list, tuple)) or not all(
+        isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in interactions
+    ):
+        raise InvalidParameterError(
+            f"model risk: interactions must be a list of key pairs such as [('sex', 'age')], got {interactions!r}"
+        )
+    if not is_integer(max_cells) or max_cells < 1:
+        raise InvalidParameterError(f"model risk: max_cells must be an integer >= 1, got {max_cells!r}")
     for a, b in interactions:
         if a not in keys or b not in keys or a == b:
             raise InvalidParameterError(f"interaction ({a!r}, {b!r}) must name two different keys of {keys}")

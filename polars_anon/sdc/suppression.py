@@ -92,6 +92,8 @@ def key_priority(lf: pl.LazyFrame | pl.DataFrame, keys: list[str], importance: S
         for r, j in enumerate(order):
             rank[j] = r
         return rank
+    if not isinstance(importance, (list, tuple)):
+        raise InvalidParameterError(f"importance must be a list of one integer per key, got {importance!r}")
     imp = list(importance)
     if len(imp) != len(keys) or not all(is_integer(i) for i in imp):
         raise InvalidParameterError(f"importance must hold one integer per key ({len(keys)} keys), got {imp!r}")
