@@ -338,7 +338,9 @@ class Hierarchy:
         >>> [h.path_of(v)[1] for v in ["12", "18", "37", "95"]]
         ['<18', '18-19', '35-39', '>=90']
         """
-        return cls._from_builder(bands.rows(values, widths, root=root, bottom=bottom, top=top), "intervals")
+        return cls._from_builder(
+            bands.rows(values, widths, root=_root(root, "intervals"), bottom=bottom, top=top), "intervals"
+        )
 
     @classmethod
     def masking(
@@ -376,7 +378,7 @@ class Hierarchy:
         ['F', 'M']
         """
         labels = string_labels(sorted_distinct(values, "suppression"), "suppression").to_list()
-        return cls._from_builder([[v, root] for v in labels], "suppression")
+        return cls._from_builder([[v, _root(root, "suppression")] for v in labels], "suppression")
 
     @classmethod
     def dates(
@@ -397,7 +399,7 @@ class Hierarchy:
         >>> h.path_of("2020-02-29")
         ['2020-02-29', '2020-02', '2020', '2020-2029', '*']
         """
-        return cls._from_builder(dates.rows(values, levels, root=root), "dates")
+        return cls._from_builder(dates.rows(values, levels, root=_root(root, "dates")), "dates")
 
     @classmethod
     def ordered(
@@ -421,7 +423,9 @@ class Hierarchy:
         >>> h.path_of("5")
         ['5', '[4..6]', '[1..6]', '*']
         """
-        return cls._from_builder(groups.rows(values, sizes, order=order, label=label, root=root), "ordered")
+        return cls._from_builder(
+            groups.rows(values, sizes, order=order, label=label, root=_root(root, "ordered")), "ordered"
+        )
 
     @classmethod
     def from_levels(cls, values: Iterable[object], levels: Sequence[pl.Expr], *, root: str = "*") -> Hierarchy:
@@ -436,7 +440,7 @@ class Hierarchy:
         >>> h.path_of("34000")
         ['34000', '340', '3', '*']
         """
-        return cls._from_builder(expressions.rows(values, levels, root=root), "from_levels")
+        return cls._from_builder(expressions.rows(values, levels, root=_root(root, "from_levels")), "from_levels")
 
     @classmethod
     def random_ordered(
@@ -451,7 +455,9 @@ class Hierarchy:
         >>> Hierarchy.random_ordered(range(6), seed=0).leaf_labels
         ['0', '1', '2', '3', '4', '5']
         """
-        rows = random_trees.rows(values, seed=seed, max_children=max_children, root=root, ordered=True)
+        rows = random_trees.rows(
+            values, seed=seed, max_children=max_children, root=_root(root, "random hierarchy"), ordered=True
+        )
         return cls._from_builder(rows, "random hierarchy")
 
     @classmethod
@@ -467,7 +473,9 @@ class Hierarchy:
         >>> Hierarchy.random_shuffled(range(6), seed=0).n_leaves
         6
         """
-        rows = random_trees.rows(values, seed=seed, max_children=max_children, root=root, ordered=False)
+        rows = random_trees.rows(
+            values, seed=seed, max_children=max_children, root=_root(root, "random hierarchy"), ordered=False
+        )
         return cls._from_builder(rows, "random hierarchy")
 
     # ------------------------------------------------------------------ facts
@@ -851,6 +859,20 @@ def check_hierarchy(value: object, what: str = "hierarchy") -> Hierarchy:
     if not isinstance(value, Hierarchy):
         raise InvalidParameterError(f"{what} must be a Hierarchy, got {type(value).__name__}")
     return value
+
+
+def _root(root: object, source: str) -> str:
+    """A builder's `root` label: a non-empty string, else the error naming the builder (`source`) and the value (a
+    list reached Polars' Series builder, a number became the label of its text).
+
+    >>> _root(["*"], "dates")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: dates: root must be a label (a non-empty string) such as '*', got ['*']
+    """
+    if not isinstance(root, str) or not root:
+        raise InvalidParameterError(f"{source}: root must be a label (a non-empty string) such as '*', got {root!r}")
+    return root
 
 
 def _preorder_of_rows(rows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray] | None:

@@ -96,6 +96,9 @@ CASES: list[tuple[str, Callable[..., object], dict[str, Any], str]] = [
     ("Hierarchy.from_parents-list", pa.Hierarchy.from_parents, {"parents": ["a"]}, "from_parents: parents must be a"),
     ("Hierarchy.from_rows-rows-None", pa.Hierarchy.from_rows, {"rows": None}, "rows: rows must be a list of rows"),
     ("Hierarchy.from_rows-rows-str", pa.Hierarchy.from_rows, {"rows": "a*"}, "rows: rows must be a list of rows"),
+    ("Hierarchy.dates-root-list", pa.Hierarchy.dates, {"values": ["2020-01-01"], "root": ["*"]}, "dates: root must"),
+    ("Hierarchy.suppression-root-int", pa.Hierarchy.suppression, {"values": ["a"], "root": 3}, "suppression: root mu"),
+    ("Hierarchy.from_levels-root-list", pa.Hierarchy.from_levels, {"values": [1], "levels": [], "root": ["*"]}, "root"),
     ("Hierarchy.masking-char-None", pa.Hierarchy.masking, {"values": ["33101"], "char": None}, "masking: char must"),
     ("lca_matrix-max_nodes-None", H["age"].lca_matrix, {"max_nodes": None}, "lca_matrix: max_nodes must be an integ"),
     (
