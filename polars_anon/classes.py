@@ -27,7 +27,8 @@ SIZE = "size"
 def class_sizes(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
     """One row per equivalence class: the quasi-identifier tuple and its ``size`` (UInt32).
 
-    Rows are sorted by the tuple so the result is deterministic. Refuses an empty
+    Rows are sorted by the tuple so the result is deterministic. Refuses an `lf` that is not a Polars frame, `qids`
+    that is not a column name or a list of them (None, a number), an empty
     `qids`, names that are not columns and a qid named like the aggregates' own columns
     (``size``, ``count``: :func:`~polars_anon._validate.refuse_reserved`), as ``anon_class_sizes`` does.
 
@@ -43,7 +44,8 @@ def k_summary(lf: pl.LazyFrame, qids: Sequence[str], k: int = 1) -> pl.LazyFrame
     """One row: ``k``, ``min_class_size``, ``n_classes``, ``n_rows``, ``violating_rows``, ``k_anonymous``.
 
     An empty table is not k-anonymous (``k_anonymous`` is False: there is no class
-    to vouch for). Refuses an empty `qids`, names that are not columns, a qid named ``size``
+    to vouch for). Refuses `qids` that is not a column name or a list of them (``qids=None``), an empty `qids`,
+    names that are not columns, a qid named ``size``
     or ``count`` (as :func:`class_sizes`), and `k` that is not an integer >= 1
     (:class:`~polars_anon.errors.InvalidParameterError`).
 
