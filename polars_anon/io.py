@@ -21,6 +21,7 @@ from polars_anon._validate import check_unique
 from polars_anon.errors import AnonError, InputError, NotKAnonymousError, preview
 from polars_anon.labels import iso_dates
 from polars_anon.locations import URI, as_location, is_uri
+from polars_anon.outputs import PARQUET_SUFFIXES
 
 __all__ = [
     "BLANK",
@@ -48,6 +49,8 @@ __all__ = [
     "late_value_words",
     "literal_path",
     "named_path",
+    "names_parquet",
+    "names_path",
     "parquet_footer",
     "parquet_parts",
     "quoted_line_break",
@@ -306,6 +309,27 @@ def parquet_footer(name: str | Path) -> pl.Schema:
     """The schema a local Parquet source stores, as Polars reads it: a file that exists by that name is that file
     (``t[1].parquet``, as every engine reads it), else the name is a folder or a pattern (its first file's)."""
     return pl.scan_parquet(name, glob=not Path(name).exists()).collect_schema()
+
+
+def names_parquet(name: str) -> bool:
+    """Whether a string an engine is given as its table names Parquet outright, read by the engine's Parquet reader
+    and never looked up as a table: a URI, or a name ending ``.parquet`` or ``.pq`` (a file or a pattern).
+
+    >>> [names_parquet(n) for n in ("people.PARQUET", "hdfs://nn/people", "people")]
+    [True, True, False]
+    """
+    return is_uri(name) or name.lower().endswith(PARQUET_SUFFIXES)
+
+
+def names_path(name: str) -> bool:
+    """Whether a string an engine is given as its table, and that names no table or view of the engine's, is a
+    Parquet path all the same (a job's input, a folder of parts, :func:`check_source`): a folder that exists, or a
+    name holding a path separator; else it is refused as a table that does not exist.
+
+    >>> [names_path(n) for n in ("out/people", "./people", "people")]
+    [True, True, False]
+    """
+    return Path(name).is_dir() or "/" in name or os.sep in name
 
 
 def check_source(path: str | Path, what: str = "input") -> None:

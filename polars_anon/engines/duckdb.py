@@ -14,7 +14,6 @@ parameters and seed write the same bytes.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -42,8 +41,15 @@ from polars_anon.engines import (
 )
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
-from polars_anon.io import check_source, literal_path, named_path, parquet_parts, scanned_files
-from polars_anon.outputs import PARQUET_SUFFIXES
+from polars_anon.io import (
+    check_source,
+    literal_path,
+    named_path,
+    names_parquet,
+    names_path,
+    parquet_parts,
+    scanned_files,
+)
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
@@ -262,14 +268,14 @@ class DuckDBEngine:
                 ) from exc
             return data
         if isinstance(data, str):
-            if data.lower().endswith(PARQUET_SUFFIXES):  # a Parquet file's name (or pattern), as on Spark
+            if names_parquet(data):  # a Parquet file's name (or pattern) or a URI, as on Spark
                 return self.read_parquet(data)
             for name in (data, _q(data)):  # a (qualified) name as DuckDB parses it, else the whole string as one name
                 try:
                     return self.con.table(name)
                 except duckdb.Error as exc:
                     error = exc
-            if Path(data).is_dir() or "/" in data or os.sep in data:  # no table of that name: a path
+            if names_path(data):  # no table of that name: a path, as on Spark
                 return self.read_parquet(data)
             raise InvalidParameterError(f"DuckDB has no table or view {data!r} on this connection") from error
         if isinstance(data, (pl.DataFrame, pl.LazyFrame)):

@@ -38,7 +38,7 @@ from polars_anon.engines import (
     source_units,
 )
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
-from polars_anon.io import is_csv, named_path, scanned_files
+from polars_anon.io import check_source, is_csv, named_path, names_parquet, names_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
 from polars_anon.pipeline.sessions import refuse_session
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
@@ -544,8 +544,9 @@ def _units(frame: Any) -> dict[str, TimeUnit]:
 
 
 def _names_parquet(data: object) -> TypeGuard[str | Path]:
-    """Whether `data` given as a table names Parquet that Spark reads: a path, a URI, or a ``.parquet`` file name."""
-    return isinstance(data, Path) or isinstance(data, str) and (is_uri(data) or data.endswith((".parquet", ".pq")))
+    """Whether `data` given as a table names Parquet that Spark reads: a path, a URI, or a ``.parquet`` file name
+    (:func:`polars_anon.io.names_parquet`)."""
+    return isinstance(data, Path) or isinstance(data, str) and names_parquet(data)
 
 
 class SparkEngine:
@@ -570,11 +571,13 @@ class SparkEngine:
         if isinstance(data, sql.DataFrame):
             return data
         if _names_parquet(data):
-            return self.read_parquet(data)
+            return self._read_named(data)
         if isinstance(data, str):
-            if not self.spark.catalog.tableExists(data):
-                raise InvalidParameterError(f"Spark has no table or view {data!r} in this session's catalog")
-            return self.spark.table(data)
+            if self._has_table(data):
+                return self.spark.table(data)
+            if names_path(data):  # no table of that name: a path (a folder of parts), as on DuckDB
+                return self._read_named(data)
+            raise InvalidParameterError(f"Spark has no table or view {data!r} in this session's catalog")
         if isinstance(data, pl.LazyFrame):
             paths = lazy_source(data)
             if paths:
@@ -585,6 +588,22 @@ class SparkEngine:
         raise InvalidParameterError(
             f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
         )
+
+    def _has_table(self, name: str) -> bool:
+        """Whether the session's catalog has a table or view `name`; a string Spark cannot parse as one (a path,
+        ``data/people``) names none (Spark's own ParseException is not the user's answer)."""
+        from pyspark.errors import ParseException
+
+        try:
+            return bool(self.spark.catalog.tableExists(name))
+        except ParseException:
+            return False
+
+    def _read_named(self, path: str | Path) -> Any:
+        """A Parquet path the user named as the table, refused first in the words a job's input is refused in (a
+        folder without parts or with parts in subfolders, a path that names no file: :func:`check_source`)."""
+        check_source(path)
+        return self.read_parquet(path)
 
     def _from_polars(self, frame: pl.DataFrame) -> Any:
         """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`) and

@@ -233,6 +233,33 @@ def test_a_path_duckdb_cannot_read_is_named_in_the_job_words(tmp_path: Path) -> 
         assert published.sort("id")["id"].to_list() == list(range(12))
 
 
+def test_a_folder_given_to_spark_is_read_as_duckdb_reads_it(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mend40: a folder of Parquet parts named without ``.parquet`` (``data/people``, or ``people`` from its parent
+    folder) was looked up as a table name: Spark's raw ParseException for a path, "no table or view" for a bare
+    name, where DuckDB (and a job) reads the folder. Spark reads it too, and refuses a folder it cannot read in the
+    words DuckDB and a job use; an unknown bare name is still an unknown table."""
+    (tmp_path / "parts").mkdir()
+    T.write_parquet(tmp_path / "parts" / "part-0.parquet")
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "notes.txt").write_text("no parquet here")
+    (tmp_path / "hive" / "y=1").mkdir(parents=True)
+    T.write_parquet(tmp_path / "hive" / "y=1" / "part-0.parquet")
+    monkeypatch.chdir(tmp_path)
+    for given in (str(tmp_path / "parts"), "parts", "./parts"):
+        published = pas.anonymize(given, **KW).collect()
+        assert published.sort("id")["id"].to_list() == list(range(12)), given
+    for given in (str(tmp_path / "flat"), "hive", str(tmp_path / "no" / "such")):
+        with pytest.raises(pa.InputError) as duckdb_road:
+            pad.anonymize(given, connection=duckdb.connect(), **KW)
+        with pytest.raises(pa.InputError) as spark_road:
+            pas.anonymize(given, **KW)
+        assert str(spark_road.value) == str(duckdb_road.value), given
+    with pytest.raises(pa.InvalidParameterError, match="Spark has no table or view 'people'"):
+        pas.anonymize("people", **KW)
+
+
 def test_spark_check_groups_once_and_agrees_with_polars(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two sensitive attributes, l-diversity on one: Spark's check of the published table brings one grouped result
     to the driver (GROUPING SETS of (class, party) and (class, diag); the classes summed from the first), and finds
