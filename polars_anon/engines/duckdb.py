@@ -584,9 +584,10 @@ class DuckDBEngine:
     def write(self, table: duckdb.DuckDBPyRelation, path: str | Path) -> None:
         """Write `table` to Parquet, each Datetime column without zone in the unit it reaches Polars in
         (:meth:`units`): a job's ``Datetime('ms')`` input is written in ``ms``, as Polars writes it, not in the
-        microseconds DuckDB read it as. A zoned one is written as DuckDB holds it (the instant, in UTC, in ``us``)."""
+        microseconds DuckDB read it as. A zoned one is written as DuckDB holds it (the instant, in UTC, in ``us``).
+        Every column is written nullable (optional), as Polars and Spark write it (:func:`_nullable`)."""
         with interruptible(self.con.interrupt):
-            _in_units(table, self.units(table)).to_parquet(str(path))
+            _nullable(_in_units(table, self.units(table))).to_parquet(str(path))
 
     def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
         with interruptible(self.con.interrupt):
@@ -616,6 +617,23 @@ def _in_units(table: duckdb.DuckDBPyRelation, units: Mapping[str, TimeUnit]) -> 
     if not cast:
         return table
     return table.project(", ".join(f"{_q(c)}::{cast[c]} AS {_q(c)}" if c in cast else _q(c) for c in table.columns))
+
+
+def _nullable(table: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+    """`table` with each column's values as they are, but no longer known to hold no null: DuckDB's Parquet writer
+    marks a column ``required`` (not null) when its statistics say it has no null (a column read from a Parquet file
+    whose footer counts none, published untouched), where Polars and Spark write every column ``optional``; the same
+    job then wrote another schema on DuckDB (``pq.read_schema``: ``int64 not null`` against ``int64``). A ``CASE``
+    that gives the value, or a null where it is null, carries no statistics of nulls.
+
+    >>> con = duckdb.connect()
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> _nullable(con.sql("SELECT 1 AS n")).to_parquet(path)
+    >>> con.sql(f"SELECT repetition_type FROM parquet_schema('{path}') WHERE name = 'n'").fetchall()
+    [('OPTIONAL',)]
+    """
+    columns = [_q(c) for c in table.columns]
+    return table.project(", ".join(f"CASE WHEN {c} IS NULL THEN NULL ELSE {c} END AS {c}" for c in columns))
 
 
 def memory_size(name: str, value: object) -> str:

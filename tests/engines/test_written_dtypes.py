@@ -176,3 +176,31 @@ def test_a_parquet_datetime_keeps_its_unit_on_every_road(unit: str, tmp_path: An
     types = {path.name: str(pq.read_schema(path).field("at").type) for path in outputs}
     assert types == dict.fromkeys(types, f"timestamp[{unit}]")
     assert all(pl.read_parquet(path)["at"].sort().to_list() == sorted(at) for path in outputs)  # the same values
+
+
+def test_every_road_writes_every_column_nullable(tmp_path: Any) -> None:
+    """mend40: DuckDB's Parquet writer marked a column ``required`` (not null) when its statistics said it held no
+    null: a job's insensitive and sensitive columns of a Parquet input without nulls, published untouched, were
+    ``int64 not null`` and ``string not null`` on DuckDB, ``int64`` and ``string`` on Polars (``pq.read_schema``),
+    for the same job. Every column is nullable on both engines, a job's file and a sink's alike."""
+    from polars_anon.job import Job, run_job
+
+    data = tmp_path / "in.parquet"
+    FRAME.select("sex", "u8", "dec", "date", "ms", "time", "zoned", party=pl.Series(["a", "b", "c", "a"])).with_columns(
+        id=pl.int_range(4, dtype=pl.Int64)
+    ).write_parquet(data)
+    insensitive = ["id", "u8", "dec", "date", "ms", "time", "zoned"]
+    keys = {"input": str(data), "k": 2, "report_html": False, "qids": {"sex": {"hierarchy": "suppress"}}}
+    nullable = {}
+    for engine in ("polars", "duckdb"):
+        out = tmp_path / f"job_{engine}.parquet"
+        job = {**keys, "engine": engine, "insensitive": insensitive, "sensitive": "party", "output": str(out)}
+        run_job(Job.from_dict(job))
+        sink = tmp_path / f"sink_{engine}.parquet"
+        pa.anonymize(
+            pl.scan_parquet(data), hierarchies=SEX, k=2, insensitive=insensitive, sensitive="party", engine=engine
+        ).sink_parquet(sink, report_html=False)
+        for path in (out, sink):
+            nullable[path.name] = {f.name: f.nullable for f in pq.read_schema(path)}
+    columns = ["sex", "u8", "dec", "date", "ms", "time", "zoned", "party", "id"]
+    assert nullable == dict.fromkeys(nullable, dict.fromkeys(columns, True))
