@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -191,7 +191,8 @@ def task_constraints(data: Aggregated, request: Request) -> tuple[Constraints, d
     model = population_model(request)
     if population is not None and model is not None:
         pop = population_counts(population, aggregates, qids, model.name)
-        population_ids(pop.extra, request.hierarchies, model.name, model.population_frame)  # refused naming both
+        ids = population_ids(pop.extra, request.hierarchies, model.name, model.population_frame)  # refused naming both
+        pop = replace(pop, extra_ids=ids)  # mapped once: the constraints read them
     hierarchies = {**request.hierarchies, **(request.sensitive_hierarchies or {})}
     first_row = None
     if counted.first_rows is not None:

@@ -301,17 +301,18 @@ class Constraints:
         return cache["count"]
 
     def _extra_order(self) -> np.ndarray:
-        """The population tuples the sample lacks, sorted by their hierarchy node ids (the last qid first, as the
-        keys of :meth:`_level_keys` weigh them). Node ids are in tree order and generalizing keeps their order,
-        so at any levels the keys stay sorted by their highest digit: the binary searches of
-        :meth:`_population_of` then walk the sorted sample keys mostly forward (each population count lands in
-        the same class whatever the order; the sums are of whole numbers, exact)."""
+        """The population tuples the sample lacks, sorted by their hierarchy node ids (``PopulationCounts.extra_ids``,
+        mapped once, where the road checked them; the last qid first, as the keys of :meth:`_level_keys` weigh
+        them). Node ids are in tree order and generalizing keeps their order, so at any levels the keys stay sorted
+        by their highest digit: the binary searches of :meth:`_population_of` then walk the sorted sample keys mostly
+        forward (each population count lands in the same class whatever the order; the sums are of whole numbers,
+        exact)."""
         cache = self.__dict__.setdefault("_extra_counts", {})
         if "order" not in cache:
             assert self.population is not None
-            extra = self.population.extra
-            ids = [h.ids_of(extra[q]) for q, h in self.hierarchies.items() if q in extra.columns]
-            cache["order"] = np.lexsort(ids) if ids else np.arange(extra.height)
+            mapped = self.population.extra_ids
+            ids = [mapped[q] for q in self.hierarchies if q in mapped]
+            cache["order"] = np.lexsort(ids) if ids else np.arange(self.population.extra.height)
         return cache["order"]
 
     def _level_keys(self, levels: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -326,7 +327,7 @@ class Constraints:
             if q not in levels:
                 continue
             if q not in cache:
-                cache[q] = [h.ids_of(frames[0][q]), h.ids_of(frames[1][q])[self._extra_order()]]
+                cache[q] = [h.ids_of(frames[0][q]), self.population.extra_ids[q][self._extra_order()]]
             level = int(levels[q])
             if (q, level) not in cache:  # the node ids at this level, per tuple (the search asks each level often)
                 up = h.generalize_ids(level)

@@ -13,7 +13,7 @@ work on; :func:`population_counts` does the same for a population table.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -215,6 +215,10 @@ class PopulationCounts:
     extra: pl.DataFrame
     """Population tuples absent from the sample: qids and ``count``."""
     total: int
+    extra_ids: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """The hierarchy node ids of `extra`'s values, row for row, per qid with a hierarchy (:func:`population_ids`,
+    which refuses a value outside its hierarchy): mapped once, where the road checks them, and read by the
+    constraints that generalize the extra tuples (:class:`~polars_anon.privacy.constraints.Constraints`)."""
 
 
 def read_population(population: object, qids: Sequence[str], what: str) -> pl.LazyFrame:

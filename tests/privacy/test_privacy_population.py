@@ -264,3 +264,23 @@ def test_adult_research_subset_k_map(adult: pl.DataFrame, adult_dir: Path) -> No
     res.collect()
     assert res.report["details"]["objective"]["value"] == pytest.approx(45.014925373134325, rel=1e-12)
     assert tuple(res.report["details"]["levels"].values()) == (1, 0, 1, 2, 3, 2, 2, 1)
+
+
+@pytest.mark.parametrize("name", ["k-map", "delta-presence"])
+def test_the_population_tuples_the_sample_lacks_are_mapped_once(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mend40: the population tuples the sample lacks had their hierarchy node ids looked up three times per qid (the
+    road's check that they are in the hierarchies, then the constraints' sort of them and their level keys): they are
+    mapped once, by the check, and the constraints read those ids; the published table is the same."""
+    lacking = MINIMAL.unique().join(SAMPLE.unique(), on=["age", "sex"], how="anti").sort("age", "sex")
+    mapped: list[list[object]] = []
+    ids_of = pa.Hierarchy.ids_of
+
+    def counting(self: pa.Hierarchy, values: pl.Series) -> object:
+        mapped.append(pl.Series(values).to_list())
+        return ids_of(self, values)
+
+    expected = pa.anonymize(SAMPLE, hierarchies=H, k=1, method="fulldomain", privacy=[MODELS[name](MINIMAL)]).collect()
+    monkeypatch.setattr(pa.Hierarchy, "ids_of", counting)
+    res = pa.anonymize(SAMPLE, hierarchies=H, k=1, method="fulldomain", privacy=[MODELS[name](MINIMAL)])
+    assert res.collect().equals(expected)
+    assert mapped.count(lacking["age"].to_list()) == 1 and mapped.count(lacking["sex"].to_list()) == 1
