@@ -22,6 +22,7 @@ __all__ = [
     "OutputError",
     "OutputExistsError",
     "PrivacyModelError",
+    "ShortCodesError",
     "ValueNotInHierarchyError",
 ]
 
@@ -53,6 +54,19 @@ class NeedsCastError(InvalidParameterError):
 
     def __reduce__(self) -> tuple[type[NeedsCastError], tuple[str, str, str]]:
         return (type(self), (self.cause, self.dtype, self.fix))  # pickled whole (its init takes three arguments)
+
+
+class ShortCodesError(InvalidParameterError):
+    """Integers to mask without a width, `count` of them with fewer digits than the widest value's `widest` (`first`:
+    up to 5 of them; :func:`polars_anon.builders.masks.check_codes`), so a road that builds the hierarchy re-words the
+    way out in its own syntax (:func:`polars_anon.messages.short_codes`: a job's ``schema`` or its spec's width)."""
+
+    def __init__(self, message: str, count: int, first: Sequence[int], widest: int) -> None:
+        super().__init__(message)
+        self.count, self.first, self.widest = count, list(first), widest
+
+    def __reduce__(self) -> tuple[type[ShortCodesError], tuple[str, int, list[int], int]]:
+        return (type(self), (str(self), self.count, self.first, self.widest))  # pickled whole (four arguments)
 
 
 class HierarchyError(AnonError, ValueError):

@@ -20,10 +20,9 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from polars_anon._types import Road
 from polars_anon._validate import is_integer
 from polars_anon.builders.values import Row, distinct, string_labels
-from polars_anon.errors import InvalidParameterError, preview
+from polars_anon.errors import InvalidParameterError, ShortCodesError, preview
 from polars_anon.messages import short_codes
 
 __all__ = ["MAX_DIGITS", "MAX_WIDTH", "check_codes", "check_digits", "check_width", "rows"]
@@ -62,15 +61,16 @@ def check_width(width: object) -> int | None:
     return None if width is None else _positive("width", width, MAX_WIDTH, why)
 
 
-def check_codes(values: object, width: int | None, *, column: str | None = None, road: Road = "python") -> None:
+def check_codes(values: object, width: int | None) -> None:
     """Refuse integer `values` with fewer digits than the widest when no `width` is given (see the module docstring):
-    the one rule of integer masking, which a job also applies before it builds (`column` and `road` word the
-    refusal: :func:`polars_anon.messages.short_codes`; `column` defaults to the Series' name).
+    the one rule of integer masking, run once, as the hierarchy is built. The refusal names the Series' column and
+    gives the way out in Python's words (:func:`polars_anon.messages.short_codes`); a job re-words it in its own
+    (:class:`~polars_anon.errors.ShortCodesError` carries the facts).
 
     >>> check_codes(pl.Series("zip", [8628, 33101]), None)
     Traceback (most recent call last):
     ...
-    polars_anon.errors.InvalidParameterError: masking: column 'zip' holds 1 integers with fewer digits than its \
+    polars_anon.errors.ShortCodesError: masking: column 'zip' holds 1 integers with fewer digits than its \
 widest value (5) (first: [8628]): ...
     """
     series = distinct(values, "masking")
@@ -80,8 +80,10 @@ widest value (5) (first: [8628]): ...
     widest = int(digits.max())  # type: ignore[arg-type]
     shorter = series.filter(digits < widest).sort()
     if len(shorter):
-        name = series.name if column is None else column
-        raise InvalidParameterError(short_codes(name, len(shorter), shorter.head(5).to_list(), widest, road))
+        first = shorter.head(5).to_list()
+        raise ShortCodesError(
+            short_codes(series.name, len(shorter), first, widest, "python"), len(shorter), first, widest
+        )
 
 
 def _padded(series: pl.Series, labels: list[str], width: int | None) -> list[str]:

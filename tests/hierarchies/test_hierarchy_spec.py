@@ -177,6 +177,26 @@ def test_job_file_integer_zip_codes_merge_on_their_padded_prefix(tmp_path: Path)
     assert pl.read_parquet(tmp_path / "out.parquet")["zip"].to_list() == ["0213*", "0213*", "3310*", "3310*"]
 
 
+@pytest.mark.parametrize("spec", ["{ mask = 5 }", "{ mask = 5, width = 5 }"])
+def test_a_mask_spec_checks_its_codes_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: str) -> None:
+    """mend40: a job's { mask = ... } ran masks.check_codes twice on the same values (once to word its refusal for
+    the job file, once in the builder): it runs once, in the builder, and the job re-words its refusal (below)."""
+    from polars_anon.builders import masks
+
+    calls: list[object] = []
+    check = masks.check_codes
+
+    def counting(values: object, width: int | None, **words: object) -> None:
+        calls.append(width)
+        check(values, width, **words)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(masks, "check_codes", counting)
+    df = pl.DataFrame({"zip": [12134, 12139, 33101, 33109]})
+    assert cli.main(["anonymize", str(_job(tmp_path, df, f"[qids.zip]\nhierarchy = {spec}"))]) == 0
+    assert pl.read_parquet(tmp_path / "out.parquet")["zip"].to_list() == ["1213*", "1213*", "3310*", "3310*"]
+    assert len(calls) == 1
+
+
 def test_job_file_integer_zip_codes_of_fewer_digits_are_refused_in_the_job_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
