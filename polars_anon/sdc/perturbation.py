@@ -210,7 +210,8 @@ def pram(
     ----------
     matrix
         Transition probabilities: ``{from: {to: probability}}``, each row summing to 1. Values of the
-        column that are not rows of the matrix are kept unchanged.
+        column that are not rows of the matrix are kept unchanged. A row or a target the column does not hold
+        is refused (read once: the column's distinct values).
     seed
         The secret key of the per-record draws (None: a fresh key from the operating system, not reproducible).
 
@@ -224,6 +225,27 @@ def pram(
     check_columns(lf, [column], "column")
     _refuse_helpers(lf, "pram")
     seed = resolve_seed(seed)
+    rows = _matrix_rows(matrix)
+    dtype = lf.collect_schema()[column]
+    for side, values in (("row", [r[0] for r in rows]), ("target", [r[1] for r in rows])):
+        try:
+            pl.Series(values, dtype=dtype, strict=True)
+        except (TypeError, pl.exceptions.PolarsError, OverflowError):
+            bad = next(v for v in values if not _fits(v, dtype))
+            raise InvalidParameterError(
+                f"PRAM matrix {side} {bad!r} is not a value of column {column!r} ({dtype}); name its values as they are"
+            ) from None
+    _refuse_unheld(lf, column, rows)
+    return _apply_matrix(lf, column, rows, seed)
+
+
+_FEW_VALUES = 20
+"""A column with at most this many values has them all listed when a PRAM matrix names one it does not hold."""
+
+
+def _matrix_rows(matrix: object) -> list[tuple[object, object, float, float]]:
+    """A PRAM matrix checked (a non-empty mapping of rows of probabilities summing to 1) as ``(from, to, lo, hi)``
+    rows: the draw ``u`` in ``[lo, hi)`` turns `from` into `to`."""
     if not isinstance(matrix, Mapping) or not matrix:
         raise InvalidParameterError(
             f"PRAM matrix must be a non-empty mapping {{from: {{to: probability}}}}, got {matrix!r}"
@@ -246,15 +268,33 @@ def pram(
             hi = 1.0 + 1e-12 if i == len(items) - 1 else lo + prob
             rows.append((src, dest, lo, hi))
             lo = hi
+    return rows
+
+
+def _refuse_unheld(lf: pl.LazyFrame, column: str, rows: list[tuple[object, object, float, float]]) -> None:
+    """Refuse a PRAM matrix naming, as a row or a target, a value `column` does not hold (read once: the column's
+    distinct values). A row the data lacks perturbed nothing, silently; a target it lacks published a new category."""
+    held = set(
+        lf.select(pl.col(column).unique().drop_nulls()).collect().to_series().to_list()
+    )  # materializes: one row per value
+    named = dict.fromkeys([r[0] for r in rows] + [r[1] for r in rows])
+    bad = [v for v in named if v not in held]
+    if not bad:
+        return
+    values = f"its values: {sorted(held, key=repr)}" if len(held) <= _FEW_VALUES else f"it holds {len(held)} values"
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    raise InvalidParameterError(
+        f"PRAM matrix names {len(bad)} values column {column!r} does not hold: {bad[:5]}{more}; {values}; a row it "
+        "lacks would perturb nothing and a target it lacks would publish a new category"
+    )
+
+
+def _apply_matrix(
+    lf: pl.LazyFrame, column: str, rows: list[tuple[object, object, float, float]], seed: int
+) -> pl.LazyFrame:
+    """`column` PRAM'd with the checked matrix `rows` (:func:`_matrix_rows`): one uniform draw per record, a join on
+    the value and a range filter (values that are no row of the matrix, and nulls, stay)."""
     dtype = lf.collect_schema()[column]
-    for side, values in (("row", [r[0] for r in rows]), ("target", [r[1] for r in rows])):
-        try:
-            pl.Series(values, dtype=dtype, strict=True)
-        except (TypeError, pl.exceptions.PolarsError, OverflowError):
-            bad = next(v for v in values if not _fits(v, dtype))
-            raise InvalidParameterError(
-                f"PRAM matrix {side} {bad!r} is not a value of column {column!r} ({dtype}); name its values as they are"
-            ) from None
     table = pl.LazyFrame(
         {
             "__anon_from": [r[0] for r in rows],
@@ -314,7 +354,7 @@ def invariant_pram(
     r = invariant_matrix(base, freqs, alpha)
     r = r / r.sum(axis=1, keepdims=True)
     matrix = {c: {d: float(r[i, j]) for j, d in enumerate(cats)} for i, c in enumerate(cats)}
-    return pram(lf, column, matrix, seed)
+    return _apply_matrix(lf, column, _matrix_rows(matrix), seed)  # its values are the column's: no second read
 
 
 def _bounded_sum(value: pl.Expr, bound: float, n: int) -> pl.Expr:
@@ -444,8 +484,9 @@ def rank_swap(
 ) -> pl.DataFrame:
     """Rank swapping: each value swapped with one at most ``p`` percent of the ranks away (each column apart).
 
-    Sorts each column in memory. Missing values are left in place. `seed` keys the swaps (a secret; None: a fresh
-    key from the operating system).
+    The columns are numeric, as sdcMicro's ``rankSwap`` (a String column has no ranks worth the name: its
+    lexicographic order puts "10" before "9"). Sorts each column in memory. Missing values are left in place.
+    `seed` keys the swaps (a secret; None: a fresh key from the operating system).
 
     Examples
     --------
@@ -453,10 +494,9 @@ def rank_swap(
     >>> sorted(out["x"].to_list()) == list(range(10))
     True
     """
-    df = as_lazy(data).collect()  # materializes: rank swapping sorts the table's columns
-    cols = names_list(columns, "columns")
-    check_unique(cols, "columns")  # a column named twice was Polars' ComputeError ('the name 'x' ... is duplicate')
-    check_columns(df.lazy(), cols, "columns")
+    lf = as_lazy(data)
+    cols = _numeric(lf, columns)  # a String column was swapped in lexicographic order (sdcMicro: numeric only)
+    df = lf.collect()  # materializes: rank swapping sorts the table's columns
     seed = resolve_seed(seed)
     p = check_percent(p)
     rng = np.random.default_rng(seed)

@@ -184,6 +184,38 @@ def test_refusals():
         rank_swap(lf, "x", p=200)
 
 
+@pytest.mark.parametrize(
+    ("matrix", "words"),
+    [
+        (
+            {"M": {"Female": 1.0}},
+            r"names 1 values column 'sex' does not hold: \['M'\]; its values: \['Female', 'Male'\]",
+        ),
+        ({"Male": {"Man": 1.0}}, r"names 1 values column 'sex' does not hold: \['Man'\]"),
+        ({"M": {"F": 1.0}}, r"names 2 values column 'sex' does not hold: \['M', 'F'\]"),
+    ],
+)
+def test_pram_refuses_a_value_the_column_does_not_hold(matrix, words):
+    """newuser6 (mend41 item 1): a row the String column lacks perturbed nothing, silently; a target it lacks
+    published a new category."""
+    lf = pl.LazyFrame({"sex": ["Female", "Male", None]})
+    with pytest.raises(InvalidParameterError, match=words):
+        pram(lf, "sex", matrix, seed=1)
+
+
+def test_pram_reads_the_columns_values_once_and_lists_only_a_few():
+    many = pl.LazyFrame({"g": [str(i) for i in range(30)]})
+    with pytest.raises(InvalidParameterError, match=r"does not hold: \['x'\]; it holds 30 values"):
+        pram(many, "g", {"x": {"0": 1.0}}, seed=1)
+
+
+def test_rank_swap_refuses_a_column_that_is_not_numeric():
+    """newuser6 (mend41 item 5): a String column was swapped in lexicographic order; sdcMicro swaps numbers only."""
+    df = pl.DataFrame({"x": [1, 2, 3], "s": ["b", "a", "c"]})
+    with pytest.raises(InvalidParameterError, match=r"^columns \['s'\] must be numeric, got String$"):
+        rank_swap(df, ["x", "s"], seed=1)
+
+
 NAN, INF = float("nan"), float("inf")
 
 
