@@ -41,6 +41,7 @@ The report's ``sdc`` key then holds the settings, the steps, and the figures of 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, get_args
@@ -93,6 +94,23 @@ _NUMBERS: dict[str, dict[str, Callable[[object, str], float]]] = {
 }
 """Each step's number keys and their check (the step's own, refused when the job file is read, before any work)."""
 _REQUIRED = {"pram": ("column",), "noise": ("columns",), "rank_swap": ("columns",)}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"pram": invariant_pram, "noise": add_noise, "rank_swap": rank_swap}
+
+
+def _defaults(step: str) -> dict[str, Any]:
+    params = inspect.signature(_FUNCTIONS[step]).parameters
+    return {
+        k: params[k].default for k in STEPS[step] if k in params and params[k].default is not inspect.Parameter.empty
+    }
+
+
+DEFAULTS: dict[str, dict[str, Any]] = {step: _defaults(step) for step in STEPS}
+"""Each step's parameters when the job file leaves them out (a PRAM step with a matrix has none): its function's
+defaults (read from its signature: one place), applied and reported (:meth:`Step.describe`).
+
+>>> DEFAULTS
+{'pram': {'pd': 0.8, 'alpha': 0.5}, 'noise': {'noise': 150.0, 'method': 'additive'}, 'rank_swap': {'p': 5.0}}
+"""
 
 
 @dataclass(frozen=True)
@@ -107,8 +125,19 @@ class Step:
         """The columns it changes."""
         return [self.params["column"]] if "column" in self.params else list(self.params["columns"])
 
+    @property
+    def resolved(self) -> dict[str, Any]:
+        """Its parameters with the defaults it left out (:data:`DEFAULTS`; none for a PRAM step with a matrix)."""
+        defaults = {} if "matrix" in self.params else DEFAULTS[self.step]
+        return {**self.params, **{k: v for k, v in defaults.items() if k not in self.params}}
+
     def describe(self) -> dict[str, Any]:
-        return {"step": self.step, **self.params}
+        """The step as the report records it: its name and every parameter it ran with, defaults included.
+
+        >>> Step("pram", {"column": "c"}).describe()
+        {'step': 'pram', 'column': 'c', 'pd': 0.8, 'alpha': 0.5}
+        """
+        return {"step": self.step, **self.resolved}
 
 
 @dataclass(frozen=True)
@@ -264,16 +293,23 @@ def apply_steps(lf: pl.LazyFrame, steps: Sequence[Step], seed: int | None = None
     """
     key = resolve_seed(seed)  # the steps' keys key + i are as secret as key: knowing one means knowing them all
     for i, s in enumerate(steps):
-        p, step_seed = s.params, key + i
-        if s.step == "pram" and "matrix" in p:
-            matrix = typed_matrix(s, lf.collect_schema(), f"job file: [sdc] protect[{i}]")
-            lf = pram(lf, p["column"], matrix, seed=step_seed)
-        elif s.step == "pram":
-            lf = invariant_pram(lf, p["column"], pd=p.get("pd", 0.8), alpha=p.get("alpha", 0.5), seed=step_seed)
-        elif s.step == "noise":
-            lf = add_noise(
-                lf, p["columns"], noise=p.get("noise", 150.0), method=p.get("method", "additive"), seed=step_seed
-            )
-        else:
-            lf = rank_swap(lf, p["columns"], p=p.get("p", 5.0), seed=step_seed).lazy()
+        where = f"job file: [sdc] protect[{i}]"
+        matrix = typed_matrix(s, lf.collect_schema(), where) if s.step == "pram" and "matrix" in s.params else None
+        try:
+            lf = _apply_step(lf, s, matrix, key + i)
+        except InvalidParameterError as exc:  # the step's own refusal, named by its place in the job file
+            raise InvalidParameterError(f"{where}: {exc}") from None
     return lf
+
+
+def _apply_step(lf: pl.LazyFrame, s: Step, matrix: dict[object, dict[object, float]] | None, seed: int) -> pl.LazyFrame:
+    """One protection step applied with its parameters' defaults (:data:`DEFAULTS`) and its key `seed`; `matrix`: a
+    PRAM step's, read by :func:`typed_matrix`."""
+    p = s.resolved
+    if matrix is not None:
+        return pram(lf, p["column"], matrix, seed=seed)
+    if s.step == "pram":
+        return invariant_pram(lf, p["column"], pd=p["pd"], alpha=p["alpha"], seed=seed)
+    if s.step == "noise":
+        return add_noise(lf, p["columns"], noise=p["noise"], method=p["method"], seed=seed)
+    return rank_swap(lf, p["columns"], p=p["p"], seed=seed).lazy()

@@ -270,6 +270,21 @@ def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
         ('[[sdc.protect]]\nstep = "pram"\ncolumn = "sex"\npd = -inf\n', r"key 'pd' must be a number in \(0, 1\]"),
         ("[sdc]\ndis_fraction = nan\n", r"dis_fraction must be a number in \(0, 1\], got nan"),
         ("[sdc]\nseed = -1\n", r"\[sdc\]: seed must be an integer >= 0, got -1"),  # the one seed check
+        # mend41 item 1: a key or a target the String column does not hold was accepted, and perturbed nothing
+        (
+            '[[sdc.protect]]\nstep = "pram"\ncolumn = "region"\nmatrix = { X = { N = 1.0 } }\n',
+            r"protect\[0\]: PRAM matrix names 1 values column 'region' does not hold: \['X'\]; "
+            r"its values: \['N', 'S'\]",
+        ),
+        (
+            '[[sdc.protect]]\nstep = "pram"\ncolumn = "region"\nmatrix = { N = { Divorced = 1.0 } }\n',
+            r"protect\[0\]: PRAM matrix names 1 values column 'region' does not hold: \['Divorced'\]",
+        ),
+        # mend41 item 4: a step's own refusal did not say which step
+        (
+            '[[sdc.protect]]\nstep = "noise"\ncolumns = ["sex"]\n',
+            r"^job file: \[sdc\] protect\[0\]: columns \['sex'\] must be numeric, got String$",
+        ),
         (  # hunt36: a PRAM matrix key of an Int64 column is read as an Int64 value, or refused naming it
             '[[sdc.protect]]\nstep = "pram"\ncolumn = "hh"\nmatrix = { x = { 2 = 1.0 } }\n',
             r"protect\[0\]: matrix key 'x' is not a value of column 'hh' \(Int64\)",
@@ -294,6 +309,25 @@ def test_sdc_job_refusals(tmp_path: Path, extra: str, words: str, capsys: pytest
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
     with pytest.raises(InvalidParameterError, match=words):
         run_job(Job.load(tmp_path / "job.toml"))
+
+
+def test_the_reports_steps_record_the_defaults_they_ran_with(tmp_path: Path) -> None:
+    """newuser6 (mend41 item 6): a pram step showed {'step': 'pram', 'column': 'region'}, without the pd and alpha it
+    ran with."""
+    extra = (
+        '[sdc]\nseed = 5\n[[sdc.protect]]\nstep = "pram"\ncolumn = "region"\n'
+        '[[sdc.protect]]\nstep = "noise"\ncolumns = ["income"]\nnoise = 20\n'
+        '[[sdc.protect]]\nstep = "rank_swap"\ncolumns = ["w"]\n'
+        '[[sdc.protect]]\nstep = "pram"\ncolumn = "sex"\nmatrix = { f = { f = 1.0 } }\n'
+    )
+    assert cli.main(["anonymize", str(_job(tmp_path, extra))]) == 0
+    steps = json.loads((tmp_path / "out" / "people.report.json").read_text())["sdc"]["steps"]
+    assert steps == [
+        {"step": "pram", "column": "region", "pd": 0.8, "alpha": 0.5},
+        {"step": "noise", "columns": ["income"], "noise": 20, "method": "additive"},
+        {"step": "rank_swap", "columns": ["w"], "p": 5.0},
+        {"step": "pram", "column": "sex", "matrix": {"f": {"f": 1.0}}},
+    ]
 
 
 def test_a_bad_interaction_is_prefixed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
