@@ -448,12 +448,15 @@ def _json_then_print(args: argparse.Namespace, reads: list[str], make: Callable[
 
 
 def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
-    from polars_anon.privacy.risk import risk
+    from polars_anon.privacy.risk import check_alpha_reading, risk
     from polars_anon.report import jsonable
+    from polars_anon.sdc.spec import check_model_weight
 
     qids = [q for q in args.qids.split(",") if q]
     if not qids:
         raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
+    check_alpha_reading(args.missing, args.alpha, command_line=True)  # in the command's flags, before any data is read
+    check_model_weight(args.model_risk, args.weights, command_line=True)
     lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
     check_columns(lf, qids, "qids")  # before --population is read, as check's before --reference
     population = _population_reader(args.separator, qids)

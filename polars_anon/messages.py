@@ -63,6 +63,8 @@ __all__ = [
     "WEIGHT_IS_KEY",
     "WEIGHT_NOT_NUMERIC",
     "Message",
+    "alpha_needs_wildcard",
+    "model_needs_weight",
     "output_exists",
     "assignment",
     "setting",
@@ -363,6 +365,38 @@ def output_exists(what: str, target: str, command_line: bool) -> str:
     """
     way = "add --overwrite to the command" if command_line else "pass overwrite=True"
     return f"{what} {target!r} exists; {way} to replace it"
+
+
+def alpha_needs_wildcard(alpha: object, command_line: bool) -> str:
+    """The refusal of a risk's `alpha` with missing values read as categories, its way out spelled for the caller: the
+    keywords of the Python call, or the command's flags (a command-line user has no ``missing=`` to pass).
+
+    >>> alpha_needs_wildcard(0.5, False)
+    "risk: alpha=0.5 weighs records with missing values in the wildcard reading; missing='category' takes none \
+(pass missing='wildcard', or drop alpha)"
+    >>> alpha_needs_wildcard(0.5, True)
+    'risk: --alpha 0.5 weighs records with missing values in the wildcard reading; --missing category takes none \
+(add --missing wildcard, or drop --alpha)'
+    """
+    if command_line:
+        given, category, way = f"--alpha {alpha}", "--missing category", "add --missing wildcard, or drop --alpha"
+    else:
+        given, category, way = f"alpha={alpha!r}", "missing='category'", "pass missing='wildcard', or drop alpha"
+    return f"risk: {given} weighs records with missing values in the wildcard reading; {category} takes none ({way})"
+
+
+def model_needs_weight(command_line: bool) -> str:
+    """The refusal of the log-linear model risk without sampling weights, naming the caller's parameter: ``weight``
+    (a Python call's keyword, a job file's ``[sdc]`` key) or the command's flags.
+
+    >>> model_needs_weight(False)
+    'sdc: model (log-linear model risk) needs a weight column: give weight'
+    >>> model_needs_weight(True)
+    'risk: --model-risk (log-linear model risk) needs a weight column: add --weights COLUMN'
+    """
+    if command_line:
+        return "risk: --model-risk (log-linear model risk) needs a weight column: add --weights COLUMN"
+    return "sdc: model (log-linear model risk) needs a weight column: give weight"
 
 
 def _toml_key(name: str) -> str:

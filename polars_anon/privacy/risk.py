@@ -31,7 +31,7 @@ import polars as pl
 from polars_anon._validate import as_lazy, check_choice, check_qids, refuse_reserved
 from polars_anon.errors import InfeasibleError, InvalidParameterError
 from polars_anon.labels import label_exprs
-from polars_anon.messages import NO_ROWS
+from polars_anon.messages import NO_ROWS, alpha_needs_wildcard
 from polars_anon.privacy.base import Model, check_fraction, check_models
 from polars_anon.privacy.counts import COUNT, count_population, grouped
 from polars_anon.privacy.presence import check_population_args, population_size
@@ -238,6 +238,17 @@ def risk_summary(
     return out
 
 
+def check_alpha_reading(missing: str, alpha: float | None, command_line: bool = False) -> None:
+    """Refuse an `alpha` with missing values read as categories (it weighs the wildcard reading's matches), the way
+    out spelled for a Python call or, `command_line`, the ``risk`` command's flags.
+
+    >>> check_alpha_reading("wildcard", 0.5), check_alpha_reading("category", None)
+    (None, None)
+    """
+    if missing != "wildcard" and alpha is not None:
+        raise InvalidParameterError(alpha_needs_wildcard(alpha, command_line))
+
+
 def risk(
     data: pl.LazyFrame | pl.DataFrame,
     qids: Sequence[str],
@@ -295,11 +306,7 @@ def risk(
     if missing == "wildcard":
         asked = {"sampling_fraction": sampling_fraction, "population_size": population_size, "population": population}
         return _wildcard_risk(lf, qids, threshold, asked, models, 1.0 if alpha is None else alpha)
-    if alpha is not None:
-        raise InvalidParameterError(
-            f"risk: alpha={alpha!r} weighs records with missing values in the wildcard reading; "
-            "missing='category' takes none (give missing='wildcard', or drop alpha)"
-        )
+    check_alpha_reading(missing, alpha)
     # the class sizes and the population's counts sit beside the qids (a model's check: also its helper columns)
     refuse_reserved(qids, helpers=bool(models))
     check_fraction("risk", "threshold", threshold)

@@ -9,13 +9,13 @@ from typing import Any, get_args
 
 from polars_anon._validate import check_choice, refuse_built_names
 from polars_anon.errors import InvalidParameterError
-from polars_anon.messages import KEYS_EMPTY
+from polars_anon.messages import KEYS_EMPTY, model_needs_weight
 from polars_anon.sdc.frequencies import FREQUENCY_COLUMNS, PATTERN_COLUMNS, Missing, check_alpha
 from polars_anon.sdc.modrisk import MODEL_COLUMNS, ModelMethod
 from polars_anon.sdc.risk import RISK_COLUMNS, RiskMethod
 from polars_anon.sdc.suda import check_dis_fraction
 
-__all__ = ["Measures"]
+__all__ = ["Measures", "check_model_weight"]
 
 
 SUDA_COUNT = "n"
@@ -29,6 +29,17 @@ single functions' own (each builds fewer and takes the others), so it never lags
 >>> SDC_COLUMNS
 ('n', 'n_pattern', 'fk', 'Fk', 'risk', 'counts', 'weights', 'incl_prob', 'lambda')
 """
+
+
+def check_model_weight(model: str | None, weight: str | None, command_line: bool = False) -> None:
+    """Refuse the log-linear model risk (`model`) without sampling weights, naming the Python or job parameter or,
+    `command_line`, the ``risk`` command's flags.
+
+    >>> check_model_weight(None, None), check_model_weight("CE", "w")
+    (None, None)
+    """
+    if model is not None and weight is None:
+        raise InvalidParameterError(model_needs_weight(command_line))
 
 
 @dataclass(frozen=True)
@@ -82,8 +93,7 @@ class Measures:
         check_dis_fraction(self.dis_fraction, "sdc: dis_fraction")
         if self.model is not None:
             check_choice("sdc: model", self.model, get_args(ModelMethod))
-            if self.weight is None:
-                raise InvalidParameterError("sdc: model (log-linear model risk) needs a weight column")
+            check_model_weight(self.model, self.weight)
         elif self.interactions:
             raise InvalidParameterError("sdc: interactions are terms of the log-linear model; give model too")
 

@@ -147,6 +147,11 @@ CASES: list[tuple[str, list[str], tuple[str, ...]]] = [
                                        '{model = "t-closeness", attribute = "party"}'],
      ("--model", "'t-closeness'", "needs option 't'")),
     ("risk-empty-table", ["risk", "{w}/empty.parquet", "--qids", "age"], ("risk: the table has no rows",)),
+    # mend41 item 4: the risk command's refusals spoke Python (missing='wildcard') or missed the flag (--weights)
+    ("risk-alpha-without-wildcard", ["risk", "{w}/t.parquet", "--qids", "age", "--alpha", "0.5"],
+     ("--alpha 0.5", "add --missing wildcard, or drop --alpha")),
+    ("risk-model-risk-without-weights", ["risk", "{w}/t.parquet", "--qids", "age,sex", "--model-risk", "CE"],
+     ("--model-risk", "add --weights COLUMN")),
     ("risk-population-missing", ["risk", "{w}/t.parquet", "--qids", "age", "--population", "{w}/nope.parquet"],
      ("population table", "nope.parquet", "does not exist")),
     ("encode-proportional-suppressed-rows",
