@@ -113,8 +113,9 @@ def test_refusals():
 
 
 def test_francdat_k2_exact_minimum_and_heuristic():
-    """francdat, k = 2: the exhaustive minimum is 3 cells (blanking three keys of record 2 makes it a
-    wildcard partner of every record with Key3 = 1); the heuristic with its restore pass finds it too."""
+    """francdat, k = 2: the exhaustive minimum is 3 cells; the heuristic with its restore pass finds it too. Both blank
+    the same cells over two records: record 5's Key4 and record 7's Key1 and Key2 (newuser6, mend41 item 3: the docs
+    said three keys of one record)."""
     frame = pl.DataFrame(FRANCDAT)
     rows = _rows(frame, FRANCDAT_KEYS)
     exact = local_suppression(frame, FRANCDAT_KEYS, 2, method="exact")
@@ -123,6 +124,10 @@ def test_francdat_k2_exact_minimum_and_heuristic():
     heuristic = local_suppression(frame, FRANCDAT_KEYS, 2)
     _check_result(frame, heuristic, FRANCDAT_KEYS, 2)
     assert heuristic.total == 3
+    for result in (exact, heuristic):
+        out = result.frame.collect()
+        blanked = [(i + 1, k) for k in FRANCDAT_KEYS for i, v in enumerate(out[k]) if v is None]
+        assert sorted(blanked) == [(5, "Key4"), (7, "Key1"), (7, "Key2")]
 
 
 def test_values_polars_takes_as_one_are_published_as_one() -> None:
