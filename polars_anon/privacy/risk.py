@@ -291,6 +291,8 @@ def risk(
         in [0, 1] (sdcMicro's, default 1; local suppression's option of the same name, whose report's
         ``risk.output`` this then recomputes). Refused with ``missing="category"``.
 
+    Examples
+    --------
     The wildcard fk of the records below: 3, 3, 4 (its missing sex matches f and m) and 2, so risks 1/3, 1/3, 1/4
     and 1/2 (average 17/48); as categories the last two are classes of one:
 
