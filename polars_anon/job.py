@@ -80,7 +80,7 @@ from polars_anon.pipeline.state import counted_attributes
 from polars_anon.privacy.counts import population_files
 from polars_anon.quoting import duckdb_identifier, duckdb_literal, spark_identifier
 from polars_anon.request import DEFERRED, check_request
-from polars_anon.sdc.job import SdcSpec, apply_steps, check_steps, parse_sdc
+from polars_anon.sdc.job import SdcSpec, apply_steps, check_steps, parse_sdc, unchanged_after_steps
 from polars_anon.sdc.measures import check_measure_columns, measure, measure_sql
 
 if TYPE_CHECKING:
@@ -685,8 +685,9 @@ def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | No
     asked = _asked(job)
     request = _checked_request(job, lf, asked)
     if job.engine == "polars":
-        hierarchies, result, sdc_input = _on_polars(job, lf, asked, request)
+        hierarchies, result, sdc_input, unchanged = _on_polars(job, lf, asked, request)
     else:
+        unchanged = None  # the engines refuse the protect steps
         with engine_faults(job):
             hierarchies, result, sdc_input = _on_engine(job, lf, asked, request, engine_of, table)
     _refuse_misaligned(job, result)
@@ -703,7 +704,13 @@ def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | No
             "output": written.measured,
         }
     encodings = _stage_encodings(job, out, result, hierarchies, paths)
-    report = result.build(written, input=input_name or str(job.input), encodings=encodings if paths else None, sdc=sdc)
+    report = result.build(
+        written,
+        input=input_name or str(job.input),
+        encodings=encodings if paths else None,
+        sdc=sdc,
+        unchanged=unchanged,
+    )
     write_report(out, report, target, html=html)  # every fact gathered: the report is built once, then written
     return report
 
@@ -770,10 +777,11 @@ def _checked_request(job: Job, lf: pl.LazyFrame, asked: dict[str, Any]) -> Reque
 
 def _on_polars(
     job: Job, lf: pl.LazyFrame, asked: dict[str, Any], request: Request
-) -> tuple[dict[str, Any], Anonymized, dict[str, Any] | None]:
+) -> tuple[dict[str, Any], Anonymized, dict[str, Any] | None, dict[str, float] | None]:
     """The job on Polars: the ``[sdc]`` steps applied to the lazy frame, the hierarchies built from the one tuple
-    pass the road then reuses; the hierarchies, the result and the input's ``[sdc]`` figures."""
-    sdc_input = None
+    pass the road then reuses; the hierarchies, the result, the input's ``[sdc]`` figures and the shares of the qids
+    the steps changed published as their input values (:func:`~polars_anon.sdc.job.unchanged_after_steps`)."""
+    sdc_input, original = None, lf
     if job.sdc is not None:
         with stage("sdc risk of the input"):
             sdc_input = measure(lf, job.sdc.measures)
@@ -796,7 +804,11 @@ def _on_polars(
         **asked,
         **job.options,
     )
-    return hierarchies, result, sdc_input
+    if job.sdc is None:
+        return hierarchies, result, sdc_input, None
+    with stage("sdc: the qids' cells the steps kept"):
+        unchanged = unchanged_after_steps(original, lf, result.tmap, list(job.qids), job.sdc.steps)
+    return hierarchies, result, sdc_input, unchanged
 
 
 def _stage_encodings(

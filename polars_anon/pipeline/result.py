@@ -247,9 +247,11 @@ class Anonymized:
         input: str | None = None,
         encodings: Mapping[str, Mapping[str, Any]] | None = None,
         sdc: Mapping[str, Any] | None = None,
+        unchanged: Mapping[str, float] | None = None,
     ) -> Report:
         """Build the report once from every fact: the plan's, the check's and the write's (`written`), a job's
-        `input`, `encodings` and ``[sdc]`` figures; it becomes :attr:`report` and is returned."""
+        `input`, `encodings` and ``[sdc]`` figures, and `unchanged` (the shares of the qids its protect steps changed
+        published as their input values); it becomes :attr:`report` and is returned."""
         self.report = build_report(
             self.facts,
             checked=written.checked,
@@ -258,6 +260,7 @@ class Anonymized:
             input=input,
             encodings=encodings,
             sdc=sdc,
+            unchanged=unchanged,
             phases=written.phases,
             dtypes=written.dtypes,
         )

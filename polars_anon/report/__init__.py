@@ -90,6 +90,7 @@ def build_report(
     input: str | None = None,
     encodings: Mapping[str, Mapping[str, Any]] | None = None,
     sdc: Mapping[str, Any] | None = None,
+    unchanged: Mapping[str, float] | None = None,
     phases: Mapping[str, float] | None = None,
     dtypes: Mapping[str, str] | None = None,
 ) -> Report:
@@ -101,7 +102,8 @@ def build_report(
     `write_seconds` (and the `phases` write and verify) what writing adds, `dtypes` the written file's own (a
     column's ``dtype`` is then the file's text: DuckDB and Spark write a zoned timestamp in 'UTC', whatever the
     session's zone was named); `input`, `sdc` and
-    `encodings` what a job adds. Keys come in
+    `encodings` what a job adds; `unchanged` replaces ``generalization.<qid>.unchanged`` of the qids a job's protect
+    steps changed (:func:`polars_anon.sdc.job.unchanged_after_steps`: their cells changed count too). Keys come in
     this order: the planned facts (``risk`` replaced by the check's), ``input``, the check's, the
     write's, ``sdc``, ``encodings``.
     """
@@ -113,6 +115,11 @@ def build_report(
         facts["columns"] = [{**c, "dtype": dtypes.get(c["name"], c["dtype"])} for c in facts["columns"]]
     if phases:  # the write's phases after the plan's
         facts["phases"] = {**facts.get("phases", {}), **phases}
+    if unchanged:
+        shares = facts.get("generalization") or {}
+        facts["generalization"] = {
+            q: {**g, "unchanged": unchanged.get(q, g.get("unchanged"))} for q, g in shares.items()
+        }
     if sdc is not None:
         facts["sdc"] = dict(sdc)
         facts["columns"] = protected_columns(facts["columns"], sdc.get("steps") or [])

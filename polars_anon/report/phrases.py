@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from polars_anon.report import UNDECLARED
+from polars_anon.report.columns import protected_treatment
 from polars_anon.report.page import count, fmt, fraction
 from polars_anon.report.page import share as percent
 
@@ -221,15 +222,25 @@ def undeclared_phrase(report: Mapping[str, Any]) -> str | None:
 sensitive, insensitive or drop)'
     >>> undeclared_phrase({"qids": ["age"], "columns": [{"name": "age", "treatment": "generalized"}]}) is None
     True
+
+    A column a ``[[sdc.protect]]`` step changed is named apart (its values are the step's, not the input's):
+
+    >>> undeclared_phrase({"qids": ["age"], "columns": [{"name": "zip", "treatment": UNDECLARED},
+    ...                    {"name": "city", "treatment": "published as perturbed (not declared)"}]})[:78]
+    'not declared, published as is: zip; not declared, published as perturbed: city'
     """
-    names = [str(c.get("name")) for c in report.get("columns") or [] if c.get("treatment") == UNDECLARED]
-    if not names:
+    groups = []
+    for words in (UNDECLARED, protected_treatment(UNDECLARED)):  # a protect step's column is not declared by it
+        names = [str(c.get("name")) for c in report.get("columns") or [] if c.get("treatment") == words]
+        if names:
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
+            groups.append(f"not declared, {words.removesuffix(' (not declared)')}: {shown}")
+    if not groups:
         return None
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
     qids = ", ".join(str(q) for q in report.get("qids") or [])
     return (
-        f"not declared, published as is: {shown}; the risk figures count only the qids {qids} (declare each column: "
-        "qids, sensitive, insensitive or drop)"
+        f"{'; '.join(groups)}; the risk figures count only the qids {qids} (declare each column: qids, sensitive, "
+        "insensitive or drop)"
     )
 
 

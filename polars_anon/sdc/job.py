@@ -50,6 +50,7 @@ import polars as pl
 
 from polars_anon._validate import check_seed
 from polars_anon.errors import InvalidParameterError
+from polars_anon.labels import label_exprs
 from polars_anon.options import describe, type_matches
 from polars_anon.sdc.perturbation import (
     NoiseMethod,
@@ -64,8 +65,19 @@ from polars_anon.sdc.perturbation import (
     resolve_seed,
 )
 from polars_anon.sdc.spec import Measures
+from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
-__all__ = ["STEPS", "SdcSpec", "Step", "apply_steps", "check_steps", "parse_sdc", "typed_matrix"]
+__all__ = [
+    "DEFAULTS",
+    "STEPS",
+    "SdcSpec",
+    "Step",
+    "apply_steps",
+    "check_steps",
+    "parse_sdc",
+    "typed_matrix",
+    "unchanged_after_steps",
+]
 
 _KEYS: dict[str, Any] = {
     "keys": list[str],
@@ -313,3 +325,49 @@ def _apply_step(lf: pl.LazyFrame, s: Step, matrix: dict[object, dict[object, flo
     if s.step == "noise":
         return add_noise(lf, p["columns"], noise=p["noise"], method=p["method"], seed=seed)
     return rank_swap(lf, p["columns"], p=p["p"], seed=seed).lazy()
+
+
+def unchanged_after_steps(
+    pre: pl.LazyFrame, stepped: pl.LazyFrame, tmap: TupleMap | None, qids: Sequence[str], steps: Sequence[Step]
+) -> dict[str, float]:
+    """The share of rows each qid a protect step changed was published with its input value (before the steps): a
+    cell the step changed counts as changed, as a cell the method blanked or generalized does (the map alone counts
+    only the method's, from the stepped values). `pre` is the job's input, `stepped` :func:`apply_steps`'s frame of it
+    (row-aligned: every step keeps the rows in order), `tmap` the method's map from `stepped`'s qid labels. Empty when
+    no step touched a qid or the map keeps no original tuple (a row or partition map: no share either way).
+
+    One group-by of both frames side by side, by the stepped qid labels, counting the rows each touched qid kept
+    through the steps; then the map says which of those patterns the method published unchanged.
+
+    >>> lf = pl.LazyFrame({"g": ["a", "a", "b", "b"]})
+    >>> stepped = pram(lf, "g", {"a": {"b": 1.0}, "b": {"b": 1.0}}, seed=1)  # every a becomes b: 2 of 4 rows changed
+    >>> m = TupleMap.from_labels(pl.DataFrame({"g": ["b"], "size": [4]}), ["g"], {"g": pl.Series(["b"])})
+    >>> unchanged_after_steps(lf, stepped, m, ["g"], [Step("pram", {"column": "g", "matrix": {}})])
+    {'g': 0.5}
+    """
+    touched = [q for q in qids if any(q in s.columns for s in steps)]
+    if not touched or tmap is None or tmap.by_row or tmap.by_partition or not tmap.n_rows:
+        return {}
+    qids = list(qids)
+    post = [f"__anon_post{i}" for i in range(len(touched))]
+    pre_cols = [f"__anon_pre{i}" for i in range(len(touched))]
+    labelled = (
+        stepped.select([*(pl.col(q) for q in qids), *(pl.col(q).alias(p) for q, p in zip(touched, post))]).with_columns(
+            label_exprs(stepped.collect_schema(), qids)
+        )  # the map's labels, as the road made them
+    )
+    side = pre.select([pl.col(q).alias(p) for q, p in zip(touched, pre_cols)])
+    same = [f"__anon_same{i}" for i in range(len(touched))]
+    kept = (
+        pl.concat([labelled, side], how="horizontal")
+        .group_by(qids)
+        .agg([pl.col(a).eq_missing(pl.col(b)).sum().alias(c) for a, b, c in zip(pre_cols, post, same)])
+    )
+    patterns = tmap.frame.lazy().select([*qids, *(out_col(q) for q in touched), SUPPRESSED, SIZE])
+    joined = kept.join(patterns, on=qids, how="inner", nulls_equal=True)
+    published = [
+        pl.col(c).filter(~pl.col(SUPPRESSED) & (pl.col(q) == pl.col(out_col(q))).fill_null(False)).sum().alias(q)
+        for q, c in zip(touched, same)
+    ]
+    row = joined.select(published).collect().row(0, named=True)  # materializes: one row
+    return {q: float(row[q] or 0) / tmap.n_rows for q in touched}

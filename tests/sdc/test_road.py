@@ -248,7 +248,9 @@ def test_a_job_with_sdc_reports_before_and_after(tmp_path: Path) -> None:
     # hunt42: the noised column was reported "published as is"; the report names the step that changed it
     protection = {c["name"]: c.get("protection") for c in report["columns"]}
     assert protection == {"sex": None, "age": None, "region": None, "w": None, "hh": None, "income": ["noise added"]}
-    assert "<td>noise added ([[sdc.protect]]), then published as is</td>" in html
+    # mend41 item 2: its treatment said "published as is" beside the protection "noise added"
+    assert "<td>noise added ([[sdc.protect]]), then published as perturbed</td>" in html
+    assert {c["name"]: c["treatment"] for c in report["columns"]}["income"] == "published as perturbed"
 
 
 @pytest.mark.parametrize(
@@ -328,6 +330,20 @@ def test_the_reports_steps_record_the_defaults_they_ran_with(tmp_path: Path) -> 
         {"step": "rank_swap", "columns": ["w"], "p": 5.0},
         {"step": "pram", "column": "sex", "matrix": {"f": {"f": 1.0}}},
     ]
+
+
+def test_the_reports_rows_as_is_count_the_cells_a_step_changed(tmp_path: Path) -> None:
+    """newuser6 (mend41 item 2): a PRAM'd qid was reported published as is for 99.36% of its rows when 89.8% were: the
+    share counted the method's blanked cells only. Here every N region becomes S (4 of 8 rows changed), then local
+    suppression blanks some cells: the share is the rows whose published region is their input's, counted by hand."""
+    extra = '[sdc]\n[[sdc.protect]]\nstep = "pram"\ncolumn = "region"\nmatrix = { N = { S = 1.0 }, S = { S = 1.0 } }\n'
+    assert cli.main(["anonymize", str(_job(tmp_path, extra))]) == 0
+    report = json.loads((tmp_path / "out" / "people.report.json").read_text())
+    out = pl.read_parquet(tmp_path / "out" / "people.parquet")
+    for q in KEYS:
+        kept = sum(a == b for a, b in zip(out[q].to_list(), PEOPLE[q].to_list()))
+        assert report["generalization"][q]["unchanged"] == kept / 8, q
+    assert report["generalization"]["region"]["unchanged"] <= 0.5
 
 
 def test_a_bad_interaction_is_prefixed_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
