@@ -125,32 +125,39 @@ def values(
 
     `violating` (per class) marks classes suppressed for privacy models, besides those smaller than k.
 
-    (No matrix products: BLAS threads are slow on a busy machine.)
+    (Sums over classes are taken per node: a class count per node, then one sum of products with the
+    node's values; no matrix products: BLAS threads are slow on a busy machine.)
     """
     n, m, hs = t.n, len(t.hs), t.hs
     size = cls.size.astype(np.float64)
-    leaves = np.stack([hs[j].leaves[cls.nodes[:, j]] for j in range(m)], axis=1).astype(np.float64)
-    share = leaves / t.domain
-    cost = np.where(t.domain > 1, (leaves - 1) / np.maximum(t.domain - 1, 1), 0.0)
-    area = leaves.prod(axis=1)
+    # per attribute, per node: its leaves, its share of the domain and its cost; the sums over classes below are
+    # sums over nodes of (rows published at the node) x (the node's value)
+    leaves = [hs[j].leaves.astype(np.float64) for j in range(m)]
+    share = [leaves[j] / t.domain[j] for j in range(m)]
+    cost = [(leaves[j] - 1) / max(t.domain[j] - 1, 1) if t.domain[j] > 1 else 0.0 * leaves[j] for j in range(m)]
+    nodes = np.ascontiguousarray(cls.nodes.T)  # (m, classes): one attribute's nodes a contiguous row
+    area = np.ones(len(size))
+    for j in range(m):
+        area *= leaves[j][nodes[j]]
     levels = np.array(cls.vector, dtype=np.float64)
     top = np.array([h.height - 1 for h in hs], dtype=np.float64)
     fraction = np.where(top > 0, levels / np.maximum(top, 1), 0.0)
-    published = [np.bincount(cls.nodes[:, j], weights=size) for j in range(m)]
+    published = [np.bincount(nodes[j], weights=size, minlength=len(leaves[j])) for j in range(m)]
     generalized = np.array([float((b[b > 0] * np.log2(b[b > 0])).sum()) for b in published]) - t.original
     out = {}
     for k in ks:
         small = cls.size < k if violating is None else (cls.size < k) | violating
         s = float(size[small].sum())
-        kept, supp = np.where(small, 0.0, size), np.where(small, size, 0.0)
-        kept_share, supp_share, kept_cost = (
-            np.einsum("i,ij->j", x, y) for x, y in ((kept, share), (supp, share), (kept, cost))
-        )
+        kept = np.where(small, 0.0, size)
+        small_nodes, small_size = nodes[:, small], size[small]
+        at_node = [np.bincount(small_nodes[j], weights=small_size, minlength=len(leaves[j])) for j in range(m)]
+        kept_share = np.array([float(((published[j] - at_node[j]) * share[j]).sum()) for j in range(m)])
+        supp_share = np.array([float((at_node[j] * share[j]).sum()) for j in range(m)])
+        kept_cost = np.array([float(((published[j] - at_node[j]) * cost[j]).sum()) for j in range(m)])
         pooled = np.zeros(m)
         if s:
             for j in range(m):
-                c = np.bincount(cls.nodes[small, j], weights=size[small])
-                c = c[c > 0]
+                c = at_node[j][at_node[j] > 0]
                 pooled[j] = float((c * np.log2(s / c)).sum())
         for name, config in configs.items():
             metric = config["metric"]
