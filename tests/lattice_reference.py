@@ -94,6 +94,9 @@ class Table:
     p_log_p: float  # sum over distinct tuples of p log2 p
     original: np.ndarray  # per attribute: sum over rows of log2 count(original value)
     domain: np.ndarray  # leaves of each hierarchy
+    leaves: list[np.ndarray]  # per attribute, per node: the leaves under it
+    share: list[np.ndarray]  # per attribute, per node: its leaves' share of the domain
+    cost: list[np.ndarray]  # per attribute, per node: (leaves - 1) / (domain - 1), 0 for a one-leaf domain
 
 
 def table_of(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy]) -> Table:
@@ -105,12 +108,17 @@ def table_of(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarc
         counts = counts[counts > 0]
         original.append(float((counts * np.log2(counts)).sum()))
     p = size / n
+    domain = np.array([float(hs[q].n_leaves) for q in qids])
+    leaves = [hs[q].leaves.astype(np.float64) for q in qids]
     return Table(
         [hs[q] for q in qids],
         n,
         float((p * np.log2(p)).sum()),
         np.array(original),
-        np.array([float(hs[q].n_leaves) for q in qids]),
+        domain,
+        leaves,
+        [x / d for x, d in zip(leaves, domain)],
+        [(x - 1) / (d - 1) if d > 1 else 0.0 * x for x, d in zip(leaves, domain)],
     )
 
 
@@ -130,11 +138,7 @@ def values(
     """
     n, m, hs = t.n, len(t.hs), t.hs
     size = cls.size.astype(np.float64)
-    # per attribute, per node: its leaves, its share of the domain and its cost; the sums over classes below are
-    # sums over nodes of (rows published at the node) x (the node's value)
-    leaves = [hs[j].leaves.astype(np.float64) for j in range(m)]
-    share = [leaves[j] / t.domain[j] for j in range(m)]
-    cost = [(leaves[j] - 1) / max(t.domain[j] - 1, 1) if t.domain[j] > 1 else 0.0 * leaves[j] for j in range(m)]
+    leaves, share, cost = t.leaves, t.share, t.cost  # per node; sums over classes are sums over nodes below
     nodes = np.ascontiguousarray(cls.nodes.T)  # (m, classes): one attribute's nodes a contiguous row
     area = np.ones(len(size))
     for j in range(m):
