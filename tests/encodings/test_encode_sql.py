@@ -14,10 +14,13 @@ from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
 from polars_anon.messages import NO_HIERARCHY
 from tests.encodings.test_encode_table_iii import TABLE_III
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB, TABLE_III_COLUMNS
+from tests.sql_connection import registered
 
 
-def _connect(hierarchies, **tables) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
+def _connect(hierarchies, con: duckdb.DuckDBPyConnection | None = None, **tables) -> duckdb.DuckDBPyConnection:
+    """`con` (default: the registered connection of tests/sql_connection.py, emptied) with `hierarchies` loaded and
+    `tables` registered under their names."""
+    con = registered() if con is None else con
     load_hierarchies(con, hierarchies)
     for name, frame in tables.items():
         con.register(name, frame.to_arrow())
@@ -71,7 +74,7 @@ def adult_connection(request, adult, adult_hierarchies):
     import polars_anon as pa
 
     pub = pa.anonymize(adult, hierarchies=adult_hierarchies, k=request.param).collect()
-    return pub, _connect(adult_hierarchies, pub=pub, orig=adult)
+    return pub, _connect(adult_hierarchies, duckdb.connect(), pub=pub, orig=adult)  # its own: kept for the module
 
 
 @pytest.mark.parametrize("rep", ["proportional", "fillparent", "setbinary"])

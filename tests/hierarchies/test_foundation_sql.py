@@ -15,13 +15,13 @@ import polars_anon as pa
 from polars_anon.duckdb import generalize_sql, load_hierarchies, load_hierarchy, register, sql_files
 from polars_anon.messages import K_NOT_INTEGER, LEVEL_OUT_OF_RANGE
 from tests.conftest import ADULT_QIDS
+from tests.sql_connection import registered
 
 
 @pytest.fixture()
 def con() -> duckdb.DuckDBPyConnection:
-    c = duckdb.connect()
-    register(c)
-    return c
+    """The registered connection of tests/sql_connection.py, emptied."""
+    return registered()
 
 
 def test_every_macro_has_a_polars_twin(con: duckdb.DuckDBPyConnection) -> None:
@@ -48,7 +48,8 @@ def test_every_macro_has_a_polars_twin(con: duckdb.DuckDBPyConnection) -> None:
             pytest.fail(f"twin {path} of {name} does not import")
 
 
-def test_register_is_idempotent(con: duckdb.DuckDBPyConnection) -> None:
+def test_register_is_idempotent() -> None:
+    con = duckdb.connect()  # its own: the first call registers on a connection without the macros
     assert register(con) == register(con)
 
 

@@ -22,6 +22,7 @@ from polars_anon.generalize import generalize_expr
 from polars_anon.labels import label_series
 from polars_anon.metrics import METRICS, prepare
 from tests.metrics.test_metrics_sql import _connect, assert_agree
+from tests.sql_connection import registered
 
 EXAMPLES = settings(max_examples=15, deadline=None)
 
@@ -150,8 +151,7 @@ def test_types_without_a_label_are_refused(con: duckdb.DuckDBPyConnection, value
 
 def test_a_time_zone_other_than_utc_is_refused() -> None:
     """DuckDB's ICU and Polars disagree on zone rules (DST after 2099): a session zone other than UTC is refused."""
-    c = duckdb.connect()
-    register(c)
+    c = registered()  # the next user of it finds the time zone put back
     c.execute("SET TimeZone = 'Europe/Paris'")
     with pytest.raises(duckdb.Error, match="column 'ts' has type TIMESTAMP WITH TIME ZONE in the session's time zone"):
         c.sql("SELECT anon_label(TIMESTAMPTZ '2020-01-02 03:04:05+00', what := 'ts')").fetchall()
@@ -199,7 +199,7 @@ def test_metrics_read_negative_zero_and_nan_as_python_does() -> None:
     410-460 ms on a 12-row table)."""
     original = FLOATS.with_columns(s=pl.Series([-0.0, 0.0, 1.0, 1.0, 0.0]))
     published = original.select(generalize_expr("x", H_FLOAT, 1), "s")
-    con = _connect(original, published, {"x": H_FLOAT})
+    con = _connect(original, published, {"x": H_FLOAT}, registered())
     data = prepare(original, published, ["x"], {"x": H_FLOAT}, sensitive="s")
     metric_pairs(con, "o", "a", ["x"], sensitive="s", name="pr")
     for name, metric in METRICS.items():  # the direct macros (anon_metric_pairs each) for two, to keep it short
@@ -214,7 +214,7 @@ def test_encode_classes_refuses_a_float_text_that_is_not_its_label() -> None:
     slower): a float qid whose text is not its label (NaN: 'nan', the label 'NaN') is refused in one line, not
     encoded under another leaf."""
     original = FLOATS.select("x")
-    con = duckdb.connect()
+    con = registered()
     load_hierarchies(con, {"x": H_FLOAT})
     con.register("pub", original.to_arrow())
     con.register("orig", original.to_arrow())
@@ -226,7 +226,7 @@ def test_hierarchical_closeness_refuses_a_float_text_that_is_not_a_leaf() -> Non
     """anon_t_closeness(distance := 'hierarchical') matches DuckDB's text of a value (SLOW_PLAN): a DOUBLE sensitive
     value whose text is not its label (NaN: 'nan') is refused in one line naming the column."""
     frame = pl.DataFrame({"q": ["a", "a", "b", "b", "b"], "s": [-0.0, 1.5, math.nan, 1e-7, 0.0]})
-    con = duckdb.connect()
+    con = registered()
     load_hierarchies(con, {"s": H_FLOAT})
     con.register("t", frame.to_arrow())
     with pytest.raises(duckdb.Error, match="'s'.*is not a leaf"):

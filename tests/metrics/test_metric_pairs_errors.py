@@ -9,16 +9,18 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from polars_anon.duckdb import load_hierarchies, metric_pairs, register
+from polars_anon.duckdb import load_hierarchies, metric_pairs
 from polars_anon.messages import COLUMNS_NOT_FOUND, KEY_NOT_UNIQUE, NO_HIERARCHY
 from polars_anon.metrics.registry import compute
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
+from tests.sql_connection import registered
 
 Q = ["gender", "race"]
 
 
 def _con(original: pl.DataFrame, anonymized: pl.DataFrame) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
+    """The registered connection (tests/sql_connection.py), emptied, with the animal hierarchies and tables o, a."""
+    con = registered()
     load_hierarchies(con, ANIMAL_HIERARCHIES)
     con.register("o_frame", original.to_arrow())
     con.register("a_frame", anonymized.to_arrow())
@@ -114,8 +116,8 @@ def test_empty_tables_are_refused_by_both_engines(key) -> None:
 
 
 def _macro_con(original: pl.DataFrame, anonymized: pl.DataFrame, hierarchies: dict) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    register(con)
+    """The registered connection (tests/sql_connection.py), emptied, with `hierarchies` and tables o, a."""
+    con = registered()
     load_hierarchies(con, hierarchies)
     con.register("o_frame", original.to_arrow())
     con.register("a_frame", anonymized.to_arrow())
@@ -210,8 +212,7 @@ def test_sql_refuses_a_key_that_cannot_line_up_the_rows_as_python(original: dict
     o, a = pl.DataFrame(original), pl.DataFrame(anonymized)
     with pytest.raises(pa.InvalidParameterError) as python:
         compute(o, a, ["g"], h, ["ncp"], key="row")
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     load_hierarchies(con, h)
     con.register("o", o.to_arrow())
     con.register("a", a.to_arrow())

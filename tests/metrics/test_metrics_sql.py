@@ -20,6 +20,7 @@ from polars_anon.metrics import METRICS, prepare
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
 from tests.metrics.test_metrics_properties import publications
+from tests.sql_connection import registered
 
 HELPERS = {
     "anon_metric_pairs",
@@ -76,9 +77,14 @@ def assert_agree(sql: pl.DataFrame, polars: pl.DataFrame, name: str) -> None:
             assert math.isclose(other, value, rel_tol=1e-9, abs_tol=1e-9), (name, attribute, other, value)
 
 
-def _connect(original: pl.DataFrame, anonymized: pl.DataFrame, hierarchies: dict) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    register(con)
+def _connect(
+    original: pl.DataFrame, anonymized: pl.DataFrame, hierarchies: dict, con: duckdb.DuckDBPyConnection | None = None
+) -> duckdb.DuckDBPyConnection:
+    """`con` with the hierarchies loaded and the tables o and a. A test or hypothesis example passes the registered
+    connection of tests/sql_connection.py (emptied); a module's fixture, kept across tests, gets a new connection."""
+    if con is None:
+        con = duckdb.connect()
+        register(con)
     for q, h in hierarchies.items():
         load_hierarchy(con, q, h)
     con.register("o_frame", original.to_arrow())
@@ -251,7 +257,7 @@ def test_every_macro_matches_polars_on_random_hierarchies(p: tuple) -> None:
     """Random trees (unbalanced, chains), a random truthful publication, lined up by position."""
     original, published, hs = p
     original = original.with_columns(s=pl.col("q0"))
-    con = _connect(original, published, hs)
+    con = _connect(original, published, hs, registered())
     prepared = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in METRICS:
         want = METRICS[name](prepared).collect()
@@ -271,7 +277,7 @@ def test_pairs_with_many_sensitive_values_match_polars() -> None:
     """64 or more sensitive values: the pairs are grouped by (o, p, s) instead of one count per value."""
     original = pl.concat([TABLE_I] * 15).with_row_index("n").with_columns(s=(pl.col("n") % 70).cast(pl.String))
     published = pl.concat([TABLE_IB] * 15).with_row_index("n").with_columns(s=(pl.col("n") % 70).cast(pl.String))
-    con = _connect(original, published, ANIMAL_HIERARCHIES)
+    con = _connect(original, published, ANIMAL_HIERARCHIES, registered())
     data = prepare(original, published, ["gender", "race"], ANIMAL_HIERARCHIES, sensitive="s", k=3)
     for name in ("cm", "mi_loss", "ncp", "discernibility", "cramers_v"):
         assert_agree(
@@ -289,7 +295,7 @@ def test_pairs_with_too_many_codes_for_a_bigint_match_polars() -> None:
     published = original.with_columns(
         pl.when(pl.int_range(pl.len()) % 2 == 0).then(pl.lit("*")).otherwise(pl.col(q)).alias(q) for q in ["q0", "q5"]
     )
-    con = _connect(original, published, hs)
+    con = _connect(original, published, hs, registered())
     data = prepare(original, published, list(hs), hs, sensitive="s", k=2)
     for name in ("ncp", "modified", "discernibility", "cm", "mi_loss", "squared_distance_error"):
         assert_agree(_sql_of(con, name, list(hs), key=None, sensitive="s", k=2), METRICS[name](data).collect(), name)
@@ -298,7 +304,7 @@ def test_pairs_with_too_many_codes_for_a_bigint_match_polars() -> None:
 def test_pairs_tables_made_in_sql_alone_match_polars() -> None:
     """The route of the sql/metrics.sql header: anon_metric_pairs and its companions as TEMP tables."""
     original, anonymized, hierarchies, sensitive, key, k = SMALL["table_i_suppressed"]
-    con = _connect(original, anonymized, hierarchies)
+    con = _connect(original, anonymized, hierarchies, registered())
     qids = list(hierarchies)
     con.execute(
         "CREATE TEMP TABLE pr AS FROM anon_metric_pairs('o', 'a', ?, key := ?, sensitive := ?)", [qids, key, sensitive]
@@ -326,7 +332,7 @@ def test_suppressed_rows_count_as_deleted_and_modified_in_a_one_node_hierarchy()
     assert per_qid.rows() == [("c", 25.0, 25.0, 100.0), ("g", 25.0, 25.0, 100.0)]
     assert pa.metrics.compute(orig, anon, ["c", "g"], hs, names, key="id").row(0, named=True) == want
     assert evaluate_both(prepare(orig, anon, ["c", "g"], hs, key="id"), names)[0] == want  # the report's arrays
-    con = duckdb.connect()
+    con = registered()
     load_hierarchies(con, hs)
     con.register("o", orig)
     con.register("a", anon)

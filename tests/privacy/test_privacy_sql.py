@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
@@ -15,10 +14,11 @@ from hypothesis import strategies as st
 import polars_anon as pa
 from polars_anon._validate import RESERVED_NAMES, refuse_reserved
 from polars_anon.classes import k_summary
-from polars_anon.duckdb import load_hierarchies, register
+from polars_anon.duckdb import load_hierarchies
 from polars_anon.messages import BUILT_NAME, CHOICE, DISTANCE_PARAMETER, HIERARCHY_NOT_LOADED, setting
 from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
 from polars_anon.privacy.evaluate import class_measures
+from tests.sql_connection import registered
 
 ADULT = Path(__file__).resolve().parents[2] / "../shared/data/adult/adult.csv"
 
@@ -40,17 +40,12 @@ CASES = [
 ]
 
 
-@functools.cache
-def _connection() -> duckdb.DuckDBPyConnection:
-    """One connection for the comparisons (the macros registered once); each loads its hierarchies and table."""
-    con = duckdb.connect()
-    register(con)
-    return con
-
-
 def _agree(df: pl.DataFrame, qids: list[str], model, macro: str, hierarchies: dict | None = None) -> None:
-    con = _connection()
-    load_hierarchies(con, hierarchies or {})
+    """The macro's classes, sizes, measures and verdicts on `df` equal class_measures' (one registered connection,
+    emptied at each call: tests/sql_connection.py)."""
+    con = registered()
+    if hierarchies:  # load_hierarchies checks the catalogue first (duckdb_functions, about 0.1 s): none to load here
+        load_hierarchies(con, hierarchies)
     con.register("t", df.to_arrow())
     sql = macro.replace("?", "'t'", 1).replace("?", "[" + ", ".join(f"'{q}'" for q in qids) + "]", 1)
     got = con.sql(f"SELECT {', '.join(f'class.{q}' for q in qids)}, size, measure, satisfied FROM {sql}").pl()
@@ -151,7 +146,7 @@ def test_hierarchical_closeness_hand_example() -> None:
     t = pl.DataFrame(
         {"q": ["x", "x", "y", "y", "y", "y", "z", "z"], "s": ["a1", "a1", "a2", "b1", "b2", "a2", "b1", "b2"]}
     )
-    con = duckdb.connect()
+    con = registered()
     load_hierarchies(con, {"disease": h})
     con.register("t", t.to_arrow())
     rows = con.sql(
@@ -165,8 +160,7 @@ def test_hierarchical_closeness_hand_example() -> None:
 
 def test_anon_risk_matches_pa_risk() -> None:
     df = pl.DataFrame({"q": ["a", "a", "b", "c", "c", "c"], "r": ["1"] * 6})
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     con.register("t", df.to_arrow())
     row = con.sql("FROM anon_risk('t', ['q', 'r'], threshold := 0.4)").pl().row(0, named=True)
     want = pa.risk(df, ["q", "r"], threshold=0.4)
@@ -182,7 +176,7 @@ def test_the_class_struct_holds_the_qids_alone_a_null_as_null(model, macro: str)
     sentinel that keeps DuckDB's COLUMNS from matching nothing when it binds). It holds the qids alone, a null qid
     value as a NULL field, the classes pa.check and class_measures count (nulls included): four, by hand."""
     df = pl.DataFrame({"q": ["a", None, None, "a", "b"], "r": ["u", "v", "v", None, "u"], "s": list("xyxxy")})
-    con = _connection()
+    con = registered()
     con.register("t", df.to_arrow())
     got = con.sql("SELECT class FROM " + macro.replace("?", "'t'", 1).replace("?", "['q', 'r']", 1)).pl()
     assert got.schema["class"] == pl.Struct({"q": pl.String, "r": pl.String})
@@ -205,7 +199,7 @@ def test_every_check_refuses_an_empty_table_in_the_same_words(model, macro: str)
         with pytest.raises(pa.InfeasibleError) as caught:
             python()
         assert str(caught.value) == EMPTY
-    con = _connection()
+    con = registered()
     con.register("t", empty.to_arrow())
     with pytest.raises(duckdb.Error) as refused:
         con.sql("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
@@ -216,8 +210,7 @@ def test_every_check_refuses_an_empty_table_in_the_same_words(model, macro: str)
 
 
 def test_macros_refuse_like_python() -> None:
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["x"]}).to_arrow())
     with pytest.raises(duckdb.Error, match=r"privacy model attributes \['salary'\] not in table 't'"):
         con.sql("FROM anon_l_diversity('t', ['q'], 'salary')").fetchall()
@@ -267,7 +260,7 @@ H_AB = pa.Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
 )
 def test_t_closeness_refuses_with_pythons_words(values: list, make, sql: str) -> None:
     df = pl.DataFrame({"q": ["a"] * len(values), "s": values})
-    con = duckdb.connect()
+    con = registered()
     load_hierarchies(con, {"h": H_AB})
     con.register("t", df.to_arrow())
     expected = _python_error(df, make)
@@ -278,7 +271,7 @@ def test_t_closeness_refuses_with_pythons_words(values: list, make, sql: str) ->
 
 def test_t_closeness_refuses_a_hierarchy_not_loaded() -> None:
     """Also over an empty table, and by default under the sensitive column's name."""
-    con = duckdb.connect()
+    con = registered()
     load_hierarchies(con, {"h": H_AB})
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["a1"]}).to_arrow())
     con.register("e", pl.DataFrame({"q": [], "s": []}, schema={"q": pl.String, "s": pl.String}).to_arrow())
@@ -298,8 +291,7 @@ def test_t_closeness_refuses_a_hierarchy_not_loaded() -> None:
 
 
 def _sizes_con(df: pl.DataFrame) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     con.register("t", df.to_arrow())
     return con
 
@@ -368,16 +360,14 @@ def test_a_parameter_of_another_type_is_refused_in_pythons_words(sql: str, make)
     """hunt42: l := 'x' and beta := 'a' were DuckDB's Binder Error ('Could not choose a best candidate function for
     the function call "*(STRING_LITERAL, DOUBLE)"'), t := [1] and delta := [1] too, while t := 'a' was refused."""
     df = pl.DataFrame({"q": ["a", "a"], "s": ["x", "y"]})
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     con.register("t", df.to_arrow())
     assert _sql_error(con, f"FROM {sql}") == _python_error(df, make)
 
 
 def test_risk_refuses_a_threshold_list_as_python() -> None:
     """threshold := [1] was DuckDB's Binder Error; pa.risk's words (by hand: the interval [0, 1])."""
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     con.register("t", pl.DataFrame({"q": ["a"]}).to_arrow())
     said = _sql_error(con, "FROM anon_risk('t', ['q'], threshold := [1])")
     assert said == "risk: threshold must be a number in [0, 1], got [1]"

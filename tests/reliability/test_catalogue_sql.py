@@ -22,6 +22,7 @@ from polars_anon.classes import k_summary
 from polars_anon.duckdb import register
 from polars_anon.errors import AnonError
 from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
+from tests.sql_connection import registered
 
 T = pl.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", "y", "x", "x"]})
 
@@ -151,8 +152,7 @@ NAMED = pl.DataFrame({"size": ["a", "a", "b"], "__anon_none": ["a", "a", "b"], "
 def test_a_privacy_macro_refuses_a_reserved_name_as_pa_check(qids: list[str], sensitive: str, macro: str) -> None:
     """review17 #1/#11: the class struct holds an '__anon_none' field beside the qids; a qid of that name, or one named
     like the counts' columns, is refused in pa.check's words (it was read: a struct with the name twice)."""
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     named = NAMED if "__anon_none" in qids else NAMED.drop("__anon_none")  # any other such column: refused first
     con.register("named", named.to_arrow())
     with pytest.raises(AnonError) as caught:
@@ -186,8 +186,7 @@ HELPER_NAMED = [  # (macro call on table h, whose extra column is named like a m
 def test_a_column_named_like_a_helper_column_is_refused_by_name(helper: str, call: str) -> None:
     """Any column of the table (not only a qid or key) named with the macros' helper prefix: one message naming it,
     where a '__anon_w' was silently read as the weights and a '__anon_none' split the classes."""
-    con = duckdb.connect()
-    register(con)
+    con = registered()
     rows = "('a', 'x', 5.0, 'u'), ('a', 'y', 5.0, 'v'), ('b', 'x', 50.0, 'u'), ('b', 'y', 50.0, 'v')"
     con.execute(f'CREATE TABLE h AS SELECT * FROM (VALUES {rows}) t(k, s, w, "{helper}")')
     with pytest.raises(duckdb.Error) as info:

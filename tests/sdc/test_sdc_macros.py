@@ -10,14 +10,14 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
-from polars_anon.duckdb import register
 from polars_anon.errors import ColumnNotFoundError
 from polars_anon.messages import BUILT_NAME, WEIGHT_NOT_NUMERIC, WEIGHTS_BELOW_COUNT
+from tests.sql_connection import registered
 
 
 def _con(**tables: pl.DataFrame) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    register(con)
+    """The registered connection (tests/sql_connection.py), emptied, holding `tables` under their names."""
+    con = registered()
     for name, df in tables.items():
         con.register(name, df.to_arrow())
     return con
