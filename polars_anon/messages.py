@@ -32,6 +32,7 @@ __all__ = [
     "CHOICE",
     "COLUMNS_NOT_FOUND",
     "DISTANCE_PARAMETER",
+    "DUCKDB_SETTING",
     "EMPTY_TABLE",
     "ENCODE_NOT_IN_HIERARCHY",
     "HIERARCHY_NOT_LOADED",
@@ -206,6 +207,15 @@ SQL_SETTING = Message("sql_setting", "pass {key} := {value!r}")
 """A refusal's way out that sets a macro's named parameter, in SQL's syntax (:func:`setting` on road ``"sql"``):
 ``pass sensitive_null := 'ignore'``."""
 
+DUCKDB_SETTING = Message(
+    "duckdb_setting",
+    "DuckDB's {setting} is {value!r} on this connection; {who} compare text byte-wise, as Python does, and "
+    "would {effect}: run SET {setting} = {default!r} first",
+)
+"""A DuckDB session setting under which a road's SQL would not mean what Python means: the macros under a
+``default_collation`` such as ``'nocase'`` (``who="the SQL macros"``, ``effect="read 'F' and 'f' as one value"``).
+"""
+
 BUILT_NAME = Message(
     "built_name",
     "{what} {name!r} is a name {who} ({named}); rename the column first, e.g. {rename}",
@@ -298,6 +308,7 @@ _ALL = (
     KEY_SHARED,
     KEY_NULL,
     KEY_STRAY,
+    DUCKDB_SETTING,
 )
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""

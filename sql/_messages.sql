@@ -199,3 +199,8 @@ CREATE OR REPLACE TEMP MACRO anon_msg_key_null("key", "rows") AS
 -- Twin: polars_anon.messages.KEY_STRAY
 CREATE OR REPLACE TEMP MACRO anon_msg_key_stray("rows", "key") AS
   coalesce("rows"::VARCHAR, 'None') || ' rows of the anonymized table have a key ' || anon_msg_repr("key") || ' the original table does not hold; the anonymized rows must come from the original''s';
+
+-- anon_msg_duckdb_setting(setting, value, who, effect, default): DuckDB's {setting} is {value!r} on this connection; {who} compare text byte-wise, as Python does, and would {effect}: run SET {setting} = {default!r} first
+-- Twin: polars_anon.messages.DUCKDB_SETTING
+CREATE OR REPLACE TEMP MACRO anon_msg_duckdb_setting("setting", "value", "who", "effect", "default") AS
+  'DuckDB''s ' || coalesce("setting"::VARCHAR, 'None') || ' is ' || anon_msg_repr("value") || ' on this connection; ' || coalesce("who"::VARCHAR, 'None') || ' compare text byte-wise, as Python does, and would ' || coalesce("effect"::VARCHAR, 'None') || ': run SET ' || coalesce("setting"::VARCHAR, 'None') || ' = ' || anon_msg_repr("default") || ' first';

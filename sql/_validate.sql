@@ -13,7 +13,7 @@ CREATE OR REPLACE TEMP MACRO anon_is_integer(x) AS
 -- anon_duplicates(names): the names listed more than once, sorted (a NULL is no name: see anon_missing_columns).
 -- Twin: polars_anon._validate.check_unique
 CREATE OR REPLACE TEMP MACRO anon_duplicates(names) AS
-  list_sort(list_distinct(list_filter(names, lambda n: len(list_filter(names, lambda m: m = n)) > 1)));
+  list_sort(list_distinct(list_filter(names, lambda n: len(list_filter(names, lambda m: m = n)) > 1)), 'ASC', 'NULLS LAST');
 
 -- anon_columns_of(tbl): the column names of table or view tbl (read from no row).
 -- Twin: polars.LazyFrame.collect_schema
@@ -40,10 +40,15 @@ CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
 -- checks (DuckDB runs the subqueries of every branch first). One subquery and one message to
 -- bind, not five and two: a third of the planning time of anon_check_qids, which every table
 -- macro runs.
+-- A session whose default_collation is not the byte-wise one ('' or 'binary') is refused first, naming
+-- the setting: every macro runs this check, and under 'nocase' they merged 'F' and 'f' into one class.
 -- Twin: polars_anon._validate.check_columns, refuse_built_names (the prefix)
 CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
   list_transform(
-    [(SELECT CASE WHEN len(m.missing) > 0
+    [(SELECT CASE WHEN lower(current_setting('default_collation')) NOT IN ('', 'binary')
+                  THEN anon_msg_duckdb_setting('default_collation', current_setting('default_collation'), 'the SQL macros',
+                                               'read ''F'' and ''f'' as one value', '')
+                  WHEN len(m.missing) > 0
                   THEN anon_msg_columns_not_found(what, m.missing, 'table ' || anon_msg_repr(tbl::VARCHAR), m.cols)
                   WHEN m.helper IS NOT NULL
                   THEN anon_msg_built_name('column', m.helper, 'the SQL macros use for their helper columns',

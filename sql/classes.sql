@@ -14,7 +14,7 @@ CREATE OR REPLACE TEMP MACRO anon_class_sizes(tbl, qids, k := 2) AS TABLE
     FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
     WHERE (SELECT ok.k IS NOT NULL FROM __anon_ok AS ok)
     GROUP BY ALL)
-  ORDER BY ALL;
+  ORDER BY ALL ASC NULLS LAST;
 
 -- anon_k_summary(tbl, qids, k := 1): one row: k, min_class_size, n_classes, n_rows,
 -- violating_rows, k_anonymous (false for an empty table: there is no class to vouch for).

@@ -59,10 +59,10 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
            NOT EXISTS (SELECT 1 FROM anon_nodes AS c WHERE c.hierarchy = n.hierarchy AND c.parent = n.node) AS is_leaf
     FROM q JOIN anon_nodes AS n ON n.hierarchy = q.attribute),
   cols AS (
-    SELECT nd.*, row_number() OVER (PARTITION BY nd.i ORDER BY nd.level, nd.node) - 1 AS k
+    SELECT nd.*, row_number() OVER (PARTITION BY nd.i ORDER BY nd.level ASC NULLS LAST, nd.node ASC NULLS LAST) - 1 AS k
     FROM nd WHERE representation <> 'setbinary' OR nd.is_leaf),
   blocks AS (
-    SELECT q.i, coalesce(sum(count(cols.node)) OVER (ORDER BY q.i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS off,
+    SELECT q.i, coalesce(sum(count(cols.node)) OVER (ORDER BY q.i ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS off,
            count(cols.node) AS width
     FROM q LEFT JOIN cols ON cols.i = q.i GROUP BY q.i),
   published AS (  -- the node each class publishes for each qid
@@ -90,7 +90,7 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
     SELECT coalesce(
       (SELECT error(anon_msg_not_under_published(
                 qids[b.i + 1],
-                array_to_string(list(anon_msg_repr(b.ol) || ' -> ' || anon_msg_repr(b.pl) ORDER BY b.pl, b.ol)[1:5], ', ')))
+                array_to_string(list(anon_msg_repr(b.ol) || ' -> ' || anon_msg_repr(b.pl) ORDER BY b.pl ASC NULLS LAST, b.ol ASC NULLS LAST)[1:5], ', ')))
        FROM not_under AS b WHERE b.i = (SELECT min(i) FROM not_under) GROUP BY b.i),
       true) AS ok),
   shares AS (
@@ -105,7 +105,7 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   SELECT cls.p AS class, cls.size, cols.attribute, cols.attribute || '_' || cols.label AS col,
          (blocks.off + cols.k)::BIGINT AS col_index,
          CASE (SELECT r FROM rep)
-           WHEN 'proportional' THEN coalesce(sh.n, 0) / cls.size
+           WHEN 'proportional' THEN coalesce(sh.n, 0)::DOUBLE / cls.size
            WHEN 'oneclass' THEN (cols.node = pub.node)::DOUBLE
            WHEN 'fillparent' THEN (cols.order_lo <= pub.order_lo AND pub.order_hi <= cols.order_hi
                                    AND cols.depth <= pub.depth)::DOUBLE
@@ -117,4 +117,4 @@ CREATE OR REPLACE TEMP MACRO anon_encode_classes(anon, qids, representation := '
   JOIN published AS pub ON pub.p = cls.p AND pub.i = cols.i
   LEFT JOIN shares AS sh ON sh.p = cls.p AND sh.i = cols.i AND sh.node = cols.node
   WHERE (SELECT r IS NOT NULL FROM rep) AND (SELECT ok FROM truthful)
-  ORDER BY cls.p, col_index;
+  ORDER BY cls.p ASC NULLS LAST, col_index ASC NULLS LAST;

@@ -45,4 +45,4 @@ CREATE OR REPLACE TEMP MACRO anon_generalize(h, v, lvl) AS
 CREATE OR REPLACE TEMP MACRO anon_level_map(h, lvl) AS TABLE
   SELECT m.label, m.value FROM anon_levels AS m
   WHERE (SELECT anon_check_level(h, lvl)) AND m.hierarchy = h AND m.level = TRY_CAST(lvl AS BIGINT)
-  ORDER BY m.label;
+  ORDER BY m.label ASC NULLS LAST;

@@ -103,7 +103,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
            map_extract_value(m.pm, '__anon_p_' || qids[r.i + 1]) AS pl
     FROM m CROSS JOIN range(len(qids)) AS r(i)),
   ids AS (
-    SELECT u.pid, list(lo.node ORDER BY u.i) AS o, list(CASE WHEN u.sup THEN 0 ELSE po.node END ORDER BY u.i) AS p
+    SELECT u.pid, list(lo.node ORDER BY u.i ASC NULLS LAST) AS o, list(CASE WHEN u.sup THEN 0 ELSE po.node END ORDER BY u.i ASC NULLS LAST) AS p
     FROM u
     LEFT JOIN nd AS lo ON lo.i = u.i AND lo.label = u.ol
     LEFT JOIN nd AS po ON po.i = u.i AND po.label = u.pl
@@ -117,7 +117,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
                     || 'pass key := ''<row id column>'' when rows were removed')
          ELSE ids.o END AS o,
     ids.p,
-    CASE WHEN sensitive IS NULL THEN NULL ELSE dense_rank() OVER (ORDER BY m.__anon_s) END::BIGINT AS s,
+    CASE WHEN sensitive IS NULL THEN NULL ELSE dense_rank() OVER (ORDER BY m.__anon_s ASC NULLS LAST) END::BIGINT AS s,
     m.__anon_suppressed AS suppressed, m.__anon_size::BIGINT AS size
   FROM m JOIN ids ON ids.pid = m.pid;
 
@@ -164,12 +164,12 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
          f.num_lo, f.num_hi, f.num_mean,
          max(f.num_hi) OVER (PARTITION BY f.i) - min(f.num_lo) OVER (PARTITION BY f.i) AS domain,
          CASE WHEN f.h > 1 THEN (f.cum_top - f.cum) / f.cum_top * f.wid ELSE 0.0 END AS r_distortion,
-         (f.n_leaves - f.leaves) / f.n_leaves AS r_ncp,
-         CASE WHEN f.h > 1 THEN (f.h - 1 - f.level) / (f.h - 1) ELSE 0.0 END AS r_total,
-         (f.n_leaves - f.leaves) * f.h_max / f.h AS r_llm,
-         (f.n_leaves - f.leaves) / f.n_leaves * f.h_max / f.h AS r_nllm,
+         (f.n_leaves - f.leaves)::DOUBLE / f.n_leaves AS r_ncp,
+         CASE WHEN f.h > 1 THEN (f.h - 1 - f.level)::DOUBLE / (f.h - 1) ELSE 0.0 END AS r_total,
+         (f.n_leaves - f.leaves)::DOUBLE * f.h_max / f.h AS r_llm,
+         (f.n_leaves - f.leaves)::DOUBLE / f.n_leaves * f.h_max / f.h AS r_nllm,
          (f.n_leaves - f.leaves) * f.wid AS r_wllm,
-         (f.n_leaves - f.leaves) / f.n_leaves * f.wid AS r_wnllm
+         (f.n_leaves - f.leaves)::DOUBLE / f.n_leaves * f.wid AS r_wnllm
   FROM f;
 
 -- anon_metric_refuse(qids, side, i, label, node, level): true, or an error naming the column
@@ -236,7 +236,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost_of(pairs, qids, metric := 'nc
     SELECT attribute, i, size, COLUMNS(lambda c: c = 'l_r_' || metric) AS l_r, COLUMNS(lambda c: c = 'p_r_' || metric) AS p_r
     FROM query_table(pairs || '_cells'))
   SELECT w.attribute, sum(w.size * (w.l_r - w.p_r))::DOUBLE AS value
-  FROM w GROUP BY GROUPING SETS ((w.attribute, w.i), ()) ORDER BY w.i NULLS FIRST;
+  FROM w GROUP BY GROUPING SETS ((w.attribute, w.i), ()) ORDER BY w.i ASC NULLS FIRST;
 
 -- anon_distortion_of(pairs, qids, k := NULL): Distortion, sum over cells of R[leaf] - R[v]
 -- with the Distortion edge weights (wid factors). DOUBLE.
@@ -292,7 +292,7 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
     CASE WHEN sum(c.size * c.l_r_wnllm) > 0 THEN 100.0 * sum(c.size * (c.l_r_wnllm - c.p_r_wnllm)) / sum(c.size * c.l_r_wnllm) END
          ], lambda r: r IS NOT NULL)), 0.0)::DOUBLE AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_modified_of(pairs, qids, k := NULL): percentage of cells published as anything but
 -- their original value, a suppressed row's in every qid. DOUBLE in [0, 100].
@@ -301,7 +301,7 @@ CREATE OR REPLACE TEMP MACRO anon_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0 THEN 100.0 * sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_deleted_of(pairs, qids, k := NULL): percentage of cells generalized to the root of
 -- their hierarchy, a suppressed row's in every qid. DOUBLE in [0, 100].
@@ -311,7 +311,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of(pairs, qids, k := NULL) AS TABLE
          CASE WHEN sum(c.size) > 0
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_deleted_of_modified_of(pairs, qids, k := NULL): percentage of deleted cells among the
 -- modified ones (0 when none is modified). DOUBLE.
@@ -323,15 +323,15 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL)
                          / sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END)
               ELSE 0.0 END AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- ---------------------------------------------------------------- papers 002 and 003: cells
 -- anon_granularity_of(pairs, qids, k := NULL): sum over cells of (nl(v) - 1) / nl(G). DOUBLE.
 -- Twin: polars_anon.metrics.cells.granularity
 CREATE OR REPLACE TEMP MACRO anon_granularity_of(pairs, qids, k := NULL) AS TABLE
-  SELECT c.attribute, sum(c.size * (c.p_leaves - 1) / c.n_leaves)::DOUBLE AS value
+  SELECT c.attribute, sum(c.size * (c.p_leaves - 1)::DOUBLE / c.n_leaves) AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_iloss_of(pairs, qids, k := NULL): ILoss, sum over cells of (|v_g| - 1) / |D_A|: the
 -- same sum as anon_granularity_of. DOUBLE.
@@ -344,19 +344,19 @@ CREATE OR REPLACE TEMP MACRO anon_iloss_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.cells.precision
 CREATE OR REPLACE TEMP MACRO anon_precision_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
-         1.0 - sum(c.size * CASE WHEN c.h > 1 THEN c.p_level / (c.h - 1) ELSE 0.0 END) / sum(c.size) AS value
+         1.0 - sum(c.size * CASE WHEN c.h > 1 THEN c.p_level::DOUBLE / (c.h - 1) ELSE 0.0 END) / sum(c.size) AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_information_loss_of(pairs, qids, k := NULL): Byun's information loss: per cell the
 -- node's leaf range over the domain range (numeric) or l_v / (h - 1) (others), summed. DOUBLE.
 -- Twin: polars_anon.metrics.cells.information_loss
 CREATE OR REPLACE TEMP MACRO anon_information_loss_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
-         sum(c.size * CASE WHEN c.numeric THEN (CASE WHEN c.domain > 0 THEN (c.p_num_hi - c.p_num_lo) / c.domain ELSE 0.0 END)
-                           WHEN c.h > 1 THEN c.p_level / (c.h - 1) ELSE 0.0 END)::DOUBLE AS value
+         sum(c.size * CASE WHEN c.numeric THEN (CASE WHEN c.domain > 0 THEN (c.p_num_hi - c.p_num_lo)::DOUBLE / c.domain ELSE 0.0 END)
+                           WHEN c.h > 1 THEN c.p_level::DOUBLE / (c.h - 1) ELSE 0.0 END)::DOUBLE AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_metric_levels_of(pairs, qids): per qid i, attribute, h and its full-domain level L (the
 -- highest published level of the kept rows), NULL when some kept cell is not published at
@@ -379,16 +379,16 @@ CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_absolute_distance_of(pairs, qids, k := NULL) AS TABLE
   SELECT l.attribute, (CASE WHEN count(*) = count(l.L) THEN sum(l.L) END)::BIGINT AS value
   FROM anon_metric_levels_of(pairs, qids) AS l
-  GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i ASC NULLS FIRST;
 
 -- anon_relative_distance_of(pairs, qids, k := NULL): sum of L / (h - 1) over the qids; NULL
 -- unless full-domain. DOUBLE.
 -- Twin: polars_anon.metrics.cells.relative_distance
 CREATE OR REPLACE TEMP MACRO anon_relative_distance_of(pairs, qids, k := NULL) AS TABLE
   SELECT l.attribute,
-         CASE WHEN count(*) = count(l.L) THEN sum(CASE WHEN l.h > 1 THEN l.L / (l.h - 1) ELSE 0.0 END) END::DOUBLE AS value
+         CASE WHEN count(*) = count(l.L) THEN sum(CASE WHEN l.h > 1 THEN l.L::DOUBLE / (l.h - 1) ELSE 0.0 END) END::DOUBLE AS value
   FROM anon_metric_levels_of(pairs, qids) AS l
-  GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i ASC NULLS FIRST;
 
 -- anon_entropy_of(pairs, qids, k := NULL): Gionis' conditional entropy, sum over cells of
 -- H(original | published node), the shares counted in the original table. DOUBLE.
@@ -399,12 +399,12 @@ CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
   counts AS (SELECT c.attribute, c.leaf, sum(c.size) AS n FROM c GROUP BY ALL),
   under AS (
     SELECT counts.attribute, cl.ancestor, counts.n,
-           counts.n / sum(counts.n) OVER (PARTITION BY counts.attribute, cl.ancestor) AS share
+           counts.n::DOUBLE / sum(counts.n) OVER (PARTITION BY counts.attribute, cl.ancestor) AS share
     FROM counts JOIN anon_closure AS cl ON cl.hierarchy = counts.attribute AND cl.leaf = counts.leaf),
   hn AS (SELECT attribute, ancestor, sum(-share * ln(share)) AS H FROM under GROUP BY ALL)
   SELECT c.attribute, sum(c.size * coalesce(hn.H, 0.0))::DOUBLE AS value
   FROM c LEFT JOIN hn ON hn.attribute = c.attribute AND hn.ancestor = c.pub
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_ambiguity_of(pairs, qids, k := NULL): mean over records of the product of nl(v) over the
 -- qids (it depends on the published tuple only: summed per class, suppressed rows at the
@@ -419,10 +419,10 @@ CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
     SELECT u.cls, any_value(u.size) AS size, product(nd.leaves::DOUBLE) AS amb
     FROM u JOIN nd ON nd.i = u.i AND nd.node = u.node GROUP BY u.cls),
   c AS (FROM query_table(pairs || '_cells'))
-  SELECT NULL::VARCHAR AS attribute, sum(rec.size * rec.amb) / sum(rec.size) AS value FROM rec
+  SELECT NULL::VARCHAR AS attribute, sum(rec.size * rec.amb)::DOUBLE / sum(rec.size) AS value FROM rec
   UNION ALL
   SELECT attribute, value FROM (
-    SELECT c.i, c.attribute, sum(c.size * c.p_leaves)::DOUBLE / sum(c.size) AS value FROM c GROUP BY c.i, c.attribute ORDER BY c.i);
+    SELECT c.i, c.attribute, sum(c.size * c.p_leaves)::DOUBLE / sum(c.size) AS value FROM c GROUP BY c.i, c.attribute ORDER BY c.i ASC NULLS LAST);
 
 -- anon_squared_distance_error_of(pairs, qids, k := NULL): sum over records of sqrt(sum over
 -- numeric qids of (a - mean leaf value of v)^2) (node values looked up by node id in lists);
@@ -431,8 +431,8 @@ CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NULL) AS TABLE
   WITH
   nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(qids)),
-  per AS (SELECT i, bool_and(numeric) AS num, list(num_lo ORDER BY node) AS lo, list(num_mean ORDER BY node) AS mean FROM nd GROUP BY i),
-  lk AS (SELECT bool_or(num) AS any_num, list(num ORDER BY i) AS num, list(lo ORDER BY i) AS lo, list(mean ORDER BY i) AS mean FROM per),
+  per AS (SELECT i, bool_and(numeric) AS num, list(num_lo ORDER BY node ASC NULLS LAST) AS lo, list(num_mean ORDER BY node ASC NULLS LAST) AS mean FROM nd GROUP BY i),
+  lk AS (SELECT bool_or(num) AS any_num, list(num ORDER BY i ASC NULLS LAST) AS num, list(lo ORDER BY i ASC NULLS LAST) AS lo, list(mean ORDER BY i ASC NULLS LAST) AS mean FROM per),
   c AS (FROM query_table(pairs || '_cells'))
   SELECT NULL::VARCHAR AS attribute,
          CASE WHEN any_value(lk.any_num) THEN sum(pr.size * sqrt(list_sum(list_transform(range(len(qids)), lambda j:
@@ -442,7 +442,7 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NU
   UNION ALL
   SELECT attribute, value FROM (
     SELECT c.i, c.attribute, CASE WHEN bool_and(c.numeric) THEN sum(c.size * abs(c.l_num_lo - c.p_num_mean)) END::DOUBLE AS value
-    FROM c GROUP BY c.i, c.attribute ORDER BY c.i);
+    FROM c GROUP BY c.i, c.attribute ORDER BY c.i ASC NULLS LAST);
 
 -- ---------------------------------------------------------------- the published partition
 -- anon_discernibility_of(pairs, qids, k := NULL): sum of squared class sizes, plus |D| per
@@ -454,7 +454,7 @@ CREATE OR REPLACE TEMP MACRO anon_discernibility_of(pairs, qids, k := NULL) AS T
   t AS (SELECT i, sum(size) FILTER (WHERE cls IS NOT NULL) AS kept, coalesce(sum(size) FILTER (WHERE cls IS NULL), 0) AS sup,
                sum(size) AS n, coalesce(sum(size * size) FILTER (WHERE cls IS NOT NULL), 0) AS dm FROM c GROUP BY i)
   SELECT CASE WHEN t.i IS NULL THEN NULL ELSE qids[t.i + 1] END AS attribute, (t.dm + t.sup * t.n)::BIGINT AS value
-  FROM t ORDER BY t.i NULLS FIRST;
+  FROM t ORDER BY t.i ASC NULLS FIRST;
 
 -- anon_c_avg_of(pairs, qids, k := NULL): kept rows / (k * classes); without k the smallest
 -- class size stands in. DOUBLE.
@@ -462,8 +462,8 @@ CREATE OR REPLACE TEMP MACRO anon_discernibility_of(pairs, qids, k := NULL) AS T
 CREATE OR REPLACE TEMP MACRO anon_c_avg_of(pairs, qids, k := NULL) AS TABLE
   WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') WHERE cls IS NOT NULL GROUP BY ALL)
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
-         (sum(c.size) / (coalesce(k, min(c.size)) * count(*)))::DOUBLE AS value
-  FROM c GROUP BY c.i ORDER BY c.i NULLS FIRST;
+         (sum(c.size)::DOUBLE / (coalesce(k, min(c.size)) * count(*)))::DOUBLE AS value
+  FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_cm_of(pairs, qids, k := NULL): classification metric, (rows outside their class's
 -- majority sensitive value + suppressed rows) / rows. Needs pairs made with the sensitive
@@ -478,8 +478,8 @@ CREATE OR REPLACE TEMP MACRO anon_cm_of(pairs, qids, k := NULL) AS TABLE
   SELECT CASE WHEN t.i IS NULL THEN NULL ELSE qids[t.i + 1] END AS attribute,
          CASE WHEN t.has_s = 0 THEN error('anon_cm needs the sensitive attribute: sensitive := ''<column>'' '
                                           || '(when making the pairs, for anon_cm_of)')
-              ELSE (coalesce(t.minority, 0) + coalesce(t.sup, 0)) / t.rows END::DOUBLE AS value
-  FROM t ORDER BY t.i NULLS FIRST;
+              ELSE (coalesce(t.minority, 0) + coalesce(t.sup, 0))::DOUBLE / t.rows END::DOUBLE AS value
+  FROM t ORDER BY t.i ASC NULLS FIRST;
 
 -- anon_min_class_size_of(pairs, qids, k := NULL): the smallest class (effective k); 0 when no
 -- row is kept. BIGINT.
@@ -488,14 +488,14 @@ CREATE OR REPLACE TEMP MACRO anon_min_class_size_of(pairs, qids, k := NULL) AS T
   WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') GROUP BY ALL)
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
          coalesce(min(c.size) FILTER (WHERE c.cls IS NOT NULL), 0)::BIGINT AS value
-  FROM c GROUP BY c.i ORDER BY c.i NULLS FIRST;
+  FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_n_classes_of(pairs, qids, k := NULL): number of classes of the kept rows. BIGINT.
 -- Twin: polars_anon.metrics.partition.n_classes
 CREATE OR REPLACE TEMP MACRO anon_n_classes_of(pairs, qids, k := NULL) AS TABLE
   WITH c AS (SELECT DISTINCT i, cls FROM query_table(pairs || '_classes'))
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute, count(c.cls)::BIGINT AS value
-  FROM c GROUP BY c.i ORDER BY c.i NULLS FIRST;
+  FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_suppressed_of(pairs, qids, k := NULL): original rows absent from anon (the same on
 -- every row). BIGINT.
@@ -505,7 +505,7 @@ CREATE OR REPLACE TEMP MACRO anon_suppressed_of(pairs, qids, k := NULL) AS TABLE
   s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM query_table(pairs || '_classes') WHERE i IS NULL),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute, s.n AS value
-  FROM ix CROSS JOIN s ORDER BY ix.i NULLS FIRST;
+  FROM ix CROSS JOIN s ORDER BY ix.i ASC NULLS FIRST;
 
 -- anon_k_of(pairs, qids, k := NULL): the requested k as given (NULL if not), on every row.
 -- BIGINT.
@@ -514,7 +514,7 @@ CREATE OR REPLACE TEMP MACRO anon_k_of(pairs, qids, k := NULL) AS TABLE
   WITH ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute,
          CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k) ELSE k END::BIGINT AS value
-  FROM ix ORDER BY ix.i NULLS FIRST;
+  FROM ix ORDER BY ix.i ASC NULLS FIRST;
 
 -- anon_diameter_of(pairs, qids, k := NULL): the largest Hamming distance between two distinct
 -- published tuples of the kept rows, by counting the pairs that agree on each subset of qids
@@ -541,7 +541,7 @@ CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
   UNION ALL
   SELECT attribute, value FROM (
     SELECT r.i, qids[r.i + 1] AS attribute, (count(DISTINCT t.p[r.i + 1]) >= 2)::BIGINT AS value
-    FROM range(len(qids)) AS r(i) LEFT JOIN t ON true GROUP BY r.i ORDER BY r.i);
+    FROM range(len(qids)) AS r(i) LEFT JOIN t ON true GROUP BY r.i ORDER BY r.i ASC NULLS LAST);
 
 -- ---------------------------------------------------------------- distributions
 -- anon_hellinger_of(pairs, qids, k := NULL): per qid the Hellinger distance between the leaf
@@ -551,10 +551,10 @@ CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
   WITH
   c AS (FROM query_table(pairs || '_cells')),
-  n AS (SELECT sum(size) / len(qids) AS n FROM c),
-  p AS (SELECT c.i, c.leaf, sum(c.size) / any_value(n.n) AS P FROM c, n GROUP BY ALL),
+  n AS (SELECT sum(size)::DOUBLE / len(qids) AS n FROM c),
+  p AS (SELECT c.i, c.leaf, sum(c.size)::DOUBLE / any_value(n.n) AS P FROM c, n GROUP BY ALL),
   q AS (
-    SELECT c.i, cl.leaf, sum(c.size / c.p_leaves) / any_value(n.n) AS Q
+    SELECT c.i, cl.leaf, sum(c.size::DOUBLE / c.p_leaves) / any_value(n.n) AS Q
     FROM c CROSS JOIN n JOIN anon_closure AS cl ON cl.hierarchy = c.attribute AND cl.ancestor = c.pub
     GROUP BY ALL),
   d AS (
@@ -562,7 +562,7 @@ CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
     FROM p FULL JOIN q ON p.i = q.i AND p.leaf = q.leaf GROUP BY ALL)
   SELECT NULL::VARCHAR AS attribute, median(d.value)::DOUBLE AS value FROM d
   UNION ALL
-  SELECT attribute, value FROM (SELECT d.i, qids[d.i + 1] AS attribute, d.value FROM d ORDER BY d.i);
+  SELECT attribute, value FROM (SELECT d.i, qids[d.i + 1] AS attribute, d.value FROM d ORDER BY d.i ASC NULLS LAST);
 
 -- anon_metric_joint_of(pairs, qids): the contingency tables of every unordered pair of
 -- attributes x < y (the qids, then the sensitive one, index len(qids), when the pairs carry
@@ -597,9 +597,9 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := fals
     SELECT *, sum(nab) OVER (PARTITION BY x, y, side, va) AS na, sum(nab) OVER (PARTITION BY x, y, side, vb) AS nb FROM joint),
   st AS (
     SELECT x, y, side,
-           sum(nab * nab / (na * nb)) - 1.0 AS phi2,
+           sum(nab::DOUBLE * nab / (na * nb)) - 1.0 AS phi2,
            least(count(DISTINCT va), count(DISTINCT vb)) - 1 AS dof,
-           sum(nab / n.n * ln(n.n * nab / (na * nb))) AS mi
+           sum(nab::DOUBLE / n.n * ln(n.n::DOUBLE * nab / (na * nb))) AS mi
     FROM mg CROSS JOIN n GROUP BY x, y, side),
   v AS (SELECT x, y, side, CASE WHEN dof > 0 THEN sqrt(greatest(phi2, 0.0) / dof) ELSE 0.0 END AS v, mi FROM st)
   SELECT o.x, o.y, o.v AS v_o, p.v AS v_p, o.mi AS mi_o,
@@ -619,7 +619,7 @@ CREATE OR REPLACE TEMP MACRO anon_cramers_v_of(pairs, qids, k := NULL) AS TABLE
   UNION ALL
   SELECT attribute, value FROM (
     SELECT ix.i, qids[ix.i + 1] AS attribute, median(d.change)::DOUBLE AS value
-    FROM ix LEFT JOIN d ON d.x = ix.i OR d.y = ix.i GROUP BY ix.i ORDER BY ix.i);
+    FROM ix LEFT JOIN d ON d.x = ix.i OR d.y = ix.i GROUP BY ix.i ORDER BY ix.i ASC NULLS LAST);
 
 -- anon_mi_loss_of(pairs, qids, k := NULL): mean over pairs of the qids and the sensitive
 -- attribute of MI(orig) - MI(anon); per qid over the pairs that include it. Needs pairs made
@@ -633,7 +633,7 @@ CREATE OR REPLACE TEMP MACRO anon_mi_loss_of(pairs, qids, k := NULL) AS TABLE
   UNION ALL
   SELECT attribute, value FROM (
     SELECT ix.i, qids[ix.i + 1] AS attribute, avg(d.delta)::DOUBLE AS value
-    FROM ix LEFT JOIN d ON d.x = ix.i OR d.y = ix.i GROUP BY ix.i ORDER BY ix.i);
+    FROM ix LEFT JOIN d ON d.x = ix.i OR d.y = ix.i GROUP BY ix.i ORDER BY ix.i ASC NULLS LAST);
 
 -- ---------------------------------------------------------------- over the tables directly
 -- anon_<name>(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): the metric of
@@ -803,10 +803,10 @@ CREATE OR REPLACE TEMP MACRO anon_mi_loss(orig, anon, qids, key := NULL, sensiti
 -- Twin: polars_anon.metrics.cells.loss
 CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
-         (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1) / (c.n_leaves - 1) ELSE 0.0 END)
+         (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1)::DOUBLE / (c.n_leaves - 1) ELSE 0.0 END)
           / sum(c.size))::DOUBLE AS value
   FROM query_table(pairs || '_cells') AS c
-  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i NULLS FIRST;
+  GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.
 -- Twin: polars_anon.metrics.cells.loss

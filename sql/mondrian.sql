@@ -35,7 +35,7 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
        FROM w JOIN co ON co.t = w.t GROUP BY w.pid, co.dim, co.x),
      cum AS (
        SELECT p.*,
-              sum(p.c) OVER (PARTITION BY p.pid, p.dim ORDER BY p.x ROWS UNBOUNDED PRECEDING) AS cum,
+              sum(p.c) OVER (PARTITION BY p.pid, p.dim ORDER BY p.x ASC NULLS LAST ROWS UNBOUNDED PRECEDING) AS cum,
               sum(p.c) OVER (PARTITION BY p.pid, p.dim) AS n,
               count(*) OVER (PARTITION BY p.pid, p.dim) AS nd,
               (max(p.v) OVER (PARTITION BY p.pid, p.dim) - min(p.v) OVER (PARTITION BY p.pid, p.dim)) AS range
@@ -46,7 +46,7 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
                 / CASE WHEN sp.span > 0 THEN sp.span ELSE 1.0 END AS width
        FROM cum AS q JOIN spans AS sp ON sp.dim = q.dim
        WHERE q.cum >= CASE WHEN split = 'strict' THEN (q.n + 1) // 2 ELSE q.n // 2 END
-       QUALIFY row_number() OVER (PARTITION BY q.pid, q.dim ORDER BY q.x) = 1),
+       QUALIFY row_number() OVER (PARTITION BY q.pid, q.dim ORDER BY q.x ASC NULLS LAST) = 1),
      oks AS (
        SELECT st.*,
               st.lhs >= k AND st.n - st.lhs >= k AS ok_le,
@@ -62,7 +62,7 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
        FROM flags AS f
        WHERE CASE WHEN split = 'strict' THEN f.ok_le OR f.ok_lt
                   ELSE f.n // 2 >= k AND f.nd >= 2 END
-       QUALIFY row_number() OVER (PARTITION BY f.pid ORDER BY f.width DESC, f.dim) = 1),
+       QUALIFY row_number() OVER (PARTITION BY f.pid ORDER BY f.width DESC NULLS LAST, f.dim ASC NULLS LAST) = 1),
      a AS (
        SELECT w.t, w.off, w.size, w.pid, w.rnd, d.dim, d.pv, d.take, co.x AS sel
        FROM w LEFT JOIN dec AS d ON d.pid = w.pid
@@ -70,7 +70,7 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
      b AS (
        SELECT a.*,
               coalesce(sum(CASE WHEN a.sel = a.pv THEN a.size ELSE 0 END) OVER (
-                PARTITION BY a.pid ORDER BY a.t, a.off ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
+                PARTITION BY a.pid ORDER BY a.t ASC NULLS LAST, a.off ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start
        FROM a WHERE a.dim IS NOT NULL),
      lefts AS (
        SELECT b.*,
@@ -85,8 +85,8 @@ CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split
        SELECT l.t, l.off + l.lsize, l.size - l.lsize, l.pid, 1, l.rnd FROM lefts AS l WHERE l.lsize < l.size)
      SELECT a.t, a.off, a.size, a.pid, a.rnd, true FROM a WHERE a.dim IS NULL
      UNION ALL
-     SELECT p.t, p.off, p.size, dense_rank() OVER (ORDER BY p.pid, p.side) - 1, p.rnd + 1, false FROM parts AS p)
+     SELECT p.t, p.off, p.size, dense_rank() OVER (ORDER BY p.pid ASC NULLS LAST, p.side ASC NULLS LAST) - 1, p.rnd + 1, false FROM parts AS p)
   )
-  SELECT r.t, r.off, r.size, (dense_rank() OVER (ORDER BY r.rnd, r.pid) - 1)::BIGINT AS class
+  SELECT r.t, r.off, r.size, (dense_rank() OVER (ORDER BY r.rnd ASC NULLS LAST, r.pid ASC NULLS LAST) - 1)::BIGINT AS class
   FROM r WHERE r.done
-  ORDER BY r.t, r.off;
+  ORDER BY r.t ASC NULLS LAST, r.off ASC NULLS LAST;

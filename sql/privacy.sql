@@ -60,14 +60,14 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_n
     SELECT * FROM __anon_counts
     WHERE (sensitive_null <> 'ignore' OR value IS NOT NULL) AND (SELECT o.ok FROM __anon_nulls AS o)),
   __anon_values AS (
-    SELECT value, sum(n) / (SELECT sum(n) FROM __anon_read) AS q,
-           row_number() OVER (ORDER BY value NULLS LAST) AS rank, count(*) OVER () AS m
+    SELECT value, sum(n)::DOUBLE / (SELECT sum(n) FROM __anon_read) AS q,
+           row_number() OVER (ORDER BY value ASC NULLS LAST) AS rank, count(*) OVER () AS m
     FROM __anon_read GROUP BY value),
   __anon_classes AS (
     SELECT class, sum(n) AS size, coalesce(sum(n) FILTER (WHERE sensitive_null <> 'ignore' OR value IS NOT NULL), 0) AS nn
     FROM __anon_counts WHERE (SELECT o.ok FROM __anon_nulls AS o) GROUP BY class)
   SELECT c.class, c.size, v.value, v.rank, v.m, v.q,
-         CASE WHEN c.nn > 0 THEN coalesce(x.n, 0) / c.nn END AS p, coalesce(x.n, 0) AS n, c.nn
+         CASE WHEN c.nn > 0 THEN coalesce(x.n, 0)::DOUBLE / c.nn END AS p, coalesce(x.n, 0) AS n, c.nn
   FROM __anon_classes AS c LEFT JOIN __anon_values AS v ON true
   LEFT JOIN __anon_read AS x ON x.class IS NOT DISTINCT FROM c.class AND x.value IS NOT DISTINCT FROM v.value;
 
@@ -91,22 +91,22 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                                     ELSE true END  -- c, then the table: the table's checks bound once
                           THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
-    SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC) AS r
+    SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC NULLS LAST) AS r
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE variant
              WHEN 'distinct' THEN count(*) FILTER (WHERE n > 0)::DOUBLE
              WHEN 'entropy' THEN CASE WHEN any_value(nn) > 0
-                                      THEN exp(-sum(n / nn * ln(n / nn)) FILTER (WHERE n > 0)) ELSE 0 END
+                                      THEN exp(-sum(n::DOUBLE / nn * ln(n::DOUBLE / nn)) FILTER (WHERE n > 0)) ELSE 0 END
              ELSE CASE WHEN coalesce(sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)), 0) > 0
-                       THEN max(n) / sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)) ELSE 'inf'::DOUBLE END END AS measure
+                       THEN max(n)::DOUBLE / sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)) ELSE 'inf'::DOUBLE END END AS measure
     FROM __anon_ranked GROUP BY class)
   SELECT class, size, measure,
          CASE variant WHEN 'distinct' THEN measure >= TRY_CAST(l AS DOUBLE)  -- l read as checked (l := 'x': a Binder Error)
                       WHEN 'entropy' THEN measure >= TRY_CAST(l AS DOUBLE) * (1 - 1e-12)
                       ELSE measure < c END AS satisfied
-  FROM __anon_measures ORDER BY class;
+  FROM __anon_measures ORDER BY class ASC NULLS LAST;
 
 -- anon_check_closeness(sensitive, distance, hierarchy): true, or an error when distance is
 -- not 'equal', 'ordered' or 'hierarchical', a hierarchy is named with another distance, or no
@@ -142,7 +142,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 't-closeness') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_cum AS (
     SELECT class, size, nn, m, p, q,
-           sum(p - q) OVER (PARTITION BY class ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
+           sum(p - q) OVER (PARTITION BY class ORDER BY rank ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
     FROM __anon_shares),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size, any_value(nn) AS nn,
@@ -159,7 +159,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
                 THEN error(anon_msg_not_a_leaf(sensitive, min(value::VARCHAR) FILTER (WHERE node IS NULL))) ELSE true END AS ok
     FROM __anon_leaves),
   __anon_edges AS (  -- each leaf, each of its ancestors below the root, and that ancestor's edge weight
-    SELECT c.leaf, c.ancestor, (p.level - a.level) / (2 * r.level) AS w
+    SELECT c.leaf, c.ancestor, (p.level - a.level)::DOUBLE / (2 * r.level) AS w
     FROM anon_closure AS c
     JOIN anon_nodes AS a ON a.hierarchy = c.hierarchy AND a.node = c.ancestor
     JOIN anon_nodes AS p ON p.hierarchy = c.hierarchy AND p.node = a.parent
@@ -178,7 +178,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
            CASE WHEN m.nn = 0 THEN 'inf'::DOUBLE
                 WHEN distance = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
     FROM __anon_measures AS m LEFT JOIN __anon_hierarchical AS h ON h.class IS NOT DISTINCT FROM m.class)
-  SELECT class, size, measure, measure <= TRY_CAST(t AS DOUBLE) + 1e-12 AS satisfied FROM __anon_all ORDER BY class;
+  SELECT class, size, measure, measure <= TRY_CAST(t AS DOUBLE) + 1e-12 AS satisfied FROM __anon_all ORDER BY class ASC NULLS LAST;
 
 -- anon_delta_disclosure(tbl, qids, sensitive, delta := 1.0): per class: class, size, measure
 -- (the largest |ln(p / q)| over the values the class holds) and satisfied (measure < delta);
@@ -193,7 +193,7 @@ CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta :
            CASE WHEN any_value(nn) > 0 THEN max(abs(ln(p / q))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
-  SELECT class, size, measure, measure < TRY_CAST(delta AS DOUBLE) AS satisfied FROM __anon_measures ORDER BY class;
+  SELECT class, size, measure, measure < TRY_CAST(delta AS DOUBLE) AS satisfied FROM __anon_measures ORDER BY class ASC NULLS LAST;
 
 -- anon_beta_likeness(tbl, qids, sensitive, beta := 1.0, variant := 'basic'): per class: class,
 -- size, measure (the largest relative gain (p - q) / q over the values the class holds;
@@ -215,7 +215,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
                 ELSE greatest(max((p - q) / q) FILTER (WHERE n > 0), 0) END AS measure
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
-  SELECT class, size, measure, measure <= TRY_CAST(beta AS DOUBLE) * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class;
+  SELECT class, size, measure, measure <= TRY_CAST(beta AS DOUBLE) * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class ASC NULLS LAST;
 
 -- anon_risk(tbl, qids, threshold := 0.2): one row of prosecutor risk: n_rows, n_classes,
 -- highest, lowest, average (classes / rows), records_at_risk (share of rows whose risk
@@ -235,7 +235,7 @@ CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
   SELECT CASE WHEN count(*) = 0
               THEN error(anon_msg_no_rows('risk', 'an empty table has no risk to measure (nor is it a release)'))
               ELSE sum(size)::BIGINT END AS n_rows, count(*)::BIGINT AS n_classes,
-         1 / min(size) AS highest, 1 / max(size) AS lowest, count(*) / sum(size) AS average,
-         coalesce(sum(size) FILTER (WHERE 1 / size > TRY_CAST(threshold AS DOUBLE)), 0) / sum(size) AS records_at_risk,
-         coalesce(sum(size) FILTER (WHERE size = 1), 0) / sum(size) AS sample_uniques
+         1::DOUBLE / min(size) AS highest, 1::DOUBLE / max(size) AS lowest, count(*)::DOUBLE / sum(size) AS average,
+         coalesce(sum(size) FILTER (WHERE 1::DOUBLE / size > TRY_CAST(threshold AS DOUBLE)), 0)::DOUBLE / sum(size) AS records_at_risk,
+         coalesce(sum(size) FILTER (WHERE size = 1), 0)::DOUBLE / sum(size) AS sample_uniques
   FROM __anon_sizes;

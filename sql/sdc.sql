@@ -122,7 +122,7 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies_of(tbl, keys, weight := NULL) AS T
 -- Twin: polars_anon.sdc.frequencies.pattern_frequencies (missing = "category")
 CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABLE
   SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk
-  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
+  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL ASC NULLS LAST;
 
 -- anon_individual_risk(tbl, keys, weight := NULL): anon_frequencies with each pattern's risk
 -- (anon_sdc_risk_of; 1 / fk without a weight).
@@ -130,7 +130,7 @@ CREATE OR REPLACE TEMP MACRO anon_frequencies(tbl, keys, weight := NULL) AS TABL
 CREATE OR REPLACE TEMP MACRO anon_individual_risk(tbl, keys, weight := NULL) AS TABLE
   SELECT * EXCLUDE (__anon_fk, __anon_big_fk), __anon_fk AS fk, __anon_big_fk AS big_fk,
          anon_sdc_risk_of(__anon_fk, __anon_big_fk) AS risk
-  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL;
+  FROM anon_frequencies_of(tbl, keys, weight := weight) ORDER BY ALL ASC NULLS LAST;
 
 -- anon_global_risk(tbl, keys, weight := NULL): one row: n_rows, global_risk (the mean individual
 -- risk), expected_reidentifications (their sum), n_unique (records with fk = 1), n_pairs (fk = 2).

@@ -42,7 +42,7 @@ def register(con: duckdb.DuckDBPyConnection) -> list[str]:
         con.execute(text)
     rows = con.execute(
         "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_name LIKE 'anon\\_%' "
-        "ESCAPE '\\' ORDER BY 1"
+        "ESCAPE '\\' ORDER BY 1 ASC"
     ).fetchall()
     return [r[0] for r in rows]
 
@@ -183,5 +183,5 @@ def generalize_sql(relation: str, hierarchies: Mapping[str, Hierarchy], levels: 
     return (
         f"SELECT * EXCLUDE (__anon_row) REPLACE ({', '.join(parts)}) "
         f"FROM (SELECT *, row_number() OVER () AS __anon_row FROM {relation}) "
-        f"WHERE (SELECT {' AND '.join(checks) or 'true'}) ORDER BY __anon_row"
+        f"WHERE (SELECT {' AND '.join(checks) or 'true'}) ORDER BY __anon_row ASC"
     )

@@ -227,7 +227,7 @@ class _Codes:
         for q, e in zip(self.qids, self.enums):
             con.execute(
                 f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = "
-                f"{duckdb_literal(q)} ORDER BY node)"
+                f"{duckdb_literal(q)} ORDER BY node ASC)"
             )
 
     def code_exprs(self) -> list[str]:
@@ -261,7 +261,8 @@ def _sensitive_code(con: duckdb.DuckDBPyConnection, name: str, original: str, se
     s_col = duckdb_identifier(sensitive)
     con.execute(
         f"CREATE OR REPLACE TEMP TYPE {s_type} AS ENUM "
-        f"(SELECT DISTINCT {_label(sensitive)} FROM {duckdb_identifier(original)} WHERE {s_col} IS NOT NULL ORDER BY 1)"
+        f"(SELECT DISTINCT {_label(sensitive)} FROM {duckdb_identifier(original)} WHERE {s_col} IS NOT NULL "
+        "ORDER BY 1 ASC)"
     )
     n_s = con.execute(f"SELECT len(enum_range(NULL::{s_type}))").fetchall()[0][0]
     return f"coalesce(enum_code(TRY_CAST({_label(sensitive)} AS {s_type})), {n_s})::BIGINT", n_s
@@ -365,7 +366,7 @@ def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymi
     con.execute(f"CREATE OR REPLACE TEMP TABLE {cells} AS FROM anon_metric_cells_of(?, ?)", [codes.name, codes.qids])
     bad = con.execute(
         f"SELECT i, bool_or(l_level IS NULL OR l_level > 0), bool_or(p_level IS NULL) FROM {cells} "
-        "WHERE l_level IS NULL OR l_level > 0 OR p_level IS NULL GROUP BY i ORDER BY i"
+        "WHERE l_level IS NULL OR l_level > 0 OR p_level IS NULL GROUP BY i ORDER BY i ASC"
     ).fetchall()
     if bad:
         i, bad_o, _ = bad[0]
@@ -415,14 +416,14 @@ def _refuse(con: duckdb.DuckDBPyConnection, q: str, table: str, where: str, enum
         rows = con.execute(
             f"SELECT DISTINCT t.v FROM (SELECT {_label(q)} AS v FROM {duckdb_identifier(table)}) AS t "
             "LEFT JOIN anon_nodes AS n ON n.hierarchy = ? AND n.label = t.v WHERE n.node IS NULL OR n.level > 0 "
-            "ORDER BY t.v LIMIT 6",
+            "ORDER BY t.v ASC NULLS LAST LIMIT 6",
             [q],
         ).fetchall()
         kind = "leaves"
     else:
         rows = con.execute(
             f"SELECT DISTINCT {_label(q)} AS v FROM {duckdb_identifier(table)} WHERE TRY_CAST({_label(q)} AS "
-            f"{enum}) IS NULL ORDER BY v LIMIT 6"
+            f"{enum}) IS NULL ORDER BY v ASC NULLS LAST LIMIT 6"
         ).fetchall()
         kind = "nodes"
     raise ValueNotInHierarchyError(

@@ -535,7 +535,7 @@ class DuckDBEngine:
         on = " AND ".join(f"t.{_q(q)} IS NOT DISTINCT FROM m.{_q(key_col(q))}" for q in qids)
         return self.sql(
             f"SELECT {out} FROM (SELECT *, row_number() OVER () AS __anon_rowid FROM {view}) t "
-            f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid"
+            f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid ASC"
         )
 
     # ------------------------------------------------------------ SQL rounds (polars_anon.engines.planners.mondrian)
@@ -579,7 +579,7 @@ class DuckDBEngine:
     @staticmethod
     def sorted_set(expr: str) -> str:
         """SQL aggregate: the distinct values of `expr` in a group, sorted, as a list."""
-        return f"list_sort(list(DISTINCT {expr}))"
+        return f"list_sort(list(DISTINCT {expr}), 'ASC', 'NULLS LAST')"
 
     def write(self, table: duckdb.DuckDBPyRelation, path: str | Path) -> None:
         """Write `table` to Parquet, each Datetime column without zone in the unit it reaches Polars in

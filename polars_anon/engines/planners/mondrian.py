@@ -115,7 +115,7 @@ class _Rounds:
         # 2 * ((n + 1) // 2) = n + n % 2: integer arithmetic that both dialects spell alike
         return (
             f"SELECT pid, dim, n, nd, lo, hi, x AS pv, cum AS lhs, cum - c AS bef FROM ("
-            "SELECT pid, dim, x, c, CAST(SUM(c) OVER (PARTITION BY pid, dim ORDER BY x "
+            "SELECT pid, dim, x, c, CAST(SUM(c) OVER (PARTITION BY pid, dim ORDER BY x ASC NULLS LAST "
             "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS BIGINT) AS cum, "
             f"CAST(SUM(c) {over} AS BIGINT) AS n, CAST(COUNT(*) {over} AS BIGINT) AS nd, "
             f"MIN(x) {over} AS lo, MAX(x) {over} AS hi FROM ({freq}) f) w "
