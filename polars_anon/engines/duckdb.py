@@ -253,7 +253,13 @@ class DuckDBEngine:
             self._named_units.pop(view, None)
 
     def table(self, data: object) -> duckdb.DuckDBPyRelation:
-        """A relation, a table or view name on the connection, or a Polars frame (read through Arrow)."""
+        """A relation, a table or view name on the connection, or a Polars frame (read through Arrow), its text
+        columns compared byte-wise (:func:`_bytewise`)."""
+        relation = self._relation(data)
+        return self._carrying(_bytewise(relation), self.units(relation))
+
+    def _relation(self, data: object) -> duckdb.DuckDBPyRelation:
+        """`data` as a relation of this connection (:meth:`table`), as it is."""
         if isinstance(data, duckdb.DuckDBPyRelation):
             try:  # a relation of another connection's in-memory database cannot be read here: say so now, in one line
                 self._fetch(data, "SELECT 1 FROM {view} LIMIT 0")
@@ -634,6 +640,27 @@ def _nullable(table: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
     """
     columns = [_q(c) for c in table.columns]
     return table.project(", ".join(f"CASE WHEN {c} IS NULL THEN NULL ELSE {c} END AS {c}" for c in columns))
+
+
+def _bytewise(table: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+    """`table` with each VARCHAR column under the ``binary`` collation: every group-by, join and sort the road runs on
+    it compares UTF-8 bytes, as Polars does, whatever the connection's ``default_collation`` (under ``'nocase'`` the
+    road merged 'F' and 'f' into one class and published 'f' as 'F') or a collation the column was declared with. The
+    collation travels with the column through views, subqueries, joins and temporary tables; the connection's
+    settings are left as they are.
+
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("SET default_collation = 'nocase'")
+    >>> t = _bytewise(con.sql("SELECT * FROM (VALUES ('F', 1), ('f', 2)) v(sex, n)"))
+    >>> sorted(t.aggregate("sex, count(*)").fetchall())
+    [('F', 1), ('f', 1)]
+    """
+    text = {c for c, t in zip(table.columns, table.types) if t.id == "varchar"}
+    if not text:
+        return table
+    return table.project(
+        ", ".join(f'{_q(c)} COLLATE "binary" AS {_q(c)}' if c in text else _q(c) for c in table.columns)
+    )
 
 
 def memory_size(name: str, value: object) -> str:
