@@ -98,7 +98,7 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
            CASE variant
              WHEN 'distinct' THEN count(*) FILTER (WHERE n > 0)::DOUBLE
              WHEN 'entropy' THEN CASE WHEN any_value(nn) > 0
-                                      THEN exp(-sum(n::DOUBLE / nn * ln(n::DOUBLE / nn)) FILTER (WHERE n > 0)) ELSE 0 END
+                                      THEN exp(-sum(n::DOUBLE / nn * ln(CASE WHEN n > 0 THEN n::DOUBLE / nn END)) FILTER (WHERE n > 0)) ELSE 0 END
              ELSE CASE WHEN coalesce(sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)), 0) > 0
                        THEN max(n)::DOUBLE / sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)) ELSE 'inf'::DOUBLE END END AS measure
     FROM __anon_ranked GROUP BY class)
@@ -190,7 +190,7 @@ CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta :
                 THEN anon_check_model_table(tbl, qids, sensitive, 'delta-disclosure') END AS ok)
   , __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
-           CASE WHEN any_value(nn) > 0 THEN max(abs(ln(p / q))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
+           CASE WHEN any_value(nn) > 0 THEN max(abs(ln(CASE WHEN n > 0 THEN p / q END))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure < TRY_CAST(delta AS DOUBLE) AS satisfied FROM __anon_measures ORDER BY class ASC NULLS LAST;
