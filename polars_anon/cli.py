@@ -808,10 +808,13 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         raise AnonError(
             "metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job"
         )
-    missing = [q for q in qids if specs.get(q) is None]  # a job file may list a qid without one
-    if missing:
-        raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
+    blanks = _blanks(job)
+    specs.update(_unbuilt_specs(args, job, blanks, [q for q in qids if specs.get(q) is None]))
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
+    if blanks:  # a blanked (suppressed) cell is its qid's root; elsewhere a null stays refused by prepare
+        anonymized = anonymized.with_columns(
+            pl.col(q).cast(pl.String).fill_null(pl.lit(hierarchies[q].root)) for q in qids
+        )
     job_sensitive = (
         (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
     )
@@ -844,6 +847,30 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     if per is not None:
         doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
     return lines, doc
+
+
+def _blanks(job: Job | None) -> bool:
+    """True when the job's method publishes each qid cell as it was or blanked (local suppression): metrics then
+    read a blank as the qid's root, and a qid without a hierarchy as suppression only."""
+    from polars_anon.algorithms import METHODS
+
+    method = METHODS.get(job.method) if job is not None else None
+    return method is not None and method.blanks
+
+
+def _unbuilt_specs(args: argparse.Namespace, job: Job | None, blanks: bool, missing: list[str]) -> dict[str, str]:
+    """The hierarchy specs of the `missing` qids (none given by the job or ``--hierarchy``): suppression only where
+    the job's method blanks cells (its release holds each value or a blank, the root); otherwise refused, naming what
+    to give (``--job`` only when no job file was given)."""
+    if not missing or blanks:
+        return {q: "suppress" for q in missing}
+    if job is None:
+        raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
+    raise AnonError(
+        f"metrics: qids {missing} have no hierarchy in job {args.job}, and method {job.method!r} publishes them "
+        "without one (ranges, sets or means, not hierarchy nodes), which the metrics cannot measure; give "
+        "--hierarchy NAME=SPEC for a release whose cells are its nodes, or leave them out with --qids"
+    )
 
 
 def _fmt(value: object) -> str:
@@ -1115,7 +1142,11 @@ def _metrics_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
     m.add_argument("anonymized", help="the anonymized Parquet or CSV file")
     m.add_argument("--qids", help="comma-separated quasi-identifiers (default: those with a hierarchy)")
     _hierarchy_argument(m)
-    m.add_argument("--job", help="take the qids, hierarchies, sensitive attribute and k from this job file")
+    m.add_argument(
+        "--job",
+        help="take the qids, hierarchies, sensitive attribute and k from this job file (method local_suppression: "
+        "a qid without a hierarchy is measured as suppression only, a blanked cell as its root)",
+    )
     m.add_argument("--sensitive", help="sensitive (class) column, for cm and mi_loss")
     m.add_argument("--k", type=int, help="the requested k")
     m.add_argument("--key", help="unique row id column in both files (needed when rows were suppressed)")

@@ -144,6 +144,9 @@ class Method:
     misses: str = ""
     """What the method's search cannot find, appended to its refusal when it publishes nothing that meets the
     models (:meth:`~polars_anon.privacy.constraints.Constraints.no_publication`); empty when nothing to say."""
+    blanks: bool = False
+    """True when the method publishes each qid cell as it was or blanked (null): ``polars-anon metrics`` then reads a
+    blank as its hierarchy's root, and a qid without a hierarchy as suppression only (local suppression)."""
 
 
 METHODS: dict[str, Method] = {}
@@ -162,6 +165,7 @@ def register_method(
     check: Callable[[Any, str | None, Sequence[str]], None] | None = None,
     codes: bool = False,
     misses: str = "",
+    blanks: bool = False,
 ) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
@@ -178,6 +182,7 @@ def register_method(
             check,
             codes,
             misses,
+            blanks,
         )
         return fn
 

@@ -137,7 +137,12 @@ def verify_wildcard(
 
 
 @register_method(
-    "local_suppression", LocalSuppressionOptions, needs_hierarchies=False, guarantee=GUARANTEE, check=_check
+    "local_suppression",
+    LocalSuppressionOptions,
+    needs_hierarchies=False,
+    guarantee=GUARANTEE,
+    check=_check,
+    blanks=True,
 )
 def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     """Local suppression of key cells on the class aggregates (see the module docstring)."""

@@ -230,3 +230,50 @@ def test_anonymize_on_a_terminal_prints_a_summary_and_the_json_with_json(
     assert cli.main([a for a in argv if a != "-q"] + ["--json"]) == 0
     said = capsys.readouterr()
     assert json.loads(said.out)["n_rows"] == 6 and said.err.startswith("polars-anon: fulldomain k=3: published 6 rows")
+
+
+def _local_suppression_job(tmp_path: Path, method: str) -> Path:
+    """A job of `method` on city and sex declared without hierarchies (``{}``), its input written beside it."""
+    rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "sex": ["F", "M"] * 4, "n": list(range(8))}
+    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "{method}"\ninsensitive = ["n"]\n'
+        "qids = { city = {}, sex = {} }\n"
+    )
+    return job
+
+
+def test_metrics_of_a_local_suppression_release_read_blanks_as_roots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """newuser6: ``metrics --job`` on a local-suppression job whose qids have no hierarchy said "give ... --job
+    JOB.toml" with --job given, and with ``--hierarchy q=suppress`` refused the released nulls. Its qids are now
+    measured as suppression hierarchies, a blanked cell as the root (fails before the fix: exit 2)."""
+    job = _local_suppression_job(tmp_path, "local_suppression")
+    assert cli.main(["anonymize", str(job), "--quiet"]) == 0
+    out = tmp_path / "out.parquet"
+    blanked = pl.read_parquet(out).select(pl.col("city", "sex").null_count()).row(0)
+    assert sum(blanked) > 0  # the release blanks cells
+    argv = ["metrics", str(tmp_path / "in.parquet"), str(out), "--job", str(job), "--json", str(tmp_path / "m.json")]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    metrics = json.loads((tmp_path / "m.json").read_text())["metrics"]
+    cells = 2 * 8  # every blank is a cell generalized to its root; every other cell is published as it was
+    assert metrics["loss"] == pytest.approx(sum(blanked) / cells)
+
+
+def test_metrics_refuses_nulls_and_unbuilt_qids_of_other_methods(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a local-suppression release reads a null as the root: elsewhere a null stays refused; a job of another
+    method without hierarchies is refused naming the job, never asking for the --job that was given."""
+    job = _local_suppression_job(tmp_path, "mondrian")
+    pl.read_parquet(tmp_path / "in.parquet").with_columns(pl.lit(None, pl.String).alias("city")).write_parquet(
+        tmp_path / "blank.parquet"
+    )
+    argv = ["metrics", str(tmp_path / "in.parquet"), str(tmp_path / "blank.parquet"), "--job", str(job)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"have no hierarchy in job {job}, and method 'mondrian'" in err and "--job" not in err
+    assert cli.main([*argv, "--hierarchy", "city=suppress", "--hierarchy", "sex=suppress"]) == 2
+    assert "column 'city' in the anonymized table has null values" in capsys.readouterr().err
