@@ -821,6 +821,8 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     sensitive = args.sensitive if args.sensitive is not None else job_sensitive  # metrics read one (the first)
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
+    if blanks:
+        names = _wildcard_names(names, job.method if job else "", bool(args.names))
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
     # sensitive=: a job's `sensitive = []` reaches prepare as an empty list (a list the type does not admit), as before
     data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=needed, k=k)  # pyright: ignore[reportArgumentType]
@@ -871,6 +873,22 @@ def _unbuilt_specs(args: argparse.Namespace, job: Job | None, blanks: bool, miss
         "without one (ranges, sets or means, not hierarchy nodes), which the metrics cannot measure; give "
         "--hierarchy NAME=SPEC for a release whose cells are its nodes, or leave them out with --qids"
     )
+
+
+def _wildcard_names(names: list[str], method: str, asked: bool) -> list[str]:
+    """The metrics a blanking method's release is measured by: not the ``classes`` family, whose classes are the
+    rows of equal published tuples (a blank a value of its own) where the method's guarantee reads a blank as a
+    wildcard matching any value (its classes would be smaller than k). Left out of the default; named, refused."""
+    from polars_anon.metrics import METRICS
+
+    classes = [n for n in names if METRICS[n].family == "classes"]
+    if classes and asked:
+        raise AnonError(
+            f"metrics: {classes} measure classes of equal published tuples, but method {method!r} publishes blanks "
+            "that match any value (k-anonymity with missing values as wildcards), so they do not describe its "
+            "release; the cost, cells and distribution metrics apply (a blank read as its qid's root)"
+        )
+    return [n for n in names if n not in classes]
 
 
 def _fmt(value: object) -> str:

@@ -260,6 +260,12 @@ def test_metrics_of_a_local_suppression_release_read_blanks_as_roots(
     metrics = json.loads((tmp_path / "m.json").read_text())["metrics"]
     cells = 2 * 8  # every blank is a cell generalized to its root; every other cell is published as it was
     assert metrics["loss"] == pytest.approx(sum(blanked) / cells)
+    # the classes family counts a blank as a value of its own, where the guarantee reads it as a wildcard: left out
+    # of the default (its min_class_size was 1 below k = 2), refused when named
+    assert not {"k", "min_class_size", "n_classes", "discernibility"} & set(metrics)
+    assert cli.main([*argv[:-2], "--names", "cells,min_class_size"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "['min_class_size'] measure classes of equal published tuples" in err
 
 
 def test_metrics_refuses_nulls_and_unbuilt_qids_of_other_methods(
