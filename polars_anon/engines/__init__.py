@@ -51,13 +51,16 @@ __all__ = [
     "GroupBys",
     "SQLEngine",
     "engine_map",
+    "enum_columns",
     "get_engine",
     "grouped_aggregates",
     "grouped_classes",
     "grouping_set_counts",
+    "in_enums",
     "in_source_units",
     "key_col",
     "labelled_marginals",
+    "source_enums",
     "source_units",
 ]
 
@@ -287,13 +290,50 @@ def source_units(path: str | Path) -> dict[str, TimeUnit]:
     >>> source_units(path), source_units("s3://bucket/t.parquet")
     ({'at': 'ms'}, {})
     """
-    if is_uri(str(path)):
-        return {}
-    try:
-        footer = parquet_footer(path)
-    except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine's reader says so itself)
-        return {}
+    footer = _footer(path)
     return {name: dtype.time_unit for name, dtype in footer.items() if isinstance(dtype, pl.Datetime)}
+
+
+def source_enums(path: str | Path) -> dict[str, pl.Enum]:
+    """The Enum of each column the local Parquet source `path` holds as a Polars Enum (Polars writes its categories
+    into the file), where an engine reading the file itself sees text: the order of the values travels from here
+    (a sensitive attribute's order, for ordered t-closeness). Empty as :func:`source_units` is.
+
+    >>> import tempfile
+    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
+    >>> pl.DataFrame({"s": pl.Series(["mid"], dtype=pl.Enum(["low", "mid"]))}).write_parquet(path)
+    >>> source_enums(path)
+    {'s': Enum(categories=['low', 'mid'])}
+    """
+    return {name: dtype for name, dtype in _footer(path).items() if isinstance(dtype, pl.Enum)}
+
+
+def enum_columns(schema: Mapping[str, pl.DataType]) -> dict[str, pl.Enum]:
+    """The Enum columns of `schema` (a Polars frame's), each with its Enum: what an engine that has no such type
+    carries beside its rows, so they reach Polars as Enums again (:func:`in_enums`)."""
+    return {name: dtype for name, dtype in schema.items() if isinstance(dtype, pl.Enum)}
+
+
+def in_enums(frame: pl.DataFrame, enums: Mapping[str, pl.Enum]) -> pl.DataFrame:
+    """`frame` with each column named in `enums` cast to its Enum (an engine's text, or DuckDB's ENUM as a
+    Categorical): its values sort, and are published, in the Enum's order, as on the Polars engine.
+
+    >>> in_enums(pl.DataFrame({"s": ["mid", "low"]}), {"s": pl.Enum(["mid", "low"])})["s"].sort().to_list()
+    ['mid', 'low']
+    """
+    cast = [pl.col(name).cast(dtype) for name, dtype in enums.items() if name in frame.columns]
+    return frame.with_columns(cast) if cast else frame
+
+
+def _footer(path: str | Path) -> pl.Schema:
+    """The schema Polars reads the local Parquet source `path` with; empty for a URI or a source not readable here
+    (the engine's own reader says why)."""
+    if is_uri(str(path)):
+        return pl.Schema()
+    try:
+        return parquet_footer(path)
+    except Exception:  # noqa: BLE001  (not Parquet, or not readable here: the engine's reader says so itself)
+        return pl.Schema()
 
 
 def in_source_units(frame: pl.DataFrame, units: Mapping[str, TimeUnit]) -> pl.DataFrame:

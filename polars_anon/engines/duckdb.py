@@ -21,7 +21,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import polars as pl
@@ -31,12 +31,15 @@ from polars_anon.engines import (
     GroupBys,
     TimeUnit,
     engine_map,
+    enum_columns,
     grouped_aggregates,
     grouped_classes,
     grouping_set_counts,
+    in_enums,
     in_source_units,
     key_col,
     labelled_marginals,
+    source_enums,
     source_units,
 )
 from polars_anon.errors import InvalidParameterError
@@ -53,6 +56,7 @@ from polars_anon.io import (
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
 from polars_anon.quoting import duckdb_identifier as _q
+from polars_anon.quoting import duckdb_literal
 from polars_anon.request import Request
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -247,7 +251,7 @@ class DuckDBEngine:
         view = self.view(relation)
         try:
             with interruptible(self.con.interrupt):
-                return in_source_units(self.con.sql(query.format(view=view)).pl(), self.units(relation))
+                return self._polars(self.con.sql(query.format(view=view)), self.units(relation))
         finally:
             self.con.unregister(view)
             self._named_units.pop(view, None)
@@ -288,7 +292,7 @@ class DuckDBEngine:
             frame = (
                 data.collect() if isinstance(data, pl.LazyFrame) else data
             )  # materializes: handed to DuckDB as Arrow
-            return self.con.from_arrow(frame.to_arrow())
+            return _as_enums(self.con.from_arrow(frame.to_arrow()), enum_columns(frame.schema))
         raise InvalidParameterError(
             f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}"
         )
@@ -451,7 +455,7 @@ class DuckDBEngine:
             table = self.con.read_parquet([literal_path(p, "duckdb") for p in parquet_parts(path)])
         else:
             table = self.con.read_parquet(named_path(path, "duckdb"))
-        return self._carrying(table, source_units(path))
+        return self._carrying(_as_enums(table, source_enums(path)), source_units(path))
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a
@@ -463,7 +467,7 @@ class DuckDBEngine:
         if own:
             empty = empty.project(", ".join(f"NULL::BIGINT AS {_q(c)}" if c in own else _q(c) for c in table.columns))
         with interruptible(self.con.interrupt):
-            schema = in_source_units(empty.pl(), self.units(table)).schema
+            schema = self._polars(empty, self.units(table)).schema
         return pl.Schema({c: own.get(c, t) for c, t in schema.items()})
 
     def _counts(self, table: duckdb.DuckDBPyRelation, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
@@ -597,7 +601,18 @@ class DuckDBEngine:
 
     def to_polars(self, table: duckdb.DuckDBPyRelation) -> pl.DataFrame:
         with interruptible(self.con.interrupt):
-            return in_source_units(table.pl(), self.units(table))
+            return self._polars(table, self.units(table))
+
+    @staticmethod
+    def _polars(relation: duckdb.DuckDBPyRelation, units: Mapping[str, TimeUnit]) -> pl.DataFrame:
+        """The rows of `relation` in Polars: each ENUM column as a Polars Enum of the same values in the same order
+        (DuckDB hands it over as a Categorical, which sorts its values as text), each Datetime in `units`."""
+        enums = {
+            c: pl.Enum(cast(list[str], dict(t.children)["values"]))
+            for c, t in zip(relation.columns, relation.types)
+            if t.id == "enum"
+        }
+        return in_source_units(in_enums(relation.pl(), enums), units)
 
     def __repr__(self) -> str:
         return "DuckDBEngine()"
@@ -605,6 +620,23 @@ class DuckDBEngine:
 
 _NAIVE = {"ms": "TIMESTAMP_MS", "us": "TIMESTAMP", "ns": "TIMESTAMP_NS"}
 """DuckDB's timestamp type without time zone of each Polars time unit."""
+
+
+def _as_enums(table: duckdb.DuckDBPyRelation, enums: Mapping[str, pl.Enum]) -> duckdb.DuckDBPyRelation:
+    """`table` with each column named in `enums` (a Polars Enum that reached DuckDB as text: through Arrow, or from
+    a Parquet file Polars wrote) cast to a DuckDB ENUM of the same values in the same order: DuckDB then groups, sorts
+    and hands it back in that order (:meth:`DuckDBEngine.to_polars`), and the macros read it so too.
+
+    >>> con = duckdb.connect()
+    >>> t = _as_enums(con.sql("SELECT 'mid' AS s UNION ALL SELECT 'low'"), {"s": pl.Enum(["mid", "low"])})
+    >>> t.order("s").fetchall()
+    [('mid',), ('low',)]
+    """
+    given = {c: e for c, e in enums.items() if c in table.columns and len(e.categories)}
+    if not given:
+        return table
+    types = {c: "ENUM(" + ", ".join(duckdb_literal(v) for v in e.categories.to_list()) + ")" for c, e in given.items()}
+    return table.project(", ".join(f"{_q(c)}::{types[c]} AS {_q(c)}" if c in types else _q(c) for c in table.columns))
 
 
 def _in_units(table: duckdb.DuckDBPyRelation, units: Mapping[str, TimeUnit]) -> duckdb.DuckDBPyRelation:

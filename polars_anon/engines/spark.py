@@ -29,12 +29,15 @@ from polars_anon.engines import (
     GroupBys,
     TimeUnit,
     engine_map,
+    enum_columns,
     grouped_aggregates,
     grouped_classes,
     grouping_set_counts,
+    in_enums,
     in_source_units,
     key_col,
     labelled_marginals,
+    source_enums,
     source_units,
 )
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
@@ -523,7 +526,6 @@ def _with_units(frame: Any, units: Mapping[str, TimeUnit]) -> Any:
     """`frame` with each timestamp column's metadata naming its unit in `units` (where not ``us``; the key removed
     where none), the same frame when nothing changes."""
     T = _pyspark().types
-    F = _pyspark().functions
     metadata = {}
     for field in frame.schema.fields:
         if isinstance(field.dataType, (T.TimestampType, T.TimestampNTZType)):
@@ -531,8 +533,39 @@ def _with_units(frame: Any, units: Mapping[str, TimeUnit]) -> Any:
             meta |= {_UNIT: units[field.name]} if units.get(field.name, "us") != "us" else {}
             if meta != field.metadata:
                 metadata[field.name] = meta
+    return _with_metadata(frame, metadata)
+
+
+_ENUM = "polars_anon.enum"
+"""Key of a Spark column's metadata: the values (a JSON list, in order) of the Polars Enum the column is in the frame
+sent to Spark or in the Parquet file Polars wrote (:meth:`SparkEngine.table`); Spark has no such type and reads text.
+Carried as :data:`_UNIT` is, through every frame derived from the rows, so they reach Polars as that Enum again
+(:meth:`SparkEngine.to_polars`): the order of an ordered sensitive attribute travels with its column."""
+
+
+def _with_enums(frame: Any, enums: Mapping[str, pl.Enum]) -> Any:
+    """`frame` with each column named in `enums` carrying its Enum's values in its metadata (the key removed from
+    the others), the same frame when nothing changes."""
+    metadata = {}
+    for field in frame.schema.fields:
+        meta = {key: value for key, value in field.metadata.items() if key != _ENUM}
+        if field.name in enums:
+            meta[_ENUM] = json.dumps(enums[field.name].categories.to_list())
+        if meta != field.metadata:
+            metadata[field.name] = meta
+    return _with_metadata(frame, metadata)
+
+
+def _enums(frame: Any) -> dict[str, pl.Enum]:
+    """The Enums a Spark frame's columns carry (:data:`_ENUM`)."""
+    return {f.name: pl.Enum(json.loads(f.metadata[_ENUM])) for f in frame.schema.fields if _ENUM in f.metadata}
+
+
+def _with_metadata(frame: Any, metadata: Mapping[str, Mapping[str, Any]]) -> Any:
+    """`frame` with the columns named in `metadata` given that metadata (the same frame when none is named)."""
     if not metadata:
         return frame
+    F = _pyspark().functions
     return frame.select(
         *(F.col(spark_identifier(c)).alias(c, metadata=metadata[c]) if c in metadata else c for c in frame.columns)
     )
@@ -613,7 +646,8 @@ class SparkEngine:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         table = _signed(frame).to_arrow()
-        return self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
+        spark = self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
+        return _with_enums(spark, enum_columns(frame.schema))
 
     def sources(self, data: object) -> list[str]:
         """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
@@ -639,7 +673,7 @@ class SparkEngine:
         paths = [str(p) for p in (path, *more)]
         local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
         exact = [p if is_uri(p) else named_path(p, "spark") for p in local]
-        return _with_units(self.spark.read.parquet(*exact), source_units(path))
+        return _with_enums(_with_units(self.spark.read.parquet(*exact), source_units(path)), source_enums(path))
 
     def filesystem(self) -> HadoopFileSystem:
         """The session's Hadoop FileSystem API (the outputs' checks, staging and renames on URIs)."""
@@ -831,7 +865,7 @@ class SparkEngine:
 
     def write(self, table: Any, path: str | Path) -> None:
         target = str(path) if is_uri(path) else str(Path(path).resolve())
-        table = _with_units(table, {})  # the units are this engine's own: not written into the file's Spark schema
+        table = _with_enums(_with_units(table, {}), {})  # this engine's own: not written into the file's Spark schema
         table.write.mode("errorifexists").option("compression", "zstd").parquet(target)  # as Polars writes
 
     def to_polars(self, table: Any) -> pl.DataFrame:
@@ -840,6 +874,7 @@ class SparkEngine:
         zoned qid in another zone is refused: :func:`~polars_anon.pipeline.capabilities.consult_zones`), so it is
         labelled as Polars labels the column; a column read from a Parquet file in its time unit (:data:`_UNIT`)."""
         frame = in_source_units(pl.from_arrow(table.toArrow()), _units(table))  # type: ignore[arg-type]
+        frame = in_enums(frame, _enums(table))
         zoned = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime) and dtype.time_zone]
         if not zoned:
             return frame
