@@ -172,6 +172,9 @@ def encode_counts(
 ) -> SensitiveCounts:
     """Align `frame` (from :func:`sensitive_counts`) with the aggregate rows; codes follow the sorted values.
 
+    With a `reference` whose attribute is an Enum (the input of a release an engine wrote as text), the values
+    sort in the Enum's order, the input's: ordered t-closeness measures as the release's report did.
+
     >>> agg = pl.DataFrame({"q": ["a", "b"], "size": [2, 1]})
     >>> counts = pl.DataFrame({"q": ["b", "a", "a"], "s": ["x", "y", "x"], "count": [1, 1, 1]})
     >>> c = encode_counts(counts, agg, ["q"], "s")
@@ -182,13 +185,15 @@ def encode_counts(
     labels = frame[attribute].unique().sort(nulls_last=True)
     if reference is not None:  # the overall shares come from `reference` (attribute, count): values of both
         values = reference[attribute].cast(labels.dtype, strict=False)
-        labels = pl.concat([labels, values]).unique().sort(nulls_last=True)
         missing = frame.filter(~pl.col(attribute).is_in(values.implode(), nulls_equal=True))[attribute].unique()
         if missing.len():
             raise InputError(
                 f"reference: column {attribute!r} of the checked table holds {missing.len()} values the reference "
                 f"does not (first: {missing.head(5).to_list()}); give the table the release was made from"
             )
+        order = reference.schema[attribute]  # an Enum: its order is the input's; the checked values are all in it
+        dtype = order if isinstance(order, pl.Enum) else labels.dtype
+        labels = pl.concat([labels, values]).unique().cast(dtype).sort(nulls_last=True)
     index = aggregates.select(qids).with_row_index(_ROW)
     joined = frame.join(index, on=qids, how="left", nulls_equal=True, maintain_order="left")
     row = joined[_ROW].cast(pl.Int64).to_numpy()

@@ -144,3 +144,28 @@ def test_the_issues_case_report_and_checker_never_disagree_silently(tmp_path, ca
     assert "out.report.json measured it against the input's (largest finite measure 0.1984" in printed.err
     assert "give --reference <input> to re-check that" in printed.err
     assert main([*cli, "--reference", str(tmp_path / "in.parquet")]) == 0
+
+
+RANKS = pl.Enum(["low", "mid", "high"])
+RANKED = pl.DataFrame(
+    {"age": [30, 30, 30, 31, 31, 31], "s": ["low", "low", "low", "mid", "high", "high"]},
+    schema={"age": pl.Int64, "s": RANKS},
+)
+"""An Enum sensitive attribute whose order is not the text's: the EMD of each class is 0.4167 in the Enum's order
+(low < mid < high), 0.25 in text order (high < low < mid)."""
+ORDERED = pa.TCloseness("s", t=0.333, distance="ordered")
+
+
+def test_check_reads_the_order_of_an_enum_reference(tmp_path) -> None:
+    """A release an engine wrote as text (DuckDB, Spark) checked against its Enum input measures in the input's
+    order, as the release's report did (it said 0.25, satisfied: the text's order)."""
+    text = RANKED.with_columns(pl.col("age").cast(pl.String), pl.col("s").cast(pl.String))
+    status = pa.check(text, ["age"], [ORDERED], reference=RANKED)["models"][0]
+    assert (status["satisfied"], round(status["max_measure"], 4)) == (False, 0.4167)
+    text.write_parquet(tmp_path / "out.parquet")
+    RANKED.write_parquet(tmp_path / "in.parquet")
+    model = '{model = "t-closeness", attribute = "s", t = 0.333, distance = "ordered"}'
+    args = ["check", str(tmp_path / "out.parquet"), "--qids", "age", "--k", "1", "--model", model, "-q"]
+    assert main([*args, "--reference", str(tmp_path / "in.parquet")]) == 1  # the model fails: exit 1
+    own = pa.check(text, ["age"], [ORDERED])["models"][0]  # without the input, the text's own order (documented)
+    assert round(own["max_measure"], 4) == 0.25
