@@ -4,8 +4,9 @@ The distance is the Earth Mover's distance (EMD) between the class's distributio
 P and the input's Q, with one of three ground distances:
 
 - ``"equal"``: every two values at distance 1, so ``EMD = 1/2 sum |p_i - q_i|``;
-- ``"ordered"``: values in order (numbers, dates, strings sorted, or the ``order``
-  given), at distance ``|i - j| / (m - 1)``, so ``EMD = 1/(m-1) sum_i |r_1 + ... + r_i|``
+- ``"ordered"``: values in order (numbers, dates, strings sorted, an Enum's in its
+  order on every engine, or the ``order`` given), at distance ``|i - j| / (m - 1)``,
+  so ``EMD = 1/(m-1) sum_i |r_1 + ... + r_i|``
   with ``r_i = p_i - q_i`` (Li et al. §4.2; m counts the input's distinct values);
 - ``"hierarchical"``: the sensitive attribute's hierarchy, two values at distance
   ``level(LCA) / level(root)`` (a node's level is its longest path down to a leaf).
@@ -63,7 +64,7 @@ class TCloseness(Model):
 
     `hierarchy` (hierarchical distance) defaults to the attribute's hierarchy given
     in ``hierarchies``; `order` (ordered distance) lists every value in order
-    (default: the values' natural order).
+    (default: the values' natural order; an Enum's is its own, on every engine).
     """
 
     attribute: str
