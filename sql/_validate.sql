@@ -59,11 +59,16 @@ CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
             FROM (SELECT anon_columns_of(tbl) AS cols) AS c) AS m)],
     lambda msg: CASE WHEN msg IS NULL THEN true ELSE error(msg) END)[1];
 
--- anon_check_qids(tbl, qids): true, or an error when qids is empty, names a column twice or names a
--- column tbl lacks (in that order, as Python).
+-- anon_check_qids(tbl, qids): true, or an error when qids is empty, holds a NULL, names a column twice or
+-- names a column tbl lacks (in that order, as Python).
 -- Twin: polars_anon._validate.check_qids
 CREATE OR REPLACE TEMP MACRO anon_check_qids(tbl, qids) AS
   CASE WHEN qids IS NULL OR len(qids) = 0 THEN error(anon_msg_qids_empty())
+       -- a NULL among the names: Python's words for a list that is not all names (the list shown as Python shows it,
+       -- where the generated message shows a scalar: its trailing 'None' replaced)
+       WHEN len(list_filter(qids, lambda q: q IS NULL)) > 0
+       THEN error(left(anon_msg_not_names('qids', 'a column name or a list of column names', NULL), -4)
+                  || anon_msg_repr_list(qids))
        WHEN len(anon_duplicates(qids)) > 0 THEN error(anon_msg_names_twice('qids', anon_duplicates(qids), 'quasi-identifier'))
        ELSE anon_check_columns(tbl, qids, 'qids') END;
 

@@ -569,11 +569,12 @@ _CONSOLE_SCRIPT = "import sys\nfrom polars_anon.cli import main\nsys.exit(main()
 
 def _started_beside_sitecustomize(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """Python run with `args` in `tmp_path`, whose sitecustomize.py it imports first (the package from this checkout),
-    its signals as a shell starts a command; its output captured."""
+    its signals as a shell starts a command; its output captured. No bytecode is written: the tests list what the
+    run left in `tmp_path`, where sitecustomize.py's own ``__pycache__`` would be the only thing."""
     return subprocess.run(
         [sys.executable, *args],
         cwd=tmp_path,
-        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        env={**ENV, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}", "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
         timeout=120,
