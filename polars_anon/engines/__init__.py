@@ -60,8 +60,7 @@ __all__ = [
     "in_source_units",
     "key_col",
     "labelled_marginals",
-    "source_enums",
-    "source_units",
+    "source_types",
 ]
 
 ENGINES = ("polars", "duckdb", "spark")
@@ -278,34 +277,23 @@ def grouping_set_counts(engine: SQLEngine, table: Any, qids: Sequence[str]) -> d
     }
 
 
-def source_units(path: str | Path) -> dict[str, TimeUnit]:
-    """The time unit of each Datetime column of the local Parquet source `path` as Polars reads it (a folder or a
-    pattern: its first file's), where an engine reading the file itself may hold it in another (DuckDB and Spark
-    read milliseconds as microseconds); empty for a URI or a source not readable here (the engine says why).
+def source_types(path: str | Path) -> tuple[dict[str, TimeUnit], dict[str, pl.Enum]]:
+    """What the local Parquet source `path` holds that an engine reading the file itself loses, from one read of its
+    footer as Polars reads it (a folder or a pattern: its first file's): the time unit of each Datetime column (DuckDB
+    and Spark read milliseconds as microseconds) and the Enum of each Enum column (Polars writes its categories into
+    the file; the engines see text: the order of the values travels from here, a sensitive attribute's order for
+    ordered t-closeness). Both empty for a URI or a source not readable here (the engine says why).
 
     >>> import tempfile, datetime
     >>> path = f"{tempfile.mkdtemp()}/t.parquet"
     >>> at = pl.Series([datetime.datetime(2020, 1, 1)], dtype=pl.Datetime("ms"))
-    >>> pl.DataFrame({"at": at, "n": [1]}).write_parquet(path)
-    >>> source_units(path), source_units("s3://bucket/t.parquet")
-    ({'at': 'ms'}, {})
+    >>> pl.DataFrame({"at": at, "s": pl.Series(["mid"], dtype=pl.Enum(["low", "mid"]))}).write_parquet(path)
+    >>> source_types(path), source_types("s3://bucket/t.parquet")
+    (({'at': 'ms'}, {'s': Enum(categories=['low', 'mid'])}), ({}, {}))
     """
     footer = _footer(path)
-    return {name: dtype.time_unit for name, dtype in footer.items() if isinstance(dtype, pl.Datetime)}
-
-
-def source_enums(path: str | Path) -> dict[str, pl.Enum]:
-    """The Enum of each column the local Parquet source `path` holds as a Polars Enum (Polars writes its categories
-    into the file), where an engine reading the file itself sees text: the order of the values travels from here
-    (a sensitive attribute's order, for ordered t-closeness). Empty as :func:`source_units` is.
-
-    >>> import tempfile
-    >>> path = f"{tempfile.mkdtemp()}/t.parquet"
-    >>> pl.DataFrame({"s": pl.Series(["mid"], dtype=pl.Enum(["low", "mid"]))}).write_parquet(path)
-    >>> source_enums(path)
-    {'s': Enum(categories=['low', 'mid'])}
-    """
-    return {name: dtype for name, dtype in _footer(path).items() if isinstance(dtype, pl.Enum)}
+    units: dict[str, TimeUnit] = {n: dtype.time_unit for n, dtype in footer.items() if isinstance(dtype, pl.Datetime)}
+    return units, enum_columns(footer)
 
 
 def enum_columns(schema: Mapping[str, pl.DataType]) -> dict[str, pl.Enum]:

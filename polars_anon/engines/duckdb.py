@@ -39,8 +39,7 @@ from polars_anon.engines import (
     in_source_units,
     key_col,
     labelled_marginals,
-    source_enums,
-    source_units,
+    source_types,
 )
 from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
@@ -455,7 +454,8 @@ class DuckDBEngine:
             table = self.con.read_parquet([literal_path(p, "duckdb") for p in parquet_parts(path)])
         else:
             table = self.con.read_parquet(named_path(path, "duckdb"))
-        return self._carrying(_as_enums(table, source_enums(path)), source_units(path))
+        units, enums = source_types(path)
+        return self._carrying(_as_enums(table, enums), units)
 
     def schema(self, table: duckdb.DuckDBPyRelation) -> pl.Schema:
         """The columns as Polars types; an INTERVAL as a Duration (Polars cannot import one: it is named here, so a

@@ -37,8 +37,7 @@ from polars_anon.engines import (
     in_source_units,
     key_col,
     labelled_marginals,
-    source_enums,
-    source_units,
+    source_types,
 )
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.io import check_source, is_csv, named_path, names_parquet, names_path, scanned_files
@@ -673,7 +672,8 @@ class SparkEngine:
         paths = [str(p) for p in (path, *more)]
         local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
         exact = [p if is_uri(p) else named_path(p, "spark") for p in local]
-        return _with_enums(_with_units(self.spark.read.parquet(*exact), source_units(path)), source_enums(path))
+        units, enums = source_types(path)
+        return _with_enums(_with_units(self.spark.read.parquet(*exact), units), enums)
 
     def filesystem(self) -> HadoopFileSystem:
         """The session's Hadoop FileSystem API (the outputs' checks, staging and renames on URIs)."""
