@@ -201,16 +201,24 @@ def test_a_header_ending_with_the_separator_is_refused(
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 0
 
 
+CR_ROWS = ["id,sex", "1,F", "2,M", "3,F", "4,M"]
+
+
+def _cr_job(tmp_path: Path, csv: bytes) -> str:
+    """`csv` written as t.csv beside a k=2 job on it (sex suppressed); the job's text."""
+    (tmp_path / "t.csv").write_bytes(csv)
+    text = 'input = "t.csv"\noutput = "o.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
+    (tmp_path / "job.toml").write_text(text)
+    return text
+
+
 @pytest.mark.parametrize("engine", ["polars", "duckdb", "spark"])  # refused before any engine starts
 def test_a_csv_with_carriage_return_line_ends_is_one_line(
     engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A CSV whose lines end with \\r alone was read as one header line of every field: refused as naming column 'F'
     twice, which it does not. One line naming the file, the line ends and what works; \\n and \\r\\n ends read."""
-    rows = ["id,sex", "1,F", "2,M", "3,F", "4,M"]
-    (tmp_path / "t.csv").write_bytes("\r".join(rows).encode() + b"\r")
-    text = 'input = "t.csv"\noutput = "o.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
-    (tmp_path / "job.toml").write_text(text)
+    _cr_job(tmp_path, "\r".join(CR_ROWS).encode() + b"\r")
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 2
     assert capsys.readouterr().err == (
         f"polars-anon: error: cannot read input {str(tmp_path / 't.csv')!r} as CSV: its lines end with a carriage "
@@ -220,7 +228,7 @@ def test_a_csv_with_carriage_return_line_ends_is_one_line(
     assert not (tmp_path / "o.parquet").exists()
     if engine == "polars":  # what the message says works
         for end in ("\n", "\r\n"):
-            (tmp_path / "t.csv").write_bytes(end.join(rows).encode() + end.encode())
+            (tmp_path / "t.csv").write_bytes(end.join(CR_ROWS).encode() + end.encode())
             assert cli.main(["anonymize", str(tmp_path / "job.toml"), "-q", "--overwrite"]) == 0
             assert pl.read_parquet(tmp_path / "o.parquet").rows() == [(1, "F"), (2, "M"), (3, "F"), (4, "M")]
 
@@ -237,10 +245,7 @@ def test_a_csv_with_one_carriage_return_line_end_is_named(
     """mend33: the check above missed a file with a single \\n: lines ending \\r but one (or one \\r line end
     among \\n or \\r\\n ones) were refused by a field count or DuckDB's parser state, not naming the cause. The
     first line ending with \\r alone is named; a \\r inside a quoted field is no line end (read)."""
-    rows = ["id,sex", "1,F", "2,M", "3,F", "4,M"]
-    (tmp_path / "t.csv").write_bytes("".join(r + e for r, e in zip(rows, ends)).encode())
-    text = 'input = "t.csv"\noutput = "o.parquet"\nk = 2\ninsensitive = "id"\n[qids.sex]\nhierarchy = "suppress"\n'
-    (tmp_path / "job.toml").write_text(text)
+    text = _cr_job(tmp_path, "".join(r + e for r, e in zip(CR_ROWS, ends)).encode())
     assert cli.main(["anonymize", str(tmp_path / "job.toml"), "--engine", engine, "-q"]) == 2
     assert capsys.readouterr().err == (
         f"polars-anon: error: cannot read input {str(tmp_path / 't.csv')!r} as CSV: line {line} ends with a carriage "
