@@ -236,12 +236,17 @@ class TupleMap:
         suppressed: np.ndarray | None = None,
         *,
         leaves: Mapping[str, np.ndarray] | None = None,
+        classes: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> TupleMap:
         """Full-domain generalization: every qid at its level (suppressed rows at the roots).
 
         `leaves`: the leaf id of each aggregate row per qid, when the caller has them (else looked up). Without a
         suppressed row the labels are gathered only when :attr:`frame` is read: the Polars publish step publishes
-        each column from its own value (:func:`polars_anon.publish.column_maps`) and reads none.
+        each column from its own value (:func:`polars_anon.publish.column_maps`) and reads none. `classes`: the
+        published classes at `levels` as the caller counted them (the full-domain lattice), per class one of its
+        aggregate rows and its rows, in :meth:`published_nodes`' order; without a suppressed row they are that
+        method's result (taken when their codes ascend strictly: distinct, in that order; else counted anew), no pass
+        over the aggregate rows.
         """
         given = leaves or {}
         leaves = {q: given[q] if q in given else h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
@@ -253,6 +258,10 @@ class TupleMap:
         if suppressed is None or not gather:  # each leaf published as its level's node: leaf_nodes from the tables
             by_leaf = {q: _leaf_table(tables[q], leaves[q]) for q in hierarchies}
             object.__setattr__(out, "_leaf_nodes", by_leaf)  # what leaf_nodes would find, without a pass to check
+            if classes is not None:
+                given = out._given_classes(*classes)
+                if given is not None:
+                    object.__setattr__(out, "_published_nodes", given)
         return out
 
     # ------------------------------------------------------------------ facts
@@ -403,6 +412,30 @@ class TupleMap:
         nodes = [present[(classes // step) % max(n, 1)] for present, step, n in parts]
         return np.stack(nodes, axis=1).astype(np.int64, copy=False), rows
 
+    def _given_classes(self, rep: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`published_nodes` of a map without a suppressed row whose every qid publishes each leaf as one node,
+        from its classes as counted elsewhere (`rep`: per class one of its rows; `rows`: its rows), when their codes
+        (:meth:`_group_nodes`' mixed radix, per class, not per row) ascend strictly and they hold every row: the same
+        classes in the same order. Else None (then they are counted from the rows)."""
+        if not self.qids:
+            return None
+        key, stride, nodes = np.zeros(len(rep), dtype=np.int64), 1, []
+        for q in self.qids:
+            by_leaf = self.leaf_nodes(q)
+            if by_leaf is None:
+                return None
+            present = np.unique(by_leaf[by_leaf >= 0])
+            if stride * max(len(present), 1) >= 1 << 62:
+                return None
+            of = self.ids[q].nodes[rep].astype(np.int64)
+            nodes.append(of)
+            key += np.searchsorted(present, of) * stride
+            stride *= max(len(present), 1)
+        sizes = np.asarray(rows).astype(np.int64)
+        if not bool((key[1:] > key[:-1]).all()) or int(sizes.sum()) != self.n_rows or bool((sizes < 1).any()):
+            return None
+        return np.stack(nodes, axis=1), sizes
+
     def _sizes_of_nodes(self, nodes: np.ndarray, rows: np.ndarray) -> pl.DataFrame:
         """The published classes (labels, sorted) and their rows from :meth:`published_nodes`. Sorted as Polars
         sorts the labels: by each label's rank among its hierarchy's labels (Polars' own order of the Strings;
@@ -460,6 +493,8 @@ class TupleMap:
         # new Int64 column: 1,340 page faults at 3M rows), then the tuples
         aligned = self.stored.height == aggregates.height and not self.split
         sizes = aligned and np.array_equal(self.stored[SIZE].to_numpy(), aggregates[SIZE].to_numpy())
+        if sizes and all(_same_memory(self.stored[q], aggregates[q]) for q in qids):
+            return  # the aggregates' own columns (a map built from them keeps them): equal, without a pass
         if sizes and self.stored.select(qids).equals(aggregates.select(qids)):
             return
         per = self.stored.group_by(qids).agg(pl.col(SIZE).sum().alias("__anon_mapped"))
@@ -467,6 +502,25 @@ class TupleMap:
         bad = both.filter(pl.col(SIZE).fill_null(0) != pl.col("__anon_mapped").fill_null(0))
         if bad.height:
             raise AssertionError(f"the tuple map does not cover the input rows exactly: {bad.head(3).rows()}")
+
+
+def _same_memory(a: pl.Series, b: pl.Series) -> bool:
+    """Whether two one-chunk Series are views of the same Arrow memory (the same dtype, length, offset and buffers):
+    then every value is equal. False says nothing (compare the values).
+
+    >>> s = pl.Series(["a", "b"])
+    >>> _same_memory(s, pl.DataFrame({"x": s})["x"]), _same_memory(s, pl.Series(["a", "b"]))
+    (True, False)
+    """
+    flat = not (a.dtype.is_nested() or isinstance(a.dtype, (pl.Categorical, pl.Enum, pl.Object)))  # no dictionary
+    if not flat or a.dtype != b.dtype or a.len() != b.len() or a.n_chunks() != 1 or b.n_chunks() != 1:
+        return False
+    x, y = (s.to_arrow(compat_level=pl.CompatLevel.newest()) for s in (a, b))  # one chunk: no copy
+    if x.type != y.type or x.offset != y.offset:
+        return False
+    return [(u.address, u.size) if u is not None else None for u in x.buffers()] == [
+        (u.address, u.size) if u is not None else None for u in y.buffers()
+    ]
 
 
 def _leaf_table(table: np.ndarray, leaves: np.ndarray) -> np.ndarray:

@@ -256,6 +256,11 @@ class Lattice:
         """A dense class id per tuple: equal ids are equal published tuples at `vector`."""
         return self._classes(vector).ids()
 
+    def class_rows(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per class of `vector`, in the order of their dense ids: one of its tuples and its rows (whole numbers)."""
+        found = self._classes(vector)
+        return found.rep, found.rows
+
     def _classes(self, vector: np.ndarray) -> Classes:
         """The classes of `vector`, rolled up from the cached classes of a vector below when there is one
         (its classes are unions of theirs): the work is then on their classes, not the tuples."""
@@ -811,12 +816,15 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     """Full-domain generalization that minimizes the chosen objective (see the module docstring)."""
     settings = options.settings(task.metric or "ncp")
     found = search(task, options.max_suppressed, settings)
+    lattice = found.lattice
+    vector = np.array([found.levels[q] for q in lattice.qids], dtype=np.int64)
     tmap = TupleMap.from_levels(
         task.aggregates,
         task.hierarchies,
         found.levels,
         found.small if found.suppressed else None,
-        leaves=found.lattice.leaves,
+        leaves=lattice.leaves,
+        classes=None if found.suppressed else lattice.class_rows(vector),  # the search's: the map counts none
     )
     details: dict[str, Any] = {
         "levels": found.levels,

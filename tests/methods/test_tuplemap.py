@@ -345,3 +345,52 @@ def test_published_nodes_and_the_metrics_of_known_classes_equal_a_brute_force_gr
         plain = from_mapping(TupleMap(tmap.qids, tmap.frame).frame, tmap.qids, hs, suppressed=SUPPRESSED, k=2)
         assert data is not None and data.classes is found and plain.classes is None
         assert whole_table_values(data, names, names) == whole_table_values(plain, names, names)
+
+
+def test_a_full_domain_maps_classes_from_its_lattice_are_those_it_would_count() -> None:
+    """The published classes a full-domain map takes from its lattice (:meth:`Lattice.class_rows`, rolled up from
+    the vectors evaluated before, as the search does) are the classes, in the order, that the map counts from its
+    rows (its nodes' mixed-radix code) without them; classes given in another order, or not holding every row, are
+    not taken (counted anew: the same result). Random tuples of two qids at every level vector."""
+    from polars_anon.algorithms import Task
+    from polars_anon.algorithms.fulldomain import Lattice
+
+    hs = _two_hierarchies()
+    rng = np.random.default_rng(5)
+    for _ in range(12):
+        n, leaves, agg = _random_tuples(rng, hs)
+        if not n:
+            continue
+        lattice = Lattice(Task(agg, list(hs), hs, 1))
+        for vector in rng.permutation(lattice.grid()):
+            levels = {q: int(lv) for q, lv in zip(hs, vector)}
+            rep, rows = lattice.class_rows(vector)
+            counted = TupleMap.from_levels(agg, hs, levels, leaves=leaves).published_nodes()
+            given = TupleMap.from_levels(agg, hs, levels, leaves=leaves, classes=(rep, rows))
+            assert counted is not None and "_published_nodes" in given.__dict__  # taken, not counted
+            found = given.published_nodes()
+            assert found is not None and all(np.array_equal(x, y) for x, y in zip(found, counted))
+            for wrong in [(rep, rows + 1), *([(rep[::-1], rows[::-1])] if len(rep) > 1 else [])]:
+                other = TupleMap.from_levels(agg, hs, levels, leaves=leaves, classes=wrong)
+                assert "_published_nodes" not in other.__dict__  # not taken
+                again = other.published_nodes()
+                assert again is not None and all(np.array_equal(x, y) for x, y in zip(again, counted))
+
+
+def test_a_map_of_the_aggregates_own_columns_covers_them_without_comparing_values(monkeypatch) -> None:
+    """A map that keeps the aggregates' own qid columns (the same memory) covers them: no value is compared; a map
+    of equal values in other memory is compared value by value, and one of other values fails."""
+    hs = _two_hierarchies()
+    agg = pl.DataFrame({"a": ["x", "z"], "b": ["1", "5"], SIZE: [2, 3]})
+    tmap = TupleMap.from_levels(agg, hs, {"a": 1, "b": 1})
+
+    def refuse(*_: object) -> bool:
+        raise AssertionError("values compared")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pl.DataFrame, "equals", refuse)
+        tmap.check_covers(agg)
+    copied = pl.DataFrame({"a": ["x", "z"], "b": ["1", "5"], SIZE: [2, 3]})
+    tmap.check_covers(copied)
+    with pytest.raises(AssertionError, match="does not cover"):
+        tmap.check_covers(copied.with_columns(pl.Series("a", ["x", "y"])))
