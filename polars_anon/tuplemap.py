@@ -252,7 +252,8 @@ class TupleMap:
         leaves = {q: given[q] if q in given else h.ids_of(aggregates[q]) for q, h in hierarchies.items()}
         # each qid's published node per node id, int32: the rows' nodes gathered as the map keeps them (no copy)
         tables = {q: h.generalize_ids(int(levels[q])).astype(np.int32) for q, h in hierarchies.items()}
-        nodes = {q: tables[q][leaves[q]] for q in hierarchies}
+        # np.take with mode="clip" (node ids are in range): half the time of an index with int32 ids, same values
+        nodes = {q: np.take(tables[q], leaves[q], mode="clip") for q in hierarchies}
         gather = suppressed is not None and bool(np.asarray(suppressed).any())
         out = cls.from_nodes(aggregates, hierarchies, nodes, suppressed, leaves=leaves, gather=gather)
         if suppressed is None or not gather:  # each leaf published as its level's node: leaf_nodes from the tables

@@ -387,7 +387,7 @@ def _squared_distance_error(a: _Arrays, star: bool) -> Value:
         # each pair's squared differences depend on its leaves alone (its nodes are functions of them): computed
         # per leaf, gathered per pair; the same floats as per pair
         squares = [
-            _leaf_squares(n, None if by_leaf is None else by_leaf[j])[orig[i]]
+            np.take(_leaf_squares(n, None if by_leaf is None else by_leaf[j]), orig[i], mode="clip")  # ids in range
             for j, (i, n) in enumerate(zip(numeric, nodes))
         ]
         distance = np.sqrt(_horizontal_sum(squares))

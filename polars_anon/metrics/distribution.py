@@ -18,7 +18,7 @@ import polars as pl
 
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics._frames import stack, table_row
-from polars_anon.metrics.cell_counts import float_sizes, qid_cells
+from polars_anon.metrics.cell_counts import float_sizes, joint_cells, original_pair_cells, pair_cells, qid_cells
 from polars_anon.metrics.data import SENSITIVE, SIZE, MetricData, orig_col, pub_col
 from polars_anon.metrics.sums import sorted_sum, stable_mean
 
@@ -110,37 +110,12 @@ def hellinger_distance(
 def _contingency(codes: _Codes, size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts n_ab > 0 of the pairs over columns a and b (dense codes), with the margins n_a and n_b of each cell.
 
-    The cells :func:`_joint_cells` counted for the pair, else a ``bincount`` over the combined code when the table
-    is small enough (no sort), else the distinct combined codes (see :func:`_cells`).
+    The cells :func:`joint_cells` counted for the pair, else a ``bincount`` over the combined code when the table
+    is small enough (no sort), else the distinct combined codes (see :func:`pair_cells`).
     """
     found = codes.cells.get((a, b))
-    n, ia, ib = _cells(codes[a], codes[b], size) if found is None else found
+    n, ia, ib = pair_cells(codes[a], codes[b], size) if found is None else found
     return n, np.bincount(ia, weights=n)[ia], np.bincount(ib, weights=n)[ib]
-
-
-def _cells(a: np.ndarray, b: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The non-empty cells of the contingency table of codes `a` and `b` weighted by `size`: counts, a, b codes.
-
-    Cells in ascending combined code either way: a ``bincount`` over every cell of the table when it has at most
-    2**20 cells or 16 per pair (up to 2**24 cells: 128 MiB), else the distinct combined codes (a sort). A table of
-    111,111 x 136 node ids (Cup's ZIP x AGE) over 63,441 pairs took 0.01-0.02 s to bincount and scan, 28 such pairs
-    per report; its sort takes milliseconds. The counts are sums of integer sizes, exact in Float64 both ways: the
-    same cells and bits.
-    """
-    width_a, width_b = int(a.max(initial=0)) + 1, int(b.max(initial=0)) + 1
-    combined = a * width_b + b
-    if width_a * width_b <= max(1 << 20, min(16 * len(combined), 1 << 24)):  # at most 128 MiB of counts
-        counts = np.bincount(combined, weights=size, minlength=width_a * width_b)
-        cell = np.flatnonzero(counts)
-        n = counts[cell]
-    else:  # a sparse or a huge table: sorting the codes costs less
-        cell, inverse = np.unique(combined, return_inverse=True)
-        n = np.bincount(inverse, weights=size)
-    return n, cell // width_b, cell % width_b
-
-
-JOINT_CELLS = 1 << 18
-"""The most cells of a joint table of three or more columns (2 MiB of Float64) that :func:`_joint_cells` counts."""
 
 
 class _Codes(dict):  # type: ignore[type-arg]  (column -> dense codes, with what :func:`_cramer` reuses)
@@ -150,8 +125,8 @@ class _Codes(dict):  # type: ignore[type-arg]  (column -> dense codes, with what
     ``distinct``: column -> how many codes occur; ``function``: published column -> the map from the original
     column's codes to its codes when every row's published code is that function of its original code (a
     full-domain recoding without suppression), else None; ``same``: published column -> whether every row's code is
-    its original column's; ``cells``: (a, b) -> :func:`_cells` of the pair. Each is found from the codes when first
-    asked for, unless :func:`_facts_from_cells` or :func:`_joint_cells` gave it.
+    its original column's; ``cells``: (a, b) -> :func:`pair_cells` of the pair. Each is found from the codes when first
+    asked for, unless :func:`_facts_from_cells` or :func:`joint_cells` gave it.
     """
 
     def __init__(self, pairs: pl.DataFrame, origin: Mapping[str, str]) -> None:
@@ -208,59 +183,8 @@ def _facts_from_cells(codes: _Codes, data: MetricData) -> None:
         codes.same[p] = bool(np.array_equal(c.leaf, c.pub))
 
 
-def _joint_cells(
-    codes: _Codes, size: np.ndarray, columns: Sequence[str]
-) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """:func:`_cells` of every pair of `columns` (in :func:`itertools.combinations` order), several pairs from one
-    count where it can: the columns of a pair not yet counted are joined by the others that pair with one of them
-    and not yet counted while their joint table has at most :data:`JOINT_CELLS` cells, and no more than `size` has
-    entries; that table is counted over them once and summed down to each of its pairs (the 3M register's six pairs
-    of qids: three counts, not six).
-    The same cells (sums of whole numbers, exact in Float64 while the rows total less than 2**53; beyond, the joint
-    table's sums and a pair's own may round apart in the last bit) in the same order (ascending combined code)."""
-    widths = {c: int(codes[c].max(initial=0)) + 1 for c in columns}
-    # a joint table of more cells than entries costs more to sum down than the entries to count per pair (Adult's
-    # 8 qids over 18,109 tuples: 0.004 CPU s in tables of up to 2**18 cells, 0.001 in tables of at most 18,109)
-    limit = min(JOINT_CELLS, len(size))
-    todo = set(combinations(columns, 2))
-    out = {}
-    for a, b in combinations(columns, 2):
-        if (a, b) not in todo:
-            continue
-        group, n_cells = [a, b], widths[a] * widths[b]
-        for c in columns:
-            pairs_todo = any((x, c) in todo or (c, x) in todo for x in group)
-            if c not in group and n_cells * widths[c] <= limit and pairs_todo:
-                group.append(c)
-                n_cells *= widths[c]
-        group.sort(key=list(columns).index)
-        table = _joint_table(codes, size, group, [widths[c] for c in group]) if len(group) > 2 else None
-        for x, y in combinations(group, 2):
-            if (x, y) in todo:
-                out[(x, y)] = _cells(codes[x], codes[y], size) if table is None else _marginal(table, group, x, y)
-                todo.discard((x, y))
-    return out
-
-
-def _joint_table(codes: _Codes, size: np.ndarray, group: Sequence[str], widths: Sequence[int]) -> np.ndarray:
-    """The rows (`size`) of every combination of the codes of `group` (its first column slowest), as an array of
-    shape `widths`."""
-    key = np.zeros(len(size), dtype=np.int64)
-    for c, width in zip(group, widths):
-        key *= width
-        key += codes[c]
-    return np.bincount(key, weights=size, minlength=int(np.prod(widths))).reshape(widths)
-
-
-def _marginal(table: np.ndarray, group: Sequence[str], x: str, y: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_cells` of columns `x` and `y` (`x` first in `group`) from the joint `table` of `group`."""
-    pair = table.sum(axis=tuple(i for i, c in enumerate(group) if c not in (x, y)))
-    cell = np.flatnonzero(pair)
-    return pair.ravel()[cell], cell // pair.shape[1], cell % pair.shape[1]
-
-
 def _cramer_cells(codes: _Codes, size: np.ndarray, a: str, b: str) -> tuple[np.ndarray, ...]:
-    """:func:`_cells` of the pair (a, b); from the original pair's cells when both published columns are functions
+    """:func:`pair_cells` of the pair (a, b); from the original pair's cells when both published columns are functions
     of their original ones (the same integer counts: each published cell is the sum of the original cells under it).
     """
     if (a, b) in codes.cells:
@@ -269,9 +193,9 @@ def _cramer_cells(codes: _Codes, size: np.ndarray, a: str, b: str) -> tuple[np.n
     oa, ob = codes.origin.get(a, a), codes.origin.get(b, b)
     if fa is not None and fb is not None and (oa, ob) in codes.cells:
         n0, ia0, ib0 = codes.cells[(oa, ob)]
-        found = _cells(fa[ia0], fb[ib0], n0)
+        found = pair_cells(fa[ia0], fb[ib0], n0)
     else:
-        found = _cells(codes[a], codes[b], size)
+        found = pair_cells(codes[a], codes[b], size)
     codes.cells[(a, b)] = found
     return found
 
@@ -339,7 +263,9 @@ def _deltas(
     codes = _Codes(data.pairs, {p: o for _, o, p in columns})
     _facts_from_cells(codes, data)
     size = float_sizes(data)
-    codes.cells.update(_joint_cells(codes, size, [o for _, o, _ in columns]))
+    originals = [o for _, o, _ in columns]
+    shared = original_pair_cells(data) if originals == [orig_col(i) for i in range(len(data.qids))] else None
+    codes.cells.update(joint_cells(codes, size, originals) if shared is None else shared)  # the same cells
     x, y, delta = [], [], []
     for (name_a, oa, pa), (name_b, ob, pb) in combinations(columns, 2):
         x.append(name_a)

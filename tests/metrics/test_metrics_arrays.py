@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from polars_anon import Hierarchy
 from polars_anon.metrics import METRICS
 from polars_anon.metrics.arrays import grouped_sorted_sums
-from polars_anon.metrics.cell_counts import qid_cells
+from polars_anon.metrics.cell_counts import original_pair_cells, qid_cells
 from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, from_mapping, fully_suppressed, orig_col, pub_col
 from polars_anon.metrics.registry import evaluate_both, metric_names
 from polars_anon.metrics.sums import sorted_products_numpy_sum, sorted_sum
@@ -121,6 +121,30 @@ def test_qid_cells_are_each_leaf_node_and_mark_once_with_its_rows(data: MetricDa
             want[key] = want.get(key, 0) + row[SIZE]
         got = list(zip(cells.leaf.tolist(), cells.pub.tolist(), cells.sup.tolist()))
         assert got == sorted(want) and cells.size.tolist() == [want[c] for c in sorted(want)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(maps())
+def test_original_pair_cells_are_each_pair_of_leaves_once_with_its_rows(data: MetricData) -> None:
+    """The cells of every pair of original columns, counted once per data (Cramer's V and the cells of a map's
+    leaves read them), are each distinct (leaf, leaf) with its rows, in ascending order (a Python dict over the
+    pairs); none with one qid."""
+    found = original_pair_cells(data)
+    m = len(data.qids)
+    if m < 2:
+        assert found is None
+        return
+    assert found is not None and original_pair_cells(data) is found  # counted once
+    pairs = data.pairs.to_dicts()
+    for i in range(m):
+        for j in range(i + 1, m):
+            want: dict[tuple[int, int], float] = {}
+            for row in pairs:
+                if row[SIZE]:
+                    key = (row[orig_col(i)], row[orig_col(j)])
+                    want[key] = want.get(key, 0.0) + row[SIZE]
+            n, a, b = found[(orig_col(i), orig_col(j))]
+            assert list(zip(a.tolist(), b.tolist())) == sorted(want) and n.tolist() == [want[c] for c in sorted(want)]
 
 
 def _cramer_by_hand(pairs: list[dict[str, object]], a: str, b: str) -> float:
