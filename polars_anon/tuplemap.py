@@ -259,10 +259,9 @@ class TupleMap:
         if suppressed is None or not gather:  # each leaf published as its level's node: leaf_nodes from the tables
             by_leaf = {q: _leaf_table(tables[q], leaves[q]) for q in hierarchies}
             object.__setattr__(out, "_leaf_nodes", by_leaf)  # what leaf_nodes would find, without a pass to check
-            if classes is not None:
-                given = out._given_classes(*classes)
-                if given is not None:
-                    object.__setattr__(out, "_published_nodes", given)
+            taken = None if classes is None else out._given_classes(*classes)
+            if taken is not None:  # the caller's classes are the map's: none counted over the rows
+                object.__setattr__(out, "_published_nodes", taken)
         return out
 
     # ------------------------------------------------------------------ facts
