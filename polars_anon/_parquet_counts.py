@@ -199,7 +199,7 @@ class _GlobalIds:
             return self._integer_ids(qid, column)
         values, indices = _dictionary(column, marked=False)  # entries no row uses: dropped in counted()
         table = self._table(qid, values)
-        parts = [table[i] for i in indices]
+        parts = [_gathered(table, i) for i in indices]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=table.dtype)
 
     def _integer_ids(self, qid: str, column: pa.ChunkedArray) -> np.ndarray:
@@ -210,7 +210,7 @@ class _GlobalIds:
             encoded = column.dictionary_encode().unify_dictionaries()
             values_of, indices = _dictionary(encoded, marked=False)  # every entry a row's
             table = self._table(qid, values_of)
-            return np.concatenate([table[i] for i in indices])
+            return np.concatenate([_gathered(table, i) for i in indices])
         values, valid, low, distinct = found
         if not len(distinct):
             return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
@@ -386,9 +386,16 @@ def _packed(stored: list[list[np.ndarray]], ranks: list[np.ndarray], sizes: list
         key[:] = 0
         for column, rank, size in zip(ids, ranks, sizes):
             key *= size
-            key += rank[column]
+            key += _gathered(rank, column)
         start += len(key)
     return keys
+
+
+def _gathered(table: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``table[indices]`` for `indices` known to be in its range (dictionary indices, ids): NumPy's ``take`` in its
+    ``clip`` mode checks no bound and gathers through Int32, UInt16 or UInt8 indices as they are, where indexing first
+    converts them to Int64 (131,072 indices: 0.10-0.11 ms against 0.25)."""
+    return np.take(table, indices, mode="clip")
 
 
 def _count(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
