@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,11 +78,10 @@ def parquet_counts(
     if opened is None:
         return None
     readers, extra = opened
-    ids, distinct = _GlobalIds(qids), _Distinct(extra)
-    stored = []
+    ids, distinct = _GlobalIds(qids, schema, sum(r.metadata.num_rows for r in readers)), _Distinct(extra)
     try:
         for batch in _batches(readers, lambda: [*qids, *distinct.values]):  # the extra columns still counted
-            stored.append(ids.add(batch))
+            ids.add(batch)
             distinct.add(batch)
             if ids.too_many():
                 return None
@@ -89,7 +89,7 @@ def parquet_counts(
         return None
     finally:
         pa.default_memory_pool().release_unused()  # pyarrow's pool keeps the batches' pages: later passes need them
-    found = ids.counted(stored, schema)
+    found = ids.counted()
     release_freed_memory()  # the batches' ids (a few hundred KiB each) freed in glibc's heap (Polars allocates apart)
     if found is None:
         return None
@@ -183,14 +183,31 @@ def _row_groups(readers: Sequence[pq.ParquetFile]) -> Iterator[tuple[pq.ParquetF
 
 class _GlobalIds:
     """Each qid's distinct values in first-seen order (a value's id: its position) and, per batch, each row's id plus
-    one (0: a null) in the smallest unsigned type that holds the ids seen so far."""
+    one (0: a null) in the smallest unsigned type that holds the ids seen so far (:attr:`stored`); the batches' keys
+    packed as they are read once the qids' values stop changing (:attr:`packing`, :class:`_Packing`)."""
 
-    def __init__(self, qids: Sequence[str]) -> None:
-        self.qids = list(qids)
+    def __init__(self, qids: Sequence[str], schema: pl.Schema, rows: int) -> None:
+        self.qids, self.schema, self.rows = list(qids), schema, rows
         self.seen: dict[str, dict[object, int]] = {q: {} for q in qids}
+        self.stored: list[list[np.ndarray]] = []
+        self.packing: _Packing | None = None
+        self.packings = 0
+        self.read = 0  # the rows stored
 
-    def add(self, batch: pa.Table) -> list[np.ndarray]:
-        return [self._ids(q, batch.column(q)) for q in self.qids]
+    def add(self, batch: pa.Table) -> None:
+        """Store `batch`'s ids, and pack its keys where no qid gained a value in it (with the ranks of the values seen:
+        they hold until a qid gains one; then the batches packed so far are packed again at the end, and packing starts
+        again at most :data:`PACKINGS` times in all: ranking costs as much as the values seen)."""
+        sizes, start = [len(seen) for seen in self.seen.values()], self.read
+        self.stored.append([self._ids(q, batch.column(q)) for q in self.qids])
+        self.read += len(self.stored[-1][0]) if self.qids else 0
+        if [len(seen) for seen in self.seen.values()] != sizes:
+            self.packing = None
+        elif self.packing is None and self.packings < PACKINGS and not self.too_many():
+            self.packing = _Packing.of([self._ranks(q, self.schema[q]) for q in self.qids], self.rows)
+            self.packings += 1
+        if self.packing is not None:
+            self.packing.add(len(self.stored) - 1, start, self.stored[-1])
 
     def _ids(self, qid: str, column: pa.ChunkedArray) -> np.ndarray:
         import pyarrow as pa
@@ -233,13 +250,15 @@ class _GlobalIds:
         """Whether a qid holds more than :data:`QID_VALUES` distinct values (then the group-by costs less)."""
         return any(len(seen) > QID_VALUES for seen in self.seen.values())
 
-    def counted(self, stored: list[list[np.ndarray]], schema: pl.Schema) -> tuple[pl.DataFrame, TupleCodes] | None:
-        """The sorted tuple counts and their codes from every batch's ids (freed batch by batch as they are packed)."""
-        ranked = [self._ranks(q, schema[q]) for q in self.qids]
+    def counted(self) -> tuple[pl.DataFrame, TupleCodes] | None:
+        """The sorted tuple counts and their codes from every batch's ids (freed batch by batch as they are packed;
+        those packed as they were read with the ranks that still hold are not packed again)."""
+        packing = self.packing
+        ranked = packing.ranked if packing is not None else [self._ranks(q, self.schema[q]) for q in self.qids]
         sizes = [len(labels) + 1 for _, labels in ranked]
         if float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
             return None
-        found, counts = _count(_packed(stored, [rank for rank, _ in ranked], sizes))
+        found, counts = _count(_packed(self.stored, [rank for rank, _ in ranked], sizes, packing))
         codes, labels = {}, {}
         for j in reversed(range(len(self.qids))):
             found, code = np.divmod(found, sizes[j])
@@ -372,23 +391,70 @@ def _unsigned(n: int) -> type[np.unsignedinteger]:
     return np.uint8 if n < 1 << 8 else np.uint16 if n < 1 << 16 else np.uint32
 
 
-def _packed(stored: list[list[np.ndarray]], ranks: list[np.ndarray], sizes: list[int]) -> np.ndarray:
-    """Every row's ranks packed into one integer, the first qid the most significant (the labels' sorted order): an
-    Int32 where every key fits one (the 3M register's 5.7M keys: sorted in 8 ms, not 15), else an Int64; each batch's
-    ids dropped from `stored` once packed."""
-    narrow = float(np.prod(sizes, dtype=np.float64)) < NARROW_KEYS
-    keys = np.empty(sum(len(ids[0]) for ids in stored if ids), dtype=np.int32 if narrow else np.int64)
+PACKINGS = 2
+"""The batches are packed as they are read at most this many times from the start of a run of batches that add no
+value (each start ranks the values seen; a later batch that adds one voids it)."""
+
+
+@dataclass
+class _Packing:
+    """Batches' keys packed as they are read (on the caller's thread while pyarrow reads the next batch, not after
+    the read): the ranks of the values seen so far (:meth:`_GlobalIds._ranks` of each qid), every row's key (the
+    batches packed filled in) and the batches packed."""
+
+    ranked: list[tuple[np.ndarray, pl.Series]]
+    sizes: list[int]
+    keys: np.ndarray
+    ranks: list[np.ndarray]
+    done: set[int] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, ranked: list[tuple[np.ndarray, pl.Series]], rows: int) -> _Packing | None:
+        """Packing with `ranked` for `rows` rows in all; None where there is no qid or the keys pass 2**62."""
+        sizes = [len(labels) + 1 for _, labels in ranked]
+        if not ranked or float(np.prod(sizes, dtype=np.float64)) >= 2.0**62:
+            return None
+        keys = _keys(rows, sizes)
+        return cls(ranked, sizes, keys, [rank.astype(keys.dtype) for rank, _ in ranked])
+
+    def add(self, index: int, start: int, ids: list[np.ndarray]) -> None:
+        """Pack batch `index`'s `ids`, its rows from `start`."""
+        _pack(self.keys[start : start + len(ids[0])], ids, self.ranks, self.sizes)
+        self.done.add(index)
+
+
+def _keys(rows: int, sizes: list[int]) -> np.ndarray:
+    """Room for `rows` keys over `sizes`: Int32 where every key fits one (the 3M register's 5.7M keys: sorted in 8 ms,
+    not 15), else Int64."""
+    return np.empty(rows, dtype=np.int32 if float(np.prod(sizes, dtype=np.float64)) < NARROW_KEYS else np.int64)
+
+
+def _packed(
+    stored: list[list[np.ndarray]], ranks: list[np.ndarray], sizes: list[int], packing: _Packing | None
+) -> np.ndarray:
+    """Every row's ranks packed into one integer, the first qid the most significant (the labels' sorted order), those
+    of `packing` as they are; each batch's ids dropped from `stored` once packed."""
+    if packing is not None:
+        keys, done = packing.keys, packing.done
+    else:
+        keys, done = _keys(sum(len(ids[0]) for ids in stored if ids), sizes), set()
     ranks = [rank.astype(keys.dtype) for rank in ranks]  # a value per label: the gathers below in the keys' type
     start = 0
-    while stored:
+    for index in range(len(stored)):
         ids = stored.pop(0)
-        key = keys[start : start + (len(ids[0]) if ids else 0)]
-        key[:] = 0
-        for column, rank, size in zip(ids, ranks, sizes):
-            key *= size
-            key += _gathered(rank, column)
-        start += len(key)
+        rows = len(ids[0]) if ids else 0
+        if index not in done:
+            _pack(keys[start : start + rows], ids, ranks, sizes)
+        start += rows
     return keys
+
+
+def _pack(key: np.ndarray, ids: list[np.ndarray], ranks: list[np.ndarray], sizes: list[int]) -> None:
+    """A batch's keys from its ids (per qid), written into `key`."""
+    key[:] = 0
+    for column, rank, size in zip(ids, ranks, sizes):
+        key *= size
+        key += _gathered(rank, column)
 
 
 def _gathered(table: np.ndarray, indices: np.ndarray) -> np.ndarray:
