@@ -318,3 +318,28 @@ def test_many_qid_values_other_files_or_bad_text_take_the_group_by(
     text = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"q": pa.Array.from_buffers(pa.string(), len(bad), bad.buffers())}), text)
     assert sorted_tuple_codes(pl.scan_parquet([text], glob=False), [text], ["q"]) is None
+
+
+def test_batches_packed_as_they_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch that adds no qid value is packed as it is read (while the next is read, not after the read), with the
+    ranks of the values seen so far; a later batch that adds a value voids them (those batches are packed again at the
+    end), and packing starts again at most PACKINGS times: the tuples and codes are the group-by's all the same."""
+    values = [["b", "a"], ["a", "b"], ["b", "a"], ["c", "a"], ["a", "c"], ["0", "a"], ["c", "b"], ["b", "0"]]
+    rows = [(s, i, 1, "x") for i, pair in enumerate(values) for s in pair]
+    files = _write(tmp_path, rows, 1, 2, True)  # a row group a batch: 1-2 quiet, 3 adds c, 4 quiet, 5 adds 0, 6-7 quiet
+    lf = pl.scan_parquet(files, glob=False)
+    read: list[int] = []
+    packed = _parquet_counts._Packing.add
+    monkeypatch.setattr(_parquet_counts, "BATCH_ROWS", 2)
+    monkeypatch.setattr(_parquet_counts._Packing, "add", lambda self, i, *a: (read.append(i), packed(self, i, *a)))
+    got = sorted_tuple_codes(lf, files, ["s", "u"])
+    assert read == [1, 2, 4]  # 1-2 voided by 3, 4 by 5; 6-7 not packed: two starts made
+    assert got is not None
+    want_frame, want_codes = _reference(lf, ["s", "u"])
+    assert_frame_equal(got[0], want_frame)
+    assert np.array_equal(got[1].codes["s"], want_codes.codes["s"])  # type: ignore[attr-defined]
+    monkeypatch.setattr(_parquet_counts, "PACKINGS", 3)
+    read.clear()
+    got = sorted_tuple_codes(lf, files, ["s", "u"])
+    assert read == [1, 2, 4, 6, 7] and got is not None  # the third start holds to the end: 6-7 kept
+    assert_frame_equal(got[0], want_frame)
