@@ -228,23 +228,22 @@ class _GlobalIds:
             values_of, indices = _dictionary(encoded, marked=False)  # every entry a row's
             table = self._table(qid, values_of)
             return np.concatenate([_gathered(table, i) for i in indices])
-        values, valid, low, distinct = found
+        slots, low, distinct, dtype = found
         if not len(distinct):
-            return np.zeros(len(values), dtype=np.uint8)  # nulls only (or no row): id 0
-        table = self._table(qid, _plus(distinct, low, values.dtype))
+            return np.zeros(len(slots), dtype=np.uint8)  # nulls only (or no row): id 0
+        table = self._table(qid, _plus(distinct, low, dtype))
         lookup = np.zeros(int(distinct[-1]) + 2, dtype=table.dtype)  # the last slot: a null's
         lookup[distinct] = table[:-1]
-        slots = _offsets(values, low)
-        if valid is not None:
-            slots[~valid] = len(lookup) - 1
-        return lookup[slots]
+        return _gathered(lookup, slots)
 
     def _table(self, qid: str, values: Sequence[object]) -> np.ndarray:
         """Each of `values`' id plus one (first seen: a new id; :data:`_UNUSED`, a dictionary entry no row uses: 0,
         never read), and a last slot for a null (0), in the smallest unsigned type that holds every id seen so far."""
         seen = self.seen[qid]
-        ids = [0 if v is _UNUSED else seen.setdefault(v, len(seen)) + 1 for v in values]
-        return np.array([*ids, 0], dtype=np.int64).astype(_unsigned(len(seen)))
+        ids = list(map(seen.get, values))  # each value's id where every value is seen (most batches): no Python loop
+        if None in ids:
+            ids = [-1 if v is _UNUSED else seen.setdefault(v, len(seen)) for v in values]
+        return (np.array([*ids, -1], dtype=np.int64) + 1).astype(_unsigned(len(seen)))
 
     def too_many(self) -> bool:
         """Whether a qid holds more than :data:`QID_VALUES` distinct values (then the group-by costs less)."""
@@ -303,13 +302,14 @@ class _Distinct:
             column = batch.column(c)
             self.nulls[c] |= column.null_count > 0
             if pa.types.is_dictionary(column.type):
-                self.values[c].update(v for v in _dictionary(column)[0] if v is not _UNUSED)
+                if not self.values[c].issuperset(_dictionary(column, marked=False)[0]):  # else no row to mark
+                    self.values[c].update(v for v in _dictionary(column)[0] if v is not _UNUSED)
             else:
                 found = _distinct_integers(column)
                 if found is None:  # a range wider than 2**24: more values than the cap, likely
                     del self.values[c]
                     continue
-                self.values[c].update(_plus(found[3], found[2], found[0].dtype))
+                self.values[c].update(_plus(found[2], found[1], found[3]))
             if len(self.values[c]) > DISTINCT_CAP:
                 del self.values[c]
 
@@ -318,19 +318,23 @@ class _Distinct:
         return {c: len(v) + self.nulls[c] for c, v in self.values.items()}
 
 
-def _distinct_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray | None, int, np.ndarray] | None:
-    """An integer column's values, where they are valid (None: all), their smallest value and their distinct values
-    less that (ascending), through a table over their range; None where the range is wider than 2**24."""
+def _distinct_integers(column: pa.ChunkedArray) -> tuple[np.ndarray, int, np.ndarray, np.dtype] | None:
+    """An integer column's slots in a table over its range of values (each value less the smallest; a null: the slot
+    past the largest), the smallest value, the distinct values less that (ascending) and the column's NumPy type; None
+    where the range is wider than 2**24."""
     values, valid = _numpy(column.combine_chunks())
     present_values = values[valid] if valid is not None else values
     if not len(present_values):
-        return values, valid, 0, np.zeros(0, dtype=np.int64)
+        return np.zeros(len(values), dtype=np.int64), 0, np.zeros(0, dtype=np.int64), values.dtype
     low, high = int(present_values.min()), int(present_values.max())
     if high - low >= 1 << 24:
         return None
-    present = np.zeros(high - low + 1, dtype=bool)
-    present[_offsets(present_values, low)] = True
-    return values, valid, low, np.flatnonzero(present)
+    slots = _offsets(values, low)  # a null's slot: any value, set below
+    if valid is not None:
+        slots[~valid] = high - low + 1
+    present = np.zeros(high - low + 2, dtype=bool)
+    present[slots] = True
+    return slots, low, np.flatnonzero(present[:-1]), values.dtype
 
 
 def _offsets(values: np.ndarray, low: int) -> np.ndarray:
@@ -338,7 +342,7 @@ def _offsets(values: np.ndarray, low: int) -> np.ndarray:
     does not fit an Int64 before the subtraction)."""
     if values.dtype == np.uint64:
         return (values - np.uint64(low)).astype(np.int64)
-    return values.astype(np.int64) - low
+    return np.subtract(values, low, dtype=np.int64)  # one pass, in Int64 (no copy of the values first)
 
 
 _UNUSED = object()
