@@ -796,7 +796,7 @@ def _metrics(args: argparse.Namespace) -> int:
 def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     """The lines of the metrics table and the JSON document of ``polars-anon metrics``."""
     from polars_anon.job import build_hierarchies
-    from polars_anon.metrics import METRICS, evaluate, metric_names, prepare
+    from polars_anon.metrics import METRICS, evaluate, label_hierarchies, metric_names, prepare
 
     job = _job(args)
     anonymized, original = _release(args, job, args.anonymized), _original(args, job, args.original)
@@ -809,8 +809,8 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
             "metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job"
         )
     blanks = _blanks(job)
-    specs.update(_unbuilt_specs(args, job, blanks, [q for q in qids if specs.get(q) is None]))
-    hierarchies = build_hierarchies(original, {q: specs[q] for q in qids}, job.base if job else Path("."))
+    specs.update(_unbuilt_specs(args, job, blanks, [q for q in qids if specs.get(q) is None]))  # a job may leave one
+    hierarchies = build_hierarchies(original, {q: specs[q] for q in qids if q in specs}, job.base if job else Path("."))
     if blanks:  # a blanked (suppressed) cell is its qid's root; elsewhere a null stays refused by prepare
         anonymized = anonymized.with_columns(
             pl.col(q).cast(pl.String).fill_null(pl.lit(hierarchies[q].root)) for q in qids
@@ -821,8 +821,11 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     sensitive = args.sensitive if args.sensitive is not None else job_sensitive  # metrics read one (the first)
     k = args.k if args.k is not None else (job.k if job else None)
     names = metric_names([n for n in args.names.split(",") if n] if args.names else None, sensitive is not None)
-    if blanks:
-        names = _wildcard_names(names, job.method if job else "", bool(args.names))
+    unbuilt = [q for q in qids if q not in hierarchies]  # published without one: ranges, sets, means
+    if job is not None:
+        names = _release_names(names, job, args, unbuilt)
+    if unbuilt:  # only the classes metrics are left: they read which published cells are equal
+        hierarchies = {**hierarchies, **label_hierarchies(original, anonymized, unbuilt)}
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
     # sensitive=: a job's `sensitive = []` reaches prepare as an empty list (a list the type does not admit), as before
     data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=needed, k=k)  # pyright: ignore[reportArgumentType]
@@ -862,33 +865,56 @@ def _blanks(job: Job | None) -> bool:
 
 def _unbuilt_specs(args: argparse.Namespace, job: Job | None, blanks: bool, missing: list[str]) -> dict[str, str]:
     """The hierarchy specs of the `missing` qids (none given by the job or ``--hierarchy``): suppression only where
-    the job's method blanks cells (its release holds each value or a blank, the root); otherwise refused, naming what
-    to give (``--job`` only when no job file was given)."""
+    the job's method blanks cells (its release holds each value or a blank, the root); none for another job's (its
+    ranges, sets or means are measured by the classes metrics alone: :func:`_release_names`); without a job, refused
+    naming what to give."""
     if not missing or blanks:
         return {q: "suppress" for q in missing}
     if job is None:
         raise AnonError(f"metrics: qids {missing} have no hierarchy; give --hierarchy NAME=SPEC or --job JOB.toml")
-    raise AnonError(
-        f"metrics: qids {missing} have no hierarchy in job {args.job}, and method {job.method!r} publishes them "
-        "without one (ranges, sets or means, not hierarchy nodes), which the metrics cannot measure; give "
-        "--hierarchy NAME=SPEC for a release whose cells are its nodes, or leave them out with --qids"
-    )
+    return {}
 
 
-def _wildcard_names(names: list[str], method: str, asked: bool) -> list[str]:
-    """The metrics a blanking method's release is measured by: not the ``classes`` family, whose classes are the
-    rows of equal published tuples (a blank a value of its own) where the method's guarantee reads a blank as a
-    wildcard matching any value (its classes would be smaller than k). Left out of the default; named, refused."""
+def _release_names(names: list[str], job: Job, args: argparse.Namespace, unbuilt: list[str]) -> list[str]:
+    """The metrics of `names` that describe the job's release: the ``classes`` family only where it is k-anonymous in
+    classes of equal published tuples (:attr:`~polars_anon.algorithms.Method.tuple_classes`: not local suppression's
+    wildcards nor MDAV's permuted clusters), and that family alone when `unbuilt` qids were published without a
+    hierarchy (ranges, sets, means), as the run's report measures them. What does not apply is left out of the
+    default and refused when named (``--names``) or when nothing is left, saying which apply and why."""
+    from polars_anon.algorithms import METHODS
     from polars_anon.metrics import METRICS
+    from polars_anon.options import parse_options
 
+    method = METHODS[job.method]
     classes = [n for n in names if METRICS[n].family == "classes"]
-    if classes and asked:
-        raise AnonError(
-            f"metrics: {classes} measure classes of equal published tuples, but method {method!r} publishes blanks "
-            "that match any value (k-anonymity with missing values as wildcards), so they do not describe its "
-            "release; the cost, cells and distribution metrics apply (a blank read as its qid's root)"
+    if method.tuple_classes(parse_options(method.options, job.options, f"method {job.method!r}")):
+        wrong = [n for n in names if n not in classes] if unbuilt else []
+        why = (
+            f"{wrong} read each cell's distance from its original through a hierarchy, and qids {unbuilt} have none "
+            f"in job {args.job} (method {job.method!r} publishes them as ranges, sets or means, not hierarchy nodes); "
+            "the classes metrics apply (as the run's report gives them); give --hierarchy NAME=SPEC for a release "
+            "whose cells are its nodes, or leave those qids out with --qids"
         )
-    return [n for n in names if n not in classes]
+    else:
+        wrong = names if unbuilt else classes
+        why = f"{classes} measure classes of equal published tuples, but method {job.method!r} {_GROUPS[method.blanks]}"
+        why += (
+            f", so they do not describe its release, and qids {unbuilt} have no hierarchy in job {args.job}: no metric "
+            "applies; give --hierarchy NAME=SPEC"
+            if unbuilt
+            else ", so they do not describe its release; the cost, cells and distribution metrics apply"
+            + (" (a blank read as its qid's root)" if method.blanks else "")
+        )
+    if wrong and (args.names or len(wrong) == len(names)):
+        raise AnonError(f"metrics: {why}")
+    return [n for n in names if n not in wrong]
+
+
+_GROUPS = {
+    True: "publishes blanks that match any value (k-anonymity with missing values as wildcards)",
+    False: "is k-anonymous in groups its release does not show (MDAV's clusters, their values permuted within each)",
+}
+"""Why a method's release is not k-anonymous in classes of equal published tuples, by whether it blanks cells."""
 
 
 def _fmt(value: object) -> str:
@@ -1163,7 +1189,8 @@ def _metrics_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
     m.add_argument(
         "--job",
         help="take the qids, hierarchies, sensitive attribute and k from this job file (method local_suppression: "
-        "a qid without a hierarchy is measured as suppression only, a blanked cell as its root)",
+        "a qid without a hierarchy is measured as suppression only, a blanked cell as its root; mondrian and mdav: "
+        "a qid without one by the classes metrics alone)",
     )
     m.add_argument("--sensitive", help="sensitive (class) column, for cm and mi_loss")
     m.add_argument("--k", type=int, help="the requested k")

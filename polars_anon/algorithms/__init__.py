@@ -147,6 +147,10 @@ class Method:
     blanks: bool = False
     """True when the method publishes each qid cell as it was or blanked (null): ``polars-anon metrics`` then reads a
     blank as its hierarchy's root, and a qid without a hierarchy as suppression only (local suppression)."""
+    tuple_classes: Callable[[Any], bool] = lambda options: True
+    """``tuple_classes(options)``: True when a release made with these (parsed) options is k-anonymous in classes of
+    equal published tuples, what the independent check groups and the ``classes`` metrics measure; False where its
+    guarantee counts other groups (local suppression's wildcard patterns, MDAV's permuted clusters)."""
 
 
 METHODS: dict[str, Method] = {}
@@ -166,6 +170,7 @@ def register_method(
     codes: bool = False,
     misses: str = "",
     blanks: bool = False,
+    tuple_classes: Callable[[Any], bool] = lambda options: True,
 ) -> Callable[[Callable[[Task, Any], Plan]], Callable[[Task, Any], Plan]]:
     """Decorator declaring an algorithm in :data:`METHODS`."""
 
@@ -183,6 +188,7 @@ def register_method(
             codes,
             misses,
             blanks,
+            tuple_classes,
         )
         return fn
 

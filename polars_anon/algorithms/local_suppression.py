@@ -143,6 +143,7 @@ def verify_wildcard(
     guarantee=GUARANTEE,
     check=_check,
     blanks=True,
+    tuple_classes=lambda options: False,  # its classes are wildcard patterns (a blank matches any value)
 )
 def run(task: Task, options: LocalSuppressionOptions) -> Plan:
     """Local suppression of key cells on the class aggregates (see the module docstring)."""

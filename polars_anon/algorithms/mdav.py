@@ -619,6 +619,7 @@ def run_details(
     needs_hierarchies=False,
     records=True,
     guarantee="probabilistic (permute) or k-anonymity (aggregate)",
+    tuple_classes=lambda options: options.publish == "aggregate",  # permute: k counts clusters, not in the file
 )
 def run(task: Task, options: MdavOptions) -> Plan:
     """MDAV clustering, then within-cluster permutation or aggregation (module docstring).

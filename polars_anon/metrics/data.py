@@ -67,6 +67,7 @@ __all__ = [
     "cells_table",
     "from_mapping",
     "fully_suppressed",
+    "label_hierarchies",
     "node_numbers",
     "node_stats",
     "orig_col",
@@ -486,7 +487,10 @@ def _check_arguments(
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
     missing = [q for q in qids if q not in hierarchies]
     if missing:
-        raise InvalidParameterError(f"qids {missing} have no hierarchy; hierarchies are given for {list(hierarchies)}")
+        raise InvalidParameterError(
+            f"qids {missing} have no hierarchy; hierarchies are given for {list(hierarchies)} (without one, only the "
+            "classes metrics measure a qid: compute(..., names='classes'))"
+        )
     hs = {q: hierarchies[q] for q in qids}
     check_columns(orig, qids, "qids")
     check_columns(anon, qids, "qids")
@@ -692,6 +696,35 @@ def prepare(
     if s_labels is not None:
         pairs = pairs.with_columns(pl.lit(s_labels).gather(pl.col(SENSITIVE)).alias(SENSITIVE))
     return MetricData(pairs, qids, hs, sensitive, k, levels)
+
+
+def label_hierarchies(
+    original: pl.LazyFrame | pl.DataFrame, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str]
+) -> dict[str, Hierarchy]:
+    """For qids published without a hierarchy (Mondrian's ranges and sets, MDAV's means): per qid, a flat hierarchy
+    whose leaves are the labels of both tables (as :func:`prepare` reads them; nulls left out, for :func:`prepare` to
+    refuse) under a root no label takes. Only the ``classes`` metrics may read it: they see which published cells are
+    equal, and these leaves tell them that; every other metric reads how far a cell is from its original, which a
+    flat hierarchy cannot say (a published range would be a leaf, unchanged).
+
+    >>> h = label_hierarchies(pl.DataFrame({"a": [3, 4]}), pl.DataFrame({"a": ["3-4", "3-4"]}), ["a"])["a"]
+    >>> h.leaf_labels, h.root
+    (['3', '3-4', '4'], '*')
+    """
+    qids = names_list(qids, "qids")
+    sides = [as_lazy(original), as_lazy(anonymized)]
+    for side in sides:
+        check_columns(side, qids, "qids")
+    o, a = (side.select(label_exprs(side.collect_schema(), qids)) for side in sides)
+    # materializes: the distinct labels of each qid
+    found = collect_apart([pl.concat([o.select(q), a.select(q)]).drop_nulls().unique() for q in qids])
+    out = {}
+    for q, values in zip(qids, found):
+        taken, root = set(values[q].to_list()), "*"
+        while root in taken:  # a label the release holds is a leaf, never the root
+            root += "*"
+        out[q] = Hierarchy.suppression(values[q], root=root)
+    return out
 
 
 def from_mapping(

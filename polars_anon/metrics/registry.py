@@ -14,11 +14,12 @@ from typing import Literal
 
 import polars as pl
 
+from polars_anon._validate import names_list
 from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells, cost, distribution, partition
 from polars_anon.metrics.arrays import whole_table_values
-from polars_anon.metrics.data import MetricData, fully_suppressed, prepare
+from polars_anon.metrics.data import MetricData, fully_suppressed, label_hierarchies, prepare
 
 __all__ = ["FAMILIES", "K_ENFORCED", "METRICS", "Metric", "compute", "evaluate", "evaluate_both", "metric_names"]
 
@@ -521,6 +522,22 @@ def _from_arrays(data: MetricData, chosen: list[str]) -> tuple[dict[str, object]
     return raw, normalized
 
 
+def _for_classes(
+    original: pl.LazyFrame | pl.DataFrame,
+    anonymized: pl.LazyFrame | pl.DataFrame,
+    qids: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy],
+    chosen: list[str],
+) -> Mapping[str, Hierarchy]:
+    """`hierarchies` with a :func:`~polars_anon.metrics.data.label_hierarchies` for each qid that has none, when
+    every `chosen` metric is of the ``classes`` family (they read only which published cells are equal); else as
+    given (:func:`prepare` refuses a qid without one)."""
+    if not isinstance(hierarchies, Mapping) or not all(METRICS[n].family == "classes" for n in chosen):
+        return hierarchies
+    unbuilt = [q for q in names_list(qids, "qids") if q not in hierarchies]
+    return {**hierarchies, **label_hierarchies(original, anonymized, unbuilt)} if unbuilt else hierarchies
+
+
 def compute(
     original: pl.LazyFrame | pl.DataFrame,
     anonymized: pl.LazyFrame | pl.DataFrame,
@@ -546,7 +563,10 @@ def compute(
         Quasi-identifier columns.
     hierarchies
         Quasi-identifier -> :class:`~polars_anon.Hierarchy`; original values must
-        be leaves, published values nodes.
+        be leaves, published values nodes. A qid without one (published as
+        ranges, sets or means: Mondrian, MDAV) is measured when every metric asked
+        for is of the ``classes`` family (``names="classes"``), which reads only
+        which published cells are equal (:func:`~polars_anon.metrics.data.label_hierarchies`).
     names
         Metric names from :data:`METRICS`, family names from :data:`FAMILIES`, or
         None for every metric (those needing `sensitive` only when it is given).
@@ -595,8 +615,12 @@ def compute(
     0.0
     >>> compute(t, out, ["race"], H, ["ncp", "discernibility"], normalized=True).row(0)  # ncp 1 / 3 (T*); 8 / 16
     (0.3333333333333333, 0.5)
+    >>> ranges = out.with_columns(pl.lit("cat-lion").alias("race"))  # no hierarchy: the classes metrics alone
+    >>> compute(t, ranges, ["race"], {}, ["n_classes", "min_class_size"]).row(0)
+    (1, 4)
     """
     chosen = metric_names(names, sensitive is not None)
+    hierarchies = _for_classes(original, anonymized, qids, hierarchies, chosen)
     if not any(METRICS[n].needs_sensitive for n in chosen):
         sensitive = None  # the pass need not count the sensitive values
     data = prepare(original, anonymized, qids, hierarchies, key=key, sensitive=sensitive, k=k, levels=levels)

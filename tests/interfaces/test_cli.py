@@ -278,8 +278,65 @@ def test_metrics_refuses_nulls_and_unbuilt_qids_of_other_methods(
         tmp_path / "blank.parquet"
     )
     argv = ["metrics", str(tmp_path / "in.parquet"), str(tmp_path / "blank.parquet"), "--job", str(job)]
-    assert cli.main(argv) == 2
-    err = capsys.readouterr().err
-    assert f"have no hierarchy in job {job}, and method 'mondrian'" in err and "--job" not in err
+    assert cli.main(argv) == 2  # mend46: measured by the classes metrics now, and a null stays refused there too
+    assert "column 'city' in the anonymized table has null values" in capsys.readouterr().err
     assert cli.main([*argv, "--hierarchy", "city=suppress", "--hierarchy", "sex=suppress"]) == 2
     assert "column 'city' in the anonymized table has null values" in capsys.readouterr().err
+    assert cli.main([*argv, "--names", "cost"]) == 2  # what does not apply without a hierarchy: refused, naming the job
+    err = capsys.readouterr().err
+    assert f"have none in job {job} (method 'mondrian' publishes" in err and err.count("\n") == 1
+
+
+def _mdav_mondrian_job(tmp_path: Path, method: str, options: str = "") -> Path:
+    """A job of `method` on age (numbers) and sex declared without hierarchies, its input written beside it."""
+    ages = [23, 25, 31, 34, 35, 41, 44, 47, 52, 58, 61, 66]
+    rows = {"age": ages * 2, "sex": ["F", "M", "M"] * 8, "n": list(range(24))}
+    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / f"{method}.toml"
+    job.write_text(
+        f'input = "in.parquet"\noutput = "{method}.parquet"\nk = 3\nmethod = "{method}"\ninsensitive = ["n"]\n'
+        f"{options}qids = {{ age = {{}}, sex = {{}} }}\n"
+    )
+    return job
+
+
+@pytest.mark.parametrize("method", ["mondrian", "mdav"])
+def test_metrics_of_a_release_without_hierarchies_equal_its_report(
+    tmp_path: Path, method: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend46: ``metrics --job`` refused a Mondrian or MDAV release whose qids have no hierarchy (ranges, sets,
+    means), though the run's report gives its class figures. It now measures the classes metrics on the published
+    tuples, the same figures as the report (fails before: exit 2)."""
+    job = _mdav_mondrian_job(tmp_path, method)
+    assert cli.main(["anonymize", str(job), "--quiet"]) == 0
+    report = json.loads((tmp_path / f"{method}.report.json").read_text())
+    argv = ["metrics", str(tmp_path / "in.parquet"), str(tmp_path / f"{method}.parquet"), "--job", str(job)]
+    assert cli.main([*argv, "--json", str(tmp_path / "m.json")]) == 0, capsys.readouterr().err
+    metrics = json.loads((tmp_path / "m.json").read_text())["metrics"]
+    assert set(metrics) == {n for n, m in pa.metrics.METRICS.items() if m.family == "classes" and not m.needs_sensitive}
+    assert {n: metrics[n] for n in ("k", "min_class_size", "n_classes", "suppressed")} == {
+        n: report[n] for n in ("k", "min_class_size", "n_classes", "suppressed")
+    }
+    published = pl.read_parquet(tmp_path / f"{method}.parquet").group_by("age", "sex").len()["len"]
+    assert metrics["discernibility"] == int((published**2).sum())
+
+
+def test_metrics_refuse_a_permuted_mdav_release_without_hierarchies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MDAV with publish = "permute" is k-anonymous in its clusters, which the release does not show: its equal
+    published tuples may form smaller groups (its report's min_class_size is the smallest cluster). Without
+    hierarchies no metric describes it: refused in one line saying why (the classes metrics measured 1 < k)."""
+    job = _mdav_mondrian_job(tmp_path, "mdav", 'publish = "permute"\n')
+    assert cli.main(["anonymize", str(job), "--quiet"]) == 0
+    argv = ["metrics", str(tmp_path / "in.parquet"), str(tmp_path / "mdav.parquet"), "--job", str(job)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "groups its release does not show (MDAV's clusters" in err
+    assert "no metric applies" in err
+    # with hierarchies, the cells are measured and the classes family is left out (named: refused)
+    given = [*argv, "--hierarchy", "sex=suppress", "--hierarchy", "age=intervals:10"]
+    assert cli.main([*given, "--json", str(tmp_path / "m.json")]) == 0, capsys.readouterr().err
+    assert "min_class_size" not in json.loads((tmp_path / "m.json").read_text())["metrics"]
+    assert cli.main([*given, "--names", "min_class_size"]) == 2
+    assert "the cost, cells and distribution metrics apply" in capsys.readouterr().err

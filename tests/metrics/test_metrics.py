@@ -280,3 +280,17 @@ def test_whole_table_rows_equal_the_table_row_of_every_metric() -> None:
         full = metric(data).collect()
         assert metric(table).collect().rows() == full.filter(pl.col("attribute").is_null()).rows(), name
         assert full.height == 1 + len(ANIMALS), name
+
+
+def test_classes_metrics_need_no_hierarchy() -> None:
+    """mend46: a qid published without a hierarchy (Mondrian's ranges, MDAV's means) is measured by the classes
+    metrics, which read only which published cells are equal: the same values as with a hierarchy whose nodes the
+    release holds (fails before: 'have no hierarchy'). Any other metric still needs one, and says which apply."""
+    ranges = TABLE_IB.with_columns(pl.col("race").replace({"mammals": "1-3", "cetaceans": "4-6"}))
+    want = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, "classes", by_attribute=True)
+    only_gender = {"gender": ANIMAL_HIERARCHIES["gender"]}
+    assert_frame_equal(compute(TABLE_I, ranges, ANIMALS, only_gender, "classes", by_attribute=True), want)
+    whole = compute(TABLE_I, TABLE_IB, ANIMALS, ANIMAL_HIERARCHIES, ["n_classes", "min_class_size"], k=3)
+    assert_frame_equal(compute(TABLE_I, ranges, ANIMALS, {}, ["n_classes", "min_class_size"], k=3), whole)
+    with pytest.raises(pa.InvalidParameterError, match=r"qids \['race'\] have no hierarchy.*names='classes'"):
+        compute(TABLE_I, ranges, ANIMALS, only_gender, ["n_classes", "ncp"])
