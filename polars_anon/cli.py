@@ -689,8 +689,9 @@ def _encode(args: argparse.Namespace) -> int:
     outputs.check(output, file=not is_layout_folder(output), what="encoding")  # only a folder encode wrote is replaced
     job = _job(args)
     published = _release(args, job, args.published)
-    if job is not None:
-        specs, base = dict(job.qids), job.base
+    blanks = _blanks(job)
+    if job is not None:  # a blanking method's qid without a hierarchy: suppression only, as metrics read it
+        specs, base = {q: "suppress" if s is None and blanks else s for q, s in job.qids.items()}, job.base
     else:
         specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
     if not specs:
@@ -708,6 +709,8 @@ def _encode(args: argparse.Namespace) -> int:
     if job is None and original is None and args.class_col is None:
         _refuse_generalized_leaves(published, args.published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)
+    if blanks:  # a blanked cell is its qid's root (elsewhere a null stays refused by the encoding)
+        published = _blanks_as_roots(published, hierarchies)
     facts = write_encoded(
         published,
         hierarchies,
@@ -811,10 +814,8 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     blanks = _blanks(job)
     specs.update(_unbuilt_specs(args, job, blanks, [q for q in qids if specs.get(q) is None]))  # a job may leave one
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids if q in specs}, job.base if job else Path("."))
-    if blanks:  # a blanked (suppressed) cell is its qid's root; elsewhere a null stays refused by prepare
-        anonymized = anonymized.with_columns(
-            pl.col(q).cast(pl.String).fill_null(pl.lit(hierarchies[q].root)) for q in qids
-        )
+    if blanks:  # elsewhere a null stays refused by prepare
+        anonymized = _blanks_as_roots(anonymized, hierarchies)
     job_sensitive = (
         (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
     )
@@ -863,6 +864,13 @@ def _blanks(job: Job | None) -> bool:
     return method is not None and method.blanks
 
 
+def _blanks_as_roots(release: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> pl.LazyFrame:
+    """The release of a method that blanks cells (:func:`_blanks`) with each blank (null) cell of a qid read as its
+    hierarchy's root: the cell was suppressed, and the root lies over every original value. ``metrics`` and
+    ``encode`` read it so; the qids as labels (Strings), as both read them."""
+    return release.with_columns(pl.col(q).cast(pl.String).fill_null(pl.lit(h.root)) for q, h in hierarchies.items())
+
+
 def _unbuilt_specs(args: argparse.Namespace, job: Job | None, blanks: bool, missing: list[str]) -> dict[str, str]:
     """The hierarchy specs of the `missing` qids (none given by the job or ``--hierarchy``): suppression only where
     the job's method blanks cells (its release holds each value or a blank, the root); none for another job's (its
@@ -881,7 +889,6 @@ def _release_names(names: list[str], job: Job, args: argparse.Namespace, unbuilt
     wildcards nor MDAV's permuted clusters), and that family alone when `unbuilt` qids were published without a
     hierarchy (ranges, sets, means), as the run's report measures them. What does not apply is left out of the
     default and refused when named (``--names``) or when nothing is left, saying which apply and why."""
-    from polars_anon.algorithms import METHODS
     from polars_anon.metrics import METRICS
     from polars_anon.options import parse_options
 
@@ -1158,7 +1165,11 @@ def _encode_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
         "--original", help="the original rows (row-aligned, or sharing --class-col); proportional/statistical"
     )
     _hierarchy_argument(e)
-    e.add_argument("--job", help="take the qids and hierarchies from this job file instead of --hierarchy")
+    e.add_argument(
+        "--job",
+        help="take the qids and hierarchies from this job file instead of --hierarchy (method local_suppression: a "
+        "blanked cell is encoded as its qid's root, a qid without a hierarchy as suppression only)",
+    )
     e.add_argument("--class-col", help="class id column present in both files")
     e.add_argument(
         "--layout",

@@ -248,3 +248,32 @@ def test_any_hierarchy_built_from_generalized_labels_is_refused(tmp_path, capsys
     assert main(["encode", str(tmp_path / "pub.parquet"), *common, *orig, "--output", str(tmp_path / "b.parquet")]) == 2
     assert "3 distinct values are not nodes of its hierarchy" in capsys.readouterr().err
     assert main(["encode", str(tmp_path / "in.parquet"), *common, "--output", str(tmp_path / "c.parquet")]) == 0
+
+
+def test_cli_encode_of_a_local_suppression_release_reads_blanks_as_roots(tmp_path, capsys):
+    """mend46: ``encode --job`` on a local-suppression release refused its blanks ('has null values; ... anonymize
+    with null='suppress'', advice that does not apply). A blank is a suppressed cell, encoded as its qid's root (as
+    ``metrics --job`` reads it), and a qid the job declares without a hierarchy as suppression only (fails before:
+    exit 2)."""
+    rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "sex": ["F", "M"] * 4, "n": list(range(8))}
+    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
+        "qids = { city = {}, sex = {} }\n"
+    )
+    assert main(["anonymize", str(job), "--quiet"]) == 0
+    published = pl.read_parquet(tmp_path / "out.parquet")
+    blank = published["city"].is_null() | published["sex"].is_null()
+    assert blank.any()
+    out = tmp_path / "e.parquet"
+    argv = ["encode", str(tmp_path / "out.parquet"), "--job", str(job), "--output", str(out), "--quiet"]
+    assert main([*argv, "--encoding", "oneclass"]) == 0, capsys.readouterr().err
+    encoded = pl.read_parquet(out)
+    for q in ("city", "sex"):
+        roots = encoded[f"{q}_*"].cast(pl.Boolean)
+        assert roots.equals(published[q].is_null().alias(f"{q}_*"))  # a blank, and only a blank, is the root
+    kept = published.filter(~blank)
+    assert all(encoded.filter(~blank)[f"city_{c}"][i] == 1 for i, c in enumerate(kept["city"]))
+    assert main([*argv, "--encoding", "proportional", "--original", str(tmp_path / "in.parquet"), "--overwrite"]) == 0
+    assert pl.read_parquet(out).height == 8
