@@ -16,7 +16,7 @@ refusal names the culprit (column, value, parameter).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -100,6 +100,10 @@ class Request:
     """Hierarchies given for sensitive attributes (hierarchical t-closeness), by attribute."""
     floats: tuple[str, ...] = ()
     """The qids of a float type: their NaN and infinities are refused (:func:`check_data`)."""
+    orders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The order each Enum qid declares: its categories, as labels, from the input's schema (on every engine: DuckDB's
+    ENUM and Spark's carried Enum reach it as a Polars Enum). Mondrian's default axis of such a qid without a
+    hierarchy (:func:`~polars_anon.algorithms.mondrian.axes`)."""
     road: Road = "python"
     """How it was asked (a Python call or a job file): the refusals of its data spell their way out in its words."""
 
@@ -125,6 +129,18 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
     check_unique(out, "qids")
     return out
+
+
+def _declared_orders(schema: pl.Schema | Sequence[str], qids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """:attr:`Request.orders`: each Enum qid's categories, in their declared order.
+
+    >>> _declared_orders(pl.Schema({"a": pl.Enum(["lo", "hi"]), "b": pl.String}), ["a", "b"])
+    {'a': ('lo', 'hi')}
+    """
+    if not isinstance(schema, pl.Schema):
+        return {}
+    dtypes = {q: schema[q] for q in qids}
+    return {q: tuple(d.categories.to_list()) for q, d in dtypes.items() if isinstance(d, pl.Enum)}
 
 
 def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
@@ -291,6 +307,7 @@ def check_request(
         sensitives=tuple(sensitives),
         sensitive_hierarchies=sensitive_hs,
         floats=tuple(q for q in qid_list if isinstance(schema, pl.Schema) and schema[q].is_float()),
+        orders=_declared_orders(schema, qid_list),
         road=road,
     )
 

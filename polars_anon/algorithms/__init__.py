@@ -63,6 +63,8 @@ class Task:
     codes: TupleCodes | None = None
     """The qids of `aggregates` as integer codes, row for row, when the engine made them and the method declares
     ``codes=True`` (the road's; None otherwise): :meth:`leaf_ids` reads them."""
+    orders: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """The order each Enum qid declares (its categories as labels; :attr:`~polars_anon.request.Request.orders`)."""
 
     def __post_init__(self) -> None:
         if self.constraints is None:

@@ -146,6 +146,7 @@ def axes(
     hierarchies: Mapping[str, Hierarchy],
     order: str | Mapping[str, object] | None = None,
     seed: int = 0,
+    declared: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Axis]:
     """The axis of each quasi-identifier.
 
@@ -158,19 +159,27 @@ def axes(
     order
         One of ``"hierarchy"`` (depth-first leaf order; the default with a
         hierarchy), ``"numeric"`` (the default without one when every value is a
-        number), ``"alphabetical"`` (the default otherwise, as in paper 002),
+        number), ``"alphabetical"`` (the default otherwise, as in paper 002, but
+        for a qid whose column declares an order: `declared`),
         ``"random"`` (a permutation seeded by `seed` and the qid's position), or a
         dict qid -> one of those or an explicit list of values. Every order
         ranks the labels the qid's nulls were published at (``null="suppress"``:
         the root) last; a list need not name them, and places them where it does.
     seed
         Seed of the random orders.
+    declared
+        Qid -> the order its column declares (an Enum's categories, as labels:
+        :attr:`~polars_anon.request.Request.orders`): the default order of such a
+        qid without a hierarchy, as an explicit list (a category the column does
+        not hold keeps its place).
 
     Examples
     --------
     >>> h = Hierarchy.from_dict({"*": {"A": ["b", "a"], "c": None}})
     >>> [a.labels for a in axes({"x": ["a", "b"], "y": ["10", "9"]}, {"x": h})]
     [['b', 'a', 'c'], ['9', '10']]
+    >>> axes({"z": ["lo", "hi"]}, {}, declared={"z": ["lo", "mid", "hi"]})[0].labels
+    ['lo', 'mid', 'hi']
     """
     per_qid = order if isinstance(order, Mapping) else {q: order for q in present}
     unknown = [q for q in per_qid if q not in present]
@@ -182,7 +191,7 @@ def axes(
         vals, rooted = _column_values(values, h)
         how = per_qid.get(q)
         if how is None:
-            how = "hierarchy" if h is not None else ("numeric" if _as_numbers(vals) is not None else "alphabetical")
+            how = _default_order(q, h, vals, declared or {})
         ordered = _ordered(q, how, vals, h, [int(seed), j])
         labels = ordered + [v for v in rooted if v not in ordered]  # an explicit list may place the root
         if not isinstance(how, str):
@@ -193,6 +202,16 @@ def axes(
         ranks = tuple(labels.index(v) for v in rooted)
         out.append(Axis(q, labels, coords, numeric, how == "hierarchy", ranks))
     return out
+
+
+def _default_order(q: str, h: Hierarchy | None, vals: list[str], declared: Mapping[str, Sequence[str]]) -> object:
+    """The order of qid `q` when none is given: its hierarchy's, else the order its column declares (an Enum's
+    categories), else numeric when every value is a number, else alphabetical (see :func:`axes`)."""
+    if h is not None:
+        return "hierarchy"
+    if q in declared:
+        return list(declared[q])
+    return "numeric" if _as_numbers(vals) is not None else "alphabetical"
 
 
 def _column_values(values: Sequence[str], h: Hierarchy | None) -> tuple[list[str], list[str]]:
@@ -719,7 +738,7 @@ def run(task: Task, options: MondrianOptions) -> Plan:
     qids = list(task.qids)
     agg = task.aggregates  # a qid without a hierarchy holds no null (the road's check_data refuses them)
     present = {q: agg[q].unique().to_list() for q in qids}
-    axis_list = axes(present, task.hierarchies, options.order, task.seed)  # type: ignore[arg-type]
+    axis_list = axes(present, task.hierarchies, options.order, task.seed, task.orders)  # type: ignore[arg-type]
     coords = coordinates(agg, qids, axis_list)
     modes = publish_modes(qids, axis_list, task.hierarchies, options.publish)  # type: ignore[arg-type]
     count_dims = [j for j, p in enumerate(modes) if p == "set"]

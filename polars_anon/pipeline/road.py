@@ -243,6 +243,7 @@ def run_method(
         sensitive_counts=counts,
         constraints=built,
         codes=data.codes,
+        orders=request.orders,
     )
     dp = differential_model(request)
     plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)

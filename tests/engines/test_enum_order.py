@@ -83,3 +83,32 @@ def test_a_duckdb_job_and_its_check_keep_the_order(tmp_path: Path) -> None:
 def test_spark_keeps_the_order_of_an_enum_frame(spark: Any) -> None:
     result = pa.anonymize(ROWS, hierarchies=H, k=1, privacy=ORDERED, engine="spark")
     assert _published(result) == (1, True, 0.0, LEVELS)
+
+
+GRADES = pl.DataFrame({"g": ["low", "mid", "mid", "high"], "n": [1, 2, 3, 4]}, schema={"g": LEVELS, "n": pl.Int64})
+"""mend46: Mondrian on an Enum qid without a hierarchy cut it in text order (high < low < mid): at k = 2 it cut
+{high, low} | {mid}, classes no ordinal reading makes. In the Enum's order (low < mid < high) no cut leaves 2 rows on
+both sides of one point, so the four rows form one class."""
+ONE_CLASS = ["{low,mid,high}"] * 4
+
+
+@pytest.mark.parametrize(("engine", "driver_tuples"), [("polars", None), ("duckdb", None), ("duckdb", 1)])
+def test_mondrian_cuts_an_enum_qid_in_its_order(engine: str, driver_tuples: int | None) -> None:
+    """On the driver, and beyond it on DuckDB (driver_tuples = 1: the planner's rounds in SQL)."""
+    asked = {"driver_tuples": driver_tuples} if driver_tuples is not None else {}
+    result = pa.anonymize(
+        GRADES, qids=["g"], hierarchies={}, k=2, method="mondrian", insensitive=["n"], engine=engine, **asked
+    )
+    assert result.collect()["g"].to_list() == ONE_CLASS
+    text = pa.anonymize(
+        GRADES, qids=["g"], hierarchies={}, k=2, method="mondrian", insensitive=["n"], order="alphabetical"
+    )
+    assert text.collect()["g"].to_list() == ["{high,low}", "mid", "mid", "{high,low}"]  # asked for: as before
+
+
+def test_spark_mondrian_cuts_an_enum_qid_in_its_order(spark: Any) -> None:
+    for asked in ({}, {"driver_tuples": 1}):
+        result = pa.anonymize(
+            GRADES, qids=["g"], hierarchies={}, k=2, method="mondrian", insensitive=["n"], engine="spark", **asked
+        )
+        assert result.collect()["g"].to_list() == ONE_CLASS

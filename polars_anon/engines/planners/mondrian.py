@@ -230,7 +230,7 @@ def _rounds(engine: SQLEngine, table: Any, request: Request, per: dict[str, pl.D
     qids, k, e = list(request.qids), request.k, engine
     labels = {q: _labels(per[q], q, request) for q in qids}
     present = {q: labels[q].unique().to_list() for q in qids}
-    axis_list = axes(present, request.hierarchies, request.options.order, request.seed)
+    axis_list = axes(present, request.hierarchies, request.options.order, request.seed, request.orders)
     modes = publish_modes(qids, axis_list, request.hierarchies, request.options.publish)
     rank_of = [dict(zip(ax.labels, range(len(ax.labels)))) for ax in axis_list]
     ranks = [np.array(sorted({rank_of[j][v] for v in present[q]}), dtype=np.int64) for j, q in enumerate(qids)]
