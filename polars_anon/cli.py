@@ -893,6 +893,11 @@ def _release_names(names: list[str], job: Job, args: argparse.Namespace, unbuilt
     from polars_anon.options import parse_options
 
     method = METHODS[job.method]
+    if unbuilt and method.needs_hierarchies:  # no release of this job publishes them: anonymize refuses it
+        raise AnonError(
+            f"metrics: qids {unbuilt} have no hierarchy in job {args.job}, and method {job.method!r} needs one for "
+            "every qid (anonymize refuses the job); give one in the job or --hierarchy NAME=SPEC"
+        )
     classes = [n for n in names if METRICS[n].family == "classes"]
     if method.tuple_classes(parse_options(method.options, job.options, f"method {job.method!r}")):
         wrong = [n for n in names if n not in classes] if unbuilt else []

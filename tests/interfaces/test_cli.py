@@ -285,6 +285,9 @@ def test_metrics_refuses_nulls_and_unbuilt_qids_of_other_methods(
     assert cli.main([*argv, "--names", "cost"]) == 2  # what does not apply without a hierarchy: refused, naming the job
     err = capsys.readouterr().err
     assert f"have none in job {job} (method 'mondrian' publishes" in err and err.count("\n") == 1
+    job.write_text(job.read_text().replace('"mondrian"', '"fulldomain"'))  # a job anonymize refuses
+    assert cli.main(argv) == 2
+    assert f"have no hierarchy in job {job}, and method 'fulldomain' needs one" in capsys.readouterr().err
 
 
 def _mdav_mondrian_job(tmp_path: Path, method: str, options: str = "") -> Path:
