@@ -95,7 +95,7 @@ ONE_CLASS = ["{low,mid,high}"] * 4
 @pytest.mark.parametrize(("engine", "driver_tuples"), [("polars", None), ("duckdb", None), ("duckdb", 1)])
 def test_mondrian_cuts_an_enum_qid_in_its_order(engine: str, driver_tuples: int | None) -> None:
     """On the driver, and beyond it on DuckDB (driver_tuples = 1: the planner's rounds in SQL)."""
-    asked = {"driver_tuples": driver_tuples} if driver_tuples is not None else {}
+    asked: dict[str, Any] = {"driver_tuples": driver_tuples} if driver_tuples is not None else {}
     result = pa.anonymize(
         GRADES, qids=["g"], hierarchies={}, k=2, method="mondrian", insensitive=["n"], engine=engine, **asked
     )
@@ -107,7 +107,8 @@ def test_mondrian_cuts_an_enum_qid_in_its_order(engine: str, driver_tuples: int 
 
 
 def test_spark_mondrian_cuts_an_enum_qid_in_its_order(spark: Any) -> None:
-    for asked in ({}, {"driver_tuples": 1}):
+    for limit in (None, 1):
+        asked: dict[str, Any] = {} if limit is None else {"driver_tuples": limit}
         result = pa.anonymize(
             GRADES, qids=["g"], hierarchies={}, k=2, method="mondrian", insensitive=["n"], engine="spark", **asked
         )
