@@ -43,6 +43,7 @@ __all__ = [
     "check_unique",
     "check_values",
     "is_integer",
+    "is_path",
     "names_list",
     "not_in_hierarchy",
     "not_leaves",
@@ -60,7 +61,7 @@ def as_lazy(data: object) -> pl.LazyFrame:
     if type(data).__module__.startswith("pandas"):
         return pl.from_pandas(data).lazy()  # type: ignore[arg-type]
     got = type(data).__name__
-    if isinstance(data, (str, os.PathLike)):  # a file's path: say how to read it
+    if is_path(data):  # a file's path: say how to read it
         path = os.fspath(data)
         got += (
             f" {path!r}, a path: read the file first, pl.scan_csv({path!r}) (a CSV) or pl.scan_parquet({path!r}) "
@@ -113,6 +114,18 @@ def check_name(value: object, what: str) -> str:
     return value
 
 
+def is_path(value: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether `value` is a file path: a string or an ``os.PathLike`` (``pathlib.Path``, or any object with
+    ``__fspath__``), the one test of every parameter that takes a path (``os.fspath`` gives its text; an engine reads
+    a path object as a file, never as a table's name).
+
+    >>> from pathlib import Path
+    >>> is_path("x.parquet"), is_path(Path("x.parquet")), is_path(b"x.parquet")
+    (True, True, False)
+    """
+    return isinstance(value, str) or isinstance(value, os.PathLike) and isinstance(os.fspath(value), str)
+
+
 def check_path(value: object, what: str = "path") -> str | os.PathLike[str]:
     """A file path (a string or a ``pathlib.Path``) given as the parameter `what`, else the error naming it.
 
@@ -121,9 +134,9 @@ def check_path(value: object, what: str = "path") -> str | os.PathLike[str]:
     ...
     polars_anon.errors.InvalidParameterError: path must be a file path (a str or pathlib.Path), got None
     """
-    if not isinstance(value, (str, os.PathLike)):
+    if not is_path(value):
         raise InvalidParameterError(f"{what} must be a file path (a str or pathlib.Path), got {_shown(value)}")
-    return value  # pyright: ignore[reportReturnType]  (a PathLike of str: every path this package is given)
+    return value
 
 
 def check_separator(value: object, what: str = "separator") -> str:

@@ -31,7 +31,8 @@ __all__ = ["anonymize", "sdc_risk", "session"]
 def anonymize(
     sdf: Any, *, hierarchies: Mapping[str, Hierarchy], k: int, driver_tuples: int | None = None, **parameters: Any
 ) -> Anonymized:
-    """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog).
+    """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog, or a Parquet path: a str
+    or ``pathlib.Path``).
 
     Parameters are those of :func:`polars_anon.anonymize` (``hierarchies``, ``k``, ``method``, ...).
     `driver_tuples` (default 5,000,000) caps the class aggregates collected on the driver; beyond it

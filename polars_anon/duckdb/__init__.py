@@ -46,7 +46,8 @@ def anonymize(
     driver_tuples: int | None = None,
     **parameters: Any,
 ) -> Anonymized:
-    """Anonymize a DuckDB relation, or a table or view name, on `connection` (default DuckDB's default connection).
+    """Anonymize a DuckDB relation, a table or view name, or a Parquet path (a str or ``pathlib.Path``), on
+    `connection` (default DuckDB's default connection).
 
     Parameters are those of :func:`polars_anon.anonymize`; the rows stay in DuckDB (group-bys, the
     publishing join, DuckDB's Parquet writer). `driver_tuples` (default 5,000,000) caps the class

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
 
+from polars_anon._validate import is_path
 from polars_anon.duckdb.macros import ensure_registered
 from polars_anon.errors import (
     ColumnNotFoundError,
@@ -35,8 +37,8 @@ __all__ = ["metric_pairs"]
 
 def metric_pairs(
     con: duckdb.DuckDBPyConnection,
-    original: str,
-    anonymized: str,
+    original: str | os.PathLike[str],
+    anonymized: str | os.PathLike[str],
     qids: Sequence[str],
     *,
     key: str | None = None,
@@ -63,7 +65,8 @@ def metric_pairs(
         (:func:`polars_anon.duckdb.load_hierarchies`).
     original, anonymized
         Names of the tables or views holding the rows (e.g. a view over
-        ``read_parquet(...)``).
+        ``read_parquet(...)``), or the paths of files DuckDB reads as tables (a str or
+        ``pathlib.Path``: a Parquet file).
     qids
         Quasi-identifier columns.
     key
@@ -103,6 +106,7 @@ def metric_pairs(
     [(None, 66.66666666666667), ('g', 66.66666666666667)]
     """
     qids = list(qids)
+    original, anonymized = _table_name(original, "original"), _table_name(anonymized, "anonymized")
     codes = _Codes(name, qids, _check_request(con, original, anonymized, qids, key, sensitive, name))
     codes.create_types(con)
     s_code, n_s = _sensitive_code(con, name, original, sensitive)
@@ -132,6 +136,17 @@ def metric_pairs(
         con.execute(f"DROP TABLE IF EXISTS {duckdb_identifier(name + '_joint')}")
     con.execute(f"DROP TABLE {raw}")
     return name
+
+
+def _table_name(table: object, what: str) -> str:
+    """A table or view name, or a file DuckDB reads as a table: its path as a str or any ``os.PathLike`` (as its text),
+    else the refusal naming the parameter `what`."""
+    if not is_path(table):
+        raise InvalidParameterError(
+            f"metric_pairs: {what} must be a table or view name or a file path (a str or pathlib.Path), got "
+            f"{type(table).__name__}"
+        )
+    return os.fspath(table)
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

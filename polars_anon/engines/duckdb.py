@@ -14,6 +14,7 @@ parameters and seed write the same bytes.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -27,6 +28,7 @@ import duckdb
 import polars as pl
 
 from polars_anon._passes import TupleCounts
+from polars_anon._validate import is_path
 from polars_anon.engines import (
     GroupBys,
     TimeUnit,
@@ -45,6 +47,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.interrupts import interruptible
 from polars_anon.io import (
     check_source,
+    is_csv,
     literal_path,
     named_path,
     names_parquet,
@@ -276,6 +279,9 @@ class DuckDBEngine:
                     "unless given); pass its connection: polars_anon.duckdb.anonymize(relation, connection=con)"
                 ) from exc
             return data
+        if is_path(data) and not isinstance(data, str):  # a path object names a file, never a table: as its text is
+            path = os.fspath(data)  # read, a CSV file's by DuckDB's reader of a file named as a table
+            return self._relation(path) if is_csv(path) else self.read_parquet(path)
         if isinstance(data, str):
             if names_parquet(data):  # a Parquet file's name (or pattern) or a URI, as on Spark
                 return self.read_parquet(data)
@@ -293,7 +299,8 @@ class DuckDBEngine:
             )  # materializes: handed to DuckDB as Arrow
             return _as_enums(self.con.from_arrow(frame.to_arrow()), enum_columns(frame.schema))
         raise InvalidParameterError(
-            f"engine 'duckdb' takes a DuckDB relation, a table name or a Polars frame, got {type(data).__name__}"
+            f"engine 'duckdb' takes a DuckDB relation, a table name, a file path or a Polars frame, got "
+            f"{type(data).__name__}"
         )
 
     def sources(self, data: object) -> list[str]:
@@ -303,7 +310,7 @@ class DuckDBEngine:
         one whose query DuckDB cannot parse back counts every quoted string of its text as a file it may read."""
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
-        if isinstance(data, str):
+        if is_path(data):
             try:
                 data = self.table(data)
             except InvalidParameterError:  # no such table: the road's table() names it

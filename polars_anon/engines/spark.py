@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 import polars as pl
 
 from polars_anon._passes import TupleCounts
+from polars_anon._validate import is_path
 from polars_anon.engines import (
     GroupBys,
     TimeUnit,
@@ -399,13 +400,12 @@ def refuse_unreadable(data: object) -> None:
     if isinstance(data, pl.LazyFrame):
         lazy_source(data)
     elif (
-        isinstance(data, (str, Path))
-        and is_csv(data)
-        and (isinstance(data, Path) or is_uri(data) or Path(data).exists())
+        is_path(data) and is_csv(os.fspath(data)) and (not isinstance(data, str) or is_uri(data) or Path(data).exists())
     ):
+        path = os.fspath(data)
         raise InvalidParameterError(
-            f"engine 'spark' reads a Parquet path or URI, a table name or a Spark DataFrame, and {str(data)!r} names "
-            f'a CSV file; read it with a job file (input = {json.dumps(str(data))}, engine = "spark"), or give '
+            f"engine 'spark' reads a Parquet path or URI, a table name or a Spark DataFrame, and {path!r} names "
+            f'a CSV file; read it with a job file (input = {json.dumps(path)}, engine = "spark"), or give '
             "spark.read.csv(...) with your options"
         )
 
@@ -575,10 +575,10 @@ def _units(frame: Any) -> dict[str, TimeUnit]:
     return {field.name: field.metadata[_UNIT] for field in frame.schema.fields if _UNIT in field.metadata}
 
 
-def _names_parquet(data: object) -> TypeGuard[str | Path]:
-    """Whether `data` given as a table names Parquet that Spark reads: a path, a URI, or a ``.parquet`` file name
-    (:func:`polars_anon.io.names_parquet`)."""
-    return isinstance(data, Path) or isinstance(data, str) and names_parquet(data)
+def _names_parquet(data: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether `data` given as a table names Parquet that Spark reads: a path object (any ``os.PathLike``: a file,
+    never a table), a URI, or a ``.parquet`` file name (:func:`polars_anon.io.names_parquet`)."""
+    return is_path(data) and (not isinstance(data, str) or names_parquet(data))
 
 
 class SparkEngine:
@@ -603,7 +603,7 @@ class SparkEngine:
         if isinstance(data, sql.DataFrame):
             return data
         if _names_parquet(data):
-            return self._read_named(data)
+            return self._read_named(os.fspath(data))
         if isinstance(data, str):
             if self._has_table(data):
                 return self.spark.table(data)
@@ -618,7 +618,8 @@ class SparkEngine:
         if isinstance(data, pl.DataFrame):  # already on the driver: handed to Spark as Arrow
             return self._from_polars(data)
         raise InvalidParameterError(
-            f"engine 'spark' takes a Spark DataFrame, a table name or a Polars frame, got {type(data).__name__}"
+            f"engine 'spark' takes a Spark DataFrame, a table name, a Parquet path or a Polars frame, got "
+            f"{type(data).__name__}"
         )
 
     def _has_table(self, name: str) -> bool:
@@ -653,7 +654,7 @@ class SparkEngine:
         or a table or view named in the session's catalog reads: the folders or files its scans were given and its
         ``inputFiles()`` (a local ``file://`` one as its path)."""
         if _names_parquet(data):
-            return [str(data)]
+            return [os.fspath(data)]
         if isinstance(data, pl.LazyFrame):
             return scanned_files(data)
         frame: Any = self.table(data) if isinstance(data, str) else data  # a name: the catalog's table or view

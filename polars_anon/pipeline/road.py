@@ -525,7 +525,8 @@ def anonymize(
     ----------
     data
         Polars LazyFrame or DataFrame (for example ``pl.scan_parquet(...)``); on engines ``"duckdb"`` and
-        ``"spark"`` also the engine's own table.
+        ``"spark"`` also the engine's own table, or a Parquet path (a str, or a ``pathlib.Path`` or any
+        ``os.PathLike``: a path object always names a file, never a table).
     qids
         Quasi-identifier columns; defaults to the keys of `hierarchies`.
     hierarchies

@@ -12,6 +12,7 @@ work on; :func:`population_counts` does the same for a population table.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,24 +229,21 @@ class PopulationCounts:
 
 def read_population(population: object, qids: Sequence[str], what: str) -> pl.LazyFrame:
     """The population table as a LazyFrame of its qids (String), refusing a missing column."""
-    from polars_anon._validate import as_lazy, check_columns
+    from polars_anon._validate import as_lazy, check_columns, is_path
     from polars_anon.io import scan_input
 
-    lf = (
-        scan_input(Path(population), what="population table")
-        if isinstance(population, (str, Path))
-        else as_lazy(population)
-    )
+    lf = scan_input(Path(population), what="population table") if is_path(population) else as_lazy(population)
     check_columns(lf, qids, f"{what}: population table columns")
     return lf.select(label_exprs(lf.collect_schema(), qids))
 
 
 def population_files(population: object) -> list[str]:
     """The files a population table is read from: its path, or a LazyFrame's scans (a frame in memory: none)."""
+    from polars_anon._validate import is_path
     from polars_anon.io import scanned_files
 
-    if isinstance(population, (str, Path)):
-        return [str(population)]
+    if is_path(population):
+        return [os.fspath(population)]
     return scanned_files(population) if isinstance(population, pl.LazyFrame) else []
 
 
@@ -294,7 +292,9 @@ def population_ids(
 def same_table(population: object) -> object:
     """What identifies a population table: its resolved path, or the frame object itself (models given the same
     table must share it)."""
-    return str(Path(population).resolve()) if isinstance(population, (str, Path)) else id(population)
+    from polars_anon._validate import is_path
+
+    return str(Path(population).resolve()) if is_path(population) else id(population)
 
 
 def population_counts(

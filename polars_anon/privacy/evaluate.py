@@ -21,6 +21,7 @@ attribute a model reads, in one collect (the relational form: class sizes and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,15 @@ import numpy as np
 import polars as pl
 
 from polars_anon._passes import collect_apart, collect_by_tuples
-from polars_anon._validate import as_lazy, check_columns, check_k, check_mapping, check_qids, refuse_reserved
+from polars_anon._validate import (
+    as_lazy,
+    check_columns,
+    check_k,
+    check_mapping,
+    check_qids,
+    is_path,
+    refuse_reserved,
+)
 from polars_anon.errors import InfeasibleError, InvalidParameterError, PrivacyModelError
 from polars_anon.hierarchy import Hierarchy, check_hierarchies
 from polars_anon.io import scan_input
@@ -288,7 +297,7 @@ def check(
     k: int = 1,
     hierarchies: Mapping[str, Hierarchy] | None = None,
     levels: Mapping[str, int] | None = None,
-    reference: pl.LazyFrame | pl.DataFrame | str | Path | None = None,
+    reference: pl.LazyFrame | pl.DataFrame | str | os.PathLike[str] | None = None,
 ) -> CheckResult:
     """Verify any table against k and any set of privacy models.
 
@@ -311,7 +320,7 @@ def check(
         population already published the same way).
     reference
         The table whose sensitive distributions t-closeness, β-likeness and
-        δ-disclosure compare classes with (a frame or a Parquet/CSV path): the input
+        δ-disclosure compare classes with (a frame or a Parquet/CSV path, a str or ``pathlib.Path``): the input
         of a release, as :func:`polars_anon.anonymize` enforces and reports them
         (``"reference": "input"`` in its report). Without it the checked table is its
         own reference (``"reference": "published"``); the two differ when rows were
@@ -350,9 +359,7 @@ def check(
     population = _population(models, lf, aggregates, qids, hierarchies, levels)
     refs = None
     if reference is not None:
-        ref = (
-            scan_input(Path(reference), what="reference") if isinstance(reference, (str, Path)) else as_lazy(reference)
-        )
+        ref = scan_input(Path(reference), what="reference") if is_path(reference) else as_lazy(reference)
         check_columns(ref, attributes, "reference: columns")
         counted = [ref.group_by(a).agg(pl.len().cast(pl.Int64).alias(COUNT)) for a in attributes]
         refs = dict(zip(attributes, collect_apart(counted)))  # materializes: one row per value

@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 import polars as pl
 
-from polars_anon._validate import check_choice
+from polars_anon._validate import check_choice, is_path
 from polars_anon.errors import InvalidParameterError
 from polars_anon.privacy.base import TOLERANCE, Check, ClassView, Context, Model, check_fraction, check_positive
 
@@ -52,7 +51,7 @@ POPULATION_FIELD = {"expects": "a LazyFrame, DataFrame or path of the population
 
 def check_population(model: str, population: object) -> None:
     """A model's population table: a LazyFrame, DataFrame or file path (refused naming the model otherwise)."""
-    if not isinstance(population, (pl.LazyFrame, pl.DataFrame, str, Path)):
+    if not (isinstance(population, (pl.LazyFrame, pl.DataFrame)) or is_path(population)):
         raise InvalidParameterError(
             f"{model}: population must be a LazyFrame, DataFrame or file path, got {type(population).__name__}"
         )

@@ -223,3 +223,24 @@ def test_sql_refuses_a_key_that_cannot_line_up_the_rows_as_python(original: dict
     said = str(python.value)
     assert str(helper.value) == said
     assert str(macro.value).removeprefix("Invalid Input Error: ").splitlines()[0] == said
+
+
+def test_tables_given_as_file_paths_of_any_kind(tmp_path) -> None:
+    """mend45: a Parquet file's path given as a str was read (DuckDB reads a file named as a table), a
+    ``pathlib.Path`` was Python's raw "Path.replace() takes 2 positional arguments"; a path object is read as its
+    text, and what is neither a name nor a path is refused naming the parameter."""
+    con = _con(TABLE_I, TABLE_IB)
+    TABLE_I.write_parquet(tmp_path / "o.parquet")
+    TABLE_IB.write_parquet(tmp_path / "a.parquet")
+    metric_pairs(con, "o", "a", Q, key="id")
+    want = con.sql("FROM anon_pairs ORDER BY ALL").fetchall()
+    o, a = tmp_path / "o.parquet", tmp_path / "a.parquet"
+    for given in ((str(o), str(a)), (o, a)):
+        metric_pairs(con, *given, Q, key="id")
+        assert con.sql("FROM anon_pairs ORDER BY ALL").fetchall() == want
+    with pytest.raises(
+        pa.InvalidParameterError,
+        match=r"metric_pairs: anonymized must be a table or view name or a file path \(a str or pathlib.Path\), "
+        r"got DataFrame",
+    ):
+        metric_pairs(con, "o", TABLE_IB, Q)  # type: ignore[arg-type]

@@ -135,6 +135,32 @@ def test_check_of_an_ungeneralized_integer_table() -> None:
     assert got["models"][0]["satisfied"] and got["models"][0]["min_measure"] == 2.0
 
 
+class _FsPath:
+    """A path object that is no ``pathlib.Path``: only ``__fspath__`` says where the file is."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = str(path)
+
+    def __fspath__(self) -> str:
+        return self._path
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_population_path_is_read_whatever_path_object_names_it(tmp_path: Path, name: str) -> None:
+    """mend45: a population table's path was taken as a str or a ``pathlib.Path`` only; any other ``os.PathLike``
+    was refused ("population must be a LazyFrame, DataFrame or file path"). Read alike by anonymize and check."""
+    MINIMAL.write_parquet(tmp_path / "p.parquet")
+    runs = {}
+    for given in (str(tmp_path / "p.parquet"), _FsPath(tmp_path / "p.parquet")):
+        model = MODELS[name](given)
+        published = pa.anonymize(SAMPLE, hierarchies=H, k=1, method="fulldomain", privacy=[model])
+        checked = pa.check(published.collect(), qids=["age", "sex"], privacy=[model], hierarchies=H)
+        runs[type(given).__name__] = (published.collect(), checked["models"][0], published.protects)
+    (frame, status, protects), (other, other_status, other_protects) = runs.values()
+    assert frame.equals(other) and status == other_status
+    assert protects == other_protects == (str(tmp_path / "p.parquet"),)  # never written onto
+
+
 def _files(tmp_path: Path, population: pl.DataFrame, model: str) -> Path:
     SAMPLE.write_parquet(tmp_path / "s.parquet")
     population.write_parquet(tmp_path / "p.parquet")

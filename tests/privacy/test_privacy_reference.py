@@ -169,3 +169,22 @@ def test_check_reads_the_order_of_an_enum_reference(tmp_path) -> None:
     assert main([*args, "--reference", str(tmp_path / "in.parquet")]) == 1  # the model fails: exit 1
     own = pa.check(text, ["age"], [ORDERED])["models"][0]  # without the input, the text's own order (documented)
     assert round(own["max_measure"], 4) == 0.25
+
+
+class _FsPath:
+    """A path object that is no ``pathlib.Path``: only ``__fspath__`` says where the file is."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = str(path)
+
+    def __fspath__(self) -> str:
+        return self._path
+
+
+def test_check_reads_a_reference_given_as_any_path_object(tmp_path) -> None:
+    """mend45: a reference path was read when a str or a ``pathlib.Path``; any ``os.PathLike`` is read alike."""
+    out = pa.anonymize(T, hierarchies=H, k=2, max_suppressed=1, privacy=[pa.TCloseness("s", t=0.1)]).collect()
+    T.write_parquet(tmp_path / "in.parquet")
+    want = pa.check(out, ["g"], [pa.TCloseness("s", t=0.1)], reference=T)["models"][0]
+    for given in (str(tmp_path / "in.parquet"), tmp_path / "in.parquet", _FsPath(tmp_path / "in.parquet")):
+        assert pa.check(out, ["g"], [pa.TCloseness("s", t=0.1)], reference=given)["models"][0] == want
