@@ -112,7 +112,7 @@ def requests(
     *,
     k: Sequence[int] | int,
     methods: Sequence[str] | str,
-    hierarchies: Mapping[str, Any],
+    hierarchies: Mapping[str, Any] | None,
     metric: str | None = None,
     options: Mapping[str, Any] | None = None,
     **asked: Any,
@@ -152,7 +152,7 @@ class ExploreGrid(pl.DataFrame):
 def explore(
     data: pl.LazyFrame | pl.DataFrame,
     *,
-    hierarchies: Mapping[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
     k: Sequence[int] | int = DEFAULT_K,
     methods: Sequence[Method] | Method = DEFAULT_METHODS,
     qids: Sequence[str] | None = None,
@@ -206,7 +206,7 @@ def explore(
 
 def _explore(
     lf: pl.LazyFrame,
-    hierarchies: Mapping[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy] | None,
     k: Sequence[int] | int,
     methods: Sequence[str] | str,
     metric: str | None,

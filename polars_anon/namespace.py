@@ -57,7 +57,7 @@ class AnonLazyFrame:
         """Re-identification risk of this table; see :func:`polars_anon.privacy.risk.risk`."""
         return risk(self._lf, qids, **kwargs)
 
-    def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.LazyFrame:
+    def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy] | None = None, k: int, **kwargs: Any) -> pl.LazyFrame:
         """k-anonymize; see :func:`polars_anon.pipeline.road.anonymize` (returns its checked LazyFrame).
 
         The algorithm runs now (it needs the class aggregates); the returned frame is lazy and checks every
@@ -160,7 +160,7 @@ class AnonDataFrame:
         """See :meth:`AnonLazyFrame.risk`."""
         return self._lazy().risk(qids, **kwargs)
 
-    def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy], k: int, **kwargs: Any) -> pl.DataFrame:
+    def k_anonymize(self, *, hierarchies: Mapping[str, Hierarchy] | None = None, k: int, **kwargs: Any) -> pl.DataFrame:
         """k-anonymize and verify; see :func:`polars_anon.pipeline.road.anonymize`."""
         return anonymize(self._df, hierarchies=hierarchies, k=k, **kwargs).collect()
 

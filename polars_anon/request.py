@@ -124,6 +124,11 @@ class Request:
 
 
 def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
+    """The qids asked for: `qids`, else the keys of `hierarchies`; one of them must name a column."""
+    if qids is None and not hierarchies:
+        raise InvalidParameterError(
+            "no qids given; name the quasi-identifier columns in qids (or give hierarchies, whose keys are the qids)"
+        )
     out = list(hierarchies) if qids is None else names_list(qids, "qids")
     if not out:
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
@@ -161,9 +166,10 @@ def _refuse_qid_dtypes(schema: pl.Schema, qids: Sequence[str]) -> None:
 
 
 def _hierarchies(
-    hierarchies: object, qids: list[str], method: Method, sensitive: Sequence[str] = ()
+    hierarchies: Mapping[str, Hierarchy], qids: list[str], method: Method, sensitive: Sequence[str], road: Road
 ) -> dict[str, Hierarchy]:
-    hierarchies = check_hierarchies(hierarchies, allow=DEFERRED)
+    """The hierarchies of the qids, in qid order; a qid without one is refused when `method` needs one for every
+    qid (its registry entry), the way out spelled for the `road` the request came by."""
     extra = [q for q in hierarchies if q not in qids and q not in sensitive]
     if extra:
         raise InvalidParameterError(
@@ -172,10 +178,15 @@ def _hierarchies(
     missing = [q for q in qids if q not in hierarchies]
     if missing and method.needs_hierarchies:
         takers = sorted(m for m, spec in METHODS.items() if not spec.needs_hierarchies)
+        how = (
+            f"in the job file ([qids.{missing[0]}] hierarchy = ...)"
+            if road == "job"
+            else f"in hierarchies, e.g. hierarchies={{{missing[0]!r}: pa.Hierarchy.suppression(values)}} (or another "
+            "builder)"
+        )
         raise InvalidParameterError(
-            f"qids {missing} have no hierarchy, and method {method.name!r} needs one for every qid; give one in "
-            f"hierarchies (job file: [qids.{missing[0]}] hierarchy = ...), or use a method that publishes without "
-            f"one: {takers}"
+            f"qids {missing} have no hierarchy, and method {method.name!r} needs one for every qid; give one {how}, "
+            f"or use a method that publishes without one: {takers}"
         )
     return {q: hierarchies[q] for q in qids if q in hierarchies}
 
@@ -244,7 +255,7 @@ def check_request(
     schema: pl.Schema | Sequence[str],
     *,
     qids: Sequence[str] | str | None = None,
-    hierarchies: Mapping[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
     k: int,
     method: str = "fulldomain",
     metric: str | None = None,
@@ -261,8 +272,8 @@ def check_request(
     how it was asked (a job passes ``"job"``), kept for the data's refusals (:func:`~polars_anon.messages.setting`)."""
     spec = METHODS[check_choice("method", method, sorted(METHODS))]
     columns = list(schema.names() if isinstance(schema, pl.Schema) else schema)
-    check_hierarchies(hierarchies, allow=DEFERRED)
-    qid_list = _qids(qids, hierarchies)
+    given = {} if hierarchies is None else check_hierarchies(hierarchies, allow=DEFERRED)
+    qid_list = _qids(qids, given)
     check_columns_in(columns, qid_list, "qids")
     if isinstance(schema, pl.Schema):
         _refuse_qid_dtypes(schema, qid_list)
@@ -274,12 +285,12 @@ def check_request(
         dict.fromkeys([*declared, *(m.sensitive_attribute for m in models if m.sensitive_attribute is not None)])
     )
     refuse_reserved(qid_list, sensitives, columns)
-    hs = _hierarchies(hierarchies, qid_list, spec, sensitives)
+    hs = _hierarchies(given, qid_list, spec, sensitives, road)
     check_columns_in(columns, drop_list, "drop")
     check_columns_in(columns, insensitive_list, "insensitive")
     check_model_roles(models, qid_list, insensitive_list, drop_list)
     _roles(columns, qid_list, drop_list, sensitives, insensitive_list)
-    sensitive_hs = {a: h for a, h in dict(hierarchies).items() if a in sensitives and a not in qid_list}
+    sensitive_hs = {a: h for a, h in given.items() if a in sensitives and a not in qid_list}
     _model_hierarchies(models, sensitive_hs)
     check_k(k)
     check_choice("null", null, NULL_POLICIES)

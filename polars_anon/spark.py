@@ -29,7 +29,12 @@ __all__ = ["anonymize", "sdc_risk", "session"]
 
 
 def anonymize(
-    sdf: Any, *, hierarchies: Mapping[str, Hierarchy], k: int, driver_tuples: int | None = None, **parameters: Any
+    sdf: Any,
+    *,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    k: int,
+    driver_tuples: int | None = None,
+    **parameters: Any,
 ) -> Anonymized:
     """Anonymize the Spark DataFrame `sdf` (or a table name in the active session's catalog, or a Parquet path: a str
     or ``pathlib.Path``).
@@ -42,7 +47,7 @@ def anonymize(
     guarantee; ``.sink_parquet(path)`` writes, re-reads and checks it, then renames it into place.
     """
     # the engine as pa.anonymize(engine="spark") gets it: what Spark cannot read refused before a session starts
-    # hierarchies and k by name, as pa.anonymize takes them: a call without one is refused naming anonymize(), not run()
+    # k by name, as pa.anonymize takes it: a call without it is refused naming anonymize(), not run()
     engine = get_engine("spark", data=sdf)
     return run(engine, sdf, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **parameters)
 

@@ -14,7 +14,7 @@ Polars are refused in the capability table (:mod:`polars_anon.pipeline.capabilit
 
 >>> import polars as pl, polars_anon as pa
 >>> lf = pl.LazyFrame({"sex": ["f", "f", "m", "m", "f"], "age": ["30", "30", "40", "40", "50"]})
->>> res = pa.anonymize(lf, hierarchies={}, qids=["sex", "age"], k=2, method="local_suppression")
+>>> res = pa.anonymize(lf, qids=["sex", "age"], k=2, method="local_suppression")
 >>> res.collect()["age"].to_list(), res.report["details"]["suppressed_cells"]
 (['30', '30', '40', '40', None], {'sex': 0, 'age': 1})
 """

@@ -40,7 +40,7 @@ __all__ = [
 def anonymize(
     data: Any,
     *,
-    hierarchies: Mapping[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
     k: int,
     connection: Any = None,
     driver_tuples: int | None = None,
@@ -66,7 +66,7 @@ def anonymize(
     from polars_anon.engines.duckdb import DuckDBEngine
     from polars_anon.pipeline.road import run
 
-    # hierarchies and k by name, as pa.anonymize takes them: a call without one is refused naming anonymize(), not run()
+    # k by name, as pa.anonymize takes it: a call without it is refused naming anonymize(), not run()
     return run(DuckDBEngine(connection), data, hierarchies=hierarchies, k=k, driver_tuples=driver_tuples, **parameters)
 
 

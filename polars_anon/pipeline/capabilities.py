@@ -24,7 +24,7 @@ or Spark would hand back, and so label, in its session's zone), both from the fr
 
 >>> from polars_anon.request import check_request
 >>> import polars as pl
->>> req = check_request(pl.Schema({"x": pl.String}), hierarchies={}, qids=["x"], k=2, method="mdav")
+>>> req = check_request(pl.Schema({"x": pl.String}), qids=["x"], k=2, method="mdav")
 >>> consult(req, "duckdb")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...

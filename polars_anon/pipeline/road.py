@@ -378,7 +378,7 @@ def run(
     engine: Engine,
     data: object,
     *,
-    hierarchies: Mapping[str, Any],
+    hierarchies: Mapping[str, Any] | None,
     k: int,
     driver_tuples: int | None = None,
     counts: TupleCounts | None = None,
@@ -445,7 +445,7 @@ def _run(
     engine: Engine,
     data: object,
     reads: Sequence[str],
-    hierarchies: Mapping[str, Any],
+    hierarchies: Mapping[str, Any] | None,
     k: int,
     driver_tuples: int | None,
     counts: TupleCounts | None,
@@ -505,7 +505,7 @@ def anonymize(
     data: pl.LazyFrame | pl.DataFrame | Any,
     *,
     qids: Sequence[str] | None = None,
-    hierarchies: Mapping[str, Hierarchy],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
     k: int,
     method: Method = "fulldomain",
     metric: str | None = None,
@@ -530,7 +530,10 @@ def anonymize(
     qids
         Quasi-identifier columns; defaults to the keys of `hierarchies`.
     hierarchies
-        Quasi-identifier -> :class:`~polars_anon.Hierarchy` (a key that is not a qid is refused).
+        Quasi-identifier -> :class:`~polars_anon.Hierarchy` (a key that is not a qid is refused). Optional for the
+        methods that publish without one (``mondrian``, ``mdav``, ``local_suppression``: those whose
+        :data:`~polars_anon.algorithms.METHODS` entry says ``needs_hierarchies=False``); a method that needs one for
+        every qid refuses naming the qids without one.
     k
         Minimum class size, >= 1 and at most the row count.
     method

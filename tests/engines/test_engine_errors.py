@@ -170,16 +170,29 @@ def test_what_runs_on_polars_only(over: dict[str, Any], words: str) -> None:
         pa.anonymize(data, **args)
 
 
-@pytest.mark.parametrize("missing", ["hierarchies", "k"])
-def test_every_front_door_names_itself_when_a_required_keyword_is_missing(missing: str) -> None:
-    """polars_anon.duckdb.anonymize and polars_anon.spark.anonymize without hierarchies (or k) raised a TypeError
-    naming run(), a function the user never called (mend34): each refuses as pa.anonymize does, before any engine
-    or session is made (the Spark door gets a table name no session could read)."""
-    args = {key: v for key, v in KW.items() if key != missing}
-    said = f"anonymize() missing 1 required keyword-only argument: '{missing}'"
+def test_every_front_door_names_itself_when_a_required_keyword_is_missing() -> None:
+    """polars_anon.duckdb.anonymize and polars_anon.spark.anonymize without k raised a TypeError naming run(), a
+    function the user never called (mend34): each refuses as pa.anonymize does, before any engine or session is made
+    (the Spark door gets a table name no session could read). (hierarchies is optional since mend45: below.)"""
+    args = {key: v for key, v in KW.items() if key != "k"}
+    said = "anonymize() missing 1 required keyword-only argument: 'k'"
     for door, data in ((pa.anonymize, T), (pad.anonymize, T), (pas.anonymize, "no_such_table")):
         with pytest.raises(TypeError, match=re.escape(said)):
             door(data, **args)
+
+
+def test_every_front_door_without_hierarchies_names_the_method_that_needs_them(spark: Any) -> None:
+    """mend45: hierarchies is optional (mondrian, mdav and local_suppression publish without one); a method that
+    needs one is refused by the request's check, in the same line at every door, naming the qids and the method
+    (it was mend34's TypeError, "missing 1 required keyword-only argument: 'hierarchies'")."""
+    said = r"qids \['age', 'sex'\] have no hierarchy, and method 'fulldomain' needs one for every qid; give one in"
+    args = {"qids": ["age", "sex"], "k": 2, "insensitive": "id"}
+    sdf = spark.createDataFrame(T.to_arrow())
+    for door, data in ((pa.anonymize, T), (pad.anonymize, T), (pas.anonymize, sdf)):
+        with pytest.raises(pa.InvalidParameterError, match=said):
+            door(data, **args)
+    want = pa.anonymize(T, method="mondrian", **args).collect()
+    assert pas.anonymize(sdf, method="mondrian", **args).collect().sort("id").equals(want.sort("id"))
 
 
 def test_a_table_name_that_needs_quoting_is_found() -> None:
