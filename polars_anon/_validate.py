@@ -48,6 +48,7 @@ __all__ = [
     "not_in_hierarchy",
     "not_leaves",
     "refuse_built_names",
+    "refuse_text",
     "refuse_not_finite",
 ]
 
@@ -137,6 +138,27 @@ def check_path(value: object, what: str = "path") -> str | os.PathLike[str]:
     if not is_path(value):
         raise InvalidParameterError(f"{what} must be a file path (a str or pathlib.Path), got {_shown(value)}")
     return value
+
+
+def refuse_text(value: object, what: str) -> None:
+    """Refuse a string (or bytes) given as the parameter `what`, which takes a sequence of values: Python iterates a
+    string by its characters, so ``"abc"`` would be the three values a, b, c, silently.
+
+    >>> refuse_text(["abc"], "values")
+    >>> refuse_text("abc", "suppression: values")
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: suppression: values must be a sequence of values (a list, a tuple, a \
+range or a Polars Series), got the string 'abc'; a string is one value: give ['abc'] (or list('abc') for its letters)
+    """
+    if not isinstance(value, (str, bytes)):
+        return
+    shown = repr(value) if len(value) <= 40 else f"{value[:20]!r}..."
+    raise InvalidParameterError(
+        f"{what} must be a sequence of values (a list, a tuple, a range or a Polars Series), got the "
+        f"{'string' if isinstance(value, str) else 'bytes'} {shown}; a string is one value: give [{shown}] (or "
+        f"list({shown}) for its letters)"
+    )
 
 
 def check_separator(value: object, what: str = "separator") -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from polars_anon._validate import refuse_text
 from polars_anon.errors import HierarchyError, InvalidParameterError
 from polars_anon.labels import label_series
 
@@ -22,7 +23,8 @@ Row = Sequence[str]
 
 
 def as_series(values: object, source: str) -> pl.Series:
-    """A Series as given; any other iterable through ``pl.Series(list(values), strict=False)``.
+    """A Series as given; any other iterable through ``pl.Series(list(values), strict=False)``; a string (or bytes)
+    refused (:func:`~polars_anon._validate.refuse_text`: its letters are no values).
 
     Mixed Python types fall back to String, as Polars does with ``strict=False``.
 
@@ -31,6 +33,7 @@ def as_series(values: object, source: str) -> pl.Series:
     """
     if isinstance(values, pl.Series):
         return values
+    refuse_text(values, f"{source}: values")  # a string's letters are no values
     try:
         items = list(values)  # type: ignore[call-overload]
     except TypeError:

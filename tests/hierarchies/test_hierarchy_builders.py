@@ -210,7 +210,7 @@ def test_ordered_refusals() -> None:
     ):
         Hierarchy.ordered(range(4), [2], label="{firs}")
     with pytest.raises(HierarchyError, match=r"label '2' names two different groups, 'a'\.\.'b' and 'c'\.\.'d'"):
-        Hierarchy.ordered("abcd", [2], label="{count}")
+        Hierarchy.ordered(["a", "b", "c", "d"], [2], label="{count}")
     with pytest.raises(HierarchyError, match=r"label '2' names two different groups, '2'\.\.'2' and '0'\.\.'1'"):
         Hierarchy.ordered(range(4), [2], label="{count}")  # a group label equal to a value
     with pytest.raises(InvalidParameterError, match=r"1 values are not in order \(first: \['c'\]\)"):
@@ -368,6 +368,34 @@ def test_unnamed_duration_and_byte_values_are_refused_naming_the_dtype() -> None
         Hierarchy.from_levels(pl.Series("wait", [dt.timedelta(days=1)]), [pl.col("v")])
     with pytest.raises(InvalidParameterError, match=r"^from_levels: level 1: values have dtype Duration"):
         Hierarchy.from_levels([1, 2], [pl.duration(days=pl.col("v"))])
+
+
+# ---------------------------------------------------------------- a string is one value, never its letters
+BUILDERS = {
+    "suppression": lambda v: Hierarchy.suppression(v),
+    "intervals": lambda v: Hierarchy.intervals(v, [5]),
+    "masking": lambda v: Hierarchy.masking(v),
+    "dates": lambda v: Hierarchy.dates(v),
+    "ordered": lambda v: Hierarchy.ordered(v, [2]),
+    "from_levels": lambda v: Hierarchy.from_levels(v, [pl.col("v").str.slice(0, 1)]),
+    "random hierarchy": lambda v: Hierarchy.random_ordered(v),
+    "ids_of": lambda v: FIG2.ids_of(v),
+}
+
+
+@pytest.mark.parametrize("source", sorted(BUILDERS))
+@pytest.mark.parametrize("given", ["abc", b"abc"], ids=["str", "bytes"])
+def test_a_string_of_values_is_refused_naming_the_parameter(source: str, given: object) -> None:
+    """mend45 (noticed by mend39): ``Hierarchy.suppression("abc")`` built a hierarchy of the letters a, b, c,
+    silently (Python iterates a string by its characters); every builder's `values` refuses a str (or bytes),
+    naming the builder and the parameter, and the list that was meant."""
+    shown = repr(given)
+    with pytest.raises(
+        InvalidParameterError,
+        match=rf"^{source}: values must be a sequence of values \(a list, a tuple, a range or a Polars Series\), got "
+        rf"the {'string' if isinstance(given, str) else 'bytes'} {shown}; a string is one value: give \[{shown}\]",
+    ):
+        BUILDERS[source](given)
 
 
 # ---------------------------------------------------------------- ids_of, to_rows, to_csv

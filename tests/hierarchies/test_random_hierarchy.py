@@ -28,7 +28,7 @@ def test_ordered_keeps_order_and_depth(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_shuffled_covers_values_and_depth(seed: int) -> None:
-    h = random_shuffled("abcdefghijklmnop", seed=seed)
+    h = random_shuffled(list("abcdefghijklmnop"), seed=seed)
     assert sorted(h.leaf_labels) == list("abcdefghijklmnop") and _equal_depth(h)
     for node in np.flatnonzero(~h.is_leaf)[1:]:  # a set label lists exactly its leaves
         leaves = h.closure.filter(h.closure["ancestor"] == int(node))["leaf"].to_list()
@@ -70,7 +70,7 @@ def test_errors() -> None:
     with pytest.raises(HierarchyError, match=r"given twice \(first: \['a'\]\)"):
         random_shuffled(["a", "b", "a"])
     with pytest.raises(InvalidParameterError, match="max_children must be an integer >= 2, got 1"):
-        random_ordered("abc", max_children=1)
+        random_ordered(["a", "b", "c"], max_children=1)
     with pytest.raises(HierarchyError, match="root label '\\*' is also a value"):
         random_ordered(["a", "*"])
 

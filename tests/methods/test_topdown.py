@@ -72,7 +72,7 @@ def test_hand_checked_case() -> None:
 def test_children_below_k_form_a_class_at_the_node() -> None:
     """a holds 3 rows; b and c hold 1 each, together k=2: a class published at the root (its LCA)."""
     df = pl.DataFrame({"q": ["a", "a", "a", "b", "c"]})
-    res = pa.anonymize(df, hierarchies={"q": pa.Hierarchy.suppression("abcd")}, k=2, method="topdown")
+    res = pa.anonymize(df, hierarchies={"q": pa.Hierarchy.suppression(["a", "b", "c", "d"])}, k=2, method="topdown")
     assert res.collect()["q"].to_list() == ["a", "a", "a", "*", "*"]
     assert res.report["loss"] == pytest.approx(2 / 5)
     assert res.report["details"]["set_aside"] == [0]

@@ -97,7 +97,7 @@ def reference(
 @settings(max_examples=60, deadline=None)
 @given(t=tables(n_qids=3, max_rows=40), k=st.integers(1, 6), max_rounds=st.sampled_from([0, 1, MAX_ROUNDS]))
 @example(
-    t=(pl.DataFrame({"row": range(6), "q0": list("xxxyyz")}), {"q0": pa.Hierarchy.suppression("xyz")}),
+    t=(pl.DataFrame({"row": range(6), "q0": list("xxxyyz")}), {"q0": pa.Hierarchy.suppression(["x", "y", "z"])}),
     k=2,
     max_rounds=0,
 )
