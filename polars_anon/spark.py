@@ -53,16 +53,17 @@ def anonymize(
 
 
 def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:
-    """The SDC risk figures of a Spark DataFrame (the report's ``sdc`` figures): fk/Fk and the individual risk as
-    Spark SQL, household risk one more group-by, SUDA2 and the log-linear model fitted on the driver; `measures` are
-    the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``, ``method``, ``suda2``,
-    ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused; every refusal is a row
+    """The SDC risk figures of a Spark DataFrame (or what :func:`anonymize` reads: a table name in the session's
+    catalog, a Parquet path as a str or ``pathlib.Path``, a Polars frame), the report's ``sdc`` figures: fk/Fk and the
+    individual risk as Spark SQL, household risk one more group-by, SUDA2 and the log-linear model fitted on the
+    driver; `measures` are the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``,
+    ``method``, ``suda2``, ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused; every refusal is a row
     of :data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`)."""
     from polars_anon.pipeline.capabilities import consult_sdc_measures, consult_session
     from polars_anon.sdc.measures import Measures, measure_sql
 
     spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
     consult_sdc_measures(spec, SparkEngine.name)  # the capability table: before any data is read
-    engine = SparkEngine(sdf.sparkSession)
+    engine: Any = get_engine("spark", data=sdf)  # the table's own session, as anonymize() takes it
     consult_session(engine)
-    return measure_sql(engine, sdf, spec)
+    return measure_sql(engine, engine.table(sdf), spec)

@@ -50,6 +50,20 @@ def test_sdc_figures_on_spark_agree_with_polars(spark: Any) -> None:
         assert str(on_spark.value) == str(on_polars.value) and "weight column 'w'" in str(on_spark.value)
 
 
+def test_spark_sdc_risk_reads_what_the_duckdb_one_reads(spark: Any, tmp_path: Path) -> None:
+    """mend45: polars_anon.spark.sdc_risk took a Spark DataFrame only (a Parquet path, str or pathlib.Path, or a table
+    name was Python's raw "'str' object has no attribute 'sparkSession'"), where polars_anon.duckdb.sdc_risk reads
+    each: it reads what polars_anon.spark.anonymize reads (the engine's table)."""
+    import polars_anon.duckdb as pad
+
+    ROWS.write_parquet(tmp_path / "rows.parquet")
+    spark.createDataFrame(ROWS.to_arrow()).createOrReplaceTempView("anon_sdc_rows")
+    asked = {"weight": "w", "household": "hh"}
+    want = pad.sdc_risk(str(tmp_path / "rows.parquet"), ["sex", "region"], **asked)
+    for given in (str(tmp_path / "rows.parquet"), tmp_path / "rows.parquet", "anon_sdc_rows", ROWS):
+        _agree(want, pas.sdc_risk(given, ["sex", "region"], **asked))
+
+
 def test_huge_values_sum_on_spark_as_on_polars(spark: Any) -> None:
     # review14: SQL sums both CASE branches; the DECIMAL(38, 0) sums of 20 weights of 1e25 overflowed (ANSI error)
     rows = pl.DataFrame({"g": [1] * 20 + [2] * 3, "v": [1e25] * 20 + [2.0**84 * 0.9, -(2.0**83), 0.1]})
