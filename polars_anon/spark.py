@@ -57,8 +57,8 @@ def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:
     catalog, a Parquet path as a str or ``pathlib.Path``, a Polars frame), the report's ``sdc`` figures: fk/Fk and the
     individual risk as Spark SQL, household risk one more group-by, SUDA2 and the log-linear model fitted on the
     driver; `measures` are the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``,
-    ``method``, ``suda2``, ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is refused; every refusal is a row
-    of :data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`)."""
+    ``method``, ``suda2``, ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is
+    refused; every refusal is a row of :data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`)."""
     from polars_anon.pipeline.capabilities import consult_sdc_measures, consult_session
     from polars_anon.sdc.measures import Measures, measure_sql
 

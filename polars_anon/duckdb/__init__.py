@@ -73,8 +73,9 @@ def anonymize(
 def sdc_risk(data: Any, keys: Any, *, connection: Any = None, **measures: Any) -> dict[str, Any]:
     """The SDC risk figures of a DuckDB relation, table or view name, or Parquet path (a str or ``pathlib.Path``), the
     report's ``sdc`` figures: fk/Fk and the individual risk as SQL, household risk one more group-by, SUDA2 and the
-    log-linear model fitted in Python on the distinct patterns; `measures` are the fields of :class:`polars_anon.sdc.measures.Measures`. A missing key value is
-    a category here (``missing="wildcard"`` is refused: use the Polars frame).
+    log-linear model fitted in Python on the distinct patterns; `measures` are the fields of
+    :class:`polars_anon.sdc.measures.Measures`. A missing key value is a category here (``missing="wildcard"`` is
+    refused: use the Polars frame).
 
     >>> import duckdb
     >>> con = duckdb.connect()
