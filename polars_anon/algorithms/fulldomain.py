@@ -29,6 +29,7 @@ lexicographically smaller vector.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -195,46 +196,48 @@ class Lattice:
     def _dense_classes(self, vector: np.ndarray, rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
         """Dense class ids 0..n-1 of the tuples `rows` (default: all) at `vector`, and n (ids in the key's order)."""
         count = len(self.size) if rows is None else len(rows)
-        # no temporaries (fewer page faults); np.take(mode="clip") as every index is valid: "raise" copies
-        # through a buffer when given `out` and is several times slower with int32 indices
-        key, part = np.zeros(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+        used = [(j, n_j) for j, n_j in enumerate(self.n_codes[j][int(lv)] for j, lv in enumerate(vector)) if n_j > 1]
+        # one published value: no attribute to tell classes apart. The key in 32 bits when the codes' product fits
+        # (half the memory to write and read: the 3M register's bottom vector, 3.8M values), else in 64. No
+        # temporaries (fewer page faults)
+        dtype = np.int32 if math.prod(n_j for _, n_j in used) < 1 << 31 else np.int64
+        key, part = np.zeros(count, dtype=dtype), np.empty(count, dtype=dtype)
         stride = 1
-        for j in range(self.m):
-            n_j = self.n_codes[j][vector[j]]
-            if n_j == 1:
-                continue  # one published value: no attribute to tell classes apart
+        for j, n_j in used:
             if stride * n_j > 1 << 62:  # keep the combined key in 63 bits: re-densify
-                key, stride = self._densify(key, stride)
+                dense, stride = self._densify(key, stride)
+                key = dense.astype(dtype)
             codes = self.codes[j][vector[j]] if rows is None else self.codes[j].take(vector[j], rows)
             if stride == 1:  # the first attribute: its codes are the key
                 np.copyto(key, codes)
             else:
-                np.multiply(codes, stride, out=part, dtype=np.int64)
+                np.multiply(codes, stride, out=part, dtype=dtype)
                 key += part
             stride *= n_j
         return self._densify(key, stride)
 
     @staticmethod
     def _densify(key: np.ndarray, stride: int) -> tuple[np.ndarray, int]:
-        """Dense ids 0..n-1 of `key` (values in [0, `stride`), ids in their order) and n.
+        """Dense ids 0..n-1 of `key` (values in [0, `stride`), ids in their order; int32 below 2**31 keys) and n.
 
         Each present value marked when the values are few (at most 8 per key), else a least-significant-digit radix
         sort by 16-bit digits (NumPy's stable sort of 16-bit integers is a counting sort): linear passes, much cheaper
         than a comparison sort of the key.
         """
+        dtype = np.int32 if len(key) < 1 << 31 else np.int64  # ids below the count of keys
         if len(key) == 0:
-            return key.astype(np.int64), 0
+            return key.astype(dtype), 0
         if stride <= max(8 * len(key), 1 << 16):
-            # marks, not counts, and Int32 running ids (no more than the keys): a quarter of the memory to touch over
-            # the stride; 1,357,434 keys (the 15M register's tuples) in 5M values: 19-35 -> 6-19 ms CPU, the same ids.
-            # Up to 8 values per key the marks cost less than the radix sort (684,166 keys, the 3M register's bottom
-            # vector, in 3.8M values: 6.6 against 11.8 ms; 8 per key: 9.1 against 12.5, 10: 9.6 against 12.4)
+            # marks, not counts, then the marked values' positions numbered in order (`flatnonzero` and one scatter,
+            # not a running sum over the stride: NumPy's cumsum is a scalar loop, 13-19 ms over the 3.8M values of
+            # the 3M register's bottom vector, the whole densify 22 -> 14 ms). Up to 8 values per key the marks cost
+            # less than the radix sort (684,166 keys, the 3M register's bottom vector, in 3.8M values)
             present = np.zeros(stride, dtype=bool)
             present[key] = True
-            ids = np.cumsum(present, dtype=np.int32 if len(key) < 1 << 31 else np.int64)
-            dense = ids[key].astype(np.int64)
-            dense -= 1
-            return dense, int(ids[-1])
+            found = np.flatnonzero(present)
+            ids = np.empty(stride, dtype=dtype)  # only the marked values' ids are written, and only they are read
+            ids[found] = np.arange(len(found), dtype=dtype)
+            return np.take(ids, key, mode="clip"), len(found)
         order, ordered = None, np.empty_like(key)
         bits = (stride - 1).bit_length()
         for shift in range(0, bits, 16):
@@ -247,8 +250,9 @@ class Lattice:
         new = np.empty(len(key), dtype=bool)
         new[0] = True
         np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        ids = np.cumsum(new) - 1
-        out = np.empty(len(key), dtype=np.int64)
+        ids = np.cumsum(new, dtype=dtype)
+        ids -= 1
+        out = np.empty(len(key), dtype=dtype)
         out[order] = ids
         return out, int(ids[-1]) + 1
 
@@ -269,15 +273,24 @@ class Lattice:
         if found is not None:
             return found
         base = self._cache.finest_below(vector)
+        if base is not None and base.n == len(self.size):
+            base = None  # its classes are the tuples: rolled up from the tuples, whose codes are read in order
         if base is None:
             dense, n = self._dense_classes(vector)
-            rep_base, rows_base = np.arange(len(self.size), dtype=np.int32), self.size
+            rep_base, rows_base = None, self.size
         else:
             rep_base, rows_base = base.rep, base.rows
             dense, n = self._dense_classes(vector, rep_base)
-        rep = np.empty(n, dtype=np.int32)
-        rep[dense] = rep_base  # a tuple of each class
-        out = Classes(rep, np.bincount(dense, weights=rows_base, minlength=n), dense, base)
+        if n == len(dense):  # each class one tuple (or base class): where each lands, no sums (the same floats)
+            order = np.empty(n, dtype=np.int32)
+            order[dense] = np.arange(n, dtype=np.int32)
+            rep = order if rep_base is None else np.take(rep_base, order, mode="clip")
+            rows = np.take(rows_base, order, mode="clip").astype(np.float64, copy=False)
+        else:
+            rep = np.empty(n, dtype=np.int32)
+            rep[dense] = np.arange(len(dense), dtype=np.int32) if rep_base is None else rep_base  # a tuple of each
+            rows = np.bincount(dense, weights=rows_base, minlength=n)
+        out = Classes(rep, rows, dense, base)
         self._cache.put(at, out)
         return out
 
@@ -420,8 +433,8 @@ class Classes:
         self.n = len(rep)
         n_tuples = len(dense) if base is None else base.n_tuples
         self.n_tuples = n_tuples
-        self._ids: np.ndarray | None = dense.astype(np.int32) if base is None else None
-        self._dense: np.ndarray | None = None if base is None else dense.astype(np.int32)
+        self._ids: np.ndarray | None = dense.astype(np.int32, copy=False) if base is None else None
+        self._dense: np.ndarray | None = None if base is None else dense.astype(np.int32, copy=False)
         """Per class of `base`: its class here (until the ids are composed)."""
         chained = base is not None and base._ids is None
         self._from: Classes | np.ndarray | None = base if chained or base is None else base._ids

@@ -221,6 +221,40 @@ def test_lattice_classes_are_the_published_tuples_in_order(n_values: int) -> Non
         assert ids.tolist() == expected.ravel().tolist(), vector
 
 
+@pytest.mark.parametrize(
+    ("n_values", "widths", "n_qids", "orders"),
+    [
+        (6, [2, 6], 3, ["grid", "reverse"]),  # few values: at most 216 classes, most vectors rolled up from below
+        (2000, [10, 100], 3, ["grid", "reverse"]),  # each tuple its own class low down; keys past 32 bits (radix)
+        (10_000, [100, 1000], 5, ["grid"]),  # keys past 63 bits: re-densified between attributes
+    ],
+)
+def test_lattice_classes_hold_their_rows_and_a_tuple_each(
+    n_values: int, widths: list[int], n_qids: int, orders: list[str]
+) -> None:
+    """Each class of every vector, in the search's order and its reverse (vectors rolled up from cached classes, from
+    classes that are the tuples, or from the tuples): its rows are the sum of its tuples' rows (as floats, exact), its
+    tuple is one of its own, and the ids are the published tuples' in order, as NumPy groups the published node ids."""
+    rng = np.random.default_rng(n_values)
+    qids = [f"q{i}" for i in range(n_qids)]
+    df = pl.DataFrame({q: rng.integers(0, n_values, 300) for q in qids})
+    agg = df.group_by(qids).len("size").with_columns(pl.col(q).cast(pl.String) for q in qids).sort(qids)
+    hs = {q: pa.Hierarchy.intervals(range(n_values), widths) for q in qids}
+    size, leaves = agg["size"].to_numpy().astype(np.int64), {q: hs[q].ids_of(agg[q]) for q in qids}
+    for order in orders:
+        lattice = Lattice(Task(agg.with_columns(pl.col("size").cast(pl.UInt32)), qids, hs, 2))
+        grid = lattice.grid()
+        for vector in grid if order == "grid" else grid[::-1]:
+            nodes = [hs[q].generalize_ids(int(lv))[leaves[q]] for q, lv in zip(qids, vector)]
+            _, expected = np.unique(np.stack(nodes[::-1], axis=1), axis=0, return_inverse=True)
+            found = lattice._classes(vector)
+            ids = found.ids()
+            assert ids.tolist() == expected.ravel().tolist(), vector
+            assert found.rows.dtype == np.float64
+            assert found.rows.tolist() == np.bincount(ids, weights=size).tolist(), vector
+            assert ids[found.rep].tolist() == list(range(found.n)), vector
+
+
 def test_ncp_parts_with_suppressed_rows_equal_the_sums_over_the_kept_rows() -> None:
     """At every vector of random lattices (k = 4: most vectors suppress rows), each NCP part is the NumPy sum over
     the kept tuples of rows x cell NCP plus the suppressed rows, over the row count, bit for bit, computed here from
