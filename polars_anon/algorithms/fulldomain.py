@@ -153,6 +153,9 @@ class Lattice:
         self.max_suppressed = 0
         """Set by the search: pruning on failing vectors needs monotonicity with suppression when it is above 0."""
         self.size = agg["size"].to_numpy().astype(np.int64)
+        self._size_weights = self.size.astype(np.float64)
+        """The rows per tuple as floats (whole numbers), the weights of the class counts: a bincount converts Int64
+        weights on every call (684,166 tuples: 6.8 ms a count with Int64 weights, 2.1 with these)."""
         self.n_rows, self.m = int(self.size.sum()), len(self.qids)
         self.heights = [h.height for h in self.hs]
         n_vectors = int(np.prod(self.heights, dtype=np.float64))
@@ -277,7 +280,7 @@ class Lattice:
             base = None  # its classes are the tuples: rolled up from the tuples, whose codes are read in order
         if base is None:
             dense, n = self._dense_classes(vector)
-            rep_base, rows_base = None, self.size
+            rep_base, rows_base = None, self._size_weights
         else:
             rep_base, rows_base = base.rep, base.rows
             dense, n = self._dense_classes(vector, rep_base)
@@ -285,7 +288,7 @@ class Lattice:
             order = np.empty(n, dtype=np.int32)
             order[dense] = np.arange(n, dtype=np.int32)
             rep = order if rep_base is None else np.take(rep_base, order, mode="clip")
-            rows = np.take(rows_base, order, mode="clip").astype(np.float64, copy=False)
+            rows = np.take(rows_base, order, mode="clip")
         else:
             rep = np.empty(n, dtype=np.int32)
             rep[dense] = np.arange(len(dense), dtype=np.int32) if rep_base is None else rep_base  # a tuple of each
