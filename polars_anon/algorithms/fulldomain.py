@@ -172,7 +172,9 @@ class Lattice:
         self.n_codes: list[list[int]] = []
         for q, h in zip(self.qids, self.hs):
             ids = task.leaf_ids(q)
-            present = np.flatnonzero(np.bincount(ids, minlength=h.n_nodes))  # the leaves the tuples hold
+            held = np.zeros(h.n_nodes, dtype=bool)
+            held[ids] = True  # marks, not counts (a bincount of 684,166 ids: 1.5 ms, these 0.55)
+            present = np.flatnonzero(held)  # the leaves the tuples hold
             tables, codes, n_codes = [], [], []
             for lv in range(h.height):  # per level, tables over the hierarchy's nodes (the tuples' gathers: later)
                 node_of = h.generalize_ids(lv).astype(np.int32)
