@@ -385,14 +385,17 @@ class NCP(Objective):
     ) -> float:
         """``float(self._cost(j, level, rows, size).sum())`` (default: every tuple, ``lat.size``), the same float:
         0.0 when every tuple's cost at the level is 0 (a level of leaves); their rows' count when every cost is 1 (the
-        root: every partial sum is an integer below 2**53, so NumPy's sum is exact); else computed (the only case that
-        gathers over the tuples: with suppressed rows, the 3M register's neighbours read 2 of 8 levels so)."""
+        root: every partial sum is an integer below 2**53, so NumPy's sum is exact); the rows times the one cost when
+        every tuple's is the same (the same products in the same order: the 3M register's birth years at level 3);
+        else computed (the only case that gathers over the tuples)."""
         size = self.lat.size if size is None else size
         low, high = self.min_cost[j, level], self.max_cost[j, level]
         if high == 0.0:
             return 0.0
         if low == 1.0 and high == 1.0 and self.lat.n_rows < 1 << 53:
             return float(int(size.sum()))
+        if low == high:  # every tuple's cost this one float: the same products without gathering them
+            return float((size * low).sum())
         return float(self._cost(j, level, rows, size).sum())
 
     def _cost(self, j: int, level: int, rows: np.ndarray | slice, size: np.ndarray) -> np.ndarray:
