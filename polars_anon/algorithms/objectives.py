@@ -247,7 +247,10 @@ class Evaluation:
 
     @cached_property
     def small(self) -> np.ndarray:
-        """Per tuple: its rows are suppressed."""
+        """Per tuple: its rows are suppressed (none when no row is: every class holds a row; then no class id is
+        composed for it: the search's optimum on the 3M register, rolled up from two vectors, composed 684,166)."""
+        if not self.suppressed:
+            return np.zeros(len(self.lattice.size), dtype=bool)
         return _take(self.small_class, self.key)
 
     @cached_property

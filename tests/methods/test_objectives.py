@@ -309,3 +309,24 @@ def test_the_method_equals_its_steps_taken_one_after_another(metric: str) -> Non
     small = found.small if found.suppressed else None
     alone = TupleMap.from_levels(task.aggregates, hs, found.levels, small, leaves=found.lattice.leaves)
     assert plan.map.stored.equals(alone.stored)
+
+
+def test_each_tuple_is_suppressed_with_its_class() -> None:
+    """At every vector (k = 4: some suppress rows, some none), an evaluation's suppressed tuples are those of its
+    suppressed classes, read through the class ids; without a suppressed row none is, and no class id is composed."""
+    rng = np.random.default_rng(5)
+    qids = ["a", "b", "c"]
+    df = pl.DataFrame({q: rng.integers(0, 12, 300) for q in qids})
+    agg = df.group_by(qids).len("size").with_columns(pl.col(q).cast(pl.String) for q in qids).sort(qids)
+    hs = {q: pa.Hierarchy.intervals(range(12), [2, 6]) for q in qids}
+    lattice = Lattice(Task(agg.with_columns(pl.col("size").cast(pl.UInt32)), qids, hs, 4))
+    for vector in lattice.grid():
+        ev = lattice.evaluate(vector)
+        small = ev.small
+        assert small.dtype == np.bool_ and small.shape == (agg.height,)
+        assert small.tolist() == ev.small_class[ev.classes.ids()].tolist(), vector
+    lattice = Lattice(Task(agg.with_columns(pl.col("size").cast(pl.UInt32)), qids, hs, 4))
+    lattice.evaluate(np.array([1, 1, 1]))
+    top = lattice.evaluate(np.array([2, 2, 2]))  # one class of 300 rows, rolled up from (1, 1, 1)
+    assert top.suppressed == 0 and not top.small.any()
+    assert top.classes._ids is None  # type: ignore[attr-defined]  # no id composed for it
