@@ -40,7 +40,7 @@ from polars_anon.io import (
     report_path,
     scan_input,
 )
-from polars_anon.job import Job, PrivacySpec, execute_job, run_job
+from polars_anon.job import Job, PrivacySpec, blanks_as_roots, blanks_cells, encoding_specs, execute_job, run_job
 from polars_anon.locations import local_path, scheme_of
 from polars_anon.messages import output_exists
 from polars_anon.outputs import Interrupted, Outputs, recording, staged_write
@@ -689,9 +689,9 @@ def _encode(args: argparse.Namespace) -> int:
     outputs.check(output, file=not is_layout_folder(output), what="encoding")  # only a folder encode wrote is replaced
     job = _job(args)
     published = _release(args, job, args.published)
-    blanks = _blanks(job)
+    blanks = blanks_cells(job)
     if job is not None:  # a blanking method's qid without a hierarchy: suppression only, as metrics read it
-        specs, base = {q: "suppress" if s is None and blanks else s for q, s in job.qids.items()}, job.base
+        specs, base = encoding_specs(job), job.base
     else:
         specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
     if not specs:
@@ -710,7 +710,7 @@ def _encode(args: argparse.Namespace) -> int:
         _refuse_generalized_leaves(published, args.published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)
     if blanks:  # a blanked cell is its qid's root (elsewhere a null stays refused by the encoding)
-        published = _blanks_as_roots(published, hierarchies)
+        published = blanks_as_roots(published, hierarchies)
     facts = write_encoded(
         published,
         hierarchies,
@@ -811,11 +811,11 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         raise AnonError(
             "metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job"
         )
-    blanks = _blanks(job)
+    blanks = blanks_cells(job)
     specs.update(_unbuilt_specs(args, job, blanks, [q for q in qids if specs.get(q) is None]))  # a job may leave one
     hierarchies = build_hierarchies(original, {q: specs[q] for q in qids if q in specs}, job.base if job else Path("."))
     if blanks:  # elsewhere a null stays refused by prepare
-        anonymized = _blanks_as_roots(anonymized, hierarchies)
+        anonymized = blanks_as_roots(anonymized, hierarchies)
     job_sensitive = (
         (job.sensitive[0] if isinstance(job.sensitive, list) and job.sensitive else job.sensitive) if job else None
     )
@@ -853,22 +853,6 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     if per is not None:
         doc["by_attribute"] = {q: {n: per[n][i] for n in table} for i, q in enumerate(qids)}
     return lines, doc
-
-
-def _blanks(job: Job | None) -> bool:
-    """True when the job's method publishes each qid cell as it was or blanked (local suppression): metrics then
-    read a blank as the qid's root, and a qid without a hierarchy as suppression only."""
-    from polars_anon.algorithms import METHODS
-
-    method = METHODS.get(job.method) if job is not None else None
-    return method is not None and method.blanks
-
-
-def _blanks_as_roots(release: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> pl.LazyFrame:
-    """The release of a method that blanks cells (:func:`_blanks`) with each blank (null) cell of a qid read as its
-    hierarchy's root: the cell was suppressed, and the root lies over every original value. ``metrics`` and
-    ``encode`` read it so; the qids as labels (Strings), as both read them."""
-    return release.with_columns(pl.col(q).cast(pl.String).fill_null(pl.lit(h.root)) for q, h in hierarchies.items())
 
 
 def _unbuilt_specs(args: argparse.Namespace, job: Job | None, blanks: bool, missing: list[str]) -> dict[str, str]:

@@ -628,6 +628,34 @@ def build_hierarchies(
     return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
 
 
+def blanks_cells(job: Job | None) -> bool:
+    """True when the job's method publishes each qid cell as it was or blanked (local suppression): its release is
+    read (metrics, encodings) with a blank as the qid's root (:func:`blanks_as_roots`) and a qid declared without a
+    hierarchy as suppression only."""
+    method = METHODS.get(job.method) if job is not None else None
+    return method is not None and method.blanks
+
+
+def encoding_specs(job: Job) -> dict[str, object]:
+    """The job's hierarchy specs as its release is encoded (the job's ``encode`` step and ``polars-anon encode
+    --job``): as declared, but suppression only for a qid declared without a hierarchy when the method blanks cells
+    (:func:`blanks_cells`: the release holds each value or a blank, the root)."""
+    blanks = blanks_cells(job)
+    return {q: "suppress" if s is None and blanks else s for q, s in job.qids.items()}
+
+
+def blanks_as_roots(release: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> pl.LazyFrame:
+    """The release of a method that blanks cells (:func:`blanks_cells`) with each blank (null) cell of a qid read as
+    its hierarchy's root: the cell was suppressed, and the root lies over every original value. ``metrics --job``,
+    ``encode --job`` and the job's ``encode`` step read it so; the qids as labels (Strings).
+
+    >>> h = {"sex": Hierarchy.suppression(["F", "M"])}
+    >>> blanks_as_roots(pl.LazyFrame({"sex": ["F", None]}), h).collect()["sex"].to_list()
+    ['F', '*']
+    """
+    return release.with_columns(pl.col(q).cast(pl.String).fill_null(pl.lit(h.root)) for q, h in hierarchies.items())
+
+
 def _layout(job: Job, encoding: str) -> Layout:
     # encode_layout was checked against LAYOUTS when the job was loaded
     return (
@@ -804,6 +832,9 @@ def _on_polars(
         **asked,
         **job.options,
     )
+    if job.encode and blanks_cells(job):  # its encodings read a qid declared without a hierarchy as suppression only
+        unbuilt = {q: s for q, s in encoding_specs(job).items() if q not in hierarchies}
+        hierarchies = {**hierarchies, **build_hierarchies(lf, unbuilt, job.base)}
     if job.sdc is None:
         return hierarchies, result, sdc_input, None
     with stage("sdc: the qids' cells the steps kept"):
@@ -815,14 +846,19 @@ def _stage_encodings(
     job: Job, out: Outputs, result: Anonymized, hierarchies: dict[str, Any], paths: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Each encoding the job asks for, planned from the result's map and staged in `out`; by name, its path and
-    whether it reads the original values (``reads_originals``: outside the k-anonymity guarantee)."""
+    whether it reads the original values (``reads_originals``: outside the k-anonymity guarantee). A method that
+    blanks cells is encoded from its published rows, a blank as its qid's root (:func:`blanks_as_roots`, as
+    ``polars-anon encode --job`` reads the release): its map's blanks are no node."""
     encodings: dict[str, dict[str, Any]] = {}
+    blanks = blanks_cells(job)
     for e, path in paths.items():
         original = result.prepared if e in READS_ORIGINALS else None
         with stage(f"encode {e}"):
             options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
-            published = result.lazy(verify=False)  # planned from the map, checked when the output was written
-            stage_encoded(out, published, hierarchies, path, options, tmap=result.tmap)
+            published = result.lazy(verify=False)  # checked when the output was written
+            if blanks:
+                published = blanks_as_roots(published, hierarchies)
+            stage_encoded(out, published, hierarchies, path, options, tmap=None if blanks else result.tmap)
         encodings[e] = {"path": str(path), "reads_originals": e in READS_ORIGINALS}
     return encodings
 

@@ -617,18 +617,6 @@ JOB_REFUSALS: tuple[JobRefusal, ...] = (
         ),
         method="mdav",
     ),
-    JobRefusal(
-        "*",
-        "*",
-        "encode",
-        lambda value, _: (
-            f'job file: encode {value} needs published hierarchy nodes, but method "local_suppression" publishes '
-            "missing cells as wildcards (blanks, which its map holds as no node); drop encode and encode the release "
-            "with polars-anon encode OUTPUT --job JOB (a blank read as its qid's root), or choose a method that "
-            "generalizes"
-        ),
-        method="local_suppression",
-    ),
     *(
         JobRefusal(
             engine,

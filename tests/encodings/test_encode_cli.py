@@ -277,3 +277,29 @@ def test_cli_encode_of_a_local_suppression_release_reads_blanks_as_roots(tmp_pat
     assert all(encoded.filter(~blank)[f"city_{c}"][i] == 1 for i, c in enumerate(kept["city"]))
     assert main([*argv, "--encoding", "proportional", "--original", str(tmp_path / "in.parquet"), "--overwrite"]) == 0
     assert pl.read_parquet(out).height == 8
+
+
+@pytest.mark.parametrize("encoding", ["oneclass", "fillparent", "proportional"])
+def test_job_encode_of_a_local_suppression_release_equals_the_cli(tmp_path, capsys, encoding):
+    """mend47: a job file with ``method = "local_suppression"`` and ``encode`` was refused when read, while
+    ``polars-anon encode OUTPUT --job JOB`` encoded the same release (a blank as its qid's root). The job's encode
+    step now writes the encodings, equal to the CLI's on the same release (fails before: the job is refused)."""
+    rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "age": [30, 9, 30, 9, 41, 41, 10, 10], "n": range(8)}
+    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
+        f'encode = ["{encoding}"]\nqids = {{ city = {{}}, age = {{ hierarchy = {{ intervals = [10] }} }} }}\n'
+    )
+    assert main(["anonymize", str(job), "--quiet"]) == 0, capsys.readouterr().err
+    published = pl.read_parquet(tmp_path / "out.parquet")
+    assert (published["city"].is_null() | published["age"].is_null()).any()
+    by_job = pl.read_parquet(encoding_path(tmp_path / "out.parquet", encoding))
+    argv = ["encode", str(tmp_path / "out.parquet"), "--job", str(job), "--encoding", encoding, "--quiet"]
+    original = ["--original", str(tmp_path / "in.parquet")] if encoding == "proportional" else []
+    assert main([*argv, *original, "--output", str(tmp_path / "cli.parquet")]) == 0, capsys.readouterr().err
+    by_cli = pl.read_parquet(tmp_path / "cli.parquet")
+    assert by_job.columns == by_cli.columns and "city_*" in by_job.columns
+    assert by_job.equals(by_cli)
+    if encoding == "oneclass":  # a blank, and only a blank, is the root
+        assert by_job["city_*"].cast(pl.Boolean).equals(published["city"].is_null().alias("city_*"))
