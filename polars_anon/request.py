@@ -103,7 +103,8 @@ class Request:
     orders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """The order each Enum qid declares: its categories, as labels, from the input's schema (on every engine: DuckDB's
     ENUM and Spark's carried Enum reach it as a Polars Enum). Mondrian's default axis of such a qid without a
-    hierarchy (:func:`~polars_anon.algorithms.mondrian.axes`)."""
+    hierarchy (:func:`~polars_anon.algorithms.mondrian.axes`), and MDAV's codes of such a qid
+    (:func:`~polars_anon.algorithms.mdav.code_orders`)."""
     road: Road = "python"
     """How it was asked (a Python call or a job file): the refusals of its data spell their way out in its words."""
 

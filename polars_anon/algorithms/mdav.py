@@ -5,7 +5,7 @@
    (:mod:`polars_anon.distance`).
 2. Tables larger than ``block_size`` rows are first cut into blocks by recursive
    median cuts (Mondrian style: the attribute of widest normalized range, cut at its
-   median, categorical values in hierarchy leaf order); MDAV then runs in each block.
+   median, categorical values in code order: :func:`code_orders`); MDAV then runs in each block.
 3. MDAV [paper 004 Algorithm 1]: while 2k or more records remain, pick a random
    record q (seeded), the record p furthest from q, and form a cluster of p and its
    k - 1 nearest records. Then k to 2k - 1 remaining records form one cluster; fewer
@@ -26,7 +26,7 @@
      and counted in ``constant_clusters``.
    - ``publish="aggregate"`` (classic microaggregation): numeric quasi-identifiers
      become the cluster mean (Float64), categorical ones the cluster mode (ties: the
-     value first in hierarchy leaf order).
+     value first in code order: hierarchy leaf order, else an Enum's declared order, else text order).
 
 Guarantees. ``aggregate`` gives every cluster one published tuple, so the table is
 k-anonymous in the classic sense and passes the usual group-by check (values are
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
@@ -58,6 +58,9 @@ from polars_anon.privacy.counts import value_codes
 from polars_anon.privacy.evaluate import verify_models
 from polars_anon.report.guarantee import PROBABILISTIC
 from polars_anon.tuplemap import ROW, SIZE, SUPPRESSED, TupleMap, out_col, row_hash
+
+if TYPE_CHECKING:
+    from polars_anon.hierarchy import Hierarchy
 
 __all__ = [
     "MdavOptions",
@@ -630,15 +633,15 @@ def run(task: Task, options: MdavOptions) -> Plan:
     ``numeric`` (qids treated as numbers; default the qids whose values all read as
     numbers), ``blocks`` (QID blocks for permute; default by mutual information with
     `sensitive`, or pairs in qid order without it). Qids need no hierarchy here; a
-    given one only orders categorical codes (for the block cuts and mode ties).
+    given one only orders categorical codes (for the block cuts and mode ties), as an Enum's declared order does
+    without one (:func:`code_orders`).
     """
     _check(task, options)
     qids = list(task.qids)
     numeric = _numeric(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
     frame = task.records.select(qids)  # type: ignore[union-attr]  (records=True: the pipeline gives them)
-    order = {q: task.hierarchies[q].leaf_labels for q in categorical if q in task.hierarchies}
-    records = encode_records(frame, numeric, categorical, order)
+    records = encode_records(frame, numeric, categorical, code_orders(categorical, task.hierarchies, task.orders))
     labels, n_blocks = cluster(records, options.distance, task.k, task.seed, options.block_size)
     model_merges = 0
     if not task.constraints.k_only:
@@ -688,6 +691,24 @@ def _verify_clusters(
     return facts | verify_models(with_cluster, [CLUSTER], task.constraints)
 
 
+def code_orders(
+    categorical: Sequence[str], hierarchies: Mapping[str, Hierarchy], declared: Mapping[str, Sequence[str]]
+) -> dict[str, list[str]]:
+    """The order of each categorical qid's codes, which the block cuts and the mode ties (the lower code) follow:
+    its hierarchy's leaf order, else the order its column declares (an Enum's categories:
+    :attr:`~polars_anon.request.Request.orders`), else none (the labels sorted: :func:`~polars_anon.distance.
+    encode_records`). The driver's run and the Spark planner both take it.
+
+    >>> code_orders(["g", "s"], {}, {"g": ("low", "mid", "high")})
+    {'g': ['low', 'mid', 'high']}
+    """
+    return {
+        q: list(hierarchies[q].leaf_labels if q in hierarchies else declared[q])
+        for q in categorical
+        if q in hierarchies or q in declared
+    }
+
+
 check_task = _check
 """MDAV's checks of a task and its options.
 
@@ -695,4 +716,4 @@ Public for the Spark planner, :mod:`polars_anon.engines.planners.spark_mdav`.
 """
 numeric_qids = _numeric
 """The numeric qids of a task (public for the Spark planner)."""
-__all__ += ["check_task", "numeric_qids"]
+__all__ += ["check_task", "code_orders", "numeric_qids"]

@@ -113,3 +113,26 @@ def test_spark_mondrian_cuts_an_enum_qid_in_its_order(spark: Any) -> None:
             GRADES, qids=["g"], hierarchies={}, k=2, method="mondrian", insensitive=["n"], engine="spark", **asked
         )
         assert result.collect()["g"].to_list() == ONE_CLASS
+
+
+TIED = pl.DataFrame({"g": ["low", "high", "mid", "mid"], "n": [1, 2, 3, 4]}, schema={"g": LEVELS, "n": pl.Int64})
+"""mend47: MDAV codes a categorical qid without a hierarchy in text order (high < low < mid), and a cluster's mode
+ties go to the lower code, so the cluster {low, high} published 'high'. In the Enum's order (low < mid < high) it
+publishes 'low'; the same values as String keep text order."""
+BY_ENUM, BY_TEXT = ["low", "low", "mid", "mid"], ["high", "high", "mid", "mid"]
+
+
+def _mdav(frame: pl.DataFrame, engine: str) -> list[str]:
+    result = pa.anonymize(frame, qids=["g"], hierarchies={}, k=2, method="mdav", insensitive=["n"], engine=engine)
+    return result.collect()["g"].cast(pl.String).to_list()
+
+
+def test_mdav_ties_an_enum_qid_in_its_order() -> None:
+    assert _mdav(TIED, "polars") == BY_ENUM
+    assert _mdav(TIED.with_columns(pl.col("g").cast(pl.String)), "polars") == BY_TEXT  # only an Enum changes
+
+
+def test_spark_mdav_ties_an_enum_qid_in_its_order(spark: Any) -> None:
+    """On Spark the planner runs MDAV beyond the driver, coding the qid as the driver's run does."""
+    assert _mdav(TIED, "spark") == BY_ENUM
+    assert _mdav(TIED.with_columns(pl.col("g").cast(pl.String)), "spark") == BY_TEXT

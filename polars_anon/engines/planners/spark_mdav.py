@@ -56,7 +56,16 @@ import pyarrow as pa
 
 from polars_anon._progress import stage
 from polars_anon.algorithms import Plan, Task
-from polars_anon.algorithms.mdav import aggregate, check_task, cut_rule, mdav, numeric_qids, run_details, widest
+from polars_anon.algorithms.mdav import (
+    aggregate,
+    check_task,
+    code_orders,
+    cut_rule,
+    mdav,
+    numeric_qids,
+    run_details,
+    widest,
+)
 from polars_anon.distance import Gower, Records, encode_records
 from polars_anon.engines import key_col
 from polars_anon.engines.planners.spark_greedy import arrow_task
@@ -259,8 +268,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     numeric = numeric_qids(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
     labels = {q: aggregates[q].unique().sort() for q in qids}
-    order = {q: list(request.hierarchies[q].leaf_labels) for q in categorical if q in request.hierarchies}
-    fitted = _Fitted(labels, numeric, categorical, order)
+    fitted = _Fitted(labels, numeric, categorical, code_orders(categorical, request.hierarchies, request.orders))
     rows = _valued_rows(engine, table, native, fitted, labels)
     n_rows = int(aggregates[SIZE].sum())
     with stage("mdav blocks on Spark"):
