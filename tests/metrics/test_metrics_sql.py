@@ -20,7 +20,7 @@ from polars_anon.metrics import METRICS, prepare
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
 from tests.metrics.test_metrics_properties import publications
-from tests.sql_connection import registered
+from tests.sql_connection import frame, registered
 
 HELPERS = {
     "anon_metric_pairs",
@@ -48,9 +48,9 @@ def test_every_metric_has_a_macro_and_back() -> None:
 def _sql(
     con: duckdb.DuckDBPyConnection, name: str, qids: list[str], *, key: str | None, sensitive: str | None, k: int | None
 ) -> pl.DataFrame:
-    return con.sql(
-        f"FROM {METRICS[name].sql}('o', 'a', ?, key := ?, sensitive := ?, k := ?)", params=[qids, key, sensitive, k]
-    ).pl()
+    return frame(
+        con, f"FROM {METRICS[name].sql}('o', 'a', ?, key := ?, sensitive := ?, k := ?)", [qids, key, sensitive, k]
+    )
 
 
 def _sql_of(
@@ -60,7 +60,7 @@ def _sql_of(
     table = f"pr_{key or 'pos'}_{sensitive or 'nos'}".replace("-", "_")
     if table not in {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}:
         metric_pairs(con, "o", "a", qids, key=key, sensitive=sensitive, name=table)
-    return con.sql(f"FROM {METRICS[name].sql}_of(?, ?, k := ?)", params=[table, qids, k]).pl()
+    return frame(con, f"FROM {METRICS[name].sql}_of(?, ?, k := ?)", [table, qids, k])
 
 
 def assert_agree(sql: pl.DataFrame, polars: pl.DataFrame, name: str) -> None:
@@ -313,7 +313,7 @@ def test_pairs_tables_made_in_sql_alone_match_polars() -> None:
         con.execute(f"CREATE TEMP TABLE pr_{part} AS FROM anon_metric_{part}_of('pr', ?)", [qids])
     data = prepare(original, anonymized, qids, hierarchies, key=key, sensitive=sensitive, k=k)
     for name in METRICS:
-        got = con.sql(f"FROM {METRICS[name].sql}_of('pr', ?, k := ?)", params=[qids, k]).pl()
+        got = frame(con, f"FROM {METRICS[name].sql}_of('pr', ?, k := ?)", [qids, k])
         assert_agree(got, METRICS[name](data).collect(), name)
 
 

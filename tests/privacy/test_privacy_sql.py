@@ -18,7 +18,7 @@ from polars_anon.duckdb import load_hierarchies
 from polars_anon.messages import BUILT_NAME, CHOICE, DISTANCE_PARAMETER, HIERARCHY_NOT_LOADED, setting
 from polars_anon.privacy import BetaLikeness, DeltaDisclosure, LDiversity, TCloseness
 from polars_anon.privacy.evaluate import class_measures
-from tests.sql_connection import registered
+from tests.sql_connection import frame, registered
 
 ADULT = Path(__file__).resolve().parents[2] / "../shared/data/adult/adult.csv"
 
@@ -48,7 +48,7 @@ def _agree(df: pl.DataFrame, qids: list[str], model, macro: str, hierarchies: di
         load_hierarchies(con, hierarchies)
     con.register("t", df.to_arrow())
     sql = macro.replace("?", "'t'", 1).replace("?", "[" + ", ".join(f"'{q}'" for q in qids) + "]", 1)
-    got = con.sql(f"SELECT {', '.join(f'class.{q}' for q in qids)}, size, measure, satisfied FROM {sql}").pl()
+    got = frame(con, f"SELECT {', '.join(f'class.{q}' for q in qids)}, size, measure, satisfied FROM {sql}")
     want = class_measures(df, qids, model)
     got = got.sort(qids, nulls_last=True)
     want = want.sort(qids, nulls_last=True)
