@@ -8,14 +8,47 @@ run in ``test_spark_blocks`` (skipped without pyspark and Java), blocks marked
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from polars_anon.report import plots
 from tests.interfaces.docs_examples import SHARED, Block, blocks, pages, run_block
 
 PAGES = {page: blocks(page) for page in pages()}
+
+
+def _drawn_once(draw: Callable[..., str], drawn: dict[str, str]) -> Callable[..., str]:
+    """`draw`, whose SVG for the same arguments is drawn once and then read from `drawn`."""
+
+    @functools.wraps(draw)
+    def once(*args: Any, **kwargs: Any) -> str:
+        key = repr((draw.__name__, args, sorted(kwargs.items())))
+        if key not in drawn:
+            drawn[key] = draw(*args, **kwargs)
+        return drawn[key]
+
+    return once
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plots_drawn_once() -> Iterator[dict[str, str]]:
+    """The report's plots, each drawn once per set of values for the whole module.
+
+    The pages' examples write many reports of the same few tables (the same k, the same losses), and a report's HTML
+    draws its plots with matplotlib: a fifth of these tests' time. The plots are deterministic, the same values giving
+    the same SVG bytes (polars_anon/report/plots.py), so a repeat reads the SVG drawn first and every report holds
+    what it would have drawn. The plots themselves are tested in tests/interfaces/test_report_html.py.
+    """
+    drawn: dict[str, str] = {}
+    with pytest.MonkeyPatch.context() as mp:
+        for name in plots.__all__:
+            if name != "bin_label":
+                mp.setattr(plots, name, _drawn_once(getattr(plots, name), drawn))
+        yield drawn
 
 
 def _workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str) -> None:
