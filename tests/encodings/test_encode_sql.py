@@ -14,7 +14,7 @@ from polars_anon.encode import REPRESENTATIONS, encode, encoded_columns
 from polars_anon.messages import NO_HIERARCHY
 from tests.encodings.test_encode_table_iii import TABLE_III
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB, TABLE_III_COLUMNS
-from tests.sql_connection import registered
+from tests.sql_connection import frame, registered
 
 
 def _connect(hierarchies, con: duckdb.DuckDBPyConnection | None = None, **tables) -> duckdb.DuckDBPyConnection:
@@ -22,15 +22,15 @@ def _connect(hierarchies, con: duckdb.DuckDBPyConnection | None = None, **tables
     `tables` registered under their names."""
     con = registered() if con is None else con
     load_hierarchies(con, hierarchies)
-    for name, frame in tables.items():
-        con.register(name, frame.to_arrow())
+    for name, table in tables.items():
+        con.register(name, table.to_arrow())
     return con
 
 
 def _sql_classes(con, qids, rep, orig: str | None = "orig") -> pl.DataFrame:
     """SQL result, wide: one row per class, the class tuple as the qid columns, sorted."""
     args = f"representation := '{rep}'" + (f", orig := '{orig}'" if orig else "")
-    long = con.sql(f"FROM anon_encode_classes('pub', {qids!r}, {args})").pl()
+    long = frame(con, f"FROM anon_encode_classes('pub', {qids!r}, {args})")
     wide = long.pivot("col", index="class", values="value", maintain_order=True)
     return wide.select(pl.col("class").list.to_struct(fields=qids).struct.unnest(), pl.exclude("class")).sort(qids)
 

@@ -22,7 +22,7 @@ from polars_anon.generalize import generalize_expr
 from polars_anon.labels import label_series
 from polars_anon.metrics import METRICS, prepare
 from tests.metrics.test_metrics_sql import _connect, assert_agree
-from tests.sql_connection import registered
+from tests.sql_connection import frame, registered
 
 EXAMPLES = settings(max_examples=15, deadline=None)
 
@@ -38,11 +38,10 @@ def con() -> Iterator[duckdb.DuckDBPyConnection]:
 
 def _agree(con: duckdb.DuckDBPyConnection, series: pl.Series, cast: str = "") -> None:
     """anon_label of `series` in DuckDB (``x::cast`` when given) equals label_series of the values DuckDB holds."""
-    frame = series.alias("x").to_frame()
-    con.register("__labels_in", frame.to_arrow())
+    con.register("__labels_in", series.alias("x").to_frame().to_arrow())
     try:
         value = f"x::{cast}" if cast else "x"
-        got = con.sql(f"SELECT {value} AS v, anon_label({value}) AS label FROM __labels_in").pl()
+        got = frame(con, f"SELECT {value} AS v, anon_label({value}) AS label FROM __labels_in")
     finally:
         con.unregister("__labels_in")
     assert got["label"].to_list() == label_series(got["v"]).to_list(), got["v"].dtype

@@ -13,6 +13,7 @@ from polars_anon.classes import class_sizes
 from polars_anon.duckdb import register
 from polars_anon.messages import CHOICE, K_NOT_INTEGER
 from tests.conftest import ADULT_QIDS
+from tests.sql_connection import frame
 from tests.strategies import tables
 
 
@@ -51,12 +52,13 @@ def _both(
         "mond_tuples AS FROM __tuples"
     )
     if count_dims is None:  # the macro's default
-        sql = con.sql("FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?)", params=[k, mode]).pl()
+        sql = frame(con, "FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?)", [k, mode])
     else:
-        sql = con.sql(
+        sql = frame(
+            con,
             "FROM anon_mondrian('mond_coords', 'mond_tuples', k := ?, split := ?, count_dims := ?::BIGINT[])",
-            params=[k, mode, count_dims],
-        ).pl()
+            [k, mode, count_dims],
+        )
     polars = seg.rename({"__anon_t": "t", "__anon_off": "off", "__anon_size": "size", "__anon_pid": "class"})
     return _canonical(polars, "class"), _canonical(sql, "class")
 
