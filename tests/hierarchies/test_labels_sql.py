@@ -145,7 +145,7 @@ def test_the_rule_on_hand_picked_values(con: duckdb.DuckDBPyConnection) -> None:
 )
 def test_types_without_a_label_are_refused(con: duckdb.DuckDBPyConnection, value: str, words: str) -> None:
     with pytest.raises(duckdb.Error, match=words.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
-        con.sql(f"SELECT anon_label({value}, what := 'c')").fetchall()
+        con.execute(f"SELECT anon_label({value}, what := 'c')").fetchall()
 
 
 def test_a_time_zone_other_than_utc_is_refused() -> None:
@@ -153,7 +153,7 @@ def test_a_time_zone_other_than_utc_is_refused() -> None:
     c = registered()  # the next user of it finds the time zone put back
     c.execute("SET TimeZone = 'Europe/Paris'")
     with pytest.raises(duckdb.Error, match="column 'ts' has type TIMESTAMP WITH TIME ZONE in the session's time zone"):
-        c.sql("SELECT anon_label(TIMESTAMPTZ '2020-01-02 03:04:05+00', what := 'ts')").fetchall()
+        c.execute("SELECT anon_label(TIMESTAMPTZ '2020-01-02 03:04:05+00', what := 'ts')").fetchall()
 
 
 # ------------------------------------------------------------------ the reviewer's reproducers (v::VARCHAR in SQL)
@@ -170,8 +170,8 @@ def test_anon_generalize_refuses_a_text_that_is_not_the_label(con: duckdb.DuckDB
     without its fraction are refused in one line, never published under another leaf; Python maps them."""
     load_hierarchies(con, {"x": pa.Hierarchy.from_dict({"*": ["0.0", "1.5"]})})
     with pytest.raises(duckdb.Error, match="'-0.0' is not a leaf"):
-        con.sql("SELECT anon_generalize('x', -0.0::DOUBLE, 0)").fetchall()
-    assert con.sql("SELECT anon_generalize('x', 0.0::DOUBLE, 1), anon_generalize('x', 1.5, 0)").fetchall() == [
+        con.execute("SELECT anon_generalize('x', -0.0::DOUBLE, 0)").fetchall()
+    assert con.execute("SELECT anon_generalize('x', 0.0::DOUBLE, 1), anon_generalize('x', 1.5, 0)").fetchall() == [
         ("*", "1.5")
     ]
     python = pl.DataFrame({"x": [-0.0]}).select(generalize_expr("x", pa.Hierarchy.from_dict({"*": ["0.0", "1.5"]}), 0))
@@ -179,7 +179,7 @@ def test_anon_generalize_refuses_a_text_that_is_not_the_label(con: duckdb.DuckDB
     stamps = pl.DataFrame({"t": [dt.datetime(2020, 1, 2, 3, 4, 5)]})
     load_hierarchies(con, {"t": pa.Hierarchy.suppression(stamps["t"])})
     with pytest.raises(duckdb.Error, match="'2020-01-02 03:04:05' is not a leaf"):
-        con.sql("SELECT anon_generalize('t', TIMESTAMP '2020-01-02 03:04:05', 0)").fetchall()
+        con.execute("SELECT anon_generalize('t', TIMESTAMP '2020-01-02 03:04:05', 0)").fetchall()
 
 
 def test_times_with_fractions_have_their_own_leaves() -> None:
@@ -229,4 +229,4 @@ def test_hierarchical_closeness_refuses_a_float_text_that_is_not_a_leaf() -> Non
     load_hierarchies(con, {"s": H_FLOAT})
     con.register("t", frame.to_arrow())
     with pytest.raises(duckdb.Error, match="'s'.*is not a leaf"):
-        con.sql("FROM anon_t_closeness('t', ['q'], 's', t := 0.3, distance := 'hierarchical')").fetchall()
+        con.execute("FROM anon_t_closeness('t', ['q'], 's', t := 0.3, distance := 'hierarchical')").fetchall()

@@ -199,7 +199,7 @@ MACRO_CASES = [
 @pytest.mark.parametrize(("sql", "pattern"), [c[1:] for c in MACRO_CASES], ids=[c[0] for c in MACRO_CASES])
 def test_macro_refuses_naming_the_culprit(con: duckdb.DuckDBPyConnection, sql: str, pattern: str) -> None:
     with pytest.raises(duckdb.Error) as info:
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
     assert re.fullmatch(pattern, _sql_message(info.value)), (sql, _sql_message(info.value))
 
 
@@ -252,13 +252,13 @@ def test_load_hierarchies_refuses_what_is_not_a_hierarchy_and_loads_nothing() ->
     with pytest.raises(pa.InvalidParameterError, match=r"hierarchies\['race'\] must be a Hierarchy, got dict"):
         load_hierarchies(c, {"gender": ANIMAL_HIERARCHIES["gender"], "race": {"*": ["cat"]}})  # type: ignore[dict-item]
     register(c)
-    assert c.sql("SELECT count(*) FROM anon_nodes").fetchall() == [(0,)]
+    assert c.execute("SELECT count(*) FROM anon_nodes").fetchall() == [(0,)]
 
 
 # ------------------------------------------------------------------ the answers that used to be wrong
 def test_empty_table_is_not_k_anonymous_in_both_engines(con: duckdb.DuckDBPyConnection) -> None:
     """An empty table used to be reported k-anonymous (no class smaller than k)."""
-    assert con.sql("FROM anon_k_summary('e', ['x'], k := 2)").fetchall() == [(2, 0, 0, 0, 0, False)]
+    assert con.execute("FROM anon_k_summary('e', ['x'], k := 2)").fetchall() == [(2, 0, 0, 0, 0, False)]
     assert pa.k_summary(T.clear().lazy(), ["x"], 2).collect().row(0) == (2, 0, 0, 0, 0, False)
     assert pa.is_k_anonymous(T.clear().lazy(), ["x"], 1) is False
 
@@ -276,7 +276,7 @@ def test_generalize_matches_integer_columns_as_text(con: duckdb.DuckDBPyConnecti
     via_sql = con.sql(generalize_sql("t", {"age": AGE}, {"age": 1})).pl()
     via_polars = pa.generalize(T.lazy(), {"age": AGE}, {"age": 1}).collect()
     assert via_sql.equals(via_polars) and via_sql["age"].to_list() == ["20-24", "35-39", "35-39"]
-    assert con.sql("SELECT anon_generalize('age', NULL, 2)").fetchall() == [(None,)]  # NULL stays NULL
+    assert con.execute("SELECT anon_generalize('age', NULL, 2)").fetchall() == [(None,)]  # NULL stays NULL
 
 
 @pytest.mark.parametrize(

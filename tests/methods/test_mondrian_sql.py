@@ -115,7 +115,7 @@ def test_sql_refuses_bad_arguments(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.execute("CREATE OR REPLACE TEMP TABLE e_tuples AS SELECT 0::BIGINT AS t, 3::BIGINT AS size")
     with pytest.raises(duckdb.Error, match=K_NOT_INTEGER.pattern(k=0)):
-        con.sql("FROM anon_mondrian('e_coords', 'e_tuples', k := 0)").fetchall()
+        con.execute("FROM anon_mondrian('e_coords', 'e_tuples', k := 0)").fetchall()
     with pytest.raises(duckdb.Error, match=CHOICE.pattern(name="split", allowed=["strict", "relaxed"], value="loose")):
-        con.sql("FROM anon_mondrian('e_coords', 'e_tuples', split := 'loose')").fetchall()
-    assert con.sql("FROM anon_mondrian('e_coords', 'e_tuples', k := 2)").fetchall() == [(0, 0, 3, 0)]
+        con.execute("FROM anon_mondrian('e_coords', 'e_tuples', split := 'loose')").fetchall()
+    assert con.execute("FROM anon_mondrian('e_coords', 'e_tuples', k := 2)").fetchall() == [(0, 0, 3, 0)]

@@ -90,20 +90,20 @@ def test_sensitive_metrics_need_pairs_with_the_sensitive_attribute() -> None:
     con = _con(TABLE_I, TABLE_IB)
     metric_pairs(con, "o", "a", Q)
     with pytest.raises(duckdb.Error, match="anon_cm needs the sensitive attribute"):
-        con.sql("FROM anon_cm_of('anon_pairs', ?)", params=[Q]).fetchall()
+        con.execute("FROM anon_cm_of('anon_pairs', ?)", [Q]).fetchall()
     with pytest.raises(duckdb.Error, match="anon_mi_loss needs the sensitive attribute"):
-        con.sql("FROM anon_mi_loss_of('anon_pairs', ?)", params=[Q]).fetchall()
+        con.execute("FROM anon_mi_loss_of('anon_pairs', ?)", [Q]).fetchall()
 
 
 def test_pairs_without_the_contingency_tables() -> None:
     """pairwise=False leaves no <name>_joint behind, not even one from an earlier call."""
     con = _con(TABLE_I, TABLE_IB)
     metric_pairs(con, "o", "a", Q)
-    assert con.sql("FROM anon_cramers_v_of('anon_pairs', ?)", params=[Q]).fetchall()[0][1] is not None
+    assert con.execute("FROM anon_cramers_v_of('anon_pairs', ?)", [Q]).fetchall()[0][1] is not None
     metric_pairs(con, "o", "a", Q, pairwise=False)
-    assert con.sql("FROM anon_ncp_of('anon_pairs', ?)", params=[Q]).fetchall()[0][1] > 0
+    assert con.execute("FROM anon_ncp_of('anon_pairs', ?)", [Q]).fetchall()[0][1] > 0
     with pytest.raises(duckdb.Error, match="anon_pairs_joint"):
-        con.sql("FROM anon_cramers_v_of('anon_pairs', ?)", params=[Q]).fetchall()
+        con.execute("FROM anon_cramers_v_of('anon_pairs', ?)", [Q]).fetchall()
 
 
 @pytest.mark.parametrize("key", [None, "id"])
@@ -134,7 +134,7 @@ def test_the_direct_macros_refuse_a_repeated_key_as_compute(metric: str) -> None
     o = pl.DataFrame({"id": [1, 2, 3], "sex": ["F", "M", "F"]})
     a = pl.DataFrame({"id": [1, 1, 2, 3], "sex": ["*", "F", "*", "F"]})
     with pytest.raises(duckdb.Error) as refused:
-        _macro_con(o, a, SEX).sql(f"FROM anon_{metric}('o', 'a', ['sex'], key := 'id')").fetchall()
+        _macro_con(o, a, SEX).execute(f"FROM anon_{metric}('o', 'a', ['sex'], key := 'id')").fetchall()
     with pytest.raises(pa.InvalidParameterError) as caught:
         compute(o, a, ["sex"], SEX, metric, key="id")
     said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
@@ -159,7 +159,7 @@ def test_the_direct_macros_refuse_columns_named_like_their_own(qids: list[str], 
     k = f", key := '{key}'" if key else ""
     tail = " is a name the SQL macros use for their helper columns" if key else " is a name the anonymizer reserves"
     with pytest.raises(duckdb.Error, match=re.escape(refused) + tail):
-        con.sql(f"FROM anon_cm('o', 'a', {qids!r}, sensitive := 'y'{k})").fetchall()
+        con.execute(f"FROM anon_cm('o', 'a', {qids!r}, sensitive := 'y'{k})").fetchall()
 
 
 def test_cm_and_mi_loss_with_qids_named_like_the_pairs_columns_agree_with_compute() -> None:
@@ -170,7 +170,7 @@ def test_cm_and_mi_loss_with_qids_named_like_the_pairs_columns_agree_with_comput
     h = {q: SEX["sex"] for q in qids}
     con = _macro_con(o, a, h)
     for metric in ("cm", "mi_loss", "ncp"):
-        got = dict(con.sql(f"FROM anon_{metric}('o', 'a', {qids!r}, sensitive := 'y')").fetchall())
+        got = dict(con.execute(f"FROM anon_{metric}('o', 'a', {qids!r}, sensitive := 'y')").fetchall())
         want = compute(o, a, qids, h, metric, sensitive="y").item(0, 0)
         assert got[None] == pytest.approx(want, rel=1e-12), metric
 
@@ -184,15 +184,15 @@ def test_the_direct_macros_hold_a_floats_signed_zero_or_nan_as_one_sensitive_val
     pub = o.with_columns(pl.lit("*").alias("sex"))
     con = _macro_con(o, pub, SEX)
     # one class of 6 rows; its majority value (0.0 or nan) holds 4 rows: cm = (6 - 4) / 6
-    cm = dict(con.sql("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
+    cm = dict(con.execute("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
     assert cm == pytest.approx(1 / 3) == compute(o, pub, ["sex"], SEX, "cm", sensitive="y").item(0, 0)
-    mi = dict(con.sql("FROM anon_mi_loss('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
+    mi = dict(con.execute("FROM anon_mi_loss('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
     assert mi == pytest.approx(compute(o, pub, ["sex"], SEX, "mi_loss", sensitive="y").item(0, 0), rel=1e-12)
     # a String column keeps '-0.0' and '0.0' apart, on both sides: cm = (6 - 2) / 6 with 2+2+2
     text = o.with_columns(pl.Series("y", ["0.0", "-0.0", "0.0", "-0.0", "1.0", "1.0"]))
     text_pub = text.with_columns(pl.lit("*").alias("sex"))
     con = _macro_con(text, text_pub, SEX)
-    cm = dict(con.sql("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
+    cm = dict(con.execute("FROM anon_cm('o', 'a', ['sex'], sensitive := 'y')").fetchall())[None]
     assert cm == pytest.approx(2 / 3) == compute(text, text_pub, ["sex"], SEX, "cm", sensitive="y").item(0, 0)
 
 
@@ -219,7 +219,7 @@ def test_sql_refuses_a_key_that_cannot_line_up_the_rows_as_python(original: dict
     with pytest.raises(pa.InvalidParameterError) as helper:
         metric_pairs(con, "o", "a", ["g"], key="row")
     with pytest.raises(duckdb.Error) as macro:
-        con.sql("FROM anon_metric_pairs('o', 'a', ['g'], key := 'row')").fetchall()
+        con.execute("FROM anon_metric_pairs('o', 'a', ['g'], key := 'row')").fetchall()
     said = str(python.value)
     assert str(helper.value) == said
     assert str(macro.value).removeprefix("Invalid Input Error: ").splitlines()[0] == said

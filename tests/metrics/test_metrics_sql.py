@@ -339,5 +339,5 @@ def test_suppressed_rows_count_as_deleted_and_modified_in_a_one_node_hierarchy()
     metric_pairs(con, "o", "a", ["c", "g"], key="id", name="one_node")
     for name in names:
         rows = [(None, want[name]), ("c", want[name]), ("g", want[name])]
-        assert con.sql(f"FROM {METRICS[name].sql}_of('one_node', ['c', 'g'])").fetchall() == rows
-        assert con.sql(f"FROM {METRICS[name].sql}('o', 'a', ['c', 'g'], key := 'id')").fetchall() == rows
+        assert con.execute(f"FROM {METRICS[name].sql}_of('one_node', ['c', 'g'])").fetchall() == rows
+        assert con.execute(f"FROM {METRICS[name].sql}('o', 'a', ['c', 'g'], key := 'id')").fetchall() == rows

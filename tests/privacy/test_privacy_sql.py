@@ -202,10 +202,10 @@ def test_every_check_refuses_an_empty_table_in_the_same_words(model, macro: str)
     con = registered()
     con.register("t", empty.to_arrow())
     with pytest.raises(duckdb.Error) as refused:
-        con.sql("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
+        con.execute("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
     assert str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0] == EMPTY
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["x"]}).to_arrow())
-    one_row = con.sql("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
+    one_row = con.execute("FROM " + macro.replace("?", "'t'", 1).replace("?", "['q']", 1)).fetchall()
     assert [(c["q"], size) for c, size, *_ in one_row] == [("a", 1)]  # a table with a row is measured as before
 
 
@@ -213,16 +213,16 @@ def test_macros_refuse_like_python() -> None:
     con = registered()
     con.register("t", pl.DataFrame({"q": ["a"], "s": ["x"]}).to_arrow())
     with pytest.raises(duckdb.Error, match=r"privacy model attributes \['salary'\] not in table 't'"):
-        con.sql("FROM anon_l_diversity('t', ['q'], 'salary')").fetchall()
+        con.execute("FROM anon_l_diversity('t', ['q'], 'salary')").fetchall()
     with pytest.raises(
         duckdb.Error, match=r"variant must be one of \['distinct', 'entropy', 'recursive'\], got 'mean'"
     ):
-        con.sql("FROM anon_l_diversity('t', ['q'], 's', variant := 'mean')").fetchall()
+        con.execute("FROM anon_l_diversity('t', ['q'], 's', variant := 'mean')").fetchall()
 
 
 def _sql_error(con: duckdb.DuckDBPyConnection, sql: str) -> str:
     with pytest.raises(duckdb.Error) as info:
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
     return str(info.value).removeprefix("Invalid Input Error: ")
 
 
@@ -325,8 +325,10 @@ def test_class_macros_refuse_a_qid_named_like_a_column_they_build(macro: str, qi
 def test_k_summary_takes_a_qid_named_violates_and_counts_by_hand() -> None:
     """Only anon_class_sizes builds 'violates': k_summary and risk read such a qid as any other (classes of 2 and 1)."""
     con = _sizes_con(pl.DataFrame({"violates": [5, 5, 7], "g": list("aab")}))
-    assert con.sql("FROM anon_k_summary('t', ['violates', 'g'], k := 2)").fetchall() == [(2, 1, 2, 3, 1, False)]
-    assert con.sql("SELECT highest, sample_uniques FROM anon_risk('t', ['violates', 'g'])").fetchall() == [(1.0, 1 / 3)]
+    assert con.execute("FROM anon_k_summary('t', ['violates', 'g'], k := 2)").fetchall() == [(2, 1, 2, 3, 1, False)]
+    assert con.execute("SELECT highest, sample_uniques FROM anon_risk('t', ['violates', 'g'])").fetchall() == [
+        (1.0, 1 / 3)
+    ]
 
 
 @pytest.mark.parametrize("qid", ["size", "count"])

@@ -111,7 +111,7 @@ def test_sql_refuses_what_python_refuses_in_the_same_words(
     with pytest.raises(AnonError) as caught:
         python()
     with pytest.raises(duckdb.Error) as refused:
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
     said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
     assert said == str(caught.value).replace("the frame", "table 't'")
 
@@ -134,7 +134,7 @@ def test_sql_refuses_what_python_refuses_in_the_same_words(
 )
 def test_both_accept_the_edges(python: Callable[[], Any], sql: str, con: duckdb.DuckDBPyConnection) -> None:
     python()
-    assert con.sql(sql).fetchall()
+    assert con.execute(sql).fetchall()
 
 
 NAMED = pl.DataFrame({"size": ["a", "a", "b"], "__anon_none": ["a", "a", "b"], "count": list("xyx"), "s": list("xyx")})
@@ -158,7 +158,7 @@ def test_a_privacy_macro_refuses_a_reserved_name_as_pa_check(qids: list[str], se
     with pytest.raises(AnonError) as caught:
         pa.check(named, qids, [LDiversity(sensitive, l=1)])
     with pytest.raises(duckdb.Error) as refused:
-        con.sql(f"FROM {macro}('named', {qids!r}, '{sensitive}')").fetchall()
+        con.execute(f"FROM {macro}('named', {qids!r}, '{sensitive}')").fetchall()
     said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
     if "__anon_none" in qids:  # the helper prefix: refused as any column of the table is, before the qids' roles
         assert said.startswith("column '__anon_none' is a name the SQL macros use for their helper columns")
@@ -190,7 +190,7 @@ def test_a_column_named_like_a_helper_column_is_refused_by_name(helper: str, cal
     rows = "('a', 'x', 5.0, 'u'), ('a', 'y', 5.0, 'v'), ('b', 'x', 50.0, 'u'), ('b', 'y', 50.0, 'v')"
     con.execute(f'CREATE TABLE h AS SELECT * FROM (VALUES {rows}) t(k, s, w, "{helper}")')
     with pytest.raises(duckdb.Error) as info:
-        con.sql(call).fetchall()
+        con.execute(call).fetchall()
     assert f"column '{helper}' is a name the SQL macros use for their helper columns" in str(info.value)
     con.execute(f'ALTER TABLE h RENAME COLUMN "{helper}" TO extra')
-    assert con.sql(call).fetchall()  # the same table with the column renamed is read
+    assert con.execute(call).fetchall()  # the same table with the column renamed is read
