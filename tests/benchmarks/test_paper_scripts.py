@@ -22,6 +22,14 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 pytestmark = pytest.mark.skipif(not (DATA / "adult").exists(), reason=f"the papers' datasets are not under {DATA}")
 
 
+@pytest.fixture(autouse=True)
+def no_method_advice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scripts' runs without method advice, which reruns the other candidate methods after each run for the
+    report's advice line (polars_anon/advice.py): a tenth of these tests' time, for a line no script reads (they read
+    the published tables and the metrics). Advice is tested in tests/methods and tests/interfaces."""
+    monkeypatch.setattr("polars_anon.pipeline.road.method_advice", lambda *args, **kwargs: None)
+
+
 def pngs(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("*.png") if p.stat().st_size > 10_000)
 
