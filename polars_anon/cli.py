@@ -12,11 +12,12 @@ import logging
 import os
 import re
 import select
+import shlex
 import signal
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib.metadata import version
 from pathlib import Path
 from types import FrameType
@@ -255,10 +256,7 @@ def summary_line(rep: dict) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    qids = [q for q in args.qids.split(",") if q]
-    if not qids:
-        raise AnonError("check: --qids names no column; give comma-separated quasi-identifiers")
-    lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
+    lf, qids = _scan_with_qids(args, "check")
     check_columns(lf, qids, "qids")
     check_k(args.k)
     summary = k_summary(lf, qids, args.k).collect().row(0, named=True)
@@ -373,6 +371,79 @@ def _population_reader(separator: str, qids: Sequence[str]) -> Callable[[str], p
     return lambda path: scan_input(path, separator=separator, text=qids, what="population table")
 
 
+def _given_qids(args: argparse.Namespace, command: str) -> list[str]:
+    """The names ``--qids`` (split at its commas) and ``--qid`` (each whole) give, before the table is read; none is
+    refused naming both flags."""
+    given = [q for q in (args.qids or "").split(",") if q] + list(args.qid)
+    if not given:
+        raise AnonError(
+            f"{command}: no quasi-identifier named; give --qids A,B,... (comma-separated) or --qid NAME (repeatable)"
+        )
+    return given
+
+
+def _scan_with_qids(args: argparse.Namespace, command: str) -> tuple[pl.LazyFrame, list[str]]:
+    """The table ``check`` and ``risk`` measure (``file``) and the qids their command line names in it
+    (:func:`_named_qids`), a CSV's qids read as written, as the adversary reads them."""
+    given = _given_qids(args, command)
+    lf = scan_input(args.file, separator=args.separator, text=given)
+    qids = _named_qids(args.qids, args.qid, lf.collect_schema().names())
+    if set(qids) != set(given):  # a column whose name holds a comma: read again, that column as written
+        lf = scan_input(args.file, separator=args.separator, text=qids)
+    return lf, qids
+
+
+def _named_qids(text: str | None, whole: Sequence[str], columns: Sequence[str]) -> list[str]:
+    """The quasi-identifiers a command line names: ``--qids`` `text` split at its commas into names of `columns` (a
+    comma inside a column's name kept, where that is the one reading), then each ``--qid`` in `whole` as given.
+    `text` reading two ways is refused naming both and the ``--qid`` flags that say each; reading none, it is split
+    at every comma (the missing names are then refused by ``check_columns``).
+
+    >>> _named_qids("a,b", [], ["a,b", "x"]), _named_qids("a,b", ["c,d"], ["a", "b"]), _named_qids("a,z", [], ["a"])
+    (['a,b'], ['a', 'b', 'c,d'], ['a', 'z'])
+    >>> _named_qids("a,b", [], ["a,b", "a", "b"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.AnonError: --qids 'a,b' names columns two ways: ['a', 'b'] or ['a,b']; name each column with \
+its own --qid NAME (repeatable): --qid a --qid b or --qid a,b
+    """
+    if text is None:
+        return list(whole)
+    readings = _comma_readings(text.split(","), frozenset(columns))
+    if len(readings) > 1:
+        said = " or ".join(" ".join(f"--qid {shlex.quote(c)}" for c in reading) for reading in readings)
+        raise AnonError(
+            f"--qids {text!r} names columns two ways: {readings[0]} or {readings[1]}; name each column with its own "
+            f"--qid NAME (repeatable): {said}"
+        )
+    return [*(readings[0] if readings else [q for q in text.split(",") if q]), *whole]
+
+
+def _comma_readings(pieces: Sequence[str], columns: frozenset[str]) -> list[list[str]]:
+    """The first two distinct ways `pieces` (a text split at its commas) join back, consecutive pieces at a time, into
+    names of `columns`; an empty piece names nothing (``a,,b``, a trailing comma).
+
+    >>> _comma_readings(["a", "b", "c"], frozenset({"a,b", "c", "b,c"}))
+    [['a,b', 'c']]
+    """
+
+    def tails(i: int) -> Iterator[list[str]]:
+        if i == len(pieces):
+            yield []
+        for j in range(i + 1, len(pieces) + 1):
+            name = ",".join(pieces[i:j])
+            if name in columns or (name == "" and j == i + 1):
+                yield from ([name, *rest] if name else rest for rest in tails(j))
+
+    found: list[list[str]] = []
+    for reading in tails(0):
+        if reading not in found:
+            found.append(reading)
+        if len(found) == 2:
+            break
+    return found
+
+
 def _risk(args: argparse.Namespace) -> int:
     def make() -> tuple[str, dict[str, Any]]:
         doc = _risk_doc(args)
@@ -452,12 +523,10 @@ def _risk_doc(args: argparse.Namespace) -> dict[str, Any]:
     from polars_anon.report import jsonable
     from polars_anon.sdc.spec import check_model_weight
 
-    qids = [q for q in args.qids.split(",") if q]
-    if not qids:
-        raise AnonError("risk: --qids names no column; give comma-separated quasi-identifiers")
+    _given_qids(args, "risk")
     check_alpha_reading(args.missing, args.alpha, command_line=True)  # in the command's flags, before any data is read
     check_model_weight(args.model_risk, args.weights, command_line=True)
-    lf = scan_input(args.file, separator=args.separator, text=qids)  # a CSV's qids as the adversary reads them
+    lf, qids = _scan_with_qids(args, "risk")
     check_columns(lf, qids, "qids")  # before --population is read, as check's before --reference
     population = _population_reader(args.separator, qids)
     start = time.perf_counter()
@@ -806,7 +875,8 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     assert original is not None  # metrics' original is a required argument
     specs = dict(job.qids) if job else {}
     specs.update(_hierarchy_spec(h) for h in args.hierarchy)
-    qids = [q for q in args.qids.split(",") if q] if args.qids else list(specs)
+    given = args.qids is not None or args.qid
+    qids = _named_qids(args.qids, args.qid, original.collect_schema().names()) if given else list(specs)
     if not qids:
         raise AnonError(
             "metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job"
@@ -1044,7 +1114,7 @@ def _check_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
     """``check``: the smallest class size and the privacy models of a table."""
     c = sub.add_parser("check", parents=[common], help="report the smallest class size; exit 1 when below k")
     c.add_argument("file", help="Parquet or CSV file")
-    c.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
+    _qids_arguments(c, None)
     c.add_argument("--k", type=int, required=True)
     c.add_argument("--separator", default=",", help="CSV separator (default ',')")
     c.add_argument(
@@ -1071,7 +1141,7 @@ def _risk_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
         "risk", parents=[common], help="re-identification risk of a table: prosecutor, journalist, marketer, uniqueness"
     )
     r.add_argument("file", help="Parquet or CSV file")
-    r.add_argument("--qids", required=True, help="comma-separated quasi-identifiers")
+    _qids_arguments(r, None)
     r.add_argument("--threshold", type=float, default=0.2, help="a record is at risk above this risk (default 0.2)")
     r.add_argument(
         "--sampling-fraction", type=float, help="the table is this fraction of its population (uniqueness estimates)"
@@ -1125,6 +1195,24 @@ def _sdc_risk_arguments(r: argparse.ArgumentParser) -> None:
         type=float,
         help="with --missing wildcard: how much a record with missing values counts toward another pattern it "
         "matches, in [0, 1] (default 1; local_suppression's option alpha)",
+    )
+
+
+def _qids_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
+    """``--qids A,B,...`` and ``--qid NAME`` (repeatable), the quasi-identifiers of ``check``, ``risk`` and
+    ``metrics`` (read by :func:`_named_qids`); one of them is needed where there is no `default`."""
+    needed = f"default: {default}" if default else "this or --qid is needed"
+    p.add_argument(
+        "--qids",
+        help="comma-separated quasi-identifiers; a column whose name holds a comma is taken whole, and a list that "
+        f"reads two ways (a column 'a,b' and columns a and b) is refused: name such columns with --qid ({needed})",
+    )
+    p.add_argument(
+        "--qid",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="one quasi-identifier, its name taken whole (commas kept); repeatable, after the --qids columns",
     )
 
 
@@ -1184,7 +1272,7 @@ def _metrics_parser(sub: Commands, common: argparse.ArgumentParser) -> None:
     )
     m.add_argument("original", help="the original Parquet or CSV file")
     m.add_argument("anonymized", help="the anonymized Parquet or CSV file")
-    m.add_argument("--qids", help="comma-separated quasi-identifiers (default: those with a hierarchy)")
+    _qids_arguments(m, "those with a hierarchy")
     _hierarchy_argument(m)
     m.add_argument(
         "--job",
