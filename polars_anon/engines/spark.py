@@ -514,6 +514,29 @@ def _signed(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
 
 
+def _whole_microseconds(frame: pl.DataFrame) -> None:
+    """Refuse a nanosecond column (Datetime or Duration) holding a value with a part below the microsecond: Spark holds
+    times in microseconds and would cut it silently (distinct values published as one, a label that is not the
+    original); the column and its first such value named. Whole microseconds are kept exactly.
+
+    >>> at = pl.Series([0, 1_000, 1_000_001], dtype=pl.Int64).cast(pl.Datetime("ns"))
+    >>> _whole_microseconds(pl.DataFrame({"at": at}))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'at' holds 1970-01-01 00:00:00.001000001, a time below the \
+microsecond: Spark holds times in microseconds and would publish it cut...
+    """
+    for name, dtype in frame.schema.items():
+        if isinstance(dtype, (pl.Datetime, pl.Duration)) and dtype.time_unit == "ns":
+            cut = frame[name].filter(frame[name].to_physical() % 1_000 != 0)
+            if cut.len():
+                raise InvalidParameterError(
+                    f"column {name!r} holds {cut.cast(pl.String)[0]}, a time below the microsecond: Spark holds times "
+                    f"in microseconds and would publish it cut (values that differ below it as one); round the column "
+                    f"to microseconds (pl.col({name!r}).dt.cast_time_unit('us')) or use engine 'polars' or 'duckdb'"
+                )
+
+
 _UNIT = "polars_anon.time_unit"
 """Key of a Spark column's metadata: the time unit Polars reads the Parquet file the column comes from in, where it is
 not Spark's microseconds (:meth:`SparkEngine.read_parquet`). Spark keeps a column's metadata through projections,
@@ -639,15 +662,19 @@ class SparkEngine:
         return self.read_parquet(path)
 
     def _from_polars(self, frame: pl.DataFrame) -> Any:
-        """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`) and
-        a Datetime without time zone as a ``TIMESTAMP_NTZ``, its wall-clock time as given. (Spark's own reading of
+        """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`), a
+        nanosecond time below the microsecond refused (:func:`_whole_microseconds`), each Datetime carrying its unit
+        (:data:`_UNIT`: labelled in it, as on the Polars engine) and one without time zone as a ``TIMESTAMP_NTZ``, its
+        wall-clock time as given. (Spark's own reading of
         Arrow took it for a time in the session's zone: published shifted by the zone's offset, and labelled as an
         instant, ``'...+00:00'``, where Polars labels the wall-clock time; a Parquet file's is read as NTZ already.)"""
         from pyspark.sql.pandas.types import from_arrow_schema
 
+        _whole_microseconds(frame)
         table = _signed(frame).to_arrow()
         spark = self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
-        return _with_enums(spark, enum_columns(frame.schema))
+        units = {name: dtype.time_unit for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime)}
+        return _with_enums(_with_units(spark, units), enum_columns(frame.schema))
 
     def sources(self, data: object) -> list[str]:
         """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
