@@ -673,7 +673,9 @@ class SparkEngine:
         _whole_microseconds(frame)
         table = _signed(frame).to_arrow()
         spark = self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
-        units = {name: dtype.time_unit for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime)}
+        units: dict[str, TimeUnit] = {
+            name: dtype.time_unit for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime)
+        }
         return _with_enums(_with_units(spark, units), enum_columns(frame.schema))
 
     def sources(self, data: object) -> list[str]:
