@@ -23,16 +23,16 @@ CREATE OR REPLACE TEMP MACRO anon_class_sizes(tbl, qids, k := 2) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_k_summary(tbl, qids, k := 1) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids first, as Python
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids) THEN anon_check_k(k) END END AS k),
-  __anon_sizes AS (  -- CTE names that hide no user table from query_table
-    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size
+  __anon_sizes AS (  -- CTE and count names that hide no user table or column (a qid 'size' is refused, not bound)
+    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS __anon_size
     FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
     WHERE (SELECT ok.k IS NOT NULL FROM __anon_ok AS ok)
     GROUP BY ALL)
   SELECT ok.k AS k,
-         coalesce(min(s.size), 0)::BIGINT AS min_class_size,
-         count(s.size)::BIGINT AS n_classes,
-         coalesce(sum(s.size), 0)::BIGINT AS n_rows,
-         coalesce(sum(s.size) FILTER (WHERE s.size < ok.k), 0)::BIGINT AS violating_rows,
-         coalesce(min(s.size) >= ok.k, false) AS k_anonymous
+         coalesce(min(s.__anon_size), 0)::BIGINT AS min_class_size,
+         count(s.__anon_size)::BIGINT AS n_classes,
+         coalesce(sum(s.__anon_size), 0)::BIGINT AS n_rows,
+         coalesce(sum(s.__anon_size) FILTER (WHERE s.__anon_size < ok.k), 0)::BIGINT AS violating_rows,
+         coalesce(min(s.__anon_size) >= ok.k, false) AS k_anonymous
   FROM __anon_ok AS ok LEFT JOIN __anon_sizes AS s ON ok.k IS NOT NULL
   GROUP BY ok.k;

@@ -171,6 +171,22 @@ def test_a_privacy_macro_refuses_a_reserved_name_as_pa_check(qids: list[str], se
         assert str(caught.value).endswith(f"e.g. lf.rename({{{name!r}: '{name}_'}})")
 
 
+@pytest.mark.parametrize("name", ["size", "count"])
+@pytest.mark.parametrize("values", [["a", "a", "b"], [1, 1, 2]], ids=["text", "integer"])
+def test_anon_k_summary_refuses_a_reserved_qid_name_as_pa_k_summary(name: str, values: list[Any]) -> None:
+    """mend49 (hunt47 t24): a text qid named 'size' gave anon_k_summary a raw BinderException (COALESCE of VARCHAR
+    and INTEGER: the user's column and the macro's count shared the name) where anon_class_sizes and pa.k_summary
+    refuse the name; now the same refusal, in pa.k_summary's words (the hint each language's own)."""
+    con = registered()
+    con.register("named", pl.DataFrame({name: values, "o": [1, 2, 3]}).to_arrow())
+    with pytest.raises(AnonError) as caught:
+        k_summary(pl.LazyFrame({name: values}), [name], 2).collect()
+    with pytest.raises(duckdb.Error) as refused:
+        con.sql(f"FROM anon_k_summary('named', ['{name}'], k := 2)").fetchall()
+    said = str(refused.value).removeprefix("Invalid Input Error: ").splitlines()[0]
+    assert said.split(" (")[0] == str(caught.value).split(" (")[0]  # the lists differ: SQL adds its helper prefix
+
+
 HELPER_NAMED = [  # (macro call on table h, whose extra column is named like a macro's helper column)
     "FROM anon_frequencies('h', ['k'], weight := 'w')",  # review18: '__anon_w' was read as the weights (Fk 200)
     "FROM anon_global_risk('h', ['k'], weight := 'w')",
