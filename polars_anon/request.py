@@ -125,7 +125,8 @@ class Request:
 
 
 def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
-    """The qids asked for: `qids`, else the keys of `hierarchies`; one of them must name a column."""
+    """The qids asked for: `qids`, else the keys of `hierarchies`; one of them must name a column, none twice, none
+    the empty name."""
     if qids is None and not hierarchies:
         raise InvalidParameterError(
             "no qids given; name the quasi-identifier columns in qids (or give hierarchies, whose keys are the qids)"
@@ -134,6 +135,11 @@ def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:
     if not out:
         raise InvalidParameterError("qids is empty; name at least one quasi-identifier column")
     check_unique(out, "qids")
+    if "" in out:  # Polars' frames and DuckDB's relations address such a column by a made-up name, or not at all
+        raise InvalidParameterError(
+            "qids hold an empty column name '', which the engines cannot address; rename it first, e.g. "
+            "lf.rename({'': 'c'}) (or name the column in the CSV header)"
+        )
     return out
 
 

@@ -847,3 +847,15 @@ def test_report_metric_is_the_one_used(name: str) -> None:
 def test_drop_string_is_one_column() -> None:
     out = pa.anonymize(T, hierarchies=H, k=2, drop="id").collect()
     assert out.columns == ["age", "sex", "party"] and out.height == 12
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("method", ["greedy", "mondrian"])
+def test_an_empty_qid_name_is_refused_by_name(engine: str, method: str) -> None:
+    """mend49 (hunt47 t4, t4d): a qid named '' (a column Polars and a CSV header allow) was Polars' raw
+    ColumnNotFoundError ('unable to find column ""') or DuckDB's "qids [''] not in the frame" though it is there; the
+    request check now refuses the empty name, saying so and how to rename it."""
+    df = pl.DataFrame({"": ["x", "y", "z"] * 2, "b": ["F", "M"] * 3})
+    hs = {"": pa.Hierarchy.suppression(["x", "y", "z"]), "b": pa.Hierarchy.suppression(["F", "M"])}
+    with pytest.raises(pa.AnonError, match=r"qids hold an empty column name ''.*rename it first, e.g. lf.rename"):
+        pa.anonymize(df, hierarchies=hs, k=2, method=method, engine=engine).collect()
