@@ -249,11 +249,17 @@ class DuckDBEngine:
         return name
 
     def _fetch(self, relation: duckdb.DuckDBPyRelation, query: str) -> pl.DataFrame:
-        """`query` (naming `relation` as ``{view}``) collected, its view dropped: nothing piles up on the connection."""
+        """`query` (naming `relation` as ``{view}``) collected, its view dropped: nothing piles up on the connection.
+        The road's queries (class counts, distinct counts) hand the qids' and attributes' values to Polars here, so a
+        type or value Polars cannot hold as DuckDB does is refused here, naming the column."""
         view = self.view(relation)
         try:
             with interruptible(self.con.interrupt):
-                return self._polars(self.con.sql(query.format(view=view)), self.units(relation))
+                result = self.con.sql(query.format(view=view))
+                _refuse_unlabelled_types(result)
+                frame = self._polars(result, self.units(relation))
+                _refuse_end_of_day(result, frame)
+                return frame
         finally:
             self.con.unregister(view)
             self._named_units.pop(view, None)
@@ -700,6 +706,49 @@ def _bytewise(table: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
     return table.project(
         ", ".join(f'{_q(c)} COLLATE "binary" AS {_q(c)}' if c in text else _q(c) for c in table.columns)
     )
+
+
+_NO_LABEL_TYPES = {"time with time zone": "TIME WITH TIME ZONE"}
+"""DuckDB types (``DuckDBPyType.id``) whose values reach Polars changed (a TIMETZ loses its offset, so two instants
+would share one label), by the name the SQL macros give them (``anon_label``)."""
+
+
+def _refuse_unlabelled_types(result: duckdb.DuckDBPyRelation) -> None:
+    """Refuse a column of `result` of a type in :data:`_NO_LABEL_TYPES`, in the words of the SQL macros.
+
+    >>> _refuse_unlabelled_types(duckdb.sql("SELECT TIMETZ '09:00:00+02' AS c"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'c' has type TIME WITH TIME ZONE, which has no label ...
+    """
+    for column, dtype in zip(result.columns, result.types):
+        if dtype.id in _NO_LABEL_TYPES:
+            raise InvalidParameterError(
+                f"column {column!r} has type {_NO_LABEL_TYPES[dtype.id]}, which has no label polars_anon matches "
+                "(Polars drops the offset, so two instants would share one); cast it first, to VARCHAR or to TIME"
+            )
+
+
+def _refuse_end_of_day(result: duckdb.DuckDBPyRelation, frame: pl.DataFrame) -> None:
+    """Refuse the TIME 24:00:00 in a column of `result` (`frame`: it in Polars, which reads that time as null; DuckDB
+    is asked only of a TIME column holding nulls there), in the words of the SQL macros.
+
+    >>> rel = duckdb.sql("SELECT TIME '24:00:00' AS c")
+    >>> _refuse_end_of_day(rel, rel.pl())
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'c': the time 24:00:00 has no label (Polars reads it as null); \
+write it as 00:00:00 or leave it out
+    """
+    for column, dtype in zip(result.columns, result.types):
+        if dtype.id != "time" or not frame[column].null_count():
+            continue
+        found = result.filter(f"{_q(column)} = TIME '24:00:00'").limit(1).fetchall()
+        if found:
+            raise InvalidParameterError(
+                f"column {column!r}: the time 24:00:00 has no label (Polars reads it as null); write it as 00:00:00 "
+                "or leave it out"
+            )
 
 
 def memory_size(name: str, value: object) -> str:

@@ -1,0 +1,54 @@
+"""DuckDB values Polars cannot hold as DuckDB does, in a DuckDB relation's quasi-identifier: refused naming the column
+and the value or type (mend49, from hunt47's t21 and t27), where the road's join or check failed in other words."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+import polars_anon as pa
+import polars_anon.duckdb as pad
+from polars_anon.errors import AnonError
+
+
+def _table(con: duckdb.DuckDBPyConnection, values: list[str]) -> None:
+    """Table h: a qid c of `values` (SQL literals), each three times, beside a qid s of one value."""
+    rows = ",".join(f"({v}, 'F')" for v in values for _ in range(3))
+    con.execute(f"CREATE OR REPLACE TABLE h AS SELECT * FROM (VALUES {rows}) v(c, s)")
+
+
+@pytest.mark.parametrize("method", ["greedy", "mondrian"])
+def test_a_time_with_time_zone_qid_is_refused_by_type(method: str) -> None:
+    """A TIMETZ qid was DuckDB's raw ConversionException (TIME WITH TIME ZONE -> TIME_NS) from the road's join:
+    refused naming the column and the type, as the SQL macros refuse it."""
+    con = duckdb.connect()
+    _table(con, ["'09:00:00+02'::TIMETZ", "'09:00:00+00'::TIMETZ"])
+    hs = {"s": pa.Hierarchy.suppression(["F"])}
+    if method == "greedy":
+        hs["c"] = pa.Hierarchy.suppression(["09:00:00", "07:00:00"])
+    with pytest.raises(AnonError, match=r"column 'c' has type TIME WITH TIME ZONE, which has no label.*cast it"):
+        pad.anonymize("h", connection=con, qids=["c", "s"], hierarchies=hs, k=3, method=method).collect()
+
+
+@pytest.mark.parametrize("method", ["greedy", "mondrian"])
+def test_the_time_24_00_00_in_a_qid_is_refused_by_value(method: str) -> None:
+    """TIME '24:00:00' reached Polars as null: Mondrian said 'column 'c' has 2 null values', greedy with
+    null='suppress' failed closed ('5 rows, but 7 were due'); refused naming the value and the column."""
+    con = duckdb.connect()
+    _table(con, ["'24:00:00'::TIME", "'00:00:00'::TIME", "'12:00:00'::TIME"])
+    hs = {"s": pa.Hierarchy.suppression(["F"])}
+    if method == "greedy":
+        hs["c"] = pa.Hierarchy.suppression(["00:00:00", "12:00:00"])
+    with pytest.raises(AnonError, match=r"column 'c': the time 24:00:00 has no label \(Polars reads it as null\)"):
+        pad.anonymize(
+            "h", connection=con, qids=["c", "s"], hierarchies=hs, k=3, method=method, null="suppress"
+        ).collect()
+
+
+def test_a_time_with_time_zone_beside_the_qids_is_published() -> None:
+    """Only a qid's TIMETZ is refused: an insensitive one is written as the instant (in UTC), as before."""
+    con = duckdb.connect()
+    _table(con, ["'09:00:00+02'::TIMETZ", "'10:00:00+00'::TIMETZ"])
+    hs = {"s": pa.Hierarchy.suppression(["F"])}
+    out = pad.anonymize("h", connection=con, qids=["s"], hierarchies=hs, k=3, insensitive=["c"]).collect()
+    assert out.height == 6
