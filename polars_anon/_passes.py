@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import polars as pl
 
-from polars_anon.labels import label_exprs
+from polars_anon.labels import label_exprs, refuse_beyond_text
 
 if TYPE_CHECKING:
     from polars_anon.hierarchy import Hierarchy
@@ -257,6 +257,8 @@ def as_string_codes(frame: pl.DataFrame, qids: Sequence[str]) -> tuple[pl.DataFr
 
 def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -> tuple[pl.DataFrame, TupleCodes | None]:
     keys = [*qids, *by]
+    for q in qids:  # a date Polars cannot write as text: refused by name (the String cast would panic)
+        refuse_beyond_text(frame[q])
     if all(_distinct_as_string(frame.schema[q]) for q in qids):
         return _sort_strings(frame, qids, by)  # each qid cast once per distinct value, not per tuple
     cast = frame.with_columns(label_exprs(frame.schema, qids))

@@ -33,6 +33,8 @@ from typing import TypeVar
 
 import polars as pl
 
+from polars_anon.errors import InvalidParameterError, preview
+
 __all__ = [
     "ISO_DATE",
     "NOT_FINITE",
@@ -40,6 +42,7 @@ __all__ = [
     "label_expr",
     "label_exprs",
     "label_series",
+    "refuse_beyond_text",
     "set_label",
     "set_labels",
     "set_members",
@@ -68,6 +71,41 @@ def label_expr(column: str, dtype: pl.DataType) -> pl.Expr:
     if dtype.is_float():  # ``x + 0.0`` keeps -0.0 in Polars 2.1 (the addition of a zero is skipped)
         value = pl.when(value == 0).then(pl.lit(0.0, dtype=dtype)).otherwise(value)
     return value.cast(pl.String).alias(column)
+
+
+FIRST_DAY, LAST_DAY = -96_465_292, 95_026_236
+"""The days (since 1970-01-01) of -262143-01-01 and +262142-12-31, the first and last that Polars casts to String
+(a day beyond them panics: ``pyo3_runtime.PanicException``, which ``except Exception`` does not catch)."""
+
+_PER_DAY = {"ms": 86_400 * 10**3, "us": 86_400 * 10**6, "ns": 86_400 * 10**9}
+
+
+def refuse_beyond_text(series: pl.Series, what: str | None = None) -> None:
+    """Refuse Date or Datetime values of `series` whose day Polars cannot write as text (:data:`FIRST_DAY` to
+    :data:`LAST_DAY`; a Datetime one day inside them, its local day may be the next or the previous), such as
+    DuckDB's ``'infinity'::DATE``; `what` names them (default: the column, by the Series' name). The rule of every
+    place a date becomes text: the road's labels, the ``dates`` builder.
+
+    >>> refuse_beyond_text(pl.Series("d", [2147483647, 0]).cast(pl.Date))
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'd': 1 values are beyond the days Polars can write as text, \
+-262143-01-01 to +262142-12-31 (first: [2147483647] as Date numbers); a label is a value's text: filter or replace them
+    """
+    dtype = series.dtype
+    if isinstance(dtype, pl.Datetime):
+        days, margin = series.to_physical() // _PER_DAY[dtype.time_unit or "us"], 1
+    elif dtype == pl.Date:
+        days, margin = series.to_physical(), 0
+    else:
+        return
+    beyond = series.filter((days < FIRST_DAY + margin) | (days > LAST_DAY - margin))
+    if beyond.len():
+        raise InvalidParameterError(
+            f"{what or f'column {series.name!r}'}: {beyond.len()} values are beyond the days Polars can write as "
+            f"text, -262143-01-01 to +262142-12-31 (first: {preview(beyond.to_physical().head(5).to_list())} as "
+            f"{dtype} numbers); a label is a value's text: filter or replace them"
+        )
 
 
 def label_exprs(schema: Mapping[str, pl.DataType], columns: Sequence[str]) -> list[pl.Expr]:

@@ -31,7 +31,7 @@ import polars as pl
 from polars_anon._types import DateLevel
 from polars_anon.builders.values import distinct
 from polars_anon.errors import InvalidParameterError, preview
-from polars_anon.labels import iso_dates
+from polars_anon.labels import iso_dates, refuse_beyond_text
 
 __all__ = ["DATE_LEVELS", "check_levels", "rows"]
 
@@ -72,31 +72,12 @@ def check_levels(levels: object, *, datetime: bool | None = None) -> list[str]:
     return list(levels)
 
 
-FIRST_DAY, LAST_DAY = -96_465_292, 95_026_236
-"""The days (since 1970-01-01) of -262143-01-01 and +262142-12-31, the first and last that Polars casts to String
-(a day beyond them panics)."""
-
-
-def _writable(series: pl.Series, days: pl.Series, margin: int = 0) -> None:
-    """Refuse values whose day Polars cannot write (`days`: their day numbers; `margin` days more for a Datetime,
-    whose local day may be the next or the previous)."""
-    beyond = series.filter((days < FIRST_DAY + margin) | (days > LAST_DAY - margin))
-    if beyond.len():
-        raise InvalidParameterError(
-            f"dates: {beyond.len()} values are beyond the days Polars can write as text, -262143-01-01 to "
-            f"+262142-12-31 (first: {preview(beyond.to_physical().head(5).to_list())} as {series.dtype} numbers); "
-            "a hierarchy label is a value's text"
-        )
-
-
 def _days(series: pl.Series) -> pl.Series:
     """Calendar day of each value (local day for a Datetime with a time zone)."""
+    refuse_beyond_text(series, "dates")  # a Date's or Datetime's day Polars cannot write: refused
     if series.dtype == pl.Date:
-        _writable(series, series.to_physical())
         return series
     if isinstance(series.dtype, pl.Datetime):
-        per_day = 86_400 * {"ms": 10**3, "us": 10**6, "ns": 10**9}[series.dtype.time_unit or "us"]
-        _writable(series, series.to_physical() // per_day, margin=1)
         return series.dt.date()
     if series.dtype == pl.String:
         days = iso_dates(series)

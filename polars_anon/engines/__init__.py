@@ -29,7 +29,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import check_choice
 from polars_anon.io import parquet_footer
-from polars_anon.labels import label_expr, label_exprs
+from polars_anon.labels import label_expr, label_exprs, refuse_beyond_text
 from polars_anon.locations import is_uri
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -354,6 +354,8 @@ def labelled_marginals(per: Mapping[str, pl.DataFrame]) -> dict[str, pl.DataFram
 def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
     """Engine counts with the qids cast to String as Polars spells them; equal labels merged, sorted."""
     keys = [*qids, *by]
+    for q in qids:  # a date Polars cannot write as text: refused by name (the cast would panic)
+        refuse_beyond_text(frame[q])
     cast = frame.with_columns(label_exprs(frame.schema, qids))
     return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
 

@@ -52,3 +52,31 @@ def test_a_time_with_time_zone_beside_the_qids_is_published() -> None:
     hs = {"s": pa.Hierarchy.suppression(["F"])}
     out = pad.anonymize("h", connection=con, qids=["s"], hierarchies=hs, k=3, insensitive=["c"]).collect()
     assert out.height == 6
+
+
+BEYOND = [  # (DuckDB literal of a value Polars cannot write as text, the dtype it reaches Polars as)
+    ("'infinity'::DATE", "Date"),
+    ("'-infinity'::DATE", "Date"),
+    ("'infinity'::TIMESTAMP", "Datetime"),
+]
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("method", ["greedy", "mondrian"])
+@pytest.mark.parametrize(("literal", "dtype"), BEYOND)
+def test_a_date_beyond_polars_text_is_refused_naming_the_column(
+    literal: str, dtype: str, method: str, engine: str
+) -> None:
+    """hunt47 t21/cli5: DuckDB's infinite dates (physical 2147483647 days, or microseconds) in a qid ended in
+    pyo3_runtime.PanicException ('out-of-range date', not an Exception) where the road turns the qid's values into
+    text labels (_passes.string_ranks on Polars, the engines' labels on DuckDB); refused naming the column."""
+    con = duckdb.connect()
+    _table(con, [literal, "'2020-01-01'::DATE"])
+    hs = {"s": pa.Hierarchy.suppression(["F"])}
+    if method == "greedy":
+        hs["c"] = pa.Hierarchy.suppression(["2020-01-01", "2020-01-02"])
+    data = con.sql("FROM h").pl() if engine == "polars" else "h"
+    with pytest.raises(AnonError, match=rf"column 'c': 1 values are beyond the days Polars can write as text.*{dtype}"):
+        run = pad.anonymize if engine == "duckdb" else pa.anonymize
+        kwargs = {"connection": con} if engine == "duckdb" else {}
+        run(data, qids=["c", "s"], hierarchies=hs, k=3, method=method, **kwargs).collect()  # type: ignore[operator]

@@ -372,3 +372,17 @@ def test_demo_drops_the_direct_identifiers(tmp_path: Path, capsys: pytest.Captur
         "party": "sensitive",
     }
     assert "voter_id and name were dropped" in capsys.readouterr().out
+
+
+def test_a_date_polars_cannot_write_as_text_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """hunt47 cli5: a Date qid holding DuckDB's 'infinity' (day 2147483647) ended a Mondrian job with a
+    pyo3_runtime.PanicException traceback, exit 1; now one line naming the column and the value, exit 2."""
+    days = pl.Series("d", [2147483647, 18262, 18262, 18262], dtype=pl.Int32).cast(pl.Date)
+    pl.DataFrame({"d": days, "sex": ["F"] * 4}).write_parquet(tmp_path / "data.parquet")
+    job = 'input = "data.parquet"\noutput = "out/o.parquet"\nk = 3\nmethod = "mondrian"\n[qids.d]\n'
+    (tmp_path / "job.toml").write_text(job + '[qids.sex]\nhierarchy = "suppress"\n')
+    with unchanged(tmp_path):
+        assert cli.main(["anonymize", str(tmp_path / "job.toml")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "column 'd': 1 values are beyond the days Polars can write" in captured.err
+    assert "[2147483647] as Date numbers" in captured.err
