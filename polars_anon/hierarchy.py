@@ -301,12 +301,17 @@ class Hierarchy:
         tree = _preorder_of_rows(rows)
         if tree is not None:
             return cls(*tree)
+        if any(r and r[0] == "" for r in rows):  # from_rows would say "row 1 has an empty field", a file's words
+            raise HierarchyError(
+                f"{source}: a value is the empty string '', which a hierarchy cannot tell from a missing value; "
+                "relabel it (pl.col(...).replace('', '(empty)')) or make it null (the null policy handles it)"
+            )
         h = cls.from_rows(rows, source=source)
         if h.n_leaves != len(rows):
             inner: list[object] = [r[0] for r in rows if not h.is_leaf[h.id_of(r[0])]]
             raise HierarchyError(
                 f"{source}: {len(inner)} values are also labels of groups above other values, so they cannot be "
-                f"leaves (first: {preview(inner)}); change the level labels"
+                f"leaves (first: {preview(inner)}); {_relabel_hint(h.root, inner)}"
             )
         return h
 
@@ -859,6 +864,22 @@ def check_hierarchy(value: object, what: str = "hierarchy") -> Hierarchy:
     if not isinstance(value, Hierarchy):
         raise InvalidParameterError(f"{what} must be a Hierarchy, got {type(value).__name__}")
     return value
+
+
+def _relabel_hint(root: str, inner: Sequence[object]) -> str:
+    """The way out for values a builder made inner labels: the root's own option when a value is the root label
+    (a user of a builder with no levels to relabel, suppression, can change only that), else the level labels.
+
+    >>> _relabel_hint("*", ["*"])
+    "the value '*' is the root label: choose another root, e.g. root='(any)' (a job file's built-in hierarchies \
+have no root option: relabel the value in the data, or give the qid a hierarchy file)"
+    """
+    if root not in inner:
+        return "change the level labels"
+    return (
+        f"the value {root!r} is the root label: choose another root, e.g. root='(any)' (a job file's built-in "
+        "hierarchies have no root option: relabel the value in the data, or give the qid a hierarchy file)"
+    )
 
 
 def _root(root: object, source: str) -> str:

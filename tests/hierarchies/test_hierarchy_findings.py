@@ -169,3 +169,28 @@ def test_years_after_9999_are_written_one_way_in_every_label() -> None:
     assert Hierarchy.dates(day).to_rows() == [
         ["+10000-01-01", "+10000-01", "+10000-Q1", "+10000", "+10000-+10004", "+10000-+10009", "*"]
     ]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Hierarchy.suppression(pl.Series("c", ["", "a"])),
+        lambda: Hierarchy.ordered(pl.Series("c", ["", "a", "b"]), [2]),
+        lambda: Hierarchy.from_levels(pl.Series("c", ["", "ab"]), [pl.col("v").str.slice(0, 1)]),
+    ],
+    ids=["suppression", "ordered", "from_levels"],
+)
+def test_a_builder_names_an_empty_string_value_and_the_way_out(build: object) -> None:
+    """mend49 (hunt47 f_builder_empty): a builder given '' said "row 1 has an empty field: ['', '*']", a hierarchy
+    file's words (no row, no field was given); it now says the value is the empty string and how to relabel it, as
+    from_dict does."""
+    with pytest.raises(HierarchyError, match=r"a value is the empty string '', which .*relabel it \(pl.col\(\.\.\.\)"):
+        build()  # type: ignore[operator]
+
+
+def test_a_value_equal_to_the_root_names_the_root_option() -> None:
+    """mend49 (hunt47): suppression of data holding a literal '*' said "change the level labels", which a
+    suppression user cannot do: the message names the root option that can."""
+    with pytest.raises(HierarchyError, match=r"\['\*'\].*is the root label: choose another root, e.g. root="):
+        Hierarchy.suppression(["*", "a"])
+    assert Hierarchy.suppression(["*", "a"], root="(any)").root == "(any)"
