@@ -604,6 +604,12 @@ def _names_parquet(data: object) -> TypeGuard[str | os.PathLike[str]]:
     return is_path(data) and (not isinstance(data, str) or names_parquet(data))
 
 
+def _cols(frame: Any, names: Sequence[str]) -> list[Any]:
+    """The columns `names` of a Spark DataFrame, each by its quoted name (:func:`spark_identifier`): a bare name is
+    parsed (``x.y`` a struct field, a backtick quoting), so a column named so would not be found."""
+    return [frame[spark_identifier(n)] for n in names]
+
+
 class SparkEngine:
     """Spark, on `spark` (a SparkSession)."""
 
@@ -721,7 +727,7 @@ class SparkEngine:
         return self.to_polars(table.limit(0)).schema
 
     def _counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
-        grouped = table.groupBy(*keys).count()
+        grouped = table.groupBy(*_cols(table, keys)).count()
         frame = self.to_polars(grouped if limit is None else grouped.limit(int(limit)))
         return frame.with_columns(pl.col("count").cast(pl.Int64))
 
@@ -735,7 +741,7 @@ class SparkEngine:
         if len(largest) == 1:
             frames = {tuple(largest[0]): self._counts(table, largest[0])}
         else:
-            grouped = table.groupingSets([list(keys) for keys in largest], *columns)
+            grouped = table.groupingSets([_cols(table, keys) for keys in largest], *_cols(table, columns))
             both = self.to_polars(grouped.agg(F.grouping_id().alias(_GROUPING), F.count(F.lit(1)).alias("count")))
             frames = {}
             for keys in largest:  # grouping_id: bit (n - 1 - i) set when column i is not grouped
@@ -753,14 +759,14 @@ class SparkEngine:
     def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
         """The position is :meth:`row_numbers` (the order Polars and DuckDB read the rows in; only compared)."""
         F = _pyspark().functions
-        numbered = table.select(*keys, self.row_numbers(table, dense=False).alias(FIRST_ROW))
-        return self.to_polars(numbered.groupBy(*keys).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
+        numbered = table.select(*_cols(table, keys), self.row_numbers(table, dense=False).alias(FIRST_ROW))
+        return self.to_polars(numbered.groupBy(*_cols(numbered, keys)).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
         exprs = [
-            (F.count_distinct(F.col(c)) + F.coalesce(F.max(F.col(c).isNull().cast("int")), F.lit(0))).alias(c)
-            for c in columns
+            (F.count_distinct(col) + F.coalesce(F.max(col.isNull().cast("int")), F.lit(0))).alias(c)
+            for c, col in zip(columns, _cols(table, columns))
         ]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
@@ -851,14 +857,17 @@ class SparkEngine:
             m = mapping.filter(~F.col(SUPPRESSED))
 
         def equal(left: Any, key: str) -> Any:  # null-safe only where the map holds a null key (null="suppress")
-            return left.eqNullSafe(m[key]) if nulls is None or key in nulls else left == m[key]
+            right = m[spark_identifier(key)]
+            return left.eqNullSafe(right) if nulls is None or key in nulls else left == right
 
         if row_key is not None:  # a row map: the rows in row-id order (the input's order)
             joined = table.join(m, on=table[row_key] == m[row_key], how="inner").orderBy(table[row_key])
         else:
-            on = reduce(lambda a, b: a & b, [equal(table[q], key_col(q)) for q in qids])
+            on = reduce(lambda a, b: a & b, [equal(table[spark_identifier(q)], key_col(q)) for q in qids])
             joined = table.join(m, on=on, how="inner")
-        return joined.select(*(m[out_col(c)].alias(c) if c in qids else table[c] for c in columns))
+        return joined.select(
+            *(m[spark_identifier(out_col(c))].alias(c) if c in qids else table[spark_identifier(c)] for c in columns)
+        )
 
     # ------------------------------------------------------------ SQL rounds (polars_anon.engines.planners.mondrian)
     quote = staticmethod(spark_identifier)
