@@ -194,3 +194,11 @@ def test_a_value_equal_to_the_root_names_the_root_option() -> None:
     with pytest.raises(HierarchyError, match=r"\['\*'\].*is the root label: choose another root, e.g. root="):
         Hierarchy.suppression(["*", "a"])
     assert Hierarchy.suppression(["*", "a"], root="(any)").root == "(any)"
+
+
+def test_a_builder_refuses_a_date_polars_cannot_write_naming_the_column() -> None:
+    """mend49 (hunt47 t21): Hierarchy.suppression of a Date column holding DuckDB's 'infinity' (day 2147483647)
+    ended in pyo3_runtime.PanicException (not an Exception) at the String cast; refused naming builder and column."""
+    days = pl.Series("c", [2147483647, 18262], dtype=pl.Int32).cast(pl.Date)
+    with pytest.raises(InvalidParameterError, match=r"suppression: column 'c': 1 values are beyond the days Polars"):
+        Hierarchy.suppression(days)
