@@ -5,7 +5,8 @@ Each method (topdown on Adult only, to keep the Spark tests short) runs on Polar
 verified by the engine's group-by, then read back here). DuckDB's rows are compared as
 written (it keeps the input order, as Polars does), Spark's after sorting by a row id
 declared insensitive (its order is that of its partitions); reports key by key,
-everything but timings, paths and the engine's name."""
+everything but timings, paths and the engine's name. The generated register runs on DuckDB at a size that
+matters to DuckDB (two row groups), on Spark at a twelfth of it with the size limits of the driver lowered alike."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import polars as pl
 import pytest
 
 import polars_anon as pa
+import polars_anon.advice as advice
+import polars_anon.algorithms.greedy as greedy
 from polars_anon.demo import demo_hierarchy_specs, voter_register
 from polars_anon.job import build_hierarchies
 from tests.engines import equal
@@ -26,20 +29,51 @@ ADULT_METHODS = [*METHODS, "topdown"]
 VARYING = {"seconds", "write_seconds", "output", "engine", "phases"}
 
 
-@pytest.fixture(scope="module")
-def register() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
-    """A generated 125,000-row voter register with a row id, and the demo's hierarchies.
-
-    The size proves what 200,000 rows did, at less CPU: more rows than a DuckDB row group (122,880: DuckDB reads the
-    table in two, in parallel), and 83,752 distinct qid tuples, above greedy's exact-loop limit (30,000: the blocked
-    rounds run) and the method advice's class limit (5,000: no other method reruns), as with 200,000 (120,665)."""
-    df = voter_register(125_000, seed=3).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
+def _register(n_rows: int) -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
+    """A generated voter register of `n_rows` rows with a row id, and the demo's hierarchies."""
+    df = voter_register(n_rows, seed=3).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
     return df, build_hierarchies(df.lazy(), demo_hierarchy_specs())
 
 
 @pytest.fixture(scope="module")
-def register_sdf(register: tuple, spark: Any) -> Any:
-    return spark.createDataFrame(register[0].to_arrow()).cache()
+def register() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
+    """A generated 125,000-row register: Polars against DuckDB.
+
+    The size proves what 200,000 rows did, at less CPU: more rows than a DuckDB row group (122,880: DuckDB reads the
+    table in two, in parallel), and 83,752 distinct qid tuples, above greedy's exact-loop limit (30,000: the blocked
+    rounds run) and the method advice's class limit (5,000: no other method reruns), as with 200,000 (120,665)."""
+    return _register(125_000)
+
+
+@pytest.fixture(scope="module")
+def small_register() -> tuple[pl.DataFrame, dict[str, pa.Hierarchy]]:
+    """A generated 10,000-row register: Polars against Spark, with the limits lowered (:func:`limits`). Its 9,265
+    distinct qid tuples take the routes the large register's 83,752 take, at a twelfth of the rows Spark reads,
+    shuffles, writes and reads back (Spark has no limit of its own that 125,000 rows reach)."""
+    return _register(10_000)
+
+
+@pytest.fixture
+def limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Greedy's exact-loop limit and the method advice's class limits lowered below the small register's 9,265
+    tuples (:func:`_routes` checks that they are above), as the large register's tuples are above the real ones."""
+    monkeypatch.setattr(greedy, "AUTO_EXACT", 2_000)
+    monkeypatch.setattr(advice, "MAX_CLASSES", 500)
+    monkeypatch.setattr(advice, "MAX_CLASSES_TOPDOWN", 2_000)
+
+
+@pytest.fixture(scope="module")
+def register_sdf(small_register: tuple, spark: Any) -> Any:
+    return spark.createDataFrame(small_register[0].to_arrow()).cache()
+
+
+def _routes(report: dict[str, Any], method: str) -> None:
+    """The register's run took the routes its size is for: greedy's blocked rounds, and no other method reran for
+    advice (too many classes)."""
+    assert advice.candidates(report["n_input_classes"]) == ()
+    assert report["n_input_classes"] > greedy.AUTO_EXACT
+    if method == "greedy":
+        assert report["details"]["block"] is not None
 
 
 def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]], *, in_order: bool = False) -> None:
@@ -67,22 +101,27 @@ def _run(
     return runs
 
 
+def _register_runs(
+    register: tuple, small_register: tuple, register_sdf: Any, tmp_path: Path, **kw: Any
+) -> list[dict[str, tuple[pl.DataFrame, dict[str, Any]]]]:
+    """The job `kw` on the large register (Polars, DuckDB) and on the small one (Polars, Spark): the same rows and
+    reports on each, by the routes their sizes are for."""
+    out = []
+    for (df, hierarchies), sources in [(register, {"duckdb": register[0]}), (small_register, {"spark": register_sdf})]:
+        runs = _run(df, sources, tmp_path, hierarchies=hierarchies, **kw)
+        _same(runs)
+        _routes(runs["polars"][1], kw["method"])
+        out.append(runs)
+    return out
+
+
 @pytest.mark.parametrize("method", METHODS)
-def test_register_same_rows_and_report(method: str, register: tuple, register_sdf: Any, tmp_path: Path) -> None:
-    df, hierarchies = register
-    sources = {"duckdb": df, "spark": register_sdf}
-    runs = _run(
-        df,
-        sources,
-        tmp_path,
-        hierarchies=hierarchies,
-        k=10,
-        method=method,
-        drop=["voter_id", "name"],
-        insensitive="rid",
-    )
-    _same(runs)
-    assert runs["polars"][1]["suppressed"] < df.height
+def test_register_same_rows_and_report(
+    method: str, register: tuple, small_register: tuple, register_sdf: Any, limits: None, tmp_path: Path
+) -> None:
+    kw = {"k": 10, "method": method, "drop": ["voter_id", "name"], "insensitive": "rid"}
+    for runs in _register_runs(register, small_register, register_sdf, tmp_path, **kw):
+        assert runs["polars"][1]["suppressed"] < runs["polars"][0].height
 
 
 @pytest.mark.parametrize("method", ADULT_METHODS)
@@ -104,23 +143,15 @@ def test_adult_same_rows_and_report(
     )
 
 
-def test_privacy_models_agree(register: tuple, register_sdf: Any, tmp_path: Path) -> None:
+def test_privacy_models_agree(
+    register: tuple, small_register: tuple, register_sdf: Any, limits: None, tmp_path: Path
+) -> None:
     """l-diversity of the party: every engine counts (class, party) pairs and publishes the same rows."""
-    df, hierarchies = register
-    sources = {"duckdb": df, "spark": register_sdf}
-    runs = _run(
-        df,
-        sources,
-        tmp_path,
-        hierarchies=hierarchies,
-        k=5,
-        method="greedy",
-        drop=["voter_id", "name"],
-        insensitive="rid",
-        privacy=[pa.LDiversity("party", l=3)],
-    )
-    _same(runs)
-    assert runs["spark"][1]["privacy"][0]["satisfied"]
+    kw = {"k": 5, "method": "greedy", "drop": ["voter_id", "name"], "insensitive": "rid"}
+    for runs in _register_runs(
+        register, small_register, register_sdf, tmp_path, privacy=[pa.LDiversity("party", l=3)], **kw
+    ):
+        assert all(report["privacy"][0]["satisfied"] for _, report in runs.values())
 
 
 def test_nulls_at_the_roots_agree(tmp_path: Path, spark: Any) -> None:
