@@ -53,6 +53,7 @@ __all__ = [
     "NOT_POSITIVE",
     "NOT_UNDER_PUBLISHED",
     "NO_HIERARCHY",
+    "NO_HIERARCHY_METRIC",
     "NO_ROWS",
     "QIDS_EMPTY",
     "RISK_COUNTS",
@@ -138,6 +139,15 @@ NAMES_NOT_QIDS = Message(
 NO_HIERARCHY = Message(
     "no_hierarchy", "qid {qid!r} has no hierarchy loaded; call polars_anon.duckdb.load_hierarchy(con, {qid!r}, h)"
 )
+NO_HIERARCHY_METRIC = Message(
+    "no_hierarchy_metric",
+    "qid {qid!r} has no hierarchy loaded, and this metric reads through one how far each cell is from its original; "
+    "call polars_anon.duckdb.load_hierarchy(con, {qid!r}, h) (without one, only the classes metrics measure a qid: "
+    "anon_k, anon_min_class_size, anon_n_classes, anon_suppressed, anon_discernibility, anon_c_avg, anon_cm, "
+    "anon_diameter)",
+)
+"""A metric macro other than the classes family's over a qid without a hierarchy (twin of the refusal of
+:func:`polars_anon.metrics.compute`)."""
 LEVEL_OUT_OF_RANGE = Message(
     "level_out_of_range", "{where}level {level} is outside this hierarchy's levels 0..{top} (root {root!r})"
 )
@@ -309,6 +319,7 @@ _ALL = (
     KEY_NULL,
     KEY_STRAY,
     DUCKDB_SETTING,
+    NO_HIERARCHY_METRIC,
 )
 MESSAGES: dict[str, Message] = {m.name: m for m in _ALL}
 """Every template by name (its SQL twin is ``anon_msg_<name>``)."""

@@ -204,3 +204,8 @@ CREATE OR REPLACE TEMP MACRO anon_msg_key_stray("rows", "key") AS
 -- Twin: polars_anon.messages.DUCKDB_SETTING
 CREATE OR REPLACE TEMP MACRO anon_msg_duckdb_setting("setting", "value", "who", "effect", "default") AS
   'DuckDB''s ' || coalesce("setting"::VARCHAR, 'None') || ' is ' || anon_msg_repr("value") || ' on this connection; ' || coalesce("who"::VARCHAR, 'None') || ' compare text byte-wise, as Python does, and would ' || coalesce("effect"::VARCHAR, 'None') || ': run SET ' || coalesce("setting"::VARCHAR, 'None') || ' = ' || anon_msg_repr("default") || ' first';
+
+-- anon_msg_no_hierarchy_metric(qid): qid {qid!r} has no hierarchy loaded, and this metric reads through one how far each cell is from its original; call polars_anon.duckdb.load_hierarchy(con, {qid!r}, h) (without one, only the classes metrics measure a qid: anon_k, anon_min_class_size, anon_n_classes, anon_suppressed, anon_discernibility, anon_c_avg, anon_cm, anon_diameter)
+-- Twin: polars_anon.messages.NO_HIERARCHY_METRIC
+CREATE OR REPLACE TEMP MACRO anon_msg_no_hierarchy_metric("qid") AS
+  'qid ' || anon_msg_repr("qid") || ' has no hierarchy loaded, and this metric reads through one how far each cell is from its original; call polars_anon.duckdb.load_hierarchy(con, ' || anon_msg_repr("qid") || ', h) (without one, only the classes metrics measure a qid: anon_k, anon_min_class_size, anon_n_classes, anon_suppressed, anon_discernibility, anon_c_avg, anon_cm, anon_diameter)';

@@ -45,6 +45,10 @@
 -- the query is bound, with an error that quotes the macro's COLUMNS(lambda ...) text (the missing
 -- name appears only inside it; polars_anon.duckdb.metric_pairs names it). The generic SQL way; faster from
 -- Python: polars_anon.duckdb.metric_pairs (dictionary codes, one packed integer per row).
+-- A qid with no hierarchy loaded (published as ranges, sets or means: Mondrian, MDAV) gets one
+-- leaf per label of either table under a root, which only the classes metrics may read (they
+-- see which published cells are equal); every other metric refuses it (anon_metric_nodes,
+-- anon_metric_joint_of), as polars_anon.metrics.compute does.
 -- Twin: polars_anon.metrics.data.prepare
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
@@ -97,11 +101,21 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
            struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_p_')))::MAP(VARCHAR, VARCHAR) AS pm,
            __anon_s, __anon_no_orig, __anon_suppressed, __anon_size
     FROM g WHERE (SELECT ok FROM __anon_unique)),
-  nd AS MATERIALIZED (SELECT i, node, label, level FROM anon_metric_nodes(qids)),
   u AS (
     SELECT m.pid, r.i, m.__anon_suppressed AS sup, map_extract_value(m.om, '__anon_o_' || qids[r.i + 1]) AS ol,
            map_extract_value(m.pm, '__anon_p_' || qids[r.i + 1]) AS pl
     FROM m CROSS JOIN range(len(qids)) AS r(i)),
+  built AS (
+    SELECT q.i, t.node, t.label, t.level
+    FROM (SELECT unnest(qids) AS attribute, unnest(range(len(qids))) AS i) AS q
+    JOIN anon_nodes AS t ON t.hierarchy = q.attribute),
+  nd AS MATERIALIZED (  -- a qid without a hierarchy: its labels in both tables as leaves 1.. under the root 0
+                        -- (twin: polars_anon.metrics.data.label_hierarchies; NULL no leaf, refused below)
+    SELECT i, node, label, level FROM built
+    UNION ALL
+    SELECT v.i, dense_rank() OVER (PARTITION BY v.i ORDER BY v.label ASC)::BIGINT AS node, v.label, 0 AS level
+    FROM (SELECT i, ol AS label FROM u UNION SELECT i, pl FROM u) AS v
+    WHERE v.label IS NOT NULL AND v.i NOT IN (SELECT DISTINCT i FROM built)),
   ids AS (
     SELECT u.pid, list(lo.node ORDER BY u.i ASC NULLS LAST) AS o, list(CASE WHEN u.sup THEN 0 ELSE po.node END ORDER BY u.i ASC NULLS LAST) AS p
     FROM u
@@ -132,7 +146,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
   q AS (SELECT unnest(qids) AS attribute, unnest(range(len(qids))) AS i),
   n AS (
     SELECT q.i, q.attribute,
-           CASE WHEN t.node IS NULL THEN error(anon_msg_no_hierarchy(q.attribute)) ELSE t.node END AS node,
+           CASE WHEN t.node IS NULL THEN error(anon_msg_no_hierarchy_metric(q.attribute)) ELSE t.node END AS node,
            t.label, t.parent, t.leaves, t.level
     FROM q LEFT JOIN anon_nodes AS t ON t.hierarchy = q.attribute),
   v AS (
@@ -568,11 +582,17 @@ CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
 -- attributes x < y (the qids, then the sensitive one, index len(qids), when the pairs carry
 -- it) in the original (side 'o') and the published (side 'p') table: x, y, side, va, vb, nab
 -- (rows). Read off the pairs' code lists (the published side summed per published tuple
--- first), no row join. Materialize it as <pairs>_joint.
+-- first), no row join. Refuses a qid with no hierarchy loaded (its codes are labels, not
+-- nodes: only the classes metrics read those). Materialize it as <pairs>_joint.
 -- Twin: polars_anon.metrics.distribution._pairwise
 CREATE OR REPLACE TEMP MACRO anon_metric_joint_of(pairs, qids) AS TABLE
   WITH
-  pr AS (FROM query_table(pairs::VARCHAR)),
+  __anon_built AS (  -- the first CTE; the codes of a qid without a hierarchy are labels, not nodes: refused
+    SELECT coalesce(min(CASE WHEN n.hierarchy IS NULL THEN error(anon_msg_no_hierarchy_metric(q.attribute)) END), true)
+             AS ok
+    FROM (SELECT unnest(qids) AS attribute) AS q
+    LEFT JOIN (SELECT DISTINCT hierarchy FROM anon_nodes) AS n ON n.hierarchy = q.attribute),
+  pr AS (FROM query_table(pairs::VARCHAR) WHERE (SELECT ok FROM __anon_built)),
   pp AS (SELECT p, s, sum(size) AS size FROM pr GROUP BY ALL),
   m AS (SELECT len(qids) + CASE WHEN count(s) > 0 THEN 1 ELSE 0 END AS m FROM pp),
   ix AS (SELECT a.x, b.y FROM m, range(m.m) AS a(x), range(m.m) AS b(y) WHERE a.x < b.y)

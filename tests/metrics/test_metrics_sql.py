@@ -16,7 +16,7 @@ from hypothesis import given, settings
 
 import polars_anon as pa
 from polars_anon.duckdb import load_hierarchy, metric_pairs, register, sql_files
-from polars_anon.metrics import METRICS, prepare
+from polars_anon.metrics import METRICS, label_hierarchies, prepare
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
 from tests.metrics.test_metrics_properties import publications
@@ -341,3 +341,59 @@ def test_suppressed_rows_count_as_deleted_and_modified_in_a_one_node_hierarchy()
         rows = [(None, want[name]), ("c", want[name]), ("g", want[name])]
         assert con.execute(f"FROM {METRICS[name].sql}_of('one_node', ['c', 'g'])").fetchall() == rows
         assert con.execute(f"FROM {METRICS[name].sql}('o', 'a', ['c', 'g'], key := 'id')").fetchall() == rows
+
+
+# ------------------------------------------------------------------ qids published without a hierarchy
+CLASSES = sorted(n for n, m in METRICS.items() if m.family == "classes")
+RANGES = TABLE_IB.with_columns(HABITAT, pl.col("race").replace({"mammals": "1-3", "cetaceans": "4-6"}))
+UNBUILT = {  # original, anonymized, the hierarchies loaded, key, k: Mondrian's ranges, MDAV's means, rows suppressed
+    "ranges": (TABLE_I.with_columns(HABITAT), RANGES, {"gender": ANIMAL_HIERARCHIES["gender"]}, None, 3),
+    "suppressed_none_built": (TABLE_I.with_columns(HABITAT), RANGES.filter(pl.col("id") != "l6"), {}, "id", 2),
+    "means": (
+        pl.DataFrame({"age": [30, 31, 35, 38, 52], "g": list("FMFMF")}),
+        pl.DataFrame({"age": [30.5, 30.5, 125 / 3, 125 / 3, 125 / 3], "g": list("FMFMF")}),
+        {},
+        None,
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNBUILT))
+def test_classes_macros_need_no_hierarchy(case: str) -> None:
+    """mend50: the classes metrics measure a qid with no hierarchy loaded, as pa.metrics.compute(..., names='classes')
+    does (a flat hierarchy of both tables' labels, metrics.label_hierarchies), in the direct form and over pairs made
+    by anon_metric_pairs (fails before: 'has no hierarchy loaded')."""
+    original, anonymized, hierarchies, key, k = UNBUILT[case]
+    qids = [c for c in original.columns if c not in ("id", "habitat")]
+    sensitive = "habitat" if "habitat" in original.columns else None
+    con = _connect(original, anonymized, hierarchies, registered())
+    con.execute(
+        "CREATE TABLE pr AS FROM anon_metric_pairs('o', 'a', ?, key := ?, sensitive := ?)", [qids, key, sensitive]
+    )
+    con.execute("CREATE TABLE pr_classes AS FROM anon_metric_classes_of('pr', ?)", [qids])
+    flat = {**hierarchies, **label_hierarchies(original, anonymized, [q for q in qids if q not in hierarchies])}
+    data = prepare(original, anonymized, qids, flat, key=key, sensitive=sensitive, k=k)
+    for name in CLASSES:
+        if METRICS[name].needs_sensitive and sensitive is None:
+            continue
+        want = METRICS[name](data).collect()
+        assert_agree(_sql(con, name, qids, key=key, sensitive=sensitive, k=k), want, name)
+        assert_agree(frame(con, f"FROM {METRICS[name].sql}_of('pr', ?, k := ?)", [qids, k]), want, name)
+    whole = pa.metrics.compute(original, anonymized, qids, hierarchies, "classes", key=key, sensitive=sensitive, k=k)
+    assert whole["min_class_size"].item() == _sql(con, "min_class_size", qids, key=key, sensitive=None, k=k)[0, 1]
+
+
+@pytest.mark.parametrize("name", sorted(set(METRICS) - set(CLASSES)))
+def test_other_macros_refuse_a_qid_without_hierarchy(name: str) -> None:
+    """mend50: every metric that reads a cell's distance through a hierarchy refuses a qid with none in one line
+    naming it and the metrics that apply, as compute does (cramers_v and mi_loss read the pairs' codes alone: before,
+    they measured the labels as if they were nodes)."""
+    original, anonymized, hierarchies, key, k = UNBUILT["ranges"]
+    con = _connect(original, anonymized, hierarchies, registered())
+    with pytest.raises(duckdb.Error, match=r"qid 'race' has no hierarchy loaded, .*only the classes metrics") as err:
+        _sql(con, name, ["gender", "race"], key=key, sensitive="habitat", k=k)
+    assert "\n" not in str(err.value)
+    for metric in CLASSES:  # the message names every classes metric, and no other
+        assert METRICS[metric].sql in str(err.value)
+    assert str(err.value).count("anon_") == len(CLASSES)
