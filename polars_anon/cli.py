@@ -471,11 +471,10 @@ def _inputs(args: argparse.Namespace) -> list[Any]:
     """Every file the command reads: named on its command line, a ``--hierarchy`` file, a ``--model``'s population,
     and every file its job reads (:attr:`Job.reads`): never one of its targets (:meth:`Outputs.protect`, even with
     ``--overwrite``). The one list of what a command reads."""
-    from polars_anon.hierarchy_spec import spec_files
     from polars_anon.privacy.counts import population_files
 
     paths: list[Any] = [getattr(args, name, None) for name in _READS]
-    paths += [f for text in getattr(args, "hierarchy", None) or [] for f in spec_files(*_hierarchy_spec(text))]
+    paths += [f for text in getattr(args, "hierarchy", None) or [] for f in _hierarchy_files(text)]
     paths += [
         f for p in _model_specs(getattr(args, "model", None) or []) for f in population_files(p.model.population_frame)
     ]
@@ -483,6 +482,21 @@ def _inputs(args: argparse.Namespace) -> list[Any]:
     if job is not None:
         paths += job.reads
     return [p for p in paths if p]
+
+
+def _hierarchy_files(text: str) -> list[Path]:
+    """The files a ``--hierarchy`` `text` may read, before the table's columns are known: its spec's split at the first
+    ``=`` (refused here when it is not a spec), and at every later ``=`` that splits it into a spec (a column whose name
+    holds a ``=``: :func:`_hierarchy_name`)."""
+    from polars_anon.hierarchy_spec import spec_files
+
+    found = list(spec_files(*_hierarchy_spec(text)))
+    for i in [i for i, c in enumerate(text) if c == "="][1:]:
+        try:
+            found += spec_files(*_hierarchy_spec(text, [text[:i].strip()]))
+        except AnonError:  # not a spec at this split: not the reading of a column
+            continue
+    return found
 
 
 _FLAGS = ("engine", "master", "driver_tuples")
@@ -713,12 +727,39 @@ def _explore(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hierarchy_spec(text: str) -> tuple[str, object]:
+def _hierarchy_name(text: str, columns: Sequence[str]) -> tuple[str, str, str]:
+    """``--hierarchy`` `text` split as ``str.partition`` splits it, at the ``=`` after which the name is one of
+    `columns` (a ``=`` inside a column's name kept, as :func:`_named_qids` keeps a comma), at the first ``=`` where no
+    split names a column (the missing name is then refused by the command's column check). Two splits naming columns
+    are refused naming both.
+
+    >>> _hierarchy_name("a=b=suppress", ["a=b", "x"]), _hierarchy_name("a=b=c", ["z"])
+    (('a=b', '=', 'suppress'), ('a', '=', 'b=c'))
+    >>> _hierarchy_name("a=b=suppress", ["a=b", "a"])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.AnonError: --hierarchy 'a=b=suppress' names a column two ways: 'a' (spec 'b=suppress') or \
+'a=b' (spec 'suppress'); give that column's hierarchy in a job file (--job JOB.toml, its [qids] table quotes a name)
+    """
+    cuts = [i for i, c in enumerate(text) if c == "=" and text[:i].strip() in columns and text[i + 1 :].strip()]
+    if len(cuts) > 1:
+        a, b = ((text[:i].strip(), text[i + 1 :].strip()) for i in cuts[:2])
+        raise AnonError(
+            f"--hierarchy {text!r} names a column two ways: {a[0]!r} (spec {a[1]!r}) or {b[0]!r} (spec {b[1]!r}); "
+            "give that column's hierarchy in a job file (--job JOB.toml, its [qids] table quotes a name)"
+        )
+    if not cuts:
+        return text.partition("=")
+    return text[: cuts[0]], "=", text[cuts[0] + 1 :]
+
+
+def _hierarchy_spec(text: str, columns: Sequence[str] = ()) -> tuple[str, object]:
     """``age=age.csv``, ``sex=suppress``, ``zip=mask:5``, ``year=intervals:5,10,20``, ``birth=dates:month,year``,
-    ``age=ordered:5,2``, or a job file's TOML inline table: ``age={ intervals = [5, 10], bottom = 18 }``."""
+    ``age=ordered:5,2``, or a job file's TOML inline table: ``age={ intervals = [5, 10], bottom = 18 }``; the name one
+    of the table's `columns` where a ``=`` in it would split it elsewhere (:func:`_hierarchy_name`)."""
     import tomllib
 
-    name, sep, spec = text.partition("=")
+    name, sep, spec = _hierarchy_name(text, columns)
     name, spec = name.strip(), spec.strip()
     if not sep or not name or not spec:
         raise AnonError(
@@ -762,7 +803,8 @@ def _encode(args: argparse.Namespace) -> int:
     if job is not None:  # a blanking method's qid without a hierarchy: suppression only, as metrics read it
         specs, base = encoding_specs(job), job.base
     else:
-        specs, base = dict(_hierarchy_spec(h) for h in args.hierarchy), Path(".")
+        names = published.collect_schema().names()
+        specs, base = dict(_hierarchy_spec(h, names) for h in args.hierarchy), Path(".")
     if not specs:
         raise AnonError("encode: name the hierarchies with --hierarchy NAME=SPEC (repeatable) or --job JOB.toml")
     check_published_columns(published, list(specs), args.class_col)  # the table's columns first, as every command
@@ -816,7 +858,7 @@ def _refuse_generalized_leaves(
         hits = published.select(built).select(inner.any()).collect().row(0, named=True)  # materializes: one row
         found = [q for q in built if hits[q]]
     if found:
-        asked = next((h for h in given if h.split("=", 1)[0] == found[0]), found[0])  # as typed: zip=mask:5
+        asked = next((h for h in given if _hierarchy_name(h, names)[0].strip() == found[0]), found[0])  # as typed
         raise AnonError(
             f"encode: --hierarchy {asked} is built from the column's values, and the published column "
             f"{found[0]!r} holds generalized labels, not original values (they would be its leaves); pass --original "
@@ -874,7 +916,7 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     anonymized, original = _release(args, job, args.anonymized), _original(args, job, args.original)
     assert original is not None  # metrics' original is a required argument
     specs = dict(job.qids) if job else {}
-    specs.update(_hierarchy_spec(h) for h in args.hierarchy)
+    specs.update(_hierarchy_spec(h, original.collect_schema().names()) for h in args.hierarchy)
     given = args.qids is not None or args.qid
     qids = _named_qids(args.qids, args.qid, original.collect_schema().names()) if given else list(specs)
     if not qids:
@@ -1223,7 +1265,8 @@ def _hierarchy_argument(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=SPEC",
-        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable)",
+        help="qid and hierarchy: a CSV path, suppress, mask:N or intervals:W1,W2 (repeatable); split at the = after "
+        "which NAME is a column of the table (a column 'a=b': a=b=suppress), refused when two splits name columns",
     )
 
 

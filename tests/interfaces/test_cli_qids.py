@@ -86,3 +86,43 @@ def test_no_quasi_identifier_is_refused_naming_both_flags(tmp_path: Path, capsys
         assert "no quasi-identifier named; give --qids A,B,... (comma-separated) or --qid NAME" in (
             capsys.readouterr().err
         )
+
+
+def test_hierarchy_names_a_column_whose_name_holds_an_equals_sign(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend50: ``--hierarchy NAME=SPEC`` split at the first ``=``, so a column 'a=b' could not be given (metrics:
+    'a' with spec 'b=suppress', refused; encode likewise): it is read against the table's columns, as --qids is
+    (failing before: exit 2). The figures equal pa.metrics.compute's with that column's hierarchy."""
+    original = pl.DataFrame({"a=b": ["x", "y", "x", "y"], "c": ["1", "1", "2", "2"]})
+    published = original.with_columns(pl.lit("*").alias("a=b"))
+    o, p = tmp_path / "o.parquet", tmp_path / "p.parquet"
+    original.write_parquet(o)
+    published.write_parquet(p)
+    doc = tmp_path / "m.json"
+    argv = ["metrics", str(o), str(p), "--hierarchy", "a=b=suppress", "--hierarchy", "c=suppress", "--json", str(doc)]
+    assert cli.main([*argv, "--names", "ncp,min_class_size"]) == 0, capsys.readouterr().err
+    got = json.loads(doc.read_text())["metrics"]
+    h = {q: pa.Hierarchy.suppression(original[q].unique().sort()) for q in ("a=b", "c")}
+    want = pa.metrics.compute(original, published, ["a=b", "c"], h, ["ncp", "min_class_size"]).row(0, named=True)
+    assert got == pytest.approx(want)
+    out = tmp_path / "enc.parquet"
+    enc = ["encode", str(p), "--original", str(o), "--hierarchy", "a=b=suppress", "--output", str(out)]
+    assert cli.main([*enc, "--encoding", "proportional"]) == 0, capsys.readouterr().err
+    assert any(c.startswith("a=b_") for c in pl.read_parquet(out).columns)
+    csv = tmp_path / "h.csv"  # the CSV such a column's hierarchy reads is an input: never written over
+    csv.write_text("x;*\ny;*\n")
+    argv = ["encode", str(p), "--hierarchy", f"a=b={csv}", "--output", str(csv), "--overwrite"]
+    assert cli.main([*argv, "--encoding", "oneclass"]) == 2
+    assert "is an input of this run" in capsys.readouterr().err and csv.read_text() == "x;*\ny;*\n"
+
+
+def test_hierarchy_that_names_columns_two_ways_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """mend50: columns 'a=b' and 'a': ``--hierarchy a=b=suppress`` is 'a=b' suppressed or 'a' with spec
+    'b=suppress': refused in one line naming both (failing before: 'a' taken with a CSV file 'b=suppress')."""
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"a=b": ["x", "y"], "a": ["p", "p"]}).write_parquet(path)
+    assert cli.main(["metrics", str(path), str(path), "--hierarchy", "a=b=suppress", "--qid", "a=b"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "--hierarchy 'a=b=suppress' names a column two ways: 'a' (spec 'b=suppress') or 'a=b' (spec" in err
