@@ -57,18 +57,23 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
              anon_check_built_names(qids, [], 'qid column', 'the anonymizer reserves for its own columns')
              END END AS ok),  -- a key or sensitive column named '__anon_*': refused by anon_check_columns
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
-          -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound
+          -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound;
+          -- as text, a float's -0.0 and -nan as 0.0 and nan (one value to a group-by, one label: polars_anon.labels)
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
-             AS '__anon_o_\1',
+           CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
+                     AND COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
+                THEN substr(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
+                ELSE COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_o_\1',
            COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
            typeof(COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))) IN ('FLOAT', 'DOUBLE') AS __anon_s_float,
            true AS __anon_in
     FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
   a AS (
     SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')
-             AS '__anon_p_\1',
+           CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
+                     AND COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
+                THEN substr(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
+                ELSE COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_p_\1',
            true AS __anon_hit
     FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon::VARCHAR))),
   j AS (

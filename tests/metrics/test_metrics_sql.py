@@ -356,6 +356,13 @@ UNBUILT = {  # original, anonymized, the hierarchies loaded, key, k: Mondrian's 
         None,
         2,
     ),
+    "signed_zeros": (  # -0.0 and 0.0 one published value, as a Polars group-by and the labels hold them
+        pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}),
+        pl.DataFrame({"x": [0.0, -0.0, 0.5, 0.5]}),
+        {},
+        None,
+        2,
+    ),
 }
 
 
