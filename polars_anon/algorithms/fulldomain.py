@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -270,10 +269,6 @@ class Lattice:
         """Per class of `vector`, in the order of their dense ids: one of its tuples and its rows (whole numbers)."""
         found = self._classes(vector)
         return found.rep, found.rows
-
-    def prefetch(self, vector: np.ndarray) -> None:
-        """Count the classes of `vector` into the cache, for a later evaluation (not one of the search's)."""
-        self._classes(vector)
 
     def _classes(self, vector: np.ndarray) -> Classes:
         """The classes of `vector`, rolled up from the cached classes of a vector below when there is one
@@ -814,14 +809,8 @@ def search(task: Task, max_suppressed: int = 0, settings: Settings | None = None
     """Find the optimal level vector for the objective of `settings` (default ``ncp``; see the module docstring)."""
     lattice = Lattice(task)
     lattice.max_suppressed = max_suppressed
-    with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_lattice") as pool:
-        # the bottom's classes (the first vector of the search's order: the lowest bound and level sum) counted on a
-        # second thread while the objective's tables are built (NumPy releases the GIL in its passes); nothing else
-        # reads the lattice's cache meanwhile, and the classes are the same whichever thread counts them
-        bottom = pool.submit(lattice.prefetch, np.zeros(lattice.m, dtype=np.int64))
-        objective = make_objective(lattice, settings or Settings(max_suppressed=max_suppressed))
-        state = _Search(lattice, objective, max_suppressed)
-        bottom.result()
+    objective = make_objective(lattice, settings or Settings(max_suppressed=max_suppressed))
+    state = _Search(lattice, objective, max_suppressed)
     state.run()
     if state.best is None:
         raise task.constraints.no_publication("fulldomain", max_suppressed)
@@ -847,25 +836,20 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     found = search(task, options.max_suppressed, settings)
     lattice = found.lattice
     vector = np.array([found.levels[q] for q in lattice.qids], dtype=np.int64)
-    classes = None if found.suppressed else lattice.class_rows(vector)  # the search's: the map counts none
-    with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_lattice") as pool:
-        # the neighbours evaluated on a second thread while the map is built (NumPy and Polars release the GIL):
-        # the map reads the lattice's leaves and the classes taken above, never its cache
-        around = pool.submit(neighbours, found, options.max_suppressed)
-        tmap = TupleMap.from_levels(
-            task.aggregates,
-            task.hierarchies,
-            found.levels,
-            found.small if found.suppressed else None,
-            leaves=lattice.leaves,
-            classes=classes,
-        )
+    tmap = TupleMap.from_levels(
+        task.aggregates,
+        task.hierarchies,
+        found.levels,
+        found.small if found.suppressed else None,
+        leaves=lattice.leaves,
+        classes=None if found.suppressed else lattice.class_rows(vector),  # the search's: the map counts none
+    )
     details: dict[str, Any] = {
         "levels": found.levels,
         "evaluated_vectors": found.evaluated,
         "objective": objective_details(found),
-        "neighbours": around.result(),
     }
+    details["neighbours"] = neighbours(found, options.max_suppressed)
     return Plan(tmap, details)
 
 

@@ -284,33 +284,6 @@ def test_ncp_parts_with_suppressed_rows_equal_the_sums_over_the_kept_rows() -> N
         assert suppressing > 0
 
 
-@pytest.mark.parametrize("metric", ["ncp", "entropy", "kl_divergence"])
-def test_the_method_equals_its_steps_taken_one_after_another(metric: str) -> None:
-    """``run`` counts the bottom's classes and the optimum's neighbours on a second thread (beside the objective's
-    tables and the map): its plan is that of the search, the map and the neighbours computed in turn, on one thread,
-    every figure equal (k = 4 with suppression allowed: most vectors and neighbours suppress rows)."""
-    from polars_anon.algorithms import fulldomain
-    from polars_anon.tuplemap import TupleMap
-
-    rng = np.random.default_rng(7)
-    qids = ["a", "b", "c"]
-    df = pl.DataFrame({q: rng.integers(0, 12, 400) for q in qids})
-    agg = df.group_by(qids).len("size").with_columns(pl.col(q).cast(pl.String) for q in qids).sort(qids)
-    hs = {q: pa.Hierarchy.intervals(range(12), [2, 6]) for q in qids}
-    task = Task(agg.with_columns(pl.col("size").cast(pl.UInt32)), qids, hs, 4, metric=metric)
-    options = fulldomain.FulldomainOptions(max_suppressed=40)
-    plan = fulldomain.run(task, options)
-    found = fulldomain.search(task, 40, options.settings(metric))
-    assert plan.details["levels"] == found.levels
-    assert plan.details["evaluated_vectors"] == found.evaluated
-    assert plan.details["objective"] == fulldomain.objective_details(found)
-    assert plan.details["neighbours"] == fulldomain.neighbours(found, 40)
-    assert any(n["suppressed"] for n in plan.details["neighbours"])
-    small = found.small if found.suppressed else None
-    alone = TupleMap.from_levels(task.aggregates, hs, found.levels, small, leaves=found.lattice.leaves)
-    assert plan.map.stored.equals(alone.stored)
-
-
 def test_each_tuple_is_suppressed_with_its_class() -> None:
     """At every vector (k = 4: some suppress rows, some none), an evaluation's suppressed tuples are those of its
     suppressed classes, read through the class ids; without a suppressed row none is, and no class id is composed."""
