@@ -604,10 +604,13 @@ def _names_parquet(data: object) -> TypeGuard[str | os.PathLike[str]]:
     return is_path(data) and (not isinstance(data, str) or names_parquet(data))
 
 
-def _cols(frame: Any, names: Sequence[str]) -> list[Any]:
-    """The columns `names` of a Spark DataFrame, each by its quoted name (:func:`spark_identifier`): a bare name is
-    parsed (``x.y`` a struct field, a backtick quoting), so a column named so would not be found."""
-    return [frame[spark_identifier(n)] for n in names]
+def _cols(names: Sequence[str]) -> list[Any]:
+    """The columns `names`, each by its quoted name (:func:`spark_identifier`): a bare name is parsed (``x.y`` a struct
+    field, a backtick quoting), so a column named so would not be found. Unbound (``F.col``), as a bare name is: a
+    column taken from a DataFrame (``frame[name]``) is bound to that frame's plan, which Spark calls ambiguous on a
+    table joined from the same input (the published table's check)."""
+    F = _pyspark().functions
+    return [F.col(spark_identifier(n)) for n in names]
 
 
 class SparkEngine:
@@ -727,7 +730,7 @@ class SparkEngine:
         return self.to_polars(table.limit(0)).schema
 
     def _counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
-        grouped = table.groupBy(*_cols(table, keys)).count()
+        grouped = table.groupBy(*_cols(keys)).count()
         frame = self.to_polars(grouped if limit is None else grouped.limit(int(limit)))
         return frame.with_columns(pl.col("count").cast(pl.Int64))
 
@@ -741,7 +744,7 @@ class SparkEngine:
         if len(largest) == 1:
             frames = {tuple(largest[0]): self._counts(table, largest[0])}
         else:
-            grouped = table.groupingSets([_cols(table, keys) for keys in largest], *_cols(table, columns))
+            grouped = table.groupingSets([_cols(keys) for keys in largest], *_cols(columns))
             both = self.to_polars(grouped.agg(F.grouping_id().alias(_GROUPING), F.count(F.lit(1)).alias("count")))
             frames = {}
             for keys in largest:  # grouping_id: bit (n - 1 - i) set when column i is not grouped
@@ -759,14 +762,14 @@ class SparkEngine:
     def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
         """The position is :meth:`row_numbers` (the order Polars and DuckDB read the rows in; only compared)."""
         F = _pyspark().functions
-        numbered = table.select(*_cols(table, keys), self.row_numbers(table, dense=False).alias(FIRST_ROW))
-        return self.to_polars(numbered.groupBy(*_cols(numbered, keys)).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
+        numbered = table.select(*_cols(keys), self.row_numbers(table, dense=False).alias(FIRST_ROW))
+        return self.to_polars(numbered.groupBy(*_cols(keys)).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
         exprs = [
             (F.count_distinct(col) + F.coalesce(F.max(col.isNull().cast("int")), F.lit(0))).alias(c)
-            for c, col in zip(columns, _cols(table, columns))
+            for c, col in zip(columns, _cols(columns))
         ]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
