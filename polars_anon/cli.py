@@ -427,12 +427,22 @@ def _comma_readings(pieces: Sequence[str], columns: frozenset[str]) -> list[list
     [['a,b', 'c']]
     """
 
+    n = len(pieces)
+
+    def names(i: int, j: int) -> bool:  # pieces i..j-1 joined name a column (or are one empty piece)
+        name = ",".join(pieces[i:j])
+        return name in columns or (name == "" and j == i + 1)
+
+    ends = [False] * n + [True]  # ends[i]: pieces i.. join into names; a dead end is never entered (no backtracking)
+    for i in range(n - 1, -1, -1):
+        ends[i] = any(ends[j] and names(i, j) for j in range(i + 1, n + 1))
+
     def tails(i: int) -> Iterator[list[str]]:
-        if i == len(pieces):
+        if i == n:
             yield []
-        for j in range(i + 1, len(pieces) + 1):
-            name = ",".join(pieces[i:j])
-            if name in columns or (name == "" and j == i + 1):
+        for j in range(i + 1, n + 1):
+            if ends[j] and names(i, j):
+                name = ",".join(pieces[i:j])
                 yield from ([name, *rest] if name else rest for rest in tails(j))
 
     found: list[list[str]] = []

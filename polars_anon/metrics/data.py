@@ -721,6 +721,11 @@ def label_hierarchies(
     out = {}
     for q, values in zip(qids, found):
         taken, root = set(values[q].to_list()), "*"
+        if "" in taken:  # no hierarchy label is the empty string (Hierarchy's rule), so no leaf can be made of it
+            raise InputError(
+                f"qid {q!r} holds the empty string '', which the classes metrics of a qid without a hierarchy cannot "
+                "read (no hierarchy label is empty); give both tables another label or a null for it"
+            )
         while root in taken:  # a label the release holds is a leaf, never the root
             root += "*"
         out[q] = Hierarchy.suppression(values[q], root=root)

@@ -147,7 +147,8 @@ def test_job_encode_with_suppressed_rows_writes_what_the_guide_says(tmp_path):
 
 def test_job_encode_of_null_qids_published_as_roots(tmp_path):
     # null="suppress" publishes a null qid as its hierarchy's root, never as a null: the map's join keeps every row and
-    # the row is encoded as the root node (local_suppression, which publishes nulls, is refused with encode)
+    # the row is encoded as the root node (local_suppression publishes nulls: its blanks are encoded as the root too,
+    # test_job_encode_of_a_local_suppression_release_equals_the_cli)
     pl.DataFrame({"x": ["a", "a", "b", "b", None, None], "y": [1, 2, 3, 4, 5, 6]}).write_parquet(tmp_path / "i.parquet")
     raw = {
         "input": "i.parquet",

@@ -294,3 +294,13 @@ def test_classes_metrics_need_no_hierarchy() -> None:
     assert_frame_equal(compute(TABLE_I, ranges, ANIMALS, {}, ["n_classes", "min_class_size"], k=3), whole)
     with pytest.raises(pa.InvalidParameterError, match=r"qids \['race'\] have no hierarchy.*names='classes'"):
         compute(TABLE_I, ranges, ANIMALS, only_gender, ["n_classes", "ncp"])
+
+
+def test_classes_metrics_without_hierarchy_name_an_empty_string_label() -> None:
+    """review34: a Mondrian release publishing '' for a qid without a hierarchy was refused by the label hierarchy's
+    builder ("suppression: a value is the empty string ... pl.col(...).replace(...)", a builder the user never
+    called): the refusal names the qid and what the classes metrics cannot read."""
+    df = pl.DataFrame({"a": ["", "", "x", "x", "y", "y"]})
+    out = pa.anonymize(df, qids=["a"], k=2, method="mondrian").collect()
+    with pytest.raises(pa.InputError, match=r"qid 'a' holds the empty string '', which the classes metrics"):
+        compute(df, out, ["a"], {}, "classes")
