@@ -170,6 +170,7 @@ class Lattice:
         self.codes: list[LevelCodes] = []
         """Per attribute: each tuple's published node as a dense code per level (gathered when read)."""
         self.n_codes: list[list[int]] = []
+        leaves_kept = True
         for q, h in zip(self.qids, self.hs):
             ids = task.leaf_ids(q)
             held = np.zeros(h.n_nodes, dtype=bool)
@@ -184,9 +185,13 @@ class Lattice:
                 tables.append(node_of)
                 codes.append(code_of[node_of])
                 n_codes.append(int(np.count_nonzero(published)))
+            leaves_kept = leaves_kept and np.array_equal(tables[0][present], present)
             self.nodes.append(LevelNodes(tables, ids, present))
             self.codes.append(LevelCodes(codes, ids))
             self.n_codes.append(n_codes)
+        self._leaves_kept = leaves_kept
+        """Every tuple's leaves are published as themselves at level 0: the bottom's classes are the tuples (distinct
+        by the aggregates' contract, :attr:`Task.aggregates`)."""
         self._cache = _Cache(self.m)
 
     @property
@@ -300,9 +305,19 @@ class Lattice:
         return out
 
     def evaluate(self, vector: np.ndarray) -> Evaluation:
-        """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model)."""
-        found = self._classes(vector)
-        return Evaluation(self, vector, found, self._violating_classes(vector, found))
+        """Classes of `vector` and the tuples it suppresses (in classes that violate k or a model).
+
+        At the bottom under k alone the classes are the tuples (distinct, each at its leaves): the rows suppressed are
+        those of the tuples below k, and the classes are made only if the objective reads them (:class:`Evaluation`).
+        """
+
+        def make() -> tuple[Classes, np.ndarray]:
+            found = self._classes(vector)
+            return found, self._violating_classes(vector, found)
+
+        if self.constraints.k_only and self._leaves_kept and not vector.any():
+            return Evaluation(self, vector, make, self.size < self.k)
+        return Evaluation(self, vector, make)
 
     def _violating_classes(self, vector: np.ndarray, found: Classes) -> np.ndarray:
         """Per class of `found`: it violates k or a privacy model."""
