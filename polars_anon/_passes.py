@@ -217,10 +217,22 @@ class TupleCodes:
         >>> codes.ids_of("q", Hierarchy.suppression(["F", "M"])).tolist()
         [1, 2, 2]
         """
+        ids = self.label_ids(qid, hierarchy)
+        return None if ids is None else ids[self.codes[qid]]
+
+    def label_ids(self, qid: str, hierarchy: Hierarchy) -> np.ndarray | None:
+        """The node id (Int64) of each of `qid`'s distinct labels, by code (a row's is ``label_ids(...)[code]``);
+        None when a row holds a null.
+
+        >>> from polars_anon import Hierarchy
+        >>> _, codes = as_string_codes(pl.DataFrame({"q": ["M", "F", "M"], "count": [1, 1, 1]}), ["q"])
+        >>> codes.label_ids("q", Hierarchy.suppression(["F", "M"])).tolist()
+        [1, 2]
+        """
         labels, codes = self.labels[qid], self.codes[qid]
         if len(codes) and int(codes.max()) >= len(labels):
             return None
-        return hierarchy.ids_of(labels)[codes]
+        return hierarchy.ids_of(labels)
 
     def decoded(self) -> pl.DataFrame:
         """Each qid's String label per row, gathered by its codes from its sorted labels (the code past them: null).

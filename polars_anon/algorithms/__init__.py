@@ -90,6 +90,26 @@ class Task:
             raise RuntimeError(f"codes of {len(ids)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
         return h.ids_of(self.aggregates[qid]) if ids is None else ids
 
+    def leaf_index(self, qid: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each aggregate row's leaf of `qid` as ``(index, ids)``: its node id is ``ids[index]`` (:meth:`leaf_ids`).
+        With codes, the codes and their distinct labels' node ids (no gather over the rows); else the node ids and
+        None.
+
+        >>> from polars_anon import Hierarchy
+        >>> h = Hierarchy.suppression(["F", "M"])
+        >>> index, ids = Task(pl.DataFrame({"g": ["M", "F"], "size": [2, 2]}), ["g"], {"g": h}, 2).leaf_index("g")
+        >>> index.tolist(), ids
+        ([2, 1], None)
+        """
+        codes = self.codes
+        ids = None if codes is None else codes.label_ids(qid, self.hierarchies[qid])
+        if codes is None or ids is None:
+            return self.leaf_ids(qid), None
+        index = codes.codes[qid]
+        if not self._codes_match(qid, len(index)):  # codes of other aggregates: never used silently
+            raise RuntimeError(f"codes of {len(index)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
+        return index, ids
+
     def _codes_match(self, qid: str, n: int) -> bool:
         """The codes have the aggregates' rows and decode to their first and last labels of `qid` (a cheap check: a
         filtered or re-sorted frame fails it, save a reorder that keeps both ends)."""

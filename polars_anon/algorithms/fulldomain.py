@@ -172,22 +172,25 @@ class Lattice:
         self.n_codes: list[list[int]] = []
         leaves_kept = True
         for q, h in zip(self.qids, self.hs):
-            ids = task.leaf_ids(q)
-            held = np.zeros(h.n_nodes, dtype=bool)
-            held[ids] = True  # marks, not counts (a bincount of 684,166 ids: 1.5 ms, these 0.55)
-            present = np.flatnonzero(held)  # the leaves the tuples hold
+            # each tuple's leaf is ids[index]: with the road's codes, the index is the code of its label (no gather of
+            # node ids over the tuples: 4 x 684,166 Int64 on the 3M register, 18 ms of the job); else its leaf's id
+            index, ids = task.leaf_index(q)
+            held = np.zeros(h.n_nodes if ids is None else len(ids), dtype=bool)
+            held[index] = True  # marks, not counts (a bincount of 684,166 ids: 1.5 ms, these 0.55)
+            present = np.flatnonzero(held)  # the indices the tuples hold
             tables, codes, n_codes = [], [], []
-            for lv in range(h.height):  # per level, tables over the hierarchy's nodes (the tuples' gathers: later)
+            for lv in range(h.height):  # per level, tables over the indices (the tuples' gathers: later)
                 node_of = h.generalize_ids(lv).astype(np.int32)
+                node_of = node_of if ids is None else node_of[ids]
                 published = np.zeros(h.n_nodes, dtype=bool)
                 published[node_of[present]] = True
                 code_of = (np.cumsum(published) - 1).astype(np.int32)  # dense codes in node-id order, as _densify
                 tables.append(node_of)
                 codes.append(code_of[node_of])
                 n_codes.append(int(np.count_nonzero(published)))
-            leaves_kept = leaves_kept and np.array_equal(tables[0][present], present)
-            self.nodes.append(LevelNodes(tables, ids, present))
-            self.codes.append(LevelCodes(codes, ids))
+            leaves_kept = leaves_kept and np.array_equal(tables[0][present], present if ids is None else ids[present])
+            self.nodes.append(LevelNodes(tables, index, present))
+            self.codes.append(LevelCodes(codes, index))
             self.n_codes.append(n_codes)
         self._leaves_kept = leaves_kept
         """Every tuple's leaves are published as themselves at level 0: the bottom's classes are the tuples (distinct
@@ -352,8 +355,8 @@ class Lattice:
 
 class LevelNodes:
     """Each tuple's published node id (int32) at every level of one attribute's hierarchy, gathered from a table
-    over the hierarchy's nodes when read, not kept (an array per attribute and level was 41 MiB of the search's
-    memory at 3M rows, 81 MiB at 15M).
+    over the tuples' indices (their leaves' node ids, or their labels' codes) when read, not kept (an array per
+    attribute and level was 41 MiB of the search's memory at 3M rows, 81 MiB at 15M).
 
     >>> from polars_anon import Hierarchy
     >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
@@ -364,38 +367,39 @@ class LevelNodes:
     True
     """
 
-    def __init__(self, tables: list[np.ndarray], leaves: np.ndarray, present: np.ndarray | None = None) -> None:
+    def __init__(self, tables: list[np.ndarray], index: np.ndarray, present: np.ndarray | None = None) -> None:
         self.tables = tables
-        """Per level: the node each node is published as (int32, over the hierarchy's nodes)."""
-        self.leaves = leaves
-        """Per tuple: its leaf's node id."""
-        self.present = np.unique(leaves) if present is None else present
-        """The leaves the tuples hold, each once."""
+        """Per level: the node each index's leaf is published as (int32)."""
+        self.index = index
+        """Per tuple: its index in the tables (its leaf's node id, or its label's code)."""
+        self.present = np.unique(index) if present is None else present
+        """The indices the tuples hold, each once."""
 
     def __len__(self) -> int:
         return len(self.tables)
 
     def __getitem__(self, level: int) -> np.ndarray:
-        return self.tables[level][self.leaves]
+        return np.take(self.tables[level], self.index, mode="clip")  # valid indices; int32 ones not converted
 
     def __iter__(self) -> Iterator[np.ndarray]:
         return (self[lv] for lv in range(len(self)))
 
     def gather(self, values: np.ndarray, level: int, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
         """``values[self[level][rows]]`` (`values` per node), the same array, with one gather over the tuples: the
-        values taken per node first."""
-        return values[self.tables[level]][self.leaves[rows]]
+        values taken per index first."""
+        return np.take(values[self.tables[level]], self.index[rows], mode="clip")
 
     def extremes(self, values: np.ndarray, level: int) -> tuple[float, float]:
-        """The smallest and largest of ``values[self[level]]`` (`values` per node), from the leaves present: no gather
-        over the tuples."""
+        """The smallest and largest of ``values[self[level]]`` (`values` per node), from the indices present: no
+        gather over the tuples."""
         found = values[self.tables[level][self.present]]
         return float(found.min()), float(found.max())
 
 
 class LevelCodes:
     """Each tuple's published node at every level of one attribute as a dense code (int32), from a table over the
-    hierarchy's nodes: gathered over every tuple when first read whole (then kept), or over the rows asked only.
+    tuples' indices (as :class:`LevelNodes`): gathered over every tuple when first read whole (then kept), or over
+    the rows asked only.
 
     Most of the search rolls a vector's classes up from a few tuples of a vector below it, so most levels are never
     read whole: on the 3M register 4 of 16 were, and building every table up front took most of the lattice's 0.04 s.
@@ -405,11 +409,11 @@ class LevelCodes:
     ([1, 0], [0], 2)
     """
 
-    def __init__(self, tables: list[np.ndarray], leaves: np.ndarray) -> None:
+    def __init__(self, tables: list[np.ndarray], index: np.ndarray) -> None:
         self.tables = tables
-        """Per level: the dense code of each node's published node (int32, over the hierarchy's nodes)."""
-        self.leaves = leaves
-        """Per tuple: its leaf's node id."""
+        """Per level: the dense code of each index's published node (int32)."""
+        self.index = index
+        """Per tuple: its index in the tables (its leaf's node id, or its label's code)."""
         self._whole: list[np.ndarray | None] = [None] * len(tables)
 
     def __len__(self) -> int:
@@ -418,7 +422,7 @@ class LevelCodes:
     def __getitem__(self, level: int) -> np.ndarray:
         whole = self._whole[level]
         if whole is None:
-            whole = self._whole[level] = self.tables[level][self.leaves]
+            whole = self._whole[level] = np.take(self.tables[level], self.index, mode="clip")
         return whole
 
     def __iter__(self) -> Iterator[np.ndarray]:
@@ -426,13 +430,13 @@ class LevelCodes:
 
     def take(self, level: int, rows: np.ndarray) -> np.ndarray:
         """``self[level][rows]`` (valid row indices): from the whole table when it is kept or the rows are many,
-        else through the rows' leaves (two gathers over the rows, none over every tuple)."""
+        else through the rows' indices (two gathers over the rows, none over every tuple)."""
         whole = self._whole[level]
-        if whole is None and 4 * len(rows) >= len(self.leaves):
+        if whole is None and 4 * len(rows) >= len(self.index):
             whole = self[level]
         if whole is not None:
             return np.take(whole, rows, mode="clip")  # clip: no bounds check (every index is valid)
-        return self.tables[level][np.take(self.leaves, rows, mode="clip")]
+        return np.take(self.tables[level], np.take(self.index, rows, mode="clip"), mode="clip")
 
 
 class Classes:

@@ -303,3 +303,36 @@ def test_each_tuple_is_suppressed_with_its_class() -> None:
     top = lattice.evaluate(np.array([2, 2, 2]))  # one class of 300 rows, rolled up from (1, 1, 1)
     assert top.suppressed == 0 and not top.small.any()
     assert top.classes._ids is None  # type: ignore[attr-defined]  # no id composed for it
+
+
+def test_the_lattice_indexes_its_tables_by_the_road_codes() -> None:
+    """With the road's codes the lattice's per-level tables are composed with the labels' node ids and indexed by
+    the codes themselves (no node id gathered per tuple: 4 x 684,166 Int64 on the 3M register); every tuple's nodes,
+    dense codes, extremes and gathers are those of the lattice indexed by node ids, and codes of other aggregates
+    are refused as by ``leaf_ids``."""
+    import dataclasses
+
+    from polars_anon._passes import as_string_codes
+
+    counts = DF.group_by("g", "s").len("count").with_columns(pl.col("count").cast(pl.UInt32))
+    frame, codes = as_string_codes(counts, ["g", "s"])
+    agg = frame.rename({"count": "size"})
+    assert codes is not None
+    coded, plain = Lattice(Task(agg, ["g", "s"], H, 3, codes=codes)), Lattice(Task(agg, ["g", "s"], H, 3))
+    loss = [np.arange(h.n_nodes, dtype=np.float64) / 7 for h in coded.hs]
+    for j, q in enumerate(coded.qids):
+        assert coded.nodes[j].index is codes.codes[q] and coded.codes[j].index is codes.codes[q]
+        assert coded.n_codes[j] == plain.n_codes[j]
+        for lv in range(coded.heights[j]):
+            assert np.array_equal(coded.nodes[j][lv], plain.nodes[j][lv])
+            assert np.array_equal(coded.codes[j][lv], plain.codes[j][lv])
+            assert np.array_equal(coded.codes[j].take(lv, np.array([2, 0])), plain.codes[j].take(lv, np.array([2, 0])))
+            assert coded.nodes[j].extremes(loss[j], lv) == plain.nodes[j].extremes(loss[j], lv)
+            assert np.array_equal(
+                coded.nodes[j].gather(loss[j], lv, agg["size"].to_numpy() > 1),
+                plain.nodes[j].gather(loss[j], lv, agg["size"].to_numpy() > 1),
+            )
+    reordered = Task(agg.reverse(), ["g", "s"], H, 3, codes=codes)
+    with pytest.raises(RuntimeError, match="codes of 4 rows for 4 aggregate rows"):
+        Lattice(reordered)
+    assert dataclasses.replace(reordered, codes=None).leaf_index("g")[1] is None
