@@ -445,8 +445,10 @@ class NCP(Objective):
     def _cost(self, j: int, level: int, rows: np.ndarray | slice, size: np.ndarray) -> np.ndarray:
         """Each tuple's (of `rows`) NCP times its rows (`size`: ``lat.size[rows]``, taken once for every attribute)
         in attribute `j` at `level` (computed when asked: a table per level would hold as much memory as the
-        tuples)."""
-        return size * self.lat.nodes[j].gather(self.node_loss[j], level, rows)
+        tuples). The products in place of the gathered costs (the same floats: one product per tuple, its rows cast to
+        float64 as ``size * costs`` casts them), no second array over the tuples."""
+        costs = self.lat.nodes[j].gather(self.node_loss[j], level, rows)
+        return np.multiply(costs, size, out=costs)
 
     def _combine(self, per_attribute_costs: np.ndarray, suppressed: float) -> np.ndarray:
         if self.uniform:  # the unweighted mean, computed as before weights existed (same floats)
