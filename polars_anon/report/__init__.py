@@ -24,12 +24,16 @@ import copy
 import dataclasses
 import json
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Any, NoReturn
 
 import numpy as np
 import polars as pl
 
+from polars_anon.metrics.arrays import many_pairs
+from polars_anon.metrics.cell_counts import qid_cells
+from polars_anon.metrics.data import MetricData
 from polars_anon.report.classes import distinct_sizes, guarantee_sizes, size_histogram
 from polars_anon.report.columns import protected_columns
 from polars_anon.report.generalization import generalization
@@ -235,18 +239,11 @@ def plan_facts(
     """
     details = {**plan.details, **(details or {})}
     metric = details.pop("metric", request.effective_metric)
-    loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
     data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
-    n_input_classes = aggregates.height
-    class_sizes = _class_sizes(aggregates[SIZE], plan, request.k)
-    if input_sizes is not None:  # a planner's route (never local suppression's wildcards)
-        values, counts = input_sizes
-        largest = max(int(values.max()), max(int(plan.map.class_sizes().max(initial=0)), 1))
-        n_input_classes = int(counts.sum())
-        class_sizes["input"] = size_histogram(values, request.k, largest, counts=counts)
-    shares = generalization(plan.map, request.hierarchies, details.get("levels"), metric_data=data)
-    for q, rows in (unchanged or {}).items():  # a partition map holds no original tuple: the planner counted them
-        shares[q]["unchanged"] = float(rows) / plan.map.n_rows
+    with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_facts") as pool:
+        measured = _metrics_beside(data, pool)
+        facts = _map_facts(request, aggregates, plan, details, data, input_sizes, unchanged)
+        computed = measured.result()
     return Report(
         jsonable(
             {
@@ -262,13 +259,13 @@ def plan_facts(
                 "guarantee": plan.guarantee,
                 "columns": _columns(request, schema_, plan.map.schema, details),
                 "n_input_rows": int(aggregates["size"].sum()),
-                "n_input_classes": n_input_classes,
+                "n_input_classes": facts["n_input_classes"],
                 "suppressed": plan.map.suppressed_rows,
-                "loss": loss,
-                "loss_by_qid": loss_by_qid,
-                **report_metrics(data),
-                "class_sizes": class_sizes,
-                "generalization": shares,
+                "loss": facts["loss"],
+                "loss_by_qid": facts["loss_by_qid"],
+                **computed,
+                "class_sizes": facts["class_sizes"],
+                "generalization": facts["generalization"],
                 "details": details,
                 "seconds": round(seconds, 3),
                 "null_rows": null_rows,
@@ -279,3 +276,46 @@ def plan_facts(
             }
         )
     )
+
+
+def _metrics_beside(data: MetricData | None, pool: ThreadPoolExecutor) -> Future[dict[str, dict[str, Any]]]:
+    """:func:`report_metrics` of `data` started on `pool`'s thread when its pairs are many (:func:`many_pairs`), beside
+    the map's other facts (:func:`_map_facts`: NumPy and Polars release the GIL); else computed now. The cells both
+    read are counted first, once (:func:`qid_cells`)."""
+    if data is None or not many_pairs(data.pairs.height):
+        done: Future[dict[str, dict[str, Any]]] = Future()
+        done.set_result(report_metrics(data))
+        return done
+    qid_cells(data)
+    return pool.submit(report_metrics, data)
+
+
+def _map_facts(
+    request: Any,
+    aggregates: pl.DataFrame,
+    plan: Any,
+    details: Mapping[str, Any],
+    data: MetricData | None,
+    input_sizes: tuple[np.ndarray, np.ndarray] | None,
+    unchanged: dict[str, int] | None,
+) -> dict[str, Any]:
+    """The map's facts other than its metrics: loss, the input's class count, the class-size histograms and the
+    generalization shares (see :func:`plan_facts`)."""
+    loss, loss_by_qid = map_loss(plan.map, request.hierarchies)
+    n_input_classes = aggregates.height
+    class_sizes = _class_sizes(aggregates[SIZE], plan, request.k)
+    if input_sizes is not None:  # a planner's route (never local suppression's wildcards)
+        values, counts = input_sizes
+        largest = max(int(values.max()), max(int(plan.map.class_sizes().max(initial=0)), 1))
+        n_input_classes = int(counts.sum())
+        class_sizes["input"] = size_histogram(values, request.k, largest, counts=counts)
+    shares = generalization(plan.map, request.hierarchies, details.get("levels"), metric_data=data)
+    for q, rows in (unchanged or {}).items():  # a partition map holds no original tuple: the planner counted them
+        shares[q]["unchanged"] = float(rows) / plan.map.n_rows
+    return {
+        "n_input_classes": n_input_classes,
+        "loss": loss,
+        "loss_by_qid": loss_by_qid,
+        "class_sizes": class_sizes,
+        "generalization": shares,
+    }
