@@ -47,6 +47,7 @@ __all__ = [
     "collect_apart",
     "collect_by_tuples",
     "count_tuples",
+    "decoded",
     "string_ranks",
     "tuple_counts",
 ]
@@ -241,16 +242,21 @@ class TupleCodes:
         >>> codes.decoded()["q"].to_list() == frame["q"].to_list()
         True
         """
-        null = pl.Series([None], dtype=pl.String)
-        # the labels and the null made one chunk: a gather from two chunks cost twice as much (0.079 -> 0.035 CPU s
-        # for the 3M register's four qids). A gather per Series keeps each column one chunk: gathered in a lazy select
-        # on Polars' threads they came in six, and the aggregates' first select rechunked them (0.045 s more)
-        return pl.DataFrame(
-            [
-                pl.concat([labels, null], rechunk=True).gather(self.codes[q]).alias(q)
-                for q, labels in self.labels.items()
-            ]
-        )
+        return pl.DataFrame([decoded(q, labels, self.codes[q]) for q, labels in self.labels.items()])
+
+
+def decoded(name: str, labels: pl.Series, codes: np.ndarray) -> pl.Series:
+    """One qid's String label per row (:meth:`TupleCodes.decoded`): `labels` gathered by `codes` (the code past them:
+    null), named `name`.
+
+    >>> decoded("q", pl.Series(["a", "b"]), np.array([1, 2, 0])).to_list()
+    ['b', None, 'a']
+    """
+    null = pl.Series([None], dtype=pl.String)
+    # the labels and the null made one chunk: a gather from two chunks cost twice as much (0.079 -> 0.035 CPU s for
+    # the 3M register's four qids). A gather per Series keeps each column one chunk: gathered in a lazy select on
+    # Polars' threads they came in six, and the aggregates' first select rechunked them (0.045 s more)
+    return pl.concat([labels, null], rechunk=True).gather(codes).alias(name)
 
 
 def as_string_counts(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:

@@ -343,3 +343,31 @@ def test_batches_packed_as_they_are_read(tmp_path: Path, monkeypatch: pytest.Mon
     got = sorted_tuple_codes(lf, files, ["s", "u"])
     assert read == [1, 2, 4, 6, 7] and got is not None  # the third start holds to the end: 6-7 kept
     assert_frame_equal(got[0], want_frame)
+
+
+def test_labels_gathered_beside_the_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """perf7: over many tuples each qid's String labels are gathered on a second thread as soon as its codes are known
+    (the first qid's last, on the caller's thread): the same frame, each column one chunk, as gathered in turn."""
+    import threading
+
+    rows = [(s, i % 5, i % 3, t) for i, (s, t) in enumerate(zip("abcab" * 4, "xyz" * 7))]
+    files = _write(tmp_path, rows, 1, 4, True)
+    lf = pl.scan_parquet(files, glob=False)
+    where: dict[str, set[str]] = {}
+    gathered = _parquet_counts.decoded
+
+    def recorded(name: str, *args: object) -> pl.Series:
+        thread = threading.current_thread().name  # a pool's: polars_anon_<what>_<n>
+        where.setdefault(name, set()).add("main" if thread == "MainThread" else thread.split("_")[2])
+        return gathered(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_parquet_counts, "decoded", recorded)
+    frames = []
+    for many in (1 << 62, 1):
+        monkeypatch.setattr(_parquet_counts, "LABELS_BESIDE", many)
+        got = sorted_tuple_codes(lf, files, ["s", "i", "u", "t"])
+        assert got is not None and {c.n_chunks() for c in got[0].get_columns()} == {1}
+        frames.append(got[0])
+    assert_frame_equal(frames[0], frames[1])
+    assert_frame_equal(frames[1], _reference(lf, ["s", "i", "u", "t"])[0])
+    assert where == {"s": {"main"}, "i": {"main", "labels"}, "u": {"main", "labels"}, "t": {"main", "labels"}}
