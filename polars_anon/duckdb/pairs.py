@@ -6,7 +6,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import duckdb
 
@@ -27,7 +27,6 @@ from polars_anon.messages import (
     KEY_NULL,
     KEY_SHARED,
     KEY_STRAY,
-    NO_HIERARCHY,
     QIDS_EMPTY,
 )
 from polars_anon.quoting import duckdb_identifier, duckdb_literal
@@ -62,7 +61,10 @@ def metric_pairs(
     ----------
     con
         A connection with the hierarchies loaded under the qids' names
-        (:func:`polars_anon.duckdb.load_hierarchies`).
+        (:func:`polars_anon.duckdb.load_hierarchies`). A qid without one (published as
+        ranges, sets or means: Mondrian, MDAV) is measured by the classes metrics alone, as
+        :func:`polars_anon.metrics.compute` measures it: its labels are its nodes, and
+        ``<name>_cells`` and ``<name>_joint`` are views that refuse it when a metric reads them.
     original, anonymized
         Names of the tables or views holding the rows (e.g. a view over
         ``read_parquet(...)``), or the paths of files DuckDB reads as tables (a str or
@@ -107,8 +109,10 @@ def metric_pairs(
     """
     qids = list(qids)
     original, anonymized = _table_name(original, "original"), _table_name(anonymized, "anonymized")
-    codes = _Codes(name, qids, _check_request(con, original, anonymized, qids, key, sensitive, name))
-    codes.create_types(con)
+    built = _check_request(con, original, anonymized, qids, key, sensitive, name)
+    unbuilt = frozenset(q for q in qids if q not in built)  # counted by with_types
+    codes = _Codes(name, qids, {q: built.get(q, 0) for q in qids}, unbuilt).with_types(con, original, anonymized)
+    _drop_refusing_views(con, name)
     s_code, n_s = _sensitive_code(con, name, original, sensitive)
     joined, group, o_code, p_code = _joined(con, codes, original, anonymized, key, s_code)
     raw = duckdb_identifier(f"{name}__raw")
@@ -125,7 +129,9 @@ def metric_pairs(
             f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
             [name, qids],
         )
-        if pairwise:
+        if pairwise and codes.unbuilt:
+            _refusing_view(con, codes, "joint")
+        elif pairwise:
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_joint')} AS FROM anon_metric_joint_of(?, ?)",
                 [name, qids],
@@ -162,7 +168,7 @@ def _check_request(
     sensitive: str | None,
     name: str,
 ) -> dict[str, int]:
-    """Refuse bad parameters and missing columns or hierarchies; the node count of each qid's hierarchy."""
+    """Refuse bad parameters and missing columns; the node count of each qid's hierarchy, for the qids with one."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise InvalidParameterError(f"name must be letters, digits and underscores (a table name), got {name!r}")
     if not qids:
@@ -190,19 +196,21 @@ def _check_request(
             "SELECT hierarchy, count(*) FROM anon_nodes WHERE list_contains(?, hierarchy) GROUP BY ALL", [qids]
         ).fetchall()
     )
-    for q in qids:
-        if q not in sizes:
-            raise InvalidParameterError(NO_HIERARCHY(qid=q))
-    return {q: int(sizes[q]) for q in qids}
+    return {q: int(sizes[q]) for q in qids if q in sizes}
 
 
 @dataclass(frozen=True)
 class _Codes:
-    """How the tuples are packed: each qid's value is a code in 0..n_nodes (n_nodes: no node, or NULL)."""
+    """How the tuples are packed: each qid's value is a code in 0..n_nodes (n_nodes: no node, or NULL).
+
+    A qid in `unbuilt` has no hierarchy loaded (published as ranges, sets or means): its nodes are the root (0) and
+    its labels in both tables as leaves 1.. in label order, as ``anon_metric_pairs`` numbers them (twin:
+    :func:`polars_anon.metrics.data.label_hierarchies`); only the classes metrics may read those codes."""
 
     name: str
     qids: list[str]
     n_nodes: dict[str, int]
+    unbuilt: frozenset[str]
 
     def __post_init__(self) -> None:
         if self.r_all >= 2**125:
@@ -237,19 +245,30 @@ class _Codes:
     def enums(self) -> list[str]:
         return [duckdb_identifier(f"{self.name}__e{i}") for i in range(len(self.qids))]
 
-    def create_types(self, con: duckdb.DuckDBPyConnection) -> None:
-        """One TEMP ENUM per qid: its hierarchy's labels in node order (enum code = node id)."""
+    def with_types(self, con: duckdb.DuckDBPyConnection, original: str, anonymized: str) -> _Codes:
+        """Create one TEMP ENUM per qid: its hierarchy's labels in node order (enum code = node id), or for a qid
+        without one the labels of both tables in label order (enum code + 1 = node id); these codes, counted."""
+        n_nodes = dict(self.n_nodes)
         for q, e in zip(self.qids, self.enums):
-            con.execute(
-                f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = "
-                f"{duckdb_literal(q)} ORDER BY node ASC)"
-            )
+            if q in self.unbuilt:
+                labels = " UNION ".join(
+                    f"SELECT {_label(q)} AS v FROM {duckdb_identifier(t)} WHERE {duckdb_identifier(q)} IS NOT NULL"
+                    for t in (original, anonymized)
+                )
+                con.execute(f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT v FROM ({labels}) ORDER BY v ASC)")
+                n_nodes[q] = 1 + con.execute(f"SELECT len(enum_range(NULL::{e}))").fetchall()[0][0]
+            else:
+                con.execute(
+                    f"CREATE OR REPLACE TEMP TYPE {e} AS ENUM (SELECT label FROM anon_nodes WHERE hierarchy = "
+                    f"{duckdb_literal(q)} ORDER BY node ASC)"
+                )
+        return replace(self, n_nodes=n_nodes)
 
     def code_exprs(self) -> list[str]:
         """Per qid, the SQL code of its value."""
         kind = "HUGEINT" if self.big else "BIGINT"
         return [
-            f"coalesce(enum_code(TRY_CAST({_label(q)} AS {e})), {r - 1})::{kind}"
+            f"coalesce(enum_code(TRY_CAST({_label(q)} AS {e})){' + 1' if q in self.unbuilt else ''}, {r - 1})::{kind}"
             for q, e, r in zip(self.qids, self.enums, self.radix)
         ]
 
@@ -376,11 +395,21 @@ def _check_keys(con: duckdb.DuckDBPyConnection, original: str, anonymized: str, 
 
 
 def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymized: str) -> None:
-    """Make ``<name>_cells``; refuse a value that is null, not a leaf (original) or not a node (published)."""
+    """Make ``<name>_cells``; refuse a value that is null, not a leaf (original) or not a node (published).
+
+    With a qid without a hierarchy, ``<name>_cells`` is a view that refuses it when read
+    (:func:`_refusing_view`) and the values are checked on the pairs' codes (:func:`_unbuilt_levels`)."""
     cells = duckdb_identifier(codes.name + "_cells")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {cells} AS FROM anon_metric_cells_of(?, ?)", [codes.name, codes.qids])
+    if codes.unbuilt:
+        _refusing_view(con, codes, "cells")
+        levels = _unbuilt_levels(codes)
+    else:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {cells} AS FROM anon_metric_cells_of(?, ?)", [codes.name, codes.qids]
+        )
+        levels = cells
     bad = con.execute(
-        f"SELECT i, bool_or(l_level IS NULL OR l_level > 0), bool_or(p_level IS NULL) FROM {cells} "
+        f"SELECT i, bool_or(l_level IS NULL OR l_level > 0), bool_or(p_level IS NULL) FROM {levels} "
         "WHERE l_level IS NULL OR l_level > 0 OR p_level IS NULL GROUP BY i ORDER BY i ASC"
     ).fetchall()
     if bad:
@@ -388,6 +417,46 @@ def _cells(con: duckdb.DuckDBPyConnection, codes: _Codes, original: str, anonymi
         _refuse(
             con, codes.qids[i], original if bad_o else anonymized, "original" if bad_o else "anonymized", codes.enums[i]
         )
+
+
+def _unbuilt_levels(codes: _Codes) -> str:
+    """Query text of ``<name>_cells``' columns i, l_level and p_level without the hierarchy facts a qid without one
+    lacks: the level of each cell's leaf and published node in its hierarchy, NULL where the code is no node; a qid
+    without a hierarchy has its labels as leaves (level 0), so only a null is no node."""
+    q_list = "[" + ", ".join(duckdb_literal(q) for q in codes.qids) + "]"
+    missing = "[" + ", ".join(str(codes.n_nodes[q]) for q in codes.qids) + "]"
+    unbuilt = "[" + ", ".join("true" if q in codes.unbuilt else "false" for q in codes.qids) + "]"
+    return (
+        "(SELECT u.i, CASE WHEN u.un THEN CASE WHEN u.leaf < u.miss THEN 0 END ELSE l.level END AS l_level, "
+        "CASE WHEN u.un THEN CASE WHEN u.pub < u.miss THEN 0 END ELSE p.level END AS p_level "
+        f"FROM (SELECT DISTINCT r.i, {q_list}[r.i + 1] AS q, {unbuilt}[r.i + 1] AS un, {missing}[r.i + 1] AS miss, "
+        f"pr.o[r.i + 1] AS leaf, pr.p[r.i + 1] AS pub FROM {duckdb_identifier(codes.name)} AS pr "
+        f"CROSS JOIN range({len(codes.qids)}) AS r(i)) AS u "
+        "LEFT JOIN anon_nodes AS l ON NOT u.un AND l.hierarchy = u.q AND l.node = u.leaf "
+        "LEFT JOIN anon_nodes AS p ON NOT u.un AND p.hierarchy = u.q AND p.node = u.pub)"
+    )
+
+
+def _refusing_view(con: duckdb.DuckDBPyConnection, codes: _Codes, part: str) -> None:
+    """``<name>_<part>`` (cells or joint) as a TEMP VIEW over ``anon_metric_<part>_of``, for pairs with a qid without
+    a hierarchy: the metrics that read it refuse that qid in one line naming it and the classes metrics
+    (``anon_msg_no_hierarchy_metric``), as ``pa.metrics.compute`` refuses them; the classes metrics never read it."""
+    q_list = "[" + ", ".join(duckdb_literal(q) for q in codes.qids) + "]"
+    con.execute(
+        f"CREATE TEMP VIEW {duckdb_identifier(f'{codes.name}_{part}')} AS "
+        f"FROM anon_metric_{part}_of({duckdb_literal(codes.name)}, {q_list})"
+    )
+
+
+def _drop_refusing_views(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the views :func:`_refusing_view` made for an earlier call of the same `name` (DuckDB replaces neither
+    kind of object by the other)."""
+    for part in ("cells", "joint"):
+        view = f"{name}_{part}"
+        if con.execute("SELECT count(*) FROM duckdb_views() WHERE temporary AND view_name = ?", [view]).fetchall()[0][
+            0
+        ]:
+            con.execute(f"DROP VIEW {duckdb_identifier(view)}")
 
 
 def _classes_and_joint_with_s(
@@ -405,7 +474,9 @@ def _classes_and_joint_with_s(
         f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_classes')} AS FROM anon_metric_classes_of(?, ?)",
         [f"{name}__ps", qids],
     )
-    if pairwise:
+    if pairwise and codes.unbuilt:
+        _refusing_view(con, codes, "joint")
+    elif pairwise:
         m = len(qids)
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE {duckdb_identifier(name + '_joint')} AS "

@@ -10,7 +10,7 @@ import pytest
 
 import polars_anon as pa
 from polars_anon.duckdb import load_hierarchies, metric_pairs
-from polars_anon.messages import COLUMNS_NOT_FOUND, KEY_NOT_UNIQUE, NO_HIERARCHY
+from polars_anon.messages import COLUMNS_NOT_FOUND, KEY_NOT_UNIQUE
 from polars_anon.metrics.registry import compute
 from tests.examples import ANIMAL_HIERARCHIES, TABLE_I, TABLE_IB
 from tests.sql_connection import registered
@@ -56,8 +56,21 @@ def test_missing_column_key_and_sensitive_as_qid() -> None:
 
 
 def test_missing_hierarchy_and_bad_name() -> None:
+    """mend52: a qid without a hierarchy is measured by the classes metrics alone, as compute measures it (it was
+    refused: NO_HIERARCHY); the others refuse it when read, naming it; a later call of the same name with every
+    hierarchy loaded replaces the refusing views by tables; a null in that qid is refused as in any other."""
     con = _con(TABLE_I, TABLE_IB)
-    with pytest.raises(pa.InvalidParameterError, match=NO_HIERARCHY.pattern(qid="id")):
+    metric_pairs(con, "o", "a", ["gender", "id"])
+    want = compute(TABLE_I, TABLE_IB, ["gender", "id"], {"gender": ANIMAL_HIERARCHIES["gender"]}, "n_classes")
+    assert con.execute("FROM anon_n_classes_of('anon_pairs', ?)", [["gender", "id"]]).fetchall()[0][1] == want.item()
+    for metric in ("ncp", "cramers_v"):  # reading <name>_cells, <name>_joint
+        with pytest.raises(duckdb.Error, match=r"qid 'id' has no hierarchy loaded, and this metric reads through one"):
+            con.execute(f"FROM anon_{metric}_of('anon_pairs', ?)", [["gender", "id"]]).fetchall()
+    metric_pairs(con, "o", "a", Q)
+    assert con.execute("FROM anon_cramers_v_of('anon_pairs', ?)", [Q]).fetchall()[0][1] is not None
+    assert con.execute("FROM anon_ncp_of('anon_pairs', ?)", [Q]).fetchall()[0][1] > 0
+    con = _con(TABLE_I.with_columns(id=pl.when(pl.col("id") == "l2").then(None).otherwise("id")), TABLE_IB)
+    with pytest.raises(pa.NullValueError, match="column 'id' in the original table has null values"):
         metric_pairs(con, "o", "a", ["gender", "id"])
     with pytest.raises(pa.InvalidParameterError, match="name must be letters, digits and underscores.*got 'my pairs'"):
         metric_pairs(con, "o", "a", Q, name="my pairs")

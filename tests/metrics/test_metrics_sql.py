@@ -370,7 +370,8 @@ UNBUILT = {  # original, anonymized, the hierarchies loaded, key, k: Mondrian's 
 def test_classes_macros_need_no_hierarchy(case: str) -> None:
     """mend50: the classes metrics measure a qid with no hierarchy loaded, as pa.metrics.compute(..., names='classes')
     does (a flat hierarchy of both tables' labels, metrics.label_hierarchies), in the direct form and over pairs made
-    by anon_metric_pairs (fails before: 'has no hierarchy loaded')."""
+    by anon_metric_pairs (fails before: 'has no hierarchy loaded'); mend52: and over pairs made by
+    polars_anon.duckdb.metric_pairs, the fast road (it refused such a qid before)."""
     original, anonymized, hierarchies, key, k = UNBUILT[case]
     qids = [c for c in original.columns if c not in ("id", "habitat")]
     sensitive = "habitat" if "habitat" in original.columns else None
@@ -379,6 +380,7 @@ def test_classes_macros_need_no_hierarchy(case: str) -> None:
         "CREATE TABLE pr AS FROM anon_metric_pairs('o', 'a', ?, key := ?, sensitive := ?)", [qids, key, sensitive]
     )
     con.execute("CREATE TABLE pr_classes AS FROM anon_metric_classes_of('pr', ?)", [qids])
+    metric_pairs(con, "o", "a", qids, key=key, sensitive=sensitive, name="fast")  # mend52: before, 'no hierarchy'
     flat = {**hierarchies, **label_hierarchies(original, anonymized, [q for q in qids if q not in hierarchies])}
     data = prepare(original, anonymized, qids, flat, key=key, sensitive=sensitive, k=k)
     for name in CLASSES:
@@ -387,6 +389,7 @@ def test_classes_macros_need_no_hierarchy(case: str) -> None:
         want = METRICS[name](data).collect()
         assert_agree(_sql(con, name, qids, key=key, sensitive=sensitive, k=k), want, name)
         assert_agree(frame(con, f"FROM {METRICS[name].sql}_of('pr', ?, k := ?)", [qids, k]), want, name)
+        assert_agree(frame(con, f"FROM {METRICS[name].sql}_of('fast', ?, k := ?)", [qids, k]), want, name)
     whole = pa.metrics.compute(original, anonymized, qids, hierarchies, "classes", key=key, sensitive=sensitive, k=k)
     assert whole["min_class_size"].item() == _sql(con, "min_class_size", qids, key=key, sensitive=None, k=k)[0, 1]
 
@@ -395,11 +398,15 @@ def test_classes_macros_need_no_hierarchy(case: str) -> None:
 def test_other_macros_refuse_a_qid_without_hierarchy(name: str) -> None:
     """mend50: every metric that reads a cell's distance through a hierarchy refuses a qid with none in one line
     naming it and the metrics that apply, as compute does (cramers_v and mi_loss read the pairs' codes alone: before,
-    they measured the labels as if they were nodes)."""
+    they measured the labels as if they were nodes); mend52: over pairs made by metric_pairs too."""
     original, anonymized, hierarchies, key, k = UNBUILT["ranges"]
     con = _connect(original, anonymized, hierarchies, registered())
     with pytest.raises(duckdb.Error, match=r"qid 'race' has no hierarchy loaded, .*only the classes metrics") as err:
         _sql(con, name, ["gender", "race"], key=key, sensitive="habitat", k=k)
+    metric_pairs(con, "o", "a", ["gender", "race"], key=key, sensitive="habitat", name="fast")
+    with pytest.raises(duckdb.Error, match=r"qid 'race' has no hierarchy loaded, .*only the classes metrics") as fast:
+        frame(con, f"FROM {METRICS[name].sql}_of('fast', ?, k := ?)", [["gender", "race"], k])
+    assert str(fast.value).split(": ", 1)[1] == str(err.value).split(": ", 1)[1]  # mend52: the same message
     assert "\n" not in str(err.value)
     for metric in CLASSES:  # the message names every classes metric, and no other
         assert METRICS[metric].sql in str(err.value)
