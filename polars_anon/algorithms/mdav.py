@@ -538,13 +538,15 @@ class MdavOptions:
 
 def _numeric(task: Task, numeric: list[str] | None) -> list[str]:
     """The numeric qids: the given ones (checked) or those whose values all read as numbers, none NaN or infinite
-    (a float column's are refused on the road; text such as a CSV's ``NaN`` read as a number is refused here). Each
-    candidate is cast to numbers once, for both checks."""
+    (a float column's are refused on the road; text such as a CSV's ``NaN`` read as a number is refused here), but
+    for a qid whose column declares an order (an Enum, :attr:`~polars_anon.algorithms.Task.orders`): its
+    categories are categories, coded in that order, as Mondrian orders them (``Enum(["10", "9"])`` is not
+    averaged), unless `numeric` names it. Each candidate is cast to numbers once, for both checks."""
     qids = list(task.qids)
     wrong = [q for q in numeric or [] if q not in qids]
     if wrong:
         raise InvalidParameterError(f"numeric names {wrong}, which are not qids; qids are {qids}")
-    candidates = qids if numeric is None else [q for q in qids if q in numeric]
+    candidates = [q for q in qids if q not in task.orders] if numeric is None else [q for q in qids if q in numeric]
     hs = task.hierarchies
     roots = {q: hs[q].null_root if q in hs else None for q in candidates}
     numbers = task.aggregates.select(_as_number(q, roots[q]) for q in candidates)
@@ -630,7 +632,7 @@ def run(task: Task, options: MdavOptions) -> Plan:
     Options: ``publish`` ("aggregate" | "permute", default "aggregate": every row meets k deterministically),
     ``distance``
     ("gower" | "ahmad_dey", default "gower"), ``block_size`` (default 10,000),
-    ``numeric`` (qids treated as numbers; default the qids whose values all read as
+    ``numeric`` (qids treated as numbers; default the qids, not Enums, whose values all read as
     numbers), ``blocks`` (QID blocks for permute; default by mutual information with
     `sensitive`, or pairs in qid order without it). Qids need no hierarchy here; a
     given one only orders categorical codes (for the block cuts and mode ties), as an Enum's declared order does

@@ -136,3 +136,30 @@ def test_spark_mdav_ties_an_enum_qid_in_its_order(spark: Any) -> None:
     """On Spark the planner runs MDAV beyond the driver, coding the qid as the driver's run does."""
     assert _mdav(TIED, "spark") == BY_ENUM
     assert _mdav(TIED.with_columns(pl.col("g").cast(pl.String)), "spark") == BY_TEXT
+
+
+NUMBERED = pl.Enum(["10", "9", "100", "5"])
+SIZES = pl.DataFrame(
+    {"g": ["10", "10", "9", "9", "100", "100", "5", "5"], "n": range(8)}, schema={"g": NUMBERED, "n": pl.Int64}
+)
+"""mend52: an Enum whose categories read as numbers. MDAV took it for a numeric qid and averaged it (k = 4: 55.0 and
+7.0, no category of the Enum, published as floats), where Mondrian orders it as declared. Both now read it in the
+Enum's order (10 < 9 < 100 < 5): the clusters {10, 9} and {100, 5}; MDAV publishes each one's mode (the tie to the
+lower code), Mondrian the sets; `numeric=["g"]` still asks MDAV for means."""
+
+
+@pytest.mark.parametrize("engine", ["polars", "spark"])
+def test_mdav_keeps_an_enum_of_numbers_categorical(engine: str, request: pytest.FixtureRequest) -> None:
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    result = pa.anonymize(SIZES, qids=["g"], hierarchies={}, k=4, method="mdav", insensitive=["n"], engine=engine)
+    out = result.collect()["g"]
+    assert out.cast(pl.String).to_list() == ["10"] * 4 + ["100"] * 4  # before: [55.0, 55.0, 7.0, 7.0, ...]
+    if engine == "polars":
+        means = pa.anonymize(SIZES, qids=["g"], hierarchies={}, k=4, method="mdav", insensitive=["n"], numeric=["g"])
+        assert means.collect()["g"].to_list() == [55.0, 55.0, 7.0, 7.0, 55.0, 55.0, 7.0, 7.0]  # asked for: as before
+
+
+def test_mondrian_cuts_an_enum_of_numbers_in_its_order() -> None:
+    result = pa.anonymize(SIZES, qids=["g"], hierarchies={}, k=4, method="mondrian", insensitive=["n"])
+    assert result.collect()["g"].to_list() == ["{10,9}"] * 4 + ["{100,5}"] * 4  # not 5 < 9 < 10 < 100

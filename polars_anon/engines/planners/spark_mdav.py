@@ -262,7 +262,14 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
 
     options, qids = request.options, list(request.qids)
     task = Task(
-        aggregates, request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive
+        aggregates,
+        request.qids,
+        request.hierarchies,
+        request.k,
+        request.seed,
+        request.metric,
+        request.sensitive,
+        orders=request.orders,
     )
     check_task(task, options)
     numeric = numeric_qids(task, options.numeric)
