@@ -26,10 +26,10 @@ from typing import Any, Literal, Protocol
 
 import polars as pl
 
-from polars_anon._passes import TupleCounts
+from polars_anon._passes import TupleCounts, as_string_counts
 from polars_anon._validate import check_choice
 from polars_anon.io import parquet_footer
-from polars_anon.labels import label_expr, label_exprs, refuse_beyond_text
+from polars_anon.labels import label_expr
 from polars_anon.locations import is_uri
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -351,15 +351,6 @@ def labelled_marginals(per: Mapping[str, pl.DataFrame]) -> dict[str, pl.DataFram
     return {q: f.select(label_expr(q, f.schema[q]), pl.col(COUNT).alias(SIZE)) for q, f in per.items()}
 
 
-def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str] = ()) -> pl.DataFrame:
-    """Engine counts with the qids cast to String as Polars spells them; equal labels merged, sorted."""
-    keys = [*qids, *by]
-    for q in qids:  # a date Polars cannot write as text: refused by name (the cast would panic)
-        refuse_beyond_text(frame[q])
-    cast = frame.with_columns(label_exprs(frame.schema, qids))
-    return cast.group_by(keys).agg(pl.col(COUNT).sum()).sort(keys, nulls_last=True)
-
-
 def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> EngineAggregates:
     """The aggregation pass of an engine that groups by SQL (DuckDB, Spark): its group-by of the qids (kept by
     :class:`GroupBys`, so the road's size probe costs nothing more), each sensitive attribute a model reads
@@ -369,8 +360,8 @@ def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> Engin
     hierarchies see exactly the labels of the Polars engine."""
     qids, counted = list(request.qids), counted_attributes(request)
     native = engine.counts(table, qids)
-    classes = _as_strings(native, qids).rename({COUNT: SIZE}).with_columns(pl.col(SIZE).cast(pl.UInt32))
-    long = {a: _as_strings(engine.counts(table, [*qids, a]), qids, [a]) for a in counted}
+    classes = as_string_counts(native, qids).rename({COUNT: SIZE}).with_columns(pl.col(SIZE).cast(pl.UInt32))
+    long = {a: as_string_counts(engine.counts(table, [*qids, a]), qids, [a]) for a in counted}
     distinct = engine.distinct(table, request.undeclared) if request.undeclared else {}
     population = None
     model = population_model(request)
