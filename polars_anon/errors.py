@@ -11,6 +11,7 @@ from collections.abc import Sequence
 __all__ = [
     "AnonError",
     "ColumnNotFoundError",
+    "EmptyLabelError",
     "HierarchyError",
     "InfeasibleError",
     "InputError",
@@ -71,6 +72,19 @@ class ShortCodesError(InvalidParameterError):
 
 class HierarchyError(AnonError, ValueError):
     """A hierarchy is malformed: two parents, two roots, a cycle, ragged rows, empty."""
+
+
+class EmptyLabelError(HierarchyError):
+    """A value that is the empty string '' where a hierarchy is built from a column's values. `cause` says what is
+    wrong without the way out, so a road that builds the hierarchy re-words it in its own syntax
+    (:func:`polars_anon.messages.empty_label`: a job's keys); the message is `cause` and `fix`."""
+
+    def __init__(self, cause: str, fix: str) -> None:
+        super().__init__(f"{cause}; {fix}")
+        self.cause, self.fix = cause, fix
+
+    def __reduce__(self) -> tuple[type[EmptyLabelError], tuple[str, str]]:
+        return (type(self), (self.cause, self.fix))  # pickled whole (its init takes two arguments)
 
 
 class ValueNotInHierarchyError(HierarchyError):

@@ -42,8 +42,14 @@ from polars_anon._types import DateLevel
 from polars_anon._validate import check_mapping, check_path, check_separator, is_integer
 from polars_anon.builders import bands, dates, expressions, groups, masks, random_trees
 from polars_anon.builders.values import as_series, sorted_distinct, string_labels
-from polars_anon.errors import HierarchyError, InvalidParameterError, ValueNotInHierarchyError, preview
-from polars_anon.messages import LEVEL_OUT_OF_RANGE
+from polars_anon.errors import (
+    EmptyLabelError,
+    HierarchyError,
+    InvalidParameterError,
+    ValueNotInHierarchyError,
+    preview,
+)
+from polars_anon.messages import LEVEL_OUT_OF_RANGE, empty_label
 
 __all__ = ["Hierarchy", "check_hierarchies", "check_hierarchy"]
 
@@ -302,9 +308,9 @@ class Hierarchy:
         if tree is not None:
             return cls(*tree)
         if any(r and r[0] == "" for r in rows):  # from_rows would say "row 1 has an empty field", a file's words
-            raise HierarchyError(
-                f"{source}: a value is the empty string '', which a hierarchy cannot tell from a missing value; "
-                "relabel it (pl.col(...).replace('', '(empty)')) or make it null (the null policy handles it)"
+            raise EmptyLabelError(
+                f"{source}: a value is the empty string '', which a hierarchy cannot tell from a missing value",
+                empty_label(None, "python"),
             )
         h = cls.from_rows(rows, source=source)
         if h.n_leaves != len(rows):

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from polars_anon._validate import is_integer
 from polars_anon.builders import bands, dates, groups, masks
-from polars_anon.errors import HierarchyError, InvalidParameterError, NeedsCastError, ShortCodesError
+from polars_anon.errors import EmptyLabelError, HierarchyError, InvalidParameterError, NeedsCastError, ShortCodesError
 from polars_anon.hierarchy import Hierarchy
-from polars_anon.messages import short_codes, typed
+from polars_anon.messages import empty_label, short_codes, typed
 
 if TYPE_CHECKING:
     import polars as pl
@@ -260,6 +260,8 @@ def build_spec(
         return Hierarchy.ordered(values, o["sizes"], order=o["order"], label=o["label"])  # type: ignore[arg-type]
     except NeedsCastError as exc:  # a job types its columns in its schema: the cast in the job file's words
         raise NeedsCastError(f"qid {name!r}: {exc.cause}", exc.dtype, typed(name, exc.dtype, "job")) from None
+    except EmptyLabelError as exc:  # the way out in the job file's words (relabel the input, or null_values)
+        raise EmptyLabelError(f"qid {name!r}: {exc.cause}", empty_label(name, "job")) from None
     except ShortCodesError as exc:  # the way out in the job file's words (a schema entry, the spec's width)
         words = short_codes(name, exc.count, exc.first, exc.widest, "job")
         raise ShortCodesError(words, exc.count, exc.first, exc.widest) from None

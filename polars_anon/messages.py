@@ -458,6 +458,29 @@ def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) 
     )
 
 
+def empty_label(column: str | None, road: Road) -> str:
+    """The way out of a value that is the empty string '' where a hierarchy is built from a column's values (no label
+    is empty: a hierarchy file could not tell it from a missing value), spelled for the user's `road`: a relabelling
+    in the Python call, or the job file's keys (a job reads its input itself: it has no frame to relabel; a CSV input
+    reads '' as missing with ``null_values``, and the null policy then takes it).
+
+    >>> empty_label("zip", "python")
+    "relabel it (pl.col('zip').replace('', '(empty)')) or make it null (the null policy handles it)"
+    >>> empty_label(None, "python")
+    "relabel it (pl.col(...).replace('', '(empty)')) or make it null (the null policy handles it)"
+    >>> empty_label("zip", "job")
+    'relabel it in the input file, or read it as missing (a CSV input: set null_values = [""] in the job file) and \
+set null = "suppress" in the job file to publish it as the hierarchy root'
+    """
+    if road == "job":
+        return (
+            'relabel it in the input file, or read it as missing (a CSV input: set null_values = [""] in the job '
+            f"file) and {setting('null', 'suppress', 'job')} to publish it as the hierarchy root"
+        )
+    target = "..." if column is None else repr(column)
+    return f"relabel it (pl.col({target}).replace('', '(empty)')) or make it null (the null policy handles it)"
+
+
 def assignment(key: str, value: object, road: Road) -> str:
     """`key` given `value` in the syntax of the user's `road`: a keyword argument of the Python call, or a key of the
     job file (TOML). For a way out a display suggests in its own words (:func:`setting` says where it goes).

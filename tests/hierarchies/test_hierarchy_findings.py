@@ -202,3 +202,28 @@ def test_a_builder_refuses_a_date_polars_cannot_write_naming_the_column() -> Non
     days = pl.Series("c", [2147483647, 18262], dtype=pl.Int32).cast(pl.Date)
     with pytest.raises(InvalidParameterError, match=r"suppression: column 'c': 1 values are beyond the days Polars"):
         Hierarchy.suppression(days)
+
+
+@pytest.mark.parametrize("spec", ['"suppress"', "{ mask = 1 }"])
+def test_a_job_names_an_empty_string_value_and_the_way_out_in_its_keys(
+    spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend52: a job whose qid holds '' was told to relabel it with pl.col(...).replace(...), a call a job file user
+    has none of: the job's words are the input file and its keys (a CSV input reads '' as missing with null_values,
+    then null = "suppress" publishes it at the root, which works); a Python builder keeps the Python way out."""
+    from polars_anon.cli import main
+
+    frame = pl.DataFrame({"z": ["a", "", "b", "a", "", "b"], "g": list("FMFMFM")})
+    frame.write_csv(tmp_path / "in.csv")  # '' written as a quoted empty field: the empty string
+    job = tmp_path / "job.toml"
+    body = f'output = "out.parquet"\nk = 2\n[qids.z]\nhierarchy = {spec}\n[qids.g]\nhierarchy = "suppress"\n'
+    job.write_text('input = "in.csv"\n' + body)
+    assert main(["anonymize", str(job), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "qid 'z'" in err and "a value is the empty string ''" in err and "pl.col" not in err
+    assert 'set null_values = [""] in the job file' in err and 'set null = "suppress" in the job file' in err
+    job.write_text('input = "in.csv"\nnull_values = [""]\nnull = "suppress"\n' + body)
+    assert main(["anonymize", str(job), "-q"]) == 0  # the way out the message gives
+    assert pl.read_parquet(tmp_path / "out.parquet").height == 6
+    with pytest.raises(HierarchyError, match=r"relabel it \(pl.col\(\.\.\.\)\.replace\('', '\(empty\)'\)\)"):
+        Hierarchy.suppression(frame["z"])  # Python keeps its words
