@@ -801,7 +801,7 @@ def _hierarchy_spec(text: str, columns: Sequence[str] = ()) -> tuple[str, object
 def _encode(args: argparse.Namespace) -> int:
     from polars_anon.encode import READS_ORIGINALS, canonical, check_published_columns
     from polars_anon.encoded_io import is_layout_folder, write_encoded
-    from polars_anon.job import build_hierarchies, encoding_path
+    from polars_anon.job import as_protected, build_hierarchies, encoding_path
 
     encoding = canonical(args.encoding)
     output = _local(args.output, "--output") if args.output else encoding_path(args.published, encoding, args.layout)
@@ -824,9 +824,11 @@ def _encode(args: argparse.Namespace) -> int:
             "rows, or sharing --class-col), or a partition file with --class-col"
         )
     original = _original(args, job, args.original)
+    if job is not None and original is not None:  # the originals the job's encodings read: its protected rows
+        original = as_protected(job, original, "encode --job")
     values = original if original is not None else published  # what built-in hierarchies read their leaves from
     if job is not None and original is None:  # the job's input, as anonymize built them (published: generalized)
-        values = job.scan()
+        values = as_protected(job, job.scan(), "encode --job")
     if job is None and original is None and args.class_col is None:
         _refuse_generalized_leaves(published, args.published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)

@@ -636,6 +636,26 @@ def blanks_cells(job: Job | None) -> bool:
     return method is not None and method.blanks
 
 
+def as_protected(job: Job, lf: pl.LazyFrame, command: str) -> pl.LazyFrame:
+    """`lf` (the job's input, or an original read as it) with the job's ``[sdc]`` protect steps applied as the job
+    applies them before it anonymizes, where a step changes a qid: the values the job built its hierarchies from and
+    the originals its release's encodings read (``encode --job`` rebuilds them: read raw, its encodings had other
+    columns than the job's ``encode`` key wrote). Without ``[sdc] seed`` the steps drew a key for that run alone,
+    which nothing can draw again: refused, naming `command` and the way out."""
+    steps = job.sdc.steps if job.sdc is not None else ()
+    changed = sorted({c for st in steps for c in st.columns if c in job.qids})
+    if not changed:
+        return lf
+    assert job.sdc is not None  # steps come from it
+    if job.sdc.seed is None:
+        raise InvalidParameterError(
+            f"{command}: the job's [sdc] protect steps change qids {changed} with a key drawn for its run alone (no "
+            "[sdc] seed), so the values its release was made from cannot be made again; set [sdc] seed in the job "
+            "file and run it again, or use the encode key of the job file"
+        )
+    return apply_steps(lf, steps, job.sdc.seed)
+
+
 def encoding_specs(job: Job) -> dict[str, object]:
     """The job's hierarchy specs as its release is encoded (the job's ``encode`` step and ``polars-anon encode
     --job``): as declared, but suppression only for a qid declared without a hierarchy when the method blanks cells

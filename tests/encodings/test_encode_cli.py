@@ -304,3 +304,50 @@ def test_job_encode_of_a_local_suppression_release_equals_the_cli(tmp_path, caps
     assert by_job.equals(by_cli)
     if encoding == "oneclass":  # a blank, and only a blank, is the root
         assert by_job["city_*"].cast(pl.Boolean).equals(published["city"].is_null().alias("city_*"))
+
+
+SDC_JOB = """input = "in.parquet"
+output = "out.parquet"
+k = 3
+insensitive = ["inc"]
+encode = ["oneclass", "proportional"]
+[qids.age]
+hierarchy = "suppress"
+[qids.g]
+hierarchy = "suppress"
+[sdc]
+{seed}
+[[sdc.protect]]
+step = "noise"
+columns = ["age"]
+noise = 50
+method = "additive"
+"""
+
+
+def test_encode_job_with_sdc_steps_matches_the_jobs_encodings(tmp_path, capsys) -> None:
+    """mend52 (review34): the job's encode key encodes its release with hierarchies built from the rows its [sdc]
+    steps perturbed; `encode --job` built them from the raw input, so its oneclass had other columns (33 against 65,
+    the noised ages). It now applies the steps as the job did (its [sdc] seed) to the values and the original: the
+    same files; without a seed the steps cannot be made again, and it refuses in one line."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"age": rng.integers(20, 60, 60), "g": rng.choice(["F", "M"], 60), "inc": range(60)})
+    frame.write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(SDC_JOB.format(seed="seed = 7"))
+    assert main(["anonymize", str(job), "-q"]) == 0
+    for encoding, extra in (("oneclass", []), ("proportional", ["--original", str(tmp_path / "in.parquet")])):
+        cli = tmp_path / f"cli_{encoding}.parquet"
+        args = ["encode", str(tmp_path / "out.parquet"), "--encoding", encoding, "--job", str(job), "-q"]
+        assert main([*args, "--output", str(cli), *extra]) == 0
+        written = pl.read_parquet(tmp_path / f"out.{encoding}.parquet")
+        assert written.columns == pl.read_parquet(cli).columns and written.equals(pl.read_parquet(cli)), encoding
+    capsys.readouterr()
+    job.write_text(SDC_JOB.format(seed=""))
+    args = ["encode", str(tmp_path / "out.parquet"), "--encoding", "oneclass", "--job", str(job), "-q"]
+    assert main([*args, "--output", str(tmp_path / "unseeded.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "encode --job: the job's [sdc] protect steps change qids ['age']" in err and "[sdc] seed" in err
+    assert err.count("\n") == 1 and not (tmp_path / "unseeded.parquet").exists()
