@@ -544,20 +544,6 @@ joins, group-bys (grouping sets too), checkpoints and temporary views, so every 
 carries the unit of its own file (an aggregate such as ``min`` does not: it is a new column)."""
 
 
-def _with_units(frame: Any, units: Mapping[str, TimeUnit]) -> Any:
-    """`frame` with each timestamp column's metadata naming its unit in `units` (where not ``us``; the key removed
-    where none), the same frame when nothing changes."""
-    T = _pyspark().types
-    metadata = {}
-    for field in frame.schema.fields:
-        if isinstance(field.dataType, (T.TimestampType, T.TimestampNTZType)):
-            meta = {key: value for key, value in field.metadata.items() if key != _UNIT}
-            meta |= {_UNIT: units[field.name]} if units.get(field.name, "us") != "us" else {}
-            if meta != field.metadata:
-                metadata[field.name] = meta
-    return _with_metadata(frame, metadata)
-
-
 _ENUM = "polars_anon.enum"
 """Key of a Spark column's metadata: the values (a JSON list, in order) of the Polars Enum the column is in the frame
 sent to Spark or in the Parquet file Polars wrote (:meth:`SparkEngine.table`); Spark has no such type and reads text.
@@ -565,12 +551,17 @@ Carried as :data:`_UNIT` is, through every frame derived from the rows, so they 
 (:meth:`SparkEngine.to_polars`): the order of an ordered sensitive attribute travels with its column."""
 
 
-def _with_enums(frame: Any, enums: Mapping[str, pl.Enum]) -> Any:
-    """`frame` with each column named in `enums` carrying its Enum's values in its metadata (the key removed from
-    the others), the same frame when nothing changes."""
+def _with_types(frame: Any, units: Mapping[str, TimeUnit], enums: Mapping[str, pl.Enum]) -> Any:
+    """`frame` with each column's metadata naming the Polars type Spark does not hold: a timestamp column's time unit
+    in `units` (:data:`_UNIT`, where not ``us``), a column's Enum in `enums` (:data:`_ENUM`, its values); the keys
+    removed from the other columns. One projection, none when nothing changes."""
+    T = _pyspark().types
     metadata = {}
     for field in frame.schema.fields:
-        meta = {key: value for key, value in field.metadata.items() if key != _ENUM}
+        meta = {key: value for key, value in field.metadata.items() if key not in (_UNIT, _ENUM)}
+        timestamp = isinstance(field.dataType, (T.TimestampType, T.TimestampNTZType))
+        if timestamp and units.get(field.name, "us") != "us":
+            meta[_UNIT] = units[field.name]
         if field.name in enums:
             meta[_ENUM] = json.dumps(enums[field.name].categories.to_list())
         if meta != field.metadata:
@@ -702,7 +693,7 @@ class SparkEngine:
         units: dict[str, TimeUnit] = {
             name: dtype.time_unit for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime)
         }
-        return _with_enums(_with_units(spark, units), enum_columns(frame.schema))
+        return _with_types(spark, units, enum_columns(frame.schema))
 
     def sources(self, data: object) -> list[str]:
         """A Parquet path or URI given as the table, the files of a scanned LazyFrame, or what a Spark DataFrame
@@ -729,7 +720,7 @@ class SparkEngine:
         local = [p if is_uri(p) else str(Path(p).resolve()) for p in paths]
         exact = [p if is_uri(p) else named_path(p, "spark") for p in local]
         units, enums = source_types(path)
-        return _with_enums(_with_units(self.spark.read.parquet(*exact), units), enums)
+        return _with_types(self.spark.read.parquet(*exact), units, enums)
 
     def filesystem(self) -> HadoopFileSystem:
         """The session's Hadoop FileSystem API (the outputs' checks, staging and renames on URIs)."""
@@ -924,7 +915,7 @@ class SparkEngine:
 
     def write(self, table: Any, path: str | Path) -> None:
         target = str(path) if is_uri(path) else str(Path(path).resolve())
-        table = _with_enums(_with_units(table, {}), {})  # this engine's own: not written into the file's Spark schema
+        table = _with_types(table, {}, {})  # this engine's own: not written into the file's Spark schema
         table.write.mode("errorifexists").option("compression", "zstd").parquet(target)  # as Polars writes
 
     def to_polars(self, table: Any) -> pl.DataFrame:
