@@ -266,37 +266,22 @@ def indicator_table(
         raise InvalidParameterError(f"indicator_table: {rep!r} is not an indicator encoding")
     order = node_order(hierarchy, rep)
     names = encoded_columns(qid, hierarchy, rep)
-    name_of = dict(zip(order.tolist(), names))
-    paths = hierarchy.paths
-    if rep == "oneclass":
-        pairs = pl.DataFrame({"key": np.arange(hierarchy.n_nodes), "col": np.arange(hierarchy.n_nodes)})
-    elif rep == "fillparent":  # published node -> its ancestors
-        pairs = paths.select(pl.col("node").alias("key"), pl.col("ancestor").alias("col"))
-    else:  # fillchild / setbinary: published node -> its descendants (leaves only for setbinary)
-        pairs = paths.select(pl.col("ancestor").alias("key"), pl.col("node").alias("col"))
-        if rep == "setbinary":
-            pairs = pairs.filter(pl.col("col").is_in(order.tolist()))
-    labels = pl.Series(hierarchy.labels)
-    long = pairs.select(
-        pl.col("key")
-        .replace_strict(np.arange(hierarchy.n_nodes), labels, return_dtype=pl.String)
-        .alias("__anon_label"),
-        pl.col("col").replace_strict(list(name_of), list(name_of.values()), return_dtype=pl.String).alias("__anon_col"),
-        pl.lit(1.0).alias("__anon_v"),
-    )
-    wide = (
-        pl.DataFrame({"__anon_label": labels})
-        .join(
-            long.pivot(
-                "__anon_col", on_columns=names, index="__anon_label", values="__anon_v", aggregate_function="sum"
-            ),
-            on="__anon_label",
-            how="left",
-            maintain_order="left",
-        )
-        .with_columns(pl.col(names).fill_null(0.0).cast(dtype))
-    )
-    return wide.select("__anon_label", *names)
+    if rep == "oneclass":  # a node -> itself
+        row = column = np.arange(hierarchy.n_nodes)
+    else:
+        paths = hierarchy.paths
+        node, ancestor = paths["node"].to_numpy(), paths["ancestor"].to_numpy()
+        # fillparent: a published node -> its ancestors; fillchild / setbinary: -> its descendants (setbinary: leaves)
+        row, column = (node, ancestor) if rep == "fillparent" else (ancestor, node)
+    position = np.full(hierarchy.n_nodes, -1, dtype=np.int64)  # node id -> its column (-1: not a column)
+    position[order] = np.arange(len(order))
+    keep = position[column] >= 0
+    marks = np.zeros((hierarchy.n_nodes, len(names)), dtype=np.uint8)  # row: node id
+    marks[row[keep], position[column[keep]]] = 1
+    # one frame from the matrix (not a pivot of the pairs: several queries, ~1 ms per call, and encode calls it per
+    # qid at every call)
+    wide = pl.from_numpy(marks, schema=names, orient="row").select(pl.all().cast(dtype))
+    return wide.insert_column(0, pl.Series("__anon_label", hierarchy.labels, dtype=pl.String))
 
 
 def _cast_qids(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:

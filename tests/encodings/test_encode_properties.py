@@ -7,9 +7,10 @@ import polars as pl
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from polars_anon.encode import encode, encoded_columns
+from polars_anon.encode import encode, encoded_columns, indicator_table
 from polars_anon.generalize import generalize_partition
 from tests.examples import FIG2, RACE, TABLE_I, TABLE_I_PARTITION
+from tests.strategies import hierarchies
 
 H = {"x": FIG2, "race": RACE}
 
@@ -80,3 +81,25 @@ def test_class_id_and_row_aligned_inputs_agree(t):
     # classes with equal published tuples merge in the row-aligned reading; compare only when distinct
     if published.select(*H, "cls").unique().height == published.select(*H).unique().height:
         assert aligned.equals(by_class)
+
+
+def _marked(h, rep: str, node: str, column: str) -> bool:
+    """The definition of an indicator cell (paper 000 Table II, paper 003 §3.4.1) from the labels' paths: `node`
+    published, is `column`'s indicator set?"""
+    if rep == "oneclass":
+        return column == node
+    if rep == "fillparent":
+        return column in h.path_of(node)
+    return node in h.path_of(column) and (rep == "fillchild" or column in h.leaf_labels)
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=hierarchies(), rep=st.sampled_from(["oneclass", "fillparent", "fillchild", "setbinary"]))
+@example(h=FIG2, rep="fillchild").via("Figure 2 of paper 001")
+def test_indicator_table_marks_what_its_definition_marks(h, rep):
+    """One row per node in node id order, one column per node of the block, 1 exactly where the definition says."""
+    t = indicator_table("q", h, rep)
+    assert t.columns == ["__anon_label", *encoded_columns("q", h, rep)] and t["__anon_label"].to_list() == h.labels
+    assert all(dtype == pl.Float32 for dtype in t.schema.dtypes()[1:])
+    for node, *cells in t.iter_rows():
+        assert cells == [float(_marked(h, rep, node, c.removeprefix("q_"))) for c in t.columns[1:]], (rep, node)
