@@ -203,7 +203,7 @@ def test_metrics_read_negative_zero_and_nan_as_python_does() -> None:
     metric_pairs(con, "o", "a", ["x"], sensitive="s", name="pr")
     for name, metric in METRICS.items():  # the direct macros (anon_metric_pairs each) for two, to keep it short
         want = metric(data).collect()
-        assert_agree(con.sql(f"FROM {metric.sql}_of('pr', ['x'])").pl(), want, name)
+        assert_agree(frame(con, f"FROM {metric.sql}_of('pr', ['x'])"), want, name)
     with pytest.raises(duckdb.Error, match="column 'x' in the original table: value 'nan' is not a leaf"):
         con.sql("FROM anon_ncp('o', 'a', ['x'], sensitive := 's')").pl()
 
