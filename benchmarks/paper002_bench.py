@@ -109,7 +109,7 @@ def map_sets(published: pl.DataFrame, original: pl.DataFrame, qids: list[str], h
     rng = np.random.default_rng(seed)
     out = {}
     for q in qids:
-        counts = dict(original[q].value_counts().iter_rows())
+        counts = dict(original[q].value_counts().sort(q).iter_rows())  # in value order: the same draws every run
         domain = list(counts)
         uniq, inverse = np.unique(published[q].to_numpy().astype(str), return_inverse=True)  # sorted: seeded draws
         rows_of = np.split(
