@@ -35,9 +35,6 @@ hierarchy = {{intervals = [5, 10], bottom = 30, top = 40}}
 [qids.sex]
 hierarchy = "suppress"
 """
-SHARED_SESSION = False
-"""Its JVMs are its own (a standalone cluster; the job in a subprocess): it runs on any test worker, not on the one
-that holds the shared Spark session (tests/conftest.py)."""
 
 CLUSTER = """engine = "spark"
 driver_tuples = 1
