@@ -731,7 +731,8 @@ def _refuse_unlabelled_types(result: duckdb.DuckDBPyRelation) -> None:
 
 def _refuse_end_of_day(result: duckdb.DuckDBPyRelation, frame: pl.DataFrame) -> None:
     """Refuse the TIME 24:00:00 in a column of `result` (`frame`: it in Polars, which reads that time as null; DuckDB
-    is asked only of a TIME column holding nulls there), in the words of the SQL macros.
+    is asked only of the TIME columns holding nulls there, all in one query), naming the first such column, in the
+    words of the SQL macros.
 
     >>> rel = duckdb.sql("SELECT TIME '24:00:00' AS c")
     >>> _refuse_end_of_day(rel, rel.pl())
@@ -740,11 +741,18 @@ def _refuse_end_of_day(result: duckdb.DuckDBPyRelation, frame: pl.DataFrame) -> 
     polars_anon.errors.InvalidParameterError: column 'c': the time 24:00:00 has no label (Polars reads it as null); \
 write it as 00:00:00 or leave it out
     """
-    for column, dtype in zip(result.columns, result.types):
-        if dtype.id != "time" or not frame[column].null_count():
-            continue
-        found = result.filter(f"{_q(column)} = TIME '24:00:00'").limit(1).fetchall()
-        if found:
+    columns = [
+        column
+        for column, dtype in zip(result.columns, result.types)
+        if dtype.id == "time" and frame[column].null_count()
+    ]
+    if not columns:
+        return
+    (found,) = result.aggregate(
+        ", ".join(f"coalesce(bool_or({_q(column)} = TIME '24:00:00'), false)" for column in columns)
+    ).fetchall()
+    for column, held in zip(columns, found):
+        if held:
             raise InvalidParameterError(
                 f"column {column!r}: the time 24:00:00 has no label (Polars reads it as null); write it as 00:00:00 "
                 "or leave it out"

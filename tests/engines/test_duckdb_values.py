@@ -45,6 +45,40 @@ def test_the_time_24_00_00_in_a_qid_is_refused_by_value(method: str) -> None:
         ).collect()
 
 
+class _CountingRelation:
+    """A DuckDB relation that counts the queries run through it or any relation derived from it."""
+
+    runs = 0
+
+    def __init__(self, relation: duckdb.DuckDBPyRelation) -> None:
+        self._relation = relation
+
+    def __getattr__(self, name: str) -> object:
+        attr = getattr(self._relation, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: object, **kwargs: object) -> object:
+            if name.startswith("fetch") or name in ("pl", "df", "arrow", "execute"):
+                _CountingRelation.runs += 1
+            out = attr(*args, **kwargs)
+            return _CountingRelation(out) if isinstance(out, duckdb.DuckDBPyRelation) else out
+
+        return call
+
+
+def test_the_time_24_00_00_is_looked_for_in_one_query() -> None:
+    """mend51: the check ran the fetched query again for each TIME column holding nulls (four here): one query for
+    all of them, naming the first column holding 24:00:00."""
+    from polars_anon.engines.duckdb import _refuse_end_of_day
+
+    rel = duckdb.sql("SELECT NULL::TIME a, NULL::TIME b, TIME '24:00:00' c, TIME '24:00:00' d FROM range(3)")
+    _CountingRelation.runs = 0
+    with pytest.raises(AnonError, match=r"^column 'c': the time 24:00:00 has no label"):
+        _refuse_end_of_day(_CountingRelation(rel), rel.pl())  # pyright: ignore[reportArgumentType]
+    assert _CountingRelation.runs == 1
+
+
 def test_a_time_with_time_zone_beside_the_qids_is_published() -> None:
     """Only a qid's TIMETZ is refused: an insensitive one is written as the instant (in UTC), as before."""
     con = duckdb.connect()
