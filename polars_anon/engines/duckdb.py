@@ -556,6 +556,7 @@ class DuckDBEngine:
         mapped = self.register(mapping) if isinstance(mapping, pl.DataFrame) else self.view(mapping)
         out = ", ".join(f"m.{_q(out_col(c))} AS {_q(c)}" if c in qids else f"t.{_q(c)}" for c in columns)
         on = " AND ".join(f"t.{_q(q)} IS NOT DISTINCT FROM m.{_q(key_col(q))}" for q in qids)
+        # the ORDER BY keeps the input order once DuckDB reads in parallel (tests/engines/test_duckdb_row_order.py)
         return self.sql(
             f"SELECT {out} FROM (SELECT *, row_number() OVER () AS __anon_rowid FROM {view}) t "
             f"JOIN {mapped} m ON {on} WHERE NOT m.{_q(SUPPRESSED)} ORDER BY t.__anon_rowid ASC"
