@@ -479,7 +479,14 @@ class TupleMap:
                 )
 
     def check_covers(self, aggregates: pl.DataFrame) -> None:
-        """Raise when the map does not send every input row exactly once (an algorithm defect)."""
+        """Raise when the map does not send every input row exactly once (an algorithm defect).
+
+        A map built from the road's own aggregates (:meth:`from_levels`, :meth:`from_nodes`: full-domain, datafly)
+        covers them by construction, its tuples being their columns: it passes at the first comparison, no pass
+        over the rows; a map of other tuples (left out, doubled, split) is compared through a join
+        (tests/methods/test_tuplemap.py breaks one of each kind on purpose). Whether each published node is an
+        ancestor of the map's leaf is :meth:`check_truthful`'s.
+        """
         if self.by_partition:  # the original tuples stay in the engine: the rows are counted there
             if self.n_rows != int(aggregates[SIZE].sum()):
                 raise AssertionError("a partition map must send every input row to one partition")

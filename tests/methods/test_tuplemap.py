@@ -3,6 +3,8 @@ map's facts from the node ids its builder knew equal those of its labels."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -394,3 +396,45 @@ def test_a_map_of_the_aggregates_own_columns_covers_them_without_comparing_value
     tmap.check_covers(copied)
     with pytest.raises(AssertionError, match="does not cover"):
         tmap.check_covers(copied.with_columns(pl.Series("a", ["x", "y"])))
+
+
+@pytest.mark.parametrize("engine", ["polars", "duckdb"])
+@pytest.mark.parametrize("corrupt", ["tuple missing", "node not an ancestor"])
+def test_a_corrupted_full_domain_map_is_refused_by_the_road(
+    monkeypatch: pytest.MonkeyPatch, engine: str, corrupt: str
+) -> None:
+    """mend51 (review34 read check_covers as unable to fail for full-domain maps): a full-domain map built from the
+    road's own aggregates covers them by construction (its tuples are their columns: check_covers returns at its
+    first comparison), but one broken on purpose is refused before anything is published: a tuple left out by
+    check_covers, a published node that is not an ancestor of its leaf by check_truthful."""
+    import polars_anon as pa
+    from polars_anon.algorithms import fulldomain
+    from tests.examples import ANIMAL_HIERARCHIES, TABLE_I
+
+    real = TupleMap.from_levels
+
+    def broken(
+        aggregates: pl.DataFrame, hierarchies: dict, levels: dict, suppressed: Any = None, **kw: Any
+    ) -> TupleMap:
+        if corrupt == "tuple missing":
+            leaves = {q: v[:-1] for q, v in kw["leaves"].items()}
+            return real(aggregates.head(-1), hierarchies, levels, None, leaves=leaves)
+        out = real(aggregates, hierarchies, levels, suppressed, **kw)
+        known = out.ids["race"]
+        nodes = known.nodes.copy()
+        nodes[0] = next(x for x in known.leaves if x != known.leaves[0])  # another row's
+        return TupleMap(out.qids, out.stored, ids={**out.ids, "race": known._replace(nodes=nodes)})
+
+    monkeypatch.setattr(fulldomain.TupleMap, "from_levels", broken)
+    table = pl.concat([TABLE_I] * 2)  # k=2 is met at the leaves: one map row per tuple
+    match = "does not cover the input rows" if corrupt == "tuple missing" else "publishes 'race' = .* not one of"
+    with pytest.raises(AssertionError, match=match):
+        pa.anonymize(
+            table,
+            qids=["gender", "race"],
+            hierarchies=ANIMAL_HIERARCHIES,
+            k=2,
+            method="fulldomain",
+            engine=engine,
+            insensitive="id",
+        ).collect()
