@@ -922,7 +922,7 @@ def _metrics(args: argparse.Namespace) -> int:
 def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     """The lines of the metrics table and the JSON document of ``polars-anon metrics``."""
     from polars_anon.job import build_hierarchies
-    from polars_anon.metrics import METRICS, evaluate, label_hierarchies, metric_names, prepare
+    from polars_anon.metrics import METRICS, evaluate, label_tables, metric_names, prepare
 
     job = _job(args)
     anonymized, original = _release(args, job, args.anonymized), _original(args, job, args.original)
@@ -950,7 +950,8 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     if job is not None:
         names = _release_names(names, job, args, unbuilt)
     if unbuilt:  # only the classes metrics are left: they read which published cells are equal
-        hierarchies = {**hierarchies, **label_hierarchies(original, anonymized, unbuilt)}
+        original, anonymized, flat = label_tables(original, anonymized, unbuilt)
+        hierarchies = {**hierarchies, **flat}
     needed = sensitive if any(METRICS[n].needs_sensitive for n in names) else None
     # sensitive=: a job's `sensitive = []` reaches prepare as an empty list (a list the type does not admit), as before
     data = prepare(original, anonymized, qids, hierarchies, key=args.key, sensitive=needed, k=k)  # pyright: ignore[reportArgumentType]

@@ -10,7 +10,7 @@ See :func:`compute` for the entry point, :data:`METRICS` for the catalogue and
 
 from __future__ import annotations
 
-from polars_anon.metrics.data import MetricData, from_mapping, label_hierarchies, prepare
+from polars_anon.metrics.data import MetricData, from_mapping, label_hierarchies, label_tables, prepare
 from polars_anon.metrics.registry import FAMILIES, METRICS, Metric, compute, evaluate, metric_names
 from polars_anon.metrics.weights import EDGE_METRICS, cost_matrix, edge_weights, merge_cost, root_weights, wid
 
@@ -26,6 +26,7 @@ __all__ = [
     "evaluate",
     "from_mapping",
     "label_hierarchies",
+    "label_tables",
     "merge_cost",
     "metric_names",
     "prepare",

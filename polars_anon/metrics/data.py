@@ -68,6 +68,7 @@ __all__ = [
     "from_mapping",
     "fully_suppressed",
     "label_hierarchies",
+    "label_tables",
     "node_numbers",
     "node_stats",
     "orig_col",
@@ -705,12 +706,54 @@ def label_hierarchies(
     whose leaves are the labels of both tables (as :func:`prepare` reads them; nulls left out, for :func:`prepare` to
     refuse) under a root no label takes. Only the ``classes`` metrics may read it: they see which published cells are
     equal, and these leaves tell them that; every other metric reads how far a cell is from its original, which a
-    flat hierarchy cannot say (a published range would be a leaf, unchanged).
+    flat hierarchy cannot say (a published range would be a leaf, unchanged). A qid holding the empty string (no
+    hierarchy label is empty) is refused here: :func:`label_tables` measures it.
 
     >>> h = label_hierarchies(pl.DataFrame({"a": [3, 4]}), pl.DataFrame({"a": ["3-4", "3-4"]}), ["a"])["a"]
     >>> h.leaf_labels, h.root
     (['3', '3-4', '4'], '*')
     """
+    out = {}
+    for q, taken in _labels_taken(original, anonymized, qids).items():
+        if "" in taken:
+            raise InputError(
+                f"qid {q!r} holds the empty string '', which no hierarchy label is; measure it with "
+                "polars_anon.metrics.label_tables (or compute(..., names='classes')), which reads it as a value"
+            )
+        out[q] = _flat_hierarchy(taken)
+    return out
+
+
+def label_tables(
+    original: pl.LazyFrame | pl.DataFrame, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, dict[str, Hierarchy]]:
+    """Both tables and :func:`label_hierarchies`' flat hierarchies of `qids`, for the ``classes`` metrics, with the
+    empty string read as a value as the SQL twins read it: a qid's ``''`` cells (no hierarchy label is empty) are
+    relabelled, in both tables, to a label neither holds (``"''"``, then ``"''*"``, ...), so equal cells stay equal.
+
+    >>> o, a, hs = label_tables(pl.DataFrame({"a": ["", "x"]}), pl.DataFrame({"a": ["", "x"]}), ["a"])
+    >>> hs["a"].leaf_labels, a.collect()["a"].to_list()
+    (["''", 'x'], ["''", 'x'])
+    """
+    taken = _labels_taken(original, anonymized, qids)
+    stand_ins = {q: _free_label("''", labels) for q, labels in taken.items() if "" in labels}
+    hierarchies = {
+        q: _flat_hierarchy(labels - {""} | ({stand_ins[q]} if q in stand_ins else set())) for q, labels in taken.items()
+    }
+    sides = [as_lazy(original), as_lazy(anonymized)]
+    if stand_ins:
+        relabel = [
+            pl.when(pl.col(q).cast(pl.String) == "").then(pl.lit(stand)).otherwise(pl.col(q).cast(pl.String)).alias(q)
+            for q, stand in stand_ins.items()
+        ]
+        sides = [side.with_columns(relabel) for side in sides]
+    return sides[0], sides[1], hierarchies
+
+
+def _labels_taken(
+    original: pl.LazyFrame | pl.DataFrame, anonymized: pl.LazyFrame | pl.DataFrame, qids: Sequence[str]
+) -> dict[str, set[str]]:
+    """Per qid, the labels either table holds (as :func:`prepare` reads them; nulls left out)."""
     qids = names_list(qids, "qids")
     sides = [as_lazy(original), as_lazy(anonymized)]
     for side in sides:
@@ -718,18 +761,19 @@ def label_hierarchies(
     o, a = (side.select(label_exprs(side.collect_schema(), qids)) for side in sides)
     # materializes: the distinct labels of each qid
     found = collect_apart([pl.concat([o.select(q), a.select(q)]).drop_nulls().unique() for q in qids])
-    out = {}
-    for q, values in zip(qids, found):
-        taken, root = set(values[q].to_list()), "*"
-        if "" in taken:  # no hierarchy label is the empty string (Hierarchy's rule), so no leaf can be made of it
-            raise InputError(
-                f"qid {q!r} holds the empty string '', which the classes metrics of a qid without a hierarchy cannot "
-                "read (no hierarchy label is empty); give both tables another label or a null for it"
-            )
-        while root in taken:  # a label the release holds is a leaf, never the root
-            root += "*"
-        out[q] = Hierarchy.suppression(values[q], root=root)
-    return out
+    return {q: set(values[q].to_list()) for q, values in zip(qids, found)}
+
+
+def _free_label(label: str, taken: set[str]) -> str:
+    """`label`, with ``*`` appended until no label of `taken` is it."""
+    while label in taken:
+        label += "*"
+    return label
+
+
+def _flat_hierarchy(labels: set[str]) -> Hierarchy:
+    """`labels` as leaves under a root none of them is (a label the release holds is a leaf, never the root)."""
+    return Hierarchy.suppression(sorted(labels), root=_free_label("*", labels))
 
 
 def from_mapping(

@@ -19,7 +19,7 @@ from polars_anon.errors import InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics import cells, cost, distribution, partition
 from polars_anon.metrics.arrays import whole_table_values
-from polars_anon.metrics.data import MetricData, fully_suppressed, label_hierarchies, prepare
+from polars_anon.metrics.data import MetricData, fully_suppressed, label_tables, prepare
 
 __all__ = ["FAMILIES", "K_ENFORCED", "METRICS", "Metric", "compute", "evaluate", "evaluate_both", "metric_names"]
 
@@ -528,14 +528,17 @@ def _for_classes(
     qids: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
     chosen: list[str],
-) -> Mapping[str, Hierarchy]:
-    """`hierarchies` with a :func:`~polars_anon.metrics.data.label_hierarchies` for each qid that has none, when
-    every `chosen` metric is of the ``classes`` family (they read only which published cells are equal); else as
-    given (:func:`prepare` refuses a qid without one)."""
+) -> tuple[pl.LazyFrame | pl.DataFrame, pl.LazyFrame | pl.DataFrame, Mapping[str, Hierarchy]]:
+    """Both tables and `hierarchies`, with :func:`~polars_anon.metrics.data.label_tables`' flat hierarchy for each
+    qid that has none, when every `chosen` metric is of the ``classes`` family (they read only which published cells
+    are equal); else as given (:func:`prepare` refuses a qid without one)."""
     if not isinstance(hierarchies, Mapping) or not all(METRICS[n].family == "classes" for n in chosen):
-        return hierarchies
+        return original, anonymized, hierarchies
     unbuilt = [q for q in names_list(qids, "qids") if q not in hierarchies]
-    return {**hierarchies, **label_hierarchies(original, anonymized, unbuilt)} if unbuilt else hierarchies
+    if not unbuilt:
+        return original, anonymized, hierarchies
+    original, anonymized, flat = label_tables(original, anonymized, unbuilt)
+    return original, anonymized, {**hierarchies, **flat}
 
 
 def compute(
@@ -566,7 +569,7 @@ def compute(
         be leaves, published values nodes. A qid without one (published as
         ranges, sets or means: Mondrian, MDAV) is measured when every metric asked
         for is of the ``classes`` family (``names="classes"``), which reads only
-        which published cells are equal (:func:`~polars_anon.metrics.data.label_hierarchies`).
+        which published cells are equal (:func:`~polars_anon.metrics.data.label_tables`).
     names
         Metric names from :data:`METRICS`, family names from :data:`FAMILIES`, or
         None for every metric (those needing `sensitive` only when it is given).
@@ -620,7 +623,7 @@ def compute(
     (1, 4)
     """
     chosen = metric_names(names, sensitive is not None)
-    hierarchies = _for_classes(original, anonymized, qids, hierarchies, chosen)
+    original, anonymized, hierarchies = _for_classes(original, anonymized, qids, hierarchies, chosen)
     if not any(METRICS[n].needs_sensitive for n in chosen):
         sensitive = None  # the pass need not count the sensitive values
     data = prepare(original, anonymized, qids, hierarchies, key=key, sensitive=sensitive, k=k, levels=levels)

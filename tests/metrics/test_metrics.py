@@ -296,11 +296,18 @@ def test_classes_metrics_need_no_hierarchy() -> None:
         compute(TABLE_I, ranges, ANIMALS, only_gender, ["n_classes", "ncp"])
 
 
-def test_classes_metrics_without_hierarchy_name_an_empty_string_label() -> None:
+def test_classes_metrics_without_hierarchy_measure_an_empty_string_label() -> None:
     """review34: a Mondrian release publishing '' for a qid without a hierarchy was refused by the label hierarchy's
     builder ("suppression: a value is the empty string ... pl.col(...).replace(...)", a builder the user never
-    called): the refusal names the qid and what the classes metrics cannot read."""
-    df = pl.DataFrame({"a": ["", "", "x", "x", "y", "y"]})
-    out = pa.anonymize(df, qids=["a"], k=2, method="mondrian").collect()
-    with pytest.raises(pa.InputError, match=r"qid 'a' holds the empty string '', which the classes metrics"):
-        compute(df, out, ["a"], {}, "classes")
+    called); then in the classes metrics' words. mend51: the SQL twins measure it, and so does compute now: '' is a
+    value like any other (the same figures as the table with another label in its place, beside the label "''"
+    that its stand-in must not take), and label_hierarchies, which cannot make it a leaf, names the function that
+    can."""
+    df = pl.DataFrame({"a": ["", "", "''", "''", "y", "y", "y"], "b": ["*", "*", "**", "**", "e", "e", "*"]})
+    out = pa.anonymize(df.select("a"), qids=["a"], k=2, method="mondrian").collect().with_columns(df["b"])
+    assert out["a"].to_list()[:2] == ["", ""]  # Mondrian publishes '' as it is
+    for other in ["e", "*"]:
+        renamed = [t.with_columns(pl.col("a").replace("", other)) for t in (df, out)]
+        assert_frame_equal(compute(df, out, ["a", "b"], {}, "classes"), compute(*renamed, ["a", "b"], {}, "classes"))
+    with pytest.raises(pa.InputError, match=r"qid 'a' holds the empty string '', .*metrics.label_tables"):
+        pa.metrics.label_hierarchies(df, out, ["a"])
