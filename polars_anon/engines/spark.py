@@ -19,10 +19,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
+
+if TYPE_CHECKING:  # Polars' alias of a dtype or dtype class (nested dtypes' inner types)
+    from polars._typing import PolarsDataType
 
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import is_path
@@ -514,27 +517,34 @@ def _signed(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
 
 
-def _whole_microseconds(frame: pl.DataFrame) -> None:
-    """Refuse a nanosecond column (Datetime or Duration) holding a value with a part below the microsecond: Spark holds
-    times in microseconds and would cut it silently (distinct values published as one, a label that is not the
-    original); the column and its first such value named. Whole microseconds are kept exactly.
+def _nested_in_microseconds(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with the nanosecond times inside its List, Array and Struct columns cast to microseconds, Spark's unit
+    (Arrow's conversion refused a part below it as a raw error, or Struct fields were cut silently): cut as Spark cuts
+    a nanosecond column's. A column the job reads holding such a part is refused before
+    (:func:`~polars_anon.pipeline.capabilities.consult_times`); a dropped one is never read.
 
-    >>> at = pl.Series([0, 1_000, 1_000_001], dtype=pl.Int64).cast(pl.Datetime("ns"))
-    >>> _whole_microseconds(pl.DataFrame({"at": at}))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    polars_anon.errors.InvalidParameterError: column 'at' holds 1970-01-01 00:00:00.001000001, a time below the \
-microsecond: Spark holds times in microseconds and would publish it cut...
+    >>> t = pl.Series("t", [[1_001]], dtype=pl.List(pl.Datetime("ns")))
+    >>> _nested_in_microseconds(t.to_frame()).schema["t"]
+    List(Datetime(time_unit='us', time_zone=None))
     """
-    for name, dtype in frame.schema.items():
-        if isinstance(dtype, (pl.Datetime, pl.Duration)) and dtype.time_unit == "ns":
-            cut = frame[name].filter(frame[name].to_physical() % 1_000 != 0)
-            if cut.len():
-                raise InvalidParameterError(
-                    f"column {name!r} holds {cut.cast(pl.String)[0]}, a time below the microsecond: Spark holds times "
-                    f"in microseconds and would publish it cut (values that differ below it as one); round the column "
-                    f"to microseconds (pl.col({name!r}).dt.cast_time_unit('us')) or use engine 'polars' or 'duckdb'"
-                )
+    nested = {c: _microsecond_dtype(t) for c, t in frame.schema.items() if t.is_nested()}
+    changed = {c: t for c, t in nested.items() if t != frame.schema[c]}
+    return frame.cast(changed) if changed else frame  # type: ignore[arg-type]
+
+
+def _microsecond_dtype(dtype: PolarsDataType) -> PolarsDataType:
+    """`dtype` with each nanosecond Datetime or Duration in it (nested too) in microseconds."""
+    if isinstance(dtype, pl.Datetime) and dtype.time_unit == "ns":
+        return pl.Datetime("us", dtype.time_zone)
+    if isinstance(dtype, pl.Duration) and dtype.time_unit == "ns":
+        return pl.Duration("us")
+    if isinstance(dtype, pl.List):
+        return pl.List(_microsecond_dtype(dtype.inner))
+    if isinstance(dtype, pl.Array):
+        return pl.Array(_microsecond_dtype(dtype.inner), dtype.shape)
+    if isinstance(dtype, pl.Struct):
+        return pl.Struct([pl.Field(f.name, _microsecond_dtype(f.dtype)) for f in dtype.fields])
+    return dtype
 
 
 _UNIT = "polars_anon.time_unit"
@@ -679,16 +689,16 @@ class SparkEngine:
         return self.read_parquet(path)
 
     def _from_polars(self, frame: pl.DataFrame) -> Any:
-        """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`), a
-        nanosecond time below the microsecond refused (:func:`_whole_microseconds`), each Datetime carrying its unit
+        """A frame on the driver as a Spark DataFrame, sent as Arrow: unsigned integers widened (:func:`_signed`), each
+        Datetime carrying its unit
         (:data:`_UNIT`: labelled in it, as on the Polars engine) and one without time zone as a ``TIMESTAMP_NTZ``, its
-        wall-clock time as given. (Spark's own reading of
+        wall-clock time as given (a nanosecond time below the microsecond, which Spark would cut, is refused before:
+        :func:`~polars_anon.pipeline.capabilities.consult_times`). (Spark's own reading of
         Arrow took it for a time in the session's zone: published shifted by the zone's offset, and labelled as an
         instant, ``'...+00:00'``, where Polars labels the wall-clock time; a Parquet file's is read as NTZ already.)"""
         from pyspark.sql.pandas.types import from_arrow_schema
 
-        _whole_microseconds(frame)
-        table = _signed(frame).to_arrow()
+        table = _nested_in_microseconds(_signed(frame)).to_arrow()
         spark = self.spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
         units: dict[str, TimeUnit] = {
             name: dtype.time_unit for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime)

@@ -40,11 +40,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
+
+if TYPE_CHECKING:  # Polars' alias of a dtype or dtype class (nested dtypes' inner types)
+    from polars._typing import PolarsDataType
 
 from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.encode import ENCODINGS, READS_ORIGINALS
@@ -61,6 +64,7 @@ from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
+    "consult_times",
     "CASELESS_NAMES",
     "COLUMN_DTYPES",
     "CSV_KEYS",
@@ -1013,6 +1017,66 @@ COLUMN_DTYPES.update(
 cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
 
 
+def consult_times(engine: str, data: object, columns: Sequence[str]) -> None:
+    """On Spark, which holds every time in microseconds, refuse a nanosecond time (Datetime or Duration, also inside a
+    List, Array or Struct) holding a part below the microsecond in `columns` (those the job reads) of a Polars frame
+    `data`: Spark would cut it silently (distinct values published as one, a label that is not the original); the
+    column and its first such value named. Whole microseconds are kept exactly; a column the job drops is not read.
+    (A Parquet file in nanoseconds is refused by :data:`SOURCE_DTYPES`.)
+
+    >>> at = pl.Series([0, 1_000, 1_000_001], dtype=pl.Int64).cast(pl.Datetime("ns"))
+    >>> consult_times("spark", pl.DataFrame({"at": at, "x": at}), ["x"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'x' holds 1970-01-01 00:00:00.001000001, a time below the \
+microsecond: Spark holds times in microseconds and would publish it cut...
+    >>> consult_times("spark", pl.DataFrame({"at": at, "x": [1, 2, 3]}), ["x"])  # 'at' is not read
+    """
+    if engine != "spark" or not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
+        return
+    schema = data.collect_schema()
+    timed = [c for c in columns if c in schema and _has_nanoseconds(schema[c])]
+    if not timed:
+        return
+    frame = data.select(timed).lazy().collect()  # materializes: the columns holding nanosecond times (few, rare)
+    for name in timed:
+        for values in _times_in(frame[name]):
+            cut = values.filter(values.to_physical() % 1_000 != 0)
+            if cut.len():
+                way = f"pl.col({name!r}).dt.cast_time_unit('us')" if values.name == name else "its times cast to 'us'"
+                raise InvalidParameterError(
+                    f"column {name!r} holds {cut.cast(pl.String)[0]}, a time below the microsecond: Spark holds "
+                    "times in microseconds and would publish it cut (values that differ below it as one); round the "
+                    f"column to microseconds ({way}) or use engine 'polars' or 'duckdb'"
+                )
+
+
+def _has_nanoseconds(dtype: PolarsDataType) -> bool:
+    """Whether `dtype` is, or nests, a Datetime or Duration in nanoseconds."""
+    if isinstance(dtype, (pl.Datetime, pl.Duration)):
+        return dtype.time_unit == "ns"
+    if isinstance(dtype, (pl.List, pl.Array)):
+        return _has_nanoseconds(dtype.inner)
+    if isinstance(dtype, pl.Struct):
+        return any(_has_nanoseconds(f.dtype) for f in dtype.fields)
+    return False
+
+
+def _times_in(series: pl.Series) -> Iterator[pl.Series]:
+    """The nanosecond time Series inside `series` (itself, its lists' values, its structs' fields), nulls left in;
+    a nested one named by its path (``seen[].at``)."""
+    dtype = series.dtype
+    if isinstance(dtype, (pl.Datetime, pl.Duration)) and dtype.time_unit == "ns":
+        yield series
+    elif isinstance(dtype, pl.List):
+        yield from _times_in(series.list.explode().alias(f"{series.name}[]"))
+    elif isinstance(dtype, pl.Array):
+        yield from _times_in(series.arr.explode().alias(f"{series.name}[]"))
+    elif isinstance(dtype, pl.Struct):
+        for field in series.struct.unnest().iter_columns():
+            yield from _times_in(field.alias(f"{series.name}.{field.name}"))
+
+
 def consult_columns(engine: str, schema: pl.Schema) -> None:
     """Refuse a published column of the engine's table (`schema`: those published) whose dtype `engine` cannot
     publish readably (:data:`COLUMN_DTYPES`), naming it, before any row is read; a dropped column is never written.
@@ -1101,6 +1165,7 @@ def consult_table(
     readably, and the zoned qids it would label in its session's zone, judged by a Polars frame's schema or, for the
     engine's own table, by the zones its files (`reads`) store."""
     consult_columns(engine, pl.Schema({c: schema[c] for c in request.published_columns if c in schema}))
+    consult_times(engine, data, request.published_columns)
     if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
         consult_zones(engine, session_zone, data, request.qids)
     else:
