@@ -15,10 +15,31 @@ CREATE OR REPLACE TEMP MACRO anon_is_integer(x) AS
 CREATE OR REPLACE TEMP MACRO anon_duplicates(names) AS
   list_sort(list_distinct(list_filter(names, lambda n: len(list_filter(names, lambda m: m = n)) > 1)), 'ASC', 'NULLS LAST');
 
+-- anon_no_table: the empty view a table argument that is not text (3, NULL, ['t']) is read as, so that the query
+-- binds and anon_check_columns refuses the argument by name (query_table raised DuckDB's own Binder or Catalog Error:
+-- 'Cannot use NULL as function argument', 'Table with name 3 does not exist!').
+CREATE OR REPLACE TEMP VIEW anon_no_table AS SELECT NULL AS __anon_no_table WHERE false;
+
+-- anon_table(tbl): the name query_table reads for a table argument: tbl when it is text, else 'anon_no_table'.
+-- Every query_table(...) of a macro's table argument reads query_table(anon_table(tbl)).
+-- Twin: polars_anon.engines.duckdb.DuckDBEngine.table (its check of the argument's type)
+CREATE OR REPLACE TEMP MACRO anon_table(tbl) AS
+  CASE WHEN tbl IS NOT NULL AND typeof(tbl) = 'VARCHAR' THEN tbl::VARCHAR ELSE 'anon_no_table' END;
+
+-- anon_names(names): a names argument (qids, keys) as the VARCHAR list the macros read, binding from any type
+-- ([] when it is not a list of text: its checks, anon_check_names_arg or anon_check_qids, refuse it first).
+-- A macro reads anon_names(qids) wherever it uses qids: 'x', 3 or [1] were DuckDB's own Binder or Conversion Errors.
+-- Twin: polars_anon._validate.names_list
+CREATE OR REPLACE TEMP MACRO anon_names(names) AS coalesce(TRY_CAST(names AS VARCHAR[]), []::VARCHAR[]);
+
+-- anon_name(name): a column-name argument (sensitive, key, weight) as the VARCHAR the macros read (see anon_names).
+-- Twin: polars_anon._validate.names_list
+CREATE OR REPLACE TEMP MACRO anon_name(name) AS TRY_CAST(name AS VARCHAR);
+
 -- anon_columns_of(tbl): the column names of table or view tbl (read from no row).
 -- Twin: polars.LazyFrame.collect_schema
 CREATE OR REPLACE TEMP MACRO anon_columns_of(tbl) AS (
-  SELECT struct_keys(__anon_row) FROM (SELECT 1) LEFT JOIN (FROM query_table(tbl::VARCHAR) LIMIT 0) AS __anon_row ON true);
+  SELECT struct_keys(__anon_row) FROM (SELECT 1) LEFT JOIN (FROM query_table(anon_table(tbl)) LIMIT 0) AS __anon_row ON true);
 
 -- anon_missing_of(columns, names): the names (a VARCHAR list) that are not in the list columns (a NULL is none).
 -- Twin: polars_anon._validate.check_columns
@@ -30,7 +51,8 @@ CREATE OR REPLACE TEMP MACRO anon_missing_of(columns, names) AS
 CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
   SELECT anon_missing_of(c.cols, names) FROM (SELECT anon_columns_of(tbl) AS cols) AS c);
 
--- anon_check_columns(tbl, names, what): true, or an error naming the `names` (a VARCHAR list,
+-- anon_check_columns(tbl, names, what, arg := 'tbl'): true, or an error when tbl (the macro's argument `arg`) is not
+-- text naming a table or view (see anon_table), naming the `names` (a VARCHAR list,
 -- called `what` in the message) that are not columns of table or view tbl, or else the first
 -- other column of tbl named with the macros' helper prefix '__anon_' (the macros add helper
 -- columns beside the user's and select them by name, so a user's '__anon_w' was read as the
@@ -43,11 +65,13 @@ CREATE OR REPLACE TEMP MACRO anon_missing_columns(tbl, names) AS (
 -- A session whose default_collation is not the byte-wise one ('' or 'binary') is refused first, naming
 -- the setting: every macro runs this check, and under 'nocase' they merged 'F' and 'f' into one class.
 -- Twin: polars_anon._validate.check_columns, refuse_built_names (the prefix)
-CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
+CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what, arg := 'tbl') AS
   list_transform(
     [(SELECT CASE WHEN lower(current_setting('default_collation')) NOT IN ('', 'binary')
                   THEN anon_msg_duckdb_setting('default_collation', current_setting('default_collation'), 'the SQL macros',
                                                'read ''F'' and ''f'' as one value', '')
+                  WHEN tbl IS NULL OR typeof(tbl) <> 'VARCHAR'
+                  THEN anon_msg_not_names(arg, 'the name of a table or view', tbl)
                   WHEN len(m.missing) > 0
                   THEN anon_msg_columns_not_found(what, m.missing, 'table ' || anon_msg_repr(tbl::VARCHAR), m.cols)
                   WHEN m.helper IS NOT NULL
@@ -59,18 +83,24 @@ CREATE OR REPLACE TEMP MACRO anon_check_columns(tbl, names, what) AS
             FROM (SELECT anon_columns_of(tbl) AS cols) AS c) AS m)],
     lambda msg: CASE WHEN msg IS NULL THEN true ELSE error(msg) END)[1];
 
--- anon_check_qids(tbl, qids): true, or an error when qids is empty, holds a NULL, names a column twice or
--- names a column tbl lacks (in that order, as Python).
+-- anon_check_qids(tbl, qids, arg := 'tbl'): true, or an error when qids is empty or NULL, is not a list of text,
+-- holds a NULL, names a column twice, or tbl (the argument `arg`) is not a table name or lacks a qid (in that order).
 -- Twin: polars_anon._validate.check_qids
-CREATE OR REPLACE TEMP MACRO anon_check_qids(tbl, qids) AS
-  CASE WHEN qids IS NULL OR len(qids) = 0 THEN error(anon_msg_qids_empty())
+CREATE OR REPLACE TEMP MACRO anon_check_qids(tbl, qids, arg := 'tbl') AS
+  CASE WHEN qids IS NULL THEN error(anon_msg_qids_empty())
+       WHEN anon_check_names_arg('qids', qids) THEN anon_check_qid_list(tbl, anon_names(qids), arg) END;
+
+-- anon_check_qid_list(tbl, qids, arg): anon_check_qids once qids is known to be a VARCHAR list.
+-- Twin: polars_anon._validate.check_qids
+CREATE OR REPLACE TEMP MACRO anon_check_qid_list(tbl, qids, arg) AS
+  CASE WHEN len(qids) = 0 THEN error(anon_msg_qids_empty())
        -- a NULL among the names: Python's words for a list that is not all names (the list shown as Python shows it,
        -- where the generated message shows a scalar: its trailing 'None' replaced)
        WHEN len(list_filter(qids, lambda q: q IS NULL)) > 0
        THEN error(left(anon_msg_not_names('qids', 'a column name or a list of column names', NULL), -4)
                   || anon_msg_repr_list(qids))
        WHEN len(anon_duplicates(qids)) > 0 THEN error(anon_msg_names_twice('qids', anon_duplicates(qids), 'quasi-identifier'))
-       ELSE anon_check_columns(tbl, qids, 'qids') END;
+       ELSE anon_check_columns(tbl, qids, 'qids', arg) END;
 
 -- anon_check_k(k, n_rows := NULL): k as BIGINT, or an error when k is not an integer >= 1 or,
 -- n_rows given, is above it.
@@ -80,11 +110,12 @@ CREATE OR REPLACE TEMP MACRO anon_check_k(k, n_rows := NULL) AS
        WHEN TRY_CAST(k AS BIGINT) > n_rows THEN error(anon_msg_k_above_rows(k, n_rows))
        ELSE TRY_CAST(k AS BIGINT) END;
 
--- anon_check_choice(name, value, allowed): value, or an error when it is not in the VARCHAR
--- list allowed.
+-- anon_check_choice(name, value, allowed): value as VARCHAR, or an error when it is not one of the VARCHAR
+-- list allowed (3 included: it was a Binder Error; read the value as anon_name(value) elsewhere).
 -- Twin: polars_anon._validate.check_choice
 CREATE OR REPLACE TEMP MACRO anon_check_choice(name, value, allowed) AS
-  CASE WHEN value IS NULL OR NOT list_contains(allowed, value) THEN error(anon_msg_choice(name, allowed, value)) ELSE value END;
+  CASE WHEN value IS NULL OR typeof(value) <> 'VARCHAR' OR NOT list_contains(allowed, anon_name(value))
+       THEN error(anon_msg_choice(name, allowed, value)) ELSE anon_name(value) END;
 
 -- anon_is_number(x): whether x has a numeric type (a BOOLEAN or a VARCHAR is not one, as in Python).
 -- Twin: polars_anon.privacy.base.check_positive (its type test)
@@ -171,6 +202,7 @@ CREATE OR REPLACE TEMP MACRO anon_check_reserved(names, what := 'qid column', ex
 -- by a lambda, so that a CASE orders it after the other checks (see anon_check_columns).
 -- Twin: polars_anon.privacy.evaluate.refuse_empty
 CREATE OR REPLACE TEMP MACRO anon_check_rows(tbl) AS
-  list_transform([(SELECT count(*) FROM (FROM query_table(tbl::VARCHAR) LIMIT 1))],
+  list_transform([(SELECT count(*) FROM (FROM query_table(anon_table(tbl)) LIMIT 1))],
                  lambda n: CASE WHEN n > 0 THEN true
                                 ELSE error(anon_msg_no_rows('check', 'there is nothing to check')) END)[1];
+

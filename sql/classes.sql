@@ -5,13 +5,13 @@
 -- Twin: polars_anon.classes.class_sizes
 CREATE OR REPLACE TEMP MACRO anon_class_sizes(tbl, qids, k := 2) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids first, as Python
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids, extra := ['violates'])
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(anon_names(qids), extra := ['violates'])
                                                           THEN anon_check_k(k) END END AS k)
   SELECT * EXCLUDE (__anon_none) FROM (
     -- __anon_none keeps COLUMNS(...) from matching nothing, which DuckDB refuses before the checks run
-    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size,
+    SELECT COLUMNS(lambda c: list_contains(anon_names(qids), c) OR c = '__anon_none'), count(*)::BIGINT AS size,
            count(*) < (SELECT ok.k FROM __anon_ok AS ok) AS violates
-    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(anon_table(tbl))) AS t
     WHERE (SELECT ok.k IS NOT NULL FROM __anon_ok AS ok)
     GROUP BY ALL)
   ORDER BY ALL ASC NULLS LAST;
@@ -22,10 +22,10 @@ CREATE OR REPLACE TEMP MACRO anon_class_sizes(tbl, qids, k := 2) AS TABLE
 -- Twin: polars_anon.classes.k_summary
 CREATE OR REPLACE TEMP MACRO anon_k_summary(tbl, qids, k := 1) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids first, as Python
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids) THEN anon_check_k(k) END END AS k),
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(anon_names(qids)) THEN anon_check_k(k) END END AS k),
   __anon_sizes AS (  -- CTE and count names that hide no user table or column (a qid 'size' is refused, not bound)
-    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS __anon_size
-    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    SELECT COLUMNS(lambda c: list_contains(anon_names(qids), c) OR c = '__anon_none'), count(*)::BIGINT AS __anon_size
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(anon_table(tbl))) AS t
     WHERE (SELECT ok.k IS NOT NULL FROM __anon_ok AS ok)
     GROUP BY ALL)
   SELECT ok.k AS k,

@@ -53,33 +53,33 @@
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
-    SELECT CASE WHEN anon_check_qids(orig, qids) THEN CASE WHEN anon_check_qids(anon, qids) THEN
-             anon_check_built_names(qids, [], 'qid column', 'the anonymizer reserves for its own columns')
+    SELECT CASE WHEN anon_check_qids(orig, qids, 'orig') THEN CASE WHEN anon_check_qids(anon, qids, 'anon') THEN
+             anon_check_built_names(anon_names(qids), [], 'qid column', 'the anonymizer reserves for its own columns')
              END END AS ok),  -- a key or sensitive column named '__anon_*': refused by anon_check_columns
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
           -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound;
           -- as text, a float's -0.0 and -nan as 0.0 and nan (one value to a group-by, one label: polars_anon.labels)
-    SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
-                     AND COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
-                THEN substr(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
-                ELSE COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_o_\1',
-           COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))::VARCHAR AS __anon_s,
-           typeof(COLUMNS(lambda c: c = coalesce(sensitive, '__anon_nos'))) IN ('FLOAT', 'DOUBLE') AS __anon_s_float,
+    SELECT COLUMNS(lambda c: c = coalesce(anon_name(key), '__anon_nokey')) AS __anon_key,
+           CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
+                     AND COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
+                THEN substr(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
+                ELSE COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_o_\1',
+           COLUMNS(lambda c: c = coalesce(anon_name(sensitive), '__anon_nos'))::VARCHAR AS __anon_s,
+           typeof(COLUMNS(lambda c: c = coalesce(anon_name(sensitive), '__anon_nos'))) IN ('FLOAT', 'DOUBLE') AS __anon_s_float,
            true AS __anon_in
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(orig::VARCHAR))),
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(anon_table(orig)))),
   a AS (
-    SELECT COLUMNS(lambda c: c = coalesce(key, '__anon_nokey')) AS __anon_key,
-           CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
-                     AND COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
-                THEN substr(COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
-                ELSE COLUMNS('^(' || array_to_string(list_transform(qids || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_p_\1',
+    SELECT COLUMNS(lambda c: c = coalesce(anon_name(key), '__anon_nokey')) AS __anon_key,
+           CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
+                     AND COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
+                THEN substr(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
+                ELSE COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_p_\1',
            true AS __anon_hit
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon::VARCHAR))),
+    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon_table(anon)))),
   j AS (
-    SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o POSITIONAL JOIN a WHERE key IS NULL
+    SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o POSITIONAL JOIN a WHERE anon_name(key) IS NULL
     UNION ALL BY NAME
-    SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o LEFT JOIN a ON o.__anon_key = a.__anon_key WHERE key IS NOT NULL),
+    SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o LEFT JOIN a ON o.__anon_key = a.__anon_key WHERE anon_name(key) IS NOT NULL),
   g AS MATERIALIZED (
     SELECT COLUMNS(lambda c: starts_with(c, '__anon_o_') OR starts_with(c, '__anon_p_')),
            -- a float's -0.0 and 0.0 (-nan and nan) one value, as a Polars group-by holds them (not anon_label:
@@ -90,16 +90,16 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
     FROM j WHERE (SELECT ok FROM __anon_chk) GROUP BY ALL),  -- checked once, whatever the rows
   __anon_unique AS MATERIALIZED (  -- a key repeated in anon: the join gives more rows than orig has; then a key
                                    -- repeated or null in orig, or an anon key orig lacks
-    SELECT CASE WHEN key IS NOT NULL AND t.total <> n.n_orig THEN error(anon_msg_key_not_unique(key, t.total, n.n_orig))
-                WHEN key IS NOT NULL AND d.shared > 0 THEN error(anon_msg_key_shared(key, d.shared))
-                WHEN key IS NOT NULL AND n.nulls > 0 THEN error(anon_msg_key_null(key, n.nulls))
-                WHEN key IS NOT NULL AND s.strays > 0 THEN error(anon_msg_key_stray(s.strays, key))
+    SELECT CASE WHEN anon_name(key) IS NOT NULL AND t.total <> n.n_orig THEN error(anon_msg_key_not_unique(anon_name(key), t.total, n.n_orig))
+                WHEN anon_name(key) IS NOT NULL AND d.shared > 0 THEN error(anon_msg_key_shared(anon_name(key), d.shared))
+                WHEN anon_name(key) IS NOT NULL AND n.nulls > 0 THEN error(anon_msg_key_null(anon_name(key), n.nulls))
+                WHEN anon_name(key) IS NOT NULL AND s.strays > 0 THEN error(anon_msg_key_stray(s.strays, anon_name(key)))
                 ELSE true END AS ok
     FROM (SELECT coalesce(sum(__anon_size), 0)::BIGINT AS total FROM g) AS t,
-         (SELECT count(*) AS n_orig, count(*) - count(__anon_key) AS nulls FROM o WHERE key IS NOT NULL) AS n,
+         (SELECT count(*) AS n_orig, count(*) - count(__anon_key) AS nulls FROM o WHERE anon_name(key) IS NOT NULL) AS n,
          (SELECT coalesce(sum(c), 0)::BIGINT AS shared
-          FROM (SELECT count(*) AS c FROM o WHERE key IS NOT NULL GROUP BY __anon_key HAVING count(*) > 1)) AS d,
-         (SELECT count(*) AS strays FROM a ANTI JOIN o ON a.__anon_key = o.__anon_key WHERE key IS NOT NULL) AS s),
+          FROM (SELECT count(*) AS c FROM o WHERE anon_name(key) IS NOT NULL GROUP BY __anon_key HAVING count(*) > 1)) AS d,
+         (SELECT count(*) AS strays FROM a ANTI JOIN o ON a.__anon_key = o.__anon_key WHERE anon_name(key) IS NOT NULL) AS s),
   m AS MATERIALIZED (
     SELECT row_number() OVER () AS pid,
            struct_pack(*COLUMNS(lambda c: starts_with(c, '__anon_o_')))::MAP(VARCHAR, VARCHAR) AS om,
@@ -107,12 +107,12 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
            __anon_s, __anon_no_orig, __anon_suppressed, __anon_size
     FROM g WHERE (SELECT ok FROM __anon_unique)),
   u AS (
-    SELECT m.pid, r.i, m.__anon_suppressed AS sup, map_extract_value(m.om, '__anon_o_' || qids[r.i + 1]) AS ol,
-           map_extract_value(m.pm, '__anon_p_' || qids[r.i + 1]) AS pl
-    FROM m CROSS JOIN range(len(qids)) AS r(i)),
+    SELECT m.pid, r.i, m.__anon_suppressed AS sup, map_extract_value(m.om, '__anon_o_' || anon_names(qids)[r.i + 1]) AS ol,
+           map_extract_value(m.pm, '__anon_p_' || anon_names(qids)[r.i + 1]) AS pl
+    FROM m CROSS JOIN range(len(anon_names(qids))) AS r(i)),
   built AS (
     SELECT q.i, t.node, t.label, t.level
-    FROM (SELECT unnest(qids) AS attribute, unnest(range(len(qids))) AS i) AS q
+    FROM (SELECT unnest(anon_names(qids)) AS attribute, unnest(range(len(anon_names(qids)))) AS i) AS q
     JOIN anon_nodes AS t ON t.hierarchy = q.attribute),
   nd AS MATERIALIZED (  -- a qid without a hierarchy: its labels in both tables as leaves 1.. under the root 0
                         -- (twin: polars_anon.metrics.data.label_hierarchies; NULL no leaf, refused below)
@@ -126,17 +126,17 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
     FROM u
     LEFT JOIN nd AS lo ON lo.i = u.i AND lo.label = u.ol
     LEFT JOIN nd AS po ON po.i = u.i AND po.label = u.pl
-    WHERE anon_metric_refuse(qids, 'o', u.i, u.ol, lo.node, lo.level)
-      AND (u.sup OR anon_metric_refuse(qids, 'p', u.i, u.pl, po.node, po.level))
+    WHERE anon_metric_refuse(anon_names(qids), 'o', u.i, u.ol, lo.node, lo.level)
+      AND (u.sup OR anon_metric_refuse(anon_names(qids), 'p', u.i, u.pl, po.node, po.level))
     GROUP BY u.pid)
   SELECT
-    CASE WHEN m.__anon_no_orig OR (key IS NULL AND m.__anon_suppressed)
+    CASE WHEN m.__anon_no_orig OR (anon_name(key) IS NULL AND m.__anon_suppressed)
          THEN error('the original and the anonymized table have different row counts; without a key they are '
                     || 'lined up by position, so suppressed rows must be kept (published as the roots); '
                     || 'pass key := ''<row id column>'' when rows were removed')
          ELSE ids.o END AS o,
     ids.p,
-    CASE WHEN sensitive IS NULL THEN NULL ELSE dense_rank() OVER (ORDER BY m.__anon_s ASC NULLS LAST) END::BIGINT AS s,
+    CASE WHEN anon_name(sensitive) IS NULL THEN NULL ELSE dense_rank() OVER (ORDER BY m.__anon_s ASC NULLS LAST) END::BIGINT AS s,
     m.__anon_suppressed AS suppressed, m.__anon_size::BIGINT AS size
   FROM m JOIN ids ON ids.pid = m.pid;
 
@@ -215,7 +215,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_cells_of(pairs, qids) AS TABLE
   nd AS MATERIALIZED (FROM anon_metric_nodes(qids)),
   u AS (
     SELECT r.i, pr.o[r.i + 1] AS leaf, pr.p[r.i + 1] AS pub, pr.suppressed, sum(pr.size)::BIGINT AS size
-    FROM query_table(pairs::VARCHAR) AS pr CROSS JOIN range(len(qids)) AS r(i)
+    FROM query_table(anon_table(pairs)) AS pr CROSS JOIN range(len(qids)) AS r(i)
     GROUP BY ALL),
   rt AS (SELECT * FROM nd WHERE is_root)
   SELECT qids[u.i + 1] AS attribute, u.i, u.suppressed, u.size, u.leaf, u.pub,
@@ -238,7 +238,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_cells_of(pairs, qids) AS TABLE
 -- Twin: polars_anon.metrics.partition._classes
 CREATE OR REPLACE TEMP MACRO anon_metric_classes_of(pairs, qids) AS TABLE
   WITH
-  g AS (SELECT pr.p, pr.s, pr.suppressed, sum(pr.size) AS size FROM query_table(pairs::VARCHAR) AS pr GROUP BY ALL),
+  g AS (SELECT pr.p, pr.s, pr.suppressed, sum(pr.size) AS size FROM query_table(anon_table(pairs)) AS pr GROUP BY ALL),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT ix.i, CASE WHEN g.suppressed THEN NULL WHEN ix.i IS NULL THEN g.p ELSE [g.p[ix.i + 1]] END AS cls,
          g.s, sum(g.size)::BIGINT AS size
@@ -457,7 +457,7 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NU
          CASE WHEN any_value(lk.any_num) THEN sum(pr.size * sqrt(list_sum(list_transform(range(len(qids)), lambda j:
              CASE WHEN lk.num[j + 1] THEN (lk.lo[j + 1][pr.o[j + 1] + 1] - lk.mean[j + 1][pr.p[j + 1] + 1]) ** 2 ELSE 0.0 END))))
          END::DOUBLE AS value
-  FROM query_table(pairs::VARCHAR) AS pr CROSS JOIN lk
+  FROM query_table(anon_table(pairs)) AS pr CROSS JOIN lk
   UNION ALL
   SELECT attribute, value FROM (
     SELECT c.i, c.attribute, CASE WHEN bool_and(c.numeric) THEN sum(c.size * abs(c.l_num_lo - c.p_num_mean)) END::DOUBLE AS value
@@ -597,7 +597,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_joint_of(pairs, qids) AS TABLE
              AS ok
     FROM (SELECT unnest(qids) AS attribute) AS q
     LEFT JOIN (SELECT DISTINCT hierarchy FROM anon_nodes) AS n ON n.hierarchy = q.attribute),
-  pr AS (FROM query_table(pairs::VARCHAR) WHERE (SELECT ok FROM __anon_built)),
+  pr AS (FROM query_table(anon_table(pairs)) WHERE (SELECT ok FROM __anon_built)),
   pp AS (SELECT p, s, sum(size) AS size FROM pr GROUP BY ALL),
   m AS (SELECT len(qids) + CASE WHEN count(s) > 0 THEN 1 ELSE 0 END AS m FROM pp),
   ix AS (SELECT a.x, b.y FROM m, range(m.m) AS a(x), range(m.m) AS b(y) WHERE a.x < b.y)

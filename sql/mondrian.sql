@@ -16,15 +16,15 @@
 CREATE OR REPLACE TEMP MACRO anon_mondrian(coords_tbl, tuples_tbl, k := 2, split := 'strict', count_dims := []::BIGINT[]) AS TABLE
   WITH RECURSIVE r(t, off, size, pid, rnd, done) AS (
     SELECT s.t::BIGINT, 0::BIGINT, s.size::BIGINT, 0::BIGINT, 0::BIGINT, false
-    FROM query_table(tuples_tbl::VARCHAR) AS s
+    FROM query_table(anon_table(tuples_tbl)) AS s
     WHERE (SELECT CASE WHEN anon_check_choice('split', split, ['strict', 'relaxed']) IS NULL THEN false  -- checked once,
                        WHEN anon_check_k(k) IS NULL THEN false                                         -- in this order
                        WHEN n.rows = 0 THEN error(anon_msg_empty_table(tuples_tbl::VARCHAR, 'anonymize'))
                        ELSE anon_check_k(k, n.rows) IS NOT NULL END
-           FROM (SELECT coalesce(sum(u.size), 0) AS rows FROM query_table(tuples_tbl::VARCHAR) AS u) AS n)
+           FROM (SELECT coalesce(sum(u.size), 0) AS rows FROM query_table(anon_table(tuples_tbl)) AS u) AS n)
     UNION ALL
     (WITH w AS (SELECT * FROM r WHERE NOT r.done),
-     co AS (SELECT * FROM query_table(coords_tbl::VARCHAR)),
+     co AS (SELECT * FROM query_table(anon_table(coords_tbl))),
      spans AS (
        SELECT co.dim,
               CASE WHEN list_contains(count_dims, co.dim) THEN (count(DISTINCT co.x) - 1)::DOUBLE

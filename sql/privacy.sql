@@ -13,12 +13,19 @@
 -- without rows (pa.check's words; the macros returned no row, which read as "no class violates").
 -- Twin: polars_anon.privacy.evaluate.check (its checks)
 CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model) AS
-  CASE WHEN anon_check_qids(tbl, qids) AND anon_check_columns(tbl, [sensitive], 'privacy model attributes')
-       THEN CASE WHEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), qids, sensitive)
-                 THEN CASE WHEN anon_check_reserved(qids)
-                           THEN CASE WHEN anon_check_reserved([sensitive], 'sensitive column') THEN anon_check_rows(tbl) END
+  CASE WHEN anon_check_qids(tbl, qids) AND anon_check_sensitive_arg(tbl, sensitive)
+       THEN CASE WHEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), anon_names(qids), anon_name(sensitive))
+                 THEN CASE WHEN anon_check_reserved(anon_names(qids))
+                           THEN CASE WHEN anon_check_reserved([anon_name(sensitive)], 'sensitive column') THEN anon_check_rows(tbl) END
                       END
             END END;
+
+-- anon_check_sensitive_arg(tbl, sensitive): true, or the error of a sensitive argument that is not a column name
+-- (3, ['s']) or not a column of tbl. The macros read it as anon_name(sensitive), which binds from any type.
+-- Twin: polars_anon.privacy.evaluate.check (its column check)
+CREATE OR REPLACE TEMP MACRO anon_check_sensitive_arg(tbl, sensitive) AS
+  CASE WHEN anon_check_names_arg('sensitive', sensitive, false)
+       THEN anon_check_columns(tbl, [anon_name(sensitive)], 'privacy model attributes') END;
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
 -- The class struct holds the qid columns alone: the helper __anon_none, which keeps COLUMNS(...) from
@@ -28,12 +35,12 @@ CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model)
 -- Twin: polars_anon.privacy.counts.sensitive_counts
 CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABLE
   WITH __anon_ok AS MATERIALIZED (
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_columns(tbl, [sensitive], 'privacy model attributes') END AS ok)
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_sensitive_arg(tbl, sensitive) END AS ok)
   SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
     SELECT struct_pack(*COLUMNS(* EXCLUDE (__anon_none, __anon_vs))) AS class, __anon_vs AS vs
-    FROM (SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'),
-                 list_value(*COLUMNS(lambda c: c = sensitive OR c = '__anon_none')) AS __anon_vs
-          FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    FROM (SELECT COLUMNS(lambda c: list_contains(anon_names(qids), c) OR c = '__anon_none'),
+                 list_value(*COLUMNS(lambda c: c = anon_name(sensitive) OR c = '__anon_none')) AS __anon_vs
+          FROM (SELECT *, NULL AS __anon_none FROM query_table(anon_table(tbl))) AS t
           WHERE (SELECT ok.ok FROM __anon_ok AS ok)))
   GROUP BY ALL;
 
@@ -51,20 +58,20 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_n
                                        || ': sensitive_null', sensitive_null, ['error', 'value', 'ignore']) = 'error'
                      AND coalesce(sum(n) FILTER (WHERE value IS NULL), 0) > 0
                 THEN error(anon_msg_sensitive_null(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive),
-                                                   sensitive, sum(n) FILTER (WHERE value IS NULL),
+                                                   anon_name(sensitive), sum(n) FILTER (WHERE value IS NULL),
                                                    anon_msg_sql_setting('sensitive_null', 'ignore'),
                                                    anon_msg_sql_setting('sensitive_null', 'value')))
                 ELSE true END AS ok
     FROM __anon_counts),
   __anon_read AS (
     SELECT * FROM __anon_counts
-    WHERE (sensitive_null <> 'ignore' OR value IS NOT NULL) AND (SELECT o.ok FROM __anon_nulls AS o)),
+    WHERE (anon_name(sensitive_null) <> 'ignore' OR value IS NOT NULL) AND (SELECT o.ok FROM __anon_nulls AS o)),
   __anon_values AS (
     SELECT value, sum(n)::DOUBLE / (SELECT sum(n) FROM __anon_read) AS q,
            row_number() OVER (ORDER BY value ASC NULLS LAST) AS rank, count(*) OVER () AS m
     FROM __anon_read GROUP BY value),
   __anon_classes AS (
-    SELECT class, sum(n) AS size, coalesce(sum(n) FILTER (WHERE sensitive_null <> 'ignore' OR value IS NOT NULL), 0) AS nn
+    SELECT class, sum(n) AS size, coalesce(sum(n) FILTER (WHERE anon_name(sensitive_null) <> 'ignore' OR value IS NOT NULL), 0) AS nn
     FROM __anon_counts WHERE (SELECT o.ok FROM __anon_nulls AS o) GROUP BY class)
   SELECT c.class, c.size, v.value, v.rank, v.m, v.q,
          CASE WHEN c.nn > 0 THEN coalesce(x.n, 0)::DOUBLE / c.nn END AS p, coalesce(x.n, 0) AS n, c.nn
@@ -82,12 +89,12 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
     SELECT CASE WHEN anon_check_choice('l-diversity on ' || anon_msg_repr(sensitive) || ': variant', variant,
                                        ['distinct', 'entropy', 'recursive']) IS NOT NULL
                  AND anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'l', l, 1, false,
-                                         variant <> 'entropy') IS NOT NULL
-                THEN CASE WHEN CASE WHEN variant = 'recursive'
+                                         anon_name(variant) <> 'entropy') IS NOT NULL
+                THEN CASE WHEN CASE WHEN anon_name(variant) = 'recursive'
                                     THEN anon_check_positive('l-diversity on ' || anon_msg_repr(sensitive), 'c', c) IS NOT NULL
                                     WHEN c IS NOT NULL
                                     THEN error(anon_msg_variant_parameter('l-diversity on ' || anon_msg_repr(sensitive), 'c',
-                                                                          'recursive', c, variant))
+                                                                          'recursive', c, anon_name(variant)))
                                     ELSE true END  -- c, then the table: the table's checks bound once
                           THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
@@ -95,7 +102,7 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
-           CASE variant
+           CASE anon_name(variant)
              WHEN 'distinct' THEN count(*) FILTER (WHERE n > 0)::DOUBLE
              WHEN 'entropy' THEN CASE WHEN any_value(nn) > 0
                                       THEN exp(-sum(n::DOUBLE / nn * ln(CASE WHEN n > 0 THEN n::DOUBLE / nn END)) FILTER (WHERE n > 0)) ELSE 0 END
@@ -103,7 +110,7 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                        THEN max(n)::DOUBLE / sum(n) FILTER (WHERE r >= TRY_CAST(l AS DOUBLE)) ELSE 'inf'::DOUBLE END END AS measure
     FROM __anon_ranked GROUP BY class)
   SELECT class, size, measure,
-         CASE variant WHEN 'distinct' THEN measure >= TRY_CAST(l AS DOUBLE)  -- l read as checked (l := 'x': a Binder Error)
+         CASE anon_name(variant) WHEN 'distinct' THEN measure >= TRY_CAST(l AS DOUBLE)  -- l read as checked (l := 'x': a Binder Error)
                       WHEN 'entropy' THEN measure >= TRY_CAST(l AS DOUBLE) * (1 - 1e-12)
                       ELSE measure < c END AS satisfied
   FROM __anon_measures ORDER BY class ASC NULLS LAST;
@@ -113,14 +120,16 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
 -- hierarchy is loaded as `hierarchy` (default: the sensitive attribute's name) for 'hierarchical'.
 -- Twin: polars_anon.privacy.TCloseness (its checks)
 CREATE OR REPLACE TEMP MACRO anon_check_closeness(sensitive, distance, hierarchy) AS
-  CASE anon_check_choice('t-closeness on ' || anon_msg_repr(sensitive) || ': distance', distance, ['equal', 'ordered', 'hierarchical'])
+  CASE CASE WHEN anon_check_names_arg('hierarchy', hierarchy, false)
+            THEN anon_check_choice('t-closeness on ' || anon_msg_repr(sensitive) || ': distance', distance,
+                                   ['equal', 'ordered', 'hierarchical']) END
     WHEN 'hierarchical' THEN
-      CASE WHEN NOT EXISTS (SELECT 1 FROM anon_nodes AS __anon_n WHERE __anon_n.hierarchy = coalesce(hierarchy, sensitive))
-           THEN error(anon_msg_hierarchy_not_loaded('t-closeness on ' || anon_msg_repr(sensitive) || ': ', coalesce(hierarchy, sensitive)))
+      CASE WHEN NOT EXISTS (SELECT 1 FROM anon_nodes AS __anon_n WHERE __anon_n.hierarchy = coalesce(anon_name(hierarchy), anon_name(sensitive)))
+           THEN error(anon_msg_hierarchy_not_loaded('t-closeness on ' || anon_msg_repr(sensitive) || ': ', coalesce(anon_name(hierarchy), anon_name(sensitive))))
            ELSE true END
     ELSE
-      CASE WHEN hierarchy IS NOT NULL
-           THEN error(anon_msg_distance_parameter('t-closeness on ' || anon_msg_repr(sensitive) || ': ', 'hierarchy', 'hierarchical', distance))
+      CASE WHEN anon_name(hierarchy) IS NOT NULL
+           THEN error(anon_msg_distance_parameter('t-closeness on ' || anon_msg_repr(sensitive) || ': ', 'hierarchy', 'hierarchical', anon_name(distance)))
            ELSE true END END;
 
 -- anon_t_closeness(tbl, qids, sensitive, t := 0.2, distance := 'equal', hierarchy := NULL): per
@@ -146,17 +155,17 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
     FROM __anon_shares),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size, any_value(nn) AS nn,
-           CASE distance
+           CASE anon_name(distance)
              WHEN 'equal' THEN sum(abs(p - q)) / 2
              WHEN 'ordered' THEN CASE WHEN any_value(m) > 1 THEN sum(abs(cum)) / (any_value(m) - 1) ELSE 0 END END AS measure
     FROM __anon_cum GROUP BY class),
   __anon_leaves AS MATERIALIZED (  -- each value of the table and its leaf node (NULL: not a leaf)
     SELECT v.value, n.node
-    FROM (SELECT DISTINCT value FROM __anon_shares WHERE distance = 'hierarchical' AND m IS NOT NULL) AS v
-    LEFT JOIN anon_nodes AS n ON n.hierarchy = coalesce(hierarchy, sensitive) AND n.level = 0 AND n.label = v.value::VARCHAR),
+    FROM (SELECT DISTINCT value FROM __anon_shares WHERE anon_name(distance) = 'hierarchical' AND m IS NOT NULL) AS v
+    LEFT JOIN anon_nodes AS n ON n.hierarchy = coalesce(anon_name(hierarchy), anon_name(sensitive)) AND n.level = 0 AND n.label = v.value::VARCHAR),
   __anon_leaves_ok AS MATERIALIZED (
     SELECT CASE WHEN bool_or(node IS NULL)
-                THEN error(anon_msg_not_a_leaf(sensitive, min(value::VARCHAR) FILTER (WHERE node IS NULL))) ELSE true END AS ok
+                THEN error(anon_msg_not_a_leaf(anon_name(sensitive), min(value::VARCHAR) FILTER (WHERE node IS NULL))) ELSE true END AS ok
     FROM __anon_leaves),
   __anon_edges AS (  -- each leaf, each of its ancestors below the root, and that ancestor's edge weight
     SELECT c.leaf, c.ancestor, (p.level - a.level)::DOUBLE / (2 * r.level) AS w
@@ -164,7 +173,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
     JOIN anon_nodes AS a ON a.hierarchy = c.hierarchy AND a.node = c.ancestor
     JOIN anon_nodes AS p ON p.hierarchy = c.hierarchy AND p.node = a.parent
     JOIN anon_nodes AS r ON r.hierarchy = c.hierarchy AND r.parent IS NULL
-    WHERE c.hierarchy = coalesce(hierarchy, sensitive)),
+    WHERE c.hierarchy = coalesce(anon_name(hierarchy), anon_name(sensitive))),
   __anon_flows AS (
     SELECT s.class, e.ancestor, any_value(e.w) AS w, sum(s.p - s.q) AS extra
     FROM __anon_shares AS s
@@ -176,7 +185,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
   __anon_all AS (
     SELECT m.class, m.size,
            CASE WHEN m.nn = 0 THEN 'inf'::DOUBLE
-                WHEN distance = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
+                WHEN anon_name(distance) = 'hierarchical' THEN coalesce(h.measure, 0) ELSE m.measure END AS measure
     FROM __anon_measures AS m LEFT JOIN __anon_hierarchical AS h ON h.class IS NOT DISTINCT FROM m.class)
   SELECT class, size, measure, measure <= TRY_CAST(t AS DOUBLE) + 1e-12 AS satisfied FROM __anon_all ORDER BY class ASC NULLS LAST;
 
@@ -210,7 +219,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE WHEN any_value(nn) = 0 THEN 'inf'::DOUBLE
-                WHEN variant = 'enhanced'
+                WHEN anon_name(variant) = 'enhanced'
                      AND bool_or((p - q) / q > -ln(q) * (1 + 1e-12)) FILTER (WHERE n > 0) THEN 'inf'::DOUBLE
                 ELSE greatest(max((p - q) / q) FILTER (WHERE n > 0), 0) END AS measure
     FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
@@ -225,11 +234,11 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
 -- Twin: polars_anon.privacy.risk.risk
 CREATE OR REPLACE TEMP MACRO anon_risk(tbl, qids, threshold := 0.2) AS TABLE
   WITH __anon_ok AS MATERIALIZED (  -- qids, then their names, then threshold, then an empty table: Python's order
-    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(qids)
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN CASE WHEN anon_check_reserved(anon_names(qids))
                 THEN anon_check_fraction('risk', 'threshold', threshold) END END AS ok),
   __anon_sizes AS (
-    SELECT COLUMNS(lambda c: list_contains(qids, c) OR c = '__anon_none'), count(*)::BIGINT AS size
-    FROM (SELECT *, NULL AS __anon_none FROM query_table(tbl::VARCHAR)) AS t
+    SELECT COLUMNS(lambda c: list_contains(anon_names(qids), c) OR c = '__anon_none'), count(*)::BIGINT AS size
+    FROM (SELECT *, NULL AS __anon_none FROM query_table(anon_table(tbl))) AS t
     WHERE (SELECT o.ok IS NOT NULL FROM __anon_ok AS o)
     GROUP BY ALL)
   SELECT CASE WHEN count(*) = 0

@@ -83,7 +83,7 @@ CREATE OR REPLACE TEMP MACRO anon_counts_of(tbl, keys, weight, args_ok) AS TABLE
   __anon_rows AS (  -- __anon_w: the weight in its own type (NULL without one)
     SELECT * EXCLUDE (__anon_ws), __anon_ws[1] AS __anon_w
     FROM (SELECT *, list_value(*COLUMNS(lambda c: c = weight OR c = '__anon_nw')) AS __anon_ws
-          FROM (SELECT *, NULL AS __anon_none, NULL AS __anon_nw FROM query_table(tbl::VARCHAR)))
+          FROM (SELECT *, NULL AS __anon_none, NULL AS __anon_nw FROM query_table(anon_table(tbl))))
     WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_w_ok AS MATERIALIZED (
     SELECT CASE WHEN weight IS NULL THEN true
