@@ -30,7 +30,8 @@ CREATE OR REPLACE TEMP MACRO anon_table(tbl) AS
 -- ([] when it is not a list of text: its checks, anon_check_names_arg or anon_check_qids, refuse it first).
 -- A macro reads anon_names(qids) wherever it uses qids: 'x', 3 or [1] were DuckDB's own Binder or Conversion Errors.
 -- Twin: polars_anon._validate.names_list
-CREATE OR REPLACE TEMP MACRO anon_names(names) AS coalesce(TRY_CAST(names AS VARCHAR[]), []::VARCHAR[]);
+CREATE OR REPLACE TEMP MACRO anon_names(names) AS
+  CASE WHEN typeof(names) IN ('VARCHAR[]', '"NULL"[]') THEN TRY_CAST(names AS VARCHAR[]) ELSE []::VARCHAR[] END;
 
 -- anon_name(name): a column-name argument (sensitive, key, weight) as the VARCHAR the macros read (see anon_names).
 -- Twin: polars_anon._validate.names_list
@@ -206,3 +207,12 @@ CREATE OR REPLACE TEMP MACRO anon_check_rows(tbl) AS
                  lambda n: CASE WHEN n > 0 THEN true
                                 ELSE error(anon_msg_no_rows('check', 'there is nothing to check')) END)[1];
 
+-- anon_check_column_arg(tbl, what, value, arg := 'tbl'): true, or the error of an argument `what` that names one
+-- column (key, sensitive) given another type (3, ['id']), or naming a column tbl lacks; NULL (none) is true. A macro
+-- reads the column as list_value(*COLUMNS(lambda c: c = anon_name(value) OR c = '<a NULL helper column>')) in a
+-- subquery, element [1] outside it: that binds without such a column (COLUMNS(lambda c: c = value) matching nothing
+-- was DuckDB's Binder Error quoting the lambda).
+-- Twin: polars_anon.duckdb.pairs.metric_pairs (its column checks)
+CREATE OR REPLACE TEMP MACRO anon_check_column_arg(tbl, what, value, arg := 'tbl') AS
+  CASE WHEN anon_check_names_arg(what, value, false)
+       THEN CASE WHEN value IS NULL THEN true ELSE anon_check_columns(tbl, [anon_name(value)], what, arg) END END;

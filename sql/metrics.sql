@@ -40,10 +40,9 @@
 -- rows), s (BIGINT code of the sensitive value, its own code for NULL; NULL on every row
 -- without sensitive), suppressed (BOOLEAN), size (BIGINT). Refuses an empty qids or qids that
 -- are not columns of both tables, a qid, key or sensitive column named '__anon_*' (the names of
--- its own columns), a key repeated in anon, an original value that is not a leaf and a published
--- value that is not a node. A key or sensitive column that is missing is refused by DuckDB when
--- the query is bound, with an error that quotes the macro's COLUMNS(lambda ...) text (the missing
--- name appears only inside it; polars_anon.duckdb.metric_pairs names it). The generic SQL way; faster from
+-- its own columns), a key or sensitive column that is not a column (named as
+-- polars_anon.duckdb.metric_pairs names it), a key repeated in anon, an original value that is not a leaf and a
+-- published value that is not a node. The generic SQL way; faster from
 -- Python: polars_anon.duckdb.metric_pairs (dictionary codes, one packed integer per row).
 -- A qid with no hierarchy loaded (published as ranges, sets or means: Mondrian, MDAV) gets one
 -- leaf per label of either table under a root, which only the classes metrics may read (they
@@ -54,28 +53,34 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, se
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
     SELECT CASE WHEN anon_check_qids(orig, qids, 'orig') THEN CASE WHEN anon_check_qids(anon, qids, 'anon') THEN
-             anon_check_built_names(anon_names(qids), [], 'qid column', 'the anonymizer reserves for its own columns')
-             END END AS ok),  -- a key or sensitive column named '__anon_*': refused by anon_check_columns
+             CASE WHEN anon_check_built_names(anon_names(qids), [], 'qid column', 'the anonymizer reserves for its own columns')
+                  THEN CASE WHEN anon_check_column_arg(orig, 'key', key, 'orig') THEN CASE WHEN anon_check_column_arg(anon, 'key', key, 'anon')
+                            THEN anon_check_column_arg(orig, 'sensitive', sensitive, 'orig') END END
+             END END END AS ok),  -- a key or sensitive column named '__anon_*': refused by anon_check_columns
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
           -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound;
           -- as text, a float's -0.0 and -nan as 0.0 and nan (one value to a group-by, one label: polars_anon.labels)
-    SELECT COLUMNS(lambda c: c = coalesce(anon_name(key), '__anon_nokey')) AS __anon_key,
+    SELECT __anon_ks[1] AS __anon_key,
            CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
                      AND COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
                 THEN substr(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
                 ELSE COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_o_\1',
-           COLUMNS(lambda c: c = coalesce(anon_name(sensitive), '__anon_nos'))::VARCHAR AS __anon_s,
-           typeof(COLUMNS(lambda c: c = coalesce(anon_name(sensitive), '__anon_nos'))) IN ('FLOAT', 'DOUBLE') AS __anon_s_float,
+           __anon_ss[1]::VARCHAR AS __anon_s, typeof(__anon_ss[1]) IN ('FLOAT', 'DOUBLE') AS __anon_s_float,
            true AS __anon_in
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL::VARCHAR AS __anon_nos, NULL AS __anon_none FROM query_table(anon_table(orig)))),
+    -- the key and the sensitive column as one-element lists: they bind when no column has that name (the checks then
+    -- refuse it by name; COLUMNS(lambda c: c = key) matching nothing was DuckDB's Binder Error quoting the lambda)
+    FROM (SELECT *, list_value(*COLUMNS(lambda c: c = anon_name(key) OR c = '__anon_nokey')) AS __anon_ks,
+                 list_value(*COLUMNS(lambda c: c = anon_name(sensitive) OR c = '__anon_nos')) AS __anon_ss
+          FROM (SELECT *, NULL AS __anon_nokey, NULL AS __anon_nos, NULL AS __anon_none FROM query_table(anon_table(orig))))),
   a AS (
-    SELECT COLUMNS(lambda c: c = coalesce(anon_name(key), '__anon_nokey')) AS __anon_key,
+    SELECT __anon_ks[1] AS __anon_key,
            CASE WHEN typeof(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')) IN ('FLOAT', 'DOUBLE')
                      AND COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR IN ('-0.0', '-nan')
                 THEN substr(COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR, 2)
                 ELSE COLUMNS('^(' || array_to_string(list_transform(anon_names(qids) || ['__anon_none'], lambda x: regexp_escape(x)), '|') || ')$')::VARCHAR END AS '__anon_p_\1',
            true AS __anon_hit
-    FROM (SELECT *, NULL::BIGINT AS __anon_nokey, NULL AS __anon_none FROM query_table(anon_table(anon)))),
+    FROM (SELECT *, list_value(*COLUMNS(lambda c: c = anon_name(key) OR c = '__anon_nokey')) AS __anon_ks
+          FROM (SELECT *, NULL AS __anon_nokey, NULL AS __anon_none FROM query_table(anon_table(anon))))),
   j AS (
     SELECT COLUMNS(lambda c: c <> '__anon_key') FROM o POSITIONAL JOIN a WHERE anon_name(key) IS NULL
     UNION ALL BY NAME

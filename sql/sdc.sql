@@ -87,6 +87,7 @@ CREATE OR REPLACE TEMP MACRO anon_counts_of(tbl, keys, weight, args_ok) AS TABLE
     WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_w_ok AS MATERIALIZED (
     SELECT CASE WHEN weight IS NULL THEN true
+                WHEN (SELECT o.ok FROM __anon_ok AS o) IS NULL THEN NULL  -- the keys and the table first (no row read)
                 WHEN NOT anon_is_number(any_value(__anon_w)) THEN error(anon_msg_weight_not_numeric(weight, typeof(any_value(__anon_w))))
                 WHEN count(*) FILTER (WHERE anon_weight_bad(__anon_w)) > 0
                 THEN error(anon_msg_bad_weights(weight, count(*) FILTER (WHERE anon_weight_bad(__anon_w)),

@@ -36,10 +36,18 @@ def sql_files() -> list[tuple[str, str]]:
 def register(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Create the hierarchy tables and every ``anon_*`` macro on `con` (TEMP; harmless to repeat).
 
-    Returns the ``anon_*`` function names now defined.
+    Returns the ``anon_*`` function names now defined. The files are read under ``preserve_identifier_case =
+    'preserve_case'`` (DuckDB's default), the connection's own setting put back after: a macro's identifiers are
+    folded when it is created, and under ``'uppercase'`` the helper columns became ``__ANON_NONE`` and every table
+    macro failed with DuckDB's Binder Error.
     """
-    for _, text in sql_files():
-        con.execute(text)
+    case = con.execute("SELECT current_setting('preserve_identifier_case')").fetchone()
+    con.execute("SET preserve_identifier_case = 'preserve_case'")
+    try:
+        for _, text in sql_files():
+            con.execute(text)
+    finally:
+        con.execute(f"SET preserve_identifier_case = {duckdb_literal(case[0] if case else 'preserve_case')}")
     rows = con.execute(
         "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_name LIKE 'anon\\_%' "
         "ESCAPE '\\' ORDER BY 1 ASC"
