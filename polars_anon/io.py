@@ -38,6 +38,7 @@ __all__ = [
     "check_fields",
     "check_source",
     "changed_files",
+    "check_unchanged",
     "check_text",
     "csv_errors",
     "file_stamps",
@@ -228,6 +229,32 @@ def changed_files(stamps: Mapping[str, FileStamp]) -> list[str]:
     """
     now = file_stamps(stamps)
     return [path for path, stamp in stamps.items() if now.get(path) != stamp]
+
+
+def check_unchanged(stamps: Mapping[str, FileStamp]) -> None:
+    """Refuse, in one line (:class:`~polars_anon.errors.InputError`), a job's outputs when a file of `stamps` (stamped
+    before the job read it: :func:`file_stamps`) changed while it ran: the job reads its input more than once (the
+    classes, the published rows, the originals an encoding reads), so its outputs could mix two inputs. Called last,
+    before the outputs are renamed into place; nothing is written.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("a\\n1\\n")
+    >>> stamps = file_stamps([str(path)])
+    >>> check_unchanged(stamps)
+    >>> _ = path.write_text("a\\n1\\n2\\n")
+    >>> check_unchanged(stamps)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InputError: the input '...t.csv' changed while the job ran ...; nothing was written; ...
+    """
+    changed = changed_files(stamps)
+    if changed:
+        named = ", ".join(repr(f) for f in changed)
+        raise InputError(
+            f"the input {named} changed while the job ran (another size, modification time or file): its outputs "
+            "could mix rows of both; nothing was written; run the job again once the input is complete"
+        )
 
 
 @contextmanager

@@ -54,6 +54,8 @@ from polars_anon.io import (
     PARSES,
     cast_columns,
     check_fields,
+    check_unchanged,
+    file_stamps,
     html_path,
     is_csv,
     late_value,
@@ -74,7 +76,7 @@ from polars_anon.pipeline.capabilities import (
     consult_zones,
     storage,
 )
-from polars_anon.pipeline.result import Anonymized, write_report
+from polars_anon.pipeline.result import Anonymized, Written, write_report
 from polars_anon.pipeline.road import run
 from polars_anon.pipeline.state import counted_attributes
 from polars_anon.privacy.counts import population_files
@@ -724,6 +726,7 @@ def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | No
     target = job.report or report_path(job.output)
     html = html_path(target) if job.report_html else None
     _check_targets(job, out, paths, target, html)
+    stamps = file_stamps(_data_files(job))  # before any read: the job reads its input more than once
     if isinstance(job.input, URI):  # read by the engine only: the schema here, the values from its group-bys
         assert engine is not None
         table = read_on_engine(engine, job)
@@ -751,7 +754,7 @@ def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | No
             "input": sdc_input,
             "output": written.measured,
         }
-    encodings = _stage_encodings(job, out, result, hierarchies, paths)
+    encodings = _stage_encodings(job, out, result, written, hierarchies, paths)
     report = result.build(
         written,
         input=input_name or str(job.input),
@@ -760,7 +763,16 @@ def _execute(job: Job, out: Outputs, engine_of: _JobEngine, input_name: str | No
         unchanged=unchanged,
     )
     write_report(out, report, target, html=html)  # every fact gathered: the report is built once, then written
+    check_unchanged(stamps)  # last, before the caller commits: outputs of one input, or none
     return report
+
+
+def _data_files(job: Job) -> list[str]:
+    """The local files the job's rows come from, each read more than once (the input, a folder's parts, the models'
+    population tables); the job file and the hierarchy files are read once, when the job is loaded and planned."""
+    files = [job.input, *job.parquet_files]
+    files += [f for p in job.privacy for f in population_files(p.model.population_frame)]
+    return [str(f) for f in files if f is not None and not isinstance(f, URI)]
 
 
 def _on_engine_files(job: Job, engine: Any) -> Job:
@@ -863,19 +875,25 @@ def _on_polars(
 
 
 def _stage_encodings(
-    job: Job, out: Outputs, result: Anonymized, hierarchies: dict[str, Any], paths: dict[str, Any]
+    job: Job, out: Outputs, result: Anonymized, written: Written, hierarchies: dict[str, Any], paths: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Each encoding the job asks for, planned from the result's map and staged in `out`; by name, its path and
     whether it reads the original values (``reads_originals``: outside the k-anonymity guarantee). A method that
     blanks cells is encoded from its published rows, a blank as its qid's root (:func:`blanks_as_roots`, as
-    ``polars-anon encode --job`` reads the release): its map's blanks are no node."""
+    ``polars-anon encode --job`` reads the release): its map's blanks are no node.
+
+    Every encoding reads the rows of the table as written and verified (:attr:`Written.staged`), never the input
+    again: each encoded row is a function of its published row (its qid nodes; ``random`` and ``statistical`` also
+    of its row number; ``proportional`` and ``statistical`` of the map's counts), so the encoding holds the verified
+    classes, row for row."""
     encodings: dict[str, dict[str, Any]] = {}
     blanks = blanks_cells(job)
     for e, path in paths.items():
         original = result.prepared if e in READS_ORIGINALS else None
         with stage(f"encode {e}"):
             options = EncodeOptions(e, original, seed=job.seed, layout=_layout(job, e))
-            published = result.lazy(verify=False)  # checked when the output was written
+            assert written.staged is not None  # encodings run on engine "polars" only: a local file
+            published = result.engine.read_parquet(written.staged)  # the verified rows
             if blanks:
                 published = blanks_as_roots(published, hierarchies)
             stage_encoded(out, published, hierarchies, path, options, tmap=None if blanks else result.tmap)

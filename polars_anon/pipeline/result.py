@@ -195,6 +195,9 @@ class Written:
     """Seconds of writing and of verifying the written table."""
     dtypes: dict[str, str] | None = None
     """Each written column's dtype as Polars reads the file (None: a remote output, not read back here)."""
+    staged: Path | URI | None = None
+    """Where the verified table lies until the output set commits (a temporary name beside :attr:`output`): what a
+    job's encodings read (:func:`~polars_anon.job.execute_job`), the rows that were checked, not the input again."""
 
 
 @dataclass(repr=False)
@@ -410,6 +413,7 @@ class Anonymized:
         marks: dict[str, float] = {}
 
         def write(tmp: Path | URI) -> dict[str, Any]:
+            measured["staged"] = tmp
             with stage(f"write {path.name}"):
                 self.engine.write(self.published, tmp)
             marks["write"] = time.perf_counter()
@@ -427,7 +431,8 @@ class Anonymized:
             checked = staged_write(out, path, write, file=self.engine.name != "spark")  # Spark writes a folder
         phases = {"write": round(marks["write"] - start, 3), "verify": round(marks["verify"] - marks["write"], 3)}
         seconds = round(time.perf_counter() - start, 3)
-        return Written(checked, str(path), seconds, measured.get("facts"), phases, measured.get("dtypes"))
+        facts, dtypes, staged = measured.get("facts"), measured.get("dtypes"), measured["staged"]
+        return Written(checked, str(path), seconds, facts, phases, dtypes, staged)
 
     def sink_parquet(
         self, path: str | Path, *, overwrite: bool = False, report: bool | str | Path = True, report_html: bool = True
