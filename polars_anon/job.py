@@ -67,7 +67,7 @@ from polars_anon.io import (
 )
 from polars_anon.locations import URI, as_location, is_uri
 from polars_anon.options import describe, option_names, parse_options, type_matches
-from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_parquet_target
+from polars_anon.outputs import PARQUET_SUFFIXES, Outputs, check_apart, check_parquet_target
 from polars_anon.pipeline.capabilities import (
     consult_job,
     consult_names,
@@ -793,6 +793,7 @@ def _check_targets(job: Job, out: Outputs, paths: dict[str, Any], target: Any, h
     targets = [("output", job.output, job.engine != "spark"), ("report", target, True)]  # Spark writes a folder
     targets += [("report page", html, True)] if html else []
     targets += [(f"encoding {e!r}", p, not is_layout_folder(p)) for e, p in paths.items()]  # a user's folder
+    check_apart((what, path) for what, path, _ in targets)
     for what, path, file in targets:
         out.check(path, file=file, what=what)
 

@@ -49,6 +49,7 @@ __all__ = [
     "PARQUET_SUFFIXES",
     "Interrupted",
     "Outputs",
+    "check_apart",
     "check_parquet_target",
     "disk_error",
     "glob_matches",
@@ -491,3 +492,41 @@ def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any], *
     tmp = out.stage(final, file=file)
     with out.writing(final):
         return write(tmp)
+
+
+def check_apart(targets: Iterable[tuple[str, str | Path | URI]]) -> None:
+    """Refuse, before any data is read, two targets of one run (each `what` and its path) that are one path, or one
+    inside the other (a report inside Spark's folder of parts, or under the table's file name): the run would write
+    one over the other, or make a folder where it writes a file. Each is named in one line.
+
+    >>> check_apart([("output", Path("o/t.parquet")), ("report", Path("o/t.report.json"))])
+    >>> check_apart([("output", Path("o/t.parquet")), ("report", Path("o/t.parquet/r.json"))])
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: report 'o/t.parquet/r.json' is inside the output 'o/t.parquet', which \
+the run writes whole; give a path outside it
+    """
+    seen: list[tuple[str, Path | URI]] = []
+    for what, given in targets:
+        path = as_location(given)
+        for other, there in seen:
+            if _same(path, there):
+                raise InvalidParameterError(
+                    f"{what} {str(path)!r} is named twice among the outputs (the {other} has that path too); give "
+                    "each output its own path"
+                )
+            for inner, w_in, outer, w_out in ((path, what, there, other), (there, other, path, what)):
+                if _inside(inner, outer):
+                    raise InvalidParameterError(
+                        f"{w_in} {str(inner)!r} is inside the {w_out} {str(outer)!r}, which the run writes whole; "
+                        "give a path outside it"
+                    )
+        seen.append((what, path))
+
+
+def _inside(inner: Path | URI, outer: Path | URI) -> bool:
+    """Whether `inner` lies under `outer` (local paths resolved, URIs as written)."""
+    if isinstance(inner, URI) or isinstance(outer, URI):
+        both = isinstance(inner, URI) and isinstance(outer, URI)
+        return both and str(inner).startswith(str(outer).rstrip("/") + "/")
+    return inner.resolve() != outer.resolve() and inner.resolve().is_relative_to(outer.resolve())

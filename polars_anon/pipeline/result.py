@@ -32,7 +32,7 @@ from polars_anon.io import (
     report_path,
 )
 from polars_anon.locations import URI
-from polars_anon.outputs import Outputs, check_parquet_target, staged_write
+from polars_anon.outputs import Outputs, check_apart, check_parquet_target, staged_write
 from polars_anon.pipeline.capabilities import storage
 from polars_anon.pipeline.state import Planned
 from polars_anon.privacy.counts import from_wide
@@ -448,10 +448,11 @@ class Anonymized:
         never replaced (refused, even with `overwrite`). Returns the report.
         """
         path = self.check_target(path)
+        target = report_path(path) if report is True else (self.location(report) if report else None)
+        html = html_path(target) if target is not None and report_html else None
+        check_apart([("output", path), *[(w, p) for w, p in (("report", target), ("report page", html)) if p]])
         with Outputs(overwrite=overwrite, reads=(*self.reads, *self.protects)) as out:
             out.check(path, file=self.engine.name != "spark")  # the table first: named first when both exist
-            target = report_path(path) if report is True else (self.location(report) if report else None)
-            html = html_path(target) if target is not None and report_html else None
             for extra in (target, html):
                 if extra is not None:
                     out.check(extra, what="report")

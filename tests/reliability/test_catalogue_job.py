@@ -123,6 +123,35 @@ CASES: list[tuple[str, dict[str, str | None], str, tuple[str, ...]]] = (
         ),
         ("report-number", {"report": "5"}, QIDS, ("key 'report'", "got 5")),
         ("report-is-the-output", {"report": '"out/anon.parquet"'}, QIDS, ("anon.parquet", "named twice")),
+        # two targets of one path, or one inside another: refused before any data is read (hunt48: after the whole
+        # run, or a FileNotFoundError traceback); the input's nulls would be refused once read, so they must not be
+        *(
+            (
+                f"{name}-before-data{'-' + engine if engine else ''}",
+                {**keys, "input": '"nulls.parquet"', **({"engine": f'"{engine}"'} if engine else {})},
+                QIDS,
+                words,
+            )
+            for name, keys, words in (
+                (
+                    "report-is-the-output",
+                    {"report": '"out/anon.parquet"'},
+                    ("report '", "out/anon.parquet'", "named twice", "the output has that path"),
+                ),
+                (
+                    "report-is-an-encoding",
+                    {"encode": '["fillparent"]', "report": '"out/anon.fillparent.parquet"'},
+                    ("encoding 'fillparent' '", "anon.fillparent.parquet'", "named twice", "the report has that path"),
+                ),
+                (
+                    "report-inside-the-output",
+                    {"report": '"out/anon.parquet/r.json"'},
+                    ("anon.parquet/r.json' is inside the output '", "out/anon.parquet', which the run writes whole"),
+                ),
+            )
+            for engine in ("", "spark")
+            if not (engine and "encode" in keys)  # Spark takes no encode (refused when the job is loaded)
+        ),
         ("drop-number", {"drop": "5"}, QIDS, ("key 'drop'", "got 5")),
         ("qid-in-drop", {"drop": '["age"]'}, QIDS, ("qids ['age'] are also in drop",)),
         (

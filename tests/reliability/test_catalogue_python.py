@@ -403,7 +403,28 @@ SINK = [
         "smallest class has 3 rows",
         "k=4",
     ),
+    # two targets of one path, or one inside the other: refused before the table is written and checked (the check
+    # of this table would refuse it: it came first, hunt48)
+    _c(
+        "sink-report-is-the-table-before-the-check",
+        lambda out: _unverifiable().sink_parquet(out / "anon.parquet", report=out / "anon.parquet"),
+        IPE,
+        "report '",
+        "anon.parquet' is named twice among the outputs (the output has that path too)",
+    ),
+    _c(
+        "sink-report-inside-the-table-before-the-check",
+        lambda out: _unverifiable().sink_parquet(out / "anon.parquet", report=out / "anon.parquet" / "r.json"),
+        IPE,
+        "anon.parquet/r.json' is inside the output '",
+    ),
 ]
+
+
+def _unverifiable() -> pa.Anonymized:
+    """A result whose check refuses it (k = 4 over classes of 3)."""
+    return pa.Anonymized(T.lazy(), {}, lambda lf: pa.verify_k(lf, ["age", "sex"], 4), T.lazy())
+
 
 LF = T.lazy()
 GENERALIZE = [
