@@ -33,6 +33,7 @@ from polars_anon.engines import ENGINES
 from polars_anon.errors import AnonError, OutputExistsError
 from polars_anon.interrupts import NOTHING_WRITTEN, install_handler, raises_on_signal, restore_handlers
 from polars_anon.io import (
+    CSV_SUFFIXES,
     RAGGED,
     html_path,
     is_csv,
@@ -42,9 +43,9 @@ from polars_anon.io import (
     scan_input,
 )
 from polars_anon.job import Job, PrivacySpec, blanks_as_roots, blanks_cells, encoding_specs, execute_job, run_job
-from polars_anon.locations import local_path, scheme_of
+from polars_anon.locations import URI, local_path, scheme_of
 from polars_anon.messages import output_exists
-from polars_anon.outputs import Interrupted, Outputs, recording, staged_write
+from polars_anon.outputs import PARQUET_SUFFIXES, Interrupted, Outputs, recording, staged_write
 
 if TYPE_CHECKING:
     from polars_anon.hierarchy import Hierarchy
@@ -594,6 +595,7 @@ def _report(args: argparse.Namespace) -> int:
         raise AnonError(f"report {str(source)!r} is a folder; give the report's JSON file")
     target = _local(args.output, "--output") if args.output else html_path(source)
     Outputs(overwrite=args.overwrite, reads=_inputs(args)).check(target, what="report page")  # before reading
+    _refuse_data_name(target)
     try:
         report = json.loads(source.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -621,6 +623,21 @@ def _report(args: argparse.Namespace) -> int:
         out.commit()
     print(f"report -> {target}")
     return 0
+
+
+_DATA_SUFFIXES = (*PARQUET_SUFFIXES, *CSV_SUFFIXES, ".json")
+"""The names of tables and reports: never the name of an HTML page ``report`` writes."""
+
+
+def _refuse_data_name(target: Path | URI) -> None:
+    """Refuse a page target named as a table or a report (before anything is read): ``--output out.parquet
+    --overwrite`` replaced the very table the report describes (a job's output is always a .parquet or .pq path)
+    with an HTML page (hunt48)."""
+    if target.suffix.lower() in _DATA_SUFFIXES:
+        raise AnonError(
+            f"--output {str(target)!r} names a table or a report ({target.suffix}), not a page: report writes the "
+            "HTML page there (with --overwrite it would replace that file); give a path ending in .html"
+        )
 
 
 _JSON_TYPES = {

@@ -49,6 +49,17 @@ CASES = [
         "exists",
     ),
     ("report-page-exists", ["report", "{w}/bad.report.json"], "bad.report.html", "exists"),
+    # the page is never written under a table's or a report's name, even with --overwrite (hunt48: the table the
+    # report describes was replaced with its HTML page)
+    *(
+        (
+            f"report-page-named-{suffix}",
+            ["report", "{w}/bad.report.json", "--output", f"{{w}}/{name}", "--overwrite"],
+            name,
+            "names a table or a report",
+        )
+        for suffix, name in (("parquet", "t.parquet"), ("csv", "x.CSV"), ("json", "old.json"))
+    ),
     # an input of the command is never a target, even with --overwrite (review5 #1: each was replaced)
     *(
         (f"{name}-is-input", [*args, "--overwrite"], target, "is an input of this run")

@@ -143,6 +143,20 @@ def test_report_command_renders_the_same_page(adult_run: tuple[Path, dict, str],
     assert cli.main(["report", str(bad)]) == 2
 
 
+def test_report_command_never_replaces_the_table_it_describes(
+    adult_run: tuple[Path, dict, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``report X.report.json --output <its table> --overwrite`` replaced the verified table with an HTML page
+    (hunt48): refused in one line, the table as it was."""
+    out, _, _ = adult_run
+    table = out / "adult_k10.parquet"
+    before = table.read_bytes()
+    assert cli.main(["report", str(out / "adult_k10.report.json"), "--output", str(table), "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--output '{table}' names a table or a report (.parquet)" in err
+    assert table.read_bytes() == before
+
+
 def test_report_html_switches(tmp_path: Path, adult_dir: Path) -> None:
     run_job(Job.load(_job(tmp_path, adult_dir, "report_html = false")))
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["adult_k10.parquet", "adult_k10.report.json"]
