@@ -19,13 +19,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import reduce
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
-
-if TYPE_CHECKING:  # Polars' alias of a dtype or dtype class (nested dtypes' inner types)
-    from polars._typing import PolarsDataType
+from polars.datatypes import DataTypeClass  # a dtype class (pl.Int64), as nested dtypes hold their inner types
 
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import is_path
@@ -532,7 +530,7 @@ def _nested_in_microseconds(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.cast(changed) if changed else frame  # type: ignore[arg-type]
 
 
-def _microsecond_dtype(dtype: PolarsDataType) -> PolarsDataType:
+def _microsecond_dtype(dtype: pl.DataType | DataTypeClass) -> pl.DataType | DataTypeClass:
     """`dtype` with each nanosecond Datetime or Duration in it (nested too) in microseconds."""
     if isinstance(dtype, pl.Datetime) and dtype.time_unit == "ns":
         return pl.Datetime("us", dtype.time_zone)

@@ -40,14 +40,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import polars as pl
-
-if TYPE_CHECKING:  # Polars' alias of a dtype or dtype class (nested dtypes' inner types)
-    from polars._typing import PolarsDataType
+from polars.datatypes import DataTypeClass  # a dtype class (pl.Int64), as nested dtypes hold their inner types
 
 from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.encode import ENCODINGS, READS_ORIGINALS
@@ -1051,7 +1049,7 @@ microsecond: Spark holds times in microseconds and would publish it cut...
                 )
 
 
-def _has_nanoseconds(dtype: PolarsDataType) -> bool:
+def _has_nanoseconds(dtype: pl.DataType | DataTypeClass) -> bool:
     """Whether `dtype` is, or nests, a Datetime or Duration in nanoseconds."""
     if isinstance(dtype, (pl.Datetime, pl.Duration)):
         return dtype.time_unit == "ns"

@@ -30,9 +30,9 @@ def test_each_direct_macro_is_one_line_over_anon_metric() -> None:
 
 def test_anon_metric_has_one_cte_per_metric_and_the_four_shared_ones_once() -> None:
     text = FILES["_metrics_direct.sql"]
-    assert set(re.findall(r"__anon_m_(\w+) AS \(FROM anon_(\w+)_of\('__anon_pr', qids, k := k\)\)", text)) == {
-        (n, n) for n in METRICS
-    }
+    assert set(
+        re.findall(r"__anon_m_(\w+) AS \(FROM anon_(\w+)_of\('__anon_pr', anon_names\(qids\), k := k\)\)", text)
+    ) == {(n, n) for n in METRICS}
     for part in ("pairs", "cells_of", "classes_of", "joint_of"):
         assert text.count(f"FROM anon_metric_{part}(") == 1, part
     assert "__anon_pr_cells AS" not in FILES["metrics.sql"]  # the four CTEs are written once, in anon_metric
