@@ -53,7 +53,7 @@ from polars_anon.encode import (
 from polars_anon.errors import InputError, InvalidParameterError
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import is_csv, scanned_files
-from polars_anon.outputs import ROW_GROUP, Outputs, staged_write
+from polars_anon.outputs import LAYOUT_MARKER, ROW_GROUP, Outputs, staged_write
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
@@ -192,7 +192,7 @@ def is_layout_folder(path: str | Path) -> bool:
     False
     """
     path = Path(path)
-    return path.is_dir() and (path / "encoding.json").is_file()
+    return path.is_dir() and (path / LAYOUT_MARKER).is_file()
 
 
 def scan_encoded(path: str | Path) -> pl.LazyFrame:
@@ -221,7 +221,7 @@ def scan_encoded(path: str | Path) -> pl.LazyFrame:
                 "pl.scan_parquet, or encode the published table first (pa.write_encoded / polars-anon encode)"
             )
         return pl.scan_parquet(path)
-    meta_path = path / "encoding.json"
+    meta_path = path / LAYOUT_MARKER
     if not meta_path.is_file():
         raise InputError(
             f"{str(path)!r} is neither an encoded Parquet file nor a directory written with layout='classes'"
@@ -332,7 +332,7 @@ def _write_classes(
     rows.sink_parquet(tmp / "rows.parquet", row_group_size=ROW_GROUP)
     n_rows = _check_classes(tmp, key, classes_df)
     meta.update(rows=n_rows, classes=classes_df.height)
-    (tmp / "encoding.json").write_text(json.dumps(meta, indent=2) + "\n")
+    (tmp / LAYOUT_MARKER).write_text(json.dumps(meta, indent=2) + "\n")
     return {"rows": n_rows, "columns": len(plan.out_names), "classes": classes_df.height, "chunk_rows": None}
 
 

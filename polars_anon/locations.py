@@ -83,6 +83,10 @@ class FileSystem(Protocol):
         """Create the file `uri` (it must not exist) holding `data`."""
         ...
 
+    def names(self, uri: str) -> list[str]:
+        """The names of the entries in the folder `uri` (not recursive)."""
+        ...
+
 
 class URI(str):
     """A location named by a URI, kept as written; bound to a :class:`FileSystem` by :meth:`on`."""

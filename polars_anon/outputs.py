@@ -45,6 +45,7 @@ from polars_anon.locations import URI, as_location
 from polars_anon.messages import output_exists
 
 __all__ = [
+    "LAYOUT_MARKER",
     "ROW_GROUP",
     "PARQUET_SUFFIXES",
     "Interrupted",
@@ -255,6 +256,46 @@ def _is_folder(path: Path | URI) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
+LAYOUT_MARKER = "encoding.json"
+"""The file that marks a folder this package wrote (an encoding's ``classes`` layout): such a folder may be replaced
+with overwrite."""
+
+_SPARK_NAMES = re.compile(r"\.?(part-.+|_SUCCESS)(\.crc)?|_(committed|started)_.+|_temporary")
+"""The names Spark (Hadoop's committers) writes in a Parquet output folder: parts, ``_SUCCESS``, their hidden
+``.crc`` checksums, the markers of the Databricks-style committers and a failed job's ``_temporary``."""
+
+
+def _entries(folder: Path | URI) -> list[str]:
+    """The names in `folder` (a URI's from its file system)."""
+    if isinstance(folder, URI):
+        assert folder.fs is not None  # _is_folder answered True: bound
+        return folder.fs.names(str(folder))
+    return [p.name for p in folder.iterdir()]
+
+
+def _foreign_entry(folder: Path | URI) -> str | None:
+    """None when `folder` is one a writer of this package may replace: one it marked (:data:`LAYOUT_MARKER`) or a
+    Spark output (only Spark's names, at least one part or ``_SUCCESS``); else the first name that is not
+    (quoted; ``nothing``: an empty folder).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _foreign_entry(folder)
+    'nothing'
+    >>> for name in ("part-00000-a.snappy.parquet", ".part-00000-a.snappy.parquet.crc", "_SUCCESS"):
+    ...     _ = (folder / name).write_text("")
+    >>> _foreign_entry(folder), (folder / "notes.txt").write_text(""), _foreign_entry(folder)
+    (None, 0, "'notes.txt'")
+    """
+    names = sorted(_entries(folder))
+    if LAYOUT_MARKER in names:
+        return None
+    foreign = [n for n in names if _SPARK_NAMES.fullmatch(n) is None]
+    if foreign:
+        return repr(foreign[0])
+    return None if any(n.lstrip(".").startswith(("part-", "_SUCCESS")) for n in names) else "nothing"
+
+
 def _remove(path: Path | URI) -> None:
     if isinstance(path, URI):
         if path.fs is not None:
@@ -347,6 +388,11 @@ class Outputs:
         if file and _is_folder(final):
             raise OutputError(
                 f"{what} {str(final)!r} is an existing folder; give another path (the folder is left as it is)"
+            )
+        if not file and _is_folder(final) and (entry := _foreign_entry(final)) is not None:
+            raise OutputError(
+                f"{what} {str(final)!r} is a folder that is not a Spark output or one polars-anon wrote (it holds "
+                f"{entry}); give another path (the folder is left as it is)"
             )
         if final.exists() and not self.overwrite:
             message = output_exists(what, str(final), command_line=False)  # the CLI words it: cli._run

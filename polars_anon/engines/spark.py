@@ -238,6 +238,11 @@ class HadoopFileSystem:
             if fs.exists(path):
                 fs.delete(path, recursive)
 
+    def names(self, uri: str) -> list[str]:
+        with _reaching(uri):
+            fs, path = self._fs(uri)
+            return [str(status.getPath().getName()) for status in fs.listStatus(path)]
+
     def write_bytes(self, uri: str, data: bytes) -> None:
         with _reaching(uri):
             fs, path = self._fs(uri)

@@ -4,6 +4,7 @@ staged and renamed on Spark's file system; a LazyFrame read by Spark from its Pa
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -249,3 +250,26 @@ def test_no_java_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SparkSession.Builder, "getOrCreate", failing("SESSION_ALREADY_EXIST"))
     with pytest.raises(PySparkRuntimeError):
         spark_engine.session("local[1]")
+
+
+@pytest.mark.parametrize("scheme", ["", "file://"])
+def test_spark_overwrite_never_replaces_a_folder_spark_did_not_write(
+    spark: Any, work: Path, scheme: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """hunt48 #2: with overwrite, Spark replaced any folder at its output path (a user's notes and thesis deleted).
+    Only a Spark output (parts, _SUCCESS, .crc) is replaced; another folder is one line, exit 2, left as it is."""
+    folder = work / "out.parquet"
+    (folder / "keep").mkdir(parents=True)
+    (folder / "keep" / "notes.txt").write_text("mine")
+    (folder / "thesis.docx").write_text("mine too")
+    job = _job(work, f"{scheme}{work}/people.parquet", f"{scheme}{folder}", 'engine = "spark"')
+    before = _listing(work)
+    capsys.readouterr()
+    assert cli.main(["anonymize", str(job), "-q", "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a folder that is not a Spark output" in err and "'keep'" in err
+    assert _listing(work) == before
+    shutil.rmtree(folder)
+    assert cli.main(["anonymize", str(job), "-q"]) == 0  # a Spark output now: replaced with overwrite
+    assert cli.main(["anonymize", str(job), "-q", "--overwrite"]) == 0
+    assert pl.read_parquet(folder).height == len(PEOPLE)

@@ -609,3 +609,24 @@ def test_a_write_the_file_system_refuses_inside_an_engine_is_one_line(tmp_path: 
         "was written"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_written_whole_replaces_only_a_spark_output_or_its_own(tmp_path: Path) -> None:
+    """hunt48 #2: a folder target (Spark's table, an encoding's layout) replaced any folder with overwrite. Only a
+    Spark output or a folder marked by encode's ``encoding.json`` may be; a user's folder (or an empty one) never."""
+    from polars_anon.errors import OutputError
+    from polars_anon.outputs import Outputs
+
+    user, spark, mine, empty = (tmp_path / f"{n}.parquet" for n in ("user", "spark", "mine", "empty"))
+    for folder in (user, spark, mine, empty):
+        folder.mkdir()
+    (user / "thesis.docx").write_text("mine")
+    (user / "_SUCCESS").write_text("")
+    for name in ("part-00000-x.snappy.parquet", ".part-00000-x.snappy.parquet.crc", "_SUCCESS", "._SUCCESS.crc"):
+        (spark / name).write_text("")
+    (mine / "encoding.json").write_text("{}")
+    out = Outputs(overwrite=True)
+    for folder, entry in ((user, "'thesis.docx'"), (empty, "nothing")):
+        with pytest.raises(OutputError, match=f"is a folder that is not a Spark output.*holds {entry}"):
+            out.check(folder, file=False)
+    assert [out.check(f, file=False) for f in (spark, mine)] == [spark, mine]
