@@ -41,7 +41,7 @@ from typing import Any, Self
 
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError, OutputExistsError
 from polars_anon.interrupts import install_handler, raises_on_signal, restore_handlers
-from polars_anon.locations import URI, as_location
+from polars_anon.locations import URI, as_location, local_path
 from polars_anon.messages import output_exists
 
 __all__ = [
@@ -144,8 +144,23 @@ def _refused(exc: BaseException, path: Path | URI) -> OutputError | None:
     return OutputError(f"cannot write {str(path)!r}: the file system refused it ({reason}); nothing was written")
 
 
+def _local(path: Path | URI) -> Path | URI:
+    """A ``file://`` URI as the local path it names (a scan can name its file either way); anything else as given.
+
+    >>> _local(URI("file:///tmp/a%20b.parquet")), _local(URI("hdfs://h/a.parquet"))
+    (PosixPath('/tmp/a b.parquet'), 'hdfs://h/a.parquet')
+    """
+    if isinstance(path, URI) and path.scheme == "file":
+        try:
+            return local_path(str(path))
+        except InvalidParameterError:  # file://host/...: not this machine's
+            return path
+    return path
+
+
 def _same(a: Path | URI, b: Path | URI) -> bool:
-    """The same location: two local paths resolved, two URIs as written."""
+    """The same location: two local paths resolved (a ``file://`` URI is its local path), two URIs as written."""
+    a, b = _local(a), _local(b)
     if isinstance(a, URI) or isinstance(b, URI):
         return isinstance(a, URI) and isinstance(b, URI) and str(a) == str(b)
     return a.resolve() == b.resolve()
@@ -166,6 +181,7 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
     """
     if _same(target, read):
         return True
+    target, read = _local(target), _local(read)
     if isinstance(target, URI) != isinstance(read, URI):
         return False
     if isinstance(target, URI):

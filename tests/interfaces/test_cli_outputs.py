@@ -630,3 +630,25 @@ def test_a_folder_written_whole_replaces_only_a_spark_output_or_its_own(tmp_path
         with pytest.raises(OutputError, match=f"is a folder that is not a Spark output.*holds {entry}"):
             out.check(folder, file=False)
     assert [out.check(f, file=False) for f in (spark, mine)] == [spark, mine]
+
+
+@pytest.mark.parametrize("reader", ["polars", "duckdb"])
+@pytest.mark.parametrize("target_as_uri", [False, True])
+def test_an_input_scanned_by_a_file_uri_is_never_replaced(tmp_path: Path, reader: str, target_as_uri: bool) -> None:
+    """hunt48 #3: a file scanned as ``file://...`` (Polars, DuckDB's read_parquet) and written as a plain path (or
+    the other way) was replaced with overwrite=True: the URI and the path were taken for two locations."""
+    import duckdb
+
+    import polars_anon as pa
+    from polars_anon.errors import InvalidParameterError
+
+    source = tmp_path / "in.parquet"
+    pl.DataFrame({"g": ["F", "M"] * 2, "i": [1] * 4}).write_parquet(source)
+    uri = f"file://{source}"
+    data = pl.scan_parquet(uri) if reader == "polars" else duckdb.sql(f"FROM read_parquet('{uri}')")
+    engine = "polars" if reader == "polars" else "duckdb"
+    h = {"g": pa.Hierarchy.suppression(["F", "M"])}
+    result = pa.anonymize(data, hierarchies=h, k=2, insensitive="i", engine=engine)
+    with pytest.raises(InvalidParameterError, match="is an input of this run"):
+        result.sink_parquet(uri if target_as_uri else source, overwrite=True, report=False)
+    assert pl.read_parquet(source)["g"].to_list() == ["F", "M"] * 2
