@@ -410,7 +410,7 @@ class Outputs:
                 f"{what} {str(final)!r} is a folder that is not a Spark output or one polars-anon wrote (it holds "
                 f"{entry}); give another path (the folder is left as it is)"
             )
-        if final.exists() and not self.overwrite:
+        if _exists(final) and not self.overwrite:  # a dangling link is there too: replaced only with overwrite
             message = output_exists(what, str(final), command_line=False)  # the CLI words it: cli._run
             raise OutputExistsError(message, what=what, target=str(final))
         if isinstance(final, Path):

@@ -652,3 +652,21 @@ def test_an_input_scanned_by_a_file_uri_is_never_replaced(tmp_path: Path, reader
     with pytest.raises(InvalidParameterError, match="is an input of this run"):
         result.sink_parquet(uri if target_as_uri else source, overwrite=True, report=False)
     assert pl.read_parquet(source)["g"].to_list() == ["F", "M"] * 2
+
+
+@pytest.mark.parametrize("linked", ["table", "report"])
+def test_a_dangling_link_at_an_output_path_is_an_existing_output(tmp_path: Path, linked: str) -> None:
+    """hunt48 #9: a symlink to nothing at the table's (or the report's) path was replaced without overwrite (it
+    does not `exist()`); it is an existing output: refused, left as it is, replaced only with overwrite."""
+    import polars_anon as pa
+    from polars_anon.errors import OutputExistsError
+
+    frame = pl.DataFrame({"g": ["F", "M"] * 2, "i": [1] * 4})
+    result = pa.anonymize(frame, hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="i")
+    link = tmp_path / ("t.parquet" if linked == "table" else "t.report.json")
+    link.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(OutputExistsError, match="exists"):
+        result.sink_parquet(tmp_path / "t.parquet", report_html=False)
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == [link.name]
+    result.sink_parquet(tmp_path / "t.parquet", report_html=False, overwrite=True)
+    assert not link.is_symlink() and link.is_file()
