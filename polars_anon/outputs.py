@@ -13,7 +13,7 @@ renamed into place only when all of them were written and verified.
 What "nothing is written" means here:
 
 - each output is staged as a hidden temporary file (or directory) beside its target,
-  ``.<name>.<random>.tmp``; folders that did not exist are created and remembered;
+  ``.<name>.<random>.tmp`` (the name cut to fit 255 bytes); folders that did not exist are created and remembered;
 - on any error, on SIGINT or SIGTERM (turned into :class:`Interrupted` while the
   block runs), or on a full disk, every staged file and every created folder is
   removed and every existing output is left untouched: the directory is as before;
@@ -98,9 +98,25 @@ class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM arrived while outputs were being produced; nothing was written."""
 
 
+_NAME_MAX = 255
+"""The longest file name, in bytes, of the usual file systems (ext4, XFS, APFS, NTFS in UTF-16 units)."""
+
+
+def _hidden_name(name: str, kind: str) -> str:
+    """``.<name>.<12 random hex>.<kind>``, `name` cut (at a character) so the whole fits in :data:`_NAME_MAX`
+    bytes: a legal long name keeps a legal temporary name, unique by its random part.
+
+    >>> len(_hidden_name("L" * 250 + ".parquet", "tmp").encode()), _hidden_name("a.parquet", "tmp")[:11]
+    (255, '.a.parquet.')
+    """
+    room = _NAME_MAX - len(f"..{uuid.uuid4().hex[:12]}.{kind}")
+    short = name.encode()[:room].decode(errors="ignore")  # a multi-byte character cut in two is dropped
+    return f".{short}.{uuid.uuid4().hex[:12]}.{kind}"
+
+
 def temporary_name(path: Path | URI) -> Path | URI:
-    """A hidden temporary name beside `path`."""
-    return path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    """A hidden temporary name beside `path` (:func:`_hidden_name`)."""
+    return path.with_name(_hidden_name(path.name, "tmp"))
 
 
 def _exists(path: Path | URI) -> bool:
@@ -334,7 +350,7 @@ def _check_writable(final: Path, what: str) -> None:
     folder = next((p for p in [final.parent, *final.parent.parents] if p.exists()), None)
     if folder is None or not folder.is_dir():
         return  # a file on the way: stage names it
-    probe = folder / f".{final.name}.{uuid.uuid4().hex[:12]}.probe"
+    probe = folder / _hidden_name(final.name, "probe")
     with _held_signals():  # never a probe left behind
         try:
             fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)

@@ -670,3 +670,17 @@ def test_a_dangling_link_at_an_output_path_is_an_existing_output(tmp_path: Path,
     assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == [link.name]
     result.sink_parquet(tmp_path / "t.parquet", report_html=False, overwrite=True)
     assert not link.is_symlink() and link.is_file()
+
+
+@pytest.mark.parametrize("name", ["L" * 247 + ".parquet", "é" * 123 + ".parquet"], ids=["ascii", "two-byte"])
+def test_a_long_legal_file_name_is_written(tmp_path: Path, name: str) -> None:
+    """hunt48 #10: a legal name of 248 (or 254) bytes was refused as "does not take new files (File name too
+    long)": the probe and temporary names added 18-20 bytes past 255. They are cut to fit, still unique."""
+    import polars_anon as pa
+
+    frame = pl.DataFrame({"g": ["F", "M"] * 2, "i": [1] * 4})
+    result = pa.anonymize(frame, hierarchies={"g": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="i")
+    assert len(name.encode()) > 255 - 20
+    result.sink_parquet(tmp_path / name, report=False)
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert pl.read_parquet(tmp_path / name).height == 4
