@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -128,7 +130,14 @@ def session(master: str | None = None, config: Mapping[str, str] | None = None) 
 
 def _started(builder: Any) -> Any:
     """``builder.getOrCreate()``; pyspark's failure to start Java (no ``java`` on the PATH nor in ``JAVA_HOME``: a
-    Py4J gateway that exited at once) said in one line with what to install."""
+    Py4J gateway that exited at once) said in one line with what to install.
+
+    A new SparkContext installs its own SIGINT handler (cancel the jobs, raise KeyboardInterrupt) over the one in
+    place: over an output set's (:class:`polars_anon.outputs.Outputs`), whose run then never learned of the Ctrl-C,
+    and the Java error of the cancelled job (raised in pyspark's clean-up of an Arrow stream) became a 170-line
+    traceback and exit 1. The handler in place before is put back."""
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGINT) if main else None
     try:
         return builder.getOrCreate()
     except Exception as exc:
@@ -140,6 +149,9 @@ def _started(builder: Any) -> Any:
             "install Java 17 or 21 and put it on the PATH or in JAVA_HOME (`java -version` names it), or use engine "
             "'polars' or 'duckdb'"
         ) from None
+    finally:
+        if before is not None and signal.getsignal(signal.SIGINT) is not before:
+            signal.signal(signal.SIGINT, before)
 
 
 def session_active() -> bool:

@@ -641,3 +641,25 @@ def test_importing_the_library_changes_no_signal_handler() -> None:
         "import polars_anon; assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before"
     )
     subprocess.run([sys.executable, "-c", code], env=ENV, check=True, timeout=120, preexec_fn=_signals_as_in_a_shell)
+
+
+def test_a_new_spark_context_keeps_the_sigint_handler_in_place() -> None:
+    """hunt48 #5: pyspark's SparkContext installs its own SIGINT handler over an output set's; a Ctrl-C while Spark
+    streamed a result to Arrow then ended in 170+ lines of Py4JJavaError, exit 1 (2 runs of 4). Starting a session
+    puts back the handler that was in place."""
+    from polars_anon.engines import spark
+
+    class Builder:
+        def getOrCreate(self) -> str:  # what SparkContext._do_init does on the main thread
+            signal.signal(signal.SIGINT, lambda signum, frame: None)
+            return "session"
+
+    def ours(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, ours)
+    try:
+        assert spark._started(Builder()) == "session"
+        assert signal.getsignal(signal.SIGINT) is ours
+    finally:
+        signal.signal(signal.SIGINT, previous)
