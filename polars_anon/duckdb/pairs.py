@@ -112,7 +112,7 @@ def metric_pairs(
     built = _check_request(con, original, anonymized, qids, key, sensitive, name)
     unbuilt = frozenset(q for q in qids if q not in built)  # counted by with_types
     codes = _Codes(name, qids, {q: built.get(q, 0) for q in qids}, unbuilt).with_types(con, original, anonymized)
-    _drop_refusing_views(con, name)
+    _drop_earlier_parts(con, name)
     s_code, n_s = _sensitive_code(con, name, original, sensitive)
     joined, group, o_code, p_code = _joined(con, codes, original, anonymized, key, s_code)
     raw = duckdb_identifier(f"{name}__raw")
@@ -448,15 +448,18 @@ def _refusing_view(con: duckdb.DuckDBPyConnection, codes: _Codes, part: str) -> 
     )
 
 
-def _drop_refusing_views(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """Drop the views :func:`_refusing_view` made for an earlier call of the same `name` (DuckDB replaces neither
-    kind of object by the other)."""
+def _drop_earlier_parts(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop ``<name>_cells`` and ``<name>_joint`` left by an earlier call of the same `name`, tables or the views
+    :func:`_refusing_view` made: DuckDB replaces neither kind of object by the other, and this call makes each
+    part again (or none, for ``_joint`` without `pairwise`)."""
     for part in ("cells", "joint"):
-        view = f"{name}_{part}"
-        if con.execute("SELECT count(*) FROM duckdb_views() WHERE temporary AND view_name = ?", [view]).fetchall()[0][
-            0
-        ]:
-            con.execute(f"DROP VIEW {duckdb_identifier(view)}")
+        found = con.execute(
+            "SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $1 "
+            "UNION ALL SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $1",
+            [f"{name}_{part}"],
+        ).fetchall()
+        for (kind,) in found:
+            con.execute(f"DROP {kind} {duckdb_identifier(f'{name}_{part}')}")
 
 
 def _classes_and_joint_with_s(

@@ -76,6 +76,18 @@ def test_missing_hierarchy_and_bad_name() -> None:
         metric_pairs(con, "o", "a", Q, name="my pairs")
 
 
+def test_tables_then_refusing_views() -> None:
+    """review35 #1: a call with every hierarchy loaded (tables <name>_cells, <name>_joint), then the same name with a
+    qid without one: CREATE TEMP VIEW failed with a CatalogException "already exists"; the tables now give way."""
+    con = _con(TABLE_I, TABLE_IB)
+    metric_pairs(con, "o", "a", Q)
+    metric_pairs(con, "o", "a", ["gender", "id"])
+    with pytest.raises(duckdb.Error, match=r"qid 'id' has no hierarchy loaded, and this metric reads through one"):
+        con.execute("FROM anon_ncp_of('anon_pairs', ?)", [["gender", "id"]]).fetchall()
+    metric_pairs(con, "o", "a", Q, pairwise=False)
+    assert con.execute("FROM anon_ncp_of('anon_pairs', ?)", [Q]).fetchall()[0][1] > 0
+
+
 def test_published_value_not_a_node() -> None:
     con = _con(
         TABLE_I, TABLE_IB.with_columns(race=pl.when(pl.col("id") == "l1").then(pl.lit("unicorn")).otherwise("race"))
