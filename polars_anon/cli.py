@@ -818,7 +818,7 @@ def _hierarchy_spec(text: str, columns: Sequence[str] = ()) -> tuple[str, object
 def _encode(args: argparse.Namespace) -> int:
     from polars_anon.encode import READS_ORIGINALS, canonical, check_published_columns
     from polars_anon.encoded_io import is_layout_folder, write_encoded
-    from polars_anon.job import as_protected, build_hierarchies, encoding_path
+    from polars_anon.job import as_protected, build_hierarchies, encoding_path, protected_reads
 
     encoding = canonical(args.encoding)
     output = _local(args.output, "--output") if args.output else encoding_path(args.published, encoding, args.layout)
@@ -842,10 +842,12 @@ def _encode(args: argparse.Namespace) -> int:
         )
     original = _original(args, job, args.original)
     if job is not None and original is not None:  # the originals the job's encodings read: its protected rows
-        original = as_protected(job, original, "encode --job")
+        original = as_protected(
+            job, original, "encode --job", protected_reads(job, specs, rows=encoding in READS_ORIGINALS)
+        )
     values = original if original is not None else published  # what built-in hierarchies read their leaves from
     if job is not None and original is None:  # the job's input, as anonymize built them (published: generalized)
-        values = as_protected(job, job.scan(), "encode --job")
+        values = as_protected(job, job.scan(), "encode --job", protected_reads(job, specs, rows=False))
     if job is None and original is None and args.class_col is None:
         _refuse_generalized_leaves(published, args.published, specs, args.hierarchy)
     hierarchies = build_hierarchies(values, specs, base)

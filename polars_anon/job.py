@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import reduce
@@ -638,14 +638,15 @@ def blanks_cells(job: Job | None) -> bool:
     return method is not None and method.blanks
 
 
-def as_protected(job: Job, lf: pl.LazyFrame, command: str) -> pl.LazyFrame:
+def as_protected(job: Job, lf: pl.LazyFrame, command: str, reads: Collection[str]) -> pl.LazyFrame:
     """`lf` (the job's input, or an original read as it) with the job's ``[sdc]`` protect steps applied as the job
-    applies them before it anonymizes, where a step changes a qid: the values the job built its hierarchies from and
-    the originals its release's encodings read (``encode --job`` rebuilds them: read raw, its encodings had other
-    columns than the job's ``encode`` key wrote). Without ``[sdc] seed`` the steps drew a key for that run alone,
-    which nothing can draw again: refused, naming `command` and the way out."""
+    applies them before it anonymizes, where a step changes a qid of `reads` (the qids whose values the caller reads,
+    :func:`protected_reads`): the values the job built its hierarchies from and the originals its release's encodings
+    read (``encode --job`` rebuilds them: read raw, its encodings had other columns than the job's ``encode`` key
+    wrote). Without ``[sdc] seed`` the steps drew a key for that run alone, which nothing can draw again: refused,
+    naming `command` and the way out; `lf` as it is when no step changes a qid of `reads`."""
     steps = job.sdc.steps if job.sdc is not None else ()
-    changed = sorted({c for st in steps for c in st.columns if c in job.qids})
+    changed = sorted({c for st in steps for c in st.columns if c in job.qids and c in reads})
     if not changed:
         return lf
     assert job.sdc is not None  # steps come from it
@@ -656,6 +657,18 @@ def as_protected(job: Job, lf: pl.LazyFrame, command: str) -> pl.LazyFrame:
             "file and run it again, or use the encode key of the job file"
         )
     return apply_steps(lf, steps, job.sdc.seed)
+
+
+def protected_reads(job: Job, specs: Mapping[str, object], rows: bool) -> list[str]:
+    """The qids of `specs` whose protected values matter to a reader of the job's rows (:func:`as_protected`): every
+    one when it reads them row by row (`rows`: an encoding that reads the originals), else those whose hierarchy is
+    built from the column's distinct values and that a step changes the distinct values of (not a rank swap, which
+    moves them between rows)."""
+    if rows:
+        return list(specs)
+    steps = job.sdc.steps if job.sdc is not None else ()
+    moved = {c for st in steps if not st.keeps_values for c in st.columns}
+    return [q for q, s in specs.items() if q in moved and s is not None and parse_spec(q, s).needs_values]
 
 
 def encoding_specs(job: Job) -> dict[str, object]:

@@ -138,6 +138,12 @@ class Step:
         return [self.params["column"]] if "column" in self.params else list(self.params["columns"])
 
     @property
+    def keeps_values(self) -> bool:
+        """True when it only moves a column's values between rows (rank swapping): each column keeps its distinct
+        values, which a hierarchy built from them reads, and only row-aligned reads see the step."""
+        return self.step == "rank_swap"
+
+    @property
     def resolved(self) -> dict[str, Any]:
         """Its parameters with the defaults it left out (:data:`DEFAULTS`; none for a PRAM step with a matrix)."""
         defaults = {} if "matrix" in self.params else DEFAULTS[self.step]

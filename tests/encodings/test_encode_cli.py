@@ -351,3 +351,27 @@ def test_encode_job_with_sdc_steps_matches_the_jobs_encodings(tmp_path, capsys) 
     err = capsys.readouterr().err
     assert "encode --job: the job's [sdc] protect steps change qids ['age']" in err and "[sdc] seed" in err
     assert err.count("\n") == 1 and not (tmp_path / "unseeded.parquet").exists()
+
+
+def test_encode_job_seedless_sdc_steps_refused_only_where_read(tmp_path, capsys) -> None:
+    """review35 #2: a seedless [sdc] rank swap of a qid was refused by `encode --job` though nothing it rebuilds
+    reads the swapped values: a rank swap keeps the column's distinct values (its hierarchy's leaves) and fillparent
+    reads no originals. It now encodes as the job did; an encoding that reads the originals row by row is refused."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frame = pl.DataFrame({"age": rng.integers(20, 60, 60), "g": rng.choice(["F", "M"], 60), "inc": range(60)})
+    frame.write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    swap = 'step = "rank_swap"\ncolumns = ["age"]\np = 10\n'
+    text = SDC_JOB.replace('"oneclass", "proportional"', '"fillparent"').format(seed="")
+    job.write_text(text[: text.index('step = "noise"')] + swap)
+    assert main(["anonymize", str(job), "-q"]) == 0
+    args = ["encode", str(tmp_path / "out.parquet"), "--job", str(job), "-q"]
+    cli = tmp_path / "cli.parquet"
+    assert main([*args, "--encoding", "fillparent", "--output", str(cli)]) == 0, capsys.readouterr().err
+    assert pl.read_parquet(tmp_path / "out.fillparent.parquet").equals(pl.read_parquet(cli))
+    capsys.readouterr()
+    original = ["--original", str(tmp_path / "in.parquet")]
+    assert main([*args, "--encoding", "proportional", *original, "--output", str(tmp_path / "p.parquet")]) == 2
+    assert "encode --job: the job's [sdc] protect steps change qids ['age']" in capsys.readouterr().err
