@@ -850,7 +850,7 @@ def _encode(args: argparse.Namespace) -> int:
         values = as_protected(job, job.scan(), "encode --job", protected_reads(job, specs, rows=False))
     if job is None and original is None and args.class_col is None:
         _refuse_generalized_leaves(published, args.published, specs, args.hierarchy)
-    hierarchies = build_hierarchies(values, specs, base)
+    hierarchies = build_hierarchies(values, specs, base, road="job" if job is not None else "cli")
     if blanks:  # a blanked cell is its qid's root (elsewhere a null stays refused by the encoding)
         published = blanks_as_roots(published, hierarchies)
     facts = write_encoded(
@@ -956,7 +956,10 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
         )
     blanks = blanks_cells(job)
     specs.update(_unbuilt_specs(args, job, blanks, [q for q in qids if specs.get(q) is None]))  # a job may leave one
-    hierarchies = build_hierarchies(original, {q: specs[q] for q in qids if q in specs}, job.base if job else Path("."))
+    road = "job" if job is not None else "cli"
+    hierarchies = build_hierarchies(
+        original, {q: specs[q] for q in qids if q in specs}, job.base if job else Path("."), road=road
+    )
     if blanks:  # elsewhere a null stays refused by prepare
         anonymized = blanks_as_roots(anonymized, hierarchies)
     job_sensitive = (

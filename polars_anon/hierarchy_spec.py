@@ -28,8 +28,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from polars_anon._types import Road
 from polars_anon._validate import is_integer
 from polars_anon.builders import bands, dates, groups, masks
 from polars_anon.errors import EmptyLabelError, HierarchyError, InvalidParameterError, NeedsCastError, ShortCodesError
@@ -230,11 +231,16 @@ def spec_files(name: str, spec: object, base: Path = Path(".")) -> list[Path]:
 
 
 def build_spec(
-    name: str, spec: HierarchySpec, values: Sequence[object] | pl.Series | None, base: Path = Path(".")
+    name: str,
+    spec: HierarchySpec,
+    values: Sequence[object] | pl.Series | None,
+    base: Path = Path("."),
+    road: Road | Literal["cli"] = "job",
 ) -> Hierarchy:
     """Build a checked spec; `values` are the column's distinct values (a Series keeps the dtype).
 
-    Refusals of the builders are re-raised naming the qid.
+    Refusals of the builders are re-raised naming the qid, their ways out in the words of the user's `road` (a
+    Python call, a job file, a CLI command without one; the CLI's casts and widths in the job file's words).
 
     >>> build_spec("sex", parse_spec("sex", "suppress"), ["F", "M"]).leaf_labels
     ['F', 'M']
@@ -259,11 +265,16 @@ def build_spec(
             return Hierarchy.dates(values, o["levels"])  # type: ignore[arg-type]
         return Hierarchy.ordered(values, o["sizes"], order=o["order"], label=o["label"])  # type: ignore[arg-type]
     except NeedsCastError as exc:  # a job types its columns in its schema: the cast in the job file's words
-        raise NeedsCastError(f"qid {name!r}: {exc.cause}", exc.dtype, typed(name, exc.dtype, "job")) from None
-    except EmptyLabelError as exc:  # the way out in the job file's words (relabel the input, or null_values)
-        raise EmptyLabelError(f"qid {name!r}: {exc.cause}", empty_label(name, "job")) from None
+        raise NeedsCastError(f"qid {name!r}: {exc.cause}", exc.dtype, typed(name, exc.dtype, _typing(road))) from None
+    except EmptyLabelError as exc:  # the way out in the road's words (relabel the input, or null_values)
+        raise EmptyLabelError(f"qid {name!r}: {exc.cause}", empty_label(name, road)) from None
     except ShortCodesError as exc:  # the way out in the job file's words (a schema entry, the spec's width)
-        words = short_codes(name, exc.count, exc.first, exc.widest, "job")
+        words = short_codes(name, exc.count, exc.first, exc.widest, _typing(road))
         raise ShortCodesError(words, exc.count, exc.first, exc.widest) from None
     except (HierarchyError, InvalidParameterError) as exc:
         raise type(exc)(f"qid {name!r}: {exc}") from None
+
+
+def _typing(road: Road | Literal["cli"]) -> Road:
+    """The road whose words type a column or give a width: a CLI command has no schema, and a job file does."""
+    return "python" if road == "python" else "job"

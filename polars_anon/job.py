@@ -29,13 +29,14 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import polars as pl
 
 from polars_anon._parquet_counts import parquet_counts
 from polars_anon._passes import TupleCounts, collect_apart, count_tuples
 from polars_anon._progress import stage
+from polars_anon._types import Road
 from polars_anon._validate import check_choice, check_columns, check_unique
 from polars_anon.algorithms import METHODS
 from polars_anon.encode import LAYOUTS, READS_ORIGINALS, REPRESENTATIONS, EncodeOptions, Layout, canonical
@@ -600,7 +601,7 @@ def hierarchy_from_spec(
     >>> hierarchy_from_spec("sex", "suppress", ["F", "M"]).leaf_labels
     ['F', 'M']
     """
-    return build_spec(name, parse_spec(name, spec), values, base)
+    return build_spec(name, parse_spec(name, spec), values, base, "python")
 
 
 def build_hierarchies(
@@ -609,8 +610,9 @@ def build_hierarchies(
     base: Path = Path("."),
     *,
     values_of: Callable[[list[str]], dict[str, pl.Series]] | None = None,
+    road: Road | Literal["cli"] = "job",
 ) -> dict[str, Hierarchy]:
-    """Hierarchies for every qid that has one (spec None: none).
+    """Hierarchies for every qid that has one (spec None: none); refusals in the words of `road` (:func:`build_spec`).
 
     Every spec is checked before any data is read; built-in kinds then read the
     distinct values of their columns in one query (or from `values_of`, an engine's
@@ -627,7 +629,7 @@ def build_hierarchies(
         values = {q: f[q] for q, f in zip(builtin, frames)}
     if any(len(values[q]) == 0 for q in builtin) and lf.select(pl.len()).collect().item() == 0:
         raise InfeasibleError("the input has no rows; there is nothing to anonymize")  # not "the hierarchy is empty"
-    return {q: build_spec(q, s, values.get(q), base) for q, s in parsed.items()}
+    return {q: build_spec(q, s, values.get(q), base, road) for q, s in parsed.items()}
 
 
 def blanks_cells(job: Job | None) -> bool:

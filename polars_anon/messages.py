@@ -458,11 +458,12 @@ def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) 
     )
 
 
-def empty_label(column: str | None, road: Road) -> str:
+def empty_label(column: str | None, road: Road | Literal["cli"]) -> str:
     """The way out of a value that is the empty string '' where a hierarchy is built from a column's values (no label
     is empty: a hierarchy file could not tell it from a missing value), spelled for the user's `road`: a relabelling
-    in the Python call, or the job file's keys (a job reads its input itself: it has no frame to relabel; a CSV input
-    reads '' as missing with ``null_values``, and the null policy then takes it).
+    in the Python call, the job file's keys (a job reads its input itself: it has no frame to relabel; a CSV input
+    reads '' as missing with ``null_values``, and the null policy then takes it), or the file a CLI command reads
+    (it has neither).
 
     >>> empty_label("zip", "python")
     "relabel it (pl.col('zip').replace('', '(empty)')) or make it null (the null policy handles it)"
@@ -471,7 +472,11 @@ def empty_label(column: str | None, road: Road) -> str:
     >>> empty_label("zip", "job")
     'relabel it in the input file, or read it as missing (a CSV input: set null_values = [""] in the job file) and \
 set null = "suppress" in the job file to publish it as the hierarchy root'
+    >>> empty_label("zip", "cli")
+    "relabel it in the file the command reads (e.g. '(empty)')"
     """
+    if road == "cli":
+        return "relabel it in the file the command reads (e.g. '(empty)')"
     if road == "job":
         return (
             'relabel it in the input file, or read it as missing (a CSV input: set null_values = [""] in the job '

@@ -227,3 +227,20 @@ def test_a_job_names_an_empty_string_value_and_the_way_out_in_its_keys(
     assert pl.read_parquet(tmp_path / "out.parquet").height == 6
     with pytest.raises(HierarchyError, match=r"relabel it \(pl.col\(\.\.\.\)\.replace\('', '\(empty\)'\)\)"):
         Hierarchy.suppression(frame["z"])  # Python keeps its words
+
+
+def test_an_empty_string_value_in_the_cli_and_python_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """review35 #3: build_spec always gave the job file's way out, so `polars-anon encode` without --job and a
+    Python `hierarchy_from_spec` call were told to edit "the job file", which they have none of: each road now gets
+    its own words (the file the command reads; a Python relabelling)."""
+    from polars_anon.cli import main
+    from polars_anon.job import hierarchy_from_spec
+
+    pl.DataFrame({"z": ["a", ""], "id": [0, 1]}).write_csv(tmp_path / "t.csv")
+    t = str(tmp_path / "t.csv")
+    argv = ["encode", t, "--original", t, "--hierarchy", "z=suppress", "--encoding", "proportional"]
+    assert main([*argv, "--output", str(tmp_path / "e.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert "qid 'z'" in err and "relabel it in the file the command reads" in err and "job file" not in err
+    with pytest.raises(HierarchyError, match=r"qid 'z'.*relabel it \(pl.col\('z'\)\.replace\('', '\(empty\)'\)\)"):
+        hierarchy_from_spec("z", "suppress", ["a", ""])
