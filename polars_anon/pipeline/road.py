@@ -231,19 +231,8 @@ def run_method(
     if request.method.records and records is None:
         raise ValueError(f"method {request.method.name!r} works on records: aggregate(..., records=True)")
     built, counts = task_constraints(data, request) if constraints is None else constraints
-    task = Task(
-        data.aggregates,
-        request.qids,
-        request.hierarchies,
-        request.k,
-        request.seed,
-        request.metric,
-        request.sensitive,
-        records,
-        sensitive_counts=counts,
-        constraints=built,
-        codes=data.codes,
-        orders=request.orders,
+    task = Task.asked(
+        request, data.aggregates, records=records, sensitive_counts=counts, constraints=built, codes=data.codes
     )
     dp = differential_model(request)
     plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)

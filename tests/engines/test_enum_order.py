@@ -163,3 +163,21 @@ def test_mdav_keeps_an_enum_of_numbers_categorical(engine: str, request: pytest.
 def test_mondrian_cuts_an_enum_of_numbers_in_its_order() -> None:
     result = pa.anonymize(SIZES, qids=["g"], hierarchies={}, k=4, method="mondrian", insensitive=["n"])
     assert result.collect()["g"].to_list() == ["{10,9}"] * 4 + ["{100,5}"] * 4  # not 5 < 9 < 10 < 100
+
+
+def test_a_task_carries_every_field_its_request_asks() -> None:
+    """review35 #4: the Task was built field by field in two places (the road and Spark's MDAV planner; mend52 had to
+    add `orders` to both): Task.asked is now the one constructor, carrying the request's fields and the road's."""
+    from polars_anon.algorithms import Task
+    from polars_anon.request import check_request
+
+    schema = pl.Schema({"age": pl.Int64, "s": LEVELS, "g": pl.String})
+    hierarchies = {**H, "s": pa.Hierarchy.suppression(["low", "mid", "high"])}
+    request = check_request(schema, hierarchies=hierarchies, k=2, sensitive="g", seed=5, metric="loss")
+    assert request.orders == {"s": ("low", "mid", "high")}
+    aggregates = pl.DataFrame({"age": ["30", "31"], "s": ["low", "mid"], "size": [3, 3]})
+    aggregates = aggregates.with_columns(pl.col("size").cast(pl.UInt32))
+    task = Task.asked(request, aggregates, codes=None)
+    asked = (request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive)
+    assert (task.qids, task.hierarchies, task.k, task.seed, task.metric, task.sensitive) == asked
+    assert task.orders == request.orders and task.aggregates is aggregates and task.n_rows == 6

@@ -261,16 +261,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     from pyspark.sql import functions as F
 
     options, qids = request.options, list(request.qids)
-    task = Task(
-        aggregates,
-        request.qids,
-        request.hierarchies,
-        request.k,
-        request.seed,
-        request.metric,
-        request.sensitive,
-        orders=request.orders,
-    )
+    task = Task.asked(request, aggregates)
     check_task(task, options)
     numeric = numeric_qids(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
