@@ -33,7 +33,7 @@ from polars_anon._validate import (
     refuse_not_finite,
     refuse_reserved,
 )
-from polars_anon.algorithms import METHODS, Method
+from polars_anon.algorithms import METHODS, Method, Task
 from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.attributes import attribute_types, refuse_identifying
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NullValueError
@@ -122,6 +122,22 @@ class Request:
     def published_columns(self) -> list[str]:
         """The columns of the published table, in input order: every input column but those dropped."""
         return [c for c in self.columns if c not in self.drop]
+
+    def task(self, aggregates: pl.DataFrame, **road: Any) -> Task:
+        """The task this request asks of `aggregates`: the one place a request's fields (qids, hierarchies, k, seed,
+        metric, sensitive, orders) become a task's; `road`: what the caller's road adds (records, sensitive_counts,
+        constraints, codes)."""
+        return Task(
+            aggregates,
+            self.qids,
+            self.hierarchies,
+            self.k,
+            self.seed,
+            self.metric,
+            self.sensitive,
+            orders=self.orders,
+            **road,
+        )
 
 
 def _qids(qids: object, hierarchies: Mapping[str, object]) -> list[str]:

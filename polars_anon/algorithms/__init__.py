@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -33,9 +33,6 @@ from polars_anon._passes import TupleCodes
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
-
-if TYPE_CHECKING:
-    from polars_anon.request import Request
 
 __all__ = ["METHODS", "Method", "Plan", "Task", "register_method"]
 
@@ -68,23 +65,6 @@ class Task:
     ``codes=True`` (the road's; None otherwise): :meth:`leaf_ids` reads them."""
     orders: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """The order each Enum qid declares (its categories as labels; :attr:`~polars_anon.request.Request.orders`)."""
-
-    @classmethod
-    def asked(cls, request: Request, aggregates: pl.DataFrame, **road: Any) -> Task:
-        """The task `request` asks of `aggregates`: the one place a request's fields (qids, hierarchies, k, seed,
-        metric, sensitive, orders) become a task's; `road`: what the caller's road adds (records, sensitive_counts,
-        constraints, codes)."""
-        return cls(
-            aggregates,
-            request.qids,
-            request.hierarchies,
-            request.k,
-            request.seed,
-            request.metric,
-            request.sensitive,
-            orders=request.orders,
-            **road,
-        )
 
     def __post_init__(self) -> None:
         if self.constraints is None:

@@ -33,7 +33,7 @@ from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
 from polars_anon._types import EngineName, Method, NullPolicy, Road
 from polars_anon.advice import method_advice
-from polars_anon.algorithms import METHODS, Plan, Task, dpsearch
+from polars_anon.algorithms import METHODS, Plan, dpsearch
 from polars_anon.engines import Engine, SQLEngine, get_engine
 from polars_anon.engines.planners import PLANNERS, PYTHON_TASKS
 from polars_anon.errors import InfeasibleError, InvalidParameterError, NotKAnonymousError
@@ -231,9 +231,7 @@ def run_method(
     if request.method.records and records is None:
         raise ValueError(f"method {request.method.name!r} works on records: aggregate(..., records=True)")
     built, counts = task_constraints(data, request) if constraints is None else constraints
-    task = Task.asked(
-        request, data.aggregates, records=records, sensitive_counts=counts, constraints=built, codes=data.codes
-    )
+    task = request.task(data.aggregates, records=records, sensitive_counts=counts, constraints=built, codes=data.codes)
     dp = differential_model(request)
     plan = dpsearch.run(task, dp, data.search) if dp is not None else request.method.run(task, request.options)
     release_freed_memory()  # the method's working arrays, freed now, would stay resident otherwise

@@ -167,8 +167,7 @@ def test_mondrian_cuts_an_enum_of_numbers_in_its_order() -> None:
 
 def test_a_task_carries_every_field_its_request_asks() -> None:
     """review35 #4: the Task was built field by field in two places (the road and Spark's MDAV planner; mend52 had to
-    add `orders` to both): Task.asked is now the one constructor, carrying the request's fields and the road's."""
-    from polars_anon.algorithms import Task
+    add `orders` to both): Request.task is now the one constructor, carrying the request's fields and the road's."""
     from polars_anon.request import check_request
 
     schema = pl.Schema({"age": pl.Int64, "s": LEVELS, "g": pl.String})
@@ -177,7 +176,7 @@ def test_a_task_carries_every_field_its_request_asks() -> None:
     assert request.orders == {"s": ("low", "mid", "high")}
     aggregates = pl.DataFrame({"age": ["30", "31"], "s": ["low", "mid"], "size": [3, 3]})
     aggregates = aggregates.with_columns(pl.col("size").cast(pl.UInt32))
-    task = Task.asked(request, aggregates, codes=None)
+    task = request.task(aggregates, codes=None)
     asked = (request.qids, request.hierarchies, request.k, request.seed, request.metric, request.sensitive)
     assert (task.qids, task.hierarchies, task.k, task.seed, task.metric, task.sensitive) == asked
     assert task.orders == request.orders and task.aggregates is aggregates and task.n_rows == 6

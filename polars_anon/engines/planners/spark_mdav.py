@@ -55,7 +55,7 @@ import polars as pl
 import pyarrow as pa
 
 from polars_anon._progress import stage
-from polars_anon.algorithms import Plan, Task
+from polars_anon.algorithms import Plan
 from polars_anon.algorithms.mdav import (
     aggregate,
     check_task,
@@ -261,7 +261,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
     from pyspark.sql import functions as F
 
     options, qids = request.options, list(request.qids)
-    task = Task.asked(request, aggregates)
+    task = request.task(aggregates)
     check_task(task, options)
     numeric = numeric_qids(task, options.numeric)
     categorical = [q for q in qids if q not in numeric]
