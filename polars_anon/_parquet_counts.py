@@ -28,7 +28,7 @@ Otherwise it returns None and the group-by runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +38,7 @@ import polars as pl
 
 from polars_anon._memory import release_freed_memory
 from polars_anon._passes import COUNT, PASS_ROWS, TupleCodes, TupleCounts, decoded, string_ranks
+from polars_anon._threads import beside
 from polars_anon.io import scanned_files
 
 if TYPE_CHECKING:
@@ -265,7 +266,8 @@ class _GlobalIds:
                 found, code = np.divmod(found, sizes[j])
                 code = code.astype(np.int32 if sizes[j] <= (1 << 31) - 1 else np.int64)  # as _passes ranks them
                 labels[q], codes[q] = self._used(q, *ranked[j], code)
-                columns[q] = _labelled(pool, q, labels[q], codes[q], beside=j > 0 and len(counts) >= LABELS_BESIDE)
+                start = j > 0 and len(counts) >= LABELS_BESIDE  # the first qid's gathered last, on this thread
+                columns[q] = beside(pool, start, decoded, q, labels[q], codes[q])
             frame = pl.DataFrame([columns[q].result() for q in self.qids])
         made = TupleCodes({q: labels[q] for q in self.qids}, {q: codes[q] for q in self.qids})
         return frame.with_columns(pl.Series(COUNT, counts, dtype=pl.Int64)), made
@@ -294,16 +296,6 @@ LABELS_BESIDE = 100_000
 """From this many tuples each qid's String labels (:func:`~polars_anon._passes.decoded`) are gathered on a second thread
 as soon as its codes are known, beside the next qid's codes (the 3M register's 684,166 tuples: 0.025 CPU s of gathers,
 Polars releasing the GIL; the first qid's gathered last, on the caller's thread); below, a thread costs more."""
-
-
-def _labelled(pool: ThreadPoolExecutor, name: str, labels: pl.Series, codes: np.ndarray, *, beside: bool) -> Future:
-    """The qid's labels per tuple (:func:`~polars_anon._passes.decoded`): started on `pool` where `beside`, else
-    gathered now."""
-    if beside:
-        return pool.submit(decoded, name, labels, codes)
-    done: Future = Future()
-    done.set_result(decoded(name, labels, codes))
-    return done
 
 
 class _Distinct:

@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from polars_anon._memory import release_freed_memory
+from polars_anon._threads import beside
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.cell_counts import Cells, float_sizes, qid_cells
 from polars_anon.metrics.cells import loss_per_node
@@ -550,7 +551,7 @@ def _values(
     if late:
         _ = a.cells, a.nodes, float_sizes(a.data)  # what both threads read, made before they start (once)
     with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_metrics") as pool:  # a thread only once submitted
-        found = pool.submit(lambda: {w: METRICS_FROM_ARRAYS[w[0]](a, w[1]) for w in late}) if late else None
+        found = beside(pool, bool(late), lambda: {w: METRICS_FROM_ARRAYS[w[0]](a, w[1]) for w in late})
         done.update((w, METRICS_FROM_ARRAYS[w[0]](a, w[1])) for w in wanted if w not in late)
-        done.update(found.result() if found is not None else {})
+        done.update(found.result())
     return {n: done[(n, False)] for n in names}, {n: done[(n, True)] for n in star_names}

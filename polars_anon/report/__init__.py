@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 import numpy as np
 import polars as pl
 
+from polars_anon._threads import beside
 from polars_anon.metrics.arrays import many_pairs
 from polars_anon.metrics.cell_counts import qid_cells
 from polars_anon.metrics.data import MetricData
@@ -282,12 +283,10 @@ def _metrics_beside(data: MetricData | None, pool: ThreadPoolExecutor) -> Future
     """:func:`report_metrics` of `data` started on `pool`'s thread when its pairs are many (:func:`many_pairs`), beside
     the map's other facts (:func:`_map_facts`: NumPy and Polars release the GIL); else computed now. The cells both
     read are counted first, once (:func:`qid_cells`)."""
-    if data is None or not many_pairs(data.pairs.height):
-        done: Future[dict[str, dict[str, Any]]] = Future()
-        done.set_result(report_metrics(data))
-        return done
-    qid_cells(data)
-    return pool.submit(report_metrics, data)
+    start = data is not None and many_pairs(data.pairs.height)
+    if data is not None and start:
+        qid_cells(data)
+    return beside(pool, start, report_metrics, data)
 
 
 def _map_facts(
