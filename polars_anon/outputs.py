@@ -109,9 +109,10 @@ def _hidden_name(name: str, kind: str) -> str:
     >>> len(_hidden_name("L" * 250 + ".parquet", "tmp").encode()), _hidden_name("a.parquet", "tmp")[:11]
     (255, '.a.parquet.')
     """
-    room = _NAME_MAX - len(f"..{uuid.uuid4().hex[:12]}.{kind}")
+    token = uuid.uuid4().hex[:12]
+    room = _NAME_MAX - len(f"..{token}.{kind}")
     short = name.encode()[:room].decode(errors="ignore")  # a multi-byte character cut in two is dropped
-    return f".{short}.{uuid.uuid4().hex[:12]}.{kind}"
+    return f".{short}.{token}.{kind}"
 
 
 def temporary_name(path: Path | URI) -> Path | URI:

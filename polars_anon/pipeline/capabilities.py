@@ -1050,14 +1050,8 @@ microsecond: Spark holds times in microseconds and would publish it cut...
 
 
 def _has_nanoseconds(dtype: pl.DataType | DataTypeClass) -> bool:
-    """Whether `dtype` is, or nests, a Datetime or Duration in nanoseconds."""
-    if isinstance(dtype, (pl.Datetime, pl.Duration)):
-        return dtype.time_unit == "ns"
-    if isinstance(dtype, (pl.List, pl.Array)):
-        return _has_nanoseconds(dtype.inner)
-    if isinstance(dtype, pl.Struct):
-        return any(_has_nanoseconds(f.dtype) for f in dtype.fields)
-    return False
+    """Whether `dtype` is, or nests (:func:`_nested`), a Datetime or Duration in nanoseconds."""
+    return any(isinstance(d, (pl.Datetime, pl.Duration)) and d.time_unit == "ns" for d in _nested(dtype))
 
 
 def _times_in(series: pl.Series) -> Iterator[pl.Series]:
