@@ -84,11 +84,8 @@ class Task:
         >>> t.leaf_ids("g").tolist()
         [2, 1]
         """
-        h = self.hierarchies[qid]
-        ids = None if self.codes is None else self.codes.ids_of(qid, h)
-        if ids is not None and not self._codes_match(qid, len(ids)):  # codes of other aggregates: never used silently
-            raise RuntimeError(f"codes of {len(ids)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
-        return h.ids_of(self.aggregates[qid]) if ids is None else ids
+        index, ids = self.leaf_index(qid)
+        return index if ids is None else ids[index]
 
     def leaf_index(self, qid: str) -> tuple[np.ndarray, np.ndarray | None]:
         """Each aggregate row's leaf of `qid` as ``(index, ids)``: its node id is ``ids[index]`` (:meth:`leaf_ids`).
@@ -101,10 +98,10 @@ class Task:
         >>> index.tolist(), ids
         ([2, 1], None)
         """
-        codes = self.codes
-        ids = None if codes is None else codes.label_ids(qid, self.hierarchies[qid])
+        codes, h = self.codes, self.hierarchies[qid]
+        ids = None if codes is None else codes.label_ids(qid, h)
         if codes is None or ids is None:
-            return self.leaf_ids(qid), None
+            return h.ids_of(self.aggregates[qid]), None
         index = codes.codes[qid]
         if not self._codes_match(qid, len(index)):  # codes of other aggregates: never used silently
             raise RuntimeError(f"codes of {len(index)} rows for {self.aggregates.height} aggregate rows ({qid!r})")

@@ -110,7 +110,7 @@ class Scorer:
     def __init__(self, task: Task, utility: str, k: int, n_rows: int) -> None:
         self.lattice = Lattice(task)
         self.utility, self.k, self.n_rows = utility, k, n_rows
-        self.size = self.lattice.size.astype(np.float64)
+        self.size = self.lattice.size_weights
         self._cell_cache: dict[tuple[int, int], np.ndarray] = {}
         self.share: list[np.ndarray] = []
         """Per qid: the cell loss of each node id, (leaves - 1) / (leaves of the hierarchy - 1)."""

@@ -153,7 +153,7 @@ class Lattice:
         self.max_suppressed = 0
         """Set by the search: pruning on failing vectors needs monotonicity with suppression when it is above 0."""
         self.size = agg["size"].to_numpy().astype(np.int64)
-        self._size_weights = self.size.astype(np.float64)
+        self.size_weights = self.size.astype(np.float64)
         """The rows per tuple as floats (whole numbers), the weights of the class counts: a bincount converts Int64
         weights on every call (684,166 tuples: 6.8 ms a count with Int64 weights, 2.1 with these)."""
         self.n_rows, self.m = int(self.size.sum()), len(self.qids)
@@ -290,7 +290,7 @@ class Lattice:
             base = None  # its classes are the tuples: rolled up from the tuples, whose codes are read in order
         if base is None:
             dense, n = self._dense_classes(vector)
-            rep_base, rows_base = None, self._size_weights
+            rep_base, rows_base = None, self.size_weights
         else:
             rep_base, rows_base = base.rep, base.rows
             dense, n = self._dense_classes(vector, rep_base)

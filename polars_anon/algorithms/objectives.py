@@ -84,6 +84,8 @@ class Lattice(Protocol):
     heights: list[int]
     size: np.ndarray
     """Rows per tuple (int64)."""
+    size_weights: np.ndarray
+    """Rows per tuple as floats (read-only here: the lattice's one copy, the weights of its counts)."""
 
     @property
     def codes(self) -> Sequence[LevelCodes]:
@@ -591,7 +593,7 @@ class Entropy(Objective):
 
     def __init__(self, lattice: Lattice, settings: Settings) -> None:
         super().__init__(lattice, settings)
-        size = lattice.size.astype(np.float64)
+        size = lattice.size_weights
         self.table = np.zeros((lattice.m, max(lattice.heights)))
         for j, (h, per) in enumerate(zip(lattice.hs, lattice.nodes)):
             original = np.bincount(per[0], weights=size, minlength=h.n_nodes)[per[0]]
@@ -732,7 +734,7 @@ class Discernibility(Objective):
     def __init__(self, lattice: Lattice, settings: Settings) -> None:
         super().__init__(lattice, settings)
         self.strict = settings.monotonic
-        size = lattice.size.astype(np.float64)
+        size = lattice.size_weights
         self.bottom = float((size * (size if settings.monotonic else np.maximum(size, lattice.k))).sum())
 
     def bound(self, grid: np.ndarray) -> np.ndarray:
@@ -859,7 +861,7 @@ class KLDivergence(_Areas):
         _refuse_roots(lattice)
         super().__init__(lattice, settings)
         self.neg_entropy = float((self.p * np.log2(self.p)).sum())  # -H(X), over distinct tuples
-        size = lattice.size.astype(np.float64)
+        size = lattice.size_weights
         self.attr_entropy = np.zeros((lattice.m, max(lattice.heights)))
         for j, per in enumerate(lattice.codes):
             for lv, codes in enumerate(per):
