@@ -946,10 +946,10 @@ def _metrics_doc(args: argparse.Namespace) -> tuple[list[str], dict[str, Any]]:
     job = _job(args)
     anonymized, original = _release(args, job, args.anonymized), _original(args, job, args.original)
     assert original is not None  # metrics' original is a required argument
-    specs = dict(job.qids) if job else {}
-    specs.update(_hierarchy_spec(h, original.collect_schema().names()) for h in args.hierarchy)
+    specs, columns = (dict(job.qids) if job else {}), original.collect_schema().names()
+    specs.update(_hierarchy_spec(h, columns) for h in args.hierarchy)
     given = args.qids is not None or args.qid
-    qids = _named_qids(args.qids, args.qid, original.collect_schema().names()) if given else list(specs)
+    qids = _named_qids(args.qids, args.qid, columns) if given else list(specs)
     if not qids:
         raise AnonError(
             "metrics: name the quasi-identifiers with --qids and their hierarchies with --hierarchy NAME=SPEC or --job"

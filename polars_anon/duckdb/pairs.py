@@ -138,8 +138,6 @@ def metric_pairs(
             )
     else:
         _classes_and_joint_with_s(con, codes, raw, o_code, p_code, pairwise)
-    if not pairwise:  # no stale contingency tables from an earlier call
-        con.execute(f"DROP TABLE IF EXISTS {duckdb_identifier(name + '_joint')}")
     con.execute(f"DROP TABLE {raw}")
     return name
 

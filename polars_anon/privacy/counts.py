@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from polars_anon._validate import as_lazy, check_columns, is_path
 from polars_anon.errors import InfeasibleError, InputError, ValueNotInHierarchyError
 from polars_anon.labels import label_exprs
 from polars_anon.privacy.base import Domain
@@ -229,7 +230,6 @@ class PopulationCounts:
 
 def read_population(population: object, qids: Sequence[str], what: str) -> pl.LazyFrame:
     """The population table as a LazyFrame of its qids (String), refusing a missing column."""
-    from polars_anon._validate import as_lazy, check_columns, is_path
     from polars_anon.io import scan_input
 
     lf = scan_input(Path(population), what="population table") if is_path(population) else as_lazy(population)
@@ -239,7 +239,6 @@ def read_population(population: object, qids: Sequence[str], what: str) -> pl.La
 
 def population_files(population: object) -> list[str]:
     """The files a population table is read from: its path, or a LazyFrame's scans (a frame in memory: none)."""
-    from polars_anon._validate import is_path
     from polars_anon.io import scanned_files
 
     if is_path(population):
@@ -292,7 +291,6 @@ def population_ids(
 def same_table(population: object) -> object:
     """What identifies a population table: its resolved path, or the frame object itself (models given the same
     table must share it)."""
-    from polars_anon._validate import is_path
 
     return str(Path(population).resolve()) if is_path(population) else id(population)
 
