@@ -1,5 +1,5 @@
-"""Work started on a second thread beside the caller's, or done on the spot: one helper for the road's two uses
-(the tuple pass's String labels, the report's metrics)."""
+"""Work started on a second thread beside the caller's, or done on the spot: one helper for the road's uses (the
+tuple pass's String labels, the report's metrics; fulldomain's neighbours, on a thread of their own)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["beside"]
+__all__ = ["beside", "on_own_thread"]
 
 T = TypeVar("T")
 
@@ -25,3 +25,17 @@ def beside(pool: ThreadPoolExecutor, start: bool, fn: Callable[..., T], *args: o
     done: Future[T] = Future()
     done.set_result(fn(*args))
     return done
+
+
+def on_own_thread(start: bool, fn: Callable[..., T], *args: object) -> Future[T]:
+    """:func:`beside` on a thread of its own, which outlives the caller's block (the pool is shut down at once, not
+    waited for: its one thread ends with ``fn``), for work read later by another function than the one that starts it.
+
+    >>> on_own_thread(True, sum, [1, 2]).result(), on_own_thread(False, sum, [3]).result()
+    (3, 3)
+    """
+    pool = ThreadPoolExecutor(1, thread_name_prefix="polars_anon_later")
+    try:
+        return beside(pool, start, fn, *args)
+    finally:
+        pool.shutdown(wait=False)

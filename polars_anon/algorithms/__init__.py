@@ -132,10 +132,30 @@ class Plan:
     facts for the report (``min_class_size``, ``n_classes``, ``n_rows``, ...); and ``output_risk`` (the
     published table's risk figures) when its records are not a partition of classes (local suppression's
     wildcards: :func:`~polars_anon.privacy.risk.risk_summary_of_patterns`); else the road groups the table."""
+    later: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    """Details for the report only, computed when the report's facts are (:meth:`settle`), not by the method: the
+    road computes them beside the report's metrics (:func:`~polars_anon.report.plan_facts`), on the caller's thread
+    while the metrics run on another (fulldomain's neighbours, which read its search's lattice). A plan that is not
+    reported (explore, the method advice) never computes them."""
 
     def __post_init__(self) -> None:
         if self.guarantee != "k-anonymity" and self.verify is None:
             raise ValueError(f"a Plan with guarantee {self.guarantee!r} needs its own verify function")
+
+    def settle(self) -> bool:
+        """Compute the :attr:`later` details into :attr:`details` (after the method's own, in their order) and drop
+        them, with what they held (fulldomain's lattice); whether there were any.
+
+        >>> agg = pl.DataFrame({"g": ["F"], "size": [1]})
+        >>> plan = Plan(TupleMap.from_labels(agg, ["g"], {"g": agg["g"]}), {"a": 1})
+        >>> plan.later["b"] = lambda: 2
+        >>> plan.settle(), plan.details, plan.later
+        (True, {'a': 1, 'b': 2}, {})
+        """
+        later, self.later = self.later, {}
+        for key, compute in later.items():
+            self.details[key] = compute()
+        return bool(later)
 
 
 @dataclass(frozen=True)

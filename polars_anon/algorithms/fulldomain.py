@@ -38,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 
 from polars_anon._progress import bar as progress_bar
+from polars_anon._threads import on_own_thread
 from polars_anon.algorithms import Plan, Task, register_method
 from polars_anon.algorithms.objectives import (
     OBJECTIVES,
@@ -50,6 +51,7 @@ from polars_anon.algorithms.objectives import (
     make_objective,
 )
 from polars_anon.errors import InfeasibleError, InvalidParameterError
+from polars_anon.metrics.arrays import many_pairs
 from polars_anon.options import check_max_suppressed
 from polars_anon.privacy.constraints import Constraints
 from polars_anon.tuplemap import TupleMap
@@ -855,21 +857,25 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     found = search(task, options.max_suppressed, settings)
     lattice = found.lattice
     vector = np.array([found.levels[q] for q in lattice.qids], dtype=np.int64)
+    classes = None if found.suppressed else lattice.class_rows(vector)  # the search's: the map counts none
+    # the report's neighbours, on a thread from here (the lattice is no longer read on this one) to the report's facts
+    later = on_own_thread(many_pairs(len(lattice.size)), neighbours, found, options.max_suppressed)
     tmap = TupleMap.from_levels(
         task.aggregates,
         task.hierarchies,
         found.levels,
         found.small if found.suppressed else None,
         leaves=lattice.leaves,
-        classes=None if found.suppressed else lattice.class_rows(vector),  # the search's: the map counts none
+        classes=classes,
     )
     details: dict[str, Any] = {
         "levels": found.levels,
         "evaluated_vectors": found.evaluated,
         "objective": objective_details(found),
     }
-    details["neighbours"] = neighbours(found, options.max_suppressed)
-    return Plan(tmap, details)
+    plan = Plan(tmap, details)
+    plan.later["neighbours"] = later.result
+    return plan
 
 
 def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]:

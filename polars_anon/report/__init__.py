@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 import numpy as np
 import polars as pl
 
+from polars_anon._memory import release_freed_memory
 from polars_anon._threads import beside
 from polars_anon.metrics.arrays import many_pairs
 from polars_anon.metrics.cell_counts import qid_cells
@@ -238,13 +239,18 @@ def plan_facts(
     map does not show). `details` are added to the method's own. `advice`: the better method, where one
     loses much less (:mod:`polars_anon.advice`). `phases`: seconds of the aggregation pass and the method.
     """
-    details = {**plan.details, **(details or {})}
+    extra = details or {}
+    details = {**plan.details, **extra}
     metric = details.pop("metric", request.effective_metric)
     data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
     with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_facts") as pool:
         measured = _metrics_beside(data, pool)
         facts = _map_facts(request, aggregates, plan, details, data, input_sizes, unchanged)
+        settled = plan.settle()  # the method's report-only details (fulldomain's neighbours), beside the metrics
         computed = measured.result()
+    if settled:
+        details = {key: v for key, v in {**plan.details, **extra}.items() if key != "metric"}
+        release_freed_memory()  # what they held (fulldomain's lattice) would stay resident under the write
     return Report(
         jsonable(
             {

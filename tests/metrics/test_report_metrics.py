@@ -172,3 +172,42 @@ def test_report_facts_beside_each_other_are_the_facts_computed_in_turn(monkeypat
         reports.append({k: v for k, v in report_.items() if k not in ("seconds", "phases")})  # timings
     assert reports[0] == reports[1] and reports[0]["metrics"]["squared_distance_error"] is not None
     assert threads == {"metrics": {"MainThread", "facts"}, "sde": {"MainThread", "metrics"}}
+
+
+def test_report_facts_begun_beside_the_method_are_the_facts_computed_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """perf8: over many tuples fulldomain's neighbours are evaluated on a thread of their own from the search's end;
+    the report reads them when it needs them. Here every map counts as many pairs: the same report, bit for bit
+    (neighbours included, in their place among the details), as with none, each computed on the thread planned."""
+    import threading
+
+    import polars_anon.algorithms.fulldomain as fulldomain
+    import polars_anon.metrics.arrays as arrays
+
+    threads: dict[str, set[str]] = {"neighbours": set()}
+
+    def recorded(key: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            name = threading.current_thread().name  # a pool's: polars_anon_<what>_<n>
+            threads[key].add(name if name == "MainThread" else name.split("_")[2])
+            return function(*args)
+
+        return call
+
+    monkeypatch.setattr(fulldomain, "neighbours", recorded("neighbours", fulldomain.neighbours))
+    from polars_anon.demo import voter_register
+
+    table = voter_register(2_000).select("gender", "race", "birth_year")
+    years = table["birth_year"].unique().sort()
+    hierarchies = {
+        "gender": pa.Hierarchy.suppression(table["gender"].unique().sort()),
+        "race": pa.Hierarchy.suppression(table["race"].unique().sort()),
+        "birth_year": pa.Hierarchy.intervals(years, [5, 10, 20]),
+    }
+    reports = []
+    for many in (1 << 62, 1):
+        monkeypatch.setattr(arrays, "MANY_PAIRS", many)
+        report_ = pa.anonymize(table, hierarchies=hierarchies, k=5, method="fulldomain").report
+        reports.append({k: v for k, v in report_.items() if k not in ("seconds", "phases")})  # timings
+    assert reports[0] == reports[1] and reports[0]["details"]["neighbours"]
+    assert list(reports[0]["details"]) == list(reports[1]["details"])
+    assert threads == {"neighbours": {"MainThread", "later"}}
