@@ -12,7 +12,7 @@ cells instead of every pair.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
@@ -20,9 +20,21 @@ from itertools import combinations
 import numpy as np
 import polars as pl  # noqa: F401  (the doctests)
 
+from polars_anon.hierarchy import Hierarchy
 from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, orig_col, pub_col
 
-__all__ = ["JOINT_CELLS", "Cells", "float_sizes", "joint_cells", "original_pair_cells", "pair_cells", "qid_cells"]
+__all__ = [
+    "JOINT_CELLS",
+    "Cells",
+    "PairCells",
+    "counted_apart",
+    "float_sizes",
+    "joint_cells",
+    "leaf_pair_cells",
+    "original_pair_cells",
+    "pair_cells",
+    "qid_cells",
+]
 
 
 @dataclass(frozen=True)
@@ -95,18 +107,50 @@ def float_sizes(data: MetricData) -> np.ndarray:
     return data.remember("float_sizes", lambda: data.pairs[SIZE].to_numpy().astype(np.float64))
 
 
-def original_pair_cells(data: MetricData) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] | None:
-    """:func:`joint_cells` of the original qid columns (their codes: the leaf ids), counted once per data; None with
-    fewer than two qids or a hierarchy of more than 2**20 nodes (Cramer's V then codes the ids by rank)."""
+PairCells = dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""Per pair of original qid columns (:func:`~polars_anon.metrics.data.orig_col` names), its :func:`pair_cells`."""
+
+
+def original_pair_cells(data: MetricData) -> PairCells | None:
+    """:func:`joint_cells` of the original qid columns (their codes: the leaf ids), counted once per data (or by
+    :func:`counted_apart`); None with fewer than two qids or a hierarchy of more than 2**20 nodes (Cramer's V then
+    codes the ids by rank)."""
     if len(data.qids) < 2 or any(h.n_nodes > 1 << 20 for h in data.hierarchies.values()):
         return None
     columns = [orig_col(i) for i in range(len(data.qids))]
 
-    def count() -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        codes = {c: data.pairs[c].to_numpy().astype(np.int64, copy=False) for c in columns}
-        return joint_cells(codes, float_sizes(data), columns)
+    def count() -> PairCells | None:
+        apart = data.remember(_APART, lambda: None)
+        if apart is not None:
+            return apart()
+        return leaf_pair_cells(
+            [data.pairs[c].to_numpy() for c in columns], float_sizes(data), data.hierarchies.values()
+        )
 
     return data.remember("original_pair_cells", count)
+
+
+def leaf_pair_cells(
+    leaves: Sequence[np.ndarray], size: np.ndarray, hierarchies: Iterable[Hierarchy]
+) -> PairCells | None:
+    """:func:`original_pair_cells` of tuples given as each qid's leaf ids (`leaves`, in the qids' order) and their
+    rows (`size`): the same cells for the same tuples in any order (sums of whole numbers, in ascending code)."""
+    hierarchies = list(hierarchies)
+    if len(leaves) < 2 or any(h.n_nodes > 1 << 20 for h in hierarchies):
+        return None
+    columns = [orig_col(i) for i in range(len(leaves))]
+    codes = {c: ids.astype(np.int64, copy=False) for c, ids in zip(columns, leaves)}
+    return joint_cells(codes, size.astype(np.float64, copy=False), columns)
+
+
+def counted_apart(data: MetricData, counted: Callable[[], PairCells | None]) -> None:
+    """Let :func:`original_pair_cells` of `data` be `counted()` (:func:`leaf_pair_cells` of the same tuples, counted
+    elsewhere: the road's, from the aggregates, beside the method), read when first needed."""
+    data.remember(_APART, lambda: counted)
+
+
+_APART = "original_pair_cells_apart"
+"""The :meth:`MetricData.remember` key of :func:`counted_apart`'s function."""
 
 
 def _leaf_rows(

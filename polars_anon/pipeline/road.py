@@ -22,6 +22,7 @@ import inspect
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
@@ -31,6 +32,7 @@ import polars as pl
 from polars_anon._memory import raise_mmap_threshold, release_freed_memory
 from polars_anon._passes import TupleCounts
 from polars_anon._progress import stage
+from polars_anon._threads import on_own_thread
 from polars_anon._types import EngineName, Method, NullPolicy, Road
 from polars_anon.advice import method_advice
 from polars_anon.algorithms import METHODS, Plan, dpsearch
@@ -40,6 +42,8 @@ from polars_anon.errors import InfeasibleError, InvalidParameterError, NotKAnony
 from polars_anon.hierarchy import Hierarchy
 from polars_anon.io import FileStamp, csv_errors, file_stamps
 from polars_anon.messages import K_ABOVE_ROWS
+from polars_anon.metrics.arrays import many_pairs
+from polars_anon.metrics.cell_counts import PairCells, leaf_pair_cells
 from polars_anon.options import option_names
 from polars_anon.pipeline.capabilities import Capability, consult, consult_input, consult_session, consult_table
 from polars_anon.pipeline.result import Anonymized, Check
@@ -259,6 +263,7 @@ def plan_request(
     """Run the request's method on the aggregates and gather the report's facts (the driver route of every engine);
     `aggregated_at` (a ``time.perf_counter()``) when the aggregation pass ended: the report's phases."""
     constraints = task_constraints(data, request)
+    pair_cells = _pair_cells_beside(data, request)
     plan = run_method(data, request, constraints)
     phases = (
         None if aggregated_at is None else _phases(start, {"aggregate": aggregated_at, "method": time.perf_counter()})
@@ -279,8 +284,27 @@ def plan_request(
         input_risk=input_risk,
         advice=advice,
         phases=phases,
+        pair_cells=None if pair_cells is None else pair_cells.result,
     )
     return Planned(plan, facts, constraints[0], input_risk, population)
+
+
+def _pair_cells_beside(data: Aggregated, request: Request) -> Future[PairCells | None] | None:
+    """The report's cells of the original columns' pairs (:func:`~polars_anon.metrics.cell_counts.leaf_pair_cells`),
+    counted from the aggregates on a thread of their own while the method runs, when the road has their codes (a
+    method on codes: its map holds the aggregates' tuples, as every map of them) and they are many
+    (:func:`~polars_anon.metrics.arrays.many_pairs`); else None (the report counts them from the map)."""
+    if data.codes is None or differential_model(request) is not None or not many_pairs(data.aggregates.height):
+        return None
+    task = request.task(data.aggregates, codes=data.codes)
+    leaves = [task.leaf_index(q) for q in request.qids]
+    sizes = data.aggregates[SIZE].to_numpy()
+
+    def count() -> PairCells | None:
+        ids = [index if labels is None else np.take(labels, index) for index, labels in leaves]
+        return leaf_pair_cells(ids, sizes, [request.hierarchies[q] for q in request.qids])
+
+    return on_own_thread(True, count)
 
 
 def prepare_engine(engine: Engine, request: Request) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Any, NoReturn
@@ -34,7 +34,7 @@ import polars as pl
 from polars_anon._memory import release_freed_memory
 from polars_anon._threads import beside
 from polars_anon.metrics.arrays import many_pairs
-from polars_anon.metrics.cell_counts import qid_cells
+from polars_anon.metrics.cell_counts import PairCells, counted_apart, qid_cells
 from polars_anon.metrics.data import MetricData
 from polars_anon.report.classes import distinct_sizes, guarantee_sizes, size_histogram
 from polars_anon.report.columns import protected_columns
@@ -224,6 +224,7 @@ def plan_facts(
     details: dict[str, Any] | None = None,
     advice: dict[str, Any] | None = None,
     phases: Mapping[str, float] | None = None,
+    pair_cells: Callable[[], PairCells | None] | None = None,
 ) -> Report:
     """The facts of a run known before the published table is verified (see :mod:`polars_anon.report` and
     ``schema.json``), computed once; :func:`build_report` builds the report from them and the later facts.
@@ -238,11 +239,15 @@ def plan_facts(
     class-size histogram) and `unchanged` (qid -> rows published unchanged, which a partition
     map does not show). `details` are added to the method's own. `advice`: the better method, where one
     loses much less (:mod:`polars_anon.advice`). `phases`: seconds of the aggregation pass and the method.
+    `pair_cells`: the original columns' pair cells of the map's tuples, counted by the caller (read when first needed:
+    :func:`~polars_anon.metrics.cell_counts.counted_apart`).
     """
     extra = details or {}
     details = {**plan.details, **extra}
     metric = details.pop("metric", request.effective_metric)
     data = map_data(plan.map, request.hierarchies, request.k, details.get("levels")) if metrics else None
+    if data is not None and pair_cells is not None:
+        counted_apart(data, pair_cells)
     with ThreadPoolExecutor(1, thread_name_prefix="polars_anon_facts") as pool:
         measured = _metrics_beside(data, pool)
         facts = _map_facts(request, aggregates, plan, details, data, input_sizes, unchanged)

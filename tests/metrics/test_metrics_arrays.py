@@ -9,6 +9,7 @@ suppressed rows, repeated original tuples, given or inferred levels: every value
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from polars_anon import Hierarchy
 from polars_anon.metrics import METRICS
 from polars_anon.metrics.arrays import grouped_sorted_sums
-from polars_anon.metrics.cell_counts import original_pair_cells, qid_cells
+from polars_anon.metrics.cell_counts import counted_apart, leaf_pair_cells, original_pair_cells, qid_cells
 from polars_anon.metrics.data import SIZE, SUPPRESSED, MetricData, from_mapping, fully_suppressed, orig_col, pub_col
 from polars_anon.metrics.registry import evaluate_both, metric_names
 from polars_anon.metrics.sums import sorted_products_numpy_sum, sorted_sum
@@ -145,6 +146,32 @@ def test_original_pair_cells_are_each_pair_of_leaves_once_with_its_rows(data: Me
                     want[key] = want.get(key, 0.0) + row[SIZE]
             n, a, b = found[(orig_col(i), orig_col(j))]
             assert list(zip(a.tolist(), b.tolist())) == sorted(want) and n.tolist() == [want[c] for c in sorted(want)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(maps(), st.randoms(use_true_random=False))
+def test_pair_cells_of_the_leaves_in_any_order_are_the_original_pair_cells(data: MetricData, rnd: object) -> None:
+    """perf8: the road counts the original columns' pair cells from the aggregates' leaf ids beside the method
+    (:func:`leaf_pair_cells`, the tuples in the aggregates' order) and hands them to the report's metric data
+    (:func:`counted_apart`): the same arrays, dtype and bits, as :func:`original_pair_cells` counts from the map's
+    pairs, whatever the tuples' order."""
+    columns = [orig_col(i) for i in range(len(data.qids))]
+    order = list(range(data.pairs.height))
+    rnd.shuffle(order)  # type: ignore[attr-defined]
+    shuffled = data.pairs[order]
+    hierarchies = [data.hierarchies[q] for q in data.qids]
+    leaves = [shuffled[c].to_numpy().astype(np.int32) for c in columns]  # the lattice's leaf ids are Int32
+    found = leaf_pair_cells(leaves, shuffled[SIZE].to_numpy(), hierarchies)
+    apart = dataclasses.replace(data)  # the same pairs, nothing counted yet
+    counted_apart(apart, lambda: found)
+    want = original_pair_cells(data)
+    assert (found is None) == (want is None) and original_pair_cells(apart) is found
+    if want is None or found is None:
+        return
+    assert list(found) == list(want)
+    for key in want:
+        for got, expected in zip(found[key], want[key]):
+            assert got.dtype == expected.dtype and np.array_equal(got, expected), key
 
 
 def _cramer_by_hand(pairs: list[dict[str, object]], a: str, b: str) -> float:

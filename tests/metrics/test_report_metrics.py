@@ -175,15 +175,17 @@ def test_report_facts_beside_each_other_are_the_facts_computed_in_turn(monkeypat
 
 
 def test_report_facts_begun_beside_the_method_are_the_facts_computed_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    """perf8: over many tuples fulldomain's neighbours are evaluated on a thread of their own from the search's end;
-    the report reads them when it needs them. Here every map counts as many pairs: the same report, bit for bit
-    (neighbours included, in their place among the details), as with none, each computed on the thread planned."""
+    """perf8: over many tuples fulldomain's neighbours are evaluated on a thread of their own from the search's end,
+    and the original columns' pair cells counted from the aggregates on another while the method runs; the report
+    reads both when it needs them. Here every map counts as many pairs: the same report, bit for bit (neighbours
+    included, in their place among the details), as with none, each computed on the thread planned."""
     import threading
 
     import polars_anon.algorithms.fulldomain as fulldomain
     import polars_anon.metrics.arrays as arrays
+    import polars_anon.pipeline.road as road
 
-    threads: dict[str, set[str]] = {"neighbours": set()}
+    threads: dict[str, set[str]] = {"neighbours": set(), "cells": set()}
 
     def recorded(key: str, function: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
@@ -194,6 +196,7 @@ def test_report_facts_begun_beside_the_method_are_the_facts_computed_in_turn(mon
         return call
 
     monkeypatch.setattr(fulldomain, "neighbours", recorded("neighbours", fulldomain.neighbours))
+    monkeypatch.setattr(road, "leaf_pair_cells", recorded("cells", road.leaf_pair_cells))
     from polars_anon.demo import voter_register
 
     table = voter_register(2_000).select("gender", "race", "birth_year")
@@ -210,4 +213,4 @@ def test_report_facts_begun_beside_the_method_are_the_facts_computed_in_turn(mon
         reports.append({k: v for k, v in report_.items() if k not in ("seconds", "phases")})  # timings
     assert reports[0] == reports[1] and reports[0]["details"]["neighbours"]
     assert list(reports[0]["details"]) == list(reports[1]["details"])
-    assert threads == {"neighbours": {"MainThread", "later"}}
+    assert threads == {"neighbours": {"MainThread", "later"}, "cells": {"later"}}
