@@ -203,11 +203,10 @@ def _reads_into(target: Path | URI, read: Path | URI) -> bool:
         return False
     if isinstance(target, URI):
         where, source = str(target), str(read)
-        inside = where.startswith(source.rstrip("/") + "/")
     else:
         assert isinstance(read, Path)
         where, source = str(target.resolve()), str(read.resolve())
-        inside = read.resolve().is_dir() and target.resolve().is_relative_to(source)  # a link to a folder: the folder
+    inside = _under(target, read) and (isinstance(read, URI) or read.resolve().is_dir())  # a link to a folder: one
     literal = isinstance(read, Path) and read.exists()  # an existing file named with brackets is that file (io)
     return inside or (not literal and _GLOB.search(source) is not None and glob_matches(source, where))
 
@@ -387,6 +386,7 @@ class Outputs:
         self._reads: list[Path | URI] = []
         self.protect(*reads)
         self._staged: list[tuple[Path | URI, Path | URI]] = []
+        self._named: list[tuple[str, Path | URI]] = []  # each staged target and what it is, as the user named it
         self._folders: list[Path | URI] = []  # targets staged with file=False: a folder may be replaced there
         self._created: list[Path | URI] = []
         self._committed = False
@@ -438,10 +438,8 @@ class Outputs:
         """Reserve `final`; returns the temporary path to write to (nothing exists there yet). `file`, `what`: see
         :meth:`check` (checked again at :meth:`commit`)."""
         final = self.check(final, file=file, what=what)
-        if any(_same(final, f) for _, f in self._staged):
-            raise InvalidParameterError(
-                f"output {str(final)!r} is named twice among the outputs; give each output its own path"
-            )
+        _refuse_clash(what, final, self._named)
+        self._named.append((what, final))
         if not file:
             self._folders.append(final)
         if isinstance(final, URI):
@@ -588,23 +586,36 @@ the run writes whole; give a path outside it
     seen: list[tuple[str, Path | URI]] = []
     for what, given in targets:
         path = as_location(given)
-        for other, there in seen:
-            if _same(path, there):
-                raise InvalidParameterError(
-                    f"{what} {str(path)!r} is named twice among the outputs (the {other} has that path too); give "
-                    "each output its own path"
-                )
-            for inner, w_in, outer, w_out in ((path, what, there, other), (there, other, path, what)):
-                if _inside(inner, outer):
-                    raise InvalidParameterError(
-                        f"{w_in} {str(inner)!r} is inside the {w_out} {str(outer)!r}, which the run writes whole; "
-                        "give a path outside it"
-                    )
+        _refuse_clash(what, path, seen)
         seen.append((what, path))
 
 
-def _inside(inner: Path | URI, outer: Path | URI) -> bool:
-    """Whether `inner` lies under `outer` (local paths resolved, URIs as written)."""
+def _refuse_clash(what: str, path: Path | URI, others: Iterable[tuple[str, Path | URI]]) -> None:
+    """Refuse `path` (the `what`) where one of `others` (each `what` and its path) has that path, or one lies inside
+    the other: the one check of :func:`check_apart` (before any data is read) and :meth:`Outputs.stage`."""
+    for other, there in others:
+        if _same(path, there):
+            raise InvalidParameterError(
+                f"{what} {str(path)!r} is named twice among the outputs (the {other} has that path too); give "
+                "each output its own path"
+            )
+        for inner, w_in, outer, w_out in ((path, what, there, other), (there, other, path, what)):
+            if _under(inner, outer):
+                raise InvalidParameterError(
+                    f"{w_in} {str(inner)!r} is inside the {w_out} {str(outer)!r}, which the run writes whole; "
+                    "give a path outside it"
+                )
+
+
+def _under(inner: Path | URI, outer: Path | URI) -> bool:
+    """Whether `inner` lies under `outer`, not at it (a ``file://`` URI as its local path; local paths resolved, URIs
+    as written): the one inside-test of an output inside another (:func:`check_apart`) and of an output inside a folder
+    the run reads (:func:`_reads_into`).
+
+    >>> _under(Path("o/t.parquet/r.json"), Path("o/t.parquet")), _under(Path("o/t.parquet"), Path("o/t.parquet"))
+    (True, False)
+    """
+    inner, outer = _local(inner), _local(outer)
     if isinstance(inner, URI) or isinstance(outer, URI):
         both = isinstance(inner, URI) and isinstance(outer, URI)
         return both and str(inner).startswith(str(outer).rstrip("/") + "/")

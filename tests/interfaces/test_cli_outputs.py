@@ -288,6 +288,26 @@ def test_a_file_due_never_replaces_a_folder(tmp_path: Path) -> None:
     assert [p.name for p in (tmp_path / "dir").iterdir()] == ["kept.txt"]
 
 
+@pytest.mark.parametrize(
+    ("second", "message"),
+    [
+        ("t.parquet", r"report '.*t.parquet' is named twice among the outputs \(the output has that path too\)"),
+        ("t.parquet/r.json", r"report '.*t.parquet/r.json' is inside the output '.*t.parquet', which the run writes"),
+    ],
+)
+def test_a_target_staged_at_or_inside_another_is_refused_naming_both(tmp_path: Path, second: str, message: str) -> None:
+    """mend57: Outputs.stage refused a second target of one path with its own words (naming neither what), and staged
+    a report inside the table's path (a folder made where the table's file was due, the commit then failing on it);
+    one check now with check_apart's, before any data is read: the same words for both."""
+    from polars_anon.errors import InvalidParameterError
+    from polars_anon.outputs import Outputs
+
+    with pytest.raises(InvalidParameterError, match=message), Outputs() as out:
+        out.stage(tmp_path / "t.parquet").write_text("table")
+        out.stage(tmp_path / second, what="report")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_json_as_a_file_uri_is_that_local_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # was: --json file:///... wrote into a folder named 'file:' under the working folder
     pl.DataFrame({"sex": ["f", "m", "f", "m"]}).write_parquet(tmp_path / "t.parquet")
