@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import polars as pl
 
-from polars_anon.labels import label_exprs, refuse_beyond_text
+from polars_anon.labels import label_exprs, label_series
 
 if TYPE_CHECKING:
     from polars_anon.hierarchy import Hierarchy
@@ -275,11 +275,9 @@ def as_string_codes(frame: pl.DataFrame, qids: Sequence[str]) -> tuple[pl.DataFr
 
 def _as_strings(frame: pl.DataFrame, qids: Sequence[str], by: Sequence[str]) -> tuple[pl.DataFrame, TupleCodes | None]:
     keys = [*qids, *by]
-    for q in qids:  # a date Polars cannot write as text: refused by name (the String cast would panic)
-        refuse_beyond_text(frame[q])
     if all(_distinct_as_string(frame.schema[q]) for q in qids):
         return _sort_strings(frame, qids, by)  # each qid cast once per distinct value, not per tuple
-    cast = frame.with_columns(label_exprs(frame.schema, qids))
+    cast = frame.with_columns(label_series(frame[q]) for q in qids)  # a date Polars cannot write: refused by name
     return _sort_strings(cast.group_by(keys).agg(pl.col(COUNT).sum()), qids, by)
 
 
@@ -341,7 +339,7 @@ def string_ranks(column: pl.Series) -> tuple[np.ndarray, pl.Series]:
     # unique in first-seen order (the order is sorted below): a third of the default's CPU on a frame of tuples
     distinct = column.drop_nulls().unique(maintain_order=True)
     kind, rank_dtype = (np.int32, pl.Int32) if len(distinct) < (1 << 31) - 1 else (np.int64, pl.Int64)
-    labels = distinct.cast(pl.String)
+    labels = label_series(distinct)  # a date Polars cannot write as text: refused, naming the column
     order = labels.arg_sort()
     if len(distinct) and (isinstance(column.dtype, pl.Categorical) or column.dtype.is_integer()):
         codes = column.to_physical() if isinstance(column.dtype, pl.Categorical) else column

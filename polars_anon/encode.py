@@ -71,7 +71,7 @@ from polars_anon.errors import (
 )
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
-from polars_anon.labels import label_expr, label_exprs
+from polars_anon.labels import label_expr, label_exprs, label_series
 from polars_anon.messages import ENCODE_NOT_IN_HIERARCHY, NOT_UNDER_PUBLISHED
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -289,14 +289,13 @@ def _cast_qids(lf: pl.LazyFrame, qids: Sequence[str]) -> pl.LazyFrame:
 
 
 def _check_nodes(published: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy], what: str, leaves_only: bool) -> None:
-    """One query: nulls and values that are not nodes (or not leaves) of their hierarchy."""
+    """One query: nulls and values that are not nodes (or not leaves) of their hierarchy (their labels:
+    :func:`~polars_anon.labels.label_series`)."""
     qids = list(hierarchies)
-    frames = collect_apart(
-        [published.select(label_expr(q, published.collect_schema()[q]).unique()) for q in qids]
-    )  # materializes: distinct values
+    frames = collect_apart([published.select(pl.col(q).unique()) for q in qids])  # materializes: distinct values
     for q, f in zip(qids, frames):
         h = hierarchies[q]
-        values = f[q]
+        values = label_series(f[q]).unique()
         if values.null_count():
             raise NullValueError(
                 f"column {q!r} of the {what} table has null values; encodings need a hierarchy node in every row "
@@ -493,11 +492,11 @@ def plan_encoding(
             f"representation {rep!r} needs the original values: pass original= (row-aligned with the published "
             "rows, or sharing class_col), or a partition frame with class_col="
         )
-    lf = _cast_qids(lf, qids)
-    if validate:
+    if validate:  # on the values as given: _check_nodes labels them itself (a date beyond text refused, not cast)
         _check_nodes(lf, hierarchies, "published", leaves_only=False)
         if orig is not None:
             _check_nodes(orig, hierarchies, "original", leaves_only=True)
+    lf = _cast_qids(lf, qids)
     if rep in MAPPINGS:
         freqs = None
         if rep == "statistical":

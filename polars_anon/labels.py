@@ -84,7 +84,7 @@ def refuse_beyond_text(series: pl.Series, what: str | None = None) -> None:
     """Refuse Date or Datetime values of `series` whose day Polars cannot write as text (:data:`FIRST_DAY` to
     :data:`LAST_DAY`; a Datetime one day inside them, its local day may be the next or the previous), such as
     DuckDB's ``'infinity'::DATE``; `what` names them (default: the column, by the Series' name). The rule of every
-    place a date becomes text: the road's labels, the ``dates`` builder.
+    place a date becomes text: :func:`label_series` (every road's labels), the ``dates`` builder.
 
     >>> refuse_beyond_text(pl.Series("d", [2147483647, 0]).cast(pl.Date))
     Traceback (most recent call last):
@@ -113,12 +113,15 @@ def label_exprs(schema: Mapping[str, pl.DataType], columns: Sequence[str]) -> li
     return [label_expr(c, schema[c]) for c in columns]
 
 
-def label_series(series: pl.Series) -> pl.Series:
-    """:func:`label_expr` of a Series (its name kept).
+def label_series(series: pl.Series, what: str | None = None) -> pl.Series:
+    """:func:`label_expr` of a Series (its name kept), its dates Polars cannot write as text refused first
+    (:func:`refuse_beyond_text`, `what` naming them): the one place a road's values become labels on the driver, so
+    every road refuses them (the String cast would panic, which ``except Exception`` does not catch).
 
     >>> label_series(pl.Series("f", [-0.0, 1.0], dtype=pl.Float32)).to_list()
     ['0.0', '1.0']
     """
+    refuse_beyond_text(series, what)
     if not series.dtype.is_float() and not isinstance(series.dtype, pl.Time):
         return series.cast(pl.String)
     return series.to_frame().select(label_expr(series.name, series.dtype)).to_series()

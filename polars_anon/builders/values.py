@@ -14,7 +14,7 @@ import polars as pl
 
 from polars_anon._validate import refuse_text
 from polars_anon.errors import HierarchyError, InvalidParameterError
-from polars_anon.labels import label_series, refuse_beyond_text
+from polars_anon.labels import label_series
 
 __all__ = ["Row", "as_series", "distinct", "sorted_distinct", "string_labels"]
 
@@ -85,5 +85,4 @@ def string_labels(series: pl.Series, source: str) -> pl.Series:
             f"{source}: {held} dtype {dtype}, which has no label; cast it to a number first "
             "(.dt.total_seconds(), or another unit)"
         )
-    refuse_beyond_text(series, f"{source}: column {series.name!r}" if series.name else source)
-    return label_series(series)
+    return label_series(series, f"{source}: column {series.name!r}" if series.name else source)

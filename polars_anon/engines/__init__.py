@@ -29,7 +29,7 @@ import polars as pl
 from polars_anon._passes import TupleCounts, as_string_counts
 from polars_anon._validate import check_choice
 from polars_anon.io import parquet_footer
-from polars_anon.labels import label_expr
+from polars_anon.labels import label_expr, label_series
 from polars_anon.locations import is_uri
 from polars_anon.pipeline.state import (
     Aggregated,
@@ -348,7 +348,7 @@ def labelled_marginals(per: Mapping[str, pl.DataFrame]) -> dict[str, pl.DataFram
     >>> labelled_marginals({"x": pl.DataFrame({"x": [-0.0, None], "count": [2, 1]})})["x"].rows()
     [('0.0', 2), (None, 1)]
     """
-    return {q: f.select(label_expr(q, f.schema[q]), pl.col(COUNT).alias(SIZE)) for q, f in per.items()}
+    return {q: pl.DataFrame([label_series(f[q]), f[COUNT].alias(SIZE)]) for q, f in per.items()}
 
 
 def grouped_aggregates(engine: SQLEngine, table: Any, request: Request) -> EngineAggregates:

@@ -204,6 +204,47 @@ def test_a_builder_refuses_a_date_polars_cannot_write_naming_the_column() -> Non
         Hierarchy.suppression(days)
 
 
+def _beyond_text_roads() -> dict[str, object]:
+    """The roads that turned a qid's values into labels without refusing a date Polars cannot write (mend57): each a
+    function of a frame whose Date column ``d`` holds one."""
+    import duckdb
+
+    import polars_anon as pa
+    import polars_anon.duckdb as pad
+    from polars_anon.distance import encode_records
+    from polars_anon.transformers import HierarchyEncoder
+
+    h = Hierarchy.suppression(["2020-01-01"])
+
+    def planner(df: pl.DataFrame) -> None:
+        con = duckdb.connect()
+        con.register("t", df.to_arrow())
+        con.execute("CREATE TABLE h AS FROM t")
+        hs = {"s": Hierarchy.suppression(["F"])}
+        pad.anonymize("h", qids=["d", "s"], hierarchies=hs, k=3, method="mondrian", connection=con, driver_tuples=1)
+
+    return {
+        "generalize": lambda df: df.select(pl.col("d").anon.generalize(h, 1)),
+        "distance": lambda df: encode_records(df, [], ["d"]),
+        "mondrian-planner": planner,
+        "encoder-flat": lambda df: HierarchyEncoder().fit(df.select("d")),
+        "encoder": lambda df: HierarchyEncoder({"d": h}, "fillparent").fit_transform(df.select("d")),
+        "encode": lambda df: pa.encode(df.lazy(), {"d": h}, "fillparent").collect(),
+    }
+
+
+@pytest.mark.parametrize("road", sorted(_beyond_text_roads()))
+def test_every_road_refuses_a_date_polars_cannot_write_naming_the_column(road: str) -> None:
+    """mend57: generalize, the distance's records, the Mondrian planner (DuckDB, driver_tuples=1), the scikit-learn
+    transformer and encode turned a Date holding DuckDB's 'infinity' (day 2147483647) into text unchecked and ended
+    in pyo3_runtime.PanicException (not an Exception); the refusal now sits in labels.label_series, which they all
+    call, and names the column."""
+    days = pl.Series("d", [2147483647, 18262, 18262, 18262], dtype=pl.Int32).cast(pl.Date)
+    df = pl.DataFrame({"d": days, "s": ["F"] * 4})
+    with pytest.raises(InvalidParameterError, match=r"column 'd': 1 values are beyond the days Polars can write"):
+        _beyond_text_roads()[road](df)  # type: ignore[operator]
+
+
 @pytest.mark.parametrize("spec", ['"suppress"', "{ mask = 1 }"])
 def test_a_job_names_an_empty_string_value_and_the_way_out_in_its_keys(
     spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
