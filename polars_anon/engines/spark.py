@@ -25,7 +25,6 @@ from typing import Any, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
-from polars.datatypes import DataTypeClass  # a dtype class (pl.Int64), as nested dtypes hold their inner types
 
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import is_path
@@ -46,6 +45,7 @@ from polars_anon.engines import (
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.io import check_source, is_csv, named_path, names_parquet, names_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
+from polars_anon.pipeline.capabilities import map_nested
 from polars_anon.pipeline.sessions import refuse_session
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
@@ -542,23 +542,18 @@ def _nested_in_microseconds(frame: pl.DataFrame) -> pl.DataFrame:
     >>> _nested_in_microseconds(t.to_frame()).schema["t"]
     List(Datetime(time_unit='us', time_zone=None))
     """
-    nested = {c: _microsecond_dtype(t) for c, t in frame.schema.items() if t.is_nested()}
+    nested = {c: map_nested(t, _in_microseconds) for c, t in frame.schema.items() if t.is_nested()}
     changed = {c: t for c, t in nested.items() if t != frame.schema[c]}
     return frame.cast(changed) if changed else frame  # type: ignore[arg-type]
 
 
-def _microsecond_dtype(dtype: pl.DataType | DataTypeClass) -> pl.DataType | DataTypeClass:
-    """`dtype` with each nanosecond Datetime or Duration in it (nested too) in microseconds."""
+def _in_microseconds(dtype: pl.DataType) -> pl.DataType:
+    """A nanosecond Datetime or Duration in microseconds; any other `dtype` as it is (nested ones are walked by
+    :func:`~polars_anon.pipeline.capabilities.map_nested`)."""
     if isinstance(dtype, pl.Datetime) and dtype.time_unit == "ns":
         return pl.Datetime("us", dtype.time_zone)
     if isinstance(dtype, pl.Duration) and dtype.time_unit == "ns":
         return pl.Duration("us")
-    if isinstance(dtype, pl.List):
-        return pl.List(_microsecond_dtype(dtype.inner))
-    if isinstance(dtype, pl.Array):
-        return pl.Array(_microsecond_dtype(dtype.inner), dtype.shape)
-    if isinstance(dtype, pl.Struct):
-        return pl.Struct([pl.Field(f.name, _microsecond_dtype(f.dtype)) for f in dtype.fields])
     return dtype
 
 
