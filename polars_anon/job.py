@@ -865,7 +865,11 @@ def _on_polars(
     start = time.perf_counter()  # the tuple pass that builds the hierarchies is the road's: timed as its own
     made: list[TupleCounts] = []  # the tuple pass, made when a built-in hierarchy needs the column's values
     files = job.parquet_files
-    hierarchies = build_hierarchies(lf, job.qids, job.base, values_of=tuple_values(lf, request, made, files))
+    # the encodings' hierarchies too (a qid without one read as suppression only where the method blanks cells:
+    # encoding_specs), from the same pass: the road gets the job's own
+    specs = encoding_specs(job) if job.encode else job.qids
+    built = build_hierarchies(lf, specs, job.base, values_of=tuple_values(lf, request, made, files))
+    hierarchies = {q: h for q, h in built.items() if job.qids[q] is not None}
     if not made:  # else the road's group-by makes it
         made += [c for c in [dictionary_pass(lf, files, request)] if c is not None]
     counts = made[0] if made else None  # handed to the road: its aggregation pass reads no more
@@ -880,14 +884,11 @@ def _on_polars(
         **asked,
         **job.options,
     )
-    if job.encode and blanks_cells(job):  # its encodings read a qid declared without a hierarchy as suppression only
-        unbuilt = {q: s for q, s in encoding_specs(job).items() if q not in hierarchies}
-        hierarchies = {**hierarchies, **build_hierarchies(lf, unbuilt, job.base)}
     if job.sdc is None:
-        return hierarchies, result, sdc_input, None
+        return built, result, sdc_input, None  # the encodings read them all
     with stage("sdc: the qids' cells the steps kept"):
         unchanged = unchanged_after_steps(original, lf, result.tmap, list(job.qids), job.sdc.steps)
-    return hierarchies, result, sdc_input, unchanged
+    return built, result, sdc_input, unchanged
 
 
 def _stage_encodings(

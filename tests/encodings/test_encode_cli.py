@@ -306,6 +306,28 @@ def test_job_encode_of_a_local_suppression_release_equals_the_cli(tmp_path, caps
         assert by_job["city_*"].cast(pl.Boolean).equals(published["city"].is_null().alias("city_*"))
 
 
+def test_a_job_encoding_a_local_suppression_release_reads_the_input_once_for_its_hierarchies(tmp_path, monkeypatch):
+    """mend57: with encode and a method that blanks cells, the job built the suppression hierarchy of a qid declared
+    without one after the run, in a pass of its own over the input (two passes for the hierarchies' values: the tuple
+    pass and that one; fails before). Built from the one tuple pass now, which the road reuses."""
+    import polars_anon.job as job_module
+
+    passes: list[str] = []
+    for name in ("collect_apart", "count_tuples"):
+        real = getattr(job_module, name)
+        monkeypatch.setattr(job_module, name, lambda *a, _r=real, _n=name, **kw: passes.append(_n) or _r(*a, **kw))
+    rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "age": [30, 9, 30, 9, 41, 41, 10, 10], "n": range(8)}
+    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
+        'encode = ["oneclass"]\nqids = { city = {}, age = { hierarchy = { intervals = [10] } } }\n'
+    )
+    assert main(["anonymize", str(job), "--quiet"]) == 0
+    assert passes == ["count_tuples"]
+    assert "city_*" in pl.read_parquet(encoding_path(tmp_path / "out.parquet", "oneclass")).columns
+
+
 SDC_JOB = """input = "in.parquet"
 output = "out.parquet"
 k = 3
