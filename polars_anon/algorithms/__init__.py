@@ -108,12 +108,15 @@ class Task:
         return index, ids
 
     def _codes_match(self, qid: str, n: int) -> bool:
-        """The codes have the aggregates' rows and decode to their first and last labels of `qid` (a cheap check: a
-        filtered or re-sorted frame fails it, save a reorder that keeps both ends)."""
+        """The codes have the aggregates' rows and decode to their labels of `qid`, row for row: each row's label
+        hashed against its code's, gathered from the hashes of the few labels (no label gathered per row), so a
+        filter, a reorder or codes of other aggregates fail it, wherever the rows differ."""
         assert self.codes is not None
-        column, labels, codes = self.aggregates[qid], self.codes.labels[qid], self.codes.codes[qid]
-        ends = {0, n - 1} if n else set()
-        return n == self.aggregates.height and all(labels[int(codes[i])] == column[i] for i in ends)
+        if n != self.aggregates.height:
+            return False
+        labels = self.codes.labels[qid]
+        table = pl.concat([labels, pl.Series([None], dtype=labels.dtype)]).hash()  # the code past them: a null
+        return bool(np.array_equal(table.to_numpy()[self.codes.codes[qid]], self.aggregates[qid].hash().to_numpy()))
 
 
 @dataclass

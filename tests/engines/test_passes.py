@@ -176,6 +176,25 @@ def test_codes_of_other_aggregates_are_refused_not_used() -> None:
         reordered.leaf_ids("q")
 
 
+def test_codes_misaligned_between_their_ends_are_refused() -> None:
+    """mend57: the codes were checked against the aggregates' first and last labels only: two rows swapped between
+    them passed, and each got the other's node ids (a method then published a tuple under a node that is not its
+    ancestor). Every row is compared now, by the hashes of the few labels (fails before: no error, ids swapped)."""
+    import dataclasses
+
+    from polars_anon import Hierarchy
+    from polars_anon._passes import as_string_codes
+    from polars_anon.algorithms import Task
+
+    h = {"q": Hierarchy.suppression(["a", "b", "c", "d"])}
+    frame, codes = as_string_codes(pl.DataFrame({"q": ["a", "b", "c", "d"], "count": [1, 2, 3, 4]}), ["q"])
+    task = Task(frame.rename({"count": "size"}), ["q"], h, 2, codes=codes)
+    assert task.leaf_ids("q").tolist() == h["q"].ids_of(task.aggregates["q"]).tolist()
+    swapped = task.aggregates[[0, 2, 1, 3]]  # a, c, b, d: both ends kept
+    with pytest.raises(RuntimeError, match="codes of 4 rows for 4 aggregate rows"):
+        dataclasses.replace(task, aggregates=swapped).leaf_ids("q")
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
