@@ -251,18 +251,28 @@ def test_any_hierarchy_built_from_generalized_labels_is_refused(tmp_path, capsys
     assert main(["encode", str(tmp_path / "in.parquet"), *common, "--output", str(tmp_path / "c.parquet")]) == 0
 
 
+CITY_AGE = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "age": [30, 9, 30, 9, 41, 41, 10, 10], "n": range(8)}
+
+
+def _local_suppression_job(tmp_path, rows, qids_and_encode: str):
+    """A local-suppression job (k=2, ``n`` insensitive) over `rows` written as in.parquet; its TOML ends with
+    `qids_and_encode`. Returns the job file."""
+    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
+        + qids_and_encode
+    )
+    return job
+
+
 def test_cli_encode_of_a_local_suppression_release_reads_blanks_as_roots(tmp_path, capsys):
     """mend46: ``encode --job`` on a local-suppression release refused its blanks ('has null values; ... anonymize
     with null='suppress'', advice that does not apply). A blank is a suppressed cell, encoded as its qid's root (as
     ``metrics --job`` reads it), and a qid the job declares without a hierarchy as suppression only (fails before:
     exit 2)."""
     rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "sex": ["F", "M"] * 4, "n": list(range(8))}
-    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
-    job = tmp_path / "job.toml"
-    job.write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
-        "qids = { city = {}, sex = {} }\n"
-    )
+    job = _local_suppression_job(tmp_path, rows, "qids = { city = {}, sex = {} }\n")
     assert main(["anonymize", str(job), "--quiet"]) == 0
     published = pl.read_parquet(tmp_path / "out.parquet")
     blank = published["city"].is_null() | published["sex"].is_null()
@@ -285,13 +295,8 @@ def test_job_encode_of_a_local_suppression_release_equals_the_cli(tmp_path, caps
     """mend47: a job file with ``method = "local_suppression"`` and ``encode`` was refused when read, while
     ``polars-anon encode OUTPUT --job JOB`` encoded the same release (a blank as its qid's root). The job's encode
     step now writes the encodings, equal to the CLI's on the same release (fails before: the job is refused)."""
-    rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "age": [30, 9, 30, 9, 41, 41, 10, 10], "n": range(8)}
-    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
-    job = tmp_path / "job.toml"
-    job.write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
-        f'encode = ["{encoding}"]\nqids = {{ city = {{}}, age = {{ hierarchy = {{ intervals = [10] }} }} }}\n'
-    )
+    qids = "qids = { city = {}, age = { hierarchy = { intervals = [10] } } }\n"
+    job = _local_suppression_job(tmp_path, CITY_AGE, f'encode = ["{encoding}"]\n' + qids)
     assert main(["anonymize", str(job), "--quiet"]) == 0, capsys.readouterr().err
     published = pl.read_parquet(tmp_path / "out.parquet")
     assert (published["city"].is_null() | published["age"].is_null()).any()
@@ -316,13 +321,8 @@ def test_a_job_encoding_a_local_suppression_release_reads_the_input_once_for_its
     for name in ("collect_apart", "count_tuples"):
         real = getattr(job_module, name)
         monkeypatch.setattr(job_module, name, lambda *a, _r=real, _n=name, **kw: passes.append(_n) or _r(*a, **kw))
-    rows = {"city": ["Oslo"] * 4 + ["Bergen"] * 3 + ["Molde"], "age": [30, 9, 30, 9, 41, 41, 10, 10], "n": range(8)}
-    pl.DataFrame(rows).write_parquet(tmp_path / "in.parquet")
-    job = tmp_path / "job.toml"
-    job.write_text(
-        'input = "in.parquet"\noutput = "out.parquet"\nk = 2\nmethod = "local_suppression"\ninsensitive = ["n"]\n'
-        'encode = ["oneclass"]\nqids = { city = {}, age = { hierarchy = { intervals = [10] } } }\n'
-    )
+    qids = "qids = { city = {}, age = { hierarchy = { intervals = [10] } } }\n"
+    job = _local_suppression_job(tmp_path, CITY_AGE, 'encode = ["oneclass"]\n' + qids)
     assert main(["anonymize", str(job), "--quiet"]) == 0
     assert passes == ["count_tuples"]
     assert "city_*" in pl.read_parquet(encoding_path(tmp_path / "out.parquet", "oneclass")).columns
