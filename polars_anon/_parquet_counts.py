@@ -269,7 +269,7 @@ class _GlobalIds:
                 start = j > 0 and len(counts) >= LABELS_BESIDE  # the first qid's gathered last, on this thread
                 columns[q] = beside(pool, start, decoded, q, labels[q], codes[q])
             frame = pl.DataFrame([columns[q].result() for q in self.qids])
-        made = TupleCodes({q: labels[q] for q in self.qids}, {q: codes[q] for q in self.qids})
+        made = TupleCodes({q: labels[q] for q in self.qids}, {q: codes[q] for q in self.qids}, dict(frame.to_dict()))
         return frame.with_columns(pl.Series(COUNT, counts, dtype=pl.Int64)), made
 
     def _used(self, qid: str, rank: np.ndarray, labels: pl.Series, codes: np.ndarray) -> tuple[pl.Series, np.ndarray]:

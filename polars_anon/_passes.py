@@ -22,6 +22,7 @@ Two habits of Polars make a pass's peak memory grow with the rows, not with its 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -208,6 +209,27 @@ class TupleCodes:
 
     labels: dict[str, pl.Series]
     codes: dict[str, np.ndarray] = field(repr=False)
+    columns: dict[str, pl.Series] = field(default_factory=dict, repr=False)
+    """The String columns decoded from them when they were made (the frame's own columns, sharing its memory): a
+    column that is one of them matches the codes with no look at its rows (:meth:`decode_to`)."""
+
+    def decode_to(self, qid: str, column: pl.Series) -> bool:
+        """Whether `column` holds, row for row, the labels of `qid` these codes decode to: at once when it is the
+        column they were decoded to (:attr:`columns`: the same memory), else each row's label hashed against its
+        code's, gathered from the hashes of the few labels (no label gathered per row).
+
+        >>> frame, codes = as_string_codes(pl.DataFrame({"q": ["b", "a", "c"], "count": [1, 2, 3]}), ["q"])
+        >>> codes.decode_to("q", frame["q"]), codes.decode_to("q", frame["q"].reverse())
+        (True, False)
+        """
+        made, codes = self.columns.get(qid), self.codes[qid]
+        if len(column) != len(codes):
+            return False
+        if made is not None and _memory(made) == _memory(column) is not None:
+            return True
+        labels = self.labels[qid]
+        table = pl.concat([labels, pl.Series([None], dtype=labels.dtype)]).hash()  # the code past them: a null
+        return bool(np.array_equal(table.to_numpy()[codes], column.hash().to_numpy()))
 
     def ids_of(self, qid: str, hierarchy: Hierarchy) -> np.ndarray | None:
         """``hierarchy.ids_of(frame[qid])`` of the frame these codes were made with (Int64 node ids per row), from
@@ -243,6 +265,20 @@ class TupleCodes:
         True
         """
         return pl.DataFrame([decoded(q, labels, self.codes[q]) for q, labels in self.labels.items()])
+
+
+def _memory(column: pl.Series) -> tuple[int, int, int] | None:
+    """Where a String column's rows are held (its views' address, offset and length; Arrow's string views, exported
+    without a copy), None when it is not one chunk of them or PyArrow is not loaded yet (its import costs more than
+    the hashes it would spare: a frame's road loads it for nothing else): two columns held at one place hold the same
+    rows."""
+    if "pyarrow" not in sys.modules or column.dtype != pl.String or column.n_chunks() != 1:
+        return None
+    import pyarrow as pa
+
+    array = column.to_arrow(compat_level=pl.CompatLevel.newest())
+    views = array.buffers()[1] if isinstance(array, pa.StringViewArray) else None
+    return None if views is None else (views.address, array.offset, len(array))
 
 
 def decoded(name: str, labels: pl.Series, codes: np.ndarray) -> pl.Series:
@@ -309,7 +345,8 @@ def _sort_strings(
         {q: labels for q, (_, labels) in zip(qids, ranked)}, {q: r[order] for q, (r, _) in zip(qids, ranked)}
     )
     rest = frame.select(pl.exclude(qids))[order]
-    return found.decoded().hstack(rest).select(frame.columns), found
+    found.columns.update((s.name, s) for s in found.decoded())  # the frame's own: decode_to knows them at once
+    return pl.DataFrame(list(found.columns.values())).hstack(rest).select(frame.columns), found
 
 
 def _order_of_distinct(keys: np.ndarray, bound: int) -> np.ndarray:

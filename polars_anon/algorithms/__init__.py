@@ -103,20 +103,9 @@ class Task:
         if codes is None or ids is None:
             return h.ids_of(self.aggregates[qid]), None
         index = codes.codes[qid]
-        if not self._codes_match(qid, len(index)):  # codes of other aggregates: never used silently
+        if not codes.decode_to(qid, self.aggregates[qid]):  # codes of other aggregates: never used silently
             raise RuntimeError(f"codes of {len(index)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
         return index, ids
-
-    def _codes_match(self, qid: str, n: int) -> bool:
-        """The codes have the aggregates' rows and decode to their labels of `qid`, row for row: each row's label
-        hashed against its code's, gathered from the hashes of the few labels (no label gathered per row), so a
-        filter, a reorder or codes of other aggregates fail it, wherever the rows differ."""
-        assert self.codes is not None
-        if n != self.aggregates.height:
-            return False
-        labels = self.codes.labels[qid]
-        table = pl.concat([labels, pl.Series([None], dtype=labels.dtype)]).hash()  # the code past them: a null
-        return bool(np.array_equal(table.to_numpy()[self.codes.codes[qid]], self.aggregates[qid].hash().to_numpy()))
 
 
 @dataclass

@@ -247,3 +247,21 @@ def test_the_class_aggregates_with_counted_attributes_match_a_loop_over_the_rows
     columns = ["q", "r", "size", *(f"__anon_n_s_{i}" for i in range(len(labels)))]
     assert table.select(columns).rows() == expected
     assert [c for c in table.columns if c.startswith("__anon_n_t_")] == []  # t: counted apart, not as columns
+
+
+def test_the_codes_know_the_columns_they_were_decoded_to_without_reading_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """mend57: checking every row costs a hash per aggregate row and qid; the aggregates the road hands a method are
+    the columns the codes were decoded to (the same memory): known at once, no row hashed (PyArrow loaded, as a job
+    over Parquet has it); another column of the same rows is compared row by row."""
+    import pyarrow  # noqa: F401  (the road over Parquet has loaded it)
+
+    from polars_anon._passes import as_string_codes
+
+    frame, codes = as_string_codes(pl.DataFrame({"q": ["b", "a", "c", "a"], "count": [1, 2, 3, 4]}), ["q"])
+    assert codes is not None
+    aggregates = frame.rename({"count": "size"}).select("q", "size")  # as the road selects them
+    hashed: list[int] = []
+    real = pl.Series.hash
+    monkeypatch.setattr(pl.Series, "hash", lambda self, *a, **k: hashed.append(len(self)) or real(self, *a, **k))
+    assert codes.decode_to("q", aggregates["q"]) and hashed == []
+    assert codes.decode_to("q", pl.Series("q", aggregates["q"].to_list())) and hashed
