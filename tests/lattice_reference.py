@@ -87,39 +87,48 @@ def _factors(gs: float) -> tuple[float, float]:
 
 @dataclass
 class Table:
-    """What every vector's objectives need beyond its classes."""
+    """What every vector's objectives need beyond its classes.
+
+    The attributes' nodes are laid end to end on one axis (attribute j's node v at ``start[j] + v``), so a sum per
+    node over every attribute is one ``bincount`` and a sum per attribute one ``reduceat`` at ``start``.
+    """
 
     hs: list[Hierarchy]
     n: float
     p_log_p: float  # sum over distinct tuples of p log2 p
     original: np.ndarray  # per attribute: sum over rows of log2 count(original value)
     domain: np.ndarray  # leaves of each hierarchy
-    leaves: list[np.ndarray]  # per attribute, per node: the leaves under it
-    share: list[np.ndarray]  # per attribute, per node: its leaves' share of the domain
-    cost: list[np.ndarray]  # per attribute, per node: (leaves - 1) / (domain - 1), 0 for a one-leaf domain
+    start: np.ndarray  # per attribute: where its nodes begin on the one node axis
+    leaves: np.ndarray  # per node: the leaves under it
+    share: np.ndarray  # per node: its leaves' share of its attribute's domain
+    cost: np.ndarray  # per node: (leaves - 1) / (domain - 1), 0 for a one-leaf domain
 
 
 def table_of(tuples: pl.DataFrame, qids: Sequence[str], hs: Mapping[str, Hierarchy]) -> Table:
     size = tuples["size"].to_numpy().astype(np.float64)
     n = float(size.sum())
-    original = []
-    for q in qids:
-        counts = np.bincount(hs[q].ids_of(tuples[q]), weights=size)
-        counts = counts[counts > 0]
-        original.append(float((counts * np.log2(counts)).sum()))
+    leaves = [hs[q].leaves.astype(np.float64) for q in qids]
+    start = np.cumsum([0] + [len(x) for x in leaves[:-1]])
+    cells = (np.stack([hs[q].ids_of(tuples[q]) for q in qids], axis=1) + start).ravel()
+    counts = np.bincount(cells, weights=np.repeat(size, len(qids)), minlength=int(sum(map(len, leaves))))  # per node
     p = size / n
     domain = np.array([float(hs[q].n_leaves) for q in qids])
-    leaves = [hs[q].leaves.astype(np.float64) for q in qids]
     return Table(
         [hs[q] for q in qids],
         n,
         float((p * np.log2(p)).sum()),
-        np.array(original),
+        _count_log_count(counts, start),  # summed as `values` sums a vector's: 0 at the bottom, not a rounding
         domain,
-        leaves,
-        [x / d for x, d in zip(leaves, domain)],
-        [(x - 1) / (d - 1) if d > 1 else 0.0 * x for x, d in zip(leaves, domain)],
+        start,
+        np.concatenate(leaves),
+        np.concatenate([x / d for x, d in zip(leaves, domain)]),
+        np.concatenate([(x - 1) / (d - 1) if d > 1 else 0.0 * x for x, d in zip(leaves, domain)]),
     )
+
+
+def _count_log_count(counts: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Per attribute: the sum over its nodes of c log2 c (rows c at the node; 0 for an empty node)."""
+    return np.add.reduceat(counts * np.log2(np.where(counts > 0, counts, 1.0)), start)
 
 
 def values(
@@ -138,31 +147,24 @@ def values(
     """
     n, m, hs = t.n, len(t.hs), t.hs
     size = cls.size.astype(np.float64)
-    leaves, share, cost = t.leaves, t.share, t.cost  # per node; sums over classes are sums over nodes below
-    nodes = np.ascontiguousarray(cls.nodes.T)  # (m, classes): one attribute's nodes a contiguous row
-    area = np.ones(len(size))
-    for j in range(m):
-        area *= leaves[j][nodes[j]]
+    cells = (cls.nodes + t.start).ravel()  # every (class, attribute) cell's node on the one node axis
+    cell_size = np.repeat(size, m)  # each cell weighs its class's rows
+    area = t.leaves[cells].reshape(len(size), m).prod(axis=1)
     levels = np.array(cls.vector, dtype=np.float64)
     top = np.array([h.height - 1 for h in hs], dtype=np.float64)
     fraction = np.where(top > 0, levels / np.maximum(top, 1), 0.0)
-    published = [np.bincount(nodes[j], weights=size, minlength=len(leaves[j])) for j in range(m)]
-    generalized = np.array([float((b[b > 0] * np.log2(b[b > 0])).sum()) for b in published]) - t.original
+    published = np.bincount(cells, weights=cell_size, minlength=len(t.leaves))  # rows per node
+    generalized = _count_log_count(published, t.start) - t.original
     out = {}
     for k in ks:
         small = cls.size < k if violating is None else (cls.size < k) | violating
         s = float(size[small].sum())
         kept = np.where(small, 0.0, size)
-        small_nodes, small_size = nodes[:, small], size[small]
-        at_node = [np.bincount(small_nodes[j], weights=small_size, minlength=len(leaves[j])) for j in range(m)]
-        kept_share = np.array([float(((published[j] - at_node[j]) * share[j]).sum()) for j in range(m)])
-        supp_share = np.array([float((at_node[j] * share[j]).sum()) for j in range(m)])
-        kept_cost = np.array([float(((published[j] - at_node[j]) * cost[j]).sum()) for j in range(m)])
-        pooled = np.zeros(m)
-        if s:
-            for j in range(m):
-                c = at_node[j][at_node[j] > 0]
-                pooled[j] = float((c * np.log2(s / c)).sum())
+        at_node = np.bincount(cells, weights=np.repeat(size - kept, m), minlength=len(t.leaves))  # suppressed rows
+        kept_share = np.add.reduceat((published - at_node) * t.share, t.start)
+        supp_share = np.add.reduceat(at_node * t.share, t.start)
+        kept_cost = np.add.reduceat((published - at_node) * t.cost, t.start)
+        pooled = np.add.reduceat(at_node * np.log2(np.where(at_node > 0, s / np.maximum(at_node, 1.0), 1.0)), t.start)
         for name, config in configs.items():
             metric = config["metric"]
             how = str(config.get("aggregate") or ARX_DEFAULT_AGGREGATE.get(str(metric), ""))
