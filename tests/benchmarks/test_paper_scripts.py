@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+import polars_anon as pa
 from tests.benchmarks import script
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -74,8 +75,13 @@ def test_paper001_quick(tmp_path: Path) -> None:
     assert "## Fig. 9 with paper 000's choices" in (tmp_path / "paper001.md").read_text()
 
 
-def test_paper002_quick(tmp_path: Path) -> None:
-    script("paper002_bench").main(["--quick", "--rows", "300", "--ks", "2,5", "--out", str(tmp_path)])
+def test_paper002_quick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p2 = script("paper002_bench")
+    calls, anonymize = [], pa.anonymize
+    monkeypatch.setattr(p2.pa, "anonymize", lambda *a, **kw: calls.append(kw["k"]) or anonymize(*a, **kw))
+    p2.main(["--quick", "--rows", "300", "--ks", "2,5", "--out", str(tmp_path)])
+    # one Mondrian run per (set-up, qid count, mode, k): scenario 4 reads the tables the scenarios measured
+    assert sorted(calls) == [2] * 4 + [5] * 4
     corr = pl.read_csv(tmp_path / "paper002_correlations.csv")
     assert corr["r"].drop_nans().is_between(-1, 1).all() and set(corr["scenario"]) == {2, 3, 4}
     runs = pl.read_csv(tmp_path / "paper002_runs.csv")
