@@ -59,9 +59,13 @@ def test_bin20_buckets_by_equal_width() -> None:
     assert got == ["0", "0", "1", "10", "19", "19"]  # width 0.05; the maximum joins the last bucket
 
 
-def test_paper001_quick(tmp_path: Path) -> None:
+def test_paper001_quick(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     args = ["--quick", "--rows", "200", "--ks", "2,10", "--optimizations", "ncp,nllm", "--out", str(tmp_path)]
+    calls, anonymize = [], pa.anonymize
+    monkeypatch.setattr(pa, "anonymize", lambda *a, **kw: calls.append(kw["k"]) or anonymize(*a, **kw))
     script("paper001_bench").main(args)
+    # 2 k x 2 optimizations, then 3 more variants x 2 at the headline k = 10 (its paper-choice runs are the figures')
+    assert sorted(calls) == [2] * 2 + [10] * 8
     figs = pl.read_csv(tmp_path / "paper001_figures.csv")
     assert (figs["min_class_size"] >= figs["k"]).all()  # every published table is k-anonymous
     assert figs["alteration"].is_between(0, 100).all() and (figs["deleted"] <= figs["modified"] + 1e-9).all()
