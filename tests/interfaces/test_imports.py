@@ -46,10 +46,11 @@ def _module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def _imports() -> dict[str, set[str]]:
     """Module -> the package's modules it imports, anywhere in it (functions and TYPE_CHECKING blocks included). A
     module importing a package that contains it is left out: importing the module runs that package's ``__init__``
-    first anyway."""
+    first anyway. Walked once for the tests below (they only read it)."""
     modules = {_module_of(p): p for p in _trees()}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
