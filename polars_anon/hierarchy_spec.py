@@ -240,7 +240,7 @@ def build_spec(
     """Build a checked spec; `values` are the column's distinct values (a Series keeps the dtype).
 
     Refusals of the builders are re-raised naming the qid, their ways out in the words of the user's `road` (a
-    Python call, a job file, a CLI command without one; the CLI's casts and widths in the job file's words).
+    Python call, a job file, a CLI command without one).
 
     >>> build_spec("sex", parse_spec("sex", "suppress"), ["F", "M"]).leaf_labels
     ['F', 'M']
@@ -264,17 +264,12 @@ def build_spec(
         if spec.kind == "dates":
             return Hierarchy.dates(values, o["levels"])  # type: ignore[arg-type]
         return Hierarchy.ordered(values, o["sizes"], order=o["order"], label=o["label"])  # type: ignore[arg-type]
-    except NeedsCastError as exc:  # a job types its columns in its schema: the cast in the job file's words
-        raise NeedsCastError(f"qid {name!r}: {exc.cause}", exc.dtype, typed(name, exc.dtype, _typing(road))) from None
+    except NeedsCastError as exc:  # the cast in the road's words (a job's schema, the file a command reads)
+        raise NeedsCastError(f"qid {name!r}: {exc.cause}", exc.dtype, typed(name, exc.dtype, road)) from None
     except EmptyLabelError as exc:  # the way out in the road's words (relabel the input, or null_values)
         raise EmptyLabelError(f"qid {name!r}: {exc.cause}", empty_label(name, road)) from None
-    except ShortCodesError as exc:  # the way out in the job file's words (a schema entry, the spec's width)
-        words = short_codes(name, exc.count, exc.first, exc.widest, _typing(road))
+    except ShortCodesError as exc:  # the ways out in the road's words (the column as text, the spec's width)
+        words = short_codes(name, exc.count, exc.first, exc.widest, road)
         raise ShortCodesError(words, exc.count, exc.first, exc.widest) from None
     except (HierarchyError, InvalidParameterError) as exc:
         raise type(exc)(f"qid {name!r}: {exc}") from None
-
-
-def _typing(road: Road | Literal["cli"]) -> Road:
-    """The road whose words type a column or give a width: a CLI command has no schema, and a job file does."""
-    return "python" if road == "python" else "job"

@@ -426,23 +426,29 @@ def _toml_key(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
-def short_codes(column: str, n: int, first: list[int], widest: int, road: Road) -> str:
+def short_codes(column: str, n: int, first: list[int], widest: int, road: Road | Literal["cli"]) -> str:
     """The masking refusal of `n` integers with fewer digits than the widest value's `widest` (`first`: up to 5 of
     them; `column` ``''`` for values not from a named column), its ways out spelled for the user's `road`: read the
-    column as text (codes, such as zip codes, that lost their leading zeros when read as numbers), or give the width.
+    column as text (codes, such as zip codes, that lost their leading zeros when read as numbers), or give the width
+    (a CLI command without a job file: in its ``--hierarchy`` spec).
 
-    >>> python, job = (short_codes("zip", 1, [8628], 5, road) for road in ("python", "job"))
+    >>> python, job, cli = (short_codes("zip", 1, [8628], 5, road) for road in ("python", "job", "cli"))
     >>> python.startswith("masking: column 'zip' holds 1 integers with fewer digits than its widest value (5)")
     True
     >>> "schema_overrides={'zip': pl.String}); else pass width=5" in python
     True
     >>> 'set schema = { zip = "String" } in the job file; else give { width = 5 } in its hierarchy table' in job
     True
+    >>> "store the column as String in the file the command reads" in cli and "--hierarchy 'zip={ mask = N, " in cli
+    True
     """
     name = column or "column"
     if road == "job":
         text = typed(name, "String", "job")
         width = f"give {{ width = {widest} }} in its hierarchy table"
+    elif road == "cli":
+        text = typed(name, "String", "cli")
+        width = f"give the width in its spec (--hierarchy '{name}={{ mask = N, width = {widest} }}')"
     else:
         text = f"pl.scan_csv(path, schema_overrides={{{name!r}: pl.String}})"
         width = f"pass width={widest}"
@@ -500,18 +506,29 @@ def assignment(key: str, value: object, road: Road) -> str:
     return f"{key}={json.dumps(value) if isinstance(value, str) else repr(value)}"
 
 
-def typed(column: str | None, dtype: str, road: Road) -> str:
+def typed(column: str | None, dtype: str, road: Road | Literal["cli"]) -> str:
     """A refusal's way out that types `column` as `dtype` (a name of :data:`polars_anon.io.DTYPES`), spelled for the
     user's `road`: a cast in the Python call (``pl.col(...)`` when the column is not known: a builder called on
-    values), or the job file's ``schema`` (a job reads its input itself: there is no frame to cast).
+    values), the job file's ``schema`` (a job reads its input itself: there is no frame to cast), or, for a CLI command
+    without a job file (its flags type no column), the file it reads or a job file (a CSV file's columns are typed by
+    how their values are written).
 
     >>> typed("age", "Int64", "python"), typed(None, "Int64", "python")
     ("cast the column: pl.col('age').cast(pl.Int64)", 'cast the column: pl.col(...).cast(pl.Int64)')
     >>> typed("age", "Int64", "job"), typed("zip code", "Int64", "job")
     ('set schema = { age = "Int64" } in the job file', 'set schema = { "zip code" = "Int64" } in the job file')
+    >>> typed("age", "Int64", "cli")
+    'store the column as Int64 in the file the command reads, or type it in a job file (--job: schema = { age = \
+"Int64" })'
     """
     if road == "job":
         return f"set schema = {{ {_toml_key(str(column))} = {json.dumps(dtype)} }} in the job file"
+    if road == "cli":
+        key = f"{_toml_key(str(column))} = {json.dumps(dtype)}"
+        return (
+            f"store the column as {dtype} in the file the command reads, or type it in a job file "
+            f"(--job: schema = {{ {key} }})"
+        )
     return f"cast the column: pl.col({'...' if column is None else repr(column)}).cast(pl.{dtype})"
 
 

@@ -285,3 +285,23 @@ def test_an_empty_string_value_in_the_cli_and_python_words(tmp_path: Path, capsy
     assert "qid 'z'" in err and "relabel it in the file the command reads" in err and "job file" not in err
     with pytest.raises(HierarchyError, match=r"qid 'z'.*relabel it \(pl.col\('z'\)\.replace\('', '\(empty\)'\)\)"):
         hierarchy_from_spec("z", "suppress", ["a", ""])
+
+
+def test_needs_a_cast_and_short_codes_in_the_cli_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """mend58: the CLI without --job was told its casts and widths in a job file's keys ('set schema = { zip =
+    "String" } in the job file', 'give { width = 5 } in its hierarchy table'; failing before): the file it reads, a
+    job file it may give, and its --hierarchy spec."""
+    from polars_anon.cli import main
+
+    pl.DataFrame({"zip": [8628, 12345] * 2, "age": [20.0, 30.0] * 2, "id": [0, 1, 2, 3]}).write_csv(tmp_path / "t.csv")
+    t = str(tmp_path / "t.csv")
+    argv = ["encode", t, "--original", t, "--encoding", "proportional", "--output", str(tmp_path / "e.parquet")]
+    assert main([*argv, "--hierarchy", "zip=mask:2"]) == 2
+    err = capsys.readouterr().err
+    assert "read the column as text: store the column as String in the file the command reads" in err
+    assert "(--hierarchy 'zip={ mask = N, width = 5 }')" in err and "in the job file" not in err
+    assert "hierarchy table" not in err and err.count("\n") == 1
+    assert main([*argv, "--hierarchy", "age=intervals:5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("polars-anon: error: qid 'age': intervals: value 20.0 is not an integer")
+    assert "store the column as Int64 in the file the command reads" in err and "in the job file" not in err
