@@ -192,7 +192,10 @@ def is_layout_folder(path: str | Path) -> bool:
     False
     """
     path = Path(path)
-    return path.is_dir() and (path / LAYOUT_MARKER).is_file()
+    try:
+        return path.is_dir() and (path / LAYOUT_MARKER).is_file()
+    except OSError:  # a name the system cannot look up (too long): no folder; the outputs' check names it
+        return False
 
 
 def scan_encoded(path: str | Path) -> pl.LazyFrame:

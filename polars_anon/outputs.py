@@ -342,6 +342,26 @@ def _remove(path: Path | URI) -> None:
         pass
 
 
+def _check_name_length(final: Path | URI, what: str) -> None:
+    """Refuse a target whose file name is longer than :data:`_NAME_MAX` bytes (the file system's raw ``File name too
+    long``, or, for a report named after a long output, that error once the table was made): one line naming it.
+
+    >>> _check_name_length(Path("o") / ("L" * 250 + ".report.json"), "report")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: report 'o/LLL...L.report.json': its file name is 262 bytes, more than \
+file systems take (255); give it a shorter name (a report, report page or encoding is named after the output unless \
+given its own path: shorten the output's name)
+    """
+    size = len(final.name.encode())
+    if size > _NAME_MAX:
+        raise InvalidParameterError(
+            f"{what} {str(final)!r}: its file name is {size} bytes, more than file systems take ({_NAME_MAX}); give "
+            "it a shorter name (a report, report page or encoding is named after the output unless given its own "
+            "path: shorten the output's name)"
+        )
+
+
 def _check_writable(final: Path, what: str) -> None:
     """Refuse `final` when the folder it goes in (or the nearest existing one, where the missing folders would be
     made) does not take a new file: read-only, no permission, immutable (``chattr +i``, which even root cannot
@@ -407,6 +427,7 @@ class Outputs:
 
         A URI target must be bound to its file system (:meth:`polars_anon.locations.URI.on`), which answers."""
         final = as_location(final)
+        _check_name_length(final, what)
         if any(_reads_into(final, r) for r in self._reads):
             raise InvalidParameterError(
                 f"{what} {str(final)!r} is an input of this run; write it to another path (it would replace the "

@@ -704,3 +704,26 @@ def test_a_long_legal_file_name_is_written(tmp_path: Path, name: str) -> None:
     result.sink_parquet(tmp_path / name, report=False)
     assert [p.name for p in tmp_path.iterdir()] == [name]
     assert pl.read_parquet(tmp_path / name).height == 4
+
+
+def test_a_file_named_after_a_long_output_past_255_bytes_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mend58: a legal output name of 254 bytes gave a report name of 258 ('<stem>.report.json'), and an encoding's
+    ('<stem>.oneclass.parquet') likewise: the file system's raw OSError 'File name too long' (failing before). Refused
+    before any work, naming the file and the way out; nothing written."""
+    import polars_anon as pa
+
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "i": [1] * 4})
+    result = pa.anonymize(frame, hierarchies={"sex": pa.Hierarchy.suppression(["F", "M"])}, k=2, insensitive="i")
+    name = "L" * 246 + ".parquet"
+    with pytest.raises(pa.InvalidParameterError, match=r"^report '.*L\.report\.json': its file name is 258 bytes, "):
+        result.sink_parquet(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    published = tmp_path / name
+    frame.write_parquet(published)
+    assert cli.main(["encode", str(published), "--hierarchy", "sex=suppress", "--encoding", "oneclass"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("polars-anon: error: encoding '") and err.count("\n") == 1
+    assert "L.oneclass.parquet': its file name is 263 bytes, more than file systems take (255)" in err
+    assert [p.name for p in tmp_path.iterdir()] == [name]
