@@ -67,6 +67,7 @@ __all__ = [
     "session",
     "session_active",
     "session_kind",
+    "spark_columns",
 ]
 
 BROADCAST_ROWS = 2_000_000
@@ -195,6 +196,8 @@ def check_config(spark: Any) -> None:
 
 
 _GROUPING = "__anon_grouping"
+_ORDER = "__anon_order"
+"""A row's number (:meth:`SparkEngine.row_numbers`) carried through a shuffle join, which loses the rows' order."""
 
 
 def session_kind(spark: Any) -> str:
@@ -598,9 +601,11 @@ def _with_metadata(frame: Any, metadata: Mapping[str, Mapping[str, Any]]) -> Any
     """`frame` with the columns named in `metadata` given that metadata (the same frame when none is named)."""
     if not metadata:
         return frame
-    F = _pyspark().functions
     return frame.select(
-        *(F.col(spark_identifier(c)).alias(c, metadata=metadata[c]) if c in metadata else c for c in frame.columns)
+        *(
+            col.alias(c, metadata=metadata[c]) if c in metadata else col
+            for c, col in zip(frame.columns, spark_columns(frame.columns))
+        )
     )
 
 
@@ -632,11 +637,13 @@ def _once(step: str, column: str) -> str:
     return f"transform(array({column}), x -> {name.sub('x', step)})[0]"
 
 
-def _cols(names: Sequence[str]) -> list[Any]:
+def spark_columns(names: Sequence[str]) -> list[Any]:
     """The columns `names`, each by its quoted name (:func:`spark_identifier`): a bare name is parsed (``x.y`` a struct
     field, a backtick quoting), so a column named so would not be found. Unbound (``F.col``), as a bare name is: a
     column taken from a DataFrame (``frame[name]``) is bound to that frame's plan, which Spark calls ambiguous on a
-    table joined from the same input (the published table's check)."""
+    table joined from the same input (the published table's check). Every column the Spark road names by a user's
+    name (or a name made from one: :func:`~polars_anon.engines.key_col`, :func:`~polars_anon.tuplemap.out_col`) is
+    named through it, or through ``frame[spark_identifier(name)]`` where a join needs the column bound."""
     F = _pyspark().functions
     return [F.col(spark_identifier(n)) for n in names]
 
@@ -758,7 +765,7 @@ class SparkEngine:
         return self.to_polars(table.limit(0)).schema
 
     def _counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
-        grouped = table.groupBy(*_cols(keys)).count()
+        grouped = table.groupBy(*spark_columns(keys)).count()
         frame = self.to_polars(grouped if limit is None else grouped.limit(int(limit)))
         return frame.with_columns(pl.col("count").cast(pl.Int64))
 
@@ -772,7 +779,7 @@ class SparkEngine:
         if len(largest) == 1:
             frames = {tuple(largest[0]): self._counts(table, largest[0])}
         else:
-            grouped = table.groupingSets([_cols(keys) for keys in largest], *_cols(columns))
+            grouped = table.groupingSets([spark_columns(keys) for keys in largest], *spark_columns(columns))
             both = self.to_polars(grouped.agg(F.grouping_id().alias(_GROUPING), F.count(F.lit(1)).alias("count")))
             frames = {}
             for keys in largest:  # grouping_id: bit (n - 1 - i) set when column i is not grouped
@@ -790,14 +797,14 @@ class SparkEngine:
     def first_rows(self, table: Any, keys: Sequence[str]) -> pl.DataFrame:
         """The position is :meth:`row_numbers` (the order Polars and DuckDB read the rows in; only compared)."""
         F = _pyspark().functions
-        numbered = table.select(*_cols(keys), self.row_numbers(table, dense=False).alias(FIRST_ROW))
-        return self.to_polars(numbered.groupBy(*_cols(keys)).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
+        numbered = table.select(*spark_columns(keys), self.row_numbers(table, dense=False).alias(FIRST_ROW))
+        return self.to_polars(numbered.groupBy(*spark_columns(keys)).agg(F.min(FIRST_ROW).alias(FIRST_ROW)))
 
     def distinct(self, table: Any, columns: Sequence[str]) -> dict[str, int]:
         F = _pyspark().functions
         exprs = [
             (F.count_distinct(col) + F.coalesce(F.max(col.isNull().cast("int")), F.lit(0))).alias(c)
-            for c, col in zip(columns, _cols(columns))
+            for c, col in zip(columns, spark_columns(columns))
         ]
         row = table.agg(*exprs).collect()[0]
         return {c: int(row[c]) for c in columns}
@@ -871,18 +878,20 @@ class SparkEngine:
 
     def join_map(self, table: Any, mapping: pl.DataFrame | Any, request: Request, row_key: str | None = None) -> Any:
         """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows:
-        on the original qid values, or on the row id `row_key` of a row map (which `table` then carries)."""
+        on the original qid values, or on the row id `row_key` of a row map (which `table` then carries). The rows
+        keep the input's order: a broadcast join streams them in it; a shuffle join hands them back in its own
+        order (a planner's map: Mondrian's rows came out of the rounds shuffled), so they are numbered first
+        (:meth:`row_numbers`) and sorted on it after, as a row map is sorted on its row id."""
         F = _pyspark().functions
         qids, columns = list(request.qids), request.published_columns
+        broadcast = isinstance(mapping, pl.DataFrame) and mapping.height <= BROADCAST_ROWS
         if isinstance(mapping, pl.DataFrame):
             # The suppressed tuples leave on the driver: the inner join drops their rows. A filter (or a projection)
             # over the map, a local relation, would be evaluated row by row, interpreted, by Spark's optimizer each
             # time it plans the query (ConvertToLocalRelation): 2-4 CPU-seconds for a 367,279-tuple map.
             kept = mapping.filter(~pl.col(SUPPRESSED)).drop(SUPPRESSED)
             nulls = {c for c in kept.columns if kept[c].null_count()}
-            m = self._from_polars(kept)
-            if mapping.height <= BROADCAST_ROWS:
-                m = F.broadcast(m)
+            m = F.broadcast(self._from_polars(kept)) if broadcast else self._from_polars(kept)
         else:
             nulls = None
             m = mapping.filter(~F.col(SUPPRESSED))
@@ -891,11 +900,16 @@ class SparkEngine:
             right = m[spark_identifier(key)]
             return left.eqNullSafe(right) if nulls is None or key in nulls else left == right
 
-        if row_key is not None:  # a row map: the rows in row-id order (the input's order)
-            joined = table.join(m, on=table[row_key] == m[row_key], how="inner").orderBy(table[row_key])
+        order = row_key
+        if row_key is None and not broadcast:
+            order, table = _ORDER, table.withColumn(_ORDER, self.row_numbers(table, dense=False))
+        if row_key is not None:  # a row map
+            on = table[row_key] == m[row_key]
         else:
             on = reduce(lambda a, b: a & b, [equal(table[spark_identifier(q)], key_col(q)) for q in qids])
-            joined = table.join(m, on=on, how="inner")
+        joined = table.join(m, on=on, how="inner")
+        if order is not None:
+            joined = joined.orderBy(table[order])
         return joined.select(
             *(m[spark_identifier(out_col(c))].alias(c) if c in qids else table[spark_identifier(c)] for c in columns)
         )

@@ -44,10 +44,11 @@ from polars_anon._progress import stage
 from polars_anon.algorithms import Plan
 from polars_anon.algorithms.greedy import GreedyLoop, auto_block, block_layout, cost_groups, order_keys, root_weights
 from polars_anon.engines import key_col
-from polars_anon.engines.spark import BROADCAST_ROWS
+from polars_anon.engines.spark import BROADCAST_ROWS, spark_columns
 from polars_anon.labels import label_expr
 from polars_anon.metrics.registry import metric_names
 from polars_anon.pipeline.state import EnginePlan
+from polars_anon.quoting import spark_identifier
 from polars_anon.request import Request
 from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -69,8 +70,9 @@ def _marginals(classes: Any, engine: Any, request: Request) -> dict[str, pl.Data
     from the classes on Spark (one grouping-sets query)."""
     F = _functions()
     qids = list(request.qids)
-    flags = [F.grouping(q).alias(f"__anon_g{i}") for i, q in enumerate(qids)]
-    sets = classes.groupingSets([[q] for q in qids], *qids).agg(F.sum(SIZE).alias(SIZE), *flags)
+    cols = spark_columns(qids)
+    flags = [F.grouping(c).alias(f"__anon_g{i}") for i, c in enumerate(cols)]
+    sets = classes.groupingSets([[c] for c in cols], *cols).agg(F.sum(SIZE).alias(SIZE), *flags)
     frame = engine.to_polars(sets)  # materializes: one row per value of each qid
     out = {}
     for i, q in enumerate(qids):
@@ -199,7 +201,9 @@ class GreedyPlanner:
     def marginals(self) -> dict[str, pl.DataFrame]:
         F = _functions()
         qids = list(self.request.qids)
-        self.classes = self.table.groupBy(*qids).agg(F.count(F.lit(1)).alias(SIZE)).cache()  # stays on Spark
+        self.classes = (
+            self.table.groupBy(*spark_columns(qids)).agg(F.count(F.lit(1)).alias(SIZE)).cache()
+        )  # stays on Spark
         self.margins = _marginals(self.classes, self.engine, self.request)
         return {q: m.select(q, SIZE) for q, m in self.margins.items()}
 
@@ -300,7 +304,8 @@ def _keyed(
             if kq == q:
                 cols[_key(j)] = h.generalize_ids(lv)[ids[q]]
         lookup = spark.createDataFrame(pl.DataFrame(cols).to_arrow())
-        keyed = keyed.join(F.broadcast(lookup), keyed[q] == lookup[key_col(q)]).drop(key_col(q))
+        on = keyed[spark_identifier(q)] == lookup[spark_identifier(key_col(q))]
+        keyed = keyed.join(F.broadcast(lookup), on).drop(key_col(q))  # drop takes a name as it is (not parsed)
     return keyed, len(keys)
 
 
@@ -337,7 +342,9 @@ def _published(
     tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
     nodes_in = [_node(i) for i in range(len(qids))]
     per_class = (
-        first.select(POS, ROOT).join(tops_sdf, on=ROOT).join(numbered.select(POS, *qids, *nodes_in, SIZE), on=POS)
+        first.select(POS, ROOT)
+        .join(tops_sdf, on=ROOT)
+        .join(numbered.select(POS, *spark_columns(qids), *nodes_in, SIZE), on=POS)
     ).localCheckpoint(eager=True)
     sizes = engine.to_polars(
         classes.groupBy(SIZE)
@@ -348,16 +355,14 @@ def _published(
             F.lit(0).cast("long").alias("nullrows"),
         )
     ).sort("s")  # materializes: one row per class size
+    outs = spark_columns([out_col(q) for q in qids])
     unchanged = per_class.agg(
-        *(
-            F.sum(F.when(F.col(_node(i)) == F.col(out_col(q)), F.col(SIZE)).otherwise(0)).alias(q)
-            for i, q in enumerate(qids)
-        )
+        *(F.sum(F.when(F.col(_node(i)) == out, F.col(SIZE)).otherwise(0)).alias(_node(i)) for i, out in enumerate(outs))
     ).collect()[0]  # one row: per qid, the rows published with their own value
     groups = engine.to_polars(
-        per_class.groupBy(*(out_col(q) for q in qids)).agg(F.sum(SIZE).cast("long").alias(SIZE))
+        per_class.groupBy(*outs).agg(F.sum(SIZE).cast("long").alias(SIZE))
     )  # materializes: one row per published class
-    return per_class, sizes, {q: int(unchanged[q] or 0) for q in qids}, groups
+    return per_class, sizes, {q: int(unchanged[_node(i)] or 0) for i, q in enumerate(qids)}, groups
 
 
 def _engine_map(spark: Any, per_class: Any, hierarchies: dict[str, Any], qids: list[str]) -> Any:
@@ -374,9 +379,9 @@ def _engine_map(spark: Any, per_class: Any, hierarchies: dict[str, Any], qids: l
                 }
             ).to_arrow()
         )
-        mapping = mapping.join(F.broadcast(lookup), mapping[out_col(q)] == lookup[f"__anon_id_{i}"])
+        mapping = mapping.join(F.broadcast(lookup), mapping[spark_identifier(out_col(q))] == lookup[f"__anon_id_{i}"])
     return mapping.select(
-        *(F.col(q).alias(key_col(q)) for q in qids),
+        *(col.alias(key_col(q)) for q, col in zip(qids, spark_columns(qids))),
         *(F.col(f"__anon_label_{i}").alias(out_col(q)) for i, q in enumerate(qids)),
         F.lit(False).alias(SUPPRESSED),
     )

@@ -69,9 +69,11 @@ from polars_anon.algorithms.mdav import (
 from polars_anon.distance import Gower, Records, encode_records
 from polars_anon.engines import key_col
 from polars_anon.engines.planners.spark_greedy import arrow_task
+from polars_anon.engines.spark import spark_columns
 from polars_anon.errors import NotKAnonymousError
 from polars_anon.labels import label_expr
 from polars_anon.pipeline.state import EnginePlan
+from polars_anon.quoting import spark_identifier
 from polars_anon.request import Request
 from polars_anon.tuplemap import PARTITION, SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -288,7 +290,7 @@ def _plan(engine: Any, table: Any, request: Request, aggregates: pl.DataFrame, n
         pl.lit(False).alias(SUPPRESSED),
     )
     plan = Plan(TupleMap(tuple(qids), frame, by_row=True, by_partition=True), details)
-    mapping = clustered.select(RID, *outs, F.lit(False).alias(SUPPRESSED))
+    mapping = clustered.select(RID, *spark_columns(outs), F.lit(False).alias(SUPPRESSED))
     return EnginePlan(plan, mapping, aggregates, rows=rows, row_key=RID)
 
 
@@ -313,7 +315,8 @@ def _valued_rows(engine: Any, table: Any, native: pl.DataFrame, fitted: _Fitted,
         values = pl.DataFrame({"__anon_label": labels[q], _split(j): split, _value(qids.index(q)): value})
         lookup = lookup.join(values, on="__anon_label").drop("__anon_label")
         sdf = F.broadcast(spark.createDataFrame(lookup.to_arrow()))
-        rows = rows.join(sdf, rows[q] == sdf[key_col(q)]).drop(key_col(q))
+        on = rows[spark_identifier(q)] == sdf[spark_identifier(key_col(q))]
+        rows = rows.join(sdf, on).drop(key_col(q))  # drop takes a name as it is (not parsed)
     return rows.localCheckpoint(eager=True)  # the row ids, fixed: every query below reads these rows
 
 
@@ -345,7 +348,7 @@ def _clustered(engine: Any, blocked: Any, fitted: _Fitted, request: Request) -> 
     )
     outs = [out_col(q) for q in qids]
     classes = engine.to_polars(
-        clustered.groupBy(*outs).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
+        clustered.groupBy(*spark_columns(outs)).agg(F.count(F.lit(1)).alias(SIZE), F.count_distinct(CLUSTER).alias("c"))
     )
     per_cluster = clustered.groupBy(CLUSTER).agg(F.count(F.lit(1)).alias("n"))
     facts = per_cluster.agg(F.count(F.lit(1)).alias("clusters"), F.min("n").alias("lo"), F.max("n").alias("hi"))
