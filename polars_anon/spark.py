@@ -59,12 +59,12 @@ def sdc_risk(sdf: Any, keys: Any, **measures: Any) -> dict[str, Any]:
     driver; `measures` are the fields of :class:`polars_anon.sdc.measures.Measures` (``weight``, ``household``,
     ``method``, ``suda2``, ``model``, ...). A missing key value is a category here (``missing="wildcard"`` is
     refused; every refusal is a row of :data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`)."""
-    from polars_anon.pipeline.capabilities import consult_sdc_measures, consult_session, consult_times
+    from polars_anon.pipeline.capabilities import consult_sdc_measures, consult_session, consult_values
     from polars_anon.sdc.measures import Measures, measure_sql
 
     spec = Measures(keys=(keys,) if isinstance(keys, str) else tuple(keys), **measures)
     consult_sdc_measures(spec, SparkEngine.name)  # the capability table: before any data is read
     engine: Any = get_engine("spark", data=sdf)  # the table's own session, as anonymize() takes it
     consult_session(engine)
-    consult_times("spark", sdf, [*spec.keys, *(c for c in (spec.weight, spec.household) if c is not None)])
+    consult_values("spark", sdf, [*spec.keys, *(c for c in (spec.weight, spec.household) if c is not None)])
     return measure_sql(engine, engine.table(sdf), spec)

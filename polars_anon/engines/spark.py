@@ -525,21 +525,22 @@ _WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt6
 
 
 def _signed(frame: pl.DataFrame) -> pl.DataFrame:
-    """Spark has no unsigned integers: such columns become the signed type that holds them (UInt64 must fit Int64)."""
+    """Spark has no unsigned integers: such columns become the signed type that holds them. A UInt64 value above
+    2**63 - 1 becomes null: it is in a column the job does not read (one it reads holding one is refused before,
+    :func:`~polars_anon.pipeline.capabilities.consult_values`), and sent only because the whole frame is.
+
+    >>> _signed(pl.DataFrame({"u": pl.Series([1, 2**64 - 1], dtype=pl.UInt64)}))["u"].to_list()
+    [1, None]
+    """
     wider = {c: _WIDER[t] for c, t in frame.schema.items() if t in _WIDER}
-    too_big = [c for c, t in frame.schema.items() if t == pl.UInt64 and (frame[c].max() or 0) > 2**63 - 1]  # type: ignore[operator]
-    if too_big:
-        raise InvalidParameterError(
-            f"column {too_big[0]!r} holds UInt64 values above Spark's largest integer (2**63 - 1)"
-        )
-    return frame.cast(wider) if wider else frame  # type: ignore[arg-type]
+    return frame.cast(wider, strict=False) if wider else frame  # type: ignore[arg-type]
 
 
 def _nested_in_microseconds(frame: pl.DataFrame) -> pl.DataFrame:
     """`frame` with the nanosecond times inside its List, Array and Struct columns cast to microseconds, Spark's unit
     (Arrow's conversion refused a part below it as a raw error, or Struct fields were cut silently): cut as Spark cuts
     a nanosecond column's. A column the job reads holding such a part is refused before
-    (:func:`~polars_anon.pipeline.capabilities.consult_times`); a dropped one is never read.
+    (:func:`~polars_anon.pipeline.capabilities.consult_values`); a dropped one is never read.
 
     >>> t = pl.Series("t", [[1_001]], dtype=pl.List(pl.Datetime("ns")))
     >>> _nested_in_microseconds(t.to_frame()).schema["t"]
@@ -710,7 +711,7 @@ class SparkEngine:
         Datetime carrying its unit
         (:data:`_UNIT`: labelled in it, as on the Polars engine) and one without time zone as a ``TIMESTAMP_NTZ``, its
         wall-clock time as given (a nanosecond time below the microsecond, which Spark would cut, is refused before:
-        :func:`~polars_anon.pipeline.capabilities.consult_times`). (Spark's own reading of
+        :func:`~polars_anon.pipeline.capabilities.consult_values`). (Spark's own reading of
         Arrow took it for a time in the session's zone: published shifted by the zone's offset, and labelled as an
         instant, ``'...+00:00'``, where Polars labels the wall-clock time; a Parquet file's is read as NTZ already.)"""
         from pyspark.sql.pandas.types import from_arrow_schema

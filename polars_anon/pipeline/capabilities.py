@@ -62,7 +62,6 @@ from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
-    "consult_times",
     "map_nested",
     "CASELESS_NAMES",
     "COLUMN_DTYPES",
@@ -94,6 +93,7 @@ __all__ = [
     "consult_source_dtypes",
     "consult_source_zones",
     "consult_table",
+    "consult_values",
     "consult_zones",
     "input_format",
     "refuse_driver_tuples",
@@ -1037,25 +1037,51 @@ COLUMN_DTYPES.update(
 cannot publish readably (engine, dtype -> why); a quasi-identifier of such a type is refused by the request first."""
 
 
-def consult_times(engine: str, data: object, columns: Sequence[str]) -> None:
-    """On Spark, which holds every time in microseconds, refuse a nanosecond time (Datetime or Duration, also inside a
-    List, Array or Struct) holding a part below the microsecond in `columns` (those the job reads) of a Polars frame
-    `data`: Spark would cut it silently (distinct values published as one, a label that is not the original); the
-    column and its first such value named. Whole microseconds are kept exactly; a column the job drops is not read.
-    (A Parquet file in nanoseconds is refused by :data:`SOURCE_DTYPES`.)
+def consult_values(engine: str, data: object, columns: Sequence[str]) -> None:
+    """On Spark, refuse a value Spark cannot hold as given in `columns` (those the job reads) of a Polars frame `data`,
+    naming the column and its first such value: a nanosecond time (Datetime or Duration, also inside a List, Array or
+    Struct) with a part below the microsecond (Spark holds times in microseconds and would cut it silently: distinct
+    values published as one, a label that is not the original), a UInt64 above 2**63 - 1 (Spark's largest integer:
+    its signed Int64 cannot hold it). Whole microseconds are kept exactly; a column the job drops is not read, so not
+    refused. (A Parquet file in nanoseconds is refused by :data:`SOURCE_DTYPES`.)
 
     >>> at = pl.Series([0, 1_000, 1_000_001], dtype=pl.Int64).cast(pl.Datetime("ns"))
-    >>> consult_times("spark", pl.DataFrame({"at": at, "x": at}), ["x"])  # doctest: +ELLIPSIS
+    >>> consult_values("spark", pl.DataFrame({"at": at, "x": at}), ["x"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     polars_anon.errors.InvalidParameterError: column 'x' holds 1970-01-01 00:00:00.001000001, a time below the \
 microsecond: Spark holds times in microseconds and would publish it cut...
-    >>> consult_times("spark", pl.DataFrame({"at": at, "x": [1, 2, 3]}), ["x"])  # 'at' is not read
+    >>> consult_values("spark", pl.DataFrame({"at": at, "x": [1, 2, 3]}), ["x"])  # 'at' is not read
+    >>> big = pl.Series([1, 2**64 - 1], dtype=pl.UInt64)
+    >>> consult_values("spark", pl.DataFrame({"id": big, "x": [1, 2]}), ["x"])  # 'id' is not read
+    >>> consult_values("spark", pl.DataFrame({"id": big}), ["id"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'id' holds the UInt64 value 18446744073709551615, above Spark's...
     """
     if engine != "spark" or not isinstance(data, (pl.DataFrame, pl.LazyFrame)):
         return
     schema = data.collect_schema()
-    timed = [c for c in columns if c in schema and _has_nanoseconds(schema[c])]
+    _refuse_cut_times(data, [c for c in columns if c in schema and _has_nanoseconds(schema[c])])
+    _refuse_large_unsigned(data, [c for c in columns if c in schema and schema[c] == pl.UInt64])
+
+
+def _refuse_large_unsigned(data: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> None:
+    """:func:`consult_values` for the UInt64 `columns`: the first holding a value above 2**63 - 1."""
+    if not columns:
+        return
+    top = data.lazy().select(pl.col(columns).max()).collect()  # materializes: one row, each UInt64 column's largest
+    for name in columns:
+        if (top[name][0] or 0) > 2**63 - 1:
+            raise InvalidParameterError(
+                f"column {name!r} holds the UInt64 value {top[name][0]}, above Spark's largest integer (2**63 - 1, "
+                "its Int64): Spark cannot hold it; drop the column, cast it (to String, say), or use engine 'polars' "
+                "or 'duckdb'"
+            )
+
+
+def _refuse_cut_times(data: pl.DataFrame | pl.LazyFrame, timed: Sequence[str]) -> None:
+    """:func:`consult_values` for the nanosecond-time columns `timed`: the first value below the microsecond."""
     if not timed:
         return
     frame = data.select(timed).lazy().collect()  # materializes: the columns holding nanosecond times (few, rare)
@@ -1179,7 +1205,7 @@ def consult_table(
     readably, and the zoned qids it would label in its session's zone, judged by a Polars frame's schema or, for the
     engine's own table, by the zones its files (`reads`) store."""
     consult_columns(engine, pl.Schema({c: schema[c] for c in request.published_columns if c in schema}))
-    consult_times(engine, data, request.published_columns)
+    consult_values(engine, data, request.published_columns)
     if isinstance(data, (pl.DataFrame, pl.LazyFrame)):
         consult_zones(engine, session_zone, data, request.qids)
     else:

@@ -133,6 +133,17 @@ def test_a_time_on_spark_is_refused_by_name(spark: Any) -> None:
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="t", engine="spark")
 
 
+def test_a_uint64_above_spark_s_largest_integer_is_refused_only_where_the_job_reads_it(spark: Any) -> None:
+    """mend58: every UInt64 column of a frame handed to Spark was checked when Spark received it, before the request
+    was read: a dropped id column holding 2**64 - 1 was refused (failing before). Dropped, it is not read: the job
+    publishes; published (insensitive), it is refused naming the column and the value."""
+    frame = pl.DataFrame({"sex": ["F", "M"] * 2, "id": pl.Series([1, 2, 3, 2**64 - 1], dtype=pl.UInt64)})
+    out = pa.anonymize(frame, hierarchies=SEX, k=2, drop="id", engine="spark").collect()
+    assert out.equals(pa.anonymize(frame, hierarchies=SEX, k=2, drop="id").collect())
+    with pytest.raises(InvalidParameterError, match=r"^column 'id' holds the UInt64 value 18446744073709551615, above"):
+        pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="id", engine="spark")
+
+
 def test_a_naive_datetime_on_spark_keeps_its_wall_clock_time(spark: Any) -> None:
     """mend7: Spark read a Polars frame's naive Datetime (sent as Arrow) as a time in its session's zone: a naive
     qid was labelled '2020-01-01 10:00:00.000000+00:00' (refused as not in its hierarchy, where Polars published it),
