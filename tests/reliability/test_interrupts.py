@@ -422,8 +422,9 @@ def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     driver.write_text(
         "import sys\nfrom pathlib import Path\nfrom polars_anon import cli\nfrom polars_anon.engines import spark\n"
         "read = spark.SparkEngine.read_parquet\n"
-        "def slow(self, path):  # the session is up: mark it, then a long Spark job\n"
-        "    Path(sys.argv[1]).write_text('started')\n"
+        "def slow(self, path):  # the session is up: mark it (the JVM's pid), then a long Spark job\n"
+        "    jvm = self.spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()\n"
+        "    Path(sys.argv[1]).write_text(str(jvm))\n"
         "    self.spark.range(0, 10**12, 1, 2).selectExpr('sum(id % 2)').collect()\n"  # runs till the signal
         "    return read(self, path)\n"
         "spark.SparkEngine.read_parquet = slow\n"
@@ -439,6 +440,22 @@ def test_signal_on_spark_is_one_line(tmp_path: Path) -> None:
     assert run.stderr.splitlines() == ["polars-anon: interrupted; nothing was written"] and run.stdout == ""
     assert not (tmp_path / "out" / "anon.parquet").exists()
     assert [p.name for p in temporary.iterdir() if p.name.startswith("polars_anon_")] == []
+    assert _ends(int(marker.read_text()), within=30), "the Spark JVM outlived the interrupted command"
+
+
+def _ends(pid: int, within: float) -> bool:
+    """Whether process `pid` ends (gone, or a zombie nobody has reaped yet) within `within` seconds (mend58: a JVM
+    left running after a Ctrl-C; pyspark's JVM exits when its driver's pipe closes)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.2)
+    return False
 
 
 SELF_SIGNAL = """
