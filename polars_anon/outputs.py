@@ -350,15 +350,15 @@ def _check_name_length(final: Path | URI, what: str) -> None:
     Traceback (most recent call last):
     ...
     polars_anon.errors.InvalidParameterError: report 'o/LLL...L.report.json': its file name is 262 bytes, more than \
-file systems take (255); give it a shorter name (a report, report page or encoding is named after the output unless \
-given its own path: shorten the output's name)
+file systems take (255); give it a shorter name (a report, report page or encoding is named after the table it \
+belongs to unless given a path of its own: shorten that table's name, or give this file its own path)
     """
     size = len(final.name.encode())
     if size > _NAME_MAX:
         raise InvalidParameterError(
             f"{what} {str(final)!r}: its file name is {size} bytes, more than file systems take ({_NAME_MAX}); give "
-            "it a shorter name (a report, report page or encoding is named after the output unless given its own "
-            "path: shorten the output's name)"
+            "it a shorter name (a report, report page or encoding is named after the table it belongs to unless "
+            "given a path of its own: shorten that table's name, or give this file its own path)"
         )
 
 
