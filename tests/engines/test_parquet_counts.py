@@ -371,3 +371,19 @@ def test_labels_gathered_beside_the_codes(tmp_path: Path, monkeypatch: pytest.Mo
     assert_frame_equal(frames[0], frames[1])
     assert_frame_equal(frames[1], _reference(lf, ["s", "i", "u", "t"])[0])
     assert where == {"s": {"main"}, "i": {"main", "labels"}, "u": {"main", "labels"}, "t": {"main", "labels"}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from([np.int32, np.int64]),
+    st.lists(st.integers(0, 2**31 - 1), min_size=0, max_size=40),
+    st.integers(1, 2**31 - 1),
+)
+def test_codes_divided_off_the_keys_as_divmod(dtype: type[np.integer], keys: list[int], size: int) -> None:
+    """perf9: the tuples' codes are divided off their packed keys by a floor division and a subtraction (np.divmod
+    took twice as long): the same quotients and remainders, in the keys' type, for any non-negative key and size."""
+    packed = np.array(keys, dtype=dtype)
+    quotient, rest = _parquet_counts._divmod(packed, size)
+    want_quotient, want_rest = np.divmod(packed, size)
+    assert quotient.dtype == want_quotient.dtype == rest.dtype == want_rest.dtype == dtype
+    assert np.array_equal(quotient, want_quotient) and np.array_equal(rest, want_rest)
