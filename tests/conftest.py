@@ -3,7 +3,9 @@ the tests that need them skip with a clear reason when it is absent."""
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 # Two pytest-xdist workers share the CI machine's two cores: one BLAS/OpenMP thread each for numpy and
@@ -21,6 +23,26 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 ADULT_DIR = SHARED_DATA / "adult"
 ADULT_QIDS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    """Collect with the cyclic garbage collector paused, then collect once and freeze what is left (``gc.freeze``).
+
+    Collecting imports every test module and, for the doctests, every module of the package (scikit-learn, SciPy,
+    pandas, matplotlib come with them): 330,000 objects that live until the process ends. Each full collection
+    scanned them all again: six during the collection (1.1 CPU s of a worker's 7.5), more during the tests, and
+    the five pytest runs at the session's end (its unraisable-exception check). Frozen, they are never scanned;
+    the tests' own objects are collected as before (a cycle made by a test is freed the same way). The one
+    collection before freezing frees the collection's own garbage (200,000 objects), which would stay otherwise.
+    """
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
