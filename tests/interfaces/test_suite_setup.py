@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import weakref
 
+import pytest
+
 
 class _Node:
     """An object that can sit in a reference cycle and be watched through a weak reference."""
@@ -26,3 +28,8 @@ def test_a_cycle_made_by_a_test_is_still_collected() -> None:
     del a, b
     gc.collect()
     assert watch() is None
+
+
+def test_pytest_benchmark_is_not_loaded(request: pytest.FixtureRequest) -> None:
+    """pyproject's addopts block pytest-benchmark, which no test uses (it warned once per xdist worker)."""
+    assert request.config.pluginmanager.get_plugin("benchmark") is None
