@@ -229,7 +229,8 @@ class TupleCodes:
             return True
         labels = self.labels[qid]
         table = pl.concat([labels, pl.Series([None], dtype=labels.dtype)]).hash()  # the code past them: a null
-        return bool(np.array_equal(table.to_numpy()[codes], column.hash().to_numpy()))
+        as_text = column if column.dtype == labels.dtype else column.cast(labels.dtype)  # a Categorical: its labels
+        return bool(np.array_equal(table.to_numpy()[codes], as_text.hash().to_numpy()))
 
     def ids_of(self, qid: str, hierarchy: Hierarchy) -> np.ndarray | None:
         """``hierarchy.ids_of(frame[qid])`` of the frame these codes were made with (Int64 node ids per row), from
@@ -267,18 +268,25 @@ class TupleCodes:
         return pl.DataFrame([decoded(q, labels, self.codes[q]) for q, labels in self.labels.items()])
 
 
-def _memory(column: pl.Series) -> tuple[int, int, int] | None:
-    """Where a String column's rows are held (its views' address, offset and length; Arrow's string views, exported
-    without a copy), None when it is not one chunk of them or PyArrow is not loaded yet (its import costs more than
-    the hashes it would spare: a frame's road loads it for nothing else): two columns held at one place hold the same
-    rows."""
+def _memory(column: pl.Series) -> tuple[object, ...] | None:
+    """Where a String column's rows are held (every buffer's address, its validity mask's included, with the offset and
+    length; Arrow's string views, exported without a copy), None when it is not one chunk of them or PyArrow is not
+    loaded yet (its import costs more than the hashes it would spare: a frame's road loads it for nothing else): two
+    columns held at one place hold the same rows (a column with some rows nulled keeps the views, not the mask).
+
+    >>> import pyarrow
+    >>> s = pl.Series("q", ["a", "b"])
+    >>> _memory(s) == _memory(s.alias("r")), _memory(s) == _memory(s.set(pl.Series([False, True]), None))
+    (True, False)
+    """
     if "pyarrow" not in sys.modules or column.dtype != pl.String or column.n_chunks() != 1:
         return None
     import pyarrow as pa
 
     array = column.to_arrow(compat_level=pl.CompatLevel.newest())
-    views = array.buffers()[1] if isinstance(array, pa.StringViewArray) else None
-    return None if views is None else (views.address, array.offset, len(array))
+    if not isinstance(array, pa.StringViewArray):
+        return None
+    return (*(None if b is None else b.address for b in array.buffers()), array.offset, len(array))
 
 
 def decoded(name: str, labels: pl.Series, codes: np.ndarray) -> pl.Series:

@@ -103,8 +103,10 @@ class Task:
         if codes is None or ids is None:
             return h.ids_of(self.aggregates[qid]), None
         index = codes.codes[qid]
-        if not codes.decode_to(qid, self.aggregates[qid]):  # codes of other aggregates: never used silently
+        if len(index) != self.aggregates.height:  # codes of other aggregates: never used silently
             raise RuntimeError(f"codes of {len(index)} rows for {self.aggregates.height} aggregate rows ({qid!r})")
+        if not codes.decode_to(qid, self.aggregates[qid]):
+            raise RuntimeError(f"codes that do not decode to the aggregates' column {qid!r}, row for row")
         return index, ids
 
 
