@@ -27,15 +27,16 @@ def beside(pool: ThreadPoolExecutor, start: bool, fn: Callable[..., T], *args: o
     return done
 
 
-def on_own_thread(start: bool, fn: Callable[..., T], *args: object) -> Future[T]:
-    """:func:`beside` on a thread of its own, which outlives the caller's block (the pool is shut down at once, not
-    waited for: its one thread ends with ``fn``), for work read later by another function than the one that starts it.
+def on_own_thread(fn: Callable[..., T], *args: object) -> Future[T]:
+    """``fn(*args)`` started on a thread of its own, which outlives the caller's block (its pool is shut down at once,
+    not waited for: its one thread ends with ``fn``), for work read later by another function than the one that
+    starts it.
 
-    >>> on_own_thread(True, sum, [1, 2]).result(), on_own_thread(False, sum, [3]).result()
-    (3, 3)
+    >>> on_own_thread(sum, [1, 2]).result()
+    3
     """
     pool = ThreadPoolExecutor(1, thread_name_prefix="polars_anon_later")
     try:
-        return beside(pool, start, fn, *args)
+        return pool.submit(fn, *args)
     finally:
         pool.shutdown(wait=False)

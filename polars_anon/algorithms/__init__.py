@@ -127,10 +127,11 @@ class Plan:
     published table's risk figures) when its records are not a partition of classes (local suppression's
     wildcards: :func:`~polars_anon.privacy.risk.risk_summary_of_patterns`); else the road groups the table."""
     later: dict[str, Callable[[], Any]] = field(default_factory=dict)
-    """Details for the report only, computed when the report's facts are (:meth:`settle`), not by the method: the
-    road computes them beside the report's metrics (:func:`~polars_anon.report.plan_facts`), on the caller's thread
-    while the metrics run on another (fulldomain's neighbours, which read its search's lattice). A plan that is not
-    reported (explore, the method advice) never computes them."""
+    """Details for the report only, read when the report's facts are (:meth:`settle`, beside the report's metrics in
+    :func:`~polars_anon.report.plan_facts`): each a function returning the detail, which may compute it then or
+    wait for a thread the method began (fulldomain's neighbours, which read its search's lattice: over many tuples on
+    a thread of their own from the search's end; else computed when read, so a plan never reported, such as
+    explore's, does not compute them)."""
 
     def __post_init__(self) -> None:
         if self.guarantee != "k-anonymity" and self.verify is None:

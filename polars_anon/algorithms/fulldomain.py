@@ -859,7 +859,7 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
     vector = np.array([found.levels[q] for q in lattice.qids], dtype=np.int64)
     classes = None if found.suppressed else lattice.class_rows(vector)  # the search's: the map counts none
     # the report's neighbours, on a thread from here (the lattice is no longer read on this one) to the report's facts
-    later = on_own_thread(many_pairs(len(lattice.size)), neighbours, found, options.max_suppressed)
+    later = _neighbours_later(found, options.max_suppressed)
     tmap = TupleMap.from_levels(
         task.aggregates,
         task.hierarchies,
@@ -874,8 +874,17 @@ def run(task: Task, options: FulldomainOptions) -> Plan:
         "objective": objective_details(found),
     }
     plan = Plan(tmap, details)
-    plan.later["neighbours"] = later.result
+    plan.later["neighbours"] = later
     return plan
+
+
+def _neighbours_later(found: SearchResult, max_suppressed: int) -> Callable[[], list[dict[str, Any]]]:
+    """The report's :func:`neighbours`, read later (:attr:`~polars_anon.algorithms.Plan.later`): over many tuples begun
+    now on a thread of their own (the caller's thread no longer reads the lattice), else computed only when read (a
+    plan never reported, such as explore's, does not compute them)."""
+    if many_pairs(len(found.lattice.size)):
+        return on_own_thread(neighbours, found, max_suppressed).result
+    return lambda: neighbours(found, max_suppressed)
 
 
 def neighbours(found: SearchResult, max_suppressed: int) -> list[dict[str, Any]]:

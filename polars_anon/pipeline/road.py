@@ -293,18 +293,20 @@ def _pair_cells_beside(data: Aggregated, request: Request) -> Future[PairCells |
     """The report's cells of the original columns' pairs (:func:`~polars_anon.metrics.cell_counts.leaf_pair_cells`),
     counted from the aggregates on a thread of their own while the method runs, when the road has their codes (a
     method on codes: its map holds the aggregates' tuples, as every map of them) and they are many
-    (:func:`~polars_anon.metrics.arrays.many_pairs`); else None (the report counts them from the map)."""
+    (:func:`~polars_anon.metrics.arrays.many_pairs`); else None (the report counts them from the map). The leaves
+    are read on that thread too: their codes' check (:meth:`~polars_anon.algorithms.Task.leaf_index`) hashes every
+    row where PyArrow is not loaded, and the method's task checks them again."""
     if data.codes is None or differential_model(request) is not None or not many_pairs(data.aggregates.height):
         return None
     task = request.task(data.aggregates, codes=data.codes)
-    leaves = [task.leaf_index(q) for q in request.qids]
     sizes = data.aggregates[SIZE].to_numpy()
 
     def count() -> PairCells | None:
+        leaves = [task.leaf_index(q) for q in request.qids]
         ids = [index if labels is None else np.take(labels, index) for index, labels in leaves]
         return leaf_pair_cells(ids, sizes, [request.hierarchies[q] for q in request.qids])
 
-    return on_own_thread(True, count)
+    return on_own_thread(count)
 
 
 def prepare_engine(engine: Engine, request: Request) -> None:

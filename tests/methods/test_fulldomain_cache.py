@@ -147,3 +147,17 @@ def test_the_classes_are_freed_with_the_lattice() -> None:
         assert [r() for r in cached] == [None] * 4
     finally:
         gc.enable()
+
+
+def test_neighbours_of_few_tuples_are_computed_only_when_the_report_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """review36: the neighbours are a report-only detail, but fulldomain computed them inside every run over few
+    tuples (explore's grid and the method advice run it without a report): now when the plan is settled
+    (fails before: computed during the run)."""
+    calls: list[int] = []
+    real = fulldomain.neighbours
+    monkeypatch.setattr(fulldomain, "neighbours", lambda *a: calls.append(1) or real(*a))
+    h = pa.Hierarchy.suppression(["F", "M"])
+    task = Task(pl.DataFrame({"g": ["F", "M"], "size": [3, 1]}), ["g"], {"g": h}, 2)
+    plan = fulldomain.run(task, fulldomain.FulldomainOptions())
+    assert calls == [] and "neighbours" not in plan.details
+    assert plan.settle() and calls == [1] and plan.details["neighbours"] == real(fulldomain.search(task, 0), 0)

@@ -135,24 +135,31 @@ def test_report_metrics_have_the_same_bits_at_any_thread_count() -> None:
         assert json.loads(done.stdout) == [0.4, 12.0], threads
 
 
-def test_report_facts_beside_each_other_are_the_facts_computed_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    """perf7: over many pairs the report's metrics run on a second thread beside its other facts, and the squared
-    distance error beside the other metrics (the 3M register's facts: 0.113 -> 0.060 CPU s on the caller's thread).
-    Here every map counts as many pairs: the same report, bit for bit, as with none, each on the thread planned."""
+def _thread_recorder(threads: dict[str, set[str]]) -> Callable[[str, Callable[..., Any]], Callable[..., Any]]:
+    """``recorded(key, function)``: `function`, noting in ``threads[key]`` the thread each call ran on (``MainThread``,
+    or a pool's ``polars_anon_<what>_<n>`` as its ``<what>``)."""
     import threading
-
-    import polars_anon.metrics.arrays as arrays
-    import polars_anon.report as report
-
-    threads: dict[str, set[str]] = {"metrics": set(), "sde": set()}
 
     def recorded(key: str, function: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
-            name = threading.current_thread().name  # a pool's: polars_anon_<what>_<n>
+            name = threading.current_thread().name
             threads[key].add(name if name == "MainThread" else name.split("_")[2])
             return function(*args)
 
         return call
+
+    return recorded
+
+
+def test_report_facts_beside_each_other_are_the_facts_computed_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """perf7: over many pairs the report's metrics run on a second thread beside its other facts, and the squared
+    distance error beside the other metrics (the 3M register's facts: 0.113 -> 0.060 CPU s on the caller's thread).
+    Here every map counts as many pairs: the same report, bit for bit, as with none, each on the thread planned."""
+    import polars_anon.metrics.arrays as arrays
+    import polars_anon.report as report
+
+    threads: dict[str, set[str]] = {"metrics": set(), "sde": set()}
+    recorded = _thread_recorder(threads)
 
     monkeypatch.setattr(report, "report_metrics", recorded("metrics", report.report_metrics))
     sde = arrays.METRICS_FROM_ARRAYS["squared_distance_error"]
@@ -179,21 +186,12 @@ def test_report_facts_begun_beside_the_method_are_the_facts_computed_in_turn(mon
     and the original columns' pair cells counted from the aggregates on another while the method runs; the report
     reads both when it needs them. Here every map counts as many pairs: the same report, bit for bit (neighbours
     included, in their place among the details), as with none, each computed on the thread planned."""
-    import threading
-
     import polars_anon.algorithms.fulldomain as fulldomain
     import polars_anon.metrics.arrays as arrays
     import polars_anon.pipeline.road as road
 
     threads: dict[str, set[str]] = {"neighbours": set(), "cells": set()}
-
-    def recorded(key: str, function: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any) -> Any:
-            name = threading.current_thread().name  # a pool's: polars_anon_<what>_<n>
-            threads[key].add(name if name == "MainThread" else name.split("_")[2])
-            return function(*args)
-
-        return call
+    recorded = _thread_recorder(threads)
 
     monkeypatch.setattr(fulldomain, "neighbours", recorded("neighbours", fulldomain.neighbours))
     monkeypatch.setattr(road, "leaf_pair_cells", recorded("cells", road.leaf_pair_cells))
