@@ -26,6 +26,7 @@ classes table); an existing target, file or directory, is replaced only with
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import time
@@ -194,7 +195,9 @@ def is_layout_folder(path: str | Path) -> bool:
     path = Path(path)
     try:
         return path.is_dir() and (path / LAYOUT_MARKER).is_file()
-    except OSError:  # a name the system cannot look up (too long): no folder; the outputs' check names it
+    except OSError as exc:  # a name the system cannot look up (too long): no folder; the outputs' check names it
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
         return False
 
 

@@ -343,8 +343,8 @@ def _remove(path: Path | URI) -> None:
 
 
 def _check_name_length(final: Path | URI, what: str) -> None:
-    """Refuse a target whose file name is longer than :data:`_NAME_MAX` bytes (the file system's raw ``File name too
-    long``, or, for a report named after a long output, that error once the table was made): one line naming it.
+    """Refuse a local target whose file name is longer than :data:`_NAME_MAX` bytes (the file system's raw ``File name
+    too long``, or, for a report named after a long output, that error once the table was made): one line naming it.
 
     >>> _check_name_length(Path("o") / ("L" * 250 + ".report.json"), "report")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -352,9 +352,10 @@ def _check_name_length(final: Path | URI, what: str) -> None:
     polars_anon.errors.InvalidParameterError: report 'o/LLL...L.report.json': its file name is 262 bytes, more than \
 file systems take (255); give it a shorter name (a report, report page or encoding is named after the table it \
 belongs to unless given a path of its own: shorten that table's name, or give this file its own path)
+    >>> _check_name_length(as_location("s3://bucket/" + "L" * 300 + ".report.json"), "report")  # S3: 1,024 bytes
     """
     size = len(final.name.encode())
-    if size > _NAME_MAX:
+    if isinstance(final, Path) and size > _NAME_MAX:  # an object store's names are longer (S3, GCS: 1,024 bytes)
         raise InvalidParameterError(
             f"{what} {str(final)!r}: its file name is {size} bytes, more than file systems take ({_NAME_MAX}); give "
             "it a shorter name (a report, report page or encoding is named after the table it belongs to unless "

@@ -62,7 +62,6 @@ from polars_anon.sdc.spec import Measures
 from polars_anon.tuplemap import TupleMap
 
 __all__ = [
-    "map_nested",
     "CASELESS_NAMES",
     "COLUMN_DTYPES",
     "CSV_KEYS",
@@ -96,6 +95,7 @@ __all__ = [
     "consult_values",
     "consult_zones",
     "input_format",
+    "map_nested",
     "refuse_driver_tuples",
     "refuse_session",
     "storage",

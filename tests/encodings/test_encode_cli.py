@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -397,3 +400,23 @@ def test_encode_job_seedless_sdc_steps_refused_only_where_read(tmp_path, capsys)
     original = ["--original", str(tmp_path / "in.parquet")]
     assert main([*args, "--encoding", "proportional", *original, "--output", str(tmp_path / "p.parquet")]) == 2
     assert "encode --job: the job's [sdc] protect steps change qids ['age']" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("code", "raised"), [(errno.EACCES, True), (errno.ENAMETOOLONG, False)])
+def test_a_layout_folder_the_system_cannot_read_is_not_taken_for_none(
+    monkeypatch: pytest.MonkeyPatch, code: int, raised: bool
+) -> None:
+    """review36: is_layout_folder answered False for any OSError (meant for a name too long to look up), so a
+    permission error on a real layout folder read as 'not a layout folder' and the user met a less clear error later:
+    only a name too long is no folder (the outputs' check names it); any other error is raised (fails before: False)."""
+    from polars_anon.encoded_io import is_layout_folder
+
+    def refused(self: Path) -> bool:
+        raise OSError(code, os.strerror(code), str(self))
+
+    monkeypatch.setattr(Path, "is_dir", refused)
+    if raised:
+        with pytest.raises(PermissionError):
+            is_layout_folder("enc")
+    else:
+        assert is_layout_folder("enc") is False
