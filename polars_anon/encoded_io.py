@@ -172,7 +172,11 @@ def stage_encoded(
         )
     if layout == "classes":
         facts = staged_write(
-            out, path, lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp), file=file
+            out,
+            path,
+            lambda tmp: _write_classes(plan, hierarchies, class_col, representation, tmp),
+            file=file,
+            what="encoding",
         )
     else:
         facts = staged_write(
@@ -180,6 +184,7 @@ def stage_encoded(
             path,
             lambda tmp: _write_wide(plan, class_col is not None and options.original is None, tmp, options.chunk_rows),
             file=file,
+            what="encoding",
         )
     return {**facts, "seconds": round(time.perf_counter() - start, 3)}
 

@@ -585,10 +585,12 @@ class Outputs:
             raise Interrupted(f"interrupted by {self._interrupted}; nothing was written") from None
 
 
-def staged_write(out: Outputs, final: Path | URI, write: Callable[[Any], Any], *, file: bool = True) -> Any:
-    """Stage `final` (`file`: see :meth:`Outputs.check`), run ``write(tmp)`` turning a full disk into
+def staged_write(
+    out: Outputs, final: Path | URI, write: Callable[[Any], Any], *, file: bool = True, what: str = "output"
+) -> Any:
+    """Stage `final` (`file`, `what`: see :meth:`Outputs.check`), run ``write(tmp)`` turning a full disk into
     :class:`OutputError`; returns its result."""
-    tmp = out.stage(final, file=file)
+    tmp = out.stage(final, file=file, what=what)
     with out.writing(final):
         return write(tmp)
 

@@ -52,7 +52,7 @@ __all__ = ["Anonymized", "Check", "Written", "check_classes", "check_planned", "
 def write_report(out: Outputs, report: Mapping[str, Any], path: Path | URI, *, html: Path | URI | None = None) -> None:
     """Stage the report JSON in `out` and, when `html` is a path, its HTML page rendered from that JSON."""
     text = json.dumps(jsonable(report), indent=2) + "\n"
-    staged_write(out, path, lambda tmp: tmp.write_text(text))
+    staged_write(out, path, lambda tmp: tmp.write_text(text), what="report")
     if html is not None:
         from polars_anon.report.html import write_html  # imports the plotting library
 

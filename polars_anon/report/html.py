@@ -62,7 +62,7 @@ _SHOWN = {
 def write_html(out: Outputs, report: Mapping[str, Any], path: Path | URI) -> None:
     """Stage the HTML page of `report` in the output set `out` (a URI: on its file system)."""
     text = render_html(report)
-    staged_write(out, as_location(path), lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    staged_write(out, as_location(path), lambda tmp: tmp.write_text(text, encoding="utf-8"), what="report page")
 
 
 def render_html(report: Mapping[str, Any]) -> str:
