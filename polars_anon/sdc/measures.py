@@ -12,11 +12,12 @@ method, the reading of missing values, SUDA2); :func:`measure` computes the figu
   contribution, the MSUs per size).
 
 On Polars the figures come from :mod:`polars_anon.sdc` (:func:`~polars_anon.sdc.frequencies.pattern_frequencies`,
-:func:`~polars_anon.sdc.risk.benedetti_franconi`, :func:`~polars_anon.sdc.suda.suda2`). On DuckDB and Spark the
-counts are one SQL group-by over the keys (missing values a category), the individual risk a SQL expression of ``fk``
-and ``Fk`` (:func:`risk_sql`, the closed forms and sdcMicro's approximation; the exact method's series is computed on
-the driver, once per distinct ``(fk, Fk)`` pair), household risk one more group-by; SUDA2 runs on the distinct key
-patterns brought to the driver. The wildcard reading of missing values is refused there (capability table,
+:func:`~polars_anon.sdc.risk.benedetti_franconi`, :func:`~polars_anon.sdc.suda.suda2`). On DuckDB and Spark
+(:func:`measure_sql`) one query per grouping: the rows' checks; the counts one SQL group-by over the keys (missing
+values a category), the individual risk a SQL expression of ``fk`` and ``Fk`` (:func:`risk_sql`, the closed forms
+and sdcMicro's approximation; the exact method's series is computed on the driver, once per distinct ``(fk, Fk)``
+pair), household risk one more group-by. With SUDA2 or the model the key patterns are brought to the driver once,
+and every figure is computed from them there. The wildcard reading of missing values is refused there (capability table,
 :data:`polars_anon.pipeline.capabilities.SDC_MEASURE_REFUSALS`).
 
 >>> import polars as pl
@@ -136,36 +137,59 @@ def measure_patterns(pats: pl.DataFrame, spec: Measures, household: float | None
     here). `household`, when the spec names one: the household expected re-identifications
     (:func:`~polars_anon.sdc.risk.household_expected`)."""
     fk, big = pats["fk"].to_numpy(), pats["Fk"].to_numpy()
-    n_pat = pats["n_pattern"].to_numpy().astype(np.float64)
-    n = float(n_pat.sum())
+
+    def first(low: np.ndarray) -> str:  # the first pattern whose weights sum below its record count
+        return f"; first: {pats.filter(pl.Series(low)).select(list(spec.keys)).row(0)}"
+
+    records = pats["n_pattern"].to_numpy().astype(np.float64)
+    out = _driver_figures(fk, big, records, np.ones(pats.height, dtype=np.int64), spec, first)
+    if household is not None:
+        out |= _household_figures(household, out["n_rows"])
+    return out
+
+
+def _driver_figures(
+    fk: np.ndarray, big: np.ndarray, records: np.ndarray, patterns: np.ndarray, spec: Measures, first: Any = None
+) -> dict[str, Any]:
+    """The figures of rows of patterns alike on the driver: each row's ``fk``, ``Fk``, its `records` and the number of
+    `patterns` it stands for (1 each, or a distinct ``(fk, Fk)`` pair's count). `first`: the text naming the first
+    pattern with ``Fk < fk`` of a boolean mask (none: not named)."""
+    low = big < fk if spec.weight is not None else np.zeros(fk.shape, dtype=bool)
+    n = float(records.sum())
+    _refuse_counts(n, int(patterns[low].sum()), spec, first(low) if first is not None and low.any() else "")
+    risk = 1.0 / fk if spec.weight is None else benedetti_franconi(fk, big, spec.method)
+    tallies = {"n_patterns": int(patterns.sum()), "n_unique": int(records[fk == 1].sum())}
+    tallies |= {"n_pairs": int(records[fk == 2].sum())} | {f"v{k}": int(records[fk < k].sum()) for k in VIOLATING_K}
+    er = math.fsum((risk * records).tolist())  # exact: the patterns come in any order
+    return _figures(n, er, float(risk.max()), tallies)
+
+
+def _refuse_counts(n: float, low: int, spec: Measures, first: str = "") -> None:
+    """Refuse an empty table, and `low` key patterns whose weights sum below their record count."""
     if n == 0:
         raise InvalidParameterError("sdc: the table has no rows; its risk is undefined")
-    if spec.weight is None:
-        risk = 1.0 / fk
-    else:
-        low = big < fk
-        if low.any():
-            first = pats.filter(pl.Series(low)).select(list(spec.keys)).row(0)
-            raise InvalidParameterError(
-                WEIGHTS_BELOW_COUNT(where="sdc: ", weight=spec.weight, n=int(low.sum()), first=f"; first: {first}")
-            )
-        risk = benedetti_franconi(fk, big, spec.method)
-    er = float((risk * n_pat).sum())
-    out: dict[str, Any] = {
+    if low:
+        raise InvalidParameterError(WEIGHTS_BELOW_COUNT(where="sdc: ", weight=spec.weight, n=low, first=first))
+
+
+def _figures(n: float, er: float, top: float, tallies: dict[str, int]) -> dict[str, Any]:
+    """The report's figures of `n` records with expected re-identifications `er`, highest individual risk `top` and the
+    pattern `tallies` (``n_patterns``, ``n_unique``, ``n_pairs``, ``v{k}``: records with ``fk < k``)."""
+    return {
         "n_rows": int(n),
-        "n_patterns": int(pats.height),
+        "n_patterns": tallies["n_patterns"],
         "global_risk": er / n,
         "expected_reidentifications": er,
-        "max_individual_risk": float(risk.max()),
-        "n_unique": int(n_pat[fk == 1].sum()),
-        "n_pairs": int(n_pat[fk == 2].sum()),
-        "violating": {str(k): int(n_pat[fk < k].sum()) for k in VIOLATING_K},
+        "max_individual_risk": top,
+        "n_unique": tallies["n_unique"],
+        "n_pairs": tallies["n_pairs"],
+        "violating": {str(k): tallies[f"v{k}"] for k in VIOLATING_K},
     }
-    if household is not None:
-        her = household
-        out["household_risk"] = her / n
-        out["household_expected_reidentifications"] = her
-    return out
+
+
+def _household_figures(her: float, n: float) -> dict[str, float]:
+    """The household figures from the household expected re-identifications `her` of `n` records."""
+    return {"household_risk": her / n, "household_expected_reidentifications": her}
 
 
 def measure(data: pl.LazyFrame | pl.DataFrame, spec: Measures) -> dict[str, Any]:
@@ -214,45 +238,40 @@ def _risks(pats: pl.DataFrame, spec: Measures) -> np.ndarray:
 
 
 def measure_sql(engine: Any, table: Any, spec: Measures) -> dict[str, Any]:
-    """The figures of a table of a SQL engine (DuckDB, Spark; :class:`polars_anon.engines.SQLEngine`): the counts, the
-    approximate risk and household risk in the engine, the exact risk per distinct ``(fk, Fk)`` on the driver,
-    SUDA2 on the distinct patterns brought to the driver (one helper per figure).
+    """The figures of a table of a SQL engine (DuckDB, Spark; :class:`polars_anon.engines.SQLEngine`), one query per
+    grouping, each figure read from it: the rows' checks (weights, household ids) one pass; the key patterns one
+    group-by, brought to the driver when SUDA2 or the model reads them (every figure then computed there, as on
+    Polars), else aggregated in the engine (the approximate risk in SQL; the exact one on the driver once per
+    distinct ``(fk, Fk)``); household risk one more group-by.
 
     First it refuses what the capability table says the engine cannot compute, before any data is read
     (:func:`~polars_anon.pipeline.capabilities.consult_sdc_measures`, as its callers do: called directly too)."""
     consult_sdc_measures(spec, engine.name)
     schema = _check_sql_columns(engine, table, spec)
     view = engine.view(table)
-    keys = ", ".join(engine.quote(k) for k in spec.keys)
-    weight = f"CAST({engine.quote(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
-    pats = f"SELECT {keys}, COUNT(*) AS fk, {exact_sum_sql(weight, engine.name)} AS big_fk FROM {view} GROUP BY {keys}"
-    if spec.weight is not None:
-        _check_sql_weights(engine, view, pats, spec.weight, schema)
-    er, n, top = _individual_sql(engine, pats, spec)
-    if n == 0:
-        raise InvalidParameterError("sdc: the table has no rows; its risk is undefined")
-    tallies = _tallies(engine, pats)
-    out: dict[str, Any] = {
-        "n_rows": int(n),
-        "n_patterns": tallies["n_patterns"],
-        "global_risk": er / n,
-        "expected_reidentifications": er,
-        "max_individual_risk": top,
-        "n_unique": tallies["n_unique"],
-        "n_pairs": tallies["n_pairs"],
-        "violating": {str(k): tallies[f"v{k}"] for k in VIOLATING_K},
-    }
+    _check_sql_rows(engine, view, spec, schema)
+    pats = _patterns_sql(engine, view, spec)
+    if spec.suda2 or spec.model is not None:
+        out = _patterns_on_driver(engine, view, spec)
+    elif spec.method == "exact" and spec.weight is not None:
+        out = _pairs_on_driver(engine, pats, spec)
+    else:
+        out = _sql_figures(engine, pats, spec)
     if spec.household is not None:
-        her = _household_sql(engine, view, pats, spec)
-        out["household_risk"] = her / n
-        out["household_expected_reidentifications"] = her
-    if spec.suda2:
-        counts = engine.to_polars(engine.sql(f"SELECT {keys}, COUNT(*) AS n FROM {view} GROUP BY {keys}"))
-        res, scores = suda2_patterns(counts, list(spec.keys), "n", dis_fraction=spec.dis_fraction)
-        out["suda2"] = _suda_summary(res, scores)
-    if spec.model is not None:
-        out["model_risk"] = _model_sql(engine, view, spec)
+        out |= _household_figures(_household_sql(engine, view, pats, spec), out["n_rows"])
     return out
+
+
+def _patterns_sql(engine: Any, view: str, spec: Measures, extra: str = "") -> str:
+    """The key patterns' group-by: the keys, ``fk`` (records) and ``big_fk`` (their weights' exact sum), and `extra`."""
+    keys = ", ".join(engine.quote(k) for k in spec.keys)
+    big = exact_sum_sql(_weight_sql(engine, spec), engine.name)
+    return f"SELECT {keys}, COUNT(*) AS fk, {big} AS big_fk{extra} FROM {view} GROUP BY {keys}"
+
+
+def _weight_sql(engine: Any, spec: Measures) -> str:
+    """A row's weight as a SQL DOUBLE (1.0 without a weight column)."""
+    return f"CAST({engine.quote(spec.weight)} AS DOUBLE)" if spec.weight is not None else "1.0"
 
 
 def _check_sql_columns(engine: Any, table: Any, spec: Measures) -> Any:
@@ -265,40 +284,72 @@ def _check_sql_columns(engine: Any, table: Any, spec: Measures) -> Any:
     return schema
 
 
-def _check_sql_weights(engine: Any, view: str, pats: str, weight: str, schema: Any) -> None:
-    """The weights checked as on Polars (:func:`~polars_anon.sdc.frequencies.check_weights`, its message): numeric,
-    none missing, NaN, infinite or not above 0 (one SQL tally; NaN sorts above infinity in DuckDB and Spark), then no
-    key pattern whose weights sum below its record count (``Fk < fk``, as :func:`measure_patterns`)."""
-    if schema is not None:
-        check_weight_type(weight, schema[weight])
-    w = engine.quote(weight)
+def _check_sql_rows(engine: Any, view: str, spec: Measures, schema: Any) -> None:
+    """The rows checked as on Polars, in one pass: the weights (:func:`~polars_anon.sdc.frequencies.check_weights`,
+    its message: numeric, none missing, NaN, infinite or not above 0; NaN sorts above infinity in DuckDB and Spark),
+    then the household ids (none null, :func:`~polars_anon.sdc.risk.check_households`)."""
+    if spec.weight is not None and schema is not None:
+        check_weight_type(spec.weight, schema[spec.weight])
+    w, hh = (engine.quote(str(c)) for c in (spec.weight, spec.household))
     bad = f"({w} IS NULL OR NOT (CAST({w} AS DOUBLE) > 0 AND CAST({w} AS DOUBLE) < CAST('Infinity' AS DOUBLE)))"
-    n = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {bad}")).item() or 0)
-    if n:
+    counts = {"bad": (spec.weight, bad), "nulls": (spec.household, f"{hh} IS NULL")}
+    asked = [f"SUM(CASE WHEN {test} THEN 1 ELSE 0 END) AS {name}" for name, (c, test) in counts.items() if c]
+    if not asked:
+        return
+    row = engine.to_polars(engine.sql(f"SELECT {', '.join(asked)} FROM {view}")).row(0, named=True)
+    if row.get("bad"):
         first = engine.to_polars(engine.sql(f"SELECT {w} FROM {view} WHERE {bad} LIMIT 5")).to_series().to_list()
-        raise InvalidParameterError(bad_weights(weight, n, first))
-    low = engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM ({pats}) p WHERE big_fk < fk")).item()
-    if low:
-        raise InvalidParameterError(WEIGHTS_BELOW_COUNT(where="sdc: ", weight=weight, n=low, first=""))
+        raise InvalidParameterError(bad_weights(str(spec.weight), int(row["bad"]), first))
+    if row.get("nulls"):
+        raise InvalidParameterError(null_households(str(spec.household), int(row["nulls"])))
 
 
-def _individual_sql(engine: Any, pats: str, spec: Measures) -> tuple[float, float, float]:
-    """The expected re-identifications, the record count and the highest individual risk: in SQL (the closed forms
-    and sdcMicro's approximation), or, for the exact series, on the driver once per distinct ``(fk, Fk)``."""
-    if spec.method == "exact" and spec.weight is not None:
-        pairs = engine.to_polars(
-            engine.sql(f"SELECT fk, big_fk, COUNT(*) AS n FROM ({pats}) p GROUP BY fk, big_fk")
-        )  # materializes: one row per distinct (fk, Fk)
-        r = benedetti_franconi(pairs["fk"].to_numpy(), pairs["big_fk"].to_numpy(), "exact")
-        records = pairs["n"].to_numpy() * pairs["fk"].to_numpy().astype(np.float64)
-        # fsum: the pairs come in any order
-        return math.fsum((r * records).tolist()), float(records.sum()), float(r.max())
-    risk = _risk_expr(spec)
-    er = exact_sum_sql(f"fk * {risk}", engine.name)
-    row = engine.to_polars(engine.sql(f"SELECT {er} AS er, SUM(fk) AS n, MAX({risk}) AS top FROM ({pats}) p")).row(
-        0, named=True
-    )
-    return float(row["er"] or 0.0), float(row["n"] or 0.0), float(row["top"] or 0.0)
+def _patterns_on_driver(engine: Any, view: str, spec: Measures) -> dict[str, Any]:
+    """The figures, SUDA2's and the model's too, from the key patterns brought to the driver (one group-by)."""
+    keys = list(spec.keys)
+    incl = f", {exact_sum_sql(f'1.0 / {_weight_sql(engine, spec)}', engine.name)} AS incl_prob" if spec.model else ""
+    cells = engine.to_polars(engine.sql(_patterns_sql(engine, view, spec, incl)))  # materializes: one row per pattern
+    pats = cells.select(*keys, pl.col("fk").alias("n_pattern"), pl.col("fk").cast(pl.Float64), Fk=pl.col("big_fk"))
+    out = measure_patterns(pats, spec)
+    if spec.suda2:
+        res, scores = suda2_patterns(cells, keys, "fk", dis_fraction=spec.dis_fraction)
+        out["suda2"] = _suda_summary(res, scores.rename({"fk": "n"}))
+    if spec.model is not None:
+        counts = pl.col("fk").cast(pl.Float64).alias("counts")
+        out["model_risk"] = _model_figures(
+            cells.select(*keys, counts, weights=pl.col("big_fk"), incl_prob=pl.col("incl_prob")), spec
+        )
+    return out
+
+
+def _pairs_on_driver(engine: Any, pats: str, spec: Measures) -> dict[str, Any]:
+    """The figures from the distinct ``(fk, Fk)`` pairs of the key patterns, brought to the driver with their count
+    (the exact risk's series is computed there, once per pair)."""
+    pairs = engine.to_polars(
+        engine.sql(f"SELECT fk, big_fk, COUNT(*) AS n FROM ({pats}) p GROUP BY fk, big_fk")
+    )  # materializes: one row per distinct (fk, Fk)
+    fk, n = pairs["fk"].to_numpy(), pairs["n"].to_numpy()
+    return _driver_figures(fk, pairs["big_fk"].to_numpy(), n * fk.astype(np.float64), n, spec)
+
+
+def _sql_figures(engine: Any, pats: str, spec: Measures) -> dict[str, Any]:
+    """The figures aggregated over the key patterns in the engine (one row): the approximate or closed-form risk ``r``
+    a column of its own, so that the exact sum's many uses of its argument read it (Spark's plan of the expression
+    written out in each use cost it three times the CPU)."""
+    expected = exact_sum_sql("fk * r", engine.name)
+    cases = ", ".join(f"SUM(CASE WHEN fk < {k} THEN fk ELSE 0 END) AS v{k}" for k in VIOLATING_K)
+    row = engine.to_polars(
+        engine.sql(
+            f"SELECT {expected} AS er, SUM(fk) AS n, MAX(r) AS top, COUNT(*) AS n_patterns, "
+            f"SUM(CASE WHEN fk = 1 THEN 1 ELSE 0 END) AS n_unique, SUM(CASE WHEN fk = 2 THEN 2 ELSE 0 END) AS n_pairs, "
+            f"{cases}, SUM(CASE WHEN big_fk < fk THEN 1 ELSE 0 END) AS low "
+            f"FROM (SELECT fk, big_fk, {_risk_expr(spec)} AS r FROM ({pats}) p0) p"
+        )
+    ).row(0, named=True)
+    n = float(row.pop("n") or 0.0)
+    _refuse_counts(n, int(row.pop("low") or 0), spec)
+    er, top = (float(row.pop(name) or 0.0) for name in ("er", "top"))
+    return _figures(n, er, top, {name: int(value or 0) for name, value in row.items()})
 
 
 def _risk_expr(spec: Measures) -> str:
@@ -307,14 +358,12 @@ def _risk_expr(spec: Measures) -> str:
 
 
 def _household_sql(engine: Any, view: str, pats: str, spec: Measures) -> float:
-    """The household expected re-identifications: per household ``1 - prod(1 - r)`` times its size, summed."""
+    """The household expected re-identifications: per household ``1 - prod(1 - r)`` times its size, summed (the
+    household ids checked by :func:`_check_sql_rows`)."""
     q = engine.quote
     keys = ", ".join(q(k) for k in spec.keys)
     on = " AND ".join(f"t.{q(k)} IS NOT DISTINCT FROM p.{q(k)}" for k in spec.keys)
     hh = q(str(spec.household))
-    nulls = int(engine.to_polars(engine.sql(f"SELECT COUNT(*) AS n FROM {view} WHERE {hh} IS NULL")).item() or 0)
-    if nulls:
-        raise InvalidParameterError(null_households(str(spec.household), nulls))
     log = "CASE WHEN p.r < 1 THEN LN(1 - p.r) ELSE 0 END"  # a risk of 1 makes the household's 1 (MAX below)
     query = (
         f"SELECT {exact_sum_sql('hr * m', engine.name)} AS her FROM (SELECT t.{hh} AS h, COUNT(*) AS m, "
@@ -322,32 +371,6 @@ def _household_sql(engine: Any, view: str, pats: str, spec: Measures) -> float:
         f"FROM {view} t JOIN (SELECT {keys}, {_risk_expr(spec)} AS r FROM ({pats}) p0) p ON {on} GROUP BY t.{hh}) x"
     )
     return float(engine.to_polars(engine.sql(query)).item() or 0.0)
-
-
-def _model_sql(engine: Any, view: str, spec: Measures) -> dict[str, Any]:
-    """The log-linear model risk: the cell counts in SQL, the fit on the driver."""
-    q = engine.quote
-    keys = ", ".join(q(k) for k in spec.keys)
-    w = f"CAST({q(str(spec.weight))} AS DOUBLE)"
-    cells = engine.to_polars(
-        engine.sql(
-            f"SELECT {keys}, CAST(COUNT(*) AS DOUBLE) AS counts, {exact_sum_sql(w, engine.name)} AS weights, "
-            f"{exact_sum_sql(f'1.0 / {w}', engine.name)} AS incl_prob "
-            f"FROM {view} GROUP BY {keys}"
-        )
-    )  # materializes: one row per key pattern
-    return _model_figures(cells, spec)
-
-
-def _tallies(engine: Any, pats: str) -> dict[str, int]:
-    cases = ", ".join(f"SUM(CASE WHEN fk < {k} THEN fk ELSE 0 END) AS v{k}" for k in VIOLATING_K)
-    row = engine.to_polars(
-        engine.sql(
-            f"SELECT COUNT(*) AS n_patterns, SUM(CASE WHEN fk = 1 THEN 1 ELSE 0 END) AS n_unique, "
-            f"SUM(CASE WHEN fk = 2 THEN 2 ELSE 0 END) AS n_pairs, {cases} FROM ({pats}) p"
-        )
-    ).row(0, named=True)
-    return {name: int(value or 0) for name, value in row.items()}
 
 
 def check_measure_columns(schema: Sequence[str], spec: Measures, where: str = "sdc") -> None:
