@@ -207,12 +207,26 @@ CREATE OR REPLACE TEMP MACRO anon_check_rows(tbl) AS
                  lambda n: CASE WHEN n > 0 THEN true
                                 ELSE error(anon_msg_no_rows('check', 'there is nothing to check')) END)[1];
 
--- anon_check_column_arg(tbl, what, value, arg := 'tbl'): true, or the error of an argument `what` that names one
--- column (key, sensitive) given another type (3, ['id']), or naming a column tbl lacks; NULL (none) is true. A macro
--- reads the column as list_value(*COLUMNS(lambda c: c = anon_name(value) OR c = '<a NULL helper column>')) in a
--- subquery, element [1] outside it: that binds without such a column (COLUMNS(lambda c: c = value) matching nothing
--- was DuckDB's Binder Error quoting the lambda).
+-- anon_check_present(tbl, names, what): true, or the error naming the `names` (a VARCHAR list, called `what`) that
+-- are not columns of tbl, in anon_check_columns' words: for a table an earlier anon_check_columns of the same query
+-- has checked (the setting, tbl's type, its helper columns), which a second one would only check again. One
+-- subquery and one message to bind, not four: each anon_check_columns cost about 12 ms to bind.
+-- Twin: polars_anon._validate.check_columns
+CREATE OR REPLACE TEMP MACRO anon_check_present(tbl, names, what) AS
+  list_transform(
+    [(SELECT CASE WHEN len(m.missing) > 0
+                  THEN anon_msg_columns_not_found(what, m.missing, 'table ' || anon_msg_repr(tbl::VARCHAR), m.cols) END
+      FROM (SELECT c.cols, anon_missing_of(c.cols, names) AS missing
+            FROM (SELECT anon_columns_of(tbl) AS cols) AS c) AS m)],
+    lambda msg: CASE WHEN msg IS NULL THEN true ELSE error(msg) END)[1];
+
+-- anon_check_column_arg(tbl, what, value): true, or the error of an argument `what` that names one column (key,
+-- sensitive) given another type (3, ['id']), or naming a column tbl lacks; NULL (none) is true. tbl is a table an
+-- earlier anon_check_columns of the same query has checked (see anon_check_present). A macro reads the column as
+-- list_value(*COLUMNS(lambda c: c = anon_name(value) OR c = '<a NULL helper column>')) in a subquery, element [1]
+-- outside it: that binds without such a column (COLUMNS(lambda c: c = value) matching nothing was DuckDB's Binder
+-- Error quoting the lambda).
 -- Twin: polars_anon.duckdb.pairs.metric_pairs (its column checks)
-CREATE OR REPLACE TEMP MACRO anon_check_column_arg(tbl, what, value, arg := 'tbl') AS
+CREATE OR REPLACE TEMP MACRO anon_check_column_arg(tbl, what, value) AS
   CASE WHEN anon_check_names_arg(what, value, false)
-       THEN CASE WHEN value IS NULL THEN true ELSE anon_check_columns(tbl, [anon_name(value)], what, arg) END END;
+       THEN CASE WHEN value IS NULL THEN true ELSE anon_check_present(tbl, [anon_name(value)], what) END END;

@@ -52,10 +52,11 @@
 CREATE OR REPLACE TEMP MACRO anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL) AS TABLE
   WITH
   __anon_chk AS (  -- the first CTE: no CTE name hides a user table from its query_table; orig first
-    SELECT CASE WHEN anon_check_qids(orig, qids, 'orig') THEN CASE WHEN anon_check_qids(anon, qids, 'anon') THEN
+    -- qids (once), each table (anon_check_columns), then the key and sensitive columns in the tables those checked
+    SELECT CASE WHEN anon_check_qids(orig, qids, 'orig') THEN CASE WHEN anon_check_columns(anon, anon_names(qids), 'qids', 'anon') THEN
              CASE WHEN anon_check_built_names(anon_names(qids), [], 'qid column', 'the anonymizer reserves for its own columns')
-                  THEN CASE WHEN anon_check_column_arg(orig, 'key', key, 'orig') THEN CASE WHEN anon_check_column_arg(anon, 'key', key, 'anon')
-                            THEN anon_check_column_arg(orig, 'sensitive', sensitive, 'orig') END END
+                  THEN CASE WHEN anon_check_column_arg(orig, 'key', key) THEN CASE WHEN anon_name(key) IS NULL OR anon_check_present(anon, [anon_name(key)], 'key')
+                            THEN anon_check_column_arg(orig, 'sensitive', sensitive) END END
              END END END AS ok),  -- a key or sensitive column named '__anon_*': refused by anon_check_columns
   o AS (  -- __anon_none keeps the qid COLUMNS from matching nothing (refused by DuckDB before the checks run);
           -- the qids renamed __anon_o_<qid> (anon's __anon_p_<qid>): no qid's name meets a built column's when bound;

@@ -13,7 +13,7 @@
 -- without rows (pa.check's words; the macros returned no row, which read as "no class violates").
 -- Twin: polars_anon.privacy.evaluate.check (its checks)
 CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model) AS
-  CASE WHEN anon_check_qids(tbl, qids) AND anon_check_sensitive_arg(tbl, sensitive)
+  CASE WHEN CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_sensitive_arg(tbl, sensitive) END
        THEN CASE WHEN anon_check_attribute(model || ' on ' || anon_msg_repr(sensitive), anon_names(qids), anon_name(sensitive))
                  THEN CASE WHEN anon_check_reserved(anon_names(qids))
                            THEN CASE WHEN anon_check_reserved([anon_name(sensitive)], 'sensitive column') THEN anon_check_rows(tbl) END
@@ -21,11 +21,27 @@ CREATE OR REPLACE TEMP MACRO anon_check_model_table(tbl, qids, sensitive, model)
             END END;
 
 -- anon_check_sensitive_arg(tbl, sensitive): true, or the error of a sensitive argument that is not a column name
--- (3, ['s']) or not a column of tbl. The macros read it as anon_name(sensitive), which binds from any type.
+-- (3, ['s']) or not a column of tbl. The macros read it as anon_name(sensitive), which binds from any type. After
+-- anon_check_qids(tbl, ...), its anon_check_columns still has work: a qid named '__anon_*' is refused here, as a
+-- helper column, before the qids' roles are.
 -- Twin: polars_anon.privacy.evaluate.check (its column check)
 CREATE OR REPLACE TEMP MACRO anon_check_sensitive_arg(tbl, sensitive) AS
   CASE WHEN anon_check_names_arg('sensitive', sensitive, false)
        THEN anon_check_columns(tbl, [anon_name(sensitive)], 'privacy model attributes') END;
+
+-- anon_sensitive_counts_of(tbl, qids, sensitive, args_ok): anon_sensitive_counts, the rows read once args_ok holds
+-- (the caller's checks of the arguments, an uncorrelated scalar subquery: run once). The model macros check the
+-- table once (anon_check_model_table checks what anon_sensitive_counts checks, and more): checking it again here
+-- made binding their query a third dearer.
+-- Twin: polars_anon.privacy.counts.sensitive_counts
+CREATE OR REPLACE TEMP MACRO anon_sensitive_counts_of(tbl, qids, sensitive, args_ok) AS TABLE
+  SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
+    SELECT struct_pack(*COLUMNS(* EXCLUDE (__anon_none, __anon_vs))) AS class, __anon_vs AS vs
+    FROM (SELECT COLUMNS(lambda c: list_contains(anon_names(qids), c) OR c = '__anon_none'),
+                 list_value(*COLUMNS(lambda c: c = anon_name(sensitive) OR c = '__anon_none')) AS __anon_vs
+          FROM (SELECT *, NULL AS __anon_none FROM query_table(anon_table(tbl))) AS t
+          WHERE args_ok))
+  GROUP BY ALL;
 
 -- anon_sensitive_counts(tbl, qids, sensitive): rows per (class, sensitive value): class, value, n.
 -- The class struct holds the qid columns alone: the helper __anon_none, which keeps COLUMNS(...) from
@@ -36,23 +52,13 @@ CREATE OR REPLACE TEMP MACRO anon_check_sensitive_arg(tbl, sensitive) AS
 CREATE OR REPLACE TEMP MACRO anon_sensitive_counts(tbl, qids, sensitive) AS TABLE
   WITH __anon_ok AS MATERIALIZED (
     SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_sensitive_arg(tbl, sensitive) END AS ok)
-  SELECT class, vs[1] AS value, count(*)::BIGINT AS n FROM (
-    SELECT struct_pack(*COLUMNS(* EXCLUDE (__anon_none, __anon_vs))) AS class, __anon_vs AS vs
-    FROM (SELECT COLUMNS(lambda c: list_contains(anon_names(qids), c) OR c = '__anon_none'),
-                 list_value(*COLUMNS(lambda c: c = anon_name(sensitive) OR c = '__anon_none')) AS __anon_vs
-          FROM (SELECT *, NULL AS __anon_none FROM query_table(anon_table(tbl))) AS t
-          WHERE (SELECT ok.ok FROM __anon_ok AS ok)))
-  GROUP BY ALL;
+  FROM anon_sensitive_counts_of(tbl, qids, sensitive, (SELECT ok.ok FROM __anon_ok AS ok));
 
--- anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL): every (class,
--- value of the table) with the class's share p and the table's share q of the value (0 where the class
--- lacks it), its class size, the value's rank in sort order (nulls last), the table's number of
--- distinct values m, and nn: the class's rows whose value is read. sensitive_null: 'value' (null is a
--- value), 'ignore' (null rows are left out of the values, of q and of nn; a class without a value read
--- has p NULL) or 'error' (a null is refused, naming `model` on the attribute and the null rows).
+-- anon_class_shares_of(tbl, qids, sensitive, sensitive_null, model, args_ok): anon_class_shares, the rows read once
+-- args_ok holds (see anon_sensitive_counts_of): the model macros pass their own checks of the table.
 -- Twin: polars_anon.privacy.constraints.Constraints.view with polars_anon.privacy.base.Values
-CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL) AS TABLE
-  WITH __anon_counts AS (FROM anon_sensitive_counts(tbl, qids, sensitive)),
+CREATE OR REPLACE TEMP MACRO anon_class_shares_of(tbl, qids, sensitive, sensitive_null, model, args_ok) AS TABLE
+  WITH __anon_counts AS (FROM anon_sensitive_counts_of(tbl, qids, sensitive, args_ok)),
   __anon_nulls AS MATERIALIZED (
     SELECT CASE WHEN anon_check_choice(coalesce(model, 'privacy model') || ' on ' || anon_msg_repr(sensitive)
                                        || ': sensitive_null', sensitive_null, ['error', 'value', 'ignore']) = 'error'
@@ -78,6 +84,18 @@ CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_n
   FROM __anon_classes AS c LEFT JOIN __anon_values AS v ON true
   LEFT JOIN __anon_read AS x ON x.class IS NOT DISTINCT FROM c.class AND x.value IS NOT DISTINCT FROM v.value;
 
+-- anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL): every (class,
+-- value of the table) with the class's share p and the table's share q of the value (0 where the class
+-- lacks it), its class size, the value's rank in sort order (nulls last), the table's number of
+-- distinct values m, and nn: the class's rows whose value is read. sensitive_null: 'value' (null is a
+-- value), 'ignore' (null rows are left out of the values, of q and of nn; a class without a value read
+-- has p NULL) or 'error' (a null is refused, naming `model` on the attribute and the null rows).
+-- Twin: polars_anon.privacy.constraints.Constraints.view with polars_anon.privacy.base.Values
+CREATE OR REPLACE TEMP MACRO anon_class_shares(tbl, qids, sensitive, sensitive_null := 'value', model := NULL) AS TABLE
+  WITH __anon_ok AS MATERIALIZED (
+    SELECT CASE WHEN anon_check_qids(tbl, qids) THEN anon_check_sensitive_arg(tbl, sensitive) END AS ok)
+  FROM anon_class_shares_of(tbl, qids, sensitive, sensitive_null, model, (SELECT ok.ok FROM __anon_ok AS ok));
+
 -- anon_l_diversity(tbl, qids, sensitive, l := 2, variant := 'distinct', c := NULL): per class:
 -- class, size, measure (distinct: its distinct values; entropy: exp of its entropy; recursive:
 -- r_1 / (r_l + ... + r_m), infinite with fewer than l values) and satisfied; sensitive_null as
@@ -99,7 +117,7 @@ CREATE OR REPLACE TEMP MACRO anon_l_diversity(tbl, qids, sensitive, l := 2, vari
                           THEN anon_check_model_table(tbl, qids, sensitive, 'l-diversity') END END AS ok),
   __anon_ranked AS (
     SELECT class, size, nn, n, row_number() OVER (PARTITION BY class ORDER BY n DESC NULLS LAST) AS r
-    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'l-diversity') WHERE (SELECT o.ok FROM __anon_ok AS o)),
+    FROM anon_class_shares_of(tbl, qids, sensitive, sensitive_null, 'l-diversity', (SELECT o.ok FROM __anon_ok AS o)) WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE anon_name(variant)
@@ -148,7 +166,7 @@ CREATE OR REPLACE TEMP MACRO anon_t_closeness(tbl, qids, sensitive, t := 0.2, di
                  AND anon_check_fraction('t-closeness on ' || anon_msg_repr(sensitive), 't', t) IS NOT NULL
                 THEN anon_check_model_table(tbl, qids, sensitive, 't-closeness') END AS ok),
   __anon_shares AS (
-    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 't-closeness') WHERE (SELECT o.ok FROM __anon_ok AS o)),
+    FROM anon_class_shares_of(tbl, qids, sensitive, sensitive_null, 't-closeness', (SELECT o.ok FROM __anon_ok AS o)) WHERE (SELECT o.ok FROM __anon_ok AS o)),
   __anon_cum AS (
     SELECT class, size, nn, m, p, q,
            sum(p - q) OVER (PARTITION BY class ORDER BY rank ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
@@ -200,7 +218,7 @@ CREATE OR REPLACE TEMP MACRO anon_delta_disclosure(tbl, qids, sensitive, delta :
   , __anon_measures AS (
     SELECT class, any_value(size)::BIGINT AS size,
            CASE WHEN any_value(nn) > 0 THEN max(abs(ln(CASE WHEN n > 0 THEN p / q END))) FILTER (WHERE n > 0) ELSE 'inf'::DOUBLE END AS measure
-    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'delta-disclosure')
+    FROM anon_class_shares_of(tbl, qids, sensitive, sensitive_null, 'delta-disclosure', (SELECT o.ok FROM __anon_ok AS o))
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure < TRY_CAST(delta AS DOUBLE) AS satisfied FROM __anon_measures ORDER BY class ASC NULLS LAST;
 
@@ -222,7 +240,7 @@ CREATE OR REPLACE TEMP MACRO anon_beta_likeness(tbl, qids, sensitive, beta := 1.
                 WHEN anon_name(variant) = 'enhanced'
                      AND bool_or((p - q) / q > -ln(q) * (1 + 1e-12)) FILTER (WHERE n > 0) THEN 'inf'::DOUBLE
                 ELSE greatest(max((p - q) / q) FILTER (WHERE n > 0), 0) END AS measure
-    FROM anon_class_shares(tbl, qids, sensitive, sensitive_null := sensitive_null, model := 'beta-likeness')
+    FROM anon_class_shares_of(tbl, qids, sensitive, sensitive_null, 'beta-likeness', (SELECT o.ok FROM __anon_ok AS o))
     WHERE (SELECT o.ok FROM __anon_ok AS o) GROUP BY class)
   SELECT class, size, measure, measure <= TRY_CAST(beta AS DOUBLE) * (1 + 1e-12) AS satisfied FROM __anon_measures ORDER BY class ASC NULLS LAST;
 
