@@ -335,24 +335,24 @@ _HEADER = """\
 
 -- anon_msg_repr(x): a scalar as Python's repr shows it: 'text' (backslash, newline and tab
 -- escaped; "it's" in double quotes), None, True / False, numbers as DuckDB prints them.
+-- The text is escaped once and quoted by a lambda over it, and the pieces joined by one concat: every check binds
+-- its messages whatever the rows, and nested || and replace chains cost more to bind the deeper they go.
 -- Twin: builtins.repr
 CREATE OR REPLACE TEMP MACRO anon_msg_repr(x) AS
   CASE WHEN x IS NULL THEN 'None'
        WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN x::VARCHAR = 'true' THEN 'True' ELSE 'False' END
        WHEN typeof(x) <> 'VARCHAR' THEN x::VARCHAR
-       WHEN contains(x::VARCHAR, '''') AND NOT contains(x::VARCHAR, '"')
-       THEN '"' || replace(replace(replace(replace(x::VARCHAR, '\\', '\\\\'),
-                                                   chr(10), '\\n'), chr(13), '\\r'), chr(9), '\\t') || '"'
-       ELSE '''' || replace(replace(replace(replace(replace(x::VARCHAR, '\\', '\\\\'),
-                                                            chr(10), '\\n'), chr(13), '\\r'), chr(9), '\\t'),
-                            '''', '\\''') || ''''
+       ELSE list_transform([replace(replace(replace(replace(x::VARCHAR, '\\', '\\\\'), E'\\n', '\\n'), E'\\r', '\\r'),
+                                    E'\\t', '\\t')],
+                           lambda e: CASE WHEN contains(e, '''') AND NOT contains(e, '"') THEN concat('"', e, '"')
+                                          ELSE concat('''', replace(e, '''', '\\'''), '''') END)[1]
   END;
 
 -- anon_msg_repr_list(xs): a list as Python's repr shows it: ['a', 'b'].
 -- Twin: builtins.repr
 CREATE OR REPLACE TEMP MACRO anon_msg_repr_list(xs) AS
   CASE WHEN xs IS NULL THEN 'None'
-       ELSE '[' || array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', ') || ']' END;
+       ELSE concat('[', array_to_string(list_transform(xs, lambda x: anon_msg_repr(x)), ', '), ']') END;
 """
 
 
@@ -549,8 +549,14 @@ def _sql_macro(message: Message) -> str:
         f"-- anon_msg_{message.name}({', '.join(message.fields)}): {message.text}\n"
         f"-- Twin: polars_anon.messages.{constant}\n"
         f"CREATE OR REPLACE TEMP MACRO anon_msg_{message.name}({params}) AS\n"
-        f"  {' || '.join(parts)};\n"
+        f"  {_joined(parts)};\n"
     )
+
+
+def _joined(parts: list[str]) -> str:
+    """SQL that joins the non-NULL text `parts`: one ``concat(...)`` (a chain of ``||`` costs more to bind, the longer
+    it is: every refusal's message is bound by each query of a macro that may raise it)."""
+    return parts[0] if len(parts) == 1 else f"concat({', '.join(parts)})"
 
 
 def sql_text() -> str:
