@@ -34,6 +34,20 @@
 -- Suppressed rows count as published at the roots in every cell-level metric; the
 -- class-level metrics set them apart. Logarithms are natural.
 
+-- anon_metric_k(k): the requested k as BIGINT, NULL when not given, or Python's error when it is not an integer >= 1
+-- (pa.metrics.compute checks k whatever the metric: the anon_<metric>_of macros ignored it but anon_k_of and
+-- anon_c_avg_of, and those took 2.5, 'x' or 0, anon_k_of in words of its own).
+-- Twin: polars_anon.metrics.data.prepare (its check_k)
+CREATE OR REPLACE TEMP MACRO anon_metric_k(k) AS
+  CASE WHEN k IS NULL THEN NULL ELSE anon_check_k(k) END;
+
+-- anon_metric_part(pairs, part, k): the name of the pairs' companion table <pairs><part> ('_cells', '_classes',
+-- '_joint'), once k is checked (anon_metric_k): every anon_<metric>_of reads one through query_table, so the check
+-- runs, once, when the query is bound, whatever the metric.
+-- Twin: polars_anon.metrics.data.prepare (its check_k)
+CREATE OR REPLACE TEMP MACRO anon_metric_part(pairs, part, k) AS
+  CASE WHEN k IS NULL OR anon_metric_k(k) IS NOT NULL THEN pairs || part END;
+
 -- anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL): the pairs table, one
 -- row per distinct (original tuple, published tuple, sensitive value, suppressed): o and p
 -- (BIGINT[] of hierarchy node ids in qids order; p holds the roots (node 0) for suppressed
@@ -252,14 +266,14 @@ CREATE OR REPLACE TEMP MACRO anon_metric_classes_of(pairs, qids) AS TABLE
   GROUP BY ALL;
 
 -- ---------------------------------------------------------------- paper 001: the cost model
--- anon_metric_edge_cost_of(pairs, qids, metric := 'ncp'): one of the seven edge-weight metrics
+-- anon_metric_edge_cost_of(pairs, qids, metric := 'ncp', k := NULL): one of the seven edge-weight metrics
 -- of paper 001 §4: sum over cells of size * (R[leaf] - R[v]), the whole table and per qid
 -- (rows attribute, value DOUBLE). The seven anon_<metric>_of macros call it.
 -- Twin: polars_anon.metrics.cost.edge_cost
-CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost_of(pairs, qids, metric := 'ncp') AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost_of(pairs, qids, metric := 'ncp', k := NULL) AS TABLE
   WITH w AS (
     SELECT attribute, i, size, COLUMNS(lambda c: c = 'l_r_' || metric) AS l_r, COLUMNS(lambda c: c = 'p_r_' || metric) AS p_r
-    FROM query_table(pairs || '_cells'))
+    FROM query_table(anon_metric_part(pairs, '_cells', k)))
   SELECT w.attribute, sum(w.size * (w.l_r - w.p_r))::DOUBLE AS value
   FROM w GROUP BY GROUPING SETS ((w.attribute, w.i), ()) ORDER BY w.i ASC NULLS FIRST;
 
@@ -267,39 +281,39 @@ CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost_of(pairs, qids, metric := 'nc
 -- with the Distortion edge weights (wid factors). DOUBLE.
 -- Twin: polars_anon.metrics.cost.distortion
 CREATE OR REPLACE TEMP MACRO anon_distortion_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'distortion');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'distortion', k := k);
 
 -- anon_ncp_of(pairs, qids, k := NULL): NCP, sum over cells of (nl(v) - 1) / nl(G). DOUBLE.
 -- Twin: polars_anon.metrics.cost.ncp
 CREATE OR REPLACE TEMP MACRO anon_ncp_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'ncp');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'ncp', k := k);
 
 -- anon_total_of(pairs, qids, k := NULL): Total, sum over cells of l_v / (h - 1). DOUBLE.
 -- Twin: polars_anon.metrics.cost.total
 CREATE OR REPLACE TEMP MACRO anon_total_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'total');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'total', k := k);
 
 -- anon_llm_of(pairs, qids, k := NULL): LLM, sum over cells of (nl(v) - 1) h_max / h. DOUBLE.
 -- Twin: polars_anon.metrics.cost.llm
 CREATE OR REPLACE TEMP MACRO anon_llm_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'llm');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'llm', k := k);
 
 -- anon_nllm_of(pairs, qids, k := NULL): NLLM, sum over cells of (nl(v) - 1) / nl(G) h_max / h.
 -- DOUBLE.
 -- Twin: polars_anon.metrics.cost.nllm
 CREATE OR REPLACE TEMP MACRO anon_nllm_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'nllm');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'nllm', k := k);
 
 -- anon_wllm_of(pairs, qids, k := NULL): WLLM, sum over cells of (nl(v) - 1) wid(Q). DOUBLE.
 -- Twin: polars_anon.metrics.cost.wllm
 CREATE OR REPLACE TEMP MACRO anon_wllm_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'wllm');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'wllm', k := k);
 
 -- anon_wnllm_of(pairs, qids, k := NULL): WNLLM, sum over cells of (nl(v) - 1) / nl(G) wid(Q).
 -- DOUBLE.
 -- Twin: polars_anon.metrics.cost.wnllm
 CREATE OR REPLACE TEMP MACRO anon_wnllm_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'wnllm');
+  FROM anon_metric_edge_cost_of(pairs, qids, metric := 'wnllm', k := k);
 
 -- anon_alteration_of(pairs, qids, k := NULL): percentage of alteration against T* (every cell
 -- at the root), averaged over the seven metrics; a metric with m(T*) = 0 is left out (0 when
@@ -316,7 +330,7 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
     CASE WHEN sum(c.size * c.l_r_wllm) > 0 THEN 100.0 * sum(c.size * (c.l_r_wllm - c.p_r_wllm)) / sum(c.size * c.l_r_wllm) END,
     CASE WHEN sum(c.size * c.l_r_wnllm) > 0 THEN 100.0 * sum(c.size * (c.l_r_wnllm - c.p_r_wnllm)) / sum(c.size * c.l_r_wnllm) END
          ], lambda r: r IS NOT NULL)), 0.0)::DOUBLE AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_modified_of(pairs, qids, k := NULL): percentage of cells published as anything but
@@ -325,7 +339,7 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0 THEN 100.0 * sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_deleted_of(pairs, qids, k := NULL): percentage of cells generalized to the root of
@@ -335,7 +349,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_deleted_of_modified_of(pairs, qids, k := NULL): percentage of deleted cells among the
@@ -347,7 +361,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL)
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END)
                          / sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END)
               ELSE 0.0 END AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- ---------------------------------------------------------------- papers 002 and 003: cells
@@ -355,14 +369,14 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL)
 -- Twin: polars_anon.metrics.cells.granularity
 CREATE OR REPLACE TEMP MACRO anon_granularity_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute, sum(c.size * (c.p_leaves - 1)::DOUBLE / c.n_leaves) AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_iloss_of(pairs, qids, k := NULL): ILoss, sum over cells of (|v_g| - 1) / |D_A|: the
 -- same sum as anon_granularity_of. DOUBLE.
 -- Twin: polars_anon.metrics.cells.iloss
 CREATE OR REPLACE TEMP MACRO anon_iloss_of(pairs, qids, k := NULL) AS TABLE
-  FROM anon_granularity_of(pairs, qids);
+  FROM anon_granularity_of(pairs, qids, k := k);
 
 -- anon_precision_of(pairs, qids, k := NULL): Precision, 1 - mean over cells of l_v / (h - 1).
 -- DOUBLE in [0, 1].
@@ -370,7 +384,7 @@ CREATE OR REPLACE TEMP MACRO anon_iloss_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_precision_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          1.0 - sum(c.size * CASE WHEN c.h > 1 THEN c.p_level::DOUBLE / (c.h - 1) ELSE 0.0 END) / sum(c.size) AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_information_loss_of(pairs, qids, k := NULL): Byun's information loss: per cell the
@@ -380,16 +394,16 @@ CREATE OR REPLACE TEMP MACRO anon_information_loss_of(pairs, qids, k := NULL) AS
   SELECT c.attribute,
          sum(c.size * CASE WHEN c.numeric THEN (CASE WHEN c.domain > 0 THEN (c.p_num_hi - c.p_num_lo)::DOUBLE / c.domain ELSE 0.0 END)
                            WHEN c.h > 1 THEN c.p_level::DOUBLE / (c.h - 1) ELSE 0.0 END)::DOUBLE AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
--- anon_metric_levels_of(pairs, qids): per qid i, attribute, h and its full-domain level L (the
+-- anon_metric_levels_of(pairs, qids, k := NULL): per qid i, attribute, h and its full-domain level L (the
 -- highest published level of the kept rows), NULL when some kept cell is not published at
 -- level L.
 -- Twin: polars_anon.metrics.cells._levels
-CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (SELECT * FROM query_table(pairs || '_cells') WHERE NOT suppressed),
+  c AS (SELECT * FROM query_table(anon_metric_part(pairs, '_cells', k)) WHERE NOT suppressed),
   top AS (SELECT c.i, max(c.p_level) AS L FROM c GROUP BY c.i),
   ok AS (
     SELECT c.i, bool_and(c.p_level <= top.L AND (c.p_parent_level IS NULL OR c.p_parent_level > top.L)) AS ok
@@ -403,7 +417,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids) AS TABLE
 -- Twin: polars_anon.metrics.cells.absolute_distance
 CREATE OR REPLACE TEMP MACRO anon_absolute_distance_of(pairs, qids, k := NULL) AS TABLE
   SELECT l.attribute, (CASE WHEN count(*) = count(l.L) THEN sum(l.L) END)::BIGINT AS value
-  FROM anon_metric_levels_of(pairs, qids) AS l
+  FROM anon_metric_levels_of(pairs, qids, k := k) AS l
   GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i ASC NULLS FIRST;
 
 -- anon_relative_distance_of(pairs, qids, k := NULL): sum of L / (h - 1) over the qids; NULL
@@ -412,7 +426,7 @@ CREATE OR REPLACE TEMP MACRO anon_absolute_distance_of(pairs, qids, k := NULL) A
 CREATE OR REPLACE TEMP MACRO anon_relative_distance_of(pairs, qids, k := NULL) AS TABLE
   SELECT l.attribute,
          CASE WHEN count(*) = count(l.L) THEN sum(CASE WHEN l.h > 1 THEN l.L::DOUBLE / (l.h - 1) ELSE 0.0 END) END::DOUBLE AS value
-  FROM anon_metric_levels_of(pairs, qids) AS l
+  FROM anon_metric_levels_of(pairs, qids, k := k) AS l
   GROUP BY GROUPING SETS ((l.attribute, l.i), ()) ORDER BY l.i ASC NULLS FIRST;
 
 -- anon_entropy_of(pairs, qids, k := NULL): Gionis' conditional entropy, sum over cells of
@@ -420,7 +434,7 @@ CREATE OR REPLACE TEMP MACRO anon_relative_distance_of(pairs, qids, k := NULL) A
 -- Twin: polars_anon.metrics.cells.entropy
 CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (FROM query_table(pairs || '_cells')),
+  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k))),
   counts AS (SELECT c.attribute, c.leaf, sum(c.size) AS n FROM c GROUP BY ALL),
   under AS (
     SELECT counts.attribute, cl.ancestor, counts.n,
@@ -438,12 +452,12 @@ CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
   WITH
   nd AS (SELECT i, node, leaves FROM anon_metric_nodes(qids)),
-  cl AS (SELECT cls, sum(size) AS size FROM query_table(pairs || '_classes') WHERE i IS NULL GROUP BY cls),
+  cl AS (SELECT cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE i IS NULL GROUP BY cls),
   u AS (SELECT cl.cls, cl.size, r.i, coalesce(cl.cls[r.i + 1], 0) AS node FROM cl CROSS JOIN range(len(qids)) AS r(i)),
   rec AS (
     SELECT u.cls, any_value(u.size) AS size, product(nd.leaves::DOUBLE) AS amb
     FROM u JOIN nd ON nd.i = u.i AND nd.node = u.node GROUP BY u.cls),
-  c AS (FROM query_table(pairs || '_cells'))
+  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k)))
   SELECT NULL::VARCHAR AS attribute, sum(rec.size * rec.amb)::DOUBLE / sum(rec.size) AS value FROM rec
   UNION ALL
   SELECT attribute, value FROM (
@@ -458,7 +472,7 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NU
   nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(qids)),
   per AS (SELECT i, bool_and(numeric) AS num, list(num_lo ORDER BY node ASC NULLS LAST) AS lo, list(num_mean ORDER BY node ASC NULLS LAST) AS mean FROM nd GROUP BY i),
   lk AS (SELECT bool_or(num) AS any_num, list(num ORDER BY i ASC NULLS LAST) AS num, list(lo ORDER BY i ASC NULLS LAST) AS lo, list(mean ORDER BY i ASC NULLS LAST) AS mean FROM per),
-  c AS (FROM query_table(pairs || '_cells'))
+  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k)))
   SELECT NULL::VARCHAR AS attribute,
          CASE WHEN any_value(lk.any_num) THEN sum(pr.size * sqrt(list_sum(list_transform(range(len(qids)), lambda j:
              CASE WHEN lk.num[j + 1] THEN (lk.lo[j + 1][pr.o[j + 1] + 1] - lk.mean[j + 1][pr.p[j + 1] + 1]) ** 2 ELSE 0.0 END))))
@@ -475,7 +489,7 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NU
 -- Twin: polars_anon.metrics.partition.discernibility
 CREATE OR REPLACE TEMP MACRO anon_discernibility_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') GROUP BY ALL),
+  c AS (SELECT i, cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) GROUP BY ALL),
   t AS (SELECT i, sum(size) FILTER (WHERE cls IS NOT NULL) AS kept, coalesce(sum(size) FILTER (WHERE cls IS NULL), 0) AS sup,
                sum(size) AS n, coalesce(sum(size * size) FILTER (WHERE cls IS NOT NULL), 0) AS dm FROM c GROUP BY i)
   SELECT CASE WHEN t.i IS NULL THEN NULL ELSE qids[t.i + 1] END AS attribute, (t.dm + t.sup * t.n)::BIGINT AS value
@@ -485,9 +499,9 @@ CREATE OR REPLACE TEMP MACRO anon_discernibility_of(pairs, qids, k := NULL) AS T
 -- class size stands in. DOUBLE.
 -- Twin: polars_anon.metrics.partition.c_avg
 CREATE OR REPLACE TEMP MACRO anon_c_avg_of(pairs, qids, k := NULL) AS TABLE
-  WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') WHERE cls IS NOT NULL GROUP BY ALL)
+  WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE cls IS NOT NULL GROUP BY ALL)
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
-         (sum(c.size)::DOUBLE / (coalesce(k, min(c.size)) * count(*)))::DOUBLE AS value
+         (sum(c.size)::DOUBLE / (coalesce(anon_metric_k(k), min(c.size)) * count(*)))::DOUBLE AS value
   FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_cm_of(pairs, qids, k := NULL): classification metric, (rows outside their class's
@@ -496,7 +510,7 @@ CREATE OR REPLACE TEMP MACRO anon_c_avg_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.partition.cm
 CREATE OR REPLACE TEMP MACRO anon_cm_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (FROM query_table(pairs || '_classes')),
+  c AS (FROM query_table(anon_metric_part(pairs, '_classes', k))),
   m AS (SELECT i, cls, sum(size) AS n, max(size) AS top, count(s) AS has_s FROM c GROUP BY i, cls),
   t AS (SELECT i, sum(n - top) FILTER (WHERE cls IS NOT NULL) AS minority, sum(n) FILTER (WHERE cls IS NULL) AS sup,
                sum(n) AS rows, sum(has_s) AS has_s FROM m GROUP BY i)
@@ -510,7 +524,7 @@ CREATE OR REPLACE TEMP MACRO anon_cm_of(pairs, qids, k := NULL) AS TABLE
 -- row is kept. BIGINT.
 -- Twin: polars_anon.metrics.partition.min_class_size
 CREATE OR REPLACE TEMP MACRO anon_min_class_size_of(pairs, qids, k := NULL) AS TABLE
-  WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(pairs || '_classes') GROUP BY ALL)
+  WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) GROUP BY ALL)
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
          coalesce(min(c.size) FILTER (WHERE c.cls IS NOT NULL), 0)::BIGINT AS value
   FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
@@ -518,7 +532,7 @@ CREATE OR REPLACE TEMP MACRO anon_min_class_size_of(pairs, qids, k := NULL) AS T
 -- anon_n_classes_of(pairs, qids, k := NULL): number of classes of the kept rows. BIGINT.
 -- Twin: polars_anon.metrics.partition.n_classes
 CREATE OR REPLACE TEMP MACRO anon_n_classes_of(pairs, qids, k := NULL) AS TABLE
-  WITH c AS (SELECT DISTINCT i, cls FROM query_table(pairs || '_classes'))
+  WITH c AS (SELECT DISTINCT i, cls FROM query_table(anon_metric_part(pairs, '_classes', k)))
   SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute, count(c.cls)::BIGINT AS value
   FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
@@ -527,7 +541,7 @@ CREATE OR REPLACE TEMP MACRO anon_n_classes_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.partition.suppressed
 CREATE OR REPLACE TEMP MACRO anon_suppressed_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM query_table(pairs || '_classes') WHERE i IS NULL),
+  s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE i IS NULL),
   ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute, s.n AS value
   FROM ix CROSS JOIN s ORDER BY ix.i ASC NULLS FIRST;
@@ -538,7 +552,7 @@ CREATE OR REPLACE TEMP MACRO anon_suppressed_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_k_of(pairs, qids, k := NULL) AS TABLE
   WITH ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
   SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute,
-         CASE WHEN k < 1 THEN error('k must be >= 1, got ' || k) ELSE k END::BIGINT AS value
+         anon_metric_k(k) AS value
   FROM ix ORDER BY ix.i ASC NULLS FIRST;
 
 -- anon_diameter_of(pairs, qids, k := NULL): the largest Hamming distance between two distinct
@@ -548,7 +562,7 @@ CREATE OR REPLACE TEMP MACRO anon_k_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.partition.diameter
 CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  t AS MATERIALIZED (SELECT DISTINCT cls AS p FROM query_table(pairs || '_classes') WHERE i IS NULL AND cls IS NOT NULL),
+  t AS MATERIALIZED (SELECT DISTINCT cls AS p FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE i IS NULL AND cls IS NOT NULL),
   masks AS (SELECT unnest(range(CASE WHEN len(qids) <= 12 THEN 1::BIGINT << len(qids) ELSE 0 END)) AS mask),
   g AS (
     SELECT masks.mask, list_select(t.p, list_filter(range(1, len(qids) + 1), lambda j: (masks.mask >> (j - 1)) & 1 = 1)) AS key,
@@ -575,7 +589,7 @@ CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.distribution.hellinger
 CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (FROM query_table(pairs || '_cells')),
+  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k))),
   n AS (SELECT sum(size)::DOUBLE / len(qids) AS n FROM c),
   p AS (SELECT c.i, c.leaf, sum(c.size)::DOUBLE / any_value(n.n) AS P FROM c, n GROUP BY ALL),
   q AS (
@@ -614,14 +628,14 @@ CREATE OR REPLACE TEMP MACRO anon_metric_joint_of(pairs, qids) AS TABLE
   SELECT ix.x, ix.y, 'p', pp.p[ix.x + 1], CASE WHEN ix.y = len(qids) THEN pp.s ELSE pp.p[ix.y + 1] END, sum(pp.size)::BIGINT
   FROM pp CROSS JOIN ix GROUP BY ALL;
 
--- anon_metric_pairwise_of(pairs, qids, with_s := false): for every unordered pair of
+-- anon_metric_pairwise_of(pairs, qids, with_s := false, k := NULL): for every unordered pair of
 -- attributes x < y of <pairs>_joint (the qids; the sensitive one too when with_s), Cramér's V
 -- and the mutual information in orig (v_o, mi_o) and in anon (v_p, mi_p). Refuses with_s on
 -- pairs made without the sensitive attribute.
 -- Twin: polars_anon.metrics.distribution._pairwise
-CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := false) AS TABLE
+CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := false, k := NULL) AS TABLE
   WITH
-  joint AS (SELECT * FROM query_table(pairs || '_joint') WHERE with_s OR y < len(qids)),
+  joint AS (SELECT * FROM query_table(anon_metric_part(pairs, '_joint', k)) WHERE with_s OR y < len(qids)),
   n AS (SELECT sum(nab) FILTER (WHERE x = 0 AND y = 1 AND side = 'o') AS n,
                count(*) FILTER (WHERE y = len(qids)) AS has_s FROM joint),
   mg AS (
@@ -644,7 +658,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := fals
 -- Twin: polars_anon.metrics.distribution.cramers_v
 CREATE OR REPLACE TEMP MACRO anon_cramers_v_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  d AS MATERIALIZED (SELECT x, y, abs(v_o - v_p) AS change FROM anon_metric_pairwise_of(pairs, qids)),
+  d AS MATERIALIZED (SELECT x, y, abs(v_o - v_p) AS change FROM anon_metric_pairwise_of(pairs, qids, k := k)),
   ix AS (SELECT unnest(range(len(qids))) AS i)
   SELECT NULL::VARCHAR AS attribute, median(d.change)::DOUBLE AS value FROM d
   UNION ALL
@@ -658,7 +672,7 @@ CREATE OR REPLACE TEMP MACRO anon_cramers_v_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.distribution.mi_loss
 CREATE OR REPLACE TEMP MACRO anon_mi_loss_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  d AS MATERIALIZED (SELECT x, y, mi_o - mi_p AS delta FROM anon_metric_pairwise_of(pairs, qids, with_s := true)),
+  d AS MATERIALIZED (SELECT x, y, mi_o - mi_p AS delta FROM anon_metric_pairwise_of(pairs, qids, with_s := true, k := k)),
   ix AS (SELECT unnest(range(len(qids))) AS i)
   SELECT NULL::VARCHAR AS attribute, avg(d.delta)::DOUBLE AS value FROM d
   UNION ALL
@@ -836,7 +850,7 @@ CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1)::DOUBLE / (c.n_leaves - 1) ELSE 0.0 END)
           / sum(c.size))::DOUBLE AS value
-  FROM query_table(pairs || '_cells') AS c
+  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 
 import polars_anon as pa
+from polars_anon._validate import check_k
 from polars_anon.duckdb import load_hierarchy, metric_pairs, register, sql_files
 from polars_anon.metrics import METRICS, label_tables, prepare
 from tests.conftest import ADULT_QIDS
@@ -32,6 +33,8 @@ HELPERS = {
     "anon_metric_joint_of",
     "anon_metric_refuse",
     "anon_metric_edge_cost_of",
+    "anon_metric_k",
+    "anon_metric_part",
 }
 
 
@@ -248,6 +251,29 @@ def test_sql_cm_needs_the_sensitive_attribute(animals: duckdb.DuckDBPyConnection
 def test_sql_mi_loss_needs_the_sensitive_attribute(animals: duckdb.DuckDBPyConnection) -> None:
     with pytest.raises(duckdb.Error, match="anon_mi_loss needs the sensitive attribute"):
         _sql(animals, "mi_loss", ["gender", "race"], key="id", sensitive=None, k=None)
+
+
+BAD_K = {"0": 0, "-1": -1, "2.5": 2.5, "2.0": 2.0, "'3'": "3", "[2]": [2]}  # SQL literal: the Python value
+
+
+def test_every_metric_refuses_a_k_python_refuses(animals: duckdb.DuckDBPyConnection) -> None:
+    """pa.metrics.compute checks k whatever the metric (check_k); the anon_<metric>_of macros ignored it but two
+    (k := 2.5, '3' or 0 gave a value; anon_k_of refused 0 in words of its own, anon_c_avg_of [2] with DuckDB's
+    Binder Error). Every metric, both forms (the direct one passes k to the same _of macro: one bad k each)."""
+    qids = ["gender", "race"]
+    metric_pairs(animals, "o", "a", qids, key="id", sensitive="habitat", name="prk")
+    for literal, value in BAD_K.items():
+        with pytest.raises(pa.errors.InvalidParameterError) as python:
+            check_k(value)
+        for name in METRICS:
+            for query in [f"FROM {METRICS[name].sql}_of('prk', {qids}, k := {literal})"] + (
+                [f"FROM {METRICS[name].sql}('o', 'a', {qids}, key := 'id', sensitive := 'habitat', k := {literal})"]
+                if literal == "0"
+                else []
+            ):
+                with pytest.raises(duckdb.Error) as sql:
+                    animals.execute(query).fetchall()
+                assert str(sql.value).removeprefix("Invalid Input Error: ").splitlines()[0] == str(python.value), query
 
 
 @pytest.mark.slow
