@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
+from polars_anon._dtypes import map_nested
 from polars_anon._passes import TupleCounts
 from polars_anon._validate import is_path
 from polars_anon.engines import (
@@ -45,7 +46,6 @@ from polars_anon.engines import (
 from polars_anon.errors import AnonError, InvalidParameterError, OutputError
 from polars_anon.io import check_source, is_csv, named_path, names_parquet, names_path, scanned_files
 from polars_anon.locations import URI, is_uri, local_path
-from polars_anon.pipeline.capabilities import map_nested
 from polars_anon.pipeline.sessions import refuse_session
 from polars_anon.pipeline.state import FIRST_ROW, Aggregated, EngineAggregates
 from polars_anon.privacy.differential import HASH, ROW, sample_sql_steps
@@ -553,7 +553,7 @@ def _nested_in_microseconds(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _in_microseconds(dtype: pl.DataType) -> pl.DataType:
     """A nanosecond Datetime or Duration in microseconds; any other `dtype` as it is (nested ones are walked by
-    :func:`~polars_anon.pipeline.capabilities.map_nested`)."""
+    :func:`~polars_anon._dtypes.map_nested`)."""
     if isinstance(dtype, pl.Datetime) and dtype.time_unit == "ns":
         return pl.Datetime("us", dtype.time_zone)
     if isinstance(dtype, pl.Duration) and dtype.time_unit == "ns":

@@ -47,6 +47,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import polars as pl
 from polars.datatypes import DataTypeClass  # a dtype class (pl.Int64), as nested dtypes hold their inner types
 
+from polars_anon._dtypes import map_nested
 from polars_anon.algorithms.local_suppression import NULLS as LOCAL_SUPPRESSION_NULLS
 from polars_anon.encode import ENCODINGS, READS_ORIGINALS
 from polars_anon.engines.planners import DRIVER_TUPLES, PLANNERS, check_driver_tuples, too_many
@@ -95,7 +96,6 @@ __all__ = [
     "consult_values",
     "consult_zones",
     "input_format",
-    "map_nested",
     "refuse_driver_tuples",
     "refuse_session",
     "storage",
@@ -892,32 +892,8 @@ def _keys(dtype: pl.DataType) -> list[DtypeKey]:
     return [type(dtype)] if unit is None else [type(dtype), unit]
 
 
-def map_nested(dtype: Any, change: Callable[[pl.DataType], pl.DataType]) -> pl.DataType:
-    """`dtype` rebuilt with `change` applied to it and to every dtype nested in it (a list's or an array's items, a
-    struct's fields, a map's keys and values), depth first, each before the dtypes inside it (a class Polars gives for
-    an item, ``pl.List(pl.Null).inner``, as an instance): the one walk of nested dtypes (the refusal tables', Spark's
-    times in microseconds). An array of several dimensions is an array of arrays, rebuilt one dimension at a time.
-
-    >>> us = lambda d: pl.Datetime("us") if isinstance(d, pl.Datetime) else d
-    >>> map_nested(pl.Struct({"a": pl.Array(pl.Datetime("ns"), (2, 3)), "m": pl.Map(pl.String, pl.Datetime)}), us)
-    ... # doctest: +NORMALIZE_WHITESPACE
-    Struct({'a': Array(Datetime(time_unit='us', time_zone=None), shape=(2, 3)),
-            'm': Map(String, Datetime(time_unit='us', time_zone=None))})
-    """
-    dtype = change(dtype() if isinstance(dtype, type) else dtype)
-    if isinstance(dtype, pl.List):
-        return pl.List(map_nested(dtype.inner, change))
-    if isinstance(dtype, pl.Array):
-        return pl.Array(map_nested(dtype.inner, change), dtype.size)
-    if isinstance(dtype, pl.Struct):
-        return pl.Struct([pl.Field(f.name, map_nested(f.dtype, change)) for f in dtype.fields])
-    if isinstance(dtype, pl.Map):
-        return pl.Map(map_nested(dtype.key, change), map_nested(dtype.value, change))
-    return dtype
-
-
 def _nested(dtype: Any) -> list[pl.DataType]:
-    """`dtype` and every dtype nested in it, depth first (:func:`map_nested`'s walk)."""
+    """`dtype` and every dtype nested in it, depth first (:func:`~polars_anon._dtypes.map_nested`'s walk)."""
     seen: list[pl.DataType] = []
 
     def record(d: pl.DataType) -> pl.DataType:

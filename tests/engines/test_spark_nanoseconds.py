@@ -90,7 +90,7 @@ def test_a_time_below_the_microsecond_inside_a_list_or_struct_is_refused(spark: 
 def test_whole_microseconds_in_an_array_of_two_dimensions_are_sent_to_spark(spark: Any) -> None:
     """mend57: Spark's own walk of nested dtypes rebuilt an Array of two dimensions with its whole shape around its
     items, themselves arrays (Array(Array(Array(...))), one dimension too many): the cast to microseconds failed
-    (InvalidOperationError). One walk now, capabilities.map_nested: sent, published as Spark reads it back."""
+    (InvalidOperationError). One walk now, _dtypes.map_nested: sent, published as Spark reads it back."""
     micros = pl.Series([[[1_000, 2_000, 3_000], [4_000, 5_000, 6_000]]] * 4, dtype=pl.Array(pl.Int64, (2, 3)))
     df = pl.DataFrame({"sex": ["F", "F", "M", "M"], "a": micros.cast(pl.Array(pl.Datetime("ns"), (2, 3)))})
     out = pa.anonymize(df, hierarchies={"sex": S}, k=2, engine="spark", insensitive=["a"]).collect()
