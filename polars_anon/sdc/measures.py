@@ -30,7 +30,7 @@ and every figure is computed from them there. The wildcard reading of missing va
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -149,7 +149,12 @@ def measure_patterns(pats: pl.DataFrame, spec: Measures, household: float | None
 
 
 def _driver_figures(
-    fk: np.ndarray, big: np.ndarray, records: np.ndarray, patterns: np.ndarray, spec: Measures, first: Any = None
+    fk: np.ndarray,
+    big: np.ndarray,
+    records: np.ndarray,
+    patterns: np.ndarray,
+    spec: Measures,
+    first: Callable[[np.ndarray], str] | None = None,
 ) -> dict[str, Any]:
     """The figures of rows of patterns alike on the driver: each row's ``fk``, ``Fk``, its `records` and the number of
     `patterns` it stands for (1 each, or a distinct ``(fk, Fk)`` pair's count). `first`: the text naming the first
