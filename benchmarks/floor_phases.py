@@ -4,7 +4,9 @@
 
 Runs :mod:`floor_bench`'s fulldomain job once in this process on ``<tmp>/floor_register_<rows>.parquet``
 (made by ``floor_bench.py``) and prints the CPU seconds (``time.process_time``: every thread of the process) and
-the wall seconds spent in each wrapped function, outermost first, then the total and the 1-min load. ``--code``:
+the wall seconds spent in each wrapped function, outermost first, with the process's minor page faults in it (first
+touches of fresh memory: most of the job's system time, which the floor spends on its write alone), then the total and
+the 1-min load. ``--code``:
 import the package from another checkout (the base of a comparison). Nested phases are indented; a function that
 is not called (a phase the checkout does not have) prints nothing.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -53,9 +56,9 @@ PHASES = [  # (module, attribute path, label)
 ]
 
 
-def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
-    """Replace each phase's function by one that adds its CPU and wall seconds to `totals[label]`; returns what was
-    replaced, for :func:`unwrap`."""
+def wrap(totals: dict[str, tuple[float, float, int]]) -> list[tuple[Any, str, Any]]:
+    """Replace each phase's function by one that adds its CPU seconds, wall seconds and the process's minor page faults
+    to `totals[label]`; returns what was replaced, for :func:`unwrap`."""
     saved, active = [], []  # the top-level phases running: one called inside another is counted there only
     for module, path, label in PHASES:
         owner: Any = sys.modules[module] if module in sys.modules else __import__(module, fromlist=["_"])
@@ -70,7 +73,7 @@ def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
             top = not _label.startswith(" ")
             if top and active:  # e.g. the method advice's reruns of run_method: inside "method advice"
                 return _f(*args, **kwargs)
-            start, wall = time.process_time(), time.perf_counter()
+            start, wall, faults = time.process_time(), time.perf_counter(), _faults()
             if top:
                 active.append(_label)
             try:
@@ -78,12 +81,21 @@ def wrap(totals: dict[str, tuple[float, float]]) -> list[tuple[Any, str, Any]]:
             finally:
                 if top:
                     active.pop()
-                cpu, seconds = totals.get(_label, (0.0, 0.0))
-                totals[_label] = (cpu + time.process_time() - start, seconds + time.perf_counter() - wall)
+                cpu, seconds, touched = totals.get(_label, (0.0, 0.0, 0))
+                totals[_label] = (
+                    cpu + time.process_time() - start,
+                    seconds + time.perf_counter() - wall,
+                    touched + _faults() - faults,
+                )
 
         saved.append((owner, name, func))
         setattr(owner, name, functools.wraps(func)(timed))
     return saved
+
+
+def _faults() -> int:
+    """The process's minor page faults so far (every thread)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def unwrap(saved: list[tuple[Any, str, Any]]) -> None:
@@ -92,8 +104,9 @@ def unwrap(saved: list[tuple[Any, str, Any]]) -> None:
         setattr(owner, name, func)
 
 
-def time_job(data: Path, out: Path, totals: dict[str, tuple[float, float]]) -> tuple[float, float]:
-    """Run the floor job on `data` (writing `out`) with the phases timed into `totals`; its CPU and wall seconds."""
+def time_job(data: Path, out: Path, totals: dict[str, tuple[float, float, int]]) -> tuple[float, float, int]:
+    """Run the floor job on `data` (writing `out`) with the phases timed into `totals`; its CPU and wall seconds and
+    minor page faults."""
     import floor_bench  # the job's keys (benchmarks/ on the path)
 
     import polars_anon.job
@@ -101,9 +114,9 @@ def time_job(data: Path, out: Path, totals: dict[str, tuple[float, float]]) -> t
     keys = floor_bench._job_keys(data, out)
     saved = wrap(totals)
     try:
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu, faults = time.perf_counter(), time.process_time(), _faults()
         polars_anon.job.run_job(polars_anon.job.Job.from_dict(keys))
-        return time.process_time() - cpu, time.perf_counter() - start
+        return time.process_time() - cpu, time.perf_counter() - start, _faults() - faults
     finally:
         unwrap(saved)
 
@@ -122,15 +135,15 @@ def main() -> None:
 
     if not Path(polars_anon.job.__file__).is_relative_to(args.code.resolve()):
         raise SystemExit(f"imported {polars_anon.job.__file__}, not the package of {args.code}")
-    totals: dict[str, tuple[float, float]] = {}
+    totals: dict[str, tuple[float, float, int]] = {}
     with tempfile.TemporaryDirectory(prefix="floor_phases_") as tmp:
         data = args.data / f"floor_register_{args.rows}.parquet"
-        cpu, wall = time_job(data, Path(tmp) / "job.parquet", totals)
-    print("    CPU    wall  phase")
+        cpu, wall, faults = time_job(data, Path(tmp) / "job.parquet", totals)
+    print("    CPU    wall  faults  phase")
     for _, _, label in PHASES:
         if label in totals:
-            print(f"{totals[label][0]:7.3f} {totals[label][1]:7.3f}  {label}")
-    print(f"{cpu:7.3f} {wall:7.3f}  total, {args.code}, 1-min load {os.getloadavg()[0]:.1f}")
+            print(f"{totals[label][0]:7.3f} {totals[label][1]:7.3f} {totals[label][2]:7d}  {label}")
+    print(f"{cpu:7.3f} {wall:7.3f} {faults:7d}  total, {args.code}, 1-min load {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

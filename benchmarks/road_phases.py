@@ -55,7 +55,7 @@ def main() -> None:
         sensitive = [lrb.SENSITIVE] if model != "none" else []
         qids = [q for q in qids if q not in sensitive]
         data = df.select(*qids, *sensitive).with_row_index("__bench_row")
-        totals: dict[str, float] = {}
+        totals: dict[str, tuple[float, float, int]] = {}
         phases = floor_phases.PHASES
         floor_phases.PHASES = [*phases, *EXTRA]
         try:
@@ -80,8 +80,8 @@ def main() -> None:
         print(f"{name} k={k} {model} ({df.height} rows, {len(qids)} qids), {args.code}")
         for _, _, label in [*floor_phases.PHASES, *EXTRA]:
             if label in totals:
-                print(f"{totals[label]:7.3f}  {label}")
-        road = cpu - totals.get(METHOD, 0.0)
+                print(f"{totals[label][0]:7.3f}  {label}")
+        road = cpu - totals.get(METHOD, (0.0, 0.0, 0))[0]
         print(f"{cpu:7.3f}  total CPU s; the road outside the method {road:.3f}; 1-min load {os.getloadavg()[0]:.1f}")
 
 
