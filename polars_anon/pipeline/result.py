@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 from polars.io.plugins import register_io_source
 
+from polars_anon._memory import release_freed_memory
 from polars_anon._progress import stage
 from polars_anon.engines import Engine
 from polars_anon.engines.polars import POLARS, PolarsEngine, few_classes
@@ -360,7 +361,11 @@ class Anonymized:
     @contextmanager
     def _reading(self) -> Iterator[None]:
         """Where the published table is read and checked: a CSV input's late value in one line naming it, and an
-        input that changed since ``anonymize()`` named (:func:`~polars_anon.io.input_changes`)."""
+        input that changed since ``anonymize()`` named (:func:`~polars_anon.io.input_changes`). First the memory the
+        planning freed goes back to the operating system (:func:`~polars_anon._memory.release_freed_memory`): glibc
+        would keep it resident under the rows read and written, the run's peak (the 3M register's fulldomain job:
+        443-452 MiB against 457-485 without; 15M: 682 against 729)."""
+        release_freed_memory()
         with input_changes(self.stamps or {}), csv_errors(self.reads, self.missing):
             yield
 
