@@ -698,6 +698,14 @@ class Hierarchy:
         return anc
 
     @cached_property
+    def _subtree_end(self) -> np.ndarray:
+        """Per node, one past the last id of its subtree (ids are in preorder: a subtree is the range node .. end-1)."""
+        size = np.ones(self.n_nodes, dtype=np.int64)
+        for nodes in self._by_depth[:0:-1]:  # deepest first: a node's size is complete before its parent reads it
+            np.add.at(size, self._parent[nodes], size[nodes])
+        return np.arange(self.n_nodes) + size
+
+    @cached_property
     def _by_depth(self) -> list[np.ndarray]:
         """Node ids at each depth (root first)."""
         order = np.argsort(self._depth, kind="stable")
@@ -773,7 +781,27 @@ class Hierarchy:
                 "use Hierarchy.lca on id arrays instead"
             )
         ids = np.arange(self.n_nodes)
-        return self.lca(ids[:, None], ids[None, :])
+        return _lca_blocks(self._parent.tolist(), ids.tolist(), self._subtree_end.tolist(), ids.tolist())
+
+    def leaf_lca_matrix(self, max_leaves: int = 8192) -> np.ndarray:
+        """Matrix leaf x leaf -> lowest common ancestor id, the leaves in depth-first leaf order (as
+        :attr:`leaf_labels`): :meth:`lca_matrix` on the leaves alone, without the rows of the other nodes.
+
+        >>> h = Hierarchy.from_dict({"*": {"A": ["a", "b"], "c": None}})
+        >>> [[h.label_of(x) for x in row] for row in h.leaf_lca_matrix()]
+        [['a', 'A', '*'], ['A', 'b', '*'], ['*', '*', 'c']]
+        """
+        if not is_integer(max_leaves) or max_leaves < 1:
+            raise InvalidParameterError(f"leaf_lca_matrix: max_leaves must be an integer >= 1, got {max_leaves!r}")
+        if self.n_leaves > max_leaves:
+            raise InvalidParameterError(
+                f"leaf_lca_matrix: the hierarchy has {self.n_leaves} leaves, more than max_leaves={max_leaves}; "
+                "use Hierarchy.lca on id arrays instead"
+            )
+        leaves = np.flatnonzero(self._is_leaf)
+        return _lca_blocks(
+            self._parent.tolist(), self._order_lo.tolist(), (self._order_hi + 1).tolist(), leaves.tolist()
+        )
 
     def root_weights(self, edge_weights: np.ndarray) -> np.ndarray:
         """Cumulative edge weight from each node up to the root.
@@ -1004,3 +1032,24 @@ def _label(value: object) -> str:
     if value is None:
         raise HierarchyError("a hierarchy label is None; every node needs a label")
     return str(value)
+
+
+def _lca_blocks(parent: list[int], lo: list[int], stop: list[int], owners: list[int]) -> np.ndarray:
+    """The matrix of lowest common ancestors of a preorder tree over positions where node u's subtree is the range
+    lo[u] .. stop[u] - 1 (node ids: every node, lo[u] = u; leaf order: the leaves), each cell written once: a node c
+    under its parent p has p as the LCA with the rest of p's range (lo[p] .. lo[c] - 1 and stop[c] .. stop[p] - 1)
+    in every row of its own range, and each node of `owners` (the nodes with a row) is its own LCA over its range.
+    A walk up from both nodes of every pair cost a pass over the whole matrix per depth (0.15-0.5 s at 1,775 nodes).
+
+    >>> _lca_blocks([-1, 0, 1, 1, 0], [0, 1, 2, 3, 4], [5, 4, 3, 4, 5], [0, 1, 2, 3, 4]).tolist()
+    [[0, 0, 0, 0, 0], [0, 1, 1, 1, 0], [0, 1, 2, 1, 0], [0, 1, 1, 3, 0], [0, 0, 0, 0, 4]]
+    """
+    n = len(owners)
+    out = np.empty((n, n), dtype=np.int64)
+    for u in owners:
+        out[lo[u], lo[u] : stop[u]] = u
+    for c in range(1, len(parent)):
+        p, first, last = parent[c], lo[c], stop[c]
+        out[first:last, lo[p] : first] = p
+        out[first:last, last : stop[p]] = p
+    return out

@@ -357,7 +357,7 @@ class _Axis:
         order_hi = order["order_hi"].to_numpy()
         self.anc_last = [np.where(leaf_anc[:, d] >= 0, order_hi[leaf_anc[:, d]], -1) for d in range(self.anc_depths)]
         if len(self.leaf_node) <= _TABLE_LEAVES:
-            self.table = h.lca(self.leaf_node[:, None], self.leaf_node[None, :]).astype(np.int32).ravel()
+            self.table = h.leaf_lca_matrix(max_leaves=_TABLE_LEAVES).astype(np.int32).ravel()
             if len(self.leaf_node) <= _COST_TABLE_LEAVES:
                 self.cost_table = self.loss[self.table]
 

@@ -101,6 +101,7 @@ CASES: list[tuple[str, Callable[..., object], dict[str, Any], str]] = [
     ("Hierarchy.from_levels-root-list", pa.Hierarchy.from_levels, {"values": [1], "levels": [], "root": ["*"]}, "root"),
     ("Hierarchy.masking-char-None", pa.Hierarchy.masking, {"values": ["33101"], "char": None}, "masking: char must"),
     ("lca_matrix-max_nodes-None", H["age"].lca_matrix, {"max_nodes": None}, "lca_matrix: max_nodes must be an integ"),
+    ("leaf_lca_matrix-max_leaves-x", H["age"].leaf_lca_matrix, {"max_leaves": "x"}, "leaf_lca_matrix: max_leaves"),
     (
         "metrics.compute-qids-None",
         pa.metrics.compute,
@@ -193,6 +194,7 @@ BASES: list[tuple[str, Callable[..., object], dict[str, Any]]] = [
     ("suppression", pa.Hierarchy.suppression, {"values": ["a", "b"]}),
     ("random_ordered", pa.Hierarchy.random_ordered, {"values": ["a", "b", "c"], "seed": 0, "max_children": 2}),
     ("lca_matrix", H["age"].lca_matrix, {"max_nodes": 8192}),
+    ("leaf_lca_matrix", H["age"].leaf_lca_matrix, {"max_leaves": 8192}),
     ("level_map", H["age"].level_map, {"level": 1}),
     ("compute", pa.metrics.compute, {"original": T, "anonymized": PUB, "qids": Q, "hierarchies": H, "names": "ncp"}),
     ("wid", pa.metrics.wid, {"hierarchies": H}),
