@@ -427,16 +427,25 @@ def test_classes_macros_need_no_hierarchy(case: str) -> None:
     assert whole["min_class_size"].item() == _sql(con, "min_class_size", qids, key=key, sensitive=None, k=k)[0, 1]
 
 
+@pytest.fixture(scope="module")
+def ranges_connection() -> duckdb.DuckDBPyConnection:
+    """UNBUILT["ranges"] on a connection of its own, with its pairs made once by metric_pairs ('fast'): every metric's
+    refusal reads the same tables (each test made them again, 0.2 s of CPU apiece, most of it in metric_pairs)."""
+    original, anonymized, hierarchies, key, _ = UNBUILT["ranges"]
+    con = _connect(original, anonymized, hierarchies)
+    metric_pairs(con, "o", "a", ["gender", "race"], key=key, sensitive="habitat", name="fast")
+    return con
+
+
 @pytest.mark.parametrize("name", sorted(set(METRICS) - set(CLASSES)))
-def test_other_macros_refuse_a_qid_without_hierarchy(name: str) -> None:
+def test_other_macros_refuse_a_qid_without_hierarchy(name: str, ranges_connection: duckdb.DuckDBPyConnection) -> None:
     """mend50: every metric that reads a cell's distance through a hierarchy refuses a qid with none in one line
     naming it and the metrics that apply, as compute does (cramers_v and mi_loss read the pairs' codes alone: before,
     they measured the labels as if they were nodes); mend52: over pairs made by metric_pairs too."""
-    original, anonymized, hierarchies, key, k = UNBUILT["ranges"]
-    con = _connect(original, anonymized, hierarchies, registered())
+    _, _, _, key, k = UNBUILT["ranges"]
+    con = ranges_connection
     with pytest.raises(duckdb.Error, match=r"qid 'race' has no hierarchy loaded, .*only the classes metrics") as err:
         _sql(con, name, ["gender", "race"], key=key, sensitive="habitat", k=k)
-    metric_pairs(con, "o", "a", ["gender", "race"], key=key, sensitive="habitat", name="fast")
     with pytest.raises(duckdb.Error, match=r"qid 'race' has no hierarchy loaded, .*only the classes metrics") as fast:
         frame(con, f"FROM {METRICS[name].sql}_of('fast', ?, k := ?)", [["gender", "race"], k])
     assert str(fast.value).split(": ", 1)[1] == str(err.value).split(": ", 1)[1]  # mend52: the same message
