@@ -71,7 +71,7 @@ from polars_anon.errors import (
 )
 from polars_anon.generalize import generalize_partition
 from polars_anon.hierarchy import Hierarchy, check_hierarchies, check_hierarchy
-from polars_anon.labels import label_expr, label_exprs, label_series
+from polars_anon.labels import label_expr, label_exprs, label_series, refuse_beyond_text_in
 from polars_anon.messages import ENCODE_NOT_IN_HIERARCHY, NOT_UNDER_PUBLISHED
 from polars_anon.tuplemap import SIZE, SUPPRESSED, TupleMap, out_col
 
@@ -474,6 +474,10 @@ def plan_encoding(
     orig = options.original_rows
     if orig is not None:
         check_columns(orig, qids, "qids of original")
+    if not validate:  # validate refuses them below; labelled lazily (_cast_qids), such a date panicked at collect
+        for rows in (lf, orig) if orig is not None else (lf,):
+            refuse_beyond_text_in(rows, qids)
+    if orig is not None:
         if class_col is not None:
             check_columns(orig, [class_col], "class_col of original")
             if validate:
@@ -729,6 +733,7 @@ def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -
     [0, 2]
     """
     qids = list(hierarchies)
+    refuse_beyond_text_in(orig, qids)  # labelled lazily below: such a date panicked
     frames = collect_apart(  # materializes: one row per distinct leaf
         [orig.group_by(label_expr(q, orig.collect_schema()[q])).agg(pl.len().alias("n")) for q in qids]
     )
@@ -801,10 +806,13 @@ def map_to_leaves(
     check_seed(seed)
     if frequencies is not None:
         check_mapping(frequencies, "frequencies", "qid -> counts per leaf")
-    lf = _cast_qids(as_lazy(published), list(hierarchies))
-    check_columns(lf, list(hierarchies), "qids")
-    if validate:
-        _check_nodes(lf, hierarchies, "published", leaves_only=False)
+    given = as_lazy(published)
+    check_columns(given, list(hierarchies), "qids")
+    if validate:  # on the values as given: labelled lazily below, a date Polars cannot write as text panicked
+        _check_nodes(given, hierarchies, "published", leaves_only=False)
+    else:
+        refuse_beyond_text_in(given, list(hierarchies))
+    lf = _cast_qids(given, list(hierarchies))
     if kind == "statistical" and frequencies is None:
         raise InvalidParameterError("how='statistical' needs frequencies= (or use encode(..., original=...))")
     names = lf.collect_schema().names()

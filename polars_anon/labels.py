@@ -43,6 +43,7 @@ __all__ = [
     "label_exprs",
     "label_series",
     "refuse_beyond_text",
+    "refuse_beyond_text_in",
     "set_label",
     "set_labels",
     "set_members",
@@ -79,12 +80,27 @@ FIRST_DAY, LAST_DAY = -96_465_292, 95_026_236
 
 _PER_DAY = {"ms": 86_400 * 10**3, "us": 86_400 * 10**6, "ns": 86_400 * 10**9}
 
+_Days = TypeVar("_Days", pl.Expr, pl.Series)
+
+
+def _beyond_text(value: _Days, dtype: pl.DataType) -> _Days | None:
+    """Whether each Date or Datetime `value` (a Series or an expression of type `dtype`) has a day Polars cannot
+    write as text (see :func:`refuse_beyond_text`); None for any other `dtype`."""
+    if isinstance(dtype, pl.Datetime):
+        days, margin = value.to_physical() // _PER_DAY[dtype.time_unit or "us"], 1
+    elif dtype == pl.Date:
+        days, margin = value.to_physical(), 0
+    else:
+        return None
+    return (days < FIRST_DAY + margin) | (days > LAST_DAY - margin)
+
 
 def refuse_beyond_text(series: pl.Series, what: str | None = None) -> None:
     """Refuse Date or Datetime values of `series` whose day Polars cannot write as text (:data:`FIRST_DAY` to
     :data:`LAST_DAY`; a Datetime one day inside them, its local day may be the next or the previous), such as
     DuckDB's ``'infinity'::DATE``; `what` names them (default: the column, by the Series' name). The rule of every
-    place a date becomes text: :func:`label_series` (every road's labels), the ``dates`` builder.
+    place a date becomes text: :func:`label_series` (every road's labels), the ``dates`` builder, and lazy labels
+    (:func:`refuse_beyond_text_in`).
 
     >>> refuse_beyond_text(pl.Series("d", [2147483647, 0]).cast(pl.Date))
     Traceback (most recent call last):
@@ -92,20 +108,36 @@ def refuse_beyond_text(series: pl.Series, what: str | None = None) -> None:
     polars_anon.errors.InvalidParameterError: column 'd': 1 values are beyond the days Polars can write as text, \
 -262143-01-01 to +262142-12-31 (first: [2147483647] as Date numbers); a label is a value's text: filter or replace them
     """
-    dtype = series.dtype
-    if isinstance(dtype, pl.Datetime):
-        days, margin = series.to_physical() // _PER_DAY[dtype.time_unit or "us"], 1
-    elif dtype == pl.Date:
-        days, margin = series.to_physical(), 0
-    else:
-        return
-    beyond = series.filter((days < FIRST_DAY + margin) | (days > LAST_DAY - margin))
+    mask = _beyond_text(series, series.dtype)
+    beyond = series.filter(mask) if mask is not None else series.clear()
     if beyond.len():
         raise InvalidParameterError(
             f"{what or f'column {series.name!r}'}: {beyond.len()} values are beyond the days Polars can write as "
             f"text, -262143-01-01 to +262142-12-31 (first: {preview(beyond.to_physical().head(5).to_list())} as "
-            f"{dtype} numbers); a label is a value's text: filter or replace them"
+            f"{series.dtype} numbers); a label is a value's text: filter or replace them"
         )
+
+
+def refuse_beyond_text_in(frame: pl.LazyFrame | pl.DataFrame, columns: Sequence[str]) -> None:
+    """:func:`refuse_beyond_text` for the Date and Datetime `columns` of `frame` before they are labelled lazily
+    (:func:`label_exprs`, whose String cast would panic at collect): one query reading only their values beyond
+    the days Polars writes as text (none for other types: nothing is read).
+
+    >>> d = pl.LazyFrame({"d": pl.Series([0, 2147483647]).cast(pl.Date), "x": [1, 2]})
+    >>> refuse_beyond_text_in(d, ["x"])
+    >>> refuse_beyond_text_in(d, ["d", "x"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_anon.errors.InvalidParameterError: column 'd': 1 values are beyond the days Polars can write as text...
+    """
+    schema = frame.collect_schema()
+    dated = {c: mask for c in columns if (mask := _beyond_text(pl.col(c), schema[c])) is not None}
+    if not dated:
+        return
+    # materializes: the dated columns' values beyond text (none, mostly), each filtered apart
+    beyond = frame.lazy().select(pl.col(c).filter(mask).implode() for c, mask in dated.items()).collect()
+    for c in dated:
+        refuse_beyond_text(beyond[c].explode())
 
 
 def label_exprs(schema: Mapping[str, pl.DataType], columns: Sequence[str]) -> list[pl.Expr]:

@@ -212,6 +212,7 @@ def _beyond_text_roads() -> dict[str, object]:
     import polars_anon as pa
     import polars_anon.duckdb as pad
     from polars_anon.distance import encode_records
+    from polars_anon.encode import leaf_frequencies
     from polars_anon.transformers import HierarchyEncoder
 
     h = Hierarchy.suppression(["2020-01-01"])
@@ -230,6 +231,22 @@ def _beyond_text_roads() -> dict[str, object]:
         "encoder-flat": lambda df: HierarchyEncoder().fit(df.select("d")),
         "encoder": lambda df: HierarchyEncoder({"d": h}, "fillparent").fit_transform(df.select("d")),
         "encode": lambda df: pa.encode(df.lazy(), {"d": h}, "fillparent").collect(),
+        # mend59: the lazy labels of encode (and map_to_leaves, leaf_frequencies) without validate panicked at collect
+        "encode-unvalidated": lambda df: pa.encode(df.lazy(), {"d": h}, "fillparent", validate=False).collect(),
+        "encode-unvalidated-original": lambda df: pa.encode(
+            df.lazy(), {"d": h}, "proportional", original=df.lazy(), validate=False
+        ).collect(),
+        "encode-unvalidated-statistical": lambda df: pa.encode(
+            df.lazy(), {"d": h}, "statistical", original=df.lazy(), validate=False
+        ).collect(),
+        "encode-unvalidated-partition": lambda df: pa.encode(
+            df.lazy(), {"d": h}, "oneclass", class_col="s", validate=False
+        ).collect(),
+        "map_to_leaves": lambda df: pa.map_to_leaves(df.lazy(), {"d": h}, "random").collect(),
+        "map_to_leaves-unvalidated": lambda df: pa.map_to_leaves(
+            df.lazy(), {"d": h}, "random", validate=False
+        ).collect(),
+        "leaf_frequencies": lambda df: leaf_frequencies(df.lazy(), {"d": h}),
     }
 
 
