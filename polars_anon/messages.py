@@ -55,6 +55,7 @@ __all__ = [
     "NO_HIERARCHY",
     "NO_HIERARCHY_METRIC",
     "NO_ROWS",
+    "PAIRS_QIDS",
     "QIDS_EMPTY",
     "RISK_COUNTS",
     "RISK_NOT_FINITE",
@@ -263,6 +264,15 @@ RISK_COUNTS = Message(
 """A pattern's sample count fk not above 0, or its weighted count Fk below fk (the risk formula gave -0.0 for fk = 0
 and 0.333 for fk = 3 and Fk = 2): the first such pair (``at`` as in :data:`RISK_NOT_FINITE`)."""
 
+PAIRS_QIDS = Message(
+    "pairs_qids",
+    "pairs table {pairs!r} was made with {made} qids, and qids {qids!r} names {given}; pass the qids it was made with, "
+    "in their order",
+    lists=("qids",),
+)
+"""The qids given to a metric over a pairs table (SQL's ``anon_<metric>_of``) that are not as many as the pairs were
+made with (each row of the pairs holds one node per qid, in their order)."""
+
 KEY_NOT_UNIQUE = Message(
     "key_not_unique",
     "key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; "
@@ -314,6 +324,7 @@ _ALL = (
     NOT_NAMES,
     RISK_NOT_FINITE,
     RISK_COUNTS,
+    PAIRS_QIDS,
     KEY_NOT_UNIQUE,
     KEY_SHARED,
     KEY_NULL,

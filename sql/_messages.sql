@@ -180,6 +180,11 @@ CREATE OR REPLACE TEMP MACRO anon_msg_risk_not_finite("name", "at", "value") AS
 CREATE OR REPLACE TEMP MACRO anon_msg_risk_counts("at", "fk", "big_fk") AS
   concat('every fk must be > 0 and every Fk >= fk (weights below 1 are not allowed), got fk', coalesce("at"::VARCHAR, 'None'), ' = ', anon_msg_repr("fk"), ', Fk', coalesce("at"::VARCHAR, 'None'), ' = ', anon_msg_repr("big_fk"));
 
+-- anon_msg_pairs_qids(pairs, made, qids, given): pairs table {pairs!r} was made with {made} qids, and qids {qids!r} names {given}; pass the qids it was made with, in their order
+-- Twin: polars_anon.messages.PAIRS_QIDS
+CREATE OR REPLACE TEMP MACRO anon_msg_pairs_qids("pairs", "made", "qids", "given") AS
+  concat('pairs table ', anon_msg_repr("pairs"), ' was made with ', coalesce("made"::VARCHAR, 'None'), ' qids, and qids ', anon_msg_repr_list("qids"), ' names ', coalesce("given"::VARCHAR, 'None'), '; pass the qids it was made with, in their order');
+
 -- anon_msg_key_not_unique(key, total, n_orig): key {key!r} is not unique in the anonymized table: the join gave {total} rows for {n_orig} original rows; use a row id column
 -- Twin: polars_anon.messages.KEY_NOT_UNIQUE
 CREATE OR REPLACE TEMP MACRO anon_msg_key_not_unique("key", "total", "n_orig") AS

@@ -34,19 +34,51 @@
 -- Suppressed rows count as published at the roots in every cell-level metric; the
 -- class-level metrics set them apart. Logarithms are natural.
 
--- anon_metric_k(k): the requested k as BIGINT, NULL when not given, or Python's error when it is not an integer >= 1
--- (pa.metrics.compute checks k whatever the metric: the anon_<metric>_of macros ignored it but anon_k_of and
--- anon_c_avg_of, and those took 2.5, 'x' or 0, anon_k_of in words of its own).
--- Twin: polars_anon.metrics.data.prepare (its check_k)
-CREATE OR REPLACE TEMP MACRO anon_metric_k(k) AS
-  CASE WHEN k IS NULL THEN NULL ELSE anon_check_k(k) END;
+-- anon_metric_check(pairs, qids, k): true, or the error of the first argument of an anon_<metric>_of macro that is
+-- wrong: pairs not text (3, NULL, ['pr']: DuckDB's Catalog or Binder Error, 'Table with name 3_cells does not
+-- exist!'), qids not a list of text, empty, holding a NULL or a name twice, or not as many as the pairs were made
+-- with (anon_ncp_of('pr', 'sex') and ['a', 'b', 'c'] over two qids gave a value), then k not an integer >= 1
+-- (pa.metrics.compute checks k whatever the metric). One subquery reads the length of a pair's node list and makes
+-- the message; the error is raised outside it, by a lambda, when the query runs: a refusal raised while DuckDB binds
+-- a table macro arrives with DuckDB's 'LINE 1: ...' pointer after it (k was checked so: two lines where every
+-- other refusal is one). Each anon_<metric>_of reads it once, through anon_metric_read.
+-- Twin: polars_anon.metrics.data.prepare (its check_qids and check_k)
+CREATE OR REPLACE TEMP MACRO anon_metric_check(pairs, qids, k) AS
+  list_transform(
+    [(SELECT CASE WHEN x.pairs IS NULL OR typeof(x.pairs) <> 'VARCHAR'
+                  THEN anon_msg_not_names('pairs', 'the name of a pairs table', x.pairs)
+                  WHEN x.qids IS NULL OR typeof(x.qids) NOT IN ('VARCHAR[]', '"NULL"[]')
+                       OR list_contains(list_transform(x.q, lambda n: n IS NULL), true)
+                  THEN anon_msg_not_names('qids', 'a list of column names', x.qids)
+                  WHEN len(x.q) = 0 THEN anon_msg_qids_empty()
+                  WHEN len(x.twice) > 0 THEN anon_msg_names_twice('qids', x.twice, 'quasi-identifier')
+                  WHEN x.made <> len(x.q) THEN anon_msg_pairs_qids(x.pairs::VARCHAR, x.made, x.q, len(x.q))
+                  WHEN x.k IS NOT NULL AND NOT (anon_is_integer(x.k) AND coalesce(TRY_CAST(x.k AS BIGINT) >= 1, false))
+                  THEN anon_msg_k_not_integer(x.k)
+             END
+      FROM (SELECT y.*, anon_duplicates(y.q) AS twice
+            FROM (SELECT pairs AS pairs, qids AS qids, k AS k, anon_names(qids) AS q,
+                         (SELECT len(o) FROM query_table(anon_metric_part(pairs, '')) LIMIT 1) AS made) AS y) AS x)],
+    lambda msg: CASE WHEN msg IS NULL THEN true ELSE error(msg) END)[1];
 
--- anon_metric_part(pairs, part, k): the name of the pairs' companion table <pairs><part> ('_cells', '_classes',
--- '_joint'), once k is checked (anon_metric_k): every anon_<metric>_of reads one through query_table, so the check
--- runs, once, when the query is bound, whatever the metric.
--- Twin: polars_anon.metrics.data.prepare (its check_k)
-CREATE OR REPLACE TEMP MACRO anon_metric_part(pairs, part, k) AS
-  CASE WHEN k IS NULL OR anon_metric_k(k) IS NOT NULL THEN pairs || part END;
+-- anon_metric_k(k): a k anon_metric_check has let through as BIGINT (NULL when not given).
+-- Twin: polars_anon.metrics.data.prepare (its k)
+CREATE OR REPLACE TEMP MACRO anon_metric_k(k) AS
+  CASE WHEN anon_is_integer(k) THEN TRY_CAST(k AS BIGINT) END;
+
+-- anon_metric_part(pairs, part): the name of the pairs table (part '') or of its companion <pairs><part> ('_cells',
+-- '_classes', '_joint') that a macro reads through query_table; for pairs that is not text, the empty
+-- anon_no_pairs<part> of the same columns, so that the query binds and anon_metric_check refuses pairs by name.
+-- Twin: polars_anon.engines.duckdb.DuckDBEngine.table (its check of the argument's type)
+CREATE OR REPLACE TEMP MACRO anon_metric_part(pairs, part) AS
+  CASE WHEN pairs IS NOT NULL AND typeof(pairs) = 'VARCHAR' THEN pairs::VARCHAR ELSE 'anon_no_pairs' END || part;
+
+-- anon_metric_read(pairs, qids, part, k): the rows of <pairs><part>, once anon_metric_check has passed the arguments.
+-- Every anon_<metric>_of reads one companion through it (any other through query_table(anon_metric_part(...))), so
+-- the arguments are checked once per query, whatever the metric; the direct forms (anon_metric) pass theirs on.
+-- Twin: polars_anon.metrics.data.prepare
+CREATE OR REPLACE TEMP MACRO anon_metric_read(pairs, qids, part, k) AS TABLE
+  SELECT * FROM query_table(anon_metric_part(pairs, part)) WHERE anon_metric_check(pairs, qids, k);
 
 -- anon_metric_pairs(orig, anon, qids, key := NULL, sensitive := NULL): the pairs table, one
 -- row per distinct (original tuple, published tuple, sensitive value, suppressed): o and p
@@ -173,7 +205,8 @@ CREATE OR REPLACE TEMP MACRO anon_metric_nodes(qids) AS TABLE
     SELECT q.i, q.attribute,
            CASE WHEN t.node IS NULL THEN error(anon_msg_no_hierarchy_metric(q.attribute)) ELSE t.node END AS node,
            t.label, t.parent, t.leaves, t.level
-    FROM q LEFT JOIN anon_nodes AS t ON t.hierarchy = q.attribute),
+    FROM q LEFT JOIN anon_nodes AS t ON t.hierarchy = q.attribute
+    WHERE q.attribute IS NOT NULL),  -- a NULL among the qids names no column: its callers refuse it (anon_metric_check)
   v AS (
     SELECT lf.i, cl.ancestor AS node, min(TRY_CAST(lf.label AS DOUBLE)) AS lo, max(TRY_CAST(lf.label AS DOUBLE)) AS hi,
            avg(TRY_CAST(lf.label AS DOUBLE)) AS mean
@@ -273,7 +306,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_classes_of(pairs, qids) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_metric_edge_cost_of(pairs, qids, metric := 'ncp', k := NULL) AS TABLE
   WITH w AS (
     SELECT attribute, i, size, COLUMNS(lambda c: c = 'l_r_' || metric) AS l_r, COLUMNS(lambda c: c = 'p_r_' || metric) AS p_r
-    FROM query_table(anon_metric_part(pairs, '_cells', k)))
+    FROM anon_metric_read(pairs, qids, '_cells', k))
   SELECT w.attribute, sum(w.size * (w.l_r - w.p_r))::DOUBLE AS value
   FROM w GROUP BY GROUPING SETS ((w.attribute, w.i), ()) ORDER BY w.i ASC NULLS FIRST;
 
@@ -330,7 +363,7 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
     CASE WHEN sum(c.size * c.l_r_wllm) > 0 THEN 100.0 * sum(c.size * (c.l_r_wllm - c.p_r_wllm)) / sum(c.size * c.l_r_wllm) END,
     CASE WHEN sum(c.size * c.l_r_wnllm) > 0 THEN 100.0 * sum(c.size * (c.l_r_wnllm - c.p_r_wnllm)) / sum(c.size * c.l_r_wnllm) END
          ], lambda r: r IS NOT NULL)), 0.0)::DOUBLE AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_modified_of(pairs, qids, k := NULL): percentage of cells published as anything but
@@ -339,7 +372,7 @@ CREATE OR REPLACE TEMP MACRO anon_alteration_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_modified_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0 THEN 100.0 * sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_deleted_of(pairs, qids, k := NULL): percentage of cells generalized to the root of
@@ -349,7 +382,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          CASE WHEN sum(c.size) > 0
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END) / sum(c.size) ELSE 0.0 END AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_deleted_of_modified_of(pairs, qids, k := NULL): percentage of deleted cells among the
@@ -361,7 +394,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL)
               THEN 100.0 * sum(CASE WHEN c.suppressed OR (c.p_is_root AND c.leaf <> c.pub) THEN c.size ELSE 0 END)
                          / sum(CASE WHEN c.suppressed OR c.leaf <> c.pub THEN c.size ELSE 0 END)
               ELSE 0.0 END AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- ---------------------------------------------------------------- papers 002 and 003: cells
@@ -369,7 +402,7 @@ CREATE OR REPLACE TEMP MACRO anon_deleted_of_modified_of(pairs, qids, k := NULL)
 -- Twin: polars_anon.metrics.cells.granularity
 CREATE OR REPLACE TEMP MACRO anon_granularity_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute, sum(c.size * (c.p_leaves - 1)::DOUBLE / c.n_leaves) AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_iloss_of(pairs, qids, k := NULL): ILoss, sum over cells of (|v_g| - 1) / |D_A|: the
@@ -384,7 +417,7 @@ CREATE OR REPLACE TEMP MACRO anon_iloss_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_precision_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          1.0 - sum(c.size * CASE WHEN c.h > 1 THEN c.p_level::DOUBLE / (c.h - 1) ELSE 0.0 END) / sum(c.size) AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_information_loss_of(pairs, qids, k := NULL): Byun's information loss: per cell the
@@ -394,7 +427,7 @@ CREATE OR REPLACE TEMP MACRO anon_information_loss_of(pairs, qids, k := NULL) AS
   SELECT c.attribute,
          sum(c.size * CASE WHEN c.numeric THEN (CASE WHEN c.domain > 0 THEN (c.p_num_hi - c.p_num_lo)::DOUBLE / c.domain ELSE 0.0 END)
                            WHEN c.h > 1 THEN c.p_level::DOUBLE / (c.h - 1) ELSE 0.0 END)::DOUBLE AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_metric_levels_of(pairs, qids, k := NULL): per qid i, attribute, h and its full-domain level L (the
@@ -403,12 +436,12 @@ CREATE OR REPLACE TEMP MACRO anon_information_loss_of(pairs, qids, k := NULL) AS
 -- Twin: polars_anon.metrics.cells._levels
 CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (SELECT * FROM query_table(anon_metric_part(pairs, '_cells', k)) WHERE NOT suppressed),
+  c AS (SELECT * FROM anon_metric_read(pairs, qids, '_cells', k) WHERE NOT suppressed),
   top AS (SELECT c.i, max(c.p_level) AS L FROM c GROUP BY c.i),
   ok AS (
     SELECT c.i, bool_and(c.p_level <= top.L AND (c.p_parent_level IS NULL OR c.p_parent_level > top.L)) AS ok
     FROM c JOIN top ON top.i = c.i GROUP BY c.i),
-  nd AS (SELECT i, attribute, h FROM anon_metric_nodes(qids) WHERE is_root)
+  nd AS (SELECT i, attribute, h FROM anon_metric_nodes(anon_names(qids)) WHERE is_root)
   SELECT nd.i, nd.attribute, nd.h, CASE WHEN coalesce(ok.ok, true) THEN coalesce(top.L, 0) END AS L
   FROM nd LEFT JOIN top ON top.i = nd.i LEFT JOIN ok ON ok.i = nd.i;
 
@@ -434,7 +467,7 @@ CREATE OR REPLACE TEMP MACRO anon_relative_distance_of(pairs, qids, k := NULL) A
 -- Twin: polars_anon.metrics.cells.entropy
 CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k))),
+  c AS (FROM anon_metric_read(pairs, qids, '_cells', k)),
   counts AS (SELECT c.attribute, c.leaf, sum(c.size) AS n FROM c GROUP BY ALL),
   under AS (
     SELECT counts.attribute, cl.ancestor, counts.n,
@@ -451,13 +484,13 @@ CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.cells.ambiguity
 CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  nd AS (SELECT i, node, leaves FROM anon_metric_nodes(qids)),
-  cl AS (SELECT cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE i IS NULL GROUP BY cls),
-  u AS (SELECT cl.cls, cl.size, r.i, coalesce(cl.cls[r.i + 1], 0) AS node FROM cl CROSS JOIN range(len(qids)) AS r(i)),
+  nd AS (SELECT i, node, leaves FROM anon_metric_nodes(anon_names(qids))),
+  cl AS (SELECT cls, sum(size) AS size FROM anon_metric_read(pairs, qids, '_classes', k) WHERE i IS NULL GROUP BY cls),
+  u AS (SELECT cl.cls, cl.size, r.i, coalesce(cl.cls[r.i + 1], 0) AS node FROM cl CROSS JOIN range(len(anon_names(qids))) AS r(i)),
   rec AS (
     SELECT u.cls, any_value(u.size) AS size, product(nd.leaves::DOUBLE) AS amb
     FROM u JOIN nd ON nd.i = u.i AND nd.node = u.node GROUP BY u.cls),
-  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k)))
+  c AS (FROM query_table(anon_metric_part(pairs, '_cells')))
   SELECT NULL::VARCHAR AS attribute, sum(rec.size * rec.amb)::DOUBLE / sum(rec.size) AS value FROM rec
   UNION ALL
   SELECT attribute, value FROM (
@@ -469,15 +502,15 @@ CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.cells.squared_distance_error
 CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(qids)),
+  nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(anon_names(qids))),
   per AS (SELECT i, bool_and(numeric) AS num, list(num_lo ORDER BY node ASC NULLS LAST) AS lo, list(num_mean ORDER BY node ASC NULLS LAST) AS mean FROM nd GROUP BY i),
   lk AS (SELECT bool_or(num) AS any_num, list(num ORDER BY i ASC NULLS LAST) AS num, list(lo ORDER BY i ASC NULLS LAST) AS lo, list(mean ORDER BY i ASC NULLS LAST) AS mean FROM per),
-  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k)))
+  c AS (FROM anon_metric_read(pairs, qids, '_cells', k))
   SELECT NULL::VARCHAR AS attribute,
-         CASE WHEN any_value(lk.any_num) THEN sum(pr.size * sqrt(list_sum(list_transform(range(len(qids)), lambda j:
+         CASE WHEN any_value(lk.any_num) THEN sum(pr.size * sqrt(list_sum(list_transform(range(len(anon_names(qids))), lambda j:
              CASE WHEN lk.num[j + 1] THEN (lk.lo[j + 1][pr.o[j + 1] + 1] - lk.mean[j + 1][pr.p[j + 1] + 1]) ** 2 ELSE 0.0 END))))
          END::DOUBLE AS value
-  FROM query_table(anon_table(pairs)) AS pr CROSS JOIN lk
+  FROM query_table(anon_metric_part(pairs, '')) AS pr CROSS JOIN lk
   UNION ALL
   SELECT attribute, value FROM (
     SELECT c.i, c.attribute, CASE WHEN bool_and(c.numeric) THEN sum(c.size * abs(c.l_num_lo - c.p_num_mean)) END::DOUBLE AS value
@@ -489,18 +522,18 @@ CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NU
 -- Twin: polars_anon.metrics.partition.discernibility
 CREATE OR REPLACE TEMP MACRO anon_discernibility_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (SELECT i, cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) GROUP BY ALL),
+  c AS (SELECT i, cls, sum(size) AS size FROM anon_metric_read(pairs, qids, '_classes', k) GROUP BY ALL),
   t AS (SELECT i, sum(size) FILTER (WHERE cls IS NOT NULL) AS kept, coalesce(sum(size) FILTER (WHERE cls IS NULL), 0) AS sup,
                sum(size) AS n, coalesce(sum(size * size) FILTER (WHERE cls IS NOT NULL), 0) AS dm FROM c GROUP BY i)
-  SELECT CASE WHEN t.i IS NULL THEN NULL ELSE qids[t.i + 1] END AS attribute, (t.dm + t.sup * t.n)::BIGINT AS value
+  SELECT CASE WHEN t.i IS NULL THEN NULL ELSE anon_names(qids)[t.i + 1] END AS attribute, (t.dm + t.sup * t.n)::BIGINT AS value
   FROM t ORDER BY t.i ASC NULLS FIRST;
 
 -- anon_c_avg_of(pairs, qids, k := NULL): kept rows / (k * classes); without k the smallest
 -- class size stands in. DOUBLE.
 -- Twin: polars_anon.metrics.partition.c_avg
 CREATE OR REPLACE TEMP MACRO anon_c_avg_of(pairs, qids, k := NULL) AS TABLE
-  WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE cls IS NOT NULL GROUP BY ALL)
-  SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
+  WITH c AS (SELECT i, cls, sum(size) AS size FROM anon_metric_read(pairs, qids, '_classes', k) WHERE cls IS NOT NULL GROUP BY ALL)
+  SELECT CASE WHEN c.i IS NULL THEN NULL ELSE anon_names(qids)[c.i + 1] END AS attribute,
          (sum(c.size)::DOUBLE / (coalesce(anon_metric_k(k), min(c.size)) * count(*)))::DOUBLE AS value
   FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
@@ -510,11 +543,11 @@ CREATE OR REPLACE TEMP MACRO anon_c_avg_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.partition.cm
 CREATE OR REPLACE TEMP MACRO anon_cm_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (FROM query_table(anon_metric_part(pairs, '_classes', k))),
+  c AS (FROM anon_metric_read(pairs, qids, '_classes', k)),
   m AS (SELECT i, cls, sum(size) AS n, max(size) AS top, count(s) AS has_s FROM c GROUP BY i, cls),
   t AS (SELECT i, sum(n - top) FILTER (WHERE cls IS NOT NULL) AS minority, sum(n) FILTER (WHERE cls IS NULL) AS sup,
                sum(n) AS rows, sum(has_s) AS has_s FROM m GROUP BY i)
-  SELECT CASE WHEN t.i IS NULL THEN NULL ELSE qids[t.i + 1] END AS attribute,
+  SELECT CASE WHEN t.i IS NULL THEN NULL ELSE anon_names(qids)[t.i + 1] END AS attribute,
          CASE WHEN t.has_s = 0 THEN error('anon_cm needs the sensitive attribute: sensitive := ''<column>'' '
                                           || '(when making the pairs, for anon_cm_of)')
               ELSE (coalesce(t.minority, 0) + coalesce(t.sup, 0))::DOUBLE / t.rows END::DOUBLE AS value
@@ -524,16 +557,16 @@ CREATE OR REPLACE TEMP MACRO anon_cm_of(pairs, qids, k := NULL) AS TABLE
 -- row is kept. BIGINT.
 -- Twin: polars_anon.metrics.partition.min_class_size
 CREATE OR REPLACE TEMP MACRO anon_min_class_size_of(pairs, qids, k := NULL) AS TABLE
-  WITH c AS (SELECT i, cls, sum(size) AS size FROM query_table(anon_metric_part(pairs, '_classes', k)) GROUP BY ALL)
-  SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute,
+  WITH c AS (SELECT i, cls, sum(size) AS size FROM anon_metric_read(pairs, qids, '_classes', k) GROUP BY ALL)
+  SELECT CASE WHEN c.i IS NULL THEN NULL ELSE anon_names(qids)[c.i + 1] END AS attribute,
          coalesce(min(c.size) FILTER (WHERE c.cls IS NOT NULL), 0)::BIGINT AS value
   FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_n_classes_of(pairs, qids, k := NULL): number of classes of the kept rows. BIGINT.
 -- Twin: polars_anon.metrics.partition.n_classes
 CREATE OR REPLACE TEMP MACRO anon_n_classes_of(pairs, qids, k := NULL) AS TABLE
-  WITH c AS (SELECT DISTINCT i, cls FROM query_table(anon_metric_part(pairs, '_classes', k)))
-  SELECT CASE WHEN c.i IS NULL THEN NULL ELSE qids[c.i + 1] END AS attribute, count(c.cls)::BIGINT AS value
+  WITH c AS (SELECT DISTINCT i, cls FROM anon_metric_read(pairs, qids, '_classes', k))
+  SELECT CASE WHEN c.i IS NULL THEN NULL ELSE anon_names(qids)[c.i + 1] END AS attribute, count(c.cls)::BIGINT AS value
   FROM c GROUP BY c.i ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_suppressed_of(pairs, qids, k := NULL): original rows absent from anon (the same on
@@ -541,19 +574,19 @@ CREATE OR REPLACE TEMP MACRO anon_n_classes_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.partition.suppressed
 CREATE OR REPLACE TEMP MACRO anon_suppressed_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE i IS NULL),
-  ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
-  SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute, s.n AS value
+  s AS (SELECT coalesce(sum(size) FILTER (WHERE cls IS NULL), 0)::BIGINT AS n FROM anon_metric_read(pairs, qids, '_classes', k) WHERE i IS NULL),
+  ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(anon_names(qids)))))
+  SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE anon_names(qids)[ix.i + 1] END AS attribute, s.n AS value
   FROM ix CROSS JOIN s ORDER BY ix.i ASC NULLS FIRST;
 
 -- anon_k_of(pairs, qids, k := NULL): the requested k as given (NULL if not), on every row.
 -- BIGINT.
 -- Twin: polars_anon.metrics.partition.k
 CREATE OR REPLACE TEMP MACRO anon_k_of(pairs, qids, k := NULL) AS TABLE
-  WITH ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(qids))))
-  SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE qids[ix.i + 1] END AS attribute,
+  WITH ix AS (SELECT NULL::BIGINT AS i UNION ALL SELECT unnest(range(len(anon_names(qids)))))
+  SELECT CASE WHEN ix.i IS NULL THEN NULL ELSE anon_names(qids)[ix.i + 1] END AS attribute,
          anon_metric_k(k) AS value
-  FROM ix ORDER BY ix.i ASC NULLS FIRST;
+  FROM ix WHERE anon_metric_check(pairs, qids, k) ORDER BY ix.i ASC NULLS FIRST;
 
 -- anon_diameter_of(pairs, qids, k := NULL): the largest Hamming distance between two distinct
 -- published tuples of the kept rows, by counting the pairs that agree on each subset of qids
@@ -562,10 +595,10 @@ CREATE OR REPLACE TEMP MACRO anon_k_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.partition.diameter
 CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  t AS MATERIALIZED (SELECT DISTINCT cls AS p FROM query_table(anon_metric_part(pairs, '_classes', k)) WHERE i IS NULL AND cls IS NOT NULL),
-  masks AS (SELECT unnest(range(CASE WHEN len(qids) <= 12 THEN 1::BIGINT << len(qids) ELSE 0 END)) AS mask),
+  t AS MATERIALIZED (SELECT DISTINCT cls AS p FROM anon_metric_read(pairs, qids, '_classes', k) WHERE i IS NULL AND cls IS NOT NULL),
+  masks AS (SELECT unnest(range(CASE WHEN len(anon_names(qids)) <= 12 THEN 1::BIGINT << len(anon_names(qids)) ELSE 0 END)) AS mask),
   g AS (
-    SELECT masks.mask, list_select(t.p, list_filter(range(1, len(qids) + 1), lambda j: (masks.mask >> (j - 1)) & 1 = 1)) AS key,
+    SELECT masks.mask, list_select(t.p, list_filter(range(1, len(anon_names(qids)) + 1), lambda j: (masks.mask >> (j - 1)) & 1 = 1)) AS key,
            count(*) AS c
     FROM t CROSS JOIN masks GROUP BY ALL),
   agree AS (SELECT mask, sum(c * c)::HUGEINT AS n FROM g GROUP BY mask),
@@ -573,14 +606,14 @@ CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
     SELECT s.mask, sum(CASE WHEN (bit_count(tt.mask) - bit_count(s.mask)) % 2 = 0 THEN tt.n ELSE -tt.n END) AS e
     FROM agree AS s JOIN agree AS tt ON (s.mask & tt.mask) = s.mask GROUP BY s.mask)
   SELECT NULL::VARCHAR AS attribute,
-         CASE WHEN len(qids) > 12 THEN NULL
-              ELSE coalesce(len(qids) - min(bit_count(e.mask)) FILTER (WHERE e.e > 0 AND e.mask <> (1::BIGINT << len(qids)) - 1), 0)
+         CASE WHEN len(anon_names(qids)) > 12 THEN NULL
+              ELSE coalesce(len(anon_names(qids)) - min(bit_count(e.mask)) FILTER (WHERE e.e > 0 AND e.mask <> (1::BIGINT << len(anon_names(qids))) - 1), 0)
          END::BIGINT AS value
   FROM exact AS e
   UNION ALL
   SELECT attribute, value FROM (
-    SELECT r.i, qids[r.i + 1] AS attribute, (count(DISTINCT t.p[r.i + 1]) >= 2)::BIGINT AS value
-    FROM range(len(qids)) AS r(i) LEFT JOIN t ON true GROUP BY r.i ORDER BY r.i ASC NULLS LAST);
+    SELECT r.i, anon_names(qids)[r.i + 1] AS attribute, (count(DISTINCT t.p[r.i + 1]) >= 2)::BIGINT AS value
+    FROM range(len(anon_names(qids))) AS r(i) LEFT JOIN t ON true GROUP BY r.i ORDER BY r.i ASC NULLS LAST);
 
 -- ---------------------------------------------------------------- distributions
 -- anon_hellinger_of(pairs, qids, k := NULL): per qid the Hellinger distance between the leaf
@@ -589,8 +622,8 @@ CREATE OR REPLACE TEMP MACRO anon_diameter_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.distribution.hellinger
 CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  c AS (FROM query_table(anon_metric_part(pairs, '_cells', k))),
-  n AS (SELECT sum(size)::DOUBLE / len(qids) AS n FROM c),
+  c AS (FROM anon_metric_read(pairs, qids, '_cells', k)),
+  n AS (SELECT sum(size)::DOUBLE / len(anon_names(qids)) AS n FROM c),
   p AS (SELECT c.i, c.leaf, sum(c.size)::DOUBLE / any_value(n.n) AS P FROM c, n GROUP BY ALL),
   q AS (
     SELECT c.i, cl.leaf, sum(c.size::DOUBLE / c.p_leaves) / any_value(n.n) AS Q
@@ -601,7 +634,7 @@ CREATE OR REPLACE TEMP MACRO anon_hellinger_of(pairs, qids, k := NULL) AS TABLE
     FROM p FULL JOIN q ON p.i = q.i AND p.leaf = q.leaf GROUP BY ALL)
   SELECT NULL::VARCHAR AS attribute, median(d.value)::DOUBLE AS value FROM d
   UNION ALL
-  SELECT attribute, value FROM (SELECT d.i, qids[d.i + 1] AS attribute, d.value FROM d ORDER BY d.i ASC NULLS LAST);
+  SELECT attribute, value FROM (SELECT d.i, anon_names(qids)[d.i + 1] AS attribute, d.value FROM d ORDER BY d.i ASC NULLS LAST);
 
 -- anon_metric_joint_of(pairs, qids): the contingency tables of every unordered pair of
 -- attributes x < y (the qids, then the sensitive one, index len(qids), when the pairs carry
@@ -635,9 +668,9 @@ CREATE OR REPLACE TEMP MACRO anon_metric_joint_of(pairs, qids) AS TABLE
 -- Twin: polars_anon.metrics.distribution._pairwise
 CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := false, k := NULL) AS TABLE
   WITH
-  joint AS (SELECT * FROM query_table(anon_metric_part(pairs, '_joint', k)) WHERE with_s OR y < len(qids)),
+  joint AS (SELECT * FROM anon_metric_read(pairs, qids, '_joint', k) WHERE with_s OR y < len(anon_names(qids))),
   n AS (SELECT sum(nab) FILTER (WHERE x = 0 AND y = 1 AND side = 'o') AS n,
-               count(*) FILTER (WHERE y = len(qids)) AS has_s FROM joint),
+               count(*) FILTER (WHERE y = len(anon_names(qids))) AS has_s FROM joint),
   mg AS (
     SELECT *, sum(nab) OVER (PARTITION BY x, y, side, va) AS na, sum(nab) OVER (PARTITION BY x, y, side, vb) AS nb FROM joint),
   st AS (
@@ -659,11 +692,11 @@ CREATE OR REPLACE TEMP MACRO anon_metric_pairwise_of(pairs, qids, with_s := fals
 CREATE OR REPLACE TEMP MACRO anon_cramers_v_of(pairs, qids, k := NULL) AS TABLE
   WITH
   d AS MATERIALIZED (SELECT x, y, abs(v_o - v_p) AS change FROM anon_metric_pairwise_of(pairs, qids, k := k)),
-  ix AS (SELECT unnest(range(len(qids))) AS i)
+  ix AS (SELECT unnest(range(len(anon_names(qids)))) AS i)
   SELECT NULL::VARCHAR AS attribute, median(d.change)::DOUBLE AS value FROM d
   UNION ALL
   SELECT attribute, value FROM (
-    SELECT ix.i, qids[ix.i + 1] AS attribute, median(d.change)::DOUBLE AS value
+    SELECT ix.i, anon_names(qids)[ix.i + 1] AS attribute, median(d.change)::DOUBLE AS value
     FROM ix LEFT JOIN d ON d.x = ix.i OR d.y = ix.i GROUP BY ix.i ORDER BY ix.i ASC NULLS LAST);
 
 -- anon_mi_loss_of(pairs, qids, k := NULL): mean over pairs of the qids and the sensitive
@@ -673,11 +706,11 @@ CREATE OR REPLACE TEMP MACRO anon_cramers_v_of(pairs, qids, k := NULL) AS TABLE
 CREATE OR REPLACE TEMP MACRO anon_mi_loss_of(pairs, qids, k := NULL) AS TABLE
   WITH
   d AS MATERIALIZED (SELECT x, y, mi_o - mi_p AS delta FROM anon_metric_pairwise_of(pairs, qids, with_s := true, k := k)),
-  ix AS (SELECT unnest(range(len(qids))) AS i)
+  ix AS (SELECT unnest(range(len(anon_names(qids)))) AS i)
   SELECT NULL::VARCHAR AS attribute, avg(d.delta)::DOUBLE AS value FROM d
   UNION ALL
   SELECT attribute, value FROM (
-    SELECT ix.i, qids[ix.i + 1] AS attribute, avg(d.delta)::DOUBLE AS value
+    SELECT ix.i, anon_names(qids)[ix.i + 1] AS attribute, avg(d.delta)::DOUBLE AS value
     FROM ix LEFT JOIN d ON d.x = ix.i OR d.y = ix.i GROUP BY ix.i ORDER BY ix.i ASC NULLS LAST);
 
 -- ---------------------------------------------------------------- over the tables directly
@@ -850,10 +883,19 @@ CREATE OR REPLACE TEMP MACRO anon_loss_of(pairs, qids, k := NULL) AS TABLE
   SELECT c.attribute,
          (sum(c.size * CASE WHEN c.suppressed THEN 1.0 WHEN c.n_leaves > 1 THEN (c.p_leaves - 1)::DOUBLE / (c.n_leaves - 1) ELSE 0.0 END)
           / sum(c.size))::DOUBLE AS value
-  FROM query_table(anon_metric_part(pairs, '_cells', k)) AS c
+  FROM anon_metric_read(pairs, qids, '_cells', k) AS c
   GROUP BY GROUPING SETS ((c.attribute, c.i), ()) ORDER BY c.i ASC NULLS FIRST;
 
 -- anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL): anon_loss_of over the tables.
 -- Twin: polars_anon.metrics.cells.loss
 CREATE OR REPLACE TEMP MACRO anon_loss(orig, anon, qids, key := NULL, sensitive := NULL, k := NULL) AS TABLE
   FROM anon_metric('loss', orig, anon, qids, key := key, k := k);
+
+-- anon_no_pairs, anon_no_pairs_cells, anon_no_pairs_classes, anon_no_pairs_joint: the empty tables an
+-- anon_<metric>_of reads for a pairs argument that is not text (anon_metric_part), with the columns of the real ones.
+CREATE OR REPLACE TEMP VIEW anon_no_pairs AS
+  SELECT NULL::BIGINT[] AS o, NULL::BIGINT[] AS p, NULL::BIGINT AS s, NULL::BOOLEAN AS suppressed, NULL::BIGINT AS size
+  WHERE false;
+CREATE OR REPLACE TEMP VIEW anon_no_pairs_cells AS FROM anon_metric_cells_of('anon_no_pairs', []::VARCHAR[]);
+CREATE OR REPLACE TEMP VIEW anon_no_pairs_classes AS FROM anon_metric_classes_of('anon_no_pairs', []::VARCHAR[]);
+CREATE OR REPLACE TEMP VIEW anon_no_pairs_joint AS FROM anon_metric_joint_of('anon_no_pairs', []::VARCHAR[]);

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 import polars_anon as pa
 from polars_anon._validate import check_k
 from polars_anon.duckdb import load_hierarchy, metric_pairs, register, sql_files
+from polars_anon.messages import NAMES_TWICE, PAIRS_QIDS, QIDS_EMPTY
 from polars_anon.metrics import METRICS, label_tables, prepare
 from tests.conftest import ADULT_QIDS
 from tests.examples import ANIMAL_HIERARCHIES, FIG2, TABLE_I, TABLE_IB
@@ -35,6 +36,8 @@ HELPERS = {
     "anon_metric_edge_cost_of",
     "anon_metric_k",
     "anon_metric_part",
+    "anon_metric_check",
+    "anon_metric_read",
 }
 
 
@@ -273,7 +276,36 @@ def test_every_metric_refuses_a_k_python_refuses(animals: duckdb.DuckDBPyConnect
             ):
                 with pytest.raises(duckdb.Error) as sql:
                     animals.execute(query).fetchall()
-                assert str(sql.value).removeprefix("Invalid Input Error: ").splitlines()[0] == str(python.value), query
+                assert str(sql.value).removeprefix("Invalid Input Error: ") == str(python.value), query
+
+
+# a wrong pairs or qids argument of anon_<metric>_of (SQL literal) -> the one line it is refused with
+BAD_PAIRS_ARGUMENTS = {  # over pairs 'prq' made with ['gender']
+    "3, ['gender']": "pairs must be the name of a pairs table, got 3",
+    "NULL, ['gender']": "pairs must be the name of a pairs table, got None",
+    "['prq'], ['gender']": "pairs must be the name of a pairs table, got [prq]",
+    "'prq', 'gender'": "qids must be a list of column names, got 'gender'",
+    "'prq', 3": "qids must be a list of column names, got 3",
+    "'prq', [1]": "qids must be a list of column names, got [1]",
+    "'prq', [NULL]": "qids must be a list of column names, got [NULL]",
+    "'prq', []": QIDS_EMPTY(),
+    "'prq', ['gender', 'gender']": NAMES_TWICE(what="qids", dup=["gender"], noun="quasi-identifier"),
+    "'prq', ['gender', 'race']": PAIRS_QIDS(pairs="prq", made=1, qids=["gender", "race"], given=2),
+}
+
+
+def test_every_metric_refuses_wrong_pairs_or_qids_in_one_line(animals: duckdb.DuckDBPyConnection) -> None:
+    """anon_<metric>_of checked k alone: a pairs argument that is not text was DuckDB's Catalog or Binder Error
+    ('Table with name 3_cells does not exist!', 'Cannot use NULL as function argument'), qids of another kind,
+    empty, with a name twice or not as many as the pairs were made with gave a value (or a Binder Error: len(3)).
+    Each is one line naming the argument, before any k (refused by the test above, in one line too)."""
+    metric_pairs(animals, "o", "a", ["gender"], key="id", sensitive="habitat", name="prq")
+    for arguments, message in BAD_PAIRS_ARGUMENTS.items():
+        for name in METRICS:
+            query = f"FROM {METRICS[name].sql}_of({arguments}, k := 0)"
+            with pytest.raises(duckdb.InvalidInputException) as sql:
+                animals.execute(query).fetchall()
+            assert str(sql.value) == "Invalid Input Error: " + message, query
 
 
 @pytest.mark.slow
