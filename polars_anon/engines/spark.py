@@ -521,19 +521,28 @@ def _file_order(files: list[str], roots: list[str]) -> list[str]:
     return sorted(files, key=key)
 
 
-_WIDER = {pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64}
+_WIDER: dict[type[pl.DataType], pl.DataType] = {
+    pl.UInt8: pl.Int16(),
+    pl.UInt16: pl.Int32(),
+    pl.UInt32: pl.Int64(),
+    pl.UInt64: pl.Int64(),
+}
 
 
 def _signed(frame: pl.DataFrame) -> pl.DataFrame:
-    """Spark has no unsigned integers: such columns become the signed type that holds them. A UInt64 value above
+    """Spark has no unsigned integers: such columns, and such items of List, Array and Struct columns (Spark's Arrow
+    conversion refused them as a raw error), become the signed type that holds them. A UInt64 value above
     2**63 - 1 becomes null: it is in a column the job does not read (one it reads holding one is refused before,
     :func:`~polars_anon.pipeline.capabilities.consult_values`), and sent only because the whole frame is.
 
     >>> _signed(pl.DataFrame({"u": pl.Series([1, 2**64 - 1], dtype=pl.UInt64)}))["u"].to_list()
     [1, None]
+    >>> _signed(pl.DataFrame({"l": pl.Series([[1, 2**64 - 1]], dtype=pl.List(pl.UInt64))}))["l"].to_list()
+    [[1, None]]
     """
-    wider = {c: _WIDER[t] for c, t in frame.schema.items() if t in _WIDER}
-    return frame.cast(wider, strict=False) if wider else frame  # type: ignore[arg-type]
+    wider = {c: map_nested(t, lambda d: _WIDER.get(type(d), d)) for c, t in frame.schema.items()}
+    changed = {c: t for c, t in wider.items() if t != frame.schema[c]}
+    return frame.cast(changed, strict=False) if changed else frame  # type: ignore[arg-type]
 
 
 def _nested_in_microseconds(frame: pl.DataFrame) -> pl.DataFrame:

@@ -1039,14 +1039,17 @@ microsecond: Spark holds times in microseconds and would publish it cut...
         return
     schema = data.collect_schema()
     _refuse_cut_times(data, [c for c in columns if c in schema and _has_nanoseconds(schema[c])])
-    _refuse_large_unsigned(data, [c for c in columns if c in schema and schema[c] == pl.UInt64])
+    _refuse_large_unsigned(data, [c for c in columns if c in schema and pl.UInt64 in _nested(schema[c])])
 
 
 def _refuse_large_unsigned(data: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> None:
-    """:func:`consult_values` for the UInt64 `columns`: the first holding a value above 2**63 - 1."""
+    """:func:`consult_values` for the `columns` that are or nest (in a List, Array or Struct) a UInt64: the first
+    holding a value above 2**63 - 1 (a nested one was sent as Spark's Int64 unchecked, or refused by Spark's Arrow
+    conversion as a raw error)."""
     if not columns:
         return
-    top = data.lazy().select(pl.col(columns).max()).collect()  # materializes: one row, each UInt64 column's largest
+    # materializes: one row, each column's largest UInt64 value (a nested column's values gathered first)
+    top = data.lazy().select(_largest_unsigned(pl.col(c), data.collect_schema()[c]).alias(c) for c in columns).collect()
     for name in columns:
         if (top[name][0] or 0) > 2**63 - 1:
             raise InvalidParameterError(
@@ -1054,6 +1057,19 @@ def _refuse_large_unsigned(data: pl.DataFrame | pl.LazyFrame, columns: Sequence[
                 "its Int64): Spark cannot hold it; drop the column, cast it (to String, say), or use engine 'polars' "
                 "or 'duckdb'"
             )
+
+
+def _largest_unsigned(value: pl.Expr, dtype: pl.DataType | DataTypeClass) -> pl.Expr:
+    """The largest UInt64 in `value` (of type `dtype`): itself, its lists' or arrays' items, its structs' fields (null
+    where there is none)."""
+    if isinstance(dtype, pl.List):
+        return _largest_unsigned(value.explode(), dtype.inner)
+    if isinstance(dtype, pl.Array):
+        return _largest_unsigned(value.explode(), dtype.inner)
+    if isinstance(dtype, pl.Struct):
+        parts = [_largest_unsigned(value.struct.field(f.name), f.dtype) for f in dtype.fields]
+        return pl.max_horizontal(parts) if parts else pl.lit(None, pl.UInt64)
+    return value.max() if dtype == pl.UInt64 else pl.lit(None, pl.UInt64)
 
 
 def _refuse_cut_times(data: pl.DataFrame | pl.LazyFrame, timed: Sequence[str]) -> None:

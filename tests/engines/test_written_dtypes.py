@@ -144,6 +144,31 @@ def test_a_uint64_above_spark_s_largest_integer_is_refused_only_where_the_job_re
         pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="id", engine="spark")
 
 
+def test_a_uint64_nested_in_a_list_or_struct_is_checked_as_a_flat_one_on_spark(spark: Any) -> None:
+    """mend59: an unsigned integer inside a List, Array or Struct column reached Spark's Arrow conversion unwidened
+    (PySparkTypeError 'uint64 is not supported in conversion to Arrow', whatever the values), and the check of
+    2**63 - 1 looked at flat columns only. Nested items are widened as flat columns are (published as Polars
+    publishes them, Int64 items); a value above 2**63 - 1 inside a column the job reads is refused naming it; a
+    dropped one is not read."""
+    big = 2**64 - 1
+    nested = {
+        "list": pl.Series([[1], [2], [3], [big]], dtype=pl.List(pl.UInt64)),
+        "array": pl.Series([[1], [2], [3], [big]], dtype=pl.Array(pl.UInt64, 1)),
+        "struct": pl.Series([{"a": i, "b": "x"} for i in (1, 2, 3, big)], dtype=pl.Struct({"a": pl.UInt64, "b": str})),
+    }
+    for name, values in nested.items():
+        frame = pl.DataFrame({"sex": ["F", "M"] * 2, "id": values})
+        with pytest.raises(InvalidParameterError, match=rf"^column 'id' holds the UInt64 value {big}, above"):
+            pa.anonymize(frame, hierarchies=SEX, k=2, insensitive="id", engine="spark")
+        out = pa.anonymize(frame, hierarchies=SEX, k=2, drop="id", engine="spark").collect()
+        assert out.equals(pa.anonymize(frame, hierarchies=SEX, k=2, drop="id").collect()), name
+    small = pl.DataFrame(
+        {"sex": ["F", "M"] * 2, "id": pl.Series([[1], [2], [2**32 - 1], []], dtype=pl.List(pl.UInt32))}
+    )
+    out = pa.anonymize(small, hierarchies=SEX, k=2, insensitive="id", engine="spark").collect()
+    assert out["id"].to_list() == pa.anonymize(small, hierarchies=SEX, k=2, insensitive="id").collect()["id"].to_list()
+
+
 def test_a_naive_datetime_on_spark_keeps_its_wall_clock_time(spark: Any) -> None:
     """mend7: Spark read a Polars frame's naive Datetime (sent as Arrow) as a time in its session's zone: a naive
     qid was labelled '2020-01-01 10:00:00.000000+00:00' (refused as not in its hierarchy, where Polars published it),
