@@ -498,6 +498,12 @@ def _file_places(frame: Any) -> tuple[Any, Any] | None:
     return meta.getField("file_path"), meta.getField("row_index")
 
 
+def _several_files(frame: Any) -> bool:
+    """Whether `frame` is a scan of more than one file whose rows :meth:`SparkEngine.row_numbers` numbers in the
+    files' order (:func:`_file_places`): Spark's partitions hold such rows in another order."""
+    return _file_places(frame) is not None and len(frame.inputFiles()) > 1
+
+
 def _file_order(files: list[str], roots: list[str]) -> list[str]:
     """`files` (Spark's ``_metadata.file_path``, percent-encoded URIs) in the order Polars and DuckDB read them: by
     the first of the paths given to the reader (`roots`) that is the file or a folder holding it, then by the path's
@@ -889,8 +895,10 @@ class SparkEngine:
     def join_map(self, table: Any, mapping: pl.DataFrame | Any, request: Request, row_key: str | None = None) -> Any:
         """Join `mapping` (on the driver: broadcast when small; or a Spark DataFrame: shuffle-joined) to the rows:
         on the original qid values, or on the row id `row_key` of a row map (which `table` then carries). The rows
-        keep the input's order: a broadcast join streams them in it; a shuffle join hands them back in its own
-        order (a planner's map: Mondrian's rows came out of the rounds shuffled), so they are numbered first
+        keep the input's order: a broadcast join streams them in its partitions' order, which is the input's but
+        for a scan of several files (Spark's partitions take them largest first, then as listed: a folder of parts
+        was published out of name order); a shuffle join hands them back in its own order (a planner's map:
+        Mondrian's rows came out of the rounds shuffled). In those two cases they are numbered first
         (:meth:`row_numbers`) and sorted on it after, as a row map is sorted on its row id."""
         F = _pyspark().functions
         qids, columns = list(request.qids), request.published_columns
@@ -911,7 +919,7 @@ class SparkEngine:
             return left.eqNullSafe(right) if nulls is None or key in nulls else left == right
 
         order = row_key
-        if row_key is None and not broadcast:
+        if row_key is None and (not broadcast or _several_files(table)):
             order, table = _ORDER, table.withColumn(_ORDER, self.row_numbers(table, dense=False))
         if row_key is not None:  # a row map
             on = table[row_key] == m[row_key]

@@ -2,9 +2,9 @@
 
 Each method (topdown on Adult only, to keep the Spark tests short) runs on Polars
 (collected), on DuckDB and on Spark (written with the engine's own writer, re-read and
-verified by the engine's group-by, then read back here). DuckDB's rows are compared as
-written (it keeps the input order, as Polars does), Spark's after sorting by a row id
-declared insensitive (its order is that of its partitions); reports key by key,
+verified by the engine's group-by, then read back here). Every engine's rows are compared as
+written, in order: each publishes them in input order (design rule 3; Spark's were sorted by a
+row id here before, which hid the order); reports key by key,
 everything but timings, paths and the engine's name. The generated register runs on DuckDB at a size that
 matters to DuckDB (two row groups), on Spark at a twelfth of it with the size limits of the driver lowered alike."""
 
@@ -76,14 +76,13 @@ def _routes(report: dict[str, Any], method: str) -> None:
         assert report["details"]["block"] is not None
 
 
-def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]], *, in_order: bool = False) -> None:
-    """The same rows (DuckDB keeps the row order; Spark's are sorted by ``rid``, unless `in_order`) and reports."""
+def _same(runs: dict[str, tuple[pl.DataFrame, dict[str, Any]]]) -> None:
+    """The same rows, in the same order (every engine publishes the input order), and the same reports."""
     (_, (rows, report)), *others = runs.items()
     assert report["n_rows"] == rows.height > 0
     for engine, (other_rows, other_report) in others:
         assert other_report["engine"] == engine
-        ordered = other_rows if engine == "duckdb" or in_order else other_rows.sort("rid")
-        assert ordered.equals(rows), engine
+        assert other_rows.equals(rows), engine
         for key in sorted(set(report) | set(other_report) - VARYING):
             if key not in VARYING:
                 equal(other_report.get(key), report.get(key), (engine, key))
@@ -181,7 +180,7 @@ def test_negative_zero_is_the_label_0_0_on_every_engine(tmp_path: Path, spark: A
     runs = _run(df, sources, tmp_path, hierarchies=H, k=6, insensitive="rid")
     _same(runs)
     published = runs["duckdb"][0]
-    assert published.sort("rid")["f"].to_list() == ["0.0"] * 6 + ["1.5"] * 6  # level 0: each row's own leaf
+    assert published["f"].to_list() == ["0.0"] * 6 + ["1.5"] * 6  # level 0: each row's own leaf, in input order
     assert runs["duckdb"][1]["n_input_classes"] == 2
     assert pa.Hierarchy.suppression([-0.0, 1.5]).leaf_labels == ["0.0", "1.5"]  # built from values: the same label
 
@@ -195,7 +194,7 @@ def test_differential_privacy_agrees(tmp_path: Path, spark: Any) -> None:
     model = pa.DifferentialPrivacy(1.0, 0.1, seed=3, steps=5)
     sources = {"duckdb": df, "spark": spark.createDataFrame(df.to_arrow())}
     runs = _run(df, sources, tmp_path, hierarchies=H, k=1, privacy=[model])  # every column a qid: no row id
-    _same(runs, in_order=True)  # every engine sorts the published rows by their columns (input order must not show)
+    _same(runs)  # every engine sorts the published rows by their columns (input order must not show)
     assert runs["polars"][0].equals(runs["polars"][0].sort(df.columns))
     dp = runs["spark"][1]["details"]["differential_privacy"]
     assert 0 < dp["published_rows"] <= dp["sampled_rows"] < df.height

@@ -192,7 +192,7 @@ def test_every_front_door_without_hierarchies_names_the_method_that_needs_them(s
         with pytest.raises(pa.InvalidParameterError, match=said):
             door(data, **args)
     want = pa.anonymize(T, method="mondrian", **args).collect()
-    assert pas.anonymize(sdf, method="mondrian", **args).collect().sort("id").equals(want.sort("id"))
+    assert pas.anonymize(sdf, method="mondrian", **args).collect().equals(want)  # in input order
 
 
 def test_a_table_name_that_needs_quoting_is_found() -> None:
