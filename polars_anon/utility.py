@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import polars as pl
@@ -57,6 +57,7 @@ __all__ = [
     "MODELS",
     "SCENARIO_REPRESENTATIONS",
     "SCORES",
+    "Scenarios",
     "evaluate",
     "make_model",
     "scenarios",
@@ -239,27 +240,54 @@ def utility_grid(
     >>> utility_grid({"t": t}, [("t", "t")], "y", model="tree", seeds=[0, 1], scores=["accuracy"])["mean"].item()
     1.0
     """
-    pairs = list(pairs)
-    seeds = list(seeds)
-    n = _check_grid(tables, pairs, seeds)
-    _check_options(scores, folds, n)
+    options = _GridOptions(model, list(seeds), scores, test_size, split_seed, folds, positive, model_params)
+    return _grid(tables, list(pairs), target, options, raw=raw)
+
+
+class _GridOptions(NamedTuple):
+    """:func:`utility_grid`'s options but the tables, the pairs, the target and `raw`."""
+
+    model: str
+    seeds: list[int]
+    scores: Sequence[str]
+    test_size: float
+    split_seed: int
+    folds: int | None
+    positive: object
+    model_params: Mapping[str, Any] | None
+
+
+def _grid(
+    tables: Mapping[str, pl.DataFrame],
+    pairs: list[tuple[str, str]],
+    target: str,
+    options: _GridOptions,
+    *,
+    raw: bool = False,
+    kept: Mapping[str, dict[tuple[int, int], Any]] | None = None,
+) -> pl.DataFrame:
+    """:func:`utility_grid`; `kept` maps a train table's name to its models by (seed, fold): a model found there is
+    scored as it is, one fitted here is put there (:class:`Scenarios` keeps the original table's models so)."""
+    o = options
+    n = _check_grid(tables, pairs, o.seeds)
+    _check_options(o.scores, o.folds, n)
     data = {name: _xy(t, target, name) for name, t in tables.items() if any(name in p for p in pairs)}
-    base = make_model(model, 0, **(model_params or {}))
+    base = make_model(o.model, 0, **(o.model_params or {}))
     tests_of = _tests_of(pairs)
-    splits = {seed: _splits(n, seed, folds, test_size, split_seed) for seed in seeds}
-    _check_labels(data, tests_of, splits, target, model=model, scores=scores, positive=positive)
+    splits = {seed: _splits(n, seed, o.folds, o.test_size, o.split_seed) for seed in o.seeds}
+    _check_labels(data, tests_of, splits, target, model=o.model, scores=o.scores, positive=o.positive)
     rows = []
     with progress_bar(
-        total=len(seeds) * (folds or 1) * len(tests_of), desc=f"utility grid ({model})", unit="fit"
+        total=len(o.seeds) * (o.folds or 1) * len(tests_of), desc=f"utility grid ({o.model})", unit="fit"
     ) as fits:
-        for seed in seeds:
+        for seed in o.seeds:
             for fold, (train_idx, test_idx) in enumerate(splits[seed]):
                 for tr, tests in tests_of.items():
-                    est = _fit(base, seed, *data[tr], train_idx)
+                    est = _model(kept, tr, (seed, fold), base, data[tr], train_idx)
                     for te in tests:
                         Xt, yt = data[te]
-                        for s, v in _scores(est, Xt[test_idx], yt[test_idx], scores, positive).items():
-                            rows.append((tr, te, model, seed, fold, s, v))
+                        for s, v in _scores(est, Xt[test_idx], yt[test_idx], o.scores, o.positive).items():
+                            rows.append((tr, te, o.model, seed, fold, s, v))
                     fits.update(1)
     out = pl.DataFrame(rows, schema=_RAW_SCHEMA, orient="row")
     return (
@@ -267,6 +295,25 @@ def utility_grid(
         if raw
         else summarize(out, ["train", "test", "model", "score"])
     )
+
+
+def _model(
+    kept: Mapping[str, dict[tuple[int, int], Any]] | None,
+    train: str,
+    at: tuple[int, int],
+    base: ClassifierMixin,
+    xy: tuple[np.ndarray, np.ndarray],
+    train_idx: np.ndarray,
+) -> Any:
+    """The model of table `train` for `at` (seed, fold): the one in `kept`, else fitted on the train rows (and kept
+    there when `kept` keeps that table's models)."""
+    models = None if kept is None else kept.get(train)
+    if models is not None and at in models:
+        return models[at]
+    est = _fit(base, at[0], *xy, train_idx)
+    if models is not None:
+        models[at] = est
+    return est
 
 
 def _check_grid(tables: Mapping[str, pl.DataFrame], pairs: list[tuple[str, str]], seeds: list[int]) -> int:
@@ -468,26 +515,17 @@ def scenarios(
     the leaves (``setbinary``: one-hot of the leaves; one of
     :data:`SCENARIO_REPRESENTATIONS`). Other feature columns must be numeric.
     `mapping` and `representation` are checked before anything is computed; the
-    label checks are :func:`utility_grid`'s.
+    label checks are :func:`utility_grid`'s. Several anonymized versions of one
+    original: :class:`Scenarios` trains the original's models once for all of them.
 
     Returns ``scenario`` (1-4), ``train``, ``test``, ``mapping``, ``model``, ``score``,
     ``mean``, ``std``, ``n``.
     """
-    kind, representation = _check_scenario(mapping, representation)
-    frequencies = leaf_frequencies(original.lazy(), hierarchies) if kind == "statistical" else None
-    mapped = map_to_leaves(anonymized, hierarchies, kind, frequencies=frequencies, seed=split_seed).collect()
-    orig_enc = encode(original, hierarchies, representation).collect()
-    anon_enc = encode(mapped, hierarchies, representation).collect()
-    pairs = [
-        ("original", "original"),
-        ("anonymized", "anonymized"),
-        ("anonymized", "original"),
-        ("original", "anonymized"),
-    ]
-    out = utility_grid(
-        {"original": orig_enc, "anonymized": anon_enc},
-        pairs,
+    _check_scenario(mapping, representation)
+    return Scenarios(
+        original,
         target,
+        hierarchies,
         model=model,
         seeds=seeds,
         scores=scores,
@@ -495,11 +533,80 @@ def scenarios(
         test_size=test_size,
         split_seed=split_seed,
         positive=positive,
-    )
-    number = pl.DataFrame({"train": [p[0] for p in pairs], "test": [p[1] for p in pairs], "scenario": [1, 2, 3, 4]})
-    return (
-        out.join(number, on=["train", "test"])
-        .with_columns(pl.lit(kind).alias("mapping"))
-        .select("scenario", "train", "test", "mapping", "model", "score", "mean", "std", "n")
-        .sort("scenario", "score")
-    )
+        representation=representation,
+    )(anonymized, mapping=mapping)
+
+
+_PAIRS = (
+    ("original", "original"),
+    ("anonymized", "anonymized"),
+    ("anonymized", "original"),
+    ("original", "anonymized"),
+)
+"""Paper 002's scenarios 1-4 as (train, test) tables."""
+
+
+class Scenarios:
+    """Paper 002's four scenarios (:func:`scenarios`) for any number of anonymized versions of one original table.
+
+    What depends on the original alone is computed once and kept: its encoding, its leaf counts (the statistical
+    mapping's) and the models trained on it, one per seed and fold (scenarios 1 and 4), half of the fits of a
+    :func:`scenarios` call. Calling the object with an anonymized table gives what :func:`scenarios` gives for it,
+    the same values. The options are :func:`scenarios`' and fixed for every call; `representation` is checked here,
+    `mapping` at each call.
+
+    >>> from polars_anon import Hierarchy
+    >>> h = {"race": Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})}
+    >>> orig = pl.DataFrame({"race": ["a1", "b1", "a2", "b2"] * 15, "y": ["p", "q", "p", "q"] * 15})
+    >>> each = Scenarios(orig, "y", h, seeds=[0])
+    >>> out = [each(orig.with_columns(race=pl.col("race").str.slice(0, 1).str.to_uppercase()), m) for m in MAPPINGS]
+    >>> [frame["scenario"].to_list() for frame in out]
+    [[1, 2, 3, 4], [1, 2, 3, 4]]
+    """
+
+    def __init__(
+        self,
+        original: pl.DataFrame,
+        target: str,
+        hierarchies: Mapping[str, Hierarchy],
+        *,
+        model: str = "tree",
+        seeds: Iterable[int] = range(10),
+        scores: Sequence[str] = ("accuracy",),
+        folds: int | None = None,
+        test_size: float = 1 / 3,
+        split_seed: int = 0,
+        positive: object = None,
+        representation: str = "setbinary",
+    ) -> None:
+        _, self.representation = _check_scenario("random", representation)
+        self.original, self.target, self.hierarchies = original, target, hierarchies
+        self.options = _GridOptions(model, list(seeds), scores, test_size, split_seed, folds, positive, None)
+        self._encoded: pl.DataFrame | None = None
+        self._frequencies: dict[str, np.ndarray] | None = None
+        self._models: dict[str, dict[tuple[int, int], Any]] = {"original": {}}
+
+    def __call__(self, anonymized: pl.DataFrame, mapping: str = "random") -> pl.DataFrame:
+        """The four scenarios of `anonymized` (row-aligned with the original), mapped back to leaves by `mapping`."""
+        kind, _ = _check_scenario(mapping, self.representation)
+        if kind == "statistical" and self._frequencies is None:
+            self._frequencies = leaf_frequencies(self.original.lazy(), self.hierarchies)
+        frequencies = self._frequencies if kind == "statistical" else None
+        seed = self.options.split_seed
+        mapped = map_to_leaves(anonymized, self.hierarchies, kind, frequencies=frequencies, seed=seed).collect()
+        if self._encoded is None:
+            self._encoded = encode(self.original, self.hierarchies, self.representation).collect()
+        tables = {
+            "original": self._encoded,
+            "anonymized": encode(mapped, self.hierarchies, self.representation).collect(),
+        }
+        out = _grid(tables, list(_PAIRS), self.target, self.options, kept=self._models)
+        number = pl.DataFrame(
+            {"train": [p[0] for p in _PAIRS], "test": [p[1] for p in _PAIRS], "scenario": [1, 2, 3, 4]}
+        )
+        return (
+            out.join(number, on=["train", "test"])
+            .with_columns(pl.lit(kind).alias("mapping"))
+            .select("scenario", "train", "test", "mapping", "model", "score", "mean", "std", "n")
+            .sort("scenario", "score")
+        )

@@ -86,6 +86,30 @@ def test_four_scenarios():
     assert rnd["mean"][0] == 1.0 and rnd["mean"][1] < 0.8  # the root keeps no signal
 
 
+def test_scenarios_of_several_tables_train_the_original_s_models_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """paper002_bench and utility_bench call the scenarios for many anonymized versions of one table, and every call
+    trained the original's models again (scenarios 1 and 4: half of its fits). Scenarios keeps them: the same values
+    as scenarios() per table, each (seed, fold) of the original fitted once."""
+    import polars_anon.utility as utility
+    from polars_anon.utility import Scenarios
+
+    race = Hierarchy.from_dict({"*": {"A": ["a1", "a2"], "B": ["b1", "b2"]}})
+    orig = pl.DataFrame({"race": np.tile(["a1", "b1", "a2", "b2"], 15), "y": np.tile(["p", "q", "p", "q", "q"], 12)})
+    versions = [
+        orig.with_columns(pl.col("race").str.to_uppercase().str.slice(0, 1)),
+        orig.with_columns(race=pl.lit("*")),
+    ]
+    options = {"seeds": [0, 1], "folds": 3, "scores": ["accuracy", "f1"]}
+    calls = [(v, m) for v in versions for m in ("random", "statistical")]
+    expected = [scenarios(orig, v, "y", {"race": race}, mapping=m, **options) for v, m in calls]
+    fits, fit = [], utility._fit
+    monkeypatch.setattr(utility, "_fit", lambda *a: fits.append(1) or fit(*a))
+    each = Scenarios(orig, "y", {"race": race}, **options)
+    got = [each(v, m) for v, m in calls]
+    assert all(g.equals(e) for g, e in zip(got, expected))
+    assert len(fits) == 2 * 3 + len(calls) * 2 * 3  # the original's 6 models once; each anonymized table's 6 per call
+
+
 def test_errors():
     with pytest.raises(InvalidParameterError, match="model must be one of"):
         make_model("svm")
