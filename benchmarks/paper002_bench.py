@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -51,7 +52,7 @@ import papers_common as pc
 import polars_anon as pa
 from polars_anon.algorithms import mondrian as mondrian_parts
 from polars_anon.encode import leaf_frequencies, map_to_leaves
-from polars_anon.utility import make_model, scenarios, split_rows, utility_grid
+from polars_anon.utility import Scenarios, make_model, split_rows, utility_grid
 
 KS = [2, 5, 10, 25, 50, 100]
 MODES = ["strict", "relaxed"]
@@ -172,9 +173,18 @@ def partition_dm(df: pl.DataFrame, qids: list[str], hs: dict, k: int, mode: str,
 
 
 def one_table(
-    setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, mode: str, seeds: list[int], pub: pl.DataFrame
+    setup: str,
+    df: pl.DataFrame,
+    hs: dict,
+    qids: list[str],
+    k: int,
+    mode: str,
+    seeds: list[int],
+    pub: pl.DataFrame,
+    ours: Scenarios | None = None,
 ) -> list[dict]:
-    """Measure the published table `pub` (:func:`anonymized`) and run the four scenarios for both mappings."""
+    """Measure the published table `pub` (:func:`anonymized`) and run the four scenarios for both mappings (set-up
+    ``ours``: with `ours`, the run's :func:`scenarios_of` `df`, made here when not given)."""
     target = TARGET_OURS if setup == "ours" else TARGET_PAPER
     if setup == "ours":
         m = pa.metrics.compute(df, pub, qids, hs, ["discernibility", "iloss", "cm", "n_classes"], sensitive=target)
@@ -189,7 +199,7 @@ def one_table(
     for mapping in MAPPINGS:
         if setup == "ours":
             # every attribute is a feature: the qids mapped back, the others are leaves already
-            s = scenarios(df, pub, target, hs, mapping=mapping, model="tree", seeds=seeds, scores=["accuracy"], folds=6)
+            s = (ours or scenarios_of(df, hs, seeds))(pub, mapping)
         else:
             s = paper_scenarios(df, pub, qids, target, mapping, seeds)
         for r in s.iter_rows(named=True):
@@ -208,6 +218,12 @@ def one_table(
                 }
             )
     return rows
+
+
+def scenarios_of(df: pl.DataFrame, hs: dict, seeds: list[int]) -> Scenarios:
+    """The four scenarios of the ``ours`` set-up for every table published from `df`: 6-fold cross-validation, a
+    decision tree, accuracy; the models trained on `df` are trained once, for all of them."""
+    return Scenarios(df, TARGET_OURS, hs, model="tree", seeds=seeds, scores=["accuracy"], folds=6)
 
 
 def paper_scenarios(
@@ -237,44 +253,70 @@ def paper_scenarios(
 
 
 # ------------------------------------------------------------------ scenario 4
+class Original(NamedTuple):
+    """What scenario 4 reads of a set-up's original table alone, the same for every table published from it: the
+    features (every attribute, one-hot over its leaves), the split, and the tree trained on the original."""
+
+    h: dict
+    frequencies: dict | None
+    x: np.ndarray
+    y: np.ndarray
+    train_idx: np.ndarray
+    test_idx: np.ndarray
+    tree: Any
+
+
+def original_of(setup: str, df: pl.DataFrame, hs: dict) -> Original:
+    """The set-up's :class:`Original` (one 2/3-1/3 split): made once per run, for every (mode, k)."""
+    target = TARGET_OURS if setup == "ours" else TARGET_PAPER
+    h = hs if setup == "ours" else flat(df, PAPER_QIDS)  # every attribute is a feature; the non-qids are leaves
+    train_idx, test_idx = split_rows(df.height, 1 / 3, seed=0)
+    x, y = features(df, h), df[target].to_numpy()
+    frequencies = leaf_frequencies(df.lazy(), h) if setup == "ours" else None
+    tree = make_model("tree").fit(x[train_idx], y[train_idx])
+    return Original(h, frequencies, x, y, train_idx, test_idx, tree)
+
+
+def features(t: pl.DataFrame, h: dict) -> np.ndarray:
+    """`t`'s attributes one-hot over the leaves of `h` (set-to-binary), as scenario 4's trees read them."""
+    return pa.encode(t.select(list(h)), h, "setbinary").collect().to_numpy().astype(np.float32)
+
+
 def scenario4(
-    setup: str, df: pl.DataFrame, hs: dict, qids: list[str], k: int, mode: str, pub: pl.DataFrame, draws: int = 10
+    setup: str,
+    df: pl.DataFrame,
+    hs: dict,
+    qids: list[str],
+    k: int,
+    mode: str,
+    pub: pl.DataFrame,
+    draws: int = 10,
+    original: Original | None = None,
 ) -> dict:
     """Scenario 4 on one split of the published table `pub` (:func:`anonymized`): one random leaf per value, or
-    class probabilities averaged over `draws` draws."""
-    target = TARGET_OURS if setup == "ours" else TARGET_PAPER
-    train_idx, test_idx = split_rows(df.height, 1 / 3, seed=0)
-    if setup == "ours":
-        h = hs  # every attribute is a feature; the non-qids are leaves, mapped to themselves
-        freq = leaf_frequencies(df.lazy(), h)
+    class probabilities averaged over `draws` draws. `original`: the set-up's :func:`original_of` (made here when
+    not given)."""
+    o = original or original_of(setup, df, hs)
+    y, train_idx, test_idx, tree = o.y, o.train_idx, o.test_idx, o.tree
 
-        def mapped(how: str, seed: int) -> pl.DataFrame:
-            return map_to_leaves(pub, h, how, frequencies=freq, seed=seed).collect()
-    else:
-        h = flat(df, PAPER_QIDS)
+    def mapped(how: str, seed: int) -> pl.DataFrame:
+        if setup == "ours":
+            return map_to_leaves(pub, o.h, how, frequencies=o.frequencies, seed=seed).collect()
+        return map_sets(pub, df, qids, how, seed)
 
-        def mapped(how: str, seed: int) -> pl.DataFrame:
-            return map_sets(pub, df, qids, how, seed)
-
-    def x_of(t: pl.DataFrame) -> np.ndarray:
-        return pa.encode(t.select(list(h)), h, "setbinary").collect().to_numpy().astype(np.float32)
-
-    y = df[target].to_numpy()
-    x_orig = x_of(df)
-    tree = make_model("tree").fit(x_orig[train_idx], y[train_idx])
     out = {
         "setup": setup,
         "n_qids": len(qids),
         "mode": mode,
         "k": k,
         "draws": draws,
-        "scenario1": float((tree.predict(x_orig[test_idx]) == y[test_idx]).mean()),
+        "scenario1": float((tree.predict(o.x[test_idx]) == y[test_idx]).mean()),
     }
-    anon = x_of(mapped("random", 0))  # the first random draw: scenario 4's one draw, and scenarios 2-3's table
+    anon = features(mapped("random", 0), o.h)  # the first random draw: scenario 4's one draw, and scenarios 2-3's
     for how in MAPPINGS:
         probs = []
         for seed in range(draws):
-            x = anon if (how, seed) == ("random", 0) else x_of(mapped(how, seed))
+            x = anon if (how, seed) == ("random", 0) else features(mapped(how, seed), o.h)
             probs.append(tree.predict_proba(x[test_idx]))
         one = tree.classes_[probs[0].argmax(axis=1)]
         mean = tree.classes_[np.mean(probs, axis=0).argmax(axis=1)]
@@ -282,7 +324,7 @@ def scenario4(
         out[f"s4_mean_draws_{how}"] = float((mean == y[test_idx]).mean())
     tree_anon = make_model("tree").fit(anon[train_idx], y[train_idx])
     out["scenario2_random"] = float((tree_anon.predict(anon[test_idx]) == y[test_idx]).mean())
-    out["scenario3_random"] = float((tree_anon.predict(x_orig[test_idx]) == y[test_idx]).mean())
+    out["scenario3_random"] = float((tree_anon.predict(o.x[test_idx]) == y[test_idx]).mean())
     return out
 
 
@@ -739,6 +781,7 @@ def main(argv: list[str] | None = None) -> None:
         results, s4 = [], []
         for setup, df, h, counts in setups:
             names = OURS_QIDS if setup == "ours" else PAPER_QIDS
+            ours = scenarios_of(df, h, seeds) if setup == "ours" else None
             last = {}  # the tables of the most qids, which scenario 4 reads again: anonymized once
             for n in counts:
                 for mode in MODES:
@@ -746,7 +789,7 @@ def main(argv: list[str] | None = None) -> None:
                         pub = anonymized(setup, df, h, names[:n], k, mode)
                         if n == counts[-1]:
                             last[mode, k] = pub
-                        results += one_table(setup, df, h, names[:n], k, mode, seeds, pub)
+                        results += one_table(setup, df, h, names[:n], k, mode, seeds, pub, ours)
                         print(
                             f"{setup} {n} qids {mode} k={k}: "
                             + ", ".join(
@@ -756,9 +799,10 @@ def main(argv: list[str] | None = None) -> None:
                             ),
                             flush=True,
                         )
+            original = original_of(setup, df, h)  # the original's side of scenario 4, for every (mode, k)
             for mode in MODES:
                 for k in ks:
-                    s4.append(scenario4(setup, df, h, names[: counts[-1]], k, mode, last[mode, k], draws))
+                    s4.append(scenario4(setup, df, h, names[: counts[-1]], k, mode, last[mode, k], draws, original))
         pl.DataFrame(results).write_csv(out / "paper002_runs.csv", float_precision=5)
         pl.DataFrame(s4).write_csv(out / "paper002_scenario4.csv", float_precision=4)
     runs = pl.read_csv(out / "paper002_runs.csv")
