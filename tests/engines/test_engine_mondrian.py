@@ -163,6 +163,27 @@ def test_below_the_limit_the_road_groups_once(adult_rows: pl.DataFrame, adult_hi
     )
 
 
+def test_a_round_counts_every_attribute_in_one_group_by(register: tuple, register_asked: dict[str, Any]) -> None:
+    """ci12: a round's statistics grouped the open tuples once per qid (a UNION ALL of group-bys: on Spark a shuffle,
+    and with adaptive execution a job, each); now one group-by over the qids' ranks stacked, the same rows."""
+    con = duckdb.connect()
+    engine = DuckDBEngine(con)
+    plans: list[str] = []
+    sql = engine.sql
+
+    def spied(query: str) -> Any:  # each round's statistics query: its plan, while its tables exist
+        if "OVER (PARTITION BY pid, dim)" in query:
+            plans.append("\n".join(str(row[1]) for row in con.sql(f"EXPLAIN {query}").fetchall()))
+        return sql(query)
+
+    engine.sql = spied  # type: ignore[method-assign]
+    df = register[0].head(1_000)
+    got = run(engine, df, driver_tuples=100, **register_asked)
+    assert len(plans) == got.report["details"]["rounds"] + 1 >= 2
+    assert all(plan.upper().replace("_", " ").count("GROUP BY") == 1 for plan in plans), plans[0]
+    assert got.collect().equals(pa.anonymize(df, **register_asked).collect())
+
+
 @pytest.mark.parametrize(
     ("asked", "words"),
     [

@@ -104,13 +104,17 @@ class _Rounds:
 
     def stats(self, work: str) -> str:
         """One row per open (partition, attribute): rows ``n``, distinct ranks ``nd``, ``lo``, ``hi``, the lower
-        median ``pv`` (the rank holding row ``(n + 1) // 2``), the rows up to it ``lhs`` and before it ``bef``."""
+        median ``pv`` (the rank holding row ``(n + 1) // 2``), the rows up to it ``lhs`` and before it ``bef``.
+
+        The (partition, attribute, rank) counts are one group-by over the attributes' rows stacked (a ``UNION ALL``
+        of one projection per attribute), not one group-by per attribute: on Spark each group-by was a shuffle of
+        its own (with adaptive execution, a job of its own: m + 2 jobs a round, now 3)."""
         Q, P = self.Q, self.Q(_PID)
-        freq = " UNION ALL ".join(
-            f"SELECT {P} AS pid, {j} AS dim, {Q(_x(j))} AS x, CAST(SUM({Q(_SZ)}) AS BIGINT) AS c "
-            f"FROM {Q(work)} WHERE {Q(_OPEN)} GROUP BY {P}, {Q(_x(j))}"
+        stacked = " UNION ALL ".join(
+            f"SELECT {P} AS pid, {j} AS dim, {Q(_x(j))} AS x, {Q(_SZ)} AS sz FROM {Q(work)} WHERE {Q(_OPEN)}"
             for j in range(self.m)
         )
+        freq = f"SELECT pid, dim, x, CAST(SUM(sz) AS BIGINT) AS c FROM ({stacked}) s GROUP BY pid, dim, x"
         over = "OVER (PARTITION BY pid, dim)"
         # 2 * ((n + 1) // 2) = n + n % 2: integer arithmetic that both dialects spell alike
         return (
