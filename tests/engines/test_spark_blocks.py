@@ -21,6 +21,7 @@ import polars_anon.algorithms.mdav as mdav_module
 from polars_anon.algorithms.mdav import _median_cut, cut_rule
 from polars_anon.demo import demo_hierarchy_specs, voter_register
 from polars_anon.engines.planners import spark_mdav
+from polars_anon.engines.planners.spark_greedy import GreedyPlanner
 from polars_anon.engines.spark import SparkEngine
 from polars_anon.errors import InvalidParameterError
 from polars_anon.job import build_hierarchies
@@ -91,9 +92,23 @@ def test_greedy_on_spark_is_the_driver_blocked_greedy_on_a_register(spark: Any) 
     )
 
 
-def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
+def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through pa.anonymize: beyond driver_tuples, greedy on Spark is greedy_on_spark (the same rows as the driver's
-    blocked greedy), and the report says which cap sent it there; DuckDB has no greedy planner and refuses."""
+    blocked greedy), and the report says which cap sent it there; DuckDB has no greedy planner and refuses. The
+    planner reads what it reads through Arrow, no row collected as Python objects (ci12: the rows published with
+    their own value were a ``collect`` of a query of its own, a Spark job; now a column of the published classes)."""
+    DataFrame = type(spark.range(1))  # pyspark's classic DataFrame (its collect, not the API class's)
+    collected: list[Any] = []
+    plan, collect = GreedyPlanner.plan, DataFrame.collect
+
+    def spied(planner: GreedyPlanner) -> Any:
+        monkeypatch.setattr(DataFrame, "collect", lambda frame: collected.append(frame) or collect(frame))
+        try:
+            return plan(planner)
+        finally:
+            monkeypatch.setattr(DataFrame, "collect", collect)
+
+    monkeypatch.setattr(GreedyPlanner, "plan", spied)
     df = voter_register(3_000, seed=2).with_row_index("rid").with_columns(pl.col("rid").cast(pl.Int64))
     asked: dict[str, Any] = {
         "hierarchies": build_hierarchies(df.lazy(), demo_hierarchy_specs()),
@@ -106,6 +121,7 @@ def test_greedy_beyond_driver_tuples_takes_the_spark_route(spark: Any) -> None:
     result = pa.anonymize(spark.createDataFrame(df.to_arrow()), engine="spark", driver_tuples=100, **asked)
     assert result.collect().equals(pa.anonymize(df, **asked).collect())  # in input order
     assert result.report["details"]["distributed"]["driver_tuples"] == 100
+    assert collected == []
     with pytest.raises(InvalidParameterError, match="more than 100 distinct qid tuples .* or use method 'mondrian'$"):
         pa.anonymize(df, engine="duckdb", driver_tuples=100, **asked)
 

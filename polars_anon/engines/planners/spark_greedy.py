@@ -335,8 +335,8 @@ def _published(
     engine: Any, classes: Any, first: Any, numbered: Any, tops: pl.DataFrame, qids: list[str]
 ) -> tuple[Any, pl.DataFrame, dict[str, int], pl.DataFrame]:
     """One row per class on Spark (its original values and node ids, its published node ids), and what the
-    driver reads of it: the input's class-size histogram, per qid the rows published with their own value,
-    and one row per published class."""
+    driver reads of it: the input's class-size histogram, and one row per published class with, per qid, its rows
+    published with their own value (summed here: one query, where a query of its own had read them)."""
     F = _functions()
     tops_sdf = engine.spark.createDataFrame(tops.to_arrow())
     tops_sdf = F.broadcast(tops_sdf) if tops.height <= BROADCAST_ROWS else tops_sdf
@@ -356,13 +356,15 @@ def _published(
         )
     ).sort("s")  # materializes: one row per class size
     outs = spark_columns([out_col(q) for q in qids])
-    unchanged = per_class.agg(
-        *(F.sum(F.when(F.col(_node(i)) == out, F.col(SIZE)).otherwise(0)).alias(_node(i)) for i, out in enumerate(outs))
-    ).collect()[0]  # one row: per qid, the rows published with their own value
-    groups = engine.to_polars(
-        per_class.groupBy(*outs).agg(F.sum(SIZE).cast("long").alias(SIZE))
+    kept = [  # per published class and qid, its rows published with their own value (summed on the driver)
+        F.sum(F.when(F.col(_node(i)) == out, F.col(SIZE)).otherwise(0)).cast("long").alias(_node(i))
+        for i, out in enumerate(outs)
+    ]
+    both = engine.to_polars(
+        per_class.groupBy(*outs).agg(F.sum(SIZE).cast("long").alias(SIZE), *kept)
     )  # materializes: one row per published class
-    return per_class, sizes, {q: int(unchanged[_node(i)] or 0) for i, q in enumerate(qids)}, groups
+    unchanged = {q: int(both[_node(i)].sum()) for i, q in enumerate(qids)}
+    return per_class, sizes, unchanged, both.drop(_node(i) for i in range(len(qids)))
 
 
 def _engine_map(spark: Any, per_class: Any, hierarchies: dict[str, Any], qids: list[str]) -> Any:
