@@ -608,6 +608,17 @@ def _with_types(frame: Any, units: Mapping[str, TimeUnit], enums: Mapping[str, p
     return _with_metadata(frame, metadata)
 
 
+def _arrow_schema(frame: Any) -> Any:
+    """The Arrow schema ``DataFrame.toArrow`` gives `frame`'s rows (pyspark casts its batches to it: an empty result
+    is an empty table of it), from the Spark schema alone."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    large = str(frame.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes")).lower() == "true"
+    return to_arrow_schema(
+        frame.schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC", prefers_large_types=large
+    )
+
+
 def _enums(frame: Any) -> dict[str, pl.Enum]:
     """The Enums a Spark frame's columns carry (:data:`_ENUM`)."""
     return {f.name: pl.Enum(json.loads(f.metadata[_ENUM])) for f in frame.schema.fields if _ENUM in f.metadata}
@@ -778,7 +789,9 @@ class SparkEngine:
         check_executors(self.spark)
 
     def schema(self, table: Any) -> pl.Schema:
-        return self.to_polars(table.limit(0)).schema
+        """The Polars schema of `table`'s rows (:meth:`to_polars`'s), from its Spark schema: no query runs (an empty
+        ``limit(0)`` collected was a Spark job of its own, planned, at the start of every run)."""
+        return self._as_polars(_arrow_schema(table).empty_table(), table).schema
 
     def _counts(self, table: Any, keys: Sequence[str], limit: int | None = None) -> pl.DataFrame:
         grouped = table.groupBy(*spark_columns(keys)).count()
@@ -975,7 +988,11 @@ class SparkEngine:
         converted to the session's zone (:attr:`time_zone`), the zone Spark shows it in and the column's own (a
         zoned qid in another zone is refused: :func:`~polars_anon.pipeline.capabilities.consult_zones`), so it is
         labelled as Polars labels the column; a column read from a Parquet file in its time unit (:data:`_UNIT`)."""
-        frame = in_source_units(pl.from_arrow(table.toArrow()), _units(table))  # type: ignore[arg-type]
+        return self._as_polars(table.toArrow(), table)
+
+    def _as_polars(self, arrow: Any, table: Any) -> pl.DataFrame:
+        """The Arrow rows of `table` as :meth:`to_polars` hands them: in their time units, Enums and zone."""
+        frame = in_source_units(pl.from_arrow(arrow), _units(table))  # type: ignore[arg-type]
         frame = in_enums(frame, _enums(table))
         zoned = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Datetime) and dtype.time_zone]
         if not zoned:

@@ -50,3 +50,26 @@ def test_polars_names_the_column_s_own_unit() -> None:
     other = {"t": pa.Hierarchy.dates(df["t"].cast(pl.Datetime("us")).unique()), "s": S}
     with pytest.raises(pa.ValueNotInHierarchyError, match=r"the engine holds the column in milliseconds; build"):
         pa.anonymize(df, hierarchies=other, k=2)
+
+
+def test_spark_reads_a_table_s_schema_without_a_query(spark: Any, tmp_path: Any) -> None:
+    """ci12: the engine's schema of a table (read at the start of every run) was an empty ``limit(0)`` collected, a
+    Spark job of its own; now read from the Spark schema alone, the dtypes the table's rows reach Polars in (time
+    units, Enums, zones), for a frame sent to Spark and a Parquet file Spark reads."""
+    from polars_anon.engines.spark import SparkEngine
+
+    engine = SparkEngine(spark)
+    df = _frame("ms").with_columns(
+        pl.Series("e", ["a", "b"] * 4, dtype=pl.Enum(["b", "a"])), pl.col("t").dt.replace_time_zone("UTC").alias("z")
+    )
+    df.write_parquet(tmp_path / "t.parquet")
+
+    def last_job() -> int:
+        return max(spark.sparkContext.statusTracker().getJobIdsForGroup(), default=-1)
+
+    for table in (engine.table(df), engine.read_parquet(tmp_path / "t.parquet")):
+        before = last_job()
+        schema = engine.schema(table)
+        assert last_job() == before
+        assert schema == engine.to_polars(table).schema
+        assert schema["t"] == pl.Datetime("ms") and schema["e"] == pl.Enum(["b", "a"])
