@@ -773,13 +773,7 @@ class Hierarchy:
         Refused above `max_nodes` nodes (memory grows with the square); use
         :meth:`lca` on id arrays for large hierarchies such as 5-digit zip codes.
         """
-        if not is_integer(max_nodes) or max_nodes < 1:
-            raise InvalidParameterError(f"lca_matrix: max_nodes must be an integer >= 1, got {max_nodes!r}")
-        if self.n_nodes > max_nodes:
-            raise InvalidParameterError(
-                f"lca_matrix: the hierarchy has {self.n_nodes} nodes, more than max_nodes={max_nodes}; "
-                "use Hierarchy.lca on id arrays instead"
-            )
+        _check_matrix_size("lca_matrix", "nodes", self.n_nodes, max_nodes)
         ids = np.arange(self.n_nodes)
         return _lca_blocks(self._parent.tolist(), ids.tolist(), self._subtree_end.tolist(), ids.tolist())
 
@@ -791,13 +785,7 @@ class Hierarchy:
         >>> [[h.label_of(x) for x in row] for row in h.leaf_lca_matrix()]
         [['a', 'A', '*'], ['A', 'b', '*'], ['*', '*', 'c']]
         """
-        if not is_integer(max_leaves) or max_leaves < 1:
-            raise InvalidParameterError(f"leaf_lca_matrix: max_leaves must be an integer >= 1, got {max_leaves!r}")
-        if self.n_leaves > max_leaves:
-            raise InvalidParameterError(
-                f"leaf_lca_matrix: the hierarchy has {self.n_leaves} leaves, more than max_leaves={max_leaves}; "
-                "use Hierarchy.lca on id arrays instead"
-            )
+        _check_matrix_size("leaf_lca_matrix", "leaves", self.n_leaves, max_leaves)
         leaves = np.flatnonzero(self._is_leaf)
         return _lca_blocks(
             self._parent.tolist(), self._order_lo.tolist(), (self._order_hi + 1).tolist(), leaves.tolist()
@@ -1032,6 +1020,18 @@ def _label(value: object) -> str:
     if value is None:
         raise HierarchyError("a hierarchy label is None; every node needs a label")
     return str(value)
+
+
+def _check_matrix_size(method: str, noun: str, count: int, limit: int) -> None:
+    """Refuse a matrix method's limit on its rows (``max_<noun>``) that is not an integer >= 1, or `count` rows above it
+    (the matrix grows with the square of its rows)."""
+    if not is_integer(limit) or limit < 1:
+        raise InvalidParameterError(f"{method}: max_{noun} must be an integer >= 1, got {limit!r}")
+    if count > limit:
+        raise InvalidParameterError(
+            f"{method}: the hierarchy has {count} {noun}, more than max_{noun}={limit}; use Hierarchy.lca on id arrays "
+            "instead"
+        )
 
 
 def _lca_blocks(parent: list[int], lo: list[int], stop: list[int], owners: list[int]) -> np.ndarray:

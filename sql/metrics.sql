@@ -61,6 +61,13 @@ CREATE OR REPLACE TEMP MACRO anon_metric_check(pairs, qids, k) AS
                          (SELECT len(o) FROM query_table(anon_metric_part(pairs, '')) LIMIT 1) AS made) AS y) AS x)],
     lambda msg: CASE WHEN msg IS NULL THEN true ELSE error(msg) END)[1];
 
+-- anon_metric_checked(pairs, qids, k): the qids' names once anon_metric_check has passed the arguments. A macro that
+-- also reads the qids' hierarchy nodes (anon_metric_nodes) reads them through it: read apart from the checked rows,
+-- the nodes' own refusal (a qid with no hierarchy loaded) raced the check's, and a wrong call's message changed from
+-- run to run.
+CREATE OR REPLACE TEMP MACRO anon_metric_checked(pairs, qids, k) AS
+  CASE WHEN anon_metric_check(pairs, qids, k) THEN anon_names(qids) END;
+
 -- anon_metric_k(k): a k anon_metric_check has let through as BIGINT (NULL when not given).
 -- Twin: polars_anon.metrics.data.prepare (its k)
 CREATE OR REPLACE TEMP MACRO anon_metric_k(k) AS
@@ -441,7 +448,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_levels_of(pairs, qids, k := NULL) AS TA
   ok AS (
     SELECT c.i, bool_and(c.p_level <= top.L AND (c.p_parent_level IS NULL OR c.p_parent_level > top.L)) AS ok
     FROM c JOIN top ON top.i = c.i GROUP BY c.i),
-  nd AS (SELECT i, attribute, h FROM anon_metric_nodes(anon_names(qids)) WHERE is_root)
+  nd AS (SELECT i, attribute, h FROM anon_metric_nodes(anon_metric_checked(pairs, qids, k)) WHERE is_root)
   SELECT nd.i, nd.attribute, nd.h, CASE WHEN coalesce(ok.ok, true) THEN coalesce(top.L, 0) END AS L
   FROM nd LEFT JOIN top ON top.i = nd.i LEFT JOIN ok ON ok.i = nd.i;
 
@@ -484,7 +491,7 @@ CREATE OR REPLACE TEMP MACRO anon_entropy_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.cells.ambiguity
 CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  nd AS (SELECT i, node, leaves FROM anon_metric_nodes(anon_names(qids))),
+  nd AS (SELECT i, node, leaves FROM anon_metric_nodes(anon_metric_checked(pairs, qids, k))),
   cl AS (SELECT cls, sum(size) AS size FROM anon_metric_read(pairs, qids, '_classes', k) WHERE i IS NULL GROUP BY cls),
   u AS (SELECT cl.cls, cl.size, r.i, coalesce(cl.cls[r.i + 1], 0) AS node FROM cl CROSS JOIN range(len(anon_names(qids))) AS r(i)),
   rec AS (
@@ -502,7 +509,7 @@ CREATE OR REPLACE TEMP MACRO anon_ambiguity_of(pairs, qids, k := NULL) AS TABLE
 -- Twin: polars_anon.metrics.cells.squared_distance_error
 CREATE OR REPLACE TEMP MACRO anon_squared_distance_error_of(pairs, qids, k := NULL) AS TABLE
   WITH
-  nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(anon_names(qids))),
+  nd AS (SELECT i, node, numeric, num_lo, num_mean FROM anon_metric_nodes(anon_metric_checked(pairs, qids, k))),
   per AS (SELECT i, bool_and(numeric) AS num, list(num_lo ORDER BY node ASC NULLS LAST) AS lo, list(num_mean ORDER BY node ASC NULLS LAST) AS mean FROM nd GROUP BY i),
   lk AS (SELECT bool_or(num) AS any_num, list(num ORDER BY i ASC NULLS LAST) AS num, list(lo ORDER BY i ASC NULLS LAST) AS lo, list(mean ORDER BY i ASC NULLS LAST) AS mean FROM per),
   c AS (FROM anon_metric_read(pairs, qids, '_cells', k))

@@ -72,10 +72,9 @@ def ensure_registered(con: duckdb.DuckDBPyConnection) -> None:
     """:func:`register` on `con` unless a :func:`register` has run on it (its view :data:`REGISTERED`) and every
     shipped table is there.
 
-    One catalogue query instead of re-running the files (about 0.2 s of CPU) at every hierarchy load or pairs
-    table on the same connection. It read ``duckdb_functions()`` to count the macros: 23-27 ms of CPU per call
-    (DuckDB lists its 3,000 functions to answer), paid by every hierarchy load; views and tables are listed in
-    under a millisecond. A connection whose macros were dropped after registering: call :func:`register` again.
+    One catalogue query of views and tables (under a millisecond; DuckDB lists its ~3,000 functions in 23-27 ms)
+    instead of re-running the files (about 0.2 s of CPU) at every hierarchy load or pairs table on the same
+    connection. A connection whose macros were dropped after registering: call :func:`register` again.
     """
     tables = _shipped_tables()
     found = con.execute(

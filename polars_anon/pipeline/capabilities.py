@@ -1039,17 +1039,17 @@ microsecond: Spark holds times in microseconds and would publish it cut...
         return
     schema = data.collect_schema()
     _refuse_cut_times(data, [c for c in columns if c in schema and _has_nanoseconds(schema[c])])
-    _refuse_large_unsigned(data, [c for c in columns if c in schema and pl.UInt64 in _nested(schema[c])])
+    _refuse_large_unsigned(data, schema, [c for c in columns if c in schema and pl.UInt64 in _nested(schema[c])])
 
 
-def _refuse_large_unsigned(data: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> None:
+def _refuse_large_unsigned(data: pl.DataFrame | pl.LazyFrame, schema: pl.Schema, columns: Sequence[str]) -> None:
     """:func:`consult_values` for the `columns` that are or nest (in a List, Array or Struct) a UInt64: the first
     holding a value above 2**63 - 1 (a nested one was sent as Spark's Int64 unchecked, or refused by Spark's Arrow
     conversion as a raw error)."""
     if not columns:
         return
     # materializes: one row, each column's largest UInt64 value (a nested column's values gathered first)
-    top = data.lazy().select(_largest_unsigned(pl.col(c), data.collect_schema()[c]).alias(c) for c in columns).collect()
+    top = data.lazy().select(_largest_unsigned(pl.col(c), schema[c]).alias(c) for c in columns).collect()
     for name in columns:
         if (top[name][0] or 0) > 2**63 - 1:
             raise InvalidParameterError(
