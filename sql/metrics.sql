@@ -65,6 +65,7 @@ CREATE OR REPLACE TEMP MACRO anon_metric_check(pairs, qids, k) AS
 -- also reads the qids' hierarchy nodes (anon_metric_nodes) reads them through it: read apart from the checked rows,
 -- the nodes' own refusal (a qid with no hierarchy loaded) raced the check's, and a wrong call's message changed from
 -- run to run.
+-- Twin: polars_anon.metrics.data.prepare (its argument checks, all made before any hierarchy or row is read)
 CREATE OR REPLACE TEMP MACRO anon_metric_checked(pairs, qids, k) AS
   CASE WHEN anon_metric_check(pairs, qids, k) THEN anon_names(qids) END;
 
