@@ -505,7 +505,7 @@ def plan_encoding(
         freqs = None
         if rep == "statistical":
             assert orig is not None  # refused above: "statistical" is in READS_ORIGINALS
-            freqs = leaf_frequencies(orig, hierarchies)
+            freqs = _leaf_frequencies(orig, hierarchies)  # its dates refused or checked above
         return EncodingPlan(
             map_to_leaves(lf, hierarchies, rep, frequencies=freqs, seed=options.seed, validate=False), [], out_names
         )
@@ -732,10 +732,16 @@ def leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -
     >>> leaf_frequencies(pl.LazyFrame({"g": ["F", "F"]}), {"g": Hierarchy.from_dict({"*": ["M", "F"]})})["g"].tolist()
     [0, 2]
     """
-    qids = list(hierarchies)
-    refuse_beyond_text_in(orig, qids)  # labelled lazily below: such a date panicked
+    refuse_beyond_text_in(orig, list(hierarchies))  # labelled lazily below: such a date panicked
+    return _leaf_frequencies(orig, hierarchies)
+
+
+def _leaf_frequencies(orig: pl.LazyFrame, hierarchies: Mapping[str, Hierarchy]) -> dict[str, np.ndarray]:
+    """:func:`leaf_frequencies` of an `orig` whose dates are known to be ones Polars writes as text (checked by the
+    caller: :func:`plan_encoding` refuses them before, or checks every value against the hierarchies)."""
+    qids, schema = list(hierarchies), orig.collect_schema()
     frames = collect_apart(  # materializes: one row per distinct leaf
-        [orig.group_by(label_expr(q, orig.collect_schema()[q])).agg(pl.len().alias("n")) for q in qids]
+        [orig.group_by(label_expr(q, schema[q])).agg(pl.len().alias("n")) for q in qids]
     )
     out = {}
     for q, f in zip(qids, frames):
